@@ -1,0 +1,37 @@
+/**
+ * The shape of one CLI command and what it is given to run.
+ *
+ * @module
+ */
+
+/** Where a command writes. Tests substitute buffers. */
+export interface Io {
+  /** Write to standard output. */
+  out(text: string): void;
+  /** Write to standard error. */
+  err(text: string): void;
+  /** True when stdout is a terminal. */
+  isTty: boolean;
+  /** True when colour may be used on stdout (TTY and no NO_COLOR). */
+  color: boolean;
+}
+
+/** Everything a command gets besides its own arguments. */
+export interface CommandContext {
+  /** Output streams. */
+  io: Io;
+  /** The data root given with the global `--root`, if any (commands resolve the rest). */
+  root?: string;
+}
+
+/** One command, e.g. `trace validate`. */
+export interface Command {
+  /** Words that select it: `["trace", "validate"]`. */
+  path: string[];
+  /** One line for the command list. */
+  summary: string;
+  /** The full help text (usage line, description, flags). */
+  help: string;
+  /** Run with the arguments after the command words; resolve to the exit code. */
+  run(args: string[], ctx: CommandContext): Promise<number>;
+}

@@ -1,0 +1,14 @@
+/**
+ * Every CLI command, in the order `penguin --help` lists them.
+ *
+ * @module
+ */
+import type { Command } from "./command.ts";
+import { traceCommands } from "./commands/trace.ts";
+import { configCommands } from "./commands/config.ts";
+
+/** All commands. */
+export const COMMANDS: Command[] = [
+  ...traceCommands,
+  ...configCommands,
+];
