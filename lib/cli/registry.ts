@@ -6,9 +6,11 @@
 import type { Command } from "./command.ts";
 import { traceCommands } from "./commands/trace.ts";
 import { configCommands } from "./commands/config.ts";
+import { modelsCommands } from "./commands/models.ts";
 
 /** All commands. */
 export const COMMANDS: Command[] = [
   ...traceCommands,
   ...configCommands,
+  ...modelsCommands,
 ];

@@ -1,9 +1,387 @@
 /**
- * `penguin config …` commands.
+ * `penguin config …` commands: the project model table
+ * (`config model add|list|default|vision|remove`) and, from
+ * `config_vault.ts`, the agent vault (`config vault set|list|remove`).
  *
  * @module
  */
-import type { Command } from "../command.ts";
+import { findPreset, findProviderGroup } from "../../models/catalog.ts";
+import { PenguinError } from "../../protocol/errors.ts";
+import { DEFAULT_PROJECT_ID } from "../../state/ids.ts";
+import {
+  CLIENT_TYPES,
+  describeConfiguredPairs,
+  findModel,
+  loadProjectConfig,
+  type ModelEntry,
+  type ModelInput,
+  type ModelRef,
+  normalizeClientType,
+  type ProjectConfig,
+  removeModel,
+  samePair,
+  saveProjectConfig,
+  setDefaultModel,
+  setVisionModel,
+  upsertModel,
+} from "../../state/project_config.ts";
+import {
+  bool,
+  type FlagSpec,
+  nonNegativeNumber,
+  type Parsed,
+  parseFlags,
+  positiveInt,
+  str,
+} from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import {
+  exclusiveBool,
+  formatMarkedTable,
+  maskSecret,
+  PAIR_FLAG_HELP,
+  PAIR_FLAGS,
+  pairFlags,
+  pairText,
+  printHelp,
+  projectTarget,
+} from "./_config_common.ts";
+import { vaultCommands } from "./config_vault.ts";
+
+// ---------------------------------------------------------------------------
+// config model add
+
+const ADD_HELP = `Usage: penguin config model add --provider <group> --model-id <id> [flags]
+
+Add a model to the project's model table (.project_config.toml), or update
+the entry with the same (provider, model_id) pair: flags not given keep their
+current values. A new entry for a catalog preset (see "penguin models list")
+starts with the preset's context window, vision flag and prices. The provider
+is never inferred: --provider and --model-id are both required.
+
+Keys: without --api-key, requests use the provider group's own environment
+variable (e.g. DEEPSEEK_API_KEY); one group's key is never sent to another.
+
+Flags:
+  --provider <group>            provider group, e.g. deepseek, openrouter, ollama, custom
+  --model-id <id>               model id, sent upstream verbatim
+  --api-key <key>               store an API key in the entry ("" removes it)
+  --base-url <url>              override the group's base URL ("" removes it)
+  --context-window <n>          context window in tokens
+  --max-tokens <n>              output ceiling per request (> 0)
+  --client-type <t>             wire protocol: ${CLIENT_TYPES.join(", ")}
+  --vision, --no-vision         the model accepts images (the default) or not
+  --fast-mode, --no-fast-mode   request the provider's fast tier, or stop doing so
+  --price-cache-read <usd>      USD per 1M cached input tokens
+  --price-cache-write <usd>     USD per 1M uncached input tokens
+  --price-output <usd>          USD per 1M output tokens
+  --set-default                 also make this the project's default model
+  --project-id <id>             project (default: ${DEFAULT_PROJECT_ID})
+
+Example:
+  penguin config model add --provider deepseek --model-id deepseek-v4-flash --set-default
+`;
+
+const ADD_FLAGS: FlagSpec = {
+  ...PAIR_FLAGS,
+  "api-key": { type: "string" },
+  "base-url": { type: "string" },
+  "context-window": { type: "string" },
+  "max-tokens": { type: "string" },
+  "client-type": { type: "string" },
+  "vision": { type: "boolean" },
+  "no-vision": { type: "boolean" },
+  "fast-mode": { type: "boolean" },
+  "no-fast-mode": { type: "boolean" },
+  "price-cache-read": { type: "string" },
+  "price-cache-write": { type: "string" },
+  "price-output": { type: "string" },
+  "set-default": { type: "boolean" },
+};
+
+const PRICE_FLAGS = [
+  ["price-cache-read", "cache_read"],
+  ["price-cache-write", "cache_write"],
+  ["price-output", "output"],
+] as const;
+
+/** The entry fields the flags ask for. */
+function addInput(cmd: string, p: Parsed, ref: ModelRef): ModelInput {
+  const input: ModelInput = { ...ref };
+  const apiKey = str(p, "api-key");
+  if (apiKey !== undefined) input.api_key = apiKey;
+  const baseUrl = str(p, "base-url");
+  if (baseUrl !== undefined) input.base_url = baseUrl.replace(/\/+$/, "");
+  const cw = positiveInt(cmd, p, "context-window");
+  if (cw !== undefined) input.context_window = cw;
+  const mt = positiveInt(cmd, p, "max-tokens");
+  if (mt !== undefined) input.max_tokens = mt;
+  const ct = str(p, "client-type");
+  if (ct !== undefined) {
+    const norm = normalizeClientType(ct);
+    if (!norm) {
+      throw new PenguinError(
+        "usage",
+        `${cmd}: --client-type must be one of ${CLIENT_TYPES.join(", ")}, got ${
+          JSON.stringify(ct)
+        }`,
+      );
+    }
+    input.client_type = norm;
+  }
+  const vision = exclusiveBool(cmd, p, "vision", "no-vision");
+  if (vision !== undefined) input.vision = vision;
+  const fast = exclusiveBool(cmd, p, "fast-mode", "no-fast-mode");
+  if (fast !== undefined) input.fast_mode = fast;
+  const pricing: NonNullable<ModelInput["pricing"]> = {};
+  for (const [flag, key] of PRICE_FLAGS) {
+    const v = nonNegativeNumber(cmd, p, flag);
+    if (v !== undefined) pricing[key] = v;
+  }
+  if (Object.keys(pricing).length > 0) input.pricing = pricing;
+  return input;
+}
+
+/** Fill a NEW entry's unspecified fields from the catalog preset and group. */
+function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
+  const preset = findPreset(input.provider, input.model_id);
+  const group = findProviderGroup(input.provider);
+  if (preset) {
+    input.context_window ??= preset.context_window;
+    if (input.vision === undefined && !preset.vision) input.vision = false;
+    input.pricing = { ...preset.pricing, ...input.pricing };
+    if (preset.client_type) input.client_type ??= preset.client_type;
+  }
+  if (!group || group.kind === "custom") {
+    input.client_type ??= "openai-chat";
+    if (!input.base_url) {
+      const why = group
+        ? `provider "custom" has no default base URL`
+        : `provider "${input.provider}" is not in the catalog, so it has no default base URL`;
+      ctx.io.err(`warning: ${why}; set one with --base-url before using this model\n`);
+    }
+  }
+}
+
+async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "config model add";
+  const p = parseFlags(cmd, args, ADD_FLAGS, 0);
+  if (bool(p, "help")) return printHelp(ctx, ADD_HELP);
+  const ref = pairFlags(cmd, p);
+  const input = addInput(cmd, p, ref);
+  const { path } = projectTarget(ctx, p);
+  const cfg = await loadProjectConfig(path);
+  if (!findModel(cfg, ref)) seedNewEntry(input, ctx);
+  const { created } = upsertModel(cfg, input);
+  if (bool(p, "set-default")) cfg.default_model = { ...ref };
+  if (input.fast_mode === true && !findProviderGroup(ref.provider)?.fast_mode) {
+    ctx.io.err(
+      `warning: provider "${ref.provider}" has no fast tier penguin knows of; fast_mode is saved, ` +
+        `but requests may be rejected\n`,
+    );
+  }
+  await saveProjectConfig(path, cfg);
+  ctx.io.out(
+    `${created ? "Added" : "Updated"} model (${pairText(ref)}). ` +
+      `Default model: ${pairText(cfg.default_model)}\n`,
+  );
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// config model list
+
+const LIST_HELP = `Usage: penguin config model list [--json] [--project-id <id>]
+
+List the project's configured models, column-aligned. "* " marks the default
+model; VISION is Y or -; API keys are masked ("-" none, "***" up to 12
+characters, else "****" and the last 4). Empty cells are "-".
+
+Flags:
+  --json               print JSON: {"path", "default_model", "vision_model", "models": [...]}
+                       (api_key masked; each model has "default" and "vision_model" flags)
+  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})
+`;
+
+function listRow(m: ModelEntry): string[] {
+  return [
+    m.provider,
+    m.model_id,
+    m.context_window !== undefined ? String(m.context_window) : "-",
+    m.max_tokens !== undefined ? String(m.max_tokens) : "-",
+    m.vision === false ? "-" : "Y",
+    m.fast_mode ? "Y" : "-",
+    m.client_type ?? "-",
+    m.base_url ?? "-",
+    maskSecret(m.api_key),
+  ];
+}
+
+function isPair(ref: ModelRef | undefined, m: ModelRef): boolean {
+  return ref !== undefined && samePair(ref, m);
+}
+
+function listJson(path: string, cfg: ProjectConfig): string {
+  const models = cfg.models.map((m) => {
+    const { extra: _extra, ...fields } = m;
+    return {
+      ...fields,
+      api_key: maskSecret(m.api_key),
+      default: isPair(cfg.default_model, m),
+      vision_model: isPair(cfg.vision_model, m),
+    };
+  });
+  const out = {
+    path,
+    default_model: cfg.default_model ?? null,
+    vision_model: cfg.vision_model ?? null,
+    models,
+  };
+  return JSON.stringify(out, null, 2) + "\n";
+}
+
+async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const spec: FlagSpec = { "json": { type: "boolean" }, "project-id": { type: "string" } };
+  const p = parseFlags("config model list", args, spec, 0);
+  if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
+  const { path } = projectTarget(ctx, p);
+  const cfg = await loadProjectConfig(path);
+  if (bool(p, "json")) {
+    ctx.io.out(listJson(path, cfg));
+    return 0;
+  }
+  if (cfg.models.length === 0) {
+    ctx.io.out(
+      `No models configured in ${JSON.stringify(path)}.\n` +
+        `Add one with: penguin config model add --provider <group> --model-id <id>\n` +
+        `("penguin models list" shows the catalog.)\n`,
+    );
+    return 0;
+  }
+  const header = [
+    "PROVIDER",
+    "MODEL_ID",
+    "CONTEXT",
+    "MAX_TOKENS",
+    "VISION",
+    "FAST",
+    "CLIENT_TYPE",
+    "BASE_URL",
+    "API_KEY",
+  ];
+  const marked = cfg.models.map((m) => isPair(cfg.default_model, m));
+  ctx.io.out(formatMarkedTable(header, cfg.models.map(listRow), marked));
+  if (cfg.vision_model) ctx.io.out(`Vision model: ${pairText(cfg.vision_model)}\n`);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// config model default | vision | remove
+
+const DEFAULT_HELP =
+  `Usage: penguin config model default --provider <group> --model-id <id> [--project-id <id>]
+
+Make a configured model the project's default, used when a command is given
+no --provider/--model-id pair. The pair must already be in the model table.
+
+Flags:
+${PAIR_FLAG_HELP}
+`;
+
+const VISION_HELP =
+  `Usage: penguin config model vision --provider <group> --model-id <id> [--project-id <id>]
+
+Make a configured model the project's vision model: text-only models use it
+to describe images. The pair must be in the model table and must not be
+marked vision = false.
+
+Flags:
+${PAIR_FLAG_HELP}
+`;
+
+const REMOVE_HELP =
+  `Usage: penguin config model remove --provider <group> --model-id <id> [--project-id <id>]
+
+Remove the entry with exactly this pair. If it was the default or the vision
+model, that setting is cleared too. A pair that is not configured is an
+error (exit code 1).
+
+Flags:
+${PAIR_FLAG_HELP}
+`;
+
+async function defaultCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("config model default", args, PAIR_FLAGS, 0);
+  if (bool(p, "help")) return printHelp(ctx, DEFAULT_HELP);
+  const ref = pairFlags("config model default", p);
+  await setDefaultModel(projectTarget(ctx, p).path, ref);
+  ctx.io.out(`Default model: ${pairText(ref)}\n`);
+  return 0;
+}
+
+async function visionCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("config model vision", args, PAIR_FLAGS, 0);
+  if (bool(p, "help")) return printHelp(ctx, VISION_HELP);
+  const ref = pairFlags("config model vision", p);
+  await setVisionModel(projectTarget(ctx, p).path, ref);
+  ctx.io.out(`Vision model: ${pairText(ref)}\n`);
+  return 0;
+}
+
+async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "config model remove";
+  const p = parseFlags(cmd, args, PAIR_FLAGS, 0);
+  if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
+  const ref = pairFlags(cmd, p);
+  const { path } = projectTarget(ctx, p);
+  const r = await removeModel(path, ref);
+  if (!r.removed) {
+    const cfg = await loadProjectConfig(path);
+    throw new PenguinError(
+      "not_found",
+      `${cmd}: no model (${pairText(ref)}) in ${JSON.stringify(path)}; ${
+        describeConfiguredPairs(cfg)
+      }`,
+    );
+  }
+  let note = "";
+  if (r.clearedDefault) note += " Default model cleared.";
+  if (r.clearedVision) note += " Vision model cleared.";
+  ctx.io.out(`Removed model (${pairText(ref)}).${note}\n`);
+  return 0;
+}
 
 /** The config commands. */
-export const configCommands: Command[] = [];
+export const configCommands: Command[] = [
+  {
+    path: ["config", "model", "add"],
+    summary: "add or update a model in the project's model table",
+    help: ADD_HELP,
+    run: addCommand,
+  },
+  {
+    path: ["config", "model", "list"],
+    summary: "list the project's configured models",
+    help: LIST_HELP,
+    run: listCommand,
+  },
+  {
+    path: ["config", "model", "default"],
+    summary: "set the project's default model",
+    help: DEFAULT_HELP,
+    run: defaultCommand,
+  },
+  {
+    path: ["config", "model", "vision"],
+    summary: "set the model that describes images for text-only models",
+    help: VISION_HELP,
+    run: visionCommand,
+  },
+  {
+    path: ["config", "model", "remove"],
+    summary: "remove a model from the project's model table",
+    help: REMOVE_HELP,
+    run: removeCommand,
+  },
+  ...vaultCommands,
+];

@@ -1,0 +1,127 @@
+/**
+ * `penguin config vault set|list|remove`: the agent's `.vault.toml`.
+ *
+ * @module
+ */
+import { PenguinError } from "../../protocol/errors.ts";
+import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID, validateAgentId } from "../../state/ids.ts";
+import { vaultPath } from "../../state/paths.ts";
+import { loadVault, removeVaultEntry, setVaultEntry } from "../../state/vault.ts";
+import { bool, type FlagSpec, type Parsed, parseFlags, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import {
+  formatTable,
+  maskSecret,
+  printHelp,
+  projectTarget,
+  requiredFlag,
+} from "./_config_common.ts";
+
+const VAULT_FLAG_HELP = `  --agent-id <id>      agent (default: ${DEFAULT_AGENT_ID})
+  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+
+const SET_HELP =
+  `Usage: penguin config vault set --key <KEY> --value <value> [--agent-id <id>] [--project-id <id>]
+
+Store a secret in the agent's vault (.vault.toml, mode 0600). Vault entries
+become environment variables of the commands the agent runs; their values
+never appear in prompts or traces. Keys look like environment variable names
+(letters, digits and "_", not starting with a digit); values are at most 8192
+characters.
+
+Flags:
+  --key <KEY>          variable name
+  --value <value>      secret value
+${VAULT_FLAG_HELP}
+`;
+
+const LIST_HELP = `Usage: penguin config vault list [--json] [--agent-id <id>] [--project-id <id>]
+
+List the agent's vault keys with masked values ("***" up to 12 characters,
+else "****" and the last 4).
+
+Flags:
+  --json               print a JSON object of key -> masked value
+${VAULT_FLAG_HELP}
+`;
+
+const REMOVE_HELP =
+  `Usage: penguin config vault remove --key <KEY> [--agent-id <id>] [--project-id <id>]
+
+Remove one key from the agent's vault; the file is deleted when it becomes
+empty. A key that is not there is an error (exit code 1).
+
+Flags:
+  --key <KEY>          variable name
+${VAULT_FLAG_HELP}
+`;
+
+const VAULT_FLAGS: FlagSpec = { "agent-id": { type: "string" }, "project-id": { type: "string" } };
+
+function vaultTarget(ctx: CommandContext, p: Parsed): { agentId: string; path: string } {
+  const { root, projectId } = projectTarget(ctx, p);
+  const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
+  return { agentId, path: vaultPath({ root, projectId, agentId }) };
+}
+
+async function setCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "config vault set";
+  const spec = { ...VAULT_FLAGS, key: { type: "string" }, value: { type: "string" } } as const;
+  const p = parseFlags(cmd, args, spec, 0);
+  if (bool(p, "help")) return printHelp(ctx, SET_HELP);
+  const key = requiredFlag(cmd, p, "key");
+  const value = requiredFlag(cmd, p, "value", true);
+  const { agentId, path } = vaultTarget(ctx, p);
+  await setVaultEntry(path, key, value);
+  ctx.io.out(`Saved vault key ${key} for agent ${agentId}.\n`);
+  return 0;
+}
+
+async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("config vault list", args, { ...VAULT_FLAGS, json: { type: "boolean" } }, 0);
+  if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
+  const { agentId, path } = vaultTarget(ctx, p);
+  const rows = Object.entries(await loadVault(path)).map(([k, v]) => [k, maskSecret(v)]);
+  if (bool(p, "json")) ctx.io.out(JSON.stringify(Object.fromEntries(rows), null, 2) + "\n");
+  else if (rows.length === 0) ctx.io.out(`No vault keys for agent ${agentId}.\n`);
+  else ctx.io.out(formatTable([["KEY", "VALUE"], ...rows]));
+  return 0;
+}
+
+async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "config vault remove";
+  const p = parseFlags(cmd, args, { ...VAULT_FLAGS, key: { type: "string" } }, 0);
+  if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
+  const key = requiredFlag(cmd, p, "key");
+  const { agentId, path } = vaultTarget(ctx, p);
+  if (!(await removeVaultEntry(path, key))) {
+    throw new PenguinError(
+      "not_found",
+      `${cmd}: no vault key ${JSON.stringify(key)} for agent ${agentId} (${path})`,
+    );
+  }
+  ctx.io.out(`Removed vault key ${key} from agent ${agentId}.\n`);
+  return 0;
+}
+
+/** The vault commands. */
+export const vaultCommands: Command[] = [
+  {
+    path: ["config", "vault", "set"],
+    summary: "store a secret for an agent's commands",
+    help: SET_HELP,
+    run: setCommand,
+  },
+  {
+    path: ["config", "vault", "list"],
+    summary: "list an agent's vault keys (values masked)",
+    help: LIST_HELP,
+    run: listCommand,
+  },
+  {
+    path: ["config", "vault", "remove"],
+    summary: "remove a key from an agent's vault",
+    help: REMOVE_HELP,
+    run: removeCommand,
+  },
+];

@@ -1,0 +1,63 @@
+/**
+ * Small file helpers shared by the state module: atomic private writes,
+ * private directories, optional reads.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+
+const CAN_CHMOD = Deno.build.os !== "windows";
+
+/**
+ * Write `text` to `path` atomically: a temp file in the same directory is
+ * written, flushed, chmod-ed to `mode` and renamed over `path`, so readers
+ * see either the old or the new content, never half a file. The mode is
+ * re-applied on every write, whatever the previous file's mode was.
+ */
+export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`);
+  const file = await Deno.open(tmp, { write: true, createNew: true, mode });
+  try {
+    try {
+      const data = new TextEncoder().encode(text);
+      let off = 0;
+      while (off < data.length) off += await file.write(data.subarray(off));
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    if (CAN_CHMOD) await Deno.chmod(tmp, mode);
+    await Deno.rename(tmp, path);
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
+  }
+  if (CAN_CHMOD) await Deno.chmod(path, mode);
+}
+
+/** `mkdir -p` with mode 0700 for every directory it creates. */
+export async function mkdirPrivate(path: string): Promise<void> {
+  await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+}
+
+/** The file's text, or undefined when it does not exist. */
+export async function readTextIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+}
+
+/** True when `path` exists (any kind of entry). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}

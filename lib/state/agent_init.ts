@@ -1,0 +1,89 @@
+/**
+ * Loading an agent's state, initializing it on first use (reference §2.1).
+ *
+ * Initialization creates the directories, an empty user `MEMORY.md` and
+ * `AGENTS.md`, and writes `system_config.yaml` LAST: its existence marks an
+ * initialized agent, so a crash mid-way simply re-runs the init next time.
+ * No skills library and no example benchmark are provisioned.
+ *
+ * @module
+ */
+import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
+import { readAgentsMd } from "./agents_md.ts";
+import { DEFAULT_AGENT_ID } from "./ids.ts";
+import { type AgentPaths, agentPaths, type AgentRef } from "./paths.ts";
+import {
+  defaultSystemConfig,
+  parseSystemConfig,
+  saveSystemConfig,
+  type SystemConfig,
+} from "./system_config.ts";
+
+/** Built-in identity of `default_agent`. */
+export const DEFAULT_AGENT_PRESET: { name: string; description: string } = {
+  name: "General Agent",
+  description: "An all-purpose agent for coding, research and everyday tasks on this machine.",
+};
+
+/** An agent's loaded state. */
+export interface LoadedAgent {
+  /** Which agent. */
+  ref: AgentRef;
+  /** Its paths. */
+  paths: AgentPaths;
+  /** `system_config.yaml` as written (defaults not applied; see `resolveSystemConfig`). */
+  systemConfig: SystemConfig;
+  /** `AGENTS.md` text ("" when absent). */
+  agentsMd: string;
+  /** True when this call initialized the agent. */
+  created: boolean;
+}
+
+/** Options for {@linkcode loadOrInitAgent}. */
+export interface InitOptions {
+  /** Called after initialization creates each directory or file, in order. */
+  onCreate?: (path: string) => void;
+}
+
+/** Create the agent's directories and files, `system_config.yaml` last. */
+async function initAgent(
+  ref: AgentRef,
+  paths: AgentPaths,
+  opts: InitOptions,
+): Promise<SystemConfig> {
+  const created = (path: string) => opts.onCreate?.(path);
+  const dirs = [paths.agentState, paths.tools, paths.userMemory, paths.skills, paths.scratchpad];
+  for (const dir of dirs) {
+    await mkdirPrivate(dir);
+    created(dir);
+  }
+  for (const file of [paths.userMemoryIndex, paths.agentsMd]) {
+    if ((await readTextIfExists(file)) !== undefined) continue; // kept from an interrupted init
+    await writeFileAtomic(file, "", 0o644);
+    created(file);
+  }
+  const identity = ref.agentId === DEFAULT_AGENT_ID ? DEFAULT_AGENT_PRESET : { name: ref.agentId };
+  const cfg = defaultSystemConfig(identity);
+  await saveSystemConfig(paths.systemConfig, cfg);
+  created(paths.systemConfig);
+  return cfg;
+}
+
+/**
+ * Load the agent `ref`, initializing it first when `system_config.yaml` does
+ * not exist. A malformed config is a config error (with path and line) and
+ * is left untouched.
+ */
+export async function loadOrInitAgent(ref: AgentRef, opts: InitOptions = {}): Promise<LoadedAgent> {
+  const paths = agentPaths(ref);
+  const text = await readTextIfExists(paths.systemConfig);
+  let systemConfig: SystemConfig;
+  let created = false;
+  if (text === undefined) {
+    systemConfig = await initAgent(ref, paths, opts);
+    created = true;
+  } else {
+    systemConfig = parseSystemConfig(text, paths.systemConfig);
+  }
+  return { ref, paths, systemConfig, agentsMd: await readAgentsMd(paths.agentsMd), created };
+}

@@ -1,0 +1,172 @@
+/**
+ * edit_file (§6.4): replace an exact string in an existing file. The string
+ * must occur exactly once unless `replace_all` is set. The write is atomic
+ * and keeps the file's permission bits; the output confirms the count and
+ * shows git-style hunks of what changed (at most 5).
+ *
+ * Improvement over the reference: files that are not valid UTF-8 text (a NUL
+ * byte, or undecodable bytes) are refused instead of being rewritten lossily.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { parseArgs } from "./_args.ts";
+import { renderHunk, replacementHunks } from "./_diff.ts";
+import { isNotFound, plural, writeFileAtomic } from "./_files.ts";
+import { missingPathHint } from "./_path_hint.ts";
+import {
+  BUILTIN_TOOL_LIMITS,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEvent,
+} from "./tool.ts";
+import { resolveWorkspacePath } from "./workspace_path.ts";
+import { errorMessage } from "../protocol/errors.ts";
+
+/** Hunks shown at most. */
+export const MAX_HUNKS = 5;
+const NOTE_RESERVE = 120;
+const FALLBACK_BUDGET = 16_000;
+
+/** The default edit_file definition. */
+export const EDIT_FILE_DEFINITION: ToolDefinition = {
+  name: "edit_file",
+  description:
+    "Replace an exact piece of text in an existing workspace file. `old_string` must match the " +
+    "file exactly (whitespace and indentation included) and occur once, unless `replace_all` is true.",
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: {
+        type: "string",
+        description: "Path of the file, relative to the workspace or absolute.",
+      },
+      old_string: { type: "string", description: "The exact text to replace." },
+      new_string: {
+        type: "string",
+        description: "The replacement text (must differ from old_string).",
+      },
+      replace_all: { type: "boolean", description: "Replace every occurrence (default false)." },
+    },
+    required: ["file_path", "old_string", "new_string"],
+  },
+  ...BUILTIN_TOOL_LIMITS.edit_file!,
+};
+
+const schema = z.object({
+  file_path: z.string().min(1),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
+});
+
+function countOccurrences(text: string, needle: string): number {
+  let n = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+async function* runEditFile(
+  definition: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (
+    text: string,
+  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
+  const args = parseArgs(definition, schema, rawArgs);
+  if (!args.ok) return yield* fail(args.message);
+  const { file_path: p, old_string: oldString, new_string: newString } = args.value;
+  const replaceAll = args.value.replace_all === true;
+  if (oldString.length === 0) {
+    return yield* fail(
+      "old_string must not be empty — edit_file replaces existing text. To create a file or rewrite it wholesale, use write_file.",
+    );
+  }
+  if (oldString === newString) {
+    return yield* fail(
+      "old_string and new_string are identical — nothing to change. Make new_string the desired replacement text.",
+    );
+  }
+
+  const at = await resolveWorkspacePath(p, ctx, "edit");
+  if (!at.ok) return yield* fail(at.message);
+  let content: string;
+  let mode: number | undefined;
+  try {
+    const info = await Deno.stat(at.real);
+    if (info.isDirectory) return yield* fail(`Cannot edit "${p}": it is a directory.`);
+    if (info.mode !== null) mode = info.mode & 0o777;
+    const bytes = await Deno.readFile(at.real, { signal: ctx.signal });
+    if (bytes.includes(0)) {
+      return yield* fail(
+        `"${p}" looks like a binary file (contains NUL bytes); edit_file only edits text files.`,
+      );
+    }
+    try {
+      content = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return yield* fail(`"${p}" is not valid UTF-8 text; edit_file only edits UTF-8 text files.`);
+    }
+  } catch (err) {
+    if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
+    if (!isNotFound(err)) return yield* fail(`Failed to read "${p}": ${errorMessage(err)}`);
+    const hint = await missingPathHint(at.real, at.rootReal);
+    return yield* fail(
+      `File not found: "${p}". edit_file only edits existing files — check the path, or use write_file to create it.${hint}`,
+    );
+  }
+  if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
+
+  const count = countOccurrences(content, oldString);
+  if (count === 0) {
+    const crlf = content.includes("\r\n")
+      ? " Note: the file uses CRLF (\\r\\n) line endings — a multi-line old_string must include the \\r characters."
+      : "";
+    return yield* fail(
+      `old_string not found in "${p}". Make sure it matches the file content exactly, including whitespace and indentation.${crlf}`,
+    );
+  }
+  if (count > 1 && !replaceAll) {
+    return yield* fail(
+      `old_string occurs ${count} times in "${p}". Add surrounding context to make it unique, or set replace_all to true to replace every occurrence.`,
+    );
+  }
+  const first = content.indexOf(oldString);
+  const updated = replaceAll
+    ? content.split(oldString).join(newString)
+    : content.slice(0, first) + newString + content.slice(first + oldString.length);
+  try {
+    await writeFileAtomic(at.real, new TextEncoder().encode(updated), mode);
+  } catch (err) {
+    return yield* fail(`Failed to write "${p}": ${errorMessage(err)}`);
+  }
+
+  const replaced = replaceAll ? count : 1;
+  const out = [`Replaced ${plural(replaced, "occurrence")} in "${p}".`];
+  const budget = (definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET) -
+    NOTE_RESERVE;
+  let used = out[0]!.length;
+  let shown = 0;
+  for (
+    const { hunk, sites } of replacementHunks(content, oldString, newString, replaceAll, MAX_HUNKS)
+  ) {
+    const text = renderHunk(hunk);
+    if (used + 1 + text.length > budget) break;
+    out.push(text);
+    used += 1 + text.length;
+    shown += sites;
+  }
+  if (replaced > shown) {
+    out.push(
+      `…and ${replaced - shown} more ${replaced - shown === 1 ? "replacement" : "replacements"}`,
+    );
+  }
+  yield { type: "delta", text: out.join("\n") };
+}
+
+/** Build edit_file from a (possibly config-overridden) definition. */
+export function createEditFileTool(definition: ToolDefinition = EDIT_FILE_DEFINITION): Tool {
+  return { definition, run: (args, ctx) => runEditFile(definition, args, ctx) };
+}

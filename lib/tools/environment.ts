@@ -1,0 +1,279 @@
+/**
+ * The central execution framing of a tool call (§6.2). `executeTool` turns
+ * one approved `tool_call` into `partial_tool_call_output` start / delta* /
+ * stop and a complete `tool_call_output`, whatever the tool does: unknown
+ * names, bad argument JSON, thrown errors, hangs, user aborts and timeouts all
+ * become an output the model can read. It never throws.
+ *
+ * Invariants: the output is never empty (`[no output]`), the concatenated
+ * deltas equal the final output, images are delivered only on `completed`.
+ *
+ * @module
+ */
+import { toolCallOutput } from "../protocol/builders.ts";
+import { errorMessage } from "../protocol/errors.ts";
+import type {
+  OmniMessage,
+  PartialEventType,
+  PartialToolCallOutput,
+  StopReason,
+  ToolCallMessage,
+  ToolCallOutputMessage,
+} from "../protocol/types.ts";
+import {
+  ARCHIVE_LIMIT_BYTES,
+  type ArchiveCapture,
+  safeCut,
+  startCapture,
+  writeArchive,
+} from "./_archive.ts";
+import type { Tool, ToolContext, ToolEvent } from "./tool.ts";
+
+/** Status note of a call the user aborted. */
+export const ABORTED_NOTE = "[interrupted: tool aborted by user]";
+
+/** Output of a call that produced no text and no notes. */
+export const NO_OUTPUT = "[no output]";
+
+/** A child-session message a tool forwarded; the caller streams it but never records or feeds it back. */
+export interface ForwardedMessage {
+  /** Item discriminator (not a payload type). */
+  type: "forwarded";
+  /** The origin-tagged envelope, untouched. */
+  message: OmniMessage;
+}
+
+/** What `executeTool` yields: this call's partials and complete output, plus forwarded child messages. */
+export type ToolExecutionItem = PartialToolCallOutput | ToolCallOutputMessage | ForwardedMessage;
+
+/** The session facts `executeTool` passes on to the tool. */
+export interface ExecutionContext extends Omit<ToolContext, "toolCallId" | "signal"> {
+  /** The user's abort signal. */
+  signal?: AbortSignal;
+}
+
+/** Knobs of `executeTool`; the defaults are the production behaviour. */
+export interface ExecuteOptions {
+  /** After an abort or timeout, how long to wait for the tool to wind down before abandoning it (ms). */
+  abortGraceMs?: number;
+  /** Archive file size limit in bytes (tests shrink it). */
+  archiveLimitBytes?: number;
+  /** Where diagnostics go (default: stderr). */
+  warn?: (line: string) => void;
+}
+
+const DEFAULT_GRACE_MS = 2000;
+
+/** A `partial_tool_call_output` payload. */
+export function partialToolOutput(
+  eventType: PartialEventType,
+  toolCallId: string,
+  output = "",
+  stopReason: StopReason = "completed",
+  images?: string[],
+): PartialToolCallOutput {
+  const msg: PartialToolCallOutput = {
+    type: "partial_tool_call_output",
+    role: "user",
+    event_type: eventType,
+    output,
+    tool_call_id: toolCallId,
+    stop_reason: stopReason,
+  };
+  if (images && images.length > 0) msg.images = images;
+  return msg;
+}
+
+/** The explanation for arguments that are not a JSON object, or undefined when they parse to one. */
+export function describeArgumentsProblem(name: string, raw: string): string | undefined {
+  if (raw.trim() === "") {
+    return `Tool call "${name}" failed: the arguments field is empty. Re-issue the call with a complete JSON object.`;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    return `Tool call "${name}" failed: the arguments are not valid JSON (${
+      errorMessage(err)
+    }). Re-issue the call with one complete, valid JSON object.`;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    const got = parsed === null
+      ? "null"
+      : Array.isArray(parsed)
+      ? "an array"
+      : `a ${typeof parsed}`;
+    return `Tool call "${name}" failed: the arguments are ${got}, not a JSON object. Re-issue the call with one JSON object of named parameters.`;
+  }
+  return undefined;
+}
+
+function* failure(toolCallId: string, message: string): Generator<ToolExecutionItem> {
+  yield partialToolOutput("delta", toolCallId, message);
+  yield partialToolOutput("stop", toolCallId, "", "failed");
+  yield toolCallOutput(toolCallId, message, "failed");
+}
+
+/**
+ * Execute one approved tool call. `tool` is the registry lookup for
+ * `call.name` (undefined → `Unknown tool: <name>`). Yields this call's
+ * partials, forwarded child messages, and last the complete output.
+ */
+export async function* executeTool(
+  tool: Tool | undefined,
+  call: ToolCallMessage,
+  ctx: ExecutionContext,
+  opts: ExecuteOptions = {},
+): AsyncGenerator<ToolExecutionItem, void, undefined> {
+  const id = call.tool_call_id;
+  const warn = opts.warn ?? ((line: string) => console.error(line));
+  yield partialToolOutput("start", id);
+  if (!tool) {
+    yield* failure(id, `Unknown tool: ${call.name}`);
+    return;
+  }
+  const problem = describeArgumentsProblem(call.name, call.arguments);
+  if (problem !== undefined) {
+    yield* failure(id, problem);
+    return;
+  }
+  const args = JSON.parse(call.arguments) as Record<string, unknown>;
+  const { maxOutputLength: max, timeoutMs } = tool.definition;
+
+  // One internal signal for the tool: the user's abort or the timeout.
+  const userSignal = ctx.signal;
+  const internal = new AbortController();
+  let timedOut = false;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  let abandon!: () => void;
+  const abandoned = new Promise<"abandoned">((resolve) => (abandon = () => resolve("abandoned")));
+  internal.signal.addEventListener("abort", () => {
+    graceTimer = setTimeout(abandon, opts.abortGraceMs ?? DEFAULT_GRACE_MS);
+  }, { once: true });
+  const onUserAbort = () => internal.abort(userSignal?.reason);
+  if (userSignal?.aborted) internal.abort(userSignal.reason);
+  else userSignal?.addEventListener("abort", onUserAbort, { once: true });
+  const timer = timeoutMs > 0
+    ? setTimeout(() => {
+      timedOut = true;
+      internal.abort(new DOMException(`tool timeout: exceeded ${timeoutMs}ms`, "TimeoutError"));
+    }, timeoutMs)
+    : undefined;
+
+  let streamed = ""; // forwarded content, <= max chars
+  let produced = 0; // chars the tool produced
+  let capture: ArchiveCapture | undefined;
+  let images: string[] = [];
+  let selfStatus: StopReason | undefined;
+  let selfNote: string | undefined;
+  let thrown: { error: unknown } | undefined;
+  let iterator: AsyncIterator<ToolEvent> | undefined;
+  let open = true; // false once the tool finished, threw or was abandoned
+
+  try {
+    iterator = tool.run(args, {
+      workspace: ctx.workspace,
+      scratchpad: ctx.scratchpad,
+      sessionId: ctx.sessionId,
+      toolCallId: id,
+      signal: internal.signal,
+    })[Symbol.asyncIterator]();
+    for (;;) {
+      const next = iterator.next();
+      next.catch(() => {}); // a late rejection after abandonment must not go unhandled
+      const step = await Promise.race([next, abandoned]);
+      if (step === "abandoned") break;
+      if (step.done) {
+        open = false;
+        break;
+      }
+      const event = step.value;
+      if (event.type === "delta") {
+        const text = event.text;
+        if (typeof text !== "string" || text.length === 0) continue;
+        produced += text.length;
+        if (max > 0 && produced > max && ctx.scratchpad !== undefined) {
+          if (!capture) {
+            capture = startCapture(opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES);
+            capture.append(streamed);
+          }
+          capture.append(text);
+        }
+        const room = max > 0 ? max - streamed.length : Infinity;
+        if (room <= 0) continue;
+        const chunk = text.length > room ? text.slice(0, safeCut(text, room)) : text;
+        if (chunk.length === 0) continue;
+        streamed += chunk;
+        yield partialToolOutput("delta", id, chunk);
+      } else if (event.type === "images") {
+        if (Array.isArray(event.images)) {
+          images = images.concat(event.images.filter((u) => typeof u === "string"));
+        }
+      } else if (event.type === "forward") {
+        if (Array.isArray(event.message.origin) && event.message.origin.length > 0) {
+          yield { type: "forwarded", message: event.message };
+        } else warn(`[penguin] tool "${call.name}" forwarded a message without origin; ignored.`);
+      } else if (event.type === "result") {
+        if (event.status) selfStatus = event.status;
+        if (event.note) selfNote = event.note;
+      }
+    }
+  } catch (err) {
+    open = false;
+    thrown = { error: err };
+  } finally {
+    // Abandoned after an abort, or our consumer stopped early: let the tool clean up in the background.
+    if (open) iterator?.return?.()?.catch(() => {});
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    userSignal?.removeEventListener("abort", onUserAbort);
+  }
+
+  // Freeze the verdict before any archive I/O: an abort arriving now changes nothing.
+  const truncated = produced > streamed.length;
+  const userAborted = userSignal?.aborted === true ||
+    (!timedOut &&
+      (selfStatus === "aborted" || (thrown?.error as Error | undefined)?.name === "AbortError"));
+  let status: StopReason;
+  let statusNote: string | undefined;
+  if (userAborted) {
+    status = "aborted";
+    statusNote = ABORTED_NOTE;
+  } else if (timedOut) {
+    status = "failed";
+    statusNote = `[tool timeout: exceeded ${timeoutMs}ms]`;
+  } else if (thrown) {
+    status = "failed";
+    statusNote = `[tool error] ${errorMessage(thrown.error)}`;
+  } else status = selfStatus ?? "completed";
+
+  const notes: string[] = [];
+  if (truncated) {
+    notes.push(`[output truncated: exceeded ${max} chars]`);
+    if (capture && ctx.scratchpad !== undefined) {
+      const { data, truncated: cut } = capture.finish();
+      const saved = await writeArchive(ctx.scratchpad, call.name, id, data);
+      if (saved.ok && cut) {
+        const mib = Math.ceil((opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES) / (1024 * 1024));
+        notes.push(`[output archived (${mib} MiB limit; head and tail kept): ${saved.path}]`);
+      } else if (saved.ok) notes.push(`[output archived: ${saved.path}]`);
+      else {
+        notes.push(`[output archive failed: ${saved.code}]`);
+        warn(
+          `[penguin] tool "${call.name}" truncated output archive write failed (${saved.code}).`,
+        );
+      }
+    }
+  }
+  if (selfNote) notes.push(selfNote);
+  if (statusNote) notes.push(statusNote);
+  if (streamed === "" && notes.length === 0) notes.push(NO_OUTPUT);
+
+  const noteText = notes.join("\n");
+  if (noteText) yield partialToolOutput("delta", id, streamed ? `\n${noteText}` : noteText);
+  const finalImages = status === "completed" && images.length > 0 ? images : undefined;
+  if (finalImages) yield partialToolOutput("delta", id, "", "completed", finalImages);
+  yield partialToolOutput("stop", id, "", status);
+  const output = noteText ? (streamed ? `${streamed}\n${noteText}` : noteText) : streamed;
+  yield toolCallOutput(id, output, status, finalImages);
+}

@@ -1,0 +1,277 @@
+/**
+ * read_file (§6.4): a text file as a numbered window, `cat -n` style, so the
+ * model can quote exact lines back to edit_file.
+ *
+ * The file is scanned through a handle in 256 KiB chunks, never loaded whole,
+ * up to an 8 MiB scan cap. The rendered window is budgeted below the tool's
+ * own `maxOutputLength` so the continuation note always survives truncation.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { countArg, parseArgs } from "./_args.ts";
+import { safeCut } from "./_archive.ts";
+import { isNotFound, plural } from "./_files.ts";
+import { missingPathHint } from "./_path_hint.ts";
+import {
+  BUILTIN_TOOL_LIMITS,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEvent,
+} from "./tool.ts";
+import { resolveWorkspacePath } from "./workspace_path.ts";
+import { errorMessage } from "../protocol/errors.ts";
+
+/** Lines returned when `limit` is not given. */
+export const DEFAULT_READ_LIMIT = 2000;
+/** Characters kept of one line. */
+export const MAX_LINE_LENGTH = 2000;
+/** Bytes scanned per call at most. */
+export const SCAN_CAP_BYTES = 8 * 1024 * 1024;
+const CHUNK_BYTES = 256 * 1024;
+const LINE_BYTE_CAP = MAX_LINE_LENGTH * 4; // >= MAX_LINE_LENGTH chars of any UTF-8
+const NOTE_RESERVE = 256;
+const FALLBACK_BUDGET = 64_000;
+
+/** The default read_file definition. */
+export const READ_FILE_DEFINITION: ToolDefinition = {
+  name: "read_file",
+  description: "Read a text file from the workspace. Lines come back numbered (`<n>\\t<line>`); " +
+    "use `offset` and `limit` to page through long files. Relative paths resolve against the workspace; " +
+    "absolute paths must lie inside the workspace or the session scratchpad.",
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: {
+        type: "string",
+        description: "Path of the file, relative to the workspace or absolute.",
+      },
+      offset: { type: "integer", description: "1-based line to start at (default 1)." },
+      limit: {
+        type: "integer",
+        description: `Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`,
+      },
+    },
+    required: ["file_path"],
+  },
+  ...BUILTIN_TOOL_LIMITS.read_file!,
+};
+
+const schema = z.object({
+  file_path: z.string().min(1),
+  offset: countArg(1, false),
+  limit: countArg(DEFAULT_READ_LIMIT, true),
+});
+
+/** `String(n).padStart(6) + "\t" + content`, the content cut at 2000 chars. */
+export function numberedLine(n: number, content: string): string {
+  const cut = content.length > MAX_LINE_LENGTH
+    ? `${content.slice(0, safeCut(content, MAX_LINE_LENGTH))}… [line truncated]`
+    : content;
+  return `${String(n).padStart(6)}\t${cut}`;
+}
+
+interface Scan {
+  lines: string[];
+  total: number;
+  totalKnown: boolean;
+  crlf: boolean;
+  binary: boolean;
+  capBeforeWindow: boolean;
+  aborted: boolean;
+}
+
+async function scan(
+  path: string,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<Scan> {
+  const end = offset + limit - 1;
+  const out: Scan = {
+    lines: [],
+    total: 0,
+    totalKnown: false,
+    crlf: false,
+    binary: false,
+    capBeforeWindow: false,
+    aborted: false,
+  };
+  const decoder = new TextDecoder();
+  let done = 0; // completed lines
+  let hasBytes = false; // the open line has content
+  let parts: Uint8Array[] = [];
+  let kept = 0;
+  let scanned = 0;
+  let prev = -1;
+  const inWindow = () => done + 1 >= offset && done + 1 <= end;
+  const keep = (buf: Uint8Array, from: number, to: number) => {
+    if (kept >= LINE_BYTE_CAP) return;
+    const take = Math.min(LINE_BYTE_CAP - kept, to - from);
+    parts.push(buf.slice(from, from + take));
+    kept += take;
+  };
+  const finish = () => {
+    if (inWindow()) {
+      const bytes = new Uint8Array(kept);
+      let at = 0;
+      for (const p of parts) {
+        bytes.set(p, at);
+        at += p.length;
+      }
+      let text = decoder.decode(bytes);
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      out.lines.push(text);
+    }
+    done++;
+    parts = [];
+    kept = 0;
+    hasBytes = false;
+  };
+  const file = await Deno.open(path, { read: true });
+  try {
+    const buf = new Uint8Array(CHUNK_BYTES);
+    for (;;) {
+      if (signal.aborted) return { ...out, aborted: true };
+      const want = Math.min(CHUNK_BYTES, SCAN_CAP_BYTES - scanned);
+      if (want <= 0) {
+        out.capBeforeWindow = out.lines.length === 0;
+        out.total = done + (hasBytes ? 1 : 0);
+        return out;
+      }
+      const n = await file.read(buf.subarray(0, want));
+      if (n === null || n === 0) {
+        if (hasBytes) finish();
+        out.total = done;
+        out.totalKnown = true;
+        return out;
+      }
+      scanned += n;
+      let from = 0;
+      for (let i = 0; i < n; i++) {
+        const b = buf[i]!;
+        if (b === 0) return { ...out, binary: true };
+        if (b === 0x0a) {
+          if (prev === 0x0d) out.crlf = true;
+          if (i > from) {
+            hasBytes = true;
+            if (inWindow()) keep(buf, from, i);
+          }
+          finish();
+          from = i + 1;
+        }
+        prev = b;
+      }
+      if (from < n) {
+        hasBytes = true;
+        if (inWindow()) keep(buf, from, n);
+      }
+    }
+  } finally {
+    file.close();
+  }
+}
+
+async function* runReadFile(
+  definition: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (
+    text: string,
+  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
+  const args = parseArgs(definition, schema, rawArgs);
+  if (!args.ok) return yield* fail(args.message);
+  const { file_path: p, limit } = args.value;
+  const offset = Math.max(1, args.value.offset);
+
+  const at = await resolveWorkspacePath(p, ctx, "read");
+  if (!at.ok) return yield* fail(at.message);
+  let size: number;
+  try {
+    const info = await Deno.stat(at.real);
+    if (info.isDirectory) {
+      return yield* fail(
+        `Cannot read "${p}": it is a directory. Pass the path of a file inside it.`,
+      );
+    }
+    size = info.size;
+  } catch (err) {
+    if (!isNotFound(err)) return yield* fail(`Failed to read "${p}": ${errorMessage(err)}`);
+    const hint = await missingPathHint(at.real, at.rootReal);
+    return yield* fail(
+      `File not found: "${p}". Absolute paths inside the workspace are supported; relative paths resolve against the workspace (${ctx.workspace}).${hint}`,
+    );
+  }
+  if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
+  if (size === 0) return yield { type: "delta", text: `"${p}" is an empty file (0 lines).` };
+
+  let s: Scan;
+  try {
+    s = await scan(at.real, offset, limit, ctx.signal);
+  } catch (err) {
+    return yield* fail(`Failed to read "${p}": ${errorMessage(err)}`);
+  }
+  if (s.aborted) return yield { type: "result", status: "aborted" };
+  if (s.binary) {
+    return yield* fail(
+      `"${p}" looks like a binary file (contains NUL bytes). Use shell commands to inspect it.`,
+    );
+  }
+  if (s.capBeforeWindow) {
+    return yield* fail(
+      `Stopped after scanning ${
+        SCAN_CAP_BYTES / (1024 * 1024)
+      } MB of "${p}" without reaching the requested window ` +
+        `(scanned ${
+          plural(s.total, "line")
+        }). The offset is too deep or the file has extremely long lines — ` +
+        `use shell commands (e.g. sed -n '${offset},${offset + limit - 1}p') for this file.`,
+    );
+  }
+  if (s.totalKnown && offset > s.total) {
+    return yield* fail(
+      `Offset ${offset} is past the end of "${p}" (${plural(s.total, "line")} total).`,
+    );
+  }
+
+  const max = definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET;
+  const budget = Math.max(1, max - NOTE_RESERVE);
+  const rows: string[] = [];
+  let used = 0;
+  let last = offset - 1;
+  let trimmed = false;
+  for (let i = 0; i < s.lines.length; i++) {
+    const row = numberedLine(offset + i, s.lines[i]!);
+    const cost = row.length + (rows.length > 0 ? 1 : 0);
+    if (used + cost > budget) {
+      if (rows.length === 0) {
+        rows.push(row.slice(0, budget));
+        last = offset + i;
+      }
+      trimmed = true;
+      break;
+    }
+    used += cost;
+    rows.push(row);
+    last = offset + i;
+  }
+  if (s.crlf) rows.push("(file uses CRLF line endings)");
+  if (trimmed || !s.totalKnown || last < s.total) {
+    const total = s.totalKnown
+      ? `file has ${s.total} lines total`
+      : `file has more than ${s.total} lines`;
+    rows.push(
+      `[${total}; showing ${offset}-${last}${
+        trimmed ? " (output limit reached)" : ""
+      } — call again with offset to continue]`,
+    );
+  }
+  yield { type: "delta", text: rows.join("\n") };
+}
+
+/** Build read_file from a (possibly config-overridden) definition. */
+export function createReadFileTool(definition: ToolDefinition = READ_FILE_DEFINITION): Tool {
+  return { definition, run: (args, ctx) => runReadFile(definition, args, ctx) };
+}

@@ -1,0 +1,167 @@
+/**
+ * Path confinement for the file tools: one function, {@linkcode resolveWorkspacePath},
+ * decides whether a path the model gave may be touched, and returns the real
+ * path to do the I/O on.
+ *
+ * Deno's path permissions do not resolve symlinks (a granted directory holding
+ * a link to `/etc` grants `/etc` through it), so the check is ours: the path
+ * is resolved against the workspace, every symlink in it is resolved
+ * (`Deno.realPath`, or the nearest existing ancestor plus the remaining
+ * segments for a path that does not exist yet, following a dangling final
+ * link by hand), and the result must lie inside the workspace's real path or
+ * the session scratchpad's real path. `..`, absolute paths, symlinks and
+ * `/proc/self/{root,cwd,…}` are all judged by where they really lead.
+ *
+ * Limits, by design: a hard link inside the workspace to an outside file is
+ * indistinguishable from an ordinary file by path and is readable (an atomic
+ * write replaces the link instead of writing through it); the OS sandbox
+ * (lib/sandbox) is the layer that keeps such links from being created. A
+ * check-then-use race remains against a concurrent process swapping a
+ * directory for a symlink; using the real path for the I/O shrinks it.
+ *
+ * @module
+ */
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { errorMessage } from "../protocol/errors.ts";
+
+/** Basenames the file tools refuse anywhere (lower-cased comparison, §2.2). */
+export const SECRET_BASENAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
+
+/** The directories file tools may reach (real paths preferred; they are re-resolved anyway). */
+export interface PathRoots {
+  /** The session's workspace. */
+  workspace: string;
+  /** The session scratchpad; may not exist yet. */
+  scratchpad?: string;
+}
+
+/** A path that passed confinement. */
+export interface ResolvedPath {
+  /** The path as the model gave it. */
+  input: string;
+  /** Absolute lexical path (resolved against the workspace, `..` normalised, links not followed). */
+  path: string;
+  /** Real path: every symlink resolved; for a missing file, its real parent plus the rest. Do I/O here. */
+  real: string;
+  /** Which root contains `real`. */
+  root: "workspace" | "scratchpad";
+  /** Real path of that root. */
+  rootReal: string;
+  /** Whether the lexical path's last component is a symlink (its target was checked). */
+  viaSymlink: boolean;
+}
+
+/** The outcome of {@linkcode resolveWorkspacePath}: a confined path or the refusal to show the model. */
+export type PathResolution = ({ ok: true } & ResolvedPath) | { ok: false; message: string };
+
+const MAX_LINK_HOPS = 40;
+
+class LinkLoop extends Error {}
+
+function isMissing(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
+}
+
+/**
+ * The real path of `path`, which need not exist: resolved by the OS when it
+ * does; otherwise the real path of its parent plus the last segment, with a
+ * dangling symlink followed to its (missing) target.
+ */
+export async function realPathOf(path: string, hops = 0): Promise<string> {
+  if (hops > MAX_LINK_HOPS) throw new LinkLoop(`too many levels of symbolic links at "${path}"`);
+  try {
+    return await Deno.realPath(path);
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  const parent = dirname(path);
+  if (parent === path) return path; // the filesystem root always resolves; defensive
+  const realParent = await realPathOf(parent, hops);
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = await Deno.lstat(path);
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  if (info?.isSymlink) {
+    const target = await Deno.readLink(path);
+    return realPathOf(resolve(realParent, target), hops + 1);
+  }
+  return join(realParent, basename(path));
+}
+
+/** True when `path` is `root` or lies under it. */
+export function isInside(path: string, root: string): boolean {
+  if (path === root) return true;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return path.startsWith(prefix);
+}
+
+function secretHit(...paths: string[]): string | undefined {
+  for (const p of paths) {
+    const name = basename(p).toLowerCase();
+    if (SECRET_BASENAMES.includes(name)) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Resolve a model-given path for a file tool. `verb` words the refusals
+ * (`Refusing to read "<p>"`). Relative paths resolve against the workspace;
+ * absolute paths are allowed when they really land inside the workspace or
+ * the session scratchpad. Secret basenames are refused everywhere.
+ */
+export async function resolveWorkspacePath(
+  input: string,
+  roots: PathRoots,
+  verb: "read" | "write" | "edit" = "read",
+): Promise<PathResolution> {
+  if (input.includes("\0")) {
+    return { ok: false, message: `Path "${input}" contains a NUL character.` };
+  }
+  const path = resolve(roots.workspace, input);
+  const refuseSecret = (name: string): PathResolution => ({
+    ok: false,
+    message:
+      `Refusing to ${verb} "${input}": ${name} holds the user's secrets and must never enter the conversation.`,
+  });
+  const lexicalSecret = secretHit(path);
+  if (lexicalSecret) return refuseSecret(lexicalSecret);
+
+  let real: string;
+  let wsReal: string;
+  let spReal: string | undefined;
+  let viaSymlink = false;
+  try {
+    wsReal = await realPathOf(roots.workspace);
+    spReal = roots.scratchpad === undefined ? undefined : await realPathOf(roots.scratchpad);
+    real = await realPathOf(path);
+    viaSymlink = (await Deno.lstat(path).catch(() => undefined))?.isSymlink === true;
+  } catch (err) {
+    return { ok: false, message: `Cannot resolve "${input}": ${errorMessage(err)}.` };
+  }
+  const realSecret = secretHit(real);
+  if (realSecret) return refuseSecret(realSecret);
+
+  const root = isInside(real, wsReal)
+    ? "workspace"
+    : spReal && isInside(real, spReal)
+    ? "scratchpad"
+    : undefined;
+  if (!root) {
+    return {
+      ok: false,
+      message:
+        `Path "${input}" resolves to "${real}", outside the workspace "${wsReal}"; file tools can only reach the workspace and the session scratchpad.`,
+    };
+  }
+  return {
+    ok: true,
+    input,
+    path,
+    real,
+    root,
+    rootReal: root === "workspace" ? wsReal : spReal!,
+    viaSymlink,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * write_file (§6.4): create or wholly overwrite a file. Missing parent
+ * directories are created (inside the workspace only, since the target's real
+ * path was confined first); the write is atomic and keeps an overwritten
+ * file's permission bits. An overwrite of a small text file reports what
+ * changed: `(content unchanged)`, a unified diff, or `+X/−Y` counts.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { z } from "zod";
+import { parseArgs } from "./_args.ts";
+import { lineDiff, renderHunk } from "./_diff.ts";
+import { contentLines, plural, writeFileAtomic } from "./_files.ts";
+import {
+  BUILTIN_TOOL_LIMITS,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEvent,
+} from "./tool.ts";
+import { resolveWorkspacePath } from "./workspace_path.ts";
+import { errorMessage } from "../protocol/errors.ts";
+import { isNotFound } from "./_files.ts";
+
+/** Previous contents larger than this get no diff. */
+export const DIFF_SOURCE_CAP_BYTES = 1024 * 1024;
+/** Rendered diff lines (headers included) shown at most. */
+export const MAX_DIFF_LINES = 60;
+const NOTE_RESERVE = 120;
+const FALLBACK_BUDGET = 16_000;
+
+/** The default write_file definition. */
+export const WRITE_FILE_DEFINITION: ToolDefinition = {
+  name: "write_file",
+  description:
+    "Create a file, or replace a file's whole content, in the workspace. Missing parent " +
+    "directories are created. For a targeted change to an existing file prefer edit_file.",
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: {
+        type: "string",
+        description: "Path of the file, relative to the workspace or absolute.",
+      },
+      content: { type: "string", description: "The complete new content of the file." },
+    },
+    required: ["file_path", "content"],
+  },
+  ...BUILTIN_TOOL_LIMITS.write_file!,
+};
+
+const schema = z.object({ file_path: z.string().min(1), content: z.string() });
+
+async function* runWriteFile(
+  definition: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (
+    text: string,
+  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
+  const args = parseArgs(definition, schema, rawArgs);
+  if (!args.ok) return yield* fail(args.message);
+  const { file_path: p, content } = args.value;
+
+  const at = await resolveWorkspacePath(p, ctx, "write");
+  if (!at.ok) return yield* fail(at.message);
+
+  let existed = false;
+  let mode: number | undefined;
+  let previous: string | undefined;
+  try {
+    const info = await Deno.stat(at.real);
+    if (info.isDirectory) return yield* fail(`Cannot write "${p}": it is a directory.`);
+    existed = true;
+    if (info.mode !== null) mode = info.mode & 0o777;
+    if (info.size <= DIFF_SOURCE_CAP_BYTES) {
+      const bytes = await Deno.readFile(at.real).catch(() => undefined);
+      if (bytes && !bytes.includes(0)) previous = new TextDecoder().decode(bytes);
+    }
+  } catch (err) {
+    if (!isNotFound(err)) return yield* fail(`Failed to write "${p}": ${errorMessage(err)}`);
+  }
+  if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
+
+  const data = new TextEncoder().encode(content);
+  try {
+    await Deno.mkdir(dirname(at.real), { recursive: true });
+    await writeFileAtomic(at.real, data, mode);
+  } catch (err) {
+    return yield* fail(`Failed to write "${p}": ${errorMessage(err)}`);
+  }
+
+  const lines = contentLines(content).length;
+  const out = [
+    `${existed ? "Overwrote" : "Created"} "${p}" (${plural(lines, "line")}, ${
+      plural(data.length, "byte")
+    }).`,
+  ];
+  if (existed && previous !== undefined) {
+    const diff = lineDiff(previous, content);
+    const summary = (plus: number, minus: number) =>
+      `+${plus}/−${minus} lines vs the previous content (diff too large to show)`;
+    if (diff.kind === "identical") out.push("(content unchanged)");
+    else if (diff.kind === "too-large") out.push(summary(diff.plus, diff.minus));
+    else {
+      const rendered = diff.hunks.map(renderHunk);
+      const budget =
+        (definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET) -
+        NOTE_RESERVE;
+      const lineCount = rendered.reduce((n, h) => n + h.split("\n").length, 0);
+      const chars = rendered.reduce((n, h) => n + h.length + 1, out[0]!.length);
+      if (lineCount > MAX_DIFF_LINES || chars > budget) out.push(summary(diff.plus, diff.minus));
+      else out.push(...rendered);
+    }
+  }
+  yield { type: "delta", text: out.join("\n") };
+}
+
+/** Build write_file from a (possibly config-overridden) definition. */
+export function createWriteFileTool(definition: ToolDefinition = WRITE_FILE_DEFINITION): Tool {
+  return { definition, run: (args, ctx) => runWriteFile(definition, args, ctx) };
+}

@@ -1,0 +1,57 @@
+// Small file-system helpers shared by the writer and the lock.
+import { dirname } from "node:path";
+
+/** Mode of every directory the trace store creates. */
+export const DIR_MODE = 0o700;
+/** Mode of every file the trace store creates. */
+export const FILE_MODE = 0o600;
+
+/**
+ * Create `dir` (and missing parents) with mode 0700, chmod-ing each created
+ * directory so the umask cannot widen it. Existing directories are left as
+ * they are.
+ */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  try {
+    await Deno.mkdir(dir, { mode: DIR_MODE });
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return;
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    const parent = dirname(dir);
+    if (parent === dir) throw err;
+    await ensurePrivateDir(parent);
+    try {
+      await Deno.mkdir(dir, { mode: DIR_MODE });
+    } catch (again) {
+      if (again instanceof Deno.errors.AlreadyExists) return;
+      throw again;
+    }
+  }
+  await Deno.chmod(dir, DIR_MODE);
+}
+
+/** The last byte of the file at `path`; null when it is missing or empty. */
+export async function lastByte(path: string): Promise<number | null> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+  try {
+    const { size } = await file.stat();
+    if (size === 0) return null;
+    await file.seek(size - 1, Deno.SeekMode.Start);
+    const one = new Uint8Array(1);
+    const n = await file.read(one);
+    return n === 1 ? one[0]! : null;
+  } finally {
+    file.close();
+  }
+}
+
+/** Resolve after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

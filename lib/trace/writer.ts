@@ -1,0 +1,233 @@
+/**
+ * The append-only trace writer of one session.
+ *
+ * Each recordable message becomes one line, `JSON.stringify(msg) + "\n"`,
+ * written with a single `write(2)` on a file opened with `O_APPEND` (a
+ * short-write loop is only a safety net). Appends, rotations and close are
+ * serialized through one promise chain in submission order; a failed append
+ * rejects only its caller. A record is never split across files.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+import { isRecordable } from "../protocol/guards.ts";
+import type { OmniMessage } from "../protocol/types.ts";
+import { ensurePrivateDir, FILE_MODE, lastByte } from "./_fs.ts";
+import { acquireSessionLock, releaseSessionLock, type SessionLock } from "./lock.ts";
+import { assertSessionId, dateDirName, traceFilePath, tracesDirOf } from "./paths.ts";
+
+/**
+ * When the writer calls fsync: `"commit"` after `request_end` and
+ * `compaction_end` records and on rotate/close (the default), `"always"` after
+ * every record, `"never"` not at all.
+ */
+export type FsyncPolicy = "commit" | "never" | "always";
+
+/** Options of {@linkcode openTraceWriter}. Give `tracesDir` or `agentDir`. */
+export interface TraceWriterOptions {
+  /** The traces directory (`<agentDir>/traces`). */
+  tracesDir?: string;
+  /** The agent directory; the traces go to `<agentDir>/traces`. */
+  agentDir?: string;
+  /** The session whose trace this is. */
+  sessionId: string;
+  /** Date directory (`yyyy-mm-dd`); default: today's local date. A resumed writer passes the located file's. */
+  dateDir?: string;
+  /** File index to start at (default 1). A resumed writer passes the located file's. */
+  index?: number;
+  /** When to fsync (default `"commit"`). */
+  fsync?: FsyncPolicy;
+  /** Take the session lock (default true). Pass false only in tests or tools that coordinate otherwise. */
+  lock?: boolean;
+}
+
+/** A per-session trace writer. */
+export interface TraceWriter {
+  /** The session written. */
+  readonly sessionId: string;
+  /** The traces directory. */
+  readonly tracesDir: string;
+  /** The date directory, fixed for the writer's life. */
+  readonly dateDir: string;
+  /** The current file index. */
+  readonly index: number;
+  /** Path of the current file (it may not exist until the first record). */
+  readonly path: string;
+  /**
+   * Append `msg` when it is recordable; resolves true when it was written,
+   * false when it was skipped (partials and origin-tagged messages).
+   */
+  append(msg: OmniMessage): Promise<boolean>;
+  /** Move to the next file index; nothing is written until the next record. */
+  rotate(): Promise<void>;
+  /** Flush (per the fsync policy), close the file and release the lock. */
+  close(): Promise<void>;
+}
+
+function isCommitPoint(msg: OmniMessage): boolean {
+  if (msg.type !== "event_msg") return false;
+  const t = msg.payload.type;
+  return t === "request_end" || t === "compaction_end";
+}
+
+/**
+ * Open the trace writer of a session. Takes the session lock unless
+ * `lock: false`; throws a PenguinError of kind "locked" when another live
+ * process writes the same session. No file is created until the first record.
+ */
+export async function openTraceWriter(options: TraceWriterOptions): Promise<TraceWriter> {
+  const dir = options.tracesDir ?? (options.agentDir !== undefined ? tracesDirOf(options.agentDir) : undefined);
+  if (dir === undefined) {
+    throw new PenguinError("usage", "Cannot open a trace writer: give tracesDir or agentDir");
+  }
+  const tracesDir: string = dir;
+  const { sessionId } = options;
+  assertSessionId(sessionId);
+  const dateDir = options.dateDir ?? dateDirName();
+  const fsync: FsyncPolicy = options.fsync ?? "commit";
+  let index = options.index ?? 1;
+  traceFilePath(tracesDir, dateDir, sessionId, index); // validates the index
+  const lock: SessionLock | null = options.lock === false ? null : await acquireSessionLock(tracesDir, sessionId);
+
+  const enc = new TextEncoder();
+  let file: Deno.FsFile | null = null;
+  let probed = false; // torn-tail probe done for the current index
+  let torn = false; // the current file's tail lacks its "\n"
+  let closed = false;
+  let tail: Promise<unknown> = Promise.resolve();
+
+  const currentPath = () => traceFilePath(tracesDir, dateDir, sessionId, index);
+
+  function enqueue<T>(op: () => Promise<T>): Promise<T> {
+    const run = tail.then(op);
+    tail = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  async function closeFile(sync: boolean): Promise<void> {
+    const f = file;
+    file = null;
+    if (!f) return;
+    try {
+      if (sync) await f.sync();
+    } finally {
+      f.close();
+    }
+  }
+
+  async function ensureOpen(path: string): Promise<Deno.FsFile> {
+    if (file) return file;
+    await ensurePrivateDir(join(tracesDir, dateDir));
+    if (!probed) {
+      const last = await lastByte(path);
+      torn = last !== null && last !== 0x0a;
+      probed = true;
+    }
+    const f = await Deno.open(path, { append: true, create: true, mode: FILE_MODE });
+    try {
+      await Deno.chmod(path, FILE_MODE);
+    } catch (err) {
+      f.close();
+      throw err;
+    }
+    file = f;
+    return f;
+  }
+
+  async function writeRecord(line: string, sync: boolean): Promise<void> {
+    const path = currentPath();
+    if (closed) {
+      throw new PenguinError("runtime", `Cannot append to trace "${path}": the writer is closed`);
+    }
+    let f: Deno.FsFile;
+    try {
+      f = await ensureOpen(path);
+    } catch (err) {
+      throw new PenguinError("runtime", `Cannot open trace "${path}" for appending: ${String(err)}`, { cause: err });
+    }
+    const data = enc.encode(torn ? "\n" + line : line);
+    let off = 0;
+    try {
+      while (off < data.length) {
+        const n = await f.write(data.subarray(off));
+        if (n <= 0) throw new Error("the write made no progress");
+        off += n;
+      }
+    } catch (err) {
+      // Whatever reached the file is a torn fragment: the next record starts
+      // on a fresh line. Reopen on the next append in case the handle is bad.
+      torn = true;
+      try {
+        f.close();
+      } catch { /* already closed */ }
+      file = null;
+      throw new PenguinError(
+        "runtime",
+        `Cannot append to trace "${path}": ${String(err)} after ${off} of ${data.length} bytes`,
+        { cause: err },
+      );
+    }
+    torn = false;
+    if (sync) {
+      try {
+        await f.sync();
+      } catch (err) {
+        throw new PenguinError("runtime", `Cannot fsync trace "${path}": ${String(err)}`, { cause: err });
+      }
+    }
+  }
+
+  return {
+    sessionId,
+    tracesDir,
+    dateDir,
+    get index() {
+      return index;
+    },
+    get path() {
+      return currentPath();
+    },
+    append(msg: OmniMessage): Promise<boolean> {
+      if (!isRecordable(msg)) return Promise.resolve(false);
+      let line: string;
+      try {
+        line = JSON.stringify(msg) + "\n";
+      } catch (err) {
+        return Promise.reject(
+          new PenguinError("runtime", `Cannot append to trace of session ${sessionId}: ${String(err)}`, {
+            cause: err,
+          }),
+        );
+      }
+      const sync = fsync === "always" || (fsync === "commit" && isCommitPoint(msg));
+      return enqueue(async () => {
+        await writeRecord(line, sync);
+        return true;
+      });
+    },
+    rotate(): Promise<void> {
+      return enqueue(async () => {
+        if (closed) throw new PenguinError("runtime", `Cannot rotate trace "${currentPath()}": the writer is closed`);
+        try {
+          await closeFile(fsync !== "never");
+        } finally {
+          index += 1;
+          probed = false;
+          torn = false;
+        }
+      });
+    },
+    close(): Promise<void> {
+      return enqueue(async () => {
+        if (closed) return;
+        closed = true;
+        try {
+          await closeFile(fsync !== "never");
+        } finally {
+          if (lock) await releaseSessionLock(lock);
+        }
+      });
+    },
+  };
+}

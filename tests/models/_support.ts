@@ -1,0 +1,85 @@
+/**
+ * Helpers shared by the model-layer tests: collect a model stream, pick its
+ * complete messages, and check the partial-message discipline.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { CompleteMessage, ModelPayload, TokenCounts } from "../../lib/protocol/types.ts";
+import type { ModelOutcome, ModelStreamItem } from "../../lib/models/outcome.ts";
+import { streamModel, type StreamModelOptions } from "../../lib/models/stream.ts";
+import type { WireRequest } from "../../lib/models/wire.ts";
+
+/** Everything one model request yielded. */
+export interface Collected {
+  /** All items in order. */
+  items: ModelStreamItem[];
+  /** Message payloads in order (partials and completes). */
+  messages: ModelPayload[];
+  /** Complete messages only. */
+  completes: CompleteMessage[];
+  /** The usage item, if any. */
+  usage?: TokenCounts;
+  /** The final outcome. */
+  outcome: ModelOutcome;
+}
+
+/** Run `streamModel` to its end. */
+export async function collect(req: WireRequest, opts: StreamModelOptions = {}): Promise<Collected> {
+  const items: ModelStreamItem[] = [];
+  for await (const it of streamModel(req, opts)) items.push(it);
+  const last = items.at(-1);
+  assert.equal(last?.kind, "end", "the stream ends with an end item");
+  assert.equal(items.filter((i) => i.kind === "end").length, 1, "exactly one end item");
+  const messages = items.flatMap((i) => (i.kind === "message" ? [i.message] : []));
+  const completes = messages.filter((m) => !m.type.startsWith("partial_")) as CompleteMessage[];
+  const usage = items.find((i) => i.kind === "usage");
+  return {
+    items,
+    messages,
+    completes,
+    usage: usage?.kind === "usage" ? usage.usage : undefined,
+    outcome: (last as { kind: "end"; outcome: ModelOutcome }).outcome,
+  };
+}
+
+const CONTENT: Record<string, string> = {
+  partial_text: "text",
+  partial_thinking: "thinking",
+  partial_tool_call: "arguments",
+};
+
+/**
+ * Assert the partial discipline of §3.4: start → delta* → stop, the complete
+ * message right after its stop, concatenated deltas equal to its content.
+ */
+export function assertPartialDiscipline(messages: ModelPayload[]): void {
+  const open = new Map<string, string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const field = CONTENT[m.type];
+    if (field === undefined) continue;
+    const key = `${m.type}::${(m as { tool_call_id?: string }).tool_call_id ?? ""}`;
+    const value = (m as Record<string, unknown>)[field] as string;
+    if (m.event_type === "start") {
+      assert.ok(!open.has(key), `no second start for ${key} while open`);
+      assert.equal(value, "", "start carries empty content");
+      open.set(key, "");
+    } else if (m.event_type === "delta") {
+      assert.ok(open.has(key), `delta after start for ${key}`);
+      open.set(key, open.get(key)! + value);
+    } else {
+      assert.ok(open.has(key), `stop after start for ${key}`);
+      const next = messages[i + 1] as Record<string, unknown> | undefined;
+      const completeType = m.type.replace("partial_", "");
+      assert.equal(next?.type, completeType, `the complete ${completeType} follows its stop`);
+      assert.equal(next?.stop_reason, m.stop_reason, "complete carries the stop's stop_reason");
+      const content = next?.[field] as string;
+      const streamed = open.get(key)!;
+      if (completeType === "tool_call" && streamed.trim() === "") assert.equal(content, "{}");
+      else assert.equal(content, streamed, "concatenated deltas equal the complete content");
+      open.delete(key);
+    }
+  }
+  assert.equal(open.size, 0, "every partial is stopped");
+}

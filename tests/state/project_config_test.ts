@@ -1,0 +1,363 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import { FACTORY_COMMAND_POLICY_RULES } from "../../lib/state/command_policy_defaults.ts";
+import {
+  addModel,
+  loadProjectConfig,
+  parseProjectConfig,
+  type ProjectConfig,
+  removeModel,
+  renderProjectConfig,
+  saveProjectConfig,
+  setDefaultModel,
+  setVisionModel,
+} from "../../lib/state/project_config.ts";
+
+async function withTemp(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-pc-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function fullConfig(): ProjectConfig {
+  return {
+    name: 'My "project"',
+    default_model: { provider: "deepseek", model_id: "deepseek-v4-flash" },
+    vision_model: { provider: "openrouter", model_id: "openai/gpt-5.5" },
+    default_chat: {
+      agent_id: "coder",
+      workspace: "/w",
+      approval_mode: "read-only",
+      thinking_level: "high",
+    },
+    command_policy: {
+      enabled: false,
+      rules: [
+        { name: "no-curl", pattern: String.raw`\bcurl\b`, description: "no downloads" },
+        { name: "off", pattern: "x", enabled: false },
+      ],
+    },
+    models: [
+      {
+        provider: "deepseek",
+        model_id: "deepseek-v4-flash",
+        context_window: 1000000,
+        max_tokens: 8000,
+        vision: false,
+        pricing: {
+          unit: "usd_per_mtok",
+          cache_read: 0.007143,
+          cache_write: 0.214286,
+          output: 0.642857,
+        },
+      },
+      {
+        provider: "openrouter",
+        model_id: "openai/gpt-5.5",
+        client_type: "openai-responses",
+        display_name: "GPT 5.5",
+        fast_mode: true,
+        api_key: "sk-or-v1-abcdef",
+        base_url: "https://example.test/v1",
+        created_at: "2026-07-18T03:10:22.531Z",
+      },
+    ],
+    extra: {},
+  };
+}
+
+Deno.test("project config round-trips every field: write, read, equal", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, "p", ".project_config.toml");
+    const cfg = fullConfig();
+    await saveProjectConfig(path, cfg);
+    assert.deepEqual(await loadProjectConfig(path), cfg);
+    const text = await Deno.readTextFile(path);
+    assert.equal(renderProjectConfig(parseProjectConfig(text, path)), text);
+  });
+});
+
+Deno.test("renderer writes top-level keys, then tables, then [[models]] last", () => {
+  const text = renderProjectConfig(fullConfig());
+  const lines = text.split("\n");
+  assert.equal(lines[0], 'name = "My \\"project\\""');
+  assert.equal(
+    lines[1],
+    'default_model = { provider = "deepseek", model_id = "deepseek-v4-flash" }',
+  );
+  assert.equal(lines[2], 'vision_model = { provider = "openrouter", model_id = "openai/gpt-5.5" }');
+  const chat = text.indexOf("[default_chat]");
+  const policy = text.indexOf("[command_policy]");
+  const models = text.indexOf("[[models]]");
+  assert.ok(chat > 0 && policy > chat && models > policy, text);
+  assert.equal(text.lastIndexOf("[default_chat]"), chat);
+  assert.ok(text.indexOf("[[command_policy.rules]]") < models);
+});
+
+Deno.test("unknown top-level keys and tables and unknown entry keys survive a load/save", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    await Deno.writeTextFile(
+      path,
+      [
+        'theme = "dark"',
+        "",
+        "[[models]]",
+        'provider = "ollama"',
+        'model_id = "qwen3"',
+        'note = "kept"',
+        "",
+        "[plugins]",
+        "enabled = true",
+        "",
+      ].join("\n"),
+    );
+    const cfg = await loadProjectConfig(path);
+    assert.deepEqual(cfg.extra, { theme: "dark", plugins: { enabled: true } });
+    assert.deepEqual(cfg.models[0]!.extra, { note: "kept" });
+    await saveProjectConfig(path, cfg);
+    const again = await loadProjectConfig(path);
+    assert.deepEqual(again, cfg);
+    const text = await Deno.readTextFile(path);
+    assert.ok(text.indexOf('theme = "dark"') < text.indexOf("[plugins]"));
+    assert.ok(text.indexOf("[plugins]") < text.indexOf("[[models]]"));
+  });
+});
+
+Deno.test("a missing file loads as the in-memory default and is not written", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, "nope", ".project_config.toml");
+    const cfg = await loadProjectConfig(path);
+    assert.deepEqual(cfg.models, []);
+    assert.equal(cfg.default_model, undefined);
+    assert.equal(cfg.command_policy.enabled, true);
+    assert.deepEqual(cfg.command_policy.rules, FACTORY_COMMAND_POLICY_RULES.map((r) => ({ ...r })));
+    await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("command policy: absent rules stay absent, an empty list stays empty, bad rules are dropped", () => {
+  const absent = parseProjectConfig("[command_policy]\nenabled = true\n", "f");
+  assert.deepEqual(absent.command_policy, { enabled: true });
+  const empty = parseProjectConfig("[command_policy]\nrules = []\n", "f");
+  assert.deepEqual(empty.command_policy, { enabled: true, rules: [] });
+  assert.match(renderProjectConfig(empty), /^\[command_policy\]\nrules = \[\]\n$/);
+  const mixed = parseProjectConfig(
+    '[[command_policy.rules]]\nname = "a"\npattern = "x"\n\n[[command_policy.rules]]\nname = 5\npattern = "y"\n',
+    "f",
+  );
+  assert.deepEqual(mixed.command_policy.rules, [{ name: "a", pattern: "x" }]);
+});
+
+Deno.test("[default_chat] is parsed key by key: a bad value drops only that key", () => {
+  const cfg = parseProjectConfig(
+    '[default_chat]\nagent_id = "bad id"\nworkspace = "/w"\napproval_mode = "ALLOW-ALL"\nthinking_level = "none"\n',
+    "f",
+  );
+  assert.deepEqual(cfg.default_chat, { workspace: "/w", approval_mode: "allow-all" });
+});
+
+Deno.test("legacy client_type names are normalized on read", () => {
+  const cfg = parseProjectConfig(
+    '[[models]]\nprovider = "a"\nmodel_id = "x"\nclient_type = "openai"\n\n' +
+      '[[models]]\nprovider = "b"\nmodel_id = "y"\nclient_type = "ant-messages"\n',
+    "f",
+  );
+  assert.equal(cfg.models[0]!.client_type, "openai-chat");
+  assert.equal(cfg.models[1]!.client_type, "anthropic-messages");
+});
+
+Deno.test("save re-applies mode 0600 after someone chmod-ed the file 0644", {
+  ignore: Deno.build.os === "windows",
+}, async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    await saveProjectConfig(path, fullConfig());
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    await Deno.chmod(path, 0o644);
+    await saveProjectConfig(path, fullConfig());
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    const names = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name);
+    assert.deepEqual(names, [".project_config.toml"], "no temp file left behind");
+  });
+});
+
+Deno.test("malformed TOML is reported with path, line and column, and never overwritten", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    const bad = 'name = "x"\n\n[[models]]\nprovider "deepseek"\nmodel_id = "m"\n';
+    await Deno.writeTextFile(path, bad);
+    const check = (err: unknown) => {
+      assert.ok(err instanceof PenguinError);
+      assert.equal(err.kind, "config");
+      assert.match(
+        err.message,
+        new RegExp(`^Cannot parse "${path.replaceAll("/", "\\/")}": line 4, column \\d+: \\S`),
+      );
+      return true;
+    };
+    await assert.rejects(loadProjectConfig(path), check);
+    await assert.rejects(
+      addModel(path, { provider: "a", model_id: "b" }, { setDefault: true }),
+      check,
+    );
+    await assert.rejects(removeModel(path, { provider: "deepseek", model_id: "m" }), check);
+    await assert.rejects(setDefaultModel(path, { provider: "deepseek", model_id: "m" }), check);
+    await assert.rejects(setVisionModel(path, { provider: "deepseek", model_id: "m" }), check);
+    assert.equal(await Deno.readTextFile(path), bad);
+  });
+});
+
+Deno.test("schema errors name the value path, what was expected, what was found and the line", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    const bad =
+      '[[models]]\nprovider = "a"\nmodel_id = "x"\n\n[[models]]\nmodel_id = "y"\nprovider = 42\n';
+    await Deno.writeTextFile(path, bad);
+    await assert.rejects(loadProjectConfig(path), (err: unknown) => {
+      assert.ok(err instanceof PenguinError);
+      assert.equal(
+        err.message,
+        `Invalid "${path}": line 7, column 1: models[1].provider: expected a non-empty string, found 42`,
+      );
+      return true;
+    });
+    await assert.rejects(addModel(path, { provider: "a", model_id: "z" }), PenguinError);
+    assert.equal(await Deno.readTextFile(path), bad);
+  });
+});
+
+Deno.test("schema errors cover pair references, client types and duplicate pairs", () => {
+  const cases: Array<[string, RegExp]> = [
+    [
+      'default_model = "deepseek-v4"\n',
+      /line 1, column 1: default_model: expected an inline table/,
+    ],
+    [
+      'default_model = { provider = "p" }\n',
+      /default_model\.model_id: expected a non-empty string, found nothing/,
+    ],
+    [
+      '[[models]]\nprovider = "p"\nmodel_id = "m"\nclient_type = "grpc"\n',
+      /line 4.*models\[0\]\.client_type: expected one of/,
+    ],
+    [
+      '[[models]]\nprovider = "p"\nmodel_id = "m"\n[models.pricing]\noutput = -1\n',
+      /line 5.*models\[0\]\.pricing\.output: expected a non-negative number, found -1/,
+    ],
+    [
+      '[[models]]\nprovider = "p"\nmodel_id = "m"\n\n[[models]]\nprovider = "p"\nmodel_id = "m"\n',
+      /line 5: models\[1\]: duplicate model \(p, m\); already defined at models\[0\]/,
+    ],
+  ];
+  for (const [text, re] of cases) {
+    assert.throws(() => parseProjectConfig(text, "/x/.project_config.toml"), (err: unknown) => {
+      assert.ok(err instanceof PenguinError, text);
+      assert.match(err.message, re, text);
+      assert.match(err.message, /^Invalid "\/x\/\.project_config\.toml": /);
+      return true;
+    });
+  }
+});
+
+Deno.test("addModel upserts by pair: unspecified fields keep their values, prices merge per bucket", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    const first = await addModel(path, {
+      provider: "deepseek",
+      model_id: "m",
+      api_key: "sk-1",
+      context_window: 64000,
+      fast_mode: true,
+      pricing: { output: 2 },
+    });
+    assert.equal(first.created, true);
+    assert.match(first.entry.created_at!, /^\d{4}-\d\d-\d\dT/);
+    assert.deepEqual(first.entry.pricing, {
+      unit: "usd_per_mtok",
+      cache_read: 0,
+      cache_write: 0,
+      output: 2,
+    });
+    const second = await addModel(path, {
+      provider: "deepseek",
+      model_id: "m",
+      pricing: { cache_read: 0.1 },
+      fast_mode: false,
+    }, {
+      setDefault: true,
+    });
+    assert.equal(second.created, false);
+    const cfg = await loadProjectConfig(path);
+    assert.deepEqual(cfg.default_model, { provider: "deepseek", model_id: "m" });
+    assert.equal(cfg.models.length, 1);
+    const e = cfg.models[0]!;
+    assert.equal(e.api_key, "sk-1");
+    assert.equal(e.context_window, 64000);
+    assert.equal(e.fast_mode, undefined);
+    assert.deepEqual(e.pricing, {
+      unit: "usd_per_mtok",
+      cache_read: 0.1,
+      cache_write: 0,
+      output: 2,
+    });
+    await addModel(path, { provider: "deepseek", model_id: "m", api_key: "" });
+    const cleared = (await loadProjectConfig(path)).models[0]!;
+    assert.equal(cleared.api_key, undefined);
+    assert.equal(cleared.created_at, undefined);
+  });
+});
+
+Deno.test("removeModel is idempotent and clears default and vision pointers to the pair", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    assert.deepEqual(await removeModel(path, { provider: "a", model_id: "b" }), {
+      removed: false,
+      clearedDefault: false,
+      clearedVision: false,
+    });
+    await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
+    await addModel(path, { provider: "a", model_id: "b" }, { setDefault: true });
+    await addModel(path, { provider: "c", model_id: "d" });
+    await setVisionModel(path, { provider: "a", model_id: "b" });
+    assert.deepEqual(await removeModel(path, { provider: "a", model_id: "b" }), {
+      removed: true,
+      clearedDefault: true,
+      clearedVision: true,
+    });
+    const cfg = await loadProjectConfig(path);
+    assert.equal(cfg.default_model, undefined);
+    assert.equal(cfg.vision_model, undefined);
+    assert.deepEqual(cfg.models.map((m) => m.model_id), ["d"]);
+    assert.equal((await removeModel(path, { provider: "a", model_id: "b" })).removed, false);
+  });
+});
+
+Deno.test("default and vision pointers must name configured pairs; vision refuses vision = false", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    await addModel(path, { provider: "p", model_id: "text", vision: false });
+    await assert.rejects(
+      setDefaultModel(path, { provider: "q", model_id: "text" }),
+      (err: unknown) => {
+        assert.ok(err instanceof PenguinError);
+        assert.match(err.message, /No model \(q, text\).*configured models: \(p, text\)/);
+        assert.match(err.message, /penguin config model add --provider q --model-id text/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      setVisionModel(path, { provider: "p", model_id: "text" }),
+      /vision = false/,
+    );
+    await setDefaultModel(path, { provider: "p", model_id: "text" });
+    assert.deepEqual((await loadProjectConfig(path)).default_model, {
+      provider: "p",
+      model_id: "text",
+    });
+  });
+});

@@ -1,0 +1,195 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { resolveWorkspacePath } from "../../lib/tools/workspace_path.ts";
+import { withDirs } from "./_support.ts";
+
+function outsideMessage(input: string, real: string, ws: string): string {
+  return `Path "${input}" resolves to "${real}", outside the workspace "${ws}"; file tools can only reach the workspace and the session scratchpad.`;
+}
+
+Deno.test("a relative path resolves inside the workspace and reports lexical and real paths", async () => {
+  await withDirs(async (d) => {
+    await Deno.writeTextFile(join(d.ws, "a.txt"), "a");
+    const r = await resolveWorkspacePath("a.txt", { workspace: d.ws });
+    assert.ok(r.ok);
+    assert.equal(r.path, join(d.ws, "a.txt"));
+    assert.equal(r.real, join(d.ws, "a.txt"));
+    assert.equal(r.root, "workspace");
+    assert.equal(r.viaSymlink, false);
+    const inner = await resolveWorkspacePath("sub/../a.txt", { workspace: d.ws });
+    assert.ok(inner.ok && inner.real === join(d.ws, "a.txt"));
+  });
+});
+
+Deno.test("a path that does not exist yet resolves to its real parent plus the missing segments", async () => {
+  await withDirs(async (d) => {
+    const r = await resolveWorkspacePath("new/deep/file.txt", { workspace: d.ws });
+    assert.ok(r.ok);
+    assert.equal(r.real, join(d.ws, "new", "deep", "file.txt"));
+  });
+});
+
+Deno.test("'..' out of the workspace is refused with the resolved real path", async () => {
+  await withDirs(async (d) => {
+    const r = await resolveWorkspacePath("../outside/x", { workspace: d.ws });
+    assert.deepEqual(r, {
+      ok: false,
+      message: outsideMessage("../outside/x", join(d.outside, "x"), d.ws),
+    });
+    const up = await resolveWorkspacePath("../x", { workspace: d.ws });
+    assert.equal(up.ok, false);
+  });
+});
+
+Deno.test("absolute paths are allowed inside and refused outside (/etc/passwd, another temp dir)", async () => {
+  await withDirs(async (d) => {
+    const inside = await resolveWorkspacePath(join(d.ws, "a.txt"), { workspace: d.ws });
+    assert.ok(inside.ok);
+    const etc = await resolveWorkspacePath("/etc/passwd", { workspace: d.ws });
+    assert.deepEqual(etc, {
+      ok: false,
+      message: outsideMessage("/etc/passwd", "/etc/passwd", d.ws),
+    });
+    const other = await Deno.realPath(await Deno.makeTempDir());
+    try {
+      const r = await resolveWorkspacePath(join(other, "f.txt"), { workspace: d.ws });
+      assert.equal(r.ok, false);
+    } finally {
+      await Deno.remove(other, { recursive: true });
+    }
+  });
+});
+
+Deno.test("symlinks are judged by their target: outside refused, inside allowed", async () => {
+  await withDirs(async (d) => {
+    await Deno.writeTextFile(join(d.outside, "secret.txt"), "s");
+    await Deno.writeTextFile(join(d.ws, "real.txt"), "r");
+    await Deno.symlink(join(d.outside, "secret.txt"), join(d.ws, "link_out"));
+    await Deno.symlink("real.txt", join(d.ws, "link_in"));
+    await Deno.symlink(d.outside, join(d.ws, "dir_out"));
+    await Deno.symlink(join(d.outside, "missing.txt"), join(d.ws, "dangling_out"));
+    await Deno.symlink("not-yet.txt", join(d.ws, "dangling_in"));
+
+    const out = await resolveWorkspacePath("link_out", { workspace: d.ws }, "write");
+    assert.deepEqual(out, {
+      ok: false,
+      message: outsideMessage("link_out", join(d.outside, "secret.txt"), d.ws),
+    });
+    const dirOut = await resolveWorkspacePath("dir_out/new.txt", { workspace: d.ws }, "write");
+    assert.deepEqual(dirOut, {
+      ok: false,
+      message: outsideMessage("dir_out/new.txt", join(d.outside, "new.txt"), d.ws),
+    });
+    const danglingOut = await resolveWorkspacePath("dangling_out", { workspace: d.ws }, "write");
+    assert.equal(danglingOut.ok, false);
+
+    const inside = await resolveWorkspacePath("link_in", { workspace: d.ws }, "write");
+    assert.ok(inside.ok);
+    assert.equal(inside.real, join(d.ws, "real.txt"));
+    assert.equal(inside.viaSymlink, true);
+    const danglingIn = await resolveWorkspacePath("dangling_in", { workspace: d.ws }, "write");
+    assert.ok(danglingIn.ok && danglingIn.real === join(d.ws, "not-yet.txt"));
+  });
+});
+
+Deno.test("/proc/self/root and /proc/self/cwd are refused where they lead outside", async () => {
+  await withDirs(async (d) => {
+    await Deno.writeTextFile(join(d.outside, "x.txt"), "x");
+    const root = await resolveWorkspacePath(`/proc/self/root${d.outside}/x.txt`, {
+      workspace: d.ws,
+    });
+    assert.equal(root.ok, false);
+    assert.ok(!root.ok && root.message.includes(`resolves to "${join(d.outside, "x.txt")}"`));
+    const cwd = await resolveWorkspacePath("/proc/self/cwd/deno.json", { workspace: d.ws });
+    assert.equal(cwd.ok, false);
+    const environ = await resolveWorkspacePath("/proc/self/environ", { workspace: d.ws });
+    assert.equal(environ.ok, false);
+    // The same trick leading back into the workspace is the workspace file itself.
+    const back = await resolveWorkspacePath(`/proc/self/root${d.ws}/a.txt`, { workspace: d.ws });
+    assert.ok(back.ok && back.real === join(d.ws, "a.txt"));
+  });
+});
+
+Deno.test("secret basenames are refused even inside the workspace, by lexical or real name, any case", async () => {
+  await withDirs(async (d) => {
+    await Deno.writeTextFile(join(d.ws, ".vault.toml"), "KEY='v'");
+    await Deno.writeTextFile(join(d.ws, ".project_config.toml"), "name='p'");
+    await Deno.symlink(".vault.toml", join(d.ws, "innocent.txt"));
+    const vault = await resolveWorkspacePath(".vault.toml", { workspace: d.ws }, "read");
+    assert.deepEqual(vault, {
+      ok: false,
+      message:
+        'Refusing to read ".vault.toml": .vault.toml holds the user\'s secrets and must never enter the conversation.',
+    });
+    const cased = await resolveWorkspacePath(
+      "sub/.PROJECT_CONFIG.TOML",
+      { workspace: d.ws },
+      "write",
+    );
+    assert.ok(
+      !cased.ok &&
+        cased.message.startsWith(
+          'Refusing to write "sub/.PROJECT_CONFIG.TOML": .project_config.toml',
+        ),
+    );
+    const viaLink = await resolveWorkspacePath("innocent.txt", { workspace: d.ws }, "edit");
+    assert.ok(
+      !viaLink.ok && viaLink.message.startsWith('Refusing to edit "innocent.txt": .vault.toml'),
+    );
+  });
+});
+
+Deno.test("the session scratchpad is reachable even before it exists", async () => {
+  await withDirs(async (d) => {
+    const r = await resolveWorkspacePath(join(d.scratch, "notes", "n.md"), {
+      workspace: d.ws,
+      scratchpad: d.scratch,
+    });
+    assert.ok(r.ok);
+    assert.equal(r.root, "scratchpad");
+    assert.equal(r.rootReal, d.scratch);
+    const sibling = await resolveWorkspacePath(join(d.root, "scratch", "other-session", "x"), {
+      workspace: d.ws,
+      scratchpad: d.scratch,
+    });
+    assert.equal(sibling.ok, false);
+  });
+});
+
+Deno.test("a workspace given through a symlink is compared by its real path", async () => {
+  await withDirs(async (d) => {
+    const alias = join(d.root, "ws_alias");
+    await Deno.symlink(d.ws, alias);
+    const r = await resolveWorkspacePath(join(alias, "f.txt"), { workspace: alias });
+    assert.ok(r.ok && r.real === join(d.ws, "f.txt") && r.rootReal === d.ws);
+  });
+});
+
+Deno.test("a symlink loop is refused with a clear message", async () => {
+  await withDirs(async (d) => {
+    await Deno.symlink("loop_b", join(d.ws, "loop_a"));
+    await Deno.symlink("loop_a", join(d.ws, "loop_b"));
+    const r = await resolveWorkspacePath("loop_a", { workspace: d.ws });
+    assert.ok(!r.ok && r.message.startsWith('Cannot resolve "loop_a": '));
+  });
+});
+
+Deno.test("a path with a NUL byte is refused", async () => {
+  await withDirs(async (d) => {
+    const r = await resolveWorkspacePath("a\0b", { workspace: d.ws });
+    assert.equal(r.ok, false);
+  });
+});
+
+// A hard link is a second name for the same inode: no path check can tell it
+// from an ordinary file, so it resolves inside. Keeping such links from being
+// created is the OS sandbox's job (lib/sandbox); file tools write by rename,
+// which replaces the link rather than writing through it (see confinement_test).
+Deno.test("a hard link to an outside file is not detectable by path (documented limit)", async () => {
+  await withDirs(async (d) => {
+    await Deno.writeTextFile(join(d.outside, "target.txt"), "outside");
+    await Deno.link(join(d.outside, "target.txt"), join(d.ws, "hard.txt"));
+    const r = await resolveWorkspacePath("hard.txt", { workspace: d.ws });
+    assert.ok(r.ok && r.real === join(d.ws, "hard.txt"));
+  });
+});
