@@ -4,9 +4,17 @@
 // 2. Reader throughput on a generated 200 MB trace versus plain line splitting of the
 //    same file (chunked read + indexOf("\n") + one TextDecoder.decode per line).
 // 3. Peak RSS (VmHWM from /proc/self/status) of a subprocess that reads a trace, for the
-//    200 MB trace and for a trace holding one 30 MB line, against 2 × largest line + 64 MB.
+//    200 MB trace and for a trace holding one 30 MB line, against 2 × largest line + 64 MB,
+//    next to a subprocess doing plain line splitting of the same file.
 import { join } from "node:path";
-import { eventMsg, modelMsg, sessionMetaMsg, toolCall, toolCallOutput, userText } from "../lib/protocol/mod.ts";
+import {
+  eventMsg,
+  modelMsg,
+  sessionMetaMsg,
+  toolCall,
+  toolCallOutput,
+  userText,
+} from "../lib/protocol/mod.ts";
 import type { OmniMessage } from "../lib/protocol/mod.ts";
 import { type FsyncPolicy, openTraceWriter, readTrace } from "../lib/trace/mod.ts";
 
@@ -30,8 +38,18 @@ function record(bytes: number, i: number): OmniMessage {
   return modelMsg(toolCallOutput(`call_${i}`, "o".repeat(bytes - 150)));
 }
 
-async function appendLatency(dir: string, size: number, fsync: FsyncPolicy, count: number): Promise<number[]> {
-  const w = await openTraceWriter({ tracesDir: dir, sessionId: `bench-${size}-${fsync}`, dateDir: "d", fsync });
+async function appendLatency(
+  dir: string,
+  size: number,
+  fsync: FsyncPolicy,
+  count: number,
+): Promise<number[]> {
+  const w = await openTraceWriter({
+    tracesDir: dir,
+    sessionId: `bench-${size}-${fsync}`,
+    dateDir: "d",
+    fsync,
+  });
   const msgs = Array.from({ length: 8 }, (_, i) => record(size, i));
   for (let i = 0; i < 5; i++) await w.append(msgs[i % 8]!); // warm-up
   const times: number[] = [];
@@ -42,6 +60,20 @@ async function appendLatency(dir: string, size: number, fsync: FsyncPolicy, coun
     times.push(performance.now() - t0);
   }
   await w.close();
+  return times.sort((a, b) => a - b);
+}
+
+// The floor: one awaited FsFile.write of the same size, no writer around it.
+async function rawWriteLatency(path: string, size: number, count: number): Promise<number[]> {
+  const file = await Deno.open(path, { append: true, create: true });
+  const data = enc.encode(JSON.stringify(record(size, 0)) + "\n");
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await file.write(data);
+    times.push(performance.now() - t0);
+  }
+  file.close();
   return times.sort((a, b) => a - b);
 }
 
@@ -76,7 +108,14 @@ function* syntheticTrace(targetBytes: number): Generator<string> {
     if (turn % 200 === 0) yield emit(eventMsg({ type: "tool_list_ready", tools }));
     yield emit(modelMsg(userText(text(200 + Math.floor(rand() * 800)))));
     yield emit(eventMsg({ type: "request_begin" }));
-    yield emit(modelMsg({ type: "thinking", role: "assistant", thinking: text(500), stop_reason: "completed" }));
+    yield emit(
+      modelMsg({
+        type: "thinking",
+        role: "assistant",
+        thinking: text(500),
+        stop_reason: "completed",
+      }),
+    );
     const id = `call_${turn}`;
     yield emit(modelMsg(toolCall("exec_command", JSON.stringify({ cmd: text(60) }), id)));
     yield emit(eventMsg({ type: "approval_decision", decision: "allow", tool_call_id: id }));
@@ -156,9 +195,12 @@ async function countRecords(path: string, validate: boolean): Promise<number> {
   return n;
 }
 
-async function rssOfReader(path: string): Promise<{ hwmKb: number; records: number }> {
+async function rssOf(
+  mode: "--rss" | "--rss-plain",
+  path: string,
+): Promise<{ hwmKb: number; records: number }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--rss", path],
+    args: ["run", "-A", new URL(import.meta.url).pathname, mode, path],
     stdout: "piped",
     stderr: "inherit",
   }).output();
@@ -168,13 +210,18 @@ async function rssOfReader(path: string): Promise<{ hwmKb: number; records: numb
 async function main(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-trace-bench-" });
   try {
-    console.log("Append latency (sequential awaits, one writer, file kept open)");
+    console.log(
+      "Append latency (sequential awaits, one writer, file kept open; raw = bare FsFile.write)",
+    );
     console.log("| record | fsync  | appends | median    | p99       |");
     console.log("| ------ | ------ | ------- | --------- | --------- |");
-    for (const [size, label, n, nSync] of [[1024, "1 KB", 5000, 500], [MB, "1 MB", 300, 100]] as const) {
-      for (const fsync of ["never", "always"] as const) {
-        const count = fsync === "never" ? n : nSync;
-        const t = await appendLatency(dir, size, fsync, count);
+    const sizes = [[1024, "1 KB", 5000, 500], [MB, "1 MB", 300, 100]] as const;
+    for (const [size, label, n, nSync] of sizes) {
+      for (const fsync of ["raw", "never", "always"] as const) {
+        const count = fsync === "always" ? nSync : n;
+        const t = fsync === "raw"
+          ? await rawWriteLatency(join(dir, `raw-${size}`), size, count)
+          : await appendLatency(dir, size, fsync, count);
         console.log(
           `| ${label.padEnd(6)} | ${fsync.padEnd(6)} | ${String(count).padEnd(7)} | ${
             fmtMs(quantile(t, 0.5)).padEnd(9)
@@ -187,7 +234,9 @@ async function main(): Promise<void> {
     const size = await writeLines(big, syntheticTrace(200 * MB));
     const mb = size / MB;
     await plainSplit(big); // warm the page cache
-    console.log(`\nReader throughput on a ${mb.toFixed(0)} MB generated trace (page cache warm, best of 3)`);
+    console.log(
+      `\nReader throughput on a ${mb.toFixed(0)} MB generated trace (page cache warm, best of 3)`,
+    );
     const best = async (fn: () => Promise<number>): Promise<[number, number]> => {
       let bestT = Infinity;
       let r = 0;
@@ -217,17 +266,27 @@ async function main(): Promise<void> {
     const hugeLine = JSON.stringify(modelMsg(userText("z".repeat(30 * MB)))) + "\n";
     await writeLines(huge, [[...syntheticTrace(1)][0]!, hugeLine]);
     console.log("\nPeak RSS of a reader subprocess (VmHWM), target < 2 × largest line + 64 MB");
-    console.log("| trace                    | largest line | VmHWM    | target   |");
-    console.log("| ------------------------ | ------------ | -------- | -------- |");
-    const base = await rssOfReader("-");
-    console.log(`| (none: runtime baseline) | -            | ${(base.hwmKb / 1024).toFixed(0).padStart(5)} MB | -        |`);
-    for (const [name, path, largest] of [["200 MB generated trace", big, MB], ["one 30 MB line", huge, 30 * MB]] as const) {
-      const r = await rssOfReader(path);
-      const target = (2 * largest + 64 * MB) / MB;
+    console.log("| trace                    | largest line | readTrace | plain split | target   |");
+    console.log("| ------------------------ | ------------ | --------- | ----------- | -------- |");
+    const mbOf = (kb: number) => `${(kb / 1024).toFixed(0).padStart(5)} MB`;
+    const base = await rssOf("--rss", "-");
+    console.log(
+      `| (nothing read: baseline) | -            | ${mbOf(base.hwmKb)}  | -           | -        |`,
+    );
+    for (
+      const [name, path, largest] of [["200 MB generated trace", big, MB], [
+        "one 30 MB line",
+        huge,
+        30 * MB,
+      ]] as const
+    ) {
+      const r = await rssOf("--rss", path);
+      const p = await rssOf("--rss-plain", path);
+      const target = (2 * largest + 64 * MB) / 1024;
       console.log(
         `| ${name.padEnd(24)} | ${(largest / MB).toFixed(0).padStart(6)} MB    | ${
-          (r.hwmKb / 1024).toFixed(0).padStart(5)
-        } MB | ${target.toFixed(0).padStart(5)} MB |`,
+          mbOf(r.hwmKb)
+        }  | ${mbOf(p.hwmKb)}    | ${mbOf(target)} |`,
       );
     }
   } finally {
@@ -239,9 +298,14 @@ if (import.meta.main) {
   if (Deno.args[0] === "--generate") {
     // Write a generated trace for profiling: --generate <path> <MB>
     await writeLines(Deno.args[1]!, syntheticTrace(Number(Deno.args[2] ?? 200) * MB));
-  } else if (Deno.args[0] === "--rss") {
+  } else if (Deno.args[0] === "--rss" || Deno.args[0] === "--rss-plain") {
     const path = Deno.args[1]!;
-    const records = path === "-" ? 0 : await countRecords(path, true);
+    const plain = Deno.args[0] === "--rss-plain";
+    const records = path === "-"
+      ? 0
+      : plain
+      ? await plainSplit(path)
+      : await countRecords(path, true);
     console.log(JSON.stringify({ hwmKb: vmHwmKb(), records }));
   } else {
     await main();

@@ -46,22 +46,36 @@ async function compile(target: string | undefined): Promise<boolean> {
   args.push(`${root}main.ts`);
   const env: Record<string, string> = {};
   if (values.dry) env.DENORT_BIN = "/bin/true";
-  const res = await new Deno.Command(Deno.execPath(), { args, env, stdout: "piped", stderr: "piped" }).output();
+  const res = await new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   const text = new TextDecoder().decode(res.stdout) + new TextDecoder().decode(res.stderr);
   if (res.code === 0) {
     if (values.dry) {
       if (/node_modules\/(?!\.deno)/.test(text) && !text.includes(".deno_compile_node_modules")) {
-        console.error("compile:dry: a local node_modules was embedded; remove any package.json above the repo");
+        console.error(
+          "compile:dry: a local node_modules was embedded; remove any package.json above the repo",
+        );
         return false;
       }
-      console.log(`compile:dry ok${target ? ` (${target})` : ""}: module graph and embedded files are complete`);
+      console.log(
+        `compile:dry ok${
+          target ? ` (${target})` : ""
+        }: module graph and embedded files are complete`,
+      );
       await Deno.remove(outDir, { recursive: true });
     } else {
       console.log(`compile: wrote ${out}`);
     }
     return true;
   }
-  if (!values.dry && !Deno.env.get("DENORT_BIN") && /Download|dns|error sending request|connect/i.test(text)) {
+  if (
+    !values.dry && !Deno.env.get("DENORT_BIN") &&
+    /Download|dns|error sending request|connect/i.test(text)
+  ) {
     console.error(
       `compile: deno compile needs Deno's "denort" runtime for ${target ?? "this machine"} ` +
         `(version ${Deno.version.deno}), which it downloads from Deno's release server, and that ` +

@@ -7,7 +7,10 @@ import { parseArgs } from "node:util";
 import { PenguinError } from "../protocol/errors.ts";
 
 /** Flag declarations: `{ "model-id": { type: "string" } }`. */
-export type FlagSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+export type FlagSpec = Record<
+  string,
+  { type: "string" | "boolean"; short?: string; multiple?: boolean }
+>;
 
 /** Parsed flags and positionals. */
 export interface Parsed {
@@ -22,7 +25,12 @@ export interface Parsed {
  * positionals (when `maxPositionals` is given) throw a usage error naming the
  * command, so the CLI prints it with the command's help hint.
  */
-export function parseFlags(command: string, args: string[], spec: FlagSpec, maxPositionals?: number): Parsed {
+export function parseFlags(
+  command: string,
+  args: string[],
+  spec: FlagSpec,
+  maxPositionals?: number,
+): Parsed {
   let parsed;
   try {
     parsed = parseArgs({
@@ -56,7 +64,9 @@ export function bool(p: Parsed, name: string): boolean {
 /** Read a string flag that must be present. */
 export function required(command: string, p: Parsed, name: string): string {
   const v = str(p, name);
-  if (v === undefined || v === "") throw new PenguinError("usage", `${command}: --${name} is required`);
+  if (v === undefined || v === "") {
+    throw new PenguinError("usage", `${command}: --${name} is required`);
+  }
   return v;
 }
 
@@ -65,7 +75,10 @@ export function positiveInt(command: string, p: Parsed, name: string): number | 
   const v = str(p, name);
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) <= 0) {
-    throw new PenguinError("usage", `${command}: --${name} must be a positive integer, got ${JSON.stringify(v)}`);
+    throw new PenguinError(
+      "usage",
+      `${command}: --${name} must be a positive integer, got ${JSON.stringify(v)}`,
+    );
   }
   return Number(v);
 }
@@ -76,7 +89,10 @@ export function nonNegativeNumber(command: string, p: Parsed, name: string): num
   if (v === undefined) return undefined;
   const n = Number(v);
   if (v.trim() === "" || !Number.isFinite(n) || n < 0) {
-    throw new PenguinError("usage", `${command}: --${name} must be a non-negative number, got ${JSON.stringify(v)}`);
+    throw new PenguinError(
+      "usage",
+      `${command}: --${name} must be a non-negative number, got ${JSON.stringify(v)}`,
+    );
   }
   return n;
 }

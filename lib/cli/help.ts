@@ -34,9 +34,13 @@ Run "penguin help <command>" for a command's flags.
 /** Help for a group of commands (`penguin config`), or undefined when no command starts with `words`. */
 export function groupHelp(words: string[]): string | undefined {
   if (words.length === 0) return undefined;
-  const members = COMMANDS.filter((c) => words.every((w, i) => c.path[i] === w) && c.path.length > words.length);
+  const members = COMMANDS.filter((c) =>
+    words.every((w, i) => c.path[i] === w) && c.path.length > words.length
+  );
   if (members.length === 0) return undefined;
-  return `Usage: penguin ${words.join(" ")} <command> [flags]\n\nCommands:\n${listing(members)}\n${GLOBAL_FLAGS}`;
+  return `Usage: penguin ${words.join(" ")} <command> [flags]\n\nCommands:\n${
+    listing(members)
+  }\n${GLOBAL_FLAGS}`;
 }
 
 /** Help for one command. */

@@ -29,7 +29,9 @@ export function processIo(): Io {
 }
 
 /** Split the global flags (`--root`, `--help`, `--version`) from the rest. */
-function splitGlobals(argv: string[]): { root?: string; help: boolean; version: boolean; rest: string[] } {
+function splitGlobals(
+  argv: string[],
+): { root?: string; help: boolean; version: boolean; rest: string[] } {
   const rest: string[] = [];
   let root: string | undefined;
   let help = false;
@@ -42,7 +44,9 @@ function splitGlobals(argv: string[]): { root?: string; help: boolean; version: 
     }
     if (a === "--root") {
       const v = argv[i + 1];
-      if (v === undefined || v.startsWith("-")) throw new PenguinError("usage", "--root needs a directory");
+      if (v === undefined || v.startsWith("-")) {
+        throw new PenguinError("usage", "--root needs a directory");
+      }
       root = v;
       i++;
     } else if (a.startsWith("--root=")) {
@@ -64,7 +68,10 @@ export function findCommand(words: string[]): { command?: Command; consumed: num
   let best: Command | undefined;
   let consumed = 0;
   for (const c of COMMANDS) {
-    if (c.path.length <= words.length && c.path.every((w, i) => words[i] === w) && c.path.length > consumed) {
+    if (
+      c.path.length <= words.length && c.path.every((w, i) => words[i] === w) &&
+      c.path.length > consumed
+    ) {
       best = c;
       consumed = c.path.length;
     }
@@ -108,7 +115,10 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     const shown = words.join(" ") || g.rest[0]!;
-    throw new PenguinError("usage", `unknown command "${shown}"; run "penguin --help" for the list`);
+    throw new PenguinError(
+      "usage",
+      `unknown command "${shown}"; run "penguin --help" for the list`,
+    );
   }
   if (g.help) {
     io.out(commandHelp(command));
@@ -130,7 +140,10 @@ function printHelpFor(words: string[], io: Io): number {
     io.out(group);
     return 0;
   }
-  throw new PenguinError("usage", `no help for "${words.join(" ")}": unknown command; run "penguin --help" for the list`);
+  throw new PenguinError(
+    "usage",
+    `no help for "${words.join(" ")}": unknown command; run "penguin --help" for the list`,
+  );
 }
 
 /**

@@ -7,10 +7,12 @@ import type { Command } from "./command.ts";
 import { traceCommands } from "./commands/trace.ts";
 import { configCommands } from "./commands/config.ts";
 import { modelsCommands } from "./commands/models.ts";
+import { modelsTestCommand } from "./commands/models_probe.ts";
 
 /** All commands. */
 export const COMMANDS: Command[] = [
   ...traceCommands,
   ...configCommands,
   ...modelsCommands,
+  modelsTestCommand,
 ];

@@ -26,14 +26,20 @@ export function timestamp(): string {
 }
 
 /** Wrap a model payload in an envelope. */
-export function modelMsg<P extends ModelPayload>(payload: P, origin?: string[]): ModelMsgEnvelope<P> {
+export function modelMsg<P extends ModelPayload>(
+  payload: P,
+  origin?: string[],
+): ModelMsgEnvelope<P> {
   const env: ModelMsgEnvelope<P> = { timestamp: timestamp(), type: "model_msg", payload };
   if (origin && origin.length > 0) env.origin = origin;
   return env;
 }
 
 /** Wrap an event payload in an envelope. */
-export function eventMsg<P extends EventPayload>(payload: P, origin?: string[]): EventMsgEnvelope<P> {
+export function eventMsg<P extends EventPayload>(
+  payload: P,
+  origin?: string[],
+): EventMsgEnvelope<P> {
   const env: EventMsgEnvelope<P> = { timestamp: timestamp(), type: "event_msg", payload };
   if (origin && origin.length > 0) env.origin = origin;
   return env;

@@ -532,7 +532,8 @@ export interface SessionMeta {
 /** The three envelope kinds. */
 export type EnvelopeType = "session_meta" | "model_msg" | "event_msg";
 
-interface EnvelopeBase {
+/** Fields shared by every envelope. */
+export interface EnvelopeBase {
   /** ISO-8601 UTC creation time. */
   timestamp: string;
   /** Child session ids, outer to inner; absent for the main session. */

@@ -8,7 +8,13 @@
  * @module
  */
 import type { z } from "zod";
-import { completeSchemas, envelopeSchema, eventSchemas, partialSchemas, sessionMetaSchema } from "./_schemas.ts";
+import {
+  completeSchemas,
+  envelopeSchema,
+  eventSchemas,
+  partialSchemas,
+  sessionMetaSchema,
+} from "./_schemas.ts";
 import type { OmniMessage } from "./types.ts";
 
 /** Why a value is not a valid OmniMessage. */
@@ -76,7 +82,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
         ? `expected at least ${issue.minimum} item(s)`
         : `expected a number >= ${issue.minimum}`;
     case "invalid_format":
-      return issue.format === "datetime" ? "expected an ISO-8601 timestamp" : `expected a ${issue.format} string`;
+      return issue.format === "datetime"
+        ? "expected an ISO-8601 timestamp"
+        : `expected a ${issue.format} string`;
     default:
       return issue.message.replace(/^Invalid input: /, "").replace(/^./, (c) => c.toLowerCase());
   }

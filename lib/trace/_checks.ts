@@ -31,7 +31,9 @@ function structure(file: string, line: number, reason: string): TraceProblem {
 
 function describe(rec: TraceRecord): string {
   const m = rec.message;
-  return m.type === "session_meta" ? "a session_meta" : `a ${m.type} ${JSON.stringify(m.payload.type)}`;
+  return m.type === "session_meta"
+    ? "a session_meta"
+    : `a ${m.type} ${JSON.stringify(m.payload.type)}`;
 }
 
 /** The first record is a `session_meta`, and it is the only one. */
@@ -45,7 +47,13 @@ function sessionMetaFirst(ctx: CheckContext): FileCheck {
         firstLine = rec.line;
         // A damaged line before the first record already explains the file.
         if (rec.message.type !== "session_meta" && ctx.problemsSoFar() === 0) {
-          return [structure(ctx.file, rec.line, `expected a session_meta as the first record, found ${describe(rec)}`)];
+          return [
+            structure(
+              ctx.file,
+              rec.line,
+              `expected a session_meta as the first record, found ${describe(rec)}`,
+            ),
+          ];
         }
         return [];
       }
@@ -62,7 +70,13 @@ function sessionMetaFirst(ctx: CheckContext): FileCheck {
     },
     end(lines) {
       if (seen > 0 || ctx.problemsSoFar() > 0) return [];
-      return [structure(ctx.file, Math.max(lines, 1), "expected a session_meta as the first record, found no records")];
+      return [
+        structure(
+          ctx.file,
+          Math.max(lines, 1),
+          "expected a session_meta as the first record, found no records",
+        ),
+      ];
     },
   };
 }
@@ -83,9 +97,9 @@ function nameMatchesSession(ctx: CheckContext): FileCheck {
           structure(
             ctx.file,
             rec.line,
-            `file name: expected ${JSON.stringify(`${id}_NNN.jsonl`)} (the session_meta's session_id), found ${
-              JSON.stringify(name)
-            }`,
+            `file name: expected ${
+              JSON.stringify(`${id}_NNN.jsonl`)
+            } (the session_meta's session_id), found ${JSON.stringify(name)}`,
           ),
         ];
       }
@@ -95,9 +109,9 @@ function nameMatchesSession(ctx: CheckContext): FileCheck {
         structure(
           ctx.file,
           rec.line,
-          `session_meta.session_id: expected ${JSON.stringify(parsed.sessionId)} (from the file name), found ${
-            JSON.stringify(id)
-          }`,
+          `session_meta.session_id: expected ${
+            JSON.stringify(parsed.sessionId)
+          } (from the file name), found ${JSON.stringify(id)}`,
         ),
       ];
     },

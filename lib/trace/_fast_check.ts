@@ -27,7 +27,8 @@ const optStr = (v: unknown): boolean => v === undefined || typeof v === "string"
 const optFidelity = (v: unknown): boolean => v === undefined || isObj(v);
 
 function counts(v: unknown): boolean {
-  return isObj(v) && count(v.cache_read) && count(v.cache_write) && count(v.output) && count(v.total);
+  return isObj(v) && count(v.cache_read) && count(v.cache_write) && count(v.output) &&
+    count(v.total);
 }
 
 function stringArray(v: unknown): boolean {
@@ -46,7 +47,8 @@ function modelPayload(p: Obj): boolean {
   if (!STOP.has(p.stop_reason)) return false;
   switch (p.type) {
     case "text":
-      return ROLES.has(p.role) && str(p.text) && (p.sender === undefined || SENDERS.has(p.sender)) &&
+      return ROLES.has(p.role) && str(p.text) &&
+        (p.sender === undefined || SENDERS.has(p.sender)) &&
         optFidelity(p.fidelity);
     case "thinking":
       return p.role === "assistant" && str(p.thinking) && optFidelity(p.fidelity);
@@ -67,7 +69,8 @@ function eventPayload(p: Obj): boolean {
       return true;
     case "request_end":
       return STOP.has(p.status) && optStr(p.error_message) &&
-        (p.attempt === undefined || (Number.isSafeInteger(p.attempt) && (p.attempt as number) > 0)) &&
+        (p.attempt === undefined ||
+          (Number.isSafeInteger(p.attempt) && (p.attempt as number) > 0)) &&
         (p.retry_in_ms === undefined || count(p.retry_in_ms));
     case "token_usage":
       return counts(p.session) && counts(p.request);

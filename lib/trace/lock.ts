@@ -13,7 +13,7 @@
  * @module
  */
 import { join } from "node:path";
-import { PenguinError } from "../protocol/errors.ts";
+import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { ensurePrivateDir, FILE_MODE, sleep } from "./_fs.ts";
 import { assertSessionId } from "./paths.ts";
 
@@ -66,7 +66,11 @@ async function readHolder(path: string): Promise<LockHolder | null> {
       if (text.trim()) {
         const v = JSON.parse(text) as Partial<LockHolder>;
         if (typeof v.pid === "number") {
-          return { pid: v.pid, hostname: String(v.hostname ?? "unknown"), started: String(v.started ?? "unknown") };
+          return {
+            pid: v.pid,
+            hostname: String(v.hostname ?? "unknown"),
+            started: String(v.started ?? "unknown"),
+          };
         }
       }
     } catch {
@@ -96,17 +100,18 @@ function lockedError(sessionId: string, holder: LockHolder | null): PenguinError
  * PenguinError of kind "locked" naming the holder's pid when a live process
  * (this one included) holds it; a lock left by a dead process is taken over.
  */
-export async function acquireSessionLock(tracesDir: string, sessionId: string): Promise<SessionLock> {
+export async function acquireSessionLock(
+  tracesDir: string,
+  sessionId: string,
+): Promise<SessionLock> {
   const path = sessionLockPath(tracesDir, sessionId);
   await ensurePrivateDir(join(tracesDir, ".locks"));
   // Bounded: a retry happens only when a releasing holder unlinked the file
   // between our open and our lock.
   for (let attempt = 0; attempt < 100; attempt++) {
     const file = await Deno.open(path, { read: true, write: true, create: true, mode: FILE_MODE });
-    let locked = false;
     try {
-      locked = await file.tryLock(true);
-      if (!locked) {
+      if (!(await file.tryLock(true))) {
         file.close();
         throw lockedError(sessionId, await readHolder(path));
       }
@@ -123,25 +128,34 @@ export async function acquireSessionLock(tracesDir: string, sessionId: string): 
         continue;
       }
       await Deno.chmod(path, FILE_MODE);
-      const holder: LockHolder = { pid: Deno.pid, hostname: hostname(), started: new Date().toISOString() };
+      const holder: LockHolder = {
+        pid: Deno.pid,
+        hostname: hostname(),
+        started: new Date().toISOString(),
+      };
       const data = new TextEncoder().encode(JSON.stringify(holder) + "\n");
       await file.truncate(0);
       let off = 0;
       while (off < data.length) off += await file.write(data.subarray(off));
       return { sessionId, path, holder, file };
     } catch (err) {
-      if (locked) {
-        try {
-          file.close();
-        } catch { /* already closed */ }
-      }
+      try {
+        file.close();
+      } catch { /* already closed */ }
       if (err instanceof PenguinError) throw err;
-      throw new PenguinError("runtime", `Cannot lock session ${sessionId} at "${path}": ${String(err)}`, {
-        cause: err,
-      });
+      throw new PenguinError(
+        "runtime",
+        `Cannot lock session ${sessionId} at "${path}": ${errorMessage(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
   }
-  throw new PenguinError("locked", `Cannot lock session ${sessionId}: the lock file "${path}" keeps changing`);
+  throw new PenguinError(
+    "locked",
+    `Cannot lock session ${sessionId}: the lock file "${path}" keeps changing`,
+  );
 }
 
 const released = new WeakSet<SessionLock>();

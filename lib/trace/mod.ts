@@ -16,7 +16,12 @@ export {
   type TraceFileRef,
   tracesDirOf,
 } from "./paths.ts";
-export { type FsyncPolicy, openTraceWriter, type TraceWriter, type TraceWriterOptions } from "./writer.ts";
+export {
+  type FsyncPolicy,
+  openTraceWriter,
+  type TraceWriter,
+  type TraceWriterOptions,
+} from "./writer.ts";
 export {
   acquireSessionLock,
   type LockHolder,
@@ -38,8 +43,8 @@ export {
 export {
   expandTracePaths,
   type FileValidation,
+  type ValidateOptions,
   validateTraceFile,
   validateTraceFiles,
-  type ValidateOptions,
   type ValidationReport,
 } from "./validate.ts";

@@ -49,7 +49,9 @@ export function assertSessionId(sessionId: string): void {
   if (!SESSION_ID_RE.test(sessionId)) {
     throw new PenguinError(
       "usage",
-      `Invalid session id ${JSON.stringify(sessionId)}: only letters, digits, "_" and "-" are allowed`,
+      `Invalid session id ${
+        JSON.stringify(sessionId)
+      }: only letters, digits, "_" and "-" are allowed`,
     );
   }
 }
@@ -64,7 +66,12 @@ export function traceFileName(sessionId: string, index: number): string {
 }
 
 /** The full path `<tracesDir>/<dateDir>/<sessionId>_<NNN>.jsonl`. */
-export function traceFilePath(tracesDir: string, dateDir: string, sessionId: string, index: number): string {
+export function traceFilePath(
+  tracesDir: string,
+  dateDir: string,
+  sessionId: string,
+  index: number,
+): string {
   return join(tracesDir, dateDir, traceFileName(sessionId, index));
 }
 
@@ -94,7 +101,10 @@ async function readDirSafe(dir: string): Promise<Deno.DirEntry[]> {
  * directories, ordered by index (then by date directory). Empty when the
  * directory or the session does not exist.
  */
-export async function listSessionFiles(tracesDir: string, sessionId: string): Promise<TraceFileRef[]> {
+export async function listSessionFiles(
+  tracesDir: string,
+  sessionId: string,
+): Promise<TraceFileRef[]> {
   const found: TraceFileRef[] = [];
   for (const dir of await readDirSafe(tracesDir)) {
     if (!dir.isDirectory || dir.name.startsWith(".")) continue;
@@ -105,7 +115,9 @@ export async function listSessionFiles(tracesDir: string, sessionId: string): Pr
       found.push({ path: join(tracesDir, dir.name, f.name), dateDir: dir.name, ...parsed });
     }
   }
-  found.sort((a, b) => a.index - b.index || (a.dateDir < b.dateDir ? -1 : a.dateDir > b.dateDir ? 1 : 0));
+  found.sort((a, b) =>
+    a.index - b.index || (a.dateDir < b.dateDir ? -1 : a.dateDir > b.dateDir ? 1 : 0)
+  );
   return found;
 }
 
@@ -113,7 +125,10 @@ export async function listSessionFiles(tracesDir: string, sessionId: string): Pr
  * The highest-index trace file of `sessionId`, scanning every date directory
  * (shards of one session may span dates); null when there is none.
  */
-export async function findLatestTraceFile(tracesDir: string, sessionId: string): Promise<TraceFileRef | null> {
+export async function findLatestTraceFile(
+  tracesDir: string,
+  sessionId: string,
+): Promise<TraceFileRef | null> {
   const files = await listSessionFiles(tracesDir, sessionId);
   return files.length === 0 ? null : files[files.length - 1]!;
 }

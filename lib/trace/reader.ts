@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { PenguinError } from "../protocol/errors.ts";
+import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { validateMessage } from "../protocol/validate.ts";
 import { certainlyValid } from "./_fast_check.ts";
@@ -44,7 +44,7 @@ export interface TraceRecord {
 export interface ReadTraceOptions {
   /** Throw on the first problem instead of skipping the line (default false). */
   strict?: boolean;
-  /** Check every record against the protocol schema (default true). */
+  /** Check every record against the protocol schema (default true); false passes any JSON value through unchecked. */
   validate?: boolean;
   /** Called for every problem found (tolerant mode). */
   onProblem?: (problem: TraceProblem) => void;
@@ -58,9 +58,11 @@ export function formatProblem(p: TraceProblem): string {
 }
 
 // Control characters from a damaged file must not reach a terminal raw.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/g;
+
 function clean(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 function isBlank(bytes: Uint8Array): boolean {
@@ -87,14 +89,23 @@ async function openForRead(path: string): Promise<Deno.FsFile> {
     return await Deno.open(path, { read: true });
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
-      throw new PenguinError("not_found", `Cannot read trace "${path}": no such file`, { cause: err });
+      throw new PenguinError("not_found", `Cannot read trace "${path}": no such file`, {
+        cause: err,
+      });
     }
-    throw new PenguinError("data", `Cannot read trace "${path}": ${String(err)}`, { cause: err });
+    throw new PenguinError("data", `Cannot read trace "${path}": ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
 }
 
 // Read bytes [from, to) of `file`, then put its position back at `resume`.
-async function readRange(file: Deno.FsFile, from: number, to: number, resume: number): Promise<Uint8Array> {
+async function readRange(
+  file: Deno.FsFile,
+  from: number,
+  to: number,
+  resume: number,
+): Promise<Uint8Array> {
   const out = new Uint8Array(to - from);
   await file.seek(from, Deno.SeekMode.Start);
   let off = 0;
@@ -143,7 +154,12 @@ export async function* readTrace(
   // Handle one line; returns the record, or null when it was skipped.
   // `owned`: `bytes` is a buffer of its own (not a view into the read buffer),
   // released right after decoding so a huge line's bytes do not wait for GC.
-  const handle = (bytes: Uint8Array, line: number, terminated: boolean, owned: boolean): TraceRecord | null => {
+  const handle = (
+    bytes: Uint8Array,
+    line: number,
+    terminated: boolean,
+    owned: boolean,
+  ): TraceRecord | null => {
     if (bytes.length === 0 || (bytes[0] !== 0x7b && isBlank(bytes))) return null;
     const size = bytes.length;
     const text = decodeLine(bytes);
@@ -262,7 +278,9 @@ export async function readTraceFile(
 ): Promise<TraceFileContents> {
   const records: TraceRecord[] = [];
   const problems: TraceProblem[] = [];
-  for await (const rec of readTrace(path, { ...options, onProblem: (p) => problems.push(p) })) records.push(rec);
+  for await (const rec of readTrace(path, { ...options, onProblem: (p) => problems.push(p) })) {
+    records.push(rec);
+  }
   return { records, messages: records.map((r) => r.message), problems };
 }
 

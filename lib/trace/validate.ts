@@ -47,7 +47,9 @@ async function walk(dir: string, out: string[]): Promise<void> {
   for (const e of entries) {
     const p = join(dir, e.name);
     if (e.isDirectory) await walk(p, out);
-    else if (e.name.endsWith(".jsonl") && (e.isFile || (e.isSymlink && (await statOrNull(p))?.isFile))) out.push(p);
+    else if (
+      e.name.endsWith(".jsonl") && (e.isFile || (e.isSymlink && (await statOrNull(p))?.isFile))
+    ) out.push(p);
   }
 }
 
@@ -68,7 +70,9 @@ export async function expandTracePaths(paths: readonly string[]): Promise<string
   const out: string[] = [];
   for (const p of paths) {
     const info = await statOrNull(p);
-    if (!info) throw new PenguinError("not_found", `Cannot validate "${p}": no such file or directory`);
+    if (!info) {
+      throw new PenguinError("not_found", `Cannot validate "${p}": no such file or directory`);
+    }
     if (info.isDirectory) await walk(p, out);
     else out.push(p);
   }
@@ -76,7 +80,10 @@ export async function expandTracePaths(paths: readonly string[]): Promise<string
 }
 
 /** Validate one trace file. */
-export async function validateTraceFile(file: string, options: ValidateOptions = {}): Promise<FileValidation> {
+export async function validateTraceFile(
+  file: string,
+  options: ValidateOptions = {},
+): Promise<FileValidation> {
   const problems: TraceProblem[] = [];
   const ctx: CheckContext = {
     file,
@@ -114,5 +121,10 @@ export async function validateTraceFiles(
     options.onFile?.(result);
   }
   const problems = files.flatMap((f) => f.problems);
-  return { ok: problems.length === 0, files, records: files.reduce((n, f) => n + f.records, 0), problems };
+  return {
+    ok: problems.length === 0,
+    files,
+    records: files.reduce((n, f) => n + f.records, 0),
+    problems,
+  };
 }

@@ -10,7 +10,7 @@
  * @module
  */
 import { join } from "node:path";
-import { PenguinError } from "../protocol/errors.ts";
+import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isRecordable } from "../protocol/guards.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { ensurePrivateDir, FILE_MODE, lastByte } from "./_fs.ts";
@@ -56,7 +56,8 @@ export interface TraceWriter {
   readonly path: string;
   /**
    * Append `msg` when it is recordable; resolves true when it was written,
-   * false when it was skipped (partials and origin-tagged messages).
+   * false when it was skipped (partials and origin-tagged messages). `msg` is
+   * serialized at call time; a message that cannot be serialized rejects at once.
    */
   append(msg: OmniMessage): Promise<boolean>;
   /** Move to the next file index; nothing is written until the next record. */
@@ -77,7 +78,8 @@ function isCommitPoint(msg: OmniMessage): boolean {
  * process writes the same session. No file is created until the first record.
  */
 export async function openTraceWriter(options: TraceWriterOptions): Promise<TraceWriter> {
-  const dir = options.tracesDir ?? (options.agentDir !== undefined ? tracesDirOf(options.agentDir) : undefined);
+  const dir = options.tracesDir ??
+    (options.agentDir !== undefined ? tracesDirOf(options.agentDir) : undefined);
   if (dir === undefined) {
     throw new PenguinError("usage", "Cannot open a trace writer: give tracesDir or agentDir");
   }
@@ -88,7 +90,9 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
   const fsync: FsyncPolicy = options.fsync ?? "commit";
   let index = options.index ?? 1;
   traceFilePath(tracesDir, dateDir, sessionId, index); // validates the index
-  const lock: SessionLock | null = options.lock === false ? null : await acquireSessionLock(tracesDir, sessionId);
+  const lock: SessionLock | null = options.lock === false
+    ? null
+    : await acquireSessionLock(tracesDir, sessionId);
 
   const enc = new TextEncoder();
   let file: Deno.FsFile | null = null;
@@ -144,27 +148,39 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
     try {
       f = await ensureOpen(path);
     } catch (err) {
-      throw new PenguinError("runtime", `Cannot open trace "${path}" for appending: ${String(err)}`, { cause: err });
+      throw new PenguinError(
+        "runtime",
+        `Cannot open trace "${path}" for appending: ${errorMessage(err)}`,
+        { cause: err },
+      );
     }
     const data = enc.encode(torn ? "\n" + line : line);
     let off = 0;
+    let stalled = false;
     try {
       while (off < data.length) {
         const n = await f.write(data.subarray(off));
-        if (n <= 0) throw new Error("the write made no progress");
+        if (n <= 0) {
+          stalled = true;
+          throw new Error("the write made no progress");
+        }
         off += n;
       }
     } catch (err) {
-      // Whatever reached the file is a torn fragment: the next record starts
-      // on a fresh line. Reopen on the next append in case the handle is bad.
-      torn = true;
+      // Part of the record reached the file (or we cannot tell): that torn
+      // fragment must be closed off, so the next record starts with "\n". A
+      // write that failed outright wrote nothing and leaves the tail as it was.
+      if (off > 0 || stalled) torn = true;
+      // Reopen on the next append in case the handle itself went bad.
       try {
         f.close();
       } catch { /* already closed */ }
       file = null;
       throw new PenguinError(
         "runtime",
-        `Cannot append to trace "${path}": ${String(err)} after ${off} of ${data.length} bytes`,
+        `Cannot append to trace "${path}": ${
+          errorMessage(err)
+        } after ${off} of ${data.length} bytes`,
         { cause: err },
       );
     }
@@ -173,7 +189,9 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       try {
         await f.sync();
       } catch (err) {
-        throw new PenguinError("runtime", `Cannot fsync trace "${path}": ${String(err)}`, { cause: err });
+        throw new PenguinError("runtime", `Cannot fsync trace "${path}": ${errorMessage(err)}`, {
+          cause: err,
+        });
       }
     }
   }
@@ -195,9 +213,13 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         line = JSON.stringify(msg) + "\n";
       } catch (err) {
         return Promise.reject(
-          new PenguinError("runtime", `Cannot append to trace of session ${sessionId}: ${String(err)}`, {
-            cause: err,
-          }),
+          new PenguinError(
+            "runtime",
+            `Cannot append to trace of session ${sessionId}: ${errorMessage(err)}`,
+            {
+              cause: err,
+            },
+          ),
         );
       }
       const sync = fsync === "always" || (fsync === "commit" && isCommitPoint(msg));
@@ -208,7 +230,12 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
     },
     rotate(): Promise<void> {
       return enqueue(async () => {
-        if (closed) throw new PenguinError("runtime", `Cannot rotate trace "${currentPath()}": the writer is closed`);
+        if (closed) {
+          throw new PenguinError(
+            "runtime",
+            `Cannot rotate trace "${currentPath()}": the writer is closed`,
+          );
+        }
         try {
           await closeFile(fsync !== "never");
         } finally {

@@ -3,7 +3,18 @@ import assert from "node:assert/strict";
 import { REPO } from "../support/cli.ts";
 
 /** Lower layers first; a module may import only itself and layers before it. */
-const LAYERS = ["protocol", "state", "trace", "models", "sandbox", "tools", "session", "agent", "inspect", "cli"];
+const LAYERS = [
+  "protocol",
+  "state",
+  "trace",
+  "models",
+  "sandbox",
+  "tools",
+  "session",
+  "agent",
+  "inspect",
+  "cli",
+];
 
 function* walk(dir: string): Generator<string> {
   for (const e of Deno.readDirSync(dir)) {
@@ -48,7 +59,9 @@ Deno.test("lib/ modules import only their own layer and the layers below it", ()
       const target = new URL(imp.spec, `file://${file}`).pathname;
       const to = layerOf(target);
       if (!to) continue;
-      if (LAYERS.indexOf(to) > fromRank) violations.push(`${file.slice(REPO.length)} imports lib/${to} (${imp.spec})`);
+      if (LAYERS.indexOf(to) > fromRank) {
+        violations.push(`${file.slice(REPO.length)} imports lib/${to} (${imp.spec})`);
+      }
     }
   }
   assert.deepEqual(violations, []);
@@ -60,7 +73,9 @@ Deno.test("lib/protocol is pure: no Deno APIs, no node I/O, only zod from outsid
     const src = Deno.readTextFileSync(file);
     if (/\bDeno\./.test(src)) problems.push(`${file}: uses Deno.*`);
     for (const imp of imports(file)) {
-      if (!imp.spec.startsWith(".") && imp.spec !== "zod") problems.push(`${file}: imports ${imp.spec}`);
+      if (!imp.spec.startsWith(".") && imp.spec !== "zod") {
+        problems.push(`${file}: imports ${imp.spec}`);
+      }
     }
   }
   assert.deepEqual(problems, []);
@@ -70,16 +85,22 @@ Deno.test("only lib/sandbox constructs a Deno.Command, and no module uses a comp
   const problems: string[] = [];
   for (const file of files) {
     const src = Deno.readTextFileSync(file);
-    if (/new\s+Deno\.Command\b/.test(src) && layerOf(file) !== "sandbox") problems.push(`${file}: new Deno.Command`);
+    if (/new\s+Deno\.Command\b/.test(src) && layerOf(file) !== "sandbox") {
+      problems.push(`${file}: new Deno.Command`);
+    }
     for (const m of src.matchAll(/\bimport\(\s*([^)]*)\)/g)) {
-      if (!/^["'][^"']+["']$/.test(m[1]!.trim())) problems.push(`${file}: computed import(${m[1]})`);
+      if (!/^["'][^"']+["']$/.test(m[1]!.trim())) {
+        problems.push(`${file}: computed import(${m[1]})`);
+      }
     }
   }
   assert.deepEqual(problems, []);
 });
 
 Deno.test("only lib/cli calls Deno.exit", () => {
-  const offenders = files.filter((f) => layerOf(f) !== "cli" && /\bDeno\.exit\(/.test(Deno.readTextFileSync(f)));
+  const offenders = files.filter((f) =>
+    layerOf(f) !== "cli" && /\bDeno\.exit\(/.test(Deno.readTextFileSync(f))
+  );
   assert.deepEqual(offenders, []);
 });
 

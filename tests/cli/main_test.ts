@@ -42,7 +42,10 @@ Deno.test("an unknown command is a usage error with exit code 2 and no stack tra
   const r = await runCli(["frobnicate"]);
   assert.equal(r.code, 2);
   assert.equal(r.stdout, "");
-  assert.match(r.stderr, /^penguin: unknown command "frobnicate"; run "penguin --help" for the list\n/);
+  assert.match(
+    r.stderr,
+    /^penguin: unknown command "frobnicate"; run "penguin --help" for the list\n/,
+  );
   assert.doesNotMatch(r.stderr, /\bat .*\.ts:\d+/);
 });
 

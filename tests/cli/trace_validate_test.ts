@@ -34,7 +34,10 @@ Deno.test("penguin trace validate exits 1 on a torn trace and prints exactly the
     const lines = problemLines(r.stdout);
     assert.equal(lines.length, 1, r.stdout);
     assert.ok(lines[0]!.startsWith(`${path}:${trace.length}: torn last line`), lines[0]);
-    assert.match(r.stdout, new RegExp(`\\n1 file\\(s\\), ${trace.length - 1} record\\(s\\), 1 problem\\(s\\)\\n$`));
+    assert.match(
+      r.stdout,
+      new RegExp(`\\n1 file\\(s\\), ${trace.length - 1} record\\(s\\), 1 problem\\(s\\)\\n$`),
+    );
   });
 });
 
@@ -43,12 +46,18 @@ Deno.test("penguin trace validate reports a malformed middle line with its line 
     const id = sessionId();
     const path = join(dir, "t.jsonl");
     const trace = sampleTrace(id);
-    await Deno.writeTextFile(path, toJsonl(trace.slice(0, 4)) + '{"timestamp": nope}\n' + toJsonl(trace.slice(4)));
+    await Deno.writeTextFile(
+      path,
+      toJsonl(trace.slice(0, 4)) + '{"timestamp": nope}\n' + toJsonl(trace.slice(4)),
+    );
     const r = await runCli(["trace", "validate", path]);
     assert.equal(r.code, 1);
     const lines = problemLines(r.stdout);
     assert.equal(lines.length, 1, r.stdout);
-    assert.match(lines[0]!, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: not valid JSON \\(`));
+    assert.match(
+      lines[0]!,
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:5: not valid JSON \\(`),
+    );
   });
 });
 
@@ -67,7 +76,10 @@ Deno.test("penguin trace validate searches a directory argument and reports per 
     assert.deepEqual(problemLines(r.stdout), [
       `${bad}:1: expected a session_meta as the first record, found a model_msg "text"`,
     ]);
-    assert.match(r.stdout, new RegExp(`2 file\\(s\\), ${2 * trace.length - 1} record\\(s\\), 1 problem\\(s\\)\\n$`));
+    assert.match(
+      r.stdout,
+      new RegExp(`2 file\\(s\\), ${2 * trace.length - 1} record\\(s\\), 1 problem\\(s\\)\\n$`),
+    );
 
     const j = await runCli(["trace", "validate", "--json", join(dir, "traces")]);
     assert.equal(j.code, 1);
@@ -88,10 +100,16 @@ Deno.test("penguin trace validate with no paths or a missing path is a usage err
   const none = await runCli(["trace", "validate"]);
   assert.equal(none.code, 2);
   assert.equal(none.stdout, "");
-  assert.match(none.stderr, /^penguin: trace validate: give at least one trace file or directory\n/);
+  assert.match(
+    none.stderr,
+    /^penguin: trace validate: give at least one trace file or directory\n/,
+  );
   const missing = await runCli(["trace", "validate", "/nonexistent/penguin/traces"]);
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /^penguin: trace validate: "\/nonexistent\/penguin\/traces" does not exist\n/);
+  assert.match(
+    missing.stderr,
+    /^penguin: trace validate: "\/nonexistent\/penguin\/traces" does not exist\n/,
+  );
   const flag = await runCli(["trace", "validate", "--bogus", "x"]);
   assert.equal(flag.code, 2);
 });
@@ -99,7 +117,9 @@ Deno.test("penguin trace validate with no paths or a missing path is a usage err
 Deno.test("penguin trace validate --help documents usage, flags and exit codes", async () => {
   const r = await runCli(["trace", "validate", "--help"]);
   assert.equal(r.code, 0);
-  for (const part of ["Usage: penguin trace validate", "--json", "--strict", "Exit codes:", "Example:"]) {
+  for (
+    const part of ["Usage: penguin trace validate", "--json", "--strict", "Exit codes:", "Example:"]
+  ) {
     assert.ok(r.stdout.includes(part), part);
   }
 });

@@ -16,7 +16,9 @@ Deno.test({
     let records = 0;
     for (const entry of Deno.readDirSync(DIR)) {
       if (!entry.name.endsWith(".jsonl")) continue;
-      const lines = Deno.readTextFileSync(new URL(entry.name, DIR)).split("\n").filter((l) => l.trim());
+      const lines = Deno.readTextFileSync(new URL(entry.name, DIR)).split("\n").filter((l) =>
+        l.trim()
+      );
       lines.forEach((line, i) => {
         const r = parseMessageLine(line);
         assert.ok(r.ok, `${entry.name}:${i + 1}: ${r.ok ? "" : r.problem.message}`);

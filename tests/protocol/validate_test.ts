@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {
   isRecordable,
-  parseMessageLine,
   type OmniMessage,
+  parseMessageLine,
   STOP_REASONS,
   validateMessage,
 } from "../../lib/protocol/mod.ts";
@@ -43,7 +43,13 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
     },
   },
   text_user: model({ type: "text", role: "user", text: "hi", stop_reason: "completed" }),
-  text_harness: model({ type: "text", role: "user", text: "x", sender: "harness", stop_reason: "completed" }),
+  text_harness: model({
+    type: "text",
+    role: "user",
+    text: "x",
+    sender: "harness",
+    stop_reason: "completed",
+  }),
   text_assistant: model({
     type: "text",
     role: "assistant",
@@ -81,7 +87,12 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
     tool_call_id: "call_0",
     stop_reason: "aborted",
   }),
-  image_url: model({ type: "image_url", role: "user", image_url: "https://x/y.png", stop_reason: "completed" }),
+  image_url: model({
+    type: "image_url",
+    role: "user",
+    image_url: "https://x/y.png",
+    stop_reason: "completed",
+  }),
   inline_data: model({
     type: "inline_data",
     role: "assistant",
@@ -89,7 +100,13 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
     mime_type: "image/png",
     stop_reason: "completed",
   }),
-  partial_text: model({ type: "partial_text", role: "assistant", event_type: "delta", text: "he", stop_reason: "completed" }),
+  partial_text: model({
+    type: "partial_text",
+    role: "assistant",
+    event_type: "delta",
+    text: "he",
+    stop_reason: "completed",
+  }),
   partial_thinking: model({
     type: "partial_thinking",
     role: "assistant",
@@ -115,12 +132,28 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
     stop_reason: "completed",
   }),
   request_begin: event({ type: "request_begin" }),
-  request_end: event({ type: "request_end", status: "timeout", error_message: "idle", attempt: 2, retry_in_ms: 4000 }),
+  request_end: event({
+    type: "request_end",
+    status: "timeout",
+    error_message: "idle",
+    attempt: 2,
+    retry_in_ms: 4000,
+  }),
   token_usage: event({ type: "token_usage", session: counts, request: counts }),
-  approval_decision: event({ type: "approval_decision", decision: "forbidden", tool_call_id: "c1" }),
+  approval_decision: event({
+    type: "approval_decision",
+    decision: "forbidden",
+    tool_call_id: "c1",
+  }),
   abort: event({ type: "abort", reason: "aborted by user" }),
   abort_null: event({ type: "abort", reason: null }),
-  compaction_begin: event({ type: "compaction_begin", reason: "turns", mode: "summarize", context: 132, turns: 4 }),
+  compaction_begin: event({
+    type: "compaction_begin",
+    reason: "turns",
+    mode: "summarize",
+    context: 132,
+    turns: 4,
+  }),
   compaction_end: event({
     type: "compaction_end",
     reason: "manual",
@@ -129,7 +162,12 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
     attempt: 6,
     error_message: "x",
   }),
-  goal_finished: event({ type: "goal_finished", outcome: "budget_limited", rounds: 3, tokens_used: 1200 }),
+  goal_finished: event({
+    type: "goal_finished",
+    outcome: "budget_limited",
+    rounds: 3,
+    tokens_used: 1200,
+  }),
   subagent: event({ type: "subagent", session_id: "session-2026-11-29-19-26-19-8997c56f" }),
   tool_list_ready: event({
     type: "tool_list_ready",
@@ -139,7 +177,13 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
   mcp_connect_end: event({
     type: "mcp_connect_end",
     status: "failed",
-    results: [{ server: "fs", transport: "stdio", status: "failed", duration_ms: 12, error: "boom" }],
+    results: [{
+      server: "fs",
+      transport: "stdio",
+      status: "failed",
+      duration_ms: 12,
+      error: "boom",
+    }],
   }),
   origin_tagged: {
     ...model({ type: "text", role: "assistant", text: "child", stop_reason: "completed" }),
@@ -171,14 +215,23 @@ Deno.test("every stop_reason value is accepted and nothing else", () => {
   const bad = validateMessage(event({ type: "request_end", status: "done" }));
   assert.ok(!bad.ok);
   assert.equal(bad.problem.path, "payload.status");
-  assert.match(bad.problem.message, /^payload\.status: expected one of "completed", "failed", .*found "done"$/);
+  assert.match(
+    bad.problem.message,
+    /^payload\.status: expected one of "completed", "failed", .*found "done"$/,
+  );
 });
 
 Deno.test("unknown extra fields are preserved at every level", () => {
   const value = {
     timestamp: T,
     type: "model_msg",
-    payload: { type: "text", role: "assistant", text: "x", stop_reason: "completed", future_field: { a: [1, 2] } },
+    payload: {
+      type: "text",
+      role: "assistant",
+      text: "x",
+      stop_reason: "completed",
+      future_field: { a: [1, 2] },
+    },
     envelope_extra: true,
   };
   const result = validateMessage(value);
@@ -188,7 +241,8 @@ Deno.test("unknown extra fields are preserved at every level", () => {
 });
 
 Deno.test("fidelity round-trips byte-for-byte, key order and nesting included", () => {
-  const line = '{"timestamp":"' + T + '","type":"model_msg","payload":{"type":"thinking","role":"assistant",' +
+  const line = '{"timestamp":"' + T +
+    '","type":"model_msg","payload":{"type":"thinking","role":"assistant",' +
     '"thinking":"","fidelity":{"z":1,"a":{"y":[true,null,"é\\n"],"b":0.5},"signature":"EqQBCkYI+/="},' +
     '"stop_reason":"completed"}}';
   const result = parseMessageLine(line);
@@ -197,13 +251,26 @@ Deno.test("fidelity round-trips byte-for-byte, key order and nesting included", 
 });
 
 Deno.test("a missing field is named with what was expected and what was found", () => {
-  const r = validateMessage(model({ type: "tool_call", role: "assistant", name: "x", tool_call_id: "c", stop_reason: "completed" }));
+  const r = validateMessage(
+    model({
+      type: "tool_call",
+      role: "assistant",
+      name: "x",
+      tool_call_id: "c",
+      stop_reason: "completed",
+    }),
+  );
   assert.ok(!r.ok);
-  assert.equal(r.problem.message, "payload.arguments: expected string, found nothing (the field is missing)");
+  assert.equal(
+    r.problem.message,
+    "payload.arguments: expected string, found nothing (the field is missing)",
+  );
 });
 
 Deno.test("a wrong type names the field, the expected shape and the value found", () => {
-  const r = validateMessage(event({ type: "token_usage", session: counts, request: { ...counts, output: "3" } }));
+  const r = validateMessage(
+    event({ type: "token_usage", session: counts, request: { ...counts, output: "3" } }),
+  );
   assert.ok(!r.ok);
   assert.equal(r.problem.path, "payload.request.output");
   assert.equal(r.problem.expected, "expected number");
@@ -221,9 +288,16 @@ Deno.test("envelope problems are reported before payload problems", () => {
   const noTime = validateMessage({ type: "event_msg", payload: { type: "request_begin" } });
   assert.ok(!noTime.ok);
   assert.equal(noTime.problem.path, "timestamp");
-  const badTime = validateMessage({ timestamp: "yesterday", type: "event_msg", payload: { type: "request_begin" } });
+  const badTime = validateMessage({
+    timestamp: "yesterday",
+    type: "event_msg",
+    payload: { type: "request_begin" },
+  });
   assert.ok(!badTime.ok);
-  assert.match(badTime.problem.message, /^timestamp: expected an ISO-8601 timestamp, found "yesterday"$/);
+  assert.match(
+    badTime.problem.message,
+    /^timestamp: expected an ISO-8601 timestamp, found "yesterday"$/,
+  );
   const emptyOrigin = validateMessage({ ...EXAMPLES.text_user, origin: [] });
   assert.ok(!emptyOrigin.ok);
   assert.equal(emptyOrigin.problem.path, "origin");

@@ -21,6 +21,8 @@ export interface CliOptions {
   clearEnv?: boolean;
 }
 
+// deno-lint-ignore no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
 const WARNING = /^.*Permissions in the config file is an experimental feature.*\n/gm;
 
 /** The argv that runs penguin the way `deno task penguin` does. */
@@ -57,6 +59,6 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
   return {
     code: out.code,
     stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr).replace(WARNING, "").replace(/\x1b\[[0-9;]*m/g, ""),
+    stderr: dec.decode(out.stderr).replace(WARNING, "").replace(ANSI, ""),
   };
 }

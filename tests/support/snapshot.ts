@@ -12,7 +12,13 @@ export async function assertSnapshot(actual: string, url: URL): Promise<void> {
   try {
     expected = await Deno.readTextFile(url);
   } catch {
-    throw new Error(`snapshot ${url.pathname} is missing; run with UPDATE_SNAPSHOTS=1 to create it`);
+    throw new Error(
+      `snapshot ${url.pathname} is missing; run with UPDATE_SNAPSHOTS=1 to create it`,
+    );
   }
-  assert.equal(actual, expected, `snapshot ${url.pathname} differs; run with UPDATE_SNAPSHOTS=1 if intended`);
+  assert.equal(
+    actual,
+    expected,
+    `snapshot ${url.pathname} differs; run with UPDATE_SNAPSHOTS=1 if intended`,
+  );
 }

@@ -52,14 +52,22 @@ if (mode === "try-open") {
   const RLIMIT_FSIZE = 1;
   const SIGXFSZ = 25;
   const SIG_IGN = 1n;
-  const w = await openTraceWriter({ tracesDir, sessionId, dateDir: "2026-01-02", lock: false, fsync: "never" });
+  const w = await openTraceWriter({
+    tracesDir,
+    sessionId,
+    dateDir: "2026-01-02",
+    lock: false,
+    fsync: "never",
+  });
   await w.append(meta(sessionId));
   const size = (await Deno.stat(w.path)).size;
   const old = new BigUint64Array(2);
   libc.symbols.getrlimit(RLIMIT_FSIZE, new Uint8Array(old.buffer));
   libc.symbols.signal(SIGXFSZ, SIG_IGN); // get EFBIG instead of being killed
   const limited = new BigUint64Array([BigInt(size + 100), old[1]!]);
-  if (libc.symbols.setrlimit(RLIMIT_FSIZE, new Uint8Array(limited.buffer)) !== 0) throw new Error("setrlimit failed");
+  if (libc.symbols.setrlimit(RLIMIT_FSIZE, new Uint8Array(limited.buffer)) !== 0) {
+    throw new Error("setrlimit failed");
+  }
   let failed = "";
   try {
     await w.append(bigText(5000, "x"));

@@ -1,5 +1,12 @@
 // Shared helpers of the trace tests: temp dirs and sample messages.
-import { eventMsg, modelMsg, sessionMetaMsg, toolCall, toolCallOutput, userText } from "../../lib/protocol/mod.ts";
+import {
+  eventMsg,
+  modelMsg,
+  sessionMetaMsg,
+  toolCall,
+  toolCallOutput,
+  userText,
+} from "../../lib/protocol/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/mod.ts";
 
 /** Run `fn` with a fresh temp directory, removed afterwards. */
@@ -62,7 +69,11 @@ export function bigText(bytes: number, tag: string): OmniMessage {
 const CHILD = new URL("./_child.ts", import.meta.url).pathname;
 
 /** Run `_child.ts <mode> <tracesDir> <sessionId>` to completion; resolve its exit code and stdout. */
-export async function runChild(mode: string, tracesDir: string, id: string): Promise<{ code: number; stdout: string }> {
+export async function runChild(
+  mode: string,
+  tracesDir: string,
+  id: string,
+): Promise<{ code: number; stdout: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CHILD, mode, tracesDir, id],
     stdin: "null",

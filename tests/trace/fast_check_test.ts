@@ -40,23 +40,70 @@ function everyKind(): OmniMessage[] {
   return [
     ...sampleTrace(sessionId()),
     sessionMetaMsg({ ...metaPayload, source: "subagent", model_context_window: "unknown" }),
-    sessionMetaMsg({ ...metaPayload, lineage: { parent_session_id: "p", trace_index: 1, line: 3, kind: "fork" } }),
+    sessionMetaMsg({
+      ...metaPayload,
+      lineage: { parent_session_id: "p", trace_index: 1, line: 3, kind: "fork" },
+    }),
     modelMsg(userText("steer", "harness")),
     modelMsg(assistantText("done", "failed", { signature: "abc", phase: "final" })),
-    modelMsg({ type: "thinking", role: "assistant", thinking: "", fidelity: { id: "r1" }, stop_reason: "completed" }),
-    modelMsg({ type: "inline_thinking", role: "assistant", data: "AAAA", mime_type: "x/y", stop_reason: "completed" }),
+    modelMsg({
+      type: "thinking",
+      role: "assistant",
+      thinking: "",
+      fidelity: { id: "r1" },
+      stop_reason: "completed",
+    }),
+    modelMsg({
+      type: "inline_thinking",
+      role: "assistant",
+      data: "AAAA",
+      mime_type: "x/y",
+      stop_reason: "completed",
+    }),
     modelMsg(toolCall("read", "{}", "c9", "aborted", { signature: "s" })),
     modelMsg(toolCallOutput("c9", "out", "failed", ["data:image/png;base64,AAAA"])),
-    modelMsg({ type: "image_url", role: "user", image_url: "https://x/y.png", stop_reason: "completed" }),
-    modelMsg({ type: "inline_data", role: "assistant", data: "AA", mime_type: "image/png", stop_reason: "completed" }),
-    modelMsg({ type: "partial_text", role: "assistant", event_type: "delta", text: "t", stop_reason: "completed" }),
-    eventMsg({ type: "request_end", status: "failed", error_message: "boom", attempt: 2, retry_in_ms: 500 }),
+    modelMsg({
+      type: "image_url",
+      role: "user",
+      image_url: "https://x/y.png",
+      stop_reason: "completed",
+    }),
+    modelMsg({
+      type: "inline_data",
+      role: "assistant",
+      data: "AA",
+      mime_type: "image/png",
+      stop_reason: "completed",
+    }),
+    modelMsg({
+      type: "partial_text",
+      role: "assistant",
+      event_type: "delta",
+      text: "t",
+      stop_reason: "completed",
+    }),
+    eventMsg({
+      type: "request_end",
+      status: "failed",
+      error_message: "boom",
+      attempt: 2,
+      retry_in_ms: 500,
+    }),
     eventMsg({ type: "token_usage", session: counts, request: counts }),
     eventMsg({ type: "abort", reason: null }),
-    eventMsg({ type: "compaction_begin", reason: "turns", mode: "summarize", context: 10, turns: 4 }),
+    eventMsg({
+      type: "compaction_begin",
+      reason: "turns",
+      mode: "summarize",
+      context: 10,
+      turns: 4,
+    }),
     eventMsg({ type: "compaction_end", reason: "turns", mode: "discard", status: "completed" }),
     eventMsg({ type: "subagent", session_id: "child" }),
-    eventMsg({ type: "tool_list_ready", tools: [{ name: "a", description: "b", parameters: { type: "object" } }] }),
+    eventMsg({
+      type: "tool_list_ready",
+      tools: [{ name: "a", description: "b", parameters: { type: "object" } }],
+    }),
     eventMsg({ type: "mcp_connect_begin", servers: ["m"] }),
     eventMsg({ type: "goal_finished", outcome: "complete", rounds: 2, tokens_used: 10 }),
   ];
@@ -113,7 +160,11 @@ function clone<T>(v: T): T {
 // Every mutation of `record`: each object/array member (to depth 4) replaced by
 // each value in VALUES, deleted, or joined by an unknown extra member.
 function* mutations(record: unknown): Generator<unknown> {
-  function* walk(path: (string | number)[], node: unknown, depth: number): Generator<(string | number)[]> {
+  function* walk(
+    path: (string | number)[],
+    node: unknown,
+    depth: number,
+  ): Generator<(string | number)[]> {
     if (depth > 4 || node === null || typeof node !== "object") return;
     for (const key of Array.isArray(node) ? node.keys() : Object.keys(node)) {
       yield [...path, key];
@@ -154,10 +205,21 @@ Deno.test("the fast pre-check never accepts a record the protocol validation rej
 });
 
 Deno.test("the fast pre-check accepts the common record kinds as they are written", () => {
-  for (const m of sampleTrace(sessionId())) assert.equal(certainlyValid(m), true, JSON.stringify(m));
+  for (const m of sampleTrace(sessionId())) {
+    assert.equal(certainlyValid(m), true, JSON.stringify(m));
+  }
   for (const m of fixtureRecords()) {
     const t = (m as { payload: { type?: string } }).payload.type;
-    const common = ["text", "thinking", "tool_call", "tool_call_output", "request_begin", "request_end"];
-    if (t === undefined || common.includes(t)) assert.equal(certainlyValid(m), true, JSON.stringify(m).slice(0, 200));
+    const common = [
+      "text",
+      "thinking",
+      "tool_call",
+      "tool_call_output",
+      "request_begin",
+      "request_end",
+    ];
+    if (t === undefined || common.includes(t)) {
+      assert.equal(certainlyValid(m), true, JSON.stringify(m).slice(0, 200));
+    }
   }
 });

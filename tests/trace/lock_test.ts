@@ -11,7 +11,11 @@ import {
 import { runChild, sessionId, startChild, withTempDir } from "./_support.ts";
 
 async function deadPid(): Promise<number> {
-  const child = new Deno.Command(Deno.execPath(), { args: ["eval", "0"], stdout: "null", stderr: "null" }).spawn();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "0"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
   const pid = child.pid;
   await child.status;
   return pid;
@@ -68,7 +72,10 @@ Deno.test("the lock of a killed holder is taken over", async () => {
     const id = sessionId();
     const holder = await startChild("hold", dir, id);
     assert.equal(holder.firstLine, "held");
-    await assert.rejects(acquireSessionLock(dir, id), (e) => e instanceof PenguinError && e.kind === "locked");
+    await assert.rejects(
+      acquireSessionLock(dir, id),
+      (e) => e instanceof PenguinError && e.kind === "locked",
+    );
     holder.process.kill("SIGKILL");
     await holder.process.status;
     await holder.process.stdout.cancel();
@@ -81,23 +88,39 @@ Deno.test("of many takers racing for a stale lock exactly one wins", async () =>
   await withTempDir(async (dir) => {
     const id = sessionId();
     await Deno.mkdir(join(dir, ".locks"), { recursive: true });
-    const stale = JSON.stringify({ pid: await deadPid(), hostname: Deno.hostname(), started: "2026-01-01T00:00:00Z" });
+    const stale = JSON.stringify({
+      pid: await deadPid(),
+      hostname: Deno.hostname(),
+      started: "2026-01-01T00:00:00Z",
+    });
     await Deno.writeTextFile(sessionLockPath(dir, id), stale);
     // Racing in this process (each attempt is its own open file) ...
-    const settled = await Promise.allSettled(Array.from({ length: 8 }, () => acquireSessionLock(dir, id)));
-    const won = settled.filter((s): s is PromiseFulfilledResult<SessionLock> => s.status === "fulfilled");
+    const settled = await Promise.allSettled(
+      Array.from({ length: 8 }, () => acquireSessionLock(dir, id)),
+    );
+    const won = settled.filter((s): s is PromiseFulfilledResult<SessionLock> =>
+      s.status === "fulfilled"
+    );
     assert.equal(won.length, 1);
     for (const s of settled) {
-      if (s.status === "rejected") assert.ok(s.reason instanceof PenguinError && s.reason.kind === "locked");
+      if (s.status === "rejected") {
+        assert.ok(s.reason instanceof PenguinError && s.reason.kind === "locked");
+      }
     }
     await releaseSessionLock(won[0]!.value);
     // ... and across processes.
     await Deno.writeTextFile(sessionLockPath(dir, id), stale);
-    const children = await Promise.all(Array.from({ length: 4 }, () => startChild("hold", dir, id)));
+    const children = await Promise.all(
+      Array.from({ length: 4 }, () => startChild("hold", dir, id)),
+    );
     try {
       const lines = children.map((c) => c.firstLine);
       assert.equal(lines.filter((l) => l === "held").length, 1, lines.join("\n"));
-      assert.ok(lines.filter((l) => l !== "held").every((l) => /^locked Cannot write session .* by process \d+/.test(l)));
+      assert.ok(
+        lines.filter((l) => l !== "held").every((l) =>
+          /^locked Cannot write session .* by process \d+/.test(l)
+        ),
+      );
     } finally {
       for (const c of children) await c.finish();
     }
@@ -112,7 +135,10 @@ Deno.test("the lock directory is 0700, and releasing a lock twice does not remov
     await releaseSessionLock(first);
     const second = await acquireSessionLock(dir, id);
     await releaseSessionLock(first);
-    await assert.rejects(acquireSessionLock(dir, id), (e) => e instanceof PenguinError && e.kind === "locked");
+    await assert.rejects(
+      acquireSessionLock(dir, id),
+      (e) => e instanceof PenguinError && e.kind === "locked",
+    );
     await releaseSessionLock(second);
   });
 });

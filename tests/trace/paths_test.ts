@@ -27,7 +27,10 @@ Deno.test("trace paths are <agentDir>/traces/<local yyyy-mm-dd>/<sessionId>_<NNN
   const id = sessionId();
   const tracesDir = tracesDirOf("/data/p/agents/a");
   assert.equal(tracesDir, "/data/p/agents/a/traces");
-  assert.equal(traceFilePath(tracesDir, "2026-03-04", id, 2), `/data/p/agents/a/traces/2026-03-04/${id}_002.jsonl`);
+  assert.equal(
+    traceFilePath(tracesDir, "2026-03-04", id, 2),
+    `/data/p/agents/a/traces/2026-03-04/${id}_002.jsonl`,
+  );
   // Local date, not UTC: built from a local-time Date.
   assert.equal(dateDirName(new Date(2026, 0, 9, 23, 59)), "2026-01-09");
   assert.equal(dateDirName(new Date(2026, 11, 31, 0, 1)), "2026-12-31");
@@ -35,7 +38,11 @@ Deno.test("trace paths are <agentDir>/traces/<local yyyy-mm-dd>/<sessionId>_<NNN
 
 Deno.test("session ids that could escape the traces directory are refused", () => {
   for (const bad of ["../x", "a/b", "", ".", "x y"]) {
-    assert.throws(() => traceFileName(bad, 1), (e) => e instanceof PenguinError && e.kind === "usage", bad);
+    assert.throws(
+      () => traceFileName(bad, 1),
+      (e) => e instanceof PenguinError && e.kind === "usage",
+      bad,
+    );
   }
   assert.throws(() => traceFileName(sessionId(), 0), PenguinError);
 });
@@ -64,7 +71,10 @@ Deno.test("findLatestTraceFile picks the highest index across every date directo
       index: 3,
     });
     const all = await listSessionFiles(dir, id);
-    assert.deepEqual(all.map((f) => [f.dateDir, f.index]), [["2026-01-01", 1], ["2026-01-01", 2], ["2026-01-02", 3]]);
+    assert.deepEqual(all.map((f) => [f.dateDir, f.index]), [["2026-01-01", 1], ["2026-01-01", 2], [
+      "2026-01-02",
+      3,
+    ]]);
     assert.equal(await findLatestTraceFile(dir, sessionId("33333333")), null);
     assert.equal(await findLatestTraceFile(join(dir, "missing"), id), null);
     assert.deepEqual(await listSessionFiles(join(dir, "missing"), id), []);

@@ -1,10 +1,23 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { eventMsg, modelMsg, PenguinError, userText, validateMessage } from "../../lib/protocol/mod.ts";
-import { readTrace, readTraceFile, skippedLinesNotice, type TraceProblem } from "../../lib/trace/mod.ts";
+import {
+  eventMsg,
+  modelMsg,
+  PenguinError,
+  userText,
+  validateMessage,
+} from "../../lib/protocol/mod.ts";
+import {
+  readTrace,
+  readTraceFile,
+  skippedLinesNotice,
+  type TraceProblem,
+} from "../../lib/trace/mod.ts";
 import { meta, sampleTrace, sessionId, toJsonl, withTempDir } from "./_support.ts";
 
 const enc = new TextEncoder();
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f]/;
 
 Deno.test("a trace truncated at every byte of its last record keeps every earlier record and reports one torn line", async () => {
   await withTempDir(async (dir) => {
@@ -30,8 +43,15 @@ Deno.test("a trace truncated at every byte of its last record keeps every earlie
       } else {
         assert.deepEqual(messages, trace.slice(0, -1), `cut at ${cut}`);
         assert.equal(problems.length, 1, `cut at ${cut}`);
-        assert.deepEqual([problems[0]!.line, problems[0]!.kind, problems[0]!.file], [lastLine, "torn_tail", path]);
-        assert.match(problems[0]!.reason, new RegExp(`^torn last line: .*\\(${cut} byte\\(s\\)\\)$`));
+        assert.deepEqual([problems[0]!.line, problems[0]!.kind, problems[0]!.file], [
+          lastLine,
+          "torn_tail",
+          path,
+        ]);
+        assert.match(
+          problems[0]!.reason,
+          new RegExp(`^torn last line: .*\\(${cut} byte\\(s\\)\\)$`),
+        );
       }
     }
   });
@@ -66,9 +86,14 @@ function fuzzLines(count: number, seed: number): Uint8Array[] {
       case 4:
         return Array.from({ length: int(4) }, () => randomJson(depth + 1));
       case 5:
-        return { type: ["model_msg", "event_msg", "session_meta", "x"][int(4)], payload: randomJson(depth + 1) };
+        return {
+          type: ["model_msg", "event_msg", "session_meta", "x"][int(4)],
+          payload: randomJson(depth + 1),
+        };
       default:
-        return Object.fromEntries(Array.from({ length: int(4) }, (_, i) => [`k${i}`, randomJson(depth + 1)]));
+        return Object.fromEntries(
+          Array.from({ length: int(4) }, (_, i) => [`k${i}`, randomJson(depth + 1)]),
+        );
     }
   };
   const lines: Uint8Array[] = [];
@@ -135,7 +160,7 @@ Deno.test("10,000 fuzzed lines never crash the reader and every bad line is repo
       assert.deepEqual(problems.map((p) => p.line), badLines, `problems, chunk ${chunkSize}`);
       for (const p of problems) {
         assert.ok(p.kind === "malformed" || p.kind === "invalid", p.kind);
-        assert.ok(p.reason.length > 0 && !/[\x00-\x1f]/.test(p.reason), "reasons are one clean line");
+        assert.ok(p.reason.length > 0 && !CONTROL.test(p.reason), "reasons are one clean line");
       }
     }
     assert.deepEqual(await Deno.readFile(path), bytes, "reading never modifies the file");
@@ -156,11 +181,52 @@ Deno.test("a single 30 MB line is read whole", async () => {
   });
 });
 
+Deno.test("lines of several megabytes, whole or damaged, are read and reported like short ones", async () => {
+  await withTempDir(async (dir) => {
+    const id = sessionId();
+    const big = (n: number, c: string) => JSON.stringify(modelMsg(userText(c.repeat(n))));
+    const badStatus = JSON.stringify(
+      eventMsg({ type: "request_end", status: "completed", error_message: "e".repeat(3 << 20) }),
+    )
+      .replace('"completed"', '"nope"');
+    const parts = [
+      JSON.stringify(meta(id)),
+      big(2_500_000, "a"),
+      big(2_000_000, "b").slice(0, -2) + "!!",
+      badStatus,
+      JSON.stringify(eventMsg({ type: "request_begin" })),
+    ];
+    const path = join(dir, "long.jsonl");
+    await Deno.writeTextFile(
+      path,
+      parts.join("\n") + "\n" + big(2_000_000, "c").slice(0, 1_500_000),
+    );
+    for (const chunkSize of [1 << 20, 4096]) {
+      const { records, problems } = await readTraceFile(path, { chunkSize });
+      assert.deepEqual(records.map((r) => r.line), [1, 2, 5], `chunk ${chunkSize}`);
+      assert.equal((records[1]!.message.payload as { text: string }).text, "a".repeat(2_500_000));
+      assert.deepEqual(problems.map((p) => [p.line, p.kind]), [[3, "malformed"], [4, "invalid"], [
+        6,
+        "torn_tail",
+      ]]);
+      assert.match(problems[1]!.reason, /^payload\.status: /);
+      assert.match(problems[2]!.reason, /\(1500000 byte\(s\)\)$/);
+    }
+  });
+});
+
 Deno.test("blank and whitespace-only lines are ignored and line numbers stay true", async () => {
   await withTempDir(async (dir) => {
     const trace = sampleTrace(sessionId());
     const path = join(dir, "blank.jsonl");
-    const parts = ["\n", JSON.stringify(trace[0]), "\n  \n\t\r\n", JSON.stringify(trace[1]), "\r\n\n", "   "];
+    const parts = [
+      "\n",
+      JSON.stringify(trace[0]),
+      "\n  \n\t\r\n",
+      JSON.stringify(trace[1]),
+      "\r\n\n",
+      "   ",
+    ];
     await Deno.writeTextFile(path, parts.join(""));
     const { records, problems } = await readTraceFile(path);
     assert.deepEqual(records.map((r) => r.line), [2, 5]);
@@ -174,15 +240,21 @@ Deno.test("malformed and schema-invalid middle lines are skipped and reported wi
     const trace = sampleTrace(sessionId());
     const path = join(dir, "bad.jsonl");
     const badStatus = JSON.stringify(trace[7]).replace('"completed"', '"done"');
-    const content = toJsonl(trace.slice(0, 2)) + "{not json\n" + badStatus + "\n" + toJsonl(trace.slice(2));
+    const content = toJsonl(trace.slice(0, 2)) + "{not json\n" + badStatus + "\n" +
+      toJsonl(trace.slice(2));
     await Deno.writeTextFile(path, content);
     const problems: TraceProblem[] = [];
     const lines: number[] = [];
-    for await (const r of readTrace(path, { onProblem: (p) => problems.push(p) })) lines.push(r.line);
+    for await (const r of readTrace(path, { onProblem: (p) => problems.push(p) })) {
+      lines.push(r.line);
+    }
     assert.deepEqual(lines, [1, 2, 5, 6, 7, 8, 9, 10]);
     assert.deepEqual(problems.map((p) => [p.line, p.kind]), [[3, "malformed"], [4, "invalid"]]);
     assert.match(problems[0]!.reason, /^not valid JSON \(/);
-    assert.match(problems[1]!.reason, /^payload\.status: expected one of "completed", .*, found "done"$/);
+    assert.match(
+      problems[1]!.reason,
+      /^payload\.status: expected one of "completed", .*, found "done"$/,
+    );
     assert.equal(
       skippedLinesNotice(path, problems),
       `[trace] skipped 2 malformed line(s) [3, 4] in ${path}`,
@@ -201,7 +273,9 @@ Deno.test("strict mode throws on the first problem, naming file and line", async
     await Deno.writeTextFile(path, toJsonl(trace.slice(0, 3)) + "[1,2\n" + "oops\n");
     await assert.rejects(
       readTraceFile(path, { strict: true }),
-      (e) => e instanceof PenguinError && e.kind === "data" && e.message.startsWith(`${path}:4: not valid JSON (`),
+      (e) =>
+        e instanceof PenguinError && e.kind === "data" &&
+        e.message.startsWith(`${path}:4: not valid JSON (`),
     );
     await Deno.writeTextFile(path, toJsonl(trace.slice(0, 3)) + '{"timestamp":');
     await assert.rejects(
@@ -216,6 +290,8 @@ Deno.test("strict mode throws on the first problem, naming file and line", async
 Deno.test("reading a missing trace is a not_found error naming the path", async () => {
   await assert.rejects(
     readTraceFile("/nonexistent/penguin/x.jsonl"),
-    (e) => e instanceof PenguinError && e.kind === "not_found" && e.message.includes('"/nonexistent/penguin/x.jsonl"'),
+    (e) =>
+      e instanceof PenguinError && e.kind === "not_found" &&
+      e.message.includes('"/nonexistent/penguin/x.jsonl"'),
   );
 });

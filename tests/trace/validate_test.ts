@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { eventMsg, modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
-import { formatProblem, validateTraceFiles } from "../../lib/trace/mod.ts";
+import { formatProblem, openTraceWriter, validateTraceFiles } from "../../lib/trace/mod.ts";
 import { meta, sampleTrace, sessionId, toJsonl, withTempDir } from "./_support.ts";
 
 const FIXTURES = new URL("../../../shared/fixtures/penguin-traces/", import.meta.url).pathname;
@@ -23,6 +23,21 @@ Deno.test({
     assert.ok(names.length >= 7 && names.every((n) => n.endsWith(".jsonl")), names.join(", "));
     assert.ok(report.files.every((f) => f.records > 0));
   },
+});
+
+Deno.test("what the writer writes, rotated or not, validates clean even with strict names", async () => {
+  await withTempDir(async (dir) => {
+    const id = sessionId();
+    const w = await openTraceWriter({ agentDir: dir, sessionId: id });
+    for (const m of sampleTrace(id)) await w.append(m);
+    await w.rotate();
+    for (const m of sampleTrace(id)) await w.append(m);
+    await w.close();
+    const report = await validateTraceFiles([join(dir, "traces")], { strictNames: true });
+    assert.deepEqual(report.problems.map(formatProblem), []);
+    assert.deepEqual(report.files.map((f) => f.file.slice(-10)), ["_001.jsonl", "_002.jsonl"]);
+    assert.equal(report.records, 2 * sampleTrace(id).length);
+  });
 });
 
 Deno.test("validation requires a session_meta first, and only one", async () => {
@@ -54,7 +69,9 @@ Deno.test("validation reports a session-named file whose session_meta is another
     for (const p of [right, wrong, plain]) await Deno.writeTextFile(p, toJsonl(sampleTrace(id)));
     const report = await validateTraceFiles([right, wrong, plain]);
     assert.deepEqual(report.problems.map(formatProblem), [
-      `${wrong}:1: session_meta.session_id: expected "${sessionId("bbbbbbbb")}" (from the file name), found "${id}"`,
+      `${wrong}:1: session_meta.session_id: expected "${
+        sessionId("bbbbbbbb")
+      }" (from the file name), found "${id}"`,
     ]);
     const strict = await validateTraceFiles([right, plain], { strictNames: true });
     assert.deepEqual(strict.problems.map(formatProblem), [
@@ -67,13 +84,28 @@ Deno.test("validation reports partial and origin-tagged records", async () => {
   await withTempDir(async (dir) => {
     const id = sessionId();
     const path = join(dir, "t.jsonl");
-    const partial = modelMsg({ type: "partial_text", role: "assistant", event_type: "start", text: "", stop_reason: "completed" });
+    const partial = modelMsg({
+      type: "partial_text",
+      role: "assistant",
+      event_type: "start",
+      text: "",
+      stop_reason: "completed",
+    });
     const forwarded = eventMsg({ type: "request_begin" }, [sessionId("c0ffee00")]);
-    await Deno.writeTextFile(path, toJsonl([meta(id), modelMsg(userText("hi")), partial, forwarded]));
+    await Deno.writeTextFile(
+      path,
+      toJsonl([meta(id), modelMsg(userText("hi")), partial, forwarded]),
+    );
     const report = await validateTraceFiles([path]);
-    assert.deepEqual(report.problems.map((p) => [p.line, p.kind]), [[3, "structure"], [4, "structure"]]);
+    assert.deepEqual(report.problems.map((p) => [p.line, p.kind]), [[3, "structure"], [
+      4,
+      "structure",
+    ]]);
     assert.match(report.problems[0]!.reason, /streaming fragment "partial_text"/);
-    assert.match(report.problems[1]!.reason, /^origin: expected no origin .*found an array \["session-/);
+    assert.match(
+      report.problems[1]!.reason,
+      /^origin: expected no origin .*found an array \["session-/,
+    );
     assert.equal(report.records, 4);
   });
 });
@@ -82,7 +114,11 @@ Deno.test("directories are searched recursively for *.jsonl files, in sorted ord
   await withTempDir(async (dir) => {
     const id = sessionId();
     await Deno.mkdir(join(dir, "2026-01-02", "deeper"), { recursive: true });
-    const files = [join(dir, "2026-01-02", "b.jsonl"), join(dir, "2026-01-02", "deeper", "a.jsonl"), join(dir, "z.jsonl")];
+    const files = [
+      join(dir, "2026-01-02", "b.jsonl"),
+      join(dir, "2026-01-02", "deeper", "a.jsonl"),
+      join(dir, "z.jsonl"),
+    ];
     for (const f of files) await Deno.writeTextFile(f, toJsonl(sampleTrace(id)));
     await Deno.writeTextFile(join(dir, "2026-01-02", "readme.txt"), "not a trace");
     const report = await validateTraceFiles([dir]);
@@ -95,6 +131,8 @@ Deno.test("directories are searched recursively for *.jsonl files, in sorted ord
 Deno.test("validating a path that does not exist is a not_found error", async () => {
   await assert.rejects(
     validateTraceFiles(["/nonexistent/penguin/traces"]),
-    (e) => e instanceof PenguinError && e.kind === "not_found" && e.message.includes("/nonexistent/penguin/traces"),
+    (e) =>
+      e instanceof PenguinError && e.kind === "not_found" &&
+      e.message.includes("/nonexistent/penguin/traces"),
   );
 });

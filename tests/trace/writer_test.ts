@@ -3,7 +3,15 @@ import { join } from "node:path";
 import { eventMsg, modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/mod.ts";
 import { openTraceWriter, readTraceFile, traceFilePath } from "../../lib/trace/mod.ts";
-import { bigText, meta, runChild, sampleTrace, sessionId, toJsonl, withTempDir } from "./_support.ts";
+import {
+  bigText,
+  meta,
+  runChild,
+  sampleTrace,
+  sessionId,
+  toJsonl,
+  withTempDir,
+} from "./_support.ts";
 
 const DATE = "2026-01-02";
 
@@ -25,14 +33,21 @@ async function exists(path: string): Promise<boolean> {
 Deno.test("writer keeps 100 concurrent 1 MB records whole, one per line, in submission order", async () => {
   await withTempDir(async (dir) => {
     const id = sessionId();
-    const w = await openTraceWriter({ tracesDir: dir, sessionId: id, dateDir: DATE, fsync: "never" });
+    const w = await openTraceWriter({
+      tracesDir: dir,
+      sessionId: id,
+      dateDir: DATE,
+      fsync: "never",
+    });
     const records = Array.from({ length: 100 }, (_, i) => bigText(1 << 20, `producer-${i}:`));
     const results = await Promise.all(records.map((r) => w.append(r)));
     await w.close();
     assert.ok(results.every((r) => r === true));
     const got = await lines(w.path);
     assert.equal(got.length, 100);
-    got.forEach((line, i) => assert.ok(line === JSON.stringify(records[i]), `line ${i + 1} is record ${i}, intact`));
+    got.forEach((line, i) =>
+      assert.ok(line === JSON.stringify(records[i]), `line ${i + 1} is record ${i}, intact`)
+    );
   });
 });
 
@@ -41,7 +56,11 @@ Deno.test("rotate moves to _002 between records and never splits one", async () 
     const id = sessionId();
     const w = await openTraceWriter({ tracesDir: dir, sessionId: id, dateDir: DATE });
     const before = [meta(id), bigText(300_000, "a"), bigText(300_000, "b")];
-    const after = [meta(id), bigText(300_000, "c"), eventMsg({ type: "request_end", status: "completed" })];
+    const after = [
+      meta(id),
+      bigText(300_000, "c"),
+      eventMsg({ type: "request_end", status: "completed" }),
+    ];
     // Submitted without waiting: the chain keeps submission order.
     const ops: Promise<unknown>[] = [
       ...before.map((m) => w.append(m)),
@@ -95,7 +114,10 @@ Deno.test("writer adds no newline to a clean existing file, and re-probes after 
     await w.append(m);
     await w.close();
     assert.equal(await Deno.readTextFile(traceFilePath(dir, DATE, id, 1)), clean + toJsonl([m]));
-    assert.equal(await Deno.readTextFile(traceFilePath(dir, DATE, id, 2)), clean + '{"timestamp":"20\n' + toJsonl([m]));
+    assert.equal(
+      await Deno.readTextFile(traceFilePath(dir, DATE, id, 2)),
+      clean + '{"timestamp":"20\n' + toJsonl([m]),
+    );
   });
 });
 
@@ -134,7 +156,11 @@ Deno.test("a record that cannot be serialised rejects only its own append", asyn
     const bad = modelMsg(userText("bad")) as OmniMessage & { payload: Record<string, unknown> };
     bad.payload.extra = 10n; // BigInt: JSON.stringify throws
     const good = sampleTrace(id);
-    const settled = await Promise.allSettled([w.append(good[0]!), w.append(bad), ...good.slice(1).map(w.append)]);
+    const settled = await Promise.allSettled([
+      w.append(good[0]!),
+      w.append(bad),
+      ...good.slice(1).map(w.append),
+    ]);
     await w.close();
     assert.equal(settled[1]!.status, "rejected");
     const reason = (settled[1] as PromiseRejectedResult).reason;
@@ -145,18 +171,28 @@ Deno.test("a record that cannot be serialised rejects only its own append", asyn
 });
 
 Deno.test({
-  name: "a write that fails half-way rejects its caller, marks the tail torn, and the next append starts a new line",
+  name:
+    "a write that fails half-way rejects its caller, marks the tail torn, and the next append starts a new line",
   ignore: Deno.build.os !== "linux",
   async fn() {
     await withTempDir(async (dir) => {
       const id = sessionId();
       const { code, stdout } = await runChild("torn-write", dir, id);
       assert.equal(code, 0, stdout);
-      const r = JSON.parse(stdout) as { path: string; size: number; failed: string; wroteAfter: boolean };
+      const r = JSON.parse(stdout) as {
+        path: string;
+        size: number;
+        failed: string;
+        wroteAfter: boolean;
+      };
       assert.match(r.failed, /^Cannot append to trace .*after 100 of \d+ bytes$/);
       assert.equal(r.wroteAfter, true);
       const bytes = await Deno.readFile(r.path);
-      assert.equal(bytes[r.size + 100], 0x0a, "the fragment is closed by the next record's newline prefix");
+      assert.equal(
+        bytes[r.size + 100],
+        0x0a,
+        "the fragment is closed by the next record's newline prefix",
+      );
       const { records, problems } = await readTraceFile(r.path);
       assert.deepEqual(records.map((x) => x.line), [1, 3]);
       assert.equal((records[1]!.message.payload as { text: string }).text, "after the failure");
@@ -199,7 +235,11 @@ Deno.test("every fsync policy is accepted and writes the same bytes", async () =
       await w.append(trace[0]!);
       await w.close();
       assert.equal(await Deno.readTextFile(traceFilePath(dir, DATE, id, 1)), toJsonl(trace), fsync);
-      assert.equal(await Deno.readTextFile(traceFilePath(dir, DATE, id, 2)), toJsonl([trace[0]!]), fsync);
+      assert.equal(
+        await Deno.readTextFile(traceFilePath(dir, DATE, id, 2)),
+        toJsonl([trace[0]!]),
+        fsync,
+      );
     }
   });
 });
@@ -224,7 +264,9 @@ Deno.test("a writer takes the session lock: a second writer for the session is r
     assert.equal(first.tracesDir, join(dir, "traces"));
     await assert.rejects(
       openTraceWriter({ agentDir: dir, sessionId: id }),
-      (e) => e instanceof PenguinError && e.kind === "locked" && e.message.includes(`process ${Deno.pid}`),
+      (e) =>
+        e instanceof PenguinError && e.kind === "locked" &&
+        e.message.includes(`process ${Deno.pid}`),
     );
     // Another session is independent.
     const other = await openTraceWriter({ agentDir: dir, sessionId: sessionId("abcdef01") });

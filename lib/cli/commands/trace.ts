@@ -4,7 +4,12 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import { expandTracePaths, type FileValidation, formatProblem, validateTraceFiles } from "../../trace/mod.ts";
+import {
+  expandTracePaths,
+  type FileValidation,
+  formatProblem,
+  validateTraceFiles,
+} from "../../trace/mod.ts";
 import { bool, parseFlags } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 
@@ -43,7 +48,10 @@ function plural(n: number, word: string): string {
 }
 
 async function validateCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const parsed = parseFlags("trace validate", args, { json: { type: "boolean" }, strict: { type: "boolean" } });
+  const parsed = parseFlags("trace validate", args, {
+    json: { type: "boolean" },
+    strict: { type: "boolean" },
+  });
   if (bool(parsed, "help")) {
     ctx.io.out(VALIDATE_HELP);
     return 0;
@@ -57,19 +65,27 @@ async function validateCommand(args: string[], ctx: CommandContext): Promise<num
     try {
       await Deno.stat(p);
     } catch (err) {
-      if (err instanceof Deno.errors.NotFound) throw new PenguinError("usage", `trace validate: "${p}" does not exist`);
+      if (err instanceof Deno.errors.NotFound) {
+        throw new PenguinError("usage", `trace validate: "${p}" does not exist`);
+      }
       throw err;
     }
   }
   const files = await expandTracePaths(paths);
   if (files.length === 0) {
-    ctx.io.err(`penguin: no *.jsonl files found in ${paths.map((p) => JSON.stringify(p)).join(", ")}\n`);
+    ctx.io.err(
+      `penguin: no *.jsonl files found in ${paths.map((p) => JSON.stringify(p)).join(", ")}\n`,
+    );
   }
   const onFile = json ? undefined : (f: FileValidation) => {
     if (f.problems.length > 0) ctx.io.out(f.problems.map((p) => formatProblem(p) + "\n").join(""));
   };
   const report = await validateTraceFiles(files, { strictNames: bool(parsed, "strict"), onFile });
-  const summary = { files: report.files.length, records: report.records, problems: report.problems.length };
+  const summary = {
+    files: report.files.length,
+    records: report.records,
+    problems: report.problems.length,
+  };
   if (json) {
     ctx.io.out(JSON.stringify({ ok: report.ok, summary, files: report.files }, null, 2) + "\n");
   } else {

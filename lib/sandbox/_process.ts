@@ -1,0 +1,345 @@
+/**
+ * Start a job under the supervisor and wrap it in a {@linkcode SandboxedProcess}
+ * handle. Internal: `spawn.ts` and `detect.ts` build the job argv.
+ *
+ * @module
+ */
+import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { READY, supervisorArgs, type SupervisorKind } from "./_supervisor.ts";
+
+/** How a child ended. */
+export interface ExitStatus {
+  /** Exit code; 128+N when the command was killed by signal N. */
+  code: number;
+  /**
+   * The signal that ended the command, or null. The sandbox (bash and bwrap
+   * alike) folds "killed by signal N" into exit code 128+N, so an explicit
+   * `exit 143` also reads as SIGTERM.
+   */
+  signal: string | null;
+}
+
+/** Signals that are forwarded to the command's process group. SIGKILL means "hard-kill everything". */
+export type ForwardSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGQUIT" | "SIGKILL";
+
+/** What confines a child. */
+export type SandboxKind = "bwrap" | "seatbelt" | "none";
+
+/** A running child: output, input, signals, and its exit status. */
+export interface SandboxedProcess {
+  /** Host PID of the supervisor (the direct child of this process). */
+  readonly pid: number;
+  /** What confines the child. */
+  readonly sandbox: SandboxKind;
+  /**
+   * stdout and stderr merged in arrival order, decoded as UTF-8. Empty and
+   * closed when `onOutput` was given or stdio is inherited. Read it, or the
+   * child blocks once the pipe is full.
+   */
+  readonly output: ReadableStream<string>;
+  /** Resolves when the output pipe reaches end of file (every holder closed it). */
+  readonly outputClosed: Promise<void>;
+  /** Resolves once, when the supervised job has exited. */
+  readonly status: Promise<ExitStatus>;
+  /** Write to the child's stdin; false when stdin is not piped or is closed (errors are swallowed). */
+  write(chars: string): Promise<boolean>;
+  /** Close the child's stdin (end of input). */
+  closeStdin(): Promise<void>;
+  /** Send one signal to the command's process group; SIGKILL tears down the whole sandbox. */
+  signal(sig: ForwardSignal): void;
+  /** SIGTERM to the process group, then after the grace period SIGKILL to everything; resolves with the status. */
+  kill(graceMs?: number): Promise<ExitStatus>;
+  /** Same as {@linkcode SandboxedProcess.kill}; for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Options of {@linkcode startSupervised}. */
+export interface StartOptions {
+  /** Absolute bash path (allowed by the run permission). */
+  bash: string;
+  /** setpriv path when it supports `--pdeathsig`. */
+  setpriv?: string;
+  /** How the supervisor reaches the command's process group. */
+  kind: SupervisorKind;
+  /** The job argv (bwrap …, sandbox-exec …, or the wrapper itself). */
+  job: string[];
+  /** Feed `--setenv` pairs from the `__PSE_` variables on fd 3. */
+  envFd: boolean;
+  /** The supervisor's environment (always spawned with `clearEnv`). */
+  env: Record<string, string>;
+  /** Directory the supervisor starts in. */
+  cwd: string;
+  /** stdin of the child. */
+  stdin: "piped" | "null" | "inherit";
+  /** `merged`: one output pipe plus a control channel; `inherit`: the caller's stdio. */
+  stdio: "merged" | "inherit";
+  /** Receive output chunks instead of reading `output`. */
+  onOutput?: (chunk: string) => void;
+  /** Abort: kill the child. */
+  signal?: AbortSignal;
+  /** Default grace between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+  /** What confines the child. */
+  sandbox: SandboxKind;
+  /** What is being run, for error messages. */
+  describe: string;
+  /** Appended to a setup-failure message (e.g. how to fix or opt out). */
+  hint?: string;
+}
+
+const LINUX_SIGNALS = [
+  "",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGFPE",
+  "SIGKILL",
+  "SIGUSR1",
+  "SIGSEGV",
+  "SIGUSR2",
+  "SIGPIPE",
+  "SIGALRM",
+  "SIGTERM",
+  "SIGSTKFLT",
+  "SIGCHLD",
+  "SIGCONT",
+  "SIGSTOP",
+  "SIGTSTP",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGURG",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGWINCH",
+  "SIGIO",
+  "SIGPWR",
+  "SIGSYS",
+];
+const DARWIN_SIGNALS = [
+  "",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGEMT",
+  "SIGFPE",
+  "SIGKILL",
+  "SIGBUS",
+  "SIGSEGV",
+  "SIGSYS",
+  "SIGPIPE",
+  "SIGALRM",
+  "SIGTERM",
+  "SIGURG",
+  "SIGSTOP",
+  "SIGTSTP",
+  "SIGCONT",
+  "SIGCHLD",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGIO",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGWINCH",
+  "SIGINFO",
+  "SIGUSR1",
+  "SIGUSR2",
+];
+
+/** The name of signal number `n` on this OS, or undefined. */
+export function signalName(n: number): string | undefined {
+  const table = Deno.build.os === "darwin" ? DARWIN_SIGNALS : LINUX_SIGNALS;
+  return n > 0 ? table[n] : undefined;
+}
+
+/** Map the supervisor's status to the command's {@linkcode ExitStatus}. */
+export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
+  if (s.signal) return { code: s.code, signal: s.signal };
+  const name = s.code > 128 ? signalName(s.code - 128) : undefined;
+  return { code: s.code, signal: name ?? null };
+}
+
+function settled<T>(p: Promise<T>, ms: number): Promise<boolean> {
+  let timer: number | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([p.then(() => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Read the control channel: resolve true at the ready line, false at end of file without it. */
+function watchControl(stream: ReadableStream<Uint8Array>): { ready: Promise<boolean>; text: () => string } {
+  const { promise: ready, resolve } = Promise.withResolvers<boolean>();
+  let text = "";
+  (async () => {
+    const decoder = new TextDecoder();
+    let seen = false;
+    try {
+      for await (const chunk of stream) {
+        if (seen) continue; // keep draining so the supervisor never blocks on a full pipe
+        text += decoder.decode(chunk, { stream: true });
+        const at = text.indexOf(READY + "\n");
+        if (at >= 0) {
+          text = text.slice(0, at);
+          seen = true;
+          resolve(true);
+        }
+      }
+    } catch {
+      // A read error ends the channel like end of file.
+    }
+    if (!seen) {
+      text += decoder.decode();
+      resolve(false);
+    }
+  })();
+  return { ready, text: () => text };
+}
+
+/**
+ * Spawn the supervisor running `opts.job` and, in merged mode, wait until
+ * the wrapper inside reports ready. Throws a runtime {@linkcode PenguinError}
+ * when the process cannot start or the sandbox cannot be set up; the message
+ * carries the sandbox's own diagnostics.
+ */
+export async function startSupervised(opts: StartOptions): Promise<SandboxedProcess> {
+  const merged = opts.stdio === "merged";
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(opts.bash, {
+      args: supervisorArgs(opts.job, { setpriv: opts.setpriv, kind: opts.kind, envFd: opts.envFd }),
+      cwd: opts.cwd,
+      clearEnv: true,
+      env: opts.env,
+      stdin: opts.stdin,
+      stdout: merged ? "piped" : "inherit",
+      stderr: merged ? "piped" : "inherit",
+      detached: true,
+    }).spawn();
+  } catch (err) {
+    throw new PenguinError("runtime", `Cannot start ${opts.describe}: ${errorMessage(err)}`, { cause: err });
+  }
+  let exited = false;
+  const status = child.status.then((s) => {
+    exited = true;
+    return toExitStatus(s);
+  });
+
+  if (merged) {
+    const control = watchControl(child.stderr);
+    if (!await control.ready) {
+      const st = await status;
+      await child.stdout.cancel().catch(() => {});
+      const said = control.text().trim().split("\n").slice(-5).join("; ") || `exit code ${st.code}`;
+      const hint = opts.hint ? ` ${opts.hint}` : "";
+      throw new PenguinError("runtime", `Cannot start ${opts.describe}: the sandbox failed to set up: ${said}.${hint}`);
+    }
+  }
+
+  let output: ReadableStream<string>;
+  let outputClosed: Promise<void>;
+  if (!merged) {
+    output = new ReadableStream({ start: (c) => c.close() });
+    outputClosed = Promise.resolve();
+  } else if (opts.onOutput) {
+    const sink = opts.onOutput;
+    const deliver = (text: string) => {
+      if (!text) return;
+      try {
+        sink(text);
+      } catch {
+        // A failing sink must not stop the pump, or the child blocks on a full pipe.
+      }
+    };
+    output = new ReadableStream({ start: (c) => c.close() });
+    outputClosed = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stdout) {
+        deliver(decoder.decode(chunk, { stream: true }));
+      }
+      deliver(decoder.decode());
+    })();
+  } else {
+    let done: () => void = () => {};
+    outputClosed = new Promise((resolve) => done = resolve);
+    output = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
+      new TransformStream<string, string>({ flush: () => done() }),
+    );
+  }
+
+  const writer = opts.stdin === "piped" ? child.stdin.getWriter() : undefined;
+  let stdinOpen = writer !== undefined;
+  const encoder = new TextEncoder();
+  const closeStdin = async () => {
+    if (!writer || !stdinOpen) return;
+    stdinOpen = false;
+    await writer.close().catch(() => {});
+  };
+  status.then(() => closeStdin());
+
+  const send = (sig: Deno.Signal) => {
+    if (exited) return;
+    try {
+      child.kill(sig);
+    } catch {
+      // Already gone: the status promise settles on its own.
+    }
+  };
+  const signal = (sig: ForwardSignal) => {
+    if (sig !== "SIGKILL") return send(sig);
+    send("SIGUSR2");
+    settled(status, 1000).then((ok) => ok || send("SIGKILL"));
+  };
+  const kill = async (graceMs = opts.killGraceMs) => {
+    if (exited) return await status;
+    send("SIGTERM");
+    if (await settled(status, graceMs)) return await status;
+    send("SIGUSR2");
+    if (await settled(status, 1000)) return await status;
+    send("SIGKILL");
+    return await status;
+  };
+
+  if (opts.signal) {
+    const abort = () => void kill();
+    if (opts.signal.aborted) abort();
+    else {
+      opts.signal.addEventListener("abort", abort, { once: true });
+      status.then(() => opts.signal?.removeEventListener("abort", abort));
+    }
+  }
+
+  return {
+    pid: child.pid,
+    sandbox: opts.sandbox,
+    output,
+    outputClosed,
+    status,
+    write: async (chars) => {
+      if (!writer || !stdinOpen) return false;
+      try {
+        await writer.write(encoder.encode(chars));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    closeStdin,
+    signal,
+    kill,
+    [Symbol.asyncDispose]: async () => {
+      await kill();
+      await closeStdin();
+    },
+  };
+}

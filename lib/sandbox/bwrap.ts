@@ -1,0 +1,86 @@
+/**
+ * The bubblewrap command line for a {@linkcode SandboxPlan}: a pure function,
+ * tested as text.
+ *
+ * Mount order is what makes the policy hold. bwrap applies mounts in argv
+ * order and a later mount covers an earlier one, so after `--ro-bind / /` the
+ * remaining mounts are sorted by path depth (parents first), and at equal
+ * depth hiding comes before binding, binding before protecting. That way
+ * a workspace inside the hidden data root is bound after the data root is
+ * hidden and stays visible, and `.git/hooks` is re-bound read-only after the
+ * workspace is bound writable.
+ *
+ * @module
+ */
+import type { SandboxPlan } from "./plan.ts";
+
+/** Options of {@linkcode bwrapArgv}. */
+export interface BwrapOptions {
+  /**
+   * Read the `--setenv` pairs from this file descriptor (`--args FD`) instead
+   * of the command line, so vault values never show in `ps`. The caller
+   * writes {@linkcode bwrapEnvArgs} there, NUL-separated.
+   */
+  envFd?: number;
+  /** Pass `--disable-userns` (bubblewrap 0.8+). Default true. */
+  disableUserns?: boolean;
+}
+
+interface MountOp {
+  path: string;
+  rank: number;
+  args: string[];
+}
+
+function depth(path: string): number {
+  return path.split("/").filter((s) => s !== "").length;
+}
+
+/** The ordered mount arguments for `plan` (after `--ro-bind / / --dev /dev --proc /proc`). */
+export function bwrapMountArgs(plan: SandboxPlan): string[] {
+  const ops: MountOp[] = [{ path: "/tmp", rank: 0, args: ["--tmpfs", "/tmp"] }];
+  const late: string[] = [];
+  for (const p of plan.hideDirs) {
+    ops.push({ path: p, rank: 1, args: ["--tmpfs", p] });
+    late.push("--remount-ro", p);
+  }
+  for (const p of plan.hideFiles) ops.push({ path: p, rank: 1, args: ["--ro-bind", "/dev/null", p] });
+  for (const p of plan.roots) {
+    ops.push({ path: p, rank: 2, args: [plan.writableRoots ? "--bind" : "--ro-bind", p, p] });
+  }
+  for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", p, p] });
+  for (const p of plan.protectMissing) {
+    ops.push({ path: p, rank: 3, args: ["--tmpfs", p] });
+    late.push("--remount-ro", p);
+  }
+  // Array.prototype.sort is stable, so equal keys keep their input order.
+  ops.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank);
+  return [...ops.flatMap((o) => o.args), ...late];
+}
+
+/** `--setenv NAME VALUE` for every variable of `env`, sorted by name. */
+export function bwrapEnvArgs(env: Record<string, string>): string[] {
+  return Object.keys(env).sort().flatMap((k) => ["--setenv", k, env[k]!]);
+}
+
+/**
+ * The bwrap arguments (everything after the `bwrap` binary) that run
+ * `command` under `plan`: new user, PID, IPC, UTS and cgroup namespaces
+ * (plus network when it is off), read-only root, private `/dev`, `/proc` and
+ * `/tmp`, every capability dropped (required when the caller is root), a new
+ * session, death with the parent, and a cleared environment.
+ */
+export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptions = {}): string[] {
+  const args = ["--unshare-user"];
+  if (opts.disableUserns ?? true) args.push("--disable-userns");
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try");
+  if (!plan.network) args.push("--unshare-net");
+  args.push("--die-with-parent", "--new-session");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  args.push(...bwrapMountArgs(plan));
+  args.push("--cap-drop", "ALL", "--chdir", plan.cwd, "--clearenv");
+  if (opts.envFd !== undefined) args.push("--args", String(opts.envFd));
+  else args.push(...bwrapEnvArgs(plan.env));
+  args.push("--", ...command);
+  return args;
+}

@@ -1,0 +1,109 @@
+/**
+ * The environment of a sandboxed child, built from scratch: an allowlist of
+ * host variables, then the vault, then forced values. Provider credentials
+ * and penguin's own variables never pass.
+ *
+ * @module
+ */
+
+/** Host variables passed through by default (plus every `LC_*`). */
+export const ENV_ALLOWLIST: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+];
+
+/** Proxy variables, passed through only when the network is on. */
+export const PROXY_VARS: readonly string[] = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+  "no_proxy",
+];
+
+/** Values every child gets, last, overriding everything (reference §6.5). */
+export const FORCED_ENV: Readonly<Record<string, string>> = {
+  GIT_EDITOR: "true",
+  GIT_TERMINAL_PROMPT: "0",
+  TERM: "dumb",
+  NO_COLOR: "1",
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+};
+
+/** Prefixes of provider credential groups (reference §7.1) and penguin's own variables. */
+const FORBIDDEN_PREFIXES = [
+  "PENGUIN_",
+  "DEEPSEEK_",
+  "ANTHROPIC_",
+  "OPENAI_",
+  "MINIMAX_",
+  "GEMINI_",
+  "ZAI_",
+  "MOONSHOT_",
+];
+
+/** PATH for a child whose host has none. */
+export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * True for names that never pass from the host: API keys (`*_API_KEY`),
+ * provider groups (`OPENAI_*`, `ANTHROPIC_*`, …), `PENGUIN_*`, `CLIENT_TYPE`,
+ * and the loader variables `LD_*` / `DYLD_*`. Case-insensitive.
+ */
+export function isForbiddenEnvName(name: string): boolean {
+  const n = name.toUpperCase();
+  if (n.endsWith("_API_KEY") || n === "CLIENT_TYPE") return true;
+  if (n.startsWith("LD_") || n.startsWith("DYLD_")) return true;
+  return FORBIDDEN_PREFIXES.some((p) => n.startsWith(p));
+}
+
+/** Inputs of {@linkcode buildChildEnv}. */
+export interface ChildEnvOptions {
+  /** The host environment to draw from. */
+  host: Record<string, string>;
+  /** Extra host names to pass (still subject to {@linkcode isForbiddenEnvName}). */
+  allow?: string[];
+  /** Vault values (valid names only; `LD_*`/`DYLD_*` dropped; forced values win). */
+  vault?: Record<string, string>;
+  /** Whether proxy variables pass through. */
+  network?: boolean;
+}
+
+/**
+ * The child environment: allowlisted host variables (never forbidden ones),
+ * then the vault, then {@linkcode FORCED_ENV}. Vault entries are the user's
+ * explicit choice and may carry API keys; loader variables are still dropped.
+ */
+export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
+  const env: Record<string, string> = {};
+  const allow = new Set([...ENV_ALLOWLIST, ...(opts.allow ?? []), ...(opts.network ? PROXY_VARS : [])]);
+  for (const [k, v] of Object.entries(opts.host)) {
+    if (!NAME.test(k) || isForbiddenEnvName(k)) continue;
+    if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
+  }
+  env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;
+  for (const [k, v] of Object.entries(opts.vault ?? {})) {
+    if (!NAME.test(k) || typeof v !== "string") continue;
+    const n = k.toUpperCase();
+    if (n.startsWith("LD_") || n.startsWith("DYLD_")) continue;
+    env[k] = v;
+  }
+  return { ...env, ...FORCED_ENV };
+}
+
+/** Drop empty and relative PATH entries (they resolve against whatever the cwd is). */
+function cleanPath(path: string): string {
+  return path.split(":").filter((p) => p.startsWith("/")).join(":");
+}

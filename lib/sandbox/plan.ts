@@ -1,0 +1,169 @@
+/**
+ * Turn a {@linkcode SandboxPolicy} into a {@linkcode SandboxPlan}: real,
+ * existing paths sorted into what is writable, protected and hidden. This is
+ * the only part of the argv construction that touches the file system; the
+ * bubblewrap and Seatbelt builders are pure functions of the plan.
+ *
+ * @module
+ */
+import { join, sep } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+import { buildChildEnv } from "./env.ts";
+import type { SandboxPolicy } from "./policy.ts";
+
+/** A policy resolved against the file system. All paths are real (symlink-free) and exist. */
+export interface SandboxPlan {
+  /** True in `workspace-write`: roots are bound writable; else read-only. */
+  writableRoots: boolean;
+  /** Workspace, scratchpad and extra writable directories (extra ones only when writable). */
+  roots: string[];
+  /** Existing paths inside writable roots re-bound read-only (`.git/hooks`, `.git/config`). */
+  protect: string[];
+  /** Missing directories inside writable roots covered by an empty read-only tmpfs (`.git/hooks`). */
+  protectMissing: string[];
+  /** Directories to hide (an empty tmpfs over them). */
+  hideDirs: string[];
+  /** Files and sockets to hide (`/dev/null` bound over them). */
+  hideFiles: string[];
+  /** Whether the network is shared with the host. */
+  network: boolean;
+  /** Working directory of the child. */
+  cwd: string;
+  /** The complete child environment. */
+  env: Record<string, string>;
+}
+
+/** Options of {@linkcode resolvePlan}. */
+export interface ResolveOptions {
+  /** Directories to scan for sockets when `policy.hideSockets` is on. Default `/run`, `/var/run`. */
+  socketDirs?: string[];
+}
+
+/** True when `path` is `root` or lies below it. */
+export function isInside(path: string, root: string): boolean {
+  if (root === "/") return true;
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+async function real(path: string): Promise<{ path: string; info: Deno.FileInfo } | undefined> {
+  try {
+    const p = await Deno.realPath(path);
+    return { path: p, info: await Deno.stat(p) };
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return undefined;
+    throw err;
+  }
+}
+
+async function mustBeDir(what: string, path: string): Promise<string> {
+  const r = await real(path);
+  if (!r) throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" does not exist`);
+  if (!r.info.isDirectory) throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" is not a directory`);
+  return r.path;
+}
+
+/**
+ * Resolve `policy` for a child started in `cwd`. Throws a runtime error when
+ * the workspace or cwd is missing; silently skips hide entries, scratchpad
+ * and extra directories that do not exist.
+ */
+export async function resolvePlan(
+  policy: SandboxPolicy,
+  cwd: string,
+  opts: ResolveOptions = {},
+): Promise<SandboxPlan> {
+  const writableRoots = policy.mode === "workspace-write";
+  const workspace = await mustBeDir("workspace", policy.workspace);
+  const roots = [workspace];
+  const optional = [...(policy.scratchpad ? [policy.scratchpad] : []), ...(writableRoots ? policy.extraWritable : [])];
+  for (const p of optional) {
+    const r = await real(p);
+    if (r?.info.isDirectory && !roots.includes(r.path)) roots.push(r.path);
+  }
+
+  const protect: string[] = [];
+  const protectMissing: string[] = [];
+  if (writableRoots) {
+    const git = await real(join(workspace, ".git"));
+    if (git?.info.isDirectory) {
+      for (const name of ["hooks", "config"]) {
+        const target = await real(join(git.path, name));
+        if (target) {
+          if (roots.some((r) => isInside(target.path, r))) protect.push(target.path);
+        } else if (name === "hooks" && isInside(git.path, workspace)) {
+          protectMissing.push(join(git.path, name));
+        }
+      }
+    }
+  }
+
+  const hideDirs: string[] = [];
+  const hideFiles: string[] = [];
+  for (const p of policy.hide) {
+    const r = await real(p);
+    if (!r || r.path === "/") continue;
+    const list = r.info.isDirectory ? hideDirs : hideFiles;
+    if (!list.includes(r.path)) list.push(r.path);
+  }
+  if (policy.hideSockets ?? true) {
+    for (const s of await findSockets(opts.socketDirs ?? ["/run", "/var/run"])) {
+      if (!hideFiles.includes(s)) hideFiles.push(s);
+    }
+  }
+
+  const env = buildChildEnv({
+    host: policy.env.host ?? Deno.env.toObject(),
+    allow: policy.env.allow,
+    vault: policy.env.vault,
+    network: policy.network,
+  });
+  return {
+    writableRoots,
+    roots,
+    protect,
+    protectMissing,
+    hideDirs,
+    hideFiles,
+    network: policy.network,
+    cwd: await mustBeDir("working directory", cwd),
+    env,
+  };
+}
+
+const SOCKET_SCAN_DEPTH = 4;
+const SOCKET_SCAN_LIMIT = 4000;
+
+/**
+ * Unix sockets (and other special files) under `dirs`, up to four levels
+ * deep. Connecting to a socket is not blocked by a read-only mount, so
+ * `/run/docker.sock` and agent sockets must be covered explicitly.
+ */
+export async function findSockets(dirs: string[]): Promise<string[]> {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  let visited = 0;
+  const walk = async (dir: string, depth: number) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(dir));
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (++visited > SOCKET_SCAN_LIMIT) return;
+      const p = join(dir, e.name);
+      if (e.isDirectory) {
+        if (depth < SOCKET_SCAN_DEPTH) await walk(p, depth + 1);
+      } else if (!e.isFile && !e.isSymlink) {
+        found.push(p);
+      }
+    }
+  };
+  for (const d of dirs) {
+    const r = await real(d);
+    if (!r?.info.isDirectory || seen.has(r.path)) continue;
+    seen.add(r.path);
+    await walk(r.path, 1);
+  }
+  return found;
+}

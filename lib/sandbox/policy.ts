@@ -1,0 +1,185 @@
+/**
+ * What a sandboxed child may see and touch: the {@linkcode SandboxPolicy}
+ * and the helpers that build one with penguin's defaults.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+
+/** How strictly a child is confined. */
+export type SandboxMode =
+  /** Read-only root; the workspace, scratchpad and extra paths are writable. */
+  | "workspace-write"
+  /** Read-only root; nothing on the host is writable (a private /tmp still is). */
+  | "read-only"
+  /** No OS sandbox at all: the user opted out. Environment rules still apply. */
+  | "off";
+
+/** Every {@linkcode SandboxMode}, for flag validation and help texts. */
+export const SANDBOX_MODES: readonly SandboxMode[] = ["workspace-write", "read-only", "off"];
+
+/** The child environment inputs (see `env.ts` for how they combine). */
+export interface SandboxEnv {
+  /** Extra host variable names to pass through on top of the built-in allowlist. */
+  allow: string[];
+  /** The Agent's vault: injected after the allowlist, before the forced values. */
+  vault: Record<string, string>;
+  /** The host environment to draw from; defaults to `Deno.env.toObject()`. */
+  host?: Record<string, string>;
+}
+
+/** Everything that decides what a sandboxed child may do. */
+export interface SandboxPolicy {
+  /** Confinement level. */
+  mode: SandboxMode;
+  /** Absolute workspace directory: writable in `workspace-write`, always visible. */
+  workspace: string;
+  /** Absolute session scratchpad directory, writable like the workspace (optional). */
+  scratchpad?: string;
+  /** More absolute directories the child may write (workspace-write only). */
+  extraWritable: string[];
+  /** Whether the child may use the network (off: a private network namespace). */
+  network: boolean;
+  /** Absolute paths the child must not see: the data root, home secrets. Missing ones are skipped. */
+  hide: string[];
+  /** Also hide every Unix socket under /run (docker.sock, agent sockets…). Default true. */
+  hideSockets?: boolean;
+  /** Environment allowlist and vault. */
+  env: SandboxEnv;
+  /** RLIMIT_NPROC inside the sandbox (a fork-bomb brake); not enforced for root. Default 2048. */
+  maxProcesses?: number;
+  /** Use this bubblewrap binary instead of searching for one (tests, unusual installs). */
+  bwrapPath?: string;
+}
+
+/** Default RLIMIT_NPROC for sandboxed children (threads count too). */
+export const DEFAULT_MAX_PROCESSES = 2048;
+
+/**
+ * Paths under `$HOME` that hold credentials or personal configuration; the
+ * ones that exist are hidden from sandboxed children.
+ */
+export const HOME_SECRETS: readonly string[] = [
+  ".ssh",
+  ".aws",
+  ".config",
+  ".gnupg",
+  ".docker",
+  ".kube",
+  ".netrc",
+  ".penguin",
+  ".git-credentials",
+  ".npmrc",
+  ".yarnrc",
+  ".pypirc",
+  ".pgpass",
+  ".my.cnf",
+  ".s3cfg",
+  ".boto",
+  ".azure",
+  ".oci",
+  ".password-store",
+  ".vault-token",
+  ".terraform.d",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".m2/settings.xml",
+  ".gradle/gradle.properties",
+  ".local/share/keyrings",
+  ".mozilla",
+  ".bash_history",
+  ".zsh_history",
+  ".python_history",
+  ".psql_history",
+  ".mysql_history",
+  ".node_repl_history",
+  ".lesshst",
+  ".viminfo",
+];
+
+/** The absolute secret paths under `home` (whether or not they exist). */
+export function homeSecrets(home: string): string[] {
+  return HOME_SECRETS.map((p) => join(home, p));
+}
+
+/** Inputs of {@linkcode createPolicy}. */
+export interface PolicyOptions {
+  /** Workspace directory (resolved against the cwd). */
+  workspace: string;
+  /** Default `workspace-write`. */
+  mode?: SandboxMode;
+  /** Default false. */
+  network?: boolean;
+  /** Session scratchpad directory. */
+  scratchpad?: string;
+  /** More writable directories. */
+  extraWritable?: string[];
+  /** penguin's data root: hidden (except the workspace/scratchpad inside it). */
+  dataRoot?: string;
+  /** Home directory whose secrets are hidden; default `$HOME`. */
+  home?: string;
+  /** More paths to hide. */
+  hide?: string[];
+  /** Vault values for the child environment. */
+  vault?: Record<string, string>;
+  /** Extra host variable names to pass through. */
+  allowEnv?: string[];
+  /** Host environment (default `Deno.env.toObject()`). */
+  hostEnv?: Record<string, string>;
+  /** RLIMIT_NPROC inside the sandbox. */
+  maxProcesses?: number;
+  /** Explicit bubblewrap binary. */
+  bwrapPath?: string;
+}
+
+/**
+ * A policy with penguin's defaults: workspace-write, network off, the data
+ * root and the home secrets hidden, sockets under /run hidden.
+ */
+export function createPolicy(opts: PolicyOptions): SandboxPolicy {
+  const hostEnv = opts.hostEnv;
+  const home = opts.home ?? (hostEnv ?? Deno.env.toObject())["HOME"];
+  const hide = [
+    ...(opts.dataRoot ? [resolve(opts.dataRoot)] : []),
+    ...(home ? homeSecrets(resolve(home)) : []),
+    ...(opts.hide ?? []).map((p) => resolve(p)),
+  ];
+  const policy: SandboxPolicy = {
+    mode: opts.mode ?? "workspace-write",
+    workspace: resolve(opts.workspace),
+    extraWritable: (opts.extraWritable ?? []).map((p) => resolve(p)),
+    network: opts.network ?? false,
+    hide,
+    hideSockets: true,
+    env: { allow: opts.allowEnv ?? [], vault: opts.vault ?? {} },
+    maxProcesses: opts.maxProcesses ?? DEFAULT_MAX_PROCESSES,
+  };
+  if (hostEnv) policy.env.host = hostEnv;
+  if (opts.scratchpad) policy.scratchpad = resolve(opts.scratchpad);
+  if (opts.bwrapPath) policy.bwrapPath = opts.bwrapPath;
+  return policy;
+}
+
+/** Parse a `--sandbox` value; throws a usage error naming `flag` otherwise. */
+export function parseSandboxMode(value: string, flag = "--sandbox"): SandboxMode {
+  if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
+  throw new PenguinError(
+    "usage",
+    `${flag} must be one of ${SANDBOX_MODES.join(", ")}, got ${JSON.stringify(value)}`,
+  );
+}
+
+/** Throw a usage error when a policy path is not absolute (relative paths are ambiguous in a sandbox). */
+export function assertPolicyPaths(policy: SandboxPolicy): void {
+  const paths: [string, string][] = [["workspace", policy.workspace]];
+  if (policy.scratchpad !== undefined) paths.push(["scratchpad", policy.scratchpad]);
+  for (const p of policy.extraWritable) paths.push(["extraWritable", p]);
+  for (const p of policy.hide) paths.push(["hide", p]);
+  for (const [name, p] of paths) {
+    if (!isAbsolute(p)) {
+      throw new PenguinError("usage", `Sandbox policy ${name} path must be absolute, got ${JSON.stringify(p)}`);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { runCli } from "../support/cli.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+
+async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "penguin-models-test-" });
+  try {
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+async function add(root: string, args: string[]): Promise<void> {
+  const r = await runCli(["--root", root, "config", "model", "add", ...args]);
+  assert.equal(r.code, 0, r.stderr);
+}
+
+/** Every header value and the body of every request a server received, as one string. */
+function everythingSent(
+  server: { requests: { headers: Record<string, string>; body: unknown }[] },
+): string {
+  return server.requests.map((r) => JSON.stringify(r.headers) + JSON.stringify(r.body)).join("\n");
+}
+
+Deno.test("a key configured for one provider never reaches another provider's server, even for the same model id", async () => {
+  const a = await startModelServer({ turns: [turn.text("pong"), turn.text("pong")] });
+  const b = await startModelServer({ turns: [turn.text("pong"), turn.text("pong")] });
+  try {
+    await withRoot(async (root) => {
+      await add(root, [
+        "--provider",
+        "deepseek",
+        "--model-id",
+        "same-model",
+        "--base-url",
+        a.baseUrl("openai-chat"),
+        "--api-key",
+        "sk-deepseek-entry-AAAA",
+      ]);
+      await add(root, [
+        "--provider",
+        "fireworks",
+        "--model-id",
+        "same-model",
+        "--base-url",
+        b.baseUrl("openai-chat"),
+      ]);
+      const env = {
+        FIREWORKS_API_KEY: "fw-env-BBBB",
+        DEEPSEEK_API_KEY: "sk-deepseek-env-unused",
+        OPENAI_API_KEY: "sk-openai-must-never-travel",
+      };
+      const ra = await runCli([
+        "--root",
+        root,
+        "models",
+        "test",
+        "--provider",
+        "deepseek",
+        "--model-id",
+        "same-model",
+      ], { env });
+      const rb = await runCli([
+        "--root",
+        root,
+        "models",
+        "test",
+        "--provider",
+        "fireworks",
+        "--model-id",
+        "same-model",
+      ], { env });
+      assert.equal(ra.code, 0, ra.stderr + ra.stdout);
+      assert.equal(rb.code, 0, rb.stderr + rb.stdout);
+      assert.equal(a.requests.length, 1);
+      assert.equal(b.requests.length, 1);
+      assert.equal(a.requests[0]!.headers["authorization"], "Bearer sk-deepseek-entry-AAAA");
+      assert.equal(b.requests[0]!.headers["authorization"], "Bearer fw-env-BBBB");
+      const sentToA = everythingSent(a);
+      const sentToB = everythingSent(b);
+      for (
+        const leaked of ["fw-env-BBBB", "sk-openai-must-never-travel", "sk-deepseek-env-unused"]
+      ) {
+        assert.ok(!sentToA.includes(leaked), `server A received ${leaked}`);
+      }
+      for (
+        const leaked of [
+          "sk-deepseek-entry-AAAA",
+          "sk-openai-must-never-travel",
+          "sk-deepseek-env-unused",
+        ]
+      ) {
+        assert.ok(!sentToB.includes(leaked), `server B received ${leaked}`);
+      }
+    });
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("models test reports first-token and total latency for a configured model", async () => {
+  const server = await startModelServer({ turns: [{ ...turn.text("pong"), delay_ms: 50 }] });
+  try {
+    await withRoot(async (root) => {
+      await add(root, [
+        "--provider",
+        "ollama",
+        "--model-id",
+        "tiny",
+        "--base-url",
+        server.baseUrl("openai-chat"),
+      ]);
+      const r = await runCli([
+        "--root",
+        root,
+        "models",
+        "test",
+        "--provider",
+        "ollama",
+        "--model-id",
+        "tiny",
+        "--json",
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const [res] = JSON.parse(r.stdout);
+      assert.equal(res.status, "completed");
+      assert.equal(res.text, "pong");
+      assert.ok(res.ttft_ms >= 50, `ttft ${res.ttft_ms} should include the 50 ms server delay`);
+      assert.ok(res.total_ms >= res.ttft_ms);
+      assert.equal(server.requests[0]!.model, "tiny");
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("models test --all tests every configured model of the group in parallel and fails when one fails", async () => {
+  const server = await startModelServer({
+    handler: (req) =>
+      req.model === "broken"
+        ? turn.error(401, { error: { message: "bad key", code: "invalid_api_key" } })
+        : turn.text("pong"),
+  });
+  try {
+    await withRoot(async (root) => {
+      for (const m of ["m1", "m2", "broken"]) {
+        await add(root, [
+          "--provider",
+          "vllm",
+          "--model-id",
+          m,
+          "--base-url",
+          server.baseUrl("openai-chat"),
+        ]);
+      }
+      const r = await runCli(["--root", root, "models", "test", "--provider", "vllm", "--all"]);
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /vllm\s+m1\s+ok/);
+      assert.match(r.stdout, /vllm\s+m2\s+ok/);
+      assert.match(r.stdout, /vllm\s+broken\s+FAIL \(auth\)/);
+      assert.equal(server.requests.length, 3);
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("models test refuses a half pair and an unconfigured pair before any request", async () => {
+  await withRoot(async (root) => {
+    const half = await runCli(["--root", root, "models", "test", "--model-id", "x"]);
+    assert.equal(half.code, 2);
+    assert.match(half.stderr, /--model-id and --provider must be given together/);
+    const unknown = await runCli([
+      "--root",
+      root,
+      "models",
+      "test",
+      "--provider",
+      "deepseek",
+      "--model-id",
+      "nope",
+    ]);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /deepseek/);
+    assert.match(unknown.stderr, /penguin config model add/);
+  });
+});
