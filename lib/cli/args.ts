@@ -41,7 +41,10 @@ export function parseFlags(
     });
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
-    throw new PenguinError("usage", `${command}: ${msg.replace(/\. To specify.*$/s, "")}`);
+    const first = msg.split("\n")[0]!.replace(/\. To specify .*$/, "").replace(/\.$/, "");
+    const dash = msg.match(/use '(--[\w-]+)=-XYZ'/);
+    const hint = dash ? ` (write ${dash[1]}=<value> for a value starting with "-")` : "";
+    throw new PenguinError("usage", `${command}: ${first}${hint}`);
   }
   if (maxPositionals !== undefined && parsed.positionals.length > maxPositionals) {
     const extra = parsed.positionals.slice(maxPositionals).map((p) => JSON.stringify(p)).join(" ");

@@ -68,3 +68,25 @@ Deno.test("PENGUIN_DEBUG=1 adds the stack trace to an error", async () => {
   assert.match(debug.stderr, /PenguinError: unknown command/);
   assert.match(debug.stderr, /\.ts:\d+/);
 });
+
+Deno.test("flag errors are one line naming the command, with a hint for values that start with a dash", async () => {
+  const unknown = await runCli(["trace", "validate", "--bogus", "x"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /^penguin: trace validate: Unknown option '--bogus'\n/);
+  const dash = await runCli([
+    "config",
+    "model",
+    "add",
+    "--provider",
+    "p",
+    "--model-id",
+    "m",
+    "--price-output",
+    "-1",
+  ]);
+  assert.equal(dash.code, 2);
+  assert.equal(
+    dash.stderr.split("\n")[0],
+    `penguin: config model add: Option '--price-output' argument is ambiguous (write --price-output=<value> for a value starting with "-")`,
+  );
+});

@@ -8,7 +8,10 @@ import assert from "node:assert/strict";
 import type { CompleteMessage, ModelPayload, TokenCounts } from "../../lib/protocol/types.ts";
 import type { ModelOutcome, ModelStreamItem } from "../../lib/models/outcome.ts";
 import { streamModel, type StreamModelOptions } from "../../lib/models/stream.ts";
-import type { WireRequest } from "../../lib/models/wire.ts";
+import type { WireDelta, WireModule, WireRequest } from "../../lib/models/wire.ts";
+import { createParser } from "eventsource-parser";
+import { isComplete } from "../../lib/protocol/guards.ts";
+import { createTranslator, type TranslatorState } from "../../lib/models/translate.ts";
 
 /** Everything one model request yielded. */
 export interface Collected {
@@ -82,4 +85,27 @@ export function assertPartialDiscipline(messages: ModelPayload[]): void {
     }
   }
   assert.equal(open.size, 0, "every partial is stopped");
+}
+
+/** Frame `text` with eventsource-parser (fed in `piece`-sized chunks) and run `m`'s wire parser. */
+export function parseSse(m: WireModule, text: string, piece = text.length): WireDelta[] {
+  const parser = m.createParser();
+  const out: WireDelta[] = [];
+  const sse = createParser({
+    onEvent: (e) => out.push(...parser.push({ event: e.event, data: e.data })),
+  });
+  for (let i = 0; i < text.length; i += piece) sse.feed(text.slice(i, i + piece));
+  sse.reset({ consume: true });
+  out.push(...parser.end());
+  return out;
+}
+
+/** Deltas → complete messages, via the shared translator. */
+export function translateDeltas(
+  deltas: WireDelta[],
+): { messages: CompleteMessage[]; state: TranslatorState } {
+  const tr = createTranslator();
+  const payloads = deltas.flatMap((d) => tr.push(d));
+  payloads.push(...tr.close(tr.state.error ? "failed" : "completed"));
+  return { messages: payloads.filter(isComplete), state: tr.state };
 }

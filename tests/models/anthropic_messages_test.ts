@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createParser } from "eventsource-parser";
+import { parseSse, translateDeltas } from "./_support.ts";
 import type {
   CompleteMessage,
   ThinkingMessage,
@@ -8,8 +8,8 @@ import type {
 import { isComplete } from "../../lib/protocol/guards.ts";
 import { classifyStreamError } from "../../lib/models/classify.ts";
 import { streamModel } from "../../lib/models/stream.ts";
-import { createTranslator, type TranslatorState } from "../../lib/models/translate.ts";
-import type { WireDelta, WireModule, WireRequest } from "../../lib/models/wire.ts";
+import type { TranslatorState } from "../../lib/models/translate.ts";
+import type { WireDelta, WireRequest } from "../../lib/models/wire.ts";
 import {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
   anthropicMessagesProtocol as mod,
@@ -19,27 +19,6 @@ import { item, type ScriptedTurn, turn } from "../support/model_server/script.ts
 
 const DIR = new URL("../../../shared/fixtures/providers/anthropic-messages/", import.meta.url);
 type Json = Record<string, unknown>;
-
-/** Frame `text` with eventsource-parser (fed in `piece`-sized chunks) and run the wire parser. */
-function parseSse(m: WireModule, text: string, piece = text.length): WireDelta[] {
-  const parser = m.createParser();
-  const out: WireDelta[] = [];
-  const sse = createParser({
-    onEvent: (e) => out.push(...parser.push({ event: e.event, data: e.data })),
-  });
-  for (let i = 0; i < text.length; i += piece) sse.feed(text.slice(i, i + piece));
-  sse.reset({ consume: true });
-  out.push(...parser.end());
-  return out;
-}
-
-/** Deltas → complete messages, via the shared translator. */
-function translate(deltas: WireDelta[]): { messages: CompleteMessage[]; state: TranslatorState } {
-  const tr = createTranslator();
-  const payloads = deltas.flatMap((d) => tr.push(d));
-  payloads.push(...tr.close(tr.state.error ? "failed" : "completed"));
-  return { messages: payloads.filter(isComplete), state: tr.state };
-}
 
 interface Parsed {
   deltas: WireDelta[];
@@ -51,7 +30,7 @@ interface Parsed {
 function load(name: string): Parsed {
   const raw = Deno.readTextFileSync(new URL(name, DIR));
   const deltas = name.endsWith(".sse") ? parseSse(mod, raw) : mod.parseBody(JSON.parse(raw));
-  return { deltas, raw, ...translate(deltas) };
+  return { deltas, raw, ...translateDeltas(deltas) };
 }
 
 /** The `data:` objects of an SSE fixture, for expectations derived from the recording. */
@@ -381,7 +360,7 @@ Deno.test("anthropic request merges same-role runs, puts tool_results first, ded
 
 function roundTrip(t: ScriptedTurn): { deltas: WireDelta[]; messages: CompleteMessage[] } {
   const deltas = parseSse(mod, encoder.encodeTurn(t, "claude-test").join(""));
-  return { deltas, messages: translate(deltas).messages };
+  return { deltas, messages: translateDeltas(deltas).messages };
 }
 
 Deno.test("anthropic encoder output parses back to the scripted turn", () => {

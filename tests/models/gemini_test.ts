@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { createParser } from "eventsource-parser";
+import { parseSse, translateDeltas } from "./_support.ts";
 import type { CompleteMessage, ToolCallMessage } from "../../lib/protocol/types.ts";
-import { isComplete } from "../../lib/protocol/guards.ts";
 import { isAuthCode } from "../../lib/models/classify.ts";
 import { streamModel } from "../../lib/models/stream.ts";
-import { createTranslator, type TranslatorState } from "../../lib/models/translate.ts";
+import type { TranslatorState } from "../../lib/models/translate.ts";
 import type { WireDelta, WireRequest } from "../../lib/models/wire.ts";
 import { GEMINI_SKIP_SIGNATURE, geminiProtocol as mod } from "../../lib/models/protocols/gemini.ts";
 import { geminiEncoder as encoder } from "../support/model_server/encode_gemini.ts";
@@ -12,27 +11,6 @@ import { item, type ScriptedTurn } from "../support/model_server/script.ts";
 
 const DIR = new URL("../../../shared/fixtures/providers/gemini/", import.meta.url);
 type Json = Record<string, unknown>;
-
-/** Frame `text` with eventsource-parser (fed in `piece`-sized chunks) and run the wire parser. */
-function parseSse(text: string, piece = text.length): WireDelta[] {
-  const parser = mod.createParser();
-  const out: WireDelta[] = [];
-  const sse = createParser({
-    onEvent: (e) => out.push(...parser.push({ event: e.event, data: e.data })),
-  });
-  for (let i = 0; i < text.length; i += piece) sse.feed(text.slice(i, i + piece));
-  sse.reset({ consume: true });
-  out.push(...parser.end());
-  return out;
-}
-
-/** Deltas → complete messages, via the shared translator. */
-function translate(deltas: WireDelta[]): { messages: CompleteMessage[]; state: TranslatorState } {
-  const tr = createTranslator();
-  const payloads = deltas.flatMap((d) => tr.push(d));
-  payloads.push(...tr.close(tr.state.error ? "failed" : "completed"));
-  return { messages: payloads.filter(isComplete), state: tr.state };
-}
 
 interface Parsed {
   deltas: WireDelta[];
@@ -43,8 +21,8 @@ interface Parsed {
 
 function load(name: string): Parsed {
   const raw = Deno.readTextFileSync(new URL(name, DIR));
-  const deltas = name.endsWith(".sse") ? parseSse(raw) : mod.parseBody(JSON.parse(raw));
-  return { deltas, raw, ...translate(deltas) };
+  const deltas = name.endsWith(".sse") ? parseSse(mod, raw) : mod.parseBody(JSON.parse(raw));
+  return { deltas, raw, ...translateDeltas(deltas) };
 }
 
 /** Every part of a recorded stream or body, in order, for expectations derived from the recording. */
@@ -84,7 +62,11 @@ for (const name of FIXTURES) {
     const { deltas, state, messages } = load(name);
     if (name.endsWith(".sse")) {
       assert.ok(raw.includes("\r\n\r\n"), "recorded with CRLF framing");
-      assert.deepEqual(parseSse(raw, 7), deltas, "chunking (split CRLFs included) changes nothing");
+      assert.deepEqual(
+        parseSse(mod, raw, 7),
+        deltas,
+        "chunking (split CRLFs included) changes nothing",
+      );
     }
     assert.ok(deltas.some((d) => d.type === "finish" || d.type === "error"), "finish or error");
     assert.equal(state.malformed, undefined);
@@ -372,8 +354,8 @@ function roundTrip(
   t: ScriptedTurn,
 ): { events: string[]; deltas: WireDelta[]; messages: CompleteMessage[] } {
   const events = encoder.encodeTurn(t, "gemini-test");
-  const deltas = parseSse(events.join(""));
-  return { events, deltas, messages: translate(deltas).messages };
+  const deltas = parseSse(mod, events.join(""));
+  return { events, deltas, messages: translateDeltas(deltas).messages };
 }
 
 Deno.test("gemini encoder output (CRLF framed) parses back to the scripted turn", () => {
@@ -526,7 +508,7 @@ Deno.test("gemini parser keeps each signed part in a segment of its own", () => 
     chunk({ text: "a" }, { text: "b", thoughtSignature: "S1" }),
     chunk({ text: "c" }, { text: "", thoughtSignature: "S2" }),
   ].flatMap((e) => parser.push(e));
-  const { messages } = translate(deltas);
+  const { messages } = translateDeltas(deltas);
   assert.deepEqual(
     messages.map((m) => [m.type, m.type === "text" ? m.text : m.thinking, m.fidelity]),
     [
