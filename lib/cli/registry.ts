@@ -6,6 +6,7 @@
 import type { Command } from "./command.ts";
 import { traceCommands } from "./commands/trace.ts";
 import { configCommands } from "./commands/config.ts";
+import { sandboxCommands } from "./commands/sandbox.ts";
 import { modelsCommands } from "./commands/models.ts";
 import { modelsTestCommand } from "./commands/models_probe.ts";
 
@@ -13,6 +14,7 @@ import { modelsTestCommand } from "./commands/models_probe.ts";
 export const COMMANDS: Command[] = [
   ...traceCommands,
   ...configCommands,
+  ...sandboxCommands,
   ...modelsCommands,
   modelsTestCommand,
 ];

@@ -170,7 +170,7 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
 }
 
 function settled<T>(p: Promise<T>, ms: number): Promise<boolean> {
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);
   });
@@ -178,7 +178,9 @@ function settled<T>(p: Promise<T>, ms: number): Promise<boolean> {
 }
 
 /** Read the control channel: resolve true at the ready line, false at end of file without it. */
-function watchControl(stream: ReadableStream<Uint8Array>): { ready: Promise<boolean>; text: () => string } {
+function watchControl(
+  stream: ReadableStream<Uint8Array>,
+): { ready: Promise<boolean>; text: () => string } {
   const { promise: ready, resolve } = Promise.withResolvers<boolean>();
   let text = "";
   (async () => {
@@ -227,55 +229,15 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       detached: true,
     }).spawn();
   } catch (err) {
-    throw new PenguinError("runtime", `Cannot start ${opts.describe}: ${errorMessage(err)}`, { cause: err });
+    throw new PenguinError("runtime", `Cannot start ${opts.describe}: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   let exited = false;
   const status = child.status.then((s) => {
     exited = true;
     return toExitStatus(s);
   });
-
-  if (merged) {
-    const control = watchControl(child.stderr);
-    if (!await control.ready) {
-      const st = await status;
-      await child.stdout.cancel().catch(() => {});
-      const said = control.text().trim().split("\n").slice(-5).join("; ") || `exit code ${st.code}`;
-      const hint = opts.hint ? ` ${opts.hint}` : "";
-      throw new PenguinError("runtime", `Cannot start ${opts.describe}: the sandbox failed to set up: ${said}.${hint}`);
-    }
-  }
-
-  let output: ReadableStream<string>;
-  let outputClosed: Promise<void>;
-  if (!merged) {
-    output = new ReadableStream({ start: (c) => c.close() });
-    outputClosed = Promise.resolve();
-  } else if (opts.onOutput) {
-    const sink = opts.onOutput;
-    const deliver = (text: string) => {
-      if (!text) return;
-      try {
-        sink(text);
-      } catch {
-        // A failing sink must not stop the pump, or the child blocks on a full pipe.
-      }
-    };
-    output = new ReadableStream({ start: (c) => c.close() });
-    outputClosed = (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of child.stdout) {
-        deliver(decoder.decode(chunk, { stream: true }));
-      }
-      deliver(decoder.decode());
-    })();
-  } else {
-    let done: () => void = () => {};
-    outputClosed = new Promise((resolve) => done = resolve);
-    output = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
-      new TransformStream<string, string>({ flush: () => done() }),
-    );
-  }
 
   const writer = opts.stdin === "piped" ? child.stdin.getWriter() : undefined;
   let stdinOpen = writer !== undefined;
@@ -317,6 +279,55 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       opts.signal.addEventListener("abort", abort, { once: true });
       status.then(() => opts.signal?.removeEventListener("abort", abort));
     }
+  }
+
+  if (merged) {
+    const control = watchControl(child.stderr);
+    if (!await control.ready) {
+      const st = await status;
+      await child.stdout.cancel().catch(() => {});
+      await closeStdin();
+      if (opts.signal?.aborted) {
+        throw new PenguinError("runtime", `Cannot start ${opts.describe}: aborted while starting`);
+      }
+      const said = control.text().trim().split("\n").slice(-5).join("; ") || `exit code ${st.code}`;
+      const hint = opts.hint ? ` ${opts.hint}` : "";
+      throw new PenguinError(
+        "runtime",
+        `Cannot start ${opts.describe}: the sandbox failed to set up: ${said}.${hint}`,
+      );
+    }
+  }
+
+  let output: ReadableStream<string>;
+  let outputClosed: Promise<void>;
+  if (!merged) {
+    output = new ReadableStream({ start: (c) => c.close() });
+    outputClosed = Promise.resolve();
+  } else if (opts.onOutput) {
+    const sink = opts.onOutput;
+    const deliver = (text: string) => {
+      if (!text) return;
+      try {
+        sink(text);
+      } catch {
+        // A failing sink must not stop the pump, or the child blocks on a full pipe.
+      }
+    };
+    output = new ReadableStream({ start: (c) => c.close() });
+    outputClosed = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stdout) {
+        deliver(decoder.decode(chunk, { stream: true }));
+      }
+      deliver(decoder.decode());
+    })();
+  } else {
+    let done: () => void = () => {};
+    outputClosed = new Promise((resolve) => done = resolve);
+    output = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
+      new TransformStream<string, string>({ flush: () => done() }),
+    );
   }
 
   return {

@@ -101,7 +101,7 @@ exit "$rc"
 export const WRAPPER = `for f in /proc/$$/fd/* /dev/fd/*; do
   n=\${f##*/}
   case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
-done 2>/dev/null
+done
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
 if [ "$2" = 1 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&1; fi
 shift 2
@@ -109,18 +109,38 @@ exec "$@"
 `;
 
 /** The argv of the wrapper running `command` (bash path first). */
-export function wrapperArgv(bash: string, command: string[], opts: { maxProcesses?: number; control: boolean }): string[] {
-  const limit = opts.maxProcesses !== undefined && opts.maxProcesses > 0 ? String(opts.maxProcesses) : "-";
+export function wrapperArgv(
+  bash: string,
+  command: string[],
+  opts: { maxProcesses?: number; control: boolean },
+): string[] {
+  const limit = opts.maxProcesses !== undefined && opts.maxProcesses > 0
+    ? String(opts.maxProcesses)
+    : "-";
   return [bash, "-c", WRAPPER, "penguin-sandbox", limit, opts.control ? "1" : "0", ...command];
 }
 
 /** The arguments after the bash binary that run `job` under the supervisor. */
-export function supervisorArgs(job: string[], opts: { setpriv?: string; kind: SupervisorKind; envFd: boolean }): string[] {
-  return ["-c", SUPERVISOR, "penguin-supervisor", opts.setpriv ?? "-", opts.kind, opts.envFd ? "1" : "0", ...job];
+export function supervisorArgs(
+  job: string[],
+  opts: { setpriv?: string; kind: SupervisorKind; envFd: boolean },
+): string[] {
+  return [
+    "-c",
+    SUPERVISOR,
+    "penguin-supervisor",
+    opts.setpriv ?? "-",
+    opts.kind,
+    opts.envFd ? "1" : "0",
+    ...job,
+  ];
 }
 
 /** The supervisor environment that carries `env` as inert `__PSE_<n>` data for `--args 3`. */
-export function envAsData(env: Record<string, string>, base: Record<string, string>): Record<string, string> {
+export function envAsData(
+  env: Record<string, string>,
+  base: Record<string, string>,
+): Record<string, string> {
   const out = { ...base };
   Object.keys(env).sort().forEach((k, i) => {
     out[`__PSE_${i}`] = `${k}=${env[k]}`;

@@ -44,7 +44,9 @@ export function bwrapMountArgs(plan: SandboxPlan): string[] {
     ops.push({ path: p, rank: 1, args: ["--tmpfs", p] });
     late.push("--remount-ro", p);
   }
-  for (const p of plan.hideFiles) ops.push({ path: p, rank: 1, args: ["--ro-bind", "/dev/null", p] });
+  for (const p of plan.hideFiles) {
+    ops.push({ path: p, rank: 1, args: ["--ro-bind", "/dev/null", p] });
+  }
   for (const p of plan.roots) {
     ops.push({ path: p, rank: 2, args: [plan.writableRoots ? "--bind" : "--ro-bind", p, p] });
   }

@@ -88,7 +88,11 @@ export interface ChildEnvOptions {
  */
 export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
-  const allow = new Set([...ENV_ALLOWLIST, ...(opts.allow ?? []), ...(opts.network ? PROXY_VARS : [])]);
+  const allow = new Set([
+    ...ENV_ALLOWLIST,
+    ...(opts.allow ?? []),
+    ...(opts.network ? PROXY_VARS : []),
+  ]);
   for (const [k, v] of Object.entries(opts.host)) {
     if (!NAME.test(k) || isForbiddenEnvName(k)) continue;
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;

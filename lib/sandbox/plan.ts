@@ -50,7 +50,9 @@ async function real(path: string): Promise<{ path: string; info: Deno.FileInfo }
     const p = await Deno.realPath(path);
     return { path: p, info: await Deno.stat(p) };
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return undefined;
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
     throw err;
   }
 }
@@ -58,7 +60,9 @@ async function real(path: string): Promise<{ path: string; info: Deno.FileInfo }
 async function mustBeDir(what: string, path: string): Promise<string> {
   const r = await real(path);
   if (!r) throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" does not exist`);
-  if (!r.info.isDirectory) throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" is not a directory`);
+  if (!r.info.isDirectory) {
+    throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" is not a directory`);
+  }
   return r.path;
 }
 
@@ -75,7 +79,10 @@ export async function resolvePlan(
   const writableRoots = policy.mode === "workspace-write";
   const workspace = await mustBeDir("workspace", policy.workspace);
   const roots = [workspace];
-  const optional = [...(policy.scratchpad ? [policy.scratchpad] : []), ...(writableRoots ? policy.extraWritable : [])];
+  const optional = [
+    ...(policy.scratchpad ? [policy.scratchpad] : []),
+    ...(writableRoots ? policy.extraWritable : []),
+  ];
   for (const p of optional) {
     const r = await real(p);
     if (r?.info.isDirectory && !roots.includes(r.path)) roots.push(r.path);

@@ -179,7 +179,10 @@ export function assertPolicyPaths(policy: SandboxPolicy): void {
   for (const p of policy.hide) paths.push(["hide", p]);
   for (const [name, p] of paths) {
     if (!isAbsolute(p)) {
-      throw new PenguinError("usage", `Sandbox policy ${name} path must be absolute, got ${JSON.stringify(p)}`);
+      throw new PenguinError(
+        "usage",
+        `Sandbox policy ${name} path must be absolute, got ${JSON.stringify(p)}`,
+      );
     }
   }
 }

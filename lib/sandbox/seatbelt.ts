@@ -87,18 +87,26 @@ export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): 
   const lines = [BASE];
   const readAll = hidden.length === 0
     ? `(allow file-read* (subpath "/"))`
-    : `(allow file-read*\n  (require-all (subpath "/")\n    ${notUnder(hidden, hiddenIsDir).join("\n    ")}))`;
+    : `(allow file-read*\n  (require-all (subpath "/")\n    ${
+      notUnder(hidden, hiddenIsDir).join("\n    ")
+    }))`;
   lines.push(readAll);
   if (roots.length > 0) {
     lines.push(`(allow file-read* ${roots.map((r) => `(subpath (param "${r}"))`).join(" ")})`);
   }
-  const writeTargets = [...(plan.writableRoots ? roots : []), ...tmp].map((r) => `(subpath (param "${r}"))`);
+  const writeTargets = [...(plan.writableRoots ? roots : []), ...tmp].map((r) =>
+    `(subpath (param "${r}"))`
+  );
   if (writeTargets.length > 0) {
-    const guard = protect.flatMap((p) => [`(require-not (literal (param "${p}")))`, `(require-not (subpath (param "${p}")))`]);
+    const guard = protect.flatMap((
+      p,
+    ) => [`(require-not (literal (param "${p}")))`, `(require-not (subpath (param "${p}")))`]);
     lines.push(
       guard.length === 0
         ? `(allow file-write* ${writeTargets.join(" ")})`
-        : `(allow file-write*\n  (require-all (require-any ${writeTargets.join(" ")})\n    ${guard.join("\n    ")}))`,
+        : `(allow file-write*\n  (require-all (require-any ${writeTargets.join(" ")})\n    ${
+          guard.join("\n    ")
+        }))`,
     );
   }
   if (plan.network) lines.push(NETWORK);
@@ -106,7 +114,11 @@ export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): 
 }
 
 /** The full `sandbox-exec` argv (binary first) that runs `command` under `plan`. */
-export function seatbeltArgv(plan: SandboxPlan, command: string[], opts: SeatbeltOptions = {}): string[] {
+export function seatbeltArgv(
+  plan: SandboxPlan,
+  command: string[],
+  opts: SeatbeltOptions = {},
+): string[] {
   const { profile, params: values } = seatbeltProfile(plan, opts);
   const defs = Object.entries(values).map(([k, v]) => `-D${k}=${v}`);
   return [SANDBOX_EXEC, "-p", profile, ...defs, "--", ...command];

@@ -1,0 +1,171 @@
+/**
+ * `penguin sandbox check` and `penguin sandbox run`.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { PenguinError } from "../../protocol/errors.ts";
+import { resolveDataRoot } from "../../state/root.ts";
+import {
+  createPolicy,
+  detectSandbox,
+  isInside,
+  parseSandboxMode,
+  type SandboxReport,
+  spawnSandboxed,
+} from "../../sandbox/mod.ts";
+import { bool, parseFlags, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+
+const ENV_HELP = `Environment:
+  PENGUIN_BWRAP   use this bubblewrap binary instead of searching /usr/bin,
+                  /usr/local/bin, /bin and PATH
+`;
+
+function bwrapOverride(): { bwrapPath?: string } {
+  const v = Deno.env.get("PENGUIN_BWRAP");
+  return v ? { bwrapPath: v } : {};
+}
+
+function renderReport(r: SandboxReport): string {
+  const width = Math.max(...r.checks.map((c) => c.name.length));
+  const lines = r.checks.map((c) => {
+    const tag = c.status === "fail" ? "FAIL" : c.status;
+    const fix = c.fix && c.status !== "ok"
+      ? `\n  ${"".padEnd(4)}  ${"".padEnd(width)}  fix: ${c.fix}`
+      : "";
+    return `  ${tag.padEnd(4)}  ${c.name.padEnd(width)}  ${c.detail}${fix}`;
+  });
+  const mode = r.usable
+    ? `Sandbox: ${
+      r.kind === "seatbelt" ? "Seatbelt (sandbox-exec)" : "bubblewrap"
+    }; commands for the model run confined (workspace-write, network off by default).`
+    : `Sandbox: none. Commands for the model are refused (${r.failure}); fix the failures above, or opt out with --sandbox off.`;
+  return `${lines.join("\n")}\n\n${mode}\n`;
+}
+
+const check: Command = {
+  path: ["sandbox", "check"],
+  summary: "check whether sandboxed commands can run here",
+  help: `Usage: penguin sandbox check [--json]
+
+Probe whether commands for the model can run sandboxed on this machine:
+bubblewrap present, user namespaces allowed, a trivial command runs under
+the full flag set and is confined (read-only root, no capabilities, private
+PID and network namespaces). Prints each check as ok, warn or FAIL with the
+fix for each problem, then the sandbox penguin will use.
+
+Flags:
+  --json    print the report as JSON: {usable, kind, failure?, checks: [{name, status, detail, fix?}]}
+
+Exit code: 0 when the sandbox works, 1 when it does not.
+
+${ENV_HELP}`,
+  async run(args: string[], ctx: CommandContext): Promise<number> {
+    const p = parseFlags("sandbox check", args, { json: { type: "boolean" } }, 0);
+    const report = await detectSandbox(bwrapOverride());
+    if (bool(p, "json")) {
+      const { usable, kind, failure, checks } = report;
+      ctx.io.out(
+        JSON.stringify({ usable, kind, ...(failure ? { failure } : {}), checks }, null, 2) + "\n",
+      );
+    } else {
+      ctx.io.out(renderReport(report));
+    }
+    return report.usable ? 0 : 1;
+  },
+};
+
+function onOff(value: string | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === "on") return true;
+  if (value === "off") return false;
+  throw new PenguinError(
+    "usage",
+    `sandbox run: ${flag} must be on or off, got ${JSON.stringify(value)}`,
+  );
+}
+
+function dataRoot(root: string | undefined): string | undefined {
+  try {
+    return resolveDataRoot({ root });
+  } catch {
+    return undefined;
+  }
+}
+
+const run: Command = {
+  path: ["sandbox", "run"],
+  summary: "run a command under the model's sandbox",
+  help: `Usage: penguin sandbox run [flags] -- <command> [args...]
+
+Run a command under the sandbox penguin uses for the model: read-only root,
+writable workspace, private /tmp, no network, penguin's data root and home
+secrets (~/.ssh, ~/.aws, ~/.config, ...) hidden, Unix sockets under /run
+hidden, and an environment rebuilt from an allowlist (never API keys or
+PENGUIN_* variables). stdin, stdout and stderr are passed through; the exit
+code is the command's (128+N when a signal N ended it).
+
+Flags:
+  --workspace <dir>   the writable directory (default: the current directory)
+  --network on|off    network access (default: off)
+  --sandbox <mode>    workspace-write (default), read-only, or off: no OS
+                      sandbox at all (prints a warning)
+
+Fails closed: when the sandbox cannot run here nothing runs, and the error
+says how to fix it (see "penguin sandbox check").
+
+${ENV_HELP}`,
+  async run(args: string[], ctx: CommandContext): Promise<number> {
+    const p = parseFlags("sandbox run", args, {
+      workspace: { type: "string" },
+      network: { type: "string" },
+      sandbox: { type: "string" },
+    });
+    const argv = p.positionals;
+    if (argv.length === 0) {
+      throw new PenguinError("usage", "sandbox run: no command given; put it after --");
+    }
+    const mode = parseSandboxMode(str(p, "sandbox") ?? "workspace-write");
+    const network = onOff(str(p, "network"), "--network") ?? false;
+    const workspace = resolve(str(p, "workspace") ?? Deno.cwd());
+    const policy = createPolicy({
+      workspace,
+      mode,
+      network,
+      dataRoot: dataRoot(ctx.root),
+      ...bwrapOverride(),
+    });
+    if (mode === "off") {
+      ctx.io.err(
+        `penguin: warning: --sandbox off: ${
+          JSON.stringify(argv.join(" "))
+        } runs without any OS sandbox; ` +
+          `it can read and write everything you can, and only its environment is filtered\n`,
+      );
+    }
+    let cwd = workspace;
+    try {
+      const here = await Deno.realPath(Deno.cwd());
+      if (isInside(here, await Deno.realPath(workspace))) cwd = here;
+    } catch {
+      // A missing workspace is reported by spawnSandboxed.
+    }
+    const child = await spawnSandboxed({ argv, policy, cwd, stdin: "inherit", stdio: "inherit" });
+    // Ctrl-C and hangups go to the command's process group; SIGTERM ends it (and escalates to SIGKILL).
+    const handlers: [Deno.Signal, () => void][] = [
+      ["SIGINT", () => child.signal("SIGINT")],
+      ["SIGHUP", () => child.signal("SIGHUP")],
+      ["SIGTERM", () => void child.kill()],
+    ];
+    for (const [sig, fn] of handlers) Deno.addSignalListener(sig, fn);
+    try {
+      return (await child.status).code;
+    } finally {
+      for (const [sig, fn] of handlers) Deno.removeSignalListener(sig, fn);
+    }
+  },
+};
+
+/** The sandbox commands. */
+export const sandboxCommands: Command[] = [check, run];

@@ -1,0 +1,61 @@
+/**
+ * Confine the model: every child process penguin starts for the model runs
+ * through {@linkcode spawnSandboxed} (bubblewrap on Linux, Seatbelt on
+ * macOS), with an environment built from scratch.
+ *
+ * @module
+ */
+export {
+  assertPolicyPaths,
+  createPolicy,
+  DEFAULT_MAX_PROCESSES,
+  HOME_SECRETS,
+  homeSecrets,
+  parseSandboxMode,
+  type PolicyOptions,
+  SANDBOX_MODES,
+  type SandboxEnv,
+  type SandboxMode,
+  type SandboxPolicy,
+} from "./policy.ts";
+export {
+  buildChildEnv,
+  type ChildEnvOptions,
+  DEFAULT_PATH,
+  ENV_ALLOWLIST,
+  FORCED_ENV,
+  isForbiddenEnvName,
+  PROXY_VARS,
+} from "./env.ts";
+export {
+  findSockets,
+  isInside,
+  type ResolveOptions,
+  resolvePlan,
+  type SandboxPlan,
+} from "./plan.ts";
+export { bwrapArgv, bwrapEnvArgs, bwrapMountArgs, type BwrapOptions } from "./bwrap.ts";
+export {
+  SANDBOX_EXEC,
+  seatbeltArgv,
+  type SeatbeltOptions,
+  type SeatbeltProfile,
+  seatbeltProfile,
+} from "./seatbelt.ts";
+export {
+  type CheckStatus,
+  type DetectOptions,
+  detectSandbox,
+  findBash,
+  findBwrap,
+  type SandboxCheck,
+  type SandboxReport,
+} from "./detect.ts";
+export {
+  type ExitStatus,
+  type ForwardSignal,
+  type SandboxedProcess,
+  type SandboxKind,
+  signalName,
+} from "./_process.ts";
+export { type SpawnOptions, spawnSandboxed } from "./spawn.ts";

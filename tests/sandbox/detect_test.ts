@@ -1,0 +1,111 @@
+// Detection and the fail-closed rule.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { exists, visibleTempDir } from "./_helpers.ts";
+
+Deno.test("detectSandbox finds a working bubblewrap on this machine and explains every check", async () => {
+  const report = await detectSandbox();
+  assert.equal(report.usable, true, JSON.stringify(report, null, 2));
+  assert.equal(report.kind, "bwrap");
+  const names = report.checks.map((c) => c.name);
+  for (
+    const n of [
+      "bubblewrap",
+      "user namespaces",
+      "sandbox start",
+      "confinement",
+      "network isolation",
+    ]
+  ) {
+    assert.ok(names.includes(n), n);
+    assert.equal(report.checks.find((c) => c.name === n)!.status, "ok", n);
+  }
+  for (const c of report.checks) {
+    assert.ok(c.detail.length > 0, c.name);
+    if (c.status !== "ok") assert.ok(c.fix, `${c.name} has no fix`);
+  }
+});
+
+Deno.test("detectSandbox is cached per process", () => {
+  assert.equal(detectSandbox(), detectSandbox());
+});
+
+Deno.test("a missing bubblewrap is reported with how to install it", async () => {
+  const report = await detectSandbox({ bwrapPath: "/nonexistent/bwrap" });
+  assert.equal(report.usable, false);
+  assert.equal(report.kind, "none");
+  const check = report.checks.find((c) => c.name === "bubblewrap")!;
+  assert.equal(check.status, "fail");
+  assert.match(check.fix!, /apt-get install bubblewrap/);
+  assert.match(check.fix!, /--sandbox off/);
+});
+
+Deno.test("a bubblewrap that cannot create namespaces is explained", async () => {
+  const dir = await visibleTempDir();
+  try {
+    const fake = join(dir, "bwrap");
+    await Deno.writeTextFile(
+      fake,
+      "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
+    );
+    await Deno.chmod(fake, 0o755);
+    const report = await detectSandbox({ bwrapPath: fake });
+    assert.equal(report.usable, false);
+    const start = report.checks.find((c) => c.name === "sandbox start")!;
+    assert.equal(start.status, "fail");
+    assert.match(start.detail, /setting up uid map/);
+    assert.match(start.fix!, /apparmor_restrict_unprivileged_userns/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", async () => {
+  const ws = await visibleTempDir();
+  try {
+    const policy = createPolicy({ workspace: ws, home: "", bwrapPath: "/nonexistent/bwrap" });
+    for (const mode of ["workspace-write", "read-only"] as const) {
+      await assert.rejects(
+        spawnSandboxed({ shell: "touch ran", policy: { ...policy, mode } }),
+        (e) => e instanceof PenguinError && e.kind === "runtime" && /--sandbox off/.test(e.message),
+      );
+      assert.equal(await exists(join(ws, "ran")), false, mode);
+    }
+    // Opting out runs the command without bubblewrap.
+    const child = await spawnSandboxed({ shell: "touch ran", policy: { ...policy, mode: "off" } });
+    assert.equal((await child.status).code, 0);
+    assert.equal(await exists(join(ws, "ran")), true);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});
+
+Deno.test("spawning fails closed when bubblewrap breaks after detection", async () => {
+  const dir = await visibleTempDir();
+  try {
+    // Passes the probe, then fails for every later sandbox.
+    const fake = join(dir, "bwrap");
+    const flag = join(dir, "probed");
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/bash\nif [ "$1" = --version ]; then exec /usr/bin/bwrap --version; fi\n` +
+        `if [ -e ${flag} ]; then echo 'bwrap: Can not mount tmpfs on /newroot: Operation not permitted' >&2; exit 1; fi\n` +
+        `touch ${flag}; exec /usr/bin/bwrap "$@"\n`,
+    );
+    await Deno.chmod(fake, 0o755);
+    const ws = join(dir, "ws");
+    await Deno.mkdir(ws);
+    const policy = createPolicy({ workspace: ws, home: "", bwrapPath: fake });
+    assert.equal((await detectSandbox({ bwrapPath: fake })).usable, true);
+    await assert.rejects(
+      spawnSandboxed({ shell: "touch ran", policy }),
+      (e) =>
+        e instanceof PenguinError && e.kind === "runtime" && /Can not mount tmpfs/.test(e.message),
+    );
+    assert.equal(await exists(join(ws, "ran")), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import {
+  buildChildEnv,
+  DEFAULT_PATH,
+  FORCED_ENV,
+  isForbiddenEnvName,
+} from "../../lib/sandbox/mod.ts";
+
+const HOST = {
+  PATH: "/usr/local/bin:/usr/bin:.::relative/bin",
+  HOME: "/home/u",
+  USER: "u",
+  LANG: "en_US.UTF-8",
+  LC_ALL: "C.UTF-8",
+  TZ: "UTC",
+  TERM: "xterm-256color",
+  OPENAI_API_KEY: "sk-1",
+  OPENAI_BASE_URL: "https://example.test",
+  ANTHROPIC_BASE_URL: "https://example.test",
+  FOO_API_KEY: "foo",
+  PENGUIN_HOME: "/data",
+  PENGUIN_X: "x",
+  CLIENT_TYPE: "openai-chat",
+  LD_PRELOAD: "/evil.so",
+  AWS_SECRET_ACCESS_KEY: "aws",
+  HTTP_PROXY: "http://proxy:3128",
+  SSH_AUTH_SOCK: "/tmp/agent.sock",
+};
+
+Deno.test("the child environment keeps only allowlisted host variables", () => {
+  const env = buildChildEnv({ host: HOST });
+  assert.equal(env["HOME"], "/home/u");
+  assert.equal(env["USER"], "u");
+  assert.equal(env["LANG"], "en_US.UTF-8");
+  assert.equal(env["LC_ALL"], "C.UTF-8");
+  assert.equal(env["TZ"], "UTC");
+  for (
+    const k of [
+      "OPENAI_API_KEY",
+      "OPENAI_BASE_URL",
+      "ANTHROPIC_BASE_URL",
+      "FOO_API_KEY",
+      "PENGUIN_HOME",
+      "PENGUIN_X",
+      "CLIENT_TYPE",
+      "LD_PRELOAD",
+      "AWS_SECRET_ACCESS_KEY",
+      "HTTP_PROXY",
+      "SSH_AUTH_SOCK",
+    ]
+  ) assert.equal(env[k], undefined, k);
+});
+
+Deno.test("explicitly allowed names pass, forbidden ones never do", () => {
+  const env = buildChildEnv({
+    host: HOST,
+    allow: ["AWS_SECRET_ACCESS_KEY", "FOO_API_KEY", "PENGUIN_X", "OPENAI_BASE_URL"],
+  });
+  assert.equal(env["AWS_SECRET_ACCESS_KEY"], "aws");
+  assert.equal(env["FOO_API_KEY"], undefined);
+  assert.equal(env["PENGUIN_X"], undefined);
+  assert.equal(env["OPENAI_BASE_URL"], undefined);
+});
+
+Deno.test("proxy variables pass only when the network is on", () => {
+  assert.equal(buildChildEnv({ host: HOST, network: false })["HTTP_PROXY"], undefined);
+  assert.equal(buildChildEnv({ host: HOST, network: true })["HTTP_PROXY"], "http://proxy:3128");
+});
+
+Deno.test("vault values come after the allowlist and before the forced values", () => {
+  const env = buildChildEnv({
+    host: HOST,
+    vault: {
+      HOME: "/vault-home",
+      GITHUB_TOKEN: "ghp",
+      TERM: "vt100",
+      PAGER: "less",
+      "bad-name": "x",
+      LD_LIBRARY_PATH: "/x",
+    },
+  });
+  assert.equal(env["HOME"], "/vault-home");
+  assert.equal(env["GITHUB_TOKEN"], "ghp");
+  assert.equal(env["TERM"], "dumb");
+  assert.equal(env["PAGER"], "cat");
+  assert.equal(env["bad-name"], undefined);
+  assert.equal(env["LD_LIBRARY_PATH"], undefined);
+});
+
+Deno.test("the forced values are always present", () => {
+  const env = buildChildEnv({ host: {} });
+  for (const [k, v] of Object.entries(FORCED_ENV)) assert.equal(env[k], v, k);
+  assert.deepEqual(FORCED_ENV, {
+    GIT_EDITOR: "true",
+    GIT_TERMINAL_PROMPT: "0",
+    TERM: "dumb",
+    NO_COLOR: "1",
+    PAGER: "cat",
+    GIT_PAGER: "cat",
+  });
+});
+
+Deno.test("PATH loses relative and empty entries and falls back to a default", () => {
+  assert.equal(buildChildEnv({ host: HOST })["PATH"], "/usr/local/bin:/usr/bin");
+  assert.equal(buildChildEnv({ host: {} })["PATH"], DEFAULT_PATH);
+  assert.equal(buildChildEnv({ host: { PATH: ".:" } })["PATH"], DEFAULT_PATH);
+});
+
+Deno.test("isForbiddenEnvName is case-insensitive", () => {
+  for (
+    const n of [
+      "openai_api_key",
+      "Penguin_Home",
+      "ld_preload",
+      "DYLD_INSERT_LIBRARIES",
+      "minimax_base_url",
+      "ZAI_API_KEY",
+    ]
+  ) {
+    assert.ok(isForbiddenEnvName(n), n);
+  }
+  for (const n of ["PATH", "HOME", "GITHUB_TOKEN", "MY_BASE"]) assert.ok(!isForbiddenEnvName(n), n);
+});

@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import {
+  createPolicy,
+  findSockets,
+  homeSecrets,
+  parseSandboxMode,
+  resolvePlan,
+} from "../../lib/sandbox/mod.ts";
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-plan-test-" }));
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("resolvePlan hides only the secrets that exist, sorted into dirs and files", async () => {
+  await withDir(async (dir) => {
+    const home = join(dir, "home");
+    await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+    await Deno.writeTextFile(join(home, ".netrc"), "machine x");
+    await Deno.mkdir(join(dir, "ws"));
+    const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
+    policy.hideSockets = false;
+    const plan = await resolvePlan(policy, join(dir, "ws"));
+    assert.deepEqual(plan.hideDirs, [join(home, ".ssh")]);
+    assert.deepEqual(plan.hideFiles, [join(home, ".netrc")]);
+    assert.ok(homeSecrets(home).length > plan.hideDirs.length + plan.hideFiles.length);
+  });
+});
+
+Deno.test("resolvePlan hides the real target of a symlinked secret", async () => {
+  await withDir(async (dir) => {
+    await Deno.mkdir(join(dir, "ws"));
+    await Deno.mkdir(join(dir, "real-aws"));
+    await Deno.mkdir(join(dir, "home"));
+    await Deno.symlink(join(dir, "real-aws"), join(dir, "home", ".aws"));
+    const policy = createPolicy({
+      workspace: join(dir, "ws"),
+      home: join(dir, "home"),
+      hostEnv: {},
+    });
+    policy.hideSockets = false;
+    const plan = await resolvePlan(policy, join(dir, "ws"));
+    assert.deepEqual(plan.hideDirs, [join(dir, "real-aws")]);
+  });
+});
+
+Deno.test("resolvePlan protects .git/hooks and .git/config, and covers a missing hooks dir", async () => {
+  await withDir(async (dir) => {
+    const ws = join(dir, "ws");
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "config"), "[core]\n");
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    policy.hideSockets = false;
+    let plan = await resolvePlan(policy, ws);
+    assert.deepEqual(plan.protect, [join(ws, ".git", "hooks"), join(ws, ".git", "config")]);
+    assert.deepEqual(plan.protectMissing, []);
+
+    await Deno.remove(join(ws, ".git", "hooks"));
+    plan = await resolvePlan(policy, ws);
+    assert.deepEqual(plan.protect, [join(ws, ".git", "config")]);
+    assert.deepEqual(plan.protectMissing, [join(ws, ".git", "hooks")]);
+
+    policy.mode = "read-only";
+    plan = await resolvePlan(policy, ws);
+    assert.equal(plan.writableRoots, false);
+    assert.deepEqual(plan.protect, []);
+  });
+});
+
+Deno.test("resolvePlan keeps existing scratchpad and extra dirs as roots, extra only when writable", async () => {
+  await withDir(async (dir) => {
+    for (const d of ["ws", "scratch", "extra"]) await Deno.mkdir(join(dir, d));
+    const policy = createPolicy({
+      workspace: join(dir, "ws"),
+      scratchpad: join(dir, "scratch"),
+      extraWritable: [join(dir, "extra"), join(dir, "missing")],
+      home: "",
+      hostEnv: {},
+    });
+    policy.hideSockets = false;
+    assert.deepEqual(
+      (await resolvePlan(policy, join(dir, "ws"))).roots,
+      ["ws", "scratch", "extra"].map((d) => join(dir, d)),
+    );
+    policy.mode = "read-only";
+    assert.deepEqual(
+      (await resolvePlan(policy, join(dir, "ws"))).roots,
+      ["ws", "scratch"].map((d) => join(dir, d)),
+    );
+  });
+});
+
+Deno.test("resolvePlan refuses a missing workspace or working directory", async () => {
+  await withDir(async (dir) => {
+    const policy = createPolicy({ workspace: join(dir, "nope"), home: "", hostEnv: {} });
+    await assert.rejects(
+      resolvePlan(policy, dir),
+      (e) => e instanceof PenguinError && /workspace .* does not exist/.test(e.message),
+    );
+    policy.workspace = dir;
+    await assert.rejects(
+      resolvePlan(policy, join(dir, "gone")),
+      (e) => e instanceof PenguinError && /working directory/.test(e.message),
+    );
+  });
+});
+
+Deno.test("findSockets finds a listening Unix socket", async () => {
+  await withDir(async (dir) => {
+    await Deno.mkdir(join(dir, "a", "b"), { recursive: true });
+    const path = join(dir, "a", "b", "agent.sock");
+    const listener = Deno.listen({ transport: "unix", path });
+    try {
+      await Deno.writeTextFile(join(dir, "a", "plain.txt"), "x");
+      assert.deepEqual(await findSockets([dir]), [path]);
+    } finally {
+      listener.close();
+    }
+  });
+});
+
+Deno.test("parseSandboxMode accepts the three modes and rejects anything else", () => {
+  for (const m of ["workspace-write", "read-only", "off"]) assert.equal(parseSandboxMode(m), m);
+  assert.throws(
+    () => parseSandboxMode("none"),
+    (e) => e instanceof PenguinError && e.kind === "usage",
+  );
+});

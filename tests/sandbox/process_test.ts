@@ -1,0 +1,236 @@
+// The spawn handle: output, input, exit status, signals and kill, in both sandboxed and off mode.
+import assert from "node:assert/strict";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import {
+  createPolicy,
+  type SandboxMode,
+  type SandboxPolicy,
+  spawnSandboxed,
+} from "../../lib/sandbox/mod.ts";
+import {
+  alive,
+  collect,
+  eventually,
+  exists,
+  pidsWithArg,
+  readUntil,
+  visibleTempDir,
+} from "./_helpers.ts";
+
+const MODES: SandboxMode[] = ["workspace-write", "off"];
+
+async function withWorkspace(
+  fn: (policy: SandboxPolicy, ws: string) => Promise<void>,
+): Promise<void> {
+  const ws = await visibleTempDir();
+  try {
+    // HOME is the (empty) workspace, so login shells read no personal profile.
+    await fn(
+      createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
+      }),
+      ws,
+    );
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+}
+
+Deno.test("stdout and stderr arrive merged in order, and the exit code comes back", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({
+          shell: "echo a; echo b >&2; echo c; exit 7",
+          policy: { ...policy, mode },
+        }),
+      );
+      assert.equal(r.out, "a\nb\nc\n", mode);
+      assert.deepEqual([r.code, r.signal], [7, null], mode);
+    }
+  });
+});
+
+Deno.test("argv runs without a shell, one argument per entry", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({
+          argv: ["printf", "[%s]", "a b", "$HOME", "'q'"],
+          policy: { ...policy, mode },
+        }),
+      );
+      assert.equal(r.out, "[a b][$HOME]['q']", mode);
+    }
+  });
+});
+
+Deno.test("write() feeds stdin and closeStdin() ends it", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const child = await spawnSandboxed({
+        shell: 'read -r l; echo "got $l"; cat; echo end',
+        policy: { ...policy, mode },
+      });
+      assert.equal(await child.write("hello\n"), true);
+      assert.match(await readUntil(child, "got hello"), /got hello/);
+      await child.write("more\n");
+      await child.closeStdin();
+      const rest = await collect(child);
+      assert.equal(rest.out, "more\nend\n", mode);
+      assert.equal(await child.write("late"), false);
+    }
+  });
+});
+
+Deno.test("onOutput receives every chunk and outputClosed resolves at end of output", async () => {
+  await withWorkspace(async (policy) => {
+    let text = "";
+    const child = await spawnSandboxed({
+      shell: "for i in 1 2 3; do echo line$i; done",
+      policy,
+      onOutput: (t) => text += t,
+    });
+    await child.status;
+    await child.outputClosed;
+    assert.equal(text, "line1\nline2\nline3\n");
+  });
+});
+
+Deno.test("a command killed by a signal reports the signal", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({ shell: "kill -TERM $$", policy: { ...policy, mode } }),
+      );
+      assert.deepEqual([r.code, r.signal], [143, "SIGTERM"], mode);
+    }
+  });
+});
+
+Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const child = await spawnSandboxed({
+        shell: "trap 'echo caught; exit 5' INT; echo ready; while :; do sleep 0.05; done",
+        policy: { ...policy, mode },
+      });
+      await readUntil(child, "ready");
+      child.signal("SIGINT");
+      const r = await collect(child);
+      assert.match(r.out, /caught/, mode);
+      assert.equal(r.code, 5, mode);
+    }
+  });
+});
+
+Deno.test("kill() takes down the whole process group, grandchildren included", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+      const child = await spawnSandboxed({
+        shell: `sleep ${tag} & sleep ${tag} & echo started; wait`,
+        policy: { ...policy, mode },
+      });
+      await readUntil(child, "started");
+      assert.ok(await eventually(() => pidsWithArg(tag).length === 2), `${mode}: both sleeps run`);
+      const pids = pidsWithArg(tag);
+      const status = await child.kill();
+      assert.notEqual(status.code, 0);
+      assert.ok(
+        await eventually(() => pids.every((p) => !alive(p))),
+        `${mode}: sleeps ${pids} still alive`,
+      );
+    }
+  });
+});
+
+Deno.test("kill() escalates to SIGKILL for processes that ignore SIGTERM or left the group", async () => {
+  await withWorkspace(async (policy) => {
+    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    const child = await spawnSandboxed({
+      shell:
+        `trap '' TERM; setsid sleep ${tag} & sleep ${tag} & echo started; while :; do sleep 0.05; done`,
+      policy,
+      killGraceMs: 300,
+    });
+    await readUntil(child, "started");
+    assert.ok(await eventually(() => pidsWithArg(tag).length === 2));
+    const pids = pidsWithArg(tag);
+    const status = await child.kill();
+    assert.equal(status.signal, "SIGKILL");
+    assert.ok(await eventually(() => pids.every((p) => !alive(p))), `sleeps ${pids} still alive`);
+  });
+});
+
+Deno.test("when the command exits, everything it left behind in the sandbox dies with it", async () => {
+  await withWorkspace(async (policy) => {
+    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    const child = await spawnSandboxed({
+      shell: `setsid sleep ${tag} & sleep ${tag} & echo started`,
+      policy,
+    });
+    const r = await collect(child);
+    assert.match(r.out, /started/);
+    assert.ok(
+      await eventually(() => pidsWithArg(tag).length === 0),
+      "leftover processes survive the sandbox",
+    );
+  });
+});
+
+Deno.test("aborting the signal kills the child", async () => {
+  await withWorkspace(async (policy) => {
+    const ac = new AbortController();
+    const child = await spawnSandboxed({ shell: "echo up; sleep 1000", policy, signal: ac.signal });
+    await readUntil(child, "up");
+    ac.abort();
+    const { signal } = await child.status;
+    assert.ok(signal === "SIGTERM" || signal === "SIGKILL", String(signal));
+  });
+});
+
+Deno.test("a missing working directory fails before anything runs", async () => {
+  await withWorkspace(async (policy, ws) => {
+    await assert.rejects(
+      spawnSandboxed({ shell: "touch ran", policy, cwd: `${ws}/missing` }),
+      (e) => e instanceof PenguinError && e.kind === "runtime",
+    );
+    assert.equal(await exists(`${ws}/ran`), false);
+  });
+});
+
+Deno.test("the command runs in the given working directory", async () => {
+  await withWorkspace(async (policy, ws) => {
+    await Deno.mkdir(`${ws}/sub`);
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({ shell: "pwd", policy: { ...policy, mode }, cwd: `${ws}/sub` }),
+      );
+      assert.equal(r.out, `${ws}/sub\n`, mode);
+    }
+  });
+});
+
+Deno.test("a child inherits no descriptors beyond stdin, stdout and stderr", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({
+          shell: "ls /proc/self/fd",
+          policy: { ...policy, mode },
+          stdin: "null",
+        }),
+      );
+      // ls itself holds one descriptor for the directory it lists.
+      assert.deepEqual(r.out.trim().split("\n").map(Number).sort((a, b) => a - b).slice(0, 3), [
+        0,
+        1,
+        2,
+      ], mode);
+      assert.ok(r.out.trim().split("\n").length <= 4, `${mode}: ${r.out}`);
+    }
+  });
+});
