@@ -317,8 +317,12 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     output = new ReadableStream({ start: (c) => c.close() });
     outputClosed = (async () => {
       const decoder = new TextDecoder();
-      for await (const chunk of child.stdout) {
-        deliver(decoder.decode(chunk, { stream: true }));
+      try {
+        for await (const chunk of child.stdout) {
+          deliver(decoder.decode(chunk, { stream: true }));
+        }
+      } catch {
+        // A read error ends the output like end of file.
       }
       deliver(decoder.decode());
     })();

@@ -6,16 +6,13 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
-import { type SandboxKind, startSupervised } from "./_process.ts";
-import { wrapperArgv } from "./_supervisor.ts";
-import { bwrapArgv } from "./bwrap.ts";
-import { DEFAULT_PATH } from "./env.ts";
-import { isInside, resolvePlan } from "./plan.ts";
-import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
+import type { SandboxKind } from "./_process.ts";
+import { facts, findBash, findBwrap, isExecutable, runProbe } from "./_probe.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import { explainBwrapFailure, INSTALL_HINT, OPT_OUT } from "./_hints.ts";
+
+export { findBash, findBwrap } from "./_probe.ts";
 
 /** Outcome of one check. */
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -82,156 +79,6 @@ export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> 
   return report;
 }
 
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    const s = await Deno.stat(path);
-    return s.isFile && ((s.mode ?? 0o755) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-function pathDirs(): string[] {
-  return (Deno.env.get("PATH") ?? "").split(":").filter((d) => d.startsWith("/"));
-}
-
-/**
- * The bash Deno's `--allow-run=bash` resolved at startup: the first `bash`
- * on the parent's PATH (Deno compares spawn paths literally).
- */
-export async function findBash(): Promise<string | undefined> {
-  for (const d of [...pathDirs(), "/usr/bin", "/bin"]) {
-    if (await isExecutable(join(d, "bash"))) return join(d, "bash");
-  }
-  return undefined;
-}
-
-/** The bubblewrap binary: fixed locations first, then PATH entries outside the cwd. */
-export async function findBwrap(): Promise<{ path?: string; looked: string[] }> {
-  const cwd = Deno.cwd();
-  const dirs = [
-    "/usr/bin",
-    "/usr/local/bin",
-    "/bin",
-    ...pathDirs().filter((d) => !isInside(d, cwd)),
-  ];
-  const looked = [...new Set(dirs.map((d) => join(d, "bwrap")))];
-  for (const p of looked) if (await isExecutable(p)) return { path: p, looked };
-  return { looked };
-}
-
-const FACTS =
-  `for f in user/max_user_namespaces kernel/unprivileged_userns_clone kernel/apparmor_restrict_unprivileged_userns; do
-  if [ -r "/proc/sys/$f" ]; then read -r v <"/proc/sys/$f" && printf 'sysctl:%s %s\\n' "$f" "$v"; fi
-done
-if [ -n "$1" ] && [ -x "$1" ]; then v=$("$1" --version 2>&1); printf 'bwrap-version %s\\n' "\${v%%$'\\n'*}"; fi
-sp=$(command -v setpriv) && "$sp" --help 2>&1 | grep -q -- --pdeathsig && printf 'setpriv %s\\n' "$sp"
-if [ -x ${SANDBOX_EXEC} ]; then printf 'sandbox-exec %s\\n' "$(${SANDBOX_EXEC} -p '(version 1)(allow default)' /usr/bin/true 2>&1 && echo works)"; fi
-exit 0
-`;
-
-async function facts(bash: string, bwrap: string | undefined): Promise<Map<string, string>> {
-  const out = await new Deno.Command(bash, {
-    args: ["-c", FACTS, "penguin-facts", bwrap ?? ""],
-    clearEnv: true,
-    env: { PATH: DEFAULT_PATH, LANG: "C" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const map = new Map<string, string>();
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const sp = line.indexOf(" ");
-    if (sp > 0) map.set(line.slice(0, sp), line.slice(sp + 1));
-  }
-  return map;
-}
-
-/** Runs inside the probe sandbox; prints what it can observe. */
-const PROBE =
-  `if ( : >/.penguin-probe ) 2>/dev/null; then echo root=writable; rm -f /.penguin-probe; else echo root=readonly; fi
-while read -r k v; do [ "$k" = CapEff: ] && echo "cap=$v"; done </proc/self/status
-echo "pid=$$"
-n=0; while read -r l; do n=$((n+1)); done </proc/net/dev; echo "netdevs=$((n-2))"
-if ( : >probe-write ) 2>/dev/null; then echo ws=writable; fi
-echo "nproc=$(ulimit -u)"
-`;
-
-interface ProbeRun {
-  ok: boolean;
-  ms: number;
-  values: Map<string, string>;
-  error?: string;
-}
-
-async function runProbe(
-  bash: string,
-  bwrap: string,
-  setpriv: string | undefined,
-  network: boolean,
-  disableUserns: boolean,
-): Promise<ProbeRun> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
-  const started = performance.now();
-  try {
-    const policy = createPolicy({
-      workspace: dir,
-      network,
-      hostEnv: { PATH: DEFAULT_PATH },
-      home: "",
-    });
-    policy.hideSockets = false;
-    const plan = await resolvePlan(policy, dir);
-    const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
-      maxProcesses: DEFAULT_MAX_PROCESSES,
-      control: true,
-    });
-    let text = "";
-    const child = await startSupervised({
-      bash,
-      setpriv,
-      kind: "ns",
-      job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns })],
-      envFd: true,
-      env: { PATH: DEFAULT_PATH, __PSE_0: `PATH=${DEFAULT_PATH}` },
-      cwd: dir,
-      stdin: "null",
-      stdio: "merged",
-      onOutput: (t) => text += t,
-      killGraceMs: 200,
-      sandbox: "bwrap",
-      describe: "the sandbox probe",
-    });
-    const timer = setTimeout(() => child.kill(), 15_000);
-    const status = await child.status.finally(() => clearTimeout(timer));
-    await child.outputClosed;
-    const values = new Map<string, string>();
-    for (const line of text.split("\n")) {
-      const eq = line.indexOf("=");
-      if (eq > 0) values.set(line.slice(0, eq), line.slice(eq + 1));
-    }
-    const ms = performance.now() - started;
-    if (status.code !== 0) {
-      return {
-        ok: false,
-        ms,
-        values,
-        error: `probe exited with code ${status.code}: ${text.trim()}`,
-      };
-    }
-    return { ok: true, ms, values };
-  } catch (err) {
-    return {
-      ok: false,
-      ms: performance.now() - started,
-      values: new Map(),
-      error: errorMessage(err),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
-}
-
 async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
   const checks: SandboxCheck[] = [];
   const report: SandboxReport = { usable: false, kind: "none", checks, disableUserns: true };
@@ -281,41 +128,9 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
   }
 
   const uid = Deno.uid() ?? -1;
-  const max = f.get("sysctl:user/max_user_namespaces"),
-    clone = f.get("sysctl:kernel/unprivileged_userns_clone"),
-    aa = f.get("sysctl:kernel/apparmor_restrict_unprivileged_userns");
-  const sysctls = [
-    `user.max_user_namespaces=${max ?? "?"}`,
-    ...(clone !== undefined ? [`kernel.unprivileged_userns_clone=${clone}`] : []),
-    ...(aa !== undefined ? [`kernel.apparmor_restrict_unprivileged_userns=${aa}`] : []),
-  ].join(", ");
-  const userns: SandboxCheck = {
-    name: "user namespaces",
-    status: "ok",
-    detail: `allowed (${sysctls})`,
-  };
-  if (max === "0") {
-    Object.assign(userns, {
-      status: "fail",
-      detail: `disabled (${sysctls})`,
-      fix: "sudo sysctl -w user.max_user_namespaces=15000",
-    });
-  } else if (clone === "0" && uid !== 0) {
-    Object.assign(userns, {
-      status: "fail",
-      detail: `disabled for unprivileged users (${sysctls})`,
-      fix: "sudo sysctl -w kernel.unprivileged_userns_clone=1",
-    });
-  } else if (aa === "1" && uid !== 0) {
-    Object.assign(userns, {
-      status: "warn",
-      detail: `restricted by AppArmor (${sysctls}); works only if bwrap has an AppArmor profile`,
-      fix:
-        "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for bwrap",
-    });
-  }
+  const userns = usernsCheck(f, uid);
   checks.push(userns);
-  if (userns.status === "fail") fail(`user namespaces are disabled (${sysctls})`);
+  if (userns.status === "fail") fail(`user namespaces are ${userns.detail}`);
   if (!found.path) return finish(report);
 
   let run = await runProbe(bash, found.path, report.setpriv, false, true);
@@ -323,10 +138,10 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
     report.disableUserns = false;
     run = await runProbe(bash, found.path, report.setpriv, false, false);
   }
-  let netOk = true;
+  let netError: string | undefined;
   if (!run.ok) {
     const withNet = await runProbe(bash, found.path, report.setpriv, true, report.disableUserns);
-    if (withNet.ok) netOk = false;
+    if (withNet.ok) netError = run.error ?? "failed";
     else {
       const hint = explainBwrapFailure(run.error ?? "");
       checks.push({
@@ -337,6 +152,10 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
       });
       if (/user namespace|uid map|setting up uid|Creating new namespace/i.test(run.error ?? "")) {
         userns.status = "fail";
+        userns.detail = `blocked: bubblewrap could not create one (${
+          userns.detail.replace(/^.*?\((.*)\)$/, "$1")
+        })`;
+        userns.fix ??= hint;
       }
       fail(`bubblewrap cannot set up a sandbox: ${run.error}`);
       return finish(report);
@@ -349,7 +168,56 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
     detail: `ran a command under the full flag set (${Math.round(run.ms)} ms)`,
   });
 
-  const v = run.values;
+  checks.push(...observedChecks(report, run.values, netError, uid));
+  return finish(report, "bwrap");
+}
+
+/** The user-namespace check from the kernel's sysctls. */
+function usernsCheck(f: Map<string, string>, uid: number): SandboxCheck {
+  const max = f.get("sysctl:user/max_user_namespaces"),
+    clone = f.get("sysctl:kernel/unprivileged_userns_clone"),
+    aa = f.get("sysctl:kernel/apparmor_restrict_unprivileged_userns");
+  const sysctls = [
+    `user.max_user_namespaces=${max ?? "?"}`,
+    ...(clone !== undefined ? [`kernel.unprivileged_userns_clone=${clone}`] : []),
+    ...(aa !== undefined ? [`kernel.apparmor_restrict_unprivileged_userns=${aa}`] : []),
+  ].join(", ");
+  const check: SandboxCheck = {
+    name: "user namespaces",
+    status: "ok",
+    detail: `allowed (${sysctls})`,
+  };
+  if (max === "0") {
+    Object.assign(check, {
+      status: "fail",
+      detail: `disabled (${sysctls})`,
+      fix: "sudo sysctl -w user.max_user_namespaces=15000",
+    });
+  } else if (clone === "0" && uid !== 0) {
+    Object.assign(check, {
+      status: "fail",
+      detail: `disabled for unprivileged users (${sysctls})`,
+      fix: "sudo sysctl -w kernel.unprivileged_userns_clone=1",
+    });
+  } else if (aa === "1" && uid !== 0) {
+    Object.assign(check, {
+      status: "warn",
+      detail: `restricted by AppArmor (${sysctls}); works only if bwrap has an AppArmor profile`,
+      fix:
+        "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for bwrap",
+    });
+  }
+  return check;
+}
+
+/** Checks on what the probe observed inside the sandbox, and on optional hardening. */
+function observedChecks(
+  report: SandboxReport,
+  v: Map<string, string>,
+  netError: string | undefined,
+  uid: number,
+): SandboxCheck[] {
+  const out: SandboxCheck[] = [];
   const problems: string[] = [];
   if (v.get("root") !== "readonly") problems.push("the root file system is writable");
   if (!/^0+$/.test(v.get("cap") ?? "")) {
@@ -357,7 +225,7 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
   }
   if (Number(v.get("pid")) > 10) problems.push(`no private PID namespace (pid ${v.get("pid")})`);
   if (v.get("ws") !== "writable") problems.push("the workspace is not writable");
-  checks.push(
+  out.push(
     problems.length === 0
       ? {
         name: "confinement",
@@ -371,33 +239,33 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
         fix: "report this as a penguin bug",
       },
   );
-  if (problems.length > 0) fail(`the probe was not confined: ${problems.join("; ")}`);
+  if (problems.length > 0) report.failure ??= `the probe was not confined: ${problems.join("; ")}`;
 
-  if (!netOk) {
-    checks.push({
+  if (netError !== undefined) {
+    out.push({
       name: "network isolation",
       status: "fail",
-      detail: `--unshare-net fails: ${explainBwrapFailure(run.error ?? "")}`,
-      fix: "allow network namespaces (see the user namespace fix) or run with --network on",
+      detail: `--unshare-net fails: ${explainBwrapFailure(netError)}`,
+      fix: `allow network namespaces (see the user namespace fix), ${OPT_OUT}`,
     });
-    fail("bubblewrap cannot create a private network namespace");
+    report.failure ??= "bubblewrap cannot create a private network namespace";
   } else if (v.get("netdevs") !== "1") {
-    checks.push({
+    out.push({
       name: "network isolation",
       status: "fail",
       detail: `${v.get("netdevs")} interfaces visible`,
       fix: "report this as a penguin bug",
     });
-    fail("the probe still saw host network interfaces");
+    report.failure ??= "the probe still saw host network interfaces";
   } else {
-    checks.push({
+    out.push({
       name: "network isolation",
       status: "ok",
       detail: "only loopback inside (--unshare-net)",
     });
   }
 
-  checks.push(
+  out.push(
     report.disableUserns
       ? {
         name: "nested user namespaces",
@@ -411,7 +279,7 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
         fix: "upgrade bubblewrap",
       },
   );
-  checks.push(
+  out.push(
     report.setpriv
       ? {
         name: "lifetime",
@@ -426,7 +294,7 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
         fix: "install util-linux 2.33 or newer",
       },
   );
-  checks.push(
+  out.push(
     uid === 0
       ? {
         name: "process limit",
@@ -440,7 +308,7 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
         detail: `RLIMIT_NPROC ${v.get("nproc") ?? "?"} inside the sandbox`,
       },
   );
-  return finish(report, "bwrap");
+  return out;
 }
 
 function finish(report: SandboxReport, kind: SandboxKind = "none"): SandboxReport {

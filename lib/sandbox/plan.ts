@@ -112,7 +112,7 @@ export async function resolvePlan(
     const list = r.info.isDirectory ? hideDirs : hideFiles;
     if (!list.includes(r.path)) list.push(r.path);
   }
-  if (policy.hideSockets ?? true) {
+  if (policy.mode !== "off" && (policy.hideSockets ?? true)) {
     for (const s of await findSockets(opts.socketDirs ?? ["/run", "/var/run"])) {
       if (!hideFiles.includes(s)) hideFiles.push(s);
     }

@@ -88,7 +88,9 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   if (policy.mode !== "off" && !report.usable) {
     throw new PenguinError(
       "runtime",
-      `Cannot run ${what}: ${report.failure ?? "the sandbox does not work here"}. ` +
+      `Cannot run ${what}: ${
+        (report.failure ?? "the sandbox does not work here").replace(/\.$/, "")
+      }. ` +
         `Run "penguin sandbox check" for details and fixes, ${OPT_OUT}.`,
     );
   }

@@ -62,6 +62,28 @@ Deno.test("a bubblewrap that cannot create namespaces is explained", async () =>
   }
 });
 
+Deno.test("a bubblewrap that cannot isolate the network is reported as such", async () => {
+  const dir = await visibleTempDir();
+  try {
+    const fake = join(dir, "bwrap");
+    await Deno.writeTextFile(
+      fake,
+      '#!/bin/bash\nfor a; do if [ "$a" = --unshare-net ]; then ' +
+        "echo 'bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted' >&2; exit 1; fi; done\n" +
+        'exec /usr/bin/bwrap "$@"\n',
+    );
+    await Deno.chmod(fake, 0o755);
+    const report = await detectSandbox({ bwrapPath: fake });
+    assert.equal(report.usable, false);
+    assert.equal(report.checks.find((c) => c.name === "sandbox start")!.status, "ok");
+    const net = report.checks.find((c) => c.name === "network isolation")!;
+    assert.equal(net.status, "fail");
+    assert.match(net.detail, /apparmor_restrict_unprivileged_userns/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", async () => {
   const ws = await visibleTempDir();
   try {

@@ -1,0 +1,173 @@
+/**
+ * The machinery behind `detect.ts`: locate bash and bubblewrap, read the
+ * kernel facts, and run the probe command inside a real sandbox.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { errorMessage } from "../protocol/errors.ts";
+import { startSupervised } from "./_process.ts";
+import { wrapperArgv } from "./_supervisor.ts";
+import { bwrapArgv } from "./bwrap.ts";
+import { DEFAULT_PATH } from "./env.ts";
+import { isInside, resolvePlan } from "./plan.ts";
+import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
+import { SANDBOX_EXEC } from "./seatbelt.ts";
+
+/** True when `path` is an executable regular file. */
+export async function isExecutable(path: string): Promise<boolean> {
+  try {
+    const s = await Deno.stat(path);
+    return s.isFile && ((s.mode ?? 0o755) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+function pathDirs(): string[] {
+  return (Deno.env.get("PATH") ?? "").split(":").filter((d) => d.startsWith("/"));
+}
+
+/**
+ * The bash Deno's `--allow-run=bash` resolved at startup: the first `bash`
+ * on the parent's PATH (Deno compares spawn paths literally).
+ */
+export async function findBash(): Promise<string | undefined> {
+  for (const d of [...pathDirs(), "/usr/bin", "/bin"]) {
+    if (await isExecutable(join(d, "bash"))) return join(d, "bash");
+  }
+  return undefined;
+}
+
+/** The bubblewrap binary: fixed locations first, then PATH entries outside the cwd. */
+export async function findBwrap(): Promise<{ path?: string; looked: string[] }> {
+  const cwd = Deno.cwd();
+  const dirs = [
+    "/usr/bin",
+    "/usr/local/bin",
+    "/bin",
+    ...pathDirs().filter((d) => !isInside(d, cwd)),
+  ];
+  const looked = [...new Set(dirs.map((d) => join(d, "bwrap")))];
+  for (const p of looked) if (await isExecutable(p)) return { path: p, looked };
+  return { looked };
+}
+
+const FACTS =
+  `for f in user/max_user_namespaces kernel/unprivileged_userns_clone kernel/apparmor_restrict_unprivileged_userns; do
+  if [ -r "/proc/sys/$f" ]; then read -r v <"/proc/sys/$f" && printf 'sysctl:%s %s\\n' "$f" "$v"; fi
+done
+if [ -n "$1" ] && [ -x "$1" ]; then v=$("$1" --version 2>&1); printf 'bwrap-version %s\\n' "\${v%%$'\\n'*}"; fi
+sp=$(command -v setpriv) && "$sp" --help 2>&1 | grep -q -- --pdeathsig && printf 'setpriv %s\\n' "$sp"
+if [ -x ${SANDBOX_EXEC} ]; then printf 'sandbox-exec %s\\n' "$(${SANDBOX_EXEC} -p '(version 1)(allow default)' /usr/bin/true 2>&1 && echo works)"; fi
+exit 0
+`;
+
+/** Kernel and tool facts, gathered by one bash run (Deno may not read /proc/sys). */
+export async function facts(bash: string, bwrap: string | undefined): Promise<Map<string, string>> {
+  const out = await new Deno.Command(bash, {
+    args: ["-c", FACTS, "penguin-facts", bwrap ?? ""],
+    clearEnv: true,
+    env: { PATH: DEFAULT_PATH, LANG: "C" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const map = new Map<string, string>();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    const sp = line.indexOf(" ");
+    if (sp > 0) map.set(line.slice(0, sp), line.slice(sp + 1));
+  }
+  return map;
+}
+
+/** Runs inside the probe sandbox; prints what it can observe. */
+const PROBE =
+  `if ( : >/.penguin-probe ) 2>/dev/null; then echo root=writable; rm -f /.penguin-probe; else echo root=readonly; fi
+while read -r k v; do [ "$k" = CapEff: ] && echo "cap=$v"; done </proc/self/status
+echo "pid=$$"
+n=0; while read -r l; do n=$((n+1)); done </proc/net/dev; echo "netdevs=$((n-2))"
+if ( : >probe-write ) 2>/dev/null; then echo ws=writable; fi
+echo "nproc=$(ulimit -u)"
+`;
+
+/** Result of one probe run. */
+export interface ProbeRun {
+  ok: boolean;
+  ms: number;
+  values: Map<string, string>;
+  error?: string;
+}
+
+/** Run the probe under the full bwrap flag set in a fresh temp workspace. */
+export async function runProbe(
+  bash: string,
+  bwrap: string,
+  setpriv: string | undefined,
+  network: boolean,
+  disableUserns: boolean,
+): Promise<ProbeRun> {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
+  const started = performance.now();
+  try {
+    const policy = createPolicy({
+      workspace: dir,
+      network,
+      hostEnv: { PATH: DEFAULT_PATH },
+      home: "",
+    });
+    policy.hideSockets = false;
+    const plan = await resolvePlan(policy, dir);
+    const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
+      maxProcesses: DEFAULT_MAX_PROCESSES,
+      control: true,
+    });
+    let text = "";
+    const child = await startSupervised({
+      bash,
+      setpriv,
+      kind: "ns",
+      job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns })],
+      envFd: true,
+      env: { PATH: DEFAULT_PATH, __PSE_0: `PATH=${DEFAULT_PATH}` },
+      cwd: dir,
+      stdin: "null",
+      stdio: "merged",
+      onOutput: (t) => text += t,
+      killGraceMs: 200,
+      sandbox: "bwrap",
+      describe: "the sandbox probe",
+    });
+    const timer = setTimeout(() => child.kill(), 15_000);
+    const status = await child.status.finally(() => clearTimeout(timer));
+    await child.outputClosed;
+    const values = new Map<string, string>();
+    for (const line of text.split("\n")) {
+      const eq = line.indexOf("=");
+      if (eq > 0) values.set(line.slice(0, eq), line.slice(eq + 1));
+    }
+    const ms = performance.now() - started;
+    if (status.code !== 0) {
+      return {
+        ok: false,
+        ms,
+        values,
+        error: `probe exited with code ${status.code}: ${text.trim()}`,
+      };
+    }
+    return { ok: true, ms, values };
+  } catch (err) {
+    return {
+      ok: false,
+      ms: performance.now() - started,
+      values: new Map(),
+      error: errorMessage(err).replace(
+        /^Cannot start the sandbox probe: (the sandbox failed to set up: )?/,
+        "",
+      )
+        .replace(/\.$/, ""),
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
