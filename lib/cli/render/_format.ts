@@ -1,0 +1,220 @@
+/**
+ * Pure formatting helpers of the terminal renderer: number and duration
+ * abbreviations, pairing tags, the palette, and every fixed line the renderer
+ * prints.
+ *
+ * @module
+ */
+import type {
+  AbortEvent,
+  ApprovalDecision,
+  CompactionBeginEvent,
+  CompactionEndEvent,
+  GoalOutcome,
+  McpConnectResult,
+  StopReason,
+} from "../../protocol/types.ts";
+
+/** ANSI codes the renderer uses; the plain palette maps each to "". */
+export interface Palette {
+  /** Dim (thinking, gutters, notices). */
+  dim: string;
+  /** Cyan (tool call lines). */
+  cyan: string;
+  /** Green (approved). */
+  green: string;
+  /** Red (denied, forbidden). */
+  red: string;
+  /** Magenta (user steering). */
+  magenta: string;
+  /** Reset all attributes. */
+  reset: string;
+}
+
+const ANSI: Palette = {
+  dim: "\x1b[2m",
+  cyan: "\x1b[36m",
+  green: "\x1b[32m",
+  red: "\x1b[31m",
+  magenta: "\x1b[35m",
+  reset: "\x1b[0m",
+};
+
+const PLAIN: Palette = { dim: "", cyan: "", green: "", red: "", magenta: "", reset: "" };
+
+/** The palette for `color` on or off. */
+export function paletteFor(color: boolean): Palette {
+  return color ? ANSI : PLAIN;
+}
+
+/** Wrap `text` in `code` … reset (no-op with the plain palette). */
+export function paint(code: string, text: string, p: Palette): string {
+  return code === "" ? text : `${code}${text}${p.reset}`;
+}
+
+function oneDecimal(v: number): string {
+  const s = v.toFixed(1);
+  return s.endsWith(".0") ? s.slice(0, -2) : s;
+}
+
+/** Token counts for humans: `950`, `1.2k`, `1.5M`, `2B`. */
+export function formatTokens(n: number): string {
+  const abs = Math.abs(n);
+  if (abs < 1000) return `${n}`;
+  if (abs < 1_000_000) return `${oneDecimal(n / 1000)}k`;
+  if (abs < 1_000_000_000) return `${oneDecimal(n / 1_000_000)}M`;
+  return `${oneDecimal(n / 1_000_000_000)}B`;
+}
+
+/** Durations for humans: `820ms`, `2.3s`, `1m3s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${oneDecimal(s)}s`;
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)}m${whole % 60}s`;
+}
+
+/** Prefix a formatted delta with `+` unless it is already negative. */
+export function signed(formatted: string): string {
+  return formatted.startsWith("-") ? formatted : `+${formatted}`;
+}
+
+/** The last three characters of an id: the on-screen pairing number. */
+export function short3(id: string): string {
+  return id.slice(-3);
+}
+
+/**
+ * The pairing tag of a tool call and its output: `[tool-653]`, or for a call
+ * forwarded from a child session `[agent-f2a-tool-653]` (f2a = the last three
+ * characters of the innermost child session id).
+ */
+export function callTag(toolCallId: string, origin?: readonly string[]): string {
+  const tool = `tool-${short3(toolCallId)}`;
+  const child = origin && origin.length > 0 ? origin[origin.length - 1]! : undefined;
+  return child === undefined ? `[${tool}]` : `[agent-${short3(child)}-${tool}]`;
+}
+
+/** `✓ [approved]`, `× [denied]` or `× [forbidden by policy]`. */
+export function approvalLabel(decision: ApprovalDecision): string {
+  if (decision === "allow") return "✓ [approved]";
+  if (decision === "forbidden") return "× [forbidden by policy]";
+  return "× [denied]";
+}
+
+/** `[abort]: <reason>` (or bare `[abort]` when no reason was given). */
+export function abortLabel(p: AbortEvent): string {
+  const reason = typeof p.reason === "string" ? p.reason.trim() : "";
+  return reason === "" ? "[abort]" : `[abort]: ${reason}`;
+}
+
+/** Statuses after which the engine retries a request. */
+export function isRetryStatus(status: StopReason): boolean {
+  return status === "failed" || status === "timeout" || status === "malformed";
+}
+
+/** `[retry] <cause>; sending retry #<n>…`, printed when the retry request begins. */
+export function retryLabel(status: StopReason, retry: number): string {
+  const cause = status === "timeout"
+    ? "connection timed out"
+    : status === "malformed"
+    ? "response incomplete or unparseable"
+    : "the model provider returned an error";
+  return `[retry] ${cause}; sending retry #${retry}…`;
+}
+
+/** `[compaction] summarizing|discarding context (<reason>)…`. */
+export function compactionBeginLabel(p: CompactionBeginEvent): string {
+  const verb = p.mode === "discard" ? "discarding" : "summarizing";
+  return `[compaction] ${verb} context (${p.reason})…`;
+}
+
+/** The compaction outcome line, with ` · tokens <total> (+<used>)` when it used tokens. */
+export function compactionEndLabel(
+  p: CompactionEndEvent,
+  tokens?: { total: number; used: number },
+): string {
+  let line: string;
+  if (p.status === "completed") {
+    line = p.mode === "discard"
+      ? "[compaction] done; old context discarded"
+      : "[compaction] done; continuing with the summarized context";
+  } else if (p.status === "aborted") {
+    line = "[compaction] aborted; keeping the current context";
+  } else {
+    const err = p.error_message ? ` (${p.error_message})` : "";
+    line = `[compaction] ${p.status}${err}; keeping the current context`;
+  }
+  if (tokens && tokens.used > 0) {
+    line += ` · tokens ${formatTokens(tokens.total)} (${signed(formatTokens(tokens.used))})`;
+  }
+  return line;
+}
+
+/** `[mcp] connecting MCP servers (a, b)…`. */
+export function mcpBeginLabel(servers: readonly string[]): string {
+  return `[mcp] connecting MCP servers (${servers.join(", ")})…`;
+}
+
+/** `[mcp] connected in 1.2s[; unavailable: name (error), …]`, or the interrupted form. */
+export function mcpEndLabel(
+  status: string,
+  results: readonly McpConnectResult[],
+  elapsedMs: number,
+): string {
+  if (status === "aborted") return "[mcp] connect interrupted — reconnects on the next run";
+  const secs = (Math.max(0, elapsedMs) / 1000).toFixed(1);
+  const failed = results.filter((r) => r.status !== "completed");
+  const tail = failed.length === 0
+    ? ""
+    : `; unavailable: ${failed.map((r) => `${r.server} (${r.error ?? r.status})`).join(", ")}`;
+  return `[mcp] connected in ${secs}s${tail}`;
+}
+
+/** `[goal] round N`. */
+export function goalRoundLabel(round: number): string {
+  return `[goal] round ${round}`;
+}
+
+/** `[goal] <label> · N rounds · tokens X`. */
+export function goalFinishedLabel(outcome: GoalOutcome, rounds: number, tokens: number): string {
+  const label = outcome === "complete"
+    ? "completed"
+    : outcome === "blocked"
+    ? "blocked (see the final reply for what it needs)"
+    : outcome === "budget_limited"
+    ? "stopped: token budget exhausted"
+    : "interrupted";
+  return `[goal] ${label} · ${rounds} round${rounds === 1 ? "" : "s"} · tokens ${
+    formatTokens(tokens)
+  }`;
+}
+
+/** The elision marker of a collapsed tool output. */
+export function elidedLabel(hidden: number): string {
+  return `… (+${hidden} lines, /verbose for full output)`;
+}
+
+/** Figures of one `[stats]` line. */
+export interface StatsFigures {
+  /** Context size now (last main request total). */
+  context: number;
+  /** Change of the context size over the task (may be negative). */
+  contextDelta: number;
+  /** Session token total (children included). */
+  tokens: number;
+  /** Tokens this task used. */
+  tokensDelta: number;
+  /** Session elapsed time (sum of task times), ms. */
+  elapsedMs: number;
+  /** This task's elapsed time, ms. */
+  elapsedDeltaMs: number;
+}
+
+/** `[stats] context 1.2k (+300) · tokens 5k (+1.2k) · 1m3s (+2.3s)`. */
+export function statsLine(f: StatsFigures): string {
+  return `[stats] context ${formatTokens(f.context)} (${signed(formatTokens(f.contextDelta))})` +
+    ` · tokens ${formatTokens(f.tokens)} (${signed(formatTokens(f.tokensDelta))})` +
+    ` · ${formatDuration(f.elapsedMs)} (${signed(formatDuration(f.elapsedDeltaMs))})`;
+}
