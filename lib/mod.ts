@@ -26,3 +26,5 @@ export * as state from "./state/mod.ts";
 export * as models from "./models/mod.ts";
 /** Tools: the contract, execution framing, confined file tools and the command policy. */
 export * as tools from "./tools/mod.ts";
+/** The agent loop: `createAgent`, live sessions (`run`, `steer`, `dispose`), approvals. */
+export * as agent from "./agent/mod.ts";

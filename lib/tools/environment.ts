@@ -172,9 +172,7 @@ export async function* executeTool(
 
   try {
     iterator = tool.run(args, {
-      workspace: ctx.workspace,
-      scratchpad: ctx.scratchpad,
-      sessionId: ctx.sessionId,
+      ...ctx,
       toolCallId: id,
       signal: internal.signal,
     })[Symbol.asyncIterator]();

@@ -27,6 +27,8 @@
  * @module
  */
 import type { OmniMessage, StopReason, ToolSpec } from "../protocol/types.ts";
+import type { SandboxPolicy } from "../sandbox/policy.ts";
+import type { ProcessRegistry } from "./processes.ts";
 
 /** `r` tools only read; `rw` tools may change the world. Drives the read-only approval mode. */
 export type ToolPermission = "r" | "rw";
@@ -78,6 +80,20 @@ export interface ToolContext {
   toolCallId: string;
   /** Aborted on user abort or timeout; tools must stop promptly when it fires. */
   signal: AbortSignal;
+  /**
+   * The session's command registry (exec_command, input_command,
+   * kill_command). Without it a command cannot outlive its call: it is
+   * killed at the end of its window, and input_command/kill_command fail.
+   */
+  processes?: ProcessRegistry;
+  /**
+   * Sandbox policy for the commands the model runs. Default:
+   * `createPolicy({workspace, scratchpad})` — workspace-write, no network,
+   * home secrets hidden.
+   */
+  sandbox?: SandboxPolicy;
+  /** Vault values for child processes, layered over `sandbox.env.vault`. */
+  vault?: Record<string, string>;
 }
 
 /** One item a tool yields while it runs. */
@@ -132,6 +148,30 @@ export const BUILTIN_TOOL_LIMITS: Readonly<
   edit_file: {
     permission: "rw",
     timeoutMs: 30_000,
+    maxOutputLength: 16_000,
+    callDescription: false,
+  },
+  exec_command: {
+    permission: "rw",
+    timeoutMs: 120_000,
+    maxOutputLength: 16_000,
+    callDescription: true,
+  },
+  input_command: {
+    permission: "rw",
+    timeoutMs: 130_000,
+    maxOutputLength: 16_000,
+    callDescription: true,
+  },
+  kill_command: {
+    permission: "rw",
+    timeoutMs: 30_000,
+    maxOutputLength: 16_000,
+    callDescription: true,
+  },
+  read_image: {
+    permission: "r",
+    timeoutMs: 60_000,
     maxOutputLength: 16_000,
     callDescription: false,
   },

@@ -71,7 +71,15 @@ Deno.test("builtinTools instantiates known names only, with the configured defin
     { ...READ_FILE_DEFINITION, name: "not_a_builtin" },
   ]);
   assert.deepEqual([...tools.keys()], ["read_file"]);
-  assert.deepEqual([...builtinTools().keys()], ["read_file", "edit_file", "write_file"]);
+  assert.deepEqual([...builtinTools().keys()], [
+    "read_file",
+    "edit_file",
+    "write_file",
+    "exec_command",
+    "input_command",
+    "kill_command",
+    "read_image",
+  ]);
   await withDirs(async (d) => {
     await Deno.writeTextFile(join(d.ws, "f.txt"), "x".repeat(100) + "\n" + "y".repeat(100) + "\n");
     const r = await run(tools.get("read_file"), { file_path: "f.txt" }, d);

@@ -12,6 +12,8 @@ import {
 } from "../../trace/mod.ts";
 import { bool, parseFlags } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { traceShowCommand } from "./trace_show.ts";
+import { traceStatsCommand } from "./trace_stats.ts";
 
 const VALIDATE_HELP = `Usage: penguin trace validate [--json] [--strict] <file|dir>...
 
@@ -106,4 +108,6 @@ export const traceCommands: Command[] = [
     help: VALIDATE_HELP,
     run: validateCommand,
   },
+  traceShowCommand,
+  traceStatsCommand,
 ];

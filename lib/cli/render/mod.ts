@@ -1,7 +1,29 @@
 /**
- * Terminal rendering of the OmniMessage stream (work in progress: the API is
- * `createRenderer` in `render.ts`).
+ * Terminal rendering of the OmniMessage stream, shared by `penguin run` and
+ * `penguin chat`.
+ *
+ * ```ts
+ * const r = createRenderer({ write: io.out, color: io.color, collapse: false });
+ * r.beginTask();
+ * for await (const msg of session.run(prompt, { signal, approve })) r.push(msg);
+ * r.endTask(); // flushes, prints the [stats] line
+ * ```
+ *
+ * For an interactive approval: `r.beginPrompt(toolCall)`, write the question,
+ * read the answer (end the line), then `r.endPrompt(toolCall, decision)`.
  *
  * @module
  */
-export {};
+export { createRenderer, type Renderer, type RendererOptions } from "./render.ts";
+export { type HistoryOptions, renderHistory } from "./history.ts";
+export { PREVIEW_PAYLOAD_MAX, shortPath, toolCallPreview } from "./tool_preview.ts";
+export { collapseLines, createCollapser, HEAD_LINES, TAIL_LINES } from "./collapse.ts";
+export { createSpinner, type Spinner } from "./spinner.ts";
+export {
+  approvalLabel,
+  callTag,
+  formatDuration,
+  formatTokens,
+  paletteFor,
+  statsLine,
+} from "./_format.ts";

@@ -38,7 +38,7 @@ export interface SpinnerOptions {
 export function createSpinner(opts: SpinnerOptions): Spinner {
   const dim = opts.dim ?? "";
   const reset = opts.reset ?? "";
-  let timer: number | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
   let frame = 0;
   const draw = () => {
     opts.write(`\r${dim}${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]}${reset}`);

@@ -1,0 +1,424 @@
+/**
+ * The turn loop of a session (reference §5.2, §5.3, §5.5–§5.7). A task
+ * (`run`) sends requests until a turn calls no tool and nothing new was
+ * injected, until `max_turns`, or until it is aborted or fails for good.
+ *
+ * The model layer is stateless, so the engine keeps the committed history:
+ * a turn's input and the model's complete output join it only when the
+ * request completed. Failed requests are retried with the original input
+ * plus a `[turn_retried]` transcript; tools never re-run. Aborts leave a
+ * carry-over (never traced) that the next `run` prepends. Steering and
+ * background notices are delivered as user texts between turns.
+ *
+ * After every turn there is one checkpoint (`afterTurn`), the seam where
+ * compaction will plug in.
+ *
+ * @module
+ */
+import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
+import { PenguinError } from "../protocol/errors.ts";
+import type {
+  CompleteMessage,
+  OmniMessage,
+  PartialText,
+  TokenCounts,
+} from "../protocol/types.ts";
+import type { ModelOutcome, ModelStreamItem } from "../models/outcome.ts";
+import { shouldRetry } from "../models/retry.ts";
+import {
+  clampMaxTokens,
+  estimateHistoryTokens,
+  estimateMessageTokens,
+} from "../models/shaping.ts";
+import { outboundToolCallId } from "../models/tool_call_ids.ts";
+import type { ThinkingLevel } from "../models/wire.ts";
+import type { ApproveFn } from "./approval.ts";
+import { buildCarryOver, withRetriedTurns } from "./carry_over.ts";
+import { maxTurnsText, userSteeringText } from "./markers.ts";
+import { runTurn, type ToolExecutor, type TurnResult } from "./turn.ts";
+
+/** Retries allowed per turn after the first attempt (§5.5). */
+export const DEFAULT_MAX_RETRIES = 5;
+
+/** The resumable state of an engine: the history and the counters. */
+export interface EngineState {
+  /** Committed context, oldest first (session tool-call ids, `#n` suffixes kept). */
+  history: CompleteMessage[];
+  /** Input owed to the model from an aborted task; prepended by the next run, never traced. */
+  carryOver: CompleteMessage[];
+  /** Token totals over all completed requests of the session. */
+  sessionTokens: TokenCounts;
+  /** `request.total` of the last completed request (the context size). */
+  lastRequestTotal: number;
+  /** Completed requests in the current context. */
+  sessionTurns: number;
+}
+
+/** A fresh, empty state. */
+export function emptyEngineState(): EngineState {
+  return {
+    history: [],
+    carryOver: [],
+    sessionTokens: { cache_read: 0, cache_write: 0, output: 0, total: 0 },
+    lastRequestTotal: 0,
+    sessionTurns: 0,
+  };
+}
+
+/** One model request as the engine asks for it. */
+export interface EngineRequest {
+  /** Whole context: committed history plus this attempt's input, ids already outbound. */
+  history: CompleteMessage[];
+  /** Reasoning effort. */
+  thinking_level?: ThinkingLevel;
+  /** Output cap, already clamped. */
+  max_tokens?: number;
+}
+
+/** What the checkpoint after a turn decides. */
+export type CheckpointVerdict =
+  /** Go on normally. */
+  | { action: "continue" }
+  /** End the task now (e.g. the context was discarded at a task boundary). */
+  | { action: "end" }
+  /** Abort the task with this reason. */
+  | { action: "abort"; reason: string }
+  /** Continue with this input instead of the turn's outputs (steering is still appended). */
+  | { action: "replace"; input: CompleteMessage[] };
+
+/** The checkpoint run after every completed turn (compaction's seam). */
+export type AfterTurn = (
+  turn: TurnResult,
+  signal: AbortSignal | undefined,
+) => AsyncGenerator<OmniMessage, CheckpointVerdict>;
+
+/** What the engine is given. */
+export interface EngineDeps {
+  /** Send one request; yields model items and never throws. */
+  request(req: EngineRequest, signal: AbortSignal | undefined): AsyncIterable<ModelStreamItem>;
+  /** Execute one approved tool call. */
+  execute: ToolExecutor;
+  /** Best-effort trace sink. */
+  record(msg: OmniMessage): void;
+  /** Diagnostics (stderr). */
+  warn(line: string): void;
+  /** Background completion notices waiting for delivery (emptied by the call). */
+  takeNotices?(): CompleteMessage[];
+  /** The post-turn checkpoint. */
+  afterTurn?: AfterTurn;
+}
+
+/** Engine settings, fixed for the session. */
+export interface EngineSettings {
+  /** Max requests per task (retries excluded); ≤ 0 = unlimited. */
+  maxTurns: number;
+  /** Thinking level when a run gives none. */
+  thinkingLevel?: ThinkingLevel;
+  /** Configured output ceiling; ≤ 0 / undefined = send none. */
+  maxTokens?: number;
+  /** The model's context window, when known. */
+  contextWindow?: number;
+  /** Token estimate of the system prompt plus the tool list (the clamp's seed). */
+  promptEstimate: number;
+  /** Retries per turn (default 5). */
+  maxRetries?: number;
+  /** Wait before retry `n` (1-based); default the §5.5 ladder, honouring a server Retry-After. */
+  retryDelayMs?: (n: number) => number;
+}
+
+/** Options of one task. */
+export interface EngineRunOptions {
+  /** Abort signal: cancels the request and the tools. */
+  signal?: AbortSignal;
+  /** Judges tool calls; absent → every call is denied. */
+  approve?: ApproveFn;
+  /** Thinking level for this task's requests. */
+  thinkingLevel?: ThinkingLevel;
+  /** Records written once, right after this run's input (e.g. `tool_list_ready`). */
+  bootstrapRecords?: OmniMessage[];
+}
+
+/** A session's turn loop. */
+export interface Engine {
+  /** The live state (history, carry-over, counters). */
+  readonly state: EngineState;
+  /** Whether a task is running. */
+  readonly running: boolean;
+  /** Run one task: yields every envelope (partials included) except the caller's own input. */
+  run(input: CompleteMessage[], opts?: EngineRunOptions): AsyncGenerator<OmniMessage, void>;
+  /** Queue steering for the running task; false when no task runs. */
+  steer(input: CompleteMessage[]): boolean;
+  /** End a retry wait now ("retry now"); false when none is in progress. */
+  skipRetryWait(): boolean;
+}
+
+function toWire(m: CompleteMessage): CompleteMessage {
+  if (m.type !== "tool_call" && m.type !== "tool_call_output") return m;
+  const id = outboundToolCallId(m.tool_call_id);
+  return id === m.tool_call_id ? m : { ...m, tool_call_id: id };
+}
+
+const carriesSteering = (m: CompleteMessage) =>
+  m.type === "image_url" || (m.type === "text" && m.text.trim() !== "");
+
+/** Build an engine over `deps`, starting from `state` (a resumed session passes its replay). */
+export function createEngine(
+  deps: EngineDeps,
+  settings: EngineSettings,
+  state: EngineState = emptyEngineState(),
+): Engine {
+  const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const wire: CompleteMessage[] = state.history.map(toWire);
+  let historyEstimate = estimateHistoryTokens(state.history);
+  let running = false;
+  let steering: CompleteMessage[][] = [];
+  let wakeBackoff: (() => void) | null = null;
+  const clampWarned = new Set<number>();
+
+  function commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void {
+    for (const m of input) {
+      state.history.push(m);
+      wire.push(toWire(m));
+      historyEstimate += estimateMessageTokens(m);
+    }
+    for (const m of output) {
+      state.history.push(m);
+      wire.push(toWire(m));
+      historyEstimate += estimateMessageTokens(m);
+    }
+  }
+
+  function maxTokensFor(input: readonly CompleteMessage[]): number | undefined {
+    const base = state.lastRequestTotal > 0
+      ? state.lastRequestTotal
+      : settings.promptEstimate + historyEstimate;
+    const cap = clampMaxTokens(
+      settings.maxTokens,
+      settings.contextWindow,
+      base + estimateHistoryTokens([...input]),
+    );
+    const configured = settings.maxTokens;
+    if (cap !== undefined && configured !== undefined && cap < configured / 2) {
+      if (!clampWarned.has(cap)) {
+        clampWarned.add(cap);
+        deps.warn(
+          `[penguin] output cap clamped hard: ${cap} of ${configured} tokens (context window ${settings.contextWindow})`,
+        );
+      }
+    }
+    return cap;
+  }
+
+  function retryWait(outcome: ModelOutcome, reconnects: number): number | undefined {
+    if (reconnects >= maxRetries) return undefined;
+    const verdict = shouldRetry(outcome, reconnects + 1);
+    if (!verdict.retry) return undefined;
+    return settings.retryDelayMs ? settings.retryDelayMs(reconnects + 1) : verdict.delay_ms;
+  }
+
+  function backoff(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (go: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        wakeBackoff = null;
+        resolve(go);
+      };
+      const onAbort = () => settle(false);
+      const timer = setTimeout(() => settle(true), Math.max(0, ms));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      wakeBackoff = () => settle(true);
+    });
+  }
+
+  function* emitRecorded(msgs: readonly OmniMessage[]): Generator<OmniMessage> {
+    for (const m of msgs) {
+      deps.record(m);
+      yield m;
+    }
+  }
+
+  function* abort(reason: string): Generator<OmniMessage> {
+    yield* emitRecorded([eventMsg({ type: "abort", reason })]);
+  }
+
+  function* maxTurnsNotice(): Generator<OmniMessage> {
+    const text = maxTurnsText(settings.maxTurns);
+    const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
+      modelMsg<PartialText>({
+        type: "partial_text",
+        role: "assistant",
+        event_type,
+        text: t,
+        stop_reason: stop,
+      });
+    yield* emitRecorded([
+      part("start", "", "completed"),
+      part("delta", text, "completed"),
+      part("stop", "", "failed"),
+      modelMsg({ type: "text", role: "assistant", text, stop_reason: "failed" }),
+    ]);
+  }
+
+  /** Drain notices, then steering, into user messages; yields and records them. */
+  function* injected(): Generator<OmniMessage, CompleteMessage[]> {
+    const out: CompleteMessage[] = [...(deps.takeNotices?.() ?? [])];
+    const queued = steering;
+    steering = [];
+    for (const entry of queued) {
+      const texts = entry.filter((m) => m.type === "text" && m.role === "user")
+        .map((m) => (m as { text: string }).text);
+      const rest = entry.filter((m) => !(m.type === "text" && m.role === "user"));
+      out.push(userText(userSteeringText(texts.join("\n\n"))), ...rest);
+    }
+    yield* emitRecorded(out.map((m) => modelMsg(m)));
+    return out;
+  }
+
+  async function* task(
+    newMessages: CompleteMessage[],
+    opts: EngineRunOptions,
+  ): AsyncGenerator<OmniMessage, void> {
+    const signal = opts.signal;
+    const approve: ApproveFn = opts.approve ?? (() => "deny");
+    const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
+    const carried = state.carryOver;
+    state.carryOver = [];
+    for (const m of newMessages) deps.record(modelMsg(m));
+    for (const r of opts.bootstrapRecords ?? []) deps.record(r);
+    const notices = deps.takeNotices?.() ?? [];
+    yield* emitRecorded(notices.map((m) => modelMsg(m)));
+    const input = [...carried, ...newMessages, ...notices];
+    if (signal?.aborted) {
+      state.carryOver = input;
+      yield* abort("aborted by user");
+      return;
+    }
+
+    let turns = 0;
+    let nextInput = input;
+    for (;;) {
+      if (settings.maxTurns > 0 && turns >= settings.maxTurns) {
+        state.carryOver = nextInput;
+        yield* maxTurnsNotice();
+        return;
+      }
+      turns++;
+      const failed: TurnResult[] = [];
+      let attemptInput = nextInput;
+      let reconnects = 0;
+      let turn: TurnResult;
+      for (;;) {
+        const req: EngineRequest = { history: [...wire, ...attemptInput.map(toWire)] };
+        if (thinking_level !== undefined) req.thinking_level = thinking_level;
+        const max_tokens = maxTokensFor(attemptInput);
+        if (max_tokens !== undefined) req.max_tokens = max_tokens;
+        const tries = reconnects;
+        turn = yield* runTurn({
+          stream: deps.request(req, signal),
+          approve,
+          execute: deps.execute,
+          record: deps.record,
+          warn: deps.warn,
+          signal,
+          reconnects,
+          plannedRetry: (o) => retryWait(o, tries),
+          addUsage: (req) => {
+            const s = state.sessionTokens;
+            s.cache_read += req.cache_read;
+            s.cache_write += req.cache_write;
+            s.output += req.output;
+            s.total += req.total;
+            state.lastRequestTotal = req.total;
+            state.sessionTurns += 1;
+            return s;
+          },
+        });
+        const status = turn.outcome.status;
+        if (status === "completed") commit(attemptInput, turn.completes);
+        if (signal?.aborted || status === "aborted") {
+          state.carryOver = buildCarryOver(attemptInput, turn);
+          yield* abort("aborted by user");
+          return;
+        }
+        if (status === "auth" || (status === "failed" && turn.outcome.permanent)) {
+          state.carryOver = buildCarryOver(attemptInput, turn);
+          yield* abort(`llm request error: ${turn.outcome.error_message ?? status}`);
+          return;
+        }
+        if (status === "completed") break;
+        failed.push(turn);
+        attemptInput = withRetriedTurns(nextInput, failed);
+        const planned = retryWait(turn.outcome, reconnects);
+        if (planned === undefined) {
+          state.carryOver = attemptInput;
+          yield* abort(exhaustionReason(turn.outcome, maxRetries));
+          return;
+        }
+        reconnects++;
+        if (!(await backoff(planned, signal))) {
+          state.carryOver = attemptInput;
+          yield* abort("aborted during reconnect backoff");
+          return;
+        }
+      }
+
+      let base: CompleteMessage[] = turn.toolOutputs;
+      if (deps.afterTurn) {
+        const verdict = yield* deps.afterTurn(turn, signal);
+        if (verdict.action === "end") return;
+        if (verdict.action === "abort") {
+          if (turn.toolOutputs.length > 0) state.carryOver = buildCarryOver(attemptInput, turn);
+          yield* abort(verdict.reason);
+          return;
+        }
+        if (verdict.action === "replace") base = verdict.input;
+      }
+      const extra = yield* injected();
+      if (base.length === 0 && extra.length === 0) return;
+      nextInput = [...base, ...extra];
+    }
+  }
+
+  return {
+    state,
+    get running() {
+      return running;
+    },
+    async *run(input, opts = {}) {
+      if (running) {
+        throw new PenguinError("runtime", "Cannot start a task: this session is already running one");
+      }
+      running = true;
+      steering = [];
+      try {
+        yield* task(input, opts);
+      } finally {
+        running = false;
+        steering = [];
+      }
+    },
+    steer(input) {
+      if (!running) return false;
+      if (input.some(carriesSteering)) steering.push(input);
+      return true;
+    },
+    skipRetryWait() {
+      const wake = wakeBackoff;
+      if (!wake) return false;
+      wake();
+      return true;
+    },
+  };
+}
+
+/** The abort reason when the retries of a turn are exhausted (§5.3). */
+export function exhaustionReason(outcome: ModelOutcome, retries: number): string {
+  if (outcome.status === "malformed") return `malformed response failed after ${retries} retries`;
+  if (outcome.status === "timeout") return `reconnect failed after ${retries} retries`;
+  return `llm request failed after ${retries} retries: ${outcome.error_message ?? outcome.status}`;
+}

@@ -1,0 +1,64 @@
+/**
+ * The agent loop: agents and live sessions, system prompt assembly, the turn
+ * engine with retries, carry-over and steering, and tool-call approval.
+ *
+ * @module
+ */
+export {
+  type Agent,
+  type AgentOptions,
+  createAgent,
+  type SessionOptions,
+} from "./agent.ts";
+export {
+  openSession,
+  type RunOptions,
+  type Session,
+  type SessionParts,
+  type SessionUsage,
+} from "./session.ts";
+export {
+  type AfterTurn,
+  type CheckpointVerdict,
+  createEngine,
+  DEFAULT_MAX_RETRIES,
+  emptyEngineState,
+  type Engine,
+  type EngineDeps,
+  type EngineRequest,
+  type EngineRunOptions,
+  type EngineSettings,
+  type EngineState,
+  exhaustionReason,
+} from "./engine.ts";
+export { runTurn, type ToolExecutor, type TurnContext, type TurnResult } from "./turn.ts";
+export { buildCarryOver, type TurnProducts, withRetriedTurns } from "./carry_over.ts";
+export {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  type ApproveFn,
+  approverForMode,
+  type ApproverOptions,
+  type AskFn,
+  decide,
+  parseApprovalMode,
+  withCommandPolicy,
+} from "./approval.ts";
+export {
+  assembleSystemPrompt,
+  osVersion,
+  platformName,
+  type PromptSections,
+  type PromptVars,
+  shellName,
+} from "./prompt.ts";
+export {
+  EMPTY_MEMORY_INDEX,
+  memoryIndexText,
+  prepareMemory,
+  renderPromptSections,
+  type SectionInputs,
+  workspaceMemoryKey,
+} from "./prompt_sections.ts";
+export { createToolset, resolveToolDefinitions, type Toolset } from "./toolset.ts";
+export * from "./markers.ts";

@@ -1,0 +1,109 @@
+/**
+ * System prompt assembly (reference §2.7). The template's placeholders are
+ * replaced with plain split/join in a fixed order, then `{{MEMORY}}`,
+ * `{{VAULT}}`, `{{SKILLS}}` and `{{SCHEDULES}}` in ONE final pass (their
+ * products are never rescanned), then the result is trimmed. The vault
+ * contributes key names only, never values.
+ *
+ * @module
+ */
+
+/** The per-session values substituted into the template. */
+export interface PromptVars {
+  /** `AGENTS.md` text (trimmed here). */
+  agentsMd: string;
+  /** Agent id. */
+  agentId: string;
+  /** Project directory ("App Data Dir"). */
+  projectDir: string;
+  /** Session id. */
+  sessionId: string;
+  /** Workspace path. */
+  cwd: string;
+  /** Provider group of the model pair. */
+  provider: string;
+  /** Model id of the model pair. */
+  modelId: string;
+  /** Platform name as Node spells it (`linux`, `darwin`, `win32`). */
+  platform: string;
+  /** `<os type> <release>`, or `unknown`. */
+  osVersion: string;
+  /** Shell name, e.g. `bash`. */
+  shell: string;
+  /** Local date `yyyy-mm-dd`. */
+  date: string;
+}
+
+/** The rendered sections (empty string = the section is off). */
+export interface PromptSections {
+  /** `{{VAULT}}`. */
+  vault: string;
+  /** `{{SKILLS}}`. */
+  skills: string;
+  /** `{{MEMORY}}`. */
+  memory: string;
+  /** `{{SCHEDULES}}`. */
+  schedules: string;
+  /** The vault key list (`- KEY` lines), for a template's legacy inline `{{VAULT_KEYS}}`. */
+  vaultKeys: string;
+  /** The skill list, for a template's legacy inline `{{SKILL_METADATA}}`. */
+  skillMetadata: string;
+}
+
+function sub(text: string, placeholder: string, value: string): string {
+  return text.split(placeholder).join(value);
+}
+
+/** Substitute `vars` and `sections` into `template` in the §2.7 order, then trim. */
+export function assembleSystemPrompt(
+  template: string,
+  vars: PromptVars,
+  sections: PromptSections,
+): string {
+  let t = template;
+  t = sub(t, "{{AGENTS_MD}}", vars.agentsMd.trim());
+  t = sub(t, "{{VAULT_KEYS}}", sections.vaultKeys);
+  t = sub(t, "{{SKILL_METADATA}}", sections.skillMetadata);
+  t = sub(t, "{{AGENT_ID}}", vars.agentId);
+  t = sub(t, "{{PROJECT_DIR}}", vars.projectDir);
+  t = sub(t, "{{SESSION_ID}}", vars.sessionId);
+  t = sub(t, "{{CWD}}", vars.cwd);
+  t = sub(t, "{{PROVIDER}}", vars.provider);
+  t = sub(t, "{{MODEL_ID}}", vars.modelId);
+  t = sub(t, "{{PLATFORM}}", vars.platform);
+  t = sub(t, "{{OS_VERSION}}", vars.osVersion);
+  t = sub(t, "{{SHELL}}", vars.shell);
+  t = sub(t, "{{DATE}}", vars.date);
+  const byName: Record<string, string> = {
+    "{{MEMORY}}": sections.memory,
+    "{{VAULT}}": sections.vault,
+    "{{SKILLS}}": sections.skills,
+    "{{SCHEDULES}}": sections.schedules,
+  };
+  t = t.replace(/\{\{MEMORY\}\}|\{\{VAULT\}\}|\{\{SKILLS\}\}|\{\{SCHEDULES\}\}/g, (m) => byName[m]!);
+  return t.trim();
+}
+
+/** Node's name for the platform (`process.platform`). */
+export function platformName(): string {
+  return Deno.build.os === "windows" ? "win32" : Deno.build.os;
+}
+
+/** `<os type> <release>` (Linux, Darwin, Windows_NT), or `unknown` when it cannot be read. */
+export function osVersion(): string {
+  const type = { linux: "Linux", darwin: "Darwin", windows: "Windows_NT" }[
+    Deno.build.os as "linux" | "darwin" | "windows"
+  ] ?? Deno.build.os;
+  try {
+    return `${type} ${Deno.osRelease()}`;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The command shell's name: the basename of `PENGUIN_SHELL` when set, else `bash`. */
+export function shellName(env: (name: string) => string | undefined): string {
+  const override = env("PENGUIN_SHELL");
+  if (override) return override.split(/[\\/]/).pop()!.replace(/\.exe$/i, "") || "bash";
+  return "bash";
+}

@@ -1,0 +1,189 @@
+/**
+ * The four generated sections of the system prompt (reference §2.7, §10.2–
+ * §10.4): vault key names, the skill list, the memory indexes and the
+ * schedule roster. Each renders its configured prompt with the inner
+ * placeholder filled, or "" when the section is disabled. Reading is
+ * best-effort: an unreadable directory reads as empty.
+ *
+ * @module
+ */
+import { basename, join } from "node:path";
+import type { AgentPaths } from "../state/paths.ts";
+import type { ResolvedSystemConfig } from "../state/system_config.ts";
+import type { PromptSections } from "./prompt.ts";
+
+/** Lines of a memory index injected at most. */
+export const MEMORY_INDEX_MAX_LINES = 200;
+
+/** Characters of a memory index injected at most. */
+export const MEMORY_INDEX_MAX_CHARS = 25_000;
+
+/** What an empty memory index reads as. */
+export const EMPTY_MEMORY_INDEX = "(the index is empty — nothing has been saved yet)";
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+async function entries(dir: string): Promise<Deno.DirEntry[]> {
+  const out: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) out.push(e);
+  } catch {
+    return [];
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A memory index as injected: trimmed, ≤ 200 lines, ≤ 25000 chars, with a truncation note. */
+export function memoryIndexText(raw: string | undefined): string {
+  const text = (raw ?? "").replace(/\r\n/g, "\n").trim();
+  if (text === "") return EMPTY_MEMORY_INDEX;
+  const lines = text.split("\n");
+  let shown = lines.slice(0, MEMORY_INDEX_MAX_LINES).join("\n");
+  let note: string | undefined;
+  if (lines.length > MEMORY_INDEX_MAX_LINES) {
+    note = `showing ${MEMORY_INDEX_MAX_LINES} of ${lines.length} lines`;
+  }
+  if (shown.length > MEMORY_INDEX_MAX_CHARS) {
+    const cut = shown.lastIndexOf("\n", MEMORY_INDEX_MAX_CHARS);
+    shown = shown.slice(0, cut > 0 ? cut : MEMORY_INDEX_MAX_CHARS);
+    note = `showing the first ${MEMORY_INDEX_MAX_CHARS} characters`;
+  }
+  return note ? `${shown}\n(index truncated: ${note} — open MEMORY.md for the rest)` : shown;
+}
+
+/** The workspace memory key: sanitized basename (≤ 40, lower-case, or `workspace`) + first 8 hex of sha256(path). */
+export async function workspaceMemoryKey(realWorkspace: string): Promise<string> {
+  const base = basename(realWorkspace).replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "")
+    .slice(0, 40).replace(/-+$/, "").toLowerCase() || "workspace";
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(realWorkspace));
+  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${base}-${hex.slice(0, 8)}`;
+}
+
+/**
+ * Create the memory directories of a session (user scope always, the
+ * workspace scope for a persistent workspace) with empty `MEMORY.md` files
+ * and the `.workspace` marker. Returns the workspace memory directory, or
+ * undefined for a temporary workspace or when creation failed.
+ */
+export async function prepareMemory(
+  paths: AgentPaths,
+  realWorkspace: string,
+  temporary: boolean,
+): Promise<string | undefined> {
+  const ensureIndex = async (dir: string) => {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    const index = join(dir, "MEMORY.md");
+    try {
+      await Deno.writeTextFile(index, "", { createNew: true });
+    } catch (err) {
+      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
+    }
+  };
+  try {
+    await ensureIndex(paths.userMemory);
+  } catch {
+    // no user memory scope; the prompt shows an empty index
+  }
+  if (temporary) return undefined;
+  try {
+    const dir = join(paths.memory, await workspaceMemoryKey(realWorkspace));
+    await ensureIndex(dir);
+    await Deno.writeTextFile(join(dir, ".workspace"), `${realWorkspace}\n`);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+function frontmatterField(text: string, field: string): string | undefined {
+  const body = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
+  if (!body.startsWith("---\n")) return undefined;
+  const end = body.indexOf("\n---", 4);
+  if (end < 0) return undefined;
+  for (const line of body.slice(4, end).split("\n")) {
+    const m = /^([A-Za-z_]+)\s*:\s*(.*)$/.exec(line);
+    if (m && m[1] === field) return m[2]!.trim().replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return undefined;
+}
+
+/** The skill list: `` - `name` — description `` per skill directory, sorted by name. */
+export async function skillList(skillsDir: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const e of await entries(skillsDir)) {
+    if (!e.isDirectory || !/^[A-Za-z0-9_-]+$/.test(e.name)) continue;
+    const text = await readText(join(skillsDir, e.name, "SKILL.md"));
+    const description = text === undefined ? "" : frontmatterField(text, "description") ?? "";
+    lines.push(description ? `- \`${e.name}\` — ${description}` : `- \`${e.name}\``);
+  }
+  return lines;
+}
+
+/** The schedule roster: `- <name>` per `<name>.toml`. */
+export async function scheduleList(scheduleDir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await entries(scheduleDir)) {
+    const m = /^([A-Za-z0-9_-]+)\.toml$/.exec(e.name);
+    if (e.isFile && m) out.push(`- ${m[1]}`);
+  }
+  return out;
+}
+
+/** Inputs of {@linkcode renderPromptSections}. */
+export interface SectionInputs {
+  /** The agent's paths. */
+  paths: AgentPaths;
+  /** The resolved agent config (section switches and prompts). */
+  config: ResolvedSystemConfig;
+  /** Vault key names (values are never used). */
+  vaultKeys: string[];
+  /** Workspace memory directory, when the workspace has a memory scope. */
+  workspaceMemoryDir?: string;
+}
+
+/** Render every section of the system prompt. */
+export async function renderPromptSections(input: SectionInputs): Promise<PromptSections> {
+  const { config, paths } = input;
+  const vaultKeys = input.vaultKeys.map((k) => `- ${k}`).join("\n") || "(no vault keys are set)";
+  const skillMetadata = (await skillList(paths.skills)).join("\n") || "(no skills are installed)";
+  const fill = (prompt: string, placeholder: string, value: string) =>
+    prompt.split(placeholder).join(value);
+  let memory = "";
+  if (config.memory.enabled) {
+    const user = memoryIndexText(await readText(paths.userMemoryIndex));
+    memory = fill(config.memory.prompt, "{{USER_MEMORY_INDEX}}", user);
+    if (input.workspaceMemoryDir) {
+      const ws = memoryIndexText(await readText(join(input.workspaceMemoryDir, "MEMORY.md")));
+      const part = fill(
+        fill(config.memory.workspace_prompt, "{{WORKSPACE_MEMORY_INDEX}}", ws),
+        "{{WORKSPACE_MEMORY_DIR}}",
+        input.workspaceMemoryDir,
+      );
+      memory = `${memory}\n\n${part}`;
+    }
+  }
+  const schedules = config.schedules.enabled
+    ? fill(
+      config.schedules.prompt,
+      "{{SCHEDULE_LIST}}",
+      (await scheduleList(paths.schedule)).join("\n") || "(no scheduled tasks defined yet)",
+    )
+    : "";
+  return {
+    vault: config.vault.enabled ? fill(config.vault.prompt, "{{VAULT_KEYS}}", vaultKeys) : "",
+    skills: config.skills.enabled
+      ? fill(config.skills.prompt, "{{SKILL_METADATA}}", skillMetadata)
+      : "",
+    memory,
+    schedules,
+    vaultKeys,
+    skillMetadata,
+  };
+}

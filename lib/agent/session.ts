@@ -1,0 +1,325 @@
+/**
+ * A live session: the fixed configuration of a conversation (model pair,
+ * workspace, assembled system prompt, tool set), its trace writer, its
+ * command registry and its turn loop. Built from {@linkcode SessionParts},
+ * so a new session and a resumed one (meta, history, carry-over and
+ * counters replayed from the trace) go through the same constructor.
+ *
+ * Trace order at a session's first run (§4.3): `session_meta` (unless a
+ * resumed trace already has it), the prompt, `tool_list_ready`, then the
+ * turns. Trace writes are best-effort and never stop a run: a failure prints
+ * `[trace] write failed: …` on stderr.
+ *
+ * @module
+ */
+import { eventMsg, sessionMetaMsg, userText } from "../protocol/builders.ts";
+import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import type {
+  CompleteMessage,
+  OmniMessage,
+  SessionMeta,
+  SessionMetaEnvelope,
+  ToolSpec,
+} from "../protocol/types.ts";
+import type { TraceWriter } from "../trace/writer.ts";
+import type { ResolvedModel } from "../models/resolve.ts";
+import { streamModel } from "../models/stream.ts";
+import { createToolCallIds, type ToolCallIds } from "../models/tool_call_ids.ts";
+import { estimatePromptTokens } from "../models/shaping.ts";
+import type { ThinkingLevel } from "../models/wire.ts";
+import type { SandboxPolicy } from "../sandbox/policy.ts";
+import {
+  type BackgroundNotice,
+  type CommandPolicy,
+  executeTool,
+  type ProcessRegistry,
+  type ToolPermission,
+} from "../tools/mod.ts";
+import {
+  type ApprovalMode,
+  type ApproveFn,
+  approverForMode,
+  type AskFn,
+  withCommandPolicy,
+} from "./approval.ts";
+import { createEngine, type Engine, type EngineState } from "./engine.ts";
+import type { Toolset } from "./toolset.ts";
+
+/** Everything a session is made of. A resumed session passes `state`, `metaWritten` and the writer it reopened. */
+export interface SessionParts {
+  /** The session's fixed configuration, as recorded at the head of its trace. */
+  meta: SessionMeta;
+  /** True when the trace already starts with this meta (a resumed session). */
+  metaWritten: boolean;
+  /** The trace writer (holds the session lock). */
+  writer: TraceWriter;
+  /** The model endpoint and entry settings. */
+  model: ResolvedModel;
+  /** The tools. */
+  toolset: Toolset;
+  /** Real path of the workspace. */
+  workspace: string;
+  /** Real path of the session scratchpad. */
+  scratchpad: string;
+  /** Sandbox policy for commands. */
+  sandbox: SandboxPolicy;
+  /** Vault values for commands (never shown to the model). */
+  vault: Record<string, string>;
+  /** The command policy snapshot. */
+  commandPolicy: CommandPolicy;
+  /** The command registry (disposed with the session). */
+  processes: ProcessRegistry;
+  /** Default thinking level. */
+  thinkingLevel?: ThinkingLevel;
+  /** Max requests per task; ≤ 0 = unlimited. */
+  maxTurns: number;
+  /** Output ceiling (entry `max_tokens` over the agent's `model.max_tokens`). */
+  maxTokens?: number;
+  /** Idle timeout between upstream events (ms). */
+  idleTimeoutMs: number;
+  /** Replayed engine state (history, carry-over, counters). */
+  state?: EngineState;
+  /** Session tool-call ids (pre-registered with historical ids on resume). */
+  toolCallIds?: ToolCallIds;
+  /** Retry wait override (tests and embedders); default the §5.5 ladder. */
+  retryDelayMs?: (n: number) => number;
+  /** Diagnostics sink (default stderr). */
+  warn?: (line: string) => void;
+}
+
+/** Options of one {@linkcode Session.run}. */
+export interface RunOptions {
+  /** Abort: cancels the in-flight request and the running tools; the run ends with an `abort` event. */
+  signal?: AbortSignal;
+  /**
+   * Approval: a mode or a function. The project command policy always wraps
+   * it. Absent → every tool call is denied.
+   */
+  approve?: ApproveFn | ApprovalMode;
+  /** Asked for the calls a mode leaves open (`read-only`, `always-ask`); absent → denied. */
+  ask?: AskFn;
+  /** Thinking level for this run's requests. */
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** Token and turn counters of a session. */
+export interface SessionUsage {
+  /** Totals over every completed request. */
+  sessionTokens: { cache_read: number; cache_write: number; output: number; total: number };
+  /** `request.total` of the last completed request (the context size). */
+  lastRequestTotal: number;
+  /** Completed requests in the current context. */
+  sessionTurns: number;
+}
+
+/** A live session. */
+export interface Session {
+  /** `session-YYYY-MM-DD-HH-mm-ss-<8hex>`. */
+  readonly sessionId: string;
+  /** Provider group of the model pair. */
+  readonly provider: string;
+  /** Model id of the model pair. */
+  readonly modelId: string;
+  /** Absolute workspace path (as recorded). */
+  readonly workspaceDir: string;
+  /** The `session_meta` envelope. */
+  readonly metaMessage: SessionMetaEnvelope;
+  /** The tools offered to the model. */
+  readonly tools: readonly ToolSpec[];
+  /** The current trace file (it may not exist before the first run). */
+  readonly tracePath: string;
+  /** Whether a task is running. */
+  readonly running: boolean;
+  /** A tool's permission (`r`/`rw`), undefined for unknown tools. */
+  toolPermission(name: string): ToolPermission | undefined;
+  /**
+   * Run one task. Yields the OmniMessage stream (partials, completes, events;
+   * never the caller's own prompt) until the task ends: a turn without tool
+   * calls, `max_turns`, an abort or a final failure (both end with an `abort`
+   * event). Never throws for model or tool failures.
+   */
+  run(input: string | CompleteMessage[], opts?: RunOptions): AsyncGenerator<OmniMessage, void>;
+  /** Queue steering for the running task (delivered as `[user_steering]`); false when idle. */
+  steer(input: string | CompleteMessage[]): boolean;
+  /** End a retry wait now; false when none is in progress. */
+  skipRetryWait(): boolean;
+  /** Token and turn counters. */
+  usage(): SessionUsage;
+  /** Background notices queued while idle (emptied). They otherwise ride the next run. */
+  takeBackgroundNotices(): BackgroundNotice[];
+  /** Be told when a background notice arrives; returns the unsubscribe. */
+  onBackgroundNotice(fn: (notice: BackgroundNotice) => void): () => void;
+  /** Abort a running task, kill every command the session started, close the trace. Idempotent. */
+  dispose(): Promise<void>;
+}
+
+function toMessages(input: string | CompleteMessage[], what: string): CompleteMessage[] {
+  const messages = typeof input === "string" ? [userText(input)] : input;
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new PenguinError("usage", `Cannot ${what}: the input is empty`);
+  }
+  for (const m of messages) {
+    const ok = m?.role === "user" &&
+      (m.type === "text" || m.type === "image_url" || m.type === "inline_data");
+    if (!ok) {
+      throw new PenguinError(
+        "usage",
+        `Cannot ${what}: expected user messages (text or images), found ${JSON.stringify(m?.type)} from ${JSON.stringify(m?.role)}`,
+      );
+    }
+  }
+  return messages;
+}
+
+/** Assemble a live session from its parts. */
+export function openSession(parts: SessionParts): Session {
+  const warn = parts.warn ?? ((line: string) => console.error(line));
+  const { writer, toolset, meta } = parts;
+  const metaMessage = sessionMetaMsg(meta);
+  const toolCallIds = parts.toolCallIds ?? createToolCallIds();
+  let metaWritten = parts.metaWritten;
+  let bootstrapped = false;
+  let disposed = false;
+  let current: AbortController | undefined;
+  let lastWrite: Promise<unknown> = Promise.resolve();
+
+  const record = (msg: OmniMessage) => {
+    lastWrite = writer.append(msg).catch((err) =>
+      warn(`[trace] write failed: ${errorMessage(err)}`)
+    );
+  };
+
+  const engine: Engine = createEngine({
+    request: (req, signal) =>
+      streamModel({
+        endpoint: parts.model.endpoint,
+        system_prompt: meta.system_prompt,
+        tools: toolset.specs,
+        history: req.history,
+        ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
+        ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
+      }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }),
+    execute: (call, signal) =>
+      executeTool(toolset.tools.get(call.name), call, {
+        workspace: parts.workspace,
+        scratchpad: parts.scratchpad,
+        sessionId: meta.session_id,
+        signal,
+        processes: parts.processes,
+        sandbox: parts.sandbox,
+        vault: parts.vault,
+      }, { warn }),
+    record,
+    warn,
+    takeNotices: () =>
+      parts.processes.takeNotices().map((n) => userText(n.text, "harness") as CompleteMessage),
+  }, {
+    maxTurns: parts.maxTurns,
+    ...(parts.thinkingLevel !== undefined ? { thinkingLevel: parts.thinkingLevel } : {}),
+    ...(parts.maxTokens !== undefined ? { maxTokens: parts.maxTokens } : {}),
+    ...(parts.model.context_window !== undefined
+      ? { contextWindow: parts.model.context_window }
+      : {}),
+    promptEstimate: estimatePromptTokens(meta.system_prompt, toolset.specs),
+    ...(parts.retryDelayMs ? { retryDelayMs: parts.retryDelayMs } : {}),
+  }, parts.state);
+
+  function approverOf(opts: RunOptions): ApproveFn | undefined {
+    const a = opts.approve;
+    if (a === undefined) return undefined;
+    const base = typeof a === "function"
+      ? a
+      : approverForMode(a, { ask: opts.ask, permissionOf: toolset.permissionOf });
+    return withCommandPolicy(base, parts.commandPolicy);
+  }
+
+  async function* run(
+    input: string | CompleteMessage[],
+    opts: RunOptions = {},
+  ): AsyncGenerator<OmniMessage, void> {
+    if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
+    if (engine.running) {
+      throw new PenguinError("runtime", `Session ${meta.session_id} is already running a task`);
+    }
+    const messages = toMessages(input, `run session ${meta.session_id}`);
+    const ctl = new AbortController();
+    const user = opts.signal;
+    const onAbort = () => ctl.abort(user?.reason);
+    if (user?.aborted) ctl.abort(user.reason);
+    else user?.addEventListener("abort", onAbort, { once: true });
+    current = ctl;
+    let finished = false;
+    try {
+      if (!metaWritten) {
+        record(metaMessage);
+        metaWritten = true;
+      }
+      const bootstrapRecords: OmniMessage[] = [];
+      if (!bootstrapped) {
+        bootstrapped = true;
+        const ready = eventMsg({ type: "tool_list_ready", tools: toolset.specs });
+        bootstrapRecords.push(ready);
+        yield ready;
+      }
+      const approve = approverOf(opts);
+      yield* engine.run(messages, {
+        signal: ctl.signal,
+        ...(approve ? { approve } : {}),
+        ...(opts.thinkingLevel !== undefined ? { thinkingLevel: opts.thinkingLevel } : {}),
+        bootstrapRecords,
+      });
+      finished = true;
+    } finally {
+      // A consumer that stops early must not leave the request or tools running.
+      if (!finished) ctl.abort(new DOMException("the run was abandoned", "AbortError"));
+      user?.removeEventListener("abort", onAbort);
+      if (current === ctl) current = undefined;
+      await lastWrite;
+    }
+  }
+
+  return {
+    sessionId: meta.session_id,
+    provider: meta.provider,
+    modelId: meta.model_id,
+    workspaceDir: meta.workspace,
+    metaMessage,
+    tools: toolset.specs,
+    get tracePath() {
+      return writer.path;
+    },
+    get running() {
+      return engine.running;
+    },
+    toolPermission: toolset.permissionOf,
+    run,
+    steer(input) {
+      if (!engine.running) return false;
+      return engine.steer(typeof input === "string" ? [userText(input)] : input);
+    },
+    skipRetryWait: () => engine.skipRetryWait(),
+    usage: () => ({
+      sessionTokens: { ...engine.state.sessionTokens },
+      lastRequestTotal: engine.state.lastRequestTotal,
+      sessionTurns: engine.state.sessionTurns,
+    }),
+    takeBackgroundNotices: () => parts.processes.takeNotices(),
+    onBackgroundNotice: (fn) => parts.processes.onNotice(fn),
+    async dispose() {
+      if (disposed) return;
+      disposed = true;
+      current?.abort(new DOMException("the session was disposed", "AbortError"));
+      try {
+        await parts.processes.disposeAll();
+      } catch (err) {
+        warn(`[penguin] stopping background commands failed: ${errorMessage(err)}`);
+      }
+      await lastWrite;
+      try {
+        await writer.close();
+      } catch (err) {
+        warn(`[trace] close failed: ${errorMessage(err)}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * A session's tool set (reference §6.1): the built-in definitions, replaced
+ * wholesale by the agent's `tools.builtin` when present (settings merged over
+ * each tool's defaults; names without a built-in factory are dropped), then
+ * filtered by the model's vision flag.
+ *
+ * @module
+ */
+import type { ToolSpec } from "../protocol/types.ts";
+import type { BuiltinToolConfig } from "../state/system_config.ts";
+import {
+  BUILTIN_TOOL_FACTORIES,
+  DEFAULT_TOOL_DEFINITIONS,
+  type Tool,
+  type ToolDefinition,
+  type ToolPermission,
+  toolSpec,
+} from "../tools/mod.ts";
+
+/** The tools of one session. */
+export interface Toolset {
+  /** Runnable tools by name. */
+  tools: Map<string, Tool>;
+  /** What the model is offered, in order. */
+  specs: ToolSpec[];
+  /** A tool's permission (undefined for unknown names). */
+  permissionOf(name: string): ToolPermission | undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/** Merge one `tools.builtin` entry over the built-in default of the same name. */
+export function definitionFromConfig(
+  entry: BuiltinToolConfig,
+  base: ToolDefinition,
+): ToolDefinition {
+  const def: ToolDefinition = { ...base };
+  if (typeof entry.description === "string") def.description = entry.description;
+  if (entry.parameters && typeof entry.parameters === "object") {
+    def.parameters = entry.parameters as ToolDefinition["parameters"];
+  }
+  if (entry.permission === "r" || entry.permission === "rw") def.permission = entry.permission;
+  def.timeoutMs = num(entry.timeoutMs) ?? def.timeoutMs;
+  def.maxOutputLength = num(entry.maxOutputLength) ?? def.maxOutputLength;
+  if (typeof entry.call_description === "boolean") def.callDescription = entry.call_description;
+  if (entry.forModel === "vision" || entry.forModel === "text-only") def.forModel = entry.forModel;
+  return def;
+}
+
+/** The definitions a session offers: config entries (or the defaults), kept only when a factory exists. */
+export function resolveToolDefinitions(builtin?: readonly BuiltinToolConfig[]): ToolDefinition[] {
+  const defaults = new Map(DEFAULT_TOOL_DEFINITIONS.map((d) => [d.name, d]));
+  if (!builtin) return [...DEFAULT_TOOL_DEFINITIONS];
+  const out: ToolDefinition[] = [];
+  for (const entry of builtin) {
+    const base = defaults.get(entry.name);
+    if (!base || !BUILTIN_TOOL_FACTORIES[entry.name]) continue;
+    if (out.some((d) => d.name === entry.name)) continue;
+    out.push(definitionFromConfig(entry, base));
+  }
+  return out;
+}
+
+/** Instantiate the tool set for a model with or without `vision`. */
+export function createToolset(definitions: readonly ToolDefinition[], vision: boolean): Toolset {
+  const tools = new Map<string, Tool>();
+  const specs: ToolSpec[] = [];
+  for (const def of definitions) {
+    if (def.forModel === "vision" && !vision) continue;
+    if (def.forModel === "text-only" && vision) continue;
+    const factory = BUILTIN_TOOL_FACTORIES[def.name];
+    if (!factory || tools.has(def.name)) continue;
+    tools.set(def.name, factory(def));
+    specs.push(toolSpec(def));
+  }
+  return {
+    tools,
+    specs,
+    permissionOf: (name) => tools.get(name)?.definition.permission,
+  };
+}

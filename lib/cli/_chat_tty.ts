@@ -1,0 +1,276 @@
+/**
+ * `penguin chat` input from a raw-mode terminal: line editing, bracketed
+ * paste, typing while a task runs (steering), and Ctrl-C by state —
+ * approving → deny that call; task running → abort the task; buffer
+ * non-empty → clear it; idle and empty → `Exit penguin? [y/N] `, where a
+ * second Ctrl-C (or `y`) exits.
+ *
+ * @module
+ */
+import type { ApprovalDecision, ToolCallMessage } from "../protocol/types.ts";
+import {
+  approvalAnswer,
+  APPROVE_PROMPT,
+  type ChatInput,
+  CONT_PROMPT,
+  EXIT_PROMPT,
+  type InputDeps,
+  listen,
+  PROMPT,
+  steeringNotice,
+  type TaskHandle,
+} from "./_chat_input.ts";
+import { createLineEditor, eraseInput, layoutInput, redrawInput } from "./_line_editor.ts";
+
+type Mode = "busy" | "idle" | "running" | "approving" | "confirm";
+
+/** Input from a raw-mode terminal on stdin (stdout must be a terminal too). */
+export function createTtyInput(deps: InputDeps): ChatInput {
+  const { write, renderer } = deps;
+  const editor = createLineEditor();
+  const queued: string[] = [];
+  let mode = "busy" as Mode;
+  let drawn: number | null = null; // cursor row within the drawn input area
+  let paused = false;
+  let closed = false;
+  let stdinEnded = false;
+  let waiter: ((text: string | null) => void) | null = null;
+  let task: TaskHandle | null = null;
+  let approval: {
+    resolve: (d: ApprovalDecision) => void;
+    call: ToolCallMessage;
+    saved: string;
+    prev: Mode;
+  } | null = null;
+  let approvals: Promise<unknown> = Promise.resolve();
+
+  const columns = () => {
+    try {
+      return Deno.consoleSize().columns;
+    } catch {
+      return 80;
+    }
+  };
+  const promptText = () =>
+    mode === "approving" ? APPROVE_PROMPT : mode === "confirm" ? EXIT_PROMPT : PROMPT;
+  const draw = () => {
+    const l = layoutInput(promptText(), CONT_PROMPT, editor.text(), editor.cursor(), columns());
+    write(redrawInput(drawn ?? 0, l));
+    drawn = l.cursorRow;
+  };
+  const erase = () => {
+    if (drawn === null) return;
+    write(eraseInput(drawn));
+    drawn = null;
+  };
+  /** Leave `text` on screen after the prompt and move to a fresh line. */
+  const commit = (text: string, suffix = "") => {
+    const l = layoutInput(promptText(), CONT_PROMPT, text, text.length, columns());
+    write(redrawInput(drawn ?? 0, l) + suffix + "\r\n");
+    drawn = null;
+  };
+  const setPaused = (on: boolean) => {
+    if (on === paused) return;
+    paused = on;
+    if (on) renderer.pause();
+    else renderer.resume();
+  };
+  const resolveWaiter = (v: string | null) => {
+    const w = waiter;
+    waiter = null;
+    mode = "busy";
+    w?.(v);
+  };
+  const finishApproval = (d: ApprovalDecision) => {
+    const a = approval!;
+    approval = null;
+    renderer.endPrompt(a.call, d);
+    mode = a.prev;
+    editor.set(a.saved);
+    a.resolve(d);
+  };
+
+  const onSubmit = (text: string) => {
+    switch (mode) {
+      case "idle":
+        commit(text);
+        resolveWaiter(text);
+        return;
+      case "busy":
+        if (text.trim() !== "") queued.push(text);
+        return;
+      case "running": {
+        erase();
+        setPaused(false);
+        if (text.trim() === "") return;
+        if (task?.steer(text)) renderer.line(steeringNotice(text));
+        else queued.push(text);
+        return;
+      }
+      case "approving":
+        commit(text);
+        finishApproval(approvalAnswer(text));
+        return;
+      case "confirm":
+        commit(text);
+        if (/^y(es)?$/i.test(text.trim())) resolveWaiter(null);
+        else mode = "idle";
+        return;
+    }
+  };
+
+  const onInterrupt = () => {
+    switch (mode) {
+      case "approving":
+        commit(editor.text(), "^C");
+        editor.clear();
+        finishApproval("deny");
+        return;
+      case "running":
+        editor.clear();
+        erase();
+        setPaused(false);
+        task?.abort();
+        return;
+      case "idle":
+        if (editor.text() !== "") {
+          editor.clear();
+          return;
+        }
+        commit("", "^C");
+        mode = "confirm";
+        return;
+      case "confirm":
+        commit(editor.text(), "^C");
+        editor.clear();
+        resolveWaiter(null);
+        return;
+      case "busy":
+        editor.clear();
+        return;
+    }
+  };
+
+  const onEof = () => {
+    if (mode === "approving") {
+      commit(editor.text());
+      finishApproval("deny");
+    } else if (mode === "idle" || mode === "confirm") {
+      commit(editor.text());
+      resolveWaiter(null);
+    }
+  };
+
+  /** After input: show the input area where the state wants one. */
+  const refresh = () => {
+    if (closed) return;
+    if (mode === "idle" || mode === "approving" || mode === "confirm") return draw();
+    if (mode === "running") {
+      if (editor.text() !== "") {
+        setPaused(true);
+        draw();
+      } else {
+        erase();
+        setPaused(false);
+      }
+    }
+  };
+
+  const feed = (chunk: string) => {
+    for (const ev of editor.feed(chunk)) {
+      if (ev.type === "submit") onSubmit(ev.text);
+      else if (ev.type === "interrupt") onInterrupt();
+      else onEof();
+    }
+    refresh();
+  };
+
+  /** SIGTERM, or stdin closed: abort, deny, and end the chat at the next prompt. */
+  const terminate = () => {
+    stdinEnded = true;
+    task?.abort();
+    if (mode === "approving") finishApproval("deny");
+    else if (mode === "idle" || mode === "confirm") resolveWaiter(null);
+  };
+
+  Deno.stdin.setRaw(true);
+  write("\x1b[?2004h");
+  const unlisten = [
+    listen("SIGINT", () => {
+      onInterrupt();
+      refresh();
+    }),
+    listen("SIGTERM", terminate),
+  ];
+  (async () => {
+    const dec = new TextDecoder();
+    const buf = new Uint8Array(4096);
+    while (!closed) {
+      let n: number | null;
+      try {
+        n = await Deno.stdin.read(buf);
+      } catch {
+        n = null;
+      }
+      if (closed) return;
+      if (n === null) return terminate();
+      feed(dec.decode(buf.subarray(0, n), { stream: true }));
+    }
+  })();
+
+  return {
+    nextMessage() {
+      const next = queued.shift();
+      if (next !== undefined) {
+        write(`${PROMPT}${next.split("\n").join(`\n${CONT_PROMPT}`)}\n`);
+        return Promise.resolve(next);
+      }
+      if (stdinEnded) return Promise.resolve(null);
+      mode = "idle";
+      draw();
+      return new Promise((resolve) => (waiter = resolve));
+    },
+    askApproval(call) {
+      const ask = () =>
+        new Promise<ApprovalDecision>((resolve) => {
+          if (stdinEnded || closed) return resolve("deny");
+          const saved = editor.text();
+          editor.clear();
+          erase();
+          setPaused(false);
+          renderer.beginPrompt(call);
+          approval = { resolve, call, saved, prev: mode === "approving" ? "running" : mode };
+          mode = "approving";
+          draw();
+        });
+      const p = approvals.then(ask);
+      approvals = p.catch(() => {});
+      return p.then((d) => {
+        refresh();
+        return d;
+      });
+    },
+    taskStarted(t) {
+      task = t;
+      mode = "running";
+      refresh();
+    },
+    taskEnded() {
+      task = null;
+      erase();
+      setPaused(false);
+      mode = "busy";
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const off of unlisten) off();
+      write("\x1b[?2004l");
+      try {
+        Deno.stdin.setRaw(false);
+      } catch {
+        // stdin is gone
+      }
+    },
+  };
+}

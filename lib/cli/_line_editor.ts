@@ -1,0 +1,291 @@
+/**
+ * A small raw-mode line editor: a pure state machine fed decoded terminal
+ * input, plus the layout math that redraws a (possibly multi-line) input
+ * area. No I/O here; `penguin chat` drives it.
+ *
+ * Keys: printable text inserts; Enter submits (a line ending in `\`
+ * continues instead: the backslash becomes a newline); Backspace, Delete
+ * (`ESC [3~`), Ctrl-U (clear), Ctrl-W (delete word), Left/Right, Home/End,
+ * Ctrl-A/Ctrl-E; Ctrl-C and Ctrl-D (on an empty buffer) are reported as
+ * events. Bracketed paste (`ESC [200~ … ESC [201~`) inserts its text
+ * verbatim, newlines included, so a multi-line paste is one message.
+ *
+ * @module
+ */
+
+/** What a chunk of input produced, in order. */
+export type EditorEvent =
+  | { type: "submit"; text: string }
+  | { type: "interrupt" }
+  | { type: "eof" };
+
+/** The editor. */
+export interface LineEditor {
+  /** Feed decoded input; returns the events it completed. The buffer may have changed. */
+  feed(chunk: string): EditorEvent[];
+  /** Current text (may contain `\n`). */
+  text(): string;
+  /** Cursor offset into {@linkcode LineEditor.text}. */
+  cursor(): number;
+  /** Empty the buffer. */
+  clear(): void;
+  /** Replace the buffer, cursor at the end. */
+  set(text: string): void;
+}
+
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+
+/** Create an empty editor. */
+export function createLineEditor(): LineEditor {
+  let buf = "";
+  let cur = 0;
+  let pasting = false;
+  let pending = ""; // an escape sequence cut at a chunk boundary
+
+  const insert = (s: string) => {
+    buf = buf.slice(0, cur) + s + buf.slice(cur);
+    cur += s.length;
+  };
+  const lineStart = () => buf.lastIndexOf("\n", cur - 1) + 1;
+  const lineEnd = () => {
+    const i = buf.indexOf("\n", cur);
+    return i === -1 ? buf.length : i;
+  };
+
+  /** Length of a complete escape sequence at `s[i]`, 0 if incomplete. */
+  const escLength = (s: string, i: number): number => {
+    if (i + 1 >= s.length) return 0;
+    const next = s[i + 1]!;
+    if (next === "[" || next === "O") {
+      for (let j = i + 2; j < s.length; j++) {
+        const c = s.charCodeAt(j);
+        if (c >= 0x40 && c <= 0x7e) return j - i + 1;
+      }
+      return 0;
+    }
+    return 2; // ESC + one char (Alt-x): ignored
+  };
+
+  const escape = (seq: string) => {
+    switch (seq) {
+      case "\x1b[D":
+      case "\x1bOD":
+        if (cur > 0) cur--;
+        break;
+      case "\x1b[C":
+      case "\x1bOC":
+        if (cur < buf.length) cur++;
+        break;
+      case "\x1b[H":
+      case "\x1bOH":
+      case "\x1b[1~":
+        cur = lineStart();
+        break;
+      case "\x1b[F":
+      case "\x1bOF":
+      case "\x1b[4~":
+        cur = lineEnd();
+        break;
+      case "\x1b[3~":
+        if (cur < buf.length) buf = buf.slice(0, cur) + buf.slice(cur + 1);
+        break;
+      default:
+        break; // arrows up/down, function keys: ignored
+    }
+  };
+
+  return {
+    feed(chunk) {
+      const events: EditorEvent[] = [];
+      const s = pending + chunk;
+      pending = "";
+      let i = 0;
+      while (i < s.length) {
+        if (pasting) {
+          const end = s.indexOf(PASTE_END, i);
+          if (end === -1) {
+            // Keep a possible partial end marker for the next chunk.
+            let keep = 0;
+            for (let k = Math.min(PASTE_END.length - 1, s.length - i); k > 0; k--) {
+              if (PASTE_END.startsWith(s.slice(s.length - k))) {
+                keep = k;
+                break;
+              }
+            }
+            insert(s.slice(i, s.length - keep).replace(/\r\n?/g, "\n"));
+            pending = s.slice(s.length - keep);
+            return events;
+          }
+          insert(s.slice(i, end).replace(/\r\n?/g, "\n"));
+          pasting = false;
+          i = end + PASTE_END.length;
+          continue;
+        }
+        const ch = s[i]!;
+        if (ch === "\x1b") {
+          if (s.startsWith(PASTE_START, i)) {
+            pasting = true;
+            i += PASTE_START.length;
+            continue;
+          }
+          const n = escLength(s, i);
+          if (n === 0) {
+            pending = s.slice(i);
+            return events;
+          }
+          escape(s.slice(i, i + n));
+          i += n;
+          continue;
+        }
+        i++;
+        switch (ch) {
+          case "\r":
+          case "\n":
+            if (ch === "\n" && s[i - 2] === "\r") break; // CRLF: one Enter
+            if (cur === buf.length && buf.endsWith("\\")) {
+              buf = buf.slice(0, -1) + "\n";
+              cur = buf.length;
+            } else {
+              events.push({ type: "submit", text: buf });
+              buf = "";
+              cur = 0;
+            }
+            break;
+          case "\x03":
+            events.push({ type: "interrupt" });
+            break;
+          case "\x04":
+            if (buf === "") events.push({ type: "eof" });
+            else if (cur < buf.length) buf = buf.slice(0, cur) + buf.slice(cur + 1);
+            break;
+          case "\x7f":
+          case "\b":
+            if (cur > 0) {
+              buf = buf.slice(0, cur - 1) + buf.slice(cur);
+              cur--;
+            }
+            break;
+          case "\x15": // Ctrl-U
+            buf = "";
+            cur = 0;
+            break;
+          case "\x17": { // Ctrl-W
+            const before = buf.slice(0, cur).replace(/\S+\s*$|\s+$/, "");
+            buf = before + buf.slice(cur);
+            cur = before.length;
+            break;
+          }
+          case "\x01":
+            cur = lineStart();
+            break;
+          case "\x05":
+            cur = lineEnd();
+            break;
+          default:
+            if (ch === "\t" || ch >= " ") insert(ch);
+        }
+      }
+      return events;
+    },
+    text: () => buf,
+    cursor: () => cur,
+    clear() {
+      buf = "";
+      cur = 0;
+    },
+    set(text) {
+      buf = text;
+      cur = text.length;
+    },
+  };
+}
+
+/** Terminal columns a string occupies (wide East Asian characters count 2). */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || (c >= 0x7f && c < 0xa0)) continue;
+    if (c >= 0x300 && c <= 0x36f) continue; // combining marks
+    const wide = (c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) ||
+      (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
+      (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+      (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1faff) ||
+      (c >= 0x20000 && c <= 0x3fffd);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
+/** Where a drawn input area leaves things. */
+export interface InputLayout {
+  /** The text to write (prompts, buffer lines; no cursor movement). */
+  text: string;
+  /** Row of the cursor, 0 = the area's first row. */
+  cursorRow: number;
+  /** Column of the cursor. */
+  cursorCol: number;
+  /** Row the terminal cursor is on after writing `text`. */
+  endRow: number;
+}
+
+/**
+ * Lay out `buf` under `prompt` (first line) and `cont` (continuation lines)
+ * on a terminal `columns` wide, accounting for soft wraps.
+ */
+export function layoutInput(
+  prompt: string,
+  cont: string,
+  buf: string,
+  cursor: number,
+  columns: number,
+): InputLayout {
+  const cols = Math.max(columns, 8);
+  const lines = buf.split("\n");
+  let row = 0;
+  let cursorRow = 0;
+  let cursorCol = 0;
+  let offset = 0;
+  let endCol = 0;
+  const parts: string[] = [];
+  lines.forEach((line, idx) => {
+    const head = idx === 0 ? prompt : cont;
+    parts.push(head + line);
+    const headW = displayWidth(head);
+    if (cursor >= offset && cursor <= offset + line.length) {
+      const w = headW + displayWidth(line.slice(0, cursor - offset));
+      cursorRow = row + Math.floor(w / cols);
+      cursorCol = w % cols;
+    }
+    const total = headW + displayWidth(line);
+    endCol = total % cols;
+    if (idx === lines.length - 1) row += Math.floor(total / cols);
+    else row += Math.max(1, Math.ceil(total / cols));
+    offset += line.length + 1;
+  });
+  // A last line filling its row exactly leaves the terminal in a pending-wrap
+  // state; force the wrap so the cursor really is on the next row.
+  const wrap = endCol === 0 && row > 0 && lines[lines.length - 1] !== "" ? " \r\x1b[K" : "";
+  return { text: parts.join("\r\n") + wrap, cursorRow, cursorCol, endRow: row };
+}
+
+/**
+ * Escape codes that redraw an input area: move up from the cursor's row to
+ * the area's first row, clear to the end of the screen, write the area, and
+ * put the cursor at its position. `fromRow` is the cursor row of the last draw.
+ */
+export function redrawInput(fromRow: number, l: InputLayout): string {
+  let s = fromRow > 0 ? `\x1b[${fromRow}A` : "";
+  s += `\r\x1b[J${l.text}`;
+  const up = l.endRow - l.cursorRow;
+  if (up > 0) s += `\x1b[${up}A`;
+  s += "\r";
+  if (l.cursorCol > 0) s += `\x1b[${l.cursorCol}C`;
+  return s;
+}
+
+/** Escape codes that erase an input area whose cursor sits on `fromRow`. */
+export function eraseInput(fromRow: number): string {
+  return `${fromRow > 0 ? `\x1b[${fromRow}A` : ""}\r\x1b[J`;
+}

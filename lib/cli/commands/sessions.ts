@@ -1,0 +1,395 @@
+/**
+ * `penguin sessions …`: list, show, fork, clone, import, delete and tree,
+ * all computed from the trace files alone.
+ *
+ * @module
+ */
+import { PenguinError } from "../../protocol/errors.ts";
+import {
+  buildOutline,
+  childCount,
+  cloneSession,
+  type CopiedSession,
+  deleteSession,
+  forkSession,
+  formatOutline,
+  formatSessionList,
+  formatTree,
+  importTraces,
+  listSessions,
+  locateSession,
+  planDelete,
+  type SessionScope,
+  sessionTree,
+} from "../../session/mod.ts";
+import {
+  DEFAULT_AGENT_ID,
+  DEFAULT_PROJECT_ID,
+  validateAgentId,
+  validateProjectId,
+} from "../../state/ids.ts";
+import { resolveDataRoot } from "../../state/root.ts";
+import { skippedLinesNotice } from "../../trace/reader.ts";
+import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+
+const SCOPE_FLAGS: FlagSpec = {
+  "project-id": { type: "string" },
+  "agent-id": { type: "string" },
+  json: { type: "boolean" },
+};
+
+const SCOPE_HELP = `  --project-id <id>   project (default: ${DEFAULT_PROJECT_ID})
+  --agent-id <id>     agent (default: ${DEFAULT_AGENT_ID})
+  --json              print JSON instead of text`;
+
+const TARGET_HELP = `<session> is a session id, the path of one of its trace files, or "latest"
+(the most recent session with records, subagent sessions skipped).`;
+
+function scopeOf(ctx: CommandContext, p: Parsed): SessionScope {
+  const agent = str(p, "agent-id") ?? str(p, "agent") ?? DEFAULT_AGENT_ID;
+  return {
+    root: resolveDataRoot({ root: ctx.root }),
+    projectId: validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID),
+    agentId: validateAgentId(agent),
+  };
+}
+
+function json(ctx: CommandContext, value: unknown): void {
+  ctx.io.out(JSON.stringify(value, null, 2) + "\n");
+}
+
+function one(command: string, p: Parsed, what: string): string {
+  const v = p.positionals[0];
+  if (v === undefined || v === "") throw new PenguinError("usage", `${command}: give ${what}`);
+  return v;
+}
+
+function parse(
+  command: string,
+  args: string[],
+  ctx: CommandContext,
+  help: string,
+  spec: FlagSpec,
+  max?: number,
+): Parsed | null {
+  const p = parseFlags(command, args, { ...SCOPE_FLAGS, ...spec }, max);
+  if (bool(p, "help")) {
+    ctx.io.out(help);
+    return null;
+  }
+  return p;
+}
+
+const LIST_HELP = `Usage: penguin sessions list [--agent-id <id>] [--all] [--json]
+
+List sessions, newest first, read straight from the trace files (no index):
+id, created, last activity, model, workspace, turns, tokens and first prompt.
+Only the head of each session's first file and the last 64 KiB of its latest
+file are read. TURNS is "?" when counting would mean reading large files
+whole (see "penguin sessions show" for the exact count).
+
+Flags:
+  --all               every agent of the project (adds an AGENT column)
+  --agent <id>        same as --agent-id
+${SCOPE_HELP}
+`;
+
+async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions list", args, ctx, LIST_HELP, {
+    all: { type: "boolean" },
+    agent: { type: "string" },
+  }, 0);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const rows = await listSessions({ ...scope, allAgents: bool(p, "all") });
+  if (bool(p, "json")) json(ctx, rows);
+  else ctx.io.out(formatSessionList(rows, bool(p, "all")));
+  return 0;
+}
+
+const SHOW_HELP = `Usage: penguin sessions show <session> [--json]
+
+Show a session: its model, workspace and counters, then its messages in
+order across all of its trace files. The human prompts are numbered 1..n
+(the numbers "sessions fork" takes); assistant text, thinking, tool calls
+(->) and tool outputs (<-), aborts, failed requests and compactions are
+listed compactly under the prompt they follow.
+
+${TARGET_HELP}
+
+Flags:
+${SCOPE_HELP}
+`;
+
+async function showCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions show", args, ctx, SHOW_HELP, {}, 1);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const located = await locateSession({ ...scope, target: one("sessions show", p, "a session") });
+  const outline = await buildOutline(located, { preview: bool(p, "json") ? 2000 : 300 });
+  for (const f of located.files) {
+    const notice = skippedLinesNotice(f.path, outline.problems.filter((x) => x.file === f.path));
+    if (notice) ctx.io.err(notice + "\n");
+  }
+  if (bool(p, "json")) {
+    const { problems, ...rest } = outline;
+    json(ctx, { ...rest, skipped: problems });
+  } else {
+    ctx.io.out(formatOutline(outline));
+  }
+  return 0;
+}
+
+function printCopy(ctx: CommandContext, p: Parsed, c: CopiedSession, what: string): void {
+  if (bool(p, "json")) {
+    json(ctx, {
+      session_id: c.sessionId,
+      kind: c.kind,
+      path: c.path,
+      lineage: c.lineage,
+      source_path: c.sourcePath,
+      records: c.records,
+      continue_with: c.continueWith,
+    });
+    return;
+  }
+  ctx.io.out(
+    `${what} into ${c.sessionId}\n  trace ${c.path} (${c.records} record(s) copied)\n` +
+      `Continue it with:\n${c.continueWith.map((l) => `  ${l}\n`).join("")}`,
+  );
+}
+
+const FORK_HELP = `Usage: penguin sessions fork <session> (--before <n> | --at <n>) [--json]
+
+Create a new session from part of an existing one. n is a user message
+number as "penguin sessions show" lists them.
+
+  --before <n>   the new session holds the history before user message n
+  --at <n>       the new session holds the history up to the assistant's
+                 complete answer to user message n (the end of the last
+                 completed request of that task)
+
+The new session gets a new id and a session_meta with the same provider,
+model, system prompt and workspace plus a "lineage" field naming the source;
+the source's records are copied byte for byte. The source is never changed.
+Prints the new id and the commands that continue it.
+
+${TARGET_HELP}
+
+Flags:
+${SCOPE_HELP}
+`;
+
+async function forkCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions fork", args, ctx, FORK_HELP, {
+    before: { type: "string" },
+    at: { type: "string" },
+  }, 1);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const session = one("sessions fork", p, "a session");
+  const before = positiveInt("sessions fork", p, "before");
+  const at = positiveInt("sessions fork", p, "at");
+  const c = await forkSession({ ...scope, session, before, at });
+  const where = before !== undefined ? `before user message ${before}` : `at user message ${at}`;
+  printCopy(ctx, p, c, `Forked ${c.lineage.parent_session_id} ${where}`);
+  return 0;
+}
+
+const CLONE_HELP = `Usage: penguin sessions clone <session> [--json]
+
+Create a new session holding the committed history of an existing one at its
+current leaf (its latest trace file, less a request or compaction still in
+progress). Same model, system prompt and workspace; a "lineage" field names
+the source, which is never changed. Prints the new id and the commands that
+continue it.
+
+${TARGET_HELP}
+
+Flags:
+${SCOPE_HELP}
+`;
+
+async function cloneCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions clone", args, ctx, CLONE_HELP, {}, 1);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const c = await cloneSession({ ...scope, session: one("sessions clone", p, "a session") });
+  printCopy(ctx, p, c, `Cloned ${c.lineage.parent_session_id}`);
+  return 0;
+}
+
+const IMPORT_HELP = `Usage: penguin sessions import <file.jsonl>... [--lenient] [--json]
+
+Copy trace files into the agent's traces directory. Every line must be a
+valid OmniMessage record and the first record a session_meta; a file with a
+bad line is refused with "file:line: reason" errors. Files of one session
+(x_001.jsonl, x_002.jsonl) import as one session. A session whose id already
+exists gets a new id; nothing is ever overwritten. The session_meta records
+where it came from ("imported_from"); every other line is copied verbatim.
+
+Flags:
+  --lenient           skip bad lines (each one is reported) instead of refusing the file
+${SCOPE_HELP}
+
+Exit codes: 0 all imported, 1 some file refused, 2 usage error.
+`;
+
+async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions import", args, ctx, IMPORT_HELP, { lenient: { type: "boolean" } });
+  if (!p) return 0;
+  if (p.positionals.length === 0) {
+    throw new PenguinError("usage", "sessions import: give at least one trace file");
+  }
+  const scope = scopeOf(ctx, p);
+  const report = await importTraces(p.positionals, { ...scope, lenient: bool(p, "lenient") });
+  if (bool(p, "json")) {
+    json(ctx, report);
+    return report.ok ? 0 : 1;
+  }
+  for (const s of report.imported) {
+    const as = s.renamed ? ` as ${s.sessionId} (the id ${s.originalId} was taken)` : "";
+    ctx.io.out(
+      `Imported ${s.renamed ? s.originalId : s.sessionId}${as}: ${s.files.length} file(s)\n` +
+        s.files.map((f) => `  ${f.source} -> ${f.path}\n`).join(""),
+    );
+  }
+  for (const line of report.skipped) ctx.io.err(`${line}\n`);
+  for (const r of report.refused) {
+    ctx.io.err(
+      `penguin: refused ${r.files.join(", ")}:\n${r.errors.map((e) => `  ${e}\n`).join("")}`,
+    );
+  }
+  ctx.io.out(`${report.imported.length} session(s) imported, ${report.refused.length} refused\n`);
+  return report.ok ? 0 : 1;
+}
+
+const DELETE_HELP = `Usage: penguin sessions delete <id> [--yes]
+
+Delete a session: its trace files, its scratchpad directory, and its child
+(subagent) sessions, found through the "subagent" events of its traces.
+Asks "Delete session … and N child session(s)? [y/N]" on a terminal; without
+a terminal it refuses (exit 2) unless --yes is given. A session in use by a
+live process (its trace lock is held) is refused and nothing is deleted.
+
+Flags:
+  --yes, -y           do not ask
+${SCOPE_HELP}
+`;
+
+async function readLine(): Promise<string> {
+  const buf = new Uint8Array(1024);
+  const chunks: number[] = [];
+  while (chunks.length < 4096) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null) break;
+    const part = buf.subarray(0, n);
+    const nl = part.indexOf(0x0a);
+    chunks.push(...(nl === -1 ? part : part.subarray(0, nl)));
+    if (nl !== -1) break;
+  }
+  return new TextDecoder().decode(new Uint8Array(chunks));
+}
+
+async function deleteCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions delete", args, ctx, DELETE_HELP, {
+    yes: { type: "boolean", short: "y" },
+  }, 1);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const session = one("sessions delete", p, "a session id");
+  const plan = await planDelete({ ...scope, session });
+  const children = childCount(plan);
+  if (!bool(p, "yes")) {
+    if (!Deno.stdin.isTerminal()) {
+      throw new PenguinError(
+        "usage",
+        `sessions delete: not deleting ${plan.sessionId} without confirmation (stdin is not a terminal); pass --yes`,
+      );
+    }
+    ctx.io.out(`Delete session ${plan.sessionId} and ${children} child session(s)? [y/N] `);
+    const answer = (await readLine()).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      ctx.io.out("Not deleted.\n");
+      return 1;
+    }
+  }
+  const done = await deleteSession({ ...scope, session });
+  if (bool(p, "json")) {
+    json(ctx, done);
+    return 0;
+  }
+  const files = done.files.length;
+  const scratch = done.scratchpad ? ", its scratchpad" : "";
+  ctx.io.out(
+    `Deleted session ${done.sessionId} (${files} trace file(s)${scratch}) and ${
+      childCount(done)
+    } child session(s)\n`,
+  );
+  if (done.missingChildren.length > 0) {
+    ctx.io.err(`Child session(s) not found: ${done.missingChildren.join(", ")}\n`);
+  }
+  return 0;
+}
+
+const TREE_HELP = `Usage: penguin sessions tree [<id>] [--json]
+
+Show sessions as a tree: forks and clones under the session they came from
+(their "lineage"), subagent sessions under the session that spawned them.
+With an id, only the tree holding that session.
+
+Flags:
+${SCOPE_HELP}
+`;
+
+async function treeCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions tree", args, ctx, TREE_HELP, {}, 1);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const forest = await sessionTree({ ...scope, session: p.positionals[0] });
+  if (bool(p, "json")) json(ctx, forest);
+  else ctx.io.out(formatTree(forest));
+  return 0;
+}
+
+/** The sessions commands. */
+export const sessionsCommands: Command[] = [
+  { path: ["sessions", "list"], summary: "list sessions", help: LIST_HELP, run: listCommand },
+  {
+    path: ["sessions", "show"],
+    summary: "show a session's numbered messages",
+    help: SHOW_HELP,
+    run: showCommand,
+  },
+  {
+    path: ["sessions", "fork"],
+    summary: "new session from a session before/at a user message",
+    help: FORK_HELP,
+    run: forkCommand,
+  },
+  {
+    path: ["sessions", "clone"],
+    summary: "new session from a session's current state",
+    help: CLONE_HELP,
+    run: cloneCommand,
+  },
+  {
+    path: ["sessions", "import"],
+    summary: "import trace files as sessions",
+    help: IMPORT_HELP,
+    run: importCommand,
+  },
+  {
+    path: ["sessions", "delete"],
+    summary: "delete a session and its subagent sessions",
+    help: DELETE_HELP,
+    run: deleteCommand,
+  },
+  {
+    path: ["sessions", "tree"],
+    summary: "show forks and subagent sessions as a tree",
+    help: TREE_HELP,
+    run: treeCommand,
+  },
+];

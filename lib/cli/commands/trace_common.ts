@@ -1,0 +1,48 @@
+/**
+ * Helpers shared by the `penguin trace …` inspect commands.
+ *
+ * @module
+ */
+import { PenguinError } from "../../protocol/errors.ts";
+import { resolveTargets, type SessionFiles } from "../../inspect/targets.ts";
+import type { CommandContext } from "../command.ts";
+
+/** The text every inspect command's help ends with: what a target is. */
+export const TARGET_HELP = `A target is a trace file, a directory (searched recursively for *.jsonl;
+inside a data root only agents/*/traces is searched), or a session id (or a
+unique prefix/suffix of one, e.g. its last 8 hex digits) looked up in the data
+root (--root, else $PENGUIN_HOME, else ~/.penguin/data). Files are grouped into
+sessions by name (<session>_<NNN>.jsonl) or by their session_meta. Paths need no
+data root. Nothing is written, no config is needed and nothing goes over the network.`;
+
+/** Resolve `targets` for `command`; a target that matches nothing is an error. */
+export async function sessionsOf(
+  command: string,
+  targets: string[],
+  ctx: CommandContext,
+): Promise<SessionFiles[]> {
+  if (targets.length === 0) {
+    throw new PenguinError("usage", `${command}: give a trace file, directory or session id`);
+  }
+  const sessions = await resolveTargets(targets, { root: ctx.root });
+  if (sessions.length === 0) {
+    throw new PenguinError(
+      "not_found",
+      `${command}: no trace files found in ${targets.map((t) => JSON.stringify(t)).join(", ")}`,
+    );
+  }
+  return sessions;
+}
+
+/**
+ * Run `fn`; a closed stdout (e.g. piped into `head`) ends the command
+ * quietly with exit code 0.
+ */
+export async function untilPipeCloses(fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof Deno.errors.BrokenPipe) return 0;
+    throw err;
+  }
+}

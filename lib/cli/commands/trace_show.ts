@@ -1,0 +1,71 @@
+/**
+ * `penguin trace show`: a session's conversation rendered for a terminal.
+ *
+ * @module
+ */
+import { makeStyle } from "../../inspect/format.ts";
+import { showSessions } from "../../inspect/show.ts";
+import { bool, parseFlags, positiveInt } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const HELP = `Usage: penguin trace show [--full] [--turn N] [--children] [--json] <target>...
+
+Render a session's conversation: user text ("> "), assistant text, thinking
+(dimmed), tool calls with their arguments, tool outputs collapsed to the first
+4 and last 4 lines with "… (+N lines)", approvals, aborts, failed requests and
+retries with their reason, compactions, and subagent children as references.
+Each request is framed by "── request N ──" lines; the closing line gives its
+latency and tokens. A file is streamed: output starts at once, and piping into
+a pager or head stops the read.
+
+Colour only when stdout is a terminal and NO_COLOR is unset. (Output is not
+piped through a pager; use "penguin trace show … | less -R".)
+
+Flags:
+  --full        show tool outputs and multi-line arguments whole
+  --turn N      start at request N (its input included); the header is kept
+  --children    render subagent children inline, indented (their traces are
+                looked up next to the parent's: the same traces directory,
+                the other agents' traces directories, or the same directory)
+  --json        print the raw records (one JSON envelope per line) instead
+
+${TARGET_HELP}
+
+Exit codes: 0 shown, 1 a target not found or unreadable, 2 usage error.
+`;
+
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("trace show", args, {
+    full: { type: "boolean" },
+    turn: { type: "string" },
+    children: { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  if (bool(p, "help")) {
+    ctx.io.out(HELP);
+    return 0;
+  }
+  const fromRequest = positiveInt("trace show", p, "turn");
+  const sessions = await sessionsOf("trace show", p.positionals, ctx);
+  return await untilPipeCloses(async () => {
+    await showSessions(sessions, {
+      style: makeStyle(ctx.io.color),
+      full: bool(p, "full"),
+      json: bool(p, "json"),
+      fromRequest,
+      children: bool(p, "children"),
+      out: ctx.io.out,
+      err: ctx.io.err,
+    });
+    return 0;
+  });
+}
+
+/** `penguin trace show`. */
+export const traceShowCommand: Command = {
+  path: ["trace", "show"],
+  summary: "render a session's conversation for the terminal",
+  help: HELP,
+  run,
+};

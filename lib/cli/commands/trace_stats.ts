@@ -1,0 +1,156 @@
+/**
+ * `penguin trace stats`: usage, failures, latency and cost over traces.
+ *
+ * @module
+ */
+import { makeStyle } from "../../inspect/format.ts";
+import { createPriceBook } from "../../inspect/pricing.ts";
+import { collectStats, STATS_GROUPS, type StatsGroup } from "../../inspect/stats.ts";
+import { renderStatsCsv, renderStatsText } from "../../inspect/stats_render.ts";
+import { resolveTargets } from "../../inspect/targets.ts";
+import { PenguinError } from "../../protocol/errors.ts";
+import { resolveDataRoot } from "../../state/root.ts";
+import { bool, parseFlags, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const HELP = `Usage: penguin trace stats [--by day|model|tool|session|agent] [--since DATE]
+                           [--until DATE] [--json | --csv] [<target>...]
+
+Statistics over traces, one row per session (or per group with --by) and a
+total: requests (every request_begin, retries and compaction requests
+included) and turns (completed requests outside compactions); request latency
+p50/p95/max from nearest-neighbour request_begin/request_end pairs; failed
+requests by status and error message, and how many were retried; tool calls by
+tool with failed, aborted and denied counts; approvals by decision; aborts;
+compactions; subagent pointers; tokens (sum of token_usage.request: cache read,
+cache write = uncached input, output, total); wall time (sum over sessions of
+first to last record) and the time spent in requests; and cost in USD:
+(cache_read·p_cr + cache_write·p_cw + output·p_out) / 1e6 per request, with the
+prices configured for the model in the project's .project_config.toml (for a
+trace under <root>/<project>/agents/<agent>/traces/) or else the catalog's. A
+model without a price is shown as "cost: unknown (no price for provider/model)",
+never as zero. Subagent sessions are counted as sessions of their own.
+
+Without a target, every trace in the data root is counted. Files are streamed
+once; memory does not grow with their size.
+
+Flags:
+  --by <group>    rows per day (UTC), model (provider/model_id), tool, session
+                  (the default) or agent
+  --since <date>  count only records at or after this time: YYYY-MM-DD (UTC
+                  midnight) or an ISO-8601 date-time
+  --until <date>  count only records before this time; a date alone includes
+                  that whole day
+  --json          one JSON object: {"by", "since", "until", "rows", "total",
+                  "bytes", "skipped_lines"}
+  --csv           CSV: a header, one line per row, and a "total" line
+
+${TARGET_HELP}
+
+Exit codes: 0 done, 1 a target not found or unreadable, 2 usage error.
+`;
+
+function parseWhen(flag: string, value: string | undefined, endOfDay: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const t = Date.parse(`${value}T00:00:00.000Z`);
+    if (Number.isFinite(t)) return endOfDay ? t + 86_400_000 : t;
+  } else if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    const t = Date.parse(value);
+    if (Number.isFinite(t)) return t;
+  }
+  throw new PenguinError(
+    "usage",
+    `trace stats: --${flag} must be a date (YYYY-MM-DD) or an ISO-8601 date-time, got ${
+      JSON.stringify(value)
+    }`,
+  );
+}
+
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("trace stats", args, {
+    by: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+    json: { type: "boolean" },
+    csv: { type: "boolean" },
+  });
+  if (bool(p, "help")) {
+    ctx.io.out(HELP);
+    return 0;
+  }
+  const by = str(p, "by") ?? "session";
+  if (!STATS_GROUPS.includes(by as StatsGroup)) {
+    throw new PenguinError(
+      "usage",
+      `trace stats: --by must be one of ${STATS_GROUPS.join(", ")}, got ${JSON.stringify(by)}`,
+    );
+  }
+  if (bool(p, "json") && bool(p, "csv")) {
+    throw new PenguinError("usage", "trace stats: give --json or --csv, not both");
+  }
+  const since = parseWhen("since", str(p, "since"), false);
+  const until = parseWhen("until", str(p, "until"), true);
+  const targets = p.positionals.length > 0 ? p.positionals : [resolveDataRoot({ root: ctx.root })];
+  if (p.positionals.length === 0) {
+    try {
+      await Deno.stat(targets[0]!);
+    } catch {
+      throw new PenguinError(
+        "not_found",
+        `trace stats: the data root "${targets[0]}" does not exist; give a trace file, directory or session id`,
+      );
+    }
+  }
+  const sessions = await resolveTargets(targets, { root: ctx.root });
+  const problems = new Map<string, { count: number; lines: number[] }>();
+  const report = await collectStats(sessions, {
+    by: by as StatsGroup,
+    since,
+    until,
+    prices: createPriceBook((m) => ctx.io.err(`penguin: warning: ${m}\n`)),
+    onProblem: (pr) => {
+      const seen = problems.get(pr.file) ?? { count: 0, lines: [] };
+      seen.count++;
+      if (seen.lines.length < 20) seen.lines.push(pr.line);
+      problems.set(pr.file, seen);
+    },
+  });
+  for (const [file, { count, lines }] of problems) {
+    const more = count > lines.length ? ", …" : "";
+    ctx.io.err(`[trace] skipped ${count} malformed line(s) [${lines.join(", ")}${more}] in ${file}\n`);
+  }
+  return await untilPipeCloses(() => {
+    if (bool(p, "json")) {
+      ctx.io.out(
+        JSON.stringify(
+          {
+            by: report.by,
+            since: since === undefined ? null : new Date(since).toISOString(),
+            until: until === undefined ? null : new Date(until).toISOString(),
+            rows: report.rows,
+            total: report.total,
+            bytes: report.bytes,
+            skipped_lines: report.skipped,
+          },
+          null,
+          2,
+        ) + "\n",
+      );
+    } else if (bool(p, "csv")) {
+      ctx.io.out(renderStatsCsv(report));
+    } else {
+      ctx.io.out(renderStatsText(report, makeStyle(ctx.io.color)));
+    }
+    return Promise.resolve(0);
+  });
+}
+
+/** `penguin trace stats`. */
+export const traceStatsCommand: Command = {
+  path: ["trace", "stats"],
+  summary: "requests, tools, failures, tokens, latency and cost over traces",
+  help: HELP,
+  run,
+};

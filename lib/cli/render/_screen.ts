@@ -1,0 +1,311 @@
+/**
+ * The drawing half of the renderer: cursor-line bookkeeping, tool-call
+ * previews, output gutters and collapsing, approval lines. It draws what it
+ * is told, in the order told; queueing is the renderer's job.
+ *
+ * @module
+ */
+import type {
+  ApprovalDecision,
+  PartialEventType,
+  PartialToolCall,
+  PartialToolCallOutput,
+  ToolCallMessage,
+  ToolSpec,
+} from "../../protocol/types.ts";
+import {
+  approvalLabel,
+  callTag,
+  elidedLabel,
+  goalRoundLabel,
+  paint,
+  type Palette,
+} from "./_format.ts";
+import { type Collapser, createCollapser } from "./collapse.ts";
+import { goalRound, steeringBody, steeringLines } from "./history.ts";
+import { toolCallPreview } from "./tool_preview.ts";
+
+/** Options of {@linkcode createScreen}. */
+export interface ScreenOptions {
+  /** Raw output. */
+  write(text: string): void;
+  /** Colours. */
+  palette: Palette;
+  /** Whether outputs starting now are collapsed. */
+  collapse(): boolean;
+}
+
+/** The drawing surface the renderer drives. */
+export interface Screen {
+  /** Cursor is not at the start of a line. */
+  midLine(): boolean;
+  /** End the current line (closing an open dim span). */
+  endLine(): void;
+  /** A `partial_text` fragment. */
+  text(ev: PartialEventType, text: string): void;
+  /** A `partial_thinking` fragment. */
+  thinking(ev: PartialEventType, text: string): void;
+  /** A main-session `partial_tool_call` fragment. */
+  toolCallFragment(p: PartialToolCall): void;
+  /** A main-session `partial_tool_call_output` fragment. */
+  toolOutputFragment(p: PartialToolCallOutput): void;
+  /** A complete tool call: drawn only when no line was drawn for it yet. */
+  completeToolCall(m: ToolCallMessage, origin: readonly string[] | undefined): void;
+  /** Draw the call line of `m` right here unless it is already the last line. */
+  ensureCallLine(m: ToolCallMessage, origin: readonly string[] | undefined): void;
+  /** An approval line; `inPlace` ones suppress the later event's line. */
+  decision(
+    id: string,
+    origin: readonly string[] | undefined,
+    d: ApprovalDecision,
+    inPlace?: boolean,
+  ): void;
+  /** A main-session user text in the stream (steering, goal rounds). */
+  userText(text: string): void;
+  /** Learn which tools take a `description` argument. */
+  toolList(tools: readonly ToolSpec[]): void;
+  /** A dim notice line. */
+  notice(text: string): void;
+  /** A plain line. */
+  plain(text: string): void;
+  /** Print what collapsed outputs still hold (aborted streams). */
+  settleOutputs(): void;
+  /** Forget per-task bookkeeping. */
+  endTask(): void;
+}
+
+interface PreviewState {
+  name: string;
+  args: string;
+  shown: string;
+}
+
+const keyOf = (id: string, origin?: readonly string[]) => `${origin?.join("/") ?? ""}:${id}`;
+
+/** Create a screen. */
+export function createScreen(opts: ScreenOptions): Screen {
+  const p = opts.palette;
+  let mid = false;
+  let dimOpen = false;
+  let thinkingOpen = false;
+  let callOpen: string | null = null;
+  let outOpen: string | null = null;
+  let lastCallKey: string | null = null;
+  const previews = new Map<string, PreviewState>();
+  const names = new Map<string, string>();
+  const drawn = new Set<string>();
+  const ensured = new Set<string>();
+  const decided = new Set<string>();
+  const collapsers = new Map<string, { c: Collapser; label: string }>();
+  const expectDesc = new Map<string, boolean>();
+
+  const raw = (text: string) => {
+    if (text === "") return;
+    opts.write(text);
+    mid = !text.endsWith("\n");
+    lastCallKey = null;
+  };
+  const endLine = () => {
+    if (dimOpen) opts.write(p.reset);
+    dimOpen = false;
+    thinkingOpen = false;
+    if (mid) {
+      opts.write("\n");
+      mid = false;
+    }
+    callOpen = null;
+    outOpen = null;
+  };
+  const lineOf = (text: string, code = "") => {
+    endLine();
+    raw(paint(code, text, p));
+    raw("\n");
+  };
+  const expects = (name: string) => expectDesc.get(name) ?? name === "exec_command";
+  const fullPreview = (m: ToolCallMessage) =>
+    toolCallPreview(m.name, m.arguments, { final: true }) ?? m.name;
+  const labelOf = (id: string) => {
+    const name = names.get(keyOf(id));
+    return name ? `${callTag(id)} ${name}` : callTag(id);
+  };
+
+  const drawCall = (m: ToolCallMessage, origin: readonly string[] | undefined) => {
+    const key = keyOf(m.tool_call_id, origin);
+    names.set(key, m.name);
+    lineOf(`${callTag(m.tool_call_id, origin)} ${fullPreview(m)}`, p.cyan);
+    drawn.add(key);
+    lastCallKey = key;
+  };
+
+  const writeOut = (id: string, label: string, chunk: string) => {
+    const gutter = paint(p.dim, `${label} -> `, p);
+    let i = 0;
+    while (i < chunk.length) {
+      if (outOpen !== id) {
+        endLine();
+        raw(gutter);
+        outOpen = id;
+      }
+      const nl = chunk.indexOf("\n", i);
+      if (nl === -1) {
+        raw(chunk.slice(i));
+        break;
+      }
+      raw(chunk.slice(i, nl + 1));
+      outOpen = null;
+      i = nl + 1;
+    }
+  };
+
+  const settle = (id: string) => {
+    const col = collapsers.get(id);
+    if (!col) return;
+    collapsers.delete(id);
+    const tail = col.c.finish();
+    if (tail.hidden === 0 && tail.lines.length === 0) return;
+    endLine();
+    if (tail.hidden > 0) lineOf(`${col.label} -> ${elidedLabel(tail.hidden)}`, p.dim);
+    const gutter = paint(p.dim, `${col.label} -> `, p);
+    for (const l of tail.lines) {
+      raw(gutter + l);
+      raw("\n");
+    }
+  };
+
+  return {
+    midLine: () => mid,
+    endLine,
+    text(ev, text) {
+      if (ev === "stop") return endLine();
+      if (text === "") return;
+      if (thinkingOpen || callOpen !== null || outOpen !== null) endLine();
+      raw(text);
+    },
+    thinking(ev, text) {
+      if (ev === "stop") return endLine();
+      if (text === "") return;
+      if (!thinkingOpen) {
+        endLine();
+        if (p.dim !== "") {
+          opts.write(p.dim);
+          dimOpen = true;
+        }
+        thinkingOpen = true;
+      }
+      raw(text);
+    },
+    toolCallFragment(f) {
+      const id = f.tool_call_id;
+      const key = keyOf(id);
+      const stop = f.event_type === "stop";
+      if (ensured.has(key)) {
+        if (stop) previews.delete(id);
+        return;
+      }
+      let st = previews.get(id);
+      if (!st) {
+        if (stop) return;
+        st = { name: f.name, args: "", shown: "" };
+        previews.set(id, st);
+      }
+      if (f.name) st.name = f.name;
+      if (st.name) names.set(key, st.name);
+      st.args += f.arguments;
+      const preview = toolCallPreview(st.name, st.args, {
+        final: stop,
+        expectDescription: expects(st.name),
+      });
+      if (preview !== null && preview !== st.shown) {
+        if (callOpen === id && st.shown !== "" && preview.startsWith(st.shown)) {
+          raw(paint(p.cyan, preview.slice(st.shown.length), p));
+        } else {
+          endLine();
+          raw(paint(p.cyan, `${callTag(id)} ${preview}`, p));
+          callOpen = id;
+        }
+        st.shown = preview;
+      }
+      if (stop) {
+        if (callOpen === id) endLine();
+        if (st.shown !== "") {
+          drawn.add(key);
+          lastCallKey = key;
+        }
+        previews.delete(id);
+      }
+    },
+    toolOutputFragment(f) {
+      const id = f.tool_call_id;
+      const label = labelOf(id);
+      if (!collapsers.has(id) && f.event_type !== "stop" && opts.collapse()) {
+        collapsers.set(id, { c: createCollapser(), label });
+      }
+      if (f.output) {
+        const col = collapsers.get(id);
+        writeOut(id, label, col ? col.c.push(f.output) : f.output);
+      }
+      for (const _ of f.images ?? []) lineOf(`${label} -> [image]`, p.dim);
+      if (f.event_type === "stop") {
+        settle(id);
+        if (outOpen === id) endLine();
+      }
+    },
+    completeToolCall(m, origin) {
+      const key = keyOf(m.tool_call_id, origin);
+      names.set(key, m.name);
+      if (drawn.has(key) || ensured.has(key)) return;
+      if (!origin && previews.has(m.tool_call_id)) return;
+      drawCall(m, origin);
+    },
+    ensureCallLine(m, origin) {
+      const key = keyOf(m.tool_call_id, origin);
+      ensured.add(key);
+      if (lastCallKey === key) return;
+      const st = origin ? undefined : previews.get(m.tool_call_id);
+      const full = fullPreview(m);
+      if (st && callOpen === m.tool_call_id && full.startsWith(st.shown) && st.shown !== "") {
+        raw(paint(p.cyan, full.slice(st.shown.length), p));
+        endLine();
+        drawn.add(key);
+        lastCallKey = key;
+        return;
+      }
+      drawCall(m, origin);
+    },
+    decision(id, origin, d, inPlace = false) {
+      const key = keyOf(id, origin);
+      if (inPlace) decided.add(key);
+      else if (decided.delete(key)) return;
+      lineOf(approvalLabel(d), d === "allow" ? p.green : p.red);
+    },
+    userText(text) {
+      const steer = steeringBody(text);
+      if (steer !== null) {
+        endLine();
+        raw(steeringLines(steer, p));
+        return;
+      }
+      const round = goalRound(text);
+      if (round !== null) lineOf(goalRoundLabel(round), p.dim);
+    },
+    toolList(tools) {
+      for (const t of tools) {
+        const props = (t.parameters as { properties?: Record<string, unknown> } | undefined)
+          ?.properties;
+        expectDesc.set(t.name, props !== undefined && "description" in props);
+      }
+    },
+    notice: (text) => lineOf(text, p.dim),
+    plain: (text) => lineOf(text),
+    settleOutputs() {
+      for (const id of [...collapsers.keys()]) settle(id);
+    },
+    endTask() {
+      previews.clear();
+      names.clear();
+      drawn.clear();
+      ensured.clear();
+      decided.clear();
+    },
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * The counting half of the renderer: token and context figures, elapsed
+ * time, pending retries, and the one-line texts of events that depend on
+ * them (`[stats]`, `[retry]`, `[compaction]`, `[mcp]`, `[abort]`, `[goal]`).
+ *
+ * Elapsed time of a task = from its first message to its last non-compaction
+ * `request_end` (message timestamps), falling back to the wall clock when the
+ * task had no request. Child-session usage counts toward tokens, never
+ * toward the context size.
+ *
+ * @module
+ */
+import type { EventMsgEnvelope, OmniMessage, StopReason } from "../../protocol/types.ts";
+import {
+  abortLabel,
+  compactionBeginLabel,
+  compactionEndLabel,
+  goalFinishedLabel,
+  isRetryStatus,
+  mcpBeginLabel,
+  mcpEndLabel,
+  retryLabel,
+  statsLine,
+} from "./_format.ts";
+
+/** The renderer's counters. */
+export interface Stats {
+  /** A task starts. */
+  beginTask(): void;
+  /** Account for one rendered message (any session). */
+  seen(msg: OmniMessage): void;
+  /** The `[retry]` line owed at this `request_begin`, if any. */
+  retryToAnnounce(): string | null;
+  /** The line for a main-session event that prints one, else null. */
+  eventLine(msg: EventMsgEnvelope): string | null;
+  /** The task ended: its `[stats]` line, or null when it saw no usage. */
+  endTask(): string | null;
+  /** Seed the session figures from history (resume). */
+  seed(messages: readonly OmniMessage[]): void;
+}
+
+const tsOf = (msg: OmniMessage): number | null => {
+  const t = Date.parse(msg.timestamp);
+  return Number.isFinite(t) ? t : null;
+};
+
+/** Create the counters. */
+export function createStats(now: () => number): Stats {
+  let sessionTotal = 0;
+  let childTotal = 0;
+  let contextNow = 0;
+  let contextAtStart = 0;
+  let sessionElapsed = 0;
+  let taskTokens = 0;
+  let hasUsage = false;
+  let firstTs: number | null = null;
+  let lastEndTs: number | null = null;
+  let wallStart = now();
+  let compacting = false;
+  let compactionTokens = 0;
+  let pendingCompaction = 0;
+  let retry: { status: StopReason; n: number } | null = null;
+  let retries = 0;
+  let mcpBeginTs: number | null = null;
+
+  const resetTask = () => {
+    taskTokens = 0;
+    hasUsage = false;
+    firstTs = null;
+    lastEndTs = null;
+    compacting = false;
+    compactionTokens = 0;
+    pendingCompaction = 0;
+    retry = null;
+    retries = 0;
+  };
+
+  return {
+    beginTask() {
+      resetTask();
+      wallStart = now();
+    },
+    seen(msg) {
+      if (firstTs === null) firstTs = tsOf(msg);
+      if (msg.type !== "event_msg") return;
+      const e = msg.payload;
+      const nested = msg.origin !== undefined && msg.origin.length > 0;
+      if (e.type === "token_usage") {
+        if (nested) {
+          hasUsage = true;
+          taskTokens += e.request.total;
+          childTotal += e.request.total;
+        } else if (compacting) {
+          sessionTotal = e.session.total;
+          compactionTokens += e.request.total;
+          pendingCompaction += e.request.total;
+        } else {
+          hasUsage = true;
+          sessionTotal = e.session.total;
+          taskTokens += e.request.total;
+          contextNow = e.request.total;
+        }
+      } else if (e.type === "request_end" && !nested) {
+        if (!compacting) {
+          lastEndTs = tsOf(msg) ?? lastEndTs;
+          if (pendingCompaction > 0) hasUsage = true;
+          taskTokens += pendingCompaction;
+          pendingCompaction = 0;
+        }
+        if (isRetryStatus(e.status)) {
+          retries++;
+          retry = { status: e.status, n: e.attempt ?? retries };
+        } else {
+          retry = null;
+          retries = 0;
+        }
+      }
+    },
+    retryToAnnounce() {
+      if (retry === null) return null;
+      const line = retryLabel(retry.status, retry.n);
+      retry = null;
+      return line;
+    },
+    eventLine(msg) {
+      const e = msg.payload;
+      switch (e.type) {
+        case "abort":
+          retry = null;
+          retries = 0;
+          return abortLabel(e);
+        case "compaction_begin":
+          compacting = true;
+          compactionTokens = 0;
+          return compactionBeginLabel(e);
+        case "compaction_end": {
+          compacting = false;
+          const used = compactionTokens;
+          compactionTokens = 0;
+          return compactionEndLabel(e, { total: sessionTotal + childTotal, used });
+        }
+        case "mcp_connect_begin":
+          mcpBeginTs = tsOf(msg);
+          return mcpBeginLabel(e.servers);
+        case "mcp_connect_end": {
+          const end = tsOf(msg);
+          const fromResults = Math.max(0, ...e.results.map((r) => r.duration_ms));
+          const elapsed = end !== null && mcpBeginTs !== null ? end - mcpBeginTs : fromResults;
+          mcpBeginTs = null;
+          return mcpEndLabel(e.status, e.results, elapsed);
+        }
+        case "goal_finished":
+          return goalFinishedLabel(e.outcome, e.rounds, e.tokens_used);
+        default:
+          return null;
+      }
+    },
+    endTask() {
+      const elapsed = firstTs !== null && lastEndTs !== null
+        ? Math.max(0, lastEndTs - firstTs)
+        : Math.max(0, now() - wallStart);
+      sessionElapsed += elapsed;
+      let line: string | null = null;
+      if (hasUsage) {
+        line = statsLine({
+          context: contextNow,
+          contextDelta: contextNow - contextAtStart,
+          tokens: sessionTotal + childTotal,
+          tokensDelta: taskTokens,
+          elapsedMs: sessionElapsed,
+          elapsedDeltaMs: elapsed,
+        });
+        contextAtStart = contextNow;
+      }
+      resetTask();
+      return line;
+    },
+    seed(messages) {
+      for (const m of messages) {
+        if (m.origin && m.origin.length > 0) continue;
+        if (m.type === "event_msg" && m.payload.type === "token_usage") {
+          sessionTotal = m.payload.session.total;
+          contextNow = m.payload.request.total;
+        }
+      }
+      contextAtStart = contextNow;
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Static rendering of complete messages (the history re-rendered on
+ * `chat --resume`), in the same look as the live stream: `> ` user input,
+ * dim thinking, cyan tool calls, `->` output gutters (collapsed on request),
+ * and a dim ` [<stop_reason>]` marker on segments that did not complete.
+ *
+ * @module
+ */
+import type { OmniMessage } from "../../protocol/types.ts";
+import {
+  abortLabel,
+  approvalLabel,
+  callTag,
+  elidedLabel,
+  goalRoundLabel,
+  paint,
+  type Palette,
+} from "./_format.ts";
+import { collapseLines } from "./collapse.ts";
+import { toolCallPreview } from "./tool_preview.ts";
+
+/** Options of {@linkcode renderHistory}. */
+export interface HistoryOptions {
+  /** Colours (use `paletteFor(false)` for none). */
+  palette: Palette;
+  /** Collapse long tool outputs to head + marker + tail. */
+  collapse: boolean;
+}
+
+/** The body of a `[user_steering]` block, or null when `text` is not one. */
+export function steeringBody(text: string): string | null {
+  const m = /^\[user_steering\]\n([\s\S]*?)\n?\[\/user_steering\]\s*$/.exec(text);
+  return m ? m[1]! : null;
+}
+
+/** The round number of a goal-round input, or null when `text` is not one. */
+export function goalRound(text: string): number | null {
+  const m = /^\[goal\]\nround: (\d+)\n/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** The `↪ user: ` lines of a delivered steering message. */
+export function steeringLines(body: string, p: Palette): string {
+  return body.split("\n").map((l) => `${paint(p.magenta, `↪ user: ${l}`, p)}\n`).join("");
+}
+
+/** The gutter lines of one complete tool output. */
+export function outputLines(
+  output: string,
+  images: number,
+  label: string,
+  collapse: boolean,
+  p: Palette,
+): string {
+  let lines = output.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines = lines.slice(0, -1);
+  const gutter = paint(p.dim, `${label} -> `, p);
+  const c = collapse ? collapseLines(lines) : { head: lines, hidden: 0, tail: [] };
+  let out = c.head.map((l) => `${gutter}${l}\n`).join("");
+  if (c.hidden > 0) out += `${paint(p.dim, `${label} -> ${elidedLabel(c.hidden)}`, p)}\n`;
+  out += c.tail.map((l) => `${gutter}${l}\n`).join("");
+  for (let i = 0; i < images; i++) out += `${paint(p.dim, `${label} -> [image]`, p)}\n`;
+  return out;
+}
+
+/** Render complete messages (partials and child messages are skipped) as text. */
+export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOptions): string {
+  const p = opts.palette;
+  const names = new Map<string, string>();
+  let out = "";
+  for (const msg of messages) {
+    if (msg.origin && msg.origin.length > 0) continue;
+    if (msg.type === "event_msg") {
+      const e = msg.payload;
+      if (e.type === "abort") out += `${paint(p.dim, abortLabel(e), p)}\n`;
+      else if (e.type === "approval_decision") {
+        out += `${paint(e.decision === "allow" ? p.green : p.red, approvalLabel(e.decision), p)}\n`;
+      }
+      continue;
+    }
+    if (msg.type !== "model_msg") continue;
+    const m = msg.payload;
+    const marker = m.stop_reason !== "completed" ? paint(p.dim, ` [${m.stop_reason}]`, p) : "";
+    switch (m.type) {
+      case "text": {
+        if (m.role === "assistant") {
+          out += `${m.text}${marker}\n`;
+          break;
+        }
+        const steer = steeringBody(m.text);
+        const round = goalRound(m.text);
+        if (steer !== null) out += steeringLines(steer, p);
+        else if (round !== null) out += `${paint(p.dim, goalRoundLabel(round), p)}\n`;
+        else if (m.sender === undefined) out += `> ${m.text.split("\n").join("\n  ")}\n`;
+        break;
+      }
+      case "image_url":
+        out += `> ${paint(p.dim, "[image]", p)}\n`;
+        break;
+      case "thinking":
+        if (m.thinking !== "") out += `${paint(p.dim, m.thinking, p)}${marker}\n`;
+        break;
+      case "tool_call": {
+        names.set(m.tool_call_id, m.name);
+        const preview = toolCallPreview(m.name, m.arguments, { final: true }) ?? m.name;
+        out += `${paint(p.cyan, `${callTag(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
+        break;
+      }
+      case "tool_call_output": {
+        const name = names.get(m.tool_call_id);
+        const tag = callTag(m.tool_call_id);
+        const label = name ? `${tag} ${name}` : tag;
+        out += outputLines(m.output, m.images?.length ?? 0, label, opts.collapse, p);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,313 @@
+/**
+ * The live terminal renderer of the OmniMessage stream.
+ *
+ * Only streaming partials are drawn (complete messages repeat what their
+ * partials showed): text raw, thinking dim, tool calls cyan
+ * `[tool-<id3>] <preview>`, tool outputs as dim `[tool-<id3>] <tool> -> `
+ * gutter lines (optionally collapsed). Events print one line each
+ * (approvals, abort, retry, compaction, MCP, goal); `token_usage` feeds the
+ * `[stats]` line printed by {@linkcode Renderer.endTask}. Messages forwarded
+ * from child sessions show only their tool calls
+ * (`[agent-<sid3>-tool-<id3>]`) and approvals, and count toward tokens.
+ *
+ * Concurrency: a streaming segment (the model's text/thinking/tool-call
+ * stream, or one tool's output stream) holds the screen from its first
+ * fragment to its `stop`; other messages queue and keep their order. A
+ * prompt ({@linkcode Renderer.beginPrompt}) or {@linkcode Renderer.pause}
+ * locks the screen entirely until released.
+ *
+ * @module
+ */
+import type {
+  ApprovalDecision,
+  EventMsgEnvelope,
+  OmniMessage,
+  PartialToolCall,
+  PartialToolCallOutput,
+  ToolCallMessage,
+} from "../../protocol/types.ts";
+import { paletteFor } from "./_format.ts";
+import { createSpinner, type Spinner } from "./spinner.ts";
+import { renderHistory } from "./history.ts";
+import { createScreen, type Screen } from "./_screen.ts";
+import { createStats } from "./_stats.ts";
+
+/** Options of {@linkcode createRenderer}. */
+export interface RendererOptions {
+  /** Where text goes (synchronously). */
+  write(text: string): void;
+  /** Emit ANSI colour codes. */
+  color: boolean;
+  /** Collapse long tool outputs (chat default; `penguin run` never does). */
+  collapse: boolean;
+  /** Show a spinner until the first token (TTY only; default false). */
+  spinner?: boolean;
+  /** Clock for elapsed-time fallbacks (default `Date.now`). */
+  now?: () => number;
+}
+
+/** A live renderer. All methods are synchronous. */
+export interface Renderer {
+  /** Render (or queue) one message of a run stream. */
+  push(msg: OmniMessage): void;
+  /** A task starts: reset per-task counters, start the spinner. */
+  beginTask(): void;
+  /** A task ended: flush everything and print the `[stats]` line (when usage was seen). */
+  endTask(): void;
+  /** Release any hold, render everything queued, settle collapsed outputs, end the line. */
+  flush(): void;
+  /**
+   * Lock the screen for an approval prompt. With `toolCall`, first make sure
+   * its call line is the line right above the cursor (drawn in place from the
+   * complete message if needed). The caller then writes its prompt. `origin`
+   * is the child-session chain of a forwarded call (absent for the main session).
+   */
+  beginPrompt(toolCall?: ToolCallMessage, origin?: readonly string[]): void;
+  /**
+   * Unlock after a prompt (the caller has ended its line). With a decision,
+   * print its approval line first (the later `approval_decision` event is
+   * then not printed again).
+   */
+  endPrompt(
+    toolCall?: ToolCallMessage,
+    decision?: ApprovalDecision,
+    origin?: readonly string[],
+  ): void;
+  /** Lock the screen while the user composes input; end the current line. */
+  pause(): void;
+  /** Undo {@linkcode Renderer.pause} and render what queued meanwhile. */
+  resume(): void;
+  /** Print one notice line now (ends the current line first); dim unless `plain`. */
+  line(text: string, style?: "dim" | "plain"): void;
+  /** Toggle output collapsing (applies to outputs that start afterwards). */
+  setCollapse(on: boolean): void;
+  /** Render complete history messages statically and seed the stats counters from them. */
+  history(messages: readonly OmniMessage[]): void;
+}
+
+/** Create a renderer. */
+export function createRenderer(opts: RendererOptions): Renderer {
+  const palette = paletteFor(opts.color);
+  const now = opts.now ?? Date.now;
+  let collapse = opts.collapse;
+  let spinner: Spinner | undefined;
+  const write = (text: string) => {
+    spinner?.stop();
+    opts.write(text);
+  };
+  if (opts.spinner) {
+    spinner = createSpinner({ write: opts.write, dim: palette.dim, reset: palette.reset });
+  }
+  const screen: Screen = createScreen({ write, palette, collapse: () => collapse });
+  const stats = createStats(now);
+
+  let pending: OmniMessage[] = [];
+  let holder: string | null = null;
+  let prompting = false;
+  let paused = false;
+  let draining = false;
+  let taskActive = false;
+
+  const locked = () => prompting || paused;
+
+  const maybeSpin = () => {
+    if (spinner && taskActive && !locked() && holder === null && !screen.midLine()) {
+      spinner.start();
+    }
+  };
+
+  /** The streaming segment a message belongs to, or null for atomic messages. */
+  const ownerOf = (msg: OmniMessage): string | null => {
+    if (msg.type !== "model_msg" || (msg.origin && msg.origin.length > 0)) return null;
+    const t = msg.payload.type;
+    if (t === "partial_text" || t === "partial_thinking" || t === "partial_tool_call") {
+      return "llm";
+    }
+    if (t === "partial_tool_call_output") {
+      return `out:${(msg.payload as PartialToolCallOutput).tool_call_id}`;
+    }
+    return null;
+  };
+  const endsRequest = (msg: OmniMessage) =>
+    msg.type === "event_msg" && !(msg.origin && msg.origin.length > 0) &&
+    (msg.payload.type === "request_end" || msg.payload.type === "abort");
+  const isStop = (msg: OmniMessage) =>
+    (msg.payload as { event_type?: string }).event_type === "stop";
+
+  const render = (msg: OmniMessage) => {
+    if (msg.type === "session_meta") return;
+    stats.seen(msg);
+    if (msg.origin && msg.origin.length > 0) {
+      renderNested(msg);
+      return;
+    }
+    if (msg.type === "model_msg") {
+      const m = msg.payload;
+      switch (m.type) {
+        case "partial_text":
+          screen.text(m.event_type, m.text);
+          return;
+        case "partial_thinking":
+          screen.thinking(m.event_type, m.thinking);
+          return;
+        case "partial_tool_call":
+          screen.toolCallFragment(m as PartialToolCall);
+          return;
+        case "partial_tool_call_output":
+          screen.toolOutputFragment(m as PartialToolCallOutput);
+          return;
+        case "tool_call":
+          screen.completeToolCall(m, undefined);
+          return;
+        case "text":
+          if (m.role === "user") screen.userText(m.text);
+          return;
+        default:
+          return;
+      }
+    }
+    renderEvent(msg);
+  };
+
+  const renderEvent = (msg: EventMsgEnvelope) => {
+    const e = msg.payload;
+    switch (e.type) {
+      case "request_begin": {
+        const retry = stats.retryToAnnounce();
+        if (retry) screen.notice(retry);
+        maybeSpin();
+        return;
+      }
+      case "approval_decision":
+        screen.decision(e.tool_call_id, undefined, e.decision);
+        return;
+      case "tool_list_ready":
+        screen.toolList(e.tools);
+        return;
+      case "subagent":
+      case "token_usage":
+      case "request_end":
+        return; // counted by stats.seen
+      default: {
+        const line = stats.eventLine(msg);
+        if (line !== null) screen.notice(line);
+      }
+    }
+  };
+
+  const renderNested = (msg: OmniMessage) => {
+    if (msg.type === "model_msg" && msg.payload.type === "tool_call") {
+      screen.completeToolCall(msg.payload, msg.origin);
+    } else if (msg.type === "event_msg" && msg.payload.type === "approval_decision") {
+      screen.decision(msg.payload.tool_call_id, msg.origin, msg.payload.decision);
+    }
+  };
+
+  const drain = () => {
+    if (draining) return;
+    draining = true;
+    try {
+      while (!locked() && pending.length > 0) {
+        if (holder === null) {
+          const msg = pending.shift()!;
+          const owner = ownerOf(msg);
+          if (owner !== null && !isStop(msg)) holder = owner;
+          render(msg);
+          continue;
+        }
+        const keep: OmniMessage[] = [];
+        let progressed = false;
+        for (let i = 0; i < pending.length; i++) {
+          if (locked() || holder === null) {
+            keep.push(...pending.slice(i));
+            break;
+          }
+          const msg = pending[i]!;
+          if (holder === "llm" && endsRequest(msg)) {
+            // The request is over: a segment that never sent its stop holds nothing.
+            holder = null;
+            keep.push(...pending.slice(i));
+            progressed = true;
+            break;
+          }
+          if (ownerOf(msg) === holder) {
+            if (isStop(msg)) holder = null;
+            render(msg);
+            progressed = true;
+          } else {
+            keep.push(msg);
+          }
+        }
+        pending = keep;
+        if (!progressed) break;
+      }
+    } finally {
+      draining = false;
+    }
+  };
+
+  const flush = () => {
+    spinner?.stop();
+    prompting = false;
+    paused = false;
+    holder = null;
+    drain();
+    screen.settleOutputs();
+    screen.endLine();
+  };
+
+  return {
+    push(msg) {
+      pending.push(msg);
+      drain();
+    },
+    beginTask() {
+      taskActive = true;
+      stats.beginTask();
+      maybeSpin();
+    },
+    endTask() {
+      flush();
+      taskActive = false;
+      const line = stats.endTask();
+      if (line !== null) screen.notice(line);
+      screen.endTask();
+    },
+    flush,
+    beginPrompt(toolCall, origin) {
+      spinner?.stop();
+      if (toolCall) screen.ensureCallLine(toolCall, origin);
+      screen.endLine();
+      prompting = true;
+    },
+    endPrompt(toolCall, decision, origin) {
+      if (toolCall && decision) screen.decision(toolCall.tool_call_id, origin, decision, true);
+      prompting = false;
+      drain();
+      maybeSpin();
+    },
+    pause() {
+      spinner?.stop();
+      screen.endLine();
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      drain();
+      maybeSpin();
+    },
+    line(text, style = "dim") {
+      spinner?.stop();
+      if (style === "plain") screen.plain(text);
+      else screen.notice(text);
+    },
+    setCollapse(on) {
+      collapse = on;
+    },
+    history(messages) {
+      screen.endLine();
+      write(renderHistory(messages, { palette, collapse }));
+      stats.seed(messages);
+    },
+  };
+}

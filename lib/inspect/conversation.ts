@@ -1,0 +1,373 @@
+/**
+ * The normalized conversation of one session — what `trace export` writes as
+ * JSON and renders as Markdown or HTML: the session's facts, its family
+ * (fork parent via the meta's `lineage`, forks of it, subagent children via
+ * `subagent` events), one summary per request (status, latency, tokens) and
+ * a flat timeline of items in trace order.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
+import { readTrace, type TraceProblem } from "../trace/reader.ts";
+import { parseTraceFileName } from "../trace/paths.ts";
+import { parseTimestamp } from "./format.ts";
+import { toolPreview } from "./preview.ts";
+import {
+  findRelative,
+  readSessionMeta,
+  relativesDirOf,
+  type SessionFiles,
+  walkTraceFiles,
+} from "./targets.ts";
+
+/** One timeline item. `request` is the request it belongs to (0 before the first). */
+export type ConvItem =
+  & { time: string; request: number }
+  & (
+    | { kind: "user"; text: string; sender?: string }
+    | { kind: "assistant"; text: string; stop_reason: string }
+    | { kind: "thinking"; text: string; stop_reason: string }
+    | {
+      kind: "tool_call";
+      id: string;
+      name: string;
+      arguments: string;
+      preview: string;
+      stop_reason: string;
+    }
+    | {
+      kind: "tool_output";
+      id: string;
+      name: string;
+      output: string;
+      stop_reason: string;
+      images: string[];
+    }
+    | { kind: "approval"; id: string; decision: string }
+    | { kind: "request_begin" }
+    | {
+      kind: "request_end";
+      status: string;
+      error_message?: string;
+      attempt?: number;
+      retry_in_ms?: number;
+      latency_ms: number | null;
+    }
+    | { kind: "abort"; reason: string }
+    | { kind: "compaction_begin"; reason: string; mode: string }
+    | { kind: "compaction_end"; status: string; mode: string; error_message?: string }
+    | { kind: "subagent"; session_id: string }
+    | { kind: "image"; url: string }
+    | { kind: "data"; mime_type: string; chars: number }
+    | { kind: "tools"; names: string[] }
+    | { kind: "context"; file: string }
+    | { kind: "event"; type: string; payload: Record<string, unknown> }
+  );
+
+/** Token counts of one request. */
+export interface RequestTokens {
+  /** Cached input. */
+  cache_read: number;
+  /** Uncached input. */
+  cache_write: number;
+  /** Output. */
+  output: number;
+  /** Sum. */
+  total: number;
+}
+
+/** One request (attempt). */
+export interface RequestSummary {
+  /** 1-based ordinal in the session. */
+  n: number;
+  /** request_begin time. */
+  begin: string;
+  /** request_end time (null when the trace ends inside the request). */
+  end: string | null;
+  /** request_end status (null when none). */
+  status: string | null;
+  /** end − begin, ms. */
+  latency_ms: number | null;
+  /** token_usage.request, when the request completed. */
+  tokens: RequestTokens | null;
+  /** Inside a compaction span. */
+  compaction: boolean;
+}
+
+/** A related session. */
+export interface Relative {
+  /** Its session id. */
+  session_id: string;
+  /** How it relates. */
+  relation: "parent" | "fork" | "clone" | "subagent";
+  /** Its trace files, when found next to this session's. */
+  files: string[];
+}
+
+/** The normalized conversation. */
+export interface Conversation {
+  /** Format tag. */
+  format: "penguin.conversation/1";
+  /** Session facts (from the first session_meta). */
+  session: {
+    session_id: string;
+    provider: string | null;
+    model_id: string | null;
+    workspace: string | null;
+    agent_state: string | null;
+    source: string | null;
+    lineage: Record<string, unknown> | null;
+    system_prompt: string | null;
+    started: string | null;
+    ended: string | null;
+    files: string[];
+  };
+  /** Parent, forks and subagent children. */
+  family: { parent: Relative | null; forks: Relative[]; children: Relative[] };
+  /** Per request. */
+  requests: RequestSummary[];
+  /** The timeline. */
+  items: ConvItem[];
+  /** Lines skipped as malformed. */
+  skipped_lines: number;
+}
+
+function n(v: unknown): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : 0;
+}
+
+/** Options of {@linkcode loadConversation}. */
+export interface LoadOptions {
+  /** Look up the family (forks, children) on disk; default true. */
+  family?: boolean;
+  /** Skipped lines. */
+  onProblem?: (p: TraceProblem) => void;
+}
+
+/** Read a session into a {@linkcode Conversation}. */
+export async function loadConversation(
+  session: SessionFiles,
+  options: LoadOptions = {},
+): Promise<Conversation> {
+  const items: ConvItem[] = [];
+  const requests: RequestSummary[] = [];
+  const names = new Map<string, string>();
+  const childIds: string[] = [];
+  let meta: SessionMeta | null = null;
+  let first: string | null = null;
+  let last: string | null = null;
+  let open: RequestSummary | null = null;
+  let inCompaction = false;
+  let skipped = 0;
+  const push = (time: string, item: Record<string, unknown>) => {
+    items.push({ time, request: requests.length, ...item } as ConvItem);
+  };
+  const add = (msg: OmniMessage, file: string) => {
+    const t = msg.timestamp;
+    first ??= t;
+    last = t;
+    if (msg.type === "session_meta") {
+      if (meta === null) meta = msg.payload;
+      else push(t, { kind: "context", file });
+      return;
+    }
+    const p = msg.payload as Record<string, unknown>;
+    const type = String(p.type);
+    if (msg.type === "model_msg") {
+      const stop = String(p.stop_reason ?? "completed");
+      if (type === "text") {
+        if (p.role === "user") {
+          push(t, { kind: "user", text: String(p.text), ...(p.sender ? { sender: p.sender } : {}) });
+        } else push(t, { kind: "assistant", text: String(p.text), stop_reason: stop });
+      } else if (type === "thinking") {
+        push(t, { kind: "thinking", text: String(p.thinking), stop_reason: stop });
+      } else if (type === "tool_call") {
+        const id = String(p.tool_call_id);
+        names.set(id, String(p.name));
+        push(t, {
+          kind: "tool_call",
+          id,
+          name: String(p.name),
+          arguments: String(p.arguments),
+          preview: toolPreview(String(p.name), String(p.arguments)),
+          stop_reason: stop,
+        });
+      } else if (type === "tool_call_output") {
+        const id = String(p.tool_call_id);
+        push(t, {
+          kind: "tool_output",
+          id,
+          name: names.get(id) ?? "?",
+          output: String(p.output),
+          stop_reason: stop,
+          images: Array.isArray(p.images) ? p.images.map(String) : [],
+        });
+      } else if (type === "image_url") {
+        push(t, { kind: "image", url: String(p.image_url) });
+      } else {
+        push(t, { kind: "data", mime_type: String(p.mime_type), chars: String(p.data).length });
+      }
+      return;
+    }
+    switch (type) {
+      case "request_begin":
+        open = {
+          n: requests.length + 1,
+          begin: t,
+          end: null,
+          status: null,
+          latency_ms: null,
+          tokens: null,
+          compaction: inCompaction,
+        };
+        requests.push(open);
+        push(t, { kind: "request_begin" });
+        return;
+      case "token_usage": {
+        const r = p.request as Record<string, unknown> | undefined;
+        if (open && r) {
+          open.tokens = {
+            cache_read: n(r.cache_read),
+            cache_write: n(r.cache_write),
+            output: n(r.output),
+            total: n(r.total),
+          };
+        }
+        return;
+      }
+      case "request_end": {
+        const latency = open ? parseTimestamp(t) - parseTimestamp(open.begin) : NaN;
+        if (open) {
+          open.end = t;
+          open.status = String(p.status);
+          open.latency_ms = Number.isFinite(latency) ? latency : null;
+        }
+        push(t, {
+          kind: "request_end",
+          status: String(p.status),
+          latency_ms: Number.isFinite(latency) ? latency : null,
+          ...(p.error_message !== undefined ? { error_message: String(p.error_message) } : {}),
+          ...(p.attempt !== undefined ? { attempt: p.attempt } : {}),
+          ...(p.retry_in_ms !== undefined ? { retry_in_ms: p.retry_in_ms } : {}),
+        });
+        open = null;
+        return;
+      }
+      case "approval_decision":
+        push(t, { kind: "approval", id: String(p.tool_call_id), decision: String(p.decision) });
+        return;
+      case "abort":
+        push(t, { kind: "abort", reason: String(p.reason ?? "") });
+        return;
+      case "compaction_begin":
+        inCompaction = true;
+        push(t, { kind: "compaction_begin", reason: String(p.reason), mode: String(p.mode) });
+        return;
+      case "compaction_end":
+        inCompaction = false;
+        push(t, {
+          kind: "compaction_end",
+          status: String(p.status),
+          mode: String(p.mode),
+          ...(p.error_message !== undefined ? { error_message: String(p.error_message) } : {}),
+        });
+        return;
+      case "subagent":
+        childIds.push(String(p.session_id));
+        push(t, { kind: "subagent", session_id: String(p.session_id) });
+        return;
+      case "tool_list_ready":
+        push(t, {
+          kind: "tools",
+          names: Array.isArray(p.tools) ? p.tools.map((x) => String(x?.name)) : [],
+        });
+        return;
+      default:
+        push(t, { kind: "event", type, payload: p });
+    }
+  };
+
+  for (const file of session.files) {
+    for await (
+      const { message } of readTrace(file.path, {
+        onProblem: (pr) => {
+          skipped++;
+          options.onProblem?.(pr);
+        },
+      })
+    ) {
+      if (message.origin === undefined) add(message, file.path);
+    }
+  }
+  const m = meta as SessionMeta | null;
+  const lineage = m && typeof m.lineage === "object" && m.lineage !== null
+    ? m.lineage as Record<string, unknown>
+    : null;
+  const sessionId = m?.session_id ?? session.key;
+  const firstPath = session.files[0]!.path;
+  const family = options.family === false
+    ? { parent: null, forks: [], children: [] }
+    : await findFamily(firstPath, sessionId, lineage, childIds);
+  return {
+    format: "penguin.conversation/1",
+    session: {
+      session_id: sessionId,
+      provider: m?.provider ?? null,
+      model_id: m?.model_id ?? null,
+      workspace: m?.workspace ?? null,
+      agent_state: m?.agent_state ?? null,
+      source: m?.source ?? null,
+      lineage,
+      system_prompt: m?.system_prompt ?? null,
+      started: first,
+      ended: last,
+      files: session.files.map((f) => f.path),
+    },
+    family,
+    requests,
+    items,
+    skipped_lines: skipped,
+  };
+}
+
+async function findFamily(
+  tracePath: string,
+  sessionId: string,
+  lineage: Record<string, unknown> | null,
+  childIds: string[],
+): Promise<Conversation["family"]> {
+  const cache = new Map<string, string | null>();
+  const filesOf = async (id: string) =>
+    (await findRelative(tracePath, id, cache))?.files.map((f) => f.path) ?? [];
+  let parent: Relative | null = null;
+  if (lineage && typeof lineage.parent_session_id === "string") {
+    parent = {
+      session_id: lineage.parent_session_id,
+      relation: "parent",
+      files: await filesOf(lineage.parent_session_id),
+    };
+  }
+  const children: Relative[] = [];
+  for (const id of new Set(childIds)) {
+    children.push({ session_id: id, relation: "subagent", files: await filesOf(id) });
+  }
+  // Forks of this session: first files next to it whose meta's lineage points here.
+  const forks = new Map<string, Relative>();
+  for (const f of await walkTraceFiles(relativesDirOf(tracePath))) {
+    const parsed = parseTraceFileName(basename(f));
+    if (parsed && parsed.index !== 1) continue;
+    const meta = await readSessionMeta(f);
+    const lin = meta?.lineage as Record<string, unknown> | undefined;
+    if (!meta || !lin || lin.parent_session_id !== sessionId) continue;
+    const rel = forks.get(meta.session_id) ??
+      {
+        session_id: meta.session_id,
+        relation: lin.kind === "clone" ? "clone" as const : "fork" as const,
+        files: [],
+      };
+    rel.files.push(f);
+    forks.set(meta.session_id, rel);
+  }
+  return { parent, forks: [...forks.values()], children };
+}

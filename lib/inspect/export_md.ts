@@ -1,0 +1,143 @@
+/**
+ * Markdown rendering of a {@linkcode Conversation}, for pasting into an issue:
+ * a facts table, the family, then each request with user text quoted,
+ * thinking and tool outputs in `<details>` blocks, and tool arguments as JSON.
+ *
+ * @module
+ */
+import type { Conversation, ConvItem } from "./conversation.ts";
+import { formatClock, formatDuration, formatTime, formatTokens } from "./format.ts";
+import { parseToolArgs } from "./preview.ts";
+
+/** A code fence longer than any backtick run in `text`. */
+function fence(text: string, lang = ""): string {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const f = "`".repeat(Math.max(3, longest + 1));
+  return `${f}${lang}\n${text.endsWith("\n") ? text : text + "\n"}${f}\n`;
+}
+
+function escHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function inlineCode(text: string): string {
+  const t = text.replace(/\n/g, " ");
+  const ticks = t.includes("`") ? "``" : "`";
+  return `${ticks}${ticks.length > 1 ? " " : ""}${t}${ticks.length > 1 ? " " : ""}${ticks}`;
+}
+
+function details(summary: string, body: string): string {
+  return `<details><summary>${escHtml(summary)}</summary>\n\n${body}\n</details>\n`;
+}
+
+function lineCount(text: string): number {
+  return text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+function item(it: ConvItem): string {
+  switch (it.kind) {
+    case "user": {
+      const who = it.sender ? `User (${it.sender})` : "User";
+      return `**${who}:**\n\n${it.text.split("\n").map((l) => `> ${l}`).join("\n")}\n`;
+    }
+    case "assistant":
+      return `**Assistant:**${it.stop_reason !== "completed" ? ` _(ended: ${it.stop_reason})_` : ""}\n\n${it.text}\n`;
+    case "thinking":
+      return it.text === ""
+        ? "_(thinking: encrypted or empty)_\n"
+        : details(`Thinking (${lineCount(it.text)} lines)`, fence(it.text, "text"));
+    case "tool_call": {
+      const args = parseToolArgs(it.arguments);
+      const body = args ? JSON.stringify(args, null, 2) : it.arguments;
+      const status = it.stop_reason !== "completed" ? ` _(not dispatched: ${it.stop_reason})_` : "";
+      return `**Tool call** ${inlineCode(it.preview)} · id ${inlineCode(it.id)}${status}\n\n${
+        fence(body, args ? "json" : "text")
+      }`;
+    }
+    case "tool_output": {
+      const images = it.images.length > 0 ? `, ${it.images.length} image(s)` : "";
+      return details(
+        `Output of ${it.name} (${lineCount(it.output)} lines, ${it.stop_reason}${images})`,
+        fence(it.output, "text"),
+      );
+    }
+    case "approval":
+      return it.decision === "allow"
+        ? `✓ approved (${inlineCode(it.id)})\n`
+        : `× ${it.decision === "deny" ? "denied" : "forbidden by policy"} (${inlineCode(it.id)})\n`;
+    case "request_begin":
+      return `### Request ${it.request} · ${formatClock(it.time)}\n`;
+    case "request_end": {
+      const took = it.latency_ms !== null ? ` · ${formatDuration(it.latency_ms)}` : "";
+      if (it.status === "completed") return `_request ${it.request} completed${took}_\n`;
+      const retry = it.retry_in_ms !== undefined
+        ? `; retrying in ${formatDuration(it.retry_in_ms)}`
+        : "";
+      const attempt = it.attempt !== undefined ? ` (attempt ${it.attempt})` : "";
+      return `**⚠ request ${it.request} ${it.status}**${attempt}${took}${
+        it.error_message ? `: ${inlineCode(it.error_message)}` : ""
+      }${retry}\n`;
+    }
+    case "abort":
+      return `**[abort]** ${it.reason || "(no reason)"}\n`;
+    case "compaction_begin":
+      return `**[compaction]** ${it.mode === "discard" ? "discarding" : "summarizing"} context (${it.reason})…\n`;
+    case "compaction_end":
+      return `**[compaction]** ${it.status}${it.error_message ? ` (${it.error_message})` : ""}\n`;
+    case "subagent":
+      return `**[subagent]** ${inlineCode(it.session_id)}\n`;
+    case "image":
+      return `[image] ${inlineCode(it.url.startsWith("data:") ? `${it.url.slice(0, 40)}…` : it.url)}\n`;
+    case "data":
+      return `[inline data: ${it.mime_type}, ${it.chars} base64 chars]\n`;
+    case "tools":
+      return `_tools: ${it.names.join(", ")}_\n`;
+    case "context":
+      return `---\n\n_new context after compaction: ${inlineCode(it.file)}_\n`;
+    case "event":
+      return `_[${it.type}]_ ${inlineCode(JSON.stringify(it.payload))}\n`;
+  }
+}
+
+/** The Markdown document for `conv`. */
+export function renderMarkdown(conv: Conversation): string {
+  const s = conv.session;
+  const tokens = conv.requests.reduce(
+    (acc, r) => {
+      if (r.tokens) {
+        acc.cr += r.tokens.cache_read;
+        acc.cw += r.tokens.cache_write;
+        acc.o += r.tokens.output;
+        acc.t += r.tokens.total;
+      }
+      return acc;
+    },
+    { cr: 0, cw: 0, o: 0, t: 0 },
+  );
+  const rows: [string, string][] = [
+    ["Model", inlineCode(`${s.provider}/${s.model_id}`)],
+    ["Workspace", inlineCode(s.workspace ?? "?")],
+    ["Started", s.started ? formatTime(s.started) : "?"],
+    ["Ended", s.ended ? formatTime(s.ended) : "?"],
+    [
+      "Requests",
+      `${conv.requests.length} · tokens ${formatTokens(tokens.t)} (cached ${tokens.cr}, uncached ${tokens.cw}, output ${tokens.o})`,
+    ],
+    ["Files", s.files.map((f) => inlineCode(f)).join("<br>")],
+  ];
+  if (s.source) rows.push(["Source", s.source]);
+  let out = `# Session ${inlineCode(s.session_id)}\n\n| | |\n|---|---|\n`;
+  out += rows.map(([k, v]) => `| ${k} | ${v.replace(/\|/g, "\\|")} |`).join("\n") + "\n\n";
+  const fam = conv.family;
+  const famLines: string[] = [];
+  if (fam.parent) {
+    famLines.push(`- ${s.lineage?.kind ?? "fork"} of ${inlineCode(fam.parent.session_id)}`);
+  }
+  for (const f of fam.forks) famLines.push(`- ${f.relation}: ${inlineCode(f.session_id)}`);
+  for (const c of fam.children) famLines.push(`- subagent: ${inlineCode(c.session_id)}`);
+  if (famLines.length > 0) out += `**Family**\n\n${famLines.join("\n")}\n\n`;
+  out += "---\n\n";
+  out += conv.items.map(item).join("\n");
+  return out;
+}

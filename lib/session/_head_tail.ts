@@ -1,0 +1,193 @@
+// Cheap looks at a trace file without reading all of it: its head (the
+// session_meta and the first human prompt) and its tail (the last record and
+// the last token_usage). Lines are parsed only when a cheap substring test
+// says they may matter; damaged lines are skipped silently (these are
+// summaries for listings, not validation).
+import type { TokenCounts } from "../protocol/types.ts";
+
+const NL = 0x0a;
+const dec = new TextDecoder();
+
+/** Default size of the tail window, and of each head read. */
+export const WINDOW = 64 * 1024;
+/** The head read stops growing here (a first line longer than this is not a usable meta). */
+const HEAD_CAP = 16 * 1024 * 1024;
+/** Past this, the head read grows only to complete the first line. */
+const HEAD_SOFT = 1024 * 1024;
+/** The tail window stops doubling here. */
+const TAIL_CAP = 8 * 1024 * 1024;
+
+type Obj = Record<string, unknown>;
+
+/** Parse a JSON object; null for anything else or on error. */
+export function parseObject(text: string): Obj | null {
+  try {
+    const v = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? v as Obj : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The payload of a parsed record, or null. */
+export function payloadOf(rec: Obj | null): Obj | null {
+  const p = rec?.payload;
+  return typeof p === "object" && p !== null && !Array.isArray(p) ? p as Obj : null;
+}
+
+/** True when `p` is the payload of a human prompt: a user text without `sender`. */
+export function isHumanText(p: Obj | null): p is Obj & { text: string } {
+  return p !== null && p.type === "text" && p.role === "user" && p.sender === undefined &&
+    typeof p.text === "string";
+}
+
+/** Read up to `length` bytes at `offset`. */
+export async function readAt(
+  file: Deno.FsFile,
+  offset: number,
+  length: number,
+): Promise<Uint8Array> {
+  const buf = new Uint8Array(length);
+  await file.seek(offset, Deno.SeekMode.Start);
+  let off = 0;
+  while (off < length) {
+    const n = await file.read(buf.subarray(off));
+    if (n === null) break;
+    off += n;
+  }
+  return off === length ? buf : buf.subarray(0, off);
+}
+
+/** What the head of a file shows. */
+export interface Head {
+  /** The first record, parsed (null when the first line is not a JSON object). */
+  first: Obj | null;
+  /** True when a record other than the first line's exists in the part read. */
+  more: boolean;
+  /** The first human prompt before the first request_begin, if seen. */
+  prompt: { text: string; timestamp: string } | null;
+  /** The first user text of any sender before the first request_begin, if seen. */
+  userText: string | null;
+}
+
+/** Inspect the lines of `bytes` (a file prefix; `complete` when it is the whole file). */
+export function headOf(bytes: Uint8Array, complete: boolean): Head {
+  const head: Head = { first: null, more: false, prompt: null, userText: null };
+  let start = 0;
+  let lineNo = 0;
+  while (start < bytes.length) {
+    let nl = bytes.indexOf(NL, start);
+    if (nl === -1) {
+      if (!complete) break;
+      nl = bytes.length;
+    }
+    const text = dec.decode(bytes.subarray(start, nl));
+    start = nl + 1;
+    if (text.trim() === "") continue;
+    lineNo++;
+    if (lineNo === 1) {
+      head.first = parseObject(text);
+      continue;
+    }
+    if (text.includes('"type":"request_begin"')) {
+      head.more = true;
+      break;
+    }
+    if (!head.more || text.includes('"role":"user"')) {
+      const rec = parseObject(text);
+      if (rec === null) continue;
+      head.more = true;
+      const p = payloadOf(rec);
+      if (rec.type !== "model_msg" || rec.origin !== undefined) continue;
+      if (p?.type === "text" && p.role === "user" && typeof p.text === "string") {
+        head.userText ??= p.text;
+      }
+      if (isHumanText(p)) {
+        head.prompt = { text: p.text, timestamp: String(rec.timestamp ?? "") };
+        break;
+      }
+    }
+  }
+  return head;
+}
+
+/**
+ * Read the head of the file: at least `WINDOW` bytes, more while the first
+ * line (or the first prompt) is still incomplete, up to a cap.
+ */
+export async function readHead(
+  file: Deno.FsFile,
+  size: number,
+): Promise<{ bytes: Uint8Array; complete: boolean }> {
+  let want = Math.min(size, WINDOW);
+  let bytes = await readAt(file, 0, want);
+  while (bytes.length < size && want < HEAD_CAP) {
+    // Enough when the first line is complete and a request has begun (the
+    // first prompt always comes before the first request_begin), or when a
+    // complete first line is followed by HEAD_SOFT bytes without one.
+    const nl = bytes.indexOf(NL);
+    if (nl !== -1 && (want >= HEAD_SOFT || findAscii(bytes, '"type":"request_begin"', nl))) break;
+    want = Math.min(size, want * 4, HEAD_CAP);
+    bytes = await readAt(file, 0, want);
+  }
+  return { bytes, complete: bytes.length >= size };
+}
+
+function findAscii(bytes: Uint8Array, needle: string, from: number): boolean {
+  const first = needle.charCodeAt(0);
+  outer: for (let i = bytes.indexOf(first, from); i !== -1; i = bytes.indexOf(first, i + 1)) {
+    if (i + needle.length > bytes.length) return false;
+    for (let j = 1; j < needle.length; j++) {
+      if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
+    }
+    return true;
+  }
+  return false;
+}
+
+/** What the tail of a file shows. */
+export interface Tail {
+  /** Timestamp of the last parseable record. */
+  lastTimestamp: string | null;
+  /** The last token_usage payload seen. */
+  usage: { session: TokenCounts; request: TokenCounts } | null;
+}
+
+/** Scan complete lines of `bytes` from the end (the first line is skipped unless `fromStart`). */
+export function tailOf(bytes: Uint8Array, fromStart: boolean): Tail {
+  const tail: Tail = { lastTimestamp: null, usage: null };
+  let end = bytes.length;
+  while (end > 0 && (tail.lastTimestamp === null || tail.usage === null)) {
+    const nl = bytes.lastIndexOf(NL, end - 1);
+    if (nl === -1 && !fromStart) break;
+    const text = dec.decode(bytes.subarray(nl + 1, end));
+    end = nl === -1 ? 0 : nl;
+    if (text.trim() === "") continue;
+    const wantsUsage = tail.usage === null && text.includes('"token_usage"');
+    if (tail.lastTimestamp !== null && !wantsUsage) continue;
+    const rec = parseObject(text);
+    if (rec === null || typeof rec.timestamp !== "string") continue;
+    tail.lastTimestamp ??= rec.timestamp;
+    const p = payloadOf(rec);
+    if (wantsUsage && rec.type === "event_msg" && p?.type === "token_usage") {
+      const u = p as unknown as { session: TokenCounts; request: TokenCounts };
+      if (typeof u.session?.total === "number" && typeof u.request?.total === "number") {
+        tail.usage = { session: u.session, request: u.request };
+      }
+    }
+  }
+  return tail;
+}
+
+/** Read the tail window (doubling while it shows no token_usage, up to a cap). */
+export async function readTail(file: Deno.FsFile, size: number): Promise<Tail> {
+  let want = Math.min(size, WINDOW);
+  while (true) {
+    const from = size - want;
+    const tail = tailOf(await readAt(file, from, want), from === 0);
+    if ((tail.usage !== null && tail.lastTimestamp !== null) || from === 0 || want >= TAIL_CAP) {
+      return tail;
+    }
+    want = Math.min(size, want * 2, TAIL_CAP);
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Listing sessions from the trace files themselves (no index). For each
+ * session only two places are read: the head of its first file (the
+ * session_meta and the first human prompt) and the tail of its latest file
+ * (the last ~64 KiB, by seeking: the last record's timestamp and the last
+ * token_usage). A file of at most 128 KiB is read whole instead (one read
+ * covers both ends).
+ *
+ * Turns (completed requests outside compaction spans, across all files) are
+ * counted only when that is cheap: when every file of the session is small
+ * enough to have been read whole. Otherwise `turns` is null (the tail's
+ * token_usage carries token counts, not a request count); `sessions show`
+ * counts them exactly by reading every file.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Lineage, TokenCounts } from "../protocol/types.ts";
+import { tracesDir as agentTracesDir } from "../state/paths.ts";
+import { parseTraceFileName, type TraceFileRef } from "../trace/paths.ts";
+import {
+  type Head,
+  headOf,
+  payloadOf,
+  readAt,
+  readHead,
+  readTail,
+  type Tail,
+  tailOf,
+  WINDOW,
+} from "./_head_tail.ts";
+import { agentsWithTraces } from "./locate.ts";
+
+/** One row of a session listing. */
+export interface SessionSummary {
+  /** Session id. */
+  sessionId: string;
+  /** Project it belongs to. */
+  projectId: string;
+  /** Agent it belongs to. */
+  agentId: string;
+  /** Number of trace files (1 + completed compactions). */
+  files: number;
+  /** Path of the latest trace file (the current context). */
+  latestPath: string;
+  /** Timestamp of the first file's session_meta. */
+  created: string | null;
+  /** Timestamp of the latest file's last record. */
+  lastActivity: string | null;
+  /** Provider group of the model. */
+  provider: string | null;
+  /** Model id. */
+  modelId: string | null;
+  /** Workspace directory. */
+  workspace: string | null;
+  /** Completed requests (null when counting would mean reading large files whole). */
+  turns: number | null;
+  /** Session token total of the last token_usage. */
+  tokens: number | null;
+  /** All four session token counts of the last token_usage. */
+  tokenCounts: TokenCounts | null;
+  /** The first human prompt (for a subagent session, the parent's first message). */
+  firstPrompt: string | null;
+  /** `subagent` or `schedule` when the session was not created by a user. */
+  source: string | null;
+  /** The fork/clone lineage, if any. */
+  lineage: Lineage | null;
+  /** The session this one was forked or cloned from. */
+  parent: string | null;
+  /** Where an imported session came from. */
+  importedFrom: { path: string; session_id: string } | null;
+}
+
+/** Options of {@linkcode listSessions}. */
+export interface ListOptions {
+  /** Absolute data root. */
+  root: string;
+  /** Project id. */
+  projectId: string;
+  /** Agent id (ignored with `allAgents`). */
+  agentId: string;
+  /** List the sessions of every agent of the project. */
+  allAgents?: boolean;
+  /** Parallel file reads (default 32). */
+  concurrency?: number;
+}
+
+const WHOLE = 2 * WINDOW;
+const FIRST_PROMPT_CHARS = 500;
+
+async function names(dir: string): Promise<Deno.DirEntry[]> {
+  const out: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) if (!e.name.startsWith(".")) out.push(e);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return [];
+    throw err;
+  }
+  return out;
+}
+
+/** Every session under a traces directory: id → files by ascending index. */
+export async function sessionFilesIn(tracesDir: string): Promise<Map<string, TraceFileRef[]>> {
+  const byId = new Map<string, TraceFileRef[]>();
+  for (const d of await names(tracesDir)) {
+    if (!d.isDirectory) continue;
+    for (const f of await names(join(tracesDir, d.name))) {
+      if (!f.isFile) continue;
+      const parsed = parseTraceFileName(f.name);
+      if (!parsed) continue;
+      const ref = { path: join(tracesDir, d.name, f.name), dateDir: d.name, ...parsed };
+      const list = byId.get(parsed.sessionId);
+      if (list) list.push(ref);
+      else byId.set(parsed.sessionId, [ref]);
+    }
+  }
+  for (const list of byId.values()) {
+    list.sort((a, b) => a.index - b.index || (a.dateDir < b.dateDir ? -1 : 1));
+  }
+  return byId;
+}
+
+const dec = new TextDecoder();
+const COUNTED = /"type":"(request_end|compaction_begin|compaction_end)"/g;
+
+/** Completed requests outside compaction spans in a whole file's bytes. */
+export function countTurns(bytes: Uint8Array): number {
+  const text = dec.decode(bytes);
+  let turns = 0;
+  let inCompaction = false;
+  for (const m of text.matchAll(COUNTED)) {
+    if (m[1] === "compaction_begin") inCompaction = true;
+    else if (m[1] === "compaction_end") inCompaction = false;
+    else if (!inCompaction) {
+      const from = text.lastIndexOf("\n", m.index) + 1;
+      const nl = text.indexOf("\n", m.index);
+      const line = text.slice(from, nl === -1 ? text.length : nl);
+      if (line.includes('"status":"completed"')) turns++;
+    }
+  }
+  return turns;
+}
+
+interface FileLook {
+  head?: Head;
+  tail?: Tail;
+  turns: number | null;
+}
+
+async function look(path: string, wantHead: boolean, wantTail: boolean): Promise<FileLook> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch {
+    return { turns: null };
+  }
+  try {
+    const { size } = await file.stat();
+    if (size <= WHOLE) {
+      const bytes = await readAt(file, 0, size);
+      return {
+        head: wantHead ? headOf(bytes, true) : undefined,
+        tail: wantTail ? tailOf(bytes, true) : undefined,
+        turns: countTurns(bytes),
+      };
+    }
+    const out: FileLook = { turns: null };
+    if (wantHead) {
+      const h = await readHead(file, size);
+      out.head = headOf(h.bytes, h.complete);
+    }
+    if (wantTail) out.tail = await readTail(file, size);
+    return out;
+  } finally {
+    file.close();
+  }
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" ? v : null;
+}
+
+async function summarize(
+  projectId: string,
+  agentId: string,
+  sessionId: string,
+  files: TraceFileRef[],
+): Promise<SessionSummary> {
+  const first = files[0]!;
+  const latest = files[files.length - 1]!;
+  const looks = files.length === 1
+    ? [await look(first.path, true, true)]
+    : await Promise.all(files.map((f, i) => look(f.path, i === 0, i === files.length - 1)));
+  const head = looks[0]!.head;
+  const tail = looks[looks.length - 1]!.tail;
+  const turns = looks.every((l) => l.turns !== null)
+    ? looks.reduce((n, l) => n + l.turns!, 0)
+    : null;
+  const rec = head?.first ?? null;
+  const meta = rec?.type === "session_meta" ? payloadOf(rec) : null;
+  const lineage = meta?.lineage && typeof meta.lineage === "object"
+    ? meta.lineage as Lineage
+    : null;
+  const imported = meta?.imported_from && typeof meta.imported_from === "object"
+    ? meta.imported_from as { path: string; session_id: string }
+    : null;
+  const source = str(meta?.source);
+  const prompt = head?.prompt?.text ?? (source === "subagent" ? head?.userText ?? null : null);
+  return {
+    sessionId,
+    projectId,
+    agentId,
+    files: files.length,
+    latestPath: latest.path,
+    created: meta ? str(rec?.timestamp) : null,
+    lastActivity: tail?.lastTimestamp ?? null,
+    provider: str(meta?.provider),
+    modelId: str(meta?.model_id),
+    workspace: str(meta?.workspace),
+    turns,
+    tokens: tail?.usage?.session.total ?? null,
+    tokenCounts: tail?.usage?.session ?? null,
+    firstPrompt: prompt === null ? null : prompt.slice(0, FIRST_PROMPT_CHARS),
+    source,
+    lineage,
+    parent: lineage ? str(lineage.parent_session_id) : null,
+    importedFrom: imported,
+  };
+}
+
+/** Run `fn` over `items` with at most `limit` in flight, keeping order. */
+async function pooled<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * List the sessions of an agent (or of every agent of the project), newest
+ * first (by creation time, then id).
+ */
+export async function listSessions(options: ListOptions): Promise<SessionSummary[]> {
+  const { root, projectId } = options;
+  const agents = options.allAgents ? await agentsWithTraces(root, projectId) : [options.agentId];
+  const jobs: Array<{ agentId: string; sessionId: string; files: TraceFileRef[] }> = [];
+  for (const agentId of agents) {
+    const byId = await sessionFilesIn(agentTracesDir({ root, projectId, agentId }));
+    for (const [sessionId, files] of byId) jobs.push({ agentId, sessionId, files });
+  }
+  const rows = await pooled(
+    jobs,
+    options.concurrency ?? 32,
+    (j) => summarize(projectId, j.agentId, j.sessionId, j.files),
+  );
+  return rows.sort((a, b) => {
+    const ka = a.created ?? "";
+    const kb = b.created ?? "";
+    if (ka !== kb) return ka < kb ? 1 : -1;
+    return a.sessionId < b.sessionId ? 1 : a.sessionId > b.sessionId ? -1 : 0;
+  });
+}

@@ -1,0 +1,262 @@
+/**
+ * Finding a session's trace files (reference §4.5): by id, by the path of
+ * any of its files, or `latest`. Only directory listings and file heads are
+ * read; the highest-index file is the session's current context.
+ *
+ * @module
+ */
+import { basename, dirname, join, resolve } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+import { agentsDir, tracesDir as agentTracesDir } from "../state/paths.ts";
+import {
+  assertSessionId,
+  isDateDirName,
+  listSessionFiles,
+  parseTraceFileName,
+  type TraceFileRef,
+} from "../trace/paths.ts";
+import { headOf, payloadOf, readHead } from "./_head_tail.ts";
+
+/** The agent whose sessions are meant. */
+export interface SessionScope {
+  /** Absolute data root. */
+  root: string;
+  /** Project id. */
+  projectId: string;
+  /** Agent id. */
+  agentId: string;
+}
+
+/** A session found on disk. */
+export interface LocatedSession {
+  /** The session id (from the file names; for a loose file, from its session_meta). */
+  sessionId: string;
+  /** The traces directory it lives in; null for a loose file outside any traces directory. */
+  tracesDir: string | null;
+  /** The agent it belongs to, when it lives under `<project>/agents/<agent>/traces`. */
+  agentId: string | null;
+  /** Every file of the session, by ascending index. */
+  files: TraceFileRef[];
+  /** The highest-index file: the current model context. */
+  latest: TraceFileRef;
+}
+
+/** Options of {@linkcode locateSession}. */
+export interface LocateOptions extends SessionScope {
+  /** A session id, the path of one of its trace files, or `latest`. */
+  target: string;
+  /** Search every agent of the project when the id is not under `agentId` (default false). */
+  allAgents?: boolean;
+  /** Let `latest` pick subagent sessions too (default false: they are skipped). */
+  latestIncludesSubagents?: boolean;
+}
+
+/** True when `target` names a file rather than a session id. */
+export function isPathTarget(target: string): boolean {
+  return target.includes("/") || target.includes("\\") || target.endsWith(".jsonl");
+}
+
+async function dirNames(dir: string): Promise<{ dirs: string[]; files: string[] }> {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.name.startsWith(".")) continue;
+      if (e.isDirectory) dirs.push(e.name);
+      else if (e.isFile) files.push(e.name);
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return { dirs, files };
+    }
+    throw err;
+  }
+  return { dirs, files };
+}
+
+/** The agent ids of a project that have a traces directory. */
+export async function agentsWithTraces(root: string, projectId: string): Promise<string[]> {
+  const { dirs } = await dirNames(agentsDir({ root, projectId }));
+  const out: string[] = [];
+  for (const a of dirs.sort()) {
+    if ((await dirNames(join(agentsDir({ root, projectId }), a))).dirs.includes("traces")) {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+const desc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+
+/** The first record and whether any other record follows, from the head of `path`. */
+export async function peekHead(
+  path: string,
+): Promise<
+  {
+    first: Record<string, unknown> | null;
+    meta: Record<string, unknown> | null;
+    more: boolean;
+  } | null
+> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = await file.stat();
+    const { bytes, complete } = await readHead(file, size);
+    const head = headOf(bytes, complete);
+    const meta = head.first?.type === "session_meta" ? payloadOf(head.first) : null;
+    return { first: head.first, meta, more: head.more };
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * The most recent session with at least one record besides its
+ * session_meta: date directories descending, then file names descending;
+ * meta-only files are skipped, and so are subagent sessions unless
+ * `includeSubagents`. Null when there is none.
+ */
+export async function latestSessionId(
+  tracesDir: string,
+  options: { includeSubagents?: boolean } = {},
+): Promise<string | null> {
+  const { dirs } = await dirNames(tracesDir);
+  const rejected = new Set<string>();
+  for (const d of dirs.sort(desc)) {
+    const { files } = await dirNames(join(tracesDir, d));
+    for (const f of files.sort(desc)) {
+      const parsed = parseTraceFileName(f);
+      if (!parsed || rejected.has(parsed.sessionId)) continue;
+      const head = await peekHead(join(tracesDir, d, f));
+      if (!head?.more) continue;
+      if (!options.includeSubagents && head.meta?.source === "subagent") {
+        rejected.add(parsed.sessionId);
+        continue;
+      }
+      return parsed.sessionId;
+    }
+  }
+  return null;
+}
+
+function agentOfTracesDir(tracesDir: string): string | null {
+  if (basename(tracesDir) !== "traces") return null;
+  const agent = dirname(tracesDir);
+  return basename(dirname(agent)) === "agents" ? basename(agent) : null;
+}
+
+async function locateByPath(target: string): Promise<LocatedSession> {
+  const path = resolve(target);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new PenguinError("not_found", `Trace file does not exist: ${path}`);
+    }
+    throw err;
+  }
+  if (!info.isFile) {
+    throw new PenguinError("usage", `Not a trace file: ${path} is a directory`);
+  }
+  const dir = dirname(path);
+  const parsed = parseTraceFileName(basename(path));
+  if (parsed && isDateDirName(basename(dir))) {
+    const tracesDir = dirname(dir);
+    const files = await listSessionFiles(tracesDir, parsed.sessionId);
+    if (files.length > 0) {
+      return {
+        sessionId: parsed.sessionId,
+        tracesDir,
+        agentId: agentOfTracesDir(tracesDir),
+        files,
+        latest: files[files.length - 1]!,
+      };
+    }
+  }
+  // A loose file (or a set of `<stem>_NNN.jsonl` siblings) outside any traces layout.
+  let files: TraceFileRef[];
+  if (parsed) {
+    files = [];
+    for (const f of (await dirNames(dir)).files) {
+      const p = parseTraceFileName(f);
+      if (p && p.sessionId === parsed.sessionId) {
+        files.push({ path: join(dir, f), dateDir: basename(dir), ...p });
+      }
+    }
+    files.sort((a, b) => a.index - b.index);
+  } else {
+    files = [{ path, dateDir: basename(dir), sessionId: basename(path, ".jsonl"), index: 1 }];
+  }
+  const latest = files[files.length - 1]!;
+  const head = await peekHead(files[0]!.path);
+  const metaId = head?.meta?.session_id;
+  return {
+    sessionId: typeof metaId === "string" && metaId !== "" ? metaId : latest.sessionId,
+    tracesDir: null,
+    agentId: null,
+    files,
+    latest,
+  };
+}
+
+/**
+ * Find a session by id, by the path of one of its trace files, or
+ * `latest`. Throws a PenguinError of kind "not_found" naming what was
+ * searched when there is no such session.
+ */
+export async function locateSession(options: LocateOptions): Promise<LocatedSession> {
+  const { root, projectId, agentId, target } = options;
+  const tracesDir = agentTracesDir({ root, projectId, agentId });
+  if (target === "latest") {
+    const id = await latestSessionId(tracesDir, {
+      includeSubagents: options.latestIncludesSubagents,
+    });
+    if (id === null) {
+      throw new PenguinError(
+        "not_found",
+        `No session found: no trace with records under ${tracesDir}`,
+      );
+    }
+    return await locateById(id, tracesDir, agentId);
+  }
+  if (isPathTarget(target)) return await locateByPath(target);
+  assertSessionId(target);
+  const here = await listSessionFiles(tracesDir, target);
+  if (here.length > 0) return found(target, tracesDir, agentId, here);
+  const others = (await agentsWithTraces(root, projectId)).filter((a) => a !== agentId);
+  for (const other of others) {
+    const dir = agentTracesDir({ root, projectId, agentId: other });
+    const files = await listSessionFiles(dir, target);
+    if (files.length === 0) continue;
+    if (options.allAgents) return found(target, dir, other, files);
+    throw new PenguinError(
+      "not_found",
+      `Session does not exist: ${target} (searched ${tracesDir}); it belongs to agent "${other}": pass --agent-id ${other}`,
+    );
+  }
+  const searched = options.allAgents ? agentsDir({ root, projectId }) + "/*/traces" : tracesDir;
+  throw new PenguinError("not_found", `Session does not exist: ${target} (searched ${searched})`);
+}
+
+async function locateById(id: string, tracesDir: string, agentId: string): Promise<LocatedSession> {
+  const files = await listSessionFiles(tracesDir, id);
+  if (files.length === 0) {
+    throw new PenguinError("not_found", `Session does not exist: ${id} (searched ${tracesDir})`);
+  }
+  return found(id, tracesDir, agentId, files);
+}
+
+function found(
+  sessionId: string,
+  tracesDir: string,
+  agentId: string,
+  files: TraceFileRef[],
+): LocatedSession {
+  return { sessionId, tracesDir, agentId, files, latest: files[files.length - 1]! };
+}

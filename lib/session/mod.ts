@@ -1,0 +1,78 @@
+/**
+ * Sessions as computed from their trace files alone: the resume replay,
+ * locating and listing sessions, and fork, clone, import, delete and tree.
+ *
+ * @module
+ */
+export {
+  createReplay,
+  type DanglingCompaction,
+  INTERRUPTED_OUTPUT,
+  type Replay,
+  replayCompactability,
+  type ReplayMessage,
+  type ResumeReplay,
+  resumeTrace,
+} from "./replay.ts";
+export { contextSummaryText, extractSummary } from "./summary.ts";
+export {
+  agentsWithTraces,
+  isPathTarget,
+  latestSessionId,
+  type LocatedSession,
+  type LocateOptions,
+  locateSession,
+  type SessionScope,
+} from "./locate.ts";
+export {
+  closeDanglingCompaction,
+  type LoadedSession,
+  loadSessionForResume,
+  type RecordAppender,
+  type ResumeFile,
+  type ResumeTarget,
+} from "./resume.ts";
+export {
+  buildOutline,
+  cutAfterAnswer,
+  cutBefore,
+  type CutPoint,
+  type OutlineItem,
+  type OutlineKind,
+  promptItem,
+  type SessionOutline,
+  wholeBlockTag,
+} from "./outline.ts";
+export { countTurns, type ListOptions, listSessions, type SessionSummary } from "./list.ts";
+export {
+  type CloneOptions,
+  cloneSession,
+  continueCommands,
+  type CopiedSession,
+  type ForkOptions,
+  forkSession,
+} from "./fork.ts";
+export {
+  type ImportedFile,
+  type ImportedSession,
+  type ImportOptions,
+  type ImportReport,
+  importTraces,
+} from "./import.ts";
+export {
+  childCount,
+  type DeleteOptions,
+  type DeletePlan,
+  deleteSession,
+  flattenPlan,
+  planDelete,
+} from "./delete.ts";
+export { sessionTree, type TreeNode, type TreeOptions, type TreeRelation } from "./tree.ts";
+export {
+  formatOutline,
+  formatSessionList,
+  formatTree,
+  localTime,
+  oneLine,
+  shortCount,
+} from "./render.ts";

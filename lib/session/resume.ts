@@ -1,0 +1,175 @@
+/**
+ * Loading a session for resumption (reference §4.7 steps 1–4 and 8): locate
+ * it, check its session_meta and workspace, and replay its latest trace
+ * file. Nothing on disk changes here.
+ *
+ * Left to the agent layer, which owns the live session: checking that the
+ * recorded (provider, model_id) pair still exists in the project config
+ * (step 5), rebuilding tools and environment (step 6), and opening the trace
+ * writer on `file` (same date directory and index, step 7): the writer takes
+ * the session lock, so a session that another live process is writing is
+ * refused there with a "locked" error. When `replay.danglingCompaction` is
+ * set, call {@linkcode closeDanglingCompaction} with that writer (step 8).
+ *
+ * @module
+ */
+import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import type { EventMsgEnvelope, OmniMessage, SessionMeta } from "../protocol/types.ts";
+import { resolveWorkspace } from "../state/workspace.ts";
+import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
+import { locateSession, peekHead, type SessionScope } from "./locate.ts";
+import { createReplay, type DanglingCompaction, type ResumeReplay } from "./replay.ts";
+
+/** Options of {@linkcode loadSessionForResume}. */
+export interface ResumeTarget extends SessionScope {
+  /** A session id, the path of one of its trace files (inside a traces directory), or `latest`. */
+  target: string;
+}
+
+/** Where the resumed session continues writing: hand these to `openTraceWriter`. */
+export interface ResumeFile {
+  /** Path of the latest trace file. */
+  path: string;
+  /** The traces directory (`<agent>/traces`). */
+  tracesDir: string;
+  /** Its date directory (`yyyy-mm-dd`), reused by the resumed writer. */
+  dateDir: string;
+  /** Its index, reused by the resumed writer (which rotates first when `replay.contextClosed`). */
+  index: number;
+}
+
+/** A session ready to be resumed. */
+export interface LoadedSession {
+  /** The session id. */
+  sessionId: string;
+  /** The session_meta payload of the latest file (provider, model, system prompt, workspace…). */
+  meta: SessionMeta;
+  /** The latest trace file. */
+  file: ResumeFile;
+  /** The replay of the latest file. */
+  replay: ResumeReplay;
+  /** Lines of the latest file that were skipped (torn tail, malformed or invalid lines). */
+  problems: TraceProblem[];
+  /** The one-line `[trace] skipped N malformed line(s) …` diagnostic, or null. */
+  notice: string | null;
+}
+
+function cannot(id: string, kind: "data" | "usage", why: string): PenguinError {
+  return new PenguinError(kind, `Cannot resume session ${id}: ${why}`);
+}
+
+/**
+ * Locate a session and replay its latest trace file (only that file is
+ * read, streamed record by record). Throws a PenguinError, changing nothing
+ * on disk, when the session does not exist, its trace has no readable
+ * session_meta, the meta has no provider (legacy data), or its workspace is
+ * gone (`Workspace does not exist: …`).
+ */
+export async function loadSessionForResume(options: ResumeTarget): Promise<LoadedSession> {
+  const located = await locateSession(options);
+  const { sessionId, latest } = located;
+  if (located.tracesDir === null) {
+    throw cannot(
+      sessionId,
+      "usage",
+      `${latest.path} is not inside a traces directory (<agent>/traces/<yyyy-mm-dd>/); import it first with "penguin sessions import"`,
+    );
+  }
+  const head = await peekHead(latest.path);
+  const headMeta = head?.meta ?? null;
+  if (headMeta === null) {
+    throw cannot(sessionId, "data", `${latest.path} does not start with a readable session_meta`);
+  }
+  if (typeof headMeta.provider !== "string") {
+    throw cannot(
+      sessionId,
+      "data",
+      `its session_meta in ${latest.path} has no provider (legacy data from an older version); start a new session`,
+    );
+  }
+  if (headMeta.session_id !== sessionId) {
+    throw cannot(
+      sessionId,
+      "data",
+      `the session_meta in ${latest.path} names another session (${
+        JSON.stringify(headMeta.session_id)
+      })`,
+    );
+  }
+  if (typeof headMeta.workspace !== "string" || headMeta.workspace === "") {
+    throw cannot(sessionId, "data", `its session_meta in ${latest.path} records no workspace`);
+  }
+  try {
+    await resolveWorkspace(headMeta.workspace);
+  } catch (err) {
+    if (err instanceof PenguinError) {
+      throw new PenguinError(
+        err.kind,
+        `${err.message} (recorded by session ${sessionId}; a workspace is never recreated)`,
+      );
+    }
+    throw err;
+  }
+
+  const problems: TraceProblem[] = [];
+  const replay = createReplay();
+  for await (const rec of readTrace(latest.path, { onProblem: (p) => problems.push(p) })) {
+    replay.push(rec.message);
+  }
+  const result = replay.finish();
+  if (result.meta === null) {
+    const first = problems.find((p) => p.line === 1);
+    throw cannot(
+      sessionId,
+      "data",
+      `the session_meta in ${latest.path} is not valid${first ? ` (${first.reason})` : ""}`,
+    );
+  }
+  return {
+    sessionId,
+    meta: result.meta.payload,
+    file: {
+      path: latest.path,
+      tracesDir: located.tracesDir,
+      dateDir: latest.dateDir,
+      index: latest.index,
+    },
+    replay: result,
+    problems,
+    notice: skippedLinesNotice(latest.path, problems),
+  };
+}
+
+/** Anything with a trace writer's `append` (see `openTraceWriter`). */
+export interface RecordAppender {
+  /** Append one record; resolves true when it was written. */
+  append(msg: OmniMessage): Promise<boolean>;
+}
+
+/**
+ * Close a compaction the previous process left open (reference §4.7 step
+ * 8): append `compaction_end{reason, mode, status: "failed"}`. Best-effort:
+ * resolves false (and reports to `onError`) instead of throwing.
+ */
+export async function closeDanglingCompaction(
+  writer: RecordAppender,
+  dangling: DanglingCompaction,
+  onError?: (message: string) => void,
+): Promise<boolean> {
+  const msg: EventMsgEnvelope = {
+    timestamp: new Date().toISOString(),
+    type: "event_msg",
+    payload: {
+      type: "compaction_end",
+      reason: dangling.reason,
+      mode: dangling.mode,
+      status: "failed",
+    },
+  };
+  try {
+    return await writer.append(msg);
+  } catch (err) {
+    onError?.(`[trace] write failed: ${errorMessage(err)}`);
+    return false;
+  }
+}

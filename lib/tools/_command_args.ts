@@ -1,0 +1,68 @@
+/**
+ * Argument pieces shared by the command tools: the yield window clamp, the
+ * lenient number and boolean parameters, the `description` parameter and
+ * the session's sandbox policy.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { createPolicy, type SandboxPolicy } from "../sandbox/mod.ts";
+import type { ToolContext } from "./tool.ts";
+
+/** The shortest yield window (ms). */
+export const MIN_YIELD_MS = 250;
+
+/**
+ * The yield window of a call: `max(requested ?? fallback, 250)`, capped at
+ * `timeoutMs − 1000` so the call returns before its own timeout (no cap
+ * when the timeout is disabled).
+ */
+export function clampYield(
+  requested: number | undefined,
+  fallback: number,
+  timeoutMs: number,
+): number {
+  const wanted = Math.max(requested ?? fallback, MIN_YIELD_MS);
+  return timeoutMs > 0 ? Math.max(0, Math.min(wanted, timeoutMs - 1000)) : wanted;
+}
+
+/** A millisecond count: a number or numeric string, floored; absent → undefined. */
+export const millisArg: z.ZodType<number | undefined> = z.unknown().optional().transform(
+  (v, ctx): number | undefined => {
+    if (v === undefined || v === null || v === "") return undefined;
+    const n = typeof v === "number" ? v : typeof v === "string" ? Number(v.trim()) : Number.NaN;
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: "custom", message: "expected a number of milliseconds" });
+      return z.NEVER;
+    }
+    return Math.floor(n);
+  },
+);
+
+/** A boolean, also accepting the strings `true`/`false`; absent → false. */
+export const flagArg: z.ZodType<boolean> = z.unknown().optional().transform(
+  (v, ctx): boolean => {
+    if (v === undefined || v === null) return false;
+    if (typeof v === "boolean") return v;
+    if (v === "true" || v === "false") return v === "true";
+    ctx.addIssue({ code: "custom", message: "expected true or false" });
+    return z.NEVER;
+  },
+);
+
+/** The `description` parameter every command tool declares (§6.3 call_description). */
+export const DESCRIPTION_PARAMETER: Record<string, unknown> = {
+  type: "string",
+  description:
+    "One short sentence, in the user's language, saying what this call does and why; shown to the user while it runs. Give it first.",
+};
+
+/** The sandbox policy for this call: the session's (or the strict default) with the vault layered on. */
+export function commandPolicy(ctx: ToolContext): SandboxPolicy {
+  const base = ctx.sandbox ?? createPolicy({
+    workspace: ctx.workspace,
+    ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+  });
+  if (!ctx.vault || Object.keys(ctx.vault).length === 0) return base;
+  return { ...base, env: { ...base.env, vault: { ...base.env.vault, ...ctx.vault } } };
+}

@@ -1,0 +1,189 @@
+/**
+ * Loading an image the model named (§6.7): a file inside the workspace
+ * (confined like the file tools) or an http(s) URL, at most 5 MiB, and
+ * accepted only when its bytes are PNG, JPEG, GIF or WebP — whatever the
+ * name or the server's Content-Type claims.
+ *
+ * @module
+ */
+import { errorMessage } from "../protocol/errors.ts";
+import { isNotFound } from "./_files.ts";
+import type { ToolContext } from "./tool.ts";
+import { resolveWorkspacePath } from "./workspace_path.ts";
+
+/** Largest image accepted, in bytes. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** The image types models accept. */
+export type ImageMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** A loaded image. */
+export interface LoadedImage {
+  /** Type found by sniffing the bytes. */
+  mime: ImageMime;
+  /** The image file. */
+  bytes: Uint8Array;
+}
+
+/** A loaded image, or the explanation to return as a failed output. */
+export type ImageLoad = { ok: true; image: LoadedImage } | { ok: false; message: string };
+
+const ascii = (bytes: Uint8Array, from: number, text: string) =>
+  bytes.length >= from + text.length &&
+  [...text].every((c, i) => bytes[from + i] === c.charCodeAt(0));
+
+/** The image type of `bytes` by their magic number, or undefined. */
+export function sniffImage(bytes: Uint8Array): ImageMime | undefined {
+  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (bytes.length >= 8 && png.every((b, i) => bytes[i] === b)) return "image/png";
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) {
+    return "image/jpeg";
+  }
+  if (ascii(bytes, 0, "GIF87a") || ascii(bytes, 0, "GIF89a")) return "image/gif";
+  if (ascii(bytes, 0, "RIFF") && ascii(bytes, 8, "WEBP")) return "image/webp";
+  return undefined;
+}
+
+/** `812 B`, `12.3 KB`, `4.20 MB` (binary units). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(2)} MB`;
+}
+
+/** `data:<mime>;base64,<…>`. */
+export function imageDataUrl(image: LoadedImage): string {
+  return `data:${image.mime};base64,${image.bytes.toBase64()}`;
+}
+
+const LIMIT_TEXT = `${MAX_IMAGE_BYTES / (1024 * 1024)} MB`;
+
+function accept(source: string, bytes: Uint8Array, claimed?: string): ImageLoad {
+  if (bytes.length === 0) {
+    return { ok: false, message: `Cannot read image "${source}": it is empty (0 bytes).` };
+  }
+  const mime = sniffImage(bytes);
+  if (!mime) {
+    const seen = claimed ? ` (the server called it ${claimed})` : "";
+    return {
+      ok: false,
+      message:
+        `Cannot read image "${source}": its content is not a PNG, JPEG, GIF or WebP image${seen}.`,
+    };
+  }
+  return { ok: true, image: { mime, bytes } };
+}
+
+async function fromUrl(source: string, url: URL, signal: AbortSignal): Promise<ImageLoad> {
+  const tooLarge = (size: string) => ({
+    ok: false as const,
+    message: `Cannot read image "${source}": it is ${size}, over the ${LIMIT_TEXT} limit.`,
+  });
+  let res: Response;
+  try {
+    res = await fetch(url, { signal, redirect: "follow" });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    return { ok: false, message: `Cannot fetch image "${source}": ${errorMessage(err)}.` };
+  }
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => {});
+    return {
+      ok: false,
+      message: `Cannot fetch image "${source}": the server answered HTTP ${res.status}${
+        res.statusText ? ` ${res.statusText}` : ""
+      }.`,
+    };
+  }
+  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > MAX_IMAGE_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    return tooLarge(formatBytes(declared));
+  }
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > MAX_IMAGE_BYTES) {
+        await reader.cancel().catch(() => {});
+        return tooLarge(`more than ${LIMIT_TEXT}`);
+      }
+      parts.push(value);
+    }
+  }
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return accept(source, bytes, res.headers.get("content-type") ?? undefined);
+}
+
+async function fromPath(source: string, ctx: ToolContext): Promise<ImageLoad> {
+  const at = await resolveWorkspacePath(source, ctx, "read");
+  if (!at.ok) return { ok: false, message: at.message };
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(at.real);
+  } catch (err) {
+    if (isNotFound(err)) {
+      return {
+        ok: false,
+        message:
+          `Image not found: "${source}". Relative paths resolve against the workspace (${ctx.workspace}).`,
+      };
+    }
+    return { ok: false, message: `Cannot read image "${source}": ${errorMessage(err)}.` };
+  }
+  if (!info.isFile) {
+    return { ok: false, message: `Cannot read image "${source}": it is not a regular file.` };
+  }
+  if (info.size > MAX_IMAGE_BYTES) {
+    return {
+      ok: false,
+      message: `Cannot read image "${source}": it is ${
+        formatBytes(info.size)
+      }, over the ${LIMIT_TEXT} limit.`,
+    };
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(at.real, { signal: ctx.signal });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return { ok: false, message: `Cannot read image "${source}": ${errorMessage(err)}.` };
+  }
+  if (bytes.length > MAX_IMAGE_BYTES) {
+    return {
+      ok: false,
+      message: `Cannot read image "${source}": it grew past the ${LIMIT_TEXT} limit while read.`,
+    };
+  }
+  return accept(source, bytes);
+}
+
+/** Load the image `source` names: an http(s) URL, or a path inside the workspace or scratchpad. */
+export function loadImage(source: string, ctx: ToolContext): Promise<ImageLoad> {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
+    let url: URL;
+    try {
+      url = new URL(source);
+    } catch {
+      return Promise.resolve({ ok: false, message: `"${source}" is not a valid URL.` });
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      return Promise.resolve({
+        ok: false,
+        message:
+          `Cannot read image "${source}": only http(s) URLs and workspace paths are supported.`,
+      });
+    }
+    return fromUrl(source, url, ctx.signal);
+  }
+  return fromPath(source, ctx);
+}

@@ -1,0 +1,197 @@
+/**
+ * One command started by exec_command: the sandboxed process, its unread
+ * output and its end. A session exists from spawn on; the process registry
+ * makes it addressable by its `proc-<8hex>` id once it outlives its call.
+ *
+ * Output is pumped into a bounded buffer as it arrives (so the child never
+ * blocks on a full pipe), and {@linkcode CommandSession.follow} streams it
+ * out as tool deltas for a window. The end of a command is the exit of its
+ * foreground process, not the end of the pipe: a straggler holding the pipe
+ * open gets a drain of at most 50 ms.
+ *
+ * @module
+ */
+import { type ExitStatus, type SandboxPolicy, spawnSandboxed } from "../sandbox/mod.ts";
+import { createOutputBuffer, DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
+import { taskLabel } from "./background_notice.ts";
+import type { ToolEvent } from "./tool.ts";
+
+/** After the foreground process exits, wait at most this long for the rest of its output. */
+export const POST_EXIT_DRAIN_MS = 50;
+
+/** Grace between SIGTERM and SIGKILL when a command is killed (§6.5). */
+export const KILL_GRACE_MS = 1000;
+
+/** How a {@linkcode CommandSession.follow} window ended. */
+export type FollowEnd = "exited" | "window" | "aborted";
+
+/** A started command. */
+export interface CommandSession {
+  /** `proc-<8hex>`. */
+  readonly id: string;
+  /** The command line as given. */
+  readonly cmd: string;
+  /** First line of the command, at most 120 chars. */
+  readonly label: string;
+  /** Host PID of the sandbox supervisor. */
+  readonly pid: number;
+  /** When it started (ms since the epoch). */
+  readonly startedAt: number;
+  /** Last time a tool touched it (drives LRU eviction and the idle TTL). */
+  lastUsed: number;
+  /** Whether a background completion notice is armed. */
+  notify: boolean;
+  /** The exit status once the command has ended and its output drained; undefined while running. */
+  readonly exit: ExitStatus | undefined;
+  /** Unread characters held. */
+  readonly unread: number;
+  /** Resolves when the command has exited and the post-exit drain is over. */
+  readonly done: Promise<ExitStatus>;
+  /** Unread output (with the drop marker when older text was dropped); empties the buffer. */
+  take(): string;
+  /** Stream new output as deltas until the command ends, `windowMs` passes or `signal` aborts. */
+  follow(windowMs: number, signal?: AbortSignal): AsyncGenerator<ToolEvent, FollowEnd, undefined>;
+  /** Write to stdin (false when stdin is closed; errors are swallowed). */
+  write(chars: string): Promise<boolean>;
+  /** SIGINT to the command's process group (Ctrl-C). */
+  interrupt(): void;
+  /** SIGTERM to the group, SIGKILL after `graceMs` (default 1000); resolves after exit and drain. */
+  kill(graceMs?: number): Promise<ExitStatus>;
+}
+
+/** Inputs of {@linkcode startCommand}. */
+export interface StartCommandOptions {
+  /** The session id to use (see {@linkcode newProcessId}). */
+  id: string;
+  /** Shell command line (`bash -lc`). */
+  cmd: string;
+  /** Working directory (must exist; visible in the sandbox). */
+  cwd: string;
+  /** The confinement. */
+  policy: SandboxPolicy;
+  /** Unread-output limit in chars (default 1 MiB). */
+  bufferLimit?: number;
+}
+
+/** A fresh `proc-<8hex>` id; `taken` rejects ids already in use. */
+export function newProcessId(taken: (id: string) => boolean = () => false): string {
+  for (;;) {
+    const bytes = crypto.getRandomValues(new Uint8Array(4));
+    const id = `proc-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+    if (!taken(id)) return id;
+  }
+}
+
+/** `exit code N` or `terminated by signal SIG`. */
+export function describeExit(status: ExitStatus): string {
+  return status.signal ? `terminated by signal ${status.signal}` : `exit code ${status.code}`;
+}
+
+/** The note and status of a finished command: nothing on exit 0, else `[exit code: N]` / `[terminated by signal SIG]`. */
+export function exitVerdict(
+  status: ExitStatus,
+): { status: "completed" | "failed"; note?: string } {
+  if (status.signal) return { status: "failed", note: `[terminated by signal ${status.signal}]` };
+  if (status.code !== 0) return { status: "failed", note: `[exit code: ${status.code}]` };
+  return { status: "completed" };
+}
+
+function sleep(ms: number): { promise: Promise<void>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms));
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * Spawn `cmd` under the sandbox and start collecting its output. Throws the
+ * sandbox's runtime error (with its fix-it message) when it cannot start;
+ * nothing runs then.
+ */
+export async function startCommand(opts: StartCommandOptions): Promise<CommandSession> {
+  const buffer = createOutputBuffer(opts.bufferLimit ?? DEFAULT_BUFFER_LIMIT);
+  let wake: (() => void)[] = [];
+  const notify = () => {
+    const waiting = wake;
+    wake = [];
+    for (const w of waiting) w();
+  };
+  const child = await spawnSandboxed({
+    shell: opts.cmd,
+    cwd: opts.cwd,
+    policy: opts.policy,
+    onOutput: (chunk) => {
+      buffer.append(chunk);
+      notify();
+    },
+    killGraceMs: KILL_GRACE_MS,
+  });
+
+  let exit: ExitStatus | undefined;
+  const done = child.status.then(async (status) => {
+    const drain = sleep(POST_EXIT_DRAIN_MS);
+    await Promise.race([child.outputClosed, drain.promise]);
+    drain.cancel();
+    exit = status;
+    notify();
+    return status;
+  });
+
+  const changed = () => new Promise<void>((resolve) => wake.push(resolve));
+
+  async function* follow(
+    windowMs: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<ToolEvent, FollowEnd, undefined> {
+    const deadline = Date.now() + Math.max(0, windowMs);
+    let aborted: (() => void) | undefined;
+    const onAbort = () => aborted?.();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      for (;;) {
+        const finished = exit !== undefined;
+        const text = buffer.take();
+        if (text) yield { type: "delta", text };
+        if (finished) return "exited";
+        if (signal?.aborted) return "aborted";
+        const left = deadline - Date.now();
+        if (left <= 0) return "window";
+        if (text) continue; // suspended at the yield: look again before waiting
+        const timer = sleep(left);
+        const abort = new Promise<void>((resolve) => (aborted = resolve));
+        await Promise.race([changed(), timer.promise, abort]);
+        timer.cancel();
+        aborted = undefined;
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  const session: CommandSession = {
+    id: opts.id,
+    cmd: opts.cmd,
+    label: taskLabel(opts.cmd),
+    pid: child.pid,
+    startedAt: Date.now(),
+    lastUsed: Date.now(),
+    notify: false,
+    get exit() {
+      return exit;
+    },
+    get unread() {
+      return buffer.size;
+    },
+    done,
+    take: () => buffer.take(),
+    follow,
+    write: (chars) => exit ? Promise.resolve(false) : child.write(chars),
+    interrupt: () => child.signal("SIGINT"),
+    kill: async (graceMs = KILL_GRACE_MS) => {
+      if (exit === undefined) await child.kill(graceMs);
+      return await done;
+    },
+  };
+  return session;
+}

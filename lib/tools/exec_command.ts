@@ -1,0 +1,214 @@
+/**
+ * exec_command (§6.5): run `bash -lc <cmd>` under the sandbox, stream its
+ * merged output for a yield window, and hand a command that outlives the
+ * window to the session's process registry as `proc-<8hex>`.
+ *
+ * Verdicts: exit 0 → completed; non-zero → `[exit code: N]` (failed);
+ * signal → `[terminated by signal SIG]` (failed); the sandbox cannot start
+ * → `[spawn error: <why and how to fix>]` (failed, nothing ran); still
+ * running at the window end → registered, `[process running with
+ * process_id <id>; …]` (completed). `run_in_background` registers at once
+ * and arms a completion notice. An abort during the window kills the
+ * command; a command that is not registered never outlives the call.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { errorMessage } from "../protocol/errors.ts";
+import { parseArgs } from "./_args.ts";
+import {
+  clampYield,
+  commandPolicy,
+  DESCRIPTION_PARAMETER,
+  flagArg,
+  millisArg,
+} from "./_command_args.ts";
+import { type CommandSession, exitVerdict, newProcessId, startCommand } from "./command_session.ts";
+import {
+  BUILTIN_TOOL_LIMITS,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEvent,
+} from "./tool.ts";
+import { resolveWorkspacePath } from "./workspace_path.ts";
+
+/** Default yield window of exec_command (ms). */
+export const EXEC_DEFAULT_YIELD_MS = 60_000;
+
+/** The default exec_command definition. */
+export const EXEC_COMMAND_DEFINITION: ToolDefinition = {
+  name: "exec_command",
+  description:
+    "Run a shell command (`bash -lc`) in the workspace, inside penguin's sandbox: builds, tests, " +
+    "searches, installs — whatever the file tools do not cover. stdout and stderr come back merged. " +
+    "A command still running after yield_time_ms keeps running under a process_id: poll it or " +
+    "send it input with input_command, stop it with kill_command. Start servers and watchers " +
+    "that way, not with a trailing `&`: background jobs of a finished command are killed with it.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      cmd: { type: "string", description: "The command line to run with `bash -lc`." },
+      workdir: {
+        type: "string",
+        description:
+          "Directory to run in: relative to the workspace, or an absolute path inside it. Default: the workspace.",
+      },
+      yield_time_ms: {
+        type: "number",
+        description:
+          `How long to wait for the command before returning, in ms (default ${EXEC_DEFAULT_YIELD_MS}; ` +
+          "at least 250; capped 1 s below the tool timeout). If it is still running then, you get " +
+          "the output so far and a process_id, and it keeps running.",
+      },
+      run_in_background: {
+        type: "boolean",
+        description:
+          "Return a process_id at once instead of waiting. When the command exits, its result " +
+          "arrives as an automatic message, so there is no need to poll. Default false.",
+      },
+    },
+    required: ["description", "cmd"],
+  },
+  ...BUILTIN_TOOL_LIMITS.exec_command!,
+};
+
+const schema = z.object({
+  description: z.string().optional(),
+  cmd: z.string().min(1),
+  workdir: z.string().optional(),
+  yield_time_ms: millisArg,
+  run_in_background: flagArg,
+});
+
+/** The note of a command registered after its window. */
+export function runningNote(id: string): string {
+  return `[process running with process_id ${id}; use input_command to send input or poll for output]`;
+}
+
+/** The note of a command started with `run_in_background`. */
+export function backgroundNote(id: string): string {
+  return `[process running in the background with process_id ${id}; its result will arrive as a message when it exits, so there is no need to poll — input_command sends input or peeks, kill_command stops it]`;
+}
+
+async function workingDirectory(
+  workdir: string | undefined,
+  ctx: ToolContext,
+): Promise<{ ok: true; cwd: string } | { ok: false; message: string }> {
+  if (workdir === undefined || workdir === "") return { ok: true, cwd: ctx.workspace };
+  const refuse = (why: string) => ({
+    ok: false as const,
+    message: `exec_command was not run: cannot use workdir "${workdir}": ${why}`,
+  });
+  const at = await resolveWorkspacePath(workdir, ctx, "read");
+  if (!at.ok) return refuse(at.message);
+  try {
+    const info = await Deno.stat(at.real);
+    if (!info.isDirectory) return refuse("it is not a directory.");
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return refuse("it does not exist.");
+    }
+    return refuse(`${errorMessage(err)}.`);
+  }
+  return { ok: true, cwd: at.real };
+}
+
+async function* runExec(
+  definition: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (
+    text: string,
+  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
+  const args = parseArgs(definition, schema, rawArgs);
+  if (!args.ok) return yield* fail(args.message);
+  const { cmd, run_in_background: background } = args.value;
+  const registry = ctx.processes;
+  if (background && !registry) {
+    return yield* fail(
+      "exec_command was not run: run_in_background needs a session that keeps background processes, and this one does not. Run the command in the foreground.",
+    );
+  }
+  const dir = await workingDirectory(args.value.workdir, ctx);
+  if (!dir.ok) return yield* fail(dir.message);
+  if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
+
+  let session: CommandSession;
+  try {
+    session = await startCommand({
+      id: registry ? registry.newId() : newProcessId(),
+      cmd,
+      cwd: dir.cwd,
+      policy: commandPolicy(ctx),
+      ...(registry ? { bufferLimit: registry.bufferLimit } : {}),
+    });
+  } catch (err) {
+    return yield { type: "result", status: "failed", note: `[spawn error: ${errorMessage(err)}]` };
+  }
+
+  if (background && registry) {
+    if (!await registry.register(session, { notify: true })) {
+      return yield {
+        type: "result",
+        status: "failed",
+        note: "[process killed: the session is closing]",
+      };
+    }
+    return yield { type: "result", status: "completed", note: backgroundNote(session.id) };
+  }
+
+  const windowMs = clampYield(
+    args.value.yield_time_ms,
+    EXEC_DEFAULT_YIELD_MS,
+    definition.timeoutMs,
+  );
+  const release = registry?.track(session);
+  let registered = false;
+  try {
+    const end = yield* session.follow(windowMs, ctx.signal);
+    if (end === "exited") {
+      const verdict = exitVerdict(session.exit!);
+      return yield { type: "result", ...verdict };
+    }
+    if (end === "aborted") {
+      await session.kill();
+      const rest = session.take();
+      if (rest) yield { type: "delta", text: rest };
+      return yield { type: "result", status: "aborted" };
+    }
+    if (!registry) {
+      await session.kill();
+      const rest = session.take();
+      if (rest) yield { type: "delta", text: rest };
+      return yield {
+        type: "result",
+        status: "failed",
+        note:
+          `[process killed at the end of its ${windowMs} ms window: this session keeps no background processes]`,
+      };
+    }
+    registered = await registry.register(session);
+    if (!registered) {
+      return yield {
+        type: "result",
+        status: "failed",
+        note: "[process killed: the session is closing]",
+      };
+    }
+    yield { type: "result", status: "completed", note: runningNote(session.id) };
+  } finally {
+    release?.();
+    // An unregistered command never outlives its call (abandoned, aborted, or finished with stragglers).
+    if (!registered) void session.kill();
+  }
+}
+
+/** Build exec_command from a (possibly config-overridden) definition. */
+export function createExecCommandTool(
+  definition: ToolDefinition = EXEC_COMMAND_DEFINITION,
+): Tool {
+  return { definition, run: (args, ctx) => runExec(definition, args, ctx) };
+}

@@ -1,0 +1,140 @@
+/**
+ * input_command (§6.5): drive a command session that outlived its
+ * exec_command call — write to its stdin, send Ctrl-C (a lone `\u0003` is
+ * SIGINT to its process group), or just poll — and return the output that
+ * arrives during the yield window.
+ *
+ * Still running at the window end → `[process still running with
+ * process_id <id>]`; exited → the session is removed and the exit verdict
+ * of exec_command applies. An abort only ends the poll.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { parseArgs } from "./_args.ts";
+import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
+import { exitVerdict } from "./command_session.ts";
+import type { ProcessRegistry } from "./processes.ts";
+import {
+  BUILTIN_TOOL_LIMITS,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEvent,
+} from "./tool.ts";
+
+/** Ctrl-C: sent alone, it becomes SIGINT to the process group. */
+export const CTRL_C = "\u0003";
+
+/** Default window after writing characters (ms). */
+export const INPUT_WRITE_YIELD_MS = 250;
+
+/** Default window of an empty poll (ms). */
+export const INPUT_POLL_YIELD_MS = 120_000;
+
+/** The default input_command definition. */
+export const INPUT_COMMAND_DEFINITION: ToolDefinition = {
+  name: "input_command",
+  description:
+    "Talk to a command that exec_command left running (identified by its process_id): write " +
+    "characters to its stdin, interrupt it with Ctrl-C, or poll for new output and its exit.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      process_id: {
+        type: "string",
+        description: "The process_id exec_command returned (proc-…).",
+      },
+      chars: {
+        type: "string",
+        description:
+          'Characters for stdin (include "\\n" to end a line). "\\u0003" alone sends Ctrl-C (SIGINT to ' +
+          "the process group) and cannot be combined with other characters. Empty or absent: write " +
+          "nothing, just poll.",
+      },
+      yield_time_ms: {
+        type: "number",
+        description:
+          `How long to collect output before returning, in ms: default ${INPUT_WRITE_YIELD_MS} after ` +
+          `writing, ${INPUT_POLL_YIELD_MS} for an empty poll (it returns early when the command exits; ` +
+          "pass less to peek at a long-lived process). At least 250; capped 1 s below the tool timeout.",
+      },
+    },
+    required: ["description", "process_id"],
+  },
+  ...BUILTIN_TOOL_LIMITS.input_command!,
+};
+
+const schema = z.object({
+  description: z.string().optional(),
+  process_id: z.string().min(1),
+  chars: z.string().optional(),
+  yield_time_ms: millisArg,
+});
+
+/** The note of a session still running after a poll. */
+export function stillRunningNote(id: string): string {
+  return `[process still running with process_id ${id}]`;
+}
+
+/** The failure text for an id the registry does not hold. */
+export function unknownProcessMessage(
+  tool: string,
+  id: string,
+  registry: ProcessRegistry | undefined,
+): string {
+  const live = registry?.ids() ?? [];
+  const known = live.length === 0
+    ? "There are no command sessions in this session."
+    : `Live process ids: ${live.join(", ")}.`;
+  return `${tool} was not run: no command session has process_id "${id}" (it may have exited and been collected, or been killed). ${known}`;
+}
+
+async function* runInput(
+  definition: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (
+    text: string,
+  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
+  const args = parseArgs(definition, schema, rawArgs);
+  if (!args.ok) return yield* fail(args.message);
+  const id = args.value.process_id.trim();
+  const chars = args.value.chars ?? "";
+  const registry = ctx.processes;
+  const session = registry?.get(id);
+  if (!registry || !session) {
+    return yield* fail(unknownProcessMessage(definition.name, id, registry));
+  }
+  if (chars.includes(CTRL_C) && chars !== CTRL_C) {
+    return yield* fail(
+      'input_command was not run: "\\u0003" (Ctrl-C) must be sent alone, as the whole of chars. Send it in one call and the other characters in another.',
+    );
+  }
+
+  if (session.exit === undefined) {
+    if (chars === CTRL_C) session.interrupt();
+    else if (chars !== "") await session.write(chars);
+  }
+  const windowMs = clampYield(
+    args.value.yield_time_ms,
+    chars === "" ? INPUT_POLL_YIELD_MS : INPUT_WRITE_YIELD_MS,
+    definition.timeoutMs,
+  );
+  const end = yield* session.follow(windowMs, ctx.signal);
+  if (end === "aborted") return yield { type: "result", status: "aborted" };
+  if (end === "window") {
+    return yield { type: "result", status: "completed", note: stillRunningNote(id) };
+  }
+  registry.remove(id);
+  yield { type: "result", ...exitVerdict(session.exit!) };
+}
+
+/** Build input_command from a (possibly config-overridden) definition. */
+export function createInputCommandTool(
+  definition: ToolDefinition = INPUT_COMMAND_DEFINITION,
+): Tool {
+  return { definition, run: (args, ctx) => runInput(definition, args, ctx) };
+}

@@ -1,0 +1,94 @@
+/**
+ * kill_command (§6.5): end a command session — disarm its completion
+ * notice, SIGTERM its process group, SIGKILL everything after 1000 ms —
+ * return the output not yet delivered and remove it from the registry.
+ *
+ * Notes: `[process <id> killed (<how>)]`, or for a session that had
+ * already ended `[process <id> had already exited (<status>); session
+ * removed]`. The kill is not abortable once started.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { ExitStatus } from "../sandbox/mod.ts";
+import { parseArgs } from "./_args.ts";
+import { DESCRIPTION_PARAMETER } from "./_command_args.ts";
+import { describeExit, KILL_GRACE_MS } from "./command_session.ts";
+import { unknownProcessMessage } from "./input_command.ts";
+import {
+  BUILTIN_TOOL_LIMITS,
+  type Tool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolEvent,
+} from "./tool.ts";
+
+/** The default kill_command definition. */
+export const KILL_COMMAND_DEFINITION: ToolDefinition = {
+  name: "kill_command",
+  description:
+    "Stop a command that exec_command left running (identified by its process_id): its whole " +
+    "process group gets SIGTERM, then SIGKILL after a second. Returns the output you have not " +
+    "seen yet. Also clears away a session that has already exited.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      process_id: {
+        type: "string",
+        description: "The process_id exec_command returned (proc-…).",
+      },
+    },
+    required: ["description", "process_id"],
+  },
+  ...BUILTIN_TOOL_LIMITS.kill_command!,
+};
+
+const schema = z.object({
+  description: z.string().optional(),
+  process_id: z.string().min(1),
+});
+
+/** How a kill ended, for the `[process <id> killed (…)]` note. */
+export function describeKill(status: ExitStatus, graceMs: number = KILL_GRACE_MS): string {
+  if (status.signal === "SIGTERM") return "SIGTERM";
+  if (status.signal === "SIGKILL") return `SIGKILL after SIGTERM was ignored for ${graceMs} ms`;
+  if (status.signal) return `terminated by signal ${status.signal} after SIGTERM`;
+  return `exited with code ${status.code} after SIGTERM`;
+}
+
+async function* runKill(
+  definition: ToolDefinition,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (
+    text: string,
+  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
+  const args = parseArgs(definition, schema, rawArgs);
+  if (!args.ok) return yield* fail(args.message);
+  const id = args.value.process_id.trim();
+  const registry = ctx.processes;
+  const session = registry?.get(id);
+  if (!registry || !session) {
+    return yield* fail(unknownProcessMessage(definition.name, id, registry));
+  }
+
+  session.notify = false;
+  const already = session.exit;
+  const status = already ?? await session.kill(KILL_GRACE_MS);
+  registry.remove(id);
+  const rest = session.take();
+  if (rest) yield { type: "delta", text: rest };
+  const note = already
+    ? `[process ${id} had already exited (${describeExit(already)}); session removed]`
+    : `[process ${id} killed (${describeKill(status)})]`;
+  yield { type: "result", status: "completed", note };
+}
+
+/** Build kill_command from a (possibly config-overridden) definition. */
+export function createKillCommandTool(
+  definition: ToolDefinition = KILL_COMMAND_DEFINITION,
+): Tool {
+  return { definition, run: (args, ctx) => runKill(definition, args, ctx) };
+}

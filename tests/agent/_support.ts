@@ -1,0 +1,216 @@
+/**
+ * Helpers of the agent tests: a temporary data root whose default model is
+ * the scripted model server, reading a session's trace back, and the
+ * record-order checker every test runs on every trace it produces.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { OmniMessage } from "../../lib/protocol/types.ts";
+import { addModel } from "../../lib/state/project_config.ts";
+import { validateTraceFiles } from "../../lib/trace/validate.ts";
+import { readTraceFile } from "../../lib/trace/reader.ts";
+import { listSessionFiles } from "../../lib/trace/paths.ts";
+import type { ModelServer } from "../support/model_server.ts";
+
+/** A temporary data root and workspace. */
+export interface Sandbox {
+  /** Data root. */
+  root: string;
+  /** An empty workspace directory. */
+  workspace: string;
+  /** Remove everything. */
+  cleanup(): Promise<void>;
+}
+
+/** A temp root with `(custom, m)` → `server` (openai-chat) as the default model. */
+export async function makeRoot(server: ModelServer, opts: { contextWindow?: number } = {}): Promise<Sandbox> {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-agent-" });
+  const root = join(dir, "data");
+  const workspace = join(dir, "ws");
+  await Deno.mkdir(workspace, { recursive: true });
+  await addModel(join(root, "default_project", ".project_config.toml"), {
+    provider: "custom",
+    model_id: "m",
+    base_url: server.baseUrl("openai-chat"),
+    client_type: "openai-chat",
+    ...(opts.contextWindow ? { context_window: opts.contextWindow } : {}),
+  }, { setDefault: true });
+  return {
+    root,
+    workspace: await Deno.realPath(workspace),
+    cleanup: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+/** The traces directory of the default agent under `root`. */
+export function tracesDir(root: string, agentId = "default_agent"): string {
+  return join(root, "default_project", "agents", agentId, "traces");
+}
+
+/** Every record of `sessionId`'s trace files, in file then line order. */
+export async function readSession(root: string, sessionId: string): Promise<OmniMessage[]> {
+  const files = await listSessionFiles(tracesDir(root), sessionId);
+  assert.ok(files.length > 0, `a trace file exists for ${sessionId}`);
+  const out: OmniMessage[] = [];
+  for (const f of files) {
+    const contents = await readTraceFile(f.path);
+    out.push(...contents.records.map((r) => r.message));
+  }
+  return out;
+}
+
+/** Assert the trace validates (`penguin trace validate` clean) and follows the record order rules. */
+export async function assertGoodTrace(root: string, sessionId: string): Promise<OmniMessage[]> {
+  const report = await validateTraceFiles([tracesDir(root)]);
+  assert.deepEqual(report.problems, [], "the traces validate");
+  const records = await readSession(root, sessionId);
+  checkRecordOrder(records);
+  return records;
+}
+
+function kind(m: OmniMessage): string {
+  return m.type === "session_meta" ? "session_meta" : String(m.payload.type);
+}
+
+/**
+ * The record-order rules of reference §4.3 and §11 (behaviours 4–7, 10, 11):
+ * one `session_meta` first; no partials or origin-tagged records; user input
+ * outside request spans and before the span that consumes it;
+ * `tool_list_ready` once, after the first input and before the first
+ * request; spans never nest and every span closes; assistant messages only
+ * inside spans (except the max-turns notice); `approval_decision` right after
+ * its `tool_call`; `token_usage` only on completed requests, immediately
+ * followed by `request_end{completed}`; every output answers an earlier call,
+ * at most once; every judged call answered before the next request begins;
+ * `abort` outside spans.
+ */
+export function checkRecordOrder(records: readonly OmniMessage[]): void {
+  assert.ok(records.length > 0, "the trace has records");
+  assert.equal(records[0]!.type, "session_meta", "the first record is session_meta");
+  let inSpan = false;
+  let sawToolList = false;
+  let sawInput = false;
+  let spanHasUsage = false;
+  const calls = new Map<string, string>(); // id -> decision ("" = none yet)
+  const answered = new Set<string>();
+  for (let i = 0; i < records.length; i++) {
+    const m = records[i]!;
+    const k = kind(m);
+    const at = `record ${i + 1} (${k})`;
+    assert.equal(m.origin, undefined, `${at}: no origin in a trace`);
+    if (i > 0) assert.notEqual(m.type, "session_meta", `${at}: one session_meta per file`);
+    assert.ok(!k.startsWith("partial_"), `${at}: no partials in a trace`);
+    const p = m.payload as Record<string, unknown>;
+    switch (k) {
+      case "request_begin":
+        assert.ok(!inSpan, `${at}: request spans do not nest`);
+        assert.ok(sawToolList, `${at}: tool_list_ready precedes the first request`);
+        for (const [id, decision] of calls) {
+          if (decision !== "") assert.ok(answered.has(id), `${at}: call ${id} was answered before the next request`);
+        }
+        inSpan = true;
+        spanHasUsage = false;
+        break;
+      case "request_end": {
+        assert.ok(inSpan, `${at}: request_end closes a span`);
+        inSpan = false;
+        const prev = kind(records[i - 1]!);
+        if (p.status === "completed") {
+          assert.equal(prev, "token_usage", `${at}: token_usage immediately precedes request_end{completed}`);
+          assert.equal(p.error_message, undefined, `${at}: no error_message on success`);
+          assert.equal(p.retry_in_ms, undefined, `${at}: no retry_in_ms on success`);
+        } else {
+          assert.ok(!spanHasUsage, `${at}: no token_usage on a failed request`);
+          assert.equal(typeof p.error_message, "string", `${at}: error_message on failure`);
+          assert.equal(typeof p.attempt, "number", `${at}: attempt on failure`);
+        }
+        break;
+      }
+      case "token_usage":
+        assert.ok(inSpan, `${at}: token_usage inside a span`);
+        assert.equal(kind(records[i + 1]!), "request_end", `${at}: request_end right after token_usage`);
+        spanHasUsage = true;
+        break;
+      case "tool_list_ready":
+        assert.ok(!sawToolList, `${at}: tool_list_ready once`);
+        assert.ok(sawInput, `${at}: tool_list_ready follows the first input`);
+        sawToolList = true;
+        break;
+      case "approval_decision": {
+        const prev = records[i - 1]!.payload as Record<string, unknown>;
+        assert.equal(prev.type, "tool_call", `${at}: right after a tool_call`);
+        assert.equal(prev.tool_call_id, p.tool_call_id, `${at}: right after its own tool_call`);
+        calls.set(String(p.tool_call_id), String(p.decision));
+        break;
+      }
+      case "abort":
+        assert.ok(!inSpan, `${at}: abort outside a request span`);
+        break;
+      case "tool_call":
+        assert.ok(inSpan, `${at}: tool calls inside a span`);
+        assert.equal(typeof p.stop_reason, "string", `${at}: stop_reason set`);
+        if (p.stop_reason === "completed") calls.set(String(p.tool_call_id), "");
+        break;
+      case "tool_call_output": {
+        const id = String(p.tool_call_id);
+        assert.ok(calls.has(id), `${at}: answers an earlier call (${id})`);
+        assert.ok(!answered.has(id), `${at}: one output per call (${id})`);
+        answered.add(id);
+        break;
+      }
+      case "text":
+      case "thinking":
+        assert.equal(typeof p.stop_reason, "string", `${at}: stop_reason set`);
+        if (p.role === "user") {
+          assert.ok(!inSpan, `${at}: user input is written outside request spans`);
+          sawInput = true;
+        } else if (!inSpan) {
+          assert.match(String(p.text), /^\[reached max turns \(\d+\); stopping\]$/, `${at}: assistant output inside spans`);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  assert.ok(!inSpan, "every request span is closed");
+}
+
+/** The records of `kind`. */
+export function ofKind(records: readonly OmniMessage[], k: string): Record<string, unknown>[] {
+  return records.filter((m) => kind(m) === k).map((m) => m.payload as Record<string, unknown>);
+}
+
+/** The sequence of record kinds. */
+export function kinds(records: readonly OmniMessage[]): string[] {
+  return records.map(kind);
+}
+
+/** Every message a run yields. */
+export async function collect(gen: AsyncIterable<OmniMessage>): Promise<OmniMessage[]> {
+  const out: OmniMessage[] = [];
+  for await (const m of gen) out.push(m);
+  return out;
+}
+
+/** The non-partial messages of a stream. */
+export function completesOf(stream: readonly OmniMessage[]): OmniMessage[] {
+  return stream.filter((m) => !String(m.payload.type).startsWith("partial_"));
+}
+
+/** The chat-completions `messages` array of the `i`-th request the server received. */
+export function requestMessages(server: ModelServer, i: number): Record<string, unknown>[] {
+  const req = server.requests[i];
+  assert.ok(req, `request ${i} was made`);
+  return (req.body as { messages: Record<string, unknown>[] }).messages;
+}
+
+/** Resolve once `pred()` holds, polling every 10 ms; fails after `ms` (default 10 s). */
+export async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

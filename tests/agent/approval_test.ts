@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  approverForMode,
+  createAgent,
+  decide,
+  parseApprovalMode,
+  type RunOptions,
+  withCommandPolicy,
+} from "../../lib/agent/mod.ts";
+import { toolCall } from "../../lib/protocol/builders.ts";
+import { effectivePolicy } from "../../lib/tools/command_policy.ts";
+import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { assertGoodTrace, collect, makeRoot, ofKind, waitFor } from "./_support.ts";
+
+const call = (name: string, args: Record<string, unknown>) =>
+  toolCall(name, JSON.stringify(args), `id-${name}`);
+
+Deno.test("approval modes parse case-insensitively and reject anything else", () => {
+  assert.equal(parseApprovalMode("Read-Only"), "read-only");
+  assert.equal(parseApprovalMode("ALLOW-ALL"), "allow-all");
+  assert.throws(() => parseApprovalMode("sometimes"), /--approve must be one of allow-all, deny-all, read-only, always-ask/);
+});
+
+Deno.test("read-only allows r tools, asks about the rest, and denies when nobody can be asked", async () => {
+  const permissionOf = (n: string) => (n === "read_file" ? "r" as const : "rw" as const);
+  const asked: string[] = [];
+  const withAsk = approverForMode("read-only", {
+    permissionOf,
+    ask: (c) => (asked.push(c.name), true),
+  });
+  assert.equal(await withAsk(call("read_file", { file_path: "a" })), "allow");
+  assert.equal(await withAsk(call("write_file", { file_path: "a", content: "" })), "allow");
+  assert.deepEqual(asked, ["write_file"]);
+  const noAsk = approverForMode("read-only", { permissionOf });
+  assert.equal(await noAsk(call("write_file", { file_path: "a", content: "" })), "deny");
+  assert.equal(await approverForMode("always-ask")(call("read_file", {})), "deny");
+  assert.equal(await approverForMode("deny-all")(call("read_file", {})), "deny");
+});
+
+Deno.test("the command policy forbids destructive commands without asking, and exempts a lone Ctrl-C", async () => {
+  let asked = 0;
+  const approve = withCommandPolicy(() => (asked++, "allow"), effectivePolicy());
+  for (
+    const cmd of [
+      "rm -rf /",
+      "sudo /bin/rm -fr x",
+      '"rm" -rf x',
+      "sh -c 'rm -rf /'",
+      "dd if=/dev/zero of=/dev/sda",
+      ":(){ :|:& };:",
+    ]
+  ) {
+    assert.equal(await approve(call("exec_command", { cmd })), "forbidden", cmd);
+  }
+  assert.equal(asked, 0);
+  assert.equal(await approve(call("input_command", { process_id: "p", chars: "\u0003" })), "allow");
+  assert.equal(await approve(call("exec_command", { cmd: "ls -la" })), "allow");
+  const off = withCommandPolicy(() => "allow", effectivePolicy({ enabled: false }));
+  assert.equal(await off(call("exec_command", { cmd: "rm -rf /" })), "allow");
+});
+
+Deno.test("a throwing or nonsensical approve callback counts as deny", async () => {
+  const notes: string[] = [];
+  const c = call("read_file", {});
+  assert.equal(await decide(() => { throw new Error("boom"); }, c, (l) => notes.push(l)), "deny");
+  assert.equal(await decide(() => Promise.reject(new Error("late boom")), c, (l) => notes.push(l)), "deny");
+  assert.equal(await decide((() => "maybe") as never, c, (l) => notes.push(l)), "deny");
+  assert.equal(notes.length, 3);
+  assert.match(notes[0]!, /approve callback threw: boom; denying/);
+});
+
+async function runWith(
+  turns: ScriptedTurn[],
+  opts: RunOptions,
+  check: (ctx: { ws: string; stream: Awaited<ReturnType<typeof collect>>; records: Record<string, unknown>[][] }) => void | Promise<void>,
+): Promise<void> {
+  const server = await startModelServer({ turns });
+  const sb = await makeRoot(server);
+  try {
+    const agent = await createAgent({ root: sb.root });
+    const session = await agent.createSession({ workspaceDir: sb.workspace, warn: () => {} });
+    (opts as { onWorkspace?: (ws: string) => void }).onWorkspace?.(sb.workspace);
+    const stream = await collect(session.run("Do it.", opts));
+    await session.dispose();
+    const records = await assertGoodTrace(sb.root, session.sessionId);
+    await check({
+      ws: sb.workspace,
+      stream,
+      records: [ofKind(records, "approval_decision"), ofKind(records, "tool_call_output")],
+    });
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+}
+
+const writeTurns = () => [
+  turn.of(
+    item.toolCall("write_file", { file_path: "w.txt", content: "x" }, { id: "w" }),
+    item.toolCall("read_file", { file_path: "r.txt" }, { id: "r" }),
+  ),
+  turn.text("ok"),
+];
+
+Deno.test("without an approve callback every call is denied with an aborted 'denied by user' output", async () => {
+  await runWith(writeTurns(), {}, ({ ws, records: [decisions, outputs] }) => {
+    assert.deepEqual(decisions!.map((d) => d.decision), ["deny", "deny"]);
+    for (const o of outputs!) {
+      assert.equal(o.output, "Tool call denied by user.");
+      assert.equal(o.stop_reason, "aborted");
+    }
+    assert.throws(() => Deno.statSync(join(ws, "w.txt")), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("a throwing callback denies; read-only allows read_file and denies write_file when nobody answers", async () => {
+  await runWith(writeTurns(), { approve: () => { throw new Error("nope"); } }, ({ records: [d] }) => {
+    assert.deepEqual(d!.map((x) => x.decision), ["deny", "deny"]);
+  });
+  await runWith(writeTurns(), { approve: "read-only" }, ({ ws, records: [d, outputs] }) => {
+    assert.deepEqual(d!.map((x) => [x.tool_call_id, x.decision]), [["w", "deny"], ["r", "allow"]]);
+    assert.match(String(outputs!.find((o) => o.tool_call_id === "r")!.output), /File not found/);
+    assert.throws(() => Deno.statSync(join(ws, "w.txt")), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("rm -rf / under allow-all is forbidden by policy and never runs", async () => {
+  await runWith([
+    turn.toolCall("exec_command", { cmd: "rm -rf / ; touch ran.txt", description: "wipe" }),
+    turn.text("ok"),
+  ], { approve: "allow-all" }, ({ ws, stream, records: [d, outputs] }) => {
+    assert.deepEqual(d!.map((x) => x.decision), ["forbidden"]);
+    assert.equal(outputs![0]!.output, "Tool call denied by policy.");
+    assert.equal(outputs![0]!.stop_reason, "aborted");
+    assert.ok(!stream.some((m) => m.payload.type === "partial_tool_call_output"), "nothing executed");
+    assert.throws(() => Deno.statSync(join(ws, "ran.txt")), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("an approval decision is recorded right after its call even when another tool finishes meanwhile", async () => {
+  const seen: string[] = [];
+  let workspace = "";
+  await runWith([
+    turn.of(
+      item.toolCall("exec_command", { cmd: "echo one; touch done.txt", description: "quick" }, { id: "e" }),
+      item.toolCall("read_file", { file_path: "r.txt" }, { id: "r" }),
+    ),
+    turn.text("ok"),
+  ], {
+    approve: "always-ask",
+    ask: async (c) => {
+      seen.push(c.tool_call_id);
+      if (c.tool_call_id === "r") {
+        // Hold this approval until the first command has finished and produced its output.
+        await waitFor(() => existsSync(join(workspace, "done.txt")), "the first command");
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      return true;
+    },
+    onWorkspace: (ws: string) => (workspace = ws),
+  } as RunOptions, ({ records: [d, outputs] }) => {
+    assert.deepEqual(seen, ["e", "r"]);
+    assert.deepEqual(d!.map((x) => x.decision), ["allow", "allow"]);
+    assert.equal(outputs![0]!.tool_call_id, "e", "the first command's output is recorded first");
+  });
+});
+
+function existsSync(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

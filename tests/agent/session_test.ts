@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createAgent } from "../../lib/agent/mod.ts";
+import { addModel } from "../../lib/state/project_config.ts";
+import { setVaultEntry } from "../../lib/state/vault.ts";
+import { SESSION_ID_PATTERN } from "../../lib/state/ids.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+import { assertGoodTrace, collect, makeRoot, tracesDir } from "./_support.ts";
+
+Deno.test("a new session has a well-formed id, locks its model and workspace, and traces under the date dir", async () => {
+  const server = await startModelServer({ turns: [turn.text("hi")] });
+  const sb = await makeRoot(server);
+  try {
+    const agent = await createAgent({ root: sb.root });
+    const session = await agent.createSession({ workspaceDir: sb.workspace });
+    assert.match(session.sessionId, SESSION_ID_PATTERN);
+    assert.equal(session.provider, "custom");
+    assert.equal(session.modelId, "m");
+    assert.equal(session.workspaceDir, sb.workspace);
+    assert.equal(session.metaMessage.payload.workspace, sb.workspace);
+    await collect(session.run("hello", { approve: "allow-all" }));
+    await session.dispose();
+    const date = session.tracePath.split("/").at(-2)!;
+    assert.match(date, /^\d{4}-\d{2}-\d{2}$/);
+    assert.equal(session.tracePath, join(tracesDir(sb.root), date, `${session.sessionId}_001.jsonl`));
+    const records = await assertGoodTrace(sb.root, session.sessionId);
+    assert.deepEqual(records[0]!.payload, session.metaMessage.payload);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("omitting the workspace creates a temporary one; a missing explicit workspace fails", async () => {
+  const server = await startModelServer();
+  const sb = await makeRoot(server);
+  try {
+    const agent = await createAgent({ root: sb.root });
+    const session = await agent.createSession();
+    const ws = session.workspaceDir;
+    assert.match(ws, /\/agents\/default_agent\/workspaces\/tmp-[0-9a-f]{8}$/);
+    assert.ok((await Deno.stat(ws)).isDirectory);
+    await session.dispose();
+    await assert.rejects(
+      agent.createSession({ workspaceDir: join(sb.workspace, "nope") }),
+      /Workspace does not exist/,
+    );
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("half a model pair is rejected, an unknown pair fails, and no pair uses the default model", async () => {
+  const server = await startModelServer();
+  const sb = await makeRoot(server);
+  try {
+    const agent = await createAgent({ root: sb.root });
+    await assert.rejects(
+      agent.createSession({ workspaceDir: sb.workspace, provider: "custom" }),
+      /must be given together/,
+    );
+    await assert.rejects(
+      agent.createSession({ workspaceDir: sb.workspace, modelId: "m" }),
+      /must be given together/,
+    );
+    await assert.rejects(
+      agent.createSession({ workspaceDir: sb.workspace, provider: "custom", modelId: "other" }),
+      /No model \(custom, other\)/,
+    );
+    const s = await agent.createSession({ workspaceDir: sb.workspace });
+    assert.deepEqual([s.provider, s.modelId], ["custom", "m"]);
+    await s.dispose();
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("a missing API key fails at creation, before any trace exists", async () => {
+  const server = await startModelServer();
+  const sb = await makeRoot(server);
+  try {
+    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+      provider: "deepseek",
+      model_id: "deepseek-v4-flash",
+    });
+    const agent = await createAgent({ root: sb.root, env: { HOME: "/nonexistent" } });
+    await assert.rejects(
+      agent.createSession({
+        workspaceDir: sb.workspace,
+        provider: "deepseek",
+        modelId: "deepseek-v4-flash",
+      }),
+      /No API key for model \(deepseek, deepseek-v4-flash\)/,
+    );
+    const entries = await Array.fromAsync(Deno.readDir(tracesDir(sb.root))).catch(() => []);
+    assert.deepEqual(entries.filter((e) => e.name !== ".locks"), []);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("the system prompt carries AGENTS.md, vault key names (never values) and the environment lines", async () => {
+  const server = await startModelServer({ turns: [turn.text("ok")] });
+  const sb = await makeRoot(server);
+  try {
+    const first = await createAgent({ root: sb.root });
+    await Deno.writeTextFile(first.paths.agentsMd, "  Always answer in haiku.  \n");
+    await setVaultEntry(first.paths.vault, "DEPLOY_TOKEN", "s3cr3t-value-123");
+    const agent = await createAgent({ root: sb.root });
+    const session = await agent.createSession({ workspaceDir: sb.workspace });
+    const prompt = session.metaMessage.payload.system_prompt;
+    assert.match(prompt, /\[developer_instructions\][\s\S]*Always answer in haiku\.\n\[\/developer_instructions\]/);
+    assert.match(prompt, /^- DEPLOY_TOKEN$/m);
+    assert.ok(!prompt.includes("s3cr3t-value-123"), "vault values never reach the prompt");
+    assert.match(prompt, new RegExp(`^- CWD: ${sb.workspace}$`, "m"));
+    assert.match(prompt, /^- Provider: custom$/m);
+    assert.match(prompt, /^- Model ID: m$/m);
+    assert.match(prompt, new RegExp(`^- Session ID: ${session.sessionId}$`, "m"));
+    assert.match(prompt, /^- Date: \d{4}-\d{2}-\d{2}$/m);
+    assert.match(prompt, /^- Shell: bash$/m);
+    assert.ok(!/\{\{[A-Z_]+\}\}/.test(prompt), "no placeholder is left");
+    assert.equal(prompt, prompt.trim());
+    await collect(session.run("hi", { approve: "allow-all" }));
+    await session.dispose();
+    const records = await assertGoodTrace(sb.root, session.sessionId);
+    const text = await Deno.readTextFile(session.tracePath);
+    assert.ok(!text.includes("s3cr3t-value-123"), "vault values never reach the trace");
+    assert.equal(records.length > 0, true);
+    const sent = JSON.stringify(server.requests[0]!.body);
+    assert.ok(!sent.includes("s3cr3t-value-123"), "vault values never reach the model");
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});

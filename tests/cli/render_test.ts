@@ -1,0 +1,531 @@
+import assert from "node:assert/strict";
+import type {
+  EventPayload,
+  ModelPayload,
+  OmniMessage,
+  StopReason,
+  TokenCounts,
+  ToolCallMessage,
+} from "../../lib/protocol/types.ts";
+import {
+  createRenderer,
+  createSpinner,
+  formatDuration,
+  formatTokens,
+  paletteFor,
+  type Renderer,
+  renderHistory,
+  toolCallPreview,
+} from "../../lib/cli/render/mod.ts";
+
+// ---------------------------------------------------------------------------
+// Message builders with a controllable clock (timestamps drive elapsed time).
+// ---------------------------------------------------------------------------
+
+let clock = Date.parse("2026-01-01T00:00:00.000Z");
+const ts = (advanceMs = 0) => new Date(clock += advanceMs).toISOString();
+
+function model(payload: ModelPayload, origin?: string[]): OmniMessage {
+  const m: OmniMessage = { timestamp: ts(), type: "model_msg", payload };
+  if (origin) m.origin = origin;
+  return m;
+}
+function event(payload: EventPayload, origin?: string[], advanceMs = 0): OmniMessage {
+  const m: OmniMessage = { timestamp: ts(advanceMs), type: "event_msg", payload };
+  if (origin) m.origin = origin;
+  return m;
+}
+
+function textStream(text: string, chunk = 4): OmniMessage[] {
+  const out = [model({
+    type: "partial_text",
+    role: "assistant",
+    event_type: "start",
+    text: "",
+    stop_reason: "completed",
+  })];
+  for (let i = 0; i < text.length; i += chunk) {
+    out.push(model({
+      type: "partial_text",
+      role: "assistant",
+      event_type: "delta",
+      text: text.slice(i, i + chunk),
+      stop_reason: "completed",
+    }));
+  }
+  out.push(model({
+    type: "partial_text",
+    role: "assistant",
+    event_type: "stop",
+    text: "",
+    stop_reason: "completed",
+  }));
+  out.push(model({ type: "text", role: "assistant", text, stop_reason: "completed" }));
+  return out;
+}
+
+function thinkingStream(thinking: string): OmniMessage[] {
+  const part = (event_type: "start" | "delta" | "stop", t: string) =>
+    model({
+      type: "partial_thinking",
+      role: "assistant",
+      event_type,
+      thinking: t,
+      stop_reason: "completed",
+    });
+  return [
+    part("start", ""),
+    part("delta", thinking),
+    part("stop", ""),
+    model({ type: "thinking", role: "assistant", thinking, stop_reason: "completed" }),
+  ];
+}
+
+function callStream(id: string, name: string, args: string, chunk = 5): OmniMessage[] {
+  const part = (event_type: "start" | "delta" | "stop", n: string, a: string) =>
+    model({
+      type: "partial_tool_call",
+      role: "assistant",
+      event_type,
+      name: n,
+      arguments: a,
+      tool_call_id: id,
+      stop_reason: "completed",
+    });
+  const out = [part("start", name, "")];
+  for (let i = 0; i < args.length; i += chunk) {
+    out.push(part("delta", "", args.slice(i, i + chunk)));
+  }
+  out.push(part("stop", "", ""));
+  out.push(completeCall(id, name, args));
+  return out;
+}
+
+function completeCall(id: string, name: string, args: string, origin?: string[]): OmniMessage {
+  return model({
+    type: "tool_call",
+    role: "assistant",
+    name,
+    arguments: args,
+    tool_call_id: id,
+    stop_reason: "completed",
+  }, origin);
+}
+
+function outputStream(
+  id: string,
+  output: string,
+  chunks: string[] = [output],
+  stop_reason: StopReason = "completed",
+): OmniMessage[] {
+  const part = (event_type: "start" | "delta" | "stop", o: string) =>
+    model({
+      type: "partial_tool_call_output",
+      role: "user",
+      event_type,
+      output: o,
+      tool_call_id: id,
+      stop_reason,
+    });
+  return [
+    part("start", ""),
+    ...chunks.map((c) => part("delta", c)),
+    part("stop", ""),
+    model({ type: "tool_call_output", role: "user", output, tool_call_id: id, stop_reason }),
+  ];
+}
+
+const counts = (total: number): TokenCounts => ({
+  cache_read: 0,
+  cache_write: total,
+  output: 0,
+  total,
+});
+
+function usage(request: number, session: number, origin?: string[]): OmniMessage {
+  return event({ type: "token_usage", request: counts(request), session: counts(session) }, origin);
+}
+
+function harness(opts: { color?: boolean; collapse?: boolean } = {}): {
+  r: Renderer;
+  out: () => string;
+  write: (t: string) => void;
+} {
+  let buf = "";
+  const write = (t: string) => (buf += t);
+  const r = createRenderer({
+    write,
+    color: opts.color ?? false,
+    collapse: opts.collapse ?? false,
+  });
+  return { r, out: () => buf, write };
+}
+
+function run(msgs: OmniMessage[], opts: { color?: boolean; collapse?: boolean } = {}): string {
+  const { r, out } = harness(opts);
+  r.beginTask();
+  for (const m of msgs) r.push(m);
+  r.endTask();
+  return out();
+}
+
+const lines = (n: number, from = 1) =>
+  Array.from({ length: n }, (_, i) => `line ${i + from}`).join("\n") + "\n";
+
+// ---------------------------------------------------------------------------
+
+Deno.test("renderer streams text raw and does not repeat the complete message", () => {
+  assert.equal(run(textStream("Hello, streaming world.")), "Hello, streaming world.\n");
+});
+
+Deno.test("renderer puts thinking on its own line before the answer; dim only with colour", () => {
+  const msgs = [...thinkingStream("Let me think."), ...textStream("Answer.")];
+  assert.equal(run(msgs), "Let me think.\nAnswer.\n");
+  assert.equal(run(msgs, { color: true }), "\x1b[2mLet me think.\x1b[0m\nAnswer.\n");
+});
+
+Deno.test("tool call previews follow the documented forms", () => {
+  const cases: [string, unknown, string][] = [
+    ["exec_command", { cmd: "ls -la\n  /tmp" }, "exec_command <- $ ls -la /tmp"],
+    [
+      "exec_command",
+      { description: "List files", cmd: "ls" },
+      "exec_command <- List files ($ ls)",
+    ],
+    [
+      "input_command",
+      { process_id: "proc-1a2b3c4d", chars: "y\n\u0003" },
+      "input_command <- proc-1a2b3c4d << y\\n^C",
+    ],
+    ["input_command", { process_id: "proc-1a2b3c4d", chars: "" }, "input_command <- proc-1a2b3c4d"],
+    ["run_subagent", { prompt: "Summarize\nthe repo" }, "run_subagent <- Summarize the repo"],
+    [
+      "input_subagent",
+      { subagent_id: "subagent-1234abcd", prompt: "and now?" },
+      "input_subagent <- subagent-1234abcd << and now?",
+    ],
+    ["read_file", { file_path: "/home/u/work/src/lib/mod.ts" }, "read_file …/lib/mod.ts"],
+    ["write_file", { file_path: "notes/a.txt", content: "x" }, "write_file notes/a.txt"],
+    ["edit_file", { file_path: "a.txt", old_string: "a", new_string: "b" }, "edit_file a.txt"],
+    ["kill_command", { process_id: "proc-9" }, 'kill_command {"process_id":"proc-9"}'],
+  ];
+  for (const [name, args, want] of cases) {
+    assert.equal(toolCallPreview(name, JSON.stringify(args), { final: true }), want);
+  }
+  const long = "p".repeat(200);
+  assert.equal(
+    toolCallPreview("run_subagent", JSON.stringify({ prompt: long }), { final: true }),
+    `run_subagent <- ${"p".repeat(120)}…`,
+  );
+});
+
+Deno.test("a streamed tool call draws one cyan line that grows as arguments arrive", () => {
+  const args = JSON.stringify({ cmd: "printf 'hi' > hello.txt" });
+  const msgs = [
+    event({ type: "tool_list_ready", tools: [{ name: "exec_command", description: "run" }] }),
+    ...callStream("call_abc123", "exec_command", args, 3),
+  ];
+  assert.equal(run(msgs), "[tool-123] exec_command <- $ printf 'hi' > hello.txt\n");
+  const colored = run(msgs, { color: true });
+  assert.ok(colored.startsWith("\x1b[36m[tool-123] exec_command <- $ "));
+  assert.equal(colored.replace(/\x1b\[\d+m/g, ""), run(msgs));
+});
+
+Deno.test("exec_command with a description argument waits for it, then streams the described form", () => {
+  const args = JSON.stringify({ description: "Create the file", cmd: "touch a.txt" });
+  const msgs = [
+    event({
+      type: "tool_list_ready",
+      tools: [{
+        name: "exec_command",
+        description: "run",
+        parameters: { properties: { description: {}, cmd: {} } },
+      }],
+    }),
+    ...callStream("call_9", "exec_command", args, 4),
+  ];
+  assert.equal(run(msgs), "[tool-l_9] exec_command <- Create the file ($ touch a.txt)\n");
+});
+
+Deno.test("tool output renders as gutter lines naming the tool", () => {
+  const msgs = [
+    ...callStream("call_001", "exec_command", JSON.stringify({ cmd: "cat f" })),
+    ...outputStream("call_001", "alpha\nbeta\n[exit code: 1]", [
+      "al",
+      "pha\nbe",
+      "ta\n[exit code: 1]",
+    ]),
+  ];
+  assert.equal(
+    run(msgs),
+    "[tool-001] exec_command <- $ cat f\n" +
+      "[tool-001] exec_command -> alpha\n" +
+      "[tool-001] exec_command -> beta\n" +
+      "[tool-001] exec_command -> [exit code: 1]\n",
+  );
+});
+
+Deno.test("collapsed output keeps the first 4 and last 4 lines around an elision marker", () => {
+  const out = lines(20);
+  const chunks = [out.slice(0, 13), out.slice(13, 50), out.slice(50)];
+  const msgs = [
+    ...callStream("call_x01", "exec_command", JSON.stringify({ cmd: "seq" })),
+    ...outputStream("call_x01", out, chunks),
+  ];
+  const g = "[tool-x01] exec_command -> ";
+  assert.equal(
+    run(msgs, { collapse: true }),
+    "[tool-x01] exec_command <- $ seq\n" +
+      [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
+      `${g}… (+12 lines, /verbose for full output)\n` +
+      [17, 18, 19, 20].map((i) => `${g}line ${i}\n`).join(""),
+  );
+  // Not collapsed: every line.
+  assert.equal(run(msgs, { collapse: false }).split("\n").length - 1, 21);
+});
+
+Deno.test("collapsing never hides fewer than 2 lines: 9 lines show whole, 10 hide 2", () => {
+  const nine = run(outputStream("call_a", lines(9)), { collapse: true });
+  assert.equal(nine, lines(9).split("\n").slice(0, -1).map((l) => `[tool-l_a] -> ${l}\n`).join(""));
+  const ten = run(outputStream("call_a", lines(10)), { collapse: true });
+  assert.match(ten, /\(\+2 lines, \/verbose for full output\)/);
+  assert.doesNotMatch(ten, /line 5\n|line 6\n/);
+  assert.match(ten, /line 7\n[\s\S]*line 10\n$/);
+});
+
+Deno.test("approval events print one line each", () => {
+  const msgs = [
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "a" }),
+    event({ type: "approval_decision", decision: "deny", tool_call_id: "b" }),
+    event({ type: "approval_decision", decision: "forbidden", tool_call_id: "c" }),
+  ];
+  assert.equal(run(msgs), "✓ [approved]\n× [denied]\n× [forbidden by policy]\n");
+});
+
+Deno.test("an approval prompt draws the call line in place and its decision once", () => {
+  const args = JSON.stringify({ cmd: "rm x" });
+  const { r, out, write } = harness();
+  r.beginTask();
+  const stream = callStream("call_777", "exec_command", args);
+  const complete = stream[stream.length - 1]!.payload as ToolCallMessage;
+  // The approval callback runs before the stream reached the consumer.
+  r.beginPrompt(complete);
+  write("? Approve this tool call? [Y/n] n\n");
+  // Messages arriving meanwhile wait for the prompt to end.
+  for (const m of stream) r.push(m);
+  r.push(event({ type: "approval_decision", decision: "deny", tool_call_id: "call_777" }));
+  assert.equal(out(), "[tool-777] exec_command <- $ rm x\n? Approve this tool call? [Y/n] n\n");
+  r.endPrompt(complete, "deny");
+  r.endTask();
+  assert.equal(
+    out(),
+    "[tool-777] exec_command <- $ rm x\n? Approve this tool call? [Y/n] n\n× [denied]\n",
+  );
+});
+
+Deno.test("abort and retry lines", () => {
+  const msgs = [
+    event({ type: "request_begin" }),
+    event({ type: "request_end", status: "timeout", attempt: 1, retry_in_ms: 2000 }),
+    event({ type: "request_begin" }),
+    event({ type: "request_end", status: "malformed", attempt: 2, retry_in_ms: 4000 }),
+    event({ type: "request_begin" }),
+    event({ type: "request_end", status: "failed", error_message: "boom", attempt: 3 }),
+    event({ type: "request_begin" }),
+    event({ type: "request_end", status: "failed", error_message: "boom", attempt: 4 }),
+    event({ type: "abort", reason: "aborted by user" }),
+    event({ type: "request_begin" }),
+  ];
+  assert.equal(
+    run(msgs),
+    "[retry] connection timed out; sending retry #1…\n" +
+      "[retry] response incomplete or unparseable; sending retry #2…\n" +
+      "[retry] the model provider returned an error; sending retry #3…\n" +
+      "[abort]: aborted by user\n",
+  );
+  assert.equal(run([event({ type: "abort", reason: null })]), "[abort]\n");
+});
+
+Deno.test("token and duration formats", () => {
+  assert.deepEqual(
+    [0, 999, 1000, 1234, 15_000, 999_949, 1_500_000, 2_000_000_000, -300].map(formatTokens),
+    ["0", "999", "1k", "1.2k", "15k", "999.9k", "1.5M", "2B", "-300"],
+  );
+  assert.deepEqual(
+    [0, 820, 999, 1000, 2300, 59_900, 63_000, 119_700, 3_600_000].map(formatDuration),
+    ["0ms", "820ms", "999ms", "1s", "2.3s", "59.9s", "1m3s", "2m0s", "60m0s"],
+  );
+});
+
+Deno.test("the stats line reports session totals with per-task deltas", () => {
+  const { r, out } = harness();
+  r.beginTask();
+  r.push(event({ type: "request_begin" }));
+  for (const m of textStream("one")) r.push(m);
+  r.push(usage(1200, 1200));
+  r.push(event({ type: "request_end", status: "completed" }, undefined, 2300));
+  r.endTask();
+  assert.equal(out(), "one\n[stats] context 1.2k (+1.2k) · tokens 1.2k (+1.2k) · 2.3s (+2.3s)\n");
+  r.beginTask();
+  r.push(event({ type: "request_begin" }));
+  r.push(usage(1_500_000, 1_501_200));
+  r.push(event({ type: "request_end", status: "completed" }, undefined, 60_700));
+  r.endTask();
+  assert.equal(
+    out().split("\n")[2],
+    "[stats] context 1.5M (+1.5M) · tokens 1.5M (+1.5M) · 1m3s (+1m1s)",
+  );
+});
+
+Deno.test("child-session messages show tool calls and approvals tagged with the child id", () => {
+  const child = "session-2026-01-01-00-00-00-abcdef12";
+  const o = [child];
+  const msgs = [
+    ...callStream("call_sub", "run_subagent", JSON.stringify({ prompt: "look around" })),
+    model({
+      type: "text",
+      role: "user",
+      text: "look around",
+      sender: "parent_agent",
+      stop_reason: "completed",
+    }, o),
+    ...textStream("child chatter").map((m) => ({ ...m, origin: o })),
+    completeCall("call_653", "exec_command", JSON.stringify({ cmd: "ls" }), o),
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_653" }, o),
+    ...outputStream("call_653", "a\nb").map((m) => ({ ...m, origin: o })),
+    usage(500, 500, o),
+    ...outputStream("call_sub", "done"),
+    usage(1000, 1000),
+    event({ type: "request_end", status: "completed" }, undefined, 820),
+  ];
+  assert.equal(
+    run(msgs),
+    "[tool-sub] run_subagent <- look around\n" +
+      "[agent-f12-tool-653] exec_command <- $ ls\n" +
+      "✓ [approved]\n" +
+      "[tool-sub] run_subagent -> done\n" +
+      "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 820ms (+820ms)\n",
+  );
+});
+
+Deno.test("a streaming segment holds the screen; other segments queue until its stop", () => {
+  const a = outputStream("call_aaa", "a1\na2\n");
+  const b = outputStream("call_bbb", "b1\nb2\n");
+  // Interleave: a.start, b.start, a.delta, b.delta, a.stop, b.stop …
+  const mixed: OmniMessage[] = [];
+  for (let i = 0; i < a.length; i++) mixed.push(a[i]!, b[i]!);
+  assert.equal(
+    run(mixed),
+    "[tool-aaa] -> a1\n[tool-aaa] -> a2\n[tool-bbb] -> b1\n[tool-bbb] -> b2\n",
+  );
+});
+
+Deno.test("colour off emits no escape codes at all; colour on uses them", () => {
+  const msgs = [
+    ...thinkingStream("hmm"),
+    ...callStream("call_1", "exec_command", JSON.stringify({ cmd: "ls" })),
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_1" }),
+    ...outputStream("call_1", "x"),
+    ...textStream("done"),
+    usage(10, 10),
+    event({ type: "request_end", status: "completed" }),
+  ];
+  assert.doesNotMatch(run(msgs), /\x1b/);
+  const on = run(msgs, { color: true });
+  for (const code of ["\x1b[2m", "\x1b[36m", "\x1b[0m"]) assert.ok(on.includes(code), code);
+});
+
+Deno.test("compaction, mcp and steering lines", () => {
+  const msgs = [
+    event({ type: "mcp_connect_begin", servers: ["fs", "web"] }),
+    event(
+      {
+        type: "mcp_connect_end",
+        status: "failed",
+        results: [
+          { server: "fs", transport: "stdio", status: "completed", duration_ms: 10 },
+          { server: "web", transport: "http", status: "failed", duration_ms: 20, error: "refused" },
+        ],
+      },
+      undefined,
+      1500,
+    ),
+    model({
+      type: "text",
+      role: "user",
+      text: "[user_steering]\nuse tabs\n[/user_steering]",
+      stop_reason: "completed",
+    }),
+    event({ type: "compaction_begin", reason: "context", mode: "summarize", context: 9, turns: 1 }),
+    usage(2000, 5000),
+    event({ type: "compaction_end", reason: "context", mode: "summarize", status: "completed" }),
+  ];
+  assert.equal(
+    run(msgs),
+    "[mcp] connecting MCP servers (fs, web)…\n" +
+      "[mcp] connected in 1.5s; unavailable: web (refused)\n" +
+      "↪ user: use tabs\n" +
+      "[compaction] summarizing context (context)…\n" +
+      "[compaction] done; continuing with the summarized context · tokens 5k (+2k)\n",
+  );
+});
+
+Deno.test("history renders complete messages statically, collapsed on request", () => {
+  const msgs: OmniMessage[] = [
+    model({ type: "text", role: "user", text: "count", stop_reason: "completed" }),
+    model({ type: "thinking", role: "assistant", thinking: "easy", stop_reason: "completed" }),
+    completeCall("call_c01", "exec_command", JSON.stringify({ cmd: "seq 12" })),
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c01" }),
+    model({
+      type: "tool_call_output",
+      role: "user",
+      output: lines(12),
+      tool_call_id: "call_c01",
+      stop_reason: "completed",
+    }),
+    model({ type: "text", role: "assistant", text: "partial", stop_reason: "aborted" }),
+    event({ type: "abort", reason: "aborted by user" }),
+  ];
+  const g = "[tool-c01] exec_command -> ";
+  assert.equal(
+    renderHistory(msgs, { palette: paletteFor(false), collapse: true }),
+    "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n" +
+      [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
+      `${g}… (+4 lines, /verbose for full output)\n` +
+      [9, 10, 11, 12].map((i) => `${g}line ${i}\n`).join("") +
+      "partial [aborted]\n[abort]: aborted by user\n",
+  );
+});
+
+Deno.test("the spinner draws frames with carriage returns and erases itself on stop", () => {
+  let buf = "";
+  const s = createSpinner({ write: (t) => (buf += t), intervalMs: 1000 });
+  s.start();
+  assert.equal(s.spinning(), true);
+  s.stop();
+  s.stop();
+  assert.equal(s.spinning(), false);
+  assert.equal(buf, "\r⠋\r \r");
+});
+
+Deno.test("a text segment cut off without its stop releases the screen at the request's end", () => {
+  const cut = textStream("Partial ans").slice(0, -2); // no stop, no complete message
+  const msgs = [
+    event({ type: "request_begin" }),
+    ...cut,
+    ...outputStream("call_bg1", "late output\n"),
+    event({ type: "request_end", status: "timeout", attempt: 1, retry_in_ms: 2000 }),
+    event({ type: "request_begin" }),
+    ...textStream("Full answer."),
+  ];
+  const { r, out } = harness();
+  r.beginTask();
+  for (const m of msgs) r.push(m);
+  // Everything is on screen before the task ends: nothing waits for the lost stop.
+  assert.equal(
+    out(),
+    "Partial ans\n[tool-bg1] -> late output\n" +
+      "[retry] connection timed out; sending retry #1…\nFull answer.\n",
+  );
+  r.endTask();
+});

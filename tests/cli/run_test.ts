@@ -1,0 +1,343 @@
+// `penguin run` end to end: the CLI as a subprocess against the scripted model server.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseMessageLine } from "../../lib/protocol/validate.ts";
+import type { OmniMessage } from "../../lib/protocol/types.ts";
+import { item, type ModelServerOptions, startModelServer, turn } from "../support/model_server.ts";
+import { type CliResult, penguinArgv, REPO, runCli } from "../support/cli.ts";
+import {
+  assertGoodTrace,
+  makeRoot,
+  ofKind,
+  requestMessages,
+  type Sandbox,
+} from "../agent/_support.ts";
+
+type Server = Awaited<ReturnType<typeof startModelServer>>;
+
+async function scenario(
+  opts: ModelServerOptions,
+  body: (ctx: { server: Server; sb: Sandbox; run: (args: string[], stdin?: string) => Promise<CliResult> }) => Promise<void>,
+): Promise<void> {
+  const server = await startModelServer(opts);
+  const sb = await makeRoot(server);
+  try {
+    await body({
+      server,
+      sb,
+      run: (args, stdin) =>
+        runCli(["--root", sb.root, "run", "--workspace", sb.workspace, ...args], {
+          ...(stdin !== undefined ? { stdin } : {}),
+        }),
+    });
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+}
+
+function sessionIdOf(r: CliResult): string {
+  const id = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1] ??
+    /--resume (session-\S+)/.exec(r.stderr)?.[1];
+  assert.ok(id, `a session id in stderr:\n${r.stderr}`);
+  return id;
+}
+
+Deno.test("run answers a plain prompt: header on stderr, text and stats on stdout, exit 0", async () => {
+  const server = await startModelServer({ turns: [turn.text("Hello from the model.")] });
+  const dir = await Deno.makeTempDir({ prefix: "penguin-run-" });
+  try {
+    const root = join(dir, "data");
+    const added = await runCli([
+      "--root", root, "config", "model", "add", "--provider", "custom", "--model-id", "m",
+      "--base-url", server.baseUrl("openai-chat"), "--client-type", "openai-chat", "--set-default",
+    ]);
+    assert.equal(added.code, 0, added.stderr);
+    const r = await runCli(["--root", root, "run", "-m", "Say hello."], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Hello from the model\.\n/);
+    assert.match(r.stdout, /^\[stats\] context \S+ \(\+\S+\) · tokens \S+ \(\+\S+\) · \S+ \(\+\S+\)$/m);
+    const lines = r.stderr.split("\n");
+    assert.equal(lines[0], "penguin run v0.1.0");
+    assert.equal(lines[1], "Agent: default_agent");
+    assert.equal(lines[2], `Workspace: ${await Deno.realPath(dir)}`);
+    assert.equal(lines[3], "Model: m (custom)");
+    const sid = sessionIdOf(r);
+    assert.match(r.stderr, new RegExp(`To continue this conversation: penguin chat --resume ${sid} --root ${root}`));
+    await assertGoodTrace(root, sid);
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("run drives a three-turn tool loop that creates and edits files in the workspace", async () => {
+  await scenario({
+    turns: [
+      turn.toolCall("write_file", { file_path: "src/app.txt", content: "version = 1\nname = demo\n" }),
+      turn.toolCall("edit_file", { file_path: "src/app.txt", old_string: "version = 1", new_string: "version = 2" }),
+      turn.text("Bumped the version."),
+    ],
+  }, async ({ server, sb, run }) => {
+    const r = await run(["-m", "Create the app file, then bump its version."]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await Deno.readTextFile(join(sb.workspace, "src/app.txt")), "version = 2\nname = demo\n");
+    assert.equal(server.requests.length, 3);
+    const second = requestMessages(server, 1);
+    assert.equal(second.at(-1)?.role, "tool");
+    const bytes = new TextEncoder().encode("version = 1\nname = demo\n").length;
+    assert.equal(String(second.at(-1)?.content), `Created "src/app.txt" (2 lines, ${bytes} bytes).`);
+    assert.match(String(requestMessages(server, 2).at(-1)?.content), /^Replaced 1 occurrence/);
+    assert.match(r.stdout, /\[tool-\S+\] write_file .*app\.txt/);
+    assert.match(r.stdout, /✓ \[approved\]/);
+    assert.match(r.stdout, /Bumped the version\./);
+    await assertGoodTrace(sb.root, sessionIdOf(r));
+  });
+});
+
+Deno.test("run executes two tool calls of one turn and feeds the outputs back in call order", async () => {
+  await scenario({
+    turns: [
+      turn.of(
+        item.toolCall("exec_command", { cmd: "sleep 0.3; echo one > one.txt", description: "one" }, { id: "c1" }),
+        item.toolCall("write_file", { file_path: "two.txt", content: "two\n" }, { id: "c2" }),
+      ),
+      turn.text("Both written."),
+    ],
+  }, async ({ server, sb, run }) => {
+    const r = await run(["-m", "Write two files."]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await Deno.readTextFile(join(sb.workspace, "one.txt")), "one\n");
+    assert.equal(await Deno.readTextFile(join(sb.workspace, "two.txt")), "two\n");
+    const fed = requestMessages(server, 1).filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    assert.deepEqual(fed, ["c1", "c2"]);
+    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+    assert.deepEqual(ofKind(records, "tool_call_output").map((o) => o.tool_call_id), ["c2", "c1"]);
+  });
+});
+
+Deno.test("run --approve deny-all denies every call and says so", async () => {
+  await scenario({
+    turns: [turn.toolCall("write_file", { file_path: "x.txt", content: "x" }), turn.text("Denied, fine.")],
+  }, async ({ sb, run }) => {
+    const r = await run(["-m", "Write x.", "--approve", "DENY-ALL"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /× \[denied\]/);
+    await assert.rejects(Deno.stat(join(sb.workspace, "x.txt")), Deno.errors.NotFound);
+    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+    assert.equal(ofKind(records, "tool_call_output")[0]!.output, "Tool call denied by user.");
+  });
+});
+
+Deno.test("run --approve read-only runs read_file, asks about write_file, and end of input denies", async () => {
+  const turns = () => [
+    turn.of(
+      item.toolCall("write_file", { file_path: "w.txt", content: "w" }, { id: "w" }),
+      item.toolCall("read_file", { file_path: "r.txt" }, { id: "r" }),
+    ),
+    turn.text("Done."),
+  ];
+  await scenario({ turns: turns() }, async ({ sb, run }) => {
+    await Deno.writeTextFile(join(sb.workspace, "r.txt"), "readable\n");
+    const r = await run(["-m", "Read and write.", "--approve", "read-only"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\? Approve this tool call\? \[Y\/n\] /);
+    await assert.rejects(Deno.stat(join(sb.workspace, "w.txt")), Deno.errors.NotFound);
+    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+    const d = ofKind(records, "approval_decision").map((x) => [x.tool_call_id, x.decision]);
+    assert.deepEqual(d, [["w", "deny"], ["r", "allow"]]);
+    assert.match(String(ofKind(records, "tool_call_output").find((o) => o.tool_call_id === "r")!.output), /readable/);
+  });
+  await scenario({ turns: turns() }, async ({ sb, run }) => {
+    await Deno.writeTextFile(join(sb.workspace, "r.txt"), "readable\n");
+    const r = await run(["-m", "Read and write.", "--approve", "read-only"], "y\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await Deno.readTextFile(join(sb.workspace, "w.txt")), "w", "answering y allows the write");
+  });
+});
+
+Deno.test("run forbids rm -rf / under allow-all without running anything", async () => {
+  await scenario({
+    turns: [turn.toolCall("exec_command", { cmd: "rm -rf / && touch ran.txt", description: "wipe" }), turn.text("Refused.")],
+  }, async ({ sb, run }) => {
+    const r = await run(["-m", "Clean up everything."]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /× \[forbidden by policy\]/);
+    await assert.rejects(Deno.stat(join(sb.workspace, "ran.txt")), Deno.errors.NotFound);
+    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+    assert.equal(ofKind(records, "tool_call_output")[0]!.output, "Tool call denied by policy.");
+  });
+});
+
+/** Spawn `penguin run --json`, call `trigger` on each stdout message until it returns a signal to send. */
+async function runAndSignal(
+  sb: Sandbox,
+  args: string[],
+  trigger: (m: OmniMessage) => Deno.Signal | undefined,
+): Promise<{ code: number; messages: OmniMessage[]; stderr: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv(), "--root", sb.root, "run", "--workspace", sb.workspace, "--json", ...args],
+    cwd: REPO,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const messages: OmniMessage[] = [];
+  let sent = false;
+  let buf = "";
+  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = JSON.parse(line) as OmniMessage;
+      messages.push(m);
+      const sig = sent ? undefined : trigger(m);
+      if (sig) {
+        sent = true;
+        child.kill(sig);
+      }
+    }
+  }
+  const status = await child.status;
+  return { code: status.code, messages, stderr: await stderr };
+}
+
+Deno.test("SIGINT mid-stream aborts the task: exit 1, abort recorded, trace valid", async () => {
+  await scenario({
+    turns: [{ ...turn.text("A long story that never quite finishes"), chunk: 4, stall_after: 4 }],
+    maxHoldMs: 20_000,
+  }, async ({ sb }) => {
+    const r = await runAndSignal(sb, ["-m", "Tell a story."], (m) =>
+      m.payload.type === "partial_text" && m.payload.event_type === "delta" ? "SIGINT" : undefined);
+    assert.equal(r.code, 1, r.stderr);
+    const sid = /--resume (session-\S+)/.exec(r.stderr)![1]!;
+    const records = await assertGoodTrace(sb.root, sid);
+    assert.deepEqual(ofKind(records, "abort").map((a) => a.reason), ["aborted by user"]);
+    assert.equal(ofKind(records, "request_end").at(-1)!.status, "aborted");
+  });
+});
+
+Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorded, trace valid", async () => {
+  await scenario({
+    turns: [turn.toolCall("exec_command", { cmd: "echo begin; sleep 30", description: "long" }), turn.text("x")],
+  }, async ({ sb }) => {
+    const started = Date.now();
+    const r = await runAndSignal(sb, ["-m", "Wait."], (m) =>
+      m.payload.type === "partial_tool_call_output" && m.payload.event_type === "delta"
+        ? "SIGTERM"
+        : undefined);
+    assert.equal(r.code, 1, r.stderr);
+    assert.ok(Date.now() - started < 25_000, "the sleep was cut short");
+    const sid = /--resume (session-\S+)/.exec(r.stderr)![1]!;
+    const records = await assertGoodTrace(sb.root, sid);
+    const out = ofKind(records, "tool_call_output")[0]!;
+    assert.equal(out.stop_reason, "aborted");
+    assert.match(String(out.output), /\[interrupted: tool aborted by user\]/);
+    assert.deepEqual(ofKind(records, "abort").map((a) => a.reason), ["aborted by user"]);
+  });
+});
+
+Deno.test("run retries a provider error after the 2 s backoff and then succeeds", async () => {
+  await scenario({ turns: [turn.error(500), turn.text("Second time lucky.")] }, async ({ sb, run }) => {
+    const r = await run(["-m", "Try."]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[retry\] /);
+    assert.match(r.stdout, /Second time lucky\./);
+    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+    const ends = ofKind(records, "request_end");
+    assert.ok(ends[0]!.status === "failed" || ends[0]!.status === "timeout");
+    assert.deepEqual([ends[0]!.attempt, ends[0]!.retry_in_ms], [1, 2000]);
+    assert.deepEqual([ends[1]!.status, ends[1]!.attempt], ["completed", 2]);
+  });
+});
+
+Deno.test("run polls a backgrounded command with input_command until it finishes", async () => {
+  await scenario({
+    handler: (req, i) => {
+      if (i === 0) {
+        return turn.toolCall("exec_command", {
+          cmd: "sleep 0.5; echo finished-late",
+          description: "slow",
+          yield_time_ms: 250,
+        });
+      }
+      if (i === 1) {
+        const last = (req.body as { messages: { content: string }[] }).messages.at(-1)!.content;
+        const id = /proc-[0-9a-f]{8}/.exec(last)?.[0] ?? "proc-missing";
+        return turn.toolCall("input_command", { process_id: id, description: "poll" });
+      }
+      return i === 2 ? turn.text("It finished.") : undefined;
+    },
+  }, async ({ server, sb, run }) => {
+    const r = await run(["-m", "Run and poll."]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(String(requestMessages(server, 2).at(-1)?.content), /finished-late/);
+    await assertGoodTrace(sb.root, sessionIdOf(r));
+  });
+});
+
+Deno.test("run --json prints only OmniMessage JSONL, partials included", async () => {
+  await scenario({
+    turns: [turn.toolCall("write_file", { file_path: "j.txt", content: "j" }), turn.text("JSON done.")],
+  }, async ({ sb, run }) => {
+    const r = await run(["-m", "Write j.", "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split("\n");
+    for (const line of lines) {
+      const parsed = parseMessageLine(line);
+      assert.ok(parsed.ok, `valid OmniMessage: ${line.slice(0, 120)}`);
+    }
+    const types = lines.map((l) => (JSON.parse(l) as OmniMessage).payload.type);
+    assert.ok(types.includes("partial_text") && types.includes("partial_tool_call_output"));
+    assert.equal(types[0], "tool_list_ready");
+    assert.ok(!r.stderr.includes("penguin run v"), "no header in --json mode");
+    await assertGoodTrace(sb.root, sessionIdOf(r));
+  });
+});
+
+Deno.test("run reads the message from stdin with -m -, and stops with exit 1 at --max-turns", async () => {
+  await scenario({
+    turns: [turn.toolCall("read_file", { file_path: "a.txt" }), turn.text("never")],
+  }, async ({ server, sb, run }) => {
+    const r = await run(["-m", "-", "--max-turns", "1"], "Message from stdin.\n");
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(requestMessages(server, 0).at(-1)?.content, "Message from stdin.");
+    assert.match(r.stdout, /\[reached max turns \(1\); stopping\]/);
+    await assertGoodTrace(sb.root, sessionIdOf(r));
+  });
+});
+
+Deno.test("run rejects bad flags and configuration with exit 2 before any request", async () => {
+  await scenario({ turns: [] }, async ({ server, run }) => {
+    const cases: [string[], RegExp][] = [
+      [["-m", "x", "--provider", "custom"], /--model-id and --provider must be given together/],
+      [["-m", "x", "--model-id", "m"], /--model-id and --provider must be given together/],
+      [["-m", "x", "--approve", "sometimes"], /--approve must be one of allow-all, deny-all, read-only, always-ask/],
+      [["-m", "x", "--thinking", "extreme"], /--thinking must be one of none, low, medium, high, xhigh, max/],
+      [["-m", "x", "--sandbox", "loose"], /--sandbox must be one of workspace-write, read-only, off/],
+      [["-m", "x", "--network", "maybe"], /--network must be on or off/],
+      [["-m", "x", "--max-turns", "many"], /--max-turns must be an integer/],
+      [["-m", "x", "--workspace", "/nonexistent/dir"], /the workspace does not exist/],
+      [["-m", "x", "--provider", "custom", "--model-id", "zzz"], /No model \(custom, zzz\)/],
+      [[], /-m\/--message is required/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await run(args);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, re);
+    }
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+Deno.test("run --sandbox off warns on stderr", async () => {
+  await scenario({ turns: [turn.text("ok")] }, async ({ run }) => {
+    const r = await run(["-m", "x", "--sandbox", "off"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: --sandbox off/);
+  });
+});

@@ -1,0 +1,170 @@
+// Shared helpers for the command tool tests: a workspace visible inside the
+// sandbox, a session context (policy + registry), a framed runner that checks
+// the executeTool invariants, and /proc probes.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { toolCall } from "../../lib/protocol/builders.ts";
+import type { StopReason, ToolCallOutputMessage } from "../../lib/protocol/types.ts";
+import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import {
+  builtinTools,
+  createProcessRegistry,
+  executeTool,
+  type ExecutionContext,
+  type ProcessRegistry,
+  type ProcessRegistryOptions,
+  type Tool,
+  type ToolExecutionItem,
+} from "../../lib/tools/mod.ts";
+
+/** The built-in tools, by name. */
+export const TOOLS: Map<string, Tool> = builtinTools();
+
+/** A session as the command tools see it. */
+export interface Session {
+  ws: string;
+  policy: SandboxPolicy;
+  processes: ProcessRegistry;
+  ctx: ExecutionContext;
+}
+
+/**
+ * Run `fn` with a fresh workspace under /var/tmp (the sandbox has a private
+ * /tmp), a policy whose HOME is the empty workspace, and a registry; every
+ * process is killed and the workspace removed afterwards.
+ */
+export async function withSession(
+  fn: (s: Session) => Promise<void>,
+  opts: {
+    registry?: ProcessRegistryOptions;
+    policy?: Partial<SandboxPolicy>;
+    vault?: Record<string, string>;
+  } = {},
+): Promise<void> {
+  const base = await Deno.stat("/var/tmp").then((s) => s.isDirectory, () => false);
+  const ws = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "penguin-cmd-test-", ...(base ? { dir: "/var/tmp" } : {}) }),
+  );
+  const policy = {
+    ...createPolicy({
+      workspace: ws,
+      home: "",
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
+    }),
+    ...opts.policy,
+  };
+  const processes = createProcessRegistry(opts.registry);
+  const ctx: ExecutionContext = {
+    workspace: ws,
+    sessionId: "session-cmd-test",
+    sandbox: policy,
+    processes,
+    ...(opts.vault ? { vault: opts.vault } : {}),
+  };
+  try {
+    await fn({ ws, policy, processes, ctx });
+  } finally {
+    await processes.disposeAll();
+    await Deno.remove(ws, { recursive: true });
+  }
+}
+
+/** What one framed call produced. */
+export interface Call {
+  output: string;
+  status: StopReason;
+  deltas: string[];
+  final: ToolCallOutputMessage;
+}
+
+let counter = 0;
+
+/**
+ * Execute `name` through `executeTool` with `ctx`, checking the framing
+ * invariants (start first, deltas concatenate to the output, stop status ==
+ * final status, never empty). `onDelta` sees each delta as it streams.
+ */
+export async function call(
+  ctx: ExecutionContext,
+  name: string,
+  args: Record<string, unknown>,
+  opts: { tool?: Tool; signal?: AbortSignal; onDelta?: (text: string) => void } = {},
+): Promise<Call> {
+  const id = `call_cmd_${++counter}`;
+  const items: ToolExecutionItem[] = [];
+  const tool = opts.tool ?? TOOLS.get(name);
+  const context = opts.signal ? { ...ctx, signal: opts.signal } : ctx;
+  for await (
+    const item of executeTool(tool, toolCall(name, JSON.stringify(args), id), context, {
+      warn: () => {},
+    })
+  ) {
+    items.push(item);
+    if (item.type === "partial_tool_call_output" && item.event_type === "delta") {
+      opts.onDelta?.(item.output);
+    }
+  }
+  const partials = items.filter((i) => i.type === "partial_tool_call_output");
+  const final = items[items.length - 1] as ToolCallOutputMessage;
+  assert.equal(final.type, "tool_call_output");
+  assert.equal(partials[0]?.event_type, "start");
+  const stop = partials[partials.length - 1]!;
+  assert.equal(stop.event_type, "stop");
+  assert.equal(stop.stop_reason, final.stop_reason);
+  const deltas = partials.filter((p) => p.event_type === "delta").map((p) => p.output);
+  assert.equal(deltas.join(""), final.output, "concatenated deltas must equal the final output");
+  assert.notEqual(final.output, "");
+  return { output: final.output, status: final.stop_reason, deltas, final };
+}
+
+/** The `proc-<8hex>` id in a note. */
+export function procId(output: string): string {
+  const m = output.match(/process_id (proc-[0-9a-f]{8})/);
+  assert.ok(m, `no process_id in ${JSON.stringify(output)}`);
+  return m[1]!;
+}
+
+/** Host PIDs whose argv has an element equal to `arg` (reads /proc). */
+export function pidsWithArg(arg: string): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const argv = Deno.readTextFileSync(join("/proc", e.name, "cmdline")).split("\0");
+      const stat = Deno.readTextFileSync(join("/proc", e.name, "stat"));
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      if (argv.includes(arg) && state !== "Z") pids.push(Number(e.name));
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Poll (at most `tries` × 50 ms) until `pred` holds; returns whether it did. */
+export async function eventually(
+  pred: () => boolean | Promise<boolean>,
+  tries = 400,
+): Promise<boolean> {
+  for (let i = 0; i < tries; i++) {
+    if (await pred()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return await pred();
+}
+
+/** A unique sleep duration (as text) so /proc probes find exactly this test's process. */
+export function uniqueSleep(): string {
+  return `${300 + Math.floor(Math.random() * 600)}.${
+    String(Math.floor(Math.random() * 1e6)).padStart(6, "0")
+  }`;
+}
+
+/** Resolve with `p`, or reject after `ms` (a safety bound for waits that should end). */
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), ms);
+  });
+  return Promise.race([p, bound]).finally(() => clearTimeout(timer));
+}

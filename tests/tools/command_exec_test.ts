@@ -1,0 +1,280 @@
+// exec_command under the real sandbox: verdicts, windows, workdir, environment, abort, spawn errors.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  ABORTED_NOTE,
+  BUILTIN_TOOL_LIMITS,
+  clampYield,
+  DEFAULT_TOOL_DEFINITIONS,
+  EXEC_COMMAND_DEFINITION,
+  READ_IMAGE_DEFINITION,
+  toolSpec,
+} from "../../lib/tools/mod.ts";
+import {
+  call,
+  eventually,
+  pidsWithArg,
+  procId,
+  uniqueSleep,
+  withSession,
+} from "./_command_helpers.ts";
+
+Deno.test("exec_command returns a foreground command's merged output and completes on exit 0", async () => {
+  await withSession(async ({ ctx }) => {
+    const r = await call(ctx, "exec_command", {
+      description: "print two lines",
+      cmd: "echo out; echo err >&2; echo last",
+    });
+    assert.equal(r.status, "completed");
+    assert.equal(r.output, "out\nerr\nlast\n");
+  });
+});
+
+Deno.test("a command without output completes with [no output]", async () => {
+  await withSession(async ({ ctx }) => {
+    const r = await call(ctx, "exec_command", { description: "nothing", cmd: "true" });
+    assert.deepEqual([r.status, r.output], ["completed", "[no output]"]);
+  });
+});
+
+Deno.test("a failing command ends failed with its output and [exit code: 2]", async () => {
+  await withSession(async ({ ctx }) => {
+    const r = await call(ctx, "exec_command", {
+      description: "fail",
+      cmd: "echo 'ls: cannot access x' >&2; exit 2",
+    });
+    assert.equal(r.status, "failed");
+    assert.equal(r.output, "ls: cannot access x\n\n[exit code: 2]");
+  });
+});
+
+Deno.test("a command killed by a signal ends failed with [terminated by signal SIGKILL]", async () => {
+  await withSession(async ({ ctx }) => {
+    const r = await call(ctx, "exec_command", { description: "die", cmd: "kill -KILL $$" });
+    assert.equal(r.status, "failed");
+    assert.equal(r.output, "[terminated by signal SIGKILL]");
+  });
+});
+
+Deno.test("a command that outlives its window becomes proc-… and input_command polls it to the end", async () => {
+  await withSession(async ({ ctx, ws, processes }) => {
+    const first = await call(ctx, "exec_command", {
+      description: "wait for go",
+      cmd: "echo first; while [ ! -e go ]; do sleep 0.05; done; echo second; exit 4",
+      yield_time_ms: 250,
+    });
+    assert.equal(first.status, "completed");
+    const id = procId(first.output);
+    assert.match(id, /^proc-[0-9a-f]{8}$/);
+    assert.ok(
+      first.output.endsWith(
+        `[process running with process_id ${id}; use input_command to send input or poll for output]`,
+      ),
+    );
+    assert.deepEqual(processes.ids(), [id]);
+
+    await Deno.writeTextFile(join(ws, "go"), "");
+    let seen = first.output.startsWith("first\n") ? "first\n" : "";
+    let last = "";
+    for (let i = 0; i < 20 && !last.includes("[exit code"); i++) {
+      const r = await call(ctx, "input_command", { description: "poll", process_id: id });
+      last = r.output;
+      seen += r.output;
+      if (r.output.includes("[exit code")) assert.equal(r.status, "failed");
+    }
+    assert.ok(last.endsWith("[exit code: 4]"), last);
+    assert.match(seen, /first\n[\s\S]*second\n/);
+    assert.deepEqual(processes.ids(), [], "an exited session is removed once reported");
+  });
+});
+
+Deno.test("the yield window is max(arg|default, 250) capped 1 s below the timeout", () => {
+  assert.equal(clampYield(undefined, 60_000, 120_000), 60_000);
+  assert.equal(clampYield(10, 60_000, 120_000), 250);
+  assert.equal(clampYield(-5, 60_000, 120_000), 250);
+  assert.equal(clampYield(500_000, 60_000, 120_000), 119_000);
+  assert.equal(clampYield(500_000, 60_000, 0), 500_000, "no cap without a timeout");
+  assert.equal(clampYield(undefined, 120_000, 130_000), 120_000);
+});
+
+Deno.test("workdir resolves inside the workspace and is refused outside it", async () => {
+  await withSession(async ({ ctx, ws }) => {
+    await Deno.mkdir(join(ws, "sub"));
+    const inside = await call(ctx, "exec_command", {
+      description: "pwd",
+      cmd: "pwd",
+      workdir: "sub",
+    });
+    assert.deepEqual([inside.status, inside.output], ["completed", `${join(ws, "sub")}\n`]);
+
+    const outside = await call(ctx, "exec_command", {
+      description: "escape",
+      cmd: "touch ran",
+      workdir: "..",
+    });
+    assert.equal(outside.status, "failed");
+    assert.match(outside.output, /^exec_command was not run: cannot use workdir "\.\."/);
+    const missing = await call(ctx, "exec_command", {
+      description: "missing",
+      cmd: "touch ran",
+      workdir: "nope",
+    });
+    assert.equal(missing.status, "failed");
+    assert.match(missing.output, /does not exist/);
+    await assert.rejects(Deno.stat(join(ws, "ran")), Deno.errors.NotFound);
+    await assert.rejects(Deno.stat(join(ws, "..", "ran")), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("the child environment drops API keys and PENGUIN_* and carries the vault", async () => {
+  const planted = {
+    OPENAI_API_KEY: "sk-host-secret",
+    SOME_VENDOR_API_KEY: "host-secret-2",
+    PENGUIN_HOME: "/host/penguin",
+  };
+  for (const [k, v] of Object.entries(planted)) Deno.env.set(k, v);
+  try {
+    await withSession(
+      async ({ ctx }) => {
+        const r = await call(ctx, "exec_command", { description: "env", cmd: "env" });
+        assert.equal(r.status, "completed");
+        const env = new Map(
+          r.output.split("\n").filter((l) => l.includes("=")).map((l) => {
+            const at = l.indexOf("=");
+            return [l.slice(0, at), l.slice(at + 1)] as const;
+          }),
+        );
+        for (const name of env.keys()) {
+          assert.ok(!/_API_KEY$/i.test(name), `${name} leaked`);
+          assert.ok(!/^PENGUIN_/i.test(name), `${name} leaked`);
+        }
+        assert.ok(!r.output.includes("host-secret"));
+        assert.equal(env.get("VAULT_FROM_POLICY"), "p-value");
+        assert.equal(env.get("VAULT_FROM_CONTEXT"), "c-value");
+        assert.equal(env.get("SHARED"), "context wins");
+        assert.equal(env.get("TERM"), "dumb");
+      },
+      {
+        // The host environment is read at spawn time (no hostEnv override).
+        policy: {
+          env: { allow: [], vault: { VAULT_FROM_POLICY: "p-value", SHARED: "policy" } },
+        },
+        vault: { VAULT_FROM_CONTEXT: "c-value", SHARED: "context wins" },
+      },
+    );
+  } finally {
+    for (const k of Object.keys(planted)) Deno.env.delete(k);
+  }
+});
+
+Deno.test("an abort during the window kills the command", async () => {
+  await withSession(async ({ ctx, processes }) => {
+    const nap = uniqueSleep();
+    const controller = new AbortController();
+    const running = call(ctx, "exec_command", {
+      description: "long",
+      cmd: `echo started; sleep ${nap}`,
+      yield_time_ms: 60_000,
+    }, { signal: controller.signal });
+    assert.ok(await eventually(() => pidsWithArg(nap).length > 0), "the sleep never started");
+    controller.abort();
+    const r = await running;
+    assert.equal(r.status, "aborted");
+    assert.equal(r.output, `started\n\n${ABORTED_NOTE}`);
+    assert.equal(processes.size, 0);
+    assert.ok(
+      await eventually(() => pidsWithArg(nap).length === 0),
+      "the sleep survived the abort",
+    );
+  });
+});
+
+Deno.test("an unusable sandbox fails the call with [spawn error: …] and runs nothing", async () => {
+  await withSession(async ({ ctx, ws, processes }) => {
+    for (const background of [false, true]) {
+      const r = await call(ctx, "exec_command", {
+        description: "try",
+        cmd: "touch ran",
+        run_in_background: background,
+      });
+      assert.equal(r.status, "failed");
+      assert.match(
+        r.output,
+        /^\[spawn error: Cannot run "touch ran" \(sandbox workspace-write\): /,
+      );
+      assert.match(r.output, /bubblewrap/);
+      assert.match(r.output, /--sandbox off/);
+      assert.ok(r.output.endsWith("]"));
+    }
+    await assert.rejects(Deno.stat(join(ws, "ran")), Deno.errors.NotFound);
+    assert.equal(processes.size, 0);
+    assert.equal(processes.pendingNotices, 0);
+  }, { policy: { bwrapPath: "/nonexistent/penguin-test/bwrap" } });
+});
+
+Deno.test("without a process registry a command cannot outlive its window", async () => {
+  await withSession(async ({ ctx }) => {
+    const nap = uniqueSleep();
+    const { processes: _none, ...bare } = ctx;
+    const r = await call(bare, "exec_command", {
+      description: "long",
+      cmd: `sleep ${nap}`,
+      yield_time_ms: 250,
+    });
+    assert.equal(r.status, "failed");
+    assert.match(r.output, /^\[process killed at the end of its 250 ms window/);
+    assert.ok(await eventually(() => pidsWithArg(nap).length === 0));
+    const bg = await call(bare, "exec_command", {
+      description: "bg",
+      cmd: "true",
+      run_in_background: true,
+    });
+    assert.equal(bg.status, "failed");
+  });
+});
+
+Deno.test("bad arguments are explained without running anything", async () => {
+  await withSession(async ({ ctx }) => {
+    const r = await call(ctx, "exec_command", { description: "x", command: "ls" });
+    assert.equal(r.status, "failed");
+    assert.match(r.output, /required argument "cmd" is missing/);
+    const y = await call(ctx, "exec_command", { cmd: "true", yield_time_ms: "soon" });
+    assert.equal(y.status, "failed");
+    assert.match(y.output, /"yield_time_ms"/);
+  });
+});
+
+Deno.test("the command and image tools are built in with the §6.3 limits", () => {
+  const names = DEFAULT_TOOL_DEFINITIONS.map((d) => d.name);
+  for (const n of ["exec_command", "input_command", "kill_command", "read_image"]) {
+    assert.ok(names.includes(n), n);
+  }
+  assert.deepEqual(BUILTIN_TOOL_LIMITS.exec_command, {
+    permission: "rw",
+    timeoutMs: 120000,
+    maxOutputLength: 16000,
+    callDescription: true,
+  });
+  assert.equal(BUILTIN_TOOL_LIMITS.input_command!.timeoutMs, 130000);
+  assert.equal(BUILTIN_TOOL_LIMITS.kill_command!.timeoutMs, 30000);
+  assert.deepEqual(
+    [
+      READ_IMAGE_DEFINITION.permission,
+      READ_IMAGE_DEFINITION.timeoutMs,
+      READ_IMAGE_DEFINITION.forModel,
+    ],
+    ["r", 60000, "vision"],
+  );
+  const spec = toolSpec(EXEC_COMMAND_DEFINITION).parameters as {
+    required: string[];
+    properties: Record<string, unknown>;
+  };
+  assert.deepEqual(spec.required, ["description", "cmd"]);
+  assert.deepEqual(Object.keys(spec.properties), [
+    "description",
+    "cmd",
+    "workdir",
+    "yield_time_ms",
+    "run_in_background",
+  ]);
+});
