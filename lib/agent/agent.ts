@@ -10,11 +10,8 @@
  * @module
  */
 import type { SessionMeta } from "../protocol/types.ts";
-import { type EnvSource, resolveModel } from "../models/resolve.ts";
-import type { ThinkingLevel } from "../models/wire.ts";
+import { createToolCallIds } from "../models/tool_call_ids.ts";
 import { openTraceWriter } from "../trace/writer.ts";
-import { createPolicy, type SandboxMode } from "../sandbox/policy.ts";
-import { createProcessRegistry, effectivePolicy } from "../tools/mod.ts";
 import {
   type AgentPaths,
   type AgentRef,
@@ -33,16 +30,23 @@ import {
   type ResolvedSystemConfig,
   resolveSystemConfig,
   resolveWorkspace,
-  sessionScratchpadDir,
   type SystemConfig,
   validateAgentId,
   validateProjectId,
 } from "../state/mod.ts";
 import { dateDirName } from "../trace/paths.ts";
+import {
+  type AgentBase,
+  type RecordedSessionOptions,
+  sessionModel,
+  sessionParts,
+} from "./_build.ts";
+
+export type { RecordedSessionOptions };
+import type { EngineState } from "./engine.ts";
 import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prompt.ts";
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import { openSession, type Session } from "./session.ts";
-import { createToolset, resolveToolDefinitions } from "./toolset.ts";
 
 /** Options of {@linkcode createAgent}. */
 export interface AgentOptions {
@@ -57,29 +61,29 @@ export interface AgentOptions {
 }
 
 /** Options of {@linkcode Agent.createSession}. */
-export interface SessionOptions {
+export interface SessionOptions extends RecordedSessionOptions {
   /** Workspace; must exist. Absent → a new temporary workspace `workspaces/tmp-<8hex>`. */
   workspaceDir?: string;
   /** Provider group; always together with `modelId` (neither → the project's default model). */
   provider?: string;
   /** Model id; always together with `provider`. */
   modelId?: string;
-  /** Default thinking level (else the agent's, else the project's `[default_chat]`, else `medium`). */
-  thinkingLevel?: ThinkingLevel;
-  /** Sandbox mode for commands (default `workspace-write`). */
-  sandbox?: SandboxMode;
-  /** Whether commands may use the network (default false). */
-  network?: boolean;
-  /** Max requests per task; ≤ 0 = unlimited (default: the agent's `max_turns`). */
-  maxTurns?: number;
-  /** API key for this session only (over the entry's and the env var). */
-  apiKey?: string;
-  /** Base URL for this session only. */
-  baseUrl?: string;
-  /** Wait before retry `n` (default the §5.5 ladder: 2 s, 4 s, 8 s, 16 s, 30 s). */
-  retryDelayMs?: (n: number) => number;
-  /** Diagnostics sink (default stderr). */
-  warn?: (line: string) => void;
+}
+
+/**
+ * A session recorded in a trace, as a replay rebuilds it: the seam for
+ * resume. The meta's system prompt is reused verbatim; its model pair must
+ * still be configured and its workspace must still exist.
+ */
+export interface RecordedSession {
+  /** The recorded `session_meta` payload. */
+  meta: SessionMeta;
+  /** Replayed history, carry-over and counters (default: empty). */
+  state?: EngineState;
+  /** The trace file the writer continues: its date directory and index. */
+  trace: { dateDir: string; index: number };
+  /** Whether that file already starts with the meta (default true). */
+  metaWritten?: boolean;
 }
 
 /** A loaded agent. */
@@ -98,6 +102,8 @@ export interface Agent {
   readonly projectConfig: ProjectConfig;
   /** Start a new session. */
   createSession(opts?: SessionOptions): Promise<Session>;
+  /** Reopen a session recorded in a trace (the building block of resume). */
+  openRecordedSession(rec: RecordedSession, opts?: RecordedSessionOptions): Promise<Session>;
 }
 
 /**
@@ -136,6 +142,16 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   const projectConfig = await loadProjectConfig(configPath);
   const loaded = await loadOrInitAgent(ref);
   const config = resolveSystemConfig(loaded.systemConfig);
+  const base: AgentBase = {
+    ref,
+    paths: loaded.paths,
+    systemConfig: loaded.systemConfig,
+    config,
+    agentsMd: loaded.agentsMd,
+    projectConfig,
+    env,
+    configPath,
+  };
   return {
     ref,
     paths: loaded.paths,
@@ -143,66 +159,25 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
     config,
     agentsMd: loaded.agentsMd,
     projectConfig,
-    createSession: (sessionOpts = {}) =>
-      createSession({
-        ref,
-        paths: loaded.paths,
-        systemConfig: loaded.systemConfig,
-        config,
-        agentsMd: loaded.agentsMd,
-        projectConfig,
-        env,
-        configPath,
-      }, sessionOpts),
+    createSession: (sessionOpts = {}) => createSession(base, sessionOpts),
+    openRecordedSession: (rec, recOpts = {}) => openRecorded(base, rec, recOpts),
   };
 }
 
-function thinkingChain(
-  explicit: ThinkingLevel | undefined,
-  agent: SystemConfig,
-  project: ProjectConfig,
-): ThinkingLevel {
-  return explicit ?? agent.model?.thinking_level ?? project.default_chat.thinking_level ?? "medium";
-}
-
-/** What a new session is created from. */
-interface AgentBase {
-  ref: AgentRef;
-  paths: AgentPaths;
-  systemConfig: SystemConfig;
-  config: ResolvedSystemConfig;
-  agentsMd: string;
-  projectConfig: ProjectConfig;
-  env: Record<string, string>;
-  configPath: string;
-}
-
 async function createSession(base: AgentBase, opts: SessionOptions): Promise<Session> {
-  const { ref, paths, config, projectConfig, env } = base;
+  const { ref, paths, config } = base;
   // The pair and its credentials first: a missing key fails before anything is created.
-  const model = resolveModel(
-    projectConfig,
-    { provider: opts.provider, model_id: opts.modelId },
-    env as EnvSource,
-    { configPath: base.configPath, requireKey: opts.apiKey === undefined },
-  );
-  if (opts.apiKey !== undefined) model.endpoint.api_key = opts.apiKey;
-  if (opts.baseUrl !== undefined) model.endpoint.base_url = opts.baseUrl.replace(/\/+$/, "");
-
+  const model = sessionModel(base, { provider: opts.provider, model_id: opts.modelId }, opts);
   const workspace = opts.workspaceDir !== undefined
     ? await resolveWorkspace(opts.workspaceDir)
     : await createTempWorkspace(ref);
   const realWorkspace = await Deno.realPath(workspace);
   const sessionId = newSessionId();
-  const scratchpad = sessionScratchpadDir(ref, sessionId);
-  await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
-  const realScratchpad = await Deno.realPath(scratchpad);
   const vault = await loadVault(paths.vault);
   const temporary = await isTempWorkspace(realWorkspace, ref);
   const workspaceMemoryDir = config.memory.enabled
     ? await prepareMemory(paths, realWorkspace, temporary)
     : undefined;
-
   const sections = await renderPromptSections({
     paths,
     config,
@@ -219,10 +194,9 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     modelId: model.endpoint.model_id,
     platform: platformName(),
     osVersion: osVersion(),
-    shell: shellName((n) => env[n]),
+    shell: shellName((n) => base.env[n]),
     date: dateDirName(),
   }, sections);
-
   const meta: SessionMeta = {
     session_id: sessionId,
     provider: model.endpoint.provider,
@@ -232,35 +206,43 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     agent_state: paths.agentState,
     workspace,
   };
-  const toolset = createToolset(resolveToolDefinitions(config.tools.builtin), model.vision);
-  const maxTokens = model.max_tokens ?? config.model.max_tokens;
-  const sandbox = createPolicy({
-    workspace: realWorkspace,
-    mode: opts.sandbox ?? "workspace-write",
-    network: opts.network ?? false,
-    scratchpad: realScratchpad,
-    dataRoot: ref.root,
-    vault,
-    hostEnv: env,
-  });
   const writer = await openTraceWriter({ tracesDir: paths.traces, sessionId });
-  return openSession({
-    meta,
-    metaWritten: false,
-    writer,
-    model,
-    toolset,
-    workspace: realWorkspace,
-    scratchpad: realScratchpad,
-    sandbox,
-    vault,
-    commandPolicy: effectivePolicy(projectConfig.command_policy),
-    processes: createProcessRegistry(),
-    thinkingLevel: thinkingChain(opts.thinkingLevel, base.systemConfig, projectConfig),
-    maxTurns: opts.maxTurns ?? config.max_turns,
-    ...(maxTokens > 0 ? { maxTokens } : {}),
-    idleTimeoutMs: config.model.timeoutMs,
-    ...(opts.retryDelayMs ? { retryDelayMs: opts.retryDelayMs } : {}),
-    ...(opts.warn ? { warn: opts.warn } : {}),
+  return openSession(
+    await sessionParts(
+      base,
+      { meta, model, realWorkspace, vault, writer, metaWritten: false },
+      opts,
+    ),
+  );
+}
+
+async function openRecorded(
+  base: AgentBase,
+  rec: RecordedSession,
+  opts: RecordedSessionOptions,
+): Promise<Session> {
+  const { meta } = rec;
+  const model = sessionModel(base, { provider: meta.provider, model_id: meta.model_id }, opts);
+  const realWorkspace = await Deno.realPath(await resolveWorkspace(meta.workspace));
+  const vault = await loadVault(base.paths.vault);
+  const writer = await openTraceWriter({
+    tracesDir: base.paths.traces,
+    sessionId: meta.session_id,
+    dateDir: rec.trace.dateDir,
+    index: rec.trace.index,
   });
+  const history = rec.state?.history ?? [];
+  const ids = history.flatMap((m) => (m.type === "tool_call" ? [m.tool_call_id] : []));
+  return openSession(
+    await sessionParts(base, {
+      meta,
+      model,
+      realWorkspace,
+      vault,
+      writer,
+      metaWritten: rec.metaWritten ?? true,
+      ...(rec.state ? { state: rec.state } : {}),
+      toolCallIds: createToolCallIds(ids),
+    }, opts),
+  );
 }

@@ -18,11 +18,7 @@
  * @module
  */
 import { toolCallOutput, userText } from "../protocol/builders.ts";
-import type {
-  CompleteMessage,
-  ToolCallMessage,
-  ToolCallOutputMessage,
-} from "../protocol/types.ts";
+import type { CompleteMessage, ToolCallMessage, ToolCallOutputMessage } from "../protocol/types.ts";
 import type { ModelOutcome } from "../models/outcome.ts";
 import {
   INTERRUPTED_BY_USER,

@@ -17,25 +17,19 @@
  */
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import type {
-  CompleteMessage,
-  OmniMessage,
-  PartialText,
-  TokenCounts,
-} from "../protocol/types.ts";
+import type { CompleteMessage, OmniMessage, PartialText, TokenCounts } from "../protocol/types.ts";
 import type { ModelOutcome, ModelStreamItem } from "../models/outcome.ts";
 import { shouldRetry } from "../models/retry.ts";
-import {
-  clampMaxTokens,
-  estimateHistoryTokens,
-  estimateMessageTokens,
-} from "../models/shaping.ts";
+import { clampMaxTokens, estimateHistoryTokens, estimateMessageTokens } from "../models/shaping.ts";
 import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import type { ApproveFn } from "./approval.ts";
 import { buildCarryOver, withRetriedTurns } from "./carry_over.ts";
 import { maxTurnsText, userSteeringText } from "./markers.ts";
+import { createRetryWaits, exhaustionReason } from "./_retry.ts";
 import { runTurn, type ToolExecutor, type TurnResult } from "./turn.ts";
+
+export { exhaustionReason };
 
 /** Retries allowed per turn after the first attempt (§5.5). */
 export const DEFAULT_MAX_RETRIES = 5;
@@ -172,7 +166,7 @@ export function createEngine(
   let historyEstimate = estimateHistoryTokens(state.history);
   let running = false;
   let steering: CompleteMessage[][] = [];
-  let wakeBackoff: (() => void) | null = null;
+  const waits = createRetryWaits();
   const clampWarned = new Set<number>();
 
   function commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void {
@@ -214,25 +208,6 @@ export function createEngine(
     const verdict = shouldRetry(outcome, reconnects + 1);
     if (!verdict.retry) return undefined;
     return settings.retryDelayMs ? settings.retryDelayMs(reconnects + 1) : verdict.delay_ms;
-  }
-
-  function backoff(ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (go: boolean) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        wakeBackoff = null;
-        resolve(go);
-      };
-      const onAbort = () => settle(false);
-      const timer = setTimeout(() => settle(true), Math.max(0, ms));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      wakeBackoff = () => settle(true);
-    });
   }
 
   function* emitRecorded(msgs: readonly OmniMessage[]): Generator<OmniMessage> {
@@ -360,7 +335,7 @@ export function createEngine(
           return;
         }
         reconnects++;
-        if (!(await backoff(planned, signal))) {
+        if (!(await waits.wait(planned, signal))) {
           state.carryOver = attemptInput;
           yield* abort("aborted during reconnect backoff");
           return;
@@ -391,7 +366,10 @@ export function createEngine(
     },
     async *run(input, opts = {}) {
       if (running) {
-        throw new PenguinError("runtime", "Cannot start a task: this session is already running one");
+        throw new PenguinError(
+          "runtime",
+          "Cannot start a task: this session is already running one",
+        );
       }
       running = true;
       steering = [];
@@ -407,18 +385,6 @@ export function createEngine(
       if (input.some(carriesSteering)) steering.push(input);
       return true;
     },
-    skipRetryWait() {
-      const wake = wakeBackoff;
-      if (!wake) return false;
-      wake();
-      return true;
-    },
+    skipRetryWait: () => waits.skip(),
   };
-}
-
-/** The abort reason when the retries of a turn are exhausted (§5.3). */
-export function exhaustionReason(outcome: ModelOutcome, retries: number): string {
-  if (outcome.status === "malformed") return `malformed response failed after ${retries} retries`;
-  if (outcome.status === "timeout") return `reconnect failed after ${retries} retries`;
-  return `llm request failed after ${retries} retries: ${outcome.error_message ?? outcome.status}`;
 }

@@ -6,11 +6,7 @@
  *
  * @module
  */
-import type {
-  CompleteMessage,
-  ToolCallMessage,
-  ToolCallOutputMessage,
-} from "../protocol/types.ts";
+import type { CompleteMessage, ToolCallMessage, ToolCallOutputMessage } from "../protocol/types.ts";
 
 /** Block form of a marker: `[tag]\n<body>\n[/tag]`. */
 export function markerBlock(tag: string, body: string): string {
@@ -37,7 +33,9 @@ export function transcribeText(text: string): string {
 }
 
 /** `  [tool_call name="<n>" id="<id>"]<args>[/tool_call]`. */
-export function transcribeToolCall(call: Pick<ToolCallMessage, "name" | "tool_call_id" | "arguments">): string {
+export function transcribeToolCall(
+  call: Pick<ToolCallMessage, "name" | "tool_call_id" | "arguments">,
+): string {
   return line("tool_call", call.arguments, ` name="${call.name}" id="${call.tool_call_id}"`);
 }
 

@@ -8,6 +8,8 @@ export {
   type Agent,
   type AgentOptions,
   createAgent,
+  type RecordedSession,
+  type RecordedSessionOptions,
   type SessionOptions,
 } from "./agent.ts";
 export {

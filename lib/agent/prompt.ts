@@ -80,7 +80,10 @@ export function assembleSystemPrompt(
     "{{SKILLS}}": sections.skills,
     "{{SCHEDULES}}": sections.schedules,
   };
-  t = t.replace(/\{\{MEMORY\}\}|\{\{VAULT\}\}|\{\{SKILLS\}\}|\{\{SCHEDULES\}\}/g, (m) => byName[m]!);
+  t = t.replace(
+    /\{\{MEMORY\}\}|\{\{VAULT\}\}|\{\{SKILLS\}\}|\{\{SCHEDULES\}\}/g,
+    (m) => byName[m]!,
+  );
   return t.trim();
 }
 

@@ -164,7 +164,9 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
     if (!ok) {
       throw new PenguinError(
         "usage",
-        `Cannot ${what}: expected user messages (text or images), found ${JSON.stringify(m?.type)} from ${JSON.stringify(m?.role)}`,
+        `Cannot ${what}: expected user messages (text or images), found ${
+          JSON.stringify(m?.type)
+        } from ${JSON.stringify(m?.role)}`,
       );
     }
   }
@@ -175,7 +177,18 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
 export function openSession(parts: SessionParts): Session {
   const warn = parts.warn ?? ((line: string) => console.error(line));
   const { writer, toolset, meta } = parts;
-  const metaMessage = sessionMetaMsg(meta);
+  // How commands are confined (additive field): a new session records it in
+  // session_meta, every live session (resumed ones too) in tool_list_ready.
+  const sandboxRecord = {
+    mode: parts.sandbox.mode,
+    network: parts.sandbox.network,
+    ...(parts.sandbox.extraWritable.length > 0
+      ? { extra_writable: [...parts.sandbox.extraWritable] }
+      : {}),
+  };
+  const metaMessage = sessionMetaMsg(
+    parts.metaWritten || meta.sandbox !== undefined ? meta : { ...meta, sandbox: sandboxRecord },
+  );
   const toolCallIds = parts.toolCallIds ?? createToolCallIds();
   let metaWritten = parts.metaWritten;
   let bootstrapped = false;
@@ -257,7 +270,11 @@ export function openSession(parts: SessionParts): Session {
       const bootstrapRecords: OmniMessage[] = [];
       if (!bootstrapped) {
         bootstrapped = true;
-        const ready = eventMsg({ type: "tool_list_ready", tools: toolset.specs });
+        const ready = eventMsg({
+          type: "tool_list_ready",
+          tools: toolset.specs,
+          sandbox: sandboxRecord,
+        });
         bootstrapRecords.push(ready);
         yield ready;
       }

@@ -4,6 +4,10 @@
  * each tool's defaults; names without a built-in factory are dropped), then
  * filtered by the model's vision flag.
  *
+ * read_file, write_file and edit_file run confined in a permission-narrowed
+ * Worker (lib/tools/worker) unless `confineFileTools: false`; the process
+ * then needs `--unstable-worker-options` (deno.json sets it).
+ *
  * @module
  */
 import type { ToolSpec } from "../protocol/types.ts";
@@ -16,6 +20,7 @@ import {
   type ToolPermission,
   toolSpec,
 } from "../tools/mod.ts";
+import { confinedFileTools } from "../tools/worker/mod.ts";
 
 /** The tools of one session. */
 export interface Toolset {
@@ -25,6 +30,14 @@ export interface Toolset {
   specs: ToolSpec[];
   /** A tool's permission (undefined for unknown names). */
   permissionOf(name: string): ToolPermission | undefined;
+  /** Stop the confined file tools' workers (idle workers also end by themselves). */
+  dispose?(): void;
+}
+
+/** Options of {@linkcode createToolset}. */
+export interface ToolsetOptions {
+  /** Run read_file, write_file and edit_file in a confined Worker (default true). */
+  confineFileTools?: boolean;
 }
 
 function num(v: unknown): number | undefined {
@@ -64,13 +77,18 @@ export function resolveToolDefinitions(builtin?: readonly BuiltinToolConfig[]): 
 }
 
 /** Instantiate the tool set for a model with or without `vision`. */
-export function createToolset(definitions: readonly ToolDefinition[], vision: boolean): Toolset {
+export function createToolset(
+  definitions: readonly ToolDefinition[],
+  vision: boolean,
+  opts: ToolsetOptions = {},
+): Toolset {
   const tools = new Map<string, Tool>();
   const specs: ToolSpec[] = [];
+  const confined = opts.confineFileTools === false ? undefined : confinedFileTools();
   for (const def of definitions) {
     if (def.forModel === "vision" && !vision) continue;
     if (def.forModel === "text-only" && vision) continue;
-    const factory = BUILTIN_TOOL_FACTORIES[def.name];
+    const factory = confined?.factories[def.name] ?? BUILTIN_TOOL_FACTORIES[def.name];
     if (!factory || tools.has(def.name)) continue;
     tools.set(def.name, factory(def));
     specs.push(toolSpec(def));
@@ -79,5 +97,6 @@ export function createToolset(definitions: readonly ToolDefinition[], vision: bo
     tools,
     specs,
     permissionOf: (name) => tools.get(name)?.definition.permission,
+    ...(confined ? { dispose: confined.dispose } : {}),
   };
 }

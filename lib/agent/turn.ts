@@ -126,7 +126,11 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
         ctx.warn(`[penguin] tool "${call.name}" threw after its output: ${errorMessage(err)}`);
         return;
       }
-      const failed = toolCallOutput(call.tool_call_id, `[tool error] ${errorMessage(err)}`, "failed");
+      const failed = toolCallOutput(
+        call.tool_call_id,
+        `[tool error] ${errorMessage(err)}`,
+        "failed",
+      );
       emitTool({ payload: failed });
       answer(failed);
     }
@@ -138,7 +142,9 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
       for await (const item of ctx.stream) {
         if (item.kind === "usage") {
           const session = ctx.addUsage(item.usage);
-          emit(eventMsg({ type: "token_usage", session: { ...session }, request: { ...item.usage } }));
+          emit(
+            eventMsg({ type: "token_usage", session: { ...session }, request: { ...item.usage } }),
+          );
           continue;
         }
         if (item.kind === "end") {
@@ -183,7 +189,9 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
     } catch (err) {
       // The model layer never throws; this is a last-resort guard.
       outcome = { status: "failed", error_message: errorMessage(err) };
-      emit(eventMsg({ type: "request_end", status: "failed", error_message: outcome.error_message! }));
+      emit(
+        eventMsg({ type: "request_end", status: "failed", error_message: outcome.error_message! }),
+      );
     } finally {
       release();
       queue.close();

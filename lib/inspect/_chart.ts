@@ -20,13 +20,13 @@ function r1(x: number): string {
 export function requestChart(requests: readonly RequestSummary[]): string {
   if (requests.length === 0) return "";
   const n = requests.length;
-  const barW = Math.max(3, Math.min(24, 900 / n));
+  const barW = Math.max(3, Math.min(64, 900 / n));
   const left = 56;
   const right = 56;
   const top = 24;
   const plotH = 160;
   const bottom = 34;
-  const W = Math.ceil(left + n * barW + right);
+  const W = Math.max(640, Math.ceil(left + n * barW + right));
   const H = top + plotH + bottom;
   const maxTok = Math.max(1, ...requests.map((r) => r.tokens?.total ?? 0));
   const maxLat = Math.max(1, ...requests.map((r) => r.latency_ms ?? 0));
@@ -36,12 +36,12 @@ export function requestChart(requests: readonly RequestSummary[]): string {
     `<svg class="chart" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="tokens and latency per request">`,
   );
   parts.push(
-    `<line x1="${left}" y1="${top + plotH}" x2="${W - right}" y2="${top + plotH}" class="axis"/>`,
+    `<line x1="${left}" y1="${top + plotH}" x2="${r1(left + n * barW)}" y2="${top + plotH}" class="axis"/>`,
     `<text x="${left - 4}" y="${top + 4}" text-anchor="end" class="lbl">${
       esc(formatTokens(maxTok))
     }</text>`,
     `<text x="${left - 4}" y="${top + plotH}" text-anchor="end" class="lbl">0</text>`,
-    `<text x="${W - right + 4}" y="${top + 4}" class="lbl lat">${
+    `<text x="${left + n * barW + 4}" y="${top + 4}" class="lbl lat">${
       esc(formatDuration(maxLat))
     }</text>`,
     `<text x="${left}" y="${top - 8}" class="lbl">tokens per request (stacked: cache read, uncached input, output) · latency (line)</text>`,

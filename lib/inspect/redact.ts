@@ -77,6 +77,8 @@ export function redactSecrets(text: string): string {
       const marker = redactionMarker(rule.kind);
       if (!rule.keep) return marker;
       const m = args.slice(0, -2) as unknown as RegExpExecArray;
+      // A secret redacted by an earlier rule stays as it is.
+      if (/^\[redacted:[a-z_]+\]$/.test(m[3] ?? "")) return m[0];
       const [pre, post] = rule.keep(m);
       return `${pre}${marker}${post}`;
     });

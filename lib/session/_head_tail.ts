@@ -68,11 +68,53 @@ export interface Head {
   prompt: { text: string; timestamp: string } | null;
   /** The first user text of any sender before the first request_begin, if seen. */
   userText: string | null;
+  /** True when the scan reached the first human prompt or the first request_begin. */
+  done: boolean;
 }
 
-/** Inspect the lines of `bytes` (a file prefix; `complete` when it is the whole file). */
+function isBlank(b: Uint8Array): boolean {
+  for (const c of b) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  return true;
+}
+
+// Index of the quote closing the JSON string whose content starts at `from`.
+function stringEnd(s: string, from: number): number {
+  for (let i = s.indexOf('"', from); i !== -1; i = s.indexOf('"', i + 1)) {
+    let slashes = 0;
+    for (let j = i - 1; j >= from && s.charCodeAt(j) === 0x5c; j--) slashes++;
+    if (slashes % 2 === 0) return i;
+  }
+  return -1;
+}
+
+const PROMPT_KEY = '"system_prompt":"';
+
+/**
+ * Parse the first line of a trace. The system prompt (most of a
+ * session_meta's bytes, and never needed for a summary) is cut out before
+ * parsing: its value comes back as "". Any other line parses as is.
+ */
+export function parseHeadLine(bytes: Uint8Array): Obj | null {
+  const text = dec.decode(bytes);
+  const k = text.indexOf(PROMPT_KEY);
+  if (k !== -1) {
+    const from = k + PROMPT_KEY.length;
+    const end = stringEnd(text, from);
+    if (end !== -1) {
+      const rec = parseObject(text.slice(0, from) + text.slice(end));
+      if (rec !== null) return rec;
+    }
+  }
+  return parseObject(text);
+}
+
+/**
+ * Inspect the lines of `bytes` (a file prefix; `complete` when it is the
+ * whole file). The first record's `system_prompt` is left out (see
+ * {@linkcode parseHeadLine}).
+ */
 export function headOf(bytes: Uint8Array, complete: boolean): Head {
-  const head: Head = { first: null, more: false, prompt: null, userText: null };
+  const head: Head = { first: null, more: false, prompt: null, userText: null, done: false };
   let start = 0;
   let lineNo = 0;
   while (start < bytes.length) {
@@ -81,16 +123,20 @@ export function headOf(bytes: Uint8Array, complete: boolean): Head {
       if (!complete) break;
       nl = bytes.length;
     }
-    const text = dec.decode(bytes.subarray(start, nl));
+    const line = bytes.subarray(start, nl);
     start = nl + 1;
-    if (text.trim() === "") continue;
-    lineNo++;
-    if (lineNo === 1) {
-      head.first = parseObject(text);
+    if (lineNo === 0) {
+      if (isBlank(line)) continue;
+      lineNo++;
+      head.first = parseHeadLine(line);
       continue;
     }
+    const text = dec.decode(line);
+    if (text.trim() === "") continue;
+    lineNo++;
     if (text.includes('"type":"request_begin"')) {
       head.more = true;
+      head.done = true;
       break;
     }
     if (!head.more || text.includes('"role":"user"')) {
@@ -104,6 +150,7 @@ export function headOf(bytes: Uint8Array, complete: boolean): Head {
       }
       if (isHumanText(p)) {
         head.prompt = { text: p.text, timestamp: String(rec.timestamp ?? "") };
+        head.done = true;
         break;
       }
     }
@@ -112,37 +159,21 @@ export function headOf(bytes: Uint8Array, complete: boolean): Head {
 }
 
 /**
- * Read the head of the file: at least `WINDOW` bytes, more while the first
- * line (or the first prompt) is still incomplete, up to a cap.
+ * Read and inspect the head of the file: at least `WINDOW` bytes, more while
+ * the first line is incomplete or neither the first human prompt nor the
+ * first request_begin (before which that prompt always comes) has been seen,
+ * up to HEAD_SOFT bytes (HEAD_CAP to complete the first line).
  */
-export async function readHead(
-  file: Deno.FsFile,
-  size: number,
-): Promise<{ bytes: Uint8Array; complete: boolean }> {
+export async function readHead(file: Deno.FsFile, size: number): Promise<Head> {
   let want = Math.min(size, WINDOW);
-  let bytes = await readAt(file, 0, want);
-  while (bytes.length < size && want < HEAD_CAP) {
-    // Enough when the first line is complete and a request has begun (the
-    // first prompt always comes before the first request_begin), or when a
-    // complete first line is followed by HEAD_SOFT bytes without one.
-    const nl = bytes.indexOf(NL);
-    if (nl !== -1 && (want >= HEAD_SOFT || findAscii(bytes, '"type":"request_begin"', nl))) break;
-    want = Math.min(size, want * 4, HEAD_CAP);
-    bytes = await readAt(file, 0, want);
+  while (true) {
+    const bytes = await readAt(file, 0, want);
+    const complete = bytes.length >= size;
+    const head = headOf(bytes, complete);
+    const firstDone = bytes.indexOf(NL) !== -1 || complete;
+    if (complete || head.done || want >= HEAD_CAP || (firstDone && want >= HEAD_SOFT)) return head;
+    want = Math.min(size, want * 4, firstDone ? HEAD_SOFT : HEAD_CAP);
   }
-  return { bytes, complete: bytes.length >= size };
-}
-
-function findAscii(bytes: Uint8Array, needle: string, from: number): boolean {
-  const first = needle.charCodeAt(0);
-  outer: for (let i = bytes.indexOf(first, from); i !== -1; i = bytes.indexOf(first, i + 1)) {
-    if (i + needle.length > bytes.length) return false;
-    for (let j = 1; j < needle.length; j++) {
-      if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
-    }
-    return true;
-  }
-  return false;
 }
 
 /** What the tail of a file shows. */

@@ -22,7 +22,6 @@ import {
   type Head,
   headOf,
   payloadOf,
-  readAt,
   readHead,
   readTail,
   type Tail,
@@ -121,22 +120,33 @@ export async function sessionFilesIn(tracesDir: string): Promise<Map<string, Tra
 }
 
 const dec = new TextDecoder();
-const COUNTED = /"type":"(request_end|compaction_begin|compaction_end)"/g;
 
-/** Completed requests outside compaction spans in a whole file's bytes. */
-export function countTurns(bytes: Uint8Array): number {
-  const text = dec.decode(bytes);
+/**
+ * Completed requests outside compaction spans in a whole file's bytes (from
+ * offset `from`). Only short lines are looked at: request_end and
+ * compaction events are a few hundred bytes at most.
+ */
+export function countTurns(bytes: Uint8Array, from = 0): number {
+  const text = dec.decode(from > 0 ? bytes.subarray(from) : bytes);
+  const key = '"type":"';
   let turns = 0;
   let inCompaction = false;
-  for (const m of text.matchAll(COUNTED)) {
-    if (m[1] === "compaction_begin") inCompaction = true;
-    else if (m[1] === "compaction_end") inCompaction = false;
-    else if (!inCompaction) {
-      const from = text.lastIndexOf("\n", m.index) + 1;
-      const nl = text.indexOf("\n", m.index);
-      const line = text.slice(from, nl === -1 ? text.length : nl);
-      if (line.includes('"status":"completed"')) turns++;
+  let pos = 0;
+  while (pos < text.length) {
+    let nl = text.indexOf("\n", pos);
+    if (nl === -1) nl = text.length;
+    if (nl - pos < 400) {
+      // The event type is the last "type" key of an event line.
+      const at = text.lastIndexOf(key, nl);
+      if (at > pos) {
+        const t = at + key.length;
+        if (text.startsWith('request_end"', t)) {
+          if (!inCompaction && text.slice(t, nl).includes('"status":"completed"')) turns++;
+        } else if (text.startsWith('compaction_begin"', t)) inCompaction = true;
+        else if (text.startsWith('compaction_end"', t)) inCompaction = false;
+      }
     }
+    pos = nl + 1;
   }
   return turns;
 }
@@ -147,7 +157,18 @@ interface FileLook {
   turns: number | null;
 }
 
-async function look(path: string, wantHead: boolean, wantTail: boolean): Promise<FileLook> {
+/**
+ * Look at one file. `buf` (WHOLE + 1 bytes, reused by the caller) takes the
+ * first read: a file that fits is handled from that one read (a short read
+ * of a regular file means end of file); a larger one is read at its head
+ * and its tail only.
+ */
+async function look(
+  path: string,
+  wantHead: boolean,
+  wantTail: boolean,
+  buf: Uint8Array,
+): Promise<FileLook> {
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { read: true });
@@ -155,19 +176,21 @@ async function look(path: string, wantHead: boolean, wantTail: boolean): Promise
     return { turns: null };
   }
   try {
-    const { size } = await file.stat();
-    if (size <= WHOLE) {
-      const bytes = await readAt(file, 0, size);
+    const n = (await file.read(buf)) ?? 0;
+    if (n < buf.length) {
+      const bytes = buf.subarray(0, n);
+      const firstNl = bytes.indexOf(0x0a);
       return {
         head: wantHead ? headOf(bytes, true) : undefined,
         tail: wantTail ? tailOf(bytes, true) : undefined,
-        turns: countTurns(bytes),
+        turns: countTurns(bytes, firstNl === -1 ? bytes.length : firstNl),
       };
     }
+    const { size } = await file.stat();
     const out: FileLook = { turns: null };
     if (wantHead) {
-      const h = await readHead(file, size);
-      out.head = headOf(h.bytes, h.complete);
+      const head = headOf(buf, false);
+      out.head = head.done ? head : await readHead(file, size);
     }
     if (wantTail) out.tail = await readTail(file, size);
     return out;
@@ -185,12 +208,13 @@ async function summarize(
   agentId: string,
   sessionId: string,
   files: TraceFileRef[],
+  buf: Uint8Array,
 ): Promise<SessionSummary> {
-  const first = files[0]!;
   const latest = files[files.length - 1]!;
-  const looks = files.length === 1
-    ? [await look(first.path, true, true)]
-    : await Promise.all(files.map((f, i) => look(f.path, i === 0, i === files.length - 1)));
+  const looks: FileLook[] = [];
+  for (const [i, f] of files.entries()) {
+    looks.push(await look(f.path, i === 0, i === files.length - 1, buf));
+  }
   const head = looks[0]!.head;
   const tail = looks[looks.length - 1]!.tail;
   const turns = looks.every((l) => l.turns !== null)
@@ -228,14 +252,19 @@ async function summarize(
   };
 }
 
-/** Run `fn` over `items` with at most `limit` in flight, keeping order. */
-async function pooled<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+/** Run `fn` over `items` with at most `limit` in flight, keeping order; each worker has its own buffer. */
+async function pooled<T, R>(
+  items: T[],
+  limit: number,
+  fn: (t: T, buf: Uint8Array) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
+    const buf = new Uint8Array(WHOLE + 1);
     while (next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      out[i] = await fn(items[i]!, buf);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
@@ -257,7 +286,7 @@ export async function listSessions(options: ListOptions): Promise<SessionSummary
   const rows = await pooled(
     jobs,
     options.concurrency ?? 32,
-    (j) => summarize(projectId, j.agentId, j.sessionId, j.files),
+    (j, buf) => summarize(projectId, j.agentId, j.sessionId, j.files, buf),
   );
   return rows.sort((a, b) => {
     const ka = a.created ?? "";

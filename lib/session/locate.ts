@@ -15,7 +15,7 @@ import {
   parseTraceFileName,
   type TraceFileRef,
 } from "../trace/paths.ts";
-import { headOf, payloadOf, readHead } from "./_head_tail.ts";
+import { payloadOf, readHead } from "./_head_tail.ts";
 
 /** The agent whose sessions are meant. */
 export interface SessionScope {
@@ -106,8 +106,7 @@ export async function peekHead(
   }
   try {
     const { size } = await file.stat();
-    const { bytes, complete } = await readHead(file, size);
-    const head = headOf(bytes, complete);
+    const head = await readHead(file, size);
     const meta = head.first?.type === "session_meta" ? payloadOf(head.first) : null;
     return { first: head.first, meta, more: head.more };
   } finally {

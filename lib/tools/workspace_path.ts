@@ -125,6 +125,11 @@ export async function resolveWorkspacePath(
     message:
       `Refusing to ${verb} "${input}": ${name} holds the user's secrets and must never enter the conversation.`,
   });
+  const outside = (where: string, wsReal: string): PathResolution => ({
+    ok: false,
+    message:
+      `Path "${input}" resolves to "${where}", outside the workspace "${wsReal}"; file tools can only reach the workspace and the session scratchpad.`,
+  });
   const lexicalSecret = secretHit(path);
   if (lexicalSecret) return refuseSecret(lexicalSecret);
 
@@ -138,7 +143,12 @@ export async function resolveWorkspacePath(
     real = await realPathOf(path);
     viaSymlink = (await Deno.lstat(path).catch(() => undefined))?.isSymlink === true;
   } catch (err) {
-    return { ok: false, message: `Cannot resolve "${input}": ${errorMessage(err)}.` };
+    // In the confined tool worker (lib/tools/worker) a path outside the roots
+    // cannot even be resolved: it is outside, reported by its lexical form.
+    if (!(err instanceof Deno.errors.NotCapable)) {
+      return { ok: false, message: `Cannot resolve "${input}": ${errorMessage(err)}.` };
+    }
+    return outside(path, await realPathOf(roots.workspace).catch(() => roots.workspace));
   }
   const realSecret = secretHit(real);
   if (realSecret) return refuseSecret(realSecret);
@@ -148,13 +158,7 @@ export async function resolveWorkspacePath(
     : spReal && isInside(real, spReal)
     ? "scratchpad"
     : undefined;
-  if (!root) {
-    return {
-      ok: false,
-      message:
-        `Path "${input}" resolves to "${real}", outside the workspace "${wsReal}"; file tools can only reach the workspace and the session scratchpad.`,
-    };
-  }
+  if (!root) return outside(real, wsReal);
   return {
     ok: true,
     input,

@@ -1,14 +1,29 @@
 /**
  * Trace validation: every line against the protocol schema, plus file-level
  * rules (the first record is the one `session_meta`; a `session-…_NNN.jsonl`
- * name matches its session id; no partials; no origin-tagged records).
+ * name matches its session id; no partials; no origin-tagged records;
+ * request_begin/request_end pairs; committed tool calls answered exactly
+ * once) and session-level rules over the files of one session
+ * (`<session>_<NNN>.jsonl`, checked together): token_usage `session` totals
+ * never decrease; a rotated file (`_NNN`, NNN > 1) starts with session_meta
+ * then tool_list_ready and its predecessor ends with a completed
+ * compaction_end, with no index missing in between; every `subagent` pointer
+ * names a child whose trace exists (searched in the same traces tree, the
+ * other agents' traces dirs, or the same directory).
+ *
+ * Findings that a crash explains and resume tolerates (a request left open at
+ * the end of a file or before a resume, a committed tool call left unanswered
+ * by an interrupted tool) are reported as warnings, which do not make a file
+ * invalid.
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { type CheckContext, FILE_CHECKS } from "./_checks.ts";
-import { readTrace, type TraceProblem } from "./reader.ts";
+import type { OmniMessage } from "../protocol/types.ts";
+import { type CheckContext, type CheckFinding, FILE_CHECKS } from "./_checks.ts";
+import { isDateDirName, parseTraceFileName } from "./paths.ts";
+import { readTrace, type TraceProblem, type TraceRecord } from "./reader.ts";
 
 /** The result for one file. */
 export interface FileValidation {
@@ -18,11 +33,13 @@ export interface FileValidation {
   records: number;
   /** Every problem, in line order. */
   problems: TraceProblem[];
+  /** Findings that do not invalidate the file (crash leftovers resume tolerates), in line order. */
+  warnings: TraceProblem[];
 }
 
 /** The result of {@linkcode validateTraceFiles}. */
 export interface ValidationReport {
-  /** True when no file has a problem. */
+  /** True when no file has a problem (warnings allowed). */
   ok: boolean;
   /** Per file, in the order checked. */
   files: FileValidation[];
@@ -30,13 +47,15 @@ export interface ValidationReport {
   records: number;
   /** Every problem across all files. */
   problems: TraceProblem[];
+  /** Every warning across all files. */
+  warnings: TraceProblem[];
 }
 
 /** Options of {@linkcode validateTraceFiles}. */
 export interface ValidateOptions {
   /** Require every file to be named `<session_id>_<NNN>.jsonl` (default: only names starting `session-` are checked). */
   strictNames?: boolean;
-  /** Called with each file's result as soon as it is checked. */
+  /** Called with each file's result as soon as it (and its session) is checked. */
   onFile?: (result: FileValidation) => void;
 }
 
@@ -79,46 +98,276 @@ export async function expandTracePaths(paths: readonly string[]): Promise<string
   return out;
 }
 
-/** Validate one trace file. */
-export async function validateTraceFile(
-  file: string,
-  options: ValidateOptions = {},
-): Promise<FileValidation> {
+/** What the session-level rules collect from one file while it is read. */
+interface FileFacts {
+  head: TraceRecord[]; // the first two records
+  last: TraceRecord | null;
+  pointers: { line: number; id: string }[];
+}
+
+type Counts = Record<"cache_read" | "cache_write" | "output" | "total", number>;
+const COUNT_KEYS = ["cache_read", "cache_write", "output", "total"] as const;
+
+/** token_usage `session` totals never decrease across the files of one session. */
+function tokenMonotonic() {
+  let prev: { counts: Counts; file: string; line: number } | null = null;
+  return (file: string, rec: TraceRecord): CheckFinding[] => {
+    const m = rec.message;
+    if (m.type !== "event_msg" || m.payload.type !== "token_usage") return [];
+    const s = m.payload.session as unknown as Counts;
+    const before = prev;
+    prev = { counts: s, file, line: rec.line };
+    if (!before) return [];
+    for (const k of COUNT_KEYS) {
+      if (s[k] < before.counts[k]) {
+        const where = before.file === file ? `line ${before.line}` : `${before.file}:${before.line}`;
+        return [{
+          file,
+          line: rec.line,
+          kind: "structure",
+          reason:
+            `token_usage.session.${k}: expected at least ${before.counts[k]} (the session total at ${where}), found ${
+              s[k]
+            }; session totals never decrease`,
+        }];
+      }
+    }
+    return [];
+  };
+}
+
+function describe(rec: TraceRecord | undefined): string {
+  if (!rec) return "nothing";
+  const m: OmniMessage = rec.message;
+  if (m.type === "session_meta") return "a session_meta";
+  return `${m.type === "event_msg" ? "an" : "a"} ${m.type} ${JSON.stringify(m.payload.type)}`;
+}
+
+function sortFindings(list: CheckFinding[]): { problems: TraceProblem[]; warnings: TraceProblem[] } {
   const problems: TraceProblem[] = [];
+  const warnings: TraceProblem[] = [];
+  for (const f of [...list].sort((a, b) => a.line - b.line)) {
+    const { warning, ...p } = f;
+    (warning ? warnings : problems).push(p);
+  }
+  return { problems, warnings };
+}
+
+/** Check one file's records; `observe` sees every valid record (session-level rules). */
+async function checkFile(
+  file: string,
+  options: ValidateOptions,
+  observe: (rec: TraceRecord) => CheckFinding[],
+): Promise<{ records: number; findings: CheckFinding[]; facts: FileFacts }> {
+  const findings: CheckFinding[] = [];
+  let torn = false;
   const ctx: CheckContext = {
     file,
     strictNames: options.strictNames ?? false,
-    problemsSoFar: () => problems.length,
+    problemsSoFar: () => findings.filter((f) => !f.warning).length,
+    tornTail: () => torn,
   };
   const checks = FILE_CHECKS.map((make) => make(ctx));
+  const facts: FileFacts = { head: [], last: null, pointers: [] };
   let records = 0;
   let lines = 0;
   const onProblem = (p: TraceProblem) => {
-    problems.push(p);
+    findings.push(p);
+    if (p.kind === "torn_tail") torn = true;
     lines = p.line;
   };
   for await (const rec of readTrace(file, { onProblem })) {
     records++;
     lines = rec.line;
-    for (const check of checks) problems.push(...check.record(rec));
+    if (facts.head.length < 2) facts.head.push(rec);
+    facts.last = rec;
+    const m = rec.message;
+    if (m.type === "event_msg" && m.payload.type === "subagent" && m.origin === undefined) {
+      facts.pointers.push({ line: rec.line, id: String(m.payload.session_id) });
+    }
+    for (const check of checks) findings.push(...check.record(rec));
+    findings.push(...observe(rec));
   }
-  for (const check of checks) problems.push(...check.end(lines));
-  return { file, records, problems };
+  for (const check of checks) findings.push(...check.end(lines));
+  return { records, findings, facts };
+}
+
+/** Validate one trace file (its file-level rules and, as a session of one file, the session rules). */
+export async function validateTraceFile(
+  file: string,
+  options: ValidateOptions = {},
+): Promise<FileValidation> {
+  const [result] = await validateGroup([{ path: file, index: null }], options, newChildIndex());
+  return result!;
+}
+
+/** Finds child session traces near a file. */
+interface ChildIndex {
+  /** True when a trace of `sessionId` exists near `tracePath`. */
+  has(tracePath: string, sessionId: string): Promise<boolean>;
+}
+
+// The dirs searched for a file's relatives: its traces tree (the parent of a
+// yyyy-mm-dd dir, else its own dir), plus the other agents' traces dirs.
+async function relativesDirs(tracePath: string): Promise<string[]> {
+  const parent = dirname(tracePath);
+  const own = isDateDirName(basename(parent)) ? dirname(parent) : parent;
+  const dirs = [own];
+  if (basename(own) === "traces" && basename(dirname(dirname(own))) === "agents") {
+    const agents = dirname(dirname(own));
+    try {
+      for await (const e of Deno.readDir(agents)) {
+        const t = join(agents, e.name, "traces");
+        if (e.isDirectory && t !== own) dirs.push(t);
+      }
+    } catch { /* unreadable: only the own tree */ }
+  }
+  return dirs;
+}
+
+// The session ids with a trace under `dir`: from `<id>_NNN.jsonl` names, else
+// from the session_meta of other *.jsonl files.
+async function sessionIdsUnder(dir: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  const files: string[] = [];
+  try {
+    await walk(dir, files);
+  } catch { /* missing dir: empty */ }
+  for (const f of files) {
+    const parsed = parseTraceFileName(basename(f));
+    if (parsed) {
+      ids.add(parsed.sessionId);
+      continue;
+    }
+    for await (const r of readTrace(f, { validate: false })) {
+      const m = r.message;
+      if (m?.type === "session_meta") ids.add(String(m.payload?.session_id));
+      break;
+    }
+  }
+  return ids;
+}
+
+/** A {@linkcode ChildIndex} that indexes each directory tree once. */
+function newChildIndex(): ChildIndex {
+  const trees = new Map<string, Promise<Set<string>>>();
+  return {
+    async has(tracePath, sessionId) {
+      for (const dir of await relativesDirs(tracePath)) {
+        let tree = trees.get(dir);
+        if (!tree) {
+          tree = sessionIdsUnder(dir);
+          trees.set(dir, tree);
+        }
+        if ((await tree).has(sessionId)) return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** Check the files of one session (one file when the names carry no index). */
+async function validateGroup(
+  files: { path: string; index: number | null }[],
+  options: ValidateOptions,
+  children: ChildIndex,
+): Promise<FileValidation[]> {
+  const tokens = tokenMonotonic();
+  const checked = [];
+  for (const f of files) {
+    const r = await checkFile(f.path, options, (rec) => tokens(f.path, rec));
+    checked.push({ ...f, ...r });
+  }
+  for (let i = 0; i < checked.length; i++) {
+    const cur = checked[i]!;
+    // Rotation heads: only between consecutive shards checked together.
+    const prev = i > 0 ? checked[i - 1]! : null;
+    if (prev && cur.index !== null && prev.index !== null && cur.index > 1) {
+      const headBroken = cur.findings.some((x) => !x.warning && x.line <= 1);
+      if (cur.index !== prev.index + 1) {
+        cur.findings.push({
+          file: cur.path,
+          line: 1,
+          kind: "structure",
+          reason: `file index: expected _${String(prev.index + 1).padStart(3, "0")} after ${
+            basename(prev.path)
+          } (files of a session are numbered without gaps), found _${
+            String(cur.index).padStart(3, "0")
+          }`,
+        });
+      } else if (!headBroken) {
+        const last = prev.facts.last?.message;
+        const closed = last?.type === "event_msg" && last.payload.type === "compaction_end" &&
+          last.payload.status === "completed";
+        if (!closed) {
+          cur.findings.push({
+            file: cur.path,
+            line: 1,
+            kind: "structure",
+            reason: `rotation: ${basename(prev.path)} must end with a completed compaction_end before ${
+              basename(cur.path)
+            } starts a new context, but its last record (line ${
+              prev.facts.last?.line ?? 0
+            }) is ${describe(prev.facts.last ?? undefined)}`,
+          });
+        }
+        const second = cur.facts.head[1];
+        const ok = second?.message.type === "event_msg" &&
+          second.message.payload.type === "tool_list_ready";
+        if (!ok) {
+          cur.findings.push({
+            file: cur.path,
+            line: second?.line ?? 1,
+            kind: "structure",
+            reason: `rotation: expected a tool_list_ready right after the session_meta at the head of ${
+              basename(cur.path)
+            }, found ${describe(second)}`,
+          });
+        }
+      }
+    }
+    for (const ptr of cur.facts.pointers) {
+      if (!(await children.has(cur.path, ptr.id))) {
+        cur.findings.push({
+          file: cur.path,
+          line: ptr.line,
+          kind: "structure",
+          reason: `subagent: no trace of the child session ${
+            JSON.stringify(ptr.id)
+          } found in the traces directory tree of this file`,
+        });
+      }
+    }
+  }
+  return checked.map((c) => ({ file: c.path, records: c.records, ...sortFindings(c.findings) }));
 }
 
 /**
  * Validate trace files and directories of them; every problem is reported
- * with its file and line (format with `formatProblem`).
+ * with its file and line (format with `formatProblem`). Files named
+ * `<session>_<NNN>.jsonl` are checked together with the other files of their
+ * session found among `paths`.
  */
 export async function validateTraceFiles(
   paths: readonly string[],
   options: ValidateOptions = {},
 ): Promise<ValidationReport> {
+  const groups = new Map<string, { path: string; index: number | null }[]>();
+  for (const path of await expandTracePaths(paths)) {
+    const parsed = parseTraceFileName(basename(path));
+    const key = parsed ? `session:${parsed.sessionId}` : `file:${path}`;
+    const list = groups.get(key) ?? [];
+    list.push({ path, index: parsed?.index ?? null });
+    groups.set(key, list);
+  }
+  const children = newChildIndex();
   const files: FileValidation[] = [];
-  for (const file of await expandTracePaths(paths)) {
-    const result = await validateTraceFile(file, options);
-    files.push(result);
-    options.onFile?.(result);
+  for (const list of groups.values()) {
+    list.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    for (const result of await validateGroup(list, options, children)) {
+      files.push(result);
+      options.onFile?.(result);
+    }
   }
   const problems = files.flatMap((f) => f.problems);
   return {
@@ -126,5 +375,6 @@ export async function validateTraceFiles(
     files,
     records: files.reduce((n, f) => n + f.records, 0),
     problems,
+    warnings: files.flatMap((f) => f.warnings),
   };
 }

@@ -25,7 +25,10 @@ export interface Sandbox {
 }
 
 /** A temp root with `(custom, m)` → `server` (openai-chat) as the default model. */
-export async function makeRoot(server: ModelServer, opts: { contextWindow?: number } = {}): Promise<Sandbox> {
+export async function makeRoot(
+  server: ModelServer,
+  opts: { contextWindow?: number } = {},
+): Promise<Sandbox> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-agent-" });
   const root = join(dir, "data");
   const workspace = join(dir, "ws");
@@ -78,8 +81,8 @@ function kind(m: OmniMessage): string {
  * The record-order rules of reference §4.3 and §11 (behaviours 4–7, 10, 11):
  * one `session_meta` first; no partials or origin-tagged records; user input
  * outside request spans and before the span that consumes it;
- * `tool_list_ready` once, after the first input and before the first
- * request; spans never nest and every span closes; assistant messages only
+ * `tool_list_ready` right after a run's input (once per session object:
+ * the first run, and the first run after a resume), before the first request; spans never nest and every span closes; assistant messages only
  * inside spans (except the max-turns notice); `approval_decision` right after
  * its `tool_call`; `token_usage` only on completed requests, immediately
  * followed by `request_end{completed}`; every output answers an earlier call,
@@ -108,7 +111,9 @@ export function checkRecordOrder(records: readonly OmniMessage[]): void {
         assert.ok(!inSpan, `${at}: request spans do not nest`);
         assert.ok(sawToolList, `${at}: tool_list_ready precedes the first request`);
         for (const [id, decision] of calls) {
-          if (decision !== "") assert.ok(answered.has(id), `${at}: call ${id} was answered before the next request`);
+          if (decision !== "") {
+            assert.ok(answered.has(id), `${at}: call ${id} was answered before the next request`);
+          }
         }
         inSpan = true;
         spanHasUsage = false;
@@ -118,7 +123,11 @@ export function checkRecordOrder(records: readonly OmniMessage[]): void {
         inSpan = false;
         const prev = kind(records[i - 1]!);
         if (p.status === "completed") {
-          assert.equal(prev, "token_usage", `${at}: token_usage immediately precedes request_end{completed}`);
+          assert.equal(
+            prev,
+            "token_usage",
+            `${at}: token_usage immediately precedes request_end{completed}`,
+          );
           assert.equal(p.error_message, undefined, `${at}: no error_message on success`);
           assert.equal(p.retry_in_ms, undefined, `${at}: no retry_in_ms on success`);
         } else {
@@ -130,14 +139,22 @@ export function checkRecordOrder(records: readonly OmniMessage[]): void {
       }
       case "token_usage":
         assert.ok(inSpan, `${at}: token_usage inside a span`);
-        assert.equal(kind(records[i + 1]!), "request_end", `${at}: request_end right after token_usage`);
+        assert.equal(
+          kind(records[i + 1]!),
+          "request_end",
+          `${at}: request_end right after token_usage`,
+        );
         spanHasUsage = true;
         break;
-      case "tool_list_ready":
-        assert.ok(!sawToolList, `${at}: tool_list_ready once`);
+      case "tool_list_ready": {
+        // Once per session object: at the first run, and again at the first run after a resume.
+        const prev = records[i - 1]!.payload as Record<string, unknown>;
+        assert.ok(!inSpan, `${at}: outside request spans`);
         assert.ok(sawInput, `${at}: tool_list_ready follows the first input`);
+        assert.ok(prev.type === "text" && prev.role === "user", `${at}: right after a run's input`);
         sawToolList = true;
         break;
+      }
       case "approval_decision": {
         const prev = records[i - 1]!.payload as Record<string, unknown>;
         assert.equal(prev.type, "tool_call", `${at}: right after a tool_call`);
@@ -167,7 +184,11 @@ export function checkRecordOrder(records: readonly OmniMessage[]): void {
           assert.ok(!inSpan, `${at}: user input is written outside request spans`);
           sawInput = true;
         } else if (!inSpan) {
-          assert.match(String(p.text), /^\[reached max turns \(\d+\); stopping\]$/, `${at}: assistant output inside spans`);
+          assert.match(
+            String(p.text),
+            /^\[reached max turns \(\d+\); stopping\]$/,
+            `${at}: assistant output inside spans`,
+          );
         }
         break;
       default:

@@ -14,7 +14,11 @@ import {
 
 async function withSession(
   turns: ScriptedTurn[],
-  body: (s: Session, server: Awaited<ReturnType<typeof startModelServer>>, sb: Sandbox) => Promise<void>,
+  body: (
+    s: Session,
+    server: Awaited<ReturnType<typeof startModelServer>>,
+    sb: Sandbox,
+  ) => Promise<void>,
 ): Promise<OmniMessage[]> {
   const server = await startModelServer({ turns, maxHoldMs: 20_000 });
   const sb = await makeRoot(server);
@@ -50,7 +54,9 @@ async function runAndAbortWhen(
 
 const userTexts = (msgs: Record<string, unknown>[]) =>
   msgs.filter((m) => m.role === "user").flatMap((m) =>
-    Array.isArray(m.content) ? m.content.map((c: { text?: string }) => c.text ?? "") : [String(m.content)]
+    Array.isArray(m.content)
+      ? m.content.map((c: { text?: string }) => c.text ?? "")
+      : [String(m.content)]
   );
 
 Deno.test("an abort mid-stream ends the run with an abort event and carries a [turn_aborted] transcript", async () => {
@@ -92,7 +98,10 @@ Deno.test("an abort mid-tool stops the command, records its aborted output and c
       (m) => m.payload.type === "partial_tool_call_output" && m.payload.event_type === "delta",
     );
     assert.ok(Date.now() - started < 25_000, "the 30 s command did not run to its end");
-    const out = first.find((m) => m.payload.type === "tool_call_output")!.payload as Record<string, unknown>;
+    const out = first.find((m) => m.payload.type === "tool_call_output")!.payload as Record<
+      string,
+      unknown
+    >;
     assert.equal(out.stop_reason, "aborted");
     assert.match(String(out.output), /\[interrupted: tool aborted by user\]$/);
     assert.equal((first.at(-1)!.payload as { reason?: string }).reason, "aborted by user");
@@ -133,7 +142,9 @@ Deno.test("a run whose signal is already aborted keeps its input for the next ru
   await withSession([turn.text("Hello.")], async (session, server) => {
     const ctl = new AbortController();
     ctl.abort();
-    const stream = await collect(session.run("First.", { signal: ctl.signal, approve: "allow-all" }));
+    const stream = await collect(
+      session.run("First.", { signal: ctl.signal, approve: "allow-all" }),
+    );
     assert.equal((stream.at(-1)!.payload as { reason?: string }).reason, "aborted by user");
     assert.equal(server.requests.length, 0);
     await collect(session.run("Second.", { approve: "allow-all" }));

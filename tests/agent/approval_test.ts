@@ -19,7 +19,10 @@ const call = (name: string, args: Record<string, unknown>) =>
 Deno.test("approval modes parse case-insensitively and reject anything else", () => {
   assert.equal(parseApprovalMode("Read-Only"), "read-only");
   assert.equal(parseApprovalMode("ALLOW-ALL"), "allow-all");
-  assert.throws(() => parseApprovalMode("sometimes"), /--approve must be one of allow-all, deny-all, read-only, always-ask/);
+  assert.throws(
+    () => parseApprovalMode("sometimes"),
+    /--approve must be one of allow-all, deny-all, read-only, always-ask/,
+  );
 });
 
 Deno.test("read-only allows r tools, asks about the rest, and denies when nobody can be asked", async () => {
@@ -63,8 +66,20 @@ Deno.test("the command policy forbids destructive commands without asking, and e
 Deno.test("a throwing or nonsensical approve callback counts as deny", async () => {
   const notes: string[] = [];
   const c = call("read_file", {});
-  assert.equal(await decide(() => { throw new Error("boom"); }, c, (l) => notes.push(l)), "deny");
-  assert.equal(await decide(() => Promise.reject(new Error("late boom")), c, (l) => notes.push(l)), "deny");
+  assert.equal(
+    await decide(
+      () => {
+        throw new Error("boom");
+      },
+      c,
+      (l) => notes.push(l),
+    ),
+    "deny",
+  );
+  assert.equal(
+    await decide(() => Promise.reject(new Error("late boom")), c, (l) => notes.push(l)),
+    "deny",
+  );
   assert.equal(await decide((() => "maybe") as never, c, (l) => notes.push(l)), "deny");
   assert.equal(notes.length, 3);
   assert.match(notes[0]!, /approve callback threw: boom; denying/);
@@ -73,7 +88,13 @@ Deno.test("a throwing or nonsensical approve callback counts as deny", async () 
 async function runWith(
   turns: ScriptedTurn[],
   opts: RunOptions,
-  check: (ctx: { ws: string; stream: Awaited<ReturnType<typeof collect>>; records: Record<string, unknown>[][] }) => void | Promise<void>,
+  check: (
+    ctx: {
+      ws: string;
+      stream: Awaited<ReturnType<typeof collect>>;
+      records: Record<string, unknown>[][];
+    },
+  ) => void | Promise<void>,
 ): Promise<void> {
   const server = await startModelServer({ turns });
   const sb = await makeRoot(server);
@@ -115,7 +136,11 @@ Deno.test("without an approve callback every call is denied with an aborted 'den
 });
 
 Deno.test("a throwing callback denies; read-only allows read_file and denies write_file when nobody answers", async () => {
-  await runWith(writeTurns(), { approve: () => { throw new Error("nope"); } }, ({ records: [d] }) => {
+  await runWith(writeTurns(), {
+    approve: () => {
+      throw new Error("nope");
+    },
+  }, ({ records: [d] }) => {
     assert.deepEqual(d!.map((x) => x.decision), ["deny", "deny"]);
   });
   await runWith(writeTurns(), { approve: "read-only" }, ({ ws, records: [d, outputs] }) => {
@@ -126,16 +151,23 @@ Deno.test("a throwing callback denies; read-only allows read_file and denies wri
 });
 
 Deno.test("rm -rf / under allow-all is forbidden by policy and never runs", async () => {
-  await runWith([
-    turn.toolCall("exec_command", { cmd: "rm -rf / ; touch ran.txt", description: "wipe" }),
-    turn.text("ok"),
-  ], { approve: "allow-all" }, ({ ws, stream, records: [d, outputs] }) => {
-    assert.deepEqual(d!.map((x) => x.decision), ["forbidden"]);
-    assert.equal(outputs![0]!.output, "Tool call denied by policy.");
-    assert.equal(outputs![0]!.stop_reason, "aborted");
-    assert.ok(!stream.some((m) => m.payload.type === "partial_tool_call_output"), "nothing executed");
-    assert.throws(() => Deno.statSync(join(ws, "ran.txt")), Deno.errors.NotFound);
-  });
+  await runWith(
+    [
+      turn.toolCall("exec_command", { cmd: "rm -rf / ; touch ran.txt", description: "wipe" }),
+      turn.text("ok"),
+    ],
+    { approve: "allow-all" },
+    ({ ws, stream, records: [d, outputs] }) => {
+      assert.deepEqual(d!.map((x) => x.decision), ["forbidden"]);
+      assert.equal(outputs![0]!.output, "Tool call denied by policy.");
+      assert.equal(outputs![0]!.stop_reason, "aborted");
+      assert.ok(
+        !stream.some((m) => m.payload.type === "partial_tool_call_output"),
+        "nothing executed",
+      );
+      assert.throws(() => Deno.statSync(join(ws, "ran.txt")), Deno.errors.NotFound);
+    },
+  );
 });
 
 Deno.test("an approval decision is recorded right after its call even when another tool finishes meanwhile", async () => {
@@ -143,7 +175,9 @@ Deno.test("an approval decision is recorded right after its call even when anoth
   let workspace = "";
   await runWith([
     turn.of(
-      item.toolCall("exec_command", { cmd: "echo one; touch done.txt", description: "quick" }, { id: "e" }),
+      item.toolCall("exec_command", { cmd: "echo one; touch done.txt", description: "quick" }, {
+        id: "e",
+      }),
       item.toolCall("read_file", { file_path: "r.txt" }, { id: "r" }),
     ),
     turn.text("ok"),

@@ -32,7 +32,8 @@ const sections: PromptSections = {
 };
 
 Deno.test("prompt assembly substitutes in order, expands sections in one pass and trims", () => {
-  const template = "  {{AGENTS_MD}}|{{VAULT_KEYS}}|{{SKILL_METADATA}}|{{AGENT_ID}}|{{PROJECT_DIR}}|" +
+  const template =
+    "  {{AGENTS_MD}}|{{VAULT_KEYS}}|{{SKILL_METADATA}}|{{AGENT_ID}}|{{PROJECT_DIR}}|" +
     "{{SESSION_ID}}|{{PROVIDER}}/{{MODEL_ID}}|{{PLATFORM}}|{{OS_VERSION}}|{{SHELL}}|{{DATE}}|" +
     "{{VAULT}}|{{MEMORY}}|{{SCHEDULES}}|{{SKILLS}}\n\n";
   const out = assembleSystemPrompt(template, vars, sections);
@@ -51,7 +52,10 @@ Deno.test("a memory index is trimmed, marked when empty and truncated at 200 lin
   const cut = memoryIndexText(many).split("\n");
   assert.equal(cut.length, 201);
   assert.equal(cut[199], "- t199.md");
-  assert.equal(cut[200], "(index truncated: showing 200 of 250 lines — open MEMORY.md for the rest)");
+  assert.equal(
+    cut[200],
+    "(index truncated: showing 200 of 250 lines — open MEMORY.md for the rest)",
+  );
   const long = Array.from({ length: 100 }, () => "x".repeat(299)).join("\n");
   const byChars = memoryIndexText(long);
   const lines = byChars.split("\n");

@@ -51,8 +51,16 @@ Deno.test("a failed request is retried: request_end carries the status, attempt 
     assert.equal(ends[0]!.attempt, 1);
     assert.equal(ends[0]!.retry_in_ms, 1);
     assert.match(String(ends[0]!.error_message), /HTTP 500/);
-    assert.deepEqual([ends[1]!.status, ends[1]!.attempt, ends[1]!.retry_in_ms], ["completed", 2, undefined]);
-    assert.deepEqual(requestMessages(server, 1).slice(1), requestMessages(server, 0).slice(1), "same input resent");
+    assert.deepEqual([ends[1]!.status, ends[1]!.attempt, ends[1]!.retry_in_ms], [
+      "completed",
+      2,
+      undefined,
+    ]);
+    assert.deepEqual(
+      requestMessages(server, 1).slice(1),
+      requestMessages(server, 0).slice(1),
+      "same input resent",
+    );
     assert.equal(ofKind(records, "abort").length, 0);
   });
 });
@@ -60,21 +68,37 @@ Deno.test("a failed request is retried: request_end carries the status, attempt 
 Deno.test("a retry resends the input plus a [turn_retried] transcript, never re-runs a tool, and never traces the block", async () => {
   const failing: ScriptedTurn = {
     items: [
-      item.toolCall("exec_command", { cmd: "echo ran >> log.txt; echo logged", description: "log" }, { id: "t1" }),
+      item.toolCall(
+        "exec_command",
+        { cmd: "echo ran >> log.txt; echo logged", description: "log" },
+        { id: "t1" },
+      ),
       item.toolCall("read_file", { file_path: "log.txt" }, { id: "t2" }),
     ],
     stream_error: { message: "upstream hiccup", code: "server_error" },
   };
   await scenario([failing, turn.text("all good")], ["Log it."], async ({ records, server, sb }) => {
-    assert.equal(await Deno.readTextFile(join(sb.workspace, "log.txt")), "ran\n", "the tool ran once");
+    assert.equal(
+      await Deno.readTextFile(join(sb.workspace, "log.txt")),
+      "ran\n",
+      "the tool ran once",
+    );
     const retry = requestMessages(server, 1);
     const text = JSON.stringify(retry);
     assert.ok(!text.includes('"tool_calls"'), "the failed attempt is not in the history");
     const block = retry.flatMap((m) => Array.isArray(m.content) ? m.content : [{ text: m.content }])
-      .map((c) => String((c as { text?: unknown }).text ?? "")).find((t) => t.startsWith("[turn_retried]"));
+      .map((c) => String((c as { text?: unknown }).text ?? "")).find((t) =>
+        t.startsWith("[turn_retried]")
+      );
     assert.ok(block, "a [turn_retried] block is sent");
-    assert.match(block!, /^\[turn_retried\]\n  \[tool_call name="exec_command" id="t1"\]\{.*\}\[\/tool_call\]\n/);
-    assert.match(block!, /\n  \[tool_call_output id="t1" status="completed"\][\s\S]*logged[\s\S]*\[\/tool_call_output\]\n\[\/turn_retried\]$/);
+    assert.match(
+      block!,
+      /^\[turn_retried\]\n {2}\[tool_call name="exec_command" id="t1"\]\{.*\}\[\/tool_call\]\n/,
+    );
+    assert.match(
+      block!,
+      /\n {2}\[tool_call_output id="t1" status="completed"\][\s\S]*logged[\s\S]*\[\/tool_call_output\]\n\[\/turn_retried\]$/,
+    );
     assert.ok(!block!.includes('id="t2"'), "an unfinished call is not transcribed");
     const traced = records.slice(1).map((r) => JSON.stringify(r)).join("\n");
     assert.ok(!traced.includes("turn_retried"), "the synthetic block is never traced");
@@ -84,19 +108,29 @@ Deno.test("a retry resends the input plus a [turn_retried] transcript, never re-
 
 Deno.test("retries stop after five with the exact exhaustion reason, and the input is carried to the next run", async () => {
   const six = Array.from({ length: 6 }, () => turn.error(503));
-  await scenario([...six, turn.text("finally")], ["First try.", "Again."], ({ streams, records, server }) => {
-    const ends = ofKind(records, "request_end").slice(0, 6);
-    assert.deepEqual(ends.map((e) => e.attempt), [1, 2, 3, 4, 5, 6]);
-    assert.deepEqual(ends.map((e) => e.retry_in_ms), [1, 2, 3, 4, 5, undefined]);
-    const abort = streams[0]!.at(-1)!.payload as Record<string, unknown>;
-    assert.deepEqual([abort.type, abort.reason], ["abort", "reconnect failed after 5 retries"]);
-    const next = JSON.stringify(requestMessages(server, 6));
-    assert.ok(next.indexOf("First try.") < next.indexOf("Again."), "the carried input goes first");
-  });
+  await scenario(
+    [...six, turn.text("finally")],
+    ["First try.", "Again."],
+    ({ streams, records, server }) => {
+      const ends = ofKind(records, "request_end").slice(0, 6);
+      assert.deepEqual(ends.map((e) => e.attempt), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(ends.map((e) => e.retry_in_ms), [1, 2, 3, 4, 5, undefined]);
+      const abort = streams[0]!.at(-1)!.payload as Record<string, unknown>;
+      assert.deepEqual([abort.type, abort.reason], ["abort", "reconnect failed after 5 retries"]);
+      const next = JSON.stringify(requestMessages(server, 6));
+      assert.ok(
+        next.indexOf("First try.") < next.indexOf("Again."),
+        "the carried input goes first",
+      );
+    },
+  );
 });
 
 Deno.test("malformed and failed exhaustion use their own reasons", async () => {
-  const malformed = Array.from({ length: 6 }, () => ({ ...turn.text("abcdefghijkl"), malformed_at: 1 }));
+  const malformed = Array.from(
+    { length: 6 },
+    () => ({ ...turn.text("abcdefghijkl"), malformed_at: 1 }),
+  );
   await scenario(malformed, ["x"], ({ streams }) => {
     assert.equal(
       (streams[0]!.at(-1)!.payload as { reason?: string }).reason,
@@ -122,7 +156,44 @@ Deno.test("an auth failure and a permanent 4xx are not retried and abort with ll
   });
   await scenario([turn.error(400), turn.text("never")], ["x"], ({ streams, server, records }) => {
     assert.equal(server.requests.length, 1);
-    assert.match((streams[0]!.at(-1)!.payload as { reason: string }).reason, /^llm request error: HTTP 400/);
+    assert.match(
+      (streams[0]!.at(-1)!.payload as { reason: string }).reason,
+      /^llm request error: HTTP 400/,
+    );
     assert.equal(ofKind(records, "request_end")[0]!.retry_in_ms, undefined);
   });
+});
+
+Deno.test("skipRetryWait ends a long retry wait at once and is false when nothing waits", async () => {
+  const server = await startModelServer({ turns: [turn.error(503), turn.text("back")] });
+  const sb = await makeRoot(server);
+  try {
+    const agent = await createAgent({ root: sb.root });
+    const session = await agent.createSession({
+      workspaceDir: sb.workspace,
+      retryDelayMs: () => 600_000,
+    });
+    assert.equal(session.skipRetryWait(), false);
+    let skipped = false;
+    const stream: OmniMessage[] = [];
+    for await (const m of session.run("Hi.", { approve: "allow-all" })) {
+      stream.push(m);
+      if (m.payload.type === "request_end" && m.payload.status !== "completed") {
+        // The wait starts once this turn is over; keep trying until it is there.
+        const t = setInterval(() => {
+          if (session.skipRetryWait()) {
+            skipped = true;
+            clearInterval(t);
+          }
+        }, 5);
+      }
+    }
+    assert.ok(skipped);
+    assert.equal((stream.at(-1)!.payload as { status?: string }).status, "completed");
+    await session.dispose();
+    await assertGoodTrace(sb.root, session.sessionId);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
 });

@@ -4,6 +4,8 @@ import { createAgent } from "../../lib/agent/mod.ts";
 import { addModel } from "../../lib/state/project_config.ts";
 import { setVaultEntry } from "../../lib/state/vault.ts";
 import { SESSION_ID_PATTERN } from "../../lib/state/ids.ts";
+import { loadSessionForResume } from "../../lib/session/mod.ts";
+import type { CompleteMessage } from "../../lib/protocol/types.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { assertGoodTrace, collect, makeRoot, tracesDir } from "./_support.ts";
 
@@ -22,7 +24,10 @@ Deno.test("a new session has a well-formed id, locks its model and workspace, an
     await session.dispose();
     const date = session.tracePath.split("/").at(-2)!;
     assert.match(date, /^\d{4}-\d{2}-\d{2}$/);
-    assert.equal(session.tracePath, join(tracesDir(sb.root), date, `${session.sessionId}_001.jsonl`));
+    assert.equal(
+      session.tracePath,
+      join(tracesDir(sb.root), date, `${session.sessionId}_001.jsonl`),
+    );
     const records = await assertGoodTrace(sb.root, session.sessionId);
     assert.deepEqual(records[0]!.payload, session.metaMessage.payload);
   } finally {
@@ -112,7 +117,10 @@ Deno.test("the system prompt carries AGENTS.md, vault key names (never values) a
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     const prompt = session.metaMessage.payload.system_prompt;
-    assert.match(prompt, /\[developer_instructions\][\s\S]*Always answer in haiku\.\n\[\/developer_instructions\]/);
+    assert.match(
+      prompt,
+      /\[developer_instructions\][\s\S]*Always answer in haiku\.\n\[\/developer_instructions\]/,
+    );
     assert.match(prompt, /^- DEPLOY_TOKEN$/m);
     assert.ok(!prompt.includes("s3cr3t-value-123"), "vault values never reach the prompt");
     assert.match(prompt, new RegExp(`^- CWD: ${sb.workspace}$`, "m"));
@@ -131,6 +139,60 @@ Deno.test("the system prompt carries AGENTS.md, vault key names (never values) a
     assert.equal(records.length > 0, true);
     const sent = JSON.stringify(server.requests[0]!.body);
     assert.ok(!sent.includes("s3cr3t-value-123"), "vault values never reach the model");
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("a recorded session reopened from its replay continues the same trace with its history", async () => {
+  const server = await startModelServer({
+    turns: [
+      turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
+      turn.text("Wrote it."),
+      turn.text("Still here."),
+    ],
+  });
+  const sb = await makeRoot(server);
+  try {
+    const agent = await createAgent({ root: sb.root });
+    const first = await agent.createSession({ workspaceDir: sb.workspace });
+    await collect(first.run("Write a.", { approve: "allow-all" }));
+    await first.dispose();
+    const loaded = await loadSessionForResume({
+      root: sb.root,
+      projectId: "default_project",
+      agentId: "default_agent",
+      target: first.sessionId,
+    });
+    const r = loaded.replay;
+    const again = await agent.openRecordedSession({
+      meta: loaded.meta,
+      state: {
+        history: r.history.map((m) => m.payload as CompleteMessage),
+        carryOver: r.carryOver.map((m) => m.payload as CompleteMessage),
+        sessionTokens: r.sessionTokens,
+        lastRequestTotal: r.lastRequestTotal,
+        sessionTurns: r.sessionTurns,
+      },
+      trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },
+    });
+    assert.equal(again.sessionId, first.sessionId);
+    assert.equal(again.tracePath, first.tracePath);
+    const stream = await collect(again.run("Still there?", { approve: "allow-all" }));
+    assert.ok(!stream.some((m) => m.type === "session_meta"));
+    await again.dispose();
+    const sent = JSON.stringify(server.requests[2]!.body);
+    assert.ok(
+      sent.indexOf("Write a.") < sent.indexOf("Wrote it.") &&
+        sent.indexOf("Wrote it.") < sent.indexOf("Still there?"),
+    );
+    const records = await assertGoodTrace(sb.root, first.sessionId);
+    assert.equal(records.filter((m) => m.type === "session_meta").length, 1);
+    const usage = records.filter((m) => m.payload.type === "token_usage").at(-1)!.payload as {
+      session: { total: number };
+    };
+    assert.equal(usage.session.total, again.usage().sessionTokens.total);
   } finally {
     await server.close();
     await sb.cleanup();

@@ -17,7 +17,11 @@ import {
 
 async function withSession(
   turns: Parameters<typeof startModelServer>[0],
-  body: (s: Session, sb: Sandbox, server: Awaited<ReturnType<typeof startModelServer>>) => Promise<void>,
+  body: (
+    s: Session,
+    sb: Sandbox,
+    server: Awaited<ReturnType<typeof startModelServer>>,
+  ) => Promise<void>,
   sessionOpts: { maxTurns?: number } = {},
 ): Promise<void> {
   const server = await startModelServer(turns);
@@ -52,7 +56,9 @@ Deno.test("a plain answer streams partials, never echoes the prompt, and records
       "token_usage",
       "request_end",
     ]);
-    const deltas = stream.filter((m) => m.payload.type === "partial_text" && m.payload.event_type === "delta")
+    const deltas = stream.filter((m) =>
+      m.payload.type === "partial_text" && m.payload.event_type === "delta"
+    )
       .map((m) => (m.payload as { text: string }).text).join("");
     assert.equal(deltas, "Hello there, friend.");
     assert.ok(!stream.some((m) => m.payload.type === "text" && m.payload.role === "user"));
@@ -76,7 +82,11 @@ Deno.test("a tool loop feeds each turn's outputs back and keeps session token to
   await withSession({
     turns: [
       turn.toolCall("write_file", { file_path: "notes/a.txt", content: "one\ntwo\n" }),
-      turn.toolCall("edit_file", { file_path: "notes/a.txt", old_string: "two", new_string: "three" }),
+      turn.toolCall("edit_file", {
+        file_path: "notes/a.txt",
+        old_string: "two",
+        new_string: "three",
+      }),
       turn.text("Edited."),
     ],
   }, async (session, sb, server) => {
@@ -101,7 +111,9 @@ Deno.test("parallel tool calls run concurrently, stream in completion order and 
   await withSession({
     turns: [
       turn.of(
-        item.toolCall("exec_command", { cmd: "sleep 0.4; echo slow", description: "slow" }, { id: "c_slow" }),
+        item.toolCall("exec_command", { cmd: "sleep 0.4; echo slow", description: "slow" }, {
+          id: "c_slow",
+        }),
         item.toolCall("read_file", { file_path: "f.txt" }, { id: "c_fast" }),
       ),
       turn.text("Both done."),
@@ -112,7 +124,9 @@ Deno.test("parallel tool calls run concurrently, stream in completion order and 
     const outputs = stream.filter((m) => m.payload.type === "tool_call_output")
       .map((m) => (m.payload as { tool_call_id: string }).tool_call_id);
     assert.deepEqual(outputs, ["c_fast", "c_slow"], "completion order on the stream");
-    const fed = requestMessages(server, 1).filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    const fed = requestMessages(server, 1).filter((m) => m.role === "tool").map((m) =>
+      m.tool_call_id
+    );
     assert.deepEqual(fed, ["c_slow", "c_fast"], "call order in the next request");
     const records = await assertGoodTrace(sb.root, session.sessionId);
     const k = kinds(records);
@@ -148,7 +162,7 @@ Deno.test("max_turns stops with a failed assistant notice and carries the pendin
 Deno.test("steering is delivered as [user_steering] at the next input, even after a no-tool turn", async () => {
   let session: Session | undefined;
   await withSession({
-    handler: async (_req, i) => {
+    handler: (_req, i) => {
       if (i === 0) {
         assert.ok(session!.steer("Also mention penguins."));
         return turn.text("First answer.");
@@ -194,7 +208,10 @@ Deno.test("a background command's completion notice rides the next run as a harn
     const stream = await collect(session.run("Anything new?", { approve: "allow-all" }));
     const notice = stream.find((m) => m.payload.type === "text" && m.payload.role === "user");
     assert.equal((notice?.payload as { sender?: string }).sender, "harness");
-    assert.match((notice?.payload as { text: string }).text, /\[background_task_done\][\s\S]*bg-finished/);
+    assert.match(
+      (notice?.payload as { text: string }).text,
+      /\[background_task_done\][\s\S]*bg-finished/,
+    );
     const sent = requestMessages(server, 2).map((m) => JSON.stringify(m.content));
     assert.ok(sent.some((c) => c.includes("bg-finished")), "the notice reaches the model");
     await assertGoodTrace(sb.root, session.sessionId);

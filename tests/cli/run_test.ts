@@ -17,7 +17,13 @@ type Server = Awaited<ReturnType<typeof startModelServer>>;
 
 async function scenario(
   opts: ModelServerOptions,
-  body: (ctx: { server: Server; sb: Sandbox; run: (args: string[], stdin?: string) => Promise<CliResult> }) => Promise<void>,
+  body: (
+    ctx: {
+      server: Server;
+      sb: Sandbox;
+      run: (args: string[], stdin?: string) => Promise<CliResult>;
+    },
+  ) => Promise<void>,
 ): Promise<void> {
   const server = await startModelServer(opts);
   const sb = await makeRoot(server);
@@ -49,21 +55,39 @@ Deno.test("run answers a plain prompt: header on stderr, text and stats on stdou
   try {
     const root = join(dir, "data");
     const added = await runCli([
-      "--root", root, "config", "model", "add", "--provider", "custom", "--model-id", "m",
-      "--base-url", server.baseUrl("openai-chat"), "--client-type", "openai-chat", "--set-default",
+      "--root",
+      root,
+      "config",
+      "model",
+      "add",
+      "--provider",
+      "custom",
+      "--model-id",
+      "m",
+      "--base-url",
+      server.baseUrl("openai-chat"),
+      "--client-type",
+      "openai-chat",
+      "--set-default",
     ]);
     assert.equal(added.code, 0, added.stderr);
     const r = await runCli(["--root", root, "run", "-m", "Say hello."], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Hello from the model\.\n/);
-    assert.match(r.stdout, /^\[stats\] context \S+ \(\+\S+\) · tokens \S+ \(\+\S+\) · \S+ \(\+\S+\)$/m);
+    assert.match(
+      r.stdout,
+      /^\[stats\] context \S+ \(\+\S+\) · tokens \S+ \(\+\S+\) · \S+ \(\+\S+\)$/m,
+    );
     const lines = r.stderr.split("\n");
     assert.equal(lines[0], "penguin run v0.1.0");
     assert.equal(lines[1], "Agent: default_agent");
     assert.equal(lines[2], `Workspace: ${await Deno.realPath(dir)}`);
     assert.equal(lines[3], "Model: m (custom)");
     const sid = sessionIdOf(r);
-    assert.match(r.stderr, new RegExp(`To continue this conversation: penguin chat --resume ${sid} --root ${root}`));
+    assert.match(
+      r.stderr,
+      new RegExp(`To continue this conversation: penguin chat --resume ${sid} --root ${root}`),
+    );
     await assertGoodTrace(root, sid);
   } finally {
     await server.close();
@@ -74,19 +98,32 @@ Deno.test("run answers a plain prompt: header on stderr, text and stats on stdou
 Deno.test("run drives a three-turn tool loop that creates and edits files in the workspace", async () => {
   await scenario({
     turns: [
-      turn.toolCall("write_file", { file_path: "src/app.txt", content: "version = 1\nname = demo\n" }),
-      turn.toolCall("edit_file", { file_path: "src/app.txt", old_string: "version = 1", new_string: "version = 2" }),
+      turn.toolCall("write_file", {
+        file_path: "src/app.txt",
+        content: "version = 1\nname = demo\n",
+      }),
+      turn.toolCall("edit_file", {
+        file_path: "src/app.txt",
+        old_string: "version = 1",
+        new_string: "version = 2",
+      }),
       turn.text("Bumped the version."),
     ],
   }, async ({ server, sb, run }) => {
     const r = await run(["-m", "Create the app file, then bump its version."]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(await Deno.readTextFile(join(sb.workspace, "src/app.txt")), "version = 2\nname = demo\n");
+    assert.equal(
+      await Deno.readTextFile(join(sb.workspace, "src/app.txt")),
+      "version = 2\nname = demo\n",
+    );
     assert.equal(server.requests.length, 3);
     const second = requestMessages(server, 1);
     assert.equal(second.at(-1)?.role, "tool");
     const bytes = new TextEncoder().encode("version = 1\nname = demo\n").length;
-    assert.equal(String(second.at(-1)?.content), `Created "src/app.txt" (2 lines, ${bytes} bytes).`);
+    assert.equal(
+      String(second.at(-1)?.content),
+      `Created "src/app.txt" (2 lines, ${bytes} bytes).`,
+    );
     assert.match(String(requestMessages(server, 2).at(-1)?.content), /^Replaced 1 occurrence/);
     assert.match(r.stdout, /\[tool-\S+\] write_file .*app\.txt/);
     assert.match(r.stdout, /✓ \[approved\]/);
@@ -99,7 +136,11 @@ Deno.test("run executes two tool calls of one turn and feeds the outputs back in
   await scenario({
     turns: [
       turn.of(
-        item.toolCall("exec_command", { cmd: "sleep 0.3; echo one > one.txt", description: "one" }, { id: "c1" }),
+        item.toolCall(
+          "exec_command",
+          { cmd: "sleep 0.3; echo one > one.txt", description: "one" },
+          { id: "c1" },
+        ),
         item.toolCall("write_file", { file_path: "two.txt", content: "two\n" }, { id: "c2" }),
       ),
       turn.text("Both written."),
@@ -109,7 +150,9 @@ Deno.test("run executes two tool calls of one turn and feeds the outputs back in
     assert.equal(r.code, 0, r.stderr);
     assert.equal(await Deno.readTextFile(join(sb.workspace, "one.txt")), "one\n");
     assert.equal(await Deno.readTextFile(join(sb.workspace, "two.txt")), "two\n");
-    const fed = requestMessages(server, 1).filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    const fed = requestMessages(server, 1).filter((m) => m.role === "tool").map((m) =>
+      m.tool_call_id
+    );
     assert.deepEqual(fed, ["c1", "c2"]);
     const records = await assertGoodTrace(sb.root, sessionIdOf(r));
     assert.deepEqual(ofKind(records, "tool_call_output").map((o) => o.tool_call_id), ["c2", "c1"]);
@@ -118,7 +161,10 @@ Deno.test("run executes two tool calls of one turn and feeds the outputs back in
 
 Deno.test("run --approve deny-all denies every call and says so", async () => {
   await scenario({
-    turns: [turn.toolCall("write_file", { file_path: "x.txt", content: "x" }), turn.text("Denied, fine.")],
+    turns: [
+      turn.toolCall("write_file", { file_path: "x.txt", content: "x" }),
+      turn.text("Denied, fine."),
+    ],
   }, async ({ sb, run }) => {
     const r = await run(["-m", "Write x.", "--approve", "DENY-ALL"]);
     assert.equal(r.code, 0, r.stderr);
@@ -146,19 +192,29 @@ Deno.test("run --approve read-only runs read_file, asks about write_file, and en
     const records = await assertGoodTrace(sb.root, sessionIdOf(r));
     const d = ofKind(records, "approval_decision").map((x) => [x.tool_call_id, x.decision]);
     assert.deepEqual(d, [["w", "deny"], ["r", "allow"]]);
-    assert.match(String(ofKind(records, "tool_call_output").find((o) => o.tool_call_id === "r")!.output), /readable/);
+    assert.match(
+      String(ofKind(records, "tool_call_output").find((o) => o.tool_call_id === "r")!.output),
+      /readable/,
+    );
   });
   await scenario({ turns: turns() }, async ({ sb, run }) => {
     await Deno.writeTextFile(join(sb.workspace, "r.txt"), "readable\n");
     const r = await run(["-m", "Read and write.", "--approve", "read-only"], "y\n");
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(await Deno.readTextFile(join(sb.workspace, "w.txt")), "w", "answering y allows the write");
+    assert.equal(
+      await Deno.readTextFile(join(sb.workspace, "w.txt")),
+      "w",
+      "answering y allows the write",
+    );
   });
 });
 
 Deno.test("run forbids rm -rf / under allow-all without running anything", async () => {
   await scenario({
-    turns: [turn.toolCall("exec_command", { cmd: "rm -rf / && touch ran.txt", description: "wipe" }), turn.text("Refused.")],
+    turns: [
+      turn.toolCall("exec_command", { cmd: "rm -rf / && touch ran.txt", description: "wipe" }),
+      turn.text("Refused."),
+    ],
   }, async ({ sb, run }) => {
     const r = await run(["-m", "Clean up everything."]);
     assert.equal(r.code, 0, r.stderr);
@@ -176,7 +232,16 @@ async function runAndSignal(
   trigger: (m: OmniMessage) => Deno.Signal | undefined,
 ): Promise<{ code: number; messages: OmniMessage[]; stderr: string }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), "--root", sb.root, "run", "--workspace", sb.workspace, "--json", ...args],
+    args: [
+      ...penguinArgv(),
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "--json",
+      ...args,
+    ],
     cwd: REPO,
     env: { NO_COLOR: "1" },
     stdin: "null",
@@ -211,8 +276,14 @@ Deno.test("SIGINT mid-stream aborts the task: exit 1, abort recorded, trace vali
     turns: [{ ...turn.text("A long story that never quite finishes"), chunk: 4, stall_after: 4 }],
     maxHoldMs: 20_000,
   }, async ({ sb }) => {
-    const r = await runAndSignal(sb, ["-m", "Tell a story."], (m) =>
-      m.payload.type === "partial_text" && m.payload.event_type === "delta" ? "SIGINT" : undefined);
+    const r = await runAndSignal(
+      sb,
+      ["-m", "Tell a story."],
+      (m) =>
+        m.payload.type === "partial_text" && m.payload.event_type === "delta"
+          ? "SIGINT"
+          : undefined,
+    );
     assert.equal(r.code, 1, r.stderr);
     const sid = /--resume (session-\S+)/.exec(r.stderr)![1]!;
     const records = await assertGoodTrace(sb.root, sid);
@@ -223,13 +294,20 @@ Deno.test("SIGINT mid-stream aborts the task: exit 1, abort recorded, trace vali
 
 Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorded, trace valid", async () => {
   await scenario({
-    turns: [turn.toolCall("exec_command", { cmd: "echo begin; sleep 30", description: "long" }), turn.text("x")],
+    turns: [
+      turn.toolCall("exec_command", { cmd: "echo begin; sleep 30", description: "long" }),
+      turn.text("x"),
+    ],
   }, async ({ sb }) => {
     const started = Date.now();
-    const r = await runAndSignal(sb, ["-m", "Wait."], (m) =>
-      m.payload.type === "partial_tool_call_output" && m.payload.event_type === "delta"
-        ? "SIGTERM"
-        : undefined);
+    const r = await runAndSignal(
+      sb,
+      ["-m", "Wait."],
+      (m) =>
+        m.payload.type === "partial_tool_call_output" && m.payload.event_type === "delta"
+          ? "SIGTERM"
+          : undefined,
+    );
     assert.equal(r.code, 1, r.stderr);
     assert.ok(Date.now() - started < 25_000, "the sleep was cut short");
     const sid = /--resume (session-\S+)/.exec(r.stderr)![1]!;
@@ -242,17 +320,20 @@ Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorde
 });
 
 Deno.test("run retries a provider error after the 2 s backoff and then succeeds", async () => {
-  await scenario({ turns: [turn.error(500), turn.text("Second time lucky.")] }, async ({ sb, run }) => {
-    const r = await run(["-m", "Try."]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /\[retry\] /);
-    assert.match(r.stdout, /Second time lucky\./);
-    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
-    const ends = ofKind(records, "request_end");
-    assert.ok(ends[0]!.status === "failed" || ends[0]!.status === "timeout");
-    assert.deepEqual([ends[0]!.attempt, ends[0]!.retry_in_ms], [1, 2000]);
-    assert.deepEqual([ends[1]!.status, ends[1]!.attempt], ["completed", 2]);
-  });
+  await scenario(
+    { turns: [turn.error(500), turn.text("Second time lucky.")] },
+    async ({ sb, run }) => {
+      const r = await run(["-m", "Try."]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /\[retry\] /);
+      assert.match(r.stdout, /Second time lucky\./);
+      const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+      const ends = ofKind(records, "request_end");
+      assert.ok(ends[0]!.status === "failed" || ends[0]!.status === "timeout");
+      assert.deepEqual([ends[0]!.attempt, ends[0]!.retry_in_ms], [1, 2000]);
+      assert.deepEqual([ends[1]!.status, ends[1]!.attempt], ["completed", 2]);
+    },
+  );
 });
 
 Deno.test("run polls a backgrounded command with input_command until it finishes", async () => {
@@ -282,7 +363,10 @@ Deno.test("run polls a backgrounded command with input_command until it finishes
 
 Deno.test("run --json prints only OmniMessage JSONL, partials included", async () => {
   await scenario({
-    turns: [turn.toolCall("write_file", { file_path: "j.txt", content: "j" }), turn.text("JSON done.")],
+    turns: [
+      turn.toolCall("write_file", { file_path: "j.txt", content: "j" }),
+      turn.text("JSON done."),
+    ],
   }, async ({ sb, run }) => {
     const r = await run(["-m", "Write j.", "--json"]);
     assert.equal(r.code, 0, r.stderr);
@@ -316,9 +400,18 @@ Deno.test("run rejects bad flags and configuration with exit 2 before any reques
     const cases: [string[], RegExp][] = [
       [["-m", "x", "--provider", "custom"], /--model-id and --provider must be given together/],
       [["-m", "x", "--model-id", "m"], /--model-id and --provider must be given together/],
-      [["-m", "x", "--approve", "sometimes"], /--approve must be one of allow-all, deny-all, read-only, always-ask/],
-      [["-m", "x", "--thinking", "extreme"], /--thinking must be one of none, low, medium, high, xhigh, max/],
-      [["-m", "x", "--sandbox", "loose"], /--sandbox must be one of workspace-write, read-only, off/],
+      [
+        ["-m", "x", "--approve", "sometimes"],
+        /--approve must be one of allow-all, deny-all, read-only, always-ask/,
+      ],
+      [
+        ["-m", "x", "--thinking", "extreme"],
+        /--thinking must be one of none, low, medium, high, xhigh, max/,
+      ],
+      [
+        ["-m", "x", "--sandbox", "loose"],
+        /--sandbox must be one of workspace-write, read-only, off/,
+      ],
       [["-m", "x", "--network", "maybe"], /--network must be on or off/],
       [["-m", "x", "--max-turns", "many"], /--max-turns must be an integer/],
       [["-m", "x", "--workspace", "/nonexistent/dir"], /the workspace does not exist/],
@@ -339,5 +432,53 @@ Deno.test("run --sandbox off warns on stderr", async () => {
     const r = await run(["-m", "x", "--sandbox", "off"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /warning: --sandbox off/);
+  });
+});
+
+Deno.test("SIGINT at an approval prompt denies that call and the task goes on", async () => {
+  await scenario({
+    turns: [
+      turn.toolCall("write_file", { file_path: "p.txt", content: "p" }),
+      turn.text("Understood."),
+    ],
+  }, async ({ sb }) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        ...penguinArgv(),
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "--approve",
+        "always-ask",
+        "-m",
+        "Write p.",
+      ],
+      cwd: REPO,
+      env: { NO_COLOR: "1" },
+      stdin: "piped", // held open: the prompt waits for an answer that never comes
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stdout = new Response(child.stdout).text();
+    let stderr = "";
+    let signalled = false;
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      stderr += chunk;
+      if (!signalled && stderr.includes("? Approve this tool call? [Y/n] ")) {
+        signalled = true;
+        child.kill("SIGINT");
+      }
+    }
+    await child.stdin.close();
+    const { code } = await child.status;
+    assert.equal(code, 0, stderr);
+    assert.match(await stdout, /Understood\./);
+    await assert.rejects(Deno.stat(join(sb.workspace, "p.txt")), Deno.errors.NotFound);
+    const sid = /--resume (session-\S+)/.exec(stderr)![1]!;
+    const records = await assertGoodTrace(sb.root, sid);
+    assert.deepEqual(ofKind(records, "approval_decision").map((d) => d.decision), ["deny"]);
+    assert.equal(ofKind(records, "abort").length, 0);
   });
 });

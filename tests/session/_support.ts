@@ -117,7 +117,10 @@ export class Script {
     });
   }
   /** compaction_begin. */
-  compactBegin(mode: CompactionMode = "summarize", reason: CompactionReason = "turns"): OmniMessage {
+  compactBegin(
+    mode: CompactionMode = "summarize",
+    reason: CompactionReason = "turns",
+  ): OmniMessage {
     return this.event({ type: "compaction_begin", reason, mode, context: 100, turns: 4 });
   }
   /** compaction_end. */
@@ -161,7 +164,11 @@ export async function withRoot<T>(fn: (root: string) => Promise<T>): Promise<T> 
 }
 
 /** The traces dir of the default agent of the default project under `root`. */
-export function tracesOf(root: string, agent = "default_agent", project = "default_project"): string {
+export function tracesOf(
+  root: string,
+  agent = "default_agent",
+  project = "default_project",
+): string {
   return join(root, project, "agents", agent, "traces");
 }
 

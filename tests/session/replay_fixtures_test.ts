@@ -42,7 +42,10 @@ Deno.test("fixture 03-resumed: both tasks' prompts are in history, in order", as
   const r = resumeTrace(await records(fixture("03-resumed.jsonl")));
   const prompts = r.history.filter((m) => m.payload.type === "text" && m.payload.role === "user");
   assert.equal(prompts.length, 2);
-  assert.match(String(prompts[1]!.payload.type === "text" && prompts[1]!.payload.text), /fx-resume-b/);
+  assert.match(
+    String(prompts[1]!.payload.type === "text" && prompts[1]!.payload.text),
+    /fx-resume-b/,
+  );
 });
 
 Deno.test("fixture 04-compaction_001: the closed context's summary is exactly what _002 starts with", async () => {

@@ -340,7 +340,11 @@ Deno.test("origin-tagged records are ignored", () => {
   assert.deepEqual(shape(r.history), ["user:go", "assistant:parent"]);
 });
 
-function compactedRun(s: Script, answer: string | null, mode: "summarize" | "discard" = "summarize") {
+function compactedRun(
+  s: Script,
+  answer: string | null,
+  mode: "summarize" | "discard" = "summarize",
+) {
   const msgs = [
     s.meta(ID),
     s.user("go"),

@@ -23,7 +23,10 @@ Deno.test("extractSummary prefers a square pair over an earlier angle pair", () 
 });
 
 Deno.test("extractSummary uses tagless text verbatim (trimmed)", () => {
-  assert.equal(extractSummary("  just a plain summary\nline two  "), "just a plain summary\nline two");
+  assert.equal(
+    extractSummary("  just a plain summary\nline two  "),
+    "just a plain summary\nline two",
+  );
 });
 
 Deno.test("extractSummary strips an unclosed tag and keeps the rest", () => {

@@ -30,13 +30,20 @@ Deno.test("what the writer writes, rotated or not, validates clean even with str
     const id = sessionId();
     const w = await openTraceWriter({ agentDir: dir, sessionId: id });
     for (const m of sampleTrace(id)) await w.append(m);
+    // A rotation follows a completed compaction; the new file's head is meta + tool list.
+    const compaction = { reason: "turns", mode: "summarize" } as const;
+    await w.append(eventMsg({ type: "compaction_begin", ...compaction, context: 132, turns: 1 }));
+    await w.append(eventMsg({ type: "compaction_end", ...compaction, status: "completed" }));
     await w.rotate();
-    for (const m of sampleTrace(id)) await w.append(m);
+    const [head, ...rest] = sampleTrace(id);
+    for (const m of [head!, eventMsg({ type: "tool_list_ready", tools: [] }), ...rest]) {
+      await w.append(m);
+    }
     await w.close();
     const report = await validateTraceFiles([join(dir, "traces")], { strictNames: true });
     assert.deepEqual(report.problems.map(formatProblem), []);
     assert.deepEqual(report.files.map((f) => f.file.slice(-10)), ["_001.jsonl", "_002.jsonl"]);
-    assert.equal(report.records, 2 * sampleTrace(id).length);
+    assert.equal(report.records, 2 * sampleTrace(id).length + 3);
   });
 });
 

@@ -80,11 +80,17 @@ export function parseThinking(value: string, flag: string): ThinkingLevel {
 
 /** Parsed `penguin chat` flags. */
 export interface ChatOptions {
+  /** `--project-id`. */
   projectId?: string;
+  /** `--agent-id`. */
   agentId?: string;
+  /** Options of every session the chat creates (workspace, model pair, sandbox…). */
   session: SessionOptions;
+  /** `--approve`. */
   approve: ApprovalMode;
+  /** `--thinking`: the initial per-run level. */
   thinking?: ThinkingLevel;
+  /** `--verbose`: start with collapsing off. */
   verbose: boolean;
   /** Session id to resume; "" = the latest. */
   resume?: string;

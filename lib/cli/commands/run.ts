@@ -14,14 +14,21 @@ import type { ApprovalDecision, OmniMessage, ToolCallMessage } from "../../proto
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
+import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { parseSandboxMode, SANDBOX_MODES } from "../../sandbox/policy.ts";
 import { createAgent } from "../../agent/agent.ts";
-import { type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
+import {
+  type ApprovalMode,
+  approverForMode,
+  parseApprovalMode,
+  withCommandPolicy,
+} from "../../agent/approval.ts";
 import type { Session } from "../../agent/session.ts";
 import { bool, type FlagSpec, parseFlags, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer } from "../render/mod.ts";
+import { effectivePolicy, GRANT_ROOTS_HELP, POLICY_FILE_HELP } from "./_workspace_policy.ts";
 
 const HELP = `Usage: penguin run -m <message> [flags]
 
@@ -43,7 +50,10 @@ Flags:
   --max-turns <n>           stop after n model requests (default: the agent's max_turns)
   --sandbox <mode>          ${SANDBOX_MODES.join(", ")} (default: workspace-write)
   --network on|off          let commands use the network (default: off)
+${GRANT_ROOTS_HELP}
   --json                    print the OmniMessage stream as JSONL on stdout, nothing else
+
+${POLICY_FILE_HELP}
 
 Approval prompts ("? Approve this tool call? [Y/n] ") read a line from stdin;
 end of input denies. Destructive commands are refused by the project's
@@ -69,11 +79,14 @@ const SPEC: FlagSpec = {
   "sandbox": { type: "string" },
   "network": { type: "string" },
   "json": { type: "boolean" },
+  "grant-writable-roots": { type: "boolean" },
 };
 
 /** The validated flags of one `penguin run`. */
 interface RunFlags {
   message: string;
+  /** The message was read from stdin (`-m -`), so prompts find it at its end. */
+  messageFromStdin: boolean;
   provider?: string;
   modelId?: string;
   projectId?: string;
@@ -85,6 +98,10 @@ interface RunFlags {
   sandbox: ReturnType<typeof parseSandboxMode>;
   network: boolean;
   json: boolean;
+  grantWritableRoots: boolean;
+  /** Extra writable roots and command rules from penguin.jsonc. */
+  extraWritable?: string[];
+  commandRules?: CommandPolicyRule[];
 }
 
 /** A line reader over stdin, shared by every approval prompt of the run. */
@@ -161,7 +178,10 @@ async function parse(args: string[]): Promise<RunFlags> {
   }
   const network = str(p, "network") ?? "off";
   if (network !== "on" && network !== "off") {
-    throw new PenguinError("usage", `run: --network must be on or off, got ${JSON.stringify(network)}`);
+    throw new PenguinError(
+      "usage",
+      `run: --network must be on or off, got ${JSON.stringify(network)}`,
+    );
   }
   const workspace = str(p, "workspace") ?? Deno.cwd();
   try {
@@ -174,6 +194,7 @@ async function parse(args: string[]): Promise<RunFlags> {
   }
   return {
     message,
+    messageFromStdin: str(p, "message") === "-",
     ...(provider !== undefined ? { provider, modelId } : {}),
     projectId: str(p, "project-id"),
     agentId: str(p, "agent-id"),
@@ -184,6 +205,7 @@ async function parse(args: string[]): Promise<RunFlags> {
     sandbox: parseSandboxMode(str(p, "sandbox") ?? "workspace-write", "run: --sandbox"),
     network: network === "on",
     json: bool(p, "json"),
+    grantWritableRoots: bool(p, "grant-writable-roots"),
   };
 }
 
@@ -214,6 +236,7 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
       ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
       sandbox: f.sandbox,
       network: f.network,
+      ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
     });
   } catch (err) {
     // An unknown model pair is a configuration problem here, not a failed task.
@@ -237,6 +260,20 @@ function resumeHint(ctx: CommandContext, f: RunFlags, sessionId: string): string
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const f = await parse(args);
   const { io } = ctx;
+  // penguin.jsonc narrows the flags (lib/sandbox/workspace_policy.ts).
+  const eff = await effectivePolicy(f.workspace, {
+    sandbox: f.sandbox,
+    network: f.network,
+    approve: f.approve,
+    grantWritableRoots: f.grantWritableRoots,
+  }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: io.err });
+  Object.assign(f, {
+    sandbox: eff.sandbox,
+    network: eff.network,
+    approve: eff.approve ?? f.approve,
+    extraWritable: eff.extraWritable,
+    commandRules: eff.commandRules,
+  });
   if (f.sandbox === "off") {
     io.err(
       "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
@@ -251,7 +288,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   });
   if (!f.json) {
     io.err(
-      `penguin run v${VERSION}\nAgent: ${f.agentId ?? DEFAULT_AGENT_ID}\nWorkspace: ${session.workspaceDir}\n` +
+      `penguin run v${VERSION}\nAgent: ${
+        f.agentId ?? DEFAULT_AGENT_ID
+      }\nWorkspace: ${session.workspaceDir}\n` +
         `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
     );
   }
@@ -267,7 +306,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const ask = async (call: ToolCallMessage): Promise<ApprovalDecision> => {
     renderer?.beginPrompt(call);
     io.err("? Approve this tool call? [Y/n] ");
-    stdin ??= stdinLines();
+    stdin ??= f.messageFromStdin
+      ? { next: () => Promise.resolve(null), cancel() {} }
+      : stdinLines();
     const answer = await new Promise<string | null>((resolve) => {
       cancelPrompt = () => resolve(null);
       stdin!.next().then(resolve, () => resolve(null));
@@ -275,7 +316,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     cancelPrompt = undefined;
     if (answer === null) io.err("\n");
     const a = answer?.trim().toLowerCase();
-    const decision: ApprovalDecision = answer === null || a === "n" || a === "no" ? "deny" : "allow";
+    const decision: ApprovalDecision = answer === null || a === "n" || a === "no"
+      ? "deny"
+      : "allow";
     renderer?.endPrompt(call, decision);
     return decision;
   };
@@ -287,7 +330,12 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     for await (
       const msg of session.run(f.message, {
         signal: ctl.signal,
-        approve: f.approve,
+        approve: f.commandRules?.length
+          ? withCommandPolicy(
+            approverForMode(f.approve, { ask, permissionOf: session.toolPermission }),
+            { enabled: true, rules: f.commandRules },
+          )
+          : f.approve,
         ask,
       })
     ) {
@@ -309,7 +357,8 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     if (msg.type === "event_msg" && msg.payload.type === "abort") aborted = true;
     if (
       msg.type === "model_msg" && msg.payload.type === "text" && msg.payload.role === "assistant" &&
-      msg.payload.stop_reason === "failed" && /^\[reached max turns \(\d+\); stopping\]$/.test(msg.payload.text)
+      msg.payload.stop_reason === "failed" &&
+      /^\[reached max turns \(\d+\); stopping\]$/.test(msg.payload.text)
     ) stoppedAtMaxTurns = true;
   }
 }

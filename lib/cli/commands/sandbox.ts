@@ -16,6 +16,7 @@ import {
 } from "../../sandbox/mod.ts";
 import { bool, parseFlags, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { effectivePolicy, GRANT_ROOTS_HELP, POLICY_FILE_HELP } from "./_workspace_policy.ts";
 
 const ENV_HELP = `Environment:
   PENGUIN_BWRAP   use this bubblewrap binary instead of searching /usr/bin,
@@ -111,6 +112,10 @@ Flags:
   --network on|off    network access (default: off)
   --sandbox <mode>    workspace-write (default), read-only, or off: no OS
                       sandbox at all (prints a warning)
+${GRANT_ROOTS_HELP.replace("    let", "  let")}
+
+${POLICY_FILE_HELP} Its approval mode and command rules
+concern the model's commands and do not apply here.
 
 Fails closed: when the sandbox cannot run here nothing runs, and the error
 says how to fix it (see "penguin sandbox check").
@@ -121,18 +126,24 @@ ${ENV_HELP}`,
       workspace: { type: "string" },
       network: { type: "string" },
       sandbox: { type: "string" },
+      "grant-writable-roots": { type: "boolean" },
     });
     const argv = p.positionals;
     if (argv.length === 0) {
       throw new PenguinError("usage", "sandbox run: no command given; put it after --");
     }
-    const mode = parseSandboxMode(str(p, "sandbox") ?? "workspace-write");
-    const network = onOff(str(p, "network"), "--network") ?? false;
     const workspace = resolve(str(p, "workspace") ?? Deno.cwd());
+    const eff = await effectivePolicy(workspace, {
+      sandbox: parseSandboxMode(str(p, "sandbox") ?? "workspace-write"),
+      network: onOff(str(p, "network"), "--network") ?? false,
+      grantWritableRoots: bool(p, "grant-writable-roots"),
+    }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
+    const mode = eff.sandbox;
     const policy = createPolicy({
       workspace,
       mode,
-      network,
+      network: eff.network,
+      extraWritable: eff.extraWritable,
       dataRoot: dataRoot(ctx.root),
       ...bwrapOverride(),
     });

@@ -14,6 +14,9 @@ import { bool, parseFlags } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { traceShowCommand } from "./trace_show.ts";
 import { traceStatsCommand } from "./trace_stats.ts";
+import { traceExportCommand } from "./trace_export.ts";
+import { traceFollowCommand } from "./trace_follow.ts";
+import { traceDiffCommand } from "./trace_diff.ts";
 
 const VALIDATE_HELP = `Usage: penguin trace validate [--json] [--strict] <file|dir>...
 
@@ -24,20 +27,36 @@ recursively for *.jsonl files. Every problem is printed on stdout as
 Each line must be one JSON OmniMessage that passes the protocol schema; blank
 lines are ignored. Per file: the first record is the only session_meta; a file
 named session-…_NNN.jsonl carries that session_id; no partial_* (streaming)
-records; no origin-tagged (forwarded child) records. A torn last line (a record
-cut short by a crash, with no trailing newline) is reported as a problem on its
-own line. Files are only read, never modified.
+records; no origin-tagged (forwarded child) records; request_begin and
+request_end in pairs; every committed tool call (stop_reason completed, in a
+request that ended completed) answered by exactly one tool_call_output before
+the next request. Per session (files named <session>_<NNN>.jsonl given
+together): token_usage session totals never decrease; a rotated file (_NNN,
+NNN > 1) starts with session_meta then tool_list_ready, the file before it ends
+with a completed compaction_end, and no index is skipped; every subagent pointer
+names a child session whose trace exists in the same traces directory tree (or
+another agent's traces directory, or the same directory). A torn last line (a
+record cut short by a crash, with no trailing newline) is reported as a problem
+on its own line. Files are only read, never modified.
+
+Warnings: what a crash leaves and resume tolerates is reported as
+"file:line: warning: reason" and does not change the exit code: a request left
+open at the end of a file (unless a torn last line already explains it) or
+before the session was resumed (resume drops that request and re-sends its
+input), and a committed tool call left unanswered when the file ends, the task
+was aborted or the session resumed (resume supplies a placeholder output).
 
 Flags:
   --json      print one JSON report instead of text:
-              {"ok", "summary": {"files", "records", "problems"},
-               "files": [{"file", "records", "problems": [{"file", "line", "kind", "reason"}]}]}
+              {"ok", "summary": {"files", "records", "problems", "warnings" (when any)},
+               "files": [{"file", "records", "problems": [{"file", "line", "kind", "reason"}],
+                          "warnings": [same shape]}]}
               kind is torn_tail, malformed, invalid or structure
   --strict    also require every file to be named <session_id>_<NNN>.jsonl
               (by default only names starting with "session-" are checked)
 
 Exit codes:
-  0  every file is clean
+  0  every file is clean (warnings allowed)
   1  at least one problem was found
   2  usage error: no paths given, or a path that does not exist
 
@@ -81,20 +100,27 @@ async function validateCommand(args: string[], ctx: CommandContext): Promise<num
   }
   const onFile = json ? undefined : (f: FileValidation) => {
     if (f.problems.length > 0) ctx.io.out(f.problems.map((p) => formatProblem(p) + "\n").join(""));
+    if (f.warnings.length > 0) {
+      ctx.io.out(f.warnings.map((p) => `${p.file}:${p.line}: warning: ${p.reason}\n`).join(""));
+    }
   };
   const report = await validateTraceFiles(files, { strictNames: bool(parsed, "strict"), onFile });
-  const summary = {
+  const summary: Record<string, number> = {
     files: report.files.length,
     records: report.records,
     problems: report.problems.length,
   };
+  if (report.warnings.length > 0) summary.warnings = report.warnings.length;
   if (json) {
     ctx.io.out(JSON.stringify({ ok: report.ok, summary, files: report.files }, null, 2) + "\n");
   } else {
+    const warned = report.warnings.length > 0
+      ? `, ${plural(report.warnings.length, "warning")}`
+      : "";
     ctx.io.out(
-      `${plural(summary.files, "file")}, ${plural(summary.records, "record")}, ${
-        plural(summary.problems, "problem")
-      }\n`,
+      `${plural(report.files.length, "file")}, ${plural(report.records, "record")}, ${
+        plural(report.problems.length, "problem")
+      }${warned}\n`,
     );
   }
   return report.ok ? 0 : 1;
@@ -110,4 +136,7 @@ export const traceCommands: Command[] = [
   },
   traceShowCommand,
   traceStatsCommand,
+  traceExportCommand,
+  traceFollowCommand,
+  traceDiffCommand,
 ];

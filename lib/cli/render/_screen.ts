@@ -78,7 +78,17 @@ interface PreviewState {
   name: string;
   args: string;
   shown: string;
+  /** Argument length at the last preview computation (throttles long arguments). */
+  computedAt: number;
 }
+
+/** Arguments longer than this are previewed again only after growing by a quarter. */
+const THROTTLE_FROM = 4096;
+
+/** A preview that can no longer change until the arguments are final. */
+const settledPreview = (name: string, preview: string) =>
+  preview.endsWith("…") || name === "read_file" || name === "write_file" ||
+  name === "edit_file";
 
 const keyOf = (id: string, origin?: readonly string[]) => `${origin?.join("/") ?? ""}:${id}`;
 
@@ -205,12 +215,18 @@ export function createScreen(opts: ScreenOptions): Screen {
       let st = previews.get(id);
       if (!st) {
         if (stop) return;
-        st = { name: f.name, args: "", shown: "" };
+        st = { name: f.name, args: "", shown: "", computedAt: 0 };
         previews.set(id, st);
       }
       if (f.name) st.name = f.name;
       if (st.name) names.set(key, st.name);
       st.args += f.arguments;
+      const skip = !stop && (
+        (st.shown !== "" && settledPreview(st.name, st.shown)) ||
+        (st.args.length > THROTTLE_FROM && st.args.length < st.computedAt * 1.25)
+      );
+      if (skip) return;
+      st.computedAt = st.args.length;
       const preview = toolCallPreview(st.name, st.args, {
         final: stop,
         expectDescription: expects(st.name),

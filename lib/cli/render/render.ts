@@ -209,10 +209,15 @@ export function createRenderer(opts: RendererOptions): Renderer {
     try {
       while (!locked() && pending.length > 0) {
         if (holder === null) {
-          const msg = pending.shift()!;
-          const owner = ownerOf(msg);
-          if (owner !== null && !isStop(msg)) holder = owner;
-          render(msg);
+          // First in, first out, until a segment takes the screen.
+          let i = 0;
+          while (i < pending.length && holder === null && !locked()) {
+            const msg = pending[i++]!;
+            const owner = ownerOf(msg);
+            if (owner !== null && !isStop(msg)) holder = owner;
+            render(msg);
+          }
+          pending = i === pending.length ? [] : pending.slice(i);
           continue;
         }
         const keep: OmniMessage[] = [];
@@ -258,6 +263,27 @@ export function createRenderer(opts: RendererOptions): Renderer {
 
   return {
     push(msg) {
+      // Fast paths keep the cost per message constant. Invariant: while the
+      // screen is unlocked, nothing queued belongs to the segment holding it.
+      if (!locked() && !draining) {
+        if (holder === null && pending.length === 0) {
+          const owner = ownerOf(msg);
+          if (owner !== null && !isStop(msg)) holder = owner;
+          render(msg);
+          return;
+        }
+        if (holder !== null && !(holder === "llm" && endsRequest(msg))) {
+          if (ownerOf(msg) !== holder) {
+            pending.push(msg);
+            return;
+          }
+          if (!isStop(msg)) return render(msg);
+          holder = null;
+          render(msg);
+          drain();
+          return;
+        }
+      }
       pending.push(msg);
       drain();
     },

@@ -11,7 +11,7 @@
  * - anything else: `<name> <arguments on one line>`
  *
  * Payloads (chars, prompt, description, other arguments) are capped at 120
- * characters with `…`. The renderer streams a preview by appending to what is
+ * characters with `…`, commands at 1000. The renderer streams a preview by appending to what is
  * already on screen, so while the arguments are incomplete a preview only ever
  * grows: fields whose final shape is unknown (a file path being shortened, the
  * description form) wait until they are complete.
@@ -21,6 +21,8 @@
 
 /** Longest payload shown in a preview. */
 export const PREVIEW_PAYLOAD_MAX = 120;
+/** Longest command shown in an `exec_command` preview (the trace keeps it whole). */
+export const PREVIEW_COMMAND_MAX = 1000;
 
 /** Options of {@linkcode toolCallPreview}. */
 export interface PreviewOptions {
@@ -91,6 +93,7 @@ function readString(json: string, start: number): Field {
 
 /** Whether the argument text is a complete JSON document. */
 function parses(json: string): boolean {
+  if (!json.trimEnd().endsWith("}")) return false; // cheap: no parse per streamed fragment
   try {
     JSON.parse(json);
     return true;
@@ -166,7 +169,15 @@ export function toolCallPreview(
   let payload: { text: string; complete: boolean } | null = null;
   if (name === "exec_command") {
     const cmd = readField(argsJson, "cmd");
-    if (cmd) payload = { text: `$ ${singleLine(cmd.value)}`, complete: cmd.complete };
+    if (cmd) {
+      const text = singleLine(cmd.value);
+      payload = {
+        text: `$ ${
+          text.length > PREVIEW_COMMAND_MAX ? `${text.slice(0, PREVIEW_COMMAND_MAX)}…` : text
+        }`,
+        complete: cmd.complete,
+      };
+    }
   } else if (name === "run_subagent") {
     const prompt = readField(argsJson, "prompt");
     if (prompt) payload = { text: cap(singleLine(prompt.value)), complete: prompt.complete };

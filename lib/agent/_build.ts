@@ -1,0 +1,144 @@
+// The parts of a live session that do not depend on whether it is new or
+// recorded: model resolution (credentials checked), the tool set, the
+// sandbox policy, the command policy snapshot and the limits.
+import type { SessionMeta } from "../protocol/types.ts";
+import { type EnvSource, type ResolvedModel, resolveModel } from "../models/resolve.ts";
+import type { ToolCallIds } from "../models/tool_call_ids.ts";
+import type { ThinkingLevel } from "../models/wire.ts";
+import { createPolicy } from "../sandbox/policy.ts";
+import type { TraceWriter } from "../trace/writer.ts";
+import { createProcessRegistry, effectivePolicy } from "../tools/mod.ts";
+import type {
+  AgentPaths,
+  AgentRef,
+  ProjectConfig,
+  ResolvedSystemConfig,
+  SystemConfig,
+} from "../state/mod.ts";
+import { sessionScratchpadDir } from "../state/paths.ts";
+import type { EngineState } from "./engine.ts";
+import type { SessionParts } from "./session.ts";
+import { createToolset, resolveToolDefinitions } from "./toolset.ts";
+import type { SandboxMode } from "../sandbox/policy.ts";
+
+/** Options of a session that do not fix its identity (shared by new and recorded sessions). */
+export interface RecordedSessionOptions {
+  /** Default thinking level (else the agent's, else the project's `[default_chat]`, else `medium`). */
+  thinkingLevel?: ThinkingLevel;
+  /** Sandbox mode for commands (default `workspace-write`). */
+  sandbox?: SandboxMode;
+  /** Whether commands may use the network (default false). */
+  network?: boolean;
+  /** More directories commands may write (workspace-write only; e.g. from penguin.jsonc). */
+  extraWritable?: string[];
+  /** Max requests per task; ≤ 0 = unlimited (default: the agent's `max_turns`). */
+  maxTurns?: number;
+  /** API key for this session only (over the entry's and the env var). */
+  apiKey?: string;
+  /** Base URL for this session only. */
+  baseUrl?: string;
+  /** Wait before retry `n` (default the §5.5 ladder: 2 s, 4 s, 8 s, 16 s, 30 s). */
+  retryDelayMs?: (n: number) => number;
+  /** Diagnostics sink (default stderr). */
+  warn?: (line: string) => void;
+}
+
+/** An agent as sessions are built from it. */
+export interface AgentBase {
+  /** Root, project and agent. */
+  ref: AgentRef;
+  /** The agent's paths. */
+  paths: AgentPaths;
+  /** `system_config.yaml` as written. */
+  systemConfig: SystemConfig;
+  /** With defaults. */
+  config: ResolvedSystemConfig;
+  /** `AGENTS.md`. */
+  agentsMd: string;
+  /** The project config. */
+  projectConfig: ProjectConfig;
+  /** Environment (keys, data root, commands). */
+  env: Record<string, string>;
+  /** Path of `.project_config.toml`, for messages. */
+  configPath: string;
+}
+
+/** Resolve the session's model pair; throws before anything is created when a key is missing. */
+export function sessionModel(
+  base: AgentBase,
+  pair: { provider?: string; model_id?: string },
+  opts: { apiKey?: string; baseUrl?: string },
+): ResolvedModel {
+  const model = resolveModel(base.projectConfig, pair, base.env as EnvSource, {
+    configPath: base.configPath,
+    requireKey: opts.apiKey === undefined,
+  });
+  if (opts.apiKey !== undefined) model.endpoint.api_key = opts.apiKey;
+  if (opts.baseUrl !== undefined) model.endpoint.base_url = opts.baseUrl.replace(/\/+$/, "");
+  return model;
+}
+
+function thinkingChain(
+  explicit: ThinkingLevel | undefined,
+  agent: SystemConfig,
+  project: ProjectConfig,
+): ThinkingLevel {
+  return explicit ?? agent.model?.thinking_level ?? project.default_chat.thinking_level ?? "medium";
+}
+
+/** What differs between a new and a recorded session. */
+export interface SessionCore {
+  meta: SessionMeta;
+  model: ResolvedModel;
+  realWorkspace: string;
+  vault: Record<string, string>;
+  writer: TraceWriter;
+  metaWritten: boolean;
+  state?: EngineState;
+  toolCallIds?: ToolCallIds;
+}
+
+/** Everything {@linkcode openSession} needs. Creates the session scratchpad (0700). */
+export async function sessionParts(
+  base: AgentBase,
+  core: SessionCore,
+  opts: RecordedSessionOptions,
+): Promise<SessionParts> {
+  const { ref, config, projectConfig } = base;
+  const scratchpad = sessionScratchpadDir(ref, core.meta.session_id);
+  await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
+  const realScratchpad = await Deno.realPath(scratchpad);
+  const toolset = createToolset(resolveToolDefinitions(config.tools.builtin), core.model.vision);
+  const maxTokens = core.model.max_tokens ?? config.model.max_tokens;
+  const sandbox = createPolicy({
+    workspace: core.realWorkspace,
+    mode: opts.sandbox ?? "workspace-write",
+    network: opts.network ?? false,
+    ...(opts.extraWritable ? { extraWritable: opts.extraWritable } : {}),
+    scratchpad: realScratchpad,
+    dataRoot: ref.root,
+    vault: core.vault,
+    hostEnv: base.env,
+  });
+  return {
+    meta: core.meta,
+    metaWritten: core.metaWritten,
+    writer: core.writer,
+    model: core.model,
+    toolset,
+    workspace: core.realWorkspace,
+    scratchpad: realScratchpad,
+    sandbox,
+    vault: core.vault,
+    commandPolicy: effectivePolicy(projectConfig.command_policy),
+    processes: createProcessRegistry(),
+    thinkingLevel: thinkingChain(opts.thinkingLevel, base.systemConfig, projectConfig),
+    maxTurns: opts.maxTurns ?? config.max_turns,
+    ...(maxTokens > 0 ? { maxTokens } : {}),
+    idleTimeoutMs: config.model.timeoutMs,
+    ...(core.state ? { state: core.state } : {}),
+    ...(core.toolCallIds ? { toolCallIds: core.toolCallIds } : {}),
+    ...(opts.retryDelayMs ? { retryDelayMs: opts.retryDelayMs } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
+  };
+}

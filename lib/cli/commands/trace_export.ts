@@ -1,0 +1,123 @@
+/**
+ * `penguin trace export`: one session as a self-contained HTML page,
+ * Markdown, or the normalized conversation as JSON, secrets redacted.
+ *
+ * @module
+ */
+import { loadConversation } from "../../inspect/conversation.ts";
+import { renderHtml } from "../../inspect/export_html.ts";
+import { renderMarkdown } from "../../inspect/export_md.ts";
+import { redactDeep } from "../../inspect/redact.ts";
+import { errorMessage, PenguinError } from "../../protocol/errors.ts";
+import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
+import { bool, parseFlags, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const HELP = `Usage: penguin trace export <target> [--format html|md|json] [-o FILE] [--no-redact]
+
+Export one session (all its files, in order):
+  html  one self-contained page (inline CSS and JS, no network access: a
+        Content-Security-Policy forbids any) with the session facts, its family
+        (the session it was forked from via the meta's lineage, forks of it,
+        subagent children via subagent events), a per-request token and latency
+        chart (inline SVG; bars link to their request), and the conversation
+        with tool outputs and thinking in collapsed <details>
+  md    Markdown for pasting into an issue (outputs and thinking in <details>)
+  json  the normalized conversation: {"format": "penguin.conversation/1",
+        "session", "family", "requests", "items", "skipped_lines"}
+
+Secret-shaped values are replaced by a visible marker [redacted:<kind>]: API
+keys (sk-…, sk-ant-…, AIza…, ghp_…/github_pat_…, xox?-…, AKIA…/ASIA…), bearer
+tokens, -----BEGIN … PRIVATE KEY----- blocks and passwords in URLs
+(scheme://user:[redacted:url_password]@host). Redaction is pattern-based: it
+cannot promise to catch every secret; review an export before sharing it.
+
+Flags:
+  --format <f>   html, md or json (default: from the -o extension, else md)
+  -o <file>      write to this file instead of stdout
+  --no-redact    keep secret-shaped values as they are
+
+${TARGET_HELP}
+
+Exit codes: 0 exported, 1 a target not found or unreadable, 2 usage error (also
+when the target holds more than one session).
+`;
+
+const FORMATS = ["html", "md", "json"] as const;
+type Format = typeof FORMATS[number];
+
+function formatOf(flag: string | undefined, out: string | undefined): Format {
+  if (flag !== undefined) {
+    if (!(FORMATS as readonly string[]).includes(flag)) {
+      throw new PenguinError(
+        "usage",
+        `trace export: --format must be html, md or json, got ${JSON.stringify(flag)}`,
+      );
+    }
+    return flag as Format;
+  }
+  const ext = out?.toLowerCase().match(/\.(html?|md|markdown|json)$/)?.[1];
+  if (ext === "html" || ext === "htm") return "html";
+  if (ext === "json") return "json";
+  return "md";
+}
+
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("trace export", args, {
+    format: { type: "string" },
+    o: { type: "string", short: "o" },
+    output: { type: "string" },
+    "no-redact": { type: "boolean" },
+  });
+  if (bool(p, "help")) {
+    ctx.io.out(HELP);
+    return 0;
+  }
+  const outFile = str(p, "o") ?? str(p, "output");
+  const format = formatOf(str(p, "format"), outFile);
+  const sessions = await sessionsOf("trace export", p.positionals, ctx);
+  if (sessions.length > 1) {
+    throw new PenguinError(
+      "usage",
+      `trace export: the target holds ${sessions.length} sessions (${
+        sessions.slice(0, 3).map((s) => s.key).join(", ")
+      }${sessions.length > 3 ? ", …" : ""}); give one session (a trace file or session id)`,
+    );
+  }
+  const problems: TraceProblem[] = [];
+  let conv = await loadConversation(sessions[0]!, { onProblem: (pr) => problems.push(pr) });
+  for (const f of sessions[0]!.files) {
+    const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
+    if (notice) ctx.io.err(notice + "\n");
+  }
+  if (!bool(p, "no-redact")) conv = redactDeep(conv);
+  const text = format === "html"
+    ? renderHtml(conv)
+    : format === "md"
+    ? renderMarkdown(conv)
+    : JSON.stringify(conv, null, 2) + "\n";
+  if (outFile !== undefined) {
+    try {
+      await Deno.writeTextFile(outFile, text);
+    } catch (err) {
+      throw new PenguinError("runtime", `Cannot write "${outFile}": ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+    ctx.io.err(`exported ${conv.session.session_id} (${format}) to ${outFile}\n`);
+    return 0;
+  }
+  return await untilPipeCloses(() => {
+    ctx.io.out(text);
+    return Promise.resolve(0);
+  });
+}
+
+/** `penguin trace export`. */
+export const traceExportCommand: Command = {
+  path: ["trace", "export"],
+  summary: "export a session as self-contained HTML, Markdown or JSON (secrets redacted)",
+  help: HELP,
+  run,
+};

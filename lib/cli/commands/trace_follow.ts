@@ -1,0 +1,91 @@
+/**
+ * `penguin trace follow`: print a live session's records as they land.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import { followTrace } from "../../inspect/follow.ts";
+import { makeStyle } from "../../inspect/format.ts";
+import { resolveTarget } from "../../inspect/targets.ts";
+import { PenguinError } from "../../protocol/errors.ts";
+import { bool, parseFlags, positiveInt } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { untilPipeCloses } from "./trace_common.ts";
+
+const HELP = `Usage: penguin trace follow [--json] [--new] [--full] [--interval MS] <session|file>
+
+Follow a session while another process writes it, like "tail -f": print the
+records of its latest trace file (or of the given file), then each record as it
+lands, rendered as by "penguin trace show" (or raw with --json). A record caught
+half-written is printed once its newline arrives. When the session rotates to
+its next file (<session>_<NNN+1>.jsonl appears next to the current one, after a
+compaction), the rest of the current file is printed first, then the next file
+is followed from its start. Stop with Ctrl-C (exit 0).
+
+The target is a trace file, or a session id (or a unique prefix/suffix of one)
+looked up in the data root (--root, else $PENGUIN_HOME, else ~/.penguin/data).
+
+Flags:
+  --json          print each record's raw JSON line
+  --new           skip what the file already holds; print only new records
+  --full          show tool outputs and multi-line arguments whole
+  --interval MS   poll interval in milliseconds (default 100)
+
+Exit codes: 0 stopped with Ctrl-C, 1 target not found, 2 usage error.
+`;
+
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("trace follow", args, {
+    json: { type: "boolean" },
+    new: { type: "boolean" },
+    full: { type: "boolean" },
+    interval: { type: "string" },
+  }, 1);
+  if (bool(p, "help")) {
+    ctx.io.out(HELP);
+    return 0;
+  }
+  const target = p.positionals[0];
+  if (target === undefined) {
+    throw new PenguinError("usage", "trace follow: give a session id or a trace file");
+  }
+  const interval = positiveInt("trace follow", p, "interval") ?? 100;
+  const sessions = await resolveTarget(target, { root: ctx.root });
+  if (sessions.length !== 1) {
+    throw new PenguinError(
+      "usage",
+      `trace follow: "${target}" holds ${sessions.length} sessions; give one session id or file`,
+    );
+  }
+  const files = sessions[0]!.files;
+  const path = files[files.length - 1]!.path;
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  Deno.addSignalListener("SIGINT", stop);
+  try {
+    ctx.io.err(`following ${basename(path)} (Ctrl-C to stop)\n`);
+    return await untilPipeCloses(async () => {
+      await followTrace(path, {
+        json: bool(p, "json"),
+        style: makeStyle(ctx.io.color),
+        full: bool(p, "full"),
+        onlyNew: bool(p, "new"),
+        intervalMs: Math.max(10, interval),
+        signal: ac.signal,
+        out: ctx.io.out,
+        err: ctx.io.err,
+      });
+      return 0;
+    });
+  } finally {
+    Deno.removeSignalListener("SIGINT", stop);
+  }
+}
+
+/** `penguin trace follow`. */
+export const traceFollowCommand: Command = {
+  path: ["trace", "follow"],
+  summary: "print a live session's records as another process writes them",
+  help: HELP,
+  run,
+};

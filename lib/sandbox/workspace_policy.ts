@@ -1,0 +1,279 @@
+/**
+ * The workspace policy file, `penguin.jsonc` at the workspace root: extra
+ * writable roots, the network for commands (on, off, or an allowlist),
+ * extra command rules and the approval mode. It is read when a task starts
+ * (`penguin run`, `penguin sandbox run`) and merged with the command line.
+ *
+ * The rule: the file narrows, it never widens. Each setting is a ceiling on
+ * what the command line (flags or their defaults) allows, and the effective
+ * value is the stricter of the two:
+ *
+ * - `sandbox`: `read-only` is stricter than `workspace-write`, which is
+ *   stricter than `--sandbox off`. The file cannot say `off`.
+ * - `network`: `off` is stricter than an allowlist, which is stricter than
+ *   `on`. With `--network off` (the default) the file cannot turn it on; a
+ *   note on stderr says the file asked and how to grant it (`--network on`).
+ * - `approval`: `deny-all` > `always-ask` > `read-only` > `allow-all`.
+ * - `command_rules` are added to the project's command policy; the file
+ *   cannot remove or disable any rule.
+ *
+ * Two things would widen, and penguin refuses to start instead of doing
+ * them silently:
+ *
+ * - `writable_roots` outside the workspace add write access; they apply
+ *   only with the explicit flag `--grant-writable-roots`, else the run stops
+ *   with a config error pointing at the entry. Roots inside the workspace are
+ *   already writable and need nothing.
+ * - A network allowlist together with `--network on` cannot be enforced:
+ *   bubblewrap and Seatbelt switch the network on or off as a whole, and
+ *   penguin has no filtering proxy. Rather than run with the whole network
+ *   (wider than the file allows) the run stops with a config error. The
+ *   same holds for `"network": "off"` (or an allowlist) with `--sandbox off`:
+ *   without an OS sandbox nothing can keep commands off the network.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+import type { CommandPolicyRule } from "../state/command_policy_defaults.ts";
+import {
+  at,
+  parseWorkspacePolicyText,
+  POLICY_APPROVAL_MODES,
+  type PolicyApprovalMode,
+  type Position,
+  type WorkspacePolicyFile,
+} from "./_workspace_policy_parse.ts";
+import { isInside } from "./plan.ts";
+import type { SandboxMode } from "./policy.ts";
+
+export {
+  parseWorkspacePolicyText,
+  POLICY_APPROVAL_MODES,
+  type PolicyApprovalMode,
+  type WorkspacePolicyFile,
+};
+
+/** The file name, at the workspace root. */
+export const WORKSPACE_POLICY_FILE = "penguin.jsonc";
+
+/** A loaded `penguin.jsonc` with its writable roots resolved. */
+export interface WorkspacePolicy {
+  /** Absolute path of the file. */
+  path: string;
+  /** The settings as written. */
+  file: WorkspacePolicyFile;
+  /** `writable_roots`, real absolute paths, in file order. */
+  writableRoots: string[];
+  /** Of those, the ones outside the workspace (they widen). */
+  outsideRoots: string[];
+  /** Where a setting is written (`["network"]`, `["writable_roots", 0]`). */
+  locate(path: ReadonlyArray<string | number>): Position | undefined;
+}
+
+/** Options of {@linkcode loadWorkspacePolicy}. */
+export interface LoadPolicyOptions {
+  /** Paths no writable root may be, or lie inside (penguin's data root, home secrets). */
+  protectedPaths?: readonly string[];
+  /** Home directory for `~/` in roots; default `$HOME`. */
+  home?: string;
+}
+
+async function realDir(path: string): Promise<string | undefined> {
+  try {
+    const real = await Deno.realPath(path);
+    return (await Deno.stat(real)).isDirectory ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Read `<workspace>/penguin.jsonc`, or undefined when there is none. Throws a
+ * config error (with line and column) for a malformed file or a writable
+ * root that is missing, not a directory, `/`, or inside a protected path.
+ */
+export async function loadWorkspacePolicy(
+  workspace: string,
+  opts: LoadPolicyOptions = {},
+): Promise<WorkspacePolicy | undefined> {
+  const wsReal = await Deno.realPath(workspace);
+  const path = join(wsReal, WORKSPACE_POLICY_FILE);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw new PenguinError(
+      "config",
+      `Cannot read ${JSON.stringify(path)}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  const { value, locate } = parseWorkspacePolicyText(text, path);
+  const home = opts.home ?? Deno.env.get("HOME");
+  const protectedReal: string[] = [];
+  for (const p of opts.protectedPaths ?? []) {
+    protectedReal.push(await Deno.realPath(p).catch(() => resolve(p)));
+  }
+  const writableRoots: string[] = [];
+  const outsideRoots: string[] = [];
+  for (const [i, raw] of (value.writable_roots ?? []).entries()) {
+    const bad = (why: string) =>
+      new PenguinError(
+        "config",
+        `Invalid ${JSON.stringify(path)}: ${
+          at(locate(["writable_roots", i]))
+        }writable_roots[${i}]: ${JSON.stringify(raw)} ${why}`,
+      );
+    let expanded = raw;
+    if (raw === "~" || raw.startsWith("~/")) {
+      if (!home) throw bad("starts with ~ but HOME is not set");
+      expanded = join(home, raw.slice(1));
+    }
+    const abs = isAbsolute(expanded) ? expanded : resolve(wsReal, expanded);
+    const real = await realDir(abs);
+    if (!real) throw bad("is not an existing directory");
+    if (real === "/") throw bad("is the root directory; name a narrower directory");
+    const hit = protectedReal.find((p) => isInside(real, p));
+    if (hit) {
+      throw bad(`lies inside ${JSON.stringify(hit)}, which commands must never see or change`);
+    }
+    if (!writableRoots.includes(real)) writableRoots.push(real);
+    if (!isInside(real, wsReal) && !outsideRoots.includes(real)) outsideRoots.push(real);
+  }
+  return { path, file: value, writableRoots, outsideRoots, locate };
+}
+
+/** What the command line says (flags, or their defaults). */
+export interface PolicyFlags {
+  /** `--sandbox`. */
+  sandbox: SandboxMode;
+  /** `--network on`. */
+  network: boolean;
+  /** `--approve`; absent for commands without approval (`sandbox run`). */
+  approve?: PolicyApprovalMode;
+  /** `--grant-writable-roots`: let the file add writable roots outside the workspace. */
+  grantWritableRoots?: boolean;
+}
+
+/** The merged result. */
+export interface EffectivePolicy {
+  /** Sandbox mode for commands. */
+  sandbox: SandboxMode;
+  /** Whether commands get the network. */
+  network: boolean;
+  /** Approval mode (when the flags had one). */
+  approve?: PolicyApprovalMode;
+  /** Extra writable directories (real paths). */
+  extraWritable: string[];
+  /** Rules added to the project's command policy. */
+  commandRules: CommandPolicyRule[];
+  /** One line per setting the file changed or asked for in vain, for stderr. */
+  notes: string[];
+  /** The file applied, if any. */
+  file?: string;
+}
+
+const SANDBOX_ORDER: readonly SandboxMode[] = ["off", "workspace-write", "read-only"];
+
+/**
+ * Merge the command line with the workspace policy (see the module doc for
+ * the rule). Throws a config error, pointing at the setting, for the two
+ * requests that would widen: outside writable roots without
+ * `--grant-writable-roots`, and a network allowlist with `--network on`.
+ */
+export function applyWorkspacePolicy(
+  flags: PolicyFlags,
+  policy: WorkspacePolicy | undefined,
+): EffectivePolicy {
+  const out: EffectivePolicy = {
+    sandbox: flags.sandbox,
+    network: flags.network,
+    ...(flags.approve !== undefined ? { approve: flags.approve } : {}),
+    extraWritable: [],
+    commandRules: [],
+    notes: [],
+  };
+  if (!policy) return out;
+  out.file = policy.path;
+  const { file } = policy;
+  const name = WORKSPACE_POLICY_FILE;
+  const refuse = (where: ReadonlyArray<string | number>, what: string) =>
+    new PenguinError(
+      "config",
+      `Cannot apply ${JSON.stringify(policy.path)}: ${at(policy.locate(where))}${what}`,
+    );
+
+  if (file.sandbox !== undefined) {
+    if (SANDBOX_ORDER.indexOf(file.sandbox) > SANDBOX_ORDER.indexOf(flags.sandbox)) {
+      out.sandbox = file.sandbox;
+      out.notes.push(
+        `${name}: commands run ${file.sandbox} (narrower than --sandbox ${flags.sandbox})`,
+      );
+    }
+  }
+
+  const net = file.network;
+  if (out.sandbox === "off" && net !== undefined && net !== "on") {
+    throw refuse(
+      ["network"],
+      `network: ${name} keeps commands off the network, which takes the OS sandbox, and ` +
+        `--sandbox off runs them without one; use --sandbox workspace-write or read-only`,
+    );
+  }
+  if (net === "off" && flags.network) {
+    out.network = false;
+    out.notes.push(`${name}: commands run without network (narrower than --network on)`);
+  } else if (net === "on" && !flags.network) {
+    out.notes.push(
+      `${name} allows the network for commands, but --network is off: they run without it (pass --network on to grant it)`,
+    );
+  } else if (typeof net === "object") {
+    if (flags.network) {
+      throw refuse(
+        ["network"],
+        `network.allow: a network allowlist (${net.allow.join(", ")}) cannot be enforced: ` +
+          `penguin's sandbox (bubblewrap / Seatbelt) turns the network on or off as a whole and ` +
+          `penguin has no filtering proxy. Refusing to run commands with the whole network; set ` +
+          `"network": "off" in ${name}, or remove the setting to let --network on apply`,
+      );
+    }
+    out.notes.push(
+      `${name}: the network allowlist applies as "off" (--network is off; allowlists cannot be enforced with the network on)`,
+    );
+  }
+
+  if (file.approval !== undefined && flags.approve !== undefined) {
+    const rank = (m: PolicyApprovalMode) => POLICY_APPROVAL_MODES.indexOf(m);
+    if (rank(file.approval) > rank(flags.approve)) {
+      out.approve = file.approval;
+      out.notes.push(
+        `${name}: approval ${file.approval} (narrower than --approve ${flags.approve})`,
+      );
+    }
+  }
+
+  if (policy.outsideRoots.length > 0 && !flags.grantWritableRoots) {
+    const i = policy.writableRoots.indexOf(policy.outsideRoots[0]!);
+    throw refuse(
+      ["writable_roots", Math.max(0, i)],
+      `writable_roots: ${JSON.stringify(policy.outsideRoots[0])} is outside the workspace; ` +
+        `${name} may add writable roots outside the workspace only when penguin is started with ` +
+        `--grant-writable-roots`,
+    );
+  }
+  out.extraWritable = [...policy.writableRoots];
+  if (policy.outsideRoots.length > 0) {
+    out.notes.push(
+      `${name}: commands may also write ${policy.outsideRoots.join(", ")} (--grant-writable-roots)`,
+    );
+  }
+
+  out.commandRules = (file.command_rules ?? []).map((r) => ({
+    name: r.name,
+    pattern: r.pattern,
+    ...(r.description !== undefined ? { description: r.description } : {}),
+  }));
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * The messages between a {@linkcode ToolWorker} host and the worker that
+ * serves tools (`serve.ts`). Everything is structured-clone data: tool
+ * definitions, JSON arguments, {@linkcode ToolEvent}s, and errors reduced to
+ * `{name, message}`.
+ *
+ * @module
+ */
+import type { ToolDefinition, ToolEvent } from "../tool.ts";
+
+/** The part of a `ToolContext` that crosses into the worker (no signal, no registries). */
+export interface WorkerToolContext {
+  /** Real path of the workspace. */
+  workspace: string;
+  /** Real path of the session scratchpad. */
+  scratchpad?: string;
+  /** The running session. */
+  sessionId: string;
+  /** The call being executed. */
+  toolCallId: string;
+}
+
+/** An error as it crosses the thread boundary. */
+export interface WireError {
+  /** `Error.name` (`AbortError`, `TimeoutError`, `NotCapable`, …). */
+  name: string;
+  /** `Error.message`. */
+  message: string;
+}
+
+/** Host → worker. */
+export type HostMessage =
+  /** Start call `id`: instantiate `tool` from `definition` and run it. */
+  | {
+    type: "run";
+    id: number;
+    tool: string;
+    definition: ToolDefinition;
+    args: Record<string, unknown>;
+    ctx: WorkerToolContext;
+  }
+  /** Abort call `id` with `reason`. */
+  | { type: "abort"; id: number; reason: WireError };
+
+/** Worker → host. */
+export type WorkerMessage =
+  /** The worker's module graph is loaded and it listens. */
+  | { type: "ready" }
+  /** One event of call `id`, in order. */
+  | { type: "event"; id: number; event: ToolEvent }
+  /** Call `id` finished normally. */
+  | { type: "done"; id: number }
+  /** Call `id` threw `error`. */
+  | { type: "error"; id: number; error: WireError };
+
+/** Reduce any thrown value to a {@linkcode WireError}. */
+export function toWireError(err: unknown): WireError {
+  if (err instanceof Error) return { name: err.name, message: err.message };
+  if (err instanceof DOMException) return { name: err.name, message: err.message };
+  return { name: "Error", message: String(err) };
+}
+
+/** Rebuild a thrown value from a {@linkcode WireError} (AbortError and TimeoutError as DOMExceptions). */
+export function fromWireError(e: WireError): Error {
+  if (e.name === "AbortError" || e.name === "TimeoutError") return new DOMException(e.message, e.name);
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}

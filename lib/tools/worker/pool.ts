@@ -1,0 +1,256 @@
+/**
+ * The host side of tools that run in a permission-narrowed Worker.
+ *
+ * {@linkcode createToolWorkerPool} runs each tool call in a Worker loaded
+ * from one entry module (which calls `serveTools`), whose Deno permissions
+ * are {@linkcode workerPermissions} of the call's roots: read and write of
+ * exactly the workspace and the session scratchpad, and no net, run, env,
+ * ffi, sys or import. A worker serves one call at a time; after a call it
+ * waits idle for the next call on the same roots and is terminated after
+ * `idleMs`. A call that is abandoned, or that does not stop within
+ * `abortGraceMs` of an abort, has its worker terminated — a hung tool in a
+ * worker can actually be stopped.
+ *
+ * Needs `--unstable-worker-options` (deno.json `"unstable": ["worker-options"]`,
+ * baked into the compiled binary): without it Deno EXITS the process with
+ * "Unstable API 'Worker.deno.permissions'" when a worker is created.
+ *
+ * @module
+ */
+import type { ToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
+import {
+  fromWireError,
+  type HostMessage,
+  toWireError,
+  type WireError,
+  type WorkerMessage,
+} from "./_protocol.ts";
+
+/** Default idle time before an unused worker is terminated (ms). */
+export const DEFAULT_WORKER_IDLE_MS = 5_000;
+/** Default time an aborted call gets to stop before its worker is terminated (ms). */
+export const DEFAULT_WORKER_ABORT_GRACE_MS = 3_000;
+/** Idle workers kept per set of roots at most. */
+const MAX_IDLE_PER_ROOTS = 2;
+
+/**
+ * The Deno permissions of a tool worker confined to `roots` (absolute real
+ * paths): read and write of exactly those directories, nothing else.
+ */
+export function workerPermissions(roots: readonly string[]): Deno.PermissionOptionsObject {
+  return {
+    read: [...roots],
+    write: [...roots],
+    net: false,
+    env: false,
+    run: false,
+    ffi: false,
+    sys: false,
+    import: false,
+  };
+}
+
+/** Options of {@linkcode createToolWorkerPool}. */
+export interface ToolWorkerPoolOptions {
+  /** Idle time before an unused worker is terminated (ms). */
+  idleMs?: number;
+  /** After an abort, how long a call may take to stop before its worker is terminated (ms). */
+  abortGraceMs?: number;
+  /** Worker name (shows in Deno's error messages). */
+  name?: string;
+}
+
+/** Runs tool calls in confined workers. */
+export interface ToolWorkerPool {
+  /**
+   * Run tool `definition.name` from the entry module with `args`, confined to
+   * `ctx.workspace` and `ctx.scratchpad` (created when missing), streaming
+   * its events. Aborting `ctx.signal` is forwarded to the tool. Throws what
+   * the tool threw (as an `Error` with the same name and message).
+   */
+  run(
+    definition: ToolDefinition,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): AsyncGenerator<ToolEvent, void, undefined>;
+  /** Workers alive (busy or idle). */
+  readonly size: number;
+  /** Terminate every worker; calls in flight fail. The pool stays usable. */
+  dispose(): void;
+}
+
+type Incoming = WorkerMessage | { type: "crash"; error: WireError };
+
+interface Slot {
+  key: string;
+  worker: Worker;
+  ready: Promise<void>;
+  dead: boolean;
+  sink?: (m: Incoming) => void;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** The real roots a call is confined to: the workspace, and the scratchpad (created when missing). */
+async function rootsOf(ctx: ToolContext): Promise<string[]> {
+  const roots = [await Deno.realPath(ctx.workspace)];
+  if (ctx.scratchpad !== undefined) {
+    await Deno.mkdir(ctx.scratchpad, { recursive: true, mode: 0o700 });
+    const sp = await Deno.realPath(ctx.scratchpad);
+    if (!roots.includes(sp)) roots.push(sp);
+  }
+  return roots;
+}
+
+/** A pool of confined workers loading `entry` (a module that calls `serveTools`). */
+export function createToolWorkerPool(
+  entry: URL,
+  opts: ToolWorkerPoolOptions = {},
+): ToolWorkerPool {
+  const idleMs = opts.idleMs ?? DEFAULT_WORKER_IDLE_MS;
+  const graceMs = opts.abortGraceMs ?? DEFAULT_WORKER_ABORT_GRACE_MS;
+  const idle = new Map<string, Slot[]>();
+  const alive = new Set<Slot>();
+  let nextId = 1;
+
+  function kill(slot: Slot, why: string): void {
+    if (slot.dead) return;
+    slot.dead = true;
+    clearTimeout(slot.idleTimer);
+    alive.delete(slot);
+    const list = idle.get(slot.key);
+    if (list) {
+      const at = list.indexOf(slot);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) idle.delete(slot.key);
+    }
+    slot.worker.terminate();
+    slot.sink?.({ type: "crash", error: { name: "Error", message: why } });
+  }
+
+  function spawn(key: string, roots: string[]): Slot {
+    const worker = new Worker(entry.href, {
+      type: "module",
+      name: opts.name ?? "penguin-tools",
+      deno: { permissions: workerPermissions(roots) },
+    });
+    let started!: () => void;
+    let failed!: (err: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    });
+    ready.catch(() => {}); // observed by the call that awaits it
+    const slot: Slot = { key, worker, ready, dead: false };
+    alive.add(slot);
+    worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
+      if (e.data.type === "ready") started();
+      else slot.sink?.(e.data);
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault(); // a crashing tool worker must not take penguin down
+      const why = `the tool worker stopped: ${e.message}`;
+      failed(new Error(why));
+      kill(slot, why);
+    };
+    worker.onmessageerror = () => kill(slot, "the tool worker sent an unreadable message");
+    return slot;
+  }
+
+  function take(key: string, roots: string[]): Slot {
+    const list = idle.get(key);
+    const slot = list?.pop();
+    if (list && list.length === 0) idle.delete(key);
+    if (slot) {
+      clearTimeout(slot.idleTimer);
+      return slot;
+    }
+    return spawn(key, roots);
+  }
+
+  function release(slot: Slot): void {
+    slot.sink = undefined;
+    const list = idle.get(slot.key) ?? [];
+    if (list.length >= MAX_IDLE_PER_ROOTS) return kill(slot, "idle");
+    list.push(slot);
+    idle.set(slot.key, list);
+    const timer = setTimeout(() => kill(slot, "idle"), idleMs);
+    Deno.unrefTimer(timer);
+    slot.idleTimer = timer;
+  }
+
+  async function* run(
+    definition: ToolDefinition,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): AsyncGenerator<ToolEvent, void, undefined> {
+    const signal = ctx.signal;
+    const roots = await rootsOf(ctx);
+    const slot = take(JSON.stringify(roots), roots);
+    const id = nextId++;
+    const queue: Incoming[] = [];
+    let wake: (() => void) | undefined;
+    slot.sink = (m) => {
+      if (m.type !== "crash" && m.type !== "ready" && m.id !== id) return;
+      queue.push(m);
+      wake?.();
+    };
+    let finished = false;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const send = (m: HostMessage) => {
+      if (!slot.dead) slot.worker.postMessage(m);
+    };
+    const onAbort = () => {
+      send({ type: "abort", id, reason: toWireError(signal.reason) });
+      graceTimer = setTimeout(
+        () => kill(slot, `the tool did not stop within ${graceMs}ms of the abort`),
+        graceMs,
+      );
+    };
+    try {
+      await slot.ready;
+      send({
+        type: "run",
+        id,
+        tool: definition.name,
+        definition,
+        args,
+        ctx: {
+          workspace: ctx.workspace,
+          ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+          sessionId: ctx.sessionId,
+          toolCallId: ctx.toolCallId,
+        },
+      });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        const m = queue.shift()!;
+        if (m.type === "event") yield m.event;
+        else if (m.type === "done") {
+          finished = true;
+          return;
+        } else if (m.type === "error") {
+          finished = true;
+          throw fromWireError(m.error);
+        } else if (m.type === "crash") throw fromWireError(m.error);
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      clearTimeout(graceTimer);
+      if (finished && !slot.dead) release(slot);
+      else kill(slot, "the call was abandoned");
+    }
+  }
+
+  return {
+    run,
+    get size() {
+      return alive.size;
+    },
+    dispose() {
+      for (const slot of [...alive]) kill(slot, "the tool worker pool was disposed");
+    },
+  };
+}

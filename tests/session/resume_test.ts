@@ -1,0 +1,259 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PenguinError } from "../../lib/protocol/mod.ts";
+import {
+  closeDanglingCompaction,
+  loadSessionForResume,
+  resumeTrace,
+} from "../../lib/session/mod.ts";
+import { openTraceWriter } from "../../lib/trace/mod.ts";
+import {
+  fixture,
+  jsonl,
+  putTrace,
+  records,
+  Script,
+  sid,
+  tracesOf,
+  treeDigest,
+  withRoot,
+} from "./_support.ts";
+
+const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
+
+async function twoFileSession(root: string, s: Script, ws: string) {
+  const id = sid("abcdef01");
+  const t = tracesOf(root);
+  const first = await putTrace(
+    t,
+    "2026-01-02",
+    id,
+    1,
+    jsonl([
+      s.meta(id, { workspace: ws }),
+      s.user("old task"),
+      s.begin(),
+      s.say("old"),
+      s.end(),
+      s.compactBegin("discard"),
+      s.compactEnd("completed", "discard"),
+    ]),
+  );
+  const second = await putTrace(
+    t,
+    "2026-01-03",
+    id,
+    2,
+    jsonl([
+      s.meta(id, { workspace: ws }),
+      s.user("new task"),
+      s.begin(),
+      s.call("c1"),
+      s.usage(300, 120),
+      s.end(),
+      s.out("c1"),
+    ]),
+  );
+  return { id, t, first, second };
+}
+
+Deno.test("loadSessionForResume replays the latest file and says where to continue writing", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const { id, t, second } = await twoFileSession(root, s, root);
+    const loaded = await loadSessionForResume({ ...scope(root), target: id });
+    assert.equal(loaded.sessionId, id);
+    assert.deepEqual(loaded.file, { path: second, tracesDir: t, dateDir: "2026-01-03", index: 2 });
+    assert.equal(loaded.meta.provider, "custom");
+    assert.equal(loaded.meta.workspace, root);
+    assert.deepEqual(loaded.replay, resumeTrace(await records(second)));
+    assert.equal(loaded.replay.sessionTurns, 1);
+    assert.equal(loaded.replay.carryOver.length, 1);
+    assert.equal(loaded.notice, null);
+  });
+});
+
+Deno.test("loadSessionForResume reads only the latest file, never the older shards", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const { id, first, second } = await twoFileSession(root, s, root);
+    const opened: string[] = [];
+    const orig = Deno.open;
+    (Deno as unknown as { open: typeof Deno.open }).open = (path, options) => {
+      opened.push(String(path));
+      return orig(path, options);
+    };
+    try {
+      await loadSessionForResume({ ...scope(root), target: id });
+    } finally {
+      (Deno as unknown as { open: typeof Deno.open }).open = orig;
+    }
+    assert.ok(opened.includes(second));
+    assert.ok(!opened.includes(first));
+  });
+});
+
+Deno.test("loadSessionForResume resolves latest and file paths", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const { id, first } = await twoFileSession(root, s, root);
+    assert.equal((await loadSessionForResume({ ...scope(root), target: "latest" })).sessionId, id);
+    assert.equal((await loadSessionForResume({ ...scope(root), target: first })).file.index, 2);
+  });
+});
+
+Deno.test("resuming a missing session is a not_found error", async () => {
+  await withRoot(async (root) => {
+    await assert.rejects(
+      loadSessionForResume({ ...scope(root), target: sid("00000000") }),
+      (e: unknown) =>
+        e instanceof PenguinError && e.kind === "not_found" &&
+        e.message.startsWith("Session does not exist: "),
+    );
+  });
+});
+
+Deno.test("a session_meta without provider is refused as legacy data", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("abcdef02");
+    const meta = s.meta(id, { workspace: root });
+    delete (meta.payload as unknown as Record<string, unknown>).provider;
+    await putTrace(tracesOf(root), "2026-01-02", id, 1, jsonl([meta, s.user("x")]));
+    await assert.rejects(
+      loadSessionForResume({ ...scope(root), target: id }),
+      (e: unknown) =>
+        e instanceof PenguinError && e.kind === "data" && /legacy data/.test(e.message),
+    );
+  });
+});
+
+Deno.test("an unreadable session_meta is refused", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("abcdef03");
+    await putTrace(tracesOf(root), "2026-01-02", id, 1, "{not json\n" + jsonl([s.user("x")]));
+    await assert.rejects(
+      loadSessionForResume({ ...scope(root), target: id }),
+      /does not start with a readable session_meta/,
+    );
+  });
+});
+
+Deno.test("a workspace that is gone is refused and never recreated", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const ws = join(root, "gone");
+    const id = sid("abcdef04");
+    await putTrace(
+      tracesOf(root),
+      "2026-01-02",
+      id,
+      1,
+      jsonl([s.meta(id, { workspace: ws }), s.user("x")]),
+    );
+    await assert.rejects(
+      loadSessionForResume({ ...scope(root), target: id }),
+      (e: unknown) =>
+        e instanceof PenguinError && e.message.startsWith(`Workspace does not exist: ${ws}`),
+    );
+    await assert.rejects(Deno.stat(ws), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("loading for resume changes nothing on disk, on success or refusal", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const { id } = await twoFileSession(root, s, root);
+    const bad = sid("abcdef05");
+    await putTrace(
+      tracesOf(root),
+      "2026-01-02",
+      bad,
+      1,
+      jsonl([s.meta(bad, { workspace: join(root, "nope") }), s.user("x"), s.compactBegin()]),
+    );
+    const before = await treeDigest(root);
+    await loadSessionForResume({ ...scope(root), target: id });
+    await assert.rejects(loadSessionForResume({ ...scope(root), target: bad }));
+    assert.deepEqual(await treeDigest(root), before);
+  });
+});
+
+Deno.test("a torn final line is tolerated and damaged middle lines are reported", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("abcdef06");
+    const text = jsonl([s.meta(id, { workspace: root }), s.user("go"), s.begin()]) +
+      "garbage in the middle\n" + jsonl([s.say("ok"), s.end()]) + '{"timestamp":"2026-01-0';
+    const path = await putTrace(tracesOf(root), "2026-01-02", id, 1, text);
+    const loaded = await loadSessionForResume({ ...scope(root), target: id });
+    assert.equal(loaded.replay.history.length, 2);
+    assert.deepEqual(loaded.problems.map((p) => p.kind), ["malformed", "torn_tail"]);
+    assert.equal(loaded.notice, `[trace] skipped 2 malformed line(s) [4, 7] in ${path}`);
+  });
+});
+
+Deno.test("a loose trace file outside a traces directory cannot be resumed in place", async () => {
+  await withRoot(async (root) => {
+    await assert.rejects(
+      loadSessionForResume({ ...scope(root), target: fixture("01-simple.jsonl") }),
+      /not inside a traces directory.*penguin sessions import/,
+    );
+  });
+});
+
+Deno.test("closeDanglingCompaction appends a failed compaction_end that closes the span", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("abcdef07");
+    const t = tracesOf(root);
+    const path = await putTrace(
+      t,
+      "2026-01-02",
+      id,
+      1,
+      jsonl([
+        s.meta(id, { workspace: root }),
+        s.user("go"),
+        s.begin(),
+        s.say("a"),
+        s.end(),
+        s.compactBegin("summarize", "context"),
+      ]),
+    );
+    const loaded = await loadSessionForResume({ ...scope(root), target: id });
+    const dangling = loaded.replay.danglingCompaction;
+    assert.deepEqual(dangling, { reason: "context", mode: "summarize" });
+    const writer = await openTraceWriter({
+      tracesDir: loaded.file.tracesDir,
+      sessionId: id,
+      dateDir: loaded.file.dateDir,
+      index: loaded.file.index,
+    });
+    try {
+      assert.equal(await closeDanglingCompaction(writer, dangling!), true);
+    } finally {
+      await writer.close();
+    }
+    const after = await records(path);
+    const last = after.at(-1)!;
+    assert.ok(last.type === "event_msg" && last.payload.type === "compaction_end");
+    assert.deepEqual(
+      { ...last.payload },
+      { type: "compaction_end", reason: "context", mode: "summarize", status: "failed" },
+    );
+    assert.equal(resumeTrace(after).danglingCompaction, undefined);
+  });
+});
+
+Deno.test("closeDanglingCompaction is best-effort: a failing writer yields false and a message", async () => {
+  const messages: string[] = [];
+  const ok = await closeDanglingCompaction(
+    { append: () => Promise.reject(new Error("disk full")) },
+    { reason: "turns", mode: "discard" },
+    (m) => messages.push(m),
+  );
+  assert.equal(ok, false);
+  assert.deepEqual(messages, ["[trace] write failed: disk full"]);
+});
