@@ -22,7 +22,7 @@ import type { OmniMessage } from "../lib/protocol/mod.ts";
 const WORDS = (
   "alpha beta gamma delta file line error ok build test run value const let " +
   "function return import export async await deno trace session request " +
-  "\"quoted\" path\\to\\file naïve café 数据 ✓ {json: [1, 2]} <tag> & more"
+  '"quoted" path\\to\\file naïve café 数据 ✓ {json: [1, 2]} <tag> & more'
 ).split(" ");
 
 /** A small deterministic PRNG. */
@@ -163,7 +163,9 @@ export function sessionFiles(shape: SessionShape): string[][] {
     for (const id of ids) {
       const size = 200 + Math.floor(rand() * rand() * rand() * 30000);
       const failed = rand() < 0.05;
-      cur.push(stamp(modelMsg(toolCallOutput(id, prose(rand, size, 90), failed ? "failed" : "completed"))));
+      cur.push(
+        stamp(modelMsg(toolCallOutput(id, prose(rand, size, 90), failed ? "failed" : "completed"))),
+      );
     }
     if (r % 120 === 0 && !last) {
       cur.push(stamp(eventMsg({
@@ -191,7 +193,9 @@ export function sessionFiles(shape: SessionShape): string[][] {
       })));
       files.push(cur);
       cur = [stamp(meta), stamp(tools)];
-      cur.push(stamp(modelMsg(userText(`[context_summary]\n${prose(rand, 1500)}\n[/context_summary]`))));
+      cur.push(
+        stamp(modelMsg(userText(`[context_summary]\n${prose(rand, 1500)}\n[/context_summary]`))),
+      );
     }
   }
   files.push(cur);

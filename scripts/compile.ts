@@ -6,74 +6,112 @@
 //   deno task compile --target all            linux x64/arm64, macOS x64/arm64
 //   deno task compile --target aarch64-apple-darwin
 //   deno task compile:dry                     graph + embedded files check, no runtime needed
+//   deno task compile:dry -o /tmp/p           same, keeping the (unrunnable) output for inspection
 import { parseArgs } from "node:util";
 
-const TARGETS = [
+/** The targets `--target` accepts (`all` = every one). */
+export const TARGETS = [
   "x86_64-unknown-linux-gnu",
   "aarch64-unknown-linux-gnu",
   "x86_64-apple-darwin",
   "aarch64-apple-darwin",
 ];
 
-/** Flags baked into every binary besides the "penguin" permission set. */
+/** Flags baked into every binary: the "penguin" permission set and no prompts. */
 export const BAKED_FLAGS = ["-P=penguin", "--no-prompt"];
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    target: { type: "string", multiple: true },
-    output: { type: "string", short: "o" },
-    dry: { type: "boolean" },
-  },
-});
+/**
+ * Modules no static import reaches, embedded with `--include`: the confined
+ * file tools' Worker entry (loaded by URL in lib/tools/worker/confined.ts).
+ * `--unstable-worker-options`, which that Worker needs, comes from deno.json
+ * `"unstable"` and is baked in too.
+ */
+export const INCLUDES = ["lib/tools/worker/file_worker.ts"];
 
-const root = new URL("../", import.meta.url).pathname;
-const requested = values.target ?? [];
-const targets = requested.includes("all") ? TARGETS : requested;
-for (const t of targets) {
-  if (!TARGETS.includes(t)) {
-    console.error(`compile: unknown target "${t}"; expected one of ${TARGETS.join(", ")} or "all"`);
-    Deno.exit(2);
-  }
+/** Further compile flags: embed only the npm packages the module graph reaches (not test-only ones). */
+export const COMPILE_FLAGS = ["--exclude-unused-npm"];
+
+/** Repository root (with a trailing slash). */
+export const ROOT = new URL("../", import.meta.url).pathname;
+
+/** The `deno` argv that compiles main.ts to `out` (for `target`, default the host). */
+export function compileArgs(out: string, target?: string): string[] {
+  const args = ["compile", ...BAKED_FLAGS, ...COMPILE_FLAGS, "--config", `${ROOT}deno.json`];
+  for (const inc of INCLUDES) args.push("--include", `${ROOT}${inc}`);
+  args.push("-o", out);
+  if (target) args.push("--target", target);
+  args.push(`${ROOT}main.ts`);
+  return args;
 }
 
-async function compile(target: string | undefined): Promise<boolean> {
-  const outDir = values.dry ? await Deno.makeTempDir({ prefix: "penguin-dry-" }) : `${root}dist`;
+/** The INCLUDES whose exact source text is not in the binary at `path`. */
+export async function notEmbedded(path: string): Promise<string[]> {
+  const bin = await Deno.readFile(path);
+  const missing: string[] = [];
+  for (const inc of INCLUDES) {
+    const src = await Deno.readFile(`${ROOT}${inc}`);
+    if (indexOf(bin, src) < 0) missing.push(inc);
+  }
+  return missing;
+}
+
+function indexOf(hay: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = hay.indexOf(needle[0]!); i >= 0; i = hay.indexOf(needle[0]!, i + 1)) {
+    if (i + needle.length > hay.length) return -1;
+    for (let j = 1; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+interface Options {
+  targets: string[];
+  output?: string;
+  dry: boolean;
+}
+
+async function compile(target: string | undefined, o: Options): Promise<boolean> {
+  const outDir = o.dry ? await Deno.makeTempDir({ prefix: "penguin-dry-" }) : `${ROOT}dist`;
   const name = target ? `penguin-${target}` : "penguin";
-  const out = values.output && targets.length <= 1 ? values.output : `${outDir}/${name}`;
-  const args = ["compile", ...BAKED_FLAGS, "--config", `${root}deno.json`, "-o", out];
-  if (target) args.push("--target", target);
-  args.push(`${root}main.ts`);
+  const out = o.output && o.targets.length <= 1 ? o.output : `${outDir}/${name}`;
   const env: Record<string, string> = {};
-  if (values.dry) env.DENORT_BIN = "/bin/true";
+  if (o.dry) env.DENORT_BIN = "/bin/true";
   const res = await new Deno.Command(Deno.execPath(), {
-    args,
+    args: compileArgs(out, target),
     env,
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(res.stdout) + new TextDecoder().decode(res.stderr);
   if (res.code === 0) {
-    if (values.dry) {
-      if (/node_modules\/(?!\.deno)/.test(text) && !text.includes(".deno_compile_node_modules")) {
-        console.error(
-          "compile:dry: a local node_modules was embedded; remove any package.json above the repo",
-        );
-        return false;
+    if (o.dry) {
+      try {
+        if (/node_modules\/(?!\.deno)/.test(text) && !text.includes(".deno_compile_node_modules")) {
+          console.error(
+            "compile:dry: a local node_modules was embedded; remove any package.json above the repo",
+          );
+          return false;
+        }
+        const missing = await notEmbedded(out);
+        if (missing.length > 0) {
+          console.error(`compile:dry: not embedded in the binary: ${missing.join(", ")}`);
+          return false;
+        }
+      } finally {
+        await Deno.remove(outDir, { recursive: true });
       }
       console.log(
         `compile:dry ok${
           target ? ` (${target})` : ""
         }: module graph and embedded files are complete`,
       );
-      await Deno.remove(outDir, { recursive: true });
     } else {
       console.log(`compile: wrote ${out}`);
     }
     return true;
   }
   if (
-    !values.dry && !Deno.env.get("DENORT_BIN") &&
+    !o.dry && !Deno.env.get("DENORT_BIN") &&
     /Download|dns|error sending request|connect/i.test(text)
   ) {
     console.error(
@@ -89,6 +127,33 @@ async function compile(target: string | undefined): Promise<boolean> {
   return false;
 }
 
-let ok = true;
-for (const t of targets.length > 0 ? targets : [undefined]) ok = (await compile(t)) && ok;
-Deno.exit(ok ? 0 : 1);
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      target: { type: "string", multiple: true },
+      output: { type: "string", short: "o" },
+      dry: { type: "boolean" },
+    },
+  });
+  const requested = values.target ?? [];
+  const targets = requested.includes("all") ? TARGETS : requested;
+  for (const t of targets) {
+    if (!TARGETS.includes(t)) {
+      console.error(
+        `compile: unknown target "${t}"; expected one of ${TARGETS.join(", ")} or "all"`,
+      );
+      return 2;
+    }
+  }
+  const o: Options = {
+    targets,
+    ...(values.output !== undefined ? { output: values.output } : {}),
+    dry: values.dry === true,
+  };
+  let ok = true;
+  for (const t of targets.length > 0 ? targets : [undefined]) ok = (await compile(t, o)) && ok;
+  return ok ? 0 : 1;
+}
+
+if (import.meta.main) Deno.exit(await main());

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { SessionMeta } from "../protocol/types.ts";
+import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { createToolCallIds } from "../models/tool_call_ids.ts";
-import { openTraceWriter } from "../trace/writer.ts";
+import { openTraceWriter, type TraceWriter } from "../trace/writer.ts";
 import {
   type AgentPaths,
   type AgentRef,
@@ -84,6 +84,8 @@ export interface RecordedSession {
   trace: { dateDir: string; index: number };
   /** Whether that file already starts with the meta (default true). */
   metaWritten?: boolean;
+  /** The recorded messages to offer hosts as `session.resumedHistory`. */
+  renderMessages?: readonly OmniMessage[];
 }
 
 /** A loaded agent. */
@@ -233,8 +235,8 @@ async function openRecorded(
   });
   const history = rec.state?.history ?? [];
   const ids = history.flatMap((m) => (m.type === "tool_call" ? [m.tool_call_id] : []));
-  return openSession(
-    await sessionParts(base, {
+  const parts = await closingOnError(writer, () =>
+    sessionParts(base, {
       meta,
       model,
       realWorkspace,
@@ -243,6 +245,17 @@ async function openRecorded(
       metaWritten: rec.metaWritten ?? true,
       ...(rec.state ? { state: rec.state } : {}),
       toolCallIds: createToolCallIds(ids),
-    }, opts),
-  );
+    }, opts));
+  if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
+  return openSession(parts);
+}
+
+/** Run `build`; when it throws, close `writer` (releasing the session lock) first. */
+async function closingOnError<T>(writer: TraceWriter, build: () => Promise<T>): Promise<T> {
+  try {
+    return await build();
+  } catch (err) {
+    await writer.close().catch(() => {});
+    throw err;
+  }
 }

@@ -100,6 +100,8 @@ export interface EngineDeps {
   takeNotices?(): CompleteMessage[];
   /** The post-turn checkpoint. */
   afterTurn?: AfterTurn;
+  /** For a model without vision: fold the images of a steering entry into its text. */
+  foldImages?(input: CompleteMessage[]): Promise<CompleteMessage[]>;
 }
 
 /** Engine settings, fixed for the session. */
@@ -240,11 +242,13 @@ export function createEngine(
   }
 
   /** Drain notices, then steering, into user messages; yields and records them. */
-  function* injected(): Generator<OmniMessage, CompleteMessage[]> {
+  async function* injected(): AsyncGenerator<OmniMessage, CompleteMessage[]> {
     const out: CompleteMessage[] = [...(deps.takeNotices?.() ?? [])];
     const queued = steering;
     steering = [];
-    for (const entry of queued) {
+    for (const raw of queued) {
+      const hasImage = raw.some((m) => m.type === "image_url");
+      const entry = hasImage && deps.foldImages ? await deps.foldImages(raw) : raw;
       const texts = entry.filter((m) => m.type === "text" && m.role === "user")
         .map((m) => (m as { text: string }).text);
       const rest = entry.filter((m) => !(m.type === "text" && m.role === "user"));
@@ -257,8 +261,9 @@ export function createEngine(
   async function* task(
     newMessages: CompleteMessage[],
     opts: EngineRunOptions,
+    signal: AbortSignal,
+    abandon: () => void,
   ): AsyncGenerator<OmniMessage, void> {
-    const signal = opts.signal;
     const approve: ApproveFn = opts.approve ?? (() => "deny");
     const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
     const carried = state.carryOver;
@@ -295,6 +300,7 @@ export function createEngine(
         const tries = reconnects;
         turn = yield* runTurn({
           stream: deps.request(req, signal),
+          abandon,
           approve,
           execute: deps.execute,
           record: deps.record,
@@ -373,9 +379,20 @@ export function createEngine(
       }
       running = true;
       steering = [];
+      // The task's own signal: the caller's, or this run being abandoned (iteration stopped early).
+      const ctl = new AbortController();
+      const user = opts.signal;
+      const follow = () => ctl.abort(user?.reason);
+      if (user?.aborted) follow();
+      else user?.addEventListener("abort", follow, { once: true });
+      const abandon = () => ctl.abort(new DOMException("the run was abandoned", "AbortError"));
+      let ended = false;
       try {
-        yield* task(input, opts);
+        yield* task(input, opts, ctl.signal, abandon);
+        ended = true;
       } finally {
+        if (!ended) abandon();
+        user?.removeEventListener("abort", follow);
         running = false;
         steering = [];
       }

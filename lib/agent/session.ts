@@ -44,6 +44,7 @@ import {
 } from "./approval.ts";
 import { createEngine, type Engine, type EngineState } from "./engine.ts";
 import type { Toolset } from "./toolset.ts";
+import { foldImages } from "./attachments.ts";
 
 /** Everything a session is made of. A resumed session passes `state`, `metaWritten` and the writer it reopened. */
 export interface SessionParts {
@@ -79,6 +80,8 @@ export interface SessionParts {
   idleTimeoutMs: number;
   /** Replayed engine state (history, carry-over, counters). */
   state?: EngineState;
+  /** A resumed session's recorded messages, for hosts that re-render them. */
+  resumedHistory?: readonly OmniMessage[];
   /** Session tool-call ids (pre-registered with historical ids on resume). */
   toolCallIds?: ToolCallIds;
   /** Retry wait override (tests and embedders); default the §5.5 ladder. */
@@ -130,6 +133,8 @@ export interface Session {
   readonly tracePath: string;
   /** Whether a task is running. */
   readonly running: boolean;
+  /** For a reopened session: its recorded messages, for re-rendering. */
+  readonly resumedHistory?: readonly OmniMessage[];
   /** A tool's permission (`r`/`rw`), undefined for unknown tools. */
   toolPermission(name: string): ToolPermission | undefined;
   /**
@@ -224,6 +229,7 @@ export function openSession(parts: SessionParts): Session {
       }, { warn }),
     record,
     warn,
+    ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
       parts.processes.takeNotices().map((n) => userText(n.text, "harness") as CompleteMessage),
   }, {
@@ -254,7 +260,8 @@ export function openSession(parts: SessionParts): Session {
     if (engine.running) {
       throw new PenguinError("runtime", `Session ${meta.session_id} is already running a task`);
     }
-    const messages = toMessages(input, `run session ${meta.session_id}`);
+    let messages = toMessages(input, `run session ${meta.session_id}`);
+    if (!parts.model.vision) messages = await foldImages(messages, parts.scratchpad);
     const ctl = new AbortController();
     const user = opts.signal;
     const onAbort = () => ctl.abort(user?.reason);
@@ -308,6 +315,7 @@ export function openSession(parts: SessionParts): Session {
     get running() {
       return engine.running;
     },
+    ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
     run,
     steer(input) {

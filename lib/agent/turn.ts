@@ -51,6 +51,8 @@ export interface TurnContext {
   warn: (line: string) => void;
   /** User abort. */
   signal?: AbortSignal;
+  /** Called when the consumer stops iterating early: must abort `signal` so the turn can wind down. */
+  abandon?: () => void;
   /** Retries already made for this turn (stamps `attempt`). */
   reconnects: number;
   /** The wait before the next retry when this outcome will be retried, else undefined. */
@@ -184,7 +186,9 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
         }
         release();
         queue.open();
-        executeOne(payload).finally(() => queue.close());
+        const running = executeOne(payload).finally(() => queue.close());
+        executions.add(running);
+        running.finally(() => executions.delete(running));
       }
     } catch (err) {
       // The model layer never throws; this is a last-resort guard.
@@ -198,12 +202,24 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
     }
   }
 
+  const executions = new Set<Promise<void>>();
   queue.open();
   const driving = drive();
-  for (;;) {
-    const msg = await queue.next();
-    if (msg === null) break;
-    yield msg;
+  let drained = false;
+  try {
+    for (;;) {
+      const msg = await queue.next();
+      if (msg === null) break;
+      yield msg;
+    }
+    drained = true;
+  } finally {
+    if (!drained) {
+      // Iteration stopped early: abort, and let the request and the tools wind down first.
+      ctx.abandon?.();
+      await driving;
+      await Promise.all([...executions]);
+    }
   }
   await driving;
 

@@ -36,7 +36,9 @@ export function requestChart(requests: readonly RequestSummary[]): string {
     `<svg class="chart" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="tokens and latency per request">`,
   );
   parts.push(
-    `<line x1="${left}" y1="${top + plotH}" x2="${r1(left + n * barW)}" y2="${top + plotH}" class="axis"/>`,
+    `<line x1="${left}" y1="${top + plotH}" x2="${r1(left + n * barW)}" y2="${
+      top + plotH
+    }" class="axis"/>`,
     `<text x="${left - 4}" y="${top + 4}" text-anchor="end" class="lbl">${
       esc(formatTokens(maxTok))
     }</text>`,
@@ -44,7 +46,9 @@ export function requestChart(requests: readonly RequestSummary[]): string {
     `<text x="${left + n * barW + 4}" y="${top + 4}" class="lbl lat">${
       esc(formatDuration(maxLat))
     }</text>`,
-    `<text x="${left}" y="${top - 8}" class="lbl">tokens per request (stacked: cache read, uncached input, output) · latency (line)</text>`,
+    `<text x="${left}" y="${
+      top - 8
+    }" class="lbl">tokens per request (stacked: cache read, uncached input, output) · latency (line)</text>`,
   );
   const points: string[] = [];
   const step = Math.max(1, Math.ceil(n / 20));
@@ -86,7 +90,9 @@ export function requestChart(requests: readonly RequestSummary[]): string {
     if (r.latency_ms !== null) points.push(`${r1(x + barW / 2)},${r1(y(r.latency_ms, maxLat))}`);
     if (i % step === 0) {
       parts.push(
-        `<text x="${r1(x + barW / 2)}" y="${top + plotH + 14}" text-anchor="middle" class="lbl">${r.n}</text>`,
+        `<text x="${r1(x + barW / 2)}" y="${
+          top + plotH + 14
+        }" text-anchor="middle" class="lbl">${r.n}</text>`,
       );
     }
   });

@@ -86,8 +86,6 @@ export interface Agg {
   records: number;
   first: number;
   last: number;
-  firstIso: string | null;
-  lastIso: string | null;
   wall: number;
   requests: number;
   turns: number;
@@ -122,8 +120,6 @@ export function newAgg(key: string): Agg {
     records: 0,
     first: Infinity,
     last: -Infinity,
-    firstIso: null,
-    lastIso: null,
     wall: 0,
     requests: 0,
     turns: 0,
@@ -148,18 +144,12 @@ export function newAgg(key: string): Agg {
   };
 }
 
-/** Count one record at time `ts` (ms) with ISO `iso`. */
-export function aggSeen(a: Agg, ts: number, iso: string): void {
+/** Count one record at time `ts` (ms). */
+export function aggSeen(a: Agg, ts: number): void {
   a.records++;
   if (!Number.isFinite(ts)) return;
-  if (ts < a.first) {
-    a.first = ts;
-    a.firstIso = iso;
-  }
-  if (ts > a.last) {
-    a.last = ts;
-    a.lastIso = iso;
-  }
+  if (ts < a.first) a.first = ts;
+  if (ts > a.last) a.last = ts;
   if (ts < a.sFirst) a.sFirst = ts;
   if (ts > a.sLast) a.sLast = ts;
 }
@@ -254,8 +244,8 @@ export function aggRow(a: Agg): StatsRow {
     sessions: a.sessions,
     files: a.files,
     records: a.records,
-    first: a.firstIso,
-    last: a.lastIso,
+    first: Number.isFinite(a.first) ? new Date(a.first).toISOString() : null,
+    last: Number.isFinite(a.last) ? new Date(a.last).toISOString() : null,
     wall_ms: a.wall,
     requests: a.requests,
     turns: a.turns,

@@ -178,7 +178,11 @@ export async function loadConversation(
       const stop = String(p.stop_reason ?? "completed");
       if (type === "text") {
         if (p.role === "user") {
-          push(t, { kind: "user", text: String(p.text), ...(p.sender ? { sender: p.sender } : {}) });
+          push(t, {
+            kind: "user",
+            text: String(p.text),
+            ...(p.sender ? { sender: p.sender } : {}),
+          });
         } else push(t, { kind: "assistant", text: String(p.text), stop_reason: stop });
       } else if (type === "thinking") {
         push(t, { kind: "thinking", text: String(p.thinking), stop_reason: stop });

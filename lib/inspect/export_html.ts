@@ -68,9 +68,9 @@ function renderItem(it: ConvItem): string {
     case "thinking":
       return it.text === ""
         ? `<div class="note">(thinking: encrypted or empty)</div>`
-        : `<details class="thinking"><summary>thinking · ${
-          lines(it.text)
-        } lines</summary><pre>${esc(it.text)}</pre></details>`;
+        : `<details class="thinking"><summary>thinking · ${lines(it.text)} lines</summary><pre>${
+          esc(it.text)
+        }</pre></details>`;
     case "tool_call": {
       const args = parseToolArgs(it.arguments);
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
@@ -134,7 +134,9 @@ function renderItem(it: ConvItem): string {
         esc(it.url.startsWith("data:") ? `${it.url.slice(0, 40)}…` : it.url)
       }</div>`;
     case "data":
-      return `<div class="note">[inline data: ${esc(it.mime_type)}, ${it.chars} base64 chars]</div>`;
+      return `<div class="note">[inline data: ${
+        esc(it.mime_type)
+      }, ${it.chars} base64 chars]</div>`;
     case "tools":
       return `<div class="note">tools: ${esc(it.names.join(", "))}</div>`;
     case "context":
@@ -169,7 +171,9 @@ export function renderHtml(conv: Conversation): string {
     ["ended", s.ended ? formatTime(s.ended) : "?"],
     [
       "requests",
-      `${conv.requests.length} · tokens ${formatTokens(tok.t)} (cache read ${tok.cr}, uncached ${tok.cw}, output ${tok.o})`,
+      `${conv.requests.length} · tokens ${
+        formatTokens(tok.t)
+      } (cache read ${tok.cr}, uncached ${tok.cw}, output ${tok.o})`,
     ],
     ["files", s.files.join("\n")],
   ];
@@ -196,9 +200,9 @@ export function renderHtml(conv: Conversation): string {
       }${r!.compaction ? " · compaction" : ""}`;
     const bad = r && r.status !== null && r.status !== "completed" ? " bad" : "";
     sections.push(
-      `<section class="request" id="req-${cur}"><div class="rhead${bad}">${
-        esc(head)
-      }</div>${body.join("")}</section>`,
+      `<section class="request" id="req-${cur}"><div class="rhead${bad}">${esc(head)}</div>${
+        body.join("")
+      }</section>`,
     );
     body = [];
   };
@@ -222,7 +226,9 @@ export function renderHtml(conv: Conversation): string {
     facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v).replace(/\n/g, "<br>")}</dd>`).join("")
   }</dl></header>
 <nav id="family"><h2>Session family</h2>${
-    famItems.length ? `<ul>${famItems.join("")}</ul>` : "<p class='note'>no parent, forks or subagents</p>"
+    famItems.length
+      ? `<ul>${famItems.join("")}</ul>`
+      : "<p class='note'>no parent, forks or subagents</p>"
   }</nav>
 <section id="chart"><h2>Requests</h2><div class="chart-wrap">${
     requestChart(conv.requests) || "<p class='note'>no requests</p>"

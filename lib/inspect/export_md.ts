@@ -42,7 +42,9 @@ function item(it: ConvItem): string {
       return `**${who}:**\n\n${it.text.split("\n").map((l) => `> ${l}`).join("\n")}\n`;
     }
     case "assistant":
-      return `**Assistant:**${it.stop_reason !== "completed" ? ` _(ended: ${it.stop_reason})_` : ""}\n\n${it.text}\n`;
+      return `**Assistant:**${
+        it.stop_reason !== "completed" ? ` _(ended: ${it.stop_reason})_` : ""
+      }\n\n${it.text}\n`;
     case "thinking":
       return it.text === ""
         ? "_(thinking: encrypted or empty)_\n"
@@ -82,13 +84,17 @@ function item(it: ConvItem): string {
     case "abort":
       return `**[abort]** ${it.reason || "(no reason)"}\n`;
     case "compaction_begin":
-      return `**[compaction]** ${it.mode === "discard" ? "discarding" : "summarizing"} context (${it.reason})…\n`;
+      return `**[compaction]** ${
+        it.mode === "discard" ? "discarding" : "summarizing"
+      } context (${it.reason})…\n`;
     case "compaction_end":
       return `**[compaction]** ${it.status}${it.error_message ? ` (${it.error_message})` : ""}\n`;
     case "subagent":
       return `**[subagent]** ${inlineCode(it.session_id)}\n`;
     case "image":
-      return `[image] ${inlineCode(it.url.startsWith("data:") ? `${it.url.slice(0, 40)}…` : it.url)}\n`;
+      return `[image] ${
+        inlineCode(it.url.startsWith("data:") ? `${it.url.slice(0, 40)}…` : it.url)
+      }\n`;
     case "data":
       return `[inline data: ${it.mime_type}, ${it.chars} base64 chars]\n`;
     case "tools":
@@ -122,7 +128,9 @@ export function renderMarkdown(conv: Conversation): string {
     ["Ended", s.ended ? formatTime(s.ended) : "?"],
     [
       "Requests",
-      `${conv.requests.length} · tokens ${formatTokens(tokens.t)} (cached ${tokens.cr}, uncached ${tokens.cw}, output ${tokens.o})`,
+      `${conv.requests.length} · tokens ${
+        formatTokens(tokens.t)
+      } (cached ${tokens.cr}, uncached ${tokens.cw}, output ${tokens.o})`,
     ],
     ["Files", s.files.map((f) => inlineCode(f)).join("<br>")],
   ];

@@ -64,7 +64,10 @@ export function nextShardPath(path: string): string | null {
   } catch {
     // Not a session-id-shaped name: keep its own spelling.
     const width = Math.max(3, String(parsed.index + 1).length);
-    return join(dirname(path), `${parsed.sessionId}_${String(parsed.index + 1).padStart(width, "0")}.jsonl`);
+    return join(
+      dirname(path),
+      `${parsed.sessionId}_${String(parsed.index + 1).padStart(width, "0")}.jsonl`,
+    );
   }
 }
 

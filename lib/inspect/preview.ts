@@ -28,7 +28,13 @@ function shortPath(p: string): string {
   return parts.length <= 2 ? p : `…/${parts.slice(-2).join("/")}`;
 }
 
-const FILE_TOOLS = new Set(["read_file", "write_file", "edit_file", "read_image", "describe_image"]);
+const FILE_TOOLS = new Set([
+  "read_file",
+  "write_file",
+  "edit_file",
+  "read_image",
+  "describe_image",
+]);
 
 /** The preview of a call to `name` with JSON `args` (without the tag). */
 export function toolPreview(name: string, args: string, max = 120): string {

@@ -133,12 +133,19 @@ export function createRenderer(options: RenderOptions): Renderer {
           return emit(t.split("\n").map((l) => s.dim(l)));
         }
         case "inline_thinking":
-          return emit([s.dim(`(inline thinking: ${p.mime_type}, ${(p.data as string).length} base64 chars)`)]);
+          return emit([
+            s.dim(`(inline thinking: ${p.mime_type}, ${(p.data as string).length} base64 chars)`),
+          ]);
         case "tool_call": {
           const id = p.tool_call_id as string;
           names.set(id, p.name as string);
-          const head = s.cyan(`${tag(id)} ${safeText(toolPreview(p.name as string, p.arguments as string))}`);
-          const lines = [head, ...argLines(safeText(p.arguments as string), full).map((l) => s.dim(`  ${l}`))];
+          const head = s.cyan(
+            `${tag(id)} ${safeText(toolPreview(p.name as string, p.arguments as string))}`,
+          );
+          const lines = [
+            head,
+            ...argLines(safeText(p.arguments as string), full).map((l) => s.dim(`  ${l}`)),
+          ];
           if (p.stop_reason !== "completed") {
             lines.push(s.red(`  (call not dispatched: ${p.stop_reason})`));
           }
@@ -154,9 +161,14 @@ export function createRenderer(options: RenderOptions): Renderer {
             ? ` [${p.images.length} image(s)]`
             : "";
           const gutter = `${tag(id)} ${name} ->`;
-          if (body.length <= 1) return emit([`${s.cyan(gutter)}${status}${images} ${body[0] ?? ""}`]);
+          if (body.length <= 1) {
+            return emit([`${s.cyan(gutter)}${status}${images} ${body[0] ?? ""}`]);
+          }
           const count = s.dim(`(${out.split("\n").length} lines)`);
-          return emit([`${s.cyan(gutter)}${status}${images} ${count}`, ...body.map((l) => `  │ ${l}`)]);
+          return emit([
+            `${s.cyan(gutter)}${status}${images} ${count}`,
+            ...body.map((l) => `  │ ${l}`),
+          ]);
         }
         case "image_url": {
           const url = p.image_url as string;
@@ -205,9 +217,9 @@ export function createRenderer(options: RenderOptions): Renderer {
           const err = p.error_message ? `: ${safeText(String(p.error_message))}` : "";
           const attempt = p.attempt !== undefined ? ` (attempt ${p.attempt})` : "";
           const line = p.retry_in_ms !== undefined
-            ? `[retry] ${retryReason(String(p.status))} — ${p.status}${err}${attempt}; retrying in ${
-              formatDuration(Number(p.retry_in_ms))
-            }`
+            ? `[retry] ${
+              retryReason(String(p.status))
+            } — ${p.status}${err}${attempt}; retrying in ${formatDuration(Number(p.retry_in_ms))}`
             : `[request ${p.status}]${err}${attempt}`;
           out = emit([s.yellow(`${line}${took}`)]);
         }
@@ -228,7 +240,9 @@ export function createRenderer(options: RenderOptions): Renderer {
       case "compaction_begin":
         return emit([
           s.yellow(
-            `[compaction] ${p.mode === "discard" ? "discarding" : "summarizing"} context (${p.reason})…`,
+            `[compaction] ${
+              p.mode === "discard" ? "discarding" : "summarizing"
+            } context (${p.reason})…`,
           ),
         ]);
       case "compaction_end":
@@ -247,15 +261,23 @@ export function createRenderer(options: RenderOptions): Renderer {
         return emit([s.dim(`[tools] ${tools.length}: ${tools.join(", ")}`)]);
       }
       case "mcp_connect_begin":
-        return emit([s.dim(`[mcp] connecting MCP servers (${(p.servers as string[]).join(", ")})…`)]);
+        return emit([
+          s.dim(`[mcp] connecting MCP servers (${(p.servers as string[]).join(", ")})…`),
+        ]);
       case "mcp_connect_end": {
         const results = p.results as { server?: string; status?: string }[];
         const bad = results.filter((r) => r.status !== "completed").map((r) => r.server);
-        return emit([s.dim(`[mcp] ${p.status}${bad.length ? `; unavailable: ${bad.join(", ")}` : ""}`)]);
+        return emit([
+          s.dim(`[mcp] ${p.status}${bad.length ? `; unavailable: ${bad.join(", ")}` : ""}`),
+        ]);
       }
       case "goal_finished":
         return emit([
-          s.yellow(`[goal] ${p.outcome} · ${p.rounds} rounds · tokens ${formatTokens(Number(p.tokens_used))}`),
+          s.yellow(
+            `[goal] ${p.outcome} · ${p.rounds} rounds · tokens ${
+              formatTokens(Number(p.tokens_used))
+            }`,
+          ),
         ]);
       default:
         return emit([s.dim(`[${String(p.type)}] ${safeText(JSON.stringify(p))}`)]);

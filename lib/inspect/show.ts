@@ -103,7 +103,11 @@ export async function showSessions(
           const child = await findRelative(file.path, id, metaCache);
           if (!child) {
             if (!gate) {
-              write(`${indent}  ${options.style.dim(`(child trace ${id} not found near ${file.path})`)}\n`);
+              write(
+                `${indent}  ${
+                  options.style.dim(`(child trace ${id} not found near ${file.path})`)
+                }\n`,
+              );
             }
             continue;
           }

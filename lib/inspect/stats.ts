@@ -76,9 +76,18 @@ function counts(v: unknown): Counts | null {
   };
 }
 
-function dayOf(iso: string, ts: number): string {
-  if (iso.length >= 11 && iso.endsWith("Z") && iso[10] === "T") return iso.slice(0, 10);
-  return Number.isFinite(ts) ? new Date(ts).toISOString().slice(0, 10) : "(unknown)";
+const days = new Map<number, string>();
+
+/** The UTC date (`YYYY-MM-DD`) of epoch ms `ts`. */
+function dayOf(ts: number): string {
+  if (!Number.isFinite(ts)) return "(unknown)";
+  const n = Math.floor(ts / 86_400_000);
+  let d = days.get(n);
+  if (d === undefined) {
+    d = new Date(n * 86_400_000).toISOString().slice(0, 10);
+    days.set(n, d);
+  }
+  return d;
 }
 
 /** Collect statistics over `sessions` (see the module doc). */
@@ -156,7 +165,7 @@ export async function collectStats(
         scratch.length = 0;
         if (inRange) {
           scratch.push(total, sAgg);
-          if (by === "day") scratch.push(group(dayOf(rec.timestamp, ts)));
+          if (by === "day") scratch.push(group(dayOf(ts)));
           else if (by === "model") scratch.push(group(model));
           else if (by === "agent") scratch.push(group(agent));
           else if (by === "tool") {
@@ -165,7 +174,7 @@ export async function collectStats(
           }
           for (const a of scratch) {
             touch(a);
-            aggSeen(a, ts, rec.timestamp);
+            aggSeen(a, ts);
           }
         }
         const p = rec.payload;
@@ -191,7 +200,7 @@ export async function collectStats(
           }
           case "token_usage": {
             const c = counts(p?.request);
-            if (c) for (const a of scratch) aggUsage(a, c, model, price);
+            if (c) { for (const a of scratch) aggUsage(a, c, model, price); }
             break;
           }
           case "tool_call":

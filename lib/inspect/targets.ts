@@ -188,7 +188,8 @@ async function scanRoot(root: string): Promise<{ path: string; sessionId: string
 
 /**
  * The files of session `id` in the data root. `id` may also be a unique
- * prefix or suffix of a session id (e.g. its last 8 hex digits). Throws
+ * prefix or suffix of a session id, or a prefix of its last `-` segment (the
+ * 8 hex digits). Throws
  * not_found when nothing matches and usage when several sessions do.
  */
 export async function findSessionInRoot(root: string, id: string): Promise<SessionFiles> {
@@ -202,14 +203,14 @@ export async function findSessionInRoot(root: string, id: string): Promise<Sessi
   let hits = all.filter((f) => f.sessionId === id);
   if (hits.length === 0) {
     const ids = [...new Set(all.map((f) => f.sessionId))].filter((s) =>
-      s.startsWith(id) || s.endsWith(`-${id}`) || s.endsWith(id)
+      s.startsWith(id) || s.endsWith(id) || s.slice(s.lastIndexOf("-") + 1).startsWith(id)
     );
     if (ids.length > 1) {
       throw new PenguinError(
         "usage",
-        `"${id}" matches ${ids.length} sessions in "${root}": ${
-          ids.slice(0, 5).join(", ")
-        }${ids.length > 5 ? ", …" : ""}; give more of the id`,
+        `"${id}" matches ${ids.length} sessions in "${root}": ${ids.slice(0, 5).join(", ")}${
+          ids.length > 5 ? ", …" : ""
+        }; give more of the id`,
       );
     }
     if (ids.length === 1) hits = all.filter((f) => f.sessionId === ids[0]);
@@ -319,7 +320,9 @@ export async function findRelative(
     }
     if (sid === id) matches.push(f);
   }
-  return matches.length > 0 ? { key: id, files: matches.map((path) => ({ path, index: null })) } : null;
+  return matches.length > 0
+    ? { key: id, files: matches.map((path) => ({ path, index: null })) }
+    : null;
 }
 
 /**

@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { findNodeAtLocation, type Node, parseTree, printParseErrorCode } from "jsonc-parser";
+import {
+  findNodeAtLocation,
+  type Node,
+  parseTree,
+  printParseErrorCode,
+  stripComments,
+} from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
@@ -126,6 +132,8 @@ interface Problem {
   path: PropertyKey[];
   message: string;
   key?: boolean;
+  /** Offset in the text, when known better than by path (a repeated key). */
+  offset?: number;
 }
 
 interface IssueLike {
@@ -177,7 +185,9 @@ function duplicateKeys(
     const seen = new Set<string>();
     for (const prop of node.children ?? []) {
       const key = prop.children?.[0]?.value as string;
-      if (seen.has(key)) out.push({ path: [...path, key], message: "written twice", key: true });
+      if (seen.has(key)) {
+        out.push({ path: [...path, key], message: "written twice", offset: prop.offset });
+      }
       seen.add(key);
       duplicateKeys(prop.children?.[1], [...path, key], out);
     }
@@ -193,6 +203,7 @@ function duplicateKeys(
  * no settings. Throws a config error at the first problem's line and column.
  */
 export function parseWorkspacePolicyText(text: string, file: string): ParsedWorkspacePolicy {
+  if (stripComments(text).trim() === "") return { value: {}, locate: () => undefined };
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const problem = (pos: Position | undefined, what: string, more = 0): PenguinError => {
@@ -229,7 +240,7 @@ export function parseWorkspacePolicyText(text: string, file: string): ParsedWork
   if (dupes.length > 0) {
     const d = dupes[0]!;
     throw problem(
-      locate(d.path as (string | number)[], true),
+      positionOf(text, d.offset!),
       `${renderPath(d.path)}: ${d.message}`,
       dupes.length - 1,
     );

@@ -59,16 +59,3 @@ export {
   signalName,
 } from "./_process.ts";
 export { type SpawnOptions, spawnSandboxed } from "./spawn.ts";
-export {
-  applyWorkspacePolicy,
-  type EffectivePolicy,
-  loadWorkspacePolicy,
-  type LoadPolicyOptions,
-  parseWorkspacePolicyText,
-  POLICY_APPROVAL_MODES,
-  type PolicyApprovalMode,
-  type PolicyFlags,
-  WORKSPACE_POLICY_FILE,
-  type WorkspacePolicy,
-  type WorkspacePolicyFile,
-} from "./workspace_policy.ts";

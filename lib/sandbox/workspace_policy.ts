@@ -31,6 +31,9 @@
  *   same holds for `"network": "off"` (or an allowlist) with `--sandbox off`:
  *   without an OS sandbox nothing can keep commands off the network.
  *
+ * Not re-exported from `lib/sandbox/mod.ts`, which stays free of npm
+ * dependencies (it is imported by helpers run with `--no-config`).
+ *
  * @module
  */
 import { isAbsolute, join, resolve } from "node:path";

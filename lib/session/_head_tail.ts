@@ -72,11 +72,6 @@ export interface Head {
   done: boolean;
 }
 
-function isBlank(b: Uint8Array): boolean {
-  for (const c of b) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  return true;
-}
-
 // Index of the quote closing the JSON string whose content starts at `from`.
 function stringEnd(s: string, from: number): number {
   for (let i = s.indexOf('"', from); i !== -1; i = s.indexOf('"', i + 1)) {
@@ -94,8 +89,7 @@ const PROMPT_KEY = '"system_prompt":"';
  * session_meta's bytes, and never needed for a summary) is cut out before
  * parsing: its value comes back as "". Any other line parses as is.
  */
-export function parseHeadLine(bytes: Uint8Array): Obj | null {
-  const text = dec.decode(bytes);
+export function parseHeadLine(text: string): Obj | null {
   const k = text.indexOf(PROMPT_KEY);
   if (k !== -1) {
     const from = k + PROMPT_KEY.length;
@@ -109,38 +103,35 @@ export function parseHeadLine(bytes: Uint8Array): Obj | null {
 }
 
 /**
- * Inspect the lines of `bytes` (a file prefix; `complete` when it is the
+ * Inspect the lines of `text` (a file's start; `complete` when it is the
  * whole file). The first record's `system_prompt` is left out (see
  * {@linkcode parseHeadLine}).
  */
-export function headOf(bytes: Uint8Array, complete: boolean): Head {
+export function headOf(text: string, complete: boolean): Head {
   const head: Head = { first: null, more: false, prompt: null, userText: null, done: false };
   let start = 0;
   let lineNo = 0;
-  while (start < bytes.length) {
-    let nl = bytes.indexOf(NL, start);
+  while (start < text.length) {
+    let nl = text.indexOf("\n", start);
     if (nl === -1) {
       if (!complete) break;
-      nl = bytes.length;
+      nl = text.length;
     }
-    const line = bytes.subarray(start, nl);
+    const line = text.slice(start, nl);
     start = nl + 1;
-    if (lineNo === 0) {
-      if (isBlank(line)) continue;
-      lineNo++;
+    if (line.trim() === "") continue;
+    lineNo++;
+    if (lineNo === 1) {
       head.first = parseHeadLine(line);
       continue;
     }
-    const text = dec.decode(line);
-    if (text.trim() === "") continue;
-    lineNo++;
-    if (text.includes('"type":"request_begin"')) {
+    if (line.includes('"type":"request_begin"')) {
       head.more = true;
       head.done = true;
       break;
     }
-    if (!head.more || text.includes('"role":"user"')) {
-      const rec = parseObject(text);
+    if (!head.more || line.includes('"role":"user"')) {
+      const rec = parseObject(line);
       if (rec === null) continue;
       head.more = true;
       const p = payloadOf(rec);
@@ -169,7 +160,7 @@ export async function readHead(file: Deno.FsFile, size: number): Promise<Head> {
   while (true) {
     const bytes = await readAt(file, 0, want);
     const complete = bytes.length >= size;
-    const head = headOf(bytes, complete);
+    const head = headOf(dec.decode(bytes), complete);
     const firstDone = bytes.indexOf(NL) !== -1 || complete;
     if (complete || head.done || want >= HEAD_CAP || (firstDone && want >= HEAD_SOFT)) return head;
     want = Math.min(size, want * 4, firstDone ? HEAD_SOFT : HEAD_CAP);
@@ -184,19 +175,19 @@ export interface Tail {
   usage: { session: TokenCounts; request: TokenCounts } | null;
 }
 
-/** Scan complete lines of `bytes` from the end (the first line is skipped unless `fromStart`). */
-export function tailOf(bytes: Uint8Array, fromStart: boolean): Tail {
+/** Scan complete lines of `text` from the end (the first line is skipped unless `fromStart`). */
+export function tailOf(text: string, fromStart: boolean): Tail {
   const tail: Tail = { lastTimestamp: null, usage: null };
-  let end = bytes.length;
+  let end = text.length;
   while (end > 0 && (tail.lastTimestamp === null || tail.usage === null)) {
-    const nl = bytes.lastIndexOf(NL, end - 1);
+    const nl = text.lastIndexOf("\n", end - 1);
     if (nl === -1 && !fromStart) break;
-    const text = dec.decode(bytes.subarray(nl + 1, end));
+    const line = text.slice(nl + 1, end);
     end = nl === -1 ? 0 : nl;
-    if (text.trim() === "") continue;
-    const wantsUsage = tail.usage === null && text.includes('"token_usage"');
+    if (line.trim() === "") continue;
+    const wantsUsage = tail.usage === null && line.includes('"token_usage"');
     if (tail.lastTimestamp !== null && !wantsUsage) continue;
-    const rec = parseObject(text);
+    const rec = parseObject(line);
     if (rec === null || typeof rec.timestamp !== "string") continue;
     tail.lastTimestamp ??= rec.timestamp;
     const p = payloadOf(rec);
@@ -215,7 +206,7 @@ export async function readTail(file: Deno.FsFile, size: number): Promise<Tail> {
   let want = Math.min(size, WINDOW);
   while (true) {
     const from = size - want;
-    const tail = tailOf(await readAt(file, from, want), from === 0);
+    const tail = tailOf(dec.decode(await readAt(file, from, want)), from === 0);
     if ((tail.usage !== null && tail.lastTimestamp !== null) || from === 0 || want >= TAIL_CAP) {
       return tail;
     }

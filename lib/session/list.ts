@@ -122,16 +122,15 @@ export async function sessionFilesIn(tracesDir: string): Promise<Map<string, Tra
 const dec = new TextDecoder();
 
 /**
- * Completed requests outside compaction spans in a whole file's bytes (from
+ * Completed requests outside compaction spans in a whole file's text (from
  * offset `from`). Only short lines are looked at: request_end and
  * compaction events are a few hundred bytes at most.
  */
-export function countTurns(bytes: Uint8Array, from = 0): number {
-  const text = dec.decode(from > 0 ? bytes.subarray(from) : bytes);
+export function countTurns(text: string, from = 0): number {
   const key = '"type":"';
   let turns = 0;
   let inCompaction = false;
-  let pos = 0;
+  let pos = from;
   while (pos < text.length) {
     let nl = text.indexOf("\n", pos);
     if (nl === -1) nl = text.length;
@@ -178,18 +177,18 @@ async function look(
   try {
     const n = (await file.read(buf)) ?? 0;
     if (n < buf.length) {
-      const bytes = buf.subarray(0, n);
-      const firstNl = bytes.indexOf(0x0a);
+      const text = dec.decode(buf.subarray(0, n));
+      const firstNl = text.indexOf("\n");
       return {
-        head: wantHead ? headOf(bytes, true) : undefined,
-        tail: wantTail ? tailOf(bytes, true) : undefined,
-        turns: countTurns(bytes, firstNl === -1 ? bytes.length : firstNl),
+        head: wantHead ? headOf(text, true) : undefined,
+        tail: wantTail ? tailOf(text, true) : undefined,
+        turns: countTurns(text, firstNl === -1 ? text.length : firstNl),
       };
     }
     const { size } = await file.stat();
     const out: FileLook = { turns: null };
     if (wantHead) {
-      const head = headOf(buf, false);
+      const head = headOf(dec.decode(buf), false);
       out.head = head.done ? head : await readHead(file, size);
     }
     if (wantTail) out.tail = await readTail(file, size);

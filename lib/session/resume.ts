@@ -14,7 +14,8 @@
  * @module
  */
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import type { EventMsgEnvelope, OmniMessage, SessionMeta } from "../protocol/types.ts";
+import { eventMsg } from "../protocol/builders.ts";
+import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { resolveWorkspace } from "../state/workspace.ts";
 import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
 import { locateSession, peekHead, type SessionScope } from "./locate.ts";
@@ -156,16 +157,12 @@ export async function closeDanglingCompaction(
   dangling: DanglingCompaction,
   onError?: (message: string) => void,
 ): Promise<boolean> {
-  const msg: EventMsgEnvelope = {
-    timestamp: new Date().toISOString(),
-    type: "event_msg",
-    payload: {
-      type: "compaction_end",
-      reason: dangling.reason,
-      mode: dangling.mode,
-      status: "failed",
-    },
-  };
+  const msg = eventMsg({
+    type: "compaction_end",
+    reason: dangling.reason,
+    mode: dangling.mode,
+    status: "failed",
+  });
   try {
     return await writer.append(msg);
   } catch (err) {

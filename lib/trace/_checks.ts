@@ -245,10 +245,16 @@ function toolCallsAnswered(ctx: CheckContext): FileCheck {
   const unanswered = (asWarning: boolean): CheckFinding[] => {
     const out: CheckFinding[] = [];
     for (const [id, line] of pending) {
-      const what = `tool_call ${JSON.stringify(id)} was committed but never answered by a tool_call_output`;
+      const what = `tool_call ${
+        JSON.stringify(id)
+      } was committed but never answered by a tool_call_output`;
       out.push(
         asWarning
-          ? warning(ctx.file, line, `${what} (the process stopped while it ran; resume supplies a placeholder output)`)
+          ? warning(
+            ctx.file,
+            line,
+            `${what} (the process stopped while it ran; resume supplies a placeholder output)`,
+          )
           : structure(ctx.file, line, what),
       );
     }
@@ -262,7 +268,9 @@ function toolCallsAnswered(ctx: CheckContext): FileCheck {
         structure(
           ctx.file,
           line,
-          `tool_call_output: a second output for tool_call_id ${JSON.stringify(id)} (the first is at line ${first})`,
+          `tool_call_output: a second output for tool_call_id ${
+            JSON.stringify(id)
+          } (the first is at line ${first})`,
         ),
       ];
     }

@@ -120,15 +120,16 @@ function tokenMonotonic() {
     if (!before) return [];
     for (const k of COUNT_KEYS) {
       if (s[k] < before.counts[k]) {
-        const where = before.file === file ? `line ${before.line}` : `${before.file}:${before.line}`;
+        const where = before.file === file
+          ? `line ${before.line}`
+          : `${before.file}:${before.line}`;
         return [{
           file,
           line: rec.line,
           kind: "structure",
-          reason:
-            `token_usage.session.${k}: expected at least ${before.counts[k]} (the session total at ${where}), found ${
-              s[k]
-            }; session totals never decrease`,
+          reason: `token_usage.session.${k}: expected at least ${
+            before.counts[k]
+          } (the session total at ${where}), found ${s[k]}; session totals never decrease`,
         }];
       }
     }
@@ -143,7 +144,9 @@ function describe(rec: TraceRecord | undefined): string {
   return `${m.type === "event_msg" ? "an" : "a"} ${m.type} ${JSON.stringify(m.payload.type)}`;
 }
 
-function sortFindings(list: CheckFinding[]): { problems: TraceProblem[]; warnings: TraceProblem[] } {
+function sortFindings(
+  list: CheckFinding[],
+): { problems: TraceProblem[]; warnings: TraceProblem[] } {
   const problems: TraceProblem[] = [];
   const warnings: TraceProblem[] = [];
   for (const f of [...list].sort((a, b) => a.line - b.line)) {
@@ -304,11 +307,13 @@ async function validateGroup(
             file: cur.path,
             line: 1,
             kind: "structure",
-            reason: `rotation: ${basename(prev.path)} must end with a completed compaction_end before ${
+            reason: `rotation: ${
+              basename(prev.path)
+            } must end with a completed compaction_end before ${
               basename(cur.path)
-            } starts a new context, but its last record (line ${
-              prev.facts.last?.line ?? 0
-            }) is ${describe(prev.facts.last ?? undefined)}`,
+            } starts a new context, but its last record (line ${prev.facts.last?.line ?? 0}) is ${
+              describe(prev.facts.last ?? undefined)
+            }`,
           });
         }
         const second = cur.facts.head[1];
@@ -319,9 +324,10 @@ async function validateGroup(
             file: cur.path,
             line: second?.line ?? 1,
             kind: "structure",
-            reason: `rotation: expected a tool_list_ready right after the session_meta at the head of ${
-              basename(cur.path)
-            }, found ${describe(second)}`,
+            reason:
+              `rotation: expected a tool_list_ready right after the session_meta at the head of ${
+                basename(cur.path)
+              }, found ${describe(second)}`,
           });
         }
       }

@@ -151,3 +151,18 @@ Deno.test("a run whose signal is already aborted keeps its input for the next ru
     assert.deepEqual(userTexts(requestMessages(server, 0)), ["First.", "Second."]);
   });
 });
+
+Deno.test("stopping iteration early cancels the request, and the session takes the next task", async () => {
+  await withSession([
+    { ...turn.text("This answer will never finish streaming"), chunk: 4, stall_after: 3 },
+    turn.text("Fresh answer."),
+  ], async (session, server) => {
+    for await (const m of session.run("First.", { approve: "allow-all" })) {
+      if (m.payload.type === "partial_text" && m.payload.event_type === "delta") break;
+    }
+    await server.requests[0]!.disconnected;
+    assert.equal(session.running, false);
+    const stream = await collect(session.run("Second.", { approve: "allow-all" }));
+    assert.ok(stream.some((m) => m.payload.type === "text" && m.payload.role === "assistant"));
+  });
+});

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createAgent } from "../../lib/agent/mod.ts";
+import { createAgent, type Session } from "../../lib/agent/mod.ts";
+import { userText } from "../../lib/protocol/builders.ts";
 import { addModel } from "../../lib/state/project_config.ts";
 import { setVaultEntry } from "../../lib/state/vault.ts";
 import { SESSION_ID_PATTERN } from "../../lib/state/ids.ts";
 import { loadSessionForResume } from "../../lib/session/mod.ts";
 import type { CompleteMessage } from "../../lib/protocol/types.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { assertGoodTrace, collect, makeRoot, tracesDir } from "./_support.ts";
+import { assertGoodTrace, collect, makeRoot, requestMessages, tracesDir } from "./_support.ts";
 
 Deno.test("a new session has a well-formed id, locks its model and workspace, and traces under the date dir", async () => {
   const server = await startModelServer({ turns: [turn.text("hi")] });
@@ -193,6 +194,88 @@ Deno.test("a recorded session reopened from its replay continues the same trace 
       session: { total: number };
     };
     assert.equal(usage.session.total, again.usage().sessionTokens.total);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("a model without vision gets images as attachment lines; data URLs are saved to the scratchpad", async () => {
+  let session: Session | undefined;
+  const server = await startModelServer({
+    handler: (_req, i) => {
+      if (i === 0) {
+        session!.steer([
+          userText("and this one"),
+          {
+            type: "image_url",
+            role: "user",
+            image_url: "https://example.com/b.png",
+            stop_reason: "completed",
+          },
+        ]);
+        return turn.text("Seen the first.");
+      }
+      return i === 1 ? turn.text("Seen the second.") : undefined;
+    },
+  });
+  const sb = await makeRoot(server);
+  try {
+    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "blind",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+      vision: false,
+    });
+    const agent = await createAgent({ root: sb.root });
+    session = await agent.createSession({
+      workspaceDir: sb.workspace,
+      provider: "custom",
+      modelId: "blind",
+    });
+    const png = "iVBORw0KGgoAAAANSUhEUg==";
+    await collect(session.run([
+      userText("Look at these."),
+      {
+        type: "image_url",
+        role: "user",
+        image_url: `data:image/png;base64,${png}`,
+        stop_reason: "completed",
+      },
+      {
+        type: "image_url",
+        role: "user",
+        image_url: "https://example.com/a.png",
+        stop_reason: "completed",
+      },
+      {
+        type: "image_url",
+        role: "user",
+        image_url: "file:///etc/passwd",
+        stop_reason: "completed",
+      },
+    ], { approve: "allow-all" }));
+    await session.dispose();
+    const first = requestMessages(server, 0).at(-1)!.content as string;
+    const m =
+      /^Look at these\.\n\n\[attached image: (\/\S+\/upload-[0-9a-f]{8}\.png)\]\n\[attached image: https:\/\/example\.com\/a\.png\]\n\[an attached image could not be saved and was dropped\]$/
+        .exec(first);
+    assert.ok(m, first);
+    assert.ok(m[1]!.includes(`/scratchpad/${session.sessionId}/`));
+    assert.deepEqual(
+      await Deno.readFile(m[1]!),
+      Uint8Array.from(atob(png), (c) => c.charCodeAt(0)),
+    );
+    const second = JSON.stringify(requestMessages(server, 1).at(-1));
+    assert.ok(
+      second.includes(
+        "[user_steering]\\nand this one\\n\\n[attached image: https://example.com/b.png]\\n[/user_steering]",
+      ),
+      second,
+    );
+    assert.ok(!JSON.stringify(server.requests.map((r) => r.body)).includes("image_url"));
+    await assertGoodTrace(sb.root, session.sessionId);
   } finally {
     await server.close();
     await sb.cleanup();

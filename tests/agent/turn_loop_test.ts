@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createAgent, type Session } from "../../lib/agent/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
+import { setVaultEntry } from "../../lib/state/vault.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import {
   assertGoodTrace,
@@ -243,4 +244,36 @@ Deno.test("a running command is polled to completion with input_command", async 
     assert.match(second, /polled-done/);
     await assertGoodTrace(sb.root, session.sessionId);
   });
+});
+
+Deno.test("commands get vault values but never provider keys or PENGUIN_* variables", async () => {
+  const server = await startModelServer({
+    turns: [
+      turn.toolCall("exec_command", {
+        cmd: 'echo "vault=$DEPLOY_TOKEN key=${OPENAI_API_KEY:-none} home=${PENGUIN_HOME:-none}"',
+        description: "env",
+      }),
+      turn.text("ok"),
+    ],
+  });
+  const sb = await makeRoot(server);
+  try {
+    const first = await createAgent({ root: sb.root });
+    await setVaultEntry(first.paths.vault, "DEPLOY_TOKEN", "tok-123");
+    const agent = await createAgent({
+      root: sb.root,
+      env: { ...Deno.env.toObject(), OPENAI_API_KEY: "sk-secret", PENGUIN_HOME: sb.root },
+    });
+    const session = await agent.createSession({ workspaceDir: sb.workspace });
+    const stream = await collect(session.run("Show env.", { approve: "allow-all" }));
+    await session.dispose();
+    const out = stream.find((m) => m.payload.type === "tool_call_output")!.payload as {
+      output: string;
+    };
+    assert.match(out.output, /vault=tok-123 key=none home=none/);
+    await assertGoodTrace(sb.root, session.sessionId);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
 });

@@ -383,13 +383,20 @@ Deno.test("run --json prints only OmniMessage JSONL, partials included", async (
   });
 });
 
-Deno.test("run reads the message from stdin with -m -, and stops with exit 1 at --max-turns", async () => {
+Deno.test("run reads the message from stdin with -m -, sends --thinking, and stops with exit 1 at --max-turns", async () => {
   await scenario({
     turns: [turn.toolCall("read_file", { file_path: "a.txt" }), turn.text("never")],
   }, async ({ server, sb, run }) => {
-    const r = await run(["-m", "-", "--max-turns", "1"], "Message from stdin.\n");
+    const r = await run(
+      ["-m", "-", "--max-turns", "1", "--thinking", "LOW"],
+      "Message from stdin.\n",
+    );
     assert.equal(r.code, 1, r.stderr);
     assert.equal(requestMessages(server, 0).at(-1)?.content, "Message from stdin.");
+    assert.equal(
+      (server.requests[0]!.body as { reasoning_effort?: string }).reasoning_effort,
+      "low",
+    );
     assert.match(r.stdout, /\[reached max turns \(1\); stopping\]/);
     await assertGoodTrace(sb.root, sessionIdOf(r));
   });

@@ -91,11 +91,12 @@ Deno.test("cli: sessions fork and clone print the new id and how to continue it"
     assert.equal((JSON.parse(shown.stdout) as { prompts: number }).prompts, 1);
     const clone = await runCli(["--root", root, "sessions", "clone", RESUMED, "--json"]);
     const c = JSON.parse(clone.stdout) as {
-      session_id: string;
+      sessionId: string;
       kind: string;
       lineage: { parent_session_id: string };
     };
     assert.equal(c.kind, "clone");
+    assert.match(c.sessionId, /^session-\d{4}-/);
     assert.equal(c.lineage.parent_session_id, RESUMED);
     const bad = await runCli(["--root", root, "sessions", "fork", RESUMED]);
     assert.equal(bad.code, 2);

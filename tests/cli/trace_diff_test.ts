@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-import { sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
+import {
+  sid,
+  type TraceBuilder,
+  traceBuilder,
+  tracesDay,
+  withTempDir,
+} from "../inspect/_support.ts";
 
-type Builder = ReturnType<typeof traceBuilder>;
+type Builder = TraceBuilder;
 
 // The shared history: a task with one tool call and an answer (5 model messages).
 function history(b: Builder): Builder {
@@ -25,7 +31,9 @@ Deno.test("penguin trace diff finds where a fork leaves its parent and what each
     const cutLine = history(traceBuilder(parentId)).records.length - 1; // before the 2nd user text
     const fork = history(
       traceBuilder(forkId, {
-        meta: { lineage: { parent_session_id: parentId, trace_index: 1, line: cutLine, kind: "fork" } },
+        meta: {
+          lineage: { parent_session_id: parentId, trace_index: 1, line: cutLine, kind: "fork" },
+        },
       }),
     );
     // The fork replaced the last user message: drop it and ask something else.
@@ -37,13 +45,22 @@ Deno.test("penguin trace diff finds where a fork leaves its parent and what each
 
     const r = await runCli(["trace", "diff", "--root", root, parentId, "bbbb2222"]);
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stdout, new RegExp(`^b is a fork of a \\(cut after line ${cutLine} of _001\\)$`, "m"));
+    assert.match(
+      r.stdout,
+      new RegExp(`^b is a fork of a \\(cut after line ${cutLine} of _001\\)$`, "m"),
+    );
     assert.match(r.stdout, /^common prefix: 4 model message\(s\)$/m);
-    assert.match(r.stdout, /^── only in a: 4 model message\(s\) · 2 request\(s\) · 1 tool call\(s\) · tokens 12 ──$/m);
+    assert.match(
+      r.stdout,
+      /^── only in a: 4 model message\(s\) · 2 request\(s\) · 1 tool call\(s\) · tokens 12 ──$/m,
+    );
     assert.match(r.stdout, /^ {2}\[5\] user: now count the lines$/m);
     assert.match(r.stdout, /^ {2}\[6\] tool_call exec_command <- \$ wc -l a.txt b.txt$/m);
     assert.match(r.stdout, /^ {2}\[8\] assistant: 3 lines in total\.$/m);
-    assert.match(r.stdout, /^── only in b: 2 model message\(s\) · 1 request\(s\) · 0 tool call\(s\) · tokens 3 ──$/m);
+    assert.match(
+      r.stdout,
+      /^── only in b: 2 model message\(s\) · 1 request\(s\) · 0 tool call\(s\) · tokens 3 ──$/m,
+    );
     assert.match(r.stdout, /^ {2}\[5\] user: delete b.txt instead$/m);
 
     const j = await runCli([
@@ -66,8 +83,10 @@ Deno.test("penguin trace diff finds where a fork leaves its parent and what each
     ]);
     assert.deepEqual(report.b.diverged_at, {
       file: join(day, `${forkId}_001.jsonl`),
-      line: fork.records.findIndex((m) => m.payload.type === "text" &&
-        (m.payload as { text: string }).text === "delete b.txt instead") + 1,
+      line: fork.records.findIndex((m) =>
+        m.payload.type === "text" &&
+        (m.payload as { text: string }).text === "delete b.txt instead"
+      ) + 1,
     });
   });
 });

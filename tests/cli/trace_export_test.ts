@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { PLANTED } from "../inspect/_secrets.ts";
-import { fixtureFiles, fixturesPresent, sid, traceBuilder, withTempDir } from "../inspect/_support.ts";
+import {
+  fixtureFiles,
+  fixturesPresent,
+  sid,
+  traceBuilder,
+  withTempDir,
+} from "../inspect/_support.ts";
 
 // A trace with a planted secret in every kind of field, and some markup.
 function secretTrace(id: string) {

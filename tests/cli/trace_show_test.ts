@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-import { fixtureFiles, fixturesPresent, sid, traceBuilder, withTempDir } from "../inspect/_support.ts";
+import {
+  fixtureFiles,
+  fixturesPresent,
+  sid,
+  traceBuilder,
+  withTempDir,
+} from "../inspect/_support.ts";
 
 // deno-lint-ignore no-control-regex
 const ANSI = /\x1b\[/;
@@ -43,7 +49,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "penguin trace show --children renders the subagent's trace inline, indented, with nested tags",
+  name:
+    "penguin trace show --children renders the subagent's trace inline, indented, with nested tags",
   ignore: !fixturesPresent,
   async fn() {
     const parent = fixtureFiles().find((f) => f.endsWith("05-subagent-parent.jsonl"))!;
@@ -74,11 +81,14 @@ Deno.test("penguin trace show collapses long outputs, --full expands them, --tur
     const r = await runCli(["trace", "show", path]);
     assert.equal(r.code, 0, r.stderr);
     const shown = r.stdout.split("\n").filter((l) => l.startsWith("  │ "));
-    assert.deepEqual(shown, [
-      ...["line 1", "line 2", "line 3", "line 4"],
-      "… (+12 lines)",
-      ...["line 17", "line 18", "line 19", "line 20"],
-    ].map((l) => `  │ ${l}`));
+    assert.deepEqual(
+      shown,
+      [
+        ...["line 1", "line 2", "line 3", "line 4"],
+        "… (+12 lines)",
+        ...["line 17", "line 18", "line 19", "line 20"],
+      ].map((l) => `  │ ${l}`),
+    );
     assert.match(r.stdout, /^\[tool-_x1\] exec_command <- \$ seq 20$/m);
     assert.match(r.stdout, /^✓ \[approved\] \[tool-_x1\]$/m);
     assert.match(r.stdout, /^× \[denied\] \[tool-_x2\]$/m);

@@ -3,11 +3,20 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { formatProblem, validateTraceFiles } from "../../lib/trace/mod.ts";
 import { runCli } from "../support/cli.ts";
-import { FIXTURES, fixturesPresent, sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
+import {
+  FIXTURES,
+  fixturesPresent,
+  sid,
+  type TraceBuilder,
+  traceBuilder,
+  tracesDay,
+  withTempDir,
+} from "../inspect/_support.ts";
 
-const reasons = (list: { line: number; reason: string }[]) => list.map((p) => `${p.line}: ${p.reason}`);
+const reasons = (list: { line: number; reason: string }[]) =>
+  list.map((p) => `${p.line}: ${p.reason}`);
 
-async function write(path: string, b: ReturnType<typeof traceBuilder>): Promise<string> {
+async function write(path: string, b: TraceBuilder): Promise<string> {
   await Deno.writeTextFile(path, b.jsonl());
   return path;
 }
@@ -45,9 +54,14 @@ Deno.test("request_begin and request_end must pair; a request left open by a cra
     assert.deepEqual(reasons(r.files[0]!.problems), [
       "4: request_begin: the request opened at line 3 has no request_end before this one",
     ]);
-    assert.deepEqual(reasons(r.files[1]!.problems), ["3: request_end without an open request_begin"]);
+    assert.deepEqual(reasons(r.files[1]!.problems), [
+      "3: request_end without an open request_begin",
+    ]);
     assert.deepEqual(r.files[2]!.problems, []);
-    assert.match(r.files[2]!.warnings[0]!.reason, /^request_begin has no request_end: the process stopped mid-request/);
+    assert.match(
+      r.files[2]!.warnings[0]!.reason,
+      /^request_begin has no request_end: the process stopped mid-request/,
+    );
     assert.equal(r.files[2]!.warnings[0]!.line, 4);
     assert.deepEqual(r.files[3]!.problems, []);
     assert.deepEqual(r.files[3]!.warnings.map((w) => w.line), [4]);
@@ -72,7 +86,10 @@ Deno.test("every committed tool call is answered exactly once; an interrupted on
       join(dir, "fine.jsonl"),
       traceBuilder(sid("00000013")).meta().user("x")
         // a dropped round: its call needs no output
-        .begin().call("exec_command", { cmd: "a" }, "c1").end("timeout", { attempt: 1, retry_in_ms: 2000 })
+        .begin().call("exec_command", { cmd: "a" }, "c1").end("timeout", {
+          attempt: 1,
+          retry_in_ms: 2000,
+        })
         // a denied call answered inside the request, a normal one after it
         .begin().call("exec_command", { cmd: "b" }, "c2").approve("c2", "deny")
         .output("c2", "Tool call denied by user.", "aborted")
@@ -103,7 +120,8 @@ Deno.test("every committed tool call is answered exactly once; an interrupted on
 Deno.test("session token totals never decrease, across the files of a session too", async () => {
   await withTempDir(async (dir) => {
     const id = sid("00000021");
-    const one = traceBuilder(id).meta().tools().user("x").begin().usage(10, 10, 10).end().compaction();
+    const one = traceBuilder(id).meta().tools().user("x").begin().usage(10, 10, 10).end()
+      .compaction();
     const two = traceBuilder(id).meta().tools().user("y").begin().usage(1, 1, 1).end();
     await write(join(dir, `${id}_001.jsonl`), one);
     // The second file restarts the session totals from zero: wrong.
@@ -120,10 +138,16 @@ Deno.test("session token totals never decrease, across the files of a session to
 Deno.test("a rotated file must follow a completed compaction and start with meta then tool list, with no gap", async () => {
   await withTempDir(async (dir) => {
     const a = sid("00000031");
-    await write(join(dir, `${a}_001.jsonl`), traceBuilder(a).meta().tools().user("x").begin().end());
+    await write(
+      join(dir, `${a}_001.jsonl`),
+      traceBuilder(a).meta().tools().user("x").begin().end(),
+    );
     const a2 = await write(join(dir, `${a}_002.jsonl`), traceBuilder(a).meta().user("y"));
     const b = sid("00000032");
-    await write(join(dir, `${b}_001.jsonl`), traceBuilder(b).meta().tools().user("x").begin().end().compaction());
+    await write(
+      join(dir, `${b}_001.jsonl`),
+      traceBuilder(b).meta().tools().user("x").begin().end().compaction(),
+    );
     const b3 = await write(join(dir, `${b}_003.jsonl`), traceBuilder(b).meta().tools().user("y"));
     const r = await validateTraceFiles([dir]);
     assert.deepEqual(reasons(r.files.find((f) => f.file === a2)!.problems), [

@@ -24,7 +24,10 @@ const meta = sessionMetaMsg({
   agent_state: "/tmp/agent_state",
   workspace: "/tmp/ws",
 });
-const tools = eventMsg({ type: "tool_list_ready", tools: [{ name: "exec_command", description: "run" }] });
+const tools = eventMsg({
+  type: "tool_list_ready",
+  tools: [{ name: "exec_command", description: "run" }],
+});
 const counts = { cache_read: 0, cache_write: 1, output: 1, total: 2 };
 const usage = () => eventMsg({ type: "token_usage", session: counts, request: counts });
 const request = async (text: string) => {

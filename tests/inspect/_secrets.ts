@@ -50,4 +50,3 @@ export const PLANTED: { kind: SecretKind; text: string; secret: string }[] = [
     secret: "Hunter2Secret",
   },
 ];
-

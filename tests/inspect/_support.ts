@@ -44,8 +44,31 @@ export interface BuilderOptions {
   meta?: Partial<SessionMeta>;
 }
 
+/** A trace under construction; every method appends records and returns the builder. */
+export interface TraceBuilder {
+  /** The records so far. */
+  records: OmniMessage[];
+  /** The time of the last record (ms). */
+  now(): number;
+  meta(step?: number): TraceBuilder;
+  tools(names?: string[]): TraceBuilder;
+  user(text: string): TraceBuilder;
+  begin(step?: number): TraceBuilder;
+  usage(cr: number, cw: number, out: number): TraceBuilder;
+  end(status?: StopReason, extra?: Record<string, unknown>, step?: number): TraceBuilder;
+  text(text: string): TraceBuilder;
+  thinking(text: string): TraceBuilder;
+  call(name: string, args: Record<string, unknown>, id: string): TraceBuilder;
+  approve(id: string, decision?: "allow" | "deny" | "forbidden"): TraceBuilder;
+  output(id: string, text: string, stop?: StopReason): TraceBuilder;
+  abort(reason: string): TraceBuilder;
+  subagent(childId: string): TraceBuilder;
+  compaction(): TraceBuilder;
+  jsonl(): string;
+}
+
 /** Builds a trace record by record; every record is `step` ms after the previous one. */
-export function traceBuilder(sessionId: string, opts: BuilderOptions = {}) {
+export function traceBuilder(sessionId: string, opts: BuilderOptions = {}): TraceBuilder {
   let t = opts.start ?? Date.UTC(2026, 2, 4, 10, 0, 0);
   const records: OmniMessage[] = [];
   const session = { cache_read: 0, cache_write: 0, output: 0, total: 0 };
@@ -55,7 +78,7 @@ export function traceBuilder(sessionId: string, opts: BuilderOptions = {}) {
     records.push(m);
   };
   const ev = (p: EventPayload, step?: number) => push(eventMsg(p), step);
-  const b = {
+  const b: TraceBuilder = {
     records,
     /** The time of the last record (ms). */
     now: () => t,
@@ -106,7 +129,9 @@ export function traceBuilder(sessionId: string, opts: BuilderOptions = {}) {
       return b;
     },
     thinking(text: string) {
-      push(modelMsg({ type: "thinking", role: "assistant", thinking: text, stop_reason: "completed" }));
+      push(
+        modelMsg({ type: "thinking", role: "assistant", thinking: text, stop_reason: "completed" }),
+      );
       return b;
     },
     call(name: string, args: Record<string, unknown>, id: string) {

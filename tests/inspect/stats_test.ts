@@ -21,13 +21,32 @@ function busySession(id: string, provider = "anthropic", modelId = "claude-sonne
     lat.push(b.now() + step - t0);
     return step;
   };
-  let s = request(() => b.thinking("hmm").call("exec_command", { cmd: "ls" }, "c1").approve("c1").usage(1000, 200, 50), 300);
+  let s = request(
+    () =>
+      b.thinking("hmm").call("exec_command", { cmd: "ls" }, "c1").approve("c1").usage(
+        1000,
+        200,
+        50,
+      ),
+    300,
+  );
   b.end("completed", {}, s).output("c1", "a\nb\n");
-  s = request(() => b.call("read_file", { file_path: "/x" }, "c2").approve("c2", "deny").output("c2", "Tool call denied by user.", "aborted").usage(2000, 100, 20), 50);
+  s = request(
+    () =>
+      b.call("read_file", { file_path: "/x" }, "c2").approve("c2", "deny").output(
+        "c2",
+        "Tool call denied by user.",
+        "aborted",
+      ).usage(2000, 100, 20),
+    50,
+  );
   b.end("completed", {}, s);
   s = request(() => {}, 1200);
   b.end("timeout", { error_message: "socket hang up", attempt: 1, retry_in_ms: 2000 }, s);
-  s = request(() => b.call("exec_command", { cmd: "false" }, "c3").approve("c3").usage(3000, 50, 30), 700);
+  s = request(
+    () => b.call("exec_command", { cmd: "false" }, "c3").approve("c3").usage(3000, 50, 30),
+    700,
+  );
   b.end("completed", {}, s).output("c3", "boom", "failed");
   s = request(() => b.text("done").usage(4000, 10, 40), 20);
   b.end("completed", {}, s).abort("user pressed ctrl-c");
@@ -63,7 +82,10 @@ Deno.test("stats counts requests, turns, tools, approvals, failures, aborts, tok
       { name: "read_file", calls: 1, failed: 0, aborted: 0, denied: 1 },
     ]);
     assert.deepEqual(t.approvals, { allow: 2, deny: 1, forbidden: 0 });
-    assert.deepEqual(t.aborts, { count: 1, reasons: [{ reason: "user pressed ctrl-c", count: 1 }] });
+    assert.deepEqual(t.aborts, {
+      count: 1,
+      reasons: [{ reason: "user pressed ctrl-c", count: 1 }],
+    });
     assert.deepEqual(t.tokens, {
       ...tokens,
       total: tokens.cache_read + tokens.cache_write + tokens.output,
@@ -97,8 +119,9 @@ Deno.test("stats prices a model with the project's configured prices over the ca
       pricing: price,
     });
     const report = await collectStats(await resolveTargets([root]), { prices: createPriceBook() });
-    const expected = (tokens.cache_read * price.cache_read + tokens.cache_write * price.cache_write +
-      tokens.output * price.output) / 1e6;
+    const expected =
+      (tokens.cache_read * price.cache_read + tokens.cache_write * price.cache_write +
+        tokens.output * price.output) / 1e6;
     assert.ok(Math.abs(report.total.cost.usd! - expected) < 1e-12);
     assert.deepEqual(report.total.cost.prices, [
       { model: "anthropic/claude-sonnet-4-6", source: "config" },
@@ -122,7 +145,10 @@ Deno.test("stats never prices an unknown model at zero: cost is unknown and says
     // The total keeps the priced part and flags the rest.
     assert.equal(report.total.cost.usd, k!.cost.usd);
     assert.equal(report.total.cost.complete, false);
-    assert.match(describeCost(report.total), /^\$\d+\.\d{4} \+ unknown \(no price for custom\/mock: 10500 tokens\)$/);
+    assert.match(
+      describeCost(report.total),
+      /^\$\d+\.\d{4} \+ unknown \(no price for custom\/mock: 10500 tokens\)$/,
+    );
     const text = renderStatsText(
       { ...report, rows: [u!], total: u! },
       makeStyle(false),
@@ -141,7 +167,10 @@ Deno.test("stats groups rows by day, model, agent and tool, and filters by time"
     const b = traceBuilder(sid("dddd0002"), { start: day2, agent: "helper" })
       .meta().user("b").begin().call("read_file", { file_path: "/f" }, "y1").approve("y1")
       .output("y1", "nope", "failed").usage(1, 2, 3).end().begin().text("ok").usage(1, 1, 1).end();
-    await Deno.writeTextFile(join(await tracesDay(root, "2026-03-04"), `${sid("dddd0001")}_001.jsonl`), a.jsonl());
+    await Deno.writeTextFile(
+      join(await tracesDay(root, "2026-03-04"), `${sid("dddd0001")}_001.jsonl`),
+      a.jsonl(),
+    );
     await Deno.writeTextFile(
       join(await tracesDay(root, "2026-03-05", "helper"), `${sid("dddd0002")}_001.jsonl`),
       b.jsonl(),
@@ -154,7 +183,10 @@ Deno.test("stats groups rows by day, model, agent and tool, and filters by time"
       ["2026-03-05", 2, 9],
     ]);
     const byModel = await collectStats(sessions, { by: "model", prices });
-    assert.deepEqual(byModel.rows.map((r) => [r.key, r.sessions]), [["custom/mock", 1], ["openai/gpt-5.4", 1]]);
+    assert.deepEqual(byModel.rows.map((r) => [r.key, r.sessions]), [["custom/mock", 1], [
+      "openai/gpt-5.4",
+      1,
+    ]]);
     const byAgent = await collectStats(sessions, { by: "agent", prices });
     assert.deepEqual(byAgent.rows.map((r) => r.key), ["default_agent", "helper"]);
     const byTool = await collectStats(sessions, { by: "tool", prices });
@@ -181,19 +213,29 @@ Deno.test("stats reads records in any key order and huge lines the same as canon
     await Deno.writeTextFile(canonical, b.jsonl());
     // Same records, keys reversed at every level: the scanner's slow path.
     const reverse = (v: unknown): unknown =>
-      Array.isArray(v) ? v.map(reverse) : typeof v === "object" && v !== null
+      Array.isArray(v)
+        ? v.map(reverse)
+        : typeof v === "object" && v !== null
         ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverse(x)]))
         : v;
     const shuffled = join(dir, `${sid("eeee0002")}_001.jsonl`);
     await Deno.writeTextFile(
       shuffled,
-      b.records.map((m) => JSON.stringify(reverse(m)).replaceAll(id, sid("eeee0002")) + "\n").join(""),
+      b.records.map((m) => JSON.stringify(reverse(m)).replaceAll(id, sid("eeee0002")) + "\n").join(
+        "",
+      ),
     );
     const prices = createPriceBook();
     const [r1, r2] = (await collectStats(await resolveTargets([dir]), { prices })).rows;
     const strip = (r: typeof r1) => ({ ...r!, key: "" });
     assert.deepEqual(strip(r1), strip(r2));
-    assert.deepEqual(r1!.tools.by, [{ name: "exec_command", calls: 1, failed: 1, aborted: 0, denied: 0 }]);
+    assert.deepEqual(r1!.tools.by, [{
+      name: "exec_command",
+      calls: 1,
+      failed: 1,
+      aborted: 0,
+      denied: 0,
+    }]);
     assert.equal(r1!.records, b.records.length);
   });
 });

@@ -9,7 +9,15 @@ import {
   resolveTarget,
   resolveTargets,
 } from "../../lib/inspect/targets.ts";
-import { FIXTURES, fixtureFiles, fixturesPresent, sid, traceBuilder, tracesDay, withTempDir } from "./_support.ts";
+import {
+  fixtureFiles,
+  FIXTURES,
+  fixturesPresent,
+  sid,
+  traceBuilder,
+  tracesDay,
+  withTempDir,
+} from "./_support.ts";
 
 Deno.test({
   name: "a directory target groups files into sessions by name, else by their session_meta",
@@ -54,14 +62,18 @@ Deno.test("a session id is looked up in the data root, also by a unique prefix o
     const a = sid("abcd1234");
     await Deno.writeTextFile(join(d1, `${a}_001.jsonl`), traceBuilder(a).meta().jsonl());
     await Deno.writeTextFile(join(d2, `${a}_002.jsonl`), traceBuilder(a).meta().jsonl());
-    await Deno.writeTextFile(join(d1, `${sid("abcd9999")}_001.jsonl`), traceBuilder(sid("abcd9999")).meta().jsonl());
+    await Deno.writeTextFile(
+      join(d1, `${sid("abcd9999")}_001.jsonl`),
+      traceBuilder(sid("abcd9999")).meta().jsonl(),
+    );
     const [exact] = await resolveTarget(a, { root });
     assert.deepEqual(exact!.files.map((f) => f.index), [1, 2]);
     const [bySuffix] = await resolveTarget("abcd1234", { root });
     assert.equal(bySuffix!.key, a);
     await assert.rejects(
       resolveTarget("abcd", { env: (n) => (n === "PENGUIN_HOME" ? root : undefined) }),
-      (e) => e instanceof PenguinError && e.kind === "usage" && /matches 2 sessions/.test(e.message),
+      (e) =>
+        e instanceof PenguinError && e.kind === "usage" && /matches 2 sessions/.test(e.message),
     );
     await assert.rejects(
       resolveTarget("ffffffff", { root }),
@@ -73,7 +85,10 @@ Deno.test("a session id is looked up in the data root, also by a unique prefix o
 Deno.test("inside a data root only agents' trace directories are searched", async () => {
   await withTempDir(async (root) => {
     const id = sid("0000aaaa");
-    await Deno.writeTextFile(join(await tracesDay(root), `${id}_001.jsonl`), traceBuilder(id).meta().jsonl());
+    await Deno.writeTextFile(
+      join(await tracesDay(root), `${id}_001.jsonl`),
+      traceBuilder(id).meta().jsonl(),
+    );
     const agent = join(root, "default_project", "agents", "default_agent");
     for (const d of ["scratchpad/s1", "workspaces/tmp-1", "agent_state/memory"]) {
       await Deno.mkdir(join(agent, d), { recursive: true });

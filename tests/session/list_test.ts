@@ -214,5 +214,5 @@ Deno.test("countTurns counts completed requests outside compaction spans", () =>
     s.begin(),
     s.end(),
   ]);
-  assert.equal(countTurns(new TextEncoder().encode(text)), 2);
+  assert.equal(countTurns(text), 2);
 });

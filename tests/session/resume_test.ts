@@ -257,3 +257,19 @@ Deno.test("closeDanglingCompaction is best-effort: a failing writer yields false
   assert.equal(ok, false);
   assert.deepEqual(messages, ["[trace] write failed: disk full"]);
 });
+
+Deno.test("thousands of damaged lines are skipped and the diagnostic lists at most 20", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("abcdef08");
+    const text = jsonl([s.meta(id, { workspace: root }), s.user("go")]) + "oops\n".repeat(5000) +
+      jsonl([s.begin(), s.say("ok"), s.end()]);
+    await putTrace(tracesOf(root), "2026-01-02", id, 1, text);
+    const loaded = await loadSessionForResume({ ...scope(root), target: id });
+    assert.equal(loaded.problems.length, 5000);
+    assert.equal(loaded.replay.sessionTurns, 1);
+    const shown = /\[([^\]]*)\]/.exec(loaded.notice!.slice("[trace]".length))![1]!;
+    assert.equal(shown.split(", ").length, 21); // 20 line numbers and "…"
+    assert.ok(shown.endsWith(", …"));
+  });
+});

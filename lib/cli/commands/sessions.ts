@@ -143,15 +143,7 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
 
 function printCopy(ctx: CommandContext, p: Parsed, c: CopiedSession, what: string): void {
   if (bool(p, "json")) {
-    json(ctx, {
-      session_id: c.sessionId,
-      kind: c.kind,
-      path: c.path,
-      lineage: c.lineage,
-      source_path: c.sourcePath,
-      records: c.records,
-      continue_with: c.continueWith,
-    });
+    json(ctx, c);
     return;
   }
   ctx.io.out(

@@ -4,13 +4,13 @@
  * @module
  */
 import { basename } from "node:path";
-import { type DiffReport, type DiffSide, diffSessions } from "../../inspect/diff.ts";
+import { type DiffReport, diffSessions, type DiffSide } from "../../inspect/diff.ts";
 import { formatTokens, makeStyle, safeText, type Style } from "../../inspect/format.ts";
 import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { untilPipeCloses } from "./trace_common.ts";
+import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const HELP = `Usage: penguin trace diff [--json] [--limit N] <a> <b>
 
@@ -21,9 +21,8 @@ the common prefix length is printed, then, for each side in turn, what it did
 after the prefix — one line per model message, with its position, and the
 number of requests, tool calls and tokens that followed.
 
-Each of <a> and <b> is one session: a trace file, or a session id (or a unique
-prefix/suffix of one) looked up in the data root (--root, else $PENGUIN_HOME,
-else ~/.penguin/data); all files of a session id are compared in order.
+Each of <a> and <b> is one session.
+${SESSION_TARGET_HELP}
 
 Flags:
   --json        one JSON object: {"a", "b", "common_prefix", "relation"}; each
@@ -67,7 +66,9 @@ function sideText(name: string, s: DiffSide, st: Style): string {
 /** The text rendering of a diff. */
 export function renderDiff(r: DiffReport, st: Style): string {
   const head = (name: string, s: DiffSide) =>
-    `${name}: ${s.session_id} · ${s.model ?? "?"} · ${s.files.length} file(s) · ${s.messages} model message(s)`;
+    `${name}: ${s.session_id} · ${
+      s.model ?? "?"
+    } · ${s.files.length} file(s) · ${s.messages} model message(s)`;
   let out = `${head("a", r.a)}\n${head("b", r.b)}\n`;
   if (r.relation) out += `${r.relation}\n`;
   out += `common prefix: ${r.common_prefix} model message(s)\n`;

@@ -10,7 +10,7 @@ import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { untilPipeCloses } from "./trace_common.ts";
+import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const HELP = `Usage: penguin trace follow [--json] [--new] [--full] [--interval MS] <session|file>
 
@@ -22,8 +22,8 @@ its next file (<session>_<NNN+1>.jsonl appears next to the current one, after a
 compaction), the rest of the current file is printed first, then the next file
 is followed from its start. Stop with Ctrl-C (exit 0).
 
-The target is a trace file, or a session id (or a unique prefix/suffix of one)
-looked up in the data root (--root, else $PENGUIN_HOME, else ~/.penguin/data).
+${SESSION_TARGET_HELP}
+Follow starts at the latest file of a session.
 
 Flags:
   --json          print each record's raw JSON line

@@ -99,7 +99,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     } catch {
       throw new PenguinError(
         "not_found",
-        `trace stats: the data root "${targets[0]}" does not exist; give a trace file, directory or session id`,
+        `trace stats: the data root "${
+          targets[0]
+        }" does not exist; give a trace file, directory or session id`,
       );
     }
   }
@@ -119,7 +121,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   });
   for (const [file, { count, lines }] of problems) {
     const more = count > lines.length ? ", …" : "";
-    ctx.io.err(`[trace] skipped ${count} malformed line(s) [${lines.join(", ")}${more}] in ${file}\n`);
+    ctx.io.err(
+      `[trace] skipped ${count} malformed line(s) [${lines.join(", ")}${more}] in ${file}\n`,
+    );
   }
   return await untilPipeCloses(() => {
     if (bool(p, "json")) {

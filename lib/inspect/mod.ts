@@ -1,0 +1,60 @@
+/**
+ * Offline trace inspection: resolve targets (files, directories, session
+ * ids), render a conversation for the terminal, statistics with cost,
+ * exports (HTML, Markdown, JSON) with secret redaction, following a live
+ * trace, and diffing two sessions. Everything here only reads traces.
+ *
+ * @module
+ */
+export {
+  agentIdOf,
+  findRelative,
+  findSessionInRoot,
+  groupSessions,
+  projectConfigPathOf,
+  readSessionMeta,
+  relativesDirOf,
+  relativesDirsOf,
+  resolveTarget,
+  resolveTargets,
+  type SessionFiles,
+  type TargetOptions,
+  type TraceFile,
+  walkTraceFiles,
+} from "./targets.ts";
+export { createRenderer, type Renderer, type RenderOptions, retryReason } from "./render.ts";
+export { type ShowOptions, showSessions } from "./show.ts";
+export {
+  collectStats,
+  type FailureRow,
+  STATS_GROUPS,
+  type StatsGroup,
+  type StatsOptions,
+  type StatsReport,
+  type StatsRow,
+  type ToolRow,
+} from "./stats.ts";
+export { describeCost, renderStatsCsv, renderStatsText, renderTotal } from "./stats_render.ts";
+export { costOf, createPriceBook, type Price, type PriceBook, type Tokens } from "./pricing.ts";
+export {
+  type Conversation,
+  type ConvItem,
+  loadConversation,
+  type LoadOptions,
+  type Relative,
+  type RequestSummary,
+  type RequestTokens,
+} from "./conversation.ts";
+export { renderHtml } from "./export_html.ts";
+export { renderMarkdown } from "./export_md.ts";
+export { redactDeep, redactionMarker, redactSecrets, type SecretKind } from "./redact.ts";
+export { type FollowOptions, followTrace, nextShardPath } from "./follow.ts";
+export {
+  type DiffEntry,
+  type DiffReport,
+  type DiffSide,
+  diffSessions,
+  summarize,
+} from "./diff.ts";
+export * from "./format.ts";
+export { parseToolArgs, toolPreview, toolTag } from "./preview.ts";

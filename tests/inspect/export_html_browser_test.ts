@@ -1,0 +1,116 @@
+// The HTML export opened in real headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core): the conversation renders, a collapsed tool
+// output expands on click, the page's own script runs under its CSP, and the
+// page requests nothing but its own file:// URL. A screenshot is kept in
+// test-artifacts/ (git-ignored).
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { runCli } from "../support/cli.ts";
+import { REPO } from "../support/cli.ts";
+import { sid, traceBuilder, withTempDir } from "./_support.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const present = (() => {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+Deno.test({
+  name: present
+    ? "the HTML export renders in headless Chromium, expands a tool output on click and requests nothing"
+    : "the HTML export in headless Chromium (SKIPPED: /usr/bin/chromium is absent; apt-get install chromium)",
+  ignore: !present,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await withTempDir(async (dir) => {
+      const id = sid("b0a0e001");
+      const output = Array.from({ length: 30 }, (_, i) => `row ${i + 1} <b>not bold</b>`).join(
+        "\n",
+      );
+      const b = traceBuilder(id).meta().tools().user("Count the rows, please.")
+        .begin().thinking("I should run the command.")
+        .call("exec_command", { cmd: "seq 30" }, "call_row").approve("call_row").usage(100, 20, 5)
+        .end().output("call_row", output)
+        .begin().end("timeout", { error_message: "socket hang up", attempt: 1, retry_in_ms: 2000 })
+        .begin().text("There are 30 rows.").usage(120, 10, 8).end();
+      const trace = join(dir, `${id}_001.jsonl`);
+      await Deno.writeTextFile(trace, b.jsonl());
+      const page = join(dir, "export.html");
+      const r = await runCli(["trace", "export", trace, "--format", "html", "-o", page]);
+      assert.equal(r.code, 0, r.stderr);
+
+      const profile = await Deno.makeTempDir({ prefix: "penguin-chromium-" });
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ARGS,
+      });
+      try {
+        const tab = await context.newPage();
+        const requests: string[] = [];
+        const errors: string[] = [];
+        tab.on("request", (req) => requests.push(req.url()));
+        tab.on("pageerror", (e) => errors.push(String(e)));
+        tab.on("console", (m) => {
+          if (m.type() === "error") errors.push(m.text());
+        });
+        const url = pathToFileURL(page).href;
+        await tab.goto(url);
+
+        assert.equal(await tab.title(), `penguin trace · ${id}`);
+        const main = tab.locator("main#conversation");
+        assert.match(await main.innerText(), /Count the rows, please\./);
+        assert.match(await main.innerText(), /There are 30 rows\./);
+        assert.match(await main.innerText(), /request 2 timeout \(attempt 1\).*socket hang up/);
+        assert.equal(await tab.locator("svg.chart a").count(), 3);
+
+        const out = tab.locator('details.out[data-call="call_row"]');
+        const pre = out.locator("pre");
+        assert.equal(await out.evaluate((d) => (d as unknown as { open: boolean }).open), false);
+        assert.equal(await pre.isVisible(), false);
+        await out.locator("summary").click();
+        assert.equal(await out.evaluate((d) => (d as unknown as { open: boolean }).open), true);
+        assert.equal(await pre.isVisible(), true);
+        // Markup from the trace is text, not HTML.
+        assert.match(await pre.innerText(), /^row 1 <b>not bold<\/b>$/m);
+        assert.equal(await out.locator("b").count(), 0);
+
+        // The page's inline script works under its CSP.
+        await tab.locator("#expand-all").click();
+        assert.equal(
+          await tab.locator("main details").evaluateAll((ds) =>
+            ds.every((d) => (d as unknown as { open: boolean }).open)
+          ),
+          true,
+        );
+
+        const shots = join(REPO, "test-artifacts");
+        await Deno.mkdir(shots, { recursive: true });
+        await tab.screenshot({ path: join(shots, "trace_export_html.png"), fullPage: true });
+
+        assert.deepEqual(requests, [url]);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+        await Deno.remove(profile, { recursive: true });
+      }
+    });
+  },
+});

@@ -1,0 +1,287 @@
+// penguin.jsonc: parsing with line:column errors, and the narrowing rule of the merge.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import { APPROVAL_MODES } from "../../lib/agent/approval.ts";
+import {
+  applyWorkspacePolicy,
+  type EffectivePolicy,
+  loadWorkspacePolicy,
+  parseWorkspacePolicyText,
+  POLICY_APPROVAL_MODES,
+  type PolicyFlags,
+  WORKSPACE_POLICY_FILE,
+} from "../../lib/sandbox/workspace_policy.ts";
+
+function parseError(text: string): string {
+  try {
+    parseWorkspacePolicyText(text, "/ws/penguin.jsonc");
+  } catch (err) {
+    assert.ok(err instanceof PenguinError);
+    assert.equal(err.kind, "config");
+    return err.message;
+  }
+  assert.fail(`expected ${JSON.stringify(text)} to be refused`);
+}
+
+async function withWs(fn: (ws: string, outside: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-wspol-" }));
+  try {
+    await Deno.mkdir(join(dir, "ws"));
+    await Deno.mkdir(join(dir, "outside"));
+    await fn(join(dir, "ws"), join(dir, "outside"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function effective(
+  ws: string,
+  text: string,
+  flags: Partial<PolicyFlags> = {},
+  protectedPaths: string[] = [],
+): Promise<EffectivePolicy> {
+  await Deno.writeTextFile(join(ws, WORKSPACE_POLICY_FILE), text);
+  const policy = await loadWorkspacePolicy(ws, { protectedPaths });
+  return applyWorkspacePolicy({
+    sandbox: "workspace-write",
+    network: false,
+    approve: "allow-all",
+    ...flags,
+  }, policy);
+}
+
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof PenguinError, String(err));
+    assert.equal(err.exitCode, 2);
+    return err.message;
+  }
+  assert.fail("expected a refusal");
+}
+
+Deno.test("the file's approval modes are exactly the agent's approval modes", () => {
+  assert.deepEqual([...POLICY_APPROVAL_MODES].sort(), [...APPROVAL_MODES].sort());
+});
+
+Deno.test("penguin.jsonc accepts comments, trailing commas and every setting", () => {
+  const { value } = parseWorkspacePolicyText(
+    `// project policy
+{
+  "$schema": "https://example.invalid/penguin.schema.json",
+  "sandbox": "read-only", /* inline */
+  "network": { "allow": ["registry.npmjs.org", "*.github.com:443", "10.0.0.1"] },
+  "writable_roots": ["../cache"],
+  "command_rules": [{ "name": "no-curl", "pattern": "\\\\bcurl\\\\b", "description": "no downloads" }],
+  "approval": "always-ask",
+}
+`,
+    "/ws/penguin.jsonc",
+  );
+  assert.equal(value.sandbox, "read-only");
+  assert.deepEqual(value.network, {
+    allow: ["registry.npmjs.org", "*.github.com:443", "10.0.0.1"],
+  });
+  assert.deepEqual(value.writable_roots, ["../cache"]);
+  assert.equal(value.command_rules?.[0]?.pattern, "\\bcurl\\b");
+  assert.equal(value.approval, "always-ask");
+});
+
+Deno.test("an empty or comment-only penguin.jsonc has no settings", () => {
+  assert.deepEqual(parseWorkspacePolicyText("  // nothing yet\n", "/ws/penguin.jsonc").value, {});
+});
+
+Deno.test("penguin.jsonc errors point at the line and column of the problem", () => {
+  const cases: [string, RegExp][] = [
+    [
+      '{\n  "sandbox": "read-only",\n  "netwrk": "off"\n}',
+      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, command_rules, approval\)$/,
+    ],
+    [
+      '{\n  "sandbox": "off"\n}',
+      /line 2, column 14: sandbox: expected "workspace-write" or "read-only" \("off" can only be chosen on the command line, with --sandbox off\), found "off"$/,
+    ],
+    [
+      '{ "network": "maybe" }',
+      /line 1, column 14: network: expected "on", "off" or \{"allow": \["host", \.\.\.\]\}/,
+    ],
+    [
+      '{ "network": { "allow": ["ok.example", "bad host!"] } }',
+      /line 1, column 40: network\.allow\[1\]: expected a host name, \*\.domain or IP address/,
+    ],
+    [
+      '{ "network": { "allow": [] } }',
+      /line 1, column 25: network\.allow: expected at least one host/,
+    ],
+    [
+      '{ "network": { "allow": ["a.b"], "deny": [] } }',
+      /line 1, column 34: network\.deny: unknown setting$/,
+    ],
+    [
+      '{\n\n  "approval": "yolo"\n}',
+      /line 3, column 15: approval: expected one of "allow-all", "read-only", "always-ask", "deny-all", found "yolo"/,
+    ],
+    [
+      '{ "command_rules": [{ "name": "x", "pattern": "(" }] }',
+      /line 1, column 47: command_rules\[0\]\.pattern: not a valid regular expression/,
+    ],
+    [
+      '{ "command_rules": [{ "name": "x" }] }',
+      /line 1, column 21: command_rules\[0\]\.pattern: expected a string, found nothing/,
+    ],
+    [
+      '{ "writable_roots": "/tmp" }',
+      /line 1, column 21: writable_roots: expected an array, found "\/tmp"/,
+    ],
+    [
+      '{\n  "sandbox": "read-only",\n  "sandbox": "workspace-write"\n}',
+      /line 3, column 3: sandbox: written twice$/,
+    ],
+    ['{ "sandbox": "read-only" ', /syntax error: CloseBraceExpected/],
+    ['{ "sandbox": read-only }', /line 1, column 14: syntax error: InvalidSymbol/],
+    ['["read-only"]', /line 1, column 1: expected an object, found an array/],
+    ['{ "__proto__": { "sandbox": "off" } }', /__proto__: unknown setting/],
+  ];
+  for (const [text, re] of cases) {
+    const msg = parseError(text);
+    assert.match(msg, /^Invalid "\/ws\/penguin\.jsonc": /, text);
+    assert.match(msg, re, text);
+  }
+});
+
+Deno.test("no penguin.jsonc leaves the flags as they are", async () => {
+  await withWs(async (ws) => {
+    const flags: PolicyFlags = { sandbox: "off", network: true, approve: "allow-all" };
+    assert.equal(await loadWorkspacePolicy(ws), undefined);
+    assert.deepEqual(applyWorkspacePolicy(flags, undefined), {
+      sandbox: "off",
+      network: true,
+      approve: "allow-all",
+      extraWritable: [],
+      commandRules: [],
+      notes: [],
+    });
+  });
+});
+
+Deno.test("the file narrows sandbox, network and approval, and never widens them", async () => {
+  await withWs(async (ws) => {
+    // Narrowing: applied, with a note.
+    let e = await effective(
+      ws,
+      '{ "sandbox": "read-only", "network": "off", "approval": "deny-all" }',
+      {
+        sandbox: "workspace-write",
+        network: true,
+        approve: "read-only",
+      },
+    );
+    assert.equal(e.sandbox, "read-only");
+    assert.equal(e.network, false);
+    assert.equal(e.approve, "deny-all");
+    assert.equal(e.notes.length, 3);
+    // --sandbox off is narrowed too.
+    e = await effective(ws, '{ "sandbox": "workspace-write" }', { sandbox: "off" });
+    assert.equal(e.sandbox, "workspace-write");
+    // Wider settings in the file change nothing.
+    e = await effective(ws, '{ "sandbox": "workspace-write", "approval": "allow-all" }', {
+      sandbox: "read-only",
+      approve: "always-ask",
+    });
+    assert.equal(e.sandbox, "read-only");
+    assert.equal(e.approve, "always-ask");
+    assert.deepEqual(e.notes, []);
+    // "network": "on" cannot turn on what --network off keeps off; a note says how to grant it.
+    e = await effective(ws, '{ "network": "on" }', { network: false });
+    assert.equal(e.network, false);
+    assert.match(e.notes[0]!, /pass --network on to grant it/);
+    // A command without approval (sandbox run) keeps none.
+    e = await effective(ws, '{ "approval": "deny-all" }', { approve: undefined });
+    assert.equal(e.approve, undefined);
+  });
+});
+
+Deno.test("a network allowlist applies as off with --network off and is refused with --network on", async () => {
+  await withWs(async (ws) => {
+    const text = '{\n  "network": { "allow": ["registry.npmjs.org"] }\n}';
+    const off = await effective(ws, text, { network: false });
+    assert.equal(off.network, false);
+    assert.match(off.notes[0]!, /allowlist applies as "off"/);
+    const msg = await refusal(effective(ws, text, { network: true }));
+    assert.match(
+      msg,
+      /^Cannot apply ".*penguin\.jsonc": line 2, column 14: network\.allow: a network allowlist \(registry\.npmjs\.org\) cannot be enforced/,
+    );
+    assert.match(msg, /set "network": "off" in penguin\.jsonc, or remove the setting/);
+  });
+});
+
+Deno.test("keeping commands off the network with --sandbox off is refused, not ignored", async () => {
+  await withWs(async (ws) => {
+    const msg = await refusal(effective(ws, '{ "network": "off" }', { sandbox: "off" }));
+    assert.match(msg, /takes the OS sandbox, and --sandbox off runs them without one/);
+    // With the file also narrowing the sandbox, it can be enforced.
+    const e = await effective(ws, '{ "network": "off", "sandbox": "read-only" }', {
+      sandbox: "off",
+    });
+    assert.equal(e.sandbox, "read-only");
+    assert.equal(e.network, false);
+  });
+});
+
+Deno.test("writable roots outside the workspace need --grant-writable-roots", async () => {
+  await withWs(async (ws, outside) => {
+    await Deno.mkdir(join(ws, "inner"));
+    const text = `{\n  "writable_roots": ["inner", "../outside"]\n}`;
+    const msg = await refusal(effective(ws, text));
+    assert.match(
+      msg,
+      new RegExp(
+        `line 2, column 31: writable_roots: "${outside}" is outside the workspace; .*only when penguin is started with --grant-writable-roots`,
+      ),
+    );
+    const e = await effective(ws, text, { grantWritableRoots: true });
+    assert.deepEqual(e.extraWritable, [join(ws, "inner"), outside]);
+    assert.match(e.notes.join("\n"), new RegExp(`may also write ${outside}`));
+    // Roots inside the workspace need nothing.
+    const inner = await effective(ws, '{ "writable_roots": ["inner"] }');
+    assert.deepEqual(inner.extraWritable, [join(ws, "inner")]);
+  });
+});
+
+Deno.test("writable roots must exist, must not be / and must not lie in a protected path", async () => {
+  await withWs(async (ws, outside) => {
+    await Deno.mkdir(join(outside, "data", "sub"), { recursive: true });
+    const bad: [string, RegExp][] = [
+      [
+        '{ "writable_roots": ["missing"] }',
+        /writable_roots\[0\]: "missing" is not an existing directory/,
+      ],
+      ['{ "writable_roots": ["/"] }', /writable_roots\[0\]: "\/" is the root directory/],
+      [
+        `{ "writable_roots": ["${join(outside, "data", "sub")}"] }`,
+        /lies inside ".*\/outside\/data", which commands must never see or change/,
+      ],
+      ['{ "writable_roots": ["penguin.jsonc"] }', /is not an existing directory/],
+    ];
+    for (const [text, re] of bad) {
+      const msg = await refusal(
+        effective(ws, text, { grantWritableRoots: true }, [join(outside, "data")]),
+      );
+      assert.match(msg, /^Invalid ".*penguin\.jsonc": line 1, column 22: /, text);
+      assert.match(msg, re, text);
+    }
+  });
+});
+
+Deno.test("command rules from the file are added, never replacing anything", async () => {
+  await withWs(async (ws) => {
+    const e = await effective(
+      ws,
+      '{ "command_rules": [{ "name": "no-curl", "pattern": "\\\\bcurl\\\\b" }] }',
+    );
+    assert.deepEqual(e.commandRules, [{ name: "no-curl", pattern: "\\bcurl\\b" }]);
+  });
+});
