@@ -24,7 +24,11 @@ export * as trace from "./trace/mod.ts";
 export * as state from "./state/mod.ts";
 /** The model layer: catalog, (provider, model_id) resolution, streaming clients. */
 export * as models from "./models/mod.ts";
+/** The OS sandbox every child process runs under. */
+export * as sandbox from "./sandbox/mod.ts";
 /** Tools: the contract, execution framing, confined file tools and the command policy. */
 export * as tools from "./tools/mod.ts";
+/** Sessions derived from traces: replay, locate, list, fork, clone, import, delete, tree. */
+export * as session from "./session/mod.ts";
 /** The agent loop: `createAgent`, live sessions (`run`, `steer`, `dispose`), approvals. */
 export * as agent from "./agent/mod.ts";

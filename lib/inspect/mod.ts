@@ -49,12 +49,6 @@ export { renderHtml } from "./export_html.ts";
 export { renderMarkdown } from "./export_md.ts";
 export { redactDeep, redactionMarker, redactSecrets, type SecretKind } from "./redact.ts";
 export { type FollowOptions, followTrace, nextShardPath } from "./follow.ts";
-export {
-  type DiffEntry,
-  type DiffReport,
-  type DiffSide,
-  diffSessions,
-  summarize,
-} from "./diff.ts";
+export { type DiffEntry, type DiffReport, diffSessions, type DiffSide, summarize } from "./diff.ts";
 export * from "./format.ts";
 export { parseToolArgs, toolPreview, toolTag } from "./preview.ts";

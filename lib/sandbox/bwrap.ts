@@ -50,6 +50,7 @@ export function bwrapMountArgs(plan: SandboxPlan): string[] {
   for (const p of plan.roots) {
     ops.push({ path: p, rank: 2, args: [plan.writableRoots ? "--bind" : "--ro-bind", p, p] });
   }
+  for (const p of plan.pinned ?? []) ops.push({ path: p, rank: 2, args: ["--bind", p, p] });
   for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", p, p] });
   for (const p of plan.protectMissing) {
     ops.push({ path: p, rank: 3, args: ["--tmpfs", p] });

@@ -21,6 +21,12 @@ export interface SandboxPlan {
   protect: string[];
   /** Missing directories inside writable roots covered by an empty read-only tmpfs (`.git/hooks`). */
   protectMissing: string[];
+  /**
+   * Writable directories bound onto themselves so they become mount points
+   * that cannot be renamed or removed (`.git`: otherwise `mv .git x` and a
+   * fresh `.git/hooks` would bypass the read-only hooks). Absent: none.
+   */
+  pinned?: string[];
   /** Directories to hide (an empty tmpfs over them). */
   hideDirs: string[];
   /** Files and sockets to hide (`/dev/null` bound over them). */
@@ -90,9 +96,11 @@ export async function resolvePlan(
 
   const protect: string[] = [];
   const protectMissing: string[] = [];
+  const pinned: string[] = [];
   if (writableRoots) {
     const git = await real(join(workspace, ".git"));
     if (git?.info.isDirectory) {
+      if (roots.some((r) => git.path !== r && isInside(git.path, r))) pinned.push(git.path);
       for (const name of ["hooks", "config"]) {
         const target = await real(join(git.path, name));
         if (target) {
@@ -129,6 +137,7 @@ export async function resolvePlan(
     roots,
     protect,
     protectMissing,
+    ...(pinned.length > 0 ? { pinned } : {}),
     hideDirs,
     hideFiles,
     network: policy.network,

@@ -27,6 +27,9 @@ import { errorMessage } from "../protocol/errors.ts";
 /** Basenames the file tools refuse anywhere (lower-cased comparison, §2.2). */
 export const SECRET_BASENAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
 
+/** Workspace paths the file tools never write; the command sandbox mounts them read-only too. */
+export const PROTECTED_WRITE_PATHS: readonly string[] = [".git/hooks", ".git/config"];
+
 /** The directories file tools may reach (real paths preferred; they are re-resolved anyway). */
 export interface PathRoots {
   /** The session's workspace. */
@@ -159,6 +162,18 @@ export async function resolveWorkspacePath(
     ? "scratchpad"
     : undefined;
   if (!root) return outside(real, wsReal);
+  if (verb !== "read" && root === "workspace") {
+    const hit = PROTECTED_WRITE_PATHS.find((rel) =>
+      isInside(real.toLowerCase(), join(wsReal, rel).toLowerCase())
+    );
+    if (hit) {
+      return {
+        ok: false,
+        message:
+          `Refusing to ${verb} "${input}": ${hit} is protected (git runs hooks and config outside the sandbox); commands cannot change it either.`,
+      };
+    }
+  }
   return {
     ok: true,
     input,

@@ -81,6 +81,22 @@ Deno.test("penguin trace diff finds where a fork leaves its parent and what each
       "tool_output",
       "assistant",
     ]);
+    // The export shows the same family from both sides.
+    const pe = await runCli(["trace", "export", "--root", root, "--format", "json", parentId]);
+    assert.equal(pe.code, 0, pe.stderr);
+    assert.deepEqual(
+      JSON.parse(pe.stdout).family.forks.map((f: { session_id: string; relation: string }) => [
+        f.session_id,
+        f.relation,
+      ]),
+      [[forkId, "fork"]],
+    );
+    const fe = await runCli(["trace", "export", "--root", root, "--format", "json", forkId]);
+    assert.deepEqual(JSON.parse(fe.stdout).family.parent, {
+      session_id: parentId,
+      relation: "parent",
+      files: [join(day, `${parentId}_001.jsonl`)],
+    });
     assert.deepEqual(report.b.diverged_at, {
       file: join(day, `${forkId}_001.jsonl`),
       line: fork.records.findIndex((m) =>

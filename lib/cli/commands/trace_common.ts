@@ -13,8 +13,8 @@ inside a data root only agents/*/traces is searched), or a session id looked up
 in the data root (--root, else $PENGUIN_HOME, else ~/.penguin/data); a unique
 prefix or suffix of a session id, or the start of its 8 hex digits, will do.
 Files are grouped into sessions by name (<session>_<NNN>.jsonl) or by their
-session_meta. Paths need no data root. Nothing is written (but -o), no config
-is needed and nothing goes over the network.`;
+session_meta. Paths need no data root. Traces are only read, no config is
+needed and nothing goes over the network.`;
 
 /** The same, for commands that take exactly one session. */
 export const SESSION_TARGET_HELP =
