@@ -17,6 +17,8 @@ export interface Step {
   tool: string;
   /** Arguments. */
   args: Record<string, unknown>;
+  /** Tool-call id (default `rt_<n>`). */
+  id?: string;
 }
 
 /** The planted secrets: none may reach a model request body or the trace. */
@@ -107,7 +109,9 @@ async function denoDir(): Promise<string> {
 
 function hostAddress(): string | undefined {
   try {
-    return Deno.networkInterfaces().find((i) => i.family === "IPv4" && !i.address.startsWith("127."))
+    return Deno.networkInterfaces().find((i) =>
+      i.family === "IPv4" && !i.address.startsWith("127.")
+    )
       ?.address;
   } catch {
     return undefined;
@@ -238,7 +242,7 @@ export async function runSession(
     ]);
     return [
       ...grouped.map((steps) => ({
-        items: steps.map((s) => item.toolCall(s.tool, s.args, { id: `rt_${n++}` })),
+        items: steps.map((s) => item.toolCall(s.tool, s.args, { id: s.id ?? `rt_${n++}` })),
       })),
       turn.text(`red team done ${world.marker}`),
     ];
@@ -306,7 +310,9 @@ export async function runSession(
   try {
     const out = await child.output();
     const dec = new TextDecoder();
-    const trace = await readTree(join(world.root, "default_project", "agents", "default_agent", "traces"));
+    const trace = await readTree(
+      join(world.root, "default_project", "agents", "default_agent", "traces"),
+    );
     const outputs = new Map<string, string>();
     for (const line of trace.split("\n")) {
       if (!line.includes('"tool_call_output"')) continue;
