@@ -3,6 +3,9 @@
  * point for every process penguin starts on the model's behalf.
  *
  * ```ts
+ * import { createPolicy, spawnSandboxed } from "./mod.ts";
+ *
+ * const policy = createPolicy({ workspace: Deno.cwd() });
  * const child = await spawnSandboxed({ shell: "make test", policy });
  * for await (const chunk of child.output) console.log(chunk);
  * const { code, signal } = await child.status;

@@ -2,7 +2,7 @@
  * Terminal rendering of the OmniMessage stream, shared by `penguin run` and
  * `penguin chat`.
  *
- * ```ts
+ * ```ts ignore
  * const r = createRenderer({ write: io.out, color: io.color, collapse: false });
  * r.beginTask();
  * for await (const msg of session.run(prompt, { signal, approve })) r.push(msg);

@@ -104,7 +104,7 @@ export const ATTEMPTS: Attempt[] = [
     id: "read /proc/self/cwd",
     category: "file tools: /proc/self/cwd",
     batch: "files",
-    steps: () => [read("/proc/self/cwd/../outside/secret.txt")],
+    steps: () => [read("/proc/self/cwd/outside/secret.txt")],
     blocked: fileSecret,
   },
   {
@@ -211,6 +211,40 @@ export const ATTEMPTS: Attempt[] = [
     batch: "files",
     steps: (w) => [write(`${w.outside}/w_abs.txt`)],
     blocked: (w) => notCreated(`${w.outside}/w_abs.txt`),
+  },
+  {
+    id: "write /proc/self/cwd",
+    category: "file tools: /proc/self/cwd",
+    batch: "files",
+    steps: () => [write("/proc/self/cwd/outside/w_cwd.txt")],
+    blocked: (w) => notCreated(`${w.outside}/w_cwd.txt`),
+  },
+  {
+    id: "exec_command workdir ../",
+    category: "commands: workdir outside",
+    batch: "files",
+    steps: () => [{
+      tool: "exec_command",
+      args: { description: "red team", cmd: "echo PWNED > w_workdir.txt", workdir: "../outside" },
+    }],
+    blocked: (w) => notCreated(`${w.outside}/w_workdir.txt`),
+  },
+  {
+    id: "exec_command workdir via symlink",
+    category: "commands: workdir outside",
+    batch: "files",
+    steps: (w) => [exec(`ln -s ${w.outside} l_workdir`), {
+      tool: "exec_command",
+      args: {
+        description: "red team",
+        cmd: "echo PWNED > w_workdir2.txt; cat secret.txt",
+        workdir: "l_workdir",
+      },
+    }],
+    async blocked(w, o) {
+      await notCreated(`${w.outside}/w_workdir2.txt`);
+      fileSecret(w, o);
+    },
   },
   {
     id: "write /proc/self/root",
@@ -349,7 +383,7 @@ export const ATTEMPTS: Attempt[] = [
     id: "cat /proc/self/environ",
     category: "commands: API keys in the environment",
     batch: "secrets",
-    steps: () => [exec("tr '\\0' '\\n' < /proc/self/environ")],
+    steps: () => [exec("cat /proc/self/environ | tr '\\0' '\\n'")],
     blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
   },
   {

@@ -281,7 +281,7 @@ export async function runSession(
       "-m",
       `red team ${world.marker}`,
     ],
-    cwd: world.ws,
+    cwd: world.base, // so /proc/self/cwd/outside is a real way out
     clearEnv: true,
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
