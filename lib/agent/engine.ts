@@ -10,8 +10,11 @@
  * carry-over (never traced) that the next `run` prepends. Steering and
  * background notices are delivered as user texts between turns.
  *
- * After every turn there is one checkpoint (`afterTurn`), the seam where
- * compaction will plug in.
+ * After every turn there is one checkpoint (`afterTurn`), where compaction
+ * plugs in (lib/agent/compaction.ts); it reaches the context through
+ * `requestFor`, `commit` and `resetContext`. A summary left by a compaction
+ * at a task boundary (`state.pendingSummary`) leads the next input and is
+ * written then.
  *
  * @module
  */
@@ -46,6 +49,8 @@ export interface EngineState {
   lastRequestTotal: number;
   /** Completed requests in the current context. */
   sessionTurns: number;
+  /** The `[context_summary]` text a compaction left for the next input (written when sent). */
+  pendingSummary?: CompleteMessage;
 }
 
 /** A fresh, empty state. */
@@ -71,19 +76,29 @@ export interface EngineRequest {
 
 /** What the checkpoint after a turn decides. */
 export type CheckpointVerdict =
-  /** Go on normally. */
-  | { action: "continue" }
+  /**
+   * Go on normally. `stash` (already written) leads the next input when the
+   * task goes on, else it becomes the carry-over.
+   */
+  | { action: "continue"; stash?: CompleteMessage[] }
   /** End the task now (e.g. the context was discarded at a task boundary). */
   | { action: "end" }
-  /** Abort the task with this reason. */
-  | { action: "abort"; reason: string }
+  /** Abort the task with this reason, leaving `carryOver` (default: case A of the turn when it had outputs). */
+  | { action: "abort"; reason: string; carryOver?: CompleteMessage[] }
   /** Continue with this input instead of the turn's outputs (steering is still appended). */
   | { action: "replace"; input: CompleteMessage[] };
+
+/** What the checkpoint knows besides the turn. */
+export interface CheckpointInfo {
+  /** Steering is queued for the next input. */
+  steeringQueued: boolean;
+}
 
 /** The checkpoint run after every completed turn (compaction's seam). */
 export type AfterTurn = (
   turn: TurnResult,
   signal: AbortSignal | undefined,
+  info: CheckpointInfo,
 ) => AsyncGenerator<OmniMessage, CheckpointVerdict>;
 
 /** What the engine is given. */
@@ -146,6 +161,14 @@ export interface Engine {
   steer(input: CompleteMessage[]): boolean;
   /** End a retry wait now ("retry now"); false when none is in progress. */
   skipRetryWait(): boolean;
+  /** The request for `input` on top of the committed context (default thinking level unless given). */
+  requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
+  /** Add a completed request's input and output to the committed context. */
+  commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
+  /** Drop the committed context and its counters (a completed compaction); session tokens stay. */
+  resetContext(): void;
+  /** Wait `ms` before a retry ("retry now" ends it early); false when `signal` aborted it. */
+  retryWait(ms: number, signal?: AbortSignal): Promise<boolean>;
 }
 
 function toWire(m: CompleteMessage): CompleteMessage {
@@ -164,7 +187,7 @@ export function createEngine(
   state: EngineState = emptyEngineState(),
 ): Engine {
   const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const wire: CompleteMessage[] = state.history.map(toWire);
+  let wire: CompleteMessage[] = state.history.map(toWire);
   let historyEstimate = estimateHistoryTokens(state.history);
   let running = false;
   let steering: CompleteMessage[][] = [];
@@ -205,6 +228,18 @@ export function createEngine(
     return cap;
   }
 
+  function requestFor(
+    input: readonly CompleteMessage[],
+    thinkingLevel?: ThinkingLevel,
+  ): EngineRequest {
+    const req: EngineRequest = { history: [...wire, ...input.map(toWire)] };
+    const level = thinkingLevel ?? settings.thinkingLevel;
+    if (level !== undefined) req.thinking_level = level;
+    const max_tokens = maxTokensFor(input);
+    if (max_tokens !== undefined) req.max_tokens = max_tokens;
+    return req;
+  }
+
   function retryWait(outcome: ModelOutcome, reconnects: number): number | undefined {
     if (reconnects >= maxRetries) return undefined;
     const verdict = shouldRetry(outcome, reconnects + 1);
@@ -241,7 +276,14 @@ export function createEngine(
     ]);
   }
 
-  /** Drain notices, then steering, into user messages; yields and records them. */
+  /** The pending compaction summary, taken (recorded and yielded by the caller). */
+  function takeSummary(): CompleteMessage[] {
+    const s = state.pendingSummary;
+    delete state.pendingSummary;
+    return s ? [s] : [];
+  }
+
+  /** Drain notices, then steering, into user messages; yields and records them (a pending summary first). */
   async function* injected(): AsyncGenerator<OmniMessage, CompleteMessage[]> {
     const out: CompleteMessage[] = [...(deps.takeNotices?.() ?? [])];
     const queued = steering;
@@ -254,6 +296,7 @@ export function createEngine(
       const rest = entry.filter((m) => !(m.type === "text" && m.role === "user"));
       out.push(userText(userSteeringText(texts.join("\n\n"))), ...rest);
     }
+    if (out.length > 0) out.unshift(...takeSummary());
     yield* emitRecorded(out.map((m) => modelMsg(m)));
     return out;
   }
@@ -268,11 +311,13 @@ export function createEngine(
     const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
     const carried = state.carryOver;
     state.carryOver = [];
+    const summary = takeSummary();
+    yield* emitRecorded(summary.map((m) => modelMsg(m)));
     for (const m of newMessages) deps.record(modelMsg(m));
     for (const r of opts.bootstrapRecords ?? []) deps.record(r);
     const notices = deps.takeNotices?.() ?? [];
     yield* emitRecorded(notices.map((m) => modelMsg(m)));
-    const input = [...carried, ...newMessages, ...notices];
+    const input = [...summary, ...carried, ...newMessages, ...notices];
     if (signal?.aborted) {
       state.carryOver = input;
       yield* abort("aborted by user");
@@ -293,10 +338,7 @@ export function createEngine(
       let reconnects = 0;
       let turn: TurnResult;
       for (;;) {
-        const req: EngineRequest = { history: [...wire, ...attemptInput.map(toWire)] };
-        if (thinking_level !== undefined) req.thinking_level = thinking_level;
-        const max_tokens = maxTokensFor(attemptInput);
-        if (max_tokens !== undefined) req.max_tokens = max_tokens;
+        const req = requestFor(attemptInput, thinking_level);
         const tries = reconnects;
         turn = yield* runTurn({
           stream: deps.request(req, signal),
@@ -349,19 +391,28 @@ export function createEngine(
       }
 
       let base: CompleteMessage[] = turn.toolOutputs;
+      let stash: CompleteMessage[] = [];
       if (deps.afterTurn) {
-        const verdict = yield* deps.afterTurn(turn, signal);
+        const info = { steeringQueued: steering.length > 0 };
+        const verdict = yield* deps.afterTurn(turn, signal, info);
         if (verdict.action === "end") return;
         if (verdict.action === "abort") {
-          if (turn.toolOutputs.length > 0) state.carryOver = buildCarryOver(attemptInput, turn);
+          if (verdict.carryOver) state.carryOver = verdict.carryOver;
+          else if (turn.toolOutputs.length > 0) {
+            state.carryOver = buildCarryOver(attemptInput, turn);
+          }
           yield* abort(verdict.reason);
           return;
         }
         if (verdict.action === "replace") base = verdict.input;
+        if (verdict.action === "continue") stash = verdict.stash ?? [];
       }
       const extra = yield* injected();
-      if (base.length === 0 && extra.length === 0) return;
-      nextInput = [...base, ...extra];
+      if (base.length === 0 && extra.length === 0) {
+        if (stash.length > 0) state.carryOver = stash;
+        return;
+      }
+      nextInput = [...stash, ...base, ...extra];
     }
   }
 
@@ -403,5 +454,15 @@ export function createEngine(
       return true;
     },
     skipRetryWait: () => waits.skip(),
+    requestFor,
+    commit,
+    resetContext() {
+      state.history.length = 0;
+      wire = [];
+      historyEstimate = 0;
+      state.lastRequestTotal = 0;
+      state.sessionTurns = 0;
+    },
+    retryWait: (ms, signal) => waits.wait(ms, signal),
   };
 }

@@ -62,5 +62,10 @@ export {
   type SectionInputs,
   workspaceMemoryKey,
 } from "./prompt_sections.ts";
-export { createToolset, resolveToolDefinitions, type Toolset } from "./toolset.ts";
+export {
+  createToolset,
+  resolveToolDefinitions,
+  type Toolset,
+  type ToolsetOptions,
+} from "./toolset.ts";
 export * from "./markers.ts";

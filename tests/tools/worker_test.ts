@@ -231,7 +231,11 @@ const BIG = Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n") +
 
 const CASES: Case[] = [
   { name: "read a file", tool: "read_file", args: { file_path: "a.txt" } },
-  { name: "read a window", tool: "read_file", args: { file_path: "big.txt", offset: 10, limit: 5 } },
+  {
+    name: "read a window",
+    tool: "read_file",
+    args: { file_path: "big.txt", offset: 10, limit: 5 },
+  },
   { name: "read a long file", tool: "read_file", args: { file_path: "big.txt" } },
   { name: "read an absolute path inside", tool: "read_file", args: { file_path: "@ws/a.txt" } },
   { name: "read a missing file (hint)", tool: "read_file", args: { file_path: "sub/a.tx" } },
@@ -263,15 +267,37 @@ const CASES: Case[] = [
     tool: "write_file",
     args: { file_path: "a.txt", content: "alpha\nBETA\ngamma\n" },
   },
-  { name: "overwrite unchanged", tool: "write_file", args: { file_path: "a.txt", content: "alpha\nbeta\ngamma\n" } },
-  { name: "write into the scratchpad", tool: "write_file", args: { file_path: "@scratch/w.txt", content: "s" } },
-  { name: "write ../ outside", tool: "write_file", args: { file_path: "../outside/n.txt", content: "p" } },
+  {
+    name: "overwrite unchanged",
+    tool: "write_file",
+    args: { file_path: "a.txt", content: "alpha\nbeta\ngamma\n" },
+  },
+  {
+    name: "write into the scratchpad",
+    tool: "write_file",
+    args: { file_path: "@scratch/w.txt", content: "s" },
+  },
+  {
+    name: "write ../ outside",
+    tool: "write_file",
+    args: { file_path: "../outside/n.txt", content: "p" },
+  },
   { name: "write a directory", tool: "write_file", args: { file_path: "sub", content: "p" } },
   {
     name: "write through a dangling-free symlink to outside",
     tool: "write_file",
     args: { file_path: "link", content: "pwned" },
     setup: (d) => Deno.symlink(join(d.outside, "s.txt"), join(d.ws, "link")),
+  },
+  {
+    name: "write into .git/hooks",
+    tool: "write_file",
+    args: { file_path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" },
+  },
+  {
+    name: "edit .git/config",
+    tool: "edit_file",
+    args: { file_path: ".git/config", old_string: "core", new_string: "x" },
   },
   {
     name: "edit once",
@@ -311,6 +337,8 @@ async function seed(d: Dirs): Promise<void> {
     await Deno.mkdir(dir, { recursive: true });
   }
   await Deno.mkdir(join(d.ws, "sub"));
+  await Deno.mkdir(join(d.ws, ".git", "hooks"), { recursive: true });
+  await Deno.writeTextFile(join(d.ws, ".git", "config"), "[core]\n");
   await Deno.writeTextFile(join(d.ws, "a.txt"), "alpha\nbeta\ngamma\n");
   await Deno.writeTextFile(join(d.ws, "sub", "a.txt"), "in sub\n");
   await Deno.writeTextFile(join(d.ws, "big.txt"), BIG);
@@ -358,7 +386,9 @@ Deno.test("the proxied file tools give byte-identical outputs to the in-process 
     await withDirs(async (d) => {
       for (const c of CASES) {
         const results = [];
-        for (const tool of [local[c.tool]!, confined.factories[c.tool]!(local[c.tool]!.definition)]) {
+        for (
+          const tool of [local[c.tool]!, confined.factories[c.tool]!(local[c.tool]!.definition)]
+        ) {
           await seed(d);
           await c.setup?.(d);
           const r = await run(tool, expand(c.args, d), d, { id: "call_x" });

@@ -15,7 +15,8 @@ import {
 import { resolveDataRoot } from "../../state/root.ts";
 
 /** Help text lines shared by `run` and `sandbox run`. */
-export const POLICY_FILE_HELP = `Workspace policy: a penguin.jsonc at the workspace root can narrow these
+export const POLICY_FILE_HELP =
+  `Workspace policy: a penguin.jsonc at the workspace root can narrow these
 flags (sandbox read-only, network off, stricter approval, extra command
 rules) but never widen them; writable roots outside the workspace need
 --grant-writable-roots, and a network allowlist cannot be enforced with

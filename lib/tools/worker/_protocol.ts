@@ -62,7 +62,9 @@ export function toWireError(err: unknown): WireError {
 
 /** Rebuild a thrown value from a {@linkcode WireError} (AbortError and TimeoutError as DOMExceptions). */
 export function fromWireError(e: WireError): Error {
-  if (e.name === "AbortError" || e.name === "TimeoutError") return new DOMException(e.message, e.name);
+  if (e.name === "AbortError" || e.name === "TimeoutError") {
+    return new DOMException(e.message, e.name);
+  }
   const err = new Error(e.message);
   err.name = e.name;
   return err;

@@ -27,7 +27,7 @@ import {
 } from "./_protocol.ts";
 
 /** Default idle time before an unused worker is terminated (ms). */
-export const DEFAULT_WORKER_IDLE_MS = 5_000;
+export const DEFAULT_WORKER_IDLE_MS = 30_000;
 /** Default time an aborted call gets to stop before its worker is terminated (ms). */
 export const DEFAULT_WORKER_ABORT_GRACE_MS = 3_000;
 /** Idle workers kept per set of roots at most. */

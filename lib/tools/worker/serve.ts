@@ -11,12 +11,7 @@
  * @module
  */
 import type { ToolFactory } from "../tool.ts";
-import {
-  fromWireError,
-  type HostMessage,
-  toWireError,
-  type WorkerMessage,
-} from "./_protocol.ts";
+import { fromWireError, type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 
 /** The worker global scope, typed narrowly (this module is type-checked with the window lib). */
 interface WorkerScope {

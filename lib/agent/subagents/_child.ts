@@ -1,0 +1,367 @@
+// One child session as its parent holds it: the live child Session, the
+// task it runs, where its messages go, its undelivered answer text and the
+// approvals it is waiting for.
+//
+// Messages of the child are tagged with one origin hop (the child's session
+// id prepended). While a tool call follows the child (a run_subagent window
+// or an input_subagent poll) they are handed to that call, which forwards
+// them into the parent's stream; otherwise they go to the host's listeners
+// (`tap`), or are buffered for the next follower when nobody listens. The
+// child's own `partial_text` deltas are its answer: a follower turns them
+// into its tool output, otherwise they wait in the unread buffer.
+//
+// Approvals of child tool calls queue here and are answered one at a time
+// by the follower's approve function (the window sink), else by the
+// standing sink a background launch leaves; with neither they wait. A sink
+// that throws or answers nonsense denies.
+import { errorMessage, PenguinError } from "../../protocol/errors.ts";
+import type {
+  ApprovalDecision,
+  CompleteMessage,
+  OmniMessage,
+  ToolCallMessage,
+} from "../../protocol/types.ts";
+import type { ThinkingLevel } from "../../models/wire.ts";
+import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
+import type { ApproveFn } from "../approval.ts";
+import type { Session } from "../session.ts";
+import { SUBAGENT_MESSAGE_BUFFER, SUBAGENT_TEXT_BUFFER } from "./definitions.ts";
+
+/** What a child is doing. */
+export type ChildState = "running" | "idle" | "interrupted";
+
+/** How a child's task ended. */
+export interface TaskEnd {
+  /** The reason of the child's own `abort` event, when its task ended with one. */
+  aborted?: string;
+  /** Whether the task produced any answer text. */
+  sawText: boolean;
+}
+
+/** How a follow window ended. */
+export type FollowEnd = "done" | "window" | "aborted";
+
+/** What a child is created with. */
+export interface ChildInit {
+  /** `subagent-<8>`. */
+  id: string;
+  /** The child's session id. */
+  sessionId: string;
+  /** The agent the child runs as. */
+  agentId: string;
+  /** The current task's prompt (first line used in notices). */
+  label: string;
+  /** Report each task end as a background notice. */
+  background: boolean;
+  /** The live child session; absent for a child restored from its trace until it is resumed. */
+  session?: Session;
+  /** Initial state (default: idle). */
+  state?: ChildState;
+  /** Answer text the parent has not seen yet (a restored child's). */
+  unread?: string;
+  /** Messages nobody follows: to the host's listeners; false when nobody listened. */
+  tap(message: OmniMessage): boolean;
+  /** Called after each task ends; `followed` when a tool call was following the child then. */
+  onTaskEnd(child: Child, end: TaskEnd, followed: boolean): void;
+}
+
+/** A child session held by its parent. */
+export interface Child {
+  /** `subagent-<8>`. */
+  readonly id: string;
+  /** The child's session id. */
+  readonly sessionId: string;
+  /** The agent the child runs as. */
+  readonly agentId: string;
+  /** What it is doing. */
+  readonly state: ChildState;
+  /** The live session, if any. */
+  readonly session: Session | undefined;
+  /** The current (or last) task's prompt. */
+  label: string;
+  /** Whether task ends are reported as background notices. */
+  background: boolean;
+  /** How the last task ended (undefined while running or before the first task). */
+  readonly lastEnd: TaskEnd | undefined;
+  /** Last time a tool touched it (ms since the epoch). */
+  lastUsed: number;
+  /** Undelivered answer characters. */
+  readonly unreadChars: number;
+  /** Tool calls waiting for approval. */
+  readonly pendingApprovals: number;
+  /** Whether a tool call follows it right now. */
+  readonly followed: boolean;
+  /** The approve function the child's runs use. */
+  readonly approve: ApproveFn;
+  /** Set or clear the standing approval sink. */
+  setStandingSink(sink: ApproveFn | undefined): void;
+  /** Give a restored child its resumed session (state becomes idle). */
+  attach(session: Session): void;
+  /** Start a task; throws when one is running or there is no session. */
+  start(input: CompleteMessage[], thinkingLevel?: ThinkingLevel): void;
+  /** Stream the child's messages and answer text until its task ends, the window passes or `signal` aborts. */
+  follow(
+    windowMs: number,
+    signal: AbortSignal,
+    sink: ApproveFn,
+  ): AsyncGenerator<ToolEvent, FollowEnd, undefined>;
+  /** Undelivered answer text (with a drop marker when older text was lost); empties the buffer. */
+  take(): string;
+  /** Resolves when the running task (if any) has ended. */
+  settled(): Promise<void>;
+  /** Deny pending approvals, abort the running task and wait for it to end. */
+  abort(reason: string): Promise<void>;
+  /** Abort, then dispose the child session. Idempotent. */
+  dispose(reason: string): Promise<void>;
+}
+
+const VALID: readonly ApprovalDecision[] = ["allow", "deny", "forbidden"];
+
+/** Create a child around `init`. */
+export function createChild(init: ChildInit): Child {
+  let state: ChildState = init.state ?? "idle";
+  let session = init.session;
+  let lastEnd: TaskEnd | undefined;
+  let current: AbortController | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let disposed = false;
+
+  // Unread answer text, bounded (oldest dropped).
+  let unread = init.unread ?? "";
+  let dropped = 0;
+  const addText = (text: string) => {
+    unread += text;
+    if (unread.length > SUBAGENT_TEXT_BUFFER) {
+      const cut = unread.length - SUBAGENT_TEXT_BUFFER;
+      dropped += cut;
+      unread = unread.slice(cut);
+    }
+  };
+
+  // Messages kept for the next follower while nobody listens.
+  let backlog: OmniMessage[] = [];
+
+  interface Follower {
+    items: ToolEvent[];
+    wake: () => void;
+    sink: ApproveFn;
+  }
+  let follower: Follower | undefined;
+
+  const deliver = (message: OmniMessage, text: string | undefined) => {
+    if (follower) {
+      follower.items.push({ type: "forward", message });
+      if (text) follower.items.push({ type: "delta", text });
+      follower.wake();
+      return;
+    }
+    if (text) addText(text);
+    if (!init.tap(message)) {
+      backlog.push(message);
+      if (backlog.length > SUBAGENT_MESSAGE_BUFFER) backlog.splice(0, backlog.length - SUBAGENT_MESSAGE_BUFFER);
+    }
+  };
+
+  // Approvals.
+  let pending: Array<{ call: ToolCallMessage; resolve: (d: ApprovalDecision) => void }> = [];
+  let asking = false;
+  let standing: ApproveFn | undefined;
+  const pumpApprovals = async () => {
+    if (asking) return;
+    asking = true;
+    try {
+      while (pending.length > 0) {
+        const sink = follower?.sink ?? standing;
+        if (!sink) return;
+        const head = pending[0]!;
+        let decision: ApprovalDecision;
+        try {
+          const answer = await sink(head.call);
+          decision = VALID.includes(answer) ? answer : "deny";
+        } catch {
+          decision = "deny";
+        }
+        if (pending[0] === head) {
+          pending.shift();
+          head.resolve(decision);
+        }
+      }
+    } finally {
+      asking = false;
+    }
+  };
+  const denyPending = () => {
+    const all = pending;
+    pending = [];
+    for (const p of all) p.resolve("deny");
+  };
+
+  const approve: ApproveFn = (call) => {
+    if (disposed) return "deny";
+    return new Promise<ApprovalDecision>((resolve) => {
+      pending.push({ call, resolve });
+      void pumpApprovals();
+    });
+  };
+
+  const tag = (m: OmniMessage): OmniMessage => ({
+    ...m,
+    origin: [init.sessionId, ...(m.origin ?? [])],
+  });
+
+  const child: Child = {
+    id: init.id,
+    sessionId: init.sessionId,
+    agentId: init.agentId,
+    label: init.label,
+    background: init.background,
+    lastUsed: Date.now(),
+    get state() {
+      return state;
+    },
+    get session() {
+      return session;
+    },
+    get lastEnd() {
+      return lastEnd;
+    },
+    get unreadChars() {
+      return unread.length;
+    },
+    get pendingApprovals() {
+      return pending.length;
+    },
+    get followed() {
+      return follower !== undefined;
+    },
+    approve,
+    setStandingSink(sink) {
+      standing = sink;
+      void pumpApprovals();
+    },
+    attach(s) {
+      session = s;
+      if (state === "interrupted") state = "idle";
+    },
+    start(input, thinkingLevel) {
+      if (disposed) throw new PenguinError("runtime", `subagent ${init.id} is stopped`);
+      if (!session) {
+        throw new PenguinError("runtime", `subagent ${init.id} has no live session to run`);
+      }
+      if (state === "running") {
+        throw new PenguinError("runtime", `subagent ${init.id} is still running`);
+      }
+      const ctl = new AbortController();
+      current = ctl;
+      state = "running";
+      lastEnd = undefined;
+      const gen = session.run(input, {
+        signal: ctl.signal,
+        approve,
+        ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
+      });
+      running = (async () => {
+        let aborted: string | undefined;
+        let sawText = false;
+        try {
+          for await (const m of gen) {
+            let text: string | undefined;
+            if (m.origin === undefined || m.origin.length === 0) {
+              const p = m.payload as { type: string; [k: string]: unknown };
+              if (m.type === "event_msg" && p.type === "abort") {
+                aborted = typeof p.reason === "string" && p.reason !== "" ? p.reason : "aborted";
+              } else if (
+                m.type === "model_msg" && p.type === "partial_text" && p.event_type === "delta" &&
+                typeof p.text === "string" && p.text !== ""
+              ) {
+                text = p.text;
+                sawText = true;
+              }
+            }
+            deliver(tag(m), text);
+          }
+        } catch (err) {
+          aborted = `the subagent's run failed: ${errorMessage(err)}`;
+        }
+        state = "idle";
+        lastEnd = aborted !== undefined ? { aborted, sawText } : { sawText };
+        if (current === ctl) current = undefined;
+        child.lastUsed = Date.now();
+        const followed = follower !== undefined;
+        follower?.wake();
+        try {
+          init.onTaskEnd(child, lastEnd, followed);
+        } catch {
+          // the host's bookkeeping must not break the child
+        }
+      })();
+    },
+    async *follow(windowMs, signal, sink) {
+      if (follower) {
+        throw new PenguinError(
+          "runtime",
+          `another tool call is already following subagent ${init.id}; wait for it to return`,
+        );
+      }
+      const me: Follower = { items: [], wake: () => {}, sink };
+      for (const m of backlog) me.items.push({ type: "forward", message: m });
+      backlog = [];
+      const text = child.take();
+      if (text) me.items.push({ type: "delta", text });
+      follower = me;
+      child.lastUsed = Date.now();
+      void pumpApprovals();
+      const deadline = Date.now() + Math.max(0, windowMs);
+      try {
+        for (;;) {
+          while (me.items.length > 0) yield me.items.shift()!;
+          if (state !== "running") return "done";
+          if (signal.aborted) return "aborted";
+          const left = deadline - Date.now();
+          if (left <= 0) return "window";
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(finish, left);
+            const onAbort = () => finish();
+            signal.addEventListener("abort", onAbort, { once: true });
+            me.wake = finish;
+            function finish() {
+              clearTimeout(timer);
+              signal.removeEventListener("abort", onAbort);
+              me.wake = () => {};
+              resolve();
+            }
+          });
+        }
+      } finally {
+        if (follower === me) follower = undefined;
+        child.lastUsed = Date.now();
+        // Whatever the consumer did not take stays undelivered.
+        for (const item of me.items) {
+          if (item.type === "delta") addText(item.text);
+          else if (item.type === "forward" && !init.tap(item.message)) backlog.push(item.message);
+        }
+        me.items = [];
+      }
+    },
+    take() {
+      const out = dropped > 0 ? `${droppedMarker(dropped)}\n${unread}` : unread;
+      unread = "";
+      dropped = 0;
+      return out;
+    },
+    settled: () => running,
+    async abort(reason) {
+      denyPending();
+      current?.abort(new DOMException(reason, "AbortError"));
+      await running;
+    },
+    async dispose(reason) {
+      if (disposed) return;
+      disposed = true;
+      standing = undefined;
+      await child.abort(reason);
+      await session?.dispose();
+    },
+  };
+  return child;
+}

@@ -1,0 +1,150 @@
+/**
+ * run_subagent (§6.6): start a child session on a task and wait for its
+ * answer for a yield window.
+ *
+ * The child is a Session of its own (its own trace, `session_meta.source:
+ * "subagent"` and `parent: {session_id, tool_call_id}`), with the parent's
+ * workspace, sandbox and model pair (unless the call names a complete
+ * pair). Its first forwarded message is its `session_meta` (the parent
+ * writes its `subagent` pointer then), the second its prompt as a
+ * `parent_agent` text; then everything it streams, one origin hop added.
+ *
+ * Foreground: the child's own text deltas are this call's output. It ends
+ * `completed`, or `failed` with `[subagent aborted: <reason>]` when the
+ * child's task aborted, noting `[subagent finished without a text answer]`
+ * when there was no text. Still running at the window end → registered as
+ * `subagent-<8>`, `[subagent running with subagent_id …]`. An abort of the
+ * call aborts the child's task. `run_in_background` registers at once; each
+ * task end then becomes a `[background_task_done]` notice.
+ *
+ * @module
+ */
+import { modelMsg, userText } from "../../protocol/builders.ts";
+import { errorMessage } from "../../protocol/errors.ts";
+import type { OmniMessage } from "../../protocol/types.ts";
+import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
+import type { ToolContext } from "../../tools/tool.ts";
+import { checkRunArgs } from "./_args.ts";
+import { endResult, failure, windowSink } from "./_window.ts";
+import {
+  MAX_SUBAGENT_DEPTH,
+  RUN_SUBAGENT_DEFINITION,
+  SUBAGENT_DEFAULT_YIELD_MS,
+  subagentBackgroundNote,
+  subagentRunningNote,
+} from "./definitions.ts";
+import type { ChildRegistry } from "./registry.ts";
+
+/** A child message with one origin hop (`sessionId`) added. */
+export function withOrigin(message: OmniMessage, sessionId: string): OmniMessage {
+  return { ...message, origin: [sessionId, ...(message.origin ?? [])] };
+}
+
+async function* runSubagent(
+  definition: ToolDefinition,
+  registry: ChildRegistry,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (message: string) => failure("run_subagent", message);
+  const checked = checkRunArgs(rawArgs);
+  if (!checked.ok) return yield* fail(checked.message);
+  const args = checked.value;
+  if (registry.depth >= MAX_SUBAGENT_DEPTH) {
+    return yield* fail(
+      `subagent depth limit ${MAX_SUBAGENT_DEPTH} reached: a subagent cannot start subagents of its own; do this work yourself`,
+    );
+  }
+  const spawner = registry.spawner;
+  if (!spawner || registry.disposed) {
+    return yield* fail("this session cannot start subagents");
+  }
+  if (!(await registry.makeRoom())) {
+    return yield* fail(
+      `${registry.maxChildren} subagents are registered and none of them is idle; wait for one to finish, or stop one with kill_subagent`,
+    );
+  }
+  if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
+
+  const run = registry.currentRun();
+  let session;
+  try {
+    session = await spawner.spawn({
+      toolCallId: ctx.toolCallId,
+      ...(args.agentId !== undefined ? { agentId: args.agentId } : {}),
+      ...(args.provider !== undefined ? { provider: args.provider, modelId: args.modelId } : {}),
+      ...((args.thinkingLevel ?? run?.thinkingLevel) !== undefined
+        ? { thinkingLevel: args.thinkingLevel ?? run?.thinkingLevel }
+        : {}),
+    });
+  } catch (err) {
+    return yield* fail(`the subagent could not be started: ${errorMessage(err)}`);
+  }
+  const sid = session.sessionId;
+  const child = registry.createChild({
+    id: registry.newId(sid),
+    sessionId: sid,
+    agentId: args.agentId ?? spawner.agentId,
+    label: args.prompt,
+    background: args.background,
+    session,
+  });
+  const release = registry.track(child);
+  let registered = false;
+  try {
+    const prompt = userText(args.prompt, "parent_agent");
+    // The child's session_meta first: the parent records its `subagent` pointer on it.
+    yield { type: "forward", message: withOrigin(session.metaMessage, sid) };
+    yield { type: "forward", message: modelMsg(prompt, [sid]) };
+
+    if (args.background) {
+      registry.register(child);
+      registered = true;
+      child.setStandingSink(windowSink(run));
+      child.start([prompt]);
+      return yield { type: "result", status: "completed", note: subagentBackgroundNote(child.id) };
+    }
+
+    child.start([prompt]);
+    const windowMs = clampYield(args.yieldMs, SUBAGENT_DEFAULT_YIELD_MS, definition.timeoutMs);
+    const end = yield* child.follow(windowMs, ctx.signal, windowSink(run));
+    if (end === "done") return yield* endResult(child, { idle: false });
+    if (end === "aborted") {
+      await child.abort("the parent's tool call was aborted");
+      const rest = child.take();
+      if (rest) yield { type: "delta", text: rest };
+      return yield { type: "result", status: "aborted" };
+    }
+    if (registry.disposed || !(await registry.makeRoom())) {
+      // No room to keep it (or the parent is closing): stop it rather than lose track of it.
+      await child.abort("no room to keep the subagent running");
+      const rest = child.take();
+      if (rest) yield { type: "delta", text: rest };
+      return yield {
+        type: "result",
+        status: "failed",
+        note:
+          `[subagent stopped at the end of its ${windowMs} ms window: ${registry.maxChildren} busy subagents are registered]`,
+      };
+    }
+    registry.register(child);
+    registered = true;
+    yield {
+      type: "result",
+      status: "completed",
+      note: subagentRunningNote(child.id, child.pendingApprovals),
+    };
+  } finally {
+    release();
+    // A child that is not registered never outlives its call.
+    if (!registered) await child.dispose("the run_subagent call ended");
+  }
+}
+
+/** Build run_subagent over `registry` from a (possibly config-overridden) definition. */
+export function createRunSubagentTool(
+  registry: ChildRegistry,
+  definition: ToolDefinition = RUN_SUBAGENT_DEFINITION,
+): Tool {
+  return { definition, run: (args, ctx) => runSubagent(definition, registry, args, ctx) };
+}

@@ -1,0 +1,56 @@
+// `.git` is pinned (bound onto itself) so `mv .git` cannot swap in a repo
+// with writable hooks; found by the red-team suite.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { bwrapArgv, createPolicy, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { collect, exists, visibleTempDir } from "./_helpers.ts";
+
+Deno.test("resolvePlan pins a workspace .git and bwrapArgv binds it between the workspace and its hooks", async () => {
+  const ws = await visibleTempDir();
+  try {
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    policy.hideSockets = false;
+    const plan = await resolvePlan(policy, ws);
+    assert.deepEqual(plan.pinned, [join(ws, ".git")]);
+    const argv = bwrapArgv(plan, ["true"]);
+    const bind = (p: string) => argv.findIndex((a, i) => a === p && argv[i - 1] === p);
+    const ws_ = argv.findIndex((a, i) => a === "--bind" && argv[i + 1] === ws);
+    const git = argv.findIndex((a, i) => a === "--bind" && argv[i + 1] === join(ws, ".git"));
+    const hooks = argv.findIndex((a, i) =>
+      a === "--ro-bind" && argv[i + 1] === join(ws, ".git", "hooks")
+    );
+    assert.ok(ws_ >= 0 && git > ws_ && hooks > git, argv.join(" "));
+    assert.ok(bind(join(ws, ".git")) > 0);
+    // Read-only mode binds nothing writable, so nothing is pinned.
+    const ro = await resolvePlan({ ...policy, mode: "read-only" }, ws);
+    assert.equal(ro.pinned, undefined);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});
+
+Deno.test("a sandboxed command cannot rename .git to plant a fresh hooks directory", async () => {
+  const ws = await visibleTempDir();
+  try {
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    const child = await spawnSandboxed({
+      argv: [
+        "bash",
+        "-c",
+        "mv .git .git_old; rm -rf .git; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit; echo ok > .git/HEAD",
+      ],
+      policy,
+      stdin: "null",
+    });
+    await collect(child);
+    assert.equal(await exists(join(ws, ".git_old")), false);
+    assert.equal(await exists(join(ws, ".git", "hooks", "pre-commit")), false);
+    // The rest of .git stays writable for git itself.
+    assert.equal(await Deno.readTextFile(join(ws, ".git", "HEAD")), "ok\n");
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});
