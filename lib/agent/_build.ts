@@ -19,6 +19,7 @@ import { sessionScratchpadDir } from "../state/paths.ts";
 import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { createToolset, resolveToolDefinitions } from "./toolset.ts";
+import { compactionSettings } from "./compaction.ts";
 import type { SandboxMode } from "../sandbox/policy.ts";
 
 /** Options of a session that do not fix its identity (shared by new and recorded sessions). */
@@ -136,6 +137,7 @@ export async function sessionParts(
     maxTurns: opts.maxTurns ?? config.max_turns,
     ...(maxTokens > 0 ? { maxTokens } : {}),
     idleTimeoutMs: config.model.timeoutMs,
+    compaction: compactionSettings(config.compaction, core.model.context_window),
     ...(core.state ? { state: core.state } : {}),
     ...(core.toolCallIds ? { toolCallIds: core.toolCallIds } : {}),
     ...(opts.retryDelayMs ? { retryDelayMs: opts.retryDelayMs } : {}),

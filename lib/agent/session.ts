@@ -7,12 +7,15 @@
  *
  * Trace order at a session's first run (§4.3): `session_meta` (unless a
  * resumed trace already has it), the prompt, `tool_list_ready`, then the
- * turns. Trace writes are best-effort and never stop a run: a failure prints
+ * turns. After a completed compaction the trace rotates lazily: the next
+ * record goes to the next file, after a `session_meta` and a
+ * `tool_list_ready` (§4.1). Trace writes are best-effort and never stop a run: a failure prints
  * `[trace] write failed: …` on stderr.
  *
  * @module
  */
 import { eventMsg, sessionMetaMsg, userText } from "../protocol/builders.ts";
+import { isRecordable } from "../protocol/guards.ts";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import type {
   CompleteMessage,
@@ -42,7 +45,13 @@ import {
   type AskFn,
   withCommandPolicy,
 } from "./approval.ts";
-import { createEngine, type Engine, type EngineState } from "./engine.ts";
+import { createEngine, type Engine, type EngineRequest, type EngineState } from "./engine.ts";
+import {
+  type Compactability,
+  type CompactionResult,
+  type CompactionSettings,
+  createCompactor,
+} from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
 import { foldImages } from "./attachments.ts";
 
@@ -80,6 +89,10 @@ export interface SessionParts {
   idleTimeoutMs: number;
   /** Replayed engine state (history, carry-over, counters). */
   state?: EngineState;
+  /** Compaction settings (absent: never compacts). */
+  compaction?: CompactionSettings;
+  /** The trace file ends with a completed compaction: rotate before the next record (resume). */
+  rotateFirst?: boolean;
   /** A resumed session's recorded messages, for hosts that re-render them. */
   resumedHistory?: readonly OmniMessage[];
   /** Session tool-call ids (pre-registered with historical ids on resume). */
@@ -150,6 +163,13 @@ export interface Session {
   skipRetryWait(): boolean;
   /** Token and turn counters. */
   usage(): SessionUsage;
+  /**
+   * Compact the context now (reason `manual`), yielding the compaction's
+   * messages. Skipped (nothing written) unless {@linkcode compactability} is `ok`.
+   */
+  compact(opts?: { signal?: AbortSignal }): AsyncGenerator<OmniMessage, CompactionResult>;
+  /** Whether there is something to compact. */
+  compactability(): Compactability;
   /** Background notices queued while idle (emptied). They otherwise ride the next run. */
   takeBackgroundNotices(): BackgroundNotice[];
   /** Be told when a background notice arrives; returns the unsubscribe. */
@@ -198,25 +218,41 @@ export function openSession(parts: SessionParts): Session {
   let metaWritten = parts.metaWritten;
   let bootstrapped = false;
   let disposed = false;
+  let compacting = false;
+  let rotatePending = parts.rotateFirst ?? false;
   let current: AbortController | undefined;
   let lastWrite: Promise<unknown> = Promise.resolve();
+  const toolListReady = () =>
+    eventMsg({ type: "tool_list_ready", tools: toolset.specs, sandbox: sandboxRecord });
 
-  const record = (msg: OmniMessage) => {
+  const append = (msg: OmniMessage, what = "write") => {
     lastWrite = writer.append(msg).catch((err) =>
-      warn(`[trace] write failed: ${errorMessage(err)}`)
+      warn(`[trace] ${what} failed: ${errorMessage(err)}`)
     );
   };
+  const record = (msg: OmniMessage) => {
+    if (rotatePending && isRecordable(msg)) {
+      // A completed compaction closed the file: the next one starts with meta and tool list.
+      rotatePending = false;
+      lastWrite = writer.rotate().catch((err) => warn(`[trace] rotate failed: ${errorMessage(err)}`));
+      append(sessionMetaMsg(metaMessage.payload), "session_meta write");
+      append(toolListReady());
+    }
+    append(msg);
+  };
+
+  const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
+    streamModel({
+      endpoint: parts.model.endpoint,
+      system_prompt: meta.system_prompt,
+      tools: toolset.specs,
+      history: req.history,
+      ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
+      ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
+    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds });
 
   const engine: Engine = createEngine({
-    request: (req, signal) =>
-      streamModel({
-        endpoint: parts.model.endpoint,
-        system_prompt: meta.system_prompt,
-        tools: toolset.specs,
-        history: req.history,
-        ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
-        ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
-      }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }),
+    request,
     execute: (call, signal) =>
       executeTool(toolset.tools.get(call.name), call, {
         workspace: parts.workspace,
@@ -232,6 +268,7 @@ export function openSession(parts: SessionParts): Session {
     ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
       parts.processes.takeNotices().map((n) => userText(n.text, "harness") as CompleteMessage),
+    afterTurn: (turn, signal, info) => compactor.afterTurn(turn, signal, info),
   }, {
     maxTurns: parts.maxTurns,
     ...(parts.thinkingLevel !== undefined ? { thinkingLevel: parts.thinkingLevel } : {}),
@@ -242,6 +279,15 @@ export function openSession(parts: SessionParts): Session {
     promptEstimate: estimatePromptTokens(meta.system_prompt, toolset.specs),
     ...(parts.retryDelayMs ? { retryDelayMs: parts.retryDelayMs } : {}),
   }, parts.state);
+  const compactor = createCompactor(parts.compaction, {
+    engine,
+    request,
+    record,
+    rotate: () => (rotatePending = true),
+    noticesQueued: () => parts.processes.pendingNotices > 0,
+    ...(parts.retryDelayMs ? { retryDelayMs: parts.retryDelayMs } : {}),
+    closed: parts.rotateFirst ?? false,
+  });
 
   function approverOf(opts: RunOptions): ApproveFn | undefined {
     const a = opts.approve;
@@ -257,7 +303,7 @@ export function openSession(parts: SessionParts): Session {
     opts: RunOptions = {},
   ): AsyncGenerator<OmniMessage, void> {
     if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
-    if (engine.running) {
+    if (engine.running || compacting) {
       throw new PenguinError("runtime", `Session ${meta.session_id} is already running a task`);
     }
     let messages = toMessages(input, `run session ${meta.session_id}`);
@@ -277,12 +323,9 @@ export function openSession(parts: SessionParts): Session {
       const bootstrapRecords: OmniMessage[] = [];
       if (!bootstrapped) {
         bootstrapped = true;
-        const ready = eventMsg({
-          type: "tool_list_ready",
-          tools: toolset.specs,
-          sandbox: sandboxRecord,
-        });
-        bootstrapRecords.push(ready);
+        const ready = toolListReady();
+        // A pending rotation writes the tool list at the head of the new file.
+        if (!rotatePending) bootstrapRecords.push(ready);
         yield ready;
       }
       const approve = approverOf(opts);
@@ -323,6 +366,31 @@ export function openSession(parts: SessionParts): Session {
       return engine.steer(typeof input === "string" ? [userText(input)] : input);
     },
     skipRetryWait: () => engine.skipRetryWait(),
+    async *compact(opts = {}) {
+      if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
+      if (engine.running || compacting) {
+        throw new PenguinError(
+          "runtime",
+          `Cannot compact session ${meta.session_id}: a task is running`,
+        );
+      }
+      compacting = true;
+      const ctl = new AbortController();
+      const user = opts.signal;
+      const onAbort = () => ctl.abort(user?.reason);
+      if (user?.aborted) ctl.abort(user.reason);
+      else user?.addEventListener("abort", onAbort, { once: true });
+      current = ctl;
+      try {
+        return yield* compactor.compact(ctl.signal);
+      } finally {
+        user?.removeEventListener("abort", onAbort);
+        if (current === ctl) current = undefined;
+        compacting = false;
+        await lastWrite;
+      }
+    },
+    compactability: () => compactor.compactability(),
     usage: () => ({
       sessionTokens: { ...engine.state.sessionTokens },
       lastRequestTotal: engine.state.lastRequestTotal,

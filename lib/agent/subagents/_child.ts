@@ -81,6 +81,8 @@ export interface Child {
   label: string;
   /** Whether task ends are reported as background notices. */
   background: boolean;
+  /** Whether the last task's end was reported to the parent (reset when a task starts). */
+  endReported: boolean;
   /** How the last task ended (undefined while running or before the first task). */
   readonly lastEnd: TaskEnd | undefined;
   /** Last time a tool touched it (ms since the epoch). */
@@ -215,6 +217,7 @@ export function createChild(init: ChildInit): Child {
     agentId: init.agentId,
     label: init.label,
     background: init.background,
+    endReported: true,
     lastUsed: Date.now(),
     get state() {
       return state;
@@ -255,6 +258,7 @@ export function createChild(init: ChildInit): Child {
       current = ctl;
       state = "running";
       lastEnd = undefined;
+      child.endReported = false;
       const gen = session.run(input, {
         signal: ctl.signal,
         approve,

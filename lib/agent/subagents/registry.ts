@@ -186,6 +186,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
   const onTaskEnd = (child: Child, end: TaskEnd, followed: boolean) => {
     if (disposed || children.get(child.id) !== child) return;
     if (followed || !child.background) return;
+    child.endReported = true;
     queueNotice(formatBackgroundNotice({
       kind: "subagent",
       id: child.id,

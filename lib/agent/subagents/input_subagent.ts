@@ -1,0 +1,115 @@
+/**
+ * input_subagent (§6.6): poll a registered subagent, or give an idle one a
+ * follow-up task, and return what it produces during the yield window.
+ *
+ * A prompt while the subagent runs is an error. An empty poll of an idle
+ * subagent returns its undelivered text and `[subagent idle with
+ * subagent_id <id>; send a follow-up prompt to continue]`. A subagent
+ * restored after a restart (its process died mid-task) is resumed from its
+ * trace first: with a prompt, that prompt is its next task; without one it
+ * is told to continue the interrupted task. Still running at the window end
+ * → `[subagent running with subagent_id …]`. An abort only ends the poll.
+ *
+ * @module
+ */
+import { modelMsg, userText } from "../../protocol/builders.ts";
+import { errorMessage } from "../../protocol/errors.ts";
+import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
+import type { ToolContext } from "../../tools/tool.ts";
+import { checkInputArgs } from "./_args.ts";
+import { endResult, failure, windowSink } from "./_window.ts";
+import {
+  INPUT_SUBAGENT_DEFINITION,
+  SUBAGENT_DEFAULT_YIELD_MS,
+  SUBAGENT_POLL_YIELD_MS,
+  subagentRunningNote,
+} from "./definitions.ts";
+import type { ChildRegistry } from "./registry.ts";
+
+/** The harness text that resumes a subagent whose task a restart interrupted. */
+export const RESUME_TASK_TEXT =
+  "[resumed after a restart] penguin exited while you were working on your task, and your session was restored from its trace. Continue the task from where it stopped and finish it; tool calls that were cut off show an interrupted output.";
+
+/** The failure text for an id the registry does not hold. */
+export function unknownSubagentMessage(id: string, registry: ChildRegistry): string {
+  const live = registry.ids();
+  const known = live.length === 0
+    ? "this session has no registered subagents"
+    : `registered: ${live.join(", ")}`;
+  return `no subagent has subagent_id "${id}" (it may have been killed or evicted); ${known}`;
+}
+
+async function* inputSubagent(
+  definition: ToolDefinition,
+  registry: ChildRegistry,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+): AsyncGenerator<ToolEvent> {
+  const fail = (message: string) => failure("input_subagent", message);
+  const checked = checkInputArgs(rawArgs);
+  if (!checked.ok) return yield* fail(checked.message);
+  const args = checked.value;
+  const child = registry.get(args.subagentId);
+  if (!child) return yield* fail(unknownSubagentMessage(args.subagentId, registry));
+  if (args.prompt !== undefined && child.state === "running") {
+    return yield* fail(
+      `subagent ${child.id} is still running, so it cannot take a follow-up prompt; poll it without a prompt, or stop it with kill_subagent`,
+    );
+  }
+  if (child.followed) {
+    return yield* fail(
+      `another tool call is already following subagent ${child.id}; wait for it to return`,
+    );
+  }
+  const run = registry.currentRun();
+  let started = false;
+  if (child.state === "interrupted") {
+    const spawner = registry.spawner;
+    if (!spawner) return yield* fail("this session cannot resume subagents");
+    try {
+      child.attach(await spawner.resume(child.sessionId, child.agentId));
+    } catch (err) {
+      return yield* fail(
+        `subagent ${child.id} (session ${child.sessionId}) could not be resumed from its trace: ${
+          errorMessage(err)
+        }`,
+      );
+    }
+    const input = args.prompt !== undefined
+      ? userText(args.prompt, "parent_agent")
+      : userText(RESUME_TASK_TEXT, "harness");
+    if (args.prompt !== undefined) child.label = args.prompt;
+    yield { type: "forward", message: modelMsg(input, [child.sessionId]) };
+    child.start([input]);
+    started = true;
+  } else if (args.prompt !== undefined) {
+    const input = userText(args.prompt, "parent_agent");
+    child.label = args.prompt;
+    yield { type: "forward", message: modelMsg(input, [child.sessionId]) };
+    child.start([input]);
+    started = true;
+  }
+  const windowMs = clampYield(
+    args.yieldMs,
+    started ? SUBAGENT_DEFAULT_YIELD_MS : SUBAGENT_POLL_YIELD_MS,
+    definition.timeoutMs,
+  );
+  const end = yield* child.follow(windowMs, ctx.signal, windowSink(run));
+  if (end === "aborted") return yield { type: "result", status: "aborted" };
+  if (end === "window") {
+    return yield {
+      type: "result",
+      status: "completed",
+      note: subagentRunningNote(child.id, child.pendingApprovals),
+    };
+  }
+  yield* endResult(child, { idle: true });
+}
+
+/** Build input_subagent over `registry` from a (possibly config-overridden) definition. */
+export function createInputSubagentTool(
+  registry: ChildRegistry,
+  definition: ToolDefinition = INPUT_SUBAGENT_DEFINITION,
+): Tool {
+  return { definition, run: (args, ctx) => inputSubagent(definition, registry, args, ctx) };
+}
