@@ -5,7 +5,7 @@
  */
 import { VERSION } from "../version.ts";
 import type { Command } from "./command.ts";
-import { COMMANDS } from "./registry.ts";
+import { allCommands, commandsFor } from "./registry.ts";
 
 const GLOBAL_FLAGS = `Global flags:
   --root <dir>     data root (default: $PENGUIN_HOME, else ~/.penguin/data)
@@ -19,22 +19,23 @@ function listing(commands: Command[]): string {
 }
 
 /** `penguin --help`. */
-export function mainHelp(): string {
+export async function mainHelp(): Promise<string> {
+  const commands = await allCommands();
   return `penguin ${VERSION}: an LLM agent harness for sandboxed one-off tasks and offline trace inspection
 
 Usage: penguin <command> [flags]
 
 Commands:
-${listing(COMMANDS)}
+${listing(commands)}
 ${GLOBAL_FLAGS}
 Run "penguin help <command>" for a command's flags.
 `;
 }
 
 /** Help for a group of commands (`penguin config`), or undefined when no command starts with `words`. */
-export function groupHelp(words: string[]): string | undefined {
+export async function groupHelp(words: string[]): Promise<string | undefined> {
   if (words.length === 0) return undefined;
-  const members = COMMANDS.filter((c) =>
+  const members = (await commandsFor(words[0])).filter((c) =>
     words.every((w, i) => c.path[i] === w) && c.path.length > words.length
   );
   if (members.length === 0) return undefined;

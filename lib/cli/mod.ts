@@ -7,7 +7,7 @@
 import { VERSION } from "../version.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
-import { COMMANDS } from "./registry.ts";
+import { commandsFor } from "./registry.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 
 /** An Io over the process's stdout and stderr. */
@@ -64,10 +64,12 @@ function splitGlobals(
 }
 
 /** Find the longest command path that prefixes `words`. */
-export function findCommand(words: string[]): { command?: Command; consumed: number } {
+export async function findCommand(
+  words: string[],
+): Promise<{ command?: Command; consumed: number }> {
   let best: Command | undefined;
   let consumed = 0;
-  for (const c of COMMANDS) {
+  for (const c of await commandsFor(words[0])) {
     if (
       c.path.length <= words.length && c.path.every((w, i) => words[i] === w) &&
       c.path.length > consumed
@@ -98,18 +100,18 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
   if (words[0] === "help") {
     const target = words.slice(1);
     if (target.length === 0) {
-      io.out(mainHelp());
+      io.out(await mainHelp());
       return 0;
     }
-    return printHelpFor(target, io);
+    return await printHelpFor(target, io);
   }
   if (g.rest.length === 0) {
-    io.out(mainHelp());
+    io.out(await mainHelp());
     return 0;
   }
-  const { command, consumed } = findCommand(words);
+  const { command, consumed } = await findCommand(words);
   if (!command) {
-    const group = groupHelp(words);
+    const group = await groupHelp(words);
     if (group && (g.help || words.length === 1)) {
       io.out(group);
       return 0;
@@ -129,13 +131,13 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
   return await command.run(g.rest.slice(consumed), ctx);
 }
 
-function printHelpFor(words: string[], io: Io): number {
-  const { command, consumed } = findCommand(words);
+async function printHelpFor(words: string[], io: Io): Promise<number> {
+  const { command, consumed } = await findCommand(words);
   if (command && consumed === words.length) {
     io.out(commandHelp(command));
     return 0;
   }
-  const group = groupHelp(words);
+  const group = await groupHelp(words);
   if (group) {
     io.out(group);
     return 0;

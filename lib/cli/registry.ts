@@ -1,26 +1,44 @@
 /**
- * Every CLI command, in the order `penguin --help` lists them.
+ * Every CLI command, grouped by the module that implements it. Modules are
+ * loaded on demand (literal dynamic imports, embedded by `deno compile`), so
+ * `penguin run` does not pay for loading the inspection or config commands.
  *
  * @module
  */
 import type { Command } from "./command.ts";
-import { traceCommands } from "./commands/trace.ts";
-import { configCommands } from "./commands/config.ts";
-import { sandboxCommands } from "./commands/sandbox.ts";
-import { modelsCommands } from "./commands/models.ts";
-import { modelsTestCommand } from "./commands/models_probe.ts";
-import { runCommand } from "./commands/run.ts";
-import { chatCommand } from "./commands/chat.ts";
-import { sessionsCommands } from "./commands/sessions.ts";
 
-/** All commands. */
-export const COMMANDS: Command[] = [
-  runCommand,
-  chatCommand,
-  ...sessionsCommands,
-  ...traceCommands,
-  ...configCommands,
-  ...sandboxCommands,
-  ...modelsCommands,
-  modelsTestCommand,
+/** One command module: the first command word(s) it serves and how to load it. */
+export interface CommandGroup {
+  /** The first word of every command in the module, e.g. `trace`. */
+  word: string;
+  /** Load the module's commands. */
+  load(): Promise<Command[]>;
+}
+
+/** The command modules, in the order `penguin --help` lists them. */
+export const GROUPS: CommandGroup[] = [
+  { word: "run", load: async () => [(await import("./commands/run.ts")).runCommand] },
+  { word: "chat", load: async () => [(await import("./commands/chat.ts")).chatCommand] },
+  { word: "sessions", load: async () => (await import("./commands/sessions.ts")).sessionsCommands },
+  { word: "trace", load: async () => (await import("./commands/trace.ts")).traceCommands },
+  { word: "config", load: async () => (await import("./commands/config.ts")).configCommands },
+  { word: "sandbox", load: async () => (await import("./commands/sandbox.ts")).sandboxCommands },
+  {
+    word: "models",
+    load: async () => [
+      ...(await import("./commands/models.ts")).modelsCommands,
+      (await import("./commands/models_probe.ts")).modelsTestCommand,
+    ],
+  },
 ];
+
+/** The commands whose first word is `word` (none for an unknown word). */
+export async function commandsFor(word: string | undefined): Promise<Command[]> {
+  const groups = GROUPS.filter((g) => g.word === word);
+  return (await Promise.all(groups.map((g) => g.load()))).flat();
+}
+
+/** Every command, in help order. */
+export async function allCommands(): Promise<Command[]> {
+  return (await Promise.all(GROUPS.map((g) => g.load()))).flat();
+}

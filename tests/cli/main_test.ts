@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { REPO, runCli } from "../support/cli.ts";
 import { assertSnapshot } from "../support/snapshot.ts";
-import { COMMANDS } from "../../lib/cli/registry.ts";
+import { allCommands } from "../../lib/cli/registry.ts";
+
+const COMMANDS = await allCommands();
 import { VERSION } from "../../lib/version.ts";
 
 const snap = (name: string) => new URL(`./__snapshots__/${name}.txt`, import.meta.url);
