@@ -59,3 +59,4 @@ export {
   signalName,
 } from "./_process.ts";
 export { type SpawnOptions, spawnSandboxed } from "./spawn.ts";
+export { openPager, type Pager, pagerCommand } from "./pager.ts";

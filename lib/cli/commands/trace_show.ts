@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { openPager } from "../../sandbox/pager.ts";
 import { makeStyle } from "../../inspect/format.ts";
 import { showSessions } from "../../inspect/show.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";
@@ -19,8 +20,9 @@ Each request is framed by "── request N ──" lines; the closing line give
 latency and tokens. A file is streamed: output starts at once, and piping into
 a pager or head stops the read.
 
-Colour only when stdout is a terminal and NO_COLOR is unset. (Output is not
-piped through a pager; use "penguin trace show … | less -R".)
+Colour only when stdout is a terminal and NO_COLOR is unset. At a terminal the
+output goes through your pager: $PAGER, else "less -FRX" (which exits at once
+when everything fits on one screen); PAGER=cat or an empty PAGER turns it off.
 
 Flags:
   --full        show tool outputs and multi-line arguments whole
@@ -48,18 +50,25 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const fromRequest = positiveInt("trace show", p, "turn");
   const sessions = await sessionsOf("trace show", p.positionals, ctx);
-  return await untilPipeCloses(async () => {
-    await showSessions(sessions, {
-      style: makeStyle(ctx.io.color),
-      full: bool(p, "full"),
-      json: bool(p, "json"),
-      fromRequest,
-      children: bool(p, "children"),
-      out: ctx.io.out,
-      err: ctx.io.err,
+  const json = bool(p, "json");
+  // A person at a terminal gets the output in their pager ($PAGER, else less -FRX).
+  const pager = !json && ctx.io.isTty && Deno.stdin.isTerminal() ? await openPager() : null;
+  try {
+    return await untilPipeCloses(async () => {
+      await showSessions(sessions, {
+        style: makeStyle(ctx.io.color),
+        full: bool(p, "full"),
+        json,
+        fromRequest,
+        children: bool(p, "children"),
+        out: pager ? pager.write : ctx.io.out,
+        err: ctx.io.err,
+      });
+      return 0;
     });
-    return 0;
-  });
+  } finally {
+    await pager?.close();
+  }
 }
 
 /** `penguin trace show`. */
