@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { buildChatRequest, createChatParser } from "../../lib/models/protocols/openai_chat.ts";
+import {
+  buildChatRequest,
+  createChatParser,
+  openaiChatProtocol,
+} from "../../lib/models/protocols/openai_chat.ts";
 import type { WireDelta, WireRequest } from "../../lib/models/wire.ts";
 import type { CompleteMessage } from "../../lib/protocol/types.ts";
 
@@ -236,4 +240,28 @@ Deno.test("chat parser: DeepSeek prompt_cache_hit_tokens count as cached input",
     usage: { prompt_tokens: 100, completion_tokens: 7, prompt_cache_hit_tokens: 60 },
   }]);
   assert.deepEqual(d, [{ type: "usage", cache_read: 60, cache_write: 40, output: 7 }]);
+});
+
+Deno.test("consecutive user texts are sent as one message with blank lines between them", () => {
+  const body = JSON.parse(
+    openaiChatProtocol.buildRequest({
+      endpoint: { provider: "p", model_id: "m", protocol: "openai-chat", base_url: "http://x" },
+      system_prompt: "",
+      tools: [],
+      history: [
+        {
+          type: "text",
+          role: "user",
+          text: "[background_task_done]\nfinished",
+          sender: "harness",
+          stop_reason: "completed",
+        },
+        { type: "text", role: "user", text: "next task", stop_reason: "completed" },
+      ],
+    }).body,
+  );
+  assert.deepEqual(body.messages, [{
+    role: "user",
+    content: "[background_task_done]\nfinished\n\nnext task",
+  }]);
 });

@@ -11,6 +11,7 @@ import type { CompleteMessage, Fidelity, ThinkingMessage, ToolSpec } from "../..
 import { chatReasoning } from "../shaping.ts";
 import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, ModelEndpoint, WireRequest } from "../wire.ts";
+import { jsonRequest } from "../_json_body.ts";
 import { dataUrl, openAiHeaders, runsBySide } from "./_openai_common.ts";
 
 type Json = Record<string, unknown>;
@@ -84,8 +85,14 @@ function userMessages(run: CompleteMessage[]): Json[] {
   const toolImages: Json[] = [];
   const flushUser = () => {
     if (parts.length === 0) return;
-    const onlyText = parts.length === 1 && parts[0]!.type === "text";
-    out.push({ role: "user", content: onlyText ? parts[0]!.text : parts });
+    // Several user texts in a row (a prompt after a harness notice, steering)
+    // become one string with blank lines between them: providers concatenate
+    // text parts verbatim, which would run the messages into each other.
+    const onlyText = parts.every((p) => p.type === "text");
+    out.push({
+      role: "user",
+      content: onlyText ? parts.map((p) => p.text as string).join("\n\n") : parts,
+    });
     parts = [];
   };
   const flushToolImages = () => {
@@ -144,9 +151,5 @@ export function buildChatRequest(req: WireRequest): HttpRequest {
     body[usesLegacyMaxTokens(ep) ? "max_tokens" : "max_completion_tokens"] = req.max_tokens;
   }
   Object.assign(body, chatReasoning(req.thinking_level, ep));
-  return {
-    url: `${ep.base_url}/chat/completions`,
-    headers: openAiHeaders(ep),
-    body: JSON.stringify(body),
-  };
+  return jsonRequest(`${ep.base_url}/chat/completions`, openAiHeaders(ep), body);
 }
