@@ -19,6 +19,8 @@ import { sessionScratchpadDir } from "../state/paths.ts";
 import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { createToolset, resolveToolDefinitions } from "./toolset.ts";
+import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
+import { subagentToolFactories } from "./subagents/tools.ts";
 import { compactionSettings } from "./compaction.ts";
 import type { SandboxMode } from "../sandbox/policy.ts";
 
@@ -97,6 +99,8 @@ export interface SessionCore {
   metaWritten: boolean;
   state?: EngineState;
   toolCallIds?: ToolCallIds;
+  /** The children registry (default: one that cannot spawn, e.g. for a subagent). */
+  children?: ChildRegistry;
 }
 
 /** Everything {@linkcode openSession} needs. Creates the session scratchpad (0700). */
@@ -109,7 +113,15 @@ export async function sessionParts(
   const scratchpad = sessionScratchpadDir(ref, core.meta.session_id);
   await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
   const realScratchpad = await Deno.realPath(scratchpad);
-  const toolset = createToolset(resolveToolDefinitions(config.tools.builtin), core.model.vision);
+  const children = core.children ??
+    createChildRegistry({
+      parentSessionId: core.meta.session_id,
+      depth: 1,
+      ...(opts.warn ? { warn: opts.warn } : {}),
+    });
+  const toolset = createToolset(resolveToolDefinitions(config.tools.builtin), core.model.vision, {
+    factories: subagentToolFactories(children),
+  });
   const maxTokens = core.model.max_tokens ?? config.model.max_tokens;
   const sandbox = createPolicy({
     workspace: core.realWorkspace,
@@ -133,6 +145,7 @@ export async function sessionParts(
     vault: core.vault,
     commandPolicy: effectivePolicy(projectConfig.command_policy),
     processes: createProcessRegistry(),
+    children,
     thinkingLevel: thinkingChain(opts.thinkingLevel, base.systemConfig, projectConfig),
     maxTurns: opts.maxTurns ?? config.max_turns,
     ...(maxTokens > 0 ? { maxTokens } : {}),

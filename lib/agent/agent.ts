@@ -27,6 +27,7 @@ import {
   projectConfigPath,
   projectDir,
   resolveDataRoot,
+  tracesDir,
   type ResolvedSystemConfig,
   resolveSystemConfig,
   resolveWorkspace,
@@ -47,6 +48,17 @@ import type { EngineState } from "./engine.ts";
 import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prompt.ts";
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import { openSession, type Session } from "./session.ts";
+import { resumeRecorded, type ResumeOptions } from "./resume.ts";
+import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
+import { createSpawner } from "./subagents/spawner.ts";
+import { restoreChildren } from "./subagents/restore.ts";
+import { MAX_SUBAGENT_DEPTH } from "./subagents/definitions.ts";
+import { listSessionFiles } from "../trace/paths.ts";
+import {
+  closeDanglingCompaction,
+  type DanglingCompaction,
+  latestSessionId,
+} from "../session/mod.ts";
 
 /** Options of {@linkcode createAgent}. */
 export interface AgentOptions {
@@ -68,6 +80,12 @@ export interface SessionOptions extends RecordedSessionOptions {
   provider?: string;
   /** Model id; always together with `provider`. */
   modelId?: string;
+  /** Who started the session when not a user (recorded as `session_meta.source`). */
+  source?: "subagent" | "schedule";
+  /** The spawning session and tool call of a subagent (recorded as `session_meta.parent`). */
+  parent?: { session_id: string; tool_call_id: string };
+  /** Subagent nesting depth (default 0, or 1 for `source: "subagent"`); at the cap no subagent tools are offered. */
+  subagentDepth?: number;
 }
 
 /**
@@ -86,6 +104,10 @@ export interface RecordedSession {
   metaWritten?: boolean;
   /** The recorded messages to offer hosts as `session.resumedHistory`. */
   renderMessages?: readonly OmniMessage[];
+  /** The file ends with a completed compaction: the next record goes to the next file. */
+  contextClosed?: boolean;
+  /** A compaction left open by a dead process: closed as failed once the writer is open. */
+  danglingCompaction?: DanglingCompaction;
 }
 
 /** A loaded agent. */
@@ -106,6 +128,10 @@ export interface Agent {
   createSession(opts?: SessionOptions): Promise<Session>;
   /** Reopen a session recorded in a trace (the building block of resume). */
   openRecordedSession(rec: RecordedSession, opts?: RecordedSessionOptions): Promise<Session>;
+  /** Resume a session by id, trace path or `latest` (reference §4.7); refusals write nothing. */
+  resumeSession(opts: ResumeOptions): Promise<Session>;
+  /** The most recent session with records (subagent sessions skipped), or null. */
+  latestSessionId(): Promise<string | null>;
 }
 
 /**
@@ -163,6 +189,8 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
     projectConfig,
     createSession: (sessionOpts = {}) => createSession(base, sessionOpts),
     openRecordedSession: (rec, recOpts = {}) => openRecorded(base, rec, recOpts),
+    resumeSession: (o) => resumeRecorded(base, (rec, ro) => openRecorded(base, rec, ro), o),
+    latestSessionId: () => latestSessionId(loaded.paths.traces),
   };
 }
 
@@ -207,14 +235,19 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     system_prompt: systemPrompt,
     agent_state: paths.agentState,
     workspace,
+    ...(opts.source ? { source: opts.source } : {}),
+    ...(opts.parent ? { parent: { ...opts.parent } } : {}),
   };
+  const depth = opts.subagentDepth ?? (opts.source === "subagent" ? 1 : 0);
+  const children = childRegistry(base, meta, depth, opts);
   const writer = await openTraceWriter({ tracesDir: paths.traces, sessionId });
   return openSession(
-    await sessionParts(
-      base,
-      { meta, model, realWorkspace, vault, writer, metaWritten: false },
-      opts,
-    ),
+    await closingOnError(writer, () =>
+      sessionParts(
+        base,
+        { meta, model, realWorkspace, vault, writer, metaWritten: false, children },
+        opts,
+      )),
   );
 }
 
@@ -233,6 +266,7 @@ async function openRecorded(
     dateDir: rec.trace.dateDir,
     index: rec.trace.index,
   });
+  const children = childRegistry(base, meta, meta.source === "subagent" ? 1 : 0, opts);
   const history = rec.state?.history ?? [];
   const ids = history.flatMap((m) => (m.type === "tool_call" ? [m.tool_call_id] : []));
   const parts = await closingOnError(writer, () =>
@@ -245,9 +279,57 @@ async function openRecorded(
       metaWritten: rec.metaWritten ?? true,
       ...(rec.state ? { state: rec.state } : {}),
       toolCallIds: createToolCallIds(ids),
+      children,
     }, opts));
+  // What the dead process kept in memory (subagents, background commands) comes back from the traces.
+  await restoreChildren(children, {
+    parentFiles: (await listSessionFiles(base.paths.traces, meta.session_id)).map((f) => f.path),
+    agentId: base.ref.agentId,
+    tracesDir: (agentId) => tracesDir({ ...base.ref, agentId }),
+    ...(opts.warn ? { warn: opts.warn } : {}),
+  });
   if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
+  if (rec.contextClosed) parts.rotateFirst = true;
+  if (rec.danglingCompaction) {
+    await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? console.error);
+  }
   return openSession(parts);
+}
+
+/** The children registry of a session at `depth`: able to spawn below the depth cap. */
+function childRegistry(
+  base: AgentBase,
+  meta: SessionMeta,
+  depth: number,
+  opts: RecordedSessionOptions,
+): ChildRegistry {
+  const open = (agentId: string) =>
+    createAgent({ root: base.ref.root, projectId: base.ref.projectId, agentId, env: base.env });
+  const spawner = depth < MAX_SUBAGENT_DEPTH
+    ? createSpawner({
+      parent: meta,
+      ref: base.ref,
+      depth,
+      options: opts,
+      create: async (agentId, o) =>
+        agentId === base.ref.agentId
+          ? await createSession(base, o)
+          : await (await open(agentId)).createSession(o),
+      resume: async (agentId, sessionId, o) =>
+        agentId === base.ref.agentId
+          ? await resumeRecorded(base, (rec, ro) => openRecorded(base, rec, ro), {
+            ...o,
+            target: sessionId,
+          })
+          : await (await open(agentId)).resumeSession({ ...o, target: sessionId }),
+    })
+    : undefined;
+  return createChildRegistry({
+    parentSessionId: meta.session_id,
+    depth,
+    ...(spawner ? { spawner } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
+  });
 }
 
 /** Run `build`; when it throws, close `writer` (releasing the session lock) first. */

@@ -24,6 +24,7 @@
  */
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import type {
+  CompactionEndEvent,
   CompactionMode,
   CompactionReason,
   CompleteMessage,
@@ -198,7 +199,7 @@ export function createCompactor(
       maxRetries: deps.maxRetries ?? DEFAULT_MAX_RETRIES,
       ...(deps.retryDelayMs ? { retryDelayMs: deps.retryDelayMs } : {}),
     }, lead, signal);
-    const end: Record<string, unknown> = {
+    const end: CompactionEndEvent = {
       type: "compaction_end",
       reason,
       mode: "summarize",
@@ -206,7 +207,7 @@ export function createCompactor(
     };
     if (out.status !== "aborted") end.attempt = out.attempt;
     if (out.error_message !== undefined) end.error_message = out.error_message;
-    yield* emit(end as { type: "compaction_end"; reason: CompactionReason; mode: "summarize" });
+    yield* emit(end);
     if (out.status === "completed") closeContext();
     return out;
   }

@@ -188,29 +188,26 @@ export function createEngine(
 ): Engine {
   const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
   let wire: CompleteMessage[] = state.history.map(toWire);
-  let historyEstimate = estimateHistoryTokens(state.history);
+  // Computed when first needed: a resumed history can be large, and the
+  // clamp uses it only while no request has completed.
+  let historyEstimate: number | undefined = state.history.length === 0 ? 0 : undefined;
   let running = false;
   let steering: CompleteMessage[][] = [];
   const waits = createRetryWaits();
   const clampWarned = new Set<number>();
 
   function commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void {
-    for (const m of input) {
+    for (const m of [...input, ...output]) {
       state.history.push(m);
       wire.push(toWire(m));
-      historyEstimate += estimateMessageTokens(m);
-    }
-    for (const m of output) {
-      state.history.push(m);
-      wire.push(toWire(m));
-      historyEstimate += estimateMessageTokens(m);
+      if (historyEstimate !== undefined) historyEstimate += estimateMessageTokens(m);
     }
   }
 
   function maxTokensFor(input: readonly CompleteMessage[]): number | undefined {
     const base = state.lastRequestTotal > 0
       ? state.lastRequestTotal
-      : settings.promptEstimate + historyEstimate;
+      : settings.promptEstimate + (historyEstimate ??= estimateHistoryTokens(state.history));
     const cap = clampMaxTokens(
       settings.maxTokens,
       settings.contextWindow,

@@ -21,6 +21,7 @@ export {
 } from "./session.ts";
 export {
   type AfterTurn,
+  type CheckpointInfo,
   type CheckpointVerdict,
   createEngine,
   DEFAULT_MAX_RETRIES,
@@ -33,6 +34,21 @@ export {
   type EngineState,
   exhaustionReason,
 } from "./engine.ts";
+export { engineStateOf, type OpenRecorded, resumeRecorded, type ResumeOptions } from "./resume.ts";
+export {
+  COMPACTION_TOOL_ERROR,
+  type Compactability,
+  type CompactionConfig,
+  type CompactionResult,
+  type CompactionSettings,
+  compactionSettings,
+  compactionTrigger,
+  CONTEXT_HEADROOM,
+  createCompactor,
+  type Compactor,
+  type CompactorDeps,
+  DEFAULT_CONTEXT_WINDOW,
+} from "./compaction.ts";
 export { runTurn, type ToolExecutor, type TurnContext, type TurnResult } from "./turn.ts";
 export { buildCarryOver, type TurnProducts, withRetriedTurns } from "./carry_over.ts";
 export {
@@ -69,3 +85,5 @@ export {
   type ToolsetOptions,
 } from "./toolset.ts";
 export * from "./markers.ts";
+export * as subagents from "./subagents/mod.ts";
+export type { BackgroundTask } from "./subagents/family.ts";

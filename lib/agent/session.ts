@@ -54,6 +54,14 @@ import {
 } from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
 import { foldImages } from "./attachments.ts";
+import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
+import {
+  type BackgroundTask,
+  backgroundTasks,
+  onAnyNotice,
+  takeAllNotices,
+  withBackgroundMessages,
+} from "./subagents/family.ts";
 
 /** Everything a session is made of. A resumed session passes `state`, `metaWritten` and the writer it reopened. */
 export interface SessionParts {
@@ -79,6 +87,8 @@ export interface SessionParts {
   commandPolicy: CommandPolicy;
   /** The command registry (disposed with the session). */
   processes: ProcessRegistry;
+  /** The children registry: subagents and restored reports (default: one that cannot spawn). */
+  children?: ChildRegistry;
   /** Default thinking level. */
   thinkingLevel?: ThinkingLevel;
   /** Max requests per task; ≤ 0 = unlimited. */
@@ -174,6 +184,12 @@ export interface Session {
   takeBackgroundNotices(): BackgroundNotice[];
   /** Be told when a background notice arrives; returns the unsubscribe. */
   onBackgroundNotice(fn: (notice: BackgroundNotice) => void): () => void;
+  /** Receive the origin-tagged messages of background subagents while no task runs (a task streams them); returns the unsubscribe. */
+  onBackgroundMessage(fn: (message: OmniMessage) => void): () => void;
+  /** The registered background work: command sessions and subagents. */
+  backgroundTasks(): BackgroundTask[];
+  /** Whether a subagent started with `run_in_background` is still working. */
+  hasRunningBackgroundSubagents(): boolean;
   /** Abort a running task, kill every command the session started, close the trace. Idempotent. */
   dispose(): Promise<void>;
 }
@@ -215,6 +231,8 @@ export function openSession(parts: SessionParts): Session {
     parts.metaWritten || meta.sandbox !== undefined ? meta : { ...meta, sandbox: sandboxRecord },
   );
   const toolCallIds = parts.toolCallIds ?? createToolCallIds();
+  const children = parts.children ??
+    createChildRegistry({ parentSessionId: meta.session_id, depth: 1, warn });
   let metaWritten = parts.metaWritten;
   let bootstrapped = false;
   let disposed = false;
@@ -234,7 +252,9 @@ export function openSession(parts: SessionParts): Session {
     if (rotatePending && isRecordable(msg)) {
       // A completed compaction closed the file: the next one starts with meta and tool list.
       rotatePending = false;
-      lastWrite = writer.rotate().catch((err) => warn(`[trace] rotate failed: ${errorMessage(err)}`));
+      lastWrite = writer.rotate().catch((err) =>
+        warn(`[trace] rotate failed: ${errorMessage(err)}`)
+      );
       append(sessionMetaMsg(metaMessage.payload), "session_meta write");
       append(toolListReady());
     }
@@ -267,7 +287,9 @@ export function openSession(parts: SessionParts): Session {
     warn,
     ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
-      parts.processes.takeNotices().map((n) => userText(n.text, "harness") as CompleteMessage),
+      takeAllNotices(parts.processes, children).map((n) =>
+        userText(n.text, "harness") as CompleteMessage
+      ),
     afterTurn: (turn, signal, info) => compactor.afterTurn(turn, signal, info),
   }, {
     maxTurns: parts.maxTurns,
@@ -284,7 +306,7 @@ export function openSession(parts: SessionParts): Session {
     request,
     record,
     rotate: () => (rotatePending = true),
-    noticesQueued: () => parts.processes.pendingNotices > 0,
+    noticesQueued: () => parts.processes.pendingNotices > 0 || children.pendingNotices > 0,
     ...(parts.retryDelayMs ? { retryDelayMs: parts.retryDelayMs } : {}),
     closed: parts.rotateFirst ?? false,
   });
@@ -329,18 +351,23 @@ export function openSession(parts: SessionParts): Session {
         yield ready;
       }
       const approve = approverOf(opts);
-      yield* engine.run(messages, {
-        signal: ctl.signal,
-        ...(approve ? { approve } : {}),
-        ...(opts.thinkingLevel !== undefined ? { thinkingLevel: opts.thinkingLevel } : {}),
-        bootstrapRecords,
-      });
+      children.bindRun({ approve, thinkingLevel: opts.thinkingLevel ?? parts.thinkingLevel });
+      yield* withBackgroundMessages(
+        engine.run(messages, {
+          signal: ctl.signal,
+          ...(approve ? { approve } : {}),
+          ...(opts.thinkingLevel !== undefined ? { thinkingLevel: opts.thinkingLevel } : {}),
+          bootstrapRecords,
+        }),
+        children,
+      );
       finished = true;
     } finally {
       // A consumer that stops early must not leave the request or tools running.
       if (!finished) ctl.abort(new DOMException("the run was abandoned", "AbortError"));
       user?.removeEventListener("abort", onAbort);
       if (current === ctl) current = undefined;
+      children.bindRun(undefined);
       await lastWrite;
     }
   }
@@ -396,12 +423,16 @@ export function openSession(parts: SessionParts): Session {
       lastRequestTotal: engine.state.lastRequestTotal,
       sessionTurns: engine.state.sessionTurns,
     }),
-    takeBackgroundNotices: () => parts.processes.takeNotices(),
-    onBackgroundNotice: (fn) => parts.processes.onNotice(fn),
+    takeBackgroundNotices: () => takeAllNotices(parts.processes, children),
+    onBackgroundNotice: (fn) => onAnyNotice(parts.processes, children, fn),
+    onBackgroundMessage: (fn) => children.onMessage(fn),
+    backgroundTasks: () => backgroundTasks(parts.processes, children),
+    hasRunningBackgroundSubagents: () => children.hasRunningBackground(),
     async dispose() {
       if (disposed) return;
       disposed = true;
       current?.abort(new DOMException("the session was disposed", "AbortError"));
+      await children.dispose();
       try {
         await parts.processes.disposeAll();
       } catch (err) {

@@ -8,6 +8,11 @@
  * Worker (lib/tools/worker) unless `confineFileTools: false`; the process
  * then needs `--unstable-worker-options` (deno.json sets it).
  *
+ * The subagent tools (run_subagent, input_subagent, kill_subagent) follow
+ * kill_command in the default list; they need a session's children
+ * registry, so they are instantiated only from `opts.factories` (a session
+ * at the subagent depth cap passes none, and they are dropped).
+ *
  * @module
  */
 import type { ToolSpec } from "../protocol/types.ts";
@@ -17,10 +22,12 @@ import {
   DEFAULT_TOOL_DEFINITIONS,
   type Tool,
   type ToolDefinition,
+  type ToolFactory,
   type ToolPermission,
   toolSpec,
 } from "../tools/mod.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
+import { SUBAGENT_TOOL_DEFINITIONS } from "./subagents/definitions.ts";
 
 /** The tools of one session. */
 export interface Toolset {
@@ -38,6 +45,16 @@ export interface Toolset {
 export interface ToolsetOptions {
   /** Run read_file, write_file and edit_file in a confined Worker (default true). */
   confineFileTools?: boolean;
+  /** Session-bound factories (the subagent tools), consulted after the built-in table. */
+  factories?: Readonly<Record<string, ToolFactory>>;
+}
+
+/** The default definitions with the subagent tools after kill_command (§6.3 order). */
+function defaultDefinitions(): ToolDefinition[] {
+  const out = [...DEFAULT_TOOL_DEFINITIONS];
+  const at = out.findIndex((d) => d.name === "kill_command");
+  out.splice(at < 0 ? out.length : at + 1, 0, ...SUBAGENT_TOOL_DEFINITIONS);
+  return out;
 }
 
 function num(v: unknown): number | undefined {
@@ -64,12 +81,14 @@ export function definitionFromConfig(
 
 /** The definitions a session offers: config entries (or the defaults), kept only when a factory exists. */
 export function resolveToolDefinitions(builtin?: readonly BuiltinToolConfig[]): ToolDefinition[] {
-  const defaults = new Map(DEFAULT_TOOL_DEFINITIONS.map((d) => [d.name, d]));
-  if (!builtin) return [...DEFAULT_TOOL_DEFINITIONS];
+  const all = defaultDefinitions();
+  const defaults = new Map(all.map((d) => [d.name, d]));
+  if (!builtin) return all;
+  const subagent = new Set(SUBAGENT_TOOL_DEFINITIONS.map((d) => d.name));
   const out: ToolDefinition[] = [];
   for (const entry of builtin) {
     const base = defaults.get(entry.name);
-    if (!base || !BUILTIN_TOOL_FACTORIES[entry.name]) continue;
+    if (!base || !(BUILTIN_TOOL_FACTORIES[entry.name] || subagent.has(entry.name))) continue;
     if (out.some((d) => d.name === entry.name)) continue;
     out.push(definitionFromConfig(entry, base));
   }
@@ -88,7 +107,8 @@ export function createToolset(
   for (const def of definitions) {
     if (def.forModel === "vision" && !vision) continue;
     if (def.forModel === "text-only" && vision) continue;
-    const factory = confined?.factories[def.name] ?? BUILTIN_TOOL_FACTORIES[def.name];
+    const factory = confined?.factories[def.name] ?? BUILTIN_TOOL_FACTORIES[def.name] ??
+      opts.factories?.[def.name];
     if (!factory || tools.has(def.name)) continue;
     tools.set(def.name, factory(def));
     specs.push(toolSpec(def));

@@ -91,8 +91,16 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
   let approving = false;
   let held: Held[] = [];
   const emitTool = (item: Held) => {
-    if (approving) held.push(item);
-    else emit(item.envelope ?? modelMsg(item.payload!));
+    if (approving) {
+      held.push(item);
+      return;
+    }
+    const m = item.envelope ?? modelMsg(item.payload!);
+    // A direct child's session_meta: the parent records its `subagent` pointer here (§5.4).
+    if (m.type === "session_meta" && m.origin?.length === 1) {
+      ctx.record(eventMsg({ type: "subagent", session_id: m.origin[0]! }));
+    }
+    emit(m);
   };
   const release = () => {
     approving = false;
@@ -110,11 +118,7 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
     try {
       for await (const item of ctx.execute(call, signal)) {
         if (item.type === "forwarded") {
-          const m = item.message;
-          if (m.type === "session_meta" && m.origin?.length === 1) {
-            ctx.record(eventMsg({ type: "subagent", session_id: m.origin[0]! }));
-          }
-          emitTool({ envelope: m });
+          emitTool({ envelope: item.message });
           continue;
         }
         emitTool({ payload: item });

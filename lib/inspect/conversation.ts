@@ -3,7 +3,9 @@
  * JSON and renders as Markdown or HTML: the session's facts, its family
  * (fork parent via the meta's `lineage`, forks of it, subagent children via
  * `subagent` events), one summary per request (status, latency, tokens) and
- * a flat timeline of items in trace order.
+ * a flat timeline of items in trace order. A parent and its subagent
+ * children are one unit: the conversations of the children found next to
+ * the parent's traces come along in `subagents` (unless `children: false`).
  *
  * @module
  */
@@ -131,6 +133,8 @@ export interface Conversation {
   items: ConvItem[];
   /** Lines skipped as malformed. */
   skipped_lines: number;
+  /** The conversations of the subagent children found on disk, in spawn order (absent when none). */
+  subagents?: Conversation[];
 }
 
 function n(v: unknown): number {
@@ -141,8 +145,12 @@ function n(v: unknown): number {
 export interface LoadOptions {
   /** Look up the family (forks, children) on disk; default true. */
   family?: boolean;
+  /** Load the subagent children's conversations into `subagents`; default true (needs `family`). */
+  children?: boolean;
   /** Skipped lines. */
   onProblem?: (p: TraceProblem) => void;
+  /** Sessions already loaded (guards against pointer cycles). */
+  seen?: Set<string>;
 }
 
 /** Read a session into a {@linkcode Conversation}. */
@@ -313,6 +321,20 @@ export async function loadConversation(
   const family = options.family === false
     ? { parent: null, forks: [], children: [] }
     : await findFamily(firstPath, sessionId, lineage, childIds);
+  const subagents: Conversation[] = [];
+  if (options.children !== false) {
+    const seen = options.seen ?? new Set<string>();
+    seen.add(sessionId);
+    for (const c of family.children) {
+      if (c.files.length === 0 || seen.has(c.session_id)) continue;
+      seen.add(c.session_id);
+      const files = c.files.map((path) => ({
+        path,
+        index: parseTraceFileName(basename(path))?.index ?? null,
+      }));
+      subagents.push(await loadConversation({ key: c.session_id, files }, { ...options, seen }));
+    }
+  }
   return {
     format: "penguin.conversation/1",
     session: {
@@ -332,6 +354,7 @@ export async function loadConversation(
     requests,
     items,
     skipped_lines: skipped,
+    ...(subagents.length > 0 ? { subagents } : {}),
   };
 }
 

@@ -150,7 +150,11 @@ function relative(r: Relative): string {
   const where = r.files.length > 0
     ? r.files.map((f) => `<code>${esc(f)}</code>`).join(", ")
     : "<span class='note'>trace not found next to this one</span>";
-  return `<li>${esc(r.relation)}: <code>${esc(r.session_id)}</code> — ${where}</li>`;
+  const id = `<code>${esc(r.session_id)}</code>`;
+  const name = r.relation === "subagent" && r.files.length > 0
+    ? `<a href="#subagent-${esc(r.session_id)}">${id}</a>`
+    : id;
+  return `<li>${esc(r.relation)}: ${name} — ${where}</li>`;
 }
 
 /** The HTML page for `conv` (see the module doc). */
@@ -184,7 +188,20 @@ export function renderHtml(conv: Conversation): string {
     ...fam.forks.map(relative),
     ...fam.children.map(relative),
   ];
-  // Group the timeline into one section per request.
+  const subagents = (conv.subagents ?? []).map((sub) =>
+    `<section class="subagent" id="subagent-${
+      esc(sub.session.session_id)
+    }"><h2>subagent session <code>${esc(sub.session.session_id)}</code></h2><p class="note">${
+      esc(`${sub.session.provider}/${sub.session.model_id}`)
+    } · ${sub.requests.length} request(s)</p>${
+      timeline(sub, `${sub.session.session_id}-`)
+    }</section>`
+  );
+  return page(conv, facts, famItems, timeline(conv, ""), subagents.join("\n"));
+}
+
+/** The timeline of `conv`, one section per request (ids `<prefix>req-<n>`). */
+function timeline(conv: Conversation, prefix: string): string {
   const sections: string[] = [];
   let cur = -1;
   let body: string[] = [];
@@ -200,9 +217,9 @@ export function renderHtml(conv: Conversation): string {
       }${r!.compaction ? " · compaction" : ""}`;
     const bad = r && r.status !== null && r.status !== "completed" ? " bad" : "";
     sections.push(
-      `<section class="request" id="req-${cur}"><div class="rhead${bad}">${esc(head)}</div>${
-        body.join("")
-      }</section>`,
+      `<section class="request" id="${esc(prefix)}req-${cur}"><div class="rhead${bad}">${
+        esc(head)
+      }</div>${body.join("")}</section>`,
     );
     body = [];
   };
@@ -214,6 +231,17 @@ export function renderHtml(conv: Conversation): string {
     body.push(renderItem(it));
   }
   close();
+  return sections.join("\n");
+}
+
+function page(
+  conv: Conversation,
+  facts: [string, string][],
+  famItems: string[],
+  main: string,
+  subagents: string,
+): string {
+  const s = conv.session;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -237,7 +265,7 @@ export function renderHtml(conv: Conversation): string {
     esc(s.system_prompt ?? "")
   }</pre></details>
 <div class="tools"><button id="expand-all" type="button">expand all</button><button id="collapse-all" type="button">collapse all</button></div></section>
-<main id="conversation">${sections.join("\n")}</main>
+<main id="conversation">${main}</main>${subagents ? `\n<div id="subagents">${subagents}</div>` : ""}
 <footer>exported by penguin · ${conv.skipped_lines} malformed line(s) skipped</footer>
 <script>${JS}</script>
 </body></html>

@@ -147,5 +147,9 @@ export function renderMarkdown(conv: Conversation): string {
   if (famLines.length > 0) out += `**Family**\n\n${famLines.join("\n")}\n\n`;
   out += "---\n\n";
   out += conv.items.map(item).join("\n");
+  // The subagent children come along, one section each.
+  for (const sub of conv.subagents ?? []) {
+    out += "\n\n---\n\n" + renderMarkdown(sub).replace(/^# Session /, "## Subagent session ");
+  }
   return out;
 }

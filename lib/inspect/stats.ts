@@ -5,6 +5,11 @@
  * wall time and cost. Streams every file once with the fast scanner; memory
  * does not grow with trace size (only with the number of rows and requests).
  *
+ * A parent and its subagent children are one unit: the children a session's
+ * `subagent` pointers name are counted too (each as a session of its own,
+ * right after its parent) when they are found next to the parent's traces
+ * and were not among the targets already (`children: false` turns this off).
+ *
  * @module
  */
 import type { TraceProblem } from "../trace/reader.ts";
@@ -23,7 +28,13 @@ import {
   type StatsRow,
 } from "./_stats_agg.ts";
 import type { Price, PriceBook } from "./pricing.ts";
-import { agentIdOf, projectConfigPathOf, readSessionMeta, type SessionFiles } from "./targets.ts";
+import {
+  agentIdOf,
+  findRelative,
+  projectConfigPathOf,
+  readSessionMeta,
+  type SessionFiles,
+} from "./targets.ts";
 import type { SessionMeta } from "../protocol/types.ts";
 
 export type { FailureRow, StatsRow, ToolRow } from "./_stats_agg.ts";
@@ -46,6 +57,8 @@ export interface StatsOptions {
   prices: PriceBook;
   /** Skipped lines. */
   onProblem?: (problem: TraceProblem) => void;
+  /** Count the subagent children of the sessions too (default true). */
+  children?: boolean;
 }
 
 /** The result of {@linkcode collectStats}. */
@@ -111,7 +124,12 @@ export async function collectStats(
     options.onProblem?.(p);
   };
 
-  for (const session of sessions) {
+  const queue = [...sessions];
+  const queued = new Set(queue.map((q) => q.key));
+  const relatives = new Map<string, string | null>();
+  for (let qi = 0; qi < queue.length; qi++) {
+    const session = queue[qi]!;
+    const pointers: string[] = [];
     sessionNo++;
     const touched: Agg[] = [];
     // The first file's session_meta names the model; read it before scanning so
@@ -252,6 +270,7 @@ export async function collectStats(
           }
           case "subagent":
             for (const a of scratch) a.subagents++;
+            if (typeof p?.session_id === "string") pointers.push(p.session_id);
             break;
         }
       }, { onProblem });
@@ -259,6 +278,18 @@ export async function collectStats(
     }
     for (const a of touched) aggEndSession(a);
     if (by === "session" && sAgg.sessions > 0) rows.push(aggRow(sAgg));
+    if (options.children === false) continue;
+    // Children not among the targets follow their parent.
+    const found: SessionFiles[] = [];
+    for (const id of pointers) {
+      if (queued.has(id)) continue;
+      queued.add(id);
+      const child = await findRelative(first, id, relatives);
+      if (!child || (child.key !== id && queued.has(child.key))) continue;
+      queued.add(child.key);
+      found.push(child);
+    }
+    queue.splice(qi + 1, 0, ...found);
   }
   if (by !== "session") {
     const keys = [...groups.keys()].sort();

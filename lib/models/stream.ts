@@ -20,8 +20,12 @@ import {
 import type { ModelOutcome, ModelStreamItem } from "./outcome.ts";
 import { wireModule } from "./protocols/mod.ts";
 import type { ToolCallIds } from "./tool_call_ids.ts";
+import { historyChars, jsonBodyStream } from "./_json_body.ts";
 import { createTranslator, type Translator } from "./translate.ts";
 import type { SseEvent, WireDelta, WireModule, WireRequest } from "./wire.ts";
+
+/** Histories with more content characters than this are sent as a streamed body. */
+const STREAM_BODY_CHARS = 8 * 1024 * 1024;
 
 /** Default idle timeout between upstream events (§5.10). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
@@ -124,7 +128,10 @@ export async function* streamModel(
       res = await race(doFetch(http.url, {
         method: "POST",
         headers: http.headers,
-        body: http.body,
+        // A very large history is streamed rather than built as one string.
+        body: http.json !== undefined && historyChars(req.history) > STREAM_BODY_CHARS
+          ? jsonBodyStream(http.json)
+          : http.body,
         signal: ctl.signal,
       }));
     } catch (e) {

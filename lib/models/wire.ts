@@ -59,6 +59,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** JSON body text. */
   body: string;
+  /** The body as a value, when built from one: lets the driver stream a very large body. */
+  json?: Record<string, unknown>;
 }
 
 /** Why the provider stopped, in neutral terms. */

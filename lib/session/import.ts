@@ -14,12 +14,20 @@
  * taken (or unfit for a file name), to give the session a new id. Files are
  * created exclusively: nothing is ever overwritten.
  *
+ * A parent and its subagent children are one unit: the children named by
+ * the `subagent` pointers of an imported session come along when their
+ * traces are present next to it (in the same directory, or in the traces
+ * tree it sits in and its sibling agents' traces), unless `children:
+ * false`. When a family member gets a new id, the pointers naming it (and a
+ * child's `session_meta.parent.session_id`) are rewritten so they still
+ * resolve; those are the only other lines that change.
+ *
  * @module
  */
 import { basename, resolve } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isPartial } from "../protocol/guards.ts";
-import type { SessionMetaEnvelope } from "../protocol/types.ts";
+import type { OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
 import { isSessionId, newSessionId, randomHex8 } from "../state/ids.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { acquireSessionLock, releaseSessionLock } from "../trace/lock.ts";
@@ -33,6 +41,7 @@ import {
 import { formatProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import { alreadyExists, copyLines, createTraceFile } from "./_copy.ts";
 import type { SessionScope } from "./locate.ts";
+import { childFiles } from "./_family.ts";
 
 /** Options of {@linkcode importTraces}. */
 export interface ImportOptions extends SessionScope {
@@ -40,6 +49,8 @@ export interface ImportOptions extends SessionScope {
   lenient?: boolean;
   /** Clock for new ids (tests). */
   now?: Date;
+  /** Bring along the subagent children found next to an imported session (default true). */
+  children?: boolean;
 }
 
 /** One imported file. */
@@ -62,6 +73,8 @@ export interface ImportedSession {
   renamed: boolean;
   /** Its files, by index. */
   files: ImportedFile[];
+  /** When it came along as a subagent child: the original id of the session naming it. */
+  childOf?: string;
 }
 
 /** The outcome of an import. */
@@ -74,6 +87,8 @@ export interface ImportReport {
   refused: Array<{ files: string[]; errors: string[] }>;
   /** Lines skipped in lenient mode (`file:line: reason`). */
   skipped: string[];
+  /** Subagent children named by imported sessions whose traces were not found next to them. */
+  missingChildren: string[];
 }
 
 interface Scanned {
@@ -84,6 +99,8 @@ interface Scanned {
   lastLine: number;
   problems: TraceProblem[];
   fatal: string | null;
+  /** `subagent` pointer lines: line → the envelope. */
+  pointers: Map<number, OmniMessage>;
 }
 
 function problem(file: string, line: number, reason: string): TraceProblem {
@@ -99,6 +116,7 @@ async function scan(source: string): Promise<Scanned> {
     lastLine: 0,
     problems: [],
     fatal: null,
+    pointers: new Map(),
   };
   try {
     let first = true;
@@ -128,7 +146,13 @@ async function scan(source: string): Promise<Scanned> {
         why = "an origin-tagged record (belongs to the child's trace)";
       }
       if (why) s.problems.push(problem(source, line, `unexpected ${why}`));
-      else s.keep.add(line);
+      else {
+        s.keep.add(line);
+        if (
+          m.type === "event_msg" && m.payload.type === "subagent" &&
+          typeof m.payload.session_id === "string"
+        ) s.pointers.set(line, m);
+      }
     }
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
   } catch (err) {
@@ -183,6 +207,7 @@ async function write(
   original: string,
   files: Scanned[],
   now: Date,
+  renames: ReadonlyMap<string, string>,
 ): Promise<ImportedFile[]> {
   const out: ImportedFile[] = [];
   const dateDir = dateDirFor(id, files[0]!.meta!, now);
@@ -191,11 +216,16 @@ async function write(
       const meta = structuredClone(s.meta!);
       meta.payload.session_id = id;
       meta.payload.imported_from = { path: s.source, session_id: original };
+      const parent = meta.payload.parent as { session_id?: unknown } | undefined;
+      const parentTo = typeof parent?.session_id === "string"
+        ? renames.get(parent.session_id)
+        : undefined;
+      if (parent && parentTo !== undefined) parent.session_id = parentTo;
       const path = traceFilePath(tracesDir, dateDir, id, i + 1);
       let records = 1;
       await createTraceFile(path, async (sink) => {
         await sink.text(JSON.stringify(meta) + "\n");
-        records += await copyLines(s.source, (l) => s.keep.has(l), s.lastLine, sink);
+        records += await copyRewritten(s, renames, sink);
       });
       out.push({ source: s.source, path, records });
     }
@@ -206,6 +236,34 @@ async function write(
   return out;
 }
 
+/** Copy the kept lines of `s`, rewriting the pointers to renamed sessions. */
+async function copyRewritten(
+  s: Scanned,
+  renames: ReadonlyMap<string, string>,
+  sink: Parameters<typeof copyLines>[3],
+): Promise<number> {
+  const rewrites: Array<[number, string]> = [];
+  for (const [line, m] of s.pointers) {
+    const from = (m.payload as { session_id: string }).session_id;
+    const to = renames.get(from);
+    if (to === undefined || to === from) continue;
+    rewrites.push([line, JSON.stringify({ ...m, payload: { ...m.payload, session_id: to } })]);
+  }
+  rewrites.sort((a, b) => a[0] - b[0]);
+  let copied = 0;
+  let from = 1;
+  for (const [line, text] of rewrites) {
+    const start = from;
+    copied += await copyLines(s.source, (l) => l >= start && s.keep.has(l), line - 1, sink);
+    await sink.text(text + "\n");
+    copied++;
+    from = line + 1;
+  }
+  const start = from;
+  copied += await copyLines(s.source, (l) => l >= start && s.keep.has(l), s.lastLine, sink);
+  return copied;
+}
+
 /** Import trace files into the agent's traces directory (see the module doc). */
 export async function importTraces(
   files: readonly string[],
@@ -214,22 +272,63 @@ export async function importTraces(
   const lenient = options.lenient ?? false;
   const now = options.now ?? new Date();
   const tracesDir = agentTracesDir(options);
-  const report: ImportReport = { ok: true, imported: [], refused: [], skipped: [] };
+  const report: ImportReport = {
+    ok: true,
+    imported: [],
+    refused: [],
+    skipped: [],
+    missingChildren: [],
+  };
   const accepted: Scanned[] = [];
-  for (const f of new Set(files.map((f) => resolve(f)))) {
+  const seenFiles = new Set<string>();
+  const childOf = new Map<string, string>(); // child id → the parent id naming it
+  const take = async (f: string): Promise<boolean> => {
+    if (seenFiles.has(f)) return true;
+    seenFiles.add(f);
     const s = await scan(f);
     if (s.fatal !== null || (!lenient && s.problems.length > 0)) {
       const errors = s.fatal !== null ? [s.fatal] : [];
       errors.push(...s.problems.map(formatProblem));
       report.refused.push({ files: [s.source], errors });
-      continue;
+      return false;
     }
     report.skipped.push(...s.problems.map((p) => `${formatProblem(p)} (skipped)`));
     accepted.push(s);
+    return true;
+  };
+  for (const f of new Set(files.map((f) => resolve(f)))) await take(f);
+  // Bring the children along (breadth first; grandchildren too).
+  if (options.children !== false) {
+    const ids = () => new Set(accepted.map((s) => s.meta!.payload.session_id));
+    for (let i = 0; i < accepted.length; i++) {
+      const s = accepted[i]!;
+      for (const m of s.pointers.values()) {
+        const id = (m.payload as { session_id: string }).session_id;
+        if (ids().has(id) || childOf.has(id)) continue;
+        const found = await childFiles(s.source, id);
+        if (found.length === 0) {
+          if (!report.missingChildren.includes(id)) report.missingChildren.push(id);
+          continue;
+        }
+        childOf.set(id, s.meta!.payload.session_id);
+        for (const f of found) await take(f);
+      }
+    }
   }
-  for (const [original, members] of group(accepted)) {
+  const groups = group(accepted);
+  // Every id is chosen first, so the pointers between family members can follow renames.
+  const renames = new Map<string, string>();
+  const planned = new Set<string>();
+  for (const original of groups.keys()) {
+    const id = await chooseId(tracesDir, original, now, planned);
+    planned.add(id);
+    renames.set(original, id);
+  }
+  for (const [original, members] of groups) {
     try {
-      report.imported.push(await importOne(tracesDir, original, members, now));
+      const done = await importOne(tracesDir, original, members, now, renames);
+      const parent = childOf.get(original);
+      report.imported.push(parent !== undefined ? { ...done, childOf: parent } : done);
     } catch (err) {
       report.refused.push({ files: members.map((m) => m.source), errors: [errorMessage(err)] });
     }
@@ -238,29 +337,46 @@ export async function importTraces(
   return report;
 }
 
+/** The id `original` imports as: itself when usable and free, else a fresh one. */
+async function chooseId(
+  tracesDir: string,
+  original: string,
+  now: Date,
+  planned: ReadonlySet<string>,
+): Promise<string> {
+  let id = usableId(original) ? original : freshId(original, now);
+  for (let attempt = 0; attempt < 16; attempt++) {
+    if (!planned.has(id) && (await listSessionFiles(tracesDir, id)).length === 0) return id;
+    id = freshId(original, now);
+  }
+  return id;
+}
+
 async function importOne(
   tracesDir: string,
   original: string,
   members: Scanned[],
   now: Date,
+  renames: Map<string, string>,
 ): Promise<ImportedSession> {
-  let id = original;
-  let renamed = !usableId(id);
-  if (renamed) id = freshId(original, now);
+  let id = renames.get(original) ?? original;
+  let renamed = id !== original;
   for (let attempt = 0; attempt < 16; attempt++) {
     if ((await listSessionFiles(tracesDir, id)).length > 0) {
       id = freshId(original, now);
       renamed = true;
+      renames.set(original, id);
       continue;
     }
     const lock = await acquireSessionLock(tracesDir, id);
     try {
-      const written = await write(tracesDir, id, original, members, now);
+      const written = await write(tracesDir, id, original, members, now, renames);
       return { sessionId: id, originalId: original, renamed, files: written };
     } catch (err) {
       if (!alreadyExists(err)) throw err;
       id = freshId(original, now);
       renamed = true;
+      renames.set(original, id);
     } finally {
       await releaseSessionLock(lock);
     }

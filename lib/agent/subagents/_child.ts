@@ -59,6 +59,8 @@ export interface ChildInit {
   state?: ChildState;
   /** Answer text the parent has not seen yet (a restored child's). */
   unread?: string;
+  /** The thinking level its spawning call asked for (used when it is resumed). */
+  thinkingLevel?: ThinkingLevel;
   /** Messages nobody follows: to the host's listeners; false when nobody listened. */
   tap(message: OmniMessage): boolean;
   /** Called after each task ends; `followed` when a tool call was following the child then. */
@@ -79,6 +81,8 @@ export interface Child {
   readonly session: Session | undefined;
   /** The current (or last) task's prompt. */
   label: string;
+  /** The thinking level its spawning call asked for, if any. */
+  readonly thinkingLevel: ThinkingLevel | undefined;
   /** Whether task ends are reported as background notices. */
   background: boolean;
   /** Whether the last task's end was reported to the parent (reset when a task starts). */
@@ -160,7 +164,9 @@ export function createChild(init: ChildInit): Child {
     if (text) addText(text);
     if (!init.tap(message)) {
       backlog.push(message);
-      if (backlog.length > SUBAGENT_MESSAGE_BUFFER) backlog.splice(0, backlog.length - SUBAGENT_MESSAGE_BUFFER);
+      if (backlog.length > SUBAGENT_MESSAGE_BUFFER) {
+        backlog.splice(0, backlog.length - SUBAGENT_MESSAGE_BUFFER);
+      }
     }
   };
 
@@ -216,6 +222,7 @@ export function createChild(init: ChildInit): Child {
     sessionId: init.sessionId,
     agentId: init.agentId,
     label: init.label,
+    thinkingLevel: init.thinkingLevel,
     background: init.background,
     endReported: true,
     lastUsed: Date.now(),
@@ -355,7 +362,11 @@ export function createChild(init: ChildInit): Child {
     },
     settled: () => running,
     async abort(reason) {
-      denyPending();
+      if (pending.length > 0) {
+        denyPending();
+        // Let the child's turn record the denials before its task is aborted.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
       current?.abort(new DOMException(reason, "AbortError"));
       await running;
     },

@@ -103,8 +103,7 @@ export const RUN_SUBAGENT_DEFINITION: ToolDefinition = {
 /** The default input_subagent definition. */
 export const INPUT_SUBAGENT_DEFINITION: ToolDefinition = {
   name: "input_subagent",
-  description:
-    "Talk to a subagent that run_subagent left running or idle (identified by its " +
+  description: "Talk to a subagent that run_subagent left running or idle (identified by its " +
     "subagent_id): poll it for new output and its status, or, once it is idle, give it a " +
     "follow-up task in the same session. A subagent interrupted by a restart is resumed from its " +
     "trace by this tool.",

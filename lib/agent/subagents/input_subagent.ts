@@ -63,11 +63,14 @@ async function* inputSubagent(
   }
   const run = registry.currentRun();
   let started = false;
-  if (child.state === "interrupted") {
+  const interrupted = child.state === "interrupted";
+  if (!child.session && (interrupted || args.prompt !== undefined)) {
+    // Restored after a restart: reopen its session from its trace first.
     const spawner = registry.spawner;
     if (!spawner) return yield* fail("this session cannot resume subagents");
     try {
-      child.attach(await spawner.resume(child.sessionId, child.agentId));
+      const level = child.thinkingLevel ?? run?.thinkingLevel;
+      child.attach(await spawner.resume(child.sessionId, child.agentId, level));
     } catch (err) {
       return yield* fail(
         `subagent ${child.id} (session ${child.sessionId}) could not be resumed from its trace: ${
@@ -75,16 +78,12 @@ async function* inputSubagent(
         }`,
       );
     }
+  }
+  if (interrupted || args.prompt !== undefined) {
     const input = args.prompt !== undefined
       ? userText(args.prompt, "parent_agent")
       : userText(RESUME_TASK_TEXT, "harness");
     if (args.prompt !== undefined) child.label = args.prompt;
-    yield { type: "forward", message: modelMsg(input, [child.sessionId]) };
-    child.start([input]);
-    started = true;
-  } else if (args.prompt !== undefined) {
-    const input = userText(args.prompt, "parent_agent");
-    child.label = args.prompt;
     yield { type: "forward", message: modelMsg(input, [child.sessionId]) };
     child.start([input]);
     started = true;

@@ -47,8 +47,8 @@ export interface ChildSpawner {
   readonly agentId: string;
   /** Create a child session: `source: "subagent"`, parent link, depth + 1, parent's workspace and confinement. */
   spawn(req: ChildSpawnRequest): Promise<Session>;
-  /** Reopen a child session from its trace (after a restart). */
-  resume(sessionId: string, agentId: string): Promise<Session>;
+  /** Reopen a child session from its trace (after a restart), with this default thinking level. */
+  resume(sessionId: string, agentId: string, thinkingLevel?: ThinkingLevel): Promise<Session>;
   /** The traces directory of an agent of the parent's project. */
   tracesDir(agentId: string): string;
 }
@@ -137,6 +137,21 @@ export interface ChildRegistry {
   onNotice(fn: (notice: BackgroundNotice) => void): () => void;
   /** Receive the origin-tagged messages of children nobody follows; returns the unsubscribe. */
   onMessage(fn: (message: OmniMessage) => void): () => void;
+  /**
+   * While a parent task runs: take those messages into its stream instead
+   * (listeners of `onMessage` get nothing meanwhile); returns the detach.
+   */
+  attachStream(fn: (message: OmniMessage) => void): () => void;
+  /**
+   * A background child about to be launched: its own messages must not
+   * overtake its session_meta and prompt, which reach the parent's stream
+   * through the launching tool call. `announce` it once they have.
+   */
+  expect(sessionId: string): void;
+  /** The launch messages of a child (or, without an id, of every child) passed through the parent's stream. */
+  announce(sessionId?: string): void;
+  /** Whether the launch messages of a child are still on their way. */
+  isExpected(sessionId: string): boolean;
   /** The registered children. */
   list(): SubagentInfo[];
   /** Whether a registered background child is running. */
@@ -156,6 +171,8 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
   const notices: BackgroundNotice[] = [];
   const noticeListeners = new Set<(n: BackgroundNotice) => void>();
   const messageListeners = new Set<(m: OmniMessage) => void>();
+  let stream: ((m: OmniMessage) => void) | undefined;
+  const expected = new Set<string>();
   let run: RunBinding | undefined;
   let disposed = false;
 
@@ -172,6 +189,10 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
   };
 
   const tap = (message: OmniMessage): boolean => {
+    if (stream) {
+      stream(message);
+      return true;
+    }
     if (messageListeners.size === 0) return false;
     for (const fn of [...messageListeners]) {
       try {
@@ -266,6 +287,15 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
       messageListeners.add(fn);
       return () => void messageListeners.delete(fn);
     },
+    expect: (id) => void expected.add(id),
+    announce: (id) => (id === undefined ? expected.clear() : void expected.delete(id)),
+    isExpected: (id) => expected.has(id),
+    attachStream(fn) {
+      stream = fn;
+      return () => {
+        if (stream === fn) stream = undefined;
+      };
+    },
     list: () =>
       [...children.values()].map((c) => ({
         id: c.id,
@@ -286,11 +316,13 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
       const all = [...children.values(), ...tracked];
       children.clear();
       tracked.clear();
-      await Promise.all(all.map((c) =>
-        c.dispose("the parent session was disposed").catch((err) =>
-          warn(`[penguin] stopping subagent ${c.id} failed: ${errorMessage(err)}`)
-        )
-      ));
+      await Promise.all(
+        all.map((c) =>
+          c.dispose("the parent session was disposed").catch((err) =>
+            warn(`[penguin] stopping subagent ${c.id} failed: ${errorMessage(err)}`)
+          )
+        ),
+      );
     },
   };
   return registry;

@@ -93,6 +93,7 @@ async function* runSubagent(
   let registered = false;
   try {
     const prompt = userText(args.prompt, "parent_agent");
+    if (args.background) registry.expect(sid);
     // The child's session_meta first: the parent records its `subagent` pointer on it.
     yield { type: "forward", message: withOrigin(session.metaMessage, sid) };
     yield { type: "forward", message: modelMsg(prompt, [sid]) };

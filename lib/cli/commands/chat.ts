@@ -11,7 +11,6 @@ import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { type Agent, createAgent, type Session } from "../../agent/mod.ts";
-import { latestSessionId } from "../../session/mod.ts";
 import { VERSION } from "../../version.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
@@ -24,40 +23,27 @@ import { createRenderer, type Renderer } from "../render/mod.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput } from "../_chat_tty.ts";
 
-/** The resume entry points of an agent, when the agent layer offers them. */
-interface Resumable {
-  resumeSession?: (o: { sessionId: string }) => Promise<Session>;
-  latestSessionId?: () => Promise<string | null | undefined>;
-}
-
+/** Resume `target` (an id or a trace path; "" = the latest session) with the chat's session options. */
 async function resumeSession(
   agent: Agent,
-  id: string,
+  target: string,
+  opts: ChatOptions,
 ): Promise<{ session: Session; history: readonly OmniMessage[] }> {
-  const r = agent as unknown as Resumable;
-  if (typeof r.resumeSession !== "function") {
-    throw new PenguinError(
-      "usage",
-      "chat: --resume is not available yet: this build cannot resume sessions",
-    );
-  }
-  let sessionId = id;
-  if (sessionId === "") {
-    const latest = typeof r.latestSessionId === "function"
-      ? await r.latestSessionId()
-      : await latestSessionId(agent.paths.traces);
-    if (!latest) {
+  let sessionTarget = target;
+  if (sessionTarget === "") {
+    const latest = await agent.latestSessionId();
+    if (latest === null) {
       throw new PenguinError(
         "not_found",
-        `No session to resume for agent ${agent.ref.agentId} in project ${agent.ref.projectId}`,
+        `No session to resume for agent ${agent.ref.agentId} in project ${agent.ref.projectId}: ` +
+          `start one with "penguin chat" or "penguin run"`,
       );
     }
-    sessionId = latest;
+    sessionTarget = latest;
   }
-  const session = await r.resumeSession({ sessionId });
-  const history = (session as unknown as { resumedHistory?: readonly OmniMessage[] })
-    .resumedHistory ?? [];
-  return { session, history };
+  const { workspaceDir: _w, provider: _p, modelId: _m, ...rest } = opts.session;
+  const session = await agent.resumeSession({ target: sessionTarget, ...rest });
+  return { session, history: session.resumedHistory ?? [] };
 }
 
 /** `To continue this conversation: penguin chat --resume <sid>[ --project-id …][ --agent-id …]`. */
@@ -114,6 +100,25 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   if (ctl.signal.aborted) renderer.line("[current conversation interrupted]");
 }
 
+/** `/compact`: compact the context now; Ctrl-C aborts it. */
+async function compactNow(chat: Chat): Promise<void> {
+  const { renderer, input, session } = chat;
+  const ctl = new AbortController();
+  input.taskStarted({ abort: () => ctl.abort(), steer: () => false });
+  let streamed = false;
+  try {
+    const gen = session.compact({ signal: ctl.signal });
+    for (let r = await gen.next(); !r.done; r = await gen.next()) {
+      streamed = true;
+      renderer.push(r.value);
+    }
+  } finally {
+    input.taskEnded();
+    renderer.flush();
+  }
+  if (!streamed) renderer.line("[compaction] nothing to compact yet");
+}
+
 /** Run a slash command; resolves to true when the chat should end. */
 async function slashCommand(chat: Chat, text: string): Promise<boolean> {
   const [word, ...rest] = text.trim().split(/\s+/);
@@ -150,11 +155,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       }
       return false;
     case "/compact":
-      r.line(
-        chat.ran
-          ? "[compaction] manual compaction is not available yet"
-          : "[compaction] nothing to compact yet",
-      );
+      await compactNow(chat);
       return false;
     case "/clear": {
       const old = chat.session;
@@ -195,7 +196,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   let history: readonly OmniMessage[] | undefined;
   let session: Session;
   if (opts.resume !== undefined) {
-    const resumed = await resumeSession(agent, opts.resume);
+    const resumed = await resumeSession(agent, opts.resume, opts);
     session = resumed.session;
     history = resumed.history;
   } else {

@@ -31,13 +31,21 @@ import { createRenderer } from "../render/mod.ts";
 import { effectivePolicy, GRANT_ROOTS_HELP, POLICY_FILE_HELP } from "./_workspace_policy.ts";
 
 const HELP = `Usage: penguin run -m <message> [flags]
+       penguin run --resume <session> -m <message> [flags]
 
 Run one agent task in a workspace: the model works with the tools until a
 turn calls no tool, max turns, or an abort (Ctrl-C / SIGTERM). Every step is
 recorded in the session's trace.
 
+With --resume, the task continues a recorded session (an id, the path of one
+of its trace files, or "latest"): same workspace, model and system prompt,
+the committed history as context, appending to the same trace. Its model
+pair must still be configured; --workspace, --provider and --model-id are
+refused.
+
 Flags:
   -m, --message <text>      the task; "-" reads it from stdin (required)
+  --resume <session>        continue a session: id, trace file path, or latest
   --provider <group>        model provider group (always together with --model-id)
   --model-id <id>           model id (always together with --provider;
                             neither: the project's default model)
@@ -68,6 +76,7 @@ Example:
 
 const SPEC: FlagSpec = {
   "message": { type: "string", short: "m" },
+  "resume": { type: "string" },
   "provider": { type: "string" },
   "model-id": { type: "string" },
   "project-id": { type: "string" },
@@ -92,6 +101,8 @@ interface RunFlags {
   projectId?: string;
   agentId?: string;
   workspace: string;
+  /** `--resume`: the session to continue. */
+  resume?: string;
   approve: ApprovalMode;
   thinking?: ThinkingLevel;
   maxTurns?: number;
@@ -183,16 +194,34 @@ async function parse(args: string[]): Promise<RunFlags> {
       `run: --network must be on or off, got ${JSON.stringify(network)}`,
     );
   }
-  const workspace = str(p, "workspace") ?? Deno.cwd();
-  try {
-    if (!(await Deno.stat(workspace)).isDirectory) {
-      throw new PenguinError("usage", `run: the workspace is not a directory: ${workspace}`);
+  const resume = str(p, "resume");
+  if (resume !== undefined) {
+    const clash = ["workspace", "provider", "model-id"].filter((k) => str(p, k) !== undefined);
+    if (clash.length > 0) {
+      throw new PenguinError(
+        "usage",
+        `run: --resume continues a session with its recorded workspace and model; drop ${
+          clash.map((k) => `--${k}`).join(", ")
+        }`,
+      );
     }
-  } catch (err) {
-    if (err instanceof PenguinError) throw err;
-    throw new PenguinError("usage", `run: the workspace does not exist: ${workspace}`);
+    if (resume.trim() === "") {
+      throw new PenguinError("usage", "run: --resume needs a session id, a trace path or latest");
+    }
+  }
+  const workspace = str(p, "workspace") ?? Deno.cwd();
+  if (resume === undefined) {
+    try {
+      if (!(await Deno.stat(workspace)).isDirectory) {
+        throw new PenguinError("usage", `run: the workspace is not a directory: ${workspace}`);
+      }
+    } catch (err) {
+      if (err instanceof PenguinError) throw err;
+      throw new PenguinError("usage", `run: the workspace does not exist: ${workspace}`);
+    }
   }
   return {
+    ...(resume !== undefined ? { resume } : {}),
     message,
     messageFromStdin: str(p, "message") === "-",
     ...(provider !== undefined ? { provider, modelId } : {}),
@@ -222,18 +251,63 @@ function addSignals(handler: () => void): () => void {
   return () => added.forEach((sig) => Deno.removeSignalListener(sig, handler));
 }
 
+/** Apply penguin.jsonc of `workspace` to the flags (lib/sandbox/workspace_policy.ts). */
+async function applyWorkspacePolicy(
+  ctx: CommandContext,
+  f: RunFlags,
+  workspace: string,
+): Promise<void> {
+  const eff = await effectivePolicy(workspace, {
+    sandbox: f.sandbox,
+    network: f.network,
+    approve: f.approve,
+    grantWritableRoots: f.grantWritableRoots,
+  }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
+  Object.assign(f, {
+    sandbox: eff.sandbox,
+    network: eff.network,
+    approve: eff.approve ?? f.approve,
+    extraWritable: eff.extraWritable,
+    commandRules: eff.commandRules,
+  });
+  if (f.sandbox === "off") {
+    ctx.io.err(
+      "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
+    );
+  }
+}
+
 async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session> {
-  try {
-    const agent = await createAgent({
-      ...(ctx.root !== undefined ? { root: ctx.root } : {}),
-      ...(f.projectId !== undefined ? { projectId: f.projectId } : {}),
-      ...(f.agentId !== undefined ? { agentId: f.agentId } : {}),
+  if (f.resume === undefined) await applyWorkspacePolicy(ctx, f, f.workspace);
+  const agent = await createAgent({
+    ...(ctx.root !== undefined ? { root: ctx.root } : {}),
+    ...(f.projectId !== undefined ? { projectId: f.projectId } : {}),
+    ...(f.agentId !== undefined ? { agentId: f.agentId } : {}),
+  });
+  const limits = {
+    ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
+    ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
+  };
+  if (f.resume !== undefined) {
+    // The recorded workspace decides which penguin.jsonc applies.
+    return await agent.resumeSession({
+      target: f.resume,
+      ...limits,
+      configure: async (meta) => {
+        await applyWorkspacePolicy(ctx, f, meta.workspace);
+        return {
+          sandbox: f.sandbox,
+          network: f.network,
+          ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
+        };
+      },
     });
+  }
+  try {
     return await agent.createSession({
       workspaceDir: f.workspace,
       ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
-      ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
-      ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
+      ...limits,
       sandbox: f.sandbox,
       network: f.network,
       ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
@@ -260,25 +334,7 @@ function resumeHint(ctx: CommandContext, f: RunFlags, sessionId: string): string
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const f = await parse(args);
   const { io } = ctx;
-  // penguin.jsonc narrows the flags (lib/sandbox/workspace_policy.ts).
-  const eff = await effectivePolicy(f.workspace, {
-    sandbox: f.sandbox,
-    network: f.network,
-    approve: f.approve,
-    grantWritableRoots: f.grantWritableRoots,
-  }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: io.err });
-  Object.assign(f, {
-    sandbox: eff.sandbox,
-    network: eff.network,
-    approve: eff.approve ?? f.approve,
-    extraWritable: eff.extraWritable,
-    commandRules: eff.commandRules,
-  });
-  if (f.sandbox === "off") {
-    io.err(
-      "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
-    );
-  }
+  // penguin.jsonc narrows the flags (applied once the workspace is known).
   const session = await openRunSession(ctx, f);
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
@@ -293,6 +349,11 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       }\nWorkspace: ${session.workspaceDir}\n` +
         `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
     );
+    if (session.resumedHistory !== undefined) {
+      io.err(
+        `[resumed] ${session.sessionId} · ${session.resumedHistory.length} message(s) in the current context\n`,
+      );
+    }
   }
 
   const ctl = new AbortController();

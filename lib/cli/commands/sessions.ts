@@ -30,6 +30,9 @@ import {
 } from "../../state/ids.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
+import { createAgent } from "../../agent/agent.ts";
+import type { CompactionResult } from "../../agent/compaction.ts";
+import { createRenderer } from "../render/mod.ts";
 import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 
@@ -345,6 +348,70 @@ async function treeCommand(args: string[], ctx: CommandContext): Promise<number>
   return 0;
 }
 
+const COMPACT_HELP = `Usage: penguin sessions compact <session> [--json]
+
+Compact a session's context now, as /compact does in chat: resume the
+session (its recorded workspace and model, which must still be configured),
+summarize the context with one compaction request on the session's model
+(or discard it, per the agent's compaction.mode), then exit. The next time
+the session is resumed, its context is the summary alone. Nothing is written
+when there is nothing to compact (no completed request since the session
+started or was last compacted).
+
+${TARGET_HELP}
+
+Flags:
+${SCOPE_HELP}
+
+Exit codes: 0 compacted or nothing to compact, 1 the compaction failed or
+the session cannot be resumed, 2 usage or config error.
+`;
+
+async function compactCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parse("sessions compact", args, ctx, COMPACT_HELP, {}, 1);
+  if (!p) return 0;
+  const scope = scopeOf(ctx, p);
+  const target = one("sessions compact", p, "a session");
+  const agent = await createAgent({
+    root: scope.root,
+    projectId: scope.projectId,
+    agentId: scope.agentId,
+  });
+  const session = await agent.resumeSession({ target, warn: (l) => ctx.io.err(l + "\n") });
+  const asJson = bool(p, "json");
+  const renderer = asJson ? undefined : createRenderer({
+    write: ctx.io.out,
+    color: ctx.io.color,
+    collapse: false,
+    spinner: false,
+  });
+  const ctl = new AbortController();
+  const onSignal = () => ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
+  Deno.addSignalListener("SIGINT", onSignal);
+  let result: CompactionResult;
+  try {
+    const gen = session.compact({ signal: ctl.signal });
+    let r = await gen.next();
+    for (; !r.done; r = await gen.next()) {
+      renderer?.push(r.value);
+    }
+    result = r.value;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    renderer?.flush();
+    await session.dispose();
+  }
+  if (asJson) {
+    json(ctx, { session_id: session.sessionId, trace: session.tracePath, ...result });
+  } else if (result.status === "skipped") {
+    const why = result.skipped === "just_compacted"
+      ? "it was just compacted"
+      : "no completed request in its current context";
+    ctx.io.out(`Nothing to compact in ${session.sessionId}: ${why}\n`);
+  }
+  return result.status === "completed" || result.status === "skipped" ? 0 : 1;
+}
+
 /** The sessions commands. */
 export const sessionsCommands: Command[] = [
   { path: ["sessions", "list"], summary: "list sessions", help: LIST_HELP, run: listCommand },
@@ -377,6 +444,12 @@ export const sessionsCommands: Command[] = [
     summary: "delete a session and its subagent sessions",
     help: DELETE_HELP,
     run: deleteCommand,
+  },
+  {
+    path: ["sessions", "compact"],
+    summary: "compact a session's context now",
+    help: COMPACT_HELP,
+    run: compactCommand,
   },
   {
     path: ["sessions", "tree"],

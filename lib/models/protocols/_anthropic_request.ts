@@ -7,6 +7,7 @@
 import type { CompleteMessage, ToolSpec } from "../../protocol/types.ts";
 import { anthropicThinking } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
+import { jsonRequest } from "../_json_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -256,5 +257,5 @@ export function buildAnthropicRequest(req: WireRequest): HttpRequest {
   if (endpoint.api_key !== undefined && endpoint.api_key !== "") {
     headers["x-api-key"] = endpoint.api_key;
   }
-  return { url: endpointUrl(endpoint.base_url), headers, body: JSON.stringify(body) };
+  return jsonRequest(endpointUrl(endpoint.base_url), headers, body);
 }

@@ -7,6 +7,7 @@
 import type { CompleteMessage, ToolSpec } from "../../protocol/types.ts";
 import { geminiThinkingConfig } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
+import { jsonRequest } from "../_json_body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -222,9 +223,5 @@ export function buildGeminiRequest(req: WireRequest): HttpRequest {
   if (endpoint.api_key !== undefined && endpoint.api_key !== "") {
     headers["x-goog-api-key"] = endpoint.api_key;
   }
-  return {
-    url: endpointUrl(endpoint.base_url, endpoint.model_id),
-    headers,
-    body: JSON.stringify(body),
-  };
+  return jsonRequest(endpointUrl(endpoint.base_url, endpoint.model_id), headers, body);
 }

@@ -18,6 +18,7 @@ import type { CompleteMessage, Fidelity, ToolSpec } from "../../protocol/types.t
 import { responsesReasoning } from "../shaping.ts";
 import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, WireRequest } from "../wire.ts";
+import { jsonRequest } from "../_json_body.ts";
 import { dataUrl, openAiHeaders } from "./_openai_common.ts";
 
 type Json = Record<string, unknown>;
@@ -115,9 +116,5 @@ export function buildResponsesRequest(req: WireRequest): HttpRequest {
   if (req.tools.length > 0) body.tools = responsesTools(req.tools);
   if (req.max_tokens !== undefined && req.max_tokens > 0) body.max_output_tokens = req.max_tokens;
   Object.assign(body, responsesReasoning(req.thinking_level));
-  return {
-    url: `${ep.base_url}/responses`,
-    headers: openAiHeaders(ep),
-    body: JSON.stringify(body),
-  };
+  return jsonRequest(`${ep.base_url}/responses`, openAiHeaders(ep), body);
 }

@@ -1,0 +1,12 @@
+import { createAgent } from "../lib/agent/mod.ts";
+import { loadSessionForResume } from "../lib/session/mod.ts";
+const root = Deno.args[0]!;
+let t = performance.now();
+const agent = await createAgent({ root, env: {} });
+console.log("agent", performance.now() - t); t = performance.now();
+const l = await loadSessionForResume({ root, projectId: "default_project", agentId: "default_agent", target: "session-2026-01-02-03-04-05-be4c4b0e" });
+console.log("load", performance.now() - t); t = performance.now();
+const session = await agent.resumeSession({ target: "session-2026-01-02-03-04-05-be4c4b0e", warn: () => {} });
+console.log("resume (second load)", performance.now() - t);
+void l;
+await session.dispose();

@@ -1,0 +1,179 @@
+/**
+ * Resuming a recorded session (reference §4.7): the live half of what
+ * `lib/session/resume.ts` prepares from the trace alone.
+ *
+ * Order, so that a refusal changes nothing on disk: load and replay the
+ * latest trace file (session exists, meta readable, workspace present);
+ * check the session belongs to this agent and that its model pair is still
+ * configured in the current project config; then open the writer on the same
+ * file (same date directory and index; taking the session lock refuses a
+ * session another live process writes). Only then is anything written: a
+ * compaction the previous process left open is closed as failed. A file that
+ * ends with a completed compaction is a closed context: the next record goes
+ * to the next file, after `session_meta` and `tool_list_ready`.
+ *
+ * The system prompt is the recorded one, verbatim; tools, sandbox, vault and
+ * limits come from the current agent state. The first run sends
+ * `[pendingSummary?, …carryOver, …newMessages]`; only the summary and the new
+ * messages are written.
+ *
+ * @module
+ */
+import { PenguinError } from "../protocol/errors.ts";
+import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
+import {
+  describeConfiguredPairs,
+  findModel,
+  formatPair,
+} from "../state/project_config.ts";
+import {
+  type LoadedSession,
+  loadSessionForResume,
+  type ResumeReplay,
+} from "../session/mod.ts";
+import type { AgentBase, RecordedSessionOptions } from "./_build.ts";
+import type { EngineState } from "./engine.ts";
+import type { Session } from "./session.ts";
+import type { RecordedSession } from "./agent.ts";
+
+/** Options of `agent.resumeSession`. */
+export interface ResumeOptions extends RecordedSessionOptions {
+  /** A session id, the path of one of its trace files, or `latest`. */
+  target: string;
+  /**
+   * Called with the recorded `session_meta` once the session is found and
+   * before anything opens; the options it returns override these (e.g. a
+   * sandbox policy read from the recorded workspace).
+   */
+  configure?: (meta: SessionMeta) => RecordedSessionOptions | Promise<RecordedSessionOptions>;
+}
+
+/** Opens a recorded session (the agent's `openRecordedSession`). */
+export type OpenRecorded = (rec: RecordedSession, opts: RecordedSessionOptions) => Promise<Session>;
+
+function callOrder(history: readonly CompleteMessage[]): Map<string, number> {
+  const order = new Map<string, number>();
+  history.forEach((m, i) => {
+    if (m.type === "tool_call") order.set(m.tool_call_id, i);
+  });
+  return order;
+}
+
+/** Stable sort of `msgs` by `rank`. */
+function sortedBy<T>(msgs: readonly T[], rank: (m: T) => number): T[] {
+  return msgs.map((m, i) => ({ m, i }))
+    .sort((a, b) => rank(a.m) - rank(b.m) || a.i - b.i)
+    .map((x) => x.m);
+}
+
+/**
+ * The engine state of a replay. Tool outputs are written in completion
+ * order but sent in call order: each run of consecutive outputs in the
+ * history is put back in the order of its calls, as the live session sent
+ * it. Carry-over tool outputs (replayed ones and the placeholders of calls
+ * that never finished) go first, in call order, so the next request pairs
+ * them with the calls they answer; the other carried inputs follow in trace
+ * order.
+ */
+export function engineStateOf(replay: ResumeReplay): EngineState {
+  const raw = replay.history.map((m) => m.payload);
+  const order = callOrder(raw);
+  const rank = (m: CompleteMessage) =>
+    m.type === "tool_call_output" ? order.get(m.tool_call_id) ?? Infinity : Infinity;
+  const history: CompleteMessage[] = [];
+  for (let i = 0; i < raw.length;) {
+    let j = i;
+    while (j < raw.length && raw[j]!.type === "tool_call_output") j++;
+    if (j > i + 1) history.push(...sortedBy(raw.slice(i, j), rank));
+    else if (j === i + 1) history.push(raw[i]!);
+    else history.push(raw[j++]!);
+    i = j;
+  }
+  const carried = replay.carryOver.map((m) => m.payload);
+  const outputs = sortedBy(carried.filter((m) => m.type === "tool_call_output"), rank);
+  const state: EngineState = {
+    history,
+    carryOver: [...outputs, ...carried.filter((m) => m.type !== "tool_call_output")],
+    sessionTokens: { ...replay.sessionTokens },
+    lastRequestTotal: replay.lastRequestTotal,
+    sessionTurns: replay.sessionTurns,
+  };
+  if (replay.pendingSummary) state.pendingSummary = replay.pendingSummary.payload;
+  return state;
+}
+
+async function realOrSelf(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return path;
+  }
+}
+
+async function checkOwner(base: AgentBase, loaded: LoadedSession): Promise<void> {
+  const mine = await realOrSelf(base.paths.traces);
+  if (await realOrSelf(loaded.file.tracesDir) === mine) return;
+  const m = /\/agents\/([^/]+)\/traces\/?$/.exec(loaded.file.tracesDir);
+  const hint = m ? `; pass --agent-id ${m[1]} (and its --project-id)` : "";
+  throw new PenguinError(
+    "usage",
+    `Cannot resume session ${loaded.sessionId}: its trace lives in ${loaded.file.tracesDir}, not under agent "${base.ref.agentId}" of project "${base.ref.projectId}" (${base.paths.traces})${hint}`,
+  );
+}
+
+function checkPair(base: AgentBase, loaded: LoadedSession): void {
+  const ref = { provider: loaded.meta.provider, model_id: loaded.meta.model_id };
+  if (findModel(base.projectConfig, ref)) return;
+  throw new PenguinError(
+    "config",
+    `Cannot resume session ${loaded.sessionId}: its model ${formatPair(ref)} is not configured in ${
+      JSON.stringify(base.configPath)
+    }; ${describeConfiguredPairs(base.projectConfig)}. Add it back with: ` +
+      `penguin config model add --provider ${ref.provider} --model-id ${ref.model_id}`,
+  );
+}
+
+/**
+ * Resume a recorded session of the agent `base`: see the module doc for the
+ * steps. Throws a PenguinError, having written nothing, when the session
+ * cannot be resumed (missing, unreadable meta, workspace gone, model pair no
+ * longer configured, another agent's session, locked by a live process).
+ */
+export async function resumeRecorded(
+  base: AgentBase,
+  open: OpenRecorded,
+  opts: ResumeOptions,
+): Promise<Session> {
+  const { target, configure, ...rest } = opts;
+  const loaded = await loadSessionForResume({
+    root: base.ref.root,
+    projectId: base.ref.projectId,
+    agentId: base.ref.agentId,
+    target,
+  });
+  await checkOwner(base, loaded);
+  checkPair(base, loaded);
+  const extra = configure ? await configure(loaded.meta) : {};
+  const { replay } = loaded;
+  if (loaded.notice) (rest.warn ?? ((l: string) => console.error(l)))(loaded.notice);
+  const rec: RecordedSession = {
+    meta: loaded.meta,
+    state: engineStateOf(replay),
+    trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },
+    renderMessages: replay.renderMessages,
+    contextClosed: replay.contextClosed,
+    ...(replay.danglingCompaction ? { danglingCompaction: replay.danglingCompaction } : {}),
+  };
+  try {
+    return await open(rec, { ...rest, ...extra });
+  } catch (err) {
+    if (err instanceof PenguinError && err.kind === "locked") {
+      throw new PenguinError(
+        "locked",
+        err.message.replace(/^Cannot write session /, "Cannot resume session "),
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Subagents and background work (reference §6.6, §5.7): the subagent tools,
+ * the children registry of a session, and its restore from the traces after
+ * a restart.
+ *
+ * @module
+ */
+export {
+  INPUT_SUBAGENT_DEFINITION,
+  KILL_SUBAGENT_DEFINITION,
+  MAX_REGISTERED_SUBAGENTS,
+  MAX_SUBAGENT_DEPTH,
+  NO_TEXT_ANSWER_NOTE,
+  RUN_SUBAGENT_DEFINITION,
+  SUBAGENT_DEFAULT_YIELD_MS,
+  SUBAGENT_MESSAGE_BUFFER,
+  SUBAGENT_POLL_YIELD_MS,
+  SUBAGENT_TEXT_BUFFER,
+  SUBAGENT_THINKING_LEVELS,
+  SUBAGENT_TOOL_DEFINITIONS,
+  SUBAGENT_TOOL_NAMES,
+  subagentAbortedNote,
+  subagentBackgroundNote,
+  subagentIdleNote,
+  subagentRunningNote,
+  subagentToolError,
+} from "./definitions.ts";
+export {
+  type ChildRegistry,
+  type ChildRegistryOptions,
+  type ChildSpawner,
+  type ChildSpawnRequest,
+  createChildRegistry,
+  type RunBinding,
+  type SubagentInfo,
+} from "./registry.ts";
+export type { Child, ChildState, FollowEnd, TaskEnd } from "./_child.ts";
+export { createRunSubagentTool, withOrigin } from "./run_subagent.ts";
+export { createInputSubagentTool, RESUME_TASK_TEXT } from "./input_subagent.ts";
+export { createKillSubagentTool } from "./kill_subagent.ts";
+export { subagentToolFactories } from "./tools.ts";
+export { type ChildSessionOptions, createSpawner, type SpawnerDeps } from "./spawner.ts";
+export { type BackgroundTask, backgroundTasks } from "./family.ts";
+export {
+  type ChildFacts,
+  interruptedDetail,
+  LOST_COMMAND_DETAIL,
+  planRestore,
+  restoreChildren,
+  type RestoredChild,
+  type RestorePlan,
+  type RestoreSource,
+} from "./restore.ts";
+export {
+  type CallFact,
+  type ChildProgress,
+  childProgress,
+  type NoticeFact,
+  type ParentFacts,
+  parentFacts,
+  parseNoticeBlock,
+} from "./_facts.ts";

@@ -1,0 +1,325 @@
+// `penguin run --resume`, `penguin chat --resume`, `/compact` and
+// `penguin sessions compact` end to end (subprocesses against the scripted
+// model server), resume of the PenguinHarness fixture traces after
+// `penguin sessions import`, and resume refusals that must write nothing.
+import assert from "node:assert/strict";
+import { basename, join } from "node:path";
+import { extractSummary } from "../../lib/session/mod.ts";
+import { removeModel } from "../../lib/state/project_config.ts";
+import { addModel } from "../../lib/state/project_config.ts";
+import { listSessionFiles } from "../../lib/trace/paths.ts";
+import { readTraceFile } from "../../lib/trace/reader.ts";
+import { validateTraceFiles } from "../../lib/trace/validate.ts";
+import type { OmniMessage } from "../../lib/protocol/types.ts";
+import { DEFAULT_COMPACTION_PROMPT } from "../../lib/state/default_prompts.ts";
+import { penguinArgv, runCli } from "../support/cli.ts";
+import {
+  type ModelServer,
+  type ScriptedTurn,
+  startModelServer,
+  turn,
+} from "../support/model_server.ts";
+import { assertGoodTrace, makeRoot, type Sandbox, tracesDir } from "../agent/_support.ts";
+import {
+  type Atom,
+  atomsOfContext,
+  atomsOfRequest,
+  completes,
+  requestAtoms,
+  treeDigest,
+  userAtom,
+} from "../agent/_resume_support.ts";
+
+const FIXTURES = "/work/shared/fixtures/penguin-traces";
+
+/** A server answering compaction requests from `compaction`, the others from `main`. */
+function scriptedServer(main: ScriptedTurn[], compaction: ScriptedTurn[] = []): Promise<ModelServer> {
+  return startModelServer({
+    handler: (req) => {
+      const atoms = atomsOfRequest((req.body as { messages: Record<string, unknown>[] }).messages);
+      return (atoms.at(-1)?.text === DEFAULT_COMPACTION_PROMPT ? compaction : main).shift();
+    },
+  });
+}
+
+async function scenario(
+  server: ModelServer,
+  body: (sb: Sandbox, cli: (args: string[], stdin?: string) => ReturnType<typeof runCli>) => Promise<void>,
+): Promise<void> {
+  const sb = await makeRoot(server);
+  try {
+    await body(sb, async (args, stdin) =>
+      runCli(["--root", sb.root, ...args], {
+        // The workspace by default; its parent once a test removed it.
+        cwd: await Deno.stat(sb.workspace).then(() => sb.workspace, () => join(sb.workspace, "..")),
+        ...(stdin !== undefined ? { stdin } : {}),
+      }));
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+}
+
+function sessionIdOf(stderr: string): string {
+  const id = /^Session: (session-\S+)$/m.exec(stderr)?.[1];
+  assert.ok(id, `a session id in stderr:\n${stderr}`);
+  return id;
+}
+
+const answer = (text: string): Atom => ({ role: "assistant", text, calls: [] });
+
+Deno.test("run --resume continues by id, by trace path and as latest, each time with exactly the committed history", async () => {
+  const server = await scriptedServer([
+    turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
+    turn.text("Wrote it."),
+    turn.text("One."),
+    turn.text("Two."),
+    turn.text("Three."),
+  ]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Write a."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
+    const targets = [sid, path, "latest"];
+    const answers = ["Wrote it.", "One.", "Two."];
+    for (const [i, target] of targets.entries()) {
+      const r = await cli(["run", "--resume", target, "-m", `Next ${i}.`]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(sessionIdOf(r.stderr), sid);
+      assert.match(r.stderr, new RegExp(`^\\[resumed\\] ${sid} · \\d+ message\\(s\\) in the current context$`, "m"));
+      assert.match(r.stderr, new RegExp(`^Workspace: ${sb.workspace}$`, "m"));
+      assert.deepEqual(requestAtoms(server, 2 + i), [
+        ...requestAtoms(server, 1 + i),
+        answer(answers[i]!),
+        userAtom(`Next ${i}.`),
+      ]);
+    }
+    assert.deepEqual((await listSessionFiles(tracesDir(sb.root), sid)).map((f) => f.path), [path]);
+    await assertGoodTrace(sb.root, sid);
+  });
+});
+
+Deno.test("run --resume refuses --workspace, --provider and --model-id (exit 2)", async () => {
+  const server = await startModelServer();
+  await scenario(server, async (sb, cli) => {
+    for (const extra of [["--workspace", sb.workspace], ["--provider", "custom", "--model-id", "m"]]) {
+      const r = await cli(["run", "--resume", "latest", "-m", "x", ...extra]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /^penguin: run: --resume continues a session with its recorded workspace and model; drop --/m);
+    }
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+Deno.test("chat --resume without an id continues the latest session and re-renders its history", async () => {
+  const server = await scriptedServer([
+    turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
+    turn.text("Wrote it."),
+    turn.text("Yes, a.txt holds A."),
+  ]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Write a."]);
+    const sid = sessionIdOf(first.stderr);
+    const r = await cli(["chat", "--resume"], "Is it there?\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^Session: ${sid}$`, "m"));
+    const n = /^\[resumed\] (\S+) · (\d+) message\(s\) in the current context$/m.exec(r.stdout);
+    assert.ok(n, r.stdout);
+    assert.equal(n[1], sid);
+    assert.equal(Number(n[2]), 4, "prompt, call, output, answer");
+    const after = r.stdout.slice(r.stdout.indexOf("[resumed]"));
+    assert.ok(after.indexOf("Wrote it.") < after.indexOf("Yes, a.txt holds A."), "history is re-rendered first");
+    assert.deepEqual(requestAtoms(server, 2), [
+      ...requestAtoms(server, 1),
+      answer("Wrote it."),
+      userAtom("Is it there?"),
+    ]);
+    assert.match(r.stdout, new RegExp(`To continue this conversation: penguin chat --resume ${sid}`));
+    await assertGoodTrace(sb.root, sid);
+  });
+});
+
+Deno.test("resume refusals are one clear line and change nothing on disk", async () => {
+  const server = await scriptedServer([turn.text("Hi."), { ...turn.text("slow"), stall_after: 1 }]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Hello."]);
+    const sid = sessionIdOf(first.stderr);
+    const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
+    const config = join(sb.root, "default_project", ".project_config.toml");
+
+    const refused = async (args: string[], code: number, message: RegExp) => {
+      const before = await treeDigest(sb.root);
+      const r = await cli(args);
+      assert.equal(r.code, code, r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split("\n").filter((l) => !l.startsWith("Run ")).length, 1, r.stderr);
+      assert.equal(await treeDigest(sb.root), before, `${args.join(" ")} changed nothing`);
+    };
+
+    // Locked: a live `penguin run --resume` holds the session while its request stalls.
+    const live = new Deno.Command(Deno.execPath(), {
+      args: [...penguinArgv(), "--root", sb.root, "run", "--resume", sid, "-m", "Wait."],
+      cwd: sb.workspace,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      const end = Date.now() + 30_000;
+      while (server.requests.length < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(server.requests.length, 2, "the live run reached its request");
+      await refused(["run", "--resume", sid, "-m", "x"], 1, new RegExp(`^penguin: Cannot resume session ${sid}: it is locked by process ${live.pid} `));
+      await refused(["chat", "--resume", sid], 1, /it is locked by process/);
+    } finally {
+      live.kill("SIGKILL");
+      await live.status;
+    }
+
+    await removeModel(config, { provider: "custom", model_id: "m" });
+    await addModel(config, { provider: "custom", model_id: "other", base_url: server.baseUrl("openai-chat"), client_type: "openai-chat" }, { setDefault: true });
+    await refused(["run", "--resume", sid, "-m", "x"], 2, /: its model \(custom, m\) is not configured in .*; configured models: \(custom, other\)\. Add it back with: penguin config model add --provider custom --model-id m$/m);
+    await addModel(config, { provider: "custom", model_id: "m", base_url: server.baseUrl("openai-chat"), client_type: "openai-chat" });
+
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(path, "{not json\n" + text.slice(text.indexOf("\n") + 1));
+    await refused(["run", "--resume", sid, "-m", "x"], 1, /does not start with a readable session_meta/);
+    await Deno.writeTextFile(path, text);
+
+    await Deno.remove(sb.workspace, { recursive: true });
+    await refused(["run", "--resume", sid, "-m", "x"], 1, /Workspace does not exist: .* \(recorded by session .*; a workspace is never recreated\)/);
+    await refused(["run", "--resume", "session-2026-01-01-00-00-00-00000000", "-m", "x"], 1, /Session does not exist/);
+  });
+});
+
+/** Copy fixture files to `dir`, pointing their session_meta at `workspace`. */
+async function localFixtures(names: string[], dir: string, workspace: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of names) {
+    const text = await Deno.readTextFile(join(FIXTURES, name));
+    const nl = text.indexOf("\n");
+    const meta = JSON.parse(text.slice(0, nl));
+    meta.payload.workspace = workspace;
+    const sid = meta.payload.session_id as string;
+    const index = /_(\d{3})\.jsonl$/.exec(name)?.[1] ?? "001";
+    const path = join(dir, `${sid}_${index}.jsonl`);
+    await Deno.writeTextFile(path, JSON.stringify(meta) + text.slice(nl));
+    out.push(path);
+  }
+  return out;
+}
+
+const FIXTURE_CASES: { name: string; files: string[]; expect: (recs: OmniMessage[][]) => Atom[] }[] = [
+  { name: "02 tool calls", files: ["02-tool-calls.jsonl"], expect: (f) => atomsOfContext(completes(f[0]!)) },
+  { name: "03 resumed", files: ["03-resumed.jsonl"], expect: (f) => atomsOfContext(completes(f[0]!)) },
+  {
+    name: "04 compaction pair (resumes from _002, which starts with the summary)",
+    files: ["04-compaction_001.jsonl", "04-compaction_002.jsonl"],
+    expect: (f) => atomsOfContext(completes(f[1]!)),
+  },
+  {
+    name: "04 closed first file alone (the summary is rebuilt exactly as the harness wrote it into _002)",
+    files: ["04-compaction_001.jsonl"],
+    expect: (f) => {
+      const last = completes(f[0]!).filter((m) => m.type === "text" && m.role === "assistant").at(-1)!;
+      const summary = extractSummary(last.type === "text" ? last.text : "");
+      assert.ok(summary !== "");
+      return [userAtom(`[context_summary]\n${summary}\n[/context_summary]`)];
+    },
+  },
+  {
+    name: "05 subagent parent (child imported too)",
+    files: ["05-subagent-parent.jsonl", "05-subagent-child.jsonl"],
+    expect: (f) => atomsOfContext(completes(f[0]!)),
+  },
+];
+
+for (const c of FIXTURE_CASES) {
+  Deno.test(`fixture ${c.name}: imported with "penguin sessions import", resumed, sends the recorded context`, async () => {
+    const server = await scriptedServer([turn.text("Resumed fine.")]);
+    await scenario(server, async (sb, cli) => {
+      await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+        provider: "custom",
+        model_id: "mock",
+        base_url: server.baseUrl("openai-chat"),
+        client_type: "openai-chat",
+      });
+      const dir = await Deno.makeTempDir({ dir: sb.root, prefix: "fixtures-" });
+      const files = await localFixtures(c.files, dir, sb.workspace);
+      const imported = await cli(["sessions", "import", ...files]);
+      assert.equal(imported.code, 0, imported.stderr);
+      const recs = await Promise.all(files.map(async (f) => (await readTraceFile(f)).messages));
+      const meta = recs[0]![0]!.payload as { session_id: string; system_prompt: string };
+      const r = await cli(["run", "--resume", meta.session_id, "-m", "continue"]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(requestAtoms(server, 0), [
+        { role: "system", text: meta.system_prompt },
+        ...c.expect(recs),
+        userAtom("continue"),
+      ]);
+      const report = await validateTraceFiles([tracesDir(sb.root)]);
+      assert.deepEqual(report.problems, []);
+      const own = await listSessionFiles(tracesDir(sb.root), meta.session_id);
+      const latest = (await readTraceFile(own.at(-1)!.path)).messages;
+      assert.deepEqual(
+        completes(latest).slice(-2).map((m) => m.type === "text" ? m.text : m.type),
+        ["continue", "Resumed fine."],
+      );
+      if (c.files.length === 1 && c.files[0]!.includes("_001")) {
+        assert.equal(own.length, 2, "the closed file rotated to _002");
+        assert.deepEqual(
+          latest.slice(0, 3).map((m) => m.type === "session_meta" ? m.type : m.payload.type),
+          ["session_meta", "tool_list_ready", "text"],
+        );
+      }
+    });
+  });
+}
+
+Deno.test("sessions compact summarizes a session now; the next resume starts from the summary", async () => {
+  const server = await scriptedServer(
+    [turn.text("Hi."), turn.text("Continuing from the summary.")],
+    [turn.text("[summary]The user said hello.[/summary]")],
+  );
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Hello."]);
+    const sid = sessionIdOf(first.stderr);
+    const r = await cli(["sessions", "compact", sid]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\[compaction\] summarizing context \(manual\)…$/m);
+    assert.match(r.stdout, /^\[compaction\] done; continuing with the summarized context/m);
+    const again = await cli(["sessions", "compact", sid]);
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, new RegExp(`^Nothing to compact in ${sid}: it was just compacted$`, "m"));
+    assert.equal((await listSessionFiles(tracesDir(sb.root), sid)).length, 1);
+    const next = await cli(["run", "--resume", sid, "-m", "Where were we?"]);
+    assert.equal(next.code, 0, next.stderr);
+    assert.deepEqual(requestAtoms(server, 2).slice(1), [
+      userAtom("[context_summary]\nThe user said hello.\n[/context_summary]"),
+      userAtom("Where were we?"),
+    ]);
+    assert.equal((await listSessionFiles(tracesDir(sb.root), sid)).length, 2);
+    await assertGoodTrace(sb.root, sid);
+  });
+});
+
+Deno.test("/compact in chat compacts the running conversation; /compact before any turn says nothing to compact", async () => {
+  const server = await scriptedServer(
+    [turn.text("Hi."), turn.text("After.")],
+    [turn.text("[summary]Greeted.[/summary]")],
+  );
+  await scenario(server, async (sb, cli) => {
+    const r = await cli(["chat"], "/compact\nHello.\n/compact\nAnd now?\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\[compaction\] nothing to compact yet$/m);
+    assert.match(r.stdout, /^\[compaction\] done; continuing with the summarized context/m);
+    assert.deepEqual(requestAtoms(server, 2).slice(1), [
+      userAtom("[context_summary]\nGreeted.\n[/context_summary]"),
+      userAtom("And now?"),
+    ]);
+    const sid = sessionIdOf(r.stdout);
+    await assertGoodTrace(sb.root, sid);
+    assert.equal(basename((await listSessionFiles(tracesDir(sb.root), sid)).at(-1)!.path).slice(-9), "002.jsonl");
+  });
+});
