@@ -119,6 +119,7 @@ async function readRange(
 }
 
 const EMPTY = new Uint8Array(0);
+const FAST_WINDOW = 32 * 1024;
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -165,6 +166,16 @@ export async function* readTrace(
     const text = decodeLine(bytes);
     if (owned) (bytes.buffer as ArrayBuffer).transfer(0);
     bytes = EMPTY;
+    return handleText(text, size, line, terminated);
+  };
+
+  // Handle one decoded line (`text` null: not valid UTF-8; `size` in bytes).
+  const handleText = (
+    text: string | null,
+    size: number,
+    line: number,
+    terminated: boolean,
+  ): TraceRecord | null => {
     let value: unknown = undefined;
     let parsed = false;
     let parseError = "";
@@ -228,6 +239,32 @@ export async function* readTrace(
             }
           }
           break;
+        }
+        if (longStart < 0 && piecesLen === 0) {
+          // Fast path: decode every complete line of this chunk in one call
+          // (much cheaper than one decode per line), then split.
+          // Windows of at most 32 KiB keep the decoded strings small and short-lived.
+          let last = view.lastIndexOf(0x0a, Math.min(n, start + FAST_WINDOW) - 1);
+          if (last < nl) last = nl;
+          const text = lenient.decode(view.subarray(start, last));
+          if (!text.includes("\uFFFD")) {
+            let from = 0;
+            while (from <= text.length) {
+              let to = text.indexOf("\n", from);
+              if (to === -1) to = text.length;
+              lineNo++;
+              const lineText = text.slice(from, to);
+              from = to + 1;
+              if (lineText === "" || (lineText.charCodeAt(0) !== 0x7b && lineText.trim() === "")) {
+                continue;
+              }
+              const rec = handleText(lineText, lineText.length, lineNo, true);
+              if (rec) yield rec;
+            }
+            start = last + 1;
+            continue;
+          }
+          // Some line is not valid UTF-8: fall back to line-by-line handling.
         }
         lineNo++;
         let rec: TraceRecord | null;
