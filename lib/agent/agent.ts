@@ -27,11 +27,11 @@ import {
   projectConfigPath,
   projectDir,
   resolveDataRoot,
-  tracesDir,
   type ResolvedSystemConfig,
   resolveSystemConfig,
   resolveWorkspace,
   type SystemConfig,
+  tracesDir,
   validateAgentId,
   validateProjectId,
 } from "../state/mod.ts";
@@ -48,7 +48,7 @@ import type { EngineState } from "./engine.ts";
 import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prompt.ts";
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import { openSession, type Session } from "./session.ts";
-import { resumeRecorded, type ResumeOptions } from "./resume.ts";
+import { type ResumeOptions, resumeRecorded } from "./resume.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { createSpawner } from "./subagents/spawner.ts";
 import { restoreChildren } from "./subagents/restore.ts";

@@ -190,15 +190,19 @@ export function createCompactor(
     signal: AbortSignal | undefined,
   ): AsyncGenerator<OmniMessage, SummarizeOutcome> {
     yield* begin(reason, "summarize");
-    const out = yield* summarize({
-      engine,
-      request: deps.request,
-      record: deps.record,
-      prompt: s.prompt,
-      retryNote: DEFAULT_COMPACTION_RETRY_PROMPT,
-      maxRetries: deps.maxRetries ?? DEFAULT_MAX_RETRIES,
-      ...(deps.retryDelayMs ? { retryDelayMs: deps.retryDelayMs } : {}),
-    }, lead, signal);
+    const out = yield* summarize(
+      {
+        engine,
+        request: deps.request,
+        record: deps.record,
+        prompt: s.prompt,
+        retryNote: DEFAULT_COMPACTION_RETRY_PROMPT,
+        maxRetries: deps.maxRetries ?? DEFAULT_MAX_RETRIES,
+        ...(deps.retryDelayMs ? { retryDelayMs: deps.retryDelayMs } : {}),
+      },
+      lead,
+      signal,
+    );
     const end: CompactionEndEvent = {
       type: "compaction_end",
       reason,

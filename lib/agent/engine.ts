@@ -31,8 +31,10 @@ import { buildCarryOver, withRetriedTurns } from "./carry_over.ts";
 import { maxTurnsText, userSteeringText } from "./markers.ts";
 import { createRetryWaits, exhaustionReason } from "./_retry.ts";
 import { runTurn, type ToolExecutor, type TurnResult } from "./turn.ts";
+import type { AfterTurn } from "./checkpoint.ts";
 
 export { exhaustionReason };
+export type { AfterTurn, CheckpointInfo, CheckpointVerdict } from "./checkpoint.ts";
 
 /** Retries allowed per turn after the first attempt (§5.5). */
 export const DEFAULT_MAX_RETRIES = 5;
@@ -73,33 +75,6 @@ export interface EngineRequest {
   /** Output cap, already clamped. */
   max_tokens?: number;
 }
-
-/** What the checkpoint after a turn decides. */
-export type CheckpointVerdict =
-  /**
-   * Go on normally. `stash` (already written) leads the next input when the
-   * task goes on, else it becomes the carry-over.
-   */
-  | { action: "continue"; stash?: CompleteMessage[] }
-  /** End the task now (e.g. the context was discarded at a task boundary). */
-  | { action: "end" }
-  /** Abort the task with this reason, leaving `carryOver` (default: case A of the turn when it had outputs). */
-  | { action: "abort"; reason: string; carryOver?: CompleteMessage[] }
-  /** Continue with this input instead of the turn's outputs (steering is still appended). */
-  | { action: "replace"; input: CompleteMessage[] };
-
-/** What the checkpoint knows besides the turn. */
-export interface CheckpointInfo {
-  /** Steering is queued for the next input. */
-  steeringQueued: boolean;
-}
-
-/** The checkpoint run after every completed turn (compaction's seam). */
-export type AfterTurn = (
-  turn: TurnResult,
-  signal: AbortSignal | undefined,
-  info: CheckpointInfo,
-) => AsyncGenerator<OmniMessage, CheckpointVerdict>;
 
 /** What the engine is given. */
 export interface EngineDeps {

@@ -34,19 +34,19 @@ export {
   type EngineState,
   exhaustionReason,
 } from "./engine.ts";
-export { engineStateOf, type OpenRecorded, resumeRecorded, type ResumeOptions } from "./resume.ts";
+export { engineStateOf, type OpenRecorded, type ResumeOptions, resumeRecorded } from "./resume.ts";
 export {
-  COMPACTION_TOOL_ERROR,
   type Compactability,
+  COMPACTION_TOOL_ERROR,
   type CompactionConfig,
   type CompactionResult,
   type CompactionSettings,
   compactionSettings,
   compactionTrigger,
-  CONTEXT_HEADROOM,
-  createCompactor,
   type Compactor,
   type CompactorDeps,
+  CONTEXT_HEADROOM,
+  createCompactor,
   DEFAULT_CONTEXT_WINDOW,
 } from "./compaction.ts";
 export { runTurn, type ToolExecutor, type TurnContext, type TurnResult } from "./turn.ts";

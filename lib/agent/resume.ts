@@ -21,16 +21,8 @@
  */
 import { PenguinError } from "../protocol/errors.ts";
 import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
-import {
-  describeConfiguredPairs,
-  findModel,
-  formatPair,
-} from "../state/project_config.ts";
-import {
-  type LoadedSession,
-  loadSessionForResume,
-  type ResumeReplay,
-} from "../session/mod.ts";
+import { describeConfiguredPairs, findModel, formatPair } from "../state/project_config.ts";
+import { type LoadedSession, loadSessionForResume, type ResumeReplay } from "../session/mod.ts";
 import type { AgentBase, RecordedSessionOptions } from "./_build.ts";
 import type { EngineState } from "./engine.ts";
 import type { Session } from "./session.ts";

@@ -4,13 +4,15 @@
  * says was committed, agent config edits, and hashing a data root to prove a
  * refusal wrote nothing.
  *
- * Requests are compared as "atoms": one per system prompt, per user content
- * part, per assistant message and per tool result. Chat Completions merges
- * adjacent user inputs into one message; atoms undo that, so "the history,
- * then the new prompt" is a plain list comparison.
+ * Requests are compared as "atoms": one per system prompt, per user message
+ * (or content part), per assistant message and per tool result. Chat
+ * Completions sends consecutive user texts as one message joined by blank
+ * lines; {@linkcode assertContext} merges them the same way on both sides,
+ * so "the history, then the new prompt" stays a plain list comparison.
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { isComplete } from "../../lib/protocol/guards.ts";
 import type { CompleteMessage, OmniMessage } from "../../lib/protocol/types.ts";
@@ -103,6 +105,31 @@ export function completes(records: readonly OmniMessage[]): CompleteMessage[] {
 
 /** A user atom. */
 export const userAtom = (text: string): Atom => ({ role: "user", text });
+
+/**
+ * Merge consecutive user text atoms into one, joined by a blank line, as
+ * Chat Completions sends a run of user texts (one message, one string).
+ */
+export function normalizeAtoms(atoms: readonly Atom[]): Atom[] {
+  const out: Atom[] = [];
+  for (const a of atoms) {
+    const prev = out.at(-1);
+    const isText = a.role === "user" && a.text !== undefined;
+    if (isText && prev?.role === "user" && prev.text !== undefined) {
+      out[out.length - 1] = { role: "user", text: `${prev.text}\n\n${a.text}` };
+    } else out.push({ ...a });
+  }
+  return out;
+}
+
+/** Assert two contexts are the same once consecutive user texts are merged. */
+export function assertContext(
+  actual: readonly Atom[],
+  expected: readonly Atom[],
+  message?: string,
+): void {
+  assert.deepEqual(normalizeAtoms(actual), normalizeAtoms(expected), message);
+}
 
 /** Merge `patch` into the agent's `system_config.yaml` under `root` (default agent). */
 export async function patchAgentConfig(

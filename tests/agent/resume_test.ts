@@ -21,6 +21,7 @@ import {
   waitFor,
 } from "./_support.ts";
 import {
+  assertContext,
   type Atom,
   atomsOfContext,
   completes,
@@ -72,7 +73,7 @@ for (const how of ["id", "path", "latest"] as const) {
       await collect(again.run("Still there?", { approve: "allow-all" }));
       await again.dispose();
 
-      assert.deepEqual(requestAtoms(server, 2), [
+      assertContext(requestAtoms(server, 2), [
         ...requestAtoms(server, 1),
         answer("Wrote it."),
         userAtom("Still there?"),
@@ -136,7 +137,7 @@ Deno.test("an aborted round is re-carried on resume: its prompt is sent again bu
     await collect(again.run("Go on.", { approve: "allow-all" }));
     await again.dispose();
     await stalled;
-    assert.deepEqual(requestAtoms(server, 1), [
+    assertContext(requestAtoms(server, 1), [
       ...requestAtoms(server, 0),
       userAtom("Go on."),
     ]);
@@ -159,8 +160,11 @@ const T = "2026-01-02T03:04:05.000Z";
 const ev = (payload: Record<string, unknown>): OmniMessage =>
   ({ timestamp: T, type: "event_msg", payload }) as OmniMessage;
 const mm = (payload: Record<string, unknown>): OmniMessage =>
-  ({ timestamp: T, type: "model_msg", payload: { stop_reason: "completed", ...payload } }) as
-    OmniMessage;
+  ({
+    timestamp: T,
+    type: "model_msg",
+    payload: { stop_reason: "completed", ...payload },
+  }) as OmniMessage;
 const usage = (total: number, session: number) =>
   ev({
     type: "token_usage",
@@ -213,7 +217,7 @@ Deno.test("a compaction the dead process left open is closed as failed on resume
     assert.equal(again.compactability(), "ok");
     await collect(again.run("And now?", { approve: "allow-all" }));
     await again.dispose();
-    assert.deepEqual(requestAtoms(server, 0), [
+    assertContext(requestAtoms(server, 0), [
       { role: "system", text: "You are a test." },
       userAtom("Hello."),
       answer("Hi."),
@@ -254,7 +258,7 @@ Deno.test("a file closed by a completed compaction resumes from the summary alon
     const stream = await collect(again.run("Next step.", { approve: "allow-all" }));
     await again.dispose();
     const summary = "[context_summary]\nTask half done.\n[/context_summary]";
-    assert.deepEqual(requestAtoms(server, 0), [
+    assertContext(requestAtoms(server, 0), [
       { role: "system", text: "You are a test." },
       userAtom(summary),
       userAtom("Next step."),
@@ -264,12 +268,15 @@ Deno.test("a file closed by a completed compaction resumes from the summary alon
     const files = await listSessionFiles(tracesDir(sb.root), SID);
     assert.deepEqual(files.map((f) => f.index), [1, 2]);
     const second = (await readTraceFile(files[1]!.path)).records.map((r) => r.message);
-    assert.deepEqual(second.slice(0, 4).map((m) => m.type === "session_meta" ? m.type : m.payload.type), [
-      "session_meta",
-      "tool_list_ready",
-      "text",
-      "text",
-    ]);
+    assert.deepEqual(
+      second.slice(0, 4).map((m) => m.type === "session_meta" ? m.type : m.payload.type),
+      [
+        "session_meta",
+        "tool_list_ready",
+        "text",
+        "text",
+      ],
+    );
     assert.deepEqual(atomsOfContext(completes(second)).slice(0, 2), [
       userAtom(summary),
       userAtom("Next step."),
@@ -286,8 +293,20 @@ Deno.test("committed calls without outputs are answered by placeholders (in memo
       mm({ type: "text", role: "user", text: "Run two." }),
       ev({ type: "tool_list_ready", tools: [] }),
       ev({ type: "request_begin" }),
-      mm({ type: "tool_call", role: "assistant", name: "read_file", arguments: "{}", tool_call_id: "c1" }),
-      mm({ type: "tool_call", role: "assistant", name: "read_file", arguments: "{}", tool_call_id: "c2" }),
+      mm({
+        type: "tool_call",
+        role: "assistant",
+        name: "read_file",
+        arguments: "{}",
+        tool_call_id: "c1",
+      }),
+      mm({
+        type: "tool_call",
+        role: "assistant",
+        name: "read_file",
+        arguments: "{}",
+        tool_call_id: "c2",
+      }),
       usage(60, 60),
       ev({ type: "request_end", status: "completed" }),
       mm({ type: "tool_call_output", role: "user", output: "two", tool_call_id: "c2" }),
@@ -295,7 +314,7 @@ Deno.test("committed calls without outputs are answered by placeholders (in memo
     const again = await agent.resumeSession({ target: SID });
     await collect(again.run("Status?", { approve: "allow-all" }));
     await again.dispose();
-    assert.deepEqual(requestAtoms(server, 0), [
+    assertContext(requestAtoms(server, 0), [
       { role: "system", text: "You are a test." },
       userAtom("Run two."),
       { role: "assistant", text: "", calls: ["read_file({})#c1", "read_file({})#c2"] },
@@ -318,7 +337,10 @@ Deno.test("resume refusals name the problem and write nothing: locked, workspace
     await assert.rejects(
       agent.resumeSession({ target: sid }),
       (err: Error) => {
-        assert.match(err.message, new RegExp(`^Cannot resume session ${sid}: it is locked by process ${Deno.pid}\\b`));
+        assert.match(
+          err.message,
+          new RegExp(`^Cannot resume session ${sid}: it is locked by process ${Deno.pid}\\b`),
+        );
         return true;
       },
     );
@@ -328,7 +350,10 @@ Deno.test("resume refusals name the problem and write nothing: locked, workspace
     const other = await createAgent({ root: sb.root, agentId: "other" });
     const otherDigest = await treeDigest(sb.root);
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
-    await assert.rejects(other.resumeSession({ target: path }), /not under agent "other".*--agent-id default_agent/);
+    await assert.rejects(
+      other.resumeSession({ target: path }),
+      /not under agent "other".*--agent-id default_agent/,
+    );
     await assert.rejects(other.resumeSession({ target: sid }), /belongs to agent "default_agent"/);
     assert.equal(await treeDigest(sb.root), otherDigest);
 
@@ -346,8 +371,14 @@ Deno.test("resume refusals name the problem and write nothing: locked, workspace
 
     await Deno.remove(sb.workspace, { recursive: true });
     const wsDigest = await treeDigest(sb.root);
-    await assert.rejects(agent.resumeSession({ target: sid }), /Workspace does not exist: .*a workspace is never recreated/);
-    await assert.rejects(agent.resumeSession({ target: "session-2026-01-01-00-00-00-00000000" }), /Session does not exist/);
+    await assert.rejects(
+      agent.resumeSession({ target: sid }),
+      /Workspace does not exist: .*a workspace is never recreated/,
+    );
+    await assert.rejects(
+      agent.resumeSession({ target: "session-2026-01-01-00-00-00-00000000" }),
+      /Session does not exist/,
+    );
     assert.equal(await treeDigest(sb.root), wsDigest);
   });
 });

@@ -1,0 +1,95 @@
+// Streamed JSON request bodies (lib/models/_json_body.ts): byte-for-byte
+// JSON.stringify, and the driver streams only very large histories.
+import assert from "node:assert/strict";
+import { historyChars, jsonBodyStream, jsonRequest } from "../../lib/models/_json_body.ts";
+import { streamModel } from "../../lib/models/stream.ts";
+import type { CompleteMessage } from "../../lib/protocol/types.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+
+async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+Deno.test("jsonBodyStream yields exactly the UTF-8 bytes of JSON.stringify, non-ASCII and skipped members included", async () => {
+  const big = "x".repeat(70_000);
+  const value: Record<string, unknown> = {
+    model: "m",
+    skipped: undefined,
+    messages: [
+      { role: "system", content: "Prompt — with “quotes” and \u2028 and 企鹅" },
+      { role: "user", content: big },
+      undefined,
+      { role: "tool", content: '\u0000\n"' },
+    ],
+    empty: [],
+    nested: { a: [1, { b: null }], c: "é" },
+    stream: true,
+  };
+  const expected = new TextEncoder().encode(JSON.stringify(value));
+  assert.deepEqual(await bytesOf(jsonBodyStream(value)), expected);
+  assert.deepEqual(await bytesOf(jsonBodyStream({})), new TextEncoder().encode("{}"));
+});
+
+Deno.test("jsonRequest serializes its body once, on first read", () => {
+  const json = { a: [1, 2], b: "c" };
+  const req = jsonRequest("http://x/y", { h: "v" }, json);
+  assert.equal(req.body, JSON.stringify(json));
+  assert.equal(req.body, req.body);
+  assert.equal(req.json, json);
+});
+
+Deno.test("historyChars counts content characters of every message kind", () => {
+  const msgs: CompleteMessage[] = [
+    { type: "text", role: "user", text: "abc", stop_reason: "completed" },
+    { type: "thinking", role: "assistant", thinking: "de", stop_reason: "completed" },
+    {
+      type: "tool_call",
+      role: "assistant",
+      name: "n",
+      arguments: "{}",
+      tool_call_id: "c",
+      stop_reason: "completed",
+    },
+    {
+      type: "tool_call_output",
+      role: "user",
+      output: "out",
+      images: ["data:x"],
+      tool_call_id: "c",
+      stop_reason: "completed",
+    },
+  ];
+  assert.equal(historyChars(msgs), 3 + 2 + 2 + 3 + 6);
+});
+
+Deno.test("a very large history is sent as a streamed body the server reads as the same JSON", async () => {
+  const server = await startModelServer({ turns: [turn.text("ok"), turn.text("ok")] });
+  try {
+    const history = (n: number): CompleteMessage[] => [{
+      type: "text",
+      role: "user",
+      text: "é".repeat(n),
+      stop_reason: "completed",
+    }];
+    for (const size of [10, 9 * 1024 * 1024]) {
+      for await (
+        const _ of streamModel({
+          endpoint: server.endpoint("openai-chat"),
+          system_prompt: "Sys — tem",
+          tools: [],
+          history: history(size),
+        })
+      ) { /* drain */ }
+    }
+    const [small, large] = server.requests;
+    assert.equal(
+      small!.headers["content-length"],
+      String(new TextEncoder().encode(JSON.stringify(small!.body)).length),
+    );
+    assert.equal(large!.headers["transfer-encoding"], "chunked");
+    const messages = (large!.body as { messages: { content: string }[] }).messages;
+    assert.equal(messages[1]!.content, "é".repeat(9 * 1024 * 1024));
+  } finally {
+    await server.close();
+  }
+});
