@@ -74,12 +74,14 @@ Deno.test("an abort mid-stream ends the run with an abort event and carries a [t
     assert.deepEqual([tail[0]!.type, tail[0]!.status], ["request_end", "aborted"]);
     assert.deepEqual([tail[1]!.type, tail[1]!.reason], ["abort", "aborted by user"]);
     await collect(session.run("Continue.", { approve: "allow-all" }));
+    // The carry-over block and the new prompt go out as one user message,
+    // separated by a blank line.
     const texts = userTexts(requestMessages(server, 1));
+    assert.equal(texts.length, 1);
     assert.match(
       texts[0]!,
-      /^\[turn_aborted\]\n {2}\[user_input\]Tell me a story\.\[\/user_input\]\n {2}\[text\]Once[^[]*\[\/text\]\n\[\/turn_aborted\]$/,
+      /^\[turn_aborted\]\n {2}\[user_input\]Tell me a story\.\[\/user_input\]\n {2}\[text\]Once[^[]*\[\/text\]\n\[\/turn_aborted\]\n\nContinue\.$/,
     );
-    assert.equal(texts[1], "Continue.");
   });
   const body = records.slice(1).map((r) => JSON.stringify(r)).join("\n");
   assert.ok(!body.includes("turn_aborted"), "carry-over is never traced");
@@ -148,7 +150,7 @@ Deno.test("a run whose signal is already aborted keeps its input for the next ru
     assert.equal((stream.at(-1)!.payload as { reason?: string }).reason, "aborted by user");
     assert.equal(server.requests.length, 0);
     await collect(session.run("Second.", { approve: "allow-all" }));
-    assert.deepEqual(userTexts(requestMessages(server, 0)), ["First.", "Second."]);
+    assert.deepEqual(userTexts(requestMessages(server, 0)), ["First.\n\nSecond."]);
   });
 });
 

@@ -87,9 +87,10 @@ Deno.test("a retry resends the input plus a [turn_retried] transcript, never re-
     const text = JSON.stringify(retry);
     assert.ok(!text.includes('"tool_calls"'), "the failed attempt is not in the history");
     const block = retry.flatMap((m) => Array.isArray(m.content) ? m.content : [{ text: m.content }])
-      .map((c) => String((c as { text?: unknown }).text ?? "")).find((t) =>
-        t.startsWith("[turn_retried]")
-      );
+      // The block follows the original input in the same user message.
+      .map((c) => String((c as { text?: unknown }).text ?? ""))
+      .map((t) => t.slice(Math.max(0, t.indexOf("[turn_retried]\n"))))
+      .find((t) => t.startsWith("[turn_retried]\n"));
     assert.ok(block, "a [turn_retried] block is sent");
     assert.match(
       block!,
