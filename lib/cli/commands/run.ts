@@ -10,7 +10,13 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import type { ApprovalDecision, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
+import type {
+  ApprovalDecision,
+  CompleteMessage,
+  OmniMessage,
+  ToolCallMessage,
+} from "../../protocol/types.ts";
+import { userText } from "../../protocol/builders.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
@@ -386,23 +392,29 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
 
   let aborted = false;
   let stoppedAtMaxTurns = false;
+  const runOptions = {
+    signal: ctl.signal,
+    approve: f.commandRules?.length
+      ? withCommandPolicy(
+        approverForMode(f.approve, { ask, permissionOf: session.toolPermission }),
+        { enabled: true, rules: f.commandRules },
+      )
+      : f.approve,
+    ask,
+  };
   renderer?.beginTask();
   try {
-    for await (
-      const msg of session.run(f.message, {
-        signal: ctl.signal,
-        approve: f.commandRules?.length
-          ? withCommandPolicy(
-            approverForMode(f.approve, { ask, permissionOf: session.toolPermission }),
-            { enabled: true, rules: f.commandRules },
-          )
-          : f.approve,
-        ask,
-      })
-    ) {
-      if (f.json) io.out(JSON.stringify(msg) + "\n");
-      else renderer!.push(msg);
-      noteOutcome(msg);
+    let input: string | CompleteMessage[] | null = f.message;
+    while (input !== null) {
+      for await (const msg of session.run(input, runOptions)) {
+        if (f.json) io.out(JSON.stringify(msg) + "\n");
+        else renderer!.push(msg);
+        noteOutcome(msg);
+      }
+      if (aborted || stoppedAtMaxTurns || ctl.signal.aborted) break;
+      // Subagents started with run_in_background report when they finish: wait
+      // for them and let the model read each report (one more round per batch).
+      input = await nextBackgroundReports();
     }
   } finally {
     removeSignals();
@@ -412,6 +424,32 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   io.err(resumeHint(ctx, f, session.sessionId));
   return aborted || stoppedAtMaxTurns ? 1 : 0;
+
+  /** The reports of finished background work as harness messages; null when nothing is left to wait for. */
+  async function nextBackgroundReports(): Promise<CompleteMessage[] | null> {
+    let notices = session.takeBackgroundNotices();
+    while (notices.length === 0 && session.hasRunningBackgroundSubagents() && !ctl.signal.aborted) {
+      const running = session.backgroundTasks().filter((t) =>
+        t.kind === "subagent" && t.state === "running"
+      );
+      if (!f.json) {
+        io.err(`[background] waiting for ${running.length} background subagent(s) to finish…\n`);
+      }
+      await new Promise<void>((resolve) => {
+        const off = session.onBackgroundNotice(() => done());
+        const onAbort = () => done();
+        ctl.signal.addEventListener("abort", onAbort, { once: true });
+        function done() {
+          off();
+          ctl.signal.removeEventListener("abort", onAbort);
+          resolve();
+        }
+      });
+      notices = session.takeBackgroundNotices();
+    }
+    if (notices.length === 0 || ctl.signal.aborted) return null;
+    return notices.map((n) => userText(n.text, "harness"));
+  }
 
   function noteOutcome(msg: OmniMessage): void {
     if (msg.origin && msg.origin.length > 0) return;

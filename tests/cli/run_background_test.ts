@@ -1,0 +1,50 @@
+// `penguin run` waits for subagents started with run_in_background and lets the
+// model read their reports before it exits.
+import assert from "node:assert/strict";
+import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { makeRoot } from "../agent/_support.ts";
+import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
+
+Deno.test("penguin run waits for a background subagent and feeds its report to the model before exiting", async () => {
+  const handler = (req: RecordedRequest) => {
+    if (whose(req) === "child") {
+      // The child answers only after the parent's first task has ended.
+      return { ...turn.text("child result: 42"), delay_ms: 400 };
+    }
+    const t = turnOf(req);
+    if (t === 0) {
+      return turn.toolCall("run_subagent", {
+        description: "background work",
+        prompt: "[[child]] compute the answer",
+        run_in_background: true,
+      });
+    }
+    if (t === 1) return turn.text("Started the child; waiting for its report.");
+    return turn.text("The child reported 42.");
+  };
+  const server = await startModelServer({ handler, maxRequests: 10 });
+  const sb = await makeRoot(server);
+  try {
+    const r = await runCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "-m",
+      "[[parent]] delegate",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    const parentRequests = server.requests.filter((q) => whose(q) === "parent");
+    assert.equal(parentRequests.length, 3, "one more round after the report");
+    const last = userTexts(parentRequests[2]!).join("\n");
+    assert.match(last, /\[background_task_done\]/);
+    assert.match(last, /child result: 42/);
+    assert.match(r.stdout, /The child reported 42\./);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
