@@ -108,6 +108,8 @@ export interface RecordedSession {
   contextClosed?: boolean;
   /** A compaction left open by a dead process: closed as failed once the writer is open. */
   danglingCompaction?: DanglingCompaction;
+  /** The latest file's records that the restore of background work needs, when already read. */
+  latestFacts?: { path: string; messages: readonly OmniMessage[] };
 }
 
 /** A loaded agent. */
@@ -284,6 +286,7 @@ async function openRecorded(
   // What the dead process kept in memory (subagents, background commands) comes back from the traces.
   await restoreChildren(children, {
     parentFiles: (await listSessionFiles(base.paths.traces, meta.session_id)).map((f) => f.path),
+    ...(rec.latestFacts ? { preread: rec.latestFacts } : {}),
     agentId: base.ref.agentId,
     tracesDir: (agentId) => tracesDir({ ...base.ref, agentId }),
     ...(opts.warn ? { warn: opts.warn } : {}),

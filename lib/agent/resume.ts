@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { factsFilter } from "./subagents/_facts.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
 import { describeConfiguredPairs, findModel, formatPair } from "../state/project_config.ts";
@@ -137,11 +138,13 @@ export async function resumeRecorded(
   opts: ResumeOptions,
 ): Promise<Session> {
   const { target, configure, ...rest } = opts;
+  const facts = factsFilter();
   const loaded = await loadSessionForResume({
     root: base.ref.root,
     projectId: base.ref.projectId,
     agentId: base.ref.agentId,
     target,
+    observe: facts.push,
   });
   await checkOwner(base, loaded);
   checkPair(base, loaded);
@@ -155,6 +158,7 @@ export async function resumeRecorded(
     renderMessages: replay.renderMessages,
     contextClosed: replay.contextClosed,
     ...(replay.danglingCompaction ? { danglingCompaction: replay.danglingCompaction } : {}),
+    latestFacts: { path: loaded.file.path, messages: facts.kept },
   };
   try {
     return await open(rec, { ...rest, ...extra });

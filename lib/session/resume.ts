@@ -25,6 +25,8 @@ import { createReplay, type DanglingCompaction, type ResumeReplay } from "./repl
 export interface ResumeTarget extends SessionScope {
   /** A session id, the path of one of its trace files (inside a traces directory), or `latest`. */
   target: string;
+  /** Also sees every record of the latest file as it is replayed (one pass serves both). */
+  observe?: (message: OmniMessage) => void;
 }
 
 /** Where the resumed session continues writing: hand these to `openTraceWriter`. */
@@ -116,6 +118,7 @@ export async function loadSessionForResume(options: ResumeTarget): Promise<Loade
   const replay = createReplay();
   for await (const rec of readTrace(latest.path, { onProblem: (p) => problems.push(p) })) {
     replay.push(rec.message);
+    options.observe?.(rec.message);
   }
   const result = replay.finish();
   if (result.meta === null) {

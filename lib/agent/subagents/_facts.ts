@@ -219,3 +219,32 @@ export function childProgress(records: Iterable<OmniMessage>): ChildProgress {
   for (const m of records) c.push(m);
   return c.finish();
 }
+
+/**
+ * Keeps, from a stream of records, only those {@linkcode factsCollector}
+ * uses (pointers, watched calls and their outputs, harness notices), so a
+ * file read once for the resume replay need not be read again for restore.
+ */
+export function factsFilter(): { push(m: OmniMessage): void; readonly kept: OmniMessage[] } {
+  const kept: OmniMessage[] = [];
+  const watchedCalls = new Set<string>();
+  return {
+    kept,
+    push(m) {
+      if (m.origin !== undefined) return;
+      const p = m.payload as { type: string; [k: string]: unknown };
+      if (m.type === "event_msg") {
+        if (p.type === "subagent") kept.push(m);
+      } else if (m.type === "model_msg") {
+        if (p.type === "tool_call" && WATCHED.has(String(p.name))) {
+          watchedCalls.add(String(p.tool_call_id));
+          kept.push(m);
+        } else if (p.type === "tool_call_output" && watchedCalls.has(String(p.tool_call_id))) {
+          kept.push(m);
+        } else if (p.type === "text" && p.role === "user" && p.sender === "harness") {
+          kept.push(m);
+        }
+      }
+    },
+  };
+}

@@ -31,6 +31,7 @@
  *
  * @module
  */
+import type { OmniMessage } from "../../protocol/types.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { listSessionFiles } from "../../trace/paths.ts";
@@ -236,6 +237,8 @@ function withoutNotes(text: string): string {
 export interface RestoreSource {
   /** The parent's trace files, in index order. */
   parentFiles: readonly string[];
+  /** One of `parentFiles` already read: the records of it that restore needs (see `factsFilter`). */
+  preread?: { path: string; messages: readonly OmniMessage[] };
   /** The parent's agent. */
   agentId: string;
   /** The traces directory of an agent of the project. */
@@ -258,7 +261,11 @@ export async function restoreChildren(
   const collector = factsCollector();
   try {
     for (const path of source.parentFiles) {
-      for await (const rec of readTrace(path, { onProblem: () => {} })) {
+      if (source.preread?.path === path) {
+        for (const m of source.preread.messages) collector.push(m);
+        continue;
+      }
+      for await (const rec of readTrace(path, { validate: false, onProblem: () => {} })) {
         collector.push(rec.message);
       }
     }
@@ -284,7 +291,7 @@ export async function restoreChildren(
         if (files.length === 0) continue;
         const progress = progressCollector();
         for (const f of files) {
-          for await (const rec of readTrace(f.path, { onProblem: () => {} })) {
+          for await (const rec of readTrace(f.path, { validate: false, onProblem: () => {} })) {
             progress.push(rec.message);
           }
         }
