@@ -13,8 +13,8 @@ import {
   startModelServer,
   turn,
 } from "../support/model_server.ts";
-import { penguinArgv, REPO } from "../support/cli.ts";
-import { collect, makeRoot, ofKind, readSession, tracesDir, waitFor } from "../agent/_support.ts";
+import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { makeRoot, ofKind, readSession, tracesDir, waitFor } from "../agent/_support.ts";
 import { toolResults, turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
 
 async function hasLine(root: string, sessionId: string, pattern: RegExp): Promise<boolean> {
@@ -139,11 +139,19 @@ Deno.test("after SIGKILL the resumed parent gets its background work back and th
       ["subagent", "idle"],
       ["subagent", "interrupted"],
     ]);
-    const stream = await collect(
-      parent.run("Continue after the restart.", { approve: "allow-all" }),
-    );
     await parent.dispose();
-    assert.ok(stream.length > 0);
+    // Continue through the CLI, as a user would after the crash.
+    const resumed = await runCli([
+      "--root",
+      sb.root,
+      "run",
+      "--resume",
+      parentId,
+      "-m",
+      "Continue after the restart.",
+    ]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, /all done/);
 
     // The first request after the restart carried the three reports.
     const first = server.requests.find((r) => whose(r) === "parent" && turnOf(r) === 1)!;
