@@ -439,3 +439,31 @@ Deno.test("chat --resume fails clearly when there is nothing it can resume", asy
     assert.equal(r.stdout, "");
   });
 });
+
+Deno.test("chat applies the workspace's penguin.jsonc: its approval mode and command rules narrow the flags", async () => {
+  await withChatEnv([
+    turn.of(item.toolCall("write_file", { file_path: "made.txt", content: "x" }, { id: "call_w" })),
+    turn.text("Could not write."),
+    turn.of(item.toolCall("exec_command", { cmd: "git push origin main" }, { id: "call_p" })),
+    turn.text("Push refused."),
+  ], async ({ root, workspace, env }) => {
+    await Deno.writeTextFile(
+      `${workspace}/penguin.jsonc`,
+      `{
+  // read tools only, and never push
+  "approval": "deny-all",
+  "command_rules": [{ "name": "no-push", "pattern": "\\\\bgit\\\\s+push\\\\b" }]
+}\n`,
+    );
+    const r = await runCli(["--root", root, "chat", "--workspace", workspace], {
+      stdin: "write it\npush it\n",
+      env,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[penguin\] penguin\.jsonc: /);
+    // The file tool was denied by the narrowed approval mode: nothing was written.
+    await assert.rejects(Deno.stat(`${workspace}/made.txt`), Deno.errors.NotFound);
+    assert.match(r.stdout, /× \[denied\]/);
+    assert.match(r.stdout, /× \[forbidden by policy\]/);
+  });
+});

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { parseSandboxMode, type SandboxMode } from "../../sandbox/policy.ts";
@@ -36,10 +37,17 @@ Flags:
   --thinking <level>    low, medium, high, xhigh or max
   --sandbox <mode>      workspace-write (default), read-only, off
   --network on|off      let commands use the network (default: off)
+  --grant-writable-roots
+                        let penguin.jsonc add writable roots outside the workspace
   --max-turns <n>       stop a task after n model requests (default: the
                         agent's max_turns; 0 or less: unlimited)
   --verbose             show long tool outputs in full (default: collapsed)
-  --resume [id]         continue a session (the latest one without an id)
+  --resume [id|path]    continue a session (the latest one without a value)
+
+Workspace policy: a penguin.jsonc at the workspace root can narrow these
+flags (sandbox read-only, network off, stricter approval, extra command
+rules) but never widen them; writable roots outside the workspace need
+--grant-writable-roots.
 
 On exit it prints the command that continues the conversation.
 `;
@@ -51,6 +59,7 @@ const FLAGS: FlagSpec = {
   "agent-id": { type: "string" },
   "workspace": { type: "string" },
   "approve": { type: "string" },
+  "grant-writable-roots": { type: "boolean" },
   "thinking": { type: "string" },
   "sandbox": { type: "string" },
   "network": { type: "string" },
@@ -94,6 +103,10 @@ export interface ChatOptions {
   verbose: boolean;
   /** Session id to resume; "" = the latest. */
   resume?: string;
+  /** `--grant-writable-roots`: let penguin.jsonc add writable roots outside the workspace. */
+  grantWritableRoots: boolean;
+  /** Command rules added by the workspace's penguin.jsonc (filled in once it is read). */
+  commandRules?: CommandPolicyRule[];
 }
 
 /** `--resume` takes an optional value: give the bare flag an empty one. */
@@ -159,6 +172,7 @@ export function parseChatFlags(args: string[]): ChatOptions {
     session,
     approve: parseApprovalMode(str(p, "approve") ?? "allow-all", "chat: --approve"),
     verbose: bool(p, "verbose"),
+    grantWritableRoots: bool(p, "grant-writable-roots"),
   };
   const projectId = str(p, "project-id");
   const agentId = str(p, "agent-id");

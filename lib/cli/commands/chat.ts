@@ -6,11 +6,18 @@
  *
  * @module
  */
+import { effectivePolicy } from "./_workspace_policy.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
-import { type Agent, createAgent, type Session } from "../../agent/mod.ts";
+import {
+  type Agent,
+  approverForMode,
+  createAgent,
+  type Session,
+  withCommandPolicy,
+} from "../../agent/mod.ts";
 import { VERSION } from "../../version.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
@@ -23,11 +30,33 @@ import { createRenderer, type Renderer } from "../render/mod.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput } from "../_chat_tty.ts";
 
+/** Where penguin.jsonc notes go, and the data root it must not open up. */
+interface PolicyContext {
+  root?: string;
+  warn(line: string): void;
+}
+
+/** Apply `<workspace>/penguin.jsonc` to the chat's options (it may only narrow them). */
+async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
+  const eff = await effectivePolicy(workspace, {
+    sandbox: opts.session.sandbox ?? "workspace-write",
+    network: opts.session.network ?? false,
+    approve: opts.approve,
+    grantWritableRoots: opts.grantWritableRoots,
+  }, { ...(pc.root !== undefined ? { root: pc.root } : {}), warn: pc.warn });
+  opts.session.sandbox = eff.sandbox;
+  opts.session.network = eff.network;
+  if (eff.extraWritable.length > 0) opts.session.extraWritable = eff.extraWritable;
+  if (eff.approve !== undefined) opts.approve = eff.approve;
+  if (eff.commandRules.length > 0) opts.commandRules = eff.commandRules;
+}
+
 /** Resume `target` (an id or a trace path; "" = the latest session) with the chat's session options. */
 async function resumeSession(
   agent: Agent,
   target: string,
   opts: ChatOptions,
+  pc: PolicyContext,
 ): Promise<{ session: Session; history: readonly OmniMessage[] }> {
   let sessionTarget = target;
   if (sessionTarget === "") {
@@ -42,7 +71,21 @@ async function resumeSession(
     sessionTarget = latest;
   }
   const { workspaceDir: _w, provider: _p, modelId: _m, ...rest } = opts.session;
-  const session = await agent.resumeSession({ target: sessionTarget, ...rest });
+  const session = await agent.resumeSession({
+    target: sessionTarget,
+    ...rest,
+    // The recorded workspace decides which penguin.jsonc applies.
+    configure: async (meta) => {
+      await applyPolicy(opts, meta.workspace, pc);
+      return {
+        ...(opts.session.sandbox !== undefined ? { sandbox: opts.session.sandbox } : {}),
+        ...(opts.session.network !== undefined ? { network: opts.session.network } : {}),
+        ...(opts.session.extraWritable?.length
+          ? { extraWritable: opts.session.extraWritable }
+          : {}),
+      };
+    },
+  });
   return { session, history: session.resumedHistory ?? [] };
 }
 
@@ -85,7 +128,15 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   try {
     const stream = session.run(text, {
       signal: ctl.signal,
-      approve: chat.opts.approve,
+      approve: chat.opts.commandRules?.length
+        ? withCommandPolicy(
+          approverForMode(chat.opts.approve, {
+            ask: (call) => input.askApproval(call),
+            permissionOf: session.toolPermission,
+          }),
+          { enabled: true, rules: chat.opts.commandRules },
+        )
+        : chat.opts.approve,
       ask: (call) => input.askApproval(call),
       ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
     });
@@ -193,13 +244,18 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   });
+  const policyContext: PolicyContext = {
+    ...(ctx.root !== undefined ? { root: ctx.root } : {}),
+    warn: (line) => io.err(line),
+  };
   let history: readonly OmniMessage[] | undefined;
   let session: Session;
   if (opts.resume !== undefined) {
-    const resumed = await resumeSession(agent, opts.resume, opts);
+    const resumed = await resumeSession(agent, opts.resume, opts, policyContext);
     session = resumed.session;
     history = resumed.history;
   } else {
+    await applyPolicy(opts, opts.session.workspaceDir ?? Deno.cwd(), policyContext);
     if (opts.session.sandbox === "off") {
       io.err(
         "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
