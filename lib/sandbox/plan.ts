@@ -98,6 +98,11 @@ export async function resolvePlan(
   const protectMissing: string[] = [];
   const pinned: string[] = [];
   if (writableRoots) {
+    // The workspace's confinement policy is read-only to the commands it confines.
+    const policyFile = await real(join(workspace, "penguin.jsonc"));
+    if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
+      protect.push(policyFile.path);
+    }
     const git = await real(join(workspace, ".git"));
     if (git?.info.isDirectory) {
       if (roots.some((r) => git.path !== r && isInside(git.path, r))) pinned.push(git.path);

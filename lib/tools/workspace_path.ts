@@ -28,7 +28,18 @@ import { errorMessage } from "../protocol/errors.ts";
 export const SECRET_BASENAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
 
 /** Workspace paths the file tools never write; the command sandbox mounts them read-only too. */
-export const PROTECTED_WRITE_PATHS: readonly string[] = [".git/hooks", ".git/config"];
+export const PROTECTED_WRITE_PATHS: readonly string[] = [
+  ".git/hooks",
+  ".git/config",
+  "penguin.jsonc",
+];
+
+/** Why each protected path is protected. */
+const PROTECTED_WHY: Record<string, string> = {
+  ".git/hooks": "git runs hooks outside the sandbox",
+  ".git/config": "git runs commands named in its config outside the sandbox",
+  "penguin.jsonc": "it is the workspace's confinement policy",
+};
 
 /** The directories file tools may reach (real paths preferred; they are re-resolved anyway). */
 export interface PathRoots {
@@ -169,8 +180,9 @@ export async function resolveWorkspacePath(
     if (hit) {
       return {
         ok: false,
-        message:
-          `Refusing to ${verb} "${input}": ${hit} is protected (git runs hooks and config outside the sandbox); commands cannot change it either.`,
+        message: `Refusing to ${verb} "${input}": ${hit} is protected (${
+          PROTECTED_WHY[hit]
+        }); commands cannot change it either.`,
       };
     }
   }

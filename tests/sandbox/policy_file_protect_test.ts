@@ -1,0 +1,62 @@
+// The workspace's penguin.jsonc is read-only to the model: neither the file
+// tools nor sandboxed commands can change or replace it.
+import assert from "node:assert/strict";
+import { createPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import {
+  createEditFileTool,
+  createWriteFileTool,
+  DEFAULT_TOOL_DEFINITIONS,
+} from "../../lib/tools/mod.ts";
+import { run } from "../tools/_support.ts";
+import { collect, visibleTempDir } from "./_helpers.ts";
+
+const POLICY = '{ "sandbox": "read-only" }\n';
+
+function definition(name: string) {
+  return DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === name)!;
+}
+
+Deno.test("file tools refuse to write or edit the workspace's penguin.jsonc", async () => {
+  const ws = await visibleTempDir();
+  try {
+    await Deno.writeTextFile(`${ws}/penguin.jsonc`, POLICY);
+    const write = await run(createWriteFileTool(definition("write_file")), {
+      file_path: "penguin.jsonc",
+      content: "{}",
+    }, { ws });
+    const edit = await run(createEditFileTool(definition("edit_file")), {
+      file_path: "penguin.jsonc",
+      old_string: "read-only",
+      new_string: "workspace-write",
+    }, { ws });
+    assert.equal(write.status, "failed");
+    assert.equal(edit.status, "failed");
+    assert.equal(await Deno.readTextFile(`${ws}/penguin.jsonc`), POLICY);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});
+
+Deno.test("sandboxed commands cannot overwrite, replace or remove the workspace's penguin.jsonc", async () => {
+  const ws = await visibleTempDir();
+  try {
+    await Deno.writeTextFile(`${ws}/penguin.jsonc`, POLICY);
+    const policy = createPolicy({ workspace: ws });
+    const attempts = [
+      "echo '{}' > penguin.jsonc",
+      "rm -f penguin.jsonc",
+      "mv penguin.jsonc old.jsonc",
+      "printf '{}' > new.jsonc && mv -f new.jsonc penguin.jsonc",
+    ];
+    for (const cmd of attempts) {
+      await collect(await spawnSandboxed({ shell: cmd, policy }));
+      assert.equal(await Deno.readTextFile(`${ws}/penguin.jsonc`), POLICY, cmd);
+    }
+    // The rest of the workspace stays writable.
+    const ok = await collect(await spawnSandboxed({ shell: "echo hi > other.txt", policy }));
+    assert.equal(ok.code, 0);
+    assert.equal(await Deno.readTextFile(`${ws}/other.txt`), "hi\n");
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});
