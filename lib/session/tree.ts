@@ -97,6 +97,15 @@ export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
     const p = parentOf.get(id)!.parent;
     if (!ids.has(p) && !parentOf.has(p)) roots.push(nodes.get(p)!);
   }
+  // A child run as another agent (run_subagent with agent_id) keeps its trace
+  // under that agent: look there before calling it missing.
+  const missing = [...nodes.values()].filter((n) => n.summary === null);
+  if (missing.length > 0) {
+    const everywhere = new Map(
+      (await listSessions({ ...options, allAgents: true })).map((r) => [r.sessionId, r]),
+    );
+    for (const n of missing) n.summary = everywhere.get(n.sessionId) ?? null;
+  }
   const key = (n: TreeNode) => n.summary?.created ?? n.sessionId;
   const order = (list: TreeNode[]) => {
     list.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

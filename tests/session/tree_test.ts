@@ -118,3 +118,40 @@ Deno.test("tree of an unknown session is a not_found error", async () => {
     );
   });
 });
+
+Deno.test("a subagent child run as another agent is found under that agent's traces", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const parent = sid("c0000001", 1);
+    const child = sid("c0000002", 2);
+    await putTrace(
+      tracesOf(root),
+      "2026-01-02",
+      parent,
+      1,
+      jsonl([
+        s.meta(parent),
+        s.user("go"),
+        s.begin(),
+        s.call("c1", "completed", "run_subagent"),
+        s.end(),
+        s.subagent(child),
+        s.out("c1"),
+      ]),
+    );
+    await putTrace(
+      tracesOf(root, "helper_agent"),
+      "2026-01-02",
+      child,
+      1,
+      jsonl([s.meta(child), s.user("child work"), s.begin(), s.say("done"), s.end()]),
+    );
+    const [tree] = await sessionTree(scope(root));
+    assert.equal(tree!.sessionId, parent);
+    const node = tree!.children[0]!;
+    assert.equal(node.sessionId, child);
+    assert.equal(node.relation, "subagent");
+    assert.ok(node.summary, "the child's listing row comes from the other agent's traces");
+    assert.equal(node.summary!.agentId, "helper_agent");
+  });
+});
