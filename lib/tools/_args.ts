@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ToolDefinition } from "./tool.ts";
+import type { ToolDefinition, ToolEvent } from "./tool.ts";
 
 /** A validated argument object, or the explanation to return as a failed output. */
 export type ArgsResult<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -119,4 +119,9 @@ export function countArg(fallback: number, positive: boolean): z.ZodType<number>
     }
     return Math.floor(n);
   });
+}
+
+/** The events of a failed call: `text` as the output, then a failed result. */
+export function fail(text: string): ToolEvent[] {
+  return [{ type: "delta", text }, { type: "result", status: "failed" }];
 }

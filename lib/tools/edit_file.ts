@@ -10,7 +10,7 @@
  * @module
  */
 import { z } from "zod";
-import { parseArgs } from "./_args.ts";
+import { fail, parseArgs } from "./_args.ts";
 import { renderHunk, replacementHunks } from "./_diff.ts";
 import { isNotFound, plural, writeFileAtomic } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
@@ -72,9 +72,6 @@ async function* runEditFile(
   rawArgs: Record<string, unknown>,
   ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const fail = (
-    text: string,
-  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
   const args = parseArgs(definition, schema, rawArgs);
   if (!args.ok) return yield* fail(args.message);
   const { file_path: p, old_string: oldString, new_string: newString } = args.value;

@@ -15,7 +15,7 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.ts";
-import { parseArgs } from "./_args.ts";
+import { fail, parseArgs } from "./_args.ts";
 import {
   clampYield,
   commandPolicy,
@@ -120,9 +120,6 @@ async function* runExec(
   rawArgs: Record<string, unknown>,
   ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const fail = (
-    text: string,
-  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
   const args = parseArgs(definition, schema, rawArgs);
   if (!args.ok) return yield* fail(args.message);
   const { cmd, run_in_background: background } = args.value;

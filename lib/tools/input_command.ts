@@ -11,7 +11,7 @@
  * @module
  */
 import { z } from "zod";
-import { parseArgs } from "./_args.ts";
+import { fail, parseArgs } from "./_args.ts";
 import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
 import { exitVerdict } from "./command_session.ts";
 import type { ProcessRegistry } from "./processes.ts";
@@ -96,9 +96,6 @@ async function* runInput(
   rawArgs: Record<string, unknown>,
   ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const fail = (
-    text: string,
-  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
   const args = parseArgs(definition, schema, rawArgs);
   if (!args.ok) return yield* fail(args.message);
   const id = args.value.process_id.trim();

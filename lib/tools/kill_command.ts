@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import type { ExitStatus } from "../sandbox/mod.ts";
-import { parseArgs } from "./_args.ts";
+import { fail, parseArgs } from "./_args.ts";
 import { DESCRIPTION_PARAMETER } from "./_command_args.ts";
 import { describeExit, KILL_GRACE_MS } from "./command_session.ts";
 import { unknownProcessMessage } from "./input_command.ts";
@@ -62,9 +62,6 @@ async function* runKill(
   rawArgs: Record<string, unknown>,
   ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const fail = (
-    text: string,
-  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
   const args = parseArgs(definition, schema, rawArgs);
   if (!args.ok) return yield* fail(args.message);
   const id = args.value.process_id.trim();

@@ -9,7 +9,7 @@
  * @module
  */
 import { z } from "zod";
-import { countArg, parseArgs } from "./_args.ts";
+import { countArg, fail, parseArgs } from "./_args.ts";
 import { safeCut } from "./_archive.ts";
 import { isNotFound, plural } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
@@ -178,9 +178,6 @@ async function* runReadFile(
   rawArgs: Record<string, unknown>,
   ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const fail = (
-    text: string,
-  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
   const args = parseArgs(definition, schema, rawArgs);
   if (!args.ok) return yield* fail(args.message);
   const { file_path: p, limit } = args.value;

@@ -9,7 +9,7 @@
  */
 import { dirname } from "node:path";
 import { z } from "zod";
-import { parseArgs } from "./_args.ts";
+import { fail, parseArgs } from "./_args.ts";
 import { lineDiff, renderHunk } from "./_diff.ts";
 import { contentLines, plural, writeFileAtomic } from "./_files.ts";
 import {
@@ -57,9 +57,6 @@ async function* runWriteFile(
   rawArgs: Record<string, unknown>,
   ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const fail = (
-    text: string,
-  ): ToolEvent[] => [{ type: "delta", text }, { type: "result", status: "failed" }];
   const args = parseArgs(definition, schema, rawArgs);
   if (!args.ok) return yield* fail(args.message);
   const { file_path: p, content } = args.value;
