@@ -138,3 +138,50 @@ Deno.test("cli: importing a parent brings its children along, and renamed ids ke
     assert.equal(validate.code, 0, validate.stdout + validate.stderr);
   });
 });
+
+Deno.test("cli: --no-children leaves the children out of export, stats and import", async () => {
+  await withFamily(async ({ sb, parent, children }) => {
+    const json = await runCli([
+      "--root",
+      sb.root,
+      "trace",
+      "export",
+      parent,
+      "--format",
+      "json",
+      "--no-children",
+    ]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout).subagents ?? [], []);
+    const stats = await runCli([
+      "--root",
+      sb.root,
+      "trace",
+      "stats",
+      parent,
+      "--json",
+      "--no-children",
+    ]);
+    assert.equal(stats.code, 0, stats.stderr);
+    const report = JSON.parse(stats.stdout);
+    assert.deepEqual(report.rows.map((r: { key: string }) => r.key), [parent]);
+    assert.equal(report.total.requests, 2, "only the parent's two requests");
+    const dest = join(sb.root, "..", "dest-alone");
+    const source = (await files(sb.root, parent))[0]!;
+    const imp = await runCli([
+      "--root",
+      dest,
+      "sessions",
+      "import",
+      source,
+      "--json",
+      "--no-children",
+    ]);
+    assert.equal(imp.code, 0, imp.stderr);
+    const imported = JSON.parse(imp.stdout).imported.map((s: { originalId: string }) =>
+      s.originalId
+    );
+    assert.deepEqual(imported, [parent]);
+    for (const c of children) assert.ok(!imported.includes(c));
+  });
+});

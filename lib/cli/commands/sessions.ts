@@ -226,19 +226,27 @@ where it came from ("imported_from"); every other line is copied verbatim.
 
 Flags:
   --lenient           skip bad lines (each one is reported) instead of refusing the file
+  --no-children       do not bring along the subagent children found next to a session
 ${SCOPE_HELP}
 
 Exit codes: 0 all imported, 1 some file refused, 2 usage error.
 `;
 
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions import", args, ctx, IMPORT_HELP, { lenient: { type: "boolean" } });
+  const p = parse("sessions import", args, ctx, IMPORT_HELP, {
+    lenient: { type: "boolean" },
+    "no-children": { type: "boolean" },
+  });
   if (!p) return 0;
   if (p.positionals.length === 0) {
     throw new PenguinError("usage", "sessions import: give at least one trace file");
   }
   const scope = scopeOf(ctx, p);
-  const report = await importTraces(p.positionals, { ...scope, lenient: bool(p, "lenient") });
+  const report = await importTraces(p.positionals, {
+    ...scope,
+    lenient: bool(p, "lenient"),
+    children: !bool(p, "no-children"),
+  });
   if (bool(p, "json")) {
     json(ctx, report);
     return report.ok ? 0 : 1;

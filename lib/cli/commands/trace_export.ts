@@ -37,6 +37,7 @@ Flags:
   --format <f>   html, md or json (default: from the -o extension, else md)
   -o <file>      write to this file instead of stdout
   --no-redact    keep secret-shaped values as they are
+  --no-children  leave out the subagent children (by default they are included)
 
 ${TARGET_HELP}
 
@@ -69,6 +70,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     o: { type: "string", short: "o" },
     output: { type: "string" },
     "no-redact": { type: "boolean" },
+    "no-children": { type: "boolean" },
   });
   if (bool(p, "help")) {
     ctx.io.out(HELP);
@@ -86,7 +88,10 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     );
   }
   const problems: TraceProblem[] = [];
-  let conv = await loadConversation(sessions[0]!, { onProblem: (pr) => problems.push(pr) });
+  let conv = await loadConversation(sessions[0]!, {
+    onProblem: (pr) => problems.push(pr),
+    children: !bool(p, "no-children"),
+  });
   for (const f of sessions[0]!.files) {
     const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
     if (notice) ctx.io.err(notice + "\n");

@@ -45,6 +45,8 @@ Flags:
   --json          one JSON object: {"by", "since", "until", "rows", "total",
                   "bytes", "skipped_lines"}
   --csv           CSV: a header, one line per row, and a "total" line
+  --no-children   count only the sessions given, not their subagent children
+                  (by default a session's children are counted with it)
 
 ${TARGET_HELP}
 
@@ -75,6 +77,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     until: { type: "string" },
     json: { type: "boolean" },
     csv: { type: "boolean" },
+    "no-children": { type: "boolean" },
   });
   if (bool(p, "help")) {
     ctx.io.out(HELP);
@@ -112,6 +115,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     since,
     until,
     prices: createPriceBook((m) => ctx.io.err(`penguin: warning: ${m}\n`)),
+    children: !bool(p, "no-children"),
     onProblem: (pr) => {
       const seen = problems.get(pr.file) ?? { count: 0, lines: [] };
       seen.count++;
