@@ -109,3 +109,36 @@ export function translateDeltas(
   payloads.push(...tr.close(tr.state.error ? "failed" : "completed"));
   return { messages: payloads.filter(isComplete), state: tr.state };
 }
+
+/** A canned HTTP reply. */
+export interface CannedReply {
+  /** Status code. */
+  status: number;
+  /** Content type. */
+  type: string;
+  /** Body bytes as text. */
+  body: string;
+}
+
+/**
+ * Serve `replies` in order on 127.0.0.1 (one per request), recording each
+ * request; `fn` gets the base URL (`http://127.0.0.1:<port><basePath>`).
+ */
+export async function withReplies(
+  replies: CannedReply[],
+  fn: (base: string, seen: Request[]) => Promise<void>,
+  basePath = "",
+): Promise<void> {
+  const seen: Request[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(req.clone());
+    const r = replies[seen.length - 1] ??
+      { status: 500, type: "text/plain", body: "no more replies" };
+    return new Response(r.body, { status: r.status, headers: { "content-type": r.type } });
+  });
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}${basePath}`, seen);
+  } finally {
+    await server.shutdown();
+  }
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseSse, translateDeltas } from "./_support.ts";
+import { parseSse, translateDeltas, withReplies } from "./_support.ts";
 import type {
   CompleteMessage,
   ThinkingMessage,
@@ -421,28 +421,9 @@ Deno.test("anthropic parser reports unparsable data as malformed instead of thro
   );
 });
 
-/** Serve `replies` in order on 127.0.0.1 (one per request), recording each request. */
-async function withServer(
-  replies: { status: number; type: string; body: string }[],
-  fn: (base: string, seen: Request[]) => Promise<void>,
-): Promise<void> {
-  const seen: Request[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    seen.push(req.clone());
-    const r = replies[seen.length - 1] ??
-      { status: 500, type: "text/plain", body: "no more replies" };
-    return new Response(r.body, { status: r.status, headers: { "content-type": r.type } });
-  });
-  try {
-    await fn(`http://127.0.0.1:${server.addr.port}`, seen);
-  } finally {
-    await server.shutdown();
-  }
-}
-
 Deno.test("anthropic end to end: streamModel over a recorded stream and recorded errors", async () => {
   const fixture = (name: string) => Deno.readTextFileSync(new URL(name, DIR));
-  await withServer([
+  await withReplies([
     { status: 200, type: "text/event-stream", body: fixture("thinking-then-tool-use-sonnet4.sse") },
     { status: 200, type: "text/event-stream", body: fixture("error-overloaded-single-event.sse") },
     { status: 400, type: "application/json", body: fixture("error-400-invalid-request.json") },

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { parseSse, translateDeltas } from "./_support.ts";
+import { type CannedReply, parseSse, translateDeltas, withReplies } from "./_support.ts";
+
+const withGeminiServer = (
+  replies: CannedReply[],
+  fn: (base: string, seen: Request[]) => Promise<void>,
+) => withReplies(replies, fn, "/v1beta");
 import type { CompleteMessage, ToolCallMessage } from "../../lib/protocol/types.ts";
 import { isAuthCode } from "../../lib/models/classify.ts";
 import { streamModel } from "../../lib/models/stream.ts";
@@ -420,28 +425,9 @@ Deno.test("gemini parser flags tool-call failures and unparsable chunks instead 
   assert.equal(out[1]?.type === "error" && out[1].code, "MALFORMED_FUNCTION_CALL");
 });
 
-/** Serve `replies` in order on 127.0.0.1 (one per request), recording each request. */
-async function withServer(
-  replies: { status: number; type: string; body: string }[],
-  fn: (base: string, seen: Request[]) => Promise<void>,
-): Promise<void> {
-  const seen: Request[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    seen.push(req.clone());
-    const r = replies[seen.length - 1] ??
-      { status: 500, type: "text/plain", body: "no more replies" };
-    return new Response(r.body, { status: r.status, headers: { "content-type": r.type } });
-  });
-  try {
-    await fn(`http://127.0.0.1:${server.addr.port}/v1beta`, seen);
-  } finally {
-    await server.shutdown();
-  }
-}
-
 Deno.test("gemini end to end: streamModel over recorded SSE, a JSON-array stream and recorded errors", async () => {
   const fixture = (name: string) => Deno.readTextFileSync(new URL(name, DIR));
-  await withServer([
+  await withGeminiServer([
     {
       status: 200,
       type: "text/event-stream",
