@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
+import { eventMsg, modelMsg, partialText, userText } from "../protocol/builders.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage, PartialText, TokenCounts } from "../protocol/types.ts";
 import type { ModelOutcome, ModelStreamItem } from "../models/outcome.ts";
@@ -233,13 +233,7 @@ export function createEngine(
   function* maxTurnsNotice(): Generator<OmniMessage> {
     const text = maxTurnsText(settings.maxTurns);
     const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
-      modelMsg<PartialText>({
-        type: "partial_text",
-        role: "assistant",
-        event_type,
-        text: t,
-        stop_reason: stop,
-      });
+      modelMsg(partialText(event_type, t, stop));
     yield* emitRecorded([
       part("start", "", "completed"),
       part("delta", text, "completed"),

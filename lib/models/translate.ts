@@ -23,6 +23,7 @@ import type {
   TokenCounts,
   ToolCallMessage,
 } from "../protocol/types.ts";
+import { partialText, partialThinking, partialToolCall } from "../protocol/builders.ts";
 import { createToolCallIds, type ToolCallIds } from "./tool_call_ids.ts";
 import type { FinishReason, WireDelta } from "./wire.ts";
 
@@ -87,13 +88,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     const s = seg;
     seg = undefined;
     if (s.kind === "text") {
-      out.push({
-        type: "partial_text",
-        role: "assistant",
-        event_type: "stop",
-        text: "",
-        stop_reason: status,
-      });
+      out.push(partialText("stop", "", status));
       out.push(
         withFidelity(
           { type: "text", role: "assistant", text: s.text, stop_reason: status },
@@ -101,13 +96,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
         ),
       );
     } else {
-      out.push({
-        type: "partial_thinking",
-        role: "assistant",
-        event_type: "stop",
-        thinking: "",
-        stop_reason: status,
-      });
+      out.push(partialThinking("stop", "", status));
       out.push(
         withFidelity({
           type: "thinking",
@@ -135,15 +124,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
         }`;
       }
     }
-    out.push({
-      type: "partial_tool_call",
-      role: "assistant",
-      event_type: "stop",
-      name: "",
-      arguments: "",
-      tool_call_id: call.id,
-      stop_reason: st,
-    });
+    out.push(partialToolCall("stop", call.id, "", "", st));
     const msg: ToolCallMessage = {
       type: "tool_call",
       role: "assistant",
@@ -168,15 +149,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   ): OpenCall {
     const call: OpenCall = { key, id: ids.allocate(id), name, args: "", fidelity: { ...fidelity } };
     calls.push(call);
-    out.push({
-      type: "partial_tool_call",
-      role: "assistant",
-      event_type: "start",
-      name,
-      arguments: "",
-      tool_call_id: call.id,
-      stop_reason: "completed",
-    });
+    out.push(partialToolCall("start", call.id, name));
     return call;
   }
 
@@ -193,25 +166,13 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     ) closeSegment("completed", out);
     if (!seg) {
       seg = { kind: "text", text: "", fidelity: {} };
-      out.push({
-        type: "partial_text",
-        role: "assistant",
-        event_type: "start",
-        text: "",
-        stop_reason: "completed",
-      });
+      out.push(partialText("start"));
     }
     const s = seg as Extract<Segment, { kind: "text" }>;
     Object.assign(s.fidelity, f);
     if (d.text !== "") {
       s.text += d.text;
-      out.push({
-        type: "partial_text",
-        role: "assistant",
-        event_type: "delta",
-        text: d.text,
-        stop_reason: "completed",
-      });
+      out.push(partialText("delta", d.text));
     }
   }
 
@@ -227,25 +188,13 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     }
     if (!seg) {
       seg = { kind: "thinking", thinking: "", fidelity: {} };
-      out.push({
-        type: "partial_thinking",
-        role: "assistant",
-        event_type: "start",
-        thinking: "",
-        stop_reason: "completed",
-      });
+      out.push(partialThinking("start"));
     }
     const s = seg as Extract<Segment, { kind: "thinking" }>;
     Object.assign(s.fidelity, f);
     if (d.thinking !== "") {
       s.thinking += d.thinking;
-      out.push({
-        type: "partial_thinking",
-        role: "assistant",
-        event_type: "delta",
-        thinking: d.thinking,
-        stop_reason: "completed",
-      });
+      out.push(partialThinking("delta", d.thinking));
     }
   }
 
@@ -275,15 +224,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
           if (d.args === "") break;
           const call = calls.find((c) => c.key === d.key) ?? openCall(d.key, d.key, "", {}, out);
           call.args += d.args;
-          out.push({
-            type: "partial_tool_call",
-            role: "assistant",
-            event_type: "delta",
-            name: "",
-            arguments: d.args,
-            tool_call_id: call.id,
-            stop_reason: "completed",
-          });
+          out.push(partialToolCall("delta", call.id, "", d.args));
           break;
         }
         case "tool_call_end": {

@@ -11,6 +11,11 @@ import type {
   Fidelity,
   ModelMsgEnvelope,
   ModelPayload,
+  PartialEventType,
+  PartialText,
+  PartialThinking,
+  PartialToolCall,
+  PartialToolCallOutput,
   Sender,
   SessionMeta,
   SessionMetaEnvelope,
@@ -99,6 +104,75 @@ export function toolCallOutput(
   const msg: ToolCallOutputMessage = {
     type: "tool_call_output",
     role: "user",
+    output,
+    tool_call_id: toolCallId,
+    stop_reason: stopReason,
+  };
+  if (images && images.length > 0) msg.images = images;
+  return msg;
+}
+
+/** A streaming text fragment (`start` and `stop` carry empty text). */
+export function partialText(
+  eventType: PartialEventType,
+  text = "",
+  stopReason: StopReason = "completed",
+): PartialText {
+  return {
+    type: "partial_text",
+    role: "assistant",
+    event_type: eventType,
+    text,
+    stop_reason: stopReason,
+  };
+}
+
+/** A streaming thinking fragment. */
+export function partialThinking(
+  eventType: PartialEventType,
+  thinking = "",
+  stopReason: StopReason = "completed",
+): PartialThinking {
+  return {
+    type: "partial_thinking",
+    role: "assistant",
+    event_type: eventType,
+    thinking,
+    stop_reason: stopReason,
+  };
+}
+
+/** A streaming tool-call fragment (`name` only on start, argument text on deltas). */
+export function partialToolCall(
+  eventType: PartialEventType,
+  toolCallId: string,
+  name = "",
+  args = "",
+  stopReason: StopReason = "completed",
+): PartialToolCall {
+  return {
+    type: "partial_tool_call",
+    role: "assistant",
+    event_type: eventType,
+    name,
+    arguments: args,
+    tool_call_id: toolCallId,
+    stop_reason: stopReason,
+  };
+}
+
+/** A streaming tool-output fragment (images, when any, all in one delta). */
+export function partialToolOutput(
+  eventType: PartialEventType,
+  toolCallId: string,
+  output = "",
+  stopReason: StopReason = "completed",
+  images?: string[],
+): PartialToolCallOutput {
+  const msg: PartialToolCallOutput = {
+    type: "partial_tool_call_output",
+    role: "user",
+    event_type: eventType,
     output,
     tool_call_id: toolCallId,
     stop_reason: stopReason,

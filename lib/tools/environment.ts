@@ -10,11 +10,10 @@
  *
  * @module
  */
-import { toolCallOutput } from "../protocol/builders.ts";
+import { partialToolOutput, toolCallOutput } from "../protocol/builders.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import type {
   OmniMessage,
-  PartialEventType,
   PartialToolCallOutput,
   StopReason,
   ToolCallMessage,
@@ -64,25 +63,8 @@ export interface ExecuteOptions {
 
 const DEFAULT_GRACE_MS = 2000;
 
-/** A `partial_tool_call_output` payload. */
-export function partialToolOutput(
-  eventType: PartialEventType,
-  toolCallId: string,
-  output = "",
-  stopReason: StopReason = "completed",
-  images?: string[],
-): PartialToolCallOutput {
-  const msg: PartialToolCallOutput = {
-    type: "partial_tool_call_output",
-    role: "user",
-    event_type: eventType,
-    output,
-    tool_call_id: toolCallId,
-    stop_reason: stopReason,
-  };
-  if (images && images.length > 0) msg.images = images;
-  return msg;
-}
+/** A `partial_tool_call_output` payload (the protocol builder, re-exported). */
+export { partialToolOutput };
 
 /** The explanation for arguments that are not a JSON object, or undefined when they parse to one. */
 export function describeArgumentsProblem(name: string, raw: string): string | undefined {
