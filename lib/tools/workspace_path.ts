@@ -21,7 +21,8 @@
  *
  * @module
  */
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { isInside } from "../sandbox/plan.ts";
+import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 
 /** Basenames the file tools refuse anywhere (lower-cased comparison, §2.2). */
@@ -104,12 +105,8 @@ export async function realPathOf(path: string, hops = 0): Promise<string> {
   return join(realParent, basename(path));
 }
 
-/** True when `path` is `root` or lies under it. */
-export function isInside(path: string, root: string): boolean {
-  if (path === root) return true;
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  return path.startsWith(prefix);
-}
+/** True when `path` is `root` or lies under it (the sandbox's own containment test). */
+export { isInside };
 
 function secretHit(...paths: string[]): string | undefined {
   for (const p of paths) {
