@@ -434,6 +434,11 @@ export function openSession(parts: SessionParts): Session {
       current?.abort(new DOMException("the session was disposed", "AbortError"));
       await children.dispose();
       try {
+        await parts.toolset.dispose?.();
+      } catch (err) {
+        warn(`[penguin] stopping the file tools' host failed: ${errorMessage(err)}`);
+      }
+      try {
         await parts.processes.disposeAll();
       } catch (err) {
         warn(`[penguin] stopping background commands failed: ${errorMessage(err)}`);

@@ -4,9 +4,11 @@
  * each tool's defaults; names without a built-in factory are dropped), then
  * filtered by the model's vision flag.
  *
- * read_file, write_file and edit_file run confined in a permission-narrowed
- * Worker (lib/tools/worker) unless `confineFileTools: false`; the process
- * then needs `--unstable-worker-options` (deno.json sets it).
+ * read_file, write_file, edit_file and read_image (files) run confined
+ * (lib/tools/worker/confined.ts): in the session's sandboxed tool host, or
+ * with `--sandbox off` in a permission-narrowed Worker, unless
+ * `confineFileTools: false`; the process then needs
+ * `--unstable-worker-options` (deno.json sets it).
  *
  * The subagent tools (run_subagent, input_subagent, kill_subagent) follow
  * kill_command in the default list; they need a session's children

@@ -9,6 +9,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
 import { commandsFor } from "./registry.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
+import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 
 /** An Io over the process's stdout and stderr. */
 export function processIo(): Io {
@@ -91,6 +92,9 @@ function commandWords(rest: string[]): string[] {
 }
 
 async function dispatch(argv: string[], io: Io): Promise<number> {
+  if (argv[0] === TOOL_HOST_COMMAND && argv.length === 1) {
+    return await (await import("./commands/_tool_host.ts")).runToolHost();
+  }
   const g = splitGlobals(argv);
   if (g.version) {
     io.out(`penguin ${VERSION}\n`);

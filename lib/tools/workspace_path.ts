@@ -159,7 +159,13 @@ export async function resolveWorkspacePath(
     if (!(err instanceof Deno.errors.NotCapable)) {
       return { ok: false, message: `Cannot resolve "${input}": ${errorMessage(err)}.` };
     }
-    return outside(path, await realPathOf(roots.workspace).catch(() => roots.workspace));
+    const ws = await realPathOf(roots.workspace).catch(() => roots.workspace);
+    if (!isInside(path, ws)) return outside(path, ws);
+    return {
+      ok: false,
+      message:
+        `Path "${input}" leads outside the workspace "${ws}" through a symbolic link; file tools can only reach the workspace and the session scratchpad.`,
+    };
   }
   const realSecret = secretHit(real);
   if (realSecret) return refuseSecret(realSecret);

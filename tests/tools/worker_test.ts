@@ -225,6 +225,12 @@ interface Case {
   tool: "read_file" | "write_file" | "edit_file";
   args: Record<string, unknown>;
   setup?: (d: Dirs) => Promise<void>;
+  /**
+   * Compare only the verdict: the sandboxed tool host cannot even see where
+   * the link leads (the outside directory does not exist in its mount view),
+   * so it words the refusal without the target.
+   */
+  verdictOnly?: true;
 }
 
 const BIG = Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
@@ -253,6 +259,7 @@ const CASES: Case[] = [
     tool: "read_file",
     args: { file_path: "link" },
     setup: (d) => Deno.symlink(join(d.outside, "s.txt"), join(d.ws, "link")),
+    verdictOnly: true,
   },
   {
     name: "read through a symlink inside",
@@ -288,6 +295,7 @@ const CASES: Case[] = [
     tool: "write_file",
     args: { file_path: "link", content: "pwned" },
     setup: (d) => Deno.symlink(join(d.outside, "s.txt"), join(d.ws, "link")),
+    verdictOnly: true,
   },
   {
     name: "write into .git/hooks",
@@ -393,7 +401,9 @@ Deno.test("the proxied file tools give byte-identical outputs to the in-process 
           await c.setup?.(d);
           const r = await run(tool, expand(c.args, d), d, { id: "call_x" });
           results.push({
-            items: r.items,
+            items: c.verdictOnly
+              ? [r.status, /outside the workspace/.test(r.output), r.output.includes(SECRET)]
+              : r.items,
             ws: await snapshot(d.ws),
             outside: await snapshot(d.outside),
             scratch: await snapshot(d.scratch),
@@ -404,7 +414,7 @@ Deno.test("the proxied file tools give byte-identical outputs to the in-process 
       }
     });
   } finally {
-    confined.dispose();
+    await confined.dispose();
   }
 });
 
@@ -424,6 +434,6 @@ Deno.test("the proxied file tools refuse a symlink the model made, though Deno w
       assert.equal(await exists(join(d.outside, "new.txt")), false);
     });
   } finally {
-    confined.dispose();
+    await confined.dispose();
   }
 });

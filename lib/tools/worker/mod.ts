@@ -17,6 +17,7 @@ export {
   CONFINED_FILE_TOOLS,
   type ConfinedFileTools,
   confinedFileTools,
+  type ConfinedFileToolsOptions,
   FILE_WORKER_URL,
   proxyTool,
 } from "./confined.ts";

@@ -1,0 +1,294 @@
+/**
+ * The penguin side of the tool host: runs file-tool calls in a copy of
+ * penguin started inside the session's OS sandbox (see `serve.ts`), one host
+ * per sandbox policy, started on the first call and stopped when idle or
+ * disposed.
+ *
+ * The host is started through {@linkcode spawnSandboxed} like any model
+ * command, with the same mounts (workspace and scratchpad, data root and
+ * secrets hidden, `.git` and `penguin.jsonc` protected), no network, and an
+ * environment without the vault. So the file tools can reach exactly what a
+ * sandboxed command can, and a symlink swapped in at any moment resolves in
+ * that view. When the sandbox cannot start, the call fails closed with the
+ * same explanation a command gets.
+ *
+ * @module
+ */
+import { errorMessage } from "../../protocol/errors.ts";
+import { createPolicy, type SandboxPolicy } from "../../sandbox/policy.ts";
+import type { SandboxedProcess } from "../../sandbox/_process.ts";
+import { spawnSandboxed } from "../../sandbox/spawn.ts";
+import type { ToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
+import {
+  fromWireError,
+  type HostMessage,
+  toWireError,
+  type WireError,
+  type WorkerMessage,
+} from "../worker/_protocol.ts";
+import { decodeReply, encodeRequest, lineSplitter } from "./_wire.ts";
+import { SELF_ENV_NAMES, selfArgv, TOOL_HOST_COMMAND } from "./self.ts";
+
+/** Default idle time before an unused host is stopped (ms). */
+export const DEFAULT_HOST_IDLE_MS = 60_000;
+/** Lines of non-protocol host output kept for error messages. */
+const TAIL_LINES = 8;
+
+/** Options of {@linkcode createToolHost}. */
+export interface ToolHostOptions {
+  /** The argv that starts a host (default: penguin itself, `__tool-host`). */
+  argv?: string[];
+  /** Idle time before an unused host is stopped (ms). */
+  idleMs?: number;
+}
+
+/** Runs tool calls in sandboxed hosts. */
+export interface ToolHost {
+  /**
+   * Run `definition.name` with `args` in the host of `ctx.sandbox` (default:
+   * penguin's default policy for the call's workspace), streaming its events.
+   * Throws what the tool threw, or a runtime error when the host cannot start.
+   */
+  run(
+    definition: ToolDefinition,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): AsyncGenerator<ToolEvent, void, undefined>;
+  /** Hosts alive. */
+  readonly size: number;
+  /** Stop every host; calls in flight fail. The object stays usable. */
+  dispose(): Promise<void>;
+}
+
+type Incoming = WorkerMessage | { type: "crash"; error: WireError };
+
+interface Proc {
+  key: string;
+  /** Identity (device and inode) of the roots when the host started: a replaced root needs a new host. */
+  roots: string;
+  child: Promise<SandboxedProcess>;
+  ready: Promise<void>;
+  sinks: Map<number, (m: Incoming) => void>;
+  tail: string[];
+  dead: boolean;
+  busy: number;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** The policy of the host itself: the call's mounts, no network, no vault. */
+export function hostPolicy(policy: SandboxPolicy): SandboxPolicy {
+  const host = policy.env.host ?? Deno.env.toObject();
+  const extra: Record<string, string> = { DENO_NO_UPDATE_CHECK: "1" };
+  for (const name of SELF_ENV_NAMES) {
+    const v = host[name];
+    if (v !== undefined) extra[name] = v;
+  }
+  return {
+    ...policy,
+    network: false,
+    env: { allow: Object.keys(extra), vault: {}, host: { ...host, ...extra } },
+  };
+}
+
+function policyKey(p: SandboxPolicy): string {
+  const { env: _env, ...rest } = p;
+  return JSON.stringify(rest);
+}
+
+/**
+ * Device and inode of the workspace and scratchpad (created when missing, so
+ * the sandbox can bind it): the sandbox binds the directories that exist when
+ * it starts, so a root deleted and made anew needs a new host.
+ */
+async function rootIdentity(p: SandboxPolicy): Promise<string> {
+  if (p.scratchpad !== undefined) {
+    await Deno.mkdir(p.scratchpad, { recursive: true, mode: 0o700 });
+  }
+  const ids: string[] = [];
+  for (const dir of [p.workspace, p.scratchpad]) {
+    if (dir === undefined) continue;
+    const info = await Deno.stat(dir).catch(() => undefined);
+    ids.push(info ? `${info.dev}:${info.ino}` : "-");
+  }
+  return ids.join(",");
+}
+
+/** A set of sandboxed tool hosts. */
+export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
+  const idleMs = opts.idleMs ?? DEFAULT_HOST_IDLE_MS;
+  const procs = new Map<string, Proc>();
+  let nextId = 1;
+
+  function fail(proc: Proc, why: string): void {
+    if (proc.dead) return;
+    proc.dead = true;
+    clearTimeout(proc.idleTimer);
+    if (procs.get(proc.key) === proc) procs.delete(proc.key);
+    const said = proc.tail.join(" | ").trim();
+    const message = said ? `${why} (it said: ${said.slice(-600)})` : why;
+    for (const sink of [...proc.sinks.values()]) {
+      sink({ type: "crash", error: { name: "Error", message } });
+    }
+    proc.sinks.clear();
+    proc.child.then((c) => c.kill(500)).catch(() => {});
+  }
+
+  function start(key: string, roots: string, policy: SandboxPolicy): Proc {
+    const { promise: ready, resolve: onReady, reject: notReady } = Promise.withResolvers<void>();
+    ready.catch(() => {});
+    const lines = lineSplitter();
+    const proc: Proc = {
+      key,
+      roots,
+      child: undefined as unknown as Promise<SandboxedProcess>,
+      ready,
+      sinks: new Map(),
+      tail: [],
+      dead: false,
+      busy: 0,
+    };
+    const onLine = (line: string) => {
+      const m = decodeReply(line);
+      if (!m) {
+        if (line.trim() !== "") proc.tail = [...proc.tail, line].slice(-TAIL_LINES);
+        return;
+      }
+      if (m.type === "ready") onReady();
+      else proc.sinks.get(m.id)?.(m);
+    };
+    proc.child = spawnSandboxed({
+      argv: opts.argv ?? selfArgv([TOOL_HOST_COMMAND]),
+      policy: hostPolicy(policy),
+      stdin: "piped",
+      onOutput: (text) => lines.push(text).forEach(onLine),
+      killGraceMs: 500,
+    });
+    proc.child.then(
+      (child) => {
+        child.outputClosed.then(() => lines.end().forEach(onLine));
+        child.status.then((st) => {
+          const why = `the sandboxed tool host exited (code ${st.code}${
+            st.signal ? `, ${st.signal}` : ""
+          })`;
+          notReady(new Error(why));
+          fail(proc, why);
+        });
+      },
+      (err) => {
+        notReady(err);
+        fail(proc, errorMessage(err));
+      },
+    );
+    procs.set(key, proc);
+    return proc;
+  }
+
+  async function acquire(policy: SandboxPolicy): Promise<Proc> {
+    const key = policyKey(policy);
+    const roots = await rootIdentity(policy);
+    let proc = procs.get(key);
+    if (proc && proc.roots !== roots) {
+      fail(proc, "the workspace or scratchpad directory was replaced");
+      proc = undefined;
+    }
+    proc ??= start(key, roots, policy);
+    clearTimeout(proc.idleTimer);
+    proc.busy++;
+    return proc;
+  }
+
+  function release(proc: Proc): void {
+    proc.busy--;
+    if (proc.busy > 0 || proc.dead) return;
+    proc.idleTimer = setTimeout(() => fail(proc, "idle"), idleMs);
+    Deno.unrefTimer(proc.idleTimer);
+  }
+
+  async function* run(
+    definition: ToolDefinition,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): AsyncGenerator<ToolEvent, void, undefined> {
+    const policy = ctx.sandbox ??
+      createPolicy({
+        workspace: ctx.workspace,
+        ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+      });
+    const proc = await acquire(policy);
+    const id = nextId++;
+    const queue: Incoming[] = [];
+    let wake: (() => void) | undefined;
+    proc.sinks.set(id, (m) => {
+      queue.push(m);
+      wake?.();
+    });
+    let finished = false;
+    const send = async (m: HostMessage) => {
+      if (proc.dead) return;
+      const child = await proc.child;
+      await child.write(encodeRequest(m));
+    };
+    const onAbort = () => void send({ type: "abort", id, reason: toWireError(ctx.signal.reason) });
+    try {
+      try {
+        await proc.ready;
+      } catch (err) {
+        throw new Error(errorMessage(err), { cause: err });
+      }
+      if (proc.dead) throw fromWireError({ name: "Error", message: "the tool host stopped" });
+      await send({
+        type: "run",
+        id,
+        tool: definition.name,
+        definition,
+        args,
+        ctx: {
+          workspace: ctx.workspace,
+          ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+          sessionId: ctx.sessionId,
+          toolCallId: ctx.toolCallId,
+        },
+      });
+      if (ctx.signal.aborted) onAbort();
+      else ctx.signal.addEventListener("abort", onAbort, { once: true });
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        const m = queue.shift()!;
+        if (m.type === "event") yield m.event;
+        else if (m.type === "done") {
+          finished = true;
+          return;
+        } else if (m.type === "error" || m.type === "crash") {
+          finished = true;
+          throw fromWireError(m.error);
+        }
+      }
+    } finally {
+      ctx.signal.removeEventListener("abort", onAbort);
+      proc.sinks.delete(id);
+      if (!finished && !proc.dead) {
+        void send({
+          type: "abort",
+          id,
+          reason: { name: "AbortError", message: "the call was abandoned" },
+        }).catch(() => {});
+      }
+      release(proc);
+    }
+  }
+
+  return {
+    run,
+    get size() {
+      return procs.size;
+    },
+    async dispose() {
+      const all = [...procs.values()];
+      for (const p of all) fail(p, "the tool host was stopped");
+      await Promise.allSettled(
+        all.map(async (p) => await (await p.child).status),
+      );
+    },
+  };
+}

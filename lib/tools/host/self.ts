@@ -1,0 +1,26 @@
+/**
+ * How penguin starts another copy of itself: the compiled binary re-executes
+ * `Deno.execPath()`; under `deno run` (development, tests) the same entry
+ * module runs with the same permission set from the same `deno.json`, so the
+ * copy runs under exactly the flags the binary is compiled with.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+
+/** The hidden subcommand that serves the file tools inside the sandbox. */
+export const TOOL_HOST_COMMAND = "__tool-host";
+
+/** The argv that runs `penguin <args…>` as a new process. */
+export function selfArgv(args: string[]): string[] {
+  if (Deno.build.standalone) return [Deno.execPath(), ...args];
+  const main = fileURLToPath(new URL("../../../main.ts", import.meta.url));
+  const config = fileURLToPath(new URL("../../../deno.json", import.meta.url));
+  return [Deno.execPath(), "run", "-P=penguin", "--no-prompt", "--config", config, main, ...args];
+}
+
+/**
+ * Host variables the copy needs besides the sandbox's allowlist: where Deno
+ * keeps its module cache when not standalone. Values are read from `env`.
+ */
+export const SELF_ENV_NAMES: readonly string[] = ["DENO_DIR", "XDG_CACHE_HOME"];
