@@ -16,6 +16,7 @@ import type {
   SystemConfig,
 } from "../state/mod.ts";
 import { sessionScratchpadDir } from "../state/paths.ts";
+import { assertWorkspaceOutsideDataRoot } from "../state/workspace.ts";
 import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { createToolset, resolveToolDefinitions } from "./toolset.ts";
@@ -110,6 +111,7 @@ export async function sessionParts(
   opts: RecordedSessionOptions,
 ): Promise<SessionParts> {
   const { ref, config, projectConfig } = base;
+  await assertWorkspaceOutsideDataRoot(core.realWorkspace, ref);
   const scratchpad = sessionScratchpadDir(ref, core.meta.session_id);
   await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
   const realScratchpad = await Deno.realPath(scratchpad);

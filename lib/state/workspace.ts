@@ -72,3 +72,28 @@ export async function isTempWorkspace(workspace: string, ref: ProjectRef): Promi
   const segs = rel.split(sep);
   return segs.length >= 3 && segs[1] === "workspaces";
 }
+
+/**
+ * Refuse a workspace the sandbox cannot keep the data root out of: the data
+ * root itself, or any directory inside it other than an agent's temporary
+ * workspaces. (A data root inside the workspace is fine: it is hidden.)
+ */
+export async function assertWorkspaceOutsideDataRoot(
+  workspace: string,
+  ref: ProjectRef,
+): Promise<void> {
+  const ws = await real(workspace);
+  const root = await real(ref.root);
+  if (!ws || !root) return;
+  const rel = relative(root, ws);
+  const inside = rel === "" || (!rel.startsWith("..") && resolve(root, rel) === ws);
+  if (!inside || await isTempWorkspace(ws, ref)) return;
+  throw new PenguinError(
+    "usage",
+    `Cannot use the workspace "${ws}": it ${
+      rel === "" ? "is" : "lies inside"
+    } penguin's data root "${root}", which the model must never see. ` +
+      `Pick a workspace outside the data root (or omit --workspace for a fresh temporary one), ` +
+      `or move the data root with --root or PENGUIN_HOME.`,
+  );
+}
