@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Outcome, Step, World } from "./_world.ts";
 
 /** Sessions the attempts are grouped into. */
-export type Batch = "files" | "secrets" | "harness" | "bomb";
+export type Batch = "files" | "secrets" | "harness" | "bomb" | "race";
 
 /** One escape attempt. */
 export interface Attempt {

@@ -249,7 +249,7 @@ export async function runSession(
   };
   const server = await startModelServer({
     handler: (_req, index) => (turns ??= build())[index],
-    maxRequests: 50,
+    maxRequests: 100,
   });
   world.modelPort = server.port;
   await Deno.mkdir(world.agentState, { recursive: true });

@@ -6,7 +6,7 @@ import { ATTEMPTS, type Batch } from "./_attempts.ts";
 import { createWorld, type Outcome, runSession, type World } from "./_world.ts";
 
 const DENIED = "Tool call denied by policy.";
-const BATCHES: Batch[] = ["files", "secrets", "harness", "bomb"];
+const BATCHES: Batch[] = ["files", "secrets", "harness", "bomb", "race"];
 
 Deno.test("the red-team table has at least 40 distinct attempts", () => {
   const ids = ATTEMPTS.map((a) => a.id);
@@ -26,9 +26,14 @@ for (const batch of BATCHES) {
           live.map((a, i) => a.steps(w).map((s, k) => ({ ...s, id: `rt_${batch}_${i}_${k}` }))),
       );
       await t.step("the session completed and every scripted turn was served", () => {
-        assert.equal(outcome.code, 0, outcome.stderr.slice(-3000));
+        assert.equal(
+          outcome.code,
+          0,
+          `${outcome.stderr.slice(-3000)}\nstdout: ${outcome.stdout.slice(-3000)}`,
+        );
         assert.equal(outcome.requests, outcome.scripted);
       });
+      let escapes = 0;
       for (const [i, a] of live.entries()) {
         await t.step(`${a.category}: ${a.id}`, async () => {
           const outputs = a.steps(world).map((_, k) =>
@@ -42,11 +47,17 @@ for (const batch of BATCHES) {
           try {
             await a.blocked(world, outcome);
           } catch (err) {
+            escapes++;
             (err as Error).message += `\ntool outputs:\n${outputs.map((o) => `> ${o}`).join("\n")}`;
             throw err;
           }
         });
       }
+      const gaps = attempts.filter((a) => a.gap).length;
+      console.log(
+        `red team (${batch}): ${live.length} attempts, ${escapes} escapes` +
+          (gaps > 0 ? `, ${gaps} known gaps not attempted` : ""),
+      );
       for (const a of attempts.filter((a) => a.gap)) {
         await t.step({
           name: `${a.category}: ${a.id} (known gap: ${a.gap})`,
