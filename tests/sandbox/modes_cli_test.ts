@@ -86,8 +86,12 @@ Deno.test("run --sandbox off warns on stderr and records the mode in session_met
     const r = await c.run(["--sandbox", "off"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /warning: --sandbox off: commands run WITHOUT an OS sandbox/);
-    assert.deepEqual((await c.meta()).sandbox, { mode: "off", network: false });
-    assert.deepEqual((await c.toolListReady()).sandbox, { mode: "off", network: false });
+    assert.deepEqual((await c.meta()).sandbox, { mode: "off", network: false, git: "read-only" });
+    assert.deepEqual((await c.toolListReady()).sandbox, {
+      mode: "off",
+      network: false,
+      git: "read-only",
+    });
   });
 });
 
@@ -96,7 +100,11 @@ Deno.test("run records the default mode and --network on in session_meta", async
     const r = await c.run(["--network", "on"]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /warning/);
-    assert.deepEqual((await c.meta()).sandbox, { mode: "workspace-write", network: true });
+    assert.deepEqual((await c.meta()).sandbox, {
+      mode: "workspace-write",
+      network: true,
+      git: "read-only",
+    });
   });
 });
 
@@ -127,7 +135,11 @@ Deno.test("penguin.jsonc narrows run: read-only, network off, an extra command r
       );
       assert.equal(await exists(join(c.ws, "from_cmd.txt")), false);
       assert.equal(await exists(join(c.ws, "curl.txt")), false);
-      assert.deepEqual((await c.meta()).sandbox, { mode: "read-only", network: false });
+      assert.deepEqual((await c.meta()).sandbox, {
+        mode: "read-only",
+        network: false,
+        git: "read-only",
+      });
       const outputs = (await records(c.root)).filter((r) =>
         (r.payload as { type?: string }).type === "tool_call_output"
       ).map((r) => (r.payload as { output: string }).output);
@@ -197,6 +209,7 @@ Deno.test("writable roots outside the workspace need --grant-writable-roots, the
         mode: "workspace-write",
         network: false,
         extra_writable: [join(c.base, "extra")],
+        git: "read-only",
       });
     },
   );
