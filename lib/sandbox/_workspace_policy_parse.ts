@@ -57,11 +57,11 @@ export const workspacePolicySchema = z.strictObject({
   network: networkSchema.optional(),
   writable_roots: z.array(z.string().min(1)).optional(),
   command_rules: z.array(ruleSchema).optional(),
-  git: z.enum(["read-only", "writable"], {
-    error: 'expected "read-only" or "writable"',
-  }).optional(),
   approval: z.enum(POLICY_APPROVAL_MODES, {
     error: `expected one of ${POLICY_APPROVAL_MODES.map((m) => `"${m}"`).join(", ")}`,
+  }).optional(),
+  git: z.enum(["read-only", "writable"], {
+    error: 'expected "read-only" or "writable"',
   }).optional(),
 });
 

@@ -244,3 +244,86 @@ Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots n
     await Deno.remove(base, { recursive: true });
   }
 });
+
+/** `git` on the host, with no system or user config. */
+async function hostGit(cwd: string, home: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args,
+    cwd,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "u",
+      GIT_AUTHOR_EMAIL: "u@example.com",
+      GIT_COMMITTER_NAME: "u",
+      GIT_COMMITTER_EMAIL: "u@example.com",
+    },
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+const COMMIT = "echo b > b.txt && git add b.txt && " +
+  "git -c user.name=m -c user.email=m@x commit -qm by-the-model && echo committed";
+
+Deno.test("run: .git is read-only by default; --git-writable lets commands commit and is recorded", async () => {
+  await scenario(
+    [exec(COMMIT), turn.text("done"), exec(COMMIT), turn.text("done")],
+    undefined,
+    async (c) => {
+      await hostGit(c.ws, c.base, ["init", "-q", "-b", "main", "."]);
+      await hostGit(c.ws, c.base, ["commit", "-q", "--allow-empty", "-m", "init"]);
+      const ro = await c.run([]);
+      assert.equal(ro.code, 0, ro.stderr);
+      assert.doesNotMatch(await hostGit(c.ws, c.base, ["log", "--format=%s"]), /by-the-model/);
+      assert.deepEqual((await c.meta()).sandbox, {
+        mode: "workspace-write",
+        network: false,
+        git: "read-only",
+      });
+      await Deno.remove(join(c.root, "default_project", "agents", "default_agent", "traces"), {
+        recursive: true,
+      });
+      const rw = await c.run(["--git-writable"]);
+      assert.equal(rw.code, 0, rw.stderr);
+      assert.match(await hostGit(c.ws, c.base, ["log", "--format=%s"]), /^by-the-model$/m);
+      assert.deepEqual((await c.meta()).sandbox, {
+        mode: "workspace-write",
+        network: false,
+        git: "writable",
+      });
+    },
+  );
+});
+
+Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command commit, --git-writable too', async () => {
+  const base = await visibleTempDir("penguin-modes-");
+  try {
+    const ws = join(base, "ws");
+    await Deno.mkdir(ws);
+    await hostGit(ws, base, ["init", "-q", "-b", "main", "."]);
+    await hostGit(ws, base, ["commit", "-q", "--allow-empty", "-m", "init"]);
+    const sandboxRun = (args: string[]) =>
+      runCli(["sandbox", "run", "--workspace", ws, ...args, "--", "bash", "-c", COMMIT]);
+    const ro = await sandboxRun([]);
+    assert.notEqual(ro.code, 0);
+    const flag = await sandboxRun(["--git-writable"]);
+    assert.equal(flag.code, 0, flag.stderr);
+    await Deno.writeTextFile(join(ws, "penguin.jsonc"), '{ "git": "writable" }');
+    await hostGit(ws, base, ["reset", "-q", "--hard", "HEAD~1"]);
+    const file = await sandboxRun([]);
+    assert.equal(file.code, 0, file.stderr);
+    assert.match(file.stderr, /penguin\.jsonc: commands may commit/);
+    assert.match(await hostGit(ws, base, ["log", "--format=%s"]), /^by-the-model$/m);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("chat: --git-writable asks for a writable .git in every session it opens", async () => {
+  const { parseChatFlags } = await import("../../lib/cli/commands/_chat_flags.ts");
+  assert.equal(parseChatFlags(["--git-writable"]).session.git, "writable");
+  assert.equal(parseChatFlags([]).session.git, undefined);
+});
