@@ -24,6 +24,7 @@ import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts
 import { subagentToolFactories } from "./subagents/tools.ts";
 import { compactionSettings } from "./compaction.ts";
 import type { SandboxMode } from "../sandbox/policy.ts";
+import type { GitAccess } from "../sandbox/git_guard.ts";
 
 /** Options of a session that do not fix its identity (shared by new and recorded sessions). */
 export interface RecordedSessionOptions {
@@ -35,6 +36,8 @@ export interface RecordedSessionOptions {
   network?: boolean;
   /** More directories commands may write (workspace-write only; e.g. from penguin.jsonc). */
   extraWritable?: string[];
+  /** How far commands may change the workspace's git directory (default `read-only`). */
+  git?: GitAccess;
   /** Max requests per task; ≤ 0 = unlimited (default: the agent's `max_turns`). */
   maxTurns?: number;
   /** API key for this session only (over the entry's and the env var). */
@@ -130,6 +133,7 @@ export async function sessionParts(
     mode: opts.sandbox ?? "workspace-write",
     network: opts.network ?? false,
     ...(opts.extraWritable ? { extraWritable: opts.extraWritable } : {}),
+    ...(opts.git ? { git: opts.git } : {}),
     scratchpad: realScratchpad,
     dataRoot: ref.root,
     vault: core.vault,

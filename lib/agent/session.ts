@@ -226,6 +226,7 @@ export function openSession(parts: SessionParts): Session {
     ...(parts.sandbox.extraWritable.length > 0
       ? { extra_writable: [...parts.sandbox.extraWritable] }
       : {}),
+    git: parts.sandbox.git ?? "read-only",
   };
   const metaMessage = sessionMetaMsg(
     parts.metaWritten || meta.sandbox !== undefined ? meta : { ...meta, sandbox: sandboxRecord },

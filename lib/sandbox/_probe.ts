@@ -11,6 +11,7 @@ import { wrapperArgv } from "./_supervisor.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { isInside, resolvePlan } from "./plan.ts";
+import { holdPlaceholders } from "./_placeholders.ts";
 import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 
@@ -109,6 +110,7 @@ export async function runProbe(
 ): Promise<ProbeRun> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
   const started = performance.now();
+  let release = async () => {};
   try {
     const policy = createPolicy({
       workspace: dir,
@@ -118,6 +120,8 @@ export async function runProbe(
     });
     policy.hideSockets = false;
     const plan = await resolvePlan(policy, dir);
+    // The fresh workspace has no .git: the plan holds a stand-in for it, like any run's.
+    release = await holdPlaceholders(plan.placeholders ?? []);
     const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
       maxProcesses: DEFAULT_MAX_PROCESSES,
       control: true,
@@ -168,6 +172,7 @@ export async function runProbe(
         .replace(/\.$/, ""),
     };
   } finally {
+    await release();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }

@@ -60,6 +60,9 @@ export const workspacePolicySchema = z.strictObject({
   approval: z.enum(POLICY_APPROVAL_MODES, {
     error: `expected one of ${POLICY_APPROVAL_MODES.map((m) => `"${m}"`).join(", ")}`,
   }).optional(),
+  git: z.enum(["read-only", "writable"], {
+    error: 'expected "read-only" or "writable"',
+  }).optional(),
 });
 
 /** The settings of `penguin.jsonc` as written (validated, nothing resolved yet). */

@@ -30,6 +30,7 @@ export {
 export {
   findSockets,
   isInside,
+  type Placeholder,
   type ResolveOptions,
   resolvePlan,
   type SandboxPlan,
@@ -59,4 +60,15 @@ export {
   signalName,
 } from "./_process.ts";
 export { type SpawnOptions, spawnSandboxed } from "./spawn.ts";
+export {
+  findGitLayout,
+  GIT_ACCESS_MODES,
+  GIT_GUARDED_ENTRIES,
+  GIT_WRITABLE_HINT,
+  type GitAccess,
+  type GitLayout,
+  gitWriteRefusal,
+  type GuardedEntry,
+  parseGitAccess,
+} from "./git_guard.ts";
 export { openPager, type Pager, pagerCommand } from "./pager.ts";

@@ -10,6 +10,10 @@ import { join, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
+import { livePlaceholders, type Placeholder } from "./_placeholders.ts";
+import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
+
+export type { Placeholder };
 
 /** A policy resolved against the file system. All paths are real (symlink-free) and exist. */
 export interface SandboxPlan {
@@ -17,16 +21,27 @@ export interface SandboxPlan {
   writableRoots: boolean;
   /** Workspace, scratchpad and extra writable directories (extra ones only when writable). */
   roots: string[];
-  /** Existing paths inside writable roots re-bound read-only (`.git/hooks`, `.git/config`). */
+  /**
+   * Paths inside writable roots re-bound read-only (`penguin.jsonc`, the git
+   * directory or its guarded entries). They exist, or are `placeholders`
+   * that `spawnSandboxed` creates before the sandbox starts.
+   */
   protect: string[];
-  /** Missing directories inside writable roots covered by an empty read-only tmpfs (`.git/hooks`). */
+  /** Missing directories inside writable roots covered by an empty read-only tmpfs. */
   protectMissing: string[];
   /**
    * Writable directories bound onto themselves so they become mount points
-   * that cannot be renamed or removed (`.git`: otherwise `mv .git x` and a
-   * fresh `.git/hooks` would bypass the read-only hooks). Absent: none.
+   * that cannot be renamed or removed (a writable `.git`: otherwise `mv .git x`
+   * and a fresh `.git/hooks` would bypass the read-only hooks). Absent: none.
    */
   pinned?: string[];
+  /**
+   * Stand-ins for missing protected paths (a missing `.git`, `.git/hooks`,
+   * `.git/commondir`…), also listed in `protect`: created with inert content
+   * before a bubblewrap sandbox starts and removed after it ends, so the
+   * name cannot be created meanwhile and nothing stray is left. Absent: none.
+   */
+  placeholders?: Placeholder[];
   /** Directories to hide (an empty tmpfs over them). */
   hideDirs: string[];
   /** Files and sockets to hide (`/dev/null` bound over them). */
@@ -97,24 +112,18 @@ export async function resolvePlan(
   const protect: string[] = [];
   const protectMissing: string[] = [];
   const pinned: string[] = [];
+  const placeholders: Placeholder[] = [];
   if (writableRoots) {
     // The workspace's confinement policy is read-only to the commands it confines.
     const policyFile = await real(join(workspace, "penguin.jsonc"));
     if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
       protect.push(policyFile.path);
     }
-    const git = await real(join(workspace, ".git"));
-    if (git?.info.isDirectory) {
-      if (roots.some((r) => git.path !== r && isInside(git.path, r))) pinned.push(git.path);
-      for (const name of ["hooks", "config"]) {
-        const target = await real(join(git.path, name));
-        if (target) {
-          if (roots.some((r) => isInside(target.path, r))) protect.push(target.path);
-        } else if (name === "hooks" && isInside(git.path, workspace)) {
-          protectMissing.push(join(git.path, name));
-        }
-      }
-    }
+    await guardGit(workspace, roots, policy.git ?? "read-only", {
+      protect,
+      pinned,
+      placeholders,
+    });
   }
 
   const hideDirs: string[] = [];
@@ -143,12 +152,80 @@ export async function resolvePlan(
     protect,
     protectMissing,
     ...(pinned.length > 0 ? { pinned } : {}),
+    ...(placeholders.length > 0 ? { placeholders } : {}),
     hideDirs,
     hideFiles,
     network: policy.network,
     cwd: await mustBeDir("working directory", cwd),
     env,
   };
+}
+
+interface GitGuardOut {
+  protect: string[];
+  pinned: string[];
+  placeholders: Placeholder[];
+}
+
+/**
+ * Add the mounts that keep the workspace's git directories (see
+ * `git_guard.ts`) from being changed beyond `access`.
+ */
+async function guardGit(
+  workspace: string,
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+): Promise<void> {
+  const inRoots = (p: string) => roots.some((r) => isInside(p, r));
+  const hold = (p: Placeholder) => {
+    out.placeholders.push(p);
+    out.protect.push(p.path);
+  };
+  const layout = await findGitLayout(workspace, livePlaceholders());
+  const link = await Deno.lstat(layout.dotGit).catch(() => undefined);
+  if (link?.isSymlink && !livePlaceholders().has(layout.dotGit)) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${layout.dotGit}" is a symbolic link, and a command could replace it ` +
+        `with a repository of its own. Replace the link with a file holding ` +
+        `"gitdir: <its target>" (git follows that the same way), or run with --sandbox read-only`,
+    );
+  }
+  if (layout.kind === "missing") {
+    hold({ path: layout.dotGit, kind: "dir" });
+  } else if (layout.kind !== "dir") {
+    // A gitdir pointer: read-only, so it can be neither rewritten nor removed.
+    out.protect.push(layout.dotGit);
+  }
+  for (const dir of layout.gitDirs) {
+    if (!inRoots(dir)) continue;
+    const entries: { path: string; exists: boolean; parent: boolean }[] = [];
+    let symlinked = false;
+    for (const e of GIT_GUARDED_ENTRIES) {
+      const path = join(dir, e.rel);
+      const info = livePlaceholders().has(path)
+        ? undefined
+        : await Deno.lstat(path).catch(() => undefined);
+      if (info?.isSymlink) symlinked = true;
+      const parent = !!(await real(join(path, "..")))?.info.isDirectory;
+      entries.push({ path, exists: info !== undefined, parent });
+    }
+    // A symlinked entry could be swapped for a real one: keep the whole directory read-only.
+    if (access === "read-only" || symlinked) {
+      if (!out.protect.includes(dir)) out.protect.push(dir);
+      continue;
+    }
+    if (!roots.includes(dir)) out.pinned.push(dir);
+    GIT_GUARDED_ENTRIES.forEach((e, i) => {
+      const { path, exists, parent } = entries[i]!;
+      if (exists) out.protect.push(path);
+      else if (parent && e.kind === "dir") hold({ path, kind: "dir" });
+      else if (parent && e.placeholder !== undefined) {
+        hold({ path, kind: "file", content: e.placeholder });
+      }
+    });
+  }
 }
 
 const SOCKET_SCAN_DEPTH = 4;

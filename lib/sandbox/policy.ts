@@ -6,6 +6,7 @@
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import type { GitAccess } from "./git_guard.ts";
 
 /** How strictly a child is confined. */
 export type SandboxMode =
@@ -51,6 +52,11 @@ export interface SandboxPolicy {
   maxProcesses?: number;
   /** Use this bubblewrap binary instead of searching for one (tests, unusual installs). */
   bwrapPath?: string;
+  /**
+   * How far commands may change the workspace's git directory (see
+   * `git_guard.ts`); workspace-write only. Default `read-only`.
+   */
+  git?: GitAccess;
 }
 
 /** Default RLIMIT_NPROC for sandboxed children (threads count too). */
@@ -136,6 +142,8 @@ export interface PolicyOptions {
   maxProcesses?: number;
   /** Explicit bubblewrap binary. */
   bwrapPath?: string;
+  /** Git directory access for commands; default `read-only`. */
+  git?: GitAccess;
 }
 
 /**
@@ -160,6 +168,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     env: { allow: opts.allowEnv ?? [], vault: opts.vault ?? {} },
     maxProcesses: opts.maxProcesses ?? DEFAULT_MAX_PROCESSES,
   };
+  if (opts.git) policy.git = opts.git;
   if (hostEnv) policy.env.host = hostEnv;
   if (opts.scratchpad) policy.scratchpad = resolve(opts.scratchpad);
   if (opts.bwrapPath) policy.bwrapPath = opts.bwrapPath;

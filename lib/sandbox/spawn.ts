@@ -21,6 +21,7 @@
  */
 import { PenguinError } from "../protocol/errors.ts";
 import { type SandboxedProcess, startSupervised } from "./_process.ts";
+import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
 import { envAsData, wrapperArgv } from "./_supervisor.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
@@ -144,12 +145,21 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       `Cannot run ${what}: the bubblewrap binary "${bwrap}" lies inside a writable directory`,
     );
   }
-  return await startSupervised({
-    ...common,
-    kind: "ns",
-    job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns: report.disableUserns })],
-    envFd: true,
-    env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
-    sandbox: "bwrap",
-  });
+  // Missing protected paths get stand-ins for the sandbox's lifetime (see _placeholders.ts).
+  const release = await holdPlaceholders(plan.placeholders ?? []);
+  let child: SandboxedProcess;
+  try {
+    child = await startSupervised({
+      ...common,
+      kind: "ns",
+      job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns: report.disableUserns })],
+      envFd: true,
+      env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
+      sandbox: "bwrap",
+    });
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return plan.placeholders ? releaseOnExit(child, release) : child;
 }

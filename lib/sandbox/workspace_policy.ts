@@ -16,6 +16,12 @@
  * - `approval`: `deny-all` > `always-ask` > `read-only` > `allow-all`.
  * - `command_rules` are added to the project's command policy; the file
  *   cannot remove or disable any rule.
+ * - `git`: the one setting the file decides either way. `"read-only"` keeps
+ *   the git directory read-only even under `--git-writable`; `"writable"`
+ *   opens its object and ref stores for commands without the flag. This does
+ *   not widen the sandbox: the entries that configure or redirect git stay
+ *   read-only in every mode (`git_guard.ts`), and the file itself is
+ *   read-only to the model.
  *
  * Two things would widen, and penguin refuses to start instead of doing
  * them silently:
@@ -49,6 +55,7 @@ import {
 } from "./_workspace_policy_parse.ts";
 import { isInside } from "./plan.ts";
 import type { SandboxMode } from "./policy.ts";
+import type { GitAccess } from "./git_guard.ts";
 
 export {
   parseWorkspacePolicyText,
@@ -158,6 +165,8 @@ export interface PolicyFlags {
   approve?: PolicyApprovalMode;
   /** `--grant-writable-roots`: let the file add writable roots outside the workspace. */
   grantWritableRoots?: boolean;
+  /** `--git-writable`: open the git object and ref stores to commands. */
+  gitWritable?: boolean;
 }
 
 /** The merged result. */
@@ -170,6 +179,8 @@ export interface EffectivePolicy {
   approve?: PolicyApprovalMode;
   /** Extra writable directories (real paths). */
   extraWritable: string[];
+  /** Git directory access for commands. */
+  git: GitAccess;
   /** Rules added to the project's command policy. */
   commandRules: CommandPolicyRule[];
   /** One line per setting the file changed or asked for in vain, for stderr. */
@@ -195,6 +206,7 @@ export function applyWorkspacePolicy(
     network: flags.network,
     ...(flags.approve !== undefined ? { approve: flags.approve } : {}),
     extraWritable: [],
+    git: flags.gitWritable ? "writable" : "read-only",
     commandRules: [],
     notes: [],
   };
@@ -244,6 +256,15 @@ export function applyWorkspacePolicy(
     }
     out.notes.push(
       `${name}: the network allowlist applies as "off" (--network is off; allowlists cannot be enforced with the network on)`,
+    );
+  }
+
+  if (file.git !== undefined && file.git !== out.git) {
+    out.git = file.git;
+    out.notes.push(
+      file.git === "writable"
+        ? `${name}: commands may commit (the git object and ref stores are writable; config, hooks and redirections stay read-only)`
+        : `${name}: the git directory stays read-only (narrower than --git-writable)`,
     );
   }
 

@@ -22,23 +22,22 @@
  * @module
  */
 import { isInside } from "../sandbox/plan.ts";
+import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 
 /** Basenames the file tools refuse anywhere (lower-cased comparison, §2.2). */
 export const SECRET_BASENAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
 
-/** Workspace paths the file tools never write; the command sandbox mounts them read-only too. */
-export const PROTECTED_WRITE_PATHS: readonly string[] = [
-  ".git/hooks",
-  ".git/config",
-  "penguin.jsonc",
-];
+/**
+ * Workspace paths the file tools never write besides the git directory,
+ * whose rule (`lib/sandbox/git_guard.ts`) is shared with the command
+ * sandbox; the sandbox mounts these read-only too.
+ */
+export const PROTECTED_WRITE_PATHS: readonly string[] = ["penguin.jsonc"];
 
 /** Why each protected path is protected. */
 const PROTECTED_WHY: Record<string, string> = {
-  ".git/hooks": "git runs hooks outside the sandbox",
-  ".git/config": "git runs commands named in its config outside the sandbox",
   "penguin.jsonc": "it is the workspace's confinement policy",
 };
 
@@ -48,6 +47,11 @@ export interface PathRoots {
   workspace: string;
   /** The session scratchpad; may not exist yet. */
   scratchpad?: string;
+  /**
+   * The command sandbox's policy, for its git access (`sandbox.git`); absent
+   * or without it, the git directory is read-only.
+   */
+  sandbox?: { git?: GitAccess };
 }
 
 /** A path that passed confinement. */
@@ -188,6 +192,11 @@ export async function resolveWorkspacePath(
         }); commands cannot change it either.`,
       };
     }
+    const layout = await findGitLayout(wsReal).catch(() => undefined);
+    const why = layout
+      ? gitWriteRefusal(real, layout, roots.sandbox?.git ?? "read-only")
+      : `the workspace's git layout cannot be read`;
+    if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
   }
   return {
     ok: true,

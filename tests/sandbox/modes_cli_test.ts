@@ -86,8 +86,12 @@ Deno.test("run --sandbox off warns on stderr and records the mode in session_met
     const r = await c.run(["--sandbox", "off"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /warning: --sandbox off: commands run WITHOUT an OS sandbox/);
-    assert.deepEqual((await c.meta()).sandbox, { mode: "off", network: false });
-    assert.deepEqual((await c.toolListReady()).sandbox, { mode: "off", network: false });
+    assert.deepEqual((await c.meta()).sandbox, { mode: "off", network: false, git: "read-only" });
+    assert.deepEqual((await c.toolListReady()).sandbox, {
+      mode: "off",
+      network: false,
+      git: "read-only",
+    });
   });
 });
 
@@ -96,7 +100,11 @@ Deno.test("run records the default mode and --network on in session_meta", async
     const r = await c.run(["--network", "on"]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /warning/);
-    assert.deepEqual((await c.meta()).sandbox, { mode: "workspace-write", network: true });
+    assert.deepEqual((await c.meta()).sandbox, {
+      mode: "workspace-write",
+      network: true,
+      git: "read-only",
+    });
   });
 });
 
@@ -127,7 +135,11 @@ Deno.test("penguin.jsonc narrows run: read-only, network off, an extra command r
       );
       assert.equal(await exists(join(c.ws, "from_cmd.txt")), false);
       assert.equal(await exists(join(c.ws, "curl.txt")), false);
-      assert.deepEqual((await c.meta()).sandbox, { mode: "read-only", network: false });
+      assert.deepEqual((await c.meta()).sandbox, {
+        mode: "read-only",
+        network: false,
+        git: "read-only",
+      });
       const outputs = (await records(c.root)).filter((r) =>
         (r.payload as { type?: string }).type === "tool_call_output"
       ).map((r) => (r.payload as { output: string }).output);
@@ -197,6 +209,7 @@ Deno.test("writable roots outside the workspace need --grant-writable-roots, the
         mode: "workspace-write",
         network: false,
         extra_writable: [join(c.base, "extra")],
+        git: "read-only",
       });
     },
   );
@@ -230,4 +243,87 @@ Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots n
   } finally {
     await Deno.remove(base, { recursive: true });
   }
+});
+
+/** `git` on the host, with no system or user config. */
+async function hostGit(cwd: string, home: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args,
+    cwd,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "u",
+      GIT_AUTHOR_EMAIL: "u@example.com",
+      GIT_COMMITTER_NAME: "u",
+      GIT_COMMITTER_EMAIL: "u@example.com",
+    },
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+const COMMIT = "echo b > b.txt && git add b.txt && " +
+  "git -c user.name=m -c user.email=m@x commit -qm by-the-model && echo committed";
+
+Deno.test("run: .git is read-only by default; --git-writable lets commands commit and is recorded", async () => {
+  await scenario(
+    [exec(COMMIT), turn.text("done"), exec(COMMIT), turn.text("done")],
+    undefined,
+    async (c) => {
+      await hostGit(c.ws, c.base, ["init", "-q", "-b", "main", "."]);
+      await hostGit(c.ws, c.base, ["commit", "-q", "--allow-empty", "-m", "init"]);
+      const ro = await c.run([]);
+      assert.equal(ro.code, 0, ro.stderr);
+      assert.doesNotMatch(await hostGit(c.ws, c.base, ["log", "--format=%s"]), /by-the-model/);
+      assert.deepEqual((await c.meta()).sandbox, {
+        mode: "workspace-write",
+        network: false,
+        git: "read-only",
+      });
+      await Deno.remove(join(c.root, "default_project", "agents", "default_agent", "traces"), {
+        recursive: true,
+      });
+      const rw = await c.run(["--git-writable"]);
+      assert.equal(rw.code, 0, rw.stderr);
+      assert.match(await hostGit(c.ws, c.base, ["log", "--format=%s"]), /^by-the-model$/m);
+      assert.deepEqual((await c.meta()).sandbox, {
+        mode: "workspace-write",
+        network: false,
+        git: "writable",
+      });
+    },
+  );
+});
+
+Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command commit, --git-writable too', async () => {
+  const base = await visibleTempDir("penguin-modes-");
+  try {
+    const ws = join(base, "ws");
+    await Deno.mkdir(ws);
+    await hostGit(ws, base, ["init", "-q", "-b", "main", "."]);
+    await hostGit(ws, base, ["commit", "-q", "--allow-empty", "-m", "init"]);
+    const sandboxRun = (args: string[]) =>
+      runCli(["sandbox", "run", "--workspace", ws, ...args, "--", "bash", "-c", COMMIT]);
+    const ro = await sandboxRun([]);
+    assert.notEqual(ro.code, 0);
+    const flag = await sandboxRun(["--git-writable"]);
+    assert.equal(flag.code, 0, flag.stderr);
+    await Deno.writeTextFile(join(ws, "penguin.jsonc"), '{ "git": "writable" }');
+    await hostGit(ws, base, ["reset", "-q", "--hard", "HEAD~1"]);
+    const file = await sandboxRun([]);
+    assert.equal(file.code, 0, file.stderr);
+    assert.match(file.stderr, /penguin\.jsonc: commands may commit/);
+    assert.match(await hostGit(ws, base, ["log", "--format=%s"]), /^by-the-model$/m);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("chat: --git-writable asks for a writable .git in every session it opens", async () => {
+  const { parseChatFlags } = await import("../../lib/cli/commands/_chat_flags.ts");
+  assert.equal(parseChatFlags(["--git-writable"]).session.git, "writable");
+  assert.equal(parseChatFlags([]).session.git, undefined);
 });

@@ -50,21 +50,54 @@ Deno.test("resolvePlan hides the real target of a symlinked secret", async () =>
   });
 });
 
-Deno.test("resolvePlan protects .git/hooks and .git/config, and covers a missing hooks dir", async () => {
+Deno.test("resolvePlan protects the whole .git by default, and only its guarded entries when git is writable", async () => {
   await withDir(async (dir) => {
     const ws = join(dir, "ws");
-    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
-    await Deno.writeTextFile(join(ws, ".git", "config"), "[core]\n");
+    const git = join(ws, ".git");
+    for (const d of ["hooks", "info", "objects/info", "refs"]) {
+      await Deno.mkdir(join(git, d), { recursive: true });
+    }
+    await Deno.writeTextFile(join(git, "config"), "[core]\n");
     const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
     policy.hideSockets = false;
     let plan = await resolvePlan(policy, ws);
-    assert.deepEqual(plan.protect, [join(ws, ".git", "hooks"), join(ws, ".git", "config")]);
-    assert.deepEqual(plan.protectMissing, []);
+    assert.deepEqual(plan.protect, [git]);
+    assert.equal(plan.placeholders, undefined);
 
-    await Deno.remove(join(ws, ".git", "hooks"));
+    policy.git = "writable";
     plan = await resolvePlan(policy, ws);
-    assert.deepEqual(plan.protect, [join(ws, ".git", "config")]);
-    assert.deepEqual(plan.protectMissing, [join(ws, ".git", "hooks")]);
+    assert.deepEqual(plan.pinned, [git]);
+    assert.deepEqual(
+      plan.protect,
+      [
+        "config",
+        "config.worktree",
+        "commondir",
+        "hooks",
+        "info",
+        "modules",
+        "worktrees",
+        "remotes",
+        "branches",
+        "objects/info",
+      ]
+        .map((e) => join(git, e)),
+    );
+    // Missing guarded names get inert stand-ins ("gitdir" is never read in a main git dir).
+    assert.deepEqual(plan.placeholders, [
+      { path: join(git, "config.worktree"), kind: "file", content: "" },
+      { path: join(git, "commondir"), kind: "file", content: "." },
+      { path: join(git, "modules"), kind: "dir" },
+      { path: join(git, "worktrees"), kind: "dir" },
+      { path: join(git, "remotes"), kind: "dir" },
+      { path: join(git, "branches"), kind: "dir" },
+    ]);
+
+    // No .git at all: a read-only stand-in keeps commands from making one.
+    await Deno.remove(git, { recursive: true });
+    plan = await resolvePlan(policy, ws);
+    assert.deepEqual(plan.placeholders, [{ path: git, kind: "dir" }]);
+    assert.deepEqual(plan.protect, [git]);
 
     policy.mode = "read-only";
     plan = await resolvePlan(policy, ws);

@@ -97,7 +97,7 @@ Deno.test("penguin.jsonc errors point at the line and column of the problem", ()
   const cases: [string, RegExp][] = [
     [
       '{\n  "sandbox": "read-only",\n  "netwrk": "off"\n}',
-      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, command_rules, approval\)$/,
+      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, command_rules, approval, git\)$/,
     ],
     [
       '{\n  "sandbox": "off"\n}',
@@ -160,9 +160,32 @@ Deno.test("no penguin.jsonc leaves the flags as they are", async () => {
       network: true,
       approve: "allow-all",
       extraWritable: [],
+      git: "read-only",
       commandRules: [],
       notes: [],
     });
+    assert.equal(applyWorkspacePolicy({ ...flags, gitWritable: true }, undefined).git, "writable");
+  });
+});
+
+Deno.test('"git" in the file decides over --git-writable, with a note when it changes it', async () => {
+  await withWs(async (ws) => {
+    const opened = await effective(ws, '{ "git": "writable" }');
+    assert.equal(opened.git, "writable");
+    assert.match(
+      opened.notes.join("\n"),
+      /commands may commit.*config, hooks and redirections stay read-only/,
+    );
+    const kept = await effective(ws, '{ "git": "read-only" }', { gitWritable: true });
+    assert.equal(kept.git, "read-only");
+    assert.match(kept.notes.join("\n"), /narrower than --git-writable/);
+    const same = await effective(ws, '{ "git": "writable" }', { gitWritable: true });
+    assert.deepEqual([same.git, same.notes], ["writable", []]);
+    assert.equal((await effective(ws, "{}", { gitWritable: true })).git, "writable");
+    assert.match(
+      await refusal(effective(ws, '{\n  "git": "rw"\n}')),
+      /line 2, column 10: git: expected "read-only" or "writable"/,
+    );
   });
 });
 

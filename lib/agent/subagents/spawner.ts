@@ -65,6 +65,7 @@ function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
     ...(o.sandbox !== undefined ? { sandbox: o.sandbox } : {}),
     ...(o.network !== undefined ? { network: o.network } : {}),
     ...(o.extraWritable !== undefined ? { extraWritable: [...o.extraWritable] } : {}),
+    ...(o.git !== undefined ? { git: o.git } : {}),
     ...(o.retryDelayMs !== undefined ? { retryDelayMs: o.retryDelayMs } : {}),
     ...(o.warn !== undefined ? { warn: o.warn } : {}),
   };

@@ -39,6 +39,9 @@ Flags:
   --network on|off      let commands use the network (default: off)
   --grant-writable-roots
                         let penguin.jsonc add writable roots outside the workspace
+  --git-writable        let commands commit: open the workspace's .git object and
+                        ref stores (config, hooks and redirections stay
+                        read-only; default: .git is read-only)
   --max-turns <n>       stop a task after n model requests (default: the
                         agent's max_turns; 0 or less: unlimited)
   --verbose             show long tool outputs in full (default: collapsed)
@@ -47,7 +50,7 @@ Flags:
 Workspace policy: a penguin.jsonc at the workspace root can narrow these
 flags (sandbox read-only, network off, stricter approval, extra command
 rules) but never widen them; writable roots outside the workspace need
---grant-writable-roots.
+--grant-writable-roots. Its "git" setting decides over --git-writable.
 
 On exit it prints the command that continues the conversation.
 `;
@@ -60,6 +63,7 @@ const FLAGS: FlagSpec = {
   "workspace": { type: "string" },
   "approve": { type: "string" },
   "grant-writable-roots": { type: "boolean" },
+  "git-writable": { type: "boolean" },
   "thinking": { type: "string" },
   "sandbox": { type: "string" },
   "network": { type: "string" },
@@ -167,6 +171,7 @@ export function parseChatFlags(args: string[]): ChatOptions {
   if (thinking !== undefined) session.thinkingLevel = thinking;
   if (sandbox !== undefined) session.sandbox = sandbox;
   if (network === "on") session.network = true;
+  if (bool(p, "git-writable")) session.git = "writable";
   if (maxRaw !== undefined) session.maxTurns = Number(maxRaw);
   const opts: ChatOptions = {
     session,

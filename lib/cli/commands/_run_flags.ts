@@ -11,7 +11,7 @@ import type { ThinkingLevel } from "../../models/wire.ts";
 import { parseSandboxMode, SANDBOX_MODES } from "../../sandbox/policy.ts";
 import { type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
 import { bool, type FlagSpec, parseFlags, str } from "../args.ts";
-import { GRANT_ROOTS_HELP, POLICY_FILE_HELP } from "./_workspace_policy.ts";
+import { GIT_WRITABLE_HELP, GRANT_ROOTS_HELP, POLICY_FILE_HELP } from "./_workspace_policy.ts";
 
 /** The help text of `penguin run`. */
 export const HELP = `Usage: penguin run -m <message> [flags]
@@ -43,6 +43,7 @@ Flags:
   --sandbox <mode>          ${SANDBOX_MODES.join(", ")} (default: workspace-write)
   --network on|off          let commands use the network (default: off)
 ${GRANT_ROOTS_HELP}
+${GIT_WRITABLE_HELP}
   --json                    print the OmniMessage stream as JSONL on stdout, nothing else
 
 ${POLICY_FILE_HELP}
@@ -73,6 +74,7 @@ const SPEC: FlagSpec = {
   "network": { type: "string" },
   "json": { type: "boolean" },
   "grant-writable-roots": { type: "boolean" },
+  "git-writable": { type: "boolean" },
 };
 
 /** The validated flags of one `penguin run`. */
@@ -94,6 +96,8 @@ export interface RunFlags {
   network: boolean;
   json: boolean;
   grantWritableRoots: boolean;
+  /** `--git-writable` (or penguin.jsonc `"git"`, once applied): commands may commit. */
+  gitWritable: boolean;
   /** Extra writable roots and command rules from penguin.jsonc. */
   extraWritable?: string[];
   commandRules?: CommandPolicyRule[];
@@ -189,5 +193,6 @@ export async function parse(args: string[]): Promise<RunFlags> {
     network: network === "on",
     json: bool(p, "json"),
     grantWritableRoots: bool(p, "grant-writable-roots"),
+    gitWritable: bool(p, "git-writable"),
   };
 }

@@ -20,7 +20,14 @@ export const POLICY_FILE_HELP =
 flags (sandbox read-only, network off, stricter approval, extra command
 rules) but never widen them; writable roots outside the workspace need
 --grant-writable-roots, and a network allowlist cannot be enforced with
---network on (penguin refuses to start).`;
+--network on (penguin refuses to start). Its "git" setting ("read-only" or
+"writable") decides over --git-writable.`;
+
+/** `--git-writable` help lines. */
+export const GIT_WRITABLE_HELP =
+  `  --git-writable            let commands commit: open the workspace's .git object and
+                            ref stores (config, hooks and redirections stay read-only;
+                            default: .git is read-only)`;
 
 /** `--grant-writable-roots` help line. */
 export const GRANT_ROOTS_HELP =

@@ -43,10 +43,12 @@ async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyConte
     network: opts.session.network ?? false,
     approve: opts.approve,
     grantWritableRoots: opts.grantWritableRoots,
+    gitWritable: opts.session.git === "writable",
   }, { ...(pc.root !== undefined ? { root: pc.root } : {}), warn: pc.warn });
   opts.session.sandbox = eff.sandbox;
   opts.session.network = eff.network;
   if (eff.extraWritable.length > 0) opts.session.extraWritable = eff.extraWritable;
+  opts.session.git = eff.git;
   if (eff.approve !== undefined) opts.approve = eff.approve;
   if (eff.commandRules.length > 0) opts.commandRules = eff.commandRules;
 }
@@ -83,6 +85,7 @@ async function resumeSession(
         ...(opts.session.extraWritable?.length
           ? { extraWritable: opts.session.extraWritable }
           : {}),
+        ...(opts.session.git !== undefined ? { git: opts.session.git } : {}),
       };
     },
   });

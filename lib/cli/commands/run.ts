@@ -82,12 +82,14 @@ async function applyWorkspacePolicy(
     network: f.network,
     approve: f.approve,
     grantWritableRoots: f.grantWritableRoots,
+    gitWritable: f.gitWritable,
   }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
   Object.assign(f, {
     sandbox: eff.sandbox,
     network: eff.network,
     approve: eff.approve ?? f.approve,
     extraWritable: eff.extraWritable,
+    gitWritable: eff.git === "writable",
     commandRules: eff.commandRules,
   });
   if (f.sandbox === "off") {
@@ -119,6 +121,7 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
           sandbox: f.sandbox,
           network: f.network,
           ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
+          git: f.gitWritable ? "writable" : "read-only",
         };
       },
     });
@@ -131,6 +134,7 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
       sandbox: f.sandbox,
       network: f.network,
       ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
+      git: f.gitWritable ? "writable" : "read-only",
     });
   } catch (err) {
     // An unknown model pair is a configuration problem here, not a failed task.

@@ -113,6 +113,9 @@ Flags:
   --sandbox <mode>    workspace-write (default), read-only, or off: no OS
                       sandbox at all (prints a warning)
 ${GRANT_ROOTS_HELP.replace("    let", "  let")}
+  --git-writable      let the command commit: open the workspace's .git object
+                      and ref stores (config, hooks and redirections stay
+                      read-only; default: .git is read-only)
 
 ${POLICY_FILE_HELP} Its approval mode and command rules
 concern the model's commands and do not apply here.
@@ -127,6 +130,7 @@ ${ENV_HELP}`,
       network: { type: "string" },
       sandbox: { type: "string" },
       "grant-writable-roots": { type: "boolean" },
+      "git-writable": { type: "boolean" },
     });
     const argv = p.positionals;
     if (argv.length === 0) {
@@ -137,6 +141,7 @@ ${ENV_HELP}`,
       sandbox: parseSandboxMode(str(p, "sandbox") ?? "workspace-write"),
       network: onOff(str(p, "network"), "--network") ?? false,
       grantWritableRoots: bool(p, "grant-writable-roots"),
+      gitWritable: bool(p, "git-writable"),
     }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
     const mode = eff.sandbox;
     const policy = createPolicy({
@@ -144,6 +149,7 @@ ${ENV_HELP}`,
       mode,
       network: eff.network,
       extraWritable: eff.extraWritable,
+      git: eff.git,
       dataRoot: dataRoot(ctx.root),
       ...bwrapOverride(),
     });

@@ -1,5 +1,5 @@
 // Red-team rows: the file tools and commands reaching outside the workspace,
-// and the protected .git/hooks and .git/config.
+// and the read-only .git (hooks, config, commondir and every other redirect).
 import { join } from "node:path";
 import {
   type Attempt,
@@ -15,6 +15,28 @@ import {
   write,
 } from "./_attempt_kit.ts";
 import assert from "node:assert/strict";
+import type { World } from "./_world.ts";
+
+/** Where a planted git command would leave its mark: outside every writable root. */
+const gitMarker = (w: World) => `${w.base}/git-planted-command-ran`;
+
+/** The armed config line for `printf`: a `core.fsmonitor` that leaves the marker. */
+const fsmonitor = (w: World) => `[core]\\n\\tfsmonitor = \\"touch ${gitMarker(w)}; false\\"\\n`;
+
+/** Run the user's `git status` on the host (no system or user config); assert nothing planted ran. */
+async function hostGitStatusIsClean(w: World): Promise<void> {
+  const out = await new Deno.Command("git", {
+    args: ["status"],
+    cwd: w.ws,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: w.home, GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  assert.equal(typeof out.code, "number");
+  await notCreated(gitMarker(w));
+}
 
 /** Attempts through the file tools, symlinks, hard links and .git. */
 export const FILE_ATTEMPTS: Attempt[] = [
@@ -301,6 +323,64 @@ export const FILE_ATTEMPTS: Attempt[] = [
     async blocked(w) {
       await notCreated(`${w.ws}/.git_old`);
       await notCreated(`${w.ws}/.git/hooks/pre-commit`);
+    },
+  },
+  {
+    id: "shell redirects .git/commondir to an armed copy of .git",
+    category: "git redirect",
+    batch: "files",
+    steps: (w) => [
+      exec(
+        `cp -r .git evil; printf "${fsmonitor(w)}" >> evil/config; echo ../evil > .git/commondir`,
+      ),
+    ],
+    async blocked(w) {
+      await notCreated(`${w.ws}/.git/commondir`);
+      await hostGitStatusIsClean(w);
+    },
+  },
+  {
+    id: "shell plants .git/modules/x config and hooks",
+    category: "git redirect",
+    batch: "files",
+    steps: (w) => [
+      exec(
+        `mkdir -p .git/modules/x/hooks; printf "${fsmonitor(w)}" > .git/modules/x/config; ` +
+          `printf '#!/bin/sh\\n' > .git/modules/x/hooks/pre-commit`,
+      ),
+    ],
+    blocked: (w) => notCreated(`${w.ws}/.git/modules`),
+  },
+  {
+    id: "shell plants .git/worktrees/w/gitdir",
+    category: "git redirect",
+    batch: "files",
+    steps: () => [exec("mkdir -p .git/worktrees/w && echo /tmp/w/.git > .git/worktrees/w/gitdir")],
+    blocked: (w) => notCreated(`${w.ws}/.git/worktrees`),
+  },
+  {
+    id: "shell writes .git/info/attributes and objects/info/alternates",
+    category: "git redirect",
+    batch: "files",
+    steps: (w) => [
+      exec(
+        `mkdir -p .git/info .git/objects/info; echo '* filter=x' > .git/info/attributes; ` +
+          `echo ${w.outside} > .git/objects/info/alternates`,
+      ),
+    ],
+    async blocked(w) {
+      await notCreated(`${w.ws}/.git/info`);
+      await notCreated(`${w.ws}/.git/objects/info`);
+    },
+  },
+  {
+    id: "write_file .git/commondir and .git/HEAD",
+    category: "git redirect",
+    batch: "files",
+    steps: () => [write(".git/commondir", "../evil\n"), write(".git/HEAD", "ref: refs/heads/x\n")],
+    async blocked(w) {
+      await notCreated(`${w.ws}/.git/commondir`);
+      await unchanged(w, `${w.ws}/.git/HEAD`);
     },
   },
   {

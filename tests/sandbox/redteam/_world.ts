@@ -144,7 +144,10 @@ export async function createWorld(): Promise<World> {
     await Deno.writeTextFile(path, text);
     originals.set(path, text);
   };
-  await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+  // A minimal but real repository (HEAD, objects/, refs/), so the host git can run in it.
+  for (const d of ["hooks", "objects", "refs/heads"]) {
+    await Deno.mkdir(join(ws, ".git", d), { recursive: true });
+  }
   await plant(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
   await plant(join(ws, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n");
   await plant(join(ws, "README.md"), "red team workspace\n");

@@ -1,0 +1,130 @@
+/**
+ * Stand-ins for missing protected paths. bubblewrap can only keep a name
+ * from being created by mounting something on it, and a mount needs an
+ * existing target, which lies in the user's (writable) workspace. So before a
+ * sandbox starts penguin creates each missing protected path with inert
+ * content (an empty directory, an empty config, a `commondir` of "."), the
+ * sandbox binds it read-only, and once the sandbox is gone penguin removes it
+ * again — only if it still is exactly what penguin created (a directory that
+ * is still empty, a file with the content written), so nothing the user did
+ * in the meantime is lost and nothing stray is left.
+ *
+ * Sandboxes of one penguin process share a stand-in through a reference
+ * count: it is removed when the last of them ends. (Removing a path that is a
+ * mount point in another, still-running sandbox would detach that mount.)
+ *
+ * @module
+ */
+import type { ExitStatus, SandboxedProcess } from "./_process.ts";
+
+/** A path to hold while a sandbox runs. */
+export interface Placeholder {
+  /** Absolute path (its parent exists). */
+  path: string;
+  /** Created as an empty directory, or a file with `content`. */
+  kind: "dir" | "file";
+  /** File content (files only). */
+  content?: string;
+}
+
+const live = new Map<string, { count: number; placeholder: Placeholder }>();
+
+/** Paths this process currently holds as stand-ins (they count as missing). */
+export function livePlaceholders(): ReadonlySet<string> {
+  return new Set(live.keys());
+}
+
+async function create(p: Placeholder): Promise<boolean> {
+  try {
+    if (p.kind === "dir") await Deno.mkdir(p.path);
+    else await Deno.writeTextFile(p.path, p.content ?? "", { createNew: true });
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return false;
+    throw err;
+  }
+}
+
+async function removeIfUnchanged(p: Placeholder): Promise<void> {
+  try {
+    const info = await Deno.lstat(p.path);
+    if (p.kind === "dir") {
+      // remove() without recursive refuses a non-empty directory.
+      if (info.isDirectory) await Deno.remove(p.path);
+    } else if (info.isFile && await Deno.readTextFile(p.path) === (p.content ?? "")) {
+      await Deno.remove(p.path);
+    }
+  } catch {
+    // Gone, changed, or not removable: leave it.
+  }
+}
+
+/**
+ * Create the missing `placeholders` (or join the stand-ins already held) and
+ * return the function that lets go of them. Paths that exist and are not
+ * held by this process were created by someone else: they are left alone.
+ */
+export async function holdPlaceholders(
+  placeholders: readonly Placeholder[],
+): Promise<() => Promise<void>> {
+  const held: Placeholder[] = [];
+  const release = async () => {
+    for (const p of held.splice(0).reverse()) {
+      const entry = live.get(p.path);
+      if (!entry || --entry.count > 0) continue;
+      live.delete(p.path);
+      await removeIfUnchanged(entry.placeholder);
+    }
+  };
+  try {
+    for (const p of placeholders) {
+      const entry = live.get(p.path);
+      if (entry) {
+        entry.count++;
+        held.push(p);
+      } else if (await create(p)) {
+        live.set(p.path, { count: 1, placeholder: p });
+        held.push(p);
+      }
+    }
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return release;
+}
+
+/** `child`, with `release` run once it has exited and before its status resolves. */
+export function releaseOnExit(
+  child: SandboxedProcess,
+  release: () => Promise<void>,
+): SandboxedProcess {
+  const status: Promise<ExitStatus> = child.status.then(
+    async (s) => {
+      await release();
+      return s;
+    },
+    async (err) => {
+      await release();
+      throw err;
+    },
+  );
+  return {
+    pid: child.pid,
+    sandbox: child.sandbox,
+    output: child.output,
+    outputClosed: child.outputClosed,
+    status,
+    write: (chars) => child.write(chars),
+    closeStdin: () => child.closeStdin(),
+    signal: (sig) => child.signal(sig),
+    kill: async (graceMs) => {
+      await child.kill(graceMs);
+      return await status;
+    },
+    [Symbol.asyncDispose]: async () => {
+      await child.kill();
+      await status.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The workspace's git directory as seen by the model: one rule, shared by the
+ * command sandbox (`plan.ts` turns it into mounts) and the file tools
+ * (`lib/tools/workspace_path.ts` turns it into refusals).
+ *
+ * The host's `git` reads its configuration, hooks and redirections from the
+ * git directory and runs commands named there (`core.fsmonitor`, hooks,
+ * `core.sshCommand`…) outside any sandbox. So nothing the model writes may
+ * change them:
+ *
+ * - `read-only` (the default): the whole git directory is read-only.
+ * - `writable` (`"git": "writable"` in penguin.jsonc, or `--git-writable`):
+ *   the object and ref stores open up so commands can commit (`objects/`,
+ *   `refs/`, `HEAD`, `index`, `logs/`, `packed-refs`, `*_HEAD`,
+ *   `COMMIT_EDITMSG`…), while every entry that configures or redirects git
+ *   ({@linkcode GIT_GUARDED_ENTRIES}) stays read-only, and the missing ones
+ *   cannot be created.
+ *
+ * The workspace's `.git` may be a directory or a `gitdir:` file (a linked
+ * worktree or a submodule checkout). The file itself is always protected; the
+ * directory it names, and the common directory a `commondir` file names, are
+ * git directories under the same rule when they lie in a writable root. A
+ * missing `.git` at the workspace root cannot be created at all: a model
+ * could otherwise plant a repository whose config runs code on the user's
+ * next `git status` there (the user runs `git init` to give the model one).
+ *
+ * Not covered: `.git` entries below the workspace root (nested repositories,
+ * submodule checkouts) — see README "Sandbox".
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+
+/** How far the model may change the workspace's git directory. */
+export type GitAccess = "read-only" | "writable";
+
+/** Every {@linkcode GitAccess}, for validation and help texts. */
+export const GIT_ACCESS_MODES: readonly GitAccess[] = ["read-only", "writable"];
+
+/** How a user opens the git directory (named in refusals). */
+export const GIT_WRITABLE_HINT =
+  `pass --git-writable or set "git": "writable" in penguin.jsonc to let commands commit`;
+
+/** A guarded entry of a git directory and what stands in for it while it is missing. */
+export interface GuardedEntry {
+  /** Path relative to the git directory. */
+  rel: string;
+  /** A directory or a file. */
+  kind: "dir" | "file";
+  /**
+   * For a missing file: the inert content of the read-only placeholder that
+   * keeps the name from being created (git must read it as "no setting").
+   * Absent: git never reads this name in a main git directory, so no
+   * placeholder is needed.
+   */
+  placeholder?: string;
+}
+
+/**
+ * Entries of a git directory that configure git or redirect it elsewhere:
+ * read-only in every mode. `commondir` redirects the whole repository,
+ * `gitdir` names a worktree, `modules/` and `worktrees/` hold other git
+ * directories with their own config and hooks, `info/` holds attributes,
+ * excludes and sparse-checkout patterns, `remotes/` and `branches/` are
+ * legacy remote definitions, and `objects/info/` holds `alternates` and
+ * `http-alternates`, which redirect object reads.
+ */
+export const GIT_GUARDED_ENTRIES: readonly GuardedEntry[] = [
+  { rel: "config", kind: "file", placeholder: "" },
+  { rel: "config.worktree", kind: "file", placeholder: "" },
+  // "." names the git directory itself: the same repository git finds without the file.
+  { rel: "commondir", kind: "file", placeholder: "." },
+  { rel: "gitdir", kind: "file" },
+  { rel: "hooks", kind: "dir" },
+  { rel: "info", kind: "dir" },
+  { rel: "modules", kind: "dir" },
+  { rel: "worktrees", kind: "dir" },
+  { rel: "remotes", kind: "dir" },
+  { rel: "branches", kind: "dir" },
+  { rel: "objects/info", kind: "dir" },
+];
+
+/** Basenames refused anywhere inside a git directory, whatever the mode. */
+const GUARDED_BASENAMES = ["config", "config.worktree", "commondir", "gitdir"];
+
+/** The workspace's git layout, resolved against the file system. */
+export interface GitLayout {
+  /** `<workspace>/.git`. */
+  dotGit: string;
+  /** What `<workspace>/.git` is (a symlink counts as what it leads to). */
+  kind: "dir" | "file" | "missing" | "other";
+  /**
+   * Real paths of the git directories in force: the one `.git` is or names,
+   * then its common directory when a `commondir` file names another one.
+   * Only existing directories.
+   */
+  gitDirs: string[];
+}
+
+async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.stat(path);
+  } catch (err) {
+    if (
+      err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory ||
+      err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied
+    ) return undefined;
+    throw err;
+  }
+}
+
+async function realDir(path: string): Promise<string | undefined> {
+  try {
+    const real = await Deno.realPath(path);
+    return (await Deno.stat(real)).isDirectory ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readSmall(path: string): Promise<string | undefined> {
+  try {
+    const text = await Deno.readTextFile(path);
+    return text.length > 4096 ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the git directories of the workspace `workspaceReal` (a real path)
+ * are. `placeholders` are paths penguin itself holds as stand-ins for
+ * missing entries; they count as missing.
+ */
+export async function findGitLayout(
+  workspaceReal: string,
+  placeholders: ReadonlySet<string> = new Set(),
+): Promise<GitLayout> {
+  const dotGit = join(workspaceReal, ".git");
+  const info = placeholders.has(dotGit) ? undefined : await statOrUndefined(dotGit);
+  if (!info) return { dotGit, kind: "missing", gitDirs: [] };
+  let gitDir: string | undefined;
+  let kind: GitLayout["kind"] = "other";
+  if (info.isDirectory) {
+    kind = "dir";
+    gitDir = await realDir(dotGit);
+  } else if (info.isFile) {
+    kind = "file";
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(await readSmall(dotGit) ?? "");
+    if (m) gitDir = await realDir(isAbsolute(m[1]!) ? m[1]! : resolve(workspaceReal, m[1]!));
+  }
+  const gitDirs: string[] = [];
+  if (gitDir) {
+    gitDirs.push(gitDir);
+    const commondirFile = join(gitDir, "commondir");
+    if (!placeholders.has(commondirFile)) {
+      const common = (await readSmall(commondirFile))?.trim();
+      if (common) {
+        const dir = await realDir(isAbsolute(common) ? common : resolve(gitDir, common));
+        if (dir && !gitDirs.includes(dir)) gitDirs.push(dir);
+      }
+    }
+  }
+  return { dotGit, kind, gitDirs };
+}
+
+function inside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+
+function relGuarded(rel: string): string | undefined {
+  for (const e of GIT_GUARDED_ENTRIES) {
+    if (inside(rel, e.rel)) return e.rel;
+  }
+  const base = rel.slice(rel.lastIndexOf("/") + 1);
+  return GUARDED_BASENAMES.includes(base) ? base : undefined;
+}
+
+/**
+ * Why the model may not write `real` (a real path inside the workspace), or
+ * undefined when the git rule allows it. Comparisons ignore case, as on a
+ * case-insensitive file system.
+ */
+export function gitWriteRefusal(
+  real: string,
+  layout: GitLayout,
+  access: GitAccess,
+): string | undefined {
+  const p = real.toLowerCase();
+  const dotGit = layout.dotGit.toLowerCase();
+  if (layout.kind !== "dir" && inside(p, dotGit)) {
+    return layout.kind === "missing"
+      ? `.git is missing at the workspace root and commands cannot create it either (a planted repository's config would run code on the user's next git command); ask the user to run "git init"`
+      : `.git is a gitdir pointer naming the repository; it is read-only (${GIT_WRITABLE_HINT} — the pointer itself stays read-only)`;
+  }
+  const dirs = layout.kind === "dir" ? [dotGit, ...layout.gitDirs] : layout.gitDirs;
+  for (const d of dirs.map((x) => x.toLowerCase())) {
+    if (!inside(p, d)) continue;
+    if (access === "read-only") {
+      return `the git directory is read-only for the model, as git runs commands named in it outside the sandbox; ${GIT_WRITABLE_HINT}`;
+    }
+    const rel = p === d ? "" : p.slice(d.length + 1);
+    if (rel === "") return "the git directory itself cannot be replaced";
+    const hit = relGuarded(rel);
+    if (hit) {
+      return `.git/${hit} configures or redirects git, which runs what it names outside the sandbox; it stays read-only even with --git-writable`;
+    }
+  }
+  return undefined;
+}
+
+/** Parse a `"git"` / flag value; throws a usage error naming `what` otherwise. */
+export function parseGitAccess(value: string, what = "git"): GitAccess {
+  if ((GIT_ACCESS_MODES as readonly string[]).includes(value)) return value as GitAccess;
+  throw new PenguinError(
+    "usage",
+    `${what} must be one of ${GIT_ACCESS_MODES.join(", ")}, got ${JSON.stringify(value)}`,
+  );
+}

@@ -1,0 +1,45 @@
+// Stand-ins for missing protected paths: shared while held, removed only when
+// the last holder lets go and only when still exactly what penguin created.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { holdPlaceholders, livePlaceholders } from "../../lib/sandbox/_placeholders.ts";
+import { exists, visibleTempDir } from "./_helpers.ts";
+
+Deno.test("a stand-in lives until its last holder releases it", async () => {
+  const dir = await visibleTempDir();
+  try {
+    const p = { path: join(dir, "commondir"), kind: "file" as const, content: "." };
+    const a = await holdPlaceholders([p]);
+    const b = await holdPlaceholders([p]);
+    assert.equal(await Deno.readTextFile(p.path), ".");
+    assert.ok(livePlaceholders().has(p.path));
+    await a();
+    assert.equal(await exists(p.path), true, "still held by the second sandbox");
+    await b();
+    assert.equal(await exists(p.path), false);
+    assert.equal(livePlaceholders().has(p.path), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a stand-in someone changed, or a path that already existed, is left alone", async () => {
+  const dir = await visibleTempDir();
+  try {
+    const hooks = { path: join(dir, "hooks"), kind: "dir" as const };
+    const cfg = { path: join(dir, "config.worktree"), kind: "file" as const, content: "" };
+    const release = await holdPlaceholders([hooks, cfg]);
+    await Deno.writeTextFile(join(hooks.path, "user-hook"), "x");
+    await Deno.writeTextFile(cfg.path, "[user]\n");
+    await release();
+    assert.equal(await exists(join(hooks.path, "user-hook")), true);
+    assert.equal(await Deno.readTextFile(cfg.path), "[user]\n");
+
+    const existing = { path: join(dir, "commondir"), kind: "file" as const, content: "." };
+    await Deno.writeTextFile(existing.path, ".");
+    await (await holdPlaceholders([existing]))();
+    assert.equal(await exists(existing.path), true, "not created by penguin, not removed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
