@@ -27,6 +27,7 @@
  * @module
  */
 import type { OmniMessage, StopReason, ToolSpec } from "../protocol/types.ts";
+import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { ProcessRegistry } from "./processes.ts";
 
@@ -92,6 +93,11 @@ export interface ToolContext {
    * home secrets hidden.
    */
   sandbox?: SandboxPolicy;
+  /**
+   * Git access of the file tools when `sandbox` is not at hand (inside a
+   * confined worker); `sandbox.git` wins. Absent: the git directory is read-only.
+   */
+  git?: GitAccess;
   /** Vault values for child processes, layered over `sandbox.env.vault`. */
   vault?: Record<string, string>;
 }

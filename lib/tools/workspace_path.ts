@@ -52,6 +52,8 @@ export interface PathRoots {
    * or without it, the git directory is read-only.
    */
   sandbox?: { git?: GitAccess };
+  /** The git access when no sandbox policy is at hand (a confined worker); `sandbox.git` wins. */
+  git?: GitAccess;
 }
 
 /** A path that passed confinement. */
@@ -194,7 +196,7 @@ export async function resolveWorkspacePath(
     }
     const layout = await findGitLayout(wsReal).catch(() => undefined);
     const why = layout
-      ? gitWriteRefusal(real, layout, roots.sandbox?.git ?? "read-only")
+      ? gitWriteRefusal(real, layout, roots.sandbox?.git ?? roots.git ?? "read-only")
       : `the workspace's git layout cannot be read`;
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
   }

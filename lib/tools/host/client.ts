@@ -15,6 +15,7 @@
  * @module
  */
 import { errorMessage } from "../../protocol/errors.ts";
+import type { GitAccess } from "../../sandbox/git_guard.ts";
 import { createPolicy, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { SandboxedProcess } from "../../sandbox/_process.ts";
 import { spawnSandboxed } from "../../sandbox/spawn.ts";
@@ -111,6 +112,12 @@ async function rootIdentity(p: SandboxPolicy): Promise<string> {
     ids.push(info ? `${info.dev}:${info.ino}` : "-");
   }
   return ids.join(",");
+}
+
+/** The git access to pass on: the sandbox's, else the context's own. */
+function gitOf(ctx: ToolContext): { git?: GitAccess } {
+  const git = ctx.sandbox?.git ?? ctx.git;
+  return git ? { git } : {};
 }
 
 /** A set of sandboxed tool hosts. */
@@ -247,6 +254,7 @@ export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
           ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
+          ...gitOf(ctx),
         },
       });
       if (ctx.signal.aborted) onAbort();

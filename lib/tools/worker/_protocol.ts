@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { GitAccess } from "../../sandbox/git_guard.ts";
 import type { ToolDefinition, ToolEvent } from "../tool.ts";
 
 /** The part of a `ToolContext` that crosses into the worker (no signal, no registries). */
@@ -18,6 +19,8 @@ export interface WorkerToolContext {
   sessionId: string;
   /** The call being executed. */
   toolCallId: string;
+  /** Git access of the file tools (the session sandbox's `git`); absent: read-only. */
+  git?: GitAccess;
 }
 
 /** An error as it crosses the thread boundary. */

@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { GitAccess } from "../../sandbox/git_guard.ts";
 import type { ToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import {
   fromWireError,
@@ -99,6 +100,12 @@ async function rootsOf(ctx: ToolContext): Promise<string[]> {
     if (!roots.includes(sp)) roots.push(sp);
   }
   return roots;
+}
+
+/** The git access to pass on: the sandbox's, else the context's own. */
+function gitOf(ctx: ToolContext): { git?: GitAccess } {
+  const git = ctx.sandbox?.git ?? ctx.git;
+  return git ? { git } : {};
 }
 
 /** A pool of confined workers loading `entry` (a module that calls `serveTools`). */
@@ -219,6 +226,7 @@ export function createToolWorkerPool(
           ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
+          ...gitOf(ctx),
         },
       });
       if (signal.aborted) onAbort();
