@@ -27,13 +27,14 @@ export {
   isForbiddenEnvName,
   PROXY_VARS,
 } from "./env.ts";
+export { isInside, resolvePlan, type SandboxPlan } from "./plan.ts";
 export {
-  findSockets,
-  isInside,
-  type ResolveOptions,
-  resolvePlan,
-  type SandboxPlan,
-} from "./plan.ts";
+  SECCOMP_BLOCKS,
+  type SeccompArch,
+  seccompArch,
+  seccompInstructions,
+  seccompProgram,
+} from "./seccomp.ts";
 export { bwrapArgv, bwrapEnvArgs, bwrapMountArgs, type BwrapOptions } from "./bwrap.ts";
 export {
   SANDBOX_EXEC,
@@ -50,6 +51,7 @@ export {
   findBwrap,
   type SandboxCheck,
   type SandboxReport,
+  type SeccompReport,
 } from "./detect.ts";
 export {
   type ExitStatus,
