@@ -329,7 +329,9 @@ function observedChecks(
       ? {
         name: "process limit",
         status: "warn",
-        detail: "not enforced: penguin runs as root and the kernel exempts uid 0 from RLIMIT_NPROC",
+        detail:
+          "not enforced: penguin runs as root and the kernel exempts uid 0 from RLIMIT_NPROC; " +
+          "a fork bomb still dies with its command (the sandbox's PID namespace is torn down)",
         fix: "run penguin as an unprivileged user",
       }
       : {
