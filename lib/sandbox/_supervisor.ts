@@ -52,6 +52,11 @@ export type SupervisorKind =
  * soon as the command's first process exits, while its init may still be
  * killing the rest.) The init is recognised by PID and start time, so a
  * reused PID is never signalled.
+ *
+ * This teardown, not a process count, is what contains a fork bomb when
+ * penguin runs as root (the kernel exempts uid 0 from RLIMIT_NPROC): a
+ * cgroup pids limit would need a delegated cgroup v2 pids controller, which
+ * hosts on cgroup v1 or hybrid hierarchies (this one included) do not have.
  */
 export const SUPERVISOR = `if [ "$1" != - ]; then
   sp=$1; shift
