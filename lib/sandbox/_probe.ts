@@ -7,13 +7,14 @@
 import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { startSupervised } from "./_process.ts";
-import { wrapperArgv } from "./_supervisor.ts";
+import { INFO_FD, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { isInside, resolvePlan } from "./plan.ts";
 import { holdPlaceholders } from "./_placeholders.ts";
 import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
+import { seccompEscapes } from "./seccomp.ts";
 
 /** True when `path` is an executable regular file. */
 export async function isExecutable(path: string): Promise<boolean> {
@@ -85,7 +86,9 @@ export async function facts(bash: string, bwrap: string | undefined): Promise<Ma
 /** Runs inside the probe sandbox; prints what it can observe. */
 const PROBE =
   `if ( : >/.penguin-probe ) 2>/dev/null; then echo root=writable; rm -f /.penguin-probe; else echo root=readonly; fi
-while read -r k v; do [ "$k" = CapEff: ] && echo "cap=$v"; done </proc/self/status
+while read -r k v; do
+  case $k in CapEff:) echo "cap=$v" ;; Seccomp:) echo "seccomp=$v" ;; Seccomp_filters:) echo "filters=$v" ;; esac
+done </proc/self/status
 echo "pid=$$"
 n=0; while read -r l; do n=$((n+1)); done </proc/net/dev; echo "netdevs=$((n-2))"
 if ( : >probe-write ) 2>/dev/null; then echo ws=writable; fi
@@ -100,7 +103,7 @@ export interface ProbeRun {
   error?: string;
 }
 
-/** Run the probe under the full bwrap flag set in a fresh temp workspace. */
+/** Run the probe under the full bwrap flag set (seccomp filter included) in a fresh temp workspace. */
 export async function runProbe(
   bash: string,
   bwrap: string,
@@ -118,7 +121,6 @@ export async function runProbe(
       hostEnv: { PATH: DEFAULT_PATH },
       home: "",
     });
-    policy.hideSockets = false;
     const plan = await resolvePlan(policy, dir);
     // The fresh workspace has no .git: the plan holds a stand-in for it, like any run's.
     release = await holdPlaceholders(plan.placeholders ?? []);
@@ -131,9 +133,19 @@ export async function runProbe(
       bash,
       setpriv,
       kind: "ns",
-      job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns })],
+      job: [
+        bwrap,
+        ...bwrapArgv(plan, inner, {
+          envFd: 3,
+          seccompFd: SECCOMP_FD,
+          infoFd: INFO_FD,
+          disableUserns,
+        }),
+      ],
       envFd: true,
-      env: { PATH: DEFAULT_PATH, __PSE_0: `PATH=${DEFAULT_PATH}` },
+      seccompFd: true,
+      infoFd: true,
+      env: { PATH: DEFAULT_PATH, __PSE_0: `PATH=${DEFAULT_PATH}`, __PSF: seccompEscapes() },
       cwd: dir,
       stdin: "null",
       stdio: "merged",

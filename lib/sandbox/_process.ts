@@ -65,6 +65,10 @@ export interface StartOptions {
   job: string[];
   /** Feed `--setenv` pairs from the `__PSE_` variables on fd 3. */
   envFd: boolean;
+  /** Feed the seccomp filter from the `__PSF` variable on fd 4 (bwrap `--seccomp 4`). */
+  seccompFd?: boolean;
+  /** Read the sandbox init's PID from bwrap's `--info-fd 5` (kind `ns`). */
+  infoFd?: boolean;
   /** The supervisor's environment (always spawned with `clearEnv`). */
   env: Record<string, string>;
   /** Directory the supervisor starts in. */
@@ -169,6 +173,14 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
   return { code: s.code, signal: name ?? null };
 }
 
+/**
+ * How long the supervisor may take, after SIGUSR2, to kill the sandbox and
+ * see its PID namespace empty (it gives up after 10 s itself) before it is
+ * SIGKILLed: killing it earlier would report the command gone while its
+ * processes still die.
+ */
+const TEARDOWN_MS = 12_000;
+
 function settled<T>(p: Promise<T>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<boolean>((resolve) => {
@@ -219,7 +231,13 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(opts.bash, {
-      args: supervisorArgs(opts.job, { setpriv: opts.setpriv, kind: opts.kind, envFd: opts.envFd }),
+      args: supervisorArgs(opts.job, {
+        setpriv: opts.setpriv,
+        kind: opts.kind,
+        envFd: opts.envFd,
+        seccompFd: opts.seccompFd ?? false,
+        infoFd: opts.infoFd ?? false,
+      }),
       cwd: opts.cwd,
       clearEnv: true,
       env: opts.env,
@@ -260,14 +278,14 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
   const signal = (sig: ForwardSignal) => {
     if (sig !== "SIGKILL") return send(sig);
     send("SIGUSR2");
-    settled(status, 1000).then((ok) => ok || send("SIGKILL"));
+    settled(status, TEARDOWN_MS).then((ok) => ok || send("SIGKILL"));
   };
   const kill = async (graceMs = opts.killGraceMs) => {
     if (exited) return await status;
     send("SIGTERM");
     if (await settled(status, graceMs)) return await status;
     send("SIGUSR2");
-    if (await settled(status, 1000)) return await status;
+    if (await settled(status, TEARDOWN_MS)) return await status;
     send("SIGKILL");
     return await status;
   };

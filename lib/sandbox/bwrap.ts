@@ -24,6 +24,13 @@ export interface BwrapOptions {
   envFd?: number;
   /** Pass `--disable-userns` (bubblewrap 0.8+). Default true. */
   disableUserns?: boolean;
+  /**
+   * Install the seccomp filter bwrap reads from this file descriptor
+   * (`--seccomp FD`); the caller writes `seccompProgram()` there.
+   */
+  seccompFd?: number;
+  /** Report the host PID of the sandbox's init on this file descriptor (`--info-fd FD`). */
+  infoFd?: number;
 }
 
 interface MountOp {
@@ -71,7 +78,8 @@ export function bwrapEnvArgs(env: Record<string, string>): string[] {
  * `command` under `plan`: new user, PID, IPC, UTS and cgroup namespaces
  * (plus network when it is off), read-only root, private `/dev`, `/proc` and
  * `/tmp`, every capability dropped (required when the caller is root), a new
- * session, death with the parent, and a cleared environment.
+ * session, death with the parent, a cleared environment, and (when the
+ * caller feeds one) the seccomp filter of `seccomp.ts`.
  */
 export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptions = {}): string[] {
   const args = ["--unshare-user"];
@@ -82,6 +90,8 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   args.push(...bwrapMountArgs(plan));
   args.push("--cap-drop", "ALL", "--chdir", plan.cwd, "--clearenv");
+  if (opts.seccompFd !== undefined) args.push("--seccomp", String(opts.seccompFd));
+  if (opts.infoFd !== undefined) args.push("--info-fd", String(opts.infoFd));
   if (opts.envFd !== undefined) args.push("--args", String(opts.envFd));
   else args.push(...bwrapEnvArgs(plan.env));
   args.push("--", ...command);

@@ -11,6 +11,7 @@ import type { SandboxKind } from "./_process.ts";
 import { facts, findBash, findBwrap, isExecutable, runProbe } from "./_probe.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import { explainBwrapFailure, INSTALL_HINT, OPT_OUT } from "./_hints.ts";
+import { SECCOMP_BLOCKS, seccompArch } from "./seccomp.ts";
 
 export { findBash, findBwrap } from "./_probe.ts";
 
@@ -27,6 +28,16 @@ export interface SandboxCheck {
   detail: string;
   /** How to fix it, when not ok. */
   fix?: string;
+}
+
+/** The seccomp filter as the probe found it (bubblewrap only). */
+export interface SeccompReport {
+  /** True when the probe ran under the filter (`Seccomp: 2` in its `/proc/self/status`). */
+  installed: boolean;
+  /** The architecture whose rules apply (`x86_64`, `aarch64`), or null when there are none. */
+  arch: string | null;
+  /** What the filter refuses. */
+  blocks: string[];
 }
 
 /** What works on this machine. */
@@ -47,6 +58,8 @@ export interface SandboxReport {
   setpriv?: string;
   /** Whether bwrap takes `--disable-userns`. */
   disableUserns: boolean;
+  /** The seccomp filter, once a bubblewrap probe has run. */
+  seccomp?: SeccompReport;
 }
 
 /** Options of {@linkcode detectSandbox}. */
@@ -224,6 +237,16 @@ function observedChecks(
     problems.push(`capabilities remain (CapEff ${v.get("cap") ?? "?"})`);
   }
   if (Number(v.get("pid")) > 10) problems.push(`no private PID namespace (pid ${v.get("pid")})`);
+  const arch = seccompArch() ?? null;
+  const filtered = v.get("seccomp") === "2" && Number(v.get("filters") ?? "1") >= 1;
+  report.seccomp = { installed: filtered, arch, blocks: [...SECCOMP_BLOCKS] };
+  if (!filtered || arch === null) {
+    problems.push(
+      arch === null
+        ? `the system call filter has no rules for ${Deno.build.arch}`
+        : `the system call filter is not installed (Seccomp: ${v.get("seccomp") ?? "?"})`,
+    );
+  }
   if (v.get("ws") !== "writable") problems.push("the workspace is not writable");
   out.push(
     problems.length === 0
@@ -240,6 +263,13 @@ function observedChecks(
       },
   );
   if (problems.length > 0) report.failure ??= `the probe was not confined: ${problems.join("; ")}`;
+  if (filtered && arch !== null) {
+    out.push({
+      name: "system call filter",
+      status: "ok",
+      detail: `seccomp (${arch}) refuses ${SECCOMP_BLOCKS.join("; ")}`,
+    });
+  }
 
   if (netError !== undefined) {
     out.push({
@@ -299,7 +329,9 @@ function observedChecks(
       ? {
         name: "process limit",
         status: "warn",
-        detail: "not enforced: penguin runs as root and the kernel exempts uid 0 from RLIMIT_NPROC",
+        detail:
+          "not enforced: penguin runs as root and the kernel exempts uid 0 from RLIMIT_NPROC; " +
+          "a fork bomb still dies with its command (the sandbox's PID namespace is torn down)",
         fix: "run penguin as an unprivileged user",
       }
       : {

@@ -28,13 +28,18 @@ export {
   PROXY_VARS,
 } from "./env.ts";
 export {
-  findSockets,
   isInside,
   type Placeholder,
-  type ResolveOptions,
   resolvePlan,
   type SandboxPlan,
 } from "./plan.ts";
+export {
+  SECCOMP_BLOCKS,
+  type SeccompArch,
+  seccompArch,
+  seccompInstructions,
+  seccompProgram,
+} from "./seccomp.ts";
 export { bwrapArgv, bwrapEnvArgs, bwrapMountArgs, type BwrapOptions } from "./bwrap.ts";
 export {
   SANDBOX_EXEC,
@@ -51,6 +56,7 @@ export {
   findBwrap,
   type SandboxCheck,
   type SandboxReport,
+  type SeccompReport,
 } from "./detect.ts";
 export {
   type ExitStatus,

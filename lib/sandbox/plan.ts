@@ -44,7 +44,7 @@ export interface SandboxPlan {
   placeholders?: Placeholder[];
   /** Directories to hide (an empty tmpfs over them). */
   hideDirs: string[];
-  /** Files and sockets to hide (`/dev/null` bound over them). */
+  /** Files to hide (`/dev/null` bound over them). */
   hideFiles: string[];
   /** Whether the network is shared with the host. */
   network: boolean;
@@ -52,12 +52,6 @@ export interface SandboxPlan {
   cwd: string;
   /** The complete child environment. */
   env: Record<string, string>;
-}
-
-/** Options of {@linkcode resolvePlan}. */
-export interface ResolveOptions {
-  /** Directories to scan for sockets when `policy.hideSockets` is on. Default `/run`, `/var/run`. */
-  socketDirs?: string[];
 }
 
 /** True when `path` is `root` or lies below it. */
@@ -95,7 +89,6 @@ async function mustBeDir(what: string, path: string): Promise<string> {
 export async function resolvePlan(
   policy: SandboxPolicy,
   cwd: string,
-  opts: ResolveOptions = {},
 ): Promise<SandboxPlan> {
   const writableRoots = policy.mode === "workspace-write";
   const workspace = await mustBeDir("workspace", policy.workspace);
@@ -133,11 +126,6 @@ export async function resolvePlan(
     if (!r || r.path === "/") continue;
     const list = r.info.isDirectory ? hideDirs : hideFiles;
     if (!list.includes(r.path)) list.push(r.path);
-  }
-  if (policy.mode !== "off" && (policy.hideSockets ?? true)) {
-    for (const s of await findSockets(opts.socketDirs ?? ["/run", "/var/run"])) {
-      if (!hideFiles.includes(s)) hideFiles.push(s);
-    }
   }
 
   const env = buildChildEnv({
@@ -226,42 +214,4 @@ async function guardGit(
       }
     });
   }
-}
-
-const SOCKET_SCAN_DEPTH = 4;
-const SOCKET_SCAN_LIMIT = 4000;
-
-/**
- * Unix sockets (and other special files) under `dirs`, up to four levels
- * deep. Connecting to a socket is not blocked by a read-only mount, so
- * `/run/docker.sock` and agent sockets must be covered explicitly.
- */
-export async function findSockets(dirs: string[]): Promise<string[]> {
-  const found: string[] = [];
-  const seen = new Set<string>();
-  let visited = 0;
-  const walk = async (dir: string, depth: number) => {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = await Array.fromAsync(Deno.readDir(dir));
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (++visited > SOCKET_SCAN_LIMIT) return;
-      const p = join(dir, e.name);
-      if (e.isDirectory) {
-        if (depth < SOCKET_SCAN_DEPTH) await walk(p, depth + 1);
-      } else if (!e.isFile && !e.isSymlink) {
-        found.push(p);
-      }
-    }
-  };
-  for (const d of dirs) {
-    const r = await real(d);
-    if (!r?.info.isDirectory || seen.has(r.path)) continue;
-    seen.add(r.path);
-    await walk(r.path, 1);
-  }
-  return found;
 }

@@ -44,8 +44,6 @@ export interface SandboxPolicy {
   network: boolean;
   /** Absolute paths the child must not see: the data root, home secrets. Missing ones are skipped. */
   hide: string[];
-  /** Also hide every Unix socket under /run (docker.sock, agent sockets…). Default true. */
-  hideSockets?: boolean;
   /** Environment allowlist and vault. */
   env: SandboxEnv;
   /** RLIMIT_NPROC inside the sandbox (a fork-bomb brake); not enforced for root. Default 2048. */
@@ -148,7 +146,8 @@ export interface PolicyOptions {
 
 /**
  * A policy with penguin's defaults: workspace-write, network off, the data
- * root and the home secrets hidden, sockets under /run hidden.
+ * root and the home secrets hidden (Unix sockets are refused by the seccomp
+ * filter of `seccomp.ts`, wherever they are).
  */
 export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   const hostEnv = opts.hostEnv;
@@ -164,7 +163,6 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     extraWritable: (opts.extraWritable ?? []).map((p) => resolve(p)),
     network: opts.network ?? false,
     hide,
-    hideSockets: true,
     env: { allow: opts.allowEnv ?? [], vault: opts.vault ?? {} },
     maxProcesses: opts.maxProcesses ?? DEFAULT_MAX_PROCESSES,
   };

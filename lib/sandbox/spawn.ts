@@ -22,7 +22,7 @@
 import { PenguinError } from "../protocol/errors.ts";
 import { type SandboxedProcess, startSupervised } from "./_process.ts";
 import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
-import { envAsData, wrapperArgv } from "./_supervisor.ts";
+import { envAsData, INFO_FD, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
@@ -30,6 +30,7 @@ import { DEFAULT_PATH } from "./env.ts";
 import { isInside, resolvePlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
+import { seccompEscapes } from "./seccomp.ts";
 
 /** What to run and how. Give exactly one of `argv` and `shell`. */
 export interface SpawnOptions {
@@ -152,9 +153,19 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     child = await startSupervised({
       ...common,
       kind: "ns",
-      job: [bwrap, ...bwrapArgv(plan, inner, { envFd: 3, disableUserns: report.disableUserns })],
+      job: [
+        bwrap,
+        ...bwrapArgv(plan, inner, {
+          envFd: 3,
+          seccompFd: SECCOMP_FD,
+          infoFd: INFO_FD,
+          disableUserns: report.disableUserns,
+        }),
+      ],
       envFd: true,
-      env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
+      seccompFd: true,
+      infoFd: true,
+      env: envAsData(plan.env, { PATH: DEFAULT_PATH, __PSF: seccompEscapes() }),
       sandbox: "bwrap",
     });
   } catch (err) {

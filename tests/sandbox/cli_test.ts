@@ -23,10 +23,15 @@ Deno.test("sandbox check prints every check and exits 0 when the sandbox works",
       "sandbox start",
       "confinement",
       "network isolation",
+      "system call filter",
     ]
   ) {
     assert.match(r.stdout, new RegExp(`^  ok\\s+${name}\\s+\\S`, "m"), name);
   }
+  assert.match(
+    r.stdout,
+    /system call filter\s+seccomp \((x86_64|aarch64)\) refuses socket\(AF_UNIX\)/,
+  );
   assert.match(r.stdout, /^Sandbox: bubblewrap; /m);
 });
 
@@ -36,6 +41,9 @@ Deno.test("sandbox check --json prints the report", async () => {
   const report = JSON.parse(r.stdout);
   assert.equal(report.usable, true);
   assert.equal(report.kind, "bwrap");
+  assert.equal(report.seccomp.installed, true);
+  assert.equal(report.seccomp.arch, Deno.build.arch);
+  assert.ok(report.seccomp.blocks.includes("socket(AF_UNIX) (socketpair allowed)"));
   assert.ok(
     report.checks.every((c: { name: string; status: string; detail: string }) =>
       c.name && c.status && c.detail

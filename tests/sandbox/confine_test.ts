@@ -223,35 +223,58 @@ Deno.test("a symlink in the workspace does not let the child write outside it", 
   }
 });
 
-Deno.test("Unix sockets under /run are unreachable from the sandbox", async () => {
+/**
+ * Connect to each Unix socket path given as an argument; print "connected
+ * <path>" on success. Nothing is written: the listener may already have
+ * closed its end.
+ */
+const CONNECT = `for p in "$@"; do
+  if command -v perl >/dev/null; then
+    perl -MIO::Socket::UNIX -e '$s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or exit 1' "$p" 2>/dev/null
+  else
+    python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$p" 2>/dev/null
+  fi && echo "connected $p"
+done; echo done`;
+
+Deno.test("no Unix socket the sandbox can see accepts a connection, network on or off", async () => {
   const l = await layout();
-  const path = `/run/penguin-test-${crypto.randomUUID().slice(0, 8)}.sock`;
-  let listener: Deno.UnixListener | undefined;
+  const dirs = [l.outside, join(l.home, "projects"), l.ws, "/run"];
+  const listeners: { path: string; listener: Deno.UnixListener; hits: number }[] = [];
   try {
-    listener = Deno.listen({ transport: "unix", path });
-  } catch {
-    // /run not writable here: nothing to test.
-  }
-  try {
-    if (!listener) return;
-    const policy = policyFor(l);
-    const probe = `exec 3<>/dev/tcp/127.0.0.1/1 2>/dev/null; ` +
-      `if command -v python3 >/dev/null; then python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b"C")' ${path} 2>/dev/null; ` +
-      `else perl -MIO::Socket::UNIX -e '$s=IO::Socket::UNIX->new(Peer=>$ARGV[0]) or exit 1; print $s "C"' ${path}; fi; echo rc=$?`;
-    const r = await sh(policy, probe);
-    assert.doesNotMatch(r.out, /rc=0/);
-    // The first connection the listener sees is the test's own.
-    const own = await Deno.connect({ transport: "unix", path });
-    await own.write(new TextEncoder().encode("T"));
-    const first = await listener.accept();
-    const buf = new Uint8Array(1);
-    await first.read(buf);
-    first.close();
-    own.close();
-    assert.equal(String.fromCharCode(buf[0]!), "T");
+    for (const dir of dirs) {
+      const path = join(dir, `penguin-test-${crypto.randomUUID().slice(0, 8)}.sock`);
+      try {
+        await Deno.mkdir(dir, { recursive: true });
+        const entry = { path, listener: Deno.listen({ transport: "unix", path }), hits: 0 };
+        listeners.push(entry);
+        (async () => {
+          for await (const conn of entry.listener) {
+            entry.hits++;
+            conn.close();
+          }
+        })().catch(() => {});
+      } catch {
+        // /run not writable here: the other places still count.
+      }
+    }
+    assert.ok(listeners.length >= 3);
+    const paths = listeners.map((e) => e.path);
+    const probe = async (policy: SandboxPolicy) =>
+      await collect(await spawnSandboxed({ argv: ["bash", "-c", CONNECT, "-", ...paths], policy }));
+    for (const network of [false, true]) {
+      const r = await probe(policyFor(l, { network }));
+      assert.match(r.out, /^done$/m);
+      assert.doesNotMatch(r.out, /connected/, `network ${network}`);
+    }
+    assert.deepEqual(listeners.map((e) => e.hits), listeners.map(() => 0));
+    // The same probe without the sandbox does connect: the check above is not vacuous.
+    const open = await probe(policyFor(l, { mode: "off" }));
+    for (const p of paths) assert.match(open.out, new RegExp(`^connected ${p}$`, "m"));
   } finally {
-    listener?.close();
-    await Deno.remove(path).catch(() => {});
+    for (const e of listeners) {
+      e.listener.close();
+      await Deno.remove(e.path).catch(() => {});
+    }
     await Deno.remove(l.base, { recursive: true });
   }
 });

@@ -17,6 +17,7 @@ Deno.test("detectSandbox finds a working bubblewrap on this machine and explains
       "sandbox start",
       "confinement",
       "network isolation",
+      "system call filter",
     ]
   ) {
     assert.ok(names.includes(n), n);
@@ -26,6 +27,9 @@ Deno.test("detectSandbox finds a working bubblewrap on this machine and explains
     assert.ok(c.detail.length > 0, c.name);
     if (c.status !== "ok") assert.ok(c.fix, `${c.name} has no fix`);
   }
+  assert.deepEqual(report.seccomp?.installed, true);
+  assert.equal(report.seccomp?.arch, Deno.build.arch);
+  assert.ok(report.seccomp?.blocks.some((b) => /AF_UNIX/.test(b)));
 });
 
 Deno.test("detectSandbox is cached per process", () => {
@@ -125,6 +129,66 @@ Deno.test("spawning fails closed when bubblewrap breaks after detection", async 
       spawnSandboxed({ shell: "touch ran", policy }),
       (e) =>
         e instanceof PenguinError && e.kind === "runtime" && /Can not mount tmpfs/.test(e.message),
+    );
+    assert.equal(await exists(join(ws, "ran")), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a bubblewrap that does not install the seccomp filter is not usable", async () => {
+  const dir = await visibleTempDir();
+  try {
+    // Drops `--seccomp 4`: the probe runs, unfiltered.
+    const fake = join(dir, "bwrap");
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/bash\nargs=()\nwhile [ $# -gt 0 ]; do\n` +
+        `  if [ "$1" = --seccomp ]; then shift 2; continue; fi\n  args+=("$1"); shift\ndone\n` +
+        `exec /usr/bin/bwrap "\${args[@]}"\n`,
+    );
+    await Deno.chmod(fake, 0o755);
+    const report = await detectSandbox({ bwrapPath: fake, refresh: true });
+    assert.equal(report.usable, false);
+    assert.equal(report.seccomp?.installed, false);
+    assert.match(report.failure ?? "", /system call filter is not installed/);
+    const ws = join(dir, "ws");
+    await Deno.mkdir(ws);
+    await assert.rejects(
+      spawnSandboxed({
+        shell: "touch ran",
+        policy: createPolicy({ workspace: ws, home: "", bwrapPath: fake }),
+      }),
+      (e) => e instanceof PenguinError && /system call filter/.test(e.message),
+    );
+    assert.equal(await exists(join(ws, "ran")), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("spawning fails closed when the seccomp filter cannot be loaded: nothing runs", async () => {
+  const dir = await visibleTempDir();
+  try {
+    // Passes the probe, then hands bwrap a broken filter (7 bytes) on fd 4.
+    const fake = join(dir, "bwrap");
+    const flag = join(dir, "probed");
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/bash\nif [ "$1" = --version ]; then exec /usr/bin/bwrap --version; fi\n` +
+        `if [ -e ${flag} ]; then exec /usr/bin/bwrap "$@" 4< <(printf 'broken!'); fi\n` +
+        `touch ${flag}; exec /usr/bin/bwrap "$@"\n`,
+    );
+    await Deno.chmod(fake, 0o755);
+    const ws = join(dir, "ws");
+    await Deno.mkdir(ws);
+    assert.equal((await detectSandbox({ bwrapPath: fake })).usable, true);
+    await assert.rejects(
+      spawnSandboxed({
+        shell: "touch ran",
+        policy: createPolicy({ workspace: ws, home: "", bwrapPath: fake }),
+      }),
+      (e) => e instanceof PenguinError && e.kind === "runtime" && /seccomp/.test(e.message),
     );
     assert.equal(await exists(join(ws, "ran")), false);
   } finally {

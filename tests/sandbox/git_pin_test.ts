@@ -10,7 +10,6 @@ Deno.test("resolvePlan pins a writable workspace .git and bwrapArgv binds it bet
   try {
     await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
     const policy = createPolicy({ workspace: ws, home: "", hostEnv: {}, git: "writable" });
-    policy.hideSockets = false;
     const plan = await resolvePlan(policy, ws);
     assert.deepEqual(plan.pinned, [join(ws, ".git")]);
     const argv = bwrapArgv(plan, ["true"]);

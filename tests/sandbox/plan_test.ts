@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/errors.ts";
-import {
-  createPolicy,
-  findSockets,
-  homeSecrets,
-  parseSandboxMode,
-  resolvePlan,
-} from "../../lib/sandbox/mod.ts";
+import { createPolicy, homeSecrets, parseSandboxMode, resolvePlan } from "../../lib/sandbox/mod.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-plan-test-" }));
@@ -25,7 +19,6 @@ Deno.test("resolvePlan hides only the secrets that exist, sorted into dirs and f
     await Deno.writeTextFile(join(home, ".netrc"), "machine x");
     await Deno.mkdir(join(dir, "ws"));
     const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
-    policy.hideSockets = false;
     const plan = await resolvePlan(policy, join(dir, "ws"));
     assert.deepEqual(plan.hideDirs, [join(home, ".ssh")]);
     assert.deepEqual(plan.hideFiles, [join(home, ".netrc")]);
@@ -44,7 +37,6 @@ Deno.test("resolvePlan hides the real target of a symlinked secret", async () =>
       home: join(dir, "home"),
       hostEnv: {},
     });
-    policy.hideSockets = false;
     const plan = await resolvePlan(policy, join(dir, "ws"));
     assert.deepEqual(plan.hideDirs, [join(dir, "real-aws")]);
   });
@@ -59,7 +51,6 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
     }
     await Deno.writeTextFile(join(git, "config"), "[core]\n");
     const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
-    policy.hideSockets = false;
     let plan = await resolvePlan(policy, ws);
     assert.deepEqual(plan.protect, [git]);
     assert.equal(plan.placeholders, undefined);
@@ -116,7 +107,6 @@ Deno.test("resolvePlan keeps existing scratchpad and extra dirs as roots, extra 
       home: "",
       hostEnv: {},
     });
-    policy.hideSockets = false;
     assert.deepEqual(
       (await resolvePlan(policy, join(dir, "ws"))).roots,
       ["ws", "scratch", "extra"].map((d) => join(dir, d)),
@@ -144,14 +134,16 @@ Deno.test("resolvePlan refuses a missing workspace or working directory", async 
   });
 });
 
-Deno.test("findSockets finds a listening Unix socket", async () => {
+Deno.test("resolvePlan hides no Unix sockets: the seccomp filter refuses them instead", async () => {
   await withDir(async (dir) => {
-    await Deno.mkdir(join(dir, "a", "b"), { recursive: true });
-    const path = join(dir, "a", "b", "agent.sock");
+    const ws = join(dir, "ws");
+    await Deno.mkdir(ws);
+    const path = join(dir, "agent.sock");
     const listener = Deno.listen({ transport: "unix", path });
     try {
-      await Deno.writeTextFile(join(dir, "a", "plain.txt"), "x");
-      assert.deepEqual(await findSockets([dir]), [path]);
+      const plan = await resolvePlan(createPolicy({ workspace: ws, home: "", hostEnv: {} }), ws);
+      // The seccomp filter refuses socket(AF_UNIX) instead (see seccomp_test.ts).
+      assert.deepEqual(plan.hideFiles, []);
     } finally {
       listener.close();
     }

@@ -181,6 +181,37 @@ Deno.test("when the command exits, everything it left behind in the sandbox dies
   });
 });
 
+/** A fork bomb: perl forks `n` sleeping children (argv tagged `tag`), then runs the perl code `then`. */
+const bomb = (tag: string, n: number, then: string) =>
+  `perl -e 'for (1..${n}) { my $p = fork; last unless defined $p; if (!$p) { sleep 1000; exit } } $| = 1; print "started\\n"; ${then}' ${tag}`;
+
+Deno.test("when a fork bomb's command exits, its status arrives only once every process is gone", async () => {
+  await withWorkspace(async (policy) => {
+    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    const child = await spawnSandboxed({ shell: bomb(tag, 2000, "exit 3"), policy });
+    // Counted the moment the status arrives: no wait, no grace.
+    const left = await child.status.then(() => pidsWithArg(tag));
+    assert.deepEqual(left, [], "processes of the sandbox outlived its status");
+    assert.equal((await collect(child)).code, 3);
+  });
+});
+
+Deno.test("kill() resolves only once every process of the sandbox is gone, fork bomb included", async () => {
+  await withWorkspace(async (policy) => {
+    for (const grace of [1000, 0]) {
+      const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+      const child = await spawnSandboxed({
+        shell: bomb(tag, 2000, `$SIG{TERM} = "IGNORE"; sleep 1 while 1`),
+        policy,
+      });
+      await readUntil(child, "started");
+      assert.ok(await eventually(() => pidsWithArg(tag).length >= 2000), "the bomb runs");
+      await child.kill(grace);
+      assert.deepEqual(pidsWithArg(tag), [], `grace ${grace}: processes survived kill()`);
+    }
+  });
+});
+
 Deno.test("aborting the signal kills the child", async () => {
   await withWorkspace(async (policy) => {
     const ac = new AbortController();

@@ -53,11 +53,13 @@ const check: Command = {
 Probe whether commands for the model can run sandboxed on this machine:
 bubblewrap present, user namespaces allowed, a trivial command runs under
 the full flag set and is confined (read-only root, no capabilities, private
-PID and network namespaces). Prints each check as ok, warn or FAIL with the
-fix for each problem, then the sandbox penguin will use.
+PID and network namespaces, the seccomp filter that refuses Unix sockets,
+io_uring and the kernel keyrings). Prints each check as ok, warn or FAIL with
+the fix for each problem, then the sandbox penguin will use.
 
 Flags:
-  --json    print the report as JSON: {usable, kind, failure?, checks: [{name, status, detail, fix?}]}
+  --json    print the report as JSON: {usable, kind, failure?, checks: [{name,
+            status, detail, fix?}], seccomp?: {installed, arch, blocks}}
 
 Exit code: 0 when the sandbox works, 1 when it does not.
 
@@ -66,10 +68,15 @@ ${ENV_HELP}`,
     const p = parseFlags("sandbox check", args, { json: { type: "boolean" } }, 0);
     const report = await detectSandbox(bwrapOverride());
     if (bool(p, "json")) {
-      const { usable, kind, failure, checks } = report;
-      ctx.io.out(
-        JSON.stringify({ usable, kind, ...(failure ? { failure } : {}), checks }, null, 2) + "\n",
-      );
+      const { usable, kind, failure, checks, seccomp } = report;
+      const json = {
+        usable,
+        kind,
+        ...(failure ? { failure } : {}),
+        checks,
+        ...(seccomp ? { seccomp } : {}),
+      };
+      ctx.io.out(JSON.stringify(json, null, 2) + "\n");
     } else {
       ctx.io.out(renderReport(report));
     }
@@ -102,8 +109,8 @@ const run: Command = {
 
 Run a command under the sandbox penguin uses for the model: read-only root,
 writable workspace, private /tmp, no network, penguin's data root and home
-secrets (~/.ssh, ~/.aws, ~/.config, ...) hidden, Unix sockets under /run
-hidden, and an environment rebuilt from an allowlist (never API keys or
+secrets (~/.ssh, ~/.aws, ~/.config, ...) hidden, Unix sockets refused by a
+seccomp filter, and an environment rebuilt from an allowlist (never API keys or
 PENGUIN_* variables). stdin, stdout and stderr are passed through; the exit
 code is the command's (128+N when a signal N ended it).
 

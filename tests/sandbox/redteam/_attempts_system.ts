@@ -12,6 +12,13 @@ import {
   secretAbsent,
   unchanged,
 } from "./_attempt_kit.ts";
+import { pidsWithArg } from "../_helpers.ts";
+
+const hasPython = new Deno.Command("bash", {
+  args: ["-c", "command -v python3"],
+  stdout: "null",
+  stderr: "null",
+}).outputSync().success;
 
 /** Attempts on secrets, the network and the harness process. */
 export const SYSTEM_ATTEMPTS: Attempt[] = [
@@ -166,10 +173,40 @@ export const SYSTEM_ATTEMPTS: Attempt[] = [
     id: "connect to a host Unix socket outside /run",
     category: "network off: Unix sockets",
     batch: "secrets",
-    steps: () => [],
-    blocked: () => {},
-    gap:
-      "a Unix socket outside /run, /var/run, /tmp and the hidden paths is reachable (a read-only mount does not stop connect(2)); closing it needs a seccomp filter on socket(AF_UNIX) in lib/sandbox",
+    steps: (w) => [
+      exec(
+        `for p in ${w.unixSockets.join(" ")}; do ` +
+          `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => $ARGV[0]) or exit 1' "$p" && echo "connected $p"; ` +
+          `python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$p" && echo "connected $p"; ` +
+          `(exec 3<>"$p") 2>/dev/null && echo "opened $p"; done; echo tried`,
+      ),
+    ],
+    blocked: (w) => assert.equal(w.unixHits, 0, "a host Unix socket accepted a connection"),
+  },
+  {
+    id: "socketpair keeps working (perl, and python when present)",
+    category: "network off: Unix sockets",
+    batch: "secrets",
+    steps: () => [
+      exec(
+        `perl -MSocket -e 'socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "socketpair: $!"; ` +
+          `syswrite($a, "ok"); sysread($b, my $c, 2); print "pair $c\\n"' > socketpair_perl.txt 2>&1; echo done`,
+      ),
+      ...(hasPython
+        ? [
+          exec(
+            `python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"ok"); print("pair", b.recv(2).decode())' > socketpair_py.txt 2>&1; echo done`,
+          ),
+        ]
+        : []),
+    ],
+    async blocked(w) {
+      // Not an escape: proof the filter refuses Unix sockets without breaking socketpair.
+      assert.equal(await Deno.readTextFile(join(w.ws, "socketpair_perl.txt")), "pair ok\n");
+      if (hasPython) {
+        assert.equal(await Deno.readTextFile(join(w.ws, "socketpair_py.txt")), "pair ok\n");
+      }
+    },
   },
 
   // ---- the harness process ---------------------------------------------------------------------
@@ -321,14 +358,15 @@ export const SYSTEM_ATTEMPTS: Attempt[] = [
     ],
     async blocked(w, o) {
       await harnessAlive(w, o);
-      // No bomb process outlives the command (the sandbox's PID namespace dies with it).
-      const left: number[] = [];
-      for (const e of Deno.readDirSync("/proc")) {
-        if (!/^\d+$/.test(e.name)) continue;
-        const cmd = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
-        if (cmd.split("\0").includes(`${w.marker}bomb`)) left.push(Number(e.name));
+      // No bomb process outlives the command (the sandbox's PID namespace dies with it):
+      // counted by PID from /proc, waiting at most 10 s for the count to reach zero.
+      const deadline = Date.now() + 10_000;
+      let left = pidsWithArg(`${w.marker}bomb`);
+      while (left.length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        left = pidsWithArg(`${w.marker}bomb`);
       }
-      assert.deepEqual(left, [], "bomb processes survived the command");
+      assert.deepEqual(left, [], `${left.length} bomb processes survived the command`);
       // RLIMIT_NPROC binds only non-root users (the kernel exempts uid 0).
       if (Deno.uid() !== 0) {
         const forked = Number(await Deno.readTextFile(join(w.ws, "forked.txt")));

@@ -69,6 +69,13 @@ export interface World {
   tcpHits: number;
   /** Datagrams the UDP listener received. */
   udpHits: number;
+  /**
+   * Listening Unix sockets in places the sandbox can see: a plain dir under
+   * the fake HOME, a /var/tmp-like dir of the base, the workspace's parent.
+   */
+  unixSockets: string[];
+  /** Connections the Unix listeners accepted. */
+  unixHits: number;
   /** Original contents of planted files, by absolute path. */
   originals: Map<string, string>;
   /** Remove everything. */
@@ -160,6 +167,17 @@ export async function createWorld(): Promise<World> {
   await plant(join(home, ".ssh", "id_rsa"), `-----BEGIN KEY-----\n${secrets.ssh}\n`);
   await plant(join(home, ".bashrc"), "# original bashrc\n");
 
+  const unixSockets = [
+    join(home, "projects", "dev.sock"),
+    join(base, "vartmp", "agent.sock"),
+    join(base, "parent.sock"),
+  ];
+  const unixListeners: Deno.UnixListener[] = [];
+  for (const path of unixSockets) {
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    unixListeners.push(Deno.listen({ transport: "unix", path }));
+  }
+
   const listener = Deno.listen({ hostname: "0.0.0.0", port: 0 });
   const udp = dgram.createSocket("udp4");
   await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", () => resolve()));
@@ -180,14 +198,25 @@ export async function createWorld(): Promise<World> {
     ...(hostAddress() ? { hostIp: hostAddress() } : {}),
     tcpHits: 0,
     udpHits: 0,
+    unixSockets,
+    unixHits: 0,
     originals,
     async close() {
       listener.close();
+      for (const l of unixListeners) l.close();
       udp.close();
       await Deno.remove(base, { recursive: true });
     },
   };
   udp.on("message", () => world.udpHits++);
+  for (const l of unixListeners) {
+    (async () => {
+      for await (const conn of l) {
+        world.unixHits++;
+        conn.close();
+      }
+    })().catch(() => {});
+  }
   (async () => {
     try {
       for await (const conn of listener) {
