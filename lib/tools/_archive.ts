@@ -3,8 +3,10 @@
  * `maxOutputLength`, the full text the tool produced is saved under the
  * session scratchpad so the model can page through it with read_file.
  *
- * Memory is bounded: the capture keeps the exact text up to the file limit,
- * then only a UTF-8-safe head and a rolling tail.
+ * The text goes to the file as it arrives, so memory stays bounded whatever
+ * the output size: the file holds the exact text up to its size limit; past
+ * it, the file is cut back to a UTF-8-safe head and only a rolling tail is
+ * kept in memory, written after a gap marker when the call ends.
  *
  * @module
  */
@@ -50,15 +52,6 @@ export function safeCut(text: string, end: number): number {
   return end;
 }
 
-/** The longest UTF-8 prefix of `text` of at most `maxBytes` bytes, cut on a code point. */
-function headBytes(text: string, maxBytes: number): Uint8Array {
-  const bytes = encoder.encode(text.slice(0, safeCut(text, Math.min(text.length, maxBytes + 1))));
-  if (bytes.length <= maxBytes) return bytes;
-  let cut = maxBytes;
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-  return bytes.slice(0, cut);
-}
-
 /** The longest UTF-8 suffix of `text` of at most `maxBytes` bytes, cut on a code point. */
 function tailBytes(text: string, maxBytes: number): Uint8Array {
   let start = Math.max(0, text.length - maxBytes);
@@ -72,24 +65,68 @@ function tailBytes(text: string, maxBytes: number): Uint8Array {
   return bytes.slice(from);
 }
 
-/** A bounded capture of one call's full output text. */
-export interface ArchiveCapture {
-  /** Append the next piece of the tool's text (before truncation). */
-  append(text: string): void;
-  /** The file content, and whether the middle had to be dropped. */
-  finish(): { data: Uint8Array; truncated: boolean };
+/** `cut` moved back so that `bytes[cut]` starts a code point (never a continuation byte). */
+function codePointCut(bytes: Uint8Array, cut: number): number {
+  while (cut > 0 && cut < bytes.length && (bytes[cut]! & 0xc0) === 0x80) cut--;
+  return cut;
 }
 
-/** Start a capture that keeps at most `limitBytes` bytes (gap marker included). */
-export function startCapture(limitBytes = ARCHIVE_LIMIT_BYTES): ArchiveCapture {
+/** The outcome of an archive. */
+export type ArchiveResult =
+  | { ok: true; path: string; truncated: boolean }
+  | { ok: false; code: string };
+
+/**
+ * An archive file being written as the output arrives. Only the rolling tail
+ * is held in memory; everything up to the size limit goes to the file at
+ * once. When the output outgrows the limit the file is cut back to its head
+ * and, at {@linkcode ArchiveWriter.finish}, the gap marker and the tail are
+ * appended.
+ */
+export interface ArchiveWriter {
+  /** Append the next piece of the tool's (masked) text. Never throws: a failure is kept for `finish`. */
+  append(text: string): Promise<void>;
+  /** Complete and close the file; the path, or the error code of the first failure. */
+  finish(): Promise<ArchiveResult>;
+  /** UTF-16 units held in memory (the rolling tail and a split surrogate). */
+  readonly heldChars: number;
+  /** Bytes in the file so far. */
+  readonly fileBytes: number;
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" ? code : (err as Error).name || "UNKNOWN";
+}
+
+async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < data.length) off += await file.write(data.subarray(off));
+}
+
+/**
+ * Start the archive of call `toolCallId` of `toolName` in
+ * `<scratchpad>/truncated-tool-output/` (directory 0700, file 0600 created
+ * exclusively on the first append), keeping at most `limitBytes` bytes (gap
+ * marker included).
+ */
+export function startArchive(
+  scratchpad: string,
+  toolName: string,
+  toolCallId: string,
+  limitBytes: number = ARCHIVE_LIMIT_BYTES,
+): ArchiveWriter {
   const limit = Math.max(limitBytes, GAP_BYTES + 2);
   const headBudget = Math.floor((limit - GAP_BYTES) / 2);
   const tailBudget = limit - GAP_BYTES - headBudget;
-  let exact: string[] = [];
-  let exactBytes = 0;
-  let head: Uint8Array | undefined; // set once the exact phase overflowed
+  let file: Deno.FsFile | undefined;
+  let path: string | undefined;
+  let failed: string | undefined;
+  let written = 0; // bytes in the file
+  let overflowed = false;
+  let carry = ""; // a high surrogate waiting for its low half
   let tail: string[] = [];
-  let tailLen = 0; // UTF-16 units held in `tail`; >= bytes/3, and every unit is >= 1 byte
+  let tailLen = 0; // UTF-16 units held in `tail`; every unit is >= 1 byte
 
   const pushTail = (text: string) => {
     if (text.length >= tailBudget) {
@@ -106,32 +143,106 @@ export function startCapture(limitBytes = ARCHIVE_LIMIT_BYTES): ArchiveCapture {
     }
   };
 
-  return {
-    append(text: string) {
-      if (text.length === 0) return;
-      if (head === undefined) {
-        const bytes = utf8Length(text);
-        if (exactBytes + bytes <= limit) {
-          exact.push(text);
-          exactBytes += bytes;
-          return;
-        }
-        const all = exact.join("") + text;
-        exact = [];
-        head = headBytes(all, headBudget);
-        pushTail(all);
-        return;
-      }
+  const open = async (): Promise<Deno.FsFile> => {
+    if (file) return file;
+    const dir = join(scratchpad, "truncated-tool-output");
+    path = join(dir, await archiveFileName(toolName, toolCallId));
+    await Deno.mkdir(scratchpad, { recursive: true });
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    file = await Deno.open(path, { write: true, read: true, createNew: true, mode: 0o600 });
+    return file;
+  };
+
+  /** Cut the file back to at most `headBudget` bytes, on a code point. */
+  const cutToHead = async (f: Deno.FsFile) => {
+    let cut = headBudget;
+    const probe = new Uint8Array(4);
+    const from = Math.max(0, cut - 3);
+    await f.seek(from, Deno.SeekMode.Start);
+    let got = 0;
+    while (got < probe.length) {
+      const n = await f.read(probe.subarray(got));
+      if (n === null) break;
+      got += n;
+    }
+    const window = probe.subarray(0, got);
+    cut = from + codePointCut(window, cut - from);
+    await f.truncate(cut);
+    await f.seek(cut, Deno.SeekMode.Start);
+    written = cut;
+  };
+
+  const write = async (text: string) => {
+    if (text.length === 0) return;
+    if (overflowed) {
       pushTail(text);
+      return;
+    }
+    const bytes = encoder.encode(text);
+    const f = await open();
+    if (written + bytes.length <= limit) {
+      await writeAll(f, bytes);
+      written += bytes.length;
+      pushTail(text);
+      return;
+    }
+    overflowed = true;
+    if (written > headBudget) await cutToHead(f);
+    else if (written < headBudget) {
+      const room = codePointCut(bytes, headBudget - written);
+      await writeAll(f, bytes.subarray(0, room));
+      written += room;
+    }
+    pushTail(text);
+  };
+
+  return {
+    async append(text: string) {
+      if (failed !== undefined || text.length === 0) return;
+      let piece = carry + text;
+      carry = "";
+      if (isHigh(piece.charCodeAt(piece.length - 1))) {
+        carry = piece.slice(-1);
+        piece = piece.slice(0, -1);
+      }
+      try {
+        await write(piece);
+      } catch (err) {
+        failed = errorCode(err);
+      }
     },
-    finish() {
-      if (head === undefined) return { data: encoder.encode(exact.join("")), truncated: false };
-      const t = tailBytes(tail.join(""), tailBudget);
-      const out = new Uint8Array(head.length + GAP_BYTES + t.length);
-      out.set(head, 0);
-      out.set(encoder.encode(ARCHIVE_GAP_MARKER), head.length);
-      out.set(t, head.length + GAP_BYTES);
-      return { data: out, truncated: true };
+    async finish() {
+      try {
+        if (failed === undefined) {
+          const rest = carry;
+          carry = "";
+          await write(rest);
+          const f = await open();
+          if (overflowed) {
+            await writeAll(f, encoder.encode(ARCHIVE_GAP_MARKER));
+            await writeAll(f, tailBytes(tail.join(""), tailBudget));
+          }
+        }
+      } catch (err) {
+        failed = errorCode(err);
+      } finally {
+        tail = [];
+        tailLen = 0;
+        try {
+          file?.close();
+        } catch {
+          // Already closed.
+        }
+        file = undefined;
+      }
+      if (failed !== undefined) return { ok: false, code: failed };
+      return { ok: true, path: path!, truncated: overflowed };
+    },
+    get heldChars() {
+      return tailLen + carry.length;
+    },
+    get fileBytes() {
+      return written;
     },
   };
 }
@@ -142,36 +253,4 @@ export async function archiveFileName(toolName: string, toolCallId: string): Pro
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(toolCallId)));
   const hex = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
   return `${safe}-${hex}.log`;
-}
-
-/** The outcome of writing an archive. */
-export type ArchiveResult = { ok: true; path: string } | { ok: false; code: string };
-
-/**
- * Write `data` to `<scratchpad>/truncated-tool-output/<name>` (directory 0700,
- * file 0600 created exclusively). Never throws: a failure returns its code.
- */
-export async function writeArchive(
-  scratchpad: string,
-  toolName: string,
-  toolCallId: string,
-  data: Uint8Array,
-): Promise<ArchiveResult> {
-  const dir = join(scratchpad, "truncated-tool-output");
-  const path = join(dir, await archiveFileName(toolName, toolCallId));
-  try {
-    await Deno.mkdir(scratchpad, { recursive: true });
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
-    try {
-      let off = 0;
-      while (off < data.length) off += await file.write(data.subarray(off));
-    } finally {
-      file.close();
-    }
-    return { ok: true, path };
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    return { ok: false, code: typeof code === "string" ? code : (err as Error).name || "UNKNOWN" };
-  }
 }
