@@ -157,13 +157,13 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     try {
       for (;;) {
         const finished = exit !== undefined;
-        const text = buffer.take();
-        if (text) yield { type: "delta", text };
+        const pieces = buffer.takeChunks();
+        for (const text of pieces) yield { type: "delta", text };
         if (finished) return "exited";
         if (signal?.aborted) return "aborted";
         const left = deadline - Date.now();
         if (left <= 0) return "window";
-        if (text) continue; // suspended at the yield: look again before waiting
+        if (pieces.length > 0) continue; // suspended at the yield: look again before waiting
         const timer = sleep(left);
         const abort = new Promise<void>((resolve) => (aborted = resolve));
         await Promise.race([changed(), timer.promise, abort]);
