@@ -5,10 +5,17 @@
 // scripted model server in this process: the model calls exec_command once with
 // `head -c <bytes> /dev/zero | tr '\0' x`, then answers with text. exec_command's timeout is
 // disabled in the agent's system_config.yaml and the yield window is one hour, so the command
-// runs to completion in the foreground. The peak RSS is VmHWM of the penguin process itself
+// runs to completion in the foreground. A vault value and OPENAI_API_KEY are set, so the output
+// goes through the secret masking as in a real session. The peak RSS is VmHWM of the penguin process itself
 // (the direct child of this process, not the sandboxed command), polled from /proc.
 import { join } from "node:path";
-import { addModel, loadOrInitAgent, loadSystemConfig, saveSystemConfig } from "../lib/state/mod.ts";
+import {
+  addModel,
+  loadOrInitAgent,
+  loadSystemConfig,
+  saveSystemConfig,
+  setVaultEntry,
+} from "../lib/state/mod.ts";
 import { startModelServer, turn } from "../tests/support/model_server.ts";
 import { penguinArgv, REPO } from "../tests/support/cli.ts";
 
@@ -39,6 +46,8 @@ async function setup(dir: string, url: string): Promise<{ root: string; ws: stri
   const cfg = await loadSystemConfig(agent.paths.systemConfig);
   cfg.tools = { ...cfg.tools, builtin: [{ name: "exec_command", timeoutMs: 0 }] };
   await saveSystemConfig(agent.paths.systemConfig, cfg);
+  // A vault value and an API key, so the output masking runs as it does in real sessions.
+  await setVaultEntry(agent.paths.vault, "BENCH_TOKEN", "bench-vault-value-0123456789");
   return { root, ws };
 }
 
@@ -86,7 +95,7 @@ async function measure(dir: string, bytes: number): Promise<void> {
     const child = new Deno.Command(Deno.execPath(), {
       args: [...denoArgv(), "--root", root, "run", "-m", "go", "--workspace", ws],
       cwd: REPO,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", OPENAI_API_KEY: "sk-bench-0123456789abcdefghij" },
       stdin: "null",
       stdout: Deno.env.get("BENCH_VERBOSE") ? "inherit" : "null",
       stderr: Deno.env.get("BENCH_VERBOSE") ? "inherit" : "piped",
