@@ -20,6 +20,7 @@ import { assertWorkspaceOutsideDataRoot } from "../state/workspace.ts";
 import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { createToolset, resolveToolDefinitions } from "./toolset.ts";
+import { apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";
 import { compactionSettings } from "./compaction.ts";
@@ -149,6 +150,7 @@ export async function sessionParts(
     scratchpad: realScratchpad,
     sandbox,
     vault: core.vault,
+    secrets: apiKeySecrets(core.model, projectConfig, base.env),
     commandPolicy: effectivePolicy(projectConfig.command_policy),
     processes: createProcessRegistry(),
     children,

@@ -35,7 +35,10 @@ import {
   type BackgroundNotice,
   type CommandPolicy,
   executeTool,
+  maskSecrets,
   type ProcessRegistry,
+  type Secret,
+  secretsOf,
   type ToolPermission,
 } from "../tools/mod.ts";
 import {
@@ -83,6 +86,8 @@ export interface SessionParts {
   sandbox: SandboxPolicy;
   /** Vault values for commands (never shown to the model). */
   vault: Record<string, string>;
+  /** Other values masked in every tool output and notice (the API keys); vault values always are. */
+  secrets?: readonly Secret[];
   /** The command policy snapshot. */
   commandPolicy: CommandPolicy;
   /** The command registry (disposed with the session). */
@@ -218,6 +223,7 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
 export function openSession(parts: SessionParts): Session {
   const warn = parts.warn ?? ((line: string) => console.error(line));
   const { writer, toolset, meta } = parts;
+  const secrets = secretsOf(parts);
   // How commands are confined (additive field): a new session records it in
   // session_meta, every live session (resumed ones too) in tool_list_ready.
   const sandboxRecord = {
@@ -283,13 +289,14 @@ export function openSession(parts: SessionParts): Session {
         processes: parts.processes,
         sandbox: parts.sandbox,
         vault: parts.vault,
+        ...(parts.secrets ? { secrets: parts.secrets } : {}),
       }, { warn }),
     record,
     warn,
     ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
       takeAllNotices(parts.processes, children).map((n) =>
-        userText(n.text, "harness") as CompleteMessage
+        userText(maskSecrets(n.text, secrets), "harness") as CompleteMessage
       ),
     afterTurn: (turn, signal, info) => compactor.afterTurn(turn, signal, info),
   }, {

@@ -47,7 +47,13 @@ export {
 } from "./conversation.ts";
 export { renderHtml } from "./export_html.ts";
 export { renderMarkdown } from "./export_md.ts";
-export { redactDeep, redactionMarker, redactSecrets, type SecretKind } from "./redact.ts";
+export {
+  redactConversation,
+  redactDeep,
+  redactionMarker,
+  redactSecrets,
+  type SecretKind,
+} from "./redact.ts";
 export { type FollowOptions, followTrace, nextShardPath } from "./follow.ts";
 export { type DiffEntry, type DiffReport, diffSessions, type DiffSide, summarize } from "./diff.ts";
 export * from "./format.ts";

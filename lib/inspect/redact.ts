@@ -5,8 +5,15 @@
  * `https://user:[redacted:url_password]@host`). The markers contain no quote
  * or backslash, so a redacted JSON string (tool arguments) stays valid JSON.
  *
+ * Redaction always runs on whole texts, before anything is cut: a secret cut
+ * in half no longer matches its pattern, so its prefix would survive.
+ * {@linkcode redactConversation} therefore rebuilds the cut tool-call
+ * previews from the redacted arguments.
+ *
  * @module
  */
+import type { Conversation } from "./conversation.ts";
+import { toolPreview } from "./preview.ts";
 
 /** The kinds of secret recognised. */
 export type SecretKind =
@@ -101,4 +108,21 @@ export function redactDeep<T>(value: T): T {
     return out as T;
   }
   return value;
+}
+
+/**
+ * A redacted copy of a conversation (and of its subagents'): every string
+ * through {@linkcode redactDeep}, then each tool-call preview rebuilt from the
+ * redacted arguments, so the 120-char cut never lands inside a secret.
+ */
+export function redactConversation(conv: Conversation): Conversation {
+  const out = redactDeep(conv);
+  const previews = (c: Conversation) => {
+    for (const it of c.items) {
+      if (it.kind === "tool_call") it.preview = toolPreview(it.name, it.arguments);
+    }
+    for (const child of c.subagents ?? []) previews(child);
+  };
+  previews(out);
+  return out;
 }

@@ -3,8 +3,10 @@
  * `maxOutputLength`, the full text the tool produced is saved under the
  * session scratchpad so the model can page through it with read_file.
  *
- * Memory is bounded: the capture keeps the exact text up to the file limit,
- * then only a UTF-8-safe head and a rolling tail.
+ * The text goes to the file as it arrives, so memory stays bounded whatever
+ * the output size: the file holds the exact text up to its size limit; past
+ * it, the file is cut back to a UTF-8-safe head and only a rolling tail is
+ * kept in memory, written after a gap marker when the call ends.
  *
  * @module
  */
@@ -17,6 +19,7 @@ export const ARCHIVE_LIMIT_BYTES = 8 * 1024 * 1024 - 1;
 export const ARCHIVE_GAP_MARKER = "\n[archive middle truncated]\n";
 
 const encoder = new TextEncoder();
+
 const GAP_BYTES = encoder.encode(ARCHIVE_GAP_MARKER).length;
 
 /** UTF-8 byte length of a string (lone surrogates count as U+FFFD, 3 bytes). */
@@ -50,88 +53,262 @@ export function safeCut(text: string, end: number): number {
   return end;
 }
 
-/** The longest UTF-8 prefix of `text` of at most `maxBytes` bytes, cut on a code point. */
-function headBytes(text: string, maxBytes: number): Uint8Array {
-  const bytes = encoder.encode(text.slice(0, safeCut(text, Math.min(text.length, maxBytes + 1))));
-  if (bytes.length <= maxBytes) return bytes;
-  let cut = maxBytes;
-  while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
-  return bytes.slice(0, cut);
+/** `cut` moved back so that `bytes[cut]` starts a code point (never a continuation byte). */
+function codePointCut(bytes: Uint8Array, cut: number): number {
+  while (cut > 0 && cut < bytes.length && (bytes[cut]! & 0xc0) === 0x80) cut--;
+  return cut;
 }
 
-/** The longest UTF-8 suffix of `text` of at most `maxBytes` bytes, cut on a code point. */
-function tailBytes(text: string, maxBytes: number): Uint8Array {
-  let start = Math.max(0, text.length - maxBytes);
-  if (start > 0 && isLow(text.charCodeAt(start)) && isHigh(text.charCodeAt(start - 1))) start--;
-  let slice = text.slice(start);
-  if (slice.length > 0 && isLow(slice.charCodeAt(0))) slice = slice.slice(1); // orphaned half
-  const bytes = encoder.encode(slice);
-  if (bytes.length <= maxBytes) return bytes;
-  let from = bytes.length - maxBytes;
-  while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++;
-  return bytes.slice(from);
+/** The outcome of an archive. */
+export type ArchiveResult =
+  | { ok: true; path: string; truncated: boolean }
+  | { ok: false; code: string };
+
+/**
+ * An archive file being written as the output arrives. Everything up to the
+ * size limit goes to the file at once. When the output outgrows the limit
+ * the file is cut back to its head, the rest only passes through a
+ * fixed-size ring of the last bytes, and {@linkcode ArchiveWriter.finish}
+ * appends the gap marker and that tail.
+ */
+export interface ArchiveWriter {
+  /**
+   * Append the next piece of the tool's (masked) text; resolves when the
+   * caller may go on. Never rejects: a failure is kept for `finish`.
+   */
+  append(text: string): Promise<void>;
+  /** Complete and close the file; the path, or the error code of the first failure. */
+  finish(): Promise<ArchiveResult>;
+  /** Bytes of output held in memory: the tail ring once the limit was passed (fixed), else 0. */
+  readonly heldBytes: number;
+  /**
+   * Bytes appended but not yet written: `append` returns before its write
+   * completes unless more than min(1 MiB, limit / 8) bytes are waiting.
+   */
+  readonly pendingBytes: number;
+  /** Bytes in the file so far. */
+  readonly fileBytes: number;
 }
 
-/** A bounded capture of one call's full output text. */
-export interface ArchiveCapture {
-  /** Append the next piece of the tool's text (before truncation). */
-  append(text: string): void;
-  /** The file content, and whether the middle had to be dropped. */
-  finish(): { data: Uint8Array; truncated: boolean };
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" ? code : (err as Error).name || "UNKNOWN";
 }
 
-/** Start a capture that keeps at most `limitBytes` bytes (gap marker included). */
-export function startCapture(limitBytes = ARCHIVE_LIMIT_BYTES): ArchiveCapture {
+async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < data.length) off += await file.write(data.subarray(off));
+}
+
+async function readFully(file: Deno.FsFile, into: Uint8Array): Promise<number> {
+  let got = 0;
+  while (got < into.length) {
+    const n = await file.read(into.subarray(got));
+    if (n === null) break;
+    got += n;
+  }
+  return got;
+}
+
+/** A ring of the last `cap` bytes written to it. */
+class TailRing {
+  #ring: Uint8Array;
+  #pos = 0;
+  #len = 0;
+  #scratch = new Uint8Array(64 * 1024);
+
+  constructor(cap: number) {
+    this.#ring = new Uint8Array(cap);
+  }
+
+  get size(): number {
+    return this.#ring.length;
+  }
+
+  push(bytes: Uint8Array): void {
+    const cap = this.#ring.length;
+    if (bytes.length >= cap) {
+      this.#ring.set(bytes.subarray(bytes.length - cap));
+      this.#pos = 0;
+      this.#len = cap;
+      return;
+    }
+    const first = Math.min(bytes.length, cap - this.#pos);
+    this.#ring.set(bytes.subarray(0, first), this.#pos);
+    if (first < bytes.length) this.#ring.set(bytes.subarray(first), 0);
+    this.#pos = (this.#pos + bytes.length) % cap;
+    this.#len = Math.min(cap, this.#len + bytes.length);
+  }
+
+  /** Encode `text` into the ring through a reused buffer (no per-chunk allocation). */
+  pushText(text: string): void {
+    let rest = text;
+    while (rest.length > 0) {
+      const { read, written } = encoder.encodeInto(rest, this.#scratch);
+      this.push(this.#scratch.subarray(0, written));
+      rest = rest.slice(read);
+    }
+  }
+
+  /** The held bytes in order, starting on a code point. */
+  bytes(): Uint8Array {
+    const cap = this.#ring.length;
+    // Until the ring is full nothing has wrapped: the bytes are its start.
+    const out = this.#len < cap
+      ? this.#ring.slice(0, this.#len)
+      : concat(this.#ring.subarray(this.#pos), this.#ring.subarray(0, this.#pos));
+    let from = 0;
+    while (from < out.length && (out[from]! & 0xc0) === 0x80) from++;
+    return out.subarray(from);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * Start the archive of call `toolCallId` of `toolName` in
+ * `<scratchpad>/truncated-tool-output/` (directory 0700, file 0600 created
+ * exclusively on the first append), keeping at most `limitBytes` bytes (gap
+ * marker included).
+ */
+export function startArchive(
+  scratchpad: string,
+  toolName: string,
+  toolCallId: string,
+  limitBytes: number = ARCHIVE_LIMIT_BYTES,
+): ArchiveWriter {
   const limit = Math.max(limitBytes, GAP_BYTES + 2);
   const headBudget = Math.floor((limit - GAP_BYTES) / 2);
   const tailBudget = limit - GAP_BYTES - headBudget;
-  let exact: string[] = [];
-  let exactBytes = 0;
-  let head: Uint8Array | undefined; // set once the exact phase overflowed
-  let tail: string[] = [];
-  let tailLen = 0; // UTF-16 units held in `tail`; >= bytes/3, and every unit is >= 1 byte
+  let file: Deno.FsFile | undefined;
+  let path: string | undefined;
+  let failed: string | undefined;
+  let written = 0; // bytes in the file
+  let tail: TailRing | undefined; // set once the output passed the limit
+  let carry = ""; // a high surrogate waiting for its low half
+  // Writes run behind `append` in order; at most `pendingLimit` bytes wait for them.
+  const pendingLimit = Math.min(1024 * 1024, Math.floor(limit / 8));
+  let queue: Promise<void> = Promise.resolve();
+  let queued = 0;
 
-  const pushTail = (text: string) => {
-    if (text.length >= tailBudget) {
-      const start = text.length - tailBudget;
-      tail = [text.slice(start > 0 && isLow(text.charCodeAt(start)) ? start - 1 : start)];
-      tailLen = tail[0]!.length;
+  const open = async (): Promise<Deno.FsFile> => {
+    if (file) return file;
+    const dir = join(scratchpad, "truncated-tool-output");
+    path = join(dir, await archiveFileName(toolName, toolCallId));
+    await Deno.mkdir(scratchpad, { recursive: true });
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    file = await Deno.open(path, { write: true, read: true, createNew: true, mode: 0o600 });
+    return file;
+  };
+
+  /** The output just passed the limit with `bytes`: seed the tail from the file, keep only the head there. */
+  const overflow = async (f: Deno.FsFile, bytes: Uint8Array) => {
+    const ring = new TailRing(tailBudget);
+    const fromFile = Math.min(written, tailBudget);
+    if (fromFile > 0) {
+      const seed = new Uint8Array(fromFile);
+      await f.seek(written - fromFile, Deno.SeekMode.Start);
+      ring.push(seed.subarray(0, await readFully(f, seed)));
+    }
+    ring.push(bytes);
+    if (written > headBudget) {
+      const from = Math.max(0, headBudget - 3);
+      const probe = new Uint8Array(4);
+      await f.seek(from, Deno.SeekMode.Start);
+      const window = probe.subarray(0, await readFully(f, probe));
+      written = from + codePointCut(window, headBudget - from);
+      await f.truncate(written);
+    } else if (written < headBudget) {
+      await f.seek(written, Deno.SeekMode.Start);
+      const room = codePointCut(bytes, headBudget - written);
+      await writeAll(f, bytes.subarray(0, room));
+      written += room;
+    }
+    await f.seek(written, Deno.SeekMode.Start);
+    tail = ring;
+  };
+
+  const writeBytes = async (bytes: Uint8Array) => {
+    if (bytes.length === 0) return;
+    if (tail) {
+      tail.push(bytes);
       return;
     }
-    tail.push(text);
-    tailLen += text.length;
-    // Each unit is at least one byte, so `tailBudget` units always cover the byte budget.
-    while (tail.length > 1 && tailLen - tail[0]!.length >= tailBudget) {
-      tailLen -= tail.shift()!.length;
+    const f = await open();
+    if (written + bytes.length <= limit) {
+      await writeAll(f, bytes);
+      written += bytes.length;
+      return;
     }
+    await overflow(f, bytes);
   };
 
   return {
     append(text: string) {
-      if (text.length === 0) return;
-      if (head === undefined) {
-        const bytes = utf8Length(text);
-        if (exactBytes + bytes <= limit) {
-          exact.push(text);
-          exactBytes += bytes;
-          return;
-        }
-        const all = exact.join("") + text;
-        exact = [];
-        head = headBytes(all, headBudget);
-        pushTail(all);
-        return;
+      if (failed !== undefined || text.length === 0) return Promise.resolve();
+      let piece = carry + text;
+      carry = "";
+      if (isHigh(piece.charCodeAt(piece.length - 1))) {
+        carry = piece.slice(-1);
+        piece = piece.slice(0, -1);
       }
-      pushTail(text);
+      if (tail && queued === 0) {
+        tail.pushText(piece);
+        return Promise.resolve();
+      }
+      const bytes = encoder.encode(piece);
+      queued += bytes.length;
+      queue = queue.then(async () => {
+        try {
+          if (failed === undefined) await writeBytes(bytes);
+        } catch (err) {
+          failed = errorCode(err);
+        } finally {
+          queued -= bytes.length;
+        }
+      });
+      // The caller goes on while the file catches up, unless too much is waiting.
+      return queued > pendingLimit ? queue : Promise.resolve();
     },
-    finish() {
-      if (head === undefined) return { data: encoder.encode(exact.join("")), truncated: false };
-      const t = tailBytes(tail.join(""), tailBudget);
-      const out = new Uint8Array(head.length + GAP_BYTES + t.length);
-      out.set(head, 0);
-      out.set(encoder.encode(ARCHIVE_GAP_MARKER), head.length);
-      out.set(t, head.length + GAP_BYTES);
-      return { data: out, truncated: true };
+    async finish() {
+      await queue;
+      try {
+        if (failed === undefined) {
+          const rest = carry;
+          carry = "";
+          await writeBytes(encoder.encode(rest));
+          const f = await open();
+          if (tail) {
+            await writeAll(f, encoder.encode(ARCHIVE_GAP_MARKER));
+            await writeAll(f, tail.bytes());
+          }
+        }
+      } catch (err) {
+        failed = errorCode(err);
+      } finally {
+        try {
+          file?.close();
+        } catch {
+          // Already closed.
+        }
+        file = undefined;
+      }
+      if (failed !== undefined) return { ok: false, code: failed };
+      return { ok: true, path: path!, truncated: tail !== undefined };
+    },
+    get heldBytes() {
+      return tail?.size ?? 0;
+    },
+    get pendingBytes() {
+      return queued;
+    },
+    get fileBytes() {
+      return written;
     },
   };
 }
@@ -142,36 +319,4 @@ export async function archiveFileName(toolName: string, toolCallId: string): Pro
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(toolCallId)));
   const hex = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
   return `${safe}-${hex}.log`;
-}
-
-/** The outcome of writing an archive. */
-export type ArchiveResult = { ok: true; path: string } | { ok: false; code: string };
-
-/**
- * Write `data` to `<scratchpad>/truncated-tool-output/<name>` (directory 0700,
- * file 0600 created exclusively). Never throws: a failure returns its code.
- */
-export async function writeArchive(
-  scratchpad: string,
-  toolName: string,
-  toolCallId: string,
-  data: Uint8Array,
-): Promise<ArchiveResult> {
-  const dir = join(scratchpad, "truncated-tool-output");
-  const path = join(dir, await archiveFileName(toolName, toolCallId));
-  try {
-    await Deno.mkdir(scratchpad, { recursive: true });
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
-    try {
-      let off = 0;
-      while (off < data.length) off += await file.write(data.subarray(off));
-    } finally {
-      file.close();
-    }
-    return { ok: true, path };
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    return { ok: false, code: typeof code === "string" ? code : (err as Error).name || "UNKNOWN" };
-  }
 }

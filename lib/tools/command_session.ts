@@ -3,8 +3,9 @@
  * output and its end. A session exists from spawn on; the process registry
  * makes it addressable by its `proc-<8hex>` id once it outlives its call.
  *
- * Output is pumped into a bounded buffer as it arrives (so the child never
- * blocks on a full pipe), and {@linkcode CommandSession.follow} streams it
+ * Output is masked (the session's secrets, see `secret_mask.ts`) and pumped
+ * into a bounded buffer as it arrives (so the child never blocks on a full
+ * pipe, and no dropped or cut text can leave a piece of a secret), and {@linkcode CommandSession.follow} streams it
  * out as tool deltas for a window. The end of a command is the exit of its
  * foreground process, not the end of the pipe: a straggler holding the pipe
  * open gets a drain of at most 50 ms.
@@ -14,6 +15,7 @@
 import { type ExitStatus, type SandboxPolicy, spawnSandboxed } from "../sandbox/mod.ts";
 import { createOutputBuffer, DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
+import { createSecretMasker, type Secret } from "./secret_mask.ts";
 import type { ToolEvent } from "./tool.ts";
 
 /** After the foreground process exits, wait at most this long for the rest of its output. */
@@ -71,6 +73,8 @@ export interface StartCommandOptions {
   policy: SandboxPolicy;
   /** Unread-output limit in chars (default 1 MiB). */
   bufferLimit?: number;
+  /** Values masked in the output before it is buffered. */
+  secrets?: readonly Secret[];
 }
 
 /** A fresh `proc-<8hex>` id; `taken` rejects ids already in use. */
@@ -111,6 +115,7 @@ function sleep(ms: number): { promise: Promise<void>; cancel: () => void } {
  */
 export async function startCommand(opts: StartCommandOptions): Promise<CommandSession> {
   const buffer = createOutputBuffer(opts.bufferLimit ?? DEFAULT_BUFFER_LIMIT);
+  const masker = createSecretMasker(opts.secrets ?? []);
   let wake: (() => void)[] = [];
   const notify = () => {
     const waiting = wake;
@@ -122,7 +127,7 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     cwd: opts.cwd,
     policy: opts.policy,
     onOutput: (chunk) => {
-      buffer.append(chunk);
+      buffer.append(masker.push(chunk));
       notify();
     },
     killGraceMs: KILL_GRACE_MS,
@@ -133,6 +138,7 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     const drain = sleep(POST_EXIT_DRAIN_MS);
     await Promise.race([child.outputClosed, drain.promise]);
     drain.cancel();
+    buffer.append(masker.flush());
     exit = status;
     notify();
     return status;
@@ -151,13 +157,13 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     try {
       for (;;) {
         const finished = exit !== undefined;
-        const text = buffer.take();
-        if (text) yield { type: "delta", text };
+        const pieces = buffer.takeChunks();
+        for (const text of pieces) yield { type: "delta", text };
         if (finished) return "exited";
         if (signal?.aborted) return "aborted";
         const left = deadline - Date.now();
         if (left <= 0) return "window";
-        if (text) continue; // suspended at the yield: look again before waiting
+        if (pieces.length > 0) continue; // suspended at the yield: look again before waiting
         const timer = sleep(left);
         const abort = new Promise<void>((resolve) => (aborted = resolve));
         await Promise.race([changed(), timer.promise, abort]);

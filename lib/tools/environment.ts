@@ -8,6 +8,16 @@
  * Invariants: the output is never empty (`[no output]`), the concatenated
  * deltas equal the final output, images are delivered only on `completed`.
  *
+ * Secrets: every vault value of the session (`ctx.vault`,
+ * `ctx.sandbox.env.vault`) and every secret in `ctx.secrets` (API keys) is
+ * masked in the tool's text as it streams (see `secret_mask.ts`), before
+ * truncation, the archive, the notes and the output; the tool's own view is
+ * unchanged.
+ *
+ * Memory: only the forwarded head (at most `maxOutputLength` chars) and the
+ * archive's rolling tail are held; the rest goes to the archive file as it
+ * arrives, and a step's value is dropped once handled.
+ *
  * @module
  */
 import { partialToolOutput, toolCallOutput } from "../protocol/builders.ts";
@@ -19,13 +29,8 @@ import type {
   ToolCallMessage,
   ToolCallOutputMessage,
 } from "../protocol/types.ts";
-import {
-  ARCHIVE_LIMIT_BYTES,
-  type ArchiveCapture,
-  safeCut,
-  startCapture,
-  writeArchive,
-} from "./_archive.ts";
+import { ARCHIVE_LIMIT_BYTES, type ArchiveWriter, safeCut, startArchive } from "./_archive.ts";
+import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./secret_mask.ts";
 import type { Tool, ToolContext, ToolEvent } from "./tool.ts";
 
 /** Status note of a call the user aborted. */
@@ -51,6 +56,15 @@ export interface ExecutionContext extends Omit<ToolContext, "toolCallId" | "sign
   signal?: AbortSignal;
 }
 
+/** Every secret a call's output is masked for: the vault values first, then `ctx.secrets`. */
+export function secretsOf(ctx: Pick<ToolContext, "vault" | "sandbox" | "secrets">): Secret[] {
+  return [
+    ...vaultSecrets(ctx.vault),
+    ...vaultSecrets(ctx.sandbox?.env.vault),
+    ...(ctx.secrets ?? []),
+  ];
+}
+
 /** Knobs of `executeTool`; the defaults are the production behaviour. */
 export interface ExecuteOptions {
   /** After an abort or timeout, how long to wait for the tool to wind down before abandoning it (ms). */
@@ -59,6 +73,8 @@ export interface ExecuteOptions {
   archiveLimitBytes?: number;
   /** Where diagnostics go (default: stderr). */
   warn?: (line: string) => void;
+  /** Called with the archive writer when one starts (tests observe its bounded memory). */
+  onArchive?: (writer: ArchiveWriter) => void;
 }
 
 const DEFAULT_GRACE_MS = 2000;
@@ -109,14 +125,15 @@ export async function* executeTool(
 ): AsyncGenerator<ToolExecutionItem, void, undefined> {
   const id = call.tool_call_id;
   const warn = opts.warn ?? ((line: string) => console.error(line));
+  const secrets = secretsOf(ctx);
   yield partialToolOutput("start", id);
   if (!tool) {
-    yield* failure(id, `Unknown tool: ${call.name}`);
+    yield* failure(id, maskSecrets(`Unknown tool: ${call.name}`, secrets));
     return;
   }
   const problem = describeArgumentsProblem(call.name, call.arguments);
   if (problem !== undefined) {
-    yield* failure(id, problem);
+    yield* failure(id, maskSecrets(problem, secrets));
     return;
   }
   const args = JSON.parse(call.arguments) as Record<string, unknown>;
@@ -127,8 +144,14 @@ export async function* executeTool(
   const internal = new AbortController();
   let timedOut = false;
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  let abandon!: () => void;
-  const abandoned = new Promise<"abandoned">((resolve) => (abandon = () => resolve("abandoned")));
+  // Abandonment wakes the one pending step (never a long-lived promise: a
+  // race against one would keep a reaction, and so every step value, alive).
+  let abandoned = false;
+  let wakeStep: (() => void) | undefined;
+  const abandon = () => {
+    abandoned = true;
+    wakeStep?.();
+  };
   internal.signal.addEventListener("abort", () => {
     graceTimer = setTimeout(abandon, opts.abortGraceMs ?? DEFAULT_GRACE_MS);
   }, { once: true });
@@ -143,8 +166,30 @@ export async function* executeTool(
     : undefined;
 
   let streamed = ""; // forwarded content, <= max chars
-  let produced = 0; // chars the tool produced
-  let capture: ArchiveCapture | undefined;
+  let produced = 0; // chars the tool produced (masked)
+  let archive: ArchiveWriter | undefined;
+  const masker = createSecretMasker(secrets);
+  const archiveLimit = opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES;
+
+  /** Count masked `text`, archive it when over the cap, and return the part to forward (if any). */
+  const accept = async (text: string): Promise<string | undefined> => {
+    if (text.length === 0) return undefined;
+    produced += text.length;
+    if (max > 0 && produced > max && ctx.scratchpad !== undefined) {
+      if (!archive) {
+        archive = startArchive(ctx.scratchpad, call.name, id, archiveLimit);
+        opts.onArchive?.(archive);
+        await archive.append(streamed);
+      }
+      await archive.append(text);
+    }
+    const room = max > 0 ? max - streamed.length : Infinity;
+    if (room <= 0) return undefined;
+    const chunk = text.length > room ? text.slice(0, safeCut(text, room)) : text;
+    if (chunk.length === 0) return undefined;
+    streamed += chunk;
+    return chunk;
+  };
   let images: string[] = [];
   let selfStatus: StopReason | undefined;
   let selfNote: string | undefined;
@@ -158,10 +203,16 @@ export async function* executeTool(
       toolCallId: id,
       signal: internal.signal,
     })[Symbol.asyncIterator]();
-    for (;;) {
+    while (!abandoned) {
       const next = iterator.next();
       next.catch(() => {}); // a late rejection after abandonment must not go unhandled
-      const step = await Promise.race([next, abandoned]);
+      const step = await new Promise<IteratorResult<ToolEvent> | "abandoned">(
+        (resolve, reject) => {
+          wakeStep = () => resolve("abandoned");
+          next.then(resolve, reject);
+        },
+      );
+      wakeStep = undefined;
       if (step === "abandoned") break;
       if (step.done) {
         open = false;
@@ -171,20 +222,8 @@ export async function* executeTool(
       if (event.type === "delta") {
         const text = event.text;
         if (typeof text !== "string" || text.length === 0) continue;
-        produced += text.length;
-        if (max > 0 && produced > max && ctx.scratchpad !== undefined) {
-          if (!capture) {
-            capture = startCapture(opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES);
-            capture.append(streamed);
-          }
-          capture.append(text);
-        }
-        const room = max > 0 ? max - streamed.length : Infinity;
-        if (room <= 0) continue;
-        const chunk = text.length > room ? text.slice(0, safeCut(text, room)) : text;
-        if (chunk.length === 0) continue;
-        streamed += chunk;
-        yield partialToolOutput("delta", id, chunk);
+        const chunk = await accept(masker.push(text));
+        if (chunk !== undefined) yield partialToolOutput("delta", id, chunk);
       } else if (event.type === "images") {
         if (Array.isArray(event.images)) {
           images = images.concat(event.images.filter((u) => typeof u === "string"));
@@ -208,6 +247,9 @@ export async function* executeTool(
     clearTimeout(graceTimer);
     userSignal?.removeEventListener("abort", onUserAbort);
   }
+  // The text held back in case it started a secret is output too.
+  const rest = await accept(masker.flush());
+  if (rest !== undefined) yield partialToolOutput("delta", id, rest);
 
   // Freeze the verdict before any archive I/O: an abort arriving now changes nothing.
   const truncated = produced > streamed.length;
@@ -230,11 +272,10 @@ export async function* executeTool(
   const notes: string[] = [];
   if (truncated) {
     notes.push(`[output truncated: exceeded ${max} chars]`);
-    if (capture && ctx.scratchpad !== undefined) {
-      const { data, truncated: cut } = capture.finish();
-      const saved = await writeArchive(ctx.scratchpad, call.name, id, data);
-      if (saved.ok && cut) {
-        const mib = Math.ceil((opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES) / (1024 * 1024));
+    if (archive) {
+      const saved = await archive.finish();
+      if (saved.ok && saved.truncated) {
+        const mib = Math.ceil(archiveLimit / (1024 * 1024));
         notes.push(`[output archived (${mib} MiB limit; head and tail kept): ${saved.path}]`);
       } else if (saved.ok) notes.push(`[output archived: ${saved.path}]`);
       else {
@@ -249,7 +290,7 @@ export async function* executeTool(
   if (statusNote) notes.push(statusNote);
   if (streamed === "" && notes.length === 0) notes.push(NO_OUTPUT);
 
-  const noteText = notes.join("\n");
+  const noteText = maskSecrets(notes.join("\n"), secrets);
   if (noteText) yield partialToolOutput("delta", id, streamed ? `\n${noteText}` : noteText);
   const finalImages = status === "completed" && images.length > 0 ? images : undefined;
   if (finalImages) yield partialToolOutput("delta", id, "", "completed", finalImages);

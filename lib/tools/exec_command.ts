@@ -24,6 +24,7 @@ import {
   millisArg,
 } from "./_command_args.ts";
 import { type CommandSession, exitVerdict, newProcessId, startCommand } from "./command_session.ts";
+import { secretsOf } from "./environment.ts";
 import {
   BUILTIN_TOOL_LIMITS,
   type Tool,
@@ -140,6 +141,7 @@ async function* runExec(
       cmd,
       cwd: dir.cwd,
       policy: commandPolicy(ctx),
+      secrets: secretsOf(ctx),
       ...(registry ? { bufferLimit: registry.bufferLimit } : {}),
     });
   } catch (err) {

@@ -25,8 +25,19 @@ export {
   type ForwardedMessage,
   NO_OUTPUT,
   partialToolOutput,
+  secretsOf,
   type ToolExecutionItem,
 } from "./environment.ts";
+export {
+  createSecretMasker,
+  maskSecrets,
+  MIN_SECRET_LENGTH,
+  type Secret,
+  type SecretKind,
+  secretMarker,
+  type SecretMasker,
+  vaultSecrets,
+} from "./secret_mask.ts";
 export {
   isInside,
   type PathResolution,

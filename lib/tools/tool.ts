@@ -30,6 +30,7 @@ import type { OmniMessage, StopReason, ToolSpec } from "../protocol/types.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { ProcessRegistry } from "./processes.ts";
+import type { Secret } from "./secret_mask.ts";
 
 /** `r` tools only read; `rw` tools may change the world. Drives the read-only approval mode. */
 export type ToolPermission = "r" | "rw";
@@ -100,6 +101,11 @@ export interface ToolContext {
   git?: GitAccess;
   /** Vault values for child processes, layered over `sandbox.env.vault`. */
   vault?: Record<string, string>;
+  /**
+   * Other values to mask in every output (the configured API keys). Vault
+   * values are always masked; see `secret_mask.ts` for the marker format.
+   */
+  secrets?: readonly Secret[];
 }
 
 /** One item a tool yields while it runs. */

@@ -246,11 +246,12 @@ Deno.test("a running command is polled to completion with input_command", async 
   });
 });
 
-Deno.test("commands get vault values but never provider keys or PENGUIN_* variables", async () => {
+Deno.test("commands get vault values (masked in their output) but never provider keys or PENGUIN_* variables", async () => {
   const server = await startModelServer({
     turns: [
       turn.toolCall("exec_command", {
-        cmd: 'echo "vault=$DEPLOY_TOKEN key=${OPENAI_API_KEY:-none} home=${PENGUIN_HOME:-none}"',
+        cmd: '[ "$DEPLOY_TOKEN" = tok-123 ] && echo "vault-ok vault=$DEPLOY_TOKEN ' +
+          'key=${OPENAI_API_KEY:-none} home=${PENGUIN_HOME:-none}"',
         description: "env",
       }),
       turn.text("ok"),
@@ -270,7 +271,11 @@ Deno.test("commands get vault values but never provider keys or PENGUIN_* variab
     const out = stream.find((m) => m.payload.type === "tool_call_output")!.payload as {
       output: string;
     };
-    assert.match(out.output, /vault=tok-123 key=none home=none/);
+    assert.match(
+      out.output,
+      /vault-ok vault=\[redacted:vault:DEPLOY_TOKEN\] key=none home=none/,
+    );
+    assert.ok(!out.output.includes("tok-123"));
     await assertGoodTrace(sb.root, session.sessionId);
   } finally {
     await server.close();

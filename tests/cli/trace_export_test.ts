@@ -120,3 +120,38 @@ Deno.test("penguin trace export refuses a target holding several sessions (exit 
     assert.match(r.stderr, /holds 2 sessions/);
   });
 });
+
+Deno.test("penguin trace export redacts tool-call headings before cutting them: no prefix of a secret survives", async () => {
+  const key = "sk-proj-Zx9QwErTyUiOpAsDfGhJkL0123";
+  const password = "hunter2";
+  await withTempDir(async (dir) => {
+    const id = sid("5ec7e702");
+    const b = traceBuilder(id).meta().tools().user("run them").begin();
+    // The heading keeps 101 chars of the command: these paddings put its cut at every
+    // position inside the key and inside the URL password.
+    for (let pad = 58; pad <= 86; pad++) {
+      b.call("exec_command", { cmd: `${"x".repeat(pad)} OPENAI_API_KEY=${key}` }, `call_k${pad}`);
+      b.call(
+        "exec_command",
+        { cmd: `${"y".repeat(pad)} curl https://bob:${password}@host/x` },
+        `call_u${pad}`,
+      );
+    }
+    const path = join(dir, `${id}_001.jsonl`);
+    await Deno.writeTextFile(path, b.usage(1, 1, 1).end().jsonl());
+    for (const format of ["md", "json", "html"]) {
+      const r = await runCli(["trace", "export", path, "--format", format]);
+      assert.equal(r.code, 0, r.stderr);
+      for (const secret of [key, password]) {
+        for (let n = 6; n <= secret.length; n++) {
+          assert.ok(
+            !r.stdout.includes(secret.slice(0, n)),
+            `${format}: "${secret.slice(0, n)}" leaked`,
+          );
+        }
+      }
+      assert.ok(r.stdout.includes("OPENAI_API_KEY=[redacted:openai_key]"), format);
+      assert.ok(r.stdout.includes("https://bob:[redacted:url_password]@host"), format);
+    }
+  });
+});

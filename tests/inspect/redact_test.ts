@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { redactDeep, redactionMarker, redactSecrets } from "../../lib/inspect/redact.ts";
+import {
+  redactConversation,
+  redactDeep,
+  redactionMarker,
+  redactSecrets,
+} from "../../lib/inspect/redact.ts";
+import type { Conversation, ConvItem } from "../../lib/inspect/conversation.ts";
+import { toolPreview } from "../../lib/inspect/preview.ts";
 import { PLANTED } from "./_secrets.ts";
 
 Deno.test("redaction replaces each kind of secret with a visible [redacted:<kind>] marker", () => {
@@ -45,4 +52,29 @@ Deno.test("redaction keeps a JSON arguments string valid and leaves image data a
   const deep = redactDeep({ a: [PLANTED[0]!.text], image });
   assert.equal(deep.image, image);
   assert.ok(deep.a[0]!.includes("[redacted:anthropic_key]"));
+});
+
+Deno.test("redactConversation rebuilds cut tool-call previews from redacted arguments, in subagents too", () => {
+  const key = "sk-proj-Zx9QwErTyUiOpAsDfGhJkL0123";
+  const args = JSON.stringify({ cmd: `${"x".repeat(70)} OPENAI_API_KEY=${key}` });
+  const call: ConvItem = {
+    time: "2026-01-01T00:00:00Z",
+    request: 1,
+    kind: "tool_call",
+    id: "c1",
+    name: "exec_command",
+    arguments: args,
+    preview: toolPreview("exec_command", args),
+    stop_reason: "completed",
+  };
+  assert.ok(call.kind === "tool_call" && call.preview.includes("sk-proj"), "the cut preview leaks");
+  const child = { items: [{ ...call }], subagents: [] } as unknown as Conversation;
+  const conv = { items: [call], subagents: [child] } as unknown as Conversation;
+  const out = redactConversation(conv);
+  for (const c of [out, out.subagents![0]!]) {
+    const it = c.items[0]!;
+    assert.ok(it.kind === "tool_call");
+    assert.ok(!it.preview.includes("sk-pro"), it.preview);
+    assert.equal(it.preview, toolPreview("exec_command", redactSecrets(args)));
+  }
 });

@@ -11,6 +11,7 @@ import type {
 import {
   type ExecuteOptions,
   executeTool,
+  type ExecutionContext,
   type ToolExecutionItem,
 } from "../../lib/tools/environment.ts";
 import type { Tool } from "../../lib/tools/tool.ts";
@@ -63,7 +64,12 @@ export async function run(
   tool: Tool | undefined,
   args: Record<string, unknown> | string,
   d: { ws: string; scratch?: string },
-  opts: ExecuteOptions & { signal?: AbortSignal; name?: string; id?: string } = {},
+  opts: ExecuteOptions & {
+    signal?: AbortSignal;
+    name?: string;
+    id?: string;
+    ctx?: Pick<ExecutionContext, "vault" | "secrets" | "sandbox">;
+  } = {},
 ): Promise<Run> {
   const name = opts.name ?? tool?.definition.name ?? "missing_tool";
   const id = opts.id ?? `call_${++counter}`;
@@ -75,6 +81,7 @@ export async function run(
       scratchpad: d.scratch,
       sessionId: "session-test",
       signal: opts.signal,
+      ...opts.ctx,
     }, { warn: () => {}, ...opts })
   ) items.push(item);
   const own = items.filter((i) => i.type !== "forwarded");

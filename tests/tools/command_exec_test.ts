@@ -126,7 +126,7 @@ Deno.test("workdir resolves inside the workspace and is refused outside it", asy
   });
 });
 
-Deno.test("the child environment drops API keys and PENGUIN_* and carries the vault", async () => {
+Deno.test("the child environment drops API keys and PENGUIN_* and carries the vault (masked in the output)", async () => {
   const planted = {
     OPENAI_API_KEY: "sk-host-secret",
     SOME_VENDOR_API_KEY: "host-secret-2",
@@ -136,7 +136,11 @@ Deno.test("the child environment drops API keys and PENGUIN_* and carries the va
   try {
     await withSession(
       async ({ ctx }) => {
-        const r = await call(ctx, "exec_command", { description: "env", cmd: "env" });
+        const r = await call(ctx, "exec_command", {
+          description: "env",
+          cmd: 'env; [ "$SHARED" = "context wins" ] && [ "$VAULT_FROM_CONTEXT" = c-value ] && ' +
+            '[ "$VAULT_FROM_POLICY" = p-value ] && echo vault-values-ok',
+        });
         assert.equal(r.status, "completed");
         const env = new Map(
           r.output.split("\n").filter((l) => l.includes("=")).map((l) => {
@@ -149,9 +153,12 @@ Deno.test("the child environment drops API keys and PENGUIN_* and carries the va
           assert.ok(!/^PENGUIN_/i.test(name), `${name} leaked`);
         }
         assert.ok(!r.output.includes("host-secret"));
-        assert.equal(env.get("VAULT_FROM_POLICY"), "p-value");
-        assert.equal(env.get("VAULT_FROM_CONTEXT"), "c-value");
-        assert.equal(env.get("SHARED"), "context wins");
+        // The values reach the child; the output shows their markers, never the values.
+        assert.match(r.output, /^vault-values-ok$/m);
+        assert.equal(env.get("VAULT_FROM_POLICY"), "[redacted:vault:VAULT_FROM_POLICY]");
+        assert.equal(env.get("VAULT_FROM_CONTEXT"), "[redacted:vault:VAULT_FROM_CONTEXT]");
+        assert.equal(env.get("SHARED"), "[redacted:vault:SHARED]");
+        assert.ok(!/p-value|c-value|context wins/.test(r.output));
         assert.equal(env.get("TERM"), "dumb");
       },
       {

@@ -183,3 +183,23 @@ Deno.test("notice labels take the first line, at most 120 chars with an ellipsis
     ].join("\n"),
   );
 });
+
+Deno.test("a background notice masks vault values even when the buffer dropped the start of one", async () => {
+  const token = "vault-token-0123456789abcdef";
+  await withSession(async ({ ctx, processes }) => {
+    // 28 chars of secret, then 20 x: a 30-char buffer without masking would keep the secret's last 10.
+    const r = await call(ctx, "exec_command", {
+      description: "bg",
+      cmd: `printf '%s' "$MY_TOKEN"; printf 'xxxxxxxxxxxxxxxxxxxx'`,
+      run_in_background: true,
+    });
+    const id = procId(r.output);
+    await within(processes.get(id)!.done, 30_000, "the command to exit");
+    assert.ok(await eventually(() => processes.pendingNotices > 0));
+    const [n] = processes.takeNotices();
+    assert.ok(n!.text.endsWith("MY_TOKEN]xxxxxxxxxxxxxxxxxxxx"), n!.text);
+    for (let i = 0; i + 6 <= token.length; i++) {
+      assert.ok(!n!.text.includes(token.slice(i, i + 6)), `a piece of the secret in ${n!.text}`);
+    }
+  }, { registry: { bufferLimit: 30 }, vault: { MY_TOKEN: token } });
+});

@@ -3,6 +3,9 @@ import { join } from "node:path";
 import { modelMsg, toolCall, userText } from "../../lib/protocol/builders.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { executeTool } from "../../lib/tools/environment.ts";
+import type { ArchiveWriter } from "../../lib/tools/_archive.ts";
+import { createPolicy } from "../../lib/sandbox/policy.ts";
+import type { Secret } from "../../lib/tools/secret_mask.ts";
 import type { Tool, ToolContext, ToolDefinition, ToolEvent } from "../../lib/tools/tool.ts";
 import { run, withDirs } from "./_support.ts";
 
@@ -426,5 +429,148 @@ Deno.test("the archive is exact up to 8 MiB − 1 byte and head-and-tail beyond"
     const cut = await Deno.readTextFile(overFile);
     assert.ok(new TextEncoder().encode(cut).length <= limit);
     assert.ok(cut.includes("\n[archive middle truncated]\n"));
+  });
+});
+
+const TOKEN = "tok-4e1d9c0b7a65f3";
+const API_KEY = "sk-proj-Zx9QwErTyUiOpAsDfGh";
+const KEY_SECRET: Secret = { kind: "api_key", name: "OPENAI_API_KEY", value: API_KEY };
+
+/** Every 6-char window of `secret` (any of them in an output is a leak). */
+function assertNoPiece(text: string, secret: string): void {
+  for (let i = 0; i + 6 <= secret.length; i++) {
+    assert.ok(!text.includes(secret.slice(i, i + 6)), `no piece of the secret in ${text}`);
+  }
+}
+
+Deno.test("a vault value and an API key split over two and three deltas are masked in every delta and the output", async () => {
+  await withDirs(async (d) => {
+    const tool = fake(async function* () {
+      yield { type: "delta", text: `token=${TOKEN.slice(0, 4)}` };
+      yield { type: "delta", text: TOKEN.slice(4, 9) };
+      yield { type: "delta", text: `${TOKEN.slice(9)}\nkey=${API_KEY.slice(0, 12)}` };
+      yield { type: "delta", text: `${API_KEY.slice(12)} end` };
+    });
+    const r = await run(tool, {}, d, {
+      ctx: { vault: { MY_TOKEN: TOKEN }, secrets: [KEY_SECRET] },
+    });
+    assert.equal(
+      r.output,
+      "token=[redacted:vault:MY_TOKEN]\nkey=[redacted:api_key:OPENAI_API_KEY] end",
+    );
+    for (const p of r.partials) {
+      assertNoPiece(p.output, TOKEN);
+      assertNoPiece(p.output, API_KEY);
+    }
+  });
+});
+
+Deno.test("a secret prefix held back at the end of the output is released unchanged", async () => {
+  await withDirs(async (d) => {
+    const tool = fake(async function* () {
+      yield { type: "delta", text: "ends with tok-4e" };
+    });
+    const r = await run(tool, {}, d, { ctx: { vault: { MY_TOKEN: TOKEN } } });
+    assert.equal(r.output, "ends with tok-4e");
+  });
+});
+
+Deno.test("vault values of the sandbox policy are masked as well as the context's", async () => {
+  await withDirs(async (d) => {
+    const tool = fake(async function* () {
+      yield { type: "delta", text: `a=${TOKEN} b=other-secret-value` };
+    });
+    const sandbox = createPolicy({ workspace: d.ws, vault: { POLICY_KEY: "other-secret-value" } });
+    const r = await run(tool, {}, d, { ctx: { vault: { MY_TOKEN: TOKEN }, sandbox } });
+    assert.equal(r.output, "a=[redacted:vault:MY_TOKEN] b=[redacted:vault:POLICY_KEY]");
+  });
+});
+
+Deno.test("truncation counts the masked text and the archive holds masked text only", async () => {
+  await withDirs(async (d) => {
+    const tool = fake(async function* () {
+      for (let i = 0; i < 20; i++) {
+        yield { type: "delta", text: `${TOKEN.slice(0, 7)}` };
+        yield { type: "delta", text: `${TOKEN.slice(7)} ` };
+      }
+      yield { type: "delta", text: API_KEY };
+    }, { maxOutputLength: 30 });
+    const r = await run(tool, {}, d, {
+      id: "call_masked_archive",
+      ctx: { vault: { MY_TOKEN: TOKEN }, secrets: [KEY_SECRET] },
+    });
+    const file = join(
+      d.scratch,
+      "truncated-tool-output",
+      `fake-${await sha16("call_masked_archive")}.log`,
+    );
+    const archived = await Deno.readTextFile(file);
+    assert.equal(
+      archived,
+      "[redacted:vault:MY_TOKEN] ".repeat(20) + "[redacted:api_key:OPENAI_API_KEY]",
+    );
+    assertNoPiece(archived, TOKEN);
+    assertNoPiece(archived, API_KEY);
+    assert.equal(
+      r.output,
+      `[redacted:vault:MY_TOKEN] [red\n[output truncated: exceeded 30 chars]\n[output archived: ${file}]`,
+    );
+  });
+});
+
+Deno.test("the tool's note and a thrown error message are masked", async () => {
+  await withDirs(async (d) => {
+    const noted = fake(async function* () {
+      yield { type: "result", status: "failed", note: `[exit code: 1] ${TOKEN}` };
+    });
+    const a = await run(noted, {}, d, { ctx: { vault: { MY_TOKEN: TOKEN } } });
+    assert.equal(a.output, "[exit code: 1] [redacted:vault:MY_TOKEN]");
+    const thrower = fake(async function* () {
+      yield { type: "delta", text: "before" };
+      throw new Error(`cannot use ${API_KEY}`);
+    });
+    const b = await run(thrower, {}, d, { ctx: { secrets: [KEY_SECRET] } });
+    assert.equal(b.output, "before\n[tool error] cannot use [redacted:api_key:OPENAI_API_KEY]");
+  });
+});
+
+Deno.test("truncated output goes to the archive file as it arrives; memory holds only the rolling tail", async () => {
+  await withDirs(async (d) => {
+    const limit = 64 * 1024;
+    const chunk = "0123456789abcdef".repeat(256); // 4 KiB
+    const chunks = 200; // 800 KiB, far over the archive limit
+    const file = join(d.scratch, "truncated-tool-output", `fake-${await sha16("call_stream")}.log`);
+    let writer: ArchiveWriter | undefined;
+    const sizesOnDisk: number[] = [];
+    const held: number[] = [];
+    const tool = fake(async function* () {
+      for (let i = 0; i < chunks; i++) {
+        yield { type: "delta", text: chunk };
+        // Back here, executeTool has handled chunk i: before the limit it must be on disk already.
+        if (writer) {
+          sizesOnDisk.push(await Deno.stat(file).then((st) => st.size, () => 0));
+          held.push(writer.heldBytes);
+        }
+      }
+    }, { maxOutputLength: 10 });
+    const r = await run(tool, {}, d, {
+      id: "call_stream",
+      archiveLimitBytes: limit,
+      onArchive: (w) => (writer = w),
+    });
+    assert.ok(r.output.endsWith(`(1 MiB limit; head and tail kept): ${file}]`));
+    // Chunk 0 made the archive start. Up to the limit (16 chunks) each chunk is in the file, or
+    // among the at most limit/8 bytes still being written, before the tool produces the next one.
+    for (let i = 0; i < 16; i++) {
+      assert.ok(sizesOnDisk[i]! >= (i + 1) * chunk.length - limit / 8, `chunk ${i} on disk`);
+    }
+    // Past the limit the file keeps only its head; memory holds at most the tail ring.
+    assert.ok(sizesOnDisk.slice(20).every((n) => n <= limit / 2));
+    assert.ok(held.every((n) => n <= limit / 2), `held ${Math.max(...held)} bytes`);
+    const archived = await Deno.readTextFile(file);
+    assert.ok(new TextEncoder().encode(archived).length <= limit);
+    assert.ok(archived.startsWith(chunk.repeat(3)));
+    assert.ok(archived.includes("\n[archive middle truncated]\n"));
+    assert.ok(archived.endsWith(chunk.repeat(3)));
   });
 });

@@ -7,7 +7,7 @@
 import { loadConversation } from "../../inspect/conversation.ts";
 import { renderHtml } from "../../inspect/export_html.ts";
 import { renderMarkdown } from "../../inspect/export_md.ts";
-import { redactDeep } from "../../inspect/redact.ts";
+import { redactConversation } from "../../inspect/redact.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
 import { bool, parseFlags, str } from "../args.ts";
@@ -96,7 +96,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
     if (notice) ctx.io.err(notice + "\n");
   }
-  if (!bool(p, "no-redact")) conv = redactDeep(conv);
+  if (!bool(p, "no-redact")) conv = redactConversation(conv);
   const text = format === "html"
     ? renderHtml(conv)
     : format === "md"

@@ -1,0 +1,34 @@
+// The values a session masks in every tool output besides its vault: the
+// configured API keys (see lib/tools/secret_mask.ts for the marker format).
+import { PROVIDER_GROUPS } from "../models/catalog.ts";
+import type { ResolvedModel } from "../models/resolve.ts";
+import type { ProjectConfig } from "../state/mod.ts";
+import type { Secret } from "../tools/mod.ts";
+
+const KEY_ENV = /_API_KEY$/;
+
+/**
+ * The API keys a session knows: the session model's key, every provider
+ * key env var of the catalog (and any other `*_API_KEY` in `env`), and every
+ * inline `api_key` of the project's model entries. A key read from an env
+ * var is named by that var; an inline or `--api-key` key by its provider
+ * group. The first name of a value wins.
+ */
+export function apiKeySecrets(
+  model: ResolvedModel,
+  projectConfig: ProjectConfig,
+  env: Readonly<Record<string, string>>,
+): Secret[] {
+  const out: Secret[] = [];
+  const add = (name: string, value: string | undefined) => {
+    if (value !== undefined && value !== "") out.push({ kind: "api_key", name, value });
+  };
+  const own = model.endpoint.api_key;
+  add(model.key_source === "env" && model.key_env ? model.key_env : model.endpoint.provider, own);
+  const names = new Set<string>();
+  for (const g of PROVIDER_GROUPS) if (g.api_key_env) names.add(g.api_key_env);
+  for (const name of Object.keys(env)) if (KEY_ENV.test(name)) names.add(name);
+  for (const name of [...names].sort()) add(name, env[name]);
+  for (const entry of projectConfig.models) add(entry.provider, entry.api_key);
+  return out;
+}

@@ -1,0 +1,102 @@
+// `penguin run` end to end: vault values and API keys never leave penguin in clear text
+// (trace files, request bodies, stdout) even when a command prints them.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { addModel } from "../../lib/state/project_config.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { makeRoot } from "../agent/_support.ts";
+
+const VAULT_TOKEN = "vlt-7c3a91e2d4b85f60";
+const ENV_KEY = "sk-proj-Env0a1b2c3d4e5f6g7h8i9";
+const SESSION_KEY = "sess-key-5566778899qq";
+const INLINE_KEY = "ds-9876543210zzyyxx";
+
+/** Every file under `dir`, as text. */
+async function readAll(dir: string): Promise<string> {
+  let out = "";
+  for await (const e of Deno.readDir(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) out += await readAll(p);
+    else if (e.isFile) out += await Deno.readTextFile(p);
+  }
+  return out;
+}
+
+/** Fail when any 6-char piece of `secret` occurs in `text`. */
+function assertNoPiece(text: string, secret: string, where: string): void {
+  for (let i = 0; i + 6 <= secret.length; i++) {
+    const piece = secret.slice(i, i + 6);
+    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of a secret`);
+  }
+}
+
+Deno.test("run masks vault values and API keys that commands print: not in traces, request bodies or stdout", async () => {
+  const server = await startModelServer({
+    turns: [
+      turn.toolCall("exec_command", { cmd: "echo token=$MY_TOKEN", description: "show" }),
+      turn.toolCall("exec_command", { cmd: "cat keys.txt", description: "keys" }),
+      turn.text("Seen both."),
+    ],
+  });
+  const sb = await makeRoot(server);
+  try {
+    const configPath = join(sb.root, "default_project", ".project_config.toml");
+    await addModel(configPath, {
+      provider: "custom",
+      model_id: "m",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+      api_key: SESSION_KEY,
+    }, { setDefault: true });
+    await addModel(configPath, { provider: "deepseek", model_id: "x", api_key: INLINE_KEY });
+    const set = await runCli([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "MY_TOKEN",
+      "--value",
+      VAULT_TOKEN,
+    ]);
+    assert.equal(set.code, 0, set.stderr);
+    await Deno.writeTextFile(
+      join(sb.workspace, "keys.txt"),
+      `env=${ENV_KEY}\nsession=${SESSION_KEY}\ninline=${INLINE_KEY}\n`,
+    );
+
+    const r = await runCli(
+      ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Show the token."],
+      { env: { OPENAI_API_KEY: ENV_KEY } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 3);
+
+    const bodies = JSON.stringify(server.requests.map((q) => q.body));
+    assert.ok(
+      bodies.includes("token=[redacted:vault:MY_TOKEN]"),
+      "the vault marker reached the model",
+    );
+    assert.ok(
+      bodies.includes(
+        "env=[redacted:api_key:OPENAI_API_KEY]\\nsession=[redacted:api_key:custom]\\ninline=[redacted:api_key:deepseek]",
+      ),
+      "the API key markers reached the model",
+    );
+    const traces = await readAll(
+      join(sb.root, "default_project", "agents", "default_agent", "traces"),
+    );
+    assert.ok(traces.includes("token=[redacted:vault:MY_TOKEN]"));
+    for (const secret of [VAULT_TOKEN, ENV_KEY, SESSION_KEY, INLINE_KEY]) {
+      assertNoPiece(bodies, secret, "a request body");
+      assertNoPiece(traces, secret, "a trace file");
+      assertNoPiece(r.stdout, secret, "stdout");
+      assertNoPiece(r.stderr, secret, "stderr");
+    }
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
