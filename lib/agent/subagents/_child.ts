@@ -198,6 +198,14 @@ export function createChild(init: ChildInit): Child {
       asking = false;
     }
   };
+  // Denied calls whose outputs `abort` waits to see recorded.
+  let awaitingOutputs: { ids: Set<string>; resolve: () => void } | undefined;
+  const noteOutput = (m: OmniMessage) => {
+    const p = m.payload as { type?: string; tool_call_id?: unknown };
+    if (!awaitingOutputs || m.type !== "model_msg" || p.type !== "tool_call_output") return;
+    if (typeof p.tool_call_id === "string") awaitingOutputs.ids.delete(p.tool_call_id);
+    if (awaitingOutputs.ids.size === 0) awaitingOutputs.resolve();
+  };
   const denyPending = () => {
     const all = pending;
     pending = [];
@@ -290,6 +298,7 @@ export function createChild(init: ChildInit): Child {
               }
             }
             deliver(tag(m), text);
+            if (m.origin === undefined || m.origin.length === 0) noteOutput(m);
           }
         } catch (err) {
           aborted = `the subagent's run failed: ${errorMessage(err)}`;
@@ -363,9 +372,15 @@ export function createChild(init: ChildInit): Child {
     settled: () => running,
     async abort(reason) {
       if (pending.length > 0) {
+        // Let the child's turn record the denials before its task is aborted:
+        // wait for their outputs to pass through (or the run to end), no longer.
+        const ids = new Set(pending.map((p) => p.call.tool_call_id));
+        const recorded = new Promise<void>((resolve) => {
+          awaitingOutputs = { ids, resolve };
+        });
         denyPending();
-        // Let the child's turn record the denials before its task is aborted.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await Promise.race([recorded, running]);
+        awaitingOutputs = undefined;
       }
       current?.abort(new DOMException(reason, "AbortError"));
       await running;
