@@ -62,8 +62,10 @@ Deno.test("after SIGKILL the resumed parent gets its background work back and th
         }, { id: "call_helper" }),
         item.toolCall("exec_command", {
           description: "long command",
-          cmd: "echo started; sleep 5",
-          yield_time_ms: 300,
+          // The first window only has to see "started" (bash starts in milliseconds without a
+          // login profile); the command then outlives it and is registered in the background.
+          cmd: "echo started; sleep 30",
+          yield_time_ms: 2000,
         }, { id: "call_cmd" }),
       );
     }
@@ -116,14 +118,18 @@ Deno.test("after SIGKILL the resumed parent gets its background work back and th
           }
           if (await hasLine(sb.root, id, /"text":"\[\[parent\]\]/)) {
             parentId = id;
-            commandRegistered = await hasLine(sb.root, id, /process_id proc-[0-9a-f]{8}/);
+            commandRegistered = await hasLine(
+              sb.root,
+              id,
+              /"output":"[^"]*started\\n.*process_id proc-[0-9a-f]{8}/,
+            );
           }
         }
         if (!(helperDone && commandRegistered)) await new Promise((r) => setTimeout(r, 20));
       }
       assert.ok(
         helperDone && commandRegistered,
-        "the helper finished and the command was registered",
+        `the helper finished (${helperDone}) and the command was registered (${commandRegistered})`,
       );
     } finally {
       child.kill("SIGKILL");
