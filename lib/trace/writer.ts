@@ -40,6 +40,12 @@ export interface TraceWriterOptions {
   fsync?: FsyncPolicy;
   /** Take the session lock (default true). Pass false only in tests or tools that coordinate otherwise. */
   lock?: boolean;
+  /**
+   * The session lock, already taken with `acquireSessionLock` (a resume
+   * locks before it reads the trace). The writer owns it from here on and
+   * releases it on close; `lock` is then ignored.
+   */
+  heldLock?: SessionLock;
 }
 
 /** A per-session trace writer. */
@@ -90,9 +96,14 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
   const fsync: FsyncPolicy = options.fsync ?? "commit";
   let index = options.index ?? 1;
   traceFilePath(tracesDir, dateDir, sessionId, index); // validates the index
-  const lock: SessionLock | null = options.lock === false
-    ? null
-    : await acquireSessionLock(tracesDir, sessionId);
+  if (options.heldLock !== undefined && options.heldLock.sessionId !== sessionId) {
+    throw new PenguinError(
+      "usage",
+      `Cannot open the trace writer of session ${sessionId} with the lock of session ${options.heldLock.sessionId}`,
+    );
+  }
+  const lock: SessionLock | null = options.heldLock ??
+    (options.lock === false ? null : await acquireSessionLock(tracesDir, sessionId));
 
   const enc = new TextEncoder();
   let file: Deno.FsFile | null = null;
