@@ -27,6 +27,7 @@ import {
   parseChatFlags,
 } from "./_chat_flags.ts";
 import { createRenderer, type Renderer } from "../render/mod.ts";
+import { safeText } from "../../inspect/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput } from "../_chat_tty.ts";
 
@@ -239,6 +240,8 @@ function isSlashCommand(text: string): boolean {
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const opts = parseChatFlags(args);
   const io = ctx.io;
+  // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
+  opts.session.warn = (line) => io.err(`${safeText(line)}\n`);
   const agent = await createAgent({
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),
