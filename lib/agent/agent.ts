@@ -245,7 +245,11 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
   };
   const depth = opts.subagentDepth ?? (opts.source === "subagent" ? 1 : 0);
   const children = childRegistry(base, meta, depth, opts);
-  const writer = await openTraceWriter({ tracesDir: paths.traces, sessionId });
+  const writer = await openTraceWriter({
+    tracesDir: paths.traces,
+    sessionId,
+    stopAfterFailure: true,
+  });
   return openSession(
     await closingOnError(writer, () =>
       sessionParts(
@@ -271,6 +275,7 @@ async function openRecorded(
     dateDir: rec.trace.dateDir,
     index: rec.trace.index,
     ...(rec.lock ? { heldLock: rec.lock } : {}),
+    stopAfterFailure: true,
   });
   const children = childRegistry(base, meta, meta.source === "subagent" ? 1 : 0, opts);
   const history = rec.state?.history ?? [];

@@ -46,6 +46,13 @@ export interface TraceWriterOptions {
    * releases it on close; `lock` is then ignored.
    */
   heldLock?: SessionLock;
+  /**
+   * After a failed append or rotation, reject every later one with that
+   * error instead of writing it (default false: a later append may succeed).
+   * A live session sets it: records already queued behind a failed one must
+   * not land in the trace after the gap.
+   */
+  stopAfterFailure?: boolean;
 }
 
 /** A per-session trace writer. */
@@ -110,6 +117,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
   let probed = false; // torn-tail probe done for the current index
   let torn = false; // the current file's tail lacks its "\n"
   let closed = false;
+  let failure: unknown = undefined;
   let tail: Promise<unknown> = Promise.resolve();
 
   const currentPath = () => traceFilePath(tracesDir, dateDir, sessionId, index);
@@ -235,12 +243,19 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       }
       const sync = fsync === "always" || (fsync === "commit" && isCommitPoint(msg));
       return enqueue(async () => {
-        await writeRecord(line, sync);
+        if (failure !== undefined) throw failure;
+        try {
+          await writeRecord(line, sync);
+        } catch (err) {
+          if (options.stopAfterFailure) failure = err;
+          throw err;
+        }
         return true;
       });
     },
     rotate(): Promise<void> {
       return enqueue(async () => {
+        if (failure !== undefined) throw failure;
         if (closed) {
           throw new PenguinError(
             "runtime",
@@ -249,6 +264,9 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         }
         try {
           await closeFile(fsync !== "never");
+        } catch (err) {
+          if (options.stopAfterFailure) failure = err;
+          throw err;
         } finally {
           index += 1;
           probed = false;

@@ -143,6 +143,8 @@ async function runTask(chat: Chat, text: string): Promise<void> {
     });
     for await (const msg of stream) renderer.push(msg);
   } catch (err) {
+    // A trace that cannot be written ends the chat (exit 1): nothing may run unrecorded.
+    if (session.traceFailure) throw err;
     renderer.flush();
     renderer.line(`[error] ${errorMessage(err)}`, "plain");
   } finally {
@@ -320,6 +322,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
         try {
           if (await slashCommand(chat, text)) break;
         } catch (err) {
+          if (chat.session.traceFailure) throw err;
           renderer.line(`[error] ${errorMessage(err)}`, "plain");
         }
         continue;
