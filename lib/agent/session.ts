@@ -172,7 +172,8 @@ export interface Session {
    * Run one task. Yields the OmniMessage stream (partials, completes, events;
    * never the caller's own prompt) until the task ends: a turn without tool
    * calls, `max_turns`, an abort or a final failure (both end with an `abort`
-   * event). Never throws for model or tool failures.
+   * event). Never throws for model or tool failures; rejects with
+   * {@linkcode Session.traceFailure} when the trace cannot be written.
    */
   run(input: string | CompleteMessage[], opts?: RunOptions): AsyncGenerator<OmniMessage, void>;
   /** Queue steering for the running task (delivered as `[user_steering]`); false when idle. */
