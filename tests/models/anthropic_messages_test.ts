@@ -60,7 +60,7 @@ for (const name of FIXTURES) {
       assert.equal(typeof err.code, "string");
       return;
     }
-    const { deltas, state, messages } = load(name);
+    const { deltas, messages } = load(name);
     if (name.endsWith(".sse")) {
       assert.deepEqual(parseSse(mod, raw, 7), deltas, "chunking changes nothing");
     }

@@ -64,7 +64,7 @@ for (const name of FIXTURES) {
       assert.equal(typeof err.code, "string");
       return;
     }
-    const { deltas, state, messages } = load(name);
+    const { deltas, messages } = load(name);
     if (name.endsWith(".sse")) {
       assert.ok(raw.includes("\r\n\r\n"), "recorded with CRLF framing");
       assert.deepEqual(
