@@ -12,6 +12,7 @@
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { createToolCallIds } from "../models/tool_call_ids.ts";
 import { openTraceWriter, type TraceWriter } from "../trace/writer.ts";
+import type { SessionLock } from "../trace/lock.ts";
 import {
   type AgentPaths,
   type AgentRef,
@@ -110,6 +111,8 @@ export interface RecordedSession {
   danglingCompaction?: DanglingCompaction;
   /** The latest file's records that the restore of background work needs, when already read. */
   latestFacts?: { path: string; messages: readonly OmniMessage[] };
+  /** The session lock, taken before the trace was read; the writer takes it over. */
+  lock?: SessionLock;
 }
 
 /** A loaded agent. */
@@ -242,7 +245,11 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
   };
   const depth = opts.subagentDepth ?? (opts.source === "subagent" ? 1 : 0);
   const children = childRegistry(base, meta, depth, opts);
-  const writer = await openTraceWriter({ tracesDir: paths.traces, sessionId });
+  const writer = await openTraceWriter({
+    tracesDir: paths.traces,
+    sessionId,
+    stopAfterFailure: true,
+  });
   return openSession(
     await closingOnError(writer, () =>
       sessionParts(
@@ -267,6 +274,8 @@ async function openRecorded(
     sessionId: meta.session_id,
     dateDir: rec.trace.dateDir,
     index: rec.trace.index,
+    ...(rec.lock ? { heldLock: rec.lock } : {}),
+    stopAfterFailure: true,
   });
   const children = childRegistry(base, meta, meta.source === "subagent" ? 1 : 0, opts);
   const history = rec.state?.history ?? [];

@@ -82,8 +82,10 @@ export interface EngineDeps {
   request(req: EngineRequest, signal: AbortSignal | undefined): AsyncIterable<ModelStreamItem>;
   /** Execute one approved tool call. */
   execute: ToolExecutor;
-  /** Best-effort trace sink. */
+  /** Trace sink; appends complete in the background. */
   record(msg: OmniMessage): void;
+  /** Resolves once everything recorded so far is in the trace: false when the trace failed. */
+  recorded?(): Promise<boolean>;
   /** Diagnostics (stderr). */
   warn(line: string): void;
   /** Background completion notices waiting for delivery (emptied by the call). */
@@ -312,6 +314,7 @@ export function createEngine(
           approve,
           execute: deps.execute,
           record: deps.record,
+          ...(deps.recorded ? { recorded: deps.recorded } : {}),
           warn: deps.warn,
           signal,
           reconnects,

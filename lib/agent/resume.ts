@@ -2,12 +2,14 @@
  * Resuming a recorded session (reference §4.7): the live half of what
  * `lib/session/resume.ts` prepares from the trace alone.
  *
- * Order, so that a refusal changes nothing on disk: load and replay the
- * latest trace file (session exists, meta readable, workspace present);
- * check the session belongs to this agent and that its model pair is still
- * configured in the current project config; then open the writer on the same
- * file (same date directory and index; taking the session lock refuses a
- * session another live process writes). Only then is anything written: a
+ * Order, so that a refusal changes nothing on disk: locate the session and
+ * take its lock (a session another live process writes is refused before
+ * any of its trace is read, and nobody can append between the replay and
+ * the resumed writer); load and replay the latest trace file (meta
+ * readable, workspace present); check the session belongs to this agent and
+ * that its model pair is still configured in the current project config;
+ * then open the writer, which takes over the lock, on the same file (same
+ * date directory and index). Only then is anything written: a
  * compaction the previous process left open is closed as failed. A file that
  * ends with a completed compaction is a closed context: the next record goes
  * to the next file, after `session_meta` and `tool_list_ready`.
@@ -21,6 +23,7 @@
  */
 import { factsFilter } from "./subagents/_facts.ts";
 import { PenguinError } from "../protocol/errors.ts";
+import { releaseSessionLock } from "../trace/lock.ts";
 import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
 import { describeConfiguredPairs, findModel, formatPair } from "../state/project_config.ts";
 import { type LoadedSession, loadSessionForResume, type ResumeReplay } from "../session/mod.ts";
@@ -139,37 +142,35 @@ export async function resumeRecorded(
 ): Promise<Session> {
   const { target, configure, ...rest } = opts;
   const facts = factsFilter();
+  // Locked before anything is read; the lock goes to the writer, or is released on a refusal.
   const loaded = await loadSessionForResume({
     root: base.ref.root,
     projectId: base.ref.projectId,
     agentId: base.ref.agentId,
     target,
     observe: facts.push,
+    lock: true,
   });
-  await checkOwner(base, loaded);
-  checkPair(base, loaded);
-  const extra = configure ? await configure(loaded.meta) : {};
-  const { replay } = loaded;
-  if (loaded.notice) (rest.warn ?? ((l: string) => console.error(l)))(loaded.notice);
-  const rec: RecordedSession = {
-    meta: loaded.meta,
-    state: engineStateOf(replay),
-    trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },
-    renderMessages: replay.renderMessages,
-    contextClosed: replay.contextClosed,
-    ...(replay.danglingCompaction ? { danglingCompaction: replay.danglingCompaction } : {}),
-    latestFacts: { path: loaded.file.path, messages: facts.kept },
-  };
   try {
+    await checkOwner(base, loaded);
+    checkPair(base, loaded);
+    const extra = configure ? await configure(loaded.meta) : {};
+    const { replay } = loaded;
+    if (loaded.notice) (rest.warn ?? ((l: string) => console.error(l)))(loaded.notice);
+    const rec: RecordedSession = {
+      meta: loaded.meta,
+      state: engineStateOf(replay),
+      trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },
+      renderMessages: replay.renderMessages,
+      contextClosed: replay.contextClosed,
+      ...(replay.danglingCompaction ? { danglingCompaction: replay.danglingCompaction } : {}),
+      latestFacts: { path: loaded.file.path, messages: facts.kept },
+      ...(loaded.lock ? { lock: loaded.lock } : {}),
+    };
     return await open(rec, { ...rest, ...extra });
   } catch (err) {
-    if (err instanceof PenguinError && err.kind === "locked") {
-      throw new PenguinError(
-        "locked",
-        err.message.replace(/^Cannot write session /, "Cannot resume session "),
-        { cause: err },
-      );
-    }
+    // Released twice is harmless: a writer that took it over has already let it go.
+    if (loaded.lock) await releaseSessionLock(loaded.lock);
     throw err;
   }
 }

@@ -9,8 +9,14 @@
  * resumed trace already has it), the prompt, `tool_list_ready`, then the
  * turns. After a completed compaction the trace rotates lazily: the next
  * record goes to the next file, after a `session_meta` and a
- * `tool_list_ready` (§4.1). Trace writes are best-effort and never stop a run: a failure prints
- * `[trace] write failed: …` on stderr.
+ * `tool_list_ready` (§4.1).
+ *
+ * The trace is the record of what ran, so a trace that cannot be written
+ * (a full disk, an I/O error) stops the session: the first failed append
+ * aborts the running task, nothing more is written, no tool starts unless
+ * its `tool_call` and `approval_decision` are in the trace, and `run` (or
+ * `compact`) rejects with that one error naming the trace file, as does
+ * every later `run` ({@linkcode Session.traceFailure}).
  *
  * @module
  */
@@ -161,6 +167,8 @@ export interface Session {
   readonly tracePath: string;
   /** Whether a task is running. */
   readonly running: boolean;
+  /** Set once the trace could not be written: the session runs nothing more. */
+  readonly traceFailure?: PenguinError;
   /** For a reopened session: its recorded messages, for re-rendering. */
   readonly resumedHistory?: readonly OmniMessage[];
   /** A tool's permission (`r`/`rw`), undefined for unknown tools. */
@@ -169,7 +177,8 @@ export interface Session {
    * Run one task. Yields the OmniMessage stream (partials, completes, events;
    * never the caller's own prompt) until the task ends: a turn without tool
    * calls, `max_turns`, an abort or a final failure (both end with an `abort`
-   * event). Never throws for model or tool failures.
+   * event). Never throws for model or tool failures; rejects with
+   * {@linkcode Session.traceFailure} when the trace cannot be written.
    */
   run(input: string | CompleteMessage[], opts?: RunOptions): AsyncGenerator<OmniMessage, void>;
   /** Queue steering for the running task (delivered as `[user_steering]`); false when idle. */
@@ -247,25 +256,39 @@ export function openSession(parts: SessionParts): Session {
   let rotatePending = parts.rotateFirst ?? false;
   let current: AbortController | undefined;
   let lastWrite: Promise<unknown> = Promise.resolve();
+  let traceFailure: PenguinError | undefined;
   const toolListReady = () =>
     eventMsg({ type: "tool_list_ready", tools: toolset.specs, sandbox: sandboxRecord });
 
-  const append = (msg: OmniMessage, what = "write") => {
-    lastWrite = writer.append(msg).catch((err) =>
-      warn(`[trace] ${what} failed: ${errorMessage(err)}`)
+  /** The first failed write stops everything: a trace with a hole in it would lie. */
+  const failed = (err: unknown) => {
+    if (traceFailure) return;
+    traceFailure = new PenguinError(
+      "runtime",
+      `${
+        errorMessage(err)
+      }; session ${meta.session_id} was stopped so that nothing runs unrecorded`,
+      { cause: err },
     );
+    current?.abort(traceFailure);
+  };
+  const append = (msg: OmniMessage) => {
+    if (traceFailure) return;
+    lastWrite = writer.append(msg).catch(failed);
   };
   const record = (msg: OmniMessage) => {
-    if (rotatePending && isRecordable(msg)) {
+    if (rotatePending && isRecordable(msg) && !traceFailure) {
       // A completed compaction closed the file: the next one starts with meta and tool list.
       rotatePending = false;
-      lastWrite = writer.rotate().catch((err) =>
-        warn(`[trace] rotate failed: ${errorMessage(err)}`)
-      );
-      append(sessionMetaMsg(metaMessage.payload), "session_meta write");
+      lastWrite = writer.rotate().catch(failed);
+      append(sessionMetaMsg(metaMessage.payload));
       append(toolListReady());
     }
     append(msg);
+  };
+  const recorded = async () => {
+    await lastWrite;
+    return traceFailure === undefined;
   };
 
   const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
@@ -292,6 +315,7 @@ export function openSession(parts: SessionParts): Session {
         ...(parts.secrets ? { secrets: parts.secrets } : {}),
       }, { warn }),
     record,
+    recorded,
     warn,
     ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
@@ -333,6 +357,7 @@ export function openSession(parts: SessionParts): Session {
     opts: RunOptions = {},
   ): AsyncGenerator<OmniMessage, void> {
     if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
+    if (traceFailure) throw traceFailure;
     if (engine.running || compacting) {
       throw new PenguinError("runtime", `Session ${meta.session_id} is already running a task`);
     }
@@ -360,7 +385,7 @@ export function openSession(parts: SessionParts): Session {
       }
       const approve = approverOf(opts);
       children.bindRun({ approve, thinkingLevel: opts.thinkingLevel ?? parts.thinkingLevel });
-      yield* withBackgroundMessages(
+      const stream = withBackgroundMessages(
         engine.run(messages, {
           signal: ctl.signal,
           ...(approve ? { approve } : {}),
@@ -369,6 +394,10 @@ export function openSession(parts: SessionParts): Session {
         }),
         children,
       );
+      for await (const msg of stream) {
+        if (traceFailure) break; // the task is being stopped: show nothing it did not record
+        yield msg;
+      }
       finished = true;
     } finally {
       // A consumer that stops early must not leave the request or tools running.
@@ -378,6 +407,7 @@ export function openSession(parts: SessionParts): Session {
       children.bindRun(undefined);
       await lastWrite;
     }
+    if (traceFailure) throw traceFailure;
   }
 
   return {
@@ -392,6 +422,9 @@ export function openSession(parts: SessionParts): Session {
     },
     get running() {
       return engine.running;
+    },
+    get traceFailure() {
+      return traceFailure;
     },
     ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
@@ -409,6 +442,7 @@ export function openSession(parts: SessionParts): Session {
           `Cannot compact session ${meta.session_id}: a task is running`,
         );
       }
+      if (traceFailure) throw traceFailure;
       compacting = true;
       const ctl = new AbortController();
       const user = opts.signal;
@@ -416,14 +450,17 @@ export function openSession(parts: SessionParts): Session {
       if (user?.aborted) ctl.abort(user.reason);
       else user?.addEventListener("abort", onAbort, { once: true });
       current = ctl;
+      let result: CompactionResult;
       try {
-        return yield* compactor.compact(ctl.signal);
+        result = yield* compactor.compact(ctl.signal);
       } finally {
         user?.removeEventListener("abort", onAbort);
         if (current === ctl) current = undefined;
         compacting = false;
         await lastWrite;
       }
+      if (traceFailure) throw traceFailure;
+      return result;
     },
     compactability: () => compactor.compactability(),
     usage: () => ({
@@ -455,7 +492,8 @@ export function openSession(parts: SessionParts): Session {
       try {
         await writer.close();
       } catch (err) {
-        warn(`[trace] close failed: ${errorMessage(err)}`);
+        // After a failed write the run already reported the trace; one line is enough.
+        if (!traceFailure) warn(`[trace] close failed: ${errorMessage(err)}`);
       }
     },
   };

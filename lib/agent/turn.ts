@@ -45,8 +45,14 @@ export interface TurnContext {
   approve: ApproveFn;
   /** Tool execution. */
   execute: ToolExecutor;
-  /** Best-effort trace sink (skips what is not recordable). */
+  /** Trace sink (skips what is not recordable); appends complete in the background. */
   record: (msg: OmniMessage) => void;
+  /**
+   * Resolves once everything recorded so far is in the trace: false when
+   * the trace could not be written (the task is being stopped). A tool runs
+   * only after its `tool_call` and `approval_decision` are recorded.
+   */
+  recorded?: () => Promise<boolean>;
   /** Diagnostics. */
   warn: (line: string) => void;
   /** User abort. */
@@ -189,6 +195,9 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
           continue;
         }
         release();
+        // Record before execute: a call the trace cannot show never runs.
+        if (ctx.recorded && !(await ctx.recorded())) continue;
+        if (signal?.aborted) continue;
         queue.open();
         const running = executeOne(payload).finally(() => queue.close());
         executions.add(running);

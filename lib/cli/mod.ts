@@ -6,6 +6,7 @@
  */
 import { VERSION } from "../version.ts";
 import { PenguinError } from "../protocol/errors.ts";
+import { escapeControls } from "../inspect/terminal_text.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
 import { commandsFor } from "./registry.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
@@ -164,17 +165,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
+/** An error message for the terminal: its lines, with control characters shown as `\xNN`. */
+function shown(message: string): string {
+  return message.split("\n").map(escapeControls).join("\n");
+}
+
 /** Print `err` for a user and return its exit code. */
 export function reportError(err: unknown, io: Io): number {
   const debug = Deno.env.get("PENGUIN_DEBUG") === "1";
   if (err instanceof PenguinError) {
-    io.err(`penguin: ${err.message}\n`);
+    io.err(`penguin: ${shown(err.message)}\n`);
     if (err.kind === "usage") io.err(`Run "penguin --help" for usage.\n`);
     if (debug && err.stack) io.err(`${err.stack}\n`);
     return err.exitCode;
   }
   const msg = err instanceof Error ? err.message : String(err);
-  io.err(`penguin: internal error: ${msg}\n`);
+  io.err(`penguin: internal error: ${shown(msg)}\n`);
   if (debug && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
   else io.err("Set PENGUIN_DEBUG=1 to see the stack trace.\n");
   return 1;

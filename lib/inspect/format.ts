@@ -139,23 +139,9 @@ export function oneLine(text: string, max = 120): string {
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }
 
-// Terminal escape sequences (colours from a command's output, cursor moves,
-// title changes) and other control characters must not reach a terminal raw.
-// deno-lint-ignore no-control-regex
-const CSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x9b]/g;
-
-/**
- * Make trace text safe for a terminal: ANSI escape sequences are removed and
- * other control characters (except newline and tab) become `\xNN`.
- */
-export function safeText(text: string): string {
-  return text.replace(CSI, "").replace(
-    CONTROL,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
-}
+// Terminal escape sequences and other control characters must not reach a
+// terminal raw: one sanitizer serves the offline views and the live renderer.
+export { escapeControls, safeText } from "./terminal_text.ts";
 
 /** `n word(s)` with a plain plural. */
 export function plural(n: number, word: string): string {

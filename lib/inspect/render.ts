@@ -11,6 +11,7 @@
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import {
   collapseLines,
+  escapeControls,
   formatClock,
   formatDuration,
   formatTime,
@@ -104,7 +105,7 @@ export function createRenderer(options: RenderOptions): Renderer {
     pending.push(text);
     return "";
   };
-  const tag = (id: string) => toolTag(id, options.childSessionId);
+  const tag = (id: string) => escapeControls(toolTag(id, options.childSessionId));
 
   const render = (msg: OmniMessage, file?: string): string => {
     if (msg.type === "session_meta") {
@@ -138,13 +139,14 @@ export function createRenderer(options: RenderOptions): Renderer {
           ]);
         case "tool_call": {
           const id = p.tool_call_id as string;
-          names.set(id, p.name as string);
+          names.set(id, escapeControls(p.name as string));
+          // Arguments are shown, never cleaned: control characters in them appear as \xNN.
           const head = s.cyan(
-            `${tag(id)} ${safeText(toolPreview(p.name as string, p.arguments as string))}`,
+            escapeControls(`${tag(id)} ${toolPreview(p.name as string, p.arguments as string)}`),
           );
           const lines = [
             head,
-            ...argLines(safeText(p.arguments as string), full).map((l) => s.dim(`  ${l}`)),
+            ...argLines(p.arguments as string, full).map((l) => s.dim(`  ${escapeControls(l)}`)),
           ];
           if (p.stop_reason !== "completed") {
             lines.push(s.red(`  (call not dispatched: ${p.stop_reason})`));

@@ -186,7 +186,7 @@ export async function* streamModel(
     const feed = (deltas: WireDelta[]): void => {
       for (const d of deltas) {
         pending.push(...translator.push(d));
-        if (translator.state.error || translator.state.malformed) {
+        if (translator.state.error) {
           stopped = true;
           return;
         }
@@ -270,7 +270,6 @@ export async function* streamModel(
 function finalOutcome(t: Translator, sawEvent: boolean): ModelOutcome {
   const s = t.state;
   if (s.error) return classifyStreamError(s.error);
-  if (s.malformed) return { status: "malformed", error_message: s.malformed };
   if (!sawEvent) {
     return { status: "malformed", error_message: "Streaming response yielded no events" };
   }

@@ -11,8 +11,10 @@
  * - Text: a differing `fidelity.phase` starts a new segment, and a segment
  *   that has received a `fidelity.signature` is closed before more text.
  * - Empty-content segments carrying fidelity still produce a complete message.
- * - Tool calls are completed eagerly at `tool_call_end`; arguments must be
- *   valid JSON text (empty → `{}`), otherwise the request is malformed.
+ * - Tool calls are completed eagerly at `tool_call_end` with their argument
+ *   text exactly as streamed (empty → `{}`). Arguments that are not a JSON
+ *   object do not fail the request: the call completes, and executing it
+ *   answers the model with a failed output that says what is wrong.
  *
  * @module
  */
@@ -35,8 +37,6 @@ export interface TranslatorState {
   usage?: TokenCounts;
   /** The first error reported by the provider. */
   error?: { message: string; code?: string; status?: number };
-  /** Set when a tool call's arguments were not valid JSON. */
-  malformed?: string;
   /** Whether any content delta (text, thinking or tool call) arrived. */
   content: boolean;
 }
@@ -111,27 +111,15 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   function endCall(call: OpenCall, status: StopReason, out: ModelPayload[]): void {
     const i = calls.indexOf(call);
     if (i >= 0) calls.splice(i, 1);
-    let args = call.args;
-    let st = status;
-    if (status === "completed") {
-      if (args.trim() === "") args = "{}";
-      try {
-        JSON.parse(args);
-      } catch (e) {
-        st = "malformed";
-        state.malformed ??= `Cannot parse the arguments of tool call "${call.name}" (${call.id}): ${
-          e instanceof Error ? e.message : String(e)
-        }`;
-      }
-    }
-    out.push(partialToolCall("stop", call.id, "", "", st));
+    const args = status === "completed" && call.args.trim() === "" ? "{}" : call.args;
+    out.push(partialToolCall("stop", call.id, "", "", status));
     const msg: ToolCallMessage = {
       type: "tool_call",
       role: "assistant",
       name: call.name,
       arguments: args,
       tool_call_id: call.id,
-      stop_reason: st,
+      stop_reason: status,
     };
     out.push(withFidelity(msg, call.fidelity));
   }

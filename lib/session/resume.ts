@@ -3,13 +3,19 @@
  * it, check its session_meta and workspace, and replay its latest trace
  * file. Nothing on disk changes here.
  *
+ * With `lock: true` the session lock is taken as soon as the session is
+ * located and before any of its trace is read, so what is replayed is what
+ * the resumed writer continues: no other process can append a turn in
+ * between. A session another live process writes is refused with a
+ * "locked" error, having read nothing. The lock is handed back in
+ * `LoadedSession.lock`, for the writer (`openTraceWriter({ heldLock })`).
+ *
  * Left to the agent layer, which owns the live session: checking that the
  * recorded (provider, model_id) pair still exists in the project config
  * (step 5), rebuilding tools and environment (step 6), and opening the trace
- * writer on `file` (same date directory and index, step 7): the writer takes
- * the session lock, so a session that another live process is writing is
- * refused there with a "locked" error. When `replay.danglingCompaction` is
- * set, call {@linkcode closeDanglingCompaction} with that writer (step 8).
+ * writer on `file` (same date directory and index, step 7). When
+ * `replay.danglingCompaction` is set, call {@linkcode closeDanglingCompaction}
+ * with that writer (step 8).
  *
  * @module
  */
@@ -18,6 +24,8 @@ import { eventMsg } from "../protocol/builders.ts";
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { resolveWorkspace } from "../state/workspace.ts";
 import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
+import { acquireSessionLock, releaseSessionLock, type SessionLock } from "../trace/lock.ts";
+import { listSessionFiles, type TraceFileRef } from "../trace/paths.ts";
 import { locateSession, peekHead, type SessionScope } from "./locate.ts";
 import { createReplay, type DanglingCompaction, type ResumeReplay } from "./replay.ts";
 
@@ -27,6 +35,11 @@ export interface ResumeTarget extends SessionScope {
   target: string;
   /** Also sees every record of the latest file as it is replayed (one pass serves both). */
   observe?: (message: OmniMessage) => void;
+  /**
+   * Take the session lock before reading anything (default false). The
+   * caller then owns `LoadedSession.lock` (hand it to the writer, or release it).
+   */
+  lock?: boolean;
 }
 
 /** Where the resumed session continues writing: hand these to `openTraceWriter`. */
@@ -55,6 +68,8 @@ export interface LoadedSession {
   problems: TraceProblem[];
   /** The one-line `[trace] skipped N malformed line(s) …` diagnostic, or null. */
   notice: string | null;
+  /** The session lock, when `lock: true` was asked for (taken before the trace was read). */
+  lock?: SessionLock;
 }
 
 function cannot(id: string, kind: "data" | "usage", why: string): PenguinError {
@@ -70,14 +85,48 @@ function cannot(id: string, kind: "data" | "usage", why: string): PenguinError {
  */
 export async function loadSessionForResume(options: ResumeTarget): Promise<LoadedSession> {
   const located = await locateSession(options);
-  const { sessionId, latest } = located;
+  const { sessionId } = located;
   if (located.tracesDir === null) {
     throw cannot(
       sessionId,
       "usage",
-      `${latest.path} is not inside a traces directory (<agent>/traces/<yyyy-mm-dd>/); import it first with "penguin sessions import"`,
+      `${located.latest.path} is not inside a traces directory (<agent>/traces/<yyyy-mm-dd>/); import it first with "penguin sessions import"`,
     );
   }
+  if (!options.lock) return await load(options, sessionId, located.tracesDir, located.latest);
+  let lock: SessionLock;
+  try {
+    lock = await acquireSessionLock(located.tracesDir, sessionId);
+  } catch (err) {
+    if (err instanceof PenguinError && err.kind === "locked") {
+      throw new PenguinError(
+        "locked",
+        err.message.replace(/^Cannot write session /, "Cannot resume session "),
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+  try {
+    // Listed again under the lock: the previous writer may have moved on to a new file.
+    const files = await listSessionFiles(located.tracesDir, sessionId);
+    const latest = files.at(-1);
+    if (latest === undefined) {
+      throw cannot(sessionId, "data", `its trace files are gone from ${located.tracesDir}`);
+    }
+    return { ...await load(options, sessionId, located.tracesDir, latest), lock };
+  } catch (err) {
+    await releaseSessionLock(lock);
+    throw err;
+  }
+}
+
+async function load(
+  options: ResumeTarget,
+  sessionId: string,
+  tracesDir: string,
+  latest: TraceFileRef,
+): Promise<LoadedSession> {
   const head = await peekHead(latest.path);
   const headMeta = head?.meta ?? null;
   if (headMeta === null) {
@@ -134,7 +183,7 @@ export async function loadSessionForResume(options: ResumeTarget): Promise<Loade
     meta: result.meta.payload,
     file: {
       path: latest.path,
-      tracesDir: located.tracesDir,
+      tracesDir,
       dateDir: latest.dateDir,
       index: latest.index,
     },

@@ -132,15 +132,39 @@ function parseDefaultChat(raw: unknown): DefaultChat {
   return out;
 }
 
-/** `[command_policy]`: invalid rules are dropped one by one. */
-function parseCommandPolicy(raw: unknown): CommandPolicy {
+/** Why `pattern` is not a JS regular expression (V8's detail), or undefined when it is one. */
+function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    return /^Invalid regular expression: \/.*\/[a-z]*: (.*)$/s.exec(msg)?.[1] ?? msg;
+  }
+}
+
+/**
+ * `[command_policy]`: entries without a name or pattern are dropped one by
+ * one, but a pattern that is not a valid JS regex is a config error (a
+ * dropped rule would silently stop guarding).
+ */
+function parseCommandPolicy(raw: unknown, file: string, text: string): CommandPolicy {
   if (!isTable(raw)) return { enabled: true };
   const policy: CommandPolicy = { enabled: raw.enabled !== false };
   if (Array.isArray(raw.rules)) {
     const rules: CommandPolicyRule[] = [];
-    for (const r of raw.rules) {
+    for (const [i, r] of raw.rules.entries()) {
       if (!isTable(r) || typeof r.name !== "string" || r.name === "") continue;
       if (typeof r.pattern !== "string" || r.pattern === "") continue;
+      const problem = regexProblem(r.pattern);
+      if (problem !== undefined) {
+        throw schemaError(file, [{
+          path: ["command_policy", "rules", i, "pattern"],
+          message: `rule ${JSON.stringify(r.name)} has an invalid regular expression ${
+            JSON.stringify(r.pattern)
+          } (${problem}); fix the pattern or remove the rule`,
+        }], tomlLocator(text));
+      }
       const rule: CommandPolicyRule = { name: r.name, pattern: r.pattern };
       if (typeof r.description === "string") rule.description = r.description;
       if (typeof r.enabled === "boolean") rule.enabled = r.enabled;
@@ -220,7 +244,7 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
   }
   const cfg: ProjectConfig = {
     default_chat: parseDefaultChat(raw.default_chat),
-    command_policy: parseCommandPolicy(raw.command_policy),
+    command_policy: parseCommandPolicy(raw.command_policy, file, text),
     models,
     extra: {},
   };

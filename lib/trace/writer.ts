@@ -40,6 +40,19 @@ export interface TraceWriterOptions {
   fsync?: FsyncPolicy;
   /** Take the session lock (default true). Pass false only in tests or tools that coordinate otherwise. */
   lock?: boolean;
+  /**
+   * The session lock, already taken with `acquireSessionLock` (a resume
+   * locks before it reads the trace). The writer owns it from here on and
+   * releases it on close; `lock` is then ignored.
+   */
+  heldLock?: SessionLock;
+  /**
+   * After a failed append or rotation, reject every later one with that
+   * error instead of writing it (default false: a later append may succeed).
+   * A live session sets it: records already queued behind a failed one must
+   * not land in the trace after the gap.
+   */
+  stopAfterFailure?: boolean;
 }
 
 /** A per-session trace writer. */
@@ -90,15 +103,21 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
   const fsync: FsyncPolicy = options.fsync ?? "commit";
   let index = options.index ?? 1;
   traceFilePath(tracesDir, dateDir, sessionId, index); // validates the index
-  const lock: SessionLock | null = options.lock === false
-    ? null
-    : await acquireSessionLock(tracesDir, sessionId);
+  if (options.heldLock !== undefined && options.heldLock.sessionId !== sessionId) {
+    throw new PenguinError(
+      "usage",
+      `Cannot open the trace writer of session ${sessionId} with the lock of session ${options.heldLock.sessionId}`,
+    );
+  }
+  const lock: SessionLock | null = options.heldLock ??
+    (options.lock === false ? null : await acquireSessionLock(tracesDir, sessionId));
 
   const enc = new TextEncoder();
   let file: Deno.FsFile | null = null;
   let probed = false; // torn-tail probe done for the current index
   let torn = false; // the current file's tail lacks its "\n"
   let closed = false;
+  let failure: unknown = undefined;
   let tail: Promise<unknown> = Promise.resolve();
 
   const currentPath = () => traceFilePath(tracesDir, dateDir, sessionId, index);
@@ -224,12 +243,19 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       }
       const sync = fsync === "always" || (fsync === "commit" && isCommitPoint(msg));
       return enqueue(async () => {
-        await writeRecord(line, sync);
+        if (failure !== undefined) throw failure;
+        try {
+          await writeRecord(line, sync);
+        } catch (err) {
+          if (options.stopAfterFailure) failure = err;
+          throw err;
+        }
         return true;
       });
     },
     rotate(): Promise<void> {
       return enqueue(async () => {
+        if (failure !== undefined) throw failure;
         if (closed) {
           throw new PenguinError(
             "runtime",
@@ -238,6 +264,9 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         }
         try {
           await closeFile(fsync !== "never");
+        } catch (err) {
+          if (options.stopAfterFailure) failure = err;
+          throw err;
         } finally {
           index += 1;
           probed = false;

@@ -537,3 +537,62 @@ Deno.test("a text segment cut off without its stop releases the screen at the re
   );
   r.endTask();
 });
+
+// ---------------------------------------------------------------------------
+// Terminal safety: nothing from the model or a tool acts on the terminal.
+// ---------------------------------------------------------------------------
+
+/** ESC, C1 controls, carriage returns, other C0 controls (tab and newline aside). */
+// deno-lint-ignore no-control-regex
+const ACTIVE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+Deno.test("live rendering removes escape sequences cut across fragments, in text, thinking and output", () => {
+  const evil = "a\x1b]0;title\x07b\x1b[2Jc\x9b2Jd\rEVIL";
+  const out = run([
+    ...thinkingStream(evil),
+    ...textStream(evil, 1),
+    ...callStream("call_123", "exec_command", JSON.stringify({ cmd: "cat x" })),
+    ...outputStream("call_123", evil, [...evil]),
+  ]);
+  assert.ok(!ACTIVE.test(out), JSON.stringify(out));
+  assert.equal(
+    out.split("abcd\nEVIL").length - 1,
+    2,
+    "thinking and text, overwrite shown as a break",
+  );
+  assert.match(out, /^\[tool-123\] exec_command -> abcd$/m);
+  assert.match(out, /^\[tool-123\] exec_command -> EVIL$/m);
+});
+
+Deno.test("live rendering shows control characters in tool names, ids and arguments, for subagents too", () => {
+  const args = JSON.stringify({ cmd: "echo \x1b]52;c;eA==\x07", description: "x\u202ey" });
+  const out = run([
+    completeCall("c\x1b[2J", "exec\x07command", args, ["session-child\x9b"]),
+    ...callStream("call_456", "exec_command", args),
+    event({ type: "abort", reason: "llm request error: \x1b]0;t\x07bad\x9b2J" }),
+  ]);
+  assert.ok(!ACTIVE.test(out), JSON.stringify(out));
+  assert.match(out, /\[agent-ld\\x9b-tool-\[2J\] exec\\x07command /);
+  assert.match(out, /\[tool-456\] exec_command <- x\\u202ey \(\$ echo \\x1b\]52;c;eA==\\x07\)/);
+  assert.match(out, /\[abort\]: llm request error: bad$/m);
+});
+
+Deno.test("history re-rendering (chat --resume) is terminal-safe", () => {
+  const evil = "a\x1b]0;title\x07b\rEVIL";
+  const text = renderHistory([
+    model({ type: "text", role: "user", text: evil, stop_reason: "completed" }),
+    model({ type: "thinking", role: "assistant", thinking: evil, stop_reason: "completed" }),
+    model({ type: "text", role: "assistant", text: evil, stop_reason: "completed" }),
+    completeCall("call_789", "exec_command", JSON.stringify({ cmd: evil })),
+    model({
+      type: "tool_call_output",
+      role: "user",
+      output: evil,
+      tool_call_id: "call_789",
+      stop_reason: "completed",
+    }),
+  ], { palette: paletteFor(false), collapse: false });
+  assert.ok(!ACTIVE.test(text), JSON.stringify(text));
+  assert.match(text, /exec_command <- \$ a\\x1b\]0;title\\x07b EVIL$/m);
+  assert.match(text, /^\[tool-789\] exec_command -> ab$/m);
+});

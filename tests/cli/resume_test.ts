@@ -12,7 +12,7 @@ import { readTraceFile } from "../../lib/trace/reader.ts";
 import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { DEFAULT_COMPACTION_PROMPT } from "../../lib/state/default_prompts.ts";
-import { penguinArgv, runCli } from "../support/cli.ts";
+import { penguinArgv, REPO, runCli } from "../support/cli.ts";
 import {
   type ModelServer,
   type ScriptedTurn,
@@ -162,6 +162,45 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
   });
 });
 
+Deno.test("resume takes the session lock before it reads the trace: a held session is refused unread", async () => {
+  const server = await scriptedServer([turn.text("Hi.")]);
+  await scenario(server, async (sb, cli) => {
+    const sid = sessionIdOf((await cli(["run", "-m", "Hello."])).stderr);
+    const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
+    // Another process holds the lock and is rewriting the trace: resuming must not read it.
+    const holder = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${REPO}tests/trace/_child.ts`, "hold", tracesDir(sb.root), sid],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const lines = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      const first = await lines.read();
+      assert.equal(first.value?.trim(), "held", "the helper holds the lock");
+      await Deno.writeTextFile(path, '{"half a record by the lock holder\n');
+      const before = await treeDigest(sb.root);
+      for (const args of [["run", "--resume", sid, "-m", "x"], ["chat", "--resume", sid]]) {
+        const r = await cli(args, "x\n");
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `^penguin: Cannot resume session ${sid}: it is locked by process ${holder.pid} `,
+          ),
+        );
+        assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+      }
+      assert.equal(await treeDigest(sb.root), before, "nothing changed on disk");
+      assert.equal(server.requests.length, 1);
+    } finally {
+      await holder.stdin.close();
+      await lines.cancel();
+      await holder.status;
+    }
+  });
+});
+
 Deno.test("resume refusals are one clear line and change nothing on disk", async () => {
   const server = await scriptedServer([turn.text("Hi."), { ...turn.text("slow"), stall_after: 1 }]);
   await scenario(server, async (sb, cli) => {
@@ -170,8 +209,13 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     const config = join(sb.root, "default_project", ".project_config.toml");
 
+    // Resume locks before it reads, so a refusal may take over and clean up the lock
+    // file a killed process left behind; everything else must stay byte-identical.
+    const digest = async () =>
+      (await treeDigest(sb.root)).split("\n").filter((l) => !/\/traces\/\.locks\/./.test(l))
+        .join("\n");
     const refused = async (args: string[], code: number, message: RegExp) => {
-      const before = await treeDigest(sb.root);
+      const before = await digest();
       const r = await cli(args);
       assert.equal(r.code, code, r.stderr);
       assert.match(r.stderr, message);
@@ -180,7 +224,7 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
         1,
         r.stderr,
       );
-      assert.equal(await treeDigest(sb.root), before, `${args.join(" ")} changed nothing`);
+      assert.equal(await digest(), before, `${args.join(" ")} changed nothing`);
     };
 
     // Locked: a live `penguin run --resume` holds the session while its request stalls.

@@ -434,6 +434,38 @@ Deno.test("run rejects bad flags and configuration with exit 2 before any reques
   });
 });
 
+Deno.test("run refuses a command-policy rule with an invalid regex as a config error (exit 2) before any session starts", async () => {
+  await scenario({ turns: [turn.toolCall("exec_command", { cmd: "touch ran.txt" })] }, async (
+    { server, sb, run },
+  ) => {
+    const config = join(sb.root, "default_project", ".project_config.toml");
+    const before = await Deno.readTextFile(config);
+    const index = before.split("[[command_policy.rules]]").length - 1;
+    const text = before + '\n[[command_policy.rules]]\nname = "no-touch"\npattern = "touch (ran"\n';
+    await Deno.writeTextFile(config, text);
+    const line = text.split("\n").indexOf('pattern = "touch (ran"') + 1;
+    const r = await run(["-m", "Touch it."]);
+    assert.equal(r.code, 2, r.stderr);
+    const lines = r.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        `^penguin: Invalid "${config.replaceAll(".", "\\.")}": line ${line}, column 1: ` +
+          `command_policy\\.rules\\[${index}\\]\\.pattern: ` +
+          String
+            .raw`rule "no-touch" has an invalid regular expression "touch \(ran" \(Unterminated group\)`,
+      ),
+    );
+    assert.equal(server.requests.length, 0);
+    await assert.rejects(Deno.stat(join(sb.workspace, "ran.txt")), Deno.errors.NotFound);
+    await assert.rejects(
+      Deno.stat(join(sb.root, "default_project", "agents", "default_agent", "traces")),
+      Deno.errors.NotFound,
+    );
+  });
+});
+
 Deno.test("run --sandbox off warns on stderr", async () => {
   await scenario({ turns: [turn.text("ok")] }, async ({ run }) => {
     const r = await run(["-m", "x", "--sandbox", "off"]);

@@ -6,7 +6,12 @@ import {
   loadSessionForResume,
   resumeTrace,
 } from "../../lib/session/mod.ts";
-import { openTraceWriter } from "../../lib/trace/mod.ts";
+import {
+  acquireSessionLock,
+  openTraceWriter,
+  releaseSessionLock,
+  sessionLockPath,
+} from "../../lib/trace/mod.ts";
 import {
   fixture,
   jsonl,
@@ -56,6 +61,73 @@ async function twoFileSession(root: string, s: Script, ws: string) {
   );
   return { id, t, first, second };
 }
+
+/** Whether the session lock is free right now (probed by taking and releasing it). */
+async function lockState(tracesDir: string, id: string): Promise<"free" | "locked"> {
+  try {
+    await releaseSessionLock(await acquireSessionLock(tracesDir, id));
+    return "free";
+  } catch (err) {
+    if (err instanceof PenguinError && err.kind === "locked") return "locked";
+    throw err;
+  }
+}
+
+Deno.test("loadSessionForResume with lock holds the session lock while it reads the trace, and hands it over", async () => {
+  await withRoot(async (root) => {
+    const { id, t } = await twoFileSession(root, new Script(), root);
+    const probes: Promise<"free" | "locked">[] = [];
+    const loaded = await loadSessionForResume({
+      ...scope(root),
+      target: id,
+      lock: true,
+      observe: () => probes.push(lockState(t, id)),
+    });
+    try {
+      assert.ok(probes.length > 0, "records were replayed");
+      assert.deepEqual(new Set(await Promise.all(probes)), new Set(["locked"]));
+      assert.ok(loaded.lock, "the lock is handed to the caller");
+      assert.equal(loaded.lock.path, sessionLockPath(t, id));
+      assert.equal(await lockState(t, id), "locked");
+    } finally {
+      if (loaded.lock) await releaseSessionLock(loaded.lock);
+    }
+    assert.equal(await lockState(t, id), "free");
+  });
+});
+
+Deno.test("loadSessionForResume with lock refuses a session another writer holds before reading any of it", async () => {
+  await withRoot(async (root) => {
+    const { id, t } = await twoFileSession(root, new Script(), root);
+    const held = await acquireSessionLock(t, id);
+    let read = 0;
+    try {
+      await assert.rejects(
+        loadSessionForResume({ ...scope(root), target: id, lock: true, observe: () => read++ }),
+        (e) =>
+          e instanceof PenguinError && e.kind === "locked" &&
+          e.message.startsWith(`Cannot resume session ${id}: it is locked by process ${Deno.pid} `),
+      );
+      assert.equal(read, 0, "no record was read");
+    } finally {
+      await releaseSessionLock(held);
+    }
+  });
+});
+
+Deno.test("loadSessionForResume with lock releases the lock when it refuses the session", async () => {
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("abcdef02");
+    const t = tracesOf(root);
+    await putTrace(t, "2026-01-02", id, 1, jsonl([s.meta(id, { workspace: join(root, "gone") })]));
+    await assert.rejects(
+      loadSessionForResume({ ...scope(root), target: id, lock: true }),
+      /Workspace does not exist/,
+    );
+    assert.equal(await lockState(t, id), "free");
+  });
+});
 
 Deno.test("loadSessionForResume replays the latest file and says where to continue writing", async () => {
   await withRoot(async (root) => {

@@ -153,6 +153,30 @@ Deno.test("command policy: absent rules stay absent, an empty list stays empty, 
   assert.deepEqual(mixed.command_policy.rules, [{ name: "a", pattern: "x" }]);
 });
 
+Deno.test("command policy: a rule whose pattern is not a valid regex is a config error naming the file, line, rule and regex error", () => {
+  const text =
+    '[command_policy]\nenabled = true\n\n[[command_policy.rules]]\nname = "ok"\npattern = "x"\n\n' +
+    '[[command_policy.rules]]\nname = "no-curl"\npattern = "curl (-s"\n';
+  assert.throws(
+    () => parseProjectConfig(text, "/p/.project_config.toml"),
+    (e) =>
+      e instanceof PenguinError && e.kind === "config" &&
+      e.message ===
+        'Invalid "/p/.project_config.toml": line 10, column 1: command_policy.rules[1].pattern: ' +
+          'rule "no-curl" has an invalid regular expression "curl (-s" (Unterminated group); ' +
+          "fix the pattern or remove the rule",
+  );
+  // Disabled rules are checked too: enabling one later must not silently do nothing.
+  assert.throws(
+    () =>
+      parseProjectConfig(
+        '[[command_policy.rules]]\nname = "off"\npattern = "[z-a]"\nenabled = false\n',
+        "f",
+      ),
+    /command_policy\.rules\[0\]\.pattern: rule "off" has an invalid regular expression "\[z-a\]"/,
+  );
+});
+
 Deno.test("[default_chat] is parsed key by key: a bad value drops only that key", () => {
   const cfg = parseProjectConfig(
     '[default_chat]\nagent_id = "bad id"\nworkspace = "/w"\napproval_mode = "ALLOW-ALL"\nthinking_level = "none"\n',

@@ -27,6 +27,7 @@ import {
   parseChatFlags,
 } from "./_chat_flags.ts";
 import { createRenderer, type Renderer } from "../render/mod.ts";
+import { safeText } from "../../inspect/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput } from "../_chat_tty.ts";
 
@@ -145,6 +146,8 @@ async function runTask(chat: Chat, text: string): Promise<void> {
     });
     for await (const msg of stream) renderer.push(msg);
   } catch (err) {
+    // A trace that cannot be written ends the chat (exit 1): nothing may run unrecorded.
+    if (session.traceFailure) throw err;
     renderer.flush();
     renderer.line(`[error] ${errorMessage(err)}`, "plain");
   } finally {
@@ -242,6 +245,8 @@ function isSlashCommand(text: string): boolean {
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const opts = parseChatFlags(args);
   const io = ctx.io;
+  // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
+  opts.session.warn = (line) => io.err(`${safeText(line)}\n`);
   const agent = await createAgent({
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),
@@ -320,6 +325,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
         try {
           if (await slashCommand(chat, text)) break;
         } catch (err) {
+          if (chat.session.traceFailure) throw err;
           renderer.line(`[error] ${errorMessage(err)}`, "plain");
         }
         continue;

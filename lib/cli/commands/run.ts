@@ -24,6 +24,7 @@ import { approverForMode, withCommandPolicy } from "../../agent/approval.ts";
 import type { Session } from "../../agent/session.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer } from "../render/mod.ts";
+import { safeText } from "../../inspect/terminal_text.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
 
@@ -109,6 +110,8 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
   const limits = {
     ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
     ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
+    // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
+    warn: (line: string) => ctx.io.err(`${safeText(line)}\n`),
   };
   if (f.resume !== undefined) {
     // The recorded workspace decides which penguin.jsonc applies.

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { escapeControls, safeText } from "../../inspect/terminal_text.ts";
 import type {
   AbortEvent,
   ApprovalDecision,
@@ -82,7 +83,7 @@ export function signed(formatted: string): string {
 
 /** The last three characters of an id: the on-screen pairing number. */
 export function short3(id: string): string {
-  return id.slice(-3);
+  return escapeControls(id.slice(-3));
 }
 
 /**
@@ -105,7 +106,7 @@ export function approvalLabel(decision: ApprovalDecision): string {
 
 /** `[abort]: <reason>` (or bare `[abort]` when no reason was given). */
 export function abortLabel(p: AbortEvent): string {
-  const reason = typeof p.reason === "string" ? p.reason.trim() : "";
+  const reason = typeof p.reason === "string" ? safeText(p.reason.trim()) : "";
   return reason === "" ? "[abort]" : `[abort]: ${reason}`;
 }
 

@@ -3,6 +3,12 @@
  * previews, output gutters and collapsing, approval lines. It draws what it
  * is told, in the order told; queueing is the renderer's job.
  *
+ * Everything that comes from the model or a tool (text, thinking, tool
+ * names and arguments, outputs, notices carrying error messages) is made
+ * terminal-safe here (lib/inspect/terminal_text.ts) before penguin adds its
+ * own colours: streams through one sanitizer per stream, so an escape
+ * sequence cut between two fragments is still recognized.
+ *
  * @module
  */
 import type {
@@ -24,6 +30,12 @@ import {
 import { type Collapser, createCollapser } from "./collapse.ts";
 import { goalRound, steeringBody, steeringLines } from "./history.ts";
 import { toolCallPreview } from "./tool_preview.ts";
+import {
+  createSafeTextStream,
+  escapeControls,
+  safeText,
+  type SafeTextStream,
+} from "../../inspect/terminal_text.ts";
 
 /** Options of {@linkcode createScreen}. */
 export interface ScreenOptions {
@@ -108,6 +120,19 @@ export function createScreen(opts: ScreenOptions): Screen {
   const decided = new Set<string>();
   const collapsers = new Map<string, { c: Collapser; label: string }>();
   const expectDesc = new Map<string, boolean>();
+  /** One sanitizer per live stream: `text`, `thinking`, `out:<id>`. */
+  const streams = new Map<string, SafeTextStream>();
+  const clean = (key: string, chunk: string): string => {
+    let s = streams.get(key);
+    if (!s) streams.set(key, s = createSafeTextStream());
+    return s.push(chunk);
+  };
+  const cleanEnd = (key: string): string => {
+    const s = streams.get(key);
+    streams.delete(key);
+    return s ? s.end() : "";
+  };
+  const setName = (key: string, name: string) => names.set(key, escapeControls(name));
 
   const raw = (text: string) => {
     if (text === "") return;
@@ -141,7 +166,7 @@ export function createScreen(opts: ScreenOptions): Screen {
 
   const drawCall = (m: ToolCallMessage, origin: readonly string[] | undefined) => {
     const key = keyOf(m.tool_call_id, origin);
-    names.set(key, m.name);
+    setName(key, m.name);
     lineOf(`${callTag(m.tool_call_id, origin)} ${fullPreview(m)}`, p.cyan);
     drawn.add(key);
     lastCallKey = key;
@@ -185,15 +210,22 @@ export function createScreen(opts: ScreenOptions): Screen {
   return {
     midLine: () => mid,
     endLine,
-    text(ev, text) {
-      if (ev === "stop") return endLine();
-      if (text === "") return;
-      if (thinkingOpen || callOpen !== null || outOpen !== null) endLine();
-      raw(text);
+    text(ev, chunk) {
+      if (ev === "start") streams.delete("text");
+      const text = ev === "stop" ? cleanEnd("text") : clean("text", chunk);
+      if (text !== "") {
+        if (thinkingOpen || callOpen !== null || outOpen !== null) endLine();
+        raw(text);
+      }
+      if (ev === "stop") endLine();
     },
-    thinking(ev, text) {
-      if (ev === "stop") return endLine();
-      if (text === "") return;
+    thinking(ev, chunk) {
+      if (ev === "start") streams.delete("thinking");
+      const text = ev === "stop" ? cleanEnd("thinking") : clean("thinking", chunk);
+      if (text === "") {
+        if (ev === "stop") endLine();
+        return;
+      }
       if (!thinkingOpen) {
         endLine();
         if (p.dim !== "") {
@@ -203,6 +235,7 @@ export function createScreen(opts: ScreenOptions): Screen {
         thinkingOpen = true;
       }
       raw(text);
+      if (ev === "stop") endLine();
     },
     toolCallFragment(f) {
       const id = f.tool_call_id;
@@ -219,7 +252,7 @@ export function createScreen(opts: ScreenOptions): Screen {
         previews.set(id, st);
       }
       if (f.name) st.name = f.name;
-      if (st.name) names.set(key, st.name);
+      if (st.name) setName(key, st.name);
       st.args += f.arguments;
       const skip = !stop && (
         (st.shown !== "" && settledPreview(st.name, st.shown)) ||
@@ -256,9 +289,13 @@ export function createScreen(opts: ScreenOptions): Screen {
       if (!collapsers.has(id) && f.event_type !== "stop" && opts.collapse()) {
         collapsers.set(id, { c: createCollapser(), label });
       }
-      if (f.output) {
+      const stream = `out:${id}`;
+      if (f.event_type === "start") streams.delete(stream);
+      const output = (f.output ? clean(stream, f.output) : "") +
+        (f.event_type === "stop" ? cleanEnd(stream) : "");
+      if (output) {
         const col = collapsers.get(id);
-        writeOut(id, label, col ? col.c.push(f.output) : f.output);
+        writeOut(id, label, col ? col.c.push(output) : output);
       }
       for (const _ of f.images ?? []) lineOf(`${label} -> [image]`, p.dim);
       if (f.event_type === "stop") {
@@ -268,7 +305,7 @@ export function createScreen(opts: ScreenOptions): Screen {
     },
     completeToolCall(m, origin) {
       const key = keyOf(m.tool_call_id, origin);
-      names.set(key, m.name);
+      setName(key, m.name);
       if (drawn.has(key) || ensured.has(key)) return;
       if (!origin && previews.has(m.tool_call_id)) return;
       drawCall(m, origin);
@@ -311,12 +348,13 @@ export function createScreen(opts: ScreenOptions): Screen {
         expectDesc.set(t.name, props !== undefined && "description" in props);
       }
     },
-    notice: (text) => lineOf(text, p.dim),
-    plain: (text) => lineOf(text),
+    notice: (text) => lineOf(safeText(text), p.dim),
+    plain: (text) => lineOf(safeText(text)),
     settleOutputs() {
       for (const id of [...collapsers.keys()]) settle(id);
     },
     endTask() {
+      streams.clear();
       previews.clear();
       names.clear();
       drawn.clear();

@@ -17,6 +17,7 @@ import {
   type Palette,
 } from "./_format.ts";
 import { collapseLines } from "./collapse.ts";
+import { escapeControls, safeText } from "../../inspect/terminal_text.ts";
 import { toolCallPreview } from "./tool_preview.ts";
 
 /** Options of {@linkcode renderHistory}. */
@@ -41,7 +42,7 @@ export function goalRound(text: string): number | null {
 
 /** The `↪ user: ` lines of a delivered steering message. */
 export function steeringLines(body: string, p: Palette): string {
-  return body.split("\n").map((l) => `${paint(p.magenta, `↪ user: ${l}`, p)}\n`).join("");
+  return safeText(body).split("\n").map((l) => `${paint(p.magenta, `↪ user: ${l}`, p)}\n`).join("");
 }
 
 /** The gutter lines of one complete tool output. */
@@ -52,7 +53,7 @@ export function outputLines(
   collapse: boolean,
   p: Palette,
 ): string {
-  let lines = output.split("\n");
+  let lines = safeText(output).split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines = lines.slice(0, -1);
   const gutter = paint(p.dim, `${label} -> `, p);
   const c = collapse ? collapseLines(lines) : { head: lines, hidden: 0, tail: [] };
@@ -84,24 +85,26 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
     switch (m.type) {
       case "text": {
         if (m.role === "assistant") {
-          out += `${m.text}${marker}\n`;
+          out += `${safeText(m.text)}${marker}\n`;
           break;
         }
         const steer = steeringBody(m.text);
         const round = goalRound(m.text);
         if (steer !== null) out += steeringLines(steer, p);
         else if (round !== null) out += `${paint(p.dim, goalRoundLabel(round), p)}\n`;
-        else if (m.sender === undefined) out += `> ${m.text.split("\n").join("\n  ")}\n`;
+        else if (m.sender === undefined) {
+          out += `> ${safeText(m.text).split("\n").join("\n  ")}\n`;
+        }
         break;
       }
       case "image_url":
         out += `> ${paint(p.dim, "[image]", p)}\n`;
         break;
       case "thinking":
-        if (m.thinking !== "") out += `${paint(p.dim, m.thinking, p)}${marker}\n`;
+        if (m.thinking !== "") out += `${paint(p.dim, safeText(m.thinking), p)}${marker}\n`;
         break;
       case "tool_call": {
-        names.set(m.tool_call_id, m.name);
+        names.set(m.tool_call_id, escapeControls(m.name));
         const preview = toolCallPreview(m.name, m.arguments, { final: true }) ?? m.name;
         out += `${paint(p.cyan, `${callTag(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
         break;

@@ -19,6 +19,8 @@
  * @module
  */
 
+import { escapeControls } from "../../inspect/terminal_text.ts";
+
 /** Longest payload shown in a preview. */
 export const PREVIEW_PAYLOAD_MAX = 120;
 /** Longest command shown in an `exec_command` preview (the trace keeps it whole). */
@@ -153,13 +155,19 @@ function description(
 /**
  * The preview of a tool call from its (possibly partial) argument JSON, or
  * `null` while nothing presentable has arrived. Deterministic: the same input
- * always yields the same preview.
+ * always yields the same preview. Control characters in the name or the
+ * arguments are shown as `\xNN` (never removed: this is what gets approved).
  */
 export function toolCallPreview(
   name: string,
   argsJson: string,
   opts: PreviewOptions = {},
 ): string | null {
+  const preview = previewOf(name, argsJson, opts);
+  return preview === null ? null : escapeControls(preview);
+}
+
+function previewOf(name: string, argsJson: string, opts: PreviewOptions): string | null {
   const settled = opts.final === true || parses(argsJson);
   if (FILE_TOOLS.has(name)) {
     const p = readField(argsJson, "file_path");

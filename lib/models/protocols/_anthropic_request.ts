@@ -8,6 +8,7 @@ import type { CompleteMessage, ToolSpec } from "../../protocol/types.ts";
 import { anthropicThinking } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
+import { argumentsObject } from "./_tool_arguments.ts";
 
 type Json = Record<string, unknown>;
 
@@ -94,16 +95,6 @@ function urlBlocks(url: string): Json[] {
   return [{ type: "image", source: { type: "url", url } }];
 }
 
-function parseInput(args: string): Json {
-  try {
-    const v: unknown = JSON.parse(args);
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) return v as Json;
-  } catch {
-    // fall through: Anthropic requires an object
-  }
-  return {};
-}
-
 /**
  * Tool-use ids for replay. Anthropic requires `^[a-zA-Z0-9_-]+$` ids, unique
  * within the request; ids from other providers (or a provider that reuses
@@ -162,7 +153,7 @@ function toBlocks(
           type: "tool_use",
           id: ids.call(msg.tool_call_id),
           name: msg.name,
-          input: parseInput(msg.arguments),
+          input: argumentsObject(msg.arguments),
         }],
       };
     case "tool_call_output": {

@@ -95,7 +95,7 @@ function functionCallPart(state: State, part: Json, call: Json, out: WireDelta[]
   const key = `call_${state.calls++}`;
   const signature = str(part.thoughtSignature);
   const fidelity = signature === undefined ? undefined : { thought_signature: signature };
-  const args = isRecord(call.args) ? call.args : {};
+  const args = call.args === undefined ? {} : call.args;
   out.push(
     fidelity === undefined
       ? { type: "tool_call_start", key, id, name }

@@ -8,6 +8,7 @@ import type { CompleteMessage, ToolSpec } from "../../protocol/types.ts";
 import { geminiThinkingConfig } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
+import { argumentsObject } from "./_tool_arguments.ts";
 
 type Json = Record<string, unknown>;
 
@@ -82,16 +83,6 @@ function urlPart(url: string): Json {
   return { fileData: { mimeType: EXT_MIME[ext] ?? "image/jpeg", fileUri: url } };
 }
 
-function parseArgs(args: string): Json {
-  try {
-    const v: unknown = JSON.parse(args);
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) return v as Json;
-  } catch {
-    // fall through: Gemini requires an object
-  }
-  return {};
-}
-
 function signed(part: Json, fidelity: Record<string, unknown> | undefined): Json {
   const sig = fidelity?.thought_signature;
   if (typeof sig === "string") part.thoughtSignature = sig;
@@ -141,7 +132,7 @@ function toParts(
       return { role: "model", parts: [] };
     case "tool_call": {
       calls.call(msg.tool_call_id, msg.name);
-      const call: Json = { name: msg.name, args: parseArgs(msg.arguments) };
+      const call: Json = { name: msg.name, args: argumentsObject(msg.arguments) };
       if (msg.tool_call_id !== msg.name) call.id = msg.tool_call_id;
       return { role: "model", parts: [signed({ functionCall: call }, msg.fidelity)] };
     }

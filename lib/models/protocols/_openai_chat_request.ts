@@ -13,6 +13,7 @@ import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, ModelEndpoint, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
 import { dataUrl, openAiHeaders, runsBySide } from "./_openai_common.ts";
+import { argumentsText } from "./_tool_arguments.ts";
 
 type Json = Record<string, unknown>;
 
@@ -61,7 +62,7 @@ function assistantMessage(run: CompleteMessage[]): Json {
       toolCalls.push({
         id: outboundToolCallId(m.tool_call_id),
         type: "function",
-        function: { name: m.name, arguments: m.arguments },
+        function: { name: m.name, arguments: argumentsText(m.arguments) },
       });
     }
   }

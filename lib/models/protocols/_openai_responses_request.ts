@@ -20,6 +20,7 @@ import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
 import { dataUrl, openAiHeaders } from "./_openai_common.ts";
+import { argumentsText } from "./_tool_arguments.ts";
 
 type Json = Record<string, unknown>;
 
@@ -84,7 +85,7 @@ export function responsesInput(history: CompleteMessage[]): Json[] {
           type: "function_call",
           call_id: outboundToolCallId(m.tool_call_id),
           name: m.name,
-          arguments: m.arguments,
+          arguments: argumentsText(m.arguments),
         });
         break;
       case "tool_call_output": {
