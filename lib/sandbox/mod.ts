@@ -27,12 +27,7 @@ export {
   isForbiddenEnvName,
   PROXY_VARS,
 } from "./env.ts";
-export {
-  isInside,
-  type Placeholder,
-  resolvePlan,
-  type SandboxPlan,
-} from "./plan.ts";
+export { isInside, type Placeholder, resolvePlan, type SandboxPlan } from "./plan.ts";
 export {
   SECCOMP_BLOCKS,
   type SeccompArch,

@@ -127,6 +127,10 @@ export async function resolvePlan(
     const list = r.info.isDirectory ? hideDirs : hideFiles;
     if (!list.includes(r.path)) list.push(r.path);
   }
+  for (const p of policy.reveal ?? []) {
+    const r = await real(p);
+    if (r?.info.isFile && !protect.includes(r.path)) protect.push(r.path);
+  }
 
   const env = buildChildEnv({
     host: policy.env.host ?? Deno.env.toObject(),

@@ -44,6 +44,11 @@ export interface SandboxPolicy {
   network: boolean;
   /** Absolute paths the child must not see: the data root, home secrets. Missing ones are skipped. */
   hide: string[];
+  /**
+   * Files bound read-only at their own path even when a hidden directory
+   * holds them (the tool host's own executable). Missing ones are skipped.
+   */
+  reveal?: string[];
   /** Environment allowlist and vault. */
   env: SandboxEnv;
   /** RLIMIT_NPROC inside the sandbox (a fork-bomb brake); not enforced for root. Default 2048. */

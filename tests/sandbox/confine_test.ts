@@ -278,3 +278,31 @@ Deno.test("no Unix socket the sandbox can see accepts a connection, network on o
     await Deno.remove(l.base, { recursive: true });
   }
 });
+
+Deno.test("a revealed file inside a hidden directory is readable, its neighbours stay hidden", async () => {
+  const base = await visibleTempDir();
+  try {
+    const ws = join(base, "ws");
+    const hidden = join(base, "home", ".penguin", "bin");
+    await Deno.mkdir(ws, { recursive: true });
+    await Deno.mkdir(hidden, { recursive: true });
+    await Deno.writeTextFile(join(hidden, "penguin"), "the binary\n");
+    await Deno.writeTextFile(join(hidden, "token"), "sk-next-to-the-binary\n");
+    const policy: SandboxPolicy = {
+      ...createPolicy({ workspace: ws, home: join(base, "home"), hostEnv: {} }),
+      reveal: [join(hidden, "penguin")],
+    };
+    const r = await collect(
+      await spawnSandboxed({
+        shell: `cat ${hidden}/penguin; cat ${hidden}/token; echo > ${hidden}/penguin; echo end`,
+        policy,
+      }),
+    );
+    assert.match(r.out, /the binary/);
+    assert.doesNotMatch(r.out, /sk-next-to-the-binary/);
+    assert.match(r.out, /end/);
+    assert.equal(await Deno.readTextFile(join(hidden, "penguin")), "the binary\n", "read-only");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -86,6 +86,8 @@ export function hostPolicy(policy: SandboxPolicy): SandboxPolicy {
   }
   return {
     ...policy,
+    // penguin's own executable stays reachable even when installed in a hidden directory.
+    reveal: [...(policy.reveal ?? []), Deno.execPath()],
     network: false,
     env: { allow: Object.keys(extra), vault: {}, host: { ...host, ...extra } },
   };
