@@ -129,7 +129,9 @@ export async function resolvePlan(
   }
   for (const p of policy.reveal ?? []) {
     const r = await real(p);
-    if (r?.info.isFile && !protect.includes(r.path)) protect.push(r.path);
+    // Inside a root it is visible anyway (and must not turn the root read-only).
+    if (!r || r.path === "/" || roots.some((root) => isInside(r.path, root))) continue;
+    if (!protect.includes(r.path)) protect.push(r.path);
   }
 
   const env = buildChildEnv({

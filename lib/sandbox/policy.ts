@@ -45,8 +45,9 @@ export interface SandboxPolicy {
   /** Absolute paths the child must not see: the data root, home secrets. Missing ones are skipped. */
   hide: string[];
   /**
-   * Files bound read-only at their own path even when a hidden directory
-   * holds them (the tool host's own executable). Missing ones are skipped.
+   * Files and directories bound read-only at their own path even when a
+   * hidden directory (or the private `/tmp`) holds them: the tool host's
+   * own executable and code. Missing ones are skipped.
    */
   reveal?: string[];
   /** Environment allowlist and vault. */

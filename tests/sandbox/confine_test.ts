@@ -306,3 +306,24 @@ Deno.test("a revealed file inside a hidden directory is readable, its neighbours
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a revealed directory under /tmp is readable although the sandbox's /tmp is private", async () => {
+  const code = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-reveal-" }));
+  const ws = await visibleTempDir();
+  try {
+    await Deno.writeTextFile(join(code, "main.ts"), "// the tool host's code\n");
+    const policy: SandboxPolicy = {
+      ...createPolicy({ workspace: ws, home: "", hostEnv: {} }),
+      reveal: [code],
+    };
+    const r = await collect(
+      await spawnSandboxed({ shell: `cat ${code}/main.ts; touch ${code}/x; echo end`, policy }),
+    );
+    assert.match(r.out, /the tool host's code/);
+    assert.match(r.out, /end/);
+    assert.equal(await exists(join(code, "x")), false, "read-only");
+  } finally {
+    await Deno.remove(code, { recursive: true });
+    await Deno.remove(ws, { recursive: true });
+  }
+});

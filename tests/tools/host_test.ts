@@ -7,6 +7,8 @@ import { READ_FILE_DEFINITION, WRITE_FILE_DEFINITION } from "../../lib/tools/mod
 import type { ToolContext, ToolEvent } from "../../lib/tools/tool.ts";
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
+import { selfReveal } from "../../lib/tools/host/self.ts";
+import { REPO } from "../support/cli.ts";
 
 async function outcome(events: AsyncIterable<ToolEvent>): Promise<{ text: string; ok: boolean }> {
   let text = "";
@@ -80,4 +82,12 @@ Deno.test("a file tool call fails closed, saying why, when the sandbox cannot st
     await tools.dispose();
     await Deno.remove(base, { recursive: true });
   }
+});
+
+Deno.test("the tool host reveals its executable, its source tree and Deno's cache", () => {
+  const reveal = selfReveal({ HOME: "/home/u", DENO_DIR: "/opt/deno-cache" });
+  assert.equal(reveal[0], Deno.execPath());
+  assert.ok(reveal.includes(REPO.replace(/\/$/, "")), reveal.join(", "));
+  assert.ok(reveal.includes("/opt/deno-cache"));
+  assert.ok(selfReveal({ HOME: "/home/u" }).includes("/home/u/.cache/deno"));
 });

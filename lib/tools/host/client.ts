@@ -28,7 +28,7 @@ import {
   type WorkerMessage,
 } from "../worker/_protocol.ts";
 import { decodeReply, encodeRequest, lineSplitter } from "./_wire.ts";
-import { SELF_ENV_NAMES, selfArgv, TOOL_HOST_COMMAND } from "./self.ts";
+import { SELF_ENV_NAMES, selfArgv, selfReveal, TOOL_HOST_COMMAND } from "./self.ts";
 
 /** Default idle time before an unused host is stopped (ms). */
 export const DEFAULT_HOST_IDLE_MS = 60_000;
@@ -87,7 +87,7 @@ export function hostPolicy(policy: SandboxPolicy): SandboxPolicy {
   return {
     ...policy,
     // penguin's own executable stays reachable even when installed in a hidden directory.
-    reveal: [...(policy.reveal ?? []), Deno.execPath()],
+    reveal: [...(policy.reveal ?? []), ...selfReveal(host)],
     network: false,
     env: { allow: Object.keys(extra), vault: {}, host: { ...host, ...extra } },
   };

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The hidden subcommand that serves the file tools inside the sandbox. */
@@ -24,3 +25,24 @@ export function selfArgv(args: string[]): string[] {
  * keeps its module cache when not standalone. Values are read from `env`.
  */
 export const SELF_ENV_NAMES: readonly string[] = ["DENO_DIR", "XDG_CACHE_HOME"];
+
+/**
+ * What a copy needs to read besides the usual system files: the executable
+ * and, under `deno run`, the source tree and Deno's module cache (`DENO_DIR`,
+ * else `$XDG_CACHE_HOME/deno` or `~/.cache/deno`; `~/Library/Caches/deno` on
+ * macOS). These may lie where the sandbox hides things (a private `/tmp`, a
+ * hidden home directory), so the sandbox binds them read-only at their own paths.
+ */
+export function selfReveal(env: Record<string, string>): string[] {
+  const out = [Deno.execPath()];
+  if (Deno.build.standalone) return out;
+  out.push(dirname(fileURLToPath(new URL("../../../main.ts", import.meta.url))));
+  const home = env["HOME"];
+  const cache = env["DENO_DIR"] ??
+    (env["XDG_CACHE_HOME"] ? join(env["XDG_CACHE_HOME"], "deno") : undefined) ??
+    (home
+      ? join(home, Deno.build.os === "darwin" ? "Library/Caches/deno" : ".cache/deno")
+      : undefined);
+  if (cache) out.push(cache);
+  return out;
+}
