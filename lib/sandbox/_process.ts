@@ -181,6 +181,9 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
  */
 const TEARDOWN_MS = 12_000;
 
+/** Bytes read from a command's output at a time (one buffer, refilled). */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 function settled<T>(p: Promise<T>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<boolean>((resolve) => {
@@ -336,8 +339,16 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     outputClosed = (async () => {
       const decoder = new TextDecoder();
       try {
-        for await (const chunk of child.stdout) {
-          deliver(decoder.decode(chunk, { stream: true }));
+        // A bring-your-own-buffer reader refills one buffer: a fresh buffer per read would
+        // leave thousands of dead 64 KiB backing stores waiting for a collection, and a
+        // command printing a gigabyte would cost tens of MB of RSS.
+        const reader = child.stdout.getReader({ mode: "byob" });
+        let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
+        for (;;) {
+          const { done, value } = await reader.read(new Uint8Array(buffer));
+          if (done || !value) break;
+          deliver(decoder.decode(value, { stream: true }));
+          buffer = value.buffer as ArrayBuffer;
         }
       } catch {
         // A read error ends the output like end of file.
