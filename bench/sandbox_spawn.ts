@@ -22,6 +22,7 @@ if (report.kind !== "bwrap" || !report.bwrap || !report.bash) {
 const ws = await Deno.realPath(
   await Deno.makeTempDir({ dir: "/var/tmp", prefix: "penguin-bench-" }),
 );
+await Deno.mkdir(`${ws}/.git`);
 const policy = createPolicy({ workspace: ws, hostEnv: { PATH: "/usr/bin:/bin" } });
 
 async function viaPenguin(): Promise<number> {

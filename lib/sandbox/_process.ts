@@ -175,11 +175,11 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
 
 /**
  * How long the supervisor may take, after SIGUSR2, to kill the sandbox and
- * see its PID namespace empty (it gives up after 10 s itself) before it is
+ * see its PID namespace empty (it gives up after 60 s itself) before it is
  * SIGKILLed: killing it earlier would report the command gone while its
  * processes still die.
  */
-const TEARDOWN_MS = 12_000;
+const TEARDOWN_MS = 65_000;
 
 /** Bytes read from a command's output at a time (one buffer, refilled). */
 const READ_BUFFER_BYTES = 64 * 1024;

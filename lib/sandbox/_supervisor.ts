@@ -45,10 +45,13 @@ export type SupervisorKind =
  * With the init's PID known (kind `ns`), signals go to its process group,
  * a hard kill SIGKILLs the init (the kernel then kills every process of
  * the PID namespace), and once the job has ended the supervisor kills the
- * init too and waits (at most 10 s) until it is gone or a zombie: the
+ * init too and waits (at most 60 s) until it is gone or a zombie: the
  * kernel makes a namespace's init a zombie only after every other process
  * of the namespace is reaped, so when the supervisor exits nothing the
- * command started is left, fork bombs included. (bwrap itself returns as
+ * command started is left, fork bombs included. The wait is bounded by
+ * wall-clock time (60 s, `$SECONDS`), not by a count of polls: on a loaded
+ * machine the kernel can take many seconds to reap thousands of processes,
+ * and a poll count gave up while most of a bomb was still alive. (bwrap itself returns as
  * soon as the command's first process exits, while its init may still be
  * killing the rest.) The init is recognised by PID and start time, so a
  * reused PID is never signalled.
@@ -100,12 +103,11 @@ hard() {
   kill -s KILL "$c" $t 2>/dev/null
 }
 settle() {
-  local n=0
+  local end=$((SECONDS+61))
   ours || return 0
   kill -s KILL "$init" 2>/dev/null
-  while [ $n -lt 1000 ] && ours; do
+  while [ $SECONDS -lt $end ] && ours; do
     read -r -t 0.01 -u 5 _ 2>/dev/null
-    n=$((n+1))
   done
 }
 trap 'fwd INT' INT

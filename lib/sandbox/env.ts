@@ -79,12 +79,18 @@ export interface ChildEnvOptions {
   vault?: Record<string, string>;
   /** Whether proxy variables pass through. */
   network?: boolean;
+  /**
+   * The login shell's exported variables (the shell snapshot): applied after
+   * the allowlist and before the vault, forbidden names dropped.
+   */
+  login?: Record<string, string>;
 }
 
 /**
  * The child environment: allowlisted host variables (never forbidden ones),
- * then the vault, then {@linkcode FORCED_ENV}. Vault entries are the user's
- * explicit choice and may carry API keys; loader variables are still dropped.
+ * then the login shell's variables (same filter), then the vault, then
+ * {@linkcode FORCED_ENV}. Vault entries are the user's explicit choice and
+ * may carry API keys; loader variables are still dropped.
  */
 export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
@@ -96,6 +102,9 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
   for (const [k, v] of Object.entries(opts.host)) {
     if (!NAME.test(k) || isForbiddenEnvName(k)) continue;
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
+  }
+  for (const [k, v] of Object.entries(opts.login ?? {})) {
+    if (NAME.test(k) && !isForbiddenEnvName(k) && typeof v === "string") env[k] = v;
   }
   env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;
   for (const [k, v] of Object.entries(opts.vault ?? {})) {

@@ -62,6 +62,13 @@ export {
 } from "./_process.ts";
 export { type SpawnOptions, spawnSandboxed } from "./spawn.ts";
 export {
+  clearLoginEnvironments,
+  LOGIN_TIMEOUT_MS,
+  loginEnvironment,
+  parseSnapshot,
+  withLoginEnvironment,
+} from "./login_env.ts";
+export {
   findGitLayout,
   GIT_ACCESS_MODES,
   GIT_GUARDED_ENTRIES,

@@ -139,6 +139,7 @@ export async function resolvePlan(
     allow: policy.env.allow,
     vault: policy.env.vault,
     network: policy.network,
+    ...(policy.env.login ? { login: policy.env.login } : {}),
   });
   return {
     writableRoots,

@@ -28,6 +28,12 @@ export interface SandboxEnv {
   vault: Record<string, string>;
   /** The host environment to draw from; defaults to `Deno.env.toObject()`. */
   host?: Record<string, string>;
+  /**
+   * The shell snapshot (see `login_env.ts`): variables the user's login
+   * shell exported, applied over the host allowlist, under the vault and
+   * the forced values, filtered like host variables.
+   */
+  login?: Record<string, string>;
 }
 
 /** Everything that decides what a sandboxed child may do. */

@@ -36,7 +36,11 @@ import { seccompEscapes } from "./seccomp.ts";
 export interface SpawnOptions {
   /** Program and arguments, run directly (no shell). */
   argv?: string[];
-  /** A shell command line, run as `bash -lc <shell>`. */
+  /**
+   * A shell command line, run as `bash --noprofile --norc -c <shell>`: no
+   * profile is sourced; give the policy a shell snapshot
+   * (`login_env.ts`) for the login environment.
+   */
   shell?: string;
   /** Working directory; default the policy's workspace. Must exist and be visible in the sandbox. */
   cwd?: string;
@@ -103,7 +107,9 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   const plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
   const stdio = opts.stdio ?? "merged";
   const control = stdio === "merged";
-  const command = opts.shell !== undefined ? [bash, "-lc", opts.shell] : opts.argv!;
+  const command = opts.shell !== undefined
+    ? [bash, "--noprofile", "--norc", "-c", opts.shell]
+    : opts.argv!;
   const common = {
     bash,
     setpriv: report.setpriv,

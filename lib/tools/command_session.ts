@@ -12,7 +12,13 @@
  *
  * @module
  */
-import { type ExitStatus, type SandboxPolicy, spawnSandboxed } from "../sandbox/mod.ts";
+import {
+  type ExitStatus,
+  loginEnvironment,
+  type SandboxPolicy,
+  spawnSandboxed,
+  withLoginEnvironment,
+} from "../sandbox/mod.ts";
 import { createOutputBuffer, DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
 import { createSecretMasker, type Secret } from "./secret_mask.ts";
@@ -65,7 +71,7 @@ export interface CommandSession {
 export interface StartCommandOptions {
   /** The session id to use (see {@linkcode newProcessId}). */
   id: string;
-  /** Shell command line (`bash -lc`). */
+  /** Shell command line (`bash -c`, with the session's shell snapshot). */
   cmd: string;
   /** Working directory (must exist; visible in the sandbox). */
   cwd: string;
@@ -122,10 +128,12 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     wake = [];
     for (const w of waiting) w();
   };
+  // The login shell ran once for this policy; its variables are replayed, its profile is not.
+  const login = await loginEnvironment(opts.policy);
   const child = await spawnSandboxed({
     shell: opts.cmd,
     cwd: opts.cwd,
-    policy: opts.policy,
+    policy: withLoginEnvironment(opts.policy, login),
     onOutput: (chunk) => {
       buffer.append(masker.push(chunk));
       notify();

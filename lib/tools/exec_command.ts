@@ -1,5 +1,6 @@
 /**
- * exec_command (§6.5): run `bash -lc <cmd>` under the sandbox, stream its
+ * exec_command (§6.5): run `bash -c <cmd>` under the sandbox, with the
+ * session's login environment replayed (the shell snapshot), stream its
  * merged output for a yield window, and hand a command that outlives the
  * window to the session's process registry as `proc-<8hex>`.
  *
@@ -41,7 +42,7 @@ export const EXEC_DEFAULT_YIELD_MS = 60_000;
 export const EXEC_COMMAND_DEFINITION: ToolDefinition = {
   name: "exec_command",
   description:
-    "Run a shell command (`bash -lc`) in the workspace, inside penguin's sandbox: builds, tests, " +
+    "Run a shell command (`bash -c`, with your login shell's environment) in the workspace, inside penguin's sandbox: builds, tests, " +
     "searches, installs — whatever the file tools do not cover. stdout and stderr come back merged. " +
     "A command still running after yield_time_ms keeps running under a process_id: poll it or " +
     "send it input with input_command, stop it with kill_command. Start servers and watchers " +
@@ -50,7 +51,7 @@ export const EXEC_COMMAND_DEFINITION: ToolDefinition = {
     type: "object",
     properties: {
       description: DESCRIPTION_PARAMETER,
-      cmd: { type: "string", description: "The command line to run with `bash -lc`." },
+      cmd: { type: "string", description: "The command line to run with `bash -c`." },
       workdir: {
         type: "string",
         description:

@@ -1,6 +1,7 @@
 // kill_command under the real sandbox: process trees, undelivered output, SIGKILL escalation.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { createExecCommandTool, EXEC_COMMAND_DEFINITION } from "../../lib/tools/mod.ts";
 import {
   call,
   eventually,
@@ -77,5 +78,27 @@ Deno.test("kill_command on a command that already exited removes it and says how
     const again = await call(ctx, "kill_command", { description: "again", process_id: id });
     assert.equal(again.status, "failed");
     assert.match(again.output, /no command session has process_id/);
+  });
+});
+
+Deno.test("a fork bomb that runs out of time (window without a registry, or the tool timeout) leaves no process", async () => {
+  await withSession(async ({ ctx }) => {
+    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    // Forks 400 sleepers, then sleeps itself: it can only end by being killed, whenever that is.
+    const cmd = `perl -e 'for (1..400) { my $p = fork; last unless defined $p; ` +
+      `if (!$p) { sleep 1000; exit } } sleep 1000' ${tag}`;
+    const tool = createExecCommandTool({ ...EXEC_COMMAND_DEFINITION, timeoutMs: 2000 });
+    const { processes: _, ...noRegistry } = ctx;
+    const r = await call(noRegistry, "exec_command", { description: "bomb", cmd }, { tool });
+    assert.equal(r.status, "failed");
+    assert.match(
+      r.output,
+      /\[process killed at the end of its 1000 ms window|\[tool timeout: exceeded 2000ms\]/,
+    );
+    // After a timeout the kill may outlast the call's grace: wait for the count (bounded).
+    assert.ok(
+      await eventually(() => pidsWithArg(tag).length === 0, 1200),
+      `${pidsWithArg(tag).length} bomb processes survived`,
+    );
   });
 });

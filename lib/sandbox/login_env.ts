@@ -1,0 +1,123 @@
+/**
+ * The shell snapshot: the environment of the user's login shell, captured
+ * once per policy (one session's confinement) and replayed into every
+ * command, so commands run as a plain `bash --noprofile --norc -c` instead
+ * of `bash -lc` re-sourcing `~/.bash_profile` and `~/.bashrc` each time.
+ *
+ * The capture runs the login shell once, under the same sandbox and
+ * environment a command gets, with stdin closed and a time limit
+ * ({@linkcode LOGIN_TIMEOUT_MS}); what the profile prints (noise such as
+ * `pyenv: cannot rehash`) is discarded, never shown to the model. After the
+ * profile has run, the shell prints its exported variables between two
+ * random markers; only what lies between them counts, so a profile cannot
+ * forge the snapshot by printing text of its own.
+ *
+ * What is replayed: exported variables only, filtered like the host
+ * environment (no provider keys, no `LD_*`, nothing that makes bash run
+ * code at startup such as `BASH_ENV`); the vault and penguin's forced values
+ * still win over them. Functions and aliases are not replayed (a
+ * non-interactive `bash -c` expands no aliases anyway). When the profile
+ * fails, hangs past the limit or prints no snapshot, commands run with the
+ * plain environment.
+ *
+ * @module
+ */
+import { detectSandbox } from "./detect.ts";
+import { spawnSandboxed } from "./spawn.ts";
+import type { SandboxPolicy } from "./policy.ts";
+
+/** How long the login shell may take to start before the snapshot is given up (ms). */
+export const LOGIN_TIMEOUT_MS = 10_000;
+
+/** Variables bash sets for itself, and ones that make bash run code at startup: never replayed. */
+const NOT_REPLAYED =
+  /^(SHLVL|PWD|OLDPWD|_|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|BASH_FUNC_.*)$/;
+
+/** `policy` with `login` as its shell snapshot (`env.login` of the policy). */
+export function withLoginEnvironment(
+  policy: SandboxPolicy,
+  login: Record<string, string>,
+): SandboxPolicy {
+  return { ...policy, env: { ...policy.env, login } };
+}
+
+/**
+ * The exported variables of `bash -l` run under `policy` (cached per policy
+ * for the life of this process; concurrent callers share one capture).
+ * Never throws: a failed capture yields `{}` and is tried again next time.
+ */
+export function loginEnvironment(
+  policy: SandboxPolicy,
+  opts: { timeoutMs?: number } = {},
+): Promise<Record<string, string>> {
+  const key = JSON.stringify(policy);
+  const hit = cache.get(key);
+  if (hit) return hit.then((env) => env ?? {});
+  const capture = captureLoginEnvironment(policy, opts.timeoutMs ?? LOGIN_TIMEOUT_MS);
+  cache.set(key, capture);
+  capture.then((env) => env === undefined && cache.delete(key));
+  return capture.then((env) => env ?? {});
+}
+
+const cache = new Map<string, Promise<Record<string, string> | undefined>>();
+
+/** Forget every snapshot (tests; a user who edited the profile starts a new session instead). */
+export function clearLoginEnvironments(): void {
+  cache.clear();
+}
+
+/** Exported variables between the markers `$1-begin` and `$1-end`, NUL-separated. */
+const DUMP = `printf '%s\\0' "$1-begin"
+for v in $(compgen -e); do printf '%s=%s\\0' "$v" "\${!v}"; done
+printf '%s\\0' "$1-end"
+exit 0
+`;
+
+/** `{}` for a profile that ran but gave no usable snapshot, `undefined` when nothing could run. */
+async function captureLoginEnvironment(
+  policy: SandboxPolicy,
+  timeoutMs: number,
+): Promise<Record<string, string> | undefined> {
+  const nonce = `penguin-snapshot-${crypto.randomUUID()}`;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let out = "";
+  try {
+    const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
+    if (!report.bash) return undefined;
+    const child = await spawnSandboxed({
+      argv: [report.bash, "-l", "-c", DUMP, "penguin-snapshot", nonce],
+      policy,
+      stdin: "null",
+      signal: timeout,
+      killGraceMs: 200,
+      onOutput: (chunk) => {
+        out += chunk;
+      },
+    });
+    await child.status;
+    await child.outputClosed;
+  } catch {
+    // Given up while the sandbox started counts as a hung profile; anything else is tried again.
+    return timeout.aborted ? {} : undefined;
+  }
+  if (timeout.aborted) return {};
+  return parseSnapshot(out, nonce);
+}
+
+/** The variables between the markers of `nonce` in `text` (the last complete pair), filtered. */
+export function parseSnapshot(text: string, nonce: string): Record<string, string> {
+  const end = text.lastIndexOf(`\0${nonce}-end\0`);
+  if (end < 0) return {};
+  const begin = text.lastIndexOf(`${nonce}-begin\0`, end);
+  if (begin < 0) return {};
+  const body = text.slice(begin + nonce.length + "-begin\0".length, end + 1);
+  const env: Record<string, string> = {};
+  for (const entry of body.split("\0")) {
+    const eq = entry.indexOf("=");
+    if (eq <= 0) continue;
+    const name = entry.slice(0, eq);
+    if (NOT_REPLAYED.test(name)) continue;
+    env[name] = entry.slice(eq + 1);
+  }
+  return env;
+}
