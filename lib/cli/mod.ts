@@ -12,21 +12,42 @@ import { commandsFor } from "./registry.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 
-/** An Io over the process's stdout and stderr. */
+/**
+ * An Io over the process's stdout and stderr. Once stdout's reader has gone
+ * (`penguin … | head`), every write to it throws Deno.errors.BrokenPipe and
+ * `stdoutClosed()` is true: {@linkcode main} then ends the command quietly
+ * with exit code 0.
+ */
 export function processIo(): Io {
   const enc = new TextEncoder();
   const isTty = Deno.stdout.isTerminal();
   const noColor = Deno.env.get("NO_COLOR") !== undefined && Deno.env.get("NO_COLOR") !== "";
+  let closed = false;
   const writeAll = (f: typeof Deno.stdout, text: string) => {
     const data = enc.encode(text);
     let off = 0;
     while (off < data.length) off += f.writeSync(data.subarray(off));
   };
   return {
-    out: (t) => writeAll(Deno.stdout, t),
-    err: (t) => writeAll(Deno.stderr, t),
+    out: (t) => {
+      if (closed) throw new Deno.errors.BrokenPipe("stdout is closed");
+      try {
+        writeAll(Deno.stdout, t);
+      } catch (err) {
+        if (err instanceof Deno.errors.BrokenPipe) closed = true;
+        throw err;
+      }
+    },
+    err: (t) => {
+      try {
+        writeAll(Deno.stderr, t);
+      } catch (err) {
+        if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      }
+    },
     isTty,
     color: isTty && !noColor,
+    stdoutClosed: () => closed,
   };
 }
 
@@ -161,6 +182,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     return await dispatch(argv, io);
   } catch (err) {
+    // A reader that went away (`| head`) got all it wanted: not an error.
+    if (io.stdoutClosed?.()) return 0;
     return reportError(err, io);
   }
 }
