@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { PenguinError } from "../protocol/errors.ts";
+import { didYouMeanText } from "./suggest.ts";
 
 /** Flag declarations: `{ "model-id": { type: "string" } }`. */
 export type FlagSpec = Record<
@@ -21,9 +22,10 @@ export interface Parsed {
 }
 
 /**
- * Parse `args` against `spec`. Unknown flags, missing values and stray
- * positionals (when `maxPositionals` is given) throw a usage error naming the
- * command, so the CLI prints it with the command's help hint.
+ * Parse `args` against `spec`. Unknown flags (with the nearest known one as a
+ * "did you mean"), missing values and stray positionals (when
+ * `maxPositionals` is given) throw a usage error naming the command, so the
+ * CLI prints it with the command's help hint.
  */
 export function parseFlags(
   command: string,
@@ -43,7 +45,12 @@ export function parseFlags(
     const msg = err instanceof Error ? err.message : String(err);
     const first = msg.split("\n")[0]!.replace(/\. To specify .*$/, "").replace(/\.$/, "");
     const dash = msg.match(/use '(--[\w-]+)=-XYZ'/);
-    const hint = dash ? ` (write ${dash[1]}=<value> for a value starting with "-")` : "";
+    let hint = dash ? ` (write ${dash[1]}=<value> for a value starting with "-")` : "";
+    const unknown = first.match(/^Unknown option '(--[^'=]+)/);
+    if (unknown) {
+      const known = [...Object.keys(spec), "help"].map((k) => `--${k}`);
+      hint = didYouMeanText(unknown[1]!, known, (s) => s);
+    }
     throw new PenguinError("usage", `${command}: ${first}${hint}`);
   }
   if (maxPositionals !== undefined && parsed.positionals.length > maxPositionals) {

@@ -14,6 +14,8 @@ export interface Io {
   isTty: boolean;
   /** True when colour may be used on stdout (TTY and no NO_COLOR). */
   color: boolean;
+  /** True once a write found stdout closed by its reader (e.g. `| head`). */
+  stdoutClosed?(): boolean;
 }
 
 /** Everything a command gets besides its own arguments. */

@@ -8,25 +8,47 @@ import { VERSION } from "../version.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { escapeControls } from "../inspect/terminal_text.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
-import { commandsFor } from "./registry.ts";
+import { allCommands, commandsFor } from "./registry.ts";
+import { didYouMeanText } from "./suggest.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 
-/** An Io over the process's stdout and stderr. */
+/**
+ * An Io over the process's stdout and stderr. Once stdout's reader has gone
+ * (`penguin … | head`), every write to it throws Deno.errors.BrokenPipe and
+ * `stdoutClosed()` is true: {@linkcode main} then ends the command quietly
+ * with exit code 0.
+ */
 export function processIo(): Io {
   const enc = new TextEncoder();
   const isTty = Deno.stdout.isTerminal();
   const noColor = Deno.env.get("NO_COLOR") !== undefined && Deno.env.get("NO_COLOR") !== "";
+  let closed = false;
   const writeAll = (f: typeof Deno.stdout, text: string) => {
     const data = enc.encode(text);
     let off = 0;
     while (off < data.length) off += f.writeSync(data.subarray(off));
   };
   return {
-    out: (t) => writeAll(Deno.stdout, t),
-    err: (t) => writeAll(Deno.stderr, t),
+    out: (t) => {
+      if (closed) throw new Deno.errors.BrokenPipe("stdout is closed");
+      try {
+        writeAll(Deno.stdout, t);
+      } catch (err) {
+        if (err instanceof Deno.errors.BrokenPipe) closed = true;
+        throw err;
+      }
+    },
+    err: (t) => {
+      try {
+        writeAll(Deno.stderr, t);
+      } catch (err) {
+        if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      }
+    },
     isTty,
     color: isTty && !noColor,
+    stdoutClosed: () => closed,
   };
 }
 
@@ -92,7 +114,12 @@ function commandWords(rest: string[]): string[] {
   return words;
 }
 
-async function dispatch(argv: string[], io: Io): Promise<number> {
+/** The command words `penguin help …` should be pointed at when a usage error ends the run. */
+interface HelpPointer {
+  words: string[];
+}
+
+async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<number> {
   if (argv[0] === TOOL_HOST_COMMAND && argv.length === 1) {
     return await (await import("./commands/_tool_host.ts")).runToolHost();
   }
@@ -108,7 +135,7 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
       io.out(await mainHelp());
       return 0;
     }
-    return await printHelpFor(target, io);
+    return await printHelpFor(target, io, pointer);
   }
   if (g.rest.length === 0) {
     io.out(await mainHelp());
@@ -117,26 +144,68 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
   const { command, consumed } = await findCommand(words);
   if (!command) {
     const group = await groupHelp(words);
-    if (group && (g.help || words.length === 1)) {
+    // A group alone (`penguin config model`) prints its commands, as --help does.
+    if (group && (g.help || g.rest.length === words.length)) {
       io.out(group);
       return 0;
     }
-    const shown = words.join(" ") || g.rest[0]!;
-    throw new PenguinError(
-      "usage",
-      `unknown command "${shown}"; run "penguin --help" for the list`,
-    );
+    throw await unknownCommand(words, g.rest, pointer);
   }
   if (g.help) {
     io.out(commandHelp(command));
     return 0;
   }
+  pointer.words = command.path;
   const ctx: CommandContext = { io };
   if (g.root !== undefined) ctx.root = g.root;
   return await command.run(g.rest.slice(consumed), ctx);
 }
 
-async function printHelpFor(words: string[], io: Io): Promise<number> {
+/** The longest leading part of `words` that names a group of commands, and its members. */
+async function knownGroup(words: string[]): Promise<{ group: string[]; members: Command[] }> {
+  for (let k = words.length; k >= 1; k--) {
+    const group = words.slice(0, k);
+    const members = (await commandsFor(group[0])).filter((c) =>
+      c.path.length > k && group.every((w, i) => c.path[i] === w)
+    );
+    if (members.length > 0) return { group, members };
+  }
+  return { group: [], members: await allCommands() };
+}
+
+/** The usage error for command words that name no command, with a did-you-mean. */
+async function unknownCommand(
+  words: string[],
+  rest: string[],
+  pointer: HelpPointer,
+): Promise<PenguinError> {
+  const { group, members } = await knownGroup(words);
+  pointer.words = group;
+  const next = [...new Set(members.map((c) => c.path[group.length]!))];
+  const word = words[group.length];
+  if (word === undefined && group.length === 0) {
+    const flag = rest[0] ?? "";
+    const hint = didYouMeanText(flag.split("=")[0]!, ["--root", "--help", "--version"], (s) => s);
+    return new PenguinError(
+      "usage",
+      `unknown option ${
+        JSON.stringify(flag)
+      } before a command (write penguin <command> [flags])${hint}`,
+    );
+  }
+  if (word === undefined) {
+    const what = group.join(" ");
+    return new PenguinError(
+      "usage",
+      `"${what}" needs a command: ${next.join(", ")} (got ${JSON.stringify(rest[words.length])})`,
+    );
+  }
+  const shown = [...group, word].join(" ");
+  const hint = didYouMeanText(word, next, (s) => `"${[...group, s].join(" ")}"`);
+  return new PenguinError("usage", `unknown command "${shown}"${hint}`);
+}
+
+async function printHelpFor(words: string[], io: Io, pointer: HelpPointer): Promise<number> {
   const { command, consumed } = await findCommand(words);
   if (command && consumed === words.length) {
     io.out(commandHelp(command));
@@ -147,10 +216,9 @@ async function printHelpFor(words: string[], io: Io): Promise<number> {
     io.out(group);
     return 0;
   }
-  throw new PenguinError(
-    "usage",
-    `no help for "${words.join(" ")}": unknown command; run "penguin --help" for the list`,
-  );
+  const err = await unknownCommand(words, words, pointer);
+  const why = err.message.replace(/^unknown command "[^"]*"/, "unknown command");
+  throw new PenguinError("usage", `no help for "${words.join(" ")}": ${why}`);
 }
 
 /**
@@ -158,10 +226,13 @@ async function printHelpFor(words: string[], io: Io): Promise<number> {
  * errors print as one line on stderr; `PENGUIN_DEBUG=1` adds the stack.
  */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const pointer: HelpPointer = { words: [] };
   try {
-    return await dispatch(argv, io);
+    return await dispatch(argv, io, pointer);
   } catch (err) {
-    return reportError(err, io);
+    // A reader that went away (`| head`) got all it wanted: not an error.
+    if (io.stdoutClosed?.()) return 0;
+    return reportError(err, io, pointer.words);
   }
 }
 
@@ -170,12 +241,19 @@ function shown(message: string): string {
   return message.split("\n").map(escapeControls).join("\n");
 }
 
-/** Print `err` for a user and return its exit code. */
-export function reportError(err: unknown, io: Io): number {
+/**
+ * Print `err` for a user and return its exit code. A usage error is followed
+ * by a pointer to the help of `command` (the command or group it concerns;
+ * none: the command list).
+ */
+export function reportError(err: unknown, io: Io, command: string[] = []): number {
   const debug = Deno.env.get("PENGUIN_DEBUG") === "1";
   if (err instanceof PenguinError) {
     io.err(`penguin: ${shown(err.message)}\n`);
-    if (err.kind === "usage") io.err(`Run "penguin --help" for usage.\n`);
+    if (err.kind === "usage") {
+      const help = ["penguin", "help", ...command].join(" ");
+      io.err(`Run "${help}" for ${command.length === 0 ? "the list of commands" : "usage"}.\n`);
+    }
     if (debug && err.stack) io.err(`${err.stack}\n`);
     return err.exitCode;
   }

@@ -35,7 +35,7 @@ Deno.test("the CLI tests and scripts/compile.ts use exactly the deno.json permis
     assert.deepEqual(argv.filter((a) => PERMISSION_FLAG.test(a)), BAKED_FLAGS);
     assert.equal(argv[argv.indexOf("--config") + 1], join(REPO, "deno.json"));
   }
-  assert.equal(config.tasks.penguin, "deno run -P=penguin --no-prompt main.ts");
+  assert.equal(config.tasks.penguin, "deno run --quiet -P=penguin --no-prompt main.ts");
 });
 
 Deno.test("the permission set is the narrow one penguin needs", () => {

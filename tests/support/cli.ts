@@ -23,11 +23,19 @@ export interface CliOptions {
 
 // deno-lint-ignore no-control-regex
 const ANSI = /\x1b\[[0-9;]*m/g;
-const WARNING = /^.*Permissions in the config file is an experimental feature.*\n/gm;
 
-/** The argv that runs penguin the way `deno task penguin` does. */
+/**
+ * The argv that runs penguin the way `deno task penguin` does: the flags of
+ * that task in deno.json (the one place they live), with the config and the
+ * entry module given by absolute path.
+ */
 export function penguinArgv(): string[] {
-  return ["run", "-P=penguin", "--no-prompt", "--config", `${REPO}deno.json`, `${REPO}main.ts`];
+  const config = JSON.parse(Deno.readTextFileSync(`${REPO}deno.json`));
+  const words = String(config.tasks.penguin).split(/\s+/);
+  if (words[0] !== "deno" || words.at(-1) !== "main.ts") {
+    throw new Error(`deno.json task "penguin" is not "deno <flags> main.ts": ${words.join(" ")}`);
+  }
+  return [...words.slice(1, -1), "--config", `${REPO}deno.json`, `${REPO}main.ts`];
 }
 
 /** Run `penguin <args>` and collect its output. */
@@ -59,6 +67,6 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
   return {
     code: out.code,
     stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr).replace(WARNING, "").replace(ANSI, ""),
+    stderr: dec.decode(out.stderr).replace(ANSI, ""),
   };
 }

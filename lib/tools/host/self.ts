@@ -17,7 +17,17 @@ export function selfArgv(args: string[]): string[] {
   if (Deno.build.standalone) return [Deno.execPath(), ...args];
   const main = fileURLToPath(new URL("../../../main.ts", import.meta.url));
   const config = fileURLToPath(new URL("../../../deno.json", import.meta.url));
-  return [Deno.execPath(), "run", "-P=penguin", "--no-prompt", "--config", config, main, ...args];
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "-P=penguin",
+    "--no-prompt",
+    "--config",
+    config,
+    main,
+    ...args,
+  ];
 }
 
 /**
