@@ -45,6 +45,8 @@ export interface ScreenOptions {
   palette: Palette;
   /** Whether outputs starting now are collapsed. */
   collapse(): boolean;
+  /** How the elision marker says to see everything (default `/verbose`). */
+  fullOutputHint?: string;
 }
 
 /** The drawing surface the renderer drives. */
@@ -199,7 +201,9 @@ export function createScreen(opts: ScreenOptions): Screen {
     const tail = col.c.finish();
     if (tail.hidden === 0 && tail.lines.length === 0) return;
     endLine();
-    if (tail.hidden > 0) lineOf(`${col.label} -> ${elidedLabel(tail.hidden)}`, p.dim);
+    if (tail.hidden > 0) {
+      lineOf(`${col.label} -> ${elidedLabel(tail.hidden, opts.fullOutputHint)}`, p.dim);
+    }
     const gutter = paint(p.dim, `${col.label} -> `, p);
     for (const l of tail.lines) {
       raw(gutter + l);
