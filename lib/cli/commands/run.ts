@@ -23,7 +23,7 @@ import { createAgent } from "../../agent/agent.ts";
 import { approverForMode, withCommandPolicy } from "../../agent/approval.ts";
 import type { Session } from "../../agent/session.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { createRenderer } from "../render/mod.ts";
+import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../inspect/terminal_text.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../inspect/targets.ts";
@@ -185,6 +185,8 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     // Only a human's answer or a policy's verdict is worth a line.
     autoApprovals: false,
     stats: { kind: "totals", price: await priceOf(ctx, session) },
+    // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
+    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
   // The session id first, as the stream's own record: its session_meta.
   if (f.json) io.out(JSON.stringify(session.metaMessage) + "\n");

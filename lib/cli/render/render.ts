@@ -31,6 +31,7 @@ import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
 import { createScreen, type Screen } from "./_screen.ts";
 import { createStats, type StatsStyle } from "./_stats.ts";
+import type { MarkdownStreamOptions } from "./markdown.ts";
 
 /** Options of {@linkcode createRenderer}. */
 export interface RendererOptions {
@@ -53,6 +54,11 @@ export interface RendererOptions {
   autoApprovals?: boolean;
   /** How the elision marker of a collapsed output says to see it all (default `/verbose`). */
   fullOutputHint?: string;
+  /**
+   * Draw the model's text (live and in history) as Markdown; only honoured
+   * with `color` (otherwise the text stays raw). Default: raw.
+   */
+  markdown?: MarkdownStreamOptions;
   /** Clock for elapsed-time fallbacks (default `Date.now`). */
   now?: () => number;
 }
@@ -115,11 +121,13 @@ export function createRenderer(opts: RendererOptions): Renderer {
       now,
     });
   }
+  const markdown = opts.color ? opts.markdown : undefined;
   const screen: Screen = createScreen({
     write,
     palette,
     collapse: () => collapse,
     ...(opts.fullOutputHint !== undefined ? { fullOutputHint: opts.fullOutputHint } : {}),
+    ...(markdown ? { markdown } : {}),
   });
   const stats = createStats(now, opts.stats);
   const autoApprovals = opts.autoApprovals ?? true;
@@ -358,7 +366,11 @@ export function createRenderer(opts: RendererOptions): Renderer {
     },
     history(messages) {
       screen.endLine();
-      write(renderHistory(messages, { palette, collapse }));
+      write(renderHistory(messages, {
+        palette,
+        collapse,
+        ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
+      }));
       stats.seed(messages);
     },
   };
