@@ -285,7 +285,7 @@ Deno.test("collapsed output keeps the first 4 and last 4 lines around an elision
     run(msgs, { collapse: true }),
     "[tool-x01] exec_command <- $ seq\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
-      `${g}… (+12 lines, /verbose for full output)\n` +
+      `${g}… 12 more lines (/verbose for full output)\n` +
       [17, 18, 19, 20].map((i) => `${g}line ${i}\n`).join(""),
   );
   // Not collapsed: every line.
@@ -296,7 +296,7 @@ Deno.test("collapsing never hides fewer than 2 lines: 9 lines show whole, 10 hid
   const nine = run(outputStream("call_a", lines(9)), { collapse: true });
   assert.equal(nine, lines(9).split("\n").slice(0, -1).map((l) => `[tool-l_a] -> ${l}\n`).join(""));
   const ten = run(outputStream("call_a", lines(10)), { collapse: true });
-  assert.match(ten, /\(\+2 lines, \/verbose for full output\)/);
+  assert.match(ten, /… 2 more lines \(\/verbose for full output\)/);
   assert.doesNotMatch(ten, /line 5\n|line 6\n/);
   assert.match(ten, /line 7\n[\s\S]*line 10\n$/);
 });
@@ -499,7 +499,7 @@ Deno.test("history renders complete messages statically, collapsed on request", 
     renderHistory(msgs, { palette: paletteFor(false), collapse: true }),
     "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
-      `${g}… (+4 lines, /verbose for full output)\n` +
+      `${g}… 4 more lines (/verbose for full output)\n` +
       [9, 10, 11, 12].map((i) => `${g}line ${i}\n`).join("") +
       "partial [aborted]\n[abort]: aborted by user\n",
   );
@@ -595,4 +595,124 @@ Deno.test("history re-rendering (chat --resume) is terminal-safe", () => {
   assert.ok(!ACTIVE.test(text), JSON.stringify(text));
   assert.match(text, /exec_command <- \$ a\\x1b\]0;title\\x07b EVIL$/m);
   assert.match(text, /^\[tool-789\] exec_command -> ab$/m);
+});
+
+Deno.test("the spinner's progress line names what it waits for, counts seconds and erases the line", () => {
+  let buf = "";
+  let t = 0;
+  const s = createSpinner({
+    write: (x) => (buf += x),
+    intervalMs: 1000,
+    label: "waiting for p/m\x1b]0;x\x07…",
+    now: () => t,
+  });
+  t = 5000;
+  s.start();
+  s.stop();
+  assert.equal(buf, "\r⠋ waiting for p/m\\x1b]0;x\\x07… 0s\r\x1b[K");
+});
+
+Deno.test("the renderer stops the progress line at the first model fragment, before drawing it", () => {
+  let buf = "";
+  const r = createRenderer({
+    write: (x) => (buf += x),
+    color: false,
+    collapse: false,
+    spinner: true,
+    spinnerLabel: "waiting for p/m…",
+  });
+  r.beginTask();
+  r.push(event({ type: "request_begin" }));
+  assert.match(buf, /^\r⠋ waiting for p\/m… 0s$/);
+  r.push(model({
+    type: "partial_thinking",
+    role: "assistant",
+    event_type: "start",
+    thinking: "",
+    stop_reason: "completed",
+  }));
+  assert.ok(buf.endsWith("\r\x1b[K"), JSON.stringify(buf));
+  r.endTask();
+});
+
+Deno.test("without autoApprovals only answered prompts, denials and policy verdicts print a line", () => {
+  const { r, out, write } = (() => {
+    let buf = "";
+    const write = (t: string) => (buf += t);
+    const r = createRenderer({ write, color: false, collapse: false, autoApprovals: false });
+    return { r, out: () => buf, write };
+  })();
+  r.beginTask();
+  r.push(event({ type: "approval_decision", decision: "allow", tool_call_id: "a" }));
+  r.push(event({ type: "approval_decision", decision: "allow", tool_call_id: "n" }, ["child"]));
+  r.push(event({ type: "approval_decision", decision: "deny", tool_call_id: "b" }));
+  r.push(event({ type: "approval_decision", decision: "forbidden", tool_call_id: "c" }));
+  const call = completeCall("call_ask", "exec_command", JSON.stringify({ cmd: "ls" }));
+  r.beginPrompt(call.payload as ToolCallMessage);
+  write("? Approve this tool call? [Y/n] y\n");
+  r.endPrompt(call.payload as ToolCallMessage, "allow");
+  r.push(event({ type: "approval_decision", decision: "allow", tool_call_id: "call_ask" }));
+  r.endTask();
+  assert.equal(
+    out(),
+    "× [denied]\n× [forbidden by policy]\n[tool-ask] exec_command <- $ ls\n" +
+      "? Approve this tool call? [Y/n] y\n✓ [approved]\n",
+  );
+});
+
+Deno.test("the totals stats line counts turns, tokens in/out/cached and time, with cost when priced", () => {
+  const tokens = (cache_read: number, cache_write: number, output: number): TokenCounts => ({
+    cache_read,
+    cache_write,
+    output,
+    total: cache_read + cache_write + output,
+  });
+  const msgs = (): OmniMessage[] => [
+    event({ type: "request_begin" }),
+    event({ type: "token_usage", request: tokens(0, 1000, 200), session: tokens(0, 1000, 200) }),
+    event({ type: "request_end", status: "completed" }, undefined, 1000),
+    event({ type: "request_begin" }),
+    event({
+      type: "token_usage",
+      request: tokens(1000, 500, 300),
+      session: tokens(1000, 1500, 500),
+    }),
+    event({ type: "request_end", status: "completed" }, undefined, 1500),
+  ];
+  const render = (
+    style: Parameters<typeof createRenderer>[0]["stats"],
+    extra: OmniMessage[] = [],
+  ) => {
+    let buf = "";
+    const r = createRenderer({
+      write: (t) => (buf += t),
+      color: false,
+      collapse: false,
+      stats: style,
+    });
+    r.beginTask();
+    for (const m of [...msgs(), ...extra]) r.push(m);
+    r.endTask();
+    return buf;
+  };
+  assert.equal(
+    render({ kind: "totals", price: null }),
+    "[stats] 2 turns · in 2.5k (1k cached) · out 500 · 2.5s\n",
+  );
+  const price = { cache_read: 0.1, cache_write: 1, output: 4, source: "config" as const };
+  // (1000·0.1 + 1500·1 + 500·4) / 1e6 = 0.0036
+  assert.equal(
+    render({ kind: "totals", price }),
+    "[stats] 2 turns · in 2.5k (1k cached) · out 500 · 2.5s · $0.0036\n",
+  );
+  const child = event({
+    type: "token_usage",
+    request: tokens(0, 100, 10),
+    session: tokens(0, 100, 10),
+  }, ["session-child"]);
+  assert.equal(
+    render({ kind: "totals", price }, [child]),
+    "[stats] 2 turns · in 2.6k (1k cached) · out 510 · 2.5s · $0.0036 (main session; subagents unpriced)\n",
+  );
+  assert.doesNotMatch(render({ kind: "totals", price }), /\(\+/);
 });

@@ -44,7 +44,10 @@ Flags:
   --network on|off          let commands use the network (default: off)
 ${GRANT_ROOTS_HELP}
 ${GIT_WRITABLE_HELP}
-  --json                    print the OmniMessage stream as JSONL on stdout, nothing else
+  --verbose                 show tool output in full (default: long outputs show their
+                            first and last lines around "… N more lines")
+  --json                    print the OmniMessage stream as JSONL on stdout, nothing else;
+                            the first record is the session_meta (the session id)
 
 ${POLICY_FILE_HELP}
 
@@ -73,6 +76,7 @@ const SPEC: FlagSpec = {
   "sandbox": { type: "string" },
   "network": { type: "string" },
   "json": { type: "boolean" },
+  "verbose": { type: "boolean" },
   "grant-writable-roots": { type: "boolean" },
   "git-writable": { type: "boolean" },
 };
@@ -95,6 +99,8 @@ export interface RunFlags {
   sandbox: ReturnType<typeof parseSandboxMode>;
   network: boolean;
   json: boolean;
+  /** `--verbose`: tool output in full. */
+  verbose: boolean;
   grantWritableRoots: boolean;
   /** `--git-writable` (or penguin.jsonc `"git"`, once applied): commands may commit. */
   gitWritable: boolean;
@@ -192,6 +198,7 @@ export async function parse(args: string[]): Promise<RunFlags> {
     sandbox: parseSandboxMode(str(p, "sandbox") ?? "workspace-write", "run: --sandbox"),
     network: network === "on",
     json: bool(p, "json"),
+    verbose: bool(p, "verbose"),
     grantWritableRoots: bool(p, "grant-writable-roots"),
     gitWritable: bool(p, "git-writable"),
   };

@@ -26,7 +26,7 @@ import {
   type ChatOptions,
   parseChatFlags,
 } from "./_chat_flags.ts";
-import { createRenderer, type Renderer } from "../render/mod.ts";
+import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../inspect/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput } from "../_chat_tty.ts";
@@ -285,6 +285,8 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     color: io.color,
     collapse: !opts.verbose,
     spinner: interactive,
+    // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
+    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
   io.out(
     `penguin chat v${VERSION}\nAgent: ${agent.ref.agentId}\nWorkspace: ${session.workspaceDir}\n` +

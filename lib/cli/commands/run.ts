@@ -23,8 +23,10 @@ import { createAgent } from "../../agent/agent.ts";
 import { approverForMode, withCommandPolicy } from "../../agent/approval.ts";
 import type { Session } from "../../agent/session.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { createRenderer } from "../render/mod.ts";
+import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../inspect/terminal_text.ts";
+import { createPriceBook, type Price } from "../../inspect/pricing.ts";
+import { projectConfigPathOf } from "../../inspect/targets.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
 
@@ -148,6 +150,16 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
   }
 }
 
+/** The price of the session's model (configured, else the catalog's), or null when unknown. */
+async function priceOf(ctx: CommandContext, session: Session): Promise<Price | null> {
+  const book = createPriceBook((m) => ctx.io.err(`[penguin] warning: ${m}\n`));
+  return await book.priceFor(
+    session.provider,
+    session.modelId,
+    projectConfigPathOf(session.tracePath),
+  );
+}
+
 function resumeHint(ctx: CommandContext, f: RunFlags, sessionId: string): string {
   let cmd = `penguin chat --resume ${sessionId}`;
   if (f.projectId !== undefined && f.projectId !== DEFAULT_PROJECT_ID) {
@@ -166,9 +178,18 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
     color: io.color,
-    collapse: false,
+    collapse: !f.verbose,
+    fullOutputHint: "--verbose",
     spinner: io.isTty,
+    spinnerLabel: `waiting for ${session.provider}/${session.modelId}…`,
+    // Only a human's answer or a policy's verdict is worth a line.
+    autoApprovals: false,
+    stats: { kind: "totals", price: await priceOf(ctx, session) },
+    // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
+    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
+  // The session id first, as the stream's own record: its session_meta.
+  if (f.json) io.out(JSON.stringify(session.metaMessage) + "\n");
   if (!f.json) {
     io.err(
       `penguin run v${VERSION}\nAgent: ${

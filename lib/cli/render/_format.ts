@@ -192,9 +192,9 @@ export function goalFinishedLabel(outcome: GoalOutcome, rounds: number, tokens: 
   }`;
 }
 
-/** The elision marker of a collapsed tool output. */
-export function elidedLabel(hidden: number): string {
-  return `… (+${hidden} lines, /verbose for full output)`;
+/** The elision marker of a collapsed tool output; `hint` says how to see everything. */
+export function elidedLabel(hidden: number, hint = "/verbose"): string {
+  return `… ${hidden} more lines (${hint} for full output)`;
 }
 
 /** Figures of one `[stats]` line. */
@@ -218,4 +218,42 @@ export function statsLine(f: StatsFigures): string {
   return `[stats] context ${formatTokens(f.context)} (${signed(formatTokens(f.contextDelta))})` +
     ` · tokens ${formatTokens(f.tokens)} (${signed(formatTokens(f.tokensDelta))})` +
     ` · ${formatDuration(f.elapsedMs)} (${signed(formatDuration(f.elapsedDeltaMs))})`;
+}
+
+/** Figures of one `[stats]` totals line (`penguin run`). */
+export interface TotalsFigures {
+  /** Completed model requests of the main session. */
+  turns: number;
+  /** Input tokens (cached and uncached), subagents included. */
+  input: number;
+  /** Of `input`, served from the provider cache. */
+  cached: number;
+  /** Output tokens, subagents included. */
+  output: number;
+  /** Wall time of the task, ms. */
+  elapsedMs: number;
+  /** USD cost, when a price is known. */
+  costUsd?: number;
+  /** The cost covers only the main session (subagents used tokens too). */
+  costPartial?: boolean;
+}
+
+/** USD for humans: `$0.0123`, `$1.23`. */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return "$0";
+  if (usd < 0.01) return `$${usd.toPrecision(2)}`;
+  return `$${usd.toFixed(usd < 100 ? 2 : 0)}`;
+}
+
+/** `[stats] 3 turns · in 12.3k (8k cached) · out 450 · 4.2s · $0.0021`. */
+export function totalsLine(f: TotalsFigures): string {
+  let line = `[stats] ${f.turns} turn${f.turns === 1 ? "" : "s"} · in ${formatTokens(f.input)}` +
+    (f.cached > 0 ? ` (${formatTokens(f.cached)} cached)` : "") +
+    ` · out ${formatTokens(f.output)} · ${formatDuration(f.elapsedMs)}`;
+  if (f.costUsd !== undefined) {
+    line += ` · ${formatUsd(f.costUsd)}${
+      f.costPartial ? " (main session; subagents unpriced)" : ""
+    }`;
+  }
+  return line;
 }

@@ -31,6 +31,11 @@ import { type Collapser, createCollapser } from "./collapse.ts";
 import { goalRound, steeringBody, steeringLines } from "./history.ts";
 import { toolCallPreview } from "./tool_preview.ts";
 import {
+  createMarkdownStream,
+  type MarkdownStream,
+  type MarkdownStreamOptions,
+} from "./markdown.ts";
+import {
   createSafeTextStream,
   escapeControls,
   safeText,
@@ -45,6 +50,10 @@ export interface ScreenOptions {
   palette: Palette;
   /** Whether outputs starting now are collapsed. */
   collapse(): boolean;
+  /** How the elision marker says to see everything (default `/verbose`). */
+  fullOutputHint?: string;
+  /** Draw the model's text as Markdown (colour terminals only; default: raw). */
+  markdown?: MarkdownStreamOptions;
 }
 
 /** The drawing surface the renderer drives. */
@@ -133,6 +142,15 @@ export function createScreen(opts: ScreenOptions): Screen {
     return s ? s.end() : "";
   };
   const setName = (key: string, name: string) => names.set(key, escapeControls(name));
+  /** The Markdown stream of the text segment being drawn, if any. */
+  let md: MarkdownStream | undefined;
+  const mdWrite = (text: string, stream: MarkdownStream) => {
+    if (text !== "") {
+      opts.write(text);
+      lastCallKey = null;
+    }
+    mid = stream.midLine();
+  };
 
   const raw = (text: string) => {
     if (text === "") return;
@@ -141,6 +159,11 @@ export function createScreen(opts: ScreenOptions): Screen {
     lastCallKey = null;
   };
   const endLine = () => {
+    if (md) {
+      const stream = md;
+      md = undefined;
+      mdWrite(stream.end(), stream);
+    }
     if (dimOpen) opts.write(p.reset);
     dimOpen = false;
     thinkingOpen = false;
@@ -199,7 +222,9 @@ export function createScreen(opts: ScreenOptions): Screen {
     const tail = col.c.finish();
     if (tail.hidden === 0 && tail.lines.length === 0) return;
     endLine();
-    if (tail.hidden > 0) lineOf(`${col.label} -> ${elidedLabel(tail.hidden)}`, p.dim);
+    if (tail.hidden > 0) {
+      lineOf(`${col.label} -> ${elidedLabel(tail.hidden, opts.fullOutputHint)}`, p.dim);
+    }
     const gutter = paint(p.dim, `${col.label} -> `, p);
     for (const l of tail.lines) {
       raw(gutter + l);
@@ -213,6 +238,17 @@ export function createScreen(opts: ScreenOptions): Screen {
     text(ev, chunk) {
       if (ev === "start") streams.delete("text");
       const text = ev === "stop" ? cleanEnd("text") : clean("text", chunk);
+      if (opts.markdown) {
+        if (text !== "") {
+          if (!md) {
+            endLine();
+            md = createMarkdownStream(opts.markdown);
+          }
+          mdWrite(md.push(text), md);
+        }
+        if (ev === "stop") endLine();
+        return;
+      }
       if (text !== "") {
         if (thinkingOpen || callOpen !== null || outOpen !== null) endLine();
         raw(text);

@@ -21,7 +21,16 @@ import {
   mcpEndLabel,
   retryLabel,
   statsLine,
+  totalsLine,
 } from "./_format.ts";
+import { costOf, type Price } from "../../inspect/pricing.ts";
+
+/** How the `[stats]` line reads. */
+export type StatsStyle =
+  /** Session figures with per-task deltas (`penguin chat`). */
+  | { kind: "session" }
+  /** Totals of the one task: turns, tokens in/out/cached, time, cost (`penguin run`). */
+  | { kind: "totals"; price?: Price | null };
 
 /** The renderer's counters. */
 export interface Stats {
@@ -45,7 +54,7 @@ const tsOf = (msg: OmniMessage): number | null => {
 };
 
 /** Create the counters. */
-export function createStats(now: () => number): Stats {
+export function createStats(now: () => number, style: StatsStyle = { kind: "session" }): Stats {
   let sessionTotal = 0;
   let childTotal = 0;
   let contextNow = 0;
@@ -62,8 +71,21 @@ export function createStats(now: () => number): Stats {
   let retry: { status: StopReason; n: number } | null = null;
   let retries = 0;
   let mcpBeginTs: number | null = null;
+  /** Totals of the task (style "totals"): all sessions, and the main session's own. */
+  const all = { cache_read: 0, cache_write: 0, output: 0 };
+  const main = { cache_read: 0, cache_write: 0, output: 0 };
+  let turns = 0;
+  let childUsage = false;
+  const add = (to: typeof all, c: { cache_read: number; cache_write: number; output: number }) => {
+    to.cache_read += c.cache_read;
+    to.cache_write += c.cache_write;
+    to.output += c.output;
+  };
 
   const resetTask = () => {
+    for (const t of [all, main]) t.cache_read = t.cache_write = t.output = 0;
+    turns = 0;
+    childUsage = false;
     taskTokens = 0;
     hasUsage = false;
     firstTs = null;
@@ -86,6 +108,9 @@ export function createStats(now: () => number): Stats {
       const e = msg.payload;
       const nested = msg.origin !== undefined && msg.origin.length > 0;
       if (e.type === "token_usage") {
+        add(all, e.request);
+        if (nested) childUsage = true;
+        else add(main, e.request);
         if (nested) {
           hasUsage = true;
           taskTokens += e.request.total;
@@ -102,6 +127,7 @@ export function createStats(now: () => number): Stats {
         }
       } else if (e.type === "request_end" && !nested) {
         if (!compacting) {
+          if (e.status === "completed") turns++;
           lastEndTs = tsOf(msg) ?? lastEndTs;
           if (pendingCompaction > 0) hasUsage = true;
           taskTokens += pendingCompaction;
@@ -161,7 +187,17 @@ export function createStats(now: () => number): Stats {
         : Math.max(0, now() - wallStart);
       sessionElapsed += elapsed;
       let line: string | null = null;
-      if (hasUsage) {
+      if (hasUsage && style.kind === "totals") {
+        const price = style.price ?? null;
+        line = totalsLine({
+          turns,
+          input: all.cache_read + all.cache_write,
+          cached: all.cache_read,
+          output: all.output,
+          elapsedMs: elapsed,
+          ...(price ? { costUsd: costOf(main, price), costPartial: childUsage } : {}),
+        });
+      } else if (hasUsage) {
         line = statsLine({
           context: contextNow,
           contextDelta: contextNow - contextAtStart,

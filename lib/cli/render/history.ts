@@ -19,6 +19,7 @@ import {
 import { collapseLines } from "./collapse.ts";
 import { escapeControls, safeText } from "../../inspect/terminal_text.ts";
 import { toolCallPreview } from "./tool_preview.ts";
+import { type MarkdownOptions, renderMarkdown } from "./markdown.ts";
 
 /** Options of {@linkcode renderHistory}. */
 export interface HistoryOptions {
@@ -26,6 +27,8 @@ export interface HistoryOptions {
   palette: Palette;
   /** Collapse long tool outputs to head + marker + tail. */
   collapse: boolean;
+  /** Render the model's answers as Markdown for a colour terminal (default: raw text). */
+  markdown?: MarkdownOptions;
 }
 
 /** The body of a `[user_steering]` block, or null when `text` is not one. */
@@ -85,7 +88,9 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
     switch (m.type) {
       case "text": {
         if (m.role === "assistant") {
-          out += `${safeText(m.text)}${marker}\n`;
+          out += opts.markdown && m.text.trim() !== ""
+            ? `${renderMarkdown(m.text, opts.markdown).replace(/\n$/, "")}${marker}\n`
+            : `${safeText(m.text)}${marker}\n`;
           break;
         }
         const steer = steeringBody(m.text);

@@ -30,6 +30,14 @@ export {
   HEAD_LINES,
   TAIL_LINES,
 } from "./collapse.ts";
+export {
+  createMarkdownStream,
+  type MarkdownOptions,
+  type MarkdownStream,
+  type MarkdownStreamOptions,
+  renderMarkdown,
+  terminalMarkdown,
+} from "./markdown.ts";
 export { createSpinner, type Spinner, type SpinnerOptions } from "./spinner.ts";
 export {
   approvalLabel,

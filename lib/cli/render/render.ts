@@ -30,7 +30,8 @@ import { paletteFor } from "./_format.ts";
 import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
 import { createScreen, type Screen } from "./_screen.ts";
-import { createStats } from "./_stats.ts";
+import { createStats, type StatsStyle } from "./_stats.ts";
+import type { MarkdownStreamOptions } from "./markdown.ts";
 
 /** Options of {@linkcode createRenderer}. */
 export interface RendererOptions {
@@ -42,6 +43,22 @@ export interface RendererOptions {
   collapse: boolean;
   /** Show a spinner until the first token (TTY only; default false). */
   spinner?: boolean;
+  /** The spinner's progress text, e.g. `waiting for deepseek/deepseek-chat…` (default: none). */
+  spinnerLabel?: string;
+  /** How the `[stats]` line reads (default: session figures with per-task deltas). */
+  stats?: StatsStyle;
+  /**
+   * Print `✓ [approved]` for calls nobody was asked about (default true).
+   * Off, only answered prompts, denials and policy verdicts print a line.
+   */
+  autoApprovals?: boolean;
+  /** How the elision marker of a collapsed output says to see it all (default `/verbose`). */
+  fullOutputHint?: string;
+  /**
+   * Draw the model's text (live and in history) as Markdown; only honoured
+   * with `color` (otherwise the text stays raw). Default: raw.
+   */
+  markdown?: MarkdownStreamOptions;
   /** Clock for elapsed-time fallbacks (default `Date.now`). */
   now?: () => number;
 }
@@ -96,10 +113,24 @@ export function createRenderer(opts: RendererOptions): Renderer {
     opts.write(text);
   };
   if (opts.spinner) {
-    spinner = createSpinner({ write: opts.write, dim: palette.dim, reset: palette.reset });
+    spinner = createSpinner({
+      write: opts.write,
+      dim: palette.dim,
+      reset: palette.reset,
+      ...(opts.spinnerLabel !== undefined ? { label: opts.spinnerLabel } : {}),
+      now,
+    });
   }
-  const screen: Screen = createScreen({ write, palette, collapse: () => collapse });
-  const stats = createStats(now);
+  const markdown = opts.color ? opts.markdown : undefined;
+  const screen: Screen = createScreen({
+    write,
+    palette,
+    collapse: () => collapse,
+    ...(opts.fullOutputHint !== undefined ? { fullOutputHint: opts.fullOutputHint } : {}),
+    ...(markdown ? { markdown } : {}),
+  });
+  const stats = createStats(now, opts.stats);
+  const autoApprovals = opts.autoApprovals ?? true;
 
   let pending: OmniMessage[] = [];
   let holder: string | null = null;
@@ -143,6 +174,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
     }
     if (msg.type === "model_msg") {
       const m = msg.payload;
+      spinner?.stop(); // the first token ends the wait, even before anything is drawn
       switch (m.type) {
         case "partial_text":
           screen.text(m.event_type, m.text);
@@ -179,6 +211,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
         return;
       }
       case "approval_decision":
+        if (e.decision === "allow" && !autoApprovals) return;
         screen.decision(e.tool_call_id, undefined, e.decision);
         return;
       case "tool_list_ready":
@@ -199,6 +232,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
     if (msg.type === "model_msg" && msg.payload.type === "tool_call") {
       screen.completeToolCall(msg.payload, msg.origin);
     } else if (msg.type === "event_msg" && msg.payload.type === "approval_decision") {
+      if (msg.payload.decision === "allow" && !autoApprovals) return;
       screen.decision(msg.payload.tool_call_id, msg.origin, msg.payload.decision);
     }
   };
@@ -332,7 +366,11 @@ export function createRenderer(opts: RendererOptions): Renderer {
     },
     history(messages) {
       screen.endLine();
-      write(renderHistory(messages, { palette, collapse }));
+      write(renderHistory(messages, {
+        palette,
+        collapse,
+        ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
+      }));
       stats.seed(messages);
     },
   };

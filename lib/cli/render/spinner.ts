@@ -1,10 +1,14 @@
 /**
- * A one-cell terminal spinner shown while waiting for the model's first
- * token. It draws with `\r` only (no escape codes beyond the optional dim),
- * and erases itself completely before anything else is written.
+ * A terminal spinner shown while waiting for the model's first token: one
+ * cell, or with a label a progress line `⠋ waiting for <provider>/<model>… 3s`
+ * whose seconds count up. It draws with `\r` (the label form erases with
+ * `\r` + erase-line), and erases itself completely before anything else is
+ * written.
  *
  * @module
  */
+
+import { escapeControls } from "../../inspect/terminal_text.ts";
 
 /** Braille frames, drawn in turn. */
 export const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -29,6 +33,10 @@ export interface SpinnerOptions {
   dim?: string;
   /** Reset code matching `dim`. */
   reset?: string;
+  /** Text after the frame (e.g. `waiting for p/m…`); the elapsed seconds follow it. */
+  label?: string;
+  /** Clock for the elapsed seconds (default `Date.now`). */
+  now?: () => number;
 }
 
 /**
@@ -40,14 +48,19 @@ export function createSpinner(opts: SpinnerOptions): Spinner {
   const reset = opts.reset ?? "";
   let timer: ReturnType<typeof setInterval> | undefined;
   let frame = 0;
+  let started = 0;
+  const now = opts.now ?? Date.now;
+  const label = opts.label === undefined ? "" : ` ${escapeControls(opts.label)}`;
   const draw = () => {
-    opts.write(`\r${dim}${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]}${reset}`);
+    const secs = label === "" ? "" : ` ${Math.floor(Math.max(0, now() - started) / 1000)}s`;
+    opts.write(`\r${dim}${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]}${label}${secs}${reset}`);
     frame++;
   };
   return {
     start() {
       if (timer !== undefined) return;
       frame = 0;
+      started = now();
       draw();
       timer = setInterval(draw, opts.intervalMs ?? 80);
     },
@@ -55,7 +68,7 @@ export function createSpinner(opts: SpinnerOptions): Spinner {
       if (timer === undefined) return;
       clearInterval(timer);
       timer = undefined;
-      opts.write("\r \r");
+      opts.write(label === "" ? "\r \r" : "\r\x1b[K");
     },
     spinning: () => timer !== undefined,
   };
