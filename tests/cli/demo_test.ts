@@ -18,6 +18,9 @@ async function checkDemoRun(r: CliResult, workspace: string): Promise<string> {
   assert.match(r.stdout.split("\n")[0]!, /^\[scripted\] .*SCRIPTED model/);
   assert.match(r.stdout, /no key and no network are used/);
   assert.match(r.stderr, /^Model: penguin-demo \(scripted\)$/m);
+  // The scripted model is gone after the demo: no hint to resume a session that cannot go on.
+  assert.doesNotMatch(r.stderr, /--resume/);
+  assert.match(r.stdout, /this session cannot be continued/);
   // The whole loop shows: the calls, their outputs, the answer quoting the real output.
   assert.match(r.stdout, /exec_command .*ls -la/);
   assert.match(r.stdout, /write_file .*hello\.txt/);

@@ -88,6 +88,14 @@ async function sessionIds(dir: string): Promise<Set<string>> {
   return ids;
 }
 
+/**
+ * The run's "To continue this conversation" line, dropped: the scripted model
+ * stops with the demo, so a resumed session would only find a closed port.
+ */
+function withoutResumeHint(text: string): string {
+  return text.replace(/^To continue this conversation: .*\n?/m, "");
+}
+
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const p = parseFlags(
     "demo",
@@ -142,7 +150,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       ...(sandbox !== undefined ? ["--sandbox", sandbox] : []),
       "-m",
       DEMO_TASK,
-    ], { ...ctx, root });
+    ], { ...ctx, root, io: { ...io, err: (text) => io.err(withoutResumeHint(text)) } });
     const files = await newTraceFiles(traces, before);
     const trace = files[0];
     io.out(`\n[scripted] the model answered ${model.requests()} request(s).\n`);
@@ -155,7 +163,11 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
           `  penguin trace export ${trace} --format html -o demo.html\n`,
       );
     }
-    if (tmp !== undefined) io.out(`\nEverything is in ${tmp} (remove it when done).\n`);
+    io.out(
+      "\nThe scripted model stopped with the demo, so this session cannot be continued; " +
+        "configure a real model to go on (see the README's Quick start).\n",
+    );
+    if (tmp !== undefined) io.out(`Everything is in ${tmp} (remove it when done).\n`);
     return code;
   } finally {
     await model.close();
