@@ -30,6 +30,7 @@ export const GROUPS: CommandGroup[] = [
       (await import("./commands/models_probe.ts")).modelsTestCommand,
     ],
   },
+  { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 
 /** The commands whose first word is `word` (none for an unknown word). */
