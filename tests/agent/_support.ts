@@ -241,8 +241,8 @@ export function requestMessages(server: ModelServer, i: number): Record<string, 
   return (req.body as { messages: Record<string, unknown>[] }).messages;
 }
 
-/** Resolve once `pred()` holds, polling every 10 ms; fails after `ms` (default 10 s). */
-export async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
+/** Resolve once `pred()` holds, polling every 10 ms; fails after `ms` (default 120 s: a failsafe for a hung test, never a timing claim). */
+export async function waitFor(pred: () => boolean, what: string, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!pred()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

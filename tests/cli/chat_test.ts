@@ -227,7 +227,7 @@ async function startPane(command: string): Promise<{
       await tmux("paste-buffer", "-p", "-d", "-b", "penguin", "-t", "chat");
     },
     screen,
-    async waitFor(pattern, what, timeoutMs = 30_000) {
+    async waitFor(pattern, what, timeoutMs = 120_000) {
       const deadline = Date.now() + timeoutMs;
       let last = "";
       while (Date.now() < deadline) {

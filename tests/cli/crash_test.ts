@@ -95,13 +95,19 @@ async function crashAndResume(seed: number): Promise<Outcome | null> {
     status.then(() => (exited = true));
     // Kill after a random number of received requests plus a short random delay,
     // or after a random delay from the start.
+    // Wait on the server, not on the clock: a loaded machine may take many seconds to start
+    // penguin, and a kill before its first request would test nothing. The deadline is only a
+    // failsafe against a hung child.
+    const failsafe = Date.now() + 300_000;
+    const requests = async (n: number) => {
+      while (server.requests.length < n && !exited && Date.now() < failsafe) await sleep(2);
+    };
     if (rand() < 0.7) {
-      const k = 1 + Math.floor(rand() * 4);
-      const end = Date.now() + 20_000;
-      while (server.requests.length < k && !exited && Date.now() < end) await sleep(2);
+      await requests(1 + Math.floor(rand() * 4));
       await sleep(Math.floor(rand() * 40));
     } else {
-      await sleep(200 + Math.floor(rand() * 1000));
+      await requests(1);
+      await sleep(Math.floor(rand() * 1000));
     }
     try {
       child.kill("SIGKILL");

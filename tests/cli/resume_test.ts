@@ -237,8 +237,11 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
       stderr: "null",
     }).spawn();
     try {
-      const end = Date.now() + 30_000;
-      while (server.requests.length < 2 && Date.now() < end) {
+      // Wait on the server (or the child's exit), not on the clock; the deadline is a failsafe.
+      let exited = false;
+      live.status.then(() => (exited = true));
+      const failsafe = Date.now() + 300_000;
+      while (server.requests.length < 2 && !exited && Date.now() < failsafe) {
         await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(server.requests.length, 2, "the live run reached its request");

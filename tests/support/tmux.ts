@@ -36,7 +36,7 @@ export async function startPane(command: string, columns = 100, rows = 40): Prom
     tmux("capture-pane", "-p", "-J", ...(opts.escapes ? ["-e"] : []), "-S", "-", "-t", "t");
   return {
     screen,
-    async waitFor(pattern, what, timeoutMs = 60_000) {
+    async waitFor(pattern, what, timeoutMs = 120_000) {
       const deadline = Date.now() + timeoutMs;
       let last = "";
       while (Date.now() < deadline) {
