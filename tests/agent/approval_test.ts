@@ -186,9 +186,16 @@ Deno.test("an approval decision is recorded right after its call even when anoth
     ask: async (c) => {
       seen.push(c.tool_call_id);
       if (c.tool_call_id === "r") {
-        // Hold this approval until the first command has finished and produced its output.
+        // Hold this approval until the first command's output is in the trace.
         await waitFor(() => existsSync(join(workspace, "done.txt")), "the first command");
-        await new Promise((r) => setTimeout(r, 300));
+        await waitFor(
+          () =>
+            traceHas(
+              join(workspace, "..", "data"),
+              /"tool_call_id":"e"[^\n]*"stop_reason"|"type":"tool_call_output"[^\n]*"tool_call_id":"e"/,
+            ),
+          "the first command's output in the trace",
+        );
       }
       return true;
     },
@@ -199,6 +206,24 @@ Deno.test("an approval decision is recorded right after its call even when anoth
     assert.equal(outputs![0]!.tool_call_id, "e", "the first command's output is recorded first");
   });
 });
+
+/** True when a trace file under `root` has a line matching `pattern`. */
+function traceHas(root: string, pattern: RegExp): boolean {
+  const walk = (dir: string): boolean => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(dir)];
+    } catch {
+      return false;
+    }
+    return entries.some((e) =>
+      e.isDirectory
+        ? walk(join(dir, e.name))
+        : e.name.endsWith(".jsonl") && pattern.test(Deno.readTextFileSync(join(dir, e.name)))
+    );
+  };
+  return walk(root);
+}
 
 function existsSync(path: string): boolean {
   try {

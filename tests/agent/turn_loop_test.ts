@@ -112,16 +112,25 @@ Deno.test("parallel tool calls run concurrently, stream in completion order and 
   await withSession({
     turns: [
       turn.of(
-        item.toolCall("exec_command", { cmd: "sleep 0.4; echo slow", description: "slow" }, {
-          id: "c_slow",
-        }),
+        // The slow call ends only once the test has seen the fast call's output.
+        item.toolCall("exec_command", {
+          cmd: "until [ -e go ]; do sleep 0.02; done; echo slow",
+          description: "slow",
+        }, { id: "c_slow" }),
         item.toolCall("read_file", { file_path: "f.txt" }, { id: "c_fast" }),
       ),
       turn.text("Both done."),
     ],
   }, async (session, sb, server) => {
     await Deno.writeTextFile(join(sb.workspace, "f.txt"), "fast\n");
-    const stream = await collect(session.run("Do both.", { approve: "allow-all" }));
+    const stream = [];
+    for await (const m of session.run("Do both.", { approve: "allow-all" })) {
+      stream.push(m);
+      const p = m.payload as { type: string; tool_call_id?: string };
+      if (p.type === "tool_call_output" && p.tool_call_id === "c_fast") {
+        await Deno.writeTextFile(join(sb.workspace, "go"), "");
+      }
+    }
     const outputs = stream.filter((m) => m.payload.type === "tool_call_output")
       .map((m) => (m.payload as { tool_call_id: string }).tool_call_id);
     assert.deepEqual(outputs, ["c_fast", "c_slow"], "completion order on the stream");
@@ -194,7 +203,7 @@ Deno.test("a background command's completion notice rides the next run as a harn
   await withSession({
     turns: [
       turn.toolCall("exec_command", {
-        cmd: "sleep 0.2; echo bg-finished",
+        cmd: "until [ -e go ]; do sleep 0.02; done; echo bg-finished",
         description: "bg",
         run_in_background: true,
       }),
@@ -205,6 +214,8 @@ Deno.test("a background command's completion notice rides the next run as a harn
     let arrived = false;
     session.onBackgroundNotice(() => (arrived = true));
     await collect(session.run("Start it in the background.", { approve: "allow-all" }));
+    // Only now may the command finish: its notice cannot ride the first run.
+    await Deno.writeTextFile(join(sb.workspace, "go"), "");
     await waitFor(() => arrived, "the background notice");
     const stream = await collect(session.run("Anything new?", { approve: "allow-all" }));
     const notice = stream.find((m) => m.payload.type === "text" && m.payload.role === "user");

@@ -1,7 +1,7 @@
 // Rough CLI edges (issue 13): Deno's own warnings, closed pipes, typos and help pointers.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
 import { selfArgv } from "../../lib/tools/host/self.ts";
 import { allCommands } from "../../lib/cli/registry.ts";
@@ -39,7 +39,7 @@ async function readOneLineThenClose(
   const child = new Deno.Command(Deno.execPath(), {
     args: [...penguinArgv(), ...args],
     cwd: REPO,
-    env: { NO_COLOR: "1" },
+    env: penguinEnv(),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -11,7 +11,7 @@ import { INTERRUPTED_OUTPUT } from "../../lib/session/mod.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { penguinArgv, runCli } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import {
   item,
   type ModelServer,
@@ -85,7 +85,7 @@ async function crashAndResume(seed: number): Promise<Outcome | null> {
     const child = new Deno.Command(Deno.execPath(), {
       args: [...penguinArgv(), "--root", sb.root, "run", "-m", PROMPT],
       cwd: sb.workspace,
-      env: { NO_COLOR: "1" },
+      env: penguinEnv(),
       stdin: "null",
       stdout: "null",
       stderr: "null",

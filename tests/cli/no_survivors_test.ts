@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, REPO } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
 import { makeRoot } from "../agent/_support.ts";
 import { pidsWithArg } from "../tools/_command_helpers.ts";
 
@@ -27,7 +27,7 @@ function cli(root: string, ws: string): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: [...penguinArgv(), "--root", root, "run", "--workspace", ws, "-m", "go"],
     cwd: REPO,
-    env: { NO_COLOR: "1", HOME: ws },
+    env: penguinEnv(),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

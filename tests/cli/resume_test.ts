@@ -12,7 +12,7 @@ import { readTraceFile } from "../../lib/trace/reader.ts";
 import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { DEFAULT_COMPACTION_PROMPT } from "../../lib/state/default_prompts.ts";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import {
   type ModelServer,
   type ScriptedTurn,
@@ -231,7 +231,7 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
     const live = new Deno.Command(Deno.execPath(), {
       args: [...penguinArgv(), "--root", sb.root, "run", "--resume", sid, "-m", "Wait."],
       cwd: sb.workspace,
-      env: { NO_COLOR: "1" },
+      env: penguinEnv(),
       stdin: "null",
       stdout: "null",
       stderr: "null",

@@ -2,15 +2,17 @@
 // model read their reports before it exits.
 import assert from "node:assert/strict";
 import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
 import { makeRoot } from "../agent/_support.ts";
 import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
 
 Deno.test("penguin run waits for a background subagent and feeds its report to the model before exiting", async () => {
-  const handler = (req: RecordedRequest) => {
+  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
+  const handler = async (req: RecordedRequest) => {
     if (whose(req) === "child") {
-      // The child answers only after the parent's first task has ended.
-      return { ...turn.text("child result: 42"), delay_ms: 400 };
+      // The child answers only once penguin says it waits for it (its first task has ended).
+      await parentWaits;
+      return turn.text("child result: 42");
     }
     const t = turnOf(req);
     if (t === 0) {
@@ -26,15 +28,31 @@ Deno.test("penguin run waits for a background subagent and feeds its report to t
   const server = await startModelServer({ handler, maxRequests: 10 });
   const sb = await makeRoot(server);
   try {
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "-m",
-      "[[parent]] delegate",
-    ]);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        ...penguinArgv(),
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "[[parent]] delegate",
+      ],
+      cwd: REPO,
+      env: penguinEnv(),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stdout = new Response(child.stdout).text();
+    let stderr = "";
+    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
+      stderr += text;
+      if (stderr.includes("[background] waiting for")) sawWaiting();
+    }
+    sawWaiting(); // never leave the child's request hanging
+    const r = { code: (await child.status).code, stdout: await stdout, stderr };
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
     const parentRequests = server.requests.filter((q) => whose(q) === "parent");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseMessageLine } from "../../lib/protocol/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type ModelServerOptions, startModelServer, turn } from "../support/model_server.ts";
-import { type CliResult, penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { type CliResult, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import {
   assertGoodTrace,
   makeRoot,
@@ -145,7 +145,11 @@ Deno.test("run executes two tool calls of one turn and feeds the outputs back in
       turn.of(
         item.toolCall(
           "exec_command",
-          { cmd: "sleep 0.3; echo one > one.txt", description: "one" },
+          // Finishes after the write_file call: it waits for that file.
+          {
+            cmd: "until [ -e two.txt ]; do sleep 0.02; done; echo one > one.txt",
+            description: "one",
+          },
           { id: "c1" },
         ),
         item.toolCall("write_file", { file_path: "two.txt", content: "two\n" }, { id: "c2" }),
@@ -250,7 +254,7 @@ async function runAndSignal(
       ...args,
     ],
     cwd: REPO,
-    env: { NO_COLOR: "1" },
+    env: penguinEnv(),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -506,7 +510,7 @@ Deno.test("SIGINT at an approval prompt denies that call and the task goes on", 
         "Write p.",
       ],
       cwd: REPO,
-      env: { NO_COLOR: "1" },
+      env: penguinEnv(),
       stdin: "piped", // held open: the prompt waits for an answer that never comes
       stdout: "piped",
       stderr: "piped",

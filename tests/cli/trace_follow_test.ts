@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, REPO } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
 import { sid, tracesDay, withTempDir } from "../inspect/_support.ts";
 
 const WRITER = new URL("../inspect/_follow_writer.ts", import.meta.url).pathname;
@@ -50,7 +50,7 @@ Deno.test("penguin trace follow prints records as another process writes them, a
     const follow = new Deno.Command(Deno.execPath(), {
       args: [...penguinArgv(), "trace", "follow", "--root", root, "--interval", "50", id],
       cwd: REPO,
-      env: { NO_COLOR: "1" },
+      env: penguinEnv(),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

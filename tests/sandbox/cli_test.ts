@@ -1,7 +1,7 @@
 // `penguin sandbox check` and `penguin sandbox run`, run as a subprocess under the production permissions.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, runCli } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import { alive, eventually, exists, pidsWithArg, visibleTempDir } from "./_helpers.ts";
 
 async function withWorkspace(fn: (ws: string) => Promise<void>): Promise<void> {
@@ -216,6 +216,7 @@ async function startRun(ws: string, script: string, marker: string) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [...penguinArgv(), "sandbox", "run", "--", "bash", "-c", script],
     cwd: ws,
+    env: penguinEnv(),
     stdin: "null",
     stdout: "piped",
     stderr: "null",

@@ -17,7 +17,7 @@ export interface CliOptions {
   env?: Record<string, string>;
   cwd?: string;
   stdin?: string;
-  /** Drop the inherited environment (PATH and HOME are kept). */
+  /** Drop the inherited environment (PATH is kept; HOME is the test HOME). */
   clearEnv?: boolean;
 }
 
@@ -38,14 +38,61 @@ export function penguinArgv(): string[] {
   return [...words.slice(1, -1), "--config", `${REPO}deno.json`, `${REPO}main.ts`];
 }
 
-/** Run `penguin <args>` and collect its output. */
-export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  const env: Record<string, string> = { NO_COLOR: "1", ...opts.env };
-  if (opts.clearEnv) {
-    for (const k of ["PATH", "HOME"]) {
-      const v = Deno.env.get(k);
-      if (v !== undefined && env[k] === undefined) env[k] = v;
+let home: string | undefined;
+
+/**
+ * An empty HOME for penguin under test, one per test process (under
+ * /var/tmp, so it exists inside the sandbox too), removed when the process
+ * ends: the rc files, configuration and secrets of the user who runs the
+ * suite never reach penguin or its commands.
+ */
+export function testHome(): string {
+  if (home !== undefined) return home;
+  const base = (() => {
+    try {
+      return Deno.statSync("/var/tmp").isDirectory ? { dir: "/var/tmp" } : {};
+    } catch {
+      return {};
     }
+  })();
+  const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "penguin-test-home-", ...base }));
+  home = dir;
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already gone.
+    }
+  });
+  return dir;
+}
+
+let cacheDir: string | undefined;
+
+/** Deno's cache directory, kept when penguin runs with {@linkcode testHome} (it lives under HOME by default). */
+export function denoDir(): string {
+  if (cacheDir !== undefined) return cacheDir;
+  const fromEnv = Deno.env.get("DENO_DIR");
+  if (fromEnv) return cacheDir = fromEnv;
+  const out = new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  }).outputSync();
+  return cacheDir = JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
+}
+
+/** The environment of a penguin subprocess: no colour, the test HOME, Deno's cache, then `extra`. */
+export function penguinEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { NO_COLOR: "1", HOME: testHome(), DENO_DIR: denoDir(), ...extra };
+}
+
+/** Run `penguin <args>` and collect its output (HOME is {@linkcode testHome} unless `env` sets it). */
+export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = penguinEnv(opts.env);
+  if (opts.clearEnv) {
+    const path = Deno.env.get("PATH");
+    if (path !== undefined && env.PATH === undefined) env.PATH = path;
   }
   const cmd = new Deno.Command(Deno.execPath(), {
     args: [...penguinArgv(), ...args],

@@ -30,6 +30,10 @@ export interface RecordedRequest {
   disconnected: Promise<void>;
   /** Whether the client went away before the response was complete. */
   clientGone: boolean;
+  /** When the request arrived (`performance.timeOrigin + performance.now()`, ms). */
+  arrivedAt?: number;
+  /** When the response was completely sent (same clock), once it was. */
+  respondedAt?: number;
 }
 
 /** Pick the turn for a request (or undefined = script exhausted). */
@@ -179,6 +183,7 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
   }
 
   async function serve(req: Request, info: Deno.ServeHandlerInfo): Promise<Response> {
+    const arrivedAt = performance.timeOrigin + performance.now();
     const url = new URL(req.url);
     const text = await req.text();
     let body: unknown = text;
@@ -209,7 +214,11 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
       rec.clientGone = true;
       gone();
     };
-    info.completed.catch(() => markGone());
+    rec.arrivedAt = arrivedAt;
+    info.completed.then(
+      () => (rec.respondedAt = performance.timeOrigin + performance.now()),
+      () => markGone(),
+    );
     requests.push(rec);
     if (!encoder) {
       return jsonResponse(404, {

@@ -1,0 +1,204 @@
+// Commands on the hot path: `deno run -A bench/command_turns.ts [spawnRuns=30]`.
+//
+// (a) Spawn cost of exec_command `echo hi` (executeTool → sandbox → output → status, the
+//     shell snapshot already taken) against a bare `bwrap <same flags> bash -c 'echo hi'`
+//     started straight from Deno, alternating, in the same run. Median and p90.
+// (b) Per-turn overhead of a 20-turn shell task: `penguin run` as a subprocess under the
+//     `-P=penguin` permission set (tests/support/cli.ts), against the scripted model server
+//     (in a worker); each turn is one exec_command `echo`. Overhead of turn n = from the
+//     server having sent response n completely to request n+1 arriving: tool included.
+// (c) The same over 200 turns: median around turn 10 against median around turn 190.
+// (d) Peak RSS (VmHWM from /proc) of that 200-turn process.
+// (e) (b) again with a HOME whose ~/.bashrc runs `sleep 0.5` (sourced by ~/.profile, as on
+//     Debian): the login profile is paid once per session, not per command.
+import { join } from "node:path";
+import { addModel } from "../lib/state/mod.ts";
+import { bwrapArgv, createPolicy, detectSandbox, resolvePlan } from "../lib/sandbox/mod.ts";
+import { builtinTools, executeTool } from "../lib/tools/mod.ts";
+import { toolCall } from "../lib/protocol/builders.ts";
+import { denoDir, penguinArgv, REPO } from "../tests/support/cli.ts";
+
+const SPAWN_RUNS = Number(Deno.args[0] ?? 30);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const p90 = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))]!;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+const base = await Deno.realPath(
+  await Deno.makeTempDir({ dir: "/var/tmp", prefix: "penguin-bench-cmd-" }),
+);
+
+async function emptyHome(name: string, files: Record<string, string> = {}): Promise<string> {
+  const home = join(base, name);
+  await Deno.mkdir(home, { recursive: true });
+  for (const [f, text] of Object.entries(files)) await Deno.writeTextFile(join(home, f), text);
+  return home;
+}
+
+async function spawnCost(): Promise<void> {
+  const report = await detectSandbox();
+  if (report.kind !== "bwrap" || !report.bwrap || !report.bash) {
+    console.log(`(a) skipped: no working bubblewrap here (${report.failure ?? report.kind})`);
+    return;
+  }
+  const ws = join(base, "spawn-ws");
+  await Deno.mkdir(join(ws, ".git"), { recursive: true }); // no placeholder needed for bare bwrap
+  const home = await emptyHome("spawn-home");
+  const policy = createPolicy({
+    workspace: ws,
+    home,
+    hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+  });
+  const tool = builtinTools().get("exec_command")!;
+  let n = 0;
+  const viaTool = async () => {
+    const t = performance.now();
+    let out = "";
+    const call = toolCall(
+      "exec_command",
+      JSON.stringify({ description: "e", cmd: "echo hi" }),
+      `c${n++}`,
+    );
+    for await (
+      const item of executeTool(tool, call, { workspace: ws, sessionId: "s", sandbox: policy })
+    ) {
+      if (item.type === "tool_call_output") out = item.output;
+    }
+    if (out !== "hi\n") throw new Error(`exec_command said ${JSON.stringify(out)}`);
+    return performance.now() - t;
+  };
+  const bare = async () => {
+    const t = performance.now();
+    const plan = await resolvePlan(policy, ws);
+    const argv = bwrapArgv(plan, [report.bash!, "-c", "echo hi"], {
+      disableUserns: report.disableUserns,
+    });
+    const o = await new Deno.Command(report.bwrap!, { args: argv, stdin: "null" }).output();
+    if (new TextDecoder().decode(o.stdout) !== "hi\n") throw new Error("bare bwrap failed");
+    return performance.now() - t;
+  };
+  await viaTool(); // the shell snapshot and the probe
+  await bare();
+  const a: number[] = [], b: number[] = [];
+  for (let i = 0; i < SPAWN_RUNS; i++) {
+    a.push(await viaTool());
+    b.push(await bare());
+  }
+  console.log(`(a) spawn cost over ${SPAWN_RUNS} alternating runs:`);
+  console.log(`    exec_command echo hi:          median ${ms(median(a))}, p90 ${ms(p90(a))}`);
+  console.log(`    bare bwrap bash -c 'echo hi':  median ${ms(median(b))}, p90 ${ms(p90(b))}`);
+  console.log(`    ratio (medians): ${(median(a) / median(b)).toFixed(2)}x (target <= 1.5x)`);
+}
+
+interface Times {
+  arrivedAt?: number;
+  respondedAt?: number;
+}
+
+function serverWorker(turns: number): Promise<{ url: string; stop: () => Promise<Times[]> }> {
+  const w = new Worker(new URL("./_command_server_worker.ts", import.meta.url), { type: "module" });
+  return new Promise((resolve) => {
+    w.onmessage = (e) => {
+      resolve({
+        url: e.data.url,
+        stop: () =>
+          new Promise((done) => {
+            w.onmessage = (e2) => done(e2.data.times);
+            w.postMessage("stop");
+          }),
+      });
+    };
+    w.postMessage({ turns });
+  });
+}
+
+/** One `penguin run` of `turns` requests; per-turn gaps and peak RSS. */
+async function task(
+  name: string,
+  turns: number,
+  home: string,
+): Promise<{ gaps: number[]; rssMb: number }> {
+  const server = await serverWorker(turns);
+  const dir = join(base, name);
+  const root = join(dir, "data");
+  const ws = join(dir, "ws");
+  await Deno.mkdir(ws, { recursive: true });
+  await addModel(join(root, "default_project", ".project_config.toml"), {
+    provider: "custom",
+    model_id: "m",
+    base_url: server.url,
+    client_type: "openai-chat",
+  }, { setDefault: true });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv(), "--root", root, "run", "-m", "go", "--workspace", ws],
+    cwd: REPO,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      DENO_DIR: denoDir(),
+      NO_COLOR: "1",
+    },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  let peakKb = 0;
+  let done = false;
+  const status = child.status.finally(() => (done = true));
+  while (!done) {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(await Deno.readTextFile(`/proc/${child.pid}/status`));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {
+      // just exited
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const { code } = await status;
+  const times = await server.stop();
+  if (code !== 0 || times.length !== turns) {
+    throw new Error(`${name}: exit ${code}, ${times.length}/${turns} requests\n${await stderr}`);
+  }
+  const gaps: number[] = [];
+  for (let i = 0; i + 1 < times.length; i++) {
+    gaps.push(times[i + 1]!.arrivedAt! - times[i]!.respondedAt!);
+  }
+  return { gaps, rssMb: peakKb / 1024 };
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const around = (xs: number[], at: number, half = 5) =>
+  xs.slice(Math.max(0, at - half), Math.min(xs.length, at + half));
+
+try {
+  await spawnCost();
+  const plainHome = await emptyHome("home-plain");
+  const b = await task("t20", 20, plainHome);
+  console.log(`(b) 20-turn shell task, end of response -> next request (tool included):`);
+  console.log(
+    `    median ${ms(median(b.gaps))}, mean ${ms(mean(b.gaps))}, first turn ${
+      ms(b.gaps[0]!)
+    } (target median <= 30 ms)`,
+  );
+  const c = await task("t200", 200, plainHome);
+  const at10 = median(around(c.gaps, 10)), at190 = median(around(c.gaps, 190));
+  console.log(
+    `(c) 200-turn task: turn 10 ${ms(at10)}, turn 190 ${ms(at190)} (medians of 10 turns);`,
+  );
+  console.log(`    change ${(((at190 - at10) / at10) * 100).toFixed(1)}% (target within +-10%)`);
+  console.log(`(d) peak RSS of the 200-turn process: ${c.rssMb.toFixed(1)} MB (target <= 150 MB)`);
+  const slowHome = await emptyHome("home-slow", {
+    ".bashrc": "sleep 0.5\nexport SLOW_RC=1\n",
+    ".profile": '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n',
+  });
+  const e = await task("t20slow", 20, slowHome);
+  console.log(`(e) 20-turn task with a .bashrc that sleeps 0.5 s:`);
+  console.log(
+    `    median ${ms(median(e.gaps))}, mean ${ms(mean(e.gaps))}, first turn ${ms(e.gaps[0]!)}; ` +
+      `${(median(e.gaps) / median(b.gaps)).toFixed(2)}x of (b) (target <= 2x)`,
+  );
+} finally {
+  await Deno.remove(base, { recursive: true });
+}
