@@ -7,8 +7,11 @@
  *
  * @module
  */
-import type { ApprovalDecision, ToolCallMessage } from "../protocol/types.ts";
+import type { ToolCallMessage } from "../protocol/types.ts";
+import type { ApprovalVerdict } from "../agent/approval.ts";
 import {
+  ANSWER_AGAIN,
+  answerVerdict,
   approvalAnswer,
   APPROVE_PROMPT,
   type ChatInput,
@@ -17,6 +20,7 @@ import {
   type InputDeps,
   listen,
   PROMPT,
+  PROMPT_REASONS,
   steeringNotice,
   type TaskHandle,
 } from "./_chat_input.ts";
@@ -37,7 +41,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
   let waiter: ((text: string | null) => void) | null = null;
   let task: TaskHandle | null = null;
   let approval: {
-    resolve: (d: ApprovalDecision) => void;
+    resolve: (d: ApprovalVerdict) => void;
     call: ToolCallMessage;
     saved: string;
     prev: Mode;
@@ -81,10 +85,10 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     mode = "busy";
     w?.(v);
   };
-  const finishApproval = (d: ApprovalDecision) => {
+  const finishApproval = (d: ApprovalVerdict) => {
     const a = approval!;
     approval = null;
-    renderer.endPrompt(a.call, d);
+    renderer.endPrompt(a.call, d.decision, undefined, d.reason);
     mode = a.prev;
     editor.set(a.saved);
     a.resolve(d);
@@ -107,10 +111,13 @@ export function createTtyInput(deps: InputDeps): ChatInput {
         else queued.push(text);
         return;
       }
-      case "approving":
+      case "approving": {
         commit(text);
-        finishApproval(approvalAnswer(text));
+        const d = approvalAnswer(text);
+        if (d !== null) finishApproval(answerVerdict(d));
+        else write(`${ANSWER_AGAIN}\r\n`); // asked again by the next draw
         return;
+      }
       case "confirm":
         commit(text);
         if (/^y(es)?$/i.test(text.trim())) resolveWaiter(null);
@@ -124,7 +131,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
       case "approving":
         commit(editor.text(), "^C");
         editor.clear();
-        finishApproval("deny");
+        finishApproval({ decision: "deny", reason: PROMPT_REASONS.interrupt });
         return;
       case "running":
         editor.clear();
@@ -154,7 +161,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
   const onEof = () => {
     if (mode === "approving") {
       commit(editor.text());
-      finishApproval("deny");
+      finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
     } else if (mode === "idle" || mode === "confirm") {
       commit(editor.text());
       resolveWaiter(null);
@@ -189,7 +196,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
   const terminate = () => {
     stdinEnded = true;
     task?.abort();
-    if (mode === "approving") finishApproval("deny");
+    if (mode === "approving") finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
     else if (mode === "idle" || mode === "confirm") resolveWaiter(null);
   };
 
@@ -232,8 +239,10 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     },
     askApproval(call) {
       const ask = () =>
-        new Promise<ApprovalDecision>((resolve) => {
-          if (stdinEnded || closed) return resolve("deny");
+        new Promise<ApprovalVerdict>((resolve) => {
+          if (stdinEnded || closed) {
+            return resolve({ decision: "deny", reason: PROMPT_REASONS.eof });
+          }
           const saved = editor.text();
           editor.clear();
           erase();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { runCli } from "../support/cli.ts";
+import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import {
   item,
   type ModelServer,
@@ -137,6 +138,20 @@ async function withChatEnv(
   }
 }
 
+/** Every trace file under `root`. */
+async function traceFiles(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(p);
+      else if (/^session-.*\.jsonl$/.test(e.name)) out.push(p);
+    }
+  };
+  await walk(root);
+  return out;
+}
+
 /** Every record of the session's trace files. */
 async function traceRecords(root: string, sessionId: string): Promise<OmniMessage[]> {
   const out: OmniMessage[] = [];
@@ -192,57 +207,6 @@ Deno.test("chat with piped stdin runs one task per line, then prints the resume 
 // The interactive REPL under a pseudo-terminal (tmux).
 // ---------------------------------------------------------------------------
 
-const TMUX = "/usr/bin/tmux";
-const hasTmux = (() => {
-  try {
-    return Deno.statSync(TMUX).isFile;
-  } catch {
-    return false;
-  }
-})();
-
-/** A detached tmux server of its own, with one pane running `command`. */
-async function startPane(command: string): Promise<{
-  keys(...keys: string[]): Promise<void>;
-  type(text: string): Promise<void>;
-  paste(text: string): Promise<void>;
-  screen(): Promise<string>;
-  waitFor(pattern: RegExp, what: string, timeoutMs?: number): Promise<string>;
-  close(): Promise<void>;
-}> {
-  const socket = `penguin-chat-test-${crypto.randomUUID().slice(0, 8)}`;
-  const tmux = async (...args: string[]) => {
-    const out = await new Deno.Command(TMUX, { args: ["-L", socket, ...args], stdout: "piped" })
-      .output();
-    return new TextDecoder().decode(out.stdout);
-  };
-  await tmux("new-session", "-d", "-s", "chat", "-x", "120", "-y", "40", command);
-  const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "chat");
-  return {
-    keys: async (...keys) => void await tmux("send-keys", "-t", "chat", ...keys),
-    type: async (text) => void await tmux("send-keys", "-t", "chat", "-l", text),
-    // -p: bracketed, since chat asks the terminal for bracketed paste.
-    paste: async (text) => {
-      await tmux("set-buffer", "-b", "penguin", text);
-      await tmux("paste-buffer", "-p", "-d", "-b", "penguin", "-t", "chat");
-    },
-    screen,
-    async waitFor(pattern, what, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last = "";
-      while (Date.now() < deadline) {
-        last = await screen();
-        if (pattern.test(last)) return last;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`timed out waiting for ${what}; the screen shows:\n${last}`);
-    },
-    close: async () => void await tmux("kill-server"),
-  };
-}
-
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
 Deno.test({
   name:
     "chat in a terminal: approve a tool call, steer and interrupt a task, exit with the resume command",
@@ -256,16 +220,16 @@ Deno.test({
       turn.text("The tool said alpha and beta."),
       { ...turn.text("Thinking about a very long answer to this question"), stall_after: 3 },
     ], async ({ root, workspace, env }) => {
-      const script = `${workspace}/../penguin-chat-${crypto.randomUUID().slice(0, 8)}.sh`;
-      const argv = [Deno.execPath(), ...penguinArgv(), "--root", root, "chat"];
-      argv.push("--workspace", workspace, "--approve", "always-ask");
-      await Deno.writeTextFile(
-        script,
-        `export HOME=${shellQuote(env.HOME!)} DENO_DIR=${shellQuote(env.DENO_DIR!)}\n` +
-          `cd ${shellQuote(REPO)}\n${argv.map(shellQuote).join(" ")}\n` +
-          `echo "[exited $?]"\nsleep 120\n`,
-      );
-      const pane = await startPane(`bash ${shellQuote(script)}`);
+      const script = await penguinScript(workspace, [
+        "--root",
+        root,
+        "chat",
+        "--workspace",
+        workspace,
+        "--approve",
+        "always-ask",
+      ], env);
+      const pane = await startPane(script.command);
       try {
         const start = await pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the prompt");
         const sid = /^Session: (session-\S+)$/m.exec(start)![1]!;
@@ -273,12 +237,18 @@ Deno.test({
         await pane.type("list the files");
         await pane.keys("Enter");
         await pane.waitFor(/\? Approve this tool call\? \[Y\/n\]\s*$/m, "the approval prompt");
+        await pane.type("nope");
+        await pane.keys("Enter");
+        await pane.waitFor(
+          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\]\s*$/m,
+          "the question asked again",
+        );
         await pane.type("y");
         await pane.keys("Enter");
         let s = await pane.waitFor(/^\[stats\] /m, "the first task's stats line");
         assert.match(
           s,
-          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n\? Approve this tool call\? \[Y\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
+          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n\? Approve this tool call\? \[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
         );
 
         await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the first task");
@@ -318,7 +288,7 @@ Deno.test({
         }]);
       } finally {
         await pane.close();
-        await Deno.remove(script).catch(() => {});
+        await Deno.remove(script.path).catch(() => {});
       }
     });
   },
@@ -330,16 +300,12 @@ Deno.test({
   ignore: !hasTmux,
   async fn() {
     await withChatEnv([turn.text("Got two lines.")], async ({ root, workspace, env }) => {
-      const script = `${workspace}/../penguin-chat-${crypto.randomUUID().slice(0, 8)}.sh`;
-      const argv = [Deno.execPath(), ...penguinArgv(), "--root", root, "chat"];
-      argv.push("--workspace", workspace);
-      await Deno.writeTextFile(
-        script,
-        `export HOME=${shellQuote(env.HOME!)} DENO_DIR=${shellQuote(env.DENO_DIR!)} NO_COLOR=1\n` +
-          `cd ${shellQuote(REPO)}\n${argv.map(shellQuote).join(" ")}\n` +
-          `echo "[exited $?]"\nsleep 120\n`,
+      const script = await penguinScript(
+        workspace,
+        ["--root", root, "chat", "--workspace", workspace],
+        { ...env, NO_COLOR: "1" },
       );
-      const pane = await startPane(`bash ${shellQuote(script)}`);
+      const pane = await startPane(script.command);
       try {
         const start = await pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the prompt");
         const sid = /^Session: (session-\S+)$/m.exec(start)![1]!;
@@ -369,30 +335,114 @@ Deno.test({
         assert.deepEqual(prompts, ["line one\nline two"]);
       } finally {
         await pane.close();
-        await Deno.remove(script).catch(() => {});
+        await Deno.remove(script.path).catch(() => {});
       }
     });
   },
 });
 
-Deno.test("chat with piped stdin asks approvals on the next line, and end of input denies", async () => {
-  await withChatEnv([
-    turn.of(item.toolCall("exec_command", { cmd: "echo one" }, { id: "call_one" })),
-    turn.text("Denied, fine."),
-    turn.of(item.toolCall("exec_command", { cmd: "echo two" }, { id: "call_two" })),
-    turn.text("Denied again."),
-  ], async ({ root, workspace, env }) => {
+Deno.test("chat with piped stdin and no terminal refuses always-ask as a usage error, before any session", async () => {
+  await withChatEnv([], async ({ root, workspace, env, server }) => {
     const r = await runCli(
       ["--root", root, "chat", "--workspace", workspace, "--approve", "always-ask"],
       { stdin: "first\nn\nsecond\n", env },
     );
-    assert.equal(r.code, 0, r.stderr);
-    const body = r.stdout.slice(r.stdout.indexOf("> first"));
+    assert.equal(r.code, 2, r.stderr);
     assert.match(
-      body,
-      /^> first\n\[tool-one\] exec_command <- \$ echo one\n\? Approve this tool call\? \[Y\/n\] n\n× \[denied\]\nDenied, fine\.\n\[stats\] [^\n]*\n> second\n\[tool-two\] exec_command <- \$ echo two\n\? Approve this tool call\? \[Y\/n\] \n× \[denied\]\nDenied again\.\n/,
+      r.stderr,
+      /^penguin: chat: approval mode always-ask needs a terminal to answer its prompts, and there is none \(input is piped and \/dev\/tty is unavailable\): pass --approve read-only, deny-all or allow-all$/m,
+    );
+    assert.equal(r.stdout, "");
+    assert.equal(server.requests.length, 0);
+    assert.deepEqual(await traceFiles(root), [], "no session was started");
+  });
+});
+
+Deno.test("chat with piped stdin and no terminal: read-only denies writes and says why; piped lines stay tasks", async () => {
+  await withChatEnv([
+    turn.of(item.toolCall("write_file", { file_path: "w.txt", content: "w" }, { id: "call_w" })),
+    turn.text("Could not write."),
+    turn.text("Second task done."),
+  ], async ({ root, workspace, env }) => {
+    const r = await runCli(
+      ["--root", root, "chat", "--workspace", workspace, "--approve", "read-only"],
+      { stdin: "write it\ny\n", env },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /Approve this tool call/);
+    assert.match(
+      r.stdout,
+      /^× \[denied\] — approval mode read-only runs only read tools when there is no one to ask$/m,
+    );
+    await assert.rejects(Deno.stat(`${workspace}/w.txt`), Deno.errors.NotFound);
+    const sid = /^Session: (session-\S+)$/m.exec(r.stdout)![1]!;
+    const trace = await traceRecords(root, sid);
+    const prompts = trace.filter((m) =>
+      m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+    ).map((m) => (m.payload as { text: string }).text);
+    assert.deepEqual(prompts, ["write it", "y"], "the piped y is the second task, not an answer");
+    const out = trace.find((m) => m.type === "model_msg" && m.payload.type === "tool_call_output");
+    assert.equal(
+      (out!.payload as { output: string }).output,
+      "Tool call denied by user. Reason: approval mode read-only runs only read tools when there is no one to ask.",
     );
   });
+});
+
+Deno.test({
+  name:
+    "chat with piped tasks asks approvals on the terminal: both tasks run, and only y/n settle a prompt",
+  ignore: !hasTmux,
+  async fn() {
+    await withChatEnv([
+      turn.of(item.toolCall("exec_command", { cmd: "echo one" }, { id: "call_one" })),
+      turn.text("Ran one."),
+      turn.of(item.toolCall("exec_command", { cmd: "echo two" }, { id: "call_two" })),
+      turn.text("Skipped two."),
+    ], async ({ root, workspace, env }) => {
+      const script = await penguinScript(
+        workspace,
+        ["--root", root, "chat", "--workspace", workspace, "--approve", "always-ask"],
+        { ...env, NO_COLOR: "1" },
+        { stdinCommand: "printf 'task1\\ntask2\\n'" },
+      );
+      const pane = await startPane(script.command);
+      try {
+        await pane.waitFor(
+          /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m,
+          "the prompt",
+        );
+        await pane.type("nope");
+        await pane.keys("Enter");
+        await pane.waitFor(
+          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] $/m,
+          "the question asked again",
+        );
+        await pane.type("y");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Ran one\.$/m, "the first task's answer");
+        await pane.waitFor(/^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m, "prompt 2");
+        await pane.type("n");
+        await pane.keys("Enter");
+        const s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
+        assert.match(s, /^× \[denied\] — the user answered no\nSkipped two\.$/m);
+        assert.match(s, /\[exited 0\]/);
+        const sid = /^Session: (session-\S+)$/m.exec(s)![1]!;
+        const trace = await traceRecords(root, sid);
+        const prompts = trace.filter((m) =>
+          m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+        ).map((m) => (m.payload as { text: string }).text);
+        assert.deepEqual(prompts, ["task1", "task2"]);
+        const decisions = trace.filter((m) => m.payload.type === "approval_decision").map((m) =>
+          m.payload as { decision: string; reason?: string }
+        ).map((d) => [d.decision, d.reason]);
+        assert.deepEqual(decisions, [["allow", undefined], ["deny", "the user answered no"]]);
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path).catch(() => {});
+      }
+    });
+  },
 });
 
 Deno.test("chat with nothing on stdin exits without a resume command", async () => {

@@ -38,7 +38,24 @@ export function penguinArgv(): string[] {
   return [...words.slice(1, -1), "--config", `${REPO}deno.json`, `${REPO}main.ts`];
 }
 
-/** Run `penguin <args>` and collect its output. */
+/** `setsid`, when there is one: it runs a command without a controlling terminal. */
+const SETSID = (() => {
+  try {
+    return Deno.statSync("/usr/bin/setsid").isFile ? "/usr/bin/setsid" : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * The command and arguments that run `argv` (deno first) with no controlling
+ * terminal, so a test never reads from the terminal of whoever runs the suite.
+ */
+export function withoutTerminal(argv: string[]): { command: string; args: string[] } {
+  return SETSID ? { command: SETSID, args: argv } : { command: argv[0]!, args: argv.slice(1) };
+}
+
+/** Run `penguin <args>` (without a controlling terminal) and collect its output. */
 export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = { NO_COLOR: "1", ...opts.env };
   if (opts.clearEnv) {
@@ -47,8 +64,9 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
       if (v !== undefined && env[k] === undefined) env[k] = v;
     }
   }
-  const cmd = new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), ...args],
+  const { command, args: argv } = withoutTerminal([Deno.execPath(), ...penguinArgv(), ...args]);
+  const cmd = new Deno.Command(command, {
+    args: argv,
     cwd: opts.cwd ?? REPO,
     env,
     clearEnv: opts.clearEnv ?? false,

@@ -25,6 +25,12 @@ Commands: /compact, /clear (fresh session, same workspace and model),
 Ctrl-C: denies a pending approval, interrupts a running task, clears the
 input, or asks whether to exit (a second Ctrl-C exits).
 
+Approvals ("? Approve this tool call? [Y/n] "): y, yes or Enter allows, n or
+no denies, anything else asks again. They are answered on the terminal, also
+when the messages are piped in (piped lines are always tasks). Without a
+terminal, always-ask is a usage error and read-only denies the tools that may
+change things. Every denial says why, on screen and to the model.
+
 Flags:
   --provider <group>    provider group; always with --model-id
   --model-id <id>       model id; always with --provider (default: the

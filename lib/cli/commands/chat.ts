@@ -8,7 +8,7 @@
  */
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
-import type { OmniMessage } from "../../protocol/types.ts";
+import type { OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import {
@@ -30,11 +30,14 @@ import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.t
 import { safeText } from "../../inspect/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput } from "../_chat_tty.ts";
+import { openTerminal, requireTerminalFor, type Terminal } from "../_approval_prompt.ts";
 
-/** Where penguin.jsonc notes go, and the data root it must not open up. */
+/** Where penguin.jsonc notes go, the data root it must not open up, and whether approvals can be asked. */
 interface PolicyContext {
   root?: string;
   warn(line: string): void;
+  /** A terminal can answer approval prompts. */
+  canAsk: boolean;
 }
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's options (it may only narrow them). */
@@ -50,8 +53,15 @@ async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyConte
   opts.session.network = eff.network;
   if (eff.extraWritable.length > 0) opts.session.extraWritable = eff.extraWritable;
   opts.session.git = eff.git;
+  const narrowed = eff.approve !== undefined && eff.approve !== opts.approve;
   if (eff.approve !== undefined) opts.approve = eff.approve;
   if (eff.commandRules.length > 0) opts.commandRules = eff.commandRules;
+  requireTerminalFor(
+    opts.approve,
+    "chat",
+    pc.canAsk,
+    narrowed ? `${workspace}/penguin.jsonc` : undefined,
+  );
 }
 
 /** Resume `target` (an id or a trace path; "" = the latest session) with the chat's session options. */
@@ -120,6 +130,8 @@ interface Chat {
   ran: boolean;
   /** The last session that ran a task (for the resume hint). */
   lastActive?: string;
+  /** Whether approval prompts can be answered (a terminal is there). */
+  canAsk: boolean;
 }
 
 async function runTask(chat: Chat, text: string): Promise<void> {
@@ -129,19 +141,18 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   input.taskStarted({ abort: () => ctl.abort(), steer: (t) => session.steer(t) });
   chat.ran = true;
   chat.lastActive = session.sessionId;
+  // Without a terminal nobody is asked: the mode's own denial reasons apply.
+  const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
   try {
     const stream = session.run(text, {
       signal: ctl.signal,
       approve: chat.opts.commandRules?.length
         ? withCommandPolicy(
-          approverForMode(chat.opts.approve, {
-            ask: (call) => input.askApproval(call),
-            permissionOf: session.toolPermission,
-          }),
+          approverForMode(chat.opts.approve, { ...ask, permissionOf: session.toolPermission }),
           { enabled: true, rules: chat.opts.commandRules },
         )
         : chat.opts.approve,
-      ask: (call) => input.askApproval(call),
+      ...ask,
       ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
     });
     for await (const msg of stream) renderer.push(msg);
@@ -252,9 +263,14 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   });
+  // Approvals are answered on the terminal: the chat's own keys, or /dev/tty
+  // when the messages are piped in (piped lines never answer a prompt).
+  const interactive = io.isTty && Deno.stdin.isTerminal();
+  const terminal: Terminal | null = interactive ? null : openTerminal();
   const policyContext: PolicyContext = {
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     warn: (line) => io.err(line),
+    canAsk: interactive || terminal !== null,
   };
   let history: readonly OmniMessage[] | undefined;
   let session: Session;
@@ -279,7 +295,6 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
       throw err;
     }
   }
-  const interactive = io.isTty && Deno.stdin.isTerminal();
   const renderer = createRenderer({
     write: io.out,
     color: io.color,
@@ -306,7 +321,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   }
   const input = interactive
     ? createTtyInput({ write: io.out, renderer })
-    : createLineInput({ write: io.out, renderer, echo: !Deno.stdin.isTerminal() });
+    : createLineInput({ write: io.out, renderer, echo: !Deno.stdin.isTerminal(), terminal });
   const chat: Chat = {
     agent,
     session,
@@ -315,6 +330,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     opts,
     collapse: !opts.verbose,
     ran: history !== undefined && history.length > 0,
+    canAsk: policyContext.canAsk,
   };
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;
   if (chat.ran) chat.lastActive = session.sessionId;
