@@ -1,7 +1,9 @@
 /**
- * `penguin chat` input from a raw-mode terminal: line editing, bracketed
- * paste, typing while a task runs (steering), and Ctrl-C by state —
- * approving → deny that call; task running → abort the task; buffer
+ * `penguin chat` input from a raw-mode terminal: line editing, multi-line
+ * input, bracketed paste, Up/Down history (persisted by the caller), typing
+ * while a task runs (steering), Escape to interrupt a running task, and
+ * Ctrl-C by state — approving → deny that call; task running → abort the
+ * task, keeping the typed text (a second Ctrl-C clears it); buffer
  * non-empty → clear it; idle and empty → `Exit penguin? [y/N] `, where a
  * second Ctrl-C (or `y`) exits.
  *
@@ -28,10 +30,23 @@ import { createLineEditor, eraseInput, layoutInput, redrawInput } from "./_line_
 
 type Mode = "busy" | "idle" | "running" | "approving" | "confirm";
 
+/** The chat's input history: what it starts with, and where each change is kept. */
+export interface InputHistory {
+  /** Earlier messages, oldest first. */
+  initial: readonly string[];
+  /** Persist the whole history (called after each new message). */
+  save(entries: readonly string[]): void;
+}
+
 /** Input from a raw-mode terminal on stdin (stdout must be a terminal too). */
-export function createTtyInput(deps: InputDeps): ChatInput {
-  const { write, renderer } = deps;
-  const editor = createLineEditor();
+export function createTtyInput(deps: InputDeps & { history?: InputHistory }): ChatInput {
+  const { write, renderer, history } = deps;
+  const editor = createLineEditor(history?.initial ?? []);
+  const remember = (text: string) => {
+    const before = editor.history().length;
+    editor.remember(text);
+    if (editor.history().length !== before) history?.save(editor.history());
+  };
   const queued: string[] = [];
   let mode = "busy" as Mode;
   let drawn: number | null = null; // cursor row within the drawn input area
@@ -40,6 +55,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
   let stdinEnded = false;
   let waiter: ((text: string | null) => void) | null = null;
   let task: TaskHandle | null = null;
+  let abortRequested = false; // the running task was told to stop
   let approval: {
     resolve: (d: ApprovalVerdict) => void;
     call: ToolCallMessage;
@@ -98,15 +114,18 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     switch (mode) {
       case "idle":
         commit(text);
+        remember(text);
         resolveWaiter(text);
         return;
       case "busy":
         if (text.trim() !== "") queued.push(text);
+        remember(text);
         return;
       case "running": {
         erase();
         setPaused(false);
         if (text.trim() === "") return;
+        remember(text);
         if (task?.steer(text)) renderer.line(steeringNotice(text));
         else queued.push(text);
         return;
@@ -134,10 +153,12 @@ export function createTtyInput(deps: InputDeps): ChatInput {
         finishApproval({ decision: "deny", reason: PROMPT_REASONS.interrupt });
         return;
       case "running":
-        editor.clear();
-        erase();
-        setPaused(false);
-        task?.abort();
+        // The first Ctrl-C stops the task and keeps the typed text; the next one clears it.
+        if (abortRequested) {
+          editor.clear();
+          return;
+        }
+        abortTask();
         return;
       case "idle":
         if (editor.text() !== "") {
@@ -156,6 +177,19 @@ export function createTtyInput(deps: InputDeps): ChatInput {
         editor.clear();
         return;
     }
+  };
+
+  /** Stop the running task; typed text stays in the input for the next prompt. */
+  const abortTask = () => {
+    abortRequested = true;
+    erase();
+    setPaused(false);
+    task?.abort();
+  };
+
+  /** Escape: interrupts a running task; elsewhere it does nothing. */
+  const onEscape = () => {
+    if (mode === "running" && !abortRequested) abortTask();
   };
 
   const onEof = () => {
@@ -187,6 +221,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     for (const ev of editor.feed(chunk)) {
       if (ev.type === "submit") onSubmit(ev.text);
       else if (ev.type === "interrupt") onInterrupt();
+      else if (ev.type === "escape") onEscape();
       else onEof();
     }
     refresh();
@@ -261,6 +296,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     },
     taskStarted(t) {
       task = t;
+      abortRequested = false;
       mode = "running";
       refresh();
     },

@@ -63,6 +63,63 @@ Deno.test("an escape sequence cut at a chunk boundary is completed by the next c
   assert.equal(e.text(), "x!y");
 });
 
+Deno.test("a lone Escape is reported and never swallows the key after it, in one read or two", () => {
+  const e = createLineEditor();
+  assert.deepEqual(e.feed("\x1b"), [{ type: "escape" }]);
+  assert.deepEqual(e.feed("hello"), []);
+  assert.equal(e.text(), "hello");
+  e.clear();
+  assert.deepEqual(e.feed("\x1bsteer me"), [{ type: "escape" }]);
+  assert.equal(e.text(), "steer me");
+  e.clear();
+  assert.deepEqual(e.feed("\x1b\x1bx"), [{ type: "escape" }, { type: "escape" }]);
+  assert.equal(e.text(), "x");
+});
+
+Deno.test("only CSI and SS3 sequences are consumed: arrows, Delete and unknown keys leave no text", () => {
+  const e = createLineEditor();
+  e.feed("abc\x1bOD\x1b[D!"); // SS3 left, CSI left
+  assert.equal(e.text(), "a!bc");
+  e.feed("\x1b[1;5C\x1b[15~\x1bOP"); // Ctrl-Right, F5, F1: ignored
+  assert.equal(e.text(), "a!bc");
+  e.feed("\x1b[3~");
+  assert.equal(e.text(), "a!c");
+  e.feed("\x1bO");
+  e.feed("C?");
+  assert.equal(e.text(), "a!c?");
+});
+
+Deno.test("Alt-Enter and Ctrl-J insert a newline; Enter submits the whole message", () => {
+  const e = createLineEditor();
+  assert.deepEqual(e.feed("one\x1b\rtwo\nthree"), []);
+  assert.equal(e.text(), "one\ntwo\nthree");
+  assert.deepEqual(e.feed("\r"), [{ type: "submit", text: "one\ntwo\nthree" }]);
+});
+
+Deno.test("Up and Down walk the history from the first and last line, and bring the draft back", () => {
+  const e = createLineEditor(["older", "multi\nline"]);
+  e.feed("dra");
+  e.feed("\x1b[A");
+  assert.equal(e.text(), "multi\nline");
+  e.feed("\x1b[A"); // on the last line of a two-line entry: moves up a line first
+  assert.equal(e.text(), "multi\nline");
+  assert.equal(e.cursor(), 4);
+  e.feed("\x1b[A");
+  assert.equal(e.text(), "older");
+  e.feed("\x1b[A");
+  assert.equal(e.text(), "older", "the oldest entry stays");
+  e.feed("\x1b[B");
+  assert.equal(e.text(), "multi\nline");
+  e.feed("\x1b[B");
+  assert.equal(e.text(), "dra", "the draft comes back");
+  e.feed("\x1b[B");
+  assert.equal(e.text(), "dra");
+  e.remember("new");
+  e.remember("new");
+  e.remember("  ");
+  assert.deepEqual(e.history(), ["older", "multi\nline", "new"]);
+});
+
 Deno.test("input layout counts wide characters and soft wraps", () => {
   assert.equal(displayWidth("企鹅ok"), 6);
   const l = layoutInput("> ", "… ", "abcdefgh\nxy", 11, 8);
@@ -458,7 +515,7 @@ Deno.test("chat flag errors are usage errors (exit 2)", async () => {
   const cases: [string[], RegExp][] = [
     [["--provider", "custom"], /--model-id and --provider must be given together/],
     [["--resume", "--workspace", "."], /--resume continues a session with its recorded workspace/],
-    [["--thinking", "none"], /--thinking must be one of low, medium, high, xhigh, max/],
+    [["--thinking", "huge"], /--thinking must be one of none, low, medium, high, xhigh, max/],
     [["--approve", "sometimes"], /--approve must be one of allow-all/],
     [["--network", "maybe"], /--network must be on or off/],
     [["stray"], /unexpected argument/],

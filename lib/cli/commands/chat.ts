@@ -19,6 +19,8 @@ import {
   withCommandPolicy,
 } from "../../agent/mod.ts";
 import { VERSION } from "../../version.ts";
+import { userText } from "../../protocol/builders.ts";
+import { markerBlock } from "../../agent/markers.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
   CHAT_HELP,
@@ -29,7 +31,9 @@ import {
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../inspect/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
-import { createTtyInput } from "../_chat_tty.ts";
+import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
+import { chatHistoryPath } from "../../state/paths.ts";
+import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
 import { openTerminal, requireTerminalFor, type Terminal } from "../_approval_prompt.ts";
 
 /** Where penguin.jsonc notes go, the data root it must not open up, and whether approvals can be asked. */
@@ -117,6 +121,28 @@ export function resumeHint(
   return `To continue this conversation: ${cmd}`;
 }
 
+/** The agent's persisted input history; a failed save is noted once and the chat goes on. */
+async function chatHistory(
+  agent: Agent,
+  warn: (line: string) => void,
+): Promise<InputHistory & { settled(): Promise<void> }> {
+  const path = chatHistoryPath(agent.ref);
+  let saving: Promise<void> = Promise.resolve();
+  let warned = false;
+  return {
+    initial: await loadChatHistory(path),
+    save(entries) {
+      const snapshot = [...entries];
+      saving = saving.then(() => saveChatHistory(path, snapshot)).catch((err) => {
+        if (warned) return;
+        warned = true;
+        warn(`[penguin] could not save the chat history to ${path}: ${errorMessage(err)}\n`);
+      });
+    },
+    settled: () => saving,
+  };
+}
+
 /** State of one chat. */
 interface Chat {
   agent: Agent;
@@ -132,6 +158,8 @@ interface Chat {
   lastActive?: string;
   /** Whether approval prompts can be answered (a terminal is there). */
   canAsk: boolean;
+  /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
+  switchedFrom?: string | undefined;
 }
 
 async function runTask(chat: Chat, text: string): Promise<void> {
@@ -143,8 +171,11 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   chat.lastActive = session.sessionId;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
   const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
+  const block = chat.switchedFrom;
+  chat.switchedFrom = undefined;
+  const taskInput = block === undefined ? text : [userText(block), userText(text)];
   try {
-    const stream = session.run(text, {
+    const stream = session.run(taskInput, {
       signal: ctl.signal,
       approve: chat.opts.commandRules?.length
         ? withCommandPolicy(
@@ -236,16 +267,66 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       await old.dispose();
       chat.session = next;
       chat.ran = false;
-      r.line("[clear] started a fresh session (the previous one is kept and resumable)");
+      chat.switchedFrom = undefined;
+      r.line(
+        `[clear] new session ${next.sessionId} (the previous one, ${old.sessionId}, is kept and resumable)`,
+      );
+      return false;
+    }
+    case "/model": {
+      if (rest.length !== 2) {
+        r.line(`[error] Usage: /model <provider> <model-id>`, "plain");
+        return false;
+      }
+      const [provider, modelId] = rest as [string, string];
+      const old = chat.session;
+      let next: Session;
+      try {
+        next = await chat.agent.createSession({
+          ...chat.opts.session,
+          workspaceDir: old.workspaceDir,
+          provider,
+          modelId,
+        });
+      } catch (err) {
+        // An unknown pair leaves the chat where it was.
+        r.line(`[error] ${errorMessage(err)}`, "plain");
+        return false;
+      }
+      await old.dispose();
+      chat.session = next;
+      chat.ran = false;
+      // The new session's first message says where the conversation came from (§10.5).
+      chat.switchedFrom = modelSwitchBlock(old);
+      r.line(
+        `[model] ${next.modelId} (${next.provider}): new session ${next.sessionId} ` +
+          `(the previous one, ${old.sessionId} on ${old.modelId}, is kept and resumable)`,
+      );
       return false;
     }
     default:
       r.line(
-        `[error] Unknown command ${word}. Commands: /compact, /clear, /thinking [level], /verbose, /exit, /quit`,
+        `[error] Unknown command ${word}. Commands: /compact, /clear, /model <provider> <model-id>, /thinking [level], /verbose, /exit, /quit`,
         "plain",
       );
       return false;
   }
+}
+
+/** The `[model_switch_from]` block that opens a session switched away from `old` (reference §10.5). */
+export function modelSwitchBlock(
+  old: Pick<Session, "sessionId" | "tracePath" | "workspaceDir" | "modelId" | "provider">,
+): string {
+  return markerBlock(
+    "model_switch_from",
+    [
+      `session: ${old.sessionId}`,
+      `trace: ${old.tracePath}`,
+      `workspace: ${old.workspaceDir}`,
+      `previous_model: ${old.modelId}`,
+      `previous_provider: ${old.provider}`,
+    ].join("\n"),
+  );
 }
 
 /** A `/word` line (not a path such as `/etc/hosts …`). */
@@ -309,8 +390,9 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   );
   if (interactive) {
     renderer.line(
-      "Type a message to start; end a line with \\ to continue it; typing while a task runs " +
-        "steers the agent; /compact, /clear, /thinking, /verbose, /exit; Ctrl-C interrupts.",
+      "Type a message to start; Enter sends, Alt-Enter, Ctrl-J or a trailing \\ adds a line; " +
+        "Up/Down recall earlier messages; typing while a task runs steers it; Escape or Ctrl-C " +
+        "interrupts; /compact, /clear, /model, /thinking, /verbose, /exit.",
     );
   }
   if (history !== undefined) {
@@ -319,8 +401,9 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     );
     renderer.history(history);
   }
+  const recall = interactive ? await chatHistory(agent, io.err) : undefined;
   const input = interactive
-    ? createTtyInput({ write: io.out, renderer })
+    ? createTtyInput({ write: io.out, renderer, ...(recall ? { history: recall } : {}) })
     : createLineInput({ write: io.out, renderer, echo: !Deno.stdin.isTerminal(), terminal });
   const chat: Chat = {
     agent,
@@ -354,6 +437,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     input.close();
     renderer.flush();
     await chat.session.dispose();
+    await recall?.settled();
   }
   if (chat.lastActive !== undefined) {
     io.out(`${resumeHint(chat.lastActive, agent.ref.projectId, agent.ref.agentId, ctx.root)}\n`);
