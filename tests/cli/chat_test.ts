@@ -574,3 +574,213 @@ Deno.test("chat applies the workspace's penguin.jsonc: its approval mode and com
     assert.match(r.stdout, /× \[forbidden by policy\]/);
   });
 });
+
+/** Start `penguin chat` in a tmux pane; returns the pane, the session id and a cleanup. */
+async function startChatPane(
+  env: ChatEnv,
+  extra: string[] = [],
+): Promise<{ pane: Awaited<ReturnType<typeof startPane>>; sid: string; done(): Promise<void> }> {
+  const script = await penguinScript(
+    env.workspace,
+    ["--root", env.root, "chat", "--workspace", env.workspace, ...extra],
+    { ...env.env, NO_COLOR: "1" },
+  );
+  const pane = await startPane(script.command);
+  const start = await pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the prompt");
+  return {
+    pane,
+    sid: /^Session: (session-\S+)$/m.exec(start)![1]!,
+    async done() {
+      await pane.close();
+      await Deno.remove(script.path).catch(() => {});
+    },
+  };
+}
+
+/** The user texts of a session's trace. */
+async function userTexts(root: string, sid: string): Promise<string[]> {
+  return (await traceRecords(root, sid)).filter((m) =>
+    m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+  ).map((m) => (m.payload as { text: string }).text);
+}
+
+Deno.test({
+  name:
+    "chat in a terminal: Escape interrupts a task and never eats the next key; Ctrl-C keeps the typed text, a second clears it",
+  ignore: !hasTmux,
+  async fn() {
+    await withChatEnv([
+      { ...turn.text("Once upon a time there was a very long story"), stall_after: 3 },
+      { ...turn.text("Another story that goes on and on and on"), stall_after: 3 },
+    ], async (env) => {
+      const { pane, sid, done } = await startChatPane(env);
+      try {
+        await pane.type("story one");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Once upon a/m, "the first answer to stream");
+        await pane.keys("Escape");
+        await pane.waitFor(/^\[current conversation interrupted\]\n>\s*$/m, "Escape to interrupt");
+        // A key typed right after Escape (a separate read) is kept.
+        await pane.type("hello");
+        await pane.waitFor(/^\[current conversation interrupted\]\n> hello\s*$/m, "hello, whole");
+        await pane.keys("C-u");
+        // Escape and a key in one read (what Alt-x sends) is Escape, then the key.
+        await pane.bytes("\x1bsteer me");
+        await pane.waitFor(/^\[current conversation interrupted\]\n> steer me\s*$/m, "steer me");
+        await pane.keys("C-u");
+
+        await pane.type("story two");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Another story/m, "the second answer to stream");
+        await pane.type("half typed");
+        await pane.waitFor(/^> half typed\s*$/m, "the text typed during the task");
+        await pane.keys("C-c");
+        let s = await pane.waitFor(
+          /^\[current conversation interrupted\]\n> half typed\s*$/m,
+          "the interruption, with the text kept",
+        );
+        assert.equal(s.match(/\[current conversation interrupted\]/g)?.length, 2);
+        await pane.keys("C-c");
+        s = await pane.waitFor(/^\[current conversation interrupted\]\n>\s*$/m, "the text cleared");
+        assert.doesNotMatch(s, /Exit penguin\?/);
+        await pane.type("/exit");
+        await pane.keys("Enter");
+        await pane.waitFor(/^\[exited 0\]$/m, "chat to exit");
+        assert.deepEqual(await userTexts(env.root, sid), ["story one", "story two"]);
+        const aborts = (await traceRecords(env.root, sid)).filter((m) =>
+          m.type === "event_msg" && m.payload.type === "abort"
+        );
+        assert.equal(aborts.length, 2);
+      } finally {
+        await done();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "chat in a terminal: multi-line input, --thinking none, /clear and /model print the ids, and the history survives a restart",
+  ignore: !hasTmux,
+  async fn() {
+    await withChatEnv([
+      turn.text("Three lines received."),
+      turn.text("Fresh start."),
+      turn.text("Hello from the other model."),
+    ], async (env) => {
+      const other = await runCli([
+        "--root",
+        env.root,
+        "config",
+        "model",
+        "add",
+        "--provider",
+        "custom",
+        "--model-id",
+        "other-model",
+        "--base-url",
+        env.server.baseUrl("openai-chat"),
+        "--api-key",
+        "sk-test",
+        "--client-type",
+        "openai-chat",
+      ]);
+      assert.equal(other.code, 0, other.stderr);
+      const { pane, sid, done } = await startChatPane(env, ["--thinking", "none"]);
+      let clearedSid = "";
+      let switchedSid = "";
+      try {
+        await pane.type("first line");
+        await pane.keys("C-j");
+        await pane.type("second line");
+        await pane.keys("M-Enter");
+        await pane.type("third \\");
+        await pane.keys("Enter");
+        await pane.type("fourth");
+        await pane.waitFor(
+          /^> first line\n… second line\n… third \n… fourth\s*$/m,
+          "four lines in the input",
+        );
+        await pane.keys("Enter");
+        await pane.waitFor(/^Three lines received\.\n\[stats\] .*\n>\s*$/m, "the answer");
+        assert.deepEqual(await userTexts(env.root, sid), [
+          "first line\nsecond line\nthird \nfourth",
+        ]);
+
+        await pane.type("/clear");
+        await pane.keys("Enter");
+        let s = await pane.waitFor(/^\[clear\] new session (session-\S+) .*\n>\s*$/m, "/clear");
+        clearedSid = /^\[clear\] new session (session-\S+) /m.exec(s)![1]!;
+        assert.match(
+          s,
+          new RegExp(
+            `^\\[clear\\] new session ${clearedSid} \\(the previous one, ${sid}, is kept and resumable\\)$`,
+            "m",
+          ),
+        );
+        assert.notEqual(clearedSid, sid);
+        await pane.type("again");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Fresh start\.\n\[stats\] .*\n>\s*$/m, "the answer in the new session");
+
+        await pane.type("/model custom other-model");
+        await pane.keys("Enter");
+        s = await pane.waitFor(
+          /^\[model\] other-model \(custom\): new session .*\n>\s*$/m,
+          "/model",
+        );
+        switchedSid = /^\[model\] other-model \(custom\): new session (session-\S+) /m.exec(s)![1]!;
+        assert.match(
+          s,
+          new RegExp(`\\(the previous one, ${clearedSid} on scripted-model, is kept`),
+        );
+        await pane.type("who are you");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Hello from the other model\.\n\[stats\] .*\n>\s*$/m, "the answer");
+        await pane.type("/exit");
+        await pane.keys("Enter");
+        await pane.waitFor(/^\[exited 0\]$/m, "chat to exit");
+      } finally {
+        await done();
+      }
+      // The switched session opens with the [model_switch_from] block, then the message.
+      const texts = await userTexts(env.root, switchedSid);
+      const trace = (await traceFiles(env.root)).find((f) => f.includes(clearedSid))!;
+      assert.deepEqual(texts, [
+        `[model_switch_from]\nsession: ${clearedSid}\ntrace: ${trace}\nworkspace: ${await Deno
+          .realPath(
+            env.workspace,
+          )}\nprevious_model: scripted-model\nprevious_provider: custom\n[/model_switch_from]`,
+        "who are you",
+      ]);
+      const last = env.server.requests[2]!;
+      assert.equal(last.model, "other-model");
+      assert.match(JSON.stringify(last.body), /\[model_switch_from\]/);
+      assert.doesNotMatch(JSON.stringify(last.body), /Fresh start/, "no history is carried over");
+
+      // The history is the agent's, kept private, and comes back in the next chat.
+      const path = `${env.root}/default_project/agents/default_agent/agent_state/chat_history`;
+      assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+      const saved = (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual(saved, [
+        "first line\nsecond line\nthird \nfourth",
+        "/clear",
+        "again",
+        "/model custom other-model",
+        "who are you",
+        "/exit",
+      ]);
+      const again = await startChatPane(env);
+      try {
+        await again.pane.keys("Up");
+        await again.pane.waitFor(/^>\s*\/exit\s*$/m, "the last message recalled");
+        await again.pane.keys("Up", "Up");
+        await again.pane.waitFor(/^> \/model custom other-model\s*$/m, "an older message");
+        await again.pane.keys("Down", "Down", "Down");
+        await again.pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the empty draft");
+      } finally {
+        await again.done();
+      }
+    });
+  },
+});
