@@ -44,9 +44,13 @@ export interface LineReader {
   next(): Promise<string | null>;
 }
 
-/** Lines of `readable`, read lazily. */
-export function lineReader(readable: ReadableStream<Uint8Array>): LineReader {
-  const reader = readable.pipeThrough(new TextDecoderStream()).getReader();
+/**
+ * Lines of `readable`, read lazily: nothing is read before the first
+ * {@linkcode LineReader.next}, so keys typed ahead on a terminal that is
+ * never asked stay for the shell.
+ */
+export function lineReader(readable: () => ReadableStream<Uint8Array>): LineReader {
+  let reader: ReadableStreamDefaultReader<string> | undefined;
   let buf = "";
   let done = false;
   let inflight: Promise<string | null> | null = null;
@@ -64,6 +68,7 @@ export function lineReader(readable: ReadableStream<Uint8Array>): LineReader {
         buf = "";
         return line;
       }
+      reader ??= readable().pipeThrough(new TextDecoderStream()).getReader();
       const r = await reader.read().catch(() => ({ done: true as const, value: undefined }));
       if (r.done) done = true;
       else buf += r.value;
@@ -106,13 +111,13 @@ export function openTerminal(): Terminal | null {
   if (Deno.build.os !== "windows") {
     try {
       const file = Deno.openSync("/dev/tty", { read: true });
-      return { lines: lineReader(file.readable), write: toTerminal };
+      return { lines: lineReader(() => file.readable), write: toTerminal };
     } catch {
       // no controlling terminal
     }
   }
   if (!Deno.stdin.isTerminal()) return null;
-  return { lines: lineReader(Deno.stdin.readable), write: toTerminal };
+  return { lines: lineReader(() => Deno.stdin.readable), write: toTerminal };
 }
 
 /** Whether there is a terminal to ask on (see {@linkcode openTerminal}). */

@@ -84,7 +84,7 @@ export function createLineInput(
   deps: InputDeps & { echo: boolean; terminal: Terminal | null },
 ): ChatInput {
   const { write, renderer, echo, terminal } = deps;
-  const lines = lineReader(Deno.stdin.readable);
+  const lines = lineReader(() => Deno.stdin.readable);
   let interrupt: (() => void) | null = null;
   let task: TaskHandle | null = null;
   let terminated = false;
