@@ -120,19 +120,6 @@ export function openTerminal(): Terminal | null {
   return { lines: lineReader(() => Deno.stdin.readable), write: toTerminal };
 }
 
-/** Whether there is a terminal to ask on (see {@linkcode openTerminal}). */
-export function hasTerminal(): boolean {
-  if (Deno.build.os !== "windows") {
-    try {
-      Deno.openSync("/dev/tty", { read: true }).close();
-      return true;
-    } catch {
-      // no controlling terminal
-    }
-  }
-  return Deno.stdin.isTerminal();
-}
-
 /**
  * The usage error for a mode that must ask when no terminal can answer:
  * `always-ask` would deny everything without one. Other modes pass.
