@@ -26,15 +26,74 @@ export const APPROVAL_MODES: readonly ApprovalMode[] = [
   "always-ask",
 ];
 
+/** A decision with the reason a denial is given (recorded, shown, and told to the model). */
+export interface ApprovalVerdict {
+  /** The decision. */
+  decision: ApprovalDecision;
+  /** Why the call may not run, e.g. `denied by the user`, `policy rule "mkfs"`. */
+  reason?: string;
+}
+
+/** What an approver answers: a bare decision or a verdict with its reason. */
+export type ApprovalAnswer = ApprovalDecision | ApprovalVerdict;
+
 /** Judges one complete tool call. May be async (e.g. a terminal prompt). */
 export type ApproveFn = (
   call: ToolCallMessage,
-) => ApprovalDecision | Promise<ApprovalDecision>;
+) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
 /** Asks the host about one call: true / `"allow"` allows, anything else denies. */
 export type AskFn = (
   call: ToolCallMessage,
-) => boolean | ApprovalDecision | Promise<boolean | ApprovalDecision>;
+) => boolean | ApprovalAnswer | Promise<boolean | ApprovalAnswer>;
+
+/** Reasons the harness gives for denials it decides itself. */
+export const DENIAL_REASONS = {
+  /** The user answered no (the host's ask callback said false or deny). */
+  user: "the user answered no",
+  /** A bare `deny` from an approve callback. */
+  callback: "the approval callback denied it",
+  /** `deny-all`. */
+  denyAll: "approval mode deny-all",
+  /** `always-ask` with nobody to ask. */
+  noAsker: "approval mode always-ask, and there is no one to ask",
+  /** `read-only` with nobody to ask about a tool that may change things. */
+  readOnly: "approval mode read-only runs only read tools when there is no one to ask",
+  /** The engine got no approve function at all. */
+  noApprover: "no approval callback was given",
+  /** A bare `forbidden` that named no rule. */
+  policy: "the command policy",
+} as const;
+
+const DECISIONS: readonly unknown[] = ["allow", "deny", "forbidden"];
+
+/** The default reason of a non-allow decision. */
+function defaultReason(decision: ApprovalDecision): string | undefined {
+  if (decision === "deny") return DENIAL_REASONS.callback;
+  if (decision === "forbidden") return DENIAL_REASONS.policy;
+  return undefined;
+}
+
+/**
+ * Normalize an approver's answer: a decision or a verdict becomes a verdict
+ * (non-allow ones always carry a reason; a bare `deny` gets `fallback`, else
+ * a generic one); anything else is null.
+ */
+export function verdictOf(answer: unknown, fallback?: string): ApprovalVerdict | null {
+  let decision: unknown = answer;
+  let reason: unknown;
+  if (answer !== null && typeof answer === "object" && !Array.isArray(answer)) {
+    decision = (answer as ApprovalVerdict).decision;
+    reason = (answer as ApprovalVerdict).reason;
+  }
+  if (!DECISIONS.includes(decision)) return null;
+  const d = decision as ApprovalDecision;
+  if (d === "allow") return { decision: d };
+  const why = typeof reason === "string" && reason.trim() !== ""
+    ? reason
+    : (d === "deny" ? fallback : undefined) ?? defaultReason(d);
+  return { decision: d, reason: why! };
+}
 
 /** Parse an `--approve` value, case-insensitively; throws a usage error otherwise. */
 export function parseApprovalMode(value: string, flag = "--approve"): ApprovalMode {
@@ -54,25 +113,27 @@ export interface ApproverOptions {
   permissionOf?: (name: string) => ToolPermission | undefined;
 }
 
-function asDecision(answer: boolean | ApprovalDecision): ApprovalDecision {
-  if (answer === true || answer === "allow") return "allow";
-  if (answer === "forbidden") return "forbidden";
-  return "deny";
+function asVerdict(answer: boolean | ApprovalAnswer): ApprovalVerdict {
+  if (answer === true) return { decision: "allow" };
+  return verdictOf(answer, DENIAL_REASONS.user) ??
+    { decision: "deny", reason: DENIAL_REASONS.user };
 }
 
-/** The approve function of a host mode. */
+/** The approve function of a host mode; every denial it makes carries its reason. */
 export function approverForMode(mode: ApprovalMode, opts: ApproverOptions = {}): ApproveFn {
-  const ask = async (call: ToolCallMessage): Promise<ApprovalDecision> =>
-    opts.ask ? asDecision(await opts.ask(call)) : "deny";
+  const ask = (unanswered: string) => async (call: ToolCallMessage): Promise<ApprovalVerdict> =>
+    opts.ask ? asVerdict(await opts.ask(call)) : { decision: "deny", reason: unanswered };
   switch (mode) {
     case "allow-all":
       return () => "allow";
     case "deny-all":
-      return () => "deny";
-    case "read-only":
-      return (call) => (opts.permissionOf?.(call.name) === "r" ? "allow" : ask(call));
+      return () => ({ decision: "deny", reason: DENIAL_REASONS.denyAll });
+    case "read-only": {
+      const asked = ask(DENIAL_REASONS.readOnly);
+      return (call) => (opts.permissionOf?.(call.name) === "r" ? "allow" : asked(call));
+    }
     case "always-ask":
-      return ask;
+      return ask(DENIAL_REASONS.noAsker);
   }
 }
 
@@ -81,26 +142,33 @@ export function approverForMode(mode: ApprovalMode, opts: ApproverOptions = {}):
  * `forbidden` without asking; every other call goes to `approve`.
  */
 export function withCommandPolicy(approve: ApproveFn, policy: CommandPolicy): ApproveFn {
-  return (call) => (policyVerdict(call, policy).forbidden ? "forbidden" : approve(call));
+  return (call) => {
+    const v = policyVerdict(call, policy);
+    return v.forbidden
+      ? { decision: "forbidden", reason: `policy rule "${v.rule.name}"` }
+      : approve(call);
+  };
 }
 
 /**
  * Run `approve` defensively: a throw, a rejection or an answer that is not a
- * decision all become `deny` (with a note through `warn`).
+ * decision all become `deny` (with a note through `warn`). Every non-allow
+ * verdict carries a reason.
  */
 export async function decide(
   approve: ApproveFn,
   call: ToolCallMessage,
   warn: (line: string) => void,
-): Promise<ApprovalDecision> {
+): Promise<ApprovalVerdict> {
   let answer: unknown;
   try {
     answer = await approve(call);
   } catch (err) {
     warn(`[penguin] approve callback threw: ${errorMessage(err)}; denying.`);
-    return "deny";
+    return { decision: "deny", reason: "the approval callback failed" };
   }
-  if (answer === "allow" || answer === "deny" || answer === "forbidden") return answer;
+  const v = verdictOf(answer);
+  if (v !== null) return v;
   warn(`[penguin] approve callback returned ${JSON.stringify(answer)}; denying.`);
-  return "deny";
+  return { decision: "deny", reason: "the approval callback gave no decision" };
 }

@@ -26,7 +26,7 @@ import { shouldRetry } from "../models/retry.ts";
 import { clampMaxTokens, estimateHistoryTokens, estimateMessageTokens } from "../models/shaping.ts";
 import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
-import type { ApproveFn } from "./approval.ts";
+import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
 import { buildCarryOver, withRetriedTurns } from "./carry_over.ts";
 import { maxTurnsText, userSteeringText } from "./markers.ts";
 import { createRetryWaits, exhaustionReason } from "./_retry.ts";
@@ -275,7 +275,8 @@ export function createEngine(
     signal: AbortSignal,
     abandon: () => void,
   ): AsyncGenerator<OmniMessage, void> {
-    const approve: ApproveFn = opts.approve ?? (() => "deny");
+    const approve: ApproveFn = opts.approve ??
+      (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
     const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
     const carried = state.carryOver;
     state.carryOver = [];

@@ -53,13 +53,17 @@ export { runTurn, type ToolExecutor, type TurnContext, type TurnResult } from ".
 export { buildCarryOver, type TurnProducts, withRetriedTurns } from "./carry_over.ts";
 export {
   APPROVAL_MODES,
+  type ApprovalAnswer,
   type ApprovalMode,
+  type ApprovalVerdict,
   type ApproveFn,
   approverForMode,
   type ApproverOptions,
   type AskFn,
   decide,
+  DENIAL_REASONS,
   parseApprovalMode,
+  verdictOf,
   withCommandPolicy,
 } from "./approval.ts";
 export {

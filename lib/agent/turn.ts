@@ -181,14 +181,19 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
         toolCalls.push(payload);
         if (signal?.aborted) continue;
         approving = true;
-        const decision = await decide(ctx.approve, payload, ctx.warn);
+        const { decision, reason } = await decide(ctx.approve, payload, ctx.warn);
         if (signal?.aborted) {
           release();
           continue;
         }
-        emit(eventMsg({ type: "approval_decision", decision, tool_call_id: payload.tool_call_id }));
+        emit(eventMsg({
+          type: "approval_decision",
+          decision,
+          tool_call_id: payload.tool_call_id,
+          ...(decision !== "allow" && reason !== undefined ? { reason } : {}),
+        }));
         if (decision !== "allow") {
-          const refused = denialOutput(payload, decision);
+          const refused = denialOutput(payload, decision, reason);
           emit(modelMsg(refused));
           answer(refused);
           release();

@@ -5,11 +5,21 @@
  *
  * @module
  */
-import type { ApprovalDecision, ToolCallMessage } from "../protocol/types.ts";
+import type { ToolCallMessage } from "../protocol/types.ts";
+import { type ApprovalVerdict, DENIAL_REASONS } from "../agent/approval.ts";
 import type { Renderer } from "./render/mod.ts";
+import {
+  ANSWER_AGAIN,
+  answerVerdict,
+  approvalAnswer,
+  APPROVE_PROMPT,
+  lineReader,
+  PROMPT_REASONS,
+  type Terminal,
+} from "./_approval_prompt.ts";
 
-/** The approval question. */
-export const APPROVE_PROMPT = "? Approve this tool call? [Y/n] ";
+export { ANSWER_AGAIN, answerVerdict, approvalAnswer, APPROVE_PROMPT, PROMPT_REASONS };
+
 /** The exit confirmation question. */
 export const EXIT_PROMPT = "Exit penguin? [y/N] ";
 /** The input prompt and its continuation-line prefix. */
@@ -29,8 +39,8 @@ export interface TaskHandle {
 export interface ChatInput {
   /** The next message typed at the idle prompt, or null to exit. */
   nextMessage(): Promise<string | null>;
-  /** Ask about one tool call (`y`/`yes` or Enter allow, `n`/`no` deny, EOF deny). */
-  askApproval(call: ToolCallMessage): Promise<ApprovalDecision>;
+  /** Ask about one tool call (`y`/`yes` or Enter allow, `n`/`no` deny, anything else asks again). */
+  askApproval(call: ToolCallMessage): Promise<ApprovalVerdict>;
   /** A task started: typing now steers, Ctrl-C aborts. */
   taskStarted(task: TaskHandle): void;
   /** The task ended (called before its stats are printed). */
@@ -45,11 +55,6 @@ export interface InputDeps {
   write(text: string): void;
   /** The renderer (locked while the input area is on screen). */
   renderer: Renderer;
-}
-
-/** `y`/`yes`/anything → allow, `n`/`no` → deny. */
-export function approvalAnswer(text: string): ApprovalDecision {
-  return /^(n|no)$/i.test(text.trim()) ? "deny" : "allow";
 }
 
 /** Listen to `sig` where the platform allows it; returns the remover. */
@@ -67,49 +72,19 @@ export function steeringNotice(text: string): string {
   return `» steering queued (delivered with the next turn): ${text}`;
 }
 
-/** Lines of stdin, read lazily; a read in flight survives an interrupted wait. */
-function lineSource(): { next(): Promise<string | null> } {
-  const reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  let done = false;
-  let inflight: Promise<string | null> | null = null;
-  const read = async (): Promise<string | null> => {
-    while (true) {
-      const nl = buf.indexOf("\n");
-      if (nl !== -1) {
-        const line = buf.slice(0, nl).replace(/\r$/, "");
-        buf = buf.slice(nl + 1);
-        return line;
-      }
-      if (done) {
-        if (buf === "") return null;
-        const line = buf;
-        buf = "";
-        return line;
-      }
-      const r = await reader.read();
-      if (r.done) done = true;
-      else buf += r.value;
-    }
-  };
-  return {
-    next() {
-      inflight ??= read().finally(() => (inflight = null));
-      return inflight;
-    },
-  };
-}
-
 /**
  * Input from plain lines (a pipe, a file, or a terminal in cooked mode):
- * each line is one message (a trailing `\` joins the next line), approvals
- * read the next line, EOF ends the chat. Ctrl-C (SIGINT) aborts a running
- * task, denies a pending approval, or ends the chat when idle. `echo` writes
- * each message after the prompt, for transcripts of piped input.
+ * each line is one message (a trailing `\` joins the next line), EOF ends
+ * the chat. Approvals are asked on `terminal` — never answered by the
+ * piped lines — and without one they are denied. Ctrl-C (SIGINT) aborts a
+ * running task, denies a pending approval, or ends the chat when idle.
+ * `echo` writes each message after the prompt, for transcripts of piped input.
  */
-export function createLineInput(deps: InputDeps & { echo: boolean }): ChatInput {
-  const { write, renderer, echo } = deps;
-  const lines = lineSource();
+export function createLineInput(
+  deps: InputDeps & { echo: boolean; terminal: Terminal | null },
+): ChatInput {
+  const { write, renderer, echo, terminal } = deps;
+  const lines = lineReader(() => Deno.stdin.readable);
   let interrupt: (() => void) | null = null;
   let task: TaskHandle | null = null;
   let terminated = false;
@@ -124,12 +99,22 @@ export function createLineInput(deps: InputDeps & { echo: boolean }): ChatInput 
       interrupt?.();
     }),
   ];
-  /** The next line, or null at EOF or on Ctrl-C. */
-  const readLine = () =>
-    new Promise<string | null>((resolve) => {
-      interrupt = () => resolve(null);
-      lines.next().then(resolve, () => resolve(null));
+  /** The next line of `from`, "eof" at its end, "interrupt" on Ctrl-C. */
+  const readFrom = (from: { next(): Promise<string | null> }) =>
+    new Promise<string | "eof" | "interrupt">((resolve) => {
+      interrupt = () => resolve("interrupt");
+      from.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
     }).finally(() => (interrupt = null));
+  const readLine = async () => {
+    const l = await readFrom(lines);
+    return l === "eof" || l === "interrupt" ? null : l;
+  };
+  // Prompts go to stdout (the transcript); the terminal sees them there or directly.
+  const stdoutIsTerminal = Deno.stdout.isTerminal();
+  const say = (text: string) => {
+    write(text);
+    if (!stdoutIsTerminal) terminal?.write(text);
+  };
 
   return {
     async nextMessage() {
@@ -153,12 +138,27 @@ export function createLineInput(deps: InputDeps & { echo: boolean }): ChatInput 
     },
     async askApproval(call) {
       renderer.beginPrompt(call);
-      write(APPROVE_PROMPT);
-      const answer = await readLine();
-      if (echo || answer === null) write(`${answer ?? ""}\n`);
-      const d = answer === null ? "deny" : approvalAnswer(answer);
-      renderer.endPrompt(call, d);
-      return d;
+      let verdict: ApprovalVerdict | null = null;
+      if (terminal === null || terminated) {
+        verdict = { decision: "deny", reason: DENIAL_REASONS.noAsker };
+      }
+      let prompt = APPROVE_PROMPT;
+      while (verdict === null) {
+        say(prompt);
+        const answer = await readFrom(terminal!.lines);
+        if (answer === "eof" || answer === "interrupt") {
+          write("\n");
+          verdict = { decision: "deny", reason: PROMPT_REASONS[answer] };
+          break;
+        }
+        // The terminal echoed the answer; a redirected stdout gets it for the transcript.
+        if (!stdoutIsTerminal) write(`${answer}\n`);
+        const d = approvalAnswer(answer);
+        if (d !== null) verdict = answerVerdict(d);
+        else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
+      }
+      renderer.endPrompt(call, verdict.decision, undefined, verdict.reason);
+      return verdict;
     },
     taskStarted(t) {
       task = t;

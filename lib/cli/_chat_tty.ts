@@ -1,14 +1,19 @@
 /**
- * `penguin chat` input from a raw-mode terminal: line editing, bracketed
- * paste, typing while a task runs (steering), and Ctrl-C by state —
- * approving → deny that call; task running → abort the task; buffer
+ * `penguin chat` input from a raw-mode terminal: line editing, multi-line
+ * input, bracketed paste, Up/Down history (persisted by the caller), typing
+ * while a task runs (steering), Escape to interrupt a running task, and
+ * Ctrl-C by state — approving → deny that call; task running → abort the
+ * task, keeping the typed text (a second Ctrl-C clears it); buffer
  * non-empty → clear it; idle and empty → `Exit penguin? [y/N] `, where a
  * second Ctrl-C (or `y`) exits.
  *
  * @module
  */
-import type { ApprovalDecision, ToolCallMessage } from "../protocol/types.ts";
+import type { ToolCallMessage } from "../protocol/types.ts";
+import type { ApprovalVerdict } from "../agent/approval.ts";
 import {
+  ANSWER_AGAIN,
+  answerVerdict,
   approvalAnswer,
   APPROVE_PROMPT,
   type ChatInput,
@@ -17,6 +22,7 @@ import {
   type InputDeps,
   listen,
   PROMPT,
+  PROMPT_REASONS,
   steeringNotice,
   type TaskHandle,
 } from "./_chat_input.ts";
@@ -24,10 +30,23 @@ import { createLineEditor, eraseInput, layoutInput, redrawInput } from "./_line_
 
 type Mode = "busy" | "idle" | "running" | "approving" | "confirm";
 
+/** The chat's input history: what it starts with, and where each change is kept. */
+export interface InputHistory {
+  /** Earlier messages, oldest first. */
+  initial: readonly string[];
+  /** Persist the whole history (called after each new message). */
+  save(entries: readonly string[]): void;
+}
+
 /** Input from a raw-mode terminal on stdin (stdout must be a terminal too). */
-export function createTtyInput(deps: InputDeps): ChatInput {
-  const { write, renderer } = deps;
-  const editor = createLineEditor();
+export function createTtyInput(deps: InputDeps & { history?: InputHistory }): ChatInput {
+  const { write, renderer, history } = deps;
+  const editor = createLineEditor(history?.initial ?? []);
+  const remember = (text: string) => {
+    const before = editor.history().length;
+    editor.remember(text);
+    if (editor.history().length !== before) history?.save(editor.history());
+  };
   const queued: string[] = [];
   let mode = "busy" as Mode;
   let drawn: number | null = null; // cursor row within the drawn input area
@@ -36,8 +55,9 @@ export function createTtyInput(deps: InputDeps): ChatInput {
   let stdinEnded = false;
   let waiter: ((text: string | null) => void) | null = null;
   let task: TaskHandle | null = null;
+  let abortRequested = false; // the running task was told to stop
   let approval: {
-    resolve: (d: ApprovalDecision) => void;
+    resolve: (d: ApprovalVerdict) => void;
     call: ToolCallMessage;
     saved: string;
     prev: Mode;
@@ -81,10 +101,10 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     mode = "busy";
     w?.(v);
   };
-  const finishApproval = (d: ApprovalDecision) => {
+  const finishApproval = (d: ApprovalVerdict) => {
     const a = approval!;
     approval = null;
-    renderer.endPrompt(a.call, d);
+    renderer.endPrompt(a.call, d.decision, undefined, d.reason);
     mode = a.prev;
     editor.set(a.saved);
     a.resolve(d);
@@ -94,23 +114,29 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     switch (mode) {
       case "idle":
         commit(text);
+        remember(text);
         resolveWaiter(text);
         return;
       case "busy":
         if (text.trim() !== "") queued.push(text);
+        remember(text);
         return;
       case "running": {
         erase();
         setPaused(false);
         if (text.trim() === "") return;
+        remember(text);
         if (task?.steer(text)) renderer.line(steeringNotice(text));
         else queued.push(text);
         return;
       }
-      case "approving":
+      case "approving": {
         commit(text);
-        finishApproval(approvalAnswer(text));
+        const d = approvalAnswer(text);
+        if (d !== null) finishApproval(answerVerdict(d));
+        else write(`${ANSWER_AGAIN}\r\n`); // asked again by the next draw
         return;
+      }
       case "confirm":
         commit(text);
         if (/^y(es)?$/i.test(text.trim())) resolveWaiter(null);
@@ -124,13 +150,15 @@ export function createTtyInput(deps: InputDeps): ChatInput {
       case "approving":
         commit(editor.text(), "^C");
         editor.clear();
-        finishApproval("deny");
+        finishApproval({ decision: "deny", reason: PROMPT_REASONS.interrupt });
         return;
       case "running":
-        editor.clear();
-        erase();
-        setPaused(false);
-        task?.abort();
+        // The first Ctrl-C stops the task and keeps the typed text; the next one clears it.
+        if (abortRequested) {
+          editor.clear();
+          return;
+        }
+        abortTask();
         return;
       case "idle":
         if (editor.text() !== "") {
@@ -151,10 +179,23 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     }
   };
 
+  /** Stop the running task; typed text stays in the input for the next prompt. */
+  const abortTask = () => {
+    abortRequested = true;
+    erase();
+    setPaused(false);
+    task?.abort();
+  };
+
+  /** Escape: interrupts a running task; elsewhere it does nothing. */
+  const onEscape = () => {
+    if (mode === "running" && !abortRequested) abortTask();
+  };
+
   const onEof = () => {
     if (mode === "approving") {
       commit(editor.text());
-      finishApproval("deny");
+      finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
     } else if (mode === "idle" || mode === "confirm") {
       commit(editor.text());
       resolveWaiter(null);
@@ -180,6 +221,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     for (const ev of editor.feed(chunk)) {
       if (ev.type === "submit") onSubmit(ev.text);
       else if (ev.type === "interrupt") onInterrupt();
+      else if (ev.type === "escape") onEscape();
       else onEof();
     }
     refresh();
@@ -189,7 +231,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
   const terminate = () => {
     stdinEnded = true;
     task?.abort();
-    if (mode === "approving") finishApproval("deny");
+    if (mode === "approving") finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
     else if (mode === "idle" || mode === "confirm") resolveWaiter(null);
   };
 
@@ -232,8 +274,10 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     },
     askApproval(call) {
       const ask = () =>
-        new Promise<ApprovalDecision>((resolve) => {
-          if (stdinEnded || closed) return resolve("deny");
+        new Promise<ApprovalVerdict>((resolve) => {
+          if (stdinEnded || closed) {
+            return resolve({ decision: "deny", reason: PROMPT_REASONS.eof });
+          }
           const saved = editor.text();
           editor.clear();
           erase();
@@ -252,6 +296,7 @@ export function createTtyInput(deps: InputDeps): ChatInput {
     },
     taskStarted(t) {
       task = t;
+      abortRequested = false;
       mode = "running";
       refresh();
     },

@@ -4,11 +4,18 @@
  * area. No I/O here; `penguin chat` drives it.
  *
  * Keys: printable text inserts; Enter submits (a line ending in `\`
- * continues instead: the backslash becomes a newline); Backspace, Delete
- * (`ESC [3~`), Ctrl-U (clear), Ctrl-W (delete word), Left/Right, Home/End,
- * Ctrl-A/Ctrl-E; Ctrl-C and Ctrl-D (on an empty buffer) are reported as
- * events. Bracketed paste (`ESC [200~ … ESC [201~`) inserts its text
- * verbatim, newlines included, so a multi-line paste is one message.
+ * continues instead: the backslash becomes a newline); Alt-Enter and Ctrl-J
+ * insert a newline; Backspace, Delete (`ESC [3~`), Ctrl-U (clear), Ctrl-W
+ * (delete word), Left/Right, Home/End, Ctrl-A/Ctrl-E; Up/Down move between
+ * lines of the input and, from its first or last line, through the history.
+ * Ctrl-C, Escape and Ctrl-D (on an empty buffer) are reported as events.
+ * Bracketed paste (`ESC [200~ … ESC [201~`) inserts its text verbatim,
+ * newlines included, so a multi-line paste is one message.
+ *
+ * Escape parsing: only CSI (`ESC [` … final byte) and SS3 (`ESC O` + one
+ * byte) sequences are consumed whole. A lone ESC followed by any other key
+ * is Escape and then that key, so no keystroke is ever swallowed; an ESC at
+ * the end of a read is Escape at once.
  *
  * @module
  */
@@ -17,6 +24,7 @@
 export type EditorEvent =
   | { type: "submit"; text: string }
   | { type: "interrupt" }
+  | { type: "escape" }
   | { type: "eof" };
 
 /** The editor. */
@@ -31,40 +39,81 @@ export interface LineEditor {
   clear(): void;
   /** Replace the buffer, cursor at the end. */
   set(text: string): void;
+  /** Add a submitted message to the history (blank ones and repeats of the last are skipped). */
+  remember(text: string): void;
+  /** The history, oldest first. */
+  history(): readonly string[];
 }
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 
-/** Create an empty editor. */
-export function createLineEditor(): LineEditor {
+/** Create an empty editor, optionally with a history (oldest first). */
+export function createLineEditor(initialHistory: readonly string[] = []): LineEditor {
   let buf = "";
   let cur = 0;
   let pasting = false;
   let pending = ""; // an escape sequence cut at a chunk boundary
+  const past: string[] = [...initialHistory];
+  let at = past.length; // history position; past.length = the draft
+  let draft = "";
 
   const insert = (s: string) => {
     buf = buf.slice(0, cur) + s + buf.slice(cur);
     cur += s.length;
   };
-  const lineStart = () => buf.lastIndexOf("\n", cur - 1) + 1;
-  const lineEnd = () => {
-    const i = buf.indexOf("\n", cur);
+  const lineStart = (from = cur) => buf.lastIndexOf("\n", from - 1) + 1;
+  const lineEnd = (from = cur) => {
+    const i = buf.indexOf("\n", from);
     return i === -1 ? buf.length : i;
   };
+  const resetHistory = () => {
+    at = past.length;
+    draft = "";
+  };
+  const recall = (to: number) => {
+    if (at === past.length) draft = buf;
+    at = to;
+    buf = at === past.length ? draft : past[at]!;
+    cur = buf.length;
+  };
+  /** Up: the line above, or (on the first line) the previous history entry. */
+  const up = () => {
+    const start = lineStart();
+    if (start > 0) {
+      const col = cur - start;
+      const prevStart = lineStart(start - 1);
+      cur = Math.min(prevStart + col, start - 1);
+    } else if (at > 0) recall(at - 1);
+  };
+  /** Down: the line below, or (on the last line) the next history entry. */
+  const down = () => {
+    const end = lineEnd();
+    if (end < buf.length) {
+      const col = cur - lineStart();
+      const nextStart = end + 1;
+      cur = Math.min(nextStart + col, lineEnd(nextStart));
+    } else if (at < past.length) recall(at + 1);
+  };
 
-  /** Length of a complete escape sequence at `s[i]`, 0 if incomplete. */
+  /**
+   * Length of the escape sequence at `s[i]` (an ESC): a whole CSI or SS3
+   * sequence, 1 for a lone ESC (Escape; the next key is read on its own),
+   * 0 when a CSI/SS3 sequence is cut at the end of the chunk.
+   */
   const escLength = (s: string, i: number): number => {
-    if (i + 1 >= s.length) return 0;
+    if (i + 1 >= s.length) return 1; // ESC at the end of a read: Escape now
     const next = s[i + 1]!;
-    if (next === "[" || next === "O") {
+    if (next === "[") {
       for (let j = i + 2; j < s.length; j++) {
         const c = s.charCodeAt(j);
-        if (c >= 0x40 && c <= 0x7e) return j - i + 1;
+        if (c >= 0x40 && c <= 0x7e) return j - i + 1; // final byte
+        if (c < 0x20 || c > 0x3f) return j - i; // malformed: drop what came so far
       }
       return 0;
     }
-    return 2; // ESC + one char (Alt-x): ignored
+    if (next === "O") return i + 2 < s.length ? 3 : 0;
+    return 1;
   };
 
   const escape = (seq: string) => {
@@ -76,6 +125,14 @@ export function createLineEditor(): LineEditor {
       case "\x1b[C":
       case "\x1bOC":
         if (cur < buf.length) cur++;
+        break;
+      case "\x1b[A":
+      case "\x1bOA":
+        up();
+        break;
+      case "\x1b[B":
+      case "\x1bOB":
+        down();
         break;
       case "\x1b[H":
       case "\x1bOH":
@@ -91,7 +148,7 @@ export function createLineEditor(): LineEditor {
         if (cur < buf.length) buf = buf.slice(0, cur) + buf.slice(cur + 1);
         break;
       default:
-        break; // arrows up/down, function keys: ignored
+        break; // function keys and the like: ignored
     }
   };
 
@@ -124,9 +181,20 @@ export function createLineEditor(): LineEditor {
         }
         const ch = s[i]!;
         if (ch === "\x1b") {
-          if (s.startsWith(PASTE_START, i)) {
-            pasting = true;
-            i += PASTE_START.length;
+          if (PASTE_START.startsWith(s.slice(i, i + PASTE_START.length))) {
+            if (s.startsWith(PASTE_START, i)) {
+              pasting = true;
+              i += PASTE_START.length;
+              continue;
+            }
+            if (s.length - i < PASTE_START.length && s.length - i > 1) {
+              pending = s.slice(i); // a paste start cut at the chunk boundary
+              return events;
+            }
+          }
+          if (s[i + 1] === "\r") {
+            insert("\n"); // Alt-Enter
+            i += 2;
             continue;
           }
           const n = escLength(s, i);
@@ -134,15 +202,14 @@ export function createLineEditor(): LineEditor {
             pending = s.slice(i);
             return events;
           }
-          escape(s.slice(i, i + n));
+          if (n === 1) events.push({ type: "escape" });
+          else escape(s.slice(i, i + n));
           i += n;
           continue;
         }
         i++;
         switch (ch) {
           case "\r":
-          case "\n":
-            if (ch === "\n" && s[i - 2] === "\r") break; // CRLF: one Enter
             if (cur === buf.length && buf.endsWith("\\")) {
               buf = buf.slice(0, -1) + "\n";
               cur = buf.length;
@@ -150,7 +217,12 @@ export function createLineEditor(): LineEditor {
               events.push({ type: "submit", text: buf });
               buf = "";
               cur = 0;
+              resetHistory();
             }
+            break;
+          case "\n":
+            if (s[i - 2] === "\r") break; // CRLF: one Enter
+            insert("\n"); // Ctrl-J
             break;
           case "\x03":
             events.push({ type: "interrupt" });
@@ -193,11 +265,18 @@ export function createLineEditor(): LineEditor {
     clear() {
       buf = "";
       cur = 0;
+      resetHistory();
     },
     set(text) {
       buf = text;
       cur = text.length;
     },
+    remember(text) {
+      if (text.trim() === "" || past[past.length - 1] === text) return;
+      past.push(text);
+      resetHistory();
+    },
+    history: () => past,
   };
 }
 

@@ -67,6 +67,8 @@ export interface ApprovalDecisionEvent {
   decision: ApprovalDecision;
   /** The call judged. */
   tool_call_id: string;
+  /** Why a call was not allowed (penguin extension; absent on `allow`). */
+  reason?: string;
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
 }

@@ -2,7 +2,7 @@
  * penguin's on-disk state: the data root, ids, the directory layout, the
  * project config (`.project_config.toml`), agent config
  * (`system_config.yaml`), vault, `AGENTS.md`, agent initialization and
- * workspaces.
+ * workspaces, and the chat input history.
  *
  * @module
  */
@@ -17,3 +17,4 @@ export * from "./vault.ts";
 export * from "./agents_md.ts";
 export * from "./agent_init.ts";
 export * from "./workspace.ts";
+export * from "./chat_history.ts";

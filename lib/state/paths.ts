@@ -52,6 +52,11 @@ export function agentStateDir(ref: AgentRef): string {
   return join(agentDir(ref), "agent_state");
 }
 
+/** `<state>/chat_history`: the agent's `penguin chat` input history (JSON lines, 0600). */
+export function chatHistoryPath(ref: AgentRef): string {
+  return join(agentStateDir(ref), "chat_history");
+}
+
 /** `<state>/system_config.yaml`; its existence marks an initialized agent. */
 export function systemConfigPath(ref: AgentRef): string {
   return join(agentStateDir(ref), "system_config.yaml");

@@ -132,14 +132,17 @@ export function policyVerdict(
   return rule ? { forbidden: true, rule } : { forbidden: false };
 }
 
-/** The `tool_call_output` for a call that was not allowed to run (`forbidden` or `deny`), stop reason `aborted`. */
+/**
+ * The `tool_call_output` for a call that was not allowed to run (`forbidden`
+ * or `deny`), stop reason `aborted`: the fixed sentence, then `Reason: <why>.`
+ * when the approver gave one.
+ */
 export function denialOutput(
   call: Pick<ToolCallMessage, "tool_call_id">,
   decision: Exclude<ApprovalDecision, "allow">,
+  reason?: string,
 ): ToolCallOutputMessage {
-  return toolCallOutput(
-    call.tool_call_id,
-    decision === "forbidden" ? DENIED_BY_POLICY : DENIED_BY_USER,
-    "aborted",
-  );
+  const fixed = decision === "forbidden" ? DENIED_BY_POLICY : DENIED_BY_USER;
+  const why = reason?.trim().replace(/\.$/, "");
+  return toolCallOutput(call.tool_call_id, why ? `${fixed} Reason: ${why}.` : fixed, "aborted");
 }

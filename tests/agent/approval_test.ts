@@ -6,6 +6,7 @@ import {
   decide,
   parseApprovalMode,
   type RunOptions,
+  verdictOf,
   withCommandPolicy,
 } from "../../lib/agent/mod.ts";
 import { toolCall } from "../../lib/protocol/builders.ts";
@@ -32,13 +33,50 @@ Deno.test("read-only allows r tools, asks about the rest, and denies when nobody
     permissionOf,
     ask: (c) => (asked.push(c.name), true),
   });
-  assert.equal(await withAsk(call("read_file", { file_path: "a" })), "allow");
-  assert.equal(await withAsk(call("write_file", { file_path: "a", content: "" })), "allow");
+  const v = async (a: ReturnType<typeof approverForMode>, c: ReturnType<typeof call>) =>
+    verdictOf(await a(c));
+  assert.deepEqual(await v(withAsk, call("read_file", { file_path: "a" })), { decision: "allow" });
+  assert.deepEqual(await v(withAsk, call("write_file", { file_path: "a", content: "" })), {
+    decision: "allow",
+  });
   assert.deepEqual(asked, ["write_file"]);
   const noAsk = approverForMode("read-only", { permissionOf });
-  assert.equal(await noAsk(call("write_file", { file_path: "a", content: "" })), "deny");
-  assert.equal(await approverForMode("always-ask")(call("read_file", {})), "deny");
-  assert.equal(await approverForMode("deny-all")(call("read_file", {})), "deny");
+  assert.deepEqual(await v(noAsk, call("write_file", { file_path: "a", content: "" })), {
+    decision: "deny",
+    reason: "approval mode read-only runs only read tools when there is no one to ask",
+  });
+  assert.deepEqual(await v(approverForMode("always-ask"), call("read_file", {})), {
+    decision: "deny",
+    reason: "approval mode always-ask, and there is no one to ask",
+  });
+  assert.deepEqual(await v(approverForMode("deny-all"), call("read_file", {})), {
+    decision: "deny",
+    reason: "approval mode deny-all",
+  });
+});
+
+Deno.test("a denial says why: the user's no, the asker's own reason, or the callback's", async () => {
+  const said = (answer: boolean | "deny" | { decision: "deny"; reason: string }) =>
+    approverForMode("always-ask", { ask: () => answer })(call("write_file", {}));
+  assert.deepEqual(verdictOf(await said(false)), {
+    decision: "deny",
+    reason: "the user answered no",
+  });
+  assert.deepEqual(verdictOf(await said("deny")), {
+    decision: "deny",
+    reason: "the user answered no",
+  });
+  assert.deepEqual(verdictOf(await said({ decision: "deny", reason: "pressed Ctrl-C" })), {
+    decision: "deny",
+    reason: "pressed Ctrl-C",
+  });
+  assert.deepEqual(verdictOf("deny"), {
+    decision: "deny",
+    reason: "the approval callback denied it",
+  });
+  assert.deepEqual(verdictOf("forbidden"), { decision: "forbidden", reason: "the command policy" });
+  assert.equal(verdictOf("maybe"), null);
+  assert.equal(verdictOf({ decision: "perhaps" }), null);
 });
 
 Deno.test("the command policy forbids destructive commands without asking, and exempts a lone Ctrl-C", async () => {
@@ -54,8 +92,16 @@ Deno.test("the command policy forbids destructive commands without asking, and e
       ":(){ :|:& };:",
     ]
   ) {
-    assert.equal(await approve(call("exec_command", { cmd })), "forbidden", cmd);
+    assert.equal(
+      verdictOf(await approve(call("exec_command", { cmd })))?.decision,
+      "forbidden",
+      cmd,
+    );
   }
+  assert.deepEqual(verdictOf(await approve(call("exec_command", { cmd: "rm -rf /" }))), {
+    decision: "forbidden",
+    reason: 'policy rule "rm-recursive-force"',
+  });
   assert.equal(asked, 0);
   assert.equal(await approve(call("input_command", { process_id: "p", chars: "\u0003" })), "allow");
   assert.equal(await approve(call("exec_command", { cmd: "ls -la" })), "allow");
@@ -63,10 +109,10 @@ Deno.test("the command policy forbids destructive commands without asking, and e
   assert.equal(await off(call("exec_command", { cmd: "rm -rf /" })), "allow");
 });
 
-Deno.test("a throwing or nonsensical approve callback counts as deny", async () => {
+Deno.test("a throwing or nonsensical approve callback counts as deny, and says so", async () => {
   const notes: string[] = [];
   const c = call("read_file", {});
-  assert.equal(
+  assert.deepEqual(
     await decide(
       () => {
         throw new Error("boom");
@@ -74,13 +120,16 @@ Deno.test("a throwing or nonsensical approve callback counts as deny", async () 
       c,
       (l) => notes.push(l),
     ),
-    "deny",
+    { decision: "deny", reason: "the approval callback failed" },
   );
-  assert.equal(
+  assert.deepEqual(
     await decide(() => Promise.reject(new Error("late boom")), c, (l) => notes.push(l)),
-    "deny",
+    { decision: "deny", reason: "the approval callback failed" },
   );
-  assert.equal(await decide((() => "maybe") as never, c, (l) => notes.push(l)), "deny");
+  assert.deepEqual(await decide((() => "maybe") as never, c, (l) => notes.push(l)), {
+    decision: "deny",
+    reason: "the approval callback gave no decision",
+  });
   assert.equal(notes.length, 3);
   assert.match(notes[0]!, /approve callback threw: boom; denying/);
 });
@@ -124,11 +173,14 @@ const writeTurns = () => [
   turn.text("ok"),
 ];
 
-Deno.test("without an approve callback every call is denied with an aborted 'denied by user' output", async () => {
+Deno.test("without an approve callback every call is denied with an aborted output that says why", async () => {
   await runWith(writeTurns(), {}, ({ ws, records: [decisions, outputs] }) => {
-    assert.deepEqual(decisions!.map((d) => d.decision), ["deny", "deny"]);
+    assert.deepEqual(decisions!.map((d) => [d.decision, d.reason]), [
+      ["deny", "no approval callback was given"],
+      ["deny", "no approval callback was given"],
+    ]);
     for (const o of outputs!) {
-      assert.equal(o.output, "Tool call denied by user.");
+      assert.equal(o.output, "Tool call denied by user. Reason: no approval callback was given.");
       assert.equal(o.stop_reason, "aborted");
     }
     assert.throws(() => Deno.statSync(join(ws, "w.txt")), Deno.errors.NotFound);
@@ -158,8 +210,13 @@ Deno.test("rm -rf / under allow-all is forbidden by policy and never runs", asyn
     ],
     { approve: "allow-all" },
     ({ ws, stream, records: [d, outputs] }) => {
-      assert.deepEqual(d!.map((x) => x.decision), ["forbidden"]);
-      assert.equal(outputs![0]!.output, "Tool call denied by policy.");
+      assert.deepEqual(d!.map((x) => [x.decision, x.reason]), [
+        ["forbidden", 'policy rule "rm-recursive-force"'],
+      ]);
+      assert.equal(
+        outputs![0]!.output,
+        'Tool call denied by policy. Reason: policy rule "rm-recursive-force".',
+      );
       assert.equal(outputs![0]!.stop_reason, "aborted");
       assert.ok(
         !stream.some((m) => m.payload.type === "partial_tool_call_output"),

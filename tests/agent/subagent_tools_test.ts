@@ -168,7 +168,10 @@ Deno.test("kill_subagent aborts a running child and denies the tool call it wait
     );
     const child = await readSession(sb.root, String(ofKind(records, "subagent")[0]!.session_id));
     assert.equal(ofKind(child, "approval_decision")[0]!.decision, "deny");
-    assert.equal(ofKind(child, "tool_call_output")[0]!.output, "Tool call denied by user.");
+    assert.equal(
+      ofKind(child, "tool_call_output")[0]!.output,
+      "Tool call denied by user. Reason: the subagent was stopped.",
+    );
     assert.equal(ofKind(child, "abort").length, 1);
   } finally {
     await session?.dispose();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { runCli } from "../support/cli.ts";
+import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import {
   item,
   type ModelServer,
@@ -60,6 +61,63 @@ Deno.test("an escape sequence cut at a chunk boundary is completed by the next c
   e.feed("xy\x1b[");
   e.feed("D!");
   assert.equal(e.text(), "x!y");
+});
+
+Deno.test("a lone Escape is reported and never swallows the key after it, in one read or two", () => {
+  const e = createLineEditor();
+  assert.deepEqual(e.feed("\x1b"), [{ type: "escape" }]);
+  assert.deepEqual(e.feed("hello"), []);
+  assert.equal(e.text(), "hello");
+  e.clear();
+  assert.deepEqual(e.feed("\x1bsteer me"), [{ type: "escape" }]);
+  assert.equal(e.text(), "steer me");
+  e.clear();
+  assert.deepEqual(e.feed("\x1b\x1bx"), [{ type: "escape" }, { type: "escape" }]);
+  assert.equal(e.text(), "x");
+});
+
+Deno.test("only CSI and SS3 sequences are consumed: arrows, Delete and unknown keys leave no text", () => {
+  const e = createLineEditor();
+  e.feed("abc\x1bOD\x1b[D!"); // SS3 left, CSI left
+  assert.equal(e.text(), "a!bc");
+  e.feed("\x1b[1;5C\x1b[15~\x1bOP"); // Ctrl-Right, F5, F1: ignored
+  assert.equal(e.text(), "a!bc");
+  e.feed("\x1b[3~");
+  assert.equal(e.text(), "a!c");
+  e.feed("\x1bO");
+  e.feed("C?");
+  assert.equal(e.text(), "a!c?");
+});
+
+Deno.test("Alt-Enter and Ctrl-J insert a newline; Enter submits the whole message", () => {
+  const e = createLineEditor();
+  assert.deepEqual(e.feed("one\x1b\rtwo\nthree"), []);
+  assert.equal(e.text(), "one\ntwo\nthree");
+  assert.deepEqual(e.feed("\r"), [{ type: "submit", text: "one\ntwo\nthree" }]);
+});
+
+Deno.test("Up and Down walk the history from the first and last line, and bring the draft back", () => {
+  const e = createLineEditor(["older", "multi\nline"]);
+  e.feed("dra");
+  e.feed("\x1b[A");
+  assert.equal(e.text(), "multi\nline");
+  e.feed("\x1b[A"); // on the last line of a two-line entry: moves up a line first
+  assert.equal(e.text(), "multi\nline");
+  assert.equal(e.cursor(), 4);
+  e.feed("\x1b[A");
+  assert.equal(e.text(), "older");
+  e.feed("\x1b[A");
+  assert.equal(e.text(), "older", "the oldest entry stays");
+  e.feed("\x1b[B");
+  assert.equal(e.text(), "multi\nline");
+  e.feed("\x1b[B");
+  assert.equal(e.text(), "dra", "the draft comes back");
+  e.feed("\x1b[B");
+  assert.equal(e.text(), "dra");
+  e.remember("new");
+  e.remember("new");
+  e.remember("  ");
+  assert.deepEqual(e.history(), ["older", "multi\nline", "new"]);
 });
 
 Deno.test("input layout counts wide characters and soft wraps", () => {
@@ -137,6 +195,20 @@ async function withChatEnv(
   }
 }
 
+/** Every trace file under `root`. */
+async function traceFiles(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(p);
+      else if (/^session-.*\.jsonl$/.test(e.name)) out.push(p);
+    }
+  };
+  await walk(root);
+  return out;
+}
+
 /** Every record of the session's trace files. */
 async function traceRecords(root: string, sessionId: string): Promise<OmniMessage[]> {
   const out: OmniMessage[] = [];
@@ -192,57 +264,6 @@ Deno.test("chat with piped stdin runs one task per line, then prints the resume 
 // The interactive REPL under a pseudo-terminal (tmux).
 // ---------------------------------------------------------------------------
 
-const TMUX = "/usr/bin/tmux";
-const hasTmux = (() => {
-  try {
-    return Deno.statSync(TMUX).isFile;
-  } catch {
-    return false;
-  }
-})();
-
-/** A detached tmux server of its own, with one pane running `command`. */
-async function startPane(command: string): Promise<{
-  keys(...keys: string[]): Promise<void>;
-  type(text: string): Promise<void>;
-  paste(text: string): Promise<void>;
-  screen(): Promise<string>;
-  waitFor(pattern: RegExp, what: string, timeoutMs?: number): Promise<string>;
-  close(): Promise<void>;
-}> {
-  const socket = `penguin-chat-test-${crypto.randomUUID().slice(0, 8)}`;
-  const tmux = async (...args: string[]) => {
-    const out = await new Deno.Command(TMUX, { args: ["-L", socket, ...args], stdout: "piped" })
-      .output();
-    return new TextDecoder().decode(out.stdout);
-  };
-  await tmux("new-session", "-d", "-s", "chat", "-x", "120", "-y", "40", command);
-  const screen = () => tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "chat");
-  return {
-    keys: async (...keys) => void await tmux("send-keys", "-t", "chat", ...keys),
-    type: async (text) => void await tmux("send-keys", "-t", "chat", "-l", text),
-    // -p: bracketed, since chat asks the terminal for bracketed paste.
-    paste: async (text) => {
-      await tmux("set-buffer", "-b", "penguin", text);
-      await tmux("paste-buffer", "-p", "-d", "-b", "penguin", "-t", "chat");
-    },
-    screen,
-    async waitFor(pattern, what, timeoutMs = 120_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last = "";
-      while (Date.now() < deadline) {
-        last = await screen();
-        if (pattern.test(last)) return last;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`timed out waiting for ${what}; the screen shows:\n${last}`);
-    },
-    close: async () => void await tmux("kill-server"),
-  };
-}
-
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
 Deno.test({
   name:
     "chat in a terminal: approve a tool call, steer and interrupt a task, exit with the resume command",
@@ -256,16 +277,16 @@ Deno.test({
       turn.text("The tool said alpha and beta."),
       { ...turn.text("Thinking about a very long answer to this question"), stall_after: 3 },
     ], async ({ root, workspace, env }) => {
-      const script = `${workspace}/../penguin-chat-${crypto.randomUUID().slice(0, 8)}.sh`;
-      const argv = [Deno.execPath(), ...penguinArgv(), "--root", root, "chat"];
-      argv.push("--workspace", workspace, "--approve", "always-ask");
-      await Deno.writeTextFile(
-        script,
-        `export HOME=${shellQuote(env.HOME!)} DENO_DIR=${shellQuote(env.DENO_DIR!)}\n` +
-          `cd ${shellQuote(REPO)}\n${argv.map(shellQuote).join(" ")}\n` +
-          `echo "[exited $?]"\nsleep 120\n`,
-      );
-      const pane = await startPane(`bash ${shellQuote(script)}`);
+      const script = await penguinScript(workspace, [
+        "--root",
+        root,
+        "chat",
+        "--workspace",
+        workspace,
+        "--approve",
+        "always-ask",
+      ], env);
+      const pane = await startPane(script.command);
       try {
         const start = await pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the prompt");
         const sid = /^Session: (session-\S+)$/m.exec(start)![1]!;
@@ -273,12 +294,18 @@ Deno.test({
         await pane.type("list the files");
         await pane.keys("Enter");
         await pane.waitFor(/\? Approve this tool call\? \[Y\/n\]\s*$/m, "the approval prompt");
+        await pane.type("nope");
+        await pane.keys("Enter");
+        await pane.waitFor(
+          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\]\s*$/m,
+          "the question asked again",
+        );
         await pane.type("y");
         await pane.keys("Enter");
         let s = await pane.waitFor(/^\[stats\] /m, "the first task's stats line");
         assert.match(
           s,
-          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n\? Approve this tool call\? \[Y\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
+          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n\? Approve this tool call\? \[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
         );
 
         await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the first task");
@@ -318,7 +345,7 @@ Deno.test({
         }]);
       } finally {
         await pane.close();
-        await Deno.remove(script).catch(() => {});
+        await Deno.remove(script.path).catch(() => {});
       }
     });
   },
@@ -330,16 +357,12 @@ Deno.test({
   ignore: !hasTmux,
   async fn() {
     await withChatEnv([turn.text("Got two lines.")], async ({ root, workspace, env }) => {
-      const script = `${workspace}/../penguin-chat-${crypto.randomUUID().slice(0, 8)}.sh`;
-      const argv = [Deno.execPath(), ...penguinArgv(), "--root", root, "chat"];
-      argv.push("--workspace", workspace);
-      await Deno.writeTextFile(
-        script,
-        `export HOME=${shellQuote(env.HOME!)} DENO_DIR=${shellQuote(env.DENO_DIR!)} NO_COLOR=1\n` +
-          `cd ${shellQuote(REPO)}\n${argv.map(shellQuote).join(" ")}\n` +
-          `echo "[exited $?]"\nsleep 120\n`,
+      const script = await penguinScript(
+        workspace,
+        ["--root", root, "chat", "--workspace", workspace],
+        { ...env, NO_COLOR: "1" },
       );
-      const pane = await startPane(`bash ${shellQuote(script)}`);
+      const pane = await startPane(script.command);
       try {
         const start = await pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the prompt");
         const sid = /^Session: (session-\S+)$/m.exec(start)![1]!;
@@ -369,30 +392,114 @@ Deno.test({
         assert.deepEqual(prompts, ["line one\nline two"]);
       } finally {
         await pane.close();
-        await Deno.remove(script).catch(() => {});
+        await Deno.remove(script.path).catch(() => {});
       }
     });
   },
 });
 
-Deno.test("chat with piped stdin asks approvals on the next line, and end of input denies", async () => {
-  await withChatEnv([
-    turn.of(item.toolCall("exec_command", { cmd: "echo one" }, { id: "call_one" })),
-    turn.text("Denied, fine."),
-    turn.of(item.toolCall("exec_command", { cmd: "echo two" }, { id: "call_two" })),
-    turn.text("Denied again."),
-  ], async ({ root, workspace, env }) => {
+Deno.test("chat with piped stdin and no terminal refuses always-ask as a usage error, before any session", async () => {
+  await withChatEnv([], async ({ root, workspace, env, server }) => {
     const r = await runCli(
       ["--root", root, "chat", "--workspace", workspace, "--approve", "always-ask"],
       { stdin: "first\nn\nsecond\n", env },
     );
-    assert.equal(r.code, 0, r.stderr);
-    const body = r.stdout.slice(r.stdout.indexOf("> first"));
+    assert.equal(r.code, 2, r.stderr);
     assert.match(
-      body,
-      /^> first\n\[tool-one\] exec_command <- \$ echo one\n\? Approve this tool call\? \[Y\/n\] n\n× \[denied\]\nDenied, fine\.\n\[stats\] [^\n]*\n> second\n\[tool-two\] exec_command <- \$ echo two\n\? Approve this tool call\? \[Y\/n\] \n× \[denied\]\nDenied again\.\n/,
+      r.stderr,
+      /^penguin: chat: approval mode always-ask needs a terminal to answer its prompts, and there is none \(input is piped and \/dev\/tty is unavailable\): pass --approve read-only, deny-all or allow-all$/m,
+    );
+    assert.equal(r.stdout, "");
+    assert.equal(server.requests.length, 0);
+    assert.deepEqual(await traceFiles(root), [], "no session was started");
+  });
+});
+
+Deno.test("chat with piped stdin and no terminal: read-only denies writes and says why; piped lines stay tasks", async () => {
+  await withChatEnv([
+    turn.of(item.toolCall("write_file", { file_path: "w.txt", content: "w" }, { id: "call_w" })),
+    turn.text("Could not write."),
+    turn.text("Second task done."),
+  ], async ({ root, workspace, env }) => {
+    const r = await runCli(
+      ["--root", root, "chat", "--workspace", workspace, "--approve", "read-only"],
+      { stdin: "write it\ny\n", env },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /Approve this tool call/);
+    assert.match(
+      r.stdout,
+      /^× \[denied\] — approval mode read-only runs only read tools when there is no one to ask$/m,
+    );
+    await assert.rejects(Deno.stat(`${workspace}/w.txt`), Deno.errors.NotFound);
+    const sid = /^Session: (session-\S+)$/m.exec(r.stdout)![1]!;
+    const trace = await traceRecords(root, sid);
+    const prompts = trace.filter((m) =>
+      m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+    ).map((m) => (m.payload as { text: string }).text);
+    assert.deepEqual(prompts, ["write it", "y"], "the piped y is the second task, not an answer");
+    const out = trace.find((m) => m.type === "model_msg" && m.payload.type === "tool_call_output");
+    assert.equal(
+      (out!.payload as { output: string }).output,
+      "Tool call denied by user. Reason: approval mode read-only runs only read tools when there is no one to ask.",
     );
   });
+});
+
+Deno.test({
+  name:
+    "chat with piped tasks asks approvals on the terminal: both tasks run, and only y/n settle a prompt",
+  ignore: !hasTmux,
+  async fn() {
+    await withChatEnv([
+      turn.of(item.toolCall("exec_command", { cmd: "echo one" }, { id: "call_one" })),
+      turn.text("Ran one."),
+      turn.of(item.toolCall("exec_command", { cmd: "echo two" }, { id: "call_two" })),
+      turn.text("Skipped two."),
+    ], async ({ root, workspace, env }) => {
+      const script = await penguinScript(
+        workspace,
+        ["--root", root, "chat", "--workspace", workspace, "--approve", "always-ask"],
+        { ...env, NO_COLOR: "1" },
+        { stdinCommand: "printf 'task1\\ntask2\\n'" },
+      );
+      const pane = await startPane(script.command);
+      try {
+        await pane.waitFor(
+          /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m,
+          "the prompt",
+        );
+        await pane.type("nope");
+        await pane.keys("Enter");
+        await pane.waitFor(
+          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] $/m,
+          "the question asked again",
+        );
+        await pane.type("y");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Ran one\.$/m, "the first task's answer");
+        await pane.waitFor(/^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m, "prompt 2");
+        await pane.type("n");
+        await pane.keys("Enter");
+        const s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
+        assert.match(s, /^× \[denied\] — the user answered no\nSkipped two\.$/m);
+        assert.match(s, /\[exited 0\]/);
+        const sid = /^Session: (session-\S+)$/m.exec(s)![1]!;
+        const trace = await traceRecords(root, sid);
+        const prompts = trace.filter((m) =>
+          m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+        ).map((m) => (m.payload as { text: string }).text);
+        assert.deepEqual(prompts, ["task1", "task2"]);
+        const decisions = trace.filter((m) => m.payload.type === "approval_decision").map((m) =>
+          m.payload as { decision: string; reason?: string }
+        ).map((d) => [d.decision, d.reason]);
+        assert.deepEqual(decisions, [["allow", undefined], ["deny", "the user answered no"]]);
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path).catch(() => {});
+      }
+    });
+  },
 });
 
 Deno.test("chat with nothing on stdin exits without a resume command", async () => {
@@ -408,7 +515,7 @@ Deno.test("chat flag errors are usage errors (exit 2)", async () => {
   const cases: [string[], RegExp][] = [
     [["--provider", "custom"], /--model-id and --provider must be given together/],
     [["--resume", "--workspace", "."], /--resume continues a session with its recorded workspace/],
-    [["--thinking", "none"], /--thinking must be one of low, medium, high, xhigh, max/],
+    [["--thinking", "huge"], /--thinking must be one of none, low, medium, high, xhigh, max/],
     [["--approve", "sometimes"], /--approve must be one of allow-all/],
     [["--network", "maybe"], /--network must be on or off/],
     [["stray"], /unexpected argument/],
@@ -466,4 +573,214 @@ Deno.test("chat applies the workspace's penguin.jsonc: its approval mode and com
     assert.match(r.stdout, /× \[denied\]/);
     assert.match(r.stdout, /× \[forbidden by policy\]/);
   });
+});
+
+/** Start `penguin chat` in a tmux pane; returns the pane, the session id and a cleanup. */
+async function startChatPane(
+  env: ChatEnv,
+  extra: string[] = [],
+): Promise<{ pane: Awaited<ReturnType<typeof startPane>>; sid: string; done(): Promise<void> }> {
+  const script = await penguinScript(
+    env.workspace,
+    ["--root", env.root, "chat", "--workspace", env.workspace, ...extra],
+    { ...env.env, NO_COLOR: "1" },
+  );
+  const pane = await startPane(script.command);
+  const start = await pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the prompt");
+  return {
+    pane,
+    sid: /^Session: (session-\S+)$/m.exec(start)![1]!,
+    async done() {
+      await pane.close();
+      await Deno.remove(script.path).catch(() => {});
+    },
+  };
+}
+
+/** The user texts of a session's trace. */
+async function userTexts(root: string, sid: string): Promise<string[]> {
+  return (await traceRecords(root, sid)).filter((m) =>
+    m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+  ).map((m) => (m.payload as { text: string }).text);
+}
+
+Deno.test({
+  name:
+    "chat in a terminal: Escape interrupts a task and never eats the next key; Ctrl-C keeps the typed text, a second clears it",
+  ignore: !hasTmux,
+  async fn() {
+    await withChatEnv([
+      { ...turn.text("Once upon a time there was a very long story"), stall_after: 3 },
+      { ...turn.text("Another story that goes on and on and on"), stall_after: 3 },
+    ], async (env) => {
+      const { pane, sid, done } = await startChatPane(env);
+      try {
+        await pane.type("story one");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Once upon a/m, "the first answer to stream");
+        await pane.keys("Escape");
+        await pane.waitFor(/^\[current conversation interrupted\]\n>\s*$/m, "Escape to interrupt");
+        // A key typed right after Escape (a separate read) is kept.
+        await pane.type("hello");
+        await pane.waitFor(/^\[current conversation interrupted\]\n> hello\s*$/m, "hello, whole");
+        await pane.keys("C-u");
+        // Escape and a key in one read (what Alt-x sends) is Escape, then the key.
+        await pane.bytes("\x1bsteer me");
+        await pane.waitFor(/^\[current conversation interrupted\]\n> steer me\s*$/m, "steer me");
+        await pane.keys("C-u");
+
+        await pane.type("story two");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Another story/m, "the second answer to stream");
+        await pane.type("half typed");
+        await pane.waitFor(/^> half typed\s*$/m, "the text typed during the task");
+        await pane.keys("C-c");
+        let s = await pane.waitFor(
+          /^\[current conversation interrupted\]\n> half typed\s*$/m,
+          "the interruption, with the text kept",
+        );
+        assert.equal(s.match(/\[current conversation interrupted\]/g)?.length, 2);
+        await pane.keys("C-c");
+        s = await pane.waitFor(/^\[current conversation interrupted\]\n>\s*$/m, "the text cleared");
+        assert.doesNotMatch(s, /Exit penguin\?/);
+        await pane.type("/exit");
+        await pane.keys("Enter");
+        await pane.waitFor(/^\[exited 0\]$/m, "chat to exit");
+        assert.deepEqual(await userTexts(env.root, sid), ["story one", "story two"]);
+        const aborts = (await traceRecords(env.root, sid)).filter((m) =>
+          m.type === "event_msg" && m.payload.type === "abort"
+        );
+        assert.equal(aborts.length, 2);
+      } finally {
+        await done();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "chat in a terminal: multi-line input, --thinking none, /clear and /model print the ids, and the history survives a restart",
+  ignore: !hasTmux,
+  async fn() {
+    await withChatEnv([
+      turn.text("Three lines received."),
+      turn.text("Fresh start."),
+      turn.text("Hello from the other model."),
+    ], async (env) => {
+      const other = await runCli([
+        "--root",
+        env.root,
+        "config",
+        "model",
+        "add",
+        "--provider",
+        "custom",
+        "--model-id",
+        "other-model",
+        "--base-url",
+        env.server.baseUrl("openai-chat"),
+        "--api-key",
+        "sk-test",
+        "--client-type",
+        "openai-chat",
+      ]);
+      assert.equal(other.code, 0, other.stderr);
+      const { pane, sid, done } = await startChatPane(env, ["--thinking", "none"]);
+      let clearedSid = "";
+      let switchedSid = "";
+      try {
+        await pane.type("first line");
+        await pane.keys("C-j");
+        await pane.type("second line");
+        await pane.keys("M-Enter");
+        await pane.type("third \\");
+        await pane.keys("Enter");
+        await pane.type("fourth");
+        await pane.waitFor(
+          /^> first line\n… second line\n… third \n… fourth\s*$/m,
+          "four lines in the input",
+        );
+        await pane.keys("Enter");
+        await pane.waitFor(/^Three lines received\.\n\[stats\] .*\n>\s*$/m, "the answer");
+        assert.deepEqual(await userTexts(env.root, sid), [
+          "first line\nsecond line\nthird \nfourth",
+        ]);
+
+        await pane.type("/clear");
+        await pane.keys("Enter");
+        let s = await pane.waitFor(/^\[clear\] new session (session-\S+) .*\n>\s*$/m, "/clear");
+        clearedSid = /^\[clear\] new session (session-\S+) /m.exec(s)![1]!;
+        assert.match(
+          s,
+          new RegExp(
+            `^\\[clear\\] new session ${clearedSid} \\(the previous one, ${sid}, is kept and resumable\\)$`,
+            "m",
+          ),
+        );
+        assert.notEqual(clearedSid, sid);
+        await pane.type("again");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Fresh start\.\n\[stats\] .*\n>\s*$/m, "the answer in the new session");
+
+        await pane.type("/model custom other-model");
+        await pane.keys("Enter");
+        s = await pane.waitFor(
+          /^\[model\] other-model \(custom\): new session .*\n>\s*$/m,
+          "/model",
+        );
+        switchedSid = /^\[model\] other-model \(custom\): new session (session-\S+) /m.exec(s)![1]!;
+        assert.match(
+          s,
+          new RegExp(`\\(the previous one, ${clearedSid} on scripted-model, is kept`),
+        );
+        await pane.type("who are you");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Hello from the other model\.\n\[stats\] .*\n>\s*$/m, "the answer");
+        await pane.type("/exit");
+        await pane.keys("Enter");
+        await pane.waitFor(/^\[exited 0\]$/m, "chat to exit");
+      } finally {
+        await done();
+      }
+      // The switched session opens with the [model_switch_from] block, then the message.
+      const texts = await userTexts(env.root, switchedSid);
+      const trace = (await traceFiles(env.root)).find((f) => f.includes(clearedSid))!;
+      assert.deepEqual(texts, [
+        `[model_switch_from]\nsession: ${clearedSid}\ntrace: ${trace}\nworkspace: ${await Deno
+          .realPath(
+            env.workspace,
+          )}\nprevious_model: scripted-model\nprevious_provider: custom\n[/model_switch_from]`,
+        "who are you",
+      ]);
+      const last = env.server.requests[2]!;
+      assert.equal(last.model, "other-model");
+      assert.match(JSON.stringify(last.body), /\[model_switch_from\]/);
+      assert.doesNotMatch(JSON.stringify(last.body), /Fresh start/, "no history is carried over");
+
+      // The history is the agent's, kept private, and comes back in the next chat.
+      const path = `${env.root}/default_project/agents/default_agent/agent_state/chat_history`;
+      assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+      const saved = (await Deno.readTextFile(path)).trim().split("\n").map((l) => JSON.parse(l));
+      assert.deepEqual(saved, [
+        "first line\nsecond line\nthird \nfourth",
+        "/clear",
+        "again",
+        "/model custom other-model",
+        "who are you",
+        "/exit",
+      ]);
+      const again = await startChatPane(env);
+      try {
+        await again.pane.keys("Up");
+        await again.pane.waitFor(/^>\s*\/exit\s*$/m, "the last message recalled");
+        await again.pane.keys("Up", "Up");
+        await again.pane.waitFor(/^> \/model custom other-model\s*$/m, "an older message");
+        await again.pane.keys("Down", "Down", "Down");
+        await again.pane.waitFor(/^Session: session-\S+\n[\s\S]*^>\s*$/m, "the empty draft");
+      } finally {
+        await again.done();
+      }
+    });
+  },
 });

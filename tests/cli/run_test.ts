@@ -5,6 +5,7 @@ import { parseMessageLine } from "../../lib/protocol/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type ModelServerOptions, startModelServer, turn } from "../support/model_server.ts";
 import { type CliResult, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import {
   assertGoodTrace,
   makeRoot,
@@ -179,14 +180,18 @@ Deno.test("run --approve deny-all denies every call and says so", async () => {
   }, async ({ sb, run }) => {
     const r = await run(["-m", "Write x.", "--approve", "DENY-ALL"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /× \[denied\]/);
+    assert.match(r.stdout, /^× \[denied\] — approval mode deny-all$/m);
     await assert.rejects(Deno.stat(join(sb.workspace, "x.txt")), Deno.errors.NotFound);
     const records = await assertGoodTrace(sb.root, sessionIdOf(r));
-    assert.equal(ofKind(records, "tool_call_output")[0]!.output, "Tool call denied by user.");
+    assert.equal(
+      ofKind(records, "tool_call_output")[0]!.output,
+      "Tool call denied by user. Reason: approval mode deny-all.",
+    );
+    assert.equal(ofKind(records, "approval_decision")[0]!.reason, "approval mode deny-all");
   });
 });
 
-Deno.test("run --approve read-only runs read_file, asks about write_file, and end of input denies", async () => {
+Deno.test("run --approve read-only without a terminal runs read_file, denies write_file and says why; piped input never answers", async () => {
   const turns = () => [
     turn.of(
       item.toolCall("write_file", { file_path: "w.txt", content: "w" }, { id: "w" }),
@@ -194,28 +199,52 @@ Deno.test("run --approve read-only runs read_file, asks about write_file, and en
     ),
     turn.text("Done."),
   ];
-  await scenario({ turns: turns() }, async ({ sb, run }) => {
-    await Deno.writeTextFile(join(sb.workspace, "r.txt"), "readable\n");
-    const r = await run(["-m", "Read and write.", "--approve", "read-only"]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /\? Approve this tool call\? \[Y\/n\] /);
-    await assert.rejects(Deno.stat(join(sb.workspace, "w.txt")), Deno.errors.NotFound);
-    const records = await assertGoodTrace(sb.root, sessionIdOf(r));
-    const d = ofKind(records, "approval_decision").map((x) => [x.tool_call_id, x.decision]);
-    assert.deepEqual(d, [["w", "deny"], ["r", "allow"]]);
+  for (const stdin of [undefined, "y\n"]) {
+    await scenario({ turns: turns() }, async ({ sb, run }) => {
+      await Deno.writeTextFile(join(sb.workspace, "r.txt"), "readable\n");
+      const r = await run(["-m", "Read and write.", "--approve", "read-only"], stdin);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /Approve this tool call/);
+      const why = "approval mode read-only runs only read tools when there is no one to ask";
+      assert.ok(r.stdout.includes(`× [denied] — ${why}\n`), r.stdout);
+      await assert.rejects(Deno.stat(join(sb.workspace, "w.txt")), Deno.errors.NotFound);
+      const records = await assertGoodTrace(sb.root, sessionIdOf(r));
+      const d = ofKind(records, "approval_decision").map((x) => [x.tool_call_id, x.decision]);
+      assert.deepEqual(d, [["w", "deny"], ["r", "allow"]]);
+      const outputs = ofKind(records, "tool_call_output");
+      assert.equal(
+        outputs.find((o) => o.tool_call_id === "w")!.output,
+        `Tool call denied by user. Reason: ${why}.`,
+      );
+      assert.match(String(outputs.find((o) => o.tool_call_id === "r")!.output), /readable/);
+    });
+  }
+});
+
+Deno.test("run --approve always-ask without a terminal is a usage error before anything starts", async () => {
+  await scenario({ turns: [turn.text("never")] }, async ({ server, sb, run }) => {
+    const r = await run(["-m", "Write p.", "--approve", "always-ask"], "y\n");
+    assert.equal(r.code, 2, r.stderr);
     assert.match(
-      String(ofKind(records, "tool_call_output").find((o) => o.tool_call_id === "r")!.output),
-      /readable/,
+      r.stderr,
+      /^penguin: run: approval mode always-ask needs a terminal to answer its prompts, and there is none \(input is piped and \/dev\/tty is unavailable\): pass --approve read-only, deny-all or allow-all$/m,
+    );
+    assert.equal(server.requests.length, 0);
+    await assert.rejects(
+      Deno.stat(join(sb.root, "default_project", "agents", "default_agent", "traces")),
+      Deno.errors.NotFound,
     );
   });
-  await scenario({ turns: turns() }, async ({ sb, run }) => {
-    await Deno.writeTextFile(join(sb.workspace, "r.txt"), "readable\n");
-    const r = await run(["-m", "Read and write.", "--approve", "read-only"], "y\n");
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(
-      await Deno.readTextFile(join(sb.workspace, "w.txt")),
-      "w",
-      "answering y allows the write",
+});
+
+Deno.test("run --approve always-ask chosen by penguin.jsonc without a terminal names the file", async () => {
+  await scenario({ turns: [turn.text("never")] }, async ({ sb, run }) => {
+    await Deno.writeTextFile(join(sb.workspace, "penguin.jsonc"), '{ "approval": "always-ask" }\n');
+    const r = await run(["-m", "Write p."]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /approval mode always-ask needs a terminal .*: \S*penguin\.jsonc sets it; run from a terminal, or change "approval" there$/m,
     );
   });
 });
@@ -229,10 +258,13 @@ Deno.test("run forbids rm -rf / under allow-all without running anything", async
   }, async ({ sb, run }) => {
     const r = await run(["-m", "Clean up everything."]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /× \[forbidden by policy\]/);
+    assert.match(r.stdout, /^× \[forbidden by policy\] — policy rule "rm-recursive-force"$/m);
     await assert.rejects(Deno.stat(join(sb.workspace, "ran.txt")), Deno.errors.NotFound);
     const records = await assertGoodTrace(sb.root, sessionIdOf(r));
-    assert.equal(ofKind(records, "tool_call_output")[0]!.output, "Tool call denied by policy.");
+    assert.equal(
+      ofKind(records, "tool_call_output")[0]!.output,
+      'Tool call denied by policy. Reason: policy rule "rm-recursive-force".',
+    );
   });
 });
 
@@ -489,16 +521,19 @@ Deno.test("run --sandbox off warns on stderr", async () => {
   });
 });
 
-Deno.test("SIGINT at an approval prompt denies that call and the task goes on", async () => {
-  await scenario({
-    turns: [
-      turn.toolCall("write_file", { file_path: "p.txt", content: "p" }),
-      turn.text("Understood."),
-    ],
-  }, async ({ sb }) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        ...penguinArgv(),
+Deno.test({
+  name:
+    "run in a terminal asks on it: an answer other than y/n asks again, y approves, Ctrl-C denies and the task goes on",
+  ignore: !hasTmux,
+  async fn() {
+    await scenario({
+      turns: [
+        turn.of(item.toolCall("write_file", { file_path: "a.txt", content: "a" }, { id: "a" })),
+        turn.of(item.toolCall("write_file", { file_path: "p.txt", content: "p" }, { id: "p" })),
+        turn.text("Understood."),
+      ],
+    }, async ({ sb }) => {
+      const script = await penguinScript(sb.workspace, [
         "--root",
         sb.root,
         "run",
@@ -507,34 +542,43 @@ Deno.test("SIGINT at an approval prompt denies that call and the task goes on", 
         "--approve",
         "always-ask",
         "-m",
-        "Write p.",
-      ],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "piped", // held open: the prompt waits for an answer that never comes
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const stdout = new Response(child.stdout).text();
-    let stderr = "";
-    let signalled = false;
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-      stderr += chunk;
-      if (!signalled && stderr.includes("? Approve this tool call? [Y/n] ")) {
-        signalled = true;
-        child.kill("SIGINT");
+        "Write a and p.",
+      ], { NO_COLOR: "1" });
+      const pane = await startPane(script.command);
+      try {
+        await pane.waitFor(/\? Approve this tool call\? \[Y\/n\] $/m, "the first prompt");
+        await pane.type("nope");
+        await pane.keys("Enter");
+        await pane.waitFor(
+          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] $/m,
+          "the question asked again",
+        );
+        await pane.type("y");
+        await pane.keys("Enter");
+        await pane.waitFor(
+          /^✓ \[approved\][\s\S]*\? Approve this tool call\? \[Y\/n\] $/m,
+          "prompt 2",
+        );
+        await pane.keys("C-c");
+        const s = await pane.waitFor(/^\[exited \d+\]$/m, "run to exit");
+        assert.match(s, /^× \[denied\] — the user pressed Ctrl-C at the approval prompt$/m);
+        assert.match(s, /^Understood\.$/m);
+        assert.match(s, /^\[exited 0\]$/m);
+        assert.equal(await Deno.readTextFile(join(sb.workspace, "a.txt")), "a");
+        await assert.rejects(Deno.stat(join(sb.workspace, "p.txt")), Deno.errors.NotFound);
+        const sid = /--resume (session-\S+)/.exec(s)![1]!;
+        const records = await assertGoodTrace(sb.root, sid);
+        assert.deepEqual(ofKind(records, "approval_decision").map((d) => [d.decision, d.reason]), [
+          ["allow", undefined],
+          ["deny", "the user pressed Ctrl-C at the approval prompt"],
+        ]);
+        assert.equal(ofKind(records, "abort").length, 0);
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path).catch(() => {});
       }
-    }
-    await child.stdin.close();
-    const { code } = await child.status;
-    assert.equal(code, 0, stderr);
-    assert.match(await stdout, /Understood\./);
-    await assert.rejects(Deno.stat(join(sb.workspace, "p.txt")), Deno.errors.NotFound);
-    const sid = /--resume (session-\S+)/.exec(stderr)![1]!;
-    const records = await assertGoodTrace(sb.root, sid);
-    assert.deepEqual(ofKind(records, "approval_decision").map((d) => d.decision), ["deny"]);
-    assert.equal(ofKind(records, "abort").length, 0);
-  });
+    });
+  },
 });
 
 Deno.test("run collapses long tool output to head, tail and '… N more lines'; --verbose shows it all", async () => {

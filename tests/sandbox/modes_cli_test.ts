@@ -143,7 +143,7 @@ Deno.test("penguin.jsonc narrows run: read-only, network off, an extra command r
       const outputs = (await records(c.root)).filter((r) =>
         (r.payload as { type?: string }).type === "tool_call_output"
       ).map((r) => (r.payload as { output: string }).output);
-      assert.equal(outputs[1], "Tool call denied by policy.");
+      assert.equal(outputs[1], 'Tool call denied by policy. Reason: policy rule "no-curl".');
     },
   );
 });

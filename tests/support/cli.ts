@@ -87,15 +87,33 @@ export function penguinEnv(extra: Record<string, string> = {}): Record<string, s
   return { NO_COLOR: "1", HOME: testHome(), DENO_DIR: denoDir(), ...extra };
 }
 
-/** Run `penguin <args>` and collect its output (HOME is {@linkcode testHome} unless `env` sets it). */
+/** `setsid`, when there is one: it runs a command without a controlling terminal. */
+const SETSID = (() => {
+  try {
+    return Deno.statSync("/usr/bin/setsid").isFile ? "/usr/bin/setsid" : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/**
+ * The command and arguments that run `argv` (deno first) with no controlling
+ * terminal, so a test never reads from the terminal of whoever runs the suite.
+ */
+export function withoutTerminal(argv: string[]): { command: string; args: string[] } {
+  return SETSID ? { command: SETSID, args: argv } : { command: argv[0]!, args: argv.slice(1) };
+}
+
+/** Run `penguin <args>` without a controlling terminal and collect its output (HOME is {@linkcode testHome} unless `env` sets it). */
 export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = penguinEnv(opts.env);
   if (opts.clearEnv) {
     const path = Deno.env.get("PATH");
     if (path !== undefined && env.PATH === undefined) env.PATH = path;
   }
-  const cmd = new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), ...args],
+  const { command, args: argv } = withoutTerminal([Deno.execPath(), ...penguinArgv(), ...args]);
+  const cmd = new Deno.Command(command, {
+    args: argv,
     cwd: opts.cwd ?? REPO,
     env,
     clearEnv: opts.clearEnv ?? false,

@@ -1,5 +1,7 @@
 // A detached tmux server of its own: a real pseudo-terminal for the CLI, read
-// back with capture-pane and waited on by screen content (never by time).
+// back with capture-pane and waited on by screen content (never by time);
+// keys, text, raw bytes and bracketed pastes go in with send-keys/paste-buffer.
+import { penguinArgv, REPO } from "./cli.ts";
 
 /** Where tmux is expected (Debian's package). */
 export const TMUX = "/usr/bin/tmux";
@@ -19,6 +21,14 @@ export interface Pane {
   screen(opts?: { escapes?: boolean }): Promise<string>;
   /** Poll the screen until `pattern` matches (the timeout is only a failsafe). */
   waitFor(pattern: RegExp, what: string, timeoutMs?: number): Promise<string>;
+  /** tmux key names (`Enter`, `C-c`, `Escape`, `M-Enter`, `Up`…). */
+  keys(...keys: string[]): Promise<void>;
+  /** Literal text, as typed. */
+  type(text: string): Promise<void>;
+  /** Raw bytes written to the pane's input as one chunk. */
+  bytes(text: string): Promise<void>;
+  /** A bracketed paste of `text`. */
+  paste(text: string): Promise<void>;
   /** Kill the tmux server. */
   close(): Promise<void>;
 }
@@ -46,9 +56,44 @@ export async function startPane(command: string, columns = 100, rows = 40): Prom
       }
       throw new Error(`timed out waiting for ${what}; the screen shows:\n${last}`);
     },
+    keys: async (...keys) => void await tmux("send-keys", "-t", "t", ...keys),
+    type: async (text) => void await tmux("send-keys", "-t", "t", "-l", text),
+    bytes: async (text) => {
+      const hex = [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, "0"));
+      await tmux("send-keys", "-t", "t", "-H", ...hex);
+    },
+    // -p: bracketed, since chat asks the terminal for bracketed paste.
+    paste: async (text) => {
+      await tmux("set-buffer", "-b", "penguin", text);
+      await tmux("paste-buffer", "-p", "-d", "-b", "penguin", "-t", "t");
+    },
     close: async () => void await tmux("kill-server"),
   };
 }
 
 /** `s` quoted for a POSIX shell. */
 export const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Write a shell script next to `dir` that runs `penguin <args>` (with
+ * `env`, from the repository, optionally fed by `stdinCommand |`), then
+ * prints `[exited <code>]` and stays open. Returns the pane command and the
+ * script path (to remove).
+ */
+export async function penguinScript(
+  dir: string,
+  args: string[],
+  env: Record<string, string>,
+  opts: { stdinCommand?: string } = {},
+): Promise<{ command: string; path: string }> {
+  const path = `${dir}/../penguin-pane-${crypto.randomUUID().slice(0, 8)}.sh`;
+  const exports = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
+  const argv = [Deno.execPath(), ...penguinArgv(), ...args].map(shellQuote).join(" ");
+  const pipe = opts.stdinCommand ? `${opts.stdinCommand} | ` : "";
+  await Deno.writeTextFile(
+    path,
+    `${exports ? `export ${exports}\n` : ""}cd ${shellQuote(REPO)}\n${pipe}${argv}\n` +
+      `echo "[exited $?]"\nsleep 600\n`,
+  );
+  return { command: `bash ${shellQuote(path)}`, path };
+}

@@ -126,3 +126,15 @@ Deno.test("denied calls get the fixed aborted outputs", () => {
   assert.equal(denialOutput(call, "deny").output, "Tool call denied by user.");
   assert.equal(denialOutput(call, "deny").tool_call_id, "call_1");
 });
+
+Deno.test("a denial with a reason keeps the fixed sentence and adds the reason", () => {
+  const call = exec("rm -rf /");
+  assert.equal(
+    denialOutput(call, "forbidden", 'policy rule "rm-recursive-force"').output,
+    'Tool call denied by policy. Reason: policy rule "rm-recursive-force".',
+  );
+  assert.equal(
+    denialOutput(call, "deny", "the user answered no.").output,
+    "Tool call denied by user. Reason: the user answered no.",
+  );
+});

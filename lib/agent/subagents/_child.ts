@@ -15,15 +15,10 @@
 // standing sink a background launch leaves; with neither they wait. A sink
 // that throws or answers nonsense denies.
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
-import type {
-  ApprovalDecision,
-  CompleteMessage,
-  OmniMessage,
-  ToolCallMessage,
-} from "../../protocol/types.ts";
+import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
-import type { ApproveFn } from "../approval.ts";
+import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
 import type { Session } from "../session.ts";
 import { SUBAGENT_MESSAGE_BUFFER, SUBAGENT_TEXT_BUFFER } from "./definitions.ts";
 
@@ -121,8 +116,6 @@ export interface Child {
   dispose(reason: string): Promise<void>;
 }
 
-const VALID: readonly ApprovalDecision[] = ["allow", "deny", "forbidden"];
-
 /** Create a child around `init`. */
 export function createChild(init: ChildInit): Child {
   let state: ChildState = init.state ?? "idle";
@@ -171,7 +164,7 @@ export function createChild(init: ChildInit): Child {
   };
 
   // Approvals.
-  let pending: Array<{ call: ToolCallMessage; resolve: (d: ApprovalDecision) => void }> = [];
+  let pending: Array<{ call: ToolCallMessage; resolve: (d: ApprovalVerdict) => void }> = [];
   let asking = false;
   let standing: ApproveFn | undefined;
   const pumpApprovals = async () => {
@@ -182,12 +175,12 @@ export function createChild(init: ChildInit): Child {
         const sink = follower?.sink ?? standing;
         if (!sink) return;
         const head = pending[0]!;
-        let decision: ApprovalDecision;
+        let decision: ApprovalVerdict;
         try {
-          const answer = await sink(head.call);
-          decision = VALID.includes(answer) ? answer : "deny";
+          decision = verdictOf(await sink(head.call)) ??
+            { decision: "deny", reason: "the approval callback gave no decision" };
         } catch {
-          decision = "deny";
+          decision = { decision: "deny", reason: "the approval callback failed" };
         }
         if (pending[0] === head) {
           pending.shift();
@@ -209,12 +202,12 @@ export function createChild(init: ChildInit): Child {
   const denyPending = () => {
     const all = pending;
     pending = [];
-    for (const p of all) p.resolve("deny");
+    for (const p of all) p.resolve({ decision: "deny", reason: "the subagent was stopped" });
   };
 
   const approve: ApproveFn = (call) => {
-    if (disposed) return "deny";
-    return new Promise<ApprovalDecision>((resolve) => {
+    if (disposed) return { decision: "deny", reason: "the subagent was stopped" };
+    return new Promise<ApprovalVerdict>((resolve) => {
       pending.push({ call, resolve });
       void pumpApprovals();
     });

@@ -20,7 +20,10 @@ export function failure(tool: string, message: string): ToolEvent[] {
   ];
 }
 
-const denyAll: ApproveFn = () => "deny";
+const denyAll: ApproveFn = () => ({
+  decision: "deny",
+  reason: "no tool call of the parent is following this subagent to ask about it",
+});
 
 /** The approve function child calls get while `run`'s tool call follows the child (deny without one). */
 export function windowSink(run: RunBinding | undefined): ApproveFn {

@@ -6,6 +6,7 @@
 import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
+import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
 import { parseSandboxMode, type SandboxMode } from "../../sandbox/policy.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { type ApprovalMode, parseApprovalMode, type SessionOptions } from "../../agent/mod.ts";
@@ -20,10 +21,23 @@ End a line with \\ to continue the message on the next line; a multi-line
 paste is one message. Typing while a task runs steers it (delivered with the
 next turn). With stdin not a terminal, each line is one task until EOF.
 
-Commands: /compact, /clear (fresh session, same workspace and model),
-/thinking [level], /verbose (toggle full tool output), /exit, /quit.
+Commands: /compact, /clear (fresh session, same workspace and model; prints
+the old and the new session id), /model <provider> <model-id> (fresh session
+on another model; its first message tells the model where the previous
+session is), /thinking [level], /verbose (toggle full tool output), /exit,
+/quit.
+
+Keys: Enter sends; Alt-Enter or Ctrl-J inserts a newline, and so does Enter
+after a trailing \\; Up/Down recall earlier messages (kept per agent in its
+agent_state/chat_history); Escape interrupts a running task.
 Ctrl-C: denies a pending approval, interrupts a running task, clears the
 input, or asks whether to exit (a second Ctrl-C exits).
+
+Approvals ("? Approve this tool call? [Y/n] "): y, yes or Enter allows, n or
+no denies, anything else asks again. They are answered on the terminal, also
+when the messages are piped in (piped lines are always tasks). Without a
+terminal, always-ask is a usage error and read-only denies the tools that may
+change things. Every denial says why, on screen and to the model.
 
 Flags:
   --provider <group>    provider group; always with --model-id
@@ -34,7 +48,7 @@ Flags:
   --workspace <path>    workspace directory; must exist (default: the current
                         directory)
   --approve <mode>      allow-all (default), deny-all, read-only, always-ask
-  --thinking <level>    low, medium, high, xhigh or max
+  --thinking <level>    none, low, medium, high, xhigh or max (as for run)
   --sandbox <mode>      workspace-write (default), read-only, off
   --network on|off      let commands use the network (default: off)
   --grant-writable-roots
@@ -72,14 +86,8 @@ const FLAGS: FlagSpec = {
   "resume": { type: "string" },
 };
 
-/** Thinking levels a user may choose. */
-export const CHAT_THINKING_LEVELS: readonly ThinkingLevel[] = [
-  "low",
-  "medium",
-  "high",
-  "xhigh",
-  "max",
-];
+/** Thinking levels a user may choose: the same as `penguin run` (and an agent's config). */
+export const CHAT_THINKING_LEVELS: readonly ThinkingLevel[] = AGENT_THINKING_LEVELS;
 
 /** Parse a thinking level or throw a usage error naming `flag`. */
 export function parseThinking(value: string, flag: string): ThinkingLevel {

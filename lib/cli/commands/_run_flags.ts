@@ -51,9 +51,12 @@ ${GIT_WRITABLE_HELP}
 
 ${POLICY_FILE_HELP}
 
-Approval prompts ("? Approve this tool call? [Y/n] ") read a line from stdin;
-end of input denies. Destructive commands are refused by the project's
-command policy under every mode.
+Approval prompts ("? Approve this tool call? [Y/n] ") are answered on the
+terminal, never by piped input: y, yes or Enter allows, n or no denies,
+anything else asks again, Ctrl-C denies. Without a terminal, always-ask is a
+usage error and read-only denies the tools that may change things. Every
+denial says why, on screen and in the output the model reads. Destructive
+commands are refused by the project's command policy under every mode.
 
 Exit status: 0 the task completed, 1 it was aborted, failed or hit max turns,
 2 usage or config error.

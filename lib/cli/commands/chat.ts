@@ -8,7 +8,7 @@
  */
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
-import type { OmniMessage } from "../../protocol/types.ts";
+import type { OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import {
@@ -19,6 +19,8 @@ import {
   withCommandPolicy,
 } from "../../agent/mod.ts";
 import { VERSION } from "../../version.ts";
+import { userText } from "../../protocol/builders.ts";
+import { markerBlock } from "../../agent/markers.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
   CHAT_HELP,
@@ -29,12 +31,17 @@ import {
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../inspect/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
-import { createTtyInput } from "../_chat_tty.ts";
+import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
+import { chatHistoryPath } from "../../state/paths.ts";
+import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
+import { openTerminal, requireTerminalFor, type Terminal } from "../_approval_prompt.ts";
 
-/** Where penguin.jsonc notes go, and the data root it must not open up. */
+/** Where penguin.jsonc notes go, the data root it must not open up, and whether approvals can be asked. */
 interface PolicyContext {
   root?: string;
   warn(line: string): void;
+  /** A terminal can answer approval prompts. */
+  canAsk: boolean;
 }
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's options (it may only narrow them). */
@@ -50,8 +57,15 @@ async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyConte
   opts.session.network = eff.network;
   if (eff.extraWritable.length > 0) opts.session.extraWritable = eff.extraWritable;
   opts.session.git = eff.git;
+  const narrowed = eff.approve !== undefined && eff.approve !== opts.approve;
   if (eff.approve !== undefined) opts.approve = eff.approve;
   if (eff.commandRules.length > 0) opts.commandRules = eff.commandRules;
+  requireTerminalFor(
+    opts.approve,
+    "chat",
+    pc.canAsk,
+    narrowed ? `${workspace}/penguin.jsonc` : undefined,
+  );
 }
 
 /** Resume `target` (an id or a trace path; "" = the latest session) with the chat's session options. */
@@ -107,6 +121,28 @@ export function resumeHint(
   return `To continue this conversation: ${cmd}`;
 }
 
+/** The agent's persisted input history; a failed save is noted once and the chat goes on. */
+async function chatHistory(
+  agent: Agent,
+  warn: (line: string) => void,
+): Promise<InputHistory & { settled(): Promise<void> }> {
+  const path = chatHistoryPath(agent.ref);
+  let saving: Promise<void> = Promise.resolve();
+  let warned = false;
+  return {
+    initial: await loadChatHistory(path),
+    save(entries) {
+      const snapshot = [...entries];
+      saving = saving.then(() => saveChatHistory(path, snapshot)).catch((err) => {
+        if (warned) return;
+        warned = true;
+        warn(`[penguin] could not save the chat history to ${path}: ${errorMessage(err)}\n`);
+      });
+    },
+    settled: () => saving,
+  };
+}
+
 /** State of one chat. */
 interface Chat {
   agent: Agent;
@@ -120,6 +156,10 @@ interface Chat {
   ran: boolean;
   /** The last session that ran a task (for the resume hint). */
   lastActive?: string;
+  /** Whether approval prompts can be answered (a terminal is there). */
+  canAsk: boolean;
+  /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
+  switchedFrom?: string | undefined;
 }
 
 async function runTask(chat: Chat, text: string): Promise<void> {
@@ -129,19 +169,21 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   input.taskStarted({ abort: () => ctl.abort(), steer: (t) => session.steer(t) });
   chat.ran = true;
   chat.lastActive = session.sessionId;
+  // Without a terminal nobody is asked: the mode's own denial reasons apply.
+  const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
+  const block = chat.switchedFrom;
+  chat.switchedFrom = undefined;
+  const taskInput = block === undefined ? text : [userText(block), userText(text)];
   try {
-    const stream = session.run(text, {
+    const stream = session.run(taskInput, {
       signal: ctl.signal,
       approve: chat.opts.commandRules?.length
         ? withCommandPolicy(
-          approverForMode(chat.opts.approve, {
-            ask: (call) => input.askApproval(call),
-            permissionOf: session.toolPermission,
-          }),
+          approverForMode(chat.opts.approve, { ...ask, permissionOf: session.toolPermission }),
           { enabled: true, rules: chat.opts.commandRules },
         )
         : chat.opts.approve,
-      ask: (call) => input.askApproval(call),
+      ...ask,
       ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
     });
     for await (const msg of stream) renderer.push(msg);
@@ -225,16 +267,66 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       await old.dispose();
       chat.session = next;
       chat.ran = false;
-      r.line("[clear] started a fresh session (the previous one is kept and resumable)");
+      chat.switchedFrom = undefined;
+      r.line(
+        `[clear] new session ${next.sessionId} (the previous one, ${old.sessionId}, is kept and resumable)`,
+      );
+      return false;
+    }
+    case "/model": {
+      if (rest.length !== 2) {
+        r.line(`[error] Usage: /model <provider> <model-id>`, "plain");
+        return false;
+      }
+      const [provider, modelId] = rest as [string, string];
+      const old = chat.session;
+      let next: Session;
+      try {
+        next = await chat.agent.createSession({
+          ...chat.opts.session,
+          workspaceDir: old.workspaceDir,
+          provider,
+          modelId,
+        });
+      } catch (err) {
+        // An unknown pair leaves the chat where it was.
+        r.line(`[error] ${errorMessage(err)}`, "plain");
+        return false;
+      }
+      await old.dispose();
+      chat.session = next;
+      chat.ran = false;
+      // The new session's first message says where the conversation came from (§10.5).
+      chat.switchedFrom = modelSwitchBlock(old);
+      r.line(
+        `[model] ${next.modelId} (${next.provider}): new session ${next.sessionId} ` +
+          `(the previous one, ${old.sessionId} on ${old.modelId}, is kept and resumable)`,
+      );
       return false;
     }
     default:
       r.line(
-        `[error] Unknown command ${word}. Commands: /compact, /clear, /thinking [level], /verbose, /exit, /quit`,
+        `[error] Unknown command ${word}. Commands: /compact, /clear, /model <provider> <model-id>, /thinking [level], /verbose, /exit, /quit`,
         "plain",
       );
       return false;
   }
+}
+
+/** The `[model_switch_from]` block that opens a session switched away from `old` (reference §10.5). */
+export function modelSwitchBlock(
+  old: Pick<Session, "sessionId" | "tracePath" | "workspaceDir" | "modelId" | "provider">,
+): string {
+  return markerBlock(
+    "model_switch_from",
+    [
+      `session: ${old.sessionId}`,
+      `trace: ${old.tracePath}`,
+      `workspace: ${old.workspaceDir}`,
+      `previous_model: ${old.modelId}`,
+      `previous_provider: ${old.provider}`,
+    ].join("\n"),
+  );
 }
 
 /** A `/word` line (not a path such as `/etc/hosts …`). */
@@ -252,9 +344,14 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   });
+  // Approvals are answered on the terminal: the chat's own keys, or /dev/tty
+  // when the messages are piped in (piped lines never answer a prompt).
+  const interactive = io.isTty && Deno.stdin.isTerminal();
+  const terminal: Terminal | null = interactive ? null : openTerminal();
   const policyContext: PolicyContext = {
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     warn: (line) => io.err(line),
+    canAsk: interactive || terminal !== null,
   };
   let history: readonly OmniMessage[] | undefined;
   let session: Session;
@@ -279,7 +376,6 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
       throw err;
     }
   }
-  const interactive = io.isTty && Deno.stdin.isTerminal();
   const renderer = createRenderer({
     write: io.out,
     color: io.color,
@@ -294,8 +390,9 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   );
   if (interactive) {
     renderer.line(
-      "Type a message to start; end a line with \\ to continue it; typing while a task runs " +
-        "steers the agent; /compact, /clear, /thinking, /verbose, /exit; Ctrl-C interrupts.",
+      "Type a message to start; Enter sends, Alt-Enter, Ctrl-J or a trailing \\ adds a line; " +
+        "Up/Down recall earlier messages; typing while a task runs steers it; Escape or Ctrl-C " +
+        "interrupts; /compact, /clear, /model, /thinking, /verbose, /exit.",
     );
   }
   if (history !== undefined) {
@@ -304,9 +401,10 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     );
     renderer.history(history);
   }
+  const recall = interactive ? await chatHistory(agent, io.err) : undefined;
   const input = interactive
-    ? createTtyInput({ write: io.out, renderer })
-    : createLineInput({ write: io.out, renderer, echo: !Deno.stdin.isTerminal() });
+    ? createTtyInput({ write: io.out, renderer, ...(recall ? { history: recall } : {}) })
+    : createLineInput({ write: io.out, renderer, echo: !Deno.stdin.isTerminal(), terminal });
   const chat: Chat = {
     agent,
     session,
@@ -315,6 +413,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     opts,
     collapse: !opts.verbose,
     ran: history !== undefined && history.length > 0,
+    canAsk: policyContext.canAsk,
   };
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;
   if (chat.ran) chat.lastActive = session.sessionId;
@@ -338,6 +437,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     input.close();
     renderer.flush();
     await chat.session.dispose();
+    await recall?.settled();
   }
   if (chat.lastActive !== undefined) {
     io.out(`${resumeHint(chat.lastActive, agent.ref.projectId, agent.ref.agentId, ctx.root)}\n`);

@@ -10,17 +10,22 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import type {
-  ApprovalDecision,
-  CompleteMessage,
-  OmniMessage,
-  ToolCallMessage,
-} from "../../protocol/types.ts";
+import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { userText } from "../../protocol/builders.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { createAgent } from "../../agent/agent.ts";
-import { approverForMode, withCommandPolicy } from "../../agent/approval.ts";
+import { type ApprovalVerdict, approverForMode, withCommandPolicy } from "../../agent/approval.ts";
+import {
+  ANSWER_AGAIN,
+  answerVerdict,
+  approvalAnswer,
+  APPROVE_PROMPT,
+  openTerminal,
+  PROMPT_REASONS,
+  requireTerminalFor,
+  type Terminal,
+} from "../_approval_prompt.ts";
 import type { Session } from "../../agent/session.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
@@ -29,37 +34,6 @@ import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../inspect/targets.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
-
-/** A line reader over stdin, shared by every approval prompt of the run. */
-function stdinLines(): { next(): Promise<string | null>; cancel(): void } {
-  const reader = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  let ended = false;
-  return {
-    async next() {
-      for (;;) {
-        const nl = buf.indexOf("\n");
-        if (nl >= 0) {
-          const line = buf.slice(0, nl).replace(/\r$/, "");
-          buf = buf.slice(nl + 1);
-          return line;
-        }
-        if (ended) {
-          if (buf === "") return null;
-          const rest = buf;
-          buf = "";
-          return rest;
-        }
-        const r = await reader.read();
-        if (r.done) ended = true;
-        else buf += r.value;
-      }
-    },
-    cancel() {
-      reader.cancel().catch(() => {});
-    },
-  };
-}
 
 function addSignals(handler: () => void): () => void {
   const added: Deno.Signal[] = [];
@@ -79,6 +53,7 @@ async function applyWorkspacePolicy(
   ctx: CommandContext,
   f: RunFlags,
   workspace: string,
+  terminal: Terminal | null,
 ): Promise<void> {
   const eff = await effectivePolicy(workspace, {
     sandbox: f.sandbox,
@@ -87,6 +62,13 @@ async function applyWorkspacePolicy(
     grantWritableRoots: f.grantWritableRoots,
     gitWritable: f.gitWritable,
   }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
+  const narrowed = eff.approve !== undefined && eff.approve !== f.approve;
+  requireTerminalFor(
+    eff.approve ?? f.approve,
+    "run",
+    terminal !== null,
+    narrowed ? `${workspace}/penguin.jsonc` : undefined,
+  );
   Object.assign(f, {
     sandbox: eff.sandbox,
     network: eff.network,
@@ -102,8 +84,12 @@ async function applyWorkspacePolicy(
   }
 }
 
-async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session> {
-  if (f.resume === undefined) await applyWorkspacePolicy(ctx, f, f.workspace);
+async function openRunSession(
+  ctx: CommandContext,
+  f: RunFlags,
+  terminal: Terminal | null,
+): Promise<Session> {
+  if (f.resume === undefined) await applyWorkspacePolicy(ctx, f, f.workspace, terminal);
   const agent = await createAgent({
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     ...(f.projectId !== undefined ? { projectId: f.projectId } : {}),
@@ -121,7 +107,7 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
       target: f.resume,
       ...limits,
       configure: async (meta) => {
-        await applyWorkspacePolicy(ctx, f, meta.workspace);
+        await applyWorkspacePolicy(ctx, f, meta.workspace, terminal);
         return {
           sandbox: f.sandbox,
           network: f.network,
@@ -173,8 +159,10 @@ function resumeHint(ctx: CommandContext, f: RunFlags, sessionId: string): string
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const f = await parse(args);
   const { io } = ctx;
+  // Approvals are answered on the terminal, never by piped input.
+  const terminal = openTerminal();
   // penguin.jsonc narrows the flags (applied once the workspace is known).
-  const session = await openRunSession(ctx, f);
+  const session = await openRunSession(ctx, f, terminal);
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
     color: io.color,
@@ -205,44 +193,56 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
 
   const ctl = new AbortController();
-  let stdin: ReturnType<typeof stdinLines> | undefined;
   let cancelPrompt: (() => void) | undefined;
   const removeSignals = addSignals(() => {
     if (cancelPrompt) cancelPrompt();
     else ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
   });
 
-  const ask = async (call: ToolCallMessage): Promise<ApprovalDecision> => {
+  // The prompt goes to stderr; a redirected stderr gets a transcript and the terminal the prompt.
+  const stderrIsTerminal = Deno.stderr.isTerminal();
+  const say = (text: string) => {
+    io.err(text);
+    if (!stderrIsTerminal) terminal?.write(text);
+  };
+  const ask = async (call: ToolCallMessage): Promise<ApprovalVerdict> => {
     renderer?.beginPrompt(call);
-    io.err("? Approve this tool call? [Y/n] ");
-    stdin ??= f.messageFromStdin
-      ? { next: () => Promise.resolve(null), cancel() {} }
-      : stdinLines();
-    const answer = await new Promise<string | null>((resolve) => {
-      cancelPrompt = () => resolve(null);
-      stdin!.next().then(resolve, () => resolve(null));
-    });
-    cancelPrompt = undefined;
-    if (answer === null) io.err("\n");
-    const a = answer?.trim().toLowerCase();
-    const decision: ApprovalDecision = answer === null || a === "n" || a === "no"
-      ? "deny"
-      : "allow";
-    renderer?.endPrompt(call, decision);
-    return decision;
+    let verdict: ApprovalVerdict | null = null;
+    let prompt = APPROVE_PROMPT;
+    while (verdict === null) {
+      say(prompt);
+      const answer = await new Promise<string | "eof" | "interrupt">((resolve) => {
+        cancelPrompt = () => resolve("interrupt");
+        terminal!.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
+      });
+      cancelPrompt = undefined;
+      if (answer === "eof" || answer === "interrupt") {
+        io.err("\n");
+        verdict = { decision: "deny", reason: PROMPT_REASONS[answer] };
+        break;
+      }
+      if (!stderrIsTerminal) io.err(`${answer}\n`);
+      const d = approvalAnswer(answer);
+      if (d !== null) verdict = answerVerdict(d);
+      else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
+    }
+    renderer?.endPrompt(call, verdict.decision, undefined, verdict.reason);
+    return verdict;
   };
 
   let aborted = false;
   let stoppedAtMaxTurns = false;
+  // Without a terminal nobody is asked: the mode's own denial reasons apply.
+  const asking = terminal !== null ? { ask } : {};
   const runOptions = {
     signal: ctl.signal,
     approve: f.commandRules?.length
       ? withCommandPolicy(
-        approverForMode(f.approve, { ask, permissionOf: session.toolPermission }),
+        approverForMode(f.approve, { ...asking, permissionOf: session.toolPermission }),
         { enabled: true, rules: f.commandRules },
       )
       : f.approve,
-    ask,
+    ...asking,
   };
   renderer?.beginTask();
   try {
@@ -260,7 +260,6 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     }
   } finally {
     removeSignals();
-    stdin?.cancel();
     renderer?.endTask();
     await session.dispose();
   }

@@ -97,11 +97,12 @@ export function callTag(toolCallId: string, origin?: readonly string[]): string 
   return child === undefined ? `[${tool}]` : `[agent-${short3(child)}-${tool}]`;
 }
 
-/** `✓ [approved]`, `× [denied]` or `× [forbidden by policy]`. */
-export function approvalLabel(decision: ApprovalDecision): string {
+/** `✓ [approved]`, `× [denied]` or `× [forbidden by policy]`, then ` — <reason>` when one is known. */
+export function approvalLabel(decision: ApprovalDecision, reason?: unknown): string {
   if (decision === "allow") return "✓ [approved]";
-  if (decision === "forbidden") return "× [forbidden by policy]";
-  return "× [denied]";
+  const label = decision === "forbidden" ? "× [forbidden by policy]" : "× [denied]";
+  const why = typeof reason === "string" ? safeText(reason.trim()).replace(/\s+/g, " ") : "";
+  return why === "" ? label : `${label} — ${why}`;
 }
 
 /** `[abort]: <reason>` (or bare `[abort]` when no reason was given). */

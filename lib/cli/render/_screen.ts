@@ -80,6 +80,7 @@ export interface Screen {
     origin: readonly string[] | undefined,
     d: ApprovalDecision,
     inPlace?: boolean,
+    reason?: string,
   ): void;
   /** A main-session user text in the stream (steering, goal rounds). */
   userText(text: string): void;
@@ -361,11 +362,11 @@ export function createScreen(opts: ScreenOptions): Screen {
       }
       drawCall(m, origin);
     },
-    decision(id, origin, d, inPlace = false) {
+    decision(id, origin, d, inPlace = false, reason) {
       const key = keyOf(id, origin);
       if (inPlace) decided.add(key);
       else if (decided.delete(key)) return;
-      lineOf(approvalLabel(d), d === "allow" ? p.green : p.red);
+      lineOf(approvalLabel(d, reason), d === "allow" ? p.green : p.red);
     },
     userText(text) {
       const steer = steeringBody(text);

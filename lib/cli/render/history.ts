@@ -78,7 +78,9 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
       const e = msg.payload;
       if (e.type === "abort") out += `${paint(p.dim, abortLabel(e), p)}\n`;
       else if (e.type === "approval_decision") {
-        out += `${paint(e.decision === "allow" ? p.green : p.red, approvalLabel(e.decision), p)}\n`;
+        out += `${
+          paint(e.decision === "allow" ? p.green : p.red, approvalLabel(e.decision, e.reason), p)
+        }\n`;
       }
       continue;
     }

@@ -82,13 +82,14 @@ export interface Renderer {
   beginPrompt(toolCall?: ToolCallMessage, origin?: readonly string[]): void;
   /**
    * Unlock after a prompt (the caller has ended its line). With a decision,
-   * print its approval line first (the later `approval_decision` event is
-   * then not printed again).
+   * print its approval line first, with `reason` for a denial (the later
+   * `approval_decision` event is then not printed again).
    */
   endPrompt(
     toolCall?: ToolCallMessage,
     decision?: ApprovalDecision,
     origin?: readonly string[],
+    reason?: string,
   ): void;
   /** Lock the screen while the user composes input; end the current line. */
   pause(): void;
@@ -212,7 +213,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
       }
       case "approval_decision":
         if (e.decision === "allow" && !autoApprovals) return;
-        screen.decision(e.tool_call_id, undefined, e.decision);
+        screen.decision(e.tool_call_id, undefined, e.decision, false, e.reason);
         return;
       case "tool_list_ready":
         screen.toolList(e.tools);
@@ -232,8 +233,9 @@ export function createRenderer(opts: RendererOptions): Renderer {
     if (msg.type === "model_msg" && msg.payload.type === "tool_call") {
       screen.completeToolCall(msg.payload, msg.origin);
     } else if (msg.type === "event_msg" && msg.payload.type === "approval_decision") {
-      if (msg.payload.decision === "allow" && !autoApprovals) return;
-      screen.decision(msg.payload.tool_call_id, msg.origin, msg.payload.decision);
+      const e = msg.payload;
+      if (e.decision === "allow" && !autoApprovals) return;
+      screen.decision(e.tool_call_id, msg.origin, e.decision, false, e.reason);
     }
   };
 
@@ -340,8 +342,10 @@ export function createRenderer(opts: RendererOptions): Renderer {
       screen.endLine();
       prompting = true;
     },
-    endPrompt(toolCall, decision, origin) {
-      if (toolCall && decision) screen.decision(toolCall.tool_call_id, origin, decision, true);
+    endPrompt(toolCall, decision, origin, reason) {
+      if (toolCall && decision) {
+        screen.decision(toolCall.tool_call_id, origin, decision, true, reason);
+      }
       prompting = false;
       drain();
       maybeSpin();

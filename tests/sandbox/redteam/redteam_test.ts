@@ -42,7 +42,7 @@ for (const batch of BATCHES) {
           // Each step really ran through its tool (the command policy did not stand in for the sandbox).
           outputs.forEach((out, k) => {
             assert.notEqual(out, undefined, `step ${k} has an output`);
-            assert.notEqual(out, DENIED, `step ${k} was denied by the command policy`);
+            assert.ok(!out!.startsWith(DENIED), `step ${k} was denied by the command policy`);
           });
           try {
             await a.blocked(world, outcome);
