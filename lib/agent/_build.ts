@@ -69,6 +69,8 @@ export interface AgentBase {
   env: Record<string, string>;
   /** Path of `.project_config.toml`, for messages. */
   configPath: string;
+  /** Flags that make a `penguin config …` line reach this project (` --root …`, ` --project-id …`). */
+  setupFlags?: string;
 }
 
 /** Resolve the session's model pair; throws before anything is created when a key is missing. */
@@ -80,6 +82,7 @@ export function sessionModel(
   const model = resolveModel(base.projectConfig, pair, base.env as EnvSource, {
     configPath: base.configPath,
     requireKey: opts.apiKey === undefined,
+    ...(base.setupFlags ? { setupFlags: base.setupFlags } : {}),
   });
   if (opts.apiKey !== undefined) model.endpoint.api_key = opts.apiKey;
   if (opts.baseUrl !== undefined) model.endpoint.base_url = opts.baseUrl.replace(/\/+$/, "");

@@ -139,6 +139,19 @@ export interface Agent {
   latestSessionId(): Promise<string | null>;
 }
 
+/** Shell-quote one argument when it needs it. */
+function shellArg(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The flags a printed `penguin config …` command needs to reach this project. */
+function setupFlags(root: string | undefined, projectId: string): string {
+  let flags = "";
+  if (projectId !== DEFAULT_PROJECT_ID) flags += ` --project-id ${shellArg(projectId)}`;
+  if (root !== undefined) flags += ` --root ${shellArg(root)}`;
+  return flags;
+}
+
 /**
  * Load the agent (initializing it on first use) and its project config.
  *
@@ -184,6 +197,7 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
     projectConfig,
     env,
     configPath,
+    setupFlags: setupFlags(opts.root !== undefined ? root : undefined, ref.projectId),
   };
   return {
     ref,

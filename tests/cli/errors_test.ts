@@ -319,3 +319,49 @@ Deno.test("an in-stream overloaded error event is retried as a stream error, not
     await server.close();
   }
 });
+
+Deno.test("a first run without any model prints the exact config model add line, and that line works", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-first-run-" });
+  try {
+    const root = join(dir, "data");
+    // A clean environment: no provider key is set.
+    const r = await runCli(["--root", root, "run", "-m", "hi"], { cwd: dir, clearEnv: true });
+    assert.equal(r.code, 2, r.stderr);
+    assert.doesNotMatch(r.stderr, /config model default/);
+    assert.doesNotMatch(r.stderr, /\.project_config\.toml/, "names no file that does not exist");
+    const line = r.stderr.split("\n").map((l) => l.trim()).find((l) =>
+      l.startsWith("penguin config model add ")
+    );
+    assert.equal(
+      line,
+      `penguin config model add --provider deepseek --model-id deepseek-v4-flash --set-default --root ${root}`,
+    );
+    assert.match(r.stderr, /export DEEPSEEK_API_KEY=<your key>/);
+    // Running the printed line as it is makes the next run get past model selection.
+    const added = await runCli(line!.split(" ").slice(1), { cwd: dir, clearEnv: true });
+    assert.equal(added.code, 0, added.stderr);
+    const next = await runCli(["--root", root, "run", "-m", "hi"], { cwd: dir, clearEnv: true });
+    assert.equal(next.code, 2);
+    assert.doesNotMatch(next.stderr, /No model is configured/);
+    assert.match(next.stderr, /DEEPSEEK_API_KEY/, "now only the key is missing");
+
+    // With a provider's key already in the environment, that provider is suggested.
+    const other = join(dir, "other");
+    const o = await runCli(["--root", other, "run", "-m", "hi"], {
+      cwd: dir,
+      clearEnv: true,
+      env: { OPENAI_API_KEY: "sk-x" },
+    });
+    assert.equal(o.code, 2);
+    assert.match(
+      o.stderr,
+      new RegExp(
+        `^ {2}penguin config model add --provider openai --model-id \\S+ --set-default --root ${other}$`,
+        "m",
+      ),
+    );
+    assert.doesNotMatch(o.stderr, /export /);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
