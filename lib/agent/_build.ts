@@ -6,6 +6,8 @@ import { type EnvSource, type ResolvedModel, resolveModel } from "../models/reso
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { createPolicy } from "../sandbox/policy.ts";
+import { workspaceProblem } from "../sandbox/spawn.ts";
+import { PenguinError } from "../protocol/errors.ts";
 import type { TraceWriter } from "../trace/writer.ts";
 import { createProcessRegistry, effectivePolicy } from "../tools/mod.ts";
 import type {
@@ -143,6 +145,11 @@ export async function sessionParts(
     vault: core.vault,
     hostEnv: base.env,
   });
+  // A workspace where no command can run fails now, before the first request.
+  const problem = await workspaceProblem(sandbox);
+  if (problem !== undefined) {
+    throw new PenguinError("usage", `Cannot use the workspace "${core.realWorkspace}": ${problem}`);
+  }
   return {
     meta: core.meta,
     metaWritten: core.metaWritten,

@@ -8,7 +8,28 @@ import { addModel } from "../../lib/state/project_config.ts";
 import type { WireProtocol } from "../../lib/models/wire.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { penguinArgv, REPO, runCli } from "../support/cli.ts";
-import { assertGoodTrace, ofKind } from "../agent/_support.ts";
+import { assertGoodTrace, ofKind, tracesDir } from "../agent/_support.ts";
+import { detectSandbox } from "../../lib/sandbox/detect.ts";
+
+const bwrapWorks = await (async () => {
+  const r = await detectSandbox();
+  return r.usable && r.kind === "bwrap";
+})();
+
+/** Every file under `dir` (none when it does not exist). */
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      const p = join(dir, e.name);
+      if (e.isDirectory) out.push(...await filesUnder(p));
+      else out.push(p);
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return out;
+}
 
 interface Root {
   root: string;
@@ -364,4 +385,57 @@ Deno.test("a first run without any model prints the exact config model add line,
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "run --workspace / fails before the first request with exit 2, naming the workspace and why",
+  ignore: !bwrapWorks,
+  async fn() {
+    const server = await startModelServer({
+      turns: [turn.toolCall("exec_command", { cmd: "echo hi" }), turn.text("done")],
+    });
+    const r = await rootFor(server.baseUrl("openai-chat"));
+    try {
+      const res = await runCli(["--root", r.root, "run", "--workspace", "/", "-m", "Say hi."]);
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(server.requests.length, 0, "no request was sent");
+      assert.match(
+        res.stderr,
+        /^penguin: Cannot use the workspace "\/": the sandbox cannot make "\/" writable: it contains the sandbox's own binary "[^"]+bwrap"/m,
+      );
+      assert.match(res.stderr, /--sandbox read-only/);
+      assert.doesNotMatch(res.stderr, /^Session: /m, "no session was started");
+      assert.deepEqual(await filesUnder(tracesDir(r.root)), [], "no trace was written");
+    } finally {
+      await r.cleanup();
+      await server.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a workspace whose .git is a symbolic link fails before the first request with exit 2",
+  ignore: !bwrapWorks,
+  async fn() {
+    const server = await startModelServer({ turns: [turn.text("never")] });
+    const r = await rootFor(server.baseUrl("openai-chat"));
+    try {
+      await Deno.mkdir(join(r.workspace, "..", "elsewhere.git"));
+      await Deno.symlink(join(r.workspace, "..", "elsewhere.git"), join(r.workspace, ".git"));
+      const res = await run(r);
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(server.requests.length, 0);
+      assert.match(
+        res.stderr,
+        new RegExp(
+          `^penguin: Cannot use the workspace "${r.workspace}": "${r.workspace}/\\.git" is a symbolic link`,
+          "m",
+        ),
+      );
+    } finally {
+      await r.cleanup();
+      await server.close();
+    }
+  },
 });
