@@ -291,6 +291,14 @@ export function createRenderer(options: RenderOptions): Renderer {
             }`,
           ),
         ]);
+      case "workspace_moved":
+        return emit([
+          s.yellow(
+            `[workspace moved] ${safeText(String(p.from))} → ${
+              safeText(String(p.to))
+            } (the recorded workspace was gone)`,
+          ),
+        ]);
       default:
         return emit([s.dim(`[${String(p.type)}] ${safeText(JSON.stringify(p))}`)]);
     }

@@ -119,6 +119,7 @@ async function openRunSession(ctx: CommandContext, f: RunFlags): Promise<Session
     // The recorded workspace decides which penguin.jsonc applies.
     return await agent.resumeSession({
       target: f.resume,
+      ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
       ...limits,
       configure: async (meta) => {
         await applyWorkspacePolicy(ctx, f, meta.workspace);

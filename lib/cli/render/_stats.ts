@@ -31,6 +31,7 @@ export type StatsStyle =
   | { kind: "session" }
   /** Totals of the one task: turns, tokens in/out/cached, time, cost (`penguin run`). */
   | { kind: "totals"; price?: Price | null };
+import { safeText } from "../../inspect/terminal_text.ts";
 
 /** The renderer's counters. */
 export interface Stats {
@@ -185,6 +186,8 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
         }
         case "goal_finished":
           return goalFinishedLabel(e.outcome, e.rounds, e.tokens_used);
+        case "workspace_moved":
+          return `[workspace moved] ${safeText(e.from)} → ${safeText(e.to)}`;
         default:
           return null;
       }
