@@ -315,6 +315,13 @@ export function failureFix(f: FailureFacts): string {
       return `${host} rejected the request: check the model id and its settings with "penguin config model list"`;
     }
     case "stream":
+      if (
+        /invalid_api_key|authentication|unauthori[sz]ed|unauthenticated|permission/i.test(
+          f.detail ?? "",
+        )
+      ) {
+        return `${host} rejected the credentials: set the provider's API key (its env var, or "penguin config model add … --api-key <key>")`;
+      }
       return `${host} reported an error mid-answer: try again later, or use another model with --provider/--model-id`;
     case "malformed":
       return `${host} sent a response penguin cannot read: check that the client type matches the endpoint ("penguin config model list")`;

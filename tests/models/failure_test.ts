@@ -191,3 +191,13 @@ Deno.test("every class has a one-line fix naming the host", () => {
     assert.ok(failureFix({ class: "http", http_status: s, host: "h" }).startsWith("h "), String(s));
   }
 });
+
+Deno.test("a credentials error inside the stream gets the credentials fix, not 'try again'", () => {
+  const f = readFailure("auth", "error in the stream from h:1: bad key (invalid_api_key)");
+  assert.equal(f.class, "stream");
+  assert.match(failureFix(f), /^h:1 rejected the credentials/);
+  assert.match(
+    failureFix(readFailure("timeout", "error in the stream from h:1: Overloaded")),
+    /try again later/,
+  );
+});
