@@ -241,6 +241,29 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
   });
 });
 
+Deno.test("chat --resume --workspace continues a session whose workspace is gone and records the move", async () => {
+  const server = await scriptedServer([turn.text("First."), turn.text("Moved along.")]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Start."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    const moved = join(sb.workspace, "..", "moved-chat");
+    await Deno.mkdir(moved);
+    const to = await Deno.realPath(moved);
+    await Deno.remove(sb.workspace, { recursive: true });
+    const r = await cli(["chat", "--resume", sid, "--workspace", moved], "Go on.\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Moved along\./);
+    assert.ok(r.stdout.includes(`[workspace moved] ${sb.workspace} → ${to}`), r.stdout);
+    const records = await assertGoodTrace(sb.root, sid);
+    assert.deepEqual(
+      records.filter((m) => m.type === "event_msg" && m.payload.type === "workspace_moved")
+        .map((m) => m.payload),
+      [{ type: "workspace_moved", from: sb.workspace, to }],
+    );
+  });
+});
+
 Deno.test("resume takes the session lock before it reads the trace: a held session is refused unread", async () => {
   const server = await scriptedServer([turn.text("Hi.")]);
   await scenario(server, async (sb, cli) => {
