@@ -6,6 +6,8 @@ import { type EnvSource, type ResolvedModel, resolveModel } from "../models/reso
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { createPolicy } from "../sandbox/policy.ts";
+import { workspaceProblem } from "../sandbox/spawn.ts";
+import { PenguinError } from "../protocol/errors.ts";
 import type { TraceWriter } from "../trace/writer.ts";
 import { createProcessRegistry, effectivePolicy } from "../tools/mod.ts";
 import type {
@@ -69,6 +71,8 @@ export interface AgentBase {
   env: Record<string, string>;
   /** Path of `.project_config.toml`, for messages. */
   configPath: string;
+  /** Flags that make a `penguin config …` line reach this project (` --root …`, ` --project-id …`). */
+  setupFlags?: string;
 }
 
 /** Resolve the session's model pair; throws before anything is created when a key is missing. */
@@ -80,6 +84,7 @@ export function sessionModel(
   const model = resolveModel(base.projectConfig, pair, base.env as EnvSource, {
     configPath: base.configPath,
     requireKey: opts.apiKey === undefined,
+    ...(base.setupFlags ? { setupFlags: base.setupFlags } : {}),
   });
   if (opts.apiKey !== undefined) model.endpoint.api_key = opts.apiKey;
   if (opts.baseUrl !== undefined) model.endpoint.base_url = opts.baseUrl.replace(/\/+$/, "");
@@ -140,6 +145,11 @@ export async function sessionParts(
     vault: core.vault,
     hostEnv: base.env,
   });
+  // A workspace where no command can run fails now, before the first request.
+  const problem = await workspaceProblem(sandbox);
+  if (problem !== undefined) {
+    throw new PenguinError("usage", `Cannot use the workspace "${core.realWorkspace}": ${problem}`);
+  }
   return {
     meta: core.meta,
     metaWritten: core.metaWritten,

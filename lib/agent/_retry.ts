@@ -2,6 +2,7 @@
 // can also end early ("retry now"), and the abort reasons when the retries of
 // a turn run out.
 import type { ModelOutcome } from "../models/outcome.ts";
+import { failureCause, readFailure } from "../models/failure.ts";
 
 /** The one retry wait of a session at a time. */
 export interface RetryWaits {
@@ -42,9 +43,19 @@ export function createRetryWaits(): RetryWaits {
   };
 }
 
-/** The abort reason when the retries of a turn are exhausted (§5.3). */
+/**
+ * The abort reason when the retries of a turn are exhausted (§5.3): the
+ * reference's prefix, then the cause of the last attempt (class, host and
+ * the provider's message), e.g. `reconnect failed after 5 retries:
+ * connection refused by 127.0.0.1:4000`.
+ */
 export function exhaustionReason(outcome: ModelOutcome, retries: number): string {
-  if (outcome.status === "malformed") return `malformed response failed after ${retries} retries`;
-  if (outcome.status === "timeout") return `reconnect failed after ${retries} retries`;
+  const cause = outcome.error_message === undefined || outcome.error_message === ""
+    ? ""
+    : `: ${failureCause(readFailure(outcome.status, outcome.error_message))}`;
+  if (outcome.status === "malformed") {
+    return `malformed response failed after ${retries} retries${cause}`;
+  }
+  if (outcome.status === "timeout") return `reconnect failed after ${retries} retries${cause}`;
   return `llm request failed after ${retries} retries: ${outcome.error_message ?? outcome.status}`;
 }

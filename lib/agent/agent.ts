@@ -45,7 +45,8 @@ import {
 } from "./_build.ts";
 
 export type { RecordedSessionOptions };
-import type { EngineState } from "./engine.ts";
+import { emptyEngineState, type EngineState } from "./engine.ts";
+import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prompt.ts";
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import { openSession, type Session } from "./session.ts";
@@ -113,6 +114,12 @@ export interface RecordedSession {
   latestFacts?: { path: string; messages: readonly OmniMessage[] };
   /** The session lock, taken before the trace was read; the writer takes it over. */
   lock?: SessionLock;
+  /**
+   * The session continues in `meta.workspace` because the workspace it
+   * recorded (`from`) is gone: the first run records a `workspace_moved`
+   * event and tells the model.
+   */
+  movedFrom?: string;
 }
 
 /** A loaded agent. */
@@ -137,6 +144,19 @@ export interface Agent {
   resumeSession(opts: ResumeOptions): Promise<Session>;
   /** The most recent session with records (subagent sessions skipped), or null. */
   latestSessionId(): Promise<string | null>;
+}
+
+/** Shell-quote one argument when it needs it. */
+function shellArg(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The flags a printed `penguin config …` command needs to reach this project. */
+function setupFlags(root: string | undefined, projectId: string): string {
+  let flags = "";
+  if (projectId !== DEFAULT_PROJECT_ID) flags += ` --project-id ${shellArg(projectId)}`;
+  if (root !== undefined) flags += ` --root ${shellArg(root)}`;
+  return flags;
 }
 
 /**
@@ -184,6 +204,7 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
     projectConfig,
     env,
     configPath,
+    setupFlags: setupFlags(opts.root !== undefined ? root : undefined, ref.projectId),
   };
   return {
     ref,
@@ -300,12 +321,28 @@ async function openRecorded(
     tracesDir: (agentId) => tracesDir({ ...base.ref, agentId }),
     ...(opts.warn ? { warn: opts.warn } : {}),
   });
+  if (rec.movedFrom !== undefined) {
+    // Written with the first run (where the trace rotates if it must); the note is carried to the model.
+    const note = userText(workspaceMovedNote(rec.movedFrom, meta.workspace), "harness");
+    parts.state = parts.state ?? emptyEngineState();
+    parts.state.carryOver = [...parts.state.carryOver, note];
+    parts.pendingRecords = [
+      eventMsg({ type: "workspace_moved", from: rec.movedFrom, to: meta.workspace }),
+      modelMsg(note),
+    ];
+  }
   if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
   if (rec.contextClosed) parts.rotateFirst = true;
   if (rec.danglingCompaction) {
     await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? console.error);
   }
   return openSession(parts);
+}
+
+/** What the model is told when its session continues in another workspace. */
+export function workspaceMovedNote(from: string, to: string): string {
+  return `[workspace moved] The workspace "${from}" no longer exists; this session now works in "${to}". ` +
+    `Paths in the conversation so far refer to the old workspace.`;
 }
 
 /** The children registry of a session at `depth`: able to spawn below the depth cap. */

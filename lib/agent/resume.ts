@@ -24,6 +24,7 @@
 import { factsFilter } from "./subagents/_facts.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { releaseSessionLock } from "../trace/lock.ts";
+import { resolveWorkspace } from "../state/workspace.ts";
 import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
 import { describeConfiguredPairs, findModel, formatPair } from "../state/project_config.ts";
 import { type LoadedSession, loadSessionForResume, type ResumeReplay } from "../session/mod.ts";
@@ -36,6 +37,13 @@ import type { RecordedSession } from "./agent.ts";
 export interface ResumeOptions extends RecordedSessionOptions {
   /** A session id, the path of one of its trace files, or `latest`. */
   target: string;
+  /**
+   * Continue in this workspace when the recorded one is gone (recorded with
+   * a `workspace_moved` event). When the recorded workspace still exists it
+   * must be the same directory: a session is never moved away from files
+   * its conversation refers to.
+   */
+  workspace?: string;
   /**
    * Called with the recorded `session_meta` once the session is found and
    * before anything opens; the options it returns override these (e.g. a
@@ -130,6 +138,27 @@ function checkPair(base: AgentBase, loaded: LoadedSession): void {
 }
 
 /**
+ * Where a resumed session works: its recorded workspace, or `wanted` when
+ * that one is gone (returned as a move). A `wanted` directory that differs
+ * from a recorded workspace that still exists is refused.
+ */
+async function placeWorkspace(
+  loaded: LoadedSession,
+  wanted: string | undefined,
+): Promise<{ from: string; to: string } | undefined> {
+  if (wanted === undefined) return undefined;
+  const to = await Deno.realPath(await resolveWorkspace(wanted));
+  if (loaded.workspaceMissing) return { from: loaded.workspace, to };
+  if (await realOrSelf(loaded.workspace) === to) return undefined;
+  throw new PenguinError(
+    "usage",
+    `Cannot resume session ${loaded.sessionId} in "${to}": it works in "${loaded.workspace}", ` +
+      `which still exists, and its conversation refers to files there. Resume without --workspace ` +
+      `(--workspace is only for a session whose workspace is gone)`,
+  );
+}
+
+/**
  * Resume a recorded session of the agent `base`: see the module doc for the
  * steps. Throws a PenguinError, having written nothing, when the session
  * cannot be resumed (missing, unreadable meta, workspace gone, model pair no
@@ -140,7 +169,7 @@ export async function resumeRecorded(
   open: OpenRecorded,
   opts: ResumeOptions,
 ): Promise<Session> {
-  const { target, configure, ...rest } = opts;
+  const { target, configure, workspace: wanted, ...rest } = opts;
   const facts = factsFilter();
   // Locked before anything is read; the lock goes to the writer, or is released on a refusal.
   const loaded = await loadSessionForResume({
@@ -150,15 +179,19 @@ export async function resumeRecorded(
     target,
     observe: facts.push,
     lock: true,
+    allowMissingWorkspace: wanted !== undefined,
   });
   try {
     await checkOwner(base, loaded);
     checkPair(base, loaded);
-    const extra = configure ? await configure(loaded.meta) : {};
+    const moved = await placeWorkspace(loaded, wanted);
+    const meta = { ...loaded.meta, workspace: moved?.to ?? loaded.workspace };
+    const extra = configure ? await configure(meta) : {};
     const { replay } = loaded;
     if (loaded.notice) (rest.warn ?? ((l: string) => console.error(l)))(loaded.notice);
     const rec: RecordedSession = {
-      meta: loaded.meta,
+      meta,
+      ...(moved ? { movedFrom: moved.from } : {}),
       state: engineStateOf(replay),
       trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },
       renderMessages: replay.renderMessages,

@@ -110,6 +110,8 @@ export interface SessionParts {
   idleTimeoutMs: number;
   /** Replayed engine state (history, carry-over, counters). */
   state?: EngineState;
+  /** Records written at the start of the first run, before its input (e.g. a `workspace_moved` event). */
+  pendingRecords?: OmniMessage[];
   /** Compaction settings (absent: never compacts). */
   compaction?: CompactionSettings;
   /** The trace file ends with a completed compaction: rotate before the next record (resume). */
@@ -254,6 +256,7 @@ export function openSession(parts: SessionParts): Session {
   let disposed = false;
   let compacting = false;
   let rotatePending = parts.rotateFirst ?? false;
+  const pendingRecords = [...(parts.pendingRecords ?? [])];
   let current: AbortController | undefined;
   let lastWrite: Promise<unknown> = Promise.resolve();
   let traceFailure: PenguinError | undefined;
@@ -382,6 +385,12 @@ export function openSession(parts: SessionParts): Session {
         // A pending rotation writes the tool list at the head of the new file.
         if (!rotatePending) bootstrapRecords.push(ready);
         yield ready;
+      }
+      // After the tool list was planned: a rotation they trigger writes it at the new file's head.
+      for (const r of pendingRecords.splice(0)) {
+        record(r);
+        // Hosts see the event; the note for the model is recorded only.
+        if (r.type === "event_msg") yield r;
       }
       const approve = approverOf(opts);
       children.bindRun({ approve, thinkingLevel: opts.thinkingLevel ?? parts.thinkingLevel });

@@ -1,6 +1,7 @@
 // The accumulator behind `trace stats`: one Agg per row (session, group, total),
 // updated record by record, and turned into a plain JSON row at the end.
 import { costOf, type Price } from "./pricing.ts";
+import { type FailureClass, failureLabel, readFailure } from "../models/failure.ts";
 
 /** Per tool. */
 export interface ToolRow {
@@ -18,8 +19,12 @@ export interface ToolRow {
 
 /** One group of failed requests. */
 export interface FailureRow {
-  /** request_end status. */
+  /** request_end status (a StopReason, as recorded). */
   status: string;
+  /** The failure class read from the message (lib/models/failure.ts): `refused`, `dns`, `http`, … */
+  class: FailureClass;
+  /** Its short label: `connection refused`, `HTTP 503`, `DNS failure`, … (the status when unknown). */
+  label: string;
   /** request_end error_message ("" when absent). */
   error_message: string;
   /** How many. */
@@ -51,7 +56,13 @@ export interface StatsRow {
   /** Request latency from nearest-neighbour request_begin/request_end pairs, ms. */
   latency_ms: { count: number; p50: number; p95: number; max: number; sum: number } | null;
   /** Non-completed request_end records. */
-  failures: { count: number; retried: number; by: FailureRow[] };
+  failures: {
+    count: number;
+    retried: number;
+    /** Per failure label (`connection refused`, `HTTP 503`, …), most frequent first. */
+    by_class: { label: string; class: FailureClass; count: number; retried: number }[];
+    by: FailureRow[];
+  };
   /** Tool calls. */
   tools: { calls: number; failed: number; aborted: number; denied: number; by: ToolRow[] };
   /** approval_decision counts. */
@@ -184,7 +195,9 @@ export function aggFailure(a: Agg, status: string, message: string, retried: boo
     f = a.failures.get(k);
   }
   if (!f) {
-    f = { status, error_message: message, count: 0, retried: 0 };
+    const facts = readFailure(status, message);
+    const label = facts.class === "other" ? status : failureLabel(facts);
+    f = { status, class: facts.class, label, error_message: message, count: 0, retried: 0 };
     a.failures.set(k, f);
   }
   f.count++;
@@ -234,6 +247,16 @@ export function aggRow(a: Agg): StatsRow {
   let latSum = 0;
   for (const v of lat) latSum += v;
   const failures = [...a.failures.values()].sort((x, y) => y.count - x.count);
+  const byClass = new Map<
+    string,
+    { label: string; class: FailureClass; count: number; retried: number }
+  >();
+  for (const f of failures) {
+    const c = byClass.get(f.label) ?? { label: f.label, class: f.class, count: 0, retried: 0 };
+    c.count += f.count;
+    c.retried += f.retried;
+    byClass.set(f.label, c);
+  }
   const tools = [...a.tools.values()].sort((x, y) =>
     y.calls - x.calls || (x.name < y.name ? -1 : 1)
   );
@@ -259,6 +282,7 @@ export function aggRow(a: Agg): StatsRow {
     failures: {
       count: failures.reduce((n, f) => n + f.count, 0),
       retried: failures.reduce((n, f) => n + f.retried, 0),
+      by_class: [...byClass.values()].sort((x, y) => y.count - x.count),
       by: failures,
     },
     tools: {

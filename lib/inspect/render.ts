@@ -21,6 +21,7 @@ import {
   type Style,
 } from "./format.ts";
 import { parseToolArgs, toolPreview, toolTag } from "./preview.ts";
+import { failureLabel, readFailure } from "../models/failure.ts";
 
 /** Options of {@linkcode createRenderer}. */
 export interface RenderOptions {
@@ -49,8 +50,14 @@ const RETRY_WORDS: Record<string, string> = {
   malformed: "response incomplete or unparseable",
 };
 
-/** The §8.2 retry reason for a request_end status. */
-export function retryReason(status: string): string {
+/**
+ * The retry reason of a request_end: its failure class (`connection
+ * refused`, `HTTP 503`, `DNS failure`, …, see lib/models/failure.ts), or the
+ * §8.2 words for its status when the message names no known class.
+ */
+export function retryReason(status: string, errorMessage?: string): string {
+  const facts = readFailure(status, errorMessage);
+  if (facts.class !== "other") return failureLabel(facts);
   return RETRY_WORDS[status] ?? "the model provider returned an error";
 }
 
@@ -220,7 +227,10 @@ export function createRenderer(options: RenderOptions): Renderer {
           const attempt = p.attempt !== undefined ? ` (attempt ${p.attempt})` : "";
           const line = p.retry_in_ms !== undefined
             ? `[retry] ${
-              retryReason(String(p.status))
+              retryReason(
+                String(p.status),
+                typeof p.error_message === "string" ? p.error_message : undefined,
+              )
             } — ${p.status}${err}${attempt}; retrying in ${formatDuration(Number(p.retry_in_ms))}`
             : `[request ${p.status}]${err}${attempt}`;
           out = emit([s.yellow(`${line}${took}`)]);
@@ -279,6 +289,14 @@ export function createRenderer(options: RenderOptions): Renderer {
             `[goal] ${p.outcome} · ${p.rounds} rounds · tokens ${
               formatTokens(Number(p.tokens_used))
             }`,
+          ),
+        ]);
+      case "workspace_moved":
+        return emit([
+          s.yellow(
+            `[workspace moved] ${safeText(String(p.from))} → ${
+              safeText(String(p.to))
+            } (the recorded workspace was gone)`,
           ),
         ]);
       default:

@@ -90,10 +90,13 @@ export function renderTotal(t: StatsRow, style: Style): string {
         }`
         : ""),
   );
-  lines.push(`  request failures: ${t.failures.count} (${t.failures.retried} retried)`);
+  const classes = t.failures.by_class.map((c) => ` · ${c.label} × ${c.count}`).join("");
+  lines.push(
+    `  request failures: ${t.failures.count} (${t.failures.retried} retried)${classes}`,
+  );
   for (const f of t.failures.by) {
     lines.push(
-      `    ${f.status} × ${f.count}${f.retried ? ` (${f.retried} retried)` : ""}${
+      `    ${f.label} × ${f.count}${f.retried ? ` (${f.retried} retried)` : ""}${
         f.error_message ? `: ${f.error_message}` : ""
       }`,
     );

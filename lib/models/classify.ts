@@ -5,8 +5,15 @@
  *
  * @module
  */
+import { type FailureClass, failureHeadline, hostOf, innermost } from "./failure.ts";
 import type { ModelOutcome } from "./outcome.ts";
 import type { WireError } from "./wire.ts";
+
+/** Where a request went: its URL (for the host in messages). */
+export interface RequestTarget {
+  /** The request URL. */
+  url?: string;
+}
 
 /** Error code wire parsers put on an `error` delta for unparsable or invalid chunks. */
 export const MALFORMED_CODE = "penguin_malformed";
@@ -99,10 +106,21 @@ export function classifyHttpError(
   status: number,
   err: WireError,
   retryAfter?: string | null,
+  target: RequestTarget = {},
 ): ModelOutcome {
   const detail = err.message === "" ? "(empty body)" : err.message;
-  const error_message = `HTTP ${status}: ${detail}${err.code ? ` (${err.code})` : ""}`;
-  const out: ModelOutcome = { status: "failed", error_message, http_status: status };
+  const host = target.url !== undefined ? hostOf(target.url) : undefined;
+  const head = host === undefined
+    ? `HTTP ${status}`
+    : failureHeadline("http", { host, http_status: status });
+  const error_message = `${head}: ${detail}${err.code ? ` (${err.code})` : ""}`;
+  const out: ModelOutcome = {
+    status: "failed",
+    error_message,
+    http_status: status,
+    failure: "http",
+    ...(host !== undefined ? { host } : {}),
+  };
   const wait = parseRetryAfter(retryAfter);
   if (wait !== undefined) out.retry_after_ms = wait;
   if (status === 401 || status === 403 || isAuthCode(err.code)) out.status = "auth";
@@ -114,10 +132,22 @@ export function classifyHttpError(
 /** Classify an error the provider reported inside a 200 stream or body. */
 export function classifyStreamError(
   err: { message: string; code?: string; status?: number },
+  target: RequestTarget = {},
 ): ModelOutcome {
-  const error_message = `${err.message}${err.code ? ` (${err.code})` : ""}`;
-  if (err.code === MALFORMED_CODE) return { status: "malformed", error_message: err.message };
-  const out: ModelOutcome = { status: "failed", error_message };
+  const host = target.url !== undefined ? hostOf(target.url) : undefined;
+  const text = `${err.message}${err.code ? ` (${err.code})` : ""}`;
+  if (err.code === MALFORMED_CODE) {
+    return { status: "malformed", error_message: err.message, failure: "malformed" };
+  }
+  const error_message = host === undefined
+    ? text
+    : `${failureHeadline("stream", { host })}: ${text}`;
+  const out: ModelOutcome = {
+    status: "failed",
+    error_message,
+    failure: "stream",
+    ...(host !== undefined ? { host } : {}),
+  };
   if (err.status !== undefined) out.http_status = err.status;
   if (isAuthCode(err.code) || err.status === 401 || err.status === 403) out.status = "auth";
   else if (
@@ -159,28 +189,112 @@ function chain(err: unknown): unknown[] {
   return out;
 }
 
+interface TransportVerdict {
+  cls: FailureClass;
+  /** Retrying cannot help. */
+  permanent: boolean;
+  /** The decisive reason, shown in the headline. */
+  reason?: string;
+}
+
+/**
+ * The transport class of a thrown fetch error, read from Deno's messages and
+ * errno codes. Bad URLs and schemes, names that do not exist and TLS
+ * failures are permanent; a temporary resolver failure, a refused or reset
+ * connection and timeouts are worth retrying.
+ */
+function transportVerdict(text: string, codes: readonly string[]): TransportVerdict | undefined {
+  const has = (...c: string[]) => c.some((x) => codes.includes(x));
+  const bad = /Url scheme '[^']*' not supported|Invalid URL[^:]*|Requests to port \d+ are blocked/i
+    .exec(text);
+  if (bad) return { cls: "bad_url", permanent: true, reason: bad[0] };
+  if (
+    has("ENOTFOUND", "EAI_AGAIN", "EAI_NONAME") ||
+    /dns error|failed to lookup address|name resolution|Name or service not known|nodename nor servname|No address associated with hostname/i
+      .test(text)
+  ) {
+    const temporary = has("EAI_AGAIN") || /temporary failure|try again/i.test(text);
+    return {
+      cls: "dns",
+      permanent: !temporary,
+      reason: innermost(text.replace(/ \([A-Z_, ]+\)$/, "")),
+    };
+  }
+  if (has("ECONNREFUSED") || /connection refused/i.test(text)) {
+    return { cls: "refused", permanent: false };
+  }
+  if (
+    /InvalidContentType|CorruptMessage|certificate|UnknownIssuer|invalid peer|\btls\b|\bssl\b|handshake/i
+      .test(text) && !/\beof\b|reset/i.test(text)
+  ) return { cls: "tls", permanent: true, reason: innermost(text) };
+  if (
+    has(
+      "ETIMEDOUT",
+      "UND_ERR_CONNECT_TIMEOUT",
+      "UND_ERR_HEADERS_TIMEOUT",
+      "UND_ERR_BODY_TIMEOUT",
+    ) ||
+    /timed out|\btimeout\b/i.test(text)
+  ) return { cls: "timeout", permanent: false, reason: innermost(text) };
+  return undefined;
+}
+
 /**
  * Classify an exception thrown while connecting or reading the body (user
  * aborts and idle timeouts are decided by the driver before this). Parse
- * errors → malformed; auth-shaped → auth; transport-shaped (Deno's network
- * `TypeError`s, errno codes, keywords) → timeout; anything else → failed.
+ * errors → malformed; auth-shaped → auth; a bad URL or scheme, a name that
+ * does not exist, a TLS failure → failed and permanent; other
+ * transport-shaped errors (refused, reset, temporary DNS failure, Deno's
+ * network `TypeError`s, errno codes, keywords) → timeout; anything else →
+ * failed. With a target URL the message starts with a headline naming the
+ * class and the host (see ./failure.ts).
  */
-export function classifyException(err: unknown): ModelOutcome {
-  const error_message = describeError(err);
+export function classifyException(err: unknown, target: RequestTarget = {}): ModelOutcome {
+  const text = describeError(err);
   const links = chain(err);
   const names = links.map((e) => (e instanceof Error ? e.name : ""));
+  const host = target.url !== undefined ? hostOf(target.url) : undefined;
+  const at = {
+    ...(host !== undefined ? { host } : {}),
+    ...(target.url !== undefined ? { url: target.url } : {}),
+  };
+  const labelled = (cls: FailureClass, reason?: string): string =>
+    target.url === undefined
+      ? text
+      : `${failureHeadline(cls, { ...at, ...(reason !== undefined ? { reason } : {}) })}: ${text}`;
+  const withHost = host !== undefined ? { host } : {};
   if (
     names.some((n) =>
       n === "SyntaxError" || n === "ToolCallArgumentParseError" || n === "EmptyResponseError"
-    ) || /^(Streaming response yielded no events|Last event must carry)/.test(error_message)
-  ) return { status: "malformed", error_message };
+    ) || /^(Streaming response yielded no events|Last event must carry)/.test(text)
+  ) return { status: "malformed", error_message: text, failure: "malformed", ...withHost };
   if (
     names.includes("AuthenticationError") || links.some((e) => isAuthCode(errorCode(e)))
-  ) return { status: "auth", error_message };
+  ) return { status: "auth", error_message: text, failure: "other", ...withHost };
+  const codes = links.map(errorCode).filter((c): c is string => c !== undefined);
+  const verdict = transportVerdict(text, codes);
+  if (verdict) {
+    const out: ModelOutcome = {
+      status: verdict.permanent ? "failed" : "timeout",
+      error_message: labelled(verdict.cls, verdict.reason),
+      failure: verdict.cls,
+      ...withHost,
+    };
+    if (verdict.permanent) out.permanent = true;
+    return out;
+  }
   const transport = links.some((e) => {
     const code = errorCode(e);
     return (code !== undefined && TRANSPORT_CODES.has(code)) || e instanceof TypeError ||
       (e instanceof Error && e.name === "ConnectionError");
-  }) || looksTransient(error_message);
-  return { status: transport ? "timeout" : "failed", error_message };
+  }) || looksTransient(text);
+  if (transport) {
+    return {
+      status: "timeout",
+      error_message: labelled("connection"),
+      failure: "connection",
+      ...withHost,
+    };
+  }
+  return { status: "failed", error_message: text, failure: "other", ...withHost };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ModelPayload, StopReason, TokenCounts } from "../protocol/types.ts";
+import type { FailureClass } from "./failure.ts";
 import type { FinishReason } from "./wire.ts";
 
 /** How one model request ended. Never thrown; always the last stream item. */
@@ -19,6 +20,10 @@ export interface ModelOutcome {
   http_status?: number;
   /** Server-requested wait before retrying (from `Retry-After`), in ms. */
   retry_after_ms?: number;
+  /** What kind of failure (./failure.ts), for non-completed outcomes. */
+  failure?: FailureClass;
+  /** The endpoint host (`host[:port]`) the request went to, when known. */
+  host?: string;
   /** The provider's neutral finish reason, when one arrived. */
   finish_reason?: FinishReason;
 }

@@ -16,7 +16,7 @@ import {
   type ProjectConfig,
   unknownPairError,
 } from "../state/project_config.ts";
-import { findProviderGroup } from "./catalog.ts";
+import { findProviderGroup, presetsOf, PROVIDER_GROUPS } from "./catalog.ts";
 import type { ModelEndpoint } from "./wire.ts";
 
 /** Environment lookup: a function or a plain record. */
@@ -38,6 +38,11 @@ export interface ResolveOptions {
   configPath?: string;
   /** Fail when a key-requiring provider has no key (default true). */
   requireKey?: boolean;
+  /**
+   * Flags a `penguin config model add` line needs to reach the same project
+   * (e.g. ` --root /data --project-id p`), for the first-run message.
+   */
+  setupFlags?: string;
 }
 
 /** A resolved model: where to send requests plus the entry's settings. */
@@ -70,6 +75,47 @@ function lookup(env: EnvSource, name: string): string | undefined {
   return v === undefined || v === "" ? undefined : v;
 }
 
+/** The process environment, where readable (a permission set may deny some names). */
+function safeEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model to suggest on a first run: a group whose key is already set, else DeepSeek (README). */
+function firstModel(env: EnvSource): { provider: string; model_id: string; keyEnv?: string } {
+  for (const g of PROVIDER_GROUPS) {
+    if (g.api_key_env === undefined || lookup(env, g.api_key_env) === undefined) continue;
+    const preset = presetsOf(g.id)[0];
+    if (preset) return { provider: g.id, model_id: preset.model_id };
+  }
+  const g = findProviderGroup("deepseek");
+  const preset = presetsOf("deepseek")[0];
+  return {
+    provider: "deepseek",
+    model_id: preset?.model_id ?? "deepseek-v4-flash",
+    ...(g?.api_key_env !== undefined ? { keyEnv: g.api_key_env } : {}),
+  };
+}
+
+/**
+ * The error of a project with no model at all: the exact
+ * `penguin config model add … --set-default` line to run.
+ */
+function firstRunError(opts: ResolveOptions, env: EnvSource): PenguinError {
+  const m = firstModel(env);
+  const add = `penguin config model add --provider ${m.provider} --model-id ${m.model_id} ` +
+    `--set-default${opts.setupFlags ?? ""}`;
+  const key = m.keyEnv !== undefined ? `and set its key: export ${m.keyEnv}=<your key>. ` : "";
+  return new PenguinError(
+    "config",
+    `No model is configured yet. Add one and make it the default:\n  ${add}\n` +
+      `${key}Any model of "penguin models list" works the same way.`,
+  );
+}
+
 function where(opts: ResolveOptions): string {
   return opts.configPath ? ` in ${JSON.stringify(opts.configPath)}` : "";
 }
@@ -83,6 +129,7 @@ export function resolveModelRef(
   cfg: ProjectConfig,
   sel: ModelSelector,
   opts: ResolveOptions = {},
+  env: EnvSource = safeEnv,
 ): ModelRef {
   const hasP = sel.provider !== undefined && sel.provider !== "";
   const hasM = sel.model_id !== undefined && sel.model_id !== "";
@@ -95,12 +142,15 @@ export function resolveModelRef(
   let ref: ModelRef;
   if (hasP && hasM) ref = { provider: sel.provider!, model_id: sel.model_id! };
   else {
+    if (!cfg.default_model && cfg.models.length === 0) throw firstRunError(opts, env);
     if (!cfg.default_model) {
       throw new PenguinError(
         "config",
         `No model given and no default_model set${where(opts)}; ${describeConfiguredPairs(cfg)}. ` +
           `Pass --provider and --model-id, or set a default with: ` +
-          `penguin config model default --provider <group> --model-id <id>`,
+          `penguin config model default --provider ${cfg.models[0]!.provider} --model-id ${
+            cfg.models[0]!.model_id
+          }${opts.setupFlags ?? ""}`,
       );
     }
     ref = cfg.default_model;
@@ -123,7 +173,7 @@ export function resolveModel(
   env: EnvSource = (name) => Deno.env.get(name),
   opts: ResolveOptions = {},
 ): ResolvedModel {
-  const ref = resolveModelRef(cfg, sel, opts);
+  const ref = resolveModelRef(cfg, sel, opts, env);
   const entry = findModel(cfg, ref)!;
   const group = findProviderGroup(ref.provider);
   const pair = `(${ref.provider}, ${ref.model_id})`;

@@ -16,7 +16,9 @@ import {
   classifyHttpError,
   classifyStreamError,
   describeError,
+  type RequestTarget,
 } from "./classify.ts";
+import { displayUrl, failureHeadline, hostOf } from "./failure.ts";
 import type { ModelOutcome, ModelStreamItem } from "./outcome.ts";
 import { wireModule } from "./protocols/mod.ts";
 import type { ToolCallIds } from "./tool_call_ids.ts";
@@ -87,12 +89,26 @@ export async function* streamModel(
   aborted.catch(() => {});
   const race = <T>(p: Promise<T>): Promise<T> => Promise.race([p, aborted]);
 
+  // Where the request goes, once built: names the host in every failure.
+  let target: RequestTarget = {};
+  let host: string | undefined;
   const interrupted = (): ModelOutcome | undefined => {
-    if (user?.aborted) return { status: "aborted", error_message: "Request aborted by the user" };
+    if (user?.aborted) {
+      return {
+        status: "aborted",
+        error_message: "Request aborted by the user",
+        failure: "aborted",
+      };
+    }
     if (idleFired) {
+      const idle = `No data from the provider for ${idleMs} ms (idle timeout)`;
       return {
         status: "timeout",
-        error_message: `No data from the provider for ${idleMs} ms (idle timeout)`,
+        error_message: host === undefined
+          ? idle
+          : `${failureHeadline("timeout", { host, reason: `idle ${idleMs} ms` })}: ${idle}`,
+        failure: "timeout",
+        ...(host !== undefined ? { host } : {}),
       };
     }
     return undefined;
@@ -107,7 +123,6 @@ export async function* streamModel(
     try {
       module = opts.module ?? wireModule(req.endpoint.protocol);
       http = module.buildRequest(req);
-      new URL(http.url);
     } catch (e) {
       const ep = req.endpoint;
       return {
@@ -117,6 +132,20 @@ export async function* streamModel(
           `Cannot build the ${ep.protocol} request for ${ep.provider}/${ep.model_id}: ${
             describeError(e)
           }`,
+      };
+    }
+    target = { url: http.url };
+    host = hostOf(http.url);
+    const badUrl = checkUrl(http.url);
+    if (badUrl !== undefined) {
+      return {
+        status: "failed",
+        permanent: true,
+        failure: "bad_url",
+        error_message: `${
+          failureHeadline("bad_url", { url: http.url, reason: badUrl })
+        }: set an http:// or https:// base URL for ${req.endpoint.provider}/${req.endpoint.model_id}`,
+        ...(host !== undefined ? { host } : {}),
       };
     }
     const early = interrupted();
@@ -135,7 +164,7 @@ export async function* streamModel(
         signal: ctl.signal,
       }));
     } catch (e) {
-      return interrupted() ?? classifyException(e);
+      return interrupted() ?? classifyException(e, target);
     } finally {
       disarm();
     }
@@ -168,6 +197,7 @@ export async function* streamModel(
           res.status,
           module.parseError(res.status, text),
           res.headers.get("retry-after"),
+          target,
         );
     }
 
@@ -206,7 +236,7 @@ export async function* streamModel(
       try {
         r = await race(reader.read());
       } catch (e) {
-        return interrupted() ?? classifyException(e);
+        return interrupted() ?? classifyException(e, target);
       } finally {
         disarm();
       }
@@ -222,7 +252,9 @@ export async function* streamModel(
       if (user?.aborted) break;
     }
     const stop = interrupted();
-    if (stop) return translator.state.finish === undefined ? stop : finalOutcome(translator, true);
+    if (stop) {
+      return translator.state.finish === undefined ? stop : finalOutcome(translator, true, target);
+    }
     if (!stopped && !sse) {
       body += decoder.decode();
       let json: unknown;
@@ -241,7 +273,7 @@ export async function* streamModel(
       drain();
       if (!stopped) feed(wire.end());
     }
-    return finalOutcome(translator, sawEvent);
+    return finalOutcome(translator, sawEvent, target);
   }
 
   let outcome: ModelOutcome;
@@ -257,6 +289,15 @@ export async function* streamModel(
     user?.removeEventListener("abort", onUserAbort);
     if (reader) reader.cancel().catch(() => {});
   }
+  if (outcome.status === "malformed" && host !== undefined) {
+    // Name the host like every other failure (./failure.ts).
+    const text = outcome.error_message ?? "unreadable response";
+    if (!text.startsWith("malformed response from ")) {
+      outcome.error_message = `${failureHeadline("malformed", { host })}: ${text}`;
+    }
+    outcome.failure = "malformed";
+    outcome.host = host;
+  }
   for (const m of pending.splice(0)) yield { kind: "message", message: m };
   for (const m of translator.close(outcome.status)) yield { kind: "message", message: m };
   if (outcome.status === "completed") {
@@ -267,9 +308,23 @@ export async function* streamModel(
   yield { kind: "end", outcome };
 }
 
-function finalOutcome(t: Translator, sawEvent: boolean): ModelOutcome {
+/** Why `url` cannot be fetched (not a URL, not http/https), or undefined when it can. */
+function checkUrl(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `not a URL: ${JSON.stringify(displayUrl(url))}`;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    return `scheme ${JSON.stringify(u.protocol.replace(/:$/, ""))} is not http or https`;
+  }
+  return undefined;
+}
+
+function finalOutcome(t: Translator, sawEvent: boolean, target: RequestTarget): ModelOutcome {
   const s = t.state;
-  if (s.error) return classifyStreamError(s.error);
+  if (s.error) return classifyStreamError(s.error, target);
   if (!sawEvent) {
     return { status: "malformed", error_message: "Streaming response yielded no events" };
   }

@@ -193,6 +193,11 @@ export const eventSchemas = {
       error: z.string().optional(),
     })),
   }),
+  workspace_moved: z.looseObject({
+    type: z.literal("workspace_moved"),
+    from: z.string().min(1),
+    to: z.string().min(1),
+  }),
   goal_finished: z.looseObject({
     type: z.literal("goal_finished"),
     outcome: z.enum(["complete", "blocked", "budget_limited", "aborted"]),

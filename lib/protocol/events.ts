@@ -213,6 +213,22 @@ export interface GoalFinishedEvent {
   [extra: string]: unknown;
 }
 
+/**
+ * A resumed session continues in another workspace because the recorded one
+ * is gone (penguin's own event type; the reference has none for this). From
+ * this record on, commands run in `to`; a later resume starts there.
+ */
+export interface WorkspaceMovedEvent {
+  /** Payload discriminator. */
+  type: "workspace_moved";
+  /** The workspace recorded so far (no longer exists). */
+  from: string;
+  /** The workspace the session continues in (absolute, real path). */
+  to: string;
+  /** Unknown fields are preserved. */
+  [extra: string]: unknown;
+}
+
 /** Every `event_msg` payload. */
 export type EventPayload =
   | RequestBeginEvent
@@ -226,4 +242,5 @@ export type EventPayload =
   | ToolListReadyEvent
   | McpConnectBeginEvent
   | McpConnectEndEvent
-  | GoalFinishedEvent;
+  | GoalFinishedEvent
+  | WorkspaceMovedEvent;

@@ -60,7 +60,7 @@ export {
   type SandboxKind,
   signalName,
 } from "./_process.ts";
-export { type SpawnOptions, spawnSandboxed } from "./spawn.ts";
+export { type SpawnOptions, spawnSandboxed, workspaceProblem } from "./spawn.ts";
 export {
   clearLoginEnvironments,
   LOGIN_TIMEOUT_MS,

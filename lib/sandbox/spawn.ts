@@ -71,6 +71,36 @@ function describe(opts: SpawnOptions): string {
 }
 
 /**
+ * Why no command could run in `policy`'s workspace, or undefined when one
+ * can (as far as can be told without starting one): the workspace is
+ * missing, the sandbox cannot set up its mounts (e.g. a symlinked `.git`),
+ * or a writable workspace would contain the sandbox's own binary (the
+ * workspace `/`). A sandbox that does not work on this machine at all is
+ * not a workspace problem and is left to `penguin sandbox check`.
+ */
+export async function workspaceProblem(policy: SandboxPolicy): Promise<string | undefined> {
+  if (Deno.build.os === "windows") return undefined;
+  let plan;
+  try {
+    plan = await resolvePlan(policy, policy.workspace);
+  } catch (err) {
+    if (err instanceof PenguinError) return err.message.replace(/^Cannot sandbox: /, "");
+    throw err;
+  }
+  if (policy.mode === "off") return undefined;
+  const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
+  if (!report.usable || report.kind !== "bwrap" || !report.bwrap) return undefined;
+  const bwrap = report.bwrap;
+  const root = plan.roots.find((r) => isInside(bwrap, r));
+  if (plan.writableRoots && root !== undefined) {
+    return `the sandbox cannot make "${root}" writable: it contains the sandbox's own binary ` +
+      `"${bwrap}", which a command could replace. Use a project directory as the workspace, ` +
+      `or --sandbox read-only`;
+  }
+  return undefined;
+}
+
+/**
  * Start `argv` or `shell` under `policy` and resolve once it runs. Throws a
  * runtime {@linkcode PenguinError} when the sandbox is unavailable or cannot
  * be set up (nothing has run then), a usage error for bad options.

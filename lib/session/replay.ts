@@ -57,6 +57,8 @@ export interface ResumeReplay {
   meta: SessionMetaEnvelope | null;
   /** Set when a compaction began and never ended; the resumer closes it as failed. */
   danglingCompaction?: DanglingCompaction;
+  /** The `to` of the last `workspace_moved` event: where the session now works (else the meta's workspace). */
+  workspace?: string;
 }
 
 /** An incremental replay: push records in file order, then finish once. */
@@ -117,6 +119,7 @@ export function createReplay(): Replay {
   // queued after it (the compaction prompt or its corrective note) are not
   // conversational input when the span never ends.
   let danglingPendingFrom = -1;
+  let movedTo: string | undefined;
   const committed = new Set<string>();
   const answered = new Set<string>();
   const history: ReplayMessage[] = [];
@@ -224,6 +227,9 @@ export function createReplay(): Replay {
       case "abort":
         render.push(msg);
         break;
+      case "workspace_moved":
+        if (typeof p.to === "string" && p.to !== "") movedTo = p.to;
+        break;
     }
   };
 
@@ -245,7 +251,9 @@ export function createReplay(): Replay {
     finish(): ResumeReplay {
       finished = true;
       const closure = closeIfCompacted(last, lastCompletedText);
-      if (closure) return { ...closure, sessionTokens, meta };
+      if (closure) {
+        return { ...closure, sessionTokens, meta, ...(movedTo ? { workspace: movedTo } : {}) };
+      }
 
       const end = last?.timestamp ?? meta?.timestamp ?? "";
       if (inRequest) dropRound();
@@ -268,6 +276,7 @@ export function createReplay(): Replay {
         meta,
       };
       if (dangling) out.danglingCompaction = dangling;
+      if (movedTo) out.workspace = movedTo;
       return out;
     },
   };

@@ -40,6 +40,11 @@ export interface ResumeTarget extends SessionScope {
    * caller then owns `LoadedSession.lock` (hand it to the writer, or release it).
    */
   lock?: boolean;
+  /**
+   * Do not refuse a session whose workspace is gone (the caller moves it
+   * elsewhere); `LoadedSession.workspaceMissing` says so.
+   */
+  allowMissingWorkspace?: boolean;
 }
 
 /** Where the resumed session continues writing: hand these to `openTraceWriter`. */
@@ -70,6 +75,10 @@ export interface LoadedSession {
   notice: string | null;
   /** The session lock, when `lock: true` was asked for (taken before the trace was read). */
   lock?: SessionLock;
+  /** Where the session works: the last `workspace_moved` target, else the meta's workspace. */
+  workspace: string;
+  /** True when that workspace no longer exists (only with `allowMissingWorkspace`). */
+  workspaceMissing: boolean;
 }
 
 function cannot(id: string, kind: "data" | "usage", why: string): PenguinError {
@@ -151,18 +160,6 @@ async function load(
   if (typeof headMeta.workspace !== "string" || headMeta.workspace === "") {
     throw cannot(sessionId, "data", `its session_meta in ${latest.path} records no workspace`);
   }
-  try {
-    await resolveWorkspace(headMeta.workspace);
-  } catch (err) {
-    if (err instanceof PenguinError) {
-      throw new PenguinError(
-        err.kind,
-        `${err.message} (recorded by session ${sessionId}; a workspace is never recreated)`,
-      );
-    }
-    throw err;
-  }
-
   const problems: TraceProblem[] = [];
   const replay = createReplay();
   for await (const rec of readTrace(latest.path, { onProblem: (p) => problems.push(p) })) {
@@ -178,8 +175,27 @@ async function load(
       `the session_meta in ${latest.path} is not valid${first ? ` (${first.reason})` : ""}`,
     );
   }
+  const workspace = result.workspace ?? headMeta.workspace;
+  let workspaceMissing = false;
+  try {
+    await resolveWorkspace(workspace);
+  } catch (err) {
+    if (!(err instanceof PenguinError)) throw err;
+    if (err.kind === "not_found" && options.allowMissingWorkspace) workspaceMissing = true;
+    else {
+      throw new PenguinError(
+        err.kind,
+        `${err.message} (recorded by session ${sessionId}; a workspace is never recreated)` +
+          (err.kind === "not_found"
+            ? `. To continue the session in another directory, pass --workspace <dir>`
+            : ""),
+      );
+    }
+  }
   return {
     sessionId,
+    workspace,
+    workspaceMissing,
     meta: result.meta.payload,
     file: {
       path: latest.path,

@@ -117,7 +117,11 @@ Deno.test("retries stop after five with the exact exhaustion reason, and the inp
       assert.deepEqual(ends.map((e) => e.attempt), [1, 2, 3, 4, 5, 6]);
       assert.deepEqual(ends.map((e) => e.retry_in_ms), [1, 2, 3, 4, 5, undefined]);
       const abort = streams[0]!.at(-1)!.payload as Record<string, unknown>;
-      assert.deepEqual([abort.type, abort.reason], ["abort", "reconnect failed after 5 retries"]);
+      const host = new URL(server.baseUrl("openai-chat")).host;
+      assert.deepEqual([abort.type, abort.reason], [
+        "abort",
+        `reconnect failed after 5 retries: HTTP 503 from ${host}: scripted error (invalid_request_error)`,
+      ]);
       const next = JSON.stringify(requestMessages(server, 6));
       assert.ok(
         next.indexOf("First try.") < next.indexOf("Again."),
@@ -132,18 +136,23 @@ Deno.test("malformed and failed exhaustion use their own reasons", async () => {
     { length: 6 },
     () => ({ ...turn.text("abcdefghijkl"), malformed_at: 1 }),
   );
-  await scenario(malformed, ["x"], ({ streams }) => {
+  await scenario(malformed, ["x"], ({ streams, server }) => {
+    const host = new URL(server.baseUrl("openai-chat")).host;
     assert.equal(
       (streams[0]!.at(-1)!.payload as { reason?: string }).reason,
-      "malformed response failed after 5 retries",
+      `malformed response failed after 5 retries: malformed response from ${host}: ` +
+        `Cannot parse a chat.completion.chunk as JSON: Unexpected end of JSON input: ` +
+        `"{\\"scripted_malformed_chunk\\": tru"`,
     );
   });
   const failed = Array.from({ length: 6 }, () => turn.streamError("odd state", "weird_code"));
-  await scenario(failed, ["x"], ({ streams, records }) => {
+  await scenario(failed, ["x"], ({ streams, records, server }) => {
     assert.equal(ofKind(records, "request_end")[0]!.status, "failed");
     assert.equal(
       (streams[0]!.at(-1)!.payload as { reason?: string }).reason,
-      "llm request failed after 5 retries: odd state (weird_code)",
+      `llm request failed after 5 retries: error in the stream from ${
+        new URL(server.baseUrl("openai-chat")).host
+      }: odd state (weird_code)`,
     );
   });
 });

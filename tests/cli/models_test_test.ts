@@ -159,7 +159,11 @@ Deno.test("models test --all tests every configured model of the group in parall
       assert.equal(r.code, 1);
       assert.match(r.stdout, /vllm\s+m1\s+ok/);
       assert.match(r.stdout, /vllm\s+m2\s+ok/);
-      assert.match(r.stdout, /vllm\s+broken\s+FAIL \(auth\)/);
+      assert.match(r.stdout, /vllm\s+broken\s+FAIL \(HTTP 401\)/);
+      assert.match(
+        r.stderr,
+        /^vllm\/broken: .* rejected the credentials: set the provider's API key/m,
+      );
       assert.equal(server.requests.length, 3);
     });
   } finally {
@@ -186,4 +190,75 @@ Deno.test("models test refuses a half pair and an unconfigured pair before any r
     assert.match(unknown.stderr, /deepseek/);
     assert.match(unknown.stderr, /penguin config model add/);
   });
+});
+
+Deno.test("models test names a refused connection as such, with the host and the fix, not as a timeout", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  await withRoot(async (root) => {
+    await add(root, [
+      "--provider",
+      "ollama",
+      "--model-id",
+      "tiny",
+      "--base-url",
+      `http://127.0.0.1:${port}/v1`,
+    ]);
+    const args = ["--root", root, "models", "test", "--provider", "ollama", "--model-id", "tiny"];
+    const r = await runCli(args);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /ollama\s+tiny\s+FAIL \(connection refused\)/);
+    assert.doesNotMatch(r.stdout, /timeout/);
+    assert.match(r.stdout, new RegExp(`connection refused by 127\\.0\\.0\\.1:${port}`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^ollama/tiny: nothing is listening at 127\\.0\\.0\\.1:${port}: start the server`,
+        "m",
+      ),
+    );
+    const j = await runCli([...args, "--json"]);
+    const [res] = JSON.parse(j.stdout);
+    assert.equal(res.status, "timeout", "the StopReason stays as recorded");
+    assert.equal(res.failure, "refused");
+    assert.equal(res.failure_label, "connection refused");
+    assert.equal(res.host, `127.0.0.1:${port}`);
+    assert.match(res.fix, /start the server/);
+  });
+});
+
+Deno.test("models test shows an HTTP error's status and the provider's own message", async () => {
+  const server = await startModelServer({
+    turns: [{ items: [], http_error: { status: 503, message: "The engine is overloaded" } }],
+  });
+  try {
+    await withRoot(async (root) => {
+      await add(root, [
+        "--provider",
+        "ollama",
+        "--model-id",
+        "tiny",
+        "--base-url",
+        server.baseUrl("openai-chat"),
+      ]);
+      const r = await runCli([
+        "--root",
+        root,
+        "models",
+        "test",
+        "--provider",
+        "ollama",
+        "--model-id",
+        "tiny",
+      ]);
+      assert.equal(r.code, 1);
+      const host = new URL(server.baseUrl("openai-chat")).host;
+      assert.match(r.stdout, /ollama\s+tiny\s+FAIL \(HTTP 503\)/);
+      assert.ok(r.stdout.includes(`HTTP 503 from ${host}: The engine is overloaded`), r.stdout);
+      assert.match(r.stderr, /is failing or overloaded: try again later/);
+    });
+  } finally {
+    await server.close();
+  }
 });

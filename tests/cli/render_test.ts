@@ -346,9 +346,9 @@ Deno.test("abort and retry lines", () => {
   ];
   assert.equal(
     run(msgs),
-    "[retry] connection timed out; sending retry #1…\n" +
-      "[retry] response incomplete or unparseable; sending retry #2…\n" +
-      "[retry] the model provider returned an error; sending retry #3…\n" +
+    "[retry] connection timed out; retry #1 in 2s…\n" +
+      "[retry] malformed response; retry #2 in 4s…\n" +
+      "[retry] the model provider returned an error: boom; sending retry #3…\n" +
       "[abort]: aborted by user\n",
   );
   assert.equal(run([event({ type: "abort", reason: null })]), "[abort]\n");
@@ -533,7 +533,7 @@ Deno.test("a text segment cut off without its stop releases the screen at the re
   assert.equal(
     out(),
     "Partial ans\n[tool-bg1] -> late output\n" +
-      "[retry] connection timed out; sending retry #1…\nFull answer.\n",
+      "[retry] connection timed out; retry #1 in 2s…\nFull answer.\n",
   );
   r.endTask();
 });

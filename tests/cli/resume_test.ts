@@ -111,20 +111,99 @@ Deno.test("run --resume continues by id, by trace path and as latest, each time 
   });
 });
 
-Deno.test("run --resume refuses --workspace, --provider and --model-id (exit 2)", async () => {
+Deno.test("run --resume refuses --provider and --model-id (exit 2)", async () => {
   const server = await startModelServer();
-  await scenario(server, async (sb, cli) => {
-    for (
-      const extra of [["--workspace", sb.workspace], ["--provider", "custom", "--model-id", "m"]]
-    ) {
-      const r = await cli(["run", "--resume", "latest", "-m", "x", ...extra]);
-      assert.equal(r.code, 2);
-      assert.match(
-        r.stderr,
-        /^penguin: run: --resume continues a session with its recorded workspace and model; drop --/m,
-      );
-    }
+  await scenario(server, async (_sb, cli) => {
+    const r = await cli([
+      "run",
+      "--resume",
+      "latest",
+      "-m",
+      "x",
+      "--provider",
+      "custom",
+      "--model-id",
+      "m",
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /^penguin: run: --resume continues a session with its recorded model; drop --provider, --model-id/m,
+    );
     assert.equal(server.requests.length, 0);
+  });
+});
+
+Deno.test("run --resume --workspace continues a session whose workspace is gone, records the move and tells the model", async () => {
+  const server = await scriptedServer([
+    turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
+    turn.text("Wrote it."),
+    turn.text("Same place."),
+    turn.text("Working in the new place."),
+    turn.text("Still there."),
+  ]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Write a.txt."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    const moved = join(sb.workspace, "..", "moved");
+    await Deno.mkdir(moved);
+    const to = await Deno.realPath(moved);
+
+    // While the recorded workspace exists, another one is refused and nothing is written.
+    const clash = await cli(["run", "--resume", sid, "--workspace", moved, "-m", "x"]);
+    assert.equal(clash.code, 2, clash.stderr);
+    assert.match(
+      clash.stderr,
+      new RegExp(
+        `^penguin: Cannot resume session ${sid} in "${to}": it works in "${sb.workspace}", which still exists`,
+        "m",
+      ),
+    );
+    // The same directory is accepted, and moves nothing.
+    const same = await cli(["run", "--resume", sid, "--workspace", sb.workspace, "-m", "Here?"]);
+    assert.equal(same.code, 0, same.stderr);
+    assert.match(same.stdout, /Same place\./);
+    await Deno.remove(sb.workspace, { recursive: true });
+
+    // Gone, without --workspace: the refusal says how to continue.
+    const refused = await cli(["run", "--resume", sid, "-m", "x"]);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /Workspace does not exist: .*pass --workspace <dir>/);
+    assert.equal(server.requests.length, 3);
+
+    const r = await cli(["run", "--resume", sid, "--workspace", moved, "-m", "Carry on."]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, new RegExp(`^Workspace: ${to}$`, "m"));
+    assert.match(r.stdout, /Working in the new place\./);
+    assert.ok(r.stdout.includes(`[workspace moved] ${sb.workspace} → ${to}`), r.stdout);
+    // The model was told, before the new message.
+    const sent = JSON.stringify(server.requests[3]!.body);
+    assert.ok(
+      sent.indexOf("[workspace moved]") >= 0 &&
+        sent.indexOf("[workspace moved]") < sent.indexOf("Carry on."),
+      sent,
+    );
+    const records = await assertGoodTrace(sb.root, sid);
+    const movedEvents = records.filter((m) =>
+      m.type === "event_msg" && m.payload.type === "workspace_moved"
+    );
+    assert.deepEqual(movedEvents.map((m) => m.payload), [
+      { type: "workspace_moved", from: sb.workspace, to },
+    ]);
+
+    // A later resume works in the new workspace without --workspace, and records no second move.
+    const again = await cli(["run", "--resume", sid, "-m", "And again."]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, new RegExp(`^Workspace: ${to}$`, "m"));
+    const after = await assertGoodTrace(sb.root, sid);
+    assert.equal(
+      after.filter((m) => m.type === "event_msg" && m.payload.type === "workspace_moved").length,
+      1,
+    );
+    // The note is part of the history the next request sends, exactly once.
+    const last = JSON.stringify(server.requests[4]!.body);
+    assert.equal(last.split("[workspace moved]").length - 1, 1);
   });
 });
 
@@ -159,6 +238,29 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
       new RegExp(`To continue this conversation: penguin chat --resume ${sid}`),
     );
     await assertGoodTrace(sb.root, sid);
+  });
+});
+
+Deno.test("chat --resume --workspace continues a session whose workspace is gone and records the move", async () => {
+  const server = await scriptedServer([turn.text("First."), turn.text("Moved along.")]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Start."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    const moved = join(sb.workspace, "..", "moved-chat");
+    await Deno.mkdir(moved);
+    const to = await Deno.realPath(moved);
+    await Deno.remove(sb.workspace, { recursive: true });
+    const r = await cli(["chat", "--resume", sid, "--workspace", moved], "Go on.\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Moved along\./);
+    assert.ok(r.stdout.includes(`[workspace moved] ${sb.workspace} → ${to}`), r.stdout);
+    const records = await assertGoodTrace(sb.root, sid);
+    assert.deepEqual(
+      records.filter((m) => m.type === "event_msg" && m.payload.type === "workspace_moved")
+        .map((m) => m.payload),
+      [{ type: "workspace_moved", from: sb.workspace, to }],
+    );
   });
 });
 

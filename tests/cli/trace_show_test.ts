@@ -94,7 +94,7 @@ Deno.test("penguin trace show collapses long outputs, --full expands them, --tur
     assert.match(r.stdout, /^× \[denied\] \[tool-_x2\]$/m);
     assert.match(
       r.stdout,
-      /^\[retry\] connection timed out — timeout: socket hang up \(attempt 1\); retrying in 2s · \d+ms$/m,
+      /^\[retry\] connection failed — timeout: socket hang up \(attempt 1\); retrying in 2s · \d+ms$/m,
     );
     assert.match(r.stdout, /^\[abort\]: interrupted by the user$/m);
 

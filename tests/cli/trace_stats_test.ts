@@ -79,7 +79,14 @@ Deno.test("penguin trace stats finds a session id in the data root and counts th
     assert.equal(r2.total.sessions, 2);
     assert.equal(r2.skipped_lines, 0);
     assert.deepEqual(r2.total.failures.by, [
-      { status: "failed", error_message: "bad request", count: 1, retried: 0 },
+      {
+        status: "failed",
+        class: "other",
+        label: "failed",
+        error_message: "bad request",
+        count: 1,
+        retried: 0,
+      },
     ]);
 
     const csv = await runCli(["trace", "stats", "--csv", "--by", "day", "--root", root]);
@@ -103,4 +110,46 @@ Deno.test("penguin trace stats rejects a bad --by, --since and a missing target 
     missing.stderr,
     /Cannot read "\/nonexistent\/penguin\/x.jsonl": no such file or directory/,
   );
+});
+
+Deno.test("penguin trace stats counts failures by class: a refused connection is not a timeout", async () => {
+  await withTempDir(async (root) => {
+    // The raw Deno text older traces hold, and the headline format penguin records now.
+    const refused =
+      "fetch failed: error sending request for url (http://127.0.0.1:9/v1/chat/completions): client error (Connect): tcp connect error: Connection refused (os error 111)";
+    const b = traceBuilder(sid("0000feed")).meta().user("x")
+      .begin().end("timeout", { error_message: refused, attempt: 1, retry_in_ms: 2000 })
+      .begin().end("timeout", {
+        error_message: "connection refused by 127.0.0.1:9: fetch failed",
+        attempt: 2,
+        retry_in_ms: 4000,
+      })
+      .begin().end("timeout", {
+        error_message: "HTTP 503 from 127.0.0.1:9: Overloaded (overloaded)",
+        attempt: 3,
+        retry_in_ms: 8000,
+      })
+      .begin().end("failed", {
+        error_message: "DNS lookup failed for x.invalid (Name or service not known): fetch failed",
+        attempt: 4,
+      });
+    const day = await tracesDay(root);
+    await Deno.writeTextFile(join(day, `${sid("0000feed")}_001.jsonl`), b.jsonl());
+    const j = await runCli(["trace", "stats", "--json", "--root", root]);
+    assert.equal(j.code, 0, j.stderr);
+    const f = JSON.parse(j.stdout).total.failures;
+    assert.deepEqual(f.by_class, [
+      { label: "connection refused", class: "refused", count: 2, retried: 2 },
+      { label: "HTTP 503", class: "http", count: 1, retried: 1 },
+      { label: "DNS failure", class: "dns", count: 1, retried: 0 },
+    ]);
+    const t = await runCli(["trace", "stats", "--root", root]);
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(
+      t.stdout,
+      /^ {2}request failures: 4 \(3 retried\) · connection refused × 2 · HTTP 503 × 1 · DNS failure × 1$/m,
+    );
+    assert.match(t.stdout, /^ {4}connection refused × 1 \(1 retried\): fetch failed: /m);
+    assert.doesNotMatch(t.stdout, /timeout ×/);
+  });
 });

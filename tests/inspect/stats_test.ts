@@ -75,7 +75,15 @@ Deno.test("stats counts requests, turns, tools, approvals, failures, aborts, tok
     assert.deepEqual(t.failures, {
       count: 1,
       retried: 1,
-      by: [{ status: "timeout", error_message: "socket hang up", count: 1, retried: 1 }],
+      by_class: [{ label: "connection failed", class: "connection", count: 1, retried: 1 }],
+      by: [{
+        status: "timeout",
+        class: "connection",
+        label: "connection failed",
+        error_message: "socket hang up",
+        count: 1,
+        retried: 1,
+      }],
     });
     assert.deepEqual(t.tools.by, [
       { name: "exec_command", calls: 2, failed: 1, aborted: 0, denied: 0 },

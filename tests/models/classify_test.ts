@@ -43,6 +43,7 @@ Deno.test("other 4xx are permanent failures with the provider message and code",
     status: "failed",
     permanent: true,
     http_status: 400,
+    failure: "http",
     error_message: "HTTP 400: Unsupported value (unsupported_value)",
   });
 });

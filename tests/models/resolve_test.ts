@@ -155,7 +155,10 @@ Deno.test("half a pair is a usage error; neither uses the default; no default sa
       assert.ok(err instanceof PenguinError);
       assert.equal(err.kind, "config");
       assert.match(err.message, /no default_model set in "\/r\/p\/\.project_config\.toml"/);
-      assert.match(err.message, /penguin config model default --provider <group> --model-id <id>/);
+      assert.match(
+        err.message,
+        /penguin config model default --provider openrouter --model-id deepseek\/deepseek-v4-pro$/,
+      );
       return true;
     },
   );

@@ -59,7 +59,9 @@ Flags:
   --max-turns <n>       stop a task after n model requests (default: the
                         agent's max_turns; 0 or less: unlimited)
   --verbose             show long tool outputs in full (default: collapsed)
-  --resume [id|path]    continue a session (the latest one without a value)
+  --resume [id|path]    continue a session (the latest one without a value);
+                        with --workspace, continue one whose recorded workspace
+                        is gone in that directory (recorded in the trace)
 
 Workspace policy: a penguin.jsonc at the workspace root can narrow these
 flags (sandbox read-only, network off, stricter approval, extra command
@@ -115,6 +117,8 @@ export interface ChatOptions {
   verbose: boolean;
   /** Session id to resume; "" = the latest. */
   resume?: string;
+  /** `--workspace` with `--resume`: where to continue when the recorded workspace is gone. */
+  resumeWorkspace?: string;
   /** `--grant-writable-roots`: let penguin.jsonc add writable roots outside the workspace. */
   grantWritableRoots: boolean;
   /** Command rules added by the workspace's penguin.jsonc (filled in once it is read). */
@@ -143,10 +147,10 @@ export function parseChatFlags(args: string[]): ChatOptions {
   }
   const resume = str(p, "resume");
   const workspace = str(p, "workspace");
-  if (resume !== undefined && (workspace !== undefined || provider !== undefined)) {
+  if (resume !== undefined && provider !== undefined) {
     throw new PenguinError(
       "usage",
-      "chat: --resume continues a session with its recorded workspace and model; drop --workspace, --model-id and --provider",
+      "chat: --resume continues a session with its recorded model; drop --model-id and --provider",
     );
   }
   const thinkingFlag = str(p, "thinking");
@@ -193,5 +197,6 @@ export function parseChatFlags(args: string[]): ChatOptions {
   if (agentId !== undefined) opts.agentId = agentId;
   if (thinking !== undefined) opts.thinking = thinking;
   if (resume !== undefined) opts.resume = resume;
+  if (resume !== undefined && workspace !== undefined) opts.resumeWorkspace = workspace;
   return opts;
 }

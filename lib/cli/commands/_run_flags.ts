@@ -24,8 +24,10 @@ recorded in the session's trace.
 With --resume, the task continues a recorded session (an id, the path of one
 of its trace files, or "latest"): same workspace, model and system prompt,
 the committed history as context, appending to the same trace. Its model
-pair must still be configured; --workspace, --provider and --model-id are
-refused.
+pair must still be configured; --provider and --model-id are refused.
+--workspace continues a session whose recorded workspace no longer exists in
+another directory (the move is recorded in the trace and told to the model);
+while the recorded workspace exists, only that directory is accepted.
 
 Flags:
   -m, --message <text>      the task; "-" reads it from stdin (required)
@@ -96,6 +98,8 @@ export interface RunFlags {
   workspace: string;
   /** `--resume`: the session to continue. */
   resume?: string;
+  /** `--workspace` with `--resume`: where to continue when the recorded workspace is gone. */
+  resumeWorkspace?: string;
   approve: ApprovalMode;
   thinking?: ThinkingLevel;
   maxTurns?: number;
@@ -163,11 +167,11 @@ export async function parse(args: string[]): Promise<RunFlags> {
   }
   const resume = str(p, "resume");
   if (resume !== undefined) {
-    const clash = ["workspace", "provider", "model-id"].filter((k) => str(p, k) !== undefined);
+    const clash = ["provider", "model-id"].filter((k) => str(p, k) !== undefined);
     if (clash.length > 0) {
       throw new PenguinError(
         "usage",
-        `run: --resume continues a session with its recorded workspace and model; drop ${
+        `run: --resume continues a session with its recorded model; drop ${
           clash.map((k) => `--${k}`).join(", ")
         }`,
       );
@@ -177,7 +181,7 @@ export async function parse(args: string[]): Promise<RunFlags> {
     }
   }
   const workspace = str(p, "workspace") ?? Deno.cwd();
-  if (resume === undefined) {
+  if (resume === undefined || str(p, "workspace") !== undefined) {
     try {
       if (!(await Deno.stat(workspace)).isDirectory) {
         throw new PenguinError("usage", `run: the workspace is not a directory: ${workspace}`);
@@ -189,6 +193,9 @@ export async function parse(args: string[]): Promise<RunFlags> {
   }
   return {
     ...(resume !== undefined ? { resume } : {}),
+    ...(resume !== undefined && str(p, "workspace") !== undefined
+      ? { resumeWorkspace: workspace }
+      : {}),
     message,
     messageFromStdin: str(p, "message") === "-",
     ...(provider !== undefined ? { provider, modelId } : {}),

@@ -90,6 +90,7 @@ async function resumeSession(
   const { workspaceDir: _w, provider: _p, modelId: _m, ...rest } = opts.session;
   const session = await agent.resumeSession({
     target: sessionTarget,
+    ...(opts.resumeWorkspace !== undefined ? { workspace: opts.resumeWorkspace } : {}),
     ...rest,
     // The recorded workspace decides which penguin.jsonc applies.
     configure: async (meta) => {

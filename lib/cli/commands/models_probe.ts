@@ -11,6 +11,13 @@ import { loadProjectConfig, type ModelRef } from "../../state/project_config.ts"
 import { resolveModel } from "../../models/resolve.ts";
 import { streamModel } from "../../models/stream.ts";
 import type { ModelOutcome } from "../../models/outcome.ts";
+import {
+  failureCause,
+  type FailureClass,
+  failureFix,
+  failureLabel,
+  readFailure,
+} from "../../models/failure.ts";
 import { bool, type FlagSpec, parseFlags, positiveInt, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatTable, projectTarget } from "./_config_common.ts";
@@ -54,6 +61,14 @@ export interface ProbeResult {
   text: string;
   /** Error detail when not completed. */
   error?: string;
+  /** The failure class when not completed (`refused`, `dns`, `http`, …; see lib/models/failure.ts). */
+  failure?: FailureClass;
+  /** The short failure label: `connection refused`, `HTTP 503`, `DNS failure`, … */
+  failure_label?: string;
+  /** The endpoint host, when known. */
+  host?: string;
+  /** One line on what to do, when not completed. */
+  fix?: string;
 }
 
 /** Send one tiny request to `ref` and time it. Never throws for model failures. */
@@ -101,8 +116,18 @@ export async function probeModel(
     total_ms: Math.round(performance.now() - started),
     text: text.trim().slice(0, 80),
   };
-  if (outcome.status !== "completed") result.error = outcome.error_message ?? outcome.status;
+  if (outcome.status !== "completed") explain(result, outcome.error_message ?? outcome.status);
   return result;
+}
+
+/** Fill the failure fields of `r` from its error text (the same classes as run and trace stats). */
+function explain(r: ProbeResult, error: string): void {
+  const facts = readFailure(r.status, error);
+  r.error = error;
+  r.failure = facts.class;
+  r.failure_label = facts.class === "other" ? r.status : failureLabel(facts);
+  if (facts.host !== undefined) r.host = facts.host;
+  if (facts.class !== "other") r.fix = failureFix(facts);
 }
 
 function ms(n: number | null): string {
@@ -175,8 +200,8 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         ttft_ms: null,
         total_ms: 0,
         text: "",
-        error: err.message,
       };
+      explain(r, err.message);
       return r;
     }
   }));
@@ -188,13 +213,20 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       rows.push([
         r.provider,
         r.model_id,
-        r.status === "completed" ? "ok" : `FAIL (${r.status})`,
+        r.status === "completed" ? "ok" : `FAIL (${r.failure_label ?? r.status})`,
         ms(r.ttft_ms),
         ms(r.total_ms),
-        r.status === "completed" ? JSON.stringify(r.text) : r.error ?? "",
+        r.status === "completed"
+          ? JSON.stringify(r.text)
+          : r.failure !== undefined && r.failure !== "other"
+          ? failureCause(readFailure(r.status, r.error))
+          : r.error ?? "",
       ]);
     }
     ctx.io.out(formatTable(rows));
+    for (const r of results) {
+      if (r.fix !== undefined) ctx.io.err(`${r.provider}/${r.model_id}: ${r.fix}\n`);
+    }
   }
   return results.every((r) => r.status === "completed") ? 0 : 1;
 }

@@ -105,6 +105,7 @@ async function openRunSession(
     // The recorded workspace decides which penguin.jsonc applies.
     return await agent.resumeSession({
       target: f.resume,
+      ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
       ...limits,
       configure: async (meta) => {
         await applyWorkspacePolicy(ctx, f, meta.workspace, terminal);

@@ -6,6 +6,12 @@
  * @module
  */
 import { escapeControls, safeText } from "../../inspect/terminal_text.ts";
+import {
+  failureCause,
+  failureFix,
+  readFailure,
+  requestFailurePrefix,
+} from "../../models/failure.ts";
 import type {
   AbortEvent,
   ApprovalDecision,
@@ -105,10 +111,18 @@ export function approvalLabel(decision: ApprovalDecision, reason?: unknown): str
   return why === "" ? label : `${label} — ${why}`;
 }
 
-/** `[abort]: <reason>` (or bare `[abort]` when no reason was given). */
+/**
+ * `[abort]: <reason>` (or bare `[abort]` when no reason was given). When the
+ * model request failed, the line ends with what to do: `… — <fix>`.
+ */
 export function abortLabel(p: AbortEvent): string {
   const reason = typeof p.reason === "string" ? safeText(p.reason.trim()) : "";
-  return reason === "" ? "[abort]" : `[abort]: ${reason}`;
+  if (reason === "") return "[abort]";
+  const prefix = requestFailurePrefix(reason);
+  if (prefix === undefined) return `[abort]: ${reason}`;
+  const facts = readFailure(undefined, reason);
+  if (facts.class === "other") return `[abort]: ${reason}`;
+  return `[abort]: ${prefix}: ${safeText(failureCause(facts))} — ${safeText(failureFix(facts))}`;
 }
 
 /** Statuses after which the engine retries a request. */
@@ -116,14 +130,29 @@ export function isRetryStatus(status: StopReason): boolean {
   return status === "failed" || status === "timeout" || status === "malformed";
 }
 
-/** `[retry] <cause>; sending retry #<n>…`, printed when the retry request begins. */
-export function retryLabel(status: StopReason, retry: number): string {
-  const cause = status === "timeout"
+/**
+ * `[retry] <cause>; retry #<n> in <wait>…` when the failed request ends (the
+ * cause names the class, the host and the provider's message), or
+ * `[retry] <cause>; sending retry #<n>…` when the wait is not known.
+ */
+export function retryLabel(
+  status: StopReason,
+  retry: number,
+  errorMessage?: string,
+  waitMs?: number,
+): string {
+  const facts = readFailure(status, errorMessage);
+  const cause = facts.class !== "other"
+    ? safeText(failureCause(facts))
+    : status === "timeout"
     ? "connection timed out"
     : status === "malformed"
     ? "response incomplete or unparseable"
     : "the model provider returned an error";
-  return `[retry] ${cause}; sending retry #${retry}…`;
+  const said = facts.class === "other" && facts.detail ? `: ${safeText(facts.detail)}` : "";
+  return waitMs === undefined
+    ? `[retry] ${cause}${said}; sending retry #${retry}…`
+    : `[retry] ${cause}${said}; retry #${retry} in ${formatDuration(waitMs)}…`;
 }
 
 /** `[compaction] summarizing|discarding context (<reason>)…`. */

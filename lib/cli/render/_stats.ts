@@ -31,6 +31,7 @@ export type StatsStyle =
   | { kind: "session" }
   /** Totals of the one task: turns, tokens in/out/cached, time, cost (`penguin run`). */
   | { kind: "totals"; price?: Price | null };
+import { safeText } from "../../inspect/terminal_text.ts";
 
 /** The renderer's counters. */
 export interface Stats {
@@ -38,8 +39,11 @@ export interface Stats {
   beginTask(): void;
   /** Account for one rendered message (any session). */
   seen(msg: OmniMessage): void;
-  /** The `[retry]` line owed at this `request_begin`, if any. */
-  retryToAnnounce(): string | null;
+  /**
+   * The `[retry]` line owed now, if any: at a `request_end` that plans a
+   * retry (it knows the wait), else at the next `request_begin`.
+   */
+  retryToAnnounce(at: "end" | "begin"): string | null;
   /** The line for a main-session event that prints one, else null. */
   eventLine(msg: EventMsgEnvelope): string | null;
   /** The task ended: its `[stats]` line, or null when it saw no usage. */
@@ -68,7 +72,7 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
   let compacting = false;
   let compactionTokens = 0;
   let pendingCompaction = 0;
-  let retry: { status: StopReason; n: number } | null = null;
+  let retry: { status: StopReason; n: number; error?: string; wait?: number } | null = null;
   let retries = 0;
   let mcpBeginTs: number | null = null;
   /** Totals of the task (style "totals"): all sessions, and the main session's own. */
@@ -135,16 +139,21 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
         }
         if (isRetryStatus(e.status)) {
           retries++;
-          retry = { status: e.status, n: e.attempt ?? retries };
+          retry = {
+            status: e.status,
+            n: e.attempt ?? retries,
+            ...(e.error_message !== undefined ? { error: e.error_message } : {}),
+            ...(e.retry_in_ms !== undefined ? { wait: e.retry_in_ms } : {}),
+          };
         } else {
           retry = null;
           retries = 0;
         }
       }
     },
-    retryToAnnounce() {
-      if (retry === null) return null;
-      const line = retryLabel(retry.status, retry.n);
+    retryToAnnounce(at) {
+      if (retry === null || (at === "end" && retry.wait === undefined)) return null;
+      const line = retryLabel(retry.status, retry.n, retry.error, retry.wait);
       retry = null;
       return line;
     },
@@ -177,6 +186,8 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
         }
         case "goal_finished":
           return goalFinishedLabel(e.outcome, e.rounds, e.tokens_used);
+        case "workspace_moved":
+          return `[workspace moved] ${safeText(e.from)} → ${safeText(e.to)}`;
         default:
           return null;
       }

@@ -206,7 +206,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
     const e = msg.payload;
     switch (e.type) {
       case "request_begin": {
-        const retry = stats.retryToAnnounce();
+        const retry = stats.retryToAnnounce("begin");
         if (retry) screen.notice(retry);
         maybeSpin();
         return;
@@ -218,9 +218,14 @@ export function createRenderer(opts: RendererOptions): Renderer {
       case "tool_list_ready":
         screen.toolList(e.tools);
         return;
+      case "request_end": {
+        // Counted by stats.seen; a planned retry is announced with its cause now.
+        const retry = stats.retryToAnnounce("end");
+        if (retry) screen.notice(retry);
+        return;
+      }
       case "subagent":
       case "token_usage":
-      case "request_end":
         return; // counted by stats.seen
       default: {
         const line = stats.eventLine(msg);
