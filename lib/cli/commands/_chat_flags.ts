@@ -45,7 +45,8 @@ Flags:
   --max-turns <n>       stop a task after n model requests (default: the
                         agent's max_turns; 0 or less: unlimited)
   --verbose             show long tool outputs in full (default: collapsed)
-  --resume [id|path]    continue a session (the latest one without a value)
+  --resume [session]    continue a session: id, unique part of an id, trace path,
+                        or latest (the latest one without a value)
 
 Workspace policy: a penguin.jsonc at the workspace root can narrow these
 flags (sandbox read-only, network off, stricter approval, extra command
