@@ -35,6 +35,7 @@ import type { CompactionResult } from "../../agent/compaction.ts";
 import { createRenderer } from "../render/mod.ts";
 import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { printJson } from "../json.ts";
 
 const SCOPE_FLAGS: FlagSpec = {
   "project-id": { type: "string" },
@@ -61,8 +62,11 @@ function scopeOf(ctx: CommandContext, p: Parsed): SessionScope {
   };
 }
 
+/** A session_meta as recorded (its keys are the protocol's). */
+const VERBATIM = new Set(["meta"]);
+
 function json(ctx: CommandContext, value: unknown): void {
-  ctx.io.out(JSON.stringify(value, null, 2) + "\n");
+  printJson(ctx.io, value, VERBATIM);
 }
 
 function one(command: string, p: Parsed, what: string): string {
