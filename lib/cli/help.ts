@@ -39,9 +39,10 @@ export async function groupHelp(words: string[]): Promise<string | undefined> {
     words.every((w, i) => c.path[i] === w) && c.path.length > words.length
   );
   if (members.length === 0) return undefined;
-  return `Usage: penguin ${words.join(" ")} <command> [flags]\n\nCommands:\n${
+  const group = words.join(" ");
+  return `Usage: penguin ${group} <command> [flags]\n\nCommands:\n${
     listing(members)
-  }\n${GLOBAL_FLAGS}`;
+  }\n${GLOBAL_FLAGS}\nRun "penguin help ${group} <command>" for a command's flags.\n`;
 }
 
 /** Help for one command. */

@@ -1,7 +1,8 @@
 /**
  * What an inspect command works on. A target is a trace file, a directory
- * (searched recursively), or a session id looked up in the data root
- * (`<root>/*\/agents/*\/traces/*\/<id>_NNN.jsonl`). Files are grouped into
+ * (searched recursively), or a session looked up in the data root
+ * (`<root>/*\/agents/*\/traces/*\/<id>_NNN.jsonl`): an id, a unique part of
+ * one, or `latest`. Files are grouped into
  * sessions by their name (`<session>_<NNN>.jsonl`), or by the session_meta's
  * `session_id` for other names. Paths need no data root; only a session id
  * does. Nothing here writes.
@@ -13,6 +14,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { SessionMeta } from "../protocol/types.ts";
 import { resolveDataRoot } from "../state/root.ts";
 import { isDateDirName, parseTraceFileName } from "../trace/paths.ts";
+import { locateInRoot } from "../session/locate.ts";
 
 /** One trace file of a session. */
 export interface TraceFile {
@@ -163,71 +165,24 @@ export async function groupSessions(paths: readonly string[]): Promise<SessionFi
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-/** Every trace file of every session under `<root>/*\/agents/*\/traces/*\/`. */
-async function scanRoot(root: string): Promise<{ path: string; sessionId: string }[]> {
-  const found: { path: string; sessionId: string }[] = [];
-  for (const proj of await entries(root)) {
-    if (!proj.isDirectory || proj.name.startsWith(".")) continue;
-    const agents = join(root, proj.name, "agents");
-    for (const agent of await entries(agents)) {
-      if (!agent.isDirectory) continue;
-      const traces = join(agents, agent.name, "traces");
-      for (const day of await entries(traces)) {
-        if (!day.isDirectory || day.name.startsWith(".")) continue;
-        for (const f of await entries(join(traces, day.name))) {
-          const parsed = parseTraceFileName(f.name);
-          if (parsed && !f.isDirectory) {
-            found.push({ path: join(traces, day.name, f.name), sessionId: parsed.sessionId });
-          }
-        }
-      }
-    }
-  }
-  return found;
-}
-
 /**
- * The files of session `id` in the data root. `id` may also be a unique
- * prefix or suffix of a session id, or a prefix of its last `-` segment (the
- * 8 hex digits). Throws
- * not_found when nothing matches and usage when several sessions do.
+ * The files of session `target` in the data root: a session id, a unique
+ * part of one, or `latest`, resolved as every command resolves a session
+ * ({@linkcode locateInRoot}). Throws not_found when nothing matches and
+ * usage, listing the candidates, when several sessions do.
  */
-export async function findSessionInRoot(root: string, id: string): Promise<SessionFiles> {
-  if (!(await statOrNull(root))?.isDirectory) {
-    throw new PenguinError(
-      "not_found",
-      `Cannot find session "${id}": the data root "${root}" does not exist (give a trace file or directory, or set --root/PENGUIN_HOME)`,
-    );
-  }
-  const all = await scanRoot(root);
-  let hits = all.filter((f) => f.sessionId === id);
-  if (hits.length === 0) {
-    const ids = [...new Set(all.map((f) => f.sessionId))].filter((s) =>
-      s.startsWith(id) || s.endsWith(id) || s.slice(s.lastIndexOf("-") + 1).startsWith(id)
-    );
-    if (ids.length > 1) {
-      throw new PenguinError(
-        "usage",
-        `"${id}" matches ${ids.length} sessions in "${root}": ${ids.slice(0, 5).join(", ")}${
-          ids.length > 5 ? ", …" : ""
-        }; give more of the id`,
-      );
-    }
-    if (ids.length === 1) hits = all.filter((f) => f.sessionId === ids[0]);
-  }
-  if (hits.length === 0) {
-    throw new PenguinError(
-      "not_found",
-      `Cannot find "${id}": not a file or directory, and no session with that id under "${root}"`,
-    );
-  }
-  const [group] = await groupSessions(hits.map((h) => h.path));
-  return group!;
+export async function findSessionInRoot(root: string, target: string): Promise<SessionFiles> {
+  const located = await locateInRoot(root, target);
+  return {
+    key: located.sessionId,
+    files: located.files.map((f) => ({ path: f.path, index: f.index })),
+  };
 }
 
 /**
- * Resolve one target (file, directory, or session id) to its sessions. A
- * path that exists wins over a session id of the same name.
+ * Resolve one target (file, directory, session id, unique part of one, or
+ * `latest`) to its sessions. A path that exists wins over a session id of
+ * the same name.
  */
 export async function resolveTarget(
   target: string,

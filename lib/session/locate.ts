@@ -1,7 +1,9 @@
 /**
- * Finding a session's trace files (reference §4.5): by id, by the path of
- * any of its files, or `latest`. Only directory listings and file heads are
- * read; the highest-index file is the session's current context.
+ * Finding a session's trace files (reference §4.5): by id, by a unique part
+ * of its id, by the path of any of its files, or `latest`. Every command that
+ * takes a session resolves it here, the same way. Only directory listings
+ * and file heads are read; the highest-index file is the session's current
+ * context.
  *
  * @module
  */
@@ -43,7 +45,10 @@ export interface LocatedSession {
 
 /** Options of {@linkcode locateSession}. */
 export interface LocateOptions extends SessionScope {
-  /** A session id, the path of one of its trace files, or `latest`. */
+  /**
+   * A session id, a unique part of one (see {@linkcode sessionIdMatches}),
+   * the path of one of its trace files, or `latest`.
+   */
   target: string;
   /** Search every agent of the project when the id is not under `agentId` (default false). */
   allAgents?: boolean;
@@ -124,6 +129,13 @@ export async function latestSessionId(
   tracesDir: string,
   options: { includeSubagents?: boolean } = {},
 ): Promise<string | null> {
+  return (await latestEntry(tracesDir, options))?.sessionId ?? null;
+}
+
+async function latestEntry(
+  tracesDir: string,
+  options: { includeSubagents?: boolean },
+): Promise<{ sessionId: string; dateDir: string } | null> {
   const { dirs } = await dirNames(tracesDir);
   const rejected = new Set<string>();
   for (const d of dirs.sort(desc)) {
@@ -137,10 +149,46 @@ export async function latestSessionId(
         rejected.add(parsed.sessionId);
         continue;
       }
-      return parsed.sessionId;
+      return { sessionId: parsed.sessionId, dateDir: d };
     }
   }
   return null;
+}
+
+/** The session ids that have a trace file in `tracesDir`, sorted. */
+async function sessionIdsIn(tracesDir: string): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const d of (await dirNames(tracesDir)).dirs) {
+    for (const f of (await dirNames(join(tracesDir, d))).files) {
+      const parsed = parseTraceFileName(f);
+      if (parsed) ids.add(parsed.sessionId);
+    }
+  }
+  return [...ids].sort();
+}
+
+/**
+ * The ids among `ids` that `target` names: `target` alone when it is one of
+ * them; else every id that starts or ends with it, or whose last `-` part
+ * (the 8 hex digits of `session-…-3f8a1c2d`) starts with it.
+ */
+export function sessionIdMatches(target: string, ids: Iterable<string>): string[] {
+  const all = [...new Set(ids)];
+  if (all.includes(target)) return [target];
+  if (target === "") return [];
+  return all.filter((s) =>
+    s.startsWith(target) || s.endsWith(target) ||
+    s.slice(s.lastIndexOf("-") + 1).startsWith(target)
+  ).sort();
+}
+
+/** The usage error for a `target` that matches several sessions, listing them. */
+function ambiguous(target: string, matches: string[], where: string): PenguinError {
+  const shown = matches.slice(0, 10).join(", ") + (matches.length > 10 ? ", …" : "");
+  return new PenguinError(
+    "usage",
+    `"${target}" matches ${matches.length} sessions in ${where}: ${shown}; give more of the id`,
+  );
 }
 
 function agentOfTracesDir(tracesDir: string): string | null {
@@ -205,9 +253,12 @@ async function locateByPath(target: string): Promise<LocatedSession> {
 }
 
 /**
- * Find a session by id, by the path of one of its trace files, or
- * `latest`. Throws a PenguinError of kind "not_found" naming what was
- * searched when there is no such session.
+ * Find a session by id, by a unique part of its id, by the path of one of
+ * its trace files, or `latest`. The agent's own sessions are searched first,
+ * then (for a hint, or with `allAgents` for the session itself) the
+ * project's other agents. Throws a PenguinError of kind "not_found" naming
+ * what was searched when there is no such session, and of kind "usage"
+ * listing the candidates when part of an id matches several sessions.
  */
 export async function locateSession(options: LocateOptions): Promise<LocatedSession> {
   const { root, projectId, agentId, target } = options;
@@ -228,15 +279,32 @@ export async function locateSession(options: LocateOptions): Promise<LocatedSess
   assertSessionId(target);
   const here = await listSessionFiles(tracesDir, target);
   if (here.length > 0) return found(target, tracesDir, agentId, here);
-  const others = (await agentsWithTraces(root, projectId)).filter((a) => a !== agentId);
-  for (const other of others) {
+  const hereIds = sessionIdMatches(target, await sessionIdsIn(tracesDir));
+  if (hereIds.length > 1) throw ambiguous(target, hereIds, tracesDir);
+  if (hereIds.length === 1) return await locateById(hereIds[0]!, tracesDir, agentId);
+  const hits: { agent: string; dir: string; id: string }[] = [];
+  for (const other of (await agentsWithTraces(root, projectId)).filter((a) => a !== agentId)) {
     const dir = agentTracesDir({ root, projectId, agentId: other });
-    const files = await listSessionFiles(dir, target);
-    if (files.length === 0) continue;
-    if (options.allAgents) return found(target, dir, other, files);
+    for (const id of sessionIdMatches(target, await sessionIdsIn(dir))) {
+      hits.push({ agent: other, dir, id });
+    }
+  }
+  const exact = hits.filter((h) => h.id === target);
+  const elsewhere = exact.length > 0 ? exact : hits;
+  if (elsewhere.length > 1) {
+    throw ambiguous(
+      target,
+      elsewhere.map((h) => `${h.id} (agent ${h.agent})`),
+      agentsDir({ root, projectId }),
+    );
+  }
+  const other = elsewhere[0];
+  if (other !== undefined) {
+    if (options.allAgents) return await locateById(other.id, other.dir, other.agent);
+    const named = other.id === target ? target : `${target} (${other.id})`;
     throw new PenguinError(
       "not_found",
-      `Session does not exist: ${target} (searched ${tracesDir}); it belongs to agent "${other}": pass --agent-id ${other}`,
+      `Session does not exist: ${named} (searched ${tracesDir}); it belongs to agent "${other.agent}": pass --agent-id ${other.agent}`,
     );
   }
   const searched = options.allAgents ? agentsDir({ root, projectId }) + "/*/traces" : tracesDir;
@@ -258,4 +326,78 @@ function found(
   files: TraceFileRef[],
 ): LocatedSession {
   return { sessionId, tracesDir, agentId, files, latest: files[files.length - 1]! };
+}
+
+/** Every `<project>/agents/<agent>/traces` directory of the data root `root`. */
+async function tracesDirsOfRoot(
+  root: string,
+): Promise<{ tracesDir: string; agentId: string }[]> {
+  const out: { tracesDir: string; agentId: string }[] = [];
+  for (const projectId of (await dirNames(root)).dirs.sort()) {
+    for (const agentId of await agentsWithTraces(root, projectId)) {
+      out.push({ tracesDir: agentTracesDir({ root, projectId, agentId }), agentId });
+    }
+  }
+  return out;
+}
+
+/**
+ * Find a session anywhere in the data root `root` (every project and agent):
+ * by id, by a unique part of its id, or `latest` (the most recent session
+ * with records, subagent sessions skipped), with the same rules and errors
+ * as {@linkcode locateSession}. For commands that read traces without an
+ * agent scope (`penguin trace …`).
+ */
+export async function locateInRoot(root: string, target: string): Promise<LocatedSession> {
+  let info: Deno.FileInfo | null = null;
+  try {
+    info = await Deno.stat(root);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  if (!info?.isDirectory) {
+    throw new PenguinError(
+      "not_found",
+      `Cannot find session "${target}": the data root "${root}" does not exist (give a trace file or directory, or set --root/PENGUIN_HOME)`,
+    );
+  }
+  const dirs = await tracesDirsOfRoot(root);
+  if (target === "latest") {
+    let best: { sessionId: string; dateDir: string; tracesDir: string; agentId: string } | null =
+      null;
+    for (const d of dirs) {
+      const e = await latestEntry(d.tracesDir, {});
+      if (e === null) continue;
+      if (
+        best === null || e.dateDir > best.dateDir ||
+        (e.dateDir === best.dateDir && e.sessionId > best.sessionId)
+      ) best = { ...e, ...d };
+    }
+    if (best === null) {
+      throw new PenguinError(
+        "not_found",
+        `No session found: no trace with records under ${root}/*/agents/*/traces`,
+      );
+    }
+    return await locateById(best.sessionId, best.tracesDir, best.agentId);
+  }
+  assertSessionId(target);
+  const hits: { tracesDir: string; agentId: string; id: string }[] = [];
+  for (const d of dirs) {
+    for (const id of sessionIdMatches(target, await sessionIdsIn(d.tracesDir))) {
+      hits.push({ ...d, id });
+    }
+  }
+  const exact = hits.filter((h) => h.id === target);
+  const matches = exact.length > 0 ? exact : hits;
+  const ids = [...new Set(matches.map((h) => h.id))];
+  if (ids.length > 1) throw ambiguous(target, ids, `"${root}"`);
+  const hit = matches[0];
+  if (hit === undefined) {
+    throw new PenguinError(
+      "not_found",
+      `Cannot find "${target}": not a file or directory, and no session with that id under "${root}"`,
+    );
+  }
+  return await locateById(hit.id, hit.tracesDir, hit.agentId);
 }

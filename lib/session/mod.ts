@@ -20,8 +20,10 @@ export {
   isPathTarget,
   latestSessionId,
   type LocatedSession,
+  locateInRoot,
   type LocateOptions,
   locateSession,
+  sessionIdMatches,
   type SessionScope,
 } from "./locate.ts";
 export {

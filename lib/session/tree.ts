@@ -12,7 +12,7 @@
 import { subagentChildren } from "./_subagents.ts";
 import { isOwnChild } from "./delete.ts";
 import { listSessions, sessionFilesIn, type SessionSummary } from "./list.ts";
-import type { SessionScope } from "./locate.ts";
+import { locateSession, type SessionScope } from "./locate.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { PenguinError } from "../protocol/errors.ts";
 
@@ -33,7 +33,7 @@ export interface TreeNode {
 
 /** Options of {@linkcode sessionTree}. */
 export interface TreeOptions extends SessionScope {
-  /** Only the tree holding this session id. */
+  /** Only the tree holding this session: an id, a unique part of one, `latest` or a trace path. */
   session?: string;
 }
 
@@ -114,14 +114,30 @@ export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
   const forest = [...new Set(roots)];
   order(forest);
   if (options.session === undefined) return forest;
-  const target = options.session;
+  const { id: target, notFound } = await treeTarget(options, options.session);
   if (!nodes.has(target)) {
+    if (notFound) throw notFound;
     throw new PenguinError(
       "not_found",
       `Session does not exist: ${target} (searched ${agentTracesDir(options)})`,
     );
   }
   return forest.filter((r) => contains(r, target));
+}
+
+/** The session id `session` names; a session only named by others (not on disk) stays as given. */
+async function treeTarget(
+  scope: SessionScope,
+  session: string,
+): Promise<{ id: string; notFound?: PenguinError }> {
+  try {
+    return { id: (await locateSession({ ...scope, target: session })).sessionId };
+  } catch (err) {
+    if (err instanceof PenguinError && err.kind === "not_found") {
+      return { id: session, notFound: err };
+    }
+    throw err;
+  }
 }
 
 function createsCycle(

@@ -5,6 +5,9 @@ import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
 import { selfArgv } from "../../lib/tools/host/self.ts";
 import { allCommands } from "../../lib/cli/registry.ts";
+import { assertSnapshot } from "../support/snapshot.ts";
+
+const snap = (name: string) => new URL(`./__snapshots__/${name}.txt`, import.meta.url);
 
 async function stderrOf(argv: string[], cwd = REPO): Promise<string> {
   const out = await new Deno.Command(argv[0]!, {
@@ -168,6 +171,7 @@ Deno.test("every command group given alone prints its commands, as help does", a
     assert.equal(alone.stderr, "");
     assert.equal(alone.stdout, help.stdout, g);
     assert.match(alone.stdout, new RegExp(`^Usage: penguin ${g} <command>`));
+    await assertSnapshot(alone.stdout, snap(`help-${words.join("-")}`));
     for (const c of COMMANDS.filter((c) => c.path.join(" ").startsWith(g + " "))) {
       assert.ok(alone.stdout.includes(`  ${c.path.join(" ")} `), `${g} lists ${c.path.join(" ")}`);
     }

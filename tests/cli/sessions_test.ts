@@ -42,9 +42,9 @@ Deno.test("cli: sessions import, list (text and --json) and tree over the fixtur
     assert.match(list.stdout, /6 session\(s\)\n$/);
     assert.match(list.stdout, new RegExp(`${RESUMED}.*custom/mock.*Run two steps\\.`));
     const json = await runCli(["--root", root, "sessions", "list", "--json"]);
-    const rows = JSON.parse(json.stdout) as Array<{ sessionId: string; source: string | null }>;
+    const rows = JSON.parse(json.stdout) as Array<{ session_id: string; source: string | null }>;
     assert.equal(rows.length, 6);
-    assert.equal(rows.find((r) => r.sessionId === CHILD)?.source, "subagent");
+    assert.equal(rows.find((r) => r.session_id === CHILD)?.source, "subagent");
     const tree = await runCli(["--root", root, "sessions", "tree", PARENT]);
     assert.equal(tree.code, 0, tree.stderr);
     const [top, under] = tree.stdout.split("\n");
@@ -70,8 +70,8 @@ Deno.test("cli: sessions show numbers the user prompts, by id, path and latest",
       join(FIXTURES, "03-resumed.jsonl"),
       "--json",
     ]);
-    const outline = JSON.parse(byPath.stdout) as { sessionId: string; prompts: number };
-    assert.equal(outline.sessionId, RESUMED);
+    const outline = JSON.parse(byPath.stdout) as { session_id: string; prompts: number };
+    assert.equal(outline.session_id, RESUMED);
     assert.equal(outline.prompts, 2);
     const latest = await runCli(["--root", root, "sessions", "show", "latest"]);
     assert.match(latest.stdout, new RegExp(`^Session ${PARENT}$`, "m"));
@@ -91,12 +91,12 @@ Deno.test("cli: sessions fork and clone print the new id and how to continue it"
     assert.equal((JSON.parse(shown.stdout) as { prompts: number }).prompts, 1);
     const clone = await runCli(["--root", root, "sessions", "clone", RESUMED, "--json"]);
     const c = JSON.parse(clone.stdout) as {
-      sessionId: string;
+      session_id: string;
       kind: string;
       lineage: { parent_session_id: string };
     };
     assert.equal(c.kind, "clone");
-    assert.match(c.sessionId, /^session-\d{4}-/);
+    assert.match(c.session_id, /^session-\d{4}-/);
     assert.equal(c.lineage.parent_session_id, RESUMED);
     const bad = await runCli(["--root", root, "sessions", "fork", RESUMED]);
     assert.equal(bad.code, 2);
@@ -117,7 +117,7 @@ Deno.test("cli: sessions delete refuses without a terminal unless --yes, then de
       new RegExp(`Deleted session ${PARENT} \\(1 trace file\\(s\\)\\) and 1 child session\\(s\\)`),
     );
     const list = await runCli(["--root", root, "sessions", "list", "--json"]);
-    const ids = (JSON.parse(list.stdout) as Array<{ sessionId: string }>).map((r) => r.sessionId);
+    const ids = (JSON.parse(list.stdout) as Array<{ session_id: string }>).map((r) => r.session_id);
     assert.equal(ids.length, 4);
     assert.ok(!ids.includes(PARENT) && !ids.includes(CHILD));
   });

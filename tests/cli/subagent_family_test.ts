@@ -111,25 +111,25 @@ Deno.test("cli: importing a parent brings its children along, and renamed ids ke
       assert.equal(r.code, 0, r.stderr);
       const report = JSON.parse(r.stdout);
       assert.equal(report.imported.length, 3, "the parent and both children");
-      assert.deepEqual(report.missingChildren, []);
-      const imported = new Map<string, { sessionId: string; renamed: boolean; childOf?: string }>(
-        report.imported.map((s: { originalId: string }) => [s.originalId, s]),
+      assert.deepEqual(report.missing_children, []);
+      const imported = new Map<string, { session_id: string; renamed: boolean; child_of?: string }>(
+        report.imported.map((s: { original_id: string }) => [s.original_id, s]),
       );
-      for (const c of children) assert.equal(imported.get(c)!.childOf, parent);
+      for (const c of children) assert.equal(imported.get(c)!.child_of, parent);
       // The second import renames every member: pointers follow.
       for (const s of imported.values()) assert.equal(s.renamed, round === 2);
-      const newParent = imported.get(parent)!.sessionId;
+      const newParent = imported.get(parent)!.session_id;
       const tree = await runCli(["--root", dest, "sessions", "tree", newParent, "--json"]);
       assert.equal(tree.code, 0, tree.stderr);
       const [root] = JSON.parse(tree.stdout);
-      assert.equal(root.sessionId, newParent);
+      assert.equal(root.session_id, newParent);
       assert.deepEqual(
-        root.children.map((c: { sessionId: string }) => c.sessionId).sort(),
-        children.map((c) => imported.get(c)!.sessionId).sort(),
+        root.children.map((c: { session_id: string }) => c.session_id).sort(),
+        children.map((c) => imported.get(c)!.session_id).sort(),
       );
       const childFile = (await listSessionFiles(
         join(dest, "default_project", "agents", "default_agent", "traces"),
-        imported.get(children[0]!)!.sessionId,
+        imported.get(children[0]!)!.session_id,
       ))[0]!.path;
       const first = JSON.parse((await Deno.readTextFile(childFile)).split("\n")[0]!);
       assert.equal(first.payload.parent.session_id, newParent);
@@ -178,8 +178,8 @@ Deno.test("cli: --no-children leaves the children out of export, stats and impor
       "--no-children",
     ]);
     assert.equal(imp.code, 0, imp.stderr);
-    const imported = JSON.parse(imp.stdout).imported.map((s: { originalId: string }) =>
-      s.originalId
+    const imported = JSON.parse(imp.stdout).imported.map((s: { original_id: string }) =>
+      s.original_id
     );
     assert.deepEqual(imported, [parent]);
     for (const c of children) assert.ok(!imported.includes(c));

@@ -10,6 +10,7 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
   const reader = stream.getReader();
   const dec = new TextDecoder();
   let text = "";
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   return {
     get text() {
       return text;
@@ -21,9 +22,12 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
         if (Date.now() > deadline) throw new Error(`gave up waiting; got:\n${text}`);
         let timer: ReturnType<typeof setTimeout> | undefined;
         const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), 1000)));
-        const chunk = await Promise.race([reader.read(), timeout]);
+        // A read that lost the race stays pending and is awaited next time (its chunk is not lost).
+        pending ??= reader.read();
+        const chunk = await Promise.race([pending, timeout]);
         clearTimeout(timer);
         if (chunk === null) continue;
+        pending = undefined;
         if (chunk.done) throw new Error(`stream ended; got:\n${text}`);
         text += dec.decode(chunk.value, { stream: true });
       }

@@ -59,9 +59,10 @@ Flags:
   --max-turns <n>       stop a task after n model requests (default: the
                         agent's max_turns; 0 or less: unlimited)
   --verbose             show long tool outputs in full (default: collapsed)
-  --resume [id|path]    continue a session (the latest one without a value);
-                        with --workspace, continue one whose recorded workspace
-                        is gone in that directory (recorded in the trace)
+  --resume [session]    continue a session: id, unique part of an id, trace path,
+                        or latest (the latest one without a value); with
+                        --workspace, continue one whose recorded workspace is
+                        gone in that directory (recorded in the trace)
 
 Workspace policy: a penguin.jsonc at the workspace root can narrow these
 flags (sandbox read-only, network off, stricter approval, extra command

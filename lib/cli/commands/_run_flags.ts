@@ -21,8 +21,8 @@ Run one agent task in a workspace: the model works with the tools until a
 turn calls no tool, max turns, or an abort (Ctrl-C / SIGTERM). Every step is
 recorded in the session's trace.
 
-With --resume, the task continues a recorded session (an id, the path of one
-of its trace files, or "latest"): same workspace, model and system prompt,
+With --resume, the task continues a recorded session (an id, a unique part of
+one, the path of one of its trace files, or "latest"): same workspace, model and system prompt,
 the committed history as context, appending to the same trace. Its model
 pair must still be configured; --provider and --model-id are refused.
 --workspace continues a session whose recorded workspace no longer exists in
@@ -31,7 +31,7 @@ while the recorded workspace exists, only that directory is accepted.
 
 Flags:
   -m, --message <text>      the task; "-" reads it from stdin (required)
-  --resume <session>        continue a session: id, trace file path, or latest
+  --resume <session>        continue a session: id, unique part of an id, trace path, or latest
   --provider <group>        model provider group (always together with --model-id)
   --model-id <id>           model id (always together with --provider;
                             neither: the project's default model)

@@ -35,6 +35,7 @@ import type { CompactionResult } from "../../agent/compaction.ts";
 import { createRenderer } from "../render/mod.ts";
 import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { printJson } from "../json.ts";
 
 const SCOPE_FLAGS: FlagSpec = {
   "project-id": { type: "string" },
@@ -46,8 +47,11 @@ const SCOPE_HELP = `  --project-id <id>   project (default: ${DEFAULT_PROJECT_ID
   --agent-id <id>     agent (default: ${DEFAULT_AGENT_ID})
   --json              print JSON instead of text`;
 
-const TARGET_HELP = `<session> is a session id, the path of one of its trace files, or "latest"
-(the most recent session with records, subagent sessions skipped).`;
+const TARGET_HELP = `<session> is a session id, a unique part of one (its start, its end, or the
+start of its 8 hex digits; several matches are an error that lists them),
+the path of one of its trace files, or "latest" (the most recent session
+with records, subagent sessions skipped). Every command that takes a
+session resolves it this way.`;
 
 function scopeOf(ctx: CommandContext, p: Parsed): SessionScope {
   const agent = str(p, "agent-id") ?? str(p, "agent") ?? DEFAULT_AGENT_ID;
@@ -58,8 +62,11 @@ function scopeOf(ctx: CommandContext, p: Parsed): SessionScope {
   };
 }
 
+/** A session_meta as recorded (its keys are the protocol's). */
+const VERBATIM = new Set(["meta"]);
+
 function json(ctx: CommandContext, value: unknown): void {
-  ctx.io.out(JSON.stringify(value, null, 2) + "\n");
+  printJson(ctx.io, value, VERBATIM);
 }
 
 function one(command: string, p: Parsed, what: string): string {
@@ -268,13 +275,15 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   return report.ok ? 0 : 1;
 }
 
-const DELETE_HELP = `Usage: penguin sessions delete <id> [--yes]
+const DELETE_HELP = `Usage: penguin sessions delete <session> [--yes]
 
 Delete a session: its trace files, its scratchpad directory, and its child
 (subagent) sessions, found through the "subagent" events of its traces.
 Asks "Delete session … and N child session(s)? [y/N]" on a terminal; without
 a terminal it refuses (exit 2) unless --yes is given. A session in use by a
 live process (its trace lock is held) is refused and nothing is deleted.
+
+${TARGET_HELP}
 
 Flags:
   --yes, -y           do not ask
@@ -301,7 +310,7 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
   }, 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
-  const session = one("sessions delete", p, "a session id");
+  const session = one("sessions delete", p, "a session");
   const plan = await planDelete({ ...scope, session });
   const children = childCount(plan);
   if (!bool(p, "yes")) {
@@ -336,11 +345,13 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
   return 0;
 }
 
-const TREE_HELP = `Usage: penguin sessions tree [<id>] [--json]
+const TREE_HELP = `Usage: penguin sessions tree [<session>] [--json]
 
 Show sessions as a tree: forks and clones under the session they came from
 (their "lineage"), subagent sessions under the session that spawned them.
-With an id, only the tree holding that session.
+With a session, only the tree holding it.
+
+${TARGET_HELP}
 
 Flags:
 ${SCOPE_HELP}

@@ -9,19 +9,23 @@ import type { CommandContext } from "../command.ts";
 
 /** The text every inspect command's help ends with: what a target is. */
 export const TARGET_HELP = `A target is a trace file, a directory (searched recursively for *.jsonl;
-inside a data root only agents/*/traces is searched), or a session id looked up
-in the data root (--root, else $PENGUIN_HOME, else ~/.penguin/data); a unique
-prefix or suffix of a session id, or the start of its 8 hex digits, will do.
+inside a data root only agents/*/traces is searched), or a session looked up
+in the data root (--root, else $PENGUIN_HOME, else ~/.penguin/data, every
+project and agent): its id, a unique part of it (its start, its end, or the
+start of its 8 hex digits; several matches are an error that lists them), or
+"latest" (the most recent session with records, subagent sessions skipped).
 Files are grouped into sessions by name (<session>_<NNN>.jsonl) or by their
 session_meta. Paths need no data root. Traces are only read, no config is
 needed and nothing goes over the network.`;
 
 /** The same, for commands that take exactly one session. */
 export const SESSION_TARGET_HELP =
-  `A session is a trace file, or a session id looked up in the data root (--root,
-else $PENGUIN_HOME, else ~/.penguin/data); a unique prefix or suffix of a
-session id, or the start of its 8 hex digits, will do. A session id means all
-its files, in index order.`;
+  `A session is a trace file, or a session looked up in the data root (--root,
+else $PENGUIN_HOME, else ~/.penguin/data, every project and agent): its id, a
+unique part of it (its start, its end, or the start of its 8 hex digits;
+several matches are an error that lists them), or "latest" (the most recent
+session with records, subagent sessions skipped). A session means all its
+files, in index order.`;
 
 /** Resolve `targets` for `command`; a target that matches nothing is an error. */
 export async function sessionsOf(
