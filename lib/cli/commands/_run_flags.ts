@@ -51,6 +51,13 @@ ${GIT_WRITABLE_HELP}
 
 ${POLICY_FILE_HELP}
 
+Output: the model's text (Markdown rendered on a colour terminal, raw under
+NO_COLOR or into a pipe), tool calls and their output (long outputs collapsed
+unless --verbose), a line for each prompt answered, denial or policy verdict,
+and a closing "[stats] N turns · in … · out … · time · $cost" line (the cost
+when the model has a price). On a terminal, "waiting for <provider>/<model>…"
+shows until the model's first token.
+
 Approval prompts ("? Approve this tool call? [Y/n] ") read a line from stdin;
 end of input denies. Destructive commands are refused by the project's
 command policy under every mode.
