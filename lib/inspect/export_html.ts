@@ -1,9 +1,12 @@
 /**
  * A self-contained HTML page for a {@linkcode Conversation}: inline CSS and
  * JS, no external resource (a Content-Security-Policy forbids any), every
- * trace string escaped. It shows the session facts, its family, a per-request
- * token and latency chart (inline SVG) and the conversation, with tool
- * outputs and thinking in collapsed `<details>`.
+ * trace string escaped; the model's answers rendered from Markdown by an
+ * allowlist renderer (./markdown_html.ts: no raw HTML, no script, no event
+ * handler, only http(s)/mailto links, images never loaded). It shows the
+ * session facts, its family, a per-request token and latency chart (inline
+ * SVG) and the conversation, with tool outputs and thinking in collapsed
+ * `<details>`.
  *
  * @module
  */
@@ -11,6 +14,7 @@ import { esc, requestChart } from "./_chart.ts";
 import type { Conversation, ConvItem, Relative } from "./conversation.ts";
 import { formatClock, formatDuration, formatTime, formatTokens } from "./format.ts";
 import { parseToolArgs } from "./preview.ts";
+import { markdownToHtml } from "./markdown_html.ts";
 
 const CSS = `
 :root{--bg:#fff;--fg:#1d1d1f;--mute:#6e6e73;--line:#e3e3e8;--user:#f0f6ff;--tool:#f6f6f8;--bad:#c62828;--ok:#2e7d32;--warn:#b26a00}
@@ -31,6 +35,13 @@ details.out.bad{border-left-color:var(--bad)}.note{font-size:12.5px;margin:4px 0
 .chart .hit{fill:transparent}.chart .bar:hover .hit{fill:rgba(127,127,127,.12)}.chart .failed{fill:var(--bad)}
 .chart .latency{fill:none;stroke:var(--fg);stroke-width:1.2;opacity:.6}.chart .latency-dot{fill:var(--fg);opacity:.6}
 .tools{display:flex;gap:8px;margin:10px 0}button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);background:var(--tool);color:var(--fg);border-radius:5px;cursor:pointer}
+.md{word-break:break-word}.md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}.md p{margin:6px 0}
+.md h1,.md h2,.md h3,.md h4,.md h5,.md h6{margin:10px 0 6px;line-height:1.3}.md h1{font-size:19px}.md h2{font-size:17px}.md h3{font-size:15px}.md h4,.md h5,.md h6{font-size:14px}
+.md code,.md pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono","DejaVu Sans Mono",monospace;font-size:12.5px}
+.md code{background:var(--tool);padding:1px 4px;border-radius:4px}.md pre{background:var(--tool);padding:8px 10px;border-radius:6px;overflow-x:auto;white-space:pre}.md pre code{background:none;padding:0}
+.md blockquote{margin:6px 0;padding:2px 12px;border-left:3px solid var(--line);color:var(--mute)}
+.md table{border-collapse:collapse;margin:6px 0}.md th,.md td{border:1px solid var(--line);padding:3px 8px}.md th{background:var(--tool)}
+.md .al-right{text-align:right}.md .al-center{text-align:center}.md .al-left{text-align:left}.md .md-url,.md .md-img{color:var(--mute)}
 img.shot{max-width:100%;border:1px solid var(--line);margin:4px 0}footer{max-width:1100px;margin:30px auto;padding:0 20px;color:var(--mute);font-size:12px}
 `;
 
@@ -64,7 +75,7 @@ function renderItem(it: ConvItem): string {
     case "assistant":
       return `<div class="msg assistant"><div class="who">assistant${
         it.stop_reason !== "completed" ? ` · <span class="bad">${esc(it.stop_reason)}</span>` : ""
-      }</div><div class="text">${esc(it.text)}</div></div>`;
+      }</div><div class="md">${markdownToHtml(it.text)}</div></div>`;
     case "thinking":
       return it.text === ""
         ? `<div class="note">(thinking: encrypted or empty)</div>`

@@ -220,3 +220,37 @@ Deno.test("without colour the renderer prints the model's Markdown raw", () => {
   r.endTask();
   assert.equal(buf, "# Title\n\n> quote\n");
 });
+
+Deno.test("resumed history (chat --resume) renders the model's Markdown on a colour terminal only", () => {
+  const ts = new Date(0).toISOString();
+  const history: OmniMessage[] = [
+    {
+      timestamp: ts,
+      type: "model_msg",
+      payload: { type: "text", role: "user", text: "> not a quote", stop_reason: "completed" },
+    },
+    {
+      timestamp: ts,
+      type: "model_msg",
+      payload: {
+        type: "text",
+        role: "assistant",
+        text: "## Done\n\n> a quote\n",
+        stop_reason: "completed",
+      },
+    },
+  ];
+  const draw = (color: boolean) => {
+    let buf = "";
+    const r = createRenderer({
+      write: (t) => (buf += t),
+      color,
+      collapse: true,
+      markdown: { columns: () => 80 },
+    });
+    r.history(history);
+    return buf;
+  };
+  assert.equal(plain(draw(true)), "> > not a quote\nDone\n\n│ a quote\n");
+  assert.equal(draw(false), "> > not a quote\n## Done\n\n> a quote\n\n");
+});

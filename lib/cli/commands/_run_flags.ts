@@ -53,6 +53,13 @@ ${GIT_WRITABLE_HELP}
 
 ${POLICY_FILE_HELP}
 
+Output: the model's text (Markdown rendered on a colour terminal, raw under
+NO_COLOR or into a pipe), tool calls and their output (long outputs collapsed
+unless --verbose), a line for each prompt answered, denial or policy verdict,
+and a closing "[stats] N turns · in … · out … · time · $cost" line (the cost
+when the model has a price). On a terminal, "waiting for <provider>/<model>…"
+shows until the model's first token.
+
 Approval prompts ("? Approve this tool call? [Y/n] ") are answered on the
 terminal, never by piped input: y, yes or Enter allows, n or no denies,
 anything else asks again, Ctrl-C denies. Without a terminal, always-ask is a

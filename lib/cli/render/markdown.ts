@@ -56,6 +56,8 @@ export interface MarkdownOptions {
 
 /** Untrusted leaf text: references decoded, then made terminal-safe, tabs expanded. */
 const leaf = (text: string) => safeText(decodeEntities(text)).replaceAll("\t", "    ");
+/** Untrusted code: literal (no reference decoding), made terminal-safe, tabs expanded. */
+const literal = (text: string) => safeText(text).replaceAll("\t", "    ");
 
 function inline(tokens: readonly Token[] | undefined): string {
   let out = "";
@@ -72,7 +74,7 @@ function inlineToken(t: Token): string {
     case "del":
       return wrap(STRIKE, inline((t as Tokens.Del).tokens));
     case "codespan":
-      return wrap(CODE, leaf((t as Tokens.Codespan).text));
+      return wrap(CODE, literal((t as Tokens.Codespan).text));
     case "br":
       return "\n";
     case "link": {
@@ -107,7 +109,7 @@ function indentLines(body: string, first: string, rest: string): string {
 }
 
 function codeBlock(text: string, columns: number): string {
-  const lines = leaf(text).replace(/\n$/, "").split("\n");
+  const lines = literal(text).replace(/\n$/, "").split("\n");
   const width = Math.max(
     Math.min(columns, 100) - 1,
     ...lines.map((l) => displayWidth(l) + 2),
