@@ -347,6 +347,14 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
         await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(server.requests.length, 2, "the live run reached its request");
+      // The live run records its request_begin alongside the request: wait for the record, so
+      // only the refusals below can change the tree from here on.
+      while (
+        ((await Deno.readTextFile(path)).match(/"type":"request_begin"/g) ?? []).length < 2 &&
+        Date.now() < end
+      ) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await refused(
         ["run", "--resume", sid, "-m", "x"],
         1,
