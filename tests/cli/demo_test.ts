@@ -80,12 +80,14 @@ Deno.test("penguin demo --root records the session in that data root under the d
   }
 });
 
-Deno.test("penguin demo refuses a --workspace that does not exist", async () => {
+Deno.test("penguin demo refuses a --workspace that does not exist, before creating anything", async () => {
   const dir = await Deno.makeTempDir({ prefix: "penguin-demo-test-" });
   try {
-    const r = await runCli(["--root", join(dir, "data"), "demo", "--workspace", join(dir, "nope")]);
+    // TMPDIR is where a temporary data root would go: nothing may be left there.
+    const r = await runCli(["demo", "--workspace", join(dir, "nope")], { env: { TMPDIR: dir } });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /demo: the workspace is not a directory/);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir)), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -53,17 +53,12 @@ Example:
   penguin demo
 `;
 
+/** The trace files of the sessions in `dir` that are not in `before`. */
 async function newTraceFiles(dir: string, before: Set<string>): Promise<string[]> {
   const out: string[] = [];
-  const seen = new Set<string>();
-  for await (const day of readDirOrEmpty(dir)) {
-    if (!day.isDirectory) continue;
-    for await (const f of readDirOrEmpty(join(dir, day.name))) {
-      const parsed = f.isFile ? parseTraceFileName(f.name) : null;
-      if (!parsed || before.has(parsed.sessionId) || seen.has(parsed.sessionId)) continue;
-      seen.add(parsed.sessionId);
-      out.push(...(await listSessionFiles(dir, parsed.sessionId)).map((r) => r.path));
-    }
+  for (const id of await sessionIds(dir)) {
+    if (before.has(id)) continue;
+    out.push(...(await listSessionFiles(dir, id)).map((r) => r.path));
   }
   return out;
 }
@@ -104,17 +99,21 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     0,
   );
   const { io } = ctx;
+  let workspace = str(p, "workspace");
+  if (
+    workspace !== undefined &&
+    !(await Deno.stat(workspace).then((s) => s.isDirectory, () => false))
+  ) {
+    throw new PenguinError("usage", `demo: the workspace is not a directory: ${workspace}`);
+  }
   let tmp: string | undefined;
-  if (ctx.root === undefined || str(p, "workspace") === undefined) {
+  if (ctx.root === undefined || workspace === undefined) {
     tmp = await Deno.makeTempDir({ prefix: "penguin-demo-" });
   }
   const root = ctx.root ?? join(tmp!, "data");
-  let workspace = str(p, "workspace");
   if (workspace === undefined) {
     workspace = join(tmp!, "workspace");
     await Deno.mkdir(workspace);
-  } else if (!(await Deno.stat(workspace).then((s) => s.isDirectory, () => false))) {
-    throw new PenguinError("usage", `demo: the workspace is not a directory: ${workspace}`);
   }
 
   const model = startScriptedModel(demoScript);
@@ -167,7 +166,12 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       "\nThe scripted model stopped with the demo, so this session cannot be continued; " +
         "configure a real model to go on (see the README's Quick start).\n",
     );
-    if (tmp !== undefined) io.out(`Everything is in ${tmp} (remove it when done).\n`);
+    if (tmp !== undefined) {
+      io.out(
+        `${ctx.root === undefined ? "Everything" : "The workspace"} is in ${tmp} ` +
+          "(remove it when done).\n",
+      );
+    }
     return code;
   } finally {
     await model.close();
