@@ -351,7 +351,7 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
       // only the refusals below can change the tree from here on.
       while (
         ((await Deno.readTextFile(path)).match(/"type":"request_begin"/g) ?? []).length < 2 &&
-        Date.now() < end
+        !exited && Date.now() < failsafe
       ) {
         await new Promise((r) => setTimeout(r, 20));
       }
