@@ -16,7 +16,7 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
       return text;
     },
     /** Read until `done(text)` holds; fails after `limitMs` (a bound, not a timing claim). */
-    async until(done: (t: string) => boolean, limitMs = 60_000): Promise<string> {
+    async until(done: (t: string) => boolean, limitMs = 180_000): Promise<string> {
       const deadline = Date.now() + limitMs;
       while (!done(text)) {
         if (Date.now() > deadline) throw new Error(`gave up waiting; got:\n${text}`);
