@@ -268,7 +268,7 @@ export async function makeSamples(out: string): Promise<void> {
     await resume(plain, "plain2");
 
     const forked = await cli(["sessions", "fork", plain, "--before", "2", "--json"], "fork");
-    const fork = JSON.parse(forked.stdout).sessionId as string;
+    const fork = JSON.parse(forked.stdout).session_id as string;
     await resume(fork, "fork2");
 
     const subWs = await workspace("subagents");
