@@ -1,5 +1,5 @@
 /**
- * The provider catalog as data (reference §7.3). Edit this file to add a
+ * The provider catalog as data: provider groups, their endpoints and protocols, and model presets. Edit this file to add a
  * provider group or a model preset; `catalog.ts` only reads it.
  *
  * Prices are list prices per one million tokens in the block's currency, in

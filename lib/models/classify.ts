@@ -1,5 +1,5 @@
 /**
- * Outcome classification of model requests (§5.12): maps HTTP error
+ * Outcome classification of model requests: maps HTTP error
  * responses, in-stream provider errors and thrown transport errors onto the
  * six StopReasons. Pure functions; the driver decides which one applies.
  *
@@ -163,7 +163,7 @@ function errorCode(e: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-/** The cause chain of `err` joined with `: `, codes appended in parentheses (§5.12). */
+/** The cause chain of `err` joined with `: `, codes appended in parentheses. */
 export function describeError(err: unknown): string {
   const parts: string[] = [];
   const codes: string[] = [];

@@ -4,7 +4,8 @@
  * `trace show` and `trace stats`.
  *
  * A failed request is recorded as a `request_end` whose `status` is one of the
- * six StopReasons (§3.6) and whose `error_message` starts with a headline
+ * six StopReasons (completed, failed, aborted,
+ * timeout, malformed, auth) and whose `error_message` starts with a headline
  * naming the class and the endpoint host, e.g.
  * `connection refused by 127.0.0.1:4000: fetch failed: …` or
  * `HTTP 503 from api.example.com: Overloaded (overloaded_error)`. The
@@ -138,7 +139,7 @@ const HEADLINES: [RegExp, FailureClass][] = [
   [new RegExp(`^malformed response from ${HOST}`), "malformed"],
 ];
 
-/** Prefixes the engine puts before an outcome's text in an abort reason (§5.3). */
+/** Prefixes the engine puts before an outcome's text in an abort reason once retries are exhausted or the error is permanent. */
 const ABORT_PREFIX =
   /^(?:(?:reconnect failed|llm request failed|malformed response failed) after \d+ retries|llm request error)(?:: |$)/;
 

@@ -10,7 +10,7 @@ import type { FinishReason } from "./wire.ts";
 
 /** How one model request ended. Never thrown; always the last stream item. */
 export interface ModelOutcome {
-  /** `completed` commits the round; anything else is a failure label (§3.6). */
+  /** `completed` commits the round; anything else is a failure label (failed, aborted, timeout, malformed, auth). */
   status: StopReason;
   /** What went wrong, for non-completed outcomes. */
   error_message?: string;

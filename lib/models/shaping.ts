@@ -1,6 +1,7 @@
 /**
- * Request shaping: the output-token clamp of §5.10 with its token estimate,
- * and the per-protocol mapping of thinking levels (§7.4).
+ * Request shaping: the clamp that keeps the output-token limit
+ * inside the context window left after the estimated input,
+ * and the per-protocol mapping of thinking levels.
  *
  * Thinking-level choices (documented in the model-layer report):
  * - openai-chat sends `reasoning_effort`. OpenAI, OpenRouter and MiniMax

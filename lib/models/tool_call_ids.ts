@@ -1,5 +1,5 @@
 /**
- * Session-wide tool-call id allocation (§7.5). Providers reuse ids (Gemini
+ * Session-wide tool-call id allocation. Providers reuse ids (Gemini
  * uses the function name; some servers restart numbering), so every inbound
  * id is made unique within the session by a `#n` suffix, and the suffix is
  * stripped again before the id goes back upstream.

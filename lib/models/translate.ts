@@ -1,6 +1,6 @@
 /**
  * The translator: neutral {@linkcode WireDelta}s in, OmniMessage partials and
- * complete messages out, following the segmentation rules of §7.4.
+ * complete messages out, following the segmentation rules below.
  *
  * - A text or thinking segment opens with a partial `start`, grows by
  *   `delta`s, and closes with a partial `stop` followed at once by its

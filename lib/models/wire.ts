@@ -68,7 +68,7 @@ export type FinishReason = "stop" | "length" | "tool_call" | "content_filter" | 
 
 /**
  * One neutral delta from a provider stream. Text and thinking deltas with
- * fidelity follow the segmentation rules of §7.4: a thinking delta whose
+ * fidelity are segmented so that replay is byte-exact: a thinking delta whose
  * non-empty fidelity differs from the open block's starts a new block; a text
  * delta with a differing `fidelity.phase` starts a new text segment.
  */
@@ -86,7 +86,7 @@ export type WireDelta =
   /** The tool call `key` is complete (its args can be JSON-checked now). */
   | { type: "tool_call_end"; key: string; fidelity?: Fidelity }
   /**
-   * Token usage in penguin's terms (§5.11): `cache_read` = cached input,
+   * Token usage in penguin's terms: `cache_read` = cached input,
    * `cache_write` = uncached input, `output` = reasoning + response. A later
    * usage delta in the same request replaces an earlier one.
    */

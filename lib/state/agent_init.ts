@@ -1,5 +1,5 @@
 /**
- * Loading an agent's state, initializing it on first use (reference §2.1).
+ * Loading an agent's state, initializing it on first use.
  *
  * Initialization creates the directories, an empty user `MEMORY.md` and
  * `AGENTS.md`, and writes `system_config.yaml` LAST: its existence marks an

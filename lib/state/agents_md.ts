@@ -1,6 +1,6 @@
 /**
  * `AGENTS.md`: free Markdown developer instructions, injected (trimmed) into
- * the system prompt at `{{AGENTS_MD}}` (reference §2.5).
+ * the system prompt at `{{AGENTS_MD}}`.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The factory command-policy rules (reference §6.10): JS regex sources that
+ * The factory command-policy rules: JS regex sources that
  * veto obviously destructive shell commands before any approval prompt.
  * A guardrail only: commands computed at run time are out of scope.
  *

@@ -1,6 +1,6 @@
 /**
  * penguin's built-in prompt texts, embedded in the binary as text imports.
- * The system prompt is a template with `{{…}}` placeholders (reference §2.7);
+ * The system prompt is a template with `{{…}}` placeholders (`{{AGENTS_MD}}`, `{{MEMORY}}`, …);
  * the section prompts carry their own inner placeholders.
  *
  * @module
@@ -19,7 +19,7 @@ function stripFmtDirective(text: string): string {
   return text.replace(/^<!--\s*deno-fmt-ignore-file\s*-->\r?\n/, "");
 }
 
-/** The default system prompt template (§2.7 placeholders and headings). */
+/** The default system prompt template (its `{{…}}` placeholders are filled per session). */
 export const DEFAULT_SYSTEM_PROMPT: string = stripFmtDirective(systemPrompt).trim() + "\n";
 
 /** Default `compaction.prompt`: asks for `[summary]…[/summary]`. */

@@ -1,6 +1,6 @@
 /**
  * `.project_config.toml`: the project's model table, credentials, chat
- * defaults and command policy (reference §2.2). Written atomically with mode
+ * defaults and command policy. Written atomically with mode
  * 0600 (re-applied on every save). A malformed file is never overwritten:
  * every write loads first, and a load error stops the write.
  *

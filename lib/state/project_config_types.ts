@@ -1,5 +1,5 @@
 /**
- * The shape of `.project_config.toml` (reference §2.2) once loaded.
+ * The shape of `.project_config.toml` once loaded (the same TOML format as PenguinHarness).
  *
  * @module
  */

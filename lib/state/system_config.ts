@@ -1,5 +1,5 @@
 /**
- * `system_config.yaml`: one agent's configuration (reference §2.3). Omitted
+ * `system_config.yaml`: one agent's configuration, in PenguinHarness's format. Omitted
  * keys are not filled in on load; they fall back at their use site through
  * {@linkcode resolveSystemConfig}. Unknown keys are kept.
  *
@@ -83,7 +83,7 @@ const schema = z.looseObject({
   }).optional(),
 }, { error: "expected a mapping with at least a system_prompt field" });
 
-/** One `tools.builtin` entry: a tool name plus its settings (§6.1). */
+/** One `tools.builtin` entry: a tool name plus its settings (description, parameters, permission, timeout overrides). */
 export interface BuiltinToolConfig {
   /** Built-in tool name, e.g. `read_file`. */
   name: string;
@@ -195,7 +195,11 @@ export interface ResolvedSystemConfig {
   tools: { builtin?: BuiltinToolConfig[]; mcpServers: unknown[] };
 }
 
-/** Apply the §2.3 defaults to every omitted key. */
+/**
+ * Fill every omitted key with its default, as written below: unlimited turns (-1),
+ * 32000 output tokens, medium thinking, a 256000-token context, every prompt section
+ * enabled with its built-in text, and no MCP servers.
+ */
 export function resolveSystemConfig(cfg: SystemConfig): ResolvedSystemConfig {
   const v = cfg.version;
   const version = typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : 1;

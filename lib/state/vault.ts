@@ -1,6 +1,6 @@
 /**
  * `.vault.toml`: per-agent environment variables for command subprocesses
- * (reference §2.4). A flat table of strings; mode 0600; emptying it removes
+ * A flat table of strings; mode 0600; emptying it removes
  * the file. Values never go into prompts or traces — only key names do.
  *
  * @module

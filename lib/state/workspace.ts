@@ -1,5 +1,5 @@
 /**
- * Workspaces (reference §1): an explicit one must already exist; otherwise a
+ * Workspaces: an explicit one must already exist; otherwise a
  * fresh temporary one is created under `<agent>/workspaces/tmp-<8hex>`.
  *
  * @module
