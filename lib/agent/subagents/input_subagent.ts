@@ -15,7 +15,7 @@
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
@@ -43,7 +43,7 @@ async function* inputSubagent(
   definition: ToolDefinition,
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
+  ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const fail = (message: string) => failure("input_subagent", message);
   const checked = checkInputArgs(rawArgs);

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Tool, ToolDefinition, ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkKillArgs } from "./_args.ts";
 import { failure } from "./_window.ts";
 import { KILL_SUBAGENT_DEFINITION } from "./definitions.ts";
@@ -18,7 +18,7 @@ import type { ChildRegistry } from "./registry.ts";
 async function* killSubagent(
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  _ctx: ToolContext,
+  _ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const checked = checkKillArgs(rawArgs);
   if (!checked.ok) return yield* failure("kill_subagent", checked.message);

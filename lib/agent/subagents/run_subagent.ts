@@ -23,7 +23,7 @@ import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
 import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkRunArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
@@ -44,7 +44,7 @@ async function* runSubagent(
   definition: ToolDefinition,
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
+  ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const fail = (message: string) => failure("run_subagent", message);
   const checked = checkRunArgs(rawArgs);
