@@ -29,6 +29,13 @@ export {
 } from "./define.ts";
 export { shortPath } from "./_preview.ts";
 export {
+  type OpenedToolSource,
+  TOOL_NAME_PATTERN,
+  type ToolSource,
+  toolSource,
+  type ToolSourceContext,
+} from "./source.ts";
+export {
   ABORTED_NOTE,
   describeArgumentsProblem,
   type ExecuteOptions,
