@@ -84,6 +84,7 @@ export {
 } from "./prompt_sections.ts";
 export {
   type BuiltinSourceOptions,
+  builtinToolPreview,
   builtinToolSource,
   openToolset,
   resolveToolDefinitions,

@@ -27,6 +27,7 @@ import type { ToolSpec } from "../protocol/types.ts";
 import type { BuiltinToolConfig } from "../state/system_config.ts";
 import {
   BUILTIN_TOOL_FACTORIES,
+  BUILTIN_TOOLS,
   DEFAULT_TOOL_DEFINITIONS,
   type Tool,
   type ToolContext,
@@ -38,6 +39,9 @@ import {
 import { TOOL_NAME_PATTERN, type ToolSource, type ToolSourceContext } from "../tools/source.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
 import { SUBAGENT_TOOL_DEFINITIONS } from "./subagents/definitions.ts";
+import { inputSubagentTool } from "./subagents/input_subagent.ts";
+import { killSubagentTool } from "./subagents/kill_subagent.ts";
+import { runSubagentTool } from "./subagents/run_subagent.ts";
 
 /** The tools of one session. */
 export interface Toolset {
@@ -202,4 +206,27 @@ export async function openToolset(
       if (failed) throw (failed as PromiseRejectedResult).reason;
     },
   };
+}
+
+const BUILTIN_PREVIEWS: ReadonlyMap<
+  string,
+  (args: Record<string, unknown>) => string | undefined
+> = new Map(
+  [...BUILTIN_TOOLS, runSubagentTool, inputSubagentTool, killSubagentTool].map((t) => [
+    t.name,
+    t.preview,
+  ]),
+);
+
+/**
+ * The preview of a call to a built-in tool (subagent tools included), for
+ * renderers without a live session (a trace read offline); undefined for
+ * other tools, or when the call shows nothing. A live session's
+ * `toolPreview` also knows the tools of its other sources.
+ */
+export function builtinToolPreview(
+  name: string,
+  args: Record<string, unknown>,
+): string | undefined {
+  return BUILTIN_PREVIEWS.get(name)?.(args);
 }

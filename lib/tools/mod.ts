@@ -27,7 +27,7 @@ export {
   defineTool,
   type ToolDeclaration,
 } from "./define.ts";
-export { shortPath } from "./_preview.ts";
+export { shortPath, stringArg } from "./_preview.ts";
 export {
   type OpenedToolSource,
   TOOL_NAME_PATTERN,

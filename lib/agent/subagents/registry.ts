@@ -22,6 +22,7 @@ import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { randomHex8 } from "../../state/ids.ts";
 import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import type { ApproveFn } from "../approval.ts";
 import {
   type Child,
@@ -31,6 +32,12 @@ import {
   type TaskEnd,
 } from "./_child.ts";
 import { MAX_REGISTERED_SUBAGENTS, MAX_SUBAGENT_DEPTH } from "./definitions.ts";
+
+/** What the subagent tools are given: the call's context and the session's children registry. */
+export interface SubagentToolContext extends ToolCallContext {
+  /** The session's children registry. */
+  children: ChildRegistry;
+}
 
 /** What the parent asks for when it spawns a child. */
 export interface ChildSpawnRequest {
