@@ -38,10 +38,7 @@ import {
 } from "../tools/mod.ts";
 import { TOOL_NAME_PATTERN, type ToolSource, type ToolSourceContext } from "../tools/source.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
-import { SUBAGENT_TOOL_DEFINITIONS } from "./subagents/definitions.ts";
-import { inputSubagentTool } from "./subagents/input_subagent.ts";
-import { killSubagentTool } from "./subagents/kill_subagent.ts";
-import { runSubagentTool } from "./subagents/run_subagent.ts";
+import { SUBAGENT_TOOL_DEFINITIONS, SUBAGENT_TOOLS } from "./subagents/tools.ts";
 
 /** The tools of one session. */
 export interface Toolset {
@@ -212,7 +209,7 @@ const BUILTIN_PREVIEWS: ReadonlyMap<
   string,
   (args: Record<string, unknown>) => string | undefined
 > = new Map(
-  [...BUILTIN_TOOLS, runSubagentTool, inputSubagentTool, killSubagentTool].map((t) => [
+  [...BUILTIN_TOOLS, ...SUBAGENT_TOOLS].map((t) => [
     t.name,
     t.preview,
   ]),

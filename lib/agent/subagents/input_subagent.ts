@@ -27,8 +27,9 @@ import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
-  INPUT_SUBAGENT_DEFINITION,
+  DESCRIPTION_PARAMETER,
   SUBAGENT_DEFAULT_YIELD_MS,
+  SUBAGENT_ID_PARAMETER,
   SUBAGENT_POLL_YIELD_MS,
   subagentRunningNote,
 } from "./definitions.ts";
@@ -123,12 +124,37 @@ function previewInput(args: Record<string, unknown>): string | undefined {
   return prompt === "" ? id : `${id} << ${prompt}`;
 }
 
-/**
- * input_subagent, declared once (its definition is in definitions.ts, shared with
- * the tool set's default order). Its arguments are checked by the tool.
- */
+/** input_subagent, declared once; its arguments are checked by the tool itself. */
 export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
-  ...INPUT_SUBAGENT_DEFINITION,
+  name: "input_subagent",
+  description: "Talk to a subagent that run_subagent left running or idle (identified by its " +
+    "subagent_id): poll it for new output and its status, or, once it is idle, give it a " +
+    "follow-up task in the same session. A subagent interrupted by a restart is resumed from its " +
+    "trace by this tool.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      subagent_id: SUBAGENT_ID_PARAMETER,
+      prompt: {
+        type: "string",
+        description:
+          "A follow-up task, delivered as a new message in the subagent's session; only accepted " +
+          "while it is idle. Empty or absent: send nothing, just poll.",
+      },
+      yield_time_ms: {
+        type: "number",
+        description:
+          `How long to wait for output or completion before returning, in ms: default ${SUBAGENT_DEFAULT_YIELD_MS} ` +
+          `when work starts, ${SUBAGENT_POLL_YIELD_MS} for an empty poll. At least 250; capped 1 s below the tool timeout.`,
+      },
+    },
+    required: ["description", "subagent_id"],
+  },
+  permission: "rw",
+  timeoutMs: 600_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
   args: ANY_ARGS,
   preview: previewInput,
   run: (args, ctx, definition) => inputSubagent(definition, ctx.children, args, ctx),
@@ -141,3 +167,6 @@ export function createInputSubagentTool(
 ): Tool<ToolCallContext> {
   return bindChildren(inputSubagentTool.create(definition), registry);
 }
+
+/** The default input_subagent definition. */
+export const INPUT_SUBAGENT_DEFINITION: ToolDefinition = inputSubagentTool.definition;

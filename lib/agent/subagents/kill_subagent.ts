@@ -18,7 +18,7 @@ import {
 import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkKillArgs } from "./_args.ts";
 import { failure } from "./_window.ts";
-import { KILL_SUBAGENT_DEFINITION } from "./definitions.ts";
+import { DESCRIPTION_PARAMETER, SUBAGENT_ID_PARAMETER } from "./definitions.ts";
 import { unknownSubagentMessage } from "./input_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { bindChildren } from "./_bind.ts";
@@ -48,12 +48,21 @@ async function* killSubagent(
   yield { type: "result", status: "completed", note };
 }
 
-/**
- * kill_subagent, declared once (its definition is in definitions.ts, shared with
- * the tool set's default order). Its arguments are checked by the tool.
- */
+/** kill_subagent, declared once; its arguments are checked by the tool itself. */
 export const killSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
-  ...KILL_SUBAGENT_DEFINITION,
+  name: "kill_subagent",
+  description:
+    "Stop a subagent (identified by its subagent_id): its running task is aborted, tool calls " +
+    "waiting for approval are denied, and it is removed. Returns the output you have not seen yet.",
+  parameters: {
+    type: "object",
+    properties: { description: DESCRIPTION_PARAMETER, subagent_id: SUBAGENT_ID_PARAMETER },
+    required: ["description", "subagent_id"],
+  },
+  permission: "rw",
+  timeoutMs: 30_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
   args: ANY_ARGS,
   preview: (args) => stringArg(args, "subagent_id")?.trim() || undefined,
   run: (args, ctx) => killSubagent(ctx.children, args, ctx),
@@ -66,3 +75,6 @@ export function createKillSubagentTool(
 ): Tool<ToolCallContext> {
   return bindChildren(killSubagentTool.create(definition), registry);
 }
+
+/** The default kill_subagent definition. */
+export const KILL_SUBAGENT_DEFINITION: ToolDefinition = killSubagentTool.definition;
