@@ -18,7 +18,7 @@ import type { ProcessRegistry } from "./processes.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { stringArg } from "./_preview.ts";
-import type { CommandToolContext } from "./command_context.ts";
+import type { ProcessToolContext } from "./command_context.ts";
 
 /** Ctrl-C: sent alone, it becomes SIGINT to the process group. */
 export const CTRL_C = "\u0003";
@@ -56,7 +56,7 @@ export function unknownProcessMessage(
 
 async function* runInput(
   args: z.infer<typeof schema>,
-  ctx: CommandToolContext,
+  ctx: ProcessToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
   const id = args.process_id.trim();
@@ -99,7 +99,7 @@ function previewInput(args: Record<string, unknown>): string | undefined {
 }
 
 /** input_command, declared once: schema, limits, permission, preview and implementation. */
-export const inputCommandTool: DefinedTool<CommandToolContext> = defineTool({
+export const inputCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   name: "input_command",
   description:
     "Talk to a command that exec_command left running (identified by its process_id): write " +
@@ -142,6 +142,6 @@ export const inputCommandTool: DefinedTool<CommandToolContext> = defineTool({
 export const INPUT_COMMAND_DEFINITION: ToolDefinition = inputCommandTool.definition;
 
 /** Build input_command from a (possibly config-overridden) definition. */
-export function createInputCommandTool(definition?: ToolDefinition): Tool<CommandToolContext> {
+export function createInputCommandTool(definition?: ToolDefinition): Tool<ProcessToolContext> {
   return inputCommandTool.create(definition);
 }

@@ -18,7 +18,7 @@ import { unknownProcessMessage } from "./input_command.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { stringArg } from "./_preview.ts";
-import type { CommandToolContext } from "./command_context.ts";
+import type { ProcessToolContext } from "./command_context.ts";
 
 const schema = z.object({
   description: z.string().optional(),
@@ -35,7 +35,7 @@ export function describeKill(status: ExitStatus, graceMs: number = KILL_GRACE_MS
 
 async function* runKill(
   args: z.infer<typeof schema>,
-  ctx: CommandToolContext,
+  ctx: ProcessToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
   const id = args.process_id.trim();
@@ -58,7 +58,7 @@ async function* runKill(
 }
 
 /** kill_command, declared once: schema, limits, permission, preview and implementation. */
-export const killCommandTool: DefinedTool<CommandToolContext> = defineTool({
+export const killCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   name: "kill_command",
   description:
     "Stop a command that exec_command left running (identified by its process_id): its whole " +
@@ -88,6 +88,6 @@ export const killCommandTool: DefinedTool<CommandToolContext> = defineTool({
 export const KILL_COMMAND_DEFINITION: ToolDefinition = killCommandTool.definition;
 
 /** Build kill_command from a (possibly config-overridden) definition. */
-export function createKillCommandTool(definition?: ToolDefinition): Tool<CommandToolContext> {
+export function createKillCommandTool(definition?: ToolDefinition): Tool<ProcessToolContext> {
   return killCommandTool.create(definition);
 }

@@ -19,7 +19,7 @@ import { writeFileTool } from "./write_file.ts";
 
 export * from "./tool.ts";
 export type { ToolContext } from "./context.ts";
-export type { CommandToolContext } from "./command_context.ts";
+export type { CommandToolContext, ProcessToolContext } from "./command_context.ts";
 export {
   ANY_ARGS,
   argsJsonSchema,
