@@ -1,12 +1,10 @@
 /**
- * The subagent tool definitions (reference §6.3, §6.6): run_subagent,
- * input_subagent and kill_subagent, with their limits and the notes their
- * outputs end with.
+ * What the subagent tools (reference §6.3, §6.6) share: their limits,
+ * parameters and the notes their outputs end with. Each tool is declared in
+ * its own file; `tools.ts` lists them.
  *
  * @module
  */
-import type { ToolDefinition } from "../../tools/mod.ts";
-
 /** Default yield window of run_subagent and of an input_subagent that starts work (ms). */
 export const SUBAGENT_DEFAULT_YIELD_MS = 300_000;
 
@@ -28,139 +26,18 @@ export const SUBAGENT_TEXT_BUFFER = 1024 * 1024;
 /** Thinking levels a subagent may be given. */
 export const SUBAGENT_THINKING_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
 
-const DESCRIPTION = {
+/** The `description` parameter of the subagent tools. */
+export const DESCRIPTION_PARAMETER: Record<string, unknown> = {
   type: "string",
   description:
     "One short sentence, in the user's language, saying what this call does and why; shown to the user while it runs. Give it first.",
 };
 
-const SUBAGENT_ID = {
+/** The `subagent_id` parameter of input_subagent and kill_subagent. */
+export const SUBAGENT_ID_PARAMETER: Record<string, unknown> = {
   type: "string",
   description: "The subagent_id that run_subagent returned (subagent-…).",
 };
-
-/** The default run_subagent definition. */
-export const RUN_SUBAGENT_DEFINITION: ToolDefinition = {
-  name: "run_subagent",
-  description:
-    "Hand a self-contained task to a subagent: a fresh session with the same workspace, tools " +
-    "and sandbox (it cannot start subagents itself). It sees nothing of this conversation, so " +
-    "the prompt must carry every fact it needs and say what answer to return. Its final text " +
-    "answer comes back as this tool's output. A subagent still working after yield_time_ms " +
-    "keeps running under a subagent_id; with run_in_background it starts under one at once and " +
-    "its result arrives as an automatic message when it finishes.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION,
-      prompt: {
-        type: "string",
-        description:
-          "The whole task for the subagent: context, constraints, and the exact answer expected back.",
-      },
-      agent_id: {
-        type: "string",
-        description:
-          "Run the subagent as another agent of this project (its own instructions, memory and vault). Default: this agent.",
-      },
-      model_id: {
-        type: "string",
-        description:
-          "Model for the subagent, as the upstream model id; only together with provider. Omit both to use this session's model.",
-      },
-      provider: {
-        type: "string",
-        description: "The provider group of model_id; required whenever model_id is given.",
-      },
-      thinking_level: {
-        type: "string",
-        enum: [...SUBAGENT_THINKING_LEVELS],
-        description:
-          "Reasoning effort of the subagent. Default: this session's level. Lower it for mechanical work, raise it for hard analysis.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to wait for the subagent before returning, in ms (default ${SUBAGENT_DEFAULT_YIELD_MS}; ` +
-          "at least 250; capped 1 s below the tool timeout). If it is still working then, you get " +
-          "its output so far and a subagent_id, and it keeps working.",
-      },
-      run_in_background: {
-        type: "boolean",
-        description:
-          "Return a subagent_id at once instead of waiting. Its result arrives as an automatic " +
-          "message when it finishes, so there is no need to poll. Default false.",
-      },
-    },
-    required: ["description", "prompt"],
-  },
-  permission: "rw",
-  timeoutMs: 600_000,
-  maxOutputLength: 16_000,
-  callDescription: true,
-};
-
-/** The default input_subagent definition. */
-export const INPUT_SUBAGENT_DEFINITION: ToolDefinition = {
-  name: "input_subagent",
-  description: "Talk to a subagent that run_subagent left running or idle (identified by its " +
-    "subagent_id): poll it for new output and its status, or, once it is idle, give it a " +
-    "follow-up task in the same session. A subagent interrupted by a restart is resumed from its " +
-    "trace by this tool.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION,
-      subagent_id: SUBAGENT_ID,
-      prompt: {
-        type: "string",
-        description:
-          "A follow-up task, delivered as a new message in the subagent's session; only accepted " +
-          "while it is idle. Empty or absent: send nothing, just poll.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to wait for output or completion before returning, in ms: default ${SUBAGENT_DEFAULT_YIELD_MS} ` +
-          `when work starts, ${SUBAGENT_POLL_YIELD_MS} for an empty poll. At least 250; capped 1 s below the tool timeout.`,
-      },
-    },
-    required: ["description", "subagent_id"],
-  },
-  permission: "rw",
-  timeoutMs: 600_000,
-  maxOutputLength: 16_000,
-  callDescription: true,
-};
-
-/** The default kill_subagent definition. */
-export const KILL_SUBAGENT_DEFINITION: ToolDefinition = {
-  name: "kill_subagent",
-  description:
-    "Stop a subagent (identified by its subagent_id): its running task is aborted, tool calls " +
-    "waiting for approval are denied, and it is removed. Returns the output you have not seen yet.",
-  parameters: {
-    type: "object",
-    properties: { description: DESCRIPTION, subagent_id: SUBAGENT_ID },
-    required: ["description", "subagent_id"],
-  },
-  permission: "rw",
-  timeoutMs: 30_000,
-  maxOutputLength: 16_000,
-  callDescription: true,
-};
-
-/** The subagent definitions, in the order offered to the model (after kill_command, §6.3). */
-export const SUBAGENT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
-  RUN_SUBAGENT_DEFINITION,
-  INPUT_SUBAGENT_DEFINITION,
-  KILL_SUBAGENT_DEFINITION,
-]);
-
-/** The names of the subagent tools. */
-export const SUBAGENT_TOOL_NAMES: readonly string[] = Object.freeze(
-  SUBAGENT_TOOL_DEFINITIONS.map((d) => d.name),
-);
 
 /** The note of a subagent registered at the end of its window. */
 export function subagentRunningNote(id: string, pendingApprovals = 0): string {

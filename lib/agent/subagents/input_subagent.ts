@@ -14,17 +14,28 @@
  */
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
-import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import {
+  ANY_ARGS,
+  clampYield,
+  type DefinedTool,
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolEvent,
+} from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
-  INPUT_SUBAGENT_DEFINITION,
+  DESCRIPTION_PARAMETER,
   SUBAGENT_DEFAULT_YIELD_MS,
+  SUBAGENT_ID_PARAMETER,
   SUBAGENT_POLL_YIELD_MS,
   subagentRunningNote,
 } from "./definitions.ts";
-import type { ChildRegistry } from "./registry.ts";
+import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
+import { bindChildren } from "./_bind.ts";
+import { stringArg } from "../../tools/mod.ts";
 
 /** The harness text that resumes a subagent whose task a restart interrupted. */
 export const RESUME_TASK_TEXT =
@@ -43,7 +54,7 @@ async function* inputSubagent(
   definition: ToolDefinition,
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
+  ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const fail = (message: string) => failure("input_subagent", message);
   const checked = checkInputArgs(rawArgs);
@@ -105,10 +116,57 @@ async function* inputSubagent(
   yield* endResult(child, { idle: true });
 }
 
+/** `<subagent_id>`, or `<subagent_id> << <prompt>` when it sends a task. */
+function previewInput(args: Record<string, unknown>): string | undefined {
+  const id = stringArg(args, "subagent_id")?.trim();
+  if (!id) return undefined;
+  const prompt = stringArg(args, "prompt") ?? "";
+  return prompt === "" ? id : `${id} << ${prompt}`;
+}
+
+/** input_subagent, declared once; its arguments are checked by the tool itself. */
+export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
+  name: "input_subagent",
+  description: "Talk to a subagent that run_subagent left running or idle (identified by its " +
+    "subagent_id): poll it for new output and its status, or, once it is idle, give it a " +
+    "follow-up task in the same session. A subagent interrupted by a restart is resumed from its " +
+    "trace by this tool.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      subagent_id: SUBAGENT_ID_PARAMETER,
+      prompt: {
+        type: "string",
+        description:
+          "A follow-up task, delivered as a new message in the subagent's session; only accepted " +
+          "while it is idle. Empty or absent: send nothing, just poll.",
+      },
+      yield_time_ms: {
+        type: "number",
+        description:
+          `How long to wait for output or completion before returning, in ms: default ${SUBAGENT_DEFAULT_YIELD_MS} ` +
+          `when work starts, ${SUBAGENT_POLL_YIELD_MS} for an empty poll. At least 250; capped 1 s below the tool timeout.`,
+      },
+    },
+    required: ["description", "subagent_id"],
+  },
+  permission: "rw",
+  timeoutMs: 600_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
+  args: ANY_ARGS,
+  preview: previewInput,
+  run: (args, ctx, definition) => inputSubagent(definition, ctx.children, args, ctx),
+});
+
 /** Build input_subagent over `registry` from a (possibly config-overridden) definition. */
 export function createInputSubagentTool(
   registry: ChildRegistry,
-  definition: ToolDefinition = INPUT_SUBAGENT_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => inputSubagent(definition, registry, args, ctx) };
+  definition?: ToolDefinition,
+): Tool<ToolCallContext> {
+  return bindChildren(inputSubagentTool.create(definition), registry);
 }
+
+/** The default input_subagent definition. */
+export const INPUT_SUBAGENT_DEFINITION: ToolDefinition = inputSubagentTool.definition;

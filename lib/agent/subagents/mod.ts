@@ -6,19 +6,14 @@
  * @module
  */
 export {
-  INPUT_SUBAGENT_DEFINITION,
-  KILL_SUBAGENT_DEFINITION,
   MAX_REGISTERED_SUBAGENTS,
   MAX_SUBAGENT_DEPTH,
   NO_TEXT_ANSWER_NOTE,
-  RUN_SUBAGENT_DEFINITION,
   SUBAGENT_DEFAULT_YIELD_MS,
   SUBAGENT_MESSAGE_BUFFER,
   SUBAGENT_POLL_YIELD_MS,
   SUBAGENT_TEXT_BUFFER,
   SUBAGENT_THINKING_LEVELS,
-  SUBAGENT_TOOL_DEFINITIONS,
-  SUBAGENT_TOOL_NAMES,
   subagentAbortedNote,
   subagentBackgroundNote,
   subagentIdleNote,
@@ -35,10 +30,30 @@ export {
   type SubagentInfo,
 } from "./registry.ts";
 export type { Child, ChildState, FollowEnd, TaskEnd } from "./_child.ts";
-export { createRunSubagentTool, withOrigin } from "./run_subagent.ts";
-export { createInputSubagentTool, RESUME_TASK_TEXT } from "./input_subagent.ts";
-export { createKillSubagentTool } from "./kill_subagent.ts";
-export { subagentToolFactories } from "./tools.ts";
+export {
+  createRunSubagentTool,
+  RUN_SUBAGENT_DEFINITION,
+  runSubagentTool,
+  withOrigin,
+} from "./run_subagent.ts";
+export {
+  createInputSubagentTool,
+  INPUT_SUBAGENT_DEFINITION,
+  inputSubagentTool,
+  RESUME_TASK_TEXT,
+} from "./input_subagent.ts";
+export {
+  createKillSubagentTool,
+  KILL_SUBAGENT_DEFINITION,
+  killSubagentTool,
+} from "./kill_subagent.ts";
+export {
+  SUBAGENT_TOOL_DEFINITIONS,
+  SUBAGENT_TOOL_NAMES,
+  SUBAGENT_TOOLS,
+  subagentToolFactories,
+} from "./tools.ts";
+export type { SubagentToolContext } from "./registry.ts";
 export { type ChildSessionOptions, createSpawner, type SpawnerDeps } from "./spawner.ts";
 export { type BackgroundTask, backgroundTasks } from "./family.ts";
 export {

@@ -22,18 +22,29 @@
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
-import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import {
+  ANY_ARGS,
+  clampYield,
+  type DefinedTool,
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolEvent,
+} from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkRunArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
+  DESCRIPTION_PARAMETER,
   MAX_SUBAGENT_DEPTH,
-  RUN_SUBAGENT_DEFINITION,
   SUBAGENT_DEFAULT_YIELD_MS,
+  SUBAGENT_THINKING_LEVELS,
   subagentBackgroundNote,
   subagentRunningNote,
 } from "./definitions.ts";
-import type { ChildRegistry } from "./registry.ts";
+import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
+import { bindChildren } from "./_bind.ts";
+import { stringArg } from "../../tools/mod.ts";
 
 /** A child message with one origin hop (`sessionId`) added. */
 export function withOrigin(message: OmniMessage, sessionId: string): OmniMessage {
@@ -44,7 +55,7 @@ async function* runSubagent(
   definition: ToolDefinition,
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
+  ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const fail = (message: string) => failure("run_subagent", message);
   const checked = checkRunArgs(rawArgs);
@@ -142,10 +153,77 @@ async function* runSubagent(
   }
 }
 
+/** run_subagent, declared once; its arguments are checked by the tool itself. */
+export const runSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
+  name: "run_subagent",
+  description:
+    "Hand a self-contained task to a subagent: a fresh session with the same workspace, tools " +
+    "and sandbox (it cannot start subagents itself). It sees nothing of this conversation, so " +
+    "the prompt must carry every fact it needs and say what answer to return. Its final text " +
+    "answer comes back as this tool's output. A subagent still working after yield_time_ms " +
+    "keeps running under a subagent_id; with run_in_background it starts under one at once and " +
+    "its result arrives as an automatic message when it finishes.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      prompt: {
+        type: "string",
+        description:
+          "The whole task for the subagent: context, constraints, and the exact answer expected back.",
+      },
+      agent_id: {
+        type: "string",
+        description:
+          "Run the subagent as another agent of this project (its own instructions, memory and vault). Default: this agent.",
+      },
+      model_id: {
+        type: "string",
+        description:
+          "Model for the subagent, as the upstream model id; only together with provider. Omit both to use this session's model.",
+      },
+      provider: {
+        type: "string",
+        description: "The provider group of model_id; required whenever model_id is given.",
+      },
+      thinking_level: {
+        type: "string",
+        enum: [...SUBAGENT_THINKING_LEVELS],
+        description:
+          "Reasoning effort of the subagent. Default: this session's level. Lower it for mechanical work, raise it for hard analysis.",
+      },
+      yield_time_ms: {
+        type: "number",
+        description:
+          `How long to wait for the subagent before returning, in ms (default ${SUBAGENT_DEFAULT_YIELD_MS}; ` +
+          "at least 250; capped 1 s below the tool timeout). If it is still working then, you get " +
+          "its output so far and a subagent_id, and it keeps working.",
+      },
+      run_in_background: {
+        type: "boolean",
+        description:
+          "Return a subagent_id at once instead of waiting. Its result arrives as an automatic " +
+          "message when it finishes, so there is no need to poll. Default false.",
+      },
+    },
+    required: ["description", "prompt"],
+  },
+  permission: "rw",
+  timeoutMs: 600_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
+  args: ANY_ARGS,
+  preview: (args) => stringArg(args, "prompt"),
+  run: (args, ctx, definition) => runSubagent(definition, ctx.children, args, ctx),
+});
+
 /** Build run_subagent over `registry` from a (possibly config-overridden) definition. */
 export function createRunSubagentTool(
   registry: ChildRegistry,
-  definition: ToolDefinition = RUN_SUBAGENT_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => runSubagent(definition, registry, args, ctx) };
+  definition?: ToolDefinition,
+): Tool<ToolCallContext> {
+  return bindChildren(runSubagentTool.create(definition), registry);
 }
+
+/** The default run_subagent definition. */
+export const RUN_SUBAGENT_DEFINITION: ToolDefinition = runSubagentTool.definition;

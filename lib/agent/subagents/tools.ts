@@ -1,15 +1,33 @@
 /**
- * The subagent tool factories of one session, bound to its children
- * registry: what the tool set instantiates `run_subagent`, `input_subagent`
- * and `kill_subagent` with (config-overridden definitions included).
+ * The subagent tools: run_subagent, input_subagent and kill_subagent in the
+ * order offered to the model, and their factories bound to one session's
+ * children registry (what the tool set instantiates them with,
+ * config-overridden definitions included).
  *
  * @module
  */
-import type { ToolFactory } from "../../tools/mod.ts";
-import { createInputSubagentTool } from "./input_subagent.ts";
-import { createKillSubagentTool } from "./kill_subagent.ts";
-import type { ChildRegistry } from "./registry.ts";
-import { createRunSubagentTool } from "./run_subagent.ts";
+import type { DefinedTool, ToolDefinition, ToolFactory } from "../../tools/mod.ts";
+import { createInputSubagentTool, inputSubagentTool } from "./input_subagent.ts";
+import { createKillSubagentTool, killSubagentTool } from "./kill_subagent.ts";
+import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
+import { createRunSubagentTool, runSubagentTool } from "./run_subagent.ts";
+
+/** The subagent tools, in the order offered to the model (after kill_command, §6.3). */
+export const SUBAGENT_TOOLS: readonly DefinedTool<SubagentToolContext>[] = Object.freeze([
+  runSubagentTool,
+  inputSubagentTool,
+  killSubagentTool,
+]);
+
+/** The default subagent definitions, in the order offered to the model. */
+export const SUBAGENT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze(
+  SUBAGENT_TOOLS.map((t) => t.definition),
+);
+
+/** The names of the subagent tools. */
+export const SUBAGENT_TOOL_NAMES: readonly string[] = Object.freeze(
+  SUBAGENT_TOOLS.map((t) => t.name),
+);
 
 /** Factories of the three subagent tools over `registry`; empty when the session may not spawn. */
 export function subagentToolFactories(registry: ChildRegistry): Record<string, ToolFactory> {
