@@ -2,7 +2,7 @@
 // uncached input, output) and a latency line, as inline SVG. Each bar links
 // to its request (#req-N) and carries a <title> tooltip.
 import type { RequestSummary } from "./conversation.ts";
-import { formatDuration, formatTokens } from "./format.ts";
+import { formatDuration, formatTokens } from "../display/numbers.ts";
 
 /** Escape text for HTML/SVG content and attribute values. */
 export function esc(text: string): string {

@@ -12,8 +12,9 @@
  */
 import { esc, requestChart } from "./_chart.ts";
 import type { Conversation, ConvItem, Relative } from "./conversation.ts";
-import { formatClock, formatDuration, formatTime, formatTokens } from "./format.ts";
-import { parseToolArgs } from "./preview.ts";
+import { formatDuration, formatTokens } from "../display/numbers.ts";
+import { parseToolArgs } from "../display/tool_preview.ts";
+import { formatClock, formatTime } from "./format.ts";
 import { markdownToHtml } from "./markdown_html.ts";
 
 const CSS = `

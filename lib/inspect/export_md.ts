@@ -6,8 +6,9 @@
  * @module
  */
 import type { Conversation, ConvItem } from "./conversation.ts";
-import { formatClock, formatDuration, formatTime, formatTokens } from "./format.ts";
-import { parseToolArgs } from "./preview.ts";
+import { formatDuration, formatTokens } from "../display/numbers.ts";
+import { parseToolArgs } from "../display/tool_preview.ts";
+import { formatClock, formatTime } from "./format.ts";
 
 /** A code fence longer than any backtick run in `text`. */
 function fence(text: string, lang = ""): string {

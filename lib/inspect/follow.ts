@@ -11,7 +11,7 @@
 import { basename, dirname, join } from "node:path";
 import { parseMessageLine } from "../protocol/validate.ts";
 import { parseTraceFileName, traceFileName } from "../trace/paths.ts";
-import type { Style } from "./format.ts";
+import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
 
 /** Options of {@linkcode followTrace}. */

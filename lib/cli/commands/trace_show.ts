@@ -4,7 +4,7 @@
  * @module
  */
 import { openPager } from "../../sandbox/pager.ts";
-import { makeStyle } from "../../inspect/format.ts";
+import { makeStyle } from "../../display/palette.ts";
 import { showSessions } from "../../inspect/show.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";

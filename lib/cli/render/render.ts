@@ -26,7 +26,7 @@ import type {
   PartialToolCallOutput,
   ToolCallMessage,
 } from "../../protocol/types.ts";
-import { paletteFor } from "./_format.ts";
+import { paletteFor } from "../../display/palette.ts";
 import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
 import { createScreen, type Screen } from "./_screen.ts";
