@@ -163,6 +163,8 @@ export async function loadConversation(
   session: SessionFiles,
   options: LoadOptions = {},
 ): Promise<Conversation> {
+  // Long by design: one pass over the records builds the items and the request
+  // summaries together; each record kind is a few lines of the one dispatch.
   const items: ConvItem[] = [];
   const requests: RequestSummary[] = [];
   const names = new Map<string, string>();

@@ -68,6 +68,8 @@ function statusClass(s: string): string {
 }
 
 function renderItem(it: ConvItem): string {
+
+  // Long by design: one case per conversation item kind, each a few lines of HTML.
   switch (it.kind) {
     case "user":
       return `<div class="msg user"><div class="who">user${

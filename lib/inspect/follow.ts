@@ -73,6 +73,8 @@ export function nextShardPath(path: string): string | null {
 
 /** Follow the trace at `path` until `options.signal` aborts (see the module doc). */
 export async function followTrace(path: string, options: FollowOptions): Promise<void> {
+  // Long by design: one polling loop whose steps share the open file, its offset
+  // and the renderer; each step is a few lines.
   const interval = options.intervalMs ?? 100;
   const dec = new TextDecoder();
   const renderer = createRenderer({ style: options.style, full: options.full });

@@ -110,6 +110,8 @@ const keyOf = (id: string, origin?: readonly string[]) => `${origin?.join("/") ?
 
 /** Create a screen. */
 export function createScreen(opts: ScreenOptions): Screen {
+  // Long by design: one closure-based object whose methods share the drawing state
+  // (cursor line, open previews, collapsers); each method is short.
   const p = opts.palette;
   let mid = false;
   let dimOpen = false;

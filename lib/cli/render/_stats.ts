@@ -58,6 +58,8 @@ const tsOf = (msg: OmniMessage): number | null => {
 
 /** Create the counters. */
 export function createStats(now: () => number, style: StatsStyle = { kind: "session" }): Stats {
+  // Long by design: one closure-based object whose methods share the counters; each
+  // method is short, and the counters are listed once at the top.
   let sessionTotal = 0;
   let childTotal = 0;
   let contextNow = 0;

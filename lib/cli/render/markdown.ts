@@ -239,6 +239,8 @@ const TABLE_ROW = /^\s*\|/;
  * four spaces.
  */
 export function createMarkdownStream(opts: MarkdownStreamOptions = {}): MarkdownStream {
+  // Long by design: one closure-based object whose methods share the block state of
+  // the stream; each method is short.
   const columns = () => Math.max(20, opts.columns?.() ?? 80);
   const maxRows = () => Math.max(4, (opts.rows?.() ?? 24) - 1);
   let partial = "";

@@ -105,6 +105,8 @@ export interface Renderer {
 
 /** Create a renderer. */
 export function createRenderer(opts: RendererOptions): Renderer {
+  // Long by design: one closure-based object whose methods share the queueing state
+  // (open segments, pending approvals, spinner); each method is short.
   const palette = paletteFor(opts.color);
   const now = opts.now ?? Date.now;
   let collapse = opts.collapse;
