@@ -68,7 +68,6 @@ function statusClass(s: string): string {
 }
 
 function renderItem(it: ConvItem): string {
-
   // Long by design: one case per conversation item kind, each a few lines of HTML.
   switch (it.kind) {
     case "user":
