@@ -6,7 +6,11 @@
  *
  * @module
  */
-import type { OmniMessage } from "../protocol/types.ts";
+import type {
+  ModelMsgEnvelope,
+  ToolCallMessage,
+  ToolCallOutputMessage,
+} from "../protocol/types.ts";
 import { collapseText } from "../display/collapse.ts";
 import type { Style } from "../display/palette.ts";
 import { escapeControls, safeText } from "../display/terminal_text.ts";
@@ -30,8 +34,6 @@ export interface MessageContext {
   tag(id: string): string;
 }
 
-type ModelMsg = Extract<OmniMessage, { type: "model_msg" }>;
-
 function argLines(args: string, full: boolean): string[] {
   const a = parseToolArgs(args);
   if (!a) return collapseText(args, full, FULL_HINT);
@@ -47,26 +49,25 @@ function argLines(args: string, full: boolean): string[] {
   return out;
 }
 
-function toolCallLines(p: Record<string, unknown>, c: MessageContext): string[] {
+function toolCallLines(p: ToolCallMessage, c: MessageContext): string[] {
   const s = c.style;
-  const id = p.tool_call_id as string;
-  const name = p.name as string;
-  c.names.set(id, escapeControls(name));
+  const id = p.tool_call_id;
+  c.names.set(id, escapeControls(p.name));
   // Arguments are shown, never cleaned: control characters in them appear as \xNN.
-  const preview = toolCallPreview(name, p.arguments as string, { final: true, max: PREVIEW_MAX });
+  const preview = toolCallPreview(p.name, p.arguments, { final: true, max: PREVIEW_MAX });
   const lines = [
     s.cyan(`${c.tag(id)} ${preview}`),
-    ...argLines(p.arguments as string, c.full).map((l) => s.dim(`  ${escapeControls(l)}`)),
+    ...argLines(p.arguments, c.full).map((l) => s.dim(`  ${escapeControls(l)}`)),
   ];
   if (p.stop_reason !== "completed") lines.push(s.red(`  (call not dispatched: ${p.stop_reason})`));
   return lines;
 }
 
-function toolOutputLines(p: Record<string, unknown>, c: MessageContext): string[] {
+function toolOutputLines(p: ToolCallOutputMessage, c: MessageContext): string[] {
   const s = c.style;
-  const id = p.tool_call_id as string;
+  const id = p.tool_call_id;
   const name = c.names.get(id) ?? "?";
-  const out = safeText(p.output as string);
+  const out = safeText(p.output);
   const body = collapseText(out, c.full, FULL_HINT);
   const status = p.stop_reason === "completed" ? "" : ` ${s.red(`[${p.stop_reason}]`)}`;
   const images = Array.isArray(p.images) && p.images.length > 0
@@ -79,12 +80,12 @@ function toolOutputLines(p: Record<string, unknown>, c: MessageContext): string[
 }
 
 /** The lines of one `model_msg` record. */
-export function messageLines(msg: ModelMsg, c: MessageContext): string[] {
+export function messageLines(msg: ModelMsgEnvelope, c: MessageContext): string[] {
   const s = c.style;
-  const p = msg.payload as unknown as Record<string, unknown>;
+  const p = msg.payload;
   switch (p.type) {
     case "text": {
-      const lines = safeText(p.text as string).split("\n");
+      const lines = safeText(p.text).split("\n");
       if (p.role === "user") {
         const who = p.sender ? `[${p.sender}] ` : "";
         return lines.map((l, i) => s.bold(i === 0 ? `> ${who}${l}` : `  ${l}`));
@@ -93,28 +94,28 @@ export function messageLines(msg: ModelMsg, c: MessageContext): string[] {
       return lines;
     }
     case "thinking": {
-      const t = safeText(p.thinking as string);
+      const t = safeText(p.thinking);
       if (t === "") return [s.dim("(thinking: encrypted or empty)")];
       return t.split("\n").map((l) => s.dim(l));
     }
     case "inline_thinking":
       return [
-        s.dim(`(inline thinking: ${p.mime_type}, ${(p.data as string).length} base64 chars)`),
+        s.dim(`(inline thinking: ${p.mime_type}, ${p.data.length} base64 chars)`),
       ];
     case "tool_call":
       return toolCallLines(p, c);
     case "tool_call_output":
       return toolOutputLines(p, c);
     case "image_url": {
-      const url = p.image_url as string;
+      const url = p.image_url;
       const shown = url.startsWith("data:")
         ? `${url.slice(0, url.indexOf(",") + 1)}… (${url.length} chars)`
         : url;
       return [`[image] ${safeText(shown)}`];
     }
     case "inline_data":
-      return [`[inline data: ${p.mime_type}, ${(p.data as string).length} base64 chars]`];
+      return [`[inline data: ${p.mime_type}, ${p.data.length} base64 chars]`];
     default:
-      return [s.dim(`[${String(p.type)}]`)];
+      return [s.dim(`[${safeText(String(p.type))}]`)];
   }
 }

@@ -22,7 +22,7 @@ import {
   workspaceMovedLabel,
 } from "../../display/labels.ts";
 import { isRetryableStatus } from "../../models/retry.ts";
-import { statsLine, totalsLine } from "./_format.ts";
+import { statsLine, totalsLine } from "./_stats_line.ts";
 import { costOf, type Price } from "../../inspect/pricing.ts";
 
 /** How the `[stats]` line reads. */
