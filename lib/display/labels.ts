@@ -10,14 +10,7 @@
 import { escapeControls, safeText } from "./terminal_text.ts";
 import { formatDuration, formatTokens, plural, signed } from "./numbers.ts";
 import { failureCause, failureFix, readFailure, requestFailurePrefix } from "../models/failure.ts";
-import type {
-  ApprovalDecision,
-  CompactionBeginEvent,
-  CompactionEndEvent,
-  GoalOutcome,
-  McpConnectResult,
-  StopReason,
-} from "../protocol/types.ts";
+import type { GoalOutcome, McpConnectResult } from "../protocol/types.ts";
 
 /** The last three characters of an id: the on-screen pairing number. */
 export function short3(id: string): string {
@@ -39,7 +32,7 @@ export function callTag(toolCallId: string, origin?: readonly string[]): string 
  * `✓ [approved]`, `× [denied]` or `× [forbidden by policy]`, then ` <tag>`
  * when given, then ` — <reason>` when one is known.
  */
-export function approvalLabel(decision: ApprovalDecision, reason?: unknown, tag?: string): string {
+export function approvalLabel(decision: string, reason?: unknown, tag?: string): string {
   const label = decision === "allow"
     ? "✓ [approved]"
     : decision === "forbidden"
@@ -72,7 +65,7 @@ export function abortLabel(p: { reason?: unknown }): string {
  * `[retry] <cause>; sending retry #<n>…` when the wait is not known.
  */
 export function retryLabel(
-  status: StopReason,
+  status: string,
   retry: number,
   errorMessage?: string,
   waitMs?: number,
@@ -104,15 +97,38 @@ export function requestFailedLabel(
   return `[request ${safeText(status)}]${err}${n}`;
 }
 
+/** The fields of a failed `request_end` the labels read. */
+export interface FailedRequest {
+  /** Its status. */
+  status: string;
+  /** The provider's or penguin's error text. */
+  error_message?: string | undefined;
+  /** Its attempt number (1-based). */
+  attempt?: number | undefined;
+  /** Set when the engine retries after this wait. */
+  retry_in_ms?: number | undefined;
+}
+
+/**
+ * The line of a failed request: {@linkcode retryLabel} when the engine
+ * retried it (the retry number is its attempt, else `retries`), else
+ * {@linkcode requestFailedLabel}.
+ */
+export function failedRequestLabel(e: FailedRequest, retries = 1): string {
+  return e.retry_in_ms !== undefined
+    ? retryLabel(e.status, e.attempt ?? retries, e.error_message, e.retry_in_ms)
+    : requestFailedLabel(e.status, e.error_message, e.attempt);
+}
+
 /** `[compaction] summarizing|discarding context (<reason>)…`. */
-export function compactionBeginLabel(p: Pick<CompactionBeginEvent, "mode" | "reason">): string {
+export function compactionBeginLabel(p: { mode: string; reason: string }): string {
   const verb = p.mode === "discard" ? "discarding" : "summarizing";
-  return `[compaction] ${verb} context (${safeText(String(p.reason))})…`;
+  return `[compaction] ${verb} context (${safeText(p.reason)})…`;
 }
 
 /** The compaction outcome line, with ` · tokens <total> (+<used>)` when it used tokens. */
 export function compactionEndLabel(
-  p: Pick<CompactionEndEvent, "mode" | "status" | "error_message">,
+  p: { mode: string; status: string; error_message?: string | undefined },
   tokens?: { total: number; used: number },
 ): string {
   let line: string;
@@ -124,7 +140,7 @@ export function compactionEndLabel(
     line = "[compaction] aborted; keeping the current context";
   } else {
     const err = p.error_message ? ` (${safeText(p.error_message)})` : "";
-    line = `[compaction] ${p.status}${err}; keeping the current context`;
+    line = `[compaction] ${safeText(p.status)}${err}; keeping the current context`;
   }
   if (tokens && tokens.used > 0) {
     line += ` · tokens ${formatTokens(tokens.total)} (${signed(formatTokens(tokens.used))})`;

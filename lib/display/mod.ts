@@ -14,6 +14,8 @@ export {
   callTag,
   compactionBeginLabel,
   compactionEndLabel,
+  type FailedRequest,
+  failedRequestLabel,
   goalFinishedLabel,
   goalRoundLabel,
   mcpBeginLabel,

@@ -16,11 +16,10 @@ import {
   approvalLabel,
   compactionBeginLabel,
   compactionEndLabel,
+  failedRequestLabel,
   goalFinishedLabel,
   mcpBeginLabel,
   mcpEndLabel,
-  requestFailedLabel,
-  retryLabel,
   workspaceMovedLabel,
 } from "../display/labels.ts";
 import { parseTimestamp } from "./format.ts";
@@ -57,10 +56,7 @@ function requestEndLine(e: RequestEndEvent, ts: string, st: EventState): string 
     return s.dim(`── request ${st.requests} completed${took}${tokens} ──`);
   }
   st.retries++;
-  const line = e.retry_in_ms !== undefined
-    ? retryLabel(e.status, e.attempt ?? st.retries, e.error_message, e.retry_in_ms)
-    : requestFailedLabel(e.status, e.error_message, e.attempt);
-  return s.yellow(`${line}${took}`);
+  return s.yellow(`${failedRequestLabel(e, st.retries)}${took}`);
 }
 
 /** The lines of one `event_msg` record other than `request_begin`. */

@@ -5,6 +5,11 @@ import type { EventPayload, OmniMessage } from "../../lib/protocol/types.ts";
 import { createRenderer as createLive, renderHistory } from "../../lib/cli/render/mod.ts";
 import { createRenderer as createOffline } from "../../lib/inspect/render.ts";
 import { makeStyle, paletteFor } from "../../lib/display/palette.ts";
+import { join } from "node:path";
+import { loadConversation } from "../../lib/inspect/conversation.ts";
+import { renderMarkdown } from "../../lib/inspect/export_md.ts";
+import { renderHtml } from "../../lib/inspect/export_html.ts";
+import { sid, traceBuilder } from "../inspect/_support.ts";
 
 let clock = Date.UTC(2026, 0, 1);
 function event(payload: EventPayload, advanceMs = 0): OmniMessage {
@@ -125,3 +130,36 @@ Deno.test("live history and trace show print the same tool-call line for every p
     assert.equal(shown, history.split("\n")[0], JSON.stringify(c.payload));
   }
 });
+
+Deno.test("trace show and trace export (Markdown, HTML) print the same event labels", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-labels-" });
+  try {
+    const id = sid("1abe1001");
+    const b = traceBuilder(id).meta().user("go")
+      .begin().call("exec_command", { cmd: "ls" }, "call_1").approve("call_1", "deny").end()
+      .begin().end("timeout", { error_message: "socket hang up", attempt: 1, retry_in_ms: 2000 })
+      .begin().end("failed", { error_message: "HTTP 400: bad request", attempt: 1 })
+      .abort("interrupted by the user");
+    const path = join(dir, `${id}_001.jsonl`);
+    await Deno.writeTextFile(path, b.jsonl());
+    const shown = offline(b.records);
+    const labels = shown.filter((l) => /^(× |\[retry\]|\[request |\[abort\])/.test(l))
+      .map((l) => l.replace(/ \[tool-\S+\]$/, "").replace(/ · \d+ms$/, ""));
+    assert.equal(labels.length, 4, shown.join("\n"));
+    const conv = await loadConversation({ key: id, files: [{ path, index: 1 }] }, {
+      family: false,
+    });
+    const md = renderMarkdown(conv);
+    const html = renderHtml(conv);
+    for (const label of labels) {
+      assert.ok(md.includes(label), `${label}\n---\n${md}`);
+      assert.ok(html.includes(escapeHtml(label)), `${label} in the HTML export`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
