@@ -6,7 +6,7 @@
  */
 import { VERSION } from "../version.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import { escapeControls } from "../inspect/terminal_text.ts";
+import { escapeControls } from "../display/terminal_text.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
 import { allCommands, commandsFor } from "./registry.ts";
 import { didYouMeanText } from "./suggest.ts";

@@ -2,7 +2,7 @@
 // uncached input, output) and a latency line, as inline SVG. Each bar links
 // to its request (#req-N) and carries a <title> tooltip.
 import type { RequestSummary } from "./conversation.ts";
-import { formatDuration, formatTokens } from "./format.ts";
+import { formatDuration, formatTokens } from "../display/numbers.ts";
 
 /** Escape text for HTML/SVG content and attribute values. */
 export function esc(text: string): string {
@@ -18,6 +18,8 @@ function r1(x: number): string {
 
 /** The SVG chart of `requests` ("" when there are none). */
 export function requestChart(requests: readonly RequestSummary[]): string {
+  // Long by design: it lays out one SVG top to bottom (axes, bars, labels); the
+  // parts share the scale and splitting them would only pass it around.
   if (requests.length === 0) return "";
   const n = requests.length;
   const barW = Math.max(3, Math.min(64, 900 / n));

@@ -14,7 +14,7 @@ import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
-import { toolPreview } from "./preview.ts";
+import { toolCallPreview } from "../display/tool_preview.ts";
 import {
   findRelative,
   readSessionMeta,
@@ -24,6 +24,11 @@ import {
 } from "./targets.ts";
 
 /** One timeline item. `request` is the request it belongs to (0 before the first). */
+/** The one-line preview of a tool call in exports (at most 120 characters). */
+export function toolPreview(name: string, args: string): string {
+  return toolCallPreview(name, args, { final: true, max: 120 }) ?? name;
+}
+
 export type ConvItem =
   & { time: string; request: number }
   & (
@@ -158,6 +163,8 @@ export async function loadConversation(
   session: SessionFiles,
   options: LoadOptions = {},
 ): Promise<Conversation> {
+  // Long by design: one pass over the records builds the items and the request
+  // summaries together; each record kind is a few lines of the one dispatch.
   const items: ConvItem[] = [];
   const requests: RequestSummary[] = [];
   const names = new Map<string, string>();

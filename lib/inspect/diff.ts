@@ -11,7 +11,7 @@
 import type { CompleteMessage, OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { readTrace } from "../trace/reader.ts";
 import { firstLine, oneLine } from "./format.ts";
-import { toolPreview } from "./preview.ts";
+import { toolCallPreview } from "../display/tool_preview.ts";
 import type { SessionFiles } from "./targets.ts";
 
 /** One model message after the divergence, in one line. */
@@ -102,7 +102,10 @@ export function summarize(p: CompleteMessage, names: Map<string, string>): [stri
       return ["thinking", `thinking: ${p.thinking ? firstLine(p.thinking, 100) : "(encrypted)"}`];
     case "tool_call":
       names.set(p.tool_call_id, p.name);
-      return ["tool_call", `tool_call ${toolPreview(p.name, p.arguments, 100)}`];
+      return [
+        "tool_call",
+        `tool_call ${toolCallPreview(p.name, p.arguments, { final: true, max: 100 })}`,
+      ];
     case "tool_call_output": {
       const lines = p.output.replace(/\n$/, "").split("\n").length;
       return [

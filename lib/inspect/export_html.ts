@@ -12,8 +12,16 @@
  */
 import { esc, requestChart } from "./_chart.ts";
 import type { Conversation, ConvItem, Relative } from "./conversation.ts";
-import { formatClock, formatDuration, formatTime, formatTokens } from "./format.ts";
-import { parseToolArgs } from "./preview.ts";
+import { formatDuration, formatTokens } from "../display/numbers.ts";
+import { parseToolArgs } from "../display/tool_preview.ts";
+import {
+  abortLabel,
+  approvalLabel,
+  compactionBeginLabel,
+  compactionEndLabel,
+  failedRequestLabel,
+} from "../display/labels.ts";
+import { formatClock, formatTime } from "./format.ts";
 import { markdownToHtml } from "./markdown_html.ts";
 
 const CSS = `
@@ -67,6 +75,7 @@ function statusClass(s: string): string {
 }
 
 function renderItem(it: ConvItem): string {
+  // Long by design: one case per conversation item kind, each a few lines of HTML.
   switch (it.kind) {
     case "user":
       return `<div class="msg user"><div class="who">user${
@@ -109,11 +118,7 @@ function renderItem(it: ConvItem): string {
     }
     case "approval":
       return `<div class="note ${it.decision === "allow" ? "ok" : "bad"}">${
-        it.decision === "allow"
-          ? "✓ approved"
-          : it.decision === "deny"
-          ? "× denied"
-          : "× forbidden by policy"
+        esc(approvalLabel(it.decision))
       } · ${esc(it.id)}</div>`;
     case "request_begin":
       return "";
@@ -122,22 +127,16 @@ function renderItem(it: ConvItem): string {
       if (it.status === "completed") {
         return `<div class="note">request ${it.request} completed${took}</div>`;
       }
-      return `<div class="note warn">request ${it.request} ${esc(it.status)}${
-        it.attempt !== undefined ? ` (attempt ${it.attempt})` : ""
-      }${took}${it.error_message ? `: ${esc(it.error_message)}` : ""}${
-        it.retry_in_ms !== undefined ? ` · retrying in ${formatDuration(it.retry_in_ms)}` : ""
-      }</div>`;
+      return `<div class="note warn">request ${it.request} · ${
+        esc(failedRequestLabel(it))
+      }${took}</div>`;
     }
     case "abort":
-      return `<div class="note bad">[abort] ${esc(it.reason || "(no reason)")}</div>`;
+      return `<div class="note bad">${esc(abortLabel(it))}</div>`;
     case "compaction_begin":
-      return `<div class="note warn">[compaction] ${
-        it.mode === "discard" ? "discarding" : "summarizing"
-      } context (${esc(it.reason)})…</div>`;
+      return `<div class="note warn">${esc(compactionBeginLabel(it))}</div>`;
     case "compaction_end":
-      return `<div class="note warn">[compaction] ${esc(it.status)}${
-        it.error_message ? ` (${esc(it.error_message)})` : ""
-      }</div>`;
+      return `<div class="note warn">${esc(compactionEndLabel(it))}</div>`;
     case "subagent":
       return `<div class="note">[subagent] <a href="#family">${esc(it.session_id)}</a></div>`;
     case "image":

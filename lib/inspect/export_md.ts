@@ -6,8 +6,16 @@
  * @module
  */
 import type { Conversation, ConvItem } from "./conversation.ts";
-import { formatClock, formatDuration, formatTime, formatTokens } from "./format.ts";
-import { parseToolArgs } from "./preview.ts";
+import { formatDuration, formatTokens } from "../display/numbers.ts";
+import { parseToolArgs } from "../display/tool_preview.ts";
+import {
+  abortLabel,
+  approvalLabel,
+  compactionBeginLabel,
+  compactionEndLabel,
+  failedRequestLabel,
+} from "../display/labels.ts";
+import { formatClock, formatTime } from "./format.ts";
 
 /** A code fence longer than any backtick run in `text`. */
 function fence(text: string, lang = ""): string {
@@ -65,30 +73,20 @@ function item(it: ConvItem): string {
       );
     }
     case "approval":
-      return it.decision === "allow"
-        ? `✓ approved (${inlineCode(it.id)})\n`
-        : `× ${it.decision === "deny" ? "denied" : "forbidden by policy"} (${inlineCode(it.id)})\n`;
+      return `${escHtml(approvalLabel(it.decision))} (${inlineCode(it.id)})\n`;
     case "request_begin":
       return `### Request ${it.request} · ${formatClock(it.time)}\n`;
     case "request_end": {
       const took = it.latency_ms !== null ? ` · ${formatDuration(it.latency_ms)}` : "";
       if (it.status === "completed") return `_request ${it.request} completed${took}_\n`;
-      const retry = it.retry_in_ms !== undefined
-        ? `; retrying in ${formatDuration(it.retry_in_ms)}`
-        : "";
-      const attempt = it.attempt !== undefined ? ` (attempt ${it.attempt})` : "";
-      return `**⚠ request ${it.request} ${it.status}**${attempt}${took}${
-        it.error_message ? `: ${inlineCode(it.error_message)}` : ""
-      }${retry}\n`;
+      return `**⚠ request ${it.request}** ${escHtml(failedRequestLabel(it))}${took}\n`;
     }
     case "abort":
-      return `**[abort]** ${it.reason || "(no reason)"}\n`;
+      return `${escHtml(abortLabel(it))}\n`;
     case "compaction_begin":
-      return `**[compaction]** ${
-        it.mode === "discard" ? "discarding" : "summarizing"
-      } context (${it.reason})…\n`;
+      return `${escHtml(compactionBeginLabel(it))}\n`;
     case "compaction_end":
-      return `**[compaction]** ${it.status}${it.error_message ? ` (${it.error_message})` : ""}\n`;
+      return `${escHtml(compactionEndLabel(it))}\n`;
     case "subagent":
       return `**[subagent]** ${inlineCode(it.session_id)}\n`;
     case "image":

@@ -11,7 +11,7 @@
 import { basename, dirname, join } from "node:path";
 import { parseMessageLine } from "../protocol/validate.ts";
 import { parseTraceFileName, traceFileName } from "../trace/paths.ts";
-import type { Style } from "./format.ts";
+import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
 
 /** Options of {@linkcode followTrace}. */
@@ -73,6 +73,8 @@ export function nextShardPath(path: string): string | null {
 
 /** Follow the trace at `path` until `options.signal` aborts (see the module doc). */
 export async function followTrace(path: string, options: FollowOptions): Promise<void> {
+  // Long by design: one polling loop whose steps share the open file, its offset
+  // and the renderer; each step is a few lines.
   const interval = options.intervalMs ?? 100;
   const dec = new TextDecoder();
   const renderer = createRenderer({ style: options.style, full: options.full });

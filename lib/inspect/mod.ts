@@ -22,7 +22,7 @@ export {
   type TraceFile,
   walkTraceFiles,
 } from "./targets.ts";
-export { createRenderer, type Renderer, type RenderOptions, retryReason } from "./render.ts";
+export { createRenderer, type Renderer, type RenderOptions } from "./render.ts";
 export { type ShowOptions, showSessions } from "./show.ts";
 export {
   collectStats,
@@ -57,4 +57,4 @@ export {
 export { type FollowOptions, followTrace, nextShardPath } from "./follow.ts";
 export { type DiffEntry, type DiffReport, diffSessions, type DiffSide, summarize } from "./diff.ts";
 export * from "./format.ts";
-export { parseToolArgs, toolPreview, toolTag } from "./preview.ts";
+export { toolPreview } from "./conversation.ts";

@@ -12,8 +12,7 @@
  *
  * @module
  */
-import type { Conversation } from "./conversation.ts";
-import { toolPreview } from "./preview.ts";
+import { type Conversation, toolPreview } from "./conversation.ts";
 
 /** The kinds of secret recognised. */
 export type SecretKind =

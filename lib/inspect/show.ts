@@ -8,7 +8,7 @@
  */
 import type { OmniMessage } from "../protocol/types.ts";
 import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
-import type { Style } from "./format.ts";
+import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
 import { findRelative, type SessionFiles } from "./targets.ts";
 

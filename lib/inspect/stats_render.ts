@@ -4,7 +4,9 @@
  * @module
  */
 import type { StatsReport, StatsRow } from "./stats.ts";
-import { formatDuration, formatTime, formatTokens, formatUsd, type Style } from "./format.ts";
+import { formatDuration, formatTokens, formatUsd } from "../display/numbers.ts";
+import type { Style } from "../display/palette.ts";
+import { formatTime } from "./format.ts";
 
 /** The cost of a row in words: `$0.1234`, `unknown (no price for a/b)`, or both. */
 export function describeCost(row: StatsRow): string {

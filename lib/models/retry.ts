@@ -19,6 +19,15 @@ export function retryDelayMs(n: number): number {
 }
 
 /**
+ * Whether a request that ended with `status` is of a retried kind: `failed`
+ * (unless the failure is permanent, which only the outcome knows), `timeout`
+ * and `malformed`.
+ */
+export function isRetryableStatus(status: string): boolean {
+  return status === "failed" || status === "timeout" || status === "malformed";
+}
+
+/**
  * Whether to retry after `attempt` (1-based) ended with `outcome`, and after
  * how long. `failed` (unless permanent), `timeout` and `malformed` are
  * retried up to {@linkcode MAX_RETRIES} times; `completed`, `aborted`,
@@ -29,8 +38,8 @@ export function shouldRetry(
   outcome: ModelOutcome,
   attempt: number,
 ): { retry: false } | { retry: true; delay_ms: number } {
-  const retryable = outcome.status === "timeout" || outcome.status === "malformed" ||
-    (outcome.status === "failed" && outcome.permanent !== true);
+  const retryable = isRetryableStatus(outcome.status) &&
+    !(outcome.status === "failed" && outcome.permanent === true);
   if (!retryable || attempt > MAX_RETRIES) return { retry: false };
   const delay_ms = outcome.retry_after_ms !== undefined
     ? Math.min(outcome.retry_after_ms, MAX_RETRY_AFTER_MS)

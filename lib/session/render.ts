@@ -4,16 +4,14 @@
  *
  * @module
  */
+import { formatTokens } from "../display/numbers.ts";
 import type { SessionSummary } from "./list.ts";
 import type { OutlineItem, SessionOutline } from "./outline.ts";
 import type { TreeNode } from "./tree.ts";
 
-/** Token counts in the short form `950`, `1.2k`, `1.5M`. */
+/** Token counts in the one short form (lib/display/numbers.ts), `-` when unknown. */
 export function shortCount(n: number | null): string {
-  if (n === null) return "-";
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
+  return n === null ? "-" : formatTokens(n);
 }
 
 function pad(n: number): string {

@@ -8,6 +8,7 @@ const LAYERS = [
   "state",
   "trace",
   "models",
+  "display",
   "sandbox",
   "tools",
   "session",

@@ -10,13 +10,10 @@ import type {
 import {
   createRenderer,
   createSpinner,
-  formatDuration,
-  formatTokens,
-  paletteFor,
   type Renderer,
   renderHistory,
-  toolCallPreview,
 } from "../../lib/cli/render/mod.ts";
+import { paletteFor, toolCallPreview } from "../../lib/display/mod.ts";
 
 // ---------------------------------------------------------------------------
 // Message builders with a controllable clock (timestamps drive elapsed time).
@@ -352,17 +349,6 @@ Deno.test("abort and retry lines", () => {
       "[abort]: aborted by user\n",
   );
   assert.equal(run([event({ type: "abort", reason: null })]), "[abort]\n");
-});
-
-Deno.test("token and duration formats", () => {
-  assert.deepEqual(
-    [0, 999, 1000, 1234, 15_000, 999_949, 1_500_000, 2_000_000_000, -300].map(formatTokens),
-    ["0", "999", "1k", "1.2k", "15k", "999.9k", "1.5M", "2B", "-300"],
-  );
-  assert.deepEqual(
-    [0, 820, 999, 1000, 2300, 59_900, 63_000, 119_700, 3_600_000].map(formatDuration),
-    ["0ms", "820ms", "999ms", "1s", "2.3s", "59.9s", "1m3s", "2m0s", "60m0s"],
-  );
 });
 
 Deno.test("the stats line reports session totals with per-task deltas", () => {

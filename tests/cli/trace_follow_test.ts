@@ -79,7 +79,7 @@ Deno.test("penguin trace follow prints records as another process writes them, a
         "> MARK-ONE-START",
         "MARK-ONE-END",
         "[compaction] summarizing context (turns)…",
-        "[compaction] done (summarize)",
+        "[compaction] done; continuing with the summarized context",
         `── new context (after compaction) · ${join(day, `${id}_002.jsonl`)} ──`,
         "> [context_summary]",
         "MARK-TWO-END",

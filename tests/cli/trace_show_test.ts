@@ -85,7 +85,7 @@ Deno.test("penguin trace show collapses long outputs, --full expands them, --tur
       shown,
       [
         ...["line 1", "line 2", "line 3", "line 4"],
-        "… (+12 lines)",
+        "… 12 more lines (--full for full output)",
         ...["line 17", "line 18", "line 19", "line 20"],
       ].map((l) => `  │ ${l}`),
     );
@@ -94,7 +94,7 @@ Deno.test("penguin trace show collapses long outputs, --full expands them, --tur
     assert.match(r.stdout, /^× \[denied\] \[tool-_x2\]$/m);
     assert.match(
       r.stdout,
-      /^\[retry\] connection failed — timeout: socket hang up \(attempt 1\); retrying in 2s · \d+ms$/m,
+      /^\[retry\] connection to the provider failed \(socket hang up\); retry #1 in 2s… · \d+ms$/m,
     );
     assert.match(r.stdout, /^\[abort\]: interrupted by the user$/m);
 

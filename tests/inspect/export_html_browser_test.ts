@@ -107,7 +107,10 @@ Deno.test({
         const main = tab.locator("main#conversation");
         assert.match(await main.innerText(), /Count the rows, please\./);
         assert.match(await main.innerText(), /There are 30 rows\./);
-        assert.match(await main.innerText(), /request 2 timeout \(attempt 1\).*socket hang up/);
+        assert.match(
+          await main.innerText(),
+          /request 2 · \[retry\] connection to the provider failed \(socket hang up\); retry #1 in 2s…/,
+        );
         assert.equal(await tab.locator("svg.chart a").count(), 3);
 
         const out = tab.locator('details.out[data-call="call_row"]');

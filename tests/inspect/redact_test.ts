@@ -5,8 +5,7 @@ import {
   redactionMarker,
   redactSecrets,
 } from "../../lib/inspect/redact.ts";
-import type { Conversation, ConvItem } from "../../lib/inspect/conversation.ts";
-import { toolPreview } from "../../lib/inspect/preview.ts";
+import { type Conversation, type ConvItem, toolPreview } from "../../lib/inspect/conversation.ts";
 import { PLANTED } from "./_secrets.ts";
 
 Deno.test("redaction replaces each kind of secret with a visible [redacted:<kind>] marker", () => {

@@ -4,7 +4,7 @@ import { findPreset } from "../../lib/models/catalog.ts";
 import { createPriceBook } from "../../lib/inspect/pricing.ts";
 import { collectStats } from "../../lib/inspect/stats.ts";
 import { describeCost, renderStatsText } from "../../lib/inspect/stats_render.ts";
-import { makeStyle } from "../../lib/inspect/format.ts";
+import { makeStyle } from "../../lib/display/palette.ts";
 import { resolveTargets } from "../../lib/inspect/targets.ts";
 import { addModel } from "../../lib/state/project_config.ts";
 import { sid, traceBuilder, tracesDay, withTempDir } from "./_support.ts";

@@ -29,7 +29,7 @@ import {
   parseChatFlags,
 } from "./_chat_flags.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
-import { safeText } from "../../inspect/terminal_text.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
 import { chatHistoryPath } from "../../state/paths.ts";

@@ -29,7 +29,7 @@ import {
 import type { Session } from "../../agent/session.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
-import { safeText } from "../../inspect/terminal_text.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../inspect/targets.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";

@@ -5,7 +5,9 @@
  */
 import { basename } from "node:path";
 import { type DiffReport, diffSessions, type DiffSide } from "../../inspect/diff.ts";
-import { formatTokens, makeStyle, safeText, type Style } from "../../inspect/format.ts";
+import { formatTokens } from "../../display/numbers.ts";
+import { makeStyle, type Style } from "../../display/palette.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";

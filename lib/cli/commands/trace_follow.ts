@@ -5,7 +5,7 @@
  */
 import { basename } from "node:path";
 import { followTrace } from "../../inspect/follow.ts";
-import { makeStyle } from "../../inspect/format.ts";
+import { makeStyle } from "../../display/palette.ts";
 import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 import { openPager } from "../../sandbox/pager.ts";
-import { makeStyle } from "../../inspect/format.ts";
+import { makeStyle } from "../../display/palette.ts";
 import { showSessions } from "../../inspect/show.ts";
 import { bool, parseFlags, positiveInt } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
@@ -14,11 +14,12 @@ const HELP = `Usage: penguin trace show [--full] [--turn N] [--children] [--json
 
 Render a session's conversation: user text ("> "), assistant text, thinking
 (dimmed), tool calls with their arguments, tool outputs collapsed to the first
-4 and last 4 lines with "… (+N lines)", approvals, aborts, failed requests and
-retries with their reason, compactions, and subagent children as references.
-Each request is framed by "── request N ──" lines; the closing line gives its
-latency and tokens. A file is streamed: output starts at once, and piping into
-a pager or head stops the read.
+4 and last 4 lines around "… N more lines", approvals, aborts, failed requests
+and retries with their reason, compactions, and subagent children as
+references, with the labels and number formats of "penguin run". Each request
+is framed by "── request N ──" lines; the closing line gives its latency and
+tokens. A file is streamed: output starts at once, and piping into a pager or
+head stops the read.
 
 Colour only when stdout is a terminal and NO_COLOR is unset. At a terminal the
 output goes through your pager: $PAGER, else "less -FRX" (which exits at once

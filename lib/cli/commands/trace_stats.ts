@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { makeStyle } from "../../inspect/format.ts";
+import { makeStyle } from "../../display/palette.ts";
 import { createPriceBook } from "../../inspect/pricing.ts";
 import { collectStats, STATS_GROUPS, type StatsGroup } from "../../inspect/stats.ts";
 import { renderStatsCsv, renderStatsText } from "../../inspect/stats_render.ts";

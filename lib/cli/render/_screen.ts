@@ -5,7 +5,7 @@
  *
  * Everything that comes from the model or a tool (text, thinking, tool
  * names and arguments, outputs, notices carrying error messages) is made
- * terminal-safe here (lib/inspect/terminal_text.ts) before penguin adds its
+ * terminal-safe here (lib/display/terminal_text.ts) before penguin adds its
  * own colours: streams through one sanitizer per stream, so an escape
  * sequence cut between two fragments is still recognized.
  *
@@ -19,17 +19,11 @@ import type {
   ToolCallMessage,
   ToolSpec,
 } from "../../protocol/types.ts";
-import {
-  approvalLabel,
-  callTag,
-  elidedLabel,
-  goalRoundLabel,
-  paint,
-  type Palette,
-} from "./_format.ts";
-import { type Collapser, createCollapser } from "./collapse.ts";
+import { approvalLabel, callTag, goalRoundLabel } from "../../display/labels.ts";
+import { paint, type Palette } from "../../display/palette.ts";
+import { type Collapser, createCollapser, elidedLabel } from "../../display/collapse.ts";
 import { goalRound, steeringBody, steeringLines } from "./history.ts";
-import { toolCallPreview } from "./tool_preview.ts";
+import { toolCallPreview } from "../../display/tool_preview.ts";
 import {
   createMarkdownStream,
   type MarkdownStream,
@@ -40,7 +34,7 @@ import {
   escapeControls,
   safeText,
   type SafeTextStream,
-} from "../../inspect/terminal_text.ts";
+} from "../../display/terminal_text.ts";
 
 /** Options of {@linkcode createScreen}. */
 export interface ScreenOptions {
@@ -116,6 +110,8 @@ const keyOf = (id: string, origin?: readonly string[]) => `${origin?.join("/") ?
 
 /** Create a screen. */
 export function createScreen(opts: ScreenOptions): Screen {
+  // Long by design: one closure-based object whose methods share the drawing state
+  // (cursor line, open previews, collapsers); each method is short.
   const p = opts.palette;
   let mid = false;
   let dimOpen = false;

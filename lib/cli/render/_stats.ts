@@ -16,13 +16,13 @@ import {
   compactionBeginLabel,
   compactionEndLabel,
   goalFinishedLabel,
-  isRetryStatus,
   mcpBeginLabel,
   mcpEndLabel,
   retryLabel,
-  statsLine,
-  totalsLine,
-} from "./_format.ts";
+  workspaceMovedLabel,
+} from "../../display/labels.ts";
+import { isRetryableStatus } from "../../models/retry.ts";
+import { statsLine, totalsLine } from "./_stats_line.ts";
 import { costOf, type Price } from "../../inspect/pricing.ts";
 
 /** How the `[stats]` line reads. */
@@ -31,7 +31,6 @@ export type StatsStyle =
   | { kind: "session" }
   /** Totals of the one task: turns, tokens in/out/cached, time, cost (`penguin run`). */
   | { kind: "totals"; price?: Price | null };
-import { safeText } from "../../inspect/terminal_text.ts";
 
 /** The renderer's counters. */
 export interface Stats {
@@ -59,6 +58,8 @@ const tsOf = (msg: OmniMessage): number | null => {
 
 /** Create the counters. */
 export function createStats(now: () => number, style: StatsStyle = { kind: "session" }): Stats {
+  // Long by design: one closure-based object whose methods share the counters; each
+  // method is short, and the counters are listed once at the top.
   let sessionTotal = 0;
   let childTotal = 0;
   let contextNow = 0;
@@ -137,7 +138,7 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
           taskTokens += pendingCompaction;
           pendingCompaction = 0;
         }
-        if (isRetryStatus(e.status)) {
+        if (isRetryableStatus(e.status)) {
           retries++;
           retry = {
             status: e.status,
@@ -187,7 +188,7 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
         case "goal_finished":
           return goalFinishedLabel(e.outcome, e.rounds, e.tokens_used);
         case "workspace_moved":
-          return `[workspace moved] ${safeText(e.from)} → ${safeText(e.to)}`;
+          return workspaceMovedLabel(e.from, e.to);
         default:
           return null;
       }

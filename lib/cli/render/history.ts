@@ -7,18 +7,11 @@
  * @module
  */
 import type { OmniMessage } from "../../protocol/types.ts";
-import {
-  abortLabel,
-  approvalLabel,
-  callTag,
-  elidedLabel,
-  goalRoundLabel,
-  paint,
-  type Palette,
-} from "./_format.ts";
-import { collapseLines } from "./collapse.ts";
-import { escapeControls, safeText } from "../../inspect/terminal_text.ts";
-import { toolCallPreview } from "./tool_preview.ts";
+import { abortLabel, approvalLabel, callTag, goalRoundLabel } from "../../display/labels.ts";
+import { paint, type Palette } from "../../display/palette.ts";
+import { collapseLines, elidedLabel } from "../../display/collapse.ts";
+import { escapeControls, safeText } from "../../display/terminal_text.ts";
+import { toolCallPreview } from "../../display/tool_preview.ts";
 import { type MarkdownOptions, renderMarkdown } from "./markdown.ts";
 
 /** Options of {@linkcode renderHistory}. */

@@ -7,7 +7,7 @@
  * with the address after it, box-drawn tables and code on a grey background.
  * Raw HTML is shown as text. Images are never fetched: `[image: alt] (url)`.
  *
- * Everything it is given is made terminal-safe first (lib/inspect/terminal_text.ts),
+ * Everything it is given is made terminal-safe first (lib/display/terminal_text.ts),
  * and every piece of text is again after entity decoding, so model text can
  * never carry an escape sequence through; the only escape codes in the
  * output are penguin's own.
@@ -26,7 +26,7 @@ import {
   type Token,
   type Tokens,
 } from "../../inspect/markdown.ts";
-import { safeText } from "../../inspect/terminal_text.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { displayWidth } from "../_line_editor.ts";
 
 const BOLD = ["\x1b[1m", "\x1b[22m"] as const;
@@ -239,6 +239,8 @@ const TABLE_ROW = /^\s*\|/;
  * four spaces.
  */
 export function createMarkdownStream(opts: MarkdownStreamOptions = {}): MarkdownStream {
+  // Long by design: one closure-based object whose methods share the block state of
+  // the stream; each method is short.
   const columns = () => Math.max(20, opts.columns?.() ?? 80);
   const maxRows = () => Math.max(4, (opts.rows?.() ?? 24) - 1);
   let partial = "";

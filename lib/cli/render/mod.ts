@@ -17,20 +17,6 @@
 export { createRenderer, type Renderer, type RendererOptions } from "./render.ts";
 export { type HistoryOptions, renderHistory } from "./history.ts";
 export {
-  PREVIEW_PAYLOAD_MAX,
-  type PreviewOptions,
-  shortPath,
-  toolCallPreview,
-} from "./tool_preview.ts";
-export {
-  collapseLines,
-  type Collapser,
-  type CollapseTail,
-  createCollapser,
-  HEAD_LINES,
-  TAIL_LINES,
-} from "./collapse.ts";
-export {
   createMarkdownStream,
   type MarkdownOptions,
   type MarkdownStream,
@@ -39,13 +25,3 @@ export {
   terminalMarkdown,
 } from "./markdown.ts";
 export { createSpinner, type Spinner, type SpinnerOptions } from "./spinner.ts";
-export {
-  approvalLabel,
-  callTag,
-  formatDuration,
-  formatTokens,
-  type Palette,
-  paletteFor,
-  type StatsFigures,
-  statsLine,
-} from "./_format.ts";

@@ -26,7 +26,7 @@ import type {
   PartialToolCallOutput,
   ToolCallMessage,
 } from "../../protocol/types.ts";
-import { paletteFor } from "./_format.ts";
+import { paletteFor } from "../../display/palette.ts";
 import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
 import { createScreen, type Screen } from "./_screen.ts";
@@ -105,6 +105,8 @@ export interface Renderer {
 
 /** Create a renderer. */
 export function createRenderer(opts: RendererOptions): Renderer {
+  // Long by design: one closure-based object whose methods share the queueing state
+  // (open segments, pending approvals, spinner); each method is short.
   const palette = paletteFor(opts.color);
   const now = opts.now ?? Date.now;
   let collapse = opts.collapse;

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { escapeControls } from "../../inspect/terminal_text.ts";
+import { escapeControls } from "../../display/terminal_text.ts";
 
 /** Braille frames, drawn in turn. */
 export const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -84,6 +84,8 @@ type State =
 
 /** A {@linkcode SafeTextStream}. */
 export function createSafeTextStream(): SafeTextStream {
+  // Long by design: a state machine over escape sequences; the states and their
+  // transitions stay in one place so a reader sees every path a byte can take.
   let state: State = "ground";
   let afterCr = false;
   /** The opener and payload of the string sequence being read (shown if it never ends). */

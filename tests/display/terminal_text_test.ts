@@ -4,7 +4,7 @@ import {
   escapeControls,
   MAX_STRING_SEQUENCE,
   safeText,
-} from "../../lib/inspect/terminal_text.ts";
+} from "../../lib/display/terminal_text.ts";
 
 /** Anything a terminal would act on: C0 but newline and tab, DEL, C1, bidi controls. */
 // deno-lint-ignore no-control-regex

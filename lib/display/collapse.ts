@@ -1,9 +1,10 @@
 /**
- * Display-only collapsing of long tool outputs: the first 4 lines stream
- * live, the rest is held back, and when the output ends either everything
- * held back is printed (outputs of up to 9 lines show whole) or an elision
- * marker plus the last 4 lines. The marker never hides fewer than 2 lines.
- * The model and the trace always get the full output.
+ * Display-only collapsing of long tool outputs, one rule for the live
+ * renderer and the offline views: the first 4 lines, then (when at least 2
+ * lines would be hidden) the marker `… N more lines (<hint> for full
+ * output)`, then the last 4 lines; outputs of up to 9 lines show whole.
+ * Live, the first 4 lines stream and the rest is held back until the output
+ * ends. The model and the trace always get the full output.
  *
  * @module
  */
@@ -98,4 +99,23 @@ export function collapseLines(
     hidden: lines.length - head - tail,
     tail: lines.slice(-tail),
   };
+}
+
+/** The elision marker of a collapsed output; `hint` says how to see everything. */
+export function elidedLabel(hidden: number, hint = "/verbose"): string {
+  return `… ${hidden} more lines (${hint} for full output)`;
+}
+
+/**
+ * The lines to print of a complete `text` (a trailing newline ends the last
+ * line, it does not start an empty one): all of them when `full`, else
+ * collapsed by {@linkcode collapseLines} with the {@linkcode elidedLabel}
+ * marker in the middle.
+ */
+export function collapseText(text: string, full: boolean, hint: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  if (full) return lines;
+  const c = collapseLines(lines);
+  return c.hidden === 0 ? lines : [...c.head, elidedLabel(c.hidden, hint), ...c.tail];
 }

@@ -1,14 +1,18 @@
 /**
- * One-line previews of tool calls, computed from possibly-incomplete argument
- * JSON while it streams.
+ * One-line previews of tool calls, the one rule for the live renderer (from
+ * possibly-incomplete argument JSON while it streams) and the offline views
+ * (`trace show`, `trace diff`, exports; complete arguments).
  *
  * Forms (`<-` reads "input to the tool"; the output gutter uses `->`):
  * - `exec_command <- $ <cmd>`, or `exec_command <- <description> ($ <cmd>)`
  * - `input_command <- <process_id> << <chars>` (`<< …` only when writing)
  * - `run_subagent <- <prompt>`
  * - `input_subagent <- <subagent_id> << <prompt>`
- * - `read_file|edit_file|write_file …/<parent>/<file>`
+ * - `read_file|edit_file|write_file …/<parent>/<file>`, `read_image …/<parent>/<file>`
  * - anything else: `<name> <arguments on one line>`
+ *
+ * Each tool's form is one entry of {@linkcode TOOL_PREVIEWS}, keyed by tool
+ * name, so a tool can own its entry.
  *
  * Payloads (chars, prompt, description, other arguments) are capped at 120
  * characters with `…`, commands at 1000. The renderer streams a preview by appending to what is
@@ -19,7 +23,7 @@
  * @module
  */
 
-import { escapeControls } from "../../inspect/terminal_text.ts";
+import { escapeControls } from "./terminal_text.ts";
 
 /** Longest payload shown in a preview. */
 export const PREVIEW_PAYLOAD_MAX = 120;
@@ -32,10 +36,12 @@ export interface PreviewOptions {
   final?: boolean;
   /** The tool's schema declares a `description` argument (from `tool_list_ready`). */
   expectDescription?: boolean;
+  /** Cut the whole preview to this many characters with `…` (offline views; default: no cut). */
+  max?: number;
 }
 
 /** A string field read from partial JSON: its value so far, and whether it closed. */
-interface Field {
+export interface Field {
   value: string;
   complete: boolean;
 }
@@ -52,7 +58,7 @@ const ESCAPES: Record<string, string> = {
 };
 
 /** Read the top-level-looking string field `name` from possibly-incomplete JSON. */
-function readField(json: string, name: string): Field | null {
+export function readField(json: string, name: string): Field | null {
   const key = `"${name}"`;
   let at = json.indexOf(key);
   while (at !== -1) {
@@ -94,7 +100,7 @@ function readString(json: string, start: number): Field {
 }
 
 /** Whether the argument text is a complete JSON document. */
-function parses(json: string): boolean {
+export function parses(json: string): boolean {
   if (!json.trimEnd().endsWith("}")) return false; // cheap: no parse per streamed fragment
   try {
     JSON.parse(json);
@@ -134,7 +140,95 @@ export function shortPath(path: string): string {
   return `…/${parts[parts.length - 2]}/${parts[parts.length - 1]}`;
 }
 
-const FILE_TOOLS = new Set(["read_file", "edit_file", "write_file"]);
+/** Parse a tool call's `arguments` JSON string; null when it is not a JSON object. */
+export function parseToolArgs(args: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(args);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a tool's preview entry is given. */
+export interface PreviewInput {
+  /** The tool name. */
+  name: string;
+  /** The (possibly partial) argument JSON. */
+  json: string;
+  /** The arguments are complete (final, or parse as a whole document). */
+  settled: boolean;
+  /** The caller's options. */
+  opts: PreviewOptions;
+}
+
+/**
+ * What a tool's preview entry returns: the whole line (`line`), a payload
+ * shown as `<name> <- <text>` (`payload`, "" for none; `complete` = its
+ * field closed; `description` = a `description` argument leads when the
+ * tool has one), or null while nothing presentable has arrived.
+ */
+export type PreviewPart =
+  | { line: string }
+  | { payload: string; complete: boolean; description?: boolean }
+  | null;
+
+/** "No payload, arguments complete": the tool falls back to the generic form. */
+const NO_PAYLOAD: PreviewPart = { payload: "", complete: true };
+
+/** A tool's preview entry. */
+export type ToolPreviewFn = (input: PreviewInput) => PreviewPart;
+
+/** `<name> …/<parent>/<file>` from the path field `field`. */
+function filePreview(field: string): ToolPreviewFn {
+  return ({ name, json, settled }) => {
+    const p = readField(json, field);
+    if (p && (p.complete || settled)) return { line: `${name} ${shortPath(singleLine(p.value))}` };
+    return settled ? { line: `${name} ${genericArgs(json)}`.trimEnd() } : null;
+  };
+}
+
+/** `<id> << <body>` from the id field and the body field (`input_command`, `input_subagent`). */
+function inputPreview(
+  idName: string,
+  bodyName: string,
+  show: (s: string) => string,
+): ToolPreviewFn {
+  return ({ json, settled }) => {
+    const id = readField(json, idName);
+    if (!id || !(id.complete || settled)) return settled ? NO_PAYLOAD : null;
+    const body = readField(json, bodyName);
+    const shown = body ? cap(show(body.value)) : "";
+    return { payload: `${singleLine(id.value)}${shown ? ` << ${shown}` : ""}`, complete: settled };
+  };
+}
+
+/**
+ * The preview entry of each tool that has its own form; any other tool
+ * shows `<name> <arguments on one line>`.
+ */
+export const TOOL_PREVIEWS: Readonly<Record<string, ToolPreviewFn>> = {
+  exec_command: ({ json, settled }) => {
+    const cmd = readField(json, "cmd");
+    if (!cmd) return { payload: "", complete: settled, description: true };
+    const text = singleLine(cmd.value);
+    const shown = text.length > PREVIEW_COMMAND_MAX
+      ? `${text.slice(0, PREVIEW_COMMAND_MAX)}…`
+      : text;
+    return { payload: `$ ${shown}`, complete: cmd.complete, description: true };
+  },
+  run_subagent: ({ json, settled }) => {
+    const prompt = readField(json, "prompt");
+    if (!prompt) return settled ? NO_PAYLOAD : null;
+    return { payload: cap(singleLine(prompt.value)), complete: prompt.complete };
+  },
+  input_command: inputPreview("process_id", "chars", visibleControls),
+  input_subagent: inputPreview("subagent_id", "prompt", singleLine),
+  read_file: filePreview("file_path"),
+  edit_file: filePreview("file_path"),
+  write_file: filePreview("file_path"),
+  read_image: filePreview("source"),
+};
 
 /**
  * The description state: `null` = render the plain form; `"wait"` = expected
@@ -142,9 +236,9 @@ const FILE_TOOLS = new Set(["read_file", "edit_file", "write_file"]);
  */
 function description(
   json: string,
+  settled: boolean,
   opts: PreviewOptions,
 ): null | "wait" | { text: string; complete: boolean } {
-  const settled = opts.final === true || parses(json);
   if (!settled && opts.expectDescription !== true) return null;
   const f = readField(json, "description");
   const text = f ? singleLine(f.value) : "";
@@ -164,55 +258,32 @@ export function toolCallPreview(
   opts: PreviewOptions = {},
 ): string | null {
   const preview = previewOf(name, argsJson, opts);
-  return preview === null ? null : escapeControls(preview);
+  if (preview === null) return null;
+  const safe = escapeControls(preview);
+  return opts.max !== undefined && safe.length > opts.max
+    ? `${safe.slice(0, Math.max(0, opts.max - 1))}…`
+    : safe;
 }
 
-function previewOf(name: string, argsJson: string, opts: PreviewOptions): string | null {
-  const settled = opts.final === true || parses(argsJson);
-  if (FILE_TOOLS.has(name)) {
-    const p = readField(argsJson, "file_path");
-    if (p && (p.complete || settled)) return `${name} ${shortPath(singleLine(p.value))}`;
-    return settled ? `${name} ${genericArgs(argsJson)}`.trimEnd() : null;
+function previewOf(name: string, json: string, opts: PreviewOptions): string | null {
+  const settled = opts.final === true || parses(json);
+  const entry = TOOL_PREVIEWS[name];
+  if (entry === undefined) {
+    if (json.trim() === "" && !settled) return null;
+    return `${name || "tool_call"} ${genericArgs(json)}`.trimEnd();
   }
-  let payload: { text: string; complete: boolean } | null = null;
-  if (name === "exec_command") {
-    const cmd = readField(argsJson, "cmd");
-    if (cmd) {
-      const text = singleLine(cmd.value);
-      payload = {
-        text: `$ ${
-          text.length > PREVIEW_COMMAND_MAX ? `${text.slice(0, PREVIEW_COMMAND_MAX)}…` : text
-        }`,
-        complete: cmd.complete,
-      };
-    }
-  } else if (name === "run_subagent") {
-    const prompt = readField(argsJson, "prompt");
-    if (prompt) payload = { text: cap(singleLine(prompt.value)), complete: prompt.complete };
-  } else if (name === "input_command" || name === "input_subagent") {
-    const idField = readField(argsJson, name === "input_command" ? "process_id" : "subagent_id");
-    if (idField && (idField.complete || settled)) {
-      const body = readField(argsJson, name === "input_command" ? "chars" : "prompt");
-      const shown = body
-        ? cap(name === "input_command" ? visibleControls(body.value) : singleLine(body.value))
-        : "";
-      payload = {
-        text: `${singleLine(idField.value)}${shown ? ` << ${shown}` : ""}`,
-        complete: settled,
-      };
-    }
-  } else {
-    if (argsJson.trim() === "" && !settled) return null;
-    return `${name || "tool_call"} ${genericArgs(argsJson)}`.trimEnd();
-  }
-  const desc = name === "exec_command" ? description(argsJson, opts) : null;
+  const part = entry({ name, json, settled, opts });
+  if (part === null) return null;
+  if ("line" in part) return part.line;
+  const payload = part.payload === "" ? null : part;
+  const desc = part.description ? description(json, settled, opts) : null;
   if (desc === "wait") return null;
   if (desc !== null) {
     if (!desc.complete || payload === null) return `${name} <- ${desc.text}`;
-    return `${name} <- ${desc.text} (${payload.text}${payload.complete || settled ? ")" : ""}`;
+    return `${name} <- ${desc.text} (${payload.payload}${payload.complete || settled ? ")" : ""}`;
   }
-  if (payload === null) return settled ? `${name} ${genericArgs(argsJson)}`.trimEnd() : null;
-  return `${name} <- ${payload.text}`;
+  if (payload === null) return settled ? `${name} ${genericArgs(json)}`.trimEnd() : null;
+  return `${name} <- ${payload.payload}`;
 }
 
 function genericArgs(argsJson: string): string {
