@@ -20,6 +20,7 @@ import type { ThinkingLevel } from "../../models/wire.ts";
 import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
 import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
 import type { Session } from "../session.ts";
+import { trackOutcome } from "../outcome.ts";
 import { SUBAGENT_MESSAGE_BUFFER, SUBAGENT_TEXT_BUFFER } from "./definitions.ts";
 
 /** What a child is doing. */
@@ -267,22 +268,20 @@ export function createChild(init: ChildInit): Child {
       state = "running";
       lastEnd = undefined;
       child.endReported = false;
-      const gen = session.run(input, {
+      const task = trackOutcome(session.run(input, {
         signal: ctl.signal,
         approve,
         ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
-      });
+      }));
       running = (async () => {
         let aborted: string | undefined;
         let sawText = false;
         try {
-          for await (const m of gen) {
+          for await (const m of task) {
             let text: string | undefined;
             if (m.origin === undefined || m.origin.length === 0) {
               const p = m.payload as { type: string; [k: string]: unknown };
-              if (m.type === "event_msg" && p.type === "abort") {
-                aborted = typeof p.reason === "string" && p.reason !== "" ? p.reason : "aborted";
-              } else if (
+              if (
                 m.type === "model_msg" && p.type === "partial_text" && p.event_type === "delta" &&
                 typeof p.text === "string" && p.text !== ""
               ) {
@@ -293,6 +292,8 @@ export function createChild(init: ChildInit): Child {
             deliver(tag(m), text);
             if (m.origin === undefined || m.origin.length === 0) noteOutput(m);
           }
+          const end = task.outcome;
+          if (end?.kind === "aborted" || end?.kind === "failed") aborted = end.reason || "aborted";
         } catch (err) {
           aborted = `the subagent's run failed: ${errorMessage(err)}`;
         }
