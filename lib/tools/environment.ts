@@ -28,6 +28,7 @@ import type {
   StopReason,
   ToolCallMessage,
   ToolCallOutputMessage,
+  ToolProcessFacts,
 } from "../protocol/types.ts";
 import { ARCHIVE_LIMIT_BYTES, type ArchiveWriter, safeCut, startArchive } from "./_archive.ts";
 import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./secret_mask.ts";
@@ -193,6 +194,7 @@ export async function* executeTool(
   let images: string[] = [];
   let selfStatus: StopReason | undefined;
   let selfNote: string | undefined;
+  let processFacts: ToolProcessFacts | undefined;
   let thrown: { error: unknown } | undefined;
   let iterator: AsyncIterator<ToolEvent> | undefined;
   let open = true; // false once the tool finished, threw or was abandoned
@@ -235,6 +237,7 @@ export async function* executeTool(
       } else if (event.type === "result") {
         if (event.status) selfStatus = event.status;
         if (event.note) selfNote = event.note;
+        if (event.process) processFacts = { ...event.process };
       }
     }
   } catch (err) {
@@ -296,5 +299,7 @@ export async function* executeTool(
   if (finalImages) yield partialToolOutput("delta", id, "", "completed", finalImages);
   yield partialToolOutput("stop", id, "", status);
   const output = noteText ? (streamed ? `${streamed}\n${noteText}` : noteText) : streamed;
-  yield toolCallOutput(id, output, status, finalImages);
+  const complete = toolCallOutput(id, output, status, finalImages);
+  if (processFacts) complete.penguin_process = processFacts;
+  yield complete;
 }

@@ -14,6 +14,7 @@ import { z } from "zod";
 import { fail, parseArgs } from "./_args.ts";
 import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
 import { exitVerdict } from "./command_session.ts";
+import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
 import {
   BUILTIN_TOOL_LIMITS,
@@ -121,12 +122,20 @@ async function* runInput(
     definition.timeoutMs,
   );
   const end = yield* session.follow(windowMs, ctx.signal);
-  if (end === "aborted") return yield { type: "result", status: "aborted" };
+  // An abort ends only the poll: the command runs on.
+  if (end === "aborted") {
+    return yield { type: "result", status: "aborted", process: processFacts(session, "running") };
+  }
   if (end === "window") {
-    return yield { type: "result", status: "completed", note: stillRunningNote(id) };
+    return yield {
+      type: "result",
+      status: "completed",
+      note: stillRunningNote(id),
+      process: processFacts(session, "running"),
+    };
   }
   registry.remove(id);
-  yield { type: "result", ...exitVerdict(session.exit!) };
+  yield { type: "result", ...exitVerdict(session.exit!), process: processFacts(session, "exited") };
 }
 
 /** Build input_command from a (possibly config-overridden) definition. */
