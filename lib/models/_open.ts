@@ -116,6 +116,21 @@ export async function openRequest(
   site.reader = reader;
   if (response.ok) return { module, response, reader };
 
+  const text = await readErrorBody(reader, guard);
+  return guard.interrupted(host) ??
+    classifyHttpError(
+      response.status,
+      module.parseError(response.status, text),
+      response.headers.get("retry-after"),
+      site.target,
+    );
+}
+
+/** The start of an error response's body (at most {@linkcode MAX_ERROR_BODY} chars; what arrived before a failure). */
+async function readErrorBody(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  guard: RequestGuard,
+): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   try {
@@ -131,13 +146,7 @@ export async function openRequest(
   } finally {
     guard.disarm();
   }
-  return guard.interrupted(host) ??
-    classifyHttpError(
-      response.status,
-      module.parseError(response.status, text),
-      response.headers.get("retry-after"),
-      site.target,
-    );
+  return text;
 }
 
 /** Why `url` cannot be fetched (not a URL, not http/https), or undefined when it can. */
