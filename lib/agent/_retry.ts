@@ -4,6 +4,7 @@
 import type { CompleteMessage, OmniMessage } from "../protocol/types.ts";
 import type { ModelOutcome } from "../models/outcome.ts";
 import { failureCause, readFailure } from "../models/failure.ts";
+import { onAbort } from "../protocol/abort.ts";
 import { buildCarryOver, withRetriedTurns } from "./carry_over.ts";
 import type { RunOutcome } from "./outcome.ts";
 import type { TurnResult } from "./turn.ts";
@@ -28,13 +29,12 @@ export function createRetryWaits(): RetryWaits {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          signal?.removeEventListener("abort", onAbort);
+          off();
           wake = null;
           resolve(go);
         };
-        const onAbort = () => settle(false);
         const timer = setTimeout(() => settle(true), Math.max(0, ms));
-        signal?.addEventListener("abort", onAbort, { once: true });
+        const off = onAbort(signal, () => settle(false));
         wake = () => settle(true);
       });
     },

@@ -37,6 +37,7 @@ import {
   validateProjectId,
 } from "../state/mod.ts";
 import { dateDirName } from "../trace/paths.ts";
+import { defaultWarn } from "../protocol/errors.ts";
 import {
   type AgentBase,
   type RecordedSessionOptions,
@@ -334,7 +335,7 @@ async function openRecorded(
   if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
   if (rec.contextClosed) parts.rotateFirst = true;
   if (rec.danglingCompaction) {
-    await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? console.error);
+    await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? defaultWarn);
   }
   return openSession(parts);
 }

@@ -22,7 +22,7 @@
  */
 import { eventMsg, sessionMetaMsg, userText } from "../protocol/builders.ts";
 import { isRecordable } from "../protocol/guards.ts";
-import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import type {
   CompleteMessage,
   OmniMessage,
@@ -237,7 +237,7 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
 
 /** Assemble a live session from its parts. */
 export function openSession(parts: SessionParts): Session {
-  const warn = parts.warn ?? ((line: string) => console.error(line));
+  const warn = parts.warn ?? defaultWarn;
   const { writer, toolset, meta } = parts;
   const secrets = secretsOf(parts);
   // How commands are confined (additive field): a new session records it in

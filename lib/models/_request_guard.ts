@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { onAbort } from "../protocol/abort.ts";
 import { failureHeadline } from "./failure.ts";
 import type { ModelOutcome } from "./outcome.ts";
 
@@ -36,9 +37,7 @@ export function createRequestGuard(user: AbortSignal | undefined, idleMs: number
   let idleFired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(signal.reason);
-    if (signal.aborted) fail();
-    else signal.addEventListener("abort", fail, { once: true });
+    onAbort(signal, () => reject(signal.reason));
   });
   aborted.catch(() => {});
   const disarm = () => clearTimeout(timer);

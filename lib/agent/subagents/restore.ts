@@ -34,7 +34,7 @@
  * @module
  */
 import type { OmniMessage } from "../../protocol/types.ts";
-import { errorMessage } from "../../protocol/errors.ts";
+import { defaultWarn, errorMessage } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { listSessionFiles } from "../../trace/paths.ts";
 import { readTrace } from "../../trace/reader.ts";
@@ -277,7 +277,7 @@ export async function restoreChildren(
   registry: ChildRegistry,
   source: RestoreSource,
 ): Promise<RestorePlan> {
-  const warn = source.warn ?? ((line: string) => console.error(line));
+  const warn = source.warn ?? defaultWarn;
   const collector = factsCollector();
   try {
     for (const path of source.parentFiles) {

@@ -10,6 +10,7 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
+import { onAbort } from "../../protocol/abort.ts";
 import type { CompleteMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { userText } from "../../protocol/builders.ts";
 import { VERSION } from "../../version.ts";
@@ -278,16 +279,11 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       if (!f.json) {
         io.err(`[background] waiting for ${running.length} background subagent(s) to finish…\n`);
       }
+      let unsubscribe: (() => void)[] = [];
       await new Promise<void>((resolve) => {
-        const off = session.onBackgroundNotice(() => done());
-        const onAbort = () => done();
-        ctl.signal.addEventListener("abort", onAbort, { once: true });
-        function done() {
-          off();
-          ctl.signal.removeEventListener("abort", onAbort);
-          resolve();
-        }
+        unsubscribe = [session.onBackgroundNotice(() => resolve()), onAbort(ctl.signal, resolve)];
       });
+      for (const off of unsubscribe) off();
       notices = session.takeBackgroundNotices();
     }
     if (notices.length === 0 || ctl.signal.aborted) return null;
