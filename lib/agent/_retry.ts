@@ -91,7 +91,7 @@ export interface TurnAttemptsDeps {
 }
 
 /**
- * One turn of the loop with its retries (§5.5): a failed attempt is retried
+ * One turn of the loop with its retries: a failed attempt is retried
  * with the original input plus a `[turn_retried]` transcript of every failed
  * attempt (tools never re-run), until a request completes, the failure is
  * final (auth, a permanent error, retries exhausted) or the task is aborted.

@@ -1,5 +1,5 @@
 /**
- * The tool phase of one turn (reference §5.4): each complete tool call is
+ * The tool phase of one turn: each complete tool call is
  * approved as it arrives (one at a time), and an allowed call runs at once,
  * concurrently with the model stream and the other tools. Its items go out
  * through the turn's merge queue; while an approval is pending, tool items
@@ -83,7 +83,7 @@ export function createToolPhase(
       return;
     }
     const m = item.envelope ?? modelMsg(item.payload!);
-    // A direct child's session_meta: the parent records its `subagent` pointer here (§5.4).
+    // A direct child's session_meta: the parent records a `subagent` pointer to the child's session here.
     if (m.type === "session_meta" && m.origin?.length === 1) {
       ctx.record(eventMsg({ type: "subagent", session_id: m.origin[0]! }));
     }

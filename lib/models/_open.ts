@@ -1,7 +1,7 @@
 /**
  * Opening one model request: build it with the wire module, check the URL,
  * send it, and turn an HTTP error response into its classified outcome
- * (§5.12). What is left is an open 2xx response for the pump (./_pump.ts).
+ * (./classify.ts: retryable or not, with the provider's message). What is left is an open 2xx response for the pump (./_pump.ts).
  *
  * @module
  */

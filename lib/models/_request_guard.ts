@@ -1,6 +1,6 @@
 /**
- * What stops one model request: the caller's abort, or the idle timeout
- * (§5.10) — no upstream bytes for `idleMs` while a step is armed. Every
+ * What stops one model request: the caller's abort, or the idle timeout —
+ * no upstream bytes for `idleMs` while a step is armed. Every
  * awaited step of the request races the guard, so either ends it at once.
  *
  * @module

@@ -16,11 +16,11 @@
 // that throws or answers nonsense denies.
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
+import { trackOutcome } from "../outcome.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
 import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
 import type { Session } from "../session.ts";
-import { trackOutcome } from "../outcome.ts";
 import { SUBAGENT_MESSAGE_BUFFER, SUBAGENT_TEXT_BUFFER } from "./definitions.ts";
 
 /** What a child is doing. */
