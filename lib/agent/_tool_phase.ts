@@ -65,7 +65,11 @@ export interface ToolPhase {
   outputsFor(calls: readonly ToolCallMessage[]): ToolCallOutputMessage[];
 }
 
-/** The tool phase of a turn: items go to `queue` and (through `emit`) the trace. */
+/**
+ * The tool phase of a turn: items go to `queue` and (through `emit`) the trace.
+ * Long as a whole because it is a closure over the phase's state (held
+ * items, outputs, running calls); each function inside is short.
+ */
 export function createToolPhase(
   ctx: ToolPhaseDeps,
   queue: MergeQueue<OmniMessage>,

@@ -155,7 +155,12 @@ function toWire(m: CompleteMessage): CompleteMessage {
 const carriesSteering = (m: CompleteMessage) =>
   m.type === "image_url" || (m.type === "text" && m.text.trim() !== "");
 
-/** Build an engine over `deps`, starting from `state` (a resumed session passes its replay). */
+/**
+ * Build an engine over `deps`, starting from `state` (a resumed session
+ * passes its replay). Long as a whole because it is a closure over the
+ * engine's state; each step inside (commit, requestFor, task, …) is its own
+ * function, and the retries of a turn are ./_retry.ts.
+ */
 export function createEngine(
   deps: EngineDeps,
   settings: EngineSettings,

@@ -235,7 +235,11 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
   return messages;
 }
 
-/** Assemble a live session from its parts. */
+/**
+ * Assemble a live session from its parts. Long as a whole because it is a
+ * closure over the session's state (trace writes, the running task); each
+ * method inside is short.
+ */
 export function openSession(parts: SessionParts): Session {
   const warn = parts.warn ?? defaultWarn;
   const { writer, toolset, meta } = parts;

@@ -50,7 +50,11 @@ export interface TurnResult extends TurnProducts {
   completes: CompleteMessage[];
 }
 
-/** Run one request; yields every envelope (partials included) in arrival order. */
+/**
+ * Run one request; yields every envelope (partials included) in arrival
+ * order. About 90 lines: the request driver and the queue's consumer share
+ * the turn's state; the approvals and tool runs are ./_tool_phase.ts.
+ */
 export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, TurnResult> {
   const queue = createMergeQueue<OmniMessage>();
   const toolCalls: ToolCallMessage[] = [];

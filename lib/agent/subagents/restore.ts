@@ -194,7 +194,13 @@ export function planRestore(
     }
   }
 
-  // Background commands: registered in the trace, never ended there.
+  plan.notices.push(...lostCommands(facts));
+  return plan;
+}
+
+/** Reports of the background commands the trace registered and never saw end (see the module doc). */
+function lostCommands(facts: ParentFacts): BackgroundNotice[] {
+  const notices: BackgroundNotice[] = [];
   const ended = new Set<string>();
   const lastOutput = new Map<string, string>();
   const procs: Array<{ id: string; cmd: string }> = [];
@@ -215,7 +221,7 @@ export function planRestore(
   for (const p of procs) {
     if (ended.has(p.id)) continue;
     ended.add(p.id);
-    plan.notices.push(formatBackgroundNotice({
+    notices.push(formatBackgroundNotice({
       kind: "command",
       id: p.id,
       status: "failed",
@@ -224,7 +230,7 @@ export function planRestore(
       output: lastOutput.get(p.id) ?? "",
     }));
   }
-  return plan;
+  return notices;
 }
 
 type Output = NonNullable<CallFact["output"]>;
