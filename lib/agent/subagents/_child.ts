@@ -15,6 +15,7 @@
 // standing sink a background launch leaves; with neither they wait. A sink
 // that throws or answers nonsense denies.
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
+import { onAbort } from "../../protocol/abort.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { trackOutcome } from "../outcome.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
@@ -335,12 +336,11 @@ export function createChild(init: ChildInit): Child {
           if (left <= 0) return "window";
           await new Promise<void>((resolve) => {
             const timer = setTimeout(finish, left);
-            const onAbort = () => finish();
-            signal.addEventListener("abort", onAbort, { once: true });
+            const off = onAbort(signal, finish); // not aborted yet: checked above
             me.wake = finish;
             function finish() {
               clearTimeout(timer);
-              signal.removeEventListener("abort", onAbort);
+              off();
               me.wake = () => {};
               resolve();
             }
