@@ -36,6 +36,7 @@ import {
   validateProjectId,
 } from "../state/mod.ts";
 import { dateDirName } from "../trace/paths.ts";
+import { defaultWarn } from "../protocol/errors.ts";
 import {
   type AgentBase,
   type RecordedSessionOptions,
@@ -298,7 +299,7 @@ async function openRecorded(
   if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
   if (rec.contextClosed) parts.rotateFirst = true;
   if (rec.danglingCompaction) {
-    await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? console.error);
+    await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? defaultWarn);
   }
   return openSession(parts);
 }

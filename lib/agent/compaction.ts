@@ -31,13 +31,13 @@ import type {
   OmniMessage,
 } from "../protocol/types.ts";
 import type { ModelStreamItem } from "../models/outcome.ts";
+import { MAX_RETRIES } from "../models/retry.ts";
 import { DEFAULT_COMPACTION_RETRY_PROMPT } from "../state/default_prompts.ts";
 import { contextSummaryText } from "../session/summary.ts";
 import { buildCarryOver } from "./carry_over.ts";
 import {
   type AfterTurn,
   type CheckpointVerdict,
-  DEFAULT_MAX_RETRIES,
   type Engine,
   type EngineRequest,
 } from "./engine.ts";
@@ -197,7 +197,7 @@ export function createCompactor(
         record: deps.record,
         prompt: s.prompt,
         retryNote: DEFAULT_COMPACTION_RETRY_PROMPT,
-        maxRetries: deps.maxRetries ?? DEFAULT_MAX_RETRIES,
+        maxRetries: deps.maxRetries ?? MAX_RETRIES,
         ...(deps.retryDelayMs ? { retryDelayMs: deps.retryDelayMs } : {}),
       },
       lead,

@@ -22,22 +22,20 @@ import { eventMsg, modelMsg, partialText, userText } from "../protocol/builders.
 import { PenguinError } from "../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage, PartialText, TokenCounts } from "../protocol/types.ts";
 import type { ModelOutcome, ModelStreamItem } from "../models/outcome.ts";
-import { shouldRetry } from "../models/retry.ts";
+import { MAX_RETRIES, shouldRetry } from "../models/retry.ts";
 import { clampMaxTokens, estimateHistoryTokens, estimateMessageTokens } from "../models/shaping.ts";
 import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
-import { buildCarryOver, withRetriedTurns } from "./carry_over.ts";
+import { buildCarryOver } from "./carry_over.ts";
 import { maxTurnsText, userSteeringText } from "./markers.ts";
-import { createRetryWaits, exhaustionReason } from "./_retry.ts";
-import { runTurn, type ToolExecutor, type TurnResult } from "./turn.ts";
+import type { RunOutcome } from "./outcome.ts";
+import { createRetryWaits, exhaustionReason, turnWithRetries } from "./_retry.ts";
+import { runTurn, type ToolExecutor } from "./turn.ts";
 import type { AfterTurn } from "./checkpoint.ts";
 
 export { exhaustionReason };
 export type { AfterTurn, CheckpointInfo, CheckpointVerdict } from "./checkpoint.ts";
-
-/** Retries allowed per turn after the first attempt (§5.5). */
-export const DEFAULT_MAX_RETRIES = 5;
 
 /** The resumable state of an engine: the history and the counters. */
 export interface EngineState {
@@ -132,8 +130,8 @@ export interface Engine {
   readonly state: EngineState;
   /** Whether a task is running. */
   readonly running: boolean;
-  /** Run one task: yields every envelope (partials included) except the caller's own input. */
-  run(input: CompleteMessage[], opts?: EngineRunOptions): AsyncGenerator<OmniMessage, void>;
+  /** Run one task: yields every envelope (partials included) except the caller's own input; returns how it ended. */
+  run(input: CompleteMessage[], opts?: EngineRunOptions): AsyncGenerator<OmniMessage, RunOutcome>;
   /** Queue steering for the running task; false when no task runs. */
   steer(input: CompleteMessage[]): boolean;
   /** End a retry wait now ("retry now"); false when none is in progress. */
@@ -157,13 +155,18 @@ function toWire(m: CompleteMessage): CompleteMessage {
 const carriesSteering = (m: CompleteMessage) =>
   m.type === "image_url" || (m.type === "text" && m.text.trim() !== "");
 
-/** Build an engine over `deps`, starting from `state` (a resumed session passes its replay). */
+/**
+ * Build an engine over `deps`, starting from `state` (a resumed session
+ * passes its replay). Long as a whole because it is a closure over the
+ * engine's state; each step inside (commit, requestFor, task, …) is its own
+ * function, and the retries of a turn are ./_retry.ts.
+ */
 export function createEngine(
   deps: EngineDeps,
   settings: EngineSettings,
   state: EngineState = emptyEngineState(),
 ): Engine {
-  const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = settings.maxRetries ?? MAX_RETRIES;
   let wire: CompleteMessage[] = state.history.map(toWire);
   // Computed when first needed: a resumed history can be large, and the
   // clamp uses it only while no request has completed.
@@ -228,11 +231,14 @@ export function createEngine(
     }
   }
 
-  function* abort(reason: string): Generator<OmniMessage> {
+  /** End the task with an `abort` event carrying `reason`. */
+  function* stop(kind: "aborted" | "failed", reason: string): Generator<OmniMessage, RunOutcome> {
     yield* emitRecorded([eventMsg({ type: "abort", reason })]);
+    return { kind, reason };
   }
 
-  function* maxTurnsNotice(): Generator<OmniMessage> {
+  /** End the task with the max-turns notice (written into the conversation). */
+  function* maxTurnsNotice(): Generator<OmniMessage, RunOutcome> {
     const text = maxTurnsText(settings.maxTurns);
     const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
       modelMsg(partialText(event_type, t, stop));
@@ -242,6 +248,18 @@ export function createEngine(
       part("stop", "", "failed"),
       modelMsg({ type: "text", role: "assistant", text, stop_reason: "failed" }),
     ]);
+    return { kind: "max_turns", maxTurns: settings.maxTurns, reason: text };
+  }
+
+  function addUsage(req: TokenCounts): TokenCounts {
+    const s = state.sessionTokens;
+    s.cache_read += req.cache_read;
+    s.cache_write += req.cache_write;
+    s.output += req.output;
+    s.total += req.total;
+    state.lastRequestTotal = req.total;
+    state.sessionTurns += 1;
+    return s;
   }
 
   /** The pending compaction summary, taken (recorded and yielded by the caller). */
@@ -274,7 +292,7 @@ export function createEngine(
     opts: EngineRunOptions,
     signal: AbortSignal,
     abandon: () => void,
-  ): AsyncGenerator<OmniMessage, void> {
+  ): AsyncGenerator<OmniMessage, RunOutcome> {
     const approve: ApproveFn = opts.approve ??
       (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
     const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
@@ -287,10 +305,9 @@ export function createEngine(
     const notices = deps.takeNotices?.() ?? [];
     yield* emitRecorded(notices.map((m) => modelMsg(m)));
     const input = [...summary, ...carried, ...newMessages, ...notices];
-    if (signal?.aborted) {
+    if (signal.aborted) {
       state.carryOver = input;
-      yield* abort("aborted by user");
-      return;
+      return yield* stop("aborted", "aborted by user");
     }
 
     let turns = 0;
@@ -298,81 +315,47 @@ export function createEngine(
     for (;;) {
       if (settings.maxTurns > 0 && turns >= settings.maxTurns) {
         state.carryOver = nextInput;
-        yield* maxTurnsNotice();
-        return;
+        return yield* maxTurnsNotice();
       }
       turns++;
-      const failed: TurnResult[] = [];
-      let attemptInput = nextInput;
-      let reconnects = 0;
-      let turn: TurnResult;
-      for (;;) {
-        const req = requestFor(attemptInput, thinking_level);
-        const tries = reconnects;
-        turn = yield* runTurn({
-          stream: deps.request(req, signal),
-          abandon,
-          approve,
-          execute: deps.execute,
-          record: deps.record,
-          ...(deps.recorded ? { recorded: deps.recorded } : {}),
-          warn: deps.warn,
-          signal,
-          reconnects,
-          plannedRetry: (o) => retryWait(o, tries),
-          addUsage: (req) => {
-            const s = state.sessionTokens;
-            s.cache_read += req.cache_read;
-            s.cache_write += req.cache_write;
-            s.output += req.output;
-            s.total += req.total;
-            state.lastRequestTotal = req.total;
-            state.sessionTurns += 1;
-            return s;
-          },
-        });
-        const status = turn.outcome.status;
-        if (status === "completed") commit(attemptInput, turn.completes);
-        if (signal?.aborted || status === "aborted") {
-          state.carryOver = buildCarryOver(attemptInput, turn);
-          yield* abort("aborted by user");
-          return;
-        }
-        if (status === "auth" || (status === "failed" && turn.outcome.permanent)) {
-          state.carryOver = buildCarryOver(attemptInput, turn);
-          yield* abort(`llm request error: ${turn.outcome.error_message ?? status}`);
-          return;
-        }
-        if (status === "completed") break;
-        failed.push(turn);
-        attemptInput = withRetriedTurns(nextInput, failed);
-        const planned = retryWait(turn.outcome, reconnects);
-        if (planned === undefined) {
-          state.carryOver = attemptInput;
-          yield* abort(exhaustionReason(turn.outcome, maxRetries));
-          return;
-        }
-        reconnects++;
-        if (!(await waits.wait(planned, signal))) {
-          state.carryOver = attemptInput;
-          yield* abort("aborted during reconnect backoff");
-          return;
-        }
+      const attempts = yield* turnWithRetries(nextInput, {
+        attempt: (attemptInput, reconnects) =>
+          runTurn({
+            stream: deps.request(requestFor(attemptInput, thinking_level), signal),
+            abandon,
+            approve,
+            execute: deps.execute,
+            record: deps.record,
+            ...(deps.recorded ? { recorded: deps.recorded } : {}),
+            warn: deps.warn,
+            signal,
+            reconnects,
+            plannedRetry: (o) => retryWait(o, reconnects),
+            addUsage,
+          }),
+        commit,
+        plannedRetry: retryWait,
+        wait: (ms, s) => waits.wait(ms, s),
+        maxRetries,
+      }, signal);
+      if (!attempts.ok) {
+        state.carryOver = attempts.carryOver;
+        return yield* stop(attempts.kind, attempts.reason);
       }
+      const { turn, input: attemptInput } = attempts;
 
       let base: CompleteMessage[] = turn.toolOutputs;
       let stash: CompleteMessage[] = [];
       if (deps.afterTurn) {
         const info = { steeringQueued: steering.length > 0 };
         const verdict = yield* deps.afterTurn(turn, signal, info);
-        if (verdict.action === "end") return;
+        if (verdict.action === "end") return { kind: "completed" };
         if (verdict.action === "abort") {
           if (verdict.carryOver) state.carryOver = verdict.carryOver;
           else if (turn.toolOutputs.length > 0) {
             state.carryOver = buildCarryOver(attemptInput, turn);
           }
-          yield* abort(verdict.reason);
-          return;
+          return yield* stop(signal.aborted ? "aborted" : "failed", verdict.reason);
         }
         if (verdict.action === "replace") base = verdict.input;
         if (verdict.action === "continue") stash = verdict.stash ?? [];
@@ -380,7 +363,7 @@ export function createEngine(
       const extra = yield* injected();
       if (base.length === 0 && extra.length === 0) {
         if (stash.length > 0) state.carryOver = stash;
-        return;
+        return { kind: "completed" };
       }
       nextInput = [...stash, ...base, ...extra];
     }
@@ -402,18 +385,15 @@ export function createEngine(
       steering = [];
       // The task's own signal: the caller's, or this run being abandoned (iteration stopped early).
       const ctl = new AbortController();
-      const user = opts.signal;
-      const follow = () => ctl.abort(user?.reason);
-      if (user?.aborted) follow();
-      else user?.addEventListener("abort", follow, { once: true });
+      const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
       const abandon = () => ctl.abort(new DOMException("the run was abandoned", "AbortError"));
       let ended = false;
       try {
-        yield* task(input, opts, ctl.signal, abandon);
+        const outcome = yield* task(input, opts, signal, abandon);
         ended = true;
+        return outcome;
       } finally {
         if (!ended) abandon();
-        user?.removeEventListener("abort", follow);
         running = false;
         steering = [];
       }

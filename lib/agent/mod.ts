@@ -24,7 +24,6 @@ export {
   type CheckpointInfo,
   type CheckpointVerdict,
   createEngine,
-  DEFAULT_MAX_RETRIES,
   emptyEngineState,
   type Engine,
   type EngineDeps,
@@ -34,6 +33,7 @@ export {
   type EngineState,
   exhaustionReason,
 } from "./engine.ts";
+export { type RunOutcome, type RunOutcomeKind, trackOutcome } from "./outcome.ts";
 export { engineStateOf, type OpenRecorded, type ResumeOptions, resumeRecorded } from "./resume.ts";
 export {
   type Compactability,

@@ -22,7 +22,7 @@
  * @module
  */
 import { factsFilter } from "./subagents/_facts.ts";
-import { PenguinError } from "../protocol/errors.ts";
+import { defaultWarn, PenguinError } from "../protocol/errors.ts";
 import { releaseSessionLock } from "../trace/lock.ts";
 import { resolveWorkspace } from "../state/workspace.ts";
 import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
@@ -188,7 +188,7 @@ export async function resumeRecorded(
     const meta = { ...loaded.meta, workspace: moved?.to ?? loaded.workspace };
     const extra = configure ? await configure(meta) : {};
     const { replay } = loaded;
-    if (loaded.notice) (rest.warn ?? ((l: string) => console.error(l)))(loaded.notice);
+    if (loaded.notice) (rest.warn ?? defaultWarn)(loaded.notice);
     const rec: RecordedSession = {
       meta,
       ...(moved ? { movedFrom: moved.from } : {}),

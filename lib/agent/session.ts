@@ -22,7 +22,7 @@
  */
 import { eventMsg, sessionMetaMsg, userText } from "../protocol/builders.ts";
 import { isRecordable } from "../protocol/guards.ts";
-import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import type {
   CompleteMessage,
   OmniMessage,
@@ -55,6 +55,7 @@ import {
   withCommandPolicy,
 } from "./approval.ts";
 import { createEngine, type Engine, type EngineRequest, type EngineState } from "./engine.ts";
+import { type RunOutcome, trackOutcome } from "./outcome.ts";
 import {
   type Compactability,
   type CompactionResult,
@@ -179,12 +180,16 @@ export interface Session {
   toolPreview(name: string, args: Record<string, unknown>): string | undefined;
   /**
    * Run one task. Yields the OmniMessage stream (partials, completes, events;
-   * never the caller's own prompt) until the task ends: a turn without tool
-   * calls, `max_turns`, an abort or a final failure (both end with an `abort`
-   * event). Never throws for model or tool failures; rejects with
+   * never the caller's own prompt) until the task ends, and returns how it
+   * ended ({@linkcode RunOutcome}): `completed` (a turn without tool calls),
+   * `max_turns`, `aborted` or `failed` (both after an `abort` event). Never
+   * throws for model or tool failures; rejects with
    * {@linkcode Session.traceFailure} when the trace cannot be written.
    */
-  run(input: string | CompleteMessage[], opts?: RunOptions): AsyncGenerator<OmniMessage, void>;
+  run(
+    input: string | CompleteMessage[],
+    opts?: RunOptions,
+  ): AsyncGenerator<OmniMessage, RunOutcome>;
   /** Queue steering for the running task (delivered as `[user_steering]`); false when idle. */
   steer(input: string | CompleteMessage[]): boolean;
   /** End a retry wait now; false when none is in progress. */
@@ -232,9 +237,13 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
   return messages;
 }
 
-/** Assemble a live session from its parts. */
+/**
+ * Assemble a live session from its parts. Long as a whole because it is a
+ * closure over the session's state (trace writes, the running task); each
+ * method inside is short.
+ */
 export function openSession(parts: SessionParts): Session {
-  const warn = parts.warn ?? ((line: string) => console.error(line));
+  const warn = parts.warn ?? defaultWarn;
   const { writer, toolset, meta } = parts;
   const secrets = secretsOf(parts);
   // How commands are confined (additive field): a new session records it in
@@ -360,7 +369,7 @@ export function openSession(parts: SessionParts): Session {
   async function* run(
     input: string | CompleteMessage[],
     opts: RunOptions = {},
-  ): AsyncGenerator<OmniMessage, void> {
+  ): AsyncGenerator<OmniMessage, RunOutcome> {
     if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
     if (traceFailure) throw traceFailure;
     if (engine.running || compacting) {
@@ -368,13 +377,12 @@ export function openSession(parts: SessionParts): Session {
     }
     let messages = toMessages(input, `run session ${meta.session_id}`);
     if (!parts.model.vision) messages = await foldImages(messages, parts.scratchpad);
+    // Aborted by the caller, or by the session (a failed trace write, dispose, an abandoned run).
     const ctl = new AbortController();
-    const user = opts.signal;
-    const onAbort = () => ctl.abort(user?.reason);
-    if (user?.aborted) ctl.abort(user.reason);
-    else user?.addEventListener("abort", onAbort, { once: true });
+    const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
     current = ctl;
     let finished = false;
+    let outcome: RunOutcome | undefined;
     try {
       if (!metaWritten) {
         record(metaMessage);
@@ -398,27 +406,32 @@ export function openSession(parts: SessionParts): Session {
       children.bindRun({ approve, thinkingLevel: opts.thinkingLevel ?? parts.thinkingLevel });
       const stream = withBackgroundMessages(
         engine.run(messages, {
-          signal: ctl.signal,
+          signal,
           ...(approve ? { approve } : {}),
           ...(opts.thinkingLevel !== undefined ? { thinkingLevel: opts.thinkingLevel } : {}),
           bootstrapRecords,
         }),
         children,
       );
-      for await (const msg of stream) {
+      const tracked = trackOutcome(stream);
+      for await (const msg of tracked) {
         if (traceFailure) break; // the task is being stopped: show nothing it did not record
         yield msg;
       }
+      outcome = tracked.outcome;
       finished = true;
     } finally {
       // A consumer that stops early must not leave the request or tools running.
       if (!finished) ctl.abort(new DOMException("the run was abandoned", "AbortError"));
-      user?.removeEventListener("abort", onAbort);
       if (current === ctl) current = undefined;
       children.bindRun(undefined);
       await lastWrite;
     }
     if (traceFailure) throw traceFailure;
+    if (outcome === undefined) {
+      throw new PenguinError("runtime", "the task ended without an outcome");
+    }
+    return outcome;
   }
 
   return {
@@ -457,16 +470,12 @@ export function openSession(parts: SessionParts): Session {
       if (traceFailure) throw traceFailure;
       compacting = true;
       const ctl = new AbortController();
-      const user = opts.signal;
-      const onAbort = () => ctl.abort(user?.reason);
-      if (user?.aborted) ctl.abort(user.reason);
-      else user?.addEventListener("abort", onAbort, { once: true });
+      const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
       current = ctl;
       let result: CompactionResult;
       try {
-        result = yield* compactor.compact(ctl.signal);
+        result = yield* compactor.compact(signal);
       } finally {
-        user?.removeEventListener("abort", onAbort);
         if (current === ctl) current = undefined;
         compacting = false;
         await lastWrite;

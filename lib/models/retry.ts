@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { onAbort } from "../protocol/abort.ts";
 import type { ModelOutcome } from "./outcome.ts";
 
 /** Retries allowed after the first attempt (at most 6 attempts per turn). */
@@ -56,11 +57,10 @@ export function interruptibleSleep(ms: number, signal?: AbortSignal): Promise<bo
   return new Promise((resolve) => {
     const done = (full: boolean) => {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      off();
       resolve(full);
     };
-    const onAbort = () => done(false);
     const timer = setTimeout(() => done(true), Math.max(0, ms));
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const off = onAbort(signal, () => done(false));
   });
 }

@@ -44,6 +44,11 @@ const toolCall = z.looseObject({
   fidelity: fidelity.optional(),
   stop_reason: stopReason,
 });
+const toolProcessFacts = z.looseObject({
+  id: z.string(),
+  state: z.enum(["running", "exited", "killed"]),
+  exit_code: z.number().int().nullable(),
+});
 const toolCallOutput = z.looseObject({
   type: z.literal("tool_call_output"),
   role: z.literal("user"),
@@ -51,6 +56,7 @@ const toolCallOutput = z.looseObject({
   images: z.array(z.string()).optional(),
   tool_call_id: z.string(),
   stop_reason: stopReason,
+  penguin_process: toolProcessFacts.optional(),
 });
 const imageUrl = z.looseObject({
   type: z.literal("image_url"),

@@ -45,3 +45,8 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/** The default diagnostics sink of every layer that takes a `warn`: one line to stderr. */
+export function defaultWarn(line: string): void {
+  console.error(line);
+}

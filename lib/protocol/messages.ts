@@ -78,6 +78,24 @@ export interface ToolCallMessage {
   [extra: string]: unknown;
 }
 
+/**
+ * What a command tool's output says about the process it started or
+ * touched, as data (penguin's additive `penguin_process` field of a
+ * `tool_call_output`; PenguinHarness neither writes nor reads it).
+ */
+export interface ToolProcessFacts {
+  /** The command session id (`proc-<8hex>`). */
+  id: string;
+  /**
+   * `running`: it outlived the call (input_command and kill_command reach it);
+   * `exited`: it ended by itself; `killed`: penguin stopped it (an abort, the
+   * end of a window it could not outlive, kill_command).
+   */
+  state: "running" | "exited" | "killed";
+  /** Its exit code (128+N after signal N); null while it runs. */
+  exit_code: number | null;
+}
+
 /** The output of one tool call, fed back to the model. */
 export interface ToolCallOutputMessage {
   /** Payload discriminator. */
@@ -92,6 +110,8 @@ export interface ToolCallOutputMessage {
   tool_call_id: string;
   /** How the tool ended. */
   stop_reason: StopReason;
+  /** The command process of the call (exec_command, input_command, kill_command). */
+  penguin_process?: ToolProcessFacts;
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
 }

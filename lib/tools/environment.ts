@@ -21,13 +21,15 @@
  * @module
  */
 import { partialToolOutput, toolCallOutput } from "../protocol/builders.ts";
-import { errorMessage } from "../protocol/errors.ts";
+import { onAbort } from "../protocol/abort.ts";
+import { defaultWarn, errorMessage } from "../protocol/errors.ts";
 import type {
   OmniMessage,
   PartialToolCallOutput,
   StopReason,
   ToolCallMessage,
   ToolCallOutputMessage,
+  ToolProcessFacts,
 } from "../protocol/types.ts";
 import { ARCHIVE_LIMIT_BYTES, type ArchiveWriter, safeCut, startArchive } from "./_archive.ts";
 import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./secret_mask.ts";
@@ -125,7 +127,7 @@ export async function* executeTool(
   opts: ExecuteOptions = {},
 ): AsyncGenerator<ToolExecutionItem, void, undefined> {
   const id = call.tool_call_id;
-  const warn = opts.warn ?? ((line: string) => console.error(line));
+  const warn = opts.warn ?? defaultWarn;
   const secrets = secretsOf(ctx);
   yield partialToolOutput("start", id);
   if (!tool) {
@@ -140,9 +142,10 @@ export async function* executeTool(
   const args = JSON.parse(call.arguments) as Record<string, unknown>;
   const { maxOutputLength: max, timeoutMs } = tool.definition;
 
-  // One internal signal for the tool: the user's abort or the timeout.
+  // One signal for the tool: the user's abort or the timeout.
   const userSignal = ctx.signal;
-  const internal = new AbortController();
+  const timeout = new AbortController();
+  const signal = userSignal ? AbortSignal.any([userSignal, timeout.signal]) : timeout.signal;
   let timedOut = false;
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   // Abandonment wakes the one pending step (never a long-lived promise: a
@@ -153,16 +156,13 @@ export async function* executeTool(
     abandoned = true;
     wakeStep?.();
   };
-  internal.signal.addEventListener("abort", () => {
+  const offGrace = onAbort(signal, () => {
     graceTimer = setTimeout(abandon, opts.abortGraceMs ?? DEFAULT_GRACE_MS);
-  }, { once: true });
-  const onUserAbort = () => internal.abort(userSignal?.reason);
-  if (userSignal?.aborted) internal.abort(userSignal.reason);
-  else userSignal?.addEventListener("abort", onUserAbort, { once: true });
+  });
   const timer = timeoutMs > 0
     ? setTimeout(() => {
       timedOut = true;
-      internal.abort(new DOMException(`tool timeout: exceeded ${timeoutMs}ms`, "TimeoutError"));
+      timeout.abort(new DOMException(`tool timeout: exceeded ${timeoutMs}ms`, "TimeoutError"));
     }, timeoutMs)
     : undefined;
 
@@ -194,6 +194,7 @@ export async function* executeTool(
   let images: string[] = [];
   let selfStatus: StopReason | undefined;
   let selfNote: string | undefined;
+  let processFacts: ToolProcessFacts | undefined;
   let thrown: { error: unknown } | undefined;
   let iterator: AsyncIterator<ToolEvent> | undefined;
   let open = true; // false once the tool finished, threw or was abandoned
@@ -202,7 +203,7 @@ export async function* executeTool(
     iterator = tool.run(args, {
       ...ctx,
       toolCallId: id,
-      signal: internal.signal,
+      signal,
     })[Symbol.asyncIterator]();
     while (!abandoned) {
       const next = iterator.next();
@@ -236,6 +237,7 @@ export async function* executeTool(
       } else if (event.type === "result") {
         if (event.status) selfStatus = event.status;
         if (event.note) selfNote = event.note;
+        if (event.process) processFacts = { ...event.process };
       }
     }
   } catch (err) {
@@ -245,8 +247,8 @@ export async function* executeTool(
     // Abandoned after an abort, or our consumer stopped early: let the tool clean up in the background.
     if (open) iterator?.return?.()?.catch(() => {});
     clearTimeout(timer);
+    offGrace();
     clearTimeout(graceTimer);
-    userSignal?.removeEventListener("abort", onUserAbort);
   }
   // The text held back in case it started a secret is output too.
   const rest = await accept(masker.flush());
@@ -297,5 +299,7 @@ export async function* executeTool(
   if (finalImages) yield partialToolOutput("delta", id, "", "completed", finalImages);
   yield partialToolOutput("stop", id, "", status);
   const output = noteText ? (streamed ? `${streamed}\n${noteText}` : noteText) : streamed;
-  yield toolCallOutput(id, output, status, finalImages);
+  const complete = toolCallOutput(id, output, status, finalImages);
+  if (processFacts) complete.penguin_process = processFacts;
+  yield complete;
 }

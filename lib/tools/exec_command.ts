@@ -25,6 +25,7 @@ import {
   millisArg,
 } from "./_command_args.ts";
 import { type CommandSession, exitVerdict, newProcessId, startCommand } from "./command_session.ts";
+import { processFacts } from "./process_facts.ts";
 import { secretsOf } from "./environment.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
@@ -112,9 +113,15 @@ async function* runExec(
         type: "result",
         status: "failed",
         note: "[process killed: the session is closing]",
+        process: processFacts(session, "killed"),
       };
     }
-    return yield { type: "result", status: "completed", note: backgroundNote(session.id) };
+    return yield {
+      type: "result",
+      status: "completed",
+      note: backgroundNote(session.id),
+      process: processFacts(session, "running"),
+    };
   }
 
   const windowMs = clampYield(
@@ -128,13 +135,13 @@ async function* runExec(
     const end = yield* session.follow(windowMs, ctx.signal);
     if (end === "exited") {
       const verdict = exitVerdict(session.exit!);
-      return yield { type: "result", ...verdict };
+      return yield { type: "result", ...verdict, process: processFacts(session, "exited") };
     }
     if (end === "aborted") {
       await session.kill();
       const rest = session.take();
       if (rest) yield { type: "delta", text: rest };
-      return yield { type: "result", status: "aborted" };
+      return yield { type: "result", status: "aborted", process: processFacts(session, "killed") };
     }
     if (!registry) {
       await session.kill();
@@ -145,6 +152,7 @@ async function* runExec(
         status: "failed",
         note:
           `[process killed at the end of its ${windowMs} ms window: this session keeps no background processes]`,
+        process: processFacts(session, "killed"),
       };
     }
     registered = await registry.register(session);
@@ -153,9 +161,15 @@ async function* runExec(
         type: "result",
         status: "failed",
         note: "[process killed: the session is closing]",
+        process: processFacts(session, "killed"),
       };
     }
-    yield { type: "result", status: "completed", note: runningNote(session.id) };
+    yield {
+      type: "result",
+      status: "completed",
+      note: runningNote(session.id),
+      process: processFacts(session, "running"),
+    };
   } finally {
     release?.();
     // An unregistered command never outlives its call (abandoned, aborted, or finished with stragglers).

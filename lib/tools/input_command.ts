@@ -14,6 +14,7 @@ import { z } from "zod";
 import { fail } from "./_args.ts";
 import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
 import { exitVerdict } from "./command_session.ts";
+import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
@@ -82,12 +83,20 @@ async function* runInput(
     definition.timeoutMs,
   );
   const end = yield* session.follow(windowMs, ctx.signal);
-  if (end === "aborted") return yield { type: "result", status: "aborted" };
+  // An abort ends only the poll: the command runs on.
+  if (end === "aborted") {
+    return yield { type: "result", status: "aborted", process: processFacts(session, "running") };
+  }
   if (end === "window") {
-    return yield { type: "result", status: "completed", note: stillRunningNote(id) };
+    return yield {
+      type: "result",
+      status: "completed",
+      note: stillRunningNote(id),
+      process: processFacts(session, "running"),
+    };
   }
   registry.remove(id);
-  yield { type: "result", ...exitVerdict(session.exit!) };
+  yield { type: "result", ...exitVerdict(session.exit!), process: processFacts(session, "exited") };
 }
 
 /** `<process_id>`, or `<process_id> << <chars>` when it writes. */

@@ -14,6 +14,7 @@ import type { ExitStatus } from "../sandbox/mod.ts";
 import { fail } from "./_args.ts";
 import { DESCRIPTION_PARAMETER } from "./_command_args.ts";
 import { describeExit, KILL_GRACE_MS } from "./command_session.ts";
+import { processFacts } from "./process_facts.ts";
 import { unknownProcessMessage } from "./input_command.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
@@ -54,7 +55,12 @@ async function* runKill(
   const note = already
     ? `[process ${id} had already exited (${describeExit(already)}); session removed]`
     : `[process ${id} killed (${describeKill(status)})]`;
-  yield { type: "result", status: "completed", note };
+  yield {
+    type: "result",
+    status: "completed",
+    note,
+    process: processFacts(session, already ? "exited" : "killed"),
+  };
 }
 
 /** kill_command, declared once: schema, limits, permission, preview and implementation. */

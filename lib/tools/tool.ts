@@ -27,7 +27,7 @@
  *
  * @module
  */
-import type { OmniMessage, StopReason, ToolSpec } from "../protocol/types.ts";
+import type { OmniMessage, StopReason, ToolProcessFacts, ToolSpec } from "../protocol/types.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 
@@ -110,8 +110,12 @@ export type ToolEvent =
   | { type: "images"; images: string[] }
   /** An origin-tagged child-session message, passed through untouched. */
   | { type: "forward"; message: OmniMessage }
-  /** The tool's own verdict (last): status (default `completed`) and a note kept outside truncation. */
-  | { type: "result"; status?: StopReason; note?: string };
+  /**
+   * The tool's own verdict (last): status (default `completed`), a note kept
+   * outside truncation, and the command process it concerns (recorded as the
+   * output's `penguin_process`).
+   */
+  | { type: "result"; status?: StopReason; note?: string; process?: ToolProcessFacts };
 
 /** A runnable tool, run with a context of type `C`. */
 export interface Tool<C extends ToolCallContext = ToolCallContext> {

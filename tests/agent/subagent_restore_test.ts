@@ -46,13 +46,19 @@ function script(start = Date.parse("2026-01-01T00:00:00Z")) {
         tool_call_id: id,
         stop_reason: "completed",
       }),
-    output: (id: string, output: string, stop = "completed") =>
+    output: (
+      id: string,
+      output: string,
+      stop = "completed",
+      process?: { id: string; state: string; exit_code: number | null },
+    ) =>
       rec("model_msg", {
         type: "tool_call_output",
         role: "user",
         output,
         tool_call_id: id,
         stop_reason: stop,
+        ...(process ? { penguin_process: process } : {}),
       }),
     pointer: (sid: string) => rec("event_msg", { type: "subagent", session_id: sid }),
     notice: (kind: string, id: string) =>
@@ -141,7 +147,7 @@ Deno.test("restore stays quiet about children the parent already heard from", ()
   assert.deepEqual(plan.notices, []);
 });
 
-Deno.test("restore reports background commands that never ended as lost, with their last captured output", () => {
+Deno.test("restore reports background commands that never ended as lost, with their last captured output (PenguinHarness traces: from the notes)", () => {
   const p = script().meta(SID("00000000"))
     .call("e1", "exec_command", { cmd: "serve", run_in_background: true })
     .output("e1", "[process running in the background with process_id proc-00000001; …]")
@@ -168,6 +174,49 @@ Deno.test("restore reports background commands that never ended as lost, with th
   ]);
   assert.ok(plan.notices.every((n) => n.detail === LOST_COMMAND_DETAIL));
   assert.match(plan.notices[0]!.text, /\n\[no output\]$/);
+});
+
+Deno.test("restore reads a command's state from penguin_process, not from the wording of the output", () => {
+  const proc = (n: number, state: string, exit_code: number | null = null) => ({
+    id: `proc-0000000${n}`,
+    state,
+    exit_code,
+  });
+  // The notes are worded so that reading the text would get every one of these wrong.
+  const p = script().meta(SID("00000000"))
+    .call("e1", "exec_command", { cmd: "serve" })
+    .output("e1", "listening", "completed", proc(1, "running"))
+    .call("e2", "exec_command", { cmd: "echo" })
+    .output("e2", "[process running with process_id proc-00000002; …]", "completed", {
+      ...proc(2, "exited", 0),
+    })
+    .call("e3", "exec_command", { cmd: "watch" })
+    .output("e3", "started", "completed", proc(3, "running"))
+    .call("p3", "input_command", { process_id: "proc-00000003" })
+    .output("p3", "[process still running with process_id proc-00000003]", "completed", {
+      ...proc(3, "exited", 2),
+    })
+    .call("e4", "exec_command", { cmd: "tail" })
+    .output("e4", "started", "completed", proc(4, "running"))
+    .call("p4", "input_command", { process_id: "proc-00000004" })
+    .output("p4", "more\n[exit code: 1]", "failed", proc(4, "running"));
+  const plan = planRestore(parentFacts(p.out), new Map());
+  assert.deepEqual(plan.notices.map((n) => [n.id, n.label, n.output]), [
+    ["proc-00000001", "serve", "listening"],
+    ["proc-00000004", "tail", "more"],
+  ]);
+});
+
+Deno.test("restore ignores a malformed penguin_process and falls back to the note", () => {
+  const p = script().meta(SID("00000000"))
+    .call("e1", "exec_command", { cmd: "serve" })
+    .output("e1", "[process running with process_id proc-00000001; …]", "completed", {
+      id: "proc-00000001",
+      state: "sleeping",
+      exit_code: null,
+    });
+  const plan = planRestore(parentFacts(p.out), new Map());
+  assert.deepEqual(plan.notices.map((n) => n.id), ["proc-00000001"]);
 });
 
 Deno.test("child progress: a finished task, an aborted one, and one cut off mid-request", () => {

@@ -15,7 +15,9 @@
 // standing sink a background launch leaves; with neither they wait. A sink
 // that throws or answers nonsense denies.
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
+import { onAbort } from "../../protocol/abort.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
+import { trackOutcome } from "../outcome.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
 import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
@@ -284,22 +286,20 @@ export function createChild(init: ChildInit): Child {
       state = "running";
       lastEnd = undefined;
       child.endReported = false;
-      const gen = session.run(input, {
+      const task = trackOutcome(session.run(input, {
         signal: ctl.signal,
         approve,
         ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
-      });
+      }));
       running = (async () => {
         let aborted: string | undefined;
         let sawText = false;
         try {
-          for await (const m of gen) {
+          for await (const m of task) {
             let text: string | undefined;
             if (m.origin === undefined || m.origin.length === 0) {
               const p = m.payload as { type: string; [k: string]: unknown };
-              if (m.type === "event_msg" && p.type === "abort") {
-                aborted = typeof p.reason === "string" && p.reason !== "" ? p.reason : "aborted";
-              } else if (
+              if (
                 m.type === "model_msg" && p.type === "partial_text" && p.event_type === "delta" &&
                 typeof p.text === "string" && p.text !== ""
               ) {
@@ -310,6 +310,8 @@ export function createChild(init: ChildInit): Child {
             deliver(tag(m), text);
             if (m.origin === undefined || m.origin.length === 0) noteOutput(m);
           }
+          const end = task.outcome;
+          if (end?.kind === "aborted" || end?.kind === "failed") aborted = end.reason || "aborted";
         } catch (err) {
           aborted = `the subagent's run failed: ${errorMessage(err)}`;
         }
@@ -351,12 +353,11 @@ export function createChild(init: ChildInit): Child {
           if (left <= 0) return "window";
           await new Promise<void>((resolve) => {
             const timer = setTimeout(finish, left);
-            const onAbort = () => finish();
-            signal.addEventListener("abort", onAbort, { once: true });
+            const off = onAbort(signal, finish); // not aborted yet: checked above
             me.wake = finish;
             function finish() {
               clearTimeout(timer);
-              signal.removeEventListener("abort", onAbort);
+              off();
               me.wake = () => {};
               resolve();
             }

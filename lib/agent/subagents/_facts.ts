@@ -3,7 +3,7 @@
 // `subagent` pointers, delivered `[background_task_done]` notices) and the
 // progress of a child trace (how its last task ended, or that it was cut
 // off). Pure functions over records; the I/O is in restore.ts.
-import type { OmniMessage } from "../../protocol/types.ts";
+import type { OmniMessage, ToolProcessFacts } from "../../protocol/types.ts";
 
 /** A tool call of the parent with its output, if one was recorded. */
 export interface CallFact {
@@ -11,8 +11,8 @@ export interface CallFact {
   name: string;
   /** Parsed arguments (empty when they were not a JSON object). */
   args: Record<string, unknown>;
-  /** The recorded output. */
-  output?: { text: string; status: string; ts: number };
+  /** The recorded output, with its `penguin_process` facts when it has them (penguin ≥ 0.1 traces). */
+  output?: { text: string; status: string; ts: number; process?: ToolProcessFacts };
 }
 
 /** A `[background_task_done]` notice delivered to the parent. */
@@ -48,6 +48,17 @@ function parseArgs(raw: unknown): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+const PROCESS_STATES: readonly string[] = ["running", "exited", "killed"];
+
+/** A `penguin_process` field, or undefined when it is absent or not well formed. */
+function processFactsOf(v: unknown): ToolProcessFacts | undefined {
+  if (v === null || typeof v !== "object") return undefined;
+  const f = v as Record<string, unknown>;
+  if (typeof f.id !== "string" || !PROCESS_STATES.includes(String(f.state))) return undefined;
+  const code = typeof f.exit_code === "number" ? f.exit_code : null;
+  return { id: f.id, state: f.state as ToolProcessFacts["state"], exit_code: code };
 }
 
 /** Parse the fields of a `[background_task_done]` block, or null. */
@@ -98,7 +109,13 @@ export function factsCollector(): FactsCollector {
       } else if (m.type === "model_msg" && p.type === "tool_call_output") {
         const call = facts.calls.get(String(p.tool_call_id));
         if (call && !call.output) {
-          call.output = { text: String(p.output), status: String(p.stop_reason), ts: time(m) };
+          const process = processFactsOf(p.penguin_process);
+          call.output = {
+            text: String(p.output),
+            status: String(p.stop_reason),
+            ts: time(m),
+            ...(process ? { process } : {}),
+          };
         }
       } else if (
         m.type === "model_msg" && p.type === "text" && p.role === "user" &&

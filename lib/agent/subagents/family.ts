@@ -94,12 +94,12 @@ export function onAnyNotice(
  * through that call instead): while a parent task runs, its whole family
  * streams through it. A child just launched in the background is held back
  * until its session_meta and prompt (forwarded by the launching call) have
- * gone by, so each child's messages stay in order.
+ * gone by, so each child's messages stay in order. Returns what `run` returns.
  */
-export async function* withBackgroundMessages(
-  run: AsyncGenerator<OmniMessage, void>,
+export async function* withBackgroundMessages<R>(
+  run: AsyncGenerator<OmniMessage, R>,
   children: ChildRegistry,
-): AsyncGenerator<OmniMessage, void> {
+): AsyncGenerator<OmniMessage, R> {
   const queue: OmniMessage[] = [];
   const held = new Map<string, OmniMessage[]>();
   let wake: (() => void) | undefined;
@@ -125,6 +125,7 @@ export async function* withBackgroundMessages(
     held.delete(id);
   };
   let done = false;
+  let result!: R; // set when `run` is done, the only way out of the loop but a throw
   try {
     let pending = run.next();
     for (;;) {
@@ -133,7 +134,10 @@ export async function* withBackgroundMessages(
       const step = await Promise.race([pending, woke]);
       wake = undefined;
       if (step === "wake") continue;
-      if (step.done) break;
+      if (step.done) {
+        result = step.value;
+        break;
+      }
       yield step.value;
       released(step.value);
       pending = run.next();
@@ -144,7 +148,9 @@ export async function* withBackgroundMessages(
     for (const list of held.values()) queue.push(...list);
     held.clear();
     children.announce();
-    if (!done) await run.return(undefined);
+    const stopped: AsyncGenerator<OmniMessage, unknown> = run;
+    if (!done) await stopped.return(undefined);
   }
   while (queue.length > 0) yield queue.shift()!;
+  return result;
 }

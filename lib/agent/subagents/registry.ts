@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { errorMessage } from "../../protocol/errors.ts";
+import { defaultWarn, errorMessage } from "../../protocol/errors.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { randomHex8 } from "../../state/ids.ts";
@@ -176,7 +176,7 @@ export interface ChildRegistry {
 
 /** A new, empty registry. */
 export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
-  const warn = opts.warn ?? ((line: string) => console.error(line));
+  const warn = opts.warn ?? defaultWarn;
   const maxChildren = Math.max(1, opts.maxChildren ?? MAX_REGISTERED_SUBAGENTS);
   const children = new Map<string, Child>();
   const tracked = new Set<Child>();

@@ -21,10 +21,12 @@
  *   input_subagent/kill_subagent output naming it, after the child's end),
  *   reported with its answer.
  *
- * Background command sessions (an exec_command output naming a
- * `proc-<8hex>` as running) that never ended in the trace (no notice, no
- * finished input_command, no kill_command) died with the process: each is
- * reported as lost, with the last output the trace captured of it.
+ * Background command sessions (an exec_command output whose
+ * `penguin_process` is `running`; in a trace without those fields, such as
+ * PenguinHarness's, one whose note names a `proc-<8hex>` as running) that
+ * never ended in the trace (no notice, no input_command that saw it end, no
+ * kill_command) died with the process: each is reported as lost, with the
+ * last output the trace captured of it.
  *
  * Reports are `[background_task_done]` notices (sender `harness`) queued in
  * the registry; they ride the parent's next run.
@@ -32,7 +34,7 @@
  * @module
  */
 import type { OmniMessage } from "../../protocol/types.ts";
-import { errorMessage } from "../../protocol/errors.ts";
+import { defaultWarn, errorMessage } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { listSessionFiles } from "../../trace/paths.ts";
 import { readTrace } from "../../trace/reader.ts";
@@ -192,21 +194,26 @@ export function planRestore(
     }
   }
 
-  // Background commands: registered in the trace, never ended there.
+  plan.notices.push(...lostCommands(facts));
+  return plan;
+}
+
+/** Reports of the background commands the trace registered and never saw end (see the module doc). */
+function lostCommands(facts: ParentFacts): BackgroundNotice[] {
+  const notices: BackgroundNotice[] = [];
   const ended = new Set<string>();
   const lastOutput = new Map<string, string>();
   const procs: Array<{ id: string; cmd: string }> = [];
   for (const c of facts.calls.values()) {
     if (c.name === "exec_command" && c.output) {
-      const id = c.output.text.match(PROCESS_ID)?.[1];
+      const id = runningProcess(c.output);
       if (!id) continue;
       procs.push({ id, cmd: str(c.args.cmd) ?? "" });
       lastOutput.set(id, withoutNotes(c.output.text));
     } else if ((c.name === "input_command" || c.name === "kill_command") && c.output) {
       const id = str(c.args.process_id);
       if (!id) continue;
-      const still = c.output.text.includes(`[process still running with process_id ${id}]`);
-      if (c.name === "kill_command" || (!still && c.output.status !== "aborted")) ended.add(id);
+      if (c.name === "kill_command" || !stillRunning(id, c.output)) ended.add(id);
       lastOutput.set(id, withoutNotes(c.output.text));
     }
   }
@@ -214,7 +221,7 @@ export function planRestore(
   for (const p of procs) {
     if (ended.has(p.id)) continue;
     ended.add(p.id);
-    plan.notices.push(formatBackgroundNotice({
+    notices.push(formatBackgroundNotice({
       kind: "command",
       id: p.id,
       status: "failed",
@@ -223,7 +230,26 @@ export function planRestore(
       output: lastOutput.get(p.id) ?? "",
     }));
   }
-  return plan;
+  return notices;
+}
+
+type Output = NonNullable<CallFact["output"]>;
+
+/**
+ * The process an exec_command output left running, if any: from its
+ * `penguin_process` facts, else (a trace without them, e.g. PenguinHarness's)
+ * from the wording of its note.
+ */
+function runningProcess(out: Output): string | undefined {
+  if (out.process) return out.process.state === "running" ? out.process.id : undefined;
+  return out.text.match(PROCESS_ID)?.[1];
+}
+
+/** Whether the process `id` still ran after this input_command output (same fallback). */
+function stillRunning(id: string, out: Output): boolean {
+  if (out.process?.id === id) return out.process.state === "running";
+  return out.text.includes(`[process still running with process_id ${id}]`) ||
+    out.status === "aborted";
 }
 
 /** A tool output without its trailing `[…]` note lines (or `[no output]`). */
@@ -257,7 +283,7 @@ export async function restoreChildren(
   registry: ChildRegistry,
   source: RestoreSource,
 ): Promise<RestorePlan> {
-  const warn = source.warn ?? ((line: string) => console.error(line));
+  const warn = source.warn ?? defaultWarn;
   const collector = factsCollector();
   try {
     for (const path of source.parentFiles) {

@@ -21,6 +21,7 @@ import {
 import { VERSION } from "../../version.ts";
 import { userText } from "../../protocol/builders.ts";
 import { markerBlock } from "../../agent/markers.ts";
+import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
   CHAT_HELP,
@@ -175,8 +176,9 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   const block = chat.switchedFrom;
   chat.switchedFrom = undefined;
   const taskInput = block === undefined ? text : [userText(block), userText(text)];
+  let outcome: RunOutcome | undefined;
   try {
-    const stream = session.run(taskInput, {
+    const task = trackOutcome(session.run(taskInput, {
       signal: ctl.signal,
       approve: chat.opts.commandRules?.length
         ? withCommandPolicy(
@@ -186,8 +188,9 @@ async function runTask(chat: Chat, text: string): Promise<void> {
         : chat.opts.approve,
       ...ask,
       ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
-    });
-    for await (const msg of stream) renderer.push(msg);
+    }));
+    for await (const msg of task) renderer.push(msg);
+    outcome = task.outcome;
   } catch (err) {
     // A trace that cannot be written ends the chat (exit 1): nothing may run unrecorded.
     if (session.traceFailure) throw err;
@@ -197,7 +200,9 @@ async function runTask(chat: Chat, text: string): Promise<void> {
     input.taskEnded();
   }
   renderer.endTask();
-  if (ctl.signal.aborted) renderer.line("[current conversation interrupted]");
+  // A run that threw has no outcome: Ctrl-C still says what happened.
+  const interrupted = outcome ? outcome.kind === "aborted" : ctl.signal.aborted;
+  if (interrupted) renderer.line("[current conversation interrupted]");
 }
 
 /** `/compact`: compact the context now; Ctrl-C aborts it. */

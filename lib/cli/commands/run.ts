@@ -10,7 +10,8 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
+import { onAbort } from "../../protocol/abort.ts";
+import type { CompleteMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { userText } from "../../protocol/builders.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
@@ -27,6 +28,7 @@ import {
   type Terminal,
 } from "../_approval_prompt.ts";
 import type { Session } from "../../agent/session.ts";
+import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
@@ -231,8 +233,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     return verdict;
   };
 
-  let aborted = false;
-  let stoppedAtMaxTurns = false;
+  let outcome: RunOutcome | undefined;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
   const asking = terminal !== null ? { ask } : {};
   const runOptions = {
@@ -249,12 +250,13 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   try {
     let input: string | CompleteMessage[] | null = f.message;
     while (input !== null) {
-      for await (const msg of session.run(input, runOptions)) {
+      const task = trackOutcome(session.run(input, runOptions));
+      for await (const msg of task) {
         if (f.json) io.out(JSON.stringify(msg) + "\n");
         else renderer!.push(msg);
-        noteOutcome(msg);
       }
-      if (aborted || stoppedAtMaxTurns || ctl.signal.aborted) break;
+      outcome = task.outcome;
+      if (outcome?.kind !== "completed" || ctl.signal.aborted) break;
       // Subagents started with run_in_background report when they finish: wait
       // for them and let the model read each report (one more round per batch).
       input = await nextBackgroundReports();
@@ -265,7 +267,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     await session.dispose();
   }
   io.err(resumeHint(ctx, f, session.sessionId));
-  return aborted || stoppedAtMaxTurns ? 1 : 0;
+  return outcome?.kind === "completed" ? 0 : 1;
 
   /** The reports of finished background work as harness messages; null when nothing is left to wait for. */
   async function nextBackgroundReports(): Promise<CompleteMessage[] | null> {
@@ -277,30 +279,15 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       if (!f.json) {
         io.err(`[background] waiting for ${running.length} background subagent(s) to finish…\n`);
       }
+      let unsubscribe: (() => void)[] = [];
       await new Promise<void>((resolve) => {
-        const off = session.onBackgroundNotice(() => done());
-        const onAbort = () => done();
-        ctl.signal.addEventListener("abort", onAbort, { once: true });
-        function done() {
-          off();
-          ctl.signal.removeEventListener("abort", onAbort);
-          resolve();
-        }
+        unsubscribe = [session.onBackgroundNotice(() => resolve()), onAbort(ctl.signal, resolve)];
       });
+      for (const off of unsubscribe) off();
       notices = session.takeBackgroundNotices();
     }
     if (notices.length === 0 || ctl.signal.aborted) return null;
     return notices.map((n) => userText(n.text, "harness"));
-  }
-
-  function noteOutcome(msg: OmniMessage): void {
-    if (msg.origin && msg.origin.length > 0) return;
-    if (msg.type === "event_msg" && msg.payload.type === "abort") aborted = true;
-    if (
-      msg.type === "model_msg" && msg.payload.type === "text" && msg.payload.role === "assistant" &&
-      msg.payload.stop_reason === "failed" &&
-      /^\[reached max turns \(\d+\); stopping\]$/.test(msg.payload.text)
-    ) stoppedAtMaxTurns = true;
   }
 }
 

@@ -1,0 +1,120 @@
+/**
+ * Pumping one open response: read its bytes (each read guarded by the idle
+ * timeout), frame them as SSE events (or collect a plain JSON body), parse
+ * them with the wire module and translate them into OmniMessage payloads,
+ * handed out as they complete. Returns the outcome of the stream.
+ *
+ * @module
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { ModelPayload } from "../protocol/types.ts";
+import { classifyException, classifyStreamError, describeError } from "./classify.ts";
+import type { ModelOutcome, ModelStreamItem } from "./outcome.ts";
+import type { Translator } from "./translate.ts";
+import type { SseEvent, WireDelta } from "./wire.ts";
+import type { OpenedRequest, RequestSite } from "./_open.ts";
+import type { RequestGuard } from "./_request_guard.ts";
+
+/**
+ * Read `opened` to its end through `translator`. Payloads go to `pending`
+ * and are yielded after each read; what is still pending when this returns
+ * (or throws) is the caller's to yield.
+ */
+export async function* pumpResponse(
+  opened: OpenedRequest,
+  translator: Translator,
+  guard: RequestGuard,
+  site: RequestSite,
+  pending: ModelPayload[],
+): AsyncGenerator<ModelStreamItem, ModelOutcome> {
+  const { module, response, reader } = opened;
+  const decoder = new TextDecoder();
+  const ctype = response.headers.get("content-type") ?? "";
+  const sse = ctype.includes("event-stream") || !ctype.includes("json");
+  const wire = module.createParser();
+  const events: SseEvent[] = [];
+  const framer = createParser({
+    onEvent: (m: EventSourceMessage) => {
+      events.push(m.event === undefined ? { data: m.data } : { event: m.event, data: m.data });
+    },
+  });
+  let body = "";
+  let sawEvent = false;
+  let stopped = false;
+  const feed = (deltas: WireDelta[]): void => {
+    for (const d of deltas) {
+      pending.push(...translator.push(d));
+      if (translator.state.error) {
+        stopped = true;
+        return;
+      }
+    }
+  };
+  const drain = (): void => {
+    for (const ev of events) {
+      sawEvent = true;
+      feed(wire.push(ev));
+      if (stopped) break;
+    }
+    events.length = 0;
+  };
+  while (!stopped) {
+    let r: ReadableStreamReadResult<Uint8Array>;
+    guard.arm();
+    try {
+      r = await guard.race(reader.read());
+    } catch (e) {
+      return guard.interrupted(site.host) ?? classifyException(e, site.target);
+    } finally {
+      guard.disarm();
+    }
+    if (r.done) break;
+    const chunk = decoder.decode(r.value, { stream: true });
+    if (!sse) {
+      body += chunk;
+      continue;
+    }
+    framer.feed(chunk);
+    drain();
+    for (const m of pending.splice(0)) yield { kind: "message", message: m };
+    if (guard.userAborted) break;
+  }
+  const stop = guard.interrupted(site.host);
+  if (stop) {
+    return translator.state.finish === undefined ? stop : finalOutcome(translator, true, site);
+  }
+  if (!stopped && !sse) {
+    body += decoder.decode();
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch (e) {
+      return {
+        status: "malformed",
+        error_message: `Cannot parse the response body as JSON: ${describeError(e)}`,
+      };
+    }
+    sawEvent = true;
+    feed(module.parseBody(json));
+  } else if (!stopped) {
+    framer.reset({ consume: true });
+    drain();
+    if (!stopped) feed(wire.end());
+  }
+  return finalOutcome(translator, sawEvent, site);
+}
+
+function finalOutcome(t: Translator, sawEvent: boolean, site: RequestSite): ModelOutcome {
+  const s = t.state;
+  if (s.error) return classifyStreamError(s.error, site.target);
+  if (!sawEvent) {
+    return { status: "malformed", error_message: "Streaming response yielded no events" };
+  }
+  if (s.finish === undefined) {
+    return {
+      status: "malformed",
+      error_message: "The stream ended without a finish event (truncated response)",
+    };
+  }
+  return { status: "completed" };
+}
