@@ -17,7 +17,7 @@
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { onAbort } from "../../protocol/abort.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
-import { trackOutcome } from "../outcome.ts";
+import { type RunOutcome, trackOutcome } from "../outcome.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
 import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
@@ -32,11 +32,11 @@ export interface ChildSession {
   readonly sessionId: string;
   /** The child's `session_meta` envelope (forwarded when it starts). */
   readonly metaMessage: OmniMessage;
-  /** Run one task; yields the child's messages. */
+  /** Run one task; yields the child's messages and returns how the task ended. */
   run(
     input: string | CompleteMessage[],
     opts: { signal: AbortSignal; approve?: ApproveFn; thinkingLevel?: ThinkingLevel },
-  ): AsyncIterable<OmniMessage>;
+  ): AsyncGenerator<OmniMessage, RunOutcome>;
   /** Stop everything the child session holds. */
   dispose(): Promise<void>;
 }
