@@ -63,12 +63,11 @@ export interface StartOptions {
   kind: SupervisorKind;
   /** The job argv (bwrap …, sandbox-exec …, or the wrapper itself). */
   job: string[];
-  /** Feed `--setenv` pairs from the `__PSE_` variables on fd 3. */
-  envFd: boolean;
-  /** Feed the seccomp filter from the `__PSF` variable on fd 4 (bwrap `--seccomp 4`). */
-  seccompFd?: boolean;
-  /** Read the sandbox init's PID from bwrap's `--info-fd 5` (kind `ns`). */
-  infoFd?: boolean;
+  /**
+   * Feed bwrap's `--seccomp 4`: from the `__PSF` variable (`true`) or from
+   * this file (a path no sandbox can write).
+   */
+  seccomp?: boolean | string;
   /** The supervisor's environment (always spawned with `clearEnv`). */
   env: Record<string, string>;
   /** Directory the supervisor starts in. */
@@ -175,9 +174,8 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
 
 /**
  * How long the supervisor may take, after SIGUSR2, to kill the sandbox and
- * see its PID namespace empty (it gives up after 60 s itself) before it is
- * SIGKILLed: killing it earlier would report the command gone while its
- * processes still die.
+ * see its PID namespace empty before it is SIGKILLed: killing it earlier
+ * would report the command gone while its processes still die.
  */
 const TEARDOWN_MS = 65_000;
 
@@ -237,9 +235,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       args: supervisorArgs(opts.job, {
         setpriv: opts.setpriv,
         kind: opts.kind,
-        envFd: opts.envFd,
-        seccompFd: opts.seccompFd ?? false,
-        infoFd: opts.infoFd ?? false,
+        seccomp: opts.seccomp,
       }),
       cwd: opts.cwd,
       clearEnv: true,

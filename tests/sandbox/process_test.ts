@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import {
   createPolicy,
+  resolvePlan,
   type SandboxMode,
   type SandboxPolicy,
   spawnSandboxed,
@@ -107,6 +108,48 @@ Deno.test("a command killed by a signal reports the signal", async () => {
       );
       assert.deepEqual([r.code, r.signal], [143, "SIGTERM"], mode);
     }
+  });
+});
+
+Deno.test("a command killed by a signal leaves no job report of the sandbox in its output", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({ shell: "echo before; kill -TERM $$", policy: { ...policy, mode } }),
+      );
+      assert.equal(r.out, "before\n", mode);
+    }
+  });
+});
+
+Deno.test("the command's environment is the plan's, with nothing of the supervisor's", async () => {
+  await withWorkspace(async (policy) => {
+    const withVault = { ...policy, env: { ...policy.env, vault: { MY_TOKEN: "a b=c\nd" } } };
+    const r = await collect(
+      await spawnSandboxed({ argv: ["bash", "-c", "env -0"], policy: withVault }),
+    );
+    const env = new Map(
+      r.out.split("\0").filter((e) => e).map((
+        e,
+      ) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]),
+    );
+    assert.equal(env.get("MY_TOKEN"), "a b=c\nd");
+    assert.equal(env.get("TERM"), "dumb");
+    const stray = [...env.keys()].filter((k) => k.startsWith("__PS"));
+    assert.deepEqual(stray, []);
+    // Only what bash itself adds (PWD, SHLVL, _) on top of the plan's variables.
+    const plan = await resolvePlan(withVault, withVault.workspace);
+    const extra = [...env.keys()].filter((k) => !(k in plan.env)).sort();
+    assert.deepEqual(extra.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k)), []);
+  });
+});
+
+Deno.test("under bubblewrap the sandbox's init is the wrapper and the command its child", async () => {
+  await withWorkspace(async (policy) => {
+    const r = await collect(
+      await spawnSandboxed({ argv: ["bash", "-c", 'echo "$$ $PPID"'], policy }),
+    );
+    assert.equal(r.out, "2 1\n");
   });
 });
 
