@@ -179,6 +179,19 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
  */
 const TEARDOWN_MS = 65_000;
 
+/**
+ * The signal that asks the supervisor to forward each {@linkcode ForwardSignal}
+ * (SIGKILL: SIGUSR2, the hard kill). SIGINT and SIGQUIT travel as other
+ * signals: the supervisor ignores the real ones, which a terminal sends to
+ * the whole foreground process group that penguin and a supervisor share.
+ */
+const WIRE: Record<Exclude<ForwardSignal, "SIGKILL">, Deno.Signal> = {
+  SIGINT: "SIGUSR1",
+  SIGQUIT: "SIGALRM",
+  SIGTERM: "SIGTERM",
+  SIGHUP: "SIGHUP",
+};
+
 /** Bytes read from a command's output at a time (one buffer, refilled). */
 const READ_BUFFER_BYTES = 64 * 1024;
 
@@ -243,7 +256,11 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       stdin: opts.stdin,
       stdout: merged ? "piped" : "inherit",
       stderr: merged ? "piped" : "inherit",
-      detached: true,
+      // A new session keeps a terminal's job control away from the supervisor, but Deno can
+      // only fork (not vfork) to start one, which costs ~1 ms per 5 MB of this process's memory
+      // on some machines: only a child that shares the terminal gets one. Others stay in
+      // penguin's process group, and the supervisor ignores the terminal's signals (WIRE).
+      detached: opts.stdin === "inherit" || opts.stdio === "inherit",
     }).spawn();
   } catch (err) {
     throw new PenguinError("runtime", `Cannot start ${opts.describe}: ${errorMessage(err)}`, {
@@ -275,7 +292,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     }
   };
   const signal = (sig: ForwardSignal) => {
-    if (sig !== "SIGKILL") return send(sig);
+    if (sig !== "SIGKILL") return send(WIRE[sig]);
     send("SIGUSR2");
     settled(status, TEARDOWN_MS).then((ok) => ok || send("SIGKILL"));
   };

@@ -1,11 +1,14 @@
 /**
  * The two small bash programs every child runs under, as text.
  *
- * The supervisor is the process Deno spawns (in its own session). It starts
- * the job (bwrap, sandbox-exec, or the command itself) in its own process
- * group, forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to the sandboxed command's
- * process group, hard-kills everything on SIGUSR2, and exits with the job's
- * status. It exists because Deno's production permissions can signal only
+ * The supervisor is the process Deno spawns. It starts the job (bwrap,
+ * sandbox-exec, or the command itself) in its own process group, forwards
+ * SIGINT (sent as SIGUSR1), SIGQUIT (as SIGALRM), SIGTERM and SIGHUP to the
+ * sandboxed command's process group, hard-kills everything on SIGUSR2, and
+ * exits with the job's status. It ignores a real SIGINT, SIGQUIT and the
+ * terminal stop signals: unless it shares penguin's terminal (then it has
+ * a session of its own) it is in penguin's process group, which a terminal
+ * signals as a whole, and what reaches the command is penguin's decision. It exists because Deno's production permissions can signal only
  * the direct child (`Deno.kill` needs unscoped `--allow-run`) and cannot read
  * `/proc/<pid>` (needs `--allow-all`), while bubblewrap neither forwards
  * signals nor exposes the command's host PID. Under bubblewrap the
@@ -109,11 +112,12 @@ hard() {
   if [ "$kind" = group ]; then kill -s KILL -- "-$c" 2>/dev/null; return; fi
   if ours; then kill -s KILL "$init" 2>/dev/null; else kill -s KILL "$c" 2>/dev/null; fi
 }
-trap 'fwd INT' INT
+trap 'fwd INT' USR1
+trap 'fwd QUIT' ALRM
 trap 'fwd TERM' TERM
 trap 'fwd HUP' HUP
-trap 'fwd QUIT' QUIT
 trap 'hard' USR2
+trap : INT QUIT TSTP TTIN TTOU
 case $filter in
 0) ;;
 1) exec 4< <(printf '%b' "$__PSF") ;;

@@ -169,6 +169,40 @@ Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
   });
 });
 
+Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const child = await spawnSandboxed({
+        shell: "trap 'echo quit; exit 6' QUIT; echo ready; while :; do sleep 0.05; done",
+        policy: { ...policy, mode },
+      });
+      await readUntil(child, "ready");
+      child.signal("SIGQUIT");
+      const r = await collect(child);
+      assert.match(r.out, /quit/, mode);
+      assert.equal(r.code, 6, mode);
+    }
+  });
+});
+
+Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by the supervisor", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const child = await spawnSandboxed({
+        shell: "trap 'echo caught' INT; echo ready; read -r line; echo got $line",
+        policy: { ...policy, mode },
+      });
+      await readUntil(child, "ready");
+      Deno.kill(child.pid, "SIGINT");
+      Deno.kill(child.pid, "SIGQUIT");
+      await child.write("x\n");
+      const r = await collect(child);
+      assert.equal(r.out, "got x\n", mode);
+      assert.equal(r.code, 0, mode);
+    }
+  });
+});
+
 Deno.test("kill() takes down the whole process group, grandchildren included", async () => {
   await withWorkspace(async (policy) => {
     for (const mode of MODES) {
