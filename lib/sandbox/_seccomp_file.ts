@@ -8,7 +8,8 @@
  * unless a sandbox root is `/tmp` itself or contains the directory: from
  * the first such plan on, {@linkcode seccompFile} answers undefined for the
  * rest of the process (the supervisor then pipes the filter from memory,
- * one fork more) and the file is removed.
+ * one fork more) and the file is removed. A file removed by someone else
+ * (a `/tmp` cleaner during a long session) is written again.
  *
  * @module
  */
@@ -45,7 +46,12 @@ async function write(): Promise<string | undefined> {
 export async function seccompFile(roots: readonly string[]): Promise<string | undefined> {
   if (exposed) return undefined;
   file ??= write();
-  const path = await file;
+  let path = await file;
+  if (path !== undefined && !await Deno.lstat(path).then((i) => i.isFile, () => false)) {
+    // Removed meanwhile (a /tmp cleaner in a long session): write it again.
+    file = write();
+    path = await file;
+  }
   if (path === undefined) return undefined;
   if (roots.some((r) => isInside(path, r))) {
     exposed = true;

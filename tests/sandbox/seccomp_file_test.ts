@@ -20,6 +20,15 @@ Deno.test("the filter file holds the filter, read-only, in a private directory u
   assert.equal(await seccompFile(["/var/tmp/elsewhere"]), path);
 });
 
+Deno.test("a filter file removed meanwhile is written again", async () => {
+  const path = await seccompFile([]);
+  assert.ok(path !== undefined);
+  await Deno.remove(dirname(path), { recursive: true });
+  const again = await seccompFile([]);
+  assert.ok(again !== undefined);
+  assert.deepEqual(await Deno.readFile(again), seccompProgram());
+});
+
 Deno.test({
   name:
     "a sandbox root containing the filter file turns the file off for good, and the filter still applies",
