@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { startSupervised } from "./_process.ts";
-import { INFO_FD, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
+import { SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { isInside, resolvePlan } from "./plan.ts";
@@ -127,6 +127,7 @@ export async function runProbe(
     const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
       maxProcesses: DEFAULT_MAX_PROCESSES,
       control: true,
+      init: true,
     });
     let text = "";
     const child = await startSupervised({
@@ -135,16 +136,9 @@ export async function runProbe(
       kind: "ns",
       job: [
         bwrap,
-        ...bwrapArgv(plan, inner, {
-          envFd: 3,
-          seccompFd: SECCOMP_FD,
-          infoFd: INFO_FD,
-          disableUserns,
-        }),
+        ...bwrapArgv(plan, inner, { seccompFd: SECCOMP_FD, commandIsInit: true, disableUserns }),
       ],
-      envFd: true,
-      seccompFd: true,
-      infoFd: true,
+      seccomp: true,
       env: { PATH: DEFAULT_PATH, __PSE_0: `PATH=${DEFAULT_PATH}`, __PSF: seccompEscapes() },
       cwd: dir,
       stdin: "null",

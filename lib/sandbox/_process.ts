@@ -63,12 +63,11 @@ export interface StartOptions {
   kind: SupervisorKind;
   /** The job argv (bwrap …, sandbox-exec …, or the wrapper itself). */
   job: string[];
-  /** Feed `--setenv` pairs from the `__PSE_` variables on fd 3. */
-  envFd: boolean;
-  /** Feed the seccomp filter from the `__PSF` variable on fd 4 (bwrap `--seccomp 4`). */
-  seccompFd?: boolean;
-  /** Read the sandbox init's PID from bwrap's `--info-fd 5` (kind `ns`). */
-  infoFd?: boolean;
+  /**
+   * Feed bwrap's `--seccomp 4`: from the `__PSF` variable (`true`) or from
+   * this file (a path no sandbox can write).
+   */
+  seccomp?: boolean | string;
   /** The supervisor's environment (always spawned with `clearEnv`). */
   env: Record<string, string>;
   /** Directory the supervisor starts in. */
@@ -175,11 +174,23 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
 
 /**
  * How long the supervisor may take, after SIGUSR2, to kill the sandbox and
- * see its PID namespace empty (it gives up after 60 s itself) before it is
- * SIGKILLed: killing it earlier would report the command gone while its
- * processes still die.
+ * see its PID namespace empty before it is SIGKILLed: killing it earlier
+ * would report the command gone while its processes still die.
  */
 const TEARDOWN_MS = 65_000;
+
+/**
+ * The signal that asks the supervisor to forward each {@linkcode ForwardSignal}
+ * (SIGKILL: SIGUSR2, the hard kill). SIGINT and SIGQUIT travel as other
+ * signals: the supervisor ignores the real ones, which a terminal sends to
+ * the whole foreground process group that penguin and a supervisor share.
+ */
+const WIRE: Record<Exclude<ForwardSignal, "SIGKILL">, Deno.Signal> = {
+  SIGINT: "SIGUSR1",
+  SIGQUIT: "SIGALRM",
+  SIGTERM: "SIGTERM",
+  SIGHUP: "SIGHUP",
+};
 
 /** Bytes read from a command's output at a time (one buffer, refilled). */
 const READ_BUFFER_BYTES = 64 * 1024;
@@ -237,9 +248,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       args: supervisorArgs(opts.job, {
         setpriv: opts.setpriv,
         kind: opts.kind,
-        envFd: opts.envFd,
-        seccompFd: opts.seccompFd ?? false,
-        infoFd: opts.infoFd ?? false,
+        seccomp: opts.seccomp,
       }),
       cwd: opts.cwd,
       clearEnv: true,
@@ -247,7 +256,11 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       stdin: opts.stdin,
       stdout: merged ? "piped" : "inherit",
       stderr: merged ? "piped" : "inherit",
-      detached: true,
+      // A new session keeps a terminal's job control away from the supervisor, but Deno can
+      // only fork (not vfork) to start one, which costs ~1 ms per 5 MB of this process's memory
+      // on some machines: only a child that shares the terminal gets one. Others stay in
+      // penguin's process group, and the supervisor ignores the terminal's signals (WIRE).
+      detached: opts.stdin === "inherit" || opts.stdio === "inherit",
     }).spawn();
   } catch (err) {
     throw new PenguinError("runtime", `Cannot start ${opts.describe}: ${errorMessage(err)}`, {
@@ -279,7 +292,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     }
   };
   const signal = (sig: ForwardSignal) => {
-    if (sig !== "SIGKILL") return send(sig);
+    if (sig !== "SIGKILL") return send(WIRE[sig]);
     send("SIGUSR2");
     settled(status, TEARDOWN_MS).then((ok) => ok || send("SIGKILL"));
   };

@@ -1,25 +1,35 @@
 /**
  * The two small bash programs every child runs under, as text.
  *
- * The supervisor is the process Deno spawns (in its own session). It starts
- * the job (bwrap, sandbox-exec, or the command itself) in its own process
- * group, forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to the sandboxed command's
- * process group, hard-kills everything on SIGUSR2, and exits with the job's
- * status. It exists because Deno's production permissions can signal only
+ * The supervisor is the process Deno spawns. It starts the job (bwrap,
+ * sandbox-exec, or the command itself) in its own process group, forwards
+ * SIGINT (sent as SIGUSR1), SIGQUIT (as SIGALRM), SIGTERM and SIGHUP to the
+ * sandboxed command's process group, hard-kills everything on SIGUSR2, and
+ * exits with the job's status. It ignores a real SIGINT, SIGQUIT and the
+ * terminal stop signals: unless it shares penguin's terminal (then it has
+ * a session of its own) it is in penguin's process group, which a terminal
+ * signals as a whole, and what reaches the command is penguin's decision. It exists because Deno's production permissions can signal only
  * the direct child (`Deno.kill` needs unscoped `--allow-run`) and cannot read
  * `/proc/<pid>` (needs `--allow-all`), while bubblewrap neither forwards
  * signals nor exposes the command's host PID. Under bubblewrap the
- * command's process group is the group of the sandbox's init process, the
- * child of the outer bwrap; the supervisor finds it in `/proc`. If `setpriv`
- * supports `--pdeathsig`, the supervisor re-executes itself under it so it
- * dies when penguin dies (and bwrap's `--die-with-parent` takes the sandbox
- * down with it).
+ * sandbox's init is the wrapper (PID 1 of the namespace, bwrap's only
+ * child), and the command's process group is the wrapper's; the
+ * supervisor finds it in `/proc`. If `setpriv` supports `--pdeathsig`, the
+ * supervisor re-executes itself under it so it dies when penguin dies (and
+ * bwrap's `--die-with-parent` takes the sandbox down with it).
  *
  * The wrapper runs as the first program *inside* the sandbox. It closes
- * every descriptor above 2, applies the process limit, reports readiness on
- * stderr (the control channel) when asked, merges stderr into stdout, and
- * execs the command. Nothing from the model is ever spliced into either
- * script: commands travel as separate argv entries.
+ * every descriptor above 2, applies the process limit, sets the command's
+ * environment, reports readiness on stderr (the control channel) when
+ * asked, merges stderr into stdout, and runs the command: as its child when
+ * it is the sandbox's init, else by exec. Nothing from the model is ever
+ * spliced into either script: commands travel as separate argv entries.
+ *
+ * Each command costs as few processes as this allows (on some virtual
+ * machines a fork or exec costs 10 ms): no process exists only to feed
+ * data to bwrap (the environment travels as inert variables, the seccomp
+ * filter comes from a file when one is safe, see `_seccomp_file.ts`), and
+ * the wrapper takes the place of bwrap's own init.
  *
  * @module
  */
@@ -35,26 +45,24 @@ export type SupervisorKind =
   | "group";
 
 /**
- * Supervisor. `$1` setpriv path or `-`, `$2` kind (`ns`|`group`), `$3` `1` to
- * feed `--setenv` pairs built from the `__PSE_<n>=NAME=VALUE` variables to
- * the job on fd 3 (bwrap `--args 3`), `$4` `1` to feed the seccomp filter,
- * `\xHH` escapes in `__PSF`, on fd 4 (bwrap `--seccomp 4`), `$5` `1` to read
- * bwrap's `--info-fd 5` for the host PID of the sandbox's init, then the job
- * argv.
+ * Supervisor. `$1` setpriv path or `-`, `$2` kind (`ns`|`group`), `$3` the
+ * seccomp filter for bwrap's `--seccomp 4`: `0` none, `1` from the `\xHH`
+ * escapes in `__PSF` (one process substitution), or the absolute path of a
+ * file holding it (opened without a fork); then the job argv.
  *
- * With the init's PID known (kind `ns`), signals go to its process group,
- * a hard kill SIGKILLs the init (the kernel then kills every process of
- * the PID namespace), and once the job has ended the supervisor kills the
- * init too and waits (at most 60 s) until it is gone or a zombie: the
- * kernel makes a namespace's init a zombie only after every other process
- * of the namespace is reaped, so when the supervisor exits nothing the
- * command started is left, fork bombs included. The wait is bounded by
- * wall-clock time (60 s, `$SECONDS`), not by a count of polls: on a loaded
- * machine the kernel can take many seconds to reap thousands of processes,
- * and a poll count gave up while most of a bomb was still alive. (bwrap itself returns as
- * soon as the command's first process exits, while its init may still be
- * killing the rest.) The init is recognised by PID and start time, so a
- * reused PID is never signalled.
+ * Under bubblewrap (kind `ns`) the sandbox's init is the wrapper, PID 1 of
+ * the namespace (`--as-pid-1`), and bwrap's only child: the supervisor
+ * looks it up in `/proc/<bwrap>/task/<bwrap>/children` when it first needs
+ * it (and checks that it is still bwrap's child before every signal, so a
+ * reused PID is never signalled). Signals go to its process group, which
+ * holds the command (the init itself ignores them: the kernel drops
+ * signals from outside a PID namespace that its init has no handler for),
+ * and a hard kill SIGKILLs the init: the kernel then kills every process of
+ * the namespace. bwrap waits for its child, and the kernel lets a
+ * namespace's init finish exiting only after every other process of the
+ * namespace is reaped, so bwrap (and after it the supervisor) exits only
+ * once nothing the command started is left, fork bombs included, however
+ * long the kernel takes on a loaded machine.
  *
  * This teardown, not a process count, is what contains a fork bomb when
  * penguin runs as root (the kernel exempts uid 0 from RLIMIT_NPROC): a
@@ -67,9 +75,9 @@ export const SUPERVISOR = `if [ "$1" != - ]; then
   exec "$sp" --pdeathsig "$ds" -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" - "$@"
 fi
 shift
-kind=$1 envfd=$2 filter=$3 info=$4
-shift 4
-c= pend= init= istart= ist= isst=
+kind=$1 filter=$2
+shift 2
+c= pend= init= ipp=
 kids() {
   local f line rest
   for f in /proc/[0-9]*/stat; do
@@ -78,67 +86,49 @@ kids() {
     [ "\${rest%% *}" = "$1" ] && printf '%s\\n' "\${line%% *}"
   done
 }
-pstat() {
-  local line
-  read -r line 2>/dev/null <"/proc/$1/stat" || return 1
-  set -- \${line##*) }
-  ist=$1 isst=\${20}
-}
 ours() {
-  [ -n "$init" ] && pstat "$init" && [ "$isst" = "$istart" ] && [ "$ist" != Z ]
+  local line
+  if [ -z "$init" ]; then
+    if [ -e "/proc/$c/task/$c/children" ]; then
+      read -r init 2>/dev/null <"/proc/$c/task/$c/children"
+    else
+      init=$(kids "$c")
+    fi
+    init=\${init%%[!0-9]*}
+  fi
+  [ -n "$init" ] || return 1
+  read -r line 2>/dev/null <"/proc/$init/stat" || return 1
+  set -- \${line##*) }
+  [ "$2" = "$c" ] && [ "$1" != Z ]
 }
 fwd() {
-  local t
   if [ -z "$c" ]; then pend=$1; return; fi
   if [ "$kind" = group ]; then kill -s "$1" -- "-$c" 2>/dev/null; return; fi
-  if ours; then kill -s "$1" -- "-$init" 2>/dev/null; return; fi
-  for t in $(kids "$c"); do kill -s "$1" -- "-$t" 2>/dev/null; done
+  if ours && kill -s "$1" -- "-$init" 2>/dev/null; then return; fi
+  kill -s "$1" "$c" 2>/dev/null
 }
 hard() {
-  local t
   if [ -z "$c" ]; then pend=KILL; return; fi
   if [ "$kind" = group ]; then kill -s KILL -- "-$c" 2>/dev/null; return; fi
-  if ours; then kill -s KILL "$init" 2>/dev/null; return; fi
-  t=$(kids "$c")
-  kill -s KILL "$c" $t 2>/dev/null
+  if ours; then kill -s KILL "$init" 2>/dev/null; else kill -s KILL "$c" 2>/dev/null; fi
 }
-settle() {
-  local end=$((SECONDS+61))
-  ours || return 0
-  kill -s KILL "$init" 2>/dev/null
-  while [ $SECONDS -lt $end ] && ours; do
-    read -r -t 0.01 -u 5 _ 2>/dev/null
-  done
-}
-trap 'fwd INT' INT
+trap 'fwd INT' USR1
+trap 'fwd QUIT' ALRM
 trap 'fwd TERM' TERM
 trap 'fwd HUP' HUP
-trap 'fwd QUIT' QUIT
 trap 'hard' USR2
-[ "$envfd" = 1 ] && exec 3< <(for v in "\${!__PSE_@}"; do kv=\${!v}; printf -- '--setenv\\0%s\\0%s\\0' "\${kv%%=*}" "\${kv#*=}"; done)
-[ "$filter" = 1 ] && exec 4< <(printf '%b' "$__PSF")
-[ "$info" = 1 ] && exec 5<> <(:)
+trap : INT QUIT TSTP TTIN TTOU
+case $filter in
+0) ;;
+1) exec 4< <(printf '%b' "$__PSF") ;;
+*) exec 4<"$filter" ;;
+esac
+unset __PSF
 set -m
 "$@" 0<&0 &
 c=$!
 set +m
-exec 3<&- 4<&-
-if [ "$info" = 1 ]; then
-  acc=
-  while :; do
-    if IFS= read -r -t 0.05 -u 5 l; then
-      l=$acc$l acc=
-      case $l in *'"child-pid":'*)
-        l=\${l#*: }; l=\${l%%[!0-9]*}
-        [ -n "$l" ] && pstat "$l" && init=$l istart=$isst
-        break ;;
-      esac
-    else
-      acc=$acc$l
-      kill -0 "$c" 2>/dev/null || break
-    fi
-  done
-fi
+exec 4<&-
 if [ "$pend" = KILL ]; then hard; elif [ -n "$pend" ]; then fwd "$pend"; fi
 while :; do
   wait "$c" 2>/dev/null
@@ -148,21 +138,48 @@ done
 wait "$c" 2>/dev/null
 r=$?
 [ "$r" != 127 ] && rc=$r
-settle
 exit "$rc"
 `;
 
 /**
  * Wrapper. `$1` RLIMIT_NPROC or `-`, `$2` `1` to print {@linkcode READY} on
- * stderr and then merge stderr into stdout, then the command argv.
+ * stderr and then merge stderr into stdout, `$3` `1` to stay as the
+ * sandbox's init (run the command as a child, wait for it, exit with its
+ * status; bash's own job report, e.g. `Terminated`, is discarded) or `0`
+ * to exec the command, then the command argv.
+ *
+ * As the init, the wrapper also builds the command's environment: it
+ * arrives as inert `__PSE_<n>=NAME=VALUE` variables (see
+ * {@linkcode envAsData}) through bwrap; the wrapper unsets every variable
+ * it was started with and exports the pairs, so nothing of the
+ * supervisor's own environment reaches the command, and no value shows on
+ * a command line.
  */
 export const WRAPPER = `for f in /proc/$$/fd/* /dev/fd/*; do
   n=\${f##*/}
   case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
 done
+unset f n
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
+if [ "$3" = 1 ]; then
+  while IFS= read -r -d '' __PSV; do
+    case $__PSV in __PSE_*) ;; *) unset "\${__PSV%%=*}" 2>/dev/null ;; esac
+  done </proc/self/environ
+  for __PSV in "\${!__PSE_@}"; do
+    __PSW=\${!__PSV}
+    unset "$__PSV"
+    export "\${__PSW%%=*}=\${__PSW#*=}"
+  done
+  unset __PSV __PSW
+fi
 if [ "$2" = 1 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&1; fi
-shift 2
+if [ "$3" = 1 ]; then
+  shift 3
+  exec 3>&2 2>/dev/null
+  "$@" 2>&3 3>&-
+  exit
+fi
+shift 3
 exec "$@"
 `;
 
@@ -170,12 +187,21 @@ exec "$@"
 export function wrapperArgv(
   bash: string,
   command: string[],
-  opts: { maxProcesses?: number; control: boolean },
+  opts: { maxProcesses?: number; control: boolean; init?: boolean },
 ): string[] {
   const limit = opts.maxProcesses !== undefined && opts.maxProcesses > 0
     ? String(opts.maxProcesses)
     : "-";
-  return [bash, "-c", WRAPPER, "penguin-sandbox", limit, opts.control ? "1" : "0", ...command];
+  return [
+    bash,
+    "-c",
+    WRAPPER,
+    "penguin-sandbox",
+    limit,
+    opts.control ? "1" : "0",
+    opts.init ? "1" : "0",
+    ...command,
+  ];
 }
 
 /** The arguments after the bash binary that run `job` under the supervisor. */
@@ -184,30 +210,22 @@ export function supervisorArgs(
   opts: {
     setpriv?: string;
     kind: SupervisorKind;
-    envFd: boolean;
-    seccompFd?: boolean;
-    infoFd?: boolean;
+    /** Feed bwrap's `--seccomp 4`: from `__PSF` (`true`) or from this file (a path). */
+    seccomp?: boolean | string;
   },
 ): string[] {
-  return [
-    "-c",
-    SUPERVISOR,
-    "penguin-supervisor",
-    opts.setpriv ?? "-",
-    opts.kind,
-    opts.envFd ? "1" : "0",
-    opts.seccompFd ? "1" : "0",
-    opts.infoFd ? "1" : "0",
-    ...job,
-  ];
+  const seccomp = opts.seccomp === undefined || opts.seccomp === false
+    ? "0"
+    : opts.seccomp === true
+    ? "1"
+    : opts.seccomp;
+  return ["-c", SUPERVISOR, "penguin-supervisor", opts.setpriv ?? "-", opts.kind, seccomp, ...job];
 }
 
 /** The fd the supervisor feeds the seccomp filter on (`--seccomp 4`). */
 export const SECCOMP_FD = 4;
-/** The fd bwrap reports the sandbox's init PID on (`--info-fd 5`). */
-export const INFO_FD = 5;
 
-/** The supervisor environment that carries `env` as inert `__PSE_<n>` data for `--args 3`. */
+/** The supervisor environment that carries `env` as inert `__PSE_<n>` data for the wrapper. */
 export function envAsData(
   env: Record<string, string>,
   base: Record<string, string>,

@@ -31,6 +31,12 @@ export interface BwrapOptions {
   seccompFd?: number;
   /** Report the host PID of the sandbox's init on this file descriptor (`--info-fd FD`). */
   infoFd?: number;
+  /**
+   * The command is the sandbox's init (`--as-pid-1`) and builds its own
+   * environment (the wrapper of `_supervisor.ts`): bwrap passes its
+   * environment through (no `--clearenv`, no `--setenv`).
+   */
+  commandIsInit?: boolean;
 }
 
 interface MountOp {
@@ -78,7 +84,8 @@ export function bwrapEnvArgs(env: Record<string, string>): string[] {
  * `command` under `plan`: new user, PID, IPC, UTS and cgroup namespaces
  * (plus network when it is off), read-only root, private `/dev`, `/proc` and
  * `/tmp`, every capability dropped (required when the caller is root), a new
- * session, death with the parent, a cleared environment, and (when the
+ * session, death with the parent, a cleared environment (or, with
+ * `commandIsInit`, the command as PID 1 setting its own), and (when the
  * caller feeds one) the seccomp filter of `seccomp.ts`.
  */
 export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptions = {}): string[] {
@@ -89,10 +96,14 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
   args.push("--die-with-parent", "--new-session");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   args.push(...bwrapMountArgs(plan));
-  args.push("--cap-drop", "ALL", "--chdir", plan.cwd, "--clearenv");
+  args.push("--cap-drop", "ALL", "--chdir", plan.cwd);
+  if (opts.commandIsInit) args.push("--as-pid-1");
+  else args.push("--clearenv");
   if (opts.seccompFd !== undefined) args.push("--seccomp", String(opts.seccompFd));
   if (opts.infoFd !== undefined) args.push("--info-fd", String(opts.infoFd));
-  if (opts.envFd !== undefined) args.push("--args", String(opts.envFd));
+  if (opts.commandIsInit) {
+    // The environment comes from the wrapper.
+  } else if (opts.envFd !== undefined) args.push("--args", String(opts.envFd));
   else args.push(...bwrapEnvArgs(plan.env));
   args.push("--", ...command);
   return args;

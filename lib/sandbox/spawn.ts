@@ -22,7 +22,8 @@
 import { PenguinError } from "../protocol/errors.ts";
 import { type SandboxedProcess, startSupervised } from "./_process.ts";
 import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
-import { envAsData, INFO_FD, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
+import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
+import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
@@ -158,19 +159,17 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       ...common,
       kind: "group",
       job: wrapperArgv(bash, command, { control }),
-      envFd: false,
       env: withoutBashStartup(plan.env),
       sandbox: "none",
     });
   }
   const maxProcesses = policy.maxProcesses ?? DEFAULT_MAX_PROCESSES;
-  const inner = wrapperArgv(bash, command, { maxProcesses, control });
   if (report.kind === "seatbelt") {
+    const inner = wrapperArgv(bash, command, { maxProcesses, control });
     return await startSupervised({
       ...common,
       kind: "group",
       job: seatbeltArgv(plan, inner, { tmpDirs: ["/private/tmp", "/private/var/folders"] }),
-      envFd: false,
       env: withoutBashStartup(plan.env),
       sandbox: "seatbelt",
     });
@@ -184,6 +183,9 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   }
   // Missing protected paths get stand-ins for the sandbox's lifetime (see _placeholders.ts).
   const release = await holdPlaceholders(plan.placeholders ?? []);
+  // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
+  const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
+  const filter = await seccompFile(plan.roots);
   let child: SandboxedProcess;
   try {
     child = await startSupervised({
@@ -192,16 +194,19 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       job: [
         bwrap,
         ...bwrapArgv(plan, inner, {
-          envFd: 3,
           seccompFd: SECCOMP_FD,
-          infoFd: INFO_FD,
+          commandIsInit: true,
           disableUserns: report.disableUserns,
         }),
       ],
-      envFd: true,
-      seccompFd: true,
-      infoFd: true,
-      env: envAsData(plan.env, { PATH: DEFAULT_PATH, __PSF: seccompEscapes() }),
+      seccomp: filter ?? true,
+      env: envAsData(
+        plan.env,
+        filter ? { PATH: DEFAULT_PATH } : {
+          PATH: DEFAULT_PATH,
+          __PSF: seccompEscapes(),
+        },
+      ),
       sandbox: "bwrap",
     });
   } catch (err) {

@@ -154,3 +154,12 @@ Deno.test("capabilities are dropped before the command and after every mount", (
   assert.ok(cap > at(argv, "--remount-ro", "/x"));
   assert.ok(cap < argv.indexOf("--"));
 });
+
+Deno.test("with commandIsInit, the command is PID 1 and bwrap passes its environment through", () => {
+  const args = bwrapArgv(plan({ env: { SECRET: "s3cr3t" } }), ["x"], { commandIsInit: true });
+  assert.ok(args.includes("--as-pid-1"));
+  assert.ok(!args.includes("--clearenv"));
+  assert.ok(!args.includes("--setenv"));
+  assert.ok(!args.includes("s3cr3t"));
+  assert.deepEqual(args.slice(-2), ["--", "x"]);
+});

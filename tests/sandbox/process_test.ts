@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import {
   createPolicy,
+  resolvePlan,
   type SandboxMode,
   type SandboxPolicy,
   spawnSandboxed,
@@ -110,6 +111,48 @@ Deno.test("a command killed by a signal reports the signal", async () => {
   });
 });
 
+Deno.test("a command killed by a signal leaves no job report of the sandbox in its output", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const r = await collect(
+        await spawnSandboxed({ shell: "echo before; kill -TERM $$", policy: { ...policy, mode } }),
+      );
+      assert.equal(r.out, "before\n", mode);
+    }
+  });
+});
+
+Deno.test("the command's environment is the plan's, with nothing of the supervisor's", async () => {
+  await withWorkspace(async (policy) => {
+    const withVault = { ...policy, env: { ...policy.env, vault: { MY_TOKEN: "a b=c\nd" } } };
+    const r = await collect(
+      await spawnSandboxed({ argv: ["bash", "-c", "env -0"], policy: withVault }),
+    );
+    const env = new Map(
+      r.out.split("\0").filter((e) => e).map((
+        e,
+      ) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]),
+    );
+    assert.equal(env.get("MY_TOKEN"), "a b=c\nd");
+    assert.equal(env.get("TERM"), "dumb");
+    const stray = [...env.keys()].filter((k) => k.startsWith("__PS"));
+    assert.deepEqual(stray, []);
+    // Only what bash itself adds (PWD, SHLVL, _) on top of the plan's variables.
+    const plan = await resolvePlan(withVault, withVault.workspace);
+    const extra = [...env.keys()].filter((k) => !(k in plan.env)).sort();
+    assert.deepEqual(extra.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k)), []);
+  });
+});
+
+Deno.test("under bubblewrap the sandbox's init is the wrapper and the command its child", async () => {
+  await withWorkspace(async (policy) => {
+    const r = await collect(
+      await spawnSandboxed({ argv: ["bash", "-c", 'echo "$$ $PPID"'], policy }),
+    );
+    assert.equal(r.out, "2 1\n");
+  });
+});
+
 Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
   await withWorkspace(async (policy) => {
     for (const mode of MODES) {
@@ -122,6 +165,40 @@ Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
       const r = await collect(child);
       assert.match(r.out, /caught/, mode);
       assert.equal(r.code, 5, mode);
+    }
+  });
+});
+
+Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const child = await spawnSandboxed({
+        shell: "trap 'echo quit; exit 6' QUIT; echo ready; while :; do sleep 0.05; done",
+        policy: { ...policy, mode },
+      });
+      await readUntil(child, "ready");
+      child.signal("SIGQUIT");
+      const r = await collect(child);
+      assert.match(r.out, /quit/, mode);
+      assert.equal(r.code, 6, mode);
+    }
+  });
+});
+
+Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by the supervisor", async () => {
+  await withWorkspace(async (policy) => {
+    for (const mode of MODES) {
+      const child = await spawnSandboxed({
+        shell: "trap 'echo caught' INT; echo ready; read -r line; echo got $line",
+        policy: { ...policy, mode },
+      });
+      await readUntil(child, "ready");
+      Deno.kill(child.pid, "SIGINT");
+      Deno.kill(child.pid, "SIGQUIT");
+      await child.write("x\n");
+      const r = await collect(child);
+      assert.equal(r.out, "got x\n", mode);
+      assert.equal(r.code, 0, mode);
     }
   });
 });

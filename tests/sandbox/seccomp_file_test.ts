@@ -1,0 +1,53 @@
+// The seccomp filter file the supervisor opens without a fork: private, exact, and given up
+// for the rest of the process as soon as a sandbox could reach it.
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { seccompFile } from "../../lib/sandbox/_seccomp_file.ts";
+import { seccompProgram } from "../../lib/sandbox/seccomp.ts";
+import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { collect, visibleTempDir } from "./_helpers.ts";
+
+const linuxBwrap = Deno.build.os === "linux" &&
+  (await detectSandbox()).kind === "bwrap";
+
+Deno.test("the filter file holds the filter, read-only, in a private directory under /tmp", async () => {
+  const path = await seccompFile(["/var/tmp/somewhere"]);
+  assert.ok(path !== undefined);
+  assert.ok(path.startsWith("/tmp/"));
+  assert.deepEqual(await Deno.readFile(path), seccompProgram());
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o400);
+  assert.equal((await Deno.stat(dirname(path))).mode! & 0o777, 0o700);
+  assert.equal(await seccompFile(["/var/tmp/elsewhere"]), path);
+});
+
+Deno.test("a filter file removed meanwhile is written again", async () => {
+  const path = await seccompFile([]);
+  assert.ok(path !== undefined);
+  await Deno.remove(dirname(path), { recursive: true });
+  const again = await seccompFile([]);
+  assert.ok(again !== undefined);
+  assert.deepEqual(await Deno.readFile(again), seccompProgram());
+});
+
+Deno.test({
+  name:
+    "a sandbox root containing the filter file turns the file off for good, and the filter still applies",
+  ignore: !linuxBwrap,
+  async fn() {
+    const path = await seccompFile([]);
+    assert.ok(path !== undefined);
+    assert.equal(await seccompFile(["/tmp"]), undefined);
+    await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
+    assert.equal(await seccompFile(["/var/tmp/x"]), undefined);
+    const ws = await visibleTempDir();
+    try {
+      const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+      const r = await collect(
+        await spawnSandboxed({ shell: "grep '^Seccomp:' /proc/self/status", policy }),
+      );
+      assert.match(r.out, /^Seccomp:\s+2$/m);
+    } finally {
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
