@@ -10,6 +10,7 @@ const LAYERS = [
   "models",
   "sandbox",
   "tools",
+  "mcp",
   "session",
   "agent",
   "inspect",
