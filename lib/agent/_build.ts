@@ -21,7 +21,8 @@ import { sessionScratchpadDir } from "../state/paths.ts";
 import { assertWorkspaceOutsideDataRoot } from "../state/workspace.ts";
 import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
-import { createToolset, resolveToolDefinitions } from "./toolset.ts";
+import { builtinToolSource, openToolset } from "./toolset.ts";
+import type { ToolSource } from "../tools/source.ts";
 import { apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";
@@ -51,6 +52,12 @@ export interface RecordedSessionOptions {
   retryDelayMs?: (n: number) => number;
   /** Diagnostics sink (default stderr). */
   warn?: (line: string) => void;
+  /**
+   * More tools: each source is opened when the session is created, offered
+   * after the built-in tools, and closed when the session is disposed.
+   * Subagents get the same sources.
+   */
+  tools?: readonly ToolSource[];
 }
 
 /** An agent as sessions are built from it. */
@@ -130,9 +137,6 @@ export async function sessionParts(
       depth: 1,
       ...(opts.warn ? { warn: opts.warn } : {}),
     });
-  const toolset = createToolset(resolveToolDefinitions(config.tools.builtin), core.model.vision, {
-    factories: subagentToolFactories(children),
-  });
   const maxTokens = core.model.max_tokens ?? config.model.max_tokens;
   const sandbox = createPolicy({
     workspace: core.realWorkspace,
@@ -150,6 +154,20 @@ export async function sessionParts(
   if (problem !== undefined) {
     throw new PenguinError("usage", `Cannot use the workspace "${core.realWorkspace}": ${problem}`);
   }
+  const toolset = await openToolset([
+    builtinToolSource({
+      ...(config.tools.builtin ? { builtin: config.tools.builtin } : {}),
+      factories: subagentToolFactories(children),
+    }),
+    ...(opts.tools ?? []),
+  ], {
+    sessionId: core.meta.session_id,
+    workspace: core.realWorkspace,
+    scratchpad: realScratchpad,
+    sandbox,
+    vision: core.model.vision,
+    warn: opts.warn ?? ((line) => console.error(line)),
+  });
   return {
     meta: core.meta,
     metaWritten: core.metaWritten,

@@ -9,10 +9,9 @@
  *
  * @module
  */
-import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
+import type { SessionMeta } from "../protocol/types.ts";
 import { createToolCallIds } from "../models/tool_call_ids.ts";
 import { openTraceWriter, type TraceWriter } from "../trace/writer.ts";
-import type { SessionLock } from "../trace/lock.ts";
 import {
   type AgentPaths,
   type AgentRef,
@@ -44,23 +43,20 @@ import {
   sessionParts,
 } from "./_build.ts";
 
-export type { RecordedSessionOptions };
-import { emptyEngineState, type EngineState } from "./engine.ts";
+export type { RecordedSession, RecordedSessionOptions };
+import { emptyEngineState } from "./engine.ts";
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prompt.ts";
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import { openSession, type Session } from "./session.ts";
 import { type ResumeOptions, resumeRecorded } from "./resume.ts";
+import type { RecordedSession } from "./recorded.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { createSpawner } from "./subagents/spawner.ts";
 import { restoreChildren } from "./subagents/restore.ts";
 import { MAX_SUBAGENT_DEPTH } from "./subagents/definitions.ts";
 import { listSessionFiles } from "../trace/paths.ts";
-import {
-  closeDanglingCompaction,
-  type DanglingCompaction,
-  latestSessionId,
-} from "../session/mod.ts";
+import { closeDanglingCompaction, latestSessionId } from "../session/mod.ts";
 
 /** Options of {@linkcode createAgent}. */
 export interface AgentOptions {
@@ -88,38 +84,6 @@ export interface SessionOptions extends RecordedSessionOptions {
   parent?: { session_id: string; tool_call_id: string };
   /** Subagent nesting depth (default 0, or 1 for `source: "subagent"`); at the cap no subagent tools are offered. */
   subagentDepth?: number;
-}
-
-/**
- * A session recorded in a trace, as a replay rebuilds it: the seam for
- * resume. The meta's system prompt is reused verbatim; its model pair must
- * still be configured and its workspace must still exist.
- */
-export interface RecordedSession {
-  /** The recorded `session_meta` payload. */
-  meta: SessionMeta;
-  /** Replayed history, carry-over and counters (default: empty). */
-  state?: EngineState;
-  /** The trace file the writer continues: its date directory and index. */
-  trace: { dateDir: string; index: number };
-  /** Whether that file already starts with the meta (default true). */
-  metaWritten?: boolean;
-  /** The recorded messages to offer hosts as `session.resumedHistory`. */
-  renderMessages?: readonly OmniMessage[];
-  /** The file ends with a completed compaction: the next record goes to the next file. */
-  contextClosed?: boolean;
-  /** A compaction left open by a dead process: closed as failed once the writer is open. */
-  danglingCompaction?: DanglingCompaction;
-  /** The latest file's records that the restore of background work needs, when already read. */
-  latestFacts?: { path: string; messages: readonly OmniMessage[] };
-  /** The session lock, taken before the trace was read; the writer takes it over. */
-  lock?: SessionLock;
-  /**
-   * The session continues in `meta.workspace` because the workspace it
-   * recorded (`from`) is gone: the first run records a `workspace_moved`
-   * event and tells the model.
-   */
-  movedFrom?: string;
 }
 
 /** A loaded agent. */

@@ -109,8 +109,23 @@ export function parseApprovalMode(value: string, flag = "--approve"): ApprovalMo
 export interface ApproverOptions {
   /** Asked for calls the mode does not settle; absent → those calls are denied. */
   ask?: AskFn;
-  /** A tool's permission, for `read-only` (unknown tools count as `rw`). */
-  permissionOf?: (name: string) => ToolPermission | undefined;
+  /**
+   * The permission of a call, for `read-only` (unknown tools count as `rw`);
+   * given the call's arguments when they are a JSON object.
+   */
+  permissionOf?: (name: string, args?: Record<string, unknown>) => ToolPermission | undefined;
+}
+
+/** A call's arguments as an object, or undefined when they are not a JSON object. */
+function argumentsObject(raw: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(raw);
+    return v !== null && typeof v === "object" && !Array.isArray(v)
+      ? v as Record<string, unknown>
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function asVerdict(answer: boolean | ApprovalAnswer): ApprovalVerdict {
@@ -130,7 +145,10 @@ export function approverForMode(mode: ApprovalMode, opts: ApproverOptions = {}):
       return () => ({ decision: "deny", reason: DENIAL_REASONS.denyAll });
     case "read-only": {
       const asked = ask(DENIAL_REASONS.readOnly);
-      return (call) => (opts.permissionOf?.(call.name) === "r" ? "allow" : asked(call));
+      return (call) =>
+        opts.permissionOf?.(call.name, argumentsObject(call.arguments)) === "r"
+          ? "allow"
+          : asked(call);
     }
     case "always-ask":
       return ask(DENIAL_REASONS.noAsker);

@@ -83,10 +83,12 @@ export {
   workspaceMemoryKey,
 } from "./prompt_sections.ts";
 export {
-  createToolset,
+  type BuiltinSourceOptions,
+  builtinToolPreview,
+  builtinToolSource,
+  openToolset,
   resolveToolDefinitions,
   type Toolset,
-  type ToolsetOptions,
 } from "./toolset.ts";
 export * from "./markers.ts";
 export * as subagents from "./subagents/mod.ts";

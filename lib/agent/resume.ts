@@ -31,7 +31,7 @@ import { type LoadedSession, loadSessionForResume, type ResumeReplay } from "../
 import type { AgentBase, RecordedSessionOptions } from "./_build.ts";
 import type { EngineState } from "./engine.ts";
 import type { Session } from "./session.ts";
-import type { RecordedSession } from "./agent.ts";
+import type { RecordedSession } from "./recorded.ts";
 
 /** Options of `agent.resumeSession`. */
 export interface ResumeOptions extends RecordedSessionOptions {

@@ -173,8 +173,10 @@ export interface Session {
   readonly traceFailure?: PenguinError;
   /** For a reopened session: its recorded messages, for re-rendering. */
   readonly resumedHistory?: readonly OmniMessage[];
-  /** A tool's permission (`r`/`rw`), undefined for unknown tools. */
-  toolPermission(name: string): ToolPermission | undefined;
+  /** A call's permission (`r`/`rw`; some tools decide from the arguments), undefined for unknown tools. */
+  toolPermission(name: string, args?: Record<string, unknown>): ToolPermission | undefined;
+  /** A tool's one-line preview of a call, for renderers (undefined: unknown tool, or nothing to show). */
+  toolPreview(name: string, args: Record<string, unknown>): string | undefined;
   /**
    * Run one task. Yields the OmniMessage stream (partials, completes, events;
    * never the caller's own prompt) until the task ends: a turn without tool
@@ -437,6 +439,7 @@ export function openSession(parts: SessionParts): Session {
     },
     ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
+    toolPreview: toolset.previewOf,
     run,
     steer(input) {
       if (!engine.running) return false;
@@ -488,9 +491,9 @@ export function openSession(parts: SessionParts): Session {
       current?.abort(new DOMException("the session was disposed", "AbortError"));
       await children.dispose();
       try {
-        await parts.toolset.dispose?.();
+        await parts.toolset.dispose();
       } catch (err) {
-        warn(`[penguin] stopping the file tools' host failed: ${errorMessage(err)}`);
+        warn(`[penguin] closing the session's tools failed: ${errorMessage(err)}`);
       }
       try {
         await parts.processes.disposeAll();

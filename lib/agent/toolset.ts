@@ -1,8 +1,13 @@
 /**
- * A session's tool set (reference §6.1): the built-in definitions, replaced
+ * A session's tool set, assembled from its tool sources (`tools/source.ts`):
+ * first the built-in source, then the session's own (MCP servers, SDK
+ * tools). Every tool a source offers is kept unless its name is invalid or
+ * taken; then the set is filtered by the model's vision flag.
+ *
+ * The built-in source (reference §6.1): the built-in definitions, replaced
  * wholesale by the agent's `tools.builtin` when present (settings merged over
- * each tool's defaults; names without a built-in factory are dropped), then
- * filtered by the model's vision flag.
+ * each tool's defaults; config names without a built-in factory are dropped:
+ * config alone cannot define a tool).
  *
  * read_file, write_file, edit_file and read_image (files) run confined
  * (lib/tools/worker/confined.ts): in the session's sandboxed tool host, or
@@ -17,38 +22,42 @@
  *
  * @module
  */
+import { errorMessage } from "../protocol/errors.ts";
 import type { ToolSpec } from "../protocol/types.ts";
 import type { BuiltinToolConfig } from "../state/system_config.ts";
 import {
   BUILTIN_TOOL_FACTORIES,
+  BUILTIN_TOOLS,
   DEFAULT_TOOL_DEFINITIONS,
   type Tool,
+  type ToolContext,
   type ToolDefinition,
   type ToolFactory,
   type ToolPermission,
   toolSpec,
 } from "../tools/mod.ts";
+import { TOOL_NAME_PATTERN, type ToolSource, type ToolSourceContext } from "../tools/source.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
 import { SUBAGENT_TOOL_DEFINITIONS } from "./subagents/definitions.ts";
+import { inputSubagentTool } from "./subagents/input_subagent.ts";
+import { killSubagentTool } from "./subagents/kill_subagent.ts";
+import { runSubagentTool } from "./subagents/run_subagent.ts";
 
 /** The tools of one session. */
 export interface Toolset {
   /** Runnable tools by name. */
-  tools: Map<string, Tool>;
+  tools: Map<string, Tool<ToolContext>>;
   /** What the model is offered, in order. */
   specs: ToolSpec[];
-  /** A tool's permission (undefined for unknown names). */
-  permissionOf(name: string): ToolPermission | undefined;
-  /** Stop the confined file tools' workers (idle workers also end by themselves). */
-  dispose?(): void;
-}
-
-/** Options of {@linkcode createToolset}. */
-export interface ToolsetOptions {
-  /** Run read_file, write_file and edit_file in a confined Worker (default true). */
-  confineFileTools?: boolean;
-  /** Session-bound factories (the subagent tools), consulted after the built-in table. */
-  factories?: Readonly<Record<string, ToolFactory>>;
+  /**
+   * The permission of a call to `name` (with its arguments, when the tool's
+   * permission depends on them); undefined for unknown names.
+   */
+  permissionOf(name: string, args?: Record<string, unknown>): ToolPermission | undefined;
+  /** The tool's one-line preview of a call (undefined: unknown tool, or nothing to show). */
+  previewOf(name: string, args: Record<string, unknown>): string | undefined;
+  /** Close every opened source (the confined file tools' workers, MCP clients, …). */
+  dispose(): Promise<void>;
 }
 
 /** The default definitions with the subagent tools after kill_command (§6.3 order). */
@@ -81,7 +90,7 @@ export function definitionFromConfig(
   return def;
 }
 
-/** The definitions a session offers: config entries (or the defaults), kept only when a factory exists. */
+/** The built-in definitions a session offers: config entries (or the defaults), kept only when a factory exists. */
 export function resolveToolDefinitions(builtin?: readonly BuiltinToolConfig[]): ToolDefinition[] {
   const all = defaultDefinitions();
   const defaults = new Map(all.map((d) => [d.name, d]));
@@ -97,28 +106,127 @@ export function resolveToolDefinitions(builtin?: readonly BuiltinToolConfig[]): 
   return out;
 }
 
-/** Instantiate the tool set for a model with or without `vision`. */
-export function createToolset(
-  definitions: readonly ToolDefinition[],
-  vision: boolean,
-  opts: ToolsetOptions = {},
-): Toolset {
-  const tools = new Map<string, Tool>();
+/** Options of {@linkcode builtinToolSource}. */
+export interface BuiltinSourceOptions {
+  /** The agent's `tools.builtin` (absent: the default list). */
+  builtin?: readonly BuiltinToolConfig[];
+  /** Run read_file, write_file, edit_file and read_image confined (default true). */
+  confineFileTools?: boolean;
+  /** Session-bound factories (the subagent tools), consulted after the built-in table. */
+  factories?: Readonly<Record<string, ToolFactory<ToolContext>>>;
+}
+
+/**
+ * The built-in tools as a source: the definitions of `tools.builtin` (or
+ * the defaults), each instantiated from the confined, built-in or
+ * session-bound factories; names without one are dropped (config alone
+ * cannot define a tool, §6.1). Closing it stops the confined tools' workers.
+ */
+export function builtinToolSource(opts: BuiltinSourceOptions = {}): ToolSource {
+  return {
+    name: "builtin",
+    open() {
+      const confined = opts.confineFileTools === false ? undefined : confinedFileTools();
+      const tools: Tool<ToolContext>[] = [];
+      for (const def of resolveToolDefinitions(opts.builtin)) {
+        const factory = confined?.factories[def.name] ?? BUILTIN_TOOL_FACTORIES[def.name] ??
+          opts.factories?.[def.name];
+        if (factory) tools.push(factory(def));
+      }
+      return { tools, ...(confined ? { close: confined.dispose } : {}) };
+    },
+  };
+}
+
+function offered(def: ToolDefinition, vision: boolean): boolean {
+  if (def.forModel === "vision") return vision;
+  if (def.forModel === "text-only") return !vision;
+  return true;
+}
+
+/**
+ * Open every source (in parallel) and assemble the session's tool set, in
+ * source order. A source that fails to open, a tool with an invalid name
+ * and a second tool of a taken name are skipped with a warning; tools not
+ * meant for this model (`forModel`) are left out silently.
+ */
+export async function openToolset(
+  sources: readonly ToolSource[],
+  ctx: ToolSourceContext,
+): Promise<Toolset> {
+  const opened = await Promise.allSettled(sources.map(async (s) => await s.open(ctx)));
+  const tools = new Map<string, Tool<ToolContext>>();
   const specs: ToolSpec[] = [];
-  const confined = opts.confineFileTools === false ? undefined : confinedFileTools();
-  for (const def of definitions) {
-    if (def.forModel === "vision" && !vision) continue;
-    if (def.forModel === "text-only" && vision) continue;
-    const factory = confined?.factories[def.name] ?? BUILTIN_TOOL_FACTORIES[def.name] ??
-      opts.factories?.[def.name];
-    if (!factory || tools.has(def.name)) continue;
-    tools.set(def.name, factory(def));
-    specs.push(toolSpec(def));
-  }
+  const closers: (() => void | Promise<void>)[] = [];
+  opened.forEach((result, i) => {
+    const source = sources[i]!.name;
+    if (result.status === "rejected") {
+      ctx.warn(
+        `[penguin] tool source "${source}" could not be opened (${
+          errorMessage(result.reason)
+        }); its tools are skipped.`,
+      );
+      return;
+    }
+    const { tools: offeredTools, close } = result.value;
+    if (close) closers.push(() => close.call(result.value));
+    for (const tool of offeredTools) {
+      const def = tool.definition;
+      if (!offered(def, ctx.vision)) continue;
+      if (typeof def.name !== "string" || !TOOL_NAME_PATTERN.test(def.name)) {
+        ctx.warn(
+          `[penguin] tool ${JSON.stringify(def.name)} of source "${source}" is skipped: ` +
+            "a tool name is 1 to 128 letters, digits, _ or -.",
+        );
+        continue;
+      }
+      if (tools.has(def.name)) {
+        ctx.warn(
+          `[penguin] tool "${def.name}" of source "${source}" is skipped: ` +
+            "an earlier source already offers a tool of that name.",
+        );
+        continue;
+      }
+      tools.set(def.name, tool);
+      specs.push(toolSpec(def));
+    }
+  });
   return {
     tools,
     specs,
-    permissionOf: (name) => tools.get(name)?.definition.permission,
-    ...(confined ? { dispose: confined.dispose } : {}),
+    permissionOf(name, args) {
+      const tool = tools.get(name);
+      if (!tool) return undefined;
+      return args && tool.permissionFor ? tool.permissionFor(args) : tool.definition.permission;
+    },
+    previewOf: (name, args) => tools.get(name)?.preview?.(args),
+    async dispose() {
+      const results = await Promise.allSettled(closers.map(async (close) => await close()));
+      const failed = results.find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    },
   };
+}
+
+const BUILTIN_PREVIEWS: ReadonlyMap<
+  string,
+  (args: Record<string, unknown>) => string | undefined
+> = new Map(
+  [...BUILTIN_TOOLS, runSubagentTool, inputSubagentTool, killSubagentTool].map((t) => [
+    t.name,
+    t.preview,
+  ]),
+);
+
+/**
+ * The preview of a call to a built-in tool (subagent tools included), for
+ * renderers without a live session (a trace read offline); undefined for
+ * other tools, or when the call shows nothing. A live session's
+ * `toolPreview` also knows the tools of its other sources.
+ */
+export function builtinToolPreview(
+  name: string,
+  args: Record<string, unknown>,
+): string | undefined {
+  return BUILTIN_PREVIEWS.get(name)?.(args);
 }

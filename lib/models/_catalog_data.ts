@@ -8,8 +8,30 @@
  *
  * @module
  */
-import type { ProviderGroup } from "./catalog.ts";
 import type { WireProtocol } from "./wire.ts";
+
+/** How a provider group is reached. */
+export type ProviderKind = "vendor" | "gateway" | "local" | "custom";
+
+/** One provider group. */
+export interface ProviderGroup {
+  /** Group id used in `(provider, model_id)` pairs. */
+  id: string;
+  /** Human name. */
+  label: string;
+  /** Vendor API, multi-vendor gateway, local server, or user-defined. */
+  kind: ProviderKind;
+  /** Default wire protocol. */
+  protocol: WireProtocol;
+  /** Default base URL (no trailing slash); none for `custom`. */
+  base_url?: string;
+  /** The ONE env var this group's key may come from; none for local servers and `custom`. */
+  api_key_env?: string;
+  /** Whether requests need a key at all. */
+  key_required: boolean;
+  /** Whether the provider has a fast (priority) tier penguin can request. */
+  fast_mode: boolean;
+}
 
 /** Provider groups, in display order. */
 export const GROUPS: readonly ProviderGroup[] = [

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { createPolicy, type SandboxPolicy } from "../sandbox/mod.ts";
-import type { ToolContext } from "./tool.ts";
+import type { CommandToolContext } from "./command_context.ts";
 
 /** The shortest yield window (ms). */
 export const MIN_YIELD_MS = 250;
@@ -58,7 +58,7 @@ export const DESCRIPTION_PARAMETER: Record<string, unknown> = {
 };
 
 /** The sandbox policy for this call: the session's (or the strict default) with the vault layered on. */
-export function commandPolicy(ctx: ToolContext): SandboxPolicy {
+export function commandPolicy(ctx: CommandToolContext): SandboxPolicy {
   const base = ctx.sandbox ?? createPolicy({
     workspace: ctx.workspace,
     ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),

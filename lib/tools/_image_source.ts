@@ -8,7 +8,7 @@
  */
 import { errorMessage } from "../protocol/errors.ts";
 import { isNotFound } from "./_files.ts";
-import type { ToolContext } from "./tool.ts";
+import type { FileToolContext } from "./tool.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 
 /** Largest image accepted, in bytes. */
@@ -124,7 +124,7 @@ async function fromUrl(source: string, url: URL, signal: AbortSignal): Promise<I
   return accept(source, bytes, res.headers.get("content-type") ?? undefined);
 }
 
-async function fromPath(source: string, ctx: ToolContext): Promise<ImageLoad> {
+async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad> {
   const at = await resolveWorkspacePath(source, ctx, "read");
   if (!at.ok) return { ok: false, message: at.message };
   let info: Deno.FileInfo;
@@ -168,7 +168,7 @@ async function fromPath(source: string, ctx: ToolContext): Promise<ImageLoad> {
 }
 
 /** Load the image `source` names: an http(s) URL, or a path inside the workspace or scratchpad. */
-export function loadImage(source: string, ctx: ToolContext): Promise<ImageLoad> {
+export function loadImage(source: string, ctx: FileToolContext): Promise<ImageLoad> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     let url: URL;
     try {

@@ -10,17 +10,13 @@
  * @module
  */
 import { z } from "zod";
-import { fail, parseArgs } from "./_args.ts";
+import { fail } from "./_args.ts";
 import { renderHunk, replacementHunks } from "./_diff.ts";
 import { isNotFound, plural, writeFileAtomic } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
+import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { pathPreview } from "./_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -28,31 +24,6 @@ import { errorMessage } from "../protocol/errors.ts";
 export const MAX_HUNKS = 5;
 const NOTE_RESERVE = 120;
 const FALLBACK_BUDGET = 16_000;
-
-/** The default edit_file definition. */
-export const EDIT_FILE_DEFINITION: ToolDefinition = {
-  name: "edit_file",
-  description:
-    "Replace an exact piece of text in an existing workspace file. `old_string` must match the " +
-    "file exactly (whitespace and indentation included) and occur once, unless `replace_all` is true.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: {
-        type: "string",
-        description: "Path of the file, relative to the workspace or absolute.",
-      },
-      old_string: { type: "string", description: "The exact text to replace." },
-      new_string: {
-        type: "string",
-        description: "The replacement text (must differ from old_string).",
-      },
-      replace_all: { type: "boolean", description: "Replace every occurrence (default false)." },
-    },
-    required: ["file_path", "old_string", "new_string"],
-  },
-  ...BUILTIN_TOOL_LIMITS.edit_file!,
-};
 
 const schema = z.object({
   file_path: z.string().min(1),
@@ -68,14 +39,12 @@ function countOccurrences(text: string, needle: string): number {
 }
 
 async function* runEditFile(
+  args: z.infer<typeof schema>,
+  ctx: FileToolContext,
   definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) return yield* fail(args.message);
-  const { file_path: p, old_string: oldString, new_string: newString } = args.value;
-  const replaceAll = args.value.replace_all === true;
+  const { file_path: p, old_string: oldString, new_string: newString } = args;
+  const replaceAll = args.replace_all === true;
   if (oldString.length === 0) {
     return yield* fail(
       "old_string must not be empty — edit_file replaces existing text. To create a file or rewrite it wholesale, use write_file.",
@@ -163,7 +132,40 @@ async function* runEditFile(
   yield { type: "delta", text: out.join("\n") };
 }
 
+/** edit_file, declared once: schema, limits, permission, preview and implementation. */
+export const editFileTool: DefinedTool<FileToolContext> = defineTool({
+  name: "edit_file",
+  description:
+    "Replace an exact piece of text in an existing workspace file. `old_string` must match the " +
+    "file exactly (whitespace and indentation included) and occur once, unless `replace_all` is true.",
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: {
+        type: "string",
+        description: "Path of the file, relative to the workspace or absolute.",
+      },
+      old_string: { type: "string", description: "The exact text to replace." },
+      new_string: {
+        type: "string",
+        description: "The replacement text (must differ from old_string).",
+      },
+      replace_all: { type: "boolean", description: "Replace every occurrence (default false)." },
+    },
+    required: ["file_path", "old_string", "new_string"],
+  },
+  args: schema,
+  permission: "rw",
+  timeoutMs: 30_000,
+  maxOutputLength: 16_000,
+  preview: (args) => pathPreview(args, "file_path"),
+  run: runEditFile,
+});
+
+/** The default edit_file definition. */
+export const EDIT_FILE_DEFINITION: ToolDefinition = editFileTool.definition;
+
 /** Build edit_file from a (possibly config-overridden) definition. */
-export function createEditFileTool(definition: ToolDefinition = EDIT_FILE_DEFINITION): Tool {
-  return { definition, run: (args, ctx) => runEditFile(definition, args, ctx) };
+export function createEditFileTool(definition?: ToolDefinition): Tool<FileToolContext> {
+  return editFileTool.create(definition);
 }

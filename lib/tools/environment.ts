@@ -31,7 +31,8 @@ import type {
 } from "../protocol/types.ts";
 import { ARCHIVE_LIMIT_BYTES, type ArchiveWriter, safeCut, startArchive } from "./_archive.ts";
 import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./secret_mask.ts";
-import type { Tool, ToolContext, ToolEvent } from "./tool.ts";
+import type { ToolContext } from "./context.ts";
+import type { Tool, ToolEvent } from "./tool.ts";
 
 /** Status note of a call the user aborted. */
 export const ABORTED_NOTE = "[interrupted: tool aborted by user]";
@@ -118,7 +119,7 @@ function* failure(toolCallId: string, message: string): Generator<ToolExecutionI
  * partials, forwarded child messages, and last the complete output.
  */
 export async function* executeTool(
-  tool: Tool | undefined,
+  tool: Tool<ToolContext> | undefined,
   call: ToolCallMessage,
   ctx: ExecutionContext,
   opts: ExecuteOptions = {},

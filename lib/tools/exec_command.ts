@@ -16,7 +16,7 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.ts";
-import { fail, parseArgs } from "./_args.ts";
+import { fail } from "./_args.ts";
 import {
   clampYield,
   commandPolicy,
@@ -26,55 +26,14 @@ import {
 } from "./_command_args.ts";
 import { type CommandSession, exitVerdict, newProcessId, startCommand } from "./command_session.ts";
 import { secretsOf } from "./environment.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
+import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { stringArg } from "./_preview.ts";
+import type { CommandToolContext } from "./command_context.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 
 /** Default yield window of exec_command (ms). */
 export const EXEC_DEFAULT_YIELD_MS = 60_000;
-
-/** The default exec_command definition. */
-export const EXEC_COMMAND_DEFINITION: ToolDefinition = {
-  name: "exec_command",
-  description:
-    "Run a shell command (`bash -c`, with your login shell's environment) in the workspace, inside penguin's sandbox: builds, tests, " +
-    "searches, installs — whatever the file tools do not cover. stdout and stderr come back merged. " +
-    "A command still running after yield_time_ms keeps running under a process_id: poll it or " +
-    "send it input with input_command, stop it with kill_command. Start servers and watchers " +
-    "that way, not with a trailing `&`: background jobs of a finished command are killed with it.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      cmd: { type: "string", description: "The command line to run with `bash -c`." },
-      workdir: {
-        type: "string",
-        description:
-          "Directory to run in: relative to the workspace, or an absolute path inside it. Default: the workspace.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to wait for the command before returning, in ms (default ${EXEC_DEFAULT_YIELD_MS}; ` +
-          "at least 250; capped 1 s below the tool timeout). If it is still running then, you get " +
-          "the output so far and a process_id, and it keeps running.",
-      },
-      run_in_background: {
-        type: "boolean",
-        description:
-          "Return a process_id at once instead of waiting. When the command exits, its result " +
-          "arrives as an automatic message, so there is no need to poll. Default false.",
-      },
-    },
-    required: ["description", "cmd"],
-  },
-  ...BUILTIN_TOOL_LIMITS.exec_command!,
-};
 
 const schema = z.object({
   description: z.string().optional(),
@@ -96,7 +55,7 @@ export function backgroundNote(id: string): string {
 
 async function workingDirectory(
   workdir: string | undefined,
-  ctx: ToolContext,
+  ctx: CommandToolContext,
 ): Promise<{ ok: true; cwd: string } | { ok: false; message: string }> {
   if (workdir === undefined || workdir === "") return { ok: true, cwd: ctx.workspace };
   const refuse = (why: string) => ({
@@ -118,20 +77,18 @@ async function workingDirectory(
 }
 
 async function* runExec(
+  args: z.infer<typeof schema>,
+  ctx: CommandToolContext,
   definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) return yield* fail(args.message);
-  const { cmd, run_in_background: background } = args.value;
+  const { cmd, run_in_background: background } = args;
   const registry = ctx.processes;
   if (background && !registry) {
     return yield* fail(
       "exec_command was not run: run_in_background needs a session that keeps background processes, and this one does not. Run the command in the foreground.",
     );
   }
-  const dir = await workingDirectory(args.value.workdir, ctx);
+  const dir = await workingDirectory(args.workdir, ctx);
   if (!dir.ok) return yield* fail(dir.message);
   if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
 
@@ -161,7 +118,7 @@ async function* runExec(
   }
 
   const windowMs = clampYield(
-    args.value.yield_time_ms,
+    args.yield_time_ms,
     EXEC_DEFAULT_YIELD_MS,
     definition.timeoutMs,
   );
@@ -206,9 +163,62 @@ async function* runExec(
   }
 }
 
+/** `$ <cmd>`, or `<description> ($ <cmd>)` when the call describes itself. */
+function previewExec(args: Record<string, unknown>): string | undefined {
+  const cmd = stringArg(args, "cmd");
+  if (cmd === undefined) return undefined;
+  const desc = stringArg(args, "description")?.trim();
+  return desc ? `${desc} ($ ${cmd})` : `$ ${cmd}`;
+}
+
+/** exec_command, declared once: schema, limits, permission, preview and implementation. */
+export const execCommandTool: DefinedTool<CommandToolContext> = defineTool({
+  name: "exec_command",
+  description:
+    "Run a shell command (`bash -c`, with your login shell's environment) in the workspace, inside penguin's sandbox: builds, tests, " +
+    "searches, installs — whatever the file tools do not cover. stdout and stderr come back merged. " +
+    "A command still running after yield_time_ms keeps running under a process_id: poll it or " +
+    "send it input with input_command, stop it with kill_command. Start servers and watchers " +
+    "that way, not with a trailing `&`: background jobs of a finished command are killed with it.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      cmd: { type: "string", description: "The command line to run with `bash -c`." },
+      workdir: {
+        type: "string",
+        description:
+          "Directory to run in: relative to the workspace, or an absolute path inside it. Default: the workspace.",
+      },
+      yield_time_ms: {
+        type: "number",
+        description:
+          `How long to wait for the command before returning, in ms (default ${EXEC_DEFAULT_YIELD_MS}; ` +
+          "at least 250; capped 1 s below the tool timeout). If it is still running then, you get " +
+          "the output so far and a process_id, and it keeps running.",
+      },
+      run_in_background: {
+        type: "boolean",
+        description:
+          "Return a process_id at once instead of waiting. When the command exits, its result " +
+          "arrives as an automatic message, so there is no need to poll. Default false.",
+      },
+    },
+    required: ["description", "cmd"],
+  },
+  args: schema,
+  permission: "rw",
+  timeoutMs: 120_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
+  preview: previewExec,
+  run: runExec,
+});
+
+/** The default exec_command definition. */
+export const EXEC_COMMAND_DEFINITION: ToolDefinition = execCommandTool.definition;
+
 /** Build exec_command from a (possibly config-overridden) definition. */
-export function createExecCommandTool(
-  definition: ToolDefinition = EXEC_COMMAND_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => runExec(definition, args, ctx) };
+export function createExecCommandTool(definition?: ToolDefinition): Tool<CommandToolContext> {
+  return execCommandTool.create(definition);
 }

@@ -11,17 +11,14 @@
  * @module
  */
 import { z } from "zod";
-import { fail, parseArgs } from "./_args.ts";
+import { fail } from "./_args.ts";
 import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
 import { exitVerdict } from "./command_session.ts";
 import type { ProcessRegistry } from "./processes.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
+import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { stringArg } from "./_preview.ts";
+import type { CommandToolContext } from "./command_context.ts";
 
 /** Ctrl-C: sent alone, it becomes SIGINT to the process group. */
 export const CTRL_C = "\u0003";
@@ -32,8 +29,77 @@ export const INPUT_WRITE_YIELD_MS = 250;
 /** Default window of an empty poll (ms). */
 export const INPUT_POLL_YIELD_MS = 120_000;
 
-/** The default input_command definition. */
-export const INPUT_COMMAND_DEFINITION: ToolDefinition = {
+const schema = z.object({
+  description: z.string().optional(),
+  process_id: z.string().min(1),
+  chars: z.string().optional(),
+  yield_time_ms: millisArg,
+});
+
+/** The note of a session still running after a poll. */
+export function stillRunningNote(id: string): string {
+  return `[process still running with process_id ${id}]`;
+}
+
+/** The failure text for an id the registry does not hold. */
+export function unknownProcessMessage(
+  tool: string,
+  id: string,
+  registry: ProcessRegistry | undefined,
+): string {
+  const live = registry?.ids() ?? [];
+  const known = live.length === 0
+    ? "There are no command sessions in this session."
+    : `Live process ids: ${live.join(", ")}.`;
+  return `${tool} was not run: no command session has process_id "${id}" (it may have exited and been collected, or been killed). ${known}`;
+}
+
+async function* runInput(
+  args: z.infer<typeof schema>,
+  ctx: CommandToolContext,
+  definition: ToolDefinition,
+): AsyncGenerator<ToolEvent> {
+  const id = args.process_id.trim();
+  const chars = args.chars ?? "";
+  const registry = ctx.processes;
+  const session = registry?.get(id);
+  if (!registry || !session) {
+    return yield* fail(unknownProcessMessage(definition.name, id, registry));
+  }
+  if (chars.includes(CTRL_C) && chars !== CTRL_C) {
+    return yield* fail(
+      'input_command was not run: "\\u0003" (Ctrl-C) must be sent alone, as the whole of chars. Send it in one call and the other characters in another.',
+    );
+  }
+
+  if (session.exit === undefined) {
+    if (chars === CTRL_C) session.interrupt();
+    else if (chars !== "") await session.write(chars);
+  }
+  const windowMs = clampYield(
+    args.yield_time_ms,
+    chars === "" ? INPUT_POLL_YIELD_MS : INPUT_WRITE_YIELD_MS,
+    definition.timeoutMs,
+  );
+  const end = yield* session.follow(windowMs, ctx.signal);
+  if (end === "aborted") return yield { type: "result", status: "aborted" };
+  if (end === "window") {
+    return yield { type: "result", status: "completed", note: stillRunningNote(id) };
+  }
+  registry.remove(id);
+  yield { type: "result", ...exitVerdict(session.exit!) };
+}
+
+/** `<process_id>`, or `<process_id> << <chars>` when it writes. */
+function previewInput(args: Record<string, unknown>): string | undefined {
+  const id = stringArg(args, "process_id")?.trim();
+  if (!id) return undefined;
+  const chars = stringArg(args, "chars") ?? "";
+  return chars === "" ? id : `${id} << ${chars}`;
+}
+
+/** input_command, declared once: schema, limits, permission, preview and implementation. */
+export const inputCommandTool: DefinedTool<CommandToolContext> = defineTool({
   name: "input_command",
   description:
     "Talk to a command that exec_command left running (identified by its process_id): write " +
@@ -63,75 +129,19 @@ export const INPUT_COMMAND_DEFINITION: ToolDefinition = {
     },
     required: ["description", "process_id"],
   },
-  ...BUILTIN_TOOL_LIMITS.input_command!,
-};
-
-const schema = z.object({
-  description: z.string().optional(),
-  process_id: z.string().min(1),
-  chars: z.string().optional(),
-  yield_time_ms: millisArg,
+  args: schema,
+  permission: "rw",
+  timeoutMs: 130_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
+  preview: previewInput,
+  run: runInput,
 });
 
-/** The note of a session still running after a poll. */
-export function stillRunningNote(id: string): string {
-  return `[process still running with process_id ${id}]`;
-}
-
-/** The failure text for an id the registry does not hold. */
-export function unknownProcessMessage(
-  tool: string,
-  id: string,
-  registry: ProcessRegistry | undefined,
-): string {
-  const live = registry?.ids() ?? [];
-  const known = live.length === 0
-    ? "There are no command sessions in this session."
-    : `Live process ids: ${live.join(", ")}.`;
-  return `${tool} was not run: no command session has process_id "${id}" (it may have exited and been collected, or been killed). ${known}`;
-}
-
-async function* runInput(
-  definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
-): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) return yield* fail(args.message);
-  const id = args.value.process_id.trim();
-  const chars = args.value.chars ?? "";
-  const registry = ctx.processes;
-  const session = registry?.get(id);
-  if (!registry || !session) {
-    return yield* fail(unknownProcessMessage(definition.name, id, registry));
-  }
-  if (chars.includes(CTRL_C) && chars !== CTRL_C) {
-    return yield* fail(
-      'input_command was not run: "\\u0003" (Ctrl-C) must be sent alone, as the whole of chars. Send it in one call and the other characters in another.',
-    );
-  }
-
-  if (session.exit === undefined) {
-    if (chars === CTRL_C) session.interrupt();
-    else if (chars !== "") await session.write(chars);
-  }
-  const windowMs = clampYield(
-    args.value.yield_time_ms,
-    chars === "" ? INPUT_POLL_YIELD_MS : INPUT_WRITE_YIELD_MS,
-    definition.timeoutMs,
-  );
-  const end = yield* session.follow(windowMs, ctx.signal);
-  if (end === "aborted") return yield { type: "result", status: "aborted" };
-  if (end === "window") {
-    return yield { type: "result", status: "completed", note: stillRunningNote(id) };
-  }
-  registry.remove(id);
-  yield { type: "result", ...exitVerdict(session.exit!) };
-}
+/** The default input_command definition. */
+export const INPUT_COMMAND_DEFINITION: ToolDefinition = inputCommandTool.definition;
 
 /** Build input_command from a (possibly config-overridden) definition. */
-export function createInputCommandTool(
-  definition: ToolDefinition = INPUT_COMMAND_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => runInput(definition, args, ctx) };
+export function createInputCommandTool(definition?: ToolDefinition): Tool<CommandToolContext> {
+  return inputCommandTool.create(definition);
 }

@@ -11,38 +11,14 @@
  */
 import { z } from "zod";
 import type { ExitStatus } from "../sandbox/mod.ts";
-import { fail, parseArgs } from "./_args.ts";
+import { fail } from "./_args.ts";
 import { DESCRIPTION_PARAMETER } from "./_command_args.ts";
 import { describeExit, KILL_GRACE_MS } from "./command_session.ts";
 import { unknownProcessMessage } from "./input_command.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
-
-/** The default kill_command definition. */
-export const KILL_COMMAND_DEFINITION: ToolDefinition = {
-  name: "kill_command",
-  description:
-    "Stop a command that exec_command left running (identified by its process_id): its whole " +
-    "process group gets SIGTERM, then SIGKILL after a second. Returns the output you have not " +
-    "seen yet. Also clears away a session that has already exited.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      process_id: {
-        type: "string",
-        description: "The process_id exec_command returned (proc-…).",
-      },
-    },
-    required: ["description", "process_id"],
-  },
-  ...BUILTIN_TOOL_LIMITS.kill_command!,
-};
+import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { stringArg } from "./_preview.ts";
+import type { CommandToolContext } from "./command_context.ts";
 
 const schema = z.object({
   description: z.string().optional(),
@@ -58,13 +34,11 @@ export function describeKill(status: ExitStatus, graceMs: number = KILL_GRACE_MS
 }
 
 async function* runKill(
+  args: z.infer<typeof schema>,
+  ctx: CommandToolContext,
   definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) return yield* fail(args.message);
-  const id = args.value.process_id.trim();
+  const id = args.process_id.trim();
   const registry = ctx.processes;
   const session = registry?.get(id);
   if (!registry || !session) {
@@ -83,9 +57,37 @@ async function* runKill(
   yield { type: "result", status: "completed", note };
 }
 
+/** kill_command, declared once: schema, limits, permission, preview and implementation. */
+export const killCommandTool: DefinedTool<CommandToolContext> = defineTool({
+  name: "kill_command",
+  description:
+    "Stop a command that exec_command left running (identified by its process_id): its whole " +
+    "process group gets SIGTERM, then SIGKILL after a second. Returns the output you have not " +
+    "seen yet. Also clears away a session that has already exited.",
+  parameters: {
+    type: "object",
+    properties: {
+      description: DESCRIPTION_PARAMETER,
+      process_id: {
+        type: "string",
+        description: "The process_id exec_command returned (proc-…).",
+      },
+    },
+    required: ["description", "process_id"],
+  },
+  args: schema,
+  permission: "rw",
+  timeoutMs: 30_000,
+  maxOutputLength: 16_000,
+  callDescription: true,
+  preview: (args) => stringArg(args, "process_id")?.trim() || undefined,
+  run: runKill,
+});
+
+/** The default kill_command definition. */
+export const KILL_COMMAND_DEFINITION: ToolDefinition = killCommandTool.definition;
+
 /** Build kill_command from a (possibly config-overridden) definition. */
-export function createKillCommandTool(
-  definition: ToolDefinition = KILL_COMMAND_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => runKill(definition, args, ctx) };
+export function createKillCommandTool(definition?: ToolDefinition): Tool<CommandToolContext> {
+  return killCommandTool.create(definition);
 }

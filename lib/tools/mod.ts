@@ -6,16 +6,35 @@
  *
  * @module
  */
-import { createEditFileTool, EDIT_FILE_DEFINITION } from "./edit_file.ts";
-import { createExecCommandTool, EXEC_COMMAND_DEFINITION } from "./exec_command.ts";
-import { createInputCommandTool, INPUT_COMMAND_DEFINITION } from "./input_command.ts";
-import { createKillCommandTool, KILL_COMMAND_DEFINITION } from "./kill_command.ts";
-import { createReadFileTool, READ_FILE_DEFINITION } from "./read_file.ts";
-import { createReadImageTool, READ_IMAGE_DEFINITION } from "./read_image.ts";
-import type { Tool, ToolDefinition, ToolFactory } from "./tool.ts";
-import { createWriteFileTool, WRITE_FILE_DEFINITION } from "./write_file.ts";
+import type { DefinedTool } from "./define.ts";
+import { editFileTool } from "./edit_file.ts";
+import { execCommandTool } from "./exec_command.ts";
+import { inputCommandTool } from "./input_command.ts";
+import { killCommandTool } from "./kill_command.ts";
+import { readFileTool } from "./read_file.ts";
+import { readImageTool } from "./read_image.ts";
+import type { Tool, ToolDefinition, ToolFactory, ToolPermission } from "./tool.ts";
+import type { ToolContext } from "./context.ts";
+import { writeFileTool } from "./write_file.ts";
 
 export * from "./tool.ts";
+export type { ToolContext } from "./context.ts";
+export type { CommandToolContext } from "./command_context.ts";
+export {
+  ANY_ARGS,
+  argsJsonSchema,
+  type DefinedTool,
+  defineTool,
+  type ToolDeclaration,
+} from "./define.ts";
+export { shortPath, stringArg } from "./_preview.ts";
+export {
+  type OpenedToolSource,
+  TOOL_NAME_PATTERN,
+  type ToolSource,
+  toolSource,
+  type ToolSourceContext,
+} from "./source.ts";
 export {
   ABORTED_NOTE,
   describeArgumentsProblem,
@@ -59,14 +78,15 @@ export {
   type PolicyVerdict,
   policyVerdict,
 } from "./command_policy.ts";
-export { createReadFileTool, READ_FILE_DEFINITION } from "./read_file.ts";
-export { createWriteFileTool, WRITE_FILE_DEFINITION } from "./write_file.ts";
-export { createEditFileTool, EDIT_FILE_DEFINITION } from "./edit_file.ts";
+export { createReadFileTool, READ_FILE_DEFINITION, readFileTool } from "./read_file.ts";
+export { createWriteFileTool, WRITE_FILE_DEFINITION, writeFileTool } from "./write_file.ts";
+export { createEditFileTool, EDIT_FILE_DEFINITION, editFileTool } from "./edit_file.ts";
 export {
   backgroundNote,
   createExecCommandTool,
   EXEC_COMMAND_DEFINITION,
   EXEC_DEFAULT_YIELD_MS,
+  execCommandTool,
   runningNote,
 } from "./exec_command.ts";
 export {
@@ -75,10 +95,16 @@ export {
   INPUT_COMMAND_DEFINITION,
   INPUT_POLL_YIELD_MS,
   INPUT_WRITE_YIELD_MS,
+  inputCommandTool,
   stillRunningNote,
 } from "./input_command.ts";
-export { createKillCommandTool, describeKill, KILL_COMMAND_DEFINITION } from "./kill_command.ts";
-export { createReadImageTool, READ_IMAGE_DEFINITION } from "./read_image.ts";
+export {
+  createKillCommandTool,
+  describeKill,
+  KILL_COMMAND_DEFINITION,
+  killCommandTool,
+} from "./kill_command.ts";
+export { createReadImageTool, READ_IMAGE_DEFINITION, readImageTool } from "./read_image.ts";
 export {
   formatBytes,
   imageDataUrl,
@@ -121,27 +147,45 @@ export {
 } from "./background_notice.ts";
 export { DEFAULT_BUFFER_LIMIT, droppedMarker } from "./_output_buffer.ts";
 
+/** The built-in tools of lib/tools, in the order offered to the model (§6.3). */
+export const BUILTIN_TOOLS: readonly DefinedTool<ToolContext>[] = Object.freeze([
+  readFileTool,
+  editFileTool,
+  writeFileTool,
+  execCommandTool,
+  inputCommandTool,
+  killCommandTool,
+  readImageTool,
+]);
+
 /** The built-in factory table: only these names can be instantiated from config (§6.1). */
-export const BUILTIN_TOOL_FACTORIES: Readonly<Record<string, ToolFactory>> = Object.freeze({
-  read_file: createReadFileTool,
-  write_file: createWriteFileTool,
-  edit_file: createEditFileTool,
-  exec_command: createExecCommandTool,
-  input_command: createInputCommandTool,
-  kill_command: createKillCommandTool,
-  read_image: createReadImageTool,
-});
+export const BUILTIN_TOOL_FACTORIES: Readonly<Record<string, ToolFactory<ToolContext>>> = Object
+  .freeze(Object.fromEntries(BUILTIN_TOOLS.map((t) => [t.name, t.create])));
 
 /** The default built-in definitions, in the order offered to the model. */
-export const DEFAULT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
-  READ_FILE_DEFINITION,
-  EDIT_FILE_DEFINITION,
-  WRITE_FILE_DEFINITION,
-  EXEC_COMMAND_DEFINITION,
-  INPUT_COMMAND_DEFINITION,
-  KILL_COMMAND_DEFINITION,
-  READ_IMAGE_DEFINITION,
-]);
+export const DEFAULT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze(
+  BUILTIN_TOOLS.map((t) => t.definition),
+);
+
+/** Built-in defaults of §6.3 for the tools that exist: permission and limits. */
+export const BUILTIN_TOOL_LIMITS: Readonly<
+  Record<
+    string,
+    Readonly<{
+      permission: ToolPermission;
+      timeoutMs: number;
+      maxOutputLength: number;
+      callDescription: boolean;
+    }>
+  >
+> = Object.freeze(Object.fromEntries(
+  BUILTIN_TOOLS.map(({ name, definition: d }) => [name, {
+    permission: d.permission,
+    timeoutMs: d.timeoutMs,
+    maxOutputLength: d.maxOutputLength,
+    callDescription: d.callDescription,
+  }]),
+));
 
 /**
  * Instantiate the tools of `definitions` (default: the built-in list), keyed
@@ -149,8 +193,8 @@ export const DEFAULT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze
  */
 export function builtinTools(
   definitions: readonly ToolDefinition[] = DEFAULT_TOOL_DEFINITIONS,
-): Map<string, Tool> {
-  const tools = new Map<string, Tool>();
+): Map<string, Tool<ToolContext>> {
+  const tools = new Map<string, Tool<ToolContext>>();
   for (const def of definitions) {
     const factory = BUILTIN_TOOL_FACTORIES[def.name];
     if (factory && !tools.has(def.name)) tools.set(def.name, factory(def));

@@ -9,17 +9,13 @@
  * @module
  */
 import { z } from "zod";
-import { countArg, fail, parseArgs } from "./_args.ts";
+import { countArg, fail } from "./_args.ts";
 import { safeCut } from "./_archive.ts";
 import { isNotFound, plural } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
+import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { pathPreview } from "./_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -33,30 +29,6 @@ const CHUNK_BYTES = 256 * 1024;
 const LINE_BYTE_CAP = MAX_LINE_LENGTH * 4; // >= MAX_LINE_LENGTH chars of any UTF-8
 const NOTE_RESERVE = 256;
 const FALLBACK_BUDGET = 64_000;
-
-/** The default read_file definition. */
-export const READ_FILE_DEFINITION: ToolDefinition = {
-  name: "read_file",
-  description: "Read a text file from the workspace. Lines come back numbered (`<n>\\t<line>`); " +
-    "use `offset` and `limit` to page through long files. Relative paths resolve against the workspace; " +
-    "absolute paths must lie inside the workspace or the session scratchpad.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: {
-        type: "string",
-        description: "Path of the file, relative to the workspace or absolute.",
-      },
-      offset: { type: "integer", description: "1-based line to start at (default 1)." },
-      limit: {
-        type: "integer",
-        description: `Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`,
-      },
-    },
-    required: ["file_path"],
-  },
-  ...BUILTIN_TOOL_LIMITS.read_file!,
-};
 
 const schema = z.object({
   file_path: z.string().min(1),
@@ -174,14 +146,12 @@ async function scan(
 }
 
 async function* runReadFile(
+  args: z.infer<typeof schema>,
+  ctx: FileToolContext,
   definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) return yield* fail(args.message);
-  const { file_path: p, limit } = args.value;
-  const offset = Math.max(1, args.value.offset);
+  const { file_path: p, limit } = args;
+  const offset = Math.max(1, args.offset);
 
   const at = await resolveWorkspacePath(p, ctx, "read");
   if (!at.ok) return yield* fail(at.message);
@@ -268,7 +238,39 @@ async function* runReadFile(
   yield { type: "delta", text: rows.join("\n") };
 }
 
+/** read_file, declared once: schema, limits, permission, preview and implementation. */
+export const readFileTool: DefinedTool<FileToolContext> = defineTool({
+  name: "read_file",
+  description: "Read a text file from the workspace. Lines come back numbered (`<n>\\t<line>`); " +
+    "use `offset` and `limit` to page through long files. Relative paths resolve against the workspace; " +
+    "absolute paths must lie inside the workspace or the session scratchpad.",
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: {
+        type: "string",
+        description: "Path of the file, relative to the workspace or absolute.",
+      },
+      offset: { type: "integer", description: "1-based line to start at (default 1)." },
+      limit: {
+        type: "integer",
+        description: `Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`,
+      },
+    },
+    required: ["file_path"],
+  },
+  args: schema,
+  permission: "r",
+  timeoutMs: 30_000,
+  maxOutputLength: 64_000,
+  preview: (args) => pathPreview(args, "file_path"),
+  run: runReadFile,
+});
+
+/** The default read_file definition. */
+export const READ_FILE_DEFINITION: ToolDefinition = readFileTool.definition;
+
 /** Build read_file from a (possibly config-overridden) definition. */
-export function createReadFileTool(definition: ToolDefinition = READ_FILE_DEFINITION): Tool {
-  return { definition, run: (args, ctx) => runReadFile(definition, args, ctx) };
+export function createReadFileTool(definition?: ToolDefinition): Tool<FileToolContext> {
+  return readFileTool.create(definition);
 }

@@ -7,18 +7,29 @@
  * @module
  */
 import { z } from "zod";
-import { parseArgs } from "./_args.ts";
 import { formatBytes, imageDataUrl, loadImage } from "./_image_source.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
+import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { pathPreview } from "./_preview.ts";
 
-/** The default read_image definition. */
-export const READ_IMAGE_DEFINITION: ToolDefinition = {
+const schema = z.object({ source: z.string().trim().min(1) });
+
+async function* runReadImage(
+  args: z.infer<typeof schema>,
+  ctx: FileToolContext,
+): AsyncGenerator<ToolEvent> {
+  const loaded = await loadImage(args.source, ctx);
+  if (!loaded.ok) {
+    yield { type: "delta", text: loaded.message };
+    return yield { type: "result", status: "failed" };
+  }
+  const { image } = loaded;
+  yield { type: "delta", text: `${image.mime}, ${formatBytes(image.bytes.length)}` };
+  yield { type: "images", images: [imageDataUrl(image)] };
+}
+
+/** read_image, declared once: schema, limits, permission, preview and implementation. */
+export const readImageTool: DefinedTool<FileToolContext> = defineTool({
   name: "read_image",
   description:
     "Look at an image: a file in the workspace or an http(s) URL. PNG, JPEG, GIF and WebP up to " +
@@ -34,33 +45,19 @@ export const READ_IMAGE_DEFINITION: ToolDefinition = {
     },
     required: ["source"],
   },
-  ...BUILTIN_TOOL_LIMITS.read_image!,
+  args: schema,
+  permission: "r",
+  timeoutMs: 60_000,
+  maxOutputLength: 16_000,
   forModel: "vision",
-};
+  preview: (args) => pathPreview(args, "source"),
+  run: runReadImage,
+});
 
-const schema = z.object({ source: z.string().trim().min(1) });
-
-async function* runReadImage(
-  definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
-): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) {
-    yield { type: "delta", text: args.message };
-    return yield { type: "result", status: "failed" };
-  }
-  const loaded = await loadImage(args.value.source, ctx);
-  if (!loaded.ok) {
-    yield { type: "delta", text: loaded.message };
-    return yield { type: "result", status: "failed" };
-  }
-  const { image } = loaded;
-  yield { type: "delta", text: `${image.mime}, ${formatBytes(image.bytes.length)}` };
-  yield { type: "images", images: [imageDataUrl(image)] };
-}
+/** The default read_image definition. */
+export const READ_IMAGE_DEFINITION: ToolDefinition = readImageTool.definition;
 
 /** Build read_image from a (possibly config-overridden) definition. */
-export function createReadImageTool(definition: ToolDefinition = READ_IMAGE_DEFINITION): Tool {
-  return { definition, run: (args, ctx) => runReadImage(definition, args, ctx) };
+export function createReadImageTool(definition?: ToolDefinition): Tool<FileToolContext> {
+  return readImageTool.create(definition);
 }

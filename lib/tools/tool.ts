@@ -1,10 +1,11 @@
 /**
  * The tool contract: what a tool declares ({@linkcode ToolDefinition}), what
- * it is given when it runs ({@linkcode ToolContext}) and what it yields
+ * it is given when it runs ({@linkcode ToolCallContext}) and what it yields
  * ({@linkcode ToolEvent}).
  *
  * A tool is a plain object with a definition and a `run` function returning
- * an async iterable of events. Tools never build protocol messages and never
+ * an async iterable of events; `defineTool()` (define.ts) builds one from a
+ * single declaration. Tools never build protocol messages and never
  * frame their output: `executeTool` (environment.ts) emits the start, applies
  * truncation, appends the close-out notes, decides the final status and
  * builds the complete `tool_call_output`.
@@ -29,8 +30,6 @@
 import type { OmniMessage, StopReason, ToolSpec } from "../protocol/types.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
-import type { ProcessRegistry } from "./processes.ts";
-import type { Secret } from "./secret_mask.ts";
 
 /** `r` tools only read; `rw` tools may change the world. Drives the read-only approval mode. */
 export type ToolPermission = "r" | "rw";
@@ -70,42 +69,37 @@ export interface ToolDefinition {
   forModel?: ToolModelFilter;
 }
 
-/** What a running tool is given. Paths are real (symlink-free) absolute paths. */
-export interface ToolContext {
-  /** Real path of the session's workspace. */
-  workspace: string;
-  /** Real path of the session scratchpad (`<agent>/scratchpad/<sid>`); may not exist yet. */
-  scratchpad?: string;
+/**
+ * What every tool call is given. Each tool declares the context it needs on
+ * top of this (e.g. {@linkcode FileToolContext}, or `CommandToolContext` in
+ * `command_context.ts`); the session passes the union, `ToolContext`
+ * (`context.ts`).
+ */
+export interface ToolCallContext {
   /** The running session. */
   sessionId: string;
   /** The call being executed. */
   toolCallId: string;
   /** Aborted on user abort or timeout; tools must stop promptly when it fires. */
   signal: AbortSignal;
+}
+
+/** What the file tools are given. Paths are real (symlink-free) absolute paths. */
+export interface FileToolContext extends ToolCallContext {
+  /** Real path of the session's workspace. */
+  workspace: string;
+  /** Real path of the session scratchpad (`<agent>/scratchpad/<sid>`); may not exist yet. */
+  scratchpad?: string;
   /**
-   * The session's command registry (exec_command, input_command,
-   * kill_command). Without it a command cannot outlive its call: it is
-   * killed at the end of its window, and input_command/kill_command fail.
+   * The command sandbox: its `mode` (a read-only sandbox refuses writes) and
+   * its git access (`sandbox.git`).
    */
-  processes?: ProcessRegistry;
-  /**
-   * Sandbox policy for the commands the model runs. Default:
-   * `createPolicy({workspace, scratchpad})` — workspace-write, no network,
-   * home secrets hidden.
-   */
-  sandbox?: SandboxPolicy;
+  sandbox?: Pick<SandboxPolicy, "mode" | "git">;
   /**
    * Git access of the file tools when `sandbox` is not at hand (inside a
    * confined worker); `sandbox.git` wins. Absent: the git directory is read-only.
    */
   git?: GitAccess;
-  /** Vault values for child processes, layered over `sandbox.env.vault`. */
-  vault?: Record<string, string>;
-  /**
-   * Other values to mask in every output (the configured API keys). Vault
-   * values are always masked; see `secret_mask.ts` for the marker format.
-   */
-  secrets?: readonly Secret[];
 }
 
 /** One item a tool yields while it runs. */
@@ -119,75 +113,32 @@ export type ToolEvent =
   /** The tool's own verdict (last): status (default `completed`) and a note kept outside truncation. */
   | { type: "result"; status?: StopReason; note?: string };
 
-/** A runnable tool. */
-export interface Tool {
+/** A runnable tool, run with a context of type `C`. */
+export interface Tool<C extends ToolCallContext = ToolCallContext> {
   /** Name, schema and limits. */
   readonly definition: ToolDefinition;
   /** Run with parsed arguments (a JSON object); yields {@linkcode ToolEvent}s. */
-  run(args: Record<string, unknown>, ctx: ToolContext): AsyncIterable<ToolEvent>;
+  run(args: Record<string, unknown>, ctx: C): AsyncIterable<ToolEvent>;
+  /** The permission of one call with these arguments (absent: `definition.permission`). */
+  permissionFor?(args: Record<string, unknown>): ToolPermission;
+  /**
+   * A one-line summary of a call's arguments for renderers (e.g. `$ ls -la`,
+   * `…/src/main.ts`), from arguments that may be partial or invalid;
+   * undefined when there is nothing to show. Not capped, not escaped.
+   */
+  preview?(args: Record<string, unknown>): string | undefined;
 }
 
 /** Builds a tool from a (possibly config-overridden) definition. */
-export type ToolFactory = (definition: ToolDefinition) => Tool;
+export type ToolFactory<C extends ToolCallContext = ToolCallContext> = (
+  definition: ToolDefinition,
+) => Tool<C>;
 
 /** Default `timeoutMs` of a tool definition that sets none (§6.1). */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** Default `maxOutputLength` of a tool definition that sets none (§6.1). */
 export const DEFAULT_MAX_OUTPUT_LENGTH = 16_000;
-
-/** Built-in defaults of §6.3 for the tools that exist: permission and limits. */
-export const BUILTIN_TOOL_LIMITS: Readonly<
-  Record<
-    string,
-    Readonly<
-      Pick<ToolDefinition, "permission" | "timeoutMs" | "maxOutputLength" | "callDescription">
-    >
-  >
-> = Object.freeze({
-  read_file: {
-    permission: "r",
-    timeoutMs: 30_000,
-    maxOutputLength: 64_000,
-    callDescription: false,
-  },
-  write_file: {
-    permission: "rw",
-    timeoutMs: 30_000,
-    maxOutputLength: 16_000,
-    callDescription: false,
-  },
-  edit_file: {
-    permission: "rw",
-    timeoutMs: 30_000,
-    maxOutputLength: 16_000,
-    callDescription: false,
-  },
-  exec_command: {
-    permission: "rw",
-    timeoutMs: 120_000,
-    maxOutputLength: 16_000,
-    callDescription: true,
-  },
-  input_command: {
-    permission: "rw",
-    timeoutMs: 130_000,
-    maxOutputLength: 16_000,
-    callDescription: true,
-  },
-  kill_command: {
-    permission: "rw",
-    timeoutMs: 30_000,
-    maxOutputLength: 16_000,
-    callDescription: true,
-  },
-  read_image: {
-    permission: "r",
-    timeoutMs: 60_000,
-    maxOutputLength: 16_000,
-    callDescription: false,
-  },
-});
 
 /**
  * The `{name, description, parameters}` offered to the model. With

@@ -9,16 +9,12 @@
  */
 import { dirname } from "node:path";
 import { z } from "zod";
-import { fail, parseArgs } from "./_args.ts";
+import { fail } from "./_args.ts";
 import { lineDiff, renderHunk } from "./_diff.ts";
 import { contentLines, plural, writeFileAtomic } from "./_files.ts";
-import {
-  BUILTIN_TOOL_LIMITS,
-  type Tool,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolEvent,
-} from "./tool.ts";
+import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import { type DefinedTool, defineTool } from "./define.ts";
+import { pathPreview } from "./_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { isNotFound } from "./_files.ts";
@@ -30,36 +26,14 @@ export const MAX_DIFF_LINES = 60;
 const NOTE_RESERVE = 120;
 const FALLBACK_BUDGET = 16_000;
 
-/** The default write_file definition. */
-export const WRITE_FILE_DEFINITION: ToolDefinition = {
-  name: "write_file",
-  description:
-    "Create a file, or replace a file's whole content, in the workspace. Missing parent " +
-    "directories are created. For a targeted change to an existing file prefer edit_file.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: {
-        type: "string",
-        description: "Path of the file, relative to the workspace or absolute.",
-      },
-      content: { type: "string", description: "The complete new content of the file." },
-    },
-    required: ["file_path", "content"],
-  },
-  ...BUILTIN_TOOL_LIMITS.write_file!,
-};
-
 const schema = z.object({ file_path: z.string().min(1), content: z.string() });
 
 async function* runWriteFile(
+  args: z.infer<typeof schema>,
+  ctx: FileToolContext,
   definition: ToolDefinition,
-  rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
 ): AsyncGenerator<ToolEvent> {
-  const args = parseArgs(definition, schema, rawArgs);
-  if (!args.ok) return yield* fail(args.message);
-  const { file_path: p, content } = args.value;
+  const { file_path: p, content } = args;
 
   const at = await resolveWorkspacePath(p, ctx, "write");
   if (!at.ok) return yield* fail(at.message);
@@ -115,7 +89,35 @@ async function* runWriteFile(
   yield { type: "delta", text: out.join("\n") };
 }
 
+/** write_file, declared once: schema, limits, permission, preview and implementation. */
+export const writeFileTool: DefinedTool<FileToolContext> = defineTool({
+  name: "write_file",
+  description:
+    "Create a file, or replace a file's whole content, in the workspace. Missing parent " +
+    "directories are created. For a targeted change to an existing file prefer edit_file.",
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: {
+        type: "string",
+        description: "Path of the file, relative to the workspace or absolute.",
+      },
+      content: { type: "string", description: "The complete new content of the file." },
+    },
+    required: ["file_path", "content"],
+  },
+  args: schema,
+  permission: "rw",
+  timeoutMs: 30_000,
+  maxOutputLength: 16_000,
+  preview: (args) => pathPreview(args, "file_path"),
+  run: runWriteFile,
+});
+
+/** The default write_file definition. */
+export const WRITE_FILE_DEFINITION: ToolDefinition = writeFileTool.definition;
+
 /** Build write_file from a (possibly config-overridden) definition. */
-export function createWriteFileTool(definition: ToolDefinition = WRITE_FILE_DEFINITION): Tool {
-  return { definition, run: (args, ctx) => runWriteFile(definition, args, ctx) };
+export function createWriteFileTool(definition?: ToolDefinition): Tool<FileToolContext> {
+  return writeFileTool.create(definition);
 }

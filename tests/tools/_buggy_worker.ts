@@ -2,12 +2,12 @@
 // reach straight for the outside world. Served by the same serveTools and run
 // by the same pool (same worker permissions) as the confined file tools.
 import { serveTools } from "../../lib/tools/worker/serve.ts";
-import type { Tool, ToolDefinition, ToolEvent } from "../../lib/tools/tool.ts";
+import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "../../lib/tools/tool.ts";
 
 function tool(
   fn: (args: Record<string, unknown>, signal: AbortSignal, ws: string) => AsyncGenerator<ToolEvent>,
 ) {
-  return (definition: ToolDefinition): Tool => ({
+  return (definition: ToolDefinition): Tool<FileToolContext> => ({
     definition,
     run: (args, ctx) => fn(args, ctx.signal, ctx.workspace),
   });

@@ -6,7 +6,8 @@ import { executeTool } from "../../lib/tools/environment.ts";
 import type { ArchiveWriter } from "../../lib/tools/_archive.ts";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
 import type { Secret } from "../../lib/tools/secret_mask.ts";
-import type { Tool, ToolContext, ToolDefinition, ToolEvent } from "../../lib/tools/tool.ts";
+import type { ToolContext } from "../../lib/tools/context.ts";
+import type { Tool, ToolDefinition, ToolEvent } from "../../lib/tools/tool.ts";
 import { run, withDirs } from "./_support.ts";
 
 function def(overrides: Partial<ToolDefinition> = {}): ToolDefinition {

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, type SandboxedProcess, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { READ_FILE_DEFINITION, WRITE_FILE_DEFINITION } from "../../lib/tools/mod.ts";
-import type { ToolContext, ToolEvent } from "../../lib/tools/tool.ts";
+import type { ToolContext } from "../../lib/tools/context.ts";
+import type { ToolEvent } from "../../lib/tools/tool.ts";
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
 

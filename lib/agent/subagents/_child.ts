@@ -19,8 +19,25 @@ import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protoc
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
 import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
-import type { Session } from "../session.ts";
 import { SUBAGENT_MESSAGE_BUFFER, SUBAGENT_TEXT_BUFFER } from "./definitions.ts";
+
+/**
+ * What a parent uses of a child's live session (a `Session` fits): run one
+ * task, and dispose it.
+ */
+export interface ChildSession {
+  /** The child's session id. */
+  readonly sessionId: string;
+  /** The child's `session_meta` envelope (forwarded when it starts). */
+  readonly metaMessage: OmniMessage;
+  /** Run one task; yields the child's messages. */
+  run(
+    input: string | CompleteMessage[],
+    opts: { signal: AbortSignal; approve?: ApproveFn; thinkingLevel?: ThinkingLevel },
+  ): AsyncIterable<OmniMessage>;
+  /** Stop everything the child session holds. */
+  dispose(): Promise<void>;
+}
 
 /** What a child is doing. */
 export type ChildState = "running" | "idle" | "interrupted";
@@ -49,7 +66,7 @@ export interface ChildInit {
   /** Report each task end as a background notice. */
   background: boolean;
   /** The live child session; absent for a child restored from its trace until it is resumed. */
-  session?: Session;
+  session?: ChildSession;
   /** Initial state (default: idle). */
   state?: ChildState;
   /** Answer text the parent has not seen yet (a restored child's). */
@@ -73,7 +90,7 @@ export interface Child {
   /** What it is doing. */
   readonly state: ChildState;
   /** The live session, if any. */
-  readonly session: Session | undefined;
+  readonly session: ChildSession | undefined;
   /** The current (or last) task's prompt. */
   label: string;
   /** The thinking level its spawning call asked for, if any. */
@@ -97,7 +114,7 @@ export interface Child {
   /** Set or clear the standing approval sink. */
   setStandingSink(sink: ApproveFn | undefined): void;
   /** Give a restored child its resumed session (state becomes idle). */
-  attach(session: Session): void;
+  attach(session: ChildSession): void;
   /** Start a task; throws when one is running or there is no session. */
   start(input: CompleteMessage[], thinkingLevel?: ThinkingLevel): void;
   /** Stream the child's messages and answer text until its task ends, the window passes or `signal` aborts. */

@@ -14,8 +14,16 @@
  */
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
-import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import {
+  ANY_ARGS,
+  clampYield,
+  type DefinedTool,
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolEvent,
+} from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
@@ -24,7 +32,9 @@ import {
   SUBAGENT_POLL_YIELD_MS,
   subagentRunningNote,
 } from "./definitions.ts";
-import type { ChildRegistry } from "./registry.ts";
+import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
+import { bindChildren } from "./_bind.ts";
+import { stringArg } from "../../tools/mod.ts";
 
 /** The harness text that resumes a subagent whose task a restart interrupted. */
 export const RESUME_TASK_TEXT =
@@ -43,7 +53,7 @@ async function* inputSubagent(
   definition: ToolDefinition,
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
+  ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const fail = (message: string) => failure("input_subagent", message);
   const checked = checkInputArgs(rawArgs);
@@ -105,10 +115,29 @@ async function* inputSubagent(
   yield* endResult(child, { idle: true });
 }
 
+/** `<subagent_id>`, or `<subagent_id> << <prompt>` when it sends a task. */
+function previewInput(args: Record<string, unknown>): string | undefined {
+  const id = stringArg(args, "subagent_id")?.trim();
+  if (!id) return undefined;
+  const prompt = stringArg(args, "prompt") ?? "";
+  return prompt === "" ? id : `${id} << ${prompt}`;
+}
+
+/**
+ * input_subagent, declared once (its definition is in definitions.ts, shared with
+ * the tool set's default order). Its arguments are checked by the tool.
+ */
+export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
+  ...INPUT_SUBAGENT_DEFINITION,
+  args: ANY_ARGS,
+  preview: previewInput,
+  run: (args, ctx, definition) => inputSubagent(definition, ctx.children, args, ctx),
+});
+
 /** Build input_subagent over `registry` from a (possibly config-overridden) definition. */
 export function createInputSubagentTool(
   registry: ChildRegistry,
-  definition: ToolDefinition = INPUT_SUBAGENT_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => inputSubagent(definition, registry, args, ctx) };
+  definition?: ToolDefinition,
+): Tool<ToolCallContext> {
+  return bindChildren(inputSubagentTool.create(definition), registry);
 }

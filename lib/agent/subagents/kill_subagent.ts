@@ -7,18 +7,27 @@
  *
  * @module
  */
-import type { Tool, ToolDefinition, ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import {
+  ANY_ARGS,
+  type DefinedTool,
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolEvent,
+} from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkKillArgs } from "./_args.ts";
 import { failure } from "./_window.ts";
 import { KILL_SUBAGENT_DEFINITION } from "./definitions.ts";
 import { unknownSubagentMessage } from "./input_subagent.ts";
-import type { ChildRegistry } from "./registry.ts";
+import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
+import { bindChildren } from "./_bind.ts";
+import { stringArg } from "../../tools/mod.ts";
 
 async function* killSubagent(
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  _ctx: ToolContext,
+  _ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const checked = checkKillArgs(rawArgs);
   if (!checked.ok) return yield* failure("kill_subagent", checked.message);
@@ -39,10 +48,21 @@ async function* killSubagent(
   yield { type: "result", status: "completed", note };
 }
 
+/**
+ * kill_subagent, declared once (its definition is in definitions.ts, shared with
+ * the tool set's default order). Its arguments are checked by the tool.
+ */
+export const killSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
+  ...KILL_SUBAGENT_DEFINITION,
+  args: ANY_ARGS,
+  preview: (args) => stringArg(args, "subagent_id")?.trim() || undefined,
+  run: (args, ctx) => killSubagent(ctx.children, args, ctx),
+});
+
 /** Build kill_subagent over `registry` from a (possibly config-overridden) definition. */
 export function createKillSubagentTool(
   registry: ChildRegistry,
-  definition: ToolDefinition = KILL_SUBAGENT_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => killSubagent(registry, args, ctx) };
+  definition?: ToolDefinition,
+): Tool<ToolCallContext> {
+  return bindChildren(killSubagentTool.create(definition), registry);
 }

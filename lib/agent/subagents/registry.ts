@@ -22,10 +22,22 @@ import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { randomHex8 } from "../../state/ids.ts";
 import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import type { ApproveFn } from "../approval.ts";
-import type { Session } from "../session.ts";
-import { type Child, type ChildInit, createChild, type TaskEnd } from "./_child.ts";
+import {
+  type Child,
+  type ChildInit,
+  type ChildSession,
+  createChild,
+  type TaskEnd,
+} from "./_child.ts";
 import { MAX_REGISTERED_SUBAGENTS, MAX_SUBAGENT_DEPTH } from "./definitions.ts";
+
+/** What the subagent tools are given: the call's context and the session's children registry. */
+export interface SubagentToolContext extends ToolCallContext {
+  /** The session's children registry. */
+  children: ChildRegistry;
+}
 
 /** What the parent asks for when it spawns a child. */
 export interface ChildSpawnRequest {
@@ -46,9 +58,9 @@ export interface ChildSpawner {
   /** The parent's agent id. */
   readonly agentId: string;
   /** Create a child session: `source: "subagent"`, parent link, depth + 1, parent's workspace and confinement. */
-  spawn(req: ChildSpawnRequest): Promise<Session>;
+  spawn(req: ChildSpawnRequest): Promise<ChildSession>;
   /** Reopen a child session from its trace (after a restart), with this default thinking level. */
-  resume(sessionId: string, agentId: string, thinkingLevel?: ThinkingLevel): Promise<Session>;
+  resume(sessionId: string, agentId: string, thinkingLevel?: ThinkingLevel): Promise<ChildSession>;
   /** The traces directory of an agent of the parent's project. */
   tracesDir(agentId: string): string;
 }

@@ -22,8 +22,16 @@
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
-import { clampYield, type Tool, type ToolDefinition, type ToolEvent } from "../../tools/mod.ts";
-import type { ToolContext } from "../../tools/tool.ts";
+import {
+  ANY_ARGS,
+  clampYield,
+  type DefinedTool,
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolEvent,
+} from "../../tools/mod.ts";
+import type { ToolCallContext } from "../../tools/tool.ts";
 import { checkRunArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
@@ -33,7 +41,9 @@ import {
   subagentBackgroundNote,
   subagentRunningNote,
 } from "./definitions.ts";
-import type { ChildRegistry } from "./registry.ts";
+import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
+import { bindChildren } from "./_bind.ts";
+import { stringArg } from "../../tools/mod.ts";
 
 /** A child message with one origin hop (`sessionId`) added. */
 export function withOrigin(message: OmniMessage, sessionId: string): OmniMessage {
@@ -44,7 +54,7 @@ async function* runSubagent(
   definition: ToolDefinition,
   registry: ChildRegistry,
   rawArgs: Record<string, unknown>,
-  ctx: ToolContext,
+  ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
   const fail = (message: string) => failure("run_subagent", message);
   const checked = checkRunArgs(rawArgs);
@@ -142,10 +152,21 @@ async function* runSubagent(
   }
 }
 
+/**
+ * run_subagent, declared once (its definition is in definitions.ts, shared with
+ * the tool set's default order). Its arguments are checked by the tool.
+ */
+export const runSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
+  ...RUN_SUBAGENT_DEFINITION,
+  args: ANY_ARGS,
+  preview: (args) => stringArg(args, "prompt"),
+  run: (args, ctx, definition) => runSubagent(definition, ctx.children, args, ctx),
+});
+
 /** Build run_subagent over `registry` from a (possibly config-overridden) definition. */
 export function createRunSubagentTool(
   registry: ChildRegistry,
-  definition: ToolDefinition = RUN_SUBAGENT_DEFINITION,
-): Tool {
-  return { definition, run: (args, ctx) => runSubagent(definition, registry, args, ctx) };
+  definition?: ToolDefinition,
+): Tool<ToolCallContext> {
+  return bindChildren(runSubagentTool.create(definition), registry);
 }

@@ -59,7 +59,7 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** The options a child inherits: the parent's confinement and diagnostics. */
+/** The options a child inherits: the parent's confinement, diagnostics and tool sources. */
 function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
   return {
     ...(o.sandbox !== undefined ? { sandbox: o.sandbox } : {}),
@@ -68,6 +68,7 @@ function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
     ...(o.git !== undefined ? { git: o.git } : {}),
     ...(o.retryDelayMs !== undefined ? { retryDelayMs: o.retryDelayMs } : {}),
     ...(o.warn !== undefined ? { warn: o.warn } : {}),
+    ...(o.tools !== undefined ? { tools: o.tools } : {}),
   };
 }
 

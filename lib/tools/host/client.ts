@@ -19,7 +19,13 @@ import type { GitAccess } from "../../sandbox/git_guard.ts";
 import { createPolicy, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { SandboxedProcess } from "../../sandbox/_process.ts";
 import { spawnSandboxed } from "../../sandbox/spawn.ts";
-import type { ToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
+import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
+
+/** What a call in the tool host is given: the file tools' context with the session's whole sandbox policy. */
+export interface HostedToolContext extends Omit<FileToolContext, "sandbox"> {
+  /** The confinement the host runs in (default: the strict policy of the workspace). */
+  sandbox?: SandboxPolicy;
+}
 import {
   fromWireError,
   type HostMessage,
@@ -53,7 +59,7 @@ export interface ToolHost {
   run(
     definition: ToolDefinition,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: HostedToolContext,
   ): AsyncGenerator<ToolEvent, void, undefined>;
   /** Hosts alive. */
   readonly size: number;
@@ -117,7 +123,7 @@ async function rootIdentity(p: SandboxPolicy): Promise<string> {
 }
 
 /** The git access to pass on: the sandbox's, else the context's own. */
-function gitOf(ctx: ToolContext): { git?: GitAccess } {
+function gitOf(ctx: HostedToolContext): { git?: GitAccess } {
   const git = ctx.sandbox?.git ?? ctx.git;
   return git ? { git } : {};
 }
@@ -216,7 +222,7 @@ export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
   async function* run(
     definition: ToolDefinition,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: HostedToolContext,
   ): AsyncGenerator<ToolEvent, void, undefined> {
     const policy = ctx.sandbox ??
       createPolicy({

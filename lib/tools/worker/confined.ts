@@ -21,21 +21,32 @@
  *
  * @module
  */
-import { createToolHost, type ToolHost, type ToolHostOptions } from "../host/client.ts";
-import { createReadImageTool } from "../read_image.ts";
-import type { Tool, ToolContext, ToolDefinition, ToolEvent, ToolFactory } from "../tool.ts";
+import {
+  createToolHost,
+  type HostedToolContext,
+  type ToolHost,
+  type ToolHostOptions,
+} from "../host/client.ts";
+import type { DefinedTool } from "../define.ts";
+import { editFileTool } from "../edit_file.ts";
+import { readFileTool } from "../read_file.ts";
+import { createReadImageTool, readImageTool } from "../read_image.ts";
+import { writeFileTool } from "../write_file.ts";
+import type { FileToolContext, Tool, ToolDefinition, ToolEvent, ToolFactory } from "../tool.ts";
 import { FILE_WORKER_URL } from "./file_worker_url.ts";
 import { createToolWorkerPool, type ToolWorkerPool, type ToolWorkerPoolOptions } from "./pool.ts";
 
 export { FILE_WORKER_URL };
 
+const CONFINED: readonly DefinedTool<FileToolContext>[] = [
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  readImageTool,
+];
+
 /** The tools served by the file worker. */
-export const CONFINED_FILE_TOOLS: readonly string[] = Object.freeze([
-  "read_file",
-  "write_file",
-  "edit_file",
-  "read_image",
-]);
+export const CONFINED_FILE_TOOLS: readonly string[] = Object.freeze(CONFINED.map((t) => t.name));
 
 /** The confined tools that change files: refused in a read-only sandbox. */
 const WRITING_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
@@ -43,7 +54,7 @@ const WRITING_TOOLS: ReadonlySet<string> = new Set(["write_file", "edit_file"]);
 /** Proxy factories for the confined file tools, sharing one worker pool and one tool host. */
 export interface ConfinedFileTools {
   /** Tool name → factory, for the names in {@linkcode CONFINED_FILE_TOOLS}. */
-  factories: Readonly<Record<string, ToolFactory>>;
+  factories: Readonly<Record<string, ToolFactory<HostedToolContext>>>;
   /** The pool the proxies run in when the sandbox is off. */
   pool: ToolWorkerPool;
   /** The sandboxed hosts the proxies run in otherwise. */
@@ -59,7 +70,10 @@ export interface ConfinedFileToolsOptions extends ToolWorkerPoolOptions {
 }
 
 /** A tool whose `run` is forwarded to `pool`; events stream back, aborts are forwarded. */
-export function proxyTool(pool: ToolWorkerPool, definition: ToolDefinition): Tool {
+export function proxyTool(
+  pool: ToolWorkerPool,
+  definition: ToolDefinition,
+): Tool<FileToolContext> {
   return { definition, run: (args, ctx) => pool.run(definition, args, ctx) };
 }
 
@@ -100,7 +114,7 @@ export function confinedFileTools(opts: ConfinedFileToolsOptions = {}): Confined
   const route = (
     definition: ToolDefinition,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: HostedToolContext,
   ): AsyncIterable<ToolEvent> => {
     const mode = ctx.sandbox?.mode ?? "workspace-write";
     if (mode === "read-only" && WRITING_TOOLS.has(definition.name)) {
@@ -113,11 +127,12 @@ export function confinedFileTools(opts: ConfinedFileToolsOptions = {}): Confined
     if (mode === "off") return pool.run(definition, args, ctx);
     return host.run(definition, args, ctx);
   };
-  const factories: Record<string, ToolFactory> = {};
-  for (const name of CONFINED_FILE_TOOLS) {
+  const factories: Record<string, ToolFactory<HostedToolContext>> = {};
+  for (const { name, preview } of CONFINED) {
     factories[name] = (definition: ToolDefinition) => ({
       definition,
       run: (args, ctx) => route(definition, args, ctx),
+      preview,
     });
   }
   return {

@@ -18,7 +18,7 @@
  * @module
  */
 import type { GitAccess } from "../../sandbox/git_guard.ts";
-import type { ToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
+import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import {
   fromWireError,
   type HostMessage,
@@ -72,7 +72,7 @@ export interface ToolWorkerPool {
   run(
     definition: ToolDefinition,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: FileToolContext,
   ): AsyncGenerator<ToolEvent, void, undefined>;
   /** Workers alive (busy or idle). */
   readonly size: number;
@@ -92,7 +92,7 @@ interface Slot {
 }
 
 /** The real roots a call is confined to: the workspace, and the scratchpad (created when missing). */
-async function rootsOf(ctx: ToolContext): Promise<string[]> {
+async function rootsOf(ctx: FileToolContext): Promise<string[]> {
   const roots = [await Deno.realPath(ctx.workspace)];
   if (ctx.scratchpad !== undefined) {
     await Deno.mkdir(ctx.scratchpad, { recursive: true, mode: 0o700 });
@@ -103,7 +103,7 @@ async function rootsOf(ctx: ToolContext): Promise<string[]> {
 }
 
 /** The git access to pass on: the sandbox's, else the context's own. */
-function gitOf(ctx: ToolContext): { git?: GitAccess } {
+function gitOf(ctx: FileToolContext): { git?: GitAccess } {
   const git = ctx.sandbox?.git ?? ctx.git;
   return git ? { git } : {};
 }
@@ -188,7 +188,7 @@ export function createToolWorkerPool(
   async function* run(
     definition: ToolDefinition,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: FileToolContext,
   ): AsyncGenerator<ToolEvent, void, undefined> {
     const signal = ctx.signal;
     const roots = await rootsOf(ctx);

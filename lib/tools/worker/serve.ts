@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ToolFactory } from "../tool.ts";
+import type { FileToolContext, ToolFactory } from "../tool.ts";
 import { fromWireError, type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 
 /** The worker global scope, typed narrowly (this module is type-checked with the window lib). */
@@ -23,7 +23,9 @@ interface WorkerScope {
  * Serve `factories` (tool name → factory) to the host. Call once, at the top
  * level of a worker entry module.
  */
-export function serveTools(factories: Readonly<Record<string, ToolFactory>>): void {
+export function serveTools(
+  factories: Readonly<Record<string, ToolFactory<FileToolContext>>>,
+): void {
   const scope = globalThis as unknown as WorkerScope;
   const running = new Map<number, AbortController>();
   const post = (m: WorkerMessage) => scope.postMessage(m);
