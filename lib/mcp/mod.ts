@@ -18,3 +18,4 @@ export { closeAll, connectAll, type ConnectAllResult } from "./connect_all.ts";
 export { MCP_TOOL_NAME, mcpPermission, mcpToolName, mcpTools } from "./tools.ts";
 export { renderCallResult, type RenderedResult } from "./result.ts";
 export { launchArgv, sandboxedStdioTransport, type StdioLaunch } from "./stdio_transport.ts";
+export { MCP_LOG_DIR, mcpToolSource } from "./source.ts";

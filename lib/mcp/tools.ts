@@ -7,8 +7,10 @@
  * @module
  */
 import {
+  ANY_ARGS,
   DEFAULT_MAX_OUTPUT_LENGTH,
   DEFAULT_TIMEOUT_MS,
+  defineTool,
   type JsonSchemaObject,
   type Tool,
   type ToolEvent,
@@ -45,20 +47,31 @@ function describeFailure(err: unknown): string {
   return `MCP call failed: ${message}`;
 }
 
+/** Longest argument preview shown by renderers. */
+const PREVIEW_CHARS = 120;
+
+/** A call's arguments as one compact line: `{"path":"a.txt"}`. */
+function previewOf(args: Record<string, unknown>): string | undefined {
+  if (Object.keys(args).length === 0) return undefined;
+  const text = JSON.stringify(args);
+  return text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS - 1) + "…" : text;
+}
+
 /** One listed tool as a penguin tool that calls it on `conn`. */
 function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
   const { server } = conn;
-  return {
-    definition: {
-      name,
-      description: listed.description ?? listed.title ?? "",
-      parameters: parametersOf(listed),
-      permission: mcpPermission(server, listed),
-      timeoutMs: server.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxOutputLength: server.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
-      // A server's own `description` parameter is a real argument: keep it.
-      callDescription: true,
-    },
+  return defineTool({
+    name,
+    description: listed.description ?? listed.title ?? "",
+    // The server validates its own arguments; the schema is offered to the model as listed.
+    args: ANY_ARGS,
+    parameters: parametersOf(listed),
+    permission: mcpPermission(server, listed),
+    timeoutMs: server.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxOutputLength: server.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
+    // A server's own `description` parameter is a real argument: keep it.
+    callDescription: true,
+    preview: previewOf,
     async *run(args, ctx): AsyncGenerator<ToolEvent> {
       let result: unknown;
       try {
@@ -73,7 +86,7 @@ function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
       if (rendered.images.length > 0) yield { type: "images", images: rendered.images };
       if (rendered.isError) yield { type: "result", status: "failed" };
     },
-  };
+  }).create();
 }
 
 /**

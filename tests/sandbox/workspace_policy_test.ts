@@ -320,7 +320,7 @@ Deno.test('"mcp" in the file turns MCP servers off, all or by name, and can neve
     assert.deepEqual((await effective(ws, "{}")).mcpDeny, []);
     assert.match(
       await refusal(effective(ws, '{\n  "mcp": { "servers": [{ "name": "evil" }] }\n}')),
-      /line 2, column 10: mcp: expected .*\(a workspace cannot add MCP servers\)/
+      /line 2, column 10: mcp: expected .*\(a workspace cannot add MCP servers\)/,
     );
     assert.match(
       await refusal(effective(ws, '{ "mcp": "on" }')),

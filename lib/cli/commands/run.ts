@@ -76,6 +76,7 @@ async function applyWorkspacePolicy(
     extraWritable: eff.extraWritable,
     gitWritable: eff.git === "writable",
     commandRules: eff.commandRules,
+    mcpDeny: eff.mcpDeny,
   });
   if (f.sandbox === "off") {
     ctx.io.err(
@@ -114,6 +115,7 @@ async function openRunSession(
           network: f.network,
           ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
           git: f.gitWritable ? "writable" : "read-only",
+          ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
         };
       },
     });
@@ -127,6 +129,7 @@ async function openRunSession(
       network: f.network,
       ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
       git: f.gitWritable ? "writable" : "read-only",
+      ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
     });
   } catch (err) {
     // An unknown model pair is a configuration problem here, not a failed task.
