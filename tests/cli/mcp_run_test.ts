@@ -79,16 +79,30 @@ function outputs(records: Rec[]): Map<string, Record<string, unknown>> {
   return out;
 }
 
+/** PIDs of live processes whose command line contains `marker`. */
+async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for await (const e of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
+    if (cmdline.includes(marker)) found.push(Number(e.name));
+  }
+  return found;
+}
+
 Deno.test("the scripted model uses tools of real MCP servers through penguin run, and the trace validates", async () => {
+  const marker = `penguin-mcp-marker-${crypto.randomUUID()}`;
   await using s = await setup([
     call("mcp__everything__echo", { message: "hello from the model" }, "c1"),
     call("mcp__everything__get-tiny-image", {}, "c2"),
+    call("mcp__t__big", { n: 5000 }, "c5"),
     call("mcp__t__crash", {}, "c3"),
     call("mcp__t__echo", { message: "after the crash" }, "c4"),
     turn.text("all done"),
   ], {
-    everything: denoServer(EVERYTHING, ["stdio"]),
-    t: denoServer(TEST_SERVER),
+    // The marker names the server's processes: none may be left once penguin exits.
+    everything: denoServer(EVERYTHING, ["stdio", marker]),
+    t: denoServer(TEST_SERVER, [], { maxOutputLength: 1000 }),
   });
   const r = await runCli(["--root", s.root, "run", "--workspace", s.ws, "-m", "use the tools"]);
   assert.equal(r.code, 0, r.stderr);
@@ -136,6 +150,10 @@ Deno.test("the scripted model uses tools of real MCP servers through penguin run
   assert.match(String(out.get("c1")!.output), /hello from the model/);
   assert.equal(out.get("c1")!.stop_reason, "completed");
   assert.equal((out.get("c2")!.images as string[]).length, 1);
+  const big = String(out.get("c5")!.output);
+  assert.ok(big.startsWith("x".repeat(1000)), "maxOutputLength keeps the head");
+  assert.match(big, /\[output truncated: exceeded 1000 chars\]/);
+  assert.match(big, /mcp__t__big/, "the full output is archived, and the note says where");
   assert.equal(out.get("c3")!.stop_reason, "failed");
   assert.match(String(out.get("c3")!.output), /MCP call failed/);
   assert.equal(
@@ -153,6 +171,7 @@ Deno.test("the scripted model uses tools of real MCP servers through penguin run
 
   const validate = await runCli(["trace", "validate", path]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
+  assert.deepEqual(await processesWith(marker), [], "no MCP server outlives penguin run");
 });
 
 Deno.test("penguin.jsonc turns MCP servers off, by name or all of them", async () => {
