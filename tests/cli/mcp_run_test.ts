@@ -2,7 +2,13 @@
 // the scripted model calling them, and the trace that records it all.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addMcpServer, addModel } from "../../lib/state/mod.ts";
+import {
+  addMcpServer,
+  addModel,
+  DEFAULT_AGENT_ID,
+  DEFAULT_PROJECT_ID,
+  systemConfigPath,
+} from "../../lib/state/mod.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { cacheServers, denoServer, EVERYTHING, TEST_SERVER } from "../support/mcp.ts";
@@ -32,14 +38,11 @@ async function setup(
   // The first run initializes the agent; then the servers are added to its config.
   const init = await runCli(["--root", root, "mcp", "list"]);
   assert.equal(init.code, 0, init.stderr);
-  const config = join(
+  const config = systemConfigPath({
     root,
-    "default_project",
-    "agents",
-    "default_agent",
-    "agent_state",
-    "system_config.yaml",
-  );
+    projectId: DEFAULT_PROJECT_ID,
+    agentId: DEFAULT_AGENT_ID,
+  });
   for (const [name, cfg] of Object.entries(servers)) await addMcpServer(config, name, cfg);
   return {
     root,
