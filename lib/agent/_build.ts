@@ -23,6 +23,8 @@ import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { builtinToolSource, openToolset } from "./toolset.ts";
 import type { ToolSource } from "../tools/source.ts";
+import { mcpToolSource } from "../mcp/mod.ts";
+import { type McpServerConfig, parseMcpServers } from "../state/mod.ts";
 import { apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";
@@ -58,6 +60,11 @@ export interface RecordedSessionOptions {
    * Subagents get the same sources.
    */
   tools?: readonly ToolSource[];
+  /**
+   * MCP servers of the agent's `tools.mcpServers` to leave out (a
+   * workspace's `penguin.jsonc` `mcp` setting): every one, or these names.
+   */
+  mcpDeny?: "all" | readonly string[];
 }
 
 /** An agent as sessions are built from it. */
@@ -120,6 +127,19 @@ export interface SessionCore {
   children?: ChildRegistry;
 }
 
+/** The agent's MCP servers minus the denied ones; configuration problems are warned. */
+function mcpServersOf(
+  base: AgentBase,
+  deny: "all" | readonly string[] | undefined,
+  warn: (line: string) => void,
+): McpServerConfig[] {
+  const entries = base.systemConfig.tools?.mcpServers ?? [];
+  if (deny === "all" || entries.length === 0) return [];
+  const { servers, warnings } = parseMcpServers(entries, base.paths.systemConfig);
+  for (const w of warnings) warn(`[penguin] ${w}`);
+  return servers.filter((s) => !deny?.includes(s.name));
+}
+
 /** Everything {@linkcode openSession} needs. Creates the session scratchpad (0700). */
 export async function sessionParts(
   base: AgentBase,
@@ -154,11 +174,13 @@ export async function sessionParts(
   if (problem !== undefined) {
     throw new PenguinError("usage", `Cannot use the workspace "${core.realWorkspace}": ${problem}`);
   }
+  const warn = opts.warn ?? ((line: string) => console.error(line));
   const toolset = await openToolset([
     builtinToolSource({
       ...(config.tools.builtin ? { builtin: config.tools.builtin } : {}),
       factories: subagentToolFactories(children),
     }),
+    mcpToolSource(mcpServersOf(base, opts.mcpDeny, warn)),
     ...(opts.tools ?? []),
   ], {
     sessionId: core.meta.session_id,
@@ -166,7 +188,7 @@ export async function sessionParts(
     scratchpad: realScratchpad,
     sandbox,
     vision: core.model.vision,
-    warn: opts.warn ?? ((line) => console.error(line)),
+    warn,
   });
   return {
     meta: core.meta,

@@ -391,6 +391,12 @@ export function openSession(parts: SessionParts): Session {
       const bootstrapRecords: OmniMessage[] = [];
       if (!bootstrapped) {
         bootstrapped = true;
+        // The sources' own records (the MCP connect pair) come first, as in PenguinHarness.
+        for (const payload of toolset.records) {
+          const msg = eventMsg(payload);
+          if (!rotatePending) bootstrapRecords.push(msg);
+          yield msg;
+        }
         const ready = toolListReady();
         // A pending rotation writes the tool list at the head of the new file.
         if (!rotatePending) bootstrapRecords.push(ready);

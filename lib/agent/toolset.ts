@@ -23,6 +23,7 @@
  * @module
  */
 import { errorMessage } from "../protocol/errors.ts";
+import type { EventPayload } from "../protocol/events.ts";
 import type { ToolSpec } from "../protocol/types.ts";
 import type { BuiltinToolConfig } from "../state/system_config.ts";
 import {
@@ -55,6 +56,8 @@ export interface Toolset {
   previewOf(name: string, args: Record<string, unknown>): string | undefined;
   /** Close every opened source (the confined file tools' workers, MCP clients, …). */
   dispose(): Promise<void>;
+  /** The sources' events for the trace, in source order (written before `tool_list_ready`). */
+  records: EventPayload[];
 }
 
 /** The default definitions with the subagent tools after kill_command (§6.3 order). */
@@ -155,6 +158,7 @@ export async function openToolset(
   const tools = new Map<string, Tool<ToolContext>>();
   const specs: ToolSpec[] = [];
   const closers: (() => void | Promise<void>)[] = [];
+  const records: EventPayload[] = [];
   opened.forEach((result, i) => {
     const source = sources[i]!.name;
     if (result.status === "rejected") {
@@ -167,6 +171,7 @@ export async function openToolset(
     }
     const { tools: offeredTools, close } = result.value;
     if (close) closers.push(() => close.call(result.value));
+    records.push(...(result.value.records ?? []));
     for (const tool of offeredTools) {
       const def = tool.definition;
       if (!offered(def, ctx.vision)) continue;
@@ -191,6 +196,7 @@ export async function openToolset(
   return {
     tools,
     specs,
+    records,
     permissionOf(name, args) {
       const tool = tools.get(name);
       if (!tool) return undefined;

@@ -30,6 +30,7 @@ export const GROUPS: CommandGroup[] = [
       (await import("./commands/models_probe.ts")).modelsTestCommand,
     ],
   },
+  { word: "mcp", load: async () => (await import("./commands/mcp.ts")).mcpCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 

@@ -45,6 +45,16 @@ const networkSchema = z.union([
   }),
 ], { error: NETWORK_EXPECTED });
 
+/** `"off"`, or an object whose only key `deny` lists server names. */
+function isMcpSetting(v: unknown): boolean {
+  if (v === "off") return true;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const keys = Object.keys(v);
+  const deny = (v as { deny?: unknown }).deny;
+  return keys.length === 1 && keys[0] === "deny" && Array.isArray(deny) &&
+    deny.every((n) => typeof n === "string" && n.length > 0);
+}
+
 /** The zod schema of `penguin.jsonc`. Unknown keys are errors. */
 export const workspacePolicySchema = z.strictObject({
   $schema: z.string().optional(),
@@ -62,6 +72,10 @@ export const workspacePolicySchema = z.strictObject({
   }).optional(),
   git: z.enum(["read-only", "writable"], {
     error: 'expected "read-only" or "writable"',
+  }).optional(),
+  // MCP servers come only from the agent's config; the workspace can only turn them off.
+  mcp: z.custom<"off" | { deny: string[] }>(isMcpSetting, {
+    error: 'expected "off" or {"deny": ["server", ...]} (a workspace cannot add MCP servers)',
   }).optional(),
 });
 

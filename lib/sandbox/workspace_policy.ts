@@ -16,6 +16,8 @@
  * - `approval`: `deny-all` > `always-ask` > `read-only` > `allow-all`.
  * - `command_rules` are added to the project's command policy; the file
  *   cannot remove or disable any rule.
+ * - `mcp`: `"off"` or `{"deny": [names]}` turns the agent's MCP servers off
+ *   in this workspace; the file can never add a server.
  * - `git`: the one setting the file decides either way. `"read-only"` keeps
  *   the git directory read-only even under `--git-writable`; `"writable"`
  *   opens its object and ref stores for commands without the flag. This does
@@ -183,6 +185,8 @@ export interface EffectivePolicy {
   git: GitAccess;
   /** Rules added to the project's command policy. */
   commandRules: CommandPolicyRule[];
+  /** MCP servers the workspace turns off: every one (`"all"`) or these names. */
+  mcpDeny: "all" | string[];
   /** One line per setting the file changed or asked for in vain, for stderr. */
   notes: string[];
   /** The file applied, if any. */
@@ -208,6 +212,7 @@ export function applyWorkspacePolicy(
     extraWritable: [],
     git: flags.gitWritable ? "writable" : "read-only",
     commandRules: [],
+    mcpDeny: [],
     notes: [],
   };
   if (!policy) return out;
@@ -292,6 +297,14 @@ export function applyWorkspacePolicy(
     out.notes.push(
       `${name}: commands may also write ${policy.outsideRoots.join(", ")} (--grant-writable-roots)`,
     );
+  }
+
+  if (file.mcp === "off") {
+    out.mcpDeny = "all";
+    out.notes.push(`${name}: MCP servers are off in this workspace`);
+  } else if (file.mcp !== undefined && file.mcp.deny.length > 0) {
+    out.mcpDeny = [...file.mcp.deny];
+    out.notes.push(`${name}: MCP servers ${file.mcp.deny.join(", ")} are off in this workspace`);
   }
 
   out.commandRules = (file.command_rules ?? []).map((r) => ({

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { EventPayload } from "../protocol/events.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { ToolContext } from "./context.ts";
 import type { DefinedTool } from "./define.ts";
@@ -43,6 +44,11 @@ export interface OpenedToolSource {
   tools: readonly Tool<ToolContext>[];
   /** Release what the open took (connections, processes); called once, at dispose. */
   close?(): void | Promise<void>;
+  /**
+   * Events about the open for the trace (e.g. the MCP connect pair), written
+   * on the session's first run, right before `tool_list_ready`.
+   */
+  records?: readonly EventPayload[];
 }
 
 /** Where a session's tools come from. */

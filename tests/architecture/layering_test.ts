@@ -11,6 +11,7 @@ const LAYERS = [
   "display",
   "sandbox",
   "tools",
+  "mcp",
   "session",
   "agent",
   "inspect",
@@ -117,4 +118,26 @@ Deno.test("there is no package.json anywhere in the repository", () => {
   };
   visit(REPO.replace(/\/$/, ""));
   assert.deepEqual(found, []);
+});
+
+Deno.test("the MCP client is the official SDK, used only by lib/mcp, and never starts a process itself", () => {
+  const problems: string[] = [];
+  for (const file of files) {
+    for (const imp of imports(file)) {
+      const sdk = /^(npm:\/?)?@modelcontextprotocol\/sdk\b/.test(imp.spec);
+      if (sdk && layerOf(file) !== "mcp") problems.push(`${file}: imports ${imp.spec}`);
+      // The SDK's stdio client transport spawns servers with the user's full rights.
+      if (sdk && /\/client\/stdio(\.js)?$/.test(imp.spec)) {
+        problems.push(`${file}: imports ${imp.spec}`);
+      }
+      if (/^(node:)?child_process$/.test(imp.spec)) problems.push(`${file}: imports ${imp.spec}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  const transport = Deno.readTextFileSync(`${LIB}/mcp/stdio_transport.ts`);
+  assert.match(
+    transport,
+    /spawnSandboxed\(/,
+    "the stdio transport starts servers through lib/sandbox",
+  );
 });

@@ -97,7 +97,7 @@ Deno.test("penguin.jsonc errors point at the line and column of the problem", ()
   const cases: [string, RegExp][] = [
     [
       '{\n  "sandbox": "read-only",\n  "netwrk": "off"\n}',
-      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, command_rules, approval, git\)$/,
+      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, command_rules, approval, git, mcp\)$/,
     ],
     [
       '{\n  "sandbox": "off"\n}',
@@ -162,6 +162,7 @@ Deno.test("no penguin.jsonc leaves the flags as they are", async () => {
       extraWritable: [],
       git: "read-only",
       commandRules: [],
+      mcpDeny: [],
       notes: [],
     });
     assert.equal(applyWorkspacePolicy({ ...flags, gitWritable: true }, undefined).git, "writable");
@@ -306,5 +307,24 @@ Deno.test("command rules from the file are added, never replacing anything", asy
       '{ "command_rules": [{ "name": "no-curl", "pattern": "\\\\bcurl\\\\b" }] }',
     );
     assert.deepEqual(e.commandRules, [{ name: "no-curl", pattern: "\\bcurl\\b" }]);
+  });
+});
+
+Deno.test('"mcp" in the file turns MCP servers off, all or by name, and can never add one', async () => {
+  await withWs(async (ws) => {
+    const off = await effective(ws, '{ "mcp": "off" }');
+    assert.equal(off.mcpDeny, "all");
+    assert.match(off.notes.join("\n"), /MCP servers are off in this workspace/);
+    const some = await effective(ws, '{ "mcp": { "deny": ["files", "web"] } }');
+    assert.deepEqual(some.mcpDeny, ["files", "web"]);
+    assert.deepEqual((await effective(ws, "{}")).mcpDeny, []);
+    assert.match(
+      await refusal(effective(ws, '{\n  "mcp": { "servers": [{ "name": "evil" }] }\n}')),
+      /line 2, column 10: mcp: expected .*\(a workspace cannot add MCP servers\)/,
+    );
+    assert.match(
+      await refusal(effective(ws, '{ "mcp": "on" }')),
+      /mcp: expected "off" or \{"deny": \["server", \.\.\.\]\} \(a workspace cannot add MCP servers\)/,
+    );
   });
 });

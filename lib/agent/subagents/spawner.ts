@@ -69,6 +69,7 @@ function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
     ...(o.retryDelayMs !== undefined ? { retryDelayMs: o.retryDelayMs } : {}),
     ...(o.warn !== undefined ? { warn: o.warn } : {}),
     ...(o.tools !== undefined ? { tools: o.tools } : {}),
+    ...(o.mcpDeny !== undefined ? { mcpDeny: o.mcpDeny } : {}),
   };
 }
 

@@ -120,6 +120,8 @@ export interface RunFlags {
   gitWritable: boolean;
   /** Extra writable roots and command rules from penguin.jsonc. */
   extraWritable?: string[];
+  /** MCP servers `penguin.jsonc` turns off (all, or these names). */
+  mcpDeny?: "all" | string[];
   commandRules?: CommandPolicyRule[];
 }
 

@@ -58,6 +58,7 @@ async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyConte
   opts.session.network = eff.network;
   if (eff.extraWritable.length > 0) opts.session.extraWritable = eff.extraWritable;
   opts.session.git = eff.git;
+  opts.session.mcpDeny = eff.mcpDeny;
   const narrowed = eff.approve !== undefined && eff.approve !== opts.approve;
   if (eff.approve !== undefined) opts.approve = eff.approve;
   if (eff.commandRules.length > 0) opts.commandRules = eff.commandRules;
@@ -103,6 +104,7 @@ async function resumeSession(
           ? { extraWritable: opts.session.extraWritable }
           : {}),
         ...(opts.session.git !== undefined ? { git: opts.session.git } : {}),
+        ...(opts.session.mcpDeny !== undefined ? { mcpDeny: opts.session.mcpDeny } : {}),
       };
     },
   });

@@ -78,6 +78,7 @@ async function applyWorkspacePolicy(
     extraWritable: eff.extraWritable,
     gitWritable: eff.git === "writable",
     commandRules: eff.commandRules,
+    mcpDeny: eff.mcpDeny,
   });
   if (f.sandbox === "off") {
     ctx.io.err(
@@ -116,6 +117,7 @@ async function openRunSession(
           network: f.network,
           ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
           git: f.gitWritable ? "writable" : "read-only",
+          ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
         };
       },
     });
@@ -129,6 +131,7 @@ async function openRunSession(
       network: f.network,
       ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
       git: f.gitWritable ? "writable" : "read-only",
+      ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
     });
   } catch (err) {
     // An unknown model pair is a configuration problem here, not a failed task.

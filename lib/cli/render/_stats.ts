@@ -181,7 +181,12 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
         case "mcp_connect_end": {
           const end = tsOf(msg);
           const fromResults = Math.max(0, ...e.results.map((r) => r.duration_ms));
-          const elapsed = end !== null && mcpBeginTs !== null ? end - mcpBeginTs : fromResults;
+          // Sources connect when the session opens, so the pair may be written at once:
+          // the slowest server's own duration is then the better figure.
+          const elapsed = Math.max(
+            fromResults,
+            end !== null && mcpBeginTs !== null ? end - mcpBeginTs : 0,
+          );
           mcpBeginTs = null;
           return mcpEndLabel(e.status, e.results, elapsed);
         }

@@ -1,0 +1,409 @@
+/**
+ * `penguin mcp add|remove|list|test`: the MCP servers of an agent
+ * (`tools.mcpServers` in its `system_config.yaml`).
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { closeAll, connectAll, mcpTools } from "../../mcp/mod.ts";
+import { PenguinError } from "../../protocol/errors.ts";
+import { createPolicy } from "../../sandbox/mod.ts";
+import {
+  DEFAULT_AGENT_ID,
+  DEFAULT_PROJECT_ID,
+  validateAgentId,
+  validateProjectId,
+} from "../../state/ids.ts";
+import {
+  addMcpServer,
+  loadOrInitAgent,
+  type McpServerConfig,
+  parseMcpServers,
+  removeMcpServer,
+  resolveDataRoot,
+} from "../../state/mod.ts";
+import { bool, type FlagSpec, type Parsed, parseFlags, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { formatTable, printHelp } from "./_config_common.ts";
+
+const TARGET_HELP = `  --agent-id <id>      agent (default: ${DEFAULT_AGENT_ID})
+  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+
+const ADD_HELP = `Usage: penguin mcp add <name> [flags] -- <command> [args...]
+       penguin mcp add <name> --url <url> [--header K:V]... [--sse] [flags]
+
+Add an MCP server to the agent (tools.mcpServers in its system_config.yaml;
+an entry of the same name is replaced). A server given a command is started
+over stdio, inside the same sandbox as the model's commands: the workspace is
+its working directory, the data root and home secrets are hidden, it gets no
+vault values, and its network is off unless --network on. A server given a
+URL is reached over Streamable HTTP (or the older SSE transport with --sse).
+Its tools are offered to the model as mcp__<name>__<tool>.
+
+Flags:
+  --env K=V            variable for a stdio server (repeatable)
+  --url <url>          http:// or https:// endpoint of a remote server
+  --header K:V         HTTP header for a remote server (repeatable)
+  --sse                use the SSE transport instead of Streamable HTTP
+  --network on|off     network for a stdio server (default: off)
+  --writable <dir>     extra writable directory for a stdio server (repeatable, absolute)
+  --permission <p>     auto (default: read-only tools by their readOnlyHint), r or rw
+  --connect-timeout-ms <ms>  time allowed to connect and list tools (default: 10000)
+${TARGET_HELP}
+`;
+
+const REMOVE_HELP = `Usage: penguin mcp remove <name> [--agent-id <id>] [--project-id <id>]
+
+Remove an MCP server from the agent. A name that is not configured is an
+error (exit code 1).
+
+Flags:
+${TARGET_HELP}
+`;
+
+const LIST_HELP =
+  `Usage: penguin mcp list [--json] [--workspace <dir>] [--agent-id <id>] [--project-id <id>]
+
+Connect to every MCP server of the agent, in parallel and confined as in a
+session, and show each server's state and its tools with the names and
+permissions the model sees. Servers that fail to connect are listed with the
+reason. Exit code 0 even when a server fails (see "mcp test" for a check).
+
+Flags:
+  --json               print a JSON object instead of a table
+  --workspace <dir>    the workspace servers run in (default: the current directory)
+${TARGET_HELP}
+`;
+
+const TEST_HELP =
+  `Usage: penguin mcp test <name> [--workspace <dir>] [--agent-id <id>] [--project-id <id>]
+
+Connect to one MCP server, list its tools and report the time taken. Exit
+code 0 when it connected, 1 when it did not (with the reason and the end of
+its stderr).
+
+Flags:
+  --workspace <dir>    the workspace the server runs in (default: the current directory)
+${TARGET_HELP}
+`;
+
+const TARGET_FLAGS: FlagSpec = {
+  "agent-id": { type: "string" },
+  "project-id": { type: "string" },
+};
+
+interface Target {
+  root: string;
+  projectId: string;
+  agentId: string;
+  configPath: string;
+}
+
+async function target(ctx: CommandContext, p: Parsed): Promise<Target> {
+  const root = resolveDataRoot({ root: ctx.root });
+  const projectId = validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID);
+  const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
+  const agent = await loadOrInitAgent({ root, projectId, agentId });
+  return { root, projectId, agentId, configPath: agent.paths.systemConfig };
+}
+
+function pairs(cmd: string, flag: string, values: string[], sep: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const at = v.indexOf(sep);
+    if (at <= 0) {
+      throw new PenguinError("usage", `${cmd}: --${flag} ${JSON.stringify(v)}: expected K${sep}V`);
+    }
+    out[v.slice(0, at).trim()] = v.slice(at + 1).trim();
+  }
+  return out;
+}
+
+function list(p: Parsed, name: string): string[] {
+  const v = p.values[name];
+  return Array.isArray(v) ? v : [];
+}
+
+async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "mcp add";
+  const p = parseFlags(cmd, args, {
+    ...TARGET_FLAGS,
+    env: { type: "string", multiple: true },
+    url: { type: "string" },
+    header: { type: "string", multiple: true },
+    sse: { type: "boolean" },
+    network: { type: "string" },
+    writable: { type: "string", multiple: true },
+    permission: { type: "string" },
+    "connect-timeout-ms": { type: "string" },
+  });
+  if (bool(p, "help")) return printHelp(ctx, ADD_HELP);
+  const [name, ...command] = p.positionals;
+  if (!name) throw new PenguinError("usage", `${cmd}: give the server a name`);
+  const url = str(p, "url");
+  const config: Record<string, unknown> = {};
+  if (url !== undefined) {
+    if (command.length > 0) {
+      throw new PenguinError("usage", `${cmd}: give either --url or a command after --, not both`);
+    }
+    for (const flag of ["env", "writable"]) {
+      if (list(p, flag).length > 0) {
+        throw new PenguinError("usage", `${cmd}: --${flag} applies to stdio servers only`);
+      }
+    }
+    if (str(p, "network") !== undefined) {
+      throw new PenguinError("usage", `${cmd}: --network applies to stdio servers only`);
+    }
+    if (bool(p, "sse")) config.transport = "sse";
+    config.url = url;
+    const headers = pairs(cmd, "header", list(p, "header"), ":");
+    if (Object.keys(headers).length > 0) config.headers = headers;
+  } else {
+    if (command.length === 0) {
+      throw new PenguinError(
+        "usage",
+        `${cmd}: give the server's command after -- (e.g. penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .) or --url`,
+      );
+    }
+    if (list(p, "header").length > 0 || bool(p, "sse")) {
+      throw new PenguinError("usage", `${cmd}: --header and --sse apply to --url servers only`);
+    }
+    config.command = command[0];
+    if (command.length > 1) config.args = command.slice(1);
+    const env = pairs(cmd, "env", list(p, "env"), "=");
+    if (Object.keys(env).length > 0) config.env = env;
+    const network = str(p, "network");
+    const writable = list(p, "writable").map((d) => resolve(d));
+    if (network !== undefined && network !== "on" && network !== "off") {
+      throw new PenguinError(
+        "usage",
+        `${cmd}: --network ${JSON.stringify(network)}: expected on or off`,
+      );
+    }
+    if (network !== undefined || writable.length > 0) {
+      config.sandbox = {
+        ...(network !== undefined ? { network } : {}),
+        ...(writable.length > 0 ? { writable } : {}),
+      };
+    }
+  }
+  const permission = str(p, "permission");
+  if (permission !== undefined) config.permission = permission;
+  const timeout = str(p, "connect-timeout-ms");
+  if (timeout !== undefined) {
+    const ms = Number(timeout);
+    if (!Number.isInteger(ms) || ms <= 0) {
+      throw new PenguinError(
+        "usage",
+        `${cmd}: --connect-timeout-ms ${JSON.stringify(timeout)}: expected a positive whole number`,
+      );
+    }
+    config.connectTimeoutMs = ms;
+  }
+  const t = await target(ctx, p);
+  const replaced = await addMcpServer(t.configPath, name, config);
+  ctx.io.out(
+    `${replaced ? "Replaced" : "Added"} MCP server ${name} for agent ${t.agentId}. ` +
+      `Check it with: penguin mcp test ${name}\n`,
+  );
+  return 0;
+}
+
+async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "mcp remove";
+  const p = parseFlags(cmd, args, TARGET_FLAGS, 1);
+  if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
+  const name = p.positionals[0];
+  if (!name) throw new PenguinError("usage", `${cmd}: which server? give its name`);
+  const t = await target(ctx, p);
+  if (!(await removeMcpServer(t.configPath, name))) {
+    throw new PenguinError(
+      "not_found",
+      `${cmd}: agent ${t.agentId} has no MCP server ${JSON.stringify(name)} (${t.configPath})`,
+    );
+  }
+  ctx.io.out(`Removed MCP server ${name} from agent ${t.agentId}.\n`);
+  return 0;
+}
+
+/** The agent's servers, with the configuration warnings printed. */
+async function configured(ctx: CommandContext, t: Target): Promise<McpServerConfig[]> {
+  const agent = await loadOrInitAgent({ root: t.root, projectId: t.projectId, agentId: t.agentId });
+  const entries = agent.systemConfig.tools?.mcpServers ?? [];
+  const { servers, warnings } = parseMcpServers(entries, t.configPath);
+  for (const w of warnings) ctx.io.err(`penguin: warning: ${w}\n`);
+  return servers;
+}
+
+interface Probe {
+  server: McpServerConfig;
+  status: "connected" | "failed";
+  durationMs: number;
+  error?: string;
+  tools: { name: string; mcpName: string; permission: string; description: string }[];
+  stderrTail?: string;
+}
+
+async function probe(
+  ctx: CommandContext,
+  p: Parsed,
+  t: Target,
+  servers: McpServerConfig[],
+): Promise<Probe[]> {
+  const workspace = await Deno.realPath(resolve(str(p, "workspace") ?? Deno.cwd()));
+  const logDir = await Deno.makeTempDir({ prefix: "penguin-mcp-" });
+  try {
+    const policy = createPolicy({ workspace, dataRoot: t.root });
+    const warnings: string[] = [];
+    const { connections, results } = await connectAll(
+      servers,
+      { policy, logDir },
+      (line) => warnings.push(line),
+    );
+    try {
+      const tools = mcpTools(connections, (line) => ctx.io.err(`${line}\n`));
+      return await Promise.all(servers.map(async (server, i) => {
+        const r = results[i]!;
+        const prefix = `mcp__${server.name}__`;
+        const stderr = await Deno.readTextFile(`${logDir}/${server.name}.stderr.log`).catch(() =>
+          ""
+        );
+        return {
+          server,
+          status: r.status === "completed" ? "connected" : "failed",
+          durationMs: r.duration_ms,
+          ...(r.error !== undefined ? { error: r.error } : {}),
+          tools: tools.filter((tool) => tool.definition.name.startsWith(prefix)).map((tool) => ({
+            name: tool.definition.name.slice(prefix.length),
+            mcpName: tool.definition.name,
+            permission: tool.definition.permission,
+            description: tool.definition.description,
+          })),
+          ...(stderr.trim()
+            ? { stderrTail: stderr.trimEnd().split("\n").slice(-10).join("\n") }
+            : {}),
+        } satisfies Probe;
+      }));
+    } finally {
+      await closeAll(connections);
+    }
+  } finally {
+    await Deno.remove(logDir, { recursive: true }).catch(() => {});
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+function whereOf(server: McpServerConfig): string {
+  return server.transport === "stdio"
+    ? [server.command, ...server.args].join(" ")
+    : `${server.url}${server.transport === "sse" ? " (sse)" : ""}`;
+}
+
+async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "mcp list";
+  const p = parseFlags(cmd, args, {
+    ...TARGET_FLAGS,
+    json: { type: "boolean" },
+    workspace: { type: "string" },
+  }, 0);
+  if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
+  const t = await target(ctx, p);
+  const servers = await configured(ctx, t);
+  const probes = await probe(ctx, p, t, servers);
+  if (bool(p, "json")) {
+    const out = {
+      servers: probes.map((x) => ({
+        name: x.server.name,
+        transport: x.server.transport,
+        status: x.status,
+        duration_ms: x.durationMs,
+        ...(x.error !== undefined ? { error: x.error } : {}),
+        tools: x.tools.map((tool) => ({
+          name: tool.mcpName,
+          server_tool: tool.name,
+          permission: tool.permission,
+          description: tool.description,
+        })),
+      })),
+    };
+    ctx.io.out(JSON.stringify(out, null, 2) + "\n");
+    return 0;
+  }
+  if (probes.length === 0) {
+    ctx.io.out(
+      `Agent ${t.agentId} has no MCP servers. Add one with: penguin mcp add <name> -- <command> [args...]\n`,
+    );
+    return 0;
+  }
+  for (const x of probes) {
+    const state = x.status === "connected"
+      ? `connected in ${seconds(x.durationMs)}, ${x.tools.length} tool(s)`
+      : `failed: ${x.error}`;
+    ctx.io.out(`${x.server.name}  ${x.server.transport}  ${whereOf(x.server)}\n  ${state}\n`);
+    if (x.tools.length > 0) {
+      const rows = x.tools.map((tool) => [`  ${tool.mcpName}`, tool.permission]);
+      ctx.io.out(formatTable([["  TOOL", "PERMISSION"], ...rows]));
+    }
+  }
+  return 0;
+}
+
+async function testCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "mcp test";
+  const p = parseFlags(cmd, args, { ...TARGET_FLAGS, workspace: { type: "string" } }, 1);
+  if (bool(p, "help")) return printHelp(ctx, TEST_HELP);
+  const name = p.positionals[0];
+  if (!name) throw new PenguinError("usage", `${cmd}: which server? give its name`);
+  const t = await target(ctx, p);
+  const server = (await configured(ctx, t)).find((s) => s.name === name);
+  if (!server) {
+    throw new PenguinError(
+      "not_found",
+      `${cmd}: agent ${t.agentId} has no MCP server ${JSON.stringify(name)} (see penguin mcp list)`,
+    );
+  }
+  const [x] = await probe(ctx, p, t, [server]);
+  if (x!.status === "failed") {
+    ctx.io.err(`penguin: MCP server ${name} failed after ${seconds(x!.durationMs)}: ${x!.error}\n`);
+    if (x!.stderrTail) ctx.io.err(`Its stderr ended with:\n${x!.stderrTail}\n`);
+    return 1;
+  }
+  ctx.io.out(
+    `MCP server ${name} connected in ${seconds(x!.durationMs)} (${server.transport}), ${
+      x!.tools.length
+    } tool(s):\n`,
+  );
+  for (const tool of x!.tools) ctx.io.out(`  ${tool.mcpName}  ${tool.permission}\n`);
+  return 0;
+}
+
+/** The `mcp` commands. */
+export const mcpCommands: Command[] = [
+  {
+    path: ["mcp", "add"],
+    summary: "add an MCP server to an agent",
+    help: ADD_HELP,
+    run: addCommand,
+  },
+  {
+    path: ["mcp", "remove"],
+    summary: "remove an MCP server from an agent",
+    help: REMOVE_HELP,
+    run: removeCommand,
+  },
+  {
+    path: ["mcp", "list"],
+    summary: "connect to an agent's MCP servers and list their tools",
+    help: LIST_HELP,
+    run: listCommand,
+  },
+  {
+    path: ["mcp", "test"],
+    summary: "connect to one MCP server and report its tools and timing",
+    help: TEST_HELP,
+    run: testCommand,
+  },
+];

@@ -1,0 +1,177 @@
+/**
+ * Connecting to one MCP server: start or reach it, run the MCP handshake,
+ * and list its tools, all within `connectTimeoutMs`. A stdio server runs
+ * through `lib/sandbox` with a policy derived from the session's
+ * (see {@linkcode serverPolicy}); an HTTP server is reached with `fetch`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { isInside, type SandboxPolicy } from "../sandbox/mod.ts";
+import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
+import { VERSION } from "../version.ts";
+import { sandboxedStdioTransport } from "./stdio_transport.ts";
+
+/** A tool as a server lists it. */
+export type ListedTool = McpTool;
+
+/** Longest timer a JavaScript runtime accepts; used for "no limit". */
+export const NO_LIMIT_MS = 2 ** 31 - 1;
+
+/** At most this many `tools/list` pages are read from one server. */
+const MAX_TOOL_PAGES = 100;
+
+/** A live connection. */
+export interface McpConnection {
+  readonly server: McpServerConfig;
+  /** The tools the server listed. */
+  readonly tools: readonly ListedTool[];
+  /** Call a tool; `timeoutMs` ≤ 0 means no limit. Rejects on transport failures. */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    opts: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<unknown>;
+  /** Disconnect (a stdio server is stopped). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Where servers run and log. */
+export interface ConnectContext {
+  /** The session's confinement; stdio servers get a policy derived from it. */
+  policy: SandboxPolicy;
+  /** Directory for `<server>.stderr.log` files (created when needed); absent: stderr discarded. */
+  logDir?: string;
+  /** Aborts the connection attempt. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The confinement of a stdio server: the session's, with the network off
+ * unless the server's config turns it on, its extra writable roots added,
+ * no vault values, and the log directory writable.
+ */
+export function serverPolicy(
+  server: McpStdioServer,
+  base: SandboxPolicy,
+  logDir?: string,
+): SandboxPolicy {
+  const writable = [...base.extraWritable, ...server.sandbox.writable];
+  const covered = (dir: string) =>
+    [base.workspace, base.scratchpad, ...writable].some((root) =>
+      root !== undefined && isInside(dir, root)
+    );
+  if (logDir && !covered(logDir)) writable.push(logDir);
+  return {
+    ...base,
+    network: server.sandbox.network,
+    extraWritable: writable,
+    env: { ...base.env, vault: {} },
+  };
+}
+
+async function stdioTransport(server: McpStdioServer, ctx: ConnectContext): Promise<Transport> {
+  let stderrLog: string | undefined;
+  if (ctx.logDir && ctx.policy.mode === "workspace-write") {
+    await Deno.mkdir(ctx.logDir, { recursive: true, mode: 0o700 });
+    stderrLog = join(ctx.logDir, `${server.name}.stderr.log`);
+  }
+  return sandboxedStdioTransport({
+    command: server.command,
+    args: server.args,
+    env: server.env,
+    ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
+    policy: serverPolicy(server, ctx.policy, ctx.logDir),
+    ...(stderrLog !== undefined ? { stderrLog } : {}),
+  });
+}
+
+function remoteTransport(server: McpServerConfig & { transport: "http" | "sse" }): Transport {
+  const url = new URL(server.url);
+  const requestInit = { headers: server.headers };
+  return server.transport === "sse"
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+/** Reject with a clear message when `ms` pass or `signal` fires first. */
+function within<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no answer within ${ms} ms (connectTimeoutMs)`)),
+      Math.min(ms, NO_LIMIT_MS),
+    );
+    const onAbort = () => reject(new Error("connection aborted"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+/**
+ * Connect to `server` and list its tools. Rejects with an Error whose
+ * message says what failed (the server is left stopped then).
+ */
+export async function connectServer(
+  server: McpServerConfig,
+  ctx: ConnectContext,
+): Promise<McpConnection> {
+  const client = new Client({ name: "penguin", version: VERSION }, { capabilities: {} });
+  let lastError: Error | undefined;
+  client.onerror = (err: Error) => {
+    lastError = err;
+  };
+  const limit = server.connectTimeoutMs;
+  let transport: Transport | undefined;
+  const work = (async () => {
+    transport = server.transport === "stdio"
+      ? await stdioTransport(server, ctx)
+      : remoteTransport(server);
+    await client.connect(transport, { timeout: limit });
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const res = await client.listTools(cursor ? { cursor } : {}, { timeout: limit });
+      tools.push(...res.tools);
+      cursor = res.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  })();
+  let tools: ListedTool[];
+  try {
+    tools = await within(work, limit, ctx.signal);
+  } catch (err) {
+    // The attempt may still be under way: stop whatever it started, now and once it settles.
+    const stop = () => Promise.all([client.close(), transport?.close()]).catch(() => {});
+    work.then(stop, stop);
+    await stop();
+    const detail = err instanceof Error ? err.message : String(err);
+    const cause = lastError && !detail.includes(lastError.message) ? ` (${lastError.message})` : "";
+    throw new Error(`${detail}${cause}`);
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    server,
+    tools,
+    async callTool(name, args, opts) {
+      const timeout = opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, NO_LIMIT_MS) : NO_LIMIT_MS;
+      return await client.callTool({ name, arguments: args }, undefined, {
+        signal: opts.signal,
+        timeout,
+      });
+    },
+    close(): Promise<void> {
+      const done = closed ?? client.close().catch(() => {});
+      closed = done;
+      return done;
+    },
+  };
+}

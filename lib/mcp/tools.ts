@@ -1,0 +1,124 @@
+/**
+ * An MCP server's tools as penguin tools: named `mcp__<server>__<tool>`,
+ * approved by the server's `permission` (with `auto`, a tool whose
+ * `readOnlyHint` is true is read-only, any other may write), limited by its
+ * `timeoutMs` and `maxOutputLength` like built-in tools.
+ *
+ * @module
+ */
+import {
+  ANY_ARGS,
+  DEFAULT_MAX_OUTPUT_LENGTH,
+  DEFAULT_TIMEOUT_MS,
+  defineTool,
+  type JsonSchemaObject,
+  type Tool,
+  type ToolEvent,
+  type ToolPermission,
+} from "../tools/mod.ts";
+import type { McpServerConfig } from "../state/mod.ts";
+import type { ListedTool, McpConnection } from "./connect.ts";
+import { renderCallResult } from "./result.ts";
+
+/** What a tool name offered to the model must match. */
+export const MCP_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/** The name the model calls a server's tool by. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool}`;
+}
+
+/** The approval class of `tool` under the server's `permission` setting. */
+export function mcpPermission(server: McpServerConfig, tool: ListedTool): ToolPermission {
+  if (server.permission !== "auto") return server.permission;
+  return tool.annotations?.readOnlyHint === true ? "r" : "rw";
+}
+
+function parametersOf(tool: ListedTool): JsonSchemaObject {
+  const schema = (tool.inputSchema ?? {}) as Record<string, unknown>;
+  const properties = typeof schema.properties === "object" && schema.properties !== null
+    ? schema.properties as JsonSchemaObject["properties"]
+    : {};
+  return { ...schema, type: "object", properties };
+}
+
+function describeFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return `MCP call failed: ${message}`;
+}
+
+/** Longest argument preview shown by renderers. */
+const PREVIEW_CHARS = 120;
+
+/** A call's arguments as one compact line: `{"path":"a.txt"}`. */
+function previewOf(args: Record<string, unknown>): string | undefined {
+  if (Object.keys(args).length === 0) return undefined;
+  const text = JSON.stringify(args);
+  return text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS - 1) + "…" : text;
+}
+
+/** One listed tool as a penguin tool that calls it on `conn`. */
+function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
+  const { server } = conn;
+  return defineTool({
+    name,
+    description: listed.description ?? listed.title ?? "",
+    // The server validates its own arguments; the schema is offered to the model as listed.
+    args: ANY_ARGS,
+    parameters: parametersOf(listed),
+    permission: mcpPermission(server, listed),
+    timeoutMs: server.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxOutputLength: server.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
+    // A server's own `description` parameter is a real argument: keep it.
+    callDescription: true,
+    preview: previewOf,
+    async *run(args, ctx): AsyncGenerator<ToolEvent> {
+      let result: unknown;
+      try {
+        result = await conn.callTool(listed.name, args, { signal: ctx.signal, timeoutMs: 0 });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        yield { type: "delta", text: describeFailure(err) };
+        return yield { type: "result", status: "failed" };
+      }
+      const rendered = renderCallResult(result);
+      if (rendered.text) yield { type: "delta", text: rendered.text };
+      if (rendered.images.length > 0) yield { type: "images", images: rendered.images };
+      if (rendered.isError) yield { type: "result", status: "failed" };
+    },
+  }).create();
+}
+
+/**
+ * The tools of the connected servers, in server order then listing order.
+ * A name that is invalid, or taken by an earlier tool (or by `reserved`,
+ * e.g. the built-in tools), is skipped with a warning.
+ */
+export function mcpTools(
+  connections: readonly McpConnection[],
+  warn: (line: string) => void,
+  reserved: ReadonlySet<string> = new Set(),
+): Tool[] {
+  const taken = new Set(reserved);
+  const out: Tool[] = [];
+  for (const conn of connections) {
+    for (const listed of conn.tools) {
+      const name = mcpToolName(conn.server.name, listed.name);
+      if (!MCP_TOOL_NAME.test(name)) {
+        warn(
+          `[penguin] MCP server ${conn.server.name}: tool ${JSON.stringify(listed.name)} skipped: ${
+            JSON.stringify(name)
+          } is not a valid tool name (letters, digits, _ and -, at most 128)`,
+        );
+        continue;
+      }
+      if (taken.has(name)) {
+        warn(`[penguin] MCP server ${conn.server.name}: tool ${name} skipped: the name is taken`);
+        continue;
+      }
+      taken.add(name);
+      out.push(adapt(conn, listed, name));
+    }
+  }
+  return out;
+}

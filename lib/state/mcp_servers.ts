@@ -1,0 +1,264 @@
+/**
+ * MCP server entries of an agent's `system_config.yaml`
+ * (`tools.mcpServers: [{name, config}]`), in PenguinHarness's format plus a
+ * `sandbox` block of penguin's own:
+ *
+ * ```yaml
+ * tools:
+ *   mcpServers:
+ *     - name: files
+ *       config:
+ *         command: npx                       # stdio; `url:` means Streamable HTTP
+ *         args: [-y, "@modelcontextprotocol/server-filesystem", "."]
+ *         env: { LOG_LEVEL: warn }
+ *         connectTimeoutMs: 10000
+ *         permission: auto                   # auto | r | rw
+ *         sandbox: { network: off, writable: [/srv/cache] }
+ * ```
+ *
+ * The transport is `stdio` when the entry has `command`, Streamable HTTP
+ * (`http`) when it has `url`, and `sse` only when `transport: sse` is
+ * written. A malformed entry never stops a session: {@linkcode parseMcpServers}
+ * returns it as a warning, and the other servers still load.
+ *
+ * @module
+ */
+import { isAbsolute } from "node:path";
+import { Document, isMap, isSeq, LineCounter, parseDocument, YAMLMap, YAMLSeq } from "yaml";
+import { z } from "zod";
+import { PenguinError } from "../protocol/errors.ts";
+import { yamlSyntaxError } from "./_config_errors.ts";
+import { writeFileAtomic } from "./_fs.ts";
+
+/** A server name: letters, digits, `_` and `-`, starting with a letter or digit. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** The transports an MCP server can be reached by. */
+export type McpTransport = "stdio" | "http" | "sse";
+
+/** How a server's tools are approved: from each tool's `readOnlyHint`, or forced. */
+export type McpPermission = "auto" | "r" | "rw";
+
+/** Default time allowed to connect and list tools. */
+export const MCP_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Settings every transport shares. */
+interface McpCommon {
+  /** Server name, used in tool names `mcp__<name>__<tool>`. */
+  name: string;
+  /** Time allowed to connect and list tools. */
+  connectTimeoutMs: number;
+  /** Per-call time limit; undefined means the tool default. ≤0 disables it. */
+  timeoutMs?: number;
+  /** Output cap in characters; undefined means the tool default. ≤0 disables it. */
+  maxOutputLength?: number;
+  /** Approval of the server's tools. */
+  permission: McpPermission;
+}
+
+/** A server started as a child process and spoken to over stdin/stdout. */
+export interface McpStdioServer extends McpCommon {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  /** Variables set for the server (on top of the sandbox's safe environment; never the vault). */
+  env: Record<string, string>;
+  /** Working directory; default the workspace. */
+  cwd?: string;
+  /** Confinement beyond the workspace. */
+  sandbox: { network: boolean; writable: string[] };
+}
+
+/** A server reached over HTTP (Streamable HTTP, or the older SSE transport). */
+export interface McpRemoteServer extends McpCommon {
+  transport: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One valid `tools.mcpServers` entry. */
+export type McpServerConfig = McpStdioServer | McpRemoteServer;
+
+/** The outcome of reading the entries: the valid servers and one warning per skipped entry. */
+export interface McpServersResult {
+  servers: McpServerConfig[];
+  warnings: string[];
+}
+
+const stringMap = z.record(z.string(), z.string(), { error: "expected a mapping of strings" });
+const onOff = z.union([z.boolean(), z.enum(["on", "off"])], { error: "expected on or off" })
+  .transform((v) => v === true || v === "on");
+
+const configSchema = z.looseObject({
+  transport: z.enum(["stdio", "http", "sse"], { error: "expected stdio, http or sse" }).optional(),
+  command: z.string().min(1, { error: "expected a non-empty command" }).optional(),
+  args: z.array(z.string(), { error: "expected a list of strings" }).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().refine(isAbsolute, { error: "expected an absolute path" }).optional(),
+  url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+  headers: stringMap.optional(),
+  connectTimeoutMs: z.number({ error: "expected a number of milliseconds" }).int().positive()
+    .optional(),
+  timeoutMs: z.number({ error: "expected a number of milliseconds" }).int().optional(),
+  maxOutputLength: z.number({ error: "expected a number of characters" }).int().optional(),
+  permission: z.enum(["auto", "r", "rw"], { error: "expected auto, r or rw" }).optional(),
+  sandbox: z.strictObject({
+    network: onOff.optional(),
+    writable: z.array(
+      z.string().refine(isAbsolute, { error: "expected absolute paths" }),
+      { error: "expected a list of absolute paths" },
+    ).optional(),
+  }, { error: "expected a mapping with network and writable" }).optional(),
+}, { error: "expected a mapping" });
+
+function problemOf(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const path = issue.path.map(String).join(".");
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/** Read one entry, or say why it is skipped. */
+function parseEntry(entry: unknown): McpServerConfig | string {
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
+    return "expected a mapping with name and config";
+  }
+  const { name, config } = entry as { name?: unknown; config?: unknown };
+  if (typeof name !== "string" || !MCP_SERVER_NAME.test(name)) {
+    return `name ${JSON.stringify(name ?? null)} must match ${MCP_SERVER_NAME.source}`;
+  }
+  const parsed = configSchema.safeParse(config ?? {});
+  if (!parsed.success) return `${name}: config.${problemOf(parsed.error)}`;
+  const c = parsed.data;
+  const common = {
+    name,
+    connectTimeoutMs: c.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS,
+    permission: c.permission ?? "auto",
+    ...(c.timeoutMs !== undefined ? { timeoutMs: c.timeoutMs } : {}),
+    ...(c.maxOutputLength !== undefined ? { maxOutputLength: c.maxOutputLength } : {}),
+  } satisfies McpCommon;
+  const transport = c.transport ?? (c.command ? "stdio" : c.url ? "http" : undefined);
+  if (transport === undefined) return `${name}: config needs a command (stdio) or a url (http)`;
+  if (transport === "stdio") {
+    if (!c.command) return `${name}: the stdio transport needs config.command`;
+    if (c.url) return `${name}: config has both command and url; keep one`;
+    return {
+      ...common,
+      transport,
+      command: c.command,
+      args: c.args ?? [],
+      env: c.env ?? {},
+      ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+      sandbox: { network: c.sandbox?.network ?? false, writable: c.sandbox?.writable ?? [] },
+    };
+  }
+  if (!c.url) return `${name}: the ${transport} transport needs config.url`;
+  if (c.command) return `${name}: config has both command and url; keep one`;
+  if (c.sandbox) return `${name}: config.sandbox applies to stdio servers only`;
+  return { ...common, transport, url: c.url, headers: c.headers ?? {} };
+}
+
+/**
+ * Read `tools.mcpServers`. Invalid entries and repeated names are skipped,
+ * each with a warning naming the entry (`file` says where it came from).
+ */
+export function parseMcpServers(entries: readonly unknown[], file: string): McpServersResult {
+  const servers: McpServerConfig[] = [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  entries.forEach((entry, i) => {
+    const server = parseEntry(entry);
+    if (typeof server === "string") {
+      warnings.push(`${file}: tools.mcpServers[${i}]: ${server}; server skipped`);
+    } else if (seen.has(server.name)) {
+      warnings.push(
+        `${file}: tools.mcpServers[${i}]: the name ${server.name} is used twice; server skipped`,
+      );
+    } else {
+      seen.add(server.name);
+      servers.push(server);
+    }
+  });
+  return { servers, warnings };
+}
+
+/** The `config` mapping written for a server by {@linkcode addMcpServer}. */
+export type McpServerEntryConfig = Record<string, unknown>;
+
+async function loadDocument(path: string): Promise<Document> {
+  const text = await Deno.readTextFile(path);
+  const doc = parseDocument(text, { lineCounter: new LineCounter(), uniqueKeys: true });
+  if (doc.errors.length > 0) throw yamlSyntaxError(path, doc.errors[0]);
+  if (!isMap(doc.contents)) {
+    throw new PenguinError("config", `Cannot edit "${path}": expected a YAML mapping at the top`);
+  }
+  return doc;
+}
+
+function serverList(doc: Document, path: string, create: boolean): YAMLSeq | undefined {
+  let tools = doc.get("tools");
+  if (tools === undefined || tools === null) {
+    if (!create) return undefined;
+    doc.set("tools", new YAMLMap());
+    tools = doc.get("tools");
+  }
+  if (!isMap(tools)) {
+    throw new PenguinError("config", `Cannot edit "${path}": tools is not a mapping`);
+  }
+  let list = tools.get("mcpServers");
+  if (list === undefined || list === null) {
+    if (!create) return undefined;
+    tools.set("mcpServers", new YAMLSeq());
+    list = tools.get("mcpServers");
+  }
+  if (!isSeq(list)) {
+    throw new PenguinError("config", `Cannot edit "${path}": tools.mcpServers is not a list`);
+  }
+  return list;
+}
+
+function entryName(item: unknown): unknown {
+  return isMap(item) ? item.get("name") : undefined;
+}
+
+/**
+ * Add (or replace) the server `name` in the config file at `path`, keeping
+ * the rest of the file, comments included. Returns true when an entry of
+ * that name was replaced.
+ */
+export async function addMcpServer(
+  path: string,
+  name: string,
+  config: McpServerEntryConfig,
+): Promise<boolean> {
+  if (!MCP_SERVER_NAME.test(name)) {
+    throw new PenguinError(
+      "usage",
+      `Invalid MCP server name ${
+        JSON.stringify(name)
+      }: use letters, digits, _ and -, starting with a letter or digit`,
+    );
+  }
+  const problem = parseEntry({ name, config });
+  if (typeof problem === "string") {
+    throw new PenguinError("usage", `Invalid MCP server: ${problem}`);
+  }
+  const doc = await loadDocument(path);
+  const list = serverList(doc, path, true)!;
+  const node = doc.createNode({ name, config });
+  const at = list.items.findIndex((item) => entryName(item) === name);
+  if (at >= 0) list.items[at] = node;
+  else list.items.push(node);
+  await writeFileAtomic(path, doc.toString({ lineWidth: 0 }), 0o644);
+  return at >= 0;
+}
+
+/** Remove the server `name` from the config file at `path`; false when there was none. */
+export async function removeMcpServer(path: string, name: string): Promise<boolean> {
+  const doc = await loadDocument(path);
+  const list = serverList(doc, path, false);
+  const at = list ? list.items.findIndex((item) => entryName(item) === name) : -1;
+  if (!list || at < 0) return false;
+  list.items.splice(at, 1);
+  await writeFileAtomic(path, doc.toString({ lineWidth: 0 }), 0o644);
+  return true;
+}

@@ -1,0 +1,218 @@
+// Real MCP servers as real subprocesses, confined by lib/sandbox.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
+import { closeAll, connectAll, type McpConnection, mcpTools } from "../../lib/mcp/mod.ts";
+import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { parseMcpServers } from "../../lib/state/mod.ts";
+import type { Tool, ToolEvent } from "../../lib/tools/mod.ts";
+import { cacheServers, denoServer, EVERYTHING, FILESYSTEM, TEST_SERVER } from "../support/mcp.ts";
+import { createTestServer } from "../support/mcp_test_server.ts";
+
+interface Setup {
+  workspace: string;
+  dataRoot: string;
+  policy: SandboxPolicy;
+  connections: McpConnection[];
+  tools: Tool[];
+  warnings: string[];
+  results: Awaited<ReturnType<typeof connectAll>>["results"];
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+async function connect(
+  entries: unknown[],
+  policyExtra: Partial<Parameters<typeof createPolicy>[0]> = {},
+): Promise<Setup> {
+  await cacheServers();
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-mcp-ws-" }));
+  const dataRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-mcp-root-" }));
+  const policy = createPolicy({ workspace, dataRoot, ...policyExtra });
+  const { servers, warnings } = parseMcpServers(entries, "system_config.yaml");
+  assert.deepEqual(warnings, []);
+  const lines: string[] = [];
+  const { connections, results } = await connectAll(servers, {
+    policy,
+    logDir: join(workspace, ".mcp-logs"),
+  }, (l) => lines.push(l));
+  const tools = mcpTools(connections, (l) => lines.push(l));
+  return {
+    workspace,
+    dataRoot,
+    policy,
+    connections,
+    tools,
+    warnings: lines,
+    results,
+    async [Symbol.asyncDispose]() {
+      await closeAll(connections);
+      await Deno.remove(workspace, { recursive: true }).catch(() => {});
+      await Deno.remove(dataRoot, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+interface Output {
+  text: string;
+  images: string[];
+  status: string;
+}
+
+async function call(s: Setup, name: string, args: Record<string, unknown> = {}): Promise<Output> {
+  const tool = s.tools.find((t) => t.definition.name === name);
+  assert.ok(tool, `no tool ${name} among ${s.tools.map((t) => t.definition.name).join(", ")}`);
+  const out: Output = { text: "", images: [], status: "completed" };
+  const events: AsyncIterable<ToolEvent> = tool.run(args, {
+    workspace: s.workspace,
+    sessionId: "s",
+    toolCallId: "c",
+    signal: new AbortController().signal,
+  });
+  for await (const e of events) {
+    if (e.type === "delta") out.text += e.text;
+    if (e.type === "images") out.images.push(...e.images);
+    if (e.type === "result" && e.status) out.status = e.status;
+  }
+  return out;
+}
+
+Deno.test("the reference everything server answers echo and image calls through the confined transport", async () => {
+  await using s = await connect([{
+    name: "everything",
+    config: denoServer(EVERYTHING, ["stdio"]),
+  }]);
+  assert.equal(s.results[0]!.status, "completed");
+  const echo = await call(s, "mcp__everything__echo", { message: "hello penguin" });
+  assert.equal(echo.status, "completed");
+  assert.match(echo.text, /hello penguin/);
+  const image = await call(s, "mcp__everything__get-tiny-image");
+  assert.equal(image.images.length, 1);
+  assert.match(image.images[0]!, /^data:image\/png;base64,iVBOR/);
+  const echoTool = s.tools.find((t) => t.definition.name === "mcp__everything__echo")!;
+  assert.equal(echoTool.definition.permission, "r", "readOnlyHint makes a tool read-only");
+});
+
+Deno.test("a filesystem server rooted at / cannot read the data root or write outside the workspace", async () => {
+  await using s = await connect([{ name: "fs", config: denoServer(FILESYSTEM, ["/"]) }]);
+  assert.equal(s.results[0]!.status, "completed", JSON.stringify(s.results));
+  const secret = join(s.dataRoot, ".project_config.toml");
+  await Deno.writeTextFile(secret, 'api_key = "sk-do-not-leak-1234"\n');
+  const read = await call(s, "mcp__fs__read_text_file", { path: secret });
+  assert.equal(read.status, "failed", read.text);
+  assert.doesNotMatch(read.text, /sk-do-not-leak/);
+
+  const outside = join(
+    await Deno.realPath("/var/tmp"),
+    `penguin-mcp-escape-${crypto.randomUUID()}`,
+  );
+  const write = await call(s, "mcp__fs__write_file", { path: outside, content: "escaped" });
+  assert.equal(write.status, "failed", write.text);
+  await assert.rejects(Deno.stat(outside), Deno.errors.NotFound);
+
+  const inside = join(s.workspace, "note.txt");
+  const ok = await call(s, "mcp__fs__write_file", { path: inside, content: "inside" });
+  assert.equal(ok.status, "completed", ok.text);
+  assert.equal(await Deno.readTextFile(inside), "inside");
+});
+
+Deno.test("a server that crashes mid-call gives a failed output naming the exit", async () => {
+  await using s = await connect([{ name: "t", config: denoServer(TEST_SERVER) }]);
+  const out = await call(s, "mcp__t__crash");
+  assert.equal(out.status, "failed");
+  assert.match(out.text, /MCP call failed: .*(closed|exited with code 3)/);
+});
+
+Deno.test("a server that never answers fails after connectTimeoutMs with one warning, and the others connect", async () => {
+  await using s = await connect([
+    { name: "mute", config: denoServer(TEST_SERVER, ["--hang"], { connectTimeoutMs: 1500 }) },
+    { name: "t", config: denoServer(TEST_SERVER) },
+  ]);
+  assert.equal(s.results[0]!.status, "failed");
+  assert.match(s.results[0]!.error!, /no answer within 1500 ms/);
+  assert.equal(s.results[1]!.status, "completed");
+  const mute = s.warnings.filter((w) => w.includes("mute"));
+  assert.equal(mute.length, 1);
+  assert.match(mute[0]!, /^\[penguin\] MCP server mute unavailable: .*; skipped\.$/);
+  assert.ok(s.tools.some((t) => t.definition.name === "mcp__t__echo"));
+  assert.ok(!s.tools.some((t) => t.definition.name.startsWith("mcp__mute__")));
+});
+
+Deno.test("results render as text, images, structured JSON and failures; invalid tool names are skipped", async () => {
+  await using s = await connect([{ name: "t", config: denoServer(TEST_SERVER) }]);
+  assert.deepEqual(await call(s, "mcp__t__echo", { message: "x" }), {
+    text: "echo: x",
+    images: [],
+    status: "completed",
+  });
+  assert.deepEqual(await call(s, "mcp__t__fail"), {
+    text: "[tool reported an error with no message]",
+    images: [],
+    status: "failed",
+  });
+  assert.equal((await call(s, "mcp__t__structured")).text, '{\n  "answer": 42\n}');
+  const picture = await call(s, "mcp__t__picture");
+  assert.equal(picture.text, "a dot");
+  assert.equal(picture.images.length, 1);
+  assert.ok(!s.tools.some((t) => t.definition.name.includes("bad")));
+  assert.equal(s.warnings.filter((w) => w.includes('"bad name!"')).length, 1);
+  const write = s.tools.find((t) => t.definition.name === "mcp__t__write")!;
+  assert.equal(write.definition.permission, "rw", "a tool without readOnlyHint may write");
+});
+
+Deno.test("a stdio server gets its configured env but never the vault, and its stderr goes to the log", async () => {
+  await using s = await connect(
+    [{ name: "t", config: denoServer(TEST_SERVER, [], { env: { MY_SETTING: "1" } }) }],
+    { vault: { VAULT_TOKEN: "vault-secret-value" } },
+  );
+  const names = (await call(s, "mcp__t__env")).text.split("\n");
+  assert.ok(names.includes("MY_SETTING"), names.join(" "));
+  assert.ok(!names.includes("VAULT_TOKEN"), "vault values are not given to MCP servers");
+  const log = await Deno.readTextFile(join(s.workspace, ".mcp-logs", "t.stderr.log"));
+  assert.match(log, /test server starting/);
+});
+
+Deno.test("permission r or rw in the config overrides each tool's readOnlyHint", async () => {
+  await using s = await connect([{
+    name: "t",
+    config: denoServer(TEST_SERVER, [], { permission: "r" }),
+  }]);
+  assert.ok(s.tools.length > 3);
+  assert.ok(s.tools.every((t) => t.definition.permission === "r"));
+});
+
+Deno.test("a Streamable HTTP server on 127.0.0.1 works, with the configured headers", async () => {
+  const ac = new AbortController();
+  let authorized = 0;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    async (req) => {
+      if (req.headers.get("authorization") !== "Bearer t0ken") {
+        return new Response("unauthorized", { status: 401 });
+      }
+      authorized++;
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await createTestServer().connect(transport);
+      return await transport.handleRequest(req);
+    },
+  );
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+    await using s = await connect([{
+      name: "web",
+      config: { url, headers: { Authorization: "Bearer t0ken" } },
+    }]);
+    assert.equal(s.results[0]!.status, "completed", JSON.stringify(s.results));
+    assert.equal(s.results[0]!.transport, "http");
+    assert.equal(
+      (await call(s, "mcp__web__echo", { message: "over http" })).text,
+      "echo: over http",
+    );
+    assert.ok(authorized >= 3, "handshake, listing and call all carried the header");
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+});

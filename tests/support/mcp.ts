@@ -1,0 +1,44 @@
+// MCP servers for tests: the official reference servers from npm and the
+// SDK-based test server in this folder, all run by Deno from its cache so
+// they start inside a network-less sandbox.
+import { denoDir, REPO } from "./cli.ts";
+
+/** Versions of the reference servers the tests run. */
+export const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
+export const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31";
+const SDK = "npm:@modelcontextprotocol/sdk@1.32.2";
+
+let cached: Promise<void> | undefined;
+
+/** Put the servers' packages into Deno's cache (once per test process). */
+export function cacheServers(): Promise<void> {
+  cached ??= (async () => {
+    for (const spec of [EVERYTHING, FILESYSTEM, `${SDK}/server/index.js`]) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["cache", "--no-config", "--no-lock", spec],
+        env: { DENO_DIR: denoDir() },
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      if (!out.success) {
+        throw new Error(`deno cache ${spec} failed: ${new TextDecoder().decode(out.stderr)}`);
+      }
+    }
+  })();
+  return cached;
+}
+
+/** `config` of a stdio entry running `spec` (an npm package or a file) with Deno, offline. */
+export function denoServer(spec: string, args: string[] = [], extra: Record<string, unknown> = {}) {
+  return {
+    command: Deno.execPath(),
+    args: ["run", "-A", "--no-config", "--no-lock", "--cached-only", spec, ...args],
+    env: { DENO_DIR: denoDir(), NO_COLOR: "1" },
+    // A loaded machine may take long to start Deno; tests that want a timeout set their own.
+    connectTimeoutMs: 120_000,
+    ...extra,
+  };
+}
+
+/** The test server of `mcp_test_server.ts` (with `--hang`, one that never answers). */
+export const TEST_SERVER = `${REPO}tests/support/mcp_test_server.ts`;
