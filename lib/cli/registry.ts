@@ -30,6 +30,7 @@ export const GROUPS: CommandGroup[] = [
       (await import("./commands/models_probe.ts")).modelsTestCommand,
     ],
   },
+  { word: "skills", load: async () => (await import("./commands/skills.ts")).skillsCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 
