@@ -10,6 +10,7 @@
 import { basename, join } from "node:path";
 import type { AgentPaths } from "../state/paths.ts";
 import type { ResolvedSystemConfig } from "../state/system_config.ts";
+import { listSkills } from "../state/skills.ts";
 import type { PromptSections } from "./prompt.ts";
 
 /** Lines of a memory index injected at most. */
@@ -102,28 +103,11 @@ export async function prepareMemory(
   }
 }
 
-function frontmatterField(text: string, field: string): string | undefined {
-  const body = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
-  if (!body.startsWith("---\n")) return undefined;
-  const end = body.indexOf("\n---", 4);
-  if (end < 0) return undefined;
-  for (const line of body.slice(4, end).split("\n")) {
-    const m = /^([A-Za-z_]+)\s*:\s*(.*)$/.exec(line);
-    if (m && m[1] === field) return m[2]!.trim().replace(/^(["'])(.*)\1$/, "$2");
-  }
-  return undefined;
-}
-
 /** The skill list: `` - `name` — description `` per skill directory, sorted by name. */
 export async function skillList(skillsDir: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const e of await entries(skillsDir)) {
-    if (!e.isDirectory || !/^[A-Za-z0-9_-]+$/.test(e.name)) continue;
-    const text = await readText(join(skillsDir, e.name, "SKILL.md"));
-    const description = text === undefined ? "" : frontmatterField(text, "description") ?? "";
-    lines.push(description ? `- \`${e.name}\` — ${description}` : `- \`${e.name}\``);
-  }
-  return lines;
+  return (await listSkills(skillsDir)).map((s) =>
+    s.description ? `- \`${s.name}\` — ${s.description}` : `- \`${s.name}\``
+  );
 }
 
 /** The schedule roster: `- <name>` per `<name>.toml`. */

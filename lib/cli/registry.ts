@@ -31,6 +31,7 @@ export const GROUPS: CommandGroup[] = [
     ],
   },
   { word: "mcp", load: async () => (await import("./commands/mcp.ts")).mcpCommands },
+  { word: "skills", load: async () => (await import("./commands/skills.ts")).skillsCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 

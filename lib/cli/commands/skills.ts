@@ -1,0 +1,158 @@
+/**
+ * `penguin skills install|list|remove`: an agent's skills
+ * (`agent_state/skills/<name>/`).
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { PenguinError } from "../../protocol/errors.ts";
+import {
+  DEFAULT_AGENT_ID,
+  DEFAULT_PROJECT_ID,
+  installSkill,
+  listSkills,
+  loadOrInitAgent,
+  removeSkill,
+  resolveDataRoot,
+  validateAgentId,
+  validateProjectId,
+} from "../../state/mod.ts";
+import { bool, type FlagSpec, type Parsed, parseFlags, str } from "../args.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { formatTable, printHelp } from "./_config_common.ts";
+
+const TARGET_HELP = `  --agent-id <id>      agent (default: ${DEFAULT_AGENT_ID})
+  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+
+const INSTALL_HELP =
+  `Usage: penguin skills install <dir | file.tar.gz> [--name <name>] [--agent-id <id>] [--project-id <id>]
+
+Install a skill: a directory, or a .tar.gz archive, holding SKILL.md at its
+top (or in its one top-level directory) and any files it refers to. The
+skill's name is --name, else the "name" in SKILL.md's frontmatter, else the
+directory or archive name. A skill of the same name is replaced whole. Only
+plain files are taken: a symbolic link, a device, an absolute path or a path
+with ".." refuses the install. Installed skills are listed in the agent's
+system prompt.
+
+Flags:
+  --name <name>        install under this name (letters, digits, _ and -)
+${TARGET_HELP}
+`;
+
+const LIST_HELP = `Usage: penguin skills list [--json] [--agent-id <id>] [--project-id <id>]
+
+List the agent's skills with their version and description.
+
+Flags:
+  --json               print a JSON object instead of a table
+${TARGET_HELP}
+`;
+
+const REMOVE_HELP = `Usage: penguin skills remove <name> [--agent-id <id>] [--project-id <id>]
+
+Remove one of the agent's skills. A name that is not installed is an error
+(exit code 1).
+
+Flags:
+${TARGET_HELP}
+`;
+
+const TARGET_FLAGS: FlagSpec = {
+  "agent-id": { type: "string" },
+  "project-id": { type: "string" },
+};
+
+async function skillsDir(
+  ctx: CommandContext,
+  p: Parsed,
+): Promise<{ dir: string; agentId: string }> {
+  const root = resolveDataRoot({ root: ctx.root });
+  const projectId = validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID);
+  const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
+  const agent = await loadOrInitAgent({ root, projectId, agentId });
+  return { dir: agent.paths.skills, agentId };
+}
+
+async function installCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "skills install";
+  const p = parseFlags(cmd, args, { ...TARGET_FLAGS, name: { type: "string" } }, 1);
+  if (bool(p, "help")) return printHelp(ctx, INSTALL_HELP);
+  const source = p.positionals[0];
+  if (!source) throw new PenguinError("usage", `${cmd}: give a skill directory or .tar.gz file`);
+  const { dir, agentId } = await skillsDir(ctx, p);
+  const done = await installSkill(dir, resolve(source), str(p, "name"));
+  ctx.io.out(
+    `${done.replaced ? "Replaced" : "Installed"} skill ${done.skill.name} (${done.files} file${
+      done.files === 1 ? "" : "s"
+    }) for agent ${agentId}.\n`,
+  );
+  return 0;
+}
+
+async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseFlags("skills list", args, { ...TARGET_FLAGS, json: { type: "boolean" } }, 0);
+  if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
+  const { dir, agentId } = await skillsDir(ctx, p);
+  const skills = await listSkills(dir);
+  if (bool(p, "json")) {
+    const out = {
+      skills: skills.map((s) => ({
+        name: s.name,
+        version: s.version,
+        description: s.description,
+        ...(s.shortDescription !== undefined ? { short_description: s.shortDescription } : {}),
+        updated: s.updated,
+        path: s.dir,
+      })),
+    };
+    ctx.io.out(JSON.stringify(out, null, 2) + "\n");
+  } else if (skills.length === 0) {
+    ctx.io.out(
+      `Agent ${agentId} has no skills. Install one with: penguin skills install <dir | file.tar.gz>\n`,
+    );
+  } else {
+    const rows = skills.map((s) => [s.name, String(s.version), s.description]);
+    ctx.io.out(formatTable([["NAME", "VERSION", "DESCRIPTION"], ...rows]));
+  }
+  return 0;
+}
+
+async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "skills remove";
+  const p = parseFlags(cmd, args, TARGET_FLAGS, 1);
+  if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
+  const name = p.positionals[0];
+  if (!name) throw new PenguinError("usage", `${cmd}: which skill? give its name`);
+  const { dir, agentId } = await skillsDir(ctx, p);
+  if (!(await removeSkill(dir, name))) {
+    throw new PenguinError(
+      "not_found",
+      `${cmd}: agent ${agentId} has no skill ${JSON.stringify(name)} (see penguin skills list)`,
+    );
+  }
+  ctx.io.out(`Removed skill ${name} from agent ${agentId}.\n`);
+  return 0;
+}
+
+/** The `skills` commands. */
+export const skillsCommands: Command[] = [
+  {
+    path: ["skills", "install"],
+    summary: "install a skill (directory or .tar.gz) for an agent",
+    help: INSTALL_HELP,
+    run: installCommand,
+  },
+  {
+    path: ["skills", "list"],
+    summary: "list an agent's skills",
+    help: LIST_HELP,
+    run: listCommand,
+  },
+  {
+    path: ["skills", "remove"],
+    summary: "remove one of an agent's skills",
+    help: REMOVE_HELP,
+    run: removeCommand,
+  },
+];
