@@ -10,12 +10,11 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { isInside, type SandboxPolicy } from "../sandbox/mod.ts";
 import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
 import { VERSION } from "../version.ts";
-import { sandboxedStdioTransport } from "./stdio_transport.ts";
+import { sandboxedStdioTransport, type Transport } from "./stdio_transport.ts";
 
 /** A tool as a server lists it. */
 export type ListedTool = McpTool;

@@ -10,9 +10,27 @@
  *
  * @module
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type SandboxedProcess, type SandboxPolicy, spawnSandboxed } from "../sandbox/mod.ts";
+
+/**
+ * The part of the SDK's transport interface penguin's transports implement
+ * (the SDK's `Client.connect` accepts it structurally).
+ */
+export interface Transport {
+  /** Start receiving (for stdio: start the server). */
+  start(): Promise<void>;
+  /** Send one message. */
+  send(message: JSONRPCMessage): Promise<void>;
+  /** Stop; `onclose` follows. */
+  close(): Promise<void>;
+  /** Set by the client: the connection ended. */
+  onclose?: (() => void) | undefined;
+  /** Set by the client: something went wrong (the connection may go on). */
+  onerror?: ((error: Error) => void) | undefined;
+  /** Set by the client: a message arrived. */
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+}
 
 /** Longest line accepted from a server before it is treated as broken (bytes of UTF-16 text). */
 export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;

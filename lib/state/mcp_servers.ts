@@ -58,8 +58,11 @@ interface McpCommon {
 
 /** A server started as a child process and spoken to over stdin/stdout. */
 export interface McpStdioServer extends McpCommon {
+  /** Started as a child process, spoken to over stdin/stdout. */
   transport: "stdio";
+  /** The program. */
   command: string;
+  /** Its arguments. */
   args: string[];
   /** Variables set for the server (on top of the sandbox's safe environment; never the vault). */
   env: Record<string, string>;
@@ -71,8 +74,11 @@ export interface McpStdioServer extends McpCommon {
 
 /** A server reached over HTTP (Streamable HTTP, or the older SSE transport). */
 export interface McpRemoteServer extends McpCommon {
+  /** Streamable HTTP, or the older SSE transport. */
   transport: "http" | "sse";
+  /** The endpoint. */
   url: string;
+  /** Headers sent with every request (e.g. Authorization). */
   headers: Record<string, string>;
 }
 
@@ -81,7 +87,9 @@ export type McpServerConfig = McpStdioServer | McpRemoteServer;
 
 /** The outcome of reading the entries: the valid servers and one warning per skipped entry. */
 export interface McpServersResult {
+  /** The valid servers, in order. */
   servers: McpServerConfig[];
+  /** One line per skipped entry. */
   warnings: string[];
 }
 

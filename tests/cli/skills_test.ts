@@ -141,7 +141,7 @@ Deno.test("an install that would reach outside the skill is refused, and nothing
     assert.match(r.stderr, /passwd is a symbolic link/);
     const list = await runCli(["--root", root, "skills", "list", "--json"]);
     assert.deepEqual(JSON.parse(list.stdout).skills, []);
-    const left = [...Deno.readDirSync(skillsDir(root))].map((e) => e.name);
+    const left = (await Array.fromAsync(Deno.readDir(skillsDir(root)))).map((e) => e.name);
     assert.deepEqual(left, [], "no staging directory is left behind");
   });
 });

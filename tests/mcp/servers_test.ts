@@ -63,7 +63,6 @@ async function call(s: Setup, name: string, args: Record<string, unknown> = {}):
   assert.ok(tool, `no tool ${name} among ${s.tools.map((t) => t.definition.name).join(", ")}`);
   const out: Output = { text: "", images: [], status: "completed" };
   const events: AsyncIterable<ToolEvent> = tool.run(args, {
-    workspace: s.workspace,
     sessionId: "s",
     toolCallId: "c",
     signal: new AbortController().signal,

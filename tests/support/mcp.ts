@@ -28,8 +28,21 @@ export function cacheServers(): Promise<void> {
   return cached;
 }
 
+/** A stdio server entry's `config`. */
+export interface DenoServerConfig {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  connectTimeoutMs: number;
+  [key: string]: unknown;
+}
+
 /** `config` of a stdio entry running `spec` (an npm package or a file) with Deno, offline. */
-export function denoServer(spec: string, args: string[] = [], extra: Record<string, unknown> = {}) {
+export function denoServer(
+  spec: string,
+  args: string[] = [],
+  extra: Record<string, unknown> = {},
+): DenoServerConfig {
   return {
     command: Deno.execPath(),
     args: ["run", "-A", "--no-config", "--no-lock", "--cached-only", spec, ...args],
