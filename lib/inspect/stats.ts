@@ -34,7 +34,7 @@ import {
   projectConfigPathOf,
   readSessionMeta,
   type SessionFiles,
-} from "./targets.ts";
+} from "../trace/mod.ts";
 import type { SessionMeta } from "../protocol/types.ts";
 
 export type { FailureRow, StatsRow, ToolRow } from "./_stats_agg.ts";
