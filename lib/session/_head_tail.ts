@@ -2,7 +2,8 @@
 // session_meta and the first human prompt) and its tail (the last record and
 // the last token_usage). Lines are parsed only when a cheap substring test
 // says they may matter; damaged lines are skipped silently (these are
-// summaries for listings, not validation).
+// summaries for listings, not validation). The windows are cut into lines by
+// lib/trace/lines.ts.
 import type { TokenCounts } from "../protocol/types.ts";
 import { readAt, textLines, textLinesFromEnd } from "../trace/lines.ts";
 
