@@ -16,7 +16,7 @@
  */
 import type { Lineage, TokenCounts } from "../protocol/types.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
-import { sessionFilesIn } from "../trace/layout.ts";
+import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import {
   type Head,
@@ -28,7 +28,6 @@ import {
   tailOf,
   WINDOW,
 } from "./_head_tail.ts";
-import { agentsWithTraces } from "./locate.ts";
 
 /** One row of a session listing. */
 export interface SessionSummary {

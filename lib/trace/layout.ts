@@ -10,6 +10,7 @@
  */
 import { basename, dirname, join, resolve } from "node:path";
 import type { SessionMeta } from "../protocol/types.ts";
+import { agentsDir, tracesDir as agentTracesDir } from "../state/paths.ts";
 import { isDateDirName, parseTraceFileName, traceFileName, type TraceFileRef } from "./paths.ts";
 
 async function entries(dir: string): Promise<Deno.DirEntry[]> {
@@ -88,6 +89,32 @@ export async function sessionFilesIn(tracesDir: string): Promise<Map<string, Tra
     list.sort((a, b) => a.index - b.index || (a.dateDir < b.dateDir ? -1 : 1));
   }
   return byId;
+}
+
+/** The agent ids of a project that have a traces directory, sorted. */
+export async function agentsWithTraces(root: string, projectId: string): Promise<string[]> {
+  const agents = agentsDir({ root, projectId });
+  const out: string[] = [];
+  for (const a of await entries(agents)) {
+    if (!a.isDirectory || a.name.startsWith(".")) continue;
+    const inside = await entries(join(agents, a.name));
+    if (inside.some((e) => e.isDirectory && e.name === "traces")) out.push(a.name);
+  }
+  return out;
+}
+
+/** Every `<project>/agents/<agent>/traces` directory of the data root `root`, by project then agent. */
+export async function tracesDirsOfRoot(
+  root: string,
+): Promise<{ tracesDir: string; agentId: string }[]> {
+  const out: { tracesDir: string; agentId: string }[] = [];
+  for (const p of await entries(root)) {
+    if (!p.isDirectory || p.name.startsWith(".")) continue;
+    for (const agentId of await agentsWithTraces(root, p.name)) {
+      out.push({ tracesDir: agentTracesDir({ root, projectId: p.name, agentId }), agentId });
+    }
+  }
+  return out;
 }
 
 /**

@@ -19,11 +19,13 @@ export {
 } from "./paths.ts";
 export {
   agentIdOf,
+  agentsWithTraces,
   nextShardPath,
   projectConfigPathOf,
   relativesDirOf,
   relativesDirsOf,
   sessionFilesIn,
+  tracesDirsOfRoot,
   walkTraceFiles,
 } from "./layout.ts";
 export {
