@@ -1,9 +1,10 @@
 /**
- * Finding a session's trace files (reference §4.5): by id, by a unique part
- * of its id, by the path of any of its files, or `latest`. Every command that
- * takes a session resolves it here, the same way. Only directory listings
- * and file heads are read; the highest-index file is the session's current
- * context.
+ * Finding a session's trace files: by id, by a unique part of its id, by the
+ * path of any of its files, or `latest`. Every command that takes a session
+ * resolves it here, the same way. Only directory listings and file heads are
+ * read. A session's files may span date directories; the highest-index file
+ * is its current context. `latest` is the newest session (date directories,
+ * then file names, both descending) with a record besides its session_meta.
  *
  * @module
  */
