@@ -163,7 +163,7 @@ export async function* readLines(
   let pieces: Uint8Array[] = [];
   let piecesLen = 0;
   let lineNo = 0;
-  let pos = 0; // bytes read so far: the offset just after the current chunk
+  let pos = await file.seek(0, Deno.SeekMode.Current); // the offset just after the current chunk
   let longStart = -1; // offset where a long line began, while seeking its end
   let prevLast = -1; // the last byte of the previous chunk
   const long = (start: number, end: number, terminated: boolean): LongLine => ({

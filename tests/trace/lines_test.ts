@@ -241,3 +241,24 @@ Deno.test("readFirstLine gives the first line, the whole file when it has no new
     assert.equal(await readFirstLine(join(dir, "missing.jsonl")), null);
   });
 });
+
+Deno.test("readLines starts where the file stands, and long lines read from the right place", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "t.jsonl");
+    await Deno.writeTextFile(path, "skip me\n" + "L".repeat(300) + "!\nend\n");
+    const file = await Deno.open(path, { read: true });
+    try {
+      await file.seek(8, Deno.SeekMode.Start);
+      const got: string[] = [];
+      for await (const batch of readLines(file, { chunkSize: 16, gatherLimit: 64 })) {
+        for (const l of batch) {
+          if (l.kind === "long") got.push(dec.decode(await l.read(l.size - 2, l.size)));
+          else got.push(l.kind === "text" ? l.text : dec.decode(l.bytes));
+        }
+      }
+      assert.deepEqual(got, ["L!", "end"]);
+    } finally {
+      file.close();
+    }
+  });
+});
