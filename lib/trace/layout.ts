@@ -11,17 +11,14 @@
 import { basename, dirname, join, resolve } from "node:path";
 import type { SessionMeta } from "../protocol/types.ts";
 import { agentsDir, tracesDir as agentTracesDir } from "../state/paths.ts";
+import { readDirEntries } from "./_fs.ts";
 import { isDateDirName, parseTraceFileName, traceFileName, type TraceFileRef } from "./paths.ts";
 
 async function entries(dir: string): Promise<Deno.DirEntry[]> {
-  const out: Deno.DirEntry[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) out.push(e);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return [];
-    throw err;
-  }
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return (await readDirEntries(dir)).sort((
+    a,
+    b,
+  ) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 async function isFileOrLinkToFile(e: Deno.DirEntry, path: string): Promise<boolean> {
