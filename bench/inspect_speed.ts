@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { sessionFiles, writeCorpus } from "./inspect_gen.ts";
 import { createPriceBook } from "../lib/inspect/pricing.ts";
 import { collectStats } from "../lib/inspect/stats.ts";
-import { resolveTargets, walkTraceFiles } from "../lib/inspect/targets.ts";
+import { resolveTargets } from "../lib/inspect/targets.ts";
+import { walkTraceFiles } from "../lib/trace/layout.ts";
 
 const SELF = new URL(import.meta.url).pathname;
 const REPO = new URL("../", import.meta.url).pathname;

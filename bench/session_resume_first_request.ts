@@ -47,7 +47,8 @@ async function child(root: string): Promise<void> {
 
 /** A session whose latest file (`_002`) is about `bytes` long. */
 async function generate(root: string, bytes: number): Promise<number> {
-  const ws = join(root, "ws");
+  // The workspace must lie outside the data root (resume refuses it otherwise).
+  const ws = `${root}-ws`;
   await Deno.mkdir(ws, { recursive: true });
   const dir = join(root, "default_project", "agents", "default_agent", "traces", "2026-01-02");
   await Deno.mkdir(dir, { recursive: true });
@@ -211,6 +212,7 @@ async function main(): Promise<void> {
     } finally {
       await server.close();
       await Deno.remove(root, { recursive: true });
+      await Deno.remove(`${root}-ws`, { recursive: true }).catch(() => {});
     }
   }
 }

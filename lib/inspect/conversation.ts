@@ -15,13 +15,8 @@ import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
-import {
-  findRelative,
-  readSessionMeta,
-  relativesDirOf,
-  type SessionFiles,
-  walkTraceFiles,
-} from "./targets.ts";
+import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
+import { findRelative, readSessionMeta, type SessionFiles } from "../trace/session_files.ts";
 
 /** One timeline item. `request` is the request it belongs to (0 before the first). */
 /** The one-line preview of a tool call in exports (at most 120 characters). */

@@ -7,20 +7,12 @@
  * @module
  */
 export {
-  agentIdOf,
-  findRelative,
   findSessionInRoot,
-  groupSessions,
-  projectConfigPathOf,
-  readSessionMeta,
-  relativesDirOf,
-  relativesDirsOf,
   resolveTarget,
   resolveTargets,
   type SessionFiles,
   type TargetOptions,
   type TraceFile,
-  walkTraceFiles,
 } from "./targets.ts";
 export { createRenderer, type Renderer, type RenderOptions } from "./render.ts";
 export { type ShowOptions, showSessions } from "./show.ts";
@@ -54,7 +46,7 @@ export {
   redactSecrets,
   type SecretKind,
 } from "./redact.ts";
-export { type FollowOptions, followTrace, nextShardPath } from "./follow.ts";
+export { type FollowOptions, followTrace } from "./follow.ts";
 export { type DiffEntry, type DiffReport, diffSessions, type DiffSide, summarize } from "./diff.ts";
 export * from "./format.ts";
 export { toolPreview } from "./conversation.ts";

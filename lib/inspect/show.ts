@@ -10,7 +10,7 @@ import type { OmniMessage } from "../protocol/types.ts";
 import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
 import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
-import { findRelative, type SessionFiles } from "./targets.ts";
+import { findRelative, type SessionFiles } from "../trace/session_files.ts";
 
 /** Options of {@linkcode showSessions}. */
 export interface ShowOptions {

@@ -31,7 +31,7 @@ import {
   projectConfigPathOf,
   readSessionMeta,
   type SessionFiles,
-} from "./targets.ts";
+} from "../trace/mod.ts";
 
 export type { FailureRow, StatsRow, ToolRow } from "./_stats_agg.ts";
 export type { StatsGroup } from "./_stats_reduce.ts";

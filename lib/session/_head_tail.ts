@@ -2,8 +2,10 @@
 // session_meta and the first human prompt) and its tail (the last record and
 // the last token_usage). Lines are parsed only when a cheap substring test
 // says they may matter; damaged lines are skipped silently (these are
-// summaries for listings, not validation).
+// summaries for listings, not validation). The windows are cut into lines by
+// lib/trace/lines.ts.
 import type { TokenCounts } from "../protocol/types.ts";
+import { readAt, textLines, textLinesFromEnd } from "../trace/lines.ts";
 
 const NL = 0x0a;
 const dec = new TextDecoder();
@@ -39,23 +41,6 @@ export function payloadOf(rec: Obj | null): Obj | null {
 export function isHumanText(p: Obj | null): p is Obj & { text: string } {
   return p !== null && p.type === "text" && p.role === "user" && p.sender === undefined &&
     typeof p.text === "string";
-}
-
-/** Read up to `length` bytes at `offset`. */
-export async function readAt(
-  file: Deno.FsFile,
-  offset: number,
-  length: number,
-): Promise<Uint8Array> {
-  const buf = new Uint8Array(length);
-  await file.seek(offset, Deno.SeekMode.Start);
-  let off = 0;
-  while (off < length) {
-    const n = await file.read(buf.subarray(off));
-    if (n === null) break;
-    off += n;
-  }
-  return off === length ? buf : buf.subarray(0, off);
 }
 
 /** What the head of a file shows. */
@@ -109,16 +94,8 @@ export function parseHeadLine(text: string): Obj | null {
  */
 export function headOf(text: string, complete: boolean): Head {
   const head: Head = { first: null, more: false, prompt: null, userText: null, done: false };
-  let start = 0;
   let lineNo = 0;
-  while (start < text.length) {
-    let nl = text.indexOf("\n", start);
-    if (nl === -1) {
-      if (!complete) break;
-      nl = text.length;
-    }
-    const line = text.slice(start, nl);
-    start = nl + 1;
+  for (const line of textLines(text, complete)) {
     if (line.trim() === "") continue;
     lineNo++;
     if (lineNo === 1) {
@@ -178,12 +155,8 @@ export interface Tail {
 /** Scan complete lines of `text` from the end (the first line is skipped unless `fromStart`). */
 export function tailOf(text: string, fromStart: boolean): Tail {
   const tail: Tail = { lastTimestamp: null, usage: null };
-  let end = text.length;
-  while (end > 0 && (tail.lastTimestamp === null || tail.usage === null)) {
-    const nl = text.lastIndexOf("\n", end - 1);
-    if (nl === -1 && !fromStart) break;
-    const line = text.slice(nl + 1, end);
-    end = nl === -1 ? 0 : nl;
+  for (const line of textLinesFromEnd(text, fromStart)) {
+    if (tail.lastTimestamp !== null && tail.usage !== null) break;
     if (line.trim() === "") continue;
     const wantsUsage = tail.usage === null && line.includes('"token_usage"');
     if (tail.lastTimestamp !== null && !wantsUsage) continue;

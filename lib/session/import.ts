@@ -39,9 +39,9 @@ import {
   traceFilePath,
 } from "../trace/paths.ts";
 import { formatProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
+import { findRelative } from "../trace/session_files.ts";
 import { alreadyExists, copyLines, createTraceFile } from "./_copy.ts";
 import type { SessionScope } from "./locate.ts";
-import { childFiles } from "./_family.ts";
 
 /** Options of {@linkcode importTraces}. */
 export interface ImportOptions extends SessionScope {
@@ -305,7 +305,7 @@ export async function importTraces(
       for (const m of s.pointers.values()) {
         const id = (m.payload as { session_id: string }).session_id;
         if (ids().has(id) || childOf.has(id)) continue;
-        const found = await childFiles(s.source, id);
+        const found = (await findRelative(s.source, id))?.files.map((f) => f.path) ?? [];
         if (found.length === 0) {
           if (!report.missingChildren.includes(id)) report.missingChildren.push(id);
           continue;

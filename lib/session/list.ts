@@ -14,10 +14,10 @@
  *
  * @module
  */
-import { join } from "node:path";
 import type { Lineage, TokenCounts } from "../protocol/types.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
-import { parseTraceFileName, type TraceFileRef } from "../trace/paths.ts";
+import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
+import type { TraceFileRef } from "../trace/paths.ts";
 import {
   type Head,
   headOf,
@@ -28,7 +28,6 @@ import {
   tailOf,
   WINDOW,
 } from "./_head_tail.ts";
-import { agentsWithTraces } from "./locate.ts";
 
 /** One row of a session listing. */
 export interface SessionSummary {
@@ -86,38 +85,6 @@ export interface ListOptions {
 
 const WHOLE = 2 * WINDOW;
 const FIRST_PROMPT_CHARS = 500;
-
-async function names(dir: string): Promise<Deno.DirEntry[]> {
-  const out: Deno.DirEntry[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) if (!e.name.startsWith(".")) out.push(e);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return [];
-    throw err;
-  }
-  return out;
-}
-
-/** Every session under a traces directory: id → files by ascending index. */
-export async function sessionFilesIn(tracesDir: string): Promise<Map<string, TraceFileRef[]>> {
-  const byId = new Map<string, TraceFileRef[]>();
-  for (const d of await names(tracesDir)) {
-    if (!d.isDirectory) continue;
-    for (const f of await names(join(tracesDir, d.name))) {
-      if (!f.isFile) continue;
-      const parsed = parseTraceFileName(f.name);
-      if (!parsed) continue;
-      const ref = { path: join(tracesDir, d.name, f.name), dateDir: d.name, ...parsed };
-      const list = byId.get(parsed.sessionId);
-      if (list) list.push(ref);
-      else byId.set(parsed.sessionId, [ref]);
-    }
-  }
-  for (const list of byId.values()) {
-    list.sort((a, b) => a.index - b.index || (a.dateDir < b.dateDir ? -1 : 1));
-  }
-  return byId;
-}
 
 const dec = new TextDecoder();
 

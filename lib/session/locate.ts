@@ -1,9 +1,10 @@
 /**
- * Finding a session's trace files (reference §4.5): by id, by a unique part
- * of its id, by the path of any of its files, or `latest`. Every command that
- * takes a session resolves it here, the same way. Only directory listings
- * and file heads are read; the highest-index file is the session's current
- * context.
+ * Finding a session's trace files: by id, by a unique part of its id, by the
+ * path of any of its files, or `latest`. Every command that takes a session
+ * resolves it here, the same way. Only directory listings and file heads are
+ * read. A session's files may span date directories; the highest-index file
+ * is its current context. `latest` is the newest session (date directories,
+ * then file names, both descending) with a record besides its session_meta.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import {
   parseTraceFileName,
   type TraceFileRef,
 } from "../trace/paths.ts";
+import { agentsWithTraces, sessionFilesIn, tracesDirsOfRoot } from "../trace/layout.ts";
 import { payloadOf, readHead } from "./_head_tail.ts";
 
 /** The agent whose sessions are meant. */
@@ -77,18 +79,6 @@ async function dirNames(dir: string): Promise<{ dirs: string[]; files: string[] 
     throw err;
   }
   return { dirs, files };
-}
-
-/** The agent ids of a project that have a traces directory. */
-export async function agentsWithTraces(root: string, projectId: string): Promise<string[]> {
-  const { dirs } = await dirNames(agentsDir({ root, projectId }));
-  const out: string[] = [];
-  for (const a of dirs.sort()) {
-    if ((await dirNames(join(agentsDir({ root, projectId }), a))).dirs.includes("traces")) {
-      out.push(a);
-    }
-  }
-  return out;
 }
 
 const desc = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
@@ -157,14 +147,7 @@ async function latestEntry(
 
 /** The session ids that have a trace file in `tracesDir`, sorted. */
 async function sessionIdsIn(tracesDir: string): Promise<string[]> {
-  const ids = new Set<string>();
-  for (const d of (await dirNames(tracesDir)).dirs) {
-    for (const f of (await dirNames(join(tracesDir, d))).files) {
-      const parsed = parseTraceFileName(f);
-      if (parsed) ids.add(parsed.sessionId);
-    }
-  }
-  return [...ids].sort();
+  return [...(await sessionFilesIn(tracesDir)).keys()].sort();
 }
 
 /**
@@ -326,19 +309,6 @@ function found(
   files: TraceFileRef[],
 ): LocatedSession {
   return { sessionId, tracesDir, agentId, files, latest: files[files.length - 1]! };
-}
-
-/** Every `<project>/agents/<agent>/traces` directory of the data root `root`. */
-async function tracesDirsOfRoot(
-  root: string,
-): Promise<{ tracesDir: string; agentId: string }[]> {
-  const out: { tracesDir: string; agentId: string }[] = [];
-  for (const projectId of (await dirNames(root)).dirs.sort()) {
-    for (const agentId of await agentsWithTraces(root, projectId)) {
-      out.push({ tracesDir: agentTracesDir({ root, projectId, agentId }), agentId });
-    }
-  }
-  return out;
 }
 
 /**

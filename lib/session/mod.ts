@@ -15,8 +15,8 @@ export {
   resumeTrace,
 } from "./replay.ts";
 export { contextSummaryText, extractSummary } from "./summary.ts";
+export { agentsWithTraces } from "../trace/layout.ts";
 export {
-  agentsWithTraces,
   isPathTarget,
   latestSessionId,
   type LocatedSession,

@@ -1,5 +1,5 @@
 /**
- * The resume replay (reference §4.6): from the records of a session's latest
+ * The resume replay: from the records of a session's latest
  * trace file, rebuild what a resumed session needs: the committed history,
  * the inputs to carry into the next run, the counters, and the messages to
  * re-render. Pure: no I/O, no clock; the inputs are never modified (the
@@ -282,7 +282,10 @@ export function createReplay(): Replay {
   };
 }
 
-// Step 2 of §4.6: a file ending in a completed compaction is a closed context.
+// A file ending in a completed compaction is a closed context: nothing to
+// replay. In summarize mode the summary of the last completed request becomes
+// the pending summary; an empty one (older traces) voids the closure and the
+// file is replayed turn by turn instead.
 function closeIfCompacted(
   last: OmniMessage | null,
   summaryText: string,
@@ -314,8 +317,10 @@ function closeIfCompacted(
 }
 
 /**
- * Replay the records of one trace file (reference §4.6). See
- * {@linkcode ResumeReplay} for what each output means.
+ * Replay the records of one trace file: committed rounds become history, an
+ * unfinished or failed round gives its input back as carry-over, and every
+ * committed tool call left unanswered gets an in-memory placeholder output.
+ * See {@linkcode ResumeReplay} for what each output means.
  */
 export function resumeTrace(messages: Iterable<OmniMessage>): ResumeReplay {
   const replay = createReplay();
@@ -326,7 +331,7 @@ export function resumeTrace(messages: Iterable<OmniMessage>): ResumeReplay {
 /**
  * Whether a resumed session has anything to compact: `ok` when the replay
  * has completed turns, `just_compacted` when the context was closed by a
- * completed compaction, `empty` otherwise (reference §4.8).
+ * completed compaction, `empty` otherwise.
  */
 export function replayCompactability(replay: ResumeReplay): "ok" | "just_compacted" | "empty" {
   if (replay.contextClosed) return "just_compacted";

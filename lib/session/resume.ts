@@ -1,7 +1,9 @@
 /**
- * Loading a session for resumption (reference §4.7 steps 1–4 and 8): locate
- * it, check its session_meta and workspace, and replay its latest trace
- * file. Nothing on disk changes here.
+ * Loading a session for resumption: locate its latest trace file (a missing
+ * session is an error), read it tolerantly and replay it, require a
+ * session_meta that names a provider, and require its workspace to still be
+ * a directory. Nothing on disk changes here; closing a compaction the last
+ * process left open is a separate step ({@linkcode closeDanglingCompaction}).
  *
  * With `lock: true` the session lock is taken as soon as the session is
  * located and before any of its trace is read, so what is replayed is what
@@ -216,8 +218,10 @@ export interface RecordAppender {
 }
 
 /**
- * Close a compaction the previous process left open (reference §4.7 step
- * 8): append `compaction_end{reason, mode, status: "failed"}`. Best-effort:
+ * Close a compaction the previous process left open, right after resuming
+ * and before anything else is written: append
+ * `compaction_end{reason, mode, status: "failed"}`, discarding the
+ * half-written summary. It is the only write a resume makes. Best-effort:
  * resolves false (and reports to `onError`) instead of throwing.
  */
 export async function closeDanglingCompaction(

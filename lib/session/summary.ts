@@ -1,7 +1,8 @@
 /**
- * Compaction summaries (reference §5.9): pulling the summary out of a
- * compaction answer and wrapping it in the `[context_summary]` block that
- * replaces the compacted context.
+ * Compaction summaries: pulling the summary out of a compaction answer
+ * ({@linkcode extractSummary}; an empty result is a failed attempt) and
+ * wrapping it in the `[context_summary]` block that replaces the compacted
+ * context.
  *
  * @module
  */

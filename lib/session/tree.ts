@@ -11,7 +11,8 @@
  */
 import { subagentChildren } from "./_subagents.ts";
 import { isOwnChild } from "./delete.ts";
-import { listSessions, sessionFilesIn, type SessionSummary } from "./list.ts";
+import { sessionFilesIn } from "../trace/layout.ts";
+import { listSessions, type SessionSummary } from "./list.ts";
 import { locateSession, type SessionScope } from "./locate.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { PenguinError } from "../protocol/errors.ts";

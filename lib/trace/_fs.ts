@@ -1,4 +1,4 @@
-// Small file-system helpers shared by the writer and the lock.
+// Small file-system helpers shared by the writer, the lock and the layout queries.
 import { dirname } from "node:path";
 
 /** Mode of every directory the trace store creates. */
@@ -28,6 +28,18 @@ export async function ensurePrivateDir(dir: string): Promise<void> {
     }
   }
   await Deno.chmod(dir, DIR_MODE);
+}
+
+/** The entries of `dir`, in no particular order; none when it is missing or not a directory. */
+export async function readDirEntries(dir: string): Promise<Deno.DirEntry[]> {
+  const out: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) out.push(e);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return [];
+    throw err;
+  }
+  return out;
 }
 
 /** The last byte of the file at `path`; null when it is missing or empty. */

@@ -1,6 +1,7 @@
 /**
- * The append-only trace store: file paths, the per-session writer and its
- * lock, the streaming reader and trace validation.
+ * The append-only trace store: file paths and the data-root layout, the
+ * per-session writer and its lock, the line splitter, the streaming reader,
+ * session file grouping and child lookup, and trace validation.
  *
  * @module
  */
@@ -16,6 +17,42 @@ export {
   type TraceFileRef,
   tracesDirOf,
 } from "./paths.ts";
+export {
+  agentIdOf,
+  agentsWithTraces,
+  nextShardPath,
+  projectConfigPathOf,
+  relativesDirOf,
+  relativesDirsOf,
+  sessionFilesIn,
+  tracesDirsOfRoot,
+  walkTraceFiles,
+} from "./layout.ts";
+export {
+  type BytesLine,
+  decodeLine,
+  type FollowedLine,
+  followLines,
+  type Line,
+  type LineFollower,
+  type LongLine,
+  openTrace,
+  readAt,
+  readFirstLine,
+  readLines,
+  type ReadLinesOptions,
+  type TextLine,
+  textLines,
+  textLinesFromEnd,
+} from "./lines.ts";
+export {
+  findRelative,
+  groupSessions,
+  readSessionMeta,
+  type RelativesCache,
+  type SessionFiles,
+  type TraceFile,
+} from "./session_files.ts";
 export {
   type FsyncPolicy,
   openTraceWriter,

@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { readDirEntries } from "./_fs.ts";
 
 /** A trace file located on disk. */
 export interface TraceFileRef {
@@ -85,17 +86,6 @@ export function parseTraceFileName(name: string): { sessionId: string; index: nu
   return { sessionId: m[1]!, index: Number(m[2]!) };
 }
 
-async function readDirSafe(dir: string): Promise<Deno.DirEntry[]> {
-  const out: Deno.DirEntry[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) out.push(e);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return [];
-    throw err;
-  }
-  return out;
-}
-
 /**
  * Every trace file of `sessionId` under `tracesDir`, across all date
  * directories, ordered by index (then by date directory). Empty when the
@@ -106,9 +96,9 @@ export async function listSessionFiles(
   sessionId: string,
 ): Promise<TraceFileRef[]> {
   const found: TraceFileRef[] = [];
-  for (const dir of await readDirSafe(tracesDir)) {
+  for (const dir of await readDirEntries(tracesDir)) {
     if (!dir.isDirectory || dir.name.startsWith(".")) continue;
-    for (const f of await readDirSafe(join(tracesDir, dir.name))) {
+    for (const f of await readDirEntries(join(tracesDir, dir.name))) {
       if (!f.isFile) continue;
       const parsed = parseTraceFileName(f.name);
       if (!parsed || parsed.sessionId !== sessionId) continue;

@@ -12,10 +12,11 @@
  *
  * @module
  */
-import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { validateMessage } from "../protocol/validate.ts";
 import { certainlyValid } from "./_fast_check.ts";
+import { decodeLine, openTrace, readLines } from "./lines.ts";
 
 /** What is wrong with one line (or, for `structure`, with the file). */
 export type TraceProblemKind = "torn_tail" | "malformed" | "invalid" | "structure";
@@ -73,67 +74,7 @@ function isBlank(bytes: Uint8Array): boolean {
   return true;
 }
 
-function concat(pieces: Uint8Array[], total: number): Uint8Array {
-  if (pieces.length === 1) return pieces[0]!;
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const p of pieces) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
-}
-
-async function openForRead(path: string): Promise<Deno.FsFile> {
-  try {
-    return await Deno.open(path, { read: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new PenguinError("not_found", `Cannot read trace "${path}": no such file`, {
-        cause: err,
-      });
-    }
-    throw new PenguinError("data", `Cannot read trace "${path}": ${errorMessage(err)}`, {
-      cause: err,
-    });
-  }
-}
-
-// Read bytes [from, to) of `file`, then put its position back at `resume`.
-async function readRange(
-  file: Deno.FsFile,
-  from: number,
-  to: number,
-  resume: number,
-): Promise<Uint8Array> {
-  const out = new Uint8Array(to - from);
-  await file.seek(from, Deno.SeekMode.Start);
-  let off = 0;
-  while (off < out.length) {
-    const n = await file.read(out.subarray(off));
-    if (n === null) break;
-    off += n;
-  }
-  await file.seek(resume, Deno.SeekMode.Start);
-  return off === out.length ? out : out.subarray(0, off);
-}
-
 const EMPTY = new Uint8Array(0);
-const FAST_WINDOW = 32 * 1024;
-const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-// Decode one line; null when it is not valid UTF-8. The lenient decoder is
-// much faster; only a line that decodes to U+FFFD is checked strictly.
-function decodeLine(bytes: Uint8Array): string | null {
-  const text = lenient.decode(bytes);
-  if (!text.includes("\uFFFD")) return text;
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Read the records of the trace at `path`, one at a time. Problems go to
@@ -147,24 +88,21 @@ export async function* readTrace(
   const validate = options.validate ?? true;
   const onProblem = options.onProblem;
   const chunkSize = options.chunkSize ?? 1 << 20;
-  // A line longer than this is not gathered chunk by chunk: its end is found
-  // first, then it is read once into a buffer of exactly its size.
-  const gatherLimit = Math.max(chunkSize, 1 << 20);
-  const file = await openForRead(path);
+  const file = await openTrace(path);
 
-  // Handle one line; returns the record, or null when it was skipped.
-  // `owned`: `bytes` is a buffer of its own (not a view into the read buffer),
+  // Handle one line given as bytes; returns the record, or null when it was skipped.
+  // `own`: `bytes` is a buffer of its own (not a view into the read buffer),
   // released right after decoding so a huge line's bytes do not wait for GC.
-  const handle = (
+  const handleBytes = (
     bytes: Uint8Array,
     line: number,
     terminated: boolean,
-    owned: boolean,
+    own: boolean,
   ): TraceRecord | null => {
     if (bytes.length === 0 || (bytes[0] !== 0x7b && isBlank(bytes))) return null;
     const size = bytes.length;
     const text = decodeLine(bytes);
-    if (owned) (bytes.buffer as ArrayBuffer).transfer(0);
+    if (own) (bytes.buffer as ArrayBuffer).transfer(0);
     bytes = EMPTY;
     return handleText(text, size, line, terminated);
   };
@@ -212,87 +150,21 @@ export async function* readTrace(
   };
 
   try {
-    const buf = new Uint8Array(chunkSize);
-    let pieces: Uint8Array[] = [];
-    let piecesLen = 0;
-    let lineNo = 0;
-    let pos = 0; // file offset just after the current chunk
-    let longStart = -1; // file offset where a long line began, while seeking its end
-    while (true) {
-      const n = await file.read(buf);
-      if (n === null) break;
-      const chunkStart = pos;
-      pos += n;
-      const view = n === buf.length ? buf : buf.subarray(0, n);
-      let start = 0;
-      while (start < n) {
-        const nl = view.indexOf(0x0a, start);
-        if (nl === -1) {
-          if (longStart < 0) {
-            if (piecesLen + n - start > gatherLimit) {
-              longStart = chunkStart + start - piecesLen;
-              pieces = [];
-              piecesLen = 0;
-            } else {
-              pieces.push(view.slice(start));
-              piecesLen += n - start;
-            }
-          }
-          break;
-        }
-        if (longStart < 0 && piecesLen === 0) {
-          // Fast path: decode every complete line of this chunk in one call
-          // (much cheaper than one decode per line), then split.
-          // Windows of at most 32 KiB keep the decoded strings small and short-lived.
-          let last = view.lastIndexOf(0x0a, Math.min(n, start + FAST_WINDOW) - 1);
-          if (last < nl) last = nl;
-          const text = lenient.decode(view.subarray(start, last));
-          if (!text.includes("\uFFFD")) {
-            let from = 0;
-            while (from <= text.length) {
-              let to = text.indexOf("\n", from);
-              if (to === -1) to = text.length;
-              lineNo++;
-              const lineText = text.slice(from, to);
-              from = to + 1;
-              if (lineText === "" || (lineText.charCodeAt(0) !== 0x7b && lineText.trim() === "")) {
-                continue;
-              }
-              const rec = handleText(lineText, lineText.length, lineNo, true);
-              if (rec) yield rec;
-            }
-            start = last + 1;
-            continue;
-          }
-          // Some line is not valid UTF-8: fall back to line-by-line handling.
-        }
-        lineNo++;
+    for await (const batch of readLines(file, { chunkSize })) {
+      for (const l of batch) {
         let rec: TraceRecord | null;
-        if (longStart >= 0) {
-          rec = handle(await readRange(file, longStart, chunkStart + nl, pos), lineNo, true, true);
-          longStart = -1;
-        } else if (piecesLen === 0) {
-          rec = handle(view.subarray(start, nl), lineNo, true, false);
+        if (l.kind === "text") {
+          const t = l.text;
+          if (t === "" || (t.charCodeAt(0) !== 0x7b && t.trim() === "")) continue;
+          rec = handleText(t, t.length, l.no, true);
+        } else if (l.kind === "bytes") {
+          rec = handleBytes(l.bytes, l.no, l.terminated, l.own);
         } else {
-          pieces.push(view.subarray(start, nl));
-          const joined = concat(pieces, piecesLen + nl - start);
-          pieces = [];
-          piecesLen = 0;
-          rec = handle(joined, lineNo, true, true);
+          rec = handleBytes(await l.read(), l.no, l.terminated, true);
         }
-        start = nl + 1;
         if (rec) yield rec;
       }
     }
-    let rec: TraceRecord | null = null;
-    if (longStart >= 0) {
-      rec = handle(await readRange(file, longStart, pos, pos), ++lineNo, false, true);
-    } else if (piecesLen > 0) {
-      const joined = concat(pieces, piecesLen);
-      pieces = [];
-      rec = handle(joined, ++lineNo, false, true);
-    }
-    if (rec) yield rec;
   } finally {
     file.close();
   }

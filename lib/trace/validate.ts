@@ -18,12 +18,14 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { type CheckContext, type CheckFinding, FILE_CHECKS } from "./_checks.ts";
-import { isDateDirName, parseTraceFileName } from "./paths.ts";
+import { walkTraceFiles } from "./layout.ts";
+import { parseTraceFileName } from "./paths.ts";
 import { readTrace, type TraceProblem, type TraceRecord } from "./reader.ts";
+import { findRelative, type RelativesCache } from "./session_files.ts";
 
 /** The result for one file. */
 export interface FileValidation {
@@ -59,19 +61,6 @@ export interface ValidateOptions {
   onFile?: (result: FileValidation) => void;
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
-  const entries: Deno.DirEntry[] = [];
-  for await (const e of Deno.readDir(dir)) entries.push(e);
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) await walk(p, out);
-    else if (
-      e.name.endsWith(".jsonl") && (e.isFile || (e.isSymlink && (await statOrNull(p))?.isFile))
-    ) out.push(p);
-  }
-}
-
 async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
   try {
     return await Deno.stat(path);
@@ -82,7 +71,8 @@ async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
 
 /**
  * Expand `paths` into trace files: files as given, directories searched
- * recursively for `*.jsonl` (sorted; symlinked directories are not followed).
+ * for trace files as {@linkcode walkTraceFiles} does (sorted; inside a data
+ * root only the agents' traces directories).
  * Throws a PenguinError of kind "not_found" for a path that does not exist.
  */
 export async function expandTracePaths(paths: readonly string[]): Promise<string[]> {
@@ -92,7 +82,7 @@ export async function expandTracePaths(paths: readonly string[]): Promise<string
     if (!info) {
       throw new PenguinError("not_found", `Cannot validate "${p}": no such file or directory`);
     }
-    if (info.isDirectory) await walk(p, out);
+    if (info.isDirectory) out.push(...await walkTraceFiles(p));
     else out.push(p);
   }
   return out;
@@ -200,80 +190,15 @@ export async function validateTraceFile(
   file: string,
   options: ValidateOptions = {},
 ): Promise<FileValidation> {
-  const [result] = await validateGroup([{ path: file, index: null }], options, newChildIndex());
+  const [result] = await validateGroup([{ path: file, index: null }], options, new Map());
   return result!;
-}
-
-/** Finds child session traces near a file. */
-interface ChildIndex {
-  /** True when a trace of `sessionId` exists near `tracePath`. */
-  has(tracePath: string, sessionId: string): Promise<boolean>;
-}
-
-// The dirs searched for a file's relatives: its traces tree (the parent of a
-// yyyy-mm-dd dir, else its own dir), plus the other agents' traces dirs.
-async function relativesDirs(tracePath: string): Promise<string[]> {
-  const parent = dirname(tracePath);
-  const own = isDateDirName(basename(parent)) ? dirname(parent) : parent;
-  const dirs = [own];
-  if (basename(own) === "traces" && basename(dirname(dirname(own))) === "agents") {
-    const agents = dirname(dirname(own));
-    try {
-      for await (const e of Deno.readDir(agents)) {
-        const t = join(agents, e.name, "traces");
-        if (e.isDirectory && t !== own) dirs.push(t);
-      }
-    } catch { /* unreadable: only the own tree */ }
-  }
-  return dirs;
-}
-
-// The session ids with a trace under `dir`: from `<id>_NNN.jsonl` names, else
-// from the session_meta of other *.jsonl files.
-async function sessionIdsUnder(dir: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  const files: string[] = [];
-  try {
-    await walk(dir, files);
-  } catch { /* missing dir: empty */ }
-  for (const f of files) {
-    const parsed = parseTraceFileName(basename(f));
-    if (parsed) {
-      ids.add(parsed.sessionId);
-      continue;
-    }
-    for await (const r of readTrace(f, { validate: false })) {
-      const m = r.message;
-      if (m?.type === "session_meta") ids.add(String(m.payload?.session_id));
-      break;
-    }
-  }
-  return ids;
-}
-
-/** A {@linkcode ChildIndex} that indexes each directory tree once. */
-function newChildIndex(): ChildIndex {
-  const trees = new Map<string, Promise<Set<string>>>();
-  return {
-    async has(tracePath, sessionId) {
-      for (const dir of await relativesDirs(tracePath)) {
-        let tree = trees.get(dir);
-        if (!tree) {
-          tree = sessionIdsUnder(dir);
-          trees.set(dir, tree);
-        }
-        if ((await tree).has(sessionId)) return true;
-      }
-      return false;
-    },
-  };
 }
 
 /** Check the files of one session (one file when the names carry no index). */
 async function validateGroup(
   files: { path: string; index: number | null }[],
   options: ValidateOptions,
-  children: ChildIndex,
+  relatives: RelativesCache,
 ): Promise<FileValidation[]> {
   const tokens = tokenMonotonic();
   const checked = [];
@@ -333,7 +258,7 @@ async function validateGroup(
       }
     }
     for (const ptr of cur.facts.pointers) {
-      if (!(await children.has(cur.path, ptr.id))) {
+      if ((await findRelative(cur.path, ptr.id, relatives)) === null) {
         cur.findings.push({
           file: cur.path,
           line: ptr.line,
@@ -366,11 +291,11 @@ export async function validateTraceFiles(
     list.push({ path, index: parsed?.index ?? null });
     groups.set(key, list);
   }
-  const children = newChildIndex();
+  const relatives: RelativesCache = new Map();
   const files: FileValidation[] = [];
   for (const list of groups.values()) {
     list.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-    for (const result of await validateGroup(list, options, children)) {
+    for (const result of await validateGroup(list, options, relatives)) {
       files.push(result);
       options.onFile?.(result);
     }

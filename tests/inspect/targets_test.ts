@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/mod.ts";
+import { resolveTarget, resolveTargets } from "../../lib/inspect/targets.ts";
 import {
   agentIdOf,
   findRelative,
   projectConfigPathOf,
   readSessionMeta,
-  resolveTarget,
-  resolveTargets,
-} from "../../lib/inspect/targets.ts";
+} from "../../lib/trace/mod.ts";
 import {
   fixtureFiles,
   FIXTURES,

@@ -33,7 +33,7 @@ import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
-import { projectConfigPathOf } from "../../inspect/targets.ts";
+import { projectConfigPathOf } from "../../trace/layout.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
 
