@@ -521,6 +521,9 @@ Deno.test("chat flag errors are usage errors (exit 2)", async () => {
     [["--thinking", "huge"], /--thinking must be one of none, low, medium, high, xhigh, max/],
     [["--approve", "sometimes"], /--approve must be one of allow-all/],
     [["--network", "maybe"], /--network must be on or off/],
+    [["--max-turns", "many"], /--max-turns must be an integer/],
+    [["--sandbox", "none"], /--sandbox must be one of workspace-write, read-only, off/],
+    [["--workspace", "/nonexistent/dir"], /chat: the workspace does not exist: \/nonexistent\/dir/],
     [["stray"], /unexpected argument/],
   ];
   for (const [args, want] of cases) {

@@ -33,6 +33,7 @@ import { skippedLinesNotice } from "../../trace/reader.ts";
 import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { createRenderer } from "../render/mod.ts";
+import { readStdinLine } from "../line_reader.ts";
 import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { printJson } from "../json.ts";
@@ -290,20 +291,6 @@ Flags:
 ${SCOPE_HELP}
 `;
 
-async function readLine(): Promise<string> {
-  const buf = new Uint8Array(1024);
-  const chunks: number[] = [];
-  while (chunks.length < 4096) {
-    const n = await Deno.stdin.read(buf);
-    if (n === null) break;
-    const part = buf.subarray(0, n);
-    const nl = part.indexOf(0x0a);
-    chunks.push(...(nl === -1 ? part : part.subarray(0, nl)));
-    if (nl !== -1) break;
-  }
-  return new TextDecoder().decode(new Uint8Array(chunks));
-}
-
 async function deleteCommand(args: string[], ctx: CommandContext): Promise<number> {
   const p = parse("sessions delete", args, ctx, DELETE_HELP, {
     yes: { type: "boolean", short: "y" },
@@ -321,7 +308,7 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
       );
     }
     ctx.io.out(`Delete session ${plan.sessionId} and ${children} child session(s)? [y/N] `);
-    const answer = (await readLine()).trim().toLowerCase();
+    const answer = (await readStdinLine()).trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
       ctx.io.out("Not deleted.\n");
       return 1;
