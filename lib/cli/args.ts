@@ -84,31 +84,39 @@ export function required(command: string, p: Parsed, name: string): string {
   return v;
 }
 
-/** Read a flag that must be a positive integer (when present). */
-export function positiveInt(command: string, p: Parsed, name: string): number | undefined {
-  const v = str(p, name);
-  if (v === undefined) return undefined;
+/** A flag `parse` for positive integers; `label` names the command and flag. */
+export function positiveInteger(v: string, label: string): number {
   if (!/^\d+$/.test(v) || Number(v) <= 0) {
     throw new PenguinError(
       "usage",
-      `${command}: --${name} must be a positive integer, got ${JSON.stringify(v)}`,
+      `${label} must be a positive integer, got ${JSON.stringify(v)}`,
     );
   }
   return Number(v);
 }
 
-/** Read a flag that must be a non-negative number (when present). */
-export function nonNegativeNumber(command: string, p: Parsed, name: string): number | undefined {
-  const v = str(p, name);
-  if (v === undefined) return undefined;
+/** A flag `parse` for non-negative numbers; `label` names the command and flag. */
+export function nonNegative(v: string, label: string): number {
   const n = Number(v);
   if (v.trim() === "" || !Number.isFinite(n) || n < 0) {
     throw new PenguinError(
       "usage",
-      `${command}: --${name} must be a non-negative number, got ${JSON.stringify(v)}`,
+      `${label} must be a non-negative number, got ${JSON.stringify(v)}`,
     );
   }
   return n;
+}
+
+/** Read a flag that must be a positive integer (when present). */
+export function positiveInt(command: string, p: Parsed, name: string): number | undefined {
+  const v = str(p, name);
+  return v === undefined ? undefined : positiveInteger(v, `${command}: --${name}`);
+}
+
+/** Read a flag that must be a non-negative number (when present). */
+export function nonNegativeNumber(command: string, p: Parsed, name: string): number | undefined {
+  const v = str(p, name);
+  return v === undefined ? undefined : nonNegative(v, `${command}: --${name}`);
 }
 
 /**

@@ -11,7 +11,6 @@
 import { PenguinError } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
-import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
 import { parseSandboxMode, SANDBOX_MODES, type SandboxMode } from "../../sandbox/policy.ts";
 import { type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
@@ -19,6 +18,9 @@ import type { RecordedSessionOptions } from "../../agent/mod.ts";
 import { bool, type Flag, flagValue, type Parsed } from "../args.ts";
 import { requireTerminalFor } from "../_approval_prompt.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";
+import { AGENT_ID, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
+
+export { AGENT_ID, MODEL_ID, PROJECT_ID, PROVIDER };
 
 /** Parse a thinking level (any case, surrounding blanks ignored) or throw a usage error naming `label`. */
 export function parseThinking(value: string, label: string): ThinkingLevel {
@@ -47,34 +49,6 @@ function parseOnOff(value: string, label: string): boolean {
   return value === "on";
 }
 
-/** `--provider <group>`. */
-export const PROVIDER: Flag = {
-  name: "provider",
-  type: "string",
-  value: "<group>",
-  help: "model provider group (always together with --model-id)",
-};
-/** `--model-id <id>`. */
-export const MODEL_ID: Flag = {
-  name: "model-id",
-  type: "string",
-  value: "<id>",
-  help: "model id (always together with --provider;\nneither: the project's default model)",
-};
-/** `--project-id <id>`. */
-export const PROJECT_ID: Flag = {
-  name: "project-id",
-  type: "string",
-  value: "<id>",
-  help: `project (default: ${DEFAULT_PROJECT_ID})`,
-};
-/** `--agent-id <id>`. */
-export const AGENT_ID: Flag = {
-  name: "agent-id",
-  type: "string",
-  value: "<id>",
-  help: `agent (default: ${DEFAULT_AGENT_ID})`,
-};
 /** `--workspace <dir>`. */
 export const WORKSPACE: Flag = {
   name: "workspace",

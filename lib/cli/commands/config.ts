@@ -30,8 +30,10 @@ import {
   type FlagSpec,
   nonNegativeNumber,
   type Parsed,
+  parseDeclared,
   parseFlags,
   positiveInt,
+  specOf,
   str,
 } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
@@ -83,7 +85,7 @@ Example:
 `;
 
 const ADD_FLAGS: FlagSpec = {
-  ...PAIR_FLAGS,
+  ...specOf(PAIR_FLAGS),
   "api-key": { type: "string" },
   "base-url": { type: "string" },
   "context-window": { type: "string" },
@@ -311,7 +313,7 @@ ${PAIR_FLAG_HELP}
 `;
 
 async function defaultCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("config model default", args, PAIR_FLAGS, 0);
+  const p = parseDeclared("config model default", args, PAIR_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, DEFAULT_HELP);
   const ref = pairFlags("config model default", p);
   await setDefaultModel(projectTarget(ctx, p).path, ref);
@@ -320,7 +322,7 @@ async function defaultCommand(args: string[], ctx: CommandContext): Promise<numb
 }
 
 async function visionCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("config model vision", args, PAIR_FLAGS, 0);
+  const p = parseDeclared("config model vision", args, PAIR_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, VISION_HELP);
   const ref = pairFlags("config model vision", p);
   await setVisionModel(projectTarget(ctx, p).path, ref);
@@ -330,7 +332,7 @@ async function visionCommand(args: string[], ctx: CommandContext): Promise<numbe
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config model remove";
-  const p = parseFlags(cmd, args, PAIR_FLAGS, 0);
+  const p = parseDeclared(cmd, args, PAIR_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const ref = pairFlags(cmd, p);
   const { path } = projectTarget(ctx, p);
