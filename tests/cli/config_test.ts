@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-cli-config-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+import { withRoot } from "../support/roots.ts";
 
 const cfgPath = (root: string, project = "default_project") =>
   join(root, project, ".project_config.toml");

@@ -19,7 +19,8 @@ import {
   startModelServer,
   turn,
 } from "../support/model_server.ts";
-import { assertGoodTrace, makeRoot, type Sandbox, tracesDir } from "../agent/_support.ts";
+import { assertGoodTrace, type Sandbox, tracesDir } from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 import {
   assertContext,
   type Atom,
@@ -47,25 +48,26 @@ function scriptedServer(
   });
 }
 
-async function scenario(
+function scenario(
   server: ModelServer,
   body: (
     sb: Sandbox,
     cli: (args: string[], stdin?: string) => ReturnType<typeof runCli>,
   ) => Promise<void>,
 ): Promise<void> {
-  const sb = await makeRoot(server);
-  try {
-    await body(sb, async (args, stdin) =>
-      runCli(["--root", sb.root, ...args], {
-        // The workspace by default; its parent once a test removed it.
-        cwd: await Deno.stat(sb.workspace).then(() => sb.workspace, () => join(sb.workspace, "..")),
-        ...(stdin !== undefined ? { stdin } : {}),
-      }));
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  return withModelRoot(
+    server,
+    (sb) =>
+      body(sb, async (args, stdin) =>
+        runCli(["--root", sb.root, ...args], {
+          // The workspace by default; its parent once a test removed it.
+          cwd: await Deno.stat(sb.workspace).then(
+            () => sb.workspace,
+            () => join(sb.workspace, ".."),
+          ),
+          ...(stdin !== undefined ? { stdin } : {}),
+        })),
+  );
 }
 
 function sessionIdOf(stderr: string): string {

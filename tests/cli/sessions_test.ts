@@ -1,20 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
+import { withRoot } from "../support/roots.ts";
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 const PARENT = "session-2026-11-29-19-26-19-5803d24a";
 const CHILD = "session-2026-11-29-19-26-19-8997c56f";
 const RESUMED = "session-2026-11-29-19-26-12-021d8b64";
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-sessions-cli-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 async function fixtures(): Promise<string[]> {
   const out: string[] = [];

@@ -3,10 +3,10 @@
 // in the trace (session_meta.sandbox).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
-import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 interface Ctx {
   base: string;
@@ -35,24 +35,13 @@ async function records(root: string): Promise<Record<string, unknown>[]> {
   return out;
 }
 
-async function scenario(
+function scenario(
   turns: ScriptedTurn[],
   policy: string | undefined,
   body: (c: Ctx) => Promise<void>,
 ): Promise<void> {
-  const server = await startModelServer({ turns });
-  const base = await visibleTempDir("penguin-modes-");
-  const ws = join(base, "ws");
-  const root = join(base, "data");
-  await Deno.mkdir(ws);
-  if (policy !== undefined) await Deno.writeTextFile(join(ws, "penguin.jsonc"), policy);
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-  }, { setDefault: true });
-  try {
+  return withModelRoot({ turns }, async ({ base, root, workspace: ws }, server) => {
+    if (policy !== undefined) await Deno.writeTextFile(join(ws, "penguin.jsonc"), policy);
     await body({
       base,
       ws,
@@ -72,10 +61,7 @@ async function scenario(
         return r.payload as Record<string, unknown>;
       },
     });
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
-  }
+  }, { visible: true });
 }
 
 const exec = (cmd: string) =>
