@@ -20,8 +20,6 @@ import { requireTerminalFor } from "../_approval_prompt.ts";
 import { effectivePolicy } from "./_workspace_policy.ts";
 import { AGENT_ID, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 
-export { AGENT_ID, MODEL_ID, PROJECT_ID, PROVIDER };
-
 /** Parse a thinking level (any case, surrounding blanks ignored) or throw a usage error naming `label`. */
 export function parseThinking(value: string, label: string): ThinkingLevel {
   const v = value.trim().toLowerCase();

@@ -34,19 +34,29 @@ import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { createRenderer } from "../render/mod.ts";
 import { readStdinLine } from "../line_reader.ts";
-import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
+import {
+  bool,
+  type Flag,
+  flagHelp,
+  type FlagSpec,
+  type Parsed,
+  parseFlags,
+  positiveInt,
+  specOf,
+  str,
+} from "../args.ts";
+import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { printJson } from "../json.ts";
 
-const SCOPE_FLAGS: FlagSpec = {
-  "project-id": { type: "string" },
-  "agent-id": { type: "string" },
-  json: { type: "boolean" },
-};
+/** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
+const SCOPE_FLAGS: readonly Flag<unknown>[] = [
+  PROJECT_ID,
+  AGENT_ID,
+  { ...JSON_OUTPUT, help: "print JSON instead of text" },
+];
 
-const SCOPE_HELP = `  --project-id <id>   project (default: ${DEFAULT_PROJECT_ID})
-  --agent-id <id>     agent (default: ${DEFAULT_AGENT_ID})
-  --json              print JSON instead of text`;
+const SCOPE_HELP = flagHelp(SCOPE_FLAGS, 22);
 
 const TARGET_HELP = `<session> is a session id, a unique part of one (its start, its end, or the
 start of its 8 hex digits; several matches are an error that lists them),
@@ -84,7 +94,7 @@ function parse(
   spec: FlagSpec,
   max?: number,
 ): Parsed | null {
-  const p = parseFlags(command, args, { ...SCOPE_FLAGS, ...spec }, max);
+  const p = parseFlags(command, args, { ...specOf(SCOPE_FLAGS), ...spec }, max);
   if (bool(p, "help")) {
     ctx.io.out(help);
     return null;
