@@ -17,6 +17,13 @@ import { readTraceFile } from "../../lib/trace/mod.ts";
 
 export { withRoot } from "../support/roots.ts";
 
+/** The default project and agent of `root`: the scope the session functions take. */
+export const scope = (root: string) => ({
+  root,
+  projectId: "default_project",
+  agentId: "default_agent",
+});
+
 /** The PenguinHarness sample traces. */
 export const FIXTURES = "/work/shared/fixtures/penguin-traces";
 
