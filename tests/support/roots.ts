@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import type { WireProtocol } from "../../lib/models/wire.ts";
 import { addModel } from "../../lib/state/project_config.ts";
-import { type ModelServer, type ModelServerOptions, startModelServer } from "./model_server.ts";
+import { type ModelServer, type ModelServerOptions, withModelServer } from "./model_server.ts";
 
 /** Run `fn` with a new empty directory, removed afterwards. */
 export async function withTempDir<T>(
@@ -107,15 +107,25 @@ export async function withModelRoot(
   body: (sb: Sandbox, server: ModelServer) => Promise<void>,
   opts: RootOptions = {},
 ): Promise<void> {
-  const s = "baseUrl" in server ? server : await startModelServer(server);
+  if (!("baseUrl" in server)) {
+    return withModelServer(server, (started) => onRoot(started, body, opts));
+  }
   try {
-    const sb = await makeRoot(s, opts);
-    try {
-      await body(sb, s);
-    } finally {
-      await sb.cleanup();
-    }
+    await onRoot(server, body, opts);
   } finally {
-    await s.close();
+    await server.close();
+  }
+}
+
+async function onRoot(
+  server: ModelServer,
+  body: (sb: Sandbox, server: ModelServer) => Promise<void>,
+  opts: RootOptions,
+): Promise<void> {
+  const sb = await makeRoot(server, opts);
+  try {
+    await body(sb, server);
+  } finally {
+    await sb.cleanup();
   }
 }
