@@ -18,7 +18,7 @@ import { readTraceFile } from "../../lib/trace/mod.ts";
 export { withRoot } from "../support/roots.ts";
 
 /** The default project and agent of `root`: the scope the session functions take. */
-export const scope = (root: string) => ({
+export const scope = (root: string): { root: string; projectId: string; agentId: string } => ({
   root,
   projectId: "default_project",
   agentId: "default_agent",
