@@ -138,6 +138,10 @@ export interface Flag<T = string> {
   multiple?: boolean;
   /** Help text; each "\n" starts a continuation line under the first. */
   help: string;
+  /** The help's name column when it is not `[-s, ]--name[ value]` (e.g. `-o <file>`). */
+  label?: string;
+  /** Accepted but not listed in the help (an alias such as `--output` for `-o`). */
+  hidden?: boolean;
   /**
    * Validate and convert a given value. Throw a usage error starting with
    * `label` (`run: --thinking`) when the value is not accepted.
@@ -206,9 +210,12 @@ export function flagHelp(flags: readonly Flag<unknown>[], column: number): strin
   const pad = " ".repeat(column);
   const out: string[] = [];
   for (const f of flags) {
-    const name = `  ${f.short !== undefined ? `-${f.short}, ` : ""}--${f.name}${
-      f.value !== undefined ? ` ${f.value}` : ""
-    }`;
+    if (f.hidden) continue;
+    const name = "  " +
+      (f.label ??
+        `${f.short !== undefined ? `-${f.short}, ` : ""}--${f.name}${
+          f.value !== undefined ? ` ${f.value}` : ""
+        }`);
     const [first, ...rest] = f.help.split("\n");
     if (name.length + 2 <= column) out.push(name.padEnd(column) + first);
     else out.push(name, pad + first);
