@@ -75,3 +75,17 @@ Deno.test("run and chat take the same session flags, declared once", () => {
   assert.equal(new Set(names(RUN_FLAGS)).size, RUN_FLAGS.length);
   assert.equal(new Set(names(CHAT_FLAGS)).size, CHAT_FLAGS.length);
 });
+
+Deno.test("a flag's label replaces its generated name in the help, and a hidden flag is parsed but not listed", () => {
+  const out: Flag = {
+    name: "o",
+    short: "o",
+    type: "string",
+    label: "-o <file>",
+    help: "write here",
+  };
+  const alias: Flag = { name: "output", type: "string", hidden: true, help: "the same as -o" };
+  assert.equal(flagHelp([out, alias], 14), "  -o <file>   write here");
+  assert.equal(flagValue(parseDeclared("x", ["--output", "f"], [out, alias]), alias), "f");
+  assert.equal(flagValue(parseDeclared("x", ["-o", "g"], [out, alias]), out), "g");
+});

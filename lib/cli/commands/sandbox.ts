@@ -13,7 +13,8 @@ import {
   type SandboxReport,
   spawnSandboxed,
 } from "../../sandbox/mod.ts";
-import { bool, type Flag, flagHelp, flagValue, parseDeclared, parseFlags } from "../args.ts";
+import { bool, type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
+import { JSON_OUTPUT } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { effectivePolicy, POLICY_FILE_HELP } from "./_workspace_policy.ts";
 import {
@@ -51,6 +52,12 @@ function renderReport(r: SandboxReport): string {
   return `${lines.join("\n")}\n\n${mode}\n`;
 }
 
+const CHECK_FLAGS: readonly Flag<unknown>[] = [{
+  ...JSON_OUTPUT,
+  help: "print the report as JSON: {usable, kind, failure?, checks: [{name,\n" +
+    "status, detail, fix?}], seccomp?: {installed, arch, blocks}}",
+}];
+
 const check: Command = {
   path: ["sandbox", "check"],
   summary: "check whether sandboxed commands can run here",
@@ -64,14 +71,13 @@ io_uring and the kernel keyrings). Prints each check as ok, warn or FAIL with
 the fix for each problem, then the sandbox penguin will use.
 
 Flags:
-  --json    print the report as JSON: {usable, kind, failure?, checks: [{name,
-            status, detail, fix?}], seccomp?: {installed, arch, blocks}}
+${flagHelp(CHECK_FLAGS, 12)}
 
 Exit code: 0 when the sandbox works, 1 when it does not.
 
 ${ENV_HELP}`,
   async run(args: string[], ctx: CommandContext): Promise<number> {
-    const p = parseFlags("sandbox check", args, { json: { type: "boolean" } }, 0);
+    const p = parseDeclared("sandbox check", args, CHECK_FLAGS, 0);
     const report = await detectSandbox(bwrapOverride());
     if (bool(p, "json")) {
       const { usable, kind, failure, checks, seccomp } = report;
