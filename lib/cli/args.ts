@@ -11,8 +11,8 @@ import { parseArgs } from "node:util";
 import { PenguinError } from "../protocol/errors.ts";
 import { didYouMeanText } from "./suggest.ts";
 
-/** Flag declarations: `{ "model-id": { type: "string" } }`. */
-export type FlagSpec = Record<
+/** The `node:util` form of the declarations: `{ "model-id": { type: "string" } }`. */
+type FlagSpec = Record<
   string,
   { type: "string" | "boolean"; short?: string; multiple?: boolean }
 >;
@@ -31,7 +31,7 @@ export interface Parsed {
  * `maxPositionals` is given) throw a usage error naming the command, so the
  * CLI prints it with the command's help hint.
  */
-export function parseFlags(
+function parseFlags(
   command: string,
   args: string[],
   spec: FlagSpec,
@@ -75,15 +75,6 @@ export function bool(p: Parsed, name: string): boolean {
   return p.values[name] === true;
 }
 
-/** Read a string flag that must be present. */
-export function required(command: string, p: Parsed, name: string): string {
-  const v = str(p, name);
-  if (v === undefined || v === "") {
-    throw new PenguinError("usage", `${command}: --${name} is required`);
-  }
-  return v;
-}
-
 /** A flag `parse` for positive integers; `label` names the command and flag. */
 export function positiveInteger(v: string, label: string): number {
   if (!/^\d+$/.test(v) || Number(v) <= 0) {
@@ -105,18 +96,6 @@ export function nonNegative(v: string, label: string): number {
     );
   }
   return n;
-}
-
-/** Read a flag that must be a positive integer (when present). */
-export function positiveInt(command: string, p: Parsed, name: string): number | undefined {
-  const v = str(p, name);
-  return v === undefined ? undefined : positiveInteger(v, `${command}: --${name}`);
-}
-
-/** Read a flag that must be a non-negative number (when present). */
-export function nonNegativeNumber(command: string, p: Parsed, name: string): number | undefined {
-  const v = str(p, name);
-  return v === undefined ? undefined : nonNegative(v, `${command}: --${name}`);
 }
 
 /**
@@ -150,7 +129,7 @@ export interface Flag<T = string> {
 }
 
 /** The `node:util` spec of `flags`. */
-export function specOf(flags: readonly Flag<unknown>[]): FlagSpec {
+function specOf(flags: readonly Flag<unknown>[]): FlagSpec {
   const spec: FlagSpec = {};
   for (const f of flags) {
     spec[f.name] = {
@@ -175,7 +154,8 @@ function fillOptionalValues(args: string[], flags: readonly Flag<unknown>[]): st
 }
 
 /**
- * Parse `args` against declared `flags` (as {@linkcode parseFlags} does), then
+ * Parse `args` against declared `flags` (unknown flags, missing values and
+ * stray positionals are usage errors, as described at `parseFlags`), then
  * run each given flag's `parse`, so a bad value is a usage error naming the
  * command and the flag before the command does anything.
  */
