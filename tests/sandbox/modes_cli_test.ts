@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
-import { exists, visibleTempDir } from "./_helpers.ts";
-import { withModelRoot } from "../support/roots.ts";
+import { exists } from "./_helpers.ts";
+import { withModelRoot, withWorkspace } from "../support/roots.ts";
 
 interface Ctx {
   base: string;
@@ -202,8 +202,7 @@ Deno.test("writable roots outside the workspace need --grant-writable-roots, the
 });
 
 Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots need the grant", async () => {
-  const base = await visibleTempDir("penguin-modes-");
-  try {
+  await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
     await Deno.mkdir(join(base, "extra"));
@@ -226,9 +225,7 @@ Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots n
     );
     assert.equal(granted.code, 0, granted.stderr);
     assert.equal(await Deno.readTextFile(join(base, "extra", "a.txt")), "x\n");
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 /** `git` on the host, with no system or user config. */
@@ -285,8 +282,7 @@ Deno.test("run: .git is read-only by default; --git-writable lets commands commi
 });
 
 Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command commit, --git-writable too', async () => {
-  const base = await visibleTempDir("penguin-modes-");
-  try {
+  await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
     await hostGit(ws, base, ["init", "-q", "-b", "main", "."]);
@@ -303,9 +299,7 @@ Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command comm
     assert.equal(file.code, 0, file.stderr);
     assert.match(file.stderr, /penguin\.jsonc: commands may commit/);
     assert.match(await hostGit(ws, base, ["log", "--format=%s"]), /^by-the-model$/m);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("chat: --git-writable asks for a writable .git in every session it opens", async () => {
