@@ -6,6 +6,7 @@
 // 2. Peak RSS (VmHWM, polled from /proc/<pid>/status) of one `penguin run` process driving
 //    a session of `turns` requests, each a read_file tool call.
 import { join } from "node:path";
+import { peakRss } from "./_peak_rss.ts";
 import { addModel } from "../lib/state/mod.ts";
 import { penguinArgv, REPO } from "../tests/support/cli.ts";
 import { serverWorker } from "./agent_turn_overhead.ts";
@@ -73,23 +74,11 @@ async function coldStart(dir: string): Promise<void> {
   );
 }
 
-async function peakRss(dir: string): Promise<void> {
+async function peakRssOfRun(dir: string): Promise<void> {
   const server = await serverWorker(TURNS);
   const { root, ws } = await setup(join(dir, "rss"), server.url);
   const child = spawn(["--root", root, "run", "-m", "go", "--workspace", ws]);
-  let peakKb = 0;
-  let done = false;
-  const status = child.status.finally(() => (done = true));
-  while (!done) {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(await Deno.readTextFile(`/proc/${child.pid}/status`));
-      if (m) peakKb = Math.max(peakKb, Number(m[1]));
-    } catch {
-      // the process just exited
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const { code } = await status;
+  const { code, peakKb } = await peakRss(child);
   const arrivals = await server.stop();
   console.log(
     `peak RSS (VmHWM) of one \`penguin run\` over ${arrivals.length} requests: ${
@@ -101,7 +90,7 @@ async function peakRss(dir: string): Promise<void> {
 const dir = await Deno.makeTempDir({ prefix: "penguin-bench-cli-" });
 try {
   await coldStart(dir);
-  await peakRss(dir);
+  await peakRssOfRun(dir);
 } finally {
   await Deno.remove(dir, { recursive: true });
 }

@@ -12,6 +12,7 @@
 // (e) (b) again with a HOME whose ~/.bashrc runs `sleep 0.5` (sourced by ~/.profile, as on
 //     Debian): the login profile is paid once per session, not per command.
 import { join } from "node:path";
+import { peakRss } from "./_peak_rss.ts";
 import { addModel } from "../lib/state/mod.ts";
 import { bwrapArgv, createPolicy, detectSandbox, resolvePlan } from "../lib/sandbox/mod.ts";
 import { builtinTools, executeTool } from "../lib/tools/mod.ts";
@@ -144,19 +145,7 @@ async function task(
     stderr: "piped",
   }).spawn();
   const stderr = new Response(child.stderr).text();
-  let peakKb = 0;
-  let done = false;
-  const status = child.status.finally(() => (done = true));
-  while (!done) {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(await Deno.readTextFile(`/proc/${child.pid}/status`));
-      if (m) peakKb = Math.max(peakKb, Number(m[1]));
-    } catch {
-      // just exited
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const { code } = await status;
+  const { code, peakKb } = await peakRss(child);
   const times = await server.stop();
   if (code !== 0 || times.length !== turns) {
     throw new Error(`${name}: exit ${code}, ${times.length}/${turns} requests\n${await stderr}`);

@@ -9,6 +9,7 @@
 import { PenguinError } from "../protocol/errors.ts";
 import type { ApprovalMode, ApprovalVerdict } from "../agent/approval.ts";
 import { DENIAL_REASONS } from "../agent/approval.ts";
+import { type LineReader, lineReader } from "./line_reader.ts";
 
 /** The approval question. */
 export const APPROVE_PROMPT = "? Approve this tool call? [Y/n] ";
@@ -36,50 +37,6 @@ export function approvalAnswer(text: string): "allow" | "deny" | null {
 /** The verdict of a settled answer. */
 export function answerVerdict(d: "allow" | "deny"): ApprovalVerdict {
   return d === "allow" ? { decision: "allow" } : { decision: "deny", reason: PROMPT_REASONS.no };
-}
-
-/** Lines read from one readable; a read in flight survives an interrupted wait. */
-export interface LineReader {
-  /** The next line without its end, or null at end of input. */
-  next(): Promise<string | null>;
-}
-
-/**
- * Lines of `readable`, read lazily: nothing is read before the first
- * {@linkcode LineReader.next}, so keys typed ahead on a terminal that is
- * never asked stay for the shell.
- */
-export function lineReader(readable: () => ReadableStream<Uint8Array>): LineReader {
-  let reader: ReadableStreamDefaultReader<string> | undefined;
-  let buf = "";
-  let done = false;
-  let inflight: Promise<string | null> | null = null;
-  const read = async (): Promise<string | null> => {
-    while (true) {
-      const nl = buf.indexOf("\n");
-      if (nl !== -1) {
-        const line = buf.slice(0, nl).replace(/\r$/, "");
-        buf = buf.slice(nl + 1);
-        return line;
-      }
-      if (done) {
-        if (buf === "") return null;
-        const line = buf;
-        buf = "";
-        return line;
-      }
-      reader ??= readable().pipeThrough(new TextDecoderStream()).getReader();
-      const r = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (r.done) done = true;
-      else buf += r.value;
-    }
-  };
-  return {
-    next() {
-      inflight ??= read().finally(() => (inflight = null));
-      return inflight;
-    },
-  };
 }
 
 /** The user's terminal, for questions that piped input must never answer. */

@@ -13,10 +13,10 @@ import {
   answerVerdict,
   approvalAnswer,
   APPROVE_PROMPT,
-  lineReader,
   PROMPT_REASONS,
   type Terminal,
 } from "./_approval_prompt.ts";
+import { lineReader } from "./line_reader.ts";
 
 export { ANSWER_AGAIN, answerVerdict, approvalAnswer, APPROVE_PROMPT, PROMPT_REASONS };
 

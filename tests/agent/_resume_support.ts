@@ -17,7 +17,8 @@ import { join, relative } from "node:path";
 import { isComplete } from "../../lib/protocol/guards.ts";
 import type { CompleteMessage, OmniMessage } from "../../lib/protocol/types.ts";
 import { loadSystemConfig, saveSystemConfig } from "../../lib/state/system_config.ts";
-import type { ModelServer } from "../support/model_server.ts";
+import { DEFAULT_COMPACTION_PROMPT } from "../../lib/state/default_prompts.ts";
+import { type ModelServer, type ScriptedTurn, startModelServer } from "../support/model_server.ts";
 
 /** One unit of a Chat Completions context. */
 export interface Atom {
@@ -176,4 +177,18 @@ export async function treeDigest(dir: string): Promise<string> {
   }
   await walk(dir);
   return lines.join("\n");
+}
+
+/** A server answering compaction requests from `compaction`, the others from `main`. */
+export function compactionAwareServer(
+  main: ScriptedTurn[],
+  compaction: ScriptedTurn[] = [],
+): Promise<ModelServer> {
+  return startModelServer({
+    handler: (req) => {
+      const atoms = atomsOfRequest((req.body as { messages: Record<string, unknown>[] }).messages);
+      return (atoms.at(-1)?.text?.endsWith(DEFAULT_COMPACTION_PROMPT) === true ? compaction : main)
+        .shift();
+    },
+  });
 }

@@ -8,44 +8,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { addModel } from "../../lib/state/project_config.ts";
 import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
+
 import type { ModelServer } from "../support/model_server.ts";
 
-/** A temporary data root and workspace. */
-export interface Sandbox {
-  /** Data root. */
-  root: string;
-  /** An empty workspace directory. */
-  workspace: string;
-  /** Remove everything. */
-  cleanup(): Promise<void>;
-}
-
-/** A temp root with `(custom, m)` → `server` (openai-chat) as the default model. */
-export async function makeRoot(
-  server: ModelServer,
-  opts: { contextWindow?: number } = {},
-): Promise<Sandbox> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-agent-" });
-  const root = join(dir, "data");
-  const workspace = join(dir, "ws");
-  await Deno.mkdir(workspace, { recursive: true });
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-    ...(opts.contextWindow ? { context_window: opts.contextWindow } : {}),
-  }, { setDefault: true });
-  return {
-    root,
-    workspace: await Deno.realPath(workspace),
-    cleanup: () => Deno.remove(dir, { recursive: true }),
-  };
-}
+export { makeRoot, type Sandbox } from "../support/roots.ts";
 
 /** The traces directory of the default agent under `root`. */
 export function tracesDir(root: string, agentId = "default_agent"): string {

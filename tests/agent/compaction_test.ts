@@ -18,18 +18,13 @@ import {
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import {
-  type ModelServer,
-  type ScriptedTurn,
-  startModelServer,
-  turn,
-} from "../support/model_server.ts";
+import { type ModelServer, turn } from "../support/model_server.ts";
 import { assertGoodTrace, collect, makeRoot, ofKind, type Sandbox, tracesDir } from "./_support.ts";
 import {
   assertContext,
   type Atom,
   atomsOfContext,
-  atomsOfRequest,
+  compactionAwareServer,
   patchAgentConfig,
   requestAtoms,
   userAtom,
@@ -37,17 +32,6 @@ import {
 
 const SUMMARY = (s: string) => turn.text(`[summary]${s}[/summary]`);
 const CONTEXT = (s: string) => `[context_summary]\n${s}\n[/context_summary]`;
-
-/** A server answering compaction requests from `compaction` and the others from `main`. */
-function scriptedServer(main: ScriptedTurn[], compaction: ScriptedTurn[]): Promise<ModelServer> {
-  return startModelServer({
-    handler: (req) => {
-      const atoms = atomsOfRequest((req.body as { messages: Record<string, unknown>[] }).messages);
-      return (atoms.at(-1)?.text?.endsWith(DEFAULT_COMPACTION_PROMPT) === true ? compaction : main)
-        .shift();
-    },
-  });
-}
 
 const isCompactionRequest = (server: ModelServer, i: number) =>
   requestAtoms(server, i).at(-1)?.text?.endsWith(DEFAULT_COMPACTION_PROMPT) === true;
@@ -124,7 +108,7 @@ Deno.test("compaction thresholds: context first, min(configured, window − 2048
 });
 
 Deno.test("turn trigger mid-task: summarize with the same tools, rotate to _002 (session_meta + tool_list_ready), continue from the summary", async () => {
-  const server = await scriptedServer(
+  const server = await compactionAwareServer(
     [write("a.txt"), write("b.txt"), turn.text("All done."), turn.text("Yes.")],
     [SUMMARY("Wrote a.txt and b.txt."), SUMMARY("Wrote both; confirmed.")],
   );
@@ -197,7 +181,7 @@ Deno.test("turn trigger mid-task: summarize with the same tools, rotate to _002 
 });
 
 Deno.test("context trigger at a task boundary keeps the summary for the next run, which writes it first", async () => {
-  const server = await scriptedServer(
+  const server = await compactionAwareServer(
     [
       { ...turn.text("A big answer."), usage: { input: 3000, output: 20 } },
       turn.text("Next done."),
@@ -237,7 +221,7 @@ Deno.test("context trigger at a task boundary keeps the summary for the next run
 });
 
 Deno.test("discard waits for a task boundary, then drops the context and ends the task", async () => {
-  const server = await scriptedServer(
+  const server = await compactionAwareServer(
     [write("a.txt"), write("b.txt"), turn.text("Both written."), turn.text("Fresh.")],
     [],
   );
@@ -278,7 +262,7 @@ Deno.test("discard waits for a task boundary, then drops the context and ends th
 });
 
 Deno.test("a failed compaction mid-task keeps the context and the file and aborts with `compaction failed`", async () => {
-  const server = await scriptedServer(
+  const server = await compactionAwareServer(
     [write("a.txt"), turn.text("Continued.")],
     [turn.error(401), SUMMARY("Wrote a.txt; continued.")],
   );
@@ -307,7 +291,7 @@ Deno.test("a failed compaction mid-task keeps the context and the file and abort
 
 Deno.test("a compaction reply that calls tools gets repair outputs and a corrective note; exhausting the retries fails", async () => {
   const calls = Array.from({ length: 6 }, () => turn.toolCall("read_file", { file_path: "x" }));
-  const server = await scriptedServer([turn.text("Hi."), turn.text("Still here.")], [
+  const server = await compactionAwareServer([turn.text("Hi."), turn.text("Still here.")], [
     ...calls,
     SUMMARY("Greeted."),
   ]);
@@ -346,7 +330,7 @@ Deno.test("a compaction reply that calls tools gets repair outputs and a correct
 });
 
 Deno.test("repair and transport retries: a tool-call reply then a 500 then a summary completes at attempt 3", async () => {
-  const server = await scriptedServer([turn.text("Hi.")], [
+  const server = await compactionAwareServer([turn.text("Hi.")], [
     turn.toolCall("read_file", { file_path: "x" }),
     turn.error(500),
     SUMMARY("Greeted."),
@@ -395,7 +379,7 @@ Deno.test("repair and transport retries: a tool-call reply then a 500 then a sum
 });
 
 Deno.test("manual compaction: skipped (nothing written) when empty, summarize when there are turns", async () => {
-  const server = await scriptedServer([turn.text("Hi."), turn.text("Again.")], [
+  const server = await compactionAwareServer([turn.text("Hi."), turn.text("Again.")], [
     SUMMARY("Greeted."),
   ]);
   const { sb, agent } = await setup(server, {});
@@ -434,7 +418,7 @@ Deno.test("manual compaction: skipped (nothing written) when empty, summarize wh
 });
 
 Deno.test("manual discard drops the context; the next request starts fresh", async () => {
-  const server = await scriptedServer([turn.text("Hi."), turn.text("Fresh.")], []);
+  const server = await compactionAwareServer([turn.text("Hi."), turn.text("Fresh.")], []);
   const { sb, agent } = await setup(server, { mode: "discard" });
   try {
     const session = await agent.createSession({ workspaceDir: sb.workspace });

@@ -11,15 +11,7 @@ import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { type ModelServer, startModelServer, turn } from "../support/model_server.ts";
-import {
-  assertGoodTrace,
-  collect,
-  makeRoot,
-  ofKind,
-  type Sandbox,
-  tracesDir,
-  waitFor,
-} from "./_support.ts";
+import { assertGoodTrace, collect, ofKind, type Sandbox, tracesDir, waitFor } from "./_support.ts";
 import {
   assertContext,
   type Atom,
@@ -29,18 +21,14 @@ import {
   treeDigest,
   userAtom,
 } from "./_resume_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
-async function withRoot(
+/** `body` with a model root on `server` and its agent. */
+function withAgent(
   server: ModelServer,
   fn: (sb: Sandbox, agent: Agent) => Promise<void>,
 ): Promise<void> {
-  const sb = await makeRoot(server);
-  try {
-    await fn(sb, await createAgent({ root: sb.root }));
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  return withModelRoot(server, async (sb) => await fn(sb, await createAgent({ root: sb.root })));
 }
 
 /** Record a first session: a write_file call, then a text answer. */
@@ -61,7 +49,7 @@ const answer = (text: string): Atom => ({ role: "assistant", text, calls: [] });
 for (const how of ["id", "path", "latest"] as const) {
   Deno.test(`a session resumed by ${how} sends exactly the committed history, then the new prompt`, async () => {
     const server = await startModelServer({ turns: [...TWO_TURNS(), turn.text("Still here.")] });
-    await withRoot(server, async (sb, agent) => {
+    await withAgent(server, async (sb, agent) => {
       const sid = await recordTwoTurns(agent, sb);
       const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
       assert.equal(await agent.latestSessionId(), sid);
@@ -96,7 +84,7 @@ Deno.test("the resumed session's system prompt is the recorded one and its tool-
       turn.text("Two."),
     ],
   });
-  await withRoot(server, async (sb, agent) => {
+  await withAgent(server, async (sb, agent) => {
     const first = await agent.createSession({ workspaceDir: sb.workspace });
     await collect(first.run("Write a.", { approve: "allow-all" }));
     await first.dispose();
@@ -125,7 +113,7 @@ Deno.test("an aborted round is re-carried on resume: its prompt is sent again bu
       return turn.text("Done now.");
     },
   });
-  await withRoot(server, async (sb, agent) => {
+  await withAgent(server, async (sb, agent) => {
     const first = await agent.createSession({ workspaceDir: sb.workspace });
     const ctl = new AbortController();
     const run = collect(first.run("Do the thing.", { approve: "allow-all", signal: ctl.signal }));
@@ -192,7 +180,7 @@ const SID = "session-2026-01-02-03-04-05-0badcafe";
 
 Deno.test("a compaction the dead process left open is closed as failed on resume; its prompt is not context", async () => {
   const server = await startModelServer({ turns: [turn.text("Back.")] });
-  await withRoot(server, async (sb, agent) => {
+  await withAgent(server, async (sb, agent) => {
     const path = await writeTrace(sb.root, SID, [
       metaOf(SID, sb),
       mm({ type: "text", role: "user", text: "Hello." }),
@@ -234,7 +222,7 @@ Deno.test("a compaction the dead process left open is closed as failed on resume
 
 Deno.test("a file closed by a completed compaction resumes from the summary alone and rotates before writing", async () => {
   const server = await startModelServer({ turns: [turn.text("Continuing.")] });
-  await withRoot(server, async (sb, agent) => {
+  await withAgent(server, async (sb, agent) => {
     const path = await writeTrace(sb.root, SID, [
       metaOf(SID, sb),
       mm({ type: "text", role: "user", text: "Long task." }),
@@ -287,7 +275,7 @@ Deno.test("a file closed by a completed compaction resumes from the summary alon
 
 Deno.test("committed calls without outputs are answered by placeholders (in memory only), before the new prompt", async () => {
   const server = await startModelServer({ turns: [turn.text("Understood.")] });
-  await withRoot(server, async (sb, agent) => {
+  await withAgent(server, async (sb, agent) => {
     const path = await writeTrace(sb.root, SID, [
       metaOf(SID, sb),
       mm({ type: "text", role: "user", text: "Run two." }),
@@ -329,7 +317,7 @@ Deno.test("committed calls without outputs are answered by placeholders (in memo
 
 Deno.test("resume refusals name the problem and write nothing: locked, workspace gone, pair gone, other agent", async () => {
   const server = await startModelServer({ turns: TWO_TURNS() });
-  await withRoot(server, async (sb, agent) => {
+  await withAgent(server, async (sb, agent) => {
     const sid = await recordTwoTurns(agent, sb);
     const digest = await treeDigest(sb.root);
 

@@ -2,15 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createAgent } from "../../lib/agent/mod.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import {
-  assertGoodTrace,
-  collect,
-  makeRoot,
-  ofKind,
-  requestMessages,
-  type Sandbox,
-} from "./_support.ts";
+import { assertGoodTrace, collect, ofKind, requestMessages, type Sandbox } from "./_support.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 interface Outcome {
   streams: OmniMessage[][];
@@ -19,14 +13,12 @@ interface Outcome {
   sb: Sandbox;
 }
 
-async function scenario(
+function scenario(
   turns: ScriptedTurn[],
   prompts: string[],
   check: (o: Outcome) => void | Promise<void>,
 ): Promise<void> {
-  const server = await startModelServer({ turns });
-  const sb = await makeRoot(server);
-  try {
+  return withModelRoot({ turns }, async (sb, server) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({
       workspaceDir: sb.workspace,
@@ -37,10 +29,7 @@ async function scenario(
     await session.dispose();
     const records = await assertGoodTrace(sb.root, session.sessionId);
     await check({ streams, records, server, sb });
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 }
 
 Deno.test("a failed request is retried: request_end carries the status, attempt and wait, then success is stamped attempt 2", async () => {
@@ -175,9 +164,7 @@ Deno.test("an auth failure and a permanent 4xx are not retried and abort with ll
 });
 
 Deno.test("skipRetryWait ends a long retry wait at once and is false when nothing waits", async () => {
-  const server = await startModelServer({ turns: [turn.error(503), turn.text("back")] });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ turns: [turn.error(503), turn.text("back")] }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({
       workspaceDir: sb.workspace,
@@ -202,8 +189,5 @@ Deno.test("skipRetryWait ends a long retry wait at once and is false when nothin
     assert.equal((stream.at(-1)!.payload as { status?: string }).status, "completed");
     await session.dispose();
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

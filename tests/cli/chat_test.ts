@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { runCli } from "../support/cli.ts";
+import { addModelCli, denoDir, runCli } from "../support/cli.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import {
   item,
@@ -147,15 +147,6 @@ interface ChatEnv {
   env: Record<string, string>;
 }
 
-/** Deno's cache directory, kept when a test gives the CLI a fresh HOME. */
-async function denoDir(): Promise<string> {
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return fromEnv;
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
-}
-
 async function withChatEnv(
   turns: ScriptedTurn[],
   fn: (env: ChatEnv) => Promise<void>,
@@ -165,27 +156,14 @@ async function withChatEnv(
   const root = await Deno.makeTempDir({ prefix: "penguin-chat-root-" });
   const workspace = await Deno.makeTempDir({ prefix: "penguin-chat-ws-" });
   const home = await Deno.makeTempDir({ prefix: "penguin-chat-home-" });
-  const env = { HOME: home, DENO_DIR: await denoDir() };
+  const env = { HOME: home, DENO_DIR: denoDir() };
   try {
-    const add = await runCli([
-      "--root",
+    await addModelCli(
       root,
-      "config",
-      "model",
-      "add",
-      "--provider",
-      "custom",
-      "--model-id",
-      "scripted-model",
-      "--base-url",
       server.baseUrl("openai-chat"),
-      "--api-key",
-      "sk-test",
-      "--client-type",
-      "openai-chat",
-      "--set-default",
-    ]);
-    assert.equal(add.code, 0, add.stderr);
+      ["--api-key", "sk-test"],
+      "scripted-model",
+    );
     await fn({ root, workspace, server, env });
   } finally {
     await server.close();
@@ -521,6 +499,9 @@ Deno.test("chat flag errors are usage errors (exit 2)", async () => {
     [["--thinking", "huge"], /--thinking must be one of none, low, medium, high, xhigh, max/],
     [["--approve", "sometimes"], /--approve must be one of allow-all/],
     [["--network", "maybe"], /--network must be on or off/],
+    [["--max-turns", "many"], /--max-turns must be an integer/],
+    [["--sandbox", "none"], /--sandbox must be one of workspace-write, read-only, off/],
+    [["--workspace", "/nonexistent/dir"], /chat: the workspace does not exist: \/nonexistent\/dir/],
     [["stray"], /unexpected argument/],
   ];
   for (const [args, want] of cases) {

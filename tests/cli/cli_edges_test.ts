@@ -1,7 +1,7 @@
 // Rough CLI edges (issue 13): Deno's own warnings, closed pipes, typos and help pointers.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { REPO, runCli, spawnCli } from "../support/cli.ts";
 import { sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
 import { selfArgv } from "../../lib/tools/host/self.ts";
 import { allCommands } from "../../lib/cli/registry.ts";
@@ -39,14 +39,7 @@ Deno.test("Deno's experimental-permissions warning never reaches the user", asyn
 async function readOneLineThenClose(
   args: string[],
 ): Promise<{ code: number; first: string; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), ...args],
-    cwd: REPO,
-    env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnCli([...args]);
   const errText = new Response(child.stderr).text();
   const reader = child.stdout.getReader();
   let buf = "";

@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
+import { withRoot } from "../support/roots.ts";
 
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-cli-config-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+/** `penguin config <group> <command> --root <root> <args…>`. */
+function config(root: string, group: string, command: string, ...args: string[]) {
+  return runCli(["config", group, command, "--root", root, ...args]);
 }
 
 const cfgPath = (root: string, project = "default_project") =>
@@ -16,12 +13,10 @@ const cfgPath = (root: string, project = "default_project") =>
 
 Deno.test("config model add seeds a preset, marks the default, and config model list shows it masked", async () => {
   await withRoot(async (root) => {
-    const add = await runCli([
-      "config",
+    const add = await config(
+      root,
       "model",
       "add",
-      "--root",
-      root,
       "--provider",
       "deepseek",
       "--model-id",
@@ -29,7 +24,7 @@ Deno.test("config model add seeds a preset, marks the default, and config model 
       "--api-key",
       "sk-0123456789abcdef",
       "--set-default",
-    ]);
+    );
     assert.equal(add.code, 0, add.stderr);
     assert.equal(
       add.stdout,
@@ -136,34 +131,22 @@ Deno.test("config model add on an existing pair says Updated and keeps unspecifi
 
 Deno.test("config model add warns about a missing base URL and an unsupported fast tier", async () => {
   await withRoot(async (root) => {
-    const custom = await runCli([
-      "config",
-      "model",
-      "add",
-      "--root",
-      root,
-      "--provider",
-      "custom",
-      "--model-id",
-      "x",
-    ]);
+    const custom = await config(root, "model", "add", "--provider", "custom", "--model-id", "x");
     assert.equal(custom.code, 0);
     assert.match(
       custom.stderr,
       /^warning: provider "custom" has no default base URL; set one with --base-url/,
     );
-    const fast = await runCli([
-      "config",
+    const fast = await config(
+      root,
       "model",
       "add",
-      "--root",
-      root,
       "--provider",
       "deepseek",
       "--model-id",
       "deepseek-v4-pro",
       "--fast-mode",
-    ]);
+    );
     assert.equal(fast.code, 0);
     assert.match(fast.stderr, /warning: provider "deepseek" has no fast tier/);
     assert.match(await Deno.readTextFile(cfgPath(root)), /fast_mode = true/);
@@ -220,73 +203,54 @@ Deno.test("config model commands refuse half pairs and bad flag values with exit
 Deno.test("config model default and vision need configured pairs; vision refuses vision = false", async () => {
   await withRoot(async (root) => {
     const add = (m: string, ...more: string[]) =>
-      runCli([
-        "config",
-        "model",
-        "add",
-        "--root",
-        root,
-        "--provider",
-        "zhipu",
-        "--model-id",
-        m,
-        ...more,
-      ]);
+      config(root, "model", "add", "--provider", "zhipu", "--model-id", m, ...more);
     assert.equal((await add("glm-5.2")).code, 0); // preset: vision = false
     assert.equal((await add("glm-vision", "--vision")).code, 0);
-    const missing = await runCli([
-      "config",
+    const missing = await config(
+      root,
       "model",
       "default",
-      "--root",
-      root,
       "--provider",
       "zhipu",
       "--model-id",
       "nope",
-    ]);
+    );
     assert.equal(missing.code, 1);
     assert.match(
       missing.stderr,
       /No model \(zhipu, nope\).*configured models: \(zhipu, glm-5\.2\), \(zhipu, glm-vision\)/,
     );
-    const def = await runCli([
-      "config",
+    const def = await config(
+      root,
       "model",
       "default",
-      "--root",
-      root,
       "--provider",
       "zhipu",
       "--model-id",
       "glm-5.2",
-    ]);
+    );
     assert.equal(def.code, 0, def.stderr);
     assert.equal(def.stdout, "Default model: provider=zhipu, model_id=glm-5.2\n");
-    const textOnly = await runCli([
-      "config",
+    const textOnly = await config(
+      root,
       "model",
       "vision",
-      "--root",
-      root,
       "--provider",
       "zhipu",
       "--model-id",
       "glm-5.2",
-    ]);
+    );
     assert.equal(textOnly.code, 2);
     assert.match(textOnly.stderr, /vision = false/);
-    const vis = await runCli([
-      "config",
+    const vis = await config(
+      root,
       "model",
       "vision",
-      "--root",
-      root,
       "--provider",
       "zhipu",
       "--model-id",
       "glm-vision",
-    ]);
+    );
     assert.equal(vis.code, 0, vis.stderr);
     assert.equal(vis.stdout, "Vision model: provider=zhipu, model_id=glm-vision\n");
     const list = await runCli(["config", "model", "list", "--root", root]);
@@ -299,16 +263,16 @@ Deno.test("config model remove clears the default; a missing pair goes to stderr
   await withRoot(async (root) => {
     const pair = ["--provider", "moonshot", "--model-id", "kimi-k3"];
     assert.equal(
-      (await runCli(["config", "model", "add", "--root", root, ...pair, "--set-default"])).code,
+      (await config(root, "model", "add", ...pair, "--set-default")).code,
       0,
     );
-    const rm = await runCli(["config", "model", "remove", "--root", root, ...pair]);
+    const rm = await config(root, "model", "remove", ...pair);
     assert.equal(rm.code, 0, rm.stderr);
     assert.equal(
       rm.stdout,
       "Removed model (provider=moonshot, model_id=kimi-k3). Default model cleared.\n",
     );
-    const again = await runCli(["config", "model", "remove", "--root", root, ...pair]);
+    const again = await config(root, "model", "remove", ...pair);
     assert.equal(again.code, 1);
     assert.equal(again.stdout, "");
     assert.match(
@@ -345,20 +309,18 @@ Deno.test("a malformed project config fails every config command with path and l
 
 Deno.test("config vault set, list (masked), remove; bad keys exit 2; missing keys exit 1", async () => {
   await withRoot(async (root) => {
-    const set = await runCli([
-      "config",
+    const set = await config(
+      root,
       "vault",
       "set",
-      "--root",
-      root,
       "--key",
       "GITHUB_TOKEN",
       "--value",
       "ghp_0123456789abcdef",
-    ]);
+    );
     assert.equal(set.code, 0, set.stderr);
     assert.equal(set.stdout, "Saved vault key GITHUB_TOKEN for agent default_agent.\n");
-    await runCli(["config", "vault", "set", "--root", root, "--key", "PIN", "--value", "1234"]);
+    await config(root, "vault", "set", "--key", "PIN", "--value", "1234");
     const list = await runCli(["config", "vault", "list", "--root", root]);
     assert.equal(list.stdout, "KEY           VALUE\nGITHUB_TOKEN  ****cdef\nPIN           ***\n");
     const json = await runCli(["config", "vault", "list", "--json", "--root", root]);
@@ -373,33 +335,23 @@ Deno.test("config vault set, list (masked), remove; bad keys exit 2; missing key
     );
     if (Deno.build.os !== "windows") assert.equal((await Deno.stat(vault)).mode! & 0o777, 0o600);
 
-    const badKey = await runCli([
-      "config",
-      "vault",
-      "set",
-      "--root",
-      root,
-      "--key",
-      "9X",
-      "--value",
-      "v",
-    ]);
+    const badKey = await config(root, "vault", "set", "--key", "9X", "--value", "v");
     assert.equal(badKey.code, 2);
     assert.match(badKey.stderr, /Invalid vault key "9X"/);
-    const noValue = await runCli(["config", "vault", "set", "--root", root, "--key", "A"]);
+    const noValue = await config(root, "vault", "set", "--key", "A");
     assert.equal(noValue.code, 2);
     assert.match(noValue.stderr, /--value is required/);
 
-    const missing = await runCli(["config", "vault", "remove", "--root", root, "--key", "NOPE"]);
+    const missing = await config(root, "vault", "remove", "--key", "NOPE");
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no vault key "NOPE" for agent default_agent/);
     for (const key of ["GITHUB_TOKEN", "PIN"]) {
-      const rm = await runCli(["config", "vault", "remove", "--root", root, "--key", key]);
+      const rm = await config(root, "vault", "remove", "--key", key);
       assert.equal(rm.code, 0, rm.stderr);
       assert.equal(rm.stdout, `Removed vault key ${key} from agent default_agent.\n`);
     }
     await assert.rejects(Deno.stat(vault), Deno.errors.NotFound);
-    const empty = await runCli(["config", "vault", "list", "--root", root, "--agent-id", "other"]);
+    const empty = await config(root, "vault", "list", "--agent-id", "other");
     assert.equal(empty.stdout, "No vault keys for agent other.\n");
   });
 });

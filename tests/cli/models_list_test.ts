@@ -1,15 +1,7 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
 import { MODEL_PRESETS, PROVIDER_GROUPS } from "../../lib/models/catalog.ts";
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-cli-models-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+import { withRoot } from "../support/roots.ts";
 
 Deno.test("models list shows every catalog preset with context, vision and prices", async () => {
   await withRoot(async (root) => {

@@ -1,19 +1,46 @@
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
-import { startModelServer, turn } from "../support/model_server.ts";
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-models-test-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+import { type ModelServer, startModelServer, turn } from "../support/model_server.ts";
+import { withRoot } from "../support/roots.ts";
 
 async function add(root: string, args: string[]): Promise<void> {
   const r = await runCli(["--root", root, "config", "model", "add", ...args]);
   assert.equal(r.code, 0, r.stderr);
+}
+
+/** `--root <root> models test --provider ollama --model-id tiny …`. */
+function testTiny(root: string, ...extra: string[]) {
+  return runCli([
+    "--root",
+    root,
+    "models",
+    "test",
+    "--provider",
+    "ollama",
+    "--model-id",
+    "tiny",
+    ...extra,
+  ]);
+}
+
+/** `body` with a root whose model (ollama, tiny) is `server`, started from `opts`. */
+async function withTiny(
+  opts: Parameters<typeof startModelServer>[0],
+  body: (root: string, server: ModelServer) => Promise<void>,
+): Promise<void> {
+  const server = await startModelServer(opts);
+  try {
+    await withRoot(async (root) => {
+      await addTiny(root, server.baseUrl("openai-chat"));
+      await body(root, server);
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+function addTiny(root: string, baseUrl: string): Promise<void> {
+  return add(root, ["--provider", "ollama", "--model-id", "tiny", "--base-url", baseUrl]);
 }
 
 /** Every header value and the body of every request a server received, as one string. */
@@ -101,39 +128,16 @@ Deno.test("a key configured for one provider never reaches another provider's se
 });
 
 Deno.test("models test reports first-token and total latency for a configured model", async () => {
-  const server = await startModelServer({ turns: [{ ...turn.text("pong"), delay_ms: 50 }] });
-  try {
-    await withRoot(async (root) => {
-      await add(root, [
-        "--provider",
-        "ollama",
-        "--model-id",
-        "tiny",
-        "--base-url",
-        server.baseUrl("openai-chat"),
-      ]);
-      const r = await runCli([
-        "--root",
-        root,
-        "models",
-        "test",
-        "--provider",
-        "ollama",
-        "--model-id",
-        "tiny",
-        "--json",
-      ]);
-      assert.equal(r.code, 0, r.stderr);
-      const [res] = JSON.parse(r.stdout);
-      assert.equal(res.status, "completed");
-      assert.equal(res.text, "pong");
-      assert.ok(res.ttft_ms >= 50, `ttft ${res.ttft_ms} should include the 50 ms server delay`);
-      assert.ok(res.total_ms >= res.ttft_ms);
-      assert.equal(server.requests[0]!.model, "tiny");
-    });
-  } finally {
-    await server.close();
-  }
+  await withTiny({ turns: [{ ...turn.text("pong"), delay_ms: 50 }] }, async (root, server) => {
+    const r = await testTiny(root, "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const [res] = JSON.parse(r.stdout);
+    assert.equal(res.status, "completed");
+    assert.equal(res.text, "pong");
+    assert.ok(res.ttft_ms >= 50, `ttft ${res.ttft_ms} should include the 50 ms server delay`);
+    assert.ok(res.total_ms >= res.ttft_ms);
+    assert.equal(server.requests[0]!.model, "tiny");
+  });
 });
 
 Deno.test("models test --all tests every configured model of the group in parallel and fails when one fails", async () => {
@@ -197,16 +201,8 @@ Deno.test("models test names a refused connection as such, with the host and the
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   await withRoot(async (root) => {
-    await add(root, [
-      "--provider",
-      "ollama",
-      "--model-id",
-      "tiny",
-      "--base-url",
-      `http://127.0.0.1:${port}/v1`,
-    ]);
-    const args = ["--root", root, "models", "test", "--provider", "ollama", "--model-id", "tiny"];
-    const r = await runCli(args);
+    await addTiny(root, `http://127.0.0.1:${port}/v1`);
+    const r = await testTiny(root);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /ollama\s+tiny\s+FAIL \(connection refused\)/);
     assert.doesNotMatch(r.stdout, /timeout/);
@@ -218,7 +214,7 @@ Deno.test("models test names a refused connection as such, with the host and the
         "m",
       ),
     );
-    const j = await runCli([...args, "--json"]);
+    const j = await testTiny(root, "--json");
     const [res] = JSON.parse(j.stdout);
     assert.equal(res.status, "timeout", "the StopReason stays as recorded");
     assert.equal(res.failure, "refused");
@@ -229,36 +225,13 @@ Deno.test("models test names a refused connection as such, with the host and the
 });
 
 Deno.test("models test shows an HTTP error's status and the provider's own message", async () => {
-  const server = await startModelServer({
-    turns: [{ items: [], http_error: { status: 503, message: "The engine is overloaded" } }],
+  const overloaded = { status: 503, message: "The engine is overloaded" };
+  await withTiny({ turns: [{ items: [], http_error: overloaded }] }, async (root, server) => {
+    const r = await testTiny(root);
+    assert.equal(r.code, 1);
+    const host = new URL(server.baseUrl("openai-chat")).host;
+    assert.match(r.stdout, /ollama\s+tiny\s+FAIL \(HTTP 503\)/);
+    assert.ok(r.stdout.includes(`HTTP 503 from ${host}: The engine is overloaded`), r.stdout);
+    assert.match(r.stderr, /is failing or overloaded: try again later/);
   });
-  try {
-    await withRoot(async (root) => {
-      await add(root, [
-        "--provider",
-        "ollama",
-        "--model-id",
-        "tiny",
-        "--base-url",
-        server.baseUrl("openai-chat"),
-      ]);
-      const r = await runCli([
-        "--root",
-        root,
-        "models",
-        "test",
-        "--provider",
-        "ollama",
-        "--model-id",
-        "tiny",
-      ]);
-      assert.equal(r.code, 1);
-      const host = new URL(server.baseUrl("openai-chat")).host;
-      assert.match(r.stdout, /ollama\s+tiny\s+FAIL \(HTTP 503\)/);
-      assert.ok(r.stdout.includes(`HTTP 503 from ${host}: The engine is overloaded`), r.stdout);
-      assert.match(r.stderr, /is failing or overloaded: try again later/);
-    });
-  } finally {
-    await server.close();
-  }
 });

@@ -11,20 +11,16 @@ import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { DEFAULT_COMPACTION_PROMPT } from "../../lib/state/default_prompts.ts";
+
 import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
-import {
-  type ModelServer,
-  type ScriptedTurn,
-  startModelServer,
-  turn,
-} from "../support/model_server.ts";
-import { assertGoodTrace, makeRoot, type Sandbox, tracesDir } from "../agent/_support.ts";
+import { type ModelServer, startModelServer, turn } from "../support/model_server.ts";
+import { assertGoodTrace, type Sandbox, tracesDir } from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 import {
   assertContext,
   type Atom,
   atomsOfContext,
-  atomsOfRequest,
+  compactionAwareServer,
   completes,
   requestAtoms,
   treeDigest,
@@ -33,39 +29,26 @@ import {
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 
-/** A server answering compaction requests from `compaction`, the others from `main`. */
-function scriptedServer(
-  main: ScriptedTurn[],
-  compaction: ScriptedTurn[] = [],
-): Promise<ModelServer> {
-  return startModelServer({
-    handler: (req) => {
-      const atoms = atomsOfRequest((req.body as { messages: Record<string, unknown>[] }).messages);
-      return (atoms.at(-1)?.text?.endsWith(DEFAULT_COMPACTION_PROMPT) === true ? compaction : main)
-        .shift();
-    },
-  });
-}
-
-async function scenario(
+function scenario(
   server: ModelServer,
   body: (
     sb: Sandbox,
     cli: (args: string[], stdin?: string) => ReturnType<typeof runCli>,
   ) => Promise<void>,
 ): Promise<void> {
-  const sb = await makeRoot(server);
-  try {
-    await body(sb, async (args, stdin) =>
-      runCli(["--root", sb.root, ...args], {
-        // The workspace by default; its parent once a test removed it.
-        cwd: await Deno.stat(sb.workspace).then(() => sb.workspace, () => join(sb.workspace, "..")),
-        ...(stdin !== undefined ? { stdin } : {}),
-      }));
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  return withModelRoot(
+    server,
+    (sb) =>
+      body(sb, async (args, stdin) =>
+        runCli(["--root", sb.root, ...args], {
+          // The workspace by default; its parent once a test removed it.
+          cwd: await Deno.stat(sb.workspace).then(
+            () => sb.workspace,
+            () => join(sb.workspace, ".."),
+          ),
+          ...(stdin !== undefined ? { stdin } : {}),
+        })),
+  );
 }
 
 function sessionIdOf(stderr: string): string {
@@ -77,7 +60,7 @@ function sessionIdOf(stderr: string): string {
 const answer = (text: string): Atom => ({ role: "assistant", text, calls: [] });
 
 Deno.test("run --resume continues by id, by trace path and as latest, each time with exactly the committed history", async () => {
-  const server = await scriptedServer([
+  const server = await compactionAwareServer([
     turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
     turn.text("Wrote it."),
     turn.text("One."),
@@ -135,7 +118,7 @@ Deno.test("run --resume refuses --provider and --model-id (exit 2)", async () =>
 });
 
 Deno.test("run --resume --workspace continues a session whose workspace is gone, records the move and tells the model", async () => {
-  const server = await scriptedServer([
+  const server = await compactionAwareServer([
     turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
     turn.text("Wrote it."),
     turn.text("Same place."),
@@ -208,7 +191,7 @@ Deno.test("run --resume --workspace continues a session whose workspace is gone,
 });
 
 Deno.test("chat --resume without an id continues the latest session and re-renders its history", async () => {
-  const server = await scriptedServer([
+  const server = await compactionAwareServer([
     turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
     turn.text("Wrote it."),
     turn.text("Yes, a.txt holds A."),
@@ -242,7 +225,7 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
 });
 
 Deno.test("chat --resume --workspace continues a session whose workspace is gone and records the move", async () => {
-  const server = await scriptedServer([turn.text("First."), turn.text("Moved along.")]);
+  const server = await compactionAwareServer([turn.text("First."), turn.text("Moved along.")]);
   await scenario(server, async (sb, cli) => {
     const first = await cli(["run", "-m", "Start."]);
     assert.equal(first.code, 0, first.stderr);
@@ -265,7 +248,7 @@ Deno.test("chat --resume --workspace continues a session whose workspace is gone
 });
 
 Deno.test("resume takes the session lock before it reads the trace: a held session is refused unread", async () => {
-  const server = await scriptedServer([turn.text("Hi.")]);
+  const server = await compactionAwareServer([turn.text("Hi.")]);
   await scenario(server, async (sb, cli) => {
     const sid = sessionIdOf((await cli(["run", "-m", "Hello."])).stderr);
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
@@ -304,7 +287,10 @@ Deno.test("resume takes the session lock before it reads the trace: a held sessi
 });
 
 Deno.test("resume refusals are one clear line and change nothing on disk", async () => {
-  const server = await scriptedServer([turn.text("Hi."), { ...turn.text("slow"), stall_after: 1 }]);
+  const server = await compactionAwareServer([turn.text("Hi."), {
+    ...turn.text("slow"),
+    stall_after: 1,
+  }]);
   await scenario(server, async (sb, cli) => {
     const first = await cli(["run", "-m", "Hello."]);
     const sid = sessionIdOf(first.stderr);
@@ -467,7 +453,7 @@ const FIXTURE_CASES: {
 
 for (const c of FIXTURE_CASES) {
   Deno.test(`fixture ${c.name}: imported with "penguin sessions import", resumed, sends the recorded context`, async () => {
-    const server = await scriptedServer([turn.text("Resumed fine.")]);
+    const server = await compactionAwareServer([turn.text("Resumed fine.")]);
     await scenario(server, async (sb, cli) => {
       await addModel(join(sb.root, "default_project", ".project_config.toml"), {
         provider: "custom",
@@ -508,7 +494,7 @@ for (const c of FIXTURE_CASES) {
 }
 
 Deno.test("sessions compact summarizes a session now; the next resume starts from the summary", async () => {
-  const server = await scriptedServer(
+  const server = await compactionAwareServer(
     [turn.text("Hi."), turn.text("Continuing from the summary.")],
     [turn.text("[summary]The user said hello.[/summary]")],
   );
@@ -538,7 +524,7 @@ Deno.test("sessions compact summarizes a session now; the next resume starts fro
 });
 
 Deno.test("/compact in chat compacts the running conversation; /compact before any turn says nothing to compact", async () => {
-  const server = await scriptedServer(
+  const server = await compactionAwareServer(
     [turn.text("Hi."), turn.text("After.")],
     [turn.text("[summary]Greeted.[/summary]")],
   );

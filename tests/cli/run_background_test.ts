@@ -2,7 +2,7 @@
 // model read their reports before it exits.
 import assert from "node:assert/strict";
 import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
+import { spawnCli } from "../support/cli.ts";
 import { makeRoot } from "../agent/_support.ts";
 import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
 
@@ -28,23 +28,15 @@ Deno.test("penguin run waits for a background subagent and feeds its report to t
   const server = await startModelServer({ handler, maxRequests: 10 });
   const sb = await makeRoot(server);
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        ...penguinArgv(),
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "[[parent]] delegate",
-      ],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = spawnCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "-m",
+      "[[parent]] delegate",
+    ]);
     const stdout = new Response(child.stdout).text();
     let stderr = "";
     for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {

@@ -4,19 +4,14 @@ import { join } from "node:path";
 import { parseMessageLine } from "../../lib/protocol/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type ModelServerOptions, startModelServer, turn } from "../support/model_server.ts";
-import { type CliResult, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { addModelCli, type CliResult, denoDir, runCli, spawnCli } from "../support/cli.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
-import {
-  assertGoodTrace,
-  makeRoot,
-  ofKind,
-  requestMessages,
-  type Sandbox,
-} from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
+import { assertGoodTrace, ofKind, requestMessages, type Sandbox } from "../agent/_support.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
-async function scenario(
+function scenario(
   opts: ModelServerOptions,
   body: (
     ctx: {
@@ -26,30 +21,15 @@ async function scenario(
     },
   ) => Promise<void>,
 ): Promise<void> {
-  const server = await startModelServer(opts);
-  const sb = await makeRoot(server);
-  try {
-    await body({
+  return withModelRoot(opts, (sb, server) =>
+    body({
       server,
       sb,
       run: (args, stdin) =>
         runCli(["--root", sb.root, "run", "--workspace", sb.workspace, ...args], {
           ...(stdin !== undefined ? { stdin } : {}),
         }),
-    });
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
-}
-
-/** Deno's cache directory, kept when a test gives the CLI a fresh HOME. */
-async function denoDir(): Promise<string> {
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return fromEnv;
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
+    }));
 }
 
 function sessionIdOf(r: CliResult): string {
@@ -64,23 +44,7 @@ Deno.test("run answers a plain prompt: header on stderr, text and stats on stdou
   const dir = await Deno.makeTempDir({ prefix: "penguin-run-" });
   try {
     const root = join(dir, "data");
-    const added = await runCli([
-      "--root",
-      root,
-      "config",
-      "model",
-      "add",
-      "--provider",
-      "custom",
-      "--model-id",
-      "m",
-      "--base-url",
-      server.baseUrl("openai-chat"),
-      "--client-type",
-      "openai-chat",
-      "--set-default",
-    ]);
-    assert.equal(added.code, 0, added.stderr);
+    await addModelCli(root, server.baseUrl("openai-chat"));
     const r = await runCli(["--root", root, "run", "-m", "Say hello."], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Hello from the model\.\n/);
@@ -274,23 +238,15 @@ async function runAndSignal(
   args: string[],
   trigger: (m: OmniMessage) => Deno.Signal | undefined,
 ): Promise<{ code: number; messages: OmniMessage[]; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      ...penguinArgv(),
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--json",
-      ...args,
-    ],
-    cwd: REPO,
-    env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnCli([
+    "--root",
+    sb.root,
+    "run",
+    "--workspace",
+    sb.workspace,
+    "--json",
+    ...args,
+  ]);
   const stderr = new Response(child.stderr).text();
   const messages: OmniMessage[] = [];
   let sent = false;
@@ -590,7 +546,7 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
   ];
   // A clean HOME: no login-shell noise in the command's output.
   const home = await Deno.makeTempDir({ prefix: "penguin-run-home-" });
-  const env = { HOME: home, DENO_DIR: await denoDir() };
+  const env = { HOME: home, DENO_DIR: denoDir() };
   await scenario({ turns: turns() }, async ({ sb }) => {
     const r = await runCli(
       ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Count."],
@@ -636,21 +592,7 @@ Deno.test("run's [stats] line shows totals and the cost at the configured price"
   const dir = await Deno.makeTempDir({ prefix: "penguin-run-" });
   try {
     const root = join(dir, "data");
-    const added = await runCli([
-      "--root",
-      root,
-      "config",
-      "model",
-      "add",
-      "--provider",
-      "custom",
-      "--model-id",
-      "m",
-      "--base-url",
-      server.baseUrl("openai-chat"),
-      "--client-type",
-      "openai-chat",
-      "--set-default",
+    await addModelCli(root, server.baseUrl("openai-chat"), [
       "--price-cache-read",
       "1",
       "--price-cache-write",
@@ -658,7 +600,6 @@ Deno.test("run's [stats] line shows totals and the cost at the configured price"
       "--price-output",
       "100",
     ]);
-    assert.equal(added.code, 0, added.stderr);
     await Deno.writeTextFile(join(dir, "a.txt"), "a\n");
     const r = await runCli(["--root", root, "run", "-m", "Read a.txt."], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { denoDir, penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { hasTmux, shellQuote, startPane } from "../support/tmux.ts";
 import { makeRoot } from "../agent/_support.ts";
 
@@ -25,15 +25,6 @@ const ANSWER = [
   "```",
 ].join("\n");
 
-/** Deno's cache directory, kept when a test gives the CLI a fresh HOME. */
-async function denoDir(): Promise<string> {
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return fromEnv;
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
-}
-
 Deno.test({
   name:
     "run on a terminal shows 'waiting for <provider>/<model>… Ns' until the first token, then the answer as Markdown",
@@ -54,7 +45,7 @@ Deno.test({
     argv.push("--workspace", sb.workspace, "-m", "Write release notes.");
     await Deno.writeTextFile(
       script,
-      `unset NO_COLOR\nexport HOME=${shellQuote(home)} DENO_DIR=${shellQuote(await denoDir())}\n` +
+      `unset NO_COLOR\nexport HOME=${shellQuote(home)} DENO_DIR=${shellQuote(denoDir())}\n` +
         `cd ${shellQuote(REPO)}\n${argv.map(shellQuote).join(" ")}\n` +
         `echo "[exited $?]"\nsleep 120\n`,
     );

@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
+import { withRoot } from "../support/roots.ts";
+import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 const PARENT = "session-2026-11-29-19-26-19-5803d24a";
 const CHILD = "session-2026-11-29-19-26-19-8997c56f";
 const RESUMED = "session-2026-11-29-19-26-12-021d8b64";
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-sessions-cli-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 async function fixtures(): Promise<string[]> {
   const out: string[] = [];
@@ -121,6 +114,44 @@ Deno.test("cli: sessions delete refuses without a terminal unless --yes, then de
     assert.equal(ids.length, 4);
     assert.ok(!ids.includes(PARENT) && !ids.includes(CHILD));
   });
+});
+
+Deno.test({
+  name: "cli: sessions delete on a terminal asks once: n keeps the session, y deletes it",
+  ignore: !hasTmux,
+  fn: async () => {
+    await withRoot(async (root) => {
+      await importAll(root);
+      const dir = join(root, "pane");
+      await Deno.mkdir(dir);
+      const cases: [string, RegExp][] = [
+        ["n", /^Not deleted\.\n\[exited 1\]$/m],
+        [
+          "y",
+          /^Deleted session \S+ \(1 trace file\(s\)\) and 1 child session\(s\)[\s\S]*\[exited 0\]$/m,
+        ],
+      ];
+      for (const [answer, outcome] of cases) {
+        const args = ["--root", root, "sessions", "delete", PARENT];
+        const script = await penguinScript(dir, args, { NO_COLOR: "1" });
+        const pane = await startPane(script.command);
+        try {
+          await pane.waitFor(/and 1 child session\(s\)\? \[y\/N\] $/m, "the question");
+          await pane.type(answer);
+          await pane.keys("Enter");
+          await pane.waitFor(outcome, `the outcome of "${answer}"`);
+        } finally {
+          await pane.close();
+          await Deno.remove(script.path);
+        }
+      }
+      const list = await runCli(["--root", root, "sessions", "list", "--json"]);
+      const ids = (JSON.parse(list.stdout) as Array<{ session_id: string }>).map((r) =>
+        r.session_id
+      );
+      assert.ok(!ids.includes(PARENT), "deleted after y");
+    });
+  },
 });
 
 Deno.test("cli: a damaged import is refused with file:line errors; --lenient imports it", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
+import { spawnCli } from "../support/cli.ts";
 import { sid, tracesDay, withTempDir } from "../inspect/_support.ts";
 
 const WRITER = new URL("../inspect/_follow_writer.ts", import.meta.url).pathname;
@@ -51,14 +51,7 @@ Deno.test("penguin trace follow prints records as another process writes them, a
     const w = lineReader(writer.stdout);
     await w.until((t) => t.includes("ready\n"));
 
-    const follow = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), "trace", "follow", "--root", root, "--interval", "50", id],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const follow = spawnCli(["trace", "follow", "--root", root, "--interval", "50", id]);
     const f = lineReader(follow.stdout);
     try {
       await f.until((t) => t.includes("MARK-ONE-END\n"));

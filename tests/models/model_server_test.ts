@@ -10,20 +10,9 @@ import {
   type ModelServer,
   startModelServer,
   turn,
+  withModelServer,
 } from "../support/model_server.ts";
 import { assertPartialDiscipline, collect } from "./_support.ts";
-
-async function withServer(
-  opts: Parameters<typeof startModelServer>[0],
-  fn: (s: ModelServer) => Promise<void>,
-): Promise<void> {
-  const server = await startModelServer(opts);
-  try {
-    await fn(server);
-  } finally {
-    await server.close();
-  }
-}
 
 function request(s: ModelServer, protocol = ENCODERS[0]!.protocol, text = "hi"): WireRequest {
   return {
@@ -41,7 +30,7 @@ for (const encoder of ENCODERS) {
       item.text("Here you go."),
       item.toolCall("exec_command", { cmd: "ls" }, { id: "call_z" }),
     );
-    await withServer({ turns: [t] }, async (s) => {
+    await withModelServer({ turns: [t] }, async (s) => {
       const c = await collect(request(s, encoder.protocol));
       assertPartialDiscipline(c.messages);
       assert.equal(c.outcome.status, "completed", c.outcome.error_message);
@@ -69,7 +58,7 @@ for (const encoder of ENCODERS) {
   Deno.test(`server speaks ${encoder.protocol}: an encoder-built HTTP error body is parsed by its wire module`, async () => {
     const t = turn.error(400);
     t.http_error!.message = "field x is wrong";
-    await withServer({ turns: [t] }, async (s) => {
+    await withModelServer({ turns: [t] }, async (s) => {
       const c = await collect(request(s, encoder.protocol));
       assert.equal(c.outcome.status, "failed");
       assert.match(c.outcome.error_message!, /field x is wrong/);
@@ -78,7 +67,7 @@ for (const encoder of ENCODERS) {
 }
 
 Deno.test("server records method, path, headers and the parsed JSON body", async () => {
-  await withServer({ turns: [turn.text("ok")] }, async (s) => {
+  await withModelServer({ turns: [turn.text("ok")] }, async (s) => {
     await collect(request(s, "openai-chat", "hello"));
     const rec = s.requests[0]!;
     assert.equal(rec.path, "/v1/chat/completions");
@@ -90,7 +79,7 @@ Deno.test("server records method, path, headers and the parsed JSON body", async
 });
 
 Deno.test("server answers requests beyond its script with a 500 saying the script is exhausted", async () => {
-  await withServer({ turns: [turn.text("only one")] }, async (s) => {
+  await withModelServer({ turns: [turn.text("only one")] }, async (s) => {
     await collect(request(s));
     const res = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", body: "{}" });
     assert.equal(res.status, 500);
@@ -99,7 +88,7 @@ Deno.test("server answers requests beyond its script with a 500 saying the scrip
 });
 
 Deno.test("server answers an unknown path with 404", async () => {
-  await withServer({ turns: [] }, async (s) => {
+  await withModelServer({ turns: [] }, async (s) => {
     const res = await fetch(`${s.url}/nope`, { method: "POST", body: "{}" });
     assert.equal(res.status, 404);
     await res.body?.cancel();
@@ -111,7 +100,7 @@ Deno.test("a handler scripts by request content and is bounded by maxRequests", 
     const msgs = (r.body as { messages: { content: string }[] }).messages;
     return turn.text(`echo: ${msgs.at(-1)!.content}`);
   };
-  await withServer({ handler, maxRequests: 2 }, async (s) => {
+  await withModelServer({ handler, maxRequests: 2 }, async (s) => {
     const a = await collect(request(s, "openai-chat", "one"));
     const b = await collect(request(s, "openai-chat", "two"));
     assert.equal((a.completes[0] as { text: string }).text, "echo: one");
@@ -123,7 +112,7 @@ Deno.test("a handler scripts by request content and is bounded by maxRequests", 
 });
 
 Deno.test("an HTTP error turn sends its status, body and headers", async () => {
-  await withServer({
+  await withModelServer({
     turns: [turn.error(429, { error: { message: "slow" } }, { "retry-after": "3" })],
   }, async (s) => {
     const res = await fetch(`${s.url}/v1/responses`, { method: "POST", body: "{}" });
@@ -135,12 +124,15 @@ Deno.test("an HTTP error turn sends its status, body and headers", async () => {
 
 Deno.test("raw events bypass the encoder and keep the failure modes", async () => {
   const events = ['data: {"choices":[{"delta":{"content":"a"}}]}\n\n', "data: [DONE]\n\n"];
-  await withServer({ turns: [{ items: [], raw_events: events, malformed_at: 0 }] }, async (s) => {
-    const res = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", body: "{}" });
-    const text = await res.text();
-    assert.ok(text.startsWith('data: {"scripted_malformed_chunk"'));
-    assert.ok(text.endsWith("data: [DONE]\n\n"));
-  });
+  await withModelServer(
+    { turns: [{ items: [], raw_events: events, malformed_at: 0 }] },
+    async (s) => {
+      const res = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", body: "{}" });
+      const text = await res.text();
+      assert.ok(text.startsWith('data: {"scripted_malformed_chunk"'));
+      assert.ok(text.endsWith("data: [DONE]\n\n"));
+    },
+  );
 });
 
 Deno.test("a stalled response is released when the server closes", async () => {

@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { streamModel } from "../../lib/models/stream.ts";
 import { createToolCallIds } from "../../lib/models/tool_call_ids.ts";
 import type { WireProtocol, WireRequest } from "../../lib/models/wire.ts";
-import { item, type ModelServer, startModelServer, turn } from "../support/model_server.ts";
+import {
+  item,
+  type ModelServer,
+  startModelServer,
+  turn,
+  withModelServer,
+} from "../support/model_server.ts";
 import { assertPartialDiscipline, collect } from "./_support.ts";
 
 function request(
@@ -23,18 +29,6 @@ function request(
   };
 }
 
-async function withServer(
-  opts: Parameters<typeof startModelServer>[0],
-  fn: (s: ModelServer) => Promise<void>,
-): Promise<void> {
-  const server = await startModelServer(opts);
-  try {
-    await fn(server);
-  } finally {
-    await server.close();
-  }
-}
-
 /** Events each encoder sends before its second text delta. */
 const TWO_DELTAS = { "openai-chat": 3, "openai-responses": 5 } as const;
 
@@ -46,7 +40,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
       item.toolCall("exec_command", { cmd: "ls -la" }, { id: "call_a" }),
     );
     t.usage = { input: 50, cached_input: 20, output: 9 };
-    await withServer({ turns: [t] }, async (s) => {
+    await withModelServer({ turns: [t] }, async (s) => {
       const c = await collect(request(s, protocol, "sk-test"));
       assertPartialDiscipline(c.messages);
       assert.equal(c.outcome.status, "completed");
@@ -62,7 +56,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
   });
 
   Deno.test(`${protocol}: a stall after some events ends in timeout with the open text closed`, async () => {
-    await withServer(
+    await withModelServer(
       { turns: [{ ...turn.text("a long answer that stalls"), stall_after: TWO_DELTAS[protocol] }] },
       async (s) => {
         const c = await collect(request(s, protocol), { idleTimeoutMs: 150 });
@@ -78,7 +72,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
   });
 
   Deno.test(`${protocol}: a disconnect mid-stream is transport-shaped (timeout)`, async () => {
-    await withServer(
+    await withModelServer(
       { turns: [{ ...turn.text("partial answer here"), disconnect_after: TWO_DELTAS[protocol] }] },
       async (s) => {
         const c = await collect(request(s, protocol));
@@ -92,12 +86,15 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
   });
 
   Deno.test(`${protocol}: a malformed chunk ends the request as malformed`, async () => {
-    await withServer({ turns: [{ ...turn.text("hello there"), malformed_at: 2 }] }, async (s) => {
-      const c = await collect(request(s, protocol));
-      assert.equal(c.outcome.status, "malformed");
-      assert.match(c.outcome.error_message!, /Cannot parse/);
-      assertPartialDiscipline(c.messages);
-    });
+    await withModelServer(
+      { turns: [{ ...turn.text("hello there"), malformed_at: 2 }] },
+      async (s) => {
+        const c = await collect(request(s, protocol));
+        assert.equal(c.outcome.status, "malformed");
+        assert.match(c.outcome.error_message!, /Cannot parse/);
+        assertPartialDiscipline(c.messages);
+      },
+    );
   });
 
   Deno.test(`${protocol}: an in-stream rate-limit error is retryable (timeout), another is failed`, async () => {
@@ -105,7 +102,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
       turn.streamError("Rate limit reached, slow down", "rate_limit_exceeded", "some text"),
       turn.streamError("The model produced invalid content", "invalid_content"),
     ];
-    await withServer({ turns }, async (s) => {
+    await withModelServer({ turns }, async (s) => {
       const a = await collect(request(s, protocol));
       assert.equal(a.outcome.status, "timeout");
       assert.equal(a.completes.at(-1)?.stop_reason, "timeout");
@@ -116,7 +113,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
   });
 
   Deno.test(`${protocol}: finish by length marks the final segment failed`, async () => {
-    await withServer({ turns: [turn.text("cut off", { finish: "length" })] }, async (s) => {
+    await withModelServer({ turns: [turn.text("cut off", { finish: "length" })] }, async (s) => {
       const c = await collect(request(s, protocol));
       assert.equal(c.outcome.status, "completed");
       assert.equal(c.outcome.finish_reason, "length");
@@ -128,7 +125,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
 Deno.test("HTTP 401 is auth and is never retried as transport", async () => {
   const t = turn.error(401);
   t.http_error!.code = "invalid_api_key";
-  await withServer({ turns: [t] }, async (s) => {
+  await withModelServer({ turns: [t] }, async (s) => {
     const c = await collect(request(s));
     assert.equal(c.outcome.status, "auth");
     assert.equal(c.outcome.http_status, 401);
@@ -137,15 +134,18 @@ Deno.test("HTTP 401 is auth and is never retried as transport", async () => {
 });
 
 Deno.test("HTTP 429 honours Retry-After and is transport-shaped", async () => {
-  await withServer({ turns: [turn.error(429, undefined, { "retry-after": "7" })] }, async (s) => {
-    const c = await collect(request(s));
-    assert.equal(c.outcome.status, "timeout");
-    assert.equal(c.outcome.retry_after_ms, 7000);
-  });
+  await withModelServer(
+    { turns: [turn.error(429, undefined, { "retry-after": "7" })] },
+    async (s) => {
+      const c = await collect(request(s));
+      assert.equal(c.outcome.status, "timeout");
+      assert.equal(c.outcome.retry_after_ms, 7000);
+    },
+  );
 });
 
 Deno.test("HTTP 500 is transport-shaped; HTTP 400 is a permanent failure", async () => {
-  await withServer({
+  await withModelServer({
     turns: [turn.error(500), turn.error(400, { error: { message: "bad field" } })],
   }, async (s) => {
     const a = await collect(request(s));
@@ -158,7 +158,7 @@ Deno.test("HTTP 500 is transport-shaped; HTTP 400 is a permanent failure", async
 });
 
 Deno.test("a delay before headers longer than the idle timeout is a timeout", async () => {
-  await withServer({ turns: [{ ...turn.text("late"), delay_ms: 2000 }] }, async (s) => {
+  await withModelServer({ turns: [{ ...turn.text("late"), delay_ms: 2000 }] }, async (s) => {
     const c = await collect(request(s), { idleTimeoutMs: 100 });
     assert.equal(c.outcome.status, "timeout");
     assert.equal(c.messages.length, 0);
@@ -166,14 +166,14 @@ Deno.test("a delay before headers longer than the idle timeout is a timeout", as
 });
 
 Deno.test("an idle timeout of 0 disables the timer", async () => {
-  await withServer({ turns: [{ ...turn.text("slow but fine"), delay_ms: 50 }] }, async (s) => {
+  await withModelServer({ turns: [{ ...turn.text("slow but fine"), delay_ms: 50 }] }, async (s) => {
     const c = await collect(request(s), { idleTimeoutMs: 0 });
     assert.equal(c.outcome.status, "completed");
   });
 });
 
 Deno.test("aborting cancels the request at once and the server sees the connection close", async () => {
-  await withServer(
+  await withModelServer(
     { turns: [{ ...turn.text("streaming forever"), stall_after: 3 }] },
     async (s) => {
       const ctl = new AbortController();
@@ -198,7 +198,7 @@ Deno.test("aborting cancels the request at once and the server sees the connecti
 });
 
 Deno.test("an already-aborted signal sends nothing", async () => {
-  await withServer({ turns: [turn.text("unused")] }, async (s) => {
+  await withModelServer({ turns: [turn.text("unused")] }, async (s) => {
     const ctl = new AbortController();
     ctl.abort();
     const c = await collect(request(s), { signal: ctl.signal });
@@ -216,7 +216,7 @@ Deno.test("a refused connection is transport-shaped", async () => {
 });
 
 Deno.test("an empty 200 stream is malformed", async () => {
-  await withServer({ turns: [turn.raw("")] }, async (s) => {
+  await withModelServer({ turns: [turn.raw("")] }, async (s) => {
     const c = await collect(request(s));
     assert.equal(c.outcome.status, "malformed");
     assert.match(c.outcome.error_message!, /yielded no events/);
@@ -224,7 +224,7 @@ Deno.test("an empty 200 stream is malformed", async () => {
 });
 
 Deno.test("a stream without a finish event is malformed (truncated)", async () => {
-  await withServer(
+  await withModelServer(
     { turns: [turn.raw('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n')] },
     async (s) => {
       const c = await collect(request(s));
@@ -235,7 +235,7 @@ Deno.test("a stream without a finish event is malformed (truncated)", async () =
 });
 
 Deno.test("tool-call arguments that are not JSON complete the call verbatim; the request still completes", async () => {
-  await withServer({ turns: [turn.toolCall("exec_command", '{"cmd": "ls"')] }, async (s) => {
+  await withModelServer({ turns: [turn.toolCall("exec_command", '{"cmd": "ls"')] }, async (s) => {
     const c = await collect(request(s));
     assert.equal(c.outcome.status, "completed");
     const call = c.completes[0] as { type: string; arguments: string; stop_reason: string };
@@ -246,7 +246,7 @@ Deno.test("tool-call arguments that are not JSON complete the call verbatim; the
 });
 
 Deno.test("empty tool-call arguments become {}", async () => {
-  await withServer({ turns: [turn.toolCall("list", "")] }, async (s) => {
+  await withModelServer({ turns: [turn.toolCall("list", "")] }, async (s) => {
     const c = await collect(request(s));
     assert.equal(c.outcome.status, "completed");
     assert.equal((c.completes[0] as { arguments: string }).arguments, "{}");
@@ -256,7 +256,7 @@ Deno.test("empty tool-call arguments become {}", async () => {
 Deno.test("a reused provider tool-call id gets a #n suffix within the session", async () => {
   const ids = createToolCallIds();
   const t = () => turn.of(item.toolCall("read", { p: 1 }, { id: "call_x" }));
-  await withServer({ turns: [t(), t()] }, async (s) => {
+  await withModelServer({ turns: [t(), t()] }, async (s) => {
     const a = await collect(request(s), { toolCallIds: ids });
     const b = await collect(request(s), { toolCallIds: ids });
     assert.equal((a.completes[0] as { tool_call_id: string }).tool_call_id, "call_x");

@@ -1,18 +1,28 @@
 // Shared helpers for the sandbox tests.
 import { join } from "node:path";
-import type { SandboxedProcess } from "../../lib/sandbox/mod.ts";
+import { createPolicy, type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { withWorkspace } from "../support/roots.ts";
+
+export { visibleTempDir } from "../support/roots.ts";
 
 /**
- * A temp dir that is visible inside the sandbox. Dirs under /tmp are not: the
- * sandbox mounts a private /tmp, which would make "hidden" checks pass for
- * the wrong reason. /var/tmp lies on the read-only root.
+ * Run `fn` with a visible temp workspace and a sandbox policy confining to
+ * it; HOME is the (empty) workspace, so login shells read no personal
+ * profile.
  */
-export async function visibleTempDir(prefix = "penguin-sbx-test-"): Promise<string> {
-  const base = await Deno.stat("/var/tmp").then(
-    (s) => s.isDirectory ? "/var/tmp" : undefined,
-    () => undefined,
+export function withPolicyWorkspace(
+  fn: (policy: SandboxPolicy, ws: string) => Promise<void>,
+): Promise<void> {
+  return withWorkspace((ws) =>
+    fn(
+      createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
+      }),
+      ws,
+    )
   );
-  return await Deno.realPath(await Deno.makeTempDir({ prefix, ...(base ? { dir: base } : {}) }));
 }
 
 /** Read all output and the status. */

@@ -2,16 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
-import { alive, eventually, exists, pidsWithArg, visibleTempDir } from "./_helpers.ts";
-
-async function withWorkspace(fn: (ws: string) => Promise<void>): Promise<void> {
-  const ws = await visibleTempDir();
-  try {
-    await fn(ws);
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
-}
+import { alive, eventually, exists, pidsWithArg } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 Deno.test("sandbox check prints every check and exits 0 when the sandbox works", async () => {
   const r = await runCli(["sandbox", "check"]);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, type SandboxPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 interface Layout {
   base: string;
@@ -280,8 +281,7 @@ Deno.test("no Unix socket the sandbox can see accepts a connection, network on o
 });
 
 Deno.test("a revealed file inside a hidden directory is readable, its neighbours stay hidden", async () => {
-  const base = await visibleTempDir();
-  try {
+  await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     const hidden = join(base, "home", ".penguin", "bin");
     await Deno.mkdir(ws, { recursive: true });
@@ -302,9 +302,7 @@ Deno.test("a revealed file inside a hidden directory is readable, its neighbours
     assert.doesNotMatch(r.out, /sk-next-to-the-binary/);
     assert.match(r.out, /end/);
     assert.equal(await Deno.readTextFile(join(hidden, "penguin")), "the binary\n", "read-only");
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a revealed directory under /tmp is readable although the sandbox's /tmp is private", async () => {

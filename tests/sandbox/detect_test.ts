@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { exists, visibleTempDir } from "./_helpers.ts";
+import { exists } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 Deno.test("detectSandbox finds a working bubblewrap on this machine and explains every check", async () => {
   const report = await detectSandbox();
@@ -47,8 +48,7 @@ Deno.test("a missing bubblewrap is reported with how to install it", async () =>
 });
 
 Deno.test("a bubblewrap that cannot create namespaces is explained", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     const fake = join(dir, "bwrap");
     await Deno.writeTextFile(
       fake,
@@ -61,14 +61,11 @@ Deno.test("a bubblewrap that cannot create namespaces is explained", async () =>
     assert.equal(start.status, "fail");
     assert.match(start.detail, /setting up uid map/);
     assert.match(start.fix!, /apparmor_restrict_unprivileged_userns/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a bubblewrap that cannot isolate the network is reported as such", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     const fake = join(dir, "bwrap");
     await Deno.writeTextFile(
       fake,
@@ -83,14 +80,11 @@ Deno.test("a bubblewrap that cannot isolate the network is reported as such", as
     const net = report.checks.find((c) => c.name === "network isolation")!;
     assert.equal(net.status, "fail");
     assert.match(net.detail, /apparmor_restrict_unprivileged_userns/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", async () => {
-  const ws = await visibleTempDir();
-  try {
+  await withWorkspace(async (ws) => {
     const policy = createPolicy({ workspace: ws, home: "", bwrapPath: "/nonexistent/bwrap" });
     for (const mode of ["workspace-write", "read-only"] as const) {
       await assert.rejects(
@@ -103,14 +97,11 @@ Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", asyn
     const child = await spawnSandboxed({ shell: "touch ran", policy: { ...policy, mode: "off" } });
     assert.equal((await child.status).code, 0);
     assert.equal(await exists(join(ws, "ran")), true);
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
+  });
 });
 
 Deno.test("spawning fails closed when bubblewrap breaks after detection", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     // Passes the probe, then fails for every later sandbox.
     const fake = join(dir, "bwrap");
     const flag = join(dir, "probed");
@@ -131,14 +122,11 @@ Deno.test("spawning fails closed when bubblewrap breaks after detection", async 
         e instanceof PenguinError && e.kind === "runtime" && /Can not mount tmpfs/.test(e.message),
     );
     assert.equal(await exists(join(ws, "ran")), false);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a bubblewrap that does not install the seccomp filter is not usable", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     // Drops `--seccomp 4`: the probe runs, unfiltered.
     const fake = join(dir, "bwrap");
     await Deno.writeTextFile(
@@ -162,14 +150,11 @@ Deno.test("a bubblewrap that does not install the seccomp filter is not usable",
       (e) => e instanceof PenguinError && /system call filter/.test(e.message),
     );
     assert.equal(await exists(join(ws, "ran")), false);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("spawning fails closed when the seccomp filter cannot be loaded: nothing runs", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     // Passes the probe, then hands bwrap a broken filter (7 bytes) on fd 4.
     const fake = join(dir, "bwrap");
     const flag = join(dir, "probed");
@@ -191,7 +176,5 @@ Deno.test("spawning fails closed when the seccomp filter cannot be loaded: nothi
       (e) => e instanceof PenguinError && e.kind === "runtime" && /seccomp/.test(e.message),
     );
     assert.equal(await exists(join(ws, "ran")), false);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -1,27 +1,9 @@
 // Classic escape attempts from inside the sandbox, judged by their effect on the host.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createPolicy, type SandboxPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { type SandboxPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { REPO } from "../support/cli.ts";
-import { collect, exists, visibleTempDir } from "./_helpers.ts";
-
-async function withWorkspace(
-  fn: (policy: SandboxPolicy, ws: string) => Promise<void>,
-): Promise<void> {
-  const ws = await visibleTempDir();
-  try {
-    await fn(
-      createPolicy({
-        workspace: ws,
-        home: "",
-        hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
-      }),
-      ws,
-    );
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
-}
+import { collect, exists, withPolicyWorkspace } from "./_helpers.ts";
 
 async function sh(policy: SandboxPolicy, script: string) {
   return await collect(
@@ -30,7 +12,7 @@ async function sh(policy: SandboxPolicy, script: string) {
 }
 
 Deno.test("mount and unshare fail inside, and the root stays read-only after trying", async () => {
-  await withWorkspace(async (policy, ws) => {
+  await withPolicyWorkspace(async (policy, ws) => {
     const marker = join("/var/tmp", `penguin-escape-${crypto.randomUUID()}`);
     const r = await sh(
       policy,
@@ -53,7 +35,7 @@ Deno.test("mount and unshare fail inside, and the root stays read-only after try
 });
 
 Deno.test("the child has no capabilities even when penguin runs as root", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const r = await sh(policy, "grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status");
     const caps = [...r.out.matchAll(/^Cap\w+:\s+([0-9a-f]+)$/gm)].map((m) => m[1]);
     assert.equal(caps.length, 3);
@@ -62,7 +44,7 @@ Deno.test("the child has no capabilities even when penguin runs as root", async 
 });
 
 Deno.test("host processes are invisible and cannot be killed from inside", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const victim = new Deno.Command("sleep", {
       args: ["1000"],
       stdin: "null",

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bwrapArgv, createPolicy, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { collect, exists, visibleTempDir } from "./_helpers.ts";
+import { collect, exists } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 Deno.test("resolvePlan pins a writable workspace .git and bwrapArgv binds it between the workspace and its hooks", async () => {
-  const ws = await visibleTempDir();
-  try {
+  await withWorkspace(async (ws) => {
     await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
     const policy = createPolicy({ workspace: ws, home: "", hostEnv: {}, git: "writable" });
     const plan = await resolvePlan(policy, ws);
@@ -28,14 +28,11 @@ Deno.test("resolvePlan pins a writable workspace .git and bwrapArgv binds it bet
     const roGit = await resolvePlan({ ...policy, git: "read-only" }, ws);
     assert.equal(roGit.pinned, undefined);
     assert.ok(roGit.protect.includes(join(ws, ".git")));
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a sandboxed command cannot rename .git to plant a fresh hooks directory", async () => {
-  const ws = await visibleTempDir();
-  try {
+  await withWorkspace(async (ws) => {
     await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
     await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
     const policy = createPolicy({
@@ -58,7 +55,5 @@ Deno.test("a sandboxed command cannot rename .git to plant a fresh hooks directo
     assert.equal(await exists(join(ws, ".git", "hooks", "pre-commit")), false);
     // The rest of .git stays writable for git itself.
     assert.equal(await Deno.readTextFile(join(ws, ".git", "HEAD")), "ok\n");
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
+  });
 });

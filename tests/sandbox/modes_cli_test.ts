@@ -3,10 +3,10 @@
 // in the trace (session_meta.sandbox).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
-import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
-import { exists, visibleTempDir } from "./_helpers.ts";
+import { exists } from "./_helpers.ts";
+import { withModelRoot, withWorkspace } from "../support/roots.ts";
 
 interface Ctx {
   base: string;
@@ -35,24 +35,13 @@ async function records(root: string): Promise<Record<string, unknown>[]> {
   return out;
 }
 
-async function scenario(
+function scenario(
   turns: ScriptedTurn[],
   policy: string | undefined,
   body: (c: Ctx) => Promise<void>,
 ): Promise<void> {
-  const server = await startModelServer({ turns });
-  const base = await visibleTempDir("penguin-modes-");
-  const ws = join(base, "ws");
-  const root = join(base, "data");
-  await Deno.mkdir(ws);
-  if (policy !== undefined) await Deno.writeTextFile(join(ws, "penguin.jsonc"), policy);
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-  }, { setDefault: true });
-  try {
+  return withModelRoot({ turns }, async ({ base, root, workspace: ws }, server) => {
+    if (policy !== undefined) await Deno.writeTextFile(join(ws, "penguin.jsonc"), policy);
     await body({
       base,
       ws,
@@ -72,10 +61,7 @@ async function scenario(
         return r.payload as Record<string, unknown>;
       },
     });
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
-  }
+  }, { visible: true });
 }
 
 const exec = (cmd: string) =>
@@ -216,8 +202,7 @@ Deno.test("writable roots outside the workspace need --grant-writable-roots, the
 });
 
 Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots need the grant", async () => {
-  const base = await visibleTempDir("penguin-modes-");
-  try {
+  await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
     await Deno.mkdir(join(base, "extra"));
@@ -240,9 +225,7 @@ Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots n
     );
     assert.equal(granted.code, 0, granted.stderr);
     assert.equal(await Deno.readTextFile(join(base, "extra", "a.txt")), "x\n");
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 /** `git` on the host, with no system or user config. */
@@ -299,8 +282,7 @@ Deno.test("run: .git is read-only by default; --git-writable lets commands commi
 });
 
 Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command commit, --git-writable too', async () => {
-  const base = await visibleTempDir("penguin-modes-");
-  try {
+  await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
     await hostGit(ws, base, ["init", "-q", "-b", "main", "."]);
@@ -317,9 +299,7 @@ Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command comm
     assert.equal(file.code, 0, file.stderr);
     assert.match(file.stderr, /penguin\.jsonc: commands may commit/);
     assert.match(await hostGit(ws, base, ["log", "--format=%s"]), /^by-the-model$/m);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("chat: --git-writable asks for a writable .git in every session it opens", async () => {

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, livePlaceholders } from "../../lib/sandbox/_placeholders.ts";
-import { exists, visibleTempDir } from "./_helpers.ts";
+import { exists } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 Deno.test("a stand-in lives until its last holder releases it", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     const p = { path: join(dir, "commondir"), kind: "file" as const, content: "." };
     const a = await holdPlaceholders([p]);
     const b = await holdPlaceholders([p]);
@@ -18,14 +18,11 @@ Deno.test("a stand-in lives until its last holder releases it", async () => {
     await b();
     assert.equal(await exists(p.path), false);
     assert.equal(livePlaceholders().has(p.path), false);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a stand-in someone changed, or a path that already existed, is left alone", async () => {
-  const dir = await visibleTempDir();
-  try {
+  await withWorkspace(async (dir) => {
     const hooks = { path: join(dir, "hooks"), kind: "dir" as const };
     const cfg = { path: join(dir, "config.worktree"), kind: "file" as const, content: "" };
     const release = await holdPlaceholders([hooks, cfg]);
@@ -39,7 +36,5 @@ Deno.test("a stand-in someone changed, or a path that already existed, is left a
     await Deno.writeTextFile(existing.path, ".");
     await (await holdPlaceholders([existing]))();
     assert.equal(await exists(existing.path), true, "not created by penguin, not removed");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

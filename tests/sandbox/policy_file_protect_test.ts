@@ -8,7 +8,8 @@ import {
   DEFAULT_TOOL_DEFINITIONS,
 } from "../../lib/tools/mod.ts";
 import { run } from "../tools/_support.ts";
-import { collect, visibleTempDir } from "./_helpers.ts";
+import { collect } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 const POLICY = '{ "sandbox": "read-only" }\n';
 
@@ -17,8 +18,7 @@ function definition(name: string) {
 }
 
 Deno.test("file tools refuse to write or edit the workspace's penguin.jsonc", async () => {
-  const ws = await visibleTempDir();
-  try {
+  await withWorkspace(async (ws) => {
     await Deno.writeTextFile(`${ws}/penguin.jsonc`, POLICY);
     const write = await run(createWriteFileTool(definition("write_file")), {
       file_path: "penguin.jsonc",
@@ -32,14 +32,11 @@ Deno.test("file tools refuse to write or edit the workspace's penguin.jsonc", as
     assert.equal(write.status, "failed");
     assert.equal(edit.status, "failed");
     assert.equal(await Deno.readTextFile(`${ws}/penguin.jsonc`), POLICY);
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
+  });
 });
 
 Deno.test("sandboxed commands cannot overwrite, replace or remove the workspace's penguin.jsonc", async () => {
-  const ws = await visibleTempDir();
-  try {
+  await withWorkspace(async (ws) => {
     await Deno.writeTextFile(`${ws}/penguin.jsonc`, POLICY);
     const policy = createPolicy({ workspace: ws });
     const attempts = [
@@ -56,7 +53,5 @@ Deno.test("sandboxed commands cannot overwrite, replace or remove the workspace'
     const ok = await collect(await spawnSandboxed({ shell: "echo hi > other.txt", policy }));
     assert.equal(ok.code, 0);
     assert.equal(await Deno.readTextFile(`${ws}/other.txt`), "hi\n");
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
+  });
 });

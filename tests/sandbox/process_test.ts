@@ -1,13 +1,7 @@
 // The spawn handle: output, input, exit status, signals and kill, in both sandboxed and off mode.
 import assert from "node:assert/strict";
 import { PenguinError } from "../../lib/protocol/errors.ts";
-import {
-  createPolicy,
-  resolvePlan,
-  type SandboxMode,
-  type SandboxPolicy,
-  spawnSandboxed,
-} from "../../lib/sandbox/mod.ts";
+import { resolvePlan, type SandboxMode, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import {
   alive,
   collect,
@@ -15,32 +9,13 @@ import {
   exists,
   pidsWithArg,
   readUntil,
-  visibleTempDir,
+  withPolicyWorkspace,
 } from "./_helpers.ts";
 
 const MODES: SandboxMode[] = ["workspace-write", "off"];
 
-async function withWorkspace(
-  fn: (policy: SandboxPolicy, ws: string) => Promise<void>,
-): Promise<void> {
-  const ws = await visibleTempDir();
-  try {
-    // HOME is the (empty) workspace, so login shells read no personal profile.
-    await fn(
-      createPolicy({
-        workspace: ws,
-        home: "",
-        hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
-      }),
-      ws,
-    );
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
-}
-
 Deno.test("stdout and stderr arrive merged in order, and the exit code comes back", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const r = await collect(
         await spawnSandboxed({
@@ -55,7 +30,7 @@ Deno.test("stdout and stderr arrive merged in order, and the exit code comes bac
 });
 
 Deno.test("argv runs without a shell, one argument per entry", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const r = await collect(
         await spawnSandboxed({
@@ -69,7 +44,7 @@ Deno.test("argv runs without a shell, one argument per entry", async () => {
 });
 
 Deno.test("write() feeds stdin and closeStdin() ends it", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const child = await spawnSandboxed({
         shell: 'read -r l; echo "got $l"; cat; echo end',
@@ -87,7 +62,7 @@ Deno.test("write() feeds stdin and closeStdin() ends it", async () => {
 });
 
 Deno.test("onOutput receives every chunk and outputClosed resolves at end of output", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     let text = "";
     const child = await spawnSandboxed({
       shell: "for i in 1 2 3; do echo line$i; done",
@@ -101,7 +76,7 @@ Deno.test("onOutput receives every chunk and outputClosed resolves at end of out
 });
 
 Deno.test("a command killed by a signal reports the signal", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const r = await collect(
         await spawnSandboxed({ shell: "kill -TERM $$", policy: { ...policy, mode } }),
@@ -112,7 +87,7 @@ Deno.test("a command killed by a signal reports the signal", async () => {
 });
 
 Deno.test("a command killed by a signal leaves no job report of the sandbox in its output", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const r = await collect(
         await spawnSandboxed({ shell: "echo before; kill -TERM $$", policy: { ...policy, mode } }),
@@ -123,7 +98,7 @@ Deno.test("a command killed by a signal leaves no job report of the sandbox in i
 });
 
 Deno.test("the command's environment is the plan's, with nothing of the supervisor's", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const withVault = { ...policy, env: { ...policy.env, vault: { MY_TOKEN: "a b=c\nd" } } };
     const r = await collect(
       await spawnSandboxed({ argv: ["bash", "-c", "env -0"], policy: withVault }),
@@ -145,7 +120,7 @@ Deno.test("the command's environment is the plan's, with nothing of the supervis
 });
 
 Deno.test("under bubblewrap the sandbox's init is the wrapper and the command its child", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const r = await collect(
       await spawnSandboxed({ argv: ["bash", "-c", 'echo "$$ $PPID"'], policy }),
     );
@@ -154,7 +129,7 @@ Deno.test("under bubblewrap the sandbox's init is the wrapper and the command it
 });
 
 Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const child = await spawnSandboxed({
         shell: "trap 'echo caught; exit 5' INT; echo ready; while :; do sleep 0.05; done",
@@ -170,7 +145,7 @@ Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
 });
 
 Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const child = await spawnSandboxed({
         shell: "trap 'echo quit; exit 6' QUIT; echo ready; while :; do sleep 0.05; done",
@@ -186,7 +161,7 @@ Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
 });
 
 Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by the supervisor", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const child = await spawnSandboxed({
         shell: "trap 'echo caught' INT; echo ready; read -r line; echo got $line",
@@ -204,7 +179,7 @@ Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by th
 });
 
 Deno.test("kill() takes down the whole process group, grandchildren included", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
       const child = await spawnSandboxed({
@@ -225,7 +200,7 @@ Deno.test("kill() takes down the whole process group, grandchildren included", a
 });
 
 Deno.test("kill() escalates to SIGKILL for processes that ignore SIGTERM or left the group", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
     const child = await spawnSandboxed({
       shell:
@@ -243,7 +218,7 @@ Deno.test("kill() escalates to SIGKILL for processes that ignore SIGTERM or left
 });
 
 Deno.test("when the command exits, everything it left behind in the sandbox dies with it", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
     const child = await spawnSandboxed({
       shell: `setsid sleep ${tag} & sleep ${tag} & echo started`,
@@ -263,7 +238,7 @@ const bomb = (tag: string, n: number, then: string) =>
   `perl -e 'for (1..${n}) { my $p = fork; last unless defined $p; if (!$p) { sleep 1000; exit } } $| = 1; print "started\\n"; ${then}' ${tag}`;
 
 Deno.test("when a fork bomb's command exits, its status arrives only once every process is gone", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
     const child = await spawnSandboxed({ shell: bomb(tag, 2000, "exit 3"), policy });
     // Counted the moment the status arrives: no wait, no grace.
@@ -274,7 +249,7 @@ Deno.test("when a fork bomb's command exits, its status arrives only once every 
 });
 
 Deno.test("kill() resolves only once every process of the sandbox is gone, fork bomb included", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const grace of [1000, 0]) {
       const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
       const child = await spawnSandboxed({
@@ -290,7 +265,7 @@ Deno.test("kill() resolves only once every process of the sandbox is gone, fork 
 });
 
 Deno.test("aborting the signal kills the child", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     const ac = new AbortController();
     const child = await spawnSandboxed({ shell: "echo up; sleep 1000", policy, signal: ac.signal });
     await readUntil(child, "up");
@@ -301,7 +276,7 @@ Deno.test("aborting the signal kills the child", async () => {
 });
 
 Deno.test("a missing working directory fails before anything runs", async () => {
-  await withWorkspace(async (policy, ws) => {
+  await withPolicyWorkspace(async (policy, ws) => {
     await assert.rejects(
       spawnSandboxed({ shell: "touch ran", policy, cwd: `${ws}/missing` }),
       (e) => e instanceof PenguinError && e.kind === "runtime",
@@ -311,7 +286,7 @@ Deno.test("a missing working directory fails before anything runs", async () => 
 });
 
 Deno.test("the command runs in the given working directory", async () => {
-  await withWorkspace(async (policy, ws) => {
+  await withPolicyWorkspace(async (policy, ws) => {
     await Deno.mkdir(`${ws}/sub`);
     for (const mode of MODES) {
       const r = await collect(
@@ -323,7 +298,7 @@ Deno.test("the command runs in the given working directory", async () => {
 });
 
 Deno.test("a child inherits no descriptors beyond stdin, stdout and stderr", async () => {
-  await withWorkspace(async (policy) => {
+  await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
       const r = await collect(
         await spawnSandboxed({

@@ -11,7 +11,8 @@ import {
   SYSCALLS,
 } from "../../lib/sandbox/seccomp.ts";
 import { createPolicy, seccompProgram, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { collect, visibleTempDir } from "./_helpers.ts";
+import { collect } from "./_helpers.ts";
+import { withWorkspace } from "../support/roots.ts";
 
 const EPERM = SECCOMP_RET_ERRNO | 1;
 const AUDIT_ARCH_I386 = 0x40000003;
@@ -113,8 +114,7 @@ function hasTool(name: string): boolean {
 const hasPython = hasTool("python3");
 
 async function inSandbox(shell: string): Promise<{ out: string; code: number }> {
-  const ws = await visibleTempDir();
-  try {
+  return await withWorkspace(async (ws) => {
     const policy = createPolicy({
       workspace: ws,
       home: "",
@@ -122,9 +122,7 @@ async function inSandbox(shell: string): Promise<{ out: string; code: number }> 
     });
     const r = await collect(await spawnSandboxed({ argv: ["bash", "-c", shell], policy }));
     return { out: r.out, code: r.code };
-  } finally {
-    await Deno.remove(ws, { recursive: true });
-  }
+  });
 }
 
 Deno.test("a sandboxed command runs under the filter", async () => {

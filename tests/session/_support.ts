@@ -15,6 +15,15 @@ import type {
 } from "../../lib/protocol/mod.ts";
 import { readTraceFile } from "../../lib/trace/mod.ts";
 
+export { withRoot } from "../support/roots.ts";
+
+/** The default project and agent of `root`: the scope the session functions take. */
+export const scope = (root: string): { root: string; projectId: string; agentId: string } => ({
+  root,
+  projectId: "default_project",
+  agentId: "default_agent",
+});
+
 /** The PenguinHarness sample traces. */
 export const FIXTURES = "/work/shared/fixtures/penguin-traces";
 
@@ -151,16 +160,6 @@ export class Script {
 /** Serialise records the way the trace writer does. */
 export function jsonl(messages: OmniMessage[]): string {
   return messages.map((m) => JSON.stringify(m) + "\n").join("");
-}
-
-/** A temp data root, removed afterwards. */
-export async function withRoot<T>(fn: (root: string) => Promise<T>): Promise<T> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-session-test-" });
-  try {
-    return await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
 }
 
 /** The traces dir of the default agent of the default project under `root`. */

@@ -3,9 +3,7 @@ import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/mod.ts";
 import { childCount, deleteSession, forkSession, planDelete } from "../../lib/session/mod.ts";
 import { acquireSessionLock, releaseSessionLock } from "../../lib/trace/mod.ts";
-import { jsonl, putTrace, Script, sid, tracesOf, treeDigest, withRoot } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
+import { jsonl, putTrace, scope, Script, sid, tracesOf, treeDigest, withRoot } from "./_support.ts";
 
 async function family(root: string) {
   const s = new Script();

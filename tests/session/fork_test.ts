@@ -15,14 +15,13 @@ import {
   jsonl,
   putTrace,
   records,
+  scope,
   Script,
   sid,
   tracesOf,
   treeDigest,
   withRoot,
 } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
 
 // Everything of a replay but the meta (which differs between source and copy by design).
 function body(r: ResumeReplay) {

@@ -12,13 +12,12 @@ import {
   FIXTURES,
   jsonl,
   records,
+  scope,
   Script,
   sid,
   treeDigest,
   withRoot,
 } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
 
 async function allFixtures(): Promise<string[]> {
   const out: string[] = [];

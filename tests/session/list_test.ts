@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { countTurns, listSessions } from "../../lib/session/mod.ts";
-import { jsonl, putTrace, Script, sid, tracesOf, withRoot } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
+import { jsonl, putTrace, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
 
 Deno.test("a listing row carries id, times, model, workspace, turns, tokens and first prompt", async () => {
   await withRoot(async (root) => {

@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/mod.ts";
 import { latestSessionId, locateSession } from "../../lib/session/mod.ts";
-import { fixture, jsonl, putTrace, Script, sid, tracesOf, withRoot } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
+import { fixture, jsonl, putTrace, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
 
 function simple(s: Script, id: string, extra = {}) {
   return jsonl([s.meta(id, extra), s.user("hi"), s.begin(), s.say("hello"), s.end()]);

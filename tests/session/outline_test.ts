@@ -7,9 +7,7 @@ import {
   locateSession,
   wholeBlockTag,
 } from "../../lib/session/mod.ts";
-import { fixture, jsonl, putTrace, Script, sid, tracesOf, withRoot } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
+import { fixture, jsonl, putTrace, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
 
 async function outlineOf(root: string, target: string) {
   return await buildOutline(await locateSession({ ...scope(root), target }));

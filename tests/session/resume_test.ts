@@ -17,14 +17,13 @@ import {
   jsonl,
   putTrace,
   records,
+  scope,
   Script,
   sid,
   tracesOf,
   treeDigest,
   withRoot,
 } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
 
 async function twoFileSession(root: string, s: Script, ws: string) {
   const id = sid("abcdef01");

@@ -7,9 +7,7 @@ import {
   sessionTree,
   type TreeNode,
 } from "../../lib/session/mod.ts";
-import { fixture, jsonl, putTrace, Script, sid, tracesOf, withRoot } from "./_support.ts";
-
-const scope = (root: string) => ({ root, projectId: "default_project", agentId: "default_agent" });
+import { fixture, jsonl, putTrace, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
 
 function shape(n: TreeNode): unknown {
   return { id: n.sessionId, rel: n.relation, children: n.children.map(shape) };

@@ -4,15 +4,7 @@ import { DEFAULT_AGENT_PRESET, loadOrInitAgent } from "../../lib/state/agent_ini
 import { agentPaths } from "../../lib/state/paths.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "../../lib/state/default_prompts.ts";
 import { resolveSystemConfig } from "../../lib/state/system_config.ts";
-
-async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-init-" });
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+import { withRoot } from "../support/roots.ts";
 
 Deno.test("init creates the agent layout and writes system_config.yaml last", async () => {
   await withRoot(async (root) => {

@@ -135,3 +135,50 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
     stderr: dec.decode(out.stderr).replace(ANSI, ""),
   };
 }
+
+/**
+ * `penguin config model add` of (custom, `modelId`) at `baseUrl`
+ * (openai-chat) as the project's default model, with `extra` flags (prices,
+ * a key); asserts it succeeded.
+ */
+export async function addModelCli(
+  root: string,
+  baseUrl: string,
+  extra: string[] = [],
+  modelId = "m",
+): Promise<void> {
+  const r = await runCli([
+    "--root",
+    root,
+    "config",
+    "model",
+    "add",
+    "--provider",
+    "custom",
+    "--model-id",
+    modelId,
+    "--base-url",
+    baseUrl,
+    ...extra,
+    "--client-type",
+    "openai-chat",
+    "--set-default",
+  ]);
+  if (r.code !== 0) throw new Error(`config model add failed (${r.code}): ${r.stderr}`);
+}
+
+/**
+ * Start `penguin <args>` from the repository as a child process (the test
+ * environment, no stdin, stdout and stderr piped), for tests that read its
+ * output while it runs or signal it.
+ */
+export function spawnCli(args: string[]): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv(), ...args],
+    cwd: REPO,
+    env: penguinEnv(),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}

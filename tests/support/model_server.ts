@@ -19,6 +19,7 @@ export {
   type RecordedRequest,
   startModelServer,
   type TurnHandler,
+  withModelServer,
 } from "./model_server/server.ts";
 export {
   DEFAULT_USAGE,

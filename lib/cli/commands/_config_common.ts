@@ -9,7 +9,8 @@ import { DEFAULT_PROJECT_ID, validateProjectId } from "../../state/ids.ts";
 import { projectConfigPath } from "../../state/paths.ts";
 import type { ModelRef } from "../../state/project_config.ts";
 import { resolveDataRoot } from "../../state/root.ts";
-import { bool, type FlagSpec, type Parsed, str } from "../args.ts";
+import { bool, type Flag, flagHelp, type Parsed, str } from "../args.ts";
+import { MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { CommandContext } from "../command.ts";
 
 /** Mask a secret for display: `-` when empty, `***` up to 12 chars, else `****` + its last 4. */
@@ -67,17 +68,14 @@ export function pairFlags(command: string, p: Parsed): ModelRef {
 }
 
 /** Flags of the commands that take a model pair. */
-export const PAIR_FLAGS: FlagSpec = {
-  "provider": { type: "string" },
-  "model-id": { type: "string" },
-  "project-id": { type: "string" },
-};
+export const PAIR_FLAGS: readonly Flag<unknown>[] = [
+  { ...PROVIDER, help: "provider group, e.g. deepseek (always together with --model-id)" },
+  { ...MODEL_ID, help: "model id (always together with --provider)" },
+  PROJECT_ID,
+];
 
 /** Help lines for {@linkcode PAIR_FLAGS}. */
-export const PAIR_FLAG_HELP =
-  `  --provider <group>   provider group, e.g. deepseek (always together with --model-id)
-  --model-id <id>      model id (always together with --provider)
-  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+export const PAIR_FLAG_HELP = flagHelp(PAIR_FLAGS, 23);
 
 /** A string flag that must be present (`allowEmpty`: `""` counts as present). */
 export function requiredFlag(cmd: string, p: Parsed, name: string, allowEmpty = false): string {

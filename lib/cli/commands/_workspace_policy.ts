@@ -14,7 +14,7 @@ import {
 } from "../../sandbox/workspace_policy.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 
-/** Help text lines shared by `run` and `sandbox run`. */
+/** The penguin.jsonc paragraph of the help of `run`, `chat` and `sandbox run`. */
 export const POLICY_FILE_HELP =
   `Workspace policy: a penguin.jsonc at the workspace root can narrow these
 flags (sandbox read-only, network off, stricter approval, extra command
@@ -22,16 +22,6 @@ rules) but never widen them; writable roots outside the workspace need
 --grant-writable-roots, and a network allowlist cannot be enforced with
 --network on (penguin refuses to start). Its "git" setting ("read-only" or
 "writable") decides over --git-writable.`;
-
-/** `--git-writable` help lines. */
-export const GIT_WRITABLE_HELP =
-  `  --git-writable            let commands commit: open the workspace's .git object and
-                            ref stores (config, hooks and redirections stay read-only;
-                            default: .git is read-only)`;
-
-/** `--grant-writable-roots` help line. */
-export const GRANT_ROOTS_HELP =
-  `  --grant-writable-roots    let penguin.jsonc add writable roots outside the workspace`;
 
 /**
  * Load `<workspace>/penguin.jsonc` (if any) and merge it with `flags`; each

@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { effectivePolicy } from "./_workspace_policy.ts";
+import {
+  applyPolicyFile,
+  checkWorkspace,
+  confinement,
+  type PolicyContext,
+} from "./_session_flags.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import type { OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
@@ -35,39 +40,12 @@ import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
 import { chatHistoryPath } from "../../state/paths.ts";
 import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
-import { openTerminal, requireTerminalFor, type Terminal } from "../_approval_prompt.ts";
+import { openTerminal, type Terminal } from "../_approval_prompt.ts";
 
-/** Where penguin.jsonc notes go, the data root it must not open up, and whether approvals can be asked. */
-interface PolicyContext {
-  root?: string;
-  warn(line: string): void;
-  /** A terminal can answer approval prompts. */
-  canAsk: boolean;
-}
-
-/** Apply `<workspace>/penguin.jsonc` to the chat's options (it may only narrow them). */
+/** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
-  const eff = await effectivePolicy(workspace, {
-    sandbox: opts.session.sandbox ?? "workspace-write",
-    network: opts.session.network ?? false,
-    approve: opts.approve,
-    grantWritableRoots: opts.grantWritableRoots,
-    gitWritable: opts.session.git === "writable",
-  }, { ...(pc.root !== undefined ? { root: pc.root } : {}), warn: pc.warn });
-  opts.session.sandbox = eff.sandbox;
-  opts.session.network = eff.network;
-  if (eff.extraWritable.length > 0) opts.session.extraWritable = eff.extraWritable;
-  opts.session.git = eff.git;
-  opts.session.mcpDeny = eff.mcpDeny;
-  const narrowed = eff.approve !== undefined && eff.approve !== opts.approve;
-  if (eff.approve !== undefined) opts.approve = eff.approve;
-  if (eff.commandRules.length > 0) opts.commandRules = eff.commandRules;
-  requireTerminalFor(
-    opts.approve,
-    "chat",
-    pc.canAsk,
-    narrowed ? `${workspace}/penguin.jsonc` : undefined,
-  );
+  await applyPolicyFile("chat", opts.flags, workspace, pc);
+  Object.assign(opts.session, confinement(opts.flags));
 }
 
 /** Resume `target` (an id or a trace path; "" = the latest session) with the chat's session options. */
@@ -97,15 +75,7 @@ async function resumeSession(
     // The recorded workspace decides which penguin.jsonc applies.
     configure: async (meta) => {
       await applyPolicy(opts, meta.workspace, pc);
-      return {
-        ...(opts.session.sandbox !== undefined ? { sandbox: opts.session.sandbox } : {}),
-        ...(opts.session.network !== undefined ? { network: opts.session.network } : {}),
-        ...(opts.session.extraWritable?.length
-          ? { extraWritable: opts.session.extraWritable }
-          : {}),
-        ...(opts.session.git !== undefined ? { git: opts.session.git } : {}),
-        ...(opts.session.mcpDeny !== undefined ? { mcpDeny: opts.session.mcpDeny } : {}),
-      };
+      return confinement(opts.flags);
     },
   });
   return { session, history: session.resumedHistory ?? [] };
@@ -182,12 +152,15 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   try {
     const task = trackOutcome(session.run(taskInput, {
       signal: ctl.signal,
-      approve: chat.opts.commandRules?.length
+      approve: chat.opts.flags.commandRules?.length
         ? withCommandPolicy(
-          approverForMode(chat.opts.approve, { ...ask, permissionOf: session.toolPermission }),
-          { enabled: true, rules: chat.opts.commandRules },
+          approverForMode(chat.opts.flags.approve, {
+            ...ask,
+            permissionOf: session.toolPermission,
+          }),
+          { enabled: true, rules: chat.opts.flags.commandRules },
         )
-        : chat.opts.approve,
+        : chat.opts.flags.approve,
       ...ask,
       ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
     }));
@@ -344,6 +317,7 @@ function isSlashCommand(text: string): boolean {
 
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const opts = parseChatFlags(args);
+  await checkWorkspace("chat", opts.flags);
   const io = ctx.io;
   // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
   opts.session.warn = (line) => io.err(`${safeText(line)}\n`);
@@ -368,12 +342,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     session = resumed.session;
     history = resumed.history;
   } else {
-    await applyPolicy(opts, opts.session.workspaceDir ?? Deno.cwd(), policyContext);
-    if (opts.session.sandbox === "off") {
-      io.err(
-        "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
-      );
-    }
+    await applyPolicy(opts, opts.flags.workspace, policyContext);
     try {
       session = await agent.createSession(opts.session);
     } catch (err) {

@@ -7,9 +7,9 @@
  */
 import { findPreset, findProviderGroup } from "../../models/catalog.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import {
   CLIENT_TYPES,
+  type ClientType,
   describeConfiguredPairs,
   findModel,
   loadProjectConfig,
@@ -27,13 +27,15 @@ import {
 } from "../../state/project_config.ts";
 import {
   bool,
-  type FlagSpec,
-  nonNegativeNumber,
+  type Flag,
+  flagHelp,
+  flagValue,
+  nonNegative,
   type Parsed,
-  parseFlags,
-  positiveInt,
-  str,
+  parseDeclared,
+  positiveInteger,
 } from "../args.ts";
+import { JSON_OUTPUT, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
   exclusiveBool,
@@ -51,6 +53,89 @@ import { vaultCommands } from "./config_vault.ts";
 // ---------------------------------------------------------------------------
 // config model add
 
+function parseClientType(raw: string, label: string): ClientType {
+  const norm = normalizeClientType(raw);
+  if (norm) return norm;
+  throw new PenguinError(
+    "usage",
+    `${label} must be one of ${CLIENT_TYPES.join(", ")}, got ${JSON.stringify(raw)}`,
+  );
+}
+
+const API_KEY: Flag = {
+  name: "api-key",
+  type: "string",
+  value: "<key>",
+  help: 'store an API key in the entry ("" removes it)',
+};
+const BASE_URL: Flag = {
+  name: "base-url",
+  type: "string",
+  value: "<url>",
+  help: 'override the group\'s base URL ("" removes it)',
+};
+const CONTEXT_WINDOW: Flag<number> = {
+  name: "context-window",
+  type: "string",
+  value: "<n>",
+  help: "context window in tokens",
+  parse: positiveInteger,
+};
+const MAX_TOKENS: Flag<number> = {
+  name: "max-tokens",
+  type: "string",
+  value: "<n>",
+  help: "output ceiling per request (> 0)",
+  parse: positiveInteger,
+};
+const CLIENT_TYPE: Flag<ClientType> = {
+  name: "client-type",
+  type: "string",
+  value: "<t>",
+  help: `wire protocol: ${CLIENT_TYPES.join(", ")}`,
+  parse: parseClientType,
+};
+const price = (name: string, what: string): Flag<number> => ({
+  name,
+  type: "string",
+  value: "<usd>",
+  help: `USD per 1M ${what}`,
+  parse: nonNegative,
+});
+const PRICE_FLAGS: readonly [Flag<number>, "cache_read" | "cache_write" | "output"][] = [
+  [price("price-cache-read", "cached input tokens"), "cache_read"],
+  [price("price-cache-write", "uncached input tokens"), "cache_write"],
+  [price("price-output", "output tokens"), "output"],
+];
+
+/** The flags of `config model add`, in help order (each `--no-x` listed with its `--x`). */
+const ADD_FLAGS: readonly Flag<unknown>[] = [
+  { ...PROVIDER, help: "provider group, e.g. deepseek, openrouter, ollama, custom" },
+  { ...MODEL_ID, help: "model id, sent upstream verbatim" },
+  API_KEY,
+  BASE_URL,
+  CONTEXT_WINDOW,
+  MAX_TOKENS,
+  CLIENT_TYPE,
+  {
+    name: "vision",
+    type: "boolean",
+    label: "--vision, --no-vision",
+    help: "the model accepts images (the default) or not",
+  },
+  { name: "no-vision", type: "boolean", hidden: true, help: "the model accepts no images" },
+  {
+    name: "fast-mode",
+    type: "boolean",
+    label: "--fast-mode, --no-fast-mode",
+    help: "request the provider's fast tier, or stop doing so",
+  },
+  { name: "no-fast-mode", type: "boolean", hidden: true, help: "stop requesting the fast tier" },
+  ...PRICE_FLAGS.map(([f]) => f),
+  { name: "set-default", type: "boolean", help: "also make this the project's default model" },
+  PROJECT_ID,
+];
+
 const ADD_HELP = `Usage: penguin config model add --provider <group> --model-id <id> [flags]
 
 Add a model to the project's model table (.project_config.toml), or update
@@ -63,79 +148,32 @@ Keys: without --api-key, requests use the provider group's own environment
 variable (e.g. DEEPSEEK_API_KEY); one group's key is never sent to another.
 
 Flags:
-  --provider <group>            provider group, e.g. deepseek, openrouter, ollama, custom
-  --model-id <id>               model id, sent upstream verbatim
-  --api-key <key>               store an API key in the entry ("" removes it)
-  --base-url <url>              override the group's base URL ("" removes it)
-  --context-window <n>          context window in tokens
-  --max-tokens <n>              output ceiling per request (> 0)
-  --client-type <t>             wire protocol: ${CLIENT_TYPES.join(", ")}
-  --vision, --no-vision         the model accepts images (the default) or not
-  --fast-mode, --no-fast-mode   request the provider's fast tier, or stop doing so
-  --price-cache-read <usd>      USD per 1M cached input tokens
-  --price-cache-write <usd>     USD per 1M uncached input tokens
-  --price-output <usd>          USD per 1M output tokens
-  --set-default                 also make this the project's default model
-  --project-id <id>             project (default: ${DEFAULT_PROJECT_ID})
+${flagHelp(ADD_FLAGS, 32)}
 
 Example:
   penguin config model add --provider deepseek --model-id deepseek-v4-flash --set-default
 `;
 
-const ADD_FLAGS: FlagSpec = {
-  ...PAIR_FLAGS,
-  "api-key": { type: "string" },
-  "base-url": { type: "string" },
-  "context-window": { type: "string" },
-  "max-tokens": { type: "string" },
-  "client-type": { type: "string" },
-  "vision": { type: "boolean" },
-  "no-vision": { type: "boolean" },
-  "fast-mode": { type: "boolean" },
-  "no-fast-mode": { type: "boolean" },
-  "price-cache-read": { type: "string" },
-  "price-cache-write": { type: "string" },
-  "price-output": { type: "string" },
-  "set-default": { type: "boolean" },
-};
-
-const PRICE_FLAGS = [
-  ["price-cache-read", "cache_read"],
-  ["price-cache-write", "cache_write"],
-  ["price-output", "output"],
-] as const;
-
 /** The entry fields the flags ask for. */
 function addInput(cmd: string, p: Parsed, ref: ModelRef): ModelInput {
   const input: ModelInput = { ...ref };
-  const apiKey = str(p, "api-key");
+  const apiKey = flagValue(p, API_KEY);
   if (apiKey !== undefined) input.api_key = apiKey;
-  const baseUrl = str(p, "base-url");
+  const baseUrl = flagValue(p, BASE_URL);
   if (baseUrl !== undefined) input.base_url = baseUrl.replace(/\/+$/, "");
-  const cw = positiveInt(cmd, p, "context-window");
+  const cw = flagValue(p, CONTEXT_WINDOW);
   if (cw !== undefined) input.context_window = cw;
-  const mt = positiveInt(cmd, p, "max-tokens");
+  const mt = flagValue(p, MAX_TOKENS);
   if (mt !== undefined) input.max_tokens = mt;
-  const ct = str(p, "client-type");
-  if (ct !== undefined) {
-    const norm = normalizeClientType(ct);
-    if (!norm) {
-      throw new PenguinError(
-        "usage",
-        `${cmd}: --client-type must be one of ${CLIENT_TYPES.join(", ")}, got ${
-          JSON.stringify(ct)
-        }`,
-      );
-    }
-    input.client_type = norm;
-  }
+  const ct = flagValue(p, CLIENT_TYPE);
+  if (ct !== undefined) input.client_type = ct;
   const vision = exclusiveBool(cmd, p, "vision", "no-vision");
   if (vision !== undefined) input.vision = vision;
   const fast = exclusiveBool(cmd, p, "fast-mode", "no-fast-mode");
   if (fast !== undefined) input.fast_mode = fast;
   const pricing: NonNullable<ModelInput["pricing"]> = {};
   for (const [flag, key] of PRICE_FLAGS) {
-    const v = nonNegativeNumber(cmd, p, flag);
+    const v = flagValue(p, flag);
     if (v !== undefined) pricing[key] = v;
   }
   if (Object.keys(pricing).length > 0) input.pricing = pricing;
@@ -165,7 +203,7 @@ function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
 
 async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config model add";
-  const p = parseFlags(cmd, args, ADD_FLAGS, 0);
+  const p = parseDeclared(cmd, args, ADD_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, ADD_HELP);
   const ref = pairFlags(cmd, p);
   const input = addInput(cmd, p, ref);
@@ -191,6 +229,15 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
 // ---------------------------------------------------------------------------
 // config model list
 
+const LIST_FLAGS: readonly Flag<unknown>[] = [
+  {
+    ...JSON_OUTPUT,
+    help: 'print JSON: {"path", "default_model", "vision_model", "models": [...]}\n' +
+      '(api_key masked; each model has "default" and "vision_model" flags)',
+  },
+  PROJECT_ID,
+];
+
 const LIST_HELP = `Usage: penguin config model list [--json] [--project-id <id>]
 
 List the project's configured models, column-aligned. "* " marks the default
@@ -198,9 +245,7 @@ model; VISION is Y or -; API keys are masked ("-" none, "***" up to 12
 characters, else "****" and the last 4). Empty cells are "-".
 
 Flags:
-  --json               print JSON: {"path", "default_model", "vision_model", "models": [...]}
-                       (api_key masked; each model has "default" and "vision_model" flags)
-  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})
+${flagHelp(LIST_FLAGS, 23)}
 `;
 
 function listRow(m: ModelEntry): string[] {
@@ -241,8 +286,7 @@ function listJson(path: string, cfg: ProjectConfig): string {
 }
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const spec: FlagSpec = { "json": { type: "boolean" }, "project-id": { type: "string" } };
-  const p = parseFlags("config model list", args, spec, 0);
+  const p = parseDeclared("config model list", args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const { path } = projectTarget(ctx, p);
   const cfg = await loadProjectConfig(path);
@@ -311,7 +355,7 @@ ${PAIR_FLAG_HELP}
 `;
 
 async function defaultCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("config model default", args, PAIR_FLAGS, 0);
+  const p = parseDeclared("config model default", args, PAIR_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, DEFAULT_HELP);
   const ref = pairFlags("config model default", p);
   await setDefaultModel(projectTarget(ctx, p).path, ref);
@@ -320,7 +364,7 @@ async function defaultCommand(args: string[], ctx: CommandContext): Promise<numb
 }
 
 async function visionCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("config model vision", args, PAIR_FLAGS, 0);
+  const p = parseDeclared("config model vision", args, PAIR_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, VISION_HELP);
   const ref = pairFlags("config model vision", p);
   await setVisionModel(projectTarget(ctx, p).path, ref);
@@ -330,7 +374,7 @@ async function visionCommand(args: string[], ctx: CommandContext): Promise<numbe
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config model remove";
-  const p = parseFlags(cmd, args, PAIR_FLAGS, 0);
+  const p = parseDeclared(cmd, args, PAIR_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const ref = pairFlags(cmd, p);
   const { path } = projectTarget(ctx, p);

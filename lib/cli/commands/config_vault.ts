@@ -4,10 +4,11 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID, validateAgentId } from "../../state/ids.ts";
+import { DEFAULT_AGENT_ID, validateAgentId } from "../../state/ids.ts";
 import { vaultPath } from "../../state/paths.ts";
 import { loadVault, removeVaultEntry, setVaultEntry } from "../../state/vault.ts";
-import { bool, type FlagSpec, type Parsed, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
+import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
   formatTable,
@@ -17,8 +18,15 @@ import {
   requiredFlag,
 } from "./_config_common.ts";
 
-const VAULT_FLAG_HELP = `  --agent-id <id>      agent (default: ${DEFAULT_AGENT_ID})
-  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+const KEY: Flag = { name: "key", type: "string", value: "<KEY>", help: "variable name" };
+const VALUE: Flag = { name: "value", type: "string", value: "<value>", help: "secret value" };
+const VAULT_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
+const SET_FLAGS = [KEY, VALUE, ...VAULT_FLAGS];
+const LIST_FLAGS = [
+  { ...JSON_OUTPUT, help: "print a JSON object of key -> masked value" },
+  ...VAULT_FLAGS,
+];
+const REMOVE_FLAGS = [KEY, ...VAULT_FLAGS];
 
 const SET_HELP =
   `Usage: penguin config vault set --key <KEY> --value <value> [--agent-id <id>] [--project-id <id>]
@@ -30,9 +38,7 @@ never appear in prompts or traces. Keys look like environment variable names
 characters.
 
 Flags:
-  --key <KEY>          variable name
-  --value <value>      secret value
-${VAULT_FLAG_HELP}
+${flagHelp(SET_FLAGS, 23)}
 `;
 
 const LIST_HELP = `Usage: penguin config vault list [--json] [--agent-id <id>] [--project-id <id>]
@@ -41,8 +47,7 @@ List the agent's vault keys with masked values ("***" up to 12 characters,
 else "****" and the last 4).
 
 Flags:
-  --json               print a JSON object of key -> masked value
-${VAULT_FLAG_HELP}
+${flagHelp(LIST_FLAGS, 23)}
 `;
 
 const REMOVE_HELP =
@@ -52,11 +57,8 @@ Remove one key from the agent's vault; the file is deleted when it becomes
 empty. A key that is not there is an error (exit code 1).
 
 Flags:
-  --key <KEY>          variable name
-${VAULT_FLAG_HELP}
+${flagHelp(REMOVE_FLAGS, 23)}
 `;
-
-const VAULT_FLAGS: FlagSpec = { "agent-id": { type: "string" }, "project-id": { type: "string" } };
 
 function vaultTarget(ctx: CommandContext, p: Parsed): { agentId: string; path: string } {
   const { root, projectId } = projectTarget(ctx, p);
@@ -66,8 +68,7 @@ function vaultTarget(ctx: CommandContext, p: Parsed): { agentId: string; path: s
 
 async function setCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config vault set";
-  const spec = { ...VAULT_FLAGS, key: { type: "string" }, value: { type: "string" } } as const;
-  const p = parseFlags(cmd, args, spec, 0);
+  const p = parseDeclared(cmd, args, SET_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, SET_HELP);
   const key = requiredFlag(cmd, p, "key");
   const value = requiredFlag(cmd, p, "value", true);
@@ -78,7 +79,7 @@ async function setCommand(args: string[], ctx: CommandContext): Promise<number> 
 }
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("config vault list", args, { ...VAULT_FLAGS, json: { type: "boolean" } }, 0);
+  const p = parseDeclared("config vault list", args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const { agentId, path } = vaultTarget(ctx, p);
   const rows = Object.entries(await loadVault(path)).map(([k, v]) => [k, maskSecret(v)]);
@@ -90,7 +91,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config vault remove";
-  const p = parseFlags(cmd, args, { ...VAULT_FLAGS, key: { type: "string" } }, 0);
+  const p = parseDeclared(cmd, args, REMOVE_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const key = requiredFlag(cmd, p, "key");
   const { agentId, path } = vaultTarget(ctx, p);

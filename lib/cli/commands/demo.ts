@@ -20,12 +20,23 @@ import {
   startScriptedModel,
 } from "../../models/scripted/mod.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { parseFlags, str } from "../args.ts";
+import { type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
+import { SANDBOX, WORKSPACE } from "./_session_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { runCommand } from "./run.ts";
 
 /** The project the demo's model entry and sessions live in. */
 export const DEMO_PROJECT_ID = "demo";
+
+/** The flags of `penguin demo`: two of run's, passed on to it. */
+const DEMO_FLAGS: readonly Flag<unknown>[] = [
+  {
+    ...WORKSPACE,
+    help:
+      "run in this existing directory (the model writes\nhello.txt there) instead of a new temporary one",
+  },
+  { ...SANDBOX, help: "passed to run: workspace-write (default), read-only, off" },
+];
 
 const HELP = `Usage: penguin demo [--workspace <dir>] [--sandbox <mode>]
 
@@ -43,9 +54,7 @@ recorded in that data root under the project "${DEMO_PROJECT_ID}", whose model t
 gets the entry (${DEMO_PROVIDER}, ${DEMO_MODEL_ID}).
 
 Flags:
-  --workspace <dir>         run in this existing directory (the model writes
-                            hello.txt there) instead of a new temporary one
-  --sandbox <mode>          passed to run: workspace-write (default), read-only, off
+${flagHelp(DEMO_FLAGS, 28)}
 
 Exit status: that of the run: 0 completed, 1 failed, 2 usage error.
 
@@ -92,14 +101,9 @@ function withoutResumeHint(text: string): string {
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags(
-    "demo",
-    args,
-    { workspace: { type: "string" }, sandbox: { type: "string" } },
-    0,
-  );
+  const p = parseDeclared("demo", args, DEMO_FLAGS, 0);
   const { io } = ctx;
-  let workspace = str(p, "workspace");
+  let workspace = flagValue(p, WORKSPACE);
   if (
     workspace !== undefined &&
     !(await Deno.stat(workspace).then((s) => s.isDirectory, () => false))
@@ -134,7 +138,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         }: its replies are fixed, no key and no network are used.\n` +
         `[scripted] task: ${DEMO_TASK}\n\n`,
     );
-    const sandbox = str(p, "sandbox");
+    const sandbox = flagValue(p, SANDBOX);
     const code = await runCommand.run([
       "--project-id",
       DEMO_PROJECT_ID,

@@ -22,12 +22,76 @@ import {
   removeMcpServer,
   resolveDataRoot,
 } from "../../state/mod.ts";
-import { bool, type FlagSpec, type Parsed, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
+import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 
-const TARGET_HELP = `  --agent-id <id>      agent (default: ${DEFAULT_AGENT_ID})
-  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
+const WORKSPACE_FLAG: Flag = {
+  name: "workspace",
+  type: "string",
+  value: "<dir>",
+  help: "the workspace servers run in (default: the current directory)",
+};
+const ADD_FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "env",
+    type: "string",
+    value: "K=V",
+    multiple: true,
+    help: "variable for a stdio server (repeatable)",
+  },
+  {
+    name: "url",
+    type: "string",
+    value: "<url>",
+    help: "http:// or https:// endpoint of a remote server",
+  },
+  {
+    name: "header",
+    type: "string",
+    value: "K:V",
+    multiple: true,
+    help: "HTTP header for a remote server (repeatable)",
+  },
+  { name: "sse", type: "boolean", help: "use the SSE transport instead of Streamable HTTP" },
+  {
+    name: "network",
+    type: "string",
+    value: "on|off",
+    help: "network for a stdio server (default: off)",
+  },
+  {
+    name: "writable",
+    type: "string",
+    value: "<dir>",
+    multiple: true,
+    help: "extra writable directory for a stdio server (repeatable, absolute)",
+  },
+  {
+    name: "permission",
+    type: "string",
+    value: "<p>",
+    help: "auto (default: read-only tools by their readOnlyHint), r or rw",
+  },
+  {
+    name: "connect-timeout-ms",
+    type: "string",
+    value: "<ms>",
+    help: "time allowed to connect and list tools (default: 10000)",
+  },
+  ...TARGET_FLAGS,
+];
+const LIST_FLAGS: readonly Flag<unknown>[] = [
+  { ...JSON_OUTPUT, help: "print a JSON object instead of a table" },
+  WORKSPACE_FLAG,
+  ...TARGET_FLAGS,
+];
+const TEST_FLAGS: readonly Flag<unknown>[] = [
+  { ...WORKSPACE_FLAG, help: "the workspace the server runs in (default: the current directory)" },
+  ...TARGET_FLAGS,
+];
 
 const ADD_HELP = `Usage: penguin mcp add <name> [flags] -- <command> [args...]
        penguin mcp add <name> --url <url> [--header K:V]... [--sse] [flags]
@@ -41,15 +105,7 @@ URL is reached over Streamable HTTP (or the older SSE transport with --sse).
 Its tools are offered to the model as mcp__<name>__<tool>.
 
 Flags:
-  --env K=V            variable for a stdio server (repeatable)
-  --url <url>          http:// or https:// endpoint of a remote server
-  --header K:V         HTTP header for a remote server (repeatable)
-  --sse                use the SSE transport instead of Streamable HTTP
-  --network on|off     network for a stdio server (default: off)
-  --writable <dir>     extra writable directory for a stdio server (repeatable, absolute)
-  --permission <p>     auto (default: read-only tools by their readOnlyHint), r or rw
-  --connect-timeout-ms <ms>  time allowed to connect and list tools (default: 10000)
-${TARGET_HELP}
+${flagHelp(ADD_FLAGS, 23)}
 `;
 
 const REMOVE_HELP = `Usage: penguin mcp remove <name> [--agent-id <id>] [--project-id <id>]
@@ -58,7 +114,7 @@ Remove an MCP server from the agent. A name that is not configured is an
 error (exit code 1).
 
 Flags:
-${TARGET_HELP}
+${flagHelp(TARGET_FLAGS, 23)}
 `;
 
 const LIST_HELP =
@@ -70,9 +126,7 @@ permissions the model sees. Servers that fail to connect are listed with the
 reason. Exit code 0 even when a server fails (see "mcp test" for a check).
 
 Flags:
-  --json               print a JSON object instead of a table
-  --workspace <dir>    the workspace servers run in (default: the current directory)
-${TARGET_HELP}
+${flagHelp(LIST_FLAGS, 23)}
 `;
 
 const TEST_HELP =
@@ -83,14 +137,8 @@ code 0 when it connected, 1 when it did not (with the reason and the end of
 its stderr).
 
 Flags:
-  --workspace <dir>    the workspace the server runs in (default: the current directory)
-${TARGET_HELP}
+${flagHelp(TEST_FLAGS, 23)}
 `;
-
-const TARGET_FLAGS: FlagSpec = {
-  "agent-id": { type: "string" },
-  "project-id": { type: "string" },
-};
 
 interface Target {
   root: string;
@@ -126,17 +174,7 @@ function list(p: Parsed, name: string): string[] {
 
 async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp add";
-  const p = parseFlags(cmd, args, {
-    ...TARGET_FLAGS,
-    env: { type: "string", multiple: true },
-    url: { type: "string" },
-    header: { type: "string", multiple: true },
-    sse: { type: "boolean" },
-    network: { type: "string" },
-    writable: { type: "string", multiple: true },
-    permission: { type: "string" },
-    "connect-timeout-ms": { type: "string" },
-  });
+  const p = parseDeclared(cmd, args, ADD_FLAGS);
   if (bool(p, "help")) return printHelp(ctx, ADD_HELP);
   const [name, ...command] = p.positionals;
   if (!name) throw new PenguinError("usage", `${cmd}: give the server a name`);
@@ -211,7 +249,7 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp remove";
-  const p = parseFlags(cmd, args, TARGET_FLAGS, 1);
+  const p = parseDeclared(cmd, args, TARGET_FLAGS, 1);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const name = p.positionals[0];
   if (!name) throw new PenguinError("usage", `${cmd}: which server? give its name`);
@@ -304,11 +342,7 @@ function whereOf(server: McpServerConfig): string {
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp list";
-  const p = parseFlags(cmd, args, {
-    ...TARGET_FLAGS,
-    json: { type: "boolean" },
-    workspace: { type: "string" },
-  }, 0);
+  const p = parseDeclared(cmd, args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const t = await target(ctx, p);
   const servers = await configured(ctx, t);
@@ -353,7 +387,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
 
 async function testCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp test";
-  const p = parseFlags(cmd, args, { ...TARGET_FLAGS, workspace: { type: "string" } }, 1);
+  const p = parseDeclared(cmd, args, TEST_FLAGS, 1);
   if (bool(p, "help")) return printHelp(ctx, TEST_HELP);
   const name = p.positionals[0];
   if (!name) throw new PenguinError("usage", `${cmd}: which server? give its name`);

@@ -12,16 +12,22 @@ import {
   type ProviderGroup,
 } from "../../models/catalog.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import {
   loadProjectConfig,
   type ModelEntry,
   type ProjectConfig,
   samePair,
 } from "../../state/project_config.ts";
-import { bool, type FlagSpec, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
+import { JSON_OUTPUT, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatMarkedTable, maskSecret, printHelp, projectTarget } from "./_config_common.ts";
+
+const LIST_FLAGS: readonly Flag<unknown>[] = [
+  { ...PROVIDER, help: "only this provider group" },
+  { ...JSON_OUTPUT, help: "print a JSON array of rows" },
+  PROJECT_ID,
+];
 
 const LIST_HELP = `Usage: penguin models list [--provider <group>] [--json] [--project-id <id>]
 
@@ -36,9 +42,7 @@ KEY shows where a configured model's key comes from: the masked inline key,
 local servers, "-" when there is none.
 
 Flags:
-  --provider <group>   only this provider group
-  --json               print a JSON array of rows
-  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})
+${flagHelp(LIST_FLAGS, 23)}
 
 Provider groups: ${PROVIDER_GROUPS.map((g) => g.id).join(", ")}
 `;
@@ -119,12 +123,7 @@ function price(n: number | undefined): string {
 }
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const spec: FlagSpec = {
-    "provider": { type: "string" },
-    "json": { type: "boolean" },
-    "project-id": { type: "string" },
-  };
-  const p = parseFlags("models list", args, spec, 0);
+  const p = parseDeclared("models list", args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const provider = str(p, "provider");
   const { path } = projectTarget(ctx, p);

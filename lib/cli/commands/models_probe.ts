@@ -6,7 +6,6 @@
  */
 import { PenguinError } from "../../protocol/errors.ts";
 import { userText } from "../../protocol/builders.ts";
-import { DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { loadProjectConfig, type ModelRef } from "../../state/project_config.ts";
 import { resolveModel } from "../../models/resolve.ts";
 import { streamModel } from "../../models/stream.ts";
@@ -18,9 +17,33 @@ import {
   failureLabel,
   readFailure,
 } from "../../models/failure.ts";
-import { bool, type FlagSpec, parseFlags, positiveInt, str } from "../args.ts";
+import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
+import { JSON_OUTPUT, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatTable, projectTarget } from "./_config_common.ts";
+
+const ALL: Flag<boolean> = {
+  name: "all",
+  type: "boolean",
+  help: "test every configured model of the group, in parallel",
+};
+const TIMEOUT_MS: Flag<number> = {
+  name: "timeout-ms",
+  type: "string",
+  value: "<n>",
+  help: "idle timeout per request (default: 30000)",
+  parse: positiveInteger,
+};
+
+/** The flags of `models test`, in help order. */
+const TEST_FLAGS: readonly Flag<unknown>[] = [
+  { ...PROVIDER, help: "provider group (required)" },
+  { ...MODEL_ID, help: "model id (required unless --all)" },
+  ALL,
+  TIMEOUT_MS,
+  { ...JSON_OUTPUT, help: "print a JSON array of results" },
+  PROJECT_ID,
+];
 
 const HELP = `Usage: penguin models test --provider <group> --model-id <id> [flags]
        penguin models test --provider <group> --all [flags]
@@ -32,12 +55,7 @@ Only configured pairs are tested (add them with "penguin config model add");
 each request goes to that entry's own base URL with that entry's own key.
 
 Flags:
-  --provider <group>    provider group (required)
-  --model-id <id>       model id (required unless --all)
-  --all                 test every configured model of the group, in parallel
-  --timeout-ms <n>      idle timeout per request (default: 30000)
-  --json                print a JSON array of results
-  --project-id <id>     project (default: ${DEFAULT_PROJECT_ID})
+${flagHelp(TEST_FLAGS, 24)}
 
 Exit status: 0 when every model answered, 1 when any failed.
 
@@ -136,19 +154,11 @@ function ms(n: number | null): string {
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const spec: FlagSpec = {
-    "provider": { type: "string" },
-    "model-id": { type: "string" },
-    "all": { type: "boolean" },
-    "timeout-ms": { type: "string" },
-    "json": { type: "boolean" },
-    "project-id": { type: "string" },
-  };
-  const p = parseFlags("models test", args, spec, 0);
-  const provider = str(p, "provider");
-  const modelId = str(p, "model-id");
-  const all = bool(p, "all");
-  const timeoutMs = positiveInt("models test", p, "timeout-ms") ?? 30_000;
+  const p = parseDeclared("models test", args, TEST_FLAGS, 0);
+  const provider = flagValue(p, PROVIDER);
+  const modelId = flagValue(p, MODEL_ID);
+  const all = bool(p, ALL.name);
+  const timeoutMs = flagValue(p, TIMEOUT_MS) ?? 30_000;
   if (!provider) {
     throw new PenguinError(
       "usage",

@@ -24,7 +24,6 @@ import {
   APPROVE_PROMPT,
   openTerminal,
   PROMPT_REASONS,
-  requireTerminalFor,
   type Terminal,
 } from "../_approval_prompt.ts";
 import type { Session } from "../../agent/session.ts";
@@ -34,7 +33,7 @@ import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
-import { effectivePolicy } from "./_workspace_policy.ts";
+import { applyPolicyFile, confinement } from "./_session_flags.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
 
 function addSignals(handler: () => void): () => void {
@@ -50,49 +49,18 @@ function addSignals(handler: () => void): () => void {
   return () => added.forEach((sig) => Deno.removeSignalListener(sig, handler));
 }
 
-/** Apply penguin.jsonc of `workspace` to the flags (lib/sandbox/workspace_policy.ts). */
-async function applyWorkspacePolicy(
-  ctx: CommandContext,
-  f: RunFlags,
-  workspace: string,
-  terminal: Terminal | null,
-): Promise<void> {
-  const eff = await effectivePolicy(workspace, {
-    sandbox: f.sandbox,
-    network: f.network,
-    approve: f.approve,
-    grantWritableRoots: f.grantWritableRoots,
-    gitWritable: f.gitWritable,
-  }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
-  const narrowed = eff.approve !== undefined && eff.approve !== f.approve;
-  requireTerminalFor(
-    eff.approve ?? f.approve,
-    "run",
-    terminal !== null,
-    narrowed ? `${workspace}/penguin.jsonc` : undefined,
-  );
-  Object.assign(f, {
-    sandbox: eff.sandbox,
-    network: eff.network,
-    approve: eff.approve ?? f.approve,
-    extraWritable: eff.extraWritable,
-    gitWritable: eff.git === "writable",
-    commandRules: eff.commandRules,
-    mcpDeny: eff.mcpDeny,
-  });
-  if (f.sandbox === "off") {
-    ctx.io.err(
-      "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
-    );
-  }
-}
-
 async function openRunSession(
   ctx: CommandContext,
   f: RunFlags,
   terminal: Terminal | null,
 ): Promise<Session> {
-  if (f.resume === undefined) await applyWorkspacePolicy(ctx, f, f.workspace, terminal);
+  // penguin.jsonc narrows the flags; the recorded workspace's one when resuming.
+  const pc = {
+    ...(ctx.root !== undefined ? { root: ctx.root } : {}),
+    warn: ctx.io.err,
+    canAsk: terminal !== null,
+  };
+  if (f.resume === undefined) await applyPolicyFile("run", f, f.workspace, pc);
   const agent = await createAgent({
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     ...(f.projectId !== undefined ? { projectId: f.projectId } : {}),
@@ -111,14 +79,8 @@ async function openRunSession(
       ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
       ...limits,
       configure: async (meta) => {
-        await applyWorkspacePolicy(ctx, f, meta.workspace, terminal);
-        return {
-          sandbox: f.sandbox,
-          network: f.network,
-          ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
-          git: f.gitWritable ? "writable" : "read-only",
-          ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
-        };
+        await applyPolicyFile("run", f, meta.workspace, pc);
+        return confinement(f);
       },
     });
   }
@@ -127,11 +89,7 @@ async function openRunSession(
       workspaceDir: f.workspace,
       ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
       ...limits,
-      sandbox: f.sandbox,
-      network: f.network,
-      ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
-      git: f.gitWritable ? "writable" : "read-only",
-      ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
+      ...confinement(f),
     });
   } catch (err) {
     // An unknown model pair is a configuration problem here, not a failed task.

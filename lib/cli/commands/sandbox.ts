@@ -10,13 +10,20 @@ import {
   createPolicy,
   detectSandbox,
   isInside,
-  parseSandboxMode,
   type SandboxReport,
   spawnSandboxed,
 } from "../../sandbox/mod.ts";
-import { bool, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
+import { JSON_OUTPUT } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { effectivePolicy, GRANT_ROOTS_HELP, POLICY_FILE_HELP } from "./_workspace_policy.ts";
+import { effectivePolicy, POLICY_FILE_HELP } from "./_workspace_policy.ts";
+import {
+  GIT_WRITABLE,
+  GRANT_WRITABLE_ROOTS,
+  NETWORK,
+  SANDBOX,
+  WORKSPACE,
+} from "./_session_flags.ts";
 
 const ENV_HELP = `Environment:
   PENGUIN_BWRAP   use this bubblewrap binary instead of searching /usr/bin,
@@ -45,6 +52,12 @@ function renderReport(r: SandboxReport): string {
   return `${lines.join("\n")}\n\n${mode}\n`;
 }
 
+const CHECK_FLAGS: readonly Flag<unknown>[] = [{
+  ...JSON_OUTPUT,
+  help: "print the report as JSON: {usable, kind, failure?, checks: [{name,\n" +
+    "status, detail, fix?}], seccomp?: {installed, arch, blocks}}",
+}];
+
 const check: Command = {
   path: ["sandbox", "check"],
   summary: "check whether sandboxed commands can run here",
@@ -58,14 +71,13 @@ io_uring and the kernel keyrings). Prints each check as ok, warn or FAIL with
 the fix for each problem, then the sandbox penguin will use.
 
 Flags:
-  --json    print the report as JSON: {usable, kind, failure?, checks: [{name,
-            status, detail, fix?}], seccomp?: {installed, arch, blocks}}
+${flagHelp(CHECK_FLAGS, 12)}
 
 Exit code: 0 when the sandbox works, 1 when it does not.
 
 ${ENV_HELP}`,
   async run(args: string[], ctx: CommandContext): Promise<number> {
-    const p = parseFlags("sandbox check", args, { json: { type: "boolean" } }, 0);
+    const p = parseDeclared("sandbox check", args, CHECK_FLAGS, 0);
     const report = await detectSandbox(bwrapOverride());
     if (bool(p, "json")) {
       const { usable, kind, failure, checks, seccomp } = report;
@@ -84,16 +96,6 @@ ${ENV_HELP}`,
   },
 };
 
-function onOff(value: string | undefined, flag: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === "on") return true;
-  if (value === "off") return false;
-  throw new PenguinError(
-    "usage",
-    `sandbox run: ${flag} must be on or off, got ${JSON.stringify(value)}`,
-  );
-}
-
 function dataRoot(root: string | undefined): string | undefined {
   try {
     return resolveDataRoot({ root });
@@ -101,6 +103,22 @@ function dataRoot(root: string | undefined): string | undefined {
     return undefined;
   }
 }
+
+/** The flags of `sandbox run`: the session flags' parsing, with help about one command. */
+const RUN_FLAGS: readonly Flag<unknown>[] = [
+  { ...WORKSPACE, help: "the writable directory (default: the current directory)" },
+  { ...NETWORK, help: "network access (default: off)" },
+  {
+    ...SANDBOX,
+    help: "workspace-write (default), read-only, or off: no OS\nsandbox at all (prints a warning)",
+  },
+  GRANT_WRITABLE_ROOTS,
+  {
+    ...GIT_WRITABLE,
+    help: "let the command commit: open the workspace's .git object\n" +
+      "and ref stores (config, hooks and redirections stay\nread-only; default: .git is read-only)",
+  },
+];
 
 const run: Command = {
   path: ["sandbox", "run"],
@@ -115,14 +133,7 @@ PENGUIN_* variables). stdin, stdout and stderr are passed through; the exit
 code is the command's (128+N when a signal N ended it).
 
 Flags:
-  --workspace <dir>   the writable directory (default: the current directory)
-  --network on|off    network access (default: off)
-  --sandbox <mode>    workspace-write (default), read-only, or off: no OS
-                      sandbox at all (prints a warning)
-${GRANT_ROOTS_HELP.replace("    let", "  let")}
-  --git-writable      let the command commit: open the workspace's .git object
-                      and ref stores (config, hooks and redirections stay
-                      read-only; default: .git is read-only)
+${flagHelp(RUN_FLAGS, 22)}
 
 ${POLICY_FILE_HELP} Its approval mode and command rules
 concern the model's commands and do not apply here.
@@ -132,23 +143,17 @@ says how to fix it (see "penguin sandbox check").
 
 ${ENV_HELP}`,
   async run(args: string[], ctx: CommandContext): Promise<number> {
-    const p = parseFlags("sandbox run", args, {
-      workspace: { type: "string" },
-      network: { type: "string" },
-      sandbox: { type: "string" },
-      "grant-writable-roots": { type: "boolean" },
-      "git-writable": { type: "boolean" },
-    });
+    const p = parseDeclared("sandbox run", args, RUN_FLAGS);
     const argv = p.positionals;
     if (argv.length === 0) {
       throw new PenguinError("usage", "sandbox run: no command given; put it after --");
     }
-    const workspace = resolve(str(p, "workspace") ?? Deno.cwd());
+    const workspace = resolve(flagValue(p, WORKSPACE) ?? Deno.cwd());
     const eff = await effectivePolicy(workspace, {
-      sandbox: parseSandboxMode(str(p, "sandbox") ?? "workspace-write"),
-      network: onOff(str(p, "network"), "--network") ?? false,
-      grantWritableRoots: bool(p, "grant-writable-roots"),
-      gitWritable: bool(p, "git-writable"),
+      sandbox: flagValue(p, SANDBOX) ?? "workspace-write",
+      network: flagValue(p, NETWORK) ?? false,
+      grantWritableRoots: bool(p, GRANT_WRITABLE_ROOTS.name),
+      gitWritable: bool(p, GIT_WRITABLE.name),
     }, { ...(ctx.root !== undefined ? { root: ctx.root } : {}), warn: ctx.io.err });
     const mode = eff.sandbox;
     const policy = createPolicy({

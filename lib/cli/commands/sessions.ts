@@ -33,19 +33,31 @@ import { skippedLinesNotice } from "../../trace/reader.ts";
 import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { createRenderer } from "../render/mod.ts";
-import { bool, type FlagSpec, type Parsed, parseFlags, positiveInt, str } from "../args.ts";
+import { readStdinLine } from "../line_reader.ts";
+import {
+  bool,
+  type Flag,
+  flagHelp,
+  flagValue,
+  type Parsed,
+  parseDeclared,
+  positiveInteger,
+  str,
+} from "../args.ts";
+import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { printJson } from "../json.ts";
 
-const SCOPE_FLAGS: FlagSpec = {
-  "project-id": { type: "string" },
-  "agent-id": { type: "string" },
-  json: { type: "boolean" },
-};
+/** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
+const SCOPE_FLAGS: readonly Flag<unknown>[] = [
+  PROJECT_ID,
+  AGENT_ID,
+  { ...JSON_OUTPUT, help: "print JSON instead of text" },
+];
 
-const SCOPE_HELP = `  --project-id <id>   project (default: ${DEFAULT_PROJECT_ID})
-  --agent-id <id>     agent (default: ${DEFAULT_AGENT_ID})
-  --json              print JSON instead of text`;
+/** The "Flags:" lines of a `sessions` command: its own `flags`, then the scope flags. */
+const flagLines = (flags: readonly Flag<unknown>[] = []) =>
+  flagHelp([...flags, ...SCOPE_FLAGS], 22);
 
 const TARGET_HELP = `<session> is a session id, a unique part of one (its start, its end, or the
 start of its 8 hex digits; several matches are an error that lists them),
@@ -80,16 +92,21 @@ function parse(
   args: string[],
   ctx: CommandContext,
   help: string,
-  spec: FlagSpec,
+  flags: readonly Flag<unknown>[],
   max?: number,
 ): Parsed | null {
-  const p = parseFlags(command, args, { ...SCOPE_FLAGS, ...spec }, max);
+  const p = parseDeclared(command, args, [...flags, ...SCOPE_FLAGS], max);
   if (bool(p, "help")) {
     ctx.io.out(help);
     return null;
   }
   return p;
 }
+
+const LIST_FLAGS: readonly Flag<unknown>[] = [
+  { name: "all", type: "boolean", help: "every agent of the project (adds an AGENT column)" },
+  { name: "agent", type: "string", value: "<id>", help: "same as --agent-id" },
+];
 
 const LIST_HELP = `Usage: penguin sessions list [--agent-id <id>] [--all] [--json]
 
@@ -100,16 +117,11 @@ file are read. TURNS is "?" when counting would mean reading large files
 whole (see "penguin sessions show" for the exact count).
 
 Flags:
-  --all               every agent of the project (adds an AGENT column)
-  --agent <id>        same as --agent-id
-${SCOPE_HELP}
+${flagLines(LIST_FLAGS)}
 `;
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions list", args, ctx, LIST_HELP, {
-    all: { type: "boolean" },
-    agent: { type: "string" },
-  }, 0);
+  const p = parse("sessions list", args, ctx, LIST_HELP, LIST_FLAGS, 0);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const rows = await listSessions({ ...scope, allAgents: bool(p, "all") });
@@ -129,11 +141,11 @@ listed compactly under the prompt they follow.
 ${TARGET_HELP}
 
 Flags:
-${SCOPE_HELP}
+${flagLines()}
 `;
 
 async function showCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions show", args, ctx, SHOW_HELP, {}, 1);
+  const p = parse("sessions show", args, ctx, SHOW_HELP, [], 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const located = await locateSession({ ...scope, target: one("sessions show", p, "a session") });
@@ -162,15 +174,29 @@ function printCopy(ctx: CommandContext, p: Parsed, c: CopiedSession, what: strin
   );
 }
 
+const BEFORE: Flag<number> = {
+  name: "before",
+  type: "string",
+  value: "<n>",
+  help: "the new session holds the history before user message n",
+  parse: positiveInteger,
+};
+const AT: Flag<number> = {
+  name: "at",
+  type: "string",
+  value: "<n>",
+  help: "the new session holds the history up to the assistant's\n" +
+    "complete answer to user message n (the end of the last\ncompleted request of that task)",
+  parse: positiveInteger,
+};
+const FORK_FLAGS = [BEFORE, AT];
+
 const FORK_HELP = `Usage: penguin sessions fork <session> (--before <n> | --at <n>) [--json]
 
 Create a new session from part of an existing one. n is a user message
 number as "penguin sessions show" lists them.
 
-  --before <n>   the new session holds the history before user message n
-  --at <n>       the new session holds the history up to the assistant's
-                 complete answer to user message n (the end of the last
-                 completed request of that task)
+${flagHelp(FORK_FLAGS, 17)}
 
 The new session gets a new id and a session_meta with the same provider,
 model, system prompt and workspace plus a "lineage" field naming the source;
@@ -180,19 +206,16 @@ Prints the new id and the commands that continue it.
 ${TARGET_HELP}
 
 Flags:
-${SCOPE_HELP}
+${flagLines()}
 `;
 
 async function forkCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions fork", args, ctx, FORK_HELP, {
-    before: { type: "string" },
-    at: { type: "string" },
-  }, 1);
+  const p = parse("sessions fork", args, ctx, FORK_HELP, FORK_FLAGS, 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const session = one("sessions fork", p, "a session");
-  const before = positiveInt("sessions fork", p, "before");
-  const at = positiveInt("sessions fork", p, "at");
+  const before = flagValue(p, BEFORE);
+  const at = flagValue(p, AT);
   const c = await forkSession({ ...scope, session, before, at });
   const where = before !== undefined ? `before user message ${before}` : `at user message ${at}`;
   printCopy(ctx, p, c, `Forked ${c.lineage.parent_session_id} ${where}`);
@@ -210,17 +233,30 @@ continue it.
 ${TARGET_HELP}
 
 Flags:
-${SCOPE_HELP}
+${flagLines()}
 `;
 
 async function cloneCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions clone", args, ctx, CLONE_HELP, {}, 1);
+  const p = parse("sessions clone", args, ctx, CLONE_HELP, [], 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const c = await cloneSession({ ...scope, session: one("sessions clone", p, "a session") });
   printCopy(ctx, p, c, `Cloned ${c.lineage.parent_session_id}`);
   return 0;
 }
+
+const IMPORT_FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "lenient",
+    type: "boolean",
+    help: "skip bad lines (each one is reported) instead of refusing the file",
+  },
+  {
+    name: "no-children",
+    type: "boolean",
+    help: "do not bring along the subagent children found next to a session",
+  },
+];
 
 const IMPORT_HELP = `Usage: penguin sessions import <file.jsonl>... [--lenient] [--json]
 
@@ -232,18 +268,13 @@ exists gets a new id; nothing is ever overwritten. The session_meta records
 where it came from ("imported_from"); every other line is copied verbatim.
 
 Flags:
-  --lenient           skip bad lines (each one is reported) instead of refusing the file
-  --no-children       do not bring along the subagent children found next to a session
-${SCOPE_HELP}
+${flagLines(IMPORT_FLAGS)}
 
 Exit codes: 0 all imported, 1 some file refused, 2 usage error.
 `;
 
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions import", args, ctx, IMPORT_HELP, {
-    lenient: { type: "boolean" },
-    "no-children": { type: "boolean" },
-  });
+  const p = parse("sessions import", args, ctx, IMPORT_HELP, IMPORT_FLAGS);
   if (!p) return 0;
   if (p.positionals.length === 0) {
     throw new PenguinError("usage", "sessions import: give at least one trace file");
@@ -275,6 +306,10 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   return report.ok ? 0 : 1;
 }
 
+const DELETE_FLAGS: readonly Flag<unknown>[] = [
+  { name: "yes", short: "y", type: "boolean", label: "--yes, -y", help: "do not ask" },
+];
+
 const DELETE_HELP = `Usage: penguin sessions delete <session> [--yes]
 
 Delete a session: its trace files, its scratchpad directory, and its child
@@ -286,28 +321,11 @@ live process (its trace lock is held) is refused and nothing is deleted.
 ${TARGET_HELP}
 
 Flags:
-  --yes, -y           do not ask
-${SCOPE_HELP}
+${flagLines(DELETE_FLAGS)}
 `;
 
-async function readLine(): Promise<string> {
-  const buf = new Uint8Array(1024);
-  const chunks: number[] = [];
-  while (chunks.length < 4096) {
-    const n = await Deno.stdin.read(buf);
-    if (n === null) break;
-    const part = buf.subarray(0, n);
-    const nl = part.indexOf(0x0a);
-    chunks.push(...(nl === -1 ? part : part.subarray(0, nl)));
-    if (nl !== -1) break;
-  }
-  return new TextDecoder().decode(new Uint8Array(chunks));
-}
-
 async function deleteCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions delete", args, ctx, DELETE_HELP, {
-    yes: { type: "boolean", short: "y" },
-  }, 1);
+  const p = parse("sessions delete", args, ctx, DELETE_HELP, DELETE_FLAGS, 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const session = one("sessions delete", p, "a session");
@@ -321,7 +339,7 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
       );
     }
     ctx.io.out(`Delete session ${plan.sessionId} and ${children} child session(s)? [y/N] `);
-    const answer = (await readLine()).trim().toLowerCase();
+    const answer = (await readStdinLine()).trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
       ctx.io.out("Not deleted.\n");
       return 1;
@@ -354,11 +372,11 @@ With a session, only the tree holding it.
 ${TARGET_HELP}
 
 Flags:
-${SCOPE_HELP}
+${flagLines()}
 `;
 
 async function treeCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions tree", args, ctx, TREE_HELP, {}, 1);
+  const p = parse("sessions tree", args, ctx, TREE_HELP, [], 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const forest = await sessionTree({ ...scope, session: p.positionals[0] });
@@ -380,14 +398,14 @@ started or was last compacted).
 ${TARGET_HELP}
 
 Flags:
-${SCOPE_HELP}
+${flagLines()}
 
 Exit codes: 0 compacted or nothing to compact, 1 the compaction failed or
 the session cannot be resumed, 2 usage or config error.
 `;
 
 async function compactCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parse("sessions compact", args, ctx, COMPACT_HELP, {}, 1);
+  const p = parse("sessions compact", args, ctx, COMPACT_HELP, [], 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const target = one("sessions compact", p, "a session");

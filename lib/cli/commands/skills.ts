@@ -17,12 +17,25 @@ import {
   validateAgentId,
   validateProjectId,
 } from "../../state/mod.ts";
-import { bool, type FlagSpec, type Parsed, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
+import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 
-const TARGET_HELP = `  --agent-id <id>      agent (default: ${DEFAULT_AGENT_ID})
-  --project-id <id>    project (default: ${DEFAULT_PROJECT_ID})`;
+const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
+const INSTALL_FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "name",
+    type: "string",
+    value: "<name>",
+    help: "install under this name (letters, digits, _ and -)",
+  },
+  ...TARGET_FLAGS,
+];
+const LIST_FLAGS: readonly Flag<unknown>[] = [
+  { ...JSON_OUTPUT, help: "print a JSON object instead of a table" },
+  ...TARGET_FLAGS,
+];
 
 const INSTALL_HELP =
   `Usage: penguin skills install <dir | file.tar.gz> [--name <name>] [--agent-id <id>] [--project-id <id>]
@@ -36,8 +49,7 @@ with ".." refuses the install. Installed skills are listed in the agent's
 system prompt.
 
 Flags:
-  --name <name>        install under this name (letters, digits, _ and -)
-${TARGET_HELP}
+${flagHelp(INSTALL_FLAGS, 23)}
 `;
 
 const LIST_HELP = `Usage: penguin skills list [--json] [--agent-id <id>] [--project-id <id>]
@@ -45,8 +57,7 @@ const LIST_HELP = `Usage: penguin skills list [--json] [--agent-id <id>] [--proj
 List the agent's skills with their version and description.
 
 Flags:
-  --json               print a JSON object instead of a table
-${TARGET_HELP}
+${flagHelp(LIST_FLAGS, 23)}
 `;
 
 const REMOVE_HELP = `Usage: penguin skills remove <name> [--agent-id <id>] [--project-id <id>]
@@ -55,13 +66,8 @@ Remove one of the agent's skills. A name that is not installed is an error
 (exit code 1).
 
 Flags:
-${TARGET_HELP}
+${flagHelp(TARGET_FLAGS, 23)}
 `;
-
-const TARGET_FLAGS: FlagSpec = {
-  "agent-id": { type: "string" },
-  "project-id": { type: "string" },
-};
 
 async function skillsDir(
   ctx: CommandContext,
@@ -76,7 +82,7 @@ async function skillsDir(
 
 async function installCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "skills install";
-  const p = parseFlags(cmd, args, { ...TARGET_FLAGS, name: { type: "string" } }, 1);
+  const p = parseDeclared(cmd, args, INSTALL_FLAGS, 1);
   if (bool(p, "help")) return printHelp(ctx, INSTALL_HELP);
   const source = p.positionals[0];
   if (!source) throw new PenguinError("usage", `${cmd}: give a skill directory or .tar.gz file`);
@@ -91,7 +97,7 @@ async function installCommand(args: string[], ctx: CommandContext): Promise<numb
 }
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("skills list", args, { ...TARGET_FLAGS, json: { type: "boolean" } }, 0);
+  const p = parseDeclared("skills list", args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const { dir, agentId } = await skillsDir(ctx, p);
   const skills = await listSkills(dir);
@@ -120,7 +126,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "skills remove";
-  const p = parseFlags(cmd, args, TARGET_FLAGS, 1);
+  const p = parseDeclared(cmd, args, TARGET_FLAGS, 1);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const name = p.positionals[0];
   if (!name) throw new PenguinError("usage", `${cmd}: which skill? give its name`);

@@ -10,13 +10,31 @@ import {
   formatProblem,
   validateTraceFiles,
 } from "../../trace/mod.ts";
-import { bool, parseFlags } from "../args.ts";
+import { bool, type Flag, flagHelp, parseDeclared } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { traceShowCommand } from "./trace_show.ts";
 import { traceStatsCommand } from "./trace_stats.ts";
 import { traceExportCommand } from "./trace_export.ts";
 import { traceFollowCommand } from "./trace_follow.ts";
 import { traceDiffCommand } from "./trace_diff.ts";
+
+const VALIDATE_FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "json",
+    type: "boolean",
+    help: "print one JSON report instead of text:\n" +
+      '{"ok", "summary": {"files", "records", "problems", "warnings" (when any)},\n' +
+      ' "files": [{"file", "records", "problems": [{"file", "line", "kind", "reason"}],\n' +
+      '            "warnings": [same shape]}]}\n' +
+      "kind is torn_tail, malformed, invalid or structure",
+  },
+  {
+    name: "strict",
+    type: "boolean",
+    help: "also require every file to be named <session_id>_<NNN>.jsonl\n" +
+      '(by default only names starting with "session-" are checked)',
+  },
+];
 
 const VALIDATE_HELP = `Usage: penguin trace validate [--json] [--strict] <file|dir>...
 
@@ -47,13 +65,7 @@ input), and a committed tool call left unanswered when the file ends, the task
 was aborted or the session resumed (resume supplies a placeholder output).
 
 Flags:
-  --json      print one JSON report instead of text:
-              {"ok", "summary": {"files", "records", "problems", "warnings" (when any)},
-               "files": [{"file", "records", "problems": [{"file", "line", "kind", "reason"}],
-                          "warnings": [same shape]}]}
-              kind is torn_tail, malformed, invalid or structure
-  --strict    also require every file to be named <session_id>_<NNN>.jsonl
-              (by default only names starting with "session-" are checked)
+${flagHelp(VALIDATE_FLAGS, 14)}
 
 Exit codes:
   0  every file is clean (warnings allowed)
@@ -69,10 +81,7 @@ function plural(n: number, word: string): string {
 }
 
 async function validateCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const parsed = parseFlags("trace validate", args, {
-    json: { type: "boolean" },
-    strict: { type: "boolean" },
-  });
+  const parsed = parseDeclared("trace validate", args, VALIDATE_FLAGS);
   if (bool(parsed, "help")) {
     ctx.io.out(VALIDATE_HELP);
     return 0;

@@ -10,9 +10,29 @@ import { makeStyle, type Style } from "../../display/palette.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { bool, parseFlags, positiveInt } from "../args.ts";
+import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const LIMIT: Flag<number> = {
+  name: "limit",
+  type: "string",
+  value: "N",
+  help: "at most N entries per side (default 200)",
+  parse: positiveInteger,
+};
+
+const FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "json",
+    type: "boolean",
+    help: 'one JSON object: {"a", "b", "common_prefix", "relation"}; each\n' +
+      "side has session_id, model, files, messages, diverged_at\n" +
+      "{file, line}, after {messages, requests, tool_calls, tokens}\n" +
+      "and entries [{index, kind, summary, file, line, time}]",
+  },
+  LIMIT,
+];
 
 const HELP = `Usage: penguin trace diff [--json] [--limit N] <a> <b>
 
@@ -27,11 +47,7 @@ Each of <a> and <b> is one session.
 ${SESSION_TARGET_HELP}
 
 Flags:
-  --json        one JSON object: {"a", "b", "common_prefix", "relation"}; each
-                side has session_id, model, files, messages, diverged_at
-                {file, line}, after {messages, requests, tool_calls, tokens}
-                and entries [{index, kind, summary, file, line, time}]
-  --limit N     at most N entries per side (default 200)
+${flagHelp(FLAGS, 16)}
 
 Exit codes: 0 the sessions are identical in their model messages, 1 they
 differ (like diff(1)) or a target was not found, 2 usage error.
@@ -85,10 +101,7 @@ export function renderDiff(r: DiffReport, st: Style): string {
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("trace diff", args, {
-    json: { type: "boolean" },
-    limit: { type: "string" },
-  }, 2);
+  const p = parseDeclared("trace diff", args, FLAGS, 2);
   if (bool(p, "help")) {
     ctx.io.out(HELP);
     return 0;
@@ -96,7 +109,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   if (p.positionals.length !== 2) {
     throw new PenguinError("usage", "trace diff: give two sessions (trace files or session ids)");
   }
-  const limit = positiveInt("trace diff", p, "limit") ?? 200;
+  const limit = flagValue(p, LIMIT) ?? 200;
   const a = await one(p.positionals[0]!, ctx);
   const b = await one(p.positionals[1]!, ctx);
   const report = await diffSessions(a, b, limit);

@@ -10,9 +10,32 @@ import { renderMarkdown } from "../../inspect/export_md.ts";
 import { redactConversation } from "../../inspect/redact.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
-import { bool, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "format",
+    type: "string",
+    value: "<f>",
+    help: "html, md or json (default: from the -o extension, else md)",
+  },
+  {
+    name: "o",
+    short: "o",
+    type: "string",
+    label: "-o <file>",
+    help: "write to this file instead of stdout",
+  },
+  { name: "output", type: "string", hidden: true, help: "the same as -o" },
+  { name: "no-redact", type: "boolean", help: "keep secret-shaped values as they are" },
+  {
+    name: "no-children",
+    type: "boolean",
+    help: "leave out the subagent children (by default they are included)",
+  },
+];
 
 const HELP = `Usage: penguin trace export <target> [--format html|md|json] [-o FILE] [--no-redact]
 
@@ -34,10 +57,7 @@ tokens, -----BEGIN … PRIVATE KEY----- blocks and passwords in URLs
 cannot promise to catch every secret; review an export before sharing it.
 
 Flags:
-  --format <f>   html, md or json (default: from the -o extension, else md)
-  -o <file>      write to this file instead of stdout
-  --no-redact    keep secret-shaped values as they are
-  --no-children  leave out the subagent children (by default they are included)
+${flagHelp(FLAGS, 17)}
 
 ${TARGET_HELP}
 
@@ -65,13 +85,7 @@ function formatOf(flag: string | undefined, out: string | undefined): Format {
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("trace export", args, {
-    format: { type: "string" },
-    o: { type: "string", short: "o" },
-    output: { type: "string" },
-    "no-redact": { type: "boolean" },
-    "no-children": { type: "boolean" },
-  });
+  const p = parseDeclared("trace export", args, FLAGS);
   if (bool(p, "help")) {
     ctx.io.out(HELP);
     return 0;

@@ -8,9 +8,28 @@ import { followTrace } from "../../inspect/follow.ts";
 import { makeStyle } from "../../display/palette.ts";
 import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { bool, parseFlags, positiveInt } from "../args.ts";
+import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const INTERVAL: Flag<number> = {
+  name: "interval",
+  type: "string",
+  value: "MS",
+  help: "poll interval in milliseconds (default 100)",
+  parse: positiveInteger,
+};
+
+const FLAGS: readonly Flag<unknown>[] = [
+  { name: "json", type: "boolean", help: "print each record's raw JSON line" },
+  {
+    name: "new",
+    type: "boolean",
+    help: "skip what the file already holds; print only new records",
+  },
+  { name: "full", type: "boolean", help: "show tool outputs and multi-line arguments whole" },
+  INTERVAL,
+];
 
 const HELP = `Usage: penguin trace follow [--json] [--new] [--full] [--interval MS] <session|file>
 
@@ -26,21 +45,13 @@ ${SESSION_TARGET_HELP}
 Follow starts at the latest file of a session.
 
 Flags:
-  --json          print each record's raw JSON line
-  --new           skip what the file already holds; print only new records
-  --full          show tool outputs and multi-line arguments whole
-  --interval MS   poll interval in milliseconds (default 100)
+${flagHelp(FLAGS, 18)}
 
 Exit codes: 0 stopped with Ctrl-C, 1 target not found, 2 usage error.
 `;
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("trace follow", args, {
-    json: { type: "boolean" },
-    new: { type: "boolean" },
-    full: { type: "boolean" },
-    interval: { type: "string" },
-  }, 1);
+  const p = parseDeclared("trace follow", args, FLAGS, 1);
   if (bool(p, "help")) {
     ctx.io.out(HELP);
     return 0;
@@ -49,7 +60,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   if (target === undefined) {
     throw new PenguinError("usage", "trace follow: give a session id or a trace file");
   }
-  const interval = positiveInt("trace follow", p, "interval") ?? 100;
+  const interval = flagValue(p, INTERVAL) ?? 100;
   const sessions = await resolveTarget(target, { root: ctx.root });
   if (sessions.length !== 1) {
     throw new PenguinError(

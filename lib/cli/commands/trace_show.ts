@@ -6,9 +6,34 @@
 import { openPager } from "../../sandbox/pager.ts";
 import { makeStyle } from "../../display/palette.ts";
 import { showSessions } from "../../inspect/show.ts";
-import { bool, parseFlags, positiveInt } from "../args.ts";
+import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const TURN: Flag<number> = {
+  name: "turn",
+  type: "string",
+  value: "N",
+  help: "start at request N (its input included); the header is kept",
+  parse: positiveInteger,
+};
+
+const FLAGS: readonly Flag<unknown>[] = [
+  { name: "full", type: "boolean", help: "show tool outputs and multi-line arguments whole" },
+  TURN,
+  {
+    name: "children",
+    type: "boolean",
+    help: "render subagent children inline, indented (their traces are\n" +
+      "looked up next to the parent's: the same traces directory,\n" +
+      "the other agents' traces directories, or the same directory)",
+  },
+  {
+    name: "json",
+    type: "boolean",
+    help: "print the raw records (one JSON envelope per line) instead",
+  },
+];
 
 const HELP = `Usage: penguin trace show [--full] [--turn N] [--children] [--json] <target>...
 
@@ -26,12 +51,7 @@ output goes through your pager: $PAGER, else "less -FRX" (which exits at once
 when everything fits on one screen); PAGER=cat or an empty PAGER turns it off.
 
 Flags:
-  --full        show tool outputs and multi-line arguments whole
-  --turn N      start at request N (its input included); the header is kept
-  --children    render subagent children inline, indented (their traces are
-                looked up next to the parent's: the same traces directory,
-                the other agents' traces directories, or the same directory)
-  --json        print the raw records (one JSON envelope per line) instead
+${flagHelp(FLAGS, 16)}
 
 ${TARGET_HELP}
 
@@ -39,17 +59,12 @@ Exit codes: 0 shown, 1 a target not found or unreadable, 2 usage error.
 `;
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("trace show", args, {
-    full: { type: "boolean" },
-    turn: { type: "string" },
-    children: { type: "boolean" },
-    json: { type: "boolean" },
-  });
+  const p = parseDeclared("trace show", args, FLAGS);
   if (bool(p, "help")) {
     ctx.io.out(HELP);
     return 0;
   }
-  const fromRequest = positiveInt("trace show", p, "turn");
+  const fromRequest = flagValue(p, TURN);
   const sessions = await sessionsOf("trace show", p.positionals, ctx);
   const json = bool(p, "json");
   // A person at a terminal gets the output in their pager ($PAGER, else less -FRX).

@@ -10,9 +10,43 @@ import { renderStatsCsv, renderStatsText } from "../../inspect/stats_render.ts";
 import { resolveTargets } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
-import { bool, parseFlags, str } from "../args.ts";
+import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+
+const FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "by",
+    type: "string",
+    value: "<group>",
+    help: "rows per day (UTC), model (provider/model_id), tool, session\n(the default) or agent",
+  },
+  {
+    name: "since",
+    type: "string",
+    value: "<date>",
+    help: "count only records at or after this time: YYYY-MM-DD (UTC\n" +
+      "midnight) or an ISO-8601 date-time",
+  },
+  {
+    name: "until",
+    type: "string",
+    value: "<date>",
+    help: "count only records before this time; a date alone includes\nthat whole day",
+  },
+  {
+    name: "json",
+    type: "boolean",
+    help: 'one JSON object: {"by", "since", "until", "rows", "total",\n"bytes", "skipped_lines"}',
+  },
+  { name: "csv", type: "boolean", help: 'CSV: a header, one line per row, and a "total" line' },
+  {
+    name: "no-children",
+    type: "boolean",
+    help: "count only the sessions given, not their subagent children\n" +
+      "(by default a session's children are counted with it)",
+  },
+];
 
 const HELP = `Usage: penguin trace stats [--by day|model|tool|session|agent] [--since DATE]
                            [--until DATE] [--json | --csv] [<target>...]
@@ -36,17 +70,7 @@ Without a target, every trace in the data root is counted. Files are streamed
 once; memory does not grow with their size.
 
 Flags:
-  --by <group>    rows per day (UTC), model (provider/model_id), tool, session
-                  (the default) or agent
-  --since <date>  count only records at or after this time: YYYY-MM-DD (UTC
-                  midnight) or an ISO-8601 date-time
-  --until <date>  count only records before this time; a date alone includes
-                  that whole day
-  --json          one JSON object: {"by", "since", "until", "rows", "total",
-                  "bytes", "skipped_lines"}
-  --csv           CSV: a header, one line per row, and a "total" line
-  --no-children   count only the sessions given, not their subagent children
-                  (by default a session's children are counted with it)
+${flagHelp(FLAGS, 18)}
 
 ${TARGET_HELP}
 
@@ -71,14 +95,7 @@ function parseWhen(flag: string, value: string | undefined, endOfDay: boolean): 
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseFlags("trace stats", args, {
-    by: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-    json: { type: "boolean" },
-    csv: { type: "boolean" },
-    "no-children": { type: "boolean" },
-  });
+  const p = parseDeclared("trace stats", args, FLAGS);
   if (bool(p, "help")) {
     ctx.io.out(HELP);
     return 0;

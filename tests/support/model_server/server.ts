@@ -295,3 +295,16 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
     });
   });
 }
+
+/** Run `fn` with a scripted server started from `opts`, closed afterwards. */
+export async function withModelServer<T>(
+  opts: ModelServerOptions,
+  fn: (server: ModelServer) => Promise<T>,
+): Promise<T> {
+  const server = await startModelServer(opts);
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The session flags `penguin run` and `penguin chat` share, declared once:
+ * model pair, project and agent, workspace, approval, thinking, turns,
+ * sandbox, network, writable roots, git and verbosity. Each declaration
+ * gives its help line and its validation; {@linkcode sessionFlags} reads
+ * them back and checks the rules between them, and
+ * {@linkcode applyPolicyFile} narrows them by the workspace's penguin.jsonc.
+ *
+ * @module
+ */
+import { PenguinError } from "../../protocol/errors.ts";
+import type { ThinkingLevel } from "../../models/wire.ts";
+import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
+import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
+import { parseSandboxMode, SANDBOX_MODES, type SandboxMode } from "../../sandbox/policy.ts";
+import { type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
+import type { RecordedSessionOptions } from "../../agent/mod.ts";
+import { bool, type Flag, flagValue, type Parsed } from "../args.ts";
+import { requireTerminalFor } from "../_approval_prompt.ts";
+import { effectivePolicy } from "./_workspace_policy.ts";
+import { AGENT_ID, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
+
+/** Parse a thinking level (any case, surrounding blanks ignored) or throw a usage error naming `label`. */
+export function parseThinking(value: string, label: string): ThinkingLevel {
+  const v = value.trim().toLowerCase();
+  if ((AGENT_THINKING_LEVELS as readonly string[]).includes(v)) return v as ThinkingLevel;
+  throw new PenguinError(
+    "usage",
+    `${label} must be one of ${AGENT_THINKING_LEVELS.join(", ")}, got ${JSON.stringify(value)}`,
+  );
+}
+
+function parseMaxTurns(value: string, label: string): number {
+  if (!/^-?\d+$/.test(value)) {
+    throw new PenguinError(
+      "usage",
+      `${label} must be an integer (0 or less: unlimited), got ${JSON.stringify(value)}`,
+    );
+  }
+  return Number(value);
+}
+
+function parseOnOff(value: string, label: string): boolean {
+  if (value !== "on" && value !== "off") {
+    throw new PenguinError("usage", `${label} must be on or off, got ${JSON.stringify(value)}`);
+  }
+  return value === "on";
+}
+
+/** `--workspace <dir>`. */
+export const WORKSPACE: Flag = {
+  name: "workspace",
+  type: "string",
+  value: "<dir>",
+  help: "working directory; must exist (default: the current directory)",
+};
+/** `--approve <mode>`. */
+export const APPROVE: Flag<ApprovalMode> = {
+  name: "approve",
+  type: "string",
+  value: "<mode>",
+  help: "allow-all (default), deny-all, read-only (read tools run,\nothers are asked), always-ask",
+  parse: parseApprovalMode,
+};
+/** `--thinking <level>`. */
+export const THINKING: Flag<ThinkingLevel> = {
+  name: "thinking",
+  type: "string",
+  value: "<level>",
+  help: AGENT_THINKING_LEVELS.join(", "),
+  parse: parseThinking,
+};
+/** `--max-turns <n>`. */
+export const MAX_TURNS: Flag<number> = {
+  name: "max-turns",
+  type: "string",
+  value: "<n>",
+  help: "stop after n model requests (default: the agent's max_turns;\n0 or less: unlimited)",
+  parse: parseMaxTurns,
+};
+/** `--sandbox <mode>`. */
+export const SANDBOX: Flag<SandboxMode> = {
+  name: "sandbox",
+  type: "string",
+  value: "<mode>",
+  help: `${SANDBOX_MODES.join(", ")} (default: workspace-write)`,
+  parse: parseSandboxMode,
+};
+/** `--network on|off`. */
+export const NETWORK: Flag<boolean> = {
+  name: "network",
+  type: "string",
+  value: "on|off",
+  help: "let commands use the network (default: off)",
+  parse: parseOnOff,
+};
+/** `--grant-writable-roots`. */
+export const GRANT_WRITABLE_ROOTS: Flag<boolean> = {
+  name: "grant-writable-roots",
+  type: "boolean",
+  help: "let penguin.jsonc add writable roots outside the workspace",
+};
+/** `--git-writable`. */
+export const GIT_WRITABLE: Flag<boolean> = {
+  name: "git-writable",
+  type: "boolean",
+  help: "let commands commit: open the workspace's .git object and\n" +
+    "ref stores (config, hooks and redirections stay read-only;\ndefault: .git is read-only)",
+};
+/** `--verbose`. */
+export const VERBOSE: Flag<boolean> = {
+  name: "verbose",
+  type: "boolean",
+  help: "show tool output in full (default: long outputs show their\n" +
+    'first and last lines around "… N more lines")',
+};
+
+/** The session flags, in the order the help lists them. */
+export const SESSION_FLAGS: readonly Flag<unknown>[] = [
+  PROVIDER,
+  MODEL_ID,
+  PROJECT_ID,
+  AGENT_ID,
+  WORKSPACE,
+  APPROVE,
+  THINKING,
+  MAX_TURNS,
+  SANDBOX,
+  NETWORK,
+  GRANT_WRITABLE_ROOTS,
+  GIT_WRITABLE,
+  VERBOSE,
+];
+
+/** The validated session flags of one `run` or `chat` (penguin.jsonc applied by {@linkcode applyPolicyFile}). */
+export interface SessionFlags {
+  provider?: string;
+  modelId?: string;
+  projectId?: string;
+  agentId?: string;
+  /** `--workspace`, else the current directory. */
+  workspace: string;
+  /** `--resume`: the session to continue ("" = the latest, where the command allows it). */
+  resume?: string;
+  /** `--workspace` with `--resume`: where to continue when the recorded workspace is gone. */
+  resumeWorkspace?: string;
+  approve: ApprovalMode;
+  thinking?: ThinkingLevel;
+  maxTurns?: number;
+  sandbox: SandboxMode;
+  network: boolean;
+  /** `--verbose`: tool output in full. */
+  verbose: boolean;
+  grantWritableRoots: boolean;
+  /** `--git-writable` (or penguin.jsonc `"git"`, once applied): commands may commit. */
+  gitWritable: boolean;
+  /** Extra writable roots from penguin.jsonc. */
+  extraWritable?: string[];
+  /** MCP servers `penguin.jsonc` turns off (all, or these names). */
+  mcpDeny?: "all" | string[];
+  /** Command rules from penguin.jsonc. */
+  commandRules?: CommandPolicyRule[];
+}
+
+/**
+ * Read the session flags of `p` (parsed against {@linkcode SESSION_FLAGS}
+ * and a `resume` flag) and check the rules between them: the model pair is
+ * given whole, and never with `--resume`.
+ */
+export function sessionFlags(command: string, p: Parsed): SessionFlags {
+  const provider = flagValue(p, PROVIDER);
+  const modelId = flagValue(p, MODEL_ID);
+  if ((provider === undefined) !== (modelId === undefined)) {
+    throw new PenguinError(
+      "usage",
+      `${command}: --model-id and --provider must be given together; got ${
+        provider !== undefined ? "--provider" : "--model-id"
+      } alone`,
+    );
+  }
+  const resume = p.values["resume"] as string | undefined;
+  if (resume !== undefined && provider !== undefined) {
+    throw new PenguinError(
+      "usage",
+      `${command}: --resume continues a session with its recorded model; drop --provider, --model-id`,
+    );
+  }
+  const workspace = flagValue(p, WORKSPACE);
+  const thinking = flagValue(p, THINKING);
+  const maxTurns = flagValue(p, MAX_TURNS);
+  const f: SessionFlags = {
+    workspace: workspace ?? Deno.cwd(),
+    approve: flagValue(p, APPROVE) ?? "allow-all",
+    sandbox: flagValue(p, SANDBOX) ?? "workspace-write",
+    network: flagValue(p, NETWORK) ?? false,
+    verbose: bool(p, VERBOSE.name),
+    grantWritableRoots: bool(p, GRANT_WRITABLE_ROOTS.name),
+    gitWritable: bool(p, GIT_WRITABLE.name),
+  };
+  if (provider !== undefined && modelId !== undefined) Object.assign(f, { provider, modelId });
+  const projectId = flagValue(p, PROJECT_ID);
+  const agentId = flagValue(p, AGENT_ID);
+  if (projectId !== undefined) f.projectId = projectId;
+  if (agentId !== undefined) f.agentId = agentId;
+  if (thinking !== undefined) f.thinking = thinking;
+  if (maxTurns !== undefined) f.maxTurns = maxTurns;
+  if (resume !== undefined) f.resume = resume;
+  if (resume !== undefined && workspace !== undefined) f.resumeWorkspace = workspace;
+  return f;
+}
+
+/** Throw a usage error unless `f.workspace` is a directory (skipped when resuming into the recorded one). */
+export async function checkWorkspace(command: string, f: SessionFlags): Promise<void> {
+  if (f.resume !== undefined && f.resumeWorkspace === undefined) return;
+  let isDir: boolean;
+  try {
+    isDir = (await Deno.stat(f.workspace)).isDirectory;
+  } catch {
+    throw new PenguinError("usage", `${command}: the workspace does not exist: ${f.workspace}`);
+  }
+  if (!isDir) {
+    throw new PenguinError("usage", `${command}: the workspace is not a directory: ${f.workspace}`);
+  }
+}
+
+/** Where penguin.jsonc notes go, the data root it must not open up, and whether approvals can be asked. */
+export interface PolicyContext {
+  root?: string;
+  warn(line: string): void;
+  /** A terminal can answer approval prompts. */
+  canAsk: boolean;
+}
+
+/**
+ * Apply `<workspace>/penguin.jsonc` to `f` (it may only narrow the flags),
+ * refuse always-ask without a terminal, and warn when the sandbox is off.
+ */
+export async function applyPolicyFile(
+  command: string,
+  f: SessionFlags,
+  workspace: string,
+  pc: PolicyContext,
+): Promise<void> {
+  const eff = await effectivePolicy(workspace, {
+    sandbox: f.sandbox,
+    network: f.network,
+    approve: f.approve,
+    grantWritableRoots: f.grantWritableRoots,
+    gitWritable: f.gitWritable,
+  }, { ...(pc.root !== undefined ? { root: pc.root } : {}), warn: pc.warn });
+  const narrowed = eff.approve !== undefined && eff.approve !== f.approve;
+  requireTerminalFor(
+    eff.approve ?? f.approve,
+    command,
+    pc.canAsk,
+    narrowed ? `${workspace}/penguin.jsonc` : undefined,
+  );
+  Object.assign(f, {
+    sandbox: eff.sandbox,
+    network: eff.network,
+    approve: eff.approve ?? f.approve,
+    extraWritable: eff.extraWritable,
+    gitWritable: eff.git === "writable",
+    commandRules: eff.commandRules,
+    mcpDeny: eff.mcpDeny,
+  });
+  if (f.sandbox === "off") {
+    pc.warn(
+      "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
+    );
+  }
+}
+
+/** The confinement options of a session opened with `f` (once penguin.jsonc is applied). */
+export function confinement(f: SessionFlags): RecordedSessionOptions {
+  return {
+    sandbox: f.sandbox,
+    network: f.network,
+    ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
+    git: f.gitWritable ? "writable" : "read-only",
+    ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
+  };
+}
