@@ -50,7 +50,10 @@ export interface RecordedSessionOptions {
   apiKey?: string;
   /** Base URL for this session only. */
   baseUrl?: string;
-  /** Wait before retry `n` (default the §5.5 ladder: 2 s, 4 s, 8 s, 16 s, 30 s). */
+  /**
+   * Wait before retry `n` (default 2 s, 4 s, 8 s, 16 s, 30 s, or a server's
+   * Retry-After up to 60 s).
+   */
   retryDelayMs?: (n: number) => number;
   /** Diagnostics sink (default stderr). */
   warn?: (line: string) => void;

@@ -1,4 +1,4 @@
-// The retries of the turn loop (§5.5): the loop that retries one turn, an
+// The retries of the turn loop: the loop that retries one turn, an
 // abortable backoff that a host can also end early ("retry now"), and the
 // abort reasons when the retries of a turn run out.
 import type { CompleteMessage, OmniMessage } from "../protocol/types.ts";
@@ -48,10 +48,11 @@ export function createRetryWaits(): RetryWaits {
 }
 
 /**
- * The abort reason when the retries of a turn are exhausted (§5.3): the
- * reference's prefix, then the cause of the last attempt (class, host and
- * the provider's message), e.g. `reconnect failed after 5 retries:
- * connection refused by 127.0.0.1:4000`.
+ * The abort reason when the retries of a turn are exhausted: what failed
+ * (`malformed response`, `reconnect` after a timeout, else `llm request`)
+ * and the retry count, then the cause of the last attempt (for a malformed
+ * response or a timeout: class, host and the provider's message), e.g.
+ * `reconnect failed after 5 retries: connection refused by 127.0.0.1:4000`.
  */
 export function exhaustionReason(outcome: ModelOutcome, retries: number): string {
   const cause = outcome.error_message === undefined || outcome.error_message === ""

@@ -1,4 +1,4 @@
-// The summarize requests of a compaction (reference §5.8, §5.9): attempts on
+// The summarize requests of a compaction: attempts on
 // the session's model with the session's tool list, each bracketed by
 // request_begin / request_end, until one completes with a usable summary.
 //
@@ -39,7 +39,10 @@ export interface SummarizeDeps {
   retryNote: string;
   /** Retries after the first attempt (shared ladder with turns). */
   maxRetries: number;
-  /** Wait before retry `n` (default: the §5.5 ladder). */
+  /**
+   * Wait before retry `n` (default 2 s, 4 s, 8 s, 16 s, 30 s, or a server's
+   * Retry-After up to 60 s).
+   */
   retryDelayMs?: (n: number) => number;
 }
 

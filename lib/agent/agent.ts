@@ -1,5 +1,5 @@
 /**
- * Agents and new sessions (reference §1, §2.1, §2.7, §8.3).
+ * Agents and new sessions.
  *
  * `createAgent` loads (or first initializes) one agent of one project under
  * the data root. `agent.createSession` locks in the model pair, the
@@ -105,7 +105,7 @@ export interface Agent {
   createSession(opts?: SessionOptions): Promise<Session>;
   /** Reopen a session recorded in a trace (the building block of resume). */
   openRecordedSession(rec: RecordedSession, opts?: RecordedSessionOptions): Promise<Session>;
-  /** Resume a session by id, trace path or `latest` (reference §4.7); refusals write nothing. */
+  /** Resume a session by id, trace path or `latest`; refusals write nothing. */
   resumeSession(opts: ResumeOptions): Promise<Session>;
   /** The most recent session with records (subagent sessions skipped), or null. */
   latestSessionId(): Promise<string | null>;

@@ -1,5 +1,5 @@
 /**
- * Tool-call approval (reference §6.8, §6.10). An {@linkcode ApproveFn} judges
+ * Tool-call approval. An {@linkcode ApproveFn} judges
  * each complete tool call exactly once: `allow`, `deny` or `forbidden`.
  *
  * Hosts pick a mode: `allow-all`, `deny-all`, `read-only` (tools whose

@@ -1,5 +1,5 @@
 /**
- * Images for a model without vision (reference §5.1 step 3, §3.9): every
+ * Images for a model without vision: every
  * `image_url` input becomes an `[attached image: <path|url>]` line. A data
  * URL is saved into the session scratchpad as `upload-<8hex>.<ext>`
  * (created exclusively, never overwritten); an http(s) URL is referenced as

@@ -1,6 +1,6 @@
 /**
- * What a turn leaves for the next request when it does not commit cleanly
- * (reference §5.5, §5.6). Nothing built here is ever written to the trace:
+ * What a turn leaves for the next request when it does not commit cleanly.
+ * Nothing built here is ever written to the trace:
  * it is sent to the model only.
  *
  * - Retry input: the original input unchanged plus one `[turn_retried]` user

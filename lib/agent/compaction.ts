@@ -1,5 +1,5 @@
 /**
- * Compaction (reference §5.8, §5.9): when the context grows past the
+ * Compaction: when the context grows past the
  * configured size or turn count, or when asked, the session replaces its
  * context with a summary (`summarize`) or with nothing (`discard`).
  *
@@ -74,7 +74,11 @@ export interface CompactionSettings {
   prompt: string;
 }
 
-/** Whether a session has anything to compact (reference §4.8). */
+/**
+ * Whether a session has anything to compact: `ok` once a turn has run since
+ * the context was last reset, else `just_compacted` when a compaction closed
+ * it, else `empty`; `unsupported` when compaction is not configured.
+ */
 export type Compactability = "unsupported" | "empty" | "just_compacted" | "ok";
 
 /** The result of a manual compaction. */
@@ -130,7 +134,10 @@ export interface CompactorDeps {
   noticesQueued(): boolean;
   /** Retries after the first attempt (default 5). */
   maxRetries?: number;
-  /** Wait before retry `n` (default: the §5.5 ladder). */
+  /**
+   * Wait before retry `n` (default 2 s, 4 s, 8 s, 16 s, 30 s, or a server's
+   * Retry-After up to 60 s).
+   */
   retryDelayMs?: (n: number) => number;
   /** The context was closed by a completed compaction before this session object (resume). */
   closed?: boolean;

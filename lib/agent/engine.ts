@@ -1,5 +1,5 @@
 /**
- * The turn loop of a session (reference §5.2, §5.3, §5.5–§5.7). A task
+ * The turn loop of a session. A task
  * (`run`) sends requests until a turn calls no tool and nothing new was
  * injected, until `max_turns`, or until it is aborted or fails for good.
  *
@@ -108,7 +108,10 @@ export interface EngineSettings {
   promptEstimate: number;
   /** Retries per turn (default 5). */
   maxRetries?: number;
-  /** Wait before retry `n` (1-based); default the §5.5 ladder, honouring a server Retry-After. */
+  /**
+   * Wait before retry `n` (1-based); default 2 s, 4 s, 8 s, 16 s, 30 s, or a
+   * server's Retry-After up to 60 s.
+   */
   retryDelayMs?: (n: number) => number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The marker blocks the agent loop synthesizes (reference §3.9): the
+ * The marker blocks the agent loop synthesizes: the
  * `[turn_aborted]` / `[turn_retried]` transcripts of an interrupted or failed
  * turn, `[user_steering]` and the max-turns notice. Producers write the square
  * form only; the unwrap helper also accepts the legacy `<tag>` form.

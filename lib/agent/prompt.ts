@@ -1,5 +1,5 @@
 /**
- * System prompt assembly (reference §2.7). The template's placeholders are
+ * System prompt assembly. The template's placeholders are
  * replaced with plain split/join in a fixed order, then `{{MEMORY}}`,
  * `{{VAULT}}`, `{{SKILLS}}` and `{{SCHEDULES}}` in ONE final pass (their
  * products are never rescanned), then the result is trimmed. The vault
@@ -54,7 +54,11 @@ function sub(text: string, placeholder: string, value: string): string {
   return text.split(placeholder).join(value);
 }
 
-/** Substitute `vars` and `sections` into `template` in the §2.7 order, then trim. */
+/**
+ * Fill `template`'s placeholders one at a time in a fixed order, then
+ * `{{MEMORY}}`, `{{VAULT}}`, `{{SKILLS}}` and `{{SCHEDULES}}` in one pass,
+ * then trim.
+ */
 export function assembleSystemPrompt(
   template: string,
   vars: PromptVars,

@@ -1,9 +1,9 @@
 /**
- * The four generated sections of the system prompt (reference §2.7, §10.2–
- * §10.4): vault key names, the skill list, the memory indexes and the
- * schedule roster. Each renders its configured prompt with the inner
- * placeholder filled, or "" when the section is disabled. Reading is
- * best-effort: an unreadable directory reads as empty.
+ * The four generated sections of the system prompt: vault key names, the
+ * skill list, the memory indexes and the schedule roster. Each renders its
+ * configured prompt with the inner placeholder filled, or "" when the
+ * section is disabled. Reading is best-effort: an unreadable directory reads
+ * as empty.
  *
  * @module
  */

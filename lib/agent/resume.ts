@@ -1,5 +1,5 @@
 /**
- * Resuming a recorded session (reference §4.7): the live half of what
+ * Resuming a recorded session: the live half of what
  * `lib/session/resume.ts` prepares from the trace alone.
  *
  * Order, so that a refusal changes nothing on disk: locate the session and

@@ -5,11 +5,11 @@
  * so a new session and a resumed one (meta, history, carry-over and
  * counters replayed from the trace) go through the same constructor.
  *
- * Trace order at a session's first run (§4.3): `session_meta` (unless a
+ * Trace order at a session's first run: `session_meta` (unless a
  * resumed trace already has it), the prompt, `tool_list_ready`, then the
  * turns. After a completed compaction the trace rotates lazily: the next
  * record goes to the next file, after a `session_meta` and a
- * `tool_list_ready` (§4.1).
+ * `tool_list_ready`.
  *
  * The trace is the record of what ran, so a trace that cannot be written
  * (a full disk, an I/O error) stops the session: the first failed append
@@ -121,7 +121,10 @@ export interface SessionParts {
   resumedHistory?: readonly OmniMessage[];
   /** Session tool-call ids (pre-registered with historical ids on resume). */
   toolCallIds?: ToolCallIds;
-  /** Retry wait override (tests and embedders); default the §5.5 ladder. */
+  /**
+   * Retry wait override (tests and embedders); default 2 s, 4 s, 8 s, 16 s,
+   * 30 s, or a server's Retry-After up to 60 s.
+   */
   retryDelayMs?: (n: number) => number;
   /** Diagnostics sink (default stderr). */
   warn?: (line: string) => void;

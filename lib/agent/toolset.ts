@@ -4,7 +4,7 @@
  * tools). Every tool a source offers is kept unless its name is invalid or
  * taken; then the set is filtered by the model's vision flag.
  *
- * The built-in source (reference §6.1): the built-in definitions, replaced
+ * The built-in source: the built-in definitions, replaced
  * wholesale by the agent's `tools.builtin` when present (settings merged over
  * each tool's defaults; config names without a built-in factory are dropped:
  * config alone cannot define a tool).
@@ -60,7 +60,7 @@ export interface Toolset {
   records: EventPayload[];
 }
 
-/** The default definitions with the subagent tools after kill_command (§6.3 order). */
+/** The default definitions with the subagent tools after kill_command. */
 function defaultDefinitions(): ToolDefinition[] {
   const out = [...DEFAULT_TOOL_DEFINITIONS];
   const at = out.findIndex((d) => d.name === "kill_command");
@@ -120,7 +120,7 @@ export interface BuiltinSourceOptions {
  * The built-in tools as a source: the definitions of `tools.builtin` (or
  * the defaults), each instantiated from the confined, built-in or
  * session-bound factories; names without one are dropped (config alone
- * cannot define a tool, §6.1). Closing it stops the confined tools' workers.
+ * cannot define a tool). Closing it stops the confined tools' workers.
  */
 export function builtinToolSource(opts: BuiltinSourceOptions = {}): ToolSource {
   return {

@@ -1,10 +1,10 @@
 /**
- * One request of the agent loop (reference §5.4): send the input, stream the
+ * One request of the agent loop: send the input, stream the
  * model's output, approve each complete tool call as it arrives (one at a
  * time) and run the allowed ones concurrently without blocking the stream.
  *
  * Everything produced goes out through one merge queue in arrival order and
- * is recorded as it goes. Record order per §4.3: `request_begin`; the
+ * is recorded as it goes. Record order: `request_begin`; the
  * model's complete messages; each `approval_decision` right after its
  * `tool_call` (outputs of other tools that finish while an approval is
  * pending are held back until the decision is out); `token_usage` then

@@ -1,5 +1,5 @@
 /**
- * The retry ladder (§5.5): which outcomes are retried, how long to wait, and
+ * The retry ladder: which outcomes are retried, how long to wait, and
  * an abortable sleep. Pure; the agent loop drives it and records
  * `attempt` / `retry_in_ms`.
  *

@@ -4,8 +4,9 @@
  * into OmniMessage partials and complete messages.
  *
  * Failures are values, never throws: the stream always ends with one
- * `{kind: "end", outcome}` item, classified per §5.12. On a non-completed
- * outcome open segments are closed with that status and no usage is yielded.
+ * `{kind: "end", outcome}` item whose status is one of the six stop reasons
+ * (./classify.ts). On a non-completed outcome open segments are closed with
+ * that status and no usage is yielded.
  *
  * The steps: open the request (./_open.ts), pump its response through the
  * translator (./_pump.ts), both under one guard for the caller's abort and
@@ -24,7 +25,7 @@ import { openRequest, type RequestSite } from "./_open.ts";
 import { pumpResponse } from "./_pump.ts";
 import { createRequestGuard } from "./_request_guard.ts";
 
-/** Default idle timeout between upstream events (§5.10). */
+/** Default idle timeout between upstream events. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 /** Options of {@linkcode streamModel}. */

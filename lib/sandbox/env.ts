@@ -30,7 +30,7 @@ export const PROXY_VARS: readonly string[] = [
   "no_proxy",
 ];
 
-/** Values every child gets, last, overriding everything (reference §6.5). */
+/** Values every child gets, last, overriding everything. */
 export const FORCED_ENV: Readonly<Record<string, string>> = {
   GIT_EDITOR: "true",
   GIT_TERMINAL_PROMPT: "0",
@@ -40,7 +40,7 @@ export const FORCED_ENV: Readonly<Record<string, string>> = {
   GIT_PAGER: "cat",
 };
 
-/** Prefixes of provider credential groups (reference §7.1) and penguin's own variables. */
+/** Prefixes of the model providers' credential variables, and of penguin's own variables. */
 const FORBIDDEN_PREFIXES = [
   "PENGUIN_",
   "DEEPSEEK_",

@@ -1,5 +1,5 @@
 /**
- * The truncation archive (§6.2): when a tool's output exceeds its
+ * The truncation archive: when a tool's output exceeds its
  * `maxOutputLength`, the full text the tool produced is saved under the
  * session scratchpad so the model can page through it with read_file.
  *

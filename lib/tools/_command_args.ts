@@ -50,7 +50,7 @@ export const flagArg: z.ZodType<boolean> = z.unknown().optional().transform(
   },
 );
 
-/** The `description` parameter every command tool declares (§6.3 call_description). */
+/** The `description` parameter every command tool declares (they set `callDescription`). */
 export const DESCRIPTION_PARAMETER: Record<string, unknown> = {
   type: "string",
   description:

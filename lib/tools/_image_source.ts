@@ -1,5 +1,5 @@
 /**
- * Loading an image the model named (§6.7): a file inside the workspace
+ * Loading an image the model named: a file inside the workspace
  * (confined like the file tools) or an http(s) URL, at most 5 MiB, and
  * accepted only when its bytes are PNG, JPEG, GIF or WebP — whatever the
  * name or the server's Content-Type claims.

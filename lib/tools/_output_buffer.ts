@@ -13,7 +13,7 @@
  */
 import { safeCut } from "./_archive.ts";
 
-/** Unread output kept per command session (characters), §6.5. */
+/** Unread output kept per command session (characters). */
 export const DEFAULT_BUFFER_LIMIT = 1024 * 1024;
 
 /** The line put before taken output when older text was dropped. */

@@ -1,5 +1,5 @@
 /**
- * Background completion notices (§5.7, §3.9): the harness user text that
+ * Background completion notices: the harness user text that
  * tells the model a background command (or subagent) has ended, with a
  * `[background_task_done]` block, a one-line summary and the output tail.
  *

@@ -1,5 +1,5 @@
 /**
- * The command policy (§6.10): an accident guardrail that vetoes obviously
+ * The command policy: an accident guardrail that vetoes obviously
  * destructive shell text before any approval is asked. Checked are
  * `exec_command`'s `cmd` and `input_command`'s `chars` (a lone `\u0003` is a
  * Ctrl-C, not a command). Enabled rules are tried in order; the first whose
@@ -59,9 +59,9 @@ export const POLICY_ARGUMENTS: Readonly<Record<string, string>> = Object.freeze(
 /** `input_command` turns a lone U+0003 into SIGINT: exempt from the policy. */
 export const INTERRUPT_CHARS = "\u0003";
 
-/** Output fed back for a call the policy forbade (stop reason `aborted`, §5.4). */
+/** Output fed back for a call the policy forbade (stop reason `aborted`). */
 export const DENIED_BY_POLICY = "Tool call denied by policy.";
-/** Output fed back for a call the user denied (stop reason `aborted`, §5.4). */
+/** Output fed back for a call the user denied (stop reason `aborted`). */
 export const DENIED_BY_USER = "Tool call denied by user.";
 
 const compiled = new Map<string, RegExp | null>();

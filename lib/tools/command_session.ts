@@ -27,7 +27,7 @@ import type { ToolEvent } from "./tool.ts";
 /** After the foreground process exits, wait at most this long for the rest of its output. */
 export const POST_EXIT_DRAIN_MS = 50;
 
-/** Grace between SIGTERM and SIGKILL when a command is killed (§6.5). */
+/** Grace between SIGTERM and SIGKILL when a command is killed. */
 export const KILL_GRACE_MS = 1000;
 
 /** How a {@linkcode CommandSession.follow} window ended. */

@@ -1,5 +1,5 @@
 /**
- * edit_file (§6.4): replace an exact string in an existing file. The string
+ * edit_file: replace an exact string in an existing file. The string
  * must occur exactly once unless `replace_all` is set. The write is atomic
  * and keeps the file's permission bits; the output confirms the count and
  * shows git-style hunks of what changed (at most 5).

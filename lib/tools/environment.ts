@@ -1,5 +1,5 @@
 /**
- * The central execution framing of a tool call (§6.2). `executeTool` turns
+ * The central execution framing of a tool call. `executeTool` turns
  * one approved `tool_call` into `partial_tool_call_output` start / delta* /
  * stop and a complete `tool_call_output`, whatever the tool does: unknown
  * names, bad argument JSON, thrown errors, hangs, user aborts and timeouts all

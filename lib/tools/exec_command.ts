@@ -1,5 +1,5 @@
 /**
- * exec_command (§6.5): run `bash -c <cmd>` under the sandbox, with the
+ * exec_command: run `bash -c <cmd>` under the sandbox, with the
  * session's login environment replayed (the shell snapshot), stream its
  * merged output for a yield window, and hand a command that outlives the
  * window to the session's process registry as `proc-<8hex>`.

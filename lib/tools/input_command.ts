@@ -1,5 +1,5 @@
 /**
- * input_command (§6.5): drive a command session that outlived its
+ * input_command: drive a command session that outlived its
  * exec_command call — write to its stdin, send Ctrl-C (a lone `\u0003` is
  * SIGINT to its process group), or just poll — and return the output that
  * arrives during the yield window.

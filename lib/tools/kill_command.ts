@@ -1,5 +1,5 @@
 /**
- * kill_command (§6.5): end a command session — disarm its completion
+ * kill_command: end a command session — disarm its completion
  * notice, SIGTERM its process group, SIGKILL everything after 1000 ms —
  * return the output not yet delivered and remove it from the registry.
  *

@@ -147,7 +147,7 @@ export {
 } from "./background_notice.ts";
 export { DEFAULT_BUFFER_LIMIT, droppedMarker } from "./_output_buffer.ts";
 
-/** The built-in tools of lib/tools, in the order offered to the model (§6.3). */
+/** The built-in tools of lib/tools, in the order offered to the model. */
 export const BUILTIN_TOOLS: readonly DefinedTool<ToolContext>[] = Object.freeze([
   readFileTool,
   editFileTool,
@@ -158,7 +158,7 @@ export const BUILTIN_TOOLS: readonly DefinedTool<ToolContext>[] = Object.freeze(
   readImageTool,
 ]);
 
-/** The built-in factory table: only these names can be instantiated from config (§6.1). */
+/** The built-in factory table: only these names can be instantiated from config. */
 export const BUILTIN_TOOL_FACTORIES: Readonly<Record<string, ToolFactory<ToolContext>>> = Object
   .freeze(Object.fromEntries(BUILTIN_TOOLS.map((t) => [t.name, t.create])));
 
@@ -167,7 +167,7 @@ export const DEFAULT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze
   BUILTIN_TOOLS.map((t) => t.definition),
 );
 
-/** Built-in defaults of §6.3 for the tools that exist: permission and limits. */
+/** The default permission and limits of each built-in tool. */
 export const BUILTIN_TOOL_LIMITS: Readonly<
   Record<
     string,

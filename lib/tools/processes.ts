@@ -1,7 +1,7 @@
 /**
- * The per-session process registry (§6.5): the command sessions that
+ * The per-session process registry: the command sessions that
  * outlived their exec_command call, addressable by `proc-<8hex>` id, and
- * the background completion notices they produce (§5.7).
+ * the background completion notices they produce.
  *
  * How a session uses it:
  * - create one per Session (`createProcessRegistry()`) and pass it as
@@ -23,13 +23,13 @@ import { type BackgroundNotice, formatBackgroundNotice } from "./background_noti
 import { type CommandSession, describeExit, newProcessId } from "./command_session.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
 
-/** Command sessions a registry holds at most (§6.5). */
+/** Command sessions a registry holds at most. */
 export const DEFAULT_MAX_SESSIONS = 64;
 
-/** Idle time after which a session is killed and removed (§6.5: 10 days). */
+/** Idle time after which a session is killed and removed (10 days). */
 export const DEFAULT_IDLE_TTL_MS = 10 * 24 * 60 * 60 * 1000;
 
-/** How often idle sessions are swept (§6.5: hourly). */
+/** How often idle sessions are swept (hourly). */
 export const DEFAULT_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Options of {@linkcode createProcessRegistry}; the defaults are the production limits. */
@@ -87,7 +87,7 @@ export interface ProcessRegistry {
   disposeAll(): Promise<void>;
 }
 
-/** A registry with the §6.5 limits (override them in `opts`). */
+/** A registry with the default limits above (override them in `opts`). */
 export function createProcessRegistry(opts: ProcessRegistryOptions = {}): ProcessRegistry {
   const maxSessions = Math.max(1, opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
   const bufferLimit = opts.bufferLimit ?? DEFAULT_BUFFER_LIMIT;

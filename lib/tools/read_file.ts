@@ -1,5 +1,5 @@
 /**
- * read_file (§6.4): a text file as a numbered window, `cat -n` style, so the
+ * read_file: a text file as a numbered window, `cat -n` style, so the
  * model can quote exact lines back to edit_file.
  *
  * The file is scanned through a handle in 256 KiB chunks, never loaded whole,

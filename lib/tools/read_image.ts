@@ -1,5 +1,5 @@
 /**
- * read_image (§6.7): show the model an image — a workspace file or an
+ * read_image: show the model an image — a workspace file or an
  * http(s) URL, PNG/JPEG/GIF/WebP, at most 5 MiB. The output is
  * `<mime>, <size>` and the image travels as a data URL (delivered only when
  * the call completes). Offered to vision models only.

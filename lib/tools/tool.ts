@@ -49,7 +49,7 @@ export interface JsonSchemaObject {
   [keyword: string]: unknown;
 }
 
-/** What a tool declares: its name, model-facing schema and execution limits (§6.1). */
+/** What a tool declares: its name, model-facing schema and execution limits. */
 export interface ToolDefinition {
   /** Tool name as the model calls it. */
   name: string;
@@ -138,10 +138,10 @@ export type ToolFactory<C extends ToolCallContext = ToolCallContext> = (
   definition: ToolDefinition,
 ) => Tool<C>;
 
-/** Default `timeoutMs` of a tool definition that sets none (§6.1). */
+/** Default `timeoutMs` of a tool definition that sets none. */
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
-/** Default `maxOutputLength` of a tool definition that sets none (§6.1). */
+/** Default `maxOutputLength` of a tool definition that sets none. */
 export const DEFAULT_MAX_OUTPUT_LENGTH = 16_000;
 
 /**

@@ -26,7 +26,7 @@ import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_g
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 
-/** Basenames the file tools refuse anywhere (lower-cased comparison, §2.2). */
+/** Basenames the file tools refuse anywhere (lower-cased comparison). */
 export const SECRET_BASENAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
 
 /**

@@ -1,5 +1,5 @@
 /**
- * write_file (§6.4): create or wholly overwrite a file. Missing parent
+ * write_file: create or wholly overwrite a file. Missing parent
  * directories are created (inside the workspace only, since the target's real
  * path was confined first); the write is atomic and keeps an overwritten
  * file's permission bits. An overwrite of a small text file reports what

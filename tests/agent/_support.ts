@@ -55,7 +55,7 @@ function kind(m: OmniMessage): string {
 }
 
 /**
- * The record-order rules of reference §4.3 and §11 (behaviours 4–7, 10, 11):
+ * The record-order rules every trace keeps:
  * one `session_meta` first; no partials or origin-tagged records; user input
  * outside request spans and before the span that consumes it;
  * `tool_list_ready` right after a run's input (once per session object:
@@ -125,7 +125,7 @@ export function checkRecordOrder(records: readonly OmniMessage[]): void {
         break;
       case "tool_list_ready": {
         // Once per session object: at the first run, and again at the first run after a resume;
-        // or right after session_meta at the head of a file a compaction rotated to (§4.1).
+        // or right after session_meta at the head of a file a compaction rotated to.
         const prev = records[i - 1]!.payload as Record<string, unknown>;
         assert.ok(!inSpan, `${at}: outside request spans`);
         if (i !== 1) {

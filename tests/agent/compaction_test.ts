@@ -1,4 +1,4 @@
-// Compaction (reference §5.8, §5.9, §11 items 22–24): triggers, summarize
+// Compaction: triggers, summarize
 // and discard, repair and transport retries, failures that keep the
 // context, manual compaction, and lazy rotation. After every scenario the
 // next request must carry exactly what the trace says the context is.

@@ -1,4 +1,4 @@
-// agent.resumeSession (reference §4.7, §4.8): the resumed session's next
+// agent.resumeSession: the resumed session's next
 // request, as the scripted server receives it, carries exactly what the
 // trace committed; refusals write nothing.
 import assert from "node:assert/strict";

@@ -53,7 +53,7 @@ const CONTENT: Record<string, string> = {
 };
 
 /**
- * Assert the partial discipline of §3.4: start → delta* → stop, the complete
+ * Assert the partial discipline of a stream: start → delta* → stop, the complete
  * message right after its stop, concatenated deltas equal to its content.
  */
 export function assertPartialDiscipline(messages: ModelPayload[]): void {

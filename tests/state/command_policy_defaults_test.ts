@@ -4,7 +4,7 @@ import {
   factoryCommandPolicyRules,
 } from "../../lib/state/command_policy_defaults.ts";
 
-/** The §6.10 text variants: collapsed literal, then unescaped and unquoted. */
+/** The text variants the policy checks: collapsed literal, then unescaped and unquoted. */
 function variants(cmd: string): string[] {
   const literal = cmd.replace(/\s+/g, " ").trim();
   const loose = literal.replace(/\\(.)/g, "$1").replace(/['"]/g, "");

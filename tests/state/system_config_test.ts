@@ -85,7 +85,7 @@ Deno.test("the default config round-trips through YAML with the prompt as a lite
   }
 });
 
-Deno.test("the default system prompt has every §2.7 heading and placeholder", () => {
+Deno.test("the default system prompt has every section heading and placeholder", () => {
   const headings = [
     "# Role",
     "# Personality",

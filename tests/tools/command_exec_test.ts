@@ -251,7 +251,7 @@ Deno.test("bad arguments are explained without running anything", async () => {
   });
 });
 
-Deno.test("the command and image tools are built in with the §6.3 limits", () => {
+Deno.test("the command and image tools are built in with their default limits", () => {
   const names = DEFAULT_TOOL_DEFINITIONS.map((d) => d.name);
   for (const n of ["exec_command", "input_command", "kill_command", "read_image"]) {
     assert.ok(names.includes(n), n);

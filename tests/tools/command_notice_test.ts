@@ -17,7 +17,7 @@ import {
   withSession,
 } from "./_command_helpers.ts";
 
-Deno.test("run_in_background returns at once and produces exactly one notice with the §5.7 text", async () => {
+Deno.test("run_in_background returns at once and produces exactly one completion notice", async () => {
   const heard: BackgroundNotice[] = [];
   await withSession(async ({ ctx, processes }) => {
     const r = await call(ctx, "exec_command", {

@@ -20,7 +20,7 @@ import {
   withSession,
 } from "./_command_helpers.ts";
 
-Deno.test("the registry limits follow §6.5", () => {
+Deno.test("a registry holds 64 sessions, 1 MiB unread output each, 10 idle days", () => {
   assert.equal(DEFAULT_MAX_SESSIONS, 64);
   assert.equal(DEFAULT_BUFFER_LIMIT, 1024 * 1024);
   assert.equal(DEFAULT_IDLE_TTL_MS, 10 * 24 * 60 * 60 * 1000);

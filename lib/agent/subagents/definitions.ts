@@ -1,5 +1,5 @@
 /**
- * What the subagent tools (reference §6.3, §6.6) share: their limits,
+ * What the subagent tools share: their limits,
  * parameters and the notes their outputs end with. Each tool is declared in
  * its own file; `tools.ts` lists them.
  *
@@ -11,16 +11,16 @@ export const SUBAGENT_DEFAULT_YIELD_MS = 300_000;
 /** Default window of an empty input_subagent poll (ms). */
 export const SUBAGENT_POLL_YIELD_MS = 10_000;
 
-/** Subagents a session keeps registered at most (§6.6); only idle ones are evicted. */
+/** Subagents a session keeps registered at most; only idle ones are evicted. */
 export const MAX_REGISTERED_SUBAGENTS = 8;
 
-/** How deep subagents nest: a subagent cannot start subagents (§10.5). */
+/** How deep subagents nest: a subagent cannot start subagents. */
 export const MAX_SUBAGENT_DEPTH = 1;
 
-/** Messages a child buffers while nobody follows it and no host listens (§6.6). */
+/** Messages a child buffers while nobody follows it and no host listens. */
 export const SUBAGENT_MESSAGE_BUFFER = 4096;
 
-/** Characters of undelivered answer text a child keeps (§6.6: 1 MiB; oldest dropped). */
+/** Characters of undelivered answer text a child keeps (1 MiB; the oldest is dropped). */
 export const SUBAGENT_TEXT_BUFFER = 1024 * 1024;
 
 /** Thinking levels a subagent may be given. */

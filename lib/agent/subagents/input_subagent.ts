@@ -1,5 +1,5 @@
 /**
- * input_subagent (§6.6): poll a registered subagent, or give an idle one a
+ * input_subagent: poll a registered subagent, or give an idle one a
  * follow-up task, and return what it produces during the yield window.
  *
  * A prompt while the subagent runs is an error. An empty poll of an idle

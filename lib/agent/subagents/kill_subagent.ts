@@ -1,5 +1,5 @@
 /**
- * kill_subagent (§6.6): stop a registered subagent — deny the tool calls it
+ * kill_subagent: stop a registered subagent — deny the tool calls it
  * waits to have approved, abort its running task, close its session — and
  * return the text the parent has not seen yet. It is removed from the
  * registry (its trace stays on disk). Notes: `[subagent <id> killed: its

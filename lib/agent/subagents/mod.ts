@@ -1,5 +1,5 @@
 /**
- * Subagents and background work (reference §6.6, §5.7): the subagent tools,
+ * Subagents and background work: the subagent tools,
  * the children registry of a session, and its restore from the traces after
  * a restart.
  *

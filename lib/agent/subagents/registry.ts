@@ -1,5 +1,5 @@
 /**
- * The children registry of a session (reference §6.6, §5.7): the subagents
+ * The children registry of a session: the subagents
  * it keeps addressable by `subagent-<8>` id, the background notices they
  * (and, after a restart, the lost background commands) produce, and the
  * live message tap for the host.

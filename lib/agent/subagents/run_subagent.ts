@@ -1,5 +1,5 @@
 /**
- * run_subagent (§6.6): start a child session on a task and wait for its
+ * run_subagent: start a child session on a task and wait for its
  * answer for a yield window.
  *
  * The child is a Session of its own (its own trace, `session_meta.source:

@@ -1,5 +1,5 @@
 /**
- * How a parent session creates and reopens its children (§6.6): a child is
+ * How a parent session creates and reopens its children: a child is
  * `createSession` with the parent's workspace, the parent's sandbox mode,
  * network and extra writable roots, the model pair of the call when it
  * names a complete one, else the parent's (never the child agent's own

@@ -12,7 +12,7 @@ import { createKillSubagentTool, killSubagentTool } from "./kill_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { createRunSubagentTool, runSubagentTool } from "./run_subagent.ts";
 
-/** The subagent tools, in the order offered to the model (after kill_command, §6.3). */
+/** The subagent tools, in the order offered to the model (after kill_command). */
 export const SUBAGENT_TOOLS: readonly DefinedTool<SubagentToolContext>[] = Object.freeze([
   runSubagentTool,
   inputSubagentTool,
