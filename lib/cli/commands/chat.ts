@@ -277,7 +277,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       await old.dispose();
       chat.session = next;
       chat.ran = false;
-      // The new session's first message says where the conversation came from (§10.5).
+      // The new session's first message says where the conversation came from.
       chat.switchedFrom = modelSwitchBlock(old);
       r.line(
         `[model] ${next.modelId} (${next.provider}): new session ${next.sessionId} ` +
@@ -294,7 +294,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
   }
 }
 
-/** The `[model_switch_from]` block that opens a session switched away from `old` (reference §10.5). */
+/** The `[model_switch_from]` block that opens a session switched away from `old`. */
 export function modelSwitchBlock(
   old: Pick<Session, "sessionId" | "tracePath" | "workspaceDir" | "modelId" | "provider">,
 ): string {
