@@ -94,6 +94,8 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
     await json(["models", "test", "--provider", "custom", "--model-id", "m", "--json"]);
     await json(["sandbox", "check", "--json"], [0, 1]);
     await json(["sessions", "compact", id, "--json"]);
+    await json(["mcp", "list", "--json"]);
+    await json(["skills", "list", "--json"]);
 
     // Every command with a --json flag ran above.
     const withJson = (await allCommands()).filter((c) => /--json\b/.test(c.help))
