@@ -169,6 +169,8 @@ export async function sessionParts(
     ...(opts.git ? { git: opts.git } : {}),
     scratchpad: realScratchpad,
     dataRoot: ref.root,
+    // Installed skills are for the model to read: visible, read-only, in a hidden data root.
+    reveal: [base.paths.skills],
     vault: core.vault,
     hostEnv: base.env,
   });

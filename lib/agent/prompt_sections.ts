@@ -163,7 +163,11 @@ export async function renderPromptSections(input: SectionInputs): Promise<Prompt
   return {
     vault: config.vault.enabled ? fill(config.vault.prompt, "{{VAULT_KEYS}}", vaultKeys) : "",
     skills: config.skills.enabled
-      ? fill(config.skills.prompt, "{{SKILL_METADATA}}", skillMetadata)
+      ? fill(
+        fill(config.skills.prompt, "{{SKILL_METADATA}}", skillMetadata),
+        "{{SKILLS_DIR}}",
+        paths.skills,
+      )
       : "",
     memory,
     schedules,

@@ -142,6 +142,8 @@ export interface PolicyOptions {
   home?: string;
   /** More paths to hide. */
   hide?: string[];
+  /** Paths inside hidden ones to show read-only (e.g. the agent's skills). */
+  reveal?: string[];
   /** Vault values for the child environment. */
   vault?: Record<string, string>;
   /** Extra host variable names to pass through. */
@@ -181,6 +183,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   if (opts.git) policy.git = opts.git;
   if (hostEnv) policy.env.host = hostEnv;
   if (opts.scratchpad) policy.scratchpad = resolve(opts.scratchpad);
+  if (opts.reveal?.length) policy.reveal = opts.reveal.map((p) => resolve(p));
   if (opts.bwrapPath) policy.bwrapPath = opts.bwrapPath;
   return policy;
 }

@@ -37,7 +37,7 @@ export const DEFAULT_MEMORY_WORKSPACE_PROMPT: string = memoryWorkspace.trim();
 /** Default `vault.prompt`; placeholder `{{VAULT_KEYS}}`. */
 export const DEFAULT_VAULT_PROMPT: string = vault.trim();
 
-/** Default `skills.prompt`; placeholder `{{SKILL_METADATA}}`. */
+/** Default `skills.prompt`; placeholders `{{SKILL_METADATA}}` and `{{SKILLS_DIR}}`. */
 export const DEFAULT_SKILLS_PROMPT: string = skills.trim();
 
 /** Default `schedules.prompt`; placeholder `{{SCHEDULE_LIST}}`. */

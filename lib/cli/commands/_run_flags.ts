@@ -27,6 +27,13 @@ const RESUME: Flag = {
   value: "<session>",
   help: "continue a session: id, unique part of an id, trace path, or latest",
 };
+const SKILL: Flag = {
+  name: "skill",
+  type: "string",
+  value: "<name>",
+  multiple: true,
+  help: "ask the model to use this installed skill (repeatable; see penguin skills)",
+};
 const JSON_FLAG: Flag<boolean> = {
   name: "json",
   type: "boolean",
@@ -35,7 +42,13 @@ const JSON_FLAG: Flag<boolean> = {
 };
 
 /** The flags of `penguin run`, in help order. */
-export const RUN_FLAGS: readonly Flag<unknown>[] = [MESSAGE, RESUME, ...SESSION_FLAGS, JSON_FLAG];
+export const RUN_FLAGS: readonly Flag<unknown>[] = [
+  MESSAGE,
+  RESUME,
+  ...SESSION_FLAGS,
+  SKILL,
+  JSON_FLAG,
+];
 
 /** The help text of `penguin run`. */
 export const HELP = `Usage: penguin run -m <message> [flags]
@@ -84,6 +97,8 @@ export interface RunFlags extends SessionFlags {
   message: string;
   /** The message was read from stdin (`-m -`), so prompts find it at its end. */
   messageFromStdin: boolean;
+  /** `--skill` names, in order (checked against the agent's skills when the session opens). */
+  skills: string[];
   json: boolean;
 }
 
@@ -103,5 +118,12 @@ export async function parse(args: string[]): Promise<RunFlags> {
   await checkWorkspace("run", session);
   const message = given === "-" ? await readAllStdin() : given;
   if (message.trim() === "") throw new PenguinError("usage", "run: the message is empty");
-  return { ...session, message, messageFromStdin: given === "-", json: bool(p, JSON_FLAG.name) };
+  const skills = (p.values[SKILL.name] as string[] | undefined) ?? [];
+  return {
+    ...session,
+    message,
+    messageFromStdin: given === "-",
+    skills: [...new Set(skills)],
+    json: bool(p, JSON_FLAG.name),
+  };
 }

@@ -31,10 +31,32 @@ import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
+import { markerBlock } from "../../agent/markers.ts";
+import { listSkills } from "../../state/skills.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { applyPolicyFile, confinement } from "./_session_flags.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
+
+/** Refuse `--skill` names the agent does not have, before anything is recorded. */
+async function checkSkills(names: string[], skillsDir: string, agentId: string): Promise<void> {
+  if (names.length === 0) return;
+  const installed = new Set((await listSkills(skillsDir)).map((s) => s.name));
+  const missing = names.filter((n) => !installed.has(n));
+  if (missing.length > 0) {
+    throw new PenguinError(
+      "usage",
+      `run: --skill ${missing.join(", ")}: agent ${agentId} has no such skill ` +
+        `(installed: ${[...installed].join(", ") || "none"}; see penguin skills list)`,
+    );
+  }
+}
+
+/** The task text, opened by a `[use_skills]` block when skills were named. */
+function withSkills(message: string, skills: string[]): string {
+  if (skills.length === 0) return message;
+  return `${markerBlock("use_skills", `skills: ${skills.join(", ")}`)}\n\n${message}`;
+}
 
 function addSignals(handler: () => void): () => void {
   const added: Deno.Signal[] = [];
@@ -66,6 +88,7 @@ async function openRunSession(
     ...(f.projectId !== undefined ? { projectId: f.projectId } : {}),
     ...(f.agentId !== undefined ? { agentId: f.agentId } : {}),
   });
+  await checkSkills(f.skills, agent.paths.skills, agent.ref.agentId);
   const limits = {
     ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
     ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
@@ -209,7 +232,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   };
   renderer?.beginTask();
   try {
-    let input: string | CompleteMessage[] | null = f.message;
+    let input: string | CompleteMessage[] | null = withSkills(f.message, f.skills);
     while (input !== null) {
       const task = trackOutcome(session.run(input, runOptions));
       for await (const msg of task) {

@@ -46,7 +46,8 @@ skill's name is --name, else the "name" in SKILL.md's frontmatter, else the
 directory or archive name. A skill of the same name is replaced whole. Only
 plain files are taken: a symbolic link, a device, an absolute path or a path
 with ".." refuses the install. Installed skills are listed in the agent's
-system prompt.
+system prompt, the model's commands can read them (read-only), and
+"penguin run --skill <name>" asks the model to use one.
 
 Flags:
 ${flagHelp(INSTALL_FLAGS, 23)}
