@@ -53,5 +53,29 @@ export function denoServer(
   };
 }
 
-/** The test server of `mcp_test_server.ts` (with `--hang`, one that never answers). */
-export const TEST_SERVER = `${REPO}tests/support/mcp_test_server.ts`;
+/**
+ * The test server of `mcp_test_server.ts` (with `--hang`, one that never
+ * answers), copied once per test process to a directory the sandbox shows:
+ * a checkout under /tmp is not visible to a confined server (its /tmp is
+ * private). The file imports only npm specifiers, so the copy runs alone.
+ */
+export const TEST_SERVER: string = (() => {
+  const base = (() => {
+    try {
+      return Deno.statSync("/var/tmp").isDirectory ? { dir: "/var/tmp" } : {};
+    } catch {
+      return {};
+    }
+  })();
+  const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "penguin-mcp-server-", ...base }));
+  const path = `${dir}/mcp_test_server.ts`;
+  Deno.copyFileSync(`${REPO}tests/support/mcp_test_server.ts`, path);
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // Already gone.
+    }
+  });
+  return path;
+})();
