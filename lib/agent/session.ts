@@ -394,6 +394,8 @@ export function openSession(parts: SessionParts): Session {
       const bootstrapRecords: OmniMessage[] = [];
       if (!bootstrapped) {
         bootstrapped = true;
+        // Lazy sources (MCP servers) open now, at the first run: their records precede the tool list.
+        await toolset.ready();
         // The sources' own records (the MCP connect pair) come first, as in PenguinHarness.
         for (const payload of toolset.records) {
           const msg = eventMsg(payload);

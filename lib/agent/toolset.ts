@@ -58,6 +58,12 @@ export interface Toolset {
   dispose(): Promise<void>;
   /** The sources' events for the trace, in source order (written before `tool_list_ready`). */
   records: EventPayload[];
+  /**
+   * Open the lazy sources (once; later calls wait for the same opening):
+   * their tools, specs and records are added after the others'. The
+   * session calls it at its first run, before `tool_list_ready`.
+   */
+  ready(): Promise<void>;
 }
 
 /** The default definitions with the subagent tools after kill_command. */
@@ -154,49 +160,62 @@ export async function openToolset(
   sources: readonly ToolSource[],
   ctx: ToolSourceContext,
 ): Promise<Toolset> {
-  const opened = await Promise.allSettled(sources.map(async (s) => await s.open(ctx)));
   const tools = new Map<string, Tool<ToolContext>>();
   const specs: ToolSpec[] = [];
   const closers: (() => void | Promise<void>)[] = [];
   const records: EventPayload[] = [];
-  opened.forEach((result, i) => {
-    const source = sources[i]!.name;
-    if (result.status === "rejected") {
-      ctx.warn(
-        `[penguin] tool source "${source}" could not be opened (${
-          errorMessage(result.reason)
-        }); its tools are skipped.`,
-      );
-      return;
-    }
-    const { tools: offeredTools, close } = result.value;
-    if (close) closers.push(() => close.call(result.value));
-    records.push(...(result.value.records ?? []));
-    for (const tool of offeredTools) {
-      const def = tool.definition;
-      if (!offered(def, ctx.vision)) continue;
-      if (typeof def.name !== "string" || !TOOL_NAME_PATTERN.test(def.name)) {
+  let disposed = false;
+  /** Open `batch` in parallel and take in their tools, in order. */
+  const take = async (batch: readonly ToolSource[]) => {
+    const opened = await Promise.allSettled(batch.map(async (s) => await s.open(ctx)));
+    opened.forEach((result, i) => {
+      const source = batch[i]!.name;
+      if (result.status === "rejected") {
         ctx.warn(
-          `[penguin] tool ${JSON.stringify(def.name)} of source "${source}" is skipped: ` +
-            "a tool name is 1 to 128 letters, digits, _ or -.",
+          `[penguin] tool source "${source}" could not be opened (${
+            errorMessage(result.reason)
+          }); its tools are skipped.`,
         );
-        continue;
+        return;
       }
-      if (tools.has(def.name)) {
-        ctx.warn(
-          `[penguin] tool "${def.name}" of source "${source}" is skipped: ` +
-            "an earlier source already offers a tool of that name.",
-        );
-        continue;
+      const { tools: offeredTools, close } = result.value;
+      if (close) closers.push(() => close.call(result.value));
+      records.push(...(result.value.records ?? []));
+      for (const tool of offeredTools) {
+        const def = tool.definition;
+        if (!offered(def, ctx.vision)) continue;
+        if (typeof def.name !== "string" || !TOOL_NAME_PATTERN.test(def.name)) {
+          ctx.warn(
+            `[penguin] tool ${JSON.stringify(def.name)} of source "${source}" is skipped: ` +
+              "a tool name is 1 to 128 letters, digits, _ or -.",
+          );
+          continue;
+        }
+        if (tools.has(def.name)) {
+          ctx.warn(
+            `[penguin] tool "${def.name}" of source "${source}" is skipped: ` +
+              "an earlier source already offers a tool of that name.",
+          );
+          continue;
+        }
+        tools.set(def.name, tool);
+        specs.push(toolSpec(def));
       }
-      tools.set(def.name, tool);
-      specs.push(toolSpec(def));
-    }
-  });
+    });
+  };
+  await take(sources.filter((s) => !s.lazy));
+  const lazy = sources.filter((s) => s.lazy);
+  let opening: Promise<void> | undefined;
+  const ready = () => {
+    if (disposed) return Promise.resolve();
+    opening ??= take(lazy);
+    return opening;
+  };
   return {
     tools,
     specs,
     records,
+    ready,
     permissionOf(name, args) {
       const tool = tools.get(name);
       if (!tool) return undefined;
@@ -204,6 +223,9 @@ export async function openToolset(
     },
     previewOf: (name, args) => tools.get(name)?.preview?.(args),
     async dispose() {
+      disposed = true;
+      // A lazy opening under way finishes first, so what it started is closed too.
+      await opening?.catch(() => {});
       const results = await Promise.allSettled(closers.map(async (close) => await close()));
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;

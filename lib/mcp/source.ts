@@ -1,6 +1,6 @@
 /**
- * The agent's MCP servers as one tool source: opening it for a session
- * connects every server in parallel (stdio servers start confined by the
+ * The agent's MCP servers as one lazy tool source: opening it, at the
+ * session's first run, connects every server in parallel (stdio servers start confined by the
  * session's sandbox, with their stderr logged under the session
  * scratchpad), offers their tools, and reports the connection as the
  * `mcp_connect_begin` / `mcp_connect_end` pair for the trace. Closing it
@@ -22,6 +22,9 @@ export const MCP_LOG_DIR = "mcp";
 export function mcpToolSource(servers: readonly McpServerConfig[]): ToolSource {
   return {
     name: "mcp",
+    // Servers start at the session's first run, as in PenguinHarness: a chat that never
+    // sends a message starts none.
+    lazy: true,
     async open(ctx) {
       if (servers.length === 0) return { tools: [] };
       const { connections, results } = await connectAll(servers, {

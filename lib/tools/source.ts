@@ -2,7 +2,8 @@
  * Tool sources: how tools reach a session. A session is created with a list
  * of {@linkcode ToolSource}s (the built-in tools are one; MCP servers and
  * SDK users add more). Each source is opened once per session, when the
- * session is created, and may do its work then (connect, list, spawn);
+ * session is created (or, for a `lazy` one, at its first run), and may do
+ * its work then (connect, list, spawn);
  * the session closes what it opened when it is disposed. One source may be
  * shared by several sessions (a parent and its subagents): every open gets
  * its own handle.
@@ -55,6 +56,12 @@ export interface OpenedToolSource {
 export interface ToolSource {
   /** Names the source in warnings (e.g. `builtin`, `mcp:github`). */
   readonly name: string;
+  /**
+   * Open at the session's first run instead of at its creation (e.g. MCP
+   * servers: nothing is started for a session that never runs a task). A
+   * lazy source's tools come after those of the sources opened at creation.
+   */
+  readonly lazy?: boolean;
   /** Open the source for one session. May be slow (it runs in parallel with the other sources). */
   open(ctx: ToolSourceContext): OpenedToolSource | Promise<OpenedToolSource>;
 }
