@@ -23,7 +23,7 @@ import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { builtinToolSource, openToolset } from "./toolset.ts";
 import type { ToolSource } from "../tools/source.ts";
-import { mcpToolSource } from "../mcp/mod.ts";
+import { mcpToolSource } from "../mcp/source.ts";
 import { type McpServerConfig, parseMcpServers } from "../state/mod.ts";
 import { apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";

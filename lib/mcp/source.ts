@@ -12,7 +12,6 @@ import { join } from "node:path";
 import type { EventPayload } from "../protocol/mod.ts";
 import type { McpServerConfig } from "../state/mod.ts";
 import type { ToolSource } from "../tools/mod.ts";
-import { closeAll, connectAll } from "./connect_all.ts";
 import { mcpTools } from "./tools.ts";
 
 /** Where a session's MCP server logs go, under its scratchpad. */
@@ -27,6 +26,8 @@ export function mcpToolSource(servers: readonly McpServerConfig[]): ToolSource {
     lazy: true,
     async open(ctx) {
       if (servers.length === 0) return { tools: [] };
+      // The MCP SDK is loaded only when a session has servers to connect.
+      const { closeAll, connectAll } = await import("./connect_all.ts");
       const { connections, results } = await connectAll(servers, {
         policy: ctx.sandbox,
         logDir: join(ctx.scratchpad, MCP_LOG_DIR),

@@ -23,6 +23,8 @@ export interface RequestGuard {
   arm(): void;
   /** Stop the idle timer. */
   disarm(): void;
+  /** Stop the timer and unlink from the caller's signal (the request is over). */
+  dispose(): void;
   /** `p`, or a rejection with the abort reason as soon as the guard fires. */
   race<T>(p: Promise<T>): Promise<T>;
   /** The outcome when the guard fired (aborted, or an idle timeout naming `host`), else undefined. */
@@ -31,15 +33,15 @@ export interface RequestGuard {
 
 /** A guard over the caller's `signal` with an idle timeout of `idleMs` (≤ 0: none). */
 export function createRequestGuard(user: AbortSignal | undefined, idleMs: number): RequestGuard {
-  const idle = new AbortController();
-  const signal = user ? AbortSignal.any([user, idle.signal]) : idle.signal;
+  // One controller per request, linked to the caller's signal until dispose():
+  // AbortSignal.any() would tie every request's signal (and what fetch hangs on
+  // it) to the caller's signal, which lives for the whole task.
+  const ctl = new AbortController();
+  const signal = ctl.signal;
+  const unlink = onAbort(user, () => ctl.abort(user!.reason));
   const idleText = `No data from the provider for ${idleMs} ms (idle timeout)`;
   let idleFired = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort(signal, () => reject(signal.reason));
-  });
-  aborted.catch(() => {});
   const disarm = () => clearTimeout(timer);
   return {
     signal,
@@ -51,12 +53,32 @@ export function createRequestGuard(user: AbortSignal | undefined, idleMs: number
       if (idleMs > 0) {
         timer = setTimeout(() => {
           idleFired = true;
-          idle.abort(new Idle(idleText));
+          ctl.abort(new Idle(idleText));
         }, idleMs);
       }
     },
     disarm,
-    race: (p) => Promise.race([p, aborted]),
+    dispose() {
+      disarm();
+      unlink();
+    },
+    // One listener per step, removed when the step settles: racing a long-lived
+    // promise instead would keep a reaction (and so every chunk read) alive for
+    // as long as the caller's signal lives, i.e. the whole task.
+    race: <T>(p: Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        const off = onAbort(signal, () => reject(signal.reason));
+        p.then(
+          (v) => {
+            off();
+            resolve(v);
+          },
+          (e) => {
+            off();
+            reject(e);
+          },
+        );
+      }),
     interrupted(host) {
       if (user?.aborted) {
         return {

@@ -71,7 +71,7 @@ export async function* streamModel(
       error_message: `The model stream stopped unexpectedly: ${describeError(e)}`,
     };
   } finally {
-    guard.disarm();
+    guard.dispose();
     site.reader?.cancel().catch(() => {});
   }
   const host = site.host;
