@@ -11,7 +11,13 @@ import {
 } from "../../lib/state/mod.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { cacheServers, denoServer, EVERYTHING, TEST_SERVER } from "../support/mcp.ts";
+import {
+  cacheServers,
+  denoServer,
+  EVERYTHING,
+  processesWith,
+  TEST_SERVER,
+} from "../support/mcp.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 type Rec = { type: string; payload: Record<string, unknown> & { type: string } };
@@ -80,17 +86,6 @@ function outputs(records: Rec[]): Map<string, Record<string, unknown>> {
     }
   }
   return out;
-}
-
-/** PIDs of live processes whose command line contains `marker`. */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for await (const e of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    const cmdline = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
-    if (cmdline.includes(marker)) found.push(Number(e.name));
-  }
-  return found;
 }
 
 Deno.test("the scripted model uses tools of real MCP servers through penguin run, and the trace validates", async () => {

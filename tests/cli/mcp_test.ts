@@ -1,9 +1,7 @@
 // `penguin mcp add|remove|list|test`, run as a subprocess against real servers.
 import assert from "node:assert/strict";
 import { runCli } from "../support/cli.ts";
-import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
-import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
-import { createTestServer } from "../support/mcp_test_server.ts";
+import { cacheServers, denoServer, serveTestServerHttp, TEST_SERVER } from "../support/mcp.ts";
 
 async function withRoot(fn: (root: string, workspace: string) => Promise<void>): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "penguin-mcp-cli-" });
@@ -115,40 +113,22 @@ Deno.test("mcp list with no servers says how to add one", async () => {
 });
 
 Deno.test("mcp test reaches a Streamable HTTP server on 127.0.0.1 under the binary's permissions", async () => {
-  const ac = new AbortController();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
-    async (req) => {
-      if (req.headers.get("x-team") !== "penguins") return new Response("no", { status: 403 });
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await createTestServer().connect(transport);
-      return await transport.handleRequest(req);
-    },
-  );
-  try {
-    await withRoot(async (root, workspace) => {
-      const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-      const add = await runCli([
-        "--root",
-        root,
-        "mcp",
-        "add",
-        "web",
-        "--url",
-        url,
-        "--header",
-        "X-Team: penguins",
-      ]);
-      assert.equal(add.code, 0, add.stderr);
-      const test = await runCli(["--root", root, "mcp", "test", "web", "--workspace", workspace]);
-      assert.equal(test.code, 0, test.stderr);
-      assert.match(test.stdout, /^MCP server web connected in \d+\.\ds \(http\), 9 tool\(s\):/);
-    });
-  } finally {
-    ac.abort();
-    await server.finished;
-  }
+  await using web = serveTestServerHttp((req) => req.headers.get("x-team") === "penguins");
+  await withRoot(async (root, workspace) => {
+    const add = await runCli([
+      "--root",
+      root,
+      "mcp",
+      "add",
+      "web",
+      "--url",
+      web.url,
+      "--header",
+      "X-Team: penguins",
+    ]);
+    assert.equal(add.code, 0, add.stderr);
+    const test = await runCli(["--root", root, "mcp", "test", "web", "--workspace", workspace]);
+    assert.equal(test.code, 0, test.stderr);
+    assert.match(test.stdout, /^MCP server web connected in \d+\.\ds \(http\), 9 tool\(s\):/);
+  });
 });

@@ -11,18 +11,7 @@ import {
   loadOrInitAgent,
 } from "../../lib/state/mod.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
-
-/** PIDs of live processes whose command line contains `marker`. */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for await (const e of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    const cmdline = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
-    if (cmdline.includes(marker)) found.push(Number(e.name));
-  }
-  return found;
-}
+import { cacheServers, denoServer, processesWith, TEST_SERVER } from "../support/mcp.ts";
 
 Deno.test("MCP servers start at a session's first run and stop when it is disposed", async () => {
   await cacheServers();

@@ -1,13 +1,18 @@
 // Real MCP servers as real subprocesses, confined by lib/sandbox.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
 import { closeAll, connectAll, type McpConnection, mcpTools } from "../../lib/mcp/mod.ts";
 import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { parseMcpServers } from "../../lib/state/mod.ts";
 import type { Tool, ToolEvent } from "../../lib/tools/mod.ts";
-import { cacheServers, denoServer, EVERYTHING, FILESYSTEM, TEST_SERVER } from "../support/mcp.ts";
-import { createTestServer } from "../support/mcp_test_server.ts";
+import {
+  cacheServers,
+  denoServer,
+  EVERYTHING,
+  FILESYSTEM,
+  serveTestServerHttp,
+  TEST_SERVER,
+} from "../support/mcp.ts";
 
 interface Setup {
   workspace: string;
@@ -180,38 +185,15 @@ Deno.test("permission r or rw in the config overrides each tool's readOnlyHint",
 });
 
 Deno.test("a Streamable HTTP server on 127.0.0.1 works, with the configured headers", async () => {
-  const ac = new AbortController();
-  let authorized = 0;
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
-    async (req) => {
-      if (req.headers.get("authorization") !== "Bearer t0ken") {
-        return new Response("unauthorized", { status: 401 });
-      }
-      authorized++;
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await createTestServer().connect(transport);
-      return await transport.handleRequest(req);
-    },
+  await using web = serveTestServerHttp((req) =>
+    req.headers.get("authorization") === "Bearer t0ken"
   );
-  try {
-    const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-    await using s = await connect([{
-      name: "web",
-      config: { url, headers: { Authorization: "Bearer t0ken" } },
-    }]);
-    assert.equal(s.results[0]!.status, "completed", JSON.stringify(s.results));
-    assert.equal(s.results[0]!.transport, "http");
-    assert.equal(
-      (await call(s, "mcp__web__echo", { message: "over http" })).text,
-      "echo: over http",
-    );
-    assert.ok(authorized >= 3, "handshake, listing and call all carried the header");
-  } finally {
-    ac.abort();
-    await server.finished;
-  }
+  await using s = await connect([{
+    name: "web",
+    config: { url: web.url, headers: { Authorization: "Bearer t0ken" } },
+  }]);
+  assert.equal(s.results[0]!.status, "completed", JSON.stringify(s.results));
+  assert.equal(s.results[0]!.transport, "http");
+  assert.equal((await call(s, "mcp__web__echo", { message: "over http" })).text, "echo: over http");
+  assert.ok(web.accepted >= 3, "handshake, listing and call all carried the header");
 });

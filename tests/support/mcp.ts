@@ -1,7 +1,9 @@
 // MCP servers for tests: the official reference servers from npm and the
 // SDK-based test server in this folder, all run by Deno from its cache so
 // they start inside a network-less sandbox.
+import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
 import { denoDir, REPO } from "./cli.ts";
+import { createTestServer } from "./mcp_test_server.ts";
 
 /** Versions of the reference servers the tests run. */
 export const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
@@ -79,3 +81,52 @@ export const TEST_SERVER: string = (() => {
   });
   return path;
 })();
+
+/** PIDs of live processes whose command line contains `marker` (how tests count a server's survivors). */
+export async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for await (const e of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const cmdline = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
+    if (cmdline.includes(marker)) found.push(Number(e.name));
+  }
+  return found;
+}
+
+/** The test server over Streamable HTTP on 127.0.0.1, stateless, answering only requests `accept` lets through. */
+export interface HttpTestServer {
+  /** The MCP endpoint. */
+  url: string;
+  /** Requests that got through `accept`. */
+  readonly accepted: number;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Serve {@linkcode createTestServer} over Streamable HTTP; refused requests get a 401. */
+export function serveTestServerHttp(accept: (req: Request) => boolean): HttpTestServer {
+  const ac = new AbortController();
+  let accepted = 0;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    async (req) => {
+      if (!accept(req)) return new Response("unauthorized", { status: 401 });
+      accepted++;
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await createTestServer().connect(transport);
+      return await transport.handleRequest(req);
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/mcp`,
+    get accepted() {
+      return accepted;
+    },
+    async [Symbol.asyncDispose]() {
+      ac.abort();
+      await server.finished;
+    },
+  };
+}
