@@ -62,6 +62,17 @@ export {
   importTraces,
 } from "./import.ts";
 export {
+  detectFormat,
+  type ForeignImported,
+  type ForeignImportedSession,
+  type ForeignImportOptions,
+  type ForeignImportReport,
+  formatForeignImport,
+  importForeign,
+} from "./import_foreign.ts";
+export { type ForeignSession, type Harness, HARNESSES } from "./foreign_session.ts";
+export { type LossEntry } from "./import_report.ts";
+export {
   childCount,
   type DeleteOptions,
   type DeletePlan,

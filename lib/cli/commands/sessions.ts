@@ -11,10 +11,15 @@ import {
   cloneSession,
   type CopiedSession,
   deleteSession,
+  detectFormat,
   forkSession,
+  formatForeignImport,
   formatOutline,
   formatSessionList,
   formatTree,
+  type Harness,
+  HARNESSES,
+  importForeign,
   importTraces,
   listSessions,
   locateSession,
@@ -245,7 +250,22 @@ async function cloneCommand(args: string[], ctx: CommandContext): Promise<number
   return 0;
 }
 
+const FROM: Flag<Harness> = {
+  name: "from",
+  type: "string",
+  value: "codex|claude|pi",
+  help: "the files are sessions of this harness (default: detected\nfrom each file's content)",
+  parse: (raw, label) => {
+    if ((HARNESSES as readonly string[]).includes(raw)) return raw as Harness;
+    throw new PenguinError(
+      "usage",
+      `${label}: expected codex, claude or pi, got ${JSON.stringify(raw)}`,
+    );
+  },
+};
+
 const IMPORT_FLAGS: readonly Flag<unknown>[] = [
+  FROM,
   {
     name: "lenient",
     type: "boolean",
@@ -258,14 +278,31 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
   },
 ];
 
-const IMPORT_HELP = `Usage: penguin sessions import <file.jsonl>... [--lenient] [--json]
+const IMPORT_HELP =
+  `Usage: penguin sessions import <file.jsonl>... [--from codex|claude|pi] [--lenient] [--json]
 
-Copy trace files into the agent's traces directory. Every line must be a
-valid OmniMessage record and the first record a session_meta; a file with a
-bad line is refused with "file:line: reason" errors. Files of one session
-(x_001.jsonl, x_002.jsonl) import as one session. A session whose id already
-exists gets a new id; nothing is ever overwritten. The session_meta records
-where it came from ("imported_from"); every other line is copied verbatim.
+Import sessions into the agent's traces directory: penguin trace files, or
+sessions recorded by OpenAI Codex CLI, Claude Code or pi (the harness is
+detected from each file's content, or given with --from).
+
+A penguin trace is copied: every line must be a valid OmniMessage record and
+the first record a session_meta; a file with a bad line is refused with
+"file:line: reason" errors. Files of one session (x_001.jsonl, x_002.jsonl)
+import as one session. A session whose id already exists gets a new id;
+nothing is ever overwritten. The session_meta records where it came from
+("imported_from"); every other line is copied verbatim.
+
+A foreign session is converted into a new session: prompts, answers,
+thinking, every tool call paired with its output (names and arguments as
+recorded), token usage and timestamps; its session_meta keeps the harness,
+the original id, version, cwd and file in "imported_from". Claude Code
+subagent transcripts next to the session become child sessions. A pi
+session tree imports the branch leading to its last entry. A loss report
+lists every kind of record that could not be mapped, with its count and an
+example file:line. A file with a malformed line is refused (file:line
+errors) unless --lenient; nothing is written for a refused file. Continue
+an imported session with: penguin run --resume <session> --provider <p>
+--model-id <m> (--workspace <dir> when its recorded cwd is gone).
 
 Flags:
 ${flagLines(IMPORT_FLAGS)}
@@ -280,14 +317,36 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     throw new PenguinError("usage", "sessions import: give at least one trace file");
   }
   const scope = scopeOf(ctx, p);
-  const report = await importTraces(p.positionals, {
-    ...scope,
-    lenient: bool(p, "lenient"),
-    children: !bool(p, "no-children"),
-  });
+  const from = flagValue(p, FROM);
+  const lenient = bool(p, "lenient");
+  // Without --from, each file goes where its content says; unknown ones get today's checks.
+  const penguinFiles: string[] = [];
+  const foreignFiles: string[] = [];
+  for (const f of p.positionals) {
+    if (from !== undefined) foreignFiles.push(f);
+    else if (await sniffForeign(f)) foreignFiles.push(f);
+    else penguinFiles.push(f);
+  }
+  const report = penguinFiles.length > 0
+    ? await importTraces(penguinFiles, { ...scope, lenient, children: !bool(p, "no-children") })
+    : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
+  const foreign = foreignFiles.length > 0
+    ? await importForeign(foreignFiles, { ...scope, lenient, ...(from ? { from } : {}) })
+    : null;
+  const ok = report.ok && (foreign?.ok ?? true);
   if (bool(p, "json")) {
-    json(ctx, report);
-    return report.ok ? 0 : 1;
+    json(
+      ctx,
+      foreign
+        ? {
+          ...report,
+          ok,
+          refused: [...report.refused, ...foreign.refused],
+          foreign: foreign.imported,
+        }
+        : report,
+    );
+    return ok ? 0 : 1;
   }
   for (const s of report.imported) {
     const as = s.renamed ? ` as ${s.sessionId} (the id ${s.originalId} was taken)` : "";
@@ -296,14 +355,46 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
         s.files.map((f) => `  ${f.source} -> ${f.path}\n`).join(""),
     );
   }
+  for (const s of foreign?.imported ?? []) ctx.io.out(formatForeignImport(s));
   for (const line of report.skipped) ctx.io.err(`${line}\n`);
-  for (const r of report.refused) {
+  for (const s of foreign?.imported ?? []) {
+    for (const x of [s, ...s.children]) {
+      for (const line of x.skipped) ctx.io.err(`${line} (skipped)\n`);
+    }
+  }
+  for (const r of [...report.refused, ...(foreign?.refused ?? [])]) {
     ctx.io.err(
       `penguin: refused ${r.files.join(", ")}:\n${r.errors.map((e) => `  ${e}\n`).join("")}`,
     );
   }
-  ctx.io.out(`${report.imported.length} session(s) imported, ${report.refused.length} refused\n`);
-  return report.ok ? 0 : 1;
+  const imported = report.imported.length + (foreign?.imported.length ?? 0);
+  const refused = report.refused.length + (foreign?.refused.length ?? 0);
+  ctx.io.out(`${imported} session(s) imported, ${refused} refused\n`);
+  return ok ? 0 : 1;
+}
+
+/** True when `file` reads as a Codex, Claude Code or pi session (unreadable files: false). */
+async function sniffForeign(file: string): Promise<boolean> {
+  // The first line decides; it can be long (Codex records its instructions there).
+  const chunks: Uint8Array[] = [];
+  try {
+    using f = await Deno.open(file);
+    for (let total = 0; total < 8 << 20;) {
+      const buf = new Uint8Array(1 << 16);
+      const n = await f.read(buf);
+      if (n === null) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (buf.subarray(0, n).includes(10)) break;
+    }
+  } catch {
+    return false;
+  }
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((at, c) => (all.set(c, at), at + c.length), 0);
+  const head = new TextDecoder().decode(all);
+  const format = detectFormat(head);
+  return format !== null && format !== "penguin";
 }
 
 const DELETE_FLAGS: readonly Flag<unknown>[] = [

@@ -1,0 +1,351 @@
+/**
+ * Importing sessions recorded by other harnesses (OpenAI Codex CLI, Claude
+ * Code, pi): `penguin sessions import --from`. The format is given or
+ * detected from the first line; the file is converted by the harness's
+ * parser (pure), then written through penguin's trace writer as a new
+ * session whose `session_meta` says where it came from (`imported_from`:
+ * harness, id, version, cwd, file). Claude Code subagent transcripts found
+ * next to a session become child sessions (`source: "subagent"`, `parent`
+ * pointing at the Agent call) with `subagent` pointers in the parent.
+ *
+ * Nothing is half-written: a file with malformed lines is refused (unless
+ * `lenient`, which skips them and lists each); the traces of one import are
+ * written into a private directory under the traces directory, validated,
+ * and only then renamed into place.
+ *
+ * @module
+ */
+import { basename, dirname, join, resolve } from "node:path";
+import { errorMessage } from "../protocol/errors.ts";
+import type { EventMsgEnvelope, ModelMsgEnvelope, SessionMeta } from "../protocol/types.ts";
+import { newSessionId } from "../state/ids.ts";
+import { agentStateDir, tracesDir as agentTracesDir } from "../state/paths.ts";
+import { dateDirName, listSessionFiles, traceFilePath } from "../trace/paths.ts";
+import { formatProblem } from "../trace/reader.ts";
+import { validateTraceFiles } from "../trace/validate.ts";
+import { openTraceWriter } from "../trace/writer.ts";
+import { type ForeignSession, type Harness, splitJsonLines } from "./foreign_session.ts";
+import { looksLikeClaude, parseClaude } from "./import_claude.ts";
+import { looksLikeCodex, parseCodex } from "./import_codex.ts";
+import { looksLikePi, parsePi } from "./import_pi.ts";
+import { formatLineProblem, type LossEntry } from "./import_report.ts";
+import type { SessionScope } from "./locate.ts";
+
+/** What a file's first line says it is: a foreign harness, a penguin trace, or unknown (null). */
+export function detectFormat(text: string): Harness | "penguin" | null {
+  const firstLine = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
+  let first: unknown;
+  try {
+    first = JSON.parse(firstLine);
+  } catch {
+    // A damaged first line: look at the next parsable one.
+    first = splitJsonLines(text.slice(0, 1 << 20), "").lines[0]?.value;
+  }
+  if (looksLikePi(first)) return "pi";
+  if (looksLikeCodex(first)) return "codex";
+  if (looksLikeClaude(first)) return "claude";
+  const f = first as {
+    type?: unknown;
+    payload?: { session_id?: unknown; system_prompt?: unknown };
+  };
+  if (f?.type === "session_meta" && typeof f.payload?.session_id === "string") return "penguin";
+  return null;
+}
+
+/** Options of {@linkcode importForeign}. */
+export interface ForeignImportOptions extends SessionScope {
+  /** The harness the files come from; absent: detected per file. */
+  from?: Harness;
+  /** Skip malformed lines (listing each) instead of refusing the file. */
+  lenient?: boolean;
+}
+
+/** One session written by an import. */
+export interface ForeignImported {
+  /** Its new penguin session id. */
+  sessionId: string;
+  /** Its id in the harness that recorded it. */
+  originalId: string;
+  /** The file it came from. */
+  source: string;
+  /** The trace file written. */
+  path: string;
+  /** Records written, the session_meta included. */
+  records: number;
+  /** Tool calls imported (each paired with its output). */
+  toolCalls: number;
+  /** What could not be mapped. */
+  loss: LossEntry[];
+  /** Malformed lines skipped (lenient only), `file:line: reason`. */
+  skipped: string[];
+}
+
+/** One imported foreign session and its children. */
+export interface ForeignImportedSession extends ForeignImported {
+  /** The harness. */
+  harness: Harness;
+  /** Subagent sessions imported as its children. */
+  children: ForeignImported[];
+}
+
+/** The outcome of {@linkcode importForeign}. */
+export interface ForeignImportReport {
+  /** True when nothing was refused. */
+  ok: boolean;
+  /** Sessions imported. */
+  imported: ForeignImportedSession[];
+  /** Files refused, each with its errors. */
+  refused: Array<{ files: string[]; errors: string[] }>;
+}
+
+async function readText(path: string): Promise<string> {
+  return await Deno.readTextFile(path);
+}
+
+/** The subagent transcripts Claude Code keeps next to a session file. */
+async function claudeSubagents(
+  file: string,
+): Promise<Array<{ file: string; text: string; meta: unknown }>> {
+  const dir = join(dirname(file), basename(file, ".jsonl"), "subagents");
+  const out: Array<{ file: string; text: string; meta: unknown }> = [];
+  let names: string[];
+  try {
+    names = [];
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isFile && e.name.endsWith(".jsonl")) names.push(e.name);
+    }
+  } catch {
+    return out;
+  }
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    let meta: unknown = null;
+    try {
+      meta = JSON.parse(await readText(path.replace(/\.jsonl$/, ".meta.json")));
+    } catch {
+      meta = null;
+    }
+    out.push({ file: path, text: await readText(path), meta });
+  }
+  return out;
+}
+
+/** Parse one file with the parser of `harness`. */
+async function parseFile(file: string, harness: Harness, text: string): Promise<ForeignSession> {
+  switch (harness) {
+    case "codex":
+      return parseCodex(text, file);
+    case "pi":
+      return parsePi(text, file);
+    case "claude":
+      return parseClaude(text, file, await claudeSubagents(file));
+  }
+}
+
+function allProblems(s: ForeignSession): string[] {
+  return [s, ...s.children.map((c) => c.session)].flatMap((x) => x.problems.map(formatLineProblem));
+}
+
+function countCalls(s: ForeignSession): number {
+  return s.records.filter((r) => r.type === "model_msg" && r.payload.type === "tool_call").length;
+}
+
+function validTime(ts: string): Date {
+  const d = new Date(ts);
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
+
+/**
+ * Convert and write foreign session files (see the module doc). Penguin
+ * traces are not handled here (`importTraces` copies them); a file whose
+ * format cannot be detected is refused.
+ */
+export async function importForeign(
+  files: readonly string[],
+  options: ForeignImportOptions,
+): Promise<ForeignImportReport> {
+  const report: ForeignImportReport = { ok: true, imported: [], refused: [] };
+  const tracesDir = agentTracesDir(options);
+  for (const f of new Set(files.map((x) => resolve(x)))) {
+    try {
+      const text = await readText(f);
+      const harness = options.from ?? detectFormat(text);
+      if (harness === null || harness === "penguin") {
+        report.refused.push({
+          files: [f],
+          errors: [
+            harness === "penguin"
+              ? `${f}: a penguin trace; import it without --from`
+              : `${f}: cannot tell which harness wrote it (not a Codex, Claude Code or pi session); pass --from codex|claude|pi`,
+          ],
+        });
+        continue;
+      }
+      const s = await parseFile(f, harness, text);
+      const problems = allProblems(s);
+      if (s.id === "") {
+        problems.unshift(
+          `${f}: no ${harness} session id found (is this a ${harness} session file?)`,
+        );
+      }
+      if (s.id === "" || (problems.length > 0 && !options.lenient)) {
+        report.refused.push({ files: [f], errors: problems });
+        continue;
+      }
+      report.imported.push(await writeFamily(tracesDir, options, s));
+    } catch (err) {
+      report.refused.push({ files: [f], errors: [`${f}: ${errorMessage(err)}`] });
+    }
+  }
+  report.ok = report.refused.length === 0;
+  return report;
+}
+
+async function freeId(tracesDir: string, at: Date, taken: Set<string>): Promise<string> {
+  for (;;) {
+    const id = newSessionId(at);
+    if (!taken.has(id) && (await listSessionFiles(tracesDir, id)).length === 0) {
+      taken.add(id);
+      return id;
+    }
+  }
+}
+
+interface Planned {
+  s: ForeignSession;
+  id: string;
+  dateDir: string;
+  meta: SessionMeta;
+  records: Array<ModelMsgEnvelope | EventMsgEnvelope>;
+}
+
+/** Write a session and its children into a private directory, validate, then move them into place. */
+async function writeFamily(
+  tracesDir: string,
+  scope: SessionScope,
+  s: ForeignSession,
+): Promise<ForeignImportedSession> {
+  const taken = new Set<string>();
+  const agentState = agentStateDir(scope);
+  const plan = async (x: ForeignSession, parent?: { id: string; toolCallId: string }) => {
+    const at = validTime(x.startedAt);
+    const id = await freeId(tracesDir, at, taken);
+    const meta: SessionMeta = {
+      session_id: id,
+      provider: x.provider,
+      model_id: x.modelId,
+      model_context_window: "unknown",
+      system_prompt: x.systemPrompt,
+      agent_state: agentState,
+      workspace: x.cwd,
+      ...(parent
+        ? {
+          source: "subagent" as const,
+          parent: { session_id: parent.id, tool_call_id: parent.toolCallId },
+        }
+        : {}),
+      imported_from: {
+        harness: x.harness,
+        id: x.id,
+        version: x.version,
+        cwd: x.cwd,
+        file: x.file,
+      },
+    };
+    return { s: x, id, dateDir: dateDirName(at), meta, records: x.records } satisfies Planned;
+  };
+  const top = await plan(s);
+  const children = await Promise.all(
+    s.children.map((c) => plan(c.session, { id: top.id, toolCallId: c.toolCallId })),
+  );
+  // The parent's pointers name the children by their foreign ids until now.
+  const childIds = new Map(children.map((c) => [c.s.id, c.id]));
+  top.records = top.records.map((r) =>
+    r.type === "event_msg" && r.payload.type === "subagent" &&
+      childIds.has(String(r.payload.session_id))
+      ? { ...r, payload: { ...r.payload, session_id: childIds.get(String(r.payload.session_id))! } }
+      : r
+  );
+  await Deno.mkdir(tracesDir, { recursive: true, mode: 0o700 });
+  const staging = await Deno.makeTempDir({ dir: tracesDir, prefix: ".import-" });
+  const moved: string[] = [];
+  try {
+    const family = [...children, top];
+    for (const p of family) {
+      const w = await openTraceWriter({
+        tracesDir: staging,
+        sessionId: p.id,
+        dateDir: p.dateDir,
+        lock: false,
+      });
+      try {
+        await w.append({
+          timestamp: p.s.startedAt || new Date().toISOString(),
+          type: "session_meta",
+          payload: p.meta,
+        });
+        for (const r of p.records) await w.append(r);
+      } finally {
+        await w.close();
+      }
+    }
+    const staged = family.map((p) => traceFilePath(staging, p.dateDir, p.id, 1));
+    const v = await validateTraceFiles(staged);
+    if (!v.ok) {
+      throw new Error(
+        `the converted session does not validate (a bug in the importer):\n${
+          v.problems.map(formatProblem).join("\n")
+        }`,
+      );
+    }
+    // Children first: a parent's pointers never name a child that is not there yet.
+    for (const [i, p] of family.entries()) {
+      const dest = traceFilePath(tracesDir, p.dateDir, p.id, 1);
+      await Deno.mkdir(dirname(dest), { recursive: true, mode: 0o700 });
+      await Deno.rename(staged[i]!, dest);
+      moved.push(dest);
+    }
+  } catch (err) {
+    for (const m of moved) await Deno.remove(m).catch(() => {});
+    throw err;
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+  const done = (p: Planned): ForeignImported => ({
+    sessionId: p.id,
+    originalId: p.s.id,
+    source: p.s.file,
+    path: traceFilePath(tracesDir, p.dateDir, p.id, 1),
+    records: p.records.length + 1,
+    toolCalls: countCalls(p.s),
+    loss: p.s.loss,
+    skipped: p.s.problems.map(formatLineProblem),
+  });
+  return { ...done(top), harness: s.harness, children: children.map(done) };
+}
+
+const HARNESS_NAMES: Record<Harness, string> = {
+  codex: "Codex",
+  claude: "Claude Code",
+  pi: "pi",
+};
+
+function lossLines(loss: readonly LossEntry[], indent: string): string {
+  if (loss.length === 0) return `${indent}Loss report: nothing left out\n`;
+  return `${indent}Loss report (not imported):\n` +
+    loss.map((l) => `${indent}  ${l.kind} ×${l.count} (e.g. ${l.example}): ${l.reason}\n`).join("");
+}
+
+/** The text `penguin sessions import` prints for one imported foreign session. */
+export function formatForeignImport(s: ForeignImportedSession): string {
+  const head = (x: ForeignImported, what: string, indent: string) =>
+    `${indent}Imported ${what} ${x.originalId} as ${x.sessionId}: ${x.records} record(s), ${x.toolCalls} tool call(s)\n` +
+    `${indent}  ${x.source} -> ${x.path}\n`;
+  let out = head(s, `${HARNESS_NAMES[s.harness]} session`, "");
+  out += lossLines(s.loss, "  ");
+  for (const c of s.children) {
+    out += head(c, "subagent", "  ");
+    out += lossLines(c.loss, "    ");
+  }
+  return out;
+}
