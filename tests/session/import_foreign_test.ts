@@ -1,0 +1,232 @@
+// The Codex, Claude Code and pi parsers on the recorded peer sessions in
+// ../shared/fixtures/peer-sessions (driven by its manifest.json): prompts,
+// answers, tool calls paired with their outputs, usage, the loss report;
+// plus pi branches, malformed lines and detection.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { CompleteMessage } from "../../lib/protocol/types.ts";
+import { detectFormat, type ForeignSession, type Harness } from "../../lib/session/mod.ts";
+import { parseClaude } from "../../lib/session/import_claude.ts";
+import { parseCodex } from "../../lib/session/import_codex.ts";
+import { parsePi } from "../../lib/session/import_pi.ts";
+import { resumeTrace } from "../../lib/session/replay.ts";
+
+const PEERS = "/work/shared/fixtures/peer-sessions";
+
+interface ManifestFile {
+  path: string;
+  role: string;
+  toolCallsPerPrompt?: string[][];
+}
+interface Scenario {
+  harness: Harness;
+  scenario: string;
+  prompts: Array<{ sent: string; final: string }>;
+  files: ManifestFile[];
+}
+
+const MANIFEST: Scenario[] = JSON.parse(
+  await Deno.readTextFile(join(PEERS, "manifest.json")),
+);
+
+async function parse(harness: Harness, path: string): Promise<ForeignSession> {
+  const text = await Deno.readTextFile(path);
+  if (harness === "codex") return parseCodex(text, path);
+  if (harness === "pi") return parsePi(text, path);
+  const dir = path.replace(/\.jsonl$/, "/subagents");
+  const subs = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.name.endsWith(".jsonl")) continue;
+      const file = join(dir, e.name);
+      subs.push({
+        file,
+        text: await Deno.readTextFile(file),
+        meta: JSON.parse(await Deno.readTextFile(file.replace(/\.jsonl$/, ".meta.json"))),
+      });
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return parseClaude(text, path, subs);
+}
+
+function payloads(s: ForeignSession): CompleteMessage[] {
+  return s.records.flatMap((r) => (r.type === "model_msg" ? [r.payload as CompleteMessage] : []));
+}
+
+/** Per prompt (a user text without a sender): the tool names called and the last answer. */
+function perPrompt(s: ForeignSession): Array<{ prompt: string; calls: string[]; final: string }> {
+  const out: Array<{ prompt: string; calls: string[]; final: string }> = [];
+  for (const p of payloads(s)) {
+    if (p.type === "text" && p.role === "user" && p.sender === undefined) {
+      out.push({ prompt: p.text, calls: [], final: "" });
+    } else if (p.type === "tool_call") out.at(-1)!.calls.push(p.name);
+    else if (p.type === "text" && p.role === "assistant") out.at(-1)!.final = p.text;
+  }
+  return out;
+}
+
+function lossKinds(s: ForeignSession): string[] {
+  return s.loss.map((l) => l.kind);
+}
+
+for (const sc of MANIFEST) {
+  const main = sc.files.find((f) => f.role === "session")!;
+  Deno.test(`peer fixture ${sc.harness}/${sc.scenario}: prompts, calls paired with outputs, answers, usage and the loss report`, async () => {
+    const path = join(PEERS, main.path);
+    assert.equal(detectFormat(await Deno.readTextFile(path)), sc.harness);
+    const s = await parse(sc.harness, path);
+    assert.deepEqual(s.problems, []);
+    assert.ok(s.id !== "" && s.cwd.startsWith("/tmp/peer-"), `${s.id} ${s.cwd}`);
+    assert.equal(s.modelId, "mock");
+    // One entry per prompt, in order: the prompt as sent, its calls by name, its final answer.
+    const got = perPrompt(s);
+    assert.deepEqual(got.map((g) => g.prompt), sc.prompts.map((p) => p.sent));
+    assert.deepEqual(got.map((g) => g.calls), main.toolCallsPerPrompt);
+    // A one-word final arrives as "WORD: N steps [id]"; a Markdown one verbatim.
+    got.forEach((g, i) => {
+      const want = sc.prompts[i]!.final;
+      if (/^\S+$/.test(want)) assert.match(g.final, new RegExp(`^${want}: \\d+ steps \\[`));
+      else assert.equal(g.final, want);
+    });
+    // Every call answered exactly once, right after its request, by id.
+    const ps = payloads(s);
+    const calls = ps.flatMap((p) => (p.type === "tool_call" ? [p.tool_call_id] : []));
+    const outputs = ps.flatMap((p) => (p.type === "tool_call_output" ? [p.tool_call_id] : []));
+    assert.deepEqual(outputs, calls);
+    assert.ok(ps.every((p) => p.type !== "tool_call_output" || p.stop_reason !== "aborted"));
+    // Arguments are the recorded JSON objects.
+    for (const p of ps) {
+      if (p.type === "tool_call") assert.equal(typeof JSON.parse(p.arguments), "object");
+    }
+    // Usage: the mock's 120 in / 12 out per request, one token_usage per request.
+    const requests = s.records.filter((r) =>
+      r.type === "event_msg" && r.payload.type === "request_begin"
+    );
+    const usage = s.records.flatMap((r) =>
+      r.type === "event_msg" && r.payload.type === "token_usage" ? [r.payload] : []
+    );
+    assert.equal(usage.length, requests.length);
+    assert.ok(usage.every((u) => u.request.total === 132 && u.request.output === 12));
+    assert.equal(usage.at(-1)!.session.total, 132 * requests.length);
+    // Timestamps are the recorded ones (the day of the recording).
+    assert.ok(s.records.every((r) => r.timestamp.startsWith("2026-12-01T")));
+    // The replay a resume does sees the whole conversation, nothing pending.
+    const replay = resumeTrace([
+      { timestamp: s.startedAt, type: "session_meta", payload: {} as never },
+      ...s.records,
+    ]);
+    assert.equal(replay.carryOver.length, 0);
+    assert.equal(replay.history.length, ps.length);
+    // The loss report: the harness's own bookkeeping, each with a count and file:line.
+    const expected: Record<Harness, string[]> = {
+      codex: ["turn_context", "response_item message role developer", "event_msg token_count"],
+      claude: ["attachment skill_listing", "queue-operation enqueue", "toolUseResult"],
+      pi: ["thinking_level_change", "toolResult details"],
+    };
+    for (const k of expected[sc.harness]) {
+      assert.ok(lossKinds(s).includes(k), `${k} in ${lossKinds(s)}`);
+    }
+    for (const l of s.loss) {
+      assert.ok(l.count > 0);
+      assert.match(l.example, /\.jsonl:\d+$/);
+      assert.ok(l.reason !== "");
+    }
+    if (sc.harness === "codex") {
+      const tc = s.loss.find((l) => l.kind === "turn_context")!;
+      assert.equal(tc.count, sc.prompts.length);
+    }
+  });
+}
+
+Deno.test("Claude Code subagent transcript becomes a child session pointed at by the Agent call", async () => {
+  const sc = MANIFEST.find((m) => m.harness === "claude" && m.scenario === "03-subagent")!;
+  const main = sc.files.find((f) => f.role === "session")!;
+  const sub = sc.files.find((f) => f.role === "subagent-transcript")!;
+  const s = await parse("claude", join(PEERS, main.path));
+  assert.equal(s.children.length, 1);
+  const child = s.children[0]!;
+  const agentCall = payloads(s).find((p) => p.type === "tool_call" && p.name === "Agent");
+  assert.equal(child.toolCallId, agentCall?.type === "tool_call" ? agentCall.tool_call_id : "");
+  // The pointer comes right before the Agent call's output.
+  const i = s.records.findIndex((r) => r.type === "event_msg" && r.payload.type === "subagent");
+  assert.equal((s.records[i]!.payload as { session_id: string }).session_id, child.session.id);
+  assert.deepEqual(s.records[i + 1]!.payload.type, "tool_call_output");
+  // The child: its first prompt is the parent's, its calls are the manifest's.
+  const first = payloads(child.session)[0]!;
+  assert.equal(first.type === "text" && first.sender, "parent_agent");
+  assert.deepEqual(
+    payloads(child.session).flatMap((p) => (p.type === "tool_call" ? [p.name] : [])),
+    sub.toolCallsPerPrompt!.flat(),
+  );
+  // Without the subagent files, the report says the transcript is missing.
+  const alone = parseClaude(await Deno.readTextFile(join(PEERS, main.path)), main.path);
+  assert.equal(alone.children.length, 0);
+  assert.ok(lossKinds(alone).includes("subagent transcript not found"));
+});
+
+Deno.test("pi: a tree with branches imports the branch to the last entry and names the dropped one", async () => {
+  const sc = MANIFEST.find((m) => m.harness === "pi" && m.scenario === "02-resume")!;
+  const path = join(PEERS, sc.files[0]!.path);
+  const text = await Deno.readTextFile(path);
+  const entries = text.trim().split("\n").map((l) => JSON.parse(l));
+  // A second reply to the first final answer, appended (as pi's /tree does): the resumed turn is now off the path.
+  const firstFinal = entries.find((e) =>
+    e.type === "message" && e.message.role === "assistant" &&
+    e.message.content[0]?.type === "text"
+  );
+  const extra = [
+    {
+      type: "message",
+      id: "b0000001",
+      parentId: firstFinal.id,
+      timestamp: "2026-12-01T10:00:00.000Z",
+      message: { role: "user", content: [{ type: "text", text: "another path" }] },
+    },
+    {
+      type: "message",
+      id: "b0000002",
+      parentId: "b0000001",
+      timestamp: "2026-12-01T10:00:01.000Z",
+      message: { role: "assistant", content: [{ type: "text", text: "taken" }] },
+    },
+  ];
+  const s = parsePi(text + extra.map((e) => JSON.stringify(e) + "\n").join(""), "branchy.jsonl");
+  const got = perPrompt(s);
+  assert.deepEqual(got.map((g) => g.prompt), [sc.prompts[0]!.sent, "another path"]);
+  assert.equal(got[1]!.final, "taken");
+  const dropped = s.loss.filter((l) => l.kind.startsWith("branch "));
+  assert.equal(dropped.length, 1);
+  // The dropped branch is the resumed turn: its user message and everything after it.
+  const resumedStart = entries.findIndex((e) => e.id === extra[0]!.parentId) + 1;
+  assert.equal(dropped[0]!.kind, `branch ${entries[resumedStart].id}`);
+  assert.equal(dropped[0]!.count, entries.length - resumedStart);
+  assert.match(dropped[0]!.reason, /leaf is /);
+});
+
+Deno.test("malformed lines are file:line problems; the rest still converts", async () => {
+  const sc = MANIFEST.find((m) => m.harness === "codex" && m.scenario === "02-resume")!;
+  const path = join(PEERS, sc.files[0]!.path);
+  const lines = (await Deno.readTextFile(path)).split("\n");
+  lines.splice(9, 0, "{not json");
+  lines.splice(12, 0, JSON.stringify({ nope: 1 }));
+  const s = parseCodex(lines.join("\n"), "x.jsonl");
+  assert.deepEqual(s.problems.map((p) => `${p.file}:${p.line}`), ["x.jsonl:10", "x.jsonl:13"]);
+  assert.match(s.problems[0]!.reason, /not valid JSON/);
+  assert.match(s.problems[1]!.reason, /not a Codex rollout record/);
+  assert.equal(payloads(s).filter((p) => p.type === "tool_call").length, 4);
+});
+
+Deno.test("detectFormat: a penguin trace and unknown content", () => {
+  assert.equal(
+    detectFormat(JSON.stringify({
+      timestamp: "t",
+      type: "session_meta",
+      payload: { session_id: "session-x", system_prompt: "" },
+    })),
+    "penguin",
+  );
+  assert.equal(detectFormat('{"hello": 1}\n'), null);
+  assert.equal(detectFormat("not json\n"), null);
+});
