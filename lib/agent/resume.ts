@@ -38,6 +38,14 @@ export interface ResumeOptions extends RecordedSessionOptions {
   /** A session id, the path of one of its trace files, or `latest`. */
   target: string;
   /**
+   * Continue on this provider instead of the recorded one (with `modelId`):
+   * an explicit switch, e.g. for a session imported from another harness.
+   * The pair must be configured; the recorded session_meta is not rewritten.
+   */
+  provider?: string;
+  /** The model id of the switch (with `provider`). */
+  modelId?: string;
+  /**
    * Continue in this workspace when the recorded one is gone (recorded with
    * a `workspace_moved` event). When the recorded workspace still exists it
    * must be the same directory: a session is never moved away from files
@@ -125,9 +133,32 @@ async function checkOwner(base: AgentBase, loaded: LoadedSession): Promise<void>
   );
 }
 
-function checkPair(base: AgentBase, loaded: LoadedSession): void {
-  const ref = { provider: loaded.meta.provider, model_id: loaded.meta.model_id };
+function checkPair(
+  base: AgentBase,
+  loaded: LoadedSession,
+  ref: { provider: string; model_id: string },
+): void {
+  const switched = ref.provider !== loaded.meta.provider || ref.model_id !== loaded.meta.model_id;
   if (findModel(base.projectConfig, ref)) return;
+  const foreign = (loaded.meta.imported_from as { harness?: unknown } | undefined)?.harness;
+  if (!switched && typeof foreign === "string") {
+    throw new PenguinError(
+      "config",
+      `Cannot resume session ${loaded.sessionId}: it was imported from ${foreign}, recorded on ${
+        formatPair(ref)
+      }, which is not configured here; ${
+        describeConfiguredPairs(base.projectConfig)
+      }. Continue it on one of them with --provider <provider> --model-id <model-id>`,
+    );
+  }
+  if (switched) {
+    throw new PenguinError(
+      "config",
+      `Cannot resume session ${loaded.sessionId} on ${formatPair(ref)}: it is not configured in ${
+        JSON.stringify(base.configPath)
+      }; ${describeConfiguredPairs(base.projectConfig)}`,
+    );
+  }
   throw new PenguinError(
     "config",
     `Cannot resume session ${loaded.sessionId}: its model ${formatPair(ref)} is not configured in ${
@@ -169,7 +200,7 @@ export async function resumeRecorded(
   open: OpenRecorded,
   opts: ResumeOptions,
 ): Promise<Session> {
-  const { target, configure, workspace: wanted, ...rest } = opts;
+  const { target, configure, workspace: wanted, provider, modelId, ...rest } = opts;
   const facts = factsFilter();
   // Locked before anything is read; the lock goes to the writer, or is released on a refusal.
   const loaded = await loadSessionForResume({
@@ -183,9 +214,12 @@ export async function resumeRecorded(
   });
   try {
     await checkOwner(base, loaded);
-    checkPair(base, loaded);
+    const pair = provider !== undefined && modelId !== undefined
+      ? { provider, model_id: modelId }
+      : { provider: loaded.meta.provider, model_id: loaded.meta.model_id };
+    checkPair(base, loaded, pair);
     const moved = await placeWorkspace(loaded, wanted);
-    const meta = { ...loaded.meta, workspace: moved?.to ?? loaded.workspace };
+    const meta = { ...loaded.meta, ...pair, workspace: moved?.to ?? loaded.workspace };
     const extra = configure ? await configure(meta) : {};
     const { replay } = loaded;
     if (loaded.notice) (rest.warn ?? defaultWarn)(loaded.notice);

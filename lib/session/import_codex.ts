@@ -118,7 +118,12 @@ export function parseCodex(text: string, file: string): ForeignSession {
         s.cwd = m.data.cwd;
         s.version = m.data.cli_version ?? null;
         if (m.data.model_provider) s.provider = m.data.model_provider;
-        s.systemPrompt = m.data.base_instructions?.text ?? "";
+        if (m.data.base_instructions) {
+          lost(
+            "session_meta base_instructions",
+            "Codex's system prompt describes Codex's tools; the session continues with penguin's",
+          );
+        }
         break;
       }
       case "turn_context":

@@ -94,26 +94,54 @@ Deno.test("run --resume continues by id, by trace path and as latest, each time 
   });
 });
 
-Deno.test("run --resume refuses --provider and --model-id (exit 2)", async () => {
-  const server = await startModelServer();
-  await scenario(server, async (_sb, cli) => {
-    const r = await cli([
+Deno.test("run --resume --provider --model-id continues on that pair; an unconfigured pair is refused (exit 2) before any request", async () => {
+  const server = await compactionAwareServer([turn.text("One."), turn.text("Two.")]);
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Hello."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    const refused = await cli([
       "run",
       "--resume",
-      "latest",
+      sid,
       "-m",
       "x",
       "--provider",
       "custom",
       "--model-id",
-      "m",
+      "nope",
     ]);
-    assert.equal(r.code, 2);
+    assert.equal(refused.code, 2);
     assert.match(
-      r.stderr,
-      /^penguin: run: --resume continues a session with its recorded model; drop --provider, --model-id/m,
+      refused.stderr,
+      /^penguin: Cannot resume session \S+ on \(custom, nope\): it is not configured in /m,
     );
-    assert.equal(server.requests.length, 0);
+    assert.equal(server.requests.length, 1);
+    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "other",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+    });
+    const r = await cli([
+      "run",
+      "--resume",
+      sid,
+      "-m",
+      "Again.",
+      "--provider",
+      "custom",
+      "--model-id",
+      "other",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(sessionIdOf(r.stderr), sid);
+    assert.equal((server.requests[1]!.body as { model: string }).model, "other");
+    assertContext(requestAtoms(server, 1).slice(1), [
+      userAtom("Hello."),
+      answer("One."),
+      userAtom("Again."),
+    ]);
   });
 });
 

@@ -149,6 +149,10 @@ export function planRestore(
   for (const sid of facts.pointers) {
     const child = children.get(sid);
     const spawn = spawns.get(sid)?.[1];
+    // A child linked to a call that is none of penguin's subagent tools was
+    // spawned by another harness (an imported session): its answer is history.
+    const link = child?.parent?.tool_call_id;
+    if (link !== undefined && !spawn && !facts.calls.has(link)) continue;
     const named = spawn?.output?.text.match(SUBAGENT_ID)?.[1];
     if (spawn?.output && !named) continue; // answered in the foreground (or stopped with its call)
     let id = named ?? `subagent-${sid.slice(-8)}`;

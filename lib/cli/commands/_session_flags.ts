@@ -165,7 +165,7 @@ export interface SessionFlags {
 /**
  * Read the session flags of `p` (parsed against {@linkcode SESSION_FLAGS}
  * and a `resume` flag) and check the rules between them: the model pair is
- * given whole, and never with `--resume`.
+ * given whole, and with `--resume` only by `run` (an explicit switch).
  */
 export function sessionFlags(command: string, p: Parsed): SessionFlags {
   const provider = flagValue(p, PROVIDER);
@@ -179,7 +179,8 @@ export function sessionFlags(command: string, p: Parsed): SessionFlags {
     );
   }
   const resume = p.values["resume"] as string | undefined;
-  if (resume !== undefined && provider !== undefined) {
+  // `run --resume` takes an explicit pair: the session continues on that model.
+  if (resume !== undefined && provider !== undefined && command !== "run") {
     throw new PenguinError(
       "usage",
       `${command}: --resume continues a session with its recorded model; drop --provider, --model-id`,

@@ -99,6 +99,7 @@ async function openRunSession(
     // The recorded workspace decides which penguin.jsonc applies.
     return await agent.resumeSession({
       target: f.resume,
+      ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
       ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
       ...limits,
       configure: async (meta) => {
