@@ -185,6 +185,49 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   };
 }
 
+/** penguin's system prompt for a session (templates, sections, memory) — what a new session records. */
+async function penguinSystemPrompt(
+  base: AgentBase,
+  s: {
+    sessionId: string;
+    workspace: string;
+    realWorkspace: string;
+    provider: string;
+    modelId: string;
+    vaultKeys: string[];
+  },
+): Promise<string> {
+  const { ref, paths, config } = base;
+  const temporary = await isTempWorkspace(s.realWorkspace, ref);
+  const workspaceMemoryDir = config.memory.enabled
+    ? await prepareMemory(paths, s.realWorkspace, temporary)
+    : undefined;
+  const sections = await renderPromptSections({
+    paths,
+    config,
+    vaultKeys: s.vaultKeys,
+    ...(workspaceMemoryDir ? { workspaceMemoryDir } : {}),
+  });
+  return assembleSystemPrompt(config.system_prompt, {
+    agentsMd: base.agentsMd,
+    agentId: ref.agentId,
+    projectDir: projectDir(ref),
+    sessionId: s.sessionId,
+    cwd: s.workspace,
+    provider: s.provider,
+    modelId: s.modelId,
+    platform: platformName(),
+    osVersion: osVersion(),
+    shell: shellName((n) => base.env[n]),
+    date: dateDirName(),
+  }, sections);
+}
+
+/** True for a session imported from another harness (`imported_from.harness`). */
+function importedFromHarness(meta: SessionMeta): boolean {
+  return typeof (meta.imported_from as { harness?: unknown } | undefined)?.harness === "string";
+}
+
 async function createSession(base: AgentBase, opts: SessionOptions): Promise<Session> {
   const { ref, paths, config } = base;
   // The pair and its credentials first: a missing key fails before anything is created.
@@ -195,29 +238,14 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
   const realWorkspace = await Deno.realPath(workspace);
   const sessionId = newSessionId();
   const vault = await loadVault(paths.vault);
-  const temporary = await isTempWorkspace(realWorkspace, ref);
-  const workspaceMemoryDir = config.memory.enabled
-    ? await prepareMemory(paths, realWorkspace, temporary)
-    : undefined;
-  const sections = await renderPromptSections({
-    paths,
-    config,
-    vaultKeys: Object.keys(vault).sort(),
-    ...(workspaceMemoryDir ? { workspaceMemoryDir } : {}),
-  });
-  const systemPrompt = assembleSystemPrompt(config.system_prompt, {
-    agentsMd: base.agentsMd,
-    agentId: ref.agentId,
-    projectDir: projectDir(ref),
+  const systemPrompt = await penguinSystemPrompt(base, {
     sessionId,
-    cwd: workspace,
+    workspace,
+    realWorkspace,
     provider: model.endpoint.provider,
     modelId: model.endpoint.model_id,
-    platform: platformName(),
-    osVersion: osVersion(),
-    shell: shellName((n) => base.env[n]),
-    date: dateDirName(),
-  }, sections);
+    vaultKeys: Object.keys(vault).sort(),
+  });
   const meta: SessionMeta = {
     session_id: sessionId,
     provider: model.endpoint.provider,
@@ -251,10 +279,26 @@ async function openRecorded(
   rec: RecordedSession,
   opts: RecordedSessionOptions,
 ): Promise<Session> {
-  const { meta } = rec;
+  let { meta } = rec;
   const model = sessionModel(base, { provider: meta.provider, model_id: meta.model_id }, opts);
   const realWorkspace = await Deno.realPath(await resolveWorkspace(meta.workspace));
   const vault = await loadVault(base.paths.vault);
+  if (meta.system_prompt === "" && importedFromHarness(meta)) {
+    // The other harness's prompt described its own tools (or was never
+    // recorded): an imported session continues with penguin's, assembled
+    // at each resume.
+    meta = {
+      ...meta,
+      system_prompt: await penguinSystemPrompt(base, {
+        sessionId: meta.session_id,
+        workspace: meta.workspace,
+        realWorkspace,
+        provider: meta.provider,
+        modelId: meta.model_id,
+        vaultKeys: Object.keys(vault).sort(),
+      }),
+    };
+  }
   const writer = await openTraceWriter({
     tracesDir: base.paths.traces,
     sessionId: meta.session_id,
@@ -297,6 +341,7 @@ async function openRecorded(
     ];
   }
   if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
+  if (rec.switchedFrom) parts.switchedPair = { provider: meta.provider, model_id: meta.model_id };
   if (rec.contextClosed) parts.rotateFirst = true;
   if (rec.danglingCompaction) {
     await closeDanglingCompaction(writer, rec.danglingCompaction, opts.warn ?? defaultWarn);

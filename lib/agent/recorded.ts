@@ -39,4 +39,10 @@ export interface RecordedSession {
    * event and tells the model.
    */
   movedFrom?: string;
+  /**
+   * The session continues on `meta.provider`/`meta.model_id`, an explicit
+   * switch away from this recorded pair: the `tool_list_ready` of each
+   * resumed run names the pair it uses (additive `model` field).
+   */
+  switchedFrom?: { provider: string; model_id: string };
 }

@@ -226,6 +226,9 @@ export async function resumeRecorded(
     const rec: RecordedSession = {
       meta,
       ...(moved ? { movedFrom: moved.from } : {}),
+      ...(pair.provider !== loaded.meta.provider || pair.model_id !== loaded.meta.model_id
+        ? { switchedFrom: { provider: loaded.meta.provider, model_id: loaded.meta.model_id } }
+        : {}),
       state: engineStateOf(replay),
       trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },
       renderMessages: replay.renderMessages,

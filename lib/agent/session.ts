@@ -119,6 +119,8 @@ export interface SessionParts {
   rotateFirst?: boolean;
   /** A resumed session's recorded messages, for hosts that re-render them. */
   resumedHistory?: readonly OmniMessage[];
+  /** Set when the session runs on another pair than its session_meta records: named in `tool_list_ready`. */
+  switchedPair?: { provider: string; model_id: string };
   /** Session tool-call ids (pre-registered with historical ids on resume). */
   toolCallIds?: ToolCallIds;
   /**
@@ -275,7 +277,12 @@ export function openSession(parts: SessionParts): Session {
   let lastWrite: Promise<unknown> = Promise.resolve();
   let traceFailure: PenguinError | undefined;
   const toolListReady = () =>
-    eventMsg({ type: "tool_list_ready", tools: toolset.specs, sandbox: sandboxRecord });
+    eventMsg({
+      type: "tool_list_ready",
+      tools: toolset.specs,
+      sandbox: sandboxRecord,
+      ...(parts.switchedPair ? { model: { ...parts.switchedPair } } : {}),
+    });
 
   /** The first failed write stops everything: a trace with a hole in it would lie. */
   const failed = (err: unknown) => {

@@ -196,7 +196,10 @@ for (const sc of MANIFEST) {
       const sent = requestAtoms(server, 0);
       const history = atomsOfContext(completes(recorded));
       // The recorded conversation, then one user message: the workspace-moved note and the new prompt.
-      const afterSystem = sent[0]!.role === "system" ? sent.slice(1) : sent;
+      // penguin's own system prompt (the recorded one is empty), for the workspace it continues in.
+      assert.equal(sent[0]!.role, "system");
+      assert.ok(sent[0]!.text!.includes(sb.workspace), "the system prompt names the workspace");
+      const afterSystem = sent.slice(1);
       assertContext(afterSystem.slice(0, -1), history);
       const last = afterSystem.at(-1)!;
       assert.equal(last.role, "user");
@@ -206,6 +209,15 @@ for (const sc of MANIFEST) {
       assert.equal(calls.length, f.tool_calls);
       assert.equal(sent.filter((a) => a.role === "tool").length, f.tool_calls);
       assert.equal(meta.workspace, (meta.imported_from as { cwd: string }).cwd);
+      // The resumed run's tool_list_ready names the pair it switched to.
+      const after = (await readTraceFile(f.path)).messages.slice(recorded.length);
+      const ready = after.find((m) =>
+        m.type === "event_msg" && m.payload.type === "tool_list_ready"
+      );
+      assert.deepEqual((ready?.payload as { model?: unknown }).model, {
+        provider: "custom",
+        model_id: "m",
+      });
       const v = await validateTraceFiles([tracesDir(sb.root)]);
       assert.deepEqual(v.problems, []);
     });

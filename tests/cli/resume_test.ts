@@ -14,7 +14,7 @@ import type { OmniMessage } from "../../lib/protocol/types.ts";
 
 import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { type ModelServer, startModelServer, turn } from "../support/model_server.ts";
-import { assertGoodTrace, type Sandbox, tracesDir } from "../agent/_support.ts";
+import { assertGoodTrace, readSession, type Sandbox, tracesDir } from "../agent/_support.ts";
 import { withModelRoot } from "../support/roots.ts";
 import {
   assertContext,
@@ -137,6 +137,16 @@ Deno.test("run --resume --provider --model-id continues on that pair; an unconfi
     assert.equal(r.code, 0, r.stderr);
     assert.equal(sessionIdOf(r.stderr), sid);
     assert.equal((server.requests[1]!.body as { model: string }).model, "other");
+    const recs = await readSession(sb.root, sid);
+    const ready = recs.filter((m) =>
+      m.type === "event_msg" && m.payload.type === "tool_list_ready"
+    );
+    assert.equal(ready.length, 2);
+    assert.equal((ready[0]!.payload as { model?: unknown }).model, undefined);
+    assert.deepEqual((ready[1]!.payload as { model?: unknown }).model, {
+      provider: "custom",
+      model_id: "other",
+    });
     assertContext(requestAtoms(server, 1).slice(1), [
       userAtom("Hello."),
       answer("One."),

@@ -61,7 +61,9 @@ recorded in the session's trace.
 With --resume, the task continues a recorded session (an id, a unique part of
 one, the path of one of its trace files, or "latest"): same workspace, model and system prompt,
 the committed history as context, appending to the same trace. Its model
-pair must still be configured; --provider and --model-id are refused.
+pair must still be configured, unless --provider and --model-id name another
+configured pair to continue on (an explicit switch, e.g. for a session
+imported from another harness; the session_meta keeps the recorded pair).
 --workspace continues a session whose recorded workspace no longer exists in
 another directory (the move is recorded in the trace and told to the model);
 while the recorded workspace exists, only that directory is accepted.
