@@ -229,7 +229,7 @@ function importedFromHarness(meta: SessionMeta): boolean {
 }
 
 async function createSession(base: AgentBase, opts: SessionOptions): Promise<Session> {
-  const { ref, paths, config } = base;
+  const { ref, paths } = base;
   // The pair and its credentials first: a missing key fails before anything is created.
   const model = sessionModel(base, { provider: opts.provider, model_id: opts.modelId }, opts);
   const workspace = opts.workspaceDir !== undefined

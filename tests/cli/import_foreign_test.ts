@@ -17,7 +17,6 @@ import {
   atomsOfContext,
   completes,
   requestAtoms,
-  userAtom,
 } from "../agent/_resume_support.ts";
 
 const PEERS = "/work/shared/fixtures/peer-sessions";

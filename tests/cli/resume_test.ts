@@ -13,7 +13,7 @@ import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 
 import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
-import { type ModelServer, startModelServer, turn } from "../support/model_server.ts";
+import { type ModelServer, turn } from "../support/model_server.ts";
 import { assertGoodTrace, readSession, type Sandbox, tracesDir } from "../agent/_support.ts";
 import { withModelRoot } from "../support/roots.ts";
 import {
