@@ -135,7 +135,18 @@ export function parseClaude(
   let lastTs = "";
   let firstPrompt = true;
   const calls = new Map<string, string>(); // tool call id -> tool name
+  const offPath = linesOffPath(lines);
   for (const { line, value } of lines) {
+    const branch = offPath.get(line);
+    if (branch !== undefined) {
+      loss.note(
+        `branch ${branch}`,
+        file,
+        line,
+        "a message not on the chain leading to the last one (an edited or retried turn); the chain to the last message is imported",
+      );
+      continue;
+    }
     const rec = lineSchema.safeParse(value);
     if (!rec.success) {
       bad(line, `not a Claude Code transcript line: ${issue(rec.error)}`);
@@ -201,6 +212,12 @@ export function parseClaude(
             continue;
           }
           const { text, other } = blockText(tr.data.content);
+          if (text.includes("<persisted-output>")) {
+            lost(
+              "persisted tool output",
+              "the full output Claude Code saved beside the session (tool-results/); the preview the model saw is kept",
+            );
+          }
           for (const o of other) lost(`tool_result part ${o}`, "only text parts are imported");
           const child = byCall.get(tr.data.tool_use_id);
           if (!child && SUBAGENT_TOOLS.has(calls.get(tr.data.tool_use_id) ?? "")) {
@@ -302,6 +319,60 @@ export function parseClaude(
   s.records = t.finish();
   s.loss = loss.entries();
   return s;
+}
+
+/**
+ * Conversation lines not on the `parentUuid` chain that ends at the last
+ * conversation line (a rewound or retried turn left a branch), each mapped
+ * to the uuid its branch starts at. Compaction boundaries continue the chain
+ * through `logicalParentUuid`. Empty when the file is one chain, or when the
+ * chain is broken (a parent missing from the file): then file order is kept.
+ */
+function linesOffPath(lines: readonly { line: number; value: unknown }[]): Map<number, string> {
+  type Node = { line: number; uuid: string; parent: string | null; conversation: boolean };
+  const nodes = new Map<string, Node>();
+  let leaf: Node | undefined;
+  for (const { line, value } of lines) {
+    const v = value as {
+      uuid?: unknown;
+      parentUuid?: unknown;
+      logicalParentUuid?: unknown;
+      type?: unknown;
+      isSidechain?: unknown;
+    } | null;
+    if (typeof v?.uuid !== "string") continue;
+    const parent = typeof v.parentUuid === "string"
+      ? v.parentUuid
+      : typeof v.logicalParentUuid === "string"
+      ? v.logicalParentUuid
+      : null;
+    const node: Node = {
+      line,
+      uuid: v.uuid,
+      parent,
+      conversation: (v.type === "user" || v.type === "assistant") && v.isSidechain !== true,
+    };
+    nodes.set(v.uuid, node);
+    if (node.conversation) leaf = node;
+  }
+  const off = new Map<number, string>();
+  if (!leaf) return off;
+  const onPath = new Set<string>();
+  for (let n: Node | undefined = leaf; n && !onPath.has(n.uuid);) {
+    onPath.add(n.uuid);
+    if (n.parent === null) break;
+    const next = nodes.get(n.parent);
+    if (!next) return off; // broken chain: keep file order
+    n = next;
+  }
+  const branchOf = new Map<string, string>();
+  for (const n of nodes.values()) {
+    if (onPath.has(n.uuid) || !n.conversation) continue;
+    const start = (n.parent !== null ? branchOf.get(n.parent) : undefined) ?? n.uuid;
+    branchOf.set(n.uuid, start);
+    off.set(n.line, start);
+  }
+  return off;
 }
 
 const NON_CONVERSATION: Record<string, string> = {

@@ -133,6 +133,9 @@ for (const sc of MANIFEST) {
       assert.match(l.example, /\.jsonl:\d+$/);
       assert.ok(l.reason !== "");
     }
+    if (sc.harness === "claude" && sc.scenario === "04-large-output") {
+      assert.equal(s.loss.find((l) => l.kind === "persisted tool output")?.count, 1);
+    }
     if (sc.harness === "codex") {
       const tc = s.loss.find((l) => l.kind === "turn_context")!;
       assert.equal(tc.count, sc.prompts.length);
@@ -229,4 +232,49 @@ Deno.test("detectFormat: a penguin trace and unknown content", () => {
   );
   assert.equal(detectFormat('{"hello": 1}\n'), null);
   assert.equal(detectFormat("not json\n"), null);
+});
+
+Deno.test("Claude Code: a rewound turn left as a branch is reported; the chain to the last message is imported", async () => {
+  const sc = MANIFEST.find((m) => m.harness === "claude" && m.scenario === "02-resume")!;
+  const path = join(PEERS, sc.files.find((f) => f.role === "session")!.path);
+  const text = await Deno.readTextFile(path);
+  const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+  const firstFinal = lines.find((l) =>
+    l.type === "assistant" && l.message.content[0]?.type === "text"
+  );
+  const base = { sessionId: firstFinal.sessionId, cwd: firstFinal.cwd, isSidechain: false };
+  const extra = [
+    {
+      ...base,
+      type: "user",
+      uuid: "u-branch-1",
+      parentUuid: firstFinal.uuid,
+      timestamp: "2026-12-01T10:00:00.000Z",
+      message: { role: "user", content: "another path" },
+    },
+    {
+      ...base,
+      type: "assistant",
+      uuid: "u-branch-2",
+      parentUuid: "u-branch-1",
+      timestamp: "2026-12-01T10:00:01.000Z",
+      message: { id: "msg-b", role: "assistant", content: [{ type: "text", text: "taken" }] },
+    },
+  ];
+  const s = parseClaude(text + extra.map((e) => JSON.stringify(e) + "\n").join(""), "c.jsonl");
+  const got = perPrompt(s);
+  assert.deepEqual(got.map((g) => g.prompt), [sc.prompts[0]!.sent, "another path"]);
+  assert.deepEqual(got.map((g) => g.calls), [sc.files[0]!.toolCallsPerPrompt![0], []]);
+  assert.equal(got[1]!.final, "taken");
+  // The resumed turn's conversation lines are one dropped branch, starting at its prompt.
+  const at = lines.indexOf(firstFinal);
+  const resumed = lines.slice(at + 1).filter((l) =>
+    (l.type === "user" || l.type === "assistant") && typeof l.uuid === "string"
+  );
+  const dropped = s.loss.filter((l) => l.kind.startsWith("branch "));
+  assert.deepEqual(dropped.map((d) => [d.kind, d.count]), [[
+    `branch ${resumed[0].uuid}`,
+    resumed.length,
+  ]]);
+  assert.deepEqual(s.problems, []);
 });
