@@ -96,6 +96,8 @@ export interface ForeignImportReport {
   imported: ForeignImportedSession[];
   /** Files refused, each with its errors. */
   refused: Array<{ files: string[]; errors: string[] }>;
+  /** Claude Code subagent transcripts given along with their parent session (imported as its children). */
+  withParent: string[];
 }
 
 async function readText(path: string): Promise<string> {
@@ -138,8 +140,18 @@ async function parseFile(file: string, harness: Harness, text: string): Promise<
     case "pi":
       return parsePi(text, file);
     case "claude":
-      return parseClaude(text, file, await claudeSubagents(file));
+      // A subagent transcript given alone imports as a session of its own.
+      return claudeParentOf(file) !== null
+        ? parseClaude(text, file, [], true)
+        : parseClaude(text, file, await claudeSubagents(file));
   }
+}
+
+/** The session file a Claude Code subagent transcript belongs to (`<id>/subagents/agent-*.jsonl`), or null. */
+function claudeParentOf(file: string): string | null {
+  const dir = dirname(file);
+  if (basename(dir) !== "subagents" || !basename(file).startsWith("agent-")) return null;
+  return dirname(dir) + ".jsonl";
 }
 
 function allProblems(s: ForeignSession): string[] {
@@ -164,12 +176,18 @@ export async function importForeign(
   files: readonly string[],
   options: ForeignImportOptions,
 ): Promise<ForeignImportReport> {
-  const report: ForeignImportReport = { ok: true, imported: [], refused: [] };
+  const report: ForeignImportReport = { ok: true, imported: [], refused: [], withParent: [] };
   const tracesDir = agentTracesDir(options);
-  for (const f of new Set(files.map((x) => resolve(x)))) {
+  const given = new Set(files.map((x) => resolve(x)));
+  for (const f of given) {
     try {
       const text = await readText(f);
       const harness = options.from ?? detectFormat(text);
+      const parent = harness === "claude" ? claudeParentOf(f) : null;
+      if (parent !== null && given.has(parent)) {
+        report.withParent.push(f);
+        continue;
+      }
       if (harness === null || harness === "penguin") {
         report.refused.push({
           files: [f],

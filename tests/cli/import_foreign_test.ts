@@ -127,6 +127,25 @@ Deno.test("sessions import prints the loss report; --from names the harness; a p
   });
 });
 
+Deno.test("sessions import: a Claude subagent transcript given with its parent comes in once, as the child; alone, as a session", async () => {
+  await withRoot(async (root) => {
+    const sc = MANIFEST.find((m) => m.harness === "claude" && m.scenario === "03-subagent")!;
+    const sub = join(PEERS, sc.files.find((f) => f.role === "subagent-transcript")!.path);
+    const r = await runCli(["--root", root, "sessions", "import", "--json", sessionFile(sc), sub]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { foreign: ForeignJson[]; foreign_with_parent: string[] };
+    assert.equal(out.foreign.length, 1);
+    assert.equal(out.foreign[0]!.children.length, 1);
+    assert.deepEqual(out.foreign_with_parent, [sub]);
+    const alone = await runCli(["--root", root, "sessions", "import", "--json", sub]);
+    assert.equal(alone.code, 0, alone.stderr);
+    const a = (JSON.parse(alone.stdout) as { foreign: ForeignJson[] }).foreign[0]!;
+    assert.equal(a.tool_calls, 3);
+    assert.equal(a.original_id, "a5fe30c81479f9c5c");
+    assert.equal((await walkFiles(tracesDir(root))).length, 3);
+  });
+});
+
 Deno.test("sessions import: a malformed line is refused with file:line (nothing written); --lenient skips it", async () => {
   await withRoot(async (root) => {
     const dir = await Deno.makeTempDir({ dir: root, prefix: "copy-" });

@@ -343,6 +343,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
           ok,
           refused: [...report.refused, ...foreign.refused],
           foreign: foreign.imported,
+          foreign_with_parent: foreign.withParent,
         }
         : report,
     );
@@ -356,6 +357,9 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     );
   }
   for (const s of foreign?.imported ?? []) ctx.io.out(formatForeignImport(s));
+  for (const f of foreign?.withParent ?? []) {
+    ctx.io.out(`${f}: a subagent transcript, imported with its parent session\n`);
+  }
   for (const line of report.skipped) ctx.io.err(`${line}\n`);
   for (const s of foreign?.imported ?? []) {
     for (const x of [s, ...s.children]) {
