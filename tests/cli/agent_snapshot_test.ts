@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { packTar } from "modern-tar";
 import { readTar } from "../../lib/state/_tar.ts";
 import { runCli } from "../support/cli.ts";
+import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import { withRoot } from "../support/roots.ts";
 
 const agentDir = (root: string, agent = "default_agent") =>
@@ -315,4 +316,40 @@ Deno.test("a failing agent import leaves the old state intact and no stage direc
     const entries = await tree(agentDir(root));
     assert.deepEqual(entries.filter((p) => p.startsWith(".agent_state")), []);
   });
+});
+
+Deno.test({
+  name:
+    "agent import of an older version on a terminal asks once: n keeps the state, y replaces it",
+  ignore: !hasTmux,
+  fn: async () => {
+    await withRoot(async (root) => {
+      const state = await initAgent(root);
+      await setVersion(state, 3);
+      const src = await Deno.makeTempDir({ dir: root });
+      const older = await archive(src, [file("agent_state/system_config.yaml", CONFIG(2))]);
+      const cases: [string, RegExp, RegExp][] = [
+        ["n", /^Not imported\.\n\[exited 1\]$/m, /^version: 3$/m],
+        ["y", /^Imported snapshot v2 into agent default_agent .*\n\[exited 0\]$/m, /^version: 2$/m],
+      ];
+      for (const [answer, outcome, version] of cases) {
+        const args = ["--root", root, "agent", "import", older];
+        const script = await penguinScript(src, args, { NO_COLOR: "1" });
+        const pane = await startPane(script.command);
+        try {
+          await pane.waitFor(
+            /^Replace agent default_agent at version 3 with version 2 \(a downgrade\)\? \[y\/N\] $/m,
+            "the question",
+          );
+          await pane.type(answer);
+          await pane.keys("Enter");
+          await pane.waitFor(outcome, `the outcome of "${answer}"`);
+        } finally {
+          await pane.close();
+          await Deno.remove(script.path);
+        }
+        assert.match(await Deno.readTextFile(join(state, "system_config.yaml")), version);
+      }
+    });
+  },
 });
