@@ -20,4 +20,3 @@ export * from "./agents_md.ts";
 export * from "./agent_init.ts";
 export * from "./workspace.ts";
 export * from "./chat_history.ts";
-export * from "./snapshot.ts";

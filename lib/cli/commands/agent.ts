@@ -11,16 +11,19 @@ import {
   type AgentRef,
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
-  installSnapshot,
   parseSystemConfig,
-  readSnapshot,
   resolveDataRoot,
   resolveSystemConfig,
-  type SkippedEntry,
-  snapshotAgent,
   validateAgentId,
   validateProjectId,
 } from "../../state/mod.ts";
+// Not re-exported by state/mod.ts: only this command loads the tar writer.
+import {
+  installSnapshot,
+  readSnapshot,
+  type SkippedEntry,
+  snapshotAgent,
+} from "../../state/snapshot.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { readStdinLine } from "../line_reader.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
