@@ -20,6 +20,10 @@
  * registry, so they are instantiated only from `opts.factories` (a session
  * at the subagent depth cap passes none, and they are dropped).
  *
+ * describe_image follows read_image in the default list; it is instantiated
+ * only with the project's vision model (`opts.vision`) and loads images
+ * through the same (confined) read_image, so its path policy is read_image's.
+ *
  * @module
  */
 import { errorMessage } from "../protocol/errors.ts";
