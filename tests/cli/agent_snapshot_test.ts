@@ -158,6 +158,12 @@ Deno.test("agent import round-trips a snapshot into another agent, which keeps i
     assert.equal(await Deno.readTextFile(join(other, "AGENTS.md")), "Be brief.");
     assert.match(await Deno.readTextFile(join(other, ".vault.toml")), /other-secret/);
     assert.equal((await Deno.stat(join(other, ".vault.toml"))).mode! & 0o777, 0o600);
+    const none = await runCli(["--root", root, "agent", "snapshot", "--agent-id", "nobody"]);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /agent snapshot: agent nobody has no state yet/);
+    const missing = await runCli(["--root", root, "agent", "import", join(root, "nope.tar.gz")]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /Cannot import the snapshot ".*nope\.tar\.gz": no such file/);
     const leftovers = (await tree(agentDir(root, "other"))).filter((p) =>
       p.startsWith(".agent_state")
     );
