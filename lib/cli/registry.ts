@@ -32,6 +32,7 @@ export const GROUPS: CommandGroup[] = [
   },
   { word: "mcp", load: async () => (await import("./commands/mcp.ts")).mcpCommands },
   { word: "skills", load: async () => (await import("./commands/skills.ts")).skillsCommands },
+  { word: "agent", load: async () => (await import("./commands/agent.ts")).agentCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 
