@@ -121,14 +121,15 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   const { scheduleDir, tracesDir, agentId } = await agentDirs(ctx, target(p));
   const { tasks, errors } = await loadSchedules(scheduleDir);
   const now = clock.now();
-  const slots = tasks.map((t) => lastSlot(t, now)).filter((s): s is Date => s !== undefined);
+  const slots = tasks.filter((t) => t.enabled).map((t) => lastSlot(t, now))
+    .filter((s): s is Date => s !== undefined);
   const since = slots.length > 0 ? new Date(Math.min(...slots.map((s) => s.getTime()))) : now;
   const fired = slots.length > 0
     ? await firedSlots(tracesDir, clock.fake ? undefined : since)
     : new Set<string>();
   const listed: ListedTask[] = tasks.map((task) => {
     const last = lastSlot(task, now);
-    if (last !== undefined && !fired.has(slotKey(task.name, last))) {
+    if (task.enabled && last !== undefined && !fired.has(slotKey(task.name, last))) {
       return { task, next: last, due: true };
     }
     const next = nextSlot(task, now);
