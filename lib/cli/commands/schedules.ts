@@ -31,7 +31,7 @@ const RUN_FLAGS: readonly Flag<unknown>[] = [
   {
     name: "once",
     type: "boolean",
-    help: "fire what is due now, wait for those tasks, and exit (for cron)",
+    help: "fire what is due now, wait for those tasks and exit\n(for cron)",
   },
   ...TARGET_FLAGS,
 ];
