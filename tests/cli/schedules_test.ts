@@ -89,6 +89,13 @@ Deno.test("schedules run --once fires the due slot once, as a schedule session; 
       `[scheduled_task]\nschedule: nightly\nfired_at: ${SLOT}\n[/scheduled_task]\n\nWrite the report.`;
     assert.equal(lastUserText(server, 0), block);
 
+    // The prompt says truthfully who runs the tasks, where they live, and lists them.
+    const system = String(requestMessages(server, 0).find((m) => m.role === "system")?.content);
+    assert.ok(system.includes("`penguin schedules run`"), "the prompt names the scheduler");
+    assert.ok(system.includes(scheduleDir(sb.root)), "the prompt names the schedule directory");
+    assert.match(system, /^- nightly\n- off$/m);
+    assert.doesNotMatch(system, /penguin server/);
+
     const records = await assertGoodTrace(sb.root, sid);
     const meta = records[0]!;
     assert.equal(meta.type, "session_meta");
