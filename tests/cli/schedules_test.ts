@@ -208,7 +208,7 @@ function startDaemon(root: string) {
   return { child, waitLine, exit };
 }
 
-Deno.test("the schedules run daemon fires a due task, logs it, refuses a second scheduler, and exits 0 on SIGTERM", async () => {
+Deno.test("the schedules run daemon fires a due task, logs it, reads a new task on SIGHUP, refuses a second scheduler, and exits 0 on SIGTERM", async () => {
   await withScheduleRoot(async (sb, queue, server) => {
     await writeTask(sb.root, "nightly", [
       'prompt = "Write the report."',
@@ -226,6 +226,19 @@ Deno.test("the schedules run daemon fires a due task, logs it, refuses a second 
       );
       const sid = /in session (session-\S+):/.exec(done)![1]!;
 
+      // A task added later is read on SIGHUP (without it, within 30 s).
+      queue.push(turn.text("Extra done."));
+      await writeTask(sb.root, "extra", [
+        'prompt = "One more thing."',
+        "enabled = true",
+        "start_at = 2026-01-01T05:10:00Z",
+        `workspace = ${JSON.stringify(sb.workspace)}`,
+      ]);
+      d.child.kill("SIGHUP");
+      await d.waitLine(
+        / finished extra \(slot 2026-01-01T05:10:00\.000Z\) in session \S+: completed$/,
+      );
+
       const second = await schedules(sb.root, ["run", "--once"]);
       assert.equal(second.code, 1);
       assert.match(
@@ -237,8 +250,8 @@ Deno.test("the schedules run daemon fires a due task, logs it, refuses a second 
       const r = await d.exit();
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.lines.at(-1)!, / stopped$/);
-      assert.equal(r.lines.filter((l) => / fired /.test(l)).length, 1, r.lines.join("\n"));
-      assert.equal(server.requests.length, 1);
+      assert.equal(r.lines.filter((l) => / fired /.test(l)).length, 2, r.lines.join("\n"));
+      assert.equal(server.requests.length, 2);
       const records = await assertGoodTrace(sb.root, sid);
       assert.equal((records[0]!.payload as { source?: string }).source, "schedule");
     } finally {
@@ -297,4 +310,43 @@ Deno.test("SIGTERM while a scheduled task runs aborts it with an abort record; a
       }
     }
   }, () => requested());
+});
+
+Deno.test("a task bound to a session continues it: the firing is appended to that session's trace, once", async () => {
+  await withScheduleRoot(async (sb, queue, server) => {
+    queue.push(turn.text("Hello."));
+    const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "hi"]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = /^Session: (session-\S+)$/m.exec(first.stderr)![1]!;
+    await writeTask(sb.root, "follow-up", [
+      'prompt = "Check again."',
+      "enabled = true",
+      "start_at = 2026-01-01T05:00:00Z",
+      `session_id = ${JSON.stringify(sid)}`,
+    ]);
+    queue.push(turn.text("Checked."));
+    const r = await schedules(sb.root, ["run", "--once"]);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, new RegExp(`fired follow-up \\(slot ${SLOT}\\) in session ${sid} `));
+    const history = requestMessages(server, 1).filter((m) => m.role !== "system");
+    assert.deepEqual(
+      history.map((m) => m.role),
+      ["user", "assistant", "user"],
+      "the session's history is sent",
+    );
+    const records = await assertGoodTrace(sb.root, sid);
+    assert.equal(
+      (records[0]!.payload as { source?: string }).source,
+      undefined,
+      "still the user's session",
+    );
+    const texts = ofKind(records, "text").filter((t) => t.role === "user");
+    assert.deepEqual(texts.map((t) => t.sender ?? "user"), ["user", "server"]);
+    assert.match(String(texts[1]!.text), /^\[scheduled_task\]\nschedule: follow-up\n/);
+
+    const again = await schedules(sb.root, ["run", "--once"]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, "");
+    assert.equal(server.requests.length, 2);
+  });
 });

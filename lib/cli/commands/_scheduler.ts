@@ -228,7 +228,19 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
     agentId,
     async tick() {
       if (ctl.signal.aborted) return undefined;
-      const { tasks, errors } = await loadSchedules(scheduleDir);
+      let read: Awaited<ReturnType<typeof loadSchedules>>;
+      try {
+        read = await loadSchedules(scheduleDir);
+      } catch (err) {
+        // An unreadable directory: say so (once) and try again at the next tick.
+        read = {
+          tasks: [],
+          errors: [
+            err instanceof PenguinError ? err : new PenguinError("config", errorMessage(err)),
+          ],
+        };
+      }
+      const { tasks, errors } = read;
       invalidFiles = errors.length;
       const now = new Set(errors.map((e) => e.message));
       for (const m of now) if (!shownErrors.has(m)) opts.warn(m);

@@ -67,12 +67,12 @@ const RUN_HELP = `Usage: penguin schedules run [--once] [--agent-id <id>] [--pro
 
 Run the agent's scheduler in the foreground: fire the due slot of every
 enabled task as an agent task, reading the schedule directory again at
-least every 30 seconds. Each firing starts a new session (marked
-source "schedule"; a task with session_id continues that session) whose
-first message is a [scheduled_task] block naming the task and its slot,
-then the prompt. Tasks run like "penguin run" with its defaults (approvals
-allow-all, sandbox workspace-write, network off, the workspace's
-penguin.jsonc applied), in this process, side by side.
+least every 30 seconds (at once on SIGHUP). Each firing starts a new
+session (marked source "schedule"; a task with session_id continues that
+session) whose first message is a [scheduled_task] block naming the task
+and its slot, then the prompt. Tasks run like "penguin run" with its
+defaults (approvals allow-all, sandbox workspace-write, network off, the
+workspace's penguin.jsonc applied), in this process, side by side.
 
 Each slot fires once: the traces record every firing, and a restarted
 scheduler reads them. Missed slots are not replayed: after a pause only the
@@ -190,6 +190,7 @@ async function runCommand(args: string[], ctx: CommandContext): Promise<number> 
   });
   let wake: (() => void) | undefined;
   let stopping = false;
+  let rescan = false;
   const removeSignals = addSignals(() => {
     if (stopping) return;
     stopping = true;
@@ -199,6 +200,20 @@ async function runCommand(args: string[], ctx: CommandContext): Promise<number> 
     scheduler.stop();
     wake?.();
   });
+  // SIGHUP (systemctl reload): read the schedule directory now.
+  const onHangup = () => {
+    rescan = true;
+    wake?.();
+  };
+  let hangup = false;
+  if (!once) {
+    try {
+      Deno.addSignalListener("SIGHUP", onHangup);
+      hangup = true;
+    } catch {
+      // no SIGHUP on Windows
+    }
+  }
   try {
     if (!once) {
       log(
@@ -206,10 +221,12 @@ async function runCommand(args: string[], ctx: CommandContext): Promise<number> 
       );
     }
     do {
+      rescan = false;
       const next = await scheduler.tick();
       if (once || stopping) break;
       const ms = next ? next.getTime() - clock.now().getTime() : RESCAN_MS;
       await new Promise<void>((resolve) => {
+        if (rescan || stopping) return resolve();
         const timer = setTimeout(resolve, Math.max(0, Math.min(RESCAN_MS, ms)));
         wake = () => {
           clearTimeout(timer);
@@ -221,6 +238,7 @@ async function runCommand(args: string[], ctx: CommandContext): Promise<number> 
     await scheduler.settle();
   } finally {
     removeSignals();
+    if (hangup) Deno.removeSignalListener("SIGHUP", onHangup);
     await scheduler.close();
   }
   if (!once) {
