@@ -350,3 +350,22 @@ Deno.test("a task bound to a session continues it: the firing is appended to tha
     assert.equal(server.requests.length, 2);
   });
 });
+
+Deno.test("a task's model pair is used as written: an unknown pair fails the firing, nothing else is tried", async () => {
+  await withScheduleRoot(async (sb, _queue, server) => {
+    await writeTask(sb.root, "other-model", [
+      'prompt = "x"',
+      "enabled = true",
+      "start_at = 2026-01-01T05:00:00Z",
+      'provider = "custom"',
+      'model_id = "not-configured"',
+    ]);
+    const r = await schedules(sb.root, ["run", "--once"]);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(
+      r.stdout,
+      new RegExp(`^\\S+ failed other-model \\(slot ${SLOT}\\): .*not-configured`, "m"),
+    );
+    assert.equal(server.requests.length, 0, "the default model is not tried instead");
+  });
+});

@@ -130,6 +130,11 @@ export interface Scheduler {
 /** The lock a scheduler holds on its agent (one scheduler per agent). */
 const LOCK_NAME = "schedules-run";
 
+/** A message as one log line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
 function flagsFor(task: ScheduledTask, target: AgentTarget): SessionFlags {
   const f: SessionFlags = {
     workspace: task.workspace ?? "",
@@ -201,7 +206,7 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
       });
     } catch (err) {
       failedFirings++;
-      opts.log(`${stamp()} failed ${label}: ${errorMessage(err)}`);
+      opts.log(`${stamp()} failed ${label}: ${oneLine(errorMessage(err))}`);
       return;
     }
     opts.log(
@@ -212,7 +217,9 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
       const prompt = userText(scheduledTaskText(task.name, slot, task.prompt), "server");
       outcome = await driveTask(session, [prompt], taskRunOptions(f, session, ctl.signal));
     } catch (err) {
-      opts.log(`${stamp()} failed ${label} in session ${session.sessionId}: ${errorMessage(err)}`);
+      opts.log(
+        `${stamp()} failed ${label} in session ${session.sessionId}: ${oneLine(errorMessage(err))}`,
+      );
       failedFirings++;
       return;
     } finally {
