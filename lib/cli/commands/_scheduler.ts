@@ -263,6 +263,7 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
         await readFiredSince(slot);
         const key = slotKey(task.name, slot);
         if (fired.has(key)) continue;
+        if (ctl.signal.aborted) break; // stopped while reading the traces: start nothing more
         fired.add(key);
         const done = fire(task, slot).finally(() => running.delete(task.name));
         running.set(task.name, done);
