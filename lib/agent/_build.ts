@@ -9,7 +9,12 @@ import { createPolicy } from "../sandbox/policy.ts";
 import { workspaceProblem } from "../sandbox/spawn.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { TraceWriter } from "../trace/writer.ts";
-import { createProcessRegistry, effectivePolicy } from "../tools/mod.ts";
+import {
+  createProcessRegistry,
+  effectivePolicy,
+  modelDescriber,
+  type VisionDescriber,
+} from "../tools/mod.ts";
 import type {
   AgentPaths,
   AgentRef,
@@ -116,6 +121,40 @@ function thinkingChain(
   return explicit ?? agent.model?.thinking_level ?? project.default_chat.thinking_level ?? "medium";
 }
 
+/**
+ * The project's vision model for describe_image, when the session's model
+ * is text-only and `vision_model` names a usable entry (the explicit pair,
+ * never inferred). A vision model that cannot be used is warned about and
+ * left out.
+ */
+function visionDescriber(
+  base: AgentBase,
+  sessionModel: ResolvedModel,
+  warn: (line: string) => void,
+): VisionDescriber | undefined {
+  const pair = base.projectConfig.vision_model;
+  if (sessionModel.vision || pair === undefined) return undefined;
+  try {
+    const model = resolveModel(base.projectConfig, pair, base.env as EnvSource, {
+      configPath: base.configPath,
+    });
+    if (!model.vision) {
+      throw new PenguinError(
+        "config",
+        `vision_model (${pair.provider}, ${pair.model_id}) has vision = false`,
+      );
+    }
+    return modelDescriber(model.endpoint, {
+      ...(model.max_tokens !== undefined ? { maxTokens: model.max_tokens } : {}),
+    });
+  } catch (err) {
+    warn(
+      `[penguin] describe_image is not offered: ${err instanceof Error ? err.message : err}`,
+    );
+    return undefined;
+  }
+}
+
 /** What differs between a new and a recorded session. */
 export interface SessionCore {
   meta: SessionMeta;
@@ -180,10 +219,12 @@ export async function sessionParts(
     throw new PenguinError("usage", `Cannot use the workspace "${core.realWorkspace}": ${problem}`);
   }
   const warn = opts.warn ?? ((line: string) => console.error(line));
+  const vision = visionDescriber(base, core.model, warn);
   const toolset = await openToolset([
     builtinToolSource({
       ...(config.tools.builtin ? { builtin: config.tools.builtin } : {}),
       factories: subagentToolFactories(children),
+      ...(vision ? { vision } : {}),
     }),
     mcpToolSource(mcpServersOf(base, opts.mcpDeny, warn)),
     ...(opts.tools ?? []),

@@ -155,9 +155,13 @@ export async function renderPromptSections(input: SectionInputs): Promise<Prompt
   }
   const schedules = config.schedules.enabled
     ? fill(
-      config.schedules.prompt,
-      "{{SCHEDULE_LIST}}",
-      (await scheduleList(paths.schedule)).join("\n") || "(no scheduled tasks defined yet)",
+      fill(
+        config.schedules.prompt,
+        "{{SCHEDULE_LIST}}",
+        (await scheduleList(paths.schedule)).join("\n") || "(no scheduled tasks defined yet)",
+      ),
+      "{{SCHEDULE_DIR}}",
+      paths.schedule,
     )
     : "";
   return {

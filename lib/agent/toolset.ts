@@ -20,6 +20,10 @@
  * registry, so they are instantiated only from `opts.factories` (a session
  * at the subagent depth cap passes none, and they are dropped).
  *
+ * describe_image follows read_image in the default list; it is instantiated
+ * only with the project's vision model (`opts.vision`) and loads images
+ * through the same (confined) read_image, so its path policy is read_image's.
+ *
  * @module
  */
 import { errorMessage } from "../protocol/errors.ts";
@@ -29,13 +33,18 @@ import type { BuiltinToolConfig } from "../state/system_config.ts";
 import {
   BUILTIN_TOOL_FACTORIES,
   BUILTIN_TOOLS,
+  createDescribeImageTool,
   DEFAULT_TOOL_DEFINITIONS,
+  DESCRIBE_IMAGE_DEFINITION,
+  describeImageTool,
+  READ_IMAGE_DEFINITION,
   type Tool,
   type ToolContext,
   type ToolDefinition,
   type ToolFactory,
   type ToolPermission,
   toolSpec,
+  type VisionDescriber,
 } from "../tools/mod.ts";
 import { TOOL_NAME_PATTERN, type ToolSource, type ToolSourceContext } from "../tools/source.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
@@ -66,11 +75,13 @@ export interface Toolset {
   ready(): Promise<void>;
 }
 
-/** The default definitions with the subagent tools after kill_command. */
+/** The default definitions with the subagent tools after kill_command and describe_image after read_image. */
 function defaultDefinitions(): ToolDefinition[] {
   const out = [...DEFAULT_TOOL_DEFINITIONS];
   const at = out.findIndex((d) => d.name === "kill_command");
   out.splice(at < 0 ? out.length : at + 1, 0, ...SUBAGENT_TOOL_DEFINITIONS);
+  const image = out.findIndex((d) => d.name === "read_image");
+  out.splice(image < 0 ? out.length : image + 1, 0, DESCRIBE_IMAGE_DEFINITION);
   return out;
 }
 
@@ -101,11 +112,13 @@ export function resolveToolDefinitions(builtin?: readonly BuiltinToolConfig[]): 
   const all = defaultDefinitions();
   const defaults = new Map(all.map((d) => [d.name, d]));
   if (!builtin) return all;
-  const subagent = new Set(SUBAGENT_TOOL_DEFINITIONS.map((d) => d.name));
+  const sessionBound = new Set(
+    [...SUBAGENT_TOOL_DEFINITIONS, DESCRIBE_IMAGE_DEFINITION].map((d) => d.name),
+  );
   const out: ToolDefinition[] = [];
   for (const entry of builtin) {
     const base = defaults.get(entry.name);
-    if (!base || !(BUILTIN_TOOL_FACTORIES[entry.name] || subagent.has(entry.name))) continue;
+    if (!base || !(BUILTIN_TOOL_FACTORIES[entry.name] || sessionBound.has(entry.name))) continue;
     if (out.some((d) => d.name === entry.name)) continue;
     out.push(definitionFromConfig(entry, base));
   }
@@ -120,6 +133,12 @@ export interface BuiltinSourceOptions {
   confineFileTools?: boolean;
   /** Session-bound factories (the subagent tools), consulted after the built-in table. */
   factories?: Readonly<Record<string, ToolFactory<ToolContext>>>;
+  /**
+   * The project's vision model: describe_image is built with it (loading
+   * images through the same read_image the session uses). Absent: no
+   * describe_image.
+   */
+  vision?: VisionDescriber;
 }
 
 /**
@@ -134,9 +153,19 @@ export function builtinToolSource(opts: BuiltinSourceOptions = {}): ToolSource {
     open() {
       const confined = opts.confineFileTools === false ? undefined : confinedFileTools();
       const tools: Tool<ToolContext>[] = [];
+      const vision = opts.vision;
+      const describe: ToolFactory<ToolContext> | undefined = vision
+        ? (def) => {
+          const readImage = confined?.factories.read_image ?? BUILTIN_TOOL_FACTORIES.read_image!;
+          return createDescribeImageTool(
+            { describer: vision, readImage: readImage(READ_IMAGE_DEFINITION) },
+            def,
+          );
+        }
+        : undefined;
       for (const def of resolveToolDefinitions(opts.builtin)) {
         const factory = confined?.factories[def.name] ?? BUILTIN_TOOL_FACTORIES[def.name] ??
-          opts.factories?.[def.name];
+          opts.factories?.[def.name] ?? (def.name === "describe_image" ? describe : undefined);
         if (factory) tools.push(factory(def));
       }
       return { tools, ...(confined ? { close: confined.dispose } : {}) };
@@ -237,7 +266,7 @@ const BUILTIN_PREVIEWS: ReadonlyMap<
   string,
   (args: Record<string, unknown>) => string | undefined
 > = new Map(
-  [...BUILTIN_TOOLS, ...SUBAGENT_TOOLS].map((t) => [
+  [...BUILTIN_TOOLS, describeImageTool, ...SUBAGENT_TOOLS].map((t) => [
     t.name,
     t.preview,
   ]),

@@ -32,6 +32,11 @@ export const GROUPS: CommandGroup[] = [
   },
   { word: "mcp", load: async () => (await import("./commands/mcp.ts")).mcpCommands },
   { word: "skills", load: async () => (await import("./commands/skills.ts")).skillsCommands },
+  { word: "agent", load: async () => (await import("./commands/agent.ts")).agentCommands },
+  {
+    word: "schedules",
+    load: async () => (await import("./commands/schedules.ts")).schedulesCommands,
+  },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 

@@ -8,7 +8,16 @@
  * exits with the job's status. It ignores a real SIGINT, SIGQUIT and the
  * terminal stop signals: unless it shares penguin's terminal (then it has
  * a session of its own) it is in penguin's process group, which a terminal
- * signals as a whole, and what reaches the command is penguin's decision. It exists because Deno's production permissions can signal only
+ * signals as a whole, and what reaches the command is penguin's decision.
+ * It traps them (`:`) while it starts the job, so the job gets their default
+ * actions, and ignores them (`''`) from then on. Ignored, not trapped: bash
+ * 5.2 loses a child's exit status when a trapped signal lands in the
+ * `waitpid` that reaps it (the `wait` builtin jumps out after reaping, before
+ * recording), and `wait` then returns -1, which `exit` turns into 255. The
+ * signals penguin forwards must stay trapped; penguin sends them only to stop
+ * a command, never while it ends on its own.
+ *
+ * It exists because Deno's production permissions can signal only
  * the direct child (`Deno.kill` needs unscoped `--allow-run`) and cannot read
  * `/proc/<pid>` (needs `--allow-all`), while bubblewrap neither forwards
  * signals nor exposes the command's host PID. Under bubblewrap the
@@ -128,6 +137,7 @@ set -m
 "$@" 0<&0 &
 c=$!
 set +m
+trap '' INT QUIT TSTP TTIN TTOU
 exec 4<&-
 if [ "$pend" = KILL ]; then hard; elif [ -n "$pend" ]; then fwd "$pend"; fi
 while :; do

@@ -1,6 +1,7 @@
 /**
  * Sessions as computed from their trace files alone: the resume replay,
- * locating and listing sessions, and fork, clone, import, delete and tree.
+ * locating and listing sessions, and fork, clone, import, delete and tree;
+ * the scheduled firings the traces record.
  *
  * @module
  */
@@ -89,3 +90,11 @@ export {
   oneLine,
   shortCount,
 } from "./render.ts";
+export {
+  firedSlots,
+  type Firing,
+  parseScheduledTaskText,
+  SCHEDULED_TASK_TAG,
+  scheduledTaskText,
+  slotKey,
+} from "./scheduled_firings.ts";

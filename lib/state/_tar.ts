@@ -7,12 +7,14 @@
  * @module
  */
 
-/** One entry: its raw path, kind and (for files) bytes. */
+/** One entry: its raw path, kind, permission bits and (for files) bytes. */
 export interface TarEntry {
   /** The path as written in the archive (long names and pax `path` applied). */
   path: string;
   /** `file`, `directory`, or what else the type flag says. */
   kind: "file" | "directory" | "symlink" | "hardlink" | "other";
+  /** The mode field's permission bits (`0o7777` at most; 0 when the field is empty). */
+  mode: number;
   /** File contents (empty for other kinds). */
   data: Uint8Array;
 }
@@ -98,7 +100,8 @@ export function readTar(tar: Uint8Array): TarEntry[] {
     if (nextPath !== undefined) path = nextPath;
     nextPath = undefined;
     const kind = KINDS[flag] ?? "other";
-    out.push({ path, kind, data: kind === "file" ? data : new Uint8Array() });
+    const mode = octal(header, 100, 8) & 0o7777;
+    out.push({ path, kind, mode, data: kind === "file" ? data : new Uint8Array() });
   }
   return out;
 }

@@ -40,5 +40,5 @@ export const DEFAULT_VAULT_PROMPT: string = vault.trim();
 /** Default `skills.prompt`; placeholders `{{SKILL_METADATA}}` and `{{SKILLS_DIR}}`. */
 export const DEFAULT_SKILLS_PROMPT: string = skills.trim();
 
-/** Default `schedules.prompt`; placeholder `{{SCHEDULE_LIST}}`. */
+/** Default `schedules.prompt`; placeholders `{{SCHEDULE_LIST}}` and `{{SCHEDULE_DIR}}`. */
 export const DEFAULT_SCHEDULES_PROMPT: string = schedules.trim();

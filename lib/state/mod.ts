@@ -2,7 +2,7 @@
  * penguin's on-disk state: the data root, ids, the directory layout, the
  * project config (`.project_config.toml`), agent config
  * (`system_config.yaml`), vault, `AGENTS.md`, agent initialization and
- * workspaces, and the chat input history.
+ * workspaces, the chat input history, and scheduled task files and their slots.
  *
  * @module
  */
@@ -20,3 +20,5 @@ export * from "./agents_md.ts";
 export * from "./agent_init.ts";
 export * from "./workspace.ts";
 export * from "./chat_history.ts";
+export * from "./schedule.ts";
+export * from "./schedule_slots.ts";

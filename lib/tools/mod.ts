@@ -106,6 +106,18 @@ export {
 } from "./kill_command.ts";
 export { createReadImageTool, READ_IMAGE_DEFINITION, readImageTool } from "./read_image.ts";
 export {
+  createDescribeImageTool,
+  DEFAULT_DESCRIBE_PROMPT,
+  DESCRIBE_IDLE_TIMEOUT_MS,
+  DESCRIBE_IMAGE_DEFINITION,
+  DESCRIBE_MAX_TOKENS,
+  type DescribeFailure,
+  type DescribeImageDeps,
+  describeImageTool,
+  modelDescriber,
+  type VisionDescriber,
+} from "./describe_image.ts";
+export {
   formatBytes,
   imageDataUrl,
   type ImageLoad,

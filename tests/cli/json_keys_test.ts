@@ -96,6 +96,20 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
     await json(["sessions", "compact", id, "--json"]);
     await json(["mcp", "list", "--json"]);
     await json(["skills", "list", "--json"]);
+    const scheduleDir = join(
+      sb.root,
+      "default_project",
+      "agents",
+      "default_agent",
+      "agent_state",
+      "schedule",
+    );
+    await Deno.mkdir(scheduleDir, { recursive: true });
+    await Deno.writeTextFile(
+      join(scheduleDir, "daily.toml"),
+      'prompt = "x"\nstart_at = 2026-01-01T00:00:00Z\nperiod = "1d"\nprovider = "custom"\nmodel_id = "m"\n',
+    );
+    await json(["schedules", "list", "--json"]);
 
     // Every command with a --json flag ran above.
     const withJson = (await allCommands()).filter((c) => /--json\b/.test(c.help))

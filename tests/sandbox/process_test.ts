@@ -160,20 +160,25 @@ Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
   });
 });
 
+// Repeated: a terminal signal that lands while the command exits must not cost its exit status
+// (bash loses the status of a child reaped while a trapped signal arrives; the supervisor ignores
+// these signals instead of trapping them). One round showed the loss about once in twenty.
 Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by the supervisor", async () => {
   await withPolicyWorkspace(async (policy) => {
-    for (const mode of MODES) {
-      const child = await spawnSandboxed({
-        shell: "trap 'echo caught' INT; echo ready; read -r line; echo got $line",
-        policy: { ...policy, mode },
-      });
-      await readUntil(child, "ready");
-      Deno.kill(child.pid, "SIGINT");
-      Deno.kill(child.pid, "SIGQUIT");
-      await child.write("x\n");
-      const r = await collect(child);
-      assert.equal(r.out, "got x\n", mode);
-      assert.equal(r.code, 0, mode);
+    for (const [mode, rounds] of [["workspace-write", 5], ["off", 40]] as const) {
+      for (let i = 0; i < rounds; i++) {
+        const child = await spawnSandboxed({
+          shell: "trap 'echo caught' INT; echo ready; read -r line; echo got $line",
+          policy: { ...policy, mode },
+        });
+        await readUntil(child, "ready");
+        Deno.kill(child.pid, "SIGINT");
+        Deno.kill(child.pid, "SIGQUIT");
+        await child.write("x\n");
+        const r = await collect(child);
+        assert.equal(r.out, "got x\n", `${mode}, round ${i}`);
+        assert.equal(r.code, 0, `${mode}, round ${i}`);
+      }
     }
   });
 });

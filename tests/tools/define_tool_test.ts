@@ -110,6 +110,7 @@ Deno.test("every built-in tool declares a preview of its subject", () => {
     ["write_file", { file_path: "notes.md", content: "x" }, "notes.md"],
     ["edit_file", { file_path: "a/b/c.ts" }, "…/b/c.ts"],
     ["read_image", { source: "shots/ui/home.png" }, "…/ui/home.png"],
+    ["describe_image", { source: "shots/ui/home.png", prompt: "what?" }, "…/ui/home.png"],
     ["exec_command", { cmd: "ls -la" }, "$ ls -la"],
     ["exec_command", { description: "List files", cmd: "ls" }, "List files ($ ls)"],
     ["exec_command", { description: "List files" }, undefined],

@@ -9,14 +9,10 @@
  *
  * @module
  */
-import { PenguinError } from "../../protocol/errors.ts";
-import { onAbort } from "../../protocol/abort.ts";
-import type { CompleteMessage, ToolCallMessage } from "../../protocol/types.ts";
-import { userText } from "../../protocol/builders.ts";
+import type { ToolCallMessage } from "../../protocol/types.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
-import { createAgent } from "../../agent/agent.ts";
-import { type ApprovalVerdict, approverForMode, withCommandPolicy } from "../../agent/approval.ts";
+import type { ApprovalVerdict } from "../../agent/approval.ts";
 import {
   ANSWER_AGAIN,
   answerVerdict,
@@ -24,104 +20,21 @@ import {
   APPROVE_PROMPT,
   openTerminal,
   PROMPT_REASONS,
-  type Terminal,
 } from "../_approval_prompt.ts";
 import type { Session } from "../../agent/session.ts";
-import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
+import type { RunOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
-import { safeText } from "../../display/terminal_text.ts";
 import { markerBlock } from "../../agent/markers.ts";
-import { listSkills } from "../../state/skills.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
-import { applyPolicyFile, confinement } from "./_session_flags.ts";
+import { addSignals, driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
-
-/** Refuse `--skill` names the agent does not have, before anything is recorded. */
-async function checkSkills(names: string[], skillsDir: string, agentId: string): Promise<void> {
-  if (names.length === 0) return;
-  const installed = new Set((await listSkills(skillsDir)).map((s) => s.name));
-  const missing = names.filter((n) => !installed.has(n));
-  if (missing.length > 0) {
-    throw new PenguinError(
-      "usage",
-      `run: --skill ${missing.join(", ")}: agent ${agentId} has no such skill ` +
-        `(installed: ${[...installed].join(", ") || "none"}; see penguin skills list)`,
-    );
-  }
-}
 
 /** The task text, opened by a `[use_skills]` block when skills were named. */
 function withSkills(message: string, skills: string[]): string {
   if (skills.length === 0) return message;
   return `${markerBlock("use_skills", `skills: ${skills.join(", ")}`)}\n\n${message}`;
-}
-
-function addSignals(handler: () => void): () => void {
-  const added: Deno.Signal[] = [];
-  for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.addSignalListener(sig, handler);
-      added.push(sig);
-    } catch {
-      // SIGTERM cannot be listened to on Windows
-    }
-  }
-  return () => added.forEach((sig) => Deno.removeSignalListener(sig, handler));
-}
-
-async function openRunSession(
-  ctx: CommandContext,
-  f: RunFlags,
-  terminal: Terminal | null,
-): Promise<Session> {
-  // penguin.jsonc narrows the flags; the recorded workspace's one when resuming.
-  const pc = {
-    ...(ctx.root !== undefined ? { root: ctx.root } : {}),
-    warn: ctx.io.err,
-    canAsk: terminal !== null,
-  };
-  if (f.resume === undefined) await applyPolicyFile("run", f, f.workspace, pc);
-  const agent = await createAgent({
-    ...(ctx.root !== undefined ? { root: ctx.root } : {}),
-    ...(f.projectId !== undefined ? { projectId: f.projectId } : {}),
-    ...(f.agentId !== undefined ? { agentId: f.agentId } : {}),
-  });
-  await checkSkills(f.skills, agent.paths.skills, agent.ref.agentId);
-  const limits = {
-    ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
-    ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
-    // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
-    warn: (line: string) => ctx.io.err(`${safeText(line)}\n`),
-  };
-  if (f.resume !== undefined) {
-    // The recorded workspace decides which penguin.jsonc applies.
-    return await agent.resumeSession({
-      target: f.resume,
-      ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
-      ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
-      ...limits,
-      configure: async (meta) => {
-        await applyPolicyFile("run", f, meta.workspace, pc);
-        return confinement(f);
-      },
-    });
-  }
-  try {
-    return await agent.createSession({
-      workspaceDir: f.workspace,
-      ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
-      ...limits,
-      ...confinement(f),
-    });
-  } catch (err) {
-    // An unknown model pair is a configuration problem here, not a failed task.
-    if (err instanceof PenguinError && err.kind === "not_found") {
-      throw new PenguinError("config", err.message, { cause: err });
-    }
-    throw err;
-  }
 }
 
 /** The price of the session's model (configured, else the catalog's), or null when unknown. */
@@ -150,7 +63,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   // Approvals are answered on the terminal, never by piped input.
   const terminal = openTerminal();
   // penguin.jsonc narrows the flags (applied once the workspace is known).
-  const session = await openRunSession(ctx, f, terminal);
+  const session = await openTaskSession(ctx, f, { canAsk: terminal !== null, skills: f.skills });
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
     color: io.color,
@@ -220,32 +133,22 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
 
   let outcome: RunOutcome | undefined;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const asking = terminal !== null ? { ask } : {};
-  const runOptions = {
-    signal: ctl.signal,
-    approve: f.commandRules?.length
-      ? withCommandPolicy(
-        approverForMode(f.approve, { ...asking, permissionOf: session.toolPermission }),
-        { enabled: true, rules: f.commandRules },
-      )
-      : f.approve,
-    ...asking,
-  };
+  const runOptions = taskRunOptions(f, session, ctl.signal, terminal !== null ? ask : undefined);
   renderer?.beginTask();
   try {
-    let input: string | CompleteMessage[] | null = withSkills(f.message, f.skills);
-    while (input !== null) {
-      const task = trackOutcome(session.run(input, runOptions));
-      for await (const msg of task) {
+    // Subagents started with run_in_background report when they finish: the
+    // task waits for them and lets the model read each report.
+    outcome = await driveTask(session, withSkills(f.message, f.skills), runOptions, {
+      onMessage: (msg) => {
         if (f.json) io.out(JSON.stringify(msg) + "\n");
         else renderer!.push(msg);
-      }
-      outcome = task.outcome;
-      if (outcome?.kind !== "completed" || ctl.signal.aborted) break;
-      // Subagents started with run_in_background report when they finish: wait
-      // for them and let the model read each report (one more round per batch).
-      input = await nextBackgroundReports();
-    }
+      },
+      onWaiting: (running) => {
+        if (!f.json) {
+          io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
+        }
+      },
+    });
   } finally {
     removeSignals();
     renderer?.endTask();
@@ -253,27 +156,6 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   io.err(resumeHint(ctx, f, session.sessionId));
   return outcome?.kind === "completed" ? 0 : 1;
-
-  /** The reports of finished background work as harness messages; null when nothing is left to wait for. */
-  async function nextBackgroundReports(): Promise<CompleteMessage[] | null> {
-    let notices = session.takeBackgroundNotices();
-    while (notices.length === 0 && session.hasRunningBackgroundSubagents() && !ctl.signal.aborted) {
-      const running = session.backgroundTasks().filter((t) =>
-        t.kind === "subagent" && t.state === "running"
-      );
-      if (!f.json) {
-        io.err(`[background] waiting for ${running.length} background subagent(s) to finish…\n`);
-      }
-      let unsubscribe: (() => void)[] = [];
-      await new Promise<void>((resolve) => {
-        unsubscribe = [session.onBackgroundNotice(() => resolve()), onAbort(ctl.signal, resolve)];
-      });
-      for (const off of unsubscribe) off();
-      notices = session.takeBackgroundNotices();
-    }
-    if (notices.length === 0 || ctl.signal.aborted) return null;
-    return notices.map((n) => userText(n.text, "harness"));
-  }
 }
 
 /** The `run` command. */

@@ -1,0 +1,198 @@
+/**
+ * `penguin agent snapshot|import`: an agent's state as a `.tar.gz`
+ * (`<agent>/snapshots/v<version>.tar.gz`), and restoring one into an agent.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { PenguinError } from "../../protocol/errors.ts";
+import {
+  agentPaths,
+  type AgentRef,
+  DEFAULT_AGENT_ID,
+  DEFAULT_PROJECT_ID,
+  parseSystemConfig,
+  resolveDataRoot,
+  resolveSystemConfig,
+  validateAgentId,
+  validateProjectId,
+} from "../../state/mod.ts";
+// Not re-exported by state/mod.ts: only this command loads the tar writer.
+import {
+  installSnapshot,
+  readSnapshot,
+  type SkippedEntry,
+  snapshotAgent,
+} from "../../state/snapshot.ts";
+import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
+import { readStdinLine } from "../line_reader.ts";
+import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
+import type { Command, CommandContext } from "../command.ts";
+import { printHelp } from "./_config_common.ts";
+
+const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
+const IMPORT_FLAGS: readonly Flag<unknown>[] = [
+  {
+    name: "yes",
+    short: "y",
+    type: "boolean",
+    label: "--yes, -y",
+    help: "replace a newer or equal version without asking",
+  },
+  ...TARGET_FLAGS,
+];
+
+const SNAPSHOT_HELP = `Usage: penguin agent snapshot [--agent-id <id>] [--project-id <id>]
+
+Pack the agent's state (agent_state/: system_config.yaml, AGENTS.md, skills,
+memory, schedules…) into <agent>/snapshots/v<version>.tar.gz, where version
+is the "version" of its system_config.yaml. Every .vault.toml (and any
+.project_config.toml) is left out at any depth, and so is the chat input
+history; symbolic links are left out and reported. Permission bits are
+kept. A version is packed once: when its archive exists it is not repacked
+(raise "version" in system_config.yaml to take a new snapshot).
+
+Flags:
+${flagHelp(TARGET_FLAGS, 23)}
+`;
+
+const IMPORT_HELP =
+  `Usage: penguin agent import <file.tar.gz> [--yes] [--agent-id <id>] [--project-id <id>]
+
+Replace the agent's state with a snapshot (see penguin agent snapshot); an
+agent that does not exist yet is created. The archive is checked whole
+before anything is written: every entry must be a plain file or directory
+under agent_state/ (no absolute paths, no "..", no links or devices), within
+the size limits, and agent_state/system_config.yaml must hold a
+system_prompt and a version. A vault is never imported: a .vault.toml in
+the archive is skipped and reported, and the agent keeps its own vault and
+chat history. The new state is built beside the old one and renamed into
+place, so a failed import changes nothing.
+
+Importing a version that is not newer than the agent's current one asks
+for confirmation on a terminal; without a terminal it is refused (exit 2)
+unless --yes is given.
+
+Flags:
+${flagHelp(IMPORT_FLAGS, 23)}
+`;
+
+async function readTextIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+}
+
+function agentRef(ctx: CommandContext, p: Parsed): AgentRef {
+  return {
+    root: resolveDataRoot({ root: ctx.root }),
+    projectId: validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID),
+    agentId: validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID),
+  };
+}
+
+function reportSkipped(ctx: CommandContext, skipped: readonly SkippedEntry[]): void {
+  for (const s of skipped) ctx.io.err(`penguin: skipped ${s.path}: ${s.reason}\n`);
+}
+
+async function snapshotCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseDeclared("agent snapshot", args, TARGET_FLAGS, 0);
+  if (bool(p, "help")) return printHelp(ctx, SNAPSHOT_HELP);
+  const ref = agentRef(ctx, p);
+  const paths = agentPaths(ref);
+  const text = await readTextIfExists(paths.systemConfig);
+  if (text === undefined) {
+    throw new PenguinError(
+      "not_found",
+      `agent snapshot: agent ${ref.agentId} has no state yet ("${paths.systemConfig}" does not exist)`,
+    );
+  }
+  const version = resolveSystemConfig(parseSystemConfig(text, paths.systemConfig)).version;
+  const done = await snapshotAgent(paths, version);
+  if (!done.created) {
+    ctx.io.out(
+      `Snapshot v${version} of agent ${ref.agentId} already exists: ${done.path}\n` +
+        `(a version is packed once; raise "version" in ${paths.systemConfig} to take a new one)\n`,
+    );
+    return 0;
+  }
+  reportSkipped(ctx, done.skipped);
+  ctx.io.out(
+    `Wrote snapshot v${version} of agent ${ref.agentId}: ${done.path} (${done.files} file${
+      done.files === 1 ? "" : "s"
+    })\n`,
+  );
+  return 0;
+}
+
+/** The agent's current version, "unreadable" when its config does not parse, undefined when it has none. */
+async function currentVersion(path: string): Promise<number | "unreadable" | undefined> {
+  const text = await readTextIfExists(path);
+  if (text === undefined) return undefined;
+  try {
+    return resolveSystemConfig(parseSystemConfig(text, path)).version;
+  } catch {
+    return "unreadable";
+  }
+}
+
+async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "agent import";
+  const p = parseDeclared(cmd, args, IMPORT_FLAGS, 1);
+  if (bool(p, "help")) return printHelp(ctx, IMPORT_HELP);
+  const file = p.positionals[0];
+  if (!file) throw new PenguinError("usage", `${cmd}: give the snapshot file (.tar.gz)`);
+  const ref = agentRef(ctx, p);
+  const paths = agentPaths(ref);
+  const archive = await readSnapshot(resolve(file));
+  const current = await currentVersion(paths.systemConfig);
+  const needsConfirmation = current === "unreadable" ||
+    (current !== undefined && archive.version <= current);
+  if (needsConfirmation && !bool(p, "yes")) {
+    const what = current === "unreadable"
+      ? `agent ${ref.agentId}'s state (its system_config.yaml cannot be read)`
+      : `agent ${ref.agentId} at version ${current} with version ${archive.version}${
+        archive.version === current ? " (the same version)" : " (a downgrade)"
+      }`;
+    if (!Deno.stdin.isTerminal()) {
+      throw new PenguinError(
+        "usage",
+        `${cmd}: not replacing ${what} without confirmation (stdin is not a terminal); pass --yes`,
+      );
+    }
+    ctx.io.out(`Replace ${what}? [y/N] `);
+    const answer = (await readStdinLine()).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      ctx.io.out("Not imported.\n");
+      return 1;
+    }
+  }
+  reportSkipped(ctx, archive.skipped);
+  const done = await installSnapshot(paths, archive);
+  const kept = done.kept.length > 0 ? `; kept its own ${done.kept.join(" and ")}` : "";
+  ctx.io.out(
+    `Imported snapshot v${archive.version} into agent ${ref.agentId} (${done.files} file${
+      done.files === 1 ? "" : "s"
+    }${kept}).\n`,
+  );
+  return 0;
+}
+
+/** The `agent` commands. */
+export const agentCommands: Command[] = [
+  {
+    path: ["agent", "snapshot"],
+    summary: "pack an agent's state into snapshots/v<version>.tar.gz (no vault)",
+    help: SNAPSHOT_HELP,
+    run: snapshotCommand,
+  },
+  {
+    path: ["agent", "import"],
+    summary: "replace an agent's state with a snapshot (never its vault)",
+    help: IMPORT_HELP,
+    run: importCommand,
+  },
+];

@@ -1,0 +1,46 @@
+/**
+ * gzip and gunzip of whole byte arrays with the platform's
+ * `CompressionStream` / `DecompressionStream`; gunzip stops at a size limit
+ * so a small archive cannot expand without bound.
+ *
+ * @module
+ */
+
+async function drain(
+  stream: ReadableStream<Uint8Array>,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total > limit) return undefined;
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** `bytes`, gzip-compressed. */
+export async function gzip(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(
+    new CompressionStream("gzip"),
+  );
+  return (await drain(stream))!;
+}
+
+/**
+ * `bytes` decompressed; undefined when the result would pass `limit`
+ * bytes. Throws (the stream's own error) when `bytes` are not gzip data.
+ */
+export function gunzip(bytes: Uint8Array, limit: number): Promise<Uint8Array | undefined> {
+  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(
+    new DecompressionStream("gzip"),
+  );
+  return drain(stream, limit);
+}

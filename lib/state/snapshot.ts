@@ -1,0 +1,401 @@
+/**
+ * Agent snapshots: `<agent>/snapshots/v<version>.tar.gz`, a gzip-compressed
+ * tar of `agent_state/` (entries named `agent_state/…`, permission bits
+ * kept), and importing one into an agent.
+ *
+ * Some files never travel: every `.vault.toml` and `.project_config.toml`
+ * (at any depth; they hold secrets), and the top-level `chat_history` (the
+ * machine's input history). A snapshot leaves them out; an import skips
+ * them when an archive holds them, and keeps the agent's own.
+ *
+ * A snapshot holds plain files and directories only: a symbolic link or
+ * other special file in `agent_state/` is left out (and reported). A
+ * version is packed once: when `v<version>.tar.gz` exists it is not
+ * repacked.
+ *
+ * Reading an archive for import is strict and happens wholly in memory
+ * before anything is written: an absolute path, a `..`, a backslash, an
+ * entry outside `agent_state/`, a link or device entry, a path given twice,
+ * or more files or bytes than {@linkcode SNAPSHOT_LIMITS} refuses the whole
+ * archive, and `agent_state/system_config.yaml` must parse with a string
+ * `system_prompt` and a natural-number `version`. Installing builds the new
+ * `agent_state/` in a directory beside the old one and renames it into
+ * place, so a failure leaves the old state as it was.
+ *
+ * @module
+ */
+import { basename, join } from "node:path";
+import { packTar } from "modern-tar";
+import { PenguinError } from "../protocol/errors.ts";
+import { exists, mkdirPrivate } from "./_fs.ts";
+import { gunzip, gzip } from "./_gzip.ts";
+import { readTar } from "./_tar.ts";
+import type { AgentPaths } from "./paths.ts";
+import { parseSystemConfig } from "./system_config.ts";
+
+/** Largest snapshot accepted or written: files, bytes unpacked, bytes of the archive file. */
+export const SNAPSHOT_LIMITS: Readonly<SnapshotLimits> = Object.freeze({
+  files: 20_000,
+  bytes: 512 * 1024 * 1024,
+  archiveBytes: 256 * 1024 * 1024,
+});
+
+/** Size limits of a snapshot (see {@linkcode SNAPSHOT_LIMITS}). */
+export interface SnapshotLimits {
+  /** Files (directories not counted). */
+  files: number;
+  /** Bytes of all files together. */
+  bytes: number;
+  /** Bytes of the `.tar.gz` file itself. */
+  archiveBytes: number;
+}
+
+/** Basenames never put in a snapshot nor taken from one (compared lower-cased). */
+const SECRET_NAMES: ReadonlySet<string> = new Set([".vault.toml", ".project_config.toml"]);
+
+/** Top-level `agent_state` entries that stay with the machine. */
+const LOCAL_FILES: readonly string[] = ["chat_history"];
+
+const SPECIAL = {
+  symlink: "a symbolic link",
+  hardlink: "a hard link",
+  other: "a device or other special file",
+} as const;
+
+/** The top directory of every entry. */
+const TOP = "agent_state";
+
+/** Why a path inside `agent_state/` does not travel, or undefined when it does. */
+function staysLocal(rel: string): string | undefined {
+  const parts = rel.split("/");
+  if (parts.some((p) => SECRET_NAMES.has(p.toLowerCase()))) {
+    return "a vault or project config is never put in a snapshot nor imported";
+  }
+  if (LOCAL_FILES.includes(parts[0]!)) {
+    return "the chat input history stays with each machine";
+  }
+  return undefined;
+}
+
+/** The path of the snapshot of `version`. */
+export function snapshotPath(paths: AgentPaths, version: number): string {
+  return join(paths.snapshots, `v${version}.tar.gz`);
+}
+
+/** One entry left out of a snapshot or an import, and why. */
+export interface SkippedEntry {
+  /** `agent_state/…`. */
+  path: string;
+  /** Why, in words. */
+  reason: string;
+}
+
+/** The outcome of {@linkcode snapshotAgent}. */
+export interface SnapshotResult {
+  /** The archive. */
+  path: string;
+  /** The version packed. */
+  version: number;
+  /** False when the archive of that version existed already (it is not repacked). */
+  created: boolean;
+  /** Files packed (0 when not created). */
+  files: number;
+  /** Entries left out. */
+  skipped: SkippedEntry[];
+}
+
+interface PackEntry {
+  header: {
+    name: string;
+    size: number;
+    type: "file" | "directory";
+    mode: number;
+    mtime: Date;
+    uid: number;
+    gid: number;
+  };
+  body?: Uint8Array;
+}
+
+async function collect(
+  stateDir: string,
+  limits: SnapshotLimits,
+): Promise<{ entries: PackEntry[]; files: number; skipped: SkippedEntry[] }> {
+  const entries: PackEntry[] = [];
+  const skipped: SkippedEntry[] = [];
+  let files = 0;
+  let bytes = 0;
+  const walk = async (dir: string, rel: string) => {
+    const names: string[] = [];
+    for await (const e of Deno.readDir(dir)) names.push(e.name);
+    names.sort();
+    for (const name of names) {
+      const abs = join(dir, name);
+      const relPath = rel === "" ? name : `${rel}/${name}`;
+      const archived = `${TOP}/${relPath}`;
+      const info = await Deno.lstat(abs);
+      const local = staysLocal(relPath);
+      if (local !== undefined) {
+        if (!LOCAL_FILES.includes(relPath)) skipped.push({ path: archived, reason: local });
+        continue;
+      }
+      const meta = {
+        mode: (info.mode ?? 0o600) & 0o777,
+        mtime: info.mtime ?? new Date(0),
+        uid: 0,
+        gid: 0,
+      };
+      if (info.isSymlink) {
+        skipped.push({ path: archived, reason: "a symbolic link (snapshots hold plain files)" });
+      } else if (info.isDirectory) {
+        entries.push({ header: { name: `${archived}/`, size: 0, type: "directory", ...meta } });
+        await walk(abs, relPath);
+      } else if (info.isFile) {
+        const body = await Deno.readFile(abs);
+        files++;
+        bytes += body.length;
+        if (files > limits.files || bytes > limits.bytes) {
+          throw new PenguinError(
+            "runtime",
+            `Cannot snapshot "${stateDir}": it holds more than ${limits.files} files or ${
+              limits.bytes / 1024 / 1024
+            } MiB, the most a snapshot holds`,
+          );
+        }
+        entries.push({
+          header: { name: archived, size: body.length, type: "file", ...meta },
+          body,
+        });
+      } else {
+        skipped.push({ path: archived, reason: "not a regular file" });
+      }
+    }
+  };
+  await walk(stateDir, "");
+  return { entries, files, skipped };
+}
+
+/**
+ * Write the snapshot of the agent's `agent_state/` at `version` (the
+ * agent's current version), unless that version's archive exists.
+ */
+export async function snapshotAgent(
+  paths: AgentPaths,
+  version: number,
+  limits: SnapshotLimits = SNAPSHOT_LIMITS,
+): Promise<SnapshotResult> {
+  const path = snapshotPath(paths, version);
+  if (await exists(path)) return { path, version, created: false, files: 0, skipped: [] };
+  const stateInfo = await Deno.stat(paths.agentState).catch(() => undefined);
+  if (!stateInfo?.isDirectory) {
+    throw new PenguinError("not_found", `Cannot snapshot: "${paths.agentState}" does not exist`);
+  }
+  const { entries, files, skipped } = await collect(paths.agentState, limits);
+  const root: PackEntry = {
+    header: {
+      name: `${TOP}/`,
+      size: 0,
+      type: "directory",
+      mode: (stateInfo.mode ?? 0o700) & 0o777,
+      mtime: stateInfo.mtime ?? new Date(0),
+      uid: 0,
+      gid: 0,
+    },
+  };
+  const archive = await gzip(await packTar([root, ...entries]));
+  await mkdirPrivate(paths.snapshots);
+  const tmp = join(paths.snapshots, `.${basename(path)}.tmp-${crypto.randomUUID().slice(0, 8)}`);
+  try {
+    await Deno.writeFile(tmp, archive, { createNew: true, mode: 0o600 });
+    await Deno.rename(tmp, path);
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
+  }
+  return { path, version, created: true, files, skipped };
+}
+
+/** A validated snapshot archive, held in memory. */
+export interface SnapshotArchive {
+  /** The archive file. */
+  source: string;
+  /** `version` of its `system_config.yaml`. */
+  version: number;
+  /** Directories, relative to `agent_state/`. */
+  dirs: string[];
+  /** Files, relative to `agent_state/`, with their permission bits and bytes. */
+  files: { path: string; mode: number; data: Uint8Array }[];
+  /** Entries that are not imported, and why. */
+  skipped: SkippedEntry[];
+}
+
+function refuse(source: string, why: string): PenguinError {
+  return new PenguinError("data", `Cannot import the snapshot "${source}": ${why}`);
+}
+
+/**
+ * The entry's path relative to `agent_state/` ("" for the top itself,
+ * undefined for the archive's own top, `./`); throws when unsafe.
+ */
+function relativeToTop(source: string, raw: string): string | undefined {
+  const shown = JSON.stringify(raw);
+  if (raw.includes("\\")) throw refuse(source, `${shown} contains a backslash`);
+  if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) {
+    throw refuse(source, `${shown} is an absolute path`);
+  }
+  const parts = raw.split("/").filter((p) => p !== "" && p !== ".");
+  if (parts.includes("..")) throw refuse(source, `${shown} leaves the archive (..)`);
+  if (parts.length === 0) return undefined;
+  if (parts[0] !== TOP) throw refuse(source, `${shown} is not under ${TOP}/`);
+  return parts.slice(1).join("/");
+}
+
+/**
+ * Read and validate the snapshot at `file`. Throws a `data` error naming
+ * the first problem; nothing is written.
+ */
+export async function readSnapshot(
+  file: string,
+  limits: SnapshotLimits = SNAPSHOT_LIMITS,
+): Promise<SnapshotArchive> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(file);
+  } catch {
+    throw new PenguinError("not_found", `Cannot import the snapshot "${file}": no such file`);
+  }
+  if (!info.isFile) throw refuse(file, "it is not a regular file");
+  if (info.size > limits.archiveBytes) {
+    throw refuse(file, `it is larger than ${limits.archiveBytes / 1024 / 1024} MiB`);
+  }
+  let tar: Uint8Array | undefined;
+  try {
+    // Tar headers and padding add at most 1 KiB per file.
+    tar = await gunzip(await Deno.readFile(file), limits.bytes + (limits.files + 2) * 1024);
+  } catch (err) {
+    throw refuse(file, `it is not a gzip file (${err instanceof Error ? err.message : err})`);
+  }
+  if (tar === undefined) {
+    throw refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
+  }
+  let entries;
+  try {
+    entries = readTar(tar);
+  } catch (err) {
+    throw refuse(file, `it is not a tar archive (${err instanceof Error ? err.message : err})`);
+  }
+  const seen = new Set<string>();
+  const out: SnapshotArchive = { source: file, version: 0, dirs: [], files: [], skipped: [] };
+  let bytes = 0;
+  for (const e of entries) {
+    const rel = relativeToTop(file, e.path);
+    const shown = JSON.stringify(e.path);
+    if (e.kind !== "file" && e.kind !== "directory") {
+      throw refuse(
+        file,
+        `${shown} is ${SPECIAL[e.kind]} (a snapshot holds plain files and directories)`,
+      );
+    }
+    if (rel === undefined || rel === "") {
+      if (e.kind !== "directory") throw refuse(file, `${shown} is not a directory`);
+      continue;
+    }
+    if (seen.has(rel)) throw refuse(file, `${shown} appears twice`);
+    seen.add(rel);
+    const local = staysLocal(rel);
+    if (local !== undefined) {
+      out.skipped.push({ path: `${TOP}/${rel}`, reason: local });
+      continue;
+    }
+    if (e.kind === "directory") {
+      out.dirs.push(rel);
+      continue;
+    }
+    bytes += e.data.length;
+    if (out.files.length + 1 > limits.files) {
+      throw refuse(file, `it holds more than ${limits.files} files`);
+    }
+    if (bytes > limits.bytes) {
+      throw refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
+    }
+    out.files.push({ path: rel, mode: e.mode, data: e.data });
+  }
+  const config = out.files.find((f) => f.path === "system_config.yaml");
+  if (!config) throw refuse(file, `it has no ${TOP}/system_config.yaml`);
+  const parsed = parseSystemConfig(
+    new TextDecoder().decode(config.data),
+    `${file}: ${TOP}/system_config.yaml`,
+  );
+  const v = parsed.version;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) {
+    throw refuse(file, `${TOP}/system_config.yaml has no version (a natural number)`);
+  }
+  out.version = v;
+  return out;
+}
+
+/** The outcome of {@linkcode installSnapshot}. */
+export interface InstalledSnapshot {
+  /** Files written. */
+  files: number;
+  /** Local files of the old state carried over (`.vault.toml`, `chat_history`). */
+  kept: string[];
+}
+
+/**
+ * Replace the agent's `agent_state/` with `archive`'s: the new tree is
+ * built beside the old one (`.agent_state.import-…`), the old state's vault
+ * and chat history are copied in, then it is renamed into place. On any
+ * failure the new tree is removed and the old state is left as it was.
+ */
+export async function installSnapshot(
+  paths: AgentPaths,
+  archive: SnapshotArchive,
+): Promise<InstalledSnapshot> {
+  await mkdirPrivate(paths.agent);
+  const tag = crypto.randomUUID().slice(0, 8);
+  const stage = join(paths.agent, `.agent_state.import-${tag}`);
+  const old = join(paths.agent, `.agent_state.old-${tag}`);
+  const kept: string[] = [];
+  let moved = false;
+  try {
+    await Deno.mkdir(stage, { mode: 0o700 });
+    for (const dir of archive.dirs) {
+      await Deno.mkdir(join(stage, ...dir.split("/")), { recursive: true, mode: 0o700 });
+    }
+    for (const f of archive.files) {
+      const path = join(stage, ...f.path.split("/"));
+      // Owner read and write always; never group or other write, setuid or setgid.
+      const mode = (f.mode & 0o755) | 0o600;
+      try {
+        await Deno.mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
+        await Deno.writeFile(path, f.data, { createNew: true, mode });
+        if (Deno.build.os !== "windows") await Deno.chmod(path, mode);
+      } catch (err) {
+        throw refuse(
+          archive.source,
+          `writing ${TOP}/${f.path} failed (${err instanceof Error ? err.message : err})`,
+        );
+      }
+    }
+    for (const name of [basename(paths.vault), ...LOCAL_FILES]) {
+      const from = join(paths.agentState, name);
+      if (!(await Deno.lstat(from).then((i) => i.isFile, () => false))) continue;
+      await Deno.copyFile(from, join(stage, name));
+      if (Deno.build.os !== "windows") await Deno.chmod(join(stage, name), 0o600);
+      kept.push(name);
+    }
+    if (await exists(paths.agentState)) {
+      await Deno.rename(paths.agentState, old);
+      moved = true;
+    }
+    await Deno.rename(stage, paths.agentState);
+  } catch (err) {
+    await Deno.remove(stage, { recursive: true }).catch(() => {});
+    if (moved) await Deno.rename(old, paths.agentState).catch(() => {});
+    throw err;
+  }
+  if (moved) await Deno.remove(old, { recursive: true }).catch(() => {});
+  await mkdirPrivate(paths.scratchpad);
+  return { files: archive.files.length, kept };
+}
