@@ -11,7 +11,7 @@
  */
 import { PenguinError } from "../../protocol/errors.ts";
 import { onAbort } from "../../protocol/abort.ts";
-import type { CompleteMessage, ToolCallMessage } from "../../protocol/types.ts";
+import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { userText } from "../../protocol/builders.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
@@ -28,10 +28,11 @@ import {
 } from "../_approval_prompt.ts";
 import type { Session } from "../../agent/session.ts";
 import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
+import { continueGoal, type GoalResult, runGoal, startGoal } from "../../agent/goal.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
-import { markerBlock } from "../../agent/markers.ts";
+import { withSkills } from "./_skills_block.ts";
 import { listSkills } from "../../state/skills.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
@@ -50,12 +51,6 @@ async function checkSkills(names: string[], skillsDir: string, agentId: string):
         `(installed: ${[...installed].join(", ") || "none"}; see penguin skills list)`,
     );
   }
-}
-
-/** The task text, opened by a `[use_skills]` block when skills were named. */
-function withSkills(message: string, skills: string[]): string {
-  if (skills.length === 0) return message;
-  return `${markerBlock("use_skills", `skills: ${skills.join(", ")}`)}\n\n${message}`;
 }
 
 function addSignals(handler: () => void): () => void {
@@ -231,14 +226,42 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     ...asking,
   };
   renderer?.beginTask();
+  const show = (msg: OmniMessage) => {
+    if (f.json) io.out(JSON.stringify(msg) + "\n");
+    else renderer!.push(msg);
+  };
+  if (f.goal) {
+    let result: GoalResult | undefined;
+    try {
+      const plan = f.message !== undefined
+        ? await startGoal(session, withSkills(f.message, f.skills))
+        : await continueGoal(session);
+      if (f.message === undefined) plan.firstBody = withSkills(plan.firstBody, f.skills);
+      const limits = {
+        ...(f.budget !== undefined ? { budget: f.budget } : {}),
+        ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
+      };
+      const goal = runGoal(session, plan, limits, runOptions);
+      for (let r = await goal.next();; r = await goal.next()) {
+        if (r.done) {
+          result = r.value;
+          break;
+        }
+        show(r.value);
+      }
+    } finally {
+      removeSignals();
+      renderer?.endTask();
+      await session.dispose();
+    }
+    io.err(resumeHint(ctx, f, session.sessionId));
+    return result?.outcome === "complete" ? 0 : 1;
+  }
   try {
-    let input: string | CompleteMessage[] | null = withSkills(f.message, f.skills);
+    let input: string | CompleteMessage[] | null = withSkills(f.message!, f.skills);
     while (input !== null) {
       const task = trackOutcome(session.run(input, runOptions));
-      for await (const msg of task) {
-        if (f.json) io.out(JSON.stringify(msg) + "\n");
-        else renderer!.push(msg);
-      }
+      for await (const msg of task) show(msg);
       outcome = task.outcome;
       if (outcome?.kind !== "completed" || ctl.signal.aborted) break;
       // Subagents started with run_in_background report when they finish: wait
