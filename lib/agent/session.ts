@@ -90,6 +90,8 @@ export interface SessionParts {
   workspace: string;
   /** Real path of the session scratchpad. */
   scratchpad: string;
+  /** Directories the file tools may read but never change (the agent's installed skills). */
+  readOnlyRoots?: string[];
   /** Sandbox policy for commands. */
   sandbox: SandboxPolicy;
   /** Vault values for commands (never shown to the model). */
@@ -333,6 +335,7 @@ export function openSession(parts: SessionParts): Session {
       executeTool(toolset.tools.get(call.name), call, {
         workspace: parts.workspace,
         scratchpad: parts.scratchpad,
+        ...(parts.readOnlyRoots?.length ? { readOnlyRoots: parts.readOnlyRoots } : {}),
         sessionId: meta.session_id,
         signal,
         processes: parts.processes,
