@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type RecordedRequest, type ScriptedTurn, turn } from "../support/model_server.ts";
-import { type CliResult, runCli } from "../support/cli.ts";
+import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
-import { readSession, type Sandbox } from "../agent/_support.ts";
+import { assertGoodTrace, readSession, type Sandbox } from "../agent/_support.ts";
 
 /** What the model sees of one request: the last message's text, and the goal file it names. */
 interface Seen {
@@ -245,6 +245,7 @@ Deno.test("run --goal: usage errors exit 2 before any request", async () => {
       [["--goal"], /run: --goal needs -m <objective>/],
       [["--goal", "-m", "  "], /run: the objective is empty/],
       [["--goal", "-m", "[use_skills]\nskills: a\n[/use_skills]\n\n "], /the objective is empty/],
+      [["--goal", "--sandbox", "read-only", "-m", "x"], /run: --goal needs a writable sandbox/],
     ];
     for (const [args, want] of cases) {
       const r = await run(args);
@@ -312,5 +313,62 @@ Deno.test("chat /goal runs a goal in the chat's session; /goal:<budget> sets a b
       { outcome: "complete", rounds: 1, tokens_used: 240 },
       { outcome: "budget_limited", rounds: 2, tokens_used: 240 },
     ]);
+  });
+});
+
+Deno.test("run --goal --json: SIGINT in round 2 ends the goal aborted (exit 1), recorded in the trace", async () => {
+  await goalScenario((s) => {
+    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
+    if (round === "1") return turn.text("one");
+    return { ...turn.text("A round that never quite finishes"), chunk: 4, stall_after: 2 };
+  }, async ({ sb }) => {
+    const child = spawnCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "--json",
+      "--goal",
+      "-m",
+      "Work",
+    ]);
+    const stderr = new Response(child.stderr).text();
+    const messages: OmniMessage[] = [];
+    let inRound2 = false;
+    let sent = false;
+    let buf = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buf += chunk;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const m = JSON.parse(buf.slice(0, nl)) as OmniMessage;
+        buf = buf.slice(nl + 1);
+        messages.push(m);
+        if (m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user") {
+          inRound2 = m.payload.text.startsWith("[goal]\nround: 2\n");
+        }
+        if (inRound2 && !sent && m.payload.type === "partial_text") {
+          sent = true;
+          child.kill("SIGINT");
+        }
+      }
+    }
+    const status = await child.status;
+    assert.equal(status.code, 1, await stderr);
+    // The stream carries the round inputs and ends with goal_finished.
+    const rounds = messages.filter((m) =>
+      m.type === "model_msg" && m.payload.type === "text" && m.payload.role === "user"
+    ).length;
+    assert.equal(rounds, 2);
+    const last = messages[messages.length - 1]!;
+    assert.deepEqual(last.payload, {
+      type: "goal_finished",
+      outcome: "aborted",
+      rounds: 2,
+      tokens_used: 120,
+    });
+    const sid = (messages[0]!.payload as { session_id: string }).session_id;
+    const records = await assertGoodTrace(sb.root, sid);
+    assert.deepEqual(goalFinished(records), [{ outcome: "aborted", rounds: 2, tokens_used: 120 }]);
   });
 });

@@ -244,6 +244,14 @@ async function goalCommand(chat: Chat, word: string, arg: string): Promise<void>
     }
     budget = n;
   }
+  if (chat.opts.flags.sandbox === "read-only") {
+    r.line(
+      "[error] /goal needs a writable sandbox: the model marks the goal complete in GOAL.yaml, " +
+        "which --sandbox read-only makes read-only",
+      "plain",
+    );
+    return;
+  }
   const session = chat.session;
   let plan: GoalPlan;
   if (arg === "") plan = await continueGoal(session);

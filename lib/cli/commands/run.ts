@@ -145,6 +145,16 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const terminal = openTerminal();
   // penguin.jsonc narrows the flags (applied once the workspace is known).
   const session = await openRunSession(ctx, f, terminal);
+  if (f.goal && f.sandbox === "read-only") {
+    // (penguin.jsonc may have narrowed the sandbox to read-only.)
+    await session.dispose();
+    throw new PenguinError(
+      "usage",
+      "run: --goal needs a writable sandbox: the model marks the goal complete in GOAL.yaml " +
+        "in the session scratchpad, which --sandbox read-only makes read-only; " +
+        "use --sandbox workspace-write",
+    );
+  }
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
     color: io.color,
