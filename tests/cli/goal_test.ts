@@ -372,3 +372,29 @@ Deno.test("run --goal --json: SIGINT in round 2 ends the goal aborted (exit 1), 
     assert.deepEqual(goalFinished(records), [{ outcome: "aborted", rounds: 2, tokens_used: 120 }]);
   });
 });
+
+Deno.test("chat --resume then /goal continues the session's goal from the trace; /goal without a goal says so", async () => {
+  await goalScenario((s) => {
+    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
+    if (round === "2") {
+      return turn.of(item.toolCall("write_file", {
+        file_path: s.goalPath!,
+        content: "objective: Long job\nstatus: complete\n",
+      }));
+    }
+    return turn.text("ok");
+  }, async ({ sb, requests, run }) => {
+    const first = await run(["--goal", "--max-rounds", "1", "-m", "Long job"]);
+    assert.equal(first.code, 1, first.stderr);
+    const sid = sessionIdOf(first);
+    const r = await runCli(["--root", sb.root, "chat", "--resume", sid], { stdin: "/goal\n" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[goal\] completed · 2 rounds · tokens 360/);
+    assert.deepEqual(roundsSent(requests), [1, 2]);
+    const fresh = await runCli(["--root", sb.root, "chat", "--workspace", sb.workspace], {
+      stdin: "/goal\n",
+    });
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.match(fresh.stdout, /\[error\] Session session-\S+ has no goal to continue/);
+  });
+});
