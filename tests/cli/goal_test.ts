@@ -123,6 +123,10 @@ Deno.test("run --goal: round 1 answers, round 2 sets status complete with write_
     const records = await readSession(sb.root, sid);
     assert.deepEqual(goalFinished(records), [{ outcome: "complete", rounds: 2, tokens_used: 360 }]);
     assert.equal(records[records.length - 1]!.type, "event_msg", "goal_finished ends the trace");
+    // Listed by its objective, not by the goal block.
+    const list = await runCli(["--root", sb.root, "sessions", "list"]);
+    assert.match(list.stdout, new RegExp(`${sid}.*Create hello\.txt`));
+    assert.ok(!list.stdout.includes("[goal]"), list.stdout);
   });
 });
 

@@ -5,7 +5,8 @@
  * OmniMessage stream as JSONL and nothing else) to stdout. SIGINT and SIGTERM
  * abort the task; during an approval prompt SIGINT denies that call instead.
  * Exit 0 when the task completed, 1 when it was aborted, failed or stopped
- * at max turns, 2 for usage and config errors.
+ * at max turns, 2 for usage and config errors. With `--goal` the task is a
+ * goal (`agent/goal.ts`): exit 0 only when its outcome is `complete`.
  *
  * @module
  */
