@@ -192,7 +192,8 @@ Deno.test("run --goal --budget: a wrap-up round that sets complete ends complete
     }
     return turn.text("ok");
   }, async ({ sb, run }) => {
-    const r = await run(["--goal", "--budget", "100", "-m", "x"]);
+    // PenguinHarness's form: the budget as --goal's value.
+    const r = await run(["--goal", "100", "-m", "x"]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     // Round 1 (120) spends the budget; the wrap-up round makes two requests (240).
     assert.deepEqual(goalFinished(await readSession(sb.root, sessionIdOf(r))), [
@@ -247,6 +248,8 @@ Deno.test("run --goal: usage errors exit 2 before any request", async () => {
       [["--goal", "--budget", "0", "-m", "x"], /run: --budget must be a number of tokens/],
       [["--goal", "--max-rounds", "0", "-m", "x"], /run: --max-rounds must be a positive integer/],
       [["--goal"], /run: --goal needs -m <objective>/],
+      [["--goal", "1k", "--budget", "2k", "-m", "x"], /run: give the budget once/],
+      [["--goal", "Create a file", "-m", "x"], /run: --goal must be a number of tokens/],
       [["--goal", "-m", "  "], /run: the objective is empty/],
       [["--goal", "-m", "[use_skills]\nskills: a\n[/use_skills]\n\n "], /the objective is empty/],
       [["--goal", "--sandbox", "read-only", "-m", "x"], /run: --goal needs a writable sandbox/],

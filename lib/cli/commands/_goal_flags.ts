@@ -21,13 +21,30 @@ export function parseTokenBudget(text: string): number | null {
   return n > 0 ? n : null;
 }
 
-/** `--goal`. */
-export const GOAL: Flag<boolean> = {
+function budgetOf(raw: string, label: string): number {
+  const n = parseTokenBudget(raw);
+  if (n === null) {
+    throw new PenguinError(
+      "usage",
+      `${label} must be a number of tokens above 0 such as 50000, 200k or 1.5m, got ${
+        JSON.stringify(raw)
+      }`,
+    );
+  }
+  return n;
+}
+
+/** `--goal [budget]`: the value is "" when left out (PenguinHarness's `--goal <budget>` form). */
+export const GOAL: Flag<number | ""> = {
   name: "goal",
-  type: "boolean",
+  type: "string",
+  value: "[budget]",
+  optionalValue: true,
   help: "goal mode: work in rounds until the objective (-m) is met, the model\n" +
     "reports it blocked, the budget is spent or the round cap is hit;\n" +
-    "with --resume and no -m, continue the session's unfinished goal",
+    "with --resume and no -m, continue the session's unfinished goal;\n" +
+    "a value is the budget (--goal 200k is --goal --budget 200k)",
+  parse: (raw, label) => (raw === "" ? "" : budgetOf(raw, label)),
 };
 /** `--budget <tokens>`. */
 export const BUDGET: Flag<number> = {
@@ -36,18 +53,7 @@ export const BUDGET: Flag<number> = {
   value: "<tokens>",
   help: "token budget of the goal (50000, 200k, 1.5m); when it is spent,\n" +
     "one wrap-up round ends the goal (default: unbounded)",
-  parse: (raw, label) => {
-    const n = parseTokenBudget(raw);
-    if (n === null) {
-      throw new PenguinError(
-        "usage",
-        `${label} must be a number of tokens above 0 such as 50000, 200k or 1.5m, got ${
-          JSON.stringify(raw)
-        }`,
-      );
-    }
-    return n;
-  },
+  parse: budgetOf,
 };
 /** `--max-rounds <n>`. */
 export const MAX_ROUNDS: Flag<number> = {

@@ -136,8 +136,12 @@ export async function parse(args: string[]): Promise<RunFlags> {
   const p = parseDeclared("run", args, RUN_FLAGS, 0);
   const given = flagValue(p, MESSAGE);
   const session = sessionFlags("run", p);
-  const goal = bool(p, GOAL.name);
-  const budget = flagValue(p, BUDGET);
+  const goalValue = flagValue(p, GOAL);
+  const goal = goalValue !== undefined;
+  if (typeof goalValue === "number" && flagValue(p, BUDGET) !== undefined) {
+    throw new PenguinError("usage", "run: give the budget once: --goal <budget> or --budget");
+  }
+  const budget = typeof goalValue === "number" ? goalValue : flagValue(p, BUDGET);
   const maxRounds = flagValue(p, MAX_ROUNDS);
   if (!goal && (budget !== undefined || maxRounds !== undefined)) {
     throw new PenguinError(
