@@ -166,7 +166,8 @@ Deno.test("chat /skill <name> <message> sends a [use_skills] block; /skill <name
   const script = [turn.text("one"), turn.text("two"), turn.text("three")];
   await withNotesSkill(script, async ({ root, workspace, server }) => {
     const r = await runCli(["--root", root, "chat", "--workspace", workspace], {
-      stdin: "/skill nope hi\n/skill notes write a note\n/skill notes\nand another\nplain\n",
+      stdin:
+        "/skill nope hi\n/skill notes write a note\\\n  in two lines\n/skill notes\nand another\nplain\n",
     });
     assert.equal(r.code, 0, r.stderr);
     assert.match(
@@ -182,7 +183,7 @@ Deno.test("chat /skill <name> <message> sends a [use_skills] block; /skill <name
     };
     assert.equal(
       lastUser(0),
-      JSON.stringify("[use_skills]\nskills: notes\n[/use_skills]\n\nwrite a note"),
+      JSON.stringify("[use_skills]\nskills: notes\n[/use_skills]\n\nwrite a note\n  in two lines"),
     );
     assert.equal(
       lastUser(1),

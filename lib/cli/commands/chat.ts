@@ -270,9 +270,10 @@ async function goalCommand(chat: Chat, word: string, arg: string): Promise<void>
 }
 
 /** `/skill <name>[,<name>…] [message]`: ask the model to use installed skills, with this message or the next. */
-async function skillCommand(chat: Chat, rest: string[]): Promise<void> {
+async function skillCommand(chat: Chat, raw: string): Promise<void> {
   const r = chat.renderer;
-  const [list, ...words] = rest;
+  const list = /^\S+/.exec(raw)?.[0];
+  const message = list === undefined ? "" : raw.slice(list.length).trim();
   if (list === undefined) {
     r.line("[error] Usage: /skill <name>[,<name>…] [message]", "plain");
     return;
@@ -290,8 +291,8 @@ async function skillCommand(chat: Chat, rest: string[]): Promise<void> {
     return;
   }
   chat.skills = [...(chat.skills ?? []), ...names.filter((n) => !chat.skills?.includes(n))];
-  if (words.length > 0) {
-    await runTask(chat, words.join(" "));
+  if (message !== "") {
+    await runTask(chat, message);
     return;
   }
   r.line(`[skill] ${chat.skills.join(", ")}: sent with your next message`);
@@ -320,6 +321,8 @@ async function compactNow(chat: Chat): Promise<void> {
 async function slashCommand(chat: Chat, text: string): Promise<boolean> {
   const [word, ...rest] = text.trim().split(/\s+/);
   const arg = rest.join(" ");
+  // What follows the command word as typed (a message keeps its lines and spacing).
+  const raw = text.trim().slice(word!.length).trim();
   const r = chat.renderer;
   switch (word) {
     case "/exit":
@@ -355,7 +358,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       await compactNow(chat);
       return false;
     case "/skill":
-      await skillCommand(chat, rest);
+      await skillCommand(chat, raw);
       return false;
     case "/clear": {
       const old = chat.session;
@@ -408,7 +411,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
     }
     default:
       if (word === "/goal" || word?.startsWith("/goal:")) {
-        await goalCommand(chat, word, arg);
+        await goalCommand(chat, word, raw);
         return false;
       }
       r.line(
