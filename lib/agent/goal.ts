@@ -262,10 +262,6 @@ export async function continueGoal(session: Session): Promise<GoalPlan> {
   };
 }
 
-function endedBadly(o: RunOutcome | undefined): boolean {
-  return o === undefined || o.kind !== "completed";
-}
-
 /**
  * Run the rounds of `plan` on `session` until the goal ends (see the module
  * doc). Yields each round's input (a user text, as the stream of goal mode
@@ -326,7 +322,8 @@ export async function* runGoal(
     const status = file.ok ? file.status : "blocked";
     if (wrapUp) outcome = status === "complete" ? "complete" : "budget_limited";
     else if (status === "complete" || status === "blocked") outcome = status;
-    else if (endedBadly(ran)) outcome = "aborted";
+    // A round that failed or hit max turns ends the goal.
+    else if (ran.kind !== "completed") outcome = "aborted";
   }
   const result: GoalResult = { outcome, rounds, tokensUsed: used };
   const payload = { type: "goal_finished" as const, outcome, rounds, tokens_used: used };
