@@ -405,3 +405,17 @@ Deno.test("chat --resume then /goal continues the session's goal from the trace;
     assert.match(fresh.stdout, /\[error\] Session session-\S+ has no goal to continue/);
   });
 });
+
+Deno.test("run --goal: a round that hits --max-turns ends the goal aborted, exit 1", async () => {
+  await goalScenario(
+    () => turn.of(item.toolCall("exec_command", { cmd: "true" })),
+    async ({ sb, requests, run }) => {
+      const r = await run(["--goal", "--max-turns", "1", "-m", "Loop"]);
+      assert.equal(r.code, 1, r.stderr + r.stdout);
+      assert.equal(requests.length, 1);
+      assert.deepEqual(goalFinished(await readSession(sb.root, sessionIdOf(r))), [
+        { outcome: "aborted", rounds: 1, tokens_used: 120 },
+      ]);
+    },
+  );
+});
