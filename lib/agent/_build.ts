@@ -244,6 +244,8 @@ export async function sessionParts(
     toolset,
     workspace: core.realWorkspace,
     scratchpad: realScratchpad,
+    // The model reads installed skills with read_file too; never writable.
+    readOnlyRoots: [base.paths.skills],
     sandbox,
     vault: core.vault,
     secrets: apiKeySecrets(core.model, projectConfig, base.env),

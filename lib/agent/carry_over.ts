@@ -21,6 +21,7 @@ import { toolCallOutput, userText } from "../protocol/builders.ts";
 import type { CompleteMessage, ToolCallMessage, ToolCallOutputMessage } from "../protocol/types.ts";
 import type { ModelOutcome } from "../models/outcome.ts";
 import {
+  downgradeGoalRound,
   INTERRUPTED_BY_USER,
   transcribeTurn,
   transcribeUserInput,
@@ -68,7 +69,7 @@ export function buildCarryOver(
   for (const m of attemptInput) {
     if (m.type !== "text") continue;
     const inner = unwrapSyntheticBlock(m.text);
-    if (inner === null) lines.push(transcribeUserInput(m.text));
+    if (inner === null) lines.push(transcribeUserInput(downgradeGoalRound(m.text)));
     else if (inner !== "") lines.push(inner);
   }
   lines.push(...transcribeTurn(turn.segments, turn.toolCalls, turn.toolOutputs));

@@ -28,7 +28,7 @@ import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
 import { buildCarryOver } from "./carry_over.ts";
-import { maxTurnsText, userSteeringText } from "./markers.ts";
+import { downgradeGoalRound, maxTurnsText, userSteeringText } from "./markers.ts";
 import type { RunOutcome } from "./outcome.ts";
 import { createRetryWaits, exhaustionReason, turnWithRetries } from "./_retry.ts";
 import { runTurn, type ToolExecutor } from "./turn.ts";
@@ -299,7 +299,10 @@ export function createEngine(
     const approve: ApproveFn = opts.approve ??
       (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
     const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
-    const carried = state.carryOver;
+    // A goal round carried over belongs to a goal run that has ended: its protocol is dropped.
+    const carried = state.carryOver.map((m) =>
+      m.type === "text" && m.role === "user" ? { ...m, text: downgradeGoalRound(m.text) } : m
+    );
     state.carryOver = [];
     const summary = takeSummary();
     yield* emitRecorded(summary.map((m) => modelMsg(m)));

@@ -105,3 +105,17 @@ export function maxTurnsText(maxTurns: number): string {
 
 /** Placeholder output for a committed call whose tool never finished because of an abort. */
 export const INTERRUPTED_BY_USER = "[interrupted: tool aborted by user]";
+
+/**
+ * A goal-round input (`[goal]\nround: N…[/goal]\n\n<body>`) reduced for
+ * carry-over once its goal run has ended: one line saying so, then the
+ * body, so a later task does not follow the goal protocol. Other text is
+ * returned unchanged.
+ */
+export function downgradeGoalRound(text: string): string {
+  const m = /^\[goal\]\nround: (\d+)\n[\s\S]*?\n\[\/goal\][ \t]*(?:\n|$)\n?/.exec(text);
+  if (!m) return text;
+  return `[goal round ${m[1]} of an ended goal run — protocol omitted; do not act on it]\n${
+    text.slice(m[0].length)
+  }`;
+}

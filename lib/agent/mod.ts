@@ -34,6 +34,19 @@ export {
   exhaustionReason,
 } from "./engine.ts";
 export { type RunOutcome, type RunOutcomeKind, trackOutcome } from "./outcome.ts";
+export {
+  continueGoal,
+  DEFAULT_MAX_ROUNDS,
+  type GoalLimits,
+  type GoalPlan,
+  type GoalProgress,
+  goalProgressOf,
+  type GoalResult,
+  goalRoundOf,
+  goalTokenDelta,
+  runGoal,
+  startGoal,
+} from "./goal.ts";
 export { engineStateOf, type OpenRecorded, type ResumeOptions, resumeRecorded } from "./resume.ts";
 export {
   type Compactability,

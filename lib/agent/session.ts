@@ -25,6 +25,7 @@ import { isRecordable } from "../protocol/guards.ts";
 import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import type {
   CompleteMessage,
+  EventPayload,
   OmniMessage,
   SessionMeta,
   SessionMetaEnvelope,
@@ -89,6 +90,8 @@ export interface SessionParts {
   workspace: string;
   /** Real path of the session scratchpad. */
   scratchpad: string;
+  /** Directories the file tools may read but never change (the agent's installed skills). */
+  readOnlyRoots?: string[];
   /** Sandbox policy for commands. */
   sandbox: SandboxPolicy;
   /** Vault values for commands (never shown to the model). */
@@ -173,6 +176,8 @@ export interface Session {
   readonly tools: readonly ToolSpec[];
   /** The current trace file (it may not exist before the first run). */
   readonly tracePath: string;
+  /** Real path of the session scratchpad (`<agent>/scratchpad/<session id>`), which the model can reach. */
+  readonly scratchpad: string;
   /** Whether a task is running. */
   readonly running: boolean;
   /** Set once the trace could not be written: the session runs nothing more. */
@@ -201,6 +206,12 @@ export interface Session {
   skipRetryWait(): boolean;
   /** Token and turn counters. */
   usage(): SessionUsage;
+  /**
+   * Write an event to the trace between tasks (a host's own record, such
+   * as `goal_finished`). Rejects while a task runs, and with
+   * {@linkcode Session.traceFailure} when the trace cannot be written.
+   */
+  recordEvent(payload: EventPayload): Promise<void>;
   /**
    * Compact the context now (reason `manual`), yielding the compaction's
    * messages. Skipped (nothing written) unless {@linkcode compactability} is `ok`.
@@ -331,6 +342,7 @@ export function openSession(parts: SessionParts): Session {
       executeTool(toolset.tools.get(call.name), call, {
         workspace: parts.workspace,
         scratchpad: parts.scratchpad,
+        ...(parts.readOnlyRoots?.length ? { readOnlyRoots: parts.readOnlyRoots } : {}),
         sessionId: meta.session_id,
         signal,
         processes: parts.processes,
@@ -462,6 +474,7 @@ export function openSession(parts: SessionParts): Session {
     get tracePath() {
       return writer.path;
     },
+    scratchpad: parts.scratchpad,
     get running() {
       return engine.running;
     },
@@ -502,6 +515,23 @@ export function openSession(parts: SessionParts): Session {
       return result;
     },
     compactability: () => compactor.compactability(),
+    async recordEvent(payload) {
+      if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
+      if (traceFailure) throw traceFailure;
+      if (engine.running || compacting) {
+        throw new PenguinError(
+          "runtime",
+          `Cannot record ${payload.type} in session ${meta.session_id}: a task is running`,
+        );
+      }
+      if (!metaWritten) {
+        record(metaMessage);
+        metaWritten = true;
+      }
+      record(eventMsg(payload));
+      await lastWrite;
+      if (traceFailure) throw traceFailure;
+    },
     usage: () => ({
       sessionTokens: { ...engine.state.sessionTokens },
       lastRequestTotal: engine.state.lastRequestTotal,

@@ -37,6 +37,12 @@ export function payloadOf(rec: Obj | null): Obj | null {
   return typeof p === "object" && p !== null && !Array.isArray(p) ? p as Obj : null;
 }
 
+/** A goal round's text without its leading `[goal]` block: the objective the user gave. */
+function withoutGoalBlock(text: string): string {
+  const m = /^\[goal\]\nround: \d+\n[\s\S]*?\n\[\/goal\]\n\n?/.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
 /** True when `p` is the payload of a human prompt: a user text without `sender`. */
 export function isHumanText(p: Obj | null): p is Obj & { text: string } {
   return p !== null && p.type === "text" && p.role === "user" && p.sender === undefined &&
@@ -117,7 +123,7 @@ export function headOf(text: string, complete: boolean): Head {
         head.userText ??= p.text;
       }
       if (isHumanText(p)) {
-        head.prompt = { text: p.text, timestamp: String(rec.timestamp ?? "") };
+        head.prompt = { text: withoutGoalBlock(p.text), timestamp: String(rec.timestamp ?? "") };
         head.done = true;
         break;
       }

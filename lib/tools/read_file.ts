@@ -243,7 +243,7 @@ export const readFileTool: DefinedTool<FileToolContext> = defineTool({
   name: "read_file",
   description: "Read a text file from the workspace. Lines come back numbered (`<n>\\t<line>`); " +
     "use `offset` and `limit` to page through long files. Relative paths resolve against the workspace; " +
-    "absolute paths must lie inside the workspace or the session scratchpad.",
+    "absolute paths must lie inside the workspace, the session scratchpad or the agent's skills directory.",
   parameters: {
     type: "object",
     properties: {

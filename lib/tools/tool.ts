@@ -91,6 +91,11 @@ export interface FileToolContext extends ToolCallContext {
   /** Real path of the session scratchpad (`<agent>/scratchpad/<sid>`); may not exist yet. */
   scratchpad?: string;
   /**
+   * Directories the file tools may read and never change (the agent's
+   * installed skills); missing ones are skipped.
+   */
+  readOnlyRoots?: string[];
+  /**
    * The command sandbox: its `mode` (a read-only sandbox refuses writes) and
    * its git access (`sandbox.git`).
    */

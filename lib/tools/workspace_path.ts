@@ -9,8 +9,10 @@
  * (`Deno.realPath`, or the nearest existing ancestor plus the remaining
  * segments for a path that does not exist yet, following a dangling final
  * link by hand), and the result must lie inside the workspace's real path or
- * the session scratchpad's real path. `..`, absolute paths, symlinks and
- * `/proc/self/{root,cwd,…}` are all judged by where they really lead.
+ * the session scratchpad's real path, or, for reading only, inside one of
+ * the read-only roots (the agent's installed skills). `..`, absolute paths,
+ * symlinks and `/proc/self/{root,cwd,…}` are all judged by where they
+ * really lead.
  *
  * Limits, by design: a hard link inside the workspace to an outside file is
  * indistinguishable from an ordinary file by path and is readable (an atomic
@@ -47,6 +49,8 @@ export interface PathRoots {
   workspace: string;
   /** The session scratchpad; may not exist yet. */
   scratchpad?: string;
+  /** Directories that may be read and never written (the agent's skills); missing ones are skipped. */
+  readOnlyRoots?: string[];
   /**
    * The command sandbox's policy, for its git access (`sandbox.git`); absent
    * or without it, the git directory is read-only.
@@ -64,8 +68,8 @@ export interface ResolvedPath {
   path: string;
   /** Real path: every symlink resolved; for a missing file, its real parent plus the rest. Do I/O here. */
   real: string;
-  /** Which root contains `real`. */
-  root: "workspace" | "scratchpad";
+  /** Which root contains `real` (`read-only`: one of the read-only roots, for a read). */
+  root: "workspace" | "scratchpad" | "read-only";
   /** Real path of that root. */
   rootReal: string;
   /** Whether the lexical path's last component is a symlink (its target was checked). */
@@ -153,12 +157,18 @@ export async function resolveWorkspacePath(
   let real: string;
   let wsReal: string;
   let spReal: string | undefined;
+  const readOnly: string[] = [];
   let viaSymlink = false;
   try {
     wsReal = await realPathOf(roots.workspace);
     spReal = roots.scratchpad === undefined ? undefined : await realPathOf(roots.scratchpad);
     real = await realPathOf(path);
     viaSymlink = (await Deno.lstat(path).catch(() => undefined))?.isSymlink === true;
+    for (const dir of roots.readOnlyRoots ?? []) {
+      // Only existing roots count (a missing skills directory is no root at all).
+      const r = await Deno.realPath(dir).catch(() => undefined);
+      if (r !== undefined) readOnly.push(r);
+    }
   } catch (err) {
     // In the confined tool worker (lib/tools/worker) a path outside the roots
     // cannot even be resolved: it is outside, reported by its lexical form.
@@ -181,6 +191,26 @@ export async function resolveWorkspacePath(
     : spReal && isInside(real, spReal)
     ? "scratchpad"
     : undefined;
+  const readOnlyRoot = root ? undefined : readOnly.find((r) => isInside(real, r));
+  if (readOnlyRoot !== undefined) {
+    if (verb !== "read") {
+      return {
+        ok: false,
+        message:
+          `Refusing to ${verb} "${input}": it lies in "${readOnlyRoot}", which the file tools can read ` +
+          `but never change; copy what you need into the workspace and change it there.`,
+      };
+    }
+    return {
+      ok: true,
+      input,
+      path,
+      real,
+      root: "read-only",
+      rootReal: readOnlyRoot,
+      viaSymlink,
+    };
+  }
   if (!root) return outside(real, wsReal);
   if (verb !== "read" && root === "workspace") {
     const hit = PROTECTED_WRITE_PATHS.find((rel) =>

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createAgent, type Session } from "../../lib/agent/mod.ts";
+import { goalRoundText } from "../../lib/agent/goal.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import {
@@ -166,5 +167,24 @@ Deno.test("stopping iteration early cancels the request, and the session takes t
     assert.equal(session.running, false);
     const stream = await collect(session.run("Second.", { approve: "allow-all" }));
     assert.ok(stream.some((m) => m.payload.type === "text" && m.payload.role === "assistant"));
+  });
+});
+
+Deno.test("a goal round kept as carry-over reaches the next run downgraded: one line, then its body", async () => {
+  await withSession([turn.text("Hello.")], async (session, server) => {
+    const ctl = new AbortController();
+    ctl.abort();
+    const round = goalRoundText({
+      round: 3,
+      objective: "Ship it",
+      path: "/x/GOAL.yaml",
+      used: 0,
+      body: "Ship it",
+    });
+    await collect(session.run(round, { signal: ctl.signal, approve: "allow-all" }));
+    await collect(session.run("Next.", { approve: "allow-all" }));
+    assert.deepEqual(userTexts(requestMessages(server, 0)), [
+      "[goal round 3 of an ended goal run — protocol omitted; do not act on it]\nShip it\n\nNext.",
+    ]);
   });
 });

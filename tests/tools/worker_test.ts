@@ -42,6 +42,7 @@ async function call(
   args: Record<string, unknown>,
   d: Dirs,
   signal = new AbortController().signal,
+  readOnlyRoots?: string[],
 ): Promise<Outcome> {
   const events: ToolEvent[] = [];
   try {
@@ -49,6 +50,7 @@ async function call(
       const e of pool.run(def(name), args, {
         workspace: d.ws,
         scratchpad: d.scratch,
+        ...(readOnlyRoots ? { readOnlyRoots } : {}),
         sessionId: "session-test",
         toolCallId: "call_1",
         signal,
@@ -87,6 +89,42 @@ Deno.test("workerPermissions grants read and write of exactly the roots and noth
     ffi: false,
     sys: false,
     import: false,
+  });
+});
+
+Deno.test("workerPermissions adds read-only roots to read, never to write", () => {
+  const p = workerPermissions(["/w"], ["/skills"]);
+  assert.deepEqual([p.read, p.write], [["/w", "/skills"], ["/w"]]);
+});
+
+Deno.test("a buggy tool in the confined worker can read a read-only root but not write there", async () => {
+  await withBuggy(async (pool, d) => {
+    const skills = join(d.outside, "skills");
+    await Deno.mkdir(skills);
+    await Deno.writeTextFile(join(skills, "SKILL.md"), "skill");
+    await Deno.writeTextFile(join(d.outside, "s.txt"), SECRET);
+    const never = new AbortController().signal;
+    const read = await call(pool, "read_any", { path: join(skills, "SKILL.md") }, d, never, [
+      skills,
+    ]);
+    assert.equal(read.text, "skill");
+    const write = await call(
+      pool,
+      "write_any",
+      {
+        path: join(skills, "SKILL.md"),
+        content: "pwned",
+      },
+      d,
+      never,
+      [skills],
+    );
+    assert.equal(write.error?.name, "NotCapable");
+    const neighbour = await call(pool, "read_any", { path: join(d.outside, "s.txt") }, d, never, [
+      skills,
+    ]);
+    assert.equal(neighbour.error?.name, "NotCapable");
+    assert.equal(await Deno.readTextFile(join(skills, "SKILL.md")), "skill");
   });
 });
 

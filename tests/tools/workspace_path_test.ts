@@ -193,3 +193,42 @@ Deno.test("a hard link to an outside file is not detectable by path (documented 
     assert.ok(r.ok && r.real === join(d.ws, "hard.txt"));
   });
 });
+
+Deno.test("a read-only root (the agent's skills) can be read, by absolute path or through a link, never written or edited", async () => {
+  await withDirs(async (d) => {
+    const skills = join(d.outside, "skills");
+    await Deno.mkdir(join(skills, "notes"), { recursive: true });
+    await Deno.writeTextFile(join(skills, "notes", "SKILL.md"), "x");
+    await Deno.writeTextFile(join(d.outside, "neighbour.txt"), "y");
+    const roots = { workspace: d.ws, readOnlyRoots: [skills] };
+    const skillMd = join(skills, "notes", "SKILL.md");
+    const r = await resolveWorkspacePath(skillMd, roots, "read");
+    assert.ok(r.ok);
+    assert.equal(r.root, "read-only");
+    assert.equal(r.rootReal, skills);
+    await Deno.symlink(skills, join(d.ws, "skills-link"));
+    const viaLink = await resolveWorkspacePath("skills-link/notes/SKILL.md", roots, "read");
+    assert.ok(viaLink.ok && viaLink.real === skillMd);
+    for (const verb of ["write", "edit"] as const) {
+      for (const p of [skillMd, join(skills, "new.md"), "skills-link/notes/SKILL.md"]) {
+        const w = await resolveWorkspacePath(p, roots, verb);
+        assert.ok(!w.ok, `${verb} ${p}`);
+        assert.match(
+          w.message,
+          new RegExp(`^Refusing to ${verb} .*which the file tools can read but never change`),
+        );
+      }
+    }
+    // Only the root itself: its neighbours stay outside; without the option nothing of it is reachable.
+    assert.equal((await resolveWorkspacePath(join(d.outside, "neighbour.txt"), roots)).ok, false);
+    assert.equal(
+      (await resolveWorkspacePath(join(skills, "..", "neighbour.txt"), roots)).ok,
+      false,
+    );
+    assert.equal((await resolveWorkspacePath(skillMd, { workspace: d.ws })).ok, false);
+    // Secrets stay refused inside it, and a missing root is skipped.
+    assert.equal((await resolveWorkspacePath(join(skills, ".vault.toml"), roots)).ok, false);
+    const missing = { workspace: d.ws, readOnlyRoots: [join(d.outside, "none")] };
+    assert.equal((await resolveWorkspacePath(join(d.outside, "none", "x"), missing)).ok, false);
+  });
+});

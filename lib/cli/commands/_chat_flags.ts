@@ -39,8 +39,13 @@ next turn). With stdin not a terminal, each line is one task until EOF.
 Commands: /compact, /clear (fresh session, same workspace and model; prints
 the old and the new session id), /model <provider> <model-id> (fresh session
 on another model; its first message tells the model where the previous
-session is), /thinking [level], /verbose (toggle full tool output), /exit,
-/quit.
+session is), /goal[:<budget>] <objective> (goal mode in this session, as
+penguin run --goal: rounds until the model marks GOAL.yaml complete or
+blocked, the budget such as 200k is spent, or 100 rounds; /goal alone
+continues the session's unfinished goal), /skill <name>[,<name>…] [message]
+(ask the model to use installed skills: a [use_skills] block opens the
+message, or the next one), /thinking [level], /verbose (toggle full tool
+output), /exit, /quit.
 
 Keys: Enter sends; Alt-Enter or Ctrl-J inserts a newline, and so does Enter
 after a trailing \\; Up/Down recall earlier messages (kept per agent in its

@@ -7,6 +7,7 @@
 import { PenguinError } from "../../protocol/errors.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
 import { POLICY_FILE_HELP } from "./_workspace_policy.ts";
+import { BUDGET, GOAL, MAX_ROUNDS } from "./_goal_flags.ts";
 import {
   checkWorkspace,
   SESSION_FLAGS,
@@ -19,7 +20,8 @@ const MESSAGE: Flag = {
   short: "m",
   type: "string",
   value: "<text>",
-  help: 'the task; "-" reads it from stdin (required)',
+  help:
+    'the task; "-" reads it from stdin (required, except to continue\na goal: --resume with --goal)',
 };
 const RESUME: Flag = {
   name: "resume",
@@ -47,12 +49,16 @@ export const RUN_FLAGS: readonly Flag<unknown>[] = [
   RESUME,
   ...SESSION_FLAGS,
   SKILL,
+  GOAL,
+  BUDGET,
+  MAX_ROUNDS,
   JSON_FLAG,
 ];
 
 /** The help text of `penguin run`. */
 export const HELP = `Usage: penguin run -m <message> [flags]
        penguin run --resume <session> -m <message> [flags]
+       penguin run --goal -m <objective> [--budget <tokens>] [--max-rounds <n>] [flags]
 
 Run one agent task in a workspace: the model works with the tools until a
 turn calls no tool, max turns, or an abort (Ctrl-C / SIGTERM). Every step is
@@ -67,6 +73,17 @@ imported from another harness; the session_meta keeps the recorded pair).
 --workspace continues a session whose recorded workspace no longer exists in
 another directory (the move is recorded in the trace and told to the model);
 while the recorded workspace exists, only that directory is accepted.
+
+Goal mode (--goal): the objective is written to GOAL.yaml in the session's
+scratchpad with status active, and the model works in rounds, each one task
+opened by a [goal] block (the round, the goal file, the budget). It sets the
+status to complete or blocked with its file tools or a command; penguin reads
+the file after every round. The goal ends complete, blocked, budget_limited
+(after one wrap-up round once --budget is spent) or aborted (Ctrl-C, a failed
+round, max turns, or --max-rounds); a goal_finished event with the outcome,
+the rounds and the tokens used ends the trace's goal. --resume <session>
+--goal without -m continues that session's unfinished goal (its rounds and
+tokens so far count); with -m it starts a new goal in that session.
 
 Flags:
 ${flagHelp(RUN_FLAGS, 28)}
@@ -87,8 +104,9 @@ usage error and read-only denies the tools that may change things. Every
 denial says why, on screen and in the output the model reads. Destructive
 commands are refused by the project's command policy under every mode.
 
-Exit status: 0 the task completed, 1 it was aborted, failed or hit max turns,
-2 usage or config error.
+Exit status: 0 the task completed (a goal: only when its outcome is
+complete), 1 it was aborted, failed or hit max turns (a goal: blocked,
+budget_limited or aborted), 2 usage or config error.
 
 Example:
   penguin run -m "Add a README with build instructions" --approve read-only
@@ -96,12 +114,19 @@ Example:
 
 /** The validated flags of one `penguin run`. */
 export interface RunFlags extends SessionFlags {
-  message: string;
+  /** The task; undefined only when continuing a goal (`--resume --goal` without `-m`). */
+  message?: string;
   /** The message was read from stdin (`-m -`), so prompts find it at its end. */
   messageFromStdin: boolean;
   /** `--skill` names, in order (checked against the agent's skills when the session opens). */
   skills: string[];
   json: boolean;
+  /** `--goal`: goal mode. */
+  goal: boolean;
+  /** `--budget`: the goal's token budget. */
+  budget?: number;
+  /** `--max-rounds`: the goal's round cap. */
+  maxRounds?: number;
 }
 
 async function readAllStdin(): Promise<string> {
@@ -112,20 +137,45 @@ async function readAllStdin(): Promise<string> {
 export async function parse(args: string[]): Promise<RunFlags> {
   const p = parseDeclared("run", args, RUN_FLAGS, 0);
   const given = flagValue(p, MESSAGE);
-  if (given === undefined) throw new PenguinError("usage", "run: -m/--message is required");
   const session = sessionFlags("run", p);
+  const goalValue = flagValue(p, GOAL);
+  const goal = goalValue !== undefined;
+  if (typeof goalValue === "number" && flagValue(p, BUDGET) !== undefined) {
+    throw new PenguinError("usage", "run: give the budget once: --goal <budget> or --budget");
+  }
+  const budget = typeof goalValue === "number" ? goalValue : flagValue(p, BUDGET);
+  const maxRounds = flagValue(p, MAX_ROUNDS);
+  if (!goal && (budget !== undefined || maxRounds !== undefined)) {
+    throw new PenguinError(
+      "usage",
+      `run: --${budget !== undefined ? BUDGET.name : MAX_ROUNDS.name} needs --goal`,
+    );
+  }
+  if (given === undefined && !(goal && session.resume !== undefined)) {
+    throw new PenguinError(
+      "usage",
+      goal
+        ? "run: --goal needs -m <objective> (or --resume <session> to continue its goal)"
+        : "run: -m/--message is required",
+    );
+  }
   if (session.resume !== undefined && session.resume.trim() === "") {
     throw new PenguinError("usage", "run: --resume needs a session id, a trace path or latest");
   }
   await checkWorkspace("run", session);
-  const message = given === "-" ? await readAllStdin() : given;
-  if (message.trim() === "") throw new PenguinError("usage", "run: the message is empty");
+  const message = given === undefined ? undefined : given === "-" ? await readAllStdin() : given;
+  if (message !== undefined && message.trim() === "") {
+    throw new PenguinError("usage", `run: the ${goal ? "objective" : "message"} is empty`);
+  }
   const skills = (p.values[SKILL.name] as string[] | undefined) ?? [];
   return {
     ...session,
-    message,
+    ...(message !== undefined ? { message } : {}),
     messageFromStdin: given === "-",
     skills: [...new Set(skills)],
     json: bool(p, JSON_FLAG.name),
+    goal,
+    ...(budget !== undefined ? { budget } : {}),
+    ...(maxRounds !== undefined ? { maxRounds } : {}),
   };
 }

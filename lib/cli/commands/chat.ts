@@ -13,20 +13,31 @@ import {
   type PolicyContext,
 } from "./_session_flags.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
-import type { OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
+import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import {
   type Agent,
   approverForMode,
   createAgent,
+  type RunOptions,
   type Session,
   withCommandPolicy,
 } from "../../agent/mod.ts";
+import {
+  continueGoal,
+  type GoalPlan,
+  type GoalResult,
+  runGoal,
+  startGoal,
+} from "../../agent/goal.ts";
+import { listSkills } from "../../state/skills.ts";
+import { withSkills } from "./_skills_block.ts";
+import { parseTokenBudget } from "./_goal_flags.ts";
 import { VERSION } from "../../version.ts";
 import { userText } from "../../protocol/builders.ts";
 import { markerBlock } from "../../agent/markers.ts";
-import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
+import type { RunOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
   CHAT_HELP,
@@ -134,38 +145,56 @@ interface Chat {
   canAsk: boolean;
   /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
   switchedFrom?: string | undefined;
+  /** After `/skill <name>`: the skills the next task's `[use_skills]` block names. */
+  skills?: string[] | undefined;
 }
 
-async function runTask(chat: Chat, text: string): Promise<void> {
+/** The options of a chat task's run: approvals, the chat's thinking level, the abort signal. */
+function runOptionsOf(chat: Chat, signal: AbortSignal): RunOptions {
+  const { input, session } = chat;
+  // Without a terminal nobody is asked: the mode's own denial reasons apply.
+  const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
+  return {
+    signal,
+    approve: chat.opts.flags.commandRules?.length
+      ? withCommandPolicy(
+        approverForMode(chat.opts.flags.approve, {
+          ...ask,
+          permissionOf: session.toolPermission,
+        }),
+        { enabled: true, rules: chat.opts.flags.commandRules },
+      )
+      : chat.opts.flags.approve,
+    ...ask,
+    ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
+  };
+}
+
+/**
+ * Run one task (or, for `/goal`, one goal) on the chat's session: steering
+ * and Ctrl-C go to it; the messages it yields are rendered, and an
+ * interruption is said.
+ */
+async function runRendered(
+  chat: Chat,
+  start: (opts: RunOptions) => AsyncGenerator<OmniMessage, RunOutcome | GoalResult>,
+): Promise<void> {
   const { renderer, input, session } = chat;
   const ctl = new AbortController();
   renderer.beginTask();
   input.taskStarted({ abort: () => ctl.abort(), steer: (t) => session.steer(t) });
   chat.ran = true;
   chat.lastActive = session.sessionId;
-  // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
-  const block = chat.switchedFrom;
-  chat.switchedFrom = undefined;
-  const taskInput = block === undefined ? text : [userText(block), userText(text)];
-  let outcome: RunOutcome | undefined;
+  let ended: RunOutcome | GoalResult | undefined;
   try {
-    const task = trackOutcome(session.run(taskInput, {
-      signal: ctl.signal,
-      approve: chat.opts.flags.commandRules?.length
-        ? withCommandPolicy(
-          approverForMode(chat.opts.flags.approve, {
-            ...ask,
-            permissionOf: session.toolPermission,
-          }),
-          { enabled: true, rules: chat.opts.flags.commandRules },
-        )
-        : chat.opts.flags.approve,
-      ...ask,
-      ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
-    }));
-    for await (const msg of task) renderer.push(msg);
-    outcome = task.outcome;
+    const gen = start(runOptionsOf(chat, ctl.signal));
+    for (let r = await gen.next();; r = await gen.next()) {
+      if (r.done) {
+        ended = r.value;
+        break;
+      }
+      renderer.push(r.value);
+    }
   } catch (err) {
     // A trace that cannot be written ends the chat (exit 1): nothing may run unrecorded.
     if (session.traceFailure) throw err;
@@ -176,8 +205,97 @@ async function runTask(chat: Chat, text: string): Promise<void> {
   }
   renderer.endTask();
   // A run that threw has no outcome: Ctrl-C still says what happened.
-  const interrupted = outcome ? outcome.kind === "aborted" : ctl.signal.aborted;
+  const interrupted = ended === undefined
+    ? ctl.signal.aborted
+    : "kind" in ended
+    ? ended.kind === "aborted"
+    : ended.outcome === "aborted" && ctl.signal.aborted;
   if (interrupted) renderer.line("[current conversation interrupted]");
+}
+
+/** The text of the next task: opened by a pending `[model_switch_from]` or `[use_skills]` block. */
+function taskInputOf(chat: Chat, text: string): string | CompleteMessage[] {
+  const skills = chat.skills;
+  chat.skills = undefined;
+  const body = skills === undefined ? text : withSkills(text, skills);
+  const block = chat.switchedFrom;
+  chat.switchedFrom = undefined;
+  return block === undefined ? body : [userText(block), userText(body)];
+}
+
+async function runTask(chat: Chat, text: string): Promise<void> {
+  const input = taskInputOf(chat, text);
+  await runRendered(chat, (opts) => chat.session.run(input, opts));
+}
+
+/** `/goal[:<budget>] [objective]`: run a goal on the chat's session; without an objective, continue its goal. */
+async function goalCommand(chat: Chat, word: string, arg: string): Promise<void> {
+  const r = chat.renderer;
+  const spec = word.slice("/goal".length);
+  let budget: number | undefined;
+  if (spec !== "") {
+    const n = spec.startsWith(":") ? parseTokenBudget(spec.slice(1)) : null;
+    if (n === null) {
+      r.line(
+        `[error] Usage: /goal[:<budget>] <objective>, the budget a number of tokens such as 50000, 200k or 1.5m`,
+        "plain",
+      );
+      return;
+    }
+    budget = n;
+  }
+  if (chat.opts.flags.sandbox === "read-only") {
+    r.line(
+      "[error] /goal needs a writable sandbox: the model marks the goal complete in GOAL.yaml, " +
+        "which --sandbox read-only makes read-only",
+      "plain",
+    );
+    return;
+  }
+  const session = chat.session;
+  let plan: GoalPlan;
+  if (arg === "") plan = await continueGoal(session);
+  else {
+    const first = taskInputOf(chat, arg);
+    // A pending [model_switch_from] block opens the first round as its own message.
+    const text = typeof first === "string"
+      ? first
+      : first.map((m) => (m.type === "text" ? m.text : "")).join("\n\n");
+    plan = await startGoal(session, text);
+  }
+  await runRendered(
+    chat,
+    (opts) => runGoal(session, plan, budget !== undefined ? { budget } : {}, opts),
+  );
+}
+
+/** `/skill <name>[,<name>…] [message]`: ask the model to use installed skills, with this message or the next. */
+async function skillCommand(chat: Chat, raw: string): Promise<void> {
+  const r = chat.renderer;
+  const list = /^\S+/.exec(raw)?.[0];
+  const message = list === undefined ? "" : raw.slice(list.length).trim();
+  if (list === undefined) {
+    r.line("[error] Usage: /skill <name>[,<name>…] [message]", "plain");
+    return;
+  }
+  const names = [...new Set(list.split(",").map((n) => n.trim()).filter((n) => n !== ""))];
+  const installed = new Set((await listSkills(chat.agent.paths.skills)).map((s) => s.name));
+  const missing = names.filter((n) => !installed.has(n));
+  if (names.length === 0 || missing.length > 0) {
+    r.line(
+      `[error] No such skill: ${missing.join(", ") || list} (installed: ${
+        [...installed].join(", ") || "none"
+      }; see penguin skills list)`,
+      "plain",
+    );
+    return;
+  }
+  chat.skills = [...(chat.skills ?? []), ...names.filter((n) => !chat.skills?.includes(n))];
+  if (message !== "") {
+    await runTask(chat, message);
+    return;
+  }
+  r.line(`[skill] ${chat.skills.join(", ")}: sent with your next message`);
 }
 
 /** `/compact`: compact the context now; Ctrl-C aborts it. */
@@ -203,6 +321,8 @@ async function compactNow(chat: Chat): Promise<void> {
 async function slashCommand(chat: Chat, text: string): Promise<boolean> {
   const [word, ...rest] = text.trim().split(/\s+/);
   const arg = rest.join(" ");
+  // What follows the command word as typed (a message keeps its lines and spacing).
+  const raw = text.trim().slice(word!.length).trim();
   const r = chat.renderer;
   switch (word) {
     case "/exit":
@@ -237,6 +357,9 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
     case "/compact":
       await compactNow(chat);
       return false;
+    case "/skill":
+      await skillCommand(chat, raw);
+      return false;
     case "/clear": {
       const old = chat.session;
       const next = await chat.agent.createSession({
@@ -249,6 +372,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       chat.session = next;
       chat.ran = false;
       chat.switchedFrom = undefined;
+      chat.skills = undefined;
       r.line(
         `[clear] new session ${next.sessionId} (the previous one, ${old.sessionId}, is kept and resumable)`,
       );
@@ -286,8 +410,12 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       return false;
     }
     default:
+      if (word === "/goal" || word?.startsWith("/goal:")) {
+        await goalCommand(chat, word, raw);
+        return false;
+      }
       r.line(
-        `[error] Unknown command ${word}. Commands: /compact, /clear, /model <provider> <model-id>, /thinking [level], /verbose, /exit, /quit`,
+        `[error] Unknown command ${word}. Commands: /compact, /clear, /model <provider> <model-id>, /goal[:<budget>] [objective], /skill <name> [message], /thinking [level], /verbose, /exit, /quit`,
         "plain",
       );
       return false;
@@ -312,7 +440,7 @@ export function modelSwitchBlock(
 
 /** A `/word` line (not a path such as `/etc/hosts …`). */
 function isSlashCommand(text: string): boolean {
-  return /^\/[a-z]+(\s|$)/i.test(text.trim());
+  return /^\/[a-z]+(:\S*)?(\s|$)/i.test(text.trim());
 }
 
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
@@ -369,7 +497,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     renderer.line(
       "Type a message to start; Enter sends, Alt-Enter, Ctrl-J or a trailing \\ adds a line; " +
         "Up/Down recall earlier messages; typing while a task runs steers it; Escape or Ctrl-C " +
-        "interrupts; /compact, /clear, /model, /thinking, /verbose, /exit.",
+        "interrupts; /compact, /clear, /model, /goal, /skill, /thinking, /verbose, /exit.",
     );
   }
   if (history !== undefined) {

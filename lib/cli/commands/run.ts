@@ -5,11 +5,13 @@
  * OmniMessage stream as JSONL and nothing else) to stdout. SIGINT and SIGTERM
  * abort the task; during an approval prompt SIGINT denies that call instead.
  * Exit 0 when the task completed, 1 when it was aborted, failed or stopped
- * at max turns, 2 for usage and config errors.
+ * at max turns, 2 for usage and config errors. With `--goal` the task is a
+ * goal (`agent/goal.ts`): exit 0 only when its outcome is `complete`.
  *
  * @module
  */
-import type { ToolCallMessage } from "../../protocol/types.ts";
+import { PenguinError } from "../../protocol/errors.ts";
+import type { OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import type { ApprovalVerdict } from "../../agent/approval.ts";
@@ -23,19 +25,14 @@ import {
 } from "../_approval_prompt.ts";
 import type { Session } from "../../agent/session.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
+import { continueGoal, type GoalResult, runGoal, startGoal } from "../../agent/goal.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
-import { markerBlock } from "../../agent/markers.ts";
+import { withSkills } from "./_skills_block.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { addSignals, driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
-
-/** The task text, opened by a `[use_skills]` block when skills were named. */
-function withSkills(message: string, skills: string[]): string {
-  if (skills.length === 0) return message;
-  return `${markerBlock("use_skills", `skills: ${skills.join(", ")}`)}\n\n${message}`;
-}
 
 /** The price of the session's model (configured, else the catalog's), or null when unknown. */
 async function priceOf(ctx: CommandContext, session: Session): Promise<Price | null> {
@@ -64,6 +61,16 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const terminal = openTerminal();
   // penguin.jsonc narrows the flags (applied once the workspace is known).
   const session = await openTaskSession(ctx, f, { canAsk: terminal !== null, skills: f.skills });
+  if (f.goal && f.sandbox === "read-only") {
+    // (penguin.jsonc may have narrowed the sandbox to read-only.)
+    await session.dispose();
+    throw new PenguinError(
+      "usage",
+      "run: --goal needs a writable sandbox: the model marks the goal complete in GOAL.yaml " +
+        "in the session scratchpad, which --sandbox read-only makes read-only; " +
+        "use --sandbox workspace-write",
+    );
+  }
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
     color: io.color,
@@ -135,14 +142,42 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
   const runOptions = taskRunOptions(f, session, ctl.signal, terminal !== null ? ask : undefined);
   renderer?.beginTask();
+  const show = (msg: OmniMessage) => {
+    if (f.json) io.out(JSON.stringify(msg) + "\n");
+    else renderer!.push(msg);
+  };
+  if (f.goal) {
+    let result: GoalResult | undefined;
+    try {
+      const plan = f.message !== undefined
+        ? await startGoal(session, withSkills(f.message, f.skills))
+        : await continueGoal(session);
+      if (f.message === undefined) plan.firstBody = withSkills(plan.firstBody, f.skills);
+      const limits = {
+        ...(f.budget !== undefined ? { budget: f.budget } : {}),
+        ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
+      };
+      const goal = runGoal(session, plan, limits, runOptions);
+      for (let r = await goal.next();; r = await goal.next()) {
+        if (r.done) {
+          result = r.value;
+          break;
+        }
+        show(r.value);
+      }
+    } finally {
+      removeSignals();
+      renderer?.endTask();
+      await session.dispose();
+    }
+    io.err(resumeHint(ctx, f, session.sessionId));
+    return result?.outcome === "complete" ? 0 : 1;
+  }
   try {
     // Subagents started with run_in_background report when they finish: the
     // task waits for them and lets the model read each report.
-    outcome = await driveTask(session, withSkills(f.message, f.skills), runOptions, {
-      onMessage: (msg) => {
-        if (f.json) io.out(JSON.stringify(msg) + "\n");
-        else renderer!.push(msg);
-      },
+    outcome = await driveTask(session, withSkills(f.message!, f.skills), runOptions, {
+      onMessage: show,
       onWaiting: (running) => {
         if (!f.json) {
           io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);

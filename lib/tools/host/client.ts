@@ -228,6 +228,7 @@ export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
       createPolicy({
         workspace: ctx.workspace,
         ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+        ...(ctx.readOnlyRoots?.length ? { reveal: ctx.readOnlyRoots } : {}),
       });
     const proc = await acquire(policy);
     const id = nextId++;
@@ -260,6 +261,7 @@ export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
         ctx: {
           workspace: ctx.workspace,
           ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+          ...(ctx.readOnlyRoots?.length ? { readOnlyRoots: ctx.readOnlyRoots } : {}),
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
           ...gitOf(ctx),

@@ -15,6 +15,8 @@ export interface WorkerToolContext {
   workspace: string;
   /** Real path of the session scratchpad. */
   scratchpad?: string;
+  /** Directories readable, never writable, by the file tools. */
+  readOnlyRoots?: string[];
   /** The running session. */
   sessionId: string;
   /** The call being executed. */

@@ -36,11 +36,15 @@ const MAX_IDLE_PER_ROOTS = 2;
 
 /**
  * The Deno permissions of a tool worker confined to `roots` (absolute real
- * paths): read and write of exactly those directories, nothing else.
+ * paths): read and write of exactly those directories, read of the
+ * `readOnly` ones, nothing else.
  */
-export function workerPermissions(roots: readonly string[]): Deno.PermissionOptionsObject {
+export function workerPermissions(
+  roots: readonly string[],
+  readOnly: readonly string[] = [],
+): Deno.PermissionOptionsObject {
   return {
-    read: [...roots],
+    read: [...roots, ...readOnly],
     write: [...roots],
     net: false,
     env: false,
@@ -102,6 +106,16 @@ async function rootsOf(ctx: FileToolContext): Promise<string[]> {
   return roots;
 }
 
+/** The real read-only roots of a call that exist (a missing skills directory is skipped). */
+async function readOnlyRootsOf(ctx: FileToolContext): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of ctx.readOnlyRoots ?? []) {
+    const real = await Deno.realPath(dir).catch(() => undefined);
+    if (real !== undefined && !out.includes(real)) out.push(real);
+  }
+  return out;
+}
+
 /** The git access to pass on: the sandbox's, else the context's own. */
 function gitOf(ctx: FileToolContext): { git?: GitAccess } {
   const git = ctx.sandbox?.git ?? ctx.git;
@@ -134,11 +148,11 @@ export function createToolWorkerPool(
     slot.sink?.({ type: "crash", error: { name: "Error", message: why } });
   }
 
-  function spawn(key: string, roots: string[]): Slot {
+  function spawn(key: string, roots: string[], readOnly: string[]): Slot {
     const worker = new Worker(entry.href, {
       type: "module",
       name: opts.name ?? "penguin-tools",
-      deno: { permissions: workerPermissions(roots) },
+      deno: { permissions: workerPermissions(roots, readOnly) },
     });
     let started!: () => void;
     let failed!: (err: Error) => void;
@@ -163,7 +177,7 @@ export function createToolWorkerPool(
     return slot;
   }
 
-  function take(key: string, roots: string[]): Slot {
+  function take(key: string, roots: string[], readOnly: string[]): Slot {
     const list = idle.get(key);
     const slot = list?.pop();
     if (list && list.length === 0) idle.delete(key);
@@ -171,7 +185,7 @@ export function createToolWorkerPool(
       clearTimeout(slot.idleTimer);
       return slot;
     }
-    return spawn(key, roots);
+    return spawn(key, roots, readOnly);
   }
 
   function release(slot: Slot): void {
@@ -192,7 +206,8 @@ export function createToolWorkerPool(
   ): AsyncGenerator<ToolEvent, void, undefined> {
     const signal = ctx.signal;
     const roots = await rootsOf(ctx);
-    const slot = take(JSON.stringify(roots), roots);
+    const readOnly = await readOnlyRootsOf(ctx);
+    const slot = take(JSON.stringify([roots, readOnly]), roots, readOnly);
     const id = nextId++;
     const queue: Incoming[] = [];
     let wake: (() => void) | undefined;
@@ -224,6 +239,7 @@ export function createToolWorkerPool(
         ctx: {
           workspace: ctx.workspace,
           ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+          ...(readOnly.length > 0 ? { readOnlyRoots: readOnly } : {}),
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
           ...gitOf(ctx),

@@ -1,0 +1,84 @@
+/**
+ * `scratchpad/<sessionId>/GOAL.yaml`: the objective of a goal run and its
+ * status. penguin writes `objective` and `status: active` when a goal
+ * starts; the model changes `status` to `complete` or `blocked` with its
+ * file tools or its commands, and penguin reads it back after every round.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import { errorMessage } from "../protocol/errors.ts";
+
+/** The file name inside the session scratchpad. */
+export const GOAL_FILE = "GOAL.yaml";
+
+/** The statuses the model may set (`active` is penguin's starting value). */
+export type GoalStatus = "active" | "complete" | "blocked";
+
+/** What a goal file says, or why it could not be read. */
+export type GoalFileState =
+  | { ok: true; objective: string; status: GoalStatus }
+  | { ok: false; problem: string };
+
+/** `<scratchpad>/GOAL.yaml`. */
+export function goalFilePath(scratchpad: string): string {
+  return join(scratchpad, GOAL_FILE);
+}
+
+/** The YAML text of a goal file: `objective: …` then `status: …`. */
+export function goalFileText(objective: string, status: GoalStatus = "active"): string {
+  return stringify({ objective, status }, { lineWidth: 0 });
+}
+
+/** Write `<scratchpad>/GOAL.yaml` (the directory is created when missing). */
+export async function writeGoalFile(
+  scratchpad: string,
+  objective: string,
+  status: GoalStatus = "active",
+): Promise<string> {
+  await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
+  const path = goalFilePath(scratchpad);
+  await Deno.writeTextFile(path, goalFileText(objective, status));
+  return path;
+}
+
+/** Interpret the text of a goal file; an unknown status or a missing field is a problem. */
+export function parseGoalFile(text: string): GoalFileState {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    return { ok: false, problem: `it is not valid YAML: ${errorMessage(err)}` };
+  }
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) {
+    return { ok: false, problem: "it is not a mapping with objective and status" };
+  }
+  const { objective, status } = doc as Record<string, unknown>;
+  if (typeof objective !== "string") return { ok: false, problem: "objective is missing" };
+  const s = typeof status === "string" ? status.trim().toLowerCase() : status;
+  if (s !== "active" && s !== "complete" && s !== "blocked") {
+    return {
+      ok: false,
+      problem: `status is ${JSON.stringify(status)}, not one of active, complete, blocked`,
+    };
+  }
+  return { ok: true, objective, status: s };
+}
+
+/** Read `<scratchpad>/GOAL.yaml`; a missing or unreadable file is a problem, never a throw. */
+export async function readGoalFile(scratchpad: string): Promise<GoalFileState> {
+  const path = goalFilePath(scratchpad);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    return {
+      ok: false,
+      problem: err instanceof Deno.errors.NotFound
+        ? `${path} does not exist`
+        : `${path} cannot be read: ${errorMessage(err)}`,
+    };
+  }
+  return parseGoalFile(text);
+}
