@@ -196,14 +196,12 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
   const sessionId = newSessionId();
   const vault = await loadVault(paths.vault);
   const temporary = await isTempWorkspace(realWorkspace, ref);
-  const workspaceMemoryDir = config.memory.enabled
-    ? await prepareMemory(paths, realWorkspace, temporary)
-    : undefined;
+  const memory = config.memory.enabled ? await prepareMemory(paths, realWorkspace, temporary) : {};
   const sections = await renderPromptSections({
     paths,
     config,
     vaultKeys: Object.keys(vault).sort(),
-    ...(workspaceMemoryDir ? { workspaceMemoryDir } : {}),
+    ...(memory.workspace ? { workspaceMemoryDir: memory.workspace } : {}),
   });
   const systemPrompt = assembleSystemPrompt(config.system_prompt, {
     agentsMd: base.agentsMd,
@@ -240,7 +238,7 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     await closingOnError(writer, () =>
       sessionParts(
         base,
-        { meta, model, realWorkspace, vault, writer, metaWritten: false, children },
+        { meta, model, realWorkspace, vault, writer, metaWritten: false, children, memory },
         opts,
       )),
   );
