@@ -172,6 +172,8 @@ export async function sessionParts(
     });
   const maxTokens = core.model.max_tokens ?? config.model.max_tokens;
   const memory = core.memory ?? await sessionMemory(base, core.realWorkspace);
+  const sharedEnv = await Deno.mkdir(base.paths.sharedEnv, { recursive: true, mode: 0o700 })
+    .then(() => base.paths.sharedEnv, () => undefined);
   const sandbox = createPolicy({
     workspace: core.realWorkspace,
     mode: opts.sandbox ?? "workspace-write",
@@ -182,8 +184,9 @@ export async function sessionParts(
     dataRoot: ref.root,
     // Installed skills are for the model to read: visible, read-only, in a hidden data root.
     reveal: [base.paths.skills],
-    // The memory directories are the model's to maintain: visible and writable like the workspace.
-    revealWritable: [memory.user, memory.workspace].filter((d) => d !== undefined),
+    // The memory and shared environment directories are the model's to maintain: visible and
+    // writable like the workspace, for its commands and its file tools alike.
+    revealWritable: [memory.user, memory.workspace, sharedEnv].filter((d) => d !== undefined),
     vault: core.vault,
     hostEnv: base.env,
   });

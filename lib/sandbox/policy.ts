@@ -59,7 +59,7 @@ export interface SandboxPolicy {
   /**
    * Directories bound at their own path even when a hidden directory holds
    * them, writable like the workspace in `workspace-write` (read-only in
-   * `read-only`): the agent's memory directories. The file tools reach
+   * `read-only`): the agent's memory and shared_env directories. The file tools reach
    * exactly these too (`lib/tools/workspace_path.ts`). Missing ones are skipped.
    */
   revealWritable?: string[];
@@ -151,7 +151,7 @@ export interface PolicyOptions {
   hide?: string[];
   /** Paths inside hidden ones to show read-only (e.g. the agent's skills). */
   reveal?: string[];
-  /** Paths inside hidden ones to show writable (the agent's memory directories). */
+  /** Paths inside hidden ones to show writable (the agent's memory and shared_env directories). */
   revealWritable?: string[];
   /** Vault values for the child environment. */
   vault?: Record<string, string>;

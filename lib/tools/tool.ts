@@ -98,7 +98,7 @@ export interface FileToolContext extends ToolCallContext {
   /**
    * More real directories the file tools may read and write when `sandbox`
    * is not at hand (inside a confined worker): the sandbox's
-   * `revealWritable`, the agent's memory directories. `sandbox.revealWritable` wins.
+   * `revealWritable` (the agent's memory and shared_env directories). `sandbox.revealWritable` wins.
    */
   revealWritable?: readonly string[];
   /**

@@ -10,7 +10,7 @@
  * segments for a path that does not exist yet, following a dangling final
  * link by hand), and the result must lie inside the real path of the
  * workspace, the session scratchpad or one of the sandbox's revealed
- * writable directories (the agent's memory directories, which the command
+ * writable directories (the agent's memory and shared_env directories, which the command
  * sandbox binds writable as well: one list decides for both). `..`, absolute paths, symlinks and
  * `/proc/self/{root,cwd,…}` are all judged by where they really lead.
  *
@@ -72,8 +72,8 @@ export interface ResolvedPath {
   path: string;
   /** Real path: every symlink resolved; for a missing file, its real parent plus the rest. Do I/O here. */
   real: string;
-  /** Which root contains `real` (`memory`: a revealed writable directory). */
-  root: "workspace" | "scratchpad" | "memory";
+  /** Which root contains `real` (`shared`: a revealed writable directory: memory, shared_env). */
+  root: "workspace" | "scratchpad" | "shared";
   /** Real path of that root. */
   rootReal: string;
   /** Whether the lexical path's last component is a symlink (its target was checked). */
@@ -88,7 +88,7 @@ const MAX_LINK_HOPS = 40;
 /** What the file tools can reach, for refusals. */
 function reach(memory: boolean): string {
   return memory
-    ? "the workspace, the session scratchpad and the agent's memory directories"
+    ? "the workspace, the session scratchpad and the agent's memory and shared_env directories"
     : "the workspace and the session scratchpad";
 }
 
@@ -206,7 +206,7 @@ export async function resolveWorkspacePath(
     : spReal && isInside(real, spReal)
     ? "scratchpad"
     : memRoot !== undefined
-    ? "memory"
+    ? "shared"
     : undefined;
   if (!root) return outside(real, wsReal);
   if (verb !== "read" && root === "workspace") {

@@ -26,6 +26,7 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
   try {
     const state = agentState(sb.root);
     const user = join(state, "memory", "user");
+    const shared = join(state, "..", "shared_env");
     // The first session learns the workspace memory directory from its prompt.
     queue.push(turn.text("looked"));
     const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "hi"]);
@@ -50,7 +51,8 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
         }, { id: "w2" }),
         item.toolCall("exec_command", {
           cmd: `printf -- '- build.md: build with make -j4\\n' >> '${wsDir}/MEMORY.md' && ` +
-            `printf 'make -j4\\n' > '${wsDir}/build.md' && echo saved`,
+            `printf 'make -j4\\n' > '${wsDir}/build.md' && ` +
+            `mkdir -p '${shared}/tool' && echo cached > '${shared}/tool/c' && echo saved`,
         }, { id: "c1" }),
       ),
       turn.text("saved"),
@@ -69,6 +71,11 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
     assert.match(outputs, /saved/);
     assert.equal(await Deno.readTextFile(join(user, "tabs.md")), topic);
     assert.equal(await Deno.readTextFile(join(wsDir, "build.md")), "make -j4\n");
+    assert.equal(
+      await Deno.readTextFile(join(shared, "tool", "c")),
+      "cached\n",
+      "shared_env is real",
+    );
 
     queue.push(turn.text("remembered"));
     const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
