@@ -32,6 +32,7 @@ export const GROUPS: CommandGroup[] = [
   },
   { word: "mcp", load: async () => (await import("./commands/mcp.ts")).mcpCommands },
   { word: "skills", load: async () => (await import("./commands/skills.ts")).skillsCommands },
+  { word: "memory", load: async () => (await import("./commands/memory.ts")).memoryCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 
