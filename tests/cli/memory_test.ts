@@ -88,3 +88,47 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
     await sb.cleanup();
   }
 });
+
+Deno.test("memory follows the sandbox mode: written by the file tools with --sandbox off, read-only with --sandbox read-only", async () => {
+  const queue = [] as ReturnType<typeof turn.text>[];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 20 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const user = join(agentState(sb.root), "memory", "user");
+    const run = (mode: string) =>
+      runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "--sandbox", mode, "-m", "x"]);
+    queue.push(
+      turn.of(item.toolCall("write_file", {
+        file_path: join(user, "MEMORY.md"),
+        content: "- off.md: written with the sandbox off\n",
+      }, { id: "w_off" })),
+      turn.text("ok"),
+    );
+    const off = await run("off");
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(
+      await Deno.readTextFile(join(user, "MEMORY.md")),
+      "- off.md: written with the sandbox off\n",
+    );
+    queue.push(
+      turn.of(
+        item.toolCall("read_file", { file_path: join(user, "MEMORY.md") }, { id: "r_ro" }),
+        item.toolCall("exec_command", { cmd: `echo x >> '${user}/MEMORY.md'` }, { id: "c_ro" }),
+      ),
+      turn.text("ok"),
+    );
+    const ro = await run("read-only");
+    assert.equal(ro.code, 0, ro.stderr);
+    const body = JSON.stringify(server.requests.at(-1)!.body);
+    assert.ok(systemOf(server.requests.at(-2)!.body).includes("- off.md: written with"));
+    assert.match(body, /written with the sandbox off/, "read_file reads memory");
+    assert.match(body, /Read-only file system/, "commands cannot write it");
+    assert.equal(
+      await Deno.readTextFile(join(user, "MEMORY.md")),
+      "- off.md: written with the sandbox off\n",
+    );
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
