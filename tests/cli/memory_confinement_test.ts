@@ -154,3 +154,51 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
     await sb.cleanup();
   }
 });
+
+Deno.test("a link to the vault swapped in and out of the memory directory by a running command never lets a read through", async () => {
+  let state = "";
+  const server = await startModelServer({
+    maxRequests: 10,
+    handler: (req, i) => {
+      const user = join(state, "memory", "user");
+      if (i === 0) {
+        return turn.of(item.toolCall("exec_command", {
+          cmd: `cd '${user}' && while :; do printf 'plain\\n' > t1 && mv -f t1 x.md; ` +
+            `ln -sf '${join(state, ".vault.toml")}' t2 && mv -f t2 x.md; ` +
+            `ln -sf ../../.vault.toml t3 && mv -f t3 x.md; done`,
+          run_in_background: true,
+        }, { id: "race" }));
+      }
+      if (i === 1) {
+        const reads = Array.from(
+          { length: 12 },
+          (_, n) =>
+            n % 2 === 0
+              ? item.toolCall("read_file", { file_path: join(user, "x.md") }, { id: `r${n}` })
+              : item.toolCall("exec_command", { cmd: `cat '${user}/x.md'` }, { id: `r${n}` }),
+        );
+        return turn.of(...reads);
+      }
+      if (i === 2) {
+        const id = /process_id (proc-[\w-]+)/.exec(JSON.stringify(req.body))?.[1] ?? "none";
+        return turn.of(item.toolCall("kill_command", { process_id: id }, { id: "kill" }));
+      }
+      return turn.text("done");
+    },
+  });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
+    await Deno.mkdir(state, { recursive: true });
+    await Deno.writeTextFile(join(state, ".vault.toml"), `# ${VAULT_MARK}\nK = "v"\n`);
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "race"]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = outputsOf(server);
+    assert.equal(out.size, 14, [...out.keys()].join(","));
+    for (const [id, text] of out) assert.ok(!text.includes(VAULT_MARK), `${id} leaked: ${text}`);
+    assert.doesNotMatch(out.get("kill")!, /no such|unknown|not found/i, "the racer was stopped");
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
