@@ -96,6 +96,7 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
     await json(["sessions", "compact", id, "--json"]);
     await json(["mcp", "list", "--json"]);
     await json(["skills", "list", "--json"]);
+    await json(["memory", "list", "--json"]);
 
     // Every command with a --json flag ran above.
     const withJson = (await allCommands()).filter((c) => /--json\b/.test(c.help))
