@@ -7,17 +7,22 @@
  *
  * The model writes these directories (they are the only writable part of
  * `agent_state` in its sandbox), so penguin treats their contents as hostile
- * when it reads or writes them itself: a file is read only when the opened
- * file is the regular file that the name in the scope directory holds
- * (device and inode compared after the open, so a symbolic link, or one
- * swapped in while penguin reads, is refused), and penguin's own writes
- * there never follow a link (a new file is created beside and renamed over).
+ * when it reads or writes them itself (`untrusted_file.ts`): a symbolic
+ * link, or a file swapped in while penguin reads, is refused, and penguin's
+ * own writes there never follow a link.
  *
  * @module
  */
 import { basename, join } from "node:path";
 import type { AgentPaths } from "./paths.ts";
 import { skillFrontmatter } from "./skills.ts";
+import {
+  isPlainName,
+  readUntrustedFile,
+  replaceUntrustedFile,
+  UNTRUSTED_READ_LIMIT,
+  type UntrustedRead,
+} from "./untrusted_file.ts";
 
 /** The index file of a memory scope. */
 export const MEMORY_INDEX = "MEMORY.md";
@@ -26,7 +31,7 @@ export const MEMORY_INDEX = "MEMORY.md";
 export const WORKSPACE_MARKER = ".workspace";
 
 /** The most bytes penguin reads of one memory file. */
-export const MEMORY_READ_LIMIT = 4 * 1024 * 1024;
+export const MEMORY_READ_LIMIT = UNTRUSTED_READ_LIMIT;
 
 /** One memory scope directory. */
 export interface MemoryScope {
@@ -51,9 +56,7 @@ export interface MemoryTopic {
 }
 
 /** The outcome of {@linkcode readMemoryFile}. */
-export type MemoryRead =
-  | { ok: true; text: string; truncated: boolean }
-  | { ok: false; missing: boolean; message: string };
+export type MemoryRead = UntrustedRead;
 
 /** The workspace memory key: sanitized basename (≤ 40, lower-case, or `workspace`) + first 8 hex of sha256(path). */
 export async function workspaceMemoryKey(realWorkspace: string): Promise<string> {
@@ -76,91 +79,14 @@ function isMissing(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
 }
 
-/** A plain file name (no separators, not `.`/`..`). */
-function plainName(name: string): boolean {
-  return name !== "" && name !== "." && name !== ".." && !/[\\/\0]/.test(name);
-}
-
-async function openForRead(path: string): Promise<Deno.FsFile> {
-  // Read and write: opening a FIFO for reading alone would wait for a writer,
-  // so one swapped in after the type check could hang penguin. Nothing is written.
-  try {
-    return await Deno.open(path, { read: true, write: true });
-  } catch (err) {
-    if (!(err instanceof Deno.errors.PermissionDenied)) throw err;
-    return await Deno.open(path, { read: true });
-  }
-}
-
 /**
- * Read `name` (a plain file name) of the scope directory `dir`, refusing
- * anything that is not a regular file there: a symbolic link (wherever it
- * points), a directory, a FIFO, and a file swapped for another one between
- * the check and the read. Reads at most {@linkcode MEMORY_READ_LIMIT} bytes.
+ * Read `name` (a plain file name) of the memory directory `dir` the way
+ * penguin reads everything the model can write: a symbolic link, a
+ * directory, a FIFO or a file swapped in while it is read is refused (see
+ * `untrusted_file.ts`). Reads at most {@linkcode MEMORY_READ_LIMIT} bytes.
  */
-export async function readMemoryFile(dir: string, name: string): Promise<MemoryRead> {
-  if (!plainName(name)) {
-    return { ok: false, missing: false, message: `"${name}" is not a file name in ${dir}` };
-  }
-  const path = join(dir, name);
-  const refuse = (why: string): MemoryRead => ({
-    ok: false,
-    missing: false,
-    message: `Refusing to read "${path}": ${why}`,
-  });
-  let before: Deno.FileInfo;
-  try {
-    before = await Deno.lstat(path);
-  } catch (err) {
-    if (isMissing(err)) return { ok: false, missing: true, message: `"${path}" does not exist` };
-    throw err;
-  }
-  if (before.isSymlink) return refuse("it is a symbolic link");
-  if (!before.isFile) return refuse("it is not a regular file");
-  let file: Deno.FsFile;
-  try {
-    file = await openForRead(path);
-  } catch (err) {
-    if (isMissing(err)) return { ok: false, missing: true, message: `"${path}" does not exist` };
-    return refuse(err instanceof Error ? err.message : String(err));
-  }
-  try {
-    const opened = await file.stat();
-    const now = await Deno.lstat(path).catch(() => undefined);
-    // Windows reports no inode; there the link and type checks stand alone.
-    const same = now !== undefined && !now.isSymlink && opened.isFile &&
-      (Deno.build.os === "windows" || (opened.dev === now.dev && opened.ino === now.ino));
-    if (!same) return refuse("it was replaced while penguin read it");
-    const buf = new Uint8Array(MEMORY_READ_LIMIT + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const got = await file.read(buf.subarray(n));
-      if (got === null) break;
-      n += got;
-    }
-    const truncated = n > MEMORY_READ_LIMIT;
-    const text = new TextDecoder().decode(buf.subarray(0, Math.min(n, MEMORY_READ_LIMIT)));
-    return { ok: true, text, truncated };
-  } finally {
-    file.close();
-  }
-}
-
-/** Create `dir/name` holding `text`, replacing whatever entry had that name without following it. */
-async function replaceFile(dir: string, name: string, text: string): Promise<void> {
-  const tmp = join(dir, `.${name}.tmp-${crypto.randomUUID()}`);
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
-  try {
-    await file.write(new TextEncoder().encode(text));
-  } finally {
-    file.close();
-  }
-  try {
-    await Deno.rename(tmp, join(dir, name));
-  } catch (err) {
-    await Deno.remove(tmp).catch(() => {});
-    throw err;
-  }
+export function readMemoryFile(dir: string, name: string): Promise<MemoryRead> {
+  return readUntrustedFile(dir, name, MEMORY_READ_LIMIT);
 }
 
 /** Make `dir` (0700) with an empty index unless one exists (never following a link there). */
@@ -204,7 +130,7 @@ export async function prepareMemory(
     await ensureScope(dir);
     const marker = await readMemoryFile(dir, WORKSPACE_MARKER);
     if (!(marker.ok && marker.text === `${realWorkspace}\n`)) {
-      await replaceFile(dir, WORKSPACE_MARKER, `${realWorkspace}\n`);
+      await replaceUntrustedFile(dir, WORKSPACE_MARKER, `${realWorkspace}\n`);
     }
     out.workspace = dir;
   } catch {
@@ -218,7 +144,7 @@ export async function listMemoryScopes(paths: AgentPaths): Promise<MemoryScope[]
   const names: string[] = [];
   try {
     for await (const e of Deno.readDir(paths.memory)) {
-      if (e.isDirectory && plainName(e.name)) names.push(e.name);
+      if (e.isDirectory && isPlainName(e.name)) names.push(e.name);
     }
   } catch (err) {
     if (!isMissing(err)) throw err;
