@@ -31,7 +31,7 @@ export const MEMORY_INDEX = "MEMORY.md";
 export const WORKSPACE_MARKER = ".workspace";
 
 /** The most bytes penguin reads of one memory file. */
-export const MEMORY_READ_LIMIT = UNTRUSTED_READ_LIMIT;
+export const MEMORY_READ_LIMIT: number = UNTRUSTED_READ_LIMIT;
 
 /** One memory scope directory. */
 export interface MemoryScope {
