@@ -6,8 +6,9 @@
  *
  * - {@linkcode readUntrustedFile} reads a name only when the file it opened
  *   is the regular file the name holds (device and inode compared after the
- *   open): a link, wherever it points, is refused, and so is a file swapped
- *   for another between the check and the read;
+ *   open): a link, wherever it points, is refused, and so are a file swapped
+ *   for another between the check and the read and a file with a second
+ *   name (a hard link);
  * - {@linkcode replaceUntrustedFile} writes a new file beside the name and
  *   renames it over, so whatever the name held is replaced, never written
  *   through.
@@ -92,6 +93,9 @@ export async function readUntrustedFile(
     const same = now !== undefined && !now.isSymlink && opened.isFile &&
       (Deno.build.os === "windows" || (opened.dev === now.dev && opened.ino === now.ino));
     if (!same) return refuse("it was replaced while penguin read it");
+    // A second name could be a secret's (a link made where the sandbox does not separate
+    // the directories, e.g. Seatbelt): a file with more than one name is not read.
+    if ((opened.nlink ?? 1) > 1) return refuse("it has more than one name (a hard link)");
     const buf = new Uint8Array(limit + 1);
     let n = 0;
     while (n < buf.length) {

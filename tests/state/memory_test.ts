@@ -30,8 +30,10 @@ Deno.test("readMemoryFile reads regular files and refuses links, FIFOs, director
     await Deno.symlink(secret, join(dir, "abs.md"));
     await Deno.symlink("../../.vault.toml", join(dir, "rel.md"));
     await Deno.mkdir(join(dir, "sub.md"));
-    new Deno.Command("mkfifo", { args: [join(dir, "fifo.md")] }).outputSync();
-    for (const name of ["abs.md", "rel.md", "sub.md", "fifo.md", "../../.vault.toml", "a/b"]) {
+    await new Deno.Command("mkfifo", { args: [join(dir, "fifo.md")] }).output();
+    await Deno.link(secret, join(dir, "hard.md"));
+    const names = ["abs.md", "rel.md", "sub.md", "fifo.md", "hard.md", "../../.vault.toml", "a/b"];
+    for (const name of names) {
       const r = await readMemoryFile(dir, name);
       assert.equal(r.ok, false, name);
       assert.ok(!JSON.stringify(r).includes(SECRET), name);
