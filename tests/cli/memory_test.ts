@@ -132,3 +132,22 @@ Deno.test("memory follows the sandbox mode: written by the file tools with --san
     await sb.cleanup();
   }
 });
+
+Deno.test("a long index is injected cut to its first 200 lines, with a note saying so", async () => {
+  const server = await startModelServer({ handler: () => turn.text("ok"), maxRequests: 5 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const user = join(agentState(sb.root), "memory", "user");
+    await Deno.mkdir(user, { recursive: true });
+    const lines = Array.from({ length: 250 }, (_, i) => `- t${i + 1}.md: topic ${i + 1}`);
+    await Deno.writeTextFile(join(user, "MEMORY.md"), lines.join("\n") + "\n");
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "x"]);
+    assert.equal(r.code, 0, r.stderr);
+    const prompt = systemOf(server.requests[0]!.body);
+    assert.ok(prompt.includes("- t200.md: topic 200\n(index truncated: showing 200 of 250 lines"));
+    assert.ok(!prompt.includes("- t201.md"));
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
