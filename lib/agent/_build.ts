@@ -23,7 +23,8 @@ import type {
   SystemConfig,
 } from "../state/mod.ts";
 import { sessionScratchpadDir } from "../state/paths.ts";
-import { assertWorkspaceOutsideDataRoot } from "../state/workspace.ts";
+import { assertWorkspaceOutsideDataRoot, isTempWorkspace } from "../state/workspace.ts";
+import { prepareMemory, type SessionMemory } from "../state/memory.ts";
 import type { EngineState } from "./engine.ts";
 import type { SessionParts } from "./session.ts";
 import { builtinToolSource, openToolset } from "./toolset.ts";
@@ -167,6 +168,15 @@ export interface SessionCore {
   toolCallIds?: ToolCallIds;
   /** The children registry (default: one that cannot spawn, e.g. for a subagent). */
   children?: ChildRegistry;
+  /** The session's memory directories (default: prepared now, when memory is enabled). */
+  memory?: SessionMemory;
+}
+
+/** The memory directories of a session in `realWorkspace` (none when memory is disabled). */
+async function sessionMemory(base: AgentBase, realWorkspace: string): Promise<SessionMemory> {
+  if (!base.config.memory.enabled) return {};
+  const temporary = await isTempWorkspace(realWorkspace, base.ref);
+  return await prepareMemory(base.paths, realWorkspace, temporary);
 }
 
 /** The agent's MCP servers minus the denied ones; configuration problems are warned. */
@@ -200,6 +210,9 @@ export async function sessionParts(
       ...(opts.warn ? { warn: opts.warn } : {}),
     });
   const maxTokens = core.model.max_tokens ?? config.model.max_tokens;
+  const memory = core.memory ?? await sessionMemory(base, core.realWorkspace);
+  const sharedEnv = await Deno.mkdir(base.paths.sharedEnv, { recursive: true, mode: 0o700 })
+    .then(() => base.paths.sharedEnv, () => undefined);
   const sandbox = createPolicy({
     workspace: core.realWorkspace,
     mode: opts.sandbox ?? "workspace-write",
@@ -210,6 +223,9 @@ export async function sessionParts(
     dataRoot: ref.root,
     // Installed skills are for the model to read: visible, read-only, in a hidden data root.
     reveal: [base.paths.skills],
+    // The memory and shared environment directories are the model's to maintain: visible and
+    // writable like the workspace, for its commands and its file tools alike.
+    revealWritable: [memory.user, memory.workspace, sharedEnv].filter((d) => d !== undefined),
     vault: core.vault,
     hostEnv: base.env,
   });

@@ -49,6 +49,7 @@ import { emptyEngineState } from "./engine.ts";
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prompt.ts";
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
+import type { SessionMemory } from "../state/memory.ts";
 import { openSession, type Session } from "./session.ts";
 import { type ResumeOptions, resumeRecorded } from "./resume.ts";
 import type { RecordedSession } from "./recorded.ts";
@@ -195,18 +196,20 @@ async function penguinSystemPrompt(
     provider: string;
     modelId: string;
     vaultKeys: string[];
+    /** The session's prepared memory directories (default: prepared here). */
+    memory?: SessionMemory;
   },
 ): Promise<string> {
   const { ref, paths, config } = base;
-  const temporary = await isTempWorkspace(s.realWorkspace, ref);
-  const workspaceMemoryDir = config.memory.enabled
-    ? await prepareMemory(paths, s.realWorkspace, temporary)
-    : undefined;
+  const memory = s.memory ??
+    (config.memory.enabled
+      ? await prepareMemory(paths, s.realWorkspace, await isTempWorkspace(s.realWorkspace, ref))
+      : {});
   const sections = await renderPromptSections({
     paths,
     config,
     vaultKeys: s.vaultKeys,
-    ...(workspaceMemoryDir ? { workspaceMemoryDir } : {}),
+    ...(memory.workspace ? { workspaceMemoryDir: memory.workspace } : {}),
   });
   return assembleSystemPrompt(config.system_prompt, {
     agentsMd: base.agentsMd,
@@ -229,7 +232,7 @@ function importedFromHarness(meta: SessionMeta): boolean {
 }
 
 async function createSession(base: AgentBase, opts: SessionOptions): Promise<Session> {
-  const { ref, paths } = base;
+  const { ref, paths, config } = base;
   // The pair and its credentials first: a missing key fails before anything is created.
   const model = sessionModel(base, { provider: opts.provider, model_id: opts.modelId }, opts);
   const workspace = opts.workspaceDir !== undefined
@@ -238,7 +241,10 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
   const realWorkspace = await Deno.realPath(workspace);
   const sessionId = newSessionId();
   const vault = await loadVault(paths.vault);
+  const temporary = await isTempWorkspace(realWorkspace, ref);
+  const memory = config.memory.enabled ? await prepareMemory(paths, realWorkspace, temporary) : {};
   const systemPrompt = await penguinSystemPrompt(base, {
+    memory,
     sessionId,
     workspace,
     realWorkspace,
@@ -268,7 +274,7 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     await closingOnError(writer, () =>
       sessionParts(
         base,
-        { meta, model, realWorkspace, vault, writer, metaWritten: false, children },
+        { meta, model, realWorkspace, vault, writer, metaWritten: false, children, memory },
         opts,
       )),
   );

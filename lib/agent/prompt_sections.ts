@@ -7,8 +7,13 @@
  *
  * @module
  */
-import { basename, join } from "node:path";
 import type { AgentPaths } from "../state/paths.ts";
+import {
+  MEMORY_INDEX,
+  prepareMemory,
+  readMemoryFile,
+  workspaceMemoryKey,
+} from "../state/memory.ts";
 import type { ResolvedSystemConfig } from "../state/system_config.ts";
 import { listSkills } from "../state/skills.ts";
 import type { PromptSections } from "./prompt.ts";
@@ -22,9 +27,13 @@ export const MEMORY_INDEX_MAX_CHARS = 25_000;
 /** What an empty memory index reads as. */
 export const EMPTY_MEMORY_INDEX = "(the index is empty — nothing has been saved yet)";
 
-async function readText(path: string): Promise<string | undefined> {
+export { prepareMemory, workspaceMemoryKey };
+
+/** A scope's index as penguin may read it (a link or a swapped file reads as empty). */
+async function readIndex(dir: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    const r = await readMemoryFile(dir, MEMORY_INDEX);
+    return r.ok ? r.text : undefined;
   } catch {
     return undefined;
   }
@@ -56,51 +65,6 @@ export function memoryIndexText(raw: string | undefined): string {
     note = `showing the first ${MEMORY_INDEX_MAX_CHARS} characters`;
   }
   return note ? `${shown}\n(index truncated: ${note} — open MEMORY.md for the rest)` : shown;
-}
-
-/** The workspace memory key: sanitized basename (≤ 40, lower-case, or `workspace`) + first 8 hex of sha256(path). */
-export async function workspaceMemoryKey(realWorkspace: string): Promise<string> {
-  const base = basename(realWorkspace).replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "")
-    .slice(0, 40).replace(/-+$/, "").toLowerCase() || "workspace";
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(realWorkspace));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `${base}-${hex.slice(0, 8)}`;
-}
-
-/**
- * Create the memory directories of a session (user scope always, the
- * workspace scope for a persistent workspace) with empty `MEMORY.md` files
- * and the `.workspace` marker. Returns the workspace memory directory, or
- * undefined for a temporary workspace or when creation failed.
- */
-export async function prepareMemory(
-  paths: AgentPaths,
-  realWorkspace: string,
-  temporary: boolean,
-): Promise<string | undefined> {
-  const ensureIndex = async (dir: string) => {
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    const index = join(dir, "MEMORY.md");
-    try {
-      await Deno.writeTextFile(index, "", { createNew: true });
-    } catch (err) {
-      if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-    }
-  };
-  try {
-    await ensureIndex(paths.userMemory);
-  } catch {
-    // no user memory scope; the prompt shows an empty index
-  }
-  if (temporary) return undefined;
-  try {
-    const dir = join(paths.memory, await workspaceMemoryKey(realWorkspace));
-    await ensureIndex(dir);
-    await Deno.writeTextFile(join(dir, ".workspace"), `${realWorkspace}\n`);
-    return dir;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The skill list: `` - `name` — description `` per skill directory, sorted by name. */
@@ -141,10 +105,10 @@ export async function renderPromptSections(input: SectionInputs): Promise<Prompt
     prompt.split(placeholder).join(value);
   let memory = "";
   if (config.memory.enabled) {
-    const user = memoryIndexText(await readText(paths.userMemoryIndex));
+    const user = memoryIndexText(await readIndex(paths.userMemory));
     memory = fill(config.memory.prompt, "{{USER_MEMORY_INDEX}}", user);
     if (input.workspaceMemoryDir) {
-      const ws = memoryIndexText(await readText(join(input.workspaceMemoryDir, "MEMORY.md")));
+      const ws = memoryIndexText(await readIndex(input.workspaceMemoryDir));
       const part = fill(
         fill(config.memory.workspace_prompt, "{{WORKSPACE_MEMORY_INDEX}}", ws),
         "{{WORKSPACE_MEMORY_DIR}}",

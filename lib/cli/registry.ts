@@ -37,6 +37,7 @@ export const GROUPS: CommandGroup[] = [
     word: "schedules",
     load: async () => (await import("./commands/schedules.ts")).schedulesCommands,
   },
+  { word: "memory", load: async () => (await import("./commands/memory.ts")).memoryCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 

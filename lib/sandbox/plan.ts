@@ -19,7 +19,10 @@ export type { Placeholder };
 export interface SandboxPlan {
   /** True in `workspace-write`: roots are bound writable; else read-only. */
   writableRoots: boolean;
-  /** Workspace, scratchpad and extra writable directories (extra ones only when writable). */
+  /**
+   * Workspace, scratchpad, revealed writable directories and extra writable
+   * directories (extra ones only when writable).
+   */
   roots: string[];
   /**
    * Paths inside writable roots re-bound read-only (`penguin.jsonc`, the git
@@ -95,6 +98,7 @@ export async function resolvePlan(
   const roots = [workspace];
   const optional = [
     ...(policy.scratchpad ? [policy.scratchpad] : []),
+    ...(policy.revealWritable ?? []),
     ...(writableRoots ? policy.extraWritable : []),
   ];
   for (const p of optional) {

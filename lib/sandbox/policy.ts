@@ -56,6 +56,13 @@ export interface SandboxPolicy {
    * own executable and code. Missing ones are skipped.
    */
   reveal?: string[];
+  /**
+   * Directories bound at their own path even when a hidden directory holds
+   * them, writable like the workspace in `workspace-write` (read-only in
+   * `read-only`): the agent's memory and shared_env directories. The file tools reach
+   * exactly these too (`lib/tools/workspace_path.ts`). Missing ones are skipped.
+   */
+  revealWritable?: string[];
   /** Environment allowlist and vault. */
   env: SandboxEnv;
   /** RLIMIT_NPROC inside the sandbox (a fork-bomb brake); not enforced for root. Default 2048. */
@@ -144,6 +151,8 @@ export interface PolicyOptions {
   hide?: string[];
   /** Paths inside hidden ones to show read-only (e.g. the agent's skills). */
   reveal?: string[];
+  /** Paths inside hidden ones to show writable (the agent's memory and shared_env directories). */
+  revealWritable?: string[];
   /** Vault values for the child environment. */
   vault?: Record<string, string>;
   /** Extra host variable names to pass through. */
@@ -184,6 +193,9 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   if (hostEnv) policy.env.host = hostEnv;
   if (opts.scratchpad) policy.scratchpad = resolve(opts.scratchpad);
   if (opts.reveal?.length) policy.reveal = opts.reveal.map((p) => resolve(p));
+  if (opts.revealWritable?.length) {
+    policy.revealWritable = opts.revealWritable.map((p) => resolve(p));
+  }
   if (opts.bwrapPath) policy.bwrapPath = opts.bwrapPath;
   return policy;
 }
@@ -202,6 +214,7 @@ export function assertPolicyPaths(policy: SandboxPolicy): void {
   const paths: [string, string][] = [["workspace", policy.workspace]];
   if (policy.scratchpad !== undefined) paths.push(["scratchpad", policy.scratchpad]);
   for (const p of policy.extraWritable) paths.push(["extraWritable", p]);
+  for (const p of policy.revealWritable ?? []) paths.push(["revealWritable", p]);
   for (const p of policy.hide) paths.push(["hide", p]);
   for (const [name, p] of paths) {
     if (!isAbsolute(p)) {

@@ -14,6 +14,8 @@ export * from "./command_policy_defaults.ts";
 export * from "./system_config.ts";
 export * from "./mcp_servers.ts";
 export * from "./skills.ts";
+export * from "./memory.ts";
+export * from "./untrusted_file.ts";
 export * from "./default_prompts.ts";
 export * from "./vault.ts";
 export * from "./agents_md.ts";

@@ -137,7 +137,10 @@ export function snapshotsDir(ref: AgentRef): string {
   return join(agentDir(ref), "snapshots");
 }
 
-/** `<agent>/shared_env` (a prompt convention; penguin never creates it). */
+/**
+ * `<agent>/shared_env`: where the model keeps environments and caches that
+ * later sessions reuse (created when a session starts; writable by its commands).
+ */
 export function sharedEnvDir(ref: AgentRef): string {
   return join(agentDir(ref), "shared_env");
 }

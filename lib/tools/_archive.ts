@@ -90,6 +90,19 @@ export interface ArchiveWriter {
   readonly fileBytes: number;
 }
 
+/** The archive directory is not one penguin can write into safely. */
+class ArchiveRefused extends Error {
+  override name = "ArchiveRefused";
+}
+
+/** Throw unless `dir` is a directory itself (not a symbolic link to one). */
+async function assertRealDir(dir: string): Promise<void> {
+  const info = await Deno.lstat(dir);
+  if (info.isSymlink || !info.isDirectory) {
+    throw new ArchiveRefused(`"${dir}" is not a directory (a symbolic link?)`);
+  }
+}
+
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown }).code;
   return typeof code === "string" ? code : (err as Error).name || "UNKNOWN";
@@ -199,10 +212,31 @@ export function startArchive(
   const open = async (): Promise<Deno.FsFile> => {
     if (file) return file;
     const dir = join(scratchpad, "truncated-tool-output");
-    path = join(dir, await archiveFileName(toolName, toolCallId));
+    const name = await archiveFileName(toolName, toolCallId);
+    path = join(dir, name);
     await Deno.mkdir(scratchpad, { recursive: true });
     await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    file = await Deno.open(path, { write: true, read: true, createNew: true, mode: 0o600 });
+    // The model can write the scratchpad: a link planted as the archive directory would
+    // have penguin write the output wherever it points.
+    const real = join(await Deno.realPath(scratchpad), "truncated-tool-output");
+    await assertRealDir(real);
+    const opened = await Deno.open(join(real, name), {
+      write: true,
+      read: true,
+      createNew: true,
+      mode: 0o600,
+    });
+    try {
+      await assertRealDir(real);
+      const [a, b] = [await opened.stat(), await Deno.lstat(join(real, name))];
+      if (Deno.build.os !== "windows" && (a.dev !== b.dev || a.ino !== b.ino)) {
+        throw new ArchiveRefused("the archive file was replaced");
+      }
+    } catch (err) {
+      opened.close();
+      throw err;
+    }
+    file = opened;
     return file;
   };
 

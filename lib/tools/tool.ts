@@ -99,7 +99,13 @@ export interface FileToolContext extends ToolCallContext {
    * The command sandbox: its `mode` (a read-only sandbox refuses writes) and
    * its git access (`sandbox.git`).
    */
-  sandbox?: Pick<SandboxPolicy, "mode" | "git">;
+  sandbox?: Pick<SandboxPolicy, "mode" | "git" | "revealWritable">;
+  /**
+   * More real directories the file tools may read and write when `sandbox`
+   * is not at hand (inside a confined worker): the sandbox's
+   * `revealWritable` (the agent's memory and shared_env directories). `sandbox.revealWritable` wins.
+   */
+  revealWritable?: readonly string[];
   /**
    * Git access of the file tools when `sandbox` is not at hand (inside a
    * confined worker); `sandbox.git` wins. Absent: the git directory is read-only.

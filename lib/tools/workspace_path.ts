@@ -8,11 +8,13 @@
  * is resolved against the workspace, every symlink in it is resolved
  * (`Deno.realPath`, or the nearest existing ancestor plus the remaining
  * segments for a path that does not exist yet, following a dangling final
- * link by hand), and the result must lie inside the workspace's real path or
- * the session scratchpad's real path, or, for reading only, inside one of
- * the read-only roots (the agent's installed skills). `..`, absolute paths,
- * symlinks and `/proc/self/{root,cwd,…}` are all judged by where they
- * really lead.
+ * link by hand), and the result must lie inside the real path of the
+ * workspace, the session scratchpad or one of the sandbox's revealed
+ * writable directories (the agent's memory and shared_env directories, which the command
+ * sandbox binds writable as well: one list decides for both), or, for
+ * reading only, inside one of the read-only roots (the agent's installed
+ * skills). `..`, absolute paths, symlinks and `/proc/self/{root,cwd,…}` are
+ * all judged by where they really lead.
  *
  * Limits, by design: a hard link inside the workspace to an outside file is
  * indistinguishable from an ordinary file by path and is readable (an atomic
@@ -55,9 +57,15 @@ export interface PathRoots {
    * The command sandbox's policy, for its git access (`sandbox.git`); absent
    * or without it, the git directory is read-only.
    */
-  sandbox?: { git?: GitAccess };
+  sandbox?: { git?: GitAccess; revealWritable?: readonly string[] };
   /** The git access when no sandbox policy is at hand (a confined worker); `sandbox.git` wins. */
   git?: GitAccess;
+  /**
+   * More directories the file tools may read and write (the sandbox
+   * policy's `revealWritable`: the agent's memory directories), when no
+   * sandbox policy is at hand; `sandbox.revealWritable` wins.
+   */
+  revealWritable?: readonly string[];
 }
 
 /** A path that passed confinement. */
@@ -68,8 +76,11 @@ export interface ResolvedPath {
   path: string;
   /** Real path: every symlink resolved; for a missing file, its real parent plus the rest. Do I/O here. */
   real: string;
-  /** Which root contains `real` (`read-only`: one of the read-only roots, for a read). */
-  root: "workspace" | "scratchpad" | "read-only";
+  /**
+   * Which root contains `real` (`shared`: a revealed writable directory: memory, shared_env;
+   * `read-only`: one of the read-only roots, for a read).
+   */
+  root: "workspace" | "scratchpad" | "shared" | "read-only";
   /** Real path of that root. */
   rootReal: string;
   /** Whether the lexical path's last component is a symlink (its target was checked). */
@@ -80,6 +91,13 @@ export interface ResolvedPath {
 export type PathResolution = ({ ok: true } & ResolvedPath) | { ok: false; message: string };
 
 const MAX_LINK_HOPS = 40;
+
+/** What the file tools can reach, for refusals. */
+function reach(memory: boolean): string {
+  return memory
+    ? "the workspace, the session scratchpad and the agent's memory and shared_env directories"
+    : "the workspace and the session scratchpad";
+}
 
 class LinkLoop extends Error {}
 
@@ -146,10 +164,13 @@ export async function resolveWorkspacePath(
     message:
       `Refusing to ${verb} "${input}": ${name} holds the user's secrets and must never enter the conversation.`,
   });
+  const memoryDirs = roots.sandbox?.revealWritable ?? roots.revealWritable ?? [];
   const outside = (where: string, wsReal: string): PathResolution => ({
     ok: false,
     message:
-      `Path "${input}" resolves to "${where}", outside the workspace "${wsReal}"; file tools can only reach the workspace and the session scratchpad.`,
+      `Path "${input}" resolves to "${where}", outside the workspace "${wsReal}"; file tools can only reach ${
+        reach(memoryDirs.length > 0)
+      }.`,
   });
   const lexicalSecret = secretHit(path);
   if (lexicalSecret) return refuseSecret(lexicalSecret);
@@ -158,10 +179,14 @@ export async function resolveWorkspacePath(
   let wsReal: string;
   let spReal: string | undefined;
   const readOnly: string[] = [];
+  const memReal: string[] = [];
   let viaSymlink = false;
   try {
     wsReal = await realPathOf(roots.workspace);
     spReal = roots.scratchpad === undefined ? undefined : await realPathOf(roots.scratchpad);
+    for (const dir of memoryDirs) {
+      memReal.push(await realPathOf(dir));
+    }
     real = await realPathOf(path);
     viaSymlink = (await Deno.lstat(path).catch(() => undefined))?.isSymlink === true;
     for (const dir of roots.readOnlyRoots ?? []) {
@@ -180,16 +205,21 @@ export async function resolveWorkspacePath(
     return {
       ok: false,
       message:
-        `Path "${input}" leads outside the workspace "${ws}" through a symbolic link; file tools can only reach the workspace and the session scratchpad.`,
+        `Path "${input}" leads outside the workspace "${ws}" through a symbolic link; file tools can only reach ${
+          reach(memoryDirs.length > 0)
+        }.`,
     };
   }
   const realSecret = secretHit(real);
   if (realSecret) return refuseSecret(realSecret);
 
+  const memRoot = memReal.find((dir) => isInside(real, dir));
   const root = isInside(real, wsReal)
     ? "workspace"
     : spReal && isInside(real, spReal)
     ? "scratchpad"
+    : memRoot !== undefined
+    ? "shared"
     : undefined;
   const readOnlyRoot = root ? undefined : readOnly.find((r) => isInside(real, r));
   if (readOnlyRoot !== undefined) {
@@ -236,7 +266,7 @@ export async function resolveWorkspacePath(
     path,
     real,
     root,
-    rootReal: root === "workspace" ? wsReal : spReal!,
+    rootReal: root === "workspace" ? wsReal : root === "scratchpad" ? spReal! : memRoot!,
     viaSymlink,
   };
 }

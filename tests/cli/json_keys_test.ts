@@ -110,6 +110,7 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
       'prompt = "x"\nstart_at = 2026-01-01T00:00:00Z\nperiod = "1d"\nprovider = "custom"\nmodel_id = "m"\n',
     );
     await json(["schedules", "list", "--json"]);
+    await json(["memory", "list", "--json"]);
 
     // Every command with a --json flag ran above.
     const withJson = (await allCommands()).filter((c) => /--json\b/.test(c.help))

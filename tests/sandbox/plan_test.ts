@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { createPolicy, homeSecrets, parseSandboxMode, resolvePlan } from "../../lib/sandbox/mod.ts";
+import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-plan-test-" }));
@@ -116,6 +117,37 @@ Deno.test("resolvePlan keeps existing scratchpad and extra dirs as roots, extra 
       (await resolvePlan(policy, join(dir, "ws"))).roots,
       ["ws", "scratch"].map((d) => join(dir, d)),
     );
+  });
+});
+
+Deno.test("revealed writable dirs inside the hidden data root are roots, bound after the root is hidden", async () => {
+  await withDir(async (dir) => {
+    const data = join(dir, "data");
+    const mem = join(data, "agent_state", "memory", "user");
+    await Deno.mkdir(mem, { recursive: true });
+    await Deno.writeTextFile(join(data, "agent_state", ".vault.toml"), 'K = "v"\n');
+    await Deno.mkdir(join(dir, "ws"));
+    const policy = createPolicy({
+      workspace: join(dir, "ws"),
+      dataRoot: data,
+      revealWritable: [mem, join(data, "missing")],
+      home: "",
+      hostEnv: {},
+    });
+    const plan = await resolvePlan(policy, join(dir, "ws"));
+    assert.deepEqual(plan.roots, [join(dir, "ws"), mem]);
+    assert.deepEqual(plan.hideDirs, [data]);
+    const argv = bwrapMountArgs(plan);
+    const hide = argv.findIndex((a, i) => a === "--tmpfs" && argv[i + 1] === data);
+    const bind = argv.findIndex((a, i) => a === "--bind" && argv[i + 1] === mem);
+    assert.ok(hide >= 0 && bind > hide, argv.join(" "));
+    policy.mode = "read-only";
+    const ro = bwrapMountArgs(await resolvePlan(policy, join(dir, "ws")));
+    assert.ok(
+      ro.some((a, i) => a === "--ro-bind" && ro[i + 1] === mem),
+      "read-only mode binds it read-only",
+    );
+    assert.ok(!ro.some((a, i) => a === "--bind" && ro[i + 1] === mem));
   });
 });
 

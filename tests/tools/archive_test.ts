@@ -87,3 +87,19 @@ Deno.test("the unread buffer keeps multi-byte text and split surrogate pairs exa
   pieces.append("two");
   assert.deepEqual(pieces.takeChunks(), ["one ", "two"]);
 });
+
+Deno.test("a link planted as the archive directory is not written through", async () => {
+  await withDirs(async (d) => {
+    await Deno.mkdir(d.scratch, { recursive: true });
+    await Deno.symlink(d.outside, `${d.scratch}/truncated-tool-output`);
+    const w = startArchive(d.scratch, "exec_command", "call_planted", 4096);
+    await w.append("model-controlled text\n");
+    const r = await w.finish();
+    assert.deepEqual(r, { ok: false, code: "ArchiveRefused" });
+    assert.deepEqual(
+      await Array.fromAsync(Deno.readDir(d.outside)),
+      [],
+      "nothing was created where the link points",
+    );
+  });
+});

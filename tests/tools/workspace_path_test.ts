@@ -156,6 +156,36 @@ Deno.test("the session scratchpad is reachable even before it exists", async () 
   });
 });
 
+Deno.test("revealed writable directories are reachable, their siblings, parents and links out are not", async () => {
+  await withDirs(async (d) => {
+    const state = join(d.root, "agent_state");
+    const mem = join(state, "memory", "user");
+    await Deno.mkdir(mem, { recursive: true });
+    await Deno.writeTextFile(join(state, "system_config.yaml"), "x: 1\n");
+    await Deno.symlink("../../system_config.yaml", join(mem, "cfg.md"));
+    const roots = { workspace: d.ws, sandbox: { revealWritable: [mem] } };
+    const ok = await resolveWorkspacePath(join(mem, "topic.md"), roots, "write");
+    assert.ok(ok.ok && ok.root === "shared" && ok.rootReal === mem);
+    for (
+      const p of [
+        join(mem, "cfg.md"),
+        join(mem, "..", "x.md"),
+        join(mem, "../../system_config.yaml"),
+      ]
+    ) {
+      const r = await resolveWorkspacePath(p, roots, "write");
+      assert.ok(!r.ok && r.message.includes("memory and shared_env directories"), p);
+    }
+    const secret = await resolveWorkspacePath(join(mem, ".vault.toml"), roots, "write");
+    assert.ok(!secret.ok && secret.message.includes("holds the user's secrets"));
+    const worker = await resolveWorkspacePath(join(mem, "t.md"), {
+      workspace: d.ws,
+      revealWritable: [mem],
+    });
+    assert.ok(worker.ok, "the worker's own list works when no sandbox policy is at hand");
+  });
+});
+
 Deno.test("a workspace given through a symlink is compared by its real path", async () => {
   await withDirs(async (d) => {
     const alias = join(d.root, "ws_alias");

@@ -34,6 +34,7 @@ import {
   type WorkerMessage,
 } from "../worker/_protocol.ts";
 import { decodeReply, encodeRequest, lineSplitter } from "./_wire.ts";
+import { revealWritableOf } from "../worker/pool.ts";
 import { SELF_ENV_NAMES, selfArgv, selfReveal, TOOL_HOST_COMMAND } from "./self.ts";
 
 /** Default idle time before an unused host is stopped (ms). */
@@ -105,16 +106,17 @@ function policyKey(p: SandboxPolicy): string {
 }
 
 /**
- * Device and inode of the workspace and scratchpad (created when missing, so
- * the sandbox can bind it): the sandbox binds the directories that exist when
- * it starts, so a root deleted and made anew needs a new host.
+ * Device and inode of the workspace, the scratchpad (created when missing, so
+ * the sandbox can bind it) and the revealed writable directories: the
+ * sandbox binds the directories that exist when it starts, so a root
+ * deleted and made anew needs a new host.
  */
 async function rootIdentity(p: SandboxPolicy): Promise<string> {
   if (p.scratchpad !== undefined) {
     await Deno.mkdir(p.scratchpad, { recursive: true, mode: 0o700 });
   }
   const ids: string[] = [];
-  for (const dir of [p.workspace, p.scratchpad]) {
+  for (const dir of [p.workspace, p.scratchpad, ...(p.revealWritable ?? [])]) {
     if (dir === undefined) continue;
     const info = await Deno.stat(dir).catch(() => undefined);
     ids.push(info ? `${info.dev}:${info.ino}` : "-");
@@ -265,6 +267,7 @@ export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
           ...gitOf(ctx),
+          ...revealWritableOf(ctx),
         },
       });
       if (ctx.signal.aborted) onAbort();

@@ -23,6 +23,8 @@ export interface WorkerToolContext {
   toolCallId: string;
   /** Git access of the file tools (the session sandbox's `git`); absent: read-only. */
   git?: GitAccess;
+  /** More real directories the file tools may read and write (the sandbox's `revealWritable`). */
+  revealWritable?: string[];
 }
 
 /** An error as it crosses the thread boundary. */

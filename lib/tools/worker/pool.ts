@@ -4,7 +4,8 @@
  * {@linkcode createToolWorkerPool} runs each tool call in a Worker loaded
  * from one entry module (which calls `serveTools`), whose Deno permissions
  * are {@linkcode workerPermissions} of the call's roots: read and write of
- * exactly the workspace and the session scratchpad, and no net, run, env,
+ * exactly the workspace, the session scratchpad and the revealed writable
+ * directories (the agent's memory), and no net, run, env,
  * ffi, sys or import. A worker serves one call at a time; after a call it
  * waits idle for the next call on the same roots and is terminated after
  * `idleMs`. A call that is abandoned, or that does not stop within
@@ -95,13 +96,20 @@ interface Slot {
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
-/** The real roots a call is confined to: the workspace, and the scratchpad (created when missing). */
+/**
+ * The real roots a call is confined to: the workspace, the scratchpad
+ * (created when missing) and the revealed writable directories that exist.
+ */
 async function rootsOf(ctx: FileToolContext): Promise<string[]> {
   const roots = [await Deno.realPath(ctx.workspace)];
   if (ctx.scratchpad !== undefined) {
     await Deno.mkdir(ctx.scratchpad, { recursive: true, mode: 0o700 });
     const sp = await Deno.realPath(ctx.scratchpad);
     if (!roots.includes(sp)) roots.push(sp);
+  }
+  for (const dir of revealWritableOf(ctx).revealWritable ?? []) {
+    const real = await Deno.realPath(dir).catch(() => undefined);
+    if (real !== undefined && !roots.includes(real)) roots.push(real);
   }
   return roots;
 }
@@ -120,6 +128,14 @@ async function readOnlyRootsOf(ctx: FileToolContext): Promise<string[]> {
 function gitOf(ctx: FileToolContext): { git?: GitAccess } {
   const git = ctx.sandbox?.git ?? ctx.git;
   return git ? { git } : {};
+}
+
+/** The revealed writable directories to pass on: the sandbox's, else the context's own. */
+export function revealWritableOf(
+  ctx: Pick<FileToolContext, "sandbox" | "revealWritable">,
+): { revealWritable?: string[] } {
+  const dirs = ctx.sandbox?.revealWritable ?? ctx.revealWritable;
+  return dirs && dirs.length > 0 ? { revealWritable: [...dirs] } : {};
 }
 
 /** A pool of confined workers loading `entry` (a module that calls `serveTools`). */
@@ -243,6 +259,7 @@ export function createToolWorkerPool(
           sessionId: ctx.sessionId,
           toolCallId: ctx.toolCallId,
           ...gitOf(ctx),
+          ...revealWritableOf(ctx),
         },
       });
       if (signal.aborted) onAbort();
