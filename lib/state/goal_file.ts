@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { errorMessage } from "../protocol/errors.ts";
+import { readUntrustedFile, replaceUntrustedFile } from "./untrusted_file.ts";
 
 /** The file name inside the session scratchpad. */
 export const GOAL_FILE = "GOAL.yaml";
@@ -31,16 +32,19 @@ export function goalFileText(objective: string, status: GoalStatus = "active"): 
   return stringify({ objective, status }, { lineWidth: 0 });
 }
 
-/** Write `<scratchpad>/GOAL.yaml` (the directory is created when missing). */
+/**
+ * Write `<scratchpad>/GOAL.yaml` (the directory is created when missing).
+ * The model can write the scratchpad, so the name is replaced, never
+ * written through: a link planted there is not followed.
+ */
 export async function writeGoalFile(
   scratchpad: string,
   objective: string,
   status: GoalStatus = "active",
 ): Promise<string> {
   await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
-  const path = goalFilePath(scratchpad);
-  await Deno.writeTextFile(path, goalFileText(objective, status));
-  return path;
+  await replaceUntrustedFile(scratchpad, GOAL_FILE, goalFileText(objective, status));
+  return goalFilePath(scratchpad);
 }
 
 /** Interpret the text of a goal file; an unknown status or a missing field is a problem. */
@@ -66,19 +70,22 @@ export function parseGoalFile(text: string): GoalFileState {
   return { ok: true, objective, status: s };
 }
 
-/** Read `<scratchpad>/GOAL.yaml`; a missing or unreadable file is a problem, never a throw. */
+/**
+ * Read `<scratchpad>/GOAL.yaml`; a missing or unreadable file is a problem,
+ * never a throw. The model can write the scratchpad: a symbolic link, a
+ * hard link or anything but a regular file is refused, so a link to a
+ * secret never brings the secret into the next round's prompt.
+ */
 export async function readGoalFile(scratchpad: string): Promise<GoalFileState> {
   const path = goalFilePath(scratchpad);
-  let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    const read = await readUntrustedFile(scratchpad, GOAL_FILE, 1024 * 1024);
+    if (!read.ok) {
+      return { ok: false, problem: read.missing ? `${path} does not exist` : read.message };
+    }
+    if (read.truncated) return { ok: false, problem: `${path} is larger than 1 MiB` };
+    return parseGoalFile(read.text);
   } catch (err) {
-    return {
-      ok: false,
-      problem: err instanceof Deno.errors.NotFound
-        ? `${path} does not exist`
-        : `${path} cannot be read: ${errorMessage(err)}`,
-    };
+    return { ok: false, problem: `${path} cannot be read: ${errorMessage(err)}` };
   }
-  return parseGoalFile(text);
 }

@@ -141,3 +141,30 @@ Deno.test("an ended goal's round is downgraded: the text itself, and inside a tr
   assert.ok(block.includes(`  [user_input]${down}[/user_input]`), block);
   assert.ok(!block.includes("Goal file:"), block);
 });
+
+Deno.test("a GOAL.yaml the model replaced by a link is neither followed on read nor written through", async () => {
+  await withTempDir("penguin-goal-link-", async (dir) => {
+    const scratchpad = join(dir, "scratchpad");
+    await Deno.mkdir(scratchpad);
+    const secret = join(dir, "vault.toml");
+    await Deno.writeTextFile(secret, "objective: the secret\nstatus: complete\n");
+    await Deno.symlink(secret, join(scratchpad, "GOAL.yaml"));
+    const read = await readGoalFile(scratchpad);
+    assert.equal(read.ok, false);
+    assert.match(!read.ok ? read.problem : "", /symbolic link/);
+    assert.doesNotMatch(JSON.stringify(read), /the secret/);
+    // Restarting the goal replaces the link and leaves its target alone.
+    await writeGoalFile(scratchpad, "Fix the tests");
+    assert.equal(await Deno.readTextFile(secret), "objective: the secret\nstatus: complete\n");
+    assert.equal((await Deno.lstat(join(scratchpad, "GOAL.yaml"))).isSymlink, false);
+    assert.deepEqual(await readGoalFile(scratchpad), {
+      ok: true,
+      objective: "Fix the tests",
+      status: "active",
+    });
+    // A second name (a hard link to a secret) is refused too.
+    await Deno.remove(join(scratchpad, "GOAL.yaml"));
+    await Deno.link(secret, join(scratchpad, "GOAL.yaml"));
+    assert.equal((await readGoalFile(scratchpad)).ok, false);
+  });
+});
