@@ -97,11 +97,11 @@ Deno.test({
 
 Deno.test("otlp: penguin's own subagent sample links the child by its meta's parent, deterministically", async () => {
   const dir = join(REPO, "samples/subagents");
-  const files = [...Deno.readDirSync(dir)].map((e) => join(dir, e.name));
+  const files: string[] = [];
+  for await (const e of Deno.readDir(dir)) files.push(join(dir, e.name));
   const all = await groupSessions(files);
-  const parentKey = all.find((s) =>
-    !Deno.readTextFileSync(s.files[0]!.path).includes('"parent":{')
-  )!;
+  const metas = await Promise.all(all.map((s) => Deno.readTextFile(s.files[0]!.path)));
+  const parentKey = all[metas.findIndex((m) => !m.includes('"parent":{'))]!;
   const a = await otlpFromSession(parentKey);
   const b = await otlpFromSession(parentKey);
   assert.deepEqual(a, b, "same trace, same spans");
