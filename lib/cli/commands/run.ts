@@ -37,6 +37,8 @@ import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { applyPolicyFile, confinement } from "./_session_flags.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
+import { startTelemetry } from "./_telemetry.ts";
+import type { LiveTelemetry } from "../../telemetry/live.ts";
 
 /** Refuse `--skill` names the agent does not have, before anything is recorded. */
 async function checkSkills(names: string[], skillsDir: string, agentId: string): Promise<void> {
@@ -75,6 +77,7 @@ async function openRunSession(
   ctx: CommandContext,
   f: RunFlags,
   terminal: Terminal | null,
+  started: (telemetry: LiveTelemetry) => void,
 ): Promise<Session> {
   // penguin.jsonc narrows the flags; the recorded workspace's one when resuming.
   const pc = {
@@ -89,7 +92,11 @@ async function openRunSession(
     ...(f.agentId !== undefined ? { agentId: f.agentId } : {}),
   });
   await checkSkills(f.skills, agent.paths.skills, agent.ref.agentId);
+  // Spans of every session this run opens (subagents too) go to a collector when one is configured.
+  const telemetry = startTelemetry(ctx, agent);
+  if (telemetry) started(telemetry);
   const limits = {
+    ...(telemetry ? { observeTrace: telemetry.observeTrace } : {}),
     ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
     ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
     // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
@@ -149,7 +156,14 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   // Approvals are answered on the terminal, never by piped input.
   const terminal = openTerminal();
   // penguin.jsonc narrows the flags (applied once the workspace is known).
-  const session = await openRunSession(ctx, f, terminal);
+  let telemetry: LiveTelemetry | undefined;
+  let session: Session;
+  try {
+    session = await openRunSession(ctx, f, terminal, (t) => telemetry = t);
+  } catch (err) {
+    await telemetry?.shutdown();
+    throw err;
+  }
   const renderer = f.json ? undefined : createRenderer({
     write: io.out,
     color: io.color,
@@ -249,6 +263,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     removeSignals();
     renderer?.endTask();
     await session.dispose();
+    await telemetry?.shutdown();
   }
   io.err(resumeHint(ctx, f, session.sessionId));
   return outcome?.kind === "completed" ? 0 : 1;

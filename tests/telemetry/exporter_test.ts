@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { createSpanExporter } from "../../lib/telemetry/exporter.ts";
+import { parseOtlpHeaders, resolveTelemetry } from "../../lib/telemetry/config.ts";
+import type { OtlpSpan } from "../../lib/telemetry/otlp_json.ts";
+import { spanIdOf, traceIdOf } from "../../lib/telemetry/otlp_json.ts";
+import { closedPort, startCollector } from "../support/otlp_collector.ts";
+import { decodeSpans } from "./_otlp.ts";
+
+function spans(n: number): OtlpSpan[] {
+  return Array.from({ length: n }, (_, i) => ({
+    traceId: traceIdOf("t"),
+    spanId: spanIdOf("s", String(i)),
+    name: `span ${i}`,
+    kind: 1,
+    startTimeUnixNano: "1000000",
+    endTimeUnixNano: "2000000",
+    attributes: [],
+    status: { code: 0 },
+  }));
+}
+
+const resource = { serviceName: "penguin", version: "0.1.0" };
+
+Deno.test("exporter: full batches go out at once, the rest at shutdown, with the headers", async () => {
+  const c = startCollector();
+  const warnings: string[] = [];
+  try {
+    const ex = createSpanExporter({
+      url: `${c.endpoint}/v1/traces`,
+      headers: { authorization: "Bearer tok" },
+      resource,
+      warn: (l) => warnings.push(l),
+      maxBatch: 4,
+      delayMs: 3_600_000,
+    });
+    ex.push(spans(4));
+    await c.waitFor(1); // a full batch does not wait for the timer
+    ex.push(spans(6).slice(4));
+    const stats = await ex.shutdown();
+    assert.deepEqual(stats, { sent: 6, dropped: 0 });
+    assert.equal(c.received.length, 2);
+    assert.equal(c.received[0]!.path, "/v1/traces");
+    assert.equal(c.received[0]!.headers.get("authorization"), "Bearer tok");
+    assert.equal(c.received[0]!.headers.get("content-type"), "application/json");
+    assert.equal(c.received.flatMap((r) => decodeSpans(r.body)).length, 6);
+    assert.deepEqual(warnings, []);
+  } finally {
+    await c.close();
+  }
+});
+
+Deno.test("exporter: a 503 is retried with backoff; a 400 drops the batch with one warning", async () => {
+  const c = startCollector([503, 503]);
+  try {
+    const ex = createSpanExporter({
+      url: `${c.endpoint}/v1/traces`,
+      resource,
+      warn: () => {},
+      maxBatch: 2,
+      backoffMs: () => 0,
+    });
+    ex.push(spans(2));
+    await c.waitFor(1);
+    assert.deepEqual(await ex.shutdown(), { sent: 2, dropped: 0 });
+  } finally {
+    await c.close();
+  }
+  const bad = startCollector([400]);
+  const warnings: string[] = [];
+  try {
+    const ex = createSpanExporter({
+      url: `${bad.endpoint}/v1/traces`,
+      resource,
+      warn: (l) => warnings.push(l),
+      backoffMs: () => 0,
+    });
+    ex.push(spans(3));
+    const stats = await ex.shutdown();
+    assert.equal(stats.sent, 0);
+    assert.equal(stats.dropped, 3);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /cannot export spans to .*: HTTP 400/);
+    assert.equal(bad.received.length, 0, "a 400 is not retried");
+  } finally {
+    await bad.close();
+  }
+});
+
+Deno.test("exporter: an unreachable collector drops and counts, warns once; a full queue drops the excess", async () => {
+  const warnings: string[] = [];
+  const ex = createSpanExporter({
+    url: `http://127.0.0.1:${closedPort()}/v1/traces`,
+    resource,
+    warn: (l) => warnings.push(l),
+    maxQueue: 5,
+    maxBatch: 100,
+    delayMs: 3_600_000,
+    backoffMs: () => 0,
+  });
+  ex.push(spans(8));
+  ex.push(spans(2));
+  const stats = await ex.shutdown();
+  assert.equal(stats.sent, 0);
+  assert.equal(stats.dropped, 10);
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  ex.push(spans(1));
+  assert.deepEqual(
+    await ex.shutdown(),
+    { ...stats, dropped: 11 },
+    "a span after shutdown is dropped",
+  );
+});
+
+Deno.test("telemetry config: the traces variable as is, the base one plus /v1/traces, then system_config", () => {
+  const warn: string[] = [];
+  const w = (l: string) => warn.push(l);
+  const env = (vars: Record<string, string>) => (n: string) => vars[n];
+  assert.equal(resolveTelemetry(env({}), undefined, w), null);
+  const base = resolveTelemetry(
+    env({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318/",
+      OTEL_EXPORTER_OTLP_HEADERS: "a=1, b = x%20y ,bad",
+    }),
+    {
+      system_prompt: "",
+      telemetry: { include_content: true, otlp: { headers: { a: "0", c: "3" } } },
+    },
+    w,
+  );
+  assert.deepEqual(base, {
+    url: "http://c:4318/v1/traces",
+    headers: { a: "1", b: "x y", c: "3" },
+    includeContent: true,
+    source: "OTEL_EXPORTER_OTLP_ENDPOINT",
+  });
+  assert.equal(warn.length, 1, "the malformed header entry is reported");
+  assert.equal(
+    resolveTelemetry(
+      env({
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://t/custom",
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://c",
+      }),
+      undefined,
+      w,
+    )?.url,
+    "https://t/custom",
+  );
+  const cfg = (otlp: Record<string, string>) =>
+    resolveTelemetry(env({}), { system_prompt: "", telemetry: { otlp } }, w);
+  assert.equal(cfg({ endpoint: "http://x:1" })?.url, "http://x:1/v1/traces");
+  assert.equal(cfg({ endpoint: "http://x:1", traces_endpoint: "http://y/t" })?.url, "http://y/t");
+  assert.equal(cfg({ endpoint: "x:1" }), null);
+  assert.match(warn.at(-1)!, /telemetry is off: telemetry\.otlp\.endpoint "x:1" is not an http/);
+  assert.equal(cfg({ endpoint: "http://x" })?.includeContent, false);
+  assert.deepEqual(parseOtlpHeaders("k=v=w", w), { k: "v=w" });
+});
