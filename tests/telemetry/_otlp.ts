@@ -67,22 +67,27 @@ function plain(v: Any): unknown {
   return v.arrayValue.values.map(plain);
 }
 
-/** Validate `body` and return its spans; checks ids are unique and every parent exists. */
-export function decodeSpans(body: unknown): Span[] {
-  const req = exportRequestSchema.parse(body);
-  const spans: Span[] = req.resourceSpans.flatMap((r) =>
-    r.scopeSpans.flatMap((s) =>
-      s.spans.map((x) => ({
-        traceId: x.traceId,
-        spanId: x.spanId,
-        ...(x.parentSpanId ? { parentSpanId: x.parentSpanId } : {}),
-        name: x.name,
-        kind: x.kind,
-        start: BigInt(x.startTimeUnixNano),
-        end: BigInt(x.endTimeUnixNano),
-        attrs: Object.fromEntries(x.attributes.map((a) => [a.key, plain(a.value)])),
-        status: x.status,
-      }))
+/**
+ * Validate export request bodies (one file, or every batch a collector
+ * received) and return their spans; checks ids are unique and every parent
+ * is among them.
+ */
+export function decodeSpans(...bodies: unknown[]): Span[] {
+  const spans: Span[] = bodies.map((b) => exportRequestSchema.parse(b)).flatMap((req) =>
+    req.resourceSpans.flatMap((r) =>
+      r.scopeSpans.flatMap((s) =>
+        s.spans.map((x) => ({
+          traceId: x.traceId,
+          spanId: x.spanId,
+          ...(x.parentSpanId ? { parentSpanId: x.parentSpanId } : {}),
+          name: x.name,
+          kind: x.kind,
+          start: BigInt(x.startTimeUnixNano),
+          end: BigInt(x.endTimeUnixNano),
+          attrs: Object.fromEntries(x.attributes.map((a) => [a.key, plain(a.value)])),
+          status: x.status,
+        }))
+      )
     )
   );
   const ids = new Set(spans.map((s) => s.spanId));
