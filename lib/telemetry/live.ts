@@ -10,6 +10,7 @@
  * @module
  */
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
+import { redactSecrets } from "../inspect/redact.ts";
 import type { SystemConfig } from "../state/system_config.ts";
 import type { TraceObserver } from "../trace/writer.ts";
 import { VERSION } from "../version.ts";
@@ -71,7 +72,9 @@ export function startLiveTelemetry(
       const stats = await exporter.shutdown();
       if (stats.dropped > 0) {
         options.warn(
-          `telemetry: ${stats.dropped} span(s) dropped, ${stats.sent} sent to ${config.url}`,
+          `telemetry: ${stats.dropped} span(s) dropped, ${stats.sent} sent to ${
+            redactSecrets(config.url)
+          }`,
         );
       }
       return stats;
