@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createSpanExporter } from "../../lib/telemetry/exporter.ts";
-import { parseOtlpHeaders, resolveTelemetry } from "../../lib/telemetry/config.ts";
+import { parseOtlpHeaders, resolveTelemetry, TELEMETRY_ENV } from "../../lib/telemetry/config.ts";
 import type { OtlpSpan } from "../../lib/telemetry/otlp_json.ts";
 import { spanIdOf, traceIdOf } from "../../lib/telemetry/otlp_json.ts";
 import { closedPort, startCollector } from "../support/otlp_collector.ts";
@@ -153,4 +153,10 @@ Deno.test("telemetry config: the traces variable as is, the base one plus /v1/tr
   assert.match(warn.at(-1)!, /telemetry is off: telemetry\.otlp\.endpoint "x:1" is not an http/);
   assert.equal(cfg({ endpoint: "http://x" })?.includeContent, false);
   assert.deepEqual(parseOtlpHeaders("k=v=w", w), { k: "v=w" });
+});
+
+Deno.test("the binary's permission set lets penguin read every telemetry variable", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const allow: string[] = config.permissions.penguin.env.allow;
+  assert.deepEqual(TELEMETRY_ENV.filter((n) => !allow.includes(n)), []);
 });
