@@ -192,11 +192,11 @@ export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
       await Promise.race([finish, expired]);
       clearTimeout(deadline);
       if (running || queue.length > 0) {
+        fail(`the collector did not answer within ${shutdownMs} ms at exit`);
         halt.abort();
         stats.dropped += queue.length;
         queue.length = 0;
         await finish.catch(() => {});
-        fail(`the collector did not answer within ${shutdownMs} ms at exit`);
       }
       return { ...stats };
     },

@@ -160,3 +160,35 @@ Deno.test("the binary's permission set lets penguin read every telemetry variabl
   const allow: string[] = config.permissions.penguin.env.allow;
   assert.deepEqual(TELEMETRY_ENV.filter((n) => !allow.includes(n)), []);
 });
+
+Deno.test("exporter: a collector that never answers costs at most shutdownMs at exit, then drops", async () => {
+  let release!: () => void;
+  const hold = new Promise<void>((r) => release = r);
+  let arrived!: () => void;
+  const first = new Promise<void>((r) => arrived = r);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    await req.arrayBuffer();
+    arrived();
+    await hold;
+    return new Response("late");
+  });
+  const warnings: string[] = [];
+  try {
+    const ex = createSpanExporter({
+      url: `http://127.0.0.1:${server.addr.port}/v1/traces`,
+      resource,
+      warn: (l) => warnings.push(l),
+      maxBatch: 2,
+      shutdownMs: 50,
+    });
+    ex.push(spans(3)); // one full batch goes out now and hangs; one span waits
+    await first;
+    const stats = await ex.shutdown();
+    assert.deepEqual([stats.sent, stats.dropped], [0, 3]);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /cannot export spans .*: the collector did not answer within 50 ms/);
+  } finally {
+    release();
+    await server.shutdown();
+  }
+});
