@@ -195,32 +195,17 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
       if (link) ({ traceId, parentSpanId } = link);
     }
     const agent = agentNameOf(meta);
-    const s: SessionState = {
-      meta,
-      agent,
-      traceId,
-      root: undefined as unknown as Open,
-      last: time,
-      task: null,
-      request: null,
-      compaction: null,
-      tools: new Map(),
-      toolSpanIds: new Map(),
-      usedIds: new Set(),
-      subagentCalls: [],
-      requests: 0,
-      toolCallCount: 0,
-      input: 0,
-      output: 0,
-    };
-    s.root = {
-      spanId: freshId(s, "session", time),
+    const usedIds = new Set<string>();
+    const rootId = spanIdOf(meta.session_id, "session", time);
+    usedIds.add(rootId);
+    const root: Open = {
+      spanId: rootId,
       ...(parentSpanId !== undefined ? { parentSpanId } : {}),
       name: `session ${agent}`,
       kind: SPAN_KIND.internal,
       start: time,
       attrs: {
-        ...common(s),
+        "gen_ai.conversation.id": meta.session_id,
         "gen_ai.agent.name": agent,
         "gen_ai.provider.name": genAiProviderName(meta.provider),
         "gen_ai.request.model": meta.model_id,
@@ -231,6 +216,24 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
           ? JSON.stringify([{ type: "text", content: clean(meta.system_prompt) }])
           : undefined,
       },
+    };
+    const s: SessionState = {
+      meta,
+      agent,
+      traceId,
+      root,
+      last: time,
+      task: null,
+      request: null,
+      compaction: null,
+      tools: new Map(),
+      toolSpanIds: new Map(),
+      usedIds,
+      subagentCalls: [],
+      requests: 0,
+      toolCallCount: 0,
+      input: 0,
+      output: 0,
     };
     sessions.set(meta.session_id, s);
     return [];

@@ -172,7 +172,7 @@ Deno.test({
     assert.equal(again.stdout, r.stdout, "deterministic");
     await withTempDir(async (dir) => {
       const out = join(dir, "trace.otlp.json");
-      const w = await runCli(["trace", "export", parent, "--format", "otlp", "-o", out]);
+      const w = await runCli(["trace", "export", parent, "-o", out]); // the name says otlp
       assert.equal(w.code, 0, w.stderr);
       assert.match(w.stderr, /\(otlp\) to /);
       assert.equal(await Deno.readTextFile(out), r.stdout);

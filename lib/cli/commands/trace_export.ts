@@ -20,7 +20,7 @@ const FLAGS: readonly Flag<unknown>[] = [
     name: "format",
     type: "string",
     value: "<f>",
-    help: "html, md, json or otlp (default: from the -o extension, else md)",
+    help: "html, md, json or otlp (default: from the -o name, else md)",
   },
   {
     name: "o",
@@ -45,6 +45,7 @@ const FLAGS: readonly Flag<unknown>[] = [
 
 const HELP =
   `Usage: penguin trace export <target> [--format html|md|json|otlp] [-o FILE] [--no-redact]
+                            [--include-content] [--no-children]
 
 Export one session (all its files, in order):
   html  one self-contained page (inline CSS and JS, no network access: a
@@ -64,6 +65,9 @@ Export one session (all its files, in order):
         call. Ids derive from the session, so the same trace exports the same
         spans. Message contents stay out unless --include-content
 
+-o picks the format from the file name when --format is absent: .html, .md,
+.json, .otlp.json (otlp).
+
 Secret-shaped values are replaced by a visible marker [redacted:<kind>]: API
 keys (sk-…, sk-ant-…, AIza…, ghp_…/github_pat_…, xox?-…, AKIA…/ASIA…), bearer
 tokens, -----BEGIN … PRIVATE KEY----- blocks and passwords in URLs
@@ -71,7 +75,7 @@ tokens, -----BEGIN … PRIVATE KEY----- blocks and passwords in URLs
 cannot promise to catch every secret; review an export before sharing it.
 
 Flags:
-${flagHelp(FLAGS, 17)}
+${flagHelp(FLAGS, 21)}
 
 ${TARGET_HELP}
 
@@ -92,6 +96,7 @@ function formatOf(flag: string | undefined, out: string | undefined): Format {
     }
     return flag as Format;
   }
+  if (out?.toLowerCase().endsWith(".otlp.json")) return "otlp";
   const ext = out?.toLowerCase().match(/\.(html?|md|markdown|json)$/)?.[1];
   if (ext === "html" || ext === "htm") return "html";
   if (ext === "json") return "json";
