@@ -58,7 +58,7 @@ export function startLiveTelemetry(
           if (!opened) {
             opened = true;
             // A resumed session writes no session_meta: open it from the one it was recorded with.
-            if (msg.type !== "session_meta") exporter.push(builder.open(meta, msg.timestamp));
+            if (msg.type !== "session_meta") builder.open(meta, msg.timestamp);
           }
           exporter.push(builder.record(meta.session_id, msg));
         },

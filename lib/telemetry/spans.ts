@@ -53,7 +53,7 @@ export interface SpanBuilder {
    * that was not opened open it themselves when they start with its
    * session_meta. Opening an open session does nothing.
    */
-  open(meta: SessionMeta, time: string): OtlpSpan[];
+  open(meta: SessionMeta, time: string): void;
   /** One record of session `sessionId`; returns the spans it finished. */
   record(sessionId: string, msg: OmniMessage): OtlpSpan[];
   /** The session's records ended: close what is open (at its last record's time). */
@@ -95,7 +95,9 @@ interface SessionState {
   agent: string;
   traceId: string;
   root: Open;
+  /** The time of the latest record, and of the one before it. */
   last: string;
+  previous: string;
   task: TaskOpen | null;
   request: RequestOpen | null;
   compaction: Open | null;
@@ -177,8 +179,8 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
     "gen_ai.conversation.id": s.meta.session_id,
   });
 
-  function open(meta: SessionMeta, time: string): OtlpSpan[] {
-    if (sessions.has(meta.session_id)) return [];
+  function open(meta: SessionMeta, time: string): void {
+    if (sessions.has(meta.session_id)) return;
     const parentLink = meta.parent as { session_id?: unknown; tool_call_id?: unknown } | undefined;
     let traceId = traceIdOf(meta.session_id);
     let parentSpanId: string | undefined;
@@ -223,6 +225,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
       traceId,
       root,
       last: time,
+      previous: time,
       task: null,
       request: null,
       compaction: null,
@@ -236,10 +239,9 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
       output: 0,
     };
     sessions.set(meta.session_id, s);
-    return [];
   }
 
-  const endTask = (s: SessionState, out: OtlpSpan[]) => {
+  const endTask = (s: SessionState, end: string, out: OtlpSpan[]) => {
     const t = s.task;
     if (!t) return;
     s.task = null;
@@ -252,7 +254,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
         parts: t.prompts.map((p) => ({ type: "text", content: clean(p) })),
       }]);
     }
-    out.push(finish(s, t, s.last));
+    out.push(finish(s, t, end));
   };
 
   const startTask = (s: SessionState, time: string, text: string, sender: unknown) => {
@@ -286,7 +288,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
       if (!human || s.compaction || NOT_A_TASK.has(wholeBlockTag(String(p.text)) ?? "")) return;
       if (s.task && s.task.requests === 0) s.task.prompts.push(String(p.text));
       else {
-        endTask(s, out);
+        endTask(s, s.previous, out); // it ended with the record before this prompt
         startTask(s, t, String(p.text), p.sender);
       }
       return;
@@ -511,6 +513,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
       open(msg.payload, msg.timestamp);
       s = sessions.get(sessionId)!;
     }
+    s.previous = s.last;
     s.last = later(s.last, msg.timestamp);
     if (msg.type === "session_meta") return out;
     const p = msg.payload as Record<string, unknown>;
@@ -537,7 +540,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
       s.compaction.error = { type: "unfinished", message: "the trace ends inside the compaction" };
       out.push(finish(s, s.compaction, s.last));
     }
-    endTask(s, out);
+    endTask(s, s.last, out);
     Object.assign(s.root.attrs, {
       "gen_ai.usage.input_tokens": s.input,
       "gen_ai.usage.output_tokens": s.output,
