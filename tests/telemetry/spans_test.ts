@@ -127,6 +127,7 @@ Deno.test("otlp: failures, denials and aborts are error spans; unfinished spans 
     assert.equal(tasks.length, 2);
     assert.equal(tasks[0]!.status.code, 2);
     assert.equal(tasks[0]!.attrs["error.type"], "aborted");
+    assert.equal(tasks[1]!.start - tasks[0]!.end, 100_000_000n, "a task ends at its last record");
     const [denied, open] = named(spans, "execute_tool ");
     assert.equal(denied!.attrs["penguin.tool.approval"], "deny");
     assert.equal(denied!.status.code, 2);
