@@ -8,6 +8,8 @@ import { runCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { closedPort, startCollector } from "../support/otlp_collector.ts";
 import { turnOf, whose } from "../agent/_subagent_support.ts";
+import { patchAgentConfig } from "../agent/_resume_support.ts";
+import { createAgent } from "../../lib/agent/mod.ts";
 import { byId, decodeSpans, named, type Span } from "../telemetry/_otlp.ts";
 
 const handler = (req: RecordedRequest) => {
@@ -206,6 +208,55 @@ Deno.test("chat exports one session span with a task span per message, and a res
           more.every((s) => !ids.has(s.spanId)),
           "a resumed run adds spans, it repeats none",
         );
+      },
+    );
+  } finally {
+    await collector.close();
+  }
+});
+
+Deno.test("a compaction mid-task is a live span holding its summary request", async () => {
+  const collector = startCollector();
+  const write = (name: string) => turn.toolCall("write_file", { file_path: name, content: name });
+  try {
+    await withModelRoot(
+      {
+        turns: [
+          write("a.txt"),
+          write("b.txt"),
+          turn.text("[summary]Wrote a.txt and b.txt.[/summary]"),
+          turn.text("All done."),
+        ],
+      },
+      async (sb) => {
+        await createAgent({ root: sb.root }); // writes the default config
+        await patchAgentConfig(sb.root, { compaction: { max_session_turns: 2 } });
+        const r = await runCli(
+          [
+            "--root",
+            sb.root,
+            "run",
+            "--workspace",
+            sb.workspace,
+            "--approve",
+            "allow-all",
+            "-m",
+            "Write two files.",
+          ],
+          { env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint } },
+        );
+        assert.equal(r.code, 0, r.stderr);
+        const spans = decodeSpans(...collector.received.map((x) => x.body));
+        assert.equal(named(spans, "session ").length, 1, "the rotated file adds no session span");
+        const [compaction] = named(spans, "compaction ");
+        assert.ok(compaction, "a compaction span");
+        assert.equal(compaction.attrs["penguin.compaction.status"], "completed");
+        assert.equal(byId(spans, compaction.parentSpanId)!.name, "invoke_agent default_agent");
+        const inside = spans.filter((s) => s.parentSpanId === compaction.spanId);
+        assert.deepEqual(inside.map((s) => s.name), ["chat m"]);
+        assert.equal(typeof inside[0]!.attrs["gen_ai.response.time_to_first_chunk"], "number");
+        assert.equal(named(spans, "chat ").length, 4);
+        assert.equal(named(spans, "execute_tool write_file").length, 2);
       },
     );
   } finally {
