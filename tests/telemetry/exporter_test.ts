@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { createSpanExporter } from "../../lib/telemetry/exporter.ts";
-import { parseOtlpHeaders, resolveTelemetry, TELEMETRY_ENV } from "../../lib/telemetry/config.ts";
 import type { OtlpSpan } from "../../lib/telemetry/otlp_json.ts";
 import { spanIdOf, traceIdOf } from "../../lib/telemetry/otlp_json.ts";
 import { closedPort, startCollector } from "../support/otlp_collector.ts";
