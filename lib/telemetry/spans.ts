@@ -142,7 +142,10 @@ function later(a: string, b: string): string {
   return Date.parse(b) > Date.parse(a) ? b : a;
 }
 
-/** Create a span builder. */
+/**
+ * Create a span builder. Long as a whole because it is a closure over the
+ * open sessions' state; each record kind is a few lines of one handler.
+ */
 export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder {
   const content = options.includeContent === true;
   const clean = (s: string) => (options.redact === false ? s : redactSecrets(s));
