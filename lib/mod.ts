@@ -32,3 +32,5 @@ export * as tools from "./tools/mod.ts";
 export * as session from "./session/mod.ts";
 /** The agent loop: `createAgent`, live sessions (`run`, `steer`, `dispose`), approvals. */
 export * as agent from "./agent/mod.ts";
+/** OpenTelemetry: spans from trace records (GenAI conventions), OTLP/JSON, the live exporter. */
+export * as telemetry from "./telemetry/mod.ts";

@@ -8,7 +8,7 @@ import type { ThinkingLevel } from "../models/wire.ts";
 import { createPolicy } from "../sandbox/policy.ts";
 import { workspaceProblem } from "../sandbox/spawn.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import type { TraceWriter } from "../trace/writer.ts";
+import type { TraceObserver, TraceWriter } from "../trace/writer.ts";
 import {
   createProcessRegistry,
   effectivePolicy,
@@ -74,6 +74,12 @@ export interface RecordedSessionOptions {
    * workspace's `penguin.jsonc` `mcp` setting): every one, or these names.
    */
   mcpDeny?: "all" | readonly string[];
+  /**
+   * Watch each session's trace as it is written: called once per session
+   * opened (subagents too) with its meta; the observer sees every record
+   * after it reached the file (a live telemetry export hangs here).
+   */
+  observeTrace?: (meta: SessionMeta) => TraceObserver;
 }
 
 /** An agent as sessions are built from it. */

@@ -143,6 +143,8 @@ async function* oneAttempt(
   const res: Attempt = { outcome: { status: "completed" }, completes: [], text: "", calls: [] };
   let streamedText = false;
   deps.record(eventMsg({ type: "request_begin" }));
+  const began = performance.now();
+  let firstChunkMs: number | undefined;
   try {
     for await (const item of deps.request(engine.requestFor(input), signal)) {
       if (item.kind === "usage") {
@@ -162,6 +164,7 @@ async function* oneAttempt(
         break;
       }
       const p = item.message;
+      firstChunkMs ??= Math.round(performance.now() - began);
       deps.record(modelMsg(p));
       if (p.type === "partial_text") {
         if (p.text !== "") streamedText = true;
@@ -183,6 +186,7 @@ async function* oneAttempt(
   if (o.status !== "completed" || attempt > 1) end.attempt = attempt;
   const wait = o.status === "completed" ? undefined : retryDelay(deps, o, attempt);
   if (wait !== undefined) end.retry_in_ms = wait;
+  if (firstChunkMs !== undefined) end.first_token_ms = firstChunkMs;
   deps.record(eventMsg(end as { type: "request_end"; status: typeof o.status }));
   if (o.status === "completed" && !streamedText) {
     for (const m of res.completes) if (m.type === "text") yield modelMsg(m);

@@ -269,6 +269,7 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     tracesDir: paths.traces,
     sessionId,
     stopAfterFailure: true,
+    ...(opts.observeTrace ? { observer: opts.observeTrace(meta) } : {}),
   });
   return openSession(
     await closingOnError(writer, () =>
@@ -312,6 +313,7 @@ async function openRecorded(
     index: rec.trace.index,
     ...(rec.lock ? { heldLock: rec.lock } : {}),
     stopAfterFailure: true,
+    ...(opts.observeTrace ? { observer: opts.observeTrace(meta) } : {}),
   });
   const children = childRegistry(base, meta, meta.source === "subagent" ? 1 : 0, opts);
   const history = rec.state?.history ?? [];

@@ -70,8 +70,12 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
 
   async function drive(): Promise<void> {
     let usage: OmniMessage | undefined;
+    // Time to the first streamed message (penguin's additive `first_token_ms`).
+    let began = 0;
+    let firstChunkMs: number | undefined;
     try {
       emit(eventMsg({ type: "request_begin" }));
+      began = performance.now();
       for await (const item of ctx.stream) {
         if (item.kind === "usage") {
           // Held until the end item (which comes next): no tool output may land between the two.
@@ -93,12 +97,14 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
             p.error_message = outcome.error_message ?? outcome.status;
           }
           if (outcome.status !== "completed" || ctx.reconnects > 0) p.attempt = ctx.reconnects + 1;
+          if (firstChunkMs !== undefined) p.first_token_ms = firstChunkMs;
           const wait = ctx.plannedRetry(outcome);
           if (wait !== undefined) p.retry_in_ms = wait;
           emit(end);
           break;
         }
         const payload = item.message;
+        firstChunkMs ??= Math.round(performance.now() - began);
         emit(modelMsg(payload));
         if (!isComplete(payload)) continue;
         completes.push(payload);

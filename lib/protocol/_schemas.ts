@@ -141,6 +141,7 @@ export const eventSchemas = {
     error_message: z.string().optional(),
     attempt: z.number().int().positive().optional(),
     retry_in_ms: count.optional(),
+    first_token_ms: count.optional(),
   }),
   token_usage: z.looseObject({
     type: z.literal("token_usage"),

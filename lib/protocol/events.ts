@@ -40,6 +40,12 @@ export interface RequestEndEvent {
   attempt?: number;
   /** Wait before the next attempt, only when the engine will retry. */
   retry_in_ms?: number;
+  /**
+   * Milliseconds from request_begin to the first streamed message (text,
+   * thinking or tool call fragment); absent when none came. A penguin
+   * addition.
+   */
+  first_token_ms?: number;
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
 }

@@ -75,6 +75,15 @@ const schema = z.looseObject({
   vault: toggle.optional(),
   skills: toggle.optional(),
   schedules: toggle.optional(),
+  telemetry: section({
+    otlp: section({
+      endpoint: str.optional(),
+      traces_endpoint: str.optional(),
+      headers: z.record(z.string(), str, { error: "expected a mapping of header names to strings" })
+        .optional(),
+    }).optional(),
+    include_content: bool.optional(),
+  }).optional(),
   tools: section({
     builtin: z.array(z.looseObject({ name: str }, { error: "expected a mapping with a name" }), {
       error: "expected a list of tool settings",
@@ -143,6 +152,21 @@ export interface SystemConfig {
   skills?: PromptSection;
   /** Schedules section. */
   schedules?: PromptSection;
+  /** OpenTelemetry export of the sessions' spans (environment variables win over `otlp`). */
+  telemetry?: {
+    otlp?: {
+      /** Base URL of an OTLP/HTTP collector; traces go to `<endpoint>/v1/traces`. */
+      endpoint?: string;
+      /** The traces URL, used as it is (over `endpoint`). */
+      traces_endpoint?: string;
+      /** Headers sent with every export (e.g. an authorization). */
+      headers?: Record<string, string>;
+      [key: string]: unknown;
+    };
+    /** Put message contents on the spans (default false). */
+    include_content?: boolean;
+    [key: string]: unknown;
+  };
   /** Tools: `builtin` replaces the default list wholesale; MCP servers are validated by their layer. */
   tools?: { builtin?: BuiltinToolConfig[]; mcpServers?: unknown[]; [key: string]: unknown };
   /** Unknown top-level keys, kept. */

@@ -56,6 +56,7 @@ export {
 export {
   type FsyncPolicy,
   openTraceWriter,
+  type TraceObserver,
   type TraceWriter,
   type TraceWriterOptions,
 } from "./writer.ts";

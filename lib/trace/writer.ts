@@ -24,6 +24,19 @@ import { assertSessionId, dateDirName, traceFilePath, tracesDirOf } from "./path
  */
 export type FsyncPolicy = "commit" | "never" | "always";
 
+/**
+ * Sees what a trace writer wrote: each record once it is in the file, in
+ * file order, then the writer's close. Called inside the writer's queue, so
+ * it must be quick and must not throw (a throw is ignored); it cannot change
+ * or hold up what is written.
+ */
+export interface TraceObserver {
+  /** A record reached the file. */
+  appended(msg: OmniMessage): void;
+  /** The writer closed; nothing more comes. */
+  closed(): void;
+}
+
 /** Options of {@linkcode openTraceWriter}. Give `tracesDir` or `agentDir`. */
 export interface TraceWriterOptions {
   /** The traces directory (`<agentDir>/traces`). */
@@ -53,6 +66,8 @@ export interface TraceWriterOptions {
    * not land in the trace after the gap.
    */
   stopAfterFailure?: boolean;
+  /** Told of every record written and of the close (e.g. a live telemetry export). */
+  observer?: TraceObserver;
 }
 
 /** A per-session trace writer. */
@@ -77,6 +92,15 @@ export interface TraceWriter {
   rotate(): Promise<void>;
   /** Flush (per the fsync policy), close the file and release the lock. */
   close(): Promise<void>;
+}
+
+/** Run an observer callback; what it throws is not the writer's problem. */
+function tell(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // An observer never disturbs the trace.
+  }
 }
 
 function isCommitPoint(msg: OmniMessage): boolean {
@@ -250,6 +274,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
           if (options.stopAfterFailure) failure = err;
           throw err;
         }
+        tell(() => options.observer?.appended(msg));
         return true;
       });
     },
@@ -282,6 +307,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
           await closeFile(fsync !== "never");
         } finally {
           if (lock) await releaseSessionLock(lock);
+          tell(() => options.observer?.closed());
         }
       });
     },

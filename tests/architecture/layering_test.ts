@@ -15,6 +15,7 @@ const LAYERS = [
   "session",
   "agent",
   "inspect",
+  "telemetry",
   "cli",
 ];
 

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { PLANTED } from "../inspect/_secrets.ts";
+import { decodeSpans, named } from "../telemetry/_otlp.ts";
 import {
   fixtureFiles,
+  FIXTURES,
   fixturesPresent,
   sid,
   traceBuilder,
@@ -154,4 +156,36 @@ Deno.test("penguin trace export redacts tool-call headings before cutting them: 
       assert.ok(r.stdout.includes("https://bob:[redacted:url_password]@host"), format);
     }
   });
+});
+
+Deno.test({
+  name: "penguin trace export --format otlp writes an OTLP/JSON request, to stdout or -o, redacted",
+  ignore: !fixturesPresent,
+  async fn() {
+    const parent = join(FIXTURES, "05-subagent-parent.jsonl");
+    const r = await runCli(["trace", "export", parent, "--format", "otlp"]);
+    assert.equal(r.code, 0, r.stderr);
+    const spans = decodeSpans(JSON.parse(r.stdout));
+    assert.equal(named(spans, "session ").length, 2, "the child comes along");
+    assert.equal(new Set(spans.map((s) => s.traceId)).size, 1);
+    const again = await runCli(["trace", "export", parent, "--format", "otlp"]);
+    assert.equal(again.stdout, r.stdout, "deterministic");
+    await withTempDir(async (dir) => {
+      const out = join(dir, "trace.otlp.json");
+      const w = await runCli(["trace", "export", parent, "-o", out]); // the name says otlp
+      assert.equal(w.code, 0, w.stderr);
+      assert.match(w.stderr, /\(otlp\) to /);
+      assert.equal(await Deno.readTextFile(out), r.stdout);
+      const id = sid("5ec7e702");
+      const path = join(dir, `${id}_001.jsonl`);
+      await Deno.writeTextFile(path, secretTrace(id).jsonl());
+      const full = await runCli(["trace", "export", path, "--format", "otlp", "--include-content"]);
+      assert.equal(full.code, 0, full.stderr);
+      decodeSpans(JSON.parse(full.stdout));
+      for (const p of PLANTED) assert.ok(!full.stdout.includes(p.secret), `${p.kind} leaked`);
+      assert.ok(full.stdout.includes("please use"), "contents included on request");
+      const bare = await runCli(["trace", "export", path, "--format", "otlp"]);
+      assert.ok(!bare.stdout.includes("please use"), "no contents by default");
+    });
+  },
 });

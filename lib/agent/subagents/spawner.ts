@@ -70,6 +70,7 @@ function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
     ...(o.warn !== undefined ? { warn: o.warn } : {}),
     ...(o.tools !== undefined ? { tools: o.tools } : {}),
     ...(o.mcpDeny !== undefined ? { mcpDeny: o.mcpDeny } : {}),
+    ...(o.observeTrace !== undefined ? { observeTrace: o.observeTrace } : {}),
   };
 }
 

@@ -20,6 +20,8 @@ import { safeText } from "../../display/terminal_text.ts";
 import { listSkills } from "../../state/skills.ts";
 import type { CommandContext } from "../command.ts";
 import { applyPolicyFile, confinement, type SessionFlags } from "./_session_flags.ts";
+import { startTelemetry } from "./_telemetry.ts";
+import type { LiveTelemetry } from "../../telemetry/live.ts";
 
 /** Refuse `--skill` names the agent does not have, before anything is recorded. */
 async function checkSkills(names: string[], skillsDir: string, agentId: string): Promise<void> {
@@ -63,6 +65,12 @@ export interface OpenTaskOptions {
   command?: string;
   /** Start the new session in a new temporary workspace instead of `f.workspace`. */
   temporaryWorkspace?: boolean;
+  /**
+   * Export the spans of the session (and its subagents) live when a
+   * collector is configured: the started export is handed over here, and
+   * the caller shuts it down after disposing of the session.
+   */
+  telemetry?: (started: LiveTelemetry) => void;
 }
 
 /**
@@ -91,7 +99,11 @@ export async function openTaskSession(
     ...(f.agentId !== undefined ? { agentId: f.agentId } : {}),
   });
   await checkSkills(opts.skills ?? [], agent.paths.skills, agent.ref.agentId);
+  // Spans of every session this task opens (subagents too) go to a collector when one is configured.
+  const telemetry = opts.telemetry ? startTelemetry(ctx, agent) : null;
+  if (telemetry) opts.telemetry!(telemetry);
   const limits = {
+    ...(telemetry ? { observeTrace: telemetry.observeTrace } : {}),
     ...(f.thinking ? { thinkingLevel: f.thinking } : {}),
     ...(f.maxTurns !== undefined ? { maxTurns: f.maxTurns } : {}),
     // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.

@@ -52,6 +52,7 @@ import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
 import { chatHistoryPath } from "../../state/paths.ts";
 import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
 import { openTerminal, type Terminal } from "../_approval_prompt.ts";
+import { startTelemetry } from "./_telemetry.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -454,6 +455,18 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   });
+  // Spans of every session this chat opens (after /clear and /model too) go to a collector when one is configured.
+  const telemetry = startTelemetry(ctx, agent);
+  if (telemetry) opts.session.observeTrace = telemetry.observeTrace;
+  try {
+    return await chatWith(ctx, opts, agent);
+  } finally {
+    await telemetry?.shutdown();
+  }
+}
+
+async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): Promise<number> {
+  const io = ctx.io;
   // Approvals are answered on the terminal: the chat's own keys, or /dev/tty
   // when the messages are piped in (piped lines never answer a prompt).
   const interactive = io.isTty && Deno.stdin.isTerminal();

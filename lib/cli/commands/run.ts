@@ -33,6 +33,7 @@ import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { addSignals, driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
+import type { LiveTelemetry } from "../../telemetry/live.ts";
 
 /** The price of the session's model (configured, else the catalog's), or null when unknown. */
 async function priceOf(ctx: CommandContext, session: Session): Promise<Price | null> {
@@ -60,10 +61,22 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   // Approvals are answered on the terminal, never by piped input.
   const terminal = openTerminal();
   // penguin.jsonc narrows the flags (applied once the workspace is known).
-  const session = await openTaskSession(ctx, f, { canAsk: terminal !== null, skills: f.skills });
+  let telemetry: LiveTelemetry | undefined;
+  let session: Session;
+  try {
+    session = await openTaskSession(ctx, f, {
+      canAsk: terminal !== null,
+      skills: f.skills,
+      telemetry: (t) => telemetry = t,
+    });
+  } catch (err) {
+    await telemetry?.shutdown();
+    throw err;
+  }
   if (f.goal && f.sandbox === "read-only") {
     // (penguin.jsonc may have narrowed the sandbox to read-only.)
     await session.dispose();
+    await telemetry?.shutdown();
     throw new PenguinError(
       "usage",
       "run: --goal needs a writable sandbox: the model marks the goal complete in GOAL.yaml " +
@@ -169,6 +182,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       removeSignals();
       renderer?.endTask();
       await session.dispose();
+      await telemetry?.shutdown();
     }
     io.err(resumeHint(ctx, f, session.sessionId));
     return result?.outcome === "complete" ? 0 : 1;
@@ -188,6 +202,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     removeSignals();
     renderer?.endTask();
     await session.dispose();
+    await telemetry?.shutdown();
   }
   io.err(resumeHint(ctx, f, session.sessionId));
   return outcome?.kind === "completed" ? 0 : 1;

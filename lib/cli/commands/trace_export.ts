@@ -8,6 +8,7 @@ import { loadConversation } from "../../inspect/conversation.ts";
 import { renderHtml } from "../../inspect/export_html.ts";
 import { renderMarkdown } from "../../inspect/export_md.ts";
 import { redactConversation } from "../../inspect/redact.ts";
+import { otlpFromSession } from "../../telemetry/export_file.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
@@ -19,7 +20,7 @@ const FLAGS: readonly Flag<unknown>[] = [
     name: "format",
     type: "string",
     value: "<f>",
-    help: "html, md or json (default: from the -o extension, else md)",
+    help: "html, md, json or otlp (default: from the -o name, else md)",
   },
   {
     name: "o",
@@ -31,13 +32,20 @@ const FLAGS: readonly Flag<unknown>[] = [
   { name: "output", type: "string", hidden: true, help: "the same as -o" },
   { name: "no-redact", type: "boolean", help: "keep secret-shaped values as they are" },
   {
+    name: "include-content",
+    type: "boolean",
+    help: "otlp: put prompts, answers and tool arguments and outputs on the spans",
+  },
+  {
     name: "no-children",
     type: "boolean",
     help: "leave out the subagent children (by default they are included)",
   },
 ];
 
-const HELP = `Usage: penguin trace export <target> [--format html|md|json] [-o FILE] [--no-redact]
+const HELP =
+  `Usage: penguin trace export <target> [--format html|md|json|otlp] [-o FILE] [--no-redact]
+                            [--include-content] [--no-children]
 
 Export one session (all its files, in order):
   html  one self-contained page (inline CSS and JS, no network access: a
@@ -49,6 +57,16 @@ Export one session (all its files, in order):
   md    Markdown for pasting into an issue (outputs and thinking in <details>)
   json  the normalized conversation: {"format": "penguin.conversation/1",
         "session", "family", "requests", "items", "skipped_lines"}
+  otlp  an OpenTelemetry OTLP/JSON ExportTraceServiceRequest (what a collector's
+        /v1/traces accepts): one trace per session, with the GenAI semantic
+        conventions' gen_ai.* attributes: a root span for the session, a span
+        per task (invoke_agent), model request (chat), tool call (execute_tool)
+        and compaction; subagent sessions as children of the spawning tool
+        call. Ids derive from the session, so the same trace exports the same
+        spans. Message contents stay out unless --include-content
+
+-o picks the format from the file name when --format is absent: .html, .md,
+.json, .otlp.json (otlp).
 
 Secret-shaped values are replaced by a visible marker [redacted:<kind>]: API
 keys (sk-…, sk-ant-…, AIza…, ghp_…/github_pat_…, xox?-…, AKIA…/ASIA…), bearer
@@ -57,7 +75,7 @@ tokens, -----BEGIN … PRIVATE KEY----- blocks and passwords in URLs
 cannot promise to catch every secret; review an export before sharing it.
 
 Flags:
-${flagHelp(FLAGS, 17)}
+${flagHelp(FLAGS, 21)}
 
 ${TARGET_HELP}
 
@@ -65,7 +83,7 @@ Exit codes: 0 exported, 1 a target not found or unreadable, 2 usage error (also
 when the target holds more than one session).
 `;
 
-const FORMATS = ["html", "md", "json"] as const;
+const FORMATS = ["html", "md", "json", "otlp"] as const;
 type Format = typeof FORMATS[number];
 
 function formatOf(flag: string | undefined, out: string | undefined): Format {
@@ -73,11 +91,12 @@ function formatOf(flag: string | undefined, out: string | undefined): Format {
     if (!(FORMATS as readonly string[]).includes(flag)) {
       throw new PenguinError(
         "usage",
-        `trace export: --format must be html, md or json, got ${JSON.stringify(flag)}`,
+        `trace export: --format must be html, md, json or otlp, got ${JSON.stringify(flag)}`,
       );
     }
     return flag as Format;
   }
+  if (out?.toLowerCase().endsWith(".otlp.json")) return "otlp";
   const ext = out?.toLowerCase().match(/\.(html?|md|markdown|json)$/)?.[1];
   if (ext === "html" || ext === "htm") return "html";
   if (ext === "json") return "json";
@@ -102,20 +121,48 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     );
   }
   const problems: TraceProblem[] = [];
+  if (format === "otlp") {
+    const req = await otlpFromSession(sessions[0]!, {
+      onProblem: (pr) => problems.push(pr),
+      children: !bool(p, "no-children"),
+      redact: !bool(p, "no-redact"),
+      includeContent: bool(p, "include-content"),
+    });
+    noticeSkipped(ctx, sessions[0]!.files, problems);
+    return await emit(ctx, outFile, JSON.stringify(req) + "\n", sessions[0]!.key, format);
+  }
   let conv = await loadConversation(sessions[0]!, {
     onProblem: (pr) => problems.push(pr),
     children: !bool(p, "no-children"),
   });
-  for (const f of sessions[0]!.files) {
-    const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
-    if (notice) ctx.io.err(notice + "\n");
-  }
+  noticeSkipped(ctx, sessions[0]!.files, problems);
   if (!bool(p, "no-redact")) conv = redactConversation(conv);
   const text = format === "html"
     ? renderHtml(conv)
     : format === "md"
     ? renderMarkdown(conv)
     : JSON.stringify(conv, null, 2) + "\n";
+  return await emit(ctx, outFile, text, conv.session.session_id, format);
+}
+
+function noticeSkipped(
+  ctx: CommandContext,
+  files: readonly { path: string }[],
+  problems: TraceProblem[],
+): void {
+  for (const f of files) {
+    const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
+    if (notice) ctx.io.err(notice + "\n");
+  }
+}
+
+async function emit(
+  ctx: CommandContext,
+  outFile: string | undefined,
+  text: string,
+  sessionId: string,
+  format: Format,
+): Promise<number> {
   if (outFile !== undefined) {
     try {
       await Deno.writeTextFile(outFile, text);
@@ -124,7 +171,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         cause: err,
       });
     }
-    ctx.io.err(`exported ${conv.session.session_id} (${format}) to ${outFile}\n`);
+    ctx.io.err(`exported ${sessionId} (${format}) to ${outFile}\n`);
     return 0;
   }
   return await untilPipeCloses(() => {
@@ -136,7 +183,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
 /** `penguin trace export`. */
 export const traceExportCommand: Command = {
   path: ["trace", "export"],
-  summary: "export a session as self-contained HTML, Markdown or JSON (secrets redacted)",
+  summary: "export a session as HTML, Markdown, JSON or OTLP spans (secrets redacted)",
   help: HELP,
   run,
 };
