@@ -6,6 +6,8 @@ import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot, type Sandbox } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages } from "../agent/_support.ts";
+import { startCollector } from "../support/otlp_collector.ts";
+import { decodeSpans, named } from "../telemetry/_otlp.ts";
 
 const NOW = "2026-01-01T05:30:00Z";
 const SLOT = "2026-01-01T05:00:00.000Z";
@@ -368,4 +370,34 @@ Deno.test("a task's model pair is used as written: an unknown pair fails the fir
     );
     assert.equal(server.requests.length, 0, "the default model is not tried instead");
   });
+});
+
+Deno.test("schedules run exports a firing's spans live when a collector is configured", async () => {
+  const collector = startCollector();
+  try {
+    await withScheduleRoot(async (sb, queue) => {
+      await writeTask(sb.root, "nightly", [
+        'prompt = "Write the report."',
+        "enabled = true",
+        "start_at = 2026-01-01T00:00:00Z",
+        'period = "1h"',
+        `workspace = ${JSON.stringify(sb.workspace)}`,
+      ]);
+      queue.push(turn.text("Report written."));
+      const r = await runCli(["--root", sb.root, "schedules", "run", "--once"], {
+        env: { PENGUIN_NOW: NOW, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint },
+      });
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const sid = / in session (session-\S+) /.exec(r.stdout)?.[1];
+      assert.ok(sid, r.stdout);
+      // The firing flushed before the scheduler exited.
+      const spans = decodeSpans(...collector.received.map((x) => x.body));
+      const roots = spans.filter((s) => !s.parentSpanId);
+      assert.equal(roots.length, 1);
+      assert.equal(roots[0]!.attrs["gen_ai.conversation.id"], sid);
+      assert.equal(named(spans, "chat ").length, 1);
+    });
+  } finally {
+    await collector.close();
+  }
 });

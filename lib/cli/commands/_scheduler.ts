@@ -45,6 +45,7 @@ import { firedSlots, scheduledTaskText, slotKey } from "../../session/scheduled_
 import type { CommandContext } from "../command.ts";
 import type { SessionFlags } from "./_session_flags.ts";
 import { driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
+import type { LiveTelemetry } from "../../telemetry/live.ts";
 
 /** How often the schedule directory is read again, at the latest (milliseconds). */
 export const RESCAN_MS = 30_000;
@@ -196,15 +197,19 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
     const label = `${task.name} (slot ${slot.toISOString()})`;
     const f = flagsFor(task, target);
     let session: Session;
+    // Spans go to a collector when one is configured, flushed at the end of each firing.
+    let telemetry: LiveTelemetry | undefined;
     try {
       session = await openTaskSession(ctx, f, {
         canAsk: false,
+        telemetry: (t) => telemetry = t,
         command: "schedules run",
         ...(task.sessionId === undefined ? { source: "schedule" as const } : {}),
         temporaryWorkspace: task.sessionId === undefined && task.workspace === undefined,
         warn: (line) => ctx.io.err(line),
       });
     } catch (err) {
+      await telemetry?.shutdown();
       failedFirings++;
       opts.log(`${stamp()} failed ${label}: ${oneLine(errorMessage(err))}`);
       return;
@@ -224,6 +229,7 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
       return;
     } finally {
       await session.dispose();
+      await telemetry?.shutdown();
     }
     const kind = outcome?.kind ?? "failed";
     if (kind !== "completed") failedFirings++;
