@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -72,6 +72,41 @@ async function real(path: string): Promise<{ path: string; info: Deno.FileInfo }
   }
 }
 
+/**
+ * A cheap "certainly missing" test for many paths at once (the home secrets:
+ * about forty names, most of them missing): the names of a directory that
+ * holds two or more of `paths` are listed once, and a path whose name is
+ * not among them is missing without a lookup of its own. Answers false
+ * (look it up) whenever the listing cannot tell, so a path that exists is
+ * never skipped.
+ */
+function absenceCheck(paths: readonly string[]): (path: string) => Promise<boolean> {
+  const shared = new Map<string, number>();
+  for (const p of paths) shared.set(dirname(p), (shared.get(dirname(p)) ?? 0) + 1);
+  const listings = new Map<string, Promise<Set<string> | "missing" | undefined>>();
+  const list = async (dir: string): Promise<Set<string> | "missing" | undefined> => {
+    try {
+      const names = new Set<string>();
+      for await (const e of Deno.readDir(dir)) names.add(e.name);
+      return names;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+        return "missing";
+      }
+      return undefined; // unreadable: look each path up
+    }
+  };
+  return async (path) => {
+    const dir = dirname(path);
+    if (dir === path || (shared.get(dir) ?? 0) < 2) return false;
+    let listing = listings.get(dir);
+    if (!listing) listings.set(dir, listing = list(dir));
+    const names = await listing;
+    if (names === "missing") return true;
+    return names !== undefined && !names.has(basename(path));
+  };
+}
+
 async function mustBeDir(what: string, path: string): Promise<string> {
   const r = await real(path);
   if (!r) throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" does not exist`);
@@ -121,7 +156,9 @@ export async function resolvePlan(
 
   const hideDirs: string[] = [];
   const hideFiles: string[] = [];
+  const absent = absenceCheck(policy.hide);
   for (const p of policy.hide) {
+    if (await absent(p)) continue;
     const r = await real(p);
     if (!r || r.path === "/") continue;
     const list = r.info.isDirectory ? hideDirs : hideFiles;
@@ -195,7 +232,13 @@ async function guardGit(
   }
   for (const dir of layout.gitDirs) {
     if (!inRoots(dir)) continue;
+    if (access === "read-only") {
+      // The whole directory is read-only: its entries need no look-ups.
+      if (!out.protect.includes(dir)) out.protect.push(dir);
+      continue;
+    }
     const entries: { path: string; exists: boolean; parent: boolean }[] = [];
+    const parents = new Map<string, boolean>();
     let symlinked = false;
     for (const e of GIT_GUARDED_ENTRIES) {
       const path = join(dir, e.rel);
@@ -203,11 +246,13 @@ async function guardGit(
         ? undefined
         : await Deno.lstat(path).catch(() => undefined);
       if (info?.isSymlink) symlinked = true;
-      const parent = !!(await real(join(path, "..")))?.info.isDirectory;
+      const up = join(path, "..");
+      let parent = parents.get(up);
+      if (parent === undefined) parents.set(up, parent = !!(await real(up))?.info.isDirectory);
       entries.push({ path, exists: info !== undefined, parent });
     }
     // A symlinked entry could be swapped for a real one: keep the whole directory read-only.
-    if (access === "read-only" || symlinked) {
+    if (symlinked) {
       if (!out.protect.includes(dir)) out.protect.push(dir);
       continue;
     }

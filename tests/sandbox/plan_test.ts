@@ -42,6 +42,71 @@ Deno.test("resolvePlan hides the real target of a symlinked secret", async () =>
   });
 });
 
+/** Run `fn` counting calls of the Deno file-system functions `names` per first argument. */
+async function counting(
+  names: ("realPath" | "lstat" | "stat" | "readDir")[],
+  fn: () => Promise<void>,
+): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  const d = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const saved = names.map((n) => [n, d[n]!] as const);
+  for (const [n, f] of saved) {
+    d[n] = (...args: unknown[]) => {
+      const key = `${n} ${String(args[0])}`;
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      return f.apply(Deno, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    for (const [n, f] of saved) d[n] = f;
+  }
+  return calls;
+}
+
+Deno.test("resolvePlan lists a home once instead of looking up each missing secret", async () => {
+  await withDir(async (dir) => {
+    const home = join(dir, "home");
+    await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+    await Deno.mkdir(join(home, ".cargo"));
+    await Deno.writeTextFile(join(home, ".cargo", "credentials"), "token");
+    await Deno.mkdir(join(dir, "ws"));
+    const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
+    let plan: Awaited<ReturnType<typeof resolvePlan>> | undefined;
+    const calls = await counting(["realPath", "readDir"], async () => {
+      plan = await resolvePlan(policy, join(dir, "ws"));
+    });
+    assert.deepEqual(plan!.hideDirs, [join(home, ".ssh")]);
+    assert.deepEqual(plan!.hideFiles, [join(home, ".cargo", "credentials")]);
+    const underHome = [...calls].filter(([k]) => k.includes(home));
+    // One listing of home and one of .cargo, a look-up for each secret that exists, and one
+    // for each secret alone in a directory of its own (.gem/credentials and the like).
+    const alone = homeSecrets(home).filter((p, _, all) =>
+      all.filter((q) => join(q, "..") === join(p, "..")).length === 1
+    );
+    assert.equal(calls.get(`readDir ${home}`), 1);
+    assert.ok(
+      underHome.length <= 2 + 2 + alone.length,
+      `${underHome.length} look-ups under home: ${underHome.map(([k]) => k).join(", ")}`,
+    );
+  });
+});
+
+Deno.test("resolvePlan looks up no guarded git entry when the whole .git is read-only", async () => {
+  await withDir(async (dir) => {
+    const ws = join(dir, "ws");
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    const calls = await counting(["realPath", "lstat", "stat"], async () => {
+      const plan = await resolvePlan(policy, ws);
+      assert.deepEqual(plan.protect, [join(ws, ".git")]);
+    });
+    const inside = [...calls.keys()].filter((k) => k.includes(join(ws, ".git") + "/"));
+    assert.deepEqual(inside, []);
+  });
+});
+
 Deno.test("resolvePlan protects the whole .git by default, and only its guarded entries when git is writable", async () => {
   await withDir(async (dir) => {
     const ws = join(dir, "ws");
