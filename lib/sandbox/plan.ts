@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename, dirname, join, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -74,15 +74,15 @@ async function real(path: string): Promise<{ path: string; info: Deno.FileInfo }
 
 /**
  * A cheap "certainly missing" test for many paths at once (the home secrets:
- * about forty names, most of them missing): the names of a directory that
- * holds two or more of `paths` are listed once, and a path whose name is
- * not among them is missing without a lookup of its own. Answers false
- * (look it up) whenever the listing cannot tell, so a path that exists is
- * never skipped.
+ * about forty names, most of them missing): a directory that holds two or
+ * more of `paths` is listed once, and a path whose next name below such a
+ * directory is not in its listing is missing without a look-up of its own
+ * (`~/.gem/credentials` when `~` has no `.gem`). Answers false (look it up)
+ * whenever no listing can tell, so a path that exists is never skipped.
  */
 function absenceCheck(paths: readonly string[]): (path: string) => Promise<boolean> {
-  const shared = new Map<string, number>();
-  for (const p of paths) shared.set(dirname(p), (shared.get(dirname(p)) ?? 0) + 1);
+  const count = new Map<string, number>();
+  for (const p of paths) count.set(dirname(p), (count.get(dirname(p)) ?? 0) + 1);
   const listings = new Map<string, Promise<Set<string> | "missing" | undefined>>();
   const list = async (dir: string): Promise<Set<string> | "missing" | undefined> => {
     try {
@@ -97,13 +97,20 @@ function absenceCheck(paths: readonly string[]): (path: string) => Promise<boole
     }
   };
   return async (path) => {
-    const dir = dirname(path);
-    if (dir === path || (shared.get(dir) ?? 0) < 2) return false;
-    let listing = listings.get(dir);
-    if (!listing) listings.set(dir, listing = list(dir));
-    const names = await listing;
-    if (names === "missing") return true;
-    return names !== undefined && !names.has(basename(path));
+    // The listed ancestors of `path`, outermost first: one listing may settle several paths.
+    const listed: string[] = [];
+    for (let dir = dirname(path), below = path; dir !== below; below = dir, dir = dirname(dir)) {
+      if ((count.get(dir) ?? 0) >= 2) listed.unshift(dir);
+    }
+    for (const dir of listed) {
+      let listing = listings.get(dir);
+      if (!listing) listings.set(dir, listing = list(dir));
+      const names = await listing;
+      if (names === "missing") return true;
+      const next = path.slice(dir === "/" ? 1 : dir.length + 1).split("/")[0]!;
+      if (names !== undefined && !names.has(next)) return true;
+    }
+    return false;
   };
 }
 
@@ -188,7 +195,7 @@ export async function resolvePlan(
     hideDirs,
     hideFiles,
     network: policy.network,
-    cwd: await mustBeDir("working directory", cwd),
+    cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
     env,
   };
 }
