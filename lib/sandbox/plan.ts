@@ -72,6 +72,9 @@ async function real(path: string): Promise<{ path: string; info: Deno.FileInfo }
   }
 }
 
+/** Printable ASCII: a name no file system folds or normalizes beyond letter case. */
+const PLAIN_NAME = /^[\x20-\x7e]+$/;
+
 /**
  * A cheap "certainly missing" test for many paths at once (the home secrets:
  * about forty names, most of them missing): a directory that holds two or
@@ -87,7 +90,7 @@ function absenceCheck(paths: readonly string[]): (path: string) => Promise<boole
   const list = async (dir: string): Promise<Set<string> | "missing" | undefined> => {
     try {
       const names = new Set<string>();
-      for await (const e of Deno.readDir(dir)) names.add(e.name);
+      for await (const e of Deno.readDir(dir)) names.add(e.name.toLowerCase());
       return names;
     } catch (err) {
       if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
@@ -108,7 +111,10 @@ function absenceCheck(paths: readonly string[]): (path: string) => Promise<boole
       const names = await listing;
       if (names === "missing") return true;
       const next = path.slice(dir === "/" ? 1 : dir.length + 1).split("/")[0]!;
-      if (names !== undefined && !names.has(next)) return true;
+      // Case-insensitive (macOS, casefolded ext4 directories) and ASCII only (no Unicode
+      // normalization to get wrong): a doubtful name is looked up.
+      if (!PLAIN_NAME.test(next)) return false;
+      if (names !== undefined && !names.has(next.toLowerCase())) return true;
     }
     return false;
   };

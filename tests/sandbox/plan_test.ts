@@ -92,6 +92,25 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
   });
 });
 
+Deno.test("resolvePlan still looks up a secret a listing could miss: other letter case, non-ASCII name", async () => {
+  await withDir(async (dir) => {
+    const home = join(dir, "home");
+    // On a case-insensitive file system ~/.ssh is this directory.
+    await Deno.mkdir(join(home, ".SSH"), { recursive: true });
+    await Deno.mkdir(join(dir, "ws"));
+    const odd = [join(home, "cl\u00e9s"), join(home, "cle\u0301s")];
+    await Deno.mkdir(odd[1]!);
+    const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {}, hide: odd });
+    let plan: Awaited<ReturnType<typeof resolvePlan>> | undefined;
+    const calls = await counting(["realPath"], async () => {
+      plan = await resolvePlan(policy, join(dir, "ws"));
+    });
+    assert.ok(calls.has(`realPath ${join(home, ".ssh")}`), "~/.ssh is looked up");
+    for (const p of odd) assert.ok(calls.has(`realPath ${p}`), `${p} is looked up`);
+    assert.ok(plan!.hideDirs.includes(odd[1]!));
+  });
+});
+
 Deno.test("resolvePlan looks up no guarded git entry when the whole .git is read-only", async () => {
   await withDir(async (dir) => {
     const ws = join(dir, "ws");
