@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { join, sep } from "node:path";
+import { dirname, join, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -75,6 +75,54 @@ async function real(path: string): Promise<{ path: string; info: Deno.FileInfo }
   }
 }
 
+/** Printable ASCII: a name no file system folds or normalizes beyond letter case. */
+const PLAIN_NAME = /^[\x20-\x7e]+$/;
+
+/**
+ * A cheap "certainly missing" test for many paths at once (the home secrets:
+ * about forty names, most of them missing): a directory that holds two or
+ * more of `paths` is listed once, and a path whose next name below such a
+ * directory is not in its listing is missing without a look-up of its own
+ * (`~/.gem/credentials` when `~` has no `.gem`). Answers false (look it up)
+ * whenever no listing can tell, so a path that exists is never skipped.
+ */
+function absenceCheck(paths: readonly string[]): (path: string) => Promise<boolean> {
+  const count = new Map<string, number>();
+  for (const p of paths) count.set(dirname(p), (count.get(dirname(p)) ?? 0) + 1);
+  const listings = new Map<string, Promise<Set<string> | "missing" | undefined>>();
+  const list = async (dir: string): Promise<Set<string> | "missing" | undefined> => {
+    try {
+      const names = new Set<string>();
+      for await (const e of Deno.readDir(dir)) names.add(e.name.toLowerCase());
+      return names;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+        return "missing";
+      }
+      return undefined; // unreadable: look each path up
+    }
+  };
+  return async (path) => {
+    // The listed ancestors of `path`, outermost first: one listing may settle several paths.
+    const listed: string[] = [];
+    for (let dir = dirname(path), below = path; dir !== below; below = dir, dir = dirname(dir)) {
+      if ((count.get(dir) ?? 0) >= 2) listed.unshift(dir);
+    }
+    for (const dir of listed) {
+      let listing = listings.get(dir);
+      if (!listing) listings.set(dir, listing = list(dir));
+      const names = await listing;
+      if (names === "missing") return true;
+      const next = path.slice(dir === "/" ? 1 : dir.length + 1).split("/")[0]!;
+      // Case-insensitive (macOS, casefolded ext4 directories) and ASCII only (no Unicode
+      // normalization to get wrong): a doubtful name is looked up.
+      if (!PLAIN_NAME.test(next)) return false;
+      if (names !== undefined && !names.has(next.toLowerCase())) return true;
+    }
+    return false;
+  };
+}
+
 async function mustBeDir(what: string, path: string): Promise<string> {
   const r = await real(path);
   if (!r) throw new PenguinError("runtime", `Cannot sandbox: the ${what} "${path}" does not exist`);
@@ -125,7 +173,9 @@ export async function resolvePlan(
 
   const hideDirs: string[] = [];
   const hideFiles: string[] = [];
+  const absent = absenceCheck(policy.hide);
   for (const p of policy.hide) {
+    if (await absent(p)) continue;
     const r = await real(p);
     if (!r || r.path === "/") continue;
     const list = r.info.isDirectory ? hideDirs : hideFiles;
@@ -155,7 +205,7 @@ export async function resolvePlan(
     hideDirs,
     hideFiles,
     network: policy.network,
-    cwd: await mustBeDir("working directory", cwd),
+    cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
     env,
   };
 }
@@ -199,7 +249,13 @@ async function guardGit(
   }
   for (const dir of layout.gitDirs) {
     if (!inRoots(dir)) continue;
+    if (access === "read-only") {
+      // The whole directory is read-only: its entries need no look-ups.
+      if (!out.protect.includes(dir)) out.protect.push(dir);
+      continue;
+    }
     const entries: { path: string; exists: boolean; parent: boolean }[] = [];
+    const parents = new Map<string, boolean>();
     let symlinked = false;
     for (const e of GIT_GUARDED_ENTRIES) {
       const path = join(dir, e.rel);
@@ -207,11 +263,13 @@ async function guardGit(
         ? undefined
         : await Deno.lstat(path).catch(() => undefined);
       if (info?.isSymlink) symlinked = true;
-      const parent = !!(await real(join(path, "..")))?.info.isDirectory;
+      const up = join(path, "..");
+      let parent = parents.get(up);
+      if (parent === undefined) parents.set(up, parent = !!(await real(up))?.info.isDirectory);
       entries.push({ path, exists: info !== undefined, parent });
     }
     // A symlinked entry could be swapped for a real one: keep the whole directory read-only.
-    if (access === "read-only" || symlinked) {
+    if (symlinked) {
       if (!out.protect.includes(dir)) out.protect.push(dir);
       continue;
     }

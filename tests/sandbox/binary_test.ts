@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { PROVIDER_GROUPS } from "../../lib/models/catalog.ts";
 import { ENV_ALLOWLIST, PROXY_VARS } from "../../lib/sandbox/env.ts";
 import { penguinArgv, REPO } from "../support/cli.ts";
-import { BAKED_FLAGS, compileArgs, INCLUDES, notEmbedded } from "../../scripts/compile.ts";
+import {
+  BAKED_FLAGS,
+  compileArgs,
+  INCLUDES,
+  notEmbedded,
+  RUNTIME_FLAGS,
+} from "../../scripts/compile.ts";
+import { selfArgv } from "../../lib/tools/host/self.ts";
 
 interface PermissionSet {
   read: unknown;
@@ -35,7 +42,18 @@ Deno.test("the CLI tests and scripts/compile.ts use exactly the deno.json permis
     assert.deepEqual(argv.filter((a) => PERMISSION_FLAG.test(a)), BAKED_FLAGS);
     assert.equal(argv[argv.indexOf("--config") + 1], join(REPO, "deno.json"));
   }
-  assert.equal(config.tasks.penguin, "deno run --quiet -P=penguin --no-prompt main.ts");
+  assert.equal(
+    config.tasks.penguin,
+    "deno run --quiet -P=penguin --no-prompt --v8-flags=--max-semi-space-size=4 main.ts",
+  );
+});
+
+Deno.test("the task, the binary and a copy of penguin run with the same V8 flags", () => {
+  assert.deepEqual(RUNTIME_FLAGS, ["--v8-flags=--max-semi-space-size=4"]);
+  const v8 = (argv: string[]) => argv.filter((a) => a.startsWith("--v8-flags"));
+  assert.deepEqual(v8(penguinArgv()), RUNTIME_FLAGS);
+  assert.deepEqual(v8(compileArgs("/tmp/out")), RUNTIME_FLAGS);
+  if (!Deno.build.standalone) assert.deepEqual(v8(selfArgv(["--version"])), RUNTIME_FLAGS);
 });
 
 Deno.test("the permission set is the narrow one penguin needs", () => {

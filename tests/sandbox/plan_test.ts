@@ -43,6 +43,89 @@ Deno.test("resolvePlan hides the real target of a symlinked secret", async () =>
   });
 });
 
+/** Run `fn` counting calls of the Deno file-system functions `names` per first argument. */
+async function counting(
+  names: ("realPath" | "lstat" | "stat" | "readDir")[],
+  fn: () => Promise<void>,
+): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  const d = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const saved = names.map((n) => [n, d[n]!] as const);
+  for (const [n, f] of saved) {
+    d[n] = (...args: unknown[]) => {
+      const key = `${n} ${String(args[0])}`;
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      return f.apply(Deno, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    for (const [n, f] of saved) d[n] = f;
+  }
+  return calls;
+}
+
+Deno.test("resolvePlan lists a home once instead of looking up each missing secret", async () => {
+  await withDir(async (dir) => {
+    const home = join(dir, "home");
+    await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+    await Deno.mkdir(join(home, ".cargo"));
+    await Deno.writeTextFile(join(home, ".cargo", "credentials"), "token");
+    await Deno.mkdir(join(dir, "ws"));
+    const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
+    let plan: Awaited<ReturnType<typeof resolvePlan>> | undefined;
+    const calls = await counting(["realPath", "readDir"], async () => {
+      plan = await resolvePlan(policy, join(dir, "ws"));
+    });
+    assert.deepEqual(plan!.hideDirs, [join(home, ".ssh")]);
+    assert.deepEqual(plan!.hideFiles, [join(home, ".cargo", "credentials")]);
+    const underHome = [...calls].filter(([k]) => k.includes(home)).map(([k]) => k).sort();
+    // The listings of home and .cargo, and a look-up for each secret that exists: nothing for
+    // the missing ones, not even those below a directory home lacks (.gem/credentials).
+    assert.deepEqual(underHome, [
+      `readDir ${home}`,
+      `readDir ${join(home, ".cargo")}`,
+      `realPath ${join(home, ".cargo", "credentials")}`,
+      `realPath ${join(home, ".ssh")}`,
+    ]);
+    assert.ok([...calls.values()].every((n) => n === 1), JSON.stringify([...calls]));
+  });
+});
+
+Deno.test("resolvePlan still looks up a secret a listing could miss: other letter case, non-ASCII name", async () => {
+  await withDir(async (dir) => {
+    const home = join(dir, "home");
+    // On a case-insensitive file system ~/.ssh is this directory.
+    await Deno.mkdir(join(home, ".SSH"), { recursive: true });
+    await Deno.mkdir(join(dir, "ws"));
+    const odd = [join(home, "cl\u00e9s"), join(home, "cle\u0301s")];
+    await Deno.mkdir(odd[1]!);
+    const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {}, hide: odd });
+    let plan: Awaited<ReturnType<typeof resolvePlan>> | undefined;
+    const calls = await counting(["realPath"], async () => {
+      plan = await resolvePlan(policy, join(dir, "ws"));
+    });
+    assert.ok(calls.has(`realPath ${join(home, ".ssh")}`), "~/.ssh is looked up");
+    for (const p of odd) assert.ok(calls.has(`realPath ${p}`), `${p} is looked up`);
+    assert.ok(plan!.hideDirs.includes(odd[1]!));
+  });
+});
+
+Deno.test("resolvePlan looks up no guarded git entry when the whole .git is read-only", async () => {
+  await withDir(async (dir) => {
+    const ws = join(dir, "ws");
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    const calls = await counting(["realPath", "lstat", "stat"], async () => {
+      const plan = await resolvePlan(policy, ws);
+      assert.deepEqual(plan.protect, [join(ws, ".git")]);
+    });
+    const inside = [...calls.keys()].filter((k) => k.includes(join(ws, ".git") + "/"));
+    assert.deepEqual(inside, []);
+  });
+});
+
 Deno.test("resolvePlan protects the whole .git by default, and only its guarded entries when git is writable", async () => {
   await withDir(async (dir) => {
     const ws = join(dir, "ws");
