@@ -15,7 +15,7 @@ import { isNotFound, plural } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { pathPreview } from "./_preview.ts";
+import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -263,7 +263,7 @@ export const readFileTool: DefinedTool<FileToolContext> = defineTool({
   permission: "r",
   timeoutMs: 30_000,
   maxOutputLength: 64_000,
-  preview: (args) => pathPreview(args, "file_path"),
+  preview: filePreview("file_path"),
   run: runReadFile,
 });
 

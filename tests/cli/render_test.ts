@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
 import type {
   EventPayload,
   ModelPayload,
@@ -151,6 +152,7 @@ function harness(opts: { color?: boolean; collapse?: boolean } = {}): {
   let buf = "";
   const write = (t: string) => (buf += t);
   const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
     write,
     color: opts.color ?? false,
     collapse: opts.collapse ?? false,
@@ -210,16 +212,25 @@ Deno.test("tool call previews follow the documented forms", () => {
     ["kill_command", { process_id: "proc-9" }, 'kill_command {"process_id":"proc-9"}'],
   ];
   for (const [name, args, want] of cases) {
-    assert.equal(toolCallPreview(name, JSON.stringify(args), { final: true }), want);
+    assert.equal(
+      toolCallPreview(name, JSON.stringify(args), { final: true, previews: builtinToolPreviews }),
+      want,
+    );
   }
   const cmd = "c".repeat(1500);
   assert.equal(
-    toolCallPreview("exec_command", JSON.stringify({ cmd }), { final: true }),
+    toolCallPreview("exec_command", JSON.stringify({ cmd }), {
+      final: true,
+      previews: builtinToolPreviews,
+    }),
     `exec_command <- $ ${"c".repeat(1000)}…`,
   );
   const long = "p".repeat(200);
   assert.equal(
-    toolCallPreview("run_subagent", JSON.stringify({ prompt: long }), { final: true }),
+    toolCallPreview("run_subagent", JSON.stringify({ prompt: long }), {
+      final: true,
+      previews: builtinToolPreviews,
+    }),
     `run_subagent <- ${"p".repeat(120)}…`,
   );
 });
@@ -482,7 +493,11 @@ Deno.test("history renders complete messages statically, collapsed on request", 
   ];
   const g = "[tool-c01] exec_command -> ";
   assert.equal(
-    renderHistory(msgs, { palette: paletteFor(false), collapse: true }),
+    renderHistory(msgs, {
+      palette: paletteFor(false),
+      collapse: true,
+      toolPreviews: builtinToolPreviews,
+    }),
     "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
       `${g}… 4 more lines (/verbose for full output)\n` +
@@ -577,7 +592,11 @@ Deno.test("history re-rendering (chat --resume) is terminal-safe", () => {
       tool_call_id: "call_789",
       stop_reason: "completed",
     }),
-  ], { palette: paletteFor(false), collapse: false });
+  ], {
+    palette: paletteFor(false),
+    collapse: false,
+    toolPreviews: builtinToolPreviews,
+  });
   assert.ok(!ACTIVE.test(text), JSON.stringify(text));
   assert.match(text, /exec_command <- \$ a\\x1b\]0;title\\x07b EVIL$/m);
   assert.match(text, /^\[tool-789\] exec_command -> ab$/m);
@@ -601,6 +620,7 @@ Deno.test("the spinner's progress line names what it waits for, counts seconds a
 Deno.test("the renderer stops the progress line at the first model fragment, before drawing it", () => {
   let buf = "";
   const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
     write: (x) => (buf += x),
     color: false,
     collapse: false,
@@ -625,7 +645,13 @@ Deno.test("without autoApprovals only answered prompts, denials and policy verdi
   const { r, out, write } = (() => {
     let buf = "";
     const write = (t: string) => (buf += t);
-    const r = createRenderer({ write, color: false, collapse: false, autoApprovals: false });
+    const r = createRenderer({
+      write,
+      color: false,
+      collapse: false,
+      autoApprovals: false,
+      toolPreviews: builtinToolPreviews,
+    });
     return { r, out: () => buf, write };
   })();
   r.beginTask();
@@ -671,6 +697,7 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
   ) => {
     let buf = "";
     const r = createRenderer({
+      toolPreviews: builtinToolPreviews,
       write: (t) => (buf += t),
       color: false,
       collapse: false,

@@ -26,6 +26,7 @@ import {
 import { VERSION } from "../../version.ts";
 import { userText } from "../../protocol/builders.ts";
 import { markerBlock } from "../../agent/markers.ts";
+import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
@@ -358,6 +359,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     color: io.color,
     collapse: !opts.verbose,
     spinner: interactive,
+    toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });

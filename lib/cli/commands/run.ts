@@ -32,6 +32,7 @@ import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { markerBlock } from "../../agent/markers.ts";
+import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { listSkills } from "../../state/skills.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
@@ -160,6 +161,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     // Only a human's answer or a policy's verdict is worth a line.
     autoApprovals: false,
     stats: { kind: "totals", price: await priceOf(ctx, session) },
+    toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
