@@ -18,6 +18,7 @@ import type { Lineage, TokenCounts } from "../protocol/types.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
+import { lineSpans } from "../trace/lines.ts";
 import {
   type Head,
   headOf,
@@ -97,22 +98,16 @@ export function countTurns(text: string, from = 0): number {
   const key = '"type":"';
   let turns = 0;
   let inCompaction = false;
-  let pos = from;
-  while (pos < text.length) {
-    let nl = text.indexOf("\n", pos);
-    if (nl === -1) nl = text.length;
-    if (nl - pos < 400) {
-      // The event type is the last "type" key of an event line.
-      const at = text.lastIndexOf(key, nl);
-      if (at > pos) {
-        const t = at + key.length;
-        if (text.startsWith('request_end"', t)) {
-          if (!inCompaction && text.slice(t, nl).includes('"status":"completed"')) turns++;
-        } else if (text.startsWith('compaction_begin"', t)) inCompaction = true;
-        else if (text.startsWith('compaction_end"', t)) inCompaction = false;
-      }
-    }
-    pos = nl + 1;
+  for (const { start, end } of lineSpans(text, true, from)) {
+    if (end - start >= 400) continue;
+    // The event type is the last "type" key of an event line.
+    const at = text.lastIndexOf(key, end);
+    if (at <= start) continue;
+    const t = at + key.length;
+    if (text.startsWith('request_end"', t)) {
+      if (!inCompaction && text.slice(t, end).includes('"status":"completed"')) turns++;
+    } else if (text.startsWith('compaction_begin"', t)) inCompaction = true;
+    else if (text.startsWith('compaction_end"', t)) inCompaction = false;
   }
   return turns;
 }

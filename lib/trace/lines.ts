@@ -11,7 +11,8 @@
  *   longer than `gatherLimit` is never gathered: it comes as a byte range to
  *   read on demand.
  * - {@linkcode readAt}, {@linkcode textLines}, {@linkcode textLinesFromEnd}:
- *   windows at the head or the tail of a file, for summaries.
+ *   windows at the head or the tail of a file, for summaries;
+ *   {@linkcode lineSpans} cuts such a window without copying its lines.
  * - {@linkcode followLines}: a file another process is appending to; only
  *   complete lines are returned, the partial last one waits.
  *
@@ -267,23 +268,48 @@ export async function* readLines(
   }
 }
 
+/** Where one line of a text lies: `text.slice(start, end)` is the line without its line end. */
+export interface LineSpan {
+  /** Index of its first character. */
+  start: number;
+  /** Index just past its last character (before a CR LF or LF). */
+  end: number;
+}
+
 /**
- * The lines of `text` (the start of a file, or all of it when `complete`),
- * in order, without their line ends. When not `complete`, a last line
- * without its newline is left out: it may be cut short.
+ * The spans of the lines of `text` from index `from` (the start of a line),
+ * in order, without copying them (for scans that look at a few characters
+ * of each line). The span object is reused: read it before asking for the
+ * next. When not `complete`, a last line without its newline is left out:
+ * it may be cut short.
  */
-export function* textLines(text: string, complete: boolean): Generator<string, void, undefined> {
-  let start = 0;
+export function* lineSpans(
+  text: string,
+  complete: boolean,
+  from = 0,
+): Generator<LineSpan, void, undefined> {
+  const span: LineSpan = { start: from, end: from };
+  let start = from;
   while (start < text.length) {
     let nl = text.indexOf("\n", start);
     if (nl === -1) {
       if (!complete) return;
       nl = text.length;
     }
-    const end = nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
-    yield text.slice(start, end);
+    span.start = start;
+    span.end = nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+    yield span;
     start = nl + 1;
   }
+}
+
+/**
+ * The lines of `text` (the start of a file, or all of it when `complete`),
+ * in order, without their line ends. When not `complete`, a last line
+ * without its newline is left out: it may be cut short.
+ */
+export function* textLines(text: string, complete: boolean): Generator<string, void, undefined> {
+  for (const { start, end } of lineSpans(text, complete)) yield text.slice(start, end);
 }
 
 /**

@@ -35,6 +35,8 @@ export {
   followLines,
   type Line,
   type LineFollower,
+  type LineSpan,
+  lineSpans,
   type LongLine,
   openTrace,
   readAt,

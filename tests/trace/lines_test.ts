@@ -4,6 +4,7 @@ import { modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
 import {
   followLines,
   type Line,
+  lineSpans,
   readFirstLine,
   readLines,
   type ReadLinesOptions,
@@ -227,6 +228,18 @@ Deno.test("text windows split into complete lines from the head and from the tai
   assert.deepEqual([...textLines("a\r\nb\nc", true)], ["a", "b", "c"]);
   assert.deepEqual([...textLinesFromEnd("xa\r\nb\nc\r\n", false)], ["", "c", "b"]);
   assert.deepEqual([...textLinesFromEnd("a\r\nb\nc", true)], ["c", "b", "a"]);
+});
+
+Deno.test("line spans cut a text in place like textLines, from any line start", () => {
+  const spans = (text: string, complete: boolean, from?: number) =>
+    Array.from(lineSpans(text, complete, from), ({ start, end }) => text.slice(start, end));
+  for (const text of ["a\r\nb\n\nc", "a\nb\n", "", "\r\n\n"]) {
+    for (const complete of [true, false]) {
+      assert.deepEqual(spans(text, complete), [...textLines(text, complete)], JSON.stringify(text));
+    }
+  }
+  assert.deepEqual(spans("head\nx\r\ny", true, 5), ["x", "y"]);
+  assert.deepEqual(spans("head\nx\r\ny", true, 4), ["", "x", "y"], "from a newline: an empty line");
 });
 
 Deno.test("readFirstLine gives the first line, the whole file when it has no newline, and null past the cap", async () => {
