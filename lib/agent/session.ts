@@ -251,6 +251,8 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
  * method inside is short.
  */
 export function openSession(parts: SessionParts): Session {
+  // Long because: one closure-based session whose methods share the writer, the toolset, the engine
+  // and the children; each method is short.
   const warn = parts.warn ?? defaultWarn;
   const { writer, toolset, meta } = parts;
   const secrets = secretsOf(parts);

@@ -56,6 +56,8 @@ export interface TurnResult extends TurnProducts {
  * the turn's state; the approvals and tool runs are ./_tool_phase.ts.
  */
 export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, TurnResult> {
+  // Long because: one model request and its tool phase push to the same merge queue and the turn's
+  // collected messages, which stay locals of one generator.
   const queue = createMergeQueue<OmniMessage>();
   const toolCalls: ToolCallMessage[] = [];
   const segments: CompleteMessage[] = [];

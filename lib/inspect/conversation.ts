@@ -176,6 +176,8 @@ export async function loadConversation(
     items.push({ time, request: requests.length, ...item } as ConvItem);
   };
   const add = (msg: OmniMessage, file: string) => {
+    // Long because: one switch over the record types, a few lines each; the cases share the items
+    // and the open request of the pass.
     const t = msg.timestamp;
     first ??= t;
     last = t;

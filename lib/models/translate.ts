@@ -79,6 +79,8 @@ function withFidelity<T extends Record<string, unknown>>(msg: T, f: Fidelity): T
 
 /** A translator; `ids` allocates session-unique tool-call ids (a fresh set when omitted). */
 export function createTranslator(ids: ToolCallIds = createToolCallIds()): Translator {
+  // Long because: one closure-based translator whose functions share the open segment and the open
+  // tool calls; each function is short.
   const state: TranslatorState = { content: false };
   let seg: Segment | undefined;
   const calls: OpenCall[] = [];

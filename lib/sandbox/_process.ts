@@ -241,6 +241,8 @@ function watchControl(
  * carries the sandbox's own diagnostics.
  */
 export async function startSupervised(opts: StartOptions): Promise<SandboxedProcess> {
+  // Long because: one closure-based process whose functions share the child, its stdin and the exit
+  // state; each function is short.
   const merged = opts.stdio === "merged";
   let child: Deno.ChildProcess;
   try {

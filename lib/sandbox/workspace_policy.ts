@@ -205,6 +205,8 @@ export function applyWorkspacePolicy(
   flags: PolicyFlags,
   policy: WorkspacePolicy | undefined,
 ): EffectivePolicy {
+  // Long because: one rule per setting of penguin.jsonc, applied in order to one result; each rule
+  // is a few lines.
   const out: EffectivePolicy = {
     sandbox: flags.sandbox,
     network: flags.network,

@@ -122,6 +122,8 @@ export async function buildOutline(
   session: LocatedSession,
   options: { preview?: number } = {},
 ): Promise<SessionOutline> {
+  // Long because: one pass over every record of every file; its cases share the per-file state
+  // (compaction, request, prefix lines) and the call names.
   const limit = options.preview ?? 2000;
   const out: SessionOutline = {
     sessionId: session.sessionId,

@@ -40,6 +40,8 @@ export interface TreeOptions extends SessionScope {
 
 /** The session forest of an agent (or the one tree holding `session`), oldest roots first. */
 export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
+  // Long because: three passes over the same rows and maps (subagent claims, fork and clone edges,
+  // nesting); split, each pass would take all the maps as arguments.
   const rows = await listSessions({ ...options, allAgents: false });
   const files = await sessionFilesIn(agentTracesDir(options));
   const byId = new Map(rows.map((r) => [r.sessionId, r]));

@@ -43,6 +43,8 @@ async function* runEditFile(
   ctx: FileToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: one edit in its order (resolve, read, match, write, then the diff within the
+  // output budget); the steps share the content and the path.
   const { file_path: p, old_string: oldString, new_string: newString } = args;
   const replaceAll = args.replace_all === true;
   if (oldString.length === 0) {

@@ -87,6 +87,8 @@ async function* runExec(
   ctx: CommandToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: one command call (resolve its directory, start it, then wait, move it to the
+  // background or kill it); the steps share the session and whether it was registered.
   const { cmd, run_in_background: background } = args;
   const registry = ctx.processes;
   if (background && !registry) {

@@ -60,6 +60,8 @@ async function scan(
   limit: number,
   signal: AbortSignal,
 ): Promise<Scan> {
+  // Long because: one read loop over the file that counts lines and keeps the requested window; its
+  // counters stay locals of the loop.
   const end = offset + limit - 1;
   const out: Scan = {
     lines: [],
@@ -150,6 +152,8 @@ async function* runReadFile(
   ctx: FileToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: the read in its order (resolve and stat the path, scan, cut the lines to the
+  // output budget), each step on shared locals.
   const { file_path: p, limit } = args;
   const offset = Math.max(1, args.offset);
 

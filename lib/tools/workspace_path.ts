@@ -133,6 +133,8 @@ export async function resolveWorkspacePath(
   roots: PathRoots,
   verb: "read" | "write" | "edit" = "read",
 ): Promise<PathResolution> {
+  // Long because: one path check in its order (NUL, lexical resolution, real paths of the path and
+  // its roots, then the scratchpad, secret and git rules); the refusals share the resolved paths.
   if (input.includes("\0")) {
     return { ok: false, message: `Path "${input}" contains a NUL character.` };
   }

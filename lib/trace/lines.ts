@@ -157,6 +157,8 @@ export async function* readLines(
   file: Deno.FsFile,
   options: ReadLinesOptions = {},
 ): AsyncGenerator<Line[], void, undefined> {
+  // Long because: the hot loop that cuts every trace into lines; its buffer, offsets and carried
+  // pieces stay locals of one loop (the measured fast path).
   const decode = options.decode ?? true;
   const chunkSize = options.chunkSize ?? 1 << 20;
   const gatherLimit = options.gatherLimit ?? Math.max(chunkSize, 1 << 20);

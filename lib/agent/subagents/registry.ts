@@ -176,6 +176,8 @@ export interface ChildRegistry {
 
 /** A new, empty registry. */
 export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
+  // Long because: one closure-based registry whose methods share the children, the tracked tasks
+  // and the notices; each method is short.
   const warn = opts.warn ?? defaultWarn;
   const maxChildren = Math.max(1, opts.maxChildren ?? MAX_REGISTERED_SUBAGENTS);
   const children = new Map<string, Child>();

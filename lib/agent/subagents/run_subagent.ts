@@ -63,6 +63,8 @@ async function* runSubagent(
   rawArgs: Record<string, unknown>,
   ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: the call in its order (check the arguments and limits, spawn, register, then wait
+  // or go to the background); the steps share the child and the registry.
   const fail = (message: string) => failure("run_subagent", message);
   const checked = checkRunArgs(rawArgs);
   if (!checked.ok) return yield* fail(checked.message);

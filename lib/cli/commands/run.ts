@@ -29,7 +29,7 @@ import {
 import type { Session } from "../../agent/session.ts";
 import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { createRenderer, terminalMarkdown } from "../render/mod.ts";
+import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { markerBlock } from "../../agent/markers.ts";
 import { builtinToolPreviews } from "../../agent/toolset.ts";
@@ -72,7 +72,7 @@ function addSignals(handler: () => void): () => void {
   return () => added.forEach((sig) => Deno.removeSignalListener(sig, handler));
 }
 
-async function openRunSession(
+async function openSession(
   ctx: CommandContext,
   f: RunFlags,
   terminal: Terminal | null,
@@ -144,14 +144,15 @@ function resumeHint(ctx: CommandContext, f: RunFlags, sessionId: string): string
   return `To continue this conversation: ${cmd}\n`;
 }
 
-async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const f = await parse(args);
+/** The live renderer of a run (none under `--json`). */
+async function runRenderer(
+  ctx: CommandContext,
+  f: RunFlags,
+  session: Session,
+): Promise<Renderer | undefined> {
   const { io } = ctx;
-  // Approvals are answered on the terminal, never by piped input.
-  const terminal = openTerminal();
-  // penguin.jsonc narrows the flags (applied once the workspace is known).
-  const session = await openRunSession(ctx, f, terminal);
-  const renderer = f.json ? undefined : createRenderer({
+  if (f.json) return undefined;
+  return createRenderer({
     write: io.out,
     color: io.color,
     collapse: !f.verbose,
@@ -165,63 +166,98 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
-  // The session id first, as the stream's own record: its session_meta.
-  if (f.json) io.out(JSON.stringify(session.metaMessage) + "\n");
-  if (!f.json) {
-    io.err(
-      `penguin run v${VERSION}\nAgent: ${
-        f.agentId ?? DEFAULT_AGENT_ID
-      }\nWorkspace: ${session.workspaceDir}\n` +
-        `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
-    );
-    if (session.resumedHistory !== undefined) {
-      io.err(
-        `[resumed] ${session.sessionId} · ${session.resumedHistory.length} message(s) in the current context\n`,
-      );
-    }
+}
+
+/** The session id first: as the stream's own record (its session_meta), or in the header. */
+function announce(io: CommandContext["io"], f: RunFlags, session: Session): void {
+  if (f.json) {
+    io.out(JSON.stringify(session.metaMessage) + "\n");
+    return;
   }
+  io.err(
+    `penguin run v${VERSION}\nAgent: ${
+      f.agentId ?? DEFAULT_AGENT_ID
+    }\nWorkspace: ${session.workspaceDir}\n` +
+      `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
+  );
+  if (session.resumedHistory !== undefined) {
+    io.err(
+      `[resumed] ${session.sessionId} · ${session.resumedHistory.length} message(s) in the current context\n`,
+    );
+  }
+}
 
-  const ctl = new AbortController();
+/** Asking on the terminal; `cancel()` answers a pending prompt as interrupted (false: none pending). */
+interface TerminalAsker {
+  ask(call: ToolCallMessage): Promise<ApprovalVerdict>;
+  cancel(): boolean;
+}
+
+function terminalAsker(
+  io: CommandContext["io"],
+  terminal: Terminal,
+  renderer: Renderer | undefined,
+): TerminalAsker {
   let cancelPrompt: (() => void) | undefined;
-  const removeSignals = addSignals(() => {
-    if (cancelPrompt) cancelPrompt();
-    else ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
-  });
-
   // The prompt goes to stderr; a redirected stderr gets a transcript and the terminal the prompt.
   const stderrIsTerminal = Deno.stderr.isTerminal();
   const say = (text: string) => {
     io.err(text);
-    if (!stderrIsTerminal) terminal?.write(text);
+    if (!stderrIsTerminal) terminal.write(text);
   };
-  const ask = async (call: ToolCallMessage): Promise<ApprovalVerdict> => {
-    renderer?.beginPrompt(call);
-    let verdict: ApprovalVerdict | null = null;
-    let prompt = APPROVE_PROMPT;
-    while (verdict === null) {
-      say(prompt);
-      const answer = await new Promise<string | "eof" | "interrupt">((resolve) => {
-        cancelPrompt = () => resolve("interrupt");
-        terminal!.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
-      });
-      cancelPrompt = undefined;
-      if (answer === "eof" || answer === "interrupt") {
-        io.err("\n");
-        verdict = { decision: "deny", reason: PROMPT_REASONS[answer] };
-        break;
+  const answer = () =>
+    new Promise<string | "eof" | "interrupt">((resolve) => {
+      cancelPrompt = () => resolve("interrupt");
+      terminal.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
+    }).finally(() => cancelPrompt = undefined);
+  return {
+    cancel() {
+      if (!cancelPrompt) return false;
+      cancelPrompt();
+      return true;
+    },
+    async ask(call) {
+      renderer?.beginPrompt(call);
+      let verdict: ApprovalVerdict | null = null;
+      let prompt = APPROVE_PROMPT;
+      while (verdict === null) {
+        say(prompt);
+        const got = await answer();
+        if (got === "eof" || got === "interrupt") {
+          io.err("\n");
+          verdict = { decision: "deny", reason: PROMPT_REASONS[got] };
+          break;
+        }
+        if (!stderrIsTerminal) io.err(`${got}\n`);
+        const d = approvalAnswer(got);
+        if (d !== null) verdict = answerVerdict(d);
+        else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
       }
-      if (!stderrIsTerminal) io.err(`${answer}\n`);
-      const d = approvalAnswer(answer);
-      if (d !== null) verdict = answerVerdict(d);
-      else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
-    }
-    renderer?.endPrompt(call, verdict.decision, undefined, verdict.reason);
-    return verdict;
+      renderer?.endPrompt(call, verdict.decision, undefined, verdict.reason);
+      return verdict;
+    },
   };
+}
+
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const f = await parse(args);
+  const { io } = ctx;
+  // Approvals are answered on the terminal, never by piped input.
+  const terminal = openTerminal();
+  // penguin.jsonc narrows the flags (applied once the workspace is known).
+  const session = await openSession(ctx, f, terminal);
+  const renderer = await runRenderer(ctx, f, session);
+  announce(io, f, session);
+
+  const ctl = new AbortController();
+  const asker = terminal !== null ? terminalAsker(io, terminal, renderer) : undefined;
+  const removeSignals = addSignals(() => {
+    if (!asker?.cancel()) ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
+  });
 
   let outcome: RunOutcome | undefined;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const asking = terminal !== null ? { ask } : {};
+  const asking = asker ? { ask: asker.ask } : {};
   const runOptions = {
     signal: ctl.signal,
     approve: f.commandRules?.length
@@ -245,7 +281,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       if (outcome?.kind !== "completed" || ctl.signal.aborted) break;
       // Subagents started with run_in_background report when they finish: wait
       // for them and let the model read each report (one more round per batch).
-      input = await nextBackgroundReports();
+      input = await nextBackgroundReports(io, f, session, ctl.signal);
     }
   } finally {
     removeSignals();
@@ -254,27 +290,32 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   io.err(resumeHint(ctx, f, session.sessionId));
   return outcome?.kind === "completed" ? 0 : 1;
+}
 
-  /** The reports of finished background work as harness messages; null when nothing is left to wait for. */
-  async function nextBackgroundReports(): Promise<CompleteMessage[] | null> {
-    let notices = session.takeBackgroundNotices();
-    while (notices.length === 0 && session.hasRunningBackgroundSubagents() && !ctl.signal.aborted) {
-      const running = session.backgroundTasks().filter((t) =>
-        t.kind === "subagent" && t.state === "running"
-      );
-      if (!f.json) {
-        io.err(`[background] waiting for ${running.length} background subagent(s) to finish…\n`);
-      }
-      let unsubscribe: (() => void)[] = [];
-      await new Promise<void>((resolve) => {
-        unsubscribe = [session.onBackgroundNotice(() => resolve()), onAbort(ctl.signal, resolve)];
-      });
-      for (const off of unsubscribe) off();
-      notices = session.takeBackgroundNotices();
+/** The reports of finished background work as harness messages; null when nothing is left to wait for. */
+async function nextBackgroundReports(
+  io: CommandContext["io"],
+  f: RunFlags,
+  session: Session,
+  signal: AbortSignal,
+): Promise<CompleteMessage[] | null> {
+  let notices = session.takeBackgroundNotices();
+  while (notices.length === 0 && session.hasRunningBackgroundSubagents() && !signal.aborted) {
+    const running = session.backgroundTasks().filter((t) =>
+      t.kind === "subagent" && t.state === "running"
+    );
+    if (!f.json) {
+      io.err(`[background] waiting for ${running.length} background subagent(s) to finish…\n`);
     }
-    if (notices.length === 0 || ctl.signal.aborted) return null;
-    return notices.map((n) => userText(n.text, "harness"));
+    let unsubscribe: (() => void)[] = [];
+    await new Promise<void>((resolve) => {
+      unsubscribe = [session.onBackgroundNotice(() => resolve()), onAbort(signal, resolve)];
+    });
+    for (const off of unsubscribe) off();
+    notices = session.takeBackgroundNotices();
   }
+  if (notices.length === 0 || signal.aborted) return null;
+  return notices.map((n) => userText(n.text, "harness"));
 }
 
 /** The `run` command. */

@@ -113,6 +113,8 @@ export function createToolWorkerPool(
   entry: URL,
   opts: ToolWorkerPoolOptions = {},
 ): ToolWorkerPool {
+  // Long because: one closure-based pool whose functions share the workers, the idle timers and the
+  // queue; each function is short.
   const idleMs = opts.idleMs ?? DEFAULT_WORKER_IDLE_MS;
   const graceMs = opts.abortGraceMs ?? DEFAULT_WORKER_ABORT_GRACE_MS;
   const idle = new Map<string, Slot[]>();
