@@ -16,6 +16,7 @@
  */
 import { eventMsg, modelMsg } from "../protocol/builders.ts";
 import { errorMessage } from "../protocol/errors.ts";
+import type { RequestEndEvent } from "../protocol/events.ts";
 import { isComplete } from "../protocol/guards.ts";
 import type {
   CompleteMessage,
@@ -89,15 +90,14 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
           if (usage) emit(usage);
           usage = undefined;
           outcome = item.outcome;
-          const end: OmniMessage = eventMsg({ type: "request_end", status: outcome.status });
-          const p = end.payload as Record<string, unknown>;
+          const p: RequestEndEvent = { type: "request_end", status: outcome.status };
           if (outcome.status !== "completed") {
             p.error_message = outcome.error_message ?? outcome.status;
           }
           if (outcome.status !== "completed" || ctx.reconnects > 0) p.attempt = ctx.reconnects + 1;
           const wait = ctx.plannedRetry(outcome);
           if (wait !== undefined) p.retry_in_ms = wait;
-          emit(end);
+          emit(eventMsg(p));
           break;
         }
         const payload = item.message;

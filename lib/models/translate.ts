@@ -22,6 +22,8 @@ import type {
   Fidelity,
   ModelPayload,
   StopReason,
+  TextMessage,
+  ThinkingMessage,
   TokenCounts,
   ToolCallMessage,
 } from "../protocol/types.ts";
@@ -72,9 +74,8 @@ function conflicts(open: Fidelity, incoming: Fidelity): boolean {
   return Object.keys(incoming).some((k) => k in open && !same(open[k], incoming[k]));
 }
 
-function withFidelity<T extends Record<string, unknown>>(msg: T, f: Fidelity): T {
-  if (Object.keys(f).length > 0) (msg as Record<string, unknown>).fidelity = f;
-  return msg;
+function withFidelity<T extends { fidelity?: Fidelity }>(msg: T, f: Fidelity): T {
+  return Object.keys(f).length > 0 ? { ...msg, fidelity: f } : msg;
 }
 
 /** A translator; `ids` allocates session-unique tool-call ids (a fresh set when omitted). */
@@ -92,7 +93,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     if (s.kind === "text") {
       out.push(partialText("stop", "", status));
       out.push(
-        withFidelity(
+        withFidelity<TextMessage>(
           { type: "text", role: "assistant", text: s.text, stop_reason: status },
           s.fidelity,
         ),
@@ -100,7 +101,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     } else {
       out.push(partialThinking("stop", "", status));
       out.push(
-        withFidelity({
+        withFidelity<ThinkingMessage>({
           type: "thinking",
           role: "assistant",
           thinking: s.thinking,
