@@ -18,7 +18,7 @@ import type { Lineage, TokenCounts } from "../protocol/types.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
-import { lineSpans } from "../trace/lines.ts";
+import { forEachLine } from "../trace/lines.ts";
 import {
   type Head,
   headOf,
@@ -98,17 +98,17 @@ export function countTurns(text: string, from = 0): number {
   const key = '"type":"';
   let turns = 0;
   let inCompaction = false;
-  for (const { start, end } of lineSpans(text, true, from)) {
-    if (end - start >= 400) continue;
+  forEachLine(text, true, from, (start, end) => {
+    if (end - start >= 400) return;
     // The event type is the last "type" key of an event line.
     const at = text.lastIndexOf(key, end);
-    if (at <= start) continue;
+    if (at <= start) return;
     const t = at + key.length;
     if (text.startsWith('request_end"', t)) {
       if (!inCompaction && text.slice(t, end).includes('"status":"completed"')) turns++;
     } else if (text.startsWith('compaction_begin"', t)) inCompaction = true;
     else if (text.startsWith('compaction_end"', t)) inCompaction = false;
-  }
+  });
   return turns;
 }
 

@@ -12,7 +12,7 @@
  *   read on demand.
  * - {@linkcode readAt}, {@linkcode textLines}, {@linkcode textLinesFromEnd}:
  *   windows at the head or the tail of a file, for summaries;
- *   {@linkcode lineSpans} cuts such a window without copying its lines.
+ *   {@linkcode forEachLine} cuts such a window without copying its lines.
  * - {@linkcode followLines}: a file another process is appending to; only
  *   complete lines are returned, the partial last one waits.
  *
@@ -270,27 +270,20 @@ export async function* readLines(
   }
 }
 
-/** Where one line of a text lies: `text.slice(start, end)` is the line without its line end. */
-export interface LineSpan {
-  /** Index of its first character. */
-  start: number;
-  /** Index just past its last character (before a CR LF or LF). */
-  end: number;
-}
-
 /**
- * The spans of the lines of `text` from index `from` (the start of a line),
- * in order, without copying them (for scans that look at a few characters
- * of each line). The span object is reused: read it before asking for the
- * next. When not `complete`, a last line without its newline is left out:
- * it may be cut short.
+ * Call `visit(start, end)` for each line of `text` from index `from` (the
+ * start of a line), in order: `text.slice(start, end)` is the line without
+ * its line end. Nothing is copied (for scans that look at a few characters
+ * of each line; a callback rather than a generator keeps the scan as fast as
+ * a hand-written loop). When not `complete`, a last line without its newline
+ * is left out: it may be cut short.
  */
-export function* lineSpans(
+export function forEachLine(
   text: string,
   complete: boolean,
-  from = 0,
-): Generator<LineSpan, void, undefined> {
-  const span: LineSpan = { start: from, end: from };
+  from: number,
+  visit: (start: number, end: number) => void,
+): void {
   let start = from;
   while (start < text.length) {
     let nl = text.indexOf("\n", start);
@@ -298,9 +291,7 @@ export function* lineSpans(
       if (!complete) return;
       nl = text.length;
     }
-    span.start = start;
-    span.end = nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
-    yield span;
+    visit(start, nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl);
     start = nl + 1;
   }
 }
@@ -311,7 +302,17 @@ export function* lineSpans(
  * without its newline is left out: it may be cut short.
  */
 export function* textLines(text: string, complete: boolean): Generator<string, void, undefined> {
-  for (const { start, end } of lineSpans(text, complete)) yield text.slice(start, end);
+  let start = 0;
+  while (start < text.length) {
+    let nl = text.indexOf("\n", start);
+    if (nl === -1) {
+      if (!complete) return;
+      nl = text.length;
+    }
+    const end = nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+    yield text.slice(start, end);
+    start = nl + 1;
+  }
 }
 
 /**

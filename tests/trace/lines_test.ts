@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
 import {
   followLines,
+  forEachLine,
   type Line,
-  lineSpans,
   readFirstLine,
   readLines,
   type ReadLinesOptions,
@@ -230,9 +230,12 @@ Deno.test("text windows split into complete lines from the head and from the tai
   assert.deepEqual([...textLinesFromEnd("a\r\nb\nc", true)], ["c", "b", "a"]);
 });
 
-Deno.test("line spans cut a text in place like textLines, from any line start", () => {
-  const spans = (text: string, complete: boolean, from?: number) =>
-    Array.from(lineSpans(text, complete, from), ({ start, end }) => text.slice(start, end));
+Deno.test("forEachLine cuts a text in place like textLines, from any line start", () => {
+  const spans = (text: string, complete: boolean, from = 0) => {
+    const out: string[] = [];
+    forEachLine(text, complete, from, (start, end) => out.push(text.slice(start, end)));
+    return out;
+  };
   for (const text of ["a\r\nb\n\nc", "a\nb\n", "", "\r\n\n"]) {
     for (const complete of [true, false]) {
       assert.deepEqual(spans(text, complete), [...textLines(text, complete)], JSON.stringify(text));
