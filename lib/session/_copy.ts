@@ -121,23 +121,61 @@ export async function copyLines(
 ): Promise<number> {
   if (lastLine < 1) return 0;
   const file = await Deno.open(src, { read: true });
+  // Selected lines next to each other in the read buffer are written as one
+  // run, their newlines included (one write per run, not two per line).
+  let run: Uint8Array | null = null;
+  const flush = async () => {
+    if (run !== null) await sink.write(run);
+    run = null;
+  };
   try {
     let copied = 0;
     for await (const batch of readLines(file, { decode: false, chunkSize: CHUNK })) {
       for (const line of batch) {
-        if (line.no > lastLine) return copied;
+        if (line.no > lastLine) break;
         if (!select(line.no)) continue;
+        copied++;
+        if (line.kind === "bytes" && !line.own) {
+          const withNl = withNewline(line.bytes);
+          if (withNl !== null) {
+            run = run !== null && follows(run, withNl)
+              ? extend(run, withNl)
+              : (await flush(), withNl);
+            continue;
+          }
+        }
+        await flush();
         if (line.kind === "long") {
           for (let at = 0; at < line.size; at += CHUNK) {
             await sink.write(await line.read(at, Math.min(line.size, at + CHUNK)));
           }
         } else if (line.kind === "bytes") await sink.write(line.bytes);
         await sink.write(NEWLINE);
-        copied++;
       }
+      await flush(); // the views die with the batch
+      if (batch.length > 0 && batch[batch.length - 1]!.no >= lastLine) break;
     }
     return copied;
   } finally {
     file.close();
   }
+}
+
+/** `bytes` and the LF right after it in its buffer, or null when a LF does not follow (CR LF, end). */
+function withNewline(bytes: Uint8Array): Uint8Array | null {
+  const end = bytes.byteOffset + bytes.length;
+  if (end >= bytes.buffer.byteLength) return null;
+  const next = new Uint8Array(bytes.buffer, end, 1);
+  return next[0] === NEWLINE[0]
+    ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length + 1)
+    : null;
+}
+
+/** `b` starts where `a` ends, in the same buffer. */
+function follows(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteOffset + a.length === b.byteOffset;
+}
+
+function extend(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.length + b.length);
 }
