@@ -95,7 +95,7 @@ export interface AgentBase {
 /** Resolve the session's model pair; throws before anything is created when a key is missing. */
 export function sessionModel(
   base: AgentBase,
-  pair: { provider?: string; model_id?: string },
+  pair: { provider?: string | undefined; model_id?: string | undefined },
   opts: { apiKey?: string; baseUrl?: string },
 ): ResolvedModel {
   const model = resolveModel(base.projectConfig, pair, base.env as EnvSource, {

@@ -175,7 +175,7 @@ export interface Session {
   /** Whether a task is running. */
   readonly running: boolean;
   /** Set once the trace could not be written: the session runs nothing more. */
-  readonly traceFailure?: PenguinError;
+  readonly traceFailure?: PenguinError | undefined;
   /** For a reopened session: its recorded messages, for re-rendering. */
   readonly resumedHistory?: readonly OmniMessage[];
   /** A call's permission (`r`/`rw`; some tools decide from the arguments), undefined for unknown tools. */

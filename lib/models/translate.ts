@@ -38,7 +38,7 @@ export interface TranslatorState {
   /** The last usage snapshot (later snapshots replace earlier ones). */
   usage?: TokenCounts;
   /** The first error reported by the provider. */
-  error?: { message: string; code?: string; status?: number };
+  error?: { message: string; code?: string | undefined; status?: number | undefined };
   /** Whether any content delta (text, thinking or tool call) arrived. */
   content: boolean;
 }
@@ -144,7 +144,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     return call;
   }
 
-  function text(d: { text: string; fidelity?: Fidelity }, out: ModelPayload[]): void {
+  function text(d: { text: string; fidelity?: Fidelity | undefined }, out: ModelPayload[]): void {
     const f = d.fidelity ?? {};
     const hasF = Object.keys(f).length > 0;
     if (d.text === "" && !hasF) return;

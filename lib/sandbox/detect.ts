@@ -55,7 +55,7 @@ export interface SandboxReport {
   /** The bubblewrap binary in use. */
   bwrap?: string;
   /** setpriv supporting `--pdeathsig`, if any. */
-  setpriv?: string;
+  setpriv?: string | undefined;
   /** Whether bwrap takes `--disable-userns`. */
   disableUserns: boolean;
   /** The seccomp filter, once a bubblewrap probe has run. */

@@ -164,7 +164,7 @@ export interface PolicyFlags {
   /** `--network on`. */
   network: boolean;
   /** `--approve`; absent for commands without approval (`sandbox run`). */
-  approve?: PolicyApprovalMode;
+  approve?: PolicyApprovalMode | undefined;
   /** `--grant-writable-roots`: let the file add writable roots outside the workspace. */
   grantWritableRoots?: boolean;
   /** `--git-writable`: open the git object and ref stores to commands. */

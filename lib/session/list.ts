@@ -113,8 +113,8 @@ export function countTurns(text: string, from = 0): number {
 }
 
 interface FileLook {
-  head?: Head;
-  tail?: Tail;
+  head?: Head | undefined;
+  tail?: Tail | undefined;
   turns: number | null;
 }
 

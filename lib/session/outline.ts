@@ -51,7 +51,7 @@ export interface OutlineItem {
   /** Tool call id. */
   toolCallId?: string;
   /** stop_reason of a model message, status of an event. */
-  status?: string;
+  status?: string | undefined;
   /** Sender of a user text. */
   sender?: string;
   /** Event type (events only). */

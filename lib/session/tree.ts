@@ -35,7 +35,7 @@ export interface TreeNode {
 /** Options of {@linkcode sessionTree}. */
 export interface TreeOptions extends SessionScope {
   /** Only the tree holding this session: an id, a unique part of one, `latest` or a trace path. */
-  session?: string;
+  session?: string | undefined;
 }
 
 /** The session forest of an agent (or the one tree holding `session`), oldest roots first. */

@@ -56,7 +56,7 @@ export type ToolExecutionItem = PartialToolCallOutput | ToolCallOutputMessage | 
 /** The session facts `executeTool` passes on to the tool. */
 export interface ExecutionContext extends Omit<ToolContext, "toolCallId" | "signal"> {
   /** The user's abort signal. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Every secret a call's output is masked for: the vault values first, then `ctx.secrets`. */

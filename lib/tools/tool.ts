@@ -90,7 +90,7 @@ export interface FileToolContext extends ToolCallContext {
   /** Real path of the session's workspace. */
   workspace: string;
   /** Real path of the session scratchpad (`<agent>/scratchpad/<sid>`); may not exist yet. */
-  scratchpad?: string;
+  scratchpad?: string | undefined;
   /**
    * The command sandbox: its `mode` (a read-only sandbox refuses writes) and
    * its git access (`sandbox.git`).

@@ -46,7 +46,7 @@ export interface PathRoots {
   /** The session's workspace. */
   workspace: string;
   /** The session scratchpad; may not exist yet. */
-  scratchpad?: string;
+  scratchpad?: string | undefined;
   /**
    * The command sandbox's policy, for its git access (`sandbox.git`); absent
    * or without it, the git directory is read-only.

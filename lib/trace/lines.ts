@@ -400,7 +400,7 @@ export interface LineFollower {
  */
 export async function followLines(
   path: string,
-  options: { fromEnd?: boolean } = {},
+  options: { fromEnd?: boolean | undefined } = {},
 ): Promise<LineFollower> {
   const file = await Deno.open(path, { read: true });
   const buf = new Uint8Array(1 << 20);

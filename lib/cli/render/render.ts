@@ -47,7 +47,7 @@ export interface RendererOptions {
   /** The spinner's progress text, e.g. `waiting for deepseek/deepseek-chat…` (default: none). */
   spinnerLabel?: string;
   /** How the `[stats]` line reads (default: session figures with per-task deltas). */
-  stats?: StatsStyle;
+  stats?: StatsStyle | undefined;
   /**
    * Print `✓ [approved]` for calls nobody was asked about (default true).
    * Off, only answered prompts, denials and policy verdicts print a line.

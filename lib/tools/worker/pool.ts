@@ -87,7 +87,7 @@ interface Slot {
   worker: Worker;
   ready: Promise<void>;
   dead: boolean;
-  sink?: (m: Incoming) => void;
+  sink?: ((m: Incoming) => void) | undefined;
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
