@@ -3,6 +3,7 @@
 // one of the first lines of its body. Functions are found with Deno's lint AST.
 import assert from "node:assert/strict";
 import { REPO } from "../support/cli.ts";
+import { findings, libFiles, lineOf } from "./_lint.ts";
 
 /** Longest function, in lines from its first to its last, without a written reason. */
 const LIMIT = 80;
@@ -10,48 +11,26 @@ const LIMIT = 80;
 const TOP = 4;
 const REASON = /\/\/ Long (?:because|by design): \S/;
 
-function* walk(dir: string): Generator<string> {
-  for (const e of Deno.readDirSync(dir)) {
-    const p = `${dir}/${e.name}`;
-    if (e.isDirectory) yield* walk(p);
-    else if (e.name.endsWith(".ts")) yield p;
-  }
-}
-
-const lengthPlugin: Deno.lint.Plugin = {
-  name: "penguin-length",
-  rules: {
-    "function-length": {
-      create(ctx) {
-        const src = ctx.sourceCode.text;
-        const check = (node: Deno.lint.Node) => {
-          const [start, end] = node.range;
-          const lines = src.slice(start, end).split("\n").length;
-          if (lines <= LIMIT) return;
-          const fn = node as Deno.lint.Node & { body: Deno.lint.Node };
-          const top = src.slice(fn.body.range[0]).split("\n", TOP);
-          if (top.some((l) => REASON.test(l))) return;
-          const line = src.slice(0, start).split("\n").length;
-          ctx.report({ node, message: `line ${line}: ${lines} lines` });
-        };
-        return {
-          FunctionDeclaration: check,
-          FunctionExpression: check,
-          ArrowFunctionExpression: check,
-        };
-      },
-    },
-  },
+const lengthRule: Deno.lint.Rule["create"] = (ctx) => {
+  const src = ctx.sourceCode.text;
+  const check = (node: Deno.lint.Node) => {
+    const [start, end] = node.range;
+    const lines = src.slice(start, end).split("\n").length;
+    if (lines <= LIMIT) return;
+    const fn = node as Deno.lint.Node & { body: Deno.lint.Node };
+    const top = src.slice(fn.body.range[0]).split("\n", TOP);
+    if (top.some((l) => REASON.test(l))) return;
+    ctx.report({ node, message: `line ${lineOf(src, node)}: ${lines} lines` });
+  };
+  return {
+    FunctionDeclaration: check,
+    FunctionExpression: check,
+    ArrowFunctionExpression: check,
+  };
 };
 
-/** The functions of `file` longer than LIMIT lines without a reason, as `path line N: M lines`. */
-function longFunctions(file: string, src = Deno.readTextFileSync(file)): string[] {
-  return Deno.lint.runPlugin(lengthPlugin, file, src)
-    .map((d) => `${file.slice(REPO.length)} ${d.message}`);
-}
-
 Deno.test(`no function in lib/ is over ${LIMIT} lines without a reason at its top`, () => {
-  const found = [...walk(`${REPO}lib`)].flatMap((f) => longFunctions(f));
+  const found = libFiles().flatMap((f) => findings(lengthRule, f));
   assert.deepEqual(found, []);
 });
 
@@ -65,6 +44,8 @@ Deno.test("the length rule finds long functions of every form and accepts a writ
     `export function fine() {\n${body(LIMIT - 2)}\n}`,
     `export function reasoned() {\n  // Long because: one table of cases.\n${body(LIMIT)}\n}`,
   ].join("\n");
-  const found = longFunctions(`${REPO}lib/x.ts`, src).map((s) => s.replace(/ \d+ lines$/, ""));
+  const found = findings(lengthRule, `${REPO}lib/x.ts`, src).map((s) =>
+    s.replace(/ \d+ lines$/, "")
+  );
   assert.deepEqual(found, ["lib/x.ts line 1:", "lib/x.ts line 83:", "lib/x.ts line 165:"]);
 });
