@@ -14,7 +14,7 @@ import {
   type Renderer,
   renderHistory,
 } from "../../lib/cli/render/mod.ts";
-import { paletteFor, toolCallPreview } from "../../lib/display/mod.ts";
+import { paletteFor, toolCallPreview, type ToolPreviews } from "../../lib/display/mod.ts";
 
 // ---------------------------------------------------------------------------
 // Message builders with a controllable clock (timestamps drive elapsed time).
@@ -245,6 +245,35 @@ Deno.test("a streamed tool call draws one cyan line that grows as arguments arri
   const colored = run(msgs, { color: true });
   assert.ok(colored.startsWith("\x1b[36m[tool-123] exec_command <- $ "));
   assert.equal(colored.replaceAll(ESC_CYAN, "").replaceAll(ESC_RESET, ""), run(msgs));
+});
+
+Deno.test("the live renderer shows the previews it is given; a tool without one shows the generic form", () => {
+  const previews: ToolPreviews = (name) =>
+    name === "word_count"
+      ? ({ args }) => {
+        const text = args()?.text;
+        return typeof text === "string" ? `${text.split(" ").length} words` : null;
+      }
+      : undefined;
+  let out = "";
+  const r = createRenderer({
+    write: (t) => (out += t),
+    color: false,
+    collapse: false,
+    toolPreviews: previews,
+  });
+  r.beginTask();
+  for (const m of callStream("call_w01", "word_count", JSON.stringify({ text: "a b c" }), 3)) {
+    r.push(m);
+  }
+  for (const m of callStream("call_r01", "read_file", JSON.stringify({ file_path: "/a/b/c.ts" }))) {
+    r.push(m);
+  }
+  r.endTask();
+  assert.equal(
+    out,
+    '[tool-w01] word_count <- 3 words\n[tool-r01] read_file {"file_path":"/a/b/c.ts"}\n',
+  );
 });
 
 Deno.test("exec_command with a description argument waits for it, then streams the described form", () => {
