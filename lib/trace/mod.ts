@@ -36,6 +36,7 @@ export {
   forEachLine,
   type Line,
   type LineFollower,
+  linesWith,
   type LongLine,
   openTrace,
   readAt,
