@@ -107,7 +107,7 @@ export interface AgentBase {
 /** Resolve the session's model pair; throws before anything is created when a key is missing. */
 export function sessionModel(
   base: AgentBase,
-  pair: { provider?: string; model_id?: string },
+  pair: { provider?: string | undefined; model_id?: string | undefined },
   opts: { apiKey?: string; baseUrl?: string },
 ): ResolvedModel {
   const model = resolveModel(base.projectConfig, pair, base.env as EnvSource, {
@@ -204,6 +204,8 @@ export async function sessionParts(
   core: SessionCore,
   opts: RecordedSessionOptions,
 ): Promise<SessionParts> {
+  // Long because: one assembly of a session's parts in dependency order (policy, tool sources,
+  // toolset, engine); each step feeds the next.
   const { ref, config, projectConfig } = base;
   await assertWorkspaceOutsideDataRoot(core.realWorkspace, ref);
   const scratchpad = sessionScratchpadDir(ref, core.meta.session_id);

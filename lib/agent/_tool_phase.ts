@@ -75,6 +75,8 @@ export function createToolPhase(
   queue: MergeQueue<OmniMessage>,
   emit: (msg: OmniMessage) => void,
 ): ToolPhase {
+  // Long because: one closure-based phase whose functions share the queue, the pending items,
+  // outputs and running calls; each function is short.
   const { signal } = ctx;
   const outputs = new Map<string, ToolCallOutputMessage>();
   const executions = new Set<Promise<void>>();

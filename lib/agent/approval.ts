@@ -108,7 +108,7 @@ export function parseApprovalMode(value: string, flag = "--approve"): ApprovalMo
 /** Options of {@linkcode approverForMode}. */
 export interface ApproverOptions {
   /** Asked for calls the mode does not settle; absent → those calls are denied. */
-  ask?: AskFn;
+  ask?: AskFn | undefined;
   /**
    * The permission of a call, for `read-only` (unknown tools count as `rw`);
    * given the call's arguments when they are a JSON object.

@@ -158,6 +158,8 @@ export function createCompactor(
   settings: CompactionSettings | undefined,
   deps: CompactorDeps,
 ): Compactor {
+  // Long because: one closure-based compactor whose methods share the engine state and the
+  // settings; each method is short.
   const { engine } = deps;
   const state = engine.state;
   let justCompacted = deps.closed ?? false;

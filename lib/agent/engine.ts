@@ -169,6 +169,8 @@ export function createEngine(
   settings: EngineSettings,
   state: EngineState = emptyEngineState(),
 ): Engine {
+  // Long because: one closure-based engine whose functions share the task state (running task,
+  // steering queue, abort); each is short apart from task(), which says why.
   const maxRetries = settings.maxRetries ?? MAX_RETRIES;
   let wire: CompleteMessage[] = state.history.map(toWire);
   // Computed when first needed: a resumed history can be large, and the
@@ -296,6 +298,8 @@ export function createEngine(
     signal: AbortSignal,
     abandon: () => void,
   ): AsyncGenerator<OmniMessage, RunOutcome> {
+    // Long because: one task's turn loop; recording the input, each turn, steering and the
+    // max-turns stop share the turn counter and the next input.
     const approve: ApproveFn = opts.approve ??
       (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
     const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;

@@ -97,7 +97,7 @@ export {
 } from "./prompt_sections.ts";
 export {
   type BuiltinSourceOptions,
-  builtinToolPreview,
+  builtinToolPreviews,
   builtinToolSource,
   openToolset,
   resolveToolDefinitions,

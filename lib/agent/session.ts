@@ -32,6 +32,7 @@ import type {
   ToolSpec,
 } from "../protocol/types.ts";
 import type { TraceWriter } from "../trace/writer.ts";
+import { toolCallPreview } from "../display/tool_preview.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { streamModel } from "../models/stream.ts";
 import { createToolCallIds, type ToolCallIds } from "../models/tool_call_ids.ts";
@@ -181,12 +182,16 @@ export interface Session {
   /** Whether a task is running. */
   readonly running: boolean;
   /** Set once the trace could not be written: the session runs nothing more. */
-  readonly traceFailure?: PenguinError;
+  readonly traceFailure?: PenguinError | undefined;
   /** For a reopened session: its recorded messages, for re-rendering. */
   readonly resumedHistory?: readonly OmniMessage[];
   /** A call's permission (`r`/`rw`; some tools decide from the arguments), undefined for unknown tools. */
   toolPermission(name: string, args?: Record<string, unknown>): ToolPermission | undefined;
-  /** A tool's one-line preview of a call, for renderers (undefined: unknown tool, or nothing to show). */
+  /**
+   * The line renderers show for a complete call of one of this session's tools
+   * (`exec_command <- $ ls`; the generic `<name> <arguments>` for a tool
+   * without a preview); undefined for a name the session does not have.
+   */
   toolPreview(name: string, args: Record<string, unknown>): string | undefined;
   /**
    * Run one task. Yields the OmniMessage stream (partials, completes, events;
@@ -259,6 +264,8 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
  * method inside is short.
  */
 export function openSession(parts: SessionParts): Session {
+  // Long because: one closure-based session whose methods share the writer, the toolset, the engine
+  // and the children; each method is short.
   const warn = parts.warn ?? defaultWarn;
   const { writer, toolset, meta } = parts;
   const secrets = secretsOf(parts);
@@ -483,7 +490,11 @@ export function openSession(parts: SessionParts): Session {
     },
     ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
-    toolPreview: toolset.previewOf,
+    toolPreview(name, args) {
+      if (!toolset.tools.has(name)) return undefined;
+      const json = JSON.stringify(args);
+      return toolCallPreview(name, json, { final: true, previews: toolset.previewOf }) ?? undefined;
+    },
     run,
     steer(input) {
       if (!engine.running) return false;

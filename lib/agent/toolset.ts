@@ -26,6 +26,7 @@
  *
  * @module
  */
+import type { ToolPreviewFn, ToolPreviews } from "../display/tool_preview.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import type { EventPayload } from "../protocol/events.ts";
 import type { ToolSpec } from "../protocol/types.ts";
@@ -61,8 +62,8 @@ export interface Toolset {
    * permission depends on them); undefined for unknown names.
    */
   permissionOf(name: string, args?: Record<string, unknown>): ToolPermission | undefined;
-  /** The tool's one-line preview of a call (undefined: unknown tool, or nothing to show). */
-  previewOf(name: string, args: Record<string, unknown>): string | undefined;
+  /** The preview of each of these tools (undefined: unknown tool, or it has none). */
+  previewOf: ToolPreviews;
   /** Close every opened source (the confined file tools' workers, MCP clients, …). */
   dispose(): Promise<void>;
   /** The sources' events for the trace, in source order (written before `tool_list_ready`). */
@@ -250,7 +251,7 @@ export async function openToolset(
       if (!tool) return undefined;
       return args && tool.permissionFor ? tool.permissionFor(args) : tool.definition.permission;
     },
-    previewOf: (name, args) => tools.get(name)?.preview?.(args),
+    previewOf: (name) => tools.get(name)?.preview,
     async dispose() {
       disposed = true;
       // A lazy opening under way finishes first, so what it started is closed too.
@@ -262,25 +263,17 @@ export async function openToolset(
   };
 }
 
-const BUILTIN_PREVIEWS: ReadonlyMap<
-  string,
-  (args: Record<string, unknown>) => string | undefined
-> = new Map(
-  [...BUILTIN_TOOLS, describeImageTool, ...SUBAGENT_TOOLS].map((t) => [
-    t.name,
-    t.preview,
-  ]),
+const BUILTIN_PREVIEWS: ReadonlyMap<string, ToolPreviewFn> = new Map(
+  [...BUILTIN_TOOLS, describeImageTool, ...SUBAGENT_TOOLS].flatMap((t) =>
+    t.preview ? [[t.name, t.preview]] : []
+  ),
 );
 
 /**
- * The preview of a call to a built-in tool (subagent tools included), for
- * renderers without a live session (a trace read offline); undefined for
- * other tools, or when the call shows nothing. A live session's
+ * The previews of the built-in tools (subagent tools included), for
+ * renderers of the CLI and of traces read offline; other names (MCP tools,
+ * names from PenguinHarness traces) show the generic form. A live session's
  * `toolPreview` also knows the tools of its other sources.
  */
-export function builtinToolPreview(
-  name: string,
-  args: Record<string, unknown>,
-): string | undefined {
-  return BUILTIN_PREVIEWS.get(name)?.(args);
-}
+export const builtinToolPreviews: ToolPreviews = (name: string): ToolPreviewFn | undefined =>
+  BUILTIN_PREVIEWS.get(name);

@@ -16,6 +16,7 @@
  */
 import { eventMsg, modelMsg } from "../protocol/builders.ts";
 import { errorMessage } from "../protocol/errors.ts";
+import type { RequestEndEvent } from "../protocol/events.ts";
 import { isComplete } from "../protocol/guards.ts";
 import type {
   CompleteMessage,
@@ -56,6 +57,8 @@ export interface TurnResult extends TurnProducts {
  * the turn's state; the approvals and tool runs are ./_tool_phase.ts.
  */
 export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, TurnResult> {
+  // Long because: one model request and its tool phase push to the same merge queue and the turn's
+  // collected messages, which stay locals of one generator.
   const queue = createMergeQueue<OmniMessage>();
   const toolCalls: ToolCallMessage[] = [];
   const segments: CompleteMessage[] = [];
@@ -91,8 +94,7 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
           if (usage) emit(usage);
           usage = undefined;
           outcome = item.outcome;
-          const end: OmniMessage = eventMsg({ type: "request_end", status: outcome.status });
-          const p = end.payload as Record<string, unknown>;
+          const p: RequestEndEvent = { type: "request_end", status: outcome.status };
           if (outcome.status !== "completed") {
             p.error_message = outcome.error_message ?? outcome.status;
           }
@@ -100,7 +102,7 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
           if (firstChunkMs !== undefined) p.first_token_ms = firstChunkMs;
           const wait = ctx.plannedRetry(outcome);
           if (wait !== undefined) p.retry_in_ms = wait;
-          emit(end);
+          emit(eventMsg(p));
           break;
         }
         const payload = item.message;

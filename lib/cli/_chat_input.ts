@@ -83,6 +83,8 @@ export function steeringNotice(text: string): string {
 export function createLineInput(
   deps: InputDeps & { echo: boolean; terminal: Terminal | null },
 ): ChatInput {
+  // Long because: one closure-based input whose methods share the line reader and the pending
+  // interrupt; each method is short.
   const { write, renderer, echo, terminal } = deps;
   const lines = lineReader(() => Deno.stdin.readable);
   let interrupt: (() => void) | null = null;

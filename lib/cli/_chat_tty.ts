@@ -40,6 +40,8 @@ export interface InputHistory {
 
 /** Input from a raw-mode terminal on stdin (stdout must be a terminal too). */
 export function createTtyInput(deps: InputDeps & { history?: InputHistory }): ChatInput {
+  // Long because: one closure-based input whose methods share the editor, the raw-mode terminal and
+  // the steering state; each method is short.
   const { write, renderer, history } = deps;
   const editor = createLineEditor(history?.initial ?? []);
   const remember = (text: string) => {

@@ -50,6 +50,8 @@ const PASTE_END = "\x1b[201~";
 
 /** Create an empty editor, optionally with a history (oldest first). */
 export function createLineEditor(initialHistory: readonly string[] = []): LineEditor {
+  // Long because: one closure-based editor whose functions share the buffer, the cursor, the paste
+  // state and the history; each is short apart from feed, which says why.
   let buf = "";
   let cur = 0;
   let pasting = false;
@@ -154,6 +156,8 @@ export function createLineEditor(initialHistory: readonly string[] = []): LineEd
 
   return {
     feed(chunk) {
+      // Long because: one decoder of terminal input; each key or escape sequence is a short case of
+      // one loop over the chunk.
       const events: EditorEvent[] = [];
       const s = pending + chunk;
       pending = "";

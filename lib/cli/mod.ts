@@ -55,7 +55,7 @@ export function processIo(): Io {
 /** Split the global flags (`--root`, `--help`, `--version`) from the rest. */
 function splitGlobals(
   argv: string[],
-): { root?: string; help: boolean; version: boolean; rest: string[] } {
+): { root?: string | undefined; help: boolean; version: boolean; rest: string[] } {
   const rest: string[] = [];
   let root: string | undefined;
   let help = false;
@@ -90,7 +90,7 @@ function splitGlobals(
 /** Find the longest command path that prefixes `words`. */
 export async function findCommand(
   words: string[],
-): Promise<{ command?: Command; consumed: number }> {
+): Promise<{ command?: Command | undefined; consumed: number }> {
   let best: Command | undefined;
   let consumed = 0;
   for (const c of await commandsFor(words[0])) {

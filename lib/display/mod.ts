@@ -26,16 +26,26 @@ export {
   workspaceMovedLabel,
 } from "./labels.ts";
 export {
+  cap,
+  type DescribedCall,
+  describeToolCall,
+  type Field,
+  filePreview,
+  inputPreview,
+  NO_PAYLOAD,
   parseToolArgs,
   PREVIEW_COMMAND_MAX,
   PREVIEW_PAYLOAD_MAX,
   type PreviewInput,
   type PreviewOptions,
   type PreviewPart,
+  readField,
   shortPath,
-  TOOL_PREVIEWS,
+  singleLine,
   toolCallPreview,
   type ToolPreviewFn,
+  type ToolPreviews,
+  visibleControls,
 } from "./tool_preview.ts";
 export {
   collapseLines,

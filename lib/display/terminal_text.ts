@@ -100,6 +100,8 @@ export function createSafeTextStream(): SafeTextStream {
   };
 
   function push(chunk: string): string {
+    // Long because: one state machine over escape sequences; the states and their transitions read
+    // best in one switch.
     let out = "";
     let i = 0;
     while (i < chunk.length) {

@@ -11,8 +11,10 @@
  * - `read_file|edit_file|write_file …/<parent>/<file>`, `read_image …/<parent>/<file>`
  * - anything else: `<name> <arguments on one line>`
  *
- * Each tool's form is one entry of {@linkcode TOOL_PREVIEWS}, keyed by tool
- * name, so a tool can own its entry.
+ * Each tool owns its form: its declaration's `preview` (a {@linkcode ToolPreviewFn},
+ * built from the pieces here). Renderers are given the previews of the tools
+ * they may meet ({@linkcode ToolPreviews}); a tool without one (an MCP tool, a
+ * name from a PenguinHarness trace) shows the generic form.
  *
  * Payloads (chars, prompt, description, other arguments) are capped at 120
  * characters with `…`, commands at 1000. The renderer streams a preview by appending to what is
@@ -34,10 +36,16 @@ export const PREVIEW_COMMAND_MAX = 1000;
 export interface PreviewOptions {
   /** The arguments are final (segment stopped, or a complete message). */
   final?: boolean;
-  /** The tool's schema declares a `description` argument (from `tool_list_ready`). */
+  /**
+   * Whether the tool's schema declares a `description` argument (from
+   * `tool_list_ready`); default: a tool whose preview can lead with a
+   * description is expected to send one.
+   */
   expectDescription?: boolean;
   /** Cut the whole preview to this many characters with `…` (offline views; default: no cut). */
   max?: number;
+  /** The previews of the tools known to the caller (others show the generic form). */
+  previews: ToolPreviews;
 }
 
 /** A string field read from partial JSON: its value so far, and whether it closed. */
@@ -160,27 +168,34 @@ export interface PreviewInput {
   settled: boolean;
   /** The caller's options. */
   opts: PreviewOptions;
+  /** The arguments as an object once they are complete; null before, or when not an object. */
+  args(): Record<string, unknown> | null;
 }
 
 /**
- * What a tool's preview entry returns: the whole line (`line`), a payload
- * shown as `<name> <- <text>` (`payload`, "" for none; `complete` = its
- * field closed; `description` = a `description` argument leads when the
- * tool has one), or null while nothing presentable has arrived.
+ * What a tool's preview returns: the whole line (`line`), a payload shown as
+ * `<name> <- <text>` (`payload`, "" for none; `complete` = its field closed;
+ * `description` = a `description` argument leads when the tool has one), a
+ * string (a complete payload, made one line and capped), or null while
+ * nothing presentable has arrived (with complete arguments: the generic form).
  */
 export type PreviewPart =
+  | string
   | { line: string }
   | { payload: string; complete: boolean; description?: boolean }
   | null;
 
 /** "No payload, arguments complete": the tool falls back to the generic form. */
-const NO_PAYLOAD: PreviewPart = { payload: "", complete: true };
+export const NO_PAYLOAD: PreviewPart = { payload: "", complete: true };
 
-/** A tool's preview entry. */
+/** A tool's preview: how a call of it shows, from its (possibly partial) arguments. */
 export type ToolPreviewFn = (input: PreviewInput) => PreviewPart;
 
-/** `<name> …/<parent>/<file>` from the path field `field`. */
-function filePreview(field: string): ToolPreviewFn {
+/** The preview of each tool a renderer knows, by name (undefined: the generic form). */
+export type ToolPreviews = (name: string) => ToolPreviewFn | undefined;
+
+/** `<name> …/<parent>/<file>` from the path field `field` (the file tools). */
+export function filePreview(field: string): ToolPreviewFn {
   return ({ name, json, settled }) => {
     const p = readField(json, field);
     if (p && (p.complete || settled)) return { line: `${name} ${shortPath(singleLine(p.value))}` };
@@ -189,7 +204,7 @@ function filePreview(field: string): ToolPreviewFn {
 }
 
 /** `<id> << <body>` from the id field and the body field (`input_command`, `input_subagent`). */
-function inputPreview(
+export function inputPreview(
   idName: string,
   bodyName: string,
   show: (s: string) => string,
@@ -204,33 +219,6 @@ function inputPreview(
 }
 
 /**
- * The preview entry of each tool that has its own form; any other tool
- * shows `<name> <arguments on one line>`.
- */
-export const TOOL_PREVIEWS: Readonly<Record<string, ToolPreviewFn>> = {
-  exec_command: ({ json, settled }) => {
-    const cmd = readField(json, "cmd");
-    if (!cmd) return { payload: "", complete: settled, description: true };
-    const text = singleLine(cmd.value);
-    const shown = text.length > PREVIEW_COMMAND_MAX
-      ? `${text.slice(0, PREVIEW_COMMAND_MAX)}…`
-      : text;
-    return { payload: `$ ${shown}`, complete: cmd.complete, description: true };
-  },
-  run_subagent: ({ json, settled }) => {
-    const prompt = readField(json, "prompt");
-    if (!prompt) return settled ? NO_PAYLOAD : null;
-    return { payload: cap(singleLine(prompt.value)), complete: prompt.complete };
-  },
-  input_command: inputPreview("process_id", "chars", visibleControls),
-  input_subagent: inputPreview("subagent_id", "prompt", singleLine),
-  read_file: filePreview("file_path"),
-  edit_file: filePreview("file_path"),
-  write_file: filePreview("file_path"),
-  read_image: filePreview("source"),
-};
-
-/**
  * The description state: `null` = render the plain form; `"wait"` = expected
  * but nothing showable yet; otherwise the (capped) text and whether it closed.
  */
@@ -239,7 +227,7 @@ function description(
   settled: boolean,
   opts: PreviewOptions,
 ): null | "wait" | { text: string; complete: boolean } {
-  if (!settled && opts.expectDescription !== true) return null;
+  if (!settled && opts.expectDescription === false) return null;
   const f = readField(json, "description");
   const text = f ? singleLine(f.value) : "";
   if (text === "") return settled ? null : "wait";
@@ -255,26 +243,74 @@ function description(
 export function toolCallPreview(
   name: string,
   argsJson: string,
-  opts: PreviewOptions = {},
+  opts: PreviewOptions,
 ): string | null {
-  const preview = previewOf(name, argsJson, opts);
-  if (preview === null) return null;
-  const safe = escapeControls(preview);
-  return opts.max !== undefined && safe.length > opts.max
-    ? `${safe.slice(0, Math.max(0, opts.max - 1))}…`
-    : safe;
+  return describeToolCall(name, argsJson, opts)?.text ?? null;
 }
 
-function previewOf(name: string, json: string, opts: PreviewOptions): string | null {
+/** A preview and whether it is fixed (cannot change before the arguments are final). */
+export interface DescribedCall {
+  /** The preview, as {@linkcode toolCallPreview} returns it. */
+  text: string;
+  /** The tool gave its whole line (e.g. a file path that has closed). */
+  fixed: boolean;
+}
+
+/** {@linkcode toolCallPreview}, also saying whether the preview is fixed (live throttling). */
+export function describeToolCall(
+  name: string,
+  argsJson: string,
+  opts: PreviewOptions,
+): DescribedCall | null {
+  const preview = previewOf(name, argsJson, opts);
+  if (preview === null) return null;
+  const safe = escapeControls(preview.text);
+  const text = opts.max !== undefined && safe.length > opts.max
+    ? `${safe.slice(0, Math.max(0, opts.max - 1))}…`
+    : safe;
+  return { text, fixed: preview.fixed };
+}
+
+function previewOf(name: string, json: string, opts: PreviewOptions): DescribedCall | null {
   const settled = opts.final === true || parses(json);
-  const entry = TOOL_PREVIEWS[name];
-  if (entry === undefined) {
+  const given = partOf(name, json, settled, opts);
+  if (given === undefined || (given === null && settled)) {
     if (json.trim() === "" && !settled) return null;
-    return `${name || "tool_call"} ${genericArgs(json)}`.trimEnd();
+    return { text: `${name || "tool_call"} ${genericArgs(json)}`.trimEnd(), fixed: false };
   }
-  const part = entry({ name, json, settled, opts });
+  const part = typeof given === "string"
+    ? { payload: cap(singleLine(given)), complete: true }
+    : given;
   if (part === null) return null;
-  if ("line" in part) return part.line;
+  if ("line" in part) return { text: part.line, fixed: true };
+  const text = payloadLine(name, json, settled, opts, part);
+  return text === null ? null : { text, fixed: false };
+}
+
+/** What the tool's preview makes of the call; undefined: no preview, or it threw. */
+function partOf(
+  name: string,
+  json: string,
+  settled: boolean,
+  opts: PreviewOptions,
+): PreviewPart | undefined {
+  const entry = opts.previews(name);
+  if (entry === undefined) return undefined;
+  try {
+    return entry({ name, json, settled, opts, args: () => settled ? parseToolArgs(json) : null });
+  } catch {
+    return undefined; // a preview never breaks a renderer: the generic form
+  }
+}
+
+/** `<name> <- <payload>`, led by the description when the tool has one. */
+function payloadLine(
+  name: string,
+  json: string,
+  settled: boolean,
+  opts: PreviewOptions,
+  part: { payload: string; complete: boolean; description?: boolean },
+): string | null {
   const payload = part.payload === "" ? null : part;
   const desc = part.description ? description(json, settled, opts) : null;
   if (desc === "wait") return null;

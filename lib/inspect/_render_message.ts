@@ -15,6 +15,7 @@ import { collapseText } from "../display/collapse.ts";
 import type { Style } from "../display/palette.ts";
 import { escapeControls, safeText } from "../display/terminal_text.ts";
 import { parseToolArgs, toolCallPreview } from "../display/tool_preview.ts";
+import { builtinToolPreviews } from "../agent/toolset.ts";
 
 /** How `trace show` says to see a collapsed output whole. */
 export const FULL_HINT = "--full";
@@ -54,7 +55,11 @@ function toolCallLines(p: ToolCallMessage, c: MessageContext): string[] {
   const id = p.tool_call_id;
   c.names.set(id, escapeControls(p.name));
   // Arguments are shown, never cleaned: control characters in them appear as \xNN.
-  const preview = toolCallPreview(p.name, p.arguments, { final: true, max: PREVIEW_MAX });
+  const preview = toolCallPreview(p.name, p.arguments, {
+    final: true,
+    max: PREVIEW_MAX,
+    previews: builtinToolPreviews,
+  });
   const lines = [
     s.cyan(`${c.tag(id)} ${preview}`),
     ...argLines(p.arguments, c.full).map((l) => s.dim(`  ${escapeControls(l)}`)),

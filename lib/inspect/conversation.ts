@@ -15,13 +15,15 @@ import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
+import { builtinToolPreviews } from "../agent/toolset.ts";
 import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
 import { findRelative, readSessionMeta, type SessionFiles } from "../trace/session_files.ts";
 
 /** One timeline item. `request` is the request it belongs to (0 before the first). */
 /** The one-line preview of a tool call in exports (at most 120 characters). */
 export function toolPreview(name: string, args: string): string {
-  return toolCallPreview(name, args, { final: true, max: 120 }) ?? name;
+  return toolCallPreview(name, args, { final: true, max: 120, previews: builtinToolPreviews }) ??
+    name;
 }
 
 export type ConvItem =
@@ -174,6 +176,8 @@ export async function loadConversation(
     items.push({ time, request: requests.length, ...item } as ConvItem);
   };
   const add = (msg: OmniMessage, file: string) => {
+    // Long because: one switch over the record types, a few lines each; the cases share the items
+    // and the open request of the pass.
     const t = msg.timestamp;
     first ??= t;
     last = t;

@@ -12,6 +12,7 @@ import type { CompleteMessage, OmniMessage, SessionMeta } from "../protocol/type
 import { readTrace } from "../trace/reader.ts";
 import { firstLine, oneLine } from "./format.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
+import { builtinToolPreviews } from "../agent/toolset.ts";
 import type { SessionFiles } from "./targets.ts";
 
 /** One model message after the divergence, in one line. */
@@ -104,7 +105,13 @@ export function summarize(p: CompleteMessage, names: Map<string, string>): [stri
       names.set(p.tool_call_id, p.name);
       return [
         "tool_call",
-        `tool_call ${toolCallPreview(p.name, p.arguments, { final: true, max: 100 })}`,
+        `tool_call ${
+          toolCallPreview(p.name, p.arguments, {
+            final: true,
+            max: 100,
+            previews: builtinToolPreviews,
+          })
+        }`,
       ];
     case "tool_call_output": {
       const lines = p.output.replace(/\n$/, "").split("\n").length;

@@ -21,13 +21,13 @@ export interface RenderOptions {
   /** Colours. */
   style: Style;
   /** Show tool outputs and multi-line arguments whole. */
-  full?: boolean;
+  full?: boolean | undefined;
   /** Prefix of every line (children rendered inline are indented). */
-  indent?: string;
+  indent?: string | undefined;
   /** Set for a child session rendered inline: tags become `[agent-…-tool-…]`. */
-  childSessionId?: string;
+  childSessionId?: string | undefined;
   /** Start printing at request N (1-based); earlier records are skipped, except the header. */
-  fromRequest?: number;
+  fromRequest?: number | undefined;
 }
 
 /** A stateful renderer of one session. */

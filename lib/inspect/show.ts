@@ -21,7 +21,7 @@ export interface ShowOptions {
   /** Print raw envelopes (JSONL) instead of the rendering. */
   json?: boolean;
   /** Start at request N (1-based). */
-  fromRequest?: number;
+  fromRequest?: number | undefined;
   /** Render subagent children inline (found next to the parent's traces). */
   children?: boolean;
   /** Where the text goes. */

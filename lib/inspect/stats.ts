@@ -44,9 +44,9 @@ export interface StatsOptions {
   /** Row grouping; default one row per session. */
   by?: StatsGroup;
   /** Count only records at or after this time (epoch ms). */
-  since?: number;
+  since?: number | undefined;
   /** Count only records before this time (epoch ms). */
-  until?: number;
+  until?: number | undefined;
   /** Prices. */
   prices: PriceBook;
   /** Skipped lines. */

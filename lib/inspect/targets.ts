@@ -21,7 +21,7 @@ export type { SessionFiles, TraceFile } from "../trace/session_files.ts";
 /** Options of {@linkcode resolveTargets}. */
 export interface TargetOptions {
   /** The `--root` flag; only used for session ids. */
-  root?: string;
+  root?: string | undefined;
   /** Environment lookup for the data root; default `Deno.env.get`. */
   env?: (name: string) => string | undefined;
 }

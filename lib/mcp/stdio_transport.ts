@@ -72,6 +72,8 @@ export function launchArgv(launch: StdioLaunch): string[] {
 
 /** A Transport over a sandboxed child process. Starting it spawns the server. */
 export function sandboxedStdioTransport(launch: StdioLaunch): Transport {
+  // Long because: one closure-based transport whose methods share the child process and the line
+  // buffer; each method is short.
   let child: SandboxedProcess | undefined;
   let closed = false;
   let buffer = "";

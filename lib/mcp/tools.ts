@@ -47,16 +47,6 @@ function describeFailure(err: unknown): string {
   return `MCP call failed: ${message}`;
 }
 
-/** Longest argument preview shown by renderers. */
-const PREVIEW_CHARS = 120;
-
-/** A call's arguments as one compact line: `{"path":"a.txt"}`. */
-function previewOf(args: Record<string, unknown>): string | undefined {
-  if (Object.keys(args).length === 0) return undefined;
-  const text = JSON.stringify(args);
-  return text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS - 1) + "…" : text;
-}
-
 /** One listed tool as a penguin tool that calls it on `conn`. */
 function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
   const { server } = conn;
@@ -71,7 +61,7 @@ function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
     maxOutputLength: server.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
     // A server's own `description` parameter is a real argument: keep it.
     callDescription: true,
-    preview: previewOf,
+    // No preview of its own: renderers show the generic `<name> <arguments on one line>`.
     async *run(args, ctx): AsyncGenerator<ToolEvent> {
       let result: unknown;
       try {

@@ -29,7 +29,7 @@ export interface RequestSite {
   /** The URL, once built. */
   target: RequestTarget;
   /** Its host, once built. */
-  host?: string;
+  host?: string | undefined;
   /** The response body reader, once there is one. */
   reader?: ReadableStreamDefaultReader<Uint8Array>;
 }
@@ -47,7 +47,7 @@ export interface OpenedRequest {
 /** How to open: the fetch implementation and a wire module override. */
 export interface OpenOptions {
   /** Default: global `fetch`. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Default: the module of `req.endpoint.protocol`. */
   module?: WireModule;
 }

@@ -27,6 +27,8 @@ export async function* pumpResponse(
   site: RequestSite,
   pending: ModelPayload[],
 ): AsyncGenerator<ModelStreamItem, ModelOutcome> {
+  // Long because: one read loop over the response body; the SSE framer, the wire parser and the
+  // translator feed each other through shared locals.
   const { module, response, reader } = opened;
   const decoder = new TextDecoder();
   const ctype = response.headers.get("content-type") ?? "";

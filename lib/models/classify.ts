@@ -131,7 +131,7 @@ export function classifyHttpError(
 
 /** Classify an error the provider reported inside a 200 stream or body. */
 export function classifyStreamError(
-  err: { message: string; code?: string; status?: number },
+  err: { message: string; code?: string | undefined; status?: number | undefined },
   target: RequestTarget = {},
 ): ModelOutcome {
   const host = target.url !== undefined ? hostOf(target.url) : undefined;

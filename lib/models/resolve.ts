@@ -27,9 +27,9 @@ export type EnvSource =
 /** A model pair as given by a caller: both or neither. */
 export interface ModelSelector {
   /** Provider group id. */
-  provider?: string;
+  provider?: string | undefined;
   /** Model id. */
-  model_id?: string;
+  model_id?: string | undefined;
 }
 
 /** Options for {@linkcode resolveModel}. */

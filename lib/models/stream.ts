@@ -31,11 +31,11 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 /** Options of {@linkcode streamModel}. */
 export interface StreamModelOptions {
   /** User abort: cancels the HTTP request at once; the outcome is `aborted`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Longest wait for the next upstream bytes (default 120000; ≤ 0 disables). */
   idleTimeoutMs?: number;
   /** The fetch implementation (default: global `fetch`). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Session-wide tool-call id set (default: a fresh one per request). */
   toolCallIds?: ToolCallIds;
   /** Override the wire module chosen by `req.endpoint.protocol`. */

@@ -22,6 +22,8 @@ import type {
   Fidelity,
   ModelPayload,
   StopReason,
+  TextMessage,
+  ThinkingMessage,
   TokenCounts,
   ToolCallMessage,
 } from "../protocol/types.ts";
@@ -36,7 +38,7 @@ export interface TranslatorState {
   /** The last usage snapshot (later snapshots replace earlier ones). */
   usage?: TokenCounts;
   /** The first error reported by the provider. */
-  error?: { message: string; code?: string; status?: number };
+  error?: { message: string; code?: string | undefined; status?: number | undefined };
   /** Whether any content delta (text, thinking or tool call) arrived. */
   content: boolean;
 }
@@ -72,13 +74,14 @@ function conflicts(open: Fidelity, incoming: Fidelity): boolean {
   return Object.keys(incoming).some((k) => k in open && !same(open[k], incoming[k]));
 }
 
-function withFidelity<T extends Record<string, unknown>>(msg: T, f: Fidelity): T {
-  if (Object.keys(f).length > 0) (msg as Record<string, unknown>).fidelity = f;
-  return msg;
+function withFidelity<T extends { fidelity?: Fidelity }>(msg: T, f: Fidelity): T {
+  return Object.keys(f).length > 0 ? { ...msg, fidelity: f } : msg;
 }
 
 /** A translator; `ids` allocates session-unique tool-call ids (a fresh set when omitted). */
 export function createTranslator(ids: ToolCallIds = createToolCallIds()): Translator {
+  // Long because: one closure-based translator whose functions share the open segment and the open
+  // tool calls; each function is short.
   const state: TranslatorState = { content: false };
   let seg: Segment | undefined;
   const calls: OpenCall[] = [];
@@ -90,7 +93,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     if (s.kind === "text") {
       out.push(partialText("stop", "", status));
       out.push(
-        withFidelity(
+        withFidelity<TextMessage>(
           { type: "text", role: "assistant", text: s.text, stop_reason: status },
           s.fidelity,
         ),
@@ -98,7 +101,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     } else {
       out.push(partialThinking("stop", "", status));
       out.push(
-        withFidelity({
+        withFidelity<ThinkingMessage>({
           type: "thinking",
           role: "assistant",
           thinking: s.thinking,
@@ -141,7 +144,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     return call;
   }
 
-  function text(d: { text: string; fidelity?: Fidelity }, out: ModelPayload[]): void {
+  function text(d: { text: string; fidelity?: Fidelity | undefined }, out: ModelPayload[]): void {
     const f = d.fidelity ?? {};
     const hasF = Object.keys(f).length > 0;
     if (d.text === "" && !hasF) return;

@@ -74,7 +74,7 @@ export type FinishReason = "stop" | "length" | "tool_call" | "content_filter" | 
  */
 export type WireDelta =
   /** Assistant text increment (fidelity keys accumulate onto the open segment). */
-  | { type: "text"; text: string; fidelity?: Fidelity }
+  | { type: "text"; text: string; fidelity?: Fidelity | undefined }
   /** Reasoning increment (fidelity, e.g. a signature, attaches to the open block). */
   | { type: "thinking"; thinking: string; fidelity?: Fidelity }
   /** Close the open text or thinking segment (e.g. an Anthropic content_block_stop). */
@@ -99,7 +99,7 @@ export type WireDelta =
 /** An SSE event as framed by `eventsource-parser`. */
 export interface SseEvent {
   /** The `event:` field, if any. */
-  event?: string;
+  event?: string | undefined;
   /** The `data:` payload. */
   data: string;
 }

@@ -58,7 +58,7 @@ export interface StartOptions {
   /** Absolute bash path (allowed by the run permission). */
   bash: string;
   /** setpriv path when it supports `--pdeathsig`. */
-  setpriv?: string;
+  setpriv?: string | undefined;
   /** How the supervisor reaches the command's process group. */
   kind: SupervisorKind;
   /** The job argv (bwrap …, sandbox-exec …, or the wrapper itself). */
@@ -77,9 +77,9 @@ export interface StartOptions {
   /** `merged`: one output pipe plus a control channel; `inherit`: the caller's stdio. */
   stdio: "merged" | "inherit";
   /** Receive output chunks instead of reading `output`. */
-  onOutput?: (chunk: string) => void;
+  onOutput?: ((chunk: string) => void) | undefined;
   /** Abort: kill the child. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Default grace between SIGTERM and SIGKILL. */
   killGraceMs: number;
   /** What confines the child. */
@@ -241,6 +241,8 @@ function watchControl(
  * carries the sandbox's own diagnostics.
  */
 export async function startSupervised(opts: StartOptions): Promise<SandboxedProcess> {
+  // Long because: one closure-based process whose functions share the child, its stdin and the exit
+  // state; each function is short.
   const merged = opts.stdio === "merged";
   let child: Deno.ChildProcess;
   try {

@@ -218,10 +218,10 @@ export function wrapperArgv(
 export function supervisorArgs(
   job: string[],
   opts: {
-    setpriv?: string;
+    setpriv?: string | undefined;
     kind: SupervisorKind;
     /** Feed bwrap's `--seccomp 4`: from `__PSF` (`true`) or from this file (a path). */
-    seccomp?: boolean | string;
+    seccomp?: boolean | string | undefined;
   },
 ): string[] {
   const seccomp = opts.seccomp === undefined || opts.seccomp === false

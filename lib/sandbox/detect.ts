@@ -55,7 +55,7 @@ export interface SandboxReport {
   /** The bubblewrap binary in use. */
   bwrap?: string;
   /** setpriv supporting `--pdeathsig`, if any. */
-  setpriv?: string;
+  setpriv?: string | undefined;
   /** Whether bwrap takes `--disable-userns`. */
   disableUserns: boolean;
   /** The seccomp filter, once a bubblewrap probe has run. */
@@ -93,6 +93,8 @@ export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> 
 }
 
 async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
+  // Long because: the probe steps in the order they depend on each other (bash, platform, bwrap,
+  // namespaces, the confined run, the network), each adding to one report.
   const checks: SandboxCheck[] = [];
   const report: SandboxReport = { usable: false, kind: "none", checks, disableUserns: true };
   const fail = (why: string) => {
@@ -230,6 +232,8 @@ function observedChecks(
   netError: string | undefined,
   uid: number,
 ): SandboxCheck[] {
+  // Long because: one flat list of checks on what the probe saw, a few lines each; split, the list
+  // would only be scattered.
   const out: SandboxCheck[] = [];
   const problems: string[] = [];
   if (v.get("root") !== "readonly") problems.push("the root file system is writable");

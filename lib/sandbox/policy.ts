@@ -144,7 +144,7 @@ export interface PolicyOptions {
   /** More writable directories. */
   extraWritable?: string[];
   /** penguin's data root: hidden (except the workspace/scratchpad inside it). */
-  dataRoot?: string;
+  dataRoot?: string | undefined;
   /** Home directory whose secrets are hidden; default `$HOME`. */
   home?: string;
   /** More paths to hide. */

@@ -107,6 +107,8 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
  * be set up (nothing has run then), a usage error for bad options.
  */
 export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProcess> {
+  // Long because: the start in its order (check the options, detect the sandbox, resolve the plan,
+  // start, wire the streams), each step a few lines on shared locals.
   const { policy } = opts;
   if ((opts.argv === undefined) === (opts.shell === undefined)) {
     throw new PenguinError("usage", "spawnSandboxed needs exactly one of argv and shell");

@@ -164,7 +164,7 @@ export interface PolicyFlags {
   /** `--network on`. */
   network: boolean;
   /** `--approve`; absent for commands without approval (`sandbox run`). */
-  approve?: PolicyApprovalMode;
+  approve?: PolicyApprovalMode | undefined;
   /** `--grant-writable-roots`: let the file add writable roots outside the workspace. */
   grantWritableRoots?: boolean;
   /** `--git-writable`: open the git object and ref stores to commands. */
@@ -205,6 +205,8 @@ export function applyWorkspacePolicy(
   flags: PolicyFlags,
   policy: WorkspacePolicy | undefined,
 ): EffectivePolicy {
+  // Long because: one rule per setting of penguin.jsonc, applied in order to one result; each rule
+  // is a few lines.
   const out: EffectivePolicy = {
     sandbox: flags.sandbox,
     network: flags.network,

@@ -3,9 +3,10 @@
 // and every other field keep their exact bytes) behind a new first line.
 import { dirname } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { readLines } from "../trace/lines.ts";
 
-const NL = 0x0a;
 const CHUNK = 1 << 20;
+const NEWLINE = new Uint8Array([0x0a]);
 const enc = new TextEncoder();
 
 /** Where copied bytes go. */
@@ -105,10 +106,12 @@ export function alreadyExists(err: unknown): boolean {
 }
 
 /**
- * Copy the lines of `src` for which `select(line)` holds (1-based, counted
- * as the trace reader counts them), up to line `lastLine`, byte for byte. A
- * selected last line without its newline gets one. Returns the number of
- * lines copied.
+ * Copy the lines of `src` for which `select(line)` holds (1-based, as the
+ * trace reader counts them), up to line `lastLine`: each line's bytes
+ * unchanged, ended by a newline (a CR before it is not kept; a last line
+ * without its newline gets one). Lines are cut by lib/trace/lines.ts; a
+ * line too long to gather is copied in pieces. Returns the number of lines
+ * copied.
  */
 export async function copyLines(
   src: string,
@@ -118,38 +121,61 @@ export async function copyLines(
 ): Promise<number> {
   if (lastLine < 1) return 0;
   const file = await Deno.open(src, { read: true });
+  // Selected lines next to each other in the read buffer are written as one
+  // run, their newlines included (one write per run, not two per line).
+  let run: Uint8Array | null = null;
+  const flush = async () => {
+    if (run !== null) await sink.write(run);
+    run = null;
+  };
   try {
-    const buf = new Uint8Array(CHUNK);
-    let line = 1;
-    let selected = select(1);
-    let open = false; // the current selected line has bytes but no newline yet
     let copied = 0;
-    while (line <= lastLine) {
-      const n = await file.read(buf);
-      if (n === null) break;
-      const view = n === buf.length ? buf : buf.subarray(0, n);
-      let start = 0;
-      while (start < n && line <= lastLine) {
-        const nl = view.indexOf(NL, start);
-        const end = nl === -1 ? n : nl + 1;
-        if (selected) {
-          await sink.write(view.subarray(start, end));
-          open = nl === -1;
+    for await (const batch of readLines(file, { decode: false, chunkSize: CHUNK })) {
+      for (const line of batch) {
+        if (line.no > lastLine) break;
+        if (!select(line.no)) continue;
+        copied++;
+        if (line.kind === "bytes" && !line.own) {
+          const withNl = withNewline(line.bytes);
+          if (withNl !== null) {
+            run = run !== null && follows(run, withNl)
+              ? extend(run, withNl)
+              : (await flush(), withNl);
+            continue;
+          }
         }
-        if (nl === -1) break;
-        if (selected) copied++;
-        line++;
-        selected = line <= lastLine && select(line);
-        open = false;
-        start = end;
+        await flush();
+        if (line.kind === "long") {
+          for (let at = 0; at < line.size; at += CHUNK) {
+            await sink.write(await line.read(at, Math.min(line.size, at + CHUNK)));
+          }
+        } else if (line.kind === "bytes") await sink.write(line.bytes);
+        await sink.write(NEWLINE);
       }
-    }
-    if (open) {
-      await sink.write(new Uint8Array([NL]));
-      copied++;
+      await flush(); // the views die with the batch
+      if (batch.length > 0 && batch[batch.length - 1]!.no >= lastLine) break;
     }
     return copied;
   } finally {
     file.close();
   }
+}
+
+/** `bytes` and the LF right after it in its buffer, or null when a LF does not follow (CR LF, end). */
+function withNewline(bytes: Uint8Array): Uint8Array | null {
+  const end = bytes.byteOffset + bytes.length;
+  if (end >= bytes.buffer.byteLength) return null;
+  const next = new Uint8Array(bytes.buffer, end, 1);
+  return next[0] === NEWLINE[0]
+    ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length + 1)
+    : null;
+}
+
+/** `b` starts where `a` ends, in the same buffer. */
+function follows(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteOffset + a.length === b.byteOffset;
+}
+
+function extend(a: Uint8Array, b: Uint8Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.length + b.length);
 }

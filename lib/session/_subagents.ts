@@ -1,31 +1,12 @@
 // Finding the `subagent` events of a trace file without parsing every line:
-// the file is searched chunk by chunk for the event's type marker (which,
-// with its unescaped quotes, cannot occur inside a JSON string), and only a
-// short line holding a hit is parsed and checked.
-const MARK = new TextEncoder().encode('"type":"subagent"');
-const CHUNK = 1 << 20;
-const SHORT = 1024; // a subagent event line is far shorter than this
-const NL = 0x0a;
-const dec = new TextDecoder();
+// the file is searched for the event's type marker (which, with its
+// unescaped quotes, cannot occur inside a JSON string) by lib/trace/lines.ts,
+// and only a short line holding a hit is parsed and checked.
+import { linesWith } from "../trace/lines.ts";
 
-function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number, to: number): number {
-  const first = needle[0]!;
-  for (
-    let i = hay.indexOf(first, from);
-    i !== -1 && i + needle.length <= to;
-    i = hay.indexOf(first, i + 1)
-  ) {
-    let ok = true;
-    for (let j = 1; j < needle.length; j++) {
-      if (hay[i + j] !== needle[j]) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) return i;
-  }
-  return -1;
-}
+const MARK = new TextEncoder().encode('"type":"subagent"');
+const SHORT = 1024; // a subagent event line is far shorter than this
+const dec = new TextDecoder();
 
 function childOfLine(bytes: Uint8Array): string | null {
   if (bytes.length > SHORT) return null;
@@ -53,43 +34,10 @@ export async function subagentChildren(path: string): Promise<string[]> {
     return [];
   }
   const found: string[] = [];
-  const take = (line: Uint8Array) => {
-    const id = childOfLine(line);
-    if (id !== null && !found.includes(id)) found.push(id);
-  };
   try {
-    const buf = new Uint8Array(CHUNK);
-    let carry: Uint8Array | null = new Uint8Array(0); // a short unfinished line; null while skipping a long one
-    while (true) {
-      const n = await file.read(buf);
-      if (n === null) break;
-      let data = buf.subarray(0, n);
-      let start = 0;
-      if (carry === null) {
-        const nl = data.indexOf(NL);
-        if (nl === -1) continue; // still inside the long line
-        start = nl + 1;
-      } else if (carry.length > 0) {
-        const joined = new Uint8Array(carry.length + n);
-        joined.set(carry);
-        joined.set(data, carry.length);
-        data = joined;
-      }
-      const lastNl = data.lastIndexOf(NL);
-      const end = lastNl + 1; // complete lines are data[start, end)
-      for (
-        let i = indexOfBytes(data, MARK, start, end);
-        i !== -1;
-        i = indexOfBytes(data, MARK, i + 1, end)
-      ) {
-        const from = Math.max(start, data.lastIndexOf(NL, i) + 1);
-        take(data.subarray(from, data.indexOf(NL, i)));
-      }
-      const rest = data.subarray(Math.max(start, end));
-      carry = rest.length <= SHORT ? rest.slice() : null;
-    }
-    if (carry !== null && carry.length > 0 && indexOfBytes(carry, MARK, 0, carry.length) !== -1) {
-      take(carry);
+    for await (const line of linesWith(file, MARK, SHORT)) {
+      const id = childOfLine(line);
+      if (id !== null && !found.includes(id)) found.push(id);
     }
   } finally {
     file.close();

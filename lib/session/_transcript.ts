@@ -72,6 +72,8 @@ function add(a: TokenCounts, b: TokenCounts): TokenCounts {
 
 /** A new transcript of `file`; unpaired calls and outputs go to `loss`. */
 export function createTranscript(file: string, loss: LossBook): Transcript {
+  // Long because: a closure-based builder whose methods share the open request, pending calls and
+  // usage of one transcript.
   const records: Array<ModelMsgEnvelope | EventMsgEnvelope> = [];
   let open: { key: string | undefined; usage: TokenCounts | null; lastTs: string } | null = null;
   let lastClosedHadUsage = true;

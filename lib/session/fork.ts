@@ -33,9 +33,9 @@ export interface ForkOptions extends SessionScope {
   /** The source: a session id, the path of one of its files, or `latest`. */
   session: string;
   /** Fork before user message n (1-based). */
-  before?: number;
+  before?: number | undefined;
   /** Fork after the complete answer to user message n (1-based). */
-  at?: number;
+  at?: number | undefined;
   /** Clock for the new id (tests). */
   now?: Date;
 }

@@ -107,6 +107,8 @@ export function parseClaude(
   subagents: readonly ClaudeSubagentFile[] = [],
   asChild = false,
 ): ForeignSession {
+  // Long because: one pass over the transcript's entries; the entry handlers share the branch
+  // chain, subagent map and loss book.
   const { lines, problems } = splitJsonLines(text, file);
   const loss = createLossBook();
   const t = createTranscript(file, loss);

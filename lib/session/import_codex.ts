@@ -71,6 +71,8 @@ function texts(parts: ReadonlyArray<{ type: string; text?: string | undefined }>
 
 /** Convert the text of a Codex rollout file (see the module doc). */
 export function parseCodex(text: string, file: string): ForeignSession {
+  // Long because: one pass over the rollout's lines; the item handlers below share the transcript,
+  // call map and loss book.
   const { lines, problems } = splitJsonLines(text, file);
   const loss = createLossBook();
   const t = createTranscript(file, loss);
@@ -185,6 +187,7 @@ export function parseCodex(text: string, file: string): ForeignSession {
     lost: (kind: string, reason: string) => void,
     bad: (line: number, reason: string) => void,
   ): void {
+    // Long because: one switch over Codex's response item types, each mapped in a few lines.
     const kind = String(p.type ?? "?");
     const assistant = (msg: CompleteMessage) => t.assistant(msg, at);
     switch (kind) {

@@ -243,6 +243,8 @@ async function writeFamily(
   scope: SessionScope,
   s: ForeignSession,
 ): Promise<ForeignImportedSession> {
+  // Long because: write, validate and move a session family as one unit, so a failure at any step
+  // removes everything written.
   const taken = new Set<string>();
   const agentState = agentStateDir(scope);
   const plan = async (x: ForeignSession, parent?: { id: string; toolCallId: string }) => {

@@ -59,6 +59,8 @@ type Entry = z.infer<typeof entrySchema> & { line: number };
 
 /** Convert the text of a pi session file (see the module doc). */
 export function parsePi(text: string, file: string): ForeignSession {
+  // Long because: one pass over the session tree's entries; branch selection and the handlers share
+  // the entry map and loss book.
   const { lines, problems } = splitJsonLines(text, file);
   const loss = createLossBook();
   const t = createTranscript(file, loss);

@@ -18,6 +18,7 @@ import type { Lineage, TokenCounts } from "../protocol/types.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
+import { forEachLine } from "../trace/lines.ts";
 import {
   type Head,
   headOf,
@@ -97,29 +98,23 @@ export function countTurns(text: string, from = 0): number {
   const key = '"type":"';
   let turns = 0;
   let inCompaction = false;
-  let pos = from;
-  while (pos < text.length) {
-    let nl = text.indexOf("\n", pos);
-    if (nl === -1) nl = text.length;
-    if (nl - pos < 400) {
-      // The event type is the last "type" key of an event line.
-      const at = text.lastIndexOf(key, nl);
-      if (at > pos) {
-        const t = at + key.length;
-        if (text.startsWith('request_end"', t)) {
-          if (!inCompaction && text.slice(t, nl).includes('"status":"completed"')) turns++;
-        } else if (text.startsWith('compaction_begin"', t)) inCompaction = true;
-        else if (text.startsWith('compaction_end"', t)) inCompaction = false;
-      }
-    }
-    pos = nl + 1;
-  }
+  forEachLine(text, true, from, (start, end) => {
+    if (end - start >= 400) return;
+    // The event type is the last "type" key of an event line.
+    const at = text.lastIndexOf(key, end);
+    if (at <= start) return;
+    const t = at + key.length;
+    if (text.startsWith('request_end"', t)) {
+      if (!inCompaction && text.slice(t, end).includes('"status":"completed"')) turns++;
+    } else if (text.startsWith('compaction_begin"', t)) inCompaction = true;
+    else if (text.startsWith('compaction_end"', t)) inCompaction = false;
+  });
   return turns;
 }
 
 interface FileLook {
-  head?: Head;
-  tail?: Tail;
+  head?: Head | undefined;
+  tail?: Tail | undefined;
   turns: number | null;
 }
 

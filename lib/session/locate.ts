@@ -117,14 +117,14 @@ export async function peekHead(
  */
 export async function latestSessionId(
   tracesDir: string,
-  options: { includeSubagents?: boolean } = {},
+  options: { includeSubagents?: boolean | undefined } = {},
 ): Promise<string | null> {
   return (await latestEntry(tracesDir, options))?.sessionId ?? null;
 }
 
 async function latestEntry(
   tracesDir: string,
-  options: { includeSubagents?: boolean },
+  options: { includeSubagents?: boolean | undefined },
 ): Promise<{ sessionId: string; dateDir: string } | null> {
   const { dirs } = await dirNames(tracesDir);
   const rejected = new Set<string>();

@@ -51,7 +51,7 @@ export interface OutlineItem {
   /** Tool call id. */
   toolCallId?: string;
   /** stop_reason of a model message, status of an event. */
-  status?: string;
+  status?: string | undefined;
   /** Sender of a user text. */
   sender?: string;
   /** Event type (events only). */
@@ -122,6 +122,8 @@ export async function buildOutline(
   session: LocatedSession,
   options: { preview?: number } = {},
 ): Promise<SessionOutline> {
+  // Long because: one pass over every record of every file; its cases share the per-file state
+  // (compaction, request, prefix lines) and the call names.
   const limit = options.preview ?? 2000;
   const out: SessionOutline = {
     sessionId: session.sessionId,

@@ -100,6 +100,8 @@ function placeholder(toolCallId: string, timestamp: string): ReplayMessage {
  * a loader can stream records into it without holding them in a list.
  */
 export function createReplay(): Replay {
+  // Long because: one closure-based replay whose methods share the meta, the history and the token
+  // counters; each method is short.
   let meta: SessionMetaEnvelope | null = null;
   let sessionTokens = zeroCounts();
   let lastRequestTotal = 0;

@@ -35,11 +35,13 @@ export interface TreeNode {
 /** Options of {@linkcode sessionTree}. */
 export interface TreeOptions extends SessionScope {
   /** Only the tree holding this session: an id, a unique part of one, `latest` or a trace path. */
-  session?: string;
+  session?: string | undefined;
 }
 
 /** The session forest of an agent (or the one tree holding `session`), oldest roots first. */
 export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
+  // Long because: three passes over the same rows and maps (subagent claims, fork and clone edges,
+  // nesting); split, each pass would take all the maps as arguments.
   const rows = await listSessions({ ...options, allAgents: false });
   const files = await sessionFilesIn(agentTracesDir(options));
   const byId = new Map(rows.map((r) => [r.sessionId, r]));

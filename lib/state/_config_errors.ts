@@ -16,7 +16,7 @@ export interface Position {
   /** 1-based line. */
   line: number;
   /** 1-based column, when known. */
-  column?: number;
+  column?: number | undefined;
 }
 
 /** Maps a value path to where it is written in the file, if it can. */

@@ -191,7 +191,8 @@ function toEntry(raw: Record<string, unknown>): ModelEntry {
   const mt = num("max_tokens");
   if (mt !== undefined) e.max_tokens = mt;
   const ct = s("client_type");
-  if (ct !== undefined) e.client_type = normalizeClientType(ct);
+  const type = ct === undefined ? undefined : normalizeClientType(ct);
+  if (type !== undefined) e.client_type = type;
   for (const k of ["display_name", "api_key", "base_url", "created_at"] as const) {
     const v = s(k);
     if (v !== undefined) e[k] = v;

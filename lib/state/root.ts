@@ -9,9 +9,9 @@ import { PenguinError } from "../protocol/errors.ts";
 /** Options for {@linkcode resolveDataRoot}. */
 export interface DataRootOptions {
   /** The `--root` flag, if given. Relative paths resolve against the cwd. */
-  root?: string;
+  root?: string | undefined;
   /** Environment lookup; defaults to `Deno.env.get`. */
-  env?: (name: string) => string | undefined;
+  env?: ((name: string) => string | undefined) | undefined;
 }
 
 /**

@@ -61,6 +61,8 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 
 /** Start an exporter. */
 export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
+  // Long because: a closure-based exporter whose enqueue, flush and shutdown share the queue, the
+  // timer and the drop count.
   const maxQueue = options.maxQueue ?? 2048;
   const maxBatch = options.maxBatch ?? 256;
   const delayMs = options.delayMs ?? 1000;

@@ -147,6 +147,8 @@ function later(a: string, b: string): string {
  * open sessions' state; each record kind is a few lines of one handler.
  */
 export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder {
+  // Long because: a closure over the open sessions' state; each record kind is a few lines of one
+  // handler.
   const content = options.includeContent === true;
   const clean = (s: string) => (options.redact === false ? s : redactSecrets(s));
   const sessions = new Map<string, SessionState>();
@@ -362,6 +364,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
   }
 
   function onEvent(s: SessionState, t: string, p: Record<string, unknown>, out: OtlpSpan[]) {
+    // Long because: one switch over the event types that open or close spans, each a few lines.
     switch (p.type) {
       case "request_begin": {
         s.requests++;

@@ -195,6 +195,8 @@ export function startArchive(
   toolCallId: string,
   limitBytes: number = ARCHIVE_LIMIT_BYTES,
 ): ArchiveWriter {
+  // Long because: one closure-based archive writer whose methods share the file, its size and the
+  // limit; each method is short.
   const limit = Math.max(limitBytes, GAP_BYTES + 2);
   const headBudget = Math.floor((limit - GAP_BYTES) / 2);
   const tailBudget = limit - GAP_BYTES - headBudget;

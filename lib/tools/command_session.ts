@@ -120,6 +120,8 @@ function sleep(ms: number): { promise: Promise<void>; cancel: () => void } {
  * nothing runs then.
  */
 export async function startCommand(opts: StartCommandOptions): Promise<CommandSession> {
+  // Long because: one closure-based command session whose methods share the output buffer, the
+  // masker and the waiters; each method is short.
   const buffer = createOutputBuffer(opts.bufferLimit ?? DEFAULT_BUFFER_LIMIT);
   const masker = createSecretMasker(opts.secrets ?? []);
   let wake: (() => void)[] = [];

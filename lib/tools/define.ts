@@ -13,7 +13,10 @@
  *   description: "Say the text back.",
  *   args: z.object({ text: z.string() }),
  *   permission: "r",
- *   preview: (args) => typeof args.text === "string" ? args.text : undefined,
+ *   preview: ({ args }) => {
+ *     const text = args()?.text;
+ *     return typeof text === "string" ? text : null;
+ *   },
  *   async *run(args) {
  *     yield { type: "delta", text: args.text };
  *   },
@@ -26,6 +29,7 @@
  * @module
  */
 import { z } from "zod";
+import type { ToolPreviewFn } from "../display/tool_preview.ts";
 import { fail, parseArgs } from "./_args.ts";
 import {
   DEFAULT_MAX_OUTPUT_LENGTH,
@@ -68,10 +72,11 @@ export interface ToolDeclaration<A, C extends ToolCallContext> {
   /** Offer only to vision or only to text-only session models. */
   forModel?: ToolModelFilter;
   /**
-   * A one-line summary of a call for renderers, from arguments that may be
-   * partial or invalid (so it reads the raw object); undefined: nothing to show.
+   * How renderers show a call, from arguments that may still be streaming
+   * (so it reads the raw text, or `args()` once complete); a string result is
+   * shown as `<name> <- <text>`. Absent: `<name> <arguments on one line>`.
    */
-  preview?(args: Record<string, unknown>): string | undefined;
+  preview?: ToolPreviewFn;
   /** Run one call with validated arguments; `definition` is the (possibly configured) one in use. */
   run(args: A, ctx: C, definition: ToolDefinition): AsyncIterable<ToolEvent>;
 }
@@ -84,8 +89,8 @@ export interface DefinedTool<C extends ToolCallContext = ToolCallContext> {
   readonly definition: ToolDefinition;
   /** The tool with `definition` (default: the default one). */
   create(definition?: ToolDefinition): Tool<C>;
-  /** The declared preview of a call (undefined when the tool declares none or shows nothing). */
-  preview(args: Record<string, unknown>): string | undefined;
+  /** The declared preview (absent: the generic form). */
+  readonly preview?: ToolPreviewFn;
 }
 
 /** The JSON Schema of `args` as the model should see it (input shape, no `$schema`). */
@@ -115,13 +120,6 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
     callDescription: decl.callDescription ?? false,
     ...(decl.forModel ? { forModel: decl.forModel } : {}),
   };
-  const preview = (args: Record<string, unknown>): string | undefined => {
-    try {
-      return decl.preview?.(args);
-    } catch {
-      return undefined; // a preview never breaks a renderer
-    }
-  };
   const create = (def: ToolDefinition = definition): Tool<C> => {
     const tool: Tool<C> = {
       definition: def,
@@ -131,7 +129,7 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
         yield* decl.run(args.value, ctx, def);
       },
     };
-    if (decl.preview) tool.preview = preview;
+    if (decl.preview) tool.preview = decl.preview;
     if (dynamic && def.permission === definition.permission) {
       tool.permissionFor = (raw) => {
         const parsed = decl.args.safeParse(raw);
@@ -140,5 +138,10 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
     }
     return tool;
   };
-  return Object.freeze({ name: decl.name, definition: Object.freeze(definition), create, preview });
+  return Object.freeze({
+    name: decl.name,
+    definition: Object.freeze(definition),
+    create,
+    ...(decl.preview ? { preview: decl.preview } : {}),
+  });
 }

@@ -19,7 +19,7 @@ import type { ImageUrlMessage } from "../protocol/types.ts";
 import type { ModelEndpoint } from "../models/wire.ts";
 import { streamModel } from "../models/stream.ts";
 import { formatBytes } from "./_image_source.ts";
-import { pathPreview } from "./_preview.ts";
+import { filePreview } from "../display/tool_preview.ts";
 import { type DefinedTool, defineTool, type ToolDeclaration } from "./define.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 
@@ -170,7 +170,7 @@ function declaration(deps?: DescribeImageDeps): ToolDeclaration<Args, FileToolCo
     timeoutMs: 90_000,
     maxOutputLength: 16_000,
     forModel: "text-only",
-    preview: (args) => pathPreview(args, "source"),
+    preview: filePreview("source"),
     async *run(args, ctx): AsyncGenerator<ToolEvent> {
       if (!deps) {
         yield { type: "delta", text: "describe_image needs a vision model; none is configured." };

@@ -16,7 +16,7 @@ import { isNotFound, plural, writeFileAtomic } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { pathPreview } from "./_preview.ts";
+import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -43,6 +43,8 @@ async function* runEditFile(
   ctx: FileToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: one edit in its order (resolve, read, match, write, then the diff within the
+  // output budget); the steps share the content and the path.
   const { file_path: p, old_string: oldString, new_string: newString } = args;
   const replaceAll = args.replace_all === true;
   if (oldString.length === 0) {
@@ -158,7 +160,7 @@ export const editFileTool: DefinedTool<FileToolContext> = defineTool({
   permission: "rw",
   timeoutMs: 30_000,
   maxOutputLength: 16_000,
-  preview: (args) => pathPreview(args, "file_path"),
+  preview: filePreview("file_path"),
   run: runEditFile,
 });
 

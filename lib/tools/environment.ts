@@ -56,7 +56,7 @@ export type ToolExecutionItem = PartialToolCallOutput | ToolCallOutputMessage | 
 /** The session facts `executeTool` passes on to the tool. */
 export interface ExecutionContext extends Omit<ToolContext, "toolCallId" | "signal"> {
   /** The user's abort signal. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Every secret a call's output is masked for: the vault values first, then `ctx.secrets`. */
@@ -126,6 +126,8 @@ export async function* executeTool(
   ctx: ExecutionContext,
   opts: ExecuteOptions = {},
 ): AsyncGenerator<ToolExecutionItem, void, undefined> {
+  // Long because: one tool call's lifetime; the argument checks, the timeout and abort signals, the
+  // output cap and archive, and the closing output act on shared locals of one generator.
   const id = call.tool_call_id;
   const warn = opts.warn ?? defaultWarn;
   const secrets = secretsOf(ctx);

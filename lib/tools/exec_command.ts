@@ -29,7 +29,12 @@ import { processFacts } from "./process_facts.ts";
 import { secretsOf } from "./environment.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { stringArg } from "./_preview.ts";
+import {
+  PREVIEW_COMMAND_MAX,
+  readField,
+  singleLine,
+  type ToolPreviewFn,
+} from "../display/tool_preview.ts";
 import type { CommandToolContext } from "./command_context.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 
@@ -82,6 +87,8 @@ async function* runExec(
   ctx: CommandToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: one command call (resolve its directory, start it, then wait, move it to the
+  // background or kill it); the steps share the session and whether it was registered.
   const { cmd, run_in_background: background } = args;
   const registry = ctx.processes;
   if (background && !registry) {
@@ -177,13 +184,14 @@ async function* runExec(
   }
 }
 
-/** `$ <cmd>`, or `<description> ($ <cmd>)` when the call describes itself. */
-function previewExec(args: Record<string, unknown>): string | undefined {
-  const cmd = stringArg(args, "cmd");
-  if (cmd === undefined) return undefined;
-  const desc = stringArg(args, "description")?.trim();
-  return desc ? `${desc} ($ ${cmd})` : `$ ${cmd}`;
-}
+/** `$ <cmd>`, led by the call's description when it has one: `<description> ($ <cmd>)`. */
+const previewExec: ToolPreviewFn = ({ json, settled }) => {
+  const cmd = readField(json, "cmd");
+  if (!cmd) return { payload: "", complete: settled, description: true };
+  const text = singleLine(cmd.value);
+  const shown = text.length > PREVIEW_COMMAND_MAX ? `${text.slice(0, PREVIEW_COMMAND_MAX)}…` : text;
+  return { payload: `$ ${shown}`, complete: cmd.complete, description: true };
+};
 
 /** exec_command, declared once: schema, limits, permission, preview and implementation. */
 export const execCommandTool: DefinedTool<CommandToolContext> = defineTool({

@@ -18,7 +18,7 @@ import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { stringArg } from "./_preview.ts";
+import { inputPreview, visibleControls } from "../display/tool_preview.ts";
 import type { ProcessToolContext } from "./command_context.ts";
 
 /** Ctrl-C: sent alone, it becomes SIGINT to the process group. */
@@ -99,14 +99,6 @@ async function* runInput(
   yield { type: "result", ...exitVerdict(session.exit!), process: processFacts(session, "exited") };
 }
 
-/** `<process_id>`, or `<process_id> << <chars>` when it writes. */
-function previewInput(args: Record<string, unknown>): string | undefined {
-  const id = stringArg(args, "process_id")?.trim();
-  if (!id) return undefined;
-  const chars = stringArg(args, "chars") ?? "";
-  return chars === "" ? id : `${id} << ${chars}`;
-}
-
 /** input_command, declared once: schema, limits, permission, preview and implementation. */
 export const inputCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   name: "input_command",
@@ -143,7 +135,8 @@ export const inputCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   timeoutMs: 130_000,
   maxOutputLength: 16_000,
   callDescription: true,
-  preview: previewInput,
+  // `<process_id>`, or `<process_id> << <chars>` (controls made visible) when it writes.
+  preview: inputPreview("process_id", "chars", visibleControls),
   run: runInput,
 });
 

@@ -18,7 +18,6 @@ import { processFacts } from "./process_facts.ts";
 import { unknownProcessMessage } from "./input_command.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { stringArg } from "./_preview.ts";
 import type { ProcessToolContext } from "./command_context.ts";
 
 const schema = z.object({
@@ -63,7 +62,7 @@ async function* runKill(
   };
 }
 
-/** kill_command, declared once: schema, limits, permission, preview and implementation. */
+/** kill_command, declared once: schema, limits, permission and implementation. */
 export const killCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   name: "kill_command",
   description:
@@ -86,7 +85,6 @@ export const killCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   timeoutMs: 30_000,
   maxOutputLength: 16_000,
   callDescription: true,
-  preview: (args) => stringArg(args, "process_id")?.trim() || undefined,
   run: runKill,
 });
 

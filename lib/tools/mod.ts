@@ -27,7 +27,18 @@ export {
   defineTool,
   type ToolDeclaration,
 } from "./define.ts";
-export { shortPath, stringArg } from "./_preview.ts";
+/** Pieces for a tool's `preview` (how renderers show its calls). */
+export {
+  filePreview,
+  inputPreview,
+  type PreviewInput,
+  type PreviewPart,
+  readField,
+  shortPath,
+  toolCallPreview,
+  type ToolPreviewFn,
+  type ToolPreviews,
+} from "../display/tool_preview.ts";
 export {
   type OpenedToolSource,
   TOOL_NAME_PATTERN,

@@ -89,6 +89,8 @@ export interface ProcessRegistry {
 
 /** A registry with the default limits above (override them in `opts`). */
 export function createProcessRegistry(opts: ProcessRegistryOptions = {}): ProcessRegistry {
+  // Long because: one closure-based registry whose methods share the sessions, the limits and the
+  // sweep timer; each method is short.
   const maxSessions = Math.max(1, opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
   const bufferLimit = opts.bufferLimit ?? DEFAULT_BUFFER_LIMIT;
   const ttl = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;

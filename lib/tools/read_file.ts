@@ -15,7 +15,7 @@ import { isNotFound, plural } from "./_files.ts";
 import { missingPathHint } from "./_path_hint.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { pathPreview } from "./_preview.ts";
+import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -60,6 +60,8 @@ async function scan(
   limit: number,
   signal: AbortSignal,
 ): Promise<Scan> {
+  // Long because: one read loop over the file that counts lines and keeps the requested window; its
+  // counters stay locals of the loop.
   const end = offset + limit - 1;
   const out: Scan = {
     lines: [],
@@ -150,6 +152,8 @@ async function* runReadFile(
   ctx: FileToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: the read in its order (resolve and stat the path, scan, cut the lines to the
+  // output budget), each step on shared locals.
   const { file_path: p, limit } = args;
   const offset = Math.max(1, args.offset);
 
@@ -263,7 +267,7 @@ export const readFileTool: DefinedTool<FileToolContext> = defineTool({
   permission: "r",
   timeoutMs: 30_000,
   maxOutputLength: 64_000,
-  preview: (args) => pathPreview(args, "file_path"),
+  preview: filePreview("file_path"),
   run: runReadFile,
 });
 

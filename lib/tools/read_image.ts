@@ -10,7 +10,7 @@ import { z } from "zod";
 import { formatBytes, imageDataUrl, loadImage } from "./_image_source.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { pathPreview } from "./_preview.ts";
+import { filePreview } from "../display/tool_preview.ts";
 
 const schema = z.object({ source: z.string().trim().min(1) });
 
@@ -50,7 +50,7 @@ export const readImageTool: DefinedTool<FileToolContext> = defineTool({
   timeoutMs: 60_000,
   maxOutputLength: 16_000,
   forModel: "vision",
-  preview: (args) => pathPreview(args, "source"),
+  preview: filePreview("source"),
   run: runReadImage,
 });
 

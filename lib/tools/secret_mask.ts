@@ -81,6 +81,8 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
 
 /** Start a masker for `secrets`. */
 export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
+  // Long because: one closure-based masker whose two loops (find the next secret, hold back a
+  // possible prefix) share the pending text and the entries.
   const entries = entriesOf(secrets);
   const maxLen = entries.length > 0 ? entries[0]!.value.length : 0;
   let pending = "";

@@ -28,6 +28,7 @@
  * @module
  */
 import type { OmniMessage, StopReason, ToolProcessFacts, ToolSpec } from "../protocol/types.ts";
+import type { ToolPreviewFn } from "../display/tool_preview.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 
@@ -89,7 +90,7 @@ export interface FileToolContext extends ToolCallContext {
   /** Real path of the session's workspace. */
   workspace: string;
   /** Real path of the session scratchpad (`<agent>/scratchpad/<sid>`); may not exist yet. */
-  scratchpad?: string;
+  scratchpad?: string | undefined;
   /**
    * Directories the file tools may read and never change (the agent's
    * installed skills); missing ones are skipped.
@@ -137,11 +138,11 @@ export interface Tool<C extends ToolCallContext = ToolCallContext> {
   /** The permission of one call with these arguments (absent: `definition.permission`). */
   permissionFor?(args: Record<string, unknown>): ToolPermission;
   /**
-   * A one-line summary of a call's arguments for renderers (e.g. `$ ls -la`,
-   * `…/src/main.ts`), from arguments that may be partial or invalid;
-   * undefined when there is nothing to show. Not capped, not escaped.
+   * How renderers show a call (e.g. `exec_command <- $ ls -la`,
+   * `read_file …/src/main.ts`), from arguments that may still be streaming;
+   * absent: the generic `<name> <arguments on one line>`.
    */
-  preview?(args: Record<string, unknown>): string | undefined;
+  preview?: ToolPreviewFn;
 }
 
 /** Builds a tool from a (possibly config-overridden) definition. */

@@ -50,9 +50,9 @@ export interface PathRoots {
   /** The session's workspace. */
   workspace: string;
   /** The session scratchpad; may not exist yet. */
-  scratchpad?: string;
+  scratchpad?: string | undefined;
   /** Directories that may be read and never written (the agent's skills); missing ones are skipped. */
-  readOnlyRoots?: string[];
+  readOnlyRoots?: string[] | undefined;
   /**
    * The command sandbox's policy, for its git access (`sandbox.git`); absent
    * or without it, the git directory is read-only.
@@ -155,6 +155,8 @@ export async function resolveWorkspacePath(
   roots: PathRoots,
   verb: "read" | "write" | "edit" = "read",
 ): Promise<PathResolution> {
+  // Long because: one path check in its order (NUL, lexical resolution, real paths of the path and
+  // its roots, then the scratchpad, secret and git rules); the refusals share the resolved paths.
   if (input.includes("\0")) {
     return { ok: false, message: `Path "${input}" contains a NUL character.` };
   }

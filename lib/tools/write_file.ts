@@ -14,7 +14,7 @@ import { lineDiff, renderHunk } from "./_diff.ts";
 import { contentLines, plural, writeFileAtomic } from "./_files.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
-import { pathPreview } from "./_preview.ts";
+import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { isNotFound } from "./_files.ts";
@@ -110,7 +110,7 @@ export const writeFileTool: DefinedTool<FileToolContext> = defineTool({
   permission: "rw",
   timeoutMs: 30_000,
   maxOutputLength: 16_000,
-  preview: (args) => pathPreview(args, "file_path"),
+  preview: filePreview("file_path"),
   run: runWriteFile,
 });
 

@@ -236,6 +236,8 @@ function requestPairing(ctx: CheckContext): FileCheck {
  * output — and a problem otherwise.
  */
 function toolCallsAnswered(ctx: CheckContext): FileCheck {
+  // Long because: one pass over the records; the rules below share the per-call maps (open request,
+  // early, pending, answered), and each rule is a short closure.
   let inRequest = false;
   const requestCalls = new Map<string, number>(); // id -> line, in the open request
   const early = new Map<string, number>(); // outputs that came before their request ended

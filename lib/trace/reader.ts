@@ -84,6 +84,8 @@ export async function* readTrace(
   path: string,
   options: ReadTraceOptions = {},
 ): AsyncGenerator<TraceRecord, void, undefined> {
+  // Long because: one generator whose line handlers share the options, the line counters and the
+  // problem reporting; each handler is short.
   const strict = options.strict ?? false;
   const validate = options.validate ?? true;
   const onProblem = options.onProblem;

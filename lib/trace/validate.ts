@@ -58,7 +58,7 @@ export interface ValidateOptions {
   /** Require every file to be named `<session_id>_<NNN>.jsonl` (default: only names starting `session-` are checked). */
   strictNames?: boolean;
   /** Called with each file's result as soon as it (and its session) is checked. */
-  onFile?: (result: FileValidation) => void;
+  onFile?: ((result: FileValidation) => void) | undefined;
 }
 
 async function statOrNull(path: string): Promise<Deno.FileInfo | null> {

@@ -115,6 +115,8 @@ function isCommitPoint(msg: OmniMessage): boolean {
  * process writes the same session. No file is created until the first record.
  */
 export async function openTraceWriter(options: TraceWriterOptions): Promise<TraceWriter> {
+  // Long because: one closure-based writer whose methods share the open file, the lock, rotation
+  // and the queue of appends; each method is short.
   const dir = options.tracesDir ??
     (options.agentDir !== undefined ? tracesDirOf(options.agentDir) : undefined);
   if (dir === undefined) {

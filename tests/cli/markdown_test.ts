@@ -1,5 +1,6 @@
 // The terminal Markdown renderer: what the model's answers look like on a colour terminal.
 import assert from "node:assert/strict";
+import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { createMarkdownStream, createRenderer, renderMarkdown } from "../../lib/cli/render/mod.ts";
 
@@ -140,6 +141,7 @@ Deno.test("hostile Markdown cannot put an escape sequence on the terminal", () =
   // The live path: the screen sanitizes, then streams the Markdown.
   let buf = "";
   const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
     write: (t) => (buf += t),
     color: true,
     collapse: false,
@@ -182,6 +184,7 @@ Deno.test("streamed Markdown ends on screen exactly as the whole text renders, w
   for (const chunk of [1, 2, 7, 50, SAMPLE.length]) {
     let buf = "";
     const r = createRenderer({
+      toolPreviews: builtinToolPreviews,
       write: (t) => (buf += t),
       color: true,
       collapse: false,
@@ -210,6 +213,7 @@ Deno.test("a streamed line that wraps is erased row by row before it is redrawn"
 Deno.test("without colour the renderer prints the model's Markdown raw", () => {
   let buf = "";
   const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
     write: (t) => (buf += t),
     color: false,
     collapse: false,
@@ -243,6 +247,7 @@ Deno.test("resumed history (chat --resume) renders the model's Markdown on a col
   const draw = (color: boolean) => {
     let buf = "";
     const r = createRenderer({
+      toolPreviews: builtinToolPreviews,
       write: (t) => (buf += t),
       color,
       collapse: true,

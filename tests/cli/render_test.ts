@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
 import type {
   EventPayload,
   ModelPayload,
@@ -13,7 +14,7 @@ import {
   type Renderer,
   renderHistory,
 } from "../../lib/cli/render/mod.ts";
-import { paletteFor, toolCallPreview } from "../../lib/display/mod.ts";
+import { paletteFor, toolCallPreview, type ToolPreviews } from "../../lib/display/mod.ts";
 
 // ---------------------------------------------------------------------------
 // Message builders with a controllable clock (timestamps drive elapsed time).
@@ -151,6 +152,7 @@ function harness(opts: { color?: boolean; collapse?: boolean } = {}): {
   let buf = "";
   const write = (t: string) => (buf += t);
   const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
     write,
     color: opts.color ?? false,
     collapse: opts.collapse ?? false,
@@ -210,16 +212,25 @@ Deno.test("tool call previews follow the documented forms", () => {
     ["kill_command", { process_id: "proc-9" }, 'kill_command {"process_id":"proc-9"}'],
   ];
   for (const [name, args, want] of cases) {
-    assert.equal(toolCallPreview(name, JSON.stringify(args), { final: true }), want);
+    assert.equal(
+      toolCallPreview(name, JSON.stringify(args), { final: true, previews: builtinToolPreviews }),
+      want,
+    );
   }
   const cmd = "c".repeat(1500);
   assert.equal(
-    toolCallPreview("exec_command", JSON.stringify({ cmd }), { final: true }),
+    toolCallPreview("exec_command", JSON.stringify({ cmd }), {
+      final: true,
+      previews: builtinToolPreviews,
+    }),
     `exec_command <- $ ${"c".repeat(1000)}…`,
   );
   const long = "p".repeat(200);
   assert.equal(
-    toolCallPreview("run_subagent", JSON.stringify({ prompt: long }), { final: true }),
+    toolCallPreview("run_subagent", JSON.stringify({ prompt: long }), {
+      final: true,
+      previews: builtinToolPreviews,
+    }),
     `run_subagent <- ${"p".repeat(120)}…`,
   );
 });
@@ -234,6 +245,35 @@ Deno.test("a streamed tool call draws one cyan line that grows as arguments arri
   const colored = run(msgs, { color: true });
   assert.ok(colored.startsWith("\x1b[36m[tool-123] exec_command <- $ "));
   assert.equal(colored.replaceAll(ESC_CYAN, "").replaceAll(ESC_RESET, ""), run(msgs));
+});
+
+Deno.test("the live renderer shows the previews it is given; a tool without one shows the generic form", () => {
+  const previews: ToolPreviews = (name) =>
+    name === "word_count"
+      ? ({ args }) => {
+        const text = args()?.text;
+        return typeof text === "string" ? `${text.split(" ").length} words` : null;
+      }
+      : undefined;
+  let out = "";
+  const r = createRenderer({
+    write: (t) => (out += t),
+    color: false,
+    collapse: false,
+    toolPreviews: previews,
+  });
+  r.beginTask();
+  for (const m of callStream("call_w01", "word_count", JSON.stringify({ text: "a b c" }), 3)) {
+    r.push(m);
+  }
+  for (const m of callStream("call_r01", "read_file", JSON.stringify({ file_path: "/a/b/c.ts" }))) {
+    r.push(m);
+  }
+  r.endTask();
+  assert.equal(
+    out,
+    '[tool-w01] word_count <- 3 words\n[tool-r01] read_file {"file_path":"/a/b/c.ts"}\n',
+  );
 });
 
 Deno.test("exec_command with a description argument waits for it, then streams the described form", () => {
@@ -482,7 +522,11 @@ Deno.test("history renders complete messages statically, collapsed on request", 
   ];
   const g = "[tool-c01] exec_command -> ";
   assert.equal(
-    renderHistory(msgs, { palette: paletteFor(false), collapse: true }),
+    renderHistory(msgs, {
+      palette: paletteFor(false),
+      collapse: true,
+      toolPreviews: builtinToolPreviews,
+    }),
     "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
       `${g}… 4 more lines (/verbose for full output)\n` +
@@ -577,7 +621,11 @@ Deno.test("history re-rendering (chat --resume) is terminal-safe", () => {
       tool_call_id: "call_789",
       stop_reason: "completed",
     }),
-  ], { palette: paletteFor(false), collapse: false });
+  ], {
+    palette: paletteFor(false),
+    collapse: false,
+    toolPreviews: builtinToolPreviews,
+  });
   assert.ok(!ACTIVE.test(text), JSON.stringify(text));
   assert.match(text, /exec_command <- \$ a\\x1b\]0;title\\x07b EVIL$/m);
   assert.match(text, /^\[tool-789\] exec_command -> ab$/m);
@@ -601,6 +649,7 @@ Deno.test("the spinner's progress line names what it waits for, counts seconds a
 Deno.test("the renderer stops the progress line at the first model fragment, before drawing it", () => {
   let buf = "";
   const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
     write: (x) => (buf += x),
     color: false,
     collapse: false,
@@ -625,7 +674,13 @@ Deno.test("without autoApprovals only answered prompts, denials and policy verdi
   const { r, out, write } = (() => {
     let buf = "";
     const write = (t: string) => (buf += t);
-    const r = createRenderer({ write, color: false, collapse: false, autoApprovals: false });
+    const r = createRenderer({
+      write,
+      color: false,
+      collapse: false,
+      autoApprovals: false,
+      toolPreviews: builtinToolPreviews,
+    });
     return { r, out: () => buf, write };
   })();
   r.beginTask();
@@ -671,6 +726,7 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
   ) => {
     let buf = "";
     const r = createRenderer({
+      toolPreviews: builtinToolPreviews,
       write: (t) => (buf += t),
       color: false,
       collapse: false,

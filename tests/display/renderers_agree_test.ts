@@ -1,6 +1,7 @@
 // The live renderer (`penguin run`/`chat`) and the offline one (`trace show`,
 // `trace follow`) print the same event records with the same labels.
 import assert from "node:assert/strict";
+import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
 import type { EventPayload, OmniMessage } from "../../lib/protocol/types.ts";
 import { createRenderer as createLive, renderHistory } from "../../lib/cli/render/mod.ts";
 import { createRenderer as createOffline } from "../../lib/inspect/render.ts";
@@ -19,7 +20,12 @@ function event(payload: EventPayload, advanceMs = 0): OmniMessage {
 
 function live(msgs: OmniMessage[]): string[] {
   let out = "";
-  const r = createLive({ write: (t) => (out += t), color: false, collapse: true });
+  const r = createLive({
+    write: (t) => (out += t),
+    color: false,
+    collapse: true,
+    toolPreviews: builtinToolPreviews,
+  });
   r.beginTask();
   for (const m of msgs) r.push(m);
   r.endTask();
@@ -125,7 +131,11 @@ Deno.test("live history and trace show print the same tool-call line for every p
     toolCall("kill_command", { process_id: "p1" }, "call_008"),
   ];
   for (const c of calls) {
-    const history = renderHistory([c], { palette: paletteFor(false), collapse: true });
+    const history = renderHistory([c], {
+      palette: paletteFor(false),
+      collapse: true,
+      toolPreviews: builtinToolPreviews,
+    });
     const shown = offline([c])[0];
     assert.equal(shown, history.split("\n")[0], JSON.stringify(c.payload));
   }

@@ -22,7 +22,7 @@ export interface Collected {
   /** Complete messages only. */
   completes: CompleteMessage[];
   /** The usage item, if any. */
-  usage?: TokenCounts;
+  usage?: TokenCounts | undefined;
   /** The final outcome. */
   outcome: ModelOutcome;
 }

@@ -18,7 +18,11 @@ Deno.test("word_count counts words, and explains bad arguments without running",
   for await (const e of tool.run({ text: 3 }, ctx)) bad.push(e);
   assert.match((bad[0] as { text: string }).text, /^word_count was not run: argument "text"/);
   assert.deepEqual(bad[1], { type: "result", status: "failed" });
-  assert.equal(wordCountTool.preview({ text: "count these words" }), "count these words");
+  const previews = (name: string) => name === "word_count" ? wordCountTool.preview : undefined;
+  const shown = (json: string, final: boolean) =>
+    tools.toolCallPreview("word_count", json, { final, previews });
+  assert.equal(shown('{"text": "count these words"}', true), "word_count <- count these words");
+  assert.equal(shown('{"text": "count th', false), null, "nothing while it streams");
 });
 
 Deno.test("a session given a tool source offers its tool after the built-ins, runs it and traces it", async () => {
@@ -34,7 +38,9 @@ Deno.test("a session given a tool source offers its tool after the built-ins, ru
     });
     assert.equal(session.tools.at(-1)!.name, "word_count");
     assert.equal(session.toolPermission("word_count"), "r");
-    assert.equal(session.toolPreview("word_count", { text: "one two" }), "one two");
+    assert.equal(session.toolPreview("word_count", { text: "one two" }), "word_count <- one two");
+    assert.equal(session.toolPreview("exec_command", { cmd: "ls" }), "exec_command <- $ ls");
+    assert.equal(session.toolPreview("no_such_tool", {}), undefined);
     await collect(session.run("How many words?", { approve: "read-only" }));
     await session.dispose();
 

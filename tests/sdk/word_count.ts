@@ -10,7 +10,10 @@ export const wordCountTool = tools.defineTool({
   args: z.object({ text: z.string().describe("The text to count.") }),
   permission: "r",
   timeoutMs: 5_000,
-  preview: (args) => typeof args.text === "string" ? args.text.slice(0, 40) : undefined,
+  preview: ({ args }) => {
+    const text = args()?.text; // null while the arguments still stream
+    return typeof text === "string" ? text.slice(0, 40) : null;
+  },
   async *run({ text }) {
     const words = text.split(/\s+/).filter((w) => w !== "").length;
     yield { type: "delta", text: `${words} words` };

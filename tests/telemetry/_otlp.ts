@@ -50,13 +50,13 @@ export const exportRequestSchema = z.strictObject({
 export interface Span {
   traceId: string;
   spanId: string;
-  parentSpanId?: string;
+  parentSpanId?: string | undefined;
   name: string;
   kind: number;
   start: bigint;
   end: bigint;
   attrs: Record<string, unknown>;
-  status: { code: number; message?: string };
+  status: { code: number; message?: string | undefined };
 }
 
 function plain(v: Any): unknown {

@@ -7,7 +7,8 @@ import {
   type ToolCallContext,
   type ToolEvent,
 } from "../../lib/tools/mod.ts";
-import { builtinToolPreview } from "../../lib/agent/toolset.ts";
+import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
+import { toolCallPreview, type ToolPreviews } from "../../lib/display/tool_preview.ts";
 
 const ctx: ToolCallContext = {
   sessionId: "s",
@@ -27,7 +28,10 @@ const deleteTool = defineTool({
   args: z.object({ id: z.string().min(1), dry_run: z.boolean().optional() }),
   permission: (args) => (args.dry_run ? "r" : "rw"),
   maxOutputLength: 500,
-  preview: (args) => (typeof args.id === "string" ? `note ${args.id}` : undefined),
+  preview: ({ args }) => {
+    const id = args()?.id;
+    return typeof id === "string" ? `note ${id}` : null;
+  },
   async *run(args, _ctx, definition) {
     yield { type: "delta", text: `${args.dry_run ? "would delete" : "deleted"} ${args.id}` };
     yield { type: "result", note: `[limit ${definition.maxOutputLength}]` };
@@ -78,9 +82,7 @@ Deno.test("a permission function decides per call; invalid arguments and configu
   assert.equal(configured.definition.permission, "r");
 });
 
-Deno.test("a preview reads raw arguments and never throws", () => {
-  assert.equal(deleteTool.preview({ id: "n1" }), "note n1");
-  assert.equal(deleteTool.preview({}), undefined);
+Deno.test("a tool's preview shows its calls, and one that throws falls back to the generic form", () => {
   const throwing = defineTool({
     name: "t",
     description: "",
@@ -91,11 +93,18 @@ Deno.test("a preview reads raw arguments and never throws", () => {
     },
     async *run() {},
   });
-  assert.equal(throwing.preview({}), undefined);
-  assert.equal(throwing.create().preview!({}), undefined);
+  const previews: ToolPreviews = (name) =>
+    [deleteTool, throwing].find((t) => t.name === name)?.preview;
+  const show = (name: string, json: string, final = true) =>
+    toolCallPreview(name, json, { final, previews });
+  assert.equal(show("delete_note", '{"id":"n1"}'), "delete_note <- note n1");
+  assert.equal(show("delete_note", '{"id":"n', false), null, "args() is null until complete");
+  assert.equal(show("delete_note", "{}"), "delete_note", "null when complete: the generic form");
+  assert.equal(show("t", '{"a": 1}'), 't {"a": 1}');
+  assert.equal(deleteTool.create().preview, deleteTool.preview);
 });
 
-Deno.test("every built-in tool declares a preview of its subject", () => {
+Deno.test("the built-in tools' previews: each shows its subject", () => {
   assert.deepEqual(BUILTIN_TOOLS.map((t) => t.name), [
     "read_file",
     "edit_file",
@@ -105,25 +114,37 @@ Deno.test("every built-in tool declares a preview of its subject", () => {
     "kill_command",
     "read_image",
   ]);
-  const cases: [string, Record<string, unknown>, string | undefined][] = [
-    ["read_file", { file_path: "/work/src/lib/main.ts" }, "…/lib/main.ts"],
-    ["write_file", { file_path: "notes.md", content: "x" }, "notes.md"],
-    ["edit_file", { file_path: "a/b/c.ts" }, "…/b/c.ts"],
-    ["read_image", { source: "shots/ui/home.png" }, "…/ui/home.png"],
-    ["describe_image", { source: "shots/ui/home.png", prompt: "what?" }, "…/ui/home.png"],
-    ["exec_command", { cmd: "ls -la" }, "$ ls -la"],
-    ["exec_command", { description: "List files", cmd: "ls" }, "List files ($ ls)"],
-    ["exec_command", { description: "List files" }, undefined],
-    ["input_command", { process_id: "proc-1", chars: "y\n" }, "proc-1 << y\n"],
-    ["input_command", { process_id: "proc-1" }, "proc-1"],
-    ["kill_command", { process_id: " proc-1 " }, "proc-1"],
-    ["run_subagent", { prompt: "Summarize the README" }, "Summarize the README"],
-    ["input_subagent", { subagent_id: "subagent-1", prompt: "go on" }, "subagent-1 << go on"],
-    ["kill_subagent", { subagent_id: "subagent-1" }, "subagent-1"],
-    ["read_file", { file_path: 7 }, undefined],
-    ["not_a_tool", { x: 1 }, undefined],
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["read_file", { file_path: "/work/src/lib/main.ts" }, "read_file …/lib/main.ts"],
+    ["write_file", { file_path: "notes.md", content: "x" }, "write_file notes.md"],
+    ["edit_file", { file_path: "a/b/c.ts" }, "edit_file …/b/c.ts"],
+    ["read_image", { source: "shots/ui/home.png" }, "read_image …/ui/home.png"],
+    [
+      "describe_image",
+      { source: "shots/ui/home.png", prompt: "what?" },
+      "describe_image …/ui/home.png",
+    ],
+    ["exec_command", { cmd: "ls -la" }, "exec_command <- $ ls -la"],
+    ["exec_command", { description: "List files", cmd: "ls" }, "exec_command <- List files ($ ls)"],
+    ["exec_command", { description: "List files" }, "exec_command <- List files"],
+    ["input_command", { process_id: "proc-1", chars: "y\n" }, "input_command <- proc-1 << y\\n"],
+    ["input_command", { process_id: "proc-1" }, "input_command <- proc-1"],
+    ["kill_command", { process_id: "proc-1" }, 'kill_command {"process_id":"proc-1"}'],
+    ["run_subagent", { prompt: "Summarize the README" }, "run_subagent <- Summarize the README"],
+    [
+      "input_subagent",
+      { subagent_id: "subagent-1", prompt: "go on" },
+      "input_subagent <- subagent-1 << go on",
+    ],
+    ["kill_subagent", { subagent_id: "s-1" }, 'kill_subagent {"subagent_id":"s-1"}'],
+    ["read_file", { file_path: 7 }, 'read_file {"file_path":7}'],
+    ["not_a_tool", { x: 1 }, 'not_a_tool {"x":1}'],
   ];
   for (const [name, args, want] of cases) {
-    assert.equal(builtinToolPreview(name, args), want, `${name} ${JSON.stringify(args)}`);
+    const got = toolCallPreview(name, JSON.stringify(args), {
+      final: true,
+      previews: builtinToolPreviews,
+    });
+    assert.equal(got, want, `${name} ${JSON.stringify(args)}`);
   }
 });

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
 import {
   followLines,
+  forEachLine,
   type Line,
+  linesWith,
   readFirstLine,
   readLines,
   type ReadLinesOptions,
@@ -227,6 +229,45 @@ Deno.test("text windows split into complete lines from the head and from the tai
   assert.deepEqual([...textLines("a\r\nb\nc", true)], ["a", "b", "c"]);
   assert.deepEqual([...textLinesFromEnd("xa\r\nb\nc\r\n", false)], ["", "c", "b"]);
   assert.deepEqual([...textLinesFromEnd("a\r\nb\nc", true)], ["c", "b", "a"]);
+});
+
+Deno.test("forEachLine cuts a text in place like textLines, from any line start", () => {
+  const spans = (text: string, complete: boolean, from = 0) => {
+    const out: string[] = [];
+    forEachLine(text, complete, from, (start, end) => out.push(text.slice(start, end)));
+    return out;
+  };
+  for (const text of ["a\r\nb\n\nc", "a\nb\n", "", "\r\n\n"]) {
+    for (const complete of [true, false]) {
+      assert.deepEqual(spans(text, complete), [...textLines(text, complete)], JSON.stringify(text));
+    }
+  }
+  assert.deepEqual(spans("head\nx\r\ny", true, 5), ["x", "y"]);
+  assert.deepEqual(spans("head\nx\r\ny", true, 4), ["", "x", "y"], "from a newline: an empty line");
+});
+
+Deno.test("linesWith gives the lines holding a marker at any buffer size, long lines skipped", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "m.jsonl");
+    const long = `{"mark":1,"pad":"${"x".repeat(100)}"}`;
+    await Deno.writeTextFile(path, `a\n{"mark":2}\nb mark\n${long}\nc\n{"mark":3}`);
+    for (const chunkSize of [4, 7, 16, 1 << 20]) {
+      const file = await Deno.open(path, { read: true });
+      const found: string[] = [];
+      try {
+        for await (const l of linesWith(file, enc.encode('"mark"'), 40, chunkSize)) {
+          found.push(dec.decode(l));
+        }
+      } finally {
+        file.close();
+      }
+      // A long line within one buffer is still handed over; past a buffer it is skipped unread.
+      const want = chunkSize > long.length
+        ? ['{"mark":2}', long, '{"mark":3}']
+        : ['{"mark":2}', '{"mark":3}'];
+      assert.deepEqual(found, want, `chunk ${chunkSize}`);
+    }
+  });
 });
 
 Deno.test("readFirstLine gives the first line, the whole file when it has no newline, and null past the cap", async () => {

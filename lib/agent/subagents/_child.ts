@@ -137,6 +137,8 @@ export interface Child {
 
 /** Create a child around `init`. */
 export function createChild(init: ChildInit): Child {
+  // Long because: one closure-based child whose methods share its state, its session and the
+  // current task; each method is short.
   let state: ChildState = init.state ?? "idle";
   let session = init.session;
   let lastEnd: TaskEnd | undefined;

@@ -180,7 +180,9 @@ export function progressCollector(): ProgressCollector {
       last = time(m);
       if (m.type === "session_meta") {
         const parent = (m.payload as { parent?: unknown }).parent;
-        if (parent && typeof parent === "object") out.parent = parent as ChildProgress["parent"];
+        if (parent && typeof parent === "object") {
+          out.parent = parent as NonNullable<ChildProgress["parent"]>;
+        }
         return;
       }
       const p = m.payload as { type: string; [k: string]: unknown };

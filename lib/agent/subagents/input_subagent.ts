@@ -35,7 +35,7 @@ import {
 } from "./definitions.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { bindChildren } from "./_bind.ts";
-import { stringArg } from "../../tools/mod.ts";
+import { inputPreview, singleLine } from "../../display/tool_preview.ts";
 
 /** The harness text that resumes a subagent whose task a restart interrupted. */
 export const RESUME_TASK_TEXT =
@@ -116,14 +116,6 @@ async function* inputSubagent(
   yield* endResult(child, { idle: true });
 }
 
-/** `<subagent_id>`, or `<subagent_id> << <prompt>` when it sends a task. */
-function previewInput(args: Record<string, unknown>): string | undefined {
-  const id = stringArg(args, "subagent_id")?.trim();
-  if (!id) return undefined;
-  const prompt = stringArg(args, "prompt") ?? "";
-  return prompt === "" ? id : `${id} << ${prompt}`;
-}
-
 /** input_subagent, declared once; its arguments are checked by the tool itself. */
 export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
   name: "input_subagent",
@@ -156,7 +148,8 @@ export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
   maxOutputLength: 16_000,
   callDescription: true,
   args: ANY_ARGS,
-  preview: previewInput,
+  // `<subagent_id>`, or `<subagent_id> << <prompt>` when it sends a task.
+  preview: inputPreview("subagent_id", "prompt", singleLine),
   run: (args, ctx, definition) => inputSubagent(definition, ctx.children, args, ctx),
 });
 

@@ -22,7 +22,6 @@ import { DESCRIPTION_PARAMETER, SUBAGENT_ID_PARAMETER } from "./definitions.ts";
 import { unknownSubagentMessage } from "./input_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { bindChildren } from "./_bind.ts";
-import { stringArg } from "../../tools/mod.ts";
 
 async function* killSubagent(
   registry: ChildRegistry,
@@ -64,7 +63,6 @@ export const killSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
   maxOutputLength: 16_000,
   callDescription: true,
   args: ANY_ARGS,
-  preview: (args) => stringArg(args, "subagent_id")?.trim() || undefined,
   run: (args, ctx) => killSubagent(ctx.children, args, ctx),
 });
 

@@ -50,7 +50,7 @@ export interface ChildSpawnRequest {
   /** Explicit model pair; both or neither. */
   modelId?: string;
   /** The child's default thinking level. */
-  thinkingLevel?: ThinkingLevel;
+  thinkingLevel?: ThinkingLevel | undefined;
 }
 
 /** How a registry creates and reopens child sessions (the agent layer provides it). */
@@ -68,9 +68,9 @@ export interface ChildSpawner {
 /** The parent run a tool call happens in: its approve function and thinking level. */
 export interface RunBinding {
   /** The run's approve function (absent: every call denied). */
-  approve?: ApproveFn;
+  approve?: ApproveFn | undefined;
   /** The run's effective thinking level. */
-  thinkingLevel?: ThinkingLevel;
+  thinkingLevel?: ThinkingLevel | undefined;
 }
 
 /** One entry of {@linkcode ChildRegistry.list}. */
@@ -176,6 +176,8 @@ export interface ChildRegistry {
 
 /** A new, empty registry. */
 export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
+  // Long because: one closure-based registry whose methods share the children, the tracked tasks
+  // and the notices; each method is short.
   const warn = opts.warn ?? defaultWarn;
   const maxChildren = Math.max(1, opts.maxChildren ?? MAX_REGISTERED_SUBAGENTS);
   const children = new Map<string, Child>();

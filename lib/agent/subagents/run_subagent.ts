@@ -44,7 +44,13 @@ import {
 } from "./definitions.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { bindChildren } from "./_bind.ts";
-import { stringArg } from "../../tools/mod.ts";
+import {
+  cap,
+  NO_PAYLOAD,
+  readField,
+  singleLine,
+  type ToolPreviewFn,
+} from "../../display/tool_preview.ts";
 
 /** A child message with one origin hop (`sessionId`) added. */
 export function withOrigin(message: OmniMessage, sessionId: string): OmniMessage {
@@ -57,6 +63,8 @@ async function* runSubagent(
   rawArgs: Record<string, unknown>,
   ctx: ToolCallContext,
 ): AsyncGenerator<ToolEvent> {
+  // Long because: the call in its order (check the arguments and limits, spawn, register, then wait
+  // or go to the background); the steps share the child and the registry.
   const fail = (message: string) => failure("run_subagent", message);
   const checked = checkRunArgs(rawArgs);
   if (!checked.ok) return yield* fail(checked.message);
@@ -153,6 +161,13 @@ async function* runSubagent(
   }
 }
 
+/** `run_subagent <- <prompt>` (capped), streamed as the prompt arrives. */
+const previewRun: ToolPreviewFn = ({ json, settled }) => {
+  const prompt = readField(json, "prompt");
+  if (!prompt) return settled ? NO_PAYLOAD : null;
+  return { payload: cap(singleLine(prompt.value)), complete: prompt.complete };
+};
+
 /** run_subagent, declared once; its arguments are checked by the tool itself. */
 export const runSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
   name: "run_subagent",
@@ -213,7 +228,7 @@ export const runSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
   maxOutputLength: 16_000,
   callDescription: true,
   args: ANY_ARGS,
-  preview: (args) => stringArg(args, "prompt"),
+  preview: previewRun,
   run: (args, ctx, definition) => runSubagent(definition, ctx.children, args, ctx),
 });
 

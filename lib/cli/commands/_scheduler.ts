@@ -158,6 +158,8 @@ function flagsFor(task: ScheduledTask, target: AgentTarget): SessionFlags {
  * second scheduler of the same agent is refused) and prepare to tick.
  */
 export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> {
+  // Long because: a closure-based scheduler whose firing and tick functions share the lock, clock,
+  // fired set and running map.
   const { ctx, clock } = opts;
   const target: AgentTarget = {
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),

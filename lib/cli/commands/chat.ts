@@ -37,6 +37,7 @@ import { parseTokenBudget } from "./_goal_flags.ts";
 import { VERSION } from "../../version.ts";
 import { userText } from "../../protocol/builders.ts";
 import { markerBlock } from "../../agent/markers.ts";
+import { builtinToolPreviews } from "../../agent/toolset.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {
@@ -318,6 +319,78 @@ async function compactNow(chat: Chat): Promise<void> {
   if (!streamed) renderer.line("[compaction] nothing to compact yet");
 }
 
+/** `/thinking [level]`: show the level, or set it from the next request. */
+function thinkingCommand(chat: Chat, arg: string): void {
+  const r = chat.renderer;
+  if (arg === "") {
+    r.line(
+      `[thinking] level: ${chat.thinking ?? "agent default"} — change with /thinking <${
+        CHAT_THINKING_LEVELS.join("|")
+      }>`,
+    );
+  } else if ((CHAT_THINKING_LEVELS as readonly string[]).includes(arg.toLowerCase())) {
+    chat.thinking = arg.toLowerCase() as ThinkingLevel;
+    r.line(`[thinking] level set to ${chat.thinking}, effective from the next request`);
+  } else {
+    r.line(
+      `[error] Invalid thinking level "${arg}". Use ${CHAT_THINKING_LEVELS.join(", ")}.`,
+      "plain",
+    );
+  }
+}
+
+/** `/clear`: a new session, same workspace and model. */
+async function clearCommand(chat: Chat): Promise<void> {
+  const old = chat.session;
+  const next = await chat.agent.createSession({
+    ...chat.opts.session,
+    workspaceDir: old.workspaceDir,
+    provider: old.provider,
+    modelId: old.modelId,
+  });
+  await old.dispose();
+  chat.session = next;
+  chat.ran = false;
+  chat.switchedFrom = undefined;
+  chat.skills = undefined;
+  chat.renderer.line(
+    `[clear] new session ${next.sessionId} (the previous one, ${old.sessionId}, is kept and resumable)`,
+  );
+}
+
+/** `/model <provider> <model-id>`: a new session on another configured model. */
+async function modelCommand(chat: Chat, rest: string[]): Promise<void> {
+  const r = chat.renderer;
+  if (rest.length !== 2) {
+    r.line(`[error] Usage: /model <provider> <model-id>`, "plain");
+    return;
+  }
+  const [provider, modelId] = rest as [string, string];
+  const old = chat.session;
+  let next: Session;
+  try {
+    next = await chat.agent.createSession({
+      ...chat.opts.session,
+      workspaceDir: old.workspaceDir,
+      provider,
+      modelId,
+    });
+  } catch (err) {
+    // An unknown pair leaves the chat where it was.
+    r.line(`[error] ${errorMessage(err)}`, "plain");
+    return;
+  }
+  await old.dispose();
+  chat.session = next;
+  chat.ran = false;
+  // The new session's first message says where the conversation came from.
+  chat.switchedFrom = modelSwitchBlock(old);
+  r.line(
+    `[model] ${next.modelId} (${next.provider}): new session ${next.sessionId} ` +
+      `(the previous one, ${old.sessionId} on ${old.modelId}, is kept and resumable)`,
+  );
+}
+
 /** Run a slash command; resolves to true when the chat should end. */
 async function slashCommand(chat: Chat, text: string): Promise<boolean> {
   const [word, ...rest] = text.trim().split(/\s+/);
@@ -339,77 +412,17 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       );
       return false;
     case "/thinking":
-      if (arg === "") {
-        r.line(
-          `[thinking] level: ${chat.thinking ?? "agent default"} — change with /thinking <${
-            CHAT_THINKING_LEVELS.join("|")
-          }>`,
-        );
-      } else if ((CHAT_THINKING_LEVELS as readonly string[]).includes(arg.toLowerCase())) {
-        chat.thinking = arg.toLowerCase() as ThinkingLevel;
-        r.line(`[thinking] level set to ${chat.thinking}, effective from the next request`);
-      } else {
-        r.line(
-          `[error] Invalid thinking level "${arg}". Use ${CHAT_THINKING_LEVELS.join(", ")}.`,
-          "plain",
-        );
-      }
+      thinkingCommand(chat, rest.join(" "));
       return false;
     case "/compact":
       await compactNow(chat);
       return false;
-    case "/skill":
-      await skillCommand(chat, raw);
+    case "/clear":
+      await clearCommand(chat);
       return false;
-    case "/clear": {
-      const old = chat.session;
-      const next = await chat.agent.createSession({
-        ...chat.opts.session,
-        workspaceDir: old.workspaceDir,
-        provider: old.provider,
-        modelId: old.modelId,
-      });
-      await old.dispose();
-      chat.session = next;
-      chat.ran = false;
-      chat.switchedFrom = undefined;
-      chat.skills = undefined;
-      r.line(
-        `[clear] new session ${next.sessionId} (the previous one, ${old.sessionId}, is kept and resumable)`,
-      );
+    case "/model":
+      await modelCommand(chat, rest);
       return false;
-    }
-    case "/model": {
-      if (rest.length !== 2) {
-        r.line(`[error] Usage: /model <provider> <model-id>`, "plain");
-        return false;
-      }
-      const [provider, modelId] = rest as [string, string];
-      const old = chat.session;
-      let next: Session;
-      try {
-        next = await chat.agent.createSession({
-          ...chat.opts.session,
-          workspaceDir: old.workspaceDir,
-          provider,
-          modelId,
-        });
-      } catch (err) {
-        // An unknown pair leaves the chat where it was.
-        r.line(`[error] ${errorMessage(err)}`, "plain");
-        return false;
-      }
-      await old.dispose();
-      chat.session = next;
-      chat.ran = false;
-      // The new session's first message says where the conversation came from.
-      chat.switchedFrom = modelSwitchBlock(old);
-      r.line(
-        `[model] ${next.modelId} (${next.provider}): new session ${next.sessionId} ` +
-          `(the previous one, ${old.sessionId} on ${old.modelId}, is kept and resumable)`,
-      );
-      return false;
-    }
     default:
       if (word === "/goal" || word?.startsWith("/goal:")) {
         await goalCommand(chat, word, raw);
@@ -444,6 +457,72 @@ function isSlashCommand(text: string): boolean {
   return /^\/[a-z]+(:\S*)?(\s|$)/i.test(text.trim());
 }
 
+/** The chat's first session: resumed (with its history to re-render) or new. */
+async function openChatSession(
+  agent: Agent,
+  opts: ChatOptions,
+  policyContext: PolicyContext,
+): Promise<{ session: Session; history?: readonly OmniMessage[] }> {
+  if (opts.resume !== undefined) {
+    return await resumeSession(agent, opts.resume, opts, policyContext);
+  }
+  await applyPolicy(opts, opts.flags.workspace, policyContext);
+  try {
+    return { session: await agent.createSession(opts.session) };
+  } catch (err) {
+    // An unknown model pair is a configuration problem, as for `penguin run`.
+    if (err instanceof PenguinError && err.kind === "not_found") {
+      throw new PenguinError("config", err.message, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** The header, the key help (interactive), and a resumed session's history. */
+function greet(
+  { agent, session, renderer }: Pick<Chat, "agent" | "session" | "renderer">,
+  io: CommandContext["io"],
+  interactive: boolean,
+  history: readonly OmniMessage[] | undefined,
+): void {
+  io.out(
+    `penguin chat v${VERSION}\nAgent: ${agent.ref.agentId}\nWorkspace: ${session.workspaceDir}\n` +
+      `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
+  );
+  if (interactive) {
+    renderer.line(
+      "Type a message to start; Enter sends, Alt-Enter, Ctrl-J or a trailing \\ adds a line; " +
+        "Up/Down recall earlier messages; typing while a task runs steers it; Escape or Ctrl-C " +
+        "interrupts; /compact, /clear, /model, /goal, /skill, /thinking, /verbose, /exit.",
+    );
+  }
+  if (history !== undefined) {
+    renderer.line(
+      `[resumed] ${session.sessionId} · ${history.length} message(s) in the current context`,
+    );
+    renderer.history(history);
+  }
+}
+
+/** Read messages until the input ends or a command ends the chat. */
+async function converse(chat: Chat): Promise<void> {
+  while (true) {
+    const text = await chat.input.nextMessage();
+    if (text === null) return;
+    if (text.trim() === "") continue;
+    if (!isSlashCommand(text)) {
+      await runTask(chat, text);
+      continue;
+    }
+    try {
+      if (await slashCommand(chat, text)) return;
+    } catch (err) {
+      if (chat.session.traceFailure) throw err;
+      chat.renderer.line(`[error] ${errorMessage(err)}`, "plain");
+    }
+  }
+}
+
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const opts = parseChatFlags(args);
   await checkWorkspace("chat", opts.flags);
@@ -476,49 +555,17 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     warn: (line) => io.err(line),
     canAsk: interactive || terminal !== null,
   };
-  let history: readonly OmniMessage[] | undefined;
-  let session: Session;
-  if (opts.resume !== undefined) {
-    const resumed = await resumeSession(agent, opts.resume, opts, policyContext);
-    session = resumed.session;
-    history = resumed.history;
-  } else {
-    await applyPolicy(opts, opts.flags.workspace, policyContext);
-    try {
-      session = await agent.createSession(opts.session);
-    } catch (err) {
-      // An unknown model pair is a configuration problem, as for `penguin run`.
-      if (err instanceof PenguinError && err.kind === "not_found") {
-        throw new PenguinError("config", err.message, { cause: err });
-      }
-      throw err;
-    }
-  }
+  const { session, history } = await openChatSession(agent, opts, policyContext);
   const renderer = createRenderer({
     write: io.out,
     color: io.color,
     collapse: !opts.verbose,
     spinner: interactive,
+    toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
-  io.out(
-    `penguin chat v${VERSION}\nAgent: ${agent.ref.agentId}\nWorkspace: ${session.workspaceDir}\n` +
-      `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
-  );
-  if (interactive) {
-    renderer.line(
-      "Type a message to start; Enter sends, Alt-Enter, Ctrl-J or a trailing \\ adds a line; " +
-        "Up/Down recall earlier messages; typing while a task runs steers it; Escape or Ctrl-C " +
-        "interrupts; /compact, /clear, /model, /goal, /skill, /thinking, /verbose, /exit.",
-    );
-  }
-  if (history !== undefined) {
-    renderer.line(
-      `[resumed] ${session.sessionId} · ${history.length} message(s) in the current context`,
-    );
-    renderer.history(history);
-  }
+  greet({ agent, session, renderer }, io, interactive, history);
   const recall = interactive ? await chatHistory(agent, io.err) : undefined;
   const input = interactive
     ? createTtyInput({ write: io.out, renderer, ...(recall ? { history: recall } : {}) })
@@ -536,21 +583,7 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;
   if (chat.ran) chat.lastActive = session.sessionId;
   try {
-    while (true) {
-      const text = await input.nextMessage();
-      if (text === null) break;
-      if (text.trim() === "") continue;
-      if (isSlashCommand(text)) {
-        try {
-          if (await slashCommand(chat, text)) break;
-        } catch (err) {
-          if (chat.session.traceFailure) throw err;
-          renderer.line(`[error] ${errorMessage(err)}`, "plain");
-        }
-        continue;
-      }
-      await runTask(chat, text);
-    }
+    await converse(chat);
   } finally {
     input.close();
     renderer.flush();

@@ -100,10 +100,12 @@ function withoutResumeHint(text: string): string {
   return text.replace(/^To continue this conversation: .*\n?/m, "");
 }
 
-async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseDeclared("demo", args, DEMO_FLAGS, 0);
-  const { io } = ctx;
-  let workspace = flagValue(p, WORKSPACE);
+/** The data root and the workspace of the demo, in a new temporary directory (`tmp`) when not given. */
+async function demoPlaces(
+  ctx: CommandContext,
+  given: string | undefined,
+): Promise<{ root: string; workspace: string; tmp?: string }> {
+  let workspace = given;
   if (
     workspace !== undefined &&
     !(await Deno.stat(workspace).then((s) => s.isDirectory, () => false))
@@ -119,7 +121,13 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     workspace = join(tmp!, "workspace");
     await Deno.mkdir(workspace);
   }
+  return { root, workspace, ...(tmp !== undefined ? { tmp } : {}) };
+}
 
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const p = parseDeclared("demo", args, DEMO_FLAGS, 0);
+  const { io } = ctx;
+  const { root, workspace, tmp } = await demoPlaces(ctx, flagValue(p, WORKSPACE));
   const model = startScriptedModel(demoScript);
   try {
     await addModel(projectConfigPath({ root, projectId: DEMO_PROJECT_ID }), {

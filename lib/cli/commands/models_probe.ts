@@ -215,30 +215,32 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       return r;
     }
   }));
-  if (bool(p, "json")) {
-    ctx.io.out(JSON.stringify(results, null, 2) + "\n");
-  } else {
-    const rows = [["PROVIDER", "MODEL_ID", "STATUS", "FIRST_TOKEN", "TOTAL", "ANSWER"]];
-    for (const r of results) {
-      rows.push([
-        r.provider,
-        r.model_id,
-        r.status === "completed" ? "ok" : `FAIL (${r.failure_label ?? r.status})`,
-        ms(r.ttft_ms),
-        ms(r.total_ms),
-        r.status === "completed"
-          ? JSON.stringify(r.text)
-          : r.failure !== undefined && r.failure !== "other"
-          ? failureCause(readFailure(r.status, r.error))
-          : r.error ?? "",
-      ]);
-    }
-    ctx.io.out(formatTable(rows));
-    for (const r of results) {
-      if (r.fix !== undefined) ctx.io.err(`${r.provider}/${r.model_id}: ${r.fix}\n`);
-    }
-  }
+  if (bool(p, "json")) ctx.io.out(JSON.stringify(results, null, 2) + "\n");
+  else printResults(ctx, results);
   return results.every((r) => r.status === "completed") ? 0 : 1;
+}
+
+/** The results as a table on stdout, and each fix on stderr. */
+function printResults(ctx: CommandContext, results: ProbeResult[]): void {
+  const rows = [["PROVIDER", "MODEL_ID", "STATUS", "FIRST_TOKEN", "TOTAL", "ANSWER"]];
+  for (const r of results) {
+    rows.push([
+      r.provider,
+      r.model_id,
+      r.status === "completed" ? "ok" : `FAIL (${r.failure_label ?? r.status})`,
+      ms(r.ttft_ms),
+      ms(r.total_ms),
+      r.status === "completed"
+        ? JSON.stringify(r.text)
+        : r.failure !== undefined && r.failure !== "other"
+        ? failureCause(readFailure(r.status, r.error))
+        : r.error ?? "",
+    ]);
+  }
+  ctx.io.out(formatTable(rows));
+  for (const r of results) {
+    if (r.fix !== undefined) ctx.io.err(`${r.provider}/${r.model_id}: ${r.fix}\n`);
+  }
 }
 
 /** The `models test` command. */

@@ -22,12 +22,14 @@ import {
   APPROVE_PROMPT,
   openTerminal,
   PROMPT_REASONS,
+  type Terminal,
 } from "../_approval_prompt.ts";
-import type { Session } from "../../agent/session.ts";
+import type { RunOptions, Session } from "../../agent/session.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
 import { continueGoal, type GoalResult, runGoal, startGoal } from "../../agent/goal.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { createRenderer, terminalMarkdown } from "../render/mod.ts";
+import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
+import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { withSkills } from "./_skills_block.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
@@ -55,19 +57,119 @@ function resumeHint(ctx: CommandContext, f: RunFlags, sessionId: string): string
   return `To continue this conversation: ${cmd}\n`;
 }
 
-async function run(args: string[], ctx: CommandContext): Promise<number> {
-  const f = await parse(args);
+/** The live renderer of a run (none under `--json`). */
+async function runRenderer(
+  ctx: CommandContext,
+  f: RunFlags,
+  session: Session,
+): Promise<Renderer | undefined> {
   const { io } = ctx;
-  // Approvals are answered on the terminal, never by piped input.
-  const terminal = openTerminal();
-  // penguin.jsonc narrows the flags (applied once the workspace is known).
+  if (f.json) return undefined;
+  return createRenderer({
+    write: io.out,
+    color: io.color,
+    collapse: !f.verbose,
+    fullOutputHint: "--verbose",
+    spinner: io.isTty,
+    spinnerLabel: `waiting for ${session.provider}/${session.modelId}…`,
+    // Only a human's answer or a policy's verdict is worth a line.
+    autoApprovals: false,
+    stats: { kind: "totals", price: await priceOf(ctx, session) },
+    toolPreviews: builtinToolPreviews,
+    // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
+    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
+  });
+}
+
+/** The session id first: as the stream's own record (its session_meta), or in the header. */
+function announce(io: CommandContext["io"], f: RunFlags, session: Session): void {
+  if (f.json) {
+    io.out(JSON.stringify(session.metaMessage) + "\n");
+    return;
+  }
+  io.err(
+    `penguin run v${VERSION}\nAgent: ${
+      f.agentId ?? DEFAULT_AGENT_ID
+    }\nWorkspace: ${session.workspaceDir}\n` +
+      `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
+  );
+  if (session.resumedHistory !== undefined) {
+    io.err(
+      `[resumed] ${session.sessionId} · ${session.resumedHistory.length} message(s) in the current context\n`,
+    );
+  }
+}
+
+/** Asking on the terminal; `cancel()` answers a pending prompt as interrupted (false: none pending). */
+interface TerminalAsker {
+  ask(call: ToolCallMessage): Promise<ApprovalVerdict>;
+  cancel(): boolean;
+}
+
+function terminalAsker(
+  io: CommandContext["io"],
+  terminal: Terminal,
+  renderer: Renderer | undefined,
+): TerminalAsker {
+  let cancelPrompt: (() => void) | undefined;
+  // The prompt goes to stderr; a redirected stderr gets a transcript and the terminal the prompt.
+  const stderrIsTerminal = Deno.stderr.isTerminal();
+  const say = (text: string) => {
+    io.err(text);
+    if (!stderrIsTerminal) terminal.write(text);
+  };
+  const answer = () =>
+    new Promise<string | "eof" | "interrupt">((resolve) => {
+      cancelPrompt = () => resolve("interrupt");
+      terminal.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
+    }).finally(() => cancelPrompt = undefined);
+  return {
+    cancel() {
+      if (!cancelPrompt) return false;
+      cancelPrompt();
+      return true;
+    },
+    async ask(call) {
+      renderer?.beginPrompt(call);
+      let verdict: ApprovalVerdict | null = null;
+      let prompt = APPROVE_PROMPT;
+      while (verdict === null) {
+        say(prompt);
+        const got = await answer();
+        if (got === "eof" || got === "interrupt") {
+          io.err("\n");
+          verdict = { decision: "deny", reason: PROMPT_REASONS[got] };
+          break;
+        }
+        if (!stderrIsTerminal) io.err(`${got}\n`);
+        const d = approvalAnswer(got);
+        if (d !== null) verdict = answerVerdict(d);
+        else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
+      }
+      renderer?.endPrompt(call, verdict.decision, undefined, verdict.reason);
+      return verdict;
+    },
+  };
+}
+
+/** Open the run's session; the live export, when one starts, is handed to `started`. */
+async function openRun(
+  ctx: CommandContext,
+  f: RunFlags,
+  canAsk: boolean,
+  started: (t: LiveTelemetry) => void,
+): Promise<Session> {
   let telemetry: LiveTelemetry | undefined;
   let session: Session;
   try {
+    // penguin.jsonc narrows the flags (applied once the workspace is known).
     session = await openTaskSession(ctx, f, {
-      canAsk: terminal !== null,
+      canAsk,
       skills: f.skills,
-      telemetry: (t) => telemetry = t,
+      telemetry: (t) => {
+        telemetry = t;
+        started(t);
+      },
     });
   } catch (err) {
     await telemetry?.shutdown();
@@ -84,120 +186,75 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         "use --sandbox workspace-write",
     );
   }
-  const renderer = f.json ? undefined : createRenderer({
-    write: io.out,
-    color: io.color,
-    collapse: !f.verbose,
-    fullOutputHint: "--verbose",
-    spinner: io.isTty,
-    spinnerLabel: `waiting for ${session.provider}/${session.modelId}…`,
-    // Only a human's answer or a policy's verdict is worth a line.
-    autoApprovals: false,
-    stats: { kind: "totals", price: await priceOf(ctx, session) },
-    // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
-    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
-  });
-  // The session id first, as the stream's own record: its session_meta.
-  if (f.json) io.out(JSON.stringify(session.metaMessage) + "\n");
-  if (!f.json) {
-    io.err(
-      `penguin run v${VERSION}\nAgent: ${
-        f.agentId ?? DEFAULT_AGENT_ID
-      }\nWorkspace: ${session.workspaceDir}\n` +
-        `Model: ${session.modelId} (${session.provider})\nSession: ${session.sessionId}\n`,
-    );
-    if (session.resumedHistory !== undefined) {
-      io.err(
-        `[resumed] ${session.sessionId} · ${session.resumedHistory.length} message(s) in the current context\n`,
-      );
-    }
+  return session;
+}
+
+/** Run the goal's rounds (`--goal`): new from `-m`, else the resumed session's goal. */
+async function runGoalRounds(
+  session: Session,
+  f: RunFlags,
+  runOptions: RunOptions,
+  show: (msg: OmniMessage) => void,
+): Promise<GoalResult | undefined> {
+  const plan = f.message !== undefined
+    ? await startGoal(session, withSkills(f.message, f.skills))
+    : await continueGoal(session);
+  if (f.message === undefined) plan.firstBody = withSkills(plan.firstBody, f.skills);
+  const limits = {
+    ...(f.budget !== undefined ? { budget: f.budget } : {}),
+    ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
+  };
+  const goal = runGoal(session, plan, limits, runOptions);
+  for (let r = await goal.next();; r = await goal.next()) {
+    if (r.done) return r.value;
+    show(r.value);
   }
+}
+
+async function run(args: string[], ctx: CommandContext): Promise<number> {
+  const f = await parse(args);
+  const { io } = ctx;
+  // Approvals are answered on the terminal, never by piped input.
+  const terminal = openTerminal();
+  let telemetry: LiveTelemetry | undefined;
+  const session = await openRun(ctx, f, terminal !== null, (t) => telemetry = t);
+  const renderer = await runRenderer(ctx, f, session);
+  announce(io, f, session);
 
   const ctl = new AbortController();
-  let cancelPrompt: (() => void) | undefined;
+  const asker = terminal !== null ? terminalAsker(io, terminal, renderer) : undefined;
   const removeSignals = addSignals(() => {
-    if (cancelPrompt) cancelPrompt();
-    else ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
+    if (!asker?.cancel()) ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
   });
-
-  // The prompt goes to stderr; a redirected stderr gets a transcript and the terminal the prompt.
-  const stderrIsTerminal = Deno.stderr.isTerminal();
-  const say = (text: string) => {
-    io.err(text);
-    if (!stderrIsTerminal) terminal?.write(text);
-  };
-  const ask = async (call: ToolCallMessage): Promise<ApprovalVerdict> => {
-    renderer?.beginPrompt(call);
-    let verdict: ApprovalVerdict | null = null;
-    let prompt = APPROVE_PROMPT;
-    while (verdict === null) {
-      say(prompt);
-      const answer = await new Promise<string | "eof" | "interrupt">((resolve) => {
-        cancelPrompt = () => resolve("interrupt");
-        terminal!.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
-      });
-      cancelPrompt = undefined;
-      if (answer === "eof" || answer === "interrupt") {
-        io.err("\n");
-        verdict = { decision: "deny", reason: PROMPT_REASONS[answer] };
-        break;
-      }
-      if (!stderrIsTerminal) io.err(`${answer}\n`);
-      const d = approvalAnswer(answer);
-      if (d !== null) verdict = answerVerdict(d);
-      else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
-    }
-    renderer?.endPrompt(call, verdict.decision, undefined, verdict.reason);
-    return verdict;
-  };
-
-  let outcome: RunOutcome | undefined;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const runOptions = taskRunOptions(f, session, ctl.signal, terminal !== null ? ask : undefined);
-  renderer?.beginTask();
+  const runOptions = taskRunOptions(f, session, ctl.signal, asker?.ask);
   const show = (msg: OmniMessage) => {
     if (f.json) io.out(JSON.stringify(msg) + "\n");
     else renderer!.push(msg);
   };
-  if (f.goal) {
-    let result: GoalResult | undefined;
-    try {
-      const plan = f.message !== undefined
-        ? await startGoal(session, withSkills(f.message, f.skills))
-        : await continueGoal(session);
-      if (f.message === undefined) plan.firstBody = withSkills(plan.firstBody, f.skills);
-      const limits = {
-        ...(f.budget !== undefined ? { budget: f.budget } : {}),
-        ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
-      };
-      const goal = runGoal(session, plan, limits, runOptions);
-      for (let r = await goal.next();; r = await goal.next()) {
-        if (r.done) {
-          result = r.value;
-          break;
-        }
-        show(r.value);
-      }
-    } finally {
-      removeSignals();
-      renderer?.endTask();
-      await session.dispose();
-      await telemetry?.shutdown();
-    }
-    io.err(resumeHint(ctx, f, session.sessionId));
-    return result?.outcome === "complete" ? 0 : 1;
-  }
+  let completed = false;
+  renderer?.beginTask();
   try {
-    // Subagents started with run_in_background report when they finish: the
-    // task waits for them and lets the model read each report.
-    outcome = await driveTask(session, withSkills(f.message!, f.skills), runOptions, {
-      onMessage: show,
-      onWaiting: (running) => {
-        if (!f.json) {
-          io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
-        }
-      },
-    });
+    if (f.goal) {
+      completed = (await runGoalRounds(session, f, runOptions, show))?.outcome === "complete";
+    } else {
+      // Subagents started with run_in_background report when they finish: the
+      // task waits for them and lets the model read each report.
+      const outcome: RunOutcome | undefined = await driveTask(
+        session,
+        withSkills(f.message!, f.skills),
+        runOptions,
+        {
+          onMessage: show,
+          onWaiting: (running) => {
+            if (!f.json) {
+              io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
+            }
+          },
+        },
+      );
+      completed = outcome?.kind === "completed";
+    }
   } finally {
     removeSignals();
     renderer?.endTask();
@@ -205,7 +262,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     await telemetry?.shutdown();
   }
   io.err(resumeHint(ctx, f, session.sessionId));
-  return outcome?.kind === "completed" ? 0 : 1;
+  return completed ? 0 : 1;
 }
 
 /** The `run` command. */

@@ -37,6 +37,7 @@ import { resolveDataRoot } from "../../state/root.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
 import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
+import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { createRenderer } from "../render/mod.ts";
 import { readStdinLine } from "../line_reader.ts";
 import {
@@ -516,6 +517,7 @@ async function compactCommand(args: string[], ctx: CommandContext): Promise<numb
     color: ctx.io.color,
     collapse: false,
     spinner: false,
+    toolPreviews: builtinToolPreviews,
   });
   const ctl = new AbortController();
   const onSignal = () => ctl.abort(new DOMException("interrupted by a signal", "AbortError"));

@@ -23,7 +23,11 @@ import { approvalLabel, callTag, goalRoundLabel } from "../../display/labels.ts"
 import { paint, type Palette } from "../../display/palette.ts";
 import { type Collapser, createCollapser, elidedLabel } from "../../display/collapse.ts";
 import { goalRound, steeringBody, steeringLines } from "./history.ts";
-import { toolCallPreview } from "../../display/tool_preview.ts";
+import {
+  describeToolCall,
+  toolCallPreview,
+  type ToolPreviews,
+} from "../../display/tool_preview.ts";
 import {
   createMarkdownStream,
   type MarkdownStream,
@@ -48,6 +52,8 @@ export interface ScreenOptions {
   fullOutputHint?: string;
   /** Draw the model's text as Markdown (colour terminals only; default: raw). */
   markdown?: MarkdownStreamOptions;
+  /** How the tools' calls show (the tools' own previews; others the generic form). */
+  toolPreviews: ToolPreviews;
 }
 
 /** The drawing surface the renderer drives. */
@@ -94,17 +100,14 @@ interface PreviewState {
   name: string;
   args: string;
   shown: string;
+  /** The preview shown cannot change before the arguments are final. */
+  fixed: boolean;
   /** Argument length at the last preview computation (throttles long arguments). */
   computedAt: number;
 }
 
 /** Arguments longer than this are previewed again only after growing by a quarter. */
 const THROTTLE_FROM = 4096;
-
-/** A preview that can no longer change until the arguments are final. */
-const settledPreview = (name: string, preview: string) =>
-  preview.endsWith("…") || name === "read_file" || name === "write_file" ||
-  name === "edit_file";
 
 const keyOf = (id: string, origin?: readonly string[]) => `${origin?.join("/") ?? ""}:${id}`;
 
@@ -176,9 +179,8 @@ export function createScreen(opts: ScreenOptions): Screen {
     raw(paint(code, text, p));
     raw("\n");
   };
-  const expects = (name: string) => expectDesc.get(name) ?? name === "exec_command";
   const fullPreview = (m: ToolCallMessage) =>
-    toolCallPreview(m.name, m.arguments, { final: true }) ?? m.name;
+    toolCallPreview(m.name, m.arguments, { final: true, previews: opts.toolPreviews }) ?? m.name;
   const labelOf = (id: string) => {
     const name = names.get(keyOf(id));
     return name ? `${callTag(id)} ${name}` : callTag(id);
@@ -281,23 +283,26 @@ export function createScreen(opts: ScreenOptions): Screen {
       let st = previews.get(id);
       if (!st) {
         if (stop) return;
-        st = { name: f.name, args: "", shown: "", computedAt: 0 };
+        st = { name: f.name, args: "", shown: "", fixed: false, computedAt: 0 };
         previews.set(id, st);
       }
       if (f.name) st.name = f.name;
       if (st.name) setName(key, st.name);
       st.args += f.arguments;
       const skip = !stop && (
-        (st.shown !== "" && settledPreview(st.name, st.shown)) ||
+        (st.shown !== "" && (st.fixed || st.shown.endsWith("…"))) ||
         (st.args.length > THROTTLE_FROM && st.args.length < st.computedAt * 1.25)
       );
       if (skip) return;
       st.computedAt = st.args.length;
-      const preview = toolCallPreview(st.name, st.args, {
+      const described = describeToolCall(st.name, st.args, {
         final: stop,
-        expectDescription: expects(st.name),
+        previews: opts.toolPreviews,
+        ...(expectDesc.has(st.name) ? { expectDescription: expectDesc.get(st.name)! } : {}),
       });
-      if (preview !== null && preview !== st.shown) {
+      if (described !== null && described.text !== st.shown) {
+        const preview = described.text;
+        st.fixed = described.fixed;
         if (callOpen === id && st.shown !== "" && preview.startsWith(st.shown)) {
           raw(paint(p.cyan, preview.slice(st.shown.length), p));
         } else {

@@ -11,7 +11,7 @@ import { abortLabel, approvalLabel, callTag, goalRoundLabel } from "../../displa
 import { paint, type Palette } from "../../display/palette.ts";
 import { collapseLines, elidedLabel } from "../../display/collapse.ts";
 import { escapeControls, safeText } from "../../display/terminal_text.ts";
-import { toolCallPreview } from "../../display/tool_preview.ts";
+import { toolCallPreview, type ToolPreviews } from "../../display/tool_preview.ts";
 import { type MarkdownOptions, renderMarkdown } from "./markdown.ts";
 
 /** Options of {@linkcode renderHistory}. */
@@ -22,6 +22,8 @@ export interface HistoryOptions {
   collapse: boolean;
   /** Render the model's answers as Markdown for a colour terminal (default: raw text). */
   markdown?: MarkdownOptions;
+  /** How the tools' calls show (the tools' own previews; others the generic form). */
+  toolPreviews: ToolPreviews;
 }
 
 /** The body of a `[user_steering]` block, or null when `text` is not one. */
@@ -105,7 +107,10 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
         break;
       case "tool_call": {
         names.set(m.tool_call_id, escapeControls(m.name));
-        const preview = toolCallPreview(m.name, m.arguments, { final: true }) ?? m.name;
+        const preview = toolCallPreview(m.name, m.arguments, {
+          final: true,
+          previews: opts.toolPreviews,
+        }) ?? m.name;
         out += `${paint(p.cyan, `${callTag(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
         break;
       }

@@ -27,6 +27,7 @@ import type {
   ToolCallMessage,
 } from "../../protocol/types.ts";
 import { paletteFor } from "../../display/palette.ts";
+import type { ToolPreviews } from "../../display/tool_preview.ts";
 import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
 import { createScreen, type Screen } from "./_screen.ts";
@@ -46,7 +47,7 @@ export interface RendererOptions {
   /** The spinner's progress text, e.g. `waiting for deepseek/deepseek-chat…` (default: none). */
   spinnerLabel?: string;
   /** How the `[stats]` line reads (default: session figures with per-task deltas). */
-  stats?: StatsStyle;
+  stats?: StatsStyle | undefined;
   /**
    * Print `✓ [approved]` for calls nobody was asked about (default true).
    * Off, only answered prompts, denials and policy verdicts print a line.
@@ -61,6 +62,8 @@ export interface RendererOptions {
   markdown?: MarkdownStreamOptions;
   /** Clock for elapsed-time fallbacks (default `Date.now`). */
   now?: () => number;
+  /** How the tools' calls show (the tools' own previews; others the generic form). */
+  toolPreviews: ToolPreviews;
 }
 
 /** A live renderer. All methods are synchronous. */
@@ -129,6 +132,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
     write,
     palette,
     collapse: () => collapse,
+    toolPreviews: opts.toolPreviews,
     ...(opts.fullOutputHint !== undefined ? { fullOutputHint: opts.fullOutputHint } : {}),
     ...(markdown ? { markdown } : {}),
   });
@@ -380,6 +384,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
       write(renderHistory(messages, {
         palette,
         collapse,
+        toolPreviews: opts.toolPreviews,
         ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
       }));
       stats.seed(messages);

@@ -146,6 +146,8 @@ function parses(s: string): boolean {
 
 /** A streaming parser for one Chat Completions response. */
 export function createChatParser(): WireParser {
+  // Long because: one closure-based streaming parser whose functions share the open thinking, the
+  // fields, details and calls; each function is short.
   let thinkingOpen = false;
   const fields = new Set<string>();
   let details: Detail[] = [];

@@ -125,6 +125,8 @@ function finishOf(r: ResponseT, sawCall: boolean, out: WireDelta[]): void {
 
 /** A streaming parser for one Responses API stream. */
 export function createResponsesParser(): WireParser {
+  // Long because: one closure-based streaming parser whose functions share the open item and the
+  // arguments; each is short apart from push, which says why.
   let sawCall = false;
   let item:
     | { type: string; id: string; text: boolean; summary: boolean; lastPart: number }
@@ -133,6 +135,8 @@ export function createResponsesParser(): WireParser {
 
   return {
     push(ev: SseEvent): WireDelta[] {
+      // Long because: one switch over the Responses event types, a few lines each; the cases share
+      // the open item.
       const data = ev.data.trim();
       if (data === "" || data === "[DONE]") return [];
       const r = parseChunk(data, ResponsesEvent, "a Responses event");

@@ -132,6 +132,8 @@ function gitOf(ctx: HostedToolContext): { git?: GitAccess } {
 
 /** A set of sandboxed tool hosts. */
 export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
+  // Long because: one closure-based client whose functions share the host processes and the request
+  // ids; each function is short.
   const idleMs = opts.idleMs ?? DEFAULT_HOST_IDLE_MS;
   const procs = new Map<string, Proc>();
   let nextId = 1;

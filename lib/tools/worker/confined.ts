@@ -132,7 +132,7 @@ export function confinedFileTools(opts: ConfinedFileToolsOptions = {}): Confined
     factories[name] = (definition: ToolDefinition) => ({
       definition,
       run: (args, ctx) => route(definition, args, ctx),
-      preview,
+      ...(preview ? { preview } : {}),
     });
   }
   return {

@@ -92,7 +92,7 @@ interface Slot {
   worker: Worker;
   ready: Promise<void>;
   dead: boolean;
-  sink?: (m: Incoming) => void;
+  sink?: ((m: Incoming) => void) | undefined;
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
@@ -143,6 +143,8 @@ export function createToolWorkerPool(
   entry: URL,
   opts: ToolWorkerPoolOptions = {},
 ): ToolWorkerPool {
+  // Long because: one closure-based pool whose functions share the workers, the idle timers and the
+  // queue; each function is short.
   const idleMs = opts.idleMs ?? DEFAULT_WORKER_IDLE_MS;
   const graceMs = opts.abortGraceMs ?? DEFAULT_WORKER_ABORT_GRACE_MS;
   const idle = new Map<string, Slot[]>();

@@ -64,7 +64,7 @@ export interface World {
   /** The scripted model server's port. */
   modelPort: number;
   /** A non-loopback address of this host, if any. */
-  hostIp?: string;
+  hostIp?: string | undefined;
   /** Connections the TCP listener accepted. */
   tcpHits: number;
   /** Datagrams the UDP listener received. */

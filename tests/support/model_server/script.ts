@@ -80,9 +80,9 @@ export interface ScriptedHttpError {
   /** Message for the encoder-built body. */
   message?: string;
   /** Code/type for the encoder-built body, e.g. `invalid_api_key`. */
-  code?: string;
+  code?: string | undefined;
   /** Extra response headers, e.g. `{"retry-after": "2"}`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** An error reported inside the stream after the items. */
@@ -90,7 +90,7 @@ export interface ScriptedStreamError {
   /** Provider message. */
   message: string;
   /** Provider code/type, e.g. `overloaded_error`, `rate_limit_exceeded`, `server_error`. */
-  code?: string;
+  code?: string | undefined;
   /** Numeric status some providers embed (OpenRouter `error.code: 502`). */
   status?: number;
 }
@@ -110,7 +110,7 @@ export interface ScriptedTurn {
   /** Answer with an HTTP error instead of a stream (items ignored). */
   http_error?: ScriptedHttpError;
   /** Wait this long before sending response headers. */
-  delay_ms?: number;
+  delay_ms?: number | undefined;
   /** Send this many events, then hold the connection open (until the client goes or `max_hold_ms`). */
   stall_after?: number;
   /** Send this many events, then cut the connection without finishing. */

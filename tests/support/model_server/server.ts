@@ -21,7 +21,7 @@ export interface RecordedRequest {
   /** Parsed JSON body (the raw text when it is not JSON). */
   body: unknown;
   /** The protocol whose path matched, if any. */
-  protocol?: WireProtocol;
+  protocol?: WireProtocol | undefined;
   /** The model named in the body or path. */
   model: string;
   /** 0-based arrival index. */

@@ -1,0 +1,37 @@
+// copyLines (fork, clone and import): the selected lines of a trace, cut by
+// the one line reader, copied with their bytes unchanged.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { copyLines, createTraceFile } from "../../lib/session/_copy.ts";
+
+async function copied(
+  source: string,
+  select: (line: number) => boolean,
+  lastLine: number,
+): Promise<{ text: string; count: number }> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const src = join(dir, "src.jsonl");
+    await Deno.writeTextFile(src, source);
+    const dest = join(dir, "out", "dest.jsonl");
+    let count = 0;
+    await createTraceFile(dest, async (sink) => {
+      count = await copyLines(src, select, lastLine, sink);
+    });
+    return { text: await Deno.readTextFile(dest), count };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("copyLines copies the selected lines up to the last one, a line longer than the read buffer whole", async () => {
+  const big = "é".repeat(1_500_000); // 3 MB: read in pieces, never gathered
+  const source = `{"a":1}\r\n${big}\n{"c":3}\n{"d":4}`;
+  assert.deepEqual(await copied(source, (l) => l !== 3, 4), {
+    text: `{"a":1}\n${big}\n{"d":4}\n`,
+    count: 3,
+  });
+  assert.deepEqual(await copied(source, () => true, 1), { text: `{"a":1}\n`, count: 1 });
+  assert.deepEqual(await copied(source, (l) => l === 3, 9), { text: `{"c":3}\n`, count: 1 });
+  assert.deepEqual(await copied(source, () => true, 0), { text: "", count: 0 });
+});
