@@ -394,7 +394,6 @@ async function modelCommand(chat: Chat, rest: string[]): Promise<void> {
 /** Run a slash command; resolves to true when the chat should end. */
 async function slashCommand(chat: Chat, text: string): Promise<boolean> {
   const [word, ...rest] = text.trim().split(/\s+/);
-  const arg = rest.join(" ");
   // What follows the command word as typed (a message keeps its lines and spacing).
   const raw = text.trim().slice(word!.length).trim();
   const r = chat.renderer;
@@ -416,6 +415,9 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       return false;
     case "/compact":
       await compactNow(chat);
+      return false;
+    case "/skill":
+      await skillCommand(chat, raw);
       return false;
     case "/clear":
       await clearCommand(chat);
