@@ -78,9 +78,11 @@ async function resumeSession(
     }
     sessionTarget = latest;
   }
-  const { workspaceDir: _w, provider: _p, modelId: _m, ...rest } = opts.session;
+  const { workspaceDir: _w, provider, modelId, ...rest } = opts.session;
   const session = await agent.resumeSession({
     target: sessionTarget,
+    // An explicit pair switches the resumed session to it (recorded in the trace).
+    ...(provider !== undefined && modelId !== undefined ? { provider, modelId } : {}),
     ...(opts.resumeWorkspace !== undefined ? { workspace: opts.resumeWorkspace } : {}),
     ...rest,
     // The recorded workspace decides which penguin.jsonc applies.
