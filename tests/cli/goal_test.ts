@@ -9,6 +9,7 @@ import { item, type RecordedRequest, type ScriptedTurn, turn } from "../support/
 import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, readSession, type Sandbox } from "../agent/_support.ts";
+import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
 
 /** What the model sees of one request: the last message's text, and the goal file it names. */
 interface Seen {
@@ -418,4 +419,71 @@ Deno.test("run --goal: a round that hits --max-turns ends the goal aborted, exit
       ]);
     },
   );
+});
+
+Deno.test("run --goal waits for a background subagent and lets the model read its report before the round is judged", async () => {
+  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  await withModelRoot({
+    handler: async (req, i) => {
+      const texts = userTexts(req);
+      if (whose(req) === "child") {
+        // The child answers only once penguin says it waits for it (round 1's run has ended).
+        await parentWaits;
+        return turn.text("child result: 42");
+      }
+      const seen = seenOf(req, i);
+      parent.push(seen);
+      const t = turnOf(req);
+      if (t === 0) {
+        return turn.toolCall("run_subagent", {
+          description: "background work",
+          prompt: "[[child]] compute the answer",
+          run_in_background: true,
+        });
+      }
+      if (t === 1) return turn.text("Started the child; waiting for its report.");
+      if (texts.some((x) => x.includes("[background_task_done]")) && t === 2) {
+        return turn.of(item.toolCall("write_file", {
+          file_path: seen.goalPath!,
+          content: "objective: '[[parent]] delegate'\nstatus: complete\n",
+        }));
+      }
+      return turn.text("Done: the child reported 42.");
+    },
+    maxRequests: 20,
+  }, async (sb) => {
+    const child = spawnCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "--goal",
+      "-m",
+      "[[parent]] delegate",
+    ]);
+    const stdout = new Response(child.stdout).text();
+    let stderr = "";
+    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
+      stderr += text;
+      if (stderr.includes("[background] waiting for")) sawWaiting();
+    }
+    sawWaiting(); // never leave the child's request hanging
+    const r = { code: (await child.status).code, stdout: await stdout, stderr };
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    // One round: the report came in that round, not as the next round's news.
+    assert.deepEqual(roundsSent(parent), [1]);
+    assert.equal(parent.length, 4);
+    assert.match(parent[2]!.lastUser, /\[background_task_done\][\s\S]*child result: 42/);
+    const sid = sessionIdOf(r);
+    const records = await readSession(sb.root, sid);
+    const [finished] = goalFinished(records);
+    assert.equal(finished?.outcome, "complete");
+    assert.equal(finished?.rounds, 1);
+    // The child's request counts: four parent requests and one child request.
+    assert.equal(finished?.tokens_used, 5 * 120);
+    await assertGoodTrace(sb.root, sid);
+  }, { visible: true });
 });

@@ -267,7 +267,13 @@ async function goalCommand(chat: Chat, word: string, arg: string): Promise<void>
   }
   await runRendered(
     chat,
-    (opts) => runGoal(session, plan, budget !== undefined ? { budget } : {}, opts),
+    (opts) =>
+      runGoal(session, plan, budget !== undefined ? { budget } : {}, opts, {
+        onWaiting: (running) =>
+          chat.renderer.line(
+            `[background] waiting for ${running} background subagent(s) to finish…`,
+          ),
+      }),
   );
 }
 

@@ -146,6 +146,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     if (f.json) io.out(JSON.stringify(msg) + "\n");
     else renderer!.push(msg);
   };
+  const onWaiting = (running: number) => {
+    if (!f.json) io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
+  };
   if (f.goal) {
     let result: GoalResult | undefined;
     try {
@@ -157,7 +160,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         ...(f.budget !== undefined ? { budget: f.budget } : {}),
         ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
       };
-      const goal = runGoal(session, plan, limits, runOptions);
+      const goal = runGoal(session, plan, limits, runOptions, { onWaiting });
       for (let r = await goal.next();; r = await goal.next()) {
         if (r.done) {
           result = r.value;
@@ -178,11 +181,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     // task waits for them and lets the model read each report.
     outcome = await driveTask(session, withSkills(f.message!, f.skills), runOptions, {
       onMessage: show,
-      onWaiting: (running) => {
-        if (!f.json) {
-          io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
-        }
-      },
+      onWaiting,
     });
   } finally {
     removeSignals();
