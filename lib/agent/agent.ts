@@ -160,6 +160,7 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   const configPath = projectConfigPath(ref);
   const projectConfig = await loadProjectConfig(configPath);
   const loaded = await loadOrInitAgent(ref);
+  for (const line of loaded.recovered) defaultWarn(`[penguin] ${line}`);
   const config = resolveSystemConfig(loaded.systemConfig);
   const base: AgentBase = {
     ref,
