@@ -34,7 +34,7 @@
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { CompleteMessage, GoalOutcome, OmniMessage } from "../protocol/types.ts";
-import { findRelative } from "../trace/session_files.ts";
+import { findRelative, type RelativesCache } from "../trace/session_files.ts";
 import { readTraceFile } from "../trace/reader.ts";
 import { goalFilePath, goalFileText, readGoalFile, writeGoalFile } from "../state/goal_file.ts";
 import { markerBlock } from "./markers.ts";
@@ -188,14 +188,19 @@ export interface GoalProgress {
 /**
  * The latest goal's progress in `messages` (a session's trace, in order):
  * a round 1 input starts a goal; later rounds continue it; token use is
- * counted while a goal runs; a `goal_finished` gives the authoritative
- * totals (subagents included). Null when no goal round was recorded.
+ * counted while a goal runs, an origin-tagged `token_usage` (a subagent's,
+ * merged in by time) too; a `goal_finished` gives the authoritative totals
+ * (subagents included). Null when no goal round was recorded.
  */
 export function goalProgressOf(messages: readonly OmniMessage[]): GoalProgress | null {
   let progress: GoalProgress | null = null;
   let running = false;
   for (const msg of messages) {
-    if (msg.origin && msg.origin.length > 0) continue;
+    if (msg.origin && msg.origin.length > 0) {
+      // A subagent's request (merged in from its own trace) counts while the goal runs.
+      if (running && progress !== null) progress.tokensUsed += goalTokenDelta(msg);
+      continue;
+    }
     if (msg.type === "model_msg" && msg.payload.type === "text" && msg.payload.role === "user") {
       const round = goalRoundOf(msg.payload.text);
       if (round === null) continue;
@@ -214,14 +219,72 @@ export function goalProgressOf(messages: readonly OmniMessage[]): GoalProgress |
   return progress;
 }
 
-/** Read every trace file of `session` and return its latest goal's progress. */
-async function recordedProgress(session: Session): Promise<GoalProgress | null> {
-  const files = await findRelative(session.tracePath, session.sessionId);
+/** Every record of the trace files of session `id`, found near `tracePath` (none when there are none). */
+async function sessionRecords(
+  tracePath: string,
+  id: string,
+  relatives: RelativesCache,
+): Promise<OmniMessage[]> {
+  const files = await findRelative(tracePath, id, relatives);
   const messages: OmniMessage[] = [];
   for (const f of files?.files ?? []) {
     messages.push(...(await readTraceFile(f.path)).messages);
   }
-  return goalProgressOf(messages);
+  return messages;
+}
+
+/**
+ * The `token_usage` events of the subagents `messages` point to (and of
+ * theirs), each tagged with its session as origin, in time order. A child's
+ * usage is in its own trace, never in its parent's.
+ */
+async function childUsage(
+  tracePath: string,
+  messages: readonly OmniMessage[],
+  relatives: RelativesCache,
+  seen: Set<string>,
+): Promise<OmniMessage[]> {
+  const out: OmniMessage[] = [];
+  for (const m of messages) {
+    if (m.type !== "event_msg" || m.payload.type !== "subagent") continue;
+    const id = m.payload.session_id;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const records = await sessionRecords(tracePath, id, relatives);
+    for (const r of records) {
+      if (r.origin && r.origin.length > 0) continue;
+      if (r.type === "event_msg" && r.payload.type === "token_usage") {
+        out.push({ ...r, origin: [id] });
+      }
+    }
+    out.push(...await childUsage(tracePath, records, relatives, seen));
+  }
+  return out.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+}
+
+/** `parent` with `extra` (both in time order) merged in by time; the parent's record first on a tie. */
+function mergeByTime(parent: readonly OmniMessage[], extra: readonly OmniMessage[]): OmniMessage[] {
+  const out: OmniMessage[] = [];
+  let j = 0;
+  for (const m of parent) {
+    while (j < extra.length && extra[j]!.timestamp < m.timestamp) out.push(extra[j++]!);
+    out.push(m);
+  }
+  out.push(...extra.slice(j));
+  return out;
+}
+
+/** Read every trace file of `session` (and its subagents' usage) and return its latest goal's progress. */
+async function recordedProgress(session: Session): Promise<GoalProgress | null> {
+  const relatives: RelativesCache = new Map();
+  const messages = await sessionRecords(session.tracePath, session.sessionId, relatives);
+  const children = await childUsage(
+    session.tracePath,
+    messages,
+    relatives,
+    new Set([session.sessionId]),
+  );
+  return goalProgressOf(mergeByTime(messages, children));
 }
 
 /** Start a new goal on `session` from the user's `text`: writes GOAL.yaml (status active). */

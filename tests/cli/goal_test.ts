@@ -487,3 +487,72 @@ Deno.test("run --goal waits for a background subagent and lets the model read it
     await assertGoodTrace(sb.root, sid);
   }, { visible: true });
 });
+
+Deno.test("run --resume --goal after a killed goal run counts the subagents' tokens from their own traces", async () => {
+  const { promise: round2, resolve: reachedRound2 } = Promise.withResolvers<void>();
+  const { promise: killed, resolve: wasKilled } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  await withModelRoot({
+    handler: async (req, i) => {
+      if (whose(req) === "child") return turn.text("child result: 42");
+      const seen = seenOf(req, i);
+      parent.push(seen);
+      // The resumed round's message also carries the torn round 2: the highest round is this one.
+      const rounds = [...seen.lastUser.matchAll(/\[goal\]\nround: (\d+)\n/g)].map((m) => +m[1]!);
+      const round = rounds.length > 0 ? String(Math.max(...rounds)) : undefined;
+      if (round === "1") {
+        return turn.toolCall("run_subagent", {
+          description: "part one",
+          prompt: "[[child]] compute the answer",
+        });
+      }
+      if (round === "2") {
+        // The goal run dies here, without a goal_finished.
+        reachedRound2();
+        await killed;
+        return turn.text("never read");
+      }
+      if (round === "3") {
+        return turn.of(item.toolCall("write_file", {
+          file_path: seen.goalPath!,
+          content: "objective: '[[parent]] long job'\nstatus: complete\n",
+        }));
+      }
+      return turn.text(seen.lastUser === "" && turnOf(req) > 2 ? "All done." : "Part one done.");
+    },
+    maxRequests: 20,
+  }, async (sb) => {
+    const proc = spawnCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "--goal",
+      "-m",
+      "[[parent]] long job",
+    ]);
+    const stderr = new Response(proc.stderr).text();
+    const stdout = new Response(proc.stdout).text();
+    await round2;
+    proc.kill("SIGKILL");
+    await proc.status;
+    wasKilled();
+    const sid = /^Session: (session-\S+)$/m.exec(await stderr)?.[1];
+    assert.ok(sid, await stdout);
+    assert.deepEqual(goalFinished(await readSession(sb.root, sid)), []);
+    const again = await runCli([
+      "--root",
+      sb.root,
+      "run",
+      "--resume",
+      sid,
+      "--goal",
+    ]);
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    const sent = parent.find((s) => s.lastUser.includes("[goal]\nround: 3\n"))!.lastUser;
+    const round3 = sent.slice(sent.indexOf("[goal]\nround: 3\n"));
+    // Round 1: the parent's two requests and the child's one, 120 each.
+    assert.ok(round3.includes("Tokens used so far: 360."), round3);
+  }, { visible: true });
+});
