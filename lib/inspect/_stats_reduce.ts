@@ -99,11 +99,12 @@ export function newStatsRun(by: StatsGroup, since?: number, until?: number): Sta
 export function newSessionScan(
   run: StatsRun,
   key: string,
-  facts: { model: string; agent: string; price: Price | null; priceOf: PriceOf },
+  facts: { model: string; agent: string; price: Price | null; priceOf?: PriceOf },
 ): SessionScan {
   run.sessionNo++;
   run.pairNo++;
   return {
+    priceOf: () => null,
     ...facts,
     agg: newAgg(key),
     begin: NaN,
