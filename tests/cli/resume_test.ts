@@ -627,3 +627,55 @@ Deno.test("/compact in chat compacts the running conversation; /compact before a
     );
   });
 });
+
+Deno.test("a switched session that compacts starts its next file on the pair it runs on, with that model's context window", async () => {
+  const server = await compactionAwareServer(
+    [turn.text("One."), turn.text("Two."), turn.text("Three.")],
+    [turn.text("[summary]Two answers so far.[/summary]")],
+  );
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Hello."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "other",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+      context_window: 4242,
+    });
+    const switched = await cli([
+      "run",
+      "--resume",
+      sid,
+      "-m",
+      "Again.",
+      "--provider",
+      "custom",
+      "--model-id",
+      "other",
+    ]);
+    assert.equal(switched.code, 0, switched.stderr);
+    const compact = await cli(["sessions", "compact", sid]);
+    assert.equal(compact.code, 0, compact.stderr);
+    const next = await cli(["run", "--resume", sid, "-m", "And now?"]);
+    assert.equal(next.code, 0, next.stderr);
+    const models = server.requests.map((q) => (q.body as { model: string }).model);
+    assert.deepEqual(models, ["m", "other", "other", "other"]);
+    const files = await listSessionFiles(tracesDir(sb.root), sid);
+    assert.equal(files.length, 2);
+    const head = (await readTraceFile(files[1]!.path)).messages[0]!;
+    assert.equal(head.type, "session_meta");
+    const meta = head.payload as {
+      provider: string;
+      model_id: string;
+      model_context_window: unknown;
+    };
+    assert.deepEqual([meta.provider, meta.model_id, meta.model_context_window], [
+      "custom",
+      "other",
+      4242,
+    ]);
+    await assertGoodTrace(sb.root, sid);
+  });
+});
