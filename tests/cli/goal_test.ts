@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type RecordedRequest, type ScriptedTurn, turn } from "../support/model_server.ts";
-import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
+import { type CliResult, penguinArgv, penguinEnv, REPO, runCli, spawnCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, readSession, type Sandbox } from "../agent/_support.ts";
 import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
@@ -554,5 +554,64 @@ Deno.test("run --resume --goal after a killed goal run counts the subagents' tok
     const round3 = sent.slice(sent.indexOf("[goal]\nround: 3\n"));
     // Round 1: the parent's two requests and the child's one, 120 each.
     assert.ok(round3.includes("Tokens used so far: 360."), round3);
+  }, { visible: true });
+});
+
+Deno.test("chat /goal waits for a background subagent before judging the round, as run --goal does", async () => {
+  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  await withModelRoot({
+    handler: async (req, i) => {
+      if (whose(req) === "child") {
+        await parentWaits;
+        return turn.text("child result: 42");
+      }
+      const seen = seenOf(req, i);
+      parent.push(seen);
+      const t = turnOf(req);
+      if (t === 0) {
+        return turn.toolCall("run_subagent", {
+          description: "background work",
+          prompt: "[[child]] compute the answer",
+          run_in_background: true,
+        });
+      }
+      if (t === 1) return turn.text("Started the child.");
+      if (t === 2 && seen.lastUser.includes("[background_task_done]")) {
+        return turn.of(item.toolCall("write_file", {
+          file_path: seen.goalPath!,
+          content: "objective: '[[parent]] delegate'\nstatus: complete\n",
+        }));
+      }
+      return turn.text("Done.");
+    },
+    maxRequests: 20,
+  }, async (sb) => {
+    const proc = new Deno.Command(Deno.execPath(), {
+      args: [...penguinArgv(), "--root", sb.root, "chat", "--workspace", sb.workspace],
+      cwd: REPO,
+      env: penguinEnv(),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = proc.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("/goal [[parent]] delegate\n"));
+    await writer.close();
+    const stderr = new Response(proc.stderr).text();
+    let stdout = "";
+    for await (const text of proc.stdout.pipeThrough(new TextDecoderStream())) {
+      stdout += text;
+      if (stdout.includes("[background] waiting for")) sawWaiting();
+    }
+    sawWaiting(); // never leave the child's request hanging
+    const code = (await proc.status).code;
+    assert.equal(code, 0, (await stderr) + stdout);
+    assert.match(stdout, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    assert.deepEqual(roundsSent(parent), [1]);
+    assert.match(stdout, /\[goal\] completed · 1 round/);
+    const sid = /^Session: (session-\S+)$/m.exec(stdout)![1]!;
+    const [finished] = goalFinished(await readSession(sb.root, sid));
+    assert.deepEqual([finished?.outcome, finished?.rounds], ["complete", 1]);
   }, { visible: true });
 });
