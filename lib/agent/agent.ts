@@ -160,6 +160,7 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   const configPath = projectConfigPath(ref);
   const projectConfig = await loadProjectConfig(configPath);
   const loaded = await loadOrInitAgent(ref);
+  for (const line of loaded.recovered) defaultWarn(`[penguin] ${line}`);
   const config = resolveSystemConfig(loaded.systemConfig);
   const base: AgentBase = {
     ref,
@@ -288,6 +289,10 @@ async function openRecorded(
 ): Promise<Session> {
   let { meta } = rec;
   const model = sessionModel(base, { provider: meta.provider, model_id: meta.model_id }, opts);
+  if (rec.switchedFrom) {
+    // A file the session rotates to starts with the pair it runs on, and that model's window.
+    meta = { ...meta, model_context_window: model.context_window ?? "unknown" };
+  }
   const realWorkspace = await Deno.realPath(await resolveWorkspace(meta.workspace));
   const vault = await loadVault(base.paths.vault);
   if (meta.system_prompt === "" && importedFromHarness(meta)) {
@@ -338,12 +343,26 @@ async function openRecorded(
     tracesDir: (agentId) => tracesDir({ ...base.ref, agentId }),
     ...(opts.warn ? { warn: opts.warn } : {}),
   });
+  if (rec.switchFrom !== undefined) {
+    // Written with the first run, before its input: the tokens that follow are the new pair's.
+    parts.pendingRecords = [
+      ...(parts.pendingRecords ?? []),
+      eventMsg({
+        type: "model_switched",
+        provider: meta.provider,
+        model_id: meta.model_id,
+        previous_provider: rec.switchFrom.provider,
+        previous_model_id: rec.switchFrom.model_id,
+      }),
+    ];
+  }
   if (rec.movedFrom !== undefined) {
     // Written with the first run (where the trace rotates if it must); the note is carried to the model.
     const note = userText(workspaceMovedNote(rec.movedFrom, meta.workspace), "harness");
     parts.state = parts.state ?? emptyEngineState();
     parts.state.carryOver = [...parts.state.carryOver, note];
     parts.pendingRecords = [
+      ...(parts.pendingRecords ?? []),
       eventMsg({ type: "workspace_moved", from: rec.movedFrom, to: meta.workspace }),
       modelMsg(note),
     ];

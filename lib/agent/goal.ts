@@ -7,7 +7,10 @@
  * text: a `[goal]` block (round number, the rules, the goal file's path and
  * content, the budget line) then the body (round 1: the user's text; later
  * rounds: the objective). After a round the loop branches on the round's
- * typed outcome and on the goal file's status, never on the model's prose:
+ * typed outcome and on the goal file's status, never on the model's prose.
+ * A round that completes while background subagents still run waits for
+ * them: each batch of reports is one more run of the same round (their
+ * tokens count), and the round is judged once nothing is left to wait for.
  *
  * - aborted (the caller's signal) → `aborted`;
  * - status `complete` or `blocked` → that outcome; a status that is missing,
@@ -19,8 +22,8 @@
  *
  * The run ends with a `goal_finished` event (outcome, rounds, tokens used),
  * yielded and written to the trace. Tokens used are, over every
- * `token_usage` on the stream (subagents included), the request total
- * minus its cached input.
+ * `token_usage` on the stream and of background subagents between runs
+ * (subagents included), the request total minus its cached input.
  *
  * A goal continues across a resume: {@linkcode continueGoal} reads the
  * objective from the goal file and the rounds and tokens so far from the
@@ -30,11 +33,12 @@
  */
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import type { GoalOutcome, OmniMessage } from "../protocol/types.ts";
-import { findRelative } from "../trace/session_files.ts";
+import type { CompleteMessage, GoalOutcome, OmniMessage } from "../protocol/types.ts";
+import { findRelative, type RelativesCache } from "../trace/session_files.ts";
 import { readTraceFile } from "../trace/reader.ts";
 import { goalFilePath, goalFileText, readGoalFile, writeGoalFile } from "../state/goal_file.ts";
 import { markerBlock } from "./markers.ts";
+import { nextBackgroundReports } from "./background_reports.ts";
 import type { RunOutcome } from "./outcome.ts";
 import type { RunOptions, Session } from "./session.ts";
 
@@ -184,14 +188,19 @@ export interface GoalProgress {
 /**
  * The latest goal's progress in `messages` (a session's trace, in order):
  * a round 1 input starts a goal; later rounds continue it; token use is
- * counted while a goal runs; a `goal_finished` gives the authoritative
- * totals (subagents included). Null when no goal round was recorded.
+ * counted while a goal runs, an origin-tagged `token_usage` (a subagent's,
+ * merged in by time) too; a `goal_finished` gives the authoritative totals
+ * (subagents included). Null when no goal round was recorded.
  */
 export function goalProgressOf(messages: readonly OmniMessage[]): GoalProgress | null {
   let progress: GoalProgress | null = null;
   let running = false;
   for (const msg of messages) {
-    if (msg.origin && msg.origin.length > 0) continue;
+    if (msg.origin && msg.origin.length > 0) {
+      // A subagent's request (merged in from its own trace) counts while the goal runs.
+      if (running && progress !== null) progress.tokensUsed += goalTokenDelta(msg);
+      continue;
+    }
     if (msg.type === "model_msg" && msg.payload.type === "text" && msg.payload.role === "user") {
       const round = goalRoundOf(msg.payload.text);
       if (round === null) continue;
@@ -210,14 +219,72 @@ export function goalProgressOf(messages: readonly OmniMessage[]): GoalProgress |
   return progress;
 }
 
-/** Read every trace file of `session` and return its latest goal's progress. */
-async function recordedProgress(session: Session): Promise<GoalProgress | null> {
-  const files = await findRelative(session.tracePath, session.sessionId);
+/** Every record of the trace files of session `id`, found near `tracePath` (none when there are none). */
+async function sessionRecords(
+  tracePath: string,
+  id: string,
+  relatives: RelativesCache,
+): Promise<OmniMessage[]> {
+  const files = await findRelative(tracePath, id, relatives);
   const messages: OmniMessage[] = [];
   for (const f of files?.files ?? []) {
     messages.push(...(await readTraceFile(f.path)).messages);
   }
-  return goalProgressOf(messages);
+  return messages;
+}
+
+/**
+ * The `token_usage` events of the subagents `messages` point to (and of
+ * theirs), each tagged with its session as origin, in time order. A child's
+ * usage is in its own trace, never in its parent's.
+ */
+async function childUsage(
+  tracePath: string,
+  messages: readonly OmniMessage[],
+  relatives: RelativesCache,
+  seen: Set<string>,
+): Promise<OmniMessage[]> {
+  const out: OmniMessage[] = [];
+  for (const m of messages) {
+    if (m.type !== "event_msg" || m.payload.type !== "subagent") continue;
+    const id = m.payload.session_id;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const records = await sessionRecords(tracePath, id, relatives);
+    for (const r of records) {
+      if (r.origin && r.origin.length > 0) continue;
+      if (r.type === "event_msg" && r.payload.type === "token_usage") {
+        out.push({ ...r, origin: [id] });
+      }
+    }
+    out.push(...await childUsage(tracePath, records, relatives, seen));
+  }
+  return out.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+}
+
+/** `parent` with `extra` (both in time order) merged in by time; the parent's record first on a tie. */
+function mergeByTime(parent: readonly OmniMessage[], extra: readonly OmniMessage[]): OmniMessage[] {
+  const out: OmniMessage[] = [];
+  let j = 0;
+  for (const m of parent) {
+    while (j < extra.length && extra[j]!.timestamp < m.timestamp) out.push(extra[j++]!);
+    out.push(m);
+  }
+  out.push(...extra.slice(j));
+  return out;
+}
+
+/** Read every trace file of `session` (and its subagents' usage) and return its latest goal's progress. */
+async function recordedProgress(session: Session): Promise<GoalProgress | null> {
+  const relatives: RelativesCache = new Map();
+  const messages = await sessionRecords(session.tracePath, session.sessionId, relatives);
+  const children = await childUsage(
+    session.tracePath,
+    messages,
+    relatives,
+    new Set([session.sessionId]),
+  );
+  return goalProgressOf(mergeByTime(messages, children));
 }
 
 /** Start a new goal on `session` from the user's `text`: writes GOAL.yaml (status active). */
@@ -262,6 +329,12 @@ export async function continueGoal(session: Session): Promise<GoalPlan> {
   };
 }
 
+/** What {@linkcode runGoal} reports besides the stream. */
+export interface GoalHooks {
+  /** Before waiting for `running` background subagents to finish. */
+  onWaiting?: (running: number) => void;
+}
+
 /**
  * Run the rounds of `plan` on `session` until the goal ends (see the module
  * doc). Yields each round's input (a user text, as the stream of goal mode
@@ -273,6 +346,7 @@ export async function* runGoal(
   plan: GoalPlan,
   limits: GoalLimits,
   opts: RunOptions = {},
+  hooks: GoalHooks = {},
 ): AsyncGenerator<OmniMessage, GoalResult> {
   const path = goalFilePath(session.scratchpad);
   const budget = limits.budget !== undefined && limits.budget > 0 ? limits.budget : undefined;
@@ -281,49 +355,63 @@ export async function* runGoal(
   let used = plan.tokensUsed;
   let ranHere = 0;
   let outcome: GoalOutcome | undefined;
-  while (outcome === undefined) {
-    const wrapUp = budget !== undefined && used >= budget;
-    if (!wrapUp && maxRounds > 0 && ranHere >= maxRounds) {
-      outcome = "aborted";
-      break;
-    }
-    rounds++;
-    ranHere++;
-    const text = wrapUp
-      ? goalWrapUpText({ round: rounds, objective: plan.objective, path, budget, used })
-      : goalRoundText({
-        round: rounds,
-        objective: plan.objective,
-        path,
-        budget,
-        used,
-        body: ranHere === 1 ? plan.firstBody : plan.objective,
-      });
-    yield modelMsg(userText(text));
-    const gen = session.run(text, opts);
-    let ran: RunOutcome;
-    try {
-      let r = await gen.next();
-      while (!r.done) {
-        used += goalTokenDelta(r.value);
-        yield r.value;
-        r = await gen.next();
+  // Between the runs of a round, background subagents' messages bypass the stream: their tokens count too.
+  const off = session.onBackgroundMessage((msg) => void (used += goalTokenDelta(msg)));
+  try {
+    while (outcome === undefined) {
+      const wrapUp = budget !== undefined && used >= budget;
+      if (!wrapUp && maxRounds > 0 && ranHere >= maxRounds) {
+        outcome = "aborted";
+        break;
       }
-      ran = r.value;
-    } finally {
-      // A consumer that stops early stops the round too.
-      await gen.return(undefined as never);
+      rounds++;
+      ranHere++;
+      const text = wrapUp
+        ? goalWrapUpText({ round: rounds, objective: plan.objective, path, budget, used })
+        : goalRoundText({
+          round: rounds,
+          objective: plan.objective,
+          path,
+          budget,
+          used,
+          body: ranHere === 1 ? plan.firstBody : plan.objective,
+        });
+      yield modelMsg(userText(text));
+      let input: string | CompleteMessage[] = text;
+      let ran: RunOutcome;
+      for (;;) {
+        const gen = session.run(input, opts);
+        try {
+          let r = await gen.next();
+          while (!r.done) {
+            used += goalTokenDelta(r.value);
+            yield r.value;
+            r = await gen.next();
+          }
+          ran = r.value;
+        } finally {
+          // A consumer that stops early stops the round too.
+          await gen.return(undefined as never);
+        }
+        if (ran.kind !== "completed" || opts.signal?.aborted) break;
+        // Background subagents report before the round is judged: the model reads each report.
+        const reports = await nextBackgroundReports(session, opts.signal, hooks.onWaiting);
+        if (reports === null) break;
+        input = reports;
+      }
+      if (opts.signal?.aborted || ran.kind === "aborted") {
+        outcome = "aborted";
+        break;
+      }
+      const file = await readGoalFile(session.scratchpad);
+      const status = file.ok ? file.status : "blocked";
+      if (wrapUp) outcome = status === "complete" ? "complete" : "budget_limited";
+      else if (status === "complete" || status === "blocked") outcome = status;
+      // A round that failed or hit max turns ends the goal.
+      else if (ran.kind !== "completed") outcome = "aborted";
     }
-    if (opts.signal?.aborted || ran.kind === "aborted") {
-      outcome = "aborted";
-      break;
-    }
-    const file = await readGoalFile(session.scratchpad);
-    const status = file.ok ? file.status : "blocked";
-    if (wrapUp) outcome = status === "complete" ? "complete" : "budget_limited";
-    else if (status === "complete" || status === "blocked") outcome = status;
-    // A round that failed or hit max turns ends the goal.
-    else if (ran.kind !== "completed") outcome = "aborted";
+  } finally {
+    off();
   }
   const result: GoalResult = { outcome, rounds, tokensUsed: used };
   const payload = { type: "goal_finished" as const, outcome, rounds, tokens_used: used };

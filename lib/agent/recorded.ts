@@ -45,4 +45,10 @@ export interface RecordedSession {
    * resumed run names the pair it uses (additive `model` field).
    */
   switchedFrom?: { provider: string; model_id: string };
+  /**
+   * The pair the session ran on until now (the last `model_switched`
+   * event's, else the meta's), when it continues on another: the first run
+   * records a `model_switched` event from it.
+   */
+  switchFrom?: { provider: string; model_id: string };
 }

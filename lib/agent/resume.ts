@@ -40,7 +40,9 @@ export interface ResumeOptions extends RecordedSessionOptions {
   /**
    * Continue on this provider instead of the recorded one (with `modelId`):
    * an explicit switch, e.g. for a session imported from another harness.
-   * The pair must be configured; the recorded session_meta is not rewritten.
+   * The pair must be configured; the recorded session_meta is not rewritten:
+   * the first run records a `model_switched` event, and later resumes
+   * continue on the pair of the last one.
    */
   provider?: string;
   /** The model id of the switch (with `provider`). */
@@ -138,7 +140,7 @@ function checkPair(
   loaded: LoadedSession,
   ref: { provider: string; model_id: string },
 ): void {
-  const switched = ref.provider !== loaded.meta.provider || ref.model_id !== loaded.meta.model_id;
+  const switched = ref.provider !== loaded.pair.provider || ref.model_id !== loaded.pair.model_id;
   if (findModel(base.projectConfig, ref)) return;
   const foreign = (loaded.meta.imported_from as { harness?: unknown } | undefined)?.harness;
   if (!switched && typeof foreign === "string") {
@@ -214,9 +216,10 @@ export async function resumeRecorded(
   });
   try {
     await checkOwner(base, loaded);
+    // The pair of the flags (an explicit switch), else the last one the trace records.
     const pair = provider !== undefined && modelId !== undefined
       ? { provider, model_id: modelId }
-      : { provider: loaded.meta.provider, model_id: loaded.meta.model_id };
+      : { ...loaded.pair };
     checkPair(base, loaded, pair);
     const moved = await placeWorkspace(loaded, wanted);
     const meta = { ...loaded.meta, ...pair, workspace: moved?.to ?? loaded.workspace };
@@ -228,6 +231,9 @@ export async function resumeRecorded(
       ...(moved ? { movedFrom: moved.from } : {}),
       ...(pair.provider !== loaded.meta.provider || pair.model_id !== loaded.meta.model_id
         ? { switchedFrom: { provider: loaded.meta.provider, model_id: loaded.meta.model_id } }
+        : {}),
+      ...(pair.provider !== loaded.pair.provider || pair.model_id !== loaded.pair.model_id
+        ? { switchFrom: { ...loaded.pair } }
         : {}),
       state: engineStateOf(replay),
       trace: { dateDir: loaded.file.dateDir, index: loaded.file.index },

@@ -185,6 +185,16 @@ export function goalFinishedLabel(outcome: GoalOutcome, rounds: number, tokens: 
   return `[goal] ${label} · ${plural(rounds, "round")} · tokens ${formatTokens(tokens)}`;
 }
 
+/** `[model switched] <model-id> (<provider>) → <model-id> (<provider>)`. */
+export function modelSwitchedLabel(
+  from: { provider: string; model_id: string },
+  to: { provider: string; model_id: string },
+): string {
+  const pair = (p: { provider: string; model_id: string }) =>
+    `${safeText(p.model_id)} (${safeText(p.provider)})`;
+  return `[model switched] ${pair(from)} → ${pair(to)}`;
+}
+
 /** `[workspace moved] <from> → <to>`. */
 export function workspaceMovedLabel(from: string, to: string): string {
   return `[workspace moved] ${safeText(from)} → ${safeText(to)}`;

@@ -20,6 +20,7 @@ export {
   goalRoundLabel,
   mcpBeginLabel,
   mcpEndLabel,
+  modelSwitchedLabel,
   requestFailedLabel,
   retryLabel,
   short3,

@@ -20,6 +20,7 @@ import {
   goalFinishedLabel,
   mcpBeginLabel,
   mcpEndLabel,
+  modelSwitchedLabel,
   workspaceMovedLabel,
 } from "../display/labels.ts";
 import { parseTimestamp } from "./format.ts";
@@ -101,6 +102,13 @@ export function eventLines(msg: EventMsgEnvelope, st: EventState): string[] {
       return [s.yellow(goalFinishedLabel(e.outcome, e.rounds, e.tokens_used))];
     case "workspace_moved":
       return [s.yellow(workspaceMovedLabel(e.from, e.to))];
+    case "model_switched":
+      return [
+        s.yellow(modelSwitchedLabel(
+          { provider: e.previous_provider, model_id: e.previous_model_id },
+          e,
+        )),
+      ];
     default: {
       const other: { type?: unknown } = e;
       return [s.dim(`[${String(other.type)}] ${safeText(JSON.stringify(other))}`)];

@@ -117,6 +117,8 @@ export interface Agg {
   /** Session / file the row was last touched in (to count each once). */
   sessionMark: number;
   fileMark: number;
+  /** The stats run's pair number when this row last saw the current session's model. */
+  pairMark: number;
   /** The current session's first and last record time within this row. */
   sFirst: number;
   sLast: number;
@@ -150,6 +152,7 @@ export function newAgg(key: string): Agg {
     models: new Set(),
     sessionMark: -1,
     fileMark: -1,
+    pairMark: -1,
     sFirst: Infinity,
     sLast: -Infinity,
   };

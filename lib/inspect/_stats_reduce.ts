@@ -41,6 +41,8 @@ export interface StatsRun {
   sessionNo: number;
   /** Files begun (marks a row as touched by the current file). */
   fileNo: number;
+  /** Model pairs begun: one per session, and one per switch (marks a row as seeing the current model). */
+  pairNo: number;
 }
 
 /** A tool call seen in the session and not yet answered. */
@@ -49,14 +51,19 @@ interface OpenCall {
   denied: boolean;
 }
 
+/** The price of a pair, null when unknown (the session's project config, else the catalog). */
+export type PriceOf = (provider: string, modelId: string) => Price | null;
+
 /** What the reducer carries through one session's records. */
 export interface SessionScan {
-  /** `provider/model_id` of the session. */
+  /** `provider/model_id` the session runs on at the current record. */
   model: string;
   /** Agent id of the session. */
   agent: string;
   /** Price of the model, null when unknown. */
   price: Price | null;
+  /** Prices of the pairs it switches to. */
+  priceOf: PriceOf;
   /** The session's own row. */
   agg: Agg;
   /** Time of the open request_begin (NaN when none). */
@@ -84,6 +91,7 @@ export function newStatsRun(by: StatsGroup, since?: number, until?: number): Sta
     groups: new Map(),
     sessionNo: 0,
     fileNo: 0,
+    pairNo: 0,
   };
 }
 
@@ -91,10 +99,12 @@ export function newStatsRun(by: StatsGroup, since?: number, until?: number): Sta
 export function newSessionScan(
   run: StatsRun,
   key: string,
-  facts: { model: string; agent: string; price: Price | null },
+  facts: { model: string; agent: string; price: Price | null; priceOf?: PriceOf },
 ): SessionScan {
   run.sessionNo++;
+  run.pairNo++;
   return {
+    priceOf: () => null,
     ...facts,
     agg: newAgg(key),
     begin: NaN,
@@ -149,6 +159,9 @@ function touch(run: StatsRun, s: SessionScan, a: Agg): void {
     a.sessionMark = run.sessionNo;
     a.sessions++;
     s.touched.push(a);
+  }
+  if (a.pairMark !== run.pairNo) {
+    a.pairMark = run.pairNo;
     a.models.add(s.model);
     if (!s.price && !a.unpriced.has(s.model)) a.unpriced.set(s.model, { tokens: 0, requests: 0 });
   }
@@ -218,9 +231,26 @@ function toolOutput(s: SessionScan, rec: LiteRecord): void {
   }
 }
 
+/**
+ * The session runs on `provider`/`modelId` from here on (a `model_switched`
+ * event, or the `session_meta` at the head of each file): the next records
+ * count for that pair, at its price.
+ */
+function switchPair(run: StatsRun, s: SessionScan, provider: unknown, modelId: unknown): void {
+  if (typeof provider !== "string" || typeof modelId !== "string") return;
+  const model = `${provider}/${modelId}`;
+  if (model === s.model) return;
+  s.model = model;
+  s.price = s.priceOf(provider, modelId);
+  run.pairNo++;
+}
+
 /** Fold one record of the current session into the rows it counts in. */
 export function reduceRecord(run: StatsRun, s: SessionScan, rec: LiteRecord): void {
   if (rec.origin) return;
+  if (rec.type === "model_switched" || rec.kind === "session_meta") {
+    switchPair(run, s, rec.payload?.provider, rec.payload?.model_id);
+  }
   selectRows(run, s, rec);
   const rows = s.rows;
   const p = rec.payload;

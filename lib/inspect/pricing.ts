@@ -42,6 +42,8 @@ export function costOf(tokens: Tokens, price: Price): number {
 export interface PriceBook {
   /** The price of the pair, using the config at `configPath` when given; null when unknown. */
   priceFor(provider: string, modelId: string, configPath: string | null): Promise<Price | null>;
+  /** Every pair's price with the config at `configPath` (loaded once): for a session that switches pairs. */
+  pricesIn(configPath: string | null): Promise<(provider: string, modelId: string) => Price | null>;
 }
 
 /**
@@ -61,18 +63,22 @@ export function createPriceBook(warn: (message: string) => void = () => {}): Pri
     }
     return p;
   };
+  const priceIn = (cfg: ProjectConfig | null, provider: string, modelId: string): Price | null => {
+    const entry = cfg?.models.find((m) => m.provider === provider && m.model_id === modelId);
+    if (entry?.pricing) {
+      const { cache_read, cache_write, output } = entry.pricing;
+      return { cache_read, cache_write, output, source: "config" };
+    }
+    const preset = findPreset(provider, modelId);
+    return preset ? { ...preset.pricing, source: "catalog" } : null;
+  };
   return {
     async priceFor(provider, modelId, configPath) {
-      if (configPath !== null) {
-        const cfg = await load(configPath);
-        const entry = cfg?.models.find((m) => m.provider === provider && m.model_id === modelId);
-        if (entry?.pricing) {
-          const { cache_read, cache_write, output } = entry.pricing;
-          return { cache_read, cache_write, output, source: "config" };
-        }
-      }
-      const preset = findPreset(provider, modelId);
-      return preset ? { ...preset.pricing, source: "catalog" } : null;
+      return priceIn(configPath !== null ? await load(configPath) : null, provider, modelId);
+    },
+    async pricesIn(configPath) {
+      const cfg = configPath !== null ? await load(configPath) : null;
+      return (provider, modelId) => priceIn(cfg, provider, modelId);
     },
   };
 }

@@ -69,7 +69,11 @@ export interface StatsReport {
   skipped: number;
 }
 
-/** Begin scanning `session`: its first file's session_meta names the model, so every request is priced. */
+/**
+ * Begin scanning `session`: its first file's session_meta names the model it
+ * starts on, and `model_switched` events (and each later file's session_meta)
+ * the pairs it continues on, so every request is priced as its own pair's.
+ */
 async function beginSession(
   run: StatsRun,
   session: SessionFiles,
@@ -77,17 +81,12 @@ async function beginSession(
 ): Promise<SessionScan> {
   const first = session.files[0]!.path;
   const meta = await readSessionMeta(first);
-  const price = meta
-    ? await prices.priceFor(
-      String(meta.provider),
-      String(meta.model_id),
-      projectConfigPathOf(first),
-    )
-    : null;
+  const priceOf = await prices.pricesIn(projectConfigPathOf(first));
   return newSessionScan(run, meta?.session_id ?? session.key, {
     model: meta ? `${meta.provider}/${meta.model_id}` : "(unknown)",
     agent: agentIdOf(meta, first) ?? "(unknown)",
-    price,
+    price: meta ? priceOf(String(meta.provider), String(meta.model_id)) : null,
+    priceOf,
   });
 }
 

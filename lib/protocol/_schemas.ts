@@ -205,6 +205,13 @@ export const eventSchemas = {
     from: z.string().min(1),
     to: z.string().min(1),
   }),
+  model_switched: z.looseObject({
+    type: z.literal("model_switched"),
+    provider: z.string().min(1),
+    model_id: z.string().min(1),
+    previous_provider: z.string().min(1),
+    previous_model_id: z.string().min(1),
+  }),
   goal_finished: z.looseObject({
     type: z.literal("goal_finished"),
     outcome: z.enum(["complete", "blocked", "budget_limited", "aborted"]),

@@ -235,6 +235,28 @@ export interface WorkspaceMovedEvent {
   [extra: string]: unknown;
 }
 
+/**
+ * A resumed session continues on another model pair, chosen explicitly
+ * (`--provider`/`--model-id`; penguin's own event type: the reference
+ * switches models by starting a new session). From this record on, requests
+ * go to `provider`/`model_id` and their tokens are theirs; a later resume
+ * continues on this pair.
+ */
+export interface ModelSwitchedEvent {
+  /** Payload discriminator. */
+  type: "model_switched";
+  /** The provider the session continues on. */
+  provider: string;
+  /** The model id the session continues on. */
+  model_id: string;
+  /** The provider used so far. */
+  previous_provider: string;
+  /** The model id used so far. */
+  previous_model_id: string;
+  /** Unknown fields are preserved. */
+  [extra: string]: unknown;
+}
+
 /** Every `event_msg` payload. */
 export type EventPayload =
   | RequestBeginEvent
@@ -249,4 +271,5 @@ export type EventPayload =
   | McpConnectBeginEvent
   | McpConnectEndEvent
   | GoalFinishedEvent
-  | WorkspaceMovedEvent;
+  | WorkspaceMovedEvent
+  | ModelSwitchedEvent;

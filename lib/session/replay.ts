@@ -59,6 +59,8 @@ export interface ResumeReplay {
   danglingCompaction?: DanglingCompaction;
   /** The `to` of the last `workspace_moved` event: where the session now works (else the meta's workspace). */
   workspace?: string;
+  /** The pair of the last `model_switched` event: what the session now runs on (else the meta's pair). */
+  pair?: { provider: string; model_id: string };
 }
 
 /** An incremental replay: push records in file order, then finish once. */
@@ -122,6 +124,7 @@ export function createReplay(): Replay {
   // conversational input when the span never ends.
   let danglingPendingFrom = -1;
   let movedTo: string | undefined;
+  let pair: { provider: string; model_id: string } | undefined;
   const committed = new Set<string>();
   const answered = new Set<string>();
   const history: ReplayMessage[] = [];
@@ -232,6 +235,11 @@ export function createReplay(): Replay {
       case "workspace_moved":
         if (typeof p.to === "string" && p.to !== "") movedTo = p.to;
         break;
+      case "model_switched":
+        if (typeof p.provider === "string" && typeof p.model_id === "string") {
+          pair = { provider: p.provider, model_id: p.model_id };
+        }
+        break;
     }
   };
 
@@ -254,7 +262,13 @@ export function createReplay(): Replay {
       finished = true;
       const closure = closeIfCompacted(last, lastCompletedText);
       if (closure) {
-        return { ...closure, sessionTokens, meta, ...(movedTo ? { workspace: movedTo } : {}) };
+        return {
+          ...closure,
+          sessionTokens,
+          meta,
+          ...(movedTo ? { workspace: movedTo } : {}),
+          ...(pair ? { pair } : {}),
+        };
       }
 
       const end = last?.timestamp ?? meta?.timestamp ?? "";
@@ -279,6 +293,7 @@ export function createReplay(): Replay {
       };
       if (dangling) out.danglingCompaction = dangling;
       if (movedTo) out.workspace = movedTo;
+      if (pair) out.pair = pair;
       return out;
     },
   };

@@ -81,6 +81,11 @@ export interface LoadedSession {
   workspace: string;
   /** True when that workspace no longer exists (only with `allowMissingWorkspace`). */
   workspaceMissing: boolean;
+  /**
+   * The model pair the session runs on: the last `model_switched` event's,
+   * else the meta's (an explicit switch, written in the trace; never inferred).
+   */
+  pair: { provider: string; model_id: string };
 }
 
 function cannot(id: string, kind: "data" | "usage", why: string): PenguinError {
@@ -199,6 +204,8 @@ async function load(
     workspace,
     workspaceMissing,
     meta: result.meta.payload,
+    pair: result.pair ??
+      { provider: result.meta.payload.provider, model_id: result.meta.payload.model_id },
     file: {
       path: latest.path,
       tracesDir,

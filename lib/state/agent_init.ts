@@ -4,12 +4,16 @@
  * Initialization creates the directories, an empty user `MEMORY.md` and
  * `AGENTS.md`, and writes `system_config.yaml` LAST: its existence marks an
  * initialized agent, so a crash mid-way simply re-runs the init next time.
- * No skills library and no example benchmark are provisioned.
+ * No skills library and no example benchmark are provisioned. An agent
+ * without `system_config.yaml` is first checked, under the agent's state
+ * lock, for an `agent import` interrupted between its renames (repaired:
+ * see agent_state_swap.ts).
  *
  * @module
  */
 import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 import { readAgentsMd } from "./agents_md.ts";
+import { lockAgentState, recoverAgentStateSwap } from "./agent_state_swap.ts";
 import { DEFAULT_AGENT_ID } from "./ids.ts";
 import { type AgentPaths, agentPaths, type AgentRef } from "./paths.ts";
 import {
@@ -37,6 +41,8 @@ export interface LoadedAgent {
   agentsMd: string;
   /** True when this call initialized the agent. */
   created: boolean;
+  /** Repairs of an interrupted `agent import` made first (lines for the user; usually none). */
+  recovered: string[];
 }
 
 /** Options for {@linkcode loadOrInitAgent}. */
@@ -76,14 +82,32 @@ async function initAgent(
  */
 export async function loadOrInitAgent(ref: AgentRef, opts: InitOptions = {}): Promise<LoadedAgent> {
   const paths = agentPaths(ref);
-  const text = await readTextIfExists(paths.systemConfig);
-  let systemConfig: SystemConfig;
+  let text = await readTextIfExists(paths.systemConfig);
+  let systemConfig: SystemConfig | undefined;
   let created = false;
+  let recovered: string[] = [];
   if (text === undefined) {
-    systemConfig = await initAgent(ref, paths, opts);
-    created = true;
-  } else {
-    systemConfig = parseSystemConfig(text, paths.systemConfig);
+    // A new agent, or an `agent import` between its renames (or one that
+    // died there): under the state lock, repaired first, then read again.
+    const release = await lockAgentState(paths);
+    try {
+      recovered = await recoverAgentStateSwap(paths);
+      text = await readTextIfExists(paths.systemConfig);
+      if (text === undefined) {
+        systemConfig = await initAgent(ref, paths, opts);
+        created = true;
+      }
+    } finally {
+      release();
+    }
   }
-  return { ref, paths, systemConfig, agentsMd: await readAgentsMd(paths.agentsMd), created };
+  systemConfig ??= parseSystemConfig(text!, paths.systemConfig);
+  return {
+    ref,
+    paths,
+    systemConfig,
+    agentsMd: await readAgentsMd(paths.agentsMd),
+    created,
+    recovered,
+  };
 }

@@ -19,6 +19,7 @@
 import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate } from "./_fs.ts";
+import { gunzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 
 /** What a skill name must look like (it is a directory name and a word in prompts). */
@@ -151,36 +152,23 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
   return out;
 }
 
-/** gunzip `bytes`, refusing more than the size limit. */
-async function gunzip(source: string, bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(
-    new DecompressionStream("gzip"),
-  );
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+/** `source` unpacked, refusing more than the size limit (tar headers get 1 MiB on top). */
+async function unpackGzip(source: string): Promise<Uint8Array> {
+  const bytes = await Deno.readFile(source);
+  let tar: Uint8Array | undefined;
   try {
-    for await (const chunk of stream) {
-      total += chunk.length;
-      if (total > SKILL_LIMITS.bytes + 1024 * 1024) {
-        throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
-      }
-      chunks.push(chunk);
-    }
+    tar = await gunzip(bytes, SKILL_LIMITS.bytes + 1024 * 1024);
   } catch (err) {
-    if (err instanceof PenguinError) throw err;
     throw refuse(source, `not a gzip file (${err instanceof Error ? err.message : String(err)})`);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
+  if (tar === undefined) {
+    throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
   }
-  return out;
+  return tar;
 }
 
 async function filesOfArchive(source: string): Promise<SkillFile[]> {
-  const tar = await gunzip(source, await Deno.readFile(source));
+  const tar = await unpackGzip(source);
   let entries;
   try {
     entries = readTar(tar);

@@ -20,7 +20,9 @@
  * archive, and `agent_state/system_config.yaml` must parse with a string
  * `system_prompt` and a natural-number `version`. Installing builds the new
  * `agent_state/` in a directory beside the old one and renames it into
- * place, so a failure leaves the old state as it was.
+ * place, so a failure leaves the old state as it was; a process that dies
+ * between the renames is repaired by the next import or agent load (see
+ * lib/state/agent_state_swap.ts).
  *
  * @module
  */
@@ -30,6 +32,12 @@ import { PenguinError } from "../protocol/errors.ts";
 import { exists, mkdirPrivate } from "./_fs.ts";
 import { gunzip, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
+import {
+  lockAgentState,
+  OLD_PREFIX,
+  recoverAgentStateSwap,
+  STAGE_PREFIX,
+} from "./agent_state_swap.ts";
 import type { AgentPaths } from "./paths.ts";
 import { parseSystemConfig } from "./system_config.ts";
 
@@ -340,22 +348,50 @@ export interface InstalledSnapshot {
   files: number;
   /** Local files of the old state carried over (`.vault.toml`, `chat_history`). */
   kept: string[];
+  /** What an earlier, interrupted import left and was repaired first (lines for the user). */
+  recovered: string[];
+}
+
+/** Options of {@linkcode installSnapshot}. */
+export interface InstallOptions {
+  /**
+   * Called under the agent's state lock, after the repair of an earlier
+   * interrupted import and before anything is written; throwing stops the
+   * import (e.g. while a session of the agent runs).
+   */
+  check?: () => Promise<void>;
 }
 
 /**
- * Replace the agent's `agent_state/` with `archive`'s: the new tree is
- * built beside the old one (`.agent_state.import-…`), the old state's vault
- * and chat history are copied in, then it is renamed into place. On any
- * failure the new tree is removed and the old state is left as it was.
+ * Replace the agent's `agent_state/` with `archive`'s, holding the agent's
+ * state lock (lib/state/agent_state_swap.ts): what an interrupted import
+ * left is repaired first, then the new tree is built beside the old one
+ * (`.agent_state.import-…`), the old state's vault and chat history are
+ * copied in, and it is renamed into place. On any failure the new tree is
+ * removed and the old state is left as it was.
  */
 export async function installSnapshot(
   paths: AgentPaths,
   archive: SnapshotArchive,
+  opts: InstallOptions = {},
 ): Promise<InstalledSnapshot> {
-  await mkdirPrivate(paths.agent);
+  const release = await lockAgentState(paths);
+  try {
+    const recovered = await recoverAgentStateSwap(paths);
+    await opts.check?.();
+    return { ...await swapIn(paths, archive), recovered };
+  } finally {
+    release();
+  }
+}
+
+async function swapIn(
+  paths: AgentPaths,
+  archive: SnapshotArchive,
+): Promise<{ files: number; kept: string[] }> {
   const tag = crypto.randomUUID().slice(0, 8);
-  const stage = join(paths.agent, `.agent_state.import-${tag}`);
-  const old = join(paths.agent, `.agent_state.old-${tag}`);
+  const stage = join(paths.agent, `${STAGE_PREFIX}${tag}`);
+  const old = join(paths.agent, `${OLD_PREFIX}${tag}`);
   const kept: string[] = [];
   let moved = false;
   try {

@@ -178,3 +178,51 @@ export async function releaseSessionLock(lock: SessionLock): Promise<void> {
     // already closed
   }
 }
+
+/** A session whose lock a live process holds. */
+export interface LiveSession {
+  /** The session id. */
+  sessionId: string;
+  /** Who holds it, when recorded. */
+  holder: LockHolder | null;
+}
+
+/**
+ * The sessions under `tracesDir` that a live process is writing now: each
+ * lock file whose OS lock is held. A lock file left by a dead process is
+ * free and not listed. (Probing takes a shared lock for an instant: a
+ * writer taking that very lock at the same instant is refused as locked.)
+ */
+export async function liveSessions(tracesDir: string): Promise<LiveSession[]> {
+  const dir = join(tracesDir, ".locks");
+  const names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isFile && e.name.endsWith(".lock")) names.push(e.name);
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
+  const live: LiveSession[] = [];
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path, { read: true });
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) continue; // released meanwhile
+      throw err;
+    }
+    let free: boolean;
+    try {
+      free = await file.tryLock(false);
+    } finally {
+      file.close();
+    }
+    if (!free) {
+      live.push({ sessionId: name.slice(0, -".lock".length), holder: await readHolder(path) });
+    }
+  }
+  return live;
+}

@@ -64,6 +64,8 @@ export {
 } from "./writer.ts";
 export {
   acquireSessionLock,
+  type LiveSession,
+  liveSessions,
   type LockHolder,
   releaseSessionLock,
   type SessionLock,

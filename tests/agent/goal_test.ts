@@ -92,10 +92,16 @@ Deno.test("goal progress from a trace: rounds, tokens while the goal runs, a goa
     rounds: 1,
     tokensUsed: 10,
   });
-  // Subagents' usage (origin-tagged) is not in the parent's trace; ignored if present.
-  assert.deepEqual(goalProgressOf([round(1), { ...usage(10, 0), origin: ["child"] }]), {
+  // Subagents' usage (origin-tagged, merged in from their own traces) counts while the goal runs.
+  const child = (n: number) => ({ ...usage(n, 0), origin: ["child"] });
+  assert.deepEqual(goalProgressOf([child(5), round(1), child(10), usage(1, 0)]), {
     rounds: 1,
-    tokensUsed: 0,
+    tokensUsed: 11,
+  });
+  assert.deepEqual(goalProgressOf([...finished, child(7)]), {
+    rounds: 2,
+    tokensUsed: 500,
+    finished: "aborted",
   });
 });
 

@@ -6,6 +6,7 @@ import { readTar } from "../../lib/state/_tar.ts";
 import { runCli } from "../support/cli.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import { withRoot } from "../support/roots.ts";
+import { acquireSessionLock, releaseSessionLock } from "../../lib/trace/lock.ts";
 
 const agentDir = (root: string, agent = "default_agent") =>
   join(root, "default_project", "agents", agent);
@@ -358,4 +359,67 @@ Deno.test({
       }
     });
   },
+});
+
+Deno.test("agent import is refused while a session of the agent runs, unless --force; a lock left by a dead process does not count", async () => {
+  await withRoot(async (root) => {
+    const state = await initAgent(root);
+    await Deno.writeTextFile(join(state, "AGENTS.md"), "original");
+    const src = await Deno.makeTempDir({ dir: root });
+    const path = await archive(src, [
+      file("agent_state/system_config.yaml", CONFIG(7)),
+      file("agent_state/AGENTS.md", "imported"),
+    ]);
+    const traces = join(agentDir(root), "traces");
+    const sid = "session-2026-03-04-10-00-00-aaaa0001";
+    // This test process is the live writer of that session.
+    const lock = await acquireSessionLock(traces, sid);
+    try {
+      const r = await runCli(["--root", root, "agent", "import", path]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `agent import: agent default_agent has 1 running session\\(s\\): ${sid} \\(process ${Deno.pid}\\); .* pass --force`,
+        ),
+      );
+      assert.equal(await Deno.readTextFile(join(state, "AGENTS.md")), "original");
+      const forced = await ok(["agent", "import", path, "--force"], root);
+      assert.match(forced.stdout, /^Imported snapshot v7 into agent default_agent/);
+      assert.equal(await Deno.readTextFile(join(state, "AGENTS.md")), "imported");
+    } finally {
+      await releaseSessionLock(lock);
+    }
+    // A lock file nobody holds (its process died): not a running session.
+    await Deno.writeTextFile(join(traces, ".locks", `${sid}.lock`), '{"pid":1}\n');
+    await Deno.writeTextFile(join(state, "AGENTS.md"), "again");
+    await ok(["agent", "import", path, "--yes"], root);
+    assert.equal(await Deno.readTextFile(join(state, "AGENTS.md")), "imported");
+  });
+});
+
+Deno.test("agent import first rolls back an import that died between its renames, and says so", async () => {
+  await withRoot(async (root) => {
+    const state = await initAgent(root);
+    await Deno.writeTextFile(join(state, "AGENTS.md"), "original");
+    const old = join(agentDir(root), ".agent_state.old-deadbeef");
+    await Deno.rename(state, old);
+    await Deno.mkdir(join(agentDir(root), ".agent_state.import-deadbeef"));
+    const src = await Deno.makeTempDir({ dir: root });
+    const path = await archive(src, [
+      file("agent_state/system_config.yaml", CONFIG(7)),
+      file("agent_state/AGENTS.md", "imported"),
+    ]);
+    const r = await ok(["agent", "import", path], root);
+    assert.match(
+      r.stderr,
+      /^penguin: restored ".*agent_state" from ".*\.agent_state\.old-deadbeef", left by an agent import that was interrupted between its renames/m,
+    );
+    assert.match(r.stderr, /^penguin: removed ".*\.agent_state\.import-deadbeef"/m);
+    assert.equal(await Deno.readTextFile(join(state, "AGENTS.md")), "imported");
+    // The restored state's vault was carried into the import.
+    assert.match(r.stdout, /kept its own \.vault\.toml/);
+    const entries = await tree(agentDir(root));
+    assert.deepEqual(entries.filter((p) => p.startsWith(".agent_state")), []);
+  });
 });

@@ -492,10 +492,6 @@ Deno.test("chat with nothing on stdin exits without a resume command", async () 
 Deno.test("chat flag errors are usage errors (exit 2)", async () => {
   const cases: [string[], RegExp][] = [
     [["--provider", "custom"], /--model-id and --provider must be given together/],
-    [
-      ["--resume", "--provider", "custom", "--model-id", "m"],
-      /--resume continues a session with its recorded model/,
-    ],
     [["--thinking", "huge"], /--thinking must be one of none, low, medium, high, xhigh, max/],
     [["--approve", "sometimes"], /--approve must be one of allow-all/],
     [["--network", "maybe"], /--network must be on or off/],

@@ -6,9 +6,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type RecordedRequest, type ScriptedTurn, turn } from "../support/model_server.ts";
-import { type CliResult, runCli, spawnCli } from "../support/cli.ts";
+import { type CliResult, penguinArgv, penguinEnv, REPO, runCli, spawnCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, readSession, type Sandbox } from "../agent/_support.ts";
+import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
 
 /** What the model sees of one request: the last message's text, and the goal file it names. */
 interface Seen {
@@ -418,4 +419,199 @@ Deno.test("run --goal: a round that hits --max-turns ends the goal aborted, exit
       ]);
     },
   );
+});
+
+Deno.test("run --goal waits for a background subagent and lets the model read its report before the round is judged", async () => {
+  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  await withModelRoot({
+    handler: async (req, i) => {
+      const texts = userTexts(req);
+      if (whose(req) === "child") {
+        // The child answers only once penguin says it waits for it (round 1's run has ended).
+        await parentWaits;
+        return turn.text("child result: 42");
+      }
+      const seen = seenOf(req, i);
+      parent.push(seen);
+      const t = turnOf(req);
+      if (t === 0) {
+        return turn.toolCall("run_subagent", {
+          description: "background work",
+          prompt: "[[child]] compute the answer",
+          run_in_background: true,
+        });
+      }
+      if (t === 1) return turn.text("Started the child; waiting for its report.");
+      if (texts.some((x) => x.includes("[background_task_done]")) && t === 2) {
+        return turn.of(item.toolCall("write_file", {
+          file_path: seen.goalPath!,
+          content: "objective: '[[parent]] delegate'\nstatus: complete\n",
+        }));
+      }
+      return turn.text("Done: the child reported 42.");
+    },
+    maxRequests: 20,
+  }, async (sb) => {
+    const child = spawnCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "--goal",
+      "-m",
+      "[[parent]] delegate",
+    ]);
+    const stdout = new Response(child.stdout).text();
+    let stderr = "";
+    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
+      stderr += text;
+      if (stderr.includes("[background] waiting for")) sawWaiting();
+    }
+    sawWaiting(); // never leave the child's request hanging
+    const r = { code: (await child.status).code, stdout: await stdout, stderr };
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    // One round: the report came in that round, not as the next round's news.
+    assert.deepEqual(roundsSent(parent), [1]);
+    assert.equal(parent.length, 4);
+    assert.match(parent[2]!.lastUser, /\[background_task_done\][\s\S]*child result: 42/);
+    const sid = sessionIdOf(r);
+    const records = await readSession(sb.root, sid);
+    const [finished] = goalFinished(records);
+    assert.equal(finished?.outcome, "complete");
+    assert.equal(finished?.rounds, 1);
+    // The child's request counts: four parent requests and one child request.
+    assert.equal(finished?.tokens_used, 5 * 120);
+    await assertGoodTrace(sb.root, sid);
+  }, { visible: true });
+});
+
+Deno.test("run --resume --goal after a killed goal run counts the subagents' tokens from their own traces", async () => {
+  const { promise: round2, resolve: reachedRound2 } = Promise.withResolvers<void>();
+  const { promise: killed, resolve: wasKilled } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  await withModelRoot({
+    handler: async (req, i) => {
+      if (whose(req) === "child") return turn.text("child result: 42");
+      const seen = seenOf(req, i);
+      parent.push(seen);
+      // The resumed round's message also carries the torn round 2: the highest round is this one.
+      const rounds = [...seen.lastUser.matchAll(/\[goal\]\nround: (\d+)\n/g)].map((m) => +m[1]!);
+      const round = rounds.length > 0 ? String(Math.max(...rounds)) : undefined;
+      if (round === "1") {
+        return turn.toolCall("run_subagent", {
+          description: "part one",
+          prompt: "[[child]] compute the answer",
+        });
+      }
+      if (round === "2") {
+        // The goal run dies here, without a goal_finished.
+        reachedRound2();
+        await killed;
+        return turn.text("never read");
+      }
+      if (round === "3") {
+        return turn.of(item.toolCall("write_file", {
+          file_path: seen.goalPath!,
+          content: "objective: '[[parent]] long job'\nstatus: complete\n",
+        }));
+      }
+      return turn.text(seen.lastUser === "" && turnOf(req) > 2 ? "All done." : "Part one done.");
+    },
+    maxRequests: 20,
+  }, async (sb) => {
+    const proc = spawnCli([
+      "--root",
+      sb.root,
+      "run",
+      "--workspace",
+      sb.workspace,
+      "--goal",
+      "-m",
+      "[[parent]] long job",
+    ]);
+    const stderr = new Response(proc.stderr).text();
+    const stdout = new Response(proc.stdout).text();
+    await round2;
+    proc.kill("SIGKILL");
+    await proc.status;
+    wasKilled();
+    const sid = /^Session: (session-\S+)$/m.exec(await stderr)?.[1];
+    assert.ok(sid, await stdout);
+    assert.deepEqual(goalFinished(await readSession(sb.root, sid)), []);
+    const again = await runCli([
+      "--root",
+      sb.root,
+      "run",
+      "--resume",
+      sid,
+      "--goal",
+    ]);
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    const sent = parent.find((s) => s.lastUser.includes("[goal]\nround: 3\n"))!.lastUser;
+    const round3 = sent.slice(sent.indexOf("[goal]\nround: 3\n"));
+    // Round 1: the parent's two requests and the child's one, 120 each.
+    assert.ok(round3.includes("Tokens used so far: 360."), round3);
+  }, { visible: true });
+});
+
+Deno.test("chat /goal waits for a background subagent before judging the round, as run --goal does", async () => {
+  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  await withModelRoot({
+    handler: async (req, i) => {
+      if (whose(req) === "child") {
+        await parentWaits;
+        return turn.text("child result: 42");
+      }
+      const seen = seenOf(req, i);
+      parent.push(seen);
+      const t = turnOf(req);
+      if (t === 0) {
+        return turn.toolCall("run_subagent", {
+          description: "background work",
+          prompt: "[[child]] compute the answer",
+          run_in_background: true,
+        });
+      }
+      if (t === 1) return turn.text("Started the child.");
+      if (t === 2 && seen.lastUser.includes("[background_task_done]")) {
+        return turn.of(item.toolCall("write_file", {
+          file_path: seen.goalPath!,
+          content: "objective: '[[parent]] delegate'\nstatus: complete\n",
+        }));
+      }
+      return turn.text("Done.");
+    },
+    maxRequests: 20,
+  }, async (sb) => {
+    const proc = new Deno.Command(Deno.execPath(), {
+      args: [...penguinArgv(), "--root", sb.root, "chat", "--workspace", sb.workspace],
+      cwd: REPO,
+      env: penguinEnv(),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = proc.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("/goal [[parent]] delegate\n"));
+    await writer.close();
+    const stderr = new Response(proc.stderr).text();
+    let stdout = "";
+    for await (const text of proc.stdout.pipeThrough(new TextDecoderStream())) {
+      stdout += text;
+      if (stdout.includes("[background] waiting for")) sawWaiting();
+    }
+    sawWaiting(); // never leave the child's request hanging
+    const code = (await proc.status).code;
+    assert.equal(code, 0, (await stderr) + stdout);
+    assert.match(stdout, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    assert.deepEqual(roundsSent(parent), [1]);
+    assert.match(stdout, /\[goal\] completed · 1 round/);
+    const sid = /^Session: (session-\S+)$/m.exec(stdout)![1]!;
+    const [finished] = goalFinished(await readSession(sb.root, sid));
+    assert.deepEqual([finished?.outcome, finished?.rounds], ["complete", 1]);
+  }, { visible: true });
 });

@@ -94,8 +94,13 @@ Deno.test("run --resume continues by id, by trace path and as latest, each time 
   });
 });
 
-Deno.test("run --resume --provider --model-id continues on that pair; an unconfigured pair is refused (exit 2) before any request", async () => {
-  const server = await compactionAwareServer([turn.text("One."), turn.text("Two.")]);
+Deno.test("run --resume --provider --model-id continues on that pair, recorded for later resumes and stats; an unconfigured pair is refused (exit 2) before any request", async () => {
+  const server = await compactionAwareServer([
+    turn.text("One."),
+    turn.text("Two."),
+    turn.text("Three."),
+    turn.text("Four."),
+  ]);
   await scenario(server, async (sb, cli) => {
     const first = await cli(["run", "-m", "Hello."]);
     assert.equal(first.code, 0, first.stderr);
@@ -151,6 +156,45 @@ Deno.test("run --resume --provider --model-id continues on that pair; an unconfi
       userAtom("Hello."),
       answer("One."),
       userAtom("Again."),
+    ]);
+    const switches = () =>
+      readSession(sb.root, sid).then((all) =>
+        all.flatMap((m) =>
+          m.type === "event_msg" && m.payload.type === "model_switched" ? [m.payload] : []
+        )
+      );
+    assert.deepEqual(await switches(), [{
+      type: "model_switched",
+      provider: "custom",
+      model_id: "other",
+      previous_provider: "custom",
+      previous_model_id: "m",
+    }]);
+    assert.ok(r.stdout.includes("[model switched] m (custom) → other (custom)"), r.stdout);
+    // A later resume without the flags continues on the last pair the trace records.
+    const later = await cli(["run", "--resume", sid, "-m", "Later."]);
+    assert.equal(later.code, 0, later.stderr);
+    assert.equal((server.requests[2]!.body as { model: string }).model, "other");
+    assert.equal((await switches()).length, 1);
+    // chat --resume switches the same way, back to the recorded pair.
+    const chat = await cli(
+      ["chat", "--resume", sid, "--provider", "custom", "--model-id", "m"],
+      "Back.\n",
+    );
+    assert.equal(chat.code, 0, chat.stderr);
+    assert.equal((server.requests[3]!.body as { model: string }).model, "m");
+    assert.deepEqual((await switches()).map((e) => [e.previous_model_id, e.model_id]), [
+      ["m", "other"],
+      ["other", "m"],
+    ]);
+    await assertGoodTrace(sb.root, sid);
+    // trace stats credits each pair with the tokens of its own requests.
+    const stats = await cli(["trace", "stats", "--by", "model", "--json", sid]);
+    assert.equal(stats.code, 0, stats.stderr);
+    const rows = (JSON.parse(stats.stdout) as { rows: { key: string; requests: number }[] }).rows;
+    assert.deepEqual(rows.map((row) => [row.key, row.requests]), [
+      ["custom/m", 2],
+      ["custom/other", 2],
     ]);
   });
 });
@@ -581,5 +625,57 @@ Deno.test("/compact in chat compacts the running conversation; /compact before a
       basename((await listSessionFiles(tracesDir(sb.root), sid)).at(-1)!.path).slice(-9),
       "002.jsonl",
     );
+  });
+});
+
+Deno.test("a switched session that compacts starts its next file on the pair it runs on, with that model's context window", async () => {
+  const server = await compactionAwareServer(
+    [turn.text("One."), turn.text("Two."), turn.text("Three.")],
+    [turn.text("[summary]Two answers so far.[/summary]")],
+  );
+  await scenario(server, async (sb, cli) => {
+    const first = await cli(["run", "-m", "Hello."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "other",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+      context_window: 4242,
+    });
+    const switched = await cli([
+      "run",
+      "--resume",
+      sid,
+      "-m",
+      "Again.",
+      "--provider",
+      "custom",
+      "--model-id",
+      "other",
+    ]);
+    assert.equal(switched.code, 0, switched.stderr);
+    const compact = await cli(["sessions", "compact", sid]);
+    assert.equal(compact.code, 0, compact.stderr);
+    const next = await cli(["run", "--resume", sid, "-m", "And now?"]);
+    assert.equal(next.code, 0, next.stderr);
+    const models = server.requests.map((q) => (q.body as { model: string }).model);
+    assert.deepEqual(models, ["m", "other", "other", "other"]);
+    const files = await listSessionFiles(tracesDir(sb.root), sid);
+    assert.equal(files.length, 2);
+    const head = (await readTraceFile(files[1]!.path)).messages[0]!;
+    assert.equal(head.type, "session_meta");
+    const meta = head.payload as {
+      provider: string;
+      model_id: string;
+      model_context_window: unknown;
+    };
+    assert.deepEqual([meta.provider, meta.model_id, meta.model_context_window], [
+      "custom",
+      "other",
+      4242,
+    ]);
+    await assertGoodTrace(sb.root, sid);
   });
 });

@@ -61,6 +61,13 @@ const CASES: [string, EventPayload[]][] = [
     tokens_used: 1_234_567,
   }]],
   ["a moved workspace", [{ type: "workspace_moved", from: "/a", to: "/b" }]],
+  ["a model switch", [{
+    type: "model_switched",
+    provider: "custom",
+    model_id: "other",
+    previous_provider: "custom",
+    previous_model_id: "m",
+  }]],
   ["an MCP connect with one server down", [
     { type: "mcp_connect_begin", servers: ["fs", "web"] },
     {

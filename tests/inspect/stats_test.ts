@@ -7,6 +7,7 @@ import { describeCost, renderStatsText } from "../../lib/inspect/stats_render.ts
 import { makeStyle } from "../../lib/display/palette.ts";
 import { resolveTargets } from "../../lib/inspect/targets.ts";
 import { addModel } from "../../lib/state/project_config.ts";
+import { eventMsg } from "../../lib/protocol/builders.ts";
 import { sid, traceBuilder, tracesDay, withTempDir } from "./_support.ts";
 
 // A session with every kind of record stats counts; returns the builder and
@@ -265,5 +266,59 @@ Deno.test("stats skips malformed lines and a torn tail, and reports them", async
     assert.equal(report.skipped, 2);
     assert.equal(report.total.records, b.records.length);
     assert.equal(report.total.turns, 1);
+  });
+});
+
+Deno.test("stats credits each model pair of a switched session with its own tokens and price", async () => {
+  await withTempDir(async (root) => {
+    const id = sid("abab0001");
+    const price = { cache_read: 1, cache_write: 10, output: 100 };
+    const config = join(root, "default_project", ".project_config.toml");
+    await addModel(config, { provider: "custom", model_id: "other", pricing: price });
+    // Starts on anthropic/claude-sonnet-4-6 (catalog price), switches to custom/other
+    // (configured price), rotates (the new file's meta names the pair it runs on), then to
+    // custom/mock (no price).
+    const b = traceBuilder(id, { provider: "anthropic", modelId: "claude-sonnet-4-6" }).meta()
+      .tools().user("one").begin().text("1").usage(100, 10, 1).end();
+    const switched = (provider: string, model_id: string, prev: [string, string]) =>
+      eventMsg({
+        type: "model_switched",
+        provider,
+        model_id,
+        previous_provider: prev[0],
+        previous_model_id: prev[1],
+      });
+    b.records.push(switched("custom", "other", ["anthropic", "claude-sonnet-4-6"]));
+    b.user("two").begin().text("2").usage(200, 20, 2).end();
+    const day = await tracesDay(root);
+    await Deno.writeTextFile(join(day, `${id}_001.jsonl`), b.jsonl());
+    const b2 = traceBuilder(id, { provider: "custom", modelId: "other" }).meta().tools()
+      .user("three").begin().text("3").usage(300, 30, 3).end();
+    b2.records.push(switched("custom", "mock", ["custom", "other"]));
+    b2.user("four").begin().text("4").usage(400, 40, 4).end();
+    await Deno.writeTextFile(join(day, `${id}_002.jsonl`), b2.jsonl());
+
+    const sessions = await resolveTargets([root]);
+    const byModel = await collectStats(sessions, { by: "model", prices: createPriceBook() });
+    assert.deepEqual(byModel.rows.map((r) => [r.key, r.sessions, r.requests, r.tokens.total]), [
+      ["anthropic/claude-sonnet-4-6", 1, 1, 111],
+      ["custom/mock", 1, 1, 444],
+      ["custom/other", 1, 2, 555],
+    ]);
+    const sonnet = findPreset("anthropic", "claude-sonnet-4-6")!.pricing;
+    const expected = (100 * sonnet.cache_read + 10 * sonnet.cache_write + 1 * sonnet.output) / 1e6 +
+      (500 * price.cache_read + 50 * price.cache_write + 5 * price.output) / 1e6;
+    const [row] = (await collectStats(sessions, { prices: createPriceBook() })).rows;
+    assert.ok(Math.abs(row!.cost.usd! - expected) < 1e-12, `${row!.cost.usd} vs ${expected}`);
+    assert.deepEqual(row!.cost.unpriced, [{ model: "custom/mock", tokens: 444, requests: 1 }]);
+    assert.deepEqual(row!.cost.prices, [
+      { model: "anthropic/claude-sonnet-4-6", source: "catalog" },
+      { model: "custom/other", source: "config" },
+    ]);
+    assert.deepEqual([...row!.models].sort(), [
+      "anthropic/claude-sonnet-4-6",
+      "custom/mock",
+      "custom/other",
+    ]);
   });
 });

@@ -168,6 +168,13 @@ export const EXAMPLES: Record<string, Record<string, unknown>> = {
     rounds: 3,
     tokens_used: 1200,
   }),
+  model_switched: event({
+    type: "model_switched",
+    provider: "custom",
+    model_id: "other",
+    previous_provider: "custom",
+    previous_model_id: "m",
+  }),
   subagent: event({ type: "subagent", session_id: "session-2026-11-29-19-26-19-8997c56f" }),
   tool_list_ready: event({
     type: "tool_list_ready",

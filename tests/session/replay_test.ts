@@ -553,3 +553,21 @@ Deno.test("a compaction closure keeps the meta", () => {
   const r = resumeTrace(msgs);
   assert.equal(r.meta, msgs[0]);
 });
+
+Deno.test("the pair a session runs on is the last model_switched event's; none means the meta's", () => {
+  const s = new Script();
+  const switched = (model_id: string, previous_model_id: string) =>
+    s.event({
+      type: "model_switched",
+      provider: "custom",
+      model_id,
+      previous_provider: "custom",
+      previous_model_id,
+    });
+  const head = [s.meta(ID), s.tools(), s.user("a"), s.begin(), s.say("A"), s.end()];
+  assert.equal(resumeTrace(head).pair, undefined);
+  const once = [...head, switched("b", "m"), s.user("b"), s.begin(), s.say("B"), s.end()];
+  assert.deepEqual(resumeTrace(once).pair, { provider: "custom", model_id: "b" });
+  const twice = [...once, switched("c", "b"), s.user("c")];
+  assert.deepEqual(resumeTrace(twice).pair, { provider: "custom", model_id: "c" });
+});

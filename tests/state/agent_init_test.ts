@@ -108,3 +108,32 @@ Deno.test("invalid agent ids are refused before any directory is made", async ()
     assert.deepEqual(await Array.fromAsync(Deno.readDir(root)), []);
   });
 });
+
+Deno.test("a load repairs an agent import that died between its renames: the old state comes back, never a default one", async () => {
+  await withRoot(async (root) => {
+    const ref = { root, projectId: "default_project", agentId: "default_agent" };
+    const p = agentPaths(ref);
+    await loadOrInitAgent(ref);
+    await Deno.writeTextFile(p.agentsMd, "My own rules.");
+    // The import renamed agent_state away and died before renaming its stage in.
+    const old = `${p.agent}/.agent_state.old-deadbeef`;
+    const stage = `${p.agent}/.agent_state.import-deadbeef`;
+    await Deno.rename(p.agentState, old);
+    await Deno.mkdir(stage);
+    await Deno.writeTextFile(`${stage}/AGENTS.md`, "Imported rules.");
+    const a = await loadOrInitAgent(ref);
+    assert.equal(a.created, false);
+    assert.equal(a.agentsMd, "My own rules.");
+    assert.equal(a.recovered.length, 2);
+    assert.match(a.recovered[0]!, /^restored ".*agent_state" from ".*\.agent_state\.old-deadbeef"/);
+    assert.match(
+      a.recovered[1]!,
+      /^removed ".*\.agent_state\.import-deadbeef", the unfinished stage/,
+    );
+    const names: string[] = [];
+    for await (const e of Deno.readDir(p.agent)) names.push(e.name);
+    assert.deepEqual(names.filter((n) => n.startsWith(".agent_state")), []);
+    // Nothing left to repair: the next load reports nothing.
+    assert.deepEqual((await loadOrInitAgent(ref)).recovered, []);
+  });
+});

@@ -106,6 +106,13 @@ function everyKind(): OmniMessage[] {
     }),
     eventMsg({ type: "mcp_connect_begin", servers: ["m"] }),
     eventMsg({ type: "goal_finished", outcome: "complete", rounds: 2, tokens_used: 10 }),
+    eventMsg({
+      type: "model_switched",
+      provider: "p",
+      model_id: "b",
+      previous_provider: "p",
+      previous_model_id: "a",
+    }),
   ];
 }
 

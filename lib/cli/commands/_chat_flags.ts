@@ -21,7 +21,9 @@ const RESUME: Flag = {
   help: "continue a session: id, unique part of an id, trace path,\n" +
     "or latest (the latest one without a value); with\n" +
     "--workspace, continue one whose recorded workspace is\n" +
-    "gone in that directory (recorded in the trace)",
+    "gone in that directory (recorded in the trace); with\n" +
+    "--provider and --model-id, continue it on that pair\n" +
+    "(recorded in the trace as a model_switched event)",
 };
 
 /** The flags of `penguin chat`, in help order. */

@@ -69,7 +69,9 @@ one, the path of one of its trace files, or "latest"): same workspace, model and
 the committed history as context, appending to the same trace. Its model
 pair must still be configured, unless --provider and --model-id name another
 configured pair to continue on (an explicit switch, e.g. for a session
-imported from another harness; the session_meta keeps the recorded pair).
+imported from another harness): a model_switched event in the trace records
+it, later resumes continue on the last pair recorded, and trace stats
+credits each pair with its own tokens.
 --workspace continues a session whose recorded workspace no longer exists in
 another directory (the move is recorded in the trace and told to the model);
 while the recorded workspace exists, only that directory is accepted.

@@ -165,7 +165,7 @@ export interface SessionFlags {
 /**
  * Read the session flags of `p` (parsed against {@linkcode SESSION_FLAGS}
  * and a `resume` flag) and check the rules between them: the model pair is
- * given whole, and with `--resume` only by `run` (an explicit switch).
+ * given whole (with `--resume`, an explicit switch).
  */
 export function sessionFlags(command: string, p: Parsed): SessionFlags {
   const provider = flagValue(p, PROVIDER);
@@ -178,14 +178,8 @@ export function sessionFlags(command: string, p: Parsed): SessionFlags {
       } alone`,
     );
   }
+  // With `--resume`, a pair is an explicit switch: the session continues on that model.
   const resume = p.values["resume"] as string | undefined;
-  // `run --resume` takes an explicit pair: the session continues on that model.
-  if (resume !== undefined && provider !== undefined && command !== "run") {
-    throw new PenguinError(
-      "usage",
-      `${command}: --resume continues a session with its recorded model; drop --provider, --model-id`,
-    );
-  }
   const workspace = flagValue(p, WORKSPACE);
   const thinking = flagValue(p, THINKING);
   const maxTurns = flagValue(p, MAX_TURNS);

@@ -8,10 +8,9 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import { onAbort } from "../../protocol/abort.ts";
 import type { CompleteMessage, OmniMessage } from "../../protocol/types.ts";
-import { userText } from "../../protocol/builders.ts";
 import { createAgent } from "../../agent/agent.ts";
+import { nextBackgroundReports } from "../../agent/background_reports.ts";
 import { type ApprovalVerdict, approverForMode, withCommandPolicy } from "../../agent/approval.ts";
 import type { RunOptions, Session } from "../../agent/session.ts";
 import { type RunOutcome, trackOutcome } from "../../agent/outcome.ts";
@@ -191,26 +190,7 @@ export async function driveTask(
     for await (const msg of task) hooks.onMessage?.(msg);
     outcome = task.outcome;
     if (outcome?.kind !== "completed" || signal?.aborted) break;
-    next = await nextBackgroundReports();
+    next = await nextBackgroundReports(session, signal, hooks.onWaiting);
   }
   return outcome;
-
-  /** The reports of finished background work as harness messages; null when nothing is left to wait for. */
-  async function nextBackgroundReports(): Promise<CompleteMessage[] | null> {
-    let notices = session.takeBackgroundNotices();
-    while (notices.length === 0 && session.hasRunningBackgroundSubagents() && !signal?.aborted) {
-      const running = session.backgroundTasks().filter((t) =>
-        t.kind === "subagent" && t.state === "running"
-      );
-      hooks.onWaiting?.(running.length);
-      let unsubscribe: (() => void)[] = [];
-      await new Promise<void>((resolve) => {
-        unsubscribe = [session.onBackgroundNotice(() => resolve()), onAbort(signal, resolve)];
-      });
-      for (const off of unsubscribe) off();
-      notices = session.takeBackgroundNotices();
-    }
-    if (notices.length === 0 || signal?.aborted) return null;
-    return notices.map((n) => userText(n.text, "harness"));
-  }
 }

@@ -24,6 +24,7 @@ import {
   type SkippedEntry,
   snapshotAgent,
 } from "../../state/snapshot.ts";
+import { liveSessions } from "../../trace/lock.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { readStdinLine } from "../line_reader.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
@@ -38,6 +39,11 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     type: "boolean",
     label: "--yes, -y",
     help: "replace a newer or equal version without asking",
+  },
+  {
+    name: "force",
+    type: "boolean",
+    help: "import even while sessions of the agent are running",
   },
   ...TARGET_FLAGS,
 ];
@@ -68,6 +74,13 @@ system_prompt and a version. A vault is never imported: a .vault.toml in
 the archive is skipped and reported, and the agent keeps its own vault and
 chat history. The new state is built beside the old one and renamed into
 place, so a failed import changes nothing.
+
+A running session of the agent (a live process holding one of its session
+locks, traces/.locks/) reads the state it would replace: the import is
+refused (exit 1) and names the sessions, unless --force is given. An import
+interrupted between its two renames (the process killed) is rolled back by
+the next import or the next load of the agent: the old state under
+.agent_state.old-<tag> is renamed back, and what it did is printed.
 
 Importing a version that is not newer than the agent's current one asks
 for confirmation on a terminal; without a terminal it is refused (exit 2)
@@ -171,7 +184,23 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     }
   }
   reportSkipped(ctx, archive.skipped);
-  const done = await installSnapshot(paths, archive);
+  const done = await installSnapshot(paths, archive, {
+    check: async () => {
+      if (bool(p, "force")) return;
+      const live = await liveSessions(paths.traces);
+      if (live.length === 0) return;
+      const named = live.map((l) =>
+        l.holder ? `${l.sessionId} (process ${l.holder.pid})` : l.sessionId
+      );
+      throw new PenguinError(
+        "locked",
+        `${cmd}: agent ${ref.agentId} has ${live.length} running session(s): ${
+          named.join(", ")
+        }; they read the state an import replaces. Wait for them to finish, or pass --force`,
+      );
+    },
+  });
+  for (const line of done.recovered) ctx.io.err(`penguin: ${line}\n`);
   const kept = done.kept.length > 0 ? `; kept its own ${done.kept.join(" and ")}` : "";
   ctx.io.out(
     `Imported snapshot v${archive.version} into agent ${ref.agentId} (${done.files} file${

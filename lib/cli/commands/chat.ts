@@ -80,9 +80,11 @@ async function resumeSession(
     }
     sessionTarget = latest;
   }
-  const { workspaceDir: _w, provider: _p, modelId: _m, ...rest } = opts.session;
+  const { workspaceDir: _w, provider, modelId, ...rest } = opts.session;
   const session = await agent.resumeSession({
     target: sessionTarget,
+    // An explicit pair switches the resumed session to it (recorded in the trace).
+    ...(provider !== undefined && modelId !== undefined ? { provider, modelId } : {}),
     ...(opts.resumeWorkspace !== undefined ? { workspace: opts.resumeWorkspace } : {}),
     ...rest,
     // The recorded workspace decides which penguin.jsonc applies.
@@ -267,7 +269,13 @@ async function goalCommand(chat: Chat, word: string, arg: string): Promise<void>
   }
   await runRendered(
     chat,
-    (opts) => runGoal(session, plan, budget !== undefined ? { budget } : {}, opts),
+    (opts) =>
+      runGoal(session, plan, budget !== undefined ? { budget } : {}, opts, {
+        onWaiting: (running) =>
+          chat.renderer.line(
+            `[background] waiting for ${running} background subagent(s) to finish…`,
+          ),
+      }),
   );
 }
 

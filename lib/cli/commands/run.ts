@@ -195,6 +195,7 @@ async function runGoalRounds(
   f: RunFlags,
   runOptions: RunOptions,
   show: (msg: OmniMessage) => void,
+  onWaiting: (running: number) => void,
 ): Promise<GoalResult | undefined> {
   const plan = f.message !== undefined
     ? await startGoal(session, withSkills(f.message, f.skills))
@@ -204,7 +205,7 @@ async function runGoalRounds(
     ...(f.budget !== undefined ? { budget: f.budget } : {}),
     ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
   };
-  const goal = runGoal(session, plan, limits, runOptions);
+  const goal = runGoal(session, plan, limits, runOptions, { onWaiting });
   for (let r = await goal.next();; r = await goal.next()) {
     if (r.done) return r.value;
     show(r.value);
@@ -232,11 +233,18 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     if (f.json) io.out(JSON.stringify(msg) + "\n");
     else renderer!.push(msg);
   };
+  const onWaiting = (running: number) => {
+    if (!f.json) {
+      io.err(`[background] waiting for ${running} background subagent(s) to finish…
+`);
+    }
+  };
   let completed = false;
   renderer?.beginTask();
   try {
     if (f.goal) {
-      completed = (await runGoalRounds(session, f, runOptions, show))?.outcome === "complete";
+      const result = await runGoalRounds(session, f, runOptions, show, onWaiting);
+      completed = result?.outcome === "complete";
     } else {
       // Subagents started with run_in_background report when they finish: the
       // task waits for them and lets the model read each report.
@@ -244,14 +252,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         session,
         withSkills(f.message!, f.skills),
         runOptions,
-        {
-          onMessage: show,
-          onWaiting: (running) => {
-            if (!f.json) {
-              io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
-            }
-          },
-        },
+        { onMessage: show, onWaiting },
       );
       completed = outcome?.kind === "completed";
     }

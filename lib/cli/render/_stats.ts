@@ -18,6 +18,7 @@ import {
   goalFinishedLabel,
   mcpBeginLabel,
   mcpEndLabel,
+  modelSwitchedLabel,
   retryLabel,
   workspaceMovedLabel,
 } from "../../display/labels.ts";
@@ -194,6 +195,11 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
           return goalFinishedLabel(e.outcome, e.rounds, e.tokens_used);
         case "workspace_moved":
           return workspaceMovedLabel(e.from, e.to);
+        case "model_switched":
+          return modelSwitchedLabel(
+            { provider: e.previous_provider, model_id: e.previous_model_id },
+            e,
+          );
         default:
           return null;
       }
