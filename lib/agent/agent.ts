@@ -287,6 +287,8 @@ async function openRecorded(
   rec: RecordedSession,
   opts: RecordedSessionOptions,
 ): Promise<Session> {
+  // Long because: the resume steps in the order they depend on each other (model, workspace,
+  // prompt, writer, parts, children, a moved workspace, a dangling compaction).
   let { meta } = rec;
   const model = sessionModel(base, { provider: meta.provider, model_id: meta.model_id }, opts);
   if (rec.switchedFrom) {

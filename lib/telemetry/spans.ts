@@ -92,6 +92,8 @@ interface TaskOpen extends Open {
 
 interface SessionState {
   meta: SessionMeta;
+  /** The pair the session runs on: `session_meta`'s, then each `model_switched` event's. */
+  model: { provider: string; modelId: string };
   agent: string;
   traceId: string;
   root: Open;
@@ -226,6 +228,7 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
     };
     const s: SessionState = {
       meta,
+      model: { provider: meta.provider, modelId: meta.model_id },
       agent,
       traceId,
       root,
@@ -275,8 +278,8 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
         ...common(s),
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": s.agent,
-        "gen_ai.provider.name": genAiProviderName(s.meta.provider),
-        "gen_ai.request.model": s.meta.model_id,
+        "gen_ai.provider.name": genAiProviderName(s.model.provider),
+        "gen_ai.request.model": s.model.modelId,
         "penguin.task.sender": typeof sender === "string" ? sender : "user",
       },
       requests: 0,
@@ -366,20 +369,27 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
   function onEvent(s: SessionState, t: string, p: Record<string, unknown>, out: OtlpSpan[]) {
     // Long because: one switch over the event types that open or close spans, each a few lines.
     switch (p.type) {
+      case "model_switched": {
+        // An explicit switch on resume: later requests run on the new pair.
+        if (typeof p.provider === "string" && typeof p.model_id === "string") {
+          s.model = { provider: p.provider, modelId: p.model_id };
+        }
+        return;
+      }
       case "request_begin": {
         s.requests++;
         if (s.task) s.task.requests++;
         s.request = {
           spanId: freshId(s, "request", t),
           parentSpanId: (s.compaction ?? s.task ?? s.root).spanId,
-          name: `chat ${s.meta.model_id}`,
+          name: `chat ${s.model.modelId}`,
           kind: SPAN_KIND.client,
           start: t,
           attrs: {
             ...common(s),
             "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": genAiProviderName(s.meta.provider),
-            "gen_ai.request.model": s.meta.model_id,
+            "gen_ai.provider.name": genAiProviderName(s.model.provider),
+            "gen_ai.request.model": s.model.modelId,
             "gen_ai.request.stream": true,
             "penguin.request.compaction": s.compaction ? true : undefined,
           },

@@ -6,6 +6,7 @@ import { REPO } from "../support/cli.ts";
 import { PLANTED } from "../inspect/_secrets.ts";
 import { FIXTURES, fixturesPresent, sid, traceBuilder, withTempDir } from "../inspect/_support.ts";
 import { byId, decodeSpans, named, type Span } from "./_otlp.ts";
+import { eventMsg } from "../../lib/protocol/builders.ts";
 
 async function exportOf(paths: string[], opts = {}) {
   const sessions = await groupSessions(paths);
@@ -188,5 +189,32 @@ Deno.test("otlp: message contents stay out unless included, and included content
     assert.deepEqual(out[0].parts, [{ type: "text", content: "ANSWER-TEXT" }]);
     const raw = JSON.stringify(await exportOf([path], { includeContent: true, redact: false }));
     assert.ok(raw.includes(secret.secret.split("\n")[0]!));
+  });
+});
+
+Deno.test("otlp: after a model_switched event, task and request spans name the new pair", async () => {
+  const id = sid("0e1a0009");
+  const b = traceBuilder(id, { provider: "custom", modelId: "old-model" }).meta().tools()
+    .user("first").begin().usage(5, 10, 3).end("completed");
+  const switched = eventMsg({
+    type: "model_switched",
+    provider: "deepseek",
+    model_id: "new-model",
+    previous_provider: "custom",
+    previous_model_id: "old-model",
+  });
+  switched.timestamp = new Date(b.now() + 50).toISOString();
+  b.records.push(switched);
+  b.user("second").begin().usage(5, 10, 3).end("completed");
+  await withTempDir(async (dir) => {
+    const path = join(dir, `${id}_001.jsonl`);
+    await Deno.writeTextFile(path, b.jsonl());
+    const spans = decodeSpans(await exportOf([path]));
+    const reqs = named(spans, "chat ");
+    assert.deepEqual(reqs.map((r) => r.name), ["chat old-model", "chat new-model"]);
+    assert.equal(reqs[1]!.attrs["gen_ai.request.model"], "new-model");
+    assert.equal(reqs[1]!.attrs["gen_ai.provider.name"], "deepseek");
+    const tasks = named(spans, "invoke_agent ");
+    assert.equal(tasks[1]!.attrs["gen_ai.request.model"], "new-model");
   });
 });
