@@ -5,7 +5,7 @@
  * @module
  */
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import { READY, supervisorArgs, type SupervisorKind } from "./_supervisor.ts";
+import { READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
 
 /** How a child ended. */
 export interface ExitStatus {
@@ -192,6 +192,18 @@ const WIRE: Record<Exclude<ForwardSignal, "SIGKILL">, Deno.Signal> = {
   SIGHUP: "SIGHUP",
 };
 
+const runnable = new Map<string, boolean>();
+
+/** Whether this process may start `path` itself (the binary's permission set names `/usr/bin/setpriv`). */
+function mayRun(path: string): boolean {
+  let ok = runnable.get(path);
+  if (ok === undefined) {
+    ok = Deno.permissions.querySync({ name: "run", command: path }).state === "granted";
+    runnable.set(path, ok);
+  }
+  return ok;
+}
+
 /** Bytes read from a command's output at a time (one buffer, refilled). */
 const READ_BUFFER_BYTES = 64 * 1024;
 
@@ -246,12 +258,14 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
   const merged = opts.stdio === "merged";
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(opts.bash, {
-      args: supervisorArgs(opts.job, {
-        setpriv: opts.setpriv,
-        kind: opts.kind,
-        seccomp: opts.seccomp,
-      }),
+    const start = supervisorCommand(opts.bash, opts.job, {
+      setpriv: opts.setpriv,
+      direct: opts.setpriv !== undefined && mayRun(opts.setpriv),
+      kind: opts.kind,
+      seccomp: opts.seccomp,
+    });
+    child = new Deno.Command(start.command, {
+      args: start.args,
       cwd: opts.cwd,
       clearEnv: true,
       env: opts.env,

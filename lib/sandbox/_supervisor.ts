@@ -232,6 +232,28 @@ export function supervisorArgs(
   return ["-c", SUPERVISOR, "penguin-supervisor", opts.setpriv ?? "-", opts.kind, seccomp, ...job];
 }
 
+/**
+ * The program and arguments that start the supervisor. With `direct`, the
+ * supervisor is started by `setpriv` itself (penguin may run that binary):
+ * `setpriv --pdeathsig <sig> -- bash -c SUPERVISOR …`, one bash fewer than
+ * bash re-executing itself under setpriv (about 2 ms a command on a 2-core
+ * VM). The death signal is the one the script's own re-exec would choose.
+ */
+export function supervisorCommand(
+  bash: string,
+  job: string[],
+  opts: Parameters<typeof supervisorArgs>[1] & { direct?: boolean },
+): { command: string; args: string[] } {
+  if (opts.setpriv === undefined || !opts.direct) {
+    return { command: bash, args: supervisorArgs(job, opts) };
+  }
+  const sig = opts.kind === "ns" ? "KILL" : "USR2";
+  return {
+    command: opts.setpriv,
+    args: ["--pdeathsig", sig, "--", bash, ...supervisorArgs(job, { ...opts, setpriv: undefined })],
+  };
+}
+
 /** The fd the supervisor feeds the seccomp filter on (`--seccomp 4`). */
 export const SECCOMP_FD = 4;
 

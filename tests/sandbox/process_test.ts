@@ -322,3 +322,35 @@ Deno.test("a child inherits no descriptors beyond stdin, stdout and stderr", asy
     }
   });
 });
+
+Deno.test("the supervisor starts under setpriv directly when penguin may run it, else bash re-executes itself", async () => {
+  const { supervisorCommand } = await import("../../lib/sandbox/_supervisor.ts");
+  const direct = supervisorCommand("/bin/bash", ["bwrap", "x"], {
+    setpriv: "/usr/bin/setpriv",
+    direct: true,
+    kind: "ns",
+  });
+  assert.equal(direct.command, "/usr/bin/setpriv");
+  assert.deepEqual(direct.args.slice(0, 5), ["--pdeathsig", "KILL", "--", "/bin/bash", "-c"]);
+  // The script itself is told there is no setpriv left to re-execute under.
+  assert.deepEqual(direct.args.slice(6), ["penguin-supervisor", "-", "ns", "0", "bwrap", "x"]);
+  const group = supervisorCommand("/bin/bash", ["sh"], {
+    setpriv: "/usr/bin/setpriv",
+    direct: true,
+    kind: "group",
+  });
+  assert.deepEqual(group.args.slice(0, 2), ["--pdeathsig", "USR2"]);
+  const viaBash = supervisorCommand("/bin/bash", ["sh"], {
+    setpriv: "/usr/bin/setpriv",
+    direct: false,
+    kind: "group",
+  });
+  assert.equal(viaBash.command, "/bin/bash");
+  assert.deepEqual(viaBash.args.slice(2), [
+    "penguin-supervisor",
+    "/usr/bin/setpriv",
+    "group",
+    "0",
+    "sh",
+  ]);
+});
