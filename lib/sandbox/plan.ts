@@ -57,6 +57,13 @@ export interface SandboxPlan {
   env: Record<string, string>;
 }
 
+/** The workspace's confinement policy file (see `workspace_policy.ts`). */
+const WORKSPACE_POLICY_FILE = "penguin.jsonc";
+
+/** What the stand-in for a missing `penguin.jsonc` holds: an empty policy, which changes nothing. */
+const POLICY_PLACEHOLDER =
+  "// penguin: a stand-in that keeps commands from creating this file; removed when they end\n{}\n";
+
 /** True when `path` is `root` or lies below it. */
 export function isInside(path: string, root: string): boolean {
   if (root === "/") return true;
@@ -111,10 +118,20 @@ export async function resolvePlan(
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
   if (writableRoots) {
-    // The workspace's confinement policy is read-only to the commands it confines.
-    const policyFile = await real(join(workspace, "penguin.jsonc"));
-    if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
-      protect.push(policyFile.path);
+    // The workspace's confinement policy is read-only to the commands it confines. A missing
+    // one gets an inert stand-in: a policy a command wrote would decide the next session's
+    // git access (and, with --grant-writable-roots, its writable roots).
+    const policyPath = join(workspace, WORKSPACE_POLICY_FILE);
+    const held = livePlaceholders().has(policyPath);
+    const policyEntry = held ? undefined : await Deno.lstat(policyPath).catch(() => undefined);
+    if (policyEntry === undefined) {
+      placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
+      protect.push(policyPath);
+    } else {
+      const policyFile = await real(policyPath);
+      if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
+        protect.push(policyFile.path);
+      }
     }
     await guardGit(workspace, roots, policy.git ?? "read-only", {
       protect,
