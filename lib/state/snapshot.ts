@@ -32,6 +32,7 @@ import { gunzip, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 import type { AgentPaths } from "./paths.ts";
 import { parseSystemConfig } from "./system_config.ts";
+import { readUntrustedBytes } from "./untrusted_file.ts";
 
 /** Largest snapshot accepted or written: files, bytes unpacked, bytes of the archive file. */
 export const SNAPSHOT_LIMITS: Readonly<SnapshotLimits> = Object.freeze({
@@ -151,17 +152,25 @@ async function collect(
         entries.push({ header: { name: `${archived}/`, size: 0, type: "directory", ...meta } });
         await walk(abs, relPath);
       } else if (info.isFile) {
-        const body = await Deno.readFile(abs);
-        files++;
-        bytes += body.length;
-        if (files > limits.files || bytes > limits.bytes) {
-          throw new PenguinError(
+        const tooBig = () =>
+          new PenguinError(
             "runtime",
             `Cannot snapshot "${stateDir}": it holds more than ${limits.files} files or ${
               limits.bytes / 1024 / 1024
             } MiB, the most a snapshot holds`,
           );
+        // The model writes its memory directories (and may swap a link or a FIFO in while this
+        // runs): a file is read only as the regular file lstat saw, and never past the limit.
+        const read = await readUntrustedBytes(dir, name, Math.max(0, limits.bytes - bytes));
+        if (!read.ok) {
+          if (!read.missing) skipped.push({ path: archived, reason: read.message });
+          continue;
         }
+        if (read.truncated) throw tooBig();
+        const body = read.bytes;
+        files++;
+        bytes += body.length;
+        if (files > limits.files || bytes > limits.bytes) throw tooBig();
         entries.push({
           header: { name: archived, size: body.length, type: "file", ...meta },
           body,

@@ -202,3 +202,39 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
     await sb.cleanup();
   }
 });
+
+Deno.test("agent snapshot of a memory directory where the model planted a terabyte sparse file and a FIFO fails fast, then packs", async () => {
+  const queue: ScriptedTurn[] = [];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
+    const user = join(state, "memory", "user");
+    queue.push(
+      exec(
+        `cd '${user}' && truncate -s 1T big.md && mkfifo pipe.md && echo note > note.md && ` +
+          `ls -s big.md && echo planted`,
+        "plant",
+      ),
+      turn.text("done"),
+    );
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "plant"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(outputsOf(server).get("plant")!, /planted/);
+    assert.equal((await Deno.lstat(join(user, "big.md"))).size, 2 ** 40);
+
+    // Read whole, the sparse file would take a terabyte of penguin's memory.
+    const big = await runCli(["--root", sb.root, "agent", "snapshot"]);
+    assert.equal(big.code, 1, big.stderr);
+    assert.match(big.stderr, /Cannot snapshot .*more than 20000 files or 512 MiB/);
+
+    // Without it, the snapshot packs; the FIFO is left out (and reported), never opened.
+    await Deno.remove(join(user, "big.md"));
+    const done = await runCli(["--root", sb.root, "agent", "snapshot"]);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout + done.stderr, /memory\/user\/pipe\.md/);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
