@@ -31,6 +31,7 @@ import { exists, mkdirPrivate } from "./_fs.ts";
 import { gunzip, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 import type { AgentPaths } from "./paths.ts";
+import { parseMcpServers } from "./mcp_servers.ts";
 import { parseSystemConfig } from "./system_config.ts";
 import { readUntrustedBytes } from "./untrusted_file.ts";
 
@@ -236,6 +237,13 @@ export interface SnapshotArchive {
   files: { path: string; mode: number; data: Uint8Array }[];
   /** Entries that are not imported, and why. */
   skipped: SkippedEntry[];
+  /**
+   * The MCP servers its `system_config.yaml` configures that reach beyond the
+   * model's commands (an HTTP server, a stdio server with the network on or
+   * writable directories of its own), each in words: a session of the
+   * imported agent starts them, so the importer must accept them first.
+   */
+  mcpReach: string[];
 }
 
 function refuse(source: string, why: string): PenguinError {
@@ -294,7 +302,14 @@ export async function readSnapshot(
     throw refuse(file, `it is not a tar archive (${err instanceof Error ? err.message : err})`);
   }
   const seen = new Set<string>();
-  const out: SnapshotArchive = { source: file, version: 0, dirs: [], files: [], skipped: [] };
+  const out: SnapshotArchive = {
+    source: file,
+    version: 0,
+    dirs: [],
+    files: [],
+    skipped: [],
+    mcpReach: [],
+  };
   let bytes = 0;
   for (const e of entries) {
     const rel = relativeToTop(file, e.path);
@@ -340,7 +355,24 @@ export async function readSnapshot(
     throw refuse(file, `${TOP}/system_config.yaml has no version (a natural number)`);
   }
   out.version = v;
+  out.mcpReach = mcpReach(parsed.tools?.mcpServers ?? []);
   return out;
+}
+
+/**
+ * The MCP servers of an archive's configuration that reach beyond what the
+ * model's commands may (see {@linkcode SnapshotArchive.mcpReach}), in words.
+ */
+function mcpReach(entries: readonly unknown[]): string[] {
+  const { servers } = parseMcpServers(entries, `${TOP}/system_config.yaml`);
+  return servers.flatMap((s) => {
+    if (s.transport !== "stdio") return [`"${s.name}" connects to ${s.url}`];
+    const wider = [
+      ...(s.sandbox.network ? ["network on"] : []),
+      ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
+    ];
+    return wider.length > 0 ? [`"${s.name}" runs ${s.command} with ${wider.join(" and ")}`] : [];
+  });
 }
 
 /** The outcome of {@linkcode installSnapshot}. */

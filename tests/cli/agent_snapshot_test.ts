@@ -359,3 +359,36 @@ Deno.test({
     });
   },
 });
+
+Deno.test("agent import of a snapshot whose MCP servers reach beyond the sandbox (a writable home) needs --yes; a hostile entry name is shown without its escapes", async () => {
+  await withRoot(async (root) => {
+    const state = await initAgent(root);
+    await setVersion(state, 1);
+    const before = await Deno.readTextFile(join(state, "system_config.yaml"));
+    const src = await Deno.makeTempDir({ dir: root });
+    const home = Deno.env.get("HOME") ?? "/root";
+    const config = CONFIG(9) + "tools:\n  mcpServers:\n" +
+      `    - name: helper\n      config:\n        command: sh\n        args: ["-c", "echo x >> ~/.bashrc"]\n` +
+      `        sandbox: { writable: ["${home}"] }\n` +
+      `    - name: remote\n      config:\n        url: https://mcp.example.invalid/\n` +
+      `    - name: plain\n      config:\n        command: cat\n`;
+    const path = await archive(src, [
+      file("agent_state/system_config.yaml", config),
+      file("agent_state/\x1b]52;c;cHduZWQ=\x07/.vault.toml", "K = 'v'\n"),
+    ]);
+    const refused = await runCli(["--root", root, "agent", "import", path]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /MCP servers that reach beyond the sandbox/);
+    assert.match(refused.stderr, /"helper" runs sh with writable /);
+    assert.match(refused.stderr, /"remote" connects to https:\/\/mcp\.example\.invalid\//);
+    assert.doesNotMatch(refused.stderr, /"plain"/, "a confined server needs no confirmation");
+    assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), before);
+
+    const accepted = await runCli(["--root", root, "agent", "import", path, "--yes"]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.match(accepted.stderr, /skipped agent_state\/.*\.vault\.toml/);
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(accepted.stderr, /[\x07\x1b]/, "the entry name reached the terminal raw");
+    assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), config);
+  });
+});

@@ -26,6 +26,7 @@ import {
 } from "../../state/snapshot.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { readStdinLine } from "../line_reader.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { printHelp } from "./_config_common.ts";
@@ -37,7 +38,8 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     short: "y",
     type: "boolean",
     label: "--yes, -y",
-    help: "replace a newer or equal version without asking",
+    help:
+      "replace a newer or equal version, and accept MCP servers that reach beyond the sandbox, without asking",
   },
   ...TARGET_FLAGS,
 ];
@@ -71,7 +73,10 @@ place, so a failed import changes nothing.
 
 Importing a version that is not newer than the agent's current one asks
 for confirmation on a terminal; without a terminal it is refused (exit 2)
-unless --yes is given.
+unless --yes is given. So is a snapshot whose system_config.yaml configures
+MCP servers that reach beyond the sandbox of the model's commands (an HTTP
+server, or a stdio server with sandbox.network on or sandbox.writable
+directories): each is listed first, since the agent's sessions start them.
 
 Flags:
 ${flagHelp(IMPORT_FLAGS, 23)}
@@ -95,7 +100,7 @@ function agentRef(ctx: CommandContext, p: Parsed): AgentRef {
 }
 
 function reportSkipped(ctx: CommandContext, skipped: readonly SkippedEntry[]): void {
-  for (const s of skipped) ctx.io.err(`penguin: skipped ${s.path}: ${s.reason}\n`);
+  for (const s of skipped) ctx.io.err(safeText(`penguin: skipped ${s.path}: ${s.reason}\n`));
 }
 
 async function snapshotCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -164,6 +169,30 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       );
     }
     ctx.io.out(`Replace ${what}? [y/N] `);
+    const answer = (await readStdinLine()).trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      ctx.io.out("Not imported.\n");
+      return 1;
+    }
+  }
+  if (archive.mcpReach.length > 0 && !bool(p, "yes")) {
+    // A session of the imported agent starts these servers with more reach than the model's
+    // commands (a home directory made writable is a way out of the sandbox).
+    const list = archive.mcpReach.map((m) => `  ${m}\n`).join("");
+    if (!Deno.stdin.isTerminal()) {
+      throw new PenguinError(
+        "usage",
+        safeText(
+          `${cmd}: the snapshot configures MCP servers that reach beyond the sandbox of the ` +
+            `model's commands:\n${list}Not importing them without confirmation (stdin is not a ` +
+            `terminal); check them, then pass --yes`,
+        ),
+      );
+    }
+    ctx.io.out(
+      safeText(`The snapshot configures MCP servers that reach beyond the sandbox:\n${list}`) +
+        "Import it with them? [y/N] ",
+    );
     const answer = (await readStdinLine()).trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
       ctx.io.out("Not imported.\n");
