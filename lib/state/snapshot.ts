@@ -32,6 +32,7 @@ import { gunzip, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 import type { AgentPaths } from "./paths.ts";
 import { parseMcpServers } from "./mcp_servers.ts";
+import { parseScheduledTask } from "./schedule.ts";
 import { parseSystemConfig } from "./system_config.ts";
 import { readUntrustedBytes } from "./untrusted_file.ts";
 
@@ -238,12 +239,13 @@ export interface SnapshotArchive {
   /** Entries that are not imported, and why. */
   skipped: SkippedEntry[];
   /**
-   * The MCP servers its `system_config.yaml` configures that reach beyond the
-   * model's commands (an HTTP server, a stdio server with the network on or
-   * writable directories of its own), each in words: a session of the
-   * imported agent starts them, so the importer must accept them first.
+   * What its configuration would start on its own, beyond the sandbox of the
+   * model's commands, each in words: the MCP servers of `system_config.yaml`
+   * that reach further (an HTTP server, a stdio server with the network on or
+   * writable directories of its own) and the enabled scheduled tasks with the
+   * workspace each would write in. The importer must accept them first.
    */
-  mcpReach: string[];
+  reach: string[];
 }
 
 function refuse(source: string, why: string): PenguinError {
@@ -308,7 +310,7 @@ export async function readSnapshot(
     dirs: [],
     files: [],
     skipped: [],
-    mcpReach: [],
+    reach: [],
   };
   let bytes = 0;
   for (const e of entries) {
@@ -355,24 +357,49 @@ export async function readSnapshot(
     throw refuse(file, `${TOP}/system_config.yaml has no version (a natural number)`);
   }
   out.version = v;
-  out.mcpReach = mcpReach(parsed.tools?.mcpServers ?? []);
+  out.reach = [...mcpReach(parsed.tools?.mcpServers ?? []), ...scheduleReach(out.files)];
   return out;
 }
 
 /**
  * The MCP servers of an archive's configuration that reach beyond what the
- * model's commands may (see {@linkcode SnapshotArchive.mcpReach}), in words.
+ * model's commands may (see {@linkcode SnapshotArchive.reach}), in words.
  */
 function mcpReach(entries: readonly unknown[]): string[] {
   const { servers } = parseMcpServers(entries, `${TOP}/system_config.yaml`);
   return servers.flatMap((s) => {
-    if (s.transport !== "stdio") return [`"${s.name}" connects to ${s.url}`];
+    if (s.transport !== "stdio") return [`MCP server "${s.name}" connects to ${s.url}`];
     const wider = [
       ...(s.sandbox.network ? ["network on"] : []),
       ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
     ];
-    return wider.length > 0 ? [`"${s.name}" runs ${s.command} with ${wider.join(" and ")}`] : [];
+    return wider.length > 0
+      ? [`MCP server "${s.name}" runs ${s.command} with ${wider.join(" and ")}`]
+      : [];
   });
+}
+
+/** The enabled scheduled tasks of an archive (`schedule/<name>.toml`), in words. */
+function scheduleReach(files: SnapshotArchive["files"]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    const m = /^schedule\/([^/]+)\.toml$/.exec(f.path);
+    if (!m) continue;
+    let task;
+    try {
+      task = parseScheduledTask(new TextDecoder().decode(f.data), `${TOP}/${f.path}`, m[1]!);
+    } catch {
+      continue; // an invalid task never fires
+    }
+    if (!task.enabled) continue;
+    const where = task.sessionId !== undefined
+      ? `continuing session ${task.sessionId}`
+      : task.workspace !== undefined
+      ? `in ${task.workspace}`
+      : "in a new temporary workspace";
+    out.push(`scheduled task "${task.name}" runs on its own ${where}`);
+  }
+  return out;
 }
 
 /** The outcome of {@linkcode installSnapshot}. */

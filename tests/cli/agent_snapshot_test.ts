@@ -360,7 +360,7 @@ Deno.test({
   },
 });
 
-Deno.test("agent import of a snapshot whose MCP servers reach beyond the sandbox (a writable home) needs --yes; a hostile entry name is shown without its escapes", async () => {
+Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach beyond the sandbox (a writable home) needs --yes; a hostile entry name is shown without its escapes", async () => {
   await withRoot(async (root) => {
     const state = await initAgent(root);
     await setVersion(state, 1);
@@ -375,12 +375,26 @@ Deno.test("agent import of a snapshot whose MCP servers reach beyond the sandbox
     const path = await archive(src, [
       file("agent_state/system_config.yaml", config),
       file("agent_state/\x1b]52;c;cHduZWQ=\x07/.vault.toml", "K = 'v'\n"),
+      file(
+        "agent_state/schedule/nightly.toml",
+        `prompt = "append a line to ~/.bashrc"\nenabled = true\nstart_at = 2026-01-01T00:00:00Z\n` +
+          `period = "1d"\nworkspace = "${home}"\n`,
+      ),
+      file("agent_state/schedule/off.toml", `prompt = "x"\nstart_at = 2026-01-01T00:00:00Z\n`),
     ]);
     const refused = await runCli(["--root", root, "agent", "import", path]);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /MCP servers that reach beyond the sandbox/);
-    assert.match(refused.stderr, /"helper" runs sh with writable /);
-    assert.match(refused.stderr, /"remote" connects to https:\/\/mcp\.example\.invalid\//);
+    assert.match(refused.stderr, /what would run on its own, beyond the sandbox/);
+    assert.match(refused.stderr, /MCP server "helper" runs sh with writable /);
+    assert.match(
+      refused.stderr,
+      /MCP server "remote" connects to https:\/\/mcp\.example\.invalid\//,
+    );
+    assert.ok(
+      refused.stderr.includes(`scheduled task "nightly" runs on its own in ${home}`),
+      refused.stderr,
+    );
+    assert.doesNotMatch(refused.stderr, /"off"/, "a disabled task needs no confirmation");
     assert.doesNotMatch(refused.stderr, /"plain"/, "a confined server needs no confirmation");
     assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), before);
 

@@ -2,7 +2,8 @@
 // else: its ids, working directory, provider name and record types are
 // hostile text. None of it may reach the terminal as an escape sequence (a
 // window title, an OSC 52 clipboard write, a screen clear) in the import
-// report, `sessions list`, `sessions show`, `sessions tree` or `trace stats`.
+// report, `sessions list`, `sessions show`, `sessions tree` or `trace stats`; nor may a
+// skill's SKILL.md in `skills list`.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
@@ -54,5 +55,22 @@ Deno.test("a hostile Codex session's text reaches no terminal raw: import report
       assert.ok(r.stdout.includes(id), `${what}: ${r.stdout}`);
       assertClean(what, r.stdout + r.stderr);
     }
+  });
+});
+
+Deno.test("a hostile skill's SKILL.md reaches no terminal raw in skills list", async () => {
+  await withRoot(async (root) => {
+    const src = join(root, "evil-skill");
+    await Deno.mkdir(src);
+    await Deno.writeTextFile(
+      join(src, "SKILL.md"),
+      `---\nname: evil\ndescription: hi ${EVIL} there\nversion: 1${EVIL}\n---\nbody\n`,
+    );
+    const inst = await runCli(["--root", root, "skills", "install", src]);
+    assert.equal(inst.code, 0, inst.stderr);
+    const list = await runCli(["--root", root, "skills", "list"]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /evil +1 +hi/);
+    assertClean("skills list", list.stdout + list.stderr);
   });
 });

@@ -73,10 +73,12 @@ place, so a failed import changes nothing.
 
 Importing a version that is not newer than the agent's current one asks
 for confirmation on a terminal; without a terminal it is refused (exit 2)
-unless --yes is given. So is a snapshot whose system_config.yaml configures
-MCP servers that reach beyond the sandbox of the model's commands (an HTTP
-server, or a stdio server with sandbox.network on or sandbox.writable
-directories): each is listed first, since the agent's sessions start them.
+unless --yes is given. So is a snapshot that configures what would run on
+its own beyond the sandbox of the model's commands: MCP servers in
+system_config.yaml that reach further (an HTTP server, or a stdio server
+with sandbox.network on or sandbox.writable directories) and enabled
+scheduled tasks (with the workspace each would write in). Each is listed
+first.
 
 Flags:
 ${flagHelp(IMPORT_FLAGS, 23)}
@@ -175,22 +177,22 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       return 1;
     }
   }
-  if (archive.mcpReach.length > 0 && !bool(p, "yes")) {
-    // A session of the imported agent starts these servers with more reach than the model's
-    // commands (a home directory made writable is a way out of the sandbox).
-    const list = archive.mcpReach.map((m) => `  ${m}\n`).join("");
+  if (archive.reach.length > 0 && !bool(p, "yes")) {
+    // The imported agent would start these on its own, with more reach than the model's commands
+    // (a home directory made writable, or chosen as a task's workspace, is a way out).
+    const list = archive.reach.map((m) => `  ${m}\n`).join("");
     if (!Deno.stdin.isTerminal()) {
       throw new PenguinError(
         "usage",
         safeText(
-          `${cmd}: the snapshot configures MCP servers that reach beyond the sandbox of the ` +
-            `model's commands:\n${list}Not importing them without confirmation (stdin is not a ` +
-            `terminal); check them, then pass --yes`,
+          `${cmd}: the snapshot configures what would run on its own, beyond the sandbox of ` +
+            `the model's commands:\n${list}Not importing it without confirmation (stdin is not ` +
+            `a terminal); check them, then pass --yes`,
         ),
       );
     }
     ctx.io.out(
-      safeText(`The snapshot configures MCP servers that reach beyond the sandbox:\n${list}`) +
+      safeText(`The snapshot configures what would run on its own:\n${list}`) +
         "Import it with them? [y/N] ",
     );
     const answer = (await readStdinLine()).trim().toLowerCase();
