@@ -238,3 +238,62 @@ Deno.test("agent snapshot of a memory directory where the model planted a teraby
     await sb.cleanup();
   }
 });
+
+Deno.test("a vault value the model saved in its memory index reaches the next session's prompt masked", async () => {
+  const VALUE = "vault-value-73a91c";
+  const queue: ScriptedTurn[] = [
+    exec(`printf 'token: %s\\n' "$MEM_TOKEN" > "$PENGUIN_MEM/MEMORY.md" && echo saved`, "save"),
+    turn.text("saved"),
+  ];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
+    const vault = await runCli([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "MEM_TOKEN",
+      "--value",
+      VALUE,
+    ]);
+    assert.equal(vault.code, 0, vault.stderr);
+    // The command finds the memory directory through a variable the test sets in the vault too.
+    const mem = await runCli([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "PENGUIN_MEM",
+      "--value",
+      join(state, "memory", "user"),
+    ]);
+    assert.equal(mem.code, 0, mem.stderr);
+    const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "s"]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(outputsOf(server).get("save")!, /saved/);
+    assert.ok((await Deno.readTextFile(join(state, "memory", "user", "MEMORY.md"))).includes(VALUE));
+
+    queue.push(turn.text("next"));
+    const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "n"]);
+    assert.equal(next.code, 0, next.stderr);
+    const prompt = systemOf(server.requests.at(-1)!.body);
+    assert.ok(!prompt.includes(VALUE), "the vault value reached the request unmasked");
+    assert.ok(prompt.includes("token: [redacted:vault:MEM_TOKEN]"), prompt);
+    const traces = join(sb.root, "default_project", "agents", "default_agent", "traces");
+    for await (const d of Deno.readDir(traces)) {
+      for await (const f of Deno.readDir(join(traces, d.name))) {
+        const text = await Deno.readTextFile(join(traces, d.name, f.name));
+        assert.ok(!text.includes(VALUE), `${f.name} recorded the vault value`);
+      }
+    }
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
