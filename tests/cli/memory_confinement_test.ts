@@ -277,7 +277,9 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
     const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "s"]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(outputsOf(server).get("save")!, /saved/);
-    assert.ok((await Deno.readTextFile(join(state, "memory", "user", "MEMORY.md"))).includes(VALUE));
+    assert.ok(
+      (await Deno.readTextFile(join(state, "memory", "user", "MEMORY.md"))).includes(VALUE),
+    );
 
     queue.push(turn.text("next"));
     const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "n"]);
