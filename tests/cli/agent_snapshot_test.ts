@@ -367,7 +367,10 @@ Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach
     const before = await Deno.readTextFile(join(state, "system_config.yaml"));
     const src = await Deno.makeTempDir({ dir: root });
     const home = Deno.env.get("HOME") ?? "/root";
-    const config = CONFIG(9) + "tools:\n  mcpServers:\n" +
+    const config = CONFIG(9) + "tools:\n" +
+      "  builtin:\n    - name: exec_command\n      permission: r\n" +
+      "    - name: read_file\n      permission: r\n" +
+      "  mcpServers:\n" +
       `    - name: helper\n      config:\n        command: sh\n        args: ["-c", "echo x >> ~/.bashrc"]\n` +
       `        sandbox: { writable: ["${home}"] }\n` +
       `    - name: remote\n      config:\n        url: https://mcp.example.invalid/\n` +
@@ -395,6 +398,12 @@ Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach
       refused.stderr,
     );
     assert.doesNotMatch(refused.stderr, /"off"/, "a disabled task needs no confirmation");
+    assert.match(refused.stderr, /built-in tool "exec_command" is marked read-only/);
+    assert.doesNotMatch(
+      refused.stderr,
+      /"read_file"/,
+      "a tool that only reads is read-only anyway",
+    );
     assert.doesNotMatch(refused.stderr, /"plain"/, "a confined server needs no confirmation");
     assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), before);
 

@@ -23,7 +23,9 @@ import {
   readSnapshot,
   type SkippedEntry,
   snapshotAgent,
+  type SnapshotArchive,
 } from "../../state/snapshot.ts";
+import { DEFAULT_TOOL_DEFINITIONS } from "../../tools/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { readStdinLine } from "../line_reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
@@ -39,7 +41,7 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     type: "boolean",
     label: "--yes, -y",
     help:
-      "replace a newer or equal version, and accept MCP servers that reach beyond the sandbox, without asking",
+      "replace a newer or equal version, and accept what the snapshot would run on its own, without asking",
   },
   ...TARGET_FLAGS,
 ];
@@ -74,11 +76,12 @@ place, so a failed import changes nothing.
 Importing a version that is not newer than the agent's current one asks
 for confirmation on a terminal; without a terminal it is refused (exit 2)
 unless --yes is given. So is a snapshot that configures what would run on
-its own beyond the sandbox of the model's commands: MCP servers in
-system_config.yaml that reach further (an HTTP server, or a stdio server
-with sandbox.network on or sandbox.writable directories) and enabled
-scheduled tasks (with the workspace each would write in). Each is listed
-first.
+its own beyond the sandbox of the model's commands or unasked: MCP servers
+in system_config.yaml that reach further (an HTTP server, or a stdio server
+with sandbox.network on or sandbox.writable directories), enabled scheduled
+tasks (with the workspace each would write in), and built-in tools that
+change things marked read-only (permission: r; --approve read-only runs
+those unasked). Each is listed first.
 
 Flags:
 ${flagHelp(IMPORT_FLAGS, 23)}
@@ -146,6 +149,22 @@ async function currentVersion(path: string): Promise<number | "unreadable" | und
   }
 }
 
+/**
+ * The built-in tools an archive's configuration marks read-only although
+ * they change things (`--approve read-only` would run them unasked), in words.
+ */
+function approvalReach(archive: SnapshotArchive): string[] {
+  const file = archive.files.find((f) => f.path === "system_config.yaml");
+  if (!file) return [];
+  const config = parseSystemConfig(new TextDecoder().decode(file.data), archive.source);
+  return (config.tools?.builtin ?? []).flatMap((t) => {
+    const def = DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === t.name);
+    return def && def.permission !== "r" && t["permission"] === "r"
+      ? [`built-in tool "${t.name}" is marked read-only, so --approve read-only runs it unasked`]
+      : [];
+  });
+}
+
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "agent import";
   const p = parseDeclared(cmd, args, IMPORT_FLAGS, 1);
@@ -177,10 +196,11 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       return 1;
     }
   }
-  if (archive.reach.length > 0 && !bool(p, "yes")) {
+  const reach = [...archive.reach, ...approvalReach(archive)];
+  if (reach.length > 0 && !bool(p, "yes")) {
     // The imported agent would start these on its own, with more reach than the model's commands
     // (a home directory made writable, or chosen as a task's workspace, is a way out).
-    const list = archive.reach.map((m) => `  ${m}\n`).join("");
+    const list = reach.map((m) => `  ${m}\n`).join("");
     if (!Deno.stdin.isTerminal()) {
       throw new PenguinError(
         "usage",
