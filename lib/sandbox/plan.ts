@@ -127,6 +127,14 @@ export async function resolvePlan(
     if (policyEntry === undefined) {
       placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
       protect.push(policyPath);
+    } else if (policyEntry.isSymlink) {
+      // A mount covers the link's target, never the link: a command could replace the link.
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: "${policyPath}" is a symbolic link, and a command could replace it ` +
+          `with a policy of its own. Replace the link with a copy of the file it points to, ` +
+          `or run with --sandbox read-only`,
+      );
     } else {
       const policyFile = await real(policyPath);
       if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {

@@ -79,3 +79,20 @@ Deno.test("a workspace without penguin.jsonc cannot get one from a command (it w
     assert.doesNotMatch(none.out, /penguin\.jsonc/);
   });
 });
+
+Deno.test("a symlinked penguin.jsonc is refused in a writable sandbox (a command could replace the link); read-only runs", async () => {
+  await withWorkspace(async (ws) => {
+    await Deno.mkdir(`${ws}/cfg`);
+    await Deno.writeTextFile(`${ws}/cfg/policy.jsonc`, '{ "network": "off" }\n');
+    await Deno.symlink("cfg/policy.jsonc", `${ws}/penguin.jsonc`);
+    const policy = createPolicy({ workspace: ws });
+    await assert.rejects(
+      spawnSandboxed({ shell: "rm penguin.jsonc && printf '{}' > penguin.jsonc", policy }),
+      /penguin\.jsonc" is a symbolic link, and a command could replace it/,
+    );
+    assert.ok((await Deno.lstat(`${ws}/penguin.jsonc`)).isSymlink);
+    const ro = createPolicy({ workspace: ws, mode: "read-only" });
+    const r = await collect(await spawnSandboxed({ shell: "cat penguin.jsonc", policy: ro }));
+    assert.equal(r.code, 0, r.out);
+  });
+});
