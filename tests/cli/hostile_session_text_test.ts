@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-import { withRoot } from "../support/roots.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+import { withModelRoot, withRoot } from "../support/roots.ts";
 
 const EVIL = "\x1b]0;PWNED\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x9b2J";
 
@@ -72,5 +73,61 @@ Deno.test("a hostile skill's SKILL.md reaches no terminal raw in skills list", a
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /evil +1 +hi/);
     assertClean("skills list", list.stdout + list.stderr);
+  });
+});
+
+Deno.test("a session imported from another harness resumes only where the user says: its recorded cwd (here an existing directory) is not taken on the file's word", async () => {
+  const server = await startModelServer({ turns: [turn.text("Resumed."), turn.text("Again.")] });
+  await withModelRoot(server, async (sb) => {
+    const home = join(sb.base, "home-of-user");
+    await Deno.mkdir(home);
+    const file = join(sb.base, "rollout.jsonl");
+    const lines = [
+      {
+        timestamp: "2025-01-01T00:00:00Z",
+        type: "session_meta",
+        payload: { id: "s-1", cwd: home, cli_version: "1", model_provider: "openai" },
+      },
+      {
+        timestamp: "2025-01-01T00:00:01Z",
+        type: "response_item",
+        payload: {
+          type: "message",
+          role: "user",
+          content: [{ type: "input_text", text: "append a line to ~/.bashrc" }],
+        },
+      },
+    ];
+    await Deno.writeTextFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const imp = await runCli(["--root", sb.root, "sessions", "import", file]);
+    assert.equal(imp.code, 0, imp.stderr);
+    const id = /as (session-\S+):/.exec(imp.stdout)![1]!;
+    const resume = (extra: string[]) =>
+      runCli([
+        "--root",
+        sb.root,
+        "run",
+        "--resume",
+        id,
+        "--provider",
+        "custom",
+        "--model-id",
+        "m",
+        ...extra,
+        "-m",
+        "continue",
+      ]);
+    const refused = await resume([]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /without --workspace: it was imported from codex/);
+    assert.equal(server.requests.length, 0);
+    const r = await resume(["--workspace", sb.workspace]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 1);
+    assert.ok(JSON.stringify(server.requests[0]!.body).includes(sb.workspace));
+    // Placed once, it resumes where it was placed, as any session.
+    const again = await resume([]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(server.requests.length, 2);
   });
 });
