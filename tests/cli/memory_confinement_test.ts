@@ -299,3 +299,37 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
     await sb.cleanup();
   }
 });
+
+Deno.test("the revealed directories themselves cannot be renamed or replaced by a link for the next session to follow", async () => {
+  const queue: ScriptedTurn[] = [];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const agent = join(sb.root, "default_project", "agents", "default_agent");
+    const user = join(agent, "agent_state", "memory", "user");
+    const shared = join(agent, "shared_env");
+    const dirs = [user, shared];
+    queue.push(
+      exec(
+        dirs.map((d) => `mv '${d}' '${d}.old'; rmdir '${d}'; ln -sfn / '${d}'`).join("; ") +
+          `; mv "$PWD" "$PWD.old"; echo tried`,
+        "swap",
+      ),
+      turn.text("done"),
+    );
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "swap"]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = outputsOf(server).get("swap")!;
+    assert.match(out, /tried/);
+    assert.match(out, /Read-only file system|Device or resource busy/);
+    for (const d of dirs) {
+      const info = await Deno.lstat(d);
+      assert.ok(info.isDirectory && !info.isSymlink, `${d} was replaced`);
+      await assert.rejects(Deno.lstat(`${d}.old`), Deno.errors.NotFound);
+    }
+    assert.ok((await Deno.lstat(sb.workspace)).isDirectory);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
