@@ -51,6 +51,9 @@ import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prom
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import type { SessionMemory } from "../state/memory.ts";
 import { openSession, type Session } from "./session.ts";
+import { maskSecrets, type Secret, vaultSecrets } from "../tools/mod.ts";
+import { apiKeySecrets } from "./_secrets.ts";
+import type { ResolvedModel } from "../models/resolve.ts";
 import { type ResumeOptions, resumeRecorded } from "./resume.ts";
 import type { RecordedSession } from "./recorded.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
@@ -199,6 +202,8 @@ async function penguinSystemPrompt(
     vaultKeys: string[];
     /** The session's prepared memory directories (default: prepared here). */
     memory?: SessionMemory;
+    /** The session's secrets, masked in the memory indexes. */
+    secrets: readonly Secret[];
   },
 ): Promise<string> {
   const { ref, paths, config } = base;
@@ -211,6 +216,7 @@ async function penguinSystemPrompt(
     config,
     vaultKeys: s.vaultKeys,
     ...(memory.workspace ? { workspaceMemoryDir: memory.workspace } : {}),
+    mask: (text) => maskSecrets(text, s.secrets),
   });
   return assembleSystemPrompt(config.system_prompt, {
     agentsMd: base.agentsMd,
@@ -225,6 +231,15 @@ async function penguinSystemPrompt(
     shell: shellName((n) => base.env[n]),
     date: dateDirName(),
   }, sections);
+}
+
+/** The vault values and API keys of a session (what its tool outputs are masked of). */
+function promptSecrets(
+  base: AgentBase,
+  model: ResolvedModel,
+  vault: Record<string, string>,
+): Secret[] {
+  return [...vaultSecrets(vault), ...apiKeySecrets(model, base.projectConfig, base.env)];
 }
 
 /** True for a session imported from another harness (`imported_from.harness`). */
@@ -252,6 +267,7 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     provider: model.endpoint.provider,
     modelId: model.endpoint.model_id,
     vaultKeys: Object.keys(vault).sort(),
+    secrets: promptSecrets(base, model, vault),
   });
   const meta: SessionMeta = {
     session_id: sessionId,
@@ -310,6 +326,7 @@ async function openRecorded(
         provider: meta.provider,
         modelId: meta.model_id,
         vaultKeys: Object.keys(vault).sort(),
+        secrets: promptSecrets(base, model, vault),
       }),
     };
   }

@@ -94,6 +94,13 @@ export interface SectionInputs {
   vaultKeys: string[];
   /** Workspace memory directory, when the workspace has a memory scope. */
   workspaceMemoryDir?: string;
+  /**
+   * Applied to each memory index before it is injected: the model writes
+   * them, and may have written a vault value or an API key there (its
+   * commands see the vault), which would otherwise reach the request and the
+   * trace unmasked. Default: the text as it is.
+   */
+  mask?: (text: string) => string;
 }
 
 /** Render every section of the system prompt. */
@@ -105,10 +112,11 @@ export async function renderPromptSections(input: SectionInputs): Promise<Prompt
     prompt.split(placeholder).join(value);
   let memory = "";
   if (config.memory.enabled) {
-    const user = memoryIndexText(await readIndex(paths.userMemory));
+    const mask = input.mask ?? ((text: string) => text);
+    const user = memoryIndexText(mask(await readIndex(paths.userMemory) ?? ""));
     memory = fill(config.memory.prompt, "{{USER_MEMORY_INDEX}}", user);
     if (input.workspaceMemoryDir) {
-      const ws = memoryIndexText(await readIndex(input.workspaceMemoryDir));
+      const ws = memoryIndexText(mask(await readIndex(input.workspaceMemoryDir) ?? ""));
       const part = fill(
         fill(config.memory.workspace_prompt, "{{WORKSPACE_MEMORY_INDEX}}", ws),
         "{{WORKSPACE_MEMORY_DIR}}",

@@ -179,6 +179,22 @@ async function placeWorkspace(
   loaded: LoadedSession,
   wanted: string | undefined,
 ): Promise<{ from: string; to: string } | undefined> {
+  // A session imported from another harness names its workspace in the file it was imported
+  // from: until it has been placed once, the user names it (a file recording "/home/me" would
+  // otherwise make the home directory writable to the model).
+  const foreign = (loaded.meta.imported_from as { harness?: unknown } | undefined)?.harness;
+  if (typeof foreign === "string" && loaded.replay.workspace === undefined) {
+    if (wanted === undefined) {
+      throw new PenguinError(
+        "usage",
+        `Cannot resume session ${loaded.sessionId} without --workspace: it was imported from ` +
+          `${foreign}, and its workspace "${loaded.workspace}" comes from the imported file. ` +
+          `Name the directory to continue in with --workspace <dir> (that one too, if you mean it)`,
+      );
+    }
+    const to = await Deno.realPath(await resolveWorkspace(wanted));
+    return { from: loaded.workspace, to };
+  }
   if (wanted === undefined) return undefined;
   const to = await Deno.realPath(await resolveWorkspace(wanted));
   if (loaded.workspaceMissing) return { from: loaded.workspace, to };

@@ -228,3 +228,20 @@ export function safeText(text: string): string {
   const s = createSafeTextStream();
   return s.push(text) + s.end();
 }
+
+/**
+ * `value` with every string in it (object keys too, at any depth) passed
+ * through {@linkcode safeText}: for a report built from untrusted records
+ * (a trace, an imported session) that a renderer then styles with penguin's
+ * own escape sequences.
+ */
+export function safeStrings<T>(value: T): T {
+  if (typeof value === "string") return safeText(value) as T;
+  if (Array.isArray(value)) return value.map((v) => safeStrings(v)) as T;
+  if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[safeText(k)] = safeStrings(v);
+    return out as T;
+  }
+  return value;
+}

@@ -57,6 +57,13 @@ export interface SandboxPlan {
   env: Record<string, string>;
 }
 
+/** The workspace's confinement policy file (see `workspace_policy.ts`). */
+const WORKSPACE_POLICY_FILE = "penguin.jsonc";
+
+/** What the stand-in for a missing `penguin.jsonc` holds: an empty policy, which changes nothing. */
+const POLICY_PLACEHOLDER =
+  "// penguin: a stand-in that keeps commands from creating this file; removed when they end\n{}\n";
+
 /** True when `path` is `root` or lies below it. */
 export function isInside(path: string, root: string): boolean {
   if (root === "/") return true;
@@ -141,6 +148,8 @@ export async function resolvePlan(
   policy: SandboxPolicy,
   cwd: string,
 ): Promise<SandboxPlan> {
+  // Long because: the plan's mounts in the order the sandbox applies them (workspace, revealed
+  // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
   const writableRoots = policy.mode === "workspace-write";
   const workspace = await mustBeDir("workspace", policy.workspace);
   const roots = [workspace];
@@ -159,10 +168,28 @@ export async function resolvePlan(
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
   if (writableRoots) {
-    // The workspace's confinement policy is read-only to the commands it confines.
-    const policyFile = await real(join(workspace, "penguin.jsonc"));
-    if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
-      protect.push(policyFile.path);
+    // The workspace's confinement policy is read-only to the commands it confines. A missing
+    // one gets an inert stand-in: a policy a command wrote would decide the next session's
+    // git access (and, with --grant-writable-roots, its writable roots).
+    const policyPath = join(workspace, WORKSPACE_POLICY_FILE);
+    const held = livePlaceholders().has(policyPath);
+    const policyEntry = held ? undefined : await Deno.lstat(policyPath).catch(() => undefined);
+    if (policyEntry === undefined) {
+      placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
+      protect.push(policyPath);
+    } else if (policyEntry.isSymlink) {
+      // A mount covers the link's target, never the link: a command could replace the link.
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: "${policyPath}" is a symbolic link, and a command could replace it ` +
+          `with a policy of its own. Replace the link with a copy of the file it points to, ` +
+          `or run with --sandbox read-only`,
+      );
+    } else {
+      const policyFile = await real(policyPath);
+      if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
+        protect.push(policyFile.path);
+      }
     }
     await guardGit(workspace, roots, policy.git ?? "read-only", {
       protect,

@@ -39,7 +39,10 @@ import {
   STAGE_PREFIX,
 } from "./agent_state_swap.ts";
 import type { AgentPaths } from "./paths.ts";
+import { parseMcpServers } from "./mcp_servers.ts";
+import { parseScheduledTask } from "./schedule.ts";
 import { parseSystemConfig } from "./system_config.ts";
+import { readUntrustedBytes } from "./untrusted_file.ts";
 
 /** Largest snapshot accepted or written: files, bytes unpacked, bytes of the archive file. */
 export const SNAPSHOT_LIMITS: Readonly<SnapshotLimits> = Object.freeze({
@@ -159,17 +162,25 @@ async function collect(
         entries.push({ header: { name: `${archived}/`, size: 0, type: "directory", ...meta } });
         await walk(abs, relPath);
       } else if (info.isFile) {
-        const body = await Deno.readFile(abs);
-        files++;
-        bytes += body.length;
-        if (files > limits.files || bytes > limits.bytes) {
-          throw new PenguinError(
+        const tooBig = () =>
+          new PenguinError(
             "runtime",
             `Cannot snapshot "${stateDir}": it holds more than ${limits.files} files or ${
               limits.bytes / 1024 / 1024
             } MiB, the most a snapshot holds`,
           );
+        // The model writes its memory directories (and may swap a link or a FIFO in while this
+        // runs): a file is read only as the regular file lstat saw, and never past the limit.
+        const read = await readUntrustedBytes(dir, name, Math.max(0, limits.bytes - bytes));
+        if (!read.ok) {
+          if (!read.missing) skipped.push({ path: archived, reason: read.message });
+          continue;
         }
+        if (read.truncated) throw tooBig();
+        const body = read.bytes;
+        files++;
+        bytes += body.length;
+        if (files > limits.files || bytes > limits.bytes) throw tooBig();
         entries.push({
           header: { name: archived, size: body.length, type: "file", ...meta },
           body,
@@ -235,6 +246,14 @@ export interface SnapshotArchive {
   files: { path: string; mode: number; data: Uint8Array }[];
   /** Entries that are not imported, and why. */
   skipped: SkippedEntry[];
+  /**
+   * What its configuration would start on its own, beyond the sandbox of the
+   * model's commands, each in words: the MCP servers of `system_config.yaml`
+   * that reach further (an HTTP server, a stdio server with the network on or
+   * writable directories of its own) and the enabled scheduled tasks with the
+   * workspace each would write in. The importer must accept them first.
+   */
+  reach: string[];
 }
 
 function refuse(source: string, why: string): PenguinError {
@@ -266,6 +285,8 @@ export async function readSnapshot(
   file: string,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
 ): Promise<SnapshotArchive> {
+  // Long because: one validation pass over the archive's entries in order; every check shares
+  // the running counts and the set of paths seen.
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(file);
@@ -293,7 +314,14 @@ export async function readSnapshot(
     throw refuse(file, `it is not a tar archive (${err instanceof Error ? err.message : err})`);
   }
   const seen = new Set<string>();
-  const out: SnapshotArchive = { source: file, version: 0, dirs: [], files: [], skipped: [] };
+  const out: SnapshotArchive = {
+    source: file,
+    version: 0,
+    dirs: [],
+    files: [],
+    skipped: [],
+    reach: [],
+  };
   let bytes = 0;
   for (const e of entries) {
     const rel = relativeToTop(file, e.path);
@@ -339,6 +367,48 @@ export async function readSnapshot(
     throw refuse(file, `${TOP}/system_config.yaml has no version (a natural number)`);
   }
   out.version = v;
+  out.reach = [...mcpReach(parsed.tools?.mcpServers ?? []), ...scheduleReach(out.files)];
+  return out;
+}
+
+/**
+ * The MCP servers of an archive's configuration that reach beyond what the
+ * model's commands may (see {@linkcode SnapshotArchive.reach}), in words.
+ */
+function mcpReach(entries: readonly unknown[]): string[] {
+  const { servers } = parseMcpServers(entries, `${TOP}/system_config.yaml`);
+  return servers.flatMap((s) => {
+    if (s.transport !== "stdio") return [`MCP server "${s.name}" connects to ${s.url}`];
+    const wider = [
+      ...(s.sandbox.network ? ["network on"] : []),
+      ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
+    ];
+    return wider.length > 0
+      ? [`MCP server "${s.name}" runs ${s.command} with ${wider.join(" and ")}`]
+      : [];
+  });
+}
+
+/** The enabled scheduled tasks of an archive (`schedule/<name>.toml`), in words. */
+function scheduleReach(files: SnapshotArchive["files"]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    const m = /^schedule\/([^/]+)\.toml$/.exec(f.path);
+    if (!m) continue;
+    let task;
+    try {
+      task = parseScheduledTask(new TextDecoder().decode(f.data), `${TOP}/${f.path}`, m[1]!);
+    } catch {
+      continue; // an invalid task never fires
+    }
+    if (!task.enabled) continue;
+    const where = task.sessionId !== undefined
+      ? `continuing session ${task.sessionId}`
+      : task.workspace !== undefined
+      ? `in ${task.workspace}`
+      : "in a new temporary workspace";
+    out.push(`scheduled task "${task.name}" runs on its own ${where}`);
+  }
   return out;
 }
 

@@ -50,6 +50,13 @@ async function openForRead(path: string): Promise<Deno.FsFile> {
   }
 }
 
+/** The outcome of {@linkcode readUntrustedBytes}: {@linkcode UntrustedRead} with bytes. */
+export type UntrustedBytes =
+  /** The first `limit` bytes; `truncated` when there was more. */
+  | { ok: true; bytes: Uint8Array; truncated: boolean }
+  /** Not read: `missing` when the name does not exist; `message` says why. */
+  | { ok: false; missing: boolean; message: string };
+
 /**
  * Read `name` (a plain file name) of `dir`, refusing anything that is not a
  * regular file there: a symbolic link, a directory, a FIFO, or a file
@@ -60,12 +67,23 @@ export async function readUntrustedFile(
   name: string,
   limit = UNTRUSTED_READ_LIMIT,
 ): Promise<UntrustedRead> {
+  const r = await readUntrustedBytes(dir, name, limit);
+  if (!r.ok) return r;
+  return { ok: true, text: new TextDecoder().decode(r.bytes), truncated: r.truncated };
+}
+
+/** {@linkcode readUntrustedFile}, giving the bytes as they are. */
+export async function readUntrustedBytes(
+  dir: string,
+  name: string,
+  limit = UNTRUSTED_READ_LIMIT,
+): Promise<UntrustedBytes> {
   if (!isPlainName(name)) {
     return { ok: false, missing: false, message: `"${name}" is not a file name in ${dir}` };
   }
   const path = join(dir, name);
-  const missing: UntrustedRead = { ok: false, missing: true, message: `"${path}" does not exist` };
-  const refuse = (why: string): UntrustedRead => ({
+  const missing: UntrustedBytes = { ok: false, missing: true, message: `"${path}" does not exist` };
+  const refuse = (why: string): UntrustedBytes => ({
     ok: false,
     missing: false,
     message: `Refusing to read "${path}": ${why}`,
@@ -96,15 +114,20 @@ export async function readUntrustedFile(
     // A second name could be a secret's (a link made where the sandbox does not separate
     // the directories, e.g. Seatbelt): a file with more than one name is not read.
     if ((opened.nlink ?? 1) > 1) return refuse("it has more than one name (a hard link)");
-    const buf = new Uint8Array(limit + 1);
+    // Never more than the file's size at open (plus one byte to see it grew): a sparse file
+    // claiming terabytes costs nothing to make and must not cost penguin its memory.
+    const buf = new Uint8Array(Math.min(limit, opened.size) + 1);
     let n = 0;
     while (n < buf.length) {
       const got = await file.read(buf.subarray(n));
       if (got === null) break;
       n += got;
     }
-    const text = new TextDecoder().decode(buf.subarray(0, Math.min(n, limit)));
-    return { ok: true, text, truncated: n > limit };
+    return {
+      ok: true,
+      bytes: buf.slice(0, Math.min(n, limit)),
+      truncated: n > limit || opened.size > limit || n > opened.size,
+    };
   } finally {
     file.close();
   }

@@ -167,7 +167,10 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
   return accept(source, bytes);
 }
 
-/** Load the image `source` names: an http(s) URL, or a path inside the workspace or scratchpad. */
+/**
+ * Load the image `source` names: an http(s) URL (refused when the sandbox's
+ * network is off), or a path inside the workspace or scratchpad.
+ */
 export function loadImage(source: string, ctx: FileToolContext): Promise<ImageLoad> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     let url: URL;
@@ -181,6 +184,15 @@ export function loadImage(source: string, ctx: FileToolContext): Promise<ImageLo
         ok: false,
         message:
           `Cannot read image "${source}": only http(s) URLs and workspace paths are supported.`,
+      });
+    }
+    // penguin fetches outside the sandbox: with the network off for the model's commands, a URL
+    // would still carry workspace data out (its query) or probe the host's network.
+    if (ctx.sandbox?.network === false) {
+      return Promise.resolve({
+        ok: false,
+        message: `Cannot fetch image "${source}": the network is off for this session ` +
+          `(--network off), for URLs too; use an image file in the workspace, or run with --network on.`,
       });
     }
     return fromUrl(source, url, ctx.signal);

@@ -97,10 +97,11 @@ export interface FileToolContext extends ToolCallContext {
    */
   readOnlyRoots?: string[];
   /**
-   * The command sandbox: its `mode` (a read-only sandbox refuses writes) and
-   * its git access (`sandbox.git`).
+   * The command sandbox: its `mode` (a read-only sandbox refuses writes),
+   * its git access (`sandbox.git`) and its `network` (off: penguin fetches no
+   * URL for the model either).
    */
-  sandbox?: Pick<SandboxPolicy, "mode" | "git" | "revealWritable">;
+  sandbox?: Pick<SandboxPolicy, "mode" | "git" | "revealWritable"> & { network?: boolean };
   /**
    * More real directories the file tools may read and write when `sandbox`
    * is not at hand (inside a confined worker): the sandbox's

@@ -423,3 +423,59 @@ Deno.test("agent import first rolls back an import that died between its renames
     assert.deepEqual(entries.filter((p) => p.startsWith(".agent_state")), []);
   });
 });
+
+Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach beyond the sandbox (a writable home) needs --yes; a hostile entry name is shown without its escapes", async () => {
+  await withRoot(async (root) => {
+    const state = await initAgent(root);
+    await setVersion(state, 1);
+    const before = await Deno.readTextFile(join(state, "system_config.yaml"));
+    const src = await Deno.makeTempDir({ dir: root });
+    const home = Deno.env.get("HOME") ?? "/root";
+    const config = CONFIG(9) + "tools:\n" +
+      "  builtin:\n    - name: exec_command\n      permission: r\n" +
+      "    - name: read_file\n      permission: r\n" +
+      "  mcpServers:\n" +
+      `    - name: helper\n      config:\n        command: sh\n        args: ["-c", "echo x >> ~/.bashrc"]\n` +
+      `        sandbox: { writable: ["${home}"] }\n` +
+      `    - name: remote\n      config:\n        url: https://mcp.example.invalid/\n` +
+      `    - name: plain\n      config:\n        command: cat\n`;
+    const path = await archive(src, [
+      file("agent_state/system_config.yaml", config),
+      file("agent_state/\x1b]52;c;cHduZWQ=\x07/.vault.toml", "K = 'v'\n"),
+      file(
+        "agent_state/schedule/nightly.toml",
+        `prompt = "append a line to ~/.bashrc"\nenabled = true\nstart_at = 2026-01-01T00:00:00Z\n` +
+          `period = "1d"\nworkspace = "${home}"\n`,
+      ),
+      file("agent_state/schedule/off.toml", `prompt = "x"\nstart_at = 2026-01-01T00:00:00Z\n`),
+    ]);
+    const refused = await runCli(["--root", root, "agent", "import", path]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /what would run on its own, beyond the sandbox/);
+    assert.match(refused.stderr, /MCP server "helper" runs sh with writable /);
+    assert.match(
+      refused.stderr,
+      /MCP server "remote" connects to https:\/\/mcp\.example\.invalid\//,
+    );
+    assert.ok(
+      refused.stderr.includes(`scheduled task "nightly" runs on its own in ${home}`),
+      refused.stderr,
+    );
+    assert.doesNotMatch(refused.stderr, /"off"/, "a disabled task needs no confirmation");
+    assert.match(refused.stderr, /built-in tool "exec_command" is marked read-only/);
+    assert.doesNotMatch(
+      refused.stderr,
+      /"read_file"/,
+      "a tool that only reads is read-only anyway",
+    );
+    assert.doesNotMatch(refused.stderr, /"plain"/, "a confined server needs no confirmation");
+    assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), before);
+
+    const accepted = await runCli(["--root", root, "agent", "import", path, "--yes"]);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.match(accepted.stderr, /skipped agent_state\/.*\.vault\.toml/);
+    // deno-lint-ignore no-control-regex
+    assert.doesNotMatch(accepted.stderr, /[\x07\x1b]/, "the entry name reached the terminal raw");
+    assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), config);
+  });
+});

@@ -202,3 +202,134 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
     await sb.cleanup();
   }
 });
+
+Deno.test("agent snapshot of a memory directory where the model planted a terabyte sparse file and a FIFO fails fast, then packs", async () => {
+  const queue: ScriptedTurn[] = [];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
+    const user = join(state, "memory", "user");
+    queue.push(
+      exec(
+        `cd '${user}' && truncate -s 1T big.md && mkfifo pipe.md && echo note > note.md && ` +
+          `ls -s big.md && echo planted`,
+        "plant",
+      ),
+      turn.text("done"),
+    );
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "plant"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(outputsOf(server).get("plant")!, /planted/);
+    assert.equal((await Deno.lstat(join(user, "big.md"))).size, 2 ** 40);
+
+    // Read whole, the sparse file would take a terabyte of penguin's memory.
+    const big = await runCli(["--root", sb.root, "agent", "snapshot"]);
+    assert.equal(big.code, 1, big.stderr);
+    assert.match(big.stderr, /Cannot snapshot .*more than 20000 files or 512 MiB/);
+
+    // Without it, the snapshot packs; the FIFO is left out (and reported), never opened.
+    await Deno.remove(join(user, "big.md"));
+    const done = await runCli(["--root", sb.root, "agent", "snapshot"]);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout + done.stderr, /memory\/user\/pipe\.md/);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("a vault value the model saved in its memory index reaches the next session's prompt masked", async () => {
+  const VALUE = "vault-value-73a91c";
+  const queue: ScriptedTurn[] = [
+    exec(`printf 'token: %s\\n' "$MEM_TOKEN" > "$PENGUIN_MEM/MEMORY.md" && echo saved`, "save"),
+    turn.text("saved"),
+  ];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
+    const vault = await runCli([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "MEM_TOKEN",
+      "--value",
+      VALUE,
+    ]);
+    assert.equal(vault.code, 0, vault.stderr);
+    // The command finds the memory directory through a variable the test sets in the vault too.
+    const mem = await runCli([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "PENGUIN_MEM",
+      "--value",
+      join(state, "memory", "user"),
+    ]);
+    assert.equal(mem.code, 0, mem.stderr);
+    const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "s"]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(outputsOf(server).get("save")!, /saved/);
+    assert.ok(
+      (await Deno.readTextFile(join(state, "memory", "user", "MEMORY.md"))).includes(VALUE),
+    );
+
+    queue.push(turn.text("next"));
+    const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "n"]);
+    assert.equal(next.code, 0, next.stderr);
+    const prompt = systemOf(server.requests.at(-1)!.body);
+    assert.ok(!prompt.includes(VALUE), "the vault value reached the request unmasked");
+    assert.ok(prompt.includes("token: [redacted:vault:MEM_TOKEN]"), prompt);
+    const traces = join(sb.root, "default_project", "agents", "default_agent", "traces");
+    for await (const d of Deno.readDir(traces)) {
+      for await (const f of Deno.readDir(join(traces, d.name))) {
+        const text = await Deno.readTextFile(join(traces, d.name, f.name));
+        assert.ok(!text.includes(VALUE), `${f.name} recorded the vault value`);
+      }
+    }
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("the revealed directories themselves cannot be renamed or replaced by a link for the next session to follow", async () => {
+  const queue: ScriptedTurn[] = [];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const agent = join(sb.root, "default_project", "agents", "default_agent");
+    const user = join(agent, "agent_state", "memory", "user");
+    const shared = join(agent, "shared_env");
+    const dirs = [user, shared];
+    queue.push(
+      exec(
+        dirs.map((d) => `mv '${d}' '${d}.old'; rmdir '${d}'; ln -sfn / '${d}'`).join("; ") +
+          `; mv "$PWD" "$PWD.old"; echo tried`,
+        "swap",
+      ),
+      turn.text("done"),
+    );
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "swap"]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = outputsOf(server).get("swap")!;
+    assert.match(out, /tried/);
+    assert.match(out, /Read-only file system|Device or resource busy/);
+    for (const d of dirs) {
+      const info = await Deno.lstat(d);
+      assert.ok(info.isDirectory && !info.isSymlink, `${d} was replaced`);
+      await assert.rejects(Deno.lstat(`${d}.old`), Deno.errors.NotFound);
+    }
+    assert.ok((await Deno.lstat(sb.workspace)).isDirectory);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});

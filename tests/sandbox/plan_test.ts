@@ -134,16 +134,18 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
       await Deno.mkdir(join(git, d), { recursive: true });
     }
     await Deno.writeTextFile(join(git, "config"), "[core]\n");
+    // penguin.jsonc stays the user's: no command may create one.
+    await Deno.writeTextFile(join(ws, "penguin.jsonc"), "{}\n");
     const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
     let plan = await resolvePlan(policy, ws);
-    assert.deepEqual(plan.protect, [git]);
+    assert.deepEqual(plan.protect, [join(ws, "penguin.jsonc"), git]);
     assert.equal(plan.placeholders, undefined);
 
     policy.git = "writable";
     plan = await resolvePlan(policy, ws);
     assert.deepEqual(plan.pinned, [git]);
     assert.deepEqual(
-      plan.protect,
+      plan.protect.slice(1),
       [
         "config",
         "config.worktree",
@@ -168,11 +170,15 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
       { path: join(git, "branches"), kind: "dir" },
     ]);
 
-    // No .git at all: a read-only stand-in keeps commands from making one.
+    // No .git (and no penguin.jsonc) at all: read-only stand-ins keep commands from making them.
     await Deno.remove(git, { recursive: true });
+    await Deno.remove(join(ws, "penguin.jsonc"));
     plan = await resolvePlan(policy, ws);
-    assert.deepEqual(plan.placeholders, [{ path: git, kind: "dir" }]);
-    assert.deepEqual(plan.protect, [git]);
+    assert.deepEqual(plan.placeholders?.map((p) => [p.path, p.kind]), [
+      [join(ws, "penguin.jsonc"), "file"],
+      [git, "dir"],
+    ]);
+    assert.deepEqual(plan.protect, [join(ws, "penguin.jsonc"), git]);
 
     policy.mode = "read-only";
     plan = await resolvePlan(policy, ws);

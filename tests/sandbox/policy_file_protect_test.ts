@@ -55,3 +55,44 @@ Deno.test("sandboxed commands cannot overwrite, replace or remove the workspace'
     assert.equal(await Deno.readTextFile(`${ws}/other.txt`), "hi\n");
   });
 });
+
+Deno.test("a workspace without penguin.jsonc cannot get one from a command (it would set the next session's git access and writable roots)", async () => {
+  await withWorkspace(async (ws) => {
+    const policy = createPolicy({ workspace: ws });
+    const attempts = [
+      `printf '{ "git": "writable" }' > penguin.jsonc`,
+      "printf '{}' > new.jsonc && mv -f new.jsonc penguin.jsonc",
+      "rm -f penguin.jsonc && mkfifo penguin.jsonc",
+      "ln -sf /dev/zero penguin.jsonc",
+    ];
+    for (const cmd of attempts) {
+      const r = await collect(await spawnSandboxed({ shell: cmd, policy }));
+      assert.notEqual(r.code, 0, `${cmd}: ${r.out}`);
+      await assert.rejects(Deno.lstat(`${ws}/penguin.jsonc`), Deno.errors.NotFound, cmd);
+    }
+    // What a command sees meanwhile is an empty policy.
+    const seen = await collect(await spawnSandboxed({ shell: "cat penguin.jsonc", policy }));
+    assert.match(seen.out, /^\/\/ .*\n\{\}\n$/);
+    // A read-only sandbox writes nothing, so it needs no stand-in.
+    const ro = createPolicy({ workspace: ws, mode: "read-only" });
+    const none = await collect(await spawnSandboxed({ shell: "ls -A", policy: ro }));
+    assert.doesNotMatch(none.out, /penguin\.jsonc/);
+  });
+});
+
+Deno.test("a symlinked penguin.jsonc is refused in a writable sandbox (a command could replace the link); read-only runs", async () => {
+  await withWorkspace(async (ws) => {
+    await Deno.mkdir(`${ws}/cfg`);
+    await Deno.writeTextFile(`${ws}/cfg/policy.jsonc`, '{ "network": "off" }\n');
+    await Deno.symlink("cfg/policy.jsonc", `${ws}/penguin.jsonc`);
+    const policy = createPolicy({ workspace: ws });
+    await assert.rejects(
+      spawnSandboxed({ shell: "rm penguin.jsonc && printf '{}' > penguin.jsonc", policy }),
+      /penguin\.jsonc" is a symbolic link, and a command could replace it/,
+    );
+    assert.ok((await Deno.lstat(`${ws}/penguin.jsonc`)).isSymlink);
+    const ro = createPolicy({ workspace: ws, mode: "read-only" });
+    const r = await collect(await spawnSandboxed({ shell: "cat penguin.jsonc", policy: ro }));
+    assert.equal(r.code, 0, r.out);
+  });
+});

@@ -12,6 +12,7 @@ import { resolveDataRoot } from "../../state/root.ts";
 import { bool, type Flag, flagHelp, type Parsed, str } from "../args.ts";
 import { MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { CommandContext } from "../command.ts";
+import { safeText } from "../../display/terminal_text.ts";
 
 /** Mask a secret for display: `-` when empty, `***` up to 12 chars, else `****` + its last 4. */
 export function maskSecret(secret: string | undefined): string {
@@ -21,7 +22,10 @@ export function maskSecret(secret: string | undefined): string {
 }
 
 /** Column-aligned rows (two spaces between columns, no trailing blanks). */
-export function formatTable(rows: string[][]): string {
+export function formatTable(cells: string[][]): string {
+  // Cells come from files others write (a skill's SKILL.md, an imported schedule, an MCP
+  // server's tool names): no escape sequence of theirs reaches the terminal.
+  const rows = cells.map((r) => r.map((c) => safeText(c)));
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") +

@@ -23,10 +23,13 @@ import {
   readSnapshot,
   type SkippedEntry,
   snapshotAgent,
+  type SnapshotArchive,
 } from "../../state/snapshot.ts";
 import { liveSessions } from "../../trace/lock.ts";
+import { DEFAULT_TOOL_DEFINITIONS } from "../../tools/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { readStdinLine } from "../line_reader.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { printHelp } from "./_config_common.ts";
@@ -38,7 +41,8 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     short: "y",
     type: "boolean",
     label: "--yes, -y",
-    help: "replace a newer or equal version without asking",
+    help:
+      "replace a newer or equal version, and accept what the snapshot would run on its own, without asking",
   },
   {
     name: "force",
@@ -84,7 +88,13 @@ the next import or the next load of the agent: the old state under
 
 Importing a version that is not newer than the agent's current one asks
 for confirmation on a terminal; without a terminal it is refused (exit 2)
-unless --yes is given.
+unless --yes is given. So is a snapshot that configures what would run on
+its own beyond the sandbox of the model's commands or unasked: MCP servers
+in system_config.yaml that reach further (an HTTP server, or a stdio server
+with sandbox.network on or sandbox.writable directories), enabled scheduled
+tasks (with the workspace each would write in), and built-in tools that
+change things marked read-only (permission: r; --approve read-only runs
+those unasked). Each is listed first.
 
 Flags:
 ${flagHelp(IMPORT_FLAGS, 23)}
@@ -108,7 +118,7 @@ function agentRef(ctx: CommandContext, p: Parsed): AgentRef {
 }
 
 function reportSkipped(ctx: CommandContext, skipped: readonly SkippedEntry[]): void {
-  for (const s of skipped) ctx.io.err(`penguin: skipped ${s.path}: ${s.reason}\n`);
+  for (const s of skipped) ctx.io.err(safeText(`penguin: skipped ${s.path}: ${s.reason}\n`));
 }
 
 async function snapshotCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -152,6 +162,47 @@ async function currentVersion(path: string): Promise<number | "unreadable" | und
   }
 }
 
+/**
+ * The built-in tools an archive's configuration marks read-only although
+ * they change things (`--approve read-only` would run them unasked), in words.
+ */
+function approvalReach(archive: SnapshotArchive): string[] {
+  const file = archive.files.find((f) => f.path === "system_config.yaml");
+  if (!file) return [];
+  const config = parseSystemConfig(new TextDecoder().decode(file.data), archive.source);
+  return (config.tools?.builtin ?? []).flatMap((t) => {
+    const def = DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === t.name);
+    return def && def.permission !== "r" && t["permission"] === "r"
+      ? [`built-in tool "${t.name}" is marked read-only, so --approve read-only runs it unasked`]
+      : [];
+  });
+}
+
+/**
+ * Ask before importing a snapshot that configures what would run on its own,
+ * with more reach than the model's commands (a home directory made writable,
+ * or chosen as a task's workspace, is a way out). Without a terminal: refused.
+ */
+async function confirmReach(ctx: CommandContext, cmd: string, reach: string[]): Promise<boolean> {
+  const list = reach.map((m) => `  ${m}\n`).join("");
+  if (!Deno.stdin.isTerminal()) {
+    throw new PenguinError(
+      "usage",
+      safeText(
+        `${cmd}: the snapshot configures what would run on its own, beyond the sandbox of ` +
+          `the model's commands:\n${list}Not importing it without confirmation (stdin is not ` +
+          `a terminal); check them, then pass --yes`,
+      ),
+    );
+  }
+  ctx.io.out(
+    safeText(`The snapshot configures what would run on its own:\n${list}`) +
+      "Import it with them? [y/N] ",
+  );
+  const answer = (await readStdinLine()).trim().toLowerCase();
+  return answer === "y" || answer === "yes";
+}
+
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "agent import";
   const p = parseDeclared(cmd, args, IMPORT_FLAGS, 1);
@@ -182,6 +233,11 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       ctx.io.out("Not imported.\n");
       return 1;
     }
+  }
+  const reach = [...archive.reach, ...approvalReach(archive)];
+  if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
+    ctx.io.out("Not imported.\n");
+    return 1;
   }
   reportSkipped(ctx, archive.skipped);
   const done = await installSnapshot(paths, archive, {

@@ -26,6 +26,7 @@ import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../a
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
+import { safeText } from "../../display/terminal_text.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const WORKSPACE_FLAG: Flag = {
@@ -376,7 +377,9 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
     const state = x.status === "connected"
       ? `connected in ${seconds(x.durationMs)}, ${x.tools.length} tool(s)`
       : `failed: ${x.error}`;
-    ctx.io.out(`${x.server.name}  ${x.server.transport}  ${whereOf(x.server)}\n  ${state}\n`);
+    ctx.io.out(
+      safeText(`${x.server.name}  ${x.server.transport}  ${whereOf(x.server)}\n  ${state}\n`),
+    );
     if (x.tools.length > 0) {
       const rows = x.tools.map((tool) => [`  ${tool.mcpName}`, tool.permission]);
       ctx.io.out(formatTable([["  TOOL", "PERMISSION"], ...rows]));
@@ -401,8 +404,11 @@ async function testCommand(args: string[], ctx: CommandContext): Promise<number>
   }
   const [x] = await probe(ctx, p, t, [server]);
   if (x!.status === "failed") {
-    ctx.io.err(`penguin: MCP server ${name} failed after ${seconds(x!.durationMs)}: ${x!.error}\n`);
-    if (x!.stderrTail) ctx.io.err(`Its stderr ended with:\n${x!.stderrTail}\n`);
+    // The server's error and stderr are its own text: shown without escape sequences.
+    ctx.io.err(
+      safeText(`penguin: MCP server ${name} failed after ${seconds(x!.durationMs)}: ${x!.error}\n`),
+    );
+    if (x!.stderrTail) ctx.io.err(safeText(`Its stderr ended with:\n${x!.stderrTail}\n`));
     return 1;
   }
   ctx.io.out(
@@ -410,7 +416,7 @@ async function testCommand(args: string[], ctx: CommandContext): Promise<number>
       x!.tools.length
     } tool(s):\n`,
   );
-  for (const tool of x!.tools) ctx.io.out(`  ${tool.mcpName}  ${tool.permission}\n`);
+  for (const tool of x!.tools) ctx.io.out(safeText(`  ${tool.mcpName}  ${tool.permission}\n`));
   return 0;
 }
 

@@ -35,6 +35,7 @@ import {
 } from "../../state/ids.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/toolset.ts";
@@ -132,7 +133,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   const scope = scopeOf(ctx, p);
   const rows = await listSessions({ ...scope, allAgents: bool(p, "all") });
   if (bool(p, "json")) json(ctx, rows);
-  else ctx.io.out(formatSessionList(rows, bool(p, "all")));
+  else ctx.io.out(safeText(formatSessionList(rows, bool(p, "all"))));
   return 0;
 }
 
@@ -164,7 +165,7 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
     const { problems, ...rest } = outline;
     json(ctx, { ...rest, skipped: problems });
   } else {
-    ctx.io.out(formatOutline(outline));
+    ctx.io.out(safeText(formatOutline(outline)));
   }
   return 0;
 }
@@ -352,25 +353,25 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   }
   for (const s of report.imported) {
     const as = s.renamed ? ` as ${s.sessionId} (the id ${s.originalId} was taken)` : "";
-    ctx.io.out(
+    ctx.io.out(safeText(
       `Imported ${s.renamed ? s.originalId : s.sessionId}${as}: ${s.files.length} file(s)\n` +
         s.files.map((f) => `  ${f.source} -> ${f.path}\n`).join(""),
-    );
+    ));
   }
-  for (const s of foreign?.imported ?? []) ctx.io.out(formatForeignImport(s));
+  for (const s of foreign?.imported ?? []) ctx.io.out(safeText(formatForeignImport(s)));
   for (const f of foreign?.withParent ?? []) {
-    ctx.io.out(`${f}: a subagent transcript, imported with its parent session\n`);
+    ctx.io.out(safeText(`${f}: a subagent transcript, imported with its parent session\n`));
   }
-  for (const line of report.skipped) ctx.io.err(`${line}\n`);
+  for (const line of report.skipped) ctx.io.err(safeText(`${line}\n`));
   for (const s of foreign?.imported ?? []) {
     for (const x of [s, ...s.children]) {
-      for (const line of x.skipped) ctx.io.err(`${line} (skipped)\n`);
+      for (const line of x.skipped) ctx.io.err(safeText(`${line} (skipped)\n`));
     }
   }
   for (const r of [...report.refused, ...(foreign?.refused ?? [])]) {
-    ctx.io.err(
+    ctx.io.err(safeText(
       `penguin: refused ${r.files.join(", ")}:\n${r.errors.map((e) => `  ${e}\n`).join("")}`,
-    );
+    ));
   }
   const imported = report.imported.length + (foreign?.imported.length ?? 0);
   const refused = report.refused.length + (foreign?.refused.length ?? 0);
@@ -477,7 +478,7 @@ async function treeCommand(args: string[], ctx: CommandContext): Promise<number>
   const scope = scopeOf(ctx, p);
   const forest = await sessionTree({ ...scope, session: p.positionals[0] });
   if (bool(p, "json")) json(ctx, forest);
-  else ctx.io.out(formatTree(forest));
+  else ctx.io.out(safeText(formatTree(forest)));
   return 0;
 }
 

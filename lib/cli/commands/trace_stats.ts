@@ -4,6 +4,7 @@
  * @module
  */
 import { makeStyle } from "../../display/palette.ts";
+import { safeStrings } from "../../display/terminal_text.ts";
 import { createPriceBook } from "../../inspect/pricing.ts";
 import { collectStats, STATS_GROUPS, type StatsGroup } from "../../inspect/stats.ts";
 import { renderStatsCsv, renderStatsText } from "../../inspect/stats_render.ts";
@@ -164,9 +165,10 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         ) + "\n",
       );
     } else if (bool(p, "csv")) {
-      ctx.io.out(renderStatsCsv(report));
+      ctx.io.out(renderStatsCsv(safeStrings(report)));
     } else {
-      ctx.io.out(renderStatsText(report, makeStyle(ctx.io.color)));
+      // Model names, tool names and error texts come from the traces: no escape sequence of theirs.
+      ctx.io.out(renderStatsText(safeStrings(report), makeStyle(ctx.io.color)));
     }
     return Promise.resolve(0);
   });
