@@ -319,11 +319,14 @@ export async function continueGoal(session: Session): Promise<GoalPlan> {
         `start a new one with an objective`,
     );
   }
-  if (file.status !== "active") await writeGoalFile(session.scratchpad, file.objective);
+  // The model can edit GOAL.yaml, and its commands can read the vault: whatever it wrote there
+  // reaches the next request and the trace masked, like its tool outputs.
+  const objective = session.maskSecrets(file.objective);
+  if (file.status !== "active") await writeGoalFile(session.scratchpad, objective);
   const progress = await recordedProgress(session);
   return {
-    objective: file.objective,
-    firstBody: file.objective,
+    objective,
+    firstBody: objective,
     rounds: progress?.rounds ?? 0,
     tokensUsed: progress?.tokensUsed ?? 0,
   };

@@ -194,6 +194,11 @@ export interface Session {
    */
   toolPreview(name: string, args: Record<string, unknown>): string | undefined;
   /**
+   * `text` with the session's secrets (vault values, API keys) masked, as in
+   * tool outputs: for text penguin reads from where the model writes.
+   */
+  maskSecrets(text: string): string;
+  /**
    * Run one task. Yields the OmniMessage stream (partials, completes, events;
    * never the caller's own prompt) until the task ends, and returns how it
    * ended ({@linkcode RunOutcome}): `completed` (a turn without tool calls),
@@ -490,6 +495,7 @@ export function openSession(parts: SessionParts): Session {
     },
     ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
+    maskSecrets: (text) => maskSecrets(text, secrets),
     toolPreview(name, args) {
       if (!toolset.tools.has(name)) return undefined;
       const json = JSON.stringify(args);

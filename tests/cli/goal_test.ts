@@ -615,3 +615,36 @@ Deno.test("chat /goal waits for a background subagent before judging the round, 
     assert.deepEqual([finished?.outcome, finished?.rounds], ["complete", 1]);
   }, { visible: true });
 });
+
+Deno.test("run --resume --goal masks vault values the model wrote into GOAL.yaml's objective", async () => {
+  const SECRET = "sk-goal-secret-5521";
+  await goalScenario((s) => {
+    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
+    if (round === "1") {
+      // The model copies a vault value (its commands see it) into the objective.
+      return turn.of(item.toolCall("exec_command", {
+        cmd: `printf 'objective: leak %s\\nstatus: active\\n' "$GOAL_TOKEN" > '${s.goalPath}'`,
+      }));
+    }
+    return turn.text("ok");
+  }, async ({ sb, requests, run }) => {
+    const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
+    await Deno.mkdir(state, { recursive: true });
+    await Deno.writeTextFile(join(state, ".vault.toml"), `GOAL_TOKEN = "${SECRET}"\n`, {
+      mode: 0o600,
+    });
+    const first = await run(["--goal", "--max-rounds", "1", "-m", "Harmless job"]);
+    assert.equal(first.code, 1, first.stderr);
+    const sid = sessionIdOf(first);
+    const file = await Deno.readTextFile(join(scratchpadOf(sb, sid), "GOAL.yaml"));
+    assert.ok(file.includes(SECRET), "the model did write the value");
+    const again = await run(["--resume", sid, "--goal", "--max-rounds", "2"]);
+    assert.equal(again.code, 1, again.stderr);
+    const resumed = requests.at(-1)!.lastUser;
+    assert.match(resumed, /^\[goal\]\nround: \d+\n/);
+    assert.match(resumed, /leak \[redacted:vault:GOAL_TOKEN\]$/);
+    for (const r of requests) assert.ok(!r.lastUser.includes(SECRET), r.lastUser);
+    const trace = JSON.stringify(await readSession(sb.root, sid));
+    assert.ok(!trace.includes(SECRET), "the trace never holds the value");
+  });
+});
