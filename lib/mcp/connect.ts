@@ -74,6 +74,17 @@ export function serverPolicy(
   };
 }
 
+/**
+ * Where a stdio server starts when its entry names no `cwd`: the read-only
+ * root, never the workspace. The model writes the workspace, and what a
+ * server's runtime picks up from its working directory (`python -m` imports,
+ * `npx` and `deno` project files, `.npmrc`) would run the model's code with
+ * the server's environment and network. A server reaches the workspace by
+ * its absolute path (its arguments), a `cwd` in its entry, or, to start in
+ * whichever workspace the session has, `sandbox.cwd: workspace`.
+ */
+export const SERVER_CWD = "/";
+
 async function stdioTransport(server: McpStdioServer, ctx: ConnectContext): Promise<Transport> {
   let stderrLog: string | undefined;
   if (ctx.logDir && ctx.policy.mode === "workspace-write") {
@@ -84,7 +95,7 @@ async function stdioTransport(server: McpStdioServer, ctx: ConnectContext): Prom
     command: server.command,
     args: server.args,
     env: server.env,
-    ...(server.cwd !== undefined ? { cwd: server.cwd } : {}),
+    cwd: server.cwd ?? (server.sandbox.workspaceCwd ? ctx.policy.workspace : SERVER_CWD),
     policy: serverPolicy(server, ctx.policy, ctx.logDir),
     ...(stderrLog !== undefined ? { stderrLog } : {}),
   });

@@ -13,8 +13,12 @@
  *         env: { LOG_LEVEL: warn }
  *         connectTimeoutMs: 10000
  *         permission: auto                   # auto | r | rw
- *         sandbox: { network: off, writable: [/srv/cache] }
+ *         sandbox: { network: off, writable: [/srv/cache], cwd: workspace }
  * ```
+ *
+ * A stdio server starts in its `cwd`, else in the read-only root; `sandbox.cwd:
+ * workspace` starts it in the session's workspace instead (for a server that
+ * works on "."), where the model may have written what its runtime loads.
  *
  * The transport is `stdio` when the entry has `command`, Streamable HTTP
  * (`http`) when it has `url`, and `sse` only when `transport: sse` is
@@ -69,7 +73,12 @@ export interface McpStdioServer extends McpCommon {
   /** Working directory; default the workspace. */
   cwd?: string;
   /** Confinement beyond the workspace. */
-  sandbox: { network: boolean; writable: string[] };
+  sandbox: {
+    network: boolean;
+    writable: string[];
+    /** Start in the session's workspace when the entry names no `cwd`. */
+    workspaceCwd: boolean;
+  };
 }
 
 /** A server reached over HTTP (Streamable HTTP, or the older SSE transport). */
@@ -116,7 +125,8 @@ const configSchema = z.looseObject({
       z.string().refine(isAbsolute, { error: "expected absolute paths" }),
       { error: "expected a list of absolute paths" },
     ).optional(),
-  }, { error: "expected a mapping with network and writable" }).optional(),
+    cwd: z.literal("workspace", { error: "expected workspace (or leave it out)" }).optional(),
+  }, { error: "expected a mapping with network, writable and cwd" }).optional(),
 }, { error: "expected a mapping" });
 
 function problemOf(error: z.ZodError): string {
@@ -156,7 +166,11 @@ function parseEntry(entry: unknown): McpServerConfig | string {
       args: c.args ?? [],
       env: c.env ?? {},
       ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
-      sandbox: { network: c.sandbox?.network ?? false, writable: c.sandbox?.writable ?? [] },
+      sandbox: {
+        network: c.sandbox?.network ?? false,
+        writable: c.sandbox?.writable ?? [],
+        workspaceCwd: c.sandbox?.cwd === "workspace",
+      },
     };
   }
   if (!c.url) return `${name}: the ${transport} transport needs config.url`;

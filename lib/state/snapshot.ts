@@ -382,6 +382,8 @@ function mcpReach(entries: readonly unknown[]): string[] {
     const wider = [
       ...(s.sandbox.network ? ["network on"] : []),
       ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
+      // Started in the workspace, its runtime may load what the model wrote there.
+      ...(s.sandbox.workspaceCwd && s.cwd === undefined ? ["the workspace as its cwd"] : []),
     ];
     return wider.length > 0
       ? [`MCP server "${s.name}" runs ${s.command} with ${wider.join(" and ")}`]

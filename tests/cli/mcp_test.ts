@@ -67,7 +67,7 @@ Deno.test("mcp add, list --json, test and remove work on a real server", async (
 
     const test = await runCli(["--root", root, "mcp", "test", "t", "--workspace", workspace]);
     assert.equal(test.code, 0, test.stderr);
-    assert.match(test.stdout, /^MCP server t connected in \d+\.\ds \(stdio\), 9 tool\(s\):\n/);
+    assert.match(test.stdout, /^MCP server t connected in \d+\.\ds \(stdio\), 10 tool\(s\):\n/);
     assert.match(test.stdout, /\n {2}mcp__t__write {2}rw\n/);
 
     const failed = await runCli(["--root", root, "mcp", "test", "mute", "--workspace", workspace]);
@@ -129,6 +129,6 @@ Deno.test("mcp test reaches a Streamable HTTP server on 127.0.0.1 under the bina
     assert.equal(add.code, 0, add.stderr);
     const test = await runCli(["--root", root, "mcp", "test", "web", "--workspace", workspace]);
     assert.equal(test.code, 0, test.stderr);
-    assert.match(test.stdout, /^MCP server web connected in \d+\.\ds \(http\), 9 tool\(s\):/);
+    assert.match(test.stdout, /^MCP server web connected in \d+\.\ds \(http\), 10 tool\(s\):/);
   });
 });

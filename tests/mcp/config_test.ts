@@ -24,7 +24,7 @@ Deno.test("a command means stdio, a url means Streamable HTTP, sse only when wri
     env: { A: "1" },
     connectTimeoutMs: MCP_CONNECT_TIMEOUT_MS,
     permission: "auto",
-    sandbox: { network: false, writable: [] },
+    sandbox: { network: false, writable: [], workspaceCwd: false },
   });
 });
 
@@ -33,13 +33,16 @@ Deno.test("stdio servers have the network off unless their sandbox block turns i
     { name: "a", config: { command: "x" } },
     { name: "b", config: { command: "x", sandbox: { network: "on", writable: ["/srv/c"] } } },
     { name: "c", config: { command: "x", sandbox: { network: true } } },
+    { name: "d", config: { command: "x", sandbox: { cwd: "workspace" } } },
+    { name: "e", config: { command: "x", sandbox: { cwd: "/srv" } } },
   ], "cfg.yaml");
   assert.deepEqual(
     servers.map((s) => s.transport === "stdio" ? s.sandbox : undefined),
     [
-      { network: false, writable: [] },
-      { network: true, writable: ["/srv/c"] },
-      { network: true, writable: [] },
+      { network: false, writable: [], workspaceCwd: false },
+      { network: true, writable: ["/srv/c"], workspaceCwd: false },
+      { network: true, writable: [], workspaceCwd: false },
+      { network: false, writable: [], workspaceCwd: true },
     ],
   );
 });

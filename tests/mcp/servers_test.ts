@@ -197,3 +197,23 @@ Deno.test("a Streamable HTTP server on 127.0.0.1 works, with the configured head
   assert.equal((await call(s, "mcp__web__echo", { message: "over http" })).text, "echo: over http");
   assert.ok(web.accepted >= 3, "handshake, listing and call all carried the header");
 });
+
+Deno.test("a stdio server starts in the read-only root, not the workspace the model writes, unless its entry names a cwd", async () => {
+  await using s = await connect([
+    { name: "t", config: denoServer(TEST_SERVER) },
+  ]);
+  assert.equal((await call(s, "mcp__t__cwd")).text, "/");
+  const dir = await Deno.realPath(await Deno.makeTempDir({ dir: "/var/tmp" }));
+  try {
+    await using named = await connect([
+      { name: "t", config: denoServer(TEST_SERVER, [], { cwd: dir }) },
+    ]);
+    assert.equal((await call(named, "mcp__t__cwd")).text, dir);
+    await using inWorkspace = await connect([
+      { name: "t", config: denoServer(TEST_SERVER, [], { sandbox: { cwd: "workspace" } }) },
+    ]);
+    assert.equal((await call(inWorkspace, "mcp__t__cwd")).text, inWorkspace.workspace);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

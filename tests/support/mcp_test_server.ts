@@ -4,7 +4,7 @@
 //
 // Tools: echo (read-only), fail (isError, no text), crash (the process
 // exits mid-call), big {n} (n characters), env (the server's environment
-// variable names), read {path} (a file's text, or the error), write
+// variable names), cwd (its working directory), read {path} (a file's text, or the error), write
 // {path, text}, structured (only structuredContent), picture (an image),
 // and one tool with an invalid name.
 import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
@@ -39,6 +39,7 @@ const TOOLS = [
     annotations: { readOnlyHint: true },
   },
   { name: "env", description: "List environment variable names.", inputSchema: object() },
+  { name: "cwd", description: "The server's working directory.", inputSchema: object() },
   {
     name: "read",
     description: "Read a file.",
@@ -74,6 +75,8 @@ async function call(name: string, args: Record<string, unknown>): Promise<Result
       return text("x".repeat(Number(args.n)));
     case "env":
       return text(Object.keys(Deno.env.toObject()).sort().join("\n"));
+    case "cwd":
+      return text(Deno.cwd());
     case "read":
       try {
         return text(await Deno.readTextFile(String(args.path)));
