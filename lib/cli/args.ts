@@ -34,9 +34,10 @@ export interface Parsed {
 function parseFlags(
   command: string,
   args: string[],
-  spec: FlagSpec,
+  flags: readonly Flag<unknown>[],
   maxPositionals?: number,
 ): Parsed {
+  const spec = specOf(flags);
   let parsed;
   try {
     parsed = parseArgs({
@@ -54,6 +55,7 @@ function parseFlags(
     if (unknown) {
       const known = [...Object.keys(spec), "help"].map((k) => `--${k}`);
       hint = didYouMeanText(unknown[1]!, known, (s) => s);
+      throw new UnknownFlagError(`${command}: ${first}${hint}`, flags);
     }
     throw new PenguinError("usage", `${command}: ${first}${hint}`);
   }
@@ -62,6 +64,22 @@ function parseFlags(
     throw new PenguinError("usage", `${command}: unexpected argument(s) ${extra}`);
   }
   return { values: parsed.values as Parsed["values"], positionals: parsed.positionals };
+}
+
+/**
+ * The usage error for a flag the command does not declare. It carries the
+ * flags the command does declare, so a check can list exactly what a
+ * command's parser accepts.
+ */
+export class UnknownFlagError extends PenguinError {
+  /** The flags the command declares. */
+  readonly flags: readonly Flag<unknown>[];
+
+  /** Create the error with its `message` and the command's declared `flags`. */
+  constructor(message: string, flags: readonly Flag<unknown>[]) {
+    super("usage", message);
+    this.flags = flags;
+  }
 }
 
 /** Read a string flag. */
@@ -165,7 +183,7 @@ export function parseDeclared(
   flags: readonly Flag<unknown>[],
   maxPositionals?: number,
 ): Parsed {
-  const p = parseFlags(command, fillOptionalValues(args, flags), specOf(flags), maxPositionals);
+  const p = parseFlags(command, fillOptionalValues(args, flags), flags, maxPositionals);
   for (const f of flags) {
     const raw = p.values[f.name];
     if (f.parse === undefined || raw === undefined) continue;
