@@ -98,7 +98,7 @@ ${ENV_HELP}`,
 
 function dataRoot(root: string | undefined): string | undefined {
   try {
-    return resolveDataRoot({ root });
+    return resolveDataRoot({ root, anyKind: true });
   } catch {
     return undefined;
   }

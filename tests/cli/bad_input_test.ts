@@ -1,0 +1,120 @@
+// A newcomer's bad input: a data root that is a file, a data root on a read-only file system, a
+// trace directory that fills up. Each is one line on stderr saying what was attempted, what was
+// found and where, with the README's exit code and no stack trace. The read-only and full file
+// systems are real: the CLI runs under bubblewrap with the root bound read-only, or with the
+// traces directory on a tiny tmpfs.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type CliResult, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { withModelRoot, withRoot } from "../support/roots.ts";
+import { turn } from "../support/model_server.ts";
+
+/** No stack trace and no "internal error": the error is one a user can act on. */
+function assertUserError(r: CliResult): void {
+  assert.doesNotMatch(r.stderr, /internal error|\n\s+at |PENGUIN_DEBUG/, r.stderr);
+}
+
+Deno.test("a data root that is a file is a config error naming it and where it came from", async () => {
+  await withRoot(async (dir) => {
+    const file = join(dir, "data");
+    await Deno.writeTextFile(file, "");
+    for (const args of [["sessions", "list"], ["run", "-m", "hi"], ["memory", "list"]]) {
+      const r = await runCli(["--root", file, ...args]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /Cannot use the data root ".*data" \(from --root\): it is a file/);
+      assertUserError(r);
+    }
+    const env = await runCli(["sessions", "list"], { env: { PENGUIN_HOME: join(file, "sub") } });
+    assert.equal(env.code, 2, env.stderr);
+    assert.match(env.stderr, /data root ".*data\/sub" \(from PENGUIN_HOME\): a part of its path/);
+    assertUserError(env);
+  });
+});
+
+const BWRAP = (() => {
+  try {
+    const out = new Deno.Command("bwrap", {
+      args: ["--dev-bind", "/", "/", "true"],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return out.success;
+  } catch {
+    return false;
+  }
+})();
+
+/** Run penguin under bubblewrap with `mounts` (bwrap arguments) over a view of the whole system. */
+async function runUnder(mounts: string[], args: string[]): Promise<CliResult> {
+  const out = await new Deno.Command("bwrap", {
+    args: ["--dev-bind", "/", "/", ...mounts, Deno.execPath(), ...penguinArgv(), ...args],
+    cwd: REPO,
+    env: penguinEnv(),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test({
+  name: "a data root on a read-only file system: the write is named with the path and the reason",
+  ignore: !BWRAP,
+  fn: async () => {
+    await withRoot(async (root) => {
+      const ro = ["--ro-bind", root, root];
+      const add = await runUnder(ro, [
+        "--root",
+        root,
+        "config",
+        "model",
+        "add",
+        "--provider",
+        "deepseek",
+        "--model-id",
+        "deepseek-v4-flash",
+      ]);
+      assert.equal(add.code, 1, add.stderr);
+      assert.match(
+        add.stderr,
+        /^penguin: Cannot (write|create the directory) ".*": the file system is read-only\n$/,
+      );
+      assertUserError(add);
+      const mcp = await runUnder(ro, ["--root", root, "mcp", "add", "x", "--", "echo"]);
+      assert.equal(mcp.code, 1, mcp.stderr);
+      assert.match(
+        mcp.stderr,
+        /Cannot create the directory ".*agent_state": the file system is read-only/,
+      );
+      assertUserError(mcp);
+    });
+  },
+});
+
+Deno.test({
+  name: "a full traces directory ends the run with one line naming the trace file",
+  ignore: !BWRAP,
+  fn: async () => {
+    await withModelRoot({ turns: [turn.text("x".repeat(20000))] }, async (sb) => {
+      const traces = join(sb.root, "default_project", "agents", "default_agent", "traces");
+      await Deno.mkdir(traces, { recursive: true });
+      const r = await runUnder(["--size", "4096", "--tmpfs", traces], [
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "hi",
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /Cannot append to trace ".*traces\/.*\.jsonl": No space left on device/,
+      );
+      assert.match(r.stderr, /was stopped so that nothing runs unrecorded/);
+      assertUserError(r);
+    });
+  },
+});
