@@ -99,7 +99,9 @@ const onOff = z.union([z.boolean(), z.enum(["on", "off"])], { error: "expected o
 
 const configSchema = z.looseObject({
   transport: z.enum(["stdio", "http", "sse"], { error: "expected stdio, http or sse" }).optional(),
-  command: z.string().min(1, { error: "expected a non-empty command" }).optional(),
+  command: z.string({ error: "expected a non-empty command" }).min(1, {
+    error: "expected a non-empty command",
+  }).optional(),
   args: z.array(z.string(), { error: "expected a list of strings" }).optional(),
   env: stringMap.optional(),
   cwd: z.string().refine(isAbsolute, { error: "expected an absolute path" }).optional(),
@@ -131,8 +133,11 @@ function parseEntry(entry: unknown): McpServerConfig | string {
     return "expected a mapping with name and config";
   }
   const { name, config } = entry as { name?: unknown; config?: unknown };
+  if (name === undefined || name === null) {
+    return `no name (give the entry a name: letters, digits, "_" and "-")`;
+  }
   if (typeof name !== "string" || !MCP_SERVER_NAME.test(name)) {
-    return `name ${JSON.stringify(name ?? null)} must match ${MCP_SERVER_NAME.source}`;
+    return `name ${JSON.stringify(name)} must match ${MCP_SERVER_NAME.source}`;
   }
   const parsed = configSchema.safeParse(config ?? {});
   if (!parsed.success) return `${name}: config.${problemOf(parsed.error)}`;

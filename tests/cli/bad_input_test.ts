@@ -118,3 +118,53 @@ Deno.test({
     });
   },
 });
+
+Deno.test("broken MCP server entries: each skipped one names the file, the entry and the problem in words", async () => {
+  await withRoot(async (root) => {
+    assert.equal((await runCli(["--root", root, "mcp", "add", "ok", "--", "true"])).code, 0);
+    const yaml = join(root, "default_project/agents/default_agent/agent_state/system_config.yaml");
+    const text = await Deno.readTextFile(yaml);
+    const broken = text.replace(
+      /  mcpServers:[^\n]*(\n    [^\n]*)*/,
+      "  mcpServers:\n    - config: { command: echo }\n    - name: num\n      config: { command: 5 }",
+    );
+    assert.notEqual(broken, text, "the test rewrote tools.mcpServers");
+    await Deno.writeTextFile(yaml, broken);
+    const r = await runCli(["--root", root, "mcp", "list"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /system_config\.yaml: tools\.mcpServers\[0\]: no name \(give the entry a name/,
+    );
+    assert.match(
+      r.stderr,
+      /tools\.mcpServers\[1\]: num: config\.command: expected a non-empty command/,
+    );
+    assert.doesNotMatch(r.stderr, /Invalid input|null/);
+    assertUserError(r);
+  });
+});
+
+Deno.test("a penguin.jsonc syntax error is named in words with its line", async () => {
+  await withRoot(async (dir) => {
+    const ws = join(dir, "ws");
+    await Deno.mkdir(ws);
+    await Deno.writeTextFile(join(ws, "penguin.jsonc"), '{ "sandbox":\n');
+    const r = await runCli([
+      "--root",
+      join(dir, "data"),
+      "sandbox",
+      "run",
+      "--workspace",
+      ws,
+      "--",
+      "true",
+    ]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /Invalid ".*penguin\.jsonc": line 2, column 1: syntax error: value expected/,
+    );
+    assertUserError(r);
+  });
+});
