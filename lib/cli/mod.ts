@@ -47,6 +47,7 @@ export function processIo(): Io {
       }
     },
     isTty,
+    errIsTty: Deno.stderr.isTerminal(),
     color: isTty && !noColor,
     stdoutClosed: () => closed,
   };

@@ -51,6 +51,8 @@ export interface ImportOptions extends SessionScope {
   now?: Date;
   /** Bring along the subagent children found next to an imported session (default true). */
   children?: boolean;
+  /** Told before each given file is read (`done` files of `total` so far). */
+  onFile?: (done: number, total: number, file: string) => void;
 }
 
 /** One imported file. */
@@ -296,7 +298,11 @@ export async function importTraces(
     accepted.push(s);
     return true;
   };
-  for (const f of new Set(files.map((f) => resolve(f)))) await take(f);
+  const given = [...new Set(files.map((f) => resolve(f)))];
+  for (const [i, f] of given.entries()) {
+    options.onFile?.(i, given.length, f);
+    await take(f);
+  }
   // Bring the children along (breadth first; grandchildren too).
   if (options.children !== false) {
     const ids = () => new Set(accepted.map((s) => s.meta!.payload.session_id));

@@ -120,6 +120,7 @@ interface PackEntry {
 async function collect(
   stateDir: string,
   limits: SnapshotLimits,
+  onFile: ((files: number, bytes: number) => void) | undefined,
 ): Promise<{ entries: PackEntry[]; files: number; skipped: SkippedEntry[] }> {
   const entries: PackEntry[] = [];
   const skipped: SkippedEntry[] = [];
@@ -154,6 +155,7 @@ async function collect(
         const body = await Deno.readFile(abs);
         files++;
         bytes += body.length;
+        onFile?.(files, bytes);
         if (files > limits.files || bytes > limits.bytes) {
           throw new PenguinError(
             "runtime",
@@ -177,12 +179,14 @@ async function collect(
 
 /**
  * Write the snapshot of the agent's `agent_state/` at `version` (the
- * agent's current version), unless that version's archive exists.
+ * agent's current version), unless that version's archive exists. `onFile`
+ * is told the files and bytes read so far after each file.
  */
 export async function snapshotAgent(
   paths: AgentPaths,
   version: number,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
+  onFile?: (files: number, bytes: number) => void,
 ): Promise<SnapshotResult> {
   const path = snapshotPath(paths, version);
   if (await exists(path)) return { path, version, created: false, files: 0, skipped: [] };
@@ -190,7 +194,7 @@ export async function snapshotAgent(
   if (!stateInfo?.isDirectory) {
     throw new PenguinError("not_found", `Cannot snapshot: "${paths.agentState}" does not exist`);
   }
-  const { entries, files, skipped } = await collect(paths.agentState, limits);
+  const { entries, files, skipped } = await collect(paths.agentState, limits, onFile);
   const root: PackEntry = {
     header: {
       name: `${TOP}/`,

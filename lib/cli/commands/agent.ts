@@ -28,6 +28,7 @@ import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../a
 import { readStdinLine } from "../line_reader.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { stderrProgress } from "../render/progress.ts";
 import { printHelp } from "./_config_common.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
@@ -111,7 +112,17 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
     );
   }
   const version = resolveSystemConfig(parseSystemConfig(text, paths.systemConfig)).version;
-  const done = await snapshotAgent(paths, version);
+  const progress = stderrProgress(ctx.io);
+  const done = await snapshotAgent(
+    paths,
+    version,
+    undefined,
+    (files, bytes) =>
+      progress.show(
+        `packing ${files} file${files === 1 ? "" : "s"}, ${(bytes / 1024 / 1024).toFixed(1)} MiB`,
+      ),
+  );
+  progress.done();
   if (!done.created) {
     ctx.io.out(
       `Snapshot v${version} of agent ${ref.agentId} already exists: ${done.path}\n` +

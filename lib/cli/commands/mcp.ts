@@ -25,6 +25,7 @@ import {
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { createSpinner } from "../render/spinner.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
@@ -293,11 +294,19 @@ async function probe(
   try {
     const policy = createPolicy({ workspace, dataRoot: t.root });
     const warnings: string[] = [];
+    // Connecting can take seconds: a spinner on stderr when it is a terminal (never with --json).
+    const spinner = ctx.io.errIsTty && !bool(p, "json") && servers.length > 0
+      ? createSpinner({
+        write: (text) => ctx.io.err(text),
+        label: `connecting to ${servers.map((s) => s.name).join(", ")}…`,
+      })
+      : undefined;
+    spinner?.start();
     const { connections, results } = await connectAll(
       servers,
       { policy, logDir },
       (line) => warnings.push(line),
-    );
+    ).finally(() => spinner?.stop());
     try {
       const tools = mcpTools(connections, (line) => ctx.io.err(`${line}\n`));
       return await Promise.all(servers.map(async (server, i) => {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { basename } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
 import {
   buildOutline,
@@ -39,6 +40,7 @@ import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { createRenderer } from "../render/mod.ts";
 import { readStdinLine } from "../line_reader.ts";
+import { stderrProgress } from "../render/progress.ts";
 import {
   bool,
   type Flag,
@@ -327,12 +329,27 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     else if (await sniffForeign(f)) foreignFiles.push(f);
     else penguinFiles.push(f);
   }
+  const progress = stderrProgress(ctx.io, bool(p, "json"));
+  const all = p.positionals.length;
+  const onFile = (offset: number) => (done: number, _total: number, file: string) =>
+    progress.show(`importing ${offset + done + 1}/${all} ${basename(file)}`);
   const report = penguinFiles.length > 0
-    ? await importTraces(penguinFiles, { ...scope, lenient, children: !bool(p, "no-children") })
+    ? await importTraces(penguinFiles, {
+      ...scope,
+      lenient,
+      children: !bool(p, "no-children"),
+      onFile: onFile(0),
+    })
     : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
   const foreign = foreignFiles.length > 0
-    ? await importForeign(foreignFiles, { ...scope, lenient, ...(from ? { from } : {}) })
+    ? await importForeign(foreignFiles, {
+      ...scope,
+      lenient,
+      ...(from ? { from } : {}),
+      onFile: onFile(penguinFiles.length),
+    })
     : null;
+  progress.done();
   const ok = report.ok && (foreign?.ok ?? true);
   if (bool(p, "json")) {
     json(

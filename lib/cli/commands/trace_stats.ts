@@ -12,6 +12,7 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { stderrProgress } from "../render/progress.ts";
 import { TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -127,11 +128,16 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const sessions = await resolveTargets(targets, { root: ctx.root });
   const problems = new Map<string, { count: number; lines: number[] }>();
+  const progress = stderrProgress(ctx.io, bool(p, "json") || bool(p, "csv"));
   const report = await collectStats(sessions, {
+    onSession: (done, total) => progress.show(`reading session ${done + 1}/${total}`),
     by: by as StatsGroup,
     since,
     until,
-    prices: createPriceBook((m) => ctx.io.err(`penguin: warning: ${m}\n`)),
+    prices: createPriceBook((m) => {
+      progress.done();
+      ctx.io.err(`penguin: warning: ${m}\n`);
+    }),
     children: !bool(p, "no-children"),
     onProblem: (pr) => {
       const seen = problems.get(pr.file) ?? { count: 0, lines: [] };
@@ -140,6 +146,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       problems.set(pr.file, seen);
     },
   });
+  progress.done();
   for (const [file, { count, lines }] of problems) {
     const more = count > lines.length ? ", …" : "";
     ctx.io.err(
