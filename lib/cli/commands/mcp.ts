@@ -107,6 +107,11 @@ Its tools are offered to the model as mcp__<name>__<tool>.
 
 Flags:
 ${flagHelp(ADD_FLAGS, 23)}
+
+Examples:
+  penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .
+  penguin mcp add search --env REGION=eu --network on -- node /opt/search/index.js
+  penguin mcp add docs --url https://example.com/mcp --header "X-Api-Key: $KEY"
 `;
 
 const REMOVE_HELP = `Usage: penguin mcp remove <name> [--agent-id <id>] [--project-id <id>]

@@ -214,6 +214,10 @@ ${TARGET_HELP}
 
 Flags:
 ${flagLines()}
+
+Example: retry the latest session from before its third prompt:
+  penguin sessions show latest
+  penguin sessions fork latest --before 3
 `;
 
 async function forkCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -308,6 +312,11 @@ an imported session with: penguin run --resume <session> --provider <p>
 
 Flags:
 ${flagLines(IMPORT_FLAGS)}
+
+Examples:
+  penguin sessions import ~/.codex/sessions/2026/01/02/rollout-*.jsonl
+  penguin sessions import ~/.claude/projects/-home-me-app/*.jsonl --lenient
+  penguin sessions import backup/session-2026-01-02-*.jsonl --agent-id reviewer
 
 Exit codes: 0 all imported, 1 some file refused, 2 usage error.
 `;
