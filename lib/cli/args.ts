@@ -144,6 +144,11 @@ export interface Flag<T = string> {
    * `label` (`run: --thinking`) when the value is not accepted.
    */
   parse?: (raw: string, label: string) => T;
+  /**
+   * The values `parse` accepts, when they are a fixed list: a refused value
+   * gets the nearest one as a "did you mean".
+   */
+  choices?: readonly string[];
 }
 
 /** The `node:util` spec of `flags`. */
@@ -188,9 +193,16 @@ export function parseDeclared(
     const raw = p.values[f.name];
     if (f.parse === undefined || raw === undefined) continue;
     const label = `${command}: --${f.name}`;
-    p.values[f.name] = Array.isArray(raw)
-      ? raw.map((r) => f.parse!(r, label))
-      : f.parse(raw as string, label);
+    const parse = (r: string) => {
+      try {
+        return f.parse!(r, label);
+      } catch (err) {
+        if (!(err instanceof PenguinError) || f.choices === undefined) throw err;
+        const hint = didYouMeanText(r.trim().toLowerCase(), f.choices);
+        throw hint === "" ? err : new PenguinError(err.kind, `${err.message}${hint}`);
+      }
+    };
+    p.values[f.name] = Array.isArray(raw) ? raw.map(parse) : parse(raw as string);
   }
   return p;
 }

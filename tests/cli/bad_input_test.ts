@@ -168,3 +168,30 @@ Deno.test("a penguin.jsonc syntax error is named in words with its line", async 
     assertUserError(r);
   });
 });
+
+Deno.test("a mistyped flag value gets the nearest accepted value as a suggestion", async () => {
+  await withRoot(async (root) => {
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ["run", "-m", "hi", "--thinking", "hgh"],
+        /--thinking must be one of .*; did you mean "high"\?/,
+      ],
+      [["run", "-m", "hi", "--approve", "alway-ask"], /; did you mean "always-ask"\?/],
+      [
+        ["chat", "--sandbox", "readonly"],
+        /--sandbox must be one of .*; did you mean "read-only"\?/,
+      ],
+      [["sessions", "import", "--from", "codx", "x.jsonl"], /; did you mean "codex"\?/],
+      [["trace", "stats", "--by", "dya"], /--by must be one of .*; did you mean "day"\?/],
+      [["trace", "export", "x", "--format", "htm"], /--format must be .*; did you mean "html"\?/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await runCli(["--root", root, ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, re, args.join(" "));
+      assertUserError(r);
+    }
+    const far = await runCli(["--root", root, "run", "-m", "hi", "--thinking", "zzzzzz"]);
+    assert.doesNotMatch(far.stderr, /did you mean/, "nothing close: no suggestion");
+  });
+});

@@ -261,6 +261,7 @@ const FROM: Flag<Harness> = {
   type: "string",
   value: "codex|claude|pi",
   help: "the files are sessions of this harness (default: detected\nfrom each file's content)",
+  choices: HARNESSES,
   parse: (raw, label) => {
     if ((HARNESSES as readonly string[]).includes(raw)) return raw as Harness;
     throw new PenguinError(

@@ -12,6 +12,7 @@ import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -73,7 +74,9 @@ function formatOf(flag: string | undefined, out: string | undefined): Format {
     if (!(FORMATS as readonly string[]).includes(flag)) {
       throw new PenguinError(
         "usage",
-        `trace export: --format must be html, md or json, got ${JSON.stringify(flag)}`,
+        `trace export: --format must be html, md or json, got ${JSON.stringify(flag)}${
+          didYouMeanText(flag.toLowerCase(), FORMATS)
+        }`,
       );
     }
     return flag as Format;

@@ -13,6 +13,7 @@ import { resolveDataRoot } from "../../state/root.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -105,7 +106,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   if (!STATS_GROUPS.includes(by as StatsGroup)) {
     throw new PenguinError(
       "usage",
-      `trace stats: --by must be one of ${STATS_GROUPS.join(", ")}, got ${JSON.stringify(by)}`,
+      `trace stats: --by must be one of ${STATS_GROUPS.join(", ")}, got ${JSON.stringify(by)}${
+        didYouMeanText(by.toLowerCase(), STATS_GROUPS)
+      }`,
     );
   }
   if (bool(p, "json") && bool(p, "csv")) {
