@@ -195,3 +195,24 @@ Deno.test("a mistyped flag value gets the nearest accepted value as a suggestion
     assert.doesNotMatch(far.stderr, /did you mean/, "nothing close: no suggestion");
   });
 });
+
+Deno.test("sessions list of an agent that does not exist says so on stderr and names the agents that do", async () => {
+  await withRoot(async (root) => {
+    assert.equal(
+      (await runCli(["--root", root, "mcp", "add", "x", "--agent-id", "reviewer", "--", "true"]))
+        .code,
+      0,
+    );
+    const r = await runCli(["--root", root, "sessions", "list", "--agent-id", "reviewr"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "No sessions.\n");
+    assert.match(
+      r.stderr,
+      /agent reviewr does not exist in project default_project \(.*agents: reviewer\); did you mean "reviewer"\?/,
+    );
+    const known = await runCli(["--root", root, "sessions", "list", "--agent-id", "reviewer"]);
+    assert.equal(known.stderr, "");
+    const fresh = await runCli(["--root", root, "sessions", "list"]);
+    assert.equal(fresh.stderr, "", "the default agent of a fresh root is no news");
+  });
+});

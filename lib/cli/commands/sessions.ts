@@ -35,6 +35,8 @@ import {
   validateProjectId,
 } from "../../state/ids.ts";
 import { resolveDataRoot } from "../../state/root.ts";
+import { agentsDir } from "../../state/paths.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
 import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
@@ -134,7 +136,30 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   const rows = await listSessions({ ...scope, allAgents: bool(p, "all") });
   if (bool(p, "json")) json(ctx, rows);
   else ctx.io.out(formatSessionList(rows, bool(p, "all")));
+  if (rows.length === 0 && !bool(p, "all") && scope.agentId !== DEFAULT_AGENT_ID) {
+    await noteUnknownAgent(ctx, scope);
+  }
   return 0;
+}
+
+/** On stderr: the agent asked for does not exist (a mistyped --agent-id), and which ones do. */
+async function noteUnknownAgent(ctx: CommandContext, scope: SessionScope): Promise<void> {
+  const dir = agentsDir(scope);
+  const agents: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory && !e.name.startsWith(".")) agents.push(e.name);
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  if (agents.includes(scope.agentId)) return;
+  const known = agents.length === 0 ? "none yet" : agents.sort().join(", ");
+  ctx.io.err(
+    `penguin: agent ${scope.agentId} does not exist in project ${scope.projectId} (${dir}: ${known})${
+      didYouMeanText(scope.agentId, agents)
+    }\n`,
+  );
 }
 
 const SHOW_HELP = `Usage: penguin sessions show <session> [--json]
