@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isPartial } from "../protocol/guards.ts";
 import type { OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
@@ -158,7 +158,9 @@ async function scan(source: string): Promise<Scanned> {
     }
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
   } catch (err) {
-    s.fatal = `${source}: ${errorMessage(err)}`;
+    s.fatal = err instanceof Deno.errors.IsADirectory
+      ? `${source}: a directory, not a trace file (give the files in it: ${join(source, "*.jsonl")})`
+      : `${source}: ${errorMessage(err)}`;
   }
   return s;
 }

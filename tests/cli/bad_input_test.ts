@@ -216,3 +216,35 @@ Deno.test("sessions list of an agent that does not exist says so on stderr and n
     assert.equal(fresh.stderr, "", "the default agent of a fresh root is no news");
   });
 });
+
+Deno.test("a directory or a file that is not a trace, where trace files are expected, is named as such", async () => {
+  await withRoot(async (dir) => {
+    const empty = join(dir, "empty");
+    await Deno.mkdir(empty);
+    const garbage = join(dir, "notes.jsonl");
+    await Deno.writeTextFile(garbage, "not json\nstill not json\n");
+    const root = join(dir, "data");
+
+    const imp = await runCli(["--root", root, "sessions", "import", empty]);
+    assert.equal(imp.code, 1, imp.stderr);
+    assert.match(
+      imp.stderr,
+      /empty: a directory, not a trace file \(give the files in it: .*empty\/\*\.jsonl\)/,
+    );
+    assert.doesNotMatch(imp.stderr, /os error/);
+
+    const stats = await runCli(["trace", "stats", empty]);
+    assert.equal(stats.code, 1, stats.stderr);
+    assert.match(stats.stderr, /trace stats: no trace files found in ".*empty"/);
+    assert.equal(stats.stdout, "");
+
+    const exp = await runCli(["trace", "export", garbage, "--format", "md"]);
+    assert.equal(exp.code, 1, exp.stderr);
+    assert.match(
+      exp.stderr,
+      /nothing to export from ".*notes\.jsonl": all 2 line\(s\) are malformed/,
+    );
+    assert.equal(exp.stdout, "");
+    assertUserError(exp);
+  });
+});

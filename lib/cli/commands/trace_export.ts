@@ -113,6 +113,14 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
     if (notice) ctx.io.err(notice + "\n");
   }
+  if (conv.session.started === null && conv.skipped_lines > 0) {
+    throw new PenguinError(
+      "data",
+      `trace export: nothing to export from ${
+        sessions[0]!.files.map((f) => `"${f.path}"`).join(", ")
+      }: all ${conv.skipped_lines} line(s) are malformed (is it a trace file? see penguin trace validate)`,
+    );
+  }
   if (!bool(p, "no-redact")) conv = redactConversation(conv);
   const text = format === "html"
     ? renderHtml(conv)

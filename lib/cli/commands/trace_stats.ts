@@ -14,7 +14,7 @@ import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
 import { didYouMeanText } from "../suggest.ts";
-import { TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
   {
@@ -129,7 +129,10 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       );
     }
   }
-  const sessions = await resolveTargets(targets, { root: ctx.root });
+  // Given targets that hold no trace at all are a mistake (as for trace show); an empty data root is not.
+  const sessions = p.positionals.length > 0
+    ? await sessionsOf("trace stats", p.positionals, ctx)
+    : await resolveTargets(targets, { root: ctx.root });
   const problems = new Map<string, { count: number; lines: number[] }>();
   const progress = stderrProgress(ctx.io, bool(p, "json") || bool(p, "csv"));
   const report = await collectStats(sessions, {
