@@ -159,7 +159,9 @@ async function scan(source: string): Promise<Scanned> {
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
   } catch (err) {
     s.fatal = err instanceof Deno.errors.IsADirectory
-      ? `${source}: a directory, not a trace file (give the files in it: ${join(source, "*.jsonl")})`
+      ? `${source}: a directory, not a trace file (give the files in it: ${
+        join(source, "*.jsonl")
+      })`
       : `${source}: ${errorMessage(err)}`;
   }
   return s;

@@ -125,7 +125,7 @@ Deno.test("broken MCP server entries: each skipped one names the file, the entry
     const yaml = join(root, "default_project/agents/default_agent/agent_state/system_config.yaml");
     const text = await Deno.readTextFile(yaml);
     const broken = text.replace(
-      /  mcpServers:[^\n]*(\n    [^\n]*)*/,
+      / {2}mcpServers:[^\n]*(\n {4}[^\n]*)*/,
       "  mcpServers:\n    - config: { command: echo }\n    - name: num\n      config: { command: 5 }",
     );
     assert.notEqual(broken, text, "the test rewrote tools.mcpServers");

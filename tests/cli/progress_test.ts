@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-control-regex
 // Long work shows a progress line on stderr when stderr is a terminal, and never on stdout, in
 // --json output or when stderr is not a terminal. The terminal is real: util-linux `script` runs
 // penguin on a pseudo-terminal and records every byte written to it, with stdout redirected to
