@@ -119,3 +119,35 @@ Deno.test("the README's architecture section lists every folder of lib/", async 
   }
   assert.deepEqual(missing, []);
 });
+
+/**
+ * Flags the README names that are not penguin's: other programs' (deno, bubblewrap, bash,
+ * systemctl), the mistyped `--max-turn` of the did-you-mean example and the `--price-*` family.
+ */
+const NOT_PENGUIN_FLAGS = new Set([
+  "target",
+  "unstable-worker-options",
+  "exclude-unused-npm",
+  "parallel",
+  "check",
+  "lint",
+  "quiet",
+  "now",
+  "noprofile",
+  "norc",
+  "as-pid-1",
+  "pdeathsig",
+  "die-with-parent",
+  "max-turn",
+  "price-",
+]);
+
+Deno.test("every penguin flag the README names is accepted by some command (no stale flags)", async () => {
+  await withRoot(async (root) => {
+    const accepted = new Set(["root", "help", "version"]);
+    for (const c of COMMANDS) for (const f of await declaredFlags(c, root)) accepted.add(f.name);
+    const named = new Set([...README.matchAll(/(?<![\w-])--([a-z][\w-]*)/g)].map((m) => m[1]!));
+    const stale = [...named].filter((n) => !accepted.has(n) && !NOT_PENGUIN_FLAGS.has(n));
+    assert.deepEqual(stale, [], "README names flags no command accepts");
+  });
+});
