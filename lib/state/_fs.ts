@@ -78,7 +78,7 @@ export async function exists(path: string): Promise<boolean> {
  * ("write") and `path`; undefined for any other failure (the caller rethrows
  * it unchanged).
  */
-function fsFailure(err: unknown, action: string, path: string): PenguinError | undefined {
+export function fsFailure(err: unknown, action: string, path: string): PenguinError | undefined {
   const text = err instanceof Error ? err.message : String(err);
   let why: string | undefined;
   if (err instanceof Deno.errors.PermissionDenied) why = "permission denied";

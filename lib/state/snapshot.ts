@@ -27,7 +27,7 @@
 import { basename, join } from "node:path";
 import { packTar } from "modern-tar";
 import { PenguinError } from "../protocol/errors.ts";
-import { exists, mkdirPrivate } from "./_fs.ts";
+import { exists, fsFailure, mkdirPrivate } from "./_fs.ts";
 import { gunzip, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 import type { AgentPaths } from "./paths.ts";
@@ -214,7 +214,7 @@ export async function snapshotAgent(
     await Deno.rename(tmp, path);
   } catch (err) {
     await Deno.remove(tmp).catch(() => {});
-    throw err;
+    throw fsFailure(err, "write the snapshot", path) ?? err;
   }
   return { path, version, created: true, files, skipped };
 }

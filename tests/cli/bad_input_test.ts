@@ -248,3 +248,31 @@ Deno.test("a directory or a file that is not a trace, where trace files are expe
     assertUserError(exp);
   });
 });
+
+Deno.test({
+  name:
+    "agent snapshot onto a full file system names the archive and the reason, and leaves nothing",
+  ignore: !BWRAP,
+  fn: async () => {
+    await withRoot(async (root) => {
+      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      const agent = join(root, "default_project", "agents", "default_agent");
+      const noise = crypto.getRandomValues(new Uint8Array(60000));
+      await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
+      const snapshots = join(agent, "snapshots");
+      await Deno.mkdir(snapshots);
+      const r = await runUnder(["--size", "8192", "--tmpfs", snapshots], [
+        "--root",
+        root,
+        "agent",
+        "snapshot",
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /^penguin: Cannot write the snapshot ".*snapshots\/v1\.tar\.gz": no space left on the device\n$/,
+      );
+      assertUserError(r);
+    });
+  },
+});
