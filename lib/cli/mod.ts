@@ -10,6 +10,7 @@ import { escapeControls } from "../display/terminal_text.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
 import { allCommands, commandsFor } from "./registry.ts";
 import { didYouMeanText } from "./suggest.ts";
+import { osFailure } from "./_os_error.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 
@@ -249,6 +250,7 @@ function shown(message: string): string {
  */
 export function reportError(err: unknown, io: Io, command: string[] = []): number {
   const debug = Deno.env.get("PENGUIN_DEBUG") === "1";
+  if (!(err instanceof PenguinError)) err = osFailure(err) ?? err;
   if (err instanceof PenguinError) {
     io.err(`penguin: ${shown(err.message)}\n`);
     if (err.kind === "usage") {

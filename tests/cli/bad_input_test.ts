@@ -276,3 +276,37 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "skills install, agent import and memory clear on a read-only data root name the path and the reason",
+  ignore: !BWRAP,
+  fn: async () => {
+    await withRoot(async (dir) => {
+      const root = join(dir, "data");
+      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      assert.equal((await runCli(["--root", root, "agent", "snapshot"])).code, 0);
+      assert.equal((await runCli(["--root", root, "memory", "list"])).code, 0);
+      const skill = join(dir, "sk");
+      await Deno.mkdir(skill);
+      await Deno.writeTextFile(join(skill, "SKILL.md"), "---\nname: sk\ndescription: d\n---\nhi\n");
+      const snapshot = join(root, "default_project/agents/default_agent/snapshots/v1.tar.gz");
+      const ro = ["--ro-bind", root, root];
+      const cases: Array<[string[], RegExp]> = [
+        [["skills", "install", skill], /Cannot create the directory ".*skills\/[^"]*"/],
+        [
+          ["agent", "import", snapshot, "--yes"],
+          /Cannot create the directory ".*default_agent\/[^"]*"/,
+        ],
+        [["memory", "clear", "--yes"], /Cannot remove ".*memory\/user\/MEMORY\.md"/],
+      ];
+      for (const [args, re] of cases) {
+        const r = await runUnder(ro, ["--root", root, ...args]);
+        assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+        assert.match(r.stderr, re, args[0]);
+        assert.match(r.stderr, /: the file system is read-only\n$/, args[0]);
+        assertUserError(r);
+      }
+    });
+  },
+});
