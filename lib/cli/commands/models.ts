@@ -21,6 +21,7 @@ import {
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import { JSON_OUTPUT, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { formatMarkedTable, maskSecret, printHelp, projectTarget } from "./_config_common.ts";
 
 const LIST_FLAGS: readonly Flag<unknown>[] = [
@@ -136,7 +137,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
       "not_found",
       `models list: unknown provider group ${JSON.stringify(provider)}; known groups: ${
         PROVIDER_GROUPS.map((g) => g.id).join(", ")
-      }`,
+      }${didYouMeanText(provider, PROVIDER_GROUPS.map((g) => g.id))}`,
     );
   }
   const rows = rowsFor(cfg, provider);
