@@ -151,3 +151,13 @@ Deno.test("every penguin flag the README names is accepted by some command (no s
     assert.deepEqual(stale, [], "README names flags no command accepts");
   });
 });
+
+Deno.test("every help text fits in 100 columns", () => {
+  const wide: string[] = [];
+  for (const c of COMMANDS) {
+    for (const line of commandHelp(c).split("\n")) {
+      if ([...line].length > 100) wide.push(`${c.path.join(" ")}: ${line}`);
+    }
+  }
+  assert.deepEqual(wide, []);
+});

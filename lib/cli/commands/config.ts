@@ -92,7 +92,9 @@ const CLIENT_TYPE: Flag<ClientType> = {
   name: "client-type",
   type: "string",
   value: "<t>",
-  help: `wire protocol: ${CLIENT_TYPES.join(", ")}`,
+  help: `wire protocol: ${CLIENT_TYPES.slice(0, 2).join(", ")},\n${
+    CLIENT_TYPES.slice(2).join(", ")
+  }`,
   parse: parseClientType,
 };
 const price = (name: string, what: string): Flag<number> => ({

@@ -45,7 +45,8 @@ local servers, "-" when there is none.
 Flags:
 ${flagHelp(LIST_FLAGS, 23)}
 
-Provider groups: ${PROVIDER_GROUPS.map((g) => g.id).join(", ")}
+Provider groups:
+${wrapWords(PROVIDER_GROUPS.map((g) => g.id).join(", "), 76, "  ")}
 `;
 
 /** One listed model. */
@@ -187,3 +188,17 @@ export const modelsCommands: Command[] = [
     run: listCommand,
   },
 ];
+
+/** `text` broken at spaces into lines of at most `width` characters, each starting with `indent`. */
+function wrapWords(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") lines.push(indent + line);
+  return lines.join("\n");
+}
