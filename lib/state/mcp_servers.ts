@@ -27,7 +27,7 @@ import { isAbsolute } from "node:path";
 import { Document, isMap, isSeq, LineCounter, parseDocument, YAMLMap, YAMLSeq } from "yaml";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
-import { yamlSyntaxError } from "./_config_errors.ts";
+import { type Locator, yamlLocator, yamlSyntaxError } from "./_config_errors.ts";
 import { writeFileAtomic } from "./_fs.ts";
 
 /** A server name: letters, digits, `_` and `-`, starting with a letter or digit. */
@@ -178,13 +178,14 @@ export function parseMcpServers(entries: readonly unknown[], file: string): McpS
   const servers: McpServerConfig[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
+  const at = entryLines(file);
   entries.forEach((entry, i) => {
     const server = parseEntry(entry);
     if (typeof server === "string") {
-      warnings.push(`${file}: tools.mcpServers[${i}]: ${server}; server skipped`);
+      warnings.push(`${at(i)}: tools.mcpServers[${i}]: ${server}; server skipped`);
     } else if (seen.has(server.name)) {
       warnings.push(
-        `${file}: tools.mcpServers[${i}]: the name ${server.name} is used twice; server skipped`,
+        `${at(i)}: tools.mcpServers[${i}]: the name ${server.name} is used twice; server skipped`,
       );
     } else {
       seen.add(server.name);
@@ -192,6 +193,28 @@ export function parseMcpServers(entries: readonly unknown[], file: string): McpS
     }
   });
   return { servers, warnings };
+}
+
+/**
+ * `file:line` of entry i of `tools.mcpServers` in `file`, or `file` alone when
+ * it cannot be read or located. The file is read (once) only when a warning
+ * needs it.
+ */
+function entryLines(file: string): (i: number) => string {
+  let locate: Locator | undefined | null = null;
+  return (i) => {
+    if (locate === null) {
+      try {
+        const lineCounter = new LineCounter();
+        const doc = parseDocument(Deno.readTextFileSync(file), { lineCounter });
+        locate = yamlLocator(doc.contents, lineCounter);
+      } catch {
+        locate = undefined;
+      }
+    }
+    const pos = locate?.(["tools", "mcpServers", i]);
+    return pos === undefined ? file : `${file}:${pos.line}`;
+  };
 }
 
 /** The `config` mapping written for a server by {@linkcode addMcpServer}. */

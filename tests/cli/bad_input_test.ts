@@ -119,7 +119,7 @@ Deno.test({
   },
 });
 
-Deno.test("broken MCP server entries: each skipped one names the file, the entry and the problem in words", async () => {
+Deno.test("broken MCP server entries: each skipped one names file:line, the entry and the problem in words", async () => {
   await withRoot(async (root) => {
     assert.equal((await runCli(["--root", root, "mcp", "add", "ok", "--", "true"])).code, 0);
     const yaml = join(root, "default_project/agents/default_agent/agent_state/system_config.yaml");
@@ -132,13 +132,21 @@ Deno.test("broken MCP server entries: each skipped one names the file, the entry
     await Deno.writeTextFile(yaml, broken);
     const r = await runCli(["--root", root, "mcp", "list"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(
+    const lines = broken.split("\n");
+    const first = lines.indexOf("    - config: { command: echo }") + 1;
+    const second = lines.indexOf("    - name: num") + 1;
+    assert.ok(first > 0 && second === first + 1);
+    assert.ok(
+      r.stderr.includes(
+        `system_config.yaml:${first}: tools.mcpServers[0]: no name (give the entry a name`,
+      ),
       r.stderr,
-      /system_config\.yaml: tools\.mcpServers\[0\]: no name \(give the entry a name/,
     );
-    assert.match(
+    assert.ok(
+      r.stderr.includes(
+        `system_config.yaml:${second}: tools.mcpServers[1]: num: config.command: expected a non-empty command`,
+      ),
       r.stderr,
-      /tools\.mcpServers\[1\]: num: config\.command: expected a non-empty command/,
     );
     assert.doesNotMatch(r.stderr, /Invalid input|null/);
     assertUserError(r);

@@ -161,3 +161,9 @@ Deno.test("every help text fits in 100 columns", () => {
   }
   assert.deepEqual(wide, []);
 });
+
+Deno.test("every command's help opens with its usage line", () => {
+  const off = COMMANDS.filter((c) => !c.help.startsWith(`Usage: penguin ${c.path.join(" ")}`))
+    .map((c) => c.path.join(" "));
+  assert.deepEqual(off, []);
+});
