@@ -318,3 +318,30 @@ Deno.test({
     });
   },
 });
+
+Deno.test("a --workspace that does not exist or is a file is a usage error for sandbox run and mcp list/test", async () => {
+  await withRoot(async (dir) => {
+    const root = join(dir, "data");
+    const missing = join(dir, "nope");
+    const file = join(dir, "file");
+    await Deno.writeTextFile(file, "");
+    assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ["sandbox", "run", "--workspace", missing, "--", "true"],
+        /sandbox run: the workspace does not exist: .*nope/,
+      ],
+      [["mcp", "list", "--workspace", missing], /mcp list: the workspace does not exist: .*nope/],
+      [
+        ["mcp", "test", "x", "--workspace", file],
+        /mcp test: the workspace is not a directory: .*file/,
+      ],
+    ];
+    for (const [args, re] of cases) {
+      const r = await runCli(["--root", root, ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, re);
+      assertUserError(r);
+    }
+  });
+});

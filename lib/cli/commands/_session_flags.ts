@@ -216,14 +216,19 @@ export function sessionFlags(command: string, p: Parsed): SessionFlags {
 /** Throw a usage error unless `f.workspace` is a directory (skipped when resuming into the recorded one). */
 export async function checkWorkspace(command: string, f: SessionFlags): Promise<void> {
   if (f.resume !== undefined && f.resumeWorkspace === undefined) return;
+  await requireWorkspace(command, f.workspace);
+}
+
+/** Throw a usage error naming `command` unless the workspace `dir` is a directory. */
+export async function requireWorkspace(command: string, dir: string): Promise<void> {
   let isDir: boolean;
   try {
-    isDir = (await Deno.stat(f.workspace)).isDirectory;
+    isDir = (await Deno.stat(dir)).isDirectory;
   } catch {
-    throw new PenguinError("usage", `${command}: the workspace does not exist: ${f.workspace}`);
+    throw new PenguinError("usage", `${command}: the workspace does not exist: ${dir}`);
   }
   if (!isDir) {
-    throw new PenguinError("usage", `${command}: the workspace is not a directory: ${f.workspace}`);
+    throw new PenguinError("usage", `${command}: the workspace is not a directory: ${dir}`);
   }
 }
 

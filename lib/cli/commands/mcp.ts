@@ -27,6 +27,7 @@ import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createSpinner } from "../render/spinner.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
+import { requireWorkspace } from "./_session_flags.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const WORKSPACE_FLAG: Flag = {
@@ -289,12 +290,15 @@ interface Probe {
 }
 
 async function probe(
+  cmd: string,
   ctx: CommandContext,
   p: Parsed,
   t: Target,
   servers: McpServerConfig[],
 ): Promise<Probe[]> {
-  const workspace = await Deno.realPath(resolve(str(p, "workspace") ?? Deno.cwd()));
+  const dir = resolve(str(p, "workspace") ?? Deno.cwd());
+  await requireWorkspace(cmd, dir);
+  const workspace = await Deno.realPath(dir);
   const logDir = await Deno.makeTempDir({ prefix: "penguin-mcp-" });
   try {
     const policy = createPolicy({ workspace, dataRoot: t.root });
@@ -360,7 +364,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const t = await target(ctx, p);
   const servers = await configured(ctx, t);
-  const probes = await probe(ctx, p, t, servers);
+  const probes = await probe(cmd, ctx, p, t, servers);
   if (bool(p, "json")) {
     const out = {
       servers: probes.map((x) => ({
@@ -413,7 +417,7 @@ async function testCommand(args: string[], ctx: CommandContext): Promise<number>
       `${cmd}: agent ${t.agentId} has no MCP server ${JSON.stringify(name)} (see penguin mcp list)`,
     );
   }
-  const [x] = await probe(ctx, p, t, [server]);
+  const [x] = await probe(cmd, ctx, p, t, [server]);
   if (x!.status === "failed") {
     ctx.io.err(`penguin: MCP server ${name} failed after ${seconds(x!.durationMs)}: ${x!.error}\n`);
     if (x!.stderrTail) ctx.io.err(`Its stderr ended with:\n${x!.stderrTail}\n`);
