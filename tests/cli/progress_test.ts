@@ -104,10 +104,13 @@ Deno.test({
       const samples = join(REPO, "samples");
       const r = await onTerminal(dir, ["trace", "stats", samples]);
       assert.equal(r.code, 0, r.terminal);
-      assert.match(r.terminal, /\r\x1b\[Kreading session 1\/\d+/);
-      assert.doesNotMatch(r.stdout, /reading session/);
+      assert.match(
+        r.terminal,
+        /\r\x1b\[Kfinding trace files…\r\x1b\[K\r\x1b\[Kreading session 1\/\d+/,
+      );
+      assert.doesNotMatch(r.stdout, /reading session|finding/);
       const json = await onTerminal(dir, ["trace", "stats", "--json", samples]);
-      assert.doesNotMatch(json.terminal + json.stdout, /reading session/);
+      assert.doesNotMatch(json.terminal + json.stdout, /reading session|finding trace/);
       JSON.parse(json.stdout);
     });
   },

@@ -129,12 +129,14 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       );
     }
   }
-  // Given targets that hold no trace at all are a mistake (as for trace show); an empty data root is not.
-  const sessions = p.positionals.length > 0
-    ? await sessionsOf("trace stats", p.positionals, ctx)
-    : await resolveTargets(targets, { root: ctx.root });
-  const problems = new Map<string, { count: number; lines: number[] }>();
   const progress = stderrProgress(ctx.io, bool(p, "json") || bool(p, "csv"));
+  progress.show("finding trace files…");
+  // Given targets that hold no trace at all are a mistake (as for trace show); an empty data root is not.
+  const sessions =
+    await (p.positionals.length > 0
+      ? sessionsOf("trace stats", p.positionals, ctx)
+      : resolveTargets(targets, { root: ctx.root })).finally(() => progress.done());
+  const problems = new Map<string, { count: number; lines: number[] }>();
   const report = await collectStats(sessions, {
     onSession: (done, total) => progress.show(`reading session ${done + 1}/${total}`),
     by: by as StatsGroup,
