@@ -121,8 +121,7 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
       progress.show(
         `packing ${files} file${files === 1 ? "" : "s"}, ${(bytes / 1024 / 1024).toFixed(1)} MiB`,
       ),
-  );
-  progress.done();
+  ).finally(() => progress.done());
   if (!done.created) {
     ctx.io.out(
       `Snapshot v${version} of agent ${ref.agentId} already exists: ${done.path}\n` +

@@ -368,23 +368,28 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const all = p.positionals.length;
   const onFile = (offset: number) => (done: number, _total: number, file: string) =>
     progress.show(`importing ${offset + done + 1}/${all} ${basename(file)}`);
-  const report = penguinFiles.length > 0
-    ? await importTraces(penguinFiles, {
-      ...scope,
-      lenient,
-      children: !bool(p, "no-children"),
-      onFile: onFile(0),
-    })
-    : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
-  const foreign = foreignFiles.length > 0
-    ? await importForeign(foreignFiles, {
-      ...scope,
-      lenient,
-      ...(from ? { from } : {}),
-      onFile: onFile(penguinFiles.length),
-    })
-    : null;
-  progress.done();
+  let report: Awaited<ReturnType<typeof importTraces>>;
+  let foreign: Awaited<ReturnType<typeof importForeign>> | null;
+  try {
+    report = penguinFiles.length > 0
+      ? await importTraces(penguinFiles, {
+        ...scope,
+        lenient,
+        children: !bool(p, "no-children"),
+        onFile: onFile(0),
+      })
+      : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
+    foreign = foreignFiles.length > 0
+      ? await importForeign(foreignFiles, {
+        ...scope,
+        lenient,
+        ...(from ? { from } : {}),
+        onFile: onFile(penguinFiles.length),
+      })
+      : null;
+  } finally {
+    progress.done();
+  }
   const ok = report.ok && (foreign?.ok ?? true);
   if (bool(p, "json")) {
     json(
