@@ -345,3 +345,30 @@ Deno.test("a --workspace that does not exist or is a file is a usage error for s
     }
   });
 });
+
+Deno.test("config model add refuses a base URL that is not http(s) before writing anything", async () => {
+  await withRoot(async (root) => {
+    const add = (url: string) =>
+      runCli([
+        "--root",
+        root,
+        "config",
+        "model",
+        "add",
+        "--provider",
+        "custom",
+        "--model-id",
+        "m",
+        "--base-url",
+        url,
+      ]);
+    for (const url of ["notaurl", "ftp://example.com/v1", "localhost:8080"]) {
+      const r = await add(url);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--base-url must be an http:\/\/ or https:\/\/ URL .*, got "/);
+      assertUserError(r);
+    }
+    await assert.rejects(Deno.stat(join(root, "default_project", ".project_config.toml")));
+    assert.equal((await add("http://127.0.0.1:9/v1")).code, 0);
+  });
+});
