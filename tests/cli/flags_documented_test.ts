@@ -167,3 +167,26 @@ Deno.test("every command's help opens with its usage line", () => {
     .map((c) => c.path.join(" "));
   assert.deepEqual(off, []);
 });
+
+Deno.test("a flag with its last letter missing gets that flag as the suggestion, for every command", async () => {
+  await withRoot(async (root) => {
+    const io: Io = { out: () => {}, err: () => {}, isTty: false, color: false };
+    const misses: string[] = [];
+    for (const c of COMMANDS) {
+      for (const f of await declaredFlags(c, root)) {
+        if (f.name.length < 4) continue;
+        const typo = `--${f.name.slice(0, -1)}`;
+        try {
+          await c.run([typo], { io, root });
+          misses.push(`${c.path.join(" ")} ${typo}: accepted`);
+        } catch (err) {
+          const text = err instanceof Error ? err.message : String(err);
+          if (!text.includes(`did you mean --${f.name}?`)) {
+            misses.push(`${c.path.join(" ")} ${typo}: ${text}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(misses, []);
+  });
+});
