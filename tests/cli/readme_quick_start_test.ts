@@ -38,7 +38,7 @@ Deno.test("the quick start's penguin steps work in an empty HOME", async () => {
   assert.match(run, /^run /);
   const home = await Deno.makeTempDir({ prefix: "penguin-quick-start-" });
   try {
-    const r = await runCli(add.split(" "), { env: { HOME: home } });
+    const r = await runCli(add.split(" "), { env: { HOME: home }, clearEnv: true });
     assert.equal(r.code, 0, r.stderr);
     const cfg = parseToml(
       await Deno.readTextFile(join(home, ".penguin/data/default_project/.project_config.toml")),
@@ -50,7 +50,10 @@ Deno.test("the quick start's penguin steps work in an empty HOME", async () => {
     // check after parsing (a workspace that does not exist), before any model request.
     const words = run.match(/"[^"]*"|\S+/g)!.map((w) => w.replace(/^"|"$/g, ""));
     const missing = join(home, "no-such-workspace");
-    const r2 = await runCli([...words, "--workspace", missing], { env: { HOME: home } });
+    const r2 = await runCli([...words, "--workspace", missing], {
+      env: { HOME: home },
+      clearEnv: true,
+    });
     assert.equal(r2.code, 2, r2.stderr);
     assert.match(r2.stderr, /^penguin: run: the workspace does not exist: /);
     // The key variable the run step sets is the one the provider group reads.
