@@ -133,7 +133,8 @@ async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<n
   const words = commandWords(g.rest);
   if (words[0] === "help") {
     const target = words.slice(1);
-    if (target.length === 0) {
+    // `penguin help help` asks how help works: the command list says it.
+    if (target.length === 0 || (target.length === 1 && target[0] === "help")) {
       io.out(await mainHelp());
       return 0;
     }

@@ -8,7 +8,7 @@ import { allCommands } from "../../lib/cli/registry.ts";
 import { type Flag, UnknownFlagError } from "../../lib/cli/args.ts";
 import { commandHelp } from "../../lib/cli/help.ts";
 import type { Command, Io } from "../../lib/cli/command.ts";
-import { REPO } from "../support/cli.ts";
+import { REPO, runCli } from "../support/cli.ts";
 import { withRoot } from "../support/roots.ts";
 
 const README = await Deno.readTextFile(join(REPO, "README.md"));
@@ -189,4 +189,11 @@ Deno.test("a flag with its last letter missing gets that flag as the suggestion,
     }
     assert.deepEqual(misses, []);
   });
+});
+
+Deno.test("penguin help help prints the command list", async () => {
+  const r = await runCli(["help", "help"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^penguin \S+: /);
+  assert.match(r.stdout, /Run "penguin help <command>" for a command's flags\./);
 });
