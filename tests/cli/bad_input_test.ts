@@ -372,3 +372,17 @@ Deno.test("config model add refuses a base URL that is not http(s) before writin
     assert.equal((await add("http://127.0.0.1:9/v1")).code, 0);
   });
 });
+
+Deno.test("a mistyped chat command gets the nearest one as a suggestion", async () => {
+  await withModelRoot({ turns: [] }, async (sb) => {
+    const r = await runCli(["--root", sb.root, "chat", "--workspace", sb.workspace], {
+      stdin: "/skil release-notes\n/thinkng high\n",
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /\[error\] Unknown command \/skil; did you mean "\/skill"\? Commands: /,
+    );
+    assert.match(r.stdout, /\[error\] Unknown command \/thinkng; did you mean "\/thinking"\?/);
+  });
+});
