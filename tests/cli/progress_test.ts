@@ -97,7 +97,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "trace stats over a directory shows which session it reads, on the terminal only",
+  name: "trace stats and trace validate over a directory show their progress, on the terminal only",
   ignore: !hasScript,
   fn: async () => {
     await withRoot(async (dir) => {
@@ -109,6 +109,11 @@ Deno.test({
         /\r\x1b\[Kfinding trace files…\r\x1b\[K\r\x1b\[Kreading session 1\/\d+/,
       );
       assert.doesNotMatch(r.stdout, /reading session|finding/);
+      const validate = await onTerminal(dir, ["trace", "validate", samples]);
+      assert.equal(validate.code, 0, validate.terminal);
+      assert.match(validate.terminal, /\r\x1b\[Kvalidating 1\/\d+/);
+      assert.doesNotMatch(validate.stdout, /validating/);
+      assert.match(validate.stdout, /^\d+ file\(s\), \d+ record\(s\), 0 problem\(s\)\n$/);
       const json = await onTerminal(dir, ["trace", "stats", "--json", samples]);
       assert.doesNotMatch(json.terminal + json.stdout, /reading session|finding trace/);
       JSON.parse(json.stdout);
