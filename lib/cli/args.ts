@@ -34,9 +34,10 @@ export interface Parsed {
 function parseFlags(
   command: string,
   args: string[],
-  spec: FlagSpec,
+  flags: readonly Flag<unknown>[],
   maxPositionals?: number,
 ): Parsed {
+  const spec = specOf(flags);
   let parsed;
   try {
     parsed = parseArgs({
@@ -54,6 +55,7 @@ function parseFlags(
     if (unknown) {
       const known = [...Object.keys(spec), "help"].map((k) => `--${k}`);
       hint = didYouMeanText(unknown[1]!, known, (s) => s);
+      throw new UnknownFlagError(`${command}: ${first}${hint}`, flags);
     }
     throw new PenguinError("usage", `${command}: ${first}${hint}`);
   }
@@ -62,6 +64,22 @@ function parseFlags(
     throw new PenguinError("usage", `${command}: unexpected argument(s) ${extra}`);
   }
   return { values: parsed.values as Parsed["values"], positionals: parsed.positionals };
+}
+
+/**
+ * The usage error for a flag the command does not declare. It carries the
+ * flags the command does declare, so a check can list exactly what a
+ * command's parser accepts.
+ */
+export class UnknownFlagError extends PenguinError {
+  /** The flags the command declares. */
+  readonly flags: readonly Flag<unknown>[];
+
+  /** Create the error with its `message` and the command's declared `flags`. */
+  constructor(message: string, flags: readonly Flag<unknown>[]) {
+    super("usage", message);
+    this.flags = flags;
+  }
 }
 
 /** Read a string flag. */
@@ -126,6 +144,11 @@ export interface Flag<T = string> {
    * `label` (`run: --thinking`) when the value is not accepted.
    */
   parse?: (raw: string, label: string) => T;
+  /**
+   * The values `parse` accepts, when they are a fixed list: a refused value
+   * gets the nearest one as a "did you mean".
+   */
+  choices?: readonly string[];
 }
 
 /** The `node:util` spec of `flags`. */
@@ -165,14 +188,21 @@ export function parseDeclared(
   flags: readonly Flag<unknown>[],
   maxPositionals?: number,
 ): Parsed {
-  const p = parseFlags(command, fillOptionalValues(args, flags), specOf(flags), maxPositionals);
+  const p = parseFlags(command, fillOptionalValues(args, flags), flags, maxPositionals);
   for (const f of flags) {
     const raw = p.values[f.name];
     if (f.parse === undefined || raw === undefined) continue;
     const label = `${command}: --${f.name}`;
-    p.values[f.name] = Array.isArray(raw)
-      ? raw.map((r) => f.parse!(r, label))
-      : f.parse(raw as string, label);
+    const parse = (r: string) => {
+      try {
+        return f.parse!(r, label);
+      } catch (err) {
+        if (!(err instanceof PenguinError) || f.choices === undefined) throw err;
+        const hint = didYouMeanText(r.trim().toLowerCase(), f.choices);
+        throw hint === "" ? err : new PenguinError(err.kind, `${err.message}${hint}`);
+      }
+    };
+    p.values[f.name] = Array.isArray(raw) ? raw.map(parse) : parse(raw as string);
   }
   return p;
 }

@@ -12,6 +12,8 @@ export interface Io {
   err(text: string): void;
   /** True when stdout is a terminal. */
   isTty: boolean;
+  /** True when stderr is a terminal (progress lines are drawn only then). */
+  errIsTty?: boolean;
   /** True when colour may be used on stdout (TTY and no NO_COLOR). */
   color: boolean;
   /** True once a write found stdout closed by its reader (e.g. `| head`). */

@@ -10,7 +10,7 @@ import { allCommands, commandsFor } from "./registry.ts";
 const GLOBAL_FLAGS = `Global flags:
   --root <dir>     data root (default: $PENGUIN_HOME, else ~/.penguin/data)
   -h, --help       show help
-  -v, --version    show the version
+  -v, --version    show the version (before a command: penguin --version)
 `;
 
 function listing(commands: Command[]): string {

@@ -10,6 +10,7 @@ import { escapeControls } from "../display/terminal_text.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
 import { allCommands, commandsFor } from "./registry.ts";
 import { didYouMeanText } from "./suggest.ts";
+import { osFailure } from "./_os_error.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 
@@ -47,6 +48,7 @@ export function processIo(): Io {
       }
     },
     isTty,
+    errIsTty: Deno.stderr.isTerminal(),
     color: isTty && !noColor,
     stdoutClosed: () => closed,
   };
@@ -131,7 +133,8 @@ async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<n
   const words = commandWords(g.rest);
   if (words[0] === "help") {
     const target = words.slice(1);
-    if (target.length === 0) {
+    // `penguin help help` asks how help works: the command list says it.
+    if (target.length === 0 || (target.length === 1 && target[0] === "help")) {
       io.out(await mainHelp());
       return 0;
     }
@@ -248,6 +251,7 @@ function shown(message: string): string {
  */
 export function reportError(err: unknown, io: Io, command: string[] = []): number {
   const debug = Deno.env.get("PENGUIN_DEBUG") === "1";
+  if (!(err instanceof PenguinError)) err = osFailure(err) ?? err;
   if (err instanceof PenguinError) {
     io.err(`penguin: ${shown(err.message)}\n`);
     if (err.kind === "usage") {

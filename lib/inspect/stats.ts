@@ -51,6 +51,8 @@ export interface StatsOptions {
   prices: PriceBook;
   /** Skipped lines. */
   onProblem?: (problem: TraceProblem) => void;
+  /** Told before each session is read: `done` of `total` sessions (children add to `total`). */
+  onSession?: (done: number, total: number) => void;
   /** Count the subagent children of the sessions too (default true). */
   children?: boolean;
 }
@@ -128,6 +130,7 @@ export async function collectStats(
   const relatives = new Map<string, string | null>();
   for (let qi = 0; qi < queue.length; qi++) {
     const session = queue[qi]!;
+    options.onSession?.(qi, queue.length);
     const scan = await beginSession(run, session, options.prices);
     const onRecord = (rec: LiteRecord) => reduceRecord(run, scan, rec);
     for (const file of session.files) {

@@ -231,7 +231,7 @@ export function parseWorkspacePolicyText(text: string, file: string): ParsedWork
     const e = errors[0]!;
     throw problem(
       positionOf(text, e.offset),
-      `syntax error: ${printParseErrorCode(e.error)}`,
+      `syntax error: ${syntaxProblem(printParseErrorCode(e.error))}`,
       errors.length - 1,
     );
   }
@@ -317,4 +317,9 @@ function nodeValue(node: Node): unknown {
     default:
       return node.value;
   }
+}
+
+/** A jsonc-parser error code in words: `CloseBraceExpected` → `close brace expected`. */
+function syntaxProblem(code: string): string {
+  return code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
 }

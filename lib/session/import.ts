@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isPartial } from "../protocol/guards.ts";
 import type { OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
@@ -51,6 +51,8 @@ export interface ImportOptions extends SessionScope {
   now?: Date;
   /** Bring along the subagent children found next to an imported session (default true). */
   children?: boolean;
+  /** Told before each given file is read (`done` files of `total` so far). */
+  onFile?: (done: number, total: number, file: string) => void;
 }
 
 /** One imported file. */
@@ -156,7 +158,11 @@ async function scan(source: string): Promise<Scanned> {
     }
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
   } catch (err) {
-    s.fatal = `${source}: ${errorMessage(err)}`;
+    s.fatal = err instanceof Deno.errors.IsADirectory
+      ? `${source}: a directory, not a trace file (give the files in it: ${
+        join(source, "*.jsonl")
+      })`
+      : `${source}: ${errorMessage(err)}`;
   }
   return s;
 }
@@ -296,7 +302,11 @@ export async function importTraces(
     accepted.push(s);
     return true;
   };
-  for (const f of new Set(files.map((f) => resolve(f)))) await take(f);
+  const given = [...new Set(files.map((f) => resolve(f)))];
+  for (const [i, f] of given.entries()) {
+    options.onFile?.(i, given.length, f);
+    await take(f);
+  }
   // Bring the children along (breadth first; grandchildren too).
   if (options.children !== false) {
     const ids = () => new Set(accepted.map((s) => s.meta!.payload.session_id));

@@ -58,6 +58,8 @@ export interface ForeignImportOptions extends SessionScope {
   from?: Harness;
   /** Skip malformed lines (listing each) instead of refusing the file. */
   lenient?: boolean;
+  /** Told before each given file is read (`done` files of `total` so far). */
+  onFile?: (done: number, total: number, file: string) => void;
 }
 
 /** One session written by an import. */
@@ -179,7 +181,9 @@ export async function importForeign(
   const report: ForeignImportReport = { ok: true, imported: [], refused: [], withParent: [] };
   const tracesDir = agentTracesDir(options);
   const given = new Set(files.map((x) => resolve(x)));
+  let done = 0;
   for (const f of given) {
+    options.onFile?.(done++, given.size, f);
     try {
       const text = await readText(f);
       const harness = options.from ?? detectFormat(text);

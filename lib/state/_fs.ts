@@ -5,6 +5,7 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
 
 const CAN_CHMOD = Deno.build.os !== "windows";
 
@@ -17,7 +18,12 @@ const CAN_CHMOD = Deno.build.os !== "windows";
 export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`);
-  const file = await Deno.open(tmp, { write: true, createNew: true, mode });
+  let file;
+  try {
+    file = await Deno.open(tmp, { write: true, createNew: true, mode });
+  } catch (err) {
+    throw fsFailure(err, "write", path) ?? err;
+  }
   try {
     try {
       const data = new TextEncoder().encode(text);
@@ -31,14 +37,18 @@ export async function writeFileAtomic(path: string, text: string, mode = 0o600):
     await Deno.rename(tmp, path);
   } catch (err) {
     await Deno.remove(tmp).catch(() => {});
-    throw err;
+    throw fsFailure(err, "write", path) ?? err;
   }
   if (CAN_CHMOD) await Deno.chmod(path, mode);
 }
 
 /** `mkdir -p` with mode 0700 for every directory it creates. */
 export async function mkdirPrivate(path: string): Promise<void> {
-  await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+  try {
+    await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw fsFailure(err, "create the directory", path) ?? err;
+  }
 }
 
 /** The file's text, or undefined when it does not exist. */
@@ -47,7 +57,7 @@ export async function readTextIfExists(path: string): Promise<string | undefined
     return await Deno.readTextFile(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
+    throw fsFailure(err, "read", path) ?? err;
   }
 }
 
@@ -60,4 +70,21 @@ export async function exists(path: string): Promise<boolean> {
     if (err instanceof Deno.errors.NotFound) return false;
     throw err;
   }
+}
+
+/**
+ * The user error for a file-system failure the user must fix (permission
+ * denied, a read-only or full file system, a disk quota), naming `action`
+ * ("write") and `path`; undefined for any other failure (the caller rethrows
+ * it unchanged).
+ */
+export function fsFailure(err: unknown, action: string, path: string): PenguinError | undefined {
+  const text = err instanceof Error ? err.message : String(err);
+  let why: string | undefined;
+  if (err instanceof Deno.errors.PermissionDenied) why = "permission denied";
+  else if (/\(os error 30\)/.test(text)) why = "the file system is read-only";
+  else if (/\(os error 28\)/.test(text)) why = "no space left on the device";
+  else if (/\(os error 122\)/.test(text)) why = "the disk quota is exceeded";
+  if (why === undefined) return undefined;
+  return new PenguinError("runtime", `Cannot ${action} "${path}": ${why}`, { cause: err });
 }

@@ -31,7 +31,7 @@ import { isAbsolute } from "node:path";
 import { Document, isMap, isSeq, LineCounter, parseDocument, YAMLMap, YAMLSeq } from "yaml";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
-import { yamlSyntaxError } from "./_config_errors.ts";
+import { type Locator, yamlLocator, yamlSyntaxError } from "./_config_errors.ts";
 import { writeFileAtomic } from "./_fs.ts";
 
 /** A server name: letters, digits, `_` and `-`, starting with a letter or digit. */
@@ -108,7 +108,9 @@ const onOff = z.union([z.boolean(), z.enum(["on", "off"])], { error: "expected o
 
 const configSchema = z.looseObject({
   transport: z.enum(["stdio", "http", "sse"], { error: "expected stdio, http or sse" }).optional(),
-  command: z.string().min(1, { error: "expected a non-empty command" }).optional(),
+  command: z.string({ error: "expected a non-empty command" }).min(1, {
+    error: "expected a non-empty command",
+  }).optional(),
   args: z.array(z.string(), { error: "expected a list of strings" }).optional(),
   env: stringMap.optional(),
   cwd: z.string().refine(isAbsolute, { error: "expected an absolute path" }).optional(),
@@ -141,8 +143,11 @@ function parseEntry(entry: unknown): McpServerConfig | string {
     return "expected a mapping with name and config";
   }
   const { name, config } = entry as { name?: unknown; config?: unknown };
+  if (name === undefined || name === null) {
+    return `no name (give the entry a name: letters, digits, "_" and "-")`;
+  }
   if (typeof name !== "string" || !MCP_SERVER_NAME.test(name)) {
-    return `name ${JSON.stringify(name ?? null)} must match ${MCP_SERVER_NAME.source}`;
+    return `name ${JSON.stringify(name)} must match ${MCP_SERVER_NAME.source}`;
   }
   const parsed = configSchema.safeParse(config ?? {});
   if (!parsed.success) return `${name}: config.${problemOf(parsed.error)}`;
@@ -187,13 +192,14 @@ export function parseMcpServers(entries: readonly unknown[], file: string): McpS
   const servers: McpServerConfig[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
+  const at = entryLines(file);
   entries.forEach((entry, i) => {
     const server = parseEntry(entry);
     if (typeof server === "string") {
-      warnings.push(`${file}: tools.mcpServers[${i}]: ${server}; server skipped`);
+      warnings.push(`${at(i)}: tools.mcpServers[${i}]: ${server}; server skipped`);
     } else if (seen.has(server.name)) {
       warnings.push(
-        `${file}: tools.mcpServers[${i}]: the name ${server.name} is used twice; server skipped`,
+        `${at(i)}: tools.mcpServers[${i}]: the name ${server.name} is used twice; server skipped`,
       );
     } else {
       seen.add(server.name);
@@ -201,6 +207,28 @@ export function parseMcpServers(entries: readonly unknown[], file: string): McpS
     }
   });
   return { servers, warnings };
+}
+
+/**
+ * `file:line` of entry i of `tools.mcpServers` in `file`, or `file` alone when
+ * it cannot be read or located. The file is read (once) only when a warning
+ * needs it.
+ */
+function entryLines(file: string): (i: number) => string {
+  let locate: Locator | undefined | null = null;
+  return (i) => {
+    if (locate === null) {
+      try {
+        const lineCounter = new LineCounter();
+        const doc = parseDocument(Deno.readTextFileSync(file), { lineCounter });
+        locate = yamlLocator(doc.contents, lineCounter);
+      } catch {
+        locate = undefined;
+      }
+    }
+    const pos = locate?.(["tools", "mcpServers", i]);
+    return pos === undefined ? file : `${file}:${pos.line}`;
+  };
 }
 
 /** The `config` mapping written for a server by {@linkcode addMcpServer}. */

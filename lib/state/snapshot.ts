@@ -29,7 +29,7 @@
 import { basename, join } from "node:path";
 import { packTar } from "modern-tar";
 import { PenguinError } from "../protocol/errors.ts";
-import { exists, mkdirPrivate } from "./_fs.ts";
+import { exists, fsFailure, mkdirPrivate } from "./_fs.ts";
 import { gunzip, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 import {
@@ -131,6 +131,7 @@ interface PackEntry {
 async function collect(
   stateDir: string,
   limits: SnapshotLimits,
+  onFile: ((files: number, bytes: number) => void) | undefined,
 ): Promise<{ entries: PackEntry[]; files: number; skipped: SkippedEntry[] }> {
   const entries: PackEntry[] = [];
   const skipped: SkippedEntry[] = [];
@@ -180,6 +181,7 @@ async function collect(
         const body = read.bytes;
         files++;
         bytes += body.length;
+        onFile?.(files, bytes);
         if (files > limits.files || bytes > limits.bytes) throw tooBig();
         entries.push({
           header: { name: archived, size: body.length, type: "file", ...meta },
@@ -196,12 +198,14 @@ async function collect(
 
 /**
  * Write the snapshot of the agent's `agent_state/` at `version` (the
- * agent's current version), unless that version's archive exists.
+ * agent's current version), unless that version's archive exists. `onFile`
+ * is told the files and bytes read so far after each file.
  */
 export async function snapshotAgent(
   paths: AgentPaths,
   version: number,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
+  onFile?: (files: number, bytes: number) => void,
 ): Promise<SnapshotResult> {
   const path = snapshotPath(paths, version);
   if (await exists(path)) return { path, version, created: false, files: 0, skipped: [] };
@@ -209,7 +213,7 @@ export async function snapshotAgent(
   if (!stateInfo?.isDirectory) {
     throw new PenguinError("not_found", `Cannot snapshot: "${paths.agentState}" does not exist`);
   }
-  const { entries, files, skipped } = await collect(paths.agentState, limits);
+  const { entries, files, skipped } = await collect(paths.agentState, limits, onFile);
   const root: PackEntry = {
     header: {
       name: `${TOP}/`,
@@ -229,7 +233,7 @@ export async function snapshotAgent(
     await Deno.rename(tmp, path);
   } catch (err) {
     await Deno.remove(tmp).catch(() => {});
-    throw err;
+    throw fsFailure(err, "write the snapshot", path) ?? err;
   }
   return { path, version, created: true, files, skipped };
 }

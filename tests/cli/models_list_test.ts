@@ -104,6 +104,11 @@ Deno.test("models list --provider filters, shows local groups as needing no key,
     const bad = await runCli(["models", "list", "--root", root, "--provider", "nope"]);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /unknown provider group "nope"; known groups: deepseek, openrouter/);
+    const typo = await runCli(["--root", root, "models", "list", "--provider", "deepsek"]);
+    assert.match(
+      typo.stderr,
+      /unknown provider group "deepsek"; known groups: .*; did you mean "deepseek"\?/,
+    );
     assert.ok(PROVIDER_GROUPS.every((g) => bad.stderr.includes(g.id)));
   });
 });

@@ -139,8 +139,8 @@ Deno.test("penguin.jsonc errors point at the line and column of the problem", ()
       '{\n  "sandbox": "read-only",\n  "sandbox": "workspace-write"\n}',
       /line 3, column 3: sandbox: written twice$/,
     ],
-    ['{ "sandbox": "read-only" ', /syntax error: CloseBraceExpected/],
-    ['{ "sandbox": read-only }', /line 1, column 14: syntax error: InvalidSymbol/],
+    ['{ "sandbox": "read-only" ', /syntax error: close brace expected/],
+    ['{ "sandbox": read-only }', /line 1, column 14: syntax error: invalid symbol/],
     ['["read-only"]', /line 1, column 1: expected an object, found an array/],
     ['{ "__proto__": { "sandbox": "off" } }', /__proto__: unknown setting/],
   ];

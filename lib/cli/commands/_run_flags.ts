@@ -34,7 +34,7 @@ const SKILL: Flag = {
   type: "string",
   value: "<name>",
   multiple: true,
-  help: "ask the model to use this installed skill (repeatable; see penguin skills)",
+  help: "ask the model to use this installed skill (repeatable;\nsee penguin skills)",
 };
 const JSON_FLAG: Flag<boolean> = {
   name: "json",
@@ -65,8 +65,9 @@ turn calls no tool, max turns, or an abort (Ctrl-C / SIGTERM). Every step is
 recorded in the session's trace.
 
 With --resume, the task continues a recorded session (an id, a unique part of
-one, the path of one of its trace files, or "latest"): same workspace, model and system prompt,
-the committed history as context, appending to the same trace. Its model
+one, the path of one of its trace files, or "latest"): same workspace, model
+and system prompt, the committed history as context, appending to the same
+trace. Its model
 pair must still be configured, unless --provider and --model-id name another
 configured pair to continue on (an explicit switch, e.g. for a session
 imported from another harness): a model_switched event in the trace records

@@ -13,7 +13,7 @@ import type { ThinkingLevel } from "../../models/wire.ts";
 import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
 import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
 import { parseSandboxMode, SANDBOX_MODES, type SandboxMode } from "../../sandbox/policy.ts";
-import { type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
+import { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
 import type { RecordedSessionOptions } from "../../agent/mod.ts";
 import { bool, type Flag, flagValue, type Parsed } from "../args.ts";
 import { requireTerminalFor } from "../_approval_prompt.ts";
@@ -61,6 +61,7 @@ export const APPROVE: Flag<ApprovalMode> = {
   value: "<mode>",
   help: "allow-all (default), deny-all, read-only (read tools run,\nothers are asked), always-ask",
   parse: parseApprovalMode,
+  choices: APPROVAL_MODES,
 };
 /** `--thinking <level>`. */
 export const THINKING: Flag<ThinkingLevel> = {
@@ -69,6 +70,7 @@ export const THINKING: Flag<ThinkingLevel> = {
   value: "<level>",
   help: AGENT_THINKING_LEVELS.join(", "),
   parse: parseThinking,
+  choices: AGENT_THINKING_LEVELS,
 };
 /** `--max-turns <n>`. */
 export const MAX_TURNS: Flag<number> = {
@@ -85,6 +87,7 @@ export const SANDBOX: Flag<SandboxMode> = {
   value: "<mode>",
   help: `${SANDBOX_MODES.join(", ")} (default: workspace-write)`,
   parse: parseSandboxMode,
+  choices: SANDBOX_MODES,
 };
 /** `--network on|off`. */
 export const NETWORK: Flag<boolean> = {
@@ -207,14 +210,19 @@ export function sessionFlags(command: string, p: Parsed): SessionFlags {
 /** Throw a usage error unless `f.workspace` is a directory (skipped when resuming into the recorded one). */
 export async function checkWorkspace(command: string, f: SessionFlags): Promise<void> {
   if (f.resume !== undefined && f.resumeWorkspace === undefined) return;
+  await requireWorkspace(command, f.workspace);
+}
+
+/** Throw a usage error naming `command` unless the workspace `dir` is a directory. */
+export async function requireWorkspace(command: string, dir: string): Promise<void> {
   let isDir: boolean;
   try {
-    isDir = (await Deno.stat(f.workspace)).isDirectory;
+    isDir = (await Deno.stat(dir)).isDirectory;
   } catch {
-    throw new PenguinError("usage", `${command}: the workspace does not exist: ${f.workspace}`);
+    throw new PenguinError("usage", `${command}: the workspace does not exist: ${dir}`);
   }
   if (!isDir) {
-    throw new PenguinError("usage", `${command}: the workspace is not a directory: ${f.workspace}`);
+    throw new PenguinError("usage", `${command}: the workspace is not a directory: ${dir}`);
   }
 }
 

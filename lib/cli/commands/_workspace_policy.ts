@@ -34,7 +34,7 @@ export async function effectivePolicy(
 ): Promise<EffectivePolicy> {
   const protectedPaths: string[] = [];
   try {
-    protectedPaths.push(resolveDataRoot({ root: opts.root }));
+    protectedPaths.push(resolveDataRoot({ root: opts.root, anyKind: true }));
   } catch {
     // No data root (no HOME): nothing of penguin's to protect there.
   }

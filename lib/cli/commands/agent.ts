@@ -32,6 +32,7 @@ import { readStdinLine } from "../line_reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { stderrProgress } from "../render/progress.ts";
 import { printHelp } from "./_config_common.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
@@ -41,8 +42,7 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     short: "y",
     type: "boolean",
     label: "--yes, -y",
-    help:
-      "replace a newer or equal version, and accept what the snapshot would run on its own, without asking",
+    help: "replace an equal or newer version, and accept what it runs on its own, unasked",
   },
   {
     name: "force",
@@ -134,7 +134,16 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
     );
   }
   const version = resolveSystemConfig(parseSystemConfig(text, paths.systemConfig)).version;
-  const done = await snapshotAgent(paths, version);
+  const progress = stderrProgress(ctx.io);
+  const done = await snapshotAgent(
+    paths,
+    version,
+    undefined,
+    (files, bytes) =>
+      progress.show(
+        `packing ${files} file${files === 1 ? "" : "s"}, ${(bytes / 1024 / 1024).toFixed(1)} MiB`,
+      ),
+  ).finally(() => progress.done());
   if (!done.created) {
     ctx.io.out(
       `Snapshot v${version} of agent ${ref.agentId} already exists: ${done.path}\n` +

@@ -15,6 +15,7 @@ import {
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import {
   type Agent,
@@ -439,12 +440,27 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
         return false;
       }
       r.line(
-        `[error] Unknown command ${word}. Commands: /compact, /clear, /model <provider> <model-id>, /goal[:<budget>] [objective], /skill <name> [message], /thinking [level], /verbose, /exit, /quit`,
+        `[error] Unknown command ${word}${
+          didYouMeanText(word ?? "", CHAT_COMMANDS) || "."
+        } Commands: /compact, /clear, /model <provider> <model-id>, /goal[:<budget>] [objective], /skill <name> [message], /thinking [level], /verbose, /exit, /quit`,
         "plain",
       );
       return false;
   }
 }
+
+/** The chat's slash commands, for the did-you-mean of a mistyped one. */
+const CHAT_COMMANDS = [
+  "/compact",
+  "/clear",
+  "/model",
+  "/goal",
+  "/skill",
+  "/thinking",
+  "/verbose",
+  "/exit",
+  "/quit",
+];
 
 /** The `[model_switch_from]` block that opens a session switched away from `old`. */
 export function modelSwitchBlock(

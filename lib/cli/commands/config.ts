@@ -73,7 +73,28 @@ const BASE_URL: Flag = {
   type: "string",
   value: "<url>",
   help: 'override the group\'s base URL ("" removes it)',
+  parse: parseBaseUrl,
 };
+
+/** An http(s) URL, or "" (remove the override); anything else is a usage error naming `label`. */
+function parseBaseUrl(raw: string, label: string): string {
+  if (raw === "") return raw;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new PenguinError(
+      "usage",
+      `${label} must be an http:// or https:// URL such as https://api.example.com/v1, got ${
+        JSON.stringify(raw)
+      }`,
+    );
+  }
+  return raw;
+}
 const CONTEXT_WINDOW: Flag<number> = {
   name: "context-window",
   type: "string",
@@ -92,7 +113,9 @@ const CLIENT_TYPE: Flag<ClientType> = {
   name: "client-type",
   type: "string",
   value: "<t>",
-  help: `wire protocol: ${CLIENT_TYPES.join(", ")}`,
+  help: `wire protocol: ${CLIENT_TYPES.slice(0, 2).join(", ")},\n${
+    CLIENT_TYPES.slice(2).join(", ")
+  }`,
   parse: parseClientType,
 };
 const price = (name: string, what: string): Flag<number> => ({

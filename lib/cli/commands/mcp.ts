@@ -25,8 +25,10 @@ import {
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { createSpinner } from "../render/spinner.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import { safeText } from "../../display/terminal_text.ts";
+import { requireWorkspace } from "./_session_flags.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const WORKSPACE_FLAG: Flag = {
@@ -107,6 +109,11 @@ Its tools are offered to the model as mcp__<name>__<tool>.
 
 Flags:
 ${flagHelp(ADD_FLAGS, 23)}
+
+Examples:
+  penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .
+  penguin mcp add search --env REGION=eu --network on -- node /opt/search/index.js
+  penguin mcp add docs --url https://example.com/mcp --header "X-Api-Key: $KEY"
 `;
 
 const REMOVE_HELP = `Usage: penguin mcp remove <name> [--agent-id <id>] [--project-id <id>]
@@ -284,21 +291,32 @@ interface Probe {
 }
 
 async function probe(
+  cmd: string,
   ctx: CommandContext,
   p: Parsed,
   t: Target,
   servers: McpServerConfig[],
 ): Promise<Probe[]> {
-  const workspace = await Deno.realPath(resolve(str(p, "workspace") ?? Deno.cwd()));
+  const dir = resolve(str(p, "workspace") ?? Deno.cwd());
+  await requireWorkspace(cmd, dir);
+  const workspace = await Deno.realPath(dir);
   const logDir = await Deno.makeTempDir({ prefix: "penguin-mcp-" });
   try {
     const policy = createPolicy({ workspace, dataRoot: t.root });
     const warnings: string[] = [];
+    // Connecting can take seconds: a spinner on stderr when it is a terminal (never with --json).
+    const spinner = ctx.io.errIsTty && !bool(p, "json") && servers.length > 0
+      ? createSpinner({
+        write: (text) => ctx.io.err(text),
+        label: `connecting to ${servers.map((s) => s.name).join(", ")}…`,
+      })
+      : undefined;
+    spinner?.start();
     const { connections, results } = await connectAll(
       servers,
       { policy, logDir },
       (line) => warnings.push(line),
-    );
+    ).finally(() => spinner?.stop());
     try {
       const tools = mcpTools(connections, (line) => ctx.io.err(`${line}\n`));
       return await Promise.all(servers.map(async (server, i) => {
@@ -347,7 +365,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const t = await target(ctx, p);
   const servers = await configured(ctx, t);
-  const probes = await probe(ctx, p, t, servers);
+  const probes = await probe(cmd, ctx, p, t, servers);
   if (bool(p, "json")) {
     const out = {
       servers: probes.map((x) => ({
@@ -402,7 +420,7 @@ async function testCommand(args: string[], ctx: CommandContext): Promise<number>
       `${cmd}: agent ${t.agentId} has no MCP server ${JSON.stringify(name)} (see penguin mcp list)`,
     );
   }
-  const [x] = await probe(ctx, p, t, [server]);
+  const [x] = await probe(cmd, ctx, p, t, [server]);
   if (x!.status === "failed") {
     // The server's error and stderr are its own text: shown without escape sequences.
     ctx.io.err(

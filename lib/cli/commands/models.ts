@@ -21,6 +21,7 @@ import {
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import { JSON_OUTPUT, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { formatMarkedTable, maskSecret, printHelp, projectTarget } from "./_config_common.ts";
 
 const LIST_FLAGS: readonly Flag<unknown>[] = [
@@ -44,7 +45,8 @@ local servers, "-" when there is none.
 Flags:
 ${flagHelp(LIST_FLAGS, 23)}
 
-Provider groups: ${PROVIDER_GROUPS.map((g) => g.id).join(", ")}
+Provider groups:
+${wrapWords(PROVIDER_GROUPS.map((g) => g.id).join(", "), 76, "  ")}
 `;
 
 /** One listed model. */
@@ -136,7 +138,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
       "not_found",
       `models list: unknown provider group ${JSON.stringify(provider)}; known groups: ${
         PROVIDER_GROUPS.map((g) => g.id).join(", ")
-      }`,
+      }${didYouMeanText(provider, PROVIDER_GROUPS.map((g) => g.id))}`,
     );
   }
   const rows = rowsFor(cfg, provider);
@@ -186,3 +188,17 @@ export const modelsCommands: Command[] = [
     run: listCommand,
   },
 ];
+
+/** `text` broken at spaces into lines of at most `width` characters, each starting with `indent`. */
+function wrapWords(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") lines.push(indent + line);
+  return lines.join("\n");
+}

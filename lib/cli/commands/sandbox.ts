@@ -21,6 +21,7 @@ import {
   GIT_WRITABLE,
   GRANT_WRITABLE_ROOTS,
   NETWORK,
+  requireWorkspace,
   SANDBOX,
   WORKSPACE,
 } from "./_session_flags.ts";
@@ -98,7 +99,7 @@ ${ENV_HELP}`,
 
 function dataRoot(root: string | undefined): string | undefined {
   try {
-    return resolveDataRoot({ root });
+    return resolveDataRoot({ root, anyKind: true });
   } catch {
     return undefined;
   }
@@ -149,6 +150,7 @@ ${ENV_HELP}`,
       throw new PenguinError("usage", "sandbox run: no command given; put it after --");
     }
     const workspace = resolve(flagValue(p, WORKSPACE) ?? Deno.cwd());
+    await requireWorkspace("sandbox run", workspace);
     const eff = await effectivePolicy(workspace, {
       sandbox: flagValue(p, SANDBOX) ?? "workspace-write",
       network: flagValue(p, NETWORK) ?? false,

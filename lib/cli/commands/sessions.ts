@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { basename } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
 import {
   buildOutline,
@@ -34,6 +35,8 @@ import {
   validateProjectId,
 } from "../../state/ids.ts";
 import { resolveDataRoot } from "../../state/root.ts";
+import { agentsDir } from "../../state/paths.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
@@ -41,6 +44,7 @@ import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { createRenderer } from "../render/mod.ts";
 import { readStdinLine } from "../line_reader.ts";
+import { stderrProgress } from "../render/progress.ts";
 import {
   bool,
   type Flag,
@@ -134,7 +138,30 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   const rows = await listSessions({ ...scope, allAgents: bool(p, "all") });
   if (bool(p, "json")) json(ctx, rows);
   else ctx.io.out(safeText(formatSessionList(rows, bool(p, "all"))));
+  if (rows.length === 0 && !bool(p, "all") && scope.agentId !== DEFAULT_AGENT_ID) {
+    await noteUnknownAgent(ctx, scope);
+  }
   return 0;
+}
+
+/** On stderr: the agent asked for does not exist (a mistyped --agent-id), and which ones do. */
+async function noteUnknownAgent(ctx: CommandContext, scope: SessionScope): Promise<void> {
+  const dir = agentsDir(scope);
+  const agents: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory && !e.name.startsWith(".")) agents.push(e.name);
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  if (agents.includes(scope.agentId)) return;
+  const known = agents.length === 0 ? "none yet" : agents.sort().join(", ");
+  ctx.io.err(
+    `penguin: agent ${scope.agentId} does not exist in project ${scope.projectId} (${dir}: ${known})${
+      didYouMeanText(scope.agentId, agents)
+    }\n`,
+  );
 }
 
 const SHOW_HELP = `Usage: penguin sessions show <session> [--json]
@@ -214,6 +241,10 @@ ${TARGET_HELP}
 
 Flags:
 ${flagLines()}
+
+Example: retry the latest session from before its third prompt:
+  penguin sessions show latest
+  penguin sessions fork latest --before 3
 `;
 
 async function forkCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -257,6 +288,7 @@ const FROM: Flag<Harness> = {
   type: "string",
   value: "codex|claude|pi",
   help: "the files are sessions of this harness (default: detected\nfrom each file's content)",
+  choices: HARNESSES,
   parse: (raw, label) => {
     if ((HARNESSES as readonly string[]).includes(raw)) return raw as Harness;
     throw new PenguinError(
@@ -309,6 +341,11 @@ an imported session with: penguin run --resume <session> --provider <p>
 Flags:
 ${flagLines(IMPORT_FLAGS)}
 
+Examples:
+  penguin sessions import ~/.codex/sessions/2026/01/02/rollout-*.jsonl
+  penguin sessions import ~/.claude/projects/-home-me-app/*.jsonl --lenient
+  penguin sessions import backup/session-2026-01-02-*.jsonl --agent-id reviewer
+
 Exit codes: 0 all imported, 1 some file refused, 2 usage error.
 `;
 
@@ -329,12 +366,32 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     else if (await sniffForeign(f)) foreignFiles.push(f);
     else penguinFiles.push(f);
   }
-  const report = penguinFiles.length > 0
-    ? await importTraces(penguinFiles, { ...scope, lenient, children: !bool(p, "no-children") })
-    : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
-  const foreign = foreignFiles.length > 0
-    ? await importForeign(foreignFiles, { ...scope, lenient, ...(from ? { from } : {}) })
-    : null;
+  const progress = stderrProgress(ctx.io, bool(p, "json"));
+  const all = p.positionals.length;
+  const onFile = (offset: number) => (done: number, _total: number, file: string) =>
+    progress.show(`importing ${offset + done + 1}/${all} ${basename(file)}`);
+  let report: Awaited<ReturnType<typeof importTraces>>;
+  let foreign: Awaited<ReturnType<typeof importForeign>> | null;
+  try {
+    report = penguinFiles.length > 0
+      ? await importTraces(penguinFiles, {
+        ...scope,
+        lenient,
+        children: !bool(p, "no-children"),
+        onFile: onFile(0),
+      })
+      : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
+    foreign = foreignFiles.length > 0
+      ? await importForeign(foreignFiles, {
+        ...scope,
+        lenient,
+        ...(from ? { from } : {}),
+        onFile: onFile(penguinFiles.length),
+      })
+      : null;
+  } finally {
+    progress.done();
+  }
   const ok = report.ok && (foreign?.ok ?? true);
   if (bool(p, "json")) {
     json(
@@ -351,6 +408,16 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     );
     return ok ? 0 : 1;
   }
+  printImport(ctx, report, foreign);
+  return ok ? 0 : 1;
+}
+
+/** The import report for a terminal: each session imported, skipped records, refusals, totals. */
+function printImport(
+  ctx: CommandContext,
+  report: Awaited<ReturnType<typeof importTraces>>,
+  foreign: Awaited<ReturnType<typeof importForeign>> | null,
+): void {
   for (const s of report.imported) {
     const as = s.renamed ? ` as ${s.sessionId} (the id ${s.originalId} was taken)` : "";
     ctx.io.out(safeText(
@@ -376,7 +443,6 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const imported = report.imported.length + (foreign?.imported.length ?? 0);
   const refused = report.refused.length + (foreign?.refused.length ?? 0);
   ctx.io.out(`${imported} session(s) imported, ${refused} refused\n`);
-  return ok ? 0 : 1;
 }
 
 /** True when `file` reads as a Codex, Claude Code or pi session (unreadable files: false). */

@@ -37,8 +37,8 @@ const LIST_FLAGS: readonly Flag<unknown>[] = [
   ...TARGET_FLAGS,
 ];
 
-const INSTALL_HELP =
-  `Usage: penguin skills install <dir | file.tar.gz> [--name <name>] [--agent-id <id>] [--project-id <id>]
+const INSTALL_HELP = `Usage: penguin skills install <dir | file.tar.gz> [--name <name>]
+                              [--agent-id <id>] [--project-id <id>]
 
 Install a skill: a directory, or a .tar.gz archive, holding SKILL.md at its
 top (or in its one top-level directory) and any files it refers to. The

@@ -12,6 +12,7 @@ import {
 } from "../../trace/mod.ts";
 import { bool, type Flag, flagHelp, parseDeclared } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { stderrProgress } from "../render/progress.ts";
 import { traceShowCommand } from "./trace_show.ts";
 import { traceStatsCommand } from "./trace_stats.ts";
 import { traceExportCommand } from "./trace_export.ts";
@@ -107,13 +108,21 @@ async function validateCommand(args: string[], ctx: CommandContext): Promise<num
       `penguin: no *.jsonl files found in ${paths.map((p) => JSON.stringify(p)).join(", ")}\n`,
     );
   }
+  // On a terminal, stderr counts the files checked; it is erased before any line is printed.
+  const progress = stderrProgress(ctx.io, json);
+  let checked = 0;
   const onFile = json ? undefined : (f: FileValidation) => {
+    checked++;
+    if (f.problems.length > 0 || f.warnings.length > 0) progress.done();
     if (f.problems.length > 0) ctx.io.out(f.problems.map((p) => formatProblem(p) + "\n").join(""));
     if (f.warnings.length > 0) {
       ctx.io.out(f.warnings.map((p) => `${p.file}:${p.line}: warning: ${p.reason}\n`).join(""));
     }
+    if (checked < files.length) progress.show(`validating ${checked + 1}/${files.length}`);
   };
-  const report = await validateTraceFiles(files, { strictNames: bool(parsed, "strict"), onFile });
+  if (files.length > 0) progress.show(`validating 1/${files.length}`);
+  const report = await validateTraceFiles(files, { strictNames: bool(parsed, "strict"), onFile })
+    .finally(() => progress.done());
   const summary: Record<string, number> = {
     files: report.files.length,
     records: report.records,

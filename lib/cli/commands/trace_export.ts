@@ -13,6 +13,7 @@ import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { didYouMeanText } from "../suggest.ts";
 import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -91,7 +92,9 @@ function formatOf(flag: string | undefined, out: string | undefined): Format {
     if (!(FORMATS as readonly string[]).includes(flag)) {
       throw new PenguinError(
         "usage",
-        `trace export: --format must be html, md, json or otlp, got ${JSON.stringify(flag)}`,
+        `trace export: --format must be html, md, json or otlp, got ${JSON.stringify(flag)}${
+          didYouMeanText(flag.toLowerCase(), FORMATS)
+        }`,
       );
     }
     return flag as Format;
@@ -136,6 +139,14 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     children: !bool(p, "no-children"),
   });
   noticeSkipped(ctx, sessions[0]!.files, problems);
+  if (conv.session.started === null && conv.skipped_lines > 0) {
+    throw new PenguinError(
+      "data",
+      `trace export: nothing to export from ${
+        sessions[0]!.files.map((f) => `"${f.path}"`).join(", ")
+      }: all ${conv.skipped_lines} line(s) are malformed (is it a trace file? see penguin trace validate)`,
+    );
+  }
   if (!bool(p, "no-redact")) conv = redactConversation(conv);
   const text = format === "html"
     ? renderHtml(conv)

@@ -13,7 +13,9 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+import { stderrProgress } from "../render/progress.ts";
+import { didYouMeanText } from "../suggest.ts";
+import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
   {
@@ -95,6 +97,21 @@ function parseWhen(flag: string, value: string | undefined, endOfDay: boolean): 
   );
 }
 
+/** The targets to count: those given, else the data root (which must exist). */
+async function statsTargets(ctx: CommandContext, given: string[]): Promise<string[]> {
+  if (given.length > 0) return given;
+  const root = resolveDataRoot({ root: ctx.root });
+  try {
+    await Deno.stat(root);
+  } catch {
+    throw new PenguinError(
+      "not_found",
+      `trace stats: the data root "${root}" does not exist; give a trace file, directory or session id`,
+    );
+  }
+  return [root];
+}
+
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const p = parseDeclared("trace stats", args, FLAGS);
   if (bool(p, "help")) {
@@ -105,7 +122,9 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   if (!STATS_GROUPS.includes(by as StatsGroup)) {
     throw new PenguinError(
       "usage",
-      `trace stats: --by must be one of ${STATS_GROUPS.join(", ")}, got ${JSON.stringify(by)}`,
+      `trace stats: --by must be one of ${STATS_GROUPS.join(", ")}, got ${JSON.stringify(by)}${
+        didYouMeanText(by.toLowerCase(), STATS_GROUPS)
+      }`,
     );
   }
   if (bool(p, "json") && bool(p, "csv")) {
@@ -113,26 +132,24 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const since = parseWhen("since", str(p, "since"), false);
   const until = parseWhen("until", str(p, "until"), true);
-  const targets = p.positionals.length > 0 ? p.positionals : [resolveDataRoot({ root: ctx.root })];
-  if (p.positionals.length === 0) {
-    try {
-      await Deno.stat(targets[0]!);
-    } catch {
-      throw new PenguinError(
-        "not_found",
-        `trace stats: the data root "${
-          targets[0]
-        }" does not exist; give a trace file, directory or session id`,
-      );
-    }
-  }
-  const sessions = await resolveTargets(targets, { root: ctx.root });
+  const targets = await statsTargets(ctx, p.positionals);
+  const progress = stderrProgress(ctx.io, bool(p, "json") || bool(p, "csv"));
+  progress.show("finding trace files…");
+  // Given targets that hold no trace at all are a mistake (as for trace show); an empty data root is not.
+  const sessions =
+    await (p.positionals.length > 0
+      ? sessionsOf("trace stats", p.positionals, ctx)
+      : resolveTargets(targets, { root: ctx.root })).finally(() => progress.done());
   const problems = new Map<string, { count: number; lines: number[] }>();
   const report = await collectStats(sessions, {
+    onSession: (done, total) => progress.show(`reading session ${done + 1}/${total}`),
     by: by as StatsGroup,
     since,
     until,
-    prices: createPriceBook((m) => ctx.io.err(`penguin: warning: ${m}\n`)),
+    prices: createPriceBook((m) => {
+      progress.done();
+      ctx.io.err(`penguin: warning: ${m}\n`);
+    }),
     children: !bool(p, "no-children"),
     onProblem: (pr) => {
       const seen = problems.get(pr.file) ?? { count: 0, lines: [] };
@@ -141,6 +158,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       problems.set(pr.file, seen);
     },
   });
+  progress.done();
   for (const [file, { count, lines }] of problems) {
     const more = count > lines.length ? ", …" : "";
     ctx.io.err(
