@@ -10,7 +10,7 @@
  * @module
  */
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import type { RecordedRequest } from "../support/model_server.ts";
+import { type RecordedRequest, type ScriptedTurn, turn } from "../support/model_server.ts";
 
 /** One chat message of a request body. */
 export interface ChatMessage {
@@ -71,4 +71,19 @@ export function childIds(stream: readonly OmniMessage[]): string[] {
     if (id !== undefined && !out.includes(id)) out.push(id);
   }
   return out;
+}
+
+/** The parent's turn that starts `[[child]] compute the answer` in the background. */
+export function startChildInBackground(): ScriptedTurn {
+  return turn.toolCall("run_subagent", {
+    description: "background work",
+    prompt: "[[child]] compute the answer",
+    run_in_background: true,
+  });
+}
+
+/** The child's answer (`child result: 42`), given only once `released` settles. */
+export async function childAnswerAfter(released: Promise<void>): Promise<ScriptedTurn> {
+  await released;
+  return turn.text("child result: 42");
 }
