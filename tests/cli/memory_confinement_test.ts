@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
 
 const VAULT_MARK = "vault-comment-marker-9182";
@@ -43,7 +43,7 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
   const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 40 });
   const sb = await makeRoot(server, { visible: true });
   try {
-    const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "hi"]);
+    const first = await runCli(inRoot(sb, "run", "-m", "hi"));
     assert.equal(first.code, 0, first.stderr);
     const wsDir = /lives in (\S+), organised/.exec(systemOf(server.requests[0]!.body))![1]!;
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
@@ -97,15 +97,7 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
       ),
       turn.text("done"),
     );
-    const attack = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "-m",
-      "attack",
-    ]);
+    const attack = await runCli(inRoot(sb, "run", "-m", "attack"));
     assert.equal(attack.code, 0, attack.stderr);
     const out = outputsOf(server);
     for (const [id, text] of out) {
@@ -136,7 +128,7 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
 
     // The next session neither injects the linked files nor writes through the marker link.
     queue.push(turn.text("next"));
-    const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "n"]);
+    const next = await runCli(inRoot(sb, "run", "-m", "n"));
     assert.equal(next.code, 0, next.stderr);
     const prompt = systemOf(server.requests.at(-1)!.body);
     for (const mark of [VAULT_MARK, CFG_MARK]) assert.ok(!prompt.includes(mark), mark);
@@ -191,7 +183,7 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
     state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     await Deno.mkdir(state, { recursive: true });
     await Deno.writeTextFile(join(state, ".vault.toml"), `# ${VAULT_MARK}\nK = "v"\n`);
-    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "race"]);
+    const r = await runCli(inRoot(sb, "run", "-m", "race"));
     assert.equal(r.code, 0, r.stderr);
     const out = outputsOf(server);
     assert.equal(out.size, 14, [...out.keys()].join(","));
