@@ -48,6 +48,19 @@ export function toolResults(req: RecordedRequest): Array<{ id: string; text: str
   }));
 }
 
+/** The tool outputs of every request, by tool call id (the last one sent wins). */
+export function toolOutputsById(requests: readonly RecordedRequest[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of requests) {
+    for (const m of chatMessages(r)) {
+      if (m.role === "tool" && typeof m.tool_call_id === "string") {
+        out.set(m.tool_call_id, String(m.content));
+      }
+    }
+  }
+  return out;
+}
+
 /** The user texts of a request, in order. */
 export function userTexts(req: RecordedRequest): string[] {
   return chatMessages(req).filter((m) => m.role === "user").map(textOf);

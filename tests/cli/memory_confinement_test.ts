@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
+import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { makeRoot } from "../support/roots.ts";
 
 const VAULT_MARK = "vault-comment-marker-9182";
@@ -14,19 +15,6 @@ const CFG_MARK = "cfg-marker-7731";
 const AGENTS_MARK = "agents-marker-5150";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
-
-function outputsOf(server: Server): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const r of server.requests) {
-    const msgs = (r.body as { messages?: Record<string, unknown>[] }).messages ?? [];
-    for (const m of msgs) {
-      if (m.role === "tool" && typeof m.tool_call_id === "string") {
-        out.set(m.tool_call_id, String(m.content));
-      }
-    }
-  }
-  return out;
-}
 
 function systemOf(body: unknown): string {
   const msgs = (body as { messages: { role: string; content: unknown }[] }).messages;
@@ -99,7 +87,7 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
     );
     const attack = await runCli(inRoot(sb, "run", "-m", "attack"));
     assert.equal(attack.code, 0, attack.stderr);
-    const out = outputsOf(server);
+    const out = toolOutputsById(server.requests);
     for (const [id, text] of out) {
       for (const mark of [VAULT_MARK, CFG_MARK, AGENTS_MARK]) {
         assert.ok(!text.includes(mark), `${id} leaked ${mark}: ${text}`);
@@ -185,7 +173,7 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
     await Deno.writeTextFile(join(state, ".vault.toml"), `# ${VAULT_MARK}\nK = "v"\n`);
     const r = await runCli(inRoot(sb, "run", "-m", "race"));
     assert.equal(r.code, 0, r.stderr);
-    const out = outputsOf(server);
+    const out = toolOutputsById(server.requests);
     assert.equal(out.size, 14, [...out.keys()].join(","));
     for (const [id, text] of out) assert.ok(!text.includes(VAULT_MARK), `${id} leaked: ${text}`);
     assert.doesNotMatch(out.get("kill")!, /no such|unknown|not found/i, "the racer was stopped");
