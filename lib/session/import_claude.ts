@@ -48,7 +48,14 @@ const assistantSchema = z.object({
       cache_creation_input_tokens: z.number().nullish(),
       cache_read_input_tokens: z.number().nullish(),
       output_tokens: z.number(),
-    }).optional(),
+    }).transform((u) =>
+      cacheSplitUsage(
+        u.input_tokens,
+        u.cache_creation_input_tokens ?? 0,
+        u.cache_read_input_tokens ?? 0,
+        u.output_tokens,
+      )
+    ).optional(),
   }),
 });
 const toolResultSchema = z.object({
@@ -276,17 +283,7 @@ function assistantLine(cx: ClaudeParse, value: unknown, at: At): void {
     const call = assistantPart(p, b, at, m.id, CLAUDE_PARTS);
     if (call) cx.calls.set(call.id, call.name);
   }
-  if (m.usage) {
-    p.t.usage(
-      cacheSplitUsage(
-        m.usage.input_tokens,
-        m.usage.cache_creation_input_tokens ?? 0,
-        m.usage.cache_read_input_tokens ?? 0,
-        m.usage.output_tokens,
-      ),
-      at,
-    );
-  }
+  if (m.usage) p.t.usage(m.usage, at);
 }
 
 /**

@@ -45,7 +45,8 @@ const messageSchema = z.object({
     output: z.number(),
     cacheRead: z.number().optional(),
     cacheWrite: z.number().optional(),
-  }).optional(),
+  }).transform((u) => cacheSplitUsage(u.input, u.cacheWrite ?? 0, u.cacheRead ?? 0, u.output))
+    .optional(),
   toolCallId: z.string().optional(),
   isError: z.boolean().optional(),
   details: z.unknown().optional(),
@@ -180,17 +181,7 @@ function assistantMessage(
     );
   }
   for (const part of parts) assistantPart(p, part, at, requestKey, PI_PARTS);
-  if (msg.usage) {
-    p.t.usage(
-      cacheSplitUsage(
-        msg.usage.input,
-        msg.usage.cacheWrite ?? 0,
-        msg.usage.cacheRead ?? 0,
-        msg.usage.output,
-      ),
-      at,
-    );
-  }
+  if (msg.usage) p.t.usage(msg.usage, at);
 }
 
 function toolResult(p: ForeignParse, msg: Message, parts: readonly Part[], at: At): void {
