@@ -26,9 +26,9 @@ import {
 } from "../../state/snapshot.ts";
 import { liveSessions } from "../../trace/lock.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { readStdinLine } from "../line_reader.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { confirmed } from "./_confirm.ts";
 import { printHelp } from "./_config_common.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
@@ -170,15 +170,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       : `agent ${ref.agentId} at version ${current} with version ${archive.version}${
         archive.version === current ? " (the same version)" : " (a downgrade)"
       }`;
-    if (!Deno.stdin.isTerminal()) {
-      throw new PenguinError(
-        "usage",
-        `${cmd}: not replacing ${what} without confirmation (stdin is not a terminal); pass --yes`,
-      );
-    }
-    ctx.io.out(`Replace ${what}? [y/N] `);
-    const answer = (await readStdinLine()).trim().toLowerCase();
-    if (answer !== "y" && answer !== "yes") {
+    if (!(await confirmed(ctx, `Replace ${what}`, `${cmd}: not replacing ${what}`))) {
       ctx.io.out("Not imported.\n");
       return 1;
     }

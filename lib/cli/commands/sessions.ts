@@ -39,7 +39,6 @@ import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { createRenderer } from "../render/mod.ts";
-import { readStdinLine } from "../line_reader.ts";
 import {
   bool,
   type Flag,
@@ -52,6 +51,7 @@ import {
 } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { confirmed } from "./_confirm.ts";
 import { printJson } from "../json.ts";
 
 /** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
@@ -427,19 +427,16 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
   const session = one("sessions delete", p, "a session");
   const plan = await planDelete({ ...scope, session });
   const children = childCount(plan);
-  if (!bool(p, "yes")) {
-    if (!Deno.stdin.isTerminal()) {
-      throw new PenguinError(
-        "usage",
-        `sessions delete: not deleting ${plan.sessionId} without confirmation (stdin is not a terminal); pass --yes`,
-      );
-    }
-    ctx.io.out(`Delete session ${plan.sessionId} and ${children} child session(s)? [y/N] `);
-    const answer = (await readStdinLine()).trim().toLowerCase();
-    if (answer !== "y" && answer !== "yes") {
-      ctx.io.out("Not deleted.\n");
-      return 1;
-    }
+  if (
+    !bool(p, "yes") &&
+    !(await confirmed(
+      ctx,
+      `Delete session ${plan.sessionId} and ${children} child session(s)`,
+      `sessions delete: not deleting ${plan.sessionId}`,
+    ))
+  ) {
+    ctx.io.out("Not deleted.\n");
+    return 1;
   }
   const done = await deleteSession({ ...scope, session });
   if (bool(p, "json")) {
