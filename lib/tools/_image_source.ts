@@ -167,6 +167,12 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
   return accept(source, bytes);
 }
 
+/** The `source` parameter of the image tools: what {@linkcode loadImage} reads. */
+export const IMAGE_SOURCE_PARAMETER = {
+  type: "string",
+  description: "An http(s) URL, or a file path (relative to the workspace, or absolute inside it).",
+};
+
 /** Load the image `source` names: an http(s) URL, or a path inside the workspace or scratchpad. */
 export function loadImage(source: string, ctx: FileToolContext): Promise<ImageLoad> {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
