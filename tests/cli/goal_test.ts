@@ -395,17 +395,18 @@ Deno.test("run --goal: a round that hits --max-turns ends the goal aborted, exit
 });
 
 /**
- * The model of the background tests: the parent's first turn starts
- * `[[child]]` in the background; once the child's report came in (its third
- * turn) it sets the goal complete. The child answers only once `released`
- * settles (the test saw penguin wait for it). The parent's requests go to
- * `parent`.
+ * The background tests: the parent's first turn starts `[[child]]` in the
+ * background; once the child's report came in (its third turn) it sets the
+ * goal complete. The child answers only once the test calls `sawWaiting`
+ * (it saw penguin wait for it). `parent` collects what the parent's
+ * requests carried.
  */
-function delegatingParent(
-  parent: Seen[],
-  released: Promise<void>,
-): (req: RecordedRequest, i: number) => Promise<ScriptedTurn> {
-  return async (req, i) => {
+function delegationScenario(
+  body: (ctx: { sb: Sandbox; parent: Seen[]; sawWaiting: () => void }) => Promise<void>,
+): Promise<void> {
+  const { promise: released, resolve: sawWaiting } = Promise.withResolvers<void>();
+  const parent: Seen[] = [];
+  const handler = async (req: RecordedRequest, i: number): Promise<ScriptedTurn> => {
     if (whose(req) === "child") return await childAnswerAfter(released);
     const seen = seenOf(req, i);
     parent.push(seen);
@@ -417,37 +418,36 @@ function delegatingParent(
     }
     return turn.text("Done: the child reported 42.");
   };
+  return withModelRoot(
+    { handler, maxRequests: 20 },
+    (sb) => body({ sb, parent, sawWaiting }),
+    { visible: true },
+  );
 }
 
 const WAITING = "[background] waiting for";
 
 Deno.test("run --goal waits for a background subagent and lets the model read its report before the round is judged", async () => {
-  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
-  const parent: Seen[] = [];
-  await withModelRoot(
-    { handler: delegatingParent(parent, parentWaits), maxRequests: 20 },
-    async (sb) => {
-      const child = spawnCli(inRoot(sb, "run", "--goal", "-m", "[[parent]] delegate"));
-      const stdout = new Response(child.stdout).text();
-      const stderr = await readWatching(child.stderr, WAITING, sawWaiting);
-      const r = { code: (await child.status).code, stdout: await stdout, stderr };
-      assert.equal(r.code, 0, r.stderr + r.stdout);
-      assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
-      // One round: the report came in that round, not as the next round's news.
-      assert.deepEqual(roundsSent(parent), [1]);
-      assert.equal(parent.length, 4);
-      assert.match(parent[2]!.lastUser, /\[background_task_done\][\s\S]*child result: 42/);
-      const sid = sessionIdOf(r);
-      const records = await readSession(sb.root, sid);
-      const [finished] = goalFinished(records);
-      assert.equal(finished?.outcome, "complete");
-      assert.equal(finished?.rounds, 1);
-      // The child's request counts: four parent requests and one child request.
-      assert.equal(finished?.tokens_used, 5 * 120);
-      await assertGoodTrace(sb.root, sid);
-    },
-    { visible: true },
-  );
+  await delegationScenario(async ({ sb, parent, sawWaiting }) => {
+    const child = spawnCli(inRoot(sb, "run", "--goal", "-m", "[[parent]] delegate"));
+    const stdout = new Response(child.stdout).text();
+    const stderr = await readWatching(child.stderr, WAITING, sawWaiting);
+    const r = { code: (await child.status).code, stdout: await stdout, stderr };
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    // One round: the report came in that round, not as the next round's news.
+    assert.deepEqual(roundsSent(parent), [1]);
+    assert.equal(parent.length, 4);
+    assert.match(parent[2]!.lastUser, /\[background_task_done\][\s\S]*child result: 42/);
+    const sid = sessionIdOf(r);
+    const records = await readSession(sb.root, sid);
+    const [finished] = goalFinished(records);
+    assert.equal(finished?.outcome, "complete");
+    assert.equal(finished?.rounds, 1);
+    // The child's request counts: four parent requests and one child request.
+    assert.equal(finished?.tokens_used, 5 * 120);
+    await assertGoodTrace(sb.root, sid);
+  });
 });
 
 Deno.test("run --resume --goal after a killed goal run counts the subagents' tokens from their own traces", async () => {
@@ -506,23 +506,17 @@ Deno.test("run --resume --goal after a killed goal run counts the subagents' tok
 });
 
 Deno.test("chat /goal waits for a background subagent before judging the round, as run --goal does", async () => {
-  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
-  const parent: Seen[] = [];
-  await withModelRoot(
-    { handler: delegatingParent(parent, parentWaits), maxRequests: 20 },
-    async (sb) => {
-      const proc = spawnCli(inRoot(sb, "chat"), "/goal [[parent]] delegate\n");
-      const stderr = new Response(proc.stderr).text();
-      const stdout = await readWatching(proc.stdout, WAITING, sawWaiting);
-      const code = (await proc.status).code;
-      assert.equal(code, 0, (await stderr) + stdout);
-      assert.match(stdout, /\[background\] waiting for 1 background subagent\(s\) to finish/);
-      assert.deepEqual(roundsSent(parent), [1]);
-      assert.match(stdout, /\[goal\] completed · 1 round/);
-      const sid = /^Session: (session-\S+)$/m.exec(stdout)![1]!;
-      const [finished] = goalFinished(await readSession(sb.root, sid));
-      assert.deepEqual([finished?.outcome, finished?.rounds], ["complete", 1]);
-    },
-    { visible: true },
-  );
+  await delegationScenario(async ({ sb, parent, sawWaiting }) => {
+    const proc = spawnCli(inRoot(sb, "chat"), "/goal [[parent]] delegate\n");
+    const stderr = new Response(proc.stderr).text();
+    const stdout = await readWatching(proc.stdout, WAITING, sawWaiting);
+    const code = (await proc.status).code;
+    assert.equal(code, 0, (await stderr) + stdout);
+    assert.match(stdout, /\[background\] waiting for 1 background subagent\(s\) to finish/);
+    assert.deepEqual(roundsSent(parent), [1]);
+    assert.match(stdout, /\[goal\] completed · 1 round/);
+    const sid = /^Session: (session-\S+)$/m.exec(stdout)![1]!;
+    const [finished] = goalFinished(await readSession(sb.root, sid));
+    assert.deepEqual([finished?.outcome, finished?.rounds], ["complete", 1]);
+  });
 });
