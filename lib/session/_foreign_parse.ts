@@ -95,7 +95,7 @@ export function textParts(
 export interface AssistantPartForm {
   /** The type of a tool call part (`tool_use`, `toolCall`). */
   toolCall: string;
-  /** The shape of a tool call part. */
+  /** The shape of a tool call part: `id`, `name` and its arguments field (present, any value). */
   callSchema: z.ZodType<{ id: string; name: string }>;
   /** The field of a tool call part holding its arguments (`input`, `arguments`). */
   args: string;
