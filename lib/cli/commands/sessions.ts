@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concatBytes } from "../../protocol/bytes.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import {
   buildOutline,
@@ -395,9 +396,7 @@ async function sniffForeign(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  chunks.reduce((at, c) => (all.set(c, at), at + c.length), 0);
-  const head = new TextDecoder().decode(all);
+  const head = new TextDecoder().decode(concatBytes(chunks));
   const format = detectFormat(head);
   return format !== null && format !== "penguin";
 }
