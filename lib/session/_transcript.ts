@@ -36,6 +36,21 @@ export interface Usage {
   output: number;
 }
 
+/** Usage recorded as uncached input, cache writes, cache reads and output (Claude Code, pi). */
+export function cacheSplitUsage(
+  input: number,
+  cacheWrite: number,
+  cacheRead: number,
+  output: number,
+): Usage {
+  return { input: input + cacheWrite, cached: cacheRead, output };
+}
+
+/** Usage recorded as all input, the part of it read from a cache, and output (Codex). */
+export function cachedPartUsage(input: number, cached: number, output: number): Usage {
+  return { input: Math.max(0, input - cached), cached, output };
+}
+
 /** The builder. */
 export interface Transcript {
   /** A user text (a prompt, or a harness note with `sender`). */
@@ -70,131 +85,173 @@ function add(a: TokenCounts, b: TokenCounts): TokenCounts {
   };
 }
 
+/** What a transcript carries between its calls. */
+interface TranscriptState {
+  file: string;
+  loss: LossBook;
+  records: Array<ModelMsgEnvelope | EventMsgEnvelope>;
+  /** The request open now. */
+  open: { key: string | undefined; usage: TokenCounts | null; lastTs: string } | null;
+  lastClosedHadUsage: boolean;
+  /** Usage of the session so far. */
+  session: TokenCounts;
+  /** Called, not yet answered. */
+  calls: Map<string, At>;
+  answered: Set<string>;
+}
+
+function event(st: TranscriptState, payload: EventPayload, ts: string): void {
+  st.records.push({ timestamp: ts, type: "event_msg", payload });
+}
+
+function model(st: TranscriptState, payload: CompleteMessage, ts: string): void {
+  st.records.push({ timestamp: ts, type: "model_msg", payload });
+}
+
+function sessionUsage(st: TranscriptState, request: TokenCounts, ts: string): void {
+  st.session = add(st.session, request);
+  event(st, { type: "token_usage", session: { ...st.session }, request }, ts);
+}
+
+function close(st: TranscriptState): void {
+  const open = st.open;
+  if (!open) return;
+  if (open.usage) sessionUsage(st, open.usage, open.lastTs);
+  st.lastClosedHadUsage = open.usage !== null;
+  event(st, { type: "request_end", status: "completed" }, open.lastTs);
+  st.open = null;
+}
+
+/** Calls of earlier requests still unanswered get a placeholder before the next request. */
+function unanswered(st: TranscriptState): void {
+  for (const [id, at] of st.calls) {
+    st.loss.note(
+      "tool call without an output",
+      st.file,
+      at.line,
+      `given the placeholder output ${JSON.stringify(NO_OUTPUT)}`,
+    );
+    model(
+      st,
+      {
+        type: "tool_call_output",
+        role: "user",
+        output: NO_OUTPUT,
+        tool_call_id: id,
+        stop_reason: "aborted",
+      },
+      st.records.at(-1)?.timestamp ?? at.ts,
+    );
+  }
+  st.calls.clear();
+}
+
+function assistant(
+  st: TranscriptState,
+  msg: CompleteMessage,
+  at: At,
+  requestKey: string | undefined,
+): void {
+  if (
+    st.open && requestKey !== undefined && st.open.key !== undefined &&
+    st.open.key !== requestKey
+  ) {
+    close(st);
+  }
+  if (!st.open) {
+    unanswered(st);
+    event(st, { type: "request_begin" }, at.ts);
+    st.open = { key: requestKey, usage: null, lastTs: at.ts };
+  }
+  st.open.lastTs = at.ts;
+  if (msg.type === "tool_call") st.calls.set(msg.tool_call_id, at);
+  model(st, msg, at.ts);
+}
+
+function usage(st: TranscriptState, u: Usage, at: At): void {
+  if (st.open) {
+    st.open.usage = counts(u);
+    return;
+  }
+  if (!st.lastClosedHadUsage) {
+    // Usage recorded after its request's outputs: attach it after the fact.
+    sessionUsage(st, counts(u), at.ts);
+    st.lastClosedHadUsage = true;
+    return;
+  }
+  st.loss.note(
+    "token usage outside a model request",
+    st.file,
+    at.line,
+    "no model request to attribute it to",
+  );
+}
+
+function output(
+  st: TranscriptState,
+  toolCallId: string,
+  text: string,
+  failed: boolean,
+  at: At,
+): void {
+  close(st);
+  if (!st.calls.has(toolCallId)) {
+    st.loss.note(
+      st.answered.has(toolCallId)
+        ? "second tool output for one call"
+        : "tool output without a call",
+      st.file,
+      at.line,
+      "a penguin trace pairs each tool call with exactly one output",
+    );
+    return;
+  }
+  st.calls.delete(toolCallId);
+  st.answered.add(toolCallId);
+  const stop: StopReason = failed ? "failed" : "completed";
+  model(
+    st,
+    {
+      type: "tool_call_output",
+      role: "user",
+      output: text,
+      tool_call_id: toolCallId,
+      stop_reason: stop,
+    },
+    at.ts,
+  );
+}
+
 /** A new transcript of `file`; unpaired calls and outputs go to `loss`. */
 export function createTranscript(file: string, loss: LossBook): Transcript {
-  // Long because: a closure-based builder whose methods share the open request, pending calls and
-  // usage of one transcript.
-  const records: Array<ModelMsgEnvelope | EventMsgEnvelope> = [];
-  let open: { key: string | undefined; usage: TokenCounts | null; lastTs: string } | null = null;
-  let lastClosedHadUsage = true;
-  let session: TokenCounts = { cache_read: 0, cache_write: 0, output: 0, total: 0 };
-  const calls = new Map<string, At>(); // called, not yet answered
-  const answered = new Set<string>();
-
-  const event = (payload: EventPayload, ts: string) =>
-    records.push({ timestamp: ts, type: "event_msg", payload });
-  const model = (payload: CompleteMessage, ts: string) =>
-    records.push({ timestamp: ts, type: "model_msg", payload });
-
-  const close = () => {
-    if (!open) return;
-    if (open.usage) {
-      session = add(session, open.usage);
-      event({ type: "token_usage", session: { ...session }, request: open.usage }, open.lastTs);
-    }
-    lastClosedHadUsage = open.usage !== null;
-    event({ type: "request_end", status: "completed" }, open.lastTs);
-    open = null;
+  const st: TranscriptState = {
+    file,
+    loss,
+    records: [],
+    open: null,
+    lastClosedHadUsage: true,
+    session: { cache_read: 0, cache_write: 0, output: 0, total: 0 },
+    calls: new Map(),
+    answered: new Set(),
   };
-
-  // Calls of earlier requests still unanswered get a placeholder before the next request.
-  const unanswered = () => {
-    for (const [id, at] of calls) {
-      loss.note(
-        "tool call without an output",
-        file,
-        at.line,
-        `given the placeholder output ${JSON.stringify(NO_OUTPUT)}`,
-      );
-      model(
-        {
-          type: "tool_call_output",
-          role: "user",
-          output: NO_OUTPUT,
-          tool_call_id: id,
-          stop_reason: "aborted",
-        },
-        records.at(-1)?.timestamp ?? at.ts,
-      );
-    }
-    calls.clear();
-  };
-
   return {
     user(text, at, sender) {
-      close();
+      close(st);
       const msg: CompleteMessage = { type: "text", role: "user", text, stop_reason: "completed" };
       if (sender) msg.sender = sender;
-      model(msg, at.ts);
+      model(st, msg, at.ts);
     },
-    assistant(msg, at, requestKey) {
-      if (open && requestKey !== undefined && open.key !== undefined && open.key !== requestKey) {
-        close();
-      }
-      if (!open) {
-        unanswered();
-        event({ type: "request_begin" }, at.ts);
-        open = { key: requestKey, usage: null, lastTs: at.ts };
-      }
-      open.lastTs = at.ts;
-      if (msg.type === "tool_call") calls.set(msg.tool_call_id, at);
-      model(msg, at.ts);
-    },
-    usage(u, at) {
-      if (open) {
-        open.usage = counts(u);
-        return;
-      }
-      if (!lastClosedHadUsage) {
-        // Usage recorded after its request's outputs: attach it after the fact.
-        const c = counts(u);
-        session = add(session, c);
-        event({ type: "token_usage", session: { ...session }, request: c }, at.ts);
-        lastClosedHadUsage = true;
-        return;
-      }
-      loss.note(
-        "token usage outside a model request",
-        file,
-        at.line,
-        "no model request to attribute it to",
-      );
-    },
-    output(toolCallId, text, failed, at) {
-      close();
-      if (!calls.has(toolCallId)) {
-        loss.note(
-          answered.has(toolCallId)
-            ? "second tool output for one call"
-            : "tool output without a call",
-          file,
-          at.line,
-          "a penguin trace pairs each tool call with exactly one output",
-        );
-        return;
-      }
-      calls.delete(toolCallId);
-      answered.add(toolCallId);
-      const stop: StopReason = failed ? "failed" : "completed";
-      model(
-        {
-          type: "tool_call_output",
-          role: "user",
-          output: text,
-          tool_call_id: toolCallId,
-          stop_reason: stop,
-        },
-        at.ts,
-      );
-    },
+    assistant: (msg, at, requestKey) => assistant(st, msg, at, requestKey),
+    usage: (u, at) => usage(st, u, at),
+    output: (toolCallId, text, failed, at) => output(st, toolCallId, text, failed, at),
     pointer(sessionId, at) {
-      close();
-      event({ type: "subagent", session_id: sessionId }, at.ts);
+      close(st);
+      event(st, { type: "subagent", session_id: sessionId }, at.ts);
     },
     finish() {
-      close();
-      unanswered();
-      return records;
+      close(st);
+      unanswered(st);
+      return st.records;
     },
   };
 }

@@ -11,9 +11,17 @@
  * @module
  */
 import { z } from "zod";
-import { createTranscript } from "./_transcript.ts";
-import { type ForeignChild, type ForeignSession, splitJsonLines } from "./foreign_session.ts";
-import { createLossBook } from "./import_report.ts";
+import {
+  assistantPart,
+  type AssistantPartForm,
+  finishForeignParse,
+  type ForeignParse,
+  issue,
+  startForeignParse,
+  textParts,
+} from "./_foreign_parse.ts";
+import { type At, cacheSplitUsage } from "./_transcript.ts";
+import type { ForeignChild, ForeignSession } from "./foreign_session.ts";
 
 const blockSchema = z.object({ type: z.string() }).passthrough();
 const lineSchema = z.object({
@@ -26,6 +34,7 @@ const lineSchema = z.object({
   isMeta: z.boolean().optional(),
   agentId: z.string().optional(),
 }).passthrough();
+type Line = z.infer<typeof lineSchema>;
 const userSchema = z.object({
   message: z.object({ content: z.union([z.string(), z.array(blockSchema)]) }),
 });
@@ -39,7 +48,14 @@ const assistantSchema = z.object({
       cache_creation_input_tokens: z.number().nullish(),
       cache_read_input_tokens: z.number().nullish(),
       output_tokens: z.number(),
-    }).optional(),
+    }).transform((u) =>
+      cacheSplitUsage(
+        u.input_tokens,
+        u.cache_creation_input_tokens ?? 0,
+        u.cache_read_input_tokens ?? 0,
+        u.output_tokens,
+      )
+    ).optional(),
   }),
 });
 const toolResultSchema = z.object({
@@ -47,7 +63,6 @@ const toolResultSchema = z.object({
   content: z.union([z.string(), z.array(blockSchema)]).optional(),
   is_error: z.boolean().optional(),
 });
-const toolUseSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
 const metaFileSchema = z.object({ toolUseId: z.string() }).passthrough();
 
 /** A subagent transcript next to a session: its file, its text and its `.meta.json` content. */
@@ -74,25 +89,35 @@ export function looksLikeClaude(first: unknown): boolean {
       r.data.type === "summary" || "parentUuid" in v);
 }
 
-function issue(err: z.ZodError): string {
-  const i = err.issues[0];
-  return i ? `${i.path.join(".") || "record"}: ${i.message}` : "unexpected shape";
-}
-
 function blockText(content: string | ReadonlyArray<{ type: string }> | undefined): {
   text: string;
   other: string[];
 } {
   if (content === undefined) return { text: "", other: [] };
   if (typeof content === "string") return { text: content, other: [] };
-  const parts: string[] = [];
-  const other: string[] = [];
-  for (const b of content) {
-    const t = (b as { text?: unknown }).text;
-    if (b.type === "text" && typeof t === "string") parts.push(t);
-    else other.push(b.type);
-  }
-  return { text: parts.join("\n"), other };
+  return textParts(content);
+}
+
+/** Claude Code's names for the parts of an assistant message. */
+const CLAUDE_PARTS: AssistantPartForm = {
+  toolCall: "tool_use",
+  callSchema: z.object({ id: z.string(), name: z.string(), input: z.unknown() }),
+  args: "input",
+  signature: "signature",
+  noun: "content block",
+};
+
+/** One parse of a Claude Code transcript: the shared parse and what its line handlers share. */
+interface ClaudeParse {
+  p: ForeignParse;
+  /** Parsing a subagent transcript: its first prompt is the parent's. */
+  asChild: boolean;
+  /** No prompt seen yet. */
+  firstPrompt: boolean;
+  /** Tool call id -> tool name. */
+  calls: Map<string, string>;
+  /** Subagent transcripts by the Agent call that spawned them. */
+  byCall: Map<string, ClaudeSubagentFile>;
 }
 
 /**
@@ -107,210 +132,41 @@ export function parseClaude(
   subagents: readonly ClaudeSubagentFile[] = [],
   asChild = false,
 ): ForeignSession {
-  // Long because: one pass over the transcript's entries; the entry handlers share the branch
-  // chain, subagent map and loss book.
-  const { lines, problems } = splitJsonLines(text, file);
-  const loss = createLossBook();
-  const t = createTranscript(file, loss);
-  const bad = (line: number, reason: string) => problems.push({ file, line, reason });
-  const s: ForeignSession = {
-    harness: "claude",
-    file,
-    id: "",
-    version: null,
-    cwd: "",
-    provider: "anthropic",
-    modelId: "unknown",
-    systemPrompt: "",
-    startedAt: "",
-    records: [],
-    children: [],
-    loss: [],
-    problems,
-  };
-  // Children by the Agent call that spawned them.
+  const p = startForeignParse(text, file, "claude", "anthropic");
   const byCall = new Map<string, ClaudeSubagentFile>();
   for (const sub of subagents) {
     const m = metaFileSchema.safeParse(sub.meta);
     if (m.success) byCall.set(m.data.toolUseId, sub);
   }
+  const cx: ClaudeParse = { p, asChild, firstPrompt: true, calls: new Map(), byCall };
   let lastTs = "";
-  let firstPrompt = true;
-  const calls = new Map<string, string>(); // tool call id -> tool name
-  const offPath = linesOffPath(lines);
-  for (const { line, value } of lines) {
+  const offPath = linesOffPath(p.lines);
+  for (const { line, value } of p.lines) {
     const branch = offPath.get(line);
     if (branch !== undefined) {
-      loss.note(
-        `branch ${branch}`,
-        file,
+      p.lost(
         line,
+        `branch ${branch}`,
         "a message not on the chain leading to the last one (an edited or retried turn); the chain to the last message is imported",
       );
       continue;
     }
     const rec = lineSchema.safeParse(value);
     if (!rec.success) {
-      bad(line, `not a Claude Code transcript line: ${issue(rec.error)}`);
+      p.bad(line, `not a Claude Code transcript line: ${issue(rec.error)}`);
       continue;
     }
-    const r = rec.data;
-    const ts = r.timestamp ?? lastTs;
+    const ts = rec.data.timestamp ?? lastTs;
     lastTs = ts;
-    if (s.startedAt === "" && ts !== "") s.startedAt = ts;
-    const at = { ts, line };
-    const lost = (kind: string, reason: string) => loss.note(kind, file, line, reason);
-    if (!CONVERSATION.has(r.type)) {
-      const sub = value as {
-        attachment?: { type?: unknown };
-        operation?: unknown;
-        subtype?: unknown;
-      };
-      const detail = sub.attachment?.type ?? sub.subtype ?? sub.operation;
-      lost(
-        detail !== undefined ? `${r.type} ${String(detail)}` : r.type,
-        NON_CONVERSATION[r.type] ??
-          "Claude Code bookkeeping with no counterpart in a penguin trace",
-      );
-      continue;
-    }
-    if (s.id === "") {
-      s.id = asChild && r.agentId ? r.agentId : r.sessionId ?? "";
-      s.cwd = r.cwd ?? "";
-    }
-    if (s.version === null && r.version) s.version = r.version;
-    if (r.isSidechain && !asChild) {
-      lost(
-        "sidechain line in the main transcript",
-        "subagent lines belong to the child's transcript",
-      );
-      continue;
-    }
-    if (r.type === "user") {
-      const u = userSchema.safeParse(value);
-      if (!u.success) {
-        bad(line, `user: ${issue(u.error)}`);
-        continue;
-      }
-      const content = u.data.message.content;
-      if ((value as { toolUseResult?: unknown }).toolUseResult !== undefined) {
-        lost(
-          "toolUseResult",
-          "the structured copy of a tool result (stdout, file content, patch); the tool_result the model saw is kept",
-        );
-      }
-      if (typeof content === "string") {
-        const sender = asChild && firstPrompt ? "parent_agent" : r.isMeta ? "harness" : undefined;
-        firstPrompt = false;
-        t.user(content, at, sender);
-        continue;
-      }
-      const texts: string[] = [];
-      for (const b of content) {
-        if (b.type === "tool_result") {
-          const tr = toolResultSchema.safeParse(b);
-          if (!tr.success) {
-            bad(line, `tool_result: ${issue(tr.error)}`);
-            continue;
-          }
-          const { text, other } = blockText(tr.data.content);
-          if (text.includes("<persisted-output>")) {
-            lost(
-              "persisted tool output",
-              "the full output Claude Code saved beside the session (tool-results/); the preview the model saw is kept",
-            );
-          }
-          for (const o of other) lost(`tool_result part ${o}`, "only text parts are imported");
-          const child = byCall.get(tr.data.tool_use_id);
-          if (!child && SUBAGENT_TOOLS.has(calls.get(tr.data.tool_use_id) ?? "")) {
-            lost(
-              "subagent transcript not found",
-              "the subagent's own messages are not next to the session; its answer (the tool output) is kept",
-            );
-          }
-          if (child) {
-            const c = parseClaude(child.text, child.file, [], true);
-            s.children.push({ toolCallId: tr.data.tool_use_id, session: c } satisfies ForeignChild);
-            t.pointer(c.id, at);
-          }
-          t.output(tr.data.tool_use_id, text, tr.data.is_error === true, at);
-        } else if (b.type === "text" && typeof (b as { text?: unknown }).text === "string") {
-          texts.push((b as unknown as { text: string }).text);
-        } else {
-          lost(`user content ${b.type}`, "only text and tool results are imported");
-        }
-      }
-      if (texts.length > 0) {
-        const sender = asChild && firstPrompt ? "parent_agent" : r.isMeta ? "harness" : undefined;
-        firstPrompt = false;
-        t.user(texts.join("\n"), at, sender);
-      }
-      continue;
-    }
-    const a = assistantSchema.safeParse(value);
-    if (!a.success) {
-      bad(line, `assistant: ${issue(a.error)}`);
-      continue;
-    }
-    const m = a.data.message;
-    if (m.model && s.modelId === "unknown" && m.model !== "<synthetic>") s.modelId = m.model;
-    for (const b of m.content) {
-      const rb = b as Record<string, unknown>;
-      if (b.type === "text" && typeof rb.text === "string") {
-        t.assistant(
-          { type: "text", role: "assistant", text: rb.text, stop_reason: "completed" },
-          at,
-          m.id,
-        );
-      } else if (b.type === "thinking" && typeof rb.thinking === "string") {
-        if (typeof rb.signature === "string" && rb.signature !== "") {
-          lost(
-            "thinking signature",
-            "valid only with the provider that signed it; the thinking text is kept",
-          );
-        }
-        t.assistant(
-          { type: "thinking", role: "assistant", thinking: rb.thinking, stop_reason: "completed" },
-          at,
-          m.id,
-        );
-      } else if (b.type === "tool_use") {
-        const c = toolUseSchema.safeParse(b);
-        if (!c.success) {
-          bad(line, `tool_use: ${issue(c.error)}`);
-          continue;
-        }
-        calls.set(c.data.id, c.data.name);
-        t.assistant(
-          {
-            type: "tool_call",
-            role: "assistant",
-            name: c.data.name,
-            arguments: JSON.stringify(c.data.input ?? {}),
-            tool_call_id: c.data.id,
-            stop_reason: "completed",
-          },
-          at,
-          m.id,
-        );
-      } else {
-        lost(`assistant content ${b.type}`, "no penguin counterpart for this content block");
-      }
-    }
-    if (m.usage) {
-      t.usage({
-        input: m.usage.input_tokens + (m.usage.cache_creation_input_tokens ?? 0),
-        cached: m.usage.cache_read_input_tokens ?? 0,
-        output: m.usage.output_tokens,
-      }, at);
-    }
+    if (p.s.startedAt === "" && ts !== "") p.s.startedAt = ts;
+    claudeLine(cx, rec.data, value, { ts, line });
   }
   // Subagent transcripts given but not named by any Agent call of this session.
-  const named = new Set(s.children.map((c) => c.toolCallId));
+  const named = new Set(p.s.children.map((c) => c.toolCallId));
   for (const sub of subagents) {
     const m = metaFileSchema.safeParse(sub.meta);
     if (!m.success || !named.has(m.data.toolUseId)) {
-      loss.note(
+      p.loss.note(
         "subagent transcript not linked to an Agent call",
         sub.file,
         1,
@@ -318,9 +174,116 @@ export function parseClaude(
       );
     }
   }
-  s.records = t.finish();
-  s.loss = loss.entries();
-  return s;
+  return finishForeignParse(p);
+}
+
+/** One transcript line, its envelope valid. */
+function claudeLine(cx: ClaudeParse, r: Line, value: unknown, at: At): void {
+  const { p } = cx;
+  const lost = (kind: string, reason: string) => p.lost(at.line, kind, reason);
+  if (!CONVERSATION.has(r.type)) {
+    const sub = value as {
+      attachment?: { type?: unknown };
+      operation?: unknown;
+      subtype?: unknown;
+    };
+    const detail = sub.attachment?.type ?? sub.subtype ?? sub.operation;
+    lost(
+      detail !== undefined ? `${r.type} ${String(detail)}` : r.type,
+      NON_CONVERSATION[r.type] ??
+        "Claude Code bookkeeping with no counterpart in a penguin trace",
+    );
+    return;
+  }
+  if (p.s.id === "") {
+    p.s.id = cx.asChild && r.agentId ? r.agentId : r.sessionId ?? "";
+    p.s.cwd = r.cwd ?? "";
+  }
+  if (p.s.version === null && r.version) p.s.version = r.version;
+  if (r.isSidechain && !cx.asChild) {
+    lost(
+      "sidechain line in the main transcript",
+      "subagent lines belong to the child's transcript",
+    );
+    return;
+  }
+  if (r.type === "user") userLine(cx, r, value, at);
+  else assistantLine(cx, value, at);
+}
+
+/** A prompt (the parent's, for a child's first one; the harness's, for a meta line). */
+function prompt(cx: ClaudeParse, text: string, r: Line, at: At): void {
+  const sender = cx.asChild && cx.firstPrompt ? "parent_agent" : r.isMeta ? "harness" : undefined;
+  cx.firstPrompt = false;
+  cx.p.t.user(text, at, sender);
+}
+
+function userLine(cx: ClaudeParse, r: Line, value: unknown, at: At): void {
+  const { p } = cx;
+  const u = userSchema.safeParse(value);
+  if (!u.success) return p.bad(at.line, `user: ${issue(u.error)}`);
+  const content = u.data.message.content;
+  if ((value as { toolUseResult?: unknown }).toolUseResult !== undefined) {
+    p.lost(
+      at.line,
+      "toolUseResult",
+      "the structured copy of a tool result (stdout, file content, patch); the tool_result the model saw is kept",
+    );
+  }
+  if (typeof content === "string") return prompt(cx, content, r, at);
+  const texts: string[] = [];
+  for (const b of content) {
+    if (b.type === "tool_result") {
+      toolResult(cx, b, at);
+    } else if (b.type === "text" && typeof (b as { text?: unknown }).text === "string") {
+      texts.push((b as unknown as { text: string }).text);
+    } else {
+      p.lost(at.line, `user content ${b.type}`, "only text and tool results are imported");
+    }
+  }
+  if (texts.length > 0) prompt(cx, texts.join("\n"), r, at);
+}
+
+/** A tool_result block: the output of its call, after the pointer to the subagent it ran. */
+function toolResult(cx: ClaudeParse, b: unknown, at: At): void {
+  const { p } = cx;
+  const lost = (kind: string, reason: string) => p.lost(at.line, kind, reason);
+  const tr = toolResultSchema.safeParse(b);
+  if (!tr.success) return p.bad(at.line, `tool_result: ${issue(tr.error)}`);
+  const { text, other } = blockText(tr.data.content);
+  if (text.includes("<persisted-output>")) {
+    lost(
+      "persisted tool output",
+      "the full output Claude Code saved beside the session (tool-results/); the preview the model saw is kept",
+    );
+  }
+  for (const o of other) lost(`tool_result part ${o}`, "only text parts are imported");
+  const child = cx.byCall.get(tr.data.tool_use_id);
+  if (!child && SUBAGENT_TOOLS.has(cx.calls.get(tr.data.tool_use_id) ?? "")) {
+    lost(
+      "subagent transcript not found",
+      "the subagent's own messages are not next to the session; its answer (the tool output) is kept",
+    );
+  }
+  if (child) {
+    const c = parseClaude(child.text, child.file, [], true);
+    p.s.children.push({ toolCallId: tr.data.tool_use_id, session: c } satisfies ForeignChild);
+    p.t.pointer(c.id, at);
+  }
+  p.t.output(tr.data.tool_use_id, text, tr.data.is_error === true, at);
+}
+
+function assistantLine(cx: ClaudeParse, value: unknown, at: At): void {
+  const { p } = cx;
+  const a = assistantSchema.safeParse(value);
+  if (!a.success) return p.bad(at.line, `assistant: ${issue(a.error)}`);
+  const m = a.data.message;
+  if (m.model && p.s.modelId === "unknown" && m.model !== "<synthetic>") p.s.modelId = m.model;
+  for (const b of m.content) {
+    const call = assistantPart(p, b, at, m.id, CLAUDE_PARTS);
+    if (call) cx.calls.set(call.id, call.name);
+  }
+  if (m.usage) p.t.usage(m.usage, at);
 }
 
 /**

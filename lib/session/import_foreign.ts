@@ -241,46 +241,86 @@ interface Planned {
   records: Array<ModelMsgEnvelope | EventMsgEnvelope>;
 }
 
+/** Plan the trace of `x` (a free id, its session_meta), a child of `parent` when given. */
+async function plan(
+  tracesDir: string,
+  agentState: string,
+  taken: Set<string>,
+  x: ForeignSession,
+  parent?: { id: string; toolCallId: string },
+): Promise<Planned> {
+  const at = validTime(x.startedAt);
+  const id = await freeId(tracesDir, at, taken);
+  const meta: SessionMeta = {
+    session_id: id,
+    provider: x.provider,
+    model_id: x.modelId,
+    model_context_window: "unknown",
+    system_prompt: x.systemPrompt,
+    agent_state: agentState,
+    workspace: x.cwd,
+    ...(parent
+      ? {
+        source: "subagent" as const,
+        parent: { session_id: parent.id, tool_call_id: parent.toolCallId },
+      }
+      : {}),
+    imported_from: {
+      harness: x.harness,
+      id: x.id,
+      version: x.version,
+      cwd: x.cwd,
+      file: x.file,
+    },
+  };
+  return { s: x, id, dateDir: dateDirName(at), meta, records: x.records };
+}
+
+/** Write each planned trace into `staging` and validate them; returns their paths. */
+async function stage(staging: string, family: readonly Planned[]): Promise<string[]> {
+  for (const p of family) {
+    const w = await openTraceWriter({
+      tracesDir: staging,
+      sessionId: p.id,
+      dateDir: p.dateDir,
+      lock: false,
+    });
+    try {
+      await w.append({
+        timestamp: p.s.startedAt || new Date().toISOString(),
+        type: "session_meta",
+        payload: p.meta,
+      });
+      for (const r of p.records) await w.append(r);
+    } finally {
+      await w.close();
+    }
+  }
+  const staged = family.map((p) => traceFilePath(staging, p.dateDir, p.id, 1));
+  const v = await validateTraceFiles(staged);
+  if (!v.ok) {
+    throw new Error(
+      `the converted session does not validate (a bug in the importer):\n${
+        v.problems.map(formatProblem).join("\n")
+      }`,
+    );
+  }
+  return staged;
+}
+
 /** Write a session and its children into a private directory, validate, then move them into place. */
 async function writeFamily(
   tracesDir: string,
   scope: SessionScope,
   s: ForeignSession,
 ): Promise<ForeignImportedSession> {
-  // Long because: write, validate and move a session family as one unit, so a failure at any step
-  // removes everything written.
   const taken = new Set<string>();
   const agentState = agentStateDir(scope);
-  const plan = async (x: ForeignSession, parent?: { id: string; toolCallId: string }) => {
-    const at = validTime(x.startedAt);
-    const id = await freeId(tracesDir, at, taken);
-    const meta: SessionMeta = {
-      session_id: id,
-      provider: x.provider,
-      model_id: x.modelId,
-      model_context_window: "unknown",
-      system_prompt: x.systemPrompt,
-      agent_state: agentState,
-      workspace: x.cwd,
-      ...(parent
-        ? {
-          source: "subagent" as const,
-          parent: { session_id: parent.id, tool_call_id: parent.toolCallId },
-        }
-        : {}),
-      imported_from: {
-        harness: x.harness,
-        id: x.id,
-        version: x.version,
-        cwd: x.cwd,
-        file: x.file,
-      },
-    };
-    return { s: x, id, dateDir: dateDirName(at), meta, records: x.records } satisfies Planned;
-  };
-  const top = await plan(s);
+  const top = await plan(tracesDir, agentState, taken, s);
   const children = await Promise.all(
-    s.children.map((c) => plan(c.session, { id: top.id, toolCallId: c.toolCallId })),
+    s.children.map((c) =>
+      plan(tracesDir, agentState, taken, c.session, { id: top.id, toolCallId: c.toolCallId })
+    ),
   );
   // The parent's pointers name the children by their foreign ids until now.
   const childIds = new Map(children.map((c) => [c.s.id, c.id]));
@@ -295,33 +335,7 @@ async function writeFamily(
   const moved: string[] = [];
   try {
     const family = [...children, top];
-    for (const p of family) {
-      const w = await openTraceWriter({
-        tracesDir: staging,
-        sessionId: p.id,
-        dateDir: p.dateDir,
-        lock: false,
-      });
-      try {
-        await w.append({
-          timestamp: p.s.startedAt || new Date().toISOString(),
-          type: "session_meta",
-          payload: p.meta,
-        });
-        for (const r of p.records) await w.append(r);
-      } finally {
-        await w.close();
-      }
-    }
-    const staged = family.map((p) => traceFilePath(staging, p.dateDir, p.id, 1));
-    const v = await validateTraceFiles(staged);
-    if (!v.ok) {
-      throw new Error(
-        `the converted session does not validate (a bug in the importer):\n${
-          v.problems.map(formatProblem).join("\n")
-        }`,
-      );
-    }
+    const staged = await stage(staging, family);
     // Children first: a parent's pointers never name a child that is not there yet.
     for (const [i, p] of family.entries()) {
       const dest = traceFilePath(tracesDir, p.dateDir, p.id, 1);

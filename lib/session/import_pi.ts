@@ -10,9 +10,18 @@
  * @module
  */
 import { z } from "zod";
-import { createTranscript } from "./_transcript.ts";
-import { type ForeignLine, type ForeignSession, splitJsonLines } from "./foreign_session.ts";
-import { createLossBook } from "./import_report.ts";
+import {
+  assistantPart,
+  type AssistantPartForm,
+  finishForeignParse,
+  type ForeignParse,
+  issue,
+  startForeignParse,
+  textParts,
+} from "./_foreign_parse.ts";
+import { type At, cacheSplitUsage } from "./_transcript.ts";
+import type { ForeignLine, ForeignSession } from "./foreign_session.ts";
+import type { LossBook } from "./import_report.ts";
 
 const headerSchema = z.object({
   type: z.literal("session"),
@@ -36,198 +45,156 @@ const messageSchema = z.object({
     output: z.number(),
     cacheRead: z.number().optional(),
     cacheWrite: z.number().optional(),
-  }).optional(),
+  }).transform((u) => cacheSplitUsage(u.input, u.cacheWrite ?? 0, u.cacheRead ?? 0, u.output))
+    .optional(),
   toolCallId: z.string().optional(),
   isError: z.boolean().optional(),
   details: z.unknown().optional(),
   stopReason: z.string().optional(),
   errorMessage: z.string().optional(),
 }).passthrough();
-const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() });
 
 /** True when the first line of a file looks like a pi session header. */
 export function looksLikePi(first: unknown): boolean {
   return headerSchema.safeParse(first).success;
 }
 
-function issue(err: z.ZodError): string {
-  const i = err.issues[0];
-  return i ? `${i.path.join(".") || "record"}: ${i.message}` : "unexpected shape";
-}
-
 type Entry = z.infer<typeof entrySchema> & { line: number };
+
+/** pi's names for the parts of an assistant message. */
+const PI_PARTS: AssistantPartForm = {
+  toolCall: "toolCall",
+  callSchema: z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }),
+  args: "arguments",
+  signature: "thinkingSignature",
+  noun: "content part",
+};
+
+/** One parse of a pi session: the shared parse and whether the model pair is set. */
+interface PiParse {
+  p: ForeignParse;
+  modelSet: boolean;
+}
 
 /** Convert the text of a pi session file (see the module doc). */
 export function parsePi(text: string, file: string): ForeignSession {
-  // Long because: one pass over the session tree's entries; branch selection and the handlers share
-  // the entry map and loss book.
-  const { lines, problems } = splitJsonLines(text, file);
-  const loss = createLossBook();
-  const t = createTranscript(file, loss);
-  const bad = (line: number, reason: string) => problems.push({ file, line, reason });
-  const s: ForeignSession = {
-    harness: "pi",
-    file,
-    id: "",
-    version: null,
-    cwd: "",
-    provider: "unknown",
-    modelId: "unknown",
-    systemPrompt: "",
-    startedAt: "",
-    records: [],
-    children: [],
-    loss: [],
-    problems,
-  };
-  const [head, ...rest] = lines;
+  const p = startForeignParse(text, file, "pi", "unknown");
+  const [head, ...rest] = p.lines;
   const h = headerSchema.safeParse(head?.value);
   if (!head || !h.success) {
-    bad(
+    p.bad(
       head?.line ?? 1,
       `expected a pi session header first: ${h.success ? "no lines" : issue(h.error)}`,
     );
   } else {
-    s.id = h.data.id;
-    s.cwd = h.data.cwd;
-    s.startedAt = h.data.timestamp ?? "";
+    p.s.id = h.data.id;
+    p.s.cwd = h.data.cwd;
+    p.s.startedAt = h.data.timestamp ?? "";
   }
-  const entries = parseEntries(head && h.success ? rest : lines, bad);
-  const path = branchToLastLeaf(entries, file, loss);
-  let modelSet = false;
-  for (const e of path) {
-    const ts = e.timestamp ?? s.startedAt;
-    if (s.startedAt === "") s.startedAt = ts;
-    const at = { ts, line: e.line };
-    const lost = (kind: string, reason: string) => loss.note(kind, file, e.line, reason);
-    if (e.type === "model_change") {
-      const provider = (e as { provider?: unknown }).provider;
-      const modelId = (e as { modelId?: unknown }).modelId;
-      if (!modelSet && typeof provider === "string" && typeof modelId === "string") {
-        s.provider = provider;
-        s.modelId = modelId;
-        modelSet = true;
-      } else {
-        lost(
-          "model_change",
-          "a penguin session has one model pair (session_meta); the first one is kept",
-        );
-      }
-      continue;
-    }
-    if (e.type !== "message") {
-      lost(e.type, ENTRY_REASONS[e.type] ?? "a pi entry with no counterpart in a penguin trace");
-      continue;
-    }
-    const m = messageSchema.safeParse((e as { message?: unknown }).message);
-    if (!m.success) {
-      bad(e.line, `message: ${issue(m.error)}`);
-      continue;
-    }
-    const msg = m.data;
-    const parts = typeof msg.content === "string"
-      ? [{ type: "text", text: msg.content }]
-      : msg.content ?? [];
-    const textOf = (p: Record<string, unknown>) => (typeof p.text === "string" ? p.text : null);
-    if (msg.role === "user") {
-      const texts: string[] = [];
-      for (const p of parts) {
-        const x = textOf(p);
-        if (p.type === "text" && x !== null) texts.push(x);
-        else lost(`user content ${p.type}`, "only text parts are imported");
-      }
-      t.user(texts.join("\n"), at);
-    } else if (msg.role === "assistant") {
-      if (!modelSet && typeof msg.provider === "string" && typeof msg.model === "string") {
-        s.provider = msg.provider;
-        s.modelId = msg.model;
-        modelSet = true;
-      }
-      if (msg.stopReason === "error" || msg.stopReason === "aborted") {
-        lost(
-          `assistant message stopReason ${msg.stopReason}`,
-          `the request's failure is not kept${
-            msg.errorMessage ? ` (${msg.errorMessage})` : ""
-          }; what it produced is`,
-        );
-      }
-      for (const p of parts) {
-        const x = textOf(p);
-        if (p.type === "text" && x !== null) {
-          t.assistant(
-            { type: "text", role: "assistant", text: x, stop_reason: "completed" },
-            at,
-            e.id,
-          );
-        } else if (p.type === "thinking" && typeof p.thinking === "string") {
-          if (typeof p.thinkingSignature === "string" && p.thinkingSignature !== "") {
-            lost(
-              "thinking signature",
-              "valid only with the provider that signed it; the thinking text is kept",
-            );
-          }
-          t.assistant(
-            { type: "thinking", role: "assistant", thinking: p.thinking, stop_reason: "completed" },
-            at,
-            e.id,
-          );
-        } else if (p.type === "toolCall") {
-          const c = toolCallSchema.safeParse(p);
-          if (!c.success) {
-            bad(e.line, `toolCall: ${issue(c.error)}`);
-            continue;
-          }
-          t.assistant(
-            {
-              type: "tool_call",
-              role: "assistant",
-              name: c.data.name,
-              arguments: JSON.stringify(c.data.arguments ?? {}),
-              tool_call_id: c.data.id,
-              stop_reason: "completed",
-            },
-            at,
-            e.id,
-          );
-        } else {
-          lost(`assistant content ${p.type}`, "no penguin counterpart for this content part");
-        }
-      }
-      if (msg.usage) {
-        t.usage({
-          input: msg.usage.input + (msg.usage.cacheWrite ?? 0),
-          cached: msg.usage.cacheRead ?? 0,
-          output: msg.usage.output,
-        }, at);
-      }
-    } else if (msg.role === "toolResult") {
-      if (msg.toolCallId === undefined) {
-        bad(e.line, "toolResult: toolCallId: missing");
-        continue;
-      }
-      const texts: string[] = [];
-      for (const p of parts) {
-        const x = textOf(p);
-        if (p.type === "text" && x !== null) texts.push(x);
-        else lost(`toolResult content ${p.type}`, "only text parts are imported");
-      }
-      if (msg.details !== undefined) {
-        lost(
-          "toolResult details",
-          "structured details for pi's UI (edit diffs, truncation); the text the model saw is kept",
-        );
-      }
-      t.output(msg.toolCallId, texts.join("\n"), msg.isError === true, at);
+  const entries = parseEntries(head && h.success ? rest : p.lines, p.bad);
+  const cx: PiParse = { p, modelSet: false };
+  for (const e of branchToLastLeaf(entries, file, p.loss)) {
+    const ts = e.timestamp ?? p.s.startedAt;
+    if (p.s.startedAt === "") p.s.startedAt = ts;
+    piEntry(cx, e, { ts, line: e.line });
+  }
+  return finishForeignParse(p);
+}
+
+/** One entry on the imported branch. */
+function piEntry(cx: PiParse, e: Entry, at: At): void {
+  const { p } = cx;
+  if (e.type === "model_change") {
+    const provider = (e as { provider?: unknown }).provider;
+    const modelId = (e as { modelId?: unknown }).modelId;
+    if (!cx.modelSet && typeof provider === "string" && typeof modelId === "string") {
+      p.s.provider = provider;
+      p.s.modelId = modelId;
+      cx.modelSet = true;
     } else {
-      lost(
-        `message role ${msg.role}`,
-        "a message pi keeps for its UI, not sent to the model as such",
+      p.lost(
+        e.line,
+        "model_change",
+        "a penguin session has one model pair (session_meta); the first one is kept",
       );
     }
+    return;
   }
-  s.records = t.finish();
-  s.loss = loss.entries();
-  return s;
+  if (e.type !== "message") {
+    return p.lost(
+      e.line,
+      e.type,
+      ENTRY_REASONS[e.type] ?? "a pi entry with no counterpart in a penguin trace",
+    );
+  }
+  const m = messageSchema.safeParse((e as { message?: unknown }).message);
+  if (!m.success) return p.bad(e.line, `message: ${issue(m.error)}`);
+  const msg = m.data;
+  const parts = typeof msg.content === "string"
+    ? [{ type: "text", text: msg.content }]
+    : msg.content ?? [];
+  if (msg.role === "user") {
+    p.t.user(partsText(p, parts, "user content", at), at);
+  } else if (msg.role === "assistant") {
+    assistantMessage(cx, msg, parts, e.id, at);
+  } else if (msg.role === "toolResult") {
+    toolResult(p, msg, parts, at);
+  } else {
+    p.lost(
+      e.line,
+      `message role ${msg.role}`,
+      "a message pi keeps for its UI, not sent to the model as such",
+    );
+  }
+}
+
+type Message = z.infer<typeof messageSchema>;
+type Part = z.infer<typeof partSchema>;
+
+/** The text parts joined; every other part noted as `<what> <type>`. */
+function partsText(p: ForeignParse, parts: readonly Part[], what: string, at: At): string {
+  const { text, other } = textParts(parts);
+  for (const o of other) p.lost(at.line, `${what} ${o}`, "only text parts are imported");
+  return text;
+}
+
+function assistantMessage(
+  cx: PiParse,
+  msg: Message,
+  parts: readonly Part[],
+  requestKey: string,
+  at: At,
+): void {
+  const { p } = cx;
+  if (!cx.modelSet && typeof msg.provider === "string" && typeof msg.model === "string") {
+    p.s.provider = msg.provider;
+    p.s.modelId = msg.model;
+    cx.modelSet = true;
+  }
+  if (msg.stopReason === "error" || msg.stopReason === "aborted") {
+    p.lost(
+      at.line,
+      `assistant message stopReason ${msg.stopReason}`,
+      `the request's failure is not kept${
+        msg.errorMessage ? ` (${msg.errorMessage})` : ""
+      }; what it produced is`,
+    );
+  }
+  for (const part of parts) assistantPart(p, part, at, requestKey, PI_PARTS);
+  if (msg.usage) p.t.usage(msg.usage, at);
+}
+
+function toolResult(p: ForeignParse, msg: Message, parts: readonly Part[], at: At): void {
+  if (msg.toolCallId === undefined) return p.bad(at.line, "toolResult: toolCallId: missing");
+  const text = partsText(p, parts, "toolResult content", at);
+  if (msg.details !== undefined) {
+    p.lost(
+      at.line,
+      "toolResult details",
+      "structured details for pi's UI (edit diffs, truncation); the text the model saw is kept",
+    );
+  }
+  p.t.output(msg.toolCallId, text, msg.isError === true, at);
 }
 
 function parseEntries(
@@ -247,7 +214,7 @@ function parseEntries(
 function branchToLastLeaf(
   entries: readonly Entry[],
   file: string,
-  loss: ReturnType<typeof createLossBook>,
+  loss: LossBook,
 ): Entry[] {
   const last = entries.at(-1);
   if (!last) return [];

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { concatBytes } from "../protocol/bytes.ts";
+
 async function drain(
   stream: ReadableStream<Uint8Array>,
   limit = Number.POSITIVE_INFINITY,
@@ -17,13 +19,7 @@ async function drain(
     if (total > limit) return undefined;
     chunks.push(chunk);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(chunks);
 }
 
 /** `bytes`, gzip-compressed. */

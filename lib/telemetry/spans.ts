@@ -144,20 +144,19 @@ function later(a: string, b: string): string {
   return Date.parse(b) > Date.parse(a) ? b : a;
 }
 
-/**
- * Create a span builder. Long as a whole because it is a closure over the
- * open sessions' state; each record kind is a few lines of one handler.
- */
-export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder {
-  // Long because: a closure over the open sessions' state; each record kind is a few lines of one
-  // handler.
-  const content = options.includeContent === true;
-  const clean = (s: string) => (options.redact === false ? s : redactSecrets(s));
-  const sessions = new Map<string, SessionState>();
-  // Where a child session hangs, learned from its parent's `subagent` pointer.
-  const childLinks = new Map<string, { traceId: string; parentSpanId: string }>();
+/** What a span builder carries across sessions: its options and the open sessions. */
+interface BuilderState {
+  /** Message contents go on the spans. */
+  content: boolean;
+  /** Text as it may go on a span (redacted unless turned off). */
+  clean: (s: string) => string;
+  sessions: Map<string, SessionState>;
+  /** Where a child session hangs, learned from its parent's `subagent` pointer. */
+  childLinks: Map<string, { traceId: string; parentSpanId: string }>;
+}
 
-  const finish = (s: SessionState, o: Open, end: string): OtlpSpan => ({
+function finish(b: BuilderState, s: SessionState, o: Open, end: string): OtlpSpan {
+  return {
     traceId: s.traceId,
     spanId: o.spanId,
     ...(o.parentSpanId !== undefined ? { parentSpanId: o.parentSpanId } : {}),
@@ -169,408 +168,426 @@ export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder
     status: o.error
       ? {
         code: STATUS_CODE.error,
-        ...(o.error.message !== undefined ? { message: clean(o.error.message) } : {}),
+        ...(o.error.message !== undefined ? { message: b.clean(o.error.message) } : {}),
       }
       : { code: STATUS_CODE.unset },
-  });
-
-  /** A span id for `parts` not yet used in this session (equal times get a counter). */
-  const freshId = (s: SessionState, ...parts: string[]): string => {
-    let id = spanIdOf(s.meta.session_id, ...parts);
-    for (let n = 2; s.usedIds.has(id); n++) id = spanIdOf(s.meta.session_id, ...parts, String(n));
-    s.usedIds.add(id);
-    return id;
   };
+}
 
-  const common = (s: SessionState): Attrs => ({
-    "gen_ai.conversation.id": s.meta.session_id,
-  });
+/** A span error of `type`, with `message` when the record gave one. */
+function errorOf(type: string, message: unknown): { type: string; message?: string } {
+  return { type, ...(typeof message === "string" ? { message } : {}) };
+}
 
-  function open(meta: SessionMeta, time: string): void {
-    if (sessions.has(meta.session_id)) return;
-    const parentLink = meta.parent as { session_id?: unknown; tool_call_id?: unknown } | undefined;
-    let traceId = traceIdOf(meta.session_id);
-    let parentSpanId: string | undefined;
-    if (
-      parentLink && typeof parentLink.session_id === "string" &&
-      typeof parentLink.tool_call_id === "string"
-    ) {
-      const p = sessions.get(parentLink.session_id);
-      traceId = p?.traceId ?? traceIdOf(parentLink.session_id);
-      parentSpanId = p?.toolSpanIds.get(parentLink.tool_call_id) ??
-        spanIdOf(parentLink.session_id, "tool", parentLink.tool_call_id);
-    } else {
-      const link = childLinks.get(meta.session_id);
-      if (link) ({ traceId, parentSpanId } = link);
-    }
-    const agent = agentNameOf(meta);
-    const usedIds = new Set<string>();
-    const rootId = spanIdOf(meta.session_id, "session", time);
-    usedIds.add(rootId);
-    const root: Open = {
-      spanId: rootId,
-      ...(parentSpanId !== undefined ? { parentSpanId } : {}),
-      name: `session ${agent}`,
-      kind: SPAN_KIND.internal,
-      start: time,
-      attrs: {
-        "gen_ai.conversation.id": meta.session_id,
-        "gen_ai.agent.name": agent,
-        "gen_ai.provider.name": genAiProviderName(meta.provider),
-        "gen_ai.request.model": meta.model_id,
-        "penguin.session.id": meta.session_id,
-        "penguin.session.source": typeof meta.source === "string" ? meta.source : undefined,
-        "penguin.provider": meta.provider,
-        "gen_ai.system_instructions": content && typeof meta.system_prompt === "string"
-          ? JSON.stringify([{ type: "text", content: clean(meta.system_prompt) }])
-          : undefined,
-      },
+/** A span id for `parts` not yet used in this session (equal times get a counter). */
+function freshId(s: SessionState, ...parts: string[]): string {
+  let id = spanIdOf(s.meta.session_id, ...parts);
+  for (let n = 2; s.usedIds.has(id); n++) id = spanIdOf(s.meta.session_id, ...parts, String(n));
+  s.usedIds.add(id);
+  return id;
+}
+
+function common(s: SessionState): Attrs {
+  return { "gen_ai.conversation.id": s.meta.session_id };
+}
+
+/** Where a new session's root span hangs: under its parent's tool call, else at a trace's top. */
+function placeOf(
+  b: BuilderState,
+  meta: SessionMeta,
+): { traceId: string; parentSpanId: string | undefined } {
+  const parentLink = meta.parent as { session_id?: unknown; tool_call_id?: unknown } | undefined;
+  if (
+    parentLink && typeof parentLink.session_id === "string" &&
+    typeof parentLink.tool_call_id === "string"
+  ) {
+    const p = b.sessions.get(parentLink.session_id);
+    return {
+      traceId: p?.traceId ?? traceIdOf(parentLink.session_id),
+      parentSpanId: p?.toolSpanIds.get(parentLink.tool_call_id) ??
+        spanIdOf(parentLink.session_id, "tool", parentLink.tool_call_id),
     };
-    const s: SessionState = {
-      meta,
-      model: { provider: meta.provider, modelId: meta.model_id },
-      agent,
-      traceId,
-      root,
-      last: time,
-      previous: time,
-      task: null,
-      request: null,
-      compaction: null,
-      tools: new Map(),
-      toolSpanIds: new Map(),
-      usedIds,
-      subagentCalls: [],
-      requests: 0,
-      toolCallCount: 0,
-      input: 0,
-      output: 0,
-    };
-    sessions.set(meta.session_id, s);
   }
+  return b.childLinks.get(meta.session_id) ??
+    { traceId: traceIdOf(meta.session_id), parentSpanId: undefined };
+}
 
-  const endTask = (s: SessionState, end: string, out: OtlpSpan[]) => {
-    const t = s.task;
-    if (!t) return;
-    s.task = null;
-    t.attrs["gen_ai.usage.input_tokens"] = t.input;
-    t.attrs["gen_ai.usage.output_tokens"] = t.output;
-    t.attrs["penguin.task.requests"] = t.requests;
-    if (content && t.prompts.length > 0) {
-      t.attrs["gen_ai.input.messages"] = JSON.stringify([{
-        role: "user",
-        parts: t.prompts.map((p) => ({ type: "text", content: clean(p) })),
-      }]);
-    }
-    out.push(finish(s, t, end));
+function openSession(b: BuilderState, meta: SessionMeta, time: string): void {
+  if (b.sessions.has(meta.session_id)) return;
+  const { traceId, parentSpanId } = placeOf(b, meta);
+  const agent = agentNameOf(meta);
+  const rootId = spanIdOf(meta.session_id, "session", time);
+  const root: Open = {
+    spanId: rootId,
+    ...(parentSpanId !== undefined ? { parentSpanId } : {}),
+    name: `session ${agent}`,
+    kind: SPAN_KIND.internal,
+    start: time,
+    attrs: {
+      "gen_ai.conversation.id": meta.session_id,
+      "gen_ai.agent.name": agent,
+      "gen_ai.provider.name": genAiProviderName(meta.provider),
+      "gen_ai.request.model": meta.model_id,
+      "penguin.session.id": meta.session_id,
+      "penguin.session.source": typeof meta.source === "string" ? meta.source : undefined,
+      "penguin.provider": meta.provider,
+      "gen_ai.system_instructions": b.content && typeof meta.system_prompt === "string"
+        ? JSON.stringify([{ type: "text", content: b.clean(meta.system_prompt) }])
+        : undefined,
+    },
   };
+  b.sessions.set(meta.session_id, {
+    meta,
+    model: { provider: meta.provider, modelId: meta.model_id },
+    agent,
+    traceId,
+    root,
+    last: time,
+    previous: time,
+    task: null,
+    request: null,
+    compaction: null,
+    tools: new Map(),
+    toolSpanIds: new Map(),
+    usedIds: new Set([rootId]),
+    subagentCalls: [],
+    requests: 0,
+    toolCallCount: 0,
+    input: 0,
+    output: 0,
+  });
+}
 
-  const startTask = (s: SessionState, time: string, text: string, sender: unknown) => {
-    const n = s.root.attrs["penguin.session.tasks"] as number | undefined;
-    s.root.attrs["penguin.session.tasks"] = (n ?? 0) + 1;
-    s.task = {
-      spanId: freshId(s, "task", time),
-      parentSpanId: s.root.spanId,
-      name: `invoke_agent ${s.agent}`,
-      kind: SPAN_KIND.internal,
-      start: time,
-      attrs: {
-        ...common(s),
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.agent.name": s.agent,
-        "gen_ai.provider.name": genAiProviderName(s.model.provider),
-        "gen_ai.request.model": s.model.modelId,
-        "penguin.task.sender": typeof sender === "string" ? sender : "user",
-      },
-      requests: 0,
-      input: 0,
-      output: 0,
-      prompts: [text],
-    };
+function endTask(b: BuilderState, s: SessionState, end: string, out: OtlpSpan[]): void {
+  const t = s.task;
+  if (!t) return;
+  s.task = null;
+  t.attrs["gen_ai.usage.input_tokens"] = t.input;
+  t.attrs["gen_ai.usage.output_tokens"] = t.output;
+  t.attrs["penguin.task.requests"] = t.requests;
+  if (b.content && t.prompts.length > 0) {
+    t.attrs["gen_ai.input.messages"] = JSON.stringify([{
+      role: "user",
+      parts: t.prompts.map((p) => ({ type: "text", content: b.clean(p) })),
+    }]);
+  }
+  out.push(finish(b, s, t, end));
+}
+
+function startTask(s: SessionState, time: string, text: string, sender: unknown): void {
+  const n = s.root.attrs["penguin.session.tasks"] as number | undefined;
+  s.root.attrs["penguin.session.tasks"] = (n ?? 0) + 1;
+  s.task = {
+    spanId: freshId(s, "task", time),
+    parentSpanId: s.root.spanId,
+    name: `invoke_agent ${s.agent}`,
+    kind: SPAN_KIND.internal,
+    start: time,
+    attrs: {
+      ...common(s),
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": s.agent,
+      "gen_ai.provider.name": genAiProviderName(s.model.provider),
+      "gen_ai.request.model": s.model.modelId,
+      "penguin.task.sender": typeof sender === "string" ? sender : "user",
+    },
+    requests: 0,
+    input: 0,
+    output: 0,
+    prompts: [text],
   };
+}
 
-  function onModel(s: SessionState, t: string, p: Record<string, unknown>, out: OtlpSpan[]) {
-    const type = p.type;
-    if (type === "text" && p.role === "user") {
-      const human = p.sender === undefined || p.sender === "parent_agent";
-      if (!human || s.compaction || NOT_A_TASK.has(wholeBlockTag(String(p.text)) ?? "")) return;
-      if (s.task && s.task.requests === 0) s.task.prompts.push(String(p.text));
-      else {
-        endTask(s, s.previous, out); // it ended with the record before this prompt
-        startTask(s, t, String(p.text), p.sender);
-      }
-      return;
-    }
-    if (type === "tool_call") {
-      const id = String(p.tool_call_id);
-      const name = String(p.name);
-      s.toolCallCount++;
-      if (s.request) {
-        s.request.toolCalls++;
-        if (content) {
-          s.request.parts.push({
-            type: "tool_call",
-            id,
-            name,
-            arguments: clean(String(p.arguments)),
-          });
-        }
-      }
-      const preferred = spanIdOf(s.meta.session_id, "tool", id);
-      const spanId = s.usedIds.has(preferred) ? freshId(s, "tool", id, t) : preferred;
-      s.usedIds.add(spanId);
-      s.toolSpanIds.set(id, spanId);
-      if (name === "run_subagent" || name === "input_subagent") s.subagentCalls.push(id);
-      s.tools.set(id, {
-        spanId,
-        parentSpanId: (s.task ?? s.root).spanId,
-        name: `execute_tool ${name}`,
-        kind: SPAN_KIND.internal,
-        start: t,
-        toolName: name,
-        attrs: {
-          ...common(s),
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": name,
-          "gen_ai.tool.call.id": id,
-          "gen_ai.tool.type": "function",
-          "gen_ai.tool.call.arguments": content ? clean(String(p.arguments)) : undefined,
-        },
+type Payload = Record<string, unknown>;
+
+/** A user text: a prompt from a human (or the parent agent) starts a task, unless it continues one. */
+function onUserText(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
+  const human = p.sender === undefined || p.sender === "parent_agent";
+  if (!human || s.compaction || NOT_A_TASK.has(wholeBlockTag(String(p.text)) ?? "")) return;
+  if (s.task && s.task.requests === 0) s.task.prompts.push(String(p.text));
+  else {
+    endTask(b, s, s.previous, out); // it ended with the record before this prompt
+    startTask(s, t, String(p.text), p.sender);
+  }
+}
+
+function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload): void {
+  const id = String(p.tool_call_id);
+  const name = String(p.name);
+  s.toolCallCount++;
+  if (s.request) {
+    s.request.toolCalls++;
+    if (b.content) {
+      s.request.parts.push({
+        type: "tool_call",
+        id,
+        name,
+        arguments: b.clean(String(p.arguments)),
       });
-      return;
-    }
-    if (type === "tool_call_output") {
-      const id = String(p.tool_call_id);
-      const tool = s.tools.get(id);
-      if (!tool) return;
-      s.tools.delete(id);
-      const stop = String(p.stop_reason ?? "completed");
-      tool.attrs["penguin.tool.status"] = stop;
-      if (content) tool.attrs["gen_ai.tool.call.result"] = clean(String(p.output));
-      const proc = p.penguin_process as { exit_code?: unknown } | undefined;
-      if (proc && typeof proc.exit_code === "number") {
-        tool.attrs["process.exit.code"] = proc.exit_code;
-      }
-      if (stop !== "completed" && !tool.error) tool.error = { type: stop };
-      out.push(finish(s, tool, t));
-      return;
-    }
-    if ((type === "text" || type === "thinking") && p.role === "assistant" && s.request) {
-      if (content) {
-        const text = String(type === "text" ? p.text : p.thinking);
-        s.request.parts.push({
-          type: type === "text" ? "text" : "reasoning",
-          content: clean(text),
-        });
-      }
     }
   }
+  const preferred = spanIdOf(s.meta.session_id, "tool", id);
+  const spanId = s.usedIds.has(preferred) ? freshId(s, "tool", id, t) : preferred;
+  s.usedIds.add(spanId);
+  s.toolSpanIds.set(id, spanId);
+  if (name === "run_subagent" || name === "input_subagent") s.subagentCalls.push(id);
+  s.tools.set(id, {
+    spanId,
+    parentSpanId: (s.task ?? s.root).spanId,
+    name: `execute_tool ${name}`,
+    kind: SPAN_KIND.internal,
+    start: t,
+    toolName: name,
+    attrs: {
+      ...common(s),
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": name,
+      "gen_ai.tool.call.id": id,
+      "gen_ai.tool.type": "function",
+      "gen_ai.tool.call.arguments": b.content ? b.clean(String(p.arguments)) : undefined,
+    },
+  });
+}
 
-  function onEvent(s: SessionState, t: string, p: Record<string, unknown>, out: OtlpSpan[]) {
-    // Long because: one switch over the event types that open or close spans, each a few lines.
-    switch (p.type) {
-      case "model_switched": {
-        // An explicit switch on resume: later requests run on the new pair.
-        if (typeof p.provider === "string" && typeof p.model_id === "string") {
-          s.model = { provider: p.provider, modelId: p.model_id };
-        }
-        return;
-      }
-      case "request_begin": {
-        s.requests++;
-        if (s.task) s.task.requests++;
-        s.request = {
-          spanId: freshId(s, "request", t),
-          parentSpanId: (s.compaction ?? s.task ?? s.root).spanId,
-          name: `chat ${s.model.modelId}`,
-          kind: SPAN_KIND.client,
-          start: t,
-          attrs: {
-            ...common(s),
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": genAiProviderName(s.model.provider),
-            "gen_ai.request.model": s.model.modelId,
-            "gen_ai.request.stream": true,
-            "penguin.request.compaction": s.compaction ? true : undefined,
-          },
-          toolCalls: 0,
-          parts: [],
-        };
-        return;
-      }
-      case "token_usage": {
-        const r = p.request as Record<string, unknown> | undefined;
-        if (!r || !s.request) return;
-        const input = num(r.cache_read) + num(r.cache_write);
-        const output = num(r.output);
-        Object.assign(s.request.attrs, {
-          "gen_ai.usage.input_tokens": input,
-          "gen_ai.usage.output_tokens": output,
-          "gen_ai.usage.cache_read.input_tokens": num(r.cache_read),
-        });
-        s.input += input;
-        s.output += output;
-        if (s.task) {
-          s.task.input += input;
-          s.task.output += output;
-        }
-        return;
-      }
-      case "request_end": {
-        const r = s.request;
-        if (!r) return;
-        s.request = null;
-        const status = String(p.status);
-        const finish_reason = status !== "completed"
-          ? status
-          : r.toolCalls > 0
-          ? "tool_calls"
-          : "stop";
-        Object.assign(r.attrs, {
-          "gen_ai.response.finish_reasons": [finish_reason],
-          "penguin.request.status": status,
-          "penguin.request.attempt": typeof p.attempt === "number" ? p.attempt : undefined,
-          "penguin.request.retry_in_ms": typeof p.retry_in_ms === "number"
-            ? p.retry_in_ms
-            : undefined,
-          "gen_ai.response.time_to_first_chunk": typeof p.first_token_ms === "number"
-            ? p.first_token_ms / 1000
-            : undefined,
-        });
-        if (content && r.parts.length > 0) {
-          r.attrs["gen_ai.output.messages"] = JSON.stringify([
-            { role: "assistant", parts: r.parts, finish_reason },
-          ]);
-        }
-        if (status !== "completed") {
-          r.error = {
-            type: status,
-            ...(typeof p.error_message === "string" ? { message: p.error_message } : {}),
-          };
-        }
-        out.push(finish(s, r, t));
-        return;
-      }
-      case "approval_decision": {
-        const tool = s.tools.get(String(p.tool_call_id));
-        if (!tool) return;
-        tool.attrs["penguin.tool.approval"] = String(p.decision);
-        if (p.decision !== "allow") {
-          tool.error = {
-            type: `approval_${String(p.decision)}`,
-            ...(typeof p.reason === "string" ? { message: p.reason } : {}),
-          };
-        }
-        return;
-      }
-      case "abort":
-        if (s.task) {
-          s.task.error = {
-            type: "aborted",
-            ...(typeof p.reason === "string" ? { message: p.reason } : {}),
-          };
-        }
-        return;
-      case "compaction_begin":
-        s.compaction = {
-          spanId: freshId(s, "compaction", t),
-          parentSpanId: (s.task ?? s.root).spanId,
-          name: `compaction ${String(p.mode)}`,
-          kind: SPAN_KIND.internal,
-          start: t,
-          attrs: {
-            ...common(s),
-            "penguin.compaction.reason": String(p.reason),
-            "penguin.compaction.mode": String(p.mode),
-            "penguin.compaction.context": typeof p.context === "number" ? p.context : undefined,
-            "penguin.compaction.turns": typeof p.turns === "number" ? p.turns : undefined,
-          },
-        };
-        return;
-      case "compaction_end": {
-        const c = s.compaction;
-        if (!c) return;
-        s.compaction = null;
-        const status = String(p.status);
-        c.attrs["penguin.compaction.status"] = status;
-        if (typeof p.attempt === "number") c.attrs["penguin.compaction.attempt"] = p.attempt;
-        if (status !== "completed") {
-          c.error = {
-            type: status,
-            ...(typeof p.error_message === "string" ? { message: p.error_message } : {}),
-          };
-        }
-        out.push(finish(s, c, t));
-        return;
-      }
-      case "subagent": {
-        const child = String(p.session_id);
-        // The spawning call: the latest subagent tool call still waiting for its output.
-        const callId = s.subagentCalls.findLast((id) => s.tools.has(id));
-        const spanId = callId !== undefined ? s.toolSpanIds.get(callId)! : undefined;
-        if (callId !== undefined) s.tools.get(callId)!.attrs["penguin.subagent.session_id"] = child;
-        if (!childLinks.has(child)) {
-          childLinks.set(child, {
-            traceId: s.traceId,
-            parentSpanId: spanId ?? (s.task ?? s.root).spanId,
-          });
-        }
-        return;
-      }
+function onToolOutput(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
+  const id = String(p.tool_call_id);
+  const tool = s.tools.get(id);
+  if (!tool) return;
+  s.tools.delete(id);
+  const stop = String(p.stop_reason ?? "completed");
+  tool.attrs["penguin.tool.status"] = stop;
+  if (b.content) tool.attrs["gen_ai.tool.call.result"] = b.clean(String(p.output));
+  const proc = p.penguin_process as { exit_code?: unknown } | undefined;
+  if (proc && typeof proc.exit_code === "number") {
+    tool.attrs["process.exit.code"] = proc.exit_code;
+  }
+  if (stop !== "completed" && !tool.error) tool.error = { type: stop };
+  out.push(finish(b, s, tool, t));
+}
+
+function onModel(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
+  const type = p.type;
+  if (type === "text" && p.role === "user") return onUserText(b, s, t, p, out);
+  if (type === "tool_call") return onToolCall(b, s, t, p);
+  if (type === "tool_call_output") return onToolOutput(b, s, t, p, out);
+  if ((type === "text" || type === "thinking") && p.role === "assistant" && s.request) {
+    if (b.content) {
+      const text = String(type === "text" ? p.text : p.thinking);
+      s.request.parts.push({
+        type: type === "text" ? "text" : "reasoning",
+        content: b.clean(text),
+      });
     }
   }
+}
 
-  function record(sessionId: string, msg: OmniMessage): OtlpSpan[] {
-    const out: OtlpSpan[] = [];
-    if (msg.origin !== undefined) return out; // a child's message as its parent streamed it
-    let s = sessions.get(sessionId);
-    if (!s) {
-      if (msg.type !== "session_meta") return out;
-      open(msg.payload, msg.timestamp);
-      s = sessions.get(sessionId)!;
-    }
-    s.previous = s.last;
-    s.last = later(s.last, msg.timestamp);
-    if (msg.type === "session_meta") return out;
-    const p = msg.payload as Record<string, unknown>;
-    if (msg.type === "model_msg") onModel(s, msg.timestamp, p, out);
-    else onEvent(s, msg.timestamp, p, out);
-    return out;
+function onRequestBegin(s: SessionState, t: string): void {
+  s.requests++;
+  if (s.task) s.task.requests++;
+  s.request = {
+    spanId: freshId(s, "request", t),
+    parentSpanId: (s.compaction ?? s.task ?? s.root).spanId,
+    name: `chat ${s.model.modelId}`,
+    kind: SPAN_KIND.client,
+    start: t,
+    attrs: {
+      ...common(s),
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": genAiProviderName(s.model.provider),
+      "gen_ai.request.model": s.model.modelId,
+      "gen_ai.request.stream": true,
+      "penguin.request.compaction": s.compaction ? true : undefined,
+    },
+    toolCalls: 0,
+    parts: [],
+  };
+}
+
+function onTokenUsage(s: SessionState, p: Payload): void {
+  const r = p.request as Record<string, unknown> | undefined;
+  if (!r || !s.request) return;
+  const input = num(r.cache_read) + num(r.cache_write);
+  const output = num(r.output);
+  Object.assign(s.request.attrs, {
+    "gen_ai.usage.input_tokens": input,
+    "gen_ai.usage.output_tokens": output,
+    "gen_ai.usage.cache_read.input_tokens": num(r.cache_read),
+  });
+  s.input += input;
+  s.output += output;
+  if (s.task) {
+    s.task.input += input;
+    s.task.output += output;
   }
+}
 
-  function close(sessionId: string): OtlpSpan[] {
-    const s = sessions.get(sessionId);
-    if (!s) return [];
-    sessions.delete(sessionId);
-    const out: OtlpSpan[] = [];
-    for (const tool of s.tools.values()) {
-      tool.attrs["penguin.tool.status"] = "unfinished";
-      tool.error ??= { type: "unfinished", message: "the trace ends before the tool's output" };
-      out.push(finish(s, tool, s.last));
-    }
-    if (s.request) {
-      s.request.error = { type: "unfinished", message: "the trace ends inside the request" };
-      out.push(finish(s, s.request, s.last));
-    }
-    if (s.compaction) {
-      s.compaction.error = { type: "unfinished", message: "the trace ends inside the compaction" };
-      out.push(finish(s, s.compaction, s.last));
-    }
-    endTask(s, s.last, out);
-    Object.assign(s.root.attrs, {
-      "gen_ai.usage.input_tokens": s.input,
-      "gen_ai.usage.output_tokens": s.output,
-      "penguin.session.requests": s.requests,
-      "penguin.session.tool_calls": s.toolCallCount,
+function onRequestEnd(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
+  const r = s.request;
+  if (!r) return;
+  s.request = null;
+  const status = String(p.status);
+  const finish_reason = status !== "completed" ? status : r.toolCalls > 0 ? "tool_calls" : "stop";
+  Object.assign(r.attrs, {
+    "gen_ai.response.finish_reasons": [finish_reason],
+    "penguin.request.status": status,
+    "penguin.request.attempt": typeof p.attempt === "number" ? p.attempt : undefined,
+    "penguin.request.retry_in_ms": typeof p.retry_in_ms === "number" ? p.retry_in_ms : undefined,
+    "gen_ai.response.time_to_first_chunk": typeof p.first_token_ms === "number"
+      ? p.first_token_ms / 1000
+      : undefined,
+  });
+  if (b.content && r.parts.length > 0) {
+    r.attrs["gen_ai.output.messages"] = JSON.stringify([
+      { role: "assistant", parts: r.parts, finish_reason },
+    ]);
+  }
+  if (status !== "completed") r.error = errorOf(status, p.error_message);
+  out.push(finish(b, s, r, t));
+}
+
+function onApproval(s: SessionState, p: Payload): void {
+  const tool = s.tools.get(String(p.tool_call_id));
+  if (!tool) return;
+  tool.attrs["penguin.tool.approval"] = String(p.decision);
+  if (p.decision !== "allow") tool.error = errorOf(`approval_${String(p.decision)}`, p.reason);
+}
+
+function onCompactionBegin(s: SessionState, t: string, p: Payload): void {
+  s.compaction = {
+    spanId: freshId(s, "compaction", t),
+    parentSpanId: (s.task ?? s.root).spanId,
+    name: `compaction ${String(p.mode)}`,
+    kind: SPAN_KIND.internal,
+    start: t,
+    attrs: {
+      ...common(s),
+      "penguin.compaction.reason": String(p.reason),
+      "penguin.compaction.mode": String(p.mode),
+      "penguin.compaction.context": typeof p.context === "number" ? p.context : undefined,
+      "penguin.compaction.turns": typeof p.turns === "number" ? p.turns : undefined,
+    },
+  };
+}
+
+function onCompactionEnd(
+  b: BuilderState,
+  s: SessionState,
+  t: string,
+  p: Payload,
+  out: OtlpSpan[],
+): void {
+  const c = s.compaction;
+  if (!c) return;
+  s.compaction = null;
+  const status = String(p.status);
+  c.attrs["penguin.compaction.status"] = status;
+  if (typeof p.attempt === "number") c.attrs["penguin.compaction.attempt"] = p.attempt;
+  if (status !== "completed") c.error = errorOf(status, p.error_message);
+  out.push(finish(b, s, c, t));
+}
+
+/** A `subagent` pointer: the child's spans hang under the call that spawned it. */
+function onSubagent(b: BuilderState, s: SessionState, p: Payload): void {
+  const child = String(p.session_id);
+  // The spawning call: the latest subagent tool call still waiting for its output.
+  const callId = s.subagentCalls.findLast((id) => s.tools.has(id));
+  const spanId = callId !== undefined ? s.toolSpanIds.get(callId)! : undefined;
+  if (callId !== undefined) s.tools.get(callId)!.attrs["penguin.subagent.session_id"] = child;
+  if (!b.childLinks.has(child)) {
+    b.childLinks.set(child, {
+      traceId: s.traceId,
+      parentSpanId: spanId ?? (s.task ?? s.root).spanId,
     });
-    out.push(finish(s, s.root, s.last));
-    return out;
   }
+}
 
+function onEvent(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
+  switch (p.type) {
+    case "model_switched":
+      // An explicit switch on resume: later requests run on the new pair.
+      if (typeof p.provider === "string" && typeof p.model_id === "string") {
+        s.model = { provider: p.provider, modelId: p.model_id };
+      }
+      return;
+    case "request_begin":
+      return onRequestBegin(s, t);
+    case "token_usage":
+      return onTokenUsage(s, p);
+    case "request_end":
+      return onRequestEnd(b, s, t, p, out);
+    case "approval_decision":
+      return onApproval(s, p);
+    case "abort":
+      if (s.task) s.task.error = errorOf("aborted", p.reason);
+      return;
+    case "compaction_begin":
+      return onCompactionBegin(s, t, p);
+    case "compaction_end":
+      return onCompactionEnd(b, s, t, p, out);
+    case "subagent":
+      return onSubagent(b, s, p);
+  }
+}
+
+function record(b: BuilderState, sessionId: string, msg: OmniMessage): OtlpSpan[] {
+  const out: OtlpSpan[] = [];
+  if (msg.origin !== undefined) return out; // a child's message as its parent streamed it
+  let s = b.sessions.get(sessionId);
+  if (!s) {
+    if (msg.type !== "session_meta") return out;
+    openSession(b, msg.payload, msg.timestamp);
+    s = b.sessions.get(sessionId)!;
+  }
+  s.previous = s.last;
+  s.last = later(s.last, msg.timestamp);
+  if (msg.type === "session_meta") return out;
+  const p = msg.payload as Payload;
+  if (msg.type === "model_msg") onModel(b, s, msg.timestamp, p, out);
+  else onEvent(b, s, msg.timestamp, p, out);
+  return out;
+}
+
+function closeSession(b: BuilderState, sessionId: string): OtlpSpan[] {
+  const s = b.sessions.get(sessionId);
+  if (!s) return [];
+  b.sessions.delete(sessionId);
+  const out: OtlpSpan[] = [];
+  for (const tool of s.tools.values()) {
+    tool.attrs["penguin.tool.status"] = "unfinished";
+    tool.error ??= { type: "unfinished", message: "the trace ends before the tool's output" };
+    out.push(finish(b, s, tool, s.last));
+  }
+  if (s.request) {
+    s.request.error = { type: "unfinished", message: "the trace ends inside the request" };
+    out.push(finish(b, s, s.request, s.last));
+  }
+  if (s.compaction) {
+    s.compaction.error = { type: "unfinished", message: "the trace ends inside the compaction" };
+    out.push(finish(b, s, s.compaction, s.last));
+  }
+  endTask(b, s, s.last, out);
+  Object.assign(s.root.attrs, {
+    "gen_ai.usage.input_tokens": s.input,
+    "gen_ai.usage.output_tokens": s.output,
+    "penguin.session.requests": s.requests,
+    "penguin.session.tool_calls": s.toolCallCount,
+  });
+  out.push(finish(b, s, s.root, s.last));
+  return out;
+}
+
+/** Create a span builder: the open sessions' state, and one handler per record kind. */
+export function createSpanBuilder(options: SpanBuilderOptions = {}): SpanBuilder {
+  const b: BuilderState = {
+    content: options.includeContent === true,
+    clean: (s) => (options.redact === false ? s : redactSecrets(s)),
+    sessions: new Map(),
+    childLinks: new Map(),
+  };
   return {
-    open,
-    record,
-    close,
-    closeAll: () => [...sessions.keys()].flatMap((id) => close(id)),
+    open: (meta, time) => openSession(b, meta, time),
+    record: (sessionId, msg) => record(b, sessionId, msg),
+    close: (sessionId) => closeSession(b, sessionId),
+    closeAll: () => [...b.sessions.keys()].flatMap((id) => closeSession(b, id)),
   };
 }

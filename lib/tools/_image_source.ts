@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { concatBytes } from "../protocol/bytes.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { isNotFound } from "./_files.ts";
 import type { FileToolContext } from "./tool.ts";
@@ -115,13 +116,7 @@ async function fromUrl(source: string, url: URL, signal: AbortSignal): Promise<I
       parts.push(value);
     }
   }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.length;
-  }
-  return accept(source, bytes, res.headers.get("content-type") ?? undefined);
+  return accept(source, concatBytes(parts), res.headers.get("content-type") ?? undefined);
 }
 
 async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad> {
@@ -166,6 +161,12 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
   }
   return accept(source, bytes);
 }
+
+/** The `source` parameter of the image tools: what {@linkcode loadImage} reads. */
+export const IMAGE_SOURCE_PARAMETER = {
+  type: "string",
+  description: "An http(s) URL, or a file path (relative to the workspace, or absolute inside it).",
+};
 
 /**
  * Load the image `source` names: an http(s) URL (refused when the sandbox's

@@ -18,7 +18,7 @@ import { userText } from "../protocol/builders.ts";
 import type { ImageUrlMessage } from "../protocol/types.ts";
 import type { ModelEndpoint } from "../models/wire.ts";
 import { streamModel } from "../models/stream.ts";
-import { formatBytes } from "./_image_source.ts";
+import { formatBytes, IMAGE_SOURCE_PARAMETER } from "./_image_source.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { type DefinedTool, defineTool, type ToolDeclaration } from "./define.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -153,11 +153,7 @@ function declaration(deps?: DescribeImageDeps): ToolDeclaration<Args, FileToolCo
     parameters: {
       type: "object",
       properties: {
-        source: {
-          type: "string",
-          description:
-            "An http(s) URL, or a file path (relative to the workspace, or absolute inside it).",
-        },
+        source: IMAGE_SOURCE_PARAMETER,
         prompt: {
           type: "string",
           description: "What to ask about the image (default: describe it in detail).",

@@ -17,6 +17,7 @@ import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { errorMessage } from "../protocol/errors.ts";
 
 /** Lines returned when `limit` is not given. */
@@ -88,13 +89,7 @@ async function scan(
   };
   const finish = () => {
     if (inWindow()) {
-      const bytes = new Uint8Array(kept);
-      let at = 0;
-      for (const p of parts) {
-        bytes.set(p, at);
-        at += p.length;
-      }
-      let text = decoder.decode(bytes);
+      let text = decoder.decode(concatBytes(parts));
       if (text.endsWith("\r")) text = text.slice(0, -1);
       out.lines.push(text);
     }

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { formatBytes, imageDataUrl, loadImage } from "./_image_source.ts";
+import { formatBytes, IMAGE_SOURCE_PARAMETER, imageDataUrl, loadImage } from "./_image_source.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
@@ -37,11 +37,7 @@ export const readImageTool: DefinedTool<FileToolContext> = defineTool({
   parameters: {
     type: "object",
     properties: {
-      source: {
-        type: "string",
-        description:
-          "An http(s) URL, or a file path (relative to the workspace, or absolute inside it).",
-      },
+      source: IMAGE_SOURCE_PARAMETER,
     },
     required: ["source"],
   },

@@ -10,7 +10,7 @@
  * @module
  */
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import type { RecordedRequest } from "../support/model_server.ts";
+import { type RecordedRequest, type ScriptedTurn, turn } from "../support/model_server.ts";
 
 /** One chat message of a request body. */
 export interface ChatMessage {
@@ -48,6 +48,19 @@ export function toolResults(req: RecordedRequest): Array<{ id: string; text: str
   }));
 }
 
+/** The tool outputs of every request, by tool call id (the last one sent wins). */
+export function toolOutputsById(requests: readonly RecordedRequest[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of requests) {
+    for (const m of chatMessages(r)) {
+      if (m.role === "tool" && typeof m.tool_call_id === "string") {
+        out.set(m.tool_call_id, String(m.content));
+      }
+    }
+  }
+  return out;
+}
+
 /** The user texts of a request, in order. */
 export function userTexts(req: RecordedRequest): string[] {
   return chatMessages(req).filter((m) => m.role === "user").map(textOf);
@@ -71,4 +84,19 @@ export function childIds(stream: readonly OmniMessage[]): string[] {
     if (id !== undefined && !out.includes(id)) out.push(id);
   }
   return out;
+}
+
+/** The parent's turn that starts `[[child]] compute the answer` in the background. */
+export function startChildInBackground(): ScriptedTurn {
+  return turn.toolCall("run_subagent", {
+    description: "background work",
+    prompt: "[[child]] compute the answer",
+    run_in_background: true,
+  });
+}
+
+/** The child's answer (`child result: 42`), given only once `released` settles. */
+export async function childAnswerAfter(released: Promise<void>): Promise<ScriptedTurn> {
+  await released;
+  return turn.text("child result: 42");
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { packTar } from "modern-tar";
 import { readTar } from "../../lib/state/_tar.ts";
 import { runCli } from "../support/cli.ts";
-import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { answerQuestion, hasTmux } from "../support/tmux.ts";
 import { withRoot } from "../support/roots.ts";
 import { acquireSessionLock, releaseSessionLock } from "../../lib/trace/lock.ts";
 
@@ -340,21 +340,13 @@ Deno.test({
         ["y", /^Imported snapshot v2 into agent default_agent .*\n\[exited 0\]$/m, /^version: 2$/m],
       ];
       for (const [answer, outcome, version] of cases) {
-        const args = ["--root", root, "agent", "import", older];
-        const script = await penguinScript(src, args, { NO_COLOR: "1" });
-        const pane = await startPane(script.command);
-        try {
-          await pane.waitFor(
-            /^Replace agent default_agent at version 3 with version 2 \(a downgrade\)\? \[y\/N\] $/m,
-            "the question",
-          );
-          await pane.type(answer);
-          await pane.keys("Enter");
-          await pane.waitFor(outcome, `the outcome of "${answer}"`);
-        } finally {
-          await pane.close();
-          await Deno.remove(script.path);
-        }
+        await answerQuestion(
+          src,
+          ["--root", root, "agent", "import", older],
+          /^Replace agent default_agent at version 3 with version 2 \(a downgrade\)\? \[y\/N\] $/m,
+          answer,
+          outcome,
+        );
         assert.match(await Deno.readTextFile(join(state, "system_config.yaml")), version);
       }
     });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { addModel } from "../../lib/state/project_config.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
+import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
@@ -20,19 +21,6 @@ async function scriptedServer(turns: ScriptedTurn[]): Promise<Server & { queue: 
 /** A turn with one tool call of the given id. */
 const call = (name: string, args: Record<string, unknown>, id: string): ScriptedTurn =>
   turn.of(item.toolCall(name, args, { id }));
-
-function outputsOf(server: Server): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const r of server.requests) {
-    const msgs = (r.body as { messages?: Record<string, unknown>[] }).messages ?? [];
-    for (const m of msgs) {
-      if (m.role === "tool" && typeof m.tool_call_id === "string") {
-        out.set(m.tool_call_id, String(m.content));
-      }
-    }
-  }
-  return out;
-}
 
 async function configure(root: string, server: Server): Promise<void> {
   await addModel(join(root, "default_project", ".project_config.toml"), {
@@ -95,7 +83,7 @@ Deno.test("a data root inside the workspace is invisible to the file tools and c
     ]);
     const second = await runCli(["--root", root, "run", "--workspace", ws, "-m", "two"]);
     assert.equal(second.code, 0, second.stderr);
-    const outputs = outputsOf(server);
+    const outputs = toolOutputsById(server.requests);
     assert.match(outputs.get("c_read")!, /not found|does not exist|outside/i);
     assert.doesNotMatch(outputs.get("c_read")!, /session_meta/);
     assert.doesNotMatch(outputs.get("c_exec")!, /session_meta/);
@@ -161,7 +149,7 @@ Deno.test("--sandbox read-only stops write_file, edit_file and writing commands 
       "try to write",
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const outputs = outputsOf(server);
+    const outputs = toolOutputsById(server.requests);
     assert.match(outputs.get("c_write")!, /read-only/);
     assert.match(outputs.get("c_edit")!, /read-only/);
     assert.match(outputs.get("c_exec")!, /Read-only file system|status=1/);
@@ -188,7 +176,7 @@ Deno.test('"sandbox": "read-only" in penguin.jsonc stops write_file', async () =
     await configure(root, server);
     const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "write"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(outputsOf(server).get("c_write")!, /read-only/);
+    assert.match(toolOutputsById(server.requests).get("c_write")!, /read-only/);
     assert.equal(await Deno.stat(join(ws, "new.txt")).then(() => true, () => false), false);
   } finally {
     await server.close();

@@ -6,10 +6,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type RecordedRequest, type ScriptedTurn, turn } from "../support/model_server.ts";
-import { type CliResult, penguinArgv, penguinEnv, REPO, runCli, spawnCli } from "../support/cli.ts";
+import { type CliResult, inRoot, readWatching, runCli, spawnCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, readSession, type Sandbox } from "../agent/_support.ts";
-import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
+import {
+  childAnswerAfter,
+  startChildInBackground,
+  turnOf,
+  whose,
+} from "../agent/_subagent_support.ts";
 
 /** What the model sees of one request: the last message's text, and the goal file it names. */
 interface Seen {
@@ -19,6 +24,8 @@ interface Seen {
   goalPath: string | undefined;
   /** The index of the request. */
   index: number;
+  /** The goal round the last user message opens, if it opens one. */
+  round: number | undefined;
 }
 
 function seenOf(req: RecordedRequest, index: number): Seen {
@@ -35,7 +42,9 @@ function seenOf(req: RecordedRequest, index: number): Seen {
     const hit = /^Goal file: (.+)$/m.exec(textOf(m.content));
     if (m.role === "user" && hit) goalPath = hit[1];
   }
-  return { lastUser: last.role === "user" ? textOf(last.content) : "", goalPath, index };
+  const lastUser = last.role === "user" ? textOf(last.content) : "";
+  const round = /^\[goal\]\nround: (\d+)\n/.exec(lastUser)?.[1];
+  return { lastUser, goalPath, index, round: round === undefined ? undefined : Number(round) };
 }
 
 type Script = (seen: Seen) => ScriptedTurn;
@@ -60,7 +69,7 @@ function goalScenario(
     body({
       sb,
       requests,
-      run: (args) => runCli(["--root", sb.root, "run", "--workspace", sb.workspace, ...args]),
+      run: (args) => runCli(inRoot(sb, "run", ...args)),
     }), { visible: true });
 }
 
@@ -79,8 +88,15 @@ function goalFinished(records: readonly OmniMessage[]): Record<string, unknown>[
 }
 
 function roundsSent(requests: readonly Seen[]): number[] {
-  return requests.map((s) => /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1])
-    .filter((n) => n !== undefined).map(Number);
+  return requests.flatMap((s) => s.round === undefined ? [] : [s.round]);
+}
+
+/** The model's turn that writes `status` (complete by default) into the goal file `s` names. */
+function setStatus(s: Seen, objective: string, status = "complete"): ScriptedTurn {
+  return turn.of(item.toolCall("write_file", {
+    file_path: s.goalPath!,
+    content: `objective: ${objective}\nstatus: ${status}\n`,
+  }));
 }
 
 function scratchpadOf(sb: Sandbox, sid: string): string {
@@ -89,14 +105,8 @@ function scratchpadOf(sb: Sandbox, sid: string): string {
 
 Deno.test("run --goal: round 1 answers, round 2 sets status complete with write_file → complete, exit 0, goal_finished in the trace", async () => {
   await goalScenario((s) => {
-    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
-    if (round === "1") return turn.text("Started; more to do.");
-    if (round === "2") {
-      return turn.of(item.toolCall("write_file", {
-        file_path: s.goalPath!,
-        content: "objective: Create hello.txt\nstatus: complete\n",
-      }));
-    }
+    if (s.round === 1) return turn.text("Started; more to do.");
+    if (s.round === 2) return setStatus(s, "Create hello.txt");
     return turn.text("Done: the objective is met.");
   }, async ({ sb, requests, run }) => {
     const r = await run(["--goal", "-m", "Create hello.txt"]);
@@ -133,9 +143,8 @@ Deno.test("run --goal: round 1 answers, round 2 sets status complete with write_
 
 Deno.test("run --goal: a shell command sets the status (the session scratchpad is writable in the sandbox, the rest of the data root stays hidden)", async () => {
   await goalScenario((s) => {
-    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
-    if (round === "1") return turn.text("Looked around.");
-    if (round === "2") {
+    if (s.round === 1) return turn.text("Looked around.");
+    if (s.round === 2) {
       const agentDir = join(s.goalPath!, "..", "..", "..");
       const cmd = `sed -i 's/^status: active$/status: complete/' ${s.goalPath}; ` +
         `ls ${join(agentDir, "scratchpad")}; ls ${join(agentDir, "traces")} 2>&1 | wc -l; ` +
@@ -185,12 +194,7 @@ Deno.test("run --goal --budget: the budget spent → one wrap-up round, then bud
 
 Deno.test("run --goal --budget: a wrap-up round that sets complete ends complete", async () => {
   await goalScenario((s) => {
-    if (s.lastUser.includes("wrap-up:")) {
-      return turn.of(item.toolCall("write_file", {
-        file_path: s.goalPath!,
-        content: "objective: x\nstatus: complete\n",
-      }));
-    }
+    if (s.lastUser.includes("wrap-up:")) return setStatus(s, "x");
     return turn.text("ok");
   }, async ({ sb, run }) => {
     // PenguinHarness's form: the budget as --goal's value.
@@ -219,10 +223,7 @@ Deno.test("run --goal: status blocked ends the goal blocked, exit 1; a status th
   await goalScenario((s) => {
     if (s.lastUser.startsWith("[goal]")) {
       const status = s.lastUser.includes("objective: A") ? "blocked" : "maybe";
-      return turn.of(item.toolCall("write_file", {
-        file_path: s.goalPath!,
-        content: `objective: x\nstatus: ${status}\n`,
-      }));
+      return setStatus(s, "x", status);
     }
     return turn.text("I need the API key.");
   }, async ({ sb, run }) => {
@@ -266,14 +267,8 @@ Deno.test("run --goal: usage errors exit 2 before any request", async () => {
 
 Deno.test("run --resume --goal continues the session's goal: rounds and tokens go on from the trace", async () => {
   await goalScenario((s) => {
-    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
-    if (round === "2") {
-      return turn.of(item.toolCall("write_file", {
-        file_path: s.goalPath!,
-        content: "objective: Long job\nstatus: complete\n",
-      }));
-    }
-    return turn.text(round === "1" ? "Part one done." : "All done.");
+    if (s.round === 2) return setStatus(s, "Long job");
+    return turn.text(s.round === 1 ? "Part one done." : "All done.");
   }, async ({ sb, requests, run }) => {
     const first = await run(["--goal", "--max-rounds", "1", "-m", "Long job"]);
     assert.equal(first.code, 1, first.stderr);
@@ -297,15 +292,10 @@ Deno.test("run --resume --goal continues the session's goal: rounds and tokens g
 
 Deno.test("chat /goal runs a goal in the chat's session; /goal:<budget> sets a budget", async () => {
   await goalScenario((s) => {
-    if (s.lastUser.includes("objective: Ship it")) {
-      return turn.of(item.toolCall("write_file", {
-        file_path: s.goalPath!,
-        content: "objective: Ship it\nstatus: complete\n",
-      }));
-    }
+    if (s.lastUser.includes("objective: Ship it")) return setStatus(s, "Ship it");
     return turn.text(s.lastUser.startsWith("[goal]") ? "working" : "Shipped.");
   }, async ({ sb, requests }) => {
-    const r = await runCli(["--root", sb.root, "chat", "--workspace", sb.workspace], {
+    const r = await runCli(inRoot(sb, "chat"), {
       stdin: "/goal Ship it\n/goal:0.1k Polish\n/goal:lots x\n",
     });
     assert.equal(r.code, 0, r.stderr);
@@ -326,21 +316,10 @@ Deno.test("chat /goal runs a goal in the chat's session; /goal:<budget> sets a b
 
 Deno.test("run --goal --json: SIGINT in round 2 ends the goal aborted (exit 1), recorded in the trace", async () => {
   await goalScenario((s) => {
-    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
-    if (round === "1") return turn.text("one");
+    if (s.round === 1) return turn.text("one");
     return { ...turn.text("A round that never quite finishes"), chunk: 4, stall_after: 2 };
   }, async ({ sb }) => {
-    const child = spawnCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--json",
-      "--goal",
-      "-m",
-      "Work",
-    ]);
+    const child = spawnCli(inRoot(sb, "run", "--json", "--goal", "-m", "Work"));
     const stderr = new Response(child.stderr).text();
     const messages: OmniMessage[] = [];
     let inRound2 = false;
@@ -383,13 +362,7 @@ Deno.test("run --goal --json: SIGINT in round 2 ends the goal aborted (exit 1), 
 
 Deno.test("chat --resume then /goal continues the session's goal from the trace; /goal without a goal says so", async () => {
   await goalScenario((s) => {
-    const round = /^\[goal\]\nround: (\d+)\n/.exec(s.lastUser)?.[1];
-    if (round === "2") {
-      return turn.of(item.toolCall("write_file", {
-        file_path: s.goalPath!,
-        content: "objective: Long job\nstatus: complete\n",
-      }));
-    }
+    if (s.round === 2) return setStatus(s, "Long job");
     return turn.text("ok");
   }, async ({ sb, requests, run }) => {
     const first = await run(["--goal", "--max-rounds", "1", "-m", "Long job"]);
@@ -399,7 +372,7 @@ Deno.test("chat --resume then /goal continues the session's goal from the trace;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /\[goal\] completed · 2 rounds · tokens 360/);
     assert.deepEqual(roundsSent(requests), [1, 2]);
-    const fresh = await runCli(["--root", sb.root, "chat", "--workspace", sb.workspace], {
+    const fresh = await runCli(inRoot(sb, "chat"), {
       stdin: "/goal\n",
     });
     assert.equal(fresh.code, 0, fresh.stderr);
@@ -421,55 +394,44 @@ Deno.test("run --goal: a round that hits --max-turns ends the goal aborted, exit
   );
 });
 
-Deno.test("run --goal waits for a background subagent and lets the model read its report before the round is judged", async () => {
-  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
+/**
+ * The background tests: the parent's first turn starts `[[child]]` in the
+ * background; once the child's report came in (its third turn) it sets the
+ * goal complete. The child answers only once the test calls `sawWaiting`
+ * (it saw penguin wait for it). `parent` collects what the parent's
+ * requests carried.
+ */
+function delegationScenario(
+  body: (ctx: { sb: Sandbox; parent: Seen[]; sawWaiting: () => void }) => Promise<void>,
+): Promise<void> {
+  const { promise: released, resolve: sawWaiting } = Promise.withResolvers<void>();
   const parent: Seen[] = [];
-  await withModelRoot({
-    handler: async (req, i) => {
-      const texts = userTexts(req);
-      if (whose(req) === "child") {
-        // The child answers only once penguin says it waits for it (round 1's run has ended).
-        await parentWaits;
-        return turn.text("child result: 42");
-      }
-      const seen = seenOf(req, i);
-      parent.push(seen);
-      const t = turnOf(req);
-      if (t === 0) {
-        return turn.toolCall("run_subagent", {
-          description: "background work",
-          prompt: "[[child]] compute the answer",
-          run_in_background: true,
-        });
-      }
-      if (t === 1) return turn.text("Started the child; waiting for its report.");
-      if (texts.some((x) => x.includes("[background_task_done]")) && t === 2) {
-        return turn.of(item.toolCall("write_file", {
-          file_path: seen.goalPath!,
-          content: "objective: '[[parent]] delegate'\nstatus: complete\n",
-        }));
-      }
-      return turn.text("Done: the child reported 42.");
-    },
-    maxRequests: 20,
-  }, async (sb) => {
-    const child = spawnCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--goal",
-      "-m",
-      "[[parent]] delegate",
-    ]);
-    const stdout = new Response(child.stdout).text();
-    let stderr = "";
-    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
-      stderr += text;
-      if (stderr.includes("[background] waiting for")) sawWaiting();
+  const handler = async (req: RecordedRequest, i: number): Promise<ScriptedTurn> => {
+    if (whose(req) === "child") return await childAnswerAfter(released);
+    const seen = seenOf(req, i);
+    parent.push(seen);
+    const t = turnOf(req);
+    if (t === 0) return startChildInBackground();
+    if (t === 1) return turn.text("Started the child; waiting for its report.");
+    if (t === 2 && seen.lastUser.includes("[background_task_done]")) {
+      return setStatus(seen, "'[[parent]] delegate'");
     }
-    sawWaiting(); // never leave the child's request hanging
+    return turn.text("Done: the child reported 42.");
+  };
+  return withModelRoot(
+    { handler, maxRequests: 20 },
+    (sb) => body({ sb, parent, sawWaiting }),
+    { visible: true },
+  );
+}
+
+const WAITING = "[background] waiting for";
+
+Deno.test("run --goal waits for a background subagent and lets the model read its report before the round is judged", async () => {
+  await delegationScenario(async ({ sb, parent, sawWaiting }) => {
+    const child = spawnCli(inRoot(sb, "run", "--goal", "-m", "[[parent]] delegate"));
+    const stdout = new Response(child.stdout).text();
+    const stderr = await readWatching(child.stderr, WAITING, sawWaiting);
     const r = { code: (await child.status).code, stdout: await stdout, stderr };
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);
@@ -485,7 +447,7 @@ Deno.test("run --goal waits for a background subagent and lets the model read it
     // The child's request counts: four parent requests and one child request.
     assert.equal(finished?.tokens_used, 5 * 120);
     await assertGoodTrace(sb.root, sid);
-  }, { visible: true });
+  });
 });
 
 Deno.test("run --resume --goal after a killed goal run counts the subagents' tokens from their own traces", async () => {
@@ -499,39 +461,25 @@ Deno.test("run --resume --goal after a killed goal run counts the subagents' tok
       parent.push(seen);
       // The resumed round's message also carries the torn round 2: the highest round is this one.
       const rounds = [...seen.lastUser.matchAll(/\[goal\]\nround: (\d+)\n/g)].map((m) => +m[1]!);
-      const round = rounds.length > 0 ? String(Math.max(...rounds)) : undefined;
-      if (round === "1") {
+      const round = rounds.length > 0 ? Math.max(...rounds) : undefined;
+      if (round === 1) {
         return turn.toolCall("run_subagent", {
           description: "part one",
           prompt: "[[child]] compute the answer",
         });
       }
-      if (round === "2") {
+      if (round === 2) {
         // The goal run dies here, without a goal_finished.
         reachedRound2();
         await killed;
         return turn.text("never read");
       }
-      if (round === "3") {
-        return turn.of(item.toolCall("write_file", {
-          file_path: seen.goalPath!,
-          content: "objective: '[[parent]] long job'\nstatus: complete\n",
-        }));
-      }
+      if (round === 3) return setStatus(seen, "'[[parent]] long job'");
       return turn.text(seen.lastUser === "" && turnOf(req) > 2 ? "All done." : "Part one done.");
     },
     maxRequests: 20,
   }, async (sb) => {
-    const proc = spawnCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--goal",
-      "-m",
-      "[[parent]] long job",
-    ]);
+    const proc = spawnCli(inRoot(sb, "run", "--goal", "-m", "[[parent]] long job"));
     const stderr = new Response(proc.stderr).text();
     const stdout = new Response(proc.stdout).text();
     await round2;
@@ -558,53 +506,10 @@ Deno.test("run --resume --goal after a killed goal run counts the subagents' tok
 });
 
 Deno.test("chat /goal waits for a background subagent before judging the round, as run --goal does", async () => {
-  const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
-  const parent: Seen[] = [];
-  await withModelRoot({
-    handler: async (req, i) => {
-      if (whose(req) === "child") {
-        await parentWaits;
-        return turn.text("child result: 42");
-      }
-      const seen = seenOf(req, i);
-      parent.push(seen);
-      const t = turnOf(req);
-      if (t === 0) {
-        return turn.toolCall("run_subagent", {
-          description: "background work",
-          prompt: "[[child]] compute the answer",
-          run_in_background: true,
-        });
-      }
-      if (t === 1) return turn.text("Started the child.");
-      if (t === 2 && seen.lastUser.includes("[background_task_done]")) {
-        return turn.of(item.toolCall("write_file", {
-          file_path: seen.goalPath!,
-          content: "objective: '[[parent]] delegate'\nstatus: complete\n",
-        }));
-      }
-      return turn.text("Done.");
-    },
-    maxRequests: 20,
-  }, async (sb) => {
-    const proc = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), "--root", sb.root, "chat", "--workspace", sb.workspace],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const writer = proc.stdin.getWriter();
-    await writer.write(new TextEncoder().encode("/goal [[parent]] delegate\n"));
-    await writer.close();
+  await delegationScenario(async ({ sb, parent, sawWaiting }) => {
+    const proc = spawnCli(inRoot(sb, "chat"), "/goal [[parent]] delegate\n");
     const stderr = new Response(proc.stderr).text();
-    let stdout = "";
-    for await (const text of proc.stdout.pipeThrough(new TextDecoderStream())) {
-      stdout += text;
-      if (stdout.includes("[background] waiting for")) sawWaiting();
-    }
-    sawWaiting(); // never leave the child's request hanging
+    const stdout = await readWatching(proc.stdout, WAITING, sawWaiting);
     const code = (await proc.status).code;
     assert.equal(code, 0, (await stderr) + stdout);
     assert.match(stdout, /\[background\] waiting for 1 background subagent\(s\) to finish/);
@@ -613,7 +518,7 @@ Deno.test("chat /goal waits for a background subagent before judging the round, 
     const sid = /^Session: (session-\S+)$/m.exec(stdout)![1]!;
     const [finished] = goalFinished(await readSession(sb.root, sid));
     assert.deepEqual([finished?.outcome, finished?.rounds], ["complete", 1]);
-  }, { visible: true });
+  });
 });
 
 Deno.test("run --resume --goal masks vault values the model wrote into GOAL.yaml's objective", async () => {

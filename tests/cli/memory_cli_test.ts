@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { workspaceMemoryKey } from "../../lib/state/memory.ts";
 import { runCli } from "../support/cli.ts";
 import { withRoot } from "../support/roots.ts";
-import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { answerQuestion, hasTmux } from "../support/tmux.ts";
 
 const SECRET = "vault-marker-3370";
 
@@ -152,22 +152,13 @@ Deno.test({
         ["y", /^Cleared the user memory[\s\S]*\[exited 0\]$/m],
       ];
       for (const [answer, outcome] of cases) {
-        const script = await penguinScript(dir, ["--root", root, "memory", "clear"], {
-          NO_COLOR: "1",
-        });
-        const pane = await startPane(script.command);
-        try {
-          await pane.waitFor(
-            /Clear the user memory of agent default_agent .*\? \[y\/N\] $/m,
-            "ask",
-          );
-          await pane.type(answer);
-          await pane.keys("Enter");
-          await pane.waitFor(outcome, `the outcome of "${answer}"`);
-        } finally {
-          await pane.close();
-          await Deno.remove(script.path);
-        }
+        await answerQuestion(
+          dir,
+          ["--root", root, "memory", "clear"],
+          /Clear the user memory of agent default_agent .*\? \[y\/N\] $/m,
+          answer,
+          outcome,
+        );
         const left = (await Array.fromAsync(Deno.readDir(l.user))).length;
         assert.equal(left, answer === "n" ? 3 : 1, answer);
       }

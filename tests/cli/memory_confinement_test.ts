@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
+import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { makeRoot } from "../support/roots.ts";
 
 const VAULT_MARK = "vault-comment-marker-9182";
@@ -14,19 +15,6 @@ const CFG_MARK = "cfg-marker-7731";
 const AGENTS_MARK = "agents-marker-5150";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
-
-function outputsOf(server: Server): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const r of server.requests) {
-    const msgs = (r.body as { messages?: Record<string, unknown>[] }).messages ?? [];
-    for (const m of msgs) {
-      if (m.role === "tool" && typeof m.tool_call_id === "string") {
-        out.set(m.tool_call_id, String(m.content));
-      }
-    }
-  }
-  return out;
-}
 
 function systemOf(body: unknown): string {
   const msgs = (body as { messages: { role: string; content: unknown }[] }).messages;
@@ -43,7 +31,7 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
   const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 40 });
   const sb = await makeRoot(server, { visible: true });
   try {
-    const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "hi"]);
+    const first = await runCli(inRoot(sb, "run", "-m", "hi"));
     assert.equal(first.code, 0, first.stderr);
     const wsDir = /lives in (\S+), organised/.exec(systemOf(server.requests[0]!.body))![1]!;
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
@@ -97,17 +85,9 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
       ),
       turn.text("done"),
     );
-    const attack = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "-m",
-      "attack",
-    ]);
+    const attack = await runCli(inRoot(sb, "run", "-m", "attack"));
     assert.equal(attack.code, 0, attack.stderr);
-    const out = outputsOf(server);
+    const out = toolOutputsById(server.requests);
     for (const [id, text] of out) {
       for (const mark of [VAULT_MARK, CFG_MARK, AGENTS_MARK]) {
         assert.ok(!text.includes(mark), `${id} leaked ${mark}: ${text}`);
@@ -136,7 +116,7 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
 
     // The next session neither injects the linked files nor writes through the marker link.
     queue.push(turn.text("next"));
-    const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "n"]);
+    const next = await runCli(inRoot(sb, "run", "-m", "n"));
     assert.equal(next.code, 0, next.stderr);
     const prompt = systemOf(server.requests.at(-1)!.body);
     for (const mark of [VAULT_MARK, CFG_MARK]) assert.ok(!prompt.includes(mark), mark);
@@ -191,9 +171,9 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
     state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     await Deno.mkdir(state, { recursive: true });
     await Deno.writeTextFile(join(state, ".vault.toml"), `# ${VAULT_MARK}\nK = "v"\n`);
-    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "race"]);
+    const r = await runCli(inRoot(sb, "run", "-m", "race"));
     assert.equal(r.code, 0, r.stderr);
-    const out = outputsOf(server);
+    const out = toolOutputsById(server.requests);
     assert.equal(out.size, 14, [...out.keys()].join(","));
     for (const [id, text] of out) assert.ok(!text.includes(VAULT_MARK), `${id} leaked: ${text}`);
     assert.doesNotMatch(out.get("kill")!, /no such|unknown|not found/i, "the racer was stopped");

@@ -4,7 +4,7 @@
 // indexes. The rest of agent_state stays out of reach.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
 
@@ -29,7 +29,7 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
     const shared = join(state, "..", "shared_env");
     // The first session learns the workspace memory directory from its prompt.
     queue.push(turn.text("looked"));
-    const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "hi"]);
+    const first = await runCli(inRoot(sb, "run", "-m", "hi"));
     assert.equal(first.code, 0, first.stderr);
     const prompt1 = systemOf(server.requests[0]!.body);
     assert.ok(prompt1.includes("(the index is empty — nothing has been saved yet)"));
@@ -57,15 +57,7 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
       ),
       turn.text("saved"),
     );
-    const save = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "-m",
-      "save",
-    ]);
+    const save = await runCli(inRoot(sb, "run", "-m", "save"));
     assert.equal(save.code, 0, save.stderr);
     const outputs = JSON.stringify(server.requests[2]!.body);
     assert.match(outputs, /saved/);
@@ -78,7 +70,7 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
     );
 
     queue.push(turn.text("remembered"));
-    const next = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
+    const next = await runCli(inRoot(sb, "run", "-m", "go"));
     assert.equal(next.code, 0, next.stderr);
     const prompt3 = systemOf(server.requests[3]!.body);
     assert.ok(prompt3.includes("- tabs.md: the user indents with tabs"), prompt3);
@@ -95,8 +87,7 @@ Deno.test("memory follows the sandbox mode: written by the file tools with --san
   const sb = await makeRoot(server, { visible: true });
   try {
     const user = join(agentState(sb.root), "memory", "user");
-    const run = (mode: string) =>
-      runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "--sandbox", mode, "-m", "x"]);
+    const run = (mode: string) => runCli(inRoot(sb, "run", "--sandbox", mode, "-m", "x"));
     queue.push(
       turn.of(item.toolCall("write_file", {
         file_path: join(user, "MEMORY.md"),
@@ -141,7 +132,7 @@ Deno.test("a long index is injected cut to its first 200 lines, with a note sayi
     await Deno.mkdir(user, { recursive: true });
     const lines = Array.from({ length: 250 }, (_, i) => `- t${i + 1}.md: topic ${i + 1}`);
     await Deno.writeTextFile(join(user, "MEMORY.md"), lines.join("\n") + "\n");
-    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "x"]);
+    const r = await runCli(inRoot(sb, "run", "-m", "x"));
     assert.equal(r.code, 0, r.stderr);
     const prompt = systemOf(server.requests[0]!.body);
     assert.ok(prompt.includes("- t200.md: topic 200\n(index truncated: showing 200 of 250 lines"));

@@ -29,12 +29,12 @@ import {
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 
+/** `penguin --root <root> <args>` from the workspace, `stdin` fed when given. */
+type Cli = (args: string[], stdin?: string) => ReturnType<typeof runCli>;
+
 function scenario(
   server: ModelServer,
-  body: (
-    sb: Sandbox,
-    cli: (args: string[], stdin?: string) => ReturnType<typeof runCli>,
-  ) => Promise<void>,
+  body: (sb: Sandbox, cli: Cli) => Promise<void>,
 ): Promise<void> {
   return withModelRoot(
     server,
@@ -57,6 +57,33 @@ function sessionIdOf(stderr: string): string {
   return id;
 }
 
+/** `penguin run -m <prompt>` that starts a session; its id. */
+async function firstRun(cli: Cli, prompt: string): Promise<string> {
+  const r = await cli(["run", "-m", prompt]);
+  assert.equal(r.code, 0, r.stderr);
+  return sessionIdOf(r.stderr);
+}
+
+/** `run --resume <sid> -m <prompt>` on the pair (custom, `modelId`). */
+function resumeOn(sid: string, prompt: string, modelId: string): string[] {
+  return ["run", "--resume", sid, "-m", prompt, "--provider", "custom", "--model-id", modelId];
+}
+
+/** Configure (custom, other) at the scripted server too. */
+async function addOther(
+  sb: Sandbox,
+  server: ModelServer,
+  extra: { context_window?: number } = {},
+): Promise<void> {
+  await addModel(join(sb.root, "default_project", ".project_config.toml"), {
+    provider: "custom",
+    model_id: "other",
+    base_url: server.baseUrl("openai-chat"),
+    client_type: "openai-chat",
+    ...extra,
+  });
+}
+
 const answer = (text: string): Atom => ({ role: "assistant", text, calls: [] });
 
 Deno.test("run --resume continues by id, by trace path and as latest, each time with exactly the committed history", async () => {
@@ -68,9 +95,7 @@ Deno.test("run --resume continues by id, by trace path and as latest, each time 
     turn.text("Three."),
   ]);
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Write a."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
+    const sid = await firstRun(cli, "Write a.");
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     const targets = [sid, path, "latest"];
     const answers = ["Wrote it.", "One.", "Two."];
@@ -102,43 +127,16 @@ Deno.test("run --resume --provider --model-id continues on that pair, recorded f
     turn.text("Four."),
   ]);
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Hello."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
-    const refused = await cli([
-      "run",
-      "--resume",
-      sid,
-      "-m",
-      "x",
-      "--provider",
-      "custom",
-      "--model-id",
-      "nope",
-    ]);
+    const sid = await firstRun(cli, "Hello.");
+    const refused = await cli(resumeOn(sid, "x", "nope"));
     assert.equal(refused.code, 2);
     assert.match(
       refused.stderr,
       /^penguin: Cannot resume session \S+ on \(custom, nope\): it is not configured in /m,
     );
     assert.equal(server.requests.length, 1);
-    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "other",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-    });
-    const r = await cli([
-      "run",
-      "--resume",
-      sid,
-      "-m",
-      "Again.",
-      "--provider",
-      "custom",
-      "--model-id",
-      "other",
-    ]);
+    await addOther(sb, server);
+    const r = await cli(resumeOn(sid, "Again.", "other"));
     assert.equal(r.code, 0, r.stderr);
     assert.equal(sessionIdOf(r.stderr), sid);
     assert.equal((server.requests[1]!.body as { model: string }).model, "other");
@@ -208,9 +206,7 @@ Deno.test("run --resume --workspace continues a session whose workspace is gone,
     turn.text("Still there."),
   ]);
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Write a.txt."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
+    const sid = await firstRun(cli, "Write a.txt.");
     const moved = join(sb.workspace, "..", "moved");
     await Deno.mkdir(moved);
     const to = await Deno.realPath(moved);
@@ -279,8 +275,7 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
     turn.text("Yes, a.txt holds A."),
   ]);
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Write a."]);
-    const sid = sessionIdOf(first.stderr);
+    const sid = await firstRun(cli, "Write a.");
     const r = await cli(["chat", "--resume"], "Is it there?\n");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^Session: ${sid}$`, "m"));
@@ -309,9 +304,7 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
 Deno.test("chat --resume --workspace continues a session whose workspace is gone and records the move", async () => {
   const server = await compactionAwareServer([turn.text("First."), turn.text("Moved along.")]);
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Start."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
+    const sid = await firstRun(cli, "Start.");
     const moved = join(sb.workspace, "..", "moved-chat");
     await Deno.mkdir(moved);
     const to = await Deno.realPath(moved);
@@ -332,7 +325,7 @@ Deno.test("chat --resume --workspace continues a session whose workspace is gone
 Deno.test("resume takes the session lock before it reads the trace: a held session is refused unread", async () => {
   const server = await compactionAwareServer([turn.text("Hi.")]);
   await scenario(server, async (sb, cli) => {
-    const sid = sessionIdOf((await cli(["run", "-m", "Hello."])).stderr);
+    const sid = await firstRun(cli, "Hello.");
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     // Another process holds the lock and is rewriting the trace: resuming must not read it.
     const holder = new Deno.Command(Deno.execPath(), {
@@ -374,8 +367,7 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
     stall_after: 1,
   }]);
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Hello."]);
-    const sid = sessionIdOf(first.stderr);
+    const sid = await firstRun(cli, "Hello.");
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     const config = join(sb.root, "default_project", ".project_config.toml");
 
@@ -581,8 +573,7 @@ Deno.test("sessions compact summarizes a session now; the next resume starts fro
     [turn.text("[summary]The user said hello.[/summary]")],
   );
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Hello."]);
-    const sid = sessionIdOf(first.stderr);
+    const sid = await firstRun(cli, "Hello.");
     const r = await cli(["sessions", "compact", sid]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^\[compaction\] summarizing context \(manual\)…$/m);
@@ -634,27 +625,9 @@ Deno.test("a switched session that compacts starts its next file on the pair it 
     [turn.text("[summary]Two answers so far.[/summary]")],
   );
   await scenario(server, async (sb, cli) => {
-    const first = await cli(["run", "-m", "Hello."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
-    await addModel(join(sb.root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "other",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-      context_window: 4242,
-    });
-    const switched = await cli([
-      "run",
-      "--resume",
-      sid,
-      "-m",
-      "Again.",
-      "--provider",
-      "custom",
-      "--model-id",
-      "other",
-    ]);
+    const sid = await firstRun(cli, "Hello.");
+    await addOther(sb, server, { context_window: 4242 });
+    const switched = await cli(resumeOn(sid, "Again.", "other"));
     assert.equal(switched.code, 0, switched.stderr);
     const compact = await cli(["sessions", "compact", sid]);
     assert.equal(compact.code, 0, compact.stderr);

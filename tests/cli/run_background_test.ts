@@ -2,48 +2,32 @@
 // model read their reports before it exits.
 import assert from "node:assert/strict";
 import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
-import { spawnCli } from "../support/cli.ts";
+import { inRoot, readWatching, spawnCli } from "../support/cli.ts";
 import { makeRoot } from "../agent/_support.ts";
-import { turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
+import {
+  childAnswerAfter,
+  startChildInBackground,
+  turnOf,
+  userTexts,
+  whose,
+} from "../agent/_subagent_support.ts";
 
 Deno.test("penguin run waits for a background subagent and feeds its report to the model before exiting", async () => {
   const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
   const handler = async (req: RecordedRequest) => {
-    if (whose(req) === "child") {
-      // The child answers only once penguin says it waits for it (its first task has ended).
-      await parentWaits;
-      return turn.text("child result: 42");
-    }
+    // The child answers only once penguin says it waits for it (its first task has ended).
+    if (whose(req) === "child") return await childAnswerAfter(parentWaits);
     const t = turnOf(req);
-    if (t === 0) {
-      return turn.toolCall("run_subagent", {
-        description: "background work",
-        prompt: "[[child]] compute the answer",
-        run_in_background: true,
-      });
-    }
+    if (t === 0) return startChildInBackground();
     if (t === 1) return turn.text("Started the child; waiting for its report.");
     return turn.text("The child reported 42.");
   };
   const server = await startModelServer({ handler, maxRequests: 10 });
   const sb = await makeRoot(server);
   try {
-    const child = spawnCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "-m",
-      "[[parent]] delegate",
-    ]);
+    const child = spawnCli(inRoot(sb, "run", "-m", "[[parent]] delegate"));
     const stdout = new Response(child.stdout).text();
-    let stderr = "";
-    for await (const text of child.stderr.pipeThrough(new TextDecoderStream())) {
-      stderr += text;
-      if (stderr.includes("[background] waiting for")) sawWaiting();
-    }
-    sawWaiting(); // never leave the child's request hanging
+    const stderr = await readWatching(child.stderr, "[background] waiting for", sawWaiting);
     const r = { code: (await child.status).code, stdout: await stdout, stderr };
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /\[background\] waiting for 1 background subagent\(s\) to finish/);

@@ -16,9 +16,35 @@ function scheduleDir(root: string): string {
   return join(root, "default_project", "agents", "default_agent", "agent_state", "schedule");
 }
 
-async function writeTask(root: string, name: string, lines: string[]): Promise<void> {
+/** A task's fields, in the order its file lists them (`start_at` is a TOML datetime). */
+interface TaskFields {
+  prompt: string;
+  enabled?: boolean;
+  start_at: string;
+  period?: string;
+  workspace?: string;
+  session_id?: string;
+  provider?: string;
+  model_id?: string;
+}
+
+async function writeTask(root: string, name: string, fields: TaskFields): Promise<void> {
+  const lines = Object.entries(fields).map(([k, v]) =>
+    `${k} = ${k === "start_at" || typeof v === "boolean" ? v : JSON.stringify(v)}`
+  );
   await Deno.mkdir(scheduleDir(root), { recursive: true });
   await Deno.writeTextFile(join(scheduleDir(root), `${name}.toml`), lines.join("\n") + "\n");
+}
+
+/** The hourly task `nightly` ("Write the report."), due since midnight, in the sandbox's workspace. */
+function writeNightly(sb: Sandbox): Promise<void> {
+  return writeTask(sb.root, "nightly", {
+    prompt: "Write the report.",
+    enabled: true,
+    start_at: "2026-01-01T00:00:00Z",
+    period: "1h",
+    workspace: sb.workspace,
+  });
 }
 
 /** A root whose default model is a server answering each request from `queue`. */
@@ -59,18 +85,12 @@ function lastUserText(server: Awaited<ReturnType<typeof startModelServer>>, i: n
 
 Deno.test("schedules run --once fires the due slot once, as a schedule session; a second --once at the same clock fires nothing", async () => {
   await withScheduleRoot(async (sb, queue, server) => {
-    await writeTask(sb.root, "nightly", [
-      'prompt = "Write the report."',
-      "enabled = true",
-      "start_at = 2026-01-01T00:00:00Z",
-      'period = "1h"',
-      `workspace = ${JSON.stringify(sb.workspace)}`,
-    ]);
-    await writeTask(sb.root, "off", [
-      'prompt = "Never."',
-      "start_at = 2026-01-01T00:00:00Z",
-      `workspace = ${JSON.stringify(sb.workspace)}`,
-    ]);
+    await writeNightly(sb);
+    await writeTask(sb.root, "off", {
+      prompt: "Never.",
+      start_at: "2026-01-01T00:00:00Z",
+      workspace: sb.workspace,
+    });
     queue.push(turn.text("Report written."));
 
     const first = await schedules(sb.root, ["run", "--once"]);
@@ -130,18 +150,18 @@ Deno.test("schedules run --once fires the due slot once, as a schedule session; 
 Deno.test("schedules list shows each task's next slot and names a broken file with its line", async () => {
   await withScheduleRoot(async (sb, queue) => {
     queue.push(turn.text("ok"));
-    await writeTask(sb.root, "hourly", [
-      'prompt = "x"',
-      "enabled = true",
-      "start_at = 2026-01-01T00:00:00Z",
-      'period = "1h"',
-    ]);
-    await writeTask(sb.root, "later", ['prompt = "x"', "start_at = 2026-02-01T00:00:00Z"]);
-    await writeTask(sb.root, "broken", [
-      'prompt = "x"',
-      "start_at = 2026-01-01T00:00:00Z",
-      'period = "2m"',
-    ]);
+    await writeTask(sb.root, "hourly", {
+      prompt: "x",
+      enabled: true,
+      start_at: "2026-01-01T00:00:00Z",
+      period: "1h",
+    });
+    await writeTask(sb.root, "later", { prompt: "x", start_at: "2026-02-01T00:00:00Z" });
+    await writeTask(sb.root, "broken", {
+      prompt: "x",
+      start_at: "2026-01-01T00:00:00Z",
+      period: "2m",
+    });
     const r = await schedules(sb.root, ["list"]);
     assert.equal(r.code, 1, "a broken file is a problem found");
     assert.match(
@@ -212,13 +232,7 @@ function startDaemon(root: string) {
 
 Deno.test("the schedules run daemon fires a due task, logs it, reads a new task on SIGHUP, refuses a second scheduler, and exits 0 on SIGTERM", async () => {
   await withScheduleRoot(async (sb, queue, server) => {
-    await writeTask(sb.root, "nightly", [
-      'prompt = "Write the report."',
-      "enabled = true",
-      "start_at = 2026-01-01T00:00:00Z",
-      'period = "1h"',
-      `workspace = ${JSON.stringify(sb.workspace)}`,
-    ]);
+    await writeNightly(sb);
     queue.push(turn.text("Report written."));
     const d = startDaemon(sb.root);
     try {
@@ -230,12 +244,12 @@ Deno.test("the schedules run daemon fires a due task, logs it, reads a new task 
 
       // A task added later is read on SIGHUP (without it, within 30 s).
       queue.push(turn.text("Extra done."));
-      await writeTask(sb.root, "extra", [
-        'prompt = "One more thing."',
-        "enabled = true",
-        "start_at = 2026-01-01T05:10:00Z",
-        `workspace = ${JSON.stringify(sb.workspace)}`,
-      ]);
+      await writeTask(sb.root, "extra", {
+        prompt: "One more thing.",
+        enabled: true,
+        start_at: "2026-01-01T05:10:00Z",
+        workspace: sb.workspace,
+      });
       d.child.kill("SIGHUP");
       await d.waitLine(
         / finished extra \(slot 2026-01-01T05:10:00\.000Z\) in session \S+: completed$/,
@@ -270,12 +284,12 @@ Deno.test("SIGINT while a scheduled task runs aborts it with an abort record, ex
   let requested: () => void = () => {};
   const requestSeen = new Promise<void>((resolve) => (requested = resolve));
   await withScheduleRoot(async (sb, queue, server) => {
-    await writeTask(sb.root, "nightly", [
-      'prompt = "Tell a long story."',
-      "enabled = true",
-      "start_at = 2026-01-01T05:00:00Z",
-      `workspace = ${JSON.stringify(sb.workspace)}`,
-    ]);
+    await writeTask(sb.root, "nightly", {
+      prompt: "Tell a long story.",
+      enabled: true,
+      start_at: "2026-01-01T05:00:00Z",
+      workspace: sb.workspace,
+    });
     queue.push({ ...turn.text("Once upon a time, in a land far away"), chunk: 4, stall_after: 3 });
     const d = startDaemon(sb.root);
     try {
@@ -320,12 +334,12 @@ Deno.test("a task bound to a session continues it: the firing is appended to tha
     const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "hi"]);
     assert.equal(first.code, 0, first.stderr);
     const sid = /^Session: (session-\S+)$/m.exec(first.stderr)![1]!;
-    await writeTask(sb.root, "follow-up", [
-      'prompt = "Check again."',
-      "enabled = true",
-      "start_at = 2026-01-01T05:00:00Z",
-      `session_id = ${JSON.stringify(sid)}`,
-    ]);
+    await writeTask(sb.root, "follow-up", {
+      prompt: "Check again.",
+      enabled: true,
+      start_at: "2026-01-01T05:00:00Z",
+      session_id: sid,
+    });
     queue.push(turn.text("Checked."));
     const r = await schedules(sb.root, ["run", "--once"]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
@@ -355,13 +369,13 @@ Deno.test("a task bound to a session continues it: the firing is appended to tha
 
 Deno.test("a task's model pair is used as written: an unknown pair fails the firing, nothing else is tried", async () => {
   await withScheduleRoot(async (sb, _queue, server) => {
-    await writeTask(sb.root, "other-model", [
-      'prompt = "x"',
-      "enabled = true",
-      "start_at = 2026-01-01T05:00:00Z",
-      'provider = "custom"',
-      'model_id = "not-configured"',
-    ]);
+    await writeTask(sb.root, "other-model", {
+      prompt: "x",
+      enabled: true,
+      start_at: "2026-01-01T05:00:00Z",
+      provider: "custom",
+      model_id: "not-configured",
+    });
     const r = await schedules(sb.root, ["run", "--once"]);
     assert.equal(r.code, 1, r.stdout);
     assert.match(
@@ -376,13 +390,7 @@ Deno.test("schedules run exports a firing's spans live when a collector is confi
   const collector = startCollector();
   try {
     await withScheduleRoot(async (sb, queue) => {
-      await writeTask(sb.root, "nightly", [
-        'prompt = "Write the report."',
-        "enabled = true",
-        "start_at = 2026-01-01T00:00:00Z",
-        'period = "1h"',
-        `workspace = ${JSON.stringify(sb.workspace)}`,
-      ]);
+      await writeNightly(sb);
       queue.push(turn.text("Report written."));
       const r = await runCli(["--root", sb.root, "schedules", "run", "--once"], {
         env: { PENGUIN_NOW: NOW, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint },

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { withRoot } from "../support/roots.ts";
-import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { answerQuestion, hasTmux } from "../support/tmux.ts";
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 const PARENT = "session-2026-11-29-19-26-19-5803d24a";
@@ -132,18 +132,13 @@ Deno.test({
         ],
       ];
       for (const [answer, outcome] of cases) {
-        const args = ["--root", root, "sessions", "delete", PARENT];
-        const script = await penguinScript(dir, args, { NO_COLOR: "1" });
-        const pane = await startPane(script.command);
-        try {
-          await pane.waitFor(/and 1 child session\(s\)\? \[y\/N\] $/m, "the question");
-          await pane.type(answer);
-          await pane.keys("Enter");
-          await pane.waitFor(outcome, `the outcome of "${answer}"`);
-        } finally {
-          await pane.close();
-          await Deno.remove(script.path);
-        }
+        await answerQuestion(
+          dir,
+          ["--root", root, "sessions", "delete", PARENT],
+          /and 1 child session\(s\)\? \[y\/N\] $/m,
+          answer,
+          outcome,
+        );
       }
       const list = await runCli(["--root", root, "sessions", "list", "--json"]);
       const ids = (JSON.parse(list.stdout) as Array<{ session_id: string }>).map((r) =>

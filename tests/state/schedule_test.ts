@@ -150,47 +150,32 @@ Deno.test("loadSchedules reads every <name>.toml, reports broken files and keeps
 const at = (iso: string) => new Date(iso);
 const HOUR = 3_600_000;
 
+/** The slot `fn` finds for `task` at `now`, as an ISO string (undefined: none). */
+function slotAt(
+  fn: typeof lastSlot,
+  task: Parameters<typeof lastSlot>[0],
+  now: string,
+): string | undefined {
+  return fn(task, at(now))?.toISOString();
+}
+
 Deno.test("slots: the latest at or before now, the next after it, within start_at and end_at", () => {
   const periodic = { startAt: at("2026-01-01T00:00:00Z"), periodMs: HOUR };
-  assert.equal(lastSlot(periodic, at("2025-12-31T23:59:59Z")), undefined);
-  assert.equal(
-    nextSlot(periodic, at("2025-12-31T23:59:59Z"))?.toISOString(),
-    "2026-01-01T00:00:00.000Z",
-  );
-  assert.equal(
-    lastSlot(periodic, at("2026-01-01T00:00:00Z"))?.toISOString(),
-    "2026-01-01T00:00:00.000Z",
-  );
-  assert.equal(
-    lastSlot(periodic, at("2026-01-01T05:59:59Z"))?.toISOString(),
-    "2026-01-01T05:00:00.000Z",
-  );
-  assert.equal(
-    nextSlot(periodic, at("2026-01-01T05:00:00Z"))?.toISOString(),
-    "2026-01-01T06:00:00.000Z",
-  );
+  assert.equal(slotAt(lastSlot, periodic, "2025-12-31T23:59:59Z"), undefined);
+  assert.equal(slotAt(nextSlot, periodic, "2025-12-31T23:59:59Z"), "2026-01-01T00:00:00.000Z");
+  assert.equal(slotAt(lastSlot, periodic, "2026-01-01T00:00:00Z"), "2026-01-01T00:00:00.000Z");
+  assert.equal(slotAt(lastSlot, periodic, "2026-01-01T05:59:59Z"), "2026-01-01T05:00:00.000Z");
+  assert.equal(slotAt(nextSlot, periodic, "2026-01-01T05:00:00Z"), "2026-01-01T06:00:00.000Z");
 
   const bounded = { ...periodic, endAt: at("2026-01-01T02:30:00Z") };
-  assert.equal(
-    lastSlot(bounded, at("2026-01-02T00:00:00Z"))?.toISOString(),
-    "2026-01-01T02:00:00.000Z",
-  );
-  assert.equal(nextSlot(bounded, at("2026-01-01T02:00:00Z")), undefined);
-  assert.equal(
-    nextSlot(bounded, at("2026-01-01T01:10:00Z"))?.toISOString(),
-    "2026-01-01T02:00:00.000Z",
-  );
+  assert.equal(slotAt(lastSlot, bounded, "2026-01-02T00:00:00Z"), "2026-01-01T02:00:00.000Z");
+  assert.equal(slotAt(nextSlot, bounded, "2026-01-01T02:00:00Z"), undefined);
+  assert.equal(slotAt(nextSlot, bounded, "2026-01-01T01:10:00Z"), "2026-01-01T02:00:00.000Z");
 
   const once = { startAt: at("2026-01-01T00:00:00Z") };
-  assert.equal(
-    nextSlot(once, at("2025-01-01T00:00:00Z"))?.toISOString(),
-    "2026-01-01T00:00:00.000Z",
-  );
-  assert.equal(
-    lastSlot(once, at("2027-01-01T00:00:00Z"))?.toISOString(),
-    "2026-01-01T00:00:00.000Z",
-  );
-  assert.equal(nextSlot(once, at("2026-01-01T00:00:00Z")), undefined);
+  assert.equal(slotAt(nextSlot, once, "2025-01-01T00:00:00Z"), "2026-01-01T00:00:00.000Z");
+  assert.equal(slotAt(lastSlot, once, "2027-01-01T00:00:00Z"), "2026-01-01T00:00:00.000Z");
+  assert.equal(slotAt(nextSlot, once, "2026-01-01T00:00:00Z"), undefined);
 });
 
 Deno.test("due slot: only the latest missed slot, once, and never for a disabled task", () => {

@@ -169,16 +169,52 @@ export async function addModelCli(
 
 /**
  * Start `penguin <args>` from the repository as a child process (the test
- * environment, no stdin, stdout and stderr piped), for tests that read its
- * output while it runs or signal it.
+ * environment, stdout and stderr piped; `stdin` written and closed when
+ * given, else no stdin), for tests that read its output while it runs or
+ * signal it.
  */
-export function spawnCli(args: string[]): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
+export function spawnCli(args: string[], stdin?: string): Deno.ChildProcess {
+  const child = new Deno.Command(Deno.execPath(), {
     args: [...penguinArgv(), ...args],
     cwd: REPO,
     env: penguinEnv(),
-    stdin: "null",
+    stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    w.write(new TextEncoder().encode(stdin)).then(() => w.close()).catch(() => {});
+  }
+  return child;
+}
+
+/**
+ * The argv of `penguin <command>` in a test's data root and workspace:
+ * `--root <root> <command> --workspace <workspace> ...args`.
+ */
+export function inRoot(
+  sb: { root: string; workspace: string },
+  command: "run" | "chat",
+  ...args: string[]
+): string[] {
+  return ["--root", sb.root, command, "--workspace", sb.workspace, ...args];
+}
+
+/**
+ * All of `stream` as text; `seen` is called once the text holds `needle`,
+ * and at the end in any case (so nothing waiting on it is left hanging).
+ */
+export async function readWatching(
+  stream: ReadableStream<Uint8Array>,
+  needle: string,
+  seen: () => void,
+): Promise<string> {
+  let text = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    text += chunk;
+    if (text.includes(needle)) seen();
+  }
+  seen();
+  return text;
 }

@@ -97,3 +97,28 @@ export async function penguinScript(
   );
   return { command: `bash ${shellQuote(path)}`, path };
 }
+
+/**
+ * Run `penguin <args>` in a pane (from a script written next to `dir`,
+ * NO_COLOR), wait for its yes/no `question`, type `answer` and Enter, and
+ * wait for `outcome` on the screen.
+ */
+export async function answerQuestion(
+  dir: string,
+  args: string[],
+  question: RegExp,
+  answer: string,
+  outcome: RegExp,
+): Promise<void> {
+  const script = await penguinScript(dir, args, { NO_COLOR: "1" });
+  const pane = await startPane(script.command);
+  try {
+    await pane.waitFor(question, "the question");
+    await pane.type(answer);
+    await pane.keys("Enter");
+    await pane.waitFor(outcome, `the outcome of "${answer}"`);
+  } finally {
+    await pane.close();
+    await Deno.remove(script.path);
+  }
+}

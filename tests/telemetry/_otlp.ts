@@ -59,12 +59,13 @@ export interface Span {
   status: { code: number; message?: string | undefined };
 }
 
-function plain(v: Any): unknown {
+/** An OTLP/JSON attribute value as a plain value (an int as a number, an array of plain values). */
+export function plainValue(v: Any): unknown {
   if ("stringValue" in v) return v.stringValue;
   if ("intValue" in v) return Number(v.intValue);
   if ("doubleValue" in v) return v.doubleValue;
   if ("boolValue" in v) return v.boolValue;
-  return v.arrayValue.values.map(plain);
+  return v.arrayValue.values.map(plainValue);
 }
 
 /**
@@ -84,7 +85,7 @@ export function decodeSpans(...bodies: unknown[]): Span[] {
           kind: x.kind,
           start: BigInt(x.startTimeUnixNano),
           end: BigInt(x.endTimeUnixNano),
-          attrs: Object.fromEntries(x.attributes.map((a) => [a.key, plain(a.value)])),
+          attrs: Object.fromEntries(x.attributes.map((a) => [a.key, plainValue(a.value)])),
           status: x.status,
         }))
       )

@@ -6,20 +6,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { otlpFromSession } from "../../lib/telemetry/export_file.ts";
-import type { OtlpAnyValue, OtlpSpan } from "../../lib/telemetry/otlp_json.ts";
+import type { OtlpSpan } from "../../lib/telemetry/otlp_json.ts";
 import { groupSessions } from "../../lib/trace/session_files.ts";
 import { REPO } from "../support/cli.ts";
 import { FIXTURES, fixturesPresent, sid, traceBuilder, withTempDir } from "../inspect/_support.ts";
+import { plainValue } from "./_otlp.ts";
 
 type SdkSpan = Parameters<typeof JsonTraceSerializer.serializeRequest>[0][number];
-
-function plain(v: OtlpAnyValue): unknown {
-  if ("stringValue" in v) return v.stringValue;
-  if ("intValue" in v) return Number(v.intValue);
-  if ("doubleValue" in v) return v.doubleValue;
-  if ("boolValue" in v) return v.boolValue;
-  return v.arrayValue.values.map(plain);
-}
 
 function hrTime(nanos: string): [number, number] {
   const n = BigInt(nanos);
@@ -47,7 +40,7 @@ function sdkSpan(s: OtlpSpan): SdkSpan {
     status: failed
       ? { code: SDK_STATUS.ERROR, ...(s.status.message ? { message: s.status.message } : {}) }
       : { code: SDK_STATUS.UNSET },
-    attributes: Object.fromEntries(s.attributes.map((a) => [a.key, plain(a.value)])),
+    attributes: Object.fromEntries(s.attributes.map((a) => [a.key, plainValue(a.value)])),
     links: [],
     events: [],
     resource: {

@@ -33,6 +33,7 @@ import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
+import { confirmed } from "./_confirm.ts";
 import { printHelp } from "./_config_common.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
@@ -230,15 +231,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       : `agent ${ref.agentId} at version ${current} with version ${archive.version}${
         archive.version === current ? " (the same version)" : " (a downgrade)"
       }`;
-    if (!Deno.stdin.isTerminal()) {
-      throw new PenguinError(
-        "usage",
-        `${cmd}: not replacing ${what} without confirmation (stdin is not a terminal); pass --yes`,
-      );
-    }
-    ctx.io.out(`Replace ${what}? [y/N] `);
-    const answer = (await readStdinLine()).trim().toLowerCase();
-    if (answer !== "y" && answer !== "yes") {
+    if (!(await confirmed(ctx, `Replace ${what}`, `${cmd}: not replacing ${what}`))) {
       ctx.io.out("Not imported.\n");
       return 1;
     }

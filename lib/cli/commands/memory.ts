@@ -27,8 +27,8 @@ import {
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { confirmed } from "./_confirm.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
-import { readStdinLine } from "../line_reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 
 const WORKSPACE: Flag = {
@@ -216,21 +216,16 @@ async function clearCommand(args: string[], ctx: CommandContext): Promise<number
     ctx.io.out(`Agent ${t.agentId} has no ${scopeName(scope)}; nothing to clear.\n`);
     return 0;
   }
-  if (!bool(p, "yes")) {
-    if (!Deno.stdin.isTerminal()) {
-      throw new PenguinError(
-        "usage",
-        `memory clear: not clearing the ${
-          scopeName(scope)
-        } without confirmation (stdin is not a terminal); pass --yes`,
-      );
-    }
-    ctx.io.out(`Clear the ${scopeName(scope)} of agent ${t.agentId} (${scope.dir})? [y/N] `);
-    const answer = (await readStdinLine()).trim().toLowerCase();
-    if (answer !== "y" && answer !== "yes") {
-      ctx.io.out("Not cleared.\n");
-      return 1;
-    }
+  if (
+    !bool(p, "yes") &&
+    !(await confirmed(
+      ctx,
+      `Clear the ${scopeName(scope)} of agent ${t.agentId} (${scope.dir})`,
+      `memory clear: not clearing the ${scopeName(scope)}`,
+    ))
+  ) {
+    ctx.io.out("Not cleared.\n");
+    return 1;
   }
   const removed = await clearMemoryScope(scope.dir);
   ctx.io.out(

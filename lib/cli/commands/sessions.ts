@@ -5,6 +5,7 @@
  * @module
  */
 import { basename } from "node:path";
+import { concatBytes } from "../../protocol/bytes.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import {
   buildOutline,
@@ -43,7 +44,6 @@ import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/toolset.ts";
 import { createRenderer } from "../render/mod.ts";
-import { readStdinLine } from "../line_reader.ts";
 import { stderrProgress } from "../render/progress.ts";
 import {
   bool,
@@ -57,6 +57,7 @@ import {
 } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { confirmed } from "./_confirm.ts";
 import { printJson } from "../json.ts";
 
 /** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
@@ -462,9 +463,7 @@ async function sniffForeign(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  chunks.reduce((at, c) => (all.set(c, at), at + c.length), 0);
-  const head = new TextDecoder().decode(all);
+  const head = new TextDecoder().decode(concatBytes(chunks));
   const format = detectFormat(head);
   return format !== null && format !== "penguin";
 }
@@ -494,19 +493,16 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
   const session = one("sessions delete", p, "a session");
   const plan = await planDelete({ ...scope, session });
   const children = childCount(plan);
-  if (!bool(p, "yes")) {
-    if (!Deno.stdin.isTerminal()) {
-      throw new PenguinError(
-        "usage",
-        `sessions delete: not deleting ${plan.sessionId} without confirmation (stdin is not a terminal); pass --yes`,
-      );
-    }
-    ctx.io.out(`Delete session ${plan.sessionId} and ${children} child session(s)? [y/N] `);
-    const answer = (await readStdinLine()).trim().toLowerCase();
-    if (answer !== "y" && answer !== "yes") {
-      ctx.io.out("Not deleted.\n");
-      return 1;
-    }
+  if (
+    !bool(p, "yes") &&
+    !(await confirmed(
+      ctx,
+      `Delete session ${plan.sessionId} and ${children} child session(s)`,
+      `sessions delete: not deleting ${plan.sessionId}`,
+    ))
+  ) {
+    ctx.io.out("Not deleted.\n");
+    return 1;
   }
   const done = await deleteSession({ ...scope, session });
   if (bool(p, "json")) {
