@@ -80,6 +80,9 @@ export async function holdPlaceholders(
     for (const p of placeholders) {
       const entry = live.get(p.path);
       if (entry) {
+        // Held already, but someone may have removed it meanwhile (a `git clean`, a test
+        // resetting the workspace): put it back, or bubblewrap has no source to mount.
+        await create(p);
         entry.count++;
         held.push(p);
       } else if (await create(p)) {

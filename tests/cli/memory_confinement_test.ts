@@ -200,7 +200,7 @@ Deno.test("agent snapshot of a memory directory where the model planted a teraby
     );
     const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "plant"]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(outputsOf(server).get("plant")!, /planted/);
+    assert.match(toolOutputsById(server.requests).get("plant")!, /planted/);
     assert.equal((await Deno.lstat(join(user, "big.md"))).size, 2 ** 40);
 
     // Read whole, the sparse file would take a terabyte of penguin's memory.
@@ -256,7 +256,7 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
     assert.equal(mem.code, 0, mem.stderr);
     const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "s"]);
     assert.equal(first.code, 0, first.stderr);
-    assert.match(outputsOf(server).get("save")!, /saved/);
+    assert.match(toolOutputsById(server.requests).get("save")!, /saved/);
     assert.ok(
       (await Deno.readTextFile(join(state, "memory", "user", "MEMORY.md"))).includes(VALUE),
     );
@@ -299,7 +299,7 @@ Deno.test("the revealed directories themselves cannot be renamed or replaced by 
     );
     const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "swap"]);
     assert.equal(r.code, 0, r.stderr);
-    const out = outputsOf(server).get("swap")!;
+    const out = toolOutputsById(server.requests).get("swap")!;
     assert.match(out, /tried/);
     assert.match(out, /Read-only file system|Device or resource busy/);
     for (const d of dirs) {

@@ -38,3 +38,16 @@ Deno.test("a stand-in someone changed, or a path that already existed, is left a
     assert.equal(await exists(existing.path), true, "not created by penguin, not removed");
   });
 });
+
+Deno.test("a held stand-in someone removed is put back for the next sandbox", async () => {
+  await withWorkspace(async (dir) => {
+    const p = { path: join(dir, "penguin.jsonc"), kind: "file" as const, content: "{}\n" };
+    const a = await holdPlaceholders([p]);
+    await Deno.remove(p.path);
+    const b = await holdPlaceholders([p]);
+    assert.equal(await Deno.readTextFile(p.path), "{}\n", "bubblewrap needs a source to mount");
+    await a();
+    await b();
+    assert.equal(await exists(p.path), false);
+  });
+});

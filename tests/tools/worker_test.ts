@@ -391,6 +391,9 @@ async function seed(d: Dirs): Promise<void> {
   await Deno.writeFile(join(d.ws, "bin.dat"), new Uint8Array([1, 0, 2]));
   await Deno.writeTextFile(join(d.ws, "empty.txt"), "");
   await Deno.writeTextFile(join(d.ws, "crlf.txt"), "a\r\nb\r\n");
+  // A workspace with its own penguin.jsonc: the confined host needs no stand-in for it (which
+  // the in-process tools would not see), so both list the same entries.
+  await Deno.writeTextFile(join(d.ws, "penguin.jsonc"), "{}\n");
   await Deno.writeTextFile(join(d.ws, ".vault.toml"), SECRET);
   await Deno.writeTextFile(join(d.outside, "s.txt"), SECRET);
   await Deno.writeTextFile(join(d.scratch, "n.txt"), "scratch note\n");
@@ -405,6 +408,10 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
       if (e.isSymlink) out[key] = `-> ${await Deno.readLink(full)}`;
       else if (e.isDirectory) await walk(full, key);
       else out[key] = await Deno.readTextFile(full);
+      // The running host's sandbox holds an inert stand-in for a missing penguin.jsonc.
+      if (key === "penguin.jsonc" && out[key]!.startsWith("// penguin: a stand-in")) {
+        delete out[key];
+      }
     }
   };
   await walk(dir, "");

@@ -43,7 +43,7 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     short: "y",
     type: "boolean",
     label: "--yes, -y",
-    help: "replace an equal or newer version, and accept what it runs on its own, unasked",
+    help: "replace an equal or newer version; accept what it would run on its own",
   },
   {
     name: "force",
