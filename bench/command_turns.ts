@@ -43,7 +43,9 @@ async function spawnCost(): Promise<void> {
     return;
   }
   const ws = join(base, "spawn-ws");
-  await Deno.mkdir(join(ws, ".git"), { recursive: true }); // no placeholder needed for bare bwrap
+  // A .git and a penguin.jsonc: no stand-in needed for bare bwrap (see lib/sandbox/_placeholders.ts).
+  await Deno.mkdir(join(ws, ".git"), { recursive: true });
+  await Deno.writeTextFile(join(ws, "penguin.jsonc"), "{}\n");
   const home = await emptyHome("spawn-home");
   const policy = createPolicy({
     workspace: ws,
