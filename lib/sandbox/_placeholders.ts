@@ -29,6 +29,25 @@ export interface Placeholder {
 
 const live = new Map<string, { count: number; placeholder: Placeholder }>();
 
+/** The last pending hold or release of each path: they run one after another. */
+const pending = new Map<string, Promise<unknown>>();
+
+/**
+ * Run `fn` after every earlier hold or release of `path`. Without this, a
+ * release removing the last holder's stand-in could interleave with a new
+ * hold that saw the file still there, took it for the user's and held
+ * nothing, so the new sandbox found no source to mount.
+ */
+function serialized<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const next = (pending.get(path) ?? Promise.resolve()).then(fn, fn);
+  const tail = next.then(() => {}, () => {});
+  pending.set(path, tail);
+  tail.then(() => {
+    if (pending.get(path) === tail) pending.delete(path);
+  });
+  return next;
+}
+
 /** Paths this process currently holds as stand-ins (they count as missing). */
 export function livePlaceholders(): ReadonlySet<string> {
   return new Set(live.keys());
@@ -70,25 +89,29 @@ export async function holdPlaceholders(
   const held: Placeholder[] = [];
   const release = async () => {
     for (const p of held.splice(0).reverse()) {
-      const entry = live.get(p.path);
-      if (!entry || --entry.count > 0) continue;
-      live.delete(p.path);
-      await removeIfUnchanged(entry.placeholder);
+      await serialized(p.path, async () => {
+        const entry = live.get(p.path);
+        if (!entry || --entry.count > 0) return;
+        live.delete(p.path);
+        await removeIfUnchanged(entry.placeholder);
+      });
     }
   };
   try {
     for (const p of placeholders) {
-      const entry = live.get(p.path);
-      if (entry) {
-        // Held already, but someone may have removed it meanwhile (a `git clean`, a test
-        // resetting the workspace): put it back, or bubblewrap has no source to mount.
-        await create(p);
-        entry.count++;
-        held.push(p);
-      } else if (await create(p)) {
-        live.set(p.path, { count: 1, placeholder: p });
-        held.push(p);
-      }
+      await serialized(p.path, async () => {
+        const entry = live.get(p.path);
+        if (entry) {
+          // Held already, but someone may have removed it meanwhile (a `git clean`, a test
+          // resetting the workspace): put it back, or bubblewrap has no source to mount.
+          await create(p);
+          entry.count++;
+          held.push(p);
+        } else if (await create(p)) {
+          live.set(p.path, { count: 1, placeholder: p });
+          held.push(p);
+        }
+      });
     }
   } catch (err) {
     await release();

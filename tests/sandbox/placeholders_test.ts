@@ -51,3 +51,18 @@ Deno.test("a held stand-in someone removed is put back for the next sandbox", as
     assert.equal(await exists(p.path), false);
   });
 });
+
+Deno.test("a stand-in released by one sandbox while the next one takes it stays for the next one", async () => {
+  await withWorkspace(async (dir) => {
+    const p = { path: join(dir, "penguin.jsonc"), kind: "file" as const, content: "{}\n" };
+    for (let i = 0; i < 100; i++) {
+      const first = await holdPlaceholders([p]);
+      // The release (its removal) and the next hold start together, as when one command ends
+      // while the next one starts.
+      const [, second] = await Promise.all([first(), holdPlaceholders([p])]);
+      assert.equal(await exists(p.path), true, `round ${i}: the next sandbox has its source`);
+      await second();
+      assert.equal(await exists(p.path), false, `round ${i}: removed after the last holder`);
+    }
+  });
+});
