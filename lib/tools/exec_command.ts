@@ -17,13 +17,8 @@
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.ts";
 import { fail } from "./_args.ts";
-import {
-  clampYield,
-  commandPolicy,
-  DESCRIPTION_PARAMETER,
-  flagArg,
-  millisArg,
-} from "./_command_args.ts";
+import { commandPolicy, DESCRIPTION_PARAMETER, flagArg, millisArg } from "./_command_args.ts";
+import { clampYield } from "./yield_window.ts";
 import { type CommandSession, exitVerdict, newProcessId, startCommand } from "./command_session.ts";
 import { processFacts } from "./process_facts.ts";
 import { secretsOf } from "./environment.ts";

@@ -12,7 +12,8 @@
  */
 import { z } from "zod";
 import { fail } from "./_args.ts";
-import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
+import { DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
+import { clampYield } from "./yield_window.ts";
 import { exitVerdict } from "./command_session.ts";
 import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
