@@ -110,15 +110,10 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
   decl: ToolDeclaration<A, C>,
 ): DefinedTool<C> {
   const dynamic = typeof decl.permission === "function" ? decl.permission : undefined;
-  // The JSON Schema is derived on first read (when a session offers the tool), not at
-  // declaration: the offline views load every tool file for its preview only.
-  let parameters = decl.parameters;
   const definition: ToolDefinition = {
     name: decl.name,
     description: decl.description,
-    get parameters(): JsonSchemaObject {
-      return parameters ??= argsJsonSchema(decl.args);
-    },
+    parameters: decl.parameters ?? argsJsonSchema(decl.args),
     permission: typeof decl.permission === "string" ? decl.permission : "rw",
     timeoutMs: decl.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputLength: decl.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
