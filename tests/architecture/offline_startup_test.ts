@@ -1,4 +1,4 @@
-// The offline views (trace show, trace diff) start fast: the modules they load at startup
+// The offline views (trace show, trace diff, trace export) start fast: the modules they load at startup
 // — the static, non-type-only imports that `deno info` resolves from their command module —
 // never include the model clients, the sandbox spawner, the tool set, the tools barrel, the
 // confined tool workers or the subagent runtime. They show tool calls with each tool's own
@@ -77,7 +77,13 @@ function heavyIn(startup: Map<string, string[]>): string[] {
     .map(([, chain]) => chain.join(" → "));
 }
 
-for (const entry of ["lib/cli/commands/trace_show.ts", "lib/cli/commands/trace_diff.ts"]) {
+const OFFLINE_VIEWS = [
+  "lib/cli/commands/trace_show.ts",
+  "lib/cli/commands/trace_diff.ts",
+  "lib/cli/commands/trace_export.ts",
+];
+
+for (const entry of OFFLINE_VIEWS) {
   Deno.test(`${entry} loads no model client, spawner or tool runtime at startup`, async () => {
     const info = await denoInfo(entry);
     const startup = reached(info, false);
