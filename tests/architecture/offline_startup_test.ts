@@ -1,6 +1,6 @@
 // The offline views (trace show, trace diff, trace export) start fast: the modules they load at startup
 // — the static, non-type-only imports that `deno info` resolves from their command module —
-// never include the model clients, the sandbox spawner, the tool set, the tools barrel, the
+// never include the model clients, the sandbox spawner and command sessions, the tool set, the tools barrel, the
 // confined tool workers or the subagent runtime. They show tool calls with each tool's own
 // preview (lib/agent/tool_previews.ts), so the tool files keep those behind a lazy `import()`
 // taken when a call runs.
@@ -13,6 +13,7 @@ const HEAVY = [
   "lib/models/protocols/",
   "lib/sandbox/spawn.ts",
   "lib/sandbox/mod.ts",
+  "lib/tools/command_session.ts",
   "lib/tools/mod.ts",
   "lib/tools/worker/",
   "lib/tools/host/",
