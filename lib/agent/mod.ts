@@ -97,12 +97,12 @@ export {
 } from "./prompt_sections.ts";
 export {
   type BuiltinSourceOptions,
-  builtinToolPreviews,
   builtinToolSource,
   openToolset,
   resolveToolDefinitions,
   type Toolset,
 } from "./toolset.ts";
+export { builtinToolPreviews } from "./tool_previews.ts";
 export * from "./markers.ts";
 export * as subagents from "./subagents/mod.ts";
 export type { BackgroundTask } from "./subagents/family.ts";

@@ -26,18 +26,16 @@
  *
  * @module
  */
-import type { ToolPreviewFn, ToolPreviews } from "../display/tool_preview.ts";
+import type { ToolPreviews } from "../display/tool_preview.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import type { EventPayload } from "../protocol/events.ts";
 import type { ToolSpec } from "../protocol/types.ts";
 import type { BuiltinToolConfig } from "../state/system_config.ts";
 import {
   BUILTIN_TOOL_FACTORIES,
-  BUILTIN_TOOLS,
   createDescribeImageTool,
   DEFAULT_TOOL_DEFINITIONS,
   DESCRIBE_IMAGE_DEFINITION,
-  describeImageTool,
   READ_IMAGE_DEFINITION,
   type Tool,
   type ToolContext,
@@ -49,7 +47,7 @@ import {
 } from "../tools/mod.ts";
 import { TOOL_NAME_PATTERN, type ToolSource, type ToolSourceContext } from "../tools/source.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
-import { SUBAGENT_TOOL_DEFINITIONS, SUBAGENT_TOOLS } from "./subagents/tools.ts";
+import { SUBAGENT_TOOL_DEFINITIONS } from "./subagents/tools.ts";
 
 /** The tools of one session. */
 export interface Toolset {
@@ -262,18 +260,3 @@ export async function openToolset(
     },
   };
 }
-
-const BUILTIN_PREVIEWS: ReadonlyMap<string, ToolPreviewFn> = new Map(
-  [...BUILTIN_TOOLS, describeImageTool, ...SUBAGENT_TOOLS].flatMap((t) =>
-    t.preview ? [[t.name, t.preview]] : []
-  ),
-);
-
-/**
- * The previews of the built-in tools (subagent tools included), for
- * renderers of the CLI and of traces read offline; other names (MCP tools,
- * names from PenguinHarness traces) show the generic form. A live session's
- * `toolPreview` also knows the tools of its other sources.
- */
-export const builtinToolPreviews: ToolPreviews = (name: string): ToolPreviewFn | undefined =>
-  BUILTIN_PREVIEWS.get(name);

@@ -15,7 +15,7 @@ import { collapseText } from "../display/collapse.ts";
 import type { Style } from "../display/palette.ts";
 import { escapeControls, safeText } from "../display/terminal_text.ts";
 import { parseToolArgs, toolCallPreview } from "../display/tool_preview.ts";
-import { builtinToolPreviews } from "../agent/toolset.ts";
+import { builtinToolPreviews } from "../agent/tool_previews.ts";
 
 /** How `trace show` says to see a collapsed output whole. */
 export const FULL_HINT = "--full";

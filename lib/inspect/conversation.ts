@@ -15,7 +15,7 @@ import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
-import { builtinToolPreviews } from "../agent/toolset.ts";
+import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
 import { findRelative, readSessionMeta, type SessionFiles } from "../trace/session_files.ts";
 

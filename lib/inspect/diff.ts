@@ -12,7 +12,7 @@ import type { CompleteMessage, OmniMessage, SessionMeta } from "../protocol/type
 import { readTrace } from "../trace/reader.ts";
 import { firstLine, oneLine } from "./format.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
-import { builtinToolPreviews } from "../agent/toolset.ts";
+import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import type { SessionFiles } from "./targets.ts";
 
 /** One model message after the divergence, in one line. */

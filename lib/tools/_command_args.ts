@@ -1,30 +1,13 @@
 /**
- * Argument pieces shared by the command tools: the yield window clamp, the
- * lenient number and boolean parameters, the `description` parameter and
- * the session's sandbox policy.
+ * Argument pieces shared by the command tools: the lenient number and
+ * boolean parameters, the `description` parameter and the session's
+ * sandbox policy (the yield window clamp is `yield_window.ts`).
  *
  * @module
  */
 import { z } from "zod";
-import { createPolicy, type SandboxPolicy } from "../sandbox/mod.ts";
+import { createPolicy, type SandboxPolicy } from "../sandbox/policy.ts";
 import type { CommandToolContext } from "./command_context.ts";
-
-/** The shortest yield window (ms). */
-export const MIN_YIELD_MS = 250;
-
-/**
- * The yield window of a call: `max(requested ?? fallback, 250)`, capped at
- * `timeoutMs − 1000` so the call returns before its own timeout (no cap
- * when the timeout is disabled).
- */
-export function clampYield(
-  requested: number | undefined,
-  fallback: number,
-  timeoutMs: number,
-): number {
-  const wanted = Math.max(requested ?? fallback, MIN_YIELD_MS);
-  return timeoutMs > 0 ? Math.max(0, Math.min(wanted, timeoutMs - 1000)) : wanted;
-}
 
 /** A millisecond count: a number or numeric string, floored; absent → undefined. */
 export const millisArg: z.ZodType<number | undefined> = z.unknown().optional().transform(

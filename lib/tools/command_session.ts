@@ -12,13 +12,7 @@
  *
  * @module
  */
-import {
-  type ExitStatus,
-  loginEnvironment,
-  type SandboxPolicy,
-  spawnSandboxed,
-  withLoginEnvironment,
-} from "../sandbox/mod.ts";
+import type { ExitStatus, SandboxPolicy } from "../sandbox/mod.ts";
 import { createOutputBuffer, DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
 import { createSecretMasker, type Secret } from "./secret_mask.ts";
@@ -130,6 +124,10 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     wake = [];
     for (const w of waiting) w();
   };
+  // Loaded on first use: views that only show calls (trace show) never load the spawner.
+  const { loginEnvironment, spawnSandboxed, withLoginEnvironment } = await import(
+    "../sandbox/mod.ts"
+  );
   // The login shell ran once for this policy; its variables are replayed, its profile is not.
   const login = await loginEnvironment(opts.policy);
   const child = await spawnSandboxed({

@@ -17,7 +17,6 @@ import { z } from "zod";
 import { userText } from "../protocol/builders.ts";
 import type { ImageUrlMessage } from "../protocol/types.ts";
 import type { ModelEndpoint } from "../models/wire.ts";
-import { streamModel } from "../models/stream.ts";
 import { formatBytes, IMAGE_SOURCE_PARAMETER } from "./_image_source.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { type DefinedTool, defineTool, type ToolDeclaration } from "./define.ts";
@@ -79,6 +78,8 @@ export function modelDescriber(
         image_url: imageUrl,
         stop_reason: "completed",
       };
+      // Loaded on first use: views that only show calls (trace show) never load the model clients.
+      const { streamModel } = await import("../models/stream.ts");
       const stream = streamModel({
         endpoint,
         system_prompt: "",

@@ -17,16 +17,10 @@
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.ts";
 import { fail } from "./_args.ts";
-import {
-  clampYield,
-  commandPolicy,
-  DESCRIPTION_PARAMETER,
-  flagArg,
-  millisArg,
-} from "./_command_args.ts";
-import { type CommandSession, exitVerdict, newProcessId, startCommand } from "./command_session.ts";
+import { commandPolicy, DESCRIPTION_PARAMETER, flagArg, millisArg } from "./_command_args.ts";
+import { clampYield } from "./yield_window.ts";
+import type { CommandSession } from "./command_session.ts";
 import { processFacts } from "./process_facts.ts";
-import { secretsOf } from "./environment.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import {
@@ -100,6 +94,9 @@ async function* runExec(
   if (!dir.ok) return yield* fail(dir.message);
   if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
 
+  // Loaded on the first call: the offline views load this file for its preview only.
+  const { exitVerdict, newProcessId, startCommand } = await import("./command_session.ts");
+  const { secretsOf } = await import("./environment.ts");
   let session: CommandSession;
   try {
     session = await startCommand({

@@ -12,8 +12,8 @@
  */
 import { z } from "zod";
 import { fail } from "./_args.ts";
-import { clampYield, DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
-import { exitVerdict } from "./command_session.ts";
+import { DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
+import { clampYield } from "./yield_window.ts";
 import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -96,6 +96,8 @@ async function* runInput(
     };
   }
   registry.remove(id);
+  // Loaded on use: the offline views load this file for its preview only.
+  const { exitVerdict } = await import("./command_session.ts");
   yield { type: "result", ...exitVerdict(session.exit!), process: processFacts(session, "exited") };
 }
 

@@ -13,7 +13,6 @@ import { z } from "zod";
 import type { ExitStatus } from "../sandbox/mod.ts";
 import { fail } from "./_args.ts";
 import { DESCRIPTION_PARAMETER } from "./_command_args.ts";
-import { describeExit, KILL_GRACE_MS } from "./command_session.ts";
 import { processFacts } from "./process_facts.ts";
 import { unknownProcessMessage } from "./input_command.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -25,8 +24,8 @@ const schema = z.object({
   process_id: z.string().min(1),
 });
 
-/** How a kill ended, for the `[process <id> killed (…)]` note. */
-export function describeKill(status: ExitStatus, graceMs: number = KILL_GRACE_MS): string {
+/** How a kill ended (`graceMs`: the wait before SIGKILL), for the `[process <id> killed (…)]` note. */
+export function describeKill(status: ExitStatus, graceMs: number): string {
   if (status.signal === "SIGTERM") return "SIGTERM";
   if (status.signal === "SIGKILL") return `SIGKILL after SIGTERM was ignored for ${graceMs} ms`;
   if (status.signal) return `terminated by signal ${status.signal} after SIGTERM`;
@@ -45,6 +44,8 @@ async function* runKill(
     return yield* fail(unknownProcessMessage(definition.name, id, registry));
   }
 
+  // Loaded on use: the offline views load this file for its preview only.
+  const { describeExit, KILL_GRACE_MS } = await import("./command_session.ts");
   session.notify = false;
   const already = session.exit;
   const status = already ?? await session.kill(KILL_GRACE_MS);
@@ -53,7 +54,7 @@ async function* runKill(
   if (rest) yield { type: "delta", text: rest };
   const note = already
     ? `[process ${id} had already exited (${describeExit(already)}); session removed]`
-    : `[process ${id} killed (${describeKill(status)})]`;
+    : `[process ${id} killed (${describeKill(status, KILL_GRACE_MS)})]`;
   yield {
     type: "result",
     status: "completed",

@@ -6,16 +6,9 @@
  *
  * @module
  */
-import type { DefinedTool } from "./define.ts";
-import { editFileTool } from "./edit_file.ts";
-import { execCommandTool } from "./exec_command.ts";
-import { inputCommandTool } from "./input_command.ts";
-import { killCommandTool } from "./kill_command.ts";
-import { readFileTool } from "./read_file.ts";
-import { readImageTool } from "./read_image.ts";
+import { BUILTIN_TOOLS } from "./builtin.ts";
 import type { Tool, ToolDefinition, ToolFactory, ToolPermission } from "./tool.ts";
 import type { ToolContext } from "./context.ts";
-import { writeFileTool } from "./write_file.ts";
 
 export * from "./tool.ts";
 export type { ToolContext } from "./context.ts";
@@ -138,7 +131,7 @@ export {
   MAX_IMAGE_BYTES,
   sniffImage,
 } from "./_image_source.ts";
-export { clampYield, MIN_YIELD_MS } from "./_command_args.ts";
+export { clampYield, MIN_YIELD_MS } from "./yield_window.ts";
 export {
   type CommandSession,
   describeExit,
@@ -170,16 +163,7 @@ export {
 } from "./background_notice.ts";
 export { DEFAULT_BUFFER_LIMIT, droppedMarker } from "./_output_buffer.ts";
 
-/** The built-in tools of lib/tools, in the order offered to the model. */
-export const BUILTIN_TOOLS: readonly DefinedTool<ToolContext>[] = Object.freeze([
-  readFileTool,
-  editFileTool,
-  writeFileTool,
-  execCommandTool,
-  inputCommandTool,
-  killCommandTool,
-  readImageTool,
-]);
+export { BUILTIN_TOOLS } from "./builtin.ts";
 
 /** The built-in factory table: only these names can be instantiated from config. */
 export const BUILTIN_TOOL_FACTORIES: Readonly<Record<string, ToolFactory<ToolContext>>> = Object

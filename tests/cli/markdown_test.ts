@@ -1,6 +1,6 @@
 // The terminal Markdown renderer: what the model's answers look like on a colour terminal.
 import assert from "node:assert/strict";
-import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
+import { builtinToolPreviews } from "../../lib/agent/tool_previews.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { createMarkdownStream, createRenderer, renderMarkdown } from "../../lib/cli/render/mod.ts";
 

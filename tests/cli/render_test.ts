@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
+import { builtinToolPreviews } from "../../lib/agent/tool_previews.ts";
 import type {
   EventPayload,
   ModelPayload,

@@ -1,7 +1,7 @@
 // The live renderer (`penguin run`/`chat`) and the offline one (`trace show`,
 // `trace follow`) print the same event records with the same labels.
 import assert from "node:assert/strict";
-import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
+import { builtinToolPreviews } from "../../lib/agent/tool_previews.ts";
 import type { EventPayload, OmniMessage } from "../../lib/protocol/types.ts";
 import { createRenderer as createLive, renderHistory } from "../../lib/cli/render/mod.ts";
 import { createRenderer as createOffline } from "../../lib/inspect/render.ts";

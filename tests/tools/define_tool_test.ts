@@ -7,7 +7,7 @@ import {
   type ToolCallContext,
   type ToolEvent,
 } from "../../lib/tools/mod.ts";
-import { builtinToolPreviews } from "../../lib/agent/toolset.ts";
+import { builtinToolPreviews } from "../../lib/agent/tool_previews.ts";
 import { toolCallPreview, type ToolPreviews } from "../../lib/display/tool_preview.ts";
 
 const ctx: ToolCallContext = {

@@ -14,16 +14,11 @@
  */
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
-import {
-  ANY_ARGS,
-  clampYield,
-  type DefinedTool,
-  defineTool,
-  type Tool,
-  type ToolDefinition,
-  type ToolEvent,
-} from "../../tools/mod.ts";
-import type { ToolCallContext } from "../../tools/tool.ts";
+// The declaration pieces come from their own modules, not the tools barrel, so the offline
+// views that only need this tool's preview stay light (see tool_previews.ts).
+import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
+import { clampYield } from "../../tools/yield_window.ts";
+import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {

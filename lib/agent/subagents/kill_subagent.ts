@@ -7,15 +7,10 @@
  *
  * @module
  */
-import {
-  ANY_ARGS,
-  type DefinedTool,
-  defineTool,
-  type Tool,
-  type ToolDefinition,
-  type ToolEvent,
-} from "../../tools/mod.ts";
-import type { ToolCallContext } from "../../tools/tool.ts";
+// The declaration pieces come from their own modules, not the tools barrel, so the offline
+// views that only need this tool's preview stay light (see tool_previews.ts).
+import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
+import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkKillArgs } from "./_args.ts";
 import { failure } from "./_window.ts";
 import { DESCRIPTION_PARAMETER, SUBAGENT_ID_PARAMETER } from "./definitions.ts";

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { DefinedTool, ToolDefinition, ToolFactory } from "../../tools/mod.ts";
+import type { DefinedTool } from "../../tools/define.ts";
+import type { ToolDefinition, ToolFactory } from "../../tools/tool.ts";
 import { createInputSubagentTool, inputSubagentTool } from "./input_subagent.ts";
 import { createKillSubagentTool, killSubagentTool } from "./kill_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";

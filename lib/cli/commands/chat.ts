@@ -38,7 +38,7 @@ import { parseTokenBudget } from "./_goal_flags.ts";
 import { VERSION } from "../../version.ts";
 import { userText } from "../../protocol/builders.ts";
 import { markerBlock } from "../../agent/markers.ts";
-import { builtinToolPreviews } from "../../agent/toolset.ts";
+import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
 import {

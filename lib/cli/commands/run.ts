@@ -29,7 +29,7 @@ import type { RunOutcome } from "../../agent/outcome.ts";
 import { continueGoal, type GoalResult, runGoal, startGoal } from "../../agent/goal.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
-import { builtinToolPreviews } from "../../agent/toolset.ts";
+import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { withSkills } from "./_skills_block.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";

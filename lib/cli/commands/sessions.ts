@@ -42,7 +42,7 @@ import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
-import { builtinToolPreviews } from "../../agent/toolset.ts";
+import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { createRenderer } from "../render/mod.ts";
 import { stderrProgress } from "../render/progress.ts";
 import {
