@@ -95,7 +95,7 @@ export async function findCommand(
 ): Promise<{ command?: Command | undefined; consumed: number }> {
   let best: Command | undefined;
   let consumed = 0;
-  for (const c of await commandsFor(words[0])) {
+  for (const c of await commandsFor(words[0], words[1])) {
     if (
       c.path.length <= words.length && c.path.every((w, i) => words[i] === w) &&
       c.path.length > consumed

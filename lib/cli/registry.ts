@@ -11,6 +11,11 @@ import type { Command } from "./command.ts";
 export interface CommandGroup {
   /** The first word of every command in the module, e.g. `trace`. */
   word: string;
+  /**
+   * The second word, when the module serves one subcommand (`trace show`):
+   * a command line naming it loads only that module of its word's modules.
+   */
+  second?: string;
   /** Load the module's commands. */
   load(): Promise<Command[]>;
 }
@@ -20,7 +25,37 @@ export const GROUPS: CommandGroup[] = [
   { word: "run", load: async () => [(await import("./commands/run.ts")).runCommand] },
   { word: "chat", load: async () => [(await import("./commands/chat.ts")).chatCommand] },
   { word: "sessions", load: async () => (await import("./commands/sessions.ts")).sessionsCommands },
-  { word: "trace", load: async () => (await import("./commands/trace.ts")).traceCommands },
+  // One module per trace command: `trace show` does not load what stats and export need.
+  {
+    word: "trace",
+    second: "validate",
+    load: async () => [(await import("./commands/trace.ts")).traceValidateCommand],
+  },
+  {
+    word: "trace",
+    second: "show",
+    load: async () => [(await import("./commands/trace_show.ts")).traceShowCommand],
+  },
+  {
+    word: "trace",
+    second: "stats",
+    load: async () => [(await import("./commands/trace_stats.ts")).traceStatsCommand],
+  },
+  {
+    word: "trace",
+    second: "export",
+    load: async () => [(await import("./commands/trace_export.ts")).traceExportCommand],
+  },
+  {
+    word: "trace",
+    second: "follow",
+    load: async () => [(await import("./commands/trace_follow.ts")).traceFollowCommand],
+  },
+  {
+    word: "trace",
+    second: "diff",
+    load: async () => [(await import("./commands/trace_diff.ts")).traceDiffCommand],
+  },
   { word: "config", load: async () => (await import("./commands/config.ts")).configCommands },
   { word: "sandbox", load: async () => (await import("./commands/sandbox.ts")).sandboxCommands },
   {
@@ -41,10 +76,17 @@ export const GROUPS: CommandGroup[] = [
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];
 
-/** The commands whose first word is `word` (none for an unknown word). */
-export async function commandsFor(word: string | undefined): Promise<Command[]> {
+/**
+ * The commands whose first word is `word` (none for an unknown word); with
+ * `second`, only the module serving `word second` when one does.
+ */
+export async function commandsFor(
+  word: string | undefined,
+  second?: string,
+): Promise<Command[]> {
   const groups = GROUPS.filter((g) => g.word === word);
-  return (await Promise.all(groups.map((g) => g.load()))).flat();
+  const exact = groups.filter((g) => second !== undefined && g.second === second);
+  return (await Promise.all((exact.length > 0 ? exact : groups).map((g) => g.load()))).flat();
 }
 
 /** Every command, in help order. */

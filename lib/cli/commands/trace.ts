@@ -1,5 +1,6 @@
 /**
- * `penguin trace …` commands.
+ * `penguin trace validate` (each other `trace` command is a module of its own,
+ * loaded only when it runs).
  *
  * @module
  */
@@ -13,11 +14,6 @@ import {
 import { bool, type Flag, flagHelp, parseDeclared } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
-import { traceShowCommand } from "./trace_show.ts";
-import { traceStatsCommand } from "./trace_stats.ts";
-import { traceExportCommand } from "./trace_export.ts";
-import { traceFollowCommand } from "./trace_follow.ts";
-import { traceDiffCommand } from "./trace_diff.ts";
 
 const VALIDATE_FLAGS: readonly Flag<unknown>[] = [
   {
@@ -144,17 +140,10 @@ async function validateCommand(args: string[], ctx: CommandContext): Promise<num
   return report.ok ? 0 : 1;
 }
 
-/** The trace commands. */
-export const traceCommands: Command[] = [
-  {
-    path: ["trace", "validate"],
-    summary: "check trace files and directories against the protocol",
-    help: VALIDATE_HELP,
-    run: validateCommand,
-  },
-  traceShowCommand,
-  traceStatsCommand,
-  traceExportCommand,
-  traceFollowCommand,
-  traceDiffCommand,
-];
+/** `penguin trace validate` (the other trace commands have modules of their own). */
+export const traceValidateCommand: Command = {
+  path: ["trace", "validate"],
+  summary: "check trace files and directories against the protocol",
+  help: VALIDATE_HELP,
+  run: validateCommand,
+};
