@@ -28,7 +28,6 @@ import {
 import { liveSessions } from "../../trace/lock.ts";
 import { DEFAULT_TOOL_DEFINITIONS } from "../../tools/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { readStdinLine } from "../line_reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
@@ -194,23 +193,13 @@ function approvalReach(archive: SnapshotArchive): string[] {
  * or chosen as a task's workspace, is a way out). Without a terminal: refused.
  */
 async function confirmReach(ctx: CommandContext, cmd: string, reach: string[]): Promise<boolean> {
-  const list = reach.map((m) => `  ${m}\n`).join("");
-  if (!Deno.stdin.isTerminal()) {
-    throw new PenguinError(
-      "usage",
-      safeText(
-        `${cmd}: the snapshot configures what would run on its own, beyond the sandbox of ` +
-          `the model's commands:\n${list}Not importing it without confirmation (stdin is not ` +
-          `a terminal); check them, then pass --yes`,
-      ),
-    );
-  }
-  ctx.io.out(
-    safeText(`The snapshot configures what would run on its own:\n${list}`) +
-      "Import it with them? [y/N] ",
+  const list = safeText(reach.map((m) => `  ${m}\n`).join(""));
+  return await confirmed(
+    ctx,
+    `The snapshot configures what would run on its own:\n${list}Import it with them`,
+    `${cmd}: the snapshot configures what would run on its own, beyond the sandbox of the ` +
+      `model's commands:\n${list}Not importing it`,
   );
-  const answer = (await readStdinLine()).trim().toLowerCase();
-  return answer === "y" || answer === "yes";
 }
 
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
