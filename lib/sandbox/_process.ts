@@ -194,8 +194,8 @@ const WIRE: Record<Exclude<ForwardSignal, "SIGKILL">, Deno.Signal> = {
 
 const runnable = new Map<string, boolean>();
 
-/** Whether this process may start `path` itself (the binary's permission set names `/usr/bin/setpriv`). */
-function mayRun(path: string): boolean {
+/** Whether this process may start `path` itself (the binary's permission set names it). */
+export function mayRun(path: string): boolean {
   let ok = runnable.get(path);
   if (ok === undefined) {
     ok = Deno.permissions.querySync({ name: "run", command: path }).state === "granted";
@@ -246,6 +246,36 @@ function watchControl(
   return { ready, text: () => text };
 }
 
+/** A started child, whatever started it: what {@linkcode handleFor} needs of it. */
+export interface RawChild {
+  /** Host PID of the direct child. */
+  pid: number;
+  /** Its stdin when piped. */
+  stdin: WritableStream<Uint8Array> | null;
+  /** Its stdout when piped (merged output). */
+  stdout: ReadableStream<Uint8Array> | null;
+  /** Its stderr when piped (the control channel). */
+  stderr: ReadableStream<Uint8Array> | null;
+  /** Resolves once, when the direct child has exited. */
+  status: Promise<ExitStatus>;
+}
+
+/** How a handle stops its child; each is called only while the child runs. */
+export interface Stopper {
+  /** Deliver one signal to the command's process group. */
+  soft(sig: Exclude<ForwardSignal, "SIGKILL">): void;
+  /** Kill everything; the status follows once nothing of the command is left. */
+  hard(): void;
+  /** SIGKILL the direct child (when the hard kill did not end it in time). */
+  last(): void;
+}
+
+/** What {@linkcode handleFor} needs besides the child. */
+export type HandleOptions = Pick<
+  StartOptions,
+  "stdin" | "stdio" | "onOutput" | "signal" | "killGraceMs" | "sandbox" | "describe" | "hint"
+>;
+
 /**
  * Spawn the supervisor running `opts.job` and, in merged mode, wait until
  * the wrapper inside reports ready. Throws a runtime {@linkcode PenguinError}
@@ -253,8 +283,6 @@ function watchControl(
  * carries the sandbox's own diagnostics.
  */
 export async function startSupervised(opts: StartOptions): Promise<SandboxedProcess> {
-  // Long because: one closure-based process whose functions share the child, its stdin and the exit
-  // state; each function is short.
   const merged = opts.stdio === "merged";
   let child: Deno.ChildProcess;
   try {
@@ -283,13 +311,87 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       cause: err,
     });
   }
+  const send = (sig: Deno.Signal) => {
+    try {
+      child.kill(sig);
+    } catch {
+      // Already gone: the status promise settles on its own.
+    }
+  };
+  const raw: RawChild = {
+    pid: child.pid,
+    stdin: opts.stdin === "piped" ? child.stdin : null,
+    stdout: merged ? child.stdout : null,
+    stderr: merged ? child.stderr : null,
+    status: child.status.then(toExitStatus),
+  };
+  return await handleFor(raw, {
+    soft: (sig) => send(WIRE[sig]),
+    hard: () => send("SIGUSR2"),
+    last: () => send("SIGKILL"),
+  }, opts);
+}
+
+/** Deliver a command's output to `sink` until end of file, through one refilled buffer when the stream allows. */
+async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => void) {
+  const decoder = new TextDecoder();
+  const deliver = (text: string) => {
+    if (!text) return;
+    try {
+      sink(text);
+    } catch {
+      // A failing sink must not stop the pump, or the child blocks on a full pipe.
+    }
+  };
+  try {
+    let byob: ReadableStreamBYOBReader | undefined;
+    try {
+      byob = stream.getReader({ mode: "byob" });
+    } catch {
+      byob = undefined; // not a byte stream
+    }
+    if (byob) {
+      // A bring-your-own-buffer reader refills one buffer: a fresh buffer per read would
+      // leave thousands of dead 64 KiB backing stores waiting for a collection, and a
+      // command printing a gigabyte would cost tens of MB of RSS.
+      let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
+      for (;;) {
+        const { done, value } = await byob.read(new Uint8Array(buffer));
+        if (done || !value) break;
+        deliver(decoder.decode(value, { stream: true }));
+        buffer = value.buffer as ArrayBuffer;
+      }
+    } else {
+      for await (const chunk of stream) deliver(decoder.decode(chunk, { stream: true }));
+    }
+  } catch {
+    // A read error ends the output like end of file.
+  }
+  deliver(decoder.decode());
+}
+
+/**
+ * The {@linkcode SandboxedProcess} handle of a started child: in merged mode
+ * it waits until the wrapper inside reports ready (throwing the sandbox's
+ * diagnostics when it never does), then wires output, input and signals.
+ * Signals asked for before the ready line wait for it, so none lands while
+ * the sandbox is still being set up.
+ */
+export async function handleFor(
+  raw: RawChild,
+  stopper: Stopper,
+  opts: HandleOptions,
+): Promise<SandboxedProcess> {
+  // Long because: one closure-based process whose functions share the child, its stdin and the exit
+  // state; each function is short.
+  const merged = opts.stdio === "merged";
   let exited = false;
-  const status = child.status.then((s) => {
+  const status = raw.status.then((s) => {
     exited = true;
-    return toExitStatus(s);
+    return s;
   });
 
-  const writer = opts.stdin === "piped" ? child.stdin.getWriter() : undefined;
+  const writer = opts.stdin === "piped" && raw.stdin ? raw.stdin.getWriter() : undefined;
   let stdinOpen = writer !== undefined;
   const encoder = new TextEncoder();
   const closeStdin = async () => {
@@ -299,26 +401,22 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
   };
   status.then(() => closeStdin());
 
-  const send = (sig: Deno.Signal) => {
-    if (exited) return;
-    try {
-      child.kill(sig);
-    } catch {
-      // Already gone: the status promise settles on its own.
-    }
-  };
+  const control = merged && raw.stderr ? watchControl(raw.stderr) : undefined;
+  const gate = control ? control.ready : Promise.resolve(true);
+  const when = (act: () => void) => gate.then(() => exited || act());
   const signal = (sig: ForwardSignal) => {
-    if (sig !== "SIGKILL") return send(WIRE[sig]);
-    send("SIGUSR2");
-    settled(status, TEARDOWN_MS).then((ok) => ok || send("SIGKILL"));
+    if (exited) return;
+    if (sig !== "SIGKILL") return void when(() => stopper.soft(sig));
+    void when(stopper.hard);
+    settled(status, TEARDOWN_MS).then((ok) => ok || stopper.last());
   };
   const kill = async (graceMs = opts.killGraceMs) => {
     if (exited) return await status;
-    send("SIGTERM");
+    void when(() => stopper.soft("SIGTERM"));
     if (await settled(status, graceMs)) return await status;
-    send("SIGUSR2");
+    void when(stopper.hard);
     if (await settled(status, TEARDOWN_MS)) return await status;
-    send("SIGKILL");
+    stopper.last();
     return await status;
   };
 
@@ -331,69 +429,40 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     }
   }
 
-  if (merged) {
-    const control = watchControl(child.stderr);
-    if (!await control.ready) {
-      const st = await status;
-      await child.stdout.cancel().catch(() => {});
-      await closeStdin();
-      if (opts.signal?.aborted) {
-        throw new PenguinError("runtime", `Cannot start ${opts.describe}: aborted while starting`);
-      }
-      const said = control.text().trim().split("\n").slice(-5).join("; ") || `exit code ${st.code}`;
-      const hint = opts.hint ? ` ${opts.hint}` : "";
-      throw new PenguinError(
-        "runtime",
-        `Cannot start ${opts.describe}: the sandbox failed to set up: ${said}.${hint}`,
-      );
+  if (control && !await control.ready) {
+    const st = await status;
+    await raw.stdout?.cancel().catch(() => {});
+    await closeStdin();
+    if (opts.signal?.aborted) {
+      throw new PenguinError("runtime", `Cannot start ${opts.describe}: aborted while starting`);
     }
+    const said = control.text().trim().split("\n").slice(-5).join("; ") || `exit code ${st.code}`;
+    const hint = opts.hint ? ` ${opts.hint}` : "";
+    throw new PenguinError(
+      "runtime",
+      `Cannot start ${opts.describe}: the sandbox failed to set up: ${said}.${hint}`,
+    );
   }
 
   let output: ReadableStream<string>;
   let outputClosed: Promise<void>;
-  if (!merged) {
+  const stdout = merged ? raw.stdout : null;
+  if (!stdout) {
     output = new ReadableStream({ start: (c) => c.close() });
     outputClosed = Promise.resolve();
   } else if (opts.onOutput) {
-    const sink = opts.onOutput;
-    const deliver = (text: string) => {
-      if (!text) return;
-      try {
-        sink(text);
-      } catch {
-        // A failing sink must not stop the pump, or the child blocks on a full pipe.
-      }
-    };
     output = new ReadableStream({ start: (c) => c.close() });
-    outputClosed = (async () => {
-      const decoder = new TextDecoder();
-      try {
-        // A bring-your-own-buffer reader refills one buffer: a fresh buffer per read would
-        // leave thousands of dead 64 KiB backing stores waiting for a collection, and a
-        // command printing a gigabyte would cost tens of MB of RSS.
-        const reader = child.stdout.getReader({ mode: "byob" });
-        let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
-        for (;;) {
-          const { done, value } = await reader.read(new Uint8Array(buffer));
-          if (done || !value) break;
-          deliver(decoder.decode(value, { stream: true }));
-          buffer = value.buffer as ArrayBuffer;
-        }
-      } catch {
-        // A read error ends the output like end of file.
-      }
-      deliver(decoder.decode());
-    })();
+    outputClosed = pump(stdout, opts.onOutput);
   } else {
     let done: () => void = () => {};
     outputClosed = new Promise((resolve) => done = resolve);
-    output = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
+    output = stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
       new TransformStream<string, string>({ flush: () => done() }),
     );
   }
 
   return {
-    pid: child.pid,
+    pid: raw.pid,
     sandbox: opts.sandbox,
     output,
     outputClosed,

@@ -20,7 +20,8 @@
  * @module
  */
 import { PenguinError } from "../protocol/errors.ts";
-import { type SandboxedProcess, startSupervised } from "./_process.ts";
+import { mayRun, type SandboxedProcess, startSupervised } from "./_process.ts";
+import { DIRECT_SECCOMP_FD, hasControllingTerminal, startDirect } from "./_direct.ts";
 import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
@@ -31,7 +32,7 @@ import { DEFAULT_PATH } from "./env.ts";
 import { isInside, resolvePlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
-import { seccompEscapes } from "./seccomp.ts";
+import { seccompEscapes, seccompProgram } from "./seccomp.ts";
 
 /** What to run and how. Give exactly one of `argv` and `shell`. */
 export interface SpawnOptions {
@@ -57,6 +58,34 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Grace between SIGTERM and SIGKILL; default 1000 ms. */
   killGraceMs?: number;
+}
+
+/** How bubblewrap is started; tests pin it to reach each path. */
+const launch: { direct?: boolean | undefined; detached?: boolean | undefined } = {};
+
+/**
+ * Pin how bubblewrap is started (tests only): `direct` false takes the
+ * supervised path, `detached` decides the direct path's session; undefined
+ * restores the default for that field.
+ */
+export function _pinLaunch(pin: { direct?: boolean; detached?: boolean }): void {
+  launch.direct = pin.direct;
+  launch.detached = pin.detached;
+}
+
+/** Where the direct path's `sh` may be (penguin's permission set names `sh`). */
+const SH_PATHS = ["/usr/bin/sh", "/bin/sh"];
+
+/**
+ * The `sh` that starts bwrap as penguin's own child ({@linkcode startDirect}),
+ * or undefined for the supervised path: penguin may not run one, or the
+ * command shares the terminal or has no merged output (the direct path
+ * always reads a control channel and never shares the terminal).
+ */
+function directShell(opts: SpawnOptions): string | undefined {
+  if (launch.direct === false) return undefined;
+  if ((opts.stdio ?? "merged") !== "merged" || opts.stdin === "inherit") return undefined;
+  return SH_PATHS.find((p) => mayRun(p));
 }
 
 /** Variables that make bash run code at startup; never given to the unsandboxed supervisor. */
@@ -187,8 +216,31 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   const release = await holdPlaceholders(plan.placeholders ?? []);
   // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
   const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
-  const filter = await seccompFile(plan.roots);
   let child: SandboxedProcess;
+  const filter = await seccompFile(plan.roots);
+  const sh = filter !== undefined ? directShell(opts) : undefined;
+  if (sh !== undefined) {
+    try {
+      child = await startDirect({
+        ...common,
+        sh,
+        bwrap,
+        args: bwrapArgv(plan, inner, {
+          seccompFd: DIRECT_SECCOMP_FD,
+          commandIsInit: true,
+          disableUserns: report.disableUserns,
+        }),
+        filter: filter!,
+        env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
+        detached: launch.detached ?? hasControllingTerminal(),
+        sandbox: "bwrap",
+      });
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    return plan.placeholders ? releaseOnExit(child, release) : child;
+  }
   try {
     child = await startSupervised({
       ...common,

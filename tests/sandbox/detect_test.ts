@@ -155,13 +155,14 @@ Deno.test("a bubblewrap that does not install the seccomp filter is not usable",
 
 Deno.test("spawning fails closed when the seccomp filter cannot be loaded: nothing runs", async () => {
   await withWorkspace(async (dir) => {
-    // Passes the probe, then hands bwrap a broken filter (7 bytes) on fd 4.
+    // Passes the probe, then hands bwrap a broken filter (7 bytes) on the fd it is told to read.
     const fake = join(dir, "bwrap");
     const flag = join(dir, "probed");
     await Deno.writeTextFile(
       fake,
       `#!/bin/bash\nif [ "$1" = --version ]; then exec /usr/bin/bwrap --version; fi\n` +
-        `if [ -e ${flag} ]; then exec /usr/bin/bwrap "$@" 4< <(printf 'broken!'); fi\n` +
+        `fd=4 prev=; for a in "$@"; do [ "$prev" = --seccomp ] && fd=$a; prev=$a; done\n` +
+        `if [ -e ${flag} ]; then eval "exec /usr/bin/bwrap \\"\\$@\\" $fd< <(printf 'broken!')"; fi\n` +
         `touch ${flag}; exec /usr/bin/bwrap "$@"\n`,
     );
     await Deno.chmod(fake, 0o755);

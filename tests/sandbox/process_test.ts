@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { resolvePlan, type SandboxMode, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
 import {
   alive,
   collect,
@@ -163,7 +164,18 @@ Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
 // Repeated: a terminal signal that lands while the command exits must not cost its exit status
 // (bash loses the status of a child reaped while a trapped signal arrives; the supervisor ignores
 // these signals instead of trapping them). One round showed the loss about once in twenty.
+// The supervised path (penguin's direct child is the supervisor, in penguin's process group): the
+// direct path's own terminal test is in terminal_test.ts, under a real pseudo-terminal.
 Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by the supervisor", async () => {
+  _pinLaunch({ direct: false });
+  try {
+    await terminalRounds();
+  } finally {
+    _pinLaunch({});
+  }
+});
+
+async function terminalRounds() {
   await withPolicyWorkspace(async (policy) => {
     for (const [mode, rounds] of [["workspace-write", 5], ["off", 40]] as const) {
       for (let i = 0; i < rounds; i++) {
@@ -181,7 +193,7 @@ Deno.test("a terminal's SIGINT to penguin's process group is not forwarded by th
       }
     }
   });
-});
+}
 
 Deno.test("kill() takes down the whole process group, grandchildren included", async () => {
   await withPolicyWorkspace(async (policy) => {
