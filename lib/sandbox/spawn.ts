@@ -32,7 +32,7 @@ import { DEFAULT_PATH } from "./env.ts";
 import { isInside, resolvePlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
-import { seccompEscapes, seccompProgram } from "./seccomp.ts";
+import { seccompEscapes } from "./seccomp.ts";
 
 /** What to run and how. Give exactly one of `argv` and `shell`. */
 export interface SpawnOptions {
