@@ -165,16 +165,20 @@ exit "$rc"
  * supervisor's own environment reaches the command, and no value shows on
  * a command line.
  */
-export const WRAPPER = `for f in /proc/$$/fd/* /dev/fd/*; do
+export const WRAPPER = `d=/proc/$$/fd
+[ -d "$d" ] || d=/dev/fd
+for f in "$d"/*; do
   n=\${f##*/}
   case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
 done
-unset f n
+unset d f n
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
 if [ "$3" = 1 ]; then
-  while IFS= read -r -d '' __PSV; do
+  mapfile -d '' __PSA </proc/self/environ
+  for __PSV in "\${__PSA[@]}"; do
     case $__PSV in __PSE_*) ;; *) unset "\${__PSV%%=*}" 2>/dev/null ;; esac
-  done </proc/self/environ
+  done
+  unset __PSA
   for __PSV in "\${!__PSE_@}"; do
     __PSW=\${!__PSV}
     unset "$__PSV"

@@ -15,6 +15,38 @@ import {
 
 const MODES: SandboxMode[] = ["workspace-write", "off"];
 
+/**
+ * Each way a command can start: workspace-write on the direct path (bwrap as penguin's child) and
+ * on the supervised one, and off. The launch is pinned for the iteration's body only.
+ */
+function* launches(): Generator<SandboxMode> {
+  for (
+    const [mode, direct] of [["workspace-write", true], ["workspace-write", false], [
+      "off",
+      true,
+    ]] as const
+  ) {
+    _pinLaunch(direct ? {} : { direct: false });
+    try {
+      yield mode;
+    } finally {
+      _pinLaunch({});
+    }
+  }
+}
+
+/** Both bubblewrap launches, direct and supervised, pinned for the iteration's body. */
+function* bwrapLaunches(): Generator<string> {
+  for (const direct of [true, false]) {
+    _pinLaunch({ direct });
+    try {
+      yield direct ? "direct" : "supervised";
+    } finally {
+      _pinLaunch({});
+    }
+  }
+}
+
 Deno.test("stdout and stderr arrive merged in order, and the exit code comes back", async () => {
   await withPolicyWorkspace(async (policy) => {
     for (const mode of MODES) {
@@ -78,7 +110,7 @@ Deno.test("onOutput receives every chunk and outputClosed resolves at end of out
 
 Deno.test("a command killed by a signal reports the signal", async () => {
   await withPolicyWorkspace(async (policy) => {
-    for (const mode of MODES) {
+    for (const mode of launches()) {
       const r = await collect(
         await spawnSandboxed({ shell: "kill -TERM $$", policy: { ...policy, mode } }),
       );
@@ -131,7 +163,7 @@ Deno.test("under bubblewrap the sandbox's init is the wrapper and the command it
 
 Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
   await withPolicyWorkspace(async (policy) => {
-    for (const mode of MODES) {
+    for (const mode of launches()) {
       const child = await spawnSandboxed({
         shell: "trap 'echo caught; exit 5' INT; echo ready; while :; do sleep 0.05; done",
         policy: { ...policy, mode },
@@ -147,7 +179,7 @@ Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
 
 Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
   await withPolicyWorkspace(async (policy) => {
-    for (const mode of MODES) {
+    for (const mode of launches()) {
       const child = await spawnSandboxed({
         shell: "trap 'echo quit; exit 6' QUIT; echo ready; while :; do sleep 0.05; done",
         policy: { ...policy, mode },
@@ -197,7 +229,7 @@ async function terminalRounds() {
 
 Deno.test("kill() takes down the whole process group, grandchildren included", async () => {
   await withPolicyWorkspace(async (policy) => {
-    for (const mode of MODES) {
+    for (const mode of launches()) {
       const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
       const child = await spawnSandboxed({
         shell: `sleep ${tag} & sleep ${tag} & echo started; wait`,
@@ -218,35 +250,39 @@ Deno.test("kill() takes down the whole process group, grandchildren included", a
 
 Deno.test("kill() escalates to SIGKILL for processes that ignore SIGTERM or left the group", async () => {
   await withPolicyWorkspace(async (policy) => {
-    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-    const child = await spawnSandboxed({
-      shell:
-        `trap '' TERM; setsid sleep ${tag} & sleep ${tag} & echo started; while :; do sleep 0.05; done`,
-      policy,
-      killGraceMs: 300,
-    });
-    await readUntil(child, "started");
-    assert.ok(await eventually(() => pidsWithArg(tag).length === 2));
-    const pids = pidsWithArg(tag);
-    const status = await child.kill();
-    assert.equal(status.signal, "SIGKILL");
-    assert.ok(await eventually(() => pids.every((p) => !alive(p))), `sleeps ${pids} still alive`);
+    for (const _launch of bwrapLaunches()) {
+      const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+      const child = await spawnSandboxed({
+        shell:
+          `trap '' TERM; setsid sleep ${tag} & sleep ${tag} & echo started; while :; do sleep 0.05; done`,
+        policy,
+        killGraceMs: 300,
+      });
+      await readUntil(child, "started");
+      assert.ok(await eventually(() => pidsWithArg(tag).length === 2));
+      const pids = pidsWithArg(tag);
+      const status = await child.kill();
+      assert.equal(status.signal, "SIGKILL");
+      assert.ok(await eventually(() => pids.every((p) => !alive(p))), `sleeps ${pids} still alive`);
+    }
   });
 });
 
 Deno.test("when the command exits, everything it left behind in the sandbox dies with it", async () => {
   await withPolicyWorkspace(async (policy) => {
-    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-    const child = await spawnSandboxed({
-      shell: `setsid sleep ${tag} & sleep ${tag} & echo started`,
-      policy,
-    });
-    const r = await collect(child);
-    assert.match(r.out, /started/);
-    assert.ok(
-      await eventually(() => pidsWithArg(tag).length === 0),
-      "leftover processes survive the sandbox",
-    );
+    for (const _launch of bwrapLaunches()) {
+      const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+      const child = await spawnSandboxed({
+        shell: `setsid sleep ${tag} & sleep ${tag} & echo started`,
+        policy,
+      });
+      const r = await collect(child);
+      assert.match(r.out, /started/);
+      assert.ok(
+        await eventually(() => pidsWithArg(tag).length === 0),
+        "leftover processes survive the sandbox",
+      );
+    }
   });
 });
 
@@ -256,39 +292,49 @@ const bomb = (tag: string, n: number, then: string) =>
 
 Deno.test("when a fork bomb's command exits, its status arrives only once every process is gone", async () => {
   await withPolicyWorkspace(async (policy) => {
-    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-    const child = await spawnSandboxed({ shell: bomb(tag, 2000, "exit 3"), policy });
-    // Counted the moment the status arrives: no wait, no grace.
-    const left = await child.status.then(() => pidsWithArg(tag));
-    assert.deepEqual(left, [], "processes of the sandbox outlived its status");
-    assert.equal((await collect(child)).code, 3);
+    for (const _launch of bwrapLaunches()) {
+      const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+      const child = await spawnSandboxed({ shell: bomb(tag, 2000, "exit 3"), policy });
+      // Counted the moment the status arrives: no wait, no grace.
+      const left = await child.status.then(() => pidsWithArg(tag));
+      assert.deepEqual(left, [], "processes of the sandbox outlived its status");
+      assert.equal((await collect(child)).code, 3);
+    }
   });
 });
 
 Deno.test("kill() resolves only once every process of the sandbox is gone, fork bomb included", async () => {
   await withPolicyWorkspace(async (policy) => {
-    for (const grace of [1000, 0]) {
-      const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-      const child = await spawnSandboxed({
-        shell: bomb(tag, 2000, `$SIG{TERM} = "IGNORE"; sleep 1 while 1`),
-        policy,
-      });
-      await readUntil(child, "started");
-      assert.ok(await eventually(() => pidsWithArg(tag).length >= 2000), "the bomb runs");
-      await child.kill(grace);
-      assert.deepEqual(pidsWithArg(tag), [], `grace ${grace}: processes survived kill()`);
+    for (const _launch of bwrapLaunches()) {
+      for (const grace of [1000, 0]) {
+        const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+        const child = await spawnSandboxed({
+          shell: bomb(tag, 2000, `$SIG{TERM} = "IGNORE"; sleep 1 while 1`),
+          policy,
+        });
+        await readUntil(child, "started");
+        assert.ok(await eventually(() => pidsWithArg(tag).length >= 2000), "the bomb runs");
+        await child.kill(grace);
+        assert.deepEqual(pidsWithArg(tag), [], `grace ${grace}: processes survived kill()`);
+      }
     }
   });
 });
 
 Deno.test("aborting the signal kills the child", async () => {
   await withPolicyWorkspace(async (policy) => {
-    const ac = new AbortController();
-    const child = await spawnSandboxed({ shell: "echo up; sleep 1000", policy, signal: ac.signal });
-    await readUntil(child, "up");
-    ac.abort();
-    const { signal } = await child.status;
-    assert.ok(signal === "SIGTERM" || signal === "SIGKILL", String(signal));
+    for (const _launch of bwrapLaunches()) {
+      const ac = new AbortController();
+      const child = await spawnSandboxed({
+        shell: "echo up; sleep 1000",
+        policy,
+        signal: ac.signal,
+      });
+      await readUntil(child, "up");
+      ac.abort();
+      const { signal } = await child.status;
+      assert.ok(signal === "SIGTERM" || signal === "SIGKILL", String(signal));
+    }
   });
 });
 
