@@ -35,6 +35,7 @@ import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import {
   handleFor,
   type HandleOptions,
+  mayRun,
   type RawChild,
   type SandboxedProcess,
   toExitStatus,
@@ -96,6 +97,15 @@ export interface DirectOptions extends HandleOptions {
   cwd: string;
   /** Start bwrap in a session of its own (penguin has a controlling terminal). */
   detached: boolean;
+}
+
+/** Where the direct path's `sh` may be (penguin's permission set names `sh`). */
+const SH_PATHS = ["/usr/bin/sh", "/bin/sh"];
+
+/** The `sh` the direct path starts bwrap with, or undefined when penguin may run none. */
+export function directShellPath(): string | undefined {
+  if (Deno.build.os !== "linux") return undefined;
+  return SH_PATHS.find((p) => mayRun(p));
 }
 
 let terminal: boolean | undefined;

@@ -1,7 +1,10 @@
 /**
- * The two small bash programs every child runs under, as text.
+ * The two small bash programs children run under, as text.
  *
- * The supervisor is the process Deno spawns. It starts the job (bwrap,
+ * The wrapper runs inside every sandbox. The supervisor is the process Deno
+ * spawns on the supervised path: a command without a sandbox (`off`), under
+ * Seatbelt, sharing penguin's terminal, or under bubblewrap when the direct
+ * path (`_direct.ts`, bwrap as penguin's own child) is not available. It starts the job (bwrap,
  * sandbox-exec, or the command itself) in its own process group, forwards
  * SIGINT (sent as SIGUSR1), SIGQUIT (as SIGALRM), SIGTERM and SIGHUP to the
  * sandboxed command's process group, hard-kills everything on SIGUSR2, and

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { directShellPath } from "./_direct.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import type { SandboxKind } from "./_process.ts";
 import { facts, findBash, findBwrap, isExecutable, runProbe } from "./_probe.ts";
@@ -313,8 +314,16 @@ function observedChecks(
         fix: "upgrade bubblewrap",
       },
   );
+  const sh = directShellPath();
   out.push(
-    report.setpriv
+    sh
+      ? {
+        name: "lifetime",
+        status: "ok",
+        detail: `bwrap is penguin's own child (started by ${sh}), --die-with-parent: ` +
+          "sandboxes die with penguin",
+      }
+      : report.setpriv
       ? {
         name: "lifetime",
         status: "ok",

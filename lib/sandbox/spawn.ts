@@ -20,8 +20,13 @@
  * @module
  */
 import { PenguinError } from "../protocol/errors.ts";
-import { mayRun, type SandboxedProcess, startSupervised } from "./_process.ts";
-import { DIRECT_SECCOMP_FD, hasControllingTerminal, startDirect } from "./_direct.ts";
+import { type SandboxedProcess, startSupervised } from "./_process.ts";
+import {
+  DIRECT_SECCOMP_FD,
+  directShellPath,
+  hasControllingTerminal,
+  startDirect,
+} from "./_direct.ts";
 import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
@@ -73,9 +78,6 @@ export function _pinLaunch(pin: { direct?: boolean; detached?: boolean }): void 
   launch.detached = pin.detached;
 }
 
-/** Where the direct path's `sh` may be (penguin's permission set names `sh`). */
-const SH_PATHS = ["/usr/bin/sh", "/bin/sh"];
-
 /**
  * The `sh` that starts bwrap as penguin's own child ({@linkcode startDirect}),
  * or undefined for the supervised path: penguin may not run one, or the
@@ -85,7 +87,7 @@ const SH_PATHS = ["/usr/bin/sh", "/bin/sh"];
 function directShell(opts: SpawnOptions): string | undefined {
   if (launch.direct === false) return undefined;
   if ((opts.stdio ?? "merged") !== "merged" || opts.stdin === "inherit") return undefined;
-  return SH_PATHS.find((p) => mayRun(p));
+  return directShellPath();
 }
 
 /** Variables that make bash run code at startup; never given to the unsandboxed supervisor. */
