@@ -31,7 +31,7 @@ Deno.test({
     await withPolicyWorkspace(async (policy) => {
       const child = await spawnSandboxed({ shell: "echo up; read -r line", policy });
       await readUntil(child, "up");
-      assert.equal(Deno.readTextFileSync(`/proc/${child.pid}/comm`).trim(), "bwrap");
+      assert.equal((await Deno.readTextFile(`/proc/${child.pid}/comm`)).trim(), "bwrap");
       const [, ppid, pgrp] = stat(child.pid);
       assert.equal(Number(ppid), Deno.pid);
       assert.equal(
