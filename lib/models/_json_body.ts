@@ -5,17 +5,38 @@
 // context): the whole body then never exists as one string, which V8 would
 // make two bytes per character as soon as any character is not ASCII, plus
 // its UTF-8 copy.
+//
+// A wire module that keeps the JSON text of the history it converted before
+// passes it on (`KnownPrefix`): a long session's body then costs its new
+// messages plus one copy, not a serialization of the whole history per turn.
 import type { CompleteMessage } from "../protocol/types.ts";
 import type { HttpRequest } from "./wire.ts";
 
 /** Bytes per chunk of a streamed body (about). */
 const CHUNK_CHARS = 64 * 1024;
 
-/** An HTTP request whose `body` is `JSON.stringify(json)`, computed on first read. */
+/**
+ * The JSON text of the first `count` elements of the array at top-level
+ * member `key` of a body: their `JSON.stringify` texts joined with ",".
+ */
+export interface KnownPrefix {
+  /** The top-level member holding the array. */
+  key: string;
+  /** How many leading elements `text` covers. */
+  count: number;
+  /** Their JSON texts, joined with ",". */
+  text: string;
+}
+
+/**
+ * An HTTP request whose `body` is `JSON.stringify(json)`, computed on first
+ * read; the elements `known` covers are taken from its text, not serialized again.
+ */
 export function jsonRequest(
   url: string,
   headers: Record<string, string>,
   json: Record<string, unknown>,
+  known?: KnownPrefix,
 ): HttpRequest {
   let text: string | undefined;
   return {
@@ -23,12 +44,14 @@ export function jsonRequest(
     headers,
     json,
     get body() {
-      return (text ??= JSON.stringify(json));
+      return (text ??= known === undefined
+        ? JSON.stringify(json)
+        : Array.from(pieces(json, known)).join(""));
     },
   };
 }
 
-function* pieces(value: Record<string, unknown>): Generator<string> {
+function* pieces(value: Record<string, unknown>, known?: KnownPrefix): Generator<string> {
   yield "{";
   let first = true;
   for (const [key, v] of Object.entries(value)) {
@@ -39,8 +62,9 @@ function* pieces(value: Record<string, unknown>): Generator<string> {
       yield JSON.stringify(v);
       continue;
     }
-    yield "[";
-    for (let i = 0; i < v.length; i++) {
+    const skip = known?.key === key && known.count <= v.length ? known.count : 0;
+    yield skip > 0 ? `[${known!.text}` : "[";
+    for (let i = skip; i < v.length; i++) {
       yield (i > 0 ? "," : "") + (JSON.stringify(v[i]) ?? "null");
     }
     yield "]";

@@ -93,3 +93,26 @@ Deno.test("a very large history is sent as a streamed body the server reads as t
     await server.close();
   }
 });
+
+Deno.test("jsonRequest takes the known text of an array's first elements as it is and serializes the rest", () => {
+  const json = { model: "m", messages: [{ a: 1 }, { b: 2 }, { c: 3 }], stream: true };
+  const exact = jsonRequest("http://x/y", {}, json, {
+    key: "messages",
+    count: 2,
+    text: '{"a":1},{"b":2}',
+  });
+  assert.equal(exact.body, JSON.stringify(json));
+  // The known text is used, not recomputed: a text that differs shows up in the body.
+  const marked = jsonRequest("http://x/y", {}, json, {
+    key: "messages",
+    count: 2,
+    text: '{"a":1 },{"b":2 }',
+  });
+  assert.equal(marked.body, '{"model":"m","messages":[{"a":1 },{"b":2 },{"c":3}],"stream":true}');
+  // A known prefix longer than the array, or of another member, is ignored.
+  for (
+    const known of [{ key: "messages", count: 4, text: "x" }, { key: "other", count: 1, text: "x" }]
+  ) {
+    assert.equal(jsonRequest("http://x/y", {}, json, known).body, JSON.stringify(json));
+  }
+});

@@ -11,8 +11,8 @@ import type { CompleteMessage, Fidelity, ThinkingMessage, ToolSpec } from "../..
 import { chatReasoning } from "../shaping.ts";
 import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, ModelEndpoint, WireRequest } from "../wire.ts";
-import { jsonRequest } from "../_json_body.ts";
-import { dataUrl, openAiHeaders, runsBySide } from "./_openai_common.ts";
+import { jsonRequest, type KnownPrefix } from "../_json_body.ts";
+import { dataUrl, isAssistantSide, openAiHeaders, runsBySide } from "./_openai_common.ts";
 import { argumentsText } from "./_tool_arguments.ts";
 
 type Json = Record<string, unknown>;
@@ -127,23 +127,113 @@ function userMessages(run: CompleteMessage[]): Json[] {
   return out;
 }
 
+function runMessages(run: CompleteMessage[]): Json[] {
+  return run[0]!.role === "assistant" ? [assistantMessage(run)] : userMessages(run);
+}
+
 /** The `messages` array for a history (system prompt first when non-empty). */
 export function chatMessages(systemPrompt: string, history: CompleteMessage[]): Json[] {
   const messages: Json[] = [];
   if (systemPrompt !== "") messages.push({ role: "system", content: systemPrompt });
-  for (const run of runsBySide(history)) {
-    if (run[0]!.role === "assistant") messages.push(assistantMessage(run));
-    else messages.push(...userMessages(run));
-  }
+  for (const run of runsBySide(history)) messages.push(...runMessages(run));
   return messages;
+}
+
+/** The longest remembered conversion (JSON characters); a longer history is converted afresh. */
+const KEPT_CHARS = 4 * 1024 * 1024;
+
+/**
+ * A history's conversion up to the start of its last run: the history
+ * messages, their chat messages (frozen: requests share them) and those
+ * messages' JSON texts joined with ",".
+ */
+interface Converted {
+  history: CompleteMessage[];
+  messages: Json[];
+  text: string;
+}
+
+/** The last conversion of each history, by its first message. */
+const converted = new WeakMap<CompleteMessage, Converted>();
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+}
+
+/** Whether `history` begins with `prefix` (the same objects), a run ending where `prefix` does. */
+function extends_(
+  history: readonly CompleteMessage[],
+  prefix: readonly CompleteMessage[],
+): boolean {
+  const k = prefix.length;
+  if (k === 0 || k > history.length) return false;
+  for (let i = 0; i < k; i++) if (history[i] !== prefix[i]) return false;
+  return k === history.length || isAssistantSide(history[k - 1]!) !== isAssistantSide(history[k]!);
+}
+
+/**
+ * The chat messages of `history` and the JSON text of those a previous call
+ * already converted. Runs convert independently of each other, and a session's
+ * history only grows between requests, so each call converts what follows the
+ * remembered runs and remembers all but the last run (the next input may
+ * still join it). A long session thus pays per turn for its new messages, not
+ * its whole history.
+ */
+function historyMessages(
+  history: CompleteMessage[],
+): { messages: Json[]; count: number; text: string } {
+  const head = history[0];
+  const before = head === undefined ? undefined : converted.get(head);
+  const reuse = before !== undefined && extends_(history, before.history);
+  const messages = reuse ? [...before.messages] : [];
+  let text = reuse ? before.text : "";
+  let done = reuse ? before.history.length : 0;
+  const runs = runsBySide(reuse ? history.slice(done) : history);
+  let count = messages.length;
+  for (const [i, run] of runs.entries()) {
+    const out = runMessages(run);
+    messages.push(...out);
+    if (i === runs.length - 1 || text.length > KEPT_CHARS) continue;
+    for (const m of out) {
+      deepFreeze(m);
+      text += (text === "" ? "" : ",") + JSON.stringify(m);
+    }
+    done += run.length;
+    count = messages.length;
+  }
+  if (head !== undefined && text.length <= KEPT_CHARS && done > 0) {
+    converted.set(head, {
+      history: history.slice(0, done),
+      messages: messages.slice(0, count),
+      text,
+    });
+  } else if (head !== undefined) converted.delete(head);
+  return { messages, count, text };
 }
 
 /** Build the streaming Chat Completions request. */
 export function buildChatRequest(req: WireRequest): HttpRequest {
   const ep = req.endpoint;
+  const fromHistory = historyMessages(req.history);
+  const messages = fromHistory.messages;
+  let known: KnownPrefix | undefined;
+  if (req.system_prompt !== "") {
+    const system = { role: "system", content: req.system_prompt };
+    messages.unshift(system);
+    known = { key: "messages", count: 1, text: JSON.stringify(system) };
+  }
+  if (fromHistory.count > 0) {
+    known = {
+      key: "messages",
+      count: (known?.count ?? 0) + fromHistory.count,
+      text: known === undefined ? fromHistory.text : `${known.text},${fromHistory.text}`,
+    };
+  }
   const body: Json = {
     model: ep.model_id,
-    messages: chatMessages(req.system_prompt, req.history),
+    messages,
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -152,5 +242,5 @@ export function buildChatRequest(req: WireRequest): HttpRequest {
     body[usesLegacyMaxTokens(ep) ? "max_tokens" : "max_completion_tokens"] = req.max_tokens;
   }
   Object.assign(body, chatReasoning(req.thinking_level, ep));
-  return jsonRequest(`${ep.base_url}/chat/completions`, openAiHeaders(ep), body);
+  return jsonRequest(`${ep.base_url}/chat/completions`, openAiHeaders(ep), body, known);
 }
