@@ -12,12 +12,14 @@
 //     response n), as a change in percent. Every turn is measured, none is dropped or warmed up
 //     beforehand; the machine's own drift over the few seconds between the two windows is the
 //     noise, so the 200-turn run is repeated (`longRuns`, default 3) and the median of the
-//     per-run changes is the figure, each run's shown too.
+//     per-run changes is the figure, each run's shown too, with the share of the machine's CPU
+//     that other work took meanwhile (a figure taken on a busy machine says so).
 // (d) Peak RSS (VmHWM from /proc) of those 200-turn processes: the highest.
 // (e) (b) again with a HOME whose ~/.bashrc runs `sleep 0.5` (sourced by ~/.profile, as on
 //     Debian): the login profile is paid once per session, not per command.
 import { join } from "node:path";
 import { peakRss } from "./_peak_rss.ts";
+import { cpuTicks, otherWork } from "./_cpu_share.ts";
 import { addModel } from "../lib/state/mod.ts";
 import { bwrapArgv, createPolicy, detectSandbox, resolvePlan } from "../lib/sandbox/mod.ts";
 import { builtinTools, executeTool } from "../lib/tools/mod.ts";
@@ -126,7 +128,8 @@ async function task(
   name: string,
   turns: number,
   home: string,
-): Promise<{ gaps: number[]; rssMb: number }> {
+): Promise<{ gaps: number[]; rssMb: number; other: string }> {
+  const cpuBefore = cpuTicks();
   const server = await serverWorker(turns);
   const dir = join(base, name);
   const root = join(dir, "data");
@@ -154,6 +157,7 @@ async function task(
   }).spawn();
   const stderr = new Response(child.stderr).text();
   const { code, peakKb } = await peakRss(child);
+  const busy = otherWork(cpuBefore, cpuTicks());
   const times = await server.stop();
   if (code !== 0 || times.length !== turns) {
     throw new Error(`${name}: exit ${code}, ${times.length}/${turns} requests\n${await stderr}`);
@@ -162,7 +166,10 @@ async function task(
   for (let i = 0; i + 1 < times.length; i++) {
     gaps.push(times[i + 1]!.arrivedAt! - times[i]!.respondedAt!);
   }
-  return { gaps, rssMb: peakKb / 1024 };
+  const other = busy === undefined
+    ? ""
+    : ` (other work on the machine meanwhile: ${busy.toFixed(0)}% of its CPU)`;
+  return { gaps, rssMb: peakKb / 1024, other };
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -189,7 +196,9 @@ try {
     const change = ((at190 - at10) / at10) * 100;
     changes.push(change);
     rss.push(c.rssMb);
-    console.log(`    run ${r + 1}: ${ms(at10)} -> ${ms(at190)}, change ${change.toFixed(1)}%`);
+    console.log(
+      `    run ${r + 1}: ${ms(at10)} -> ${ms(at190)}, change ${change.toFixed(1)}%${c.other}`,
+    );
   }
   console.log(`    median change ${median(changes).toFixed(1)}% (target within +-10%)`);
   console.log(
