@@ -94,25 +94,35 @@ Deno.test("a very large history is sent as a streamed body the server reads as t
   }
 });
 
-Deno.test("jsonRequest takes the known text of an array's first elements as it is and serializes the rest", () => {
-  const json = { model: "m", messages: [{ a: 1 }, { b: 2 }, { c: 3 }], stream: true };
+Deno.test("jsonRequest takes the known bytes of an array's first elements as they are and encodes the rest", () => {
+  const enc = new TextEncoder();
+  const json = { model: "m — x", messages: [{ a: "é" }, { b: 2 }, { c: "企鹅" }], stream: true };
   const exact = jsonRequest("http://x/y", {}, json, {
     key: "messages",
     count: 2,
-    text: '{"a":1},{"b":2}',
+    chunks: [enc.encode('{"a":"é"},'), enc.encode('{"b":2}')],
   });
   assert.equal(exact.body, JSON.stringify(json));
-  // The known text is used, not recomputed: a text that differs shows up in the body.
+  assert.deepEqual(exact.bytes, enc.encode(JSON.stringify(json)));
+  // The known bytes are used, not recomputed: bytes that differ show up in the body.
   const marked = jsonRequest("http://x/y", {}, json, {
     key: "messages",
     count: 2,
-    text: '{"a":1 },{"b":2 }',
+    chunks: [enc.encode('{"a":"é" },{"b":2 }')],
   });
-  assert.equal(marked.body, '{"model":"m","messages":[{"a":1 },{"b":2 },{"c":3}],"stream":true}');
+  assert.equal(
+    marked.body,
+    '{"model":"m — x","messages":[{"a":"é" },{"b":2 },{"c":"企鹅"}],"stream":true}',
+  );
   // A known prefix longer than the array, or of another member, is ignored.
   for (
-    const known of [{ key: "messages", count: 4, text: "x" }, { key: "other", count: 1, text: "x" }]
+    const known of [
+      { key: "messages", count: 4, chunks: [enc.encode("x")] },
+      { key: "other", count: 1, chunks: [enc.encode("x")] },
+    ]
   ) {
-    assert.equal(jsonRequest("http://x/y", {}, json, known).body, JSON.stringify(json));
+    const r = jsonRequest("http://x/y", {}, json, known);
+    assert.equal(r.body, JSON.stringify(json));
+    assert.deepEqual(r.bytes, enc.encode(JSON.stringify(json)));
   }
 });

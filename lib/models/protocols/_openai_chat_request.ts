@@ -139,18 +139,20 @@ export function chatMessages(systemPrompt: string, history: CompleteMessage[]): 
   return messages;
 }
 
-/** The longest remembered conversion (JSON characters); a longer history is converted afresh. */
-const KEPT_CHARS = 4 * 1024 * 1024;
+/** The longest remembered conversion (bytes of JSON); a longer history is converted afresh. */
+const KEPT_BYTES = 4 * 1024 * 1024;
 
 /**
  * A history's conversion up to the start of its last run: the history
- * messages, their chat messages (frozen: requests share them) and those
- * messages' JSON texts joined with ",".
+ * messages, their chat messages (frozen: requests share them) and the UTF-8
+ * bytes of those messages' JSON texts joined with "," (`bytes[0, length)`;
+ * room to grow after).
  */
 interface Converted {
   history: CompleteMessage[];
   messages: Json[];
-  text: string;
+  bytes: Uint8Array;
+  length: number;
 }
 
 /** The last conversion of each history, by its first message. */
@@ -173,44 +175,58 @@ function extends_(
   return k === history.length || isAssistantSide(history[k - 1]!) !== isAssistantSide(history[k]!);
 }
 
+const encoder = new TextEncoder();
+
+/** `c.bytes` with `more` appended at `c.length` (a bigger buffer when full). */
+function append(c: Converted, more: Uint8Array): void {
+  if (c.length + more.length > c.bytes.length) {
+    const grown = new Uint8Array(Math.max(2 * c.bytes.length, c.length + more.length, 4096));
+    grown.set(c.bytes.subarray(0, c.length));
+    c.bytes = grown;
+  }
+  c.bytes.set(more, c.length);
+  c.length += more.length;
+}
+
 /**
- * The chat messages of `history` and the JSON text of those a previous call
- * already converted. Runs convert independently of each other, and a session's
- * history only grows between requests, so each call converts what follows the
- * remembered runs and remembers all but the last run (the next input may
- * still join it). A long session thus pays per turn for its new messages, not
- * its whole history.
+ * The chat messages of `history`, with how many of them the returned bytes
+ * (their JSON, joined with ",") cover. Runs convert independently of each
+ * other, and a session's history only grows between requests, so each call
+ * converts what follows the runs converted before and remembers all but the
+ * last run (the next input may still join it). A long session thus pays per
+ * turn for its new messages and one copy of bytes, not for converting,
+ * serializing and encoding its whole history again.
  */
 function historyMessages(
   history: CompleteMessage[],
-): { messages: Json[]; count: number; text: string } {
+): { messages: Json[]; count: number; bytes: Uint8Array } {
   const head = history[0];
   const before = head === undefined ? undefined : converted.get(head);
   const reuse = before !== undefined && extends_(history, before.history);
-  const messages = reuse ? [...before.messages] : [];
-  let text = reuse ? before.text : "";
-  let done = reuse ? before.history.length : 0;
-  const runs = runsBySide(reuse ? history.slice(done) : history);
+  const c: Converted = reuse
+    ? { ...before }
+    : { history: [], messages: [], bytes: new Uint8Array(0), length: 0 };
+  const messages = [...c.messages];
+  let done = c.history.length;
   let count = messages.length;
+  const runs = runsBySide(reuse ? history.slice(done) : history);
   for (const [i, run] of runs.entries()) {
     const out = runMessages(run);
     messages.push(...out);
-    if (i === runs.length - 1 || text.length > KEPT_CHARS) continue;
+    if (i === runs.length - 1 || c.length > KEPT_BYTES) continue;
     for (const m of out) {
       deepFreeze(m);
-      text += (text === "" ? "" : ",") + JSON.stringify(m);
+      append(c, encoder.encode((c.length === 0 ? "" : ",") + JSON.stringify(m)));
     }
     done += run.length;
     count = messages.length;
   }
-  if (head !== undefined && text.length <= KEPT_CHARS && done > 0) {
-    converted.set(head, {
-      history: history.slice(0, done),
-      messages: messages.slice(0, count),
-      text,
-    });
+  if (head !== undefined && c.length <= KEPT_BYTES && done > 0) {
+    c.history = history.slice(0, done);
+    c.messages = messages.slice(0, count);
+    converted.set(head, c);
   } else if (head !== undefined) converted.delete(head);
-  return { messages, count, text };
+  return { messages, count, bytes: c.bytes.subarray(0, c.length) };
 }
 
 /** Build the streaming Chat Completions request. */
@@ -218,18 +234,17 @@ export function buildChatRequest(req: WireRequest): HttpRequest {
   const ep = req.endpoint;
   const fromHistory = historyMessages(req.history);
   const messages = fromHistory.messages;
-  let known: KnownPrefix | undefined;
+  const known: KnownPrefix = { key: "messages", count: 0, chunks: [] };
   if (req.system_prompt !== "") {
     const system = { role: "system", content: req.system_prompt };
     messages.unshift(system);
-    known = { key: "messages", count: 1, text: JSON.stringify(system) };
+    const comma = fromHistory.count > 0 ? "," : "";
+    known.count = 1;
+    known.chunks.push(encoder.encode(JSON.stringify(system) + comma));
   }
   if (fromHistory.count > 0) {
-    known = {
-      key: "messages",
-      count: (known?.count ?? 0) + fromHistory.count,
-      text: known === undefined ? fromHistory.text : `${known.text},${fromHistory.text}`,
-    };
+    known.count += fromHistory.count;
+    known.chunks.push(fromHistory.bytes);
   }
   const body: Json = {
     model: ep.model_id,
@@ -242,5 +257,6 @@ export function buildChatRequest(req: WireRequest): HttpRequest {
     body[usesLegacyMaxTokens(ep) ? "max_tokens" : "max_completion_tokens"] = req.max_tokens;
   }
   Object.assign(body, chatReasoning(req.thinking_level, ep));
-  return jsonRequest(`${ep.base_url}/chat/completions`, openAiHeaders(ep), body, known);
+  const url = `${ep.base_url}/chat/completions`;
+  return jsonRequest(url, openAiHeaders(ep), body, known.count > 0 ? known : undefined);
 }
