@@ -144,7 +144,8 @@ const KEPT_BYTES = 4 * 1024 * 1024;
 
 /**
  * A history's conversion up to the start of its last run: the history
- * messages, their chat messages (frozen: requests share them) and the UTF-8
+ * messages, their chat messages (frozen: requests share them; what they hold
+ * may be the history's own, e.g. reasoning details, and is left alone) and the UTF-8
  * bytes of those messages' JSON texts joined with "," (`bytes[0, length)`;
  * room to grow after).
  */
@@ -157,12 +158,6 @@ interface Converted {
 
 /** The last conversion of each history, by its first message. */
 const converted = new WeakMap<CompleteMessage, Converted>();
-
-function deepFreeze(value: unknown): void {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-}
 
 /** Whether `history` begins with `prefix` (the same objects), a run ending where `prefix` does. */
 function extends_(
@@ -215,7 +210,7 @@ function historyMessages(
     messages.push(...out);
     if (i === runs.length - 1 || c.length > KEPT_BYTES) continue;
     for (const m of out) {
-      deepFreeze(m);
+      Object.freeze(m);
       append(c, encoder.encode((c.length === 0 ? "" : ",") + JSON.stringify(m)));
     }
     done += run.length;
