@@ -1,4 +1,4 @@
-// Commands on the hot path: `deno run -A bench/command_turns.ts [spawnRuns=30] [longRuns=3]`.
+// Commands on the hot path: `deno run -A bench/command_turns.ts [spawnRuns=30] [longRuns=5]`.
 //
 // (a) Spawn cost of exec_command `echo hi` (executeTool → sandbox → output → status, the
 //     shell snapshot already taken) against a bare `bwrap <same flags> bash -c 'echo hi'`
@@ -10,10 +10,12 @@
 // (c) Flatness over a 200-turn task (the same task, 200 requests): in one `penguin run`, the
 //     median overhead of turns 5-15 against the median of turns 185-195 (turn n = the gap after
 //     response n), as a change in percent. Every turn is measured, none is dropped or warmed up
-//     beforehand; the machine's own drift over the few seconds between the two windows is the
-//     noise, so the 200-turn run is repeated (`longRuns`, default 3) and the median of the
-//     per-run changes is the figure, each run's shown too, with the share of the machine's CPU
-//     that other work took meanwhile (a figure taken on a busy machine says so).
+//     beforehand. One run's change swings by some 15% either way with the machine's drift over
+//     the seconds between its two windows (wider windows do not help: the drift lasts longer
+//     than they do), so the 200-turn run is repeated (`longRuns`, default 5) and the median of
+//     the per-run changes is the figure, each run's shown too, with the share of the machine's
+//     CPU other work took meanwhile (as /proc/stat sees it: other guests of a hypervisor that
+//     reports no steal time are not seen).
 // (d) Peak RSS (VmHWM from /proc) of those 200-turn processes: the highest.
 // (e) (b) again with a HOME whose ~/.bashrc runs `sleep 0.5` (sourced by ~/.profile, as on
 //     Debian): the login profile is paid once per session, not per command.
@@ -27,7 +29,7 @@ import { toolCall } from "../lib/protocol/builders.ts";
 import { denoDir, penguinArgv, REPO } from "../tests/support/cli.ts";
 
 const SPAWN_RUNS = Number(Deno.args[0] ?? 30);
-const LONG_RUNS = Number(Deno.args[1] ?? 3);
+const LONG_RUNS = Number(Deno.args[1] ?? 5);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p90 = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))]!;
@@ -168,7 +170,7 @@ async function task(
   }
   const other = busy === undefined
     ? ""
-    : ` (other work on the machine meanwhile: ${busy.toFixed(0)}% of its CPU)`;
+    : ` (other work seen on the machine meanwhile: ${busy.toFixed(0)}% of its CPU)`;
   return { gaps, rssMb: peakKb / 1024, other };
 }
 
@@ -200,7 +202,11 @@ try {
       `    run ${r + 1}: ${ms(at10)} -> ${ms(at190)}, change ${change.toFixed(1)}%${c.other}`,
     );
   }
-  console.log(`    median change ${median(changes).toFixed(1)}% (target within +-10%)`);
+  console.log(
+    `    median change ${median(changes).toFixed(1)}% (target within +-10%); runs from ${
+      Math.min(...changes).toFixed(1)
+    }% to ${Math.max(...changes).toFixed(1)}%`,
+  );
   console.log(
     `(d) peak RSS of the 200-turn processes: ${Math.max(...rss).toFixed(1)} MB (target <= 150 MB)`,
   );
