@@ -5,30 +5,96 @@
 // context): the whole body then never exists as one string, which V8 would
 // make two bytes per character as soon as any character is not ASCII, plus
 // its UTF-8 copy.
+//
+// A wire module that keeps the JSON of the history it converted before passes
+// its UTF-8 bytes on (`KnownPrefix`): a long session's body then costs its new
+// messages plus one copy of bytes, not a serialization (and an encoding) of
+// the whole history every turn.
 import type { CompleteMessage } from "../protocol/types.ts";
 import type { HttpRequest } from "./wire.ts";
 
 /** Bytes per chunk of a streamed body (about). */
 const CHUNK_CHARS = 64 * 1024;
 
-/** An HTTP request whose `body` is `JSON.stringify(json)`, computed on first read. */
+/**
+ * The JSON of the first `count` elements of the array at top-level member
+ * `key` of a body: the UTF-8 bytes of their `JSON.stringify` texts joined
+ * with ",", in pieces.
+ */
+export interface KnownPrefix {
+  /** The top-level member holding the array. */
+  key: string;
+  /** How many leading elements `chunks` covers (at least one). */
+  count: number;
+  /** The bytes, in order. */
+  chunks: Uint8Array[];
+}
+
+/** Where the known elements go among the pieces of a body. */
+const KNOWN = Symbol("known");
+
+/**
+ * An HTTP request whose `body` is `JSON.stringify(json)`, computed on first
+ * read. With `known`, so are its UTF-8 `bytes`, the elements `known` covers
+ * taken as they are, not serialized again (its chunks must stay as they are).
+ */
 export function jsonRequest(
   url: string,
   headers: Record<string, string>,
   json: Record<string, unknown>,
+  known?: KnownPrefix,
 ): HttpRequest {
+  if (known === undefined) {
+    let text: string | undefined;
+    return {
+      url,
+      headers,
+      json,
+      get body() {
+        return (text ??= JSON.stringify(json));
+      },
+    };
+  }
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
   let text: string | undefined;
   return {
     url,
     headers,
     json,
+    get bytes() {
+      return (bytes ??= knownBytes(json, known));
+    },
     get body() {
-      return (text ??= JSON.stringify(json));
+      return (text ??= new TextDecoder().decode(this.bytes));
     },
   };
 }
 
-function* pieces(value: Record<string, unknown>): Generator<string> {
+/** The UTF-8 bytes of `JSON.stringify(json)`, with `known`'s elements as they are. */
+function knownBytes(json: Record<string, unknown>, known: KnownPrefix): Uint8Array<ArrayBuffer> {
+  const before: string[] = [], after: string[] = [];
+  let into = before;
+  for (const p of pieces(json, known)) {
+    if (p === KNOWN) into = after;
+    else into.push(p);
+  }
+  const enc = new TextEncoder();
+  const parts = into === after
+    ? [enc.encode(before.join("")), ...known.chunks, enc.encode(after.join(""))]
+    : [enc.encode(before.join(""))];
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  return bytes;
+}
+
+function* pieces(
+  value: Record<string, unknown>,
+  known?: KnownPrefix,
+): Generator<string | typeof KNOWN> {
   yield "{";
   let first = true;
   for (const [key, v] of Object.entries(value)) {
@@ -39,8 +105,10 @@ function* pieces(value: Record<string, unknown>): Generator<string> {
       yield JSON.stringify(v);
       continue;
     }
+    const skip = known?.key === key && known.count > 0 && known.count <= v.length ? known.count : 0;
     yield "[";
-    for (let i = 0; i < v.length; i++) {
+    if (skip > 0) yield KNOWN;
+    for (let i = skip; i < v.length; i++) {
       yield (i > 0 ? "," : "") + (JSON.stringify(v[i]) ?? "null");
     }
     yield "]";
@@ -51,7 +119,7 @@ function* pieces(value: Record<string, unknown>): Generator<string> {
 /** The UTF-8 bytes of `JSON.stringify(value)` (plain JSON data), as a stream of ~64 KiB chunks. */
 export function jsonBodyStream(value: Record<string, unknown>): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
-  const it = pieces(value);
+  const it = pieces(value) as Generator<string>;
   return new ReadableStream<Uint8Array>({
     pull(c) {
       let buf = "";

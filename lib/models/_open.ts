@@ -101,7 +101,7 @@ export async function openRequest(
       // A very large history is streamed rather than built as one string.
       body: http.json !== undefined && historyChars(req.history) > STREAM_BODY_CHARS
         ? jsonBodyStream(http.json)
-        : http.body,
+        : http.bytes ?? http.body,
       signal: guard.signal,
     }));
   } catch (e) {

@@ -61,6 +61,8 @@ export interface HttpRequest {
   body: string;
   /** The body as a value, when built from one: lets the driver stream a very large body. */
   json?: Record<string, unknown>;
+  /** The UTF-8 bytes of `body`, when the module built them (what the driver then sends). */
+  bytes?: Uint8Array<ArrayBuffer>;
 }
 
 /** Why the provider stopped, in neutral terms. */

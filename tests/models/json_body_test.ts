@@ -93,3 +93,36 @@ Deno.test("a very large history is sent as a streamed body the server reads as t
     await server.close();
   }
 });
+
+Deno.test("jsonRequest takes the known bytes of an array's first elements as they are and encodes the rest", () => {
+  const enc = new TextEncoder();
+  const json = { model: "m — x", messages: [{ a: "é" }, { b: 2 }, { c: "企鹅" }], stream: true };
+  const exact = jsonRequest("http://x/y", {}, json, {
+    key: "messages",
+    count: 2,
+    chunks: [enc.encode('{"a":"é"},'), enc.encode('{"b":2}')],
+  });
+  assert.equal(exact.body, JSON.stringify(json));
+  assert.deepEqual(exact.bytes, enc.encode(JSON.stringify(json)));
+  // The known bytes are used, not recomputed: bytes that differ show up in the body.
+  const marked = jsonRequest("http://x/y", {}, json, {
+    key: "messages",
+    count: 2,
+    chunks: [enc.encode('{"a":"é" },{"b":2 }')],
+  });
+  assert.equal(
+    marked.body,
+    '{"model":"m — x","messages":[{"a":"é" },{"b":2 },{"c":"企鹅"}],"stream":true}',
+  );
+  // A known prefix longer than the array, or of another member, is ignored.
+  for (
+    const known of [
+      { key: "messages", count: 4, chunks: [enc.encode("x")] },
+      { key: "other", count: 1, chunks: [enc.encode("x")] },
+    ]
+  ) {
+    const r = jsonRequest("http://x/y", {}, json, known);
+    assert.equal(r.body, JSON.stringify(json));
+    assert.deepEqual(r.bytes, enc.encode(JSON.stringify(json)));
+  }
+});

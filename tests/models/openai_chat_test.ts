@@ -265,3 +265,70 @@ Deno.test("consecutive user texts are sent as one message with blank lines betwe
     content: "[background_task_done]\nfinished\n\nnext task",
   }]);
 });
+
+const call = (i: number): CompleteMessage => ({
+  type: "tool_call",
+  role: "assistant",
+  name: "exec_command",
+  arguments: JSON.stringify({ cmd: `echo ${i}` }),
+  tool_call_id: `call_${i}`,
+  stop_reason: "completed",
+});
+const output = (i: number): CompleteMessage => ({
+  type: "tool_call_output",
+  role: "user",
+  output: `${i}\n`,
+  tool_call_id: `call_${i}`,
+  stop_reason: "completed",
+});
+/** The body of the same history with none of its messages seen before. */
+const freshBody = (history: CompleteMessage[]) =>
+  buildChatRequest(req(structuredClone(history))).body;
+
+Deno.test("chat request: a growing history reuses the messages converted for earlier requests, and the body is what a fresh conversion sends", () => {
+  // The engine's turn loop: each request is the committed history plus the new input
+  // (a copy), then the input and the model's output join the history.
+  const committed: CompleteMessage[] = [user("go")];
+  let input: CompleteMessage[] = [];
+  const bodies: Json[][] = [];
+  for (let i = 0; i < 6; i++) {
+    const history = [...committed, ...input.map((m) => ({ ...m }))];
+    const r = buildChatRequest(req(history));
+    assert.equal(r.body, freshBody(history));
+    bodies.push(r.json!.messages as Json[]);
+    committed.push(...input, call(i));
+    input = [output(i)];
+  }
+  // The first user message and the first turn's call were converted once, then reused.
+  for (const messages of bodies.slice(2)) {
+    assert.equal(messages[1], bodies[1]![1]);
+    assert.equal(messages[2], bodies[2]![2]);
+  }
+  assert.deepEqual(bodies.at(-1)!.map((m) => m.role), [
+    "system",
+    "user",
+    ...Array.from({ length: 5 }, () => ["assistant", "tool"]).flat(),
+  ]);
+});
+
+Deno.test("chat request: a history that is not an extension of the one before is converted afresh", () => {
+  const u2: CompleteMessage = user("second");
+  const base: CompleteMessage[] = [user("go"), call(0), u2];
+  assert.equal(buildChatRequest(req(base)).body, freshBody(base));
+  // The remembered call run goes on: the assistant side continues past it.
+  const longer = [base[0]!, base[1]!, call(1), output(0), output(1)];
+  assert.equal(buildChatRequest(req(longer)).body, freshBody(longer));
+  // The run after the remembered ones gains a message (two user texts become one).
+  const joined = [base[0]!, base[1]!, u2, user("third")];
+  const r = buildChatRequest(req(joined));
+  assert.equal(r.body, freshBody(joined));
+  assert.deepEqual((r.json!.messages as Json[]).at(-1), {
+    role: "user",
+    content: "second\n\nthird",
+  });
+  // A different message in the middle.
+  const other = [base[0]!, call(7), u2];
+  assert.equal(buildChatRequest(req(other)).body, freshBody(other));
+  // A shorter history.
+  assert.equal(buildChatRequest(req([base[0]!])).body, freshBody([base[0]!]));
+});

@@ -11,8 +11,8 @@ import type { CompleteMessage, Fidelity, ThinkingMessage, ToolSpec } from "../..
 import { chatReasoning } from "../shaping.ts";
 import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, ModelEndpoint, WireRequest } from "../wire.ts";
-import { jsonRequest } from "../_json_body.ts";
-import { dataUrl, openAiHeaders, runsBySide } from "./_openai_common.ts";
+import { jsonRequest, type KnownPrefix } from "../_json_body.ts";
+import { dataUrl, isAssistantSide, openAiHeaders, runsBySide } from "./_openai_common.ts";
 import { argumentsText } from "./_tool_arguments.ts";
 
 type Json = Record<string, unknown>;
@@ -127,23 +127,123 @@ function userMessages(run: CompleteMessage[]): Json[] {
   return out;
 }
 
+function runMessages(run: CompleteMessage[]): Json[] {
+  return run[0]!.role === "assistant" ? [assistantMessage(run)] : userMessages(run);
+}
+
 /** The `messages` array for a history (system prompt first when non-empty). */
 export function chatMessages(systemPrompt: string, history: CompleteMessage[]): Json[] {
   const messages: Json[] = [];
   if (systemPrompt !== "") messages.push({ role: "system", content: systemPrompt });
-  for (const run of runsBySide(history)) {
-    if (run[0]!.role === "assistant") messages.push(assistantMessage(run));
-    else messages.push(...userMessages(run));
-  }
+  for (const run of runsBySide(history)) messages.push(...runMessages(run));
   return messages;
+}
+
+/** The longest remembered conversion (bytes of JSON); a longer history is converted afresh. */
+const KEPT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A history's conversion up to the start of its last run: the history
+ * messages, their chat messages (frozen: requests share them; what they hold
+ * may be the history's own, e.g. reasoning details, and is left alone) and the UTF-8
+ * bytes of those messages' JSON texts joined with "," (`bytes[0, length)`;
+ * room to grow after).
+ */
+interface Converted {
+  history: CompleteMessage[];
+  messages: Json[];
+  bytes: Uint8Array;
+  length: number;
+}
+
+/** The last conversion of each history, by its first message. */
+const converted = new WeakMap<CompleteMessage, Converted>();
+
+/** Whether `history` begins with `prefix` (the same objects), a run ending where `prefix` does. */
+function extends_(
+  history: readonly CompleteMessage[],
+  prefix: readonly CompleteMessage[],
+): boolean {
+  const k = prefix.length;
+  if (k === 0 || k > history.length) return false;
+  for (let i = 0; i < k; i++) if (history[i] !== prefix[i]) return false;
+  return k === history.length || isAssistantSide(history[k - 1]!) !== isAssistantSide(history[k]!);
+}
+
+const encoder = new TextEncoder();
+
+/** `c.bytes` with `more` appended at `c.length` (a bigger buffer when full). */
+function append(c: Converted, more: Uint8Array): void {
+  if (c.length + more.length > c.bytes.length) {
+    const grown = new Uint8Array(Math.max(2 * c.bytes.length, c.length + more.length, 4096));
+    grown.set(c.bytes.subarray(0, c.length));
+    c.bytes = grown;
+  }
+  c.bytes.set(more, c.length);
+  c.length += more.length;
+}
+
+/**
+ * The chat messages of `history`, with how many of them the returned bytes
+ * (their JSON, joined with ",") cover. Runs convert independently of each
+ * other, and a session's history only grows between requests, so each call
+ * converts what follows the runs converted before and remembers all but the
+ * last run (the next input may still join it). A long session thus pays per
+ * turn for its new messages and one copy of bytes, not for converting,
+ * serializing and encoding its whole history again.
+ */
+function historyMessages(
+  history: CompleteMessage[],
+): { messages: Json[]; count: number; bytes: Uint8Array } {
+  const head = history[0];
+  const before = head === undefined ? undefined : converted.get(head);
+  const reuse = before !== undefined && extends_(history, before.history);
+  const c: Converted = reuse
+    ? { ...before }
+    : { history: [], messages: [], bytes: new Uint8Array(0), length: 0 };
+  const messages = [...c.messages];
+  let done = c.history.length;
+  let count = messages.length;
+  const runs = runsBySide(reuse ? history.slice(done) : history);
+  for (const [i, run] of runs.entries()) {
+    const out = runMessages(run);
+    messages.push(...out);
+    if (i === runs.length - 1 || c.length > KEPT_BYTES) continue;
+    for (const m of out) {
+      Object.freeze(m);
+      append(c, encoder.encode((c.length === 0 ? "" : ",") + JSON.stringify(m)));
+    }
+    done += run.length;
+    count = messages.length;
+  }
+  if (head !== undefined && c.length <= KEPT_BYTES && done > 0) {
+    c.history = history.slice(0, done);
+    c.messages = messages.slice(0, count);
+    converted.set(head, c);
+  } else if (head !== undefined) converted.delete(head);
+  return { messages, count, bytes: c.bytes.subarray(0, c.length) };
 }
 
 /** Build the streaming Chat Completions request. */
 export function buildChatRequest(req: WireRequest): HttpRequest {
   const ep = req.endpoint;
+  const fromHistory = historyMessages(req.history);
+  const messages = fromHistory.messages;
+  const known: KnownPrefix = { key: "messages", count: 0, chunks: [] };
+  if (req.system_prompt !== "") {
+    const system = { role: "system", content: req.system_prompt };
+    messages.unshift(system);
+    const comma = fromHistory.count > 0 ? "," : "";
+    known.count = 1;
+    known.chunks.push(encoder.encode(JSON.stringify(system) + comma));
+  }
+  if (fromHistory.count > 0) {
+    known.count += fromHistory.count;
+    known.chunks.push(fromHistory.bytes);
+  }
   const body: Json = {
     model: ep.model_id,
-    messages: chatMessages(req.system_prompt, req.history),
+    messages,
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -152,5 +252,6 @@ export function buildChatRequest(req: WireRequest): HttpRequest {
     body[usesLegacyMaxTokens(ep) ? "max_tokens" : "max_completion_tokens"] = req.max_tokens;
   }
   Object.assign(body, chatReasoning(req.thinking_level, ep));
-  return jsonRequest(`${ep.base_url}/chat/completions`, openAiHeaders(ep), body);
+  const url = `${ep.base_url}/chat/completions`;
+  return jsonRequest(url, openAiHeaders(ep), body, known.count > 0 ? known : undefined);
 }
