@@ -1,4 +1,5 @@
-// Commands on the hot path: `deno run -A bench/command_turns.ts [spawnRuns=30] [longRuns=5]`.
+// Commands on the hot path: `deno run -A bench/command_turns.ts [spawnRuns=30] [longRuns=5] [parts=abcde]`
+// (`parts`: the letters of the sections to run; (d) comes with (c)).
 //
 // (a) Spawn cost of exec_command `echo hi` (executeTool → sandbox → output → status, the
 //     shell snapshot already taken) against a bare `bwrap <same flags> bash -c 'echo hi'`
@@ -30,6 +31,7 @@ import { denoDir, penguinArgv, REPO } from "../tests/support/cli.ts";
 
 const SPAWN_RUNS = Number(Deno.args[0] ?? 30);
 const LONG_RUNS = Number(Deno.args[1] ?? 5);
+const PARTS = Deno.args[2] ?? "abcde";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p90 = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))]!;
@@ -178,16 +180,8 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /** Turns `at - 5` to `at + 5` (turn n is `gaps[n - 1]`). */
 const around = (gaps: number[], at: number) => gaps.slice(at - 6, at + 5);
 
-try {
-  await spawnCost();
-  const plainHome = await emptyHome("home-plain");
-  const b = await task("t20", 20, plainHome);
-  console.log(`(b) 20-turn shell task, end of response -> next request (tool included):`);
-  console.log(
-    `    median ${ms(median(b.gaps))}, mean ${ms(mean(b.gaps))}, first turn ${
-      ms(b.gaps[0]!)
-    } (target median <= 30 ms)`,
-  );
+/** (c) and (d): the 200-turn runs. */
+async function flatness(plainHome: string): Promise<void> {
   console.log(
     `(c) 200-turn task, ${LONG_RUNS} runs; median of turns 5-15 -> median of turns 185-195:`,
   );
@@ -210,6 +204,10 @@ try {
   console.log(
     `(d) peak RSS of the 200-turn processes: ${Math.max(...rss).toFixed(1)} MB (target <= 150 MB)`,
   );
+}
+
+/** (e): (b) again with a slow login profile, against (b)'s gaps. */
+async function slowProfile(bGaps: number[]): Promise<void> {
   const slowHome = await emptyHome("home-slow", {
     ".bashrc": "sleep 0.5\nexport SLOW_RC=1\n",
     ".profile": '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n',
@@ -218,8 +216,25 @@ try {
   console.log(`(e) 20-turn task with a .bashrc that sleeps 0.5 s:`);
   console.log(
     `    median ${ms(median(e.gaps))}, mean ${ms(mean(e.gaps))}, first turn ${ms(e.gaps[0]!)}; ` +
-      `${(median(e.gaps) / median(b.gaps)).toFixed(2)}x of (b) (target <= 2x)`,
+      `${(median(e.gaps) / median(bGaps)).toFixed(2)}x of (b) (target <= 2x)`,
   );
+}
+
+try {
+  if (PARTS.includes("a")) await spawnCost();
+  const plainHome = await emptyHome("home-plain");
+  let b: { gaps: number[] } | undefined;
+  if (PARTS.includes("b") || PARTS.includes("e")) {
+    b = await task("t20", 20, plainHome);
+    console.log(`(b) 20-turn shell task, end of response -> next request (tool included):`);
+    console.log(
+      `    median ${ms(median(b.gaps))}, mean ${ms(mean(b.gaps))}, first turn ${
+        ms(b.gaps[0]!)
+      } (target median <= 30 ms)`,
+    );
+  }
+  if (PARTS.includes("c") || PARTS.includes("d")) await flatness(plainHome);
+  if (b && PARTS.includes("e")) await slowProfile(b.gaps);
 } finally {
   await Deno.remove(base, { recursive: true });
 }

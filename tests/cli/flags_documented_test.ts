@@ -142,6 +142,7 @@ const NOT_PENGUIN_FLAGS = new Set([
   "price-",
   "v8-flags",
   "max-semi-space-size",
+  "no-lazy-feedback-allocation",
   // curl and docker in the Telemetry example
   "data-binary",
   "rm",

@@ -44,12 +44,14 @@ Deno.test("the CLI tests and scripts/compile.ts use exactly the deno.json permis
   }
   assert.equal(
     config.tasks.penguin,
-    "deno run --quiet -P=penguin --no-prompt --v8-flags=--max-semi-space-size=4 main.ts",
+    "deno run --quiet -P=penguin --no-prompt --v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation main.ts",
   );
 });
 
 Deno.test("the task, the binary and a copy of penguin run with the same V8 flags", () => {
-  assert.deepEqual(RUNTIME_FLAGS, ["--v8-flags=--max-semi-space-size=4"]);
+  assert.deepEqual(RUNTIME_FLAGS, [
+    "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation",
+  ]);
   const v8 = (argv: string[]) => argv.filter((a) => a.startsWith("--v8-flags"));
   assert.deepEqual(v8(penguinArgv()), RUNTIME_FLAGS);
   assert.deepEqual(v8(compileArgs("/tmp/out")), RUNTIME_FLAGS);
