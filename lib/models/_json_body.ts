@@ -10,6 +10,7 @@
 // its UTF-8 bytes on (`KnownPrefix`): a long session's body then costs its new
 // messages plus one copy of bytes, not a serialization (and an encoding) of
 // the whole history every turn.
+import { concatBytes } from "../protocol/bytes.ts";
 import type { CompleteMessage } from "../protocol/types.ts";
 import type { HttpRequest } from "./wire.ts";
 
@@ -82,13 +83,7 @@ function knownBytes(json: Record<string, unknown>, known: KnownPrefix): Uint8Arr
   const parts = into === after
     ? [enc.encode(before.join("")), ...known.chunks, enc.encode(after.join(""))]
     : [enc.encode(before.join(""))];
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.length;
-  }
-  return bytes;
+  return concatBytes(parts);
 }
 
 function* pieces(

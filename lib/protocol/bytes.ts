@@ -5,7 +5,7 @@
  */
 
 /** The chunks, in order, in one new array. */
-export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const c of chunks) {

@@ -40,6 +40,7 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
+import { KIDS } from "./_supervisor.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
@@ -55,14 +56,7 @@ const OPEN_AND_EXEC = 'exec 3<"$0" && exec "$@"';
  * more).
  */
 export const SIGNALLER = `b=$1 sig=$2 line= init=
-kids() {
-  local f l rest
-  for f in /proc/[0-9]*/stat; do
-    read -r l 2>/dev/null <"$f" || continue
-    rest=\${l##*) }; rest=\${rest#* }
-    [ "\${rest%% *}" = "$1" ] && { printf '%s\\n' "\${l%% *}"; return; }
-  done
-}
+${KIDS}
 read -r line 2>/dev/null <"/proc/$b/stat" || exit 3
 set -- \${line##*) }
 [ "$2" = "$PPID" ] && [ "$1" != Z ] || exit 3

@@ -4,8 +4,9 @@
  * The wrapper runs inside every sandbox. The supervisor is the process Deno
  * spawns on the supervised path: a command without a sandbox (`off`), under
  * Seatbelt, sharing penguin's terminal, or under bubblewrap when the direct
- * path (`_direct.ts`, bwrap as penguin's own child) is not available. It starts the job (bwrap,
- * sandbox-exec, or the command itself) in its own process group, forwards
+ * path (`_direct.ts`, bwrap as penguin's own child) is not available. It
+ * starts the job (bwrap, sandbox-exec, or the command itself) in its own
+ * process group, forwards
  * SIGINT (sent as SIGUSR1), SIGQUIT (as SIGALRM), SIGTERM and SIGHUP to the
  * sandboxed command's process group, hard-kills everything on SIGUSR2, and
  * exits with the job's status. It ignores a real SIGINT, SIGQUIT and the
@@ -57,6 +58,20 @@ export type SupervisorKind =
   | "group";
 
 /**
+ * Bash function `kids <pid>`: the PIDs whose parent is `<pid>`, one a line,
+ * found by reading every `/proc/<n>/stat` (where the kernel has no
+ * `/proc/<pid>/task/<pid>/children`).
+ */
+export const KIDS = `kids() {
+  local f line rest
+  for f in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$f" || continue
+    rest=\${line##*) }; rest=\${rest#* }
+    [ "\${rest%% *}" = "$1" ] && printf '%s\\n' "\${line%% *}"
+  done
+}`;
+
+/**
  * Supervisor. `$1` setpriv path or `-`, `$2` kind (`ns`|`group`), `$3` the
  * seccomp filter for bwrap's `--seccomp 4`: `0` none, `1` from the `\xHH`
  * escapes in `__PSF` (one process substitution), or the absolute path of a
@@ -90,14 +105,7 @@ shift
 kind=$1 filter=$2
 shift 2
 c= pend= init= ipp=
-kids() {
-  local f line rest
-  for f in /proc/[0-9]*/stat; do
-    read -r line 2>/dev/null <"$f" || continue
-    rest=\${line##*) }; rest=\${rest#* }
-    [ "\${rest%% *}" = "$1" ] && printf '%s\\n' "\${line%% *}"
-  done
-}
+${KIDS}
 ours() {
   local line
   if [ -z "$init" ]; then

@@ -218,53 +218,37 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   const release = await holdPlaceholders(plan.placeholders ?? []);
   // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
   const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
-  let child: SandboxedProcess;
   const filter = await seccompFile(plan.roots);
   const sh = filter !== undefined ? directShell(opts) : undefined;
-  if (sh !== undefined) {
-    try {
-      child = await startDirect({
+  const argv = (seccompFd: number) =>
+    bwrapArgv(plan, inner, { seccompFd, commandIsInit: true, disableUserns: report.disableUserns });
+  const start = sh !== undefined && filter !== undefined
+    ? () =>
+      startDirect({
         ...common,
         sh,
         bwrap,
-        args: bwrapArgv(plan, inner, {
-          seccompFd: DIRECT_SECCOMP_FD,
-          commandIsInit: true,
-          disableUserns: report.disableUserns,
-        }),
-        filter: filter!,
+        args: argv(DIRECT_SECCOMP_FD),
+        filter,
         env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
+      })
+    : () =>
+      startSupervised({
+        ...common,
+        kind: "ns",
+        job: [bwrap, ...argv(SECCOMP_FD)],
+        seccomp: filter ?? true,
+        env: envAsData(
+          plan.env,
+          filter ? { PATH: DEFAULT_PATH } : { PATH: DEFAULT_PATH, __PSF: seccompEscapes() },
+        ),
+        sandbox: "bwrap",
       });
-    } catch (err) {
-      await release();
-      throw err;
-    }
-    return plan.placeholders ? releaseOnExit(child, release) : child;
-  }
+  let child: SandboxedProcess;
   try {
-    child = await startSupervised({
-      ...common,
-      kind: "ns",
-      job: [
-        bwrap,
-        ...bwrapArgv(plan, inner, {
-          seccompFd: SECCOMP_FD,
-          commandIsInit: true,
-          disableUserns: report.disableUserns,
-        }),
-      ],
-      seccomp: filter ?? true,
-      env: envAsData(
-        plan.env,
-        filter ? { PATH: DEFAULT_PATH } : {
-          PATH: DEFAULT_PATH,
-          __PSF: seccompEscapes(),
-        },
-      ),
-      sandbox: "bwrap",
-    });
+    child = await start();
   } catch (err) {
     await release();
     throw err;
