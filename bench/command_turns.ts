@@ -8,15 +8,17 @@
 //     `-P=penguin` permission set (tests/support/cli.ts), against the scripted model server
 //     (in a worker); each turn is one exec_command `echo`. Overhead of turn n = from the
 //     server having sent response n completely to request n+1 arriving: tool included.
-// (c) Flatness over a 200-turn task (the same task, 200 requests): in one `penguin run`, the
-//     median overhead of turns 5-15 against the median of turns 185-195 (turn n = the gap after
-//     response n), as a change in percent. Every turn is measured, none is dropped or warmed up
-//     beforehand. One run's change swings by some 15% either way with the machine's drift over
-//     the seconds between its two windows (wider windows do not help: the drift lasts longer
-//     than they do), so the 200-turn run is repeated (`longRuns`, default 5) and the median of
-//     the per-run changes is the figure, each run's shown too, with the share of the machine's
-//     CPU other work took meanwhile (as /proc/stat sees it: other guests of a hypervisor that
-//     reports no steal time are not seen).
+// (c) Flatness over a 200-turn task (the same task, 200 requests): turn 10 against turn 190, each
+//     the median of the turns around it (5-15, 185-195), as a change in percent. Every turn is
+//     measured, none is dropped or warmed up beforehand. Two windows of one run lie some 3 s
+//     apart, and the machine's speed drifts over such spans by 15% and more either way, so the
+//     figure pairs sessions instead: a chain of `longRuns + 1` sessions in which each starts
+//     when the one before reaches turn 180 (bench/_paired_server_worker.ts), and the two then
+//     take turns, one working while the other waits for its answer. Turns 185-195 of a session
+//     and turns 5-15 of the next run in the same seconds; the median of the pairs' changes is
+//     the figure, with the range and the share of the machine's CPU other work took meanwhile
+//     (as /proc/stat sees it: other guests of a hypervisor that reports no steal time are not
+//     seen). The same change taken within each session is shown too.
 // (d) Peak RSS (VmHWM from /proc) of those 200-turn processes: the highest.
 // (e) (b) again with a HOME whose ~/.bashrc runs `sleep 0.5` (sourced by ~/.profile, as on
 //     Debian): the login profile is paid once per session, not per command.
@@ -127,14 +129,12 @@ function serverWorker(turns: number): Promise<{ url: string; stop: () => Promise
   });
 }
 
-/** One `penguin run` of `turns` requests; per-turn gaps and peak RSS. */
-async function task(
+/** Start `penguin run` (a data root and workspace named `name`) against the server at `url`. */
+async function launch(
   name: string,
-  turns: number,
+  url: string,
   home: string,
-): Promise<{ gaps: number[]; rssMb: number; other: string }> {
-  const cpuBefore = cpuTicks();
-  const server = await serverWorker(turns);
+): Promise<{ code: number; peakKb: number; stderr: string }> {
   const dir = join(base, name);
   const root = join(dir, "data");
   const ws = join(dir, "ws");
@@ -142,7 +142,7 @@ async function task(
   await addModel(join(root, "default_project", ".project_config.toml"), {
     provider: "custom",
     model_id: "m",
-    base_url: server.url,
+    base_url: url,
     client_type: "openai-chat",
   }, { setDefault: true });
   const child = new Deno.Command(Deno.execPath(), {
@@ -161,48 +161,127 @@ async function task(
   }).spawn();
   const stderr = new Response(child.stderr).text();
   const { code, peakKb } = await peakRss(child);
-  const busy = otherWork(cpuBefore, cpuTicks());
-  const times = await server.stop();
-  if (code !== 0 || times.length !== turns) {
-    throw new Error(`${name}: exit ${code}, ${times.length}/${turns} requests\n${await stderr}`);
-  }
+  return { code, peakKb, stderr: await stderr };
+}
+
+/** Turn n's gap is `gaps[n - 1]`: from response n sent to request n+1 arriving. */
+function gapsOf(times: Times[]): number[] {
   const gaps: number[] = [];
   for (let i = 0; i + 1 < times.length; i++) {
     gaps.push(times[i + 1]!.arrivedAt! - times[i]!.respondedAt!);
   }
+  return gaps;
+}
+
+/** One `penguin run` of `turns` requests; per-turn gaps and peak RSS. */
+async function task(
+  name: string,
+  turns: number,
+  home: string,
+): Promise<{ gaps: number[]; rssMb: number; other: string }> {
+  const cpuBefore = cpuTicks();
+  const server = await serverWorker(turns);
+  const run = await launch(name, server.url, home);
+  const busy = otherWork(cpuBefore, cpuTicks());
+  const times = await server.stop();
+  if (run.code !== 0 || times.length !== turns) {
+    throw new Error(`${name}: exit ${run.code}, ${times.length}/${turns} requests\n${run.stderr}`);
+  }
   const other = busy === undefined
     ? ""
     : ` (other work seen on the machine meanwhile: ${busy.toFixed(0)}% of its CPU)`;
-  return { gaps, rssMb: peakKb / 1024, other };
+  return { gaps: gapsOf(times), rssMb: run.peakKb / 1024, other };
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /** Turns `at - 5` to `at + 5` (turn n is `gaps[n - 1]`). */
 const around = (gaps: number[], at: number) => gaps.slice(at - 6, at + 5);
+const change = (from: number, to: number) => ((to - from) / from) * 100;
 
-/** (c) and (d): the 200-turn runs. */
+/** The chain of overlapping sessions of (c) (see bench/_paired_server_worker.ts). */
+async function sessionChain(
+  sessions: number,
+  turns: number,
+  home: string,
+): Promise<{ gaps: number[][]; rssMb: number[]; other: string }> {
+  const cpuBefore = cpuTicks();
+  const w = new Worker(new URL("./_paired_server_worker.ts", import.meta.url), { type: "module" });
+  const runs: Promise<{ code: number; peakKb: number; stderr: string }>[] = [];
+  let urls: string[] = [];
+  let fail: (e: Error) => void = () => {};
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const start = (k: number) => {
+    const run = launch(`chain-${k}`, urls[k]!, home);
+    runs.push(run);
+    // A session that fails would leave its partner held for ever: stop waiting at once.
+    run.then((r) => r.code !== 0 && fail(new Error(`session ${k}: exit ${r.code}\n${r.stderr}`)));
+  };
+  const allStarted = new Promise<void>((resolve) => {
+    w.onmessage = (e) => {
+      if (e.data.urls) {
+        urls = e.data.urls;
+        start(0);
+      } else if (typeof e.data.start === "number") {
+        start(e.data.start);
+      }
+      if (runs.length === sessions) resolve();
+    };
+  });
+  w.postMessage({ turns, sessions, startNextAt: turns - 20 });
+  await Promise.race([allStarted, failed]);
+  const results = await Promise.race([Promise.all(runs), failed]);
+  const busy = otherWork(cpuBefore, cpuTicks());
+  const times = await new Promise<Times[][]>((done) => {
+    w.onmessage = (e) => done(e.data.times);
+    w.postMessage("stop");
+  });
+  times.forEach((t, k) => {
+    if (t.length !== turns) throw new Error(`session ${k}: ${t.length}/${turns} requests`);
+  });
+  const other = busy === undefined
+    ? ""
+    : `other work seen on the machine meanwhile: ${busy.toFixed(0)}% of its CPU`;
+  return { gaps: times.map(gapsOf), rssMb: results.map((r) => r.peakKb / 1024), other };
+}
+
+/** (c) and (d): the 200-turn sessions. */
 async function flatness(plainHome: string): Promise<void> {
+  const pairs = LONG_RUNS;
   console.log(
-    `(c) 200-turn task, ${LONG_RUNS} runs; median of turns 5-15 -> median of turns 185-195:`,
+    `(c) 200-turn tasks, ${pairs + 1} sessions overlapping in ${pairs} pairs; turns 185-195 of ` +
+      `one session against turns 5-15 of the next, run in the same seconds, taking turns:`,
   );
-  const changes: number[] = [], rss: number[] = [];
-  for (let r = 0; r < LONG_RUNS; r++) {
-    const c = await task(`t200-${r}`, 200, plainHome);
-    const at10 = median(around(c.gaps, 10)), at190 = median(around(c.gaps, 190));
-    const change = ((at190 - at10) / at10) * 100;
-    changes.push(change);
-    rss.push(c.rssMb);
+  const chain = await sessionChain(pairs + 1, 200, plainHome);
+  const paired: number[] = [];
+  for (let k = 0; k < pairs; k++) {
+    const early = median(around(chain.gaps[k + 1]!, 10));
+    const late = median(around(chain.gaps[k]!, 190));
+    paired.push(change(early, late));
     console.log(
-      `    run ${r + 1}: ${ms(at10)} -> ${ms(at190)}, change ${change.toFixed(1)}%${c.other}`,
+      `    pair ${k + 1}: turn 10 ${ms(early)}, turn 190 ${ms(late)}, change ${
+        paired.at(-1)!.toFixed(1)
+      }%`,
     );
   }
+  const range = (xs: number[]) =>
+    `${Math.min(...xs).toFixed(1)}% to ${Math.max(...xs).toFixed(1)}%`;
   console.log(
-    `    median change ${median(changes).toFixed(1)}% (target within +-10%); runs from ${
-      Math.min(...changes).toFixed(1)
-    }% to ${Math.max(...changes).toFixed(1)}%`,
+    `    median change ${median(paired).toFixed(1)}% (target within +-10%); pairs from ${
+      range(paired)
+    }${chain.other ? `; ${chain.other}` : ""}`,
+  );
+  // The same figure taken within each session, its two windows some 3 s apart: exposed to the
+  // machine's drift over those seconds.
+  const within = chain.gaps.map((g) => change(median(around(g, 10)), median(around(g, 190))));
+  console.log(
+    `    within one session (windows seconds apart): median ${
+      median(within).toFixed(1)
+    }%, sessions from ${range(within)}`,
   );
   console.log(
-    `(d) peak RSS of the 200-turn processes: ${Math.max(...rss).toFixed(1)} MB (target <= 150 MB)`,
+    `(d) peak RSS of the 200-turn processes: ${
+      Math.max(...chain.rssMb).toFixed(1)
+    } MB (target <= 150 MB)`,
   );
 }
 

@@ -33,14 +33,20 @@ export const INCLUDES = ["lib/tools/worker/file_worker.ts"];
  * per semi-space (V8's default grows it to 16 MB, which a long agent task
  * fills with short-lived request and stream garbage: about 45 MB more peak
  * RSS after 200 turns for no measurable saving of CPU time;
- * `bench/command_turns.ts` (d)), and type feedback collected from a
- * function's first call (`--no-lazy-feedback-allocation`), so the code of a
- * turn is optimized within the first few turns of a task instead of over
- * its first hundred: turn 10 no longer runs measurably slower than turn 190
- * (`bench/command_turns.ts` (c): a median change of -8 to -16% before,
- * -9 to +3% after; no change in peak RSS).
+ * `bench/command_turns.ts` (d)); type feedback collected from a function's
+ * first call (`--no-lazy-feedback-allocation`); and no Maglev, V8's
+ * mid-tier compiler (`--no-maglev`). A turn's code is warm, not hot: Maglev
+ * compiled it bit by bit over a task's first hundred turns, so turn 190 ran
+ * some 5-7% faster than turn 10; without it a turn costs the same from the
+ * first turns on (`bench/command_turns.ts` (c), turn 10 and turn 190 of two
+ * sessions measured in the same seconds: -2.7 and -3.5% against -4.9 and
+ * -6.9%), the median turn is as fast (b), and code that is hot (trace stats
+ * over 200 MB: 810 against 828 ms; resuming a 100 MB session) still gets
+ * TurboFan.
  */
-export const RUNTIME_FLAGS = ["--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation"];
+export const RUNTIME_FLAGS = [
+  "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev",
+];
 
 /** Further compile flags: embed only the npm packages the module graph reaches (not test-only ones). */
 export const COMPILE_FLAGS = ["--exclude-unused-npm"];

@@ -143,6 +143,7 @@ const NOT_PENGUIN_FLAGS = new Set([
   "v8-flags",
   "max-semi-space-size",
   "no-lazy-feedback-allocation",
+  "no-maglev",
   // curl and docker in the Telemetry example
   "data-binary",
   "rm",

@@ -44,13 +44,13 @@ Deno.test("the CLI tests and scripts/compile.ts use exactly the deno.json permis
   }
   assert.equal(
     config.tasks.penguin,
-    "deno run --quiet -P=penguin --no-prompt --v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation main.ts",
+    "deno run --quiet -P=penguin --no-prompt --v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev main.ts",
   );
 });
 
 Deno.test("the task, the binary and a copy of penguin run with the same V8 flags", () => {
   assert.deepEqual(RUNTIME_FLAGS, [
-    "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation",
+    "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev",
   ]);
   const v8 = (argv: string[]) => argv.filter((a) => a.startsWith("--v8-flags"));
   assert.deepEqual(v8(penguinArgv()), RUNTIME_FLAGS);

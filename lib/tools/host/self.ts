@@ -23,7 +23,7 @@ export function selfArgv(args: string[]): string[] {
     "--quiet",
     "-P=penguin",
     "--no-prompt",
-    "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation",
+    "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev",
     "--config",
     config,
     main,
