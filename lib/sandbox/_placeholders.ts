@@ -24,10 +24,13 @@
  */
 import type { ExitStatus, SandboxedProcess } from "./_process.ts";
 import {
+  type FileIds,
+  fileIds,
   flushJournal,
   forgetStandIn,
   holdsExactly,
   isRecorded,
+  isUnchanged,
   noteCreated,
   recordStandIns,
   sweepJournal,
@@ -43,7 +46,7 @@ export interface Placeholder {
   content?: string;
 }
 
-const live = new Map<string, { count: number; placeholder: Placeholder }>();
+const live = new Map<string, { count: number; placeholder: Placeholder; ids?: FileIds }>();
 
 /** The last pending hold or release of each path: they run one after another. */
 const pending = new Map<string, Promise<unknown>>();
@@ -69,7 +72,8 @@ export function livePlaceholders(): ReadonlySet<string> {
   return new Set(live.keys());
 }
 
-async function create(p: Placeholder): Promise<boolean> {
+/** Create `p`: its identity, or false when the path exists already. */
+async function create(p: Placeholder): Promise<FileIds | undefined | false> {
   try {
     if (p.kind === "dir") await Deno.mkdir(p.path);
     else await Deno.writeTextFile(p.path, p.content ?? "", { createNew: true });
@@ -77,28 +81,33 @@ async function create(p: Placeholder): Promise<boolean> {
     if (err instanceof Deno.errors.AlreadyExists) return false;
     throw err;
   }
-  await noteCreated(p.path);
-  return true;
+  const ids = await fileIds(p.path);
+  noteCreated(p.path, ids);
+  return ids;
 }
 
 /** Create a stand-in nobody in this process holds, recorded in the journal first. */
-async function createRecorded(p: Placeholder): Promise<boolean> {
+async function createRecorded(p: Placeholder): Promise<FileIds | undefined | false> {
   // Recorded when the hold began, unless a release dropped it since (it was held then).
   if (!isRecorded(p.path)) await recordStandIns([p]);
-  let created = false;
+  let created: FileIds | undefined | false = false;
   try {
     created = await create(p);
   } finally {
-    if (!created) forgetStandIn(p.path);
+    if (created === false) forgetStandIn(p.path);
   }
   return created;
 }
 
-async function removeIfUnchanged(p: Placeholder): Promise<void> {
+async function removeIfUnchanged(p: Placeholder, ids: FileIds | undefined): Promise<void> {
   try {
+    if (ids !== undefined) {
+      // Same file, same times: still what was created (remove() refuses a non-empty directory).
+      if (await isUnchanged(p.path, p.kind, ids)) await Deno.remove(p.path);
+      return;
+    }
     const info = await Deno.lstat(p.path);
     if (p.kind === "dir") {
-      // remove() without recursive refuses a non-empty directory.
       if (info.isDirectory) await Deno.remove(p.path);
     } else if (info.isFile && await holdsExactly(p.path, p.content ?? "")) {
       await Deno.remove(p.path);
@@ -124,7 +133,7 @@ export async function holdPlaceholders(
         const entry = live.get(p.path);
         if (!entry || --entry.count > 0) return;
         live.delete(p.path);
-        await removeIfUnchanged(entry.placeholder);
+        await removeIfUnchanged(entry.placeholder, entry.ids);
         forgetStandIn(p.path);
         removed = true;
       });
@@ -141,20 +150,28 @@ export async function holdPlaceholders(
         if (entry) {
           // Held already, but someone may have removed it meanwhile (a `git clean`, a test
           // resetting the workspace): put it back, or bubblewrap has no source to mount.
-          if (await create(p)) changed = true;
+          const ids = await create(p);
+          if (ids !== false) {
+            if (ids) entry.ids = ids;
+            else delete entry.ids;
+            changed = true;
+          }
           entry.count++;
           held.push(p);
         } else {
           changed = true;
-          if (await createRecorded(p)) {
-            live.set(p.path, { count: 1, placeholder: p });
+          const ids = await createRecorded(p);
+          if (ids !== false) {
+            live.set(p.path, { count: 1, placeholder: p, ...(ids ? { ids } : {}) });
             held.push(p);
           }
         }
       });
     }
-    // The identities of what was created (or what was not: no longer recorded).
-    if (changed) await flushJournal();
+    // The identities of what was created (or what was not: no longer recorded). Not awaited:
+    // the sandbox starts meanwhile; a crash before it is written only leaves a stand-in
+    // without identity, which no sweep removes.
+    if (changed) void flushJournal();
   } catch (err) {
     await release();
     throw err;

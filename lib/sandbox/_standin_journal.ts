@@ -37,7 +37,10 @@ export interface JournalEntry {
   ids?: FileIds;
 }
 
-/** What tells one file from another that took its name. */
+/**
+ * What tells the file penguin created from one that took its name or was
+ * changed since: device and inode, modification and change times, size.
+ */
 export interface FileIds {
   /** Device. */
   dev: number;
@@ -45,6 +48,10 @@ export interface FileIds {
   ino: number;
   /** Modification time, ms since the epoch. */
   mtime: number;
+  /** Status change time, ms since the epoch (no one can set it back). */
+  ctime: number;
+  /** Size in bytes. */
+  size: number;
 }
 
 const DIR_NAME = "stand-ins";
@@ -153,15 +160,25 @@ export function isRecorded(path: string): boolean {
 }
 
 function idsOf(info: Deno.FileInfo): FileIds | undefined {
-  if (info.ino === null || info.mtime === null) return undefined;
-  return { dev: info.dev, ino: info.ino, mtime: info.mtime.getTime() };
+  if (info.ino === null || info.mtime === null || info.ctime === null) return undefined;
+  return {
+    dev: info.dev,
+    ino: info.ino,
+    mtime: info.mtime.getTime(),
+    ctime: info.ctime.getTime(),
+    size: info.size,
+  };
+}
+
+/** The identity of the file at `path` (not following a link), if it has one. */
+export function fileIds(path: string): Promise<FileIds | undefined> {
+  return Deno.lstat(path).then(idsOf, () => undefined);
 }
 
 /** Note the identity of the just created stand-in at `path` (written with the next flush). */
-export async function noteCreated(path: string): Promise<void> {
+export function noteCreated(path: string, ids: FileIds | undefined): void {
   const entry = entries.get(path);
   if (entry === undefined) return;
-  const ids = await Deno.lstat(path).then(idsOf, () => undefined);
   if (ids) entry.ids = ids;
   else delete entry.ids;
 }
@@ -174,7 +191,22 @@ export function forgetStandIn(path: string): void {
 function sameIds(info: Deno.FileInfo, ids: FileIds): boolean {
   const now = idsOf(info);
   return now !== undefined && now.dev === ids.dev && now.ino === ids.ino &&
-    now.mtime === ids.mtime;
+    now.mtime === ids.mtime && now.ctime === ids.ctime && now.size === ids.size;
+}
+
+/**
+ * Whether `path` is still the `kind` of file with identity `ids`: not
+ * replaced, written, renamed away and back, nor (a directory) given entries
+ * since, for those change its times.
+ */
+export async function isUnchanged(
+  path: string,
+  kind: "dir" | "file",
+  ids: FileIds,
+): Promise<boolean> {
+  const info = await Deno.lstat(path).catch(() => undefined);
+  return info !== undefined && (kind === "dir" ? info.isDirectory : info.isFile) &&
+    sameIds(info, ids);
 }
 
 async function readAll(file: Deno.FsFile, max: number): Promise<Uint8Array | undefined> {
@@ -242,15 +274,15 @@ function parseEntries(text: string): JournalEntry[] {
     if (typeof e?.path !== "string" || !e.path.startsWith("/")) continue;
     if (e.kind !== "dir" && (e.kind !== "file" || typeof e.content !== "string")) continue;
     const ids = e.ids;
-    if (
-      typeof ids?.dev !== "number" || typeof ids.ino !== "number" ||
-      typeof ids.mtime !== "number"
-    ) continue; // Never created, or its identity never noted: whatever is there is left.
+    const keys = ["dev", "ino", "mtime", "ctime", "size"] as const;
+    // Never created, or its identity never noted: whatever is there is left.
+    if (typeof ids !== "object" || ids === null) continue;
+    if (!keys.every((k) => typeof ids[k] === "number")) continue;
     out.push({
       path: e.path,
       kind: e.kind,
       ...(e.kind === "file" ? { content: e.content } : {}),
-      ids: { dev: ids.dev, ino: ids.ino, mtime: ids.mtime },
+      ids: { dev: ids.dev, ino: ids.ino, mtime: ids.mtime, ctime: ids.ctime, size: ids.size },
     });
   }
   return out;
@@ -262,9 +294,8 @@ async function removeLeftover(
 ): Promise<void> {
   if (!e.ids || !accept(e)) return;
   if (e.kind === "dir") {
-    const info = await Deno.lstat(e.path).catch(() => undefined);
     // remove() without recursive refuses a non-empty directory.
-    if (info?.isDirectory && sameIds(info, e.ids)) await Deno.remove(e.path).catch(() => {});
+    if (await isUnchanged(e.path, "dir", e.ids)) await Deno.remove(e.path).catch(() => {});
   } else if (await holdsExactly(e.path, e.content ?? "", e.ids)) {
     await Deno.remove(e.path).catch(() => {});
   }

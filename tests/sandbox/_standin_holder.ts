@@ -3,6 +3,7 @@
 // `hold <json>` holds the given placeholders. Prints the held placeholders as one JSON line once
 // they exist and are journaled.
 import { holdPlaceholders } from "../../lib/sandbox/_placeholders.ts";
+import { flushJournal } from "../../lib/sandbox/_standin_journal.ts";
 import { createPolicy, type Placeholder, resolvePlan } from "../../lib/sandbox/mod.ts";
 
 const [mode, arg] = Deno.args;
@@ -14,6 +15,7 @@ if (mode === "plan") {
   placeholders = JSON.parse(arg!);
 }
 const release = await holdPlaceholders(placeholders);
+await flushJournal();
 console.log(JSON.stringify(placeholders));
 // Block until the test closes stdin (a killed holder never gets here).
 const buf = new Uint8Array(16);

@@ -179,20 +179,30 @@ Deno.test({
 });
 
 Deno.test({
-  name: "corrupt, unreadable or blocking journal files are dropped without an error",
+  name: "corrupt, unreadable or blocking journal files, and entries without identity, are dropped",
   ignore: !linux,
   async fn() {
-    const dir = await journalDir();
-    assert.ok(dir !== undefined);
-    // A pid no process has any more, and with a start time no process had.
-    const gone = new Deno.Command("true").spawn();
-    await gone.status;
-    const names = [0, 1, 2, 3].map((i) => join(dir, `${gone.pid}-${i}.json`));
-    await Deno.writeTextFile(names[0]!, "{not json");
-    await Deno.writeTextFile(names[1]!, JSON.stringify({ standIns: [{ path: 7 }, null, "x"] }));
-    await Deno.mkdir(names[2]!);
-    assert.ok((await new Deno.Command("mkfifo", { args: [names[3]!] }).output()).success);
-    await sweepStandIns(isStandInShape);
-    for (const name of names) assert.equal(await exists(name), false, name);
+    await withWorkspace(async (ws) => {
+      const dir = await journalDir();
+      assert.ok(dir !== undefined);
+      // A pid no process has any more, and with a start time no process had.
+      const gone = new Deno.Command("true").spawn();
+      await gone.status;
+      const names = [0, 1, 2, 3, 4].map((i) => join(dir, `${gone.pid}-${i}.json`));
+      await Deno.writeTextFile(names[0]!, "{not json");
+      await Deno.writeTextFile(names[1]!, JSON.stringify({ standIns: [{ path: 7 }, null, "x"] }));
+      await Deno.mkdir(names[2]!);
+      assert.ok((await new Deno.Command("mkfifo", { args: [names[3]!] }).output()).success);
+      // Killed between creating a stand-in and noting its identity: it may be the user's by now.
+      const dotGit = join(ws, ".git");
+      await Deno.mkdir(dotGit);
+      await Deno.writeTextFile(
+        names[4]!,
+        JSON.stringify({ standIns: [{ path: dotGit, kind: "dir" }] }),
+      );
+      await sweepStandIns(isStandInShape);
+      for (const name of names) assert.equal(await exists(name), false, name);
+      assert.equal(await exists(dotGit), true);
+    });
   },
 });
