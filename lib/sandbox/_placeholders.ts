@@ -31,6 +31,7 @@ import {
   holdsExactly,
   isRecorded,
   isUnchanged,
+  journalWritten,
   noteCreated,
   recordStandIns,
   sweepJournal,
@@ -138,7 +139,8 @@ export async function holdPlaceholders(
         removed = true;
       });
     }
-    if (removed) await flushJournal();
+    // Nothing of the hold is left in flight when its release returns.
+    await (removed ? flushJournal() : journalWritten());
   };
   try {
     const fresh = placeholders.filter((p) => !live.has(p.path));
@@ -188,7 +190,7 @@ export async function holdPlaceholders(
  * left. Stand-ins of running processes are never touched. Never rejects.
  */
 export function sweepStandIns(accept: (p: Placeholder) => boolean): Promise<void> {
-  return sweepJournal(accept);
+  return sweepJournal((p) => !live.has(p.path) && accept(p));
 }
 
 /** `child`, with `release` run once it has exited and before its status resolves. */

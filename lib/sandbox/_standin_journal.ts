@@ -138,6 +138,11 @@ export function flushJournal(): Promise<void> {
   return writing;
 }
 
+/** Settles once every journal write started so far is done; never rejects. */
+export function journalWritten(): Promise<void> {
+  return writing;
+}
+
 /** Record stand-ins about to be created, and return once the journal holds them. */
 export async function recordStandIns(
   list: readonly { path: string; kind: "dir" | "file"; content?: string }[],

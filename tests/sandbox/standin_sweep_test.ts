@@ -2,8 +2,8 @@
 // penguin only when their owner is gone and they are still exactly what it created.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { journalDir, processStart } from "../../lib/sandbox/_standin_journal.ts";
+import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
+import { fileIds, journalDir, processStart } from "../../lib/sandbox/_standin_journal.ts";
 import { isStandInShape, type Placeholder } from "../../lib/sandbox/plan.ts";
 import { exists } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
@@ -157,6 +157,30 @@ Deno.test({
       await holder.finish();
       for (const p of holder.held) assert.equal(await exists(p.path), false);
       assert.equal(await exists(holder.journal), false, "nothing held, no journal");
+    });
+  },
+});
+
+Deno.test({
+  name: "a dead process's entry never removes a stand-in this process holds",
+  ignore: !linux,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      const dotGit = join(ws, ".git");
+      const release = await holdPlaceholders([{ path: dotGit, kind: "dir" }]);
+      const gone = new Deno.Command("true").spawn();
+      await gone.status;
+      const forged = join(await journalDir() ?? "", `${gone.pid}-0.json`);
+      const ids = await fileIds(dotGit);
+      await Deno.writeTextFile(
+        forged,
+        JSON.stringify({ standIns: [{ path: dotGit, kind: "dir", ids }] }),
+      );
+      await sweepStandIns(isStandInShape);
+      assert.equal(await exists(dotGit), true, "still held: a sandbox mounts it");
+      assert.equal(await exists(forged), false);
+      await release();
+      assert.equal(await exists(dotGit), false);
     });
   },
 });
