@@ -3,10 +3,13 @@
  * so that the ones a killed or crashed penguin left in a workspace can be
  * told from the user's own files and removed by a later penguin.
  *
- * Each process keeps one file, `<pid>-<start>.json`, in a private per-user
- * directory under the host's `/tmp` (see `_private_tmp.ts`), outside the
- * workspace and every sandbox's view. `<start>` is the process's start time
- * (`/proc/<pid>/stat` field 22), so a reused pid is not taken for the owner.
+ * Each process keeps one file, `<pidns>-<pid>-<start>.json`, in a private
+ * per-user directory under the host's `/tmp` (see `_private_tmp.ts`),
+ * outside the workspace and every sandbox's view. `<start>` is the process's
+ * start time (`/proc/<pid>/stat` field 22), so a reused pid is not taken for
+ * the owner; `<pidns>` is its PID namespace, as a `/tmp` shared between
+ * containers is: the files of another namespace are never swept, for its
+ * pids mean nothing here.
  * A stand-in is recorded before it is created, then with its identity
  * (device, inode, modification time) once it exists, and dropped once it is
  * released; the file is rewritten atomically (a new temporary file renamed
@@ -60,7 +63,9 @@ const MAX_JOURNAL_BYTES = 1 << 20;
 
 interface Self {
   dir: string;
-  /** `<pid>-<start>`. */
+  /** This process's PID namespace (the inode number of `/proc/self/ns/pid`). */
+  ns: string;
+  /** `<pidns>-<pid>-<start>`. */
   owner: string;
   file: string;
 }
@@ -92,11 +97,12 @@ export async function processStart(pid: number): Promise<string | null> {
 
 function whoAmI(): Promise<Self | undefined> {
   self ??= (async () => {
+    const ns = /^pid:\[(\d+)\]$/.exec(await Deno.readLink("/proc/self/ns/pid"))?.[1];
     const start = await processStart(Deno.pid);
-    const dir = start === null ? undefined : await privateTmpDir(DIR_NAME);
+    const dir = ns && start ? await privateTmpDir(DIR_NAME) : undefined;
     if (dir === undefined) return undefined;
-    const owner = `${Deno.pid}-${start}`;
-    return { dir, owner, file: join(dir, `${owner}.json`) };
+    const owner = `${ns}-${Deno.pid}-${start}`;
+    return { dir, ns: ns!, owner, file: join(dir, `${owner}.json`) };
   })().catch(() => undefined);
   return self;
 }
@@ -104,6 +110,15 @@ function whoAmI(): Promise<Self | undefined> {
 /** The journal directory, or undefined when this process keeps no journal. */
 export async function journalDir(): Promise<string | undefined> {
   return (await whoAmI())?.dir;
+}
+
+/**
+ * The journal file of process `pid` started at `start` in this PID namespace,
+ * or undefined when this process keeps no journal.
+ */
+export async function journalFile(pid: number, start: string): Promise<string | undefined> {
+  const me = await whoAmI();
+  return me && join(me.dir, `${me.ns}-${pid}-${start}.json`);
 }
 
 async function writeJournal(): Promise<void> {
@@ -331,11 +346,11 @@ export async function sweepJournal(accept: (e: JournalEntry) => boolean): Promis
     for await (const e of Deno.readDir(me.dir)) names.push(e.name);
     const known = new Map<string, boolean>();
     for (const name of names) {
-      const m = /^(\d+)-(\d+)\.json(\.\d+\.tmp)?$/.exec(name);
-      if (!m || `${m[1]}-${m[2]}` === me.owner) continue;
-      if (await ownerAlive(Number(m[1]), m[2]!, known)) continue;
+      const m = /^(\d+)-(\d+)-(\d+)\.json(\.\d+\.tmp)?$/.exec(name);
+      if (!m || m[1] !== me.ns || name.startsWith(`${me.owner}.`)) continue;
+      if (await ownerAlive(Number(m[2]), m[3]!, known)) continue;
       const path = join(me.dir, name);
-      if (m[3] === undefined) {
+      if (m[4] === undefined) {
         // A temporary file is a write that never finished: what it names was never created.
         const bytes = await readRegular(path, MAX_JOURNAL_BYTES);
         const text = bytes === undefined ? "" : new TextDecoder().decode(bytes);

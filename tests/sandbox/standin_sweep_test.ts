@@ -3,7 +3,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { fileIds, journalDir, processStart } from "../../lib/sandbox/_standin_journal.ts";
+import {
+  fileIds,
+  journalDir,
+  journalFile,
+  processStart,
+} from "../../lib/sandbox/_standin_journal.ts";
 import { isStandInShape, type Placeholder } from "../../lib/sandbox/plan.ts";
 import { exists } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
@@ -38,8 +43,8 @@ async function startHolder(args: string[]): Promise<Holder> {
     out += value;
   }
   const start = await processStart(child.pid);
-  const dir = await journalDir();
-  assert.ok(start !== null && dir !== undefined, `holder did not start: ${out}`);
+  const journal = start === null ? undefined : await journalFile(child.pid, start);
+  assert.ok(journal !== undefined, `holder did not start: ${out}`);
   const stdin = child.stdin.getWriter();
   const end = async () => {
     await stdin.close().catch(() => {});
@@ -49,7 +54,7 @@ async function startHolder(args: string[]): Promise<Holder> {
   return {
     pid: child.pid,
     held: JSON.parse(out),
-    journal: join(dir, `${child.pid}-${start}.json`),
+    journal,
     crash: async () => {
       child.kill("SIGKILL");
       assert.equal((await end()).signal, "SIGKILL");
@@ -170,7 +175,7 @@ Deno.test({
       const release = await holdPlaceholders([{ path: dotGit, kind: "dir" }]);
       const gone = new Deno.Command("true").spawn();
       await gone.status;
-      const forged = join(await journalDir() ?? "", `${gone.pid}-0.json`);
+      const forged = await journalFile(gone.pid, "0") ?? "";
       const ids = await fileIds(dotGit);
       await Deno.writeTextFile(
         forged,
@@ -193,7 +198,7 @@ Deno.test({
       const holder = await startHolder(["plan", ws]);
       await holder.crash();
       // This test's own pid, alive, but not the process that wrote the journal.
-      const reused = join(await journalDir() ?? "", `${Deno.pid}-1.json`);
+      const reused = await journalFile(Deno.pid, "1") ?? "";
       await Deno.rename(holder.journal, reused);
       await sweepStandIns(isStandInShape);
       for (const p of holder.held) assert.equal(await exists(p.path), false);
@@ -207,12 +212,12 @@ Deno.test({
   ignore: !linux,
   async fn() {
     await withWorkspace(async (ws) => {
-      const dir = await journalDir();
-      assert.ok(dir !== undefined);
       // A pid no process has any more, and with a start time no process had.
       const gone = new Deno.Command("true").spawn();
       await gone.status;
-      const names = [0, 1, 2, 3, 4].map((i) => join(dir, `${gone.pid}-${i}.json`));
+      const names = await Promise.all(
+        [0, 1, 2, 3, 4].map(async (i) => await journalFile(gone.pid, `${i}`) ?? ""),
+      );
       await Deno.writeTextFile(names[0]!, "{not json");
       await Deno.writeTextFile(names[1]!, JSON.stringify({ standIns: [{ path: 7 }, null, "x"] }));
       await Deno.mkdir(names[2]!);
@@ -227,6 +232,31 @@ Deno.test({
       await sweepStandIns(isStandInShape);
       for (const name of names) assert.equal(await exists(name), false, name);
       assert.equal(await exists(dotGit), true);
+    });
+  },
+});
+
+Deno.test({
+  name: "the journal of another PID namespace (a /tmp shared with a container) is left alone",
+  ignore: !linux,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      const dotGit = join(ws, ".git");
+      await Deno.mkdir(dotGit);
+      const ids = await fileIds(dotGit);
+      const ns = /\[(\d+)\]/.exec(await Deno.readLink("/proc/self/ns/pid"))![1]!;
+      const other = join(await journalDir() ?? "", `${Number(ns) + 1}-1-0.json`);
+      await Deno.writeTextFile(
+        other,
+        JSON.stringify({ standIns: [{ path: dotGit, kind: "dir", ids }] }),
+      );
+      try {
+        await sweepStandIns(isStandInShape);
+        assert.equal(await exists(dotGit), true, "pid 1 there may be a live penguin");
+        assert.equal(await exists(other), true);
+      } finally {
+        await Deno.remove(other);
+      }
     });
   },
 });
