@@ -60,6 +60,8 @@ export interface FileIds {
 const DIR_NAME = "stand-ins";
 /** Journal files this large are not read (a process holds a handful of short entries). */
 const MAX_JOURNAL_BYTES = 1 << 20;
+/** Dead processes' journal files one sweep reads at most (the next process goes on). */
+const MAX_SWEPT_FILES = 100;
 
 interface Self {
   dir: string;
@@ -345,17 +347,17 @@ export async function sweepJournal(accept: (e: JournalEntry) => boolean): Promis
     const names: string[] = [];
     for await (const e of Deno.readDir(me.dir)) names.push(e.name);
     const known = new Map<string, boolean>();
+    let swept = 0;
     for (const name of names) {
-      const m = /^(\d+)-(\d+)-(\d+)\.json(\.\d+\.tmp)?$/.exec(name);
+      // The journal, or a newer one whose rename the owner did not live to see.
+      const m = /^(\d+)-(\d+)-(\d+)\.json(?:\.\d+\.tmp)?$/.exec(name);
       if (!m || m[1] !== me.ns || name.startsWith(`${me.owner}.`)) continue;
       if (await ownerAlive(Number(m[2]), m[3]!, known)) continue;
+      if (++swept > MAX_SWEPT_FILES) break;
       const path = join(me.dir, name);
-      if (m[4] === undefined) {
-        // A temporary file is a write that never finished: what it names was never created.
-        const bytes = await readRegular(path, MAX_JOURNAL_BYTES);
-        const text = bytes === undefined ? "" : new TextDecoder().decode(bytes);
-        for (const e of parseEntries(text)) await removeLeftover(e, accept);
-      }
+      const bytes = await readRegular(path, MAX_JOURNAL_BYTES);
+      const text = bytes === undefined ? "" : new TextDecoder().decode(bytes);
+      for (const e of parseEntries(text)) await removeLeftover(e, accept);
       await Deno.remove(path).catch(() => {});
     }
   } catch {

@@ -167,6 +167,21 @@ Deno.test({
 });
 
 Deno.test({
+  name: "a journal written but not yet renamed into place when its owner died still counts",
+  ignore: !linux,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      const holder = await startHolder(["plan", ws]);
+      await holder.crash();
+      await Deno.rename(holder.journal, `${holder.journal}.3.tmp`);
+      await sweepStandIns(isStandInShape);
+      for (const p of holder.held) assert.equal(await exists(p.path), false);
+      assert.equal(await exists(`${holder.journal}.3.tmp`), false);
+    });
+  },
+});
+
+Deno.test({
   name: "a dead process's entry never removes a stand-in this process holds",
   ignore: !linux,
   async fn() {
