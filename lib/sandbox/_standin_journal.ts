@@ -7,12 +7,11 @@
  * per-user directory under the host's `/tmp` (see `_private_tmp.ts`),
  * outside the workspace and every sandbox's view. `<start>` is the process's
  * start time (`/proc/<pid>/stat` field 22), so a reused pid is not taken for
- * the owner; `<pidns>` is its PID namespace, as a `/tmp` shared between
- * containers is: the files of another namespace are never swept, for its
- * pids mean nothing here.
- * A stand-in is recorded before it is created, then with its identity
- * (device, inode, modification time) once it exists, and dropped once it is
- * released; the file is rewritten atomically (a new temporary file renamed
+ * the owner, and `<pidns>` its PID namespace: the files of another namespace
+ * (a `/tmp` shared with a container) are never swept, its pids mean nothing
+ * here. A stand-in is recorded before it is created, then with its identity
+ * (device, inode, modification and change times, size) once it exists, and
+ * dropped once it is released; the file is rewritten atomically (a new temporary file renamed
  * over it) and removed when nothing is held.
  *
  * {@linkcode sweepJournal} handles the files of owners that are gone: it
@@ -264,7 +263,7 @@ async function readRegular(
   try {
     const info = await file.stat();
     if (!info.isFile || info.dev !== before.dev || info.ino !== before.ino) return undefined;
-    return await readAll(file, max);
+    return info.size > max ? undefined : await readAll(file, info.size);
   } catch {
     return undefined;
   } finally {
