@@ -13,9 +13,29 @@
  * count: it is removed when the last of them ends. (Removing a path that is a
  * mount point in another, still-running sandbox would detach that mount.)
  *
+ * A penguin killed (or crashed) while a command runs cannot remove its
+ * stand-ins, and a later one could not tell them from the user's files. So
+ * each is recorded, before it is created, in a journal outside the workspace
+ * and every sandbox (`_standin_journal.ts`), and dropped from it once
+ * released; {@linkcode sweepStandIns} removes what dead processes left, when
+ * it is still exactly what they created.
+ *
  * @module
  */
 import type { ExitStatus, SandboxedProcess } from "./_process.ts";
+import {
+  type FileIds,
+  fileIds,
+  flushJournal,
+  forgetStandIn,
+  holdsExactly,
+  isRecorded,
+  isUnchanged,
+  journalWritten,
+  noteCreated,
+  recordStandIns,
+  sweepJournal,
+} from "./_standin_journal.ts";
 
 /** A path to hold while a sandbox runs. */
 export interface Placeholder {
@@ -27,7 +47,7 @@ export interface Placeholder {
   content?: string;
 }
 
-const live = new Map<string, { count: number; placeholder: Placeholder }>();
+const live = new Map<string, { count: number; placeholder: Placeholder; ids?: FileIds }>();
 
 /** The last pending hold or release of each path: they run one after another. */
 const pending = new Map<string, Promise<unknown>>();
@@ -53,24 +73,44 @@ export function livePlaceholders(): ReadonlySet<string> {
   return new Set(live.keys());
 }
 
-async function create(p: Placeholder): Promise<boolean> {
+/** Create `p`: its identity, or false when the path exists already. */
+async function create(p: Placeholder): Promise<FileIds | undefined | false> {
   try {
     if (p.kind === "dir") await Deno.mkdir(p.path);
     else await Deno.writeTextFile(p.path, p.content ?? "", { createNew: true });
-    return true;
   } catch (err) {
     if (err instanceof Deno.errors.AlreadyExists) return false;
     throw err;
   }
+  const ids = await fileIds(p.path);
+  noteCreated(p.path, ids);
+  return ids;
 }
 
-async function removeIfUnchanged(p: Placeholder): Promise<void> {
+/** Create a stand-in nobody in this process holds, recorded in the journal first. */
+async function createRecorded(p: Placeholder): Promise<FileIds | undefined | false> {
+  // Recorded when the hold began, unless a release dropped it since (it was held then).
+  if (!isRecorded(p.path)) await recordStandIns([p]);
+  let created: FileIds | undefined | false = false;
   try {
+    created = await create(p);
+  } finally {
+    if (created === false) forgetStandIn(p.path);
+  }
+  return created;
+}
+
+async function removeIfUnchanged(p: Placeholder, ids: FileIds | undefined): Promise<void> {
+  try {
+    if (ids !== undefined) {
+      // Same file, same times: still what was created (remove() refuses a non-empty directory).
+      if (await isUnchanged(p.path, p.kind, ids)) await Deno.remove(p.path);
+      return;
+    }
     const info = await Deno.lstat(p.path);
     if (p.kind === "dir") {
-      // remove() without recursive refuses a non-empty directory.
       if (info.isDirectory) await Deno.remove(p.path);
-    } else if (info.isFile && await Deno.readTextFile(p.path) === (p.content ?? "")) {
+    } else if (info.isFile && await holdsExactly(p.path, p.content ?? "")) {
       await Deno.remove(p.path);
     }
   } catch {
@@ -88,36 +128,69 @@ export async function holdPlaceholders(
 ): Promise<() => Promise<void>> {
   const held: Placeholder[] = [];
   const release = async () => {
+    let removed = false;
     for (const p of held.splice(0).reverse()) {
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
         if (!entry || --entry.count > 0) return;
         live.delete(p.path);
-        await removeIfUnchanged(entry.placeholder);
+        await removeIfUnchanged(entry.placeholder, entry.ids);
+        forgetStandIn(p.path);
+        removed = true;
       });
     }
+    // Nothing of the hold is left in flight when its release returns.
+    await (removed ? flushJournal() : journalWritten());
   };
   try {
+    const fresh = placeholders.filter((p) => !live.has(p.path));
+    if (fresh.length > 0) await recordStandIns(fresh);
+    let changed = false;
     for (const p of placeholders) {
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
         if (entry) {
           // Held already, but someone may have removed it meanwhile (a `git clean`, a test
           // resetting the workspace): put it back, or bubblewrap has no source to mount.
-          await create(p);
+          const ids = await create(p);
+          if (ids !== false) {
+            if (ids) entry.ids = ids;
+            else delete entry.ids;
+            changed = true;
+          }
           entry.count++;
           held.push(p);
-        } else if (await create(p)) {
-          live.set(p.path, { count: 1, placeholder: p });
-          held.push(p);
+        } else {
+          changed = true;
+          const ids = await createRecorded(p);
+          if (ids !== false) {
+            live.set(p.path, { count: 1, placeholder: p, ...(ids ? { ids } : {}) });
+            held.push(p);
+          }
         }
       });
     }
+    // The identities of what was created (or what was not: no longer recorded). Not awaited:
+    // the sandbox starts meanwhile; a crash before it is written only leaves a stand-in
+    // without identity, which no sweep removes.
+    if (changed) void flushJournal();
   } catch (err) {
     await release();
     throw err;
   }
   return release;
+}
+
+/**
+ * Remove the stand-ins that penguin processes no longer running left behind
+ * (killed or crashed while a command ran) and drop their journal entries.
+ * Only paths `accept` takes for stand-ins a plan makes are removed, and only
+ * while they are still exactly what was created: the same directory, still
+ * empty, or the same regular file with the content written. Anything else is
+ * left. Stand-ins of running processes are never touched. Never rejects.
+ */
+export function sweepStandIns(accept: (p: Placeholder) => boolean): Promise<void> {
+  return sweepJournal((p) => !live.has(p.path) && accept(p));
 }
 
 /** `child`, with `release` run once it has exited and before its status resolves. */

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { dirname, join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
-import { livePlaceholders, type Placeholder } from "./_placeholders.ts";
+import { livePlaceholders, type Placeholder, sweepStandIns } from "./_placeholders.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 
 export type { Placeholder };
@@ -63,6 +63,29 @@ const WORKSPACE_POLICY_FILE = "penguin.jsonc";
 /** What the stand-in for a missing `penguin.jsonc` holds: an empty policy, which changes nothing. */
 const POLICY_PLACEHOLDER =
   "// penguin: a stand-in that keeps commands from creating this file; removed when they end\n{}\n";
+
+/**
+ * Whether `p` has the shape of a stand-in a plan makes: a `.git` or guarded
+ * git directory entry with its inert content, or `penguin.jsonc` with the
+ * policy stand-in's. Leftovers of a dead penguin are swept only in this
+ * shape, so a journal forged by a command that could reach it (a sandbox root
+ * containing the host's `/tmp`) can name nothing but inert stand-ins.
+ */
+export function isStandInShape(p: Placeholder): boolean {
+  const name = basename(p.path);
+  const endsWith = (rel: string) => p.path.endsWith(`${sep}${rel}`);
+  if (p.kind === "dir") {
+    return name === ".git" || GIT_GUARDED_ENTRIES.some((e) => e.kind === "dir" && endsWith(e.rel));
+  }
+  if (name === WORKSPACE_POLICY_FILE) return p.content === POLICY_PLACEHOLDER;
+  return GIT_GUARDED_ENTRIES.some((e) =>
+    e.kind === "file" && e.placeholder !== undefined && endsWith(e.rel) &&
+    p.content === e.placeholder
+  );
+}
+
+/** The sweep of dead processes' stand-ins: once per process, before its first writable plan. */
+let swept: Promise<void> | undefined;
 
 /** True when `path` is `root` or lies below it. */
 export function isInside(path: string, root: string): boolean {
@@ -168,6 +191,8 @@ export async function resolvePlan(
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
   if (writableRoots) {
+    // Stand-ins a killed penguin left would pass for the user's files below: remove them first.
+    await (swept ??= sweepStandIns(isStandInShape));
     // The workspace's confinement policy is read-only to the commands it confines. A missing
     // one gets an inert stand-in: a policy a command wrote would decide the next session's
     // git access (and, with --grant-writable-roots, its writable roots).

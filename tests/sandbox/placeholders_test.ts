@@ -39,6 +39,18 @@ Deno.test("a stand-in someone changed, or a path that already existed, is left a
   });
 });
 
+Deno.test("a stand-in replaced by another file with the same content is left alone", async () => {
+  await withWorkspace(async (dir) => {
+    const p = { path: join(dir, "commondir"), kind: "file" as const, content: "." };
+    const release = await holdPlaceholders([p]);
+    // The new file exists before the stand-in goes: it cannot get the stand-in's inode.
+    await Deno.writeTextFile(`${p.path}.new`, ".");
+    await Deno.rename(`${p.path}.new`, p.path);
+    await release();
+    assert.equal(await Deno.readTextFile(p.path), ".", "not the file penguin created");
+  });
+});
+
 Deno.test("a held stand-in someone removed is put back for the next sandbox", async () => {
   await withWorkspace(async (dir) => {
     const p = { path: join(dir, "penguin.jsonc"), kind: "file" as const, content: "{}\n" };
