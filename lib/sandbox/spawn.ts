@@ -27,6 +27,7 @@ import {
   hasControllingTerminal,
   startDirect,
 } from "./_direct.ts";
+import { defaultSignalsForChildren } from "./_child_signals.ts";
 import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
@@ -158,6 +159,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
   const bash = report.bash;
   if (!bash) throw new PenguinError("runtime", `Cannot run ${what}: bash is not installed`);
+  await defaultSignalsForChildren(bash);
   if (policy.mode !== "off" && !report.usable) {
     throw new PenguinError(
       "runtime",

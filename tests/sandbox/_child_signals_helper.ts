@@ -1,0 +1,53 @@
+// Run by child_signals_test.ts with SIGHUP, SIGINT and SIGQUIT ignored (as a script's background
+// job or nohup leaves them). For each way a command can start (direct bwrap, supervised bwrap,
+// no sandbox): the command's own SigIgn line, then whether its `trap … QUIT` and `trap … INT` run
+// when penguin signals it. Prints one JSON line per launch.
+import { createPolicy, type SandboxMode, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
+import { collect, readUntil } from "./_helpers.ts";
+
+const ws = Deno.args[0]!;
+const policy = createPolicy({
+  workspace: ws,
+  home: "",
+  hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: ws },
+});
+// Penguin's permission set cannot read its own /proc status: a child that reads its parent's can.
+const parent = await new Deno.Command("bash", {
+  args: [
+    "--noprofile",
+    "--norc",
+    "-c",
+    'while read -r k v; do [ "$k" = SigIgn: ] && echo "$v"; done </proc/$PPID/status',
+  ],
+  stdout: "piped",
+}).output();
+const selfIgnored = new TextDecoder().decode(parent.stdout).trim();
+const launches: [string, SandboxMode, boolean][] = [
+  ["direct", "workspace-write", true],
+  ["supervised", "workspace-write", false],
+  ["off", "off", true],
+];
+for (const [name, mode, direct] of launches) {
+  _pinLaunch(direct ? {} : { direct: false });
+  const p = { ...policy, mode };
+  const status = await collect(
+    await spawnSandboxed({ shell: "grep '^SigIgn' /proc/self/status", policy: p }),
+  );
+  const traps: Record<string, number | null> = {};
+  for (const sig of ["SIGQUIT", "SIGINT"] as const) {
+    const child = await spawnSandboxed({
+      shell: `trap 'echo trapped; exit 6' ${sig.slice(3)}; echo ready; ` +
+        "while :; do sleep 0.05; done",
+      policy: p,
+    });
+    await readUntil(child, "ready\n");
+    child.signal(sig);
+    // A signal the command cannot trap would leave it looping: kill it after a first try.
+    const timer = setTimeout(() => child.kill(0), 20_000);
+    const r = await collect(child);
+    clearTimeout(timer);
+    traps[sig] = r.out.includes("trapped") ? r.code : null;
+  }
+  console.log(JSON.stringify({ name, selfIgnored, command: status.out.trim(), traps }));
+}
