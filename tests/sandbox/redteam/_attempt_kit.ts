@@ -78,7 +78,15 @@ export async function unchanged(w: World, path: string): Promise<void> {
 export async function harnessAlive(w: World, o: Outcome): Promise<void> {
   assert.equal(o.code, 0, `penguin exited ${o.code}:\n${o.stderr.slice(-2000)}`);
   assert.match(o.stdout, new RegExp(`red team done ${w.marker}`));
-  assert.equal(await Deno.readTextFile(join(w.ws, "canary.txt")), w.marker);
+  // The canary turn's own outputs (its calls are the ones the attempts did not name) say why not.
+  const canary = [...o.outputs].filter(([id]) => !id.startsWith("rt_") || /^rt_\d+$/.test(id));
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(w.ws, "canary.txt"));
+  } catch (err) {
+    throw new Error(`canary.txt: ${err}\ncanary turn: ${JSON.stringify(canary)}`);
+  }
+  assert.equal(text, w.marker, `canary turn: ${JSON.stringify(canary)}`);
 }
 
 /** The outside file's secret reached neither a request nor the trace. */
