@@ -12,13 +12,12 @@
  * such signal a listener that does nothing: penguin goes on ignoring it in
  * effect (the listener drops it), and its children start clean.
  *
- * Linux only; elsewhere nothing changes. Deno does not let penguin read its
- * own `/proc/<pid>/status` under its permission set, so the ignored set is
- * read once per process by a short bash, which inherits exactly what penguin
- * ignores (Deno's spawn resets only SIGPIPE, which is not in the set).
+ * Linux only (the ignored set comes from `/proc`, see `_proc_facts.ts`);
+ * elsewhere nothing changes.
  *
  * @module
  */
+import { procFacts } from "./_proc_facts.ts";
 
 /** The signals a command starts with the default action for, with their Linux numbers. */
 const RESET: ReadonlyArray<readonly [Deno.Signal, number]> = [
@@ -33,42 +32,13 @@ const RESET: ReadonlyArray<readonly [Deno.Signal, number]> = [
 
 let done: Promise<void> | undefined;
 
-/** The line a shell prints: its own SigIgn (inherited from penguin). */
-const READ_SIGIGN =
-  'while read -r k v; do [ "$k" = SigIgn: ] && echo "SigIgn: $v"; done </proc/self/status';
-
-/** The signals a process with `/proc/<pid>/status` text `status` ignores, or undefined. */
-export function ignoredSignals(status: string): Set<number> | undefined {
-  const hex = /^SigIgn:\s*([0-9a-fA-F]+)$/m.exec(status)?.[1];
-  if (hex === undefined) return undefined;
-  const mask = BigInt(`0x${hex}`);
-  const out = new Set<number>();
-  for (let n = 1; n <= 64; n++) if ((mask >> BigInt(n - 1)) & 1n) out.add(n);
-  return out;
-}
-
 /**
  * Give every signal of {@linkcode RESET} this process ignores a listener
  * that drops it, so children start with its default action. Once per
- * process (`bash` is the shell that reads the ignored set); never rejects.
+ * process; never rejects.
  */
-export function defaultSignalsForChildren(bash: string): Promise<void> {
-  done ??= (async () => {
-    if (Deno.build.os !== "linux") return;
-    let ignored: Set<number> | undefined;
-    try {
-      const out = await new Deno.Command(bash, {
-        args: ["--noprofile", "--norc", "-c", READ_SIGIGN],
-        clearEnv: true,
-        env: { PATH: "/usr/bin:/bin" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      ignored = ignoredSignals(new TextDecoder().decode(out.stdout));
-    } catch {
-      return;
-    }
+export function defaultSignalsForChildren(): Promise<void> {
+  done ??= procFacts().then(({ ignored }) => {
     for (const [sig, n] of RESET) {
       if (!ignored?.has(n)) continue;
       try {
@@ -77,6 +47,6 @@ export function defaultSignalsForChildren(bash: string): Promise<void> {
         // A signal Deno will not listen to here: children inherit what penguin has.
       }
     }
-  })();
+  });
   return done;
 }

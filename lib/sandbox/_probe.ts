@@ -15,31 +15,9 @@ import { holdPlaceholders } from "./_placeholders.ts";
 import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
+import { isExecutable, pathDirs } from "./_executables.ts";
 
-/** True when `path` is an executable regular file. */
-export async function isExecutable(path: string): Promise<boolean> {
-  try {
-    const s = await Deno.stat(path);
-    return s.isFile && ((s.mode ?? 0o755) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-function pathDirs(): string[] {
-  return (Deno.env.get("PATH") ?? "").split(":").filter((d) => d.startsWith("/"));
-}
-
-/**
- * The bash Deno's `--allow-run=bash` resolved at startup: the first `bash`
- * on the parent's PATH (Deno compares spawn paths literally).
- */
-export async function findBash(): Promise<string | undefined> {
-  for (const d of [...pathDirs(), "/usr/bin", "/bin"]) {
-    if (await isExecutable(join(d, "bash"))) return join(d, "bash");
-  }
-  return undefined;
-}
+export { findBash, isExecutable } from "./_executables.ts";
 
 /** The bubblewrap binary: fixed locations first, then PATH entries outside the cwd. */
 export async function findBwrap(): Promise<{ path?: string; looked: string[] }> {

@@ -26,6 +26,7 @@
  */
 import { join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
+import { processStarts, procFacts } from "./_proc_facts.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface JournalEntry {
@@ -61,6 +62,8 @@ const DIR_NAME = "stand-ins";
 const MAX_JOURNAL_BYTES = 1 << 20;
 /** Dead processes' journal files one sweep reads at most (the next process goes on). */
 const MAX_SWEPT_FILES = 100;
+/** Journal files one sweep looks at, live owners' included. */
+const MAX_LISTED_FILES = 1000;
 
 interface Self {
   dir: string;
@@ -77,29 +80,9 @@ let writing: Promise<void> = Promise.resolve();
 let onDisk = false;
 let tmpCounter = 0;
 
-/**
- * The start time of process `pid` (`/proc/<pid>/stat` field 22, in clock
- * ticks since boot), or null when there is no such process.
- */
-export async function processStart(pid: number): Promise<string | null> {
-  let stat: string;
-  try {
-    stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces and parentheses itself.
-  const fields = stat.slice(stat.lastIndexOf(")") + 1).trim().split(" ");
-  const start = fields[22 - 3];
-  if (start === undefined || !/^\d+$/.test(start)) throw new Error(`unreadable /proc/${pid}/stat`);
-  return start;
-}
-
 function whoAmI(): Promise<Self | undefined> {
   self ??= (async () => {
-    const ns = /^pid:\[(\d+)\]$/.exec(await Deno.readLink("/proc/self/ns/pid"))?.[1];
-    const start = await processStart(Deno.pid);
+    const { pidns: ns, start } = await procFacts();
     const dir = ns && start ? await privateTmpDir(DIR_NAME) : undefined;
     if (dir === undefined) return undefined;
     const owner = `${ns}-${Deno.pid}-${start}`;
@@ -322,17 +305,6 @@ async function removeLeftover(
   }
 }
 
-async function ownerAlive(pid: number, start: string, known: Map<string, boolean>) {
-  const key = `${pid}-${start}`;
-  let alive = known.get(key);
-  if (alive === undefined) {
-    // A /proc we cannot read counts as alive: never sweep what may still be held.
-    alive = await processStart(pid).then((s) => s === start, () => true);
-    known.set(key, alive);
-  }
-  return alive;
-}
-
 /**
  * Remove the stand-ins that processes no longer running left behind (only
  * those `accept` takes for stand-ins a plan makes, and only when unchanged)
@@ -345,13 +317,18 @@ export async function sweepJournal(accept: (e: JournalEntry) => boolean): Promis
     if (me === undefined) return;
     const names: string[] = [];
     for await (const e of Deno.readDir(me.dir)) names.push(e.name);
-    const known = new Map<string, boolean>();
-    let swept = 0;
-    for (const name of names) {
-      // The journal, or a newer one whose rename the owner did not live to see.
+    // The journal, or a newer one whose rename the owner did not live to see.
+    const others = names.flatMap((name) => {
       const m = /^(\d+)-(\d+)-(\d+)\.json(?:\.\d+\.tmp)?$/.exec(name);
-      if (!m || m[1] !== me.ns || name.startsWith(`${me.owner}.`)) continue;
-      if (await ownerAlive(Number(m[2]), m[3]!, known)) continue;
+      if (!m || m[1] !== me.ns || name.startsWith(`${me.owner}.`)) return [];
+      return [{ name, pid: Number(m[2]), start: m[3]! }];
+    }).slice(0, MAX_LISTED_FILES);
+    // A /proc that cannot be read counts as every owner alive: never sweep what may be held.
+    const starts = await processStarts([...new Set(others.map((o) => o.pid))]);
+    if (starts === undefined) return;
+    let swept = 0;
+    for (const { name, pid, start } of others) {
+      if (starts.get(pid) === start) continue;
       if (++swept > MAX_SWEPT_FILES) break;
       const path = join(me.dir, name);
       const bytes = await readRegular(path, MAX_JOURNAL_BYTES);

@@ -159,7 +159,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
   const bash = report.bash;
   if (!bash) throw new PenguinError("runtime", `Cannot run ${what}: bash is not installed`);
-  await defaultSignalsForChildren(bash);
+  await defaultSignalsForChildren();
   if (policy.mode !== "off" && !report.usable) {
     throw new PenguinError(
       "runtime",

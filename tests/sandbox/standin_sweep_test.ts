@@ -3,16 +3,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import {
-  fileIds,
-  journalDir,
-  journalFile,
-  processStart,
-} from "../../lib/sandbox/_standin_journal.ts";
+import { fileIds, journalDir, journalFile } from "../../lib/sandbox/_standin_journal.ts";
 import { isStandInShape, type Placeholder } from "../../lib/sandbox/plan.ts";
 import { exists } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
-import { REPO } from "../support/cli.ts";
+import { penguinArgv, REPO } from "../support/cli.ts";
+import { processStarts } from "../../lib/sandbox/_proc_facts.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
 const linux = Deno.build.os === "linux";
@@ -30,7 +26,8 @@ interface Holder {
 
 async function startHolder(args: string[]): Promise<Holder> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", HELPER, ...args],
+    // Under penguin's own permission set, which refuses every /proc read of its own.
+    args: [...penguinArgv().slice(0, -1), HELPER, ...args],
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -42,7 +39,7 @@ async function startHolder(args: string[]): Promise<Holder> {
     if (done) break;
     out += value;
   }
-  const start = await processStart(child.pid);
+  const start = (await processStarts([child.pid]))?.get(child.pid) ?? null;
   const journal = start === null ? undefined : await journalFile(child.pid, start);
   assert.ok(journal !== undefined, `holder did not start: ${out}`);
   const stdin = child.stdin.getWriter();

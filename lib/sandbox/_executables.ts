@@ -1,0 +1,33 @@
+/**
+ * Finding the programs penguin runs: bash (named in penguin's `run`
+ * permission) and executable files on PATH.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/** True when `path` is an executable regular file. */
+export async function isExecutable(path: string): Promise<boolean> {
+  try {
+    const s = await Deno.stat(path);
+    return s.isFile && ((s.mode ?? 0o755) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The absolute directories of PATH. */
+export function pathDirs(): string[] {
+  return (Deno.env.get("PATH") ?? "").split(":").filter((d) => d.startsWith("/"));
+}
+
+/**
+ * The bash Deno's `--allow-run=bash` resolved at startup: the first `bash`
+ * on the parent's PATH (Deno compares spawn paths literally).
+ */
+export async function findBash(): Promise<string | undefined> {
+  for (const d of [...pathDirs(), "/usr/bin", "/bin"]) {
+    if (await isExecutable(join(d, "bash"))) return join(d, "bash");
+  }
+  return undefined;
+}
