@@ -68,9 +68,16 @@ function serialized<T>(path: string, fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
-/** Paths this process currently holds as stand-ins (they count as missing). */
+/**
+ * Stand-ins this process is creating or removing right now. They count as
+ * missing too: a plan made meanwhile that took one for the user's file would
+ * mount it without holding it, and lose it to the removal.
+ */
+const inFlight = new Set<string>();
+
+/** Paths this process currently holds as stand-ins, or is creating or removing (they count as missing). */
 export function livePlaceholders(): ReadonlySet<string> {
-  return new Set(live.keys());
+  return new Set([...live.keys(), ...inFlight]);
 }
 
 /** Create `p`: its identity, or false when the path exists already. */
@@ -133,8 +140,13 @@ export async function holdPlaceholders(
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
         if (!entry || --entry.count > 0) return;
+        inFlight.add(p.path);
         live.delete(p.path);
-        await removeIfUnchanged(entry.placeholder, entry.ids);
+        try {
+          await removeIfUnchanged(entry.placeholder, entry.ids);
+        } finally {
+          inFlight.delete(p.path);
+        }
         forgetStandIn(p.path);
         removed = true;
       });
@@ -162,10 +174,15 @@ export async function holdPlaceholders(
           held.push(p);
         } else {
           changed = true;
-          const ids = await createRecorded(p);
-          if (ids !== false) {
-            live.set(p.path, { count: 1, placeholder: p, ...(ids ? { ids } : {}) });
-            held.push(p);
+          inFlight.add(p.path);
+          try {
+            const ids = await createRecorded(p);
+            if (ids !== false) {
+              live.set(p.path, { count: 1, placeholder: p, ...(ids ? { ids } : {}) });
+              held.push(p);
+            }
+          } finally {
+            inFlight.delete(p.path);
           }
         }
       });
@@ -190,7 +207,7 @@ export async function holdPlaceholders(
  * left. Stand-ins of running processes are never touched. Never rejects.
  */
 export function sweepStandIns(accept: (p: Placeholder) => boolean): Promise<void> {
-  return sweepJournal((p) => !live.has(p.path) && accept(p));
+  return sweepJournal((p) => !livePlaceholders().has(p.path) && accept(p));
 }
 
 /** `child`, with `release` run once it has exited and before its status resolves. */

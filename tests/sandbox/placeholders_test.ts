@@ -78,3 +78,66 @@ Deno.test("a stand-in released by one sandbox while the next one takes it stays 
     }
   });
 });
+
+/**
+ * Run `body` with the first `Deno[name]` call on `path` held at a gate: `body` gets a promise
+ * that settles once that call is waiting, and a function that lets it go on.
+ */
+async function withCallHeld(
+  name: "lstat" | "remove",
+  path: string,
+  body: (reached: Promise<void>, go: () => void) => Promise<void>,
+): Promise<void> {
+  const deno = Deno as unknown as Record<
+    string,
+    (p: string, ...rest: unknown[]) => Promise<unknown>
+  >;
+  const real = deno[name]!;
+  let arrive!: () => void, go!: () => void;
+  const reached = new Promise<void>((r) => (arrive = r));
+  const gate = new Promise<void>((r) => (go = r));
+  let armed = true;
+  deno[name] = async (p: string, ...rest: unknown[]) => {
+    if (armed && String(p) === path) {
+      armed = false;
+      arrive();
+      await gate;
+    }
+    return await real(p, ...rest);
+  };
+  try {
+    await body(reached, go);
+  } finally {
+    deno[name] = real;
+    go();
+  }
+}
+
+Deno.test("a stand-in counts as missing while it is created and while it is removed", async () => {
+  // A plan made in those moments that took it for the user's file would mount it without
+  // holding it, and the removal would leave that sandbox with no source to mount.
+  await withWorkspace(async (dir) => {
+    const p = { path: join(dir, "penguin.jsonc"), kind: "file" as const, content: "{}\n" };
+    let release!: () => Promise<void>;
+    // Created: the file exists, and its identity is being read.
+    await withCallHeld("lstat", p.path, async (reached, go) => {
+      const holding = holdPlaceholders([p]);
+      await reached;
+      assert.equal(await exists(p.path), true);
+      assert.ok(livePlaceholders().has(p.path), "counted as missing while created");
+      go();
+      release = await holding;
+    });
+    // Removed: the file still exists while the removal is under way.
+    await withCallHeld("remove", p.path, async (reached, go) => {
+      const releasing = release();
+      await reached;
+      assert.equal(await exists(p.path), true);
+      assert.ok(livePlaceholders().has(p.path), "counted as missing while removed");
+      go();
+      await releasing;
+    });
+    assert.equal(await exists(p.path), false);
+    assert.equal(livePlaceholders().has(p.path), false);
+  });
+});
