@@ -74,6 +74,27 @@ function serialized<T>(path: string, fn: () => Promise<T>): Promise<T> {
  * mount it without holding it, and lose it to the removal.
  */
 const inFlight = new Set<string>();
+/** Counts every start and end of a creation or removal (see {@linkcode standInGeneration}). */
+let generation = 0;
+
+/**
+ * A number that changes whenever a stand-in of this process starts or ends
+ * being created or removed: a reading of the held set and the disk taken
+ * while it stayed the same saw no stand-in come or go.
+ */
+export function standInGeneration(): number {
+  return generation;
+}
+
+function begin(path: string): void {
+  inFlight.add(path);
+  generation++;
+}
+
+function end(path: string): void {
+  inFlight.delete(path);
+  generation++;
+}
 
 /** Paths this process currently holds as stand-ins, or is creating or removing (they count as missing). */
 export function livePlaceholders(): ReadonlySet<string> {
@@ -140,12 +161,12 @@ export async function holdPlaceholders(
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
         if (!entry || --entry.count > 0) return;
-        inFlight.add(p.path);
+        begin(p.path);
         live.delete(p.path);
         try {
           await removeIfUnchanged(entry.placeholder, entry.ids);
         } finally {
-          inFlight.delete(p.path);
+          end(p.path);
         }
         forgetStandIn(p.path);
         removed = true;
@@ -174,7 +195,7 @@ export async function holdPlaceholders(
           held.push(p);
         } else {
           changed = true;
-          inFlight.add(p.path);
+          begin(p.path);
           try {
             const ids = await createRecorded(p);
             if (ids !== false) {
@@ -182,7 +203,7 @@ export async function holdPlaceholders(
               held.push(p);
             }
           } finally {
-            inFlight.delete(p.path);
+            end(p.path);
           }
         }
       });

@@ -10,7 +10,12 @@ import { basename, dirname, join, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
-import { livePlaceholders, type Placeholder, sweepStandIns } from "./_placeholders.ts";
+import {
+  livePlaceholders,
+  type Placeholder,
+  standInGeneration,
+  sweepStandIns,
+} from "./_placeholders.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 
 export type { Placeholder };
@@ -163,6 +168,44 @@ async function mustBeDir(what: string, path: string): Promise<string> {
 }
 
 /**
+ * The workspace's protected paths: its confinement policy (read-only to the
+ * commands it confines; a missing one gets an inert stand-in, since a policy
+ * a command wrote would decide the next session's git access and, with
+ * --grant-writable-roots, its writable roots) and its git files.
+ */
+async function protectedPaths(
+  workspace: string,
+  roots: string[],
+  git: GitAccess,
+): Promise<{ protect: string[]; pinned: string[]; placeholders: Placeholder[] }> {
+  const protect: string[] = [];
+  const pinned: string[] = [];
+  const placeholders: Placeholder[] = [];
+  const policyPath = join(workspace, WORKSPACE_POLICY_FILE);
+  const held = livePlaceholders().has(policyPath);
+  const policyEntry = held ? undefined : await Deno.lstat(policyPath).catch(() => undefined);
+  if (policyEntry === undefined) {
+    placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
+    protect.push(policyPath);
+  } else if (policyEntry.isSymlink) {
+    // A mount covers the link's target, never the link: a command could replace the link.
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${policyPath}" is a symbolic link, and a command could replace it ` +
+        `with a policy of its own. Replace the link with a copy of the file it points to, ` +
+        `or run with --sandbox read-only`,
+    );
+  } else {
+    const policyFile = await real(policyPath);
+    if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
+      protect.push(policyFile.path);
+    }
+  }
+  await guardGit(workspace, roots, git, { protect, pinned, placeholders });
+  return { protect, pinned, placeholders };
+}
+
+/**
  * Resolve `policy` for a child started in `cwd`. Throws a runtime error when
  * the workspace or cwd is missing; silently skips hide entries, scratchpad
  * and extra directories that do not exist.
@@ -193,34 +236,19 @@ export async function resolvePlan(
   if (writableRoots) {
     // Stand-ins a killed penguin left would pass for the user's files below: remove them first.
     await (swept ??= sweepStandIns(isStandInShape));
-    // The workspace's confinement policy is read-only to the commands it confines. A missing
-    // one gets an inert stand-in: a policy a command wrote would decide the next session's
-    // git access (and, with --grant-writable-roots, its writable roots).
-    const policyPath = join(workspace, WORKSPACE_POLICY_FILE);
-    const held = livePlaceholders().has(policyPath);
-    const policyEntry = held ? undefined : await Deno.lstat(policyPath).catch(() => undefined);
-    if (policyEntry === undefined) {
-      placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
-      protect.push(policyPath);
-    } else if (policyEntry.isSymlink) {
-      // A mount covers the link's target, never the link: a command could replace the link.
-      throw new PenguinError(
-        "runtime",
-        `Cannot sandbox: "${policyPath}" is a symbolic link, and a command could replace it ` +
-          `with a policy of its own. Replace the link with a copy of the file it points to, ` +
-          `or run with --sandbox read-only`,
-      );
-    } else {
-      const policyFile = await real(policyPath);
-      if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
-        protect.push(policyFile.path);
+    // Whether a protected path is a stand-in of this process or the user's file is read from
+    // the held set and then from the disk: a stand-in created or removed in between would be
+    // taken for the other. So the reading is taken again until no stand-in came or went.
+    for (let attempt = 0;; attempt++) {
+      const generation = standInGeneration();
+      const found = await protectedPaths(workspace, roots, policy.git ?? "read-only");
+      if (standInGeneration() === generation || attempt >= 4) {
+        protect.push(...found.protect);
+        pinned.push(...found.pinned);
+        placeholders.push(...found.placeholders);
+        break;
       }
     }
-    await guardGit(workspace, roots, policy.git ?? "read-only", {
-      protect,
-      pinned,
-      placeholders,
-    });
   }
 
   const hideDirs: string[] = [];

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, livePlaceholders } from "../../lib/sandbox/_placeholders.ts";
+import { createPolicy, resolvePlan } from "../../lib/sandbox/mod.ts";
 import { exists } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 
@@ -139,5 +140,33 @@ Deno.test("a stand-in counts as missing while it is created and while it is remo
     });
     assert.equal(await exists(p.path), false);
     assert.equal(livePlaceholders().has(p.path), false);
+  });
+});
+
+Deno.test("a plan that saw no stand-in held, then found one on disk, looks again", async () => {
+  // The plan checks the held set, then the disk. A stand-in created between the two would pass
+  // for the user's file: mounted, never held, and lost to its holder's release.
+  await withWorkspace(async (dir) => {
+    const policy = createPolicy({ workspace: dir, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    const policyPath = join(dir, "penguin.jsonc");
+    const stub = (await resolvePlan(policy, dir)).placeholders!.find((p) => p.path === policyPath);
+    assert.ok(stub, "a missing penguin.jsonc gets a stand-in");
+    let release: (() => Promise<void>) | undefined;
+    try {
+      let planned!: Awaited<ReturnType<typeof resolvePlan>>;
+      await withCallHeld("lstat", policyPath, async (reached, go) => {
+        const planning = resolvePlan(policy, dir).then((p) => (planned = p));
+        await reached; // the plan found it not held and is looking at the disk
+        release = await holdPlaceholders([stub]);
+        go();
+        await planning;
+      });
+      assert.ok(
+        planned.placeholders?.some((p) => p.path === policyPath),
+        "the stand-in counts as missing in the plan",
+      );
+    } finally {
+      await release?.();
+    }
   });
 });
