@@ -179,6 +179,9 @@ export function toExitStatus(s: Deno.CommandStatus): ExitStatus {
  */
 const TEARDOWN_MS = 65_000;
 
+/** How often the supervisor is asked for the hard kill again until its child is gone. */
+const HARD_AGAIN_MS = 1000;
+
 /**
  * The signal that asks the supervisor to forward each {@linkcode ForwardSignal}
  * (SIGKILL: SIGUSR2, the hard kill). SIGINT and SIGQUIT travel as other
@@ -268,6 +271,11 @@ export interface Stopper {
   hard(): void;
   /** SIGKILL the direct child (when the hard kill did not end it in time). */
   last(): void;
+  /**
+   * Ask for the hard kill again every this many ms until the child is gone
+   * (only where asking twice is harmless).
+   */
+  repeatHardMs?: number;
 }
 
 /** What {@linkcode handleFor} needs besides the child. */
@@ -329,6 +337,9 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     soft: (sig) => send(WIRE[sig]),
     hard: () => send("SIGUSR2"),
     last: () => send("SIGKILL"),
+    // bash can miss a trapped signal that lands just as its `wait` begins (seen once: a kill()
+    // that took the whole teardown time). The supervisor's hard kill may run twice.
+    repeatHardMs: HARD_AGAIN_MS,
   }, opts);
 }
 
@@ -404,17 +415,25 @@ export async function handleFor(
   const control = merged && raw.stderr ? watchControl(raw.stderr) : undefined;
   const gate = control ? control.ready : Promise.resolve(true);
   const when = (act: () => void) => gate.then(() => exited || act());
+  let hardAsked = false;
+  const hard = () => {
+    void when(stopper.hard);
+    if (hardAsked || stopper.repeatHardMs === undefined) return;
+    hardAsked = true;
+    const again = setInterval(() => void when(stopper.hard), stopper.repeatHardMs);
+    status.finally(() => clearInterval(again));
+  };
   const signal = (sig: ForwardSignal) => {
     if (exited) return;
     if (sig !== "SIGKILL") return void when(() => stopper.soft(sig));
-    void when(stopper.hard);
+    hard();
     settled(status, TEARDOWN_MS).then((ok) => ok || stopper.last());
   };
   const kill = async (graceMs = opts.killGraceMs) => {
     if (exited) return await status;
     void when(() => stopper.soft("SIGTERM"));
     if (await settled(status, graceMs)) return await status;
-    void when(stopper.hard);
+    hard();
     if (await settled(status, TEARDOWN_MS)) return await status;
     stopper.last();
     return await status;
