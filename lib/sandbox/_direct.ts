@@ -40,7 +40,7 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { KIDS } from "./_supervisor.ts";
+import { INIT_OF } from "./_supervisor.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
@@ -56,17 +56,11 @@ const OPEN_AND_EXEC = 'exec 3<"$0" && exec "$@"';
  * more).
  */
 export const SIGNALLER = `b=$1 sig=$2 line= init=
-${KIDS}
+${INIT_OF}
 read -r line 2>/dev/null <"/proc/$b/stat" || exit 3
 set -- \${line##*) }
 [ "$2" = "$PPID" ] && [ "$1" != Z ] || exit 3
-if [ -e "/proc/$b/task/$b/children" ]; then
-  read -r init 2>/dev/null <"/proc/$b/task/$b/children"
-else
-  init=$(kids "$b")
-fi
-init=\${init%%[!0-9]*}
-[ -n "$init" ] || exit 4
+initof "$b" || exit 4
 read -r line 2>/dev/null <"/proc/$init/stat" || exit 4
 set -- \${line##*) }
 [ "$2" = "$b" ] || exit 4

@@ -72,6 +72,22 @@ export const KIDS = `kids() {
 }`;
 
 /**
+ * bash functions (with {@linkcode KIDS}): `initof PID` sets `init` to the
+ * PID of bwrap `PID`'s first child, the sandbox's init (from the kernel's
+ * children list, else a scan of `/proc`); false when it has none.
+ */
+export const INIT_OF = `${KIDS}
+initof() {
+  if [ -e "/proc/$1/task/$1/children" ]; then
+    read -r init 2>/dev/null <"/proc/$1/task/$1/children"
+  else
+    init=$(kids "$1")
+  fi
+  init=\${init%%[!0-9]*}
+  [ -n "$init" ]
+}`;
+
+/**
  * Supervisor. `$1` setpriv path or `-`, `$2` kind (`ns`|`group`), `$3` the
  * seccomp filter for bwrap's `--seccomp 4`: `0` none, `1` from the `\xHH`
  * escapes in `__PSF` (one process substitution), or the absolute path of a
@@ -105,18 +121,10 @@ shift
 kind=$1 filter=$2
 shift 2
 c= pend= init= ipp=
-${KIDS}
+${INIT_OF}
 ours() {
   local line
-  if [ -z "$init" ]; then
-    if [ -e "/proc/$c/task/$c/children" ]; then
-      read -r init 2>/dev/null <"/proc/$c/task/$c/children"
-    else
-      init=$(kids "$c")
-    fi
-    init=\${init%%[!0-9]*}
-  fi
-  [ -n "$init" ] || return 1
+  [ -n "$init" ] || initof "$c" || return 1
   read -r line 2>/dev/null <"/proc/$init/stat" || return 1
   set -- \${line##*) }
   [ "$2" = "$c" ] && [ "$1" != Z ]
