@@ -5,37 +5,31 @@
  * sandbox starts penguin creates each missing protected path with inert
  * content (an empty directory, an empty config, a `commondir` of "."), the
  * sandbox binds it read-only, and once the sandbox is gone penguin removes it
- * again — only if it still is exactly what penguin created (a directory that
- * is still empty, a file with the content written), so nothing the user did
- * in the meantime is lost and nothing stray is left.
+ * again — only if it still is exactly what penguin created (same device,
+ * inode, times and size), so nothing the user did in the meantime is lost
+ * and nothing stray is left.
  *
- * Sandboxes of one penguin process share a stand-in through a reference
- * count: it is removed when the last of them ends. (Removing a path that is a
- * mount point in another, still-running sandbox would detach that mount.)
- *
- * A penguin killed (or crashed) while a command runs cannot remove its
- * stand-ins, and a later one could not tell them from the user's files. So
- * each is recorded, before it is created, in a journal outside the workspace
- * and every sandbox (`_standin_journal.ts`), and dropped from it once
- * released; {@linkcode sweepStandIns} removes what dead processes left, when
- * it is still exactly what they created.
+ * Every penguin process of the user shares the stand-ins through the
+ * registry of `_standin_registry.ts` (kept out of every sandbox's reach):
+ * a stand-in is removed only when no process holds it any more, whichever
+ * started or ends first, and one a killed penguin left is removed by the
+ * next one ({@linkcode sweepStandIns}). Within a process, sandboxes share a
+ * stand-in through a count, so the registry is consulted only when the first
+ * sandbox takes it and the last one lets it go.
  *
  * @module
  */
 import type { ExitStatus, SandboxedProcess } from "./_process.ts";
 import {
-  type FileIds,
-  fileIds,
-  flushJournal,
-  forgetStandIn,
-  holdsExactly,
-  isRecorded,
-  isUnchanged,
-  journalWritten,
-  noteCreated,
-  recordStandIns,
-  sweepJournal,
-} from "./_standin_journal.ts";
+  holdInRegistry,
+  registeredStandIns,
+  registryGeneration,
+  type RegistryHold,
+  releaseInRegistry,
+  restoreInRegistry,
+  type StandInRecord,
+  sweepRegistry,
+} from "./_standin_registry.ts";
 
 /** A path to hold while a sandbox runs. */
 export interface Placeholder {
@@ -47,7 +41,7 @@ export interface Placeholder {
   content?: string;
 }
 
-const live = new Map<string, { count: number; placeholder: Placeholder; ids?: FileIds }>();
+const live = new Map<string, { count: number; hold: RegistryHold }>();
 
 /** The last pending hold or release of each path: they run one after another. */
 const pending = new Map<string, Promise<unknown>>();
@@ -74,16 +68,16 @@ function serialized<T>(path: string, fn: () => Promise<T>): Promise<T> {
  * mount it without holding it, and lose it to the removal.
  */
 const inFlight = new Set<string>();
-/** Counts every start and end of a creation or removal (see {@linkcode standInGeneration}). */
+/** Counts every start and end of a creation or removal in this process. */
 let generation = 0;
 
 /**
- * A number that changes whenever a stand-in of this process starts or ends
- * being created or removed: a reading of the held set and the disk taken
- * while it stayed the same saw no stand-in come or go.
+ * A value that changes whenever a stand-in of any penguin process starts or
+ * ends being created or removed: a reading of the stand-ins and the disk
+ * taken while it stayed the same saw no stand-in come or go.
  */
-export function standInGeneration(): number {
-  return generation;
+export async function standInGeneration(): Promise<string> {
+  return `${generation}:${await registryGeneration()}`;
 }
 
 function begin(path: string): void {
@@ -96,67 +90,31 @@ function end(path: string): void {
   generation++;
 }
 
-/** Paths this process currently holds as stand-ins, or is creating or removing (they count as missing). */
+/**
+ * Paths that are stand-ins now — of this or any other penguin process,
+ * living or dead, or being created or removed here: they count as missing.
+ */
+export async function standInPaths(): Promise<ReadonlySet<string>> {
+  const out = new Set([...live.keys(), ...inFlight]);
+  for (const p of await registeredStandIns()) out.add(p);
+  return out;
+}
+
+/** Paths this process currently holds as stand-ins, or is creating or removing. */
 export function livePlaceholders(): ReadonlySet<string> {
   return new Set([...live.keys(), ...inFlight]);
 }
 
-/** Create `p`: its identity, or false when the path exists already. */
-async function create(p: Placeholder): Promise<FileIds | undefined | false> {
-  try {
-    if (p.kind === "dir") await Deno.mkdir(p.path);
-    else await Deno.writeTextFile(p.path, p.content ?? "", { createNew: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) return false;
-    throw err;
-  }
-  const ids = await fileIds(p.path);
-  noteCreated(p.path, ids);
-  return ids;
-}
-
-/** Create a stand-in nobody in this process holds, recorded in the journal first. */
-async function createRecorded(p: Placeholder): Promise<FileIds | undefined | false> {
-  // Recorded when the hold began, unless a release dropped it since (it was held then).
-  if (!isRecorded(p.path)) await recordStandIns([p]);
-  let created: FileIds | undefined | false = false;
-  try {
-    created = await create(p);
-  } finally {
-    if (created === false) forgetStandIn(p.path);
-  }
-  return created;
-}
-
-async function removeIfUnchanged(p: Placeholder, ids: FileIds | undefined): Promise<void> {
-  try {
-    if (ids !== undefined) {
-      // Same file, same times: still what was created (remove() refuses a non-empty directory).
-      if (await isUnchanged(p.path, p.kind, ids)) await Deno.remove(p.path);
-      return;
-    }
-    const info = await Deno.lstat(p.path);
-    if (p.kind === "dir") {
-      if (info.isDirectory) await Deno.remove(p.path);
-    } else if (info.isFile && await holdsExactly(p.path, p.content ?? "")) {
-      await Deno.remove(p.path);
-    }
-  } catch {
-    // Gone, changed, or not removable: leave it.
-  }
-}
-
 /**
- * Create the missing `placeholders` (or join the stand-ins already held) and
- * return the function that lets go of them. Paths that exist and are not
- * held by this process were created by someone else: they are left alone.
+ * Create the missing `placeholders` (or join the stand-ins already held, by
+ * this process or another) and return the function that lets go of them.
+ * Paths that exist and are not stand-ins are the user's: they are left alone.
  */
 export async function holdPlaceholders(
   placeholders: readonly Placeholder[],
 ): Promise<() => Promise<void>> {
   const held: Placeholder[] = [];
   const release = async () => {
-    let removed = false;
     for (const p of held.splice(0).reverse()) {
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
@@ -164,54 +122,37 @@ export async function holdPlaceholders(
         begin(p.path);
         live.delete(p.path);
         try {
-          await removeIfUnchanged(entry.placeholder, entry.ids);
+          await releaseInRegistry(entry.hold);
         } finally {
           end(p.path);
         }
-        forgetStandIn(p.path);
-        removed = true;
       });
     }
-    // Nothing of the hold is left in flight when its release returns.
-    await (removed ? flushJournal() : journalWritten());
   };
   try {
-    const fresh = placeholders.filter((p) => !live.has(p.path));
-    if (fresh.length > 0) await recordStandIns(fresh);
-    let changed = false;
     for (const p of placeholders) {
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
         if (entry) {
           // Held already, but someone may have removed it meanwhile (a `git clean`, a test
           // resetting the workspace): put it back, or bubblewrap has no source to mount.
-          const ids = await create(p);
-          if (ids !== false) {
-            if (ids) entry.ids = ids;
-            else delete entry.ids;
-            changed = true;
-          }
+          await restoreInRegistry(entry.hold, p);
           entry.count++;
           held.push(p);
-        } else {
-          changed = true;
-          begin(p.path);
-          try {
-            const ids = await createRecorded(p);
-            if (ids !== false) {
-              live.set(p.path, { count: 1, placeholder: p, ...(ids ? { ids } : {}) });
-              held.push(p);
-            }
-          } finally {
-            end(p.path);
+          return;
+        }
+        begin(p.path);
+        try {
+          const hold = await holdInRegistry(p);
+          if (hold) {
+            live.set(p.path, { count: 1, hold });
+            held.push(p);
           }
+        } finally {
+          end(p.path);
         }
       });
     }
-    // The identities of what was created (or what was not: no longer recorded). Not awaited:
-    // the sandbox starts meanwhile; a crash before it is written only leaves a stand-in
-    // without identity, which no sweep removes.
-    if (changed) void flushJournal();
   } catch (err) {
     await release();
     throw err;
@@ -220,15 +161,13 @@ export async function holdPlaceholders(
 }
 
 /**
- * Remove the stand-ins that penguin processes no longer running left behind
- * (killed or crashed while a command ran) and drop their journal entries.
- * Only paths `accept` takes for stand-ins a plan makes are removed, and only
- * while they are still exactly what was created: the same directory, still
- * empty, or the same regular file with the content written. Anything else is
- * left. Stand-ins of running processes are never touched. Never rejects.
+ * Remove the stand-ins that no living penguin process holds (their holder
+ * was killed or crashed while a command ran). Only paths `accept` takes for
+ * stand-ins a plan makes are removed, and only while they are still exactly
+ * what was created. Never rejects.
  */
-export function sweepStandIns(accept: (p: Placeholder) => boolean): Promise<void> {
-  return sweepJournal((p) => !livePlaceholders().has(p.path) && accept(p));
+export function sweepStandIns(accept: (p: StandInRecord) => boolean): Promise<void> {
+  return sweepRegistry(accept);
 }
 
 /** `child`, with `release` run once it has exited and before its status resolves. */

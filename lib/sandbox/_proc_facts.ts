@@ -1,5 +1,5 @@
 /**
- * What `/proc` says about penguin's own process and about other processes.
+ * What `/proc` says about penguin's own process.
  * Deno's permission set (anything short of `--allow-all`) refuses penguin
  * every `/proc/<pid>/…` and `/proc/self/…` read, so a short bash, which
  * penguin may run, reads them: for penguin's own process, its parent's
@@ -11,27 +11,11 @@ import { findBash } from "./_executables.ts";
 
 /** Penguin's own process, as `/proc` shows it. */
 export interface ProcFacts {
-  /** Start time (`/proc/<pid>/stat` field 22, clock ticks since boot). */
-  start?: string;
-  /** PID namespace (the inode of `/proc/<pid>/ns/pid`). */
-  pidns?: string;
   /** Signal numbers penguin ignores (`SigIgn` of `/proc/<pid>/status`). */
   ignored?: Set<number>;
 }
 
-/** `$1…`: a PID (or `$PPID`) per line, its start time (`-` when there is no such process). */
-const STARTS = `for p in "$@"; do
-  if read -r l 2>/dev/null <"/proc/$p/stat"; then
-    set -- \${l##*) }
-    printf '%s %s\\n' "$p" "\${20}"
-  else
-    printf '%s -\\n' "$p"
-  fi
-done`;
-
 const SELF = `p=$PPID
-if read -r l 2>/dev/null <"/proc/$p/stat"; then set -- \${l##*) }; echo "start \${20}"; fi
-n=$(readlink "/proc/$p/ns/pid" 2>/dev/null) && echo "pidns $n"
 while read -r k v; do [ "$k" = SigIgn: ] && echo "sigign $v"; done 2>/dev/null <"/proc/$p/status"
 true`;
 
@@ -71,11 +55,6 @@ export function procFacts(): Promise<ProcFacts> {
     const facts: ProcFacts = {};
     for (const line of (text ?? "").split("\n")) {
       const [key, value] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
-      if (key === "start" && /^\d+$/.test(value)) facts.start = value;
-      if (key === "pidns") {
-        const ns = /^pid:\[(\d+)\]$/.exec(value)?.[1];
-        if (ns) facts.pidns = ns;
-      }
       if (key === "sigign") {
         const set = signalsOfMask(value);
         if (set) facts.ignored = set;
@@ -84,22 +63,4 @@ export function procFacts(): Promise<ProcFacts> {
     return facts;
   });
   return self;
-}
-
-/**
- * The start time of each of `pids` (null: no such process), or undefined
- * when `/proc` could not be read.
- */
-export async function processStarts(
-  pids: readonly number[],
-): Promise<Map<number, string | null> | undefined> {
-  if (pids.length === 0) return new Map();
-  const text = await bash(STARTS, pids.map(String));
-  if (text === undefined) return undefined;
-  const out = new Map<number, string | null>();
-  for (const line of text.split("\n")) {
-    const m = /^(\d+) (\d+|-)$/.exec(line);
-    if (m) out.set(Number(m[1]), m[2] === "-" ? null : m[2]!);
-  }
-  return pids.every((p) => out.has(p)) ? out : undefined;
 }

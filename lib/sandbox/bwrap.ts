@@ -53,7 +53,7 @@ function depth(path: string): number {
 export function bwrapMountArgs(plan: SandboxPlan): string[] {
   const ops: MountOp[] = [{ path: "/tmp", rank: 0, args: ["--tmpfs", "/tmp"] }];
   const late: string[] = [];
-  for (const p of plan.hideDirs) {
+  for (const p of [...plan.hideDirs, ...(plan.privateDirs ?? [])]) {
     ops.push({ path: p, rank: 1, args: ["--tmpfs", p] });
     late.push("--remount-ro", p);
   }

@@ -11,11 +11,12 @@ import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import {
-  livePlaceholders,
   type Placeholder,
   standInGeneration,
+  standInPaths,
   sweepStandIns,
 } from "./_placeholders.ts";
+import { registryDir } from "./_standin_registry.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 
 export type { Placeholder };
@@ -52,6 +53,11 @@ export interface SandboxPlan {
   placeholders?: Placeholder[];
   /** Directories to hide (an empty tmpfs over them). */
   hideDirs: string[];
+  /**
+   * penguin's own state that no command may see, write or lock (the stand-in
+   * registry), hidden like `hideDirs` whatever the policy. Absent: none.
+   */
+  privateDirs?: string[];
   /** Files to hide (`/dev/null` bound over them). */
   hideFiles: string[];
   /** Whether the network is shared with the host. */
@@ -73,8 +79,8 @@ const POLICY_PLACEHOLDER =
  * Whether `p` has the shape of a stand-in a plan makes: a `.git` or guarded
  * git directory entry with its inert content, or `penguin.jsonc` with the
  * policy stand-in's. Leftovers of a dead penguin are swept only in this
- * shape, so a journal forged by a command that could reach it (a sandbox root
- * containing the host's `/tmp`) can name nothing but inert stand-ins.
+ * shape: a second guard besides the registry itself, which no command can
+ * reach.
  */
 export function isStandInShape(p: Placeholder): boolean {
   const name = basename(p.path);
@@ -181,8 +187,10 @@ async function protectedPaths(
   const protect: string[] = [];
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
+  // Stand-ins of every penguin process count as missing: they are penguin's, not the user's.
+  const standIns = await standInPaths();
   const policyPath = join(workspace, WORKSPACE_POLICY_FILE);
-  const held = livePlaceholders().has(policyPath);
+  const held = standIns.has(policyPath);
   const policyEntry = held ? undefined : await Deno.lstat(policyPath).catch(() => undefined);
   if (policyEntry === undefined) {
     placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
@@ -201,7 +209,7 @@ async function protectedPaths(
       protect.push(policyFile.path);
     }
   }
-  await guardGit(workspace, roots, git, { protect, pinned, placeholders });
+  await guardGit(workspace, roots, git, standIns, { protect, pinned, placeholders });
   return { protect, pinned, placeholders };
 }
 
@@ -234,15 +242,15 @@ export async function resolvePlan(
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
   if (writableRoots) {
-    // Stand-ins a killed penguin left would pass for the user's files below: remove them first.
+    // Stand-ins a killed penguin left are removed first (the registry still tells them apart).
     await (swept ??= sweepStandIns(isStandInShape));
-    // Whether a protected path is a stand-in of this process or the user's file is read from
-    // the held set and then from the disk: a stand-in created or removed in between would be
-    // taken for the other. So the reading is taken again until no stand-in came or went.
+    // Whether a protected path is a stand-in or the user's file is read from the registry and
+    // then from the disk: a stand-in created or removed in between (by any penguin process)
+    // would be taken for the other. So the reading is taken again until none came or went.
     for (let attempt = 0;; attempt++) {
-      const generation = standInGeneration();
+      const generation = await standInGeneration();
       const found = await protectedPaths(workspace, roots, policy.git ?? "read-only");
-      if (standInGeneration() === generation || attempt >= 4) {
+      if (await standInGeneration() === generation || attempt >= 4) {
         protect.push(...found.protect);
         pinned.push(...found.pinned);
         placeholders.push(...found.placeholders);
@@ -261,6 +269,12 @@ export async function resolvePlan(
     const list = r.info.isDirectory ? hideDirs : hideFiles;
     if (!list.includes(r.path)) list.push(r.path);
   }
+  // The stand-in registry decides what penguin removes from the workspace: no command may see,
+  // write or lock it, wherever it lies (a workspace of $HOME or /tmp contains it).
+  const registry = await registryDir().then((d) => real(d), () => undefined);
+  const privateDirs = registry && !hideDirs.some((d) => isInside(registry.path, d))
+    ? [registry.path]
+    : [];
   for (const p of policy.reveal ?? []) {
     const r = await real(p);
     // Inside a root it is visible anyway (and must not turn the root read-only).
@@ -283,6 +297,7 @@ export async function resolvePlan(
     ...(pinned.length > 0 ? { pinned } : {}),
     ...(placeholders.length > 0 ? { placeholders } : {}),
     hideDirs,
+    ...(privateDirs.length > 0 ? { privateDirs } : {}),
     hideFiles,
     network: policy.network,
     cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
@@ -304,6 +319,7 @@ async function guardGit(
   workspace: string,
   roots: string[],
   access: GitAccess,
+  standIns: ReadonlySet<string>,
   out: GitGuardOut,
 ): Promise<void> {
   const inRoots = (p: string) => roots.some((r) => isInside(p, r));
@@ -311,9 +327,9 @@ async function guardGit(
     out.placeholders.push(p);
     out.protect.push(p.path);
   };
-  const layout = await findGitLayout(workspace, livePlaceholders());
+  const layout = await findGitLayout(workspace, standIns);
   const link = await Deno.lstat(layout.dotGit).catch(() => undefined);
-  if (link?.isSymlink && !livePlaceholders().has(layout.dotGit)) {
+  if (link?.isSymlink && !standIns.has(layout.dotGit)) {
     throw new PenguinError(
       "runtime",
       `Cannot sandbox: "${layout.dotGit}" is a symbolic link, and a command could replace it ` +
@@ -339,9 +355,7 @@ async function guardGit(
     let symlinked = false;
     for (const e of GIT_GUARDED_ENTRIES) {
       const path = join(dir, e.rel);
-      const info = livePlaceholders().has(path)
-        ? undefined
-        : await Deno.lstat(path).catch(() => undefined);
+      const info = standIns.has(path) ? undefined : await Deno.lstat(path).catch(() => undefined);
       if (info?.isSymlink) symlinked = true;
       const up = join(path, "..");
       let parent = parents.get(up);

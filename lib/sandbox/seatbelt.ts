@@ -79,8 +79,9 @@ function notUnder(names: string[], dirs: boolean[]): string[] {
 export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): SeatbeltProfile {
   const values: Record<string, string> = {};
   const roots = params("ROOT", plan.roots, values);
-  const hidden = params("HIDE", [...plan.hideDirs, ...plan.hideFiles], values);
-  const hiddenIsDir = [...plan.hideDirs.map(() => true), ...plan.hideFiles.map(() => false)];
+  const dirs = [...plan.hideDirs, ...(plan.privateDirs ?? [])];
+  const hidden = params("HIDE", [...dirs, ...plan.hideFiles], values);
+  const hiddenIsDir = [...dirs.map(() => true), ...plan.hideFiles.map(() => false)];
   const protect = params("PROTECT", [...plan.protect, ...plan.protectMissing], values);
   const tmp = params("TMP", opts.tmpDirs ?? ["/private/tmp"], values);
 

@@ -30,6 +30,24 @@ import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_g
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 
+/**
+ * Whether `real` lies in penguin's run state (the stand-in registry of
+ * `lib/sandbox/_standin_registry.ts`: `~/.penguin/run`, or
+ * `/tmp/penguin-<uid>` without a home), which a workspace of `$HOME` or
+ * `/tmp` contains.
+ */
+function isPenguinRunState(real: string): boolean {
+  if (/^\/tmp\/penguin-\d+(\/|$)/.test(real)) return true;
+  let home: string | undefined;
+  try {
+    home = Deno.env.get("HOME");
+  } catch {
+    home = undefined;
+  }
+  return home !== undefined && home.startsWith("/") &&
+    isInside(real, join(home, ".penguin", "run"));
+}
+
 /** Basenames the file tools refuse anywhere (lower-cased comparison). */
 export const SECRET_BASENAMES: readonly string[] = [".project_config.toml", ".vault.toml"];
 
@@ -214,6 +232,14 @@ export async function resolveWorkspacePath(
   }
   const realSecret = secretHit(real);
   if (realSecret) return refuseSecret(realSecret);
+  if (isPenguinRunState(real)) {
+    return {
+      ok: false,
+      message:
+        `Refusing to ${verb} "${input}": it holds penguin's records of the sandbox's stand-ins, ` +
+        `which decide what penguin removes from the workspace; no tool or command may reach them.`,
+    };
+  }
 
   const memRoot = memReal.find((dir) => isInside(real, dir));
   const root = isInside(real, wsReal)

@@ -81,13 +81,14 @@ Deno.test("a stand-in released by one sandbox while the next one takes it stays 
 });
 
 /**
- * Run `body` with the first `Deno[name]` call on `path` held at a gate: `body` gets a promise
- * that settles once that call is waiting, and a function that lets it go on.
+ * Run `body` with the first `Deno[name]` call on `path` (after `skip` others) held at a gate:
+ * `body` gets a promise that settles once that call is waiting, and a function that lets it go on.
  */
 async function withCallHeld(
   name: "lstat" | "remove",
   path: string,
   body: (reached: Promise<void>, go: () => void) => Promise<void>,
+  skip = 0,
 ): Promise<void> {
   const deno = Deno as unknown as Record<
     string,
@@ -99,7 +100,7 @@ async function withCallHeld(
   const gate = new Promise<void>((r) => (go = r));
   let armed = true;
   deno[name] = async (p: string, ...rest: unknown[]) => {
-    if (armed && String(p) === path) {
+    if (armed && String(p) === path && skip-- <= 0) {
       armed = false;
       arrive();
       await gate;
@@ -120,7 +121,7 @@ Deno.test("a stand-in counts as missing while it is created and while it is remo
   await withWorkspace(async (dir) => {
     const p = { path: join(dir, "penguin.jsonc"), kind: "file" as const, content: "{}\n" };
     let release!: () => Promise<void>;
-    // Created: the file exists, and its identity is being read.
+    // Created: the file exists, and its identity is being read (the first look found it missing).
     await withCallHeld("lstat", p.path, async (reached, go) => {
       const holding = holdPlaceholders([p]);
       await reached;
@@ -128,7 +129,7 @@ Deno.test("a stand-in counts as missing while it is created and while it is remo
       assert.ok(livePlaceholders().has(p.path), "counted as missing while created");
       go();
       release = await holding;
-    });
+    }, 1);
     // Removed: the file still exists while the removal is under way.
     await withCallHeld("remove", p.path, async (reached, go) => {
       const releasing = release();

@@ -1,14 +1,21 @@
-// Stand-ins a killed penguin left behind: journaled outside the workspace, and removed by a later
-// penguin only when their owner is gone and they are still exactly what it created.
+// Stand-ins shared by penguin processes: recorded in a registry outside every sandbox, held
+// through kernel locks, so a stand-in outlives the process that made it while another one still
+// holds it, and one a killed penguin left is removed by the next one, only when unchanged.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { fileIds, journalDir, journalFile } from "../../lib/sandbox/_standin_journal.ts";
-import { isStandInShape, type Placeholder } from "../../lib/sandbox/plan.ts";
-import { exists } from "./_helpers.ts";
+import { registryDir } from "../../lib/sandbox/_standin_registry.ts";
+import {
+  createPolicy,
+  detectSandbox,
+  type Placeholder,
+  resolvePlan,
+  spawnSandboxed,
+} from "../../lib/sandbox/mod.ts";
+import { isStandInShape } from "../../lib/sandbox/plan.ts";
+import { collect, exists } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 import { penguinArgv, REPO } from "../support/cli.ts";
-import { processStarts } from "../../lib/sandbox/_proc_facts.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
 const linux = Deno.build.os === "linux";
@@ -16,8 +23,6 @@ const linux = Deno.build.os === "linux";
 interface Holder {
   pid: number;
   held: Placeholder[];
-  /** The holder's journal file. */
-  journal: string;
   /** SIGKILL it and reap it: a crash. */
   crash(): Promise<void>;
   /** Close its stdin: it releases its stand-ins and exits. */
@@ -26,7 +31,7 @@ interface Holder {
 
 async function startHolder(args: string[]): Promise<Holder> {
   const child = new Deno.Command(Deno.execPath(), {
-    // Under penguin's own permission set, which refuses every /proc read of its own.
+    // Under penguin's own permission set.
     args: [...penguinArgv().slice(0, -1), HELPER, ...args],
     stdin: "piped",
     stdout: "piped",
@@ -39,9 +44,7 @@ async function startHolder(args: string[]): Promise<Holder> {
     if (done) break;
     out += value;
   }
-  const start = (await processStarts([child.pid]))?.get(child.pid) ?? null;
-  const journal = start === null ? undefined : await journalFile(child.pid, start);
-  assert.ok(journal !== undefined, `holder did not start: ${out}`);
+  assert.ok(out.includes("\n"), `holder did not start: ${out}`);
   const stdin = child.stdin.getWriter();
   const end = async () => {
     await stdin.close().catch(() => {});
@@ -51,7 +54,6 @@ async function startHolder(args: string[]): Promise<Holder> {
   return {
     pid: child.pid,
     held: JSON.parse(out),
-    journal,
     crash: async () => {
       child.kill("SIGKILL");
       assert.equal((await end()).signal, "SIGKILL");
@@ -69,36 +71,70 @@ async function writeAtomically(path: string, write: (tmp: string) => Promise<voi
   await Deno.rename(tmp, path);
 }
 
+const policyOf = (ws: string) =>
+  createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+
 Deno.test({
-  name: "the stand-ins of a killed penguin are removed by the next sweep, with their journal",
+  name: "a stand-in another penguin still holds outlives the release of the one that made it",
   ignore: !linux,
   async fn() {
     await withWorkspace(async (ws) => {
-      const holder = await startHolder(["plan", ws]);
-      const paths = holder.held.map((p) => p.path).sort();
+      const maker = await startHolder(["plan", ws]);
+      const paths = maker.held.map((p) => p.path).sort();
       assert.deepEqual(paths, [join(ws, ".git"), join(ws, "penguin.jsonc")]);
-      await holder.crash();
-      for (const p of paths) assert.equal(await exists(p), true, `${p} left by the crash`);
-      assert.equal(await exists(holder.journal), true);
-
-      await sweepStandIns(isStandInShape);
-      for (const p of paths) assert.equal(await exists(p), false, `${p} swept`);
-      assert.equal(await exists(holder.journal), false);
+      // This process plans next: the other's stand-ins count as missing, so it holds them too.
+      const plan = await resolvePlan(policyOf(ws), ws);
+      assert.deepEqual(plan.placeholders?.map((p) => p.path).sort(), paths);
+      const release = await holdPlaceholders(plan.placeholders ?? []);
+      await maker.finish();
+      for (const p of paths) assert.equal(await exists(p), true, `${p} still held here`);
+      await release();
+      for (const p of paths) assert.equal(await exists(p), false, `${p} removed by the last`);
     });
   },
 });
 
 Deno.test({
-  name: "the next penguin sweeps before its first plan, which then holds the stand-ins anew",
+  name: "a stand-in made here outlives this process's release while another penguin holds it",
+  ignore: !linux,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      const plan = await resolvePlan(policyOf(ws), ws);
+      const release = await holdPlaceholders(plan.placeholders ?? []);
+      const joiner = await startHolder(["plan", ws]);
+      assert.deepEqual(joiner.held, plan.placeholders);
+      await release();
+      for (const p of joiner.held) assert.equal(await exists(p.path), true, p.path);
+      await joiner.finish();
+      for (const p of joiner.held) assert.equal(await exists(p.path), false, p.path);
+    });
+  },
+});
+
+Deno.test({
+  name: "the stand-ins of a killed penguin are removed by the next sweep",
+  ignore: !linux,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      const holder = await startHolder(["plan", ws]);
+      const paths = holder.held.map((p) => p.path).sort();
+      await holder.crash();
+      for (const p of paths) assert.equal(await exists(p), true, `${p} left by the crash`);
+      await sweepStandIns(isStandInShape);
+      for (const p of paths) assert.equal(await exists(p), false, `${p} swept`);
+    });
+  },
+});
+
+Deno.test({
+  name: "after a crash the next plan takes the left stand-ins for penguin's, not the user's",
   ignore: !linux,
   async fn() {
     await withWorkspace(async (ws) => {
       const crashed = await startHolder(["plan", ws]);
       await crashed.crash();
       const next = await startHolder(["plan", ws]);
-      // Not taken for the user's .git and penguin.jsonc: held (and journaled) by the new one.
       assert.deepEqual(next.held, crashed.held);
-      assert.equal(await exists(crashed.journal), false);
       await next.finish();
       for (const p of next.held) assert.equal(await exists(p.path), false);
     });
@@ -118,11 +154,10 @@ Deno.test({
         { path: join(git, "commondir"), kind: "file", content: "." },
         { path: join(git, "config"), kind: "file", content: "" },
         { path: join(git, "config.worktree"), kind: "file", content: "" },
-        { path: join(ws, "penguin.jsonc"), kind: "file", content: "{}\n" },
       ];
       const holder = await startHolder(["hold", JSON.stringify(held)]);
       await holder.crash();
-      const [dotGit, hooks, commondir, config, worktree, policy] = held.map((p) => p.path);
+      const [dotGit, hooks, commondir, config, worktree] = held.map((p) => p.path);
 
       await Deno.writeTextFile(join(dotGit!, "HEAD"), "ref: refs/heads/main\n");
       // An empty directory again, but another one.
@@ -140,135 +175,64 @@ Deno.test({
       assert.ok((await Deno.lstat(commondir!)).isSymlink);
       assert.equal(await Deno.readTextFile(config!), "");
       assert.ok((await Deno.lstat(worktree!)).isFifo);
-      // The right shape and untouched, but not one a plan makes: a forged entry could name it.
-      assert.equal(await Deno.readTextFile(policy!), "{}\n");
-      assert.equal(await exists(holder.journal), false, "the entries are dropped all the same");
+      // Nothing left to sweep: the records of changed stand-ins are dropped.
+      const next = await resolvePlan(policyOf(ws), ws);
+      assert.ok(!next.placeholders?.some((p) => p.path === dotGit), "the .git is the user's now");
     });
   },
 });
 
 Deno.test({
-  name: "the stand-ins of a running penguin are not touched; it removes them itself",
+  name: "the stand-ins of a running penguin are not swept; it removes them itself",
   ignore: !linux,
   async fn() {
     await withWorkspace(async (ws) => {
       const holder = await startHolder(["plan", ws]);
       await sweepStandIns(isStandInShape);
       for (const p of holder.held) assert.equal(await exists(p.path), true);
-      assert.equal(await exists(holder.journal), true);
       await holder.finish();
       for (const p of holder.held) assert.equal(await exists(p.path), false);
-      assert.equal(await exists(holder.journal), false, "nothing held, no journal");
     });
   },
 });
 
 Deno.test({
-  name: "a journal written but not yet renamed into place when its owner died still counts",
+  name: "a stand-in of a shape no plan makes is never swept, even when recorded",
   ignore: !linux,
   async fn() {
     await withWorkspace(async (ws) => {
-      const holder = await startHolder(["plan", ws]);
+      const odd = { path: join(ws, "notes"), kind: "dir" as const };
+      const holder = await startHolder(["hold", JSON.stringify([odd])]);
       await holder.crash();
-      await Deno.rename(holder.journal, `${holder.journal}.3.tmp`);
       await sweepStandIns(isStandInShape);
-      for (const p of holder.held) assert.equal(await exists(p.path), false);
-      assert.equal(await exists(`${holder.journal}.3.tmp`), false);
+      assert.equal(await exists(odd.path), true);
     });
   },
 });
 
 Deno.test({
-  name: "a dead process's entry never removes a stand-in this process holds",
+  name: "the stand-in registry is out of every sandbox's reach, also in a workspace holding it",
   ignore: !linux,
   async fn() {
-    await withWorkspace(async (ws) => {
-      const dotGit = join(ws, ".git");
-      const release = await holdPlaceholders([{ path: dotGit, kind: "dir" }]);
-      const gone = new Deno.Command("true").spawn();
-      await gone.status;
-      const forged = await journalFile(gone.pid, "0") ?? "";
-      const ids = await fileIds(dotGit);
-      await Deno.writeTextFile(
-        forged,
-        JSON.stringify({ standIns: [{ path: dotGit, kind: "dir", ids }] }),
-      );
-      await sweepStandIns(isStandInShape);
-      assert.equal(await exists(dotGit), true, "still held: a sandbox mounts it");
-      assert.equal(await exists(forged), false);
-      await release();
-      assert.equal(await exists(dotGit), false);
-    });
-  },
-});
-
-Deno.test({
-  name: "a journal whose pid now belongs to another process (another start time) is swept",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
-      const holder = await startHolder(["plan", ws]);
-      await holder.crash();
-      // This test's own pid, alive, but not the process that wrote the journal.
-      const reused = await journalFile(Deno.pid, "1") ?? "";
-      await Deno.rename(holder.journal, reused);
-      await sweepStandIns(isStandInShape);
-      for (const p of holder.held) assert.equal(await exists(p.path), false);
-      assert.equal(await exists(reused), false);
-    });
-  },
-});
-
-Deno.test({
-  name: "corrupt, unreadable or blocking journal files, and entries without identity, are dropped",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
-      // A pid no process has any more, and with a start time no process had.
-      const gone = new Deno.Command("true").spawn();
-      await gone.status;
-      const names = await Promise.all(
-        [0, 1, 2, 3, 4].map(async (i) => await journalFile(gone.pid, `${i}`) ?? ""),
-      );
-      await Deno.writeTextFile(names[0]!, "{not json");
-      await Deno.writeTextFile(names[1]!, JSON.stringify({ standIns: [{ path: 7 }, null, "x"] }));
-      await Deno.mkdir(names[2]!);
-      assert.ok((await new Deno.Command("mkfifo", { args: [names[3]!] }).output()).success);
-      // Killed between creating a stand-in and noting its identity: it may be the user's by now.
-      const dotGit = join(ws, ".git");
-      await Deno.mkdir(dotGit);
-      await Deno.writeTextFile(
-        names[4]!,
-        JSON.stringify({ standIns: [{ path: dotGit, kind: "dir" }] }),
-      );
-      await sweepStandIns(isStandInShape);
-      for (const name of names) assert.equal(await exists(name), false, name);
-      assert.equal(await exists(dotGit), true);
-    });
-  },
-});
-
-Deno.test({
-  name: "the journal of another PID namespace (a /tmp shared with a container) is left alone",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
-      const dotGit = join(ws, ".git");
-      await Deno.mkdir(dotGit);
-      const ids = await fileIds(dotGit);
-      const ns = /\[(\d+)\]/.exec(await Deno.readLink("/proc/self/ns/pid"))![1]!;
-      const other = join(await journalDir() ?? "", `${Number(ns) + 1}-1-0.json`);
-      await Deno.writeTextFile(
-        other,
-        JSON.stringify({ standIns: [{ path: dotGit, kind: "dir", ids }] }),
-      );
-      try {
-        await sweepStandIns(isStandInShape);
-        assert.equal(await exists(dotGit), true, "pid 1 there may be a live penguin");
-        assert.equal(await exists(other), true);
-      } finally {
-        await Deno.remove(other);
-      }
-    });
+    const report = await detectSandbox();
+    if (report.kind !== "bwrap") return;
+    const registry = await registryDir();
+    // A workspace that holds the registry (as a workspace of $HOME or /tmp would).
+    const ws = join(registry, "..");
+    await Deno.writeTextFile(join(registry, "probe-before"), "x");
+    try {
+      const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+      const child = await spawnSandboxed({
+        shell: `ls -A '${registry}' | wc -l; echo forged > '${registry}/forged.json'; echo st=$?`,
+        policy,
+        stdin: "null",
+      });
+      const { out } = await collect(child);
+      assert.match(out, /^0$/m, `the registry looks empty inside: ${out}`);
+      assert.equal(await exists(join(registry, "forged.json")), false, "nothing written there");
+      assert.equal(await exists(join(registry, "probe-before")), true);
+    } finally {
+      await Deno.remove(join(registry, "probe-before")).catch(() => {});
+    }
   },
 });

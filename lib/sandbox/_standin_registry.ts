@@ -1,0 +1,437 @@
+/**
+ * The stand-in registry: which stand-ins exist (see `_placeholders.ts`), and
+ * which penguin processes hold them, shared by every penguin process of the
+ * user. Two sessions in one workspace share its stand-ins: the one that ends
+ * first must not remove a stand-in the other still has mounted (the mount
+ * would be detached, and the other session's command could create the real
+ * `.git` the stand-in kept out).
+ *
+ * The registry is a directory out of every sandbox's reach
+ * ({@linkcode registryDir}: `~/.penguin/run/stand-ins`, 0700; every plan
+ * hides it, also when a writable root contains it), holding per stand-in:
+ *
+ * - `<key>.json`, the record: path, kind, content and, once created, the
+ *   stand-in's identity (device, inode, modification and change times,
+ *   size). Only penguin, outside any sandbox, writes it; a stand-in is
+ *   created only after its record is written, and the record is dropped only
+ *   after the stand-in is removed.
+ * - `<key>.ref`, the holders' count, kept by the kernel: each process
+ *   holding the stand-in holds a shared `flock` on it through one open file.
+ *   A process that dies (killed, crashed) loses its lock with it, so there is
+ *   nothing to sweep by pid, start time or namespace.
+ *
+ * Every change (create, remove, join, drop a record) happens under one
+ * exclusive lock on `registry.lock`, and bumps the `generation` file, so a
+ * plan that read the registry and the disk can tell whether anything came or
+ * went meanwhile. A process lets go of a stand-in by closing its shared lock
+ * and then trying an exclusive one: it gets it only when no other process
+ * holds the stand-in, and only then removes it — when it is still exactly
+ * what was created.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { privateTmpDir } from "./_private_tmp.ts";
+
+/** A stand-in as recorded: where, what, and once created, which file it is. */
+export interface StandInRecord {
+  /** Absolute path. */
+  path: string;
+  /** An empty directory or a file with `content`. */
+  kind: "dir" | "file";
+  /** File content (files only). */
+  content?: string;
+  /** Identity once created. */
+  ids?: FileIds;
+}
+
+/**
+ * What tells the file penguin created from one that took its name or was
+ * changed since: device and inode, modification and change times, size.
+ */
+export interface FileIds {
+  /** Device. */
+  dev: number;
+  /** Inode. */
+  ino: number;
+  /** Modification time, ms since the epoch. */
+  mtime: number;
+  /** Status change time, ms since the epoch (no one can set it back). */
+  ctime: number;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** A stand-in this process holds: its open, share-locked `.ref` file. */
+export interface RegistryHold {
+  /** The stand-in's path. */
+  path: string;
+  /** The record's key. */
+  key: string;
+  /** The `.ref` file, share-locked while held. */
+  ref: Deno.FsFile;
+}
+
+/** Records this large are not read (one holds a path and a short content). */
+const MAX_RECORD_BYTES = 64 * 1024;
+/** Records one sweep looks at. */
+const MAX_SWEPT = 1000;
+
+let dir: Promise<string> | undefined;
+
+async function ensurePrivate(path: string, uid: number | null): Promise<boolean> {
+  try {
+    await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    const info = await Deno.lstat(path);
+    return info.isDirectory && (uid === null || info.uid === uid) &&
+      ((info.mode ?? 0) & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+async function findDir(): Promise<string> {
+  const home = Deno.env.get("HOME");
+  if (home && home.startsWith("/") && home !== "/") {
+    const path = join(home, ".penguin", "run", "stand-ins");
+    if (await ensurePrivate(path, Deno.uid())) return path;
+  }
+  const tmp = await privateTmpDir("stand-ins");
+  if (tmp) return tmp;
+  throw new Error(
+    `penguin keeps the records of its stand-ins in "~/.penguin/run/stand-ins" ` +
+      `(or "/tmp/penguin-<uid>/stand-ins" without a home) and could create neither ` +
+      `as a private directory of this user`,
+  );
+}
+
+/**
+ * The registry directory: `$HOME/.penguin/run/stand-ins`, or the private
+ * `/tmp/penguin-<uid>/stand-ins` when there is no usable home. Rejects when
+ * neither can be made a private directory of this user (a plan cannot keep
+ * missing protected paths missing without it).
+ */
+export function registryDir(): Promise<string> {
+  dir ??= findDir().catch((err) => {
+    dir = undefined;
+    throw err;
+  });
+  return dir;
+}
+
+/** The registry key of `path`: a hash, so any path makes a plain file name. */
+async function keyOf(path: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(path));
+  return [...new Uint8Array(digest).subarray(0, 16)]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** In-process queue in front of the registry lock (one open lock file at a time). */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Run `fn` holding the registry's exclusive lock; bumps the generation when `fn` says so. */
+function locked<T>(fn: (dir: string) => Promise<{ value: T; changed: boolean }>): Promise<T> {
+  const run = async () => {
+    const d = await registryDir();
+    const lock = await Deno.open(join(d, "registry.lock"), {
+      read: true,
+      write: true,
+      create: true,
+      mode: 0o600,
+    });
+    try {
+      await lock.lock(true);
+      const { value, changed } = await fn(d);
+      if (changed) await bump(d);
+      return value;
+    } finally {
+      lock.close();
+    }
+  };
+  const next = queue.then(run, run);
+  queue = next.catch(() => {});
+  return next;
+}
+
+async function bump(d: string): Promise<void> {
+  const n = Number(await Deno.readTextFile(join(d, "generation")).catch(() => "0")) || 0;
+  await Deno.writeTextFile(join(d, "generation"), String(n + 1), { mode: 0o600 });
+}
+
+/**
+ * The registry's generation: it changes with every stand-in created or
+ * removed by any penguin process. Two equal readings around a look at the
+ * registry and the disk mean nothing came or went in between.
+ */
+export async function registryGeneration(): Promise<string> {
+  const d = await registryDir();
+  return await Deno.readTextFile(join(d, "generation")).catch(() => "0");
+}
+
+function idsOf(info: Deno.FileInfo): FileIds | undefined {
+  if (info.dev === null || info.ino === null || info.mtime === null || info.ctime === null) {
+    return undefined;
+  }
+  return {
+    dev: info.dev,
+    ino: info.ino,
+    mtime: info.mtime.getTime(),
+    ctime: info.ctime.getTime(),
+    size: info.size,
+  };
+}
+
+function sameIds(a: FileIds | undefined, b: FileIds): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino && a.mtime === b.mtime &&
+    a.ctime === b.ctime && a.size === b.size;
+}
+
+/** The identity of the file at `path` (not following a link), if it has one. */
+export function fileIds(path: string): Promise<FileIds | undefined> {
+  return Deno.lstat(path).then(idsOf, () => undefined);
+}
+
+/** What lies at `record.path`: missing, the stand-in the record describes, or something else. */
+async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | "other"> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(record.path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return "missing";
+    }
+    return "other";
+  }
+  const kindOk = record.kind === "dir" ? info.isDirectory : info.isFile;
+  if (!kindOk) return "other";
+  if (record.ids) return sameIds(idsOf(info), record.ids) ? "stand-in" : "other";
+  // Recorded, but the process creating it died before writing its identity: judged by shape.
+  if (record.kind === "dir") return await isEmptyDir(record.path) ? "stand-in" : "other";
+  return await holdsExactly(record.path, record.content ?? "") ? "stand-in" : "other";
+}
+
+async function isEmptyDir(path: string): Promise<boolean> {
+  try {
+    for await (const _ of Deno.readDir(path)) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `path` is a regular file holding exactly `content`. Opened for
+ * reading and writing, which never blocks, should it have been swapped for
+ * a FIFO after the look at it.
+ */
+async function holdsExactly(path: string, content: string): Promise<boolean> {
+  const want = new TextEncoder().encode(content);
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true, write: true });
+  } catch {
+    return false;
+  }
+  try {
+    const info = await file.stat();
+    if (!info.isFile || info.size !== want.length) return false;
+    const got = new Uint8Array(want.length + 1);
+    let n = 0;
+    while (n < got.length) {
+      const r = await file.read(got.subarray(n));
+      if (r === null) break;
+      n += r;
+    }
+    return n === want.length && want.every((b, i) => b === got[i]);
+  } catch {
+    return false;
+  } finally {
+    file.close();
+  }
+}
+
+async function readRecord(d: string, key: string): Promise<StandInRecord | undefined> {
+  try {
+    const path = join(d, `${key}.json`);
+    const info = await Deno.lstat(path);
+    if (!info.isFile || info.size > MAX_RECORD_BYTES) return undefined;
+    const r = JSON.parse(await Deno.readTextFile(path)) as StandInRecord;
+    if (typeof r?.path !== "string" || (r.kind !== "dir" && r.kind !== "file")) return undefined;
+    return r;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeRecord(d: string, key: string, record: StandInRecord): Promise<void> {
+  const tmp = join(d, `${key}.json.tmp`);
+  await Deno.writeTextFile(tmp, JSON.stringify(record), { mode: 0o600 });
+  await Deno.rename(tmp, join(d, `${key}.json`));
+}
+
+async function dropRecord(d: string, key: string): Promise<void> {
+  for (const ext of [".json", ".ref"]) {
+    await Deno.remove(join(d, key + ext)).catch(() => {});
+  }
+}
+
+async function openRef(d: string, key: string): Promise<Deno.FsFile> {
+  return await Deno.open(join(d, `${key}.ref`), {
+    read: true,
+    write: true,
+    create: true,
+    mode: 0o600,
+  });
+}
+
+async function createStandIn(record: StandInRecord): Promise<FileIds | undefined | false> {
+  try {
+    if (record.kind === "dir") await Deno.mkdir(record.path);
+    else await Deno.writeTextFile(record.path, record.content ?? "", { createNew: true });
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return false;
+    throw err;
+  }
+  return await fileIds(record.path);
+}
+
+/**
+ * Hold the stand-in for `p` in the registry: create it when the path is
+ * missing, join it when it is a stand-in already (of any process, living
+ * or dead), recreate it when its record outlived it. Undefined when the path
+ * is something else (the user's own file): it is not held.
+ */
+export function holdInRegistry(
+  p: { path: string; kind: "dir" | "file"; content?: string },
+): Promise<RegistryHold | undefined> {
+  return locked(async (d) => {
+    const key = await keyOf(p.path);
+    const recorded = await readRecord(d, key);
+    const state = recorded ? await stateOf(recorded) : "other";
+    const missing = state === "missing" ||
+      (!recorded && await Deno.lstat(p.path).then(() => false, () => true));
+    if (!missing && state !== "stand-in") return { value: undefined, changed: false };
+    const ref = await openRef(d, key);
+    try {
+      await ref.lock(false);
+      if (!missing) return { value: { path: p.path, key, ref }, changed: false };
+      // Recorded before it exists: a crash between the two leaves a record, never an orphan.
+      const record: StandInRecord = { path: p.path, kind: p.kind };
+      if (p.kind === "file") record.content = p.content ?? "";
+      await writeRecord(d, key, record);
+      const ids = await createStandIn(record);
+      if (ids === false) {
+        // Someone outside penguin made the name meanwhile: it is theirs.
+        ref.close();
+        await dropRecord(d, key);
+        return { value: undefined, changed: true };
+      }
+      if (ids) await writeRecord(d, key, { ...record, ids });
+      return { value: { path: p.path, key, ref }, changed: true };
+    } catch (err) {
+      ref.close();
+      throw err;
+    }
+  });
+}
+
+/**
+ * Put a held stand-in back when someone removed it meanwhile (a `git clean`,
+ * a test resetting the workspace): bubblewrap needs a source to mount.
+ */
+export function restoreInRegistry(
+  hold: RegistryHold,
+  p: { path: string; kind: "dir" | "file"; content?: string },
+): Promise<void> {
+  return locked(async (d) => {
+    if (await Deno.lstat(p.path).then(() => true, () => false)) {
+      return { value: undefined, changed: false };
+    }
+    const record: StandInRecord = { path: p.path, kind: p.kind };
+    if (p.kind === "file") record.content = p.content ?? "";
+    await writeRecord(d, hold.key, record);
+    const ids = await createStandIn(record);
+    if (ids) await writeRecord(d, hold.key, { ...record, ids });
+    return { value: undefined, changed: true };
+  });
+}
+
+/** Remove the stand-in of `record` when no process holds it and it is unchanged; drop its record. */
+async function removeUnheld(
+  d: string,
+  key: string,
+  record: StandInRecord | undefined,
+  accept: (r: StandInRecord) => boolean = () => true,
+): Promise<boolean> {
+  const ref = await openRef(d, key);
+  try {
+    if (!await ref.tryLock(true)) return false; // another process holds it
+    if (record) {
+      const state = await stateOf(record);
+      if (state === "stand-in" && accept(record)) await Deno.remove(record.path).catch(() => {});
+      else if (state === "stand-in") return false;
+    }
+    await dropRecord(d, key);
+    return true;
+  } finally {
+    ref.close();
+  }
+}
+
+/**
+ * Let go of `hold`: the stand-in is removed when no other process holds it
+ * any more and it is still exactly what penguin created.
+ */
+export function releaseInRegistry(hold: RegistryHold): Promise<void> {
+  return locked(async (d) => {
+    hold.ref.close();
+    const record = await readRecord(d, hold.key);
+    const changed = await removeUnheld(d, hold.key, record);
+    return { value: undefined, changed };
+  });
+}
+
+/**
+ * The paths that are stand-ins right now (recorded, and still what was
+ * created, or being created), of any penguin process. They count as missing
+ * to a plan: they are penguin's, not the user's.
+ */
+export async function registeredStandIns(): Promise<Set<string>> {
+  const d = await registryDir();
+  const out = new Set<string>();
+  let n = 0;
+  for await (const e of Deno.readDir(d)) {
+    if (!e.isFile || !e.name.endsWith(".json") || ++n > MAX_SWEPT) continue;
+    const record = await readRecord(d, e.name.slice(0, -".json".length));
+    if (record && await stateOf(record) !== "other") out.add(record.path);
+  }
+  return out;
+}
+
+/**
+ * Remove the stand-ins no living penguin process holds (their holder was
+ * killed or crashed), when still exactly what was created and of a shape
+ * `accept` takes; drop the records of those gone or changed. Never rejects.
+ */
+export async function sweepRegistry(accept: (r: StandInRecord) => boolean): Promise<void> {
+  try {
+    const d = await registryDir();
+    const keys: string[] = [];
+    for await (const e of Deno.readDir(d)) {
+      if (e.isFile && e.name.endsWith(".json") && keys.length < MAX_SWEPT) {
+        keys.push(e.name.slice(0, -".json".length));
+      }
+    }
+    if (keys.length === 0) return;
+    await locked(async () => {
+      let changed = false;
+      for (const key of keys) {
+        const record = await readRecord(d, key);
+        if (await removeUnheld(d, key, record, accept)) changed = true;
+      }
+      return { value: undefined, changed };
+    });
+  } catch {
+    // A sweep that cannot run leaves the stand-ins for the next one.
+  }
+}
