@@ -434,7 +434,9 @@ function applyWritableRoots(
 ): void {
   const name = WORKSPACE_POLICY_FILE;
   if (!trusted) {
-    for (const w of widening) if (w.key[0] === "writable_roots") out.notes.push(ignoredNote(policy, w));
+    for (const w of widening) {
+      if (w.key[0] === "writable_roots") out.notes.push(ignoredNote(policy, w));
+    }
     out.extraWritable = policy.rootEntries.filter((e) => !e.outside).map((e) => e.real)
       .filter((p, i, all) => all.indexOf(p) === i);
     return;

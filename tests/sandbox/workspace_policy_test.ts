@@ -47,12 +47,16 @@ async function effective(
 ): Promise<EffectivePolicy> {
   await Deno.writeTextFile(join(ws, WORKSPACE_POLICY_FILE), text);
   const policy = await loadWorkspacePolicy(ws, { protectedPaths });
-  return applyWorkspacePolicy({
-    sandbox: "workspace-write",
-    network: false,
-    approve: "allow-all",
-    ...flags,
-  }, policy, trust);
+  return applyWorkspacePolicy(
+    {
+      sandbox: "workspace-write",
+      network: false,
+      approve: "allow-all",
+      ...flags,
+    },
+    policy,
+    trust,
+  );
 }
 
 async function refusal(p: Promise<unknown>): Promise<string> {
@@ -185,7 +189,10 @@ Deno.test('"git": "writable" applies only from a trusted file; "read-only" alway
     );
     const changed = await effective(ws, text, {}, [], "changed");
     assert.equal(changed.git, "read-only");
-    assert.match(changed.notes[0]!, /penguin\.jsonc changed since you trusted it; run penguin trust/);
+    assert.match(
+      changed.notes[0]!,
+      /penguin\.jsonc changed since you trusted it; run penguin trust/,
+    );
     const opened = await effective(ws, text, {}, [], "trusted");
     assert.equal(opened.git, "writable");
     assert.match(
@@ -375,7 +382,10 @@ Deno.test("the widening settings of a file are listed with their lines, and its 
       wideningSettings(policy).map((w) => [w.key, w.position?.line]),
       [[["git"], 3], [["network"], 4], [["writable_roots", 1], 5]],
     );
-    await Deno.writeTextFile(join(ws, WORKSPACE_POLICY_FILE), '{ "git": "read-only", "network": "off" }');
+    await Deno.writeTextFile(
+      join(ws, WORKSPACE_POLICY_FILE),
+      '{ "git": "read-only", "network": "off" }',
+    );
     assert.deepEqual(wideningSettings((await loadWorkspacePolicy(ws))!), []);
   });
 });

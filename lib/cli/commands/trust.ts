@@ -15,8 +15,8 @@ import { listTrust, recordTrust, revokeTrust, sha256Hex } from "../../state/trus
 import {
   at,
   shellWord,
-  WORKSPACE_POLICY_FILE,
   wideningSettings,
+  WORKSPACE_POLICY_FILE,
 } from "../../sandbox/workspace_policy.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { bool, type Flag, flagHelp, parseDeclared } from "../args.ts";
@@ -74,7 +74,10 @@ async function policyPath(arg: string | undefined, mustExist: boolean): Promise<
   }
   const real = await Deno.realPath(dir).catch(() => undefined);
   if (real === undefined && mustExist) {
-    throw new PenguinError("not_found", `trust: the directory ${JSON.stringify(dir)} does not exist`);
+    throw new PenguinError(
+      "not_found",
+      `trust: the directory ${JSON.stringify(dir)} does not exist`,
+    );
   }
   return join(real ?? dir, WORKSPACE_POLICY_FILE);
 }
