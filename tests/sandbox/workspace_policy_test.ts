@@ -280,6 +280,8 @@ Deno.test("keeping commands off the network with --sandbox off is refused, not i
   });
 });
 
+const e0 = (e: EffectivePolicy) => e.notes[0] ?? "";
+
 Deno.test("writable roots outside the workspace are ignored from an untrusted file, even with --grant-writable-roots", async () => {
   await withWs(async (ws, outside) => {
     await Deno.mkdir(join(ws, "inner"));
@@ -293,6 +295,7 @@ Deno.test("writable roots outside the workspace are ignored from an untrusted fi
         /line 2, column 31: "writable_roots": \["\.\.\/outside"\] is ignored \(commands may write ".*\/outside", outside the workspace.*penguin trust/,
       );
     }
+    assert.ok(e0(await effective(ws, text)).includes(`may write "${outside}"`));
   });
 });
 
