@@ -58,6 +58,7 @@ export const GROUPS: CommandGroup[] = [
   },
   { word: "config", load: async () => (await import("./commands/config.ts")).configCommands },
   { word: "sandbox", load: async () => (await import("./commands/sandbox.ts")).sandboxCommands },
+  { word: "trust", load: async () => [(await import("./commands/trust.ts")).trustCommand] },
   {
     word: "models",
     load: async () => [

@@ -2,42 +2,51 @@
  * The workspace policy file, `penguin.jsonc` at the workspace root: extra
  * writable roots, the network for commands (on, off, or an allowlist),
  * extra command rules and the approval mode. It is read when a task starts
- * (`penguin run`, `penguin sandbox run`) and merged with the command line.
+ * (`penguin run`, `penguin chat`, `penguin sandbox run`, schedules) and
+ * merged with the command line. Only `<workspace>/penguin.jsonc` is read:
+ * never a file above or below the workspace.
  *
- * The rule: the file narrows, it never widens. Each setting is a ceiling on
- * what the command line (flags or their defaults) allows, and the effective
- * value is the stricter of the two:
+ * The rule: the file narrows; it widens only when the user trusts it. The
+ * model controls every byte it writes in the workspace, including a
+ * `penguin.jsonc` in a subdirectory where a later session may start, so a
+ * file widens nothing until the user has trusted its exact content at its
+ * path (`penguin trust`, recorded by SHA-256 in the data root; see
+ * `lib/state/trust.ts`). A changed file is untrusted again.
+ *
+ * Narrowing settings always apply; the effective value is the stricter of
+ * the command line (flags or their defaults) and the file:
  *
  * - `sandbox`: `read-only` is stricter than `workspace-write`, which is
  *   stricter than `--sandbox off`. The file cannot say `off`.
  * - `network`: `off` is stricter than an allowlist, which is stricter than
- *   `on`. With `--network off` (the default) the file cannot turn it on; a
- *   note on stderr says the file asked and how to grant it (`--network on`).
+ *   `on`.
  * - `approval`: `deny-all` > `always-ask` > `read-only` > `allow-all`.
  * - `command_rules` are added to the project's command policy; the file
  *   cannot remove or disable any rule.
  * - `mcp`: `"off"` or `{"deny": [names]}` turns the agent's MCP servers off
  *   in this workspace; the file can never add a server.
- * - `git`: the one setting the file decides either way. `"read-only"` keeps
- *   the git directory read-only even under `--git-writable`; `"writable"`
- *   opens its object and ref stores for commands without the flag. This does
- *   not widen the sandbox: the entries that configure or redirect git stay
- *   read-only in every mode (`git_guard.ts`), and the file itself is
- *   read-only to the model.
+ * - `git`: `"read-only"` keeps the git directory read-only even under
+ *   `--git-writable`.
  *
- * Two things would widen, and penguin refuses to start instead of doing
- * them silently:
+ * Widening settings ({@linkcode wideningSettings}) apply only from a
+ * trusted file; from an untrusted one each is ignored with a warning that
+ * names the file, line and key and says that `penguin trust` enables it:
  *
- * - `writable_roots` outside the workspace add write access; they apply
- *   only with the explicit flag `--grant-writable-roots`, else the run stops
- *   with a config error pointing at the entry. Roots inside the workspace are
- *   already writable and need nothing.
- * - A network allowlist together with `--network on` cannot be enforced:
- *   bubblewrap and Seatbelt switch the network on or off as a whole, and
- *   penguin has no filtering proxy. Rather than run with the whole network
- *   (wider than the file allows) the run stops with a config error. The
- *   same holds for `"network": "off"` (or an allowlist) with `--sandbox off`:
- *   without an OS sandbox nothing can keep commands off the network.
+ * - `"git": "writable"` opens the object and ref stores for commands
+ *   without `--git-writable` (the entries that configure or redirect git
+ *   stay read-only in every mode, `git_guard.ts`).
+ * - `"network": "on"` turns the network on without `--network on`.
+ * - `writable_roots` outside the workspace add write access; even trusted
+ *   they apply only with the flag `--grant-writable-roots`, else the run
+ *   stops with a config error pointing at the entry. Roots inside the
+ *   workspace are already writable and need nothing.
+ *
+ * A network allowlist together with `--network on` cannot be enforced:
+ * bubblewrap and Seatbelt switch the network on or off as a whole, and
+ * penguin has no filtering proxy. Rather than run with the whole network
+ * (wider than the file allows) the run stops with a config error. The same
+ * holds for `"network": "off"` (or an allowlist) with `--sandbox off`:
+ * without an OS sandbox nothing can keep commands off the network.
  *
  * Not re-exported from `lib/sandbox/mod.ts`, which stays free of npm
  * dependencies (it is imported by helpers run with `--no-config`).
@@ -55,11 +64,13 @@ import {
   type Position,
   type WorkspacePolicyFile,
 } from "./_workspace_policy_parse.ts";
+import { sha256Hex } from "../state/trust.ts";
 import { isInside } from "./plan.ts";
 import type { SandboxMode } from "./policy.ts";
 import type { GitAccess } from "./git_guard.ts";
 
 export {
+  at,
   parseWorkspacePolicyText,
   POLICY_APPROVAL_MODES,
   type PolicyApprovalMode,
@@ -69,12 +80,26 @@ export {
 /** The file name, at the workspace root. */
 export const WORKSPACE_POLICY_FILE = "penguin.jsonc";
 
+/** One entry of `writable_roots`, resolved. */
+export interface WritableRootEntry {
+  /** Its index in the file's list. */
+  index: number;
+  /** The real absolute path. */
+  real: string;
+  /** Outside the workspace (it widens). */
+  outside: boolean;
+}
+
 /** A loaded `penguin.jsonc` with its writable roots resolved. */
 export interface WorkspacePolicy {
-  /** Absolute path of the file. */
+  /** Absolute path of the file: the workspace's real path, then the file name. */
   path: string;
+  /** SHA-256 (hex) of the exact bytes the settings were parsed from (what `penguin trust` records). */
+  sha256: string;
   /** The settings as written. */
   file: WorkspacePolicyFile;
+  /** Every `writable_roots` entry, in file order (repeats included). */
+  rootEntries: WritableRootEntry[];
   /** `writable_roots`, real absolute paths, in file order. */
   writableRoots: string[];
   /** Of those, the ones outside the workspace (they widen). */
@@ -111,9 +136,10 @@ export async function loadWorkspacePolicy(
 ): Promise<WorkspacePolicy | undefined> {
   const wsReal = await Deno.realPath(workspace);
   const path = join(wsReal, WORKSPACE_POLICY_FILE);
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await Deno.readTextFile(path);
+    // Read once: the hash and the settings come from the same bytes.
+    bytes = await Deno.readFile(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
     throw new PenguinError(
@@ -122,6 +148,8 @@ export async function loadWorkspacePolicy(
       { cause: err },
     );
   }
+  const text = new TextDecoder().decode(bytes);
+  const sha256 = await sha256Hex(bytes);
   const { value, locate } = parseWorkspacePolicyText(text, path);
   const home = opts.home ?? Deno.env.get("HOME");
   const protectedReal: string[] = [];
@@ -130,6 +158,7 @@ export async function loadWorkspacePolicy(
   }
   const writableRoots: string[] = [];
   const outsideRoots: string[] = [];
+  const rootEntries: WritableRootEntry[] = [];
   for (const [i, raw] of (value.writable_roots ?? []).entries()) {
     const bad = (why: string) =>
       new PenguinError(
@@ -151,10 +180,12 @@ export async function loadWorkspacePolicy(
     if (hit) {
       throw bad(`lies inside ${JSON.stringify(hit)}, which commands must never see or change`);
     }
+    const outside = !isInside(real, wsReal);
+    rootEntries.push({ index: i, real, outside });
     if (!writableRoots.includes(real)) writableRoots.push(real);
-    if (!isInside(real, wsReal) && !outsideRoots.includes(real)) outsideRoots.push(real);
+    if (outside && !outsideRoots.includes(real)) outsideRoots.push(real);
   }
-  return { path, file: value, writableRoots, outsideRoots, locate };
+  return { path, sha256, file: value, rootEntries, writableRoots, outsideRoots, locate };
 }
 
 /** What the command line says (flags, or their defaults). */
@@ -195,15 +226,79 @@ export interface EffectivePolicy {
 
 const SANDBOX_ORDER: readonly SandboxMode[] = ["off", "workspace-write", "read-only"];
 
+/** Whether the user trusts the file's exact content: yes, it was trusted but has changed since, or never. */
+export type PolicyTrust = "trusted" | "changed" | "untrusted";
+
+/** A setting of the file that gives commands more than penguin's defaults. */
+export interface WideningSetting {
+  /** Where it is written: `["git"]`, `["network"]`, `["writable_roots", 1]`. */
+  key: (string | number)[];
+  /** The setting as written: `"git": "writable"`. */
+  setting: string;
+  /** What it grants commands. */
+  grants: string;
+  /** Its line and column in the file. */
+  position?: Position;
+}
+
+/**
+ * The settings of `policy` that widen what commands may do beyond penguin's
+ * defaults (network off, `.git` read-only, no writable root outside the
+ * workspace), in file order of kind. Every new setting that gives commands
+ * more belongs here: only a trusted file applies them.
+ */
+export function wideningSettings(policy: WorkspacePolicy): WideningSetting[] {
+  const out: WideningSetting[] = [];
+  const add = (key: (string | number)[], setting: string, grants: string) => {
+    const position = policy.locate(key);
+    out.push({ key, setting, grants, ...(position ? { position } : {}) });
+  };
+  if (policy.file.git === "writable") {
+    add(
+      ["git"],
+      '"git": "writable"',
+      "commands may commit (the object and ref stores of .git become writable)",
+    );
+  }
+  if (policy.file.network === "on") {
+    add(["network"], '"network": "on"', "commands may use the network");
+  }
+  for (const e of policy.rootEntries) {
+    if (!e.outside) continue;
+    add(
+      ["writable_roots", e.index],
+      `"writable_roots": [${JSON.stringify(policy.file.writable_roots?.[e.index] ?? e.real)}]`,
+      `commands may write ${
+        JSON.stringify(e.real)
+      }, outside the workspace (also needs --grant-writable-roots)`,
+    );
+  }
+  return out;
+}
+
+/** A path as one shell word (quoted when it needs to be). */
+export function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The warning for a widening setting of an untrusted file, which is ignored. */
+function ignoredNote(policy: WorkspacePolicy, w: WideningSetting): string {
+  return `warning: ${policy.path}: ${at(w.position)}${w.setting} is ignored (${w.grants}): ` +
+    `this ${WORKSPACE_POLICY_FILE} is not trusted, and an untrusted one may only narrow what ` +
+    `penguin allows; \`penguin trust ${shellWord(policy.path)}\` reviews it and enables it`;
+}
+
 /**
  * Merge the command line with the workspace policy (see the module doc for
- * the rule). Throws a config error, pointing at the setting, for the two
- * requests that would widen: outside writable roots without
+ * the rule); `trust` says whether the user trusts the file's content, which
+ * alone lets its widening settings apply. Throws a config error, pointing at
+ * the setting, for outside writable roots of a trusted file without
  * `--grant-writable-roots`, and a network allowlist with `--network on`.
  */
 export function applyWorkspacePolicy(
   flags: PolicyFlags,
   policy: WorkspacePolicy | undefined,
+  trust: PolicyTrust = "untrusted",
 ): EffectivePolicy {
   // Long because: one rule per setting of penguin.jsonc, applied in order to one result; each rule
   // is a few lines.
@@ -221,11 +316,23 @@ export function applyWorkspacePolicy(
   out.file = policy.path;
   const { file } = policy;
   const name = WORKSPACE_POLICY_FILE;
+  const trusted = trust === "trusted";
+  const widening = wideningSettings(policy);
+  const ignore = (key: string) => {
+    const w = widening.find((x) => x.key[0] === key);
+    if (w) out.notes.push(ignoredNote(policy, w));
+  };
   const refuse = (where: ReadonlyArray<string | number>, what: string) =>
     new PenguinError(
       "config",
       `Cannot apply ${JSON.stringify(policy.path)}: ${at(policy.locate(where))}${what}`,
     );
+  if (trust === "changed" && widening.length > 0) {
+    out.notes.push(
+      `warning: ${policy.path}: ${name} changed since you trusted it; run penguin trust to ` +
+        `review it (\`penguin trust ${shellWord(policy.path)}\`); until then it may only narrow`,
+    );
+  }
 
   if (file.sandbox !== undefined) {
     if (SANDBOX_ORDER.indexOf(file.sandbox) > SANDBOX_ORDER.indexOf(flags.sandbox)) {
@@ -248,9 +355,12 @@ export function applyWorkspacePolicy(
     out.network = false;
     out.notes.push(`${name}: commands run without network (narrower than --network on)`);
   } else if (net === "on" && !flags.network) {
-    out.notes.push(
-      `${name} allows the network for commands, but --network is off: they run without it (pass --network on to grant it)`,
-    );
+    if (trusted) {
+      out.network = true;
+      out.notes.push(`${name} (trusted): commands may use the network`);
+    } else {
+      ignore("network");
+    }
   } else if (typeof net === "object") {
     if (flags.network) {
       throw refuse(
@@ -266,13 +376,18 @@ export function applyWorkspacePolicy(
     );
   }
 
-  if (file.git !== undefined && file.git !== out.git) {
-    out.git = file.git;
-    out.notes.push(
-      file.git === "writable"
-        ? `${name}: commands may commit (the git object and ref stores are writable; config, hooks and redirections stay read-only)`
-        : `${name}: the git directory stays read-only (narrower than --git-writable)`,
-    );
+  if (file.git === "read-only" && out.git === "writable") {
+    out.git = "read-only";
+    out.notes.push(`${name}: the git directory stays read-only (narrower than --git-writable)`);
+  } else if (file.git === "writable" && out.git === "read-only") {
+    if (trusted) {
+      out.git = "writable";
+      out.notes.push(
+        `${name} (trusted): commands may commit (the git object and ref stores are writable; config, hooks and redirections stay read-only)`,
+      );
+    } else {
+      ignore("git");
+    }
   }
 
   if (file.approval !== undefined && flags.approve !== undefined) {
@@ -285,21 +400,7 @@ export function applyWorkspacePolicy(
     }
   }
 
-  if (policy.outsideRoots.length > 0 && !flags.grantWritableRoots) {
-    const i = policy.writableRoots.indexOf(policy.outsideRoots[0]!);
-    throw refuse(
-      ["writable_roots", Math.max(0, i)],
-      `writable_roots: ${JSON.stringify(policy.outsideRoots[0])} is outside the workspace; ` +
-        `${name} may add writable roots outside the workspace only when penguin is started with ` +
-        `--grant-writable-roots`,
-    );
-  }
-  out.extraWritable = [...policy.writableRoots];
-  if (policy.outsideRoots.length > 0) {
-    out.notes.push(
-      `${name}: commands may also write ${policy.outsideRoots.join(", ")} (--grant-writable-roots)`,
-    );
-  }
+  applyWritableRoots(out, policy, widening, trusted, flags.grantWritableRoots === true, refuse);
 
   if (file.mcp === "off") {
     out.mcpDeny = "all";
@@ -315,4 +416,46 @@ export function applyWorkspacePolicy(
     ...(r.description !== undefined ? { description: r.description } : {}),
   }));
   return out;
+}
+
+/**
+ * `writable_roots`: roots inside the workspace always apply (they add
+ * nothing); outside ones only from a trusted file and with
+ * `--grant-writable-roots` (refused without it), and are ignored with a
+ * warning each from an untrusted one.
+ */
+function applyWritableRoots(
+  out: EffectivePolicy,
+  policy: WorkspacePolicy,
+  widening: WideningSetting[],
+  trusted: boolean,
+  granted: boolean,
+  refuse: (where: ReadonlyArray<string | number>, what: string) => PenguinError,
+): void {
+  const name = WORKSPACE_POLICY_FILE;
+  if (!trusted) {
+    for (const w of widening) {
+      if (w.key[0] === "writable_roots") out.notes.push(ignoredNote(policy, w));
+    }
+    out.extraWritable = policy.rootEntries.filter((e) => !e.outside).map((e) => e.real)
+      .filter((p, i, all) => all.indexOf(p) === i);
+    return;
+  }
+  const first = policy.rootEntries.find((e) => e.outside);
+  if (first && !granted) {
+    throw refuse(
+      ["writable_roots", first.index],
+      `writable_roots: ${JSON.stringify(first.real)} is outside the workspace; ` +
+        `${name} may add writable roots outside the workspace only when penguin is started with ` +
+        `--grant-writable-roots`,
+    );
+  }
+  out.extraWritable = [...policy.writableRoots];
+  if (policy.outsideRoots.length > 0) {
+    out.notes.push(
+      `${name} (trusted): commands may also write ${
+        policy.outsideRoots.join(", ")
+      } (--grant-writable-roots)`,
+    );
+  }
 }

@@ -1,5 +1,5 @@
 // Every flag a command's parser accepts is in that command's help and in its README section, and
-// every command has a README section. The flags are not listed here: each command is run with a
+// every command has a README section (or one in a docs/*.md file). The flags are not listed here: each command is run with a
 // flag it does not declare, and its parser's usage error carries the flags it does declare, so
 // this check follows the declarations as they change.
 import assert from "node:assert/strict";
@@ -50,7 +50,22 @@ function commandSections(readme: string): Section[] {
   return out;
 }
 
-const SECTIONS = commandSections(README);
+/** The Markdown files under docs/ (command sections may live there as well as in the README). */
+async function docsText(): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(join(REPO, "docs"))) {
+      if (e.isFile && e.name.endsWith(".md")) {
+        out.push(await Deno.readTextFile(join(REPO, "docs", e.name)));
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return out;
+}
+
+const SECTIONS = [README, ...await docsText()].flatMap(commandSections);
 
 /** The text of "## Commands" before its first command: the flags many commands share. */
 const COMMANDS_INTRO = README.slice(

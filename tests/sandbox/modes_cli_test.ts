@@ -179,12 +179,14 @@ Deno.test("run stops on a malformed penguin.jsonc with the line and column", asy
   );
 });
 
-Deno.test("writable roots outside the workspace need --grant-writable-roots, then commands may write there", async () => {
+Deno.test("writable roots outside the workspace of a trusted file need --grant-writable-roots, then commands may write there", async () => {
   await scenario(
     [exec("echo granted > ../extra/out.txt"), turn.text("done")],
     '{ "writable_roots": ["../extra"] }',
     async (c) => {
       await Deno.mkdir(join(c.base, "extra"));
+      const trusted = await runCli(["--root", c.root, "trust", c.ws]);
+      assert.equal(trusted.code, 0, trusted.stderr);
       const refused = await c.run([]);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /only when penguin is started with --grant-writable-roots/);
@@ -201,7 +203,7 @@ Deno.test("writable roots outside the workspace need --grant-writable-roots, the
   );
 });
 
-Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots need the grant", async () => {
+Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots need trust and the grant", async () => {
   await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
@@ -215,6 +217,15 @@ Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots n
     assert.match(ro.stderr, /penguin\.jsonc: commands run read-only/);
     assert.equal(await exists(join(ws, "ro.txt")), false);
     const policy = '{ "writable_roots": ["../extra"] }';
+    const untrusted = await sandboxRun(
+      policy,
+      ["--grant-writable-roots"],
+      `echo x > ${base}/extra/a.txt`,
+    );
+    assert.notEqual(untrusted.code, 0);
+    assert.match(untrusted.stderr, /"writable_roots": \["\.\.\/extra"\] is ignored/);
+    assert.equal(await exists(join(base, "extra", "a.txt")), false);
+    assert.equal((await runCli(["trust", ws])).code, 0);
     const refused = await sandboxRun(policy, [], `echo x > ${base}/extra/a.txt`);
     assert.equal(refused.code, 2);
     assert.equal(await exists(join(base, "extra", "a.txt")), false);
@@ -281,7 +292,7 @@ Deno.test("run: .git is read-only by default; --git-writable lets commands commi
   );
 });
 
-Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command commit, --git-writable too', async () => {
+Deno.test('sandbox run: "git": "writable" in a trusted penguin.jsonc lets the command commit, --git-writable too', async () => {
   await withWorkspace(async (base) => {
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
@@ -295,9 +306,13 @@ Deno.test('sandbox run: "git": "writable" in penguin.jsonc lets the command comm
     assert.equal(flag.code, 0, flag.stderr);
     await Deno.writeTextFile(join(ws, "penguin.jsonc"), '{ "git": "writable" }');
     await hostGit(ws, base, ["reset", "-q", "--hard", "HEAD~1"]);
+    const untrusted = await sandboxRun([]);
+    assert.notEqual(untrusted.code, 0);
+    assert.match(untrusted.stderr, /"git": "writable" is ignored/);
+    assert.equal((await runCli(["trust", ws])).code, 0);
     const file = await sandboxRun([]);
     assert.equal(file.code, 0, file.stderr);
-    assert.match(file.stderr, /penguin\.jsonc: commands may commit/);
+    assert.match(file.stderr, /penguin\.jsonc \(trusted\): commands may commit/);
     assert.match(await hostGit(ws, base, ["log", "--format=%s"]), /^by-the-model$/m);
   });
 });

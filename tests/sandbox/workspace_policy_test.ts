@@ -10,8 +10,11 @@ import {
   parseWorkspacePolicyText,
   POLICY_APPROVAL_MODES,
   type PolicyFlags,
+  type PolicyTrust,
+  wideningSettings,
   WORKSPACE_POLICY_FILE,
 } from "../../lib/sandbox/workspace_policy.ts";
+import { sha256Hex } from "../../lib/state/trust.ts";
 
 function parseError(text: string): string {
   try {
@@ -40,15 +43,20 @@ async function effective(
   text: string,
   flags: Partial<PolicyFlags> = {},
   protectedPaths: string[] = [],
+  trust: PolicyTrust = "untrusted",
 ): Promise<EffectivePolicy> {
   await Deno.writeTextFile(join(ws, WORKSPACE_POLICY_FILE), text);
   const policy = await loadWorkspacePolicy(ws, { protectedPaths });
-  return applyWorkspacePolicy({
-    sandbox: "workspace-write",
-    network: false,
-    approve: "allow-all",
-    ...flags,
-  }, policy);
+  return applyWorkspacePolicy(
+    {
+      sandbox: "workspace-write",
+      network: false,
+      approve: "allow-all",
+      ...flags,
+    },
+    policy,
+    trust,
+  );
 }
 
 async function refusal(p: Promise<unknown>): Promise<string> {
@@ -169,13 +177,27 @@ Deno.test("no penguin.jsonc leaves the flags as they are", async () => {
   });
 });
 
-Deno.test('"git" in the file decides over --git-writable, with a note when it changes it', async () => {
+Deno.test('"git": "writable" applies only from a trusted file; "read-only" always narrows --git-writable', async () => {
   await withWs(async (ws) => {
-    const opened = await effective(ws, '{ "git": "writable" }');
+    const text = '{\n  "git": "writable"\n}';
+    const ignored = await effective(ws, text);
+    assert.equal(ignored.git, "read-only");
+    assert.equal(ignored.notes.length, 1);
+    assert.match(
+      ignored.notes[0]!,
+      /^warning: .*\/penguin\.jsonc: line 2, column 10: "git": "writable" is ignored \(commands may commit.*not trusted.*`penguin trust .*penguin\.jsonc` reviews it and enables it$/,
+    );
+    const changed = await effective(ws, text, {}, [], "changed");
+    assert.equal(changed.git, "read-only");
+    assert.match(
+      changed.notes[0]!,
+      /penguin\.jsonc changed since you trusted it; run penguin trust/,
+    );
+    const opened = await effective(ws, text, {}, [], "trusted");
     assert.equal(opened.git, "writable");
     assert.match(
       opened.notes.join("\n"),
-      /commands may commit.*config, hooks and redirections stay read-only/,
+      /\(trusted\): commands may commit.*config, hooks and redirections stay read-only/,
     );
     const kept = await effective(ws, '{ "git": "read-only" }', { gitWritable: true });
     assert.equal(kept.git, "read-only");
@@ -217,10 +239,13 @@ Deno.test("the file narrows sandbox, network and approval, and never widens them
     assert.equal(e.sandbox, "read-only");
     assert.equal(e.approve, "always-ask");
     assert.deepEqual(e.notes, []);
-    // "network": "on" cannot turn on what --network off keeps off; a note says how to grant it.
+    // An untrusted "network": "on" cannot turn on what --network off keeps off; a trusted one can.
     e = await effective(ws, '{ "network": "on" }', { network: false });
     assert.equal(e.network, false);
-    assert.match(e.notes[0]!, /pass --network on to grant it/);
+    assert.match(e.notes[0]!, /line 1, column 14: "network": "on" is ignored .*penguin trust/);
+    e = await effective(ws, '{ "network": "on" }', { network: false }, [], "trusted");
+    assert.equal(e.network, true);
+    assert.match(e.notes[0]!, /\(trusted\): commands may use the network/);
     // A command without approval (sandbox run) keeps none.
     e = await effective(ws, '{ "approval": "deny-all" }', { approve: undefined });
     assert.equal(e.approve, undefined);
@@ -255,18 +280,37 @@ Deno.test("keeping commands off the network with --sandbox off is refused, not i
   });
 });
 
-Deno.test("writable roots outside the workspace need --grant-writable-roots", async () => {
+const e0 = (e: EffectivePolicy) => e.notes[0] ?? "";
+
+Deno.test("writable roots outside the workspace are ignored from an untrusted file, even with --grant-writable-roots", async () => {
   await withWs(async (ws, outside) => {
     await Deno.mkdir(join(ws, "inner"));
     const text = `{\n  "writable_roots": ["inner", "../outside"]\n}`;
-    const msg = await refusal(effective(ws, text));
+    for (const grantWritableRoots of [false, true]) {
+      const e = await effective(ws, text, { grantWritableRoots });
+      assert.deepEqual(e.extraWritable, [join(ws, "inner")]);
+      assert.equal(e.notes.length, 1);
+      assert.match(
+        e.notes[0]!,
+        /line 2, column 31: "writable_roots": \["\.\.\/outside"\] is ignored \(commands may write ".*\/outside", outside the workspace.*penguin trust/,
+      );
+    }
+    assert.ok(e0(await effective(ws, text)).includes(`may write "${outside}"`));
+  });
+});
+
+Deno.test("writable roots outside the workspace of a trusted file need --grant-writable-roots", async () => {
+  await withWs(async (ws, outside) => {
+    await Deno.mkdir(join(ws, "inner"));
+    const text = `{\n  "writable_roots": ["inner", "../outside"]\n}`;
+    const msg = await refusal(effective(ws, text, {}, [], "trusted"));
     assert.match(
       msg,
       new RegExp(
         `line 2, column 31: writable_roots: "${outside}" is outside the workspace; .*only when penguin is started with --grant-writable-roots`,
       ),
     );
-    const e = await effective(ws, text, { grantWritableRoots: true });
+    const e = await effective(ws, text, { grantWritableRoots: true }, [], "trusted");
     assert.deepEqual(e.extraWritable, [join(ws, "inner"), outside]);
     assert.match(e.notes.join("\n"), new RegExp(`may also write ${outside}`));
     // Roots inside the workspace need nothing.
@@ -326,5 +370,25 @@ Deno.test('"mcp" in the file turns MCP servers off, all or by name, and can neve
       await refusal(effective(ws, '{ "mcp": "on" }')),
       /mcp: expected "off" or \{"deny": \["server", \.\.\.\]\} \(a workspace cannot add MCP servers\)/,
     );
+  });
+});
+
+Deno.test("the widening settings of a file are listed with their lines, and its hash is of its exact bytes", async () => {
+  await withWs(async (ws) => {
+    const text = '{\n  "sandbox": "read-only",\n  "git": "writable",\n  "network": "on",\n' +
+      '  "writable_roots": [".", "../outside"],\n  "mcp": "off"\n}\n';
+    await Deno.writeTextFile(join(ws, WORKSPACE_POLICY_FILE), text);
+    const policy = (await loadWorkspacePolicy(ws))!;
+    assert.equal(policy.sha256, await sha256Hex(text));
+    assert.equal(policy.path, join(ws, WORKSPACE_POLICY_FILE));
+    assert.deepEqual(
+      wideningSettings(policy).map((w) => [w.key, w.position?.line]),
+      [[["git"], 3], [["network"], 4], [["writable_roots", 1], 5]],
+    );
+    await Deno.writeTextFile(
+      join(ws, WORKSPACE_POLICY_FILE),
+      '{ "git": "read-only", "network": "off" }',
+    );
+    assert.deepEqual(wideningSettings((await loadWorkspacePolicy(ws))!), []);
   });
 });

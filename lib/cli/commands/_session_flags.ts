@@ -101,7 +101,7 @@ export const NETWORK: Flag<boolean> = {
 export const GRANT_WRITABLE_ROOTS: Flag<boolean> = {
   name: "grant-writable-roots",
   type: "boolean",
-  help: "let penguin.jsonc add writable roots outside the workspace",
+  help: "let a trusted penguin.jsonc add writable roots outside the\nworkspace (see penguin trust)",
 };
 /** `--git-writable`. */
 export const GIT_WRITABLE: Flag<boolean> = {
