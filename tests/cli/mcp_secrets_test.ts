@@ -208,7 +208,9 @@ Deno.test("agent snapshot leaves MCP env and header values out, keeping their na
       /agent_state\/system_config\.yaml: MCP secrets left out \(values emptied\): files\.GH_TOKEN, api\.Authorization/,
     );
     const snapshots = join(agent, "snapshots");
-    const [name] = [...Deno.readDirSync(snapshots)].map((e) => e.name);
+    const names: string[] = [];
+    for await (const e of Deno.readDir(snapshots)) names.push(e.name);
+    const [name] = names;
     const stream = (await Deno.open(join(snapshots, name!))).readable
       .pipeThrough(new DecompressionStream("gzip"));
     const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
@@ -221,6 +223,36 @@ Deno.test("agent snapshot leaves MCP env and header values out, keeping their na
     assert.match(packed, /url: https:\/\/mcp\.example\.com\/mcp/);
     // The agent's own configuration keeps its values.
     assert.equal(await Deno.readTextFile(own), before);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("mcp test shows the end of a failing server's stderr with its env values masked", async () => {
+  const base = await Deno.makeTempDir({ prefix: "penguin-mcp-test-" });
+  try {
+    const root = join(base, "data");
+    await ok(["--root", root, "skills", "list"]); // initializes the agent
+    await ok([
+      "--root",
+      root,
+      "mcp",
+      "add",
+      "bad",
+      "--env",
+      `T_TOKEN=${MCP_TOKEN}`,
+      "--",
+      "/bin/sh",
+      "-c",
+      'echo "starting with token=$T_TOKEN, prefix ${T_TOKEN%????????}" >&2; exit 3',
+    ]);
+    const r = await runCli(["--root", root, "mcp", "test", "bad", "--workspace", base]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /Its stderr ended with:\nstarting with token=\[redacted:mcp:bad\.T_TOKEN\], prefix \[redacted:mcp:bad\.T_TOKEN\]/,
+    );
+    assertNoPiece(r.stdout + r.stderr, "mcp test's output");
   } finally {
     await Deno.remove(base, { recursive: true });
   }
