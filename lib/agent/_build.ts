@@ -22,7 +22,7 @@ import type {
   ResolvedSystemConfig,
   SystemConfig,
 } from "../state/mod.ts";
-import { sessionScratchpadDir } from "../state/paths.ts";
+import { sessionMcpLogDir, sessionScratchpadDir } from "../state/paths.ts";
 import { assertWorkspaceOutsideDataRoot, isTempWorkspace } from "../state/workspace.ts";
 import { prepareMemory, type SessionMemory } from "../state/memory.ts";
 import type { EngineState } from "./engine.ts";
@@ -31,7 +31,7 @@ import { builtinToolSource, openToolset } from "./toolset.ts";
 import type { ToolSource } from "../tools/source.ts";
 import { mcpToolSource } from "../mcp/source.ts";
 import { type McpServerConfig, parseMcpServers } from "../state/mod.ts";
-import { apiKeySecrets } from "./_secrets.ts";
+import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";
 import { compactionSettings } from "./compaction.ts";
@@ -250,7 +250,11 @@ export async function sessionParts(
       factories: subagentToolFactories(children),
       ...(vision ? { vision } : {}),
     }),
-    mcpToolSource(mcpServersOf(base, opts.mcpDeny, warn)),
+    // Server logs lie under the data root, out of the model's sight (its commands read the
+    // scratchpad); a server may log the token its entry gives it.
+    mcpToolSource(mcpServersOf(base, opts.mcpDeny, warn), {
+      logDir: sessionMcpLogDir(ref, core.meta.session_id),
+    }),
     ...(opts.tools ?? []),
   ], {
     sessionId: core.meta.session_id,
@@ -272,7 +276,10 @@ export async function sessionParts(
     readOnlyRoots: [base.paths.skills],
     sandbox,
     vault: core.vault,
-    secrets: apiKeySecrets(core.model, projectConfig, base.env),
+    secrets: [
+      ...apiKeySecrets(core.model, projectConfig, base.env),
+      ...agentMcpSecrets(base.systemConfig),
+    ],
     commandPolicy: effectivePolicy(projectConfig.command_policy),
     processes: createProcessRegistry(),
     children,

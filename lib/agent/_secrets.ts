@@ -1,8 +1,10 @@
 // The values a session masks in every tool output besides its vault: the
-// configured API keys (see lib/tools/secret_mask.ts for the marker format).
+// configured API keys and the values of the agent's MCP server entries (see
+// lib/tools/secret_mask.ts for the marker format).
 import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
-import type { ProjectConfig } from "../state/mod.ts";
+import { mcpSecrets } from "../mcp/secrets.ts";
+import { parseMcpServers, type ProjectConfig, type SystemConfig } from "../state/mod.ts";
 import type { Secret } from "../tools/mod.ts";
 
 const KEY_ENV = /_API_KEY$/;
@@ -31,4 +33,15 @@ export function apiKeySecrets(
   for (const name of [...names].sort()) add(name, env[name]);
   for (const entry of projectConfig.models) add(entry.provider, entry.api_key);
   return out;
+}
+
+/**
+ * The `env` and header values of every MCP server entry of the agent's
+ * configuration, used by the session or not (a server a workspace turns off
+ * still holds the user's token). Invalid entries are left out.
+ */
+export function agentMcpSecrets(systemConfig: SystemConfig): Secret[] {
+  const entries = systemConfig.tools?.mcpServers ?? [];
+  if (entries.length === 0) return [];
+  return mcpSecrets(parseMcpServers(entries, "system_config.yaml").servers);
 }

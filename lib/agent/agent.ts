@@ -52,7 +52,7 @@ import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import type { SessionMemory } from "../state/memory.ts";
 import { openSession, type Session } from "./session.ts";
 import { maskSecrets, type Secret, vaultSecrets } from "../tools/mod.ts";
-import { apiKeySecrets } from "./_secrets.ts";
+import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { type ResumeOptions, resumeRecorded } from "./resume.ts";
 import type { RecordedSession } from "./recorded.ts";
@@ -233,13 +233,17 @@ async function penguinSystemPrompt(
   }, sections);
 }
 
-/** The vault values and API keys of a session (what its tool outputs are masked of). */
+/** The vault values, API keys and MCP values of a session (what its tool outputs are masked of). */
 function promptSecrets(
   base: AgentBase,
   model: ResolvedModel,
   vault: Record<string, string>,
 ): Secret[] {
-  return [...vaultSecrets(vault), ...apiKeySecrets(model, base.projectConfig, base.env)];
+  return [
+    ...vaultSecrets(vault),
+    ...apiKeySecrets(model, base.projectConfig, base.env),
+    ...agentMcpSecrets(base.systemConfig),
+  ];
 }
 
 /** True for a session imported from another harness (`imported_from.harness`). */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -44,7 +44,11 @@ export interface McpConnection {
 export interface ConnectContext {
   /** The session's confinement; stdio servers get a policy derived from it. */
   policy: SandboxPolicy;
-  /** Directory for `<server>.stderr.log` files (created when needed); absent: stderr discarded. */
+  /**
+   * Directory of the servers' logs: each stdio server writes its stderr to
+   * {@linkcode stderrLogPath} (created when needed, 0700), in a directory of
+   * its own that only its sandbox sees. Absent: stderr is discarded.
+   */
   logDir?: string;
   /** Aborts the connection attempt. */
   signal?: AbortSignal;
@@ -85,18 +89,24 @@ export function serverPolicy(
  */
 export const SERVER_CWD = "/";
 
+/** The stderr log of server `name` under a log directory: `<logDir>/<name>/stderr.log`. */
+export function stderrLogPath(logDir: string, name: string): string {
+  return join(logDir, name, "stderr.log");
+}
+
 async function stdioTransport(server: McpStdioServer, ctx: ConnectContext): Promise<Transport> {
   let stderrLog: string | undefined;
   if (ctx.logDir && ctx.policy.mode === "workspace-write") {
-    await Deno.mkdir(ctx.logDir, { recursive: true, mode: 0o700 });
-    stderrLog = join(ctx.logDir, `${server.name}.stderr.log`);
+    stderrLog = stderrLogPath(ctx.logDir, server.name);
+    await Deno.mkdir(dirname(stderrLog), { recursive: true, mode: 0o700 });
   }
   return sandboxedStdioTransport({
     command: server.command,
     args: server.args,
     env: server.env,
     cwd: server.cwd ?? (server.sandbox.workspaceCwd ? ctx.policy.workspace : SERVER_CWD),
-    policy: serverPolicy(server, ctx.policy, ctx.logDir),
+    // Only the server's own log directory is writable (and visible) to it, never its neighbours'.
+    policy: serverPolicy(server, ctx.policy, stderrLog ? dirname(stderrLog) : undefined),
     ...(stderrLog !== undefined ? { stderrLog } : {}),
   });
 }

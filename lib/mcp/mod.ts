@@ -13,9 +13,11 @@ export {
   type ListedTool,
   type McpConnection,
   serverPolicy,
+  stderrLogPath,
 } from "./connect.ts";
 export { closeAll, connectAll, type ConnectAllResult } from "./connect_all.ts";
 export { MCP_TOOL_NAME, mcpPermission, mcpToolName, mcpTools } from "./tools.ts";
 export { renderCallResult, type RenderedResult } from "./result.ts";
 export { launchArgv, sandboxedStdioTransport, type StdioLaunch } from "./stdio_transport.ts";
-export { MCP_LOG_DIR, mcpToolSource } from "./source.ts";
+export { type McpSourceOptions, mcpToolSource } from "./source.ts";
+export { headerSecretValue, mcpSecrets } from "./secrets.ts";

@@ -1,24 +1,41 @@
 /**
  * The agent's MCP servers as one lazy tool source: opening it, at the
  * session's first run, connects every server in parallel (stdio servers start confined by the
- * session's sandbox, with their stderr logged under the session
- * scratchpad), offers their tools, and reports the connection as the
- * `mcp_connect_begin` / `mcp_connect_end` pair for the trace. Closing it
- * disconnects every server and stops the stdio ones.
+ * session's sandbox, with their stderr logged under the data root, where the
+ * model's commands cannot read it), offers their tools, and reports the
+ * connection as the `mcp_connect_begin` / `mcp_connect_end` pair for the
+ * trace. Closing it disconnects every server and stops the stdio ones.
+ *
+ * A server's `env` and header values are secrets: a connection error or a
+ * warning that quotes one is masked before it reaches the trace or the
+ * terminal (see lib/mcp/secrets.ts).
  *
  * @module
  */
-import { join } from "node:path";
 import type { EventPayload } from "../protocol/mod.ts";
 import type { McpServerConfig } from "../state/mod.ts";
 import type { ToolSource } from "../tools/mod.ts";
+import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
+import { mcpSecrets } from "./secrets.ts";
 import { mcpTools } from "./tools.ts";
 
-/** Where a session's MCP server logs go, under its scratchpad. */
-export const MCP_LOG_DIR = "mcp";
+/** Where a session's MCP servers log. */
+export interface McpSourceOptions {
+  /**
+   * Directory of the session's server logs, `<server>/stderr.log` in it
+   * (see `stderrLogPath` in connect.ts); absent: stderr is discarded. It must lie
+   * where the model's commands cannot see (the session's is under the data root).
+   */
+  logDir?: string;
+  /** More values to mask in warnings and records (default: the servers' own). */
+  secrets?: readonly Secret[];
+}
 
 /** A tool source for `servers` (none: a source with no tools and no records). */
-export function mcpToolSource(servers: readonly McpServerConfig[]): ToolSource {
+export function mcpToolSource(
+  servers: readonly McpServerConfig[],
+  opts: McpSourceOptions = {},
+): ToolSource {
   return {
     name: "mcp",
     // Servers start at the session's first run, as in PenguinHarness: a chat that never
@@ -26,22 +43,25 @@ export function mcpToolSource(servers: readonly McpServerConfig[]): ToolSource {
     lazy: true,
     async open(ctx) {
       if (servers.length === 0) return { tools: [] };
+      const secrets = [...mcpSecrets(servers), ...(opts.secrets ?? [])];
+      const mask = (text: string) => maskSecrets(text, secrets);
+      const warn = (line: string) => ctx.warn(mask(line));
       // The MCP SDK is loaded only when a session has servers to connect.
       const { closeAll, connectAll } = await import("./connect_all.ts");
       const { connections, results } = await connectAll(servers, {
         policy: ctx.sandbox,
-        logDir: join(ctx.scratchpad, MCP_LOG_DIR),
-      }, ctx.warn);
+        ...(opts.logDir !== undefined ? { logDir: opts.logDir } : {}),
+      }, warn);
       const records: EventPayload[] = [
         { type: "mcp_connect_begin", servers: servers.map((s) => s.name) },
         {
           type: "mcp_connect_end",
           status: results.every((r) => r.status === "completed") ? "completed" : "failed",
-          results,
+          results: results.map((r) => r.error !== undefined ? { ...r, error: mask(r.error) } : r),
         },
       ];
       return {
-        tools: mcpTools(connections, ctx.warn),
+        tools: mcpTools(connections, warn),
         close: () => closeAll(connections),
         records,
       };

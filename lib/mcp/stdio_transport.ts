@@ -2,7 +2,8 @@
  * The stdio transport of penguin's MCP client: the server runs through
  * `lib/sandbox` (confined like the model's commands), messages are JSON-RPC
  * objects, one per line, on its stdin and stdout. Its stderr goes to a log
- * file (in the session scratchpad), never to the model.
+ * file (under the data root, in a directory only the server's sandbox
+ * sees), never to the model.
  *
  * The SDK's own stdio transport starts the server as an ordinary process
  * with the user's full rights; penguin never uses it (an architecture test

@@ -1,6 +1,6 @@
 /**
- * Deleting a session: its trace files, its scratchpad directory and,
- * recursively, the child sessions its traces name in `subagent` events.
+ * Deleting a session: its trace files, its scratchpad directory, its MCP
+ * server logs (`<agent>/mcp_logs/<session>`) and, recursively, the child sessions its traces name in `subagent` events.
  * Refused, with nothing deleted, while any of them is locked by a live
  * process (the trace writer's session lock).
  *
@@ -23,6 +23,8 @@ export interface DeletePlan {
   files: string[];
   /** Its scratchpad directory, when it exists. */
   scratchpad: string | null;
+  /** Its MCP server logs directory, when it exists. */
+  mcpLogs?: string | null;
   /** Its child sessions found on disk, each with its own plan. */
   children: DeletePlan[];
   /** Child ids named in its traces but not found under the same traces directory. */
@@ -71,11 +73,13 @@ async function planOf(
 ): Promise<DeletePlan> {
   seen.add(sessionId);
   const scratch = join(dirname(tracesDir), "scratchpad", sessionId);
+  const mcpLogs = join(dirname(tracesDir), "mcp_logs", sessionId);
   const plan: DeletePlan = {
     sessionId,
     tracesDir,
     files,
     scratchpad: (await exists(scratch)) ? scratch : null,
+    mcpLogs: (await exists(mcpLogs)) ? mcpLogs : null,
     children: [],
     missingChildren: [],
   };
@@ -167,6 +171,7 @@ export async function deleteSession(options: DeleteOptions): Promise<DeletePlan>
         dateDirs.add(dirname(f));
       }
       if (p.scratchpad) await Deno.remove(p.scratchpad, { recursive: true });
+      if (p.mcpLogs) await Deno.remove(p.mcpLogs, { recursive: true });
     }
     for (const d of dateDirs) await Deno.remove(d).catch(() => {}); // only when empty
   } finally {

@@ -5,7 +5,7 @@
  * ```
  * <root>/<project>/.project_config.toml
  * <root>/<project>/agents/<agent>/{agent_state, traces, scratchpad, shared_env,
- *                                  workspaces, benchmarks, snapshots}
+ *                                  workspaces, benchmarks, snapshots, mcp_logs}
  * ```
  *
  * @module
@@ -120,6 +120,15 @@ export function sessionScratchpadDir(ref: AgentRef, sessionId: string): string {
 /** `<agent>/scratchpad/<sessionId>/truncated-tool-output` (mode 0700 when created). */
 export function truncatedOutputDir(ref: AgentRef, sessionId: string): string {
   return join(sessionScratchpadDir(ref, sessionId), "truncated-tool-output");
+}
+
+/**
+ * `<agent>/mcp_logs/<sessionId>`: the stderr logs of the session's stdio MCP
+ * servers (`<server>/stderr.log`). Not in the scratchpad: the model's
+ * commands can read the scratchpad, and a server may log its token.
+ */
+export function sessionMcpLogDir(ref: AgentRef, sessionId: string): string {
+  return join(agentDir(ref), "mcp_logs", validateSessionId(sessionId));
 }
 
 /** `<agent>/workspaces` (temporary workspaces live here). */

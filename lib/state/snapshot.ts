@@ -6,7 +6,9 @@
  * Some files never travel: every `.vault.toml` and `.project_config.toml`
  * (at any depth; they hold secrets), and the top-level `chat_history` (the
  * machine's input history). A snapshot leaves them out; an import skips
- * them when an archive holds them, and keeps the agent's own.
+ * them when an archive holds them, and keeps the agent's own. The MCP
+ * servers' `env` and header values in `system_config.yaml` are secrets too:
+ * the snapshot's copy has them emptied (lib/state/snapshot_secrets.ts).
  *
  * A snapshot holds plain files and directories only: a symbolic link or
  * other special file in `agent_state/` is left out (and reported). A
@@ -42,6 +44,7 @@ import type { AgentPaths } from "./paths.ts";
 import { parseMcpServers } from "./mcp_servers.ts";
 import { parseScheduledTask } from "./schedule.ts";
 import { parseSystemConfig } from "./system_config.ts";
+import { withoutMcpSecrets } from "./snapshot_secrets.ts";
 import { readUntrustedBytes } from "./untrusted_file.ts";
 
 /** Largest snapshot accepted or written: files, bytes unpacked, bytes of the archive file. */
@@ -178,7 +181,17 @@ async function collect(
           continue;
         }
         if (read.truncated) throw tooBig();
-        const body = read.bytes;
+        let body = read.bytes;
+        if (relPath === "system_config.yaml") {
+          const stripped = withoutMcpSecrets(new TextDecoder().decode(body), abs);
+          if (stripped.removed.length > 0) {
+            body = new TextEncoder().encode(stripped.text);
+            skipped.push({
+              path: archived,
+              reason: `MCP secrets left out (values emptied): ${stripped.removed.join(", ")}`,
+            });
+          }
+        }
         files++;
         bytes += body.length;
         onFile?.(files, bytes);

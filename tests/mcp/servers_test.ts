@@ -1,5 +1,6 @@
 // Real MCP servers as real subprocesses, confined by lib/sandbox.
 import assert from "node:assert/strict";
+import { visibleTempDir } from "../support/roots.ts";
 import { join } from "node:path";
 import { closeAll, connectAll, type McpConnection, mcpTools } from "../../lib/mcp/mod.ts";
 import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
@@ -28,17 +29,22 @@ interface Setup {
 async function connect(
   entries: unknown[],
   policyExtra: Partial<Parameters<typeof createPolicy>[0]> = {},
+  /** Put the data root where the sandbox could see it but for the hiding (not in /tmp). */
+  visibleRoot = false,
 ): Promise<Setup> {
   await cacheServers();
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-mcp-ws-" }));
-  const dataRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-mcp-root-" }));
+  const dataRoot = visibleRoot
+    ? await visibleTempDir("penguin-mcp-root-")
+    : await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-mcp-root-" }));
   const policy = createPolicy({ workspace, dataRoot, ...policyExtra });
   const { servers, warnings } = parseMcpServers(entries, "system_config.yaml");
   assert.deepEqual(warnings, []);
   const lines: string[] = [];
   const { connections, results } = await connectAll(servers, {
     policy,
-    logDir: join(workspace, ".mcp-logs"),
+    // As in a session: the logs lie under the hidden data root.
+    logDir: join(dataRoot, "mcp_logs"),
   }, (l) => lines.push(l));
   const tools = mcpTools(connections, (l) => lines.push(l));
   return {
@@ -171,8 +177,27 @@ Deno.test("a stdio server gets its configured env but never the vault, and its s
   const names = (await call(s, "mcp__t__env")).text.split("\n");
   assert.ok(names.includes("MY_SETTING"), names.join(" "));
   assert.ok(!names.includes("VAULT_TOKEN"), "vault values are not given to MCP servers");
-  const log = await Deno.readTextFile(join(s.workspace, ".mcp-logs", "t.stderr.log"));
+  const log = await Deno.readTextFile(join(s.dataRoot, "mcp_logs", "t", "stderr.log"));
   assert.match(log, /test server starting/);
+});
+
+Deno.test("a stdio server writes its log under the hidden data root and sees no other server's log", async () => {
+  await using s = await connect(
+    [
+      { name: "t", config: denoServer(TEST_SERVER) },
+      { name: "u", config: denoServer(TEST_SERVER) },
+    ],
+    {},
+    true,
+  );
+  const logOf = (name: string) => join(s.dataRoot, "mcp_logs", name, "stderr.log");
+  assert.match(await Deno.readTextFile(logOf("t")), /test server starting/);
+  assert.match(await Deno.readTextFile(logOf("u")), /test server starting/);
+  const other = await call(s, "mcp__u__read", { path: logOf("t") });
+  assert.equal(other.status, "failed");
+  assert.match(other.text, /cannot read: No such file or directory/);
+  const rootListing = await call(s, "mcp__u__read", { path: join(s.dataRoot, "mcp_logs") });
+  assert.equal(rootListing.status, "failed");
 });
 
 Deno.test("permission r or rw in the config overrides each tool's readOnlyHint", async () => {

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
   createSecretMasker,
+  FRAGMENT_LENGTH,
+  FRAGMENT_SECRET_LENGTH,
   maskSecrets,
   MIN_SECRET_LENGTH,
   type Secret,
@@ -11,22 +13,40 @@ import {
 const TOKEN: Secret = { kind: "vault", name: "MY_TOKEN", value: "tok-9f8e7d6c5b4a" };
 const KEY: Secret = { kind: "api_key", name: "OPENAI_API_KEY", value: "sk-proj-Zx9QwErTyUiOp" };
 
-/** Leftmost-longest replacement, one position at a time: the reference the masker must equal. */
+/**
+ * Leftmost-longest replacement, one position at a time, by brute force: the reference the
+ * masker must equal. A value of 12+ characters matches by any run of 8+ of its characters.
+ */
 function reference(text: string, secrets: readonly Secret[]): string {
-  const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_LENGTH)
-    .sort((a, b) => b.value.length - a.value.length);
+  const seen = new Set<string>();
+  const usable = secrets.filter((s) => {
+    if (s.value.length < MIN_SECRET_LENGTH || seen.has(s.value)) return false;
+    seen.add(s.value);
+    return true;
+  }).sort((a, b) => b.value.length - a.value.length);
   let out = "";
   let i = 0;
-  outer: while (i < text.length) {
+  while (i < text.length) {
+    let best: { s: Secret; n: number } | undefined;
     for (const s of usable) {
-      if (text.startsWith(s.value, i)) {
-        out += secretMarker(s);
-        i += s.value.length;
-        continue outer;
-      }
+      let n = 0;
+      if (s.value.length >= FRAGMENT_SECRET_LENGTH) {
+        for (let len = Math.min(s.value.length, text.length - i); len >= FRAGMENT_LENGTH; len--) {
+          if (s.value.includes(text.slice(i, i + len))) {
+            n = len;
+            break;
+          }
+        }
+      } else if (text.startsWith(s.value, i)) n = s.value.length;
+      if (n > 0 && (best === undefined || n > best.n)) best = { s, n };
     }
-    out += text[i];
-    i++;
+    if (best) {
+      out += secretMarker(best.s);
+      i += best.n;
+    } else {
+      out += text[i];
+      i++;
+    }
   }
   return out;
 }
@@ -64,8 +84,13 @@ Deno.test("a longer secret wins over a shorter one it contains, even when split 
   const out = m.push("a prefix-inner1") + m.push("-suf") + m.push("fix b") + m.flush();
   assert.equal(out, "a [redacted:vault:OUTER] b");
   const m2 = createSecretMasker([inner, outer]);
+  // "prefix-inner1-" is 14 characters of OUTER: masked as a piece of it, which is longer.
   const out2 = m2.push("a prefix-inner1") + m2.push("-nope") + m2.flush();
-  assert.equal(out2, "a prefix-[redacted:vault:INNER]-nope");
+  assert.equal(out2, "a [redacted:vault:OUTER]nope");
+  // Alone, "inner1" is too short to be a piece of OUTER: INNER's own marker.
+  const m3 = createSecretMasker([inner, outer]);
+  const out3 = m3.push("x inner1") + m3.push(" y") + m3.flush();
+  assert.equal(out3, "x [redacted:vault:INNER] y");
 });
 
 Deno.test("the streaming masker finds a secret split over two and three chunks and holds back only a possible prefix", () => {
@@ -74,9 +99,12 @@ Deno.test("the streaming masker finds a secret split over two and three chunks a
   assert.equal(m.push(`token=${v.slice(0, 5)}`), "token=");
   assert.equal(m.held, 5);
   assert.equal(m.push(v.slice(5, 9)), "");
-  assert.equal(m.push(`${v.slice(9)} done`), "[redacted:vault:MY_TOKEN] done");
+  // "e" could begin a piece of the secret ("e7d6c5b4"): it waits for more text.
+  assert.equal(m.push(`${v.slice(9)} done`), "[redacted:vault:MY_TOKEN] don");
+  assert.equal(m.held, 1);
+  assert.equal(m.push("!"), "e!");
   assert.equal(m.held, 0);
-  // A tail that cannot start the secret is released at once.
+  // A tail that cannot start the secret or a piece of it is released at once.
   assert.equal(m.push("Password: "), "Password: ");
   assert.equal(m.flush(), "");
   // A held tail that never completes comes out unchanged at the end.
@@ -120,4 +148,88 @@ Deno.test("vaultSecrets names each value by its key; duplicates mask under the f
   const secrets = vaultSecrets({ A_TOKEN: "same-value-1", B_TOKEN: "same-value-1" });
   assert.deepEqual(secrets.map((s) => s.name), ["A_TOKEN", "B_TOKEN"]);
   assert.equal(maskSecrets("same-value-1", secrets), "[redacted:vault:A_TOKEN]");
+});
+
+Deno.test("a piece of 8+ characters of a 12+ character secret is masked: prefix, suffix, middle", () => {
+  const secret: Secret = { kind: "vault", name: "API_TOKEN", value: "vlt-7c3a91e2d4b85f60" };
+  const v = secret.value;
+  const marker = "[redacted:vault:API_TOKEN]";
+  assert.equal(maskSecrets(`p=${v.slice(0, 12)}.`, [secret]), `p=${marker}.`);
+  assert.equal(maskSecrets(`s=${v.slice(-16)}.`, [secret]), `s=${marker}.`);
+  assert.equal(maskSecrets(`m=${v.slice(5, 13)}.`, [secret]), `m=${marker}.`);
+  // Seven characters are not a piece; the masked run stops where the secret stops agreeing.
+  assert.equal(maskSecrets(`${v.slice(0, 7)}`, [secret]), v.slice(0, 7));
+  assert.equal(maskSecrets(`x${v.slice(2, 11)}ZZ`, [secret]), `x${marker}ZZ`);
+  // Pieces split over lines or glued to other text are still found.
+  assert.equal(maskSecrets(`${v.slice(0, 9)}\n${v.slice(9)}`, [secret]), `${marker}\n${marker}`);
+  assert.equal(maskSecrets(`abc${v.slice(4, 14)}def`, [secret]), `abc${marker}def`);
+});
+
+Deno.test("a secret shorter than 12 characters is masked only whole", () => {
+  const secret: Secret = { kind: "vault", name: "PASS", value: "hunter2-xyz" };
+  assert.equal(secret.value.length, FRAGMENT_SECRET_LENGTH - 1);
+  assert.equal(
+    maskSecrets("hunter2-xy and hunter2-xyz", [secret]),
+    "hunter2-xy and [redacted:vault:PASS]",
+  );
+});
+
+Deno.test("the streaming masker finds a piece split across chunks and holds back less than the secret", () => {
+  const secret: Secret = { kind: "vault", name: "K", value: "abcdefghijklmnopqrst" };
+  const m = createSecretMasker([secret]);
+  assert.equal(m.push("see xyzghij"), "see xyz");
+  assert.equal(m.held, 4);
+  assert.equal(m.push("klm"), "");
+  assert.equal(m.held, 7);
+  assert.equal(m.push("nop!"), "[redacted:vault:K]!");
+  assert.equal(m.held, 0);
+  // A run that reaches the end of the text waits for the next chunk; flush decides it.
+  assert.equal(m.push("..klmnopqrs"), "..");
+  assert.equal(m.held, 9);
+  assert.equal(m.flush(), "[redacted:vault:K]");
+});
+
+Deno.test("pieces: any chunking of a text masks exactly like the whole text (randomised, seeded)", () => {
+  const secrets: Secret[] = [
+    { kind: "vault", name: "A", value: "abcabcabXYZabcab" },
+    { kind: "mcp", name: "s.TOKEN", value: "XYZ-abcabc-123456" },
+    { kind: "api_key", name: "k", value: "abcab-12" },
+    { kind: "vault", name: "DUP", value: "abcabcabXYZabcab" },
+  ];
+  const alphabet = ["a", "b", "c", "X", "YZ", "-", "1234", "56", "abcab", "abcabcab", "\n"];
+  const maxLen = Math.max(...secrets.map((s) => s.value.length));
+  const next = rng(0x1234567);
+  for (let round = 0; round < 1500; round++) {
+    let text = "";
+    const n = Math.floor(next() * 40);
+    for (let i = 0; i < n; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+    const whole = maskSecrets(text, secrets);
+    assert.equal(whole, reference(text, secrets), `whole text ${JSON.stringify(text)}`);
+    const m = createSecretMasker(secrets);
+    let out = "";
+    let i = 0;
+    while (i < text.length) {
+      const step = 1 + Math.floor(next() * 9);
+      out += m.push(text.slice(i, i + step));
+      assert.ok(m.held <= maxLen - 1, "holds back less than the longest secret");
+      i += step;
+    }
+    out += m.flush();
+    assert.equal(out, whole, `chunked ${JSON.stringify(text)}`);
+  }
+});
+
+Deno.test("a piece at the end of a megabyte of output, among 200 long secrets, is masked", () => {
+  const secrets: Secret[] = [];
+  for (let i = 0; i < 200; i++) {
+    secrets.push({
+      kind: "vault",
+      name: `K${i}`,
+      value: `secret-${i}-${"q".repeat(i % 7)}${i * 7919}zz`,
+    });
+  }
+  const v = secrets[150]!.value;
+  const filler = "lorem ipsum dolor sit amet ".repeat(40_000);
+  const out = maskSecrets(filler + v.slice(2, 12), secrets);
+  assert.equal(out, filler + "[redacted:vault:K150]");
 });

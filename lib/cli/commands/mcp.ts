@@ -5,7 +5,8 @@
  * @module
  */
 import { resolve } from "node:path";
-import { closeAll, connectAll, mcpTools } from "../../mcp/mod.ts";
+import { closeAll, connectAll, mcpSecrets, mcpTools, stderrLogPath } from "../../mcp/mod.ts";
+import { maskSecrets } from "../../tools/secret_mask.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { createPolicy } from "../../sandbox/mod.ts";
 import {
@@ -304,6 +305,9 @@ async function probe(
   try {
     const policy = createPolicy({ workspace, dataRoot: t.root });
     const warnings: string[] = [];
+    // A server's env and header values are secrets wherever they show, its own errors included.
+    const secrets = mcpSecrets(servers);
+    const mask = (text: string) => maskSecrets(text, secrets);
     // Connecting can take seconds: a spinner on stderr when it is a terminal (never with --json).
     const spinner = ctx.io.errIsTty && !bool(p, "json") && servers.length > 0
       ? createSpinner({
@@ -315,21 +319,21 @@ async function probe(
     const { connections, results } = await connectAll(
       servers,
       { policy, logDir },
-      (line) => warnings.push(line),
+      (line) => warnings.push(mask(line)),
     ).finally(() => spinner?.stop());
     try {
       const tools = mcpTools(connections, (line) => ctx.io.err(`${line}\n`));
       return await Promise.all(servers.map(async (server, i) => {
         const r = results[i]!;
         const prefix = `mcp__${server.name}__`;
-        const stderr = await Deno.readTextFile(`${logDir}/${server.name}.stderr.log`).catch(() =>
-          ""
+        const stderr = mask(
+          await Deno.readTextFile(stderrLogPath(logDir, server.name)).catch(() => ""),
         );
         return {
           server,
           status: r.status === "completed" ? "connected" : "failed",
           durationMs: r.duration_ms,
-          ...(r.error !== undefined ? { error: r.error } : {}),
+          ...(r.error !== undefined ? { error: mask(r.error) } : {}),
           tools: tools.filter((tool) => tool.definition.name.startsWith(prefix)).map((tool) => ({
             name: tool.definition.name.slice(prefix.length),
             mcpName: tool.definition.name,

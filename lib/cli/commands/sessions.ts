@@ -474,8 +474,9 @@ const DELETE_FLAGS: readonly Flag<unknown>[] = [
 
 const DELETE_HELP = `Usage: penguin sessions delete <session> [--yes]
 
-Delete a session: its trace files, its scratchpad directory, and its child
-(subagent) sessions, found through the "subagent" events of its traces.
+Delete a session: its trace files, its scratchpad directory, its MCP server
+logs and its child (subagent) sessions, found through the "subagent" events
+of its traces.
 Asks "Delete session … and N child session(s)? [y/N]" on a terminal; without
 a terminal it refuses (exit 2) unless --yes is given. A session in use by a
 live process (its trace lock is held) is refused and nothing is deleted.

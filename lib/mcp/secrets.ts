@@ -1,0 +1,39 @@
+/**
+ * The secrets of an agent's MCP servers: every `env` value of a stdio
+ * server and every header value of a remote one is masked like a vault
+ * value (see lib/tools/secret_mask.ts), under the marker
+ * `[redacted:mcp:<server>.<NAME>]`. A header written as `<scheme>
+ * <credential>` (`Authorization: Bearer …`, `Basic …`, `token …`) is masked
+ * by its credential, so the scheme word alone, which is no secret, never
+ * starts a masked piece.
+ *
+ * @module
+ */
+import type { McpServerConfig } from "../state/mod.ts";
+import type { Secret } from "../tools/secret_mask.ts";
+
+/** `<scheme> <credential>`: a one-word scheme, whitespace, then the rest. */
+const SCHEMED = /^([A-Za-z][A-Za-z0-9_-]*)\s+(\S.*)$/s;
+
+/** The value of header `value` to mask: its credential when it has a scheme word, else all of it. */
+export function headerSecretValue(value: string): string {
+  const m = SCHEMED.exec(value.trim());
+  return m ? m[2]!.trim() : value;
+}
+
+/** The secrets of `servers`, in configuration order (env before headers). */
+export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
+  const out: Secret[] = [];
+  for (const server of servers) {
+    if (server.transport === "stdio") {
+      for (const [key, value] of Object.entries(server.env)) {
+        out.push({ kind: "mcp", name: `${server.name}.${key}`, value });
+      }
+    } else {
+      for (const [key, value] of Object.entries(server.headers)) {
+        out.push({ kind: "mcp", name: `${server.name}.${key}`, value: headerSecretValue(value) });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+/**
+ * The MCP secrets of an agent's `system_config.yaml`, left out of a
+ * snapshot the way the vault is: every value of an entry's `config.env`
+ * (stdio servers) and `config.headers` (remote servers) under
+ * `tools.mcpServers` is written as an empty string, keys, comments and
+ * everything else kept. The importer sees which variables and headers a
+ * server needs and sets them again (`penguin mcp add`).
+ *
+ * A value that would still be in the text afterwards (reached through a
+ * YAML alias, say) refuses the snapshot rather than pack it.
+ *
+ * @module
+ */
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "yaml";
+import { PenguinError } from "../protocol/errors.ts";
+
+/** What {@linkcode withoutMcpSecrets} made of a configuration. */
+export interface StrippedConfig {
+  /** The text to pack. */
+  text: string;
+  /** `<server>.<NAME>` of every value left out (entries without a name show their index). */
+  removed: string[];
+}
+
+/** `system_config.yaml` text with every MCP `env` and header value emptied. */
+export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    throw new PenguinError(
+      "config",
+      `Cannot snapshot "${file}": it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})`,
+    );
+  }
+  const servers = doc.getIn(["tools", "mcpServers"]);
+  const removed: string[] = [];
+  const values: string[] = [];
+  if (isSeq(servers)) {
+    servers.items.forEach((entry, i) => {
+      if (!isMap(entry)) return;
+      const name = entry.get("name");
+      const label = typeof name === "string" ? name : `#${i}`;
+      const config = entry.get("config");
+      if (!isMap(config)) return;
+      for (const field of ["env", "headers"]) {
+        let map = config.get(field, true) as unknown;
+        if (isAlias(map)) map = map.resolve(doc);
+        if (!isMap(map)) continue;
+        for (const pair of (map as YAMLMap).items) {
+          const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+          const v = isScalar(pair.value) ? pair.value.value : undefined;
+          if (typeof v === "string" && v !== "") values.push(v);
+          if (isScalar(pair.value)) pair.value.value = "";
+          else pair.value = doc.createNode("");
+          removed.push(`${label}.${key}`);
+        }
+      }
+    });
+  }
+  const out = removed.length > 0 ? doc.toString() : text;
+  const left = values.find((v) => v.length >= 4 && out.includes(v));
+  if (left !== undefined) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot snapshot "${file}": an MCP server's env or header value is still in it after ` +
+        `removing the values (written twice, or through an alias); write each value once`,
+    );
+  }
+  return { text: out, removed };
+}
