@@ -28,6 +28,10 @@
  * Two things would widen, and penguin refuses to start instead of doing
  * them silently:
  *
+ * - `home_readable` shows more paths of the home directory, which is hidden
+ *   from commands except its toolchains (`home.ts`), read-only. Entries must
+ *   lie in the home directory and outside penguin's data root and the home
+ *   secrets; each one is noted on stderr.
  * - `writable_roots` outside the workspace add write access; they apply
  *   only with the explicit flag `--grant-writable-roots`, else the run stops
  *   with a config error pointing at the entry. Roots inside the workspace are
@@ -79,6 +83,8 @@ export interface WorkspacePolicy {
   writableRoots: string[];
   /** Of those, the ones outside the workspace (they widen). */
   outsideRoots: string[];
+  /** `home_readable`, absolute paths in the home directory, in file order. */
+  homeReadable: string[];
   /** Where a setting is written (`["network"]`, `["writable_roots", 0]`). */
   locate(path: ReadonlyArray<string | number>): Position | undefined;
 }
@@ -154,7 +160,31 @@ export async function loadWorkspacePolicy(
     if (!writableRoots.includes(real)) writableRoots.push(real);
     if (!isInside(real, wsReal) && !outsideRoots.includes(real)) outsideRoots.push(real);
   }
-  return { path, file: value, writableRoots, outsideRoots, locate };
+  const homeReadable: string[] = [];
+  for (const [i, raw] of (value.home_readable ?? []).entries()) {
+    const bad = (why: string) =>
+      new PenguinError(
+        "config",
+        `Invalid ${JSON.stringify(path)}: ${at(locate(["home_readable", i]))}home_readable[${i}]: ${
+          JSON.stringify(raw)
+        } ${why}`,
+      );
+    if (!home || home === "/") throw bad("names a home path but HOME is not set");
+    if (!isAbsolute(raw) && raw !== "~" && !raw.startsWith("~/")) {
+      throw bad('is relative; write "~/..." or an absolute path in the home directory');
+    }
+    const abs = isAbsolute(raw) ? resolve(raw) : join(home, raw.slice(1));
+    const homeAbs = resolve(home);
+    if (!isInside(abs, homeAbs)) throw bad(`is not in the home directory ${JSON.stringify(home)}`);
+    if (abs === homeAbs) throw bad("is the whole home directory; name the directories needed");
+    const real = await Deno.realPath(abs).catch(() => abs);
+    const hit = protectedReal.find((p) => isInside(abs, p) || isInside(real, p));
+    if (hit) {
+      throw bad(`lies inside ${JSON.stringify(hit)}, which commands must never see or change`);
+    }
+    if (!homeReadable.includes(abs)) homeReadable.push(abs);
+  }
+  return { path, file: value, writableRoots, outsideRoots, homeReadable, locate };
 }
 
 /** What the command line says (flags, or their defaults). */
@@ -181,6 +211,8 @@ export interface EffectivePolicy {
   approve?: PolicyApprovalMode;
   /** Extra writable directories (real paths). */
   extraWritable: string[];
+  /** More home paths commands may read (absolute). */
+  homeReadable: string[];
   /** Git directory access for commands. */
   git: GitAccess;
   /** Rules added to the project's command policy. */
@@ -212,6 +244,7 @@ export function applyWorkspacePolicy(
     network: flags.network,
     ...(flags.approve !== undefined ? { approve: flags.approve } : {}),
     extraWritable: [],
+    homeReadable: [],
     git: flags.gitWritable ? "writable" : "read-only",
     commandRules: [],
     mcpDeny: [],
@@ -298,6 +331,13 @@ export function applyWorkspacePolicy(
   if (policy.outsideRoots.length > 0) {
     out.notes.push(
       `${name}: commands may also write ${policy.outsideRoots.join(", ")} (--grant-writable-roots)`,
+    );
+  }
+
+  if (policy.homeReadable.length > 0) {
+    out.homeReadable = [...policy.homeReadable];
+    out.notes.push(
+      `${name}: commands may also read ${policy.homeReadable.join(", ")} (home_readable)`,
     );
   }
 
