@@ -50,6 +50,10 @@ export interface RecordedSessionOptions {
   extraWritable?: string[];
   /** How far commands may change the workspace's git directory (default `read-only`). */
   git?: GitAccess;
+  /** `--allow-home-workspace`: the workspace may be or contain a home directory (then sealed). */
+  allowHomeWorkspace?: boolean;
+  /** More paths in the home directory commands may read (penguin.jsonc `home_readable`). */
+  homeReadable?: string[];
   /** Max requests per task; ≤ 0 = unlimited (default: the agent's `max_turns`). */
   maxTurns?: number;
   /** API key for this session only (over the entry's and the env var). */
@@ -227,6 +231,8 @@ export async function sessionParts(
     network: opts.network ?? false,
     ...(opts.extraWritable ? { extraWritable: opts.extraWritable } : {}),
     ...(opts.git ? { git: opts.git } : {}),
+    ...(opts.allowHomeWorkspace ? { allowHomeWorkspace: true } : {}),
+    ...(opts.homeReadable?.length ? { homeReadable: opts.homeReadable } : {}),
     scratchpad: realScratchpad,
     dataRoot: ref.root,
     // Installed skills are for the model to read: visible, read-only, in a hidden data root.

@@ -66,6 +66,8 @@ export const workspacePolicySchema = z.strictObject({
   }).optional(),
   network: networkSchema.optional(),
   writable_roots: z.array(z.string().min(1)).optional(),
+  // Paths in the home directory (hidden from commands) to show read-only: "~/..." or absolute.
+  home_readable: z.array(z.string().min(1)).optional(),
   command_rules: z.array(ruleSchema).optional(),
   approval: z.enum(POLICY_APPROVAL_MODES, {
     error: `expected one of ${POLICY_APPROVAL_MODES.map((m) => `"${m}"`).join(", ")}`,

@@ -18,8 +18,9 @@ import {
 } from "./_placeholders.ts";
 import { registryDir } from "./_standin_registry.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
+import { homeMounts, type Reveal } from "./_home_plan.ts";
 
-export type { Placeholder };
+export type { Placeholder, Reveal };
 
 /** A policy resolved against the file system. All paths are real (symlink-free) and exist. */
 export interface SandboxPlan {
@@ -51,7 +52,12 @@ export interface SandboxPlan {
    * name cannot be created meanwhile and nothing stray is left. Absent: none.
    */
   placeholders?: Placeholder[];
-  /** Directories to hide (an empty tmpfs over them). */
+  /**
+   * Read-only binds of `source` at `target` inside a hidden directory: the
+   * toolchain directories of the hidden home (see `home.ts`). Absent: none.
+   */
+  reveals?: Reveal[];
+  /** Directories to hide (an empty tmpfs over them): the data root, the home directory, credentials. */
   hideDirs: string[];
   /**
    * penguin's own state that no command may see, write or lock (the stand-in
@@ -259,15 +265,28 @@ export async function resolvePlan(
     }
   }
 
-  const hideDirs: string[] = [];
+  const home = await homeMounts(policy, roots, writableRoots);
+  for (const p of home.protect) if (!protect.includes(p)) protect.push(p);
+  for (const p of home.pinned) if (!pinned.includes(p)) pinned.push(p);
+  const hideDirs: string[] = home.hidden !== undefined ? [home.hidden] : [];
   const hideFiles: string[] = [];
   const absent = absenceCheck(policy.hide);
+  // Inside the hidden home a path needs hiding only where a root or a reveal shows it again
+  // (a link there may lead out of it: the real path decides).
+  const covered = (p: string) =>
+    home.hidden !== undefined && isInside(p, home.hidden) &&
+    !roots.some((root) => isInside(p, root)) &&
+    !home.reveals.some((rv) => isInside(p, rv.source) || isInside(p, rv.target));
   for (const p of policy.hide) {
     if (await absent(p)) continue;
     const r = await real(p);
     if (!r || r.path === "/") continue;
     const list = r.info.isDirectory ? hideDirs : hideFiles;
-    if (!list.includes(r.path)) list.push(r.path);
+    if (!covered(r.path) && !list.includes(r.path)) list.push(r.path);
+    // Shown again through a reveal of a linked directory: hide it at that path too.
+    if (r.path !== p && home.reveals.some((rv) => isInside(p, rv.target)) && !list.includes(p)) {
+      list.push(p);
+    }
   }
   // The stand-in registry decides what penguin removes from the workspace: no command may see,
   // write or lock it, wherever it lies (a workspace of $HOME or /tmp contains it).
@@ -296,6 +315,7 @@ export async function resolvePlan(
     protectMissing,
     ...(pinned.length > 0 ? { pinned } : {}),
     ...(placeholders.length > 0 ? { placeholders } : {}),
+    ...(home.reveals.length > 0 ? { reveals: home.reveals } : {}),
     hideDirs,
     ...(privateDirs.length > 0 ? { privateDirs } : {}),
     hideFiles,

@@ -51,6 +51,16 @@ export interface SandboxPolicy {
   /** Absolute paths the child must not see: the data root, home secrets. Missing ones are skipped. */
   hide: string[];
   /**
+   * The user's home directory (absolute): hidden outside the roots except
+   * its toolchain directories, and refused as (or inside) a writable root
+   * unless `allowHomeWorkspace` (see `home.ts`). Absent: no home rule.
+   */
+  home?: string;
+  /** More absolute paths in `home` shown read-only (a workspace policy's `home_readable`). */
+  homeReadable?: string[];
+  /** `--allow-home-workspace`: a root may be or contain a home directory, which is then sealed. */
+  allowHomeWorkspace?: boolean;
+  /**
    * Files and directories bound read-only at their own path even when a
    * hidden directory (or the private `/tmp`) holds them: the tool host's
    * own executable and code. Missing ones are skipped.
@@ -80,8 +90,11 @@ export interface SandboxPolicy {
 export const DEFAULT_MAX_PROCESSES = 2048;
 
 /**
- * Paths under `$HOME` that hold credentials or personal configuration; the
- * ones that exist are hidden from sandboxed children.
+ * Paths under `$HOME` that hold credentials or personal configuration. The
+ * whole home directory is hidden from sandboxed children outside the
+ * workspace (see `home.ts`); these stay hidden wherever the home is shown
+ * again: a workspace that is the home, a toolchain directory holding one
+ * (`~/.gem/credentials`), a link that leads out of the home.
  */
 export const HOME_SECRETS: readonly string[] = [
   ".ssh",
@@ -109,6 +122,20 @@ export const HOME_SECRETS: readonly string[] = [
   ".password-store",
   ".vault-token",
   ".terraform.d",
+  ".terraformrc",
+  ".huggingface",
+  ".cache/huggingface/token",
+  ".cache/huggingface/stored_tokens",
+  ".kaggle",
+  ".pulumi",
+  ".databrickscfg",
+  ".local/share/fish",
+  ".config/gcloud",
+  ".gitconfig.local",
+  ".sqlite_history",
+  ".rediscli_history",
+  ".irb_history",
+  ".local/share/atuin",
   ".cargo/credentials",
   ".cargo/credentials.toml",
   ".gem/credentials",
@@ -145,8 +172,12 @@ export interface PolicyOptions {
   extraWritable?: string[];
   /** penguin's data root: hidden (except the workspace/scratchpad inside it). */
   dataRoot?: string | undefined;
-  /** Home directory whose secrets are hidden; default `$HOME`. */
+  /** Home directory, hidden except its toolchains (see `home.ts`); default `$HOME`. */
   home?: string;
+  /** More paths in the home shown read-only (absolute, or `~/…`). */
+  homeReadable?: string[];
+  /** Let a root be or contain a home directory (`--allow-home-workspace`). */
+  allowHomeWorkspace?: boolean;
   /** More paths to hide. */
   hide?: string[];
   /** Paths inside hidden ones to show read-only (e.g. the agent's skills). */
@@ -169,7 +200,7 @@ export interface PolicyOptions {
 
 /**
  * A policy with penguin's defaults: workspace-write, network off, the data
- * root and the home secrets hidden (Unix sockets are refused by the seccomp
+ * root, the home directory (but its toolchains) and the home secrets hidden (Unix sockets are refused by the seccomp
  * filter of `seccomp.ts`, wherever they are).
  */
 export function createPolicy(opts: PolicyOptions): SandboxPolicy {
@@ -189,6 +220,13 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     env: { allow: opts.allowEnv ?? [], vault: opts.vault ?? {} },
     maxProcesses: opts.maxProcesses ?? DEFAULT_MAX_PROCESSES,
   };
+  if (home) policy.home = resolve(home);
+  if (home && opts.homeReadable?.length) {
+    policy.homeReadable = opts.homeReadable.map((p) =>
+      p === "~" || p.startsWith("~/") ? join(resolve(home), p.slice(1)) : resolve(p)
+    );
+  }
+  if (opts.allowHomeWorkspace) policy.allowHomeWorkspace = true;
   if (opts.git) policy.git = opts.git;
   if (hostEnv) policy.env.host = hostEnv;
   if (opts.scratchpad) policy.scratchpad = resolve(opts.scratchpad);

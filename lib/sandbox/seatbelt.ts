@@ -95,6 +95,15 @@ export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): 
   if (roots.length > 0) {
     lines.push(`(allow file-read* ${roots.map((r) => `(subpath (param "${r}"))`).join(" ")})`);
   }
+  // Toolchain directories of the hidden home: readable where they lie and by their home path.
+  const shown = params(
+    "REVEAL",
+    (plan.reveals ?? []).flatMap((r) => r.source === r.target ? [r.source] : [r.source, r.target]),
+    values,
+  );
+  if (shown.length > 0) {
+    lines.push(`(allow file-read* ${shown.map((r) => `(subpath (param "${r}"))`).join(" ")})`);
+  }
   const writeTargets = [...(plan.writableRoots ? roots : []), ...tmp].map((r) =>
     `(subpath (param "${r}"))`
   );
@@ -109,6 +118,27 @@ export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): 
           guard.join("\n    ")
         }))`,
     );
+  }
+  // Subdirectories of a sealed home: writable although their parent is protected.
+  if (plan.writableRoots) {
+    for (const [i, p] of (plan.pinned ?? []).entries()) {
+      const name = `PINNED_${i}`;
+      values[name] = p;
+      const inner = protect.filter((_, k) => {
+        const q = [...plan.protect, ...plan.protectMissing][k]!;
+        return q !== p && q.startsWith(p + "/");
+      });
+      const guard = inner.flatMap((q) => [
+        `(require-not (literal (param "${q}")))`,
+        `(require-not (subpath (param "${q}")))`,
+      ]);
+      const rule = guard.length === 0
+        ? `(allow file-write* (subpath (param "${name}")))`
+        : `(allow file-write*\n  (require-all (subpath (param "${name}"))\n    ${
+          guard.join("\n    ")
+        }))`;
+      lines.push(rule);
+    }
   }
   if (plan.network) lines.push(NETWORK);
   return { profile: lines.join("\n") + "\n", params: values };

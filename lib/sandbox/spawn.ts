@@ -35,6 +35,7 @@ import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
+import { homeRefusal, startupFileIn } from "./home.ts";
 import { isInside, resolvePlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
@@ -107,8 +108,9 @@ function describe(opts: SpawnOptions): string {
  * Why no command could run in `policy`'s workspace, or undefined when one
  * can (as far as can be told without starting one): the workspace is
  * missing, the sandbox cannot set up its mounts (e.g. a symlinked `.git`),
- * or a writable workspace would contain the sandbox's own binary (the
- * workspace `/`). A sandbox that does not work on this machine at all is
+ * a writable workspace would contain the sandbox's own binary (the
+ * workspace `/`), or the workspace is a home directory or holds shell or git
+ * startup files and `allowHomeWorkspace` is not set. A sandbox that does not work on this machine at all is
  * not a workspace problem and is left to `penguin sandbox check`.
  */
 export async function workspaceProblem(policy: SandboxPolicy): Promise<string | undefined> {
@@ -119,6 +121,13 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   } catch (err) {
     if (err instanceof PenguinError) return err.message.replace(/^Cannot sandbox: /, "");
     throw err;
+  }
+  // A directory holding startup files (a copy of a home, a dotfiles repository the home links
+  // to) is asked about once, when a session starts: the model could create such a file later.
+  const startup = policy.allowHomeWorkspace ? undefined : await startupFileIn(plan.roots[0]!);
+  if (startup !== undefined) {
+    const ws = plan.roots[0]!;
+    return homeRefusal({ dir: ws, root: ws, why: `a directory holding ${startup}` }, ws).message;
   }
   if (policy.mode === "off") return undefined;
   const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});

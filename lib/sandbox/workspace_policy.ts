@@ -40,6 +40,10 @@
  *   they apply only with the flag `--grant-writable-roots`, else the run
  *   stops with a config error pointing at the entry. Roots inside the
  *   workspace are already writable and need nothing.
+ * - `home_readable` shows more paths of the home directory, which is hidden
+ *   from commands except its toolchains (`home.ts`), read-only. Entries must
+ *   lie in the home directory and outside penguin's data root and the home
+ *   secrets; each one is noted on stderr.
  *
  * A network allowlist together with `--network on` cannot be enforced:
  * bubblewrap and Seatbelt switch the network on or off as a whole, and
@@ -104,6 +108,8 @@ export interface WorkspacePolicy {
   writableRoots: string[];
   /** Of those, the ones outside the workspace (they widen). */
   outsideRoots: string[];
+  /** `home_readable`, absolute paths in the home directory, in file order. */
+  homeReadable: string[];
   /** Where a setting is written (`["network"]`, `["writable_roots", 0]`). */
   locate(path: ReadonlyArray<string | number>): Position | undefined;
 }
@@ -185,7 +191,40 @@ export async function loadWorkspacePolicy(
     if (!writableRoots.includes(real)) writableRoots.push(real);
     if (outside && !outsideRoots.includes(real)) outsideRoots.push(real);
   }
-  return { path, sha256, file: value, rootEntries, writableRoots, outsideRoots, locate };
+  const homeReadable: string[] = [];
+  for (const [i, raw] of (value.home_readable ?? []).entries()) {
+    const bad = (why: string) =>
+      new PenguinError(
+        "config",
+        `Invalid ${JSON.stringify(path)}: ${at(locate(["home_readable", i]))}home_readable[${i}]: ${
+          JSON.stringify(raw)
+        } ${why}`,
+      );
+    if (!home || home === "/") throw bad("names a home path but HOME is not set");
+    if (!isAbsolute(raw) && raw !== "~" && !raw.startsWith("~/")) {
+      throw bad('is relative; write "~/..." or an absolute path in the home directory');
+    }
+    const abs = isAbsolute(raw) ? resolve(raw) : join(home, raw.slice(1));
+    const homeAbs = resolve(home);
+    if (!isInside(abs, homeAbs)) throw bad(`is not in the home directory ${JSON.stringify(home)}`);
+    if (abs === homeAbs) throw bad("is the whole home directory; name the directories needed");
+    const real = await Deno.realPath(abs).catch(() => abs);
+    const hit = protectedReal.find((p) => isInside(abs, p) || isInside(real, p));
+    if (hit) {
+      throw bad(`lies inside ${JSON.stringify(hit)}, which commands must never see or change`);
+    }
+    if (!homeReadable.includes(abs)) homeReadable.push(abs);
+  }
+  return {
+    path,
+    sha256,
+    file: value,
+    rootEntries,
+    writableRoots,
+    outsideRoots,
+    homeReadable,
+    locate,
+  };
 }
 
 /** What the command line says (flags, or their defaults). */
@@ -212,6 +251,8 @@ export interface EffectivePolicy {
   approve?: PolicyApprovalMode;
   /** Extra writable directories (real paths). */
   extraWritable: string[];
+  /** More home paths commands may read (absolute). */
+  homeReadable: string[];
   /** Git directory access for commands. */
   git: GitAccess;
   /** Rules added to the project's command policy. */
@@ -263,6 +304,13 @@ export function wideningSettings(policy: WorkspacePolicy): WideningSetting[] {
   if (policy.file.network === "on") {
     add(["network"], '"network": "on"', "commands may use the network");
   }
+  for (const [i, path] of policy.homeReadable.entries()) {
+    add(
+      ["home_readable", i],
+      `"home_readable": [${JSON.stringify(policy.file.home_readable?.[i] ?? path)}]`,
+      `commands may read ${JSON.stringify(path)} in the home directory`,
+    );
+  }
   for (const e of policy.rootEntries) {
     if (!e.outside) continue;
     add(
@@ -307,6 +355,7 @@ export function applyWorkspacePolicy(
     network: flags.network,
     ...(flags.approve !== undefined ? { approve: flags.approve } : {}),
     extraWritable: [],
+    homeReadable: [],
     git: flags.gitWritable ? "writable" : "read-only",
     commandRules: [],
     mcpDeny: [],
@@ -401,6 +450,19 @@ export function applyWorkspacePolicy(
   }
 
   applyWritableRoots(out, policy, widening, trusted, flags.grantWritableRoots === true, refuse);
+
+  if (policy.homeReadable.length > 0) {
+    if (trusted) {
+      out.homeReadable = [...policy.homeReadable];
+      out.notes.push(
+        `${name} (trusted): commands may also read ${
+          policy.homeReadable.join(", ")
+        } (home_readable)`,
+      );
+    } else {
+      ignore("home_readable");
+    }
+  }
 
   if (file.mcp === "off") {
     out.mcpDeny = "all";

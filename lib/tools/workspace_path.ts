@@ -29,6 +29,8 @@ import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
+import { HOME_SECRETS } from "../sandbox/policy.ts";
+import { SEALED_DIRS, sealedHomes, TOOLCHAIN_PATHS } from "../sandbox/home.ts";
 
 /**
  * Whether `real` lies in penguin's run state (the stand-in registry of
@@ -84,6 +86,8 @@ export interface PathRoots {
    * sandbox policy is at hand; `sandbox.revealWritable` wins.
    */
   revealWritable?: readonly string[];
+  /** The user's home directory (default `$HOME`), for the home rule of `lib/sandbox/home.ts`. */
+  home?: string | undefined;
 }
 
 /** A path that passed confinement. */
@@ -270,6 +274,10 @@ export async function resolveWorkspacePath(
     };
   }
   if (!root) return outside(real, wsReal);
+  if (root === "workspace") {
+    const why = await homeRefusal(real, wsReal, roots, verb);
+    if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
+  }
   if (verb !== "read" && root === "workspace") {
     const hit = PROTECTED_WRITE_PATHS.find((rel) =>
       isInside(real.toLowerCase(), join(wsReal, rel).toLowerCase())
@@ -297,4 +305,59 @@ export async function resolveWorkspacePath(
     rootReal: root === "workspace" ? wsReal : root === "scratchpad" ? spReal! : memRoot!,
     viaSymlink,
   };
+}
+
+/** `$HOME`, or undefined where the environment cannot be read (a confined worker). */
+function envHome(): string | undefined {
+  try {
+    return Deno.env.get("HOME");
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `rel` (a home-relative pattern, a last `*` matching any rest) covers `path` in `dir`. */
+function covers(path: string, dir: string, rel: string): boolean {
+  if (!rel.endsWith("*")) return isInside(path, join(dir, rel));
+  const prefix = join(dir, rel.slice(0, -1));
+  return path.startsWith(prefix) && !path.slice(prefix.length).includes("/..");
+}
+
+/**
+ * Why the file tools refuse `real` under the home rule of the command
+ * sandbox (`lib/sandbox/home.ts`), or undefined: in a home directory the
+ * workspace is or holds, credentials are never read or written, and the top
+ * level (startup files) and the directories programs load are not written.
+ */
+async function homeRefusal(
+  real: string,
+  wsReal: string,
+  roots: PathRoots,
+  verb: "read" | "write" | "edit",
+): Promise<string | undefined> {
+  const home = roots.home ?? envHome();
+  const homes = (await sealedHomes([wsReal], wsReal, home).catch(() => [])).map((h) => h.dir);
+  for (const dir of homes) {
+    const secret = HOME_SECRETS.find((rel) => isInside(real, join(dir, rel)));
+    if (secret !== undefined) {
+      return `${
+        join(dir, secret)
+      } holds the user's credentials and must never enter the conversation`;
+    }
+  }
+  if (verb === "read") return undefined;
+  for (const dir of homes) {
+    if (
+      dirname(real) === dir && (await Deno.lstat(real).catch(() => undefined))?.isDirectory !== true
+    ) {
+      return `it lies at the top of the home directory "${dir}", whose files (shell and git ` +
+        `startup files, tool settings) are read-only to the model`;
+    }
+    const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS].find((rel) => covers(real, dir, rel));
+    if (loaded !== undefined) {
+      return `${join(dir, loaded)} in the home directory is read-only to the model: programs on ` +
+        `this machine run or load what it holds`;
+    }
+  }
+  return undefined;
 }

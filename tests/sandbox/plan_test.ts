@@ -13,7 +13,7 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
-Deno.test("resolvePlan hides only the secrets that exist, sorted into dirs and files", async () => {
+Deno.test("resolvePlan hides the home directory whole when it is outside the workspace", async () => {
   await withDir(async (dir) => {
     const home = join(dir, "home");
     await Deno.mkdir(join(home, ".ssh"), { recursive: true });
@@ -21,13 +21,26 @@ Deno.test("resolvePlan hides only the secrets that exist, sorted into dirs and f
     await Deno.mkdir(join(dir, "ws"));
     const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
     const plan = await resolvePlan(policy, join(dir, "ws"));
+    // The secrets lie under the tmpfs over the home: no mount of their own.
+    assert.deepEqual(plan.hideDirs, [home]);
+    assert.deepEqual(plan.hideFiles, []);
+  });
+});
+
+Deno.test("resolvePlan hides only the secrets that exist in a home that is the workspace", async () => {
+  await withDir(async (dir) => {
+    const home = join(dir, "home");
+    await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+    await Deno.writeTextFile(join(home, ".netrc"), "machine x");
+    const policy = createPolicy({ workspace: home, home, hostEnv: {}, allowHomeWorkspace: true });
+    const plan = await resolvePlan(policy, home);
     assert.deepEqual(plan.hideDirs, [join(home, ".ssh")]);
     assert.deepEqual(plan.hideFiles, [join(home, ".netrc")]);
     assert.ok(homeSecrets(home).length > plan.hideDirs.length + plan.hideFiles.length);
   });
 });
 
-Deno.test("resolvePlan hides the real target of a symlinked secret", async () => {
+Deno.test("resolvePlan hides the real target of a symlinked secret outside the home", async () => {
   await withDir(async (dir) => {
     await Deno.mkdir(join(dir, "ws"));
     await Deno.mkdir(join(dir, "real-aws"));
@@ -39,7 +52,7 @@ Deno.test("resolvePlan hides the real target of a symlinked secret", async () =>
       hostEnv: {},
     });
     const plan = await resolvePlan(policy, join(dir, "ws"));
-    assert.deepEqual(plan.hideDirs, [join(dir, "real-aws")]);
+    assert.deepEqual(plan.hideDirs, [join(dir, "home"), join(dir, "real-aws")]);
   });
 });
 
@@ -70,26 +83,29 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
   await withDir(async (dir) => {
     const home = join(dir, "home");
     await Deno.mkdir(join(home, ".ssh"), { recursive: true });
-    await Deno.mkdir(join(home, ".cargo"));
-    await Deno.writeTextFile(join(home, ".cargo", "credentials"), "token");
+    await Deno.mkdir(join(home, ".gem"));
+    await Deno.writeTextFile(join(home, ".gem", "credentials"), "token");
     await Deno.mkdir(join(dir, "ws"));
     const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
     let plan: Awaited<ReturnType<typeof resolvePlan>> | undefined;
     const calls = await counting(["realPath", "readDir"], async () => {
       plan = await resolvePlan(policy, join(dir, "ws"));
     });
-    assert.deepEqual(plan!.hideDirs, [join(home, ".ssh")]);
-    assert.deepEqual(plan!.hideFiles, [join(home, ".cargo", "credentials")]);
-    const underHome = [...calls].filter(([k]) => k.includes(home)).map(([k]) => k).sort();
-    // The listings of home and .cargo, and a look-up for each secret that exists: nothing for
-    // the missing ones, not even those below a directory home lacks (.gem/credentials).
-    assert.deepEqual(underHome, [
-      `readDir ${home}`,
-      `readDir ${join(home, ".cargo")}`,
-      `realPath ${join(home, ".cargo", "credentials")}`,
+    // ~/.ssh lies under the hidden home; ~/.gem is a toolchain shown again, its credentials not.
+    assert.deepEqual(plan!.hideDirs, [home]);
+    assert.deepEqual(plan!.hideFiles, [join(home, ".gem", "credentials")]);
+    assert.deepEqual(plan!.reveals, [{ source: join(home, ".gem"), target: join(home, ".gem") }]);
+    const secrets = [...calls].filter(([k]) => k.includes(home + "/.")).map(([k]) => k).sort();
+    // The listing of home, and a look-up for each secret that exists: nothing for
+    // the missing ones, not even those below a directory home lacks (.cargo/credentials).
+    const reveal = (k: string) =>
+      k.includes("/.local/lib") || k === `realPath ${join(home, ".gem")}`;
+    assert.deepEqual(secrets.filter((k) => !reveal(k)), [
+      `realPath ${join(home, ".gem", "credentials")}`,
       `realPath ${join(home, ".ssh")}`,
     ]);
-    assert.ok([...calls.values()].every((n) => n === 1), JSON.stringify([...calls]));
+    assert.equal(calls.get(`readDir ${home}`), 1, JSON.stringify([...calls]));
+    for (const k of secrets) assert.equal(calls.get(k), 1, k);
   });
 });
 
@@ -98,13 +114,19 @@ Deno.test("resolvePlan still looks up a secret a listing could miss: other lette
     const home = join(dir, "home");
     // On a case-insensitive file system ~/.ssh is this directory.
     await Deno.mkdir(join(home, ".SSH"), { recursive: true });
-    await Deno.mkdir(join(dir, "ws"));
     const odd = [join(home, "cl\u00e9s"), join(home, "cle\u0301s")];
     await Deno.mkdir(odd[1]!);
-    const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {}, hide: odd });
+    // The home is the workspace: hidden paths in it need mounts of their own.
+    const policy = createPolicy({
+      workspace: home,
+      home,
+      hostEnv: {},
+      hide: odd,
+      allowHomeWorkspace: true,
+    });
     let plan: Awaited<ReturnType<typeof resolvePlan>> | undefined;
     const calls = await counting(["realPath"], async () => {
-      plan = await resolvePlan(policy, join(dir, "ws"));
+      plan = await resolvePlan(policy, home);
     });
     assert.ok(calls.has(`realPath ${join(home, ".ssh")}`), "~/.ssh is looked up");
     for (const p of odd) assert.ok(calls.has(`realPath ${p}`), `${p} is looked up`);

@@ -105,7 +105,7 @@ Deno.test("penguin.jsonc errors point at the line and column of the problem", ()
   const cases: [string, RegExp][] = [
     [
       '{\n  "sandbox": "read-only",\n  "netwrk": "off"\n}',
-      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, command_rules, approval, git, mcp\)$/,
+      /line 3, column 3: netwrk: unknown setting \(known settings: sandbox, network, writable_roots, home_readable, command_rules, approval, git, mcp\)$/,
     ],
     [
       '{\n  "sandbox": "off"\n}',
@@ -168,6 +168,7 @@ Deno.test("no penguin.jsonc leaves the flags as they are", async () => {
       network: true,
       approve: "allow-all",
       extraWritable: [],
+      homeReadable: [],
       git: "read-only",
       commandRules: [],
       mcpDeny: [],

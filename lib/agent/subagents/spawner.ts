@@ -66,6 +66,8 @@ function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
     ...(o.network !== undefined ? { network: o.network } : {}),
     ...(o.extraWritable !== undefined ? { extraWritable: [...o.extraWritable] } : {}),
     ...(o.git !== undefined ? { git: o.git } : {}),
+    ...(o.allowHomeWorkspace !== undefined ? { allowHomeWorkspace: o.allowHomeWorkspace } : {}),
+    ...(o.homeReadable !== undefined ? { homeReadable: [...o.homeReadable] } : {}),
     ...(o.retryDelayMs !== undefined ? { retryDelayMs: o.retryDelayMs } : {}),
     ...(o.warn !== undefined ? { warn: o.warn } : {}),
     ...(o.tools !== undefined ? { tools: o.tools } : {}),

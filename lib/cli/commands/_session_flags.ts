@@ -110,6 +110,13 @@ export const GIT_WRITABLE: Flag<boolean> = {
   help: "let commands commit: open the workspace's .git object and\n" +
     "ref stores (config, hooks and redirections stay read-only;\ndefault: .git is read-only)",
 };
+/** `--allow-home-workspace`. */
+export const ALLOW_HOME_WORKSPACE: Flag<boolean> = {
+  name: "allow-home-workspace",
+  type: "boolean",
+  help: "let the workspace be or contain a home directory (refused\n" +
+    "otherwise); its startup files, toolchains and credentials\nstay read-only or hidden",
+};
 /** `--verbose`. */
 export const VERBOSE: Flag<boolean> = {
   name: "verbose",
@@ -132,6 +139,7 @@ export const SESSION_FLAGS: readonly Flag<unknown>[] = [
   NETWORK,
   GRANT_WRITABLE_ROOTS,
   GIT_WRITABLE,
+  ALLOW_HOME_WORKSPACE,
   VERBOSE,
 ];
 
@@ -159,6 +167,10 @@ export interface SessionFlags {
   gitWritable: boolean;
   /** Extra writable roots from penguin.jsonc. */
   extraWritable?: string[];
+  /** `--allow-home-workspace`. */
+  allowHomeWorkspace?: boolean;
+  /** More readable home paths from penguin.jsonc (`home_readable`). */
+  homeReadable?: string[];
   /** MCP servers `penguin.jsonc` turns off (all, or these names). */
   mcpDeny?: "all" | string[];
   /** Command rules from penguin.jsonc. */
@@ -194,6 +206,7 @@ export function sessionFlags(command: string, p: Parsed): SessionFlags {
     verbose: bool(p, VERBOSE.name),
     grantWritableRoots: bool(p, GRANT_WRITABLE_ROOTS.name),
     gitWritable: bool(p, GIT_WRITABLE.name),
+    allowHomeWorkspace: bool(p, ALLOW_HOME_WORKSPACE.name),
   };
   if (provider !== undefined && modelId !== undefined) Object.assign(f, { provider, modelId });
   const projectId = flagValue(p, PROJECT_ID);
@@ -263,6 +276,7 @@ export async function applyPolicyFile(
     network: eff.network,
     approve: eff.approve ?? f.approve,
     extraWritable: eff.extraWritable,
+    homeReadable: eff.homeReadable,
     gitWritable: eff.git === "writable",
     commandRules: eff.commandRules,
     mcpDeny: eff.mcpDeny,
@@ -281,6 +295,8 @@ export function confinement(f: SessionFlags): RecordedSessionOptions {
     network: f.network,
     ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
     git: f.gitWritable ? "writable" : "read-only",
+    ...(f.allowHomeWorkspace ? { allowHomeWorkspace: true } : {}),
+    ...(f.homeReadable?.length ? { homeReadable: f.homeReadable } : {}),
     ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
   };
 }

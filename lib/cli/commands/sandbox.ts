@@ -18,6 +18,7 @@ import { JSON_OUTPUT } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { effectivePolicy, POLICY_FILE_HELP } from "./_workspace_policy.ts";
 import {
+  ALLOW_HOME_WORKSPACE,
   GIT_WRITABLE,
   GRANT_WRITABLE_ROOTS,
   NETWORK,
@@ -119,6 +120,7 @@ const RUN_FLAGS: readonly Flag<unknown>[] = [
     help: "let the command commit: open the workspace's .git object\n" +
       "and ref stores (config, hooks and redirections stay\nread-only; default: .git is read-only)",
   },
+  ALLOW_HOME_WORKSPACE,
 ];
 
 const run: Command = {
@@ -127,11 +129,12 @@ const run: Command = {
   help: `Usage: penguin sandbox run [flags] -- <command> [args...]
 
 Run a command under the sandbox penguin uses for the model: read-only root,
-writable workspace, private /tmp, no network, penguin's data root and home
-secrets (~/.ssh, ~/.aws, ~/.config, ...) hidden, Unix sockets refused by a
-seccomp filter, and an environment rebuilt from an allowlist (never API keys or
-PENGUIN_* variables). stdin, stdout and stderr are passed through; the exit
-code is the command's (128+N when a signal N ended it).
+writable workspace, private /tmp, no network, penguin's data root and the home
+directory hidden (except read-only toolchains and shell startup files; see
+docs/security.md), Unix sockets refused by a seccomp filter, and an
+environment rebuilt from an allowlist (never API keys or PENGUIN_* variables).
+stdin, stdout and stderr are passed through; the exit code is the command's
+(128+N when a signal N ended it).
 
 Flags:
 ${flagHelp(RUN_FLAGS, 22)}
@@ -164,6 +167,8 @@ ${ENV_HELP}`,
       network: eff.network,
       extraWritable: eff.extraWritable,
       git: eff.git,
+      ...(bool(p, ALLOW_HOME_WORKSPACE.name) ? { allowHomeWorkspace: true } : {}),
+      ...(eff.homeReadable.length > 0 ? { homeReadable: eff.homeReadable } : {}),
       dataRoot: dataRoot(ctx.root),
       ...bwrapOverride(),
     });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Outcome, Step, World } from "./_world.ts";
 
 /** Sessions the attempts are grouped into. */
-export type Batch = "files" | "secrets" | "harness" | "bomb" | "race";
+export type Batch = "files" | "secrets" | "harness" | "bomb" | "race" | "home" | "home-ws";
 
 /** One escape attempt. */
 export interface Attempt {
@@ -15,6 +15,8 @@ export interface Attempt {
   category: string;
   /** The session it runs in. */
   batch: Batch;
+  /** Plants what it needs in the world before the session starts. */
+  prepare?(w: World): Promise<void>;
   /** Its tool calls, in order (evaluated once the harness pid is known). */
   steps(w: World): Step[];
   /** Asserts, on the outside world, that it was blocked. */

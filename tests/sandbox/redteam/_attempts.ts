@@ -4,10 +4,16 @@
 // attempts of a batch share a model turn (they run concurrently).
 import type { Attempt } from "./_attempt_kit.ts";
 import { FILE_ATTEMPTS } from "./_attempts_files.ts";
+import { HOME_ATTEMPTS } from "./_attempts_home.ts";
 import { RACE_ATTEMPTS } from "./_attempts_race.ts";
 import { SYSTEM_ATTEMPTS } from "./_attempts_system.ts";
 
 export type { Attempt, Batch } from "./_attempt_kit.ts";
 
 /** Every attempt, one row each. */
-export const ATTEMPTS: Attempt[] = [...FILE_ATTEMPTS, ...SYSTEM_ATTEMPTS, ...RACE_ATTEMPTS];
+export const ATTEMPTS: Attempt[] = [
+  ...FILE_ATTEMPTS,
+  ...SYSTEM_ATTEMPTS,
+  ...RACE_ATTEMPTS,
+  ...HOME_ATTEMPTS,
+];

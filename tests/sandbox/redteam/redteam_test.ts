@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { ATTEMPTS, type Batch } from "./_attempts.ts";
 import { createWorld, type Outcome, runSession, type World } from "./_world.ts";
+import { prepareHomeWorkspace } from "./_attempts_home.ts";
 
 const DENIED = "Tool call denied by policy.";
-const BATCHES: Batch[] = ["files", "secrets", "harness", "bomb", "race"];
+const BATCHES: Batch[] = ["files", "secrets", "harness", "bomb", "race", "home", "home-ws"];
 
 Deno.test("the red-team table has at least 40 distinct attempts", () => {
   const ids = ATTEMPTS.map((a) => a.id);
@@ -20,10 +21,17 @@ for (const batch of BATCHES) {
     const world: World = await createWorld();
     try {
       const live = attempts.filter((a) => !a.gap);
+      for (const a of live) await a.prepare?.(world);
+      // The home-ws batch runs with the fake HOME as its workspace, as a user allowing it would.
+      if (batch === "home-ws") {
+        await prepareHomeWorkspace(world);
+        world.ws = world.home;
+      }
       const outcome: Outcome = await runSession(
         world,
         (w) =>
           live.map((a, i) => a.steps(w).map((s, k) => ({ ...s, id: `rt_${batch}_${i}_${k}` }))),
+        batch === "home-ws" ? { extraArgs: ["--allow-home-workspace"] } : {},
       );
       await t.step("the session completed and every scripted turn was served", () => {
         assert.equal(

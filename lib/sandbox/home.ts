@@ -1,0 +1,289 @@
+/**
+ * The home directory's rule for sandboxed commands and the file tools: which
+ * parts of `$HOME` are the user's and stay out of the model's reach.
+ *
+ * - Outside the workspace, the home directory is hidden (an empty read-only
+ *   tmpfs over it) except the toolchain directories of
+ *   {@linkcode TOOLCHAIN_PATHS} (language runtimes and package caches),
+ *   and the shell startup files ({@linkcode SHELL_STARTUP_PATHS}), shown
+ *   read-only; a workspace policy may name more (`home_readable`).
+ *   Credentials inside a shown directory (`~/.gem/credentials`) stay hidden.
+ * - A workspace (or any writable root) that is, or contains, the user's home
+ *   or another user's home directory is refused unless penguin is started
+ *   with `--allow-home-workspace` ({@linkcode ALLOW_HOME_WORKSPACE_FLAG}).
+ *   With the flag, such a home is "sealed": its top level is read-only (so
+ *   no startup file can be changed or created: `.bashrc`, `.profile`,
+ *   `.gitconfig`, `.npmrc`…), its subdirectories stay writable except the
+ *   ones programs on the host execute or load ({@linkcode SEALED_DIRS}, the
+ *   toolchain directories and the `PATH` directories inside it), and the
+ *   credentials stay hidden.
+ * - Wherever a startup file of `$HOME` really lies (a dotfiles repository
+ *   the home links to), it is read-only to the model.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+
+/** The flag that lets a workspace be or contain a home directory. */
+export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
+
+/**
+ * Toolchain directories under `$HOME`, relative: shown read-only to
+ * sandboxed commands although the home directory is hidden. A last segment
+ * ending in `*` matches the names that start with what precedes it.
+ */
+export const TOOLCHAIN_PATHS: readonly string[] = [
+  ".cargo/bin",
+  ".cargo/env",
+  ".cargo/registry",
+  ".cargo/git",
+  ".rustup",
+  ".nvm",
+  ".npm",
+  ".volta",
+  ".fnm",
+  ".deno",
+  ".cache/deno",
+  ".bun/bin",
+  ".bun/install/cache",
+  ".pyenv",
+  ".local/bin",
+  ".local/lib/python*",
+  ".local/share/uv",
+  ".cache/pip",
+  ".cache/uv",
+  ".cache/pypoetry",
+  ".cache/yarn",
+  ".cache/go-build",
+  "go/bin",
+  "go/pkg/mod",
+  ".m2/repository",
+  ".gradle/caches",
+  ".gradle/wrapper",
+  ".sdkman/candidates",
+  ".sdkman/bin",
+  ".gem",
+  ".rbenv",
+  ".local/share/pnpm",
+  ".dotnet",
+  ".nuget/packages",
+  ".ghcup",
+  ".cabal/bin",
+  ".cabal/packages",
+  ".elan",
+  ".opam",
+  ".asdf",
+  ".local/share/mise",
+];
+
+/**
+ * Shell startup files under `$HOME`, shown read-only like the toolchains:
+ * the login shell that takes the shell snapshot (`login_env.ts`) runs them
+ * in the sandbox, and what they export reaches every command anyway.
+ */
+export const SHELL_STARTUP_PATHS: readonly string[] = [
+  ".profile",
+  ".bash_profile",
+  ".bash_login",
+  ".bashrc",
+  ".bash_aliases",
+  ".bashrc.d",
+  ".profile.d",
+  ".zshenv",
+  ".zprofile",
+  ".zshrc",
+  ".zlogin",
+];
+
+/** Everything under `$HOME` shown read-only by default. */
+export const HOME_READABLE_DEFAULTS: readonly string[] = [
+  ...TOOLCHAIN_PATHS,
+  ...SHELL_STARTUP_PATHS,
+];
+
+/**
+ * Names whose presence at the top of a directory marks it as someone's
+ * home: shell and git startup files, and `.ssh`.
+ */
+export const STARTUP_NAMES: readonly string[] = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".cshrc",
+  ".tcshrc",
+  ".kshrc",
+  ".gitconfig",
+  ".config/git",
+  ".config/fish",
+  ".ssh",
+];
+
+/**
+ * Subdirectories of a sealed home that stay read-only (besides the
+ * toolchain directories and the `PATH` directories in it): what shells,
+ * git, editors and desktop sessions load or run.
+ */
+export const SEALED_DIRS: readonly string[] = [
+  ".ssh",
+  ".config",
+  ".local/bin",
+  ".local/share/applications",
+  ".local/share/systemd",
+  "bin",
+  ".oh-my-zsh",
+  ".zsh",
+  ".bashrc.d",
+  ".profile.d",
+  ".vim",
+  ".emacs.d",
+  ".gnupg",
+  ".git-templates",
+  ".cargo",
+  ".npm-global",
+];
+
+/** Parents of users' home directories; their entries holding startup files are homes too. */
+const HOME_PARENTS: readonly string[] = ["/home", "/Users"];
+/** Home directories of system accounts. */
+const SYSTEM_HOMES: readonly string[] = ["/root", "/var/root"];
+
+/** True when `path` is `root` or lies below it. */
+function inside(path: string, root: string): boolean {
+  if (root === "/") return true;
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+
+/** The real path of `path`, or undefined when it does not exist. */
+async function realOf(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first of {@linkcode STARTUP_NAMES} that `dir` holds, if any. */
+export async function startupFileIn(dir: string): Promise<string | undefined> {
+  for (const name of STARTUP_NAMES) {
+    if (await Deno.lstat(join(dir, name)).then(() => true, () => false)) return name;
+  }
+  return undefined;
+}
+
+/** A home directory a writable root holds, and why it counts as one. */
+export interface HomeInRoot {
+  /** Real path of the home directory. */
+  dir: string;
+  /** The root that is or contains it. */
+  root: string;
+  /** Why it is a home: `your home directory ($HOME)` or `a home directory holding .bashrc`. */
+  why: string;
+}
+
+/**
+ * The home directories that lie in `roots` (real paths): the user's home
+ * (`home`, when it is not `/`), and the system's home directories (`/root`,
+ * `/home/*`, `/Users/*`) that hold a startup file. Only facts the model
+ * cannot change are read: the roots' own contents are not looked at (see
+ * {@linkcode startupFileIn} for that).
+ */
+export async function homesInRoots(
+  roots: readonly string[],
+  home: string | undefined,
+): Promise<HomeInRoot[]> {
+  const out: HomeInRoot[] = [];
+  const add = (dir: string, why: string) => {
+    const root = roots.find((r) => inside(dir, r));
+    if (root !== undefined && !out.some((h) => h.dir === dir)) out.push({ dir, root, why });
+  };
+  const homeReal = home ? await realOf(home) : undefined;
+  if (homeReal !== undefined && homeReal !== "/") add(homeReal, "your home directory ($HOME)");
+  const candidates: string[] = [];
+  for (const dir of SYSTEM_HOMES) if (roots.some((r) => inside(dir, r))) candidates.push(dir);
+  for (const parent of HOME_PARENTS) {
+    // Only a root that contains the parent can contain its entries.
+    if (!roots.some((r) => inside(parent, r))) continue;
+    try {
+      for await (const e of Deno.readDir(parent)) {
+        if (e.isDirectory) candidates.push(join(parent, e.name));
+      }
+    } catch {
+      // no such parent here
+    }
+  }
+  for (const dir of candidates) {
+    const real = await realOf(dir);
+    if (real === undefined || real === "/") continue;
+    const name = await startupFileIn(real);
+    if (name !== undefined) add(real, `a home directory holding ${name}`);
+  }
+  return out;
+}
+
+/** The refusal for a home directory in a writable root without the flag. */
+export function homeRefusal(h: HomeInRoot, workspace: string): PenguinError {
+  const what = h.root === workspace ? "the workspace" : "the writable directory";
+  const fact = h.dir === h.root ? `is ${h.why}` : `contains ${h.why} ("${h.dir}")`;
+  return new PenguinError(
+    "usage",
+    `${what} "${h.root}" ${fact}: commands the model runs could rewrite its ` +
+      `shell and git startup files, which later run on this machine. Use a project directory ` +
+      `as the workspace, or start penguin with ${ALLOW_HOME_WORKSPACE_FLAG} (its startup ` +
+      `files, credentials and toolchains then stay read-only or hidden to the model)`,
+  );
+}
+
+/**
+ * The entries of `patterns` (relative to `home`) that exist, as absolute
+ * lexical paths; a last segment ending in `*` is matched against the
+ * listing of its parent.
+ */
+export async function expandHomePaths(
+  home: string,
+  patterns: readonly string[],
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const rel of patterns) {
+    const abs = join(home, rel);
+    const last = basename(abs);
+    if (!last.endsWith("*")) {
+      if (await Deno.lstat(abs).then(() => true, () => false)) out.push(abs);
+      continue;
+    }
+    const prefix = last.slice(0, -1);
+    try {
+      for await (const e of Deno.readDir(dirname(abs))) {
+        if (e.name.startsWith(prefix)) out.push(join(dirname(abs), e.name));
+      }
+    } catch {
+      // missing parent
+    }
+  }
+  return out;
+}
+
+/**
+ * The home directories sealed in a plan over `roots` when the flag allows
+ * them: those of {@linkcode homesInRoots}, and the workspace when it holds
+ * a startup file itself (a dotfiles repository, a copy of a home). Real paths.
+ */
+export async function sealedHomes(
+  roots: readonly string[],
+  workspace: string,
+  home: string | undefined,
+): Promise<HomeInRoot[]> {
+  const out = await homesInRoots(roots, home);
+  if (!out.some((h) => h.dir === workspace)) {
+    const name = await startupFileIn(workspace);
+    if (name !== undefined) {
+      out.push({ dir: workspace, root: workspace, why: `a directory holding ${name}` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,249 @@
+// The home directory's rule (lib/sandbox/home.ts) with real sandboxed commands: the home is
+// hidden but its toolchains, links in the home are followed safely, a policy can show more,
+// a home in a writable root is refused without the flag and sealed with it, and the file
+// tools agree.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  createPolicy,
+  resolvePlan,
+  type SandboxPolicy,
+  spawnSandboxed,
+} from "../../lib/sandbox/mod.ts";
+import { applyWorkspacePolicy, loadWorkspacePolicy } from "../../lib/sandbox/workspace_policy.ts";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import { resolveWorkspacePath } from "../../lib/tools/workspace_path.ts";
+import { collect, exists, visibleTempDir } from "./_helpers.ts";
+
+async function withBase(fn: (base: string) => Promise<void>): Promise<void> {
+  const base = await visibleTempDir("penguin-home-test-");
+  try {
+    await fn(base);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+async function put(path: string, text: string): Promise<void> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+function policyOf(
+  ws: string,
+  home: string,
+  more: Partial<Parameters<typeof createPolicy>[0]> = {},
+) {
+  return createPolicy({
+    workspace: ws,
+    home,
+    hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    ...more,
+  });
+}
+
+async function sh(policy: SandboxPolicy, shell: string): Promise<string> {
+  return (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
+}
+
+Deno.test("a linked toolchain directory is shown at its home path, its credentials are not", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await Deno.mkdir(ws);
+    await put(join(base, "gems", "specs", "a.txt"), "gem-spec-visible\n");
+    await put(join(base, "gems", "credentials"), "gem-cred-SECRET\n");
+    await Deno.mkdir(home);
+    await Deno.symlink(join(base, "gems"), join(home, ".gem"));
+    await put(join(home, "notes.txt"), "home-notes-SECRET\n");
+    const policy = policyOf(ws, home);
+    const plan = await resolvePlan(policy, ws);
+    assert.deepEqual(plan.reveals, [{ source: join(base, "gems"), target: join(home, ".gem") }]);
+    const out = await sh(
+      policy,
+      `cat ~/.gem/specs/a.txt; cat ~/.gem/credentials ${base}/gems/credentials ~/notes.txt 2>&1`,
+    );
+    assert.match(out, /gem-spec-visible/);
+    assert.doesNotMatch(out, /SECRET/);
+  });
+});
+
+Deno.test("a toolchain link that leads into a secret or the workspace is not shown", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await put(join(home, ".ssh", "id_rsa"), "ssh-key-SECRET\n");
+    await Deno.mkdir(join(home, ".local"), { recursive: true });
+    await Deno.symlink(join(home, ".ssh"), join(home, ".local", "bin"));
+    await Deno.mkdir(ws);
+    await Deno.symlink(ws, join(home, ".deno"));
+    const plan = await resolvePlan(policyOf(ws, home), ws);
+    assert.deepEqual(plan.reveals ?? [], []);
+    const out = await sh(policyOf(ws, home), `cat ~/.local/bin/id_rsa ~/.ssh/id_rsa 2>&1`);
+    assert.doesNotMatch(out, /SECRET/);
+  });
+});
+
+Deno.test("HOME set to / or unset hides no home and refuses no workspace", async () => {
+  await withBase(async (base) => {
+    const ws = join(base, "ws");
+    await put(join(ws, "f.txt"), "visible\n");
+    for (const home of ["/", ""]) {
+      const policy = policyOf(ws, home);
+      const plan = await resolvePlan(policy, ws);
+      assert.ok(!plan.hideDirs.includes("/"), `HOME=${JSON.stringify(home)}`);
+      assert.match(await sh(policy, "cat f.txt"), /visible/);
+    }
+  });
+});
+
+Deno.test("penguin.jsonc home_readable shows more of the home read-only; secrets and paths outside it are refused", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await put(join(home, ".gitconfig"), "[user]\n\tname = visible-user\n");
+    await put(join(home, "sdk", "lib.txt"), "sdk-visible\n");
+    await put(join(home, ".aws", "credentials"), "aws-SECRET\n");
+    await put(join(ws, "penguin.jsonc"), '{ "home_readable": ["~/.gitconfig", "~/sdk"] }\n');
+    const protectedPaths = [join(home, ".aws"), join(home, ".config")];
+    const loaded = await loadWorkspacePolicy(ws, { home, protectedPaths });
+    assert.deepEqual(loaded?.homeReadable, [join(home, ".gitconfig"), join(home, "sdk")]);
+    const policy = policyOf(ws, home, { homeReadable: loaded!.homeReadable });
+    const out = await sh(
+      policy,
+      `git config --global user.name; cat ~/sdk/lib.txt; echo x > ~/sdk/lib.txt; ` +
+        `cat ~/.aws/credentials 2>&1`,
+    );
+    assert.match(out, /visible-user/);
+    assert.match(out, /sdk-visible/);
+    assert.doesNotMatch(out, /SECRET/);
+    assert.equal(await Deno.readTextFile(join(home, "sdk", "lib.txt")), "sdk-visible\n");
+    for (
+      const [entry, why] of [
+        ['"~/.aws"', /lies inside .*\.aws/],
+        ['"~/.config/gh"', /lies inside .*\.config/],
+        ['"/etc"', /is not in the home directory/],
+        ['"rel/dir"', /is relative/],
+        ['"~"', /whole home directory/],
+      ] as const
+    ) {
+      await Deno.writeTextFile(join(ws, "penguin.jsonc"), `{ "home_readable": [${entry}] }\n`);
+      await assert.rejects(loadWorkspacePolicy(ws, { home, protectedPaths }), why);
+    }
+  });
+});
+
+Deno.test("a workspace that is or contains HOME is refused without the flag, with the reason and the flag", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(join(home, ".bashrc"), "# rc\n");
+    for (const ws of [home, base]) {
+      const err = await resolvePlan(policyOf(ws, home), ws).then(() => undefined, (e) => e);
+      assert.ok(err instanceof PenguinError, `workspace ${ws}`);
+      assert.match(err.message, /home directory/);
+      assert.match(err.message, /--allow-home-workspace/);
+    }
+    // In read-only mode too: the flag is the user's say.
+    const ro = policyOf(home, home, { mode: "read-only" });
+    await assert.rejects(resolvePlan(ro, home), /--allow-home-workspace/);
+  });
+});
+
+Deno.test("with the flag, a home workspace keeps its startup files, loaded directories and credentials from commands", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(join(home, ".bashrc"), "# rc\n");
+    await put(join(home, ".gitconfig"), "[user]\n\tname = u\n");
+    await put(join(home, ".local", "bin", "tool"), "tool\n");
+    await put(join(home, ".local", "share", "notes"), "notes\n");
+    await put(join(home, ".netrc"), "netrc-SECRET\n");
+    await put(join(home, "proj", "a.txt"), "a\n");
+    const policy = policyOf(home, home, { allowHomeWorkspace: true });
+    const out = await sh(
+      policy,
+      [
+        "echo evil >> ~/.bashrc",
+        "echo evil > ~/.gitconfig",
+        "rm -f ~/.bashrc",
+        "echo evil > ~/.profile",
+        "mv ~/proj ~/proj2",
+        "echo evil > ~/.local/bin/tool",
+        "echo ok > ~/.local/share/notes",
+        "echo ok > ~/proj/b.txt",
+        "cat ~/.netrc",
+        "echo end",
+      ].join("; ") + " 2>&1",
+    );
+    assert.match(out, /end/);
+    assert.doesNotMatch(out, /SECRET/);
+    assert.equal(await Deno.readTextFile(join(home, ".bashrc")), "# rc\n");
+    assert.equal(await Deno.readTextFile(join(home, ".gitconfig")), "[user]\n\tname = u\n");
+    assert.equal(await exists(join(home, ".profile")), false);
+    assert.equal(await exists(join(home, "proj2")), false);
+    assert.equal(await Deno.readTextFile(join(home, ".local", "bin", "tool")), "tool\n");
+    assert.equal(await Deno.readTextFile(join(home, ".local", "share", "notes")), "ok\n");
+    assert.equal(await Deno.readTextFile(join(home, "proj", "b.txt")), "ok\n");
+  });
+});
+
+Deno.test("a startup file the home links into the workspace (a dotfiles repository) is read-only", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "dotfiles");
+    await put(join(ws, "shell", "bashrc"), "# dotfiles rc\n");
+    await Deno.mkdir(home);
+    await Deno.symlink(join(ws, "shell", "bashrc"), join(home, ".bashrc"));
+    const out = await sh(
+      policyOf(ws, home),
+      "echo evil >> shell/bashrc; echo ok > shell/other; echo end",
+    );
+    assert.match(out, /end/);
+    assert.equal(await Deno.readTextFile(join(ws, "shell", "bashrc")), "# dotfiles rc\n");
+    assert.equal(await Deno.readTextFile(join(ws, "shell", "other")), "ok\n");
+  });
+});
+
+Deno.test("the file tools refuse a home workspace's startup files and credentials, as the sandbox does", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(join(home, ".bashrc"), "# rc\n");
+    await put(join(home, ".aws", "credentials"), "aws\n");
+    await put(join(home, "proj", "a.txt"), "a\n");
+    const roots = { workspace: home, home };
+    for (
+      const [path, verb, why] of [
+        [".bashrc", "write", /top of the home directory/],
+        [".profile", "write", /top of the home directory/],
+        [".local/bin/git", "write", /read-only to the model/],
+        [".aws/credentials", "read", /credentials/],
+      ] as const
+    ) {
+      const r = await resolveWorkspacePath(path, roots, verb);
+      assert.equal(r.ok, false, path);
+      if (!r.ok) assert.match(r.message, why);
+    }
+    assert.equal((await resolveWorkspacePath("proj/b.txt", roots, "write")).ok, true);
+    assert.equal((await resolveWorkspacePath(".bashrc", roots, "read")).ok, true);
+  });
+});
+
+Deno.test("home_readable widens, so it applies only from a trusted penguin.jsonc", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await put(join(home, "sdk", "lib.txt"), "sdk\n");
+    await put(join(ws, "penguin.jsonc"), '{\n  "home_readable": ["~/sdk"]\n}\n');
+    const loaded = await loadWorkspacePolicy(ws, { home, protectedPaths: [] });
+    const flags = { sandbox: "workspace-write", network: false } as const;
+    const untrusted = applyWorkspacePolicy(flags, loaded, "untrusted");
+    assert.deepEqual(untrusted.homeReadable, []);
+    assert.match(
+      untrusted.notes.join("\n"),
+      /line 2, column 21: "home_readable".*ignored.*penguin trust/,
+    );
+    const changed = applyWorkspacePolicy(flags, loaded, "changed");
+    assert.deepEqual(changed.homeReadable, []);
+    const trusted = applyWorkspacePolicy(flags, loaded, "trusted");
+    assert.deepEqual(trusted.homeReadable, [join(home, "sdk")]);
+  });
+});
