@@ -22,6 +22,7 @@
 import type { ExitStatus, SandboxedProcess } from "./_process.ts";
 import {
   holdInRegistry,
+  lockProtected,
   registeredStandIns,
   registryGeneration,
   type RegistryHold,
@@ -30,6 +31,8 @@ import {
   type StandInRecord,
   sweepRegistry,
 } from "./_standin_registry.ts";
+
+export { StalePlanError } from "./_standin_registry.ts";
 
 /** A path to hold while a sandbox runs. */
 export interface Placeholder {
@@ -107,14 +110,19 @@ export function livePlaceholders(): ReadonlySet<string> {
 
 /**
  * Create the missing `placeholders` (or join the stand-ins already held, by
- * this process or another) and return the function that lets go of them.
- * Paths that exist and are not stand-ins are the user's: they are left alone.
+ * this process or another) and share-lock the other `protect`ed paths, and
+ * return the function that lets go of them. Paths that exist and are not
+ * stand-ins are the user's: they are left alone. Rejects with
+ * `StalePlanError` when the plan's look at the disk went stale meanwhile.
  */
 export async function holdPlaceholders(
   placeholders: readonly Placeholder[],
+  protect: readonly string[] = [],
 ): Promise<() => Promise<void>> {
   const held: Placeholder[] = [];
+  let unlock = () => {};
   const release = async () => {
+    unlock();
     for (const p of held.splice(0).reverse()) {
       await serialized(p.path, async () => {
         const entry = live.get(p.path);
@@ -153,6 +161,8 @@ export async function holdPlaceholders(
         }
       });
     }
+    const mine = new Set(placeholders.map((p) => p.path));
+    unlock = await lockProtected(protect.filter((p) => !mine.has(p)));
   } catch (err) {
     await release();
     throw err;

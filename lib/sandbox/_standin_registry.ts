@@ -15,18 +15,25 @@
  *   size). Only penguin, outside any sandbox, writes it; a stand-in is
  *   created only after its record is written, and the record is dropped only
  *   after the stand-in is removed.
- * - `<key>.ref`, the holders' count, kept by the kernel: each process
- *   holding the stand-in holds a shared `flock` on it through one open file.
- *   A process that dies (killed, crashed) loses its lock with it, so there is
- *   nothing to sweep by pid, start time or namespace.
  *
- * Every change (create, remove, join, drop a record) happens under one
+ * The holders' count is kept by the kernel, on the stand-in itself: each
+ * process that mounts it (as its stand-in, or as what it took for the
+ * user's file: see {@linkcode lockProtected}) holds a shared `flock` on it
+ * through one open file, and a process lets go by closing that file and
+ * trying an exclusive lock: it gets one only when no other process holds the
+ * path, and only then removes the stand-in — when it is still exactly what
+ * was created. A process that dies (killed, crashed) loses its locks with
+ * it, so there is nothing to sweep by pid, start time or namespace; and
+ * since the lock lies on the shared path, penguin processes that keep their
+ * records apart (another `HOME`, another user) still never remove what the
+ * other has mounted. The model cannot take an exclusive lock to stop that:
+ * every path its sandbox mounts is share-locked by its penguin before the
+ * sandbox starts, and stays so until it ends.
+ *
+ * Every change of the records (create, remove, drop) happens under one
  * exclusive lock on `registry.lock`, and bumps the `generation` file, so a
  * plan that read the registry and the disk can tell whether anything came or
- * went meanwhile. A process lets go of a stand-in by closing its shared lock
- * and then trying an exclusive one: it gets it only when no other process
- * holds the stand-in, and only then removes it — when it is still exactly
- * what was created.
+ * went meanwhile.
  *
  * @module
  */
@@ -62,14 +69,26 @@ export interface FileIds {
   size: number;
 }
 
-/** A stand-in this process holds: its open, share-locked `.ref` file. */
+/** A stand-in this process holds: the stand-in itself, open and share-locked. */
 export interface RegistryHold {
   /** The stand-in's path. */
   path: string;
   /** The record's key. */
   key: string;
-  /** The `.ref` file, share-locked while held. */
+  /** The stand-in, share-locked while held. */
   ref: Deno.FsFile;
+}
+
+/**
+ * A plan's look at the disk went stale before its sandbox could start: a
+ * path it took for the user's file was a stand-in that its last holder
+ * removed meanwhile. Plan again.
+ */
+export class StalePlanError extends Error {
+  constructor(path: string) {
+    super(`"${path}" was removed while the sandbox was being set up`);
+    this.name = "StalePlanError";
+  }
 }
 
 /** Records this large are not read (one holds a path and a short content). */
@@ -270,18 +289,42 @@ async function writeRecord(d: string, key: string, record: StandInRecord): Promi
 }
 
 async function dropRecord(d: string, key: string): Promise<void> {
-  for (const ext of [".json", ".ref"]) {
-    await Deno.remove(join(d, key + ext)).catch(() => {});
+  await Deno.remove(join(d, `${key}.json`)).catch(() => {});
+}
+
+/**
+ * Open the directory or regular file at `path` for a lock (read-only: a
+ * lock needs no more), or undefined when it is missing or anything else.
+ * The open file must be what `path` names after the lock is taken: see
+ * {@linkcode sameFile}.
+ */
+async function openForLock(path: string): Promise<Deno.FsFile | undefined> {
+  const info = await Deno.lstat(path).catch(() => undefined);
+  if (!info || !(info.isDirectory || info.isFile)) return undefined;
+  try {
+    return await Deno.open(path, { read: true });
+  } catch {
+    return undefined;
   }
 }
 
-async function openRef(d: string, key: string): Promise<Deno.FsFile> {
-  return await Deno.open(join(d, `${key}.ref`), {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
+/** Whether `file` is still the file at `path` (not removed or replaced since it was opened). */
+async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
+  const [a, b] = await Promise.all([
+    file.stat().catch(() => undefined),
+    Deno.lstat(path).catch(() => undefined),
+  ]);
+  return a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
+}
+
+/** Share-lock the stand-in at `path` for this process; undefined when it is gone meanwhile. */
+async function shareLock(path: string): Promise<Deno.FsFile | undefined> {
+  const file = await openForLock(path);
+  if (!file) return undefined;
+  await file.lock(false);
+  if (await sameFile(file, path)) return file;
+  file.close();
+  return undefined;
 }
 
 async function createStandIn(record: StandInRecord): Promise<FileIds | undefined | false> {
@@ -311,27 +354,25 @@ export function holdInRegistry(
     const missing = state === "missing" ||
       (!recorded && await Deno.lstat(p.path).then(() => false, () => true));
     if (!missing && state !== "stand-in") return { value: undefined, changed: false };
-    const ref = await openRef(d, key);
-    try {
-      await ref.lock(false);
-      if (!missing) return { value: { path: p.path, key, ref }, changed: false };
-      // Recorded before it exists: a crash between the two leaves a record, never an orphan.
-      const record: StandInRecord = { path: p.path, kind: p.kind };
-      if (p.kind === "file") record.content = p.content ?? "";
-      await writeRecord(d, key, record);
-      const ids = await createStandIn(record);
-      if (ids === false) {
-        // Someone outside penguin made the name meanwhile: it is theirs.
-        ref.close();
-        await dropRecord(d, key);
-        return { value: undefined, changed: true };
-      }
-      if (ids) await writeRecord(d, key, { ...record, ids });
-      return { value: { path: p.path, key, ref }, changed: true };
-    } catch (err) {
-      ref.close();
-      throw err;
+    if (!missing) {
+      const ref = await shareLock(p.path);
+      // Removed meanwhile by a holder whose records are kept elsewhere: plan again.
+      if (!ref) throw new StalePlanError(p.path);
+      return { value: { path: p.path, key, ref }, changed: false };
     }
+    // Recorded before it exists: a crash between the two leaves a record, never an orphan.
+    const record: StandInRecord = { path: p.path, kind: p.kind };
+    if (p.kind === "file") record.content = p.content ?? "";
+    await writeRecord(d, key, record);
+    const ids = await createStandIn(record);
+    if (ids === false) {
+      // Someone outside penguin made the name meanwhile: it is theirs.
+      await dropRecord(d, key);
+      return { value: undefined, changed: true };
+    }
+    if (ids) await writeRecord(d, key, { ...record, ids });
+    const ref = await shareLock(p.path);
+    return { value: ref ? { path: p.path, key, ref } : undefined, changed: true };
   });
 }
 
@@ -344,37 +385,62 @@ export function restoreInRegistry(
   p: { path: string; kind: "dir" | "file"; content?: string },
 ): Promise<void> {
   return locked(async (d) => {
-    if (await Deno.lstat(p.path).then(() => true, () => false)) {
-      return { value: undefined, changed: false };
+    if (await sameFile(hold.ref, p.path)) return { value: undefined, changed: false };
+    let changed = false;
+    if (!await Deno.lstat(p.path).then(() => true, () => false)) {
+      const record: StandInRecord = { path: p.path, kind: p.kind };
+      if (p.kind === "file") record.content = p.content ?? "";
+      await writeRecord(d, hold.key, record);
+      const ids = await createStandIn(record);
+      if (ids) await writeRecord(d, hold.key, { ...record, ids });
+      changed = true;
     }
-    const record: StandInRecord = { path: p.path, kind: p.kind };
-    if (p.kind === "file") record.content = p.content ?? "";
-    await writeRecord(d, hold.key, record);
-    const ids = await createStandIn(record);
-    if (ids) await writeRecord(d, hold.key, { ...record, ids });
-    return { value: undefined, changed: true };
+    // The lock follows the file now at the path (the new stand-in, or what replaced it).
+    const ref = await shareLock(p.path);
+    if (ref) {
+      hold.ref.close();
+      hold.ref = ref;
+    }
+    return { value: undefined, changed };
   });
 }
 
-/** Remove the stand-in of `record` when no process holds it and it is unchanged; drop its record. */
+/**
+ * Remove the stand-in of `record` when no process holds it (an exclusive
+ * lock on it succeeds) and it is unchanged; drop the record then, or when
+ * the path is gone or is something else now. False: it is held, or not of
+ * a shape `accept` takes, and stays with its record.
+ */
 async function removeUnheld(
   d: string,
   key: string,
   record: StandInRecord | undefined,
   accept: (r: StandInRecord) => boolean = () => true,
 ): Promise<boolean> {
-  const ref = await openRef(d, key);
+  if (!record) {
+    await dropRecord(d, key);
+    return true;
+  }
+  const state = await stateOf(record);
+  if (state !== "stand-in") {
+    await dropRecord(d, key);
+    return true;
+  }
+  if (!accept(record)) return false;
+  const file = await openForLock(record.path);
+  if (!file) {
+    await dropRecord(d, key);
+    return true;
+  }
   try {
-    if (!await ref.tryLock(true)) return false; // another process holds it
-    if (record) {
-      const state = await stateOf(record);
-      if (state === "stand-in" && accept(record)) await Deno.remove(record.path).catch(() => {});
-      else if (state === "stand-in") return false;
+    if (!await file.tryLock(true)) return false; // another process holds it
+    if (await sameFile(file, record.path) && await stateOf(record) === "stand-in") {
+      await Deno.remove(record.path).catch(() => {});
     }
     await dropRecord(d, key);
     return true;
   } finally {
-    ref.close();
+    file.close();
   }
 }
 
@@ -389,6 +455,35 @@ export function releaseInRegistry(hold: RegistryHold): Promise<void> {
     const changed = await removeUnheld(d, hold.key, record);
     return { value: undefined, changed };
   });
+}
+
+/**
+ * Share-lock each existing directory or regular file of `paths` (what a
+ * plan protects besides its own stand-ins) until the returned function runs:
+ * any of them may be another penguin's stand-in that this process took for
+ * the user's file (another `HOME`, another user), and the lock keeps that
+ * one from removing it while this sandbox mounts it. Rejects with
+ * {@linkcode StalePlanError} when a path was removed or replaced before
+ * its lock was taken (its holder let go meanwhile): plan again.
+ */
+export async function lockProtected(paths: readonly string[]): Promise<() => void> {
+  const files: Deno.FsFile[] = [];
+  const release = () => {
+    for (const f of files.splice(0)) f.close();
+  };
+  try {
+    for (const path of paths) {
+      const file = await openForLock(path);
+      if (!file) continue;
+      files.push(file);
+      await file.lock(false);
+      if (!await sameFile(file, path)) throw new StalePlanError(path);
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return release;
 }
 
 /**

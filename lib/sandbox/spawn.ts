@@ -28,7 +28,7 @@ import {
   startDirect,
 } from "./_direct.ts";
 import { defaultSignalsForChildren } from "./_child_signals.ts";
-import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
+import { holdPlaceholders, releaseOnExit, StalePlanError } from "./_placeholders.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
@@ -179,7 +179,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     );
   }
 
-  const plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+  let plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
   const stdio = opts.stdio ?? "merged";
   const control = stdio === "merged";
   const command = opts.shell !== undefined
@@ -225,8 +225,19 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       `Cannot run ${what}: the bubblewrap binary "${bwrap}" lies inside a writable directory`,
     );
   }
-  // Missing protected paths get stand-ins for the sandbox's lifetime (see _placeholders.ts).
-  const release = await holdPlaceholders(plan.placeholders ?? []);
+  // Missing protected paths get stand-ins for the sandbox's lifetime, and the others a lock that
+  // keeps another penguin from removing them (see _placeholders.ts). A plan that went stale
+  // meanwhile (a stand-in it took for the user's file was removed) is made again.
+  let release: () => Promise<void>;
+  for (let attempt = 0;; attempt++) {
+    try {
+      release = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
+      break;
+    } catch (err) {
+      if (!(err instanceof StalePlanError) || attempt >= 4) throw err;
+      plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+    }
+  }
   // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
   const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
   const filter = await seccompFile(plan.roots);
@@ -264,5 +275,5 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     await release();
     throw err;
   }
-  return plan.placeholders ? releaseOnExit(child, release) : child;
+  return releaseOnExit(child, release!);
 }

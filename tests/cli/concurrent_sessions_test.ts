@@ -46,7 +46,7 @@ async function configure(root: string, server: Server): Promise<void> {
   }, { setDefault: true });
 }
 
-function startRun(root: string, ws: string): Deno.ChildProcess {
+function startRun(root: string, ws: string, home?: string): Deno.ChildProcess {
   const { command, args } = withoutTerminal([
     Deno.execPath(),
     ...penguinArgv(),
@@ -61,7 +61,7 @@ function startRun(root: string, ws: string): Deno.ChildProcess {
   return new Deno.Command(command, {
     args,
     cwd: REPO,
-    env: penguinEnv(),
+    env: penguinEnv(home ? { HOME: home } : {}),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -97,7 +97,13 @@ async function hostGitStatus(ws: string, home: string): Promise<void> {
   }).output();
 }
 
-for (const order of ["the first one ends first", "the second one ends first"] as const) {
+const ORDERS = [
+  "the first one ends first",
+  "the second one ends first",
+  "the first one ends first and they have different homes",
+] as const;
+
+for (const order of ORDERS) {
   Deno.test(`two sessions in one workspace without .git keep it missing when ${order}`, async () => {
     const base = await visibleTempDir("penguin-two-sessions-");
     const ws = join(base, "ws");
@@ -121,10 +127,16 @@ for (const order of ["the first one ends first", "the second one ends first"] as
       await configure(join(base, "data-b"), b);
       const first = startRun(join(base, "data-a"), ws);
       assert.equal(await readFifo(join(ws, "a-up")), "up\n");
-      const second = startRun(join(base, "data-b"), ws);
+      const otherHome = join(base, "home-b");
+      await Deno.mkdir(otherHome);
+      const second = startRun(
+        join(base, "data-b"),
+        ws,
+        order.endsWith("different homes") ? otherHome : undefined,
+      );
       assert.equal(await readFifo(join(ws, "b-up")), "up\n");
       // Both sandboxes run now, both holding the stand-ins for .git and penguin.jsonc.
-      if (order === "the first one ends first") {
+      if (order !== "the second one ends first") {
         await releaseFifo(join(ws, "a-go"));
         aDone.raise();
         await finish(first);
@@ -147,6 +159,14 @@ for (const order of ["the first one ends first", "the second one ends first"] as
       assert.match(log, /\.git.*(Read-only|File exists|Permission denied)/i, log);
       assert.match(log, /\.git\/config.*(Read-only|Permission denied|No such)/i, log);
       assert.match(log, /penguin\.jsonc.*(Read-only|Permission denied)/i, log);
+      if (order.endsWith("different homes")) {
+        // B took A's stand-ins for the user's files and left them to A's records: the next
+        // penguin with A's home sweeps them.
+        const c = await session("true", Promise.resolve());
+        await configure(join(base, "data-c"), c);
+        await finish(startRun(join(base, "data-c"), ws));
+        await c.close();
+      }
       assert.equal(await exists(join(ws, ".git")), false, "no .git left: the stand-in is gone");
       assert.equal(await exists(join(ws, "penguin.jsonc")), false, "no penguin.jsonc left");
       await hostGitStatus(ws, base);

@@ -29,10 +29,11 @@ interface Holder {
   finish(): Promise<void>;
 }
 
-async function startHolder(args: string[]): Promise<Holder> {
+async function startHolder(args: string[], home?: string): Promise<Holder> {
   const child = new Deno.Command(Deno.execPath(), {
     // Under penguin's own permission set.
     args: [...penguinArgv().slice(0, -1), HELPER, ...args],
+    ...(home ? { env: { HOME: home } } : {}),
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -234,5 +235,35 @@ Deno.test({
     } finally {
       await Deno.remove(join(registry, "probe-before")).catch(() => {});
     }
+  },
+});
+
+Deno.test({
+  name: "a penguin keeping its records elsewhere (another HOME) never removes what this one mounts",
+  ignore: !linux,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      const otherHome = await Deno.makeTempDir({ prefix: "penguin-other-home-" });
+      try {
+        const other = await startHolder(["plan", ws], otherHome);
+        const dotGit = join(ws, ".git");
+        assert.ok(other.held.some((p) => p.path === dotGit));
+        // This process has no record of it: the plan takes the .git for the user's and
+        // protects it, and the hold locks it all the same.
+        const plan = await resolvePlan(policyOf(ws), ws);
+        assert.ok(!plan.placeholders?.some((p) => p.path === dotGit));
+        assert.ok(plan.protect.includes(dotGit));
+        const release = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
+        await other.finish();
+        assert.equal(await exists(dotGit), true, "still mounted here: not removed");
+        await release();
+        // Left for a sweep of the other records: the next penguin with that HOME removes it.
+        const next = await startHolder(["plan", ws], otherHome);
+        await next.finish();
+        assert.equal(await exists(dotGit), false);
+      } finally {
+        await Deno.remove(otherHome, { recursive: true });
+      }
+    });
   },
 });
