@@ -6,9 +6,9 @@
  * - telemetry: the OTLP endpoint every session's spans go to
  *   (`telemetry.otlp.traces_endpoint` / `endpoint`) and the names of the
  *   headers sent with them;
- * - every MCP server: a stdio server's command line (and what it may reach
- *   beyond the sandbox: network, writable directories, the workspace as its
- *   cwd), an HTTP server's URL and header names, and a server whose tools
+ * - every MCP server: a stdio server's command line, cwd and env names (and
+ *   what it may reach beyond the sandbox: network, writable directories, the
+ *   workspace as its cwd), an HTTP server's URL and header names, and a server whose tools
  *   are marked read-only (`permission: r`, run unasked under
  *   `--approve read-only`);
  * - enabled scheduled tasks (`schedule/<name>.toml`), with where each runs;
@@ -99,10 +99,14 @@ function mcpReach(entries: readonly unknown[]): string[] {
     ];
     const where = wider.length > 0 ? ` with ${wider.join(" and ")}` : " in the sandbox";
     const env = names(s.env);
-    const withEnv = env.length > 0 ? ` (env ${env.join(", ")})` : "";
+    const facts = [
+      ...(s.cwd !== undefined ? [`cwd ${s.cwd}`] : []),
+      ...(env.length > 0 ? [`env ${env.join(", ")}`] : []),
+    ];
+    const withFacts = facts.length > 0 ? ` (${facts.join("; ")})` : "";
     return `MCP server "${s.name}" runs ${
       commandLine([s.command, ...s.args])
-    }${withEnv}${where}${unasked}`;
+    }${withFacts}${where}${unasked}`;
   });
 }
 

@@ -117,6 +117,7 @@ Deno.test("agent import lists every MCP server, with its command line or URL", a
     const config = `version: 2\nsystem_prompt: "x"\ntools:\n  mcpServers:\n` +
       `    - name: files\n      config:\n        command: npx\n` +
       `        args: [-y, "@scope/server", "a b"]\n        env: { API_KEY: s3cr3t }\n` +
+      `        cwd: /srv/mcp\n` +
       `    - name: web\n      config:\n        url: https://mcp.example.invalid/x\n` +
       `        headers: { Authorization: Bearer zz }\n        permission: r\n`;
     const path = await archive(src, [file("agent_state/system_config.yaml", config)]);
@@ -124,7 +125,8 @@ Deno.test("agent import lists every MCP server, with its command line or URL", a
     assert.equal(refused.code, 2, refused.stderr);
     assert.ok(
       refused.stderr.includes(
-        `MCP server "files" runs npx -y @scope/server "a b" (env API_KEY) in the sandbox`,
+        `MCP server "files" runs npx -y @scope/server "a b" (cwd /srv/mcp; env API_KEY) ` +
+          `in the sandbox`,
       ),
       refused.stderr,
     );

@@ -217,6 +217,12 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const paths = agentPaths(ref);
   const archive = await readSnapshot(resolve(file));
   for (const d of archive.dropped) ctx.io.err(safeText(`penguin: not imported: ${d}\n`));
+  // What it sends off the machine or runs is asked first: a refusal without a terminal lists it.
+  const reach = [...archive.reach, ...approvalReach(archive)];
+  if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
+    ctx.io.out("Not imported.\n");
+    return 1;
+  }
   const current = await currentVersion(paths.systemConfig);
   const needsConfirmation = current === "unreadable" ||
     (current !== undefined && archive.version <= current);
@@ -230,11 +236,6 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       ctx.io.out("Not imported.\n");
       return 1;
     }
-  }
-  const reach = [...archive.reach, ...approvalReach(archive)];
-  if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
-    ctx.io.out("Not imported.\n");
-    return 1;
   }
   reportSkipped(ctx, archive.skipped);
   const done = await installSnapshot(paths, archive, {
