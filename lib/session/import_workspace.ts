@@ -24,13 +24,14 @@ export interface ImportWorkspace {
 
 /**
  * The workspace of an import: `given` (the `--workspace` value) when set,
- * else `cwd`. It must exist and be a directory.
+ * else the current directory (`cwd()`, asked only then). It must exist and
+ * be a directory.
  */
 export async function chooseImportWorkspace(
   given: string | undefined,
-  cwd: string,
+  cwd: () => string,
 ): Promise<ImportWorkspace> {
-  const path = await Deno.realPath(await resolveWorkspace(given ?? cwd));
+  const path = await Deno.realPath(await resolveWorkspace(given ?? cwd()));
   return { path, from: given !== undefined ? "--workspace" : "cwd" };
 }
 

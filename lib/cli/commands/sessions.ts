@@ -374,7 +374,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const scope = scopeOf(ctx, p);
   const from = flagValue(p, FROM);
   const lenient = bool(p, "lenient");
-  const workspace = await chooseImportWorkspace(flagValue(p, WORKSPACE), Deno.cwd());
+  const workspace = await chooseImportWorkspace(flagValue(p, WORKSPACE), () => Deno.cwd());
   // Without --from, each file goes where its content says; unknown ones get today's checks.
   const penguinFiles: string[] = [];
   const foreignFiles: string[] = [];
