@@ -179,16 +179,26 @@ async function placeWorkspace(
   loaded: LoadedSession,
   wanted: string | undefined,
 ): Promise<{ from: string; to: string } | undefined> {
-  // A session imported from another harness names its workspace in the file it was imported
-  // from: until it has been placed once, the user names it (a file recording "/home/me" would
-  // otherwise make the home directory writable to the model).
-  const foreign = (loaded.meta.imported_from as { harness?: unknown } | undefined)?.harness;
-  if (typeof foreign === "string" && loaded.replay.workspace === undefined) {
+  // An imported session works where the user chose at import (`imported_from.workspace_from`).
+  // One imported before that choice existed names its workspace in the file it came from: until
+  // it has been placed, the user names it (a file recording "/home/me" would otherwise make the
+  // home directory writable to the model). A penguin trace's own workspace_moved records came
+  // from the file too, so such a session is placed on every resume.
+  const imported = loaded.meta.imported_from as
+    | { harness?: unknown; workspace_from?: unknown }
+    | undefined;
+  const unplaced = typeof imported === "object" && imported !== null &&
+    imported.workspace_from === undefined &&
+    (typeof imported.harness !== "string" || loaded.replay.workspace === undefined);
+  if (unplaced) {
+    const origin = typeof imported.harness === "string"
+      ? `imported from ${imported.harness}`
+      : "imported from a penguin trace";
     if (wanted === undefined) {
       throw new PenguinError(
         "usage",
-        `Cannot resume session ${loaded.sessionId} without --workspace: it was imported from ` +
-          `${foreign}, and its workspace "${loaded.workspace}" comes from the imported file. ` +
+        `Cannot resume session ${loaded.sessionId} without --workspace: it was ${origin}, ` +
+          `and its workspace "${loaded.workspace}" comes from the imported file. ` +
           `Name the directory to continue in with --workspace <dir> (that one too, if you mean it)`,
       );
     }

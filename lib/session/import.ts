@@ -10,9 +10,13 @@
  * session (ordered by their `_NNN` suffix, else as given).
  *
  * Records are copied byte for byte; only the session_meta line is rewritten,
- * to add `imported_from: {path, session_id}` and, when the id is already
- * taken (or unfit for a file name), to give the session a new id. Files are
- * created exclusively: nothing is ever overwritten.
+ * to add `imported_from: {path, session_id, recorded_workspace,
+ * workspace_from}`, to set its workspace to the one chosen at import (see
+ * lib/session/import_workspace.ts), and, when the id is already taken (or
+ * unfit for a file name), to give the session a new id. A `workspace_moved`
+ * record names a directory of the machine the file comes from: it is left
+ * out (and reported), so the session continues where the user chose. Files
+ * are created exclusively: nothing is ever overwritten.
  *
  * A parent and its subagent children are one unit: the children named by
  * the `subagent` pointers of an imported session come along when their
@@ -41,10 +45,13 @@ import {
 import { formatProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import { findRelative } from "../trace/session_files.ts";
 import { alreadyExists, copyLines, createTraceFile } from "./_copy.ts";
+import type { ImportWorkspace } from "./import_workspace.ts";
 import type { SessionScope } from "./locate.ts";
 
 /** Options of {@linkcode importTraces}. */
 export interface ImportOptions extends SessionScope {
+  /** Where the imported sessions continue (never the path their files recorded). */
+  workspace: ImportWorkspace;
   /** Skip bad lines (reporting each) instead of refusing the file. */
   lenient?: boolean;
   /** Clock for new ids (tests). */
@@ -77,6 +84,10 @@ export interface ImportedSession {
   files: ImportedFile[];
   /** When it came along as a subagent child: the original id of the session naming it. */
   childOf?: string;
+  /** Where it continues: the workspace chosen at import. */
+  workspace: string;
+  /** The workspace its file recorded (not used). */
+  recordedWorkspace: string;
 }
 
 /** The outcome of an import. */
@@ -103,6 +114,8 @@ interface Scanned {
   fatal: string | null;
   /** `subagent` pointer lines: line → the envelope. */
   pointers: Map<number, OmniMessage>;
+  /** `workspace_moved` lines, left out. */
+  moves: number[];
 }
 
 function problem(file: string, line: number, reason: string): TraceProblem {
@@ -119,6 +132,7 @@ async function scan(source: string): Promise<Scanned> {
     problems: [],
     fatal: null,
     pointers: new Map(),
+    moves: [],
   };
   try {
     let first = true;
@@ -148,6 +162,7 @@ async function scan(source: string): Promise<Scanned> {
         why = "an origin-tagged record (belongs to the child's trace)";
       }
       if (why) s.problems.push(problem(source, line, `unexpected ${why}`));
+      else if (m.type === "event_msg" && m.payload.type === "workspace_moved") s.moves.push(line);
       else {
         s.keep.add(line);
         if (
@@ -165,6 +180,12 @@ async function scan(source: string): Promise<Scanned> {
       : `${source}: ${errorMessage(err)}`;
   }
   return s;
+}
+
+/** The report line of a `workspace_moved` record left out. */
+function movedNotice(source: string, line: number): string {
+  return `${source}:${line}: a workspace_moved record (the session continues in the workspace ` +
+    `chosen at import) (skipped)`;
 }
 
 function freshId(original: string, now: Date): string {
@@ -214,6 +235,7 @@ async function write(
   files: Scanned[],
   now: Date,
   renames: ReadonlyMap<string, string>,
+  workspace: ImportWorkspace,
 ): Promise<ImportedFile[]> {
   const out: ImportedFile[] = [];
   const dateDir = dateDirFor(id, files[0]!.meta!, now);
@@ -221,7 +243,13 @@ async function write(
     for (const [i, s] of files.entries()) {
       const meta = structuredClone(s.meta!);
       meta.payload.session_id = id;
-      meta.payload.imported_from = { path: s.source, session_id: original };
+      meta.payload.imported_from = {
+        path: s.source,
+        session_id: original,
+        recorded_workspace: s.meta!.payload.workspace,
+        workspace_from: workspace.from,
+      };
+      meta.payload.workspace = workspace.path;
       const parent = meta.payload.parent as { session_id?: unknown } | undefined;
       const parentTo = typeof parent?.session_id === "string"
         ? renames.get(parent.session_id)
@@ -299,6 +327,7 @@ export async function importTraces(
       return false;
     }
     report.skipped.push(...s.problems.map((p) => `${formatProblem(p)} (skipped)`));
+    report.skipped.push(...s.moves.map((line) => movedNotice(s.source, line)));
     accepted.push(s);
     return true;
   };
@@ -336,7 +365,7 @@ export async function importTraces(
   }
   for (const [original, members] of groups) {
     try {
-      const done = await importOne(tracesDir, original, members, now, renames);
+      const done = await importOne(tracesDir, original, members, now, renames, options.workspace);
       const parent = childOf.get(original);
       report.imported.push(parent !== undefined ? { ...done, childOf: parent } : done);
     } catch (err) {
@@ -368,6 +397,7 @@ async function importOne(
   members: Scanned[],
   now: Date,
   renames: Map<string, string>,
+  workspace: ImportWorkspace,
 ): Promise<ImportedSession> {
   let id = renames.get(original) ?? original;
   let renamed = id !== original;
@@ -380,8 +410,15 @@ async function importOne(
     }
     const lock = await acquireSessionLock(tracesDir, id);
     try {
-      const written = await write(tracesDir, id, original, members, now, renames);
-      return { sessionId: id, originalId: original, renamed, files: written };
+      const written = await write(tracesDir, id, original, members, now, renames, workspace);
+      return {
+        sessionId: id,
+        originalId: original,
+        renamed,
+        files: written,
+        workspace: workspace.path,
+        recordedWorkspace: String(members[0]!.meta!.payload.workspace),
+      };
     } catch (err) {
       if (!alreadyExists(err)) throw err;
       id = freshId(original, now);

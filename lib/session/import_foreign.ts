@@ -4,7 +4,9 @@
  * detected from the first line; the file is converted by the harness's
  * parser (pure), then written through penguin's trace writer as a new
  * session whose `session_meta` says where it came from (`imported_from`:
- * harness, id, version, cwd, file). Claude Code subagent transcripts found
+ * harness, id, version, cwd, file, workspace_from). The session works in the
+ * workspace chosen at import (lib/session/import_workspace.ts), never in the
+ * cwd its file recorded. Claude Code subagent transcripts found
  * next to a session become child sessions (`source: "subagent"`, `parent`
  * pointing at the Agent call) with `subagent` pointers in the parent.
  *
@@ -29,6 +31,7 @@ import { looksLikeClaude, parseClaude } from "./import_claude.ts";
 import { looksLikeCodex, parseCodex } from "./import_codex.ts";
 import { looksLikePi, parsePi } from "./import_pi.ts";
 import { formatLineProblem, type LossEntry } from "./import_report.ts";
+import type { ImportWorkspace } from "./import_workspace.ts";
 import type { SessionScope } from "./locate.ts";
 
 /** What a file's first line says it is: a foreign harness, a penguin trace, or unknown (null). */
@@ -54,6 +57,8 @@ export function detectFormat(text: string): Harness | "penguin" | null {
 
 /** Options of {@linkcode importForeign}. */
 export interface ForeignImportOptions extends SessionScope {
+  /** Where the imported sessions continue (never the cwd their files recorded). */
+  workspace: ImportWorkspace;
   /** The harness the files come from; absent: detected per file. */
   from?: Harness;
   /** Skip malformed lines (listing each) instead of refusing the file. */
@@ -80,6 +85,10 @@ export interface ForeignImported {
   loss: LossEntry[];
   /** Malformed lines skipped (lenient only), `file:line: reason`. */
   skipped: string[];
+  /** Where it continues: the workspace chosen at import. */
+  workspace: string;
+  /** The cwd its file recorded (not used). */
+  recordedWorkspace: string;
 }
 
 /** One imported foreign session and its children. */
@@ -245,6 +254,7 @@ interface Planned {
 async function plan(
   tracesDir: string,
   agentState: string,
+  workspace: ImportWorkspace,
   taken: Set<string>,
   x: ForeignSession,
   parent?: { id: string; toolCallId: string },
@@ -258,7 +268,7 @@ async function plan(
     model_context_window: "unknown",
     system_prompt: x.systemPrompt,
     agent_state: agentState,
-    workspace: x.cwd,
+    workspace: workspace.path,
     ...(parent
       ? {
         source: "subagent" as const,
@@ -271,6 +281,7 @@ async function plan(
       version: x.version,
       cwd: x.cwd,
       file: x.file,
+      workspace_from: workspace.from,
     },
   };
   return { s: x, id, dateDir: dateDirName(at), meta, records: x.records };
@@ -311,15 +322,16 @@ async function stage(staging: string, family: readonly Planned[]): Promise<strin
 /** Write a session and its children into a private directory, validate, then move them into place. */
 async function writeFamily(
   tracesDir: string,
-  scope: SessionScope,
+  scope: SessionScope & { workspace: ImportWorkspace },
   s: ForeignSession,
 ): Promise<ForeignImportedSession> {
   const taken = new Set<string>();
   const agentState = agentStateDir(scope);
-  const top = await plan(tracesDir, agentState, taken, s);
+  const ws = scope.workspace;
+  const top = await plan(tracesDir, agentState, ws, taken, s);
   const children = await Promise.all(
     s.children.map((c) =>
-      plan(tracesDir, agentState, taken, c.session, { id: top.id, toolCallId: c.toolCallId })
+      plan(tracesDir, agentState, ws, taken, c.session, { id: top.id, toolCallId: c.toolCallId })
     ),
   );
   // The parent's pointers name the children by their foreign ids until now.
@@ -358,6 +370,8 @@ async function writeFamily(
     toolCalls: countCalls(p.s),
     loss: p.s.loss,
     skipped: p.s.problems.map(formatLineProblem),
+    workspace: ws.path,
+    recordedWorkspace: p.s.cwd,
   });
   return { ...done(top), harness: s.harness, children: children.map(done) };
 }
@@ -380,6 +394,7 @@ export function formatForeignImport(s: ForeignImportedSession): string {
     `${indent}Imported ${what} ${x.originalId} as ${x.sessionId}: ${x.records} record(s), ${x.toolCalls} tool call(s)\n` +
     `${indent}  ${x.source} -> ${x.path}\n`;
   let out = head(s, `${HARNESS_NAMES[s.harness]} session`, "");
+  out += `  continues in ${s.workspace} (its file recorded "${s.recordedWorkspace}")\n`;
   out += lossLines(s.loss, "  ");
   for (const c of s.children) {
     out += head(c, "subagent", "  ");

@@ -71,6 +71,12 @@ export {
   formatForeignImport,
   importForeign,
 } from "./import_foreign.ts";
+export {
+  chooseImportWorkspace,
+  type ImportWorkspace,
+  importWorkspaceNote,
+  type ImportWorkspaceSource,
+} from "./import_workspace.ts";
 export { type ForeignSession, type Harness, HARNESSES } from "./foreign_session.ts";
 export { type LossEntry } from "./import_report.ts";
 export {

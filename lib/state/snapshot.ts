@@ -10,6 +10,10 @@
  * servers' `env` and header values in `system_config.yaml` are secrets too:
  * the snapshot's copy has them emptied (lib/state/snapshot_secrets.ts).
  *
+ * Whether message contents go to telemetry (`telemetry.include_content`)
+ * never comes from a snapshot: an import takes it out of the archive's
+ * `system_config.yaml` and reports it.
+ *
  * A snapshot holds plain files and directories only: a symbolic link or
  * other special file in `agent_state/` is left out (and reported). A
  * version is packed once: when `v<version>.tar.gz` exists it is not
@@ -41,8 +45,7 @@ import {
   STAGE_PREFIX,
 } from "./agent_state_swap.ts";
 import type { AgentPaths } from "./paths.ts";
-import { parseMcpServers } from "./mcp_servers.ts";
-import { parseScheduledTask } from "./schedule.ts";
+import { dropIncludeContent, snapshotReach } from "./snapshot_reach.ts";
 import { parseSystemConfig } from "./system_config.ts";
 import { withoutMcpSecrets } from "./snapshot_secrets.ts";
 import { readUntrustedBytes } from "./untrusted_file.ts";
@@ -264,13 +267,14 @@ export interface SnapshotArchive {
   /** Entries that are not imported, and why. */
   skipped: SkippedEntry[];
   /**
-   * What its configuration would start on its own, beyond the sandbox of the
-   * model's commands, each in words: the MCP servers of `system_config.yaml`
-   * that reach further (an HTTP server, a stdio server with the network on or
-   * writable directories of its own) and the enabled scheduled tasks with the
-   * workspace each would write in. The importer must accept them first.
+   * What it would set up that sends data off the machine or runs programs
+   * beyond the model's commands, each in words (telemetry, every MCP server,
+   * enabled scheduled tasks, skills holding programs: see
+   * lib/state/snapshot_reach.ts). The importer must accept them first.
    */
   reach: string[];
+  /** Settings taken out of its `system_config.yaml` (`telemetry.include_content`), in words. */
+  dropped: string[];
 }
 
 function refuse(source: string, why: string): PenguinError {
@@ -338,6 +342,7 @@ export async function readSnapshot(
     files: [],
     skipped: [],
     reach: [],
+    dropped: [],
   };
   let bytes = 0;
   for (const e of entries) {
@@ -375,58 +380,25 @@ export async function readSnapshot(
   }
   const config = out.files.find((f) => f.path === "system_config.yaml");
   if (!config) throw refuse(file, `it has no ${TOP}/system_config.yaml`);
-  const parsed = parseSystemConfig(
-    new TextDecoder().decode(config.data),
-    `${file}: ${TOP}/system_config.yaml`,
-  );
+  const text = new TextDecoder().decode(config.data);
+  const parsed = parseSystemConfig(text, `${file}: ${TOP}/system_config.yaml`);
   const v = parsed.version;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 1) {
     throw refuse(file, `${TOP}/system_config.yaml has no version (a natural number)`);
   }
   out.version = v;
-  out.reach = [...mcpReach(parsed.tools?.mcpServers ?? []), ...scheduleReach(out.files)];
-  return out;
-}
-
-/**
- * The MCP servers of an archive's configuration that reach beyond what the
- * model's commands may (see {@linkcode SnapshotArchive.reach}), in words.
- */
-function mcpReach(entries: readonly unknown[]): string[] {
-  const { servers } = parseMcpServers(entries, `${TOP}/system_config.yaml`);
-  return servers.flatMap((s) => {
-    if (s.transport !== "stdio") return [`MCP server "${s.name}" connects to ${s.url}`];
-    const wider = [
-      ...(s.sandbox.network ? ["network on"] : []),
-      ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
-      // Started in the workspace, its runtime may load what the model wrote there.
-      ...(s.sandbox.workspaceCwd && s.cwd === undefined ? ["the workspace as its cwd"] : []),
-    ];
-    return wider.length > 0
-      ? [`MCP server "${s.name}" runs ${s.command} with ${wider.join(" and ")}`]
-      : [];
-  });
-}
-
-/** The enabled scheduled tasks of an archive (`schedule/<name>.toml`), in words. */
-function scheduleReach(files: SnapshotArchive["files"]): string[] {
-  const out: string[] = [];
-  for (const f of files) {
-    const m = /^schedule\/([^/]+)\.toml$/.exec(f.path);
-    if (!m) continue;
-    let task;
-    try {
-      task = parseScheduledTask(new TextDecoder().decode(f.data), `${TOP}/${f.path}`, m[1]!);
-    } catch {
-      continue; // an invalid task never fires
-    }
-    if (!task.enabled) continue;
-    const where = task.sessionId !== undefined
-      ? `continuing session ${task.sessionId}`
-      : task.workspace !== undefined
-      ? `in ${task.workspace}`
-      : "in a new temporary workspace";
-    out.push(`scheduled task "${task.name}" runs on its own ${where}`);
+  out.reach = snapshotReach(parsed, out.files);
+  const kept = dropIncludeContent(text, parsed);
+  if (kept === undefined) {
+    throw refuse(
+      file,
+      `${TOP}/system_config.yaml sets telemetry.include_content in a way that cannot be taken ` +
+        `out (a snapshot never sets it; write the telemetry section without YAML aliases)`,
+    );
+  }
+  if (kept.dropped.length > 0) {
+    config.data = new TextEncoder().encode(kept.text);
+    out.dropped = kept.dropped;
   }
   return out;
 }

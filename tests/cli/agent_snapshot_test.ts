@@ -141,8 +141,12 @@ Deno.test("agent import round-trips a snapshot into another agent, which keeps i
     await ok(["agent", "snapshot"], root);
     const snap = join(agentDir(root), "snapshots", "v2.tar.gz");
 
-    // Into an agent that does not exist yet: created, without any vault.
-    const fresh = await ok(["agent", "import", snap, "--agent-id", "copy"], root);
+    // Into an agent that does not exist yet: created, without any vault. Its skill holds a
+    // program for the model to run: listed, and imported only with --yes.
+    const asked = await runCli(["--root", root, "agent", "import", snap, "--agent-id", "copy"]);
+    assert.equal(asked.code, 2, asked.stderr);
+    assert.match(asked.stderr, /skill "tool" holds programs for the model to run: run\.sh/);
+    const fresh = await ok(["agent", "import", snap, "--agent-id", "copy", "--yes"], root);
     assert.equal(fresh.stdout, "Imported snapshot v2 into agent copy (4 files).\n");
     const copy = stateDir(root, "copy");
     const expected = (await tree(state)).filter((p) => p !== ".vault.toml");
@@ -152,9 +156,9 @@ Deno.test("agent import round-trips a snapshot into another agent, which keeps i
     const list = await ok(["config", "vault", "list", "--agent-id", "copy"], root);
     assert.doesNotMatch(list.stdout, /TOKEN/);
 
-    // Into an older agent with a vault: no question, the vault is kept.
+    // Into an older agent with a vault: no question about the version, the vault is kept.
     const other = await initAgent(root, "other");
-    const old = await ok(["agent", "import", snap, "--agent-id", "other"], root);
+    const old = await ok(["agent", "import", snap, "--agent-id", "other", "--yes"], root);
     assert.match(old.stdout, /into agent other \(4 files; kept its own \.vault\.toml\)/);
     assert.equal(await Deno.readTextFile(join(other, "AGENTS.md")), "Be brief.");
     assert.match(await Deno.readTextFile(join(other, ".vault.toml")), /other-secret/);
@@ -416,7 +420,7 @@ Deno.test("agent import first rolls back an import that died between its renames
   });
 });
 
-Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach beyond the sandbox (a writable home) needs --yes; a hostile entry name is shown without its escapes", async () => {
+Deno.test("agent import of a snapshot with MCP servers or scheduled tasks (a writable home) needs --yes; a hostile entry name is shown without its escapes", async () => {
   await withRoot(async (root) => {
     const state = await initAgent(root);
     await setVersion(state, 1);
@@ -443,8 +447,11 @@ Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach
     ]);
     const refused = await runCli(["--root", root, "agent", "import", path]);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /what would run on its own, beyond the sandbox/);
-    assert.match(refused.stderr, /MCP server "helper" runs sh with writable /);
+    assert.match(refused.stderr, /sends data off this machine or runs programs beyond/);
+    assert.match(
+      refused.stderr,
+      /MCP server "helper" runs sh -c "echo x >> ~\/\.bashrc" with writable /,
+    );
     assert.match(
       refused.stderr,
       /MCP server "remote" connects to https:\/\/mcp\.example\.invalid\//,
@@ -460,7 +467,11 @@ Deno.test("agent import of a snapshot whose MCP servers or scheduled tasks reach
       /"read_file"/,
       "a tool that only reads is read-only anyway",
     );
-    assert.doesNotMatch(refused.stderr, /"plain"/, "a confined server needs no confirmation");
+    assert.match(
+      refused.stderr,
+      /MCP server "plain" runs cat in the sandbox/,
+      "every server is listed",
+    );
     assert.equal(await Deno.readTextFile(join(state, "system_config.yaml")), before);
 
     const accepted = await runCli(["--root", root, "agent", "import", path, "--yes"]);

@@ -76,7 +76,7 @@ Deno.test("a hostile skill's SKILL.md reaches no terminal raw in skills list", a
   });
 });
 
-Deno.test("a session imported from another harness resumes only where the user says: its recorded cwd (here an existing directory) is not taken on the file's word", async () => {
+Deno.test("a session imported from another harness works where the import chose (the current directory), never in its recorded cwd (here an existing directory)", async () => {
   const server = await startModelServer({ turns: [turn.text("Resumed."), turn.text("Again.")] });
   await withModelRoot(server, async (sb) => {
     const home = join(sb.base, "home-of-user");
@@ -99,8 +99,11 @@ Deno.test("a session imported from another harness resumes only where the user s
       },
     ];
     await Deno.writeTextFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-    const imp = await runCli(["--root", sb.root, "sessions", "import", file]);
+    const imp = await runCli(["--root", sb.root, "sessions", "import", file], {
+      cwd: sb.workspace,
+    });
     assert.equal(imp.code, 0, imp.stderr);
+    assert.ok(imp.stdout.includes(`continues in ${sb.workspace} (its file recorded "${home}")`));
     const id = /as (session-\S+):/.exec(imp.stdout)![1]!;
     const resume = (extra: string[]) =>
       runCli([
@@ -117,15 +120,17 @@ Deno.test("a session imported from another harness resumes only where the user s
         "-m",
         "continue",
       ]);
-    const refused = await resume([]);
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /without --workspace: it was imported from codex/);
+    // Another directory is refused: the session works where it was imported.
+    const elsewhere = await resume(["--workspace", home]);
+    assert.equal(elsewhere.code, 2, elsewhere.stderr);
+    assert.match(elsewhere.stderr, /--workspace is only for a session whose workspace is gone/);
     assert.equal(server.requests.length, 0);
-    const r = await resume(["--workspace", sb.workspace]);
+    const r = await resume([]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(server.requests.length, 1);
-    assert.ok(JSON.stringify(server.requests[0]!.body).includes(sb.workspace));
-    // Placed once, it resumes where it was placed, as any session.
+    const body = JSON.stringify(server.requests[0]!.body);
+    assert.ok(body.includes(sb.workspace));
+    assert.ok(!body.includes(home), "the recorded cwd is not the model's workspace");
     const again = await resume([]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(server.requests.length, 2);

@@ -71,8 +71,9 @@ Deno.test("sessions import --json: every peer fixture imports (format detected),
       const meta = (await readTraceFile(f.path)).messages[0]!.payload as SessionMeta;
       assert.deepEqual(
         Object.keys(meta.imported_from as object).sort(),
-        ["cwd", "file", "harness", "id", "version"],
+        ["cwd", "file", "harness", "id", "version", "workspace_from"],
       );
+      assert.equal((meta.imported_from as { workspace_from: string }).workspace_from, "cwd");
       assert.equal((meta.imported_from as { id: string }).id, f.original_id);
       assert.equal((meta.imported_from as { file: string }).file, sessionFile(sc));
       const show = await runCli(["--root", root, "sessions", "show", f.session_id]);
@@ -185,8 +186,6 @@ for (const sc of MANIFEST) {
         "run",
         "--resume",
         f.session_id,
-        "--workspace",
-        sb.workspace,
         "-m",
         "continue",
       ]);
@@ -204,8 +203,6 @@ for (const sc of MANIFEST) {
         "custom",
         "--model-id",
         "m",
-        "--workspace",
-        sb.workspace,
         "-m",
         "continue",
       ]);
@@ -213,20 +210,21 @@ for (const sc of MANIFEST) {
       assert.equal(server.requests.length, 1);
       const sent = requestAtoms(server, 0);
       const history = atomsOfContext(completes(recorded));
-      // The recorded conversation, then one user message: the workspace-moved note and the new prompt.
-      // penguin's own system prompt (the recorded one is empty), for the workspace it continues in.
+      // The recorded conversation, then the new prompt, in the workspace chosen at import (the
+      // current directory): penguin's own system prompt (the recorded one is empty) names it.
       assert.equal(sent[0]!.role, "system");
       assert.ok(sent[0]!.text!.includes(sb.workspace), "the system prompt names the workspace");
       const afterSystem = sent.slice(1);
       assertContext(afterSystem.slice(0, -1), history);
       const last = afterSystem.at(-1)!;
       assert.equal(last.role, "user");
-      assert.match(last.text!, /no longer exists[\s\S]*\n\ncontinue$/);
+      assert.equal(last.text, "continue");
       // Every recorded tool call went in with its name, arguments and id, answered by its output.
       const calls = sent.flatMap((a) => a.calls ?? []);
       assert.equal(calls.length, f.tool_calls);
       assert.equal(sent.filter((a) => a.role === "tool").length, f.tool_calls);
-      assert.equal(meta.workspace, (meta.imported_from as { cwd: string }).cwd);
+      assert.equal(meta.workspace, sb.workspace);
+      assert.notEqual((meta.imported_from as { cwd: string }).cwd, sb.workspace);
       // The resumed run's tool_list_ready names the pair it switched to.
       const after = (await readTraceFile(f.path)).messages.slice(recorded.length);
       const ready = after.find((m) =>

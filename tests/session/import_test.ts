@@ -19,6 +19,12 @@ import {
   withRoot,
 } from "./_support.ts";
 
+/** The scope of `root`, importing into `root` as the workspace named with --workspace. */
+const into = (root: string) => ({
+  ...scope(root),
+  workspace: { path: root, from: "--workspace" as const },
+});
+
 async function allFixtures(): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(FIXTURES)) {
@@ -34,7 +40,7 @@ function lines(text: string): string[] {
 Deno.test("every PenguinHarness fixture imports verbatim, then lists and shows", async () => {
   await withRoot(async (root) => {
     const files = await allFixtures();
-    const report = await importTraces(files, scope(root));
+    const report = await importTraces(files, into(root));
     assert.equal(report.ok, true);
     assert.deepEqual(report.refused, []);
     assert.deepEqual(report.skipped, []);
@@ -47,8 +53,16 @@ Deno.test("every PenguinHarness fixture imports verbatim, then lists and shows",
         assert.deepEqual(dst.slice(1), src.slice(1));
         const meta = JSON.parse(dst[0]!);
         const srcMeta = JSON.parse(src[0]!);
-        assert.deepEqual(meta.payload.imported_from, { path: f.source, session_id: s.originalId });
+        assert.deepEqual(meta.payload.imported_from, {
+          path: f.source,
+          session_id: s.originalId,
+          recorded_workspace: srcMeta.payload.workspace,
+          workspace_from: "--workspace",
+        });
+        // It works where the import chose, not where its file said.
+        assert.equal(meta.payload.workspace, root);
         delete meta.payload.imported_from;
+        meta.payload.workspace = srcMeta.payload.workspace;
         assert.deepEqual(meta, srcMeta);
         const { meta: _a, ...a } = resumeTrace(await records(f.path));
         const { meta: _b, ...b } = resumeTrace(await records(f.source));
@@ -76,7 +90,7 @@ Deno.test("a multi-file session imports as one session with its files in index o
   await withRoot(async (root) => {
     const report = await importTraces(
       [fixture("04-compaction_002.jsonl"), fixture("04-compaction_001.jsonl")],
-      scope(root),
+      into(root),
     );
     assert.equal(report.imported.length, 1);
     const [s] = report.imported;
@@ -92,9 +106,9 @@ Deno.test("a multi-file session imports as one session with its files in index o
 
 Deno.test("an id that already exists gets a new id; the existing session is untouched", async () => {
   await withRoot(async (root) => {
-    const first = await importTraces([fixture("01-simple.jsonl")], scope(root));
+    const first = await importTraces([fixture("01-simple.jsonl")], into(root));
     const before = await treeDigest(root);
-    const again = await importTraces([fixture("01-simple.jsonl")], scope(root));
+    const again = await importTraces([fixture("01-simple.jsonl")], into(root));
     const original = first.imported[0]!.sessionId;
     const copy = again.imported[0]!;
     assert.equal(copy.renamed, true);
@@ -107,6 +121,8 @@ Deno.test("an id that already exists gets a new id; the existing session is unto
     assert.deepEqual(meta.payload.imported_from, {
       path: fixture("01-simple.jsonl"),
       session_id: original,
+      recorded_workspace: "/tmp/penguin-fixtures/ws-simple",
+      workspace_from: "--workspace",
     });
     const after = await treeDigest(root);
     for (const [k, v] of Object.entries(before)) assert.equal(after[k], v);
@@ -133,7 +149,7 @@ async function damaged(dir: string): Promise<string> {
 Deno.test("a strict import refuses a damaged file with file:line: reason errors and writes nothing", async () => {
   await withRoot(async (root) => {
     const path = await damaged(root);
-    const report = await importTraces([path], scope(root));
+    const report = await importTraces([path], into(root));
     assert.equal(report.ok, false);
     assert.equal(report.imported.length, 0);
     assert.equal(report.refused.length, 1);
@@ -148,7 +164,7 @@ Deno.test("a strict import refuses a damaged file with file:line: reason errors 
 Deno.test("a lenient import skips the bad lines and reports each", async () => {
   await withRoot(async (root) => {
     const path = await damaged(root);
-    const report = await importTraces([path], { ...scope(root), lenient: true });
+    const report = await importTraces([path], { ...into(root), lenient: true });
     assert.equal(report.ok, true);
     assert.equal(report.skipped.length, 2);
     assert.ok(report.skipped.every((l) => l.startsWith(`${path}:`) && l.endsWith("(skipped)")));
@@ -163,7 +179,7 @@ Deno.test("a file whose first record is not a session_meta is refused even when 
     const s = new Script();
     const path = join(root, "headless.jsonl");
     await Deno.writeTextFile(path, jsonl([s.user("go"), s.meta(sid("abababab"))]));
-    const report = await importTraces([path], { ...scope(root), lenient: true });
+    const report = await importTraces([path], { ...into(root), lenient: true });
     assert.equal(report.imported.length, 0);
     assert.match(report.refused[0]!.errors[0]!, /:1: expected a session_meta as the first record/);
   });
@@ -193,13 +209,13 @@ Deno.test("streaming partials, origin-tagged records and extra metas are import 
       path,
       jsonl([s.meta(id), s.user("go"), partial as never, origin, s.meta(id)]),
     );
-    const strict = await importTraces([path], scope(root));
+    const strict = await importTraces([path], into(root));
     assert.deepEqual(strict.refused[0]!.errors.map((e) => e.split(": ")[0]), [
       `${path}:3`,
       `${path}:4`,
       `${path}:5`,
     ]);
-    const lenient = await importTraces([path], { ...scope(root), lenient: true });
+    const lenient = await importTraces([path], { ...into(root), lenient: true });
     assert.equal(lenient.imported[0]!.files[0]!.records, 2);
   });
 });

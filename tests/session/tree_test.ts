@@ -9,6 +9,12 @@ import {
 } from "../../lib/session/mod.ts";
 import { fixture, jsonl, putTrace, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
 
+/** The scope of `root`, importing into `root` as the workspace named with --workspace. */
+const into = (root: string) => ({
+  ...scope(root),
+  workspace: { path: root, from: "--workspace" as const },
+});
+
 function shape(n: TreeNode): unknown {
   return { id: n.sessionId, rel: n.relation, children: n.children.map(shape) };
 }
@@ -17,7 +23,7 @@ Deno.test("subagent children hang under the parent that spawned them (fixture pa
   await withRoot(async (root) => {
     await importTraces(
       [fixture("05-subagent-parent.jsonl"), fixture("05-subagent-child.jsonl")],
-      scope(root),
+      into(root),
     );
     const forest = await sessionTree(scope(root));
     assert.deepEqual(forest.map(shape), [{

@@ -42,7 +42,7 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     short: "y",
     type: "boolean",
     label: "--yes, -y",
-    help: "replace an equal or newer version; accept what it would run on its own",
+    help: "replace an equal or newer version; accept what it sends out or runs",
   },
   {
     name: "force",
@@ -88,13 +88,16 @@ the next import or the next load of the agent: the old state under
 
 Importing a version that is not newer than the agent's current one asks
 for confirmation on a terminal; without a terminal it is refused (exit 2)
-unless --yes is given. So is a snapshot that configures what would run on
-its own beyond the sandbox of the model's commands or unasked: MCP servers
-in system_config.yaml that reach further (an HTTP server, or a stdio server
-with sandbox.network on or sandbox.writable directories), enabled scheduled
-tasks (with the workspace each would write in), and built-in tools that
-change things marked read-only (permission: r; --approve read-only runs
-those unasked). Each is listed first.
+unless --yes is given. So is a snapshot that sets up what sends data off
+this machine or runs programs beyond the model's commands: a telemetry
+endpoint (and the headers sent to it), every MCP server (its command line
+or URL, and what it reaches beyond the sandbox), enabled scheduled tasks
+(with the workspace each would write in), skills that hold programs for
+the model to run (executable files, scripts, scripts/ or bin/), and
+built-in tools that change things marked read-only (permission: r;
+--approve read-only runs those unasked). Each is listed first; the refusal
+lists them too. telemetry.include_content (message contents on the spans)
+is never taken from a snapshot: it is taken out and reported.
 
 Flags:
 ${flagHelp(IMPORT_FLAGS, 23)}
@@ -188,17 +191,19 @@ function approvalReach(archive: SnapshotArchive): string[] {
 }
 
 /**
- * Ask before importing a snapshot that configures what would run on its own,
- * with more reach than the model's commands (a home directory made writable,
- * or chosen as a task's workspace, is a way out). Without a terminal: refused.
+ * Ask before importing a snapshot that sets up what sends data off the
+ * machine or runs programs beyond the model's commands (a telemetry
+ * endpoint, MCP servers, scheduled tasks, skills with programs…). Without a
+ * terminal: refused, listing them.
  */
 async function confirmReach(ctx: CommandContext, cmd: string, reach: string[]): Promise<boolean> {
   const list = safeText(reach.map((m) => `  ${m}\n`).join(""));
   return await confirmed(
     ctx,
-    `The snapshot configures what would run on its own:\n${list}Import it with them`,
-    `${cmd}: the snapshot configures what would run on its own, beyond the sandbox of the ` +
-      `model's commands:\n${list}Not importing it`,
+    `The snapshot sets up what sends data off this machine or runs programs:\n${list}` +
+      `Import it with them`,
+    `${cmd}: the snapshot sets up what sends data off this machine or runs programs beyond ` +
+      `the model's commands:\n${list}Not importing it`,
   );
 }
 
@@ -211,6 +216,13 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const ref = agentRef(ctx, p);
   const paths = agentPaths(ref);
   const archive = await readSnapshot(resolve(file));
+  for (const d of archive.dropped) ctx.io.err(safeText(`penguin: not imported: ${d}\n`));
+  // What it sends off the machine or runs is asked first: a refusal without a terminal lists it.
+  const reach = [...archive.reach, ...approvalReach(archive)];
+  if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
+    ctx.io.out("Not imported.\n");
+    return 1;
+  }
   const current = await currentVersion(paths.systemConfig);
   const needsConfirmation = current === "unreadable" ||
     (current !== undefined && archive.version <= current);
@@ -224,11 +236,6 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       ctx.io.out("Not imported.\n");
       return 1;
     }
-  }
-  const reach = [...archive.reach, ...approvalReach(archive)];
-  if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
-    ctx.io.out("Not imported.\n");
-    return 1;
   }
   reportSkipped(ctx, archive.skipped);
   const done = await installSnapshot(paths, archive, {

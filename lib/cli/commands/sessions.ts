@@ -10,6 +10,7 @@ import { PenguinError } from "../../protocol/errors.ts";
 import {
   buildOutline,
   childCount,
+  chooseImportWorkspace,
   cloneSession,
   type CopiedSession,
   deleteSession,
@@ -23,6 +24,7 @@ import {
   HARNESSES,
   importForeign,
   importTraces,
+  importWorkspaceNote,
   listSessions,
   locateSession,
   planDelete,
@@ -58,6 +60,7 @@ import {
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
+import { WORKSPACE } from "./_session_flags.ts";
 import { printJson } from "../json.ts";
 
 /** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
@@ -311,10 +314,15 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     type: "boolean",
     help: "do not bring along the subagent children found next to a session",
   },
+  {
+    ...WORKSPACE,
+    help: "the directory the sessions continue in; must exist\n(default: the current directory)",
+  },
 ];
 
 const IMPORT_HELP =
-  `Usage: penguin sessions import <file.jsonl>... [--from codex|claude|pi] [--lenient] [--json]
+  `Usage: penguin sessions import <file.jsonl>... [--workspace <dir>] [--from codex|claude|pi]
+                               [--lenient] [--json]
 
 Import sessions into the agent's traces directory: penguin trace files, or
 sessions recorded by OpenAI Codex CLI, Claude Code or pi (the harness is
@@ -325,7 +333,8 @@ the first record a session_meta; a file with a bad line is refused with
 "file:line: reason" errors. Files of one session (x_001.jsonl, x_002.jsonl)
 import as one session. A session whose id already exists gets a new id;
 nothing is ever overwritten. The session_meta records where it came from
-("imported_from"); every other line is copied verbatim.
+("imported_from") and the workspace chosen (below); every other line but a
+workspace_moved record is copied verbatim.
 
 A foreign session is converted into a new session: prompts, answers,
 thinking, every tool call paired with its output (names and arguments as
@@ -337,7 +346,13 @@ lists every kind of record that could not be mapped, with its count and an
 example file:line. A file with a malformed line is refused (file:line
 errors) unless --lenient; nothing is written for a refused file. Continue
 an imported session with: penguin run --resume <session> --provider <p>
---model-id <m> (--workspace <dir> when its recorded cwd is gone).
+--model-id <m>.
+
+Where an imported session works: the directory named with --workspace, else
+the current directory, never the one its file recorded (a file can name any
+directory, the home directory too). The import says which; the recorded
+path is kept in "imported_from" only. A workspace_moved record of a penguin
+trace is left out (and reported) for the same reason.
 
 Flags:
 ${flagLines(IMPORT_FLAGS)}
@@ -359,6 +374,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const scope = scopeOf(ctx, p);
   const from = flagValue(p, FROM);
   const lenient = bool(p, "lenient");
+  const workspace = await chooseImportWorkspace(flagValue(p, WORKSPACE), () => Deno.cwd());
   // Without --from, each file goes where its content says; unknown ones get today's checks.
   const penguinFiles: string[] = [];
   const foreignFiles: string[] = [];
@@ -377,6 +393,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     report = penguinFiles.length > 0
       ? await importTraces(penguinFiles, {
         ...scope,
+        workspace,
         lenient,
         children: !bool(p, "no-children"),
         onFile: onFile(0),
@@ -385,6 +402,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     foreign = foreignFiles.length > 0
       ? await importForeign(foreignFiles, {
         ...scope,
+        workspace,
         lenient,
         ...(from ? { from } : {}),
         onFile: onFile(penguinFiles.length),
@@ -395,6 +413,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   }
   const ok = report.ok && (foreign?.ok ?? true);
   if (bool(p, "json")) {
+    const placed = { workspace: workspace.path, workspace_from: workspace.from };
     json(
       ctx,
       foreign
@@ -404,12 +423,16 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
           refused: [...report.refused, ...foreign.refused],
           foreign: foreign.imported,
           foreign_with_parent: foreign.withParent,
+          ...placed,
         }
-        : report,
+        : { ...report, ...placed },
     );
     return ok ? 0 : 1;
   }
   printImport(ctx, report, foreign);
+  if (report.imported.length + (foreign?.imported.length ?? 0) > 0) {
+    ctx.io.out(safeText(`${importWorkspaceNote(workspace)}\n`));
+  }
   return ok ? 0 : 1;
 }
 
@@ -423,7 +446,8 @@ function printImport(
     const as = s.renamed ? ` as ${s.sessionId} (the id ${s.originalId} was taken)` : "";
     ctx.io.out(safeText(
       `Imported ${s.renamed ? s.originalId : s.sessionId}${as}: ${s.files.length} file(s)\n` +
-        s.files.map((f) => `  ${f.source} -> ${f.path}\n`).join(""),
+        s.files.map((f) => `  ${f.source} -> ${f.path}\n`).join("") +
+        `  continues in ${s.workspace} (its file recorded "${s.recordedWorkspace}")\n`,
     ));
   }
   for (const s of foreign?.imported ?? []) ctx.io.out(safeText(formatForeignImport(s)));

@@ -14,6 +14,7 @@ import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -65,6 +66,10 @@ Export one session (all its files, in order):
         and compaction; subagent sessions as children of the spawning tool
         call. Ids derive from the session, so the same trace exports the same
         spans. Message contents stay out unless --include-content
+
+Written to a terminal, the export is shown without escape sequences and
+control characters (other than newline and tab); written to a file (-o) or
+a pipe, it is exact.
 
 -o picks the format from the file name when --format is absent: .html, .md,
 .json, .otlp.json (otlp).
@@ -185,8 +190,11 @@ async function emit(
     ctx.io.err(`exported ${sessionId} (${format}) to ${outFile}\n`);
     return 0;
   }
+  // A trace holds what a hostile model wrote: on a terminal its escape sequences (a clipboard
+  // write, a window title, cursor moves) would act; a file or a pipe gets the bytes as they are.
+  const shown = ctx.io.isTty ? safeText(text) : text;
   return await untilPipeCloses(() => {
-    ctx.io.out(text);
+    ctx.io.out(shown);
     return Promise.resolve(0);
   });
 }

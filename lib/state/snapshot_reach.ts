@@ -1,0 +1,228 @@
+/**
+ * What a snapshot would set up that sends data off the machine or runs
+ * programs, beyond the model's own commands, in words for the importer to
+ * accept (see `penguin agent import`):
+ *
+ * - telemetry: the OTLP endpoint every session's spans go to
+ *   (`telemetry.otlp.traces_endpoint` / `endpoint`) and the names of the
+ *   headers sent with them;
+ * - every MCP server: a stdio server's command line, cwd and env names (and
+ *   what it may reach beyond the sandbox: network, writable directories, the
+ *   workspace as its cwd), an HTTP server's URL and header names, and a server whose tools
+ *   are marked read-only (`permission: r`, run unasked under
+ *   `--approve read-only`);
+ * - enabled scheduled tasks (`schedule/<name>.toml`), with where each runs;
+ * - skills that hold programs for the model to run: an executable file, a
+ *   file starting with `#!`, a script by its extension, or anything under a
+ *   `scripts/` or `bin/` directory.
+ *
+ * `telemetry.include_content` is never taken from a snapshot:
+ * {@linkcode dropIncludeContent} removes it from the archive's
+ * `system_config.yaml` (comments and the rest kept) and says so.
+ *
+ * @module
+ */
+import { parseDocument } from "yaml";
+import { parseMcpServers } from "./mcp_servers.ts";
+import { parseScheduledTask } from "./schedule.ts";
+import type { SystemConfig } from "./system_config.ts";
+
+/** One file of an archive, relative to `agent_state/`. */
+export interface ReachFile {
+  /** `skills/x/SKILL.md`, `schedule/nightly.toml`, … */
+  path: string;
+  /** Permission bits. */
+  mode: number;
+  /** Contents. */
+  data: Uint8Array;
+}
+
+/** Where the archive's config file is named in messages. */
+const CONFIG = "agent_state/system_config.yaml";
+
+/** Everything an archive sets up that reaches off the machine or runs programs, in words. */
+export function snapshotReach(config: SystemConfig, files: readonly ReachFile[]): string[] {
+  return [
+    ...telemetryReach(config),
+    ...mcpReach(config.tools?.mcpServers ?? []),
+    ...scheduleReach(files),
+    ...skillReach(files),
+  ];
+}
+
+const SIMPLE_WORD = /^[A-Za-z0-9_@%+=:,./~-]+$/;
+
+/** A command line as the user would read it (words with spaces or quotes shown quoted). */
+function commandLine(words: readonly string[]): string {
+  return words.map((w) => SIMPLE_WORD.test(w) ? w : JSON.stringify(w)).join(" ");
+}
+
+function names(record: Record<string, string> | undefined): string[] {
+  return Object.keys(record ?? {}).sort();
+}
+
+/** The telemetry export of the archive's configuration, in words. */
+function telemetryReach(config: SystemConfig): string[] {
+  const otlp = config.telemetry?.otlp;
+  const headers = names(otlp?.headers);
+  const withHeaders = headers.length > 0 ? ` with the headers ${headers.join(", ")}` : "";
+  const url = otlp?.traces_endpoint !== undefined
+    ? `${otlp.traces_endpoint} (telemetry.otlp.traces_endpoint)`
+    : otlp?.endpoint !== undefined
+    ? `${otlp.endpoint.replace(/\/+$/, "")}/v1/traces (telemetry.otlp.endpoint)`
+    : undefined;
+  if (url !== undefined) {
+    return [`telemetry sends the spans of every session to ${url}${withHeaders}`];
+  }
+  return headers.length > 0
+    ? [`telemetry.otlp.headers ${headers.join(", ")} go with every span export`]
+    : [];
+}
+
+/** Every MCP server of the archive's configuration, in words. */
+function mcpReach(entries: readonly unknown[]): string[] {
+  const { servers } = parseMcpServers(entries, CONFIG);
+  return servers.map((s) => {
+    const unasked = s.permission === "r"
+      ? "; its tools are marked read-only, so --approve read-only runs them unasked"
+      : "";
+    if (s.transport !== "stdio") {
+      const headers = names(s.headers);
+      const sent = headers.length > 0 ? ` sending the headers ${headers.join(", ")}` : "";
+      return `MCP server "${s.name}" connects to ${s.url}${sent}${unasked}`;
+    }
+    const wider = [
+      ...(s.sandbox.network ? ["network on"] : []),
+      ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
+      // Started in the workspace, its runtime may load what the model wrote there.
+      ...(s.sandbox.workspaceCwd && s.cwd === undefined ? ["the workspace as its cwd"] : []),
+    ];
+    const where = wider.length > 0 ? ` with ${wider.join(" and ")}` : " in the sandbox";
+    const env = names(s.env);
+    const facts = [
+      ...(s.cwd !== undefined ? [`cwd ${s.cwd}`] : []),
+      ...(env.length > 0 ? [`env ${env.join(", ")}`] : []),
+    ];
+    const withFacts = facts.length > 0 ? ` (${facts.join("; ")})` : "";
+    return `MCP server "${s.name}" runs ${
+      commandLine([s.command, ...s.args])
+    }${withFacts}${where}${unasked}`;
+  });
+}
+
+/** The enabled scheduled tasks of an archive (`schedule/<name>.toml`), in words. */
+function scheduleReach(files: readonly ReachFile[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    const m = /^schedule\/([^/]+)\.toml$/.exec(f.path);
+    if (!m) continue;
+    let task;
+    try {
+      task = parseScheduledTask(new TextDecoder().decode(f.data), `agent_state/${f.path}`, m[1]!);
+    } catch {
+      continue; // an invalid task never fires
+    }
+    if (!task.enabled) continue;
+    const where = task.sessionId !== undefined
+      ? `continuing session ${task.sessionId}`
+      : task.workspace !== undefined
+      ? `in ${task.workspace}`
+      : "in a new temporary workspace";
+    out.push(`scheduled task "${task.name}" runs on its own ${where}`);
+  }
+  return out;
+}
+
+/** Extensions of files that are programs or scripts. */
+const PROGRAM_EXTENSIONS = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "fish",
+  "ksh",
+  "py",
+  "js",
+  "mjs",
+  "cjs",
+  "ts",
+  "mts",
+  "rb",
+  "pl",
+  "php",
+  "lua",
+  "ps1",
+  "bat",
+  "cmd",
+  "exe",
+  "jar",
+  "bin",
+  "so",
+  "dylib",
+]);
+
+/** True when a skill's file (`rel` inside the skill) is a program or script. */
+function programFile(rel: string, mode: number, data: Uint8Array): boolean {
+  if (rel === "SKILL.md" || rel === "icon.svg") return false;
+  if ((mode & 0o111) !== 0) return true;
+  if (data[0] === 0x23 && data[1] === 0x21) return true; // #!
+  const parts = rel.split("/");
+  if (parts.slice(0, -1).some((p) => p === "scripts" || p === "bin")) return true;
+  const ext = /\.([^./]+)$/.exec(parts.at(-1)!)?.[1]?.toLowerCase();
+  return ext !== undefined && PROGRAM_EXTENSIONS.has(ext);
+}
+
+/** The skills of an archive holding programs for the model to run, in words. */
+function skillReach(files: readonly ReachFile[]): string[] {
+  const bySkill = new Map<string, string[]>();
+  for (const f of files) {
+    const m = /^skills\/([^/]+)\/(.+)$/.exec(f.path);
+    if (!m || !programFile(m[2]!, f.mode, f.data)) continue;
+    const list = bySkill.get(m[1]!) ?? [];
+    list.push(m[2]!);
+    bySkill.set(m[1]!, list);
+  }
+  return [...bySkill].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([name, programs]) => {
+    const shown = programs.slice(0, 3).join(", ");
+    const more = programs.length > 3 ? ` and ${programs.length - 3} more` : "";
+    return `skill "${name}" holds programs for the model to run: ${shown}${more}`;
+  });
+}
+
+/** The outcome of {@linkcode dropIncludeContent}. */
+export interface DroppedSetting {
+  /** The config's new text. */
+  text: string;
+  /** What was dropped, in words (empty when nothing was). */
+  dropped: string[];
+}
+
+/**
+ * `text` (a `system_config.yaml` that parsed as `config`) without
+ * `telemetry.include_content`: whether message contents go to a telemetry
+ * endpoint is the user's choice on this machine, never a snapshot's.
+ * Returns undefined when the key cannot be removed (e.g. written through
+ * a YAML alias); the caller refuses the archive then.
+ */
+export function dropIncludeContent(text: string, config: SystemConfig): DroppedSetting | undefined {
+  const telemetry = config.telemetry;
+  if (telemetry === undefined || !("include_content" in telemetry)) return { text, dropped: [] };
+  const doc = parseDocument(text, { uniqueKeys: true });
+  try {
+    doc.deleteIn(["telemetry", "include_content"]);
+  } catch {
+    return undefined;
+  }
+  const out = doc.toString();
+  const after = parseDocument(out, { uniqueKeys: true }).toJS() as SystemConfig | null;
+  if (after?.telemetry !== undefined && "include_content" in (after.telemetry ?? {})) {
+    return undefined;
+  }
+  return {
+    text: out,
+    dropped: [
+      `telemetry.include_content: ${
+        JSON.stringify(telemetry.include_content)
+      } (whether message contents go to telemetry is never taken from a snapshot; set it in the agent's system_config.yaml yourself)`,
+    ],
+  };
+}

@@ -1,0 +1,113 @@
+// deno-lint-ignore-file no-control-regex
+// `penguin trace export` of a session whose model and commands wrote escape sequences (a
+// clipboard write, a window title, a screen clear, C1 controls, a carriage-return overwrite):
+// shown on a terminal, every format is stripped of them; written to a file or a pipe, the export
+// is exact. The terminal is real: util-linux `script` runs penguin on a pseudo-terminal and
+// records every byte penguin wrote to it.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
+import { makeRoot } from "../support/roots.ts";
+
+const SCRIPT = "/usr/bin/script";
+const hasScript = (() => {
+  try {
+    return Deno.statSync(SCRIPT).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** What a hostile model writes: title, clipboard, clear screen, C1 CSI, a carriage-return overwrite. */
+const HOSTILE = "A\x1b]0;pwned-title\x07B\x1b]52;c;cm0gLXJmIH4K\x07C\x1b[2JD\x9b2JE ok\rEVIL\n";
+/** The same bytes printed by a command. */
+const PRINTF = String
+  .raw`printf 'P\033]0;pwned-title\007Q\033]52;c;cm0gLXJmIH4K\007R\033[2JS\302\2332JT ok\rEVIL\n'`;
+
+/** Run penguin with stdout (and stderr) on a pseudo-terminal: every byte the terminal got. */
+async function onTerminal(dir: string, args: string[]): Promise<{ code: number; out: string }> {
+  const log = join(dir, `terminal-${crypto.randomUUID().slice(0, 8)}.log`);
+  const command = [Deno.execPath(), ...penguinArgv(), ...args].map(quote).join(" ");
+  const r = await new Deno.Command(SCRIPT, {
+    args: ["-q", "-e", "-c", command, log],
+    cwd: REPO,
+    env: penguinEnv({ SHELL: "/bin/sh" }),
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  const text = await Deno.readTextFile(log);
+  // The log's first line names the command, its last one says it is done; the terminal turns
+  // each newline into \r\n (a \r of penguin's own would stay alone).
+  const body = text.slice(text.indexOf("\n") + 1).replace(/\nScript done[^\n]*\n?$/, "\n");
+  return { code: r.code, out: body.replaceAll("\r\n", "\n") };
+}
+
+function assertInert(text: string, what: string): void {
+  assert.ok(!text.includes("\x1b"), `${what}: no ESC at all\n${JSON.stringify(text)}`);
+  assert.ok(!text.includes("\x07"), `${what}: no BEL\n${JSON.stringify(text)}`);
+  assert.ok(!/[\x80-\x9f]/.test(text), `${what}: no C1 controls\n${JSON.stringify(text)}`);
+  assert.ok(!text.includes("\r"), `${what}: no carriage return\n${JSON.stringify(text)}`);
+  assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(text.replace(/\t/g, "")), `${what}: no C0 controls`);
+}
+
+Deno.test({
+  name:
+    "trace export to a terminal strips the escape sequences a hostile model and its commands wrote, in every format; to a file or a pipe it is exact",
+  ignore: !hasScript,
+  async fn() {
+    const server = await startModelServer({
+      turns: [
+        turn.of(
+          item.text(HOSTILE),
+          item.toolCall("exec_command", { cmd: PRINTF, description: `list ${HOSTILE}` }),
+        ),
+        turn.text(`done ${HOSTILE}`),
+      ],
+    });
+    const sb = await makeRoot(server);
+    try {
+      const run = await runCli([
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "Go.",
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const sid = /--resume (session-\S+)/.exec(run.stderr + run.stdout)?.[1];
+      assert.ok(sid, run.stderr);
+      for (const format of ["md", "html", "json", "otlp"]) {
+        const args = ["--root", sb.root, "trace", "export", sid, "--format", format];
+        const extra = format === "otlp" ? ["--include-content"] : [];
+        const tty = await onTerminal(sb.base, [...args, ...extra]);
+        assert.equal(tty.code, 0, tty.out);
+        assertInert(tty.out, `trace export --format ${format} on a terminal`);
+        if (format === "md" || format === "html") {
+          // The text itself still shows, with the overwrite turned into a line break.
+          assert.match(tty.out, /ABCDE ok\nEVIL/, `${format}: the model's text`);
+          assert.match(tty.out, /PQRST ok\nEVIL/, `${format}: the command's output`);
+        }
+        // A pipe gets the export as it is.
+        const piped = await runCli([...args, ...extra]);
+        assert.equal(piped.code, 0, piped.stderr);
+        if (format === "md" || format === "html") {
+          assert.ok(piped.stdout.includes("\x1b]52;c;cm0gLXJmIH4K\x07"), `${format}: piped`);
+        }
+        // A file gets it byte for byte, whatever stdout is.
+        const file = join(sb.base, `export.${format}`);
+        const toFile = await onTerminal(sb.base, [...args, ...extra, "-o", file]);
+        assert.equal(toFile.code, 0, toFile.out);
+        assert.equal(await Deno.readTextFile(file), piped.stdout, `${format}: -o is exact`);
+      }
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
