@@ -188,3 +188,37 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "agent snapshot onto a full disk leaves no partial archive",
+  ignore: !MOUNT,
+  async fn() {
+    const server = await startModelServer({ turns: [] });
+    const sb = await makeRoot(server);
+    const agent = join(sb.root, "default_project", "agents", "default_agent");
+    const snapshots = join(agent, "snapshots");
+    try {
+      // Bytes that do not compress: the archive needs more room than the disk has.
+      const noise = new Uint8Array(512 * 1024);
+      for (let at = 0; at < noise.length; at += 65536) {
+        crypto.getRandomValues(noise.subarray(at, at + 65536));
+      }
+      assert.equal((await runCli(["--root", sb.root, "mcp", "add", "x", "--", "true"])).code, 0);
+      await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
+      await mountTmpfs(snapshots, "128k");
+      const r = await runCli(["--root", sb.root, "agent", "snapshot"]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /Cannot write the snapshot ".+v1\.tar\.gz": no space left on the device/,
+      );
+      const left = [];
+      for await (const e of Deno.readDir(snapshots)) left.push(e.name);
+      assert.deepEqual(left, []);
+    } finally {
+      await umount(snapshots);
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
