@@ -291,6 +291,7 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     sessionId,
     stopAfterFailure: true,
     ...(opts.observeTrace ? { observer: opts.observeTrace(meta) } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
   });
   return openSession(
     await closingOnError(writer, () =>
@@ -342,6 +343,7 @@ async function openRecorded(
     ...(rec.lock ? { heldLock: rec.lock } : {}),
     stopAfterFailure: true,
     ...(opts.observeTrace ? { observer: opts.observeTrace(meta) } : {}),
+    ...(opts.warn ? { warn: opts.warn } : {}),
   });
   const children = childRegistry(base, meta, meta.source === "subagent" ? 1 : 0, opts);
   const history = rec.state?.history ?? [];

@@ -51,6 +51,25 @@ export async function mkdirPrivate(path: string): Promise<void> {
   }
 }
 
+/**
+ * The bytes of the file at `path`, read through a handle in chunks and never
+ * past `limit`; undefined when the file holds more (the size is checked on
+ * the handle before anything is read, so a huge sparse file costs nothing).
+ */
+export async function readUpTo(path: string, limit: number): Promise<Uint8Array | undefined> {
+  using file = await Deno.open(path, { read: true });
+  const { size } = await file.stat();
+  if (size > limit) return undefined;
+  const buf = new Uint8Array(size + 1);
+  let n = 0;
+  while (n < buf.length) {
+    const got = await file.read(buf.subarray(n, Math.min(buf.length, n + 1024 * 1024)));
+    if (got === null) break;
+    n += got;
+  }
+  return n > size ? undefined : buf.subarray(0, n);
+}
+
 /** The file's text, or undefined when it does not exist. */
 export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {

@@ -18,8 +18,8 @@
  */
 import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { mkdirPrivate } from "./_fs.ts";
-import { gunzip } from "./_gzip.ts";
+import { mkdirPrivate, readUpTo } from "./_fs.ts";
+import { gunzipFile } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 
 /** What a skill name must look like (it is a directory name and a word in prompts). */
@@ -142,8 +142,11 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
       if (e.isSymlink) throw refuse(source, `${rel} is a symbolic link (skills hold plain files)`);
       if (e.isDirectory) await walk(abs);
       else if (e.isFile) {
-        const data = await Deno.readFile(abs);
-        count(data.length);
+        count((await Deno.stat(abs)).size); // refused from its size before it is read
+        const data = await readUpTo(abs, SKILL_LIMITS.bytes);
+        if (data === undefined) {
+          throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
+        }
         out.push({ path: safePath(source, rel), data });
       } else throw refuse(source, `${rel} is not a regular file`);
     }
@@ -154,11 +157,13 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
 
 /** `source` unpacked, refusing more than the size limit (tar headers get 1 MiB on top). */
 async function unpackGzip(source: string): Promise<Uint8Array> {
-  const bytes = await Deno.readFile(source);
   let tar: Uint8Array | undefined;
   try {
-    tar = await gunzip(bytes, SKILL_LIMITS.bytes + 1024 * 1024);
+    tar = await gunzipFile(source, SKILL_LIMITS.bytes + 1024 * 1024);
   } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) {
+      throw err;
+    }
     throw refuse(source, `not a gzip file (${err instanceof Error ? err.message : String(err)})`);
   }
   if (tar === undefined) {

@@ -36,7 +36,7 @@ import { basename, join } from "node:path";
 import { packTar } from "modern-tar";
 import { PenguinError } from "../protocol/errors.ts";
 import { exists, fsFailure, mkdirPrivate } from "./_fs.ts";
-import { gunzip, gzip } from "./_gzip.ts";
+import { gunzipFile, gzip } from "./_gzip.ts";
 import { readTar } from "./_tar.ts";
 import {
   lockAgentState,
@@ -178,6 +178,8 @@ async function collect(
           );
         // The model writes its memory directories (and may swap a link or a FIFO in while this
         // runs): a file is read only as the regular file lstat saw, and never past the limit.
+        // A file larger than what is left is refused from its size, unread.
+        if (info.size > limits.bytes - bytes) throw tooBig();
         const read = await readUntrustedBytes(dir, name, Math.max(0, limits.bytes - bytes));
         if (!read.ok) {
           if (!read.missing) skipped.push({ path: archived, reason: read.message });
@@ -321,7 +323,7 @@ export async function readSnapshot(
   let tar: Uint8Array | undefined;
   try {
     // Tar headers and padding add at most 1 KiB per file.
-    tar = await gunzip(await Deno.readFile(file), limits.bytes + (limits.files + 2) * 1024);
+    tar = await gunzipFile(file, limits.bytes + (limits.files + 2) * 1024);
   } catch (err) {
     throw refuse(file, `it is not a gzip file (${err instanceof Error ? err.message : err})`);
   }

@@ -8,12 +8,14 @@
  */
 import { concatBytes } from "../protocol/bytes.ts";
 import { errorMessage } from "../protocol/errors.ts";
+import { readFileBounded } from "./_bounded_read.ts";
 import { isNotFound } from "./_files.ts";
+import { IMAGE_MAX_BYTES } from "./file_limits.ts";
 import type { FileToolContext } from "./tool.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
 
 /** Largest image accepted, in bytes. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+export const MAX_IMAGE_BYTES: number = IMAGE_MAX_BYTES;
 
 /** The image types models accept. */
 export type ImageMime = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
@@ -148,16 +150,21 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
   }
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(at.real, { signal: ctx.signal });
+    const read = await readFileBounded(at.real, MAX_IMAGE_BYTES, ctx.signal);
+    if (!read.ok) {
+      if (read.reason === "aborted") throw ctx.signal.reason;
+      if (read.reason === "not-a-file") {
+        return { ok: false, message: `Cannot read image "${source}": it is not a regular file.` };
+      }
+      return {
+        ok: false,
+        message: `Cannot read image "${source}": it grew past the ${LIMIT_TEXT} limit while read.`,
+      };
+    }
+    bytes = read.bytes;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return { ok: false, message: `Cannot read image "${source}": ${errorMessage(err)}.` };
-  }
-  if (bytes.length > MAX_IMAGE_BYTES) {
-    return {
-      ok: false,
-      message: `Cannot read image "${source}": it grew past the ${LIMIT_TEXT} limit while read.`,
-    };
   }
   return accept(source, bytes);
 }

@@ -5,14 +5,18 @@
  * shows git-style hunks of what changed (at most 5).
  *
  * Improvement over the reference: files that are not valid UTF-8 text (a NUL
- * byte, or undecodable bytes) are refused instead of being rewritten lossily.
+ * byte, or undecodable bytes) are refused instead of being rewritten lossily,
+ * and so are files over {@linkcode EDIT_FILE_MAX_BYTES} (checked before
+ * reading; the read itself is bounded, see `_bounded_read.ts`).
  *
  * @module
  */
 import { z } from "zod";
 import { fail } from "./_args.ts";
 import { renderHunk, replacementHunks } from "./_diff.ts";
+import { readFileBounded } from "./_bounded_read.ts";
 import { isNotFound, plural, writeFileAtomic } from "./_files.ts";
+import { EDIT_FILE_MAX_BYTES, formatSize } from "./file_limits.ts";
 import { missingPathHint } from "./_path_hint.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
@@ -66,7 +70,22 @@ async function* runEditFile(
     const info = await Deno.stat(at.real);
     if (info.isDirectory) return yield* fail(`Cannot edit "${p}": it is a directory.`);
     if (info.mode !== null) mode = info.mode & 0o777;
-    const bytes = await Deno.readFile(at.real, { signal: ctx.signal });
+    const read = await readFileBounded(at.real, EDIT_FILE_MAX_BYTES, ctx.signal);
+    if (!read.ok) {
+      if (read.reason === "aborted") return yield { type: "result", status: "aborted" };
+      if (read.reason === "not-a-file") {
+        return yield* fail(
+          `Cannot edit "${p}": it is not a regular file (a FIFO, device or socket); edit_file only edits regular files.`,
+        );
+      }
+      return yield* fail(
+        `Cannot edit "${p}": it is ${read.grew ? "more than " : ""}${
+          formatSize(read.size)
+        }; edit_file reads files up to ${formatSize(EDIT_FILE_MAX_BYTES)}. ` +
+          "Change it with a command instead (sed, a script), or read parts of it with read_file.",
+      );
+    }
+    const bytes = read.bytes;
     if (bytes.includes(0)) {
       return yield* fail(
         `"${p}" looks like a binary file (contains NUL bytes); edit_file only edits text files.`,
@@ -99,6 +118,16 @@ async function* runEditFile(
   if (count > 1 && !replaceAll) {
     return yield* fail(
       `old_string occurs ${count} times in "${p}". Add surrounding context to make it unique, or set replace_all to true to replace every occurrence.`,
+    );
+  }
+  // The result is bounded too: replace_all of a short string by a long one multiplies the size.
+  const grown = content.length + (replaceAll ? count : 1) * (newString.length - oldString.length);
+  if (grown > EDIT_FILE_MAX_BYTES) {
+    return yield* fail(
+      `Cannot edit "${p}": the edited text would be ${
+        formatSize(grown)
+      } or more; edit_file writes files up to ${formatSize(EDIT_FILE_MAX_BYTES)}. ` +
+        "Make the change with a command instead (sed, a script).",
     );
   }
   const first = content.indexOf(oldString);

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { countArg, fail } from "./_args.ts";
 import { safeCut } from "./_archive.ts";
 import { isNotFound, plural } from "./_files.ts";
+import { READ_FILE_SCAN_BYTES } from "./file_limits.ts";
 import { missingPathHint } from "./_path_hint.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
@@ -25,7 +26,7 @@ export const DEFAULT_READ_LIMIT = 2000;
 /** Characters kept of one line. */
 export const MAX_LINE_LENGTH = 2000;
 /** Bytes scanned per call at most. */
-export const SCAN_CAP_BYTES = 8 * 1024 * 1024;
+export const SCAN_CAP_BYTES: number = READ_FILE_SCAN_BYTES;
 const CHUNK_BYTES = 256 * 1024;
 const LINE_BYTE_CAP = MAX_LINE_LENGTH * 4; // >= MAX_LINE_LENGTH chars of any UTF-8
 const NOTE_RESERVE = 256;
@@ -100,6 +101,8 @@ async function scan(
   };
   const file = await Deno.open(path, { read: true });
   try {
+    // Swapped for a FIFO or device after the stat: nothing is read from it.
+    if (!(await file.stat()).isFile) return { ...out, binary: true };
     const buf = new Uint8Array(CHUNK_BYTES);
     for (;;) {
       if (signal.aborted) return { ...out, aborted: true };
@@ -160,6 +163,11 @@ async function* runReadFile(
     if (info.isDirectory) {
       return yield* fail(
         `Cannot read "${p}": it is a directory. Pass the path of a file inside it.`,
+      );
+    }
+    if (!info.isFile) {
+      return yield* fail(
+        `Cannot read "${p}": it is not a regular file (a FIFO, device or socket); read_file reads regular files.`,
       );
     }
     size = info.size;

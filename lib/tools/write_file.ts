@@ -11,7 +11,9 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { fail } from "./_args.ts";
 import { lineDiff, renderHunk } from "./_diff.ts";
+import { readFileBounded } from "./_bounded_read.ts";
 import { contentLines, plural, writeFileAtomic } from "./_files.ts";
+import { WRITE_FILE_DIFF_MAX_BYTES } from "./file_limits.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
@@ -19,8 +21,8 @@ import { resolveWorkspacePath } from "./workspace_path.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { isNotFound } from "./_files.ts";
 
-/** Previous contents larger than this get no diff. */
-export const DIFF_SOURCE_CAP_BYTES = 1024 * 1024;
+/** Previous contents larger than this get no diff (and are not read). */
+export const DIFF_SOURCE_CAP_BYTES: number = WRITE_FILE_DIFF_MAX_BYTES;
 /** Rendered diff lines (headers included) shown at most. */
 export const MAX_DIFF_LINES = 60;
 const NOTE_RESERVE = 120;
@@ -46,9 +48,10 @@ async function* runWriteFile(
     if (info.isDirectory) return yield* fail(`Cannot write "${p}": it is a directory.`);
     existed = true;
     if (info.mode !== null) mode = info.mode & 0o777;
-    if (info.size <= DIFF_SOURCE_CAP_BYTES) {
-      const bytes = await Deno.readFile(at.real).catch(() => undefined);
-      if (bytes && !bytes.includes(0)) previous = new TextDecoder().decode(bytes);
+    if (info.isFile && info.size <= DIFF_SOURCE_CAP_BYTES) {
+      const read = await readFileBounded(at.real, DIFF_SOURCE_CAP_BYTES, ctx.signal)
+        .catch(() => undefined);
+      if (read?.ok && !read.bytes.includes(0)) previous = new TextDecoder().decode(read.bytes);
     }
   } catch (err) {
     if (!isNotFound(err)) return yield* fail(`Failed to write "${p}": ${errorMessage(err)}`);

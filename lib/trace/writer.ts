@@ -5,16 +5,19 @@
  * written with a single `write(2)` on a file opened with `O_APPEND` (a
  * short-write loop is only a safety net). Appends, rotations and close are
  * serialized through one promise chain in submission order; a failed append
- * rejects only its caller. A record is never split across files.
+ * rejects only its caller. A record is never split across files. A torn
+ * tail (a record whose write failed part-way, here or in an earlier
+ * process) is cut off before the next record is written, and reported.
  *
  * @module
  */
 import { join } from "node:path";
-import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isRecordable } from "../protocol/guards.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { ensurePrivateDir, FILE_MODE, lastByte } from "./_fs.ts";
 import { acquireSessionLock, releaseSessionLock, type SessionLock } from "./lock.ts";
+import { cutTornTail, tornTailNotice } from "./_torn_tail.ts";
 import { assertSessionId, dateDirName, traceFilePath, tracesDirOf } from "./paths.ts";
 
 /**
@@ -68,6 +71,13 @@ export interface TraceWriterOptions {
   stopAfterFailure?: boolean;
   /** Told of every record written and of the close (e.g. a live telemetry export). */
   observer?: TraceObserver;
+  /**
+   * Where the writer reports a torn tail it cut off (default: stderr). A
+   * record whose write failed part-way leaves a fragment without its
+   * newline; the next append (in this writer or the next one of the
+   * session) truncates the file to its last complete record first.
+   */
+  warn?: (line: string) => void;
 }
 
 /** A per-session trace writer. */
@@ -171,6 +181,17 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
     if (!probed) {
       const last = await lastByte(path);
       torn = last !== null && last !== 0x0a;
+      if (torn) {
+        // A record whose write failed (a full disk, a killed writer) is cut off, so the trace
+        // stays valid; should that fail, the next record still starts on a line of its own.
+        try {
+          const cut = await cutTornTail(path);
+          torn = false;
+          if (cut) tell(() => (options.warn ?? defaultWarn)(tornTailNotice(cut)));
+        } catch {
+          // Keep `torn`: the record is written after a newline.
+        }
+      }
       probed = true;
     }
     const f = await Deno.open(path, { append: true, create: true, mode: FILE_MODE });
@@ -215,7 +236,10 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       // Part of the record reached the file (or we cannot tell): that torn
       // fragment must be closed off, so the next record starts with "\n". A
       // write that failed outright wrote nothing and leaves the tail as it was.
-      if (off > 0 || stalled) torn = true;
+      if (off > 0 || stalled) {
+        torn = true;
+        probed = false; // the next append cuts the fragment off first
+      }
       // Reopen on the next append in case the handle itself went bad.
       try {
         f.close();

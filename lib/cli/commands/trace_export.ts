@@ -15,6 +15,7 @@ import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { safeText } from "../../display/terminal_text.ts";
+import { writeOutputFile } from "../_output_file.ts";
 import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -181,7 +182,7 @@ async function emit(
 ): Promise<number> {
   if (outFile !== undefined) {
     try {
-      await Deno.writeTextFile(outFile, text);
+      await writeOutputFile(outFile, text);
     } catch (err) {
       throw new PenguinError("runtime", `Cannot write "${outFile}": ${errorMessage(err)}`, {
         cause: err,

@@ -1,0 +1,170 @@
+// Bounded memory where penguin reads what the model or an archive supplies,
+// measured on real processes: the sandboxed tool host of a `penguin run`
+// whose model edits a 12 GiB sparse file, and `penguin skills install` /
+// `penguin agent import` given a gzip bomb, and `penguin agent snapshot` of a
+// state holding a 1 TiB sparse file (each peak ≤ 300 MB).
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { detectSandbox } from "../../lib/sandbox/detect.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { makeRoot, withRoot } from "../support/roots.ts";
+import { toolOutputsById } from "../agent/_subagent_support.ts";
+import {
+  CAN_MEASURE_PEAK,
+  descendantsWithArg,
+  peakRss,
+  runCliPeak,
+} from "../support/peak_memory.ts";
+
+const MB = 1000 * 1000;
+/** The most a process reading hostile input may hold at its peak. */
+const PEAK_LIMIT = 300 * MB;
+
+const SANDBOX = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
+
+Deno.test({
+  name:
+    "edit_file and read_file on a 12 GiB sparse file: refused or read in part, tool host peak ≤ 300 MB",
+  ignore: !SANDBOX,
+  async fn() {
+    const peaks: number[][] = [];
+    const seen = { root: "" };
+    const measure = () => {
+      const hosts = descendantsWithArg("__tool-host", seen.root);
+      peaks.push(hosts.map((pid) => peakRss(pid) ?? 0));
+    };
+    const server = await startModelServer({
+      handler: (_req, index) => {
+        if (index === 0) {
+          return turn.of(item.toolCall("edit_file", {
+            file_path: "big.txt",
+            old_string: "a",
+            new_string: "b",
+          }, { id: "c_edit" }));
+        }
+        measure();
+        if (index === 1) {
+          return turn.of(item.toolCall("read_file", { file_path: "big.txt" }, { id: "c_read" }));
+        }
+        return turn.text("done");
+      },
+    });
+    const sb = await makeRoot(server, { visible: true });
+    seen.root = sb.root;
+    try {
+      const big = join(sb.workspace, "big.txt");
+      {
+        using f = await Deno.open(big, { write: true, create: true });
+        await f.truncate(12 * 1024 ** 3);
+      }
+      const r = await runCli([
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "Edit big.txt.",
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const outputs = toolOutputsById(server.requests);
+      assert.match(
+        outputs.get("c_edit")!,
+        /^Cannot edit "big\.txt": it is 12 GiB; edit_file reads files up to 16 MiB\./,
+      );
+      assert.match(outputs.get("c_read")!, /binary file/);
+      assert.equal(peaks.length, 2);
+      for (const seenPeaks of peaks) {
+        assert.equal(seenPeaks.length, 1, "one tool host of this run was alive");
+        assert.ok(
+          seenPeaks[0]! > 0 && seenPeaks[0]! <= PEAK_LIMIT,
+          `tool host peak ${seenPeaks[0]! / MB} MB`,
+        );
+      }
+      assert.equal((await Deno.stat(big)).size, 12 * 1024 ** 3);
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
+/** Write a gzip file of `zeros` zero bytes (about 1 KB per MB) at `path`, streaming. */
+async function gzipBomb(path: string, zeros: number): Promise<void> {
+  const block = new Uint8Array(4 * 1024 * 1024);
+  let sent = 0;
+  const source = new ReadableStream<BufferSource>({
+    pull(c) {
+      if (sent >= zeros) return c.close();
+      c.enqueue(block.subarray(0, Math.min(block.length, zeros - sent)));
+      sent += block.length;
+    },
+  });
+  using file = await Deno.open(path, { write: true, createNew: true });
+  await source.pipeThrough(new CompressionStream("gzip")).pipeTo(file.writable, {
+    preventClose: true,
+  });
+}
+
+let bombAt: Promise<string> | undefined;
+
+/** A 2 MB gzip file that unpacks to 2 GiB of zeros, made once for this file's tests. */
+function bomb(): Promise<string> {
+  return bombAt ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "penguin-bomb-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    const path = join(dir, "bomb.tar.gz");
+    await gzipBomb(path, 2 * 1024 ** 3);
+    return path;
+  })();
+}
+
+Deno.test({
+  name: "skills install of a gzip bomb is refused, naming the limit, with penguin's peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    const archive = await bomb();
+    assert.ok((await Deno.stat(archive)).size < 3 * MB);
+    await withRoot(async (root) => {
+      const r = await runCliPeak(["--root", root, "skills", "install", archive], root);
+      assert.equal(r.code, 2, r.stderr); // a usage error: the archive given is not one
+      assert.match(r.stderr, /bomb\.tar\.gz": more than 64 MiB once unpacked/);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+    });
+  },
+});
+
+Deno.test({
+  name: "agent import of a gzip bomb is refused, naming the limit, with penguin's peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    const archive = await bomb();
+    await withRoot(async (root) => {
+      const r = await runCliPeak(["--root", root, "agent", "import", archive, "--yes"], root);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /bomb\.tar\.gz": it unpacks to more than 512 MiB/);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "agent snapshot of a state holding a 1 TiB sparse file is refused from its size, peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      const state = join(root, "default_project", "agents", "default_agent", "agent_state");
+      {
+        using f = await Deno.open(join(state, "big.md"), { write: true, createNew: true });
+        await f.truncate(2 ** 40);
+      }
+      const r = await runCliPeak(["--root", root, "agent", "snapshot"], root);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /more than 20000 files or 512 MiB/);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+    });
+  },
+});
