@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -17,6 +17,7 @@ import {
   sweepStandIns,
 } from "./_placeholders.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
+import { gitConfigTargets } from "./git_config_guard.ts";
 
 export type { Placeholder };
 
@@ -202,6 +203,7 @@ async function protectedPaths(
     }
   }
   await guardGit(workspace, roots, git, { protect, pinned, placeholders });
+  await guardGitConfig(workspace, roots, git, { protect, pinned, placeholders });
   return { protect, pinned, placeholders };
 }
 
@@ -362,5 +364,64 @@ async function guardGit(
         hold({ path, kind: "file", content: e.placeholder });
       }
     });
+  }
+}
+
+/**
+ * Add the mounts that keep what git's configuration runs or loads
+ * (`git_config_guard.ts`: hooks directories, included configuration files,
+ * programs named by `core.fsmonitor`, filters…) read-only: an existing path
+ * is bound read-only, the first missing name on the way to a missing one gets
+ * a stand-in (an empty directory, or an empty file for a configuration
+ * file), and the directories between the root and either are pinned, so a
+ * command cannot rename them away and recreate the path unprotected.
+ */
+async function guardGitConfig(
+  workspace: string,
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+): Promise<void> {
+  const held = livePlaceholders();
+  const layout = await findGitLayout(workspace, held);
+  const targets = await gitConfigTargets(workspace, layout, access, { roots, missing: held });
+  for (const t of targets) {
+    if (out.protect.some((p) => isInside(t.path, p))) continue;
+    const root = roots.filter((r) => isInside(t.path, r)).sort((a, b) => b.length - a.length)[0];
+    if (root === undefined || root === t.path) continue;
+    let cur = root;
+    let missingAt: string | undefined;
+    const between: string[] = [];
+    for (const part of relative(root, t.path).split(sep)) {
+      if (cur !== root) between.push(cur);
+      cur = join(cur, part);
+      const info = held.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
+      if (info === undefined) {
+        missingAt = cur;
+        break;
+      }
+      if (info.isSymlink) {
+        throw new PenguinError(
+          "runtime",
+          `Cannot sandbox: "${cur}" is a symbolic link on the way to "${t.path}", which git ` +
+            `runs or reads (${t.key} = ${t.value}), and a command could point it elsewhere. ` +
+            `Replace the link with what it points to, or run with --sandbox read-only`,
+        );
+      }
+    }
+    for (const dir of between) {
+      if (!out.pinned.includes(dir) && !out.protect.some((p) => isInside(dir, p))) {
+        out.pinned.push(dir);
+      }
+    }
+    if (missingAt === undefined) {
+      if (!out.protect.includes(t.path)) out.protect.push(t.path);
+    } else if (!out.placeholders.some((p) => p.path === missingAt)) {
+      const kind = missingAt === t.path ? t.missing : "dir";
+      out.placeholders.push(
+        kind === "file" ? { path: missingAt, kind, content: "" } : { path: missingAt, kind },
+      );
+      out.protect.push(missingAt);
+    }
   }
 }

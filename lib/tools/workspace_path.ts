@@ -27,6 +27,7 @@
  */
 import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
+import { gitConfigRefusal, gitConfigTargets } from "../sandbox/git_config_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -256,10 +257,18 @@ export async function resolveWorkspacePath(
         }); commands cannot change it either.`,
       };
     }
+    const access = roots.sandbox?.git ?? roots.git ?? "read-only";
     const layout = await findGitLayout(wsReal).catch(() => undefined);
-    const why = layout
-      ? gitWriteRefusal(real, layout, roots.sandbox?.git ?? roots.git ?? "read-only")
+    let why = layout
+      ? gitWriteRefusal(real, layout, access)
       : `the workspace's git layout cannot be read`;
+    if (!why && layout) {
+      // What git's configuration runs or loads (hooks directories, included files, programs).
+      const targets = await gitConfigTargets(wsReal, layout, access).catch(() => undefined);
+      why = targets
+        ? gitConfigRefusal(path, real, wsReal, targets)
+        : `the workspace's git configuration cannot be read`;
+    }
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
   }
   return {
