@@ -27,7 +27,11 @@
  */
 import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
-import { gitConfigRefusal, gitConfigTargets } from "../sandbox/git_config_guard.ts";
+import {
+  type ExecTarget,
+  gitConfigRefusal,
+  gitConfigTargets,
+} from "../sandbox/git_config_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 
@@ -67,6 +71,12 @@ export interface PathRoots {
    * sandbox policy is at hand; `sandbox.revealWritable` wins.
    */
   revealWritable?: readonly string[];
+  /**
+   * What git's configuration makes read-only, as the host resolved it (a
+   * confined worker cannot read the user's global git configuration); added
+   * to what is resolved here.
+   */
+  gitTargets?: readonly ExecTarget[];
 }
 
 /** A path that passed confinement. */
@@ -264,9 +274,9 @@ export async function resolveWorkspacePath(
       : `the workspace's git layout cannot be read`;
     if (!why && layout) {
       // What git's configuration runs or loads (hooks directories, included files, programs).
-      const targets = await gitConfigTargets(wsReal, layout, access).catch(() => undefined);
-      why = targets
-        ? gitConfigRefusal(path, real, wsReal, targets)
+      const own = await gitConfigTargets(wsReal, layout, access).catch(() => undefined);
+      why = own
+        ? gitConfigRefusal(path, real, wsReal, [...(roots.gitTargets ?? []), ...own])
         : `the workspace's git configuration cannot be read`;
     }
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };

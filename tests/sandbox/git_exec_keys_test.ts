@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createPolicy, type GitAccess, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { GIT_EXEC_KEYS } from "../../lib/sandbox/git_exec_keys.ts";
 import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
+import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { run } from "../tools/_support.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 
@@ -208,3 +209,29 @@ for (const git of ["read-only", "writable"] as const) {
     });
   });
 }
+
+Deno.test("the confined file-tool worker refuses what an include outside its reach names", async () => {
+  // The worker reads only the workspace; penguin resolves the configuration for it.
+  await withRepo(async (r) => {
+    await Deno.writeTextFile(join(r.base, "outside.gitconfig"), "[core]\n\thooksPath = .husky\n");
+    await Deno.writeTextFile(
+      join(r.ws, ".git", "config"),
+      "[include]\n\tpath = ../../outside.gitconfig\n",
+    );
+    const confined = confinedFileTools();
+    try {
+      const def = DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === "write_file")!;
+      const w = await run(
+        confined.factories["write_file"]!(def),
+        { file_path: ".husky/pre-commit", content: "#!/bin/sh\n" },
+        { ws: r.ws },
+        { ctx: { sandbox: { ...policyOf(r, "read-only"), mode: "off" } } },
+      );
+      assert.equal(w.status, "failed");
+      assert.match(w.output, /\.husky\/pre-commit is run by git \(core\.hooksPath = \.husky\)/);
+      assert.equal(await exists(join(r.ws, ".husky")), false);
+    } finally {
+      await confined.dispose();
+    }
+  });
+});
