@@ -104,10 +104,20 @@ async function readConfigFile(path: string): Promise<string | undefined | "unrea
   }
 }
 
+/** {@linkcode gitPrefixes} by `PATH`: the programs on it do not move while penguin runs. */
+const prefixCache = new Map<string, Promise<string[]>>();
+
 /** Install prefixes of the `git` programs on `PATH` (`/usr` for `/usr/bin/git`). */
-export async function gitPrefixes(path: string | undefined): Promise<string[]> {
+export function gitPrefixes(path: string | undefined): Promise<string[]> {
+  const key = path ?? "";
+  let found = prefixCache.get(key);
+  if (!found) prefixCache.set(key, found = lookUpPrefixes(key));
+  return found;
+}
+
+async function lookUpPrefixes(path: string): Promise<string[]> {
   const out: string[] = [];
-  for (const dir of (path ?? "").split(":")) {
+  for (const dir of new Set(path.split(":"))) {
     if (!isAbsolute(dir)) continue;
     const real = await Deno.realPath(join(dir, "git")).catch(() => undefined);
     if (real === undefined) continue;
@@ -118,10 +128,11 @@ export async function gitPrefixes(path: string | undefined): Promise<string[]> {
 }
 
 /** The system and global files, in git's order. */
-async function baseFiles(
+function baseFiles(
   opts: ResolveOptions,
   env: (name: string) => string | undefined,
-): Promise<{ path: string; scope: ConfigScope }[]> {
+  prefixes: readonly string[],
+): { path: string; scope: ConfigScope }[] {
   const files: { path: string; scope: ConfigScope }[] = [];
   const add = (path: string | undefined, scope: ConfigScope) => {
     if (path && isAbsolute(path) && !files.some((f) => f.path === path)) {
@@ -130,7 +141,7 @@ async function baseFiles(
   };
   add(env("GIT_CONFIG_SYSTEM"), "system");
   add("/etc/gitconfig", "system");
-  for (const prefix of await gitPrefixes(env("PATH"))) {
+  for (const prefix of prefixes) {
     add(prefix === "/usr" ? "/etc/gitconfig" : join(prefix, "etc", "gitconfig"), "system");
   }
   add(env("GIT_CONFIG_GLOBAL"), "global");
@@ -263,7 +274,7 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     }
   };
 
-  for (const f of await baseFiles(opts, env)) await load(f, 0);
+  for (const f of baseFiles(opts, env, prefixes)) await load(f, 0);
   const common = opts.commonDir ?? opts.gitDir;
   if (common) {
     const before = out.entries.length;

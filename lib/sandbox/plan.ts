@@ -18,6 +18,7 @@ import {
 } from "./_placeholders.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { gitConfigTargets } from "./git_config_guard.ts";
+import { findNestedRepos } from "./git_nested.ts";
 
 export type { Placeholder };
 
@@ -51,6 +52,13 @@ export interface SandboxPlan {
    * name cannot be created meanwhile and nothing stray is left. Absent: none.
    */
   placeholders?: Placeholder[];
+  /**
+   * The repositories below the workspace root when the plan was made
+   * (`git_nested.ts`): guarded like the root's. Once the sandbox has ended,
+   * one that is not listed here was made by the command, and is disarmed if
+   * it would make git run something from the workspace. Absent: not looked for.
+   */
+  gitRepos?: string[];
   /** Directories to hide (an empty tmpfs over them). */
   hideDirs: string[];
   /** Files to hide (`/dev/null` bound over them). */
@@ -178,7 +186,9 @@ async function protectedPaths(
   workspace: string,
   roots: string[],
   git: GitAccess,
-): Promise<{ protect: string[]; pinned: string[]; placeholders: Placeholder[] }> {
+): Promise<
+  { protect: string[]; pinned: string[]; placeholders: Placeholder[]; gitRepos: string[] }
+> {
   const protect: string[] = [];
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
@@ -202,9 +212,22 @@ async function protectedPaths(
       protect.push(policyFile.path);
     }
   }
-  await guardGit(workspace, roots, git, { protect, pinned, placeholders });
-  await guardGitConfig(workspace, roots, git, { protect, pinned, placeholders });
-  return { protect, pinned, placeholders };
+  const out = { protect, pinned, placeholders };
+  await guardGit(workspace, roots, git, out);
+  await guardGitConfig(workspace, roots, git, out);
+  // Repositories below the root: guarded alike (see git_nested.ts).
+  const nested = await findNestedRepos(workspace);
+  for (const repo of nested.repos) {
+    if (out.protect.some((p) => isInside(repo.entry, p))) continue;
+    if (repo.kind === "bare") {
+      const real = await Deno.realPath(repo.entry).catch(() => undefined);
+      if (real) await guardGitDirs([real], roots, git, out);
+    } else {
+      await guardGit(repo.workTree, roots, git, out);
+    }
+    await guardGitConfig(repo.workTree, roots, git, out);
+  }
+  return { protect, pinned, placeholders, gitRepos: nested.repos.map((r) => r.entry) };
 }
 
 /**
@@ -235,6 +258,7 @@ export async function resolvePlan(
   const protectMissing: string[] = [];
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
+  let gitRepos: string[] | undefined;
   if (writableRoots) {
     // Stand-ins a killed penguin left would pass for the user's files below: remove them first.
     await (swept ??= sweepStandIns(isStandInShape));
@@ -248,6 +272,7 @@ export async function resolvePlan(
         protect.push(...found.protect);
         pinned.push(...found.pinned);
         placeholders.push(...found.placeholders);
+        gitRepos = found.gitRepos;
         break;
       }
     }
@@ -284,6 +309,7 @@ export async function resolvePlan(
     protectMissing,
     ...(pinned.length > 0 ? { pinned } : {}),
     ...(placeholders.length > 0 ? { placeholders } : {}),
+    ...(gitRepos ? { gitRepos } : {}),
     hideDirs,
     hideFiles,
     network: policy.network,
@@ -308,7 +334,6 @@ async function guardGit(
   access: GitAccess,
   out: GitGuardOut,
 ): Promise<void> {
-  const inRoots = (p: string) => roots.some((r) => isInside(p, r));
   const hold = (p: Placeholder) => {
     out.placeholders.push(p);
     out.protect.push(p.path);
@@ -329,7 +354,22 @@ async function guardGit(
     // A gitdir pointer: read-only, so it can be neither rewritten nor removed.
     out.protect.push(layout.dotGit);
   }
-  for (const dir of layout.gitDirs) {
+  await guardGitDirs(layout.gitDirs, roots, access, out);
+}
+
+/** The mounts that keep the git directories `gitDirs` from being changed beyond `access`. */
+async function guardGitDirs(
+  gitDirs: readonly string[],
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+): Promise<void> {
+  const inRoots = (p: string) => roots.some((r) => isInside(p, r));
+  const hold = (p: Placeholder) => {
+    out.placeholders.push(p);
+    out.protect.push(p.path);
+  };
+  for (const dir of gitDirs) {
     if (!inRoots(dir)) continue;
     if (access === "read-only") {
       // The whole directory is read-only: its entries need no look-ups.

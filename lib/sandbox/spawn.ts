@@ -29,6 +29,7 @@ import {
 } from "./_direct.ts";
 import { defaultSignalsForChildren } from "./_child_signals.ts";
 import { holdPlaceholders, releaseOnExit } from "./_placeholders.ts";
+import { disarmNewRepos } from "./git_nested.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
@@ -217,7 +218,12 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     );
   }
   // Missing protected paths get stand-ins for the sandbox's lifetime (see _placeholders.ts).
-  const release = await holdPlaceholders(plan.placeholders ?? []);
+  const releaseStandIns = await holdPlaceholders(plan.placeholders ?? []);
+  // Once it has ended, a repository the command made that would run its code is disarmed.
+  const release = async () => {
+    await releaseStandIns();
+    if (plan.gitRepos) await disarmNewRepos(plan.roots[0]!, plan.gitRepos, plan.roots);
+  };
   // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
   const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
   const filter = await seccompFile(plan.roots);
@@ -255,5 +261,5 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     await release();
     throw err;
   }
-  return plan.placeholders ? releaseOnExit(child, release) : child;
+  return plan.placeholders || plan.gitRepos ? releaseOnExit(child, release) : child;
 }

@@ -27,6 +27,7 @@
  */
 import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
+import { nestedRepoRefusal } from "../sandbox/git_nested.ts";
 import {
   type ExecTarget,
   gitConfigRefusal,
@@ -279,6 +280,7 @@ export async function resolveWorkspacePath(
         ? gitConfigRefusal(path, real, wsReal, [...(roots.gitTargets ?? []), ...own])
         : `the workspace's git configuration cannot be read`;
     }
+    why ??= await nestedRepoRefusal(real, wsReal);
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
   }
   return {
