@@ -60,42 +60,67 @@ export async function findNestedRepos(
   maxEntries = MAX_WALKED_ENTRIES,
 ): Promise<{ repos: NestedRepo[]; complete: boolean }> {
   const repos: NestedRepo[] = [];
-  const queue = [workspace];
+  let level = [workspace];
   let seen = 0;
-  while (queue.length > 0) {
-    const dir = queue.shift()!;
-    const entries: Deno.DirEntry[] = [];
-    try {
-      for await (const e of Deno.readDir(dir)) {
-        entries.push(e);
-        if (++seen > maxEntries) return { repos, complete: false };
+  // Level by level, each level's directories listed a few at a time.
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (let i = 0; i < level.length; i += WALK_WIDTH) {
+      const listed = await Promise.all(level.slice(i, i + WALK_WIDTH).map(listDir));
+      for (const [k, entries] of listed.entries()) {
+        const dir = level[i + k]!;
+        seen += entries.length;
+        if (seen > maxEntries) return { repos, complete: false };
+        visit(dir, entries, workspace, repos, next);
       }
-    } catch {
-      continue; // gone or unreadable
     }
-    // git follows links here: a linked HEAD, objects or refs counts.
-    const has = (name: string, dir: boolean) =>
-      entries.some((e) => e.name === name && (e.isSymlink || (dir ? e.isDirectory : e.isFile)));
-    if (dir !== workspace && has("HEAD", false) && has("objects", true) && has("refs", true)) {
-      repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
-      continue;
-    }
-    for (const e of entries) {
-      if (e.name.toLowerCase() === ".git") {
-        if (dir !== workspace) {
-          repos.push({
-            workTree: dir,
-            entry: join(dir, e.name),
-            kind: "dotgit",
-            symlink: e.isSymlink,
-          });
-        }
-        continue;
-      }
-      if (e.isDirectory && !e.isSymlink) queue.push(join(dir, e.name));
-    }
+    level = next;
   }
   return { repos, complete: true };
+}
+
+/** Directories listed at once by {@linkcode findNestedRepos}. */
+const WALK_WIDTH = 16;
+
+async function listDir(dir: string): Promise<Deno.DirEntry[]> {
+  const entries: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) entries.push(e);
+  } catch {
+    // gone or unreadable
+  }
+  return entries;
+}
+
+/** Record the repository `dir` is or holds; queue its subdirectories in `next`. */
+function visit(
+  dir: string,
+  entries: Deno.DirEntry[],
+  workspace: string,
+  repos: NestedRepo[],
+  next: string[],
+): void {
+  // git follows links here: a linked HEAD, objects or refs counts.
+  const has = (name: string, isDir: boolean) =>
+    entries.some((e) => e.name === name && (e.isSymlink || (isDir ? e.isDirectory : e.isFile)));
+  if (dir !== workspace && has("HEAD", false) && has("objects", true) && has("refs", true)) {
+    repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
+    return;
+  }
+  for (const e of entries) {
+    if (e.name.toLowerCase() === ".git") {
+      if (dir !== workspace) {
+        repos.push({
+          workTree: dir,
+          entry: join(dir, e.name),
+          kind: "dotgit",
+          symlink: e.isSymlink,
+        });
+      }
+      continue;
+    }
+    if (e.isDirectory && !e.isSymlink) next.push(join(dir, e.name));
+  }
 }
 
 function inside(path: string, root: string): boolean {

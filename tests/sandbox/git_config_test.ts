@@ -6,7 +6,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseGitConfig } from "../../lib/sandbox/git_config_parse.ts";
 import { resolveGitConfig, wildmatchRegExp } from "../../lib/sandbox/git_config.ts";
-import { commandWords, execKeyOf, gitExecTargets } from "../../lib/sandbox/git_exec_keys.ts";
+import {
+  commandWords,
+  execKeyOf,
+  GIT_EXEC_KEYS,
+  gitExecTargets,
+} from "../../lib/sandbox/git_exec_keys.ts";
 import { visibleTempDir } from "./_helpers.ts";
 
 const kv = (text: string) =>
@@ -213,4 +218,12 @@ Deno.test("exec keys: table lookup and the targets of a configuration", () => {
     ["filter.*.smudge", "/w/tools/smudge", false],
     ["filter.*.smudge", "/w/%f", true],
   ]);
+});
+
+Deno.test("docs/security.md lists every key of the table", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/security.md", import.meta.url));
+  for (const row of GIT_EXEC_KEYS) {
+    const cell = row.key.replace(/[.*]/g, "\\$&");
+    assert.match(doc, new RegExp(`^\\| \`${cell}\` +\\| `, "m"), `${row.key} is not in the docs`);
+  }
 });

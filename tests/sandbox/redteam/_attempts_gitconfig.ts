@@ -42,11 +42,11 @@ export async function prepareGitconfigWorld(w: World): Promise<void> {
 }
 
 /** Run the user's host git (no system config): status, then a commit (which runs the user's hook). */
-async function hostGitRunsNothingPlanted(w: World): Promise<void> {
+async function hostGitRunsNothingPlanted(w: World, cwd = w.ws): Promise<void> {
   for (const args of [["status"], ["st"], ["commit", "-q", "--allow-empty", "-m", "user"]]) {
     await new Deno.Command("git", {
       args,
-      cwd: w.ws,
+      cwd,
       clearEnv: true,
       env: {
         PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -63,6 +63,7 @@ async function hostGitRunsNothingPlanted(w: World): Promise<void> {
     }).output();
   }
   await notCreated(marker(w));
+  if (cwd !== w.ws) return;
   // The user's own hook still runs on the host.
   assert.ok(await Deno.lstat(userHookMark(w)).then(() => true, () => false), "user hook ran");
 }
@@ -195,6 +196,48 @@ export const GITCONFIG_ATTEMPTS: Attempt[] = [
     async blocked(w) {
       await notCreated(join(w.ws, "scripts"));
       await hostGitRunsNothingPlanted(w);
+    },
+  },
+  {
+    id: "shell makes an armed repository in a subdirectory",
+    category: "git config: nested repository",
+    batch: "gitconfig",
+    steps: (w) => [
+      exec(
+        `git init -q sub && git -C sub config core.fsmonitor "touch ${marker(w)}; false" && ` +
+          `git -C sub config core.pager "touch ${marker(w)}; cat" && ` +
+          `printf '${armed(w)}' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit`,
+      ),
+    ],
+    async blocked(w) {
+      await notCreated(join(w.ws, "sub", ".git"));
+      await hostGitRunsNothingPlanted(w, join(w.ws, "sub"));
+    },
+  },
+  {
+    id: "write_file builds a repository in a subdirectory",
+    category: "git config: nested repository",
+    batch: "gitconfig",
+    steps: (w) => [
+      write("nest/.git/config", `[core]\n\tfsmonitor = "touch ${marker(w)}; false"\n`),
+      write("nest/.git/HEAD", "ref: refs/heads/main\n"),
+    ],
+    blocked: (w) => notCreated(join(w.ws, "nest")),
+  },
+  {
+    id: "shell makes an armed bare repository the user may cd into",
+    category: "git config: nested repository",
+    batch: "gitconfig",
+    steps: (w) => [
+      exec(
+        `git init -q --bare bare.git && git -C bare.git config core.pager "touch ${
+          marker(w)
+        }; cat"`,
+      ),
+    ],
+    async blocked(w) {
+      await notCreated(join(w.ws, "bare.git", "HEAD"));
+      await hostGitRunsNothingPlanted(w, join(w.ws, "bare.git"));
     },
   },
 ];
