@@ -60,7 +60,7 @@ export const GIT_EXEC_KEYS: readonly ExecKey[] = [
   {
     key: "alias.*",
     kind: "command",
-    when: "the alias, when it starts with !",
+    when: "the alias",
     applies: shellAlias,
   },
   { key: "interactive.diffFilter", kind: "command", when: "add -p" },

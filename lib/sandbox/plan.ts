@@ -425,7 +425,7 @@ async function guardGitConfig(
   const held = livePlaceholders();
   const layout = await findGitLayout(workspace, held);
   const targets = await gitConfigTargets(workspace, layout, access, { roots, missing: held });
-  for (const t of targets) {
+  targets: for (const t of targets) {
     if (out.protect.some((p) => isInside(t.path, p))) continue;
     const root = roots.filter((r) => isInside(t.path, r)).sort((a, b) => b.length - a.length)[0];
     if (root === undefined || root === t.path) continue;
@@ -440,6 +440,8 @@ async function guardGitConfig(
         missingAt = cur;
         break;
       }
+      // A bare command word that happens to name a link (git finds programs on PATH) is skipped.
+      if (info.isSymlink && t.ifExists) continue targets;
       if (info.isSymlink) {
         throw new PenguinError(
           "runtime",

@@ -235,3 +235,17 @@ Deno.test("the confined file-tool worker refuses what an include outside its rea
     }
   });
 });
+
+Deno.test("a bare command word counts when it names a workspace file, and a link there stops nothing", async () => {
+  await withRepo(async (r) => {
+    await Deno.writeTextFile(join(r.ws, "fsmon"), "USER\n");
+    await Deno.symlink("/bin/true", join(r.ws, "less"));
+    await Deno.writeTextFile(
+      join(r.ws, ".git", "config"),
+      "[core]\n\tfsmonitor = fsmon --quiet\n\tpager = less -R\n",
+    );
+    const out = await sh(r, "echo PWNED > fsmon; echo ran");
+    assert.match(out.out, /ran/);
+    assert.equal(await Deno.readTextFile(join(r.ws, "fsmon")), "USER\n");
+  });
+});
