@@ -65,6 +65,9 @@ export function bwrapMountArgs(plan: SandboxPlan): string[] {
   }
   for (const p of plan.pinned ?? []) ops.push({ path: p, rank: 2, args: ["--bind", p, p] });
   for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", p, p] });
+  for (const p of plan.protectTry ?? []) {
+    ops.push({ path: p, rank: 3, args: ["--ro-bind-try", p, p] });
+  }
   for (const p of plan.protectMissing) {
     ops.push({ path: p, rank: 3, args: ["--tmpfs", p] });
     late.push("--remount-ro", p);

@@ -11,9 +11,9 @@
  * penguin works in two steps:
  *
  * - When a sandbox is planned, every repository found ({@linkcode findNestedRepos})
- *   is guarded like the workspace's own (`plan.ts`): its git directory
- *   read-only (or its guarded entries, with a writable git), and what its
- *   configuration runs or loads read-only too.
+ *   is guarded (`plan.ts`): its git directory read-only whatever the git
+ *   access (`--git-writable` opens only the workspace's own), and what its
+ *   configuration runs or loads read-only, as for the workspace's own.
  * - When a sandbox has ended, every repository that was not there when it was
  *   planned is checked ({@linkcode armedReason}): one whose configuration,
  *   includes or hooks would make git run something from the workspace is

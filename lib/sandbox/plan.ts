@@ -53,8 +53,14 @@ export interface SandboxPlan {
    */
   placeholders?: Placeholder[];
   /**
+   * Like `protect`, but bound only if still there when the sandbox starts:
+   * repositories below the workspace root, which a running command may
+   * remove meanwhile. Absent: none.
+   */
+  protectTry?: string[];
+  /**
    * The repositories below the workspace root when the plan was made
-   * (`git_nested.ts`): guarded like the root's. Once the sandbox has ended,
+   * (`git_nested.ts`): their git directories are in `protectTry`. Once the sandbox has ended,
    * one that is not listed here was made by the command, and is disarmed if
    * it would make git run something from the workspace. Absent: not looked for.
    */
@@ -187,7 +193,13 @@ async function protectedPaths(
   roots: string[],
   git: GitAccess,
 ): Promise<
-  { protect: string[]; pinned: string[]; placeholders: Placeholder[]; gitRepos: string[] }
+  {
+    protect: string[];
+    pinned: string[];
+    placeholders: Placeholder[];
+    protectTry: string[];
+    gitRepos: string[];
+  }
 > {
   const protect: string[] = [];
   const pinned: string[] = [];
@@ -215,19 +227,51 @@ async function protectedPaths(
   const out = { protect, pinned, placeholders };
   await guardGit(workspace, roots, git, out);
   await guardGitConfig(workspace, roots, git, out);
-  // Repositories below the root: guarded alike (see git_nested.ts).
-  const nested = await findNestedRepos(workspace);
-  for (const repo of nested.repos) {
+  const nested = await guardNestedRepos(workspace, roots, git, out);
+  return { protect, pinned, placeholders, ...nested };
+}
+
+/**
+ * The repositories below the workspace root (`git_nested.ts`): each git
+ * directory read-only whatever the git access (`--git-writable` opens the
+ * workspace's own only), and what each configuration names guarded like the
+ * root's. Their mounts go to `protectTry`: a running command may remove a
+ * repository before the next sandbox starts, and then there is nothing left
+ * to protect (a new one is checked when the sandbox ends).
+ */
+async function guardNestedRepos(
+  workspace: string,
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+): Promise<{ protectTry: string[]; gitRepos: string[] }> {
+  const protectTry: string[] = [];
+  const add = (p: string) => {
+    if (!roots.some((r) => isInside(p, r)) || protectTry.includes(p)) return;
+    if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
+  };
+  const { repos } = await findNestedRepos(workspace);
+  for (const repo of repos) {
     if (out.protect.some((p) => isInside(repo.entry, p))) continue;
+    if (repo.symlink) {
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: "${repo.entry}" is a symbolic link, and a command could point it at a ` +
+          `repository of its own. Replace the link with a file holding "gitdir: <its target>" ` +
+          `(git follows that the same way), or run with --sandbox read-only`,
+      );
+    }
     if (repo.kind === "bare") {
       const real = await Deno.realPath(repo.entry).catch(() => undefined);
-      if (real) await guardGitDirs([real], roots, git, out);
+      if (real) add(real);
     } else {
-      await guardGit(repo.workTree, roots, git, out);
+      const layout = await findGitLayout(repo.workTree);
+      if (layout.kind === "file") add(layout.dotGit);
+      for (const dir of layout.gitDirs) add(dir);
     }
-    await guardGitConfig(repo.workTree, roots, git, out);
+    await guardGitConfig(repo.workTree, roots, access, out, protectTry);
   }
-  return { protect, pinned, placeholders, gitRepos: nested.repos.map((r) => r.entry) };
+  return { protectTry, gitRepos: repos.map((r) => r.entry) };
 }
 
 /**
@@ -259,6 +303,7 @@ export async function resolvePlan(
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
   let gitRepos: string[] | undefined;
+  const protectTry: string[] = [];
   if (writableRoots) {
     // Stand-ins a killed penguin left would pass for the user's files below: remove them first.
     await (swept ??= sweepStandIns(isStandInShape));
@@ -273,6 +318,7 @@ export async function resolvePlan(
         pinned.push(...found.pinned);
         placeholders.push(...found.placeholders);
         gitRepos = found.gitRepos;
+        protectTry.push(...found.protectTry);
         break;
       }
     }
@@ -310,6 +356,7 @@ export async function resolvePlan(
     ...(pinned.length > 0 ? { pinned } : {}),
     ...(placeholders.length > 0 ? { placeholders } : {}),
     ...(gitRepos ? { gitRepos } : {}),
+    ...(protectTry.length > 0 ? { protectTry } : {}),
     hideDirs,
     hideFiles,
     network: policy.network,
@@ -421,6 +468,7 @@ async function guardGitConfig(
   roots: string[],
   access: GitAccess,
   out: GitGuardOut,
+  tryList?: string[],
 ): Promise<void> {
   const held = livePlaceholders();
   const layout = await findGitLayout(workspace, held);
@@ -451,13 +499,15 @@ async function guardGitConfig(
         );
       }
     }
-    for (const dir of between) {
+    // (A nested repository's paths may vanish before the sandbox starts: bound if still there.)
+    for (const dir of tryList ? [] : between) {
       if (!out.pinned.includes(dir) && !out.protect.some((p) => isInside(dir, p))) {
         out.pinned.push(dir);
       }
     }
+    const protect = tryList ?? out.protect;
     if (missingAt === undefined) {
-      if (!out.protect.includes(t.path)) out.protect.push(t.path);
+      if (!protect.includes(t.path)) protect.push(t.path);
     } else if (!out.placeholders.some((p) => p.path === missingAt)) {
       const kind = missingAt === t.path ? t.missing : "dir";
       out.placeholders.push(

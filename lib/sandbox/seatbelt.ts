@@ -81,7 +81,11 @@ export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): 
   const roots = params("ROOT", plan.roots, values);
   const hidden = params("HIDE", [...plan.hideDirs, ...plan.hideFiles], values);
   const hiddenIsDir = [...plan.hideDirs.map(() => true), ...plan.hideFiles.map(() => false)];
-  const protect = params("PROTECT", [...plan.protect, ...plan.protectMissing], values);
+  const protect = params(
+    "PROTECT",
+    [...plan.protect, ...plan.protectMissing, ...(plan.protectTry ?? [])],
+    values,
+  );
   const tmp = params("TMP", opts.tmpDirs ?? ["/private/tmp"], values);
 
   const lines = [BASE];

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, type GitAccess, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { armedReason, findNestedRepos } from "../../lib/sandbox/git_nested.ts";
+import { resolvePlan } from "../../lib/sandbox/plan.ts";
+import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
 import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
 import { run } from "../tools/_support.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
@@ -210,4 +212,18 @@ Deno.test("penguin run --git-writable: an armed nested repository committed as a
   } finally {
     await w.close();
   }
+});
+
+Deno.test("the plan binds nested git directories read-only if still there, even with a writable git", async () => {
+  await withRepo(async (r) => {
+    await hostGit(r.home, r.ws, ["init", "-q", "vendor/lib"]);
+    const policy = createPolicy({ workspace: r.ws, home: r.home, hostEnv: {}, git: "writable" });
+    const plan = await resolvePlan(policy, r.ws);
+    const nested = join(r.ws, "vendor", "lib", ".git");
+    assert.deepEqual(plan.protectTry, [nested]);
+    assert.deepEqual(plan.gitRepos, [nested]);
+    const args = bwrapMountArgs(plan);
+    const at = args.indexOf(nested);
+    assert.equal(args[at - 1], "--ro-bind-try");
+  });
 });
