@@ -68,6 +68,9 @@ export function bwrapMountArgs(plan: SandboxPlan): string[] {
   for (const r of plan.reveals ?? []) {
     ops.push({ path: r.target, rank: 3, args: ["--ro-bind", r.source, r.target] });
   }
+  for (const p of plan.protectTry ?? []) {
+    ops.push({ path: p, rank: 3, args: ["--ro-bind-try", p, p] });
+  }
   for (const p of plan.protectMissing) {
     ops.push({ path: p, rank: 3, args: ["--tmpfs", p] });
     late.push("--remount-ro", p);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -19,6 +19,8 @@ import {
 import { registryDir } from "./_standin_registry.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
+import { gitConfigTargets } from "./git_config_guard.ts";
+import { findNestedRepos } from "./git_nested.ts";
 
 export type { Placeholder, Reveal };
 
@@ -57,6 +59,19 @@ export interface SandboxPlan {
    * toolchain directories of the hidden home (see `home.ts`). Absent: none.
    */
   reveals?: Reveal[];
+  /**
+   * Like `protect`, but bound only if still there when the sandbox starts:
+   * repositories below the workspace root, which a running command may
+   * remove meanwhile. Absent: none.
+   */
+  protectTry?: string[];
+  /**
+   * The repositories below the workspace root when the plan was made
+   * (`git_nested.ts`): their git directories are in `protectTry`. Once the sandbox has ended,
+   * one that is not listed here was made by the command, and is disarmed if
+   * it would make git run something from the workspace. Absent: not looked for.
+   */
+  gitRepos?: string[];
   /** Directories to hide (an empty tmpfs over them): the data root, the home directory, credentials. */
   hideDirs: string[];
   /**
@@ -82,19 +97,20 @@ const POLICY_PLACEHOLDER =
   "// penguin: a stand-in that keeps commands from creating this file; removed when they end\n{}\n";
 
 /**
- * Whether `p` has the shape of a stand-in a plan makes: a `.git` or guarded
- * git directory entry with its inert content, or `penguin.jsonc` with the
- * policy stand-in's. Leftovers of a dead penguin are swept only in this
- * shape: a second guard besides the registry itself, which no command can
- * reach.
+ * Whether `p` has the shape of a stand-in a plan makes: an empty directory
+ * (a `.git`, a guarded git directory entry, a hooks directory or a folder on
+ * the way to a path git's configuration names), an empty file (a missing
+ * configuration file or program git would load or run), a guarded git file
+ * with its inert content, or `penguin.jsonc` with the policy stand-in's.
+ * Leftovers of a dead penguin are swept only in this shape: a second guard
+ * besides the registry itself, which no command can reach.
  */
 export function isStandInShape(p: Placeholder): boolean {
   const name = basename(p.path);
   const endsWith = (rel: string) => p.path.endsWith(`${sep}${rel}`);
-  if (p.kind === "dir") {
-    return name === ".git" || GIT_GUARDED_ENTRIES.some((e) => e.kind === "dir" && endsWith(e.rel));
-  }
+  if (p.kind === "dir") return true;
   if (name === WORKSPACE_POLICY_FILE) return p.content === POLICY_PLACEHOLDER;
+  if (p.content === "") return true;
   return GIT_GUARDED_ENTRIES.some((e) =>
     e.kind === "file" && e.placeholder !== undefined && endsWith(e.rel) &&
     p.content === e.placeholder
@@ -189,7 +205,15 @@ async function protectedPaths(
   workspace: string,
   roots: string[],
   git: GitAccess,
-): Promise<{ protect: string[]; pinned: string[]; placeholders: Placeholder[] }> {
+): Promise<
+  {
+    protect: string[];
+    pinned: string[];
+    placeholders: Placeholder[];
+    protectTry: string[];
+    gitRepos: string[];
+  }
+> {
   const protect: string[] = [];
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
@@ -215,8 +239,54 @@ async function protectedPaths(
       protect.push(policyFile.path);
     }
   }
-  await guardGit(workspace, roots, git, standIns, { protect, pinned, placeholders });
-  return { protect, pinned, placeholders };
+  const out = { protect, pinned, placeholders, standIns };
+  await guardGit(workspace, roots, git, out);
+  await guardGitConfig(workspace, roots, git, out);
+  const nested = await guardNestedRepos(workspace, roots, git, out);
+  return { protect, pinned, placeholders, ...nested };
+}
+
+/**
+ * The repositories below the workspace root (`git_nested.ts`): each git
+ * directory read-only whatever the git access (`--git-writable` opens the
+ * workspace's own only), and what each configuration names guarded like the
+ * root's. Their mounts go to `protectTry`: a running command may remove a
+ * repository before the next sandbox starts, and then there is nothing left
+ * to protect (a new one is checked when the sandbox ends).
+ */
+async function guardNestedRepos(
+  workspace: string,
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+): Promise<{ protectTry: string[]; gitRepos: string[] }> {
+  const protectTry: string[] = [];
+  const add = (p: string) => {
+    if (!roots.some((r) => isInside(p, r)) || protectTry.includes(p)) return;
+    if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
+  };
+  const { repos } = await findNestedRepos(workspace);
+  for (const repo of repos) {
+    if (out.protect.some((p) => isInside(repo.entry, p))) continue;
+    if (repo.symlink) {
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: "${repo.entry}" is a symbolic link, and a command could point it at a ` +
+          `repository of its own. Replace the link with a file holding "gitdir: <its target>" ` +
+          `(git follows that the same way), or run with --sandbox read-only`,
+      );
+    }
+    if (repo.kind === "bare") {
+      const real = await Deno.realPath(repo.entry).catch(() => undefined);
+      if (real) add(real);
+    } else {
+      const layout = await findGitLayout(repo.workTree);
+      if (layout.kind === "file") add(layout.dotGit);
+      for (const dir of layout.gitDirs) add(dir);
+    }
+    await guardGitConfig(repo.workTree, roots, access, out, protectTry);
+  }
+  return { protectTry, gitRepos: repos.map((r) => r.entry) };
 }
 
 /**
@@ -247,6 +317,8 @@ export async function resolvePlan(
   const protectMissing: string[] = [];
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
+  let gitRepos: string[] | undefined;
+  const protectTry: string[] = [];
   if (writableRoots) {
     // Stand-ins a killed penguin left are removed first (the registry still tells them apart).
     await (swept ??= sweepStandIns(isStandInShape));
@@ -260,6 +332,8 @@ export async function resolvePlan(
         protect.push(...found.protect);
         pinned.push(...found.pinned);
         placeholders.push(...found.placeholders);
+        gitRepos = found.gitRepos;
+        protectTry.push(...found.protectTry);
         break;
       }
     }
@@ -316,6 +390,8 @@ export async function resolvePlan(
     ...(pinned.length > 0 ? { pinned } : {}),
     ...(placeholders.length > 0 ? { placeholders } : {}),
     ...(home.reveals.length > 0 ? { reveals: home.reveals } : {}),
+    ...(gitRepos ? { gitRepos } : {}),
+    ...(protectTry.length > 0 ? { protectTry } : {}),
     hideDirs,
     ...(privateDirs.length > 0 ? { privateDirs } : {}),
     hideFiles,
@@ -329,6 +405,8 @@ interface GitGuardOut {
   protect: string[];
   pinned: string[];
   placeholders: Placeholder[];
+  /** Stand-ins of every penguin process: they count as missing. */
+  standIns: ReadonlySet<string>;
 }
 
 /**
@@ -339,10 +417,9 @@ async function guardGit(
   workspace: string,
   roots: string[],
   access: GitAccess,
-  standIns: ReadonlySet<string>,
   out: GitGuardOut,
 ): Promise<void> {
-  const inRoots = (p: string) => roots.some((r) => isInside(p, r));
+  const { standIns } = out;
   const hold = (p: Placeholder) => {
     out.placeholders.push(p);
     out.protect.push(p.path);
@@ -363,7 +440,23 @@ async function guardGit(
     // A gitdir pointer: read-only, so it can be neither rewritten nor removed.
     out.protect.push(layout.dotGit);
   }
-  for (const dir of layout.gitDirs) {
+  await guardGitDirs(layout.gitDirs, roots, access, out);
+}
+
+/** The mounts that keep the git directories `gitDirs` from being changed beyond `access`. */
+async function guardGitDirs(
+  gitDirs: readonly string[],
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+): Promise<void> {
+  const inRoots = (p: string) => roots.some((r) => isInside(p, r));
+  const { standIns } = out;
+  const hold = (p: Placeholder) => {
+    out.placeholders.push(p);
+    out.protect.push(p.path);
+  };
+  for (const dir of gitDirs) {
     if (!inRoots(dir)) continue;
     if (access === "read-only") {
       // The whole directory is read-only: its entries need no look-ups.
@@ -396,5 +489,69 @@ async function guardGit(
         hold({ path, kind: "file", content: e.placeholder });
       }
     });
+  }
+}
+
+/**
+ * Add the mounts that keep what git's configuration runs or loads
+ * (`git_config_guard.ts`: hooks directories, included configuration files,
+ * programs named by `core.fsmonitor`, filters…) read-only: an existing path
+ * is bound read-only, the first missing name on the way to a missing one gets
+ * a stand-in (an empty directory, or an empty file for a configuration
+ * file), and the directories between the root and either are pinned, so a
+ * command cannot rename them away and recreate the path unprotected.
+ */
+async function guardGitConfig(
+  workspace: string,
+  roots: string[],
+  access: GitAccess,
+  out: GitGuardOut,
+  tryList?: string[],
+): Promise<void> {
+  const held = out.standIns;
+  const layout = await findGitLayout(workspace, held);
+  const targets = await gitConfigTargets(workspace, layout, access, { roots, missing: held });
+  targets: for (const t of targets) {
+    if (out.protect.some((p) => isInside(t.path, p))) continue;
+    const root = roots.filter((r) => isInside(t.path, r)).sort((a, b) => b.length - a.length)[0];
+    if (root === undefined || root === t.path) continue;
+    let cur = root;
+    let missingAt: string | undefined;
+    const between: string[] = [];
+    for (const part of relative(root, t.path).split(sep)) {
+      if (cur !== root) between.push(cur);
+      cur = join(cur, part);
+      const info = held.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
+      if (info === undefined) {
+        missingAt = cur;
+        break;
+      }
+      // A bare command word that happens to name a link (git finds programs on PATH) is skipped.
+      if (info.isSymlink && t.ifExists) continue targets;
+      if (info.isSymlink) {
+        throw new PenguinError(
+          "runtime",
+          `Cannot sandbox: "${cur}" is a symbolic link on the way to "${t.path}", which git ` +
+            `runs or reads (${t.key} = ${t.value}), and a command could point it elsewhere. ` +
+            `Replace the link with what it points to, or run with --sandbox read-only`,
+        );
+      }
+    }
+    // (A nested repository's paths may vanish before the sandbox starts: bound if still there.)
+    for (const dir of tryList ? [] : between) {
+      if (!out.pinned.includes(dir) && !out.protect.some((p) => isInside(dir, p))) {
+        out.pinned.push(dir);
+      }
+    }
+    const protect = tryList ?? out.protect;
+    if (missingAt === undefined) {
+      if (!protect.includes(t.path)) protect.push(t.path);
+    } else if (!out.placeholders.some((p) => p.path === missingAt)) {
+      const kind = missingAt === t.path ? t.missing : "dir";
+      out.placeholders.push(
+        kind === "file" ? { path: missingAt, kind, content: "" } : { path: missingAt, kind },
+      );
+      out.protect.push(missingAt);
+    }
   }
 }

@@ -82,7 +82,11 @@ export function seatbeltProfile(plan: SandboxPlan, opts: SeatbeltOptions = {}): 
   const dirs = [...plan.hideDirs, ...(plan.privateDirs ?? [])];
   const hidden = params("HIDE", [...dirs, ...plan.hideFiles], values);
   const hiddenIsDir = [...dirs.map(() => true), ...plan.hideFiles.map(() => false)];
-  const protect = params("PROTECT", [...plan.protect, ...plan.protectMissing], values);
+  const protect = params(
+    "PROTECT",
+    [...plan.protect, ...plan.protectMissing, ...(plan.protectTry ?? [])],
+    values,
+  );
   const tmp = params("TMP", opts.tmpDirs ?? ["/private/tmp"], values);
 
   const lines = [BASE];

@@ -29,6 +29,7 @@ import {
 } from "./_direct.ts";
 import { defaultSignalsForChildren } from "./_child_signals.ts";
 import { holdPlaceholders, releaseOnExit, StalePlanError } from "./_placeholders.ts";
+import { disarmNewRepos } from "./git_nested.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
@@ -228,16 +229,21 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // Missing protected paths get stand-ins for the sandbox's lifetime, and the others a lock that
   // keeps another penguin from removing them (see _placeholders.ts). A plan that went stale
   // meanwhile (a stand-in it took for the user's file was removed) is made again.
-  let release: () => Promise<void>;
+  let releaseStandIns: () => Promise<void>;
   for (let attempt = 0;; attempt++) {
     try {
-      release = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
+      releaseStandIns = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
       break;
     } catch (err) {
       if (!(err instanceof StalePlanError) || attempt >= 4) throw err;
       plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
     }
   }
+  // Once it has ended, a repository the command made that would run its code is disarmed.
+  const release = async () => {
+    await releaseStandIns();
+    if (plan.gitRepos) await disarmNewRepos(plan.roots[0]!, plan.gitRepos, plan.roots);
+  };
   // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
   const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
   const filter = await seccompFile(plan.roots);
@@ -275,5 +281,5 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     await release();
     throw err;
   }
-  return releaseOnExit(child, release!);
+  return releaseOnExit(child, release);
 }

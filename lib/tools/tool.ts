@@ -30,6 +30,7 @@
 import type { OmniMessage, StopReason, ToolProcessFacts, ToolSpec } from "../protocol/types.ts";
 import type { ToolPreviewFn } from "../display/tool_preview.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
+import type { ExecTarget } from "../sandbox/git_config_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 
 /** `r` tools only read; `rw` tools may change the world. Drives the read-only approval mode. */
@@ -113,6 +114,12 @@ export interface FileToolContext extends ToolCallContext {
    * confined worker); `sandbox.git` wins. Absent: the git directory is read-only.
    */
   git?: GitAccess;
+  /**
+   * What git's configuration makes read-only (`lib/sandbox/git_config_guard.ts`),
+   * resolved by the host for a confined worker, which cannot read the user's
+   * global or system git configuration; added to what the worker finds itself.
+   */
+  gitTargets?: ExecTarget[];
 }
 
 /** One item a tool yields while it runs. */

@@ -27,6 +27,12 @@
  */
 import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
+import { nestedRepoRefusal } from "../sandbox/git_nested.ts";
+import {
+  type ExecTarget,
+  gitConfigRefusal,
+  gitConfigTargets,
+} from "../sandbox/git_config_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { HOME_SECRETS } from "../sandbox/policy.ts";
@@ -88,6 +94,12 @@ export interface PathRoots {
   revealWritable?: readonly string[];
   /** The user's home directory (default `$HOME`), for the home rule of `lib/sandbox/home.ts`. */
   home?: string | undefined;
+  /**
+   * What git's configuration makes read-only, as the host resolved it (a
+   * confined worker cannot read the user's global git configuration); added
+   * to what is resolved here.
+   */
+  gitTargets?: readonly ExecTarget[];
 }
 
 /** A path that passed confinement. */
@@ -290,10 +302,19 @@ export async function resolveWorkspacePath(
         }); commands cannot change it either.`,
       };
     }
+    const access = roots.sandbox?.git ?? roots.git ?? "read-only";
     const layout = await findGitLayout(wsReal).catch(() => undefined);
-    const why = layout
-      ? gitWriteRefusal(real, layout, roots.sandbox?.git ?? roots.git ?? "read-only")
+    let why = layout
+      ? gitWriteRefusal(real, layout, access)
       : `the workspace's git layout cannot be read`;
+    if (!why && layout) {
+      // What git's configuration runs or loads (hooks directories, included files, programs).
+      const own = await gitConfigTargets(wsReal, layout, access).catch(() => undefined);
+      why = own
+        ? gitConfigRefusal(path, real, wsReal, [...(roots.gitTargets ?? []), ...own])
+        : `the workspace's git configuration cannot be read`;
+    }
+    why ??= await nestedRepoRefusal(real, wsReal);
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
   }
   return {

@@ -202,7 +202,7 @@ Deno.test({
   ignore: !linux,
   async fn() {
     await withWorkspace(async (ws) => {
-      const odd = { path: join(ws, "notes"), kind: "dir" as const };
+      const odd = { path: join(ws, "notes.txt"), kind: "file" as const, content: "keep me\n" };
       const holder = await startHolder(["hold", JSON.stringify([odd])]);
       await holder.crash();
       await sweepStandIns(isStandInShape);

@@ -7,6 +7,7 @@
  * @module
  */
 import type { GitAccess } from "../../sandbox/git_guard.ts";
+import type { ExecTarget } from "../../sandbox/git_config_guard.ts";
 import type { ToolDefinition, ToolEvent } from "../tool.ts";
 
 /** The part of a `ToolContext` that crosses into the worker (no signal, no registries). */
@@ -25,6 +26,8 @@ export interface WorkerToolContext {
   git?: GitAccess;
   /** More real directories the file tools may read and write (the sandbox's `revealWritable`). */
   revealWritable?: string[];
+  /** What git's configuration makes read-only, resolved by the host (the worker cannot read it all). */
+  gitTargets?: ExecTarget[];
 }
 
 /** An error as it crosses the thread boundary. */

@@ -18,7 +18,8 @@
  *
  * @module
  */
-import type { GitAccess } from "../../sandbox/git_guard.ts";
+import { findGitLayout, type GitAccess } from "../../sandbox/git_guard.ts";
+import { type ExecTarget, gitConfigTargets } from "../../sandbox/git_config_guard.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import {
   fromWireError,
@@ -124,6 +125,26 @@ async function readOnlyRootsOf(ctx: FileToolContext): Promise<string[]> {
   return out;
 }
 
+/**
+ * What git's configuration makes read-only in the workspace `workspaceReal`,
+ * resolved here: the worker cannot read the user's global and system git
+ * configuration, nor includes outside its roots. Empty when it cannot be
+ * read (the worker still resolves the repository's own).
+ */
+export async function gitTargetsOf(
+  ctx: { git?: GitAccess; sandbox?: { git?: GitAccess } },
+  workspaceReal: string,
+): Promise<{ gitTargets?: ExecTarget[] }> {
+  try {
+    const layout = await findGitLayout(workspaceReal);
+    const access = ctx.sandbox?.git ?? ctx.git ?? "read-only";
+    const gitTargets = await gitConfigTargets(workspaceReal, layout, access);
+    return gitTargets.length > 0 ? { gitTargets } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The git access to pass on: the sandbox's, else the context's own. */
 function gitOf(ctx: FileToolContext): { git?: GitAccess } {
   const git = ctx.sandbox?.git ?? ctx.git;
@@ -225,6 +246,7 @@ export function createToolWorkerPool(
     const signal = ctx.signal;
     const roots = await rootsOf(ctx);
     const readOnly = await readOnlyRootsOf(ctx);
+    const gitTargets = await gitTargetsOf(ctx, roots[0]!);
     const slot = take(JSON.stringify([roots, readOnly]), roots, readOnly);
     const id = nextId++;
     const queue: Incoming[] = [];
@@ -262,6 +284,7 @@ export function createToolWorkerPool(
           toolCallId: ctx.toolCallId,
           ...gitOf(ctx),
           ...revealWritableOf(ctx),
+          ...gitTargets,
         },
       });
       if (signal.aborted) onAbort();

@@ -5,7 +5,15 @@ import { join } from "node:path";
 import type { Outcome, Step, World } from "./_world.ts";
 
 /** Sessions the attempts are grouped into. */
-export type Batch = "files" | "secrets" | "harness" | "bomb" | "race" | "home" | "home-ws";
+export type Batch =
+  | "files"
+  | "secrets"
+  | "harness"
+  | "bomb"
+  | "race"
+  | "home"
+  | "home-ws"
+  | "gitconfig";
 
 /** One escape attempt. */
 export interface Attempt {

@@ -2,12 +2,21 @@
 // the scripted model through real tool calls of `penguin run`, and each one
 // is asserted blocked by looking at the outside world afterwards.
 import assert from "node:assert/strict";
-import { ATTEMPTS, type Batch } from "./_attempts.ts";
+import { ATTEMPTS, type Batch, BATCH_SETUP } from "./_attempts.ts";
 import { createWorld, type Outcome, runSession, type World } from "./_world.ts";
 import { prepareHomeWorkspace } from "./_attempts_home.ts";
 
 const DENIED = "Tool call denied by policy.";
-const BATCHES: Batch[] = ["files", "secrets", "harness", "bomb", "race", "home", "home-ws"];
+const BATCHES: Batch[] = [
+  "files",
+  "secrets",
+  "harness",
+  "bomb",
+  "race",
+  "home",
+  "home-ws",
+  "gitconfig",
+];
 
 Deno.test("the red-team table has at least 40 distinct attempts", () => {
   const ids = ATTEMPTS.map((a) => a.id);
@@ -20,6 +29,7 @@ for (const batch of BATCHES) {
   Deno.test(`red team (${batch}): every attempt is blocked and the harness survives`, async (t) => {
     const world: World = await createWorld();
     try {
+      await BATCH_SETUP[batch]?.(world);
       const live = attempts.filter((a) => !a.gap);
       for (const a of live) await a.prepare?.(world);
       // The home-ws batch runs with the fake HOME as its workspace, as a user allowing it would.

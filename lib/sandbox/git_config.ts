@@ -1,0 +1,290 @@
+/**
+ * The configuration the host's `git` reads in the workspace, resolved the way
+ * git resolves it but without running git (a hostile configuration can make
+ * git run code): system, global and repository files, then every
+ * `include.path` and `includeIf.<condition>.path` they name, recursively.
+ *
+ * Where git's choice depends on something penguin cannot know for sure (the
+ * environment of the user's later shell, a branch the model may check out),
+ * the file is read anyway: the result only decides what is protected, and
+ * protecting more is safe.
+ *
+ * - System: `$GIT_CONFIG_SYSTEM`, `/etc/gitconfig`, and `<prefix>/etc/gitconfig`
+ *   for every `git` on `PATH` (read even when `GIT_CONFIG_NOSYSTEM` is set).
+ * - Global: `$GIT_CONFIG_GLOBAL`, `$XDG_CONFIG_HOME/git/config`,
+ *   `~/.config/git/config`, `~/.gitconfig`.
+ * - Repository: `<common dir>/config`, and `<git dir>/config.worktree` when
+ *   `extensions.worktreeConfig` is set.
+ * - Includes: a relative path is taken from the including file's directory,
+ *   `~/` is the home directory, `%(prefix)/` each prefix above; at most ten
+ *   levels, as in git. `gitdir:` and `gitdir/i:` are matched against the git
+ *   directory (as named and as a real path); `onbranch:` against the branch
+ *   `HEAD` names (every branch when HEAD may change); `hasconfig:` and unknown
+ *   conditions always include.
+ *
+ * @module
+ */
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { type ConfigEntry, gitBoolean, parseGitConfig } from "./git_config_parse.ts";
+
+export type { ConfigEntry };
+
+/** Where a configuration file came from. */
+export type ConfigScope = "system" | "global" | "repository" | "include";
+
+/** A configuration file git reads (or would read if it existed). */
+export interface ConfigFile {
+  /** Absolute path. */
+  path: string;
+  scope: ConfigScope;
+  /** For an include: the key that names it (`include.path`, `includeIf.gitdir:~/w/.path`). */
+  key?: string;
+  /** For an include: the file holding that key. */
+  from?: string;
+  /** Whether it was read, is missing, or exists but could not be read. */
+  state: "read" | "missing" | "unreadable";
+}
+
+/** The resolved configuration. */
+export interface ResolvedGitConfig {
+  /** Every assignment of every file read, in git's reading order. */
+  entries: ConfigEntry[];
+  /** Every file git reads or would read, read or not. */
+  files: ConfigFile[];
+  /** Syntax errors and includes that could not be followed. */
+  errors: string[];
+}
+
+/** What to resolve. */
+export interface ResolveOptions {
+  /** Real path of the work tree (the workspace). */
+  workTree: string;
+  /** Paths naming the git directory: `<work tree>/.git` and the real git directory. */
+  gitDirs: readonly string[];
+  /** Real path of the git directory holding `HEAD` (the worktree's own). */
+  gitDir?: string | undefined;
+  /** Real path of the common directory (holding `config`); defaults to `gitDir`. */
+  commonDir?: string | undefined;
+  /** The home directory (`~`). */
+  home?: string | undefined;
+  /** An environment variable, or undefined (default: penguin's own, where permitted). */
+  env?: (name: string) => string | undefined;
+  /** Count every `onbranch:` condition as met (the model may change `HEAD`). */
+  anyBranch?: boolean;
+  /** Read a file: its text, undefined when missing, `"unreadable"` otherwise. */
+  read?: (path: string) => Promise<string | undefined | "unreadable">;
+}
+
+/** Git's include depth limit. */
+const MAX_INCLUDE_DEPTH = 10;
+/** A configuration file larger than this is not read (it counts as unreadable). */
+const MAX_CONFIG_BYTES = 4 << 20;
+
+/** Penguin's own environment, where its permissions let it look. */
+function ownEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+async function readConfigFile(path: string): Promise<string | undefined | "unreadable"> {
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile || info.size > MAX_CONFIG_BYTES) {
+      return info.isDirectory ? undefined : "unreadable";
+    }
+    return await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    return "unreadable";
+  }
+}
+
+/** {@linkcode gitPrefixes} by `PATH`: the programs on it do not move while penguin runs. */
+const prefixCache = new Map<string, Promise<string[]>>();
+
+/** Install prefixes of the `git` programs on `PATH` (`/usr` for `/usr/bin/git`). */
+export function gitPrefixes(path: string | undefined): Promise<string[]> {
+  const key = path ?? "";
+  let found = prefixCache.get(key);
+  if (!found) prefixCache.set(key, found = lookUpPrefixes(key));
+  return found;
+}
+
+async function lookUpPrefixes(path: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of new Set(path.split(":"))) {
+    if (!isAbsolute(dir)) continue;
+    const real = await Deno.realPath(join(dir, "git")).catch(() => undefined);
+    if (real === undefined) continue;
+    const prefix = dirname(dirname(real));
+    if (!out.includes(prefix)) out.push(prefix);
+  }
+  return out;
+}
+
+/** The system and global files, in git's order. */
+function baseFiles(
+  opts: ResolveOptions,
+  env: (name: string) => string | undefined,
+  prefixes: readonly string[],
+): { path: string; scope: ConfigScope }[] {
+  const files: { path: string; scope: ConfigScope }[] = [];
+  const add = (path: string | undefined, scope: ConfigScope) => {
+    if (path && isAbsolute(path) && !files.some((f) => f.path === path)) {
+      files.push({ path, scope });
+    }
+  };
+  add(env("GIT_CONFIG_SYSTEM"), "system");
+  add("/etc/gitconfig", "system");
+  for (const prefix of prefixes) {
+    add(prefix === "/usr" ? "/etc/gitconfig" : join(prefix, "etc", "gitconfig"), "system");
+  }
+  add(env("GIT_CONFIG_GLOBAL"), "global");
+  const xdg = env("XDG_CONFIG_HOME");
+  if (xdg) add(join(xdg, "git", "config"), "global");
+  if (opts.home) {
+    add(join(opts.home, ".config", "git", "config"), "global");
+    add(join(opts.home, ".gitconfig"), "global");
+  }
+  return files;
+}
+
+/** Escape `c` for a regular expression. */
+function esc(c: string): string {
+  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
+}
+
+/**
+ * Git's wildmatch with `WM_PATHNAME` as a regular expression: `*` and `?`
+ * stop at `/`, `**` crosses it, `[…]` and `[!…]` are classes.
+ */
+export function wildmatchRegExp(pattern: string, ignoreCase = false): RegExp {
+  let re = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "*") {
+      if (pattern[i + 1] === "*") {
+        const atStart = i === 0 || pattern[i - 1] === "/";
+        i++;
+        if (atStart && pattern[i + 1] === "/") {
+          re += "(?:.*/)?";
+          i++;
+        } else re += ".*";
+      } else re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const close = pattern.indexOf("]", i + 2);
+      if (close < 0) {
+        re += "\\[";
+        continue;
+      }
+      let body = pattern.slice(i + 1, close);
+      const negate = body.startsWith("!") || body.startsWith("^");
+      if (negate) body = body.slice(1);
+      re += `[${negate ? "^/" : ""}${body.replace(/[\\\]]/g, "\\$&")}]`;
+      i = close;
+    } else if (c === "\\" && i + 1 < pattern.length) {
+      re += esc(pattern[++i]!);
+    } else re += esc(c);
+  }
+  return new RegExp(`^${re}$`, ignoreCase ? "i" : "");
+}
+
+/** Expand a path value as git does (`~/`, `%(prefix)/`); undefined when it cannot. */
+function expandPath(value: string, home: string | undefined, prefixes: string[]): string[] {
+  if (value === "~" || value.startsWith("~/")) {
+    return home ? [home + value.slice(1)] : [];
+  }
+  if (value.startsWith("~")) return []; // ~user/: another user's home
+  if (value.startsWith("%(prefix)/")) return prefixes.map((p) => join(p, value.slice(10)));
+  return [value];
+}
+
+/** Whether the `includeIf` condition `cond` holds (or might: then true). */
+async function conditionHolds(
+  cond: string,
+  from: string,
+  opts: ResolveOptions,
+  read: NonNullable<ResolveOptions["read"]>,
+): Promise<boolean> {
+  const m = /^(gitdir|gitdir\/i|onbranch):(.*)$/s.exec(cond);
+  if (!m) return true; // hasconfig:… and unknown conditions: include (protecting more is safe)
+  const [, kind, raw] = m as unknown as [string, string, string];
+  if (kind === "onbranch") {
+    if (opts.anyBranch) return true;
+    const head = opts.gitDir ? await read(join(opts.gitDir, "HEAD")) : undefined;
+    if (typeof head !== "string" || head === "unreadable") return true;
+    const ref = /^ref:\s*refs\/heads\/(.+?)\s*$/m.exec(head);
+    if (!ref) return false; // detached HEAD: no branch
+    const pattern = raw.endsWith("/") ? raw + "**" : raw;
+    return wildmatchRegExp(pattern).test(ref[1]!);
+  }
+  let pattern = raw;
+  if (pattern.startsWith("~/")) {
+    if (!opts.home) return true;
+    pattern = opts.home + pattern.slice(1);
+  } else if (pattern.startsWith("./")) pattern = dirname(from) + pattern.slice(1);
+  else if (!isAbsolute(pattern)) pattern = "**/" + pattern;
+  if (pattern.endsWith("/")) pattern += "**";
+  const re = wildmatchRegExp(pattern, kind === "gitdir/i");
+  return opts.gitDirs.some((d) => re.test(d));
+}
+
+/**
+ * Resolve the configuration git reads for the work tree of `opts`: every
+ * file (read, missing or unreadable) and every assignment.
+ */
+export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGitConfig> {
+  const env = opts.env ?? ownEnv;
+  const read = opts.read ?? readConfigFile;
+  const prefixes = await gitPrefixes(env("PATH"));
+  const out: ResolvedGitConfig = { entries: [], files: [], errors: [] };
+
+  const load = async (
+    file: Omit<ConfigFile, "state">,
+    depth: number,
+  ): Promise<void> => {
+    const text = await read(file.path);
+    const state = text === undefined ? "missing" : text === "unreadable" ? "unreadable" : "read";
+    out.files.push({ ...file, state });
+    if (state !== "read") return;
+    const parsed = parseGitConfig(text as string, file.path);
+    out.errors.push(...parsed.errors);
+    for (const e of parsed.entries) {
+      out.entries.push(e);
+      const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
+      if (!inc || e.value === null || e.value === "") continue;
+      if (inc[1] !== undefined && !(await conditionHolds(inc[1], e.file, opts, read))) continue;
+      if (depth >= MAX_INCLUDE_DEPTH) {
+        out.errors.push(`${e.file}:${e.line}: includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
+        continue;
+      }
+      const paths = expandPath(e.value, opts.home, prefixes);
+      if (paths.length === 0) out.errors.push(`${e.file}:${e.line}: cannot expand ${e.value}`);
+      for (const p of paths) {
+        const path = resolve(dirname(e.file), p);
+        if (out.files.some((f) => f.path === path && f.from === e.file)) continue;
+        await load({ path, scope: "include", key: e.key, from: e.file }, depth + 1);
+      }
+    }
+  };
+
+  for (const f of baseFiles(opts, env, prefixes)) await load(f, 0);
+  const common = opts.commonDir ?? opts.gitDir;
+  if (common) {
+    const before = out.entries.length;
+    await load({ path: join(common, "config"), scope: "repository" }, 0);
+    const worktreeConfig = out.entries.slice(before).some((e) =>
+      e.key === "extensions.worktreeconfig" && gitBoolean(e.value) !== false
+    );
+    if (worktreeConfig && opts.gitDir) {
+      await load({ path: join(opts.gitDir, "config.worktree"), scope: "repository" }, 0);
+    }
+  }
+  return out;
+}

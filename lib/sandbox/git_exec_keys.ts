@@ -1,0 +1,214 @@
+/**
+ * The configuration keys whose values git runs or loads: one table
+ * ({@linkcode GIT_EXEC_KEYS}), and the workspace paths a resolved
+ * configuration makes git run or load ({@linkcode gitExecTargets}). Each of
+ * those paths is read-only to the model (the command sandbox mounts it
+ * read-only, the file tools refuse it), since the host's git would run what
+ * the model wrote there outside any sandbox.
+ *
+ * Commands are shell strings: every word that names a path relative to the
+ * work tree (`./x`, `tools/x`), an absolute path or `~/…` is a target, and a
+ * bare word (`fsmon`) is one when it exists in the work tree. Options
+ * (`-F`) are skipped; `--opt=path` counts its path.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import type { ConfigEntry, ResolvedGitConfig } from "./git_config.ts";
+import { gitBoolean } from "./git_config_parse.ts";
+
+/** How git uses a key's value. */
+export type ExecKeyKind =
+  /** A shell command (or a program path) git runs. */
+  | "command"
+  /** A directory of hooks git runs (relative to the work tree). */
+  | "hooks"
+  /** A file git reads, which decides what it runs. */
+  | "file"
+  /** A directory git copies or reads programs from. */
+  | "dir";
+
+/** One row of {@linkcode GIT_EXEC_KEYS}. */
+export interface ExecKey {
+  /** The key as git's documentation spells it; `*` stands for any subsection or name. */
+  key: string;
+  kind: ExecKeyKind;
+  /** When git runs it (for the docs). */
+  when: string;
+  /** Whether a value names something to run (default: every value). */
+  applies?: (value: string | null) => boolean;
+}
+
+const notBoolean = (v: string | null) => v !== null && gitBoolean(v) === undefined;
+const shellAlias = (v: string | null) => v !== null && v.trimStart().startsWith("!");
+
+/** Every key whose value git runs or loads a program from. */
+export const GIT_EXEC_KEYS: readonly ExecKey[] = [
+  { key: "core.hooksPath", kind: "hooks", when: "every hook (commit, checkout, merge, push…)" },
+  { key: "core.fsmonitor", kind: "command", when: "status, diff, add…", applies: notBoolean },
+  { key: "core.sshCommand", kind: "command", when: "fetch, push, clone over ssh" },
+  { key: "core.gitProxy", kind: "command", when: "fetch over git://" },
+  { key: "core.editor", kind: "command", when: "commit, rebase -i, tag -a" },
+  { key: "core.pager", kind: "command", when: "log, diff, show…" },
+  { key: "core.askPass", kind: "command", when: "any prompt for a password" },
+  { key: "core.alternateRefsCommand", kind: "command", when: "fetch, push with alternates" },
+  { key: "core.attributesFile", kind: "file", when: "picks filters and diff drivers" },
+  { key: "core.excludesFile", kind: "file", when: "status, add" },
+  { key: "core.worktree", kind: "dir", when: "moves the work tree (hooks run there)" },
+  { key: "sequence.editor", kind: "command", when: "rebase -i" },
+  { key: "pager.*", kind: "command", when: "the named command", applies: notBoolean },
+  {
+    key: "alias.*",
+    kind: "command",
+    when: "the alias",
+    applies: shellAlias,
+  },
+  { key: "interactive.diffFilter", kind: "command", when: "add -p" },
+  { key: "diff.external", kind: "command", when: "diff" },
+  { key: "diff.*.textconv", kind: "command", when: "diff, log -p, blame" },
+  { key: "diff.*.command", kind: "command", when: "diff" },
+  { key: "difftool.*.cmd", kind: "command", when: "difftool" },
+  { key: "difftool.*.path", kind: "command", when: "difftool" },
+  { key: "mergetool.*.cmd", kind: "command", when: "mergetool" },
+  { key: "mergetool.*.path", kind: "command", when: "mergetool" },
+  { key: "merge.*.driver", kind: "command", when: "merge, rebase, cherry-pick" },
+  { key: "filter.*.clean", kind: "command", when: "add, status, diff" },
+  { key: "filter.*.smudge", kind: "command", when: "checkout, switch, reset" },
+  { key: "filter.*.process", kind: "command", when: "add, checkout, status" },
+  { key: "credential.helper", kind: "command", when: "fetch, push over https" },
+  { key: "credential.*.helper", kind: "command", when: "fetch, push over https" },
+  { key: "gpg.program", kind: "command", when: "commit -S, tag -s, log --show-signature" },
+  { key: "gpg.*.program", kind: "command", when: "signing and verifying" },
+  { key: "gpg.ssh.defaultKeyCommand", kind: "command", when: "ssh signing" },
+  { key: "gpg.ssh.allowedSignersFile", kind: "file", when: "ssh signature checks" },
+  { key: "hook.*.command", kind: "command", when: "the configured hook event" },
+  { key: "submodule.*.update", kind: "command", when: "submodule update", applies: shellAlias },
+  { key: "sendemail.smtpServer", kind: "command", when: "send-email (a program path)" },
+  { key: "sendemail.*cmd", kind: "command", when: "send-email (also per identity)" },
+  { key: "web.browser", kind: "command", when: "help --web, instaweb" },
+  { key: "browser.*.cmd", kind: "command", when: "help --web" },
+  { key: "browser.*.path", kind: "command", when: "help --web" },
+  { key: "man.*.cmd", kind: "command", when: "help" },
+  { key: "man.*.path", kind: "command", when: "help" },
+  { key: "instaweb.httpd", kind: "command", when: "instaweb" },
+  { key: "uploadpack.packObjectsHook", kind: "command", when: "serving a fetch" },
+  { key: "remote.*.uploadpack", kind: "command", when: "fetch from a local remote" },
+  { key: "remote.*.receivepack", kind: "command", when: "push to a local remote" },
+  { key: "ssh.variant", kind: "command", when: "names the ssh program's kind" },
+  { key: "init.templateDir", kind: "dir", when: "init, clone (copies its hooks)" },
+];
+
+/** `pattern` (with `*`) as a whole-key test; keys compare without case. */
+function keyRegExp(pattern: string): RegExp {
+  const body = pattern.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".+");
+  return new RegExp(`^${body}$`, "is");
+}
+
+const KEY_TESTS = GIT_EXEC_KEYS.map((k) => ({ row: k, re: keyRegExp(k.key) }));
+
+/** The table row `key` (a configuration key as parsed) falls under, if any. */
+export function execKeyOf(key: string): ExecKey | undefined {
+  return KEY_TESTS.find((t) => t.re.test(key))?.row;
+}
+
+/** A workspace path git may run or load, and why. */
+export interface ExecTarget {
+  /** Absolute path, as git would use it (links not resolved). */
+  path: string;
+  /** The key naming it, as the table spells it (`core.hooksPath`), or `include.path`. */
+  key: string;
+  /** The value of that key. */
+  value: string;
+  /** The configuration file that set it. */
+  file: string;
+  /** How git uses it: `run` (a program or hooks directory) or `read` (configuration). */
+  use: "run" | "read";
+  /** What stands in for it while missing. */
+  missing: "dir" | "file";
+  /** A bare command word: a target only when it exists. */
+  ifExists?: boolean;
+}
+
+/** The words of shell command `cmd` that may name paths. */
+export function commandWords(cmd: string): string[] {
+  const words: string[] = [];
+  for (const raw of cmd.split(/[\s;|&()<>`'"!]+/)) {
+    if (raw === "") continue;
+    const parts = raw.startsWith("-") ? raw.split("=").slice(1) : raw.split("=");
+    for (const w of parts) if (w !== "" && !w.startsWith("-") && !w.startsWith("$")) words.push(w);
+  }
+  return words;
+}
+
+function expandHome(p: string, home: string | undefined): string | undefined {
+  if (p === "~" || p.startsWith("~/")) return home ? home + p.slice(1) : undefined;
+  return p.startsWith("~") ? undefined : p;
+}
+
+/** The paths of one assignment, before any file system look-up. */
+function targetsOf(
+  e: ConfigEntry,
+  row: ExecKey,
+  bases: readonly string[],
+  home: string | undefined,
+): ExecTarget[] {
+  const value = e.value ?? "";
+  const base = { key: row.key, value, file: e.file };
+  if (row.kind !== "command") {
+    const p = expandHome(value.trim(), home);
+    if (!p) return [];
+    const missing = row.kind === "file" ? "file" : "dir";
+    const use = row.kind === "file" ? "read" : "run";
+    return (isAbsolute(p) ? [p] : bases.map((b) => resolve(b, p))).map((path) => ({
+      ...base,
+      path,
+      use,
+      missing,
+    }));
+  }
+  const out: ExecTarget[] = [];
+  for (const word of commandWords(value)) {
+    const p = expandHome(word, home);
+    if (!p) continue;
+    const bare = !isAbsolute(p) && !p.includes("/") && !p.startsWith(".");
+    const paths = isAbsolute(p) ? [p] : bases.map((b) => resolve(b, p));
+    for (const path of paths) {
+      out.push({ ...base, path, use: "run", missing: "dir", ...(bare ? { ifExists: true } : {}) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Every path `config` makes git run or load: the values of the keys of
+ * {@linkcode GIT_EXEC_KEYS}, taken from `workTree` when relative (and from
+ * the `core.worktree` it names, if any), and every included configuration
+ * file. Paths outside the workspace are returned too; the caller keeps the
+ * ones the model can write.
+ */
+export function gitExecTargets(
+  config: ResolvedGitConfig,
+  workTree: string,
+  home: string | undefined,
+): ExecTarget[] {
+  const bases = [workTree];
+  for (const e of config.entries) {
+    if (e.key === "core.worktree" && e.value) {
+      const p = expandHome(e.value, home);
+      if (p) bases.push(resolve(join(e.file, ".."), p));
+    }
+  }
+  const out: ExecTarget[] = [];
+  for (const f of config.files) {
+    if (f.scope !== "include" || !f.from || !f.key) continue;
+    const key = f.key.startsWith("includeif.") ? "includeIf.*.path" : "include.path";
+    out.push({ path: f.path, key, value: f.path, file: f.from, use: "read", missing: "file" });
+  }
+  for (const e of config.entries) {
+    const row = execKeyOf(e.key);
+    if (!row || (row.applies && !row.applies(e.value))) continue;
+    if (row.key === "core.worktree") continue; // the work tree itself: its hooks are covered above
+    out.push(...targetsOf(e, row, bases, home));
+  }
+  return out;
+}

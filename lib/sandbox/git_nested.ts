@@ -1,0 +1,277 @@
+/**
+ * Repositories below the workspace root: a `.git` (directory, `gitdir:` file
+ * or symlink) at any depth, or a directory git takes for a bare repository
+ * (`HEAD`, `objects/` and `refs/`). The host's git reads such a repository's
+ * configuration, and runs what it names, whenever the user (or a shell prompt,
+ * or an editor scanning for repositories) runs git inside it, and the outer
+ * repository's `git status` enters it when the outer index records it as a
+ * submodule (a gitlink: only with a writable git directory).
+ *
+ * bubblewrap cannot keep a name from being created at an arbitrary depth, so
+ * penguin works in two steps:
+ *
+ * - When a sandbox is planned, every repository found ({@linkcode findNestedRepos})
+ *   is guarded (`plan.ts`): its git directory read-only whatever the git
+ *   access (`--git-writable` opens only the workspace's own), and what its
+ *   configuration runs or loads read-only, as for the workspace's own.
+ * - When a sandbox has ended, every repository that was not there when it was
+ *   planned is checked ({@linkcode armedReason}): one whose configuration,
+ *   includes or hooks would make git run something from the workspace is
+ *   disarmed ({@linkcode disarmNewRepos}): its `.git` is renamed to
+ *   `.git-disarmed-by-penguin` (a bare one's `HEAD` to
+ *   `HEAD-disarmed-by-penguin`), so git no longer finds it. A plain
+ *   repository (`git init`, `git clone`) is left alone.
+ *
+ * Not covered: while a command runs, a repository it made is on the disk as
+ * it made it; a git command the user runs inside it at that moment reads it.
+ *
+ * @module
+ */
+import { join, sep } from "node:path";
+import { resolveGitConfig } from "./git_config.ts";
+import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
+import { findGitLayout } from "./git_guard.ts";
+
+/** A repository below the workspace root. */
+export interface NestedRepo {
+  /** The directory git would work in (the one holding `.git`, or the bare directory). */
+  workTree: string;
+  /** The `.git` entry, or the bare directory itself. */
+  entry: string;
+  /** `.git` entry, or a bare repository directory. */
+  kind: "dotgit" | "bare";
+  /** The `.git` entry is a symbolic link. */
+  symlink: boolean;
+}
+
+/** The walk stops after this many directory entries (a huge tree is walked in part). */
+export const MAX_WALKED_ENTRIES = 300_000;
+
+/** The suffix given to a disarmed `.git` or `HEAD`. */
+export const DISARMED_SUFFIX = "-disarmed-by-penguin";
+
+/**
+ * Every repository below `workspace` (a real path), outermost first, with
+ * whether the walk saw the whole tree. Symbolic links are not followed; the
+ * workspace's own `.git` and the inside of every git directory are skipped.
+ */
+export async function findNestedRepos(
+  workspace: string,
+  maxEntries = MAX_WALKED_ENTRIES,
+): Promise<{ repos: NestedRepo[]; complete: boolean }> {
+  const repos: NestedRepo[] = [];
+  let level = [workspace];
+  let seen = 0;
+  // Level by level, each level's directories listed a few at a time.
+  while (level.length > 0) {
+    const next: string[] = [];
+    for (let i = 0; i < level.length; i += WALK_WIDTH) {
+      const listed = await Promise.all(level.slice(i, i + WALK_WIDTH).map(listDir));
+      for (const [k, entries] of listed.entries()) {
+        const dir = level[i + k]!;
+        seen += entries.length;
+        if (seen > maxEntries) return { repos, complete: false };
+        visit(dir, entries, workspace, repos, next);
+      }
+    }
+    level = next;
+  }
+  return { repos, complete: true };
+}
+
+/** Directories listed at once by {@linkcode findNestedRepos}. */
+const WALK_WIDTH = 16;
+
+async function listDir(dir: string): Promise<Deno.DirEntry[]> {
+  const entries: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) entries.push(e);
+  } catch {
+    // gone or unreadable
+  }
+  return entries;
+}
+
+/** Record the repository `dir` is or holds; queue its subdirectories in `next`. */
+function visit(
+  dir: string,
+  entries: Deno.DirEntry[],
+  workspace: string,
+  repos: NestedRepo[],
+  next: string[],
+): void {
+  // git follows links here: a linked HEAD, objects or refs counts.
+  const has = (name: string, isDir: boolean) =>
+    entries.some((e) => e.name === name && (e.isSymlink || (isDir ? e.isDirectory : e.isFile)));
+  if (dir !== workspace && has("HEAD", false) && has("objects", true) && has("refs", true)) {
+    repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
+    return;
+  }
+  for (const e of entries) {
+    if (e.name.toLowerCase() === ".git") {
+      if (dir !== workspace) {
+        repos.push({
+          workTree: dir,
+          entry: join(dir, e.name),
+          kind: "dotgit",
+          symlink: e.isSymlink,
+        });
+      }
+      continue;
+    }
+    if (e.isDirectory && !e.isSymlink) next.push(join(dir, e.name));
+  }
+}
+
+function inside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function ownHome(): string | undefined {
+  try {
+    return Deno.env.get("HOME") || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why git would run something the model chose in `repo`, or undefined when
+ * it is a plain repository: a symlinked `.git`, a hook that is not a
+ * `.sample`, a key of `GIT_EXEC_KEYS` or an include in its own configuration,
+ * or any key (its own, the user's global or system ones) naming an existing
+ * path inside `roots`.
+ */
+export async function armedReason(
+  repo: NestedRepo,
+  roots: readonly string[],
+  home: string | undefined = ownHome(),
+): Promise<string | undefined> {
+  if (repo.symlink) return `${repo.entry} is a symbolic link`;
+  const gitDirs = repo.kind === "bare"
+    ? [await Deno.realPath(repo.entry).catch(() => repo.entry)]
+    : (await findGitLayout(repo.workTree)).gitDirs;
+  for (const dir of gitDirs) {
+    try {
+      for await (const e of Deno.readDir(join(dir, "hooks"))) {
+        if (!e.name.endsWith(".sample")) return `it has the hook ${join(dir, "hooks", e.name)}`;
+      }
+    } catch {
+      // no hooks directory
+    }
+  }
+  const config = await resolveGitConfig({
+    workTree: repo.workTree,
+    gitDirs: [repo.entry, ...gitDirs],
+    gitDir: gitDirs[0],
+    commonDir: gitDirs[1] ?? gitDirs[0],
+    home,
+    anyBranch: true,
+  });
+  const own = new Set(
+    config.files.filter((f) => f.scope === "repository" || f.scope === "include").map((f) =>
+      f.path
+    ),
+  );
+  for (const f of config.files) {
+    if (f.state === "unreadable" && own.has(f.path)) return `${f.path} cannot be read`;
+  }
+  for (const e of config.entries) {
+    if (!own.has(e.file)) continue;
+    const row = execKeyOf(e.key);
+    if (row && (!row.applies || row.applies(e.value))) return `${e.file} sets ${row.key}`;
+    if (/^include(?:if\..*)?\.path$/s.test(e.key)) return `${e.file} includes ${e.value}`;
+  }
+  for (const t of gitExecTargets(config, repo.workTree, home)) {
+    if (!roots.some((r) => inside(t.path, r))) continue;
+    if (await Deno.lstat(t.path).then(() => true, () => false)) {
+      return `${t.key} names ${t.path}`;
+    }
+  }
+  return undefined;
+}
+
+/** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
+async function renameAside(path: string): Promise<string> {
+  for (let n = 0;; n++) {
+    const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
+    if (await Deno.lstat(to).then(() => true, () => false)) continue;
+    await Deno.rename(path, to);
+    return to;
+  }
+}
+
+/** A repository penguin disarmed, and why. */
+export interface Disarmed {
+  /** What was renamed. */
+  from: string;
+  /** Its new name. */
+  to: string;
+  why: string;
+}
+
+/**
+ * Disarm every repository below `workspace` that is not in `before` (the
+ * entries {@linkcode findNestedRepos} returned when the sandbox was planned)
+ * and would make git run something from `roots`. Never rejects: a repository
+ * that cannot be renamed is reported with `to` empty.
+ */
+export async function disarmNewRepos(
+  workspace: string,
+  before: readonly string[],
+  roots: readonly string[],
+): Promise<Disarmed[]> {
+  const out: Disarmed[] = [];
+  try {
+    const { repos } = await findNestedRepos(workspace);
+    for (const repo of repos) {
+      if (before.includes(repo.entry)) continue;
+      const why = await armedReason(repo, roots).catch((err) => `it cannot be checked (${err})`);
+      if (why === undefined) continue;
+      const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;
+      const to = await renameAside(target).catch(() => "");
+      out.push({ from: target, to, why });
+    }
+  } catch {
+    // The workspace is gone: nothing to disarm.
+  }
+  return out;
+}
+
+/** The names that together make a directory a bare repository to git. */
+const BARE_NAMES = ["HEAD", "objects", "refs"];
+
+/**
+ * Why the file tools may not write `real` (a real path inside the workspace
+ * `workspaceReal`, not in its own `.git`, which `git_guard.ts` rules), or
+ * undefined: a path through a `.git` below the root, or a write that would
+ * complete a bare repository (`HEAD`, `objects/`, `refs/` in one directory).
+ */
+export async function nestedRepoRefusal(
+  real: string,
+  workspaceReal: string,
+): Promise<string | undefined> {
+  if (!inside(real, workspaceReal) || real === workspaceReal) return undefined;
+  const parts = real.slice(workspaceReal.length + 1).split(sep);
+  if (parts[0]!.toLowerCase() === ".git") return undefined;
+  const at = parts.findIndex((p) => p.toLowerCase() === ".git");
+  if (at > 0) {
+    return `${
+      parts.slice(0, at + 1).join("/")
+    } would be a repository below the workspace root, whose configuration the user's git would run; the file tools do not write there`;
+  }
+  for (let i = 0; i < parts.length; i++) {
+    if (!BARE_NAMES.includes(parts[i]!)) continue;
+    const dir = join(workspaceReal, ...parts.slice(0, i));
+    const others = BARE_NAMES.filter((n) => n !== parts[i]);
+    const present = await Promise.all(
+      others.map((n) => Deno.lstat(join(dir, n)).then(() => true, () => false)),
+    );
+    if (present.every(Boolean)) {
+      return `${
+        parts.slice(0, i).join("/") || "."
+      } would hold HEAD, objects and refs, which makes it a repository to git; the file tools do not write there`;
+    }
+  }
+  return undefined;
+}

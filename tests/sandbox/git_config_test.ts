@@ -1,0 +1,229 @@
+// git's configuration syntax and include rules, as penguin reads them without
+// running git: the parser on the syntax corners, the resolver on real files in
+// a temp dir (includes, includeIf conditions, config.worktree), and the
+// commands' words that name paths.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseGitConfig } from "../../lib/sandbox/git_config_parse.ts";
+import { resolveGitConfig, wildmatchRegExp } from "../../lib/sandbox/git_config.ts";
+import {
+  commandWords,
+  execKeyOf,
+  GIT_EXEC_KEYS,
+  gitExecTargets,
+} from "../../lib/sandbox/git_exec_keys.ts";
+import { visibleTempDir } from "./_helpers.ts";
+
+const kv = (text: string) =>
+  parseGitConfig(text, "f").entries.map((e) => [e.key, e.value] as [string, string | null]);
+
+Deno.test("parser: sections, subsections, legacy names, case and bare booleans", () => {
+  assert.deepEqual(
+    kv(
+      '[Core]\n\tHooksPath = .husky\n[diff "LFS"]\ntextconv = x\n[Alias.Sub]\nx=1\n' +
+        "[core] editor = vim\n[core]\nbare\n",
+    ),
+    [
+      ["core.hookspath", ".husky"],
+      ["diff.LFS.textconv", "x"],
+      ["alias.sub.x", "1"],
+      ["core.editor", "vim"],
+      ["core.bare", null],
+    ],
+  );
+});
+
+Deno.test("parser: quoting, escapes, comments, whitespace and line continuation", () => {
+  assert.deepEqual(
+    kv(
+      '[a]\nq = "  two  spaces ; #not comment"  # comment\n' +
+        "w = one\t two   ; trailing comment\n" +
+        'e = a\\tb\\\\c\\"d\\n\n' +
+        "c = first \\\n  second\n" +
+        '[s "we\\"ird\\\\ sub"]\nk = v\n',
+    ),
+    [
+      ["a.q", "  two  spaces ; #not comment"],
+      ["a.w", "one  two"],
+      ["a.e", 'a\tb\\c"d\n'],
+      ["a.c", "first   second"],
+      ['s.we"ird\\ sub.k', "v"],
+    ],
+  );
+});
+
+Deno.test("parser: a bad line is reported and parsing goes on", () => {
+  const p = parseGitConfig('[a]\nx = "open\n9bad = 1\ny = ok\n[b\nz = 1\n', "cfg");
+  assert.deepEqual(p.entries.map((e) => e.key), ["a.y"]);
+  assert.equal(p.errors.length, 4, p.errors.join("\n"));
+  assert.match(p.errors[0]!, /^cfg:2: unterminated quoted value/);
+});
+
+Deno.test("wildmatch: * stops at /, ** crosses it, classes", () => {
+  assert.ok(wildmatchRegExp("**/work/**").test("/home/u/work/ws/.git"));
+  assert.ok(!wildmatchRegExp("/home/*/.git").test("/home/u/x/.git"));
+  assert.ok(wildmatchRegExp("/home/*/.git").test("/home/u/.git"));
+  assert.ok(wildmatchRegExp("feat/[a-c]?").test("feat/b1"));
+  assert.ok(wildmatchRegExp("/W/**", true).test("/w/x"));
+});
+
+/** A work tree `ws` with a .git directory, a home, and helpers to write files. */
+async function layout() {
+  const base = await Deno.realPath(await visibleTempDir("penguin-git-config-"));
+  const ws = join(base, "ws");
+  const home = join(base, "home");
+  await Deno.mkdir(join(ws, ".git"), { recursive: true });
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+  const put = (rel: string, text: string) => Deno.writeTextFile(join(base, rel), text);
+  const resolve = (extra: { anyBranch?: boolean } = {}) =>
+    resolveGitConfig({
+      workTree: ws,
+      gitDirs: [join(ws, ".git")],
+      gitDir: join(ws, ".git"),
+      home,
+      env: (n) => (n === "XDG_CONFIG_HOME" ? join(base, "xdg") : undefined),
+      ...extra,
+    });
+  return { base, ws, home, put, resolve };
+}
+
+Deno.test("resolver: global, repository and included files with relative, ~/ and chained paths", async () => {
+  const l = await layout();
+  try {
+    await Deno.mkdir(join(l.base, "xdg", "git"), { recursive: true });
+    await l.put("xdg/git/config", "[core]\n\tpager = xdg-pager\n");
+    await l.put("home/.gitconfig", "[include]\n\tpath = ~/more.gitconfig\n");
+    await l.put("home/more.gitconfig", "[core]\n\teditor = home-editor\n");
+    await l.put(
+      "ws/.git/config",
+      "[include]\n\tpath = ../shared.gitconfig\n\tpath = missing.gitconfig\n",
+    );
+    await l.put("ws/shared.gitconfig", "[include]\n\tpath = deeper.gitconfig\n");
+    await l.put("ws/deeper.gitconfig", "[core]\n\tfsmonitor = ./fsmon.sh\n");
+    const c = await l.resolve();
+    const values = Object.fromEntries(c.entries.map((e) => [e.key, e.value]));
+    assert.equal(values["core.pager"], "xdg-pager");
+    assert.equal(values["core.editor"], "home-editor");
+    assert.equal(values["core.fsmonitor"], "./fsmon.sh");
+    const states = Object.fromEntries(c.files.map((f) => [f.path, f.state]));
+    assert.equal(states[join(l.ws, "shared.gitconfig")], "read");
+    assert.equal(states[join(l.ws, "deeper.gitconfig")], "read");
+    assert.equal(states[join(l.ws, ".git", "missing.gitconfig")], "missing");
+    assert.equal(states[join(l.home, "more.gitconfig")], "read");
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("resolver: includeIf gitdir, gitdir/i, onbranch and hasconfig", async () => {
+  const l = await layout();
+  try {
+    await l.put(
+      "ws/.git/config",
+      [
+        `[includeIf "gitdir:${l.ws}/"]\n\tpath = ../gitdir-yes`,
+        `[includeIf "gitdir:/nowhere/"]\n\tpath = ../gitdir-no`,
+        `[includeIf "gitdir/i:${l.ws.toUpperCase()}/.GIT"]\n\tpath = ../gitdiri-yes`,
+        `[includeIf "gitdir:ws/.git"]\n\tpath = ../gitdir-rel-yes`,
+        `[includeIf "onbranch:main"]\n\tpath = ../branch-yes`,
+        `[includeIf "onbranch:feature/"]\n\tpath = ../branch-no`,
+        `[includeIf "hasconfig:remote.*.url:https://x/**"]\n\tpath = ../hasconfig-yes`,
+      ].join("\n") + "\n",
+    );
+    const included = async (anyBranch = false) =>
+      (await l.resolve({ anyBranch })).files.filter((f) => f.scope === "include")
+        .map((f) => f.path.slice(l.ws.length + 1)).sort();
+    assert.deepEqual(await included(), [
+      "branch-yes",
+      "gitdir-rel-yes",
+      "gitdir-yes",
+      "gitdiri-yes",
+      "hasconfig-yes",
+    ]);
+    // With a HEAD the model may move, every branch condition counts.
+    assert.ok((await included(true)).includes("branch-no"));
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("resolver: config.worktree only with extensions.worktreeConfig", async () => {
+  const l = await layout();
+  try {
+    await l.put("ws/.git/config.worktree", "[core]\n\thooksPath = wt-hooks\n");
+    await l.put("ws/.git/config", "[core]\n\tbare = false\n");
+    assert.ok(!(await l.resolve()).entries.some((e) => e.key === "core.hookspath"));
+    await l.put("ws/.git/config", "[extensions]\n\tworktreeConfig = true\n");
+    assert.ok((await l.resolve()).entries.some((e) => e.key === "core.hookspath"));
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("resolver: an include cycle ends, and a chain stops at git's depth limit", async () => {
+  const l = await layout();
+  try {
+    await l.put("ws/.git/config", "[include]\n\tpath = ../a\n\tpath = ../c0\n");
+    await l.put("ws/a", "[include]\n\tpath = b\n");
+    await l.put("ws/b", "[include]\n\tpath = a\n");
+    for (let i = 0; i < 12; i++) await l.put(`ws/c${i}`, `[include]\n\tpath = c${i + 1}\n`);
+    const c = await l.resolve();
+    const read = c.files.filter((f) => f.state === "read").map((f) => f.path);
+    assert.ok(read.includes(join(l.ws, "b")));
+    assert.ok(read.includes(join(l.ws, "c9")) && !read.includes(join(l.ws, "c10")));
+    assert.ok(c.errors.some((e) => /deeper than 10/.test(e)));
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});
+
+Deno.test("command words: paths, options and assignments", () => {
+  assert.deepEqual(commandWords(`sh -c "./x.sh --out=tools/y" -F ~/cfg; less -R | z>q`), [
+    "sh",
+    "./x.sh",
+    "tools/y",
+    "~/cfg",
+    "less",
+    "z",
+    "q",
+  ]);
+  assert.deepEqual(commandWords("!f() { ./run; }; f"), ["f", "{", "./run", "}", "f"]);
+});
+
+Deno.test("exec keys: table lookup and the targets of a configuration", () => {
+  assert.equal(execKeyOf("diff.LFS.textconv")?.key, "diff.*.textconv");
+  assert.equal(execKeyOf("gpg.ssh.program")?.key, "gpg.*.program");
+  assert.equal(execKeyOf("core.bare"), undefined);
+  const entry = (key: string, value: string | null) => ({ key, value, file: "/c", line: 1 });
+  const targets = gitExecTargets(
+    {
+      entries: [
+        entry("core.hookspath", ".husky"),
+        entry("core.fsmonitor", "true"),
+        entry("pager.log", "false"),
+        entry("alias.st", "status"),
+        entry("alias.x", "!./scripts/x.sh"),
+        entry("filter.lfs.smudge", "tools/smudge %f"),
+      ],
+      files: [],
+      errors: [],
+    },
+    "/w",
+    "/h",
+  );
+  assert.deepEqual(targets.map((t) => [t.key, t.path, t.ifExists ?? false]), [
+    ["core.hooksPath", "/w/.husky", false],
+    ["alias.*", "/w/scripts/x.sh", false],
+    ["filter.*.smudge", "/w/tools/smudge", false],
+    ["filter.*.smudge", "/w/%f", true],
+  ]);
+});
+
+Deno.test("docs/security.md lists every key of the table", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/security.md", import.meta.url));
+  for (const row of GIT_EXEC_KEYS) {
+    const cell = row.key.replace(/[.*]/g, "\\$&");
+    assert.match(doc, new RegExp(`^\\| \`${cell}\` +\\| `, "m"), `${row.key} is not in the docs`);
+  }
+});

@@ -1,0 +1,229 @@
+// Repositories below the workspace root (git_nested.ts): one a command makes
+// that would run its own code is disarmed once the sandbox ends, a plain one
+// is left alone, an existing one is guarded like the root's, and the file
+// tools write no nested .git or bare repository. The end-to-end case is a
+// real `penguin run` with --git-writable whose model commits an armed nested
+// repository as a submodule; the user's host `git status` (outer and inside)
+// must run nothing.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy, type GitAccess, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { armedReason, findNestedRepos } from "../../lib/sandbox/git_nested.ts";
+import { resolvePlan } from "../../lib/sandbox/plan.ts";
+import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
+import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
+import { run } from "../tools/_support.ts";
+import { collect, exists, visibleTempDir } from "./_helpers.ts";
+import { createWorld, runSession } from "./redteam/_world.ts";
+
+interface Repo {
+  base: string;
+  ws: string;
+  home: string;
+  marker: string;
+}
+
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "u",
+  GIT_AUTHOR_EMAIL: "u@example.com",
+  GIT_COMMITTER_NAME: "u",
+  GIT_COMMITTER_EMAIL: "u@example.com",
+};
+
+async function hostGit(home: string, cwd: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", {
+    args,
+    cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ...GIT_ENV },
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return dec.decode(out.stdout) + dec.decode(out.stderr);
+}
+
+async function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {
+  const base = await Deno.realPath(await visibleTempDir("penguin-git-nested-"));
+  const r: Repo = {
+    base,
+    ws: join(base, "ws"),
+    home: join(base, "home"),
+    marker: join(base, "PWNED"),
+  };
+  await Deno.mkdir(r.ws);
+  await Deno.mkdir(r.home);
+  try {
+    await hostGit(r.home, r.ws, ["init", "-q", "-b", "main"]);
+    await Deno.writeTextFile(join(r.ws, "a.txt"), "a\n");
+    await hostGit(r.home, r.ws, ["add", "."]);
+    await hostGit(r.home, r.ws, ["commit", "-q", "-m", "init"]);
+    await fn(r);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+async function sh(r: Repo, shell: string, git: GitAccess = "read-only") {
+  const policy = createPolicy({
+    workspace: r.ws,
+    mode: "workspace-write",
+    home: r.home,
+    hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: r.home },
+    git,
+  });
+  const out = await collect(await spawnSandboxed({ shell, policy, stdin: "null" }));
+  return out;
+}
+
+/** Shell: make `dir` a repository whose fsmonitor and pre-commit hook leave `marker`. */
+const armedRepo = (dir: string, marker: string) =>
+  `git init -q ${dir} && git -C ${dir} config core.fsmonitor "touch ${marker}; false" && ` +
+  `printf '#!/bin/sh\\ntouch ${marker}\\n' > ${dir}/.git/hooks/pre-commit && ` +
+  `chmod +x ${dir}/.git/hooks/pre-commit && echo x > ${dir}/f && git -C ${dir} add f && ` +
+  `git -C ${dir} -c user.name=m -c user.email=m@x -c core.fsmonitor=false commit -q --no-verify -m m`;
+
+Deno.test("finding and judging nested repositories: plain, armed, bare, symlinked", async () => {
+  await withRepo(async (r) => {
+    await hostGit(r.home, r.ws, ["init", "-q", "plain"]);
+    await hostGit(r.home, r.ws, ["init", "-q", "deep/armed"]);
+    await hostGit(r.home, r.ws, ["init", "-q", "--bare", "bare.git"]);
+    await hostGit(r.home, r.ws, ["init", "-q", "hooked"]);
+    await Deno.writeTextFile(join(r.ws, "deep/armed/.git/config"), "[core]\n\tpager = ./p\n", {
+      append: true,
+    });
+    await Deno.writeTextFile(join(r.ws, "hooked/.git/hooks/post-checkout"), "#!/bin/sh\n");
+    await Deno.mkdir(join(r.ws, "linked"));
+    await Deno.symlink(join(r.ws, ".git"), join(r.ws, "linked", ".git"));
+    const { repos, complete } = await findNestedRepos(r.ws);
+    assert.ok(complete);
+    const byTree = Object.fromEntries(repos.map((x) => [x.workTree.slice(r.ws.length + 1), x]));
+    assert.deepEqual(Object.keys(byTree).sort(), [
+      "bare.git",
+      "deep/armed",
+      "hooked",
+      "linked",
+      "plain",
+    ]);
+    assert.equal(byTree["bare.git"]!.kind, "bare");
+    assert.equal(await armedReason(byTree["plain"]!, [r.ws]), undefined);
+    assert.match((await armedReason(byTree["deep/armed"]!, [r.ws]))!, /sets core\.pager/);
+    assert.match((await armedReason(byTree["hooked"]!, [r.ws]))!, /hook .*post-checkout/);
+    assert.match((await armedReason(byTree["linked"]!, [r.ws]))!, /symbolic link/);
+    assert.equal(await armedReason(byTree["bare.git"]!, [r.ws]), undefined);
+    // A global hooksPath relative to the nested work tree, with hooks there, arms it too.
+    await Deno.writeTextFile(join(r.home, ".gitconfig"), "[core]\n\thooksPath = .husky\n");
+    await Deno.mkdir(join(r.ws, "plain", ".husky"));
+    assert.match((await armedReason(byTree["plain"]!, [r.ws], r.home))!, /core\.hooksPath/);
+  });
+});
+
+for (const git of ["read-only", "writable"] as const) {
+  Deno.test(`(${git} git) a nested repository a command arms is disarmed when the sandbox ends`, async () => {
+    await withRepo(async (r) => {
+      const out = await sh(
+        r,
+        `${armedRepo("sub", r.marker)}; git init -q plain; mkdir -p b/objects b/refs; ` +
+          `printf '[core]\\n\\tpager = "touch ${r.marker}"\\n' > b/config; echo 'ref: refs/heads/m' > b/HEAD`,
+        git,
+      );
+      assert.equal(out.code, 0, out.out);
+      assert.equal(await exists(join(r.ws, "sub", ".git")), false, "sub/.git was not disarmed");
+      assert.equal(await exists(join(r.ws, "sub", ".git-disarmed-by-penguin")), true);
+      assert.equal(await exists(join(r.ws, "b", "HEAD")), false, "the bare repository stays");
+      assert.equal(await exists(join(r.ws, "plain", ".git")), true, "a plain repository stays");
+      for (const dir of ["sub", "b", "."]) {
+        await hostGit(r.home, join(r.ws, dir), ["status"]);
+        await hostGit(r.home, join(r.ws, dir), ["log"]);
+        await hostGit(r.home, join(r.ws, dir), ["commit", "-q", "--allow-empty", "-m", "u"]);
+      }
+      assert.equal(await exists(r.marker), false, "the host git ran the model's code");
+    });
+  });
+
+  Deno.test(`(${git} git) an existing nested repository is guarded like the root's`, async () => {
+    await withRepo(async (r) => {
+      await hostGit(r.home, r.ws, ["init", "-q", "vendor/lib"]);
+      const config = await Deno.readTextFile(join(r.ws, "vendor/lib/.git/config"));
+      await sh(
+        r,
+        `git -C vendor/lib config core.fsmonitor "touch ${r.marker}; false"; ` +
+          `printf '#!/bin/sh\\ntouch ${r.marker}\\n' > vendor/lib/.git/hooks/pre-commit; ` +
+          `mv vendor/lib/.git vendor/lib/old; chmod +x vendor/lib/.git/hooks/pre-commit`,
+        git,
+      );
+      assert.equal(await Deno.readTextFile(join(r.ws, "vendor/lib/.git/config")), config);
+      assert.equal(await exists(join(r.ws, "vendor/lib/.git/hooks/pre-commit")), false);
+      await hostGit(r.home, join(r.ws, "vendor/lib"), ["status"]);
+      await hostGit(r.home, join(r.ws, "vendor/lib"), ["commit", "-q", "--allow-empty", "-m", "u"]);
+      assert.equal(await exists(r.marker), false);
+    });
+  });
+}
+
+Deno.test("write_file makes no nested .git and completes no bare repository", async () => {
+  await withRepo(async (r) => {
+    const write = (file_path: string) =>
+      run(
+        createWriteFileTool(DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === "write_file")!),
+        { file_path, content: "[core]\n\tpager = evil\n" },
+        { ws: r.ws },
+      );
+    const nested = await write("sub/.git/config");
+    assert.equal(nested.status, "failed");
+    assert.match(nested.output, /sub\/\.git would be a repository below the workspace root/);
+    assert.equal((await write("b/objects/x")).status, "completed");
+    assert.equal((await write("b/refs/x")).status, "completed");
+    assert.equal((await write("b/config")).status, "completed");
+    const head = await write("b/HEAD");
+    assert.equal(head.status, "failed");
+    assert.match(head.output, /b would hold HEAD, objects and refs/);
+    assert.equal(await exists(join(r.ws, "sub")), false);
+    assert.equal(await exists(join(r.ws, "b", "HEAD")), false);
+  });
+});
+
+Deno.test("penguin run --git-writable: an armed nested repository committed as a submodule runs nothing on the host", async () => {
+  const w = await createWorld();
+  try {
+    const marker = `${w.base}/nested-planted-ran`;
+    const steps = [
+      {
+        tool: "exec_command",
+        args: {
+          description: "nested",
+          cmd: `${armedRepo("sub", marker)} 2>/dev/null; git add sub 2>&1; ` +
+            `git -c user.name=m -c user.email=m@x commit -q -m sub 2>&1; echo made`,
+          yield_time_ms: 8000,
+        },
+      },
+    ];
+    const o = await runSession(w, () => [steps], { extraArgs: ["--git-writable"] });
+    assert.equal(o.code, 0, o.stderr.slice(-2000));
+    const made = [...o.outputs.values()].join("\n");
+    assert.match(made, /made/);
+    // The gitlink is in the outer index (the attack got that far), but sub/.git is disarmed.
+    const ls = await hostGit(w.home, w.ws, ["ls-files", "-s", "sub"]);
+    assert.match(ls, /^160000 /);
+    assert.equal(await exists(join(w.ws, "sub", ".git")), false);
+    await hostGit(w.home, w.ws, ["status"]);
+    await hostGit(w.home, join(w.ws, "sub"), ["status"]);
+    assert.equal(await exists(marker), false, "the user's git status ran the model's code");
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("the plan binds nested git directories read-only if still there, even with a writable git", async () => {
+  await withRepo(async (r) => {
+    await hostGit(r.home, r.ws, ["init", "-q", "vendor/lib"]);
+    const policy = createPolicy({ workspace: r.ws, home: r.home, hostEnv: {}, git: "writable" });
+    const plan = await resolvePlan(policy, r.ws);
+    const nested = join(r.ws, "vendor", "lib", ".git");
+    assert.deepEqual(plan.protectTry, [nested]);
+    assert.deepEqual(plan.gitRepos, [nested]);
+    const args = bwrapMountArgs(plan);
+    const at = args.indexOf(nested);
+    assert.equal(args[at - 1], "--ro-bind-try");
+  });
+});
