@@ -161,7 +161,9 @@ export async function holdPlaceholders(
         }
       });
     }
-    const mine = new Set(placeholders.map((p) => p.path));
+    // Held stand-ins are locked by their holds; every other protected path (a placeholder this
+    // process did not hold, as another penguin's stand-in stands there) is locked here.
+    const mine = new Set(held.map((p) => p.path));
     unlock = await lockProtected(protect.filter((p) => !mine.has(p)));
   } catch (err) {
     await release();

@@ -1,11 +1,13 @@
 /**
  * The seccomp filter as a file the supervisor opens for bwrap's
- * `--seccomp 4` without forking: written once per process, read-only, in a
- * private (0700) directory under `/tmp`, and removed when the process exits.
+ * `--seccomp 4` without forking: written once per process, read-only, in
+ * penguin's private run directory (`~/.penguin/run`, 0700; see
+ * `_standin_registry.ts`), and removed when the process exits.
  *
- * No bubblewrap sandbox sees the host's `/tmp` (every one mounts a fresh
- * tmpfs there), so no command can replace the filter for the next one,
- * unless a sandbox root is `/tmp` itself or contains the directory: from
+ * Every penguin sandbox hides that directory (and pins the way to it), so no
+ * command — of this penguin or another one, whatever its workspace — can
+ * replace the filter for the next one. Should a sandbox root of this process
+ * contain the file all the same: from
  * the first such plan on, {@linkcode seccompFile} answers undefined for the
  * rest of the process (the supervisor then pipes the filter from memory,
  * one fork more) and the file is removed. A file removed by someone else
@@ -16,13 +18,16 @@
 import { join } from "node:path";
 import { seccompProgram } from "./seccomp.ts";
 import { isInside } from "./plan.ts";
+import { privateRunDir } from "./_standin_registry.ts";
 
 let file: Promise<string | undefined> | undefined;
 let exposed = false;
 
 async function write(): Promise<string | undefined> {
   try {
-    const dir = await Deno.makeTempDir({ dir: "/tmp", prefix: "penguin-seccomp-" });
+    // In penguin's run directory, which every penguin's sandboxes hide (and pin the way to):
+    // another penguin's command with a workspace of /tmp cannot replace the filter there.
+    const dir = await Deno.makeTempDir({ dir: await privateRunDir(), prefix: "seccomp-" });
     const path = join(dir, "filter");
     await Deno.writeFile(path, seccompProgram(), { mode: 0o400, createNew: true });
     globalThis.addEventListener("unload", () => {

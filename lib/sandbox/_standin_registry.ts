@@ -37,7 +37,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
@@ -136,6 +136,17 @@ export function registryDir(): Promise<string> {
     throw err;
   });
   return dir;
+}
+
+/**
+ * penguin's private run directory, the registry's parent (`~/.penguin/run`,
+ * or `/tmp/penguin-<uid>` without a usable home): every plan hides it and
+ * pins the directories above it inside writable roots, so no command can
+ * see, write, lock or rename its way into what it holds (the registry, the
+ * seccomp filter file).
+ */
+export async function privateRunDir(): Promise<string> {
+  return dirname(await registryDir());
 }
 
 /** The registry key of `path`: a hash, so any path makes a plain file name. */

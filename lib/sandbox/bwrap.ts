@@ -101,6 +101,13 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
   if (!plan.network) args.push("--unshare-net");
   args.push("--die-with-parent", "--new-session");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // The kernel's settings and triggers under /proc are checked against the writer's uid only:
+  // a command of a penguin run as root could set kernel.core_pattern (a program the kernel then
+  // runs as root on the host) or write /proc/sysrq-trigger. Read-only, whoever runs penguin.
+  args.push("--ro-bind", "/proc/sys", "/proc/sys");
+  for (const p of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"]) {
+    args.push("--ro-bind-try", p, p);
+  }
   args.push(...bwrapMountArgs(plan));
   args.push("--cap-drop", "ALL", "--chdir", plan.cwd);
   if (opts.commandIsInit) args.push("--as-pid-1");

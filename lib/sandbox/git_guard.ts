@@ -110,6 +110,15 @@ async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined>
   }
 }
 
+async function isEmptyDir(path: string): Promise<boolean> {
+  try {
+    for await (const _ of Deno.readDir(path)) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function realDir(path: string): Promise<string | undefined> {
   try {
     const real = await Deno.realPath(path);
@@ -143,6 +152,9 @@ export async function findGitLayout(
   let gitDir: string | undefined;
   let kind: GitLayout["kind"] = "other";
   if (info.isDirectory) {
+    // An empty directory is no repository (git would not take it for one): it is missing, and
+    // may be another penguin's stand-in that this one cannot tell from the user's.
+    if (await isEmptyDir(dotGit)) return { dotGit, kind: "missing", gitDirs: [] };
     kind = "dir";
     gitDir = await realDir(dotGit);
   } else if (info.isFile) {

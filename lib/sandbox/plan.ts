@@ -16,7 +16,7 @@ import {
   standInPaths,
   sweepStandIns,
 } from "./_placeholders.ts";
-import { registryDir } from "./_standin_registry.ts";
+import { privateRunDir } from "./_standin_registry.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
 import { gitConfigTargets } from "./git_config_guard.ts";
@@ -119,6 +119,21 @@ export function isStandInShape(p: Placeholder): boolean {
 
 /** The sweep of dead processes' stand-ins: once per process, before its first writable plan. */
 let swept: Promise<void> | undefined;
+
+/**
+ * Add to `pinned` every directory strictly between a root of `roots` that
+ * holds `path` and `path` itself: bound onto itself, each is a mount point,
+ * which no command can rename or remove, so `path` (hidden or protected)
+ * cannot be moved aside and replaced by a command's own.
+ */
+function pinAncestors(path: string, roots: readonly string[], pinned: string[]): void {
+  for (const root of roots) {
+    if (root === path || !isInside(path, root)) continue;
+    for (let dir = dirname(path); dir !== root && isInside(dir, root); dir = dirname(dir)) {
+      if (!pinned.includes(dir)) pinned.push(dir);
+    }
+  }
+}
 
 /** True when `path` is `root` or lies below it. */
 export function isInside(path: string, root: string): boolean {
@@ -240,6 +255,12 @@ async function protectedPaths(
     }
   }
   const out = { protect, pinned, placeholders, standIns };
+  // Stand-ins of other sessions inside these roots (a session whose workspace lies in this one):
+  // read-only here too, so this session's commands cannot remove what the other one mounts.
+  for (const p of standIns) {
+    if (p === policyPath || !roots.some((r) => isInside(p, r))) continue;
+    if (await Deno.lstat(p).then((i) => !i.isSymlink, () => false)) protect.push(p);
+  }
   await guardGit(workspace, roots, git, out);
   await guardGitConfig(workspace, roots, git, out);
   const nested = await guardNestedRepos(workspace, roots, git, out);
@@ -302,6 +323,14 @@ export async function resolvePlan(
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
   const writableRoots = policy.mode === "workspace-write";
   const workspace = await mustBeDir("workspace", policy.workspace);
+  const run = await privateRunDir().then((d) => real(d), () => undefined);
+  if (run && isInside(workspace, run.path)) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the workspace "${workspace}" lies in penguin's private run directory ` +
+        `"${run.path}", which no command may reach; choose another workspace`,
+    );
+  }
   const roots = [workspace];
   const optional = [
     ...(policy.scratchpad ? [policy.scratchpad] : []),
@@ -362,12 +391,15 @@ export async function resolvePlan(
       list.push(p);
     }
   }
-  // The stand-in registry decides what penguin removes from the workspace: no command may see,
-  // write or lock it, wherever it lies (a workspace of $HOME or /tmp contains it).
-  const registry = await registryDir().then((d) => real(d), () => undefined);
-  const privateDirs = registry && !hideDirs.some((d) => isInside(registry.path, d))
-    ? [registry.path]
-    : [];
+  // penguin's run directory (the stand-in registry, which decides what penguin removes from the
+  // workspace, and the seccomp filter) is out of every command's reach wherever it lies (a
+  // workspace of $HOME or /tmp contains it), and so is the data root: hidden, and the
+  // directories above them in a writable root pinned, so that no command can rename its way
+  // to a forged one.
+  const privateDirs = run ? [run.path] : [];
+  if (writableRoots) {
+    for (const hidden of [...privateDirs, ...hideDirs]) pinAncestors(hidden, roots, pinned);
+  }
   for (const p of policy.reveal ?? []) {
     const r = await real(p);
     // Inside a root it is visible anyway (and must not turn the root read-only).

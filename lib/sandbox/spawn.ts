@@ -116,6 +116,10 @@ function describe(opts: SpawnOptions): string {
  */
 export async function workspaceProblem(policy: SandboxPolicy): Promise<string | undefined> {
   if (Deno.build.os === "windows") return undefined;
+  // The sandbox's own binary first: cheap, and a workspace such as "/" would otherwise have its
+  // whole tree read by the plan before the answer.
+  const bwrapProblem = await ownBinaryInside(policy);
+  if (bwrapProblem !== undefined) return bwrapProblem;
   let plan;
   try {
     plan = await resolvePlan(policy, policy.workspace);
@@ -135,12 +139,24 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   if (!report.usable || report.kind !== "bwrap" || !report.bwrap) return undefined;
   const bwrap = report.bwrap;
   const root = plan.roots.find((r) => isInside(bwrap, r));
-  if (plan.writableRoots && root !== undefined) {
-    return `the sandbox cannot make "${root}" writable: it contains the sandbox's own binary ` +
-      `"${bwrap}", which a command could replace. Use a project directory as the workspace, ` +
-      `or --sandbox read-only`;
-  }
+  if (plan.writableRoots && root !== undefined) return ownBinaryMessage(root, bwrap);
   return undefined;
+}
+
+function ownBinaryMessage(root: string, bwrap: string): string {
+  return `the sandbox cannot make "${root}" writable: it contains the sandbox's own binary ` +
+    `"${bwrap}", which a command could replace. Use a project directory as the workspace, ` +
+    `or --sandbox read-only`;
+}
+
+/** Why a writable workspace of `policy` cannot be sandboxed: it holds bwrap itself. */
+async function ownBinaryInside(policy: SandboxPolicy): Promise<string | undefined> {
+  if (policy.mode !== "workspace-write") return undefined;
+  const ws = await Deno.realPath(policy.workspace).catch(() => undefined);
+  if (ws === undefined) return undefined;
+  const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
+  if (!report.usable || report.kind !== "bwrap" || !report.bwrap) return undefined;
+  return isInside(report.bwrap, ws) ? ownBinaryMessage(ws, report.bwrap) : undefined;
 }
 
 /**

@@ -132,6 +132,47 @@ async function realDir(path: string): Promise<string | undefined> {
 }
 
 /**
+ * The `home_readable` entries of the file at `path`, checked: absolute or
+ * `~/…`, inside the home, not the whole home, not inside a protected path.
+ */
+async function homeReadableOf(
+  entries: readonly string[],
+  ctx: {
+    path: string;
+    home: string | undefined;
+    locate: WorkspacePolicy["locate"];
+    protectedReal: readonly string[];
+  },
+): Promise<string[]> {
+  const { path, home, locate, protectedReal } = ctx;
+  const homeReadable: string[] = [];
+  for (const [i, raw] of entries.entries()) {
+    const bad = (why: string) =>
+      new PenguinError(
+        "config",
+        `Invalid ${JSON.stringify(path)}: ${at(locate(["home_readable", i]))}home_readable[${i}]: ${
+          JSON.stringify(raw)
+        } ${why}`,
+      );
+    if (!home || home === "/") throw bad("names a home path but HOME is not set");
+    if (!isAbsolute(raw) && raw !== "~" && !raw.startsWith("~/")) {
+      throw bad('is relative; write "~/..." or an absolute path in the home directory');
+    }
+    const abs = isAbsolute(raw) ? resolve(raw) : join(home, raw.slice(1));
+    const homeAbs = resolve(home);
+    if (!isInside(abs, homeAbs)) throw bad(`is not in the home directory ${JSON.stringify(home)}`);
+    if (abs === homeAbs) throw bad("is the whole home directory; name the directories needed");
+    const real = await Deno.realPath(abs).catch(() => abs);
+    const hit = protectedReal.find((p) => isInside(abs, p) || isInside(real, p));
+    if (hit) {
+      throw bad(`lies inside ${JSON.stringify(hit)}, which commands must never see or change`);
+    }
+    if (!homeReadable.includes(abs)) homeReadable.push(abs);
+  }
+  return homeReadable;
+}
+
+/**
  * Read `<workspace>/penguin.jsonc`, or undefined when there is none. Throws a
  * config error (with line and column) for a malformed file or a writable
  * root that is missing, not a directory, `/`, or inside a protected path.
@@ -140,14 +181,27 @@ export async function loadWorkspacePolicy(
   workspace: string,
   opts: LoadPolicyOptions = {},
 ): Promise<WorkspacePolicy | undefined> {
+  // Long because: one read of the file (refused unless a regular file), then each setting that
+  // names paths checked in file order against the same resolved workspace and protected paths.
   const wsReal = await Deno.realPath(workspace);
   const path = join(wsReal, WORKSPACE_POLICY_FILE);
   let bytes: Uint8Array;
   try {
+    // A FIFO or device would block the read (or never end): only a regular file is a policy.
+    const info = await Deno.stat(path);
+    if (!info.isFile) {
+      throw new PenguinError(
+        "config",
+        `Cannot read ${JSON.stringify(path)}: it is ${
+          info.isDirectory ? "a directory" : "not a regular file"
+        }; a workspace policy must be a regular file`,
+      );
+    }
     // Read once: the hash and the settings come from the same bytes.
     bytes = await Deno.readFile(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
+    if (err instanceof PenguinError) throw err;
     throw new PenguinError(
       "config",
       `Cannot read ${JSON.stringify(path)}: ${(err as Error).message}`,
@@ -191,30 +245,12 @@ export async function loadWorkspacePolicy(
     if (!writableRoots.includes(real)) writableRoots.push(real);
     if (outside && !outsideRoots.includes(real)) outsideRoots.push(real);
   }
-  const homeReadable: string[] = [];
-  for (const [i, raw] of (value.home_readable ?? []).entries()) {
-    const bad = (why: string) =>
-      new PenguinError(
-        "config",
-        `Invalid ${JSON.stringify(path)}: ${at(locate(["home_readable", i]))}home_readable[${i}]: ${
-          JSON.stringify(raw)
-        } ${why}`,
-      );
-    if (!home || home === "/") throw bad("names a home path but HOME is not set");
-    if (!isAbsolute(raw) && raw !== "~" && !raw.startsWith("~/")) {
-      throw bad('is relative; write "~/..." or an absolute path in the home directory');
-    }
-    const abs = isAbsolute(raw) ? resolve(raw) : join(home, raw.slice(1));
-    const homeAbs = resolve(home);
-    if (!isInside(abs, homeAbs)) throw bad(`is not in the home directory ${JSON.stringify(home)}`);
-    if (abs === homeAbs) throw bad("is the whole home directory; name the directories needed");
-    const real = await Deno.realPath(abs).catch(() => abs);
-    const hit = protectedReal.find((p) => isInside(abs, p) || isInside(real, p));
-    if (hit) {
-      throw bad(`lies inside ${JSON.stringify(hit)}, which commands must never see or change`);
-    }
-    if (!homeReadable.includes(abs)) homeReadable.push(abs);
-  }
+  const homeReadable = await homeReadableOf(value.home_readable ?? [], {
+    path,
+    home,
+    locate,
+    protectedReal,
+  });
   return {
     path,
     sha256,

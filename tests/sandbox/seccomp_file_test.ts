@@ -4,16 +4,17 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { seccompFile } from "../../lib/sandbox/_seccomp_file.ts";
 import { seccompProgram } from "../../lib/sandbox/seccomp.ts";
+import { privateRunDir } from "../../lib/sandbox/_standin_registry.ts";
 import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
 
 const linuxBwrap = Deno.build.os === "linux" &&
   (await detectSandbox()).kind === "bwrap";
 
-Deno.test("the filter file holds the filter, read-only, in a private directory under /tmp", async () => {
+Deno.test("the filter file holds the filter, read-only, in penguin's private run directory", async () => {
   const path = await seccompFile(["/var/tmp/somewhere"]);
   assert.ok(path !== undefined);
-  assert.ok(path.startsWith("/tmp/"));
+  assert.ok(path.startsWith(`${await privateRunDir()}/`));
   assert.deepEqual(await Deno.readFile(path), seccompProgram());
   assert.equal((await Deno.stat(path)).mode! & 0o777, 0o400);
   assert.equal((await Deno.stat(dirname(path))).mode! & 0o777, 0o700);
@@ -36,7 +37,7 @@ Deno.test({
   async fn() {
     const path = await seccompFile([]);
     assert.ok(path !== undefined);
-    assert.equal(await seccompFile(["/tmp"]), undefined);
+    assert.equal(await seccompFile([dirname(await privateRunDir())]), undefined);
     await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
     assert.equal(await seccompFile(["/var/tmp/x"]), undefined);
     const ws = await visibleTempDir();

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { registryDir } from "../../lib/sandbox/_standin_registry.ts";
+import { privateRunDir, registryDir } from "../../lib/sandbox/_standin_registry.ts";
 import {
   createPolicy,
   detectSandbox,
@@ -13,11 +13,22 @@ import {
   spawnSandboxed,
 } from "../../lib/sandbox/mod.ts";
 import { isStandInShape } from "../../lib/sandbox/plan.ts";
-import { collect, exists } from "./_helpers.ts";
+import { collect, exists, visibleTempDir } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 import { penguinArgv, REPO } from "../support/cli.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
+
+// penguin's run directory (and so the registry) lies in HOME: a home of this test file's own,
+// visible to the sandbox, shared with the holders it starts.
+Deno.env.set("HOME", await visibleTempDir("penguin-standin-home-"));
+globalThis.addEventListener("unload", () => {
+  try {
+    Deno.removeSync(Deno.env.get("HOME")!, { recursive: true });
+  } catch {
+    // Already gone.
+  }
+});
 const linux = Deno.build.os === "linux";
 
 interface Holder {
@@ -219,7 +230,7 @@ Deno.test({
     if (report.kind !== "bwrap") return;
     const registry = await registryDir();
     // A workspace that holds the registry (as a workspace of $HOME or /tmp would).
-    const ws = join(registry, "..");
+    const ws = join(registry, "..", "..");
     await Deno.writeTextFile(join(registry, "probe-before"), "x");
     try {
       const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
@@ -248,10 +259,9 @@ Deno.test({
         const other = await startHolder(["plan", ws], otherHome);
         const dotGit = join(ws, ".git");
         assert.ok(other.held.some((p) => p.path === dotGit));
-        // This process has no record of it: the plan takes the .git for the user's and
-        // protects it, and the hold locks it all the same.
+        // This process has no record of it: an empty .git counts as missing, but the hold finds
+        // it there, not its own, and locks it as it locks every protected path.
         const plan = await resolvePlan(policyOf(ws), ws);
-        assert.ok(!plan.placeholders?.some((p) => p.path === dotGit));
         assert.ok(plan.protect.includes(dotGit));
         const release = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
         await other.finish();
@@ -266,4 +276,39 @@ Deno.test({
       }
     });
   },
+});
+
+Deno.test({
+  name: "penguin's private run directory cannot be moved aside and forged by a command",
+  ignore: !linux,
+  async fn() {
+    const report = await detectSandbox();
+    if (report.kind !== "bwrap") return;
+    const run = await privateRunDir();
+    // The workspace holds the run directory two levels down (as $HOME holds ~/.penguin/run).
+    const ws = join(run, "..", "..");
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    const child = await spawnSandboxed({
+      shell: `mv '${join(run, "..")}' '${join(run, "..")}-moved' 2>&1; echo mv=$?; ` +
+        `mv '${run}' '${run}-moved' 2>&1; echo mv2=$?`,
+      policy,
+      stdin: "null",
+    });
+    const { out } = await collect(child);
+    assert.match(out, /mv=[1-9]/, out);
+    assert.match(out, /mv2=[1-9]/, out);
+    assert.equal(await exists(run), true);
+    assert.equal(await exists(`${join(run, "..")}-moved`), false);
+  },
+});
+
+Deno.test("a workspace inside penguin's private run directory is refused", async () => {
+  const run = await privateRunDir();
+  const ws = join(run, "ws-inside");
+  await Deno.mkdir(ws, { recursive: true });
+  try {
+    await assert.rejects(resolvePlan(policyOf(ws), ws), /private run directory/);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
 });

@@ -393,3 +393,11 @@ Deno.test("the widening settings of a file are listed with their lines, and its 
     assert.deepEqual(wideningSettings((await loadWorkspacePolicy(ws))!), []);
   });
 });
+
+Deno.test("a penguin.jsonc that is a FIFO is refused instead of blocking the read", async () => {
+  await withWs(async (ws) => {
+    const fifo = join(ws, WORKSPACE_POLICY_FILE);
+    assert.ok((await new Deno.Command("mkfifo", { args: [fifo] }).output()).success);
+    await assert.rejects(loadWorkspacePolicy(ws), /not a regular file/);
+  });
+});
