@@ -87,7 +87,7 @@ Deno.test("a toolchain link that leads into a secret or the workspace is not sho
   });
 });
 
-Deno.test("HOME set to / or unset hides no home and refuses no workspace", async () => {
+Deno.test("HOME set to / or unset does not hide / and refuses no workspace", async () => {
   await withBase(async (base) => {
     const ws = join(base, "ws");
     await put(join(ws, "f.txt"), "visible\n");
