@@ -6,15 +6,19 @@
  *
  * @module
  */
-import { join } from "node:path";
-import type { SandboxPolicy } from "./policy.ts";
+import { basename, dirname, join, relative, sep } from "node:path";
+import { homeSecrets, type SandboxPolicy } from "./policy.ts";
+import { type Placeholder, standInPaths } from "./_placeholders.ts";
 import {
+  accountHome,
   expandHomePaths,
   HOME_READABLE_DEFAULTS,
   homeRefusal,
   homesInRoots,
   SEALED_DIRS,
+  SEALED_SHOWN,
   sealedHomes,
+  sourcedPaths,
   STARTUP_NAMES,
   TOOLCHAIN_PATHS,
 } from "./home.ts";
@@ -29,14 +33,26 @@ export interface Reveal {
 
 /** What {@linkcode homeMounts} adds to a plan. */
 export interface HomeMounts {
-  /** The real home directory to cover with an empty read-only tmpfs, if it is hidden. */
-  hidden?: string;
+  /**
+   * Real directories to cover with an empty read-only tmpfs: the hidden home
+   * directories (`$HOME` and the account's home from `/etc/passwd`) and the
+   * hidden top-level entries of sealed homes.
+   */
+  hidden: string[];
+  /** The hidden home directories alone (a subset of `hidden`). */
+  hiddenHomes: string[];
+  /** Real files to cover with `/dev/null`: hidden top-level files of sealed homes. */
+  hiddenFiles: string[];
+  /** More secret paths to hide like `policy.hide` (those of the account's home). */
+  hideMore: string[];
   /** Toolchain directories shown read-only in the hidden home. */
   reveals: Reveal[];
   /** Paths re-bound read-only: sealed homes, their loaded directories, linked startup files. */
   protect: string[];
   /** Subdirectories of sealed homes bound writable onto themselves. */
   pinned: string[];
+  /** Stand-ins for missing read-only paths in writable directories (also in `protect`). */
+  placeholders: Placeholder[];
 }
 
 function inside(path: string, root: string): boolean {
@@ -59,6 +75,11 @@ function pathDirs(policy: SandboxPolicy): string[] {
   return all.flatMap((p) => p.split(":")).filter((d) => d.startsWith("/"));
 }
 
+/** Whether `p` is a directory (following links). */
+async function isDir(p: string): Promise<boolean> {
+  return await Deno.stat(p).then((i) => i.isDirectory, () => false);
+}
+
 /**
  * The home mounts of `policy` over `roots` (real paths; `roots[0]` is the
  * workspace). Throws the refusal of `home.ts` when a root is or contains a
@@ -69,93 +90,229 @@ export async function homeMounts(
   roots: string[],
   writableRoots: boolean,
 ): Promise<HomeMounts> {
-  const out: HomeMounts = { reveals: [], protect: [], pinned: [] };
+  const out: HomeMounts = {
+    hidden: [],
+    hiddenHomes: [],
+    hiddenFiles: [],
+    hideMore: [],
+    reveals: [],
+    protect: [],
+    pinned: [],
+    placeholders: [],
+  };
   const workspace = roots[0]!;
   const homes = await homesInRoots(roots, policy.home);
   if (homes.length > 0 && !policy.allowHomeWorkspace) throw homeRefusal(homes[0]!, workspace);
   const hidePaths = policy.hide;
   const isHidden = (p: string) => hidePaths.some((h) => inside(p, h));
   const home = policy.home ? await realOf(policy.home) : undefined;
-  const homeDir = home !== undefined && home !== "/" &&
-    (await Deno.stat(home).then((i) => i.isDirectory, () => false));
-  if (homeDir && !roots.some((r) => inside(home!, r))) {
-    out.hidden = home;
-    const wanted = [
-      ...await expandHomePaths(policy.home!, HOME_READABLE_DEFAULTS),
-      ...(policy.homeReadable ?? []),
-    ];
+  const homeDir = home !== undefined && home !== "/" && await isDir(home);
+  // The account's own home (from /etc/passwd) is hidden like $HOME when they differ, or when
+  // HOME is `/` or unset: a command must not read the user's files through it.
+  const account = await accountHome();
+  const accountReal = account ? await realOf(account) : undefined;
+  const hiddenHomes: { lexical: string; real: string; more: readonly string[] }[] = [];
+  if (homeDir) {
+    hiddenHomes.push({ lexical: policy.home!, real: home!, more: policy.homeReadable ?? [] });
+  }
+  if (
+    accountReal !== undefined && accountReal !== "/" && accountReal !== home &&
+    await isDir(accountReal)
+  ) {
+    hiddenHomes.push({ lexical: account!, real: accountReal, more: [] });
+    out.hideMore.push(...homeSecrets(account!));
+  }
+  const allHidden = (p: string) => isHidden(p) || out.hideMore.some((h) => inside(p, h));
+  for (const h of hiddenHomes) {
+    if (roots.some((r) => inside(h.real, r))) continue;
+    out.hidden.push(h.real);
+    out.hiddenHomes.push(h.real);
+    const wanted = [...await expandHomePaths(h.lexical, HOME_READABLE_DEFAULTS), ...h.more];
     for (const target of wanted) {
       const source = await realOf(target);
       if (source === undefined || source === "/") continue;
       // Inside a root it is visible anyway, and a root's contents are the model's to plant.
       if (roots.some((r) => inside(target, r) || inside(source, r))) continue;
-      if (isHidden(target) || isHidden(source)) continue;
+      if (allHidden(target) || allHidden(source)) continue;
       if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
     }
   }
   if (!writableRoots) return out;
+  const standIns = await standInPaths();
   const sealed = policy.allowHomeWorkspace ? await sealedHomes(roots, workspace, policy.home) : [];
   const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS];
-  for (const { dir } of sealed) await seal(dir, loaded, pathDirs(policy), isHidden, roots, out);
-  // A startup file of the home that links into a writable root (a dotfiles repository).
-  if (homeDir) {
+  const ctx: SealContext = { paths: pathDirs(policy), isHidden: allHidden, roots, standIns, out };
+  for (const { dir } of sealed) await seal(dir, loaded, ctx);
+  // A startup file of the home that links into a writable root (a dotfiles repository), and
+  // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
+  const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
+  for (const h of startupHomes) {
     for (const name of STARTUP_NAMES) {
-      const link = join(policy.home!, name);
+      const link = join(h, name);
       if (!(await Deno.lstat(link).then((i) => i.isSymlink, () => false))) continue;
       const real = await realOf(link);
       if (real && roots.some((r) => inside(real, r) && real !== r) && !out.protect.includes(real)) {
         out.protect.push(real);
       }
     }
+    for (const p of await sourcedPaths(h)) await holdInRoots(p, "file", ctx);
   }
   return out;
 }
 
+interface SealContext {
+  paths: readonly string[];
+  isHidden: (p: string) => boolean;
+  roots: readonly string[];
+  standIns: ReadonlySet<string>;
+  out: HomeMounts;
+}
+
 /**
- * Seal the home `dir` in a writable root: its top level read-only, its
- * subdirectories writable (pinned) except the hidden ones, `.git` (the git
- * guard's) and those of `loaded` and `paths`, which stay read-only.
+ * Keep `path` read-only when it lies in a writable root: bound read-only if
+ * it exists, else a stand-in for its first missing component (an empty
+ * directory, or an empty file when that is `path` and `kind` is `file`), and
+ * the directories between the root and either pinned, so that they cannot be
+ * renamed away and the path made anew. A path under a link is followed to
+ * where the link leads.
  */
-async function seal(
-  dir: string,
-  loaded: readonly string[],
-  paths: readonly string[],
-  isHidden: (p: string) => boolean,
-  roots: readonly string[],
-  out: HomeMounts,
-): Promise<void> {
+async function holdInRoots(path: string, kind: "file" | "dir", ctx: SealContext): Promise<void> {
+  const { out, roots, standIns } = ctx;
+  const resolved = await realOf(path) ?? await realParent(path);
+  if (resolved === undefined) return;
+  const root = roots.filter((r) => inside(resolved, r)).sort((a, b) => b.length - a.length)[0];
+  if (root === undefined || root === resolved || ctx.isHidden(resolved)) return;
+  if (readOnlyAlready(resolved, out, roots)) return;
+  let cur = root;
+  const between: string[] = [];
+  for (const part of relative(root, resolved).split(sep)) {
+    if (cur !== root) between.push(cur);
+    cur = join(cur, part);
+    const info = standIns.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
+    if (info === undefined) {
+      if (!out.placeholders.some((p) => p.path === cur)) {
+        out.placeholders.push(
+          cur === resolved && kind === "file"
+            ? { path: cur, kind: "file", content: "" }
+            : { path: cur, kind: "dir" },
+        );
+        out.protect.push(cur);
+      }
+      break;
+    }
+    if (cur === resolved && !out.protect.includes(cur)) out.protect.push(cur);
+  }
+  for (const dir of between) {
+    if (readOnlyAlready(dir, out, roots)) continue;
+    if (!out.pinned.includes(dir)) out.pinned.push(dir);
+  }
+}
+
+/** Whether the deepest mount over `p` so far is read-only (a sealed home, a hidden entry). */
+function readOnlyAlready(p: string, out: HomeMounts, roots: readonly string[]): boolean {
+  let best: { len: number; ro: boolean } | undefined;
+  const consider = (m: string, ro: boolean) => {
+    if (inside(p, m) && (best === undefined || m.length >= best.len)) best = { len: m.length, ro };
+  };
+  for (const m of [...roots, ...out.pinned]) consider(m, false);
+  for (const m of [...out.protect, ...out.hidden]) consider(m, true);
+  return best?.ro ?? false;
+}
+
+/** `path` with its existing ancestors resolved (its missing tail kept), or undefined. */
+async function realParent(path: string): Promise<string | undefined> {
+  const tail: string[] = [];
+  for (let p = path; p !== "/"; p = dirname(p)) {
+    const r = await realOf(p);
+    if (r !== undefined) return join(r, ...tail.reverse());
+    tail.push(basename(p));
+  }
+  return undefined;
+}
+
+/**
+ * Seal the home `dir` in a writable root: its top level read-only; every
+ * top-level dot-entry (the user's configuration and credentials) hidden,
+ * except the toolchain and startup paths, shown read-only; its other
+ * subdirectories writable (pinned) except `.git` (the git guard's) and those
+ * of `loaded` and the `PATH` directories, which stay read-only, with a
+ * stand-in where one is missing.
+ */
+async function seal(dir: string, loaded: readonly string[], ctx: SealContext): Promise<void> {
+  const { out, roots, isHidden } = ctx;
   if (!out.protect.includes(dir)) out.protect.push(dir);
+  const shown = [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN];
   const readOnly = [
     ...await expandHomePaths(dir, loaded),
-    ...paths.filter((p) => inside(p, dir) && p !== dir),
+    ...ctx.paths.filter((p) => inside(p, dir) && p !== dir),
   ];
+  const rootBelow = (p: string) => roots.some((r) => inside(r, p));
+  const dotEntries: Deno.DirEntry[] = [];
   for await (const e of Deno.readDir(dir)) {
     const child = join(dir, e.name);
-    if (!e.isDirectory || e.name === ".git" || isHidden(child)) continue;
-    if (readOnly.includes(child)) continue;
+    if (e.name === ".git" || isHidden(child)) continue;
+    if (e.name.startsWith(".")) {
+      dotEntries.push(e);
+      continue;
+    }
+    if (!e.isDirectory || readOnly.includes(child)) continue;
     // A root below it is bound on its own.
     if (roots.includes(child)) continue;
     out.pinned.push(child);
   }
-  const keep = (p: string) => {
-    const at = out.pinned.indexOf(p);
-    if (at >= 0) out.pinned.splice(at, 1);
-    else if (p !== dir && !out.protect.includes(p)) out.protect.push(p);
-  };
-  for (const p of readOnly) {
-    // A hidden path must stay hidden (a bind would show it).
-    if (!inside(p, dir) || p === dir || isHidden(p)) continue;
-    const info = await Deno.lstat(p).catch(() => undefined);
-    if (!info) continue;
-    const top = join(p, "..") === dir;
-    if (!info.isSymlink) {
-      if (!top) keep(p); // the top level is read-only already
+  for (const e of dotEntries) {
+    const child = join(dir, e.name);
+    // Shown whole (a startup file, `.rustup`): read-only with the top level.
+    if (shown.includes(e.name)) {
+      if (e.isSymlink) await keepLinked(child, ctx);
       continue;
     }
-    // A link could be replaced in a writable parent: keep the parent read-only, and the
-    // directory it leads to when that lies in a writable root.
-    if (!top) keep(join(p, ".."));
-    const real = await realOf(p);
-    if (real && !isHidden(real) && roots.some((r) => inside(real, r) && real !== r)) keep(real);
+    if (rootBelow(child)) continue;
+    const real = await realOf(child);
+    if (real === undefined) continue; // a dangling link in a read-only top level
+    if (e.isSymlink && roots.some((r) => inside(real, r))) {
+      // Leads into a writable root: visible there anyway; kept read-only.
+      if (!out.protect.includes(real) && !roots.includes(real)) out.protect.push(real);
+      continue;
+    }
+    if (await isDir(real)) {
+      if (!out.hidden.includes(real)) out.hidden.push(real);
+      // The toolchain paths below it are shown read-only again.
+      const below = shown.filter((rel) => rel.startsWith(e.name + "/"));
+      for (const target of await expandHomePaths(dir, below)) {
+        const source = await realOf(target);
+        if (source === undefined || isHidden(target) || isHidden(source)) continue;
+        if (roots.some((r) => inside(source, r)) && !inside(source, real)) {
+          if (!out.protect.includes(source)) out.protect.push(source);
+        }
+        if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
+      }
+    } else if (!out.hiddenFiles.includes(real)) out.hiddenFiles.push(real);
+  }
+  // Loaded directories outside the dot-entries (`bin`, `go/bin`, PATH directories): read-only,
+  // held by a stand-in when missing below a writable subdirectory.
+  for (const rel of loaded.filter((r) => !r.startsWith(".") && !r.endsWith("*"))) {
+    const first = join(dir, rel.split("/")[0]!);
+    if (await Deno.lstat(first).then(() => true, () => false)) {
+      await holdInRoots(join(dir, rel), "dir", ctx);
+    }
+  }
+  for (const p of ctx.paths) {
+    if (!inside(p, dir) || p === dir) continue;
+    const first = relative(dir, p).split(sep)[0]!;
+    // Below a dot-entry: hidden or shown read-only whole (a missing one cannot be made).
+    if (first.startsWith(".")) continue;
+    if (await Deno.lstat(join(dir, first)).then(() => true, () => false)) {
+      await holdInRoots(p, "dir", ctx);
+    }
+  }
+}
+
+/** A shown top-level link of a sealed home: what it leads to in a writable root stays read-only. */
+async function keepLinked(link: string, ctx: SealContext): Promise<void> {
+  const real = await realOf(link);
+  if (real === undefined || ctx.isHidden(real)) return;
+  if (ctx.roots.some((r) => inside(real, r)) && !ctx.roots.includes(real)) {
+    if (!ctx.out.protect.includes(real)) ctx.out.protect.push(real);
   }
 }

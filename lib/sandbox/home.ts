@@ -13,12 +13,16 @@
  *   with `--allow-home-workspace` ({@linkcode ALLOW_HOME_WORKSPACE_FLAG}).
  *   With the flag, such a home is "sealed": its top level is read-only (so
  *   no startup file can be changed or created: `.bashrc`, `.profile`,
- *   `.gitconfig`, `.npmrc`…), its subdirectories stay writable except the
- *   ones programs on the host execute or load ({@linkcode SEALED_DIRS}, the
- *   toolchain directories and the `PATH` directories inside it), and the
- *   credentials stay hidden.
+ *   `.gitconfig`, `.npmrc`…), every top-level dot-entry is hidden (the
+ *   user's configuration and credentials) except the toolchain and startup
+ *   paths, shown read-only, its other subdirectories stay writable except
+ *   `bin`, `go/bin`, `go/pkg/mod` and the `PATH` directories inside it (a
+ *   missing one is held by a stand-in), and the credentials stay hidden.
+ * - The account's own home ({@linkcode accountHome}, from `/etc/passwd`) is
+ *   hidden and counts as a home like `$HOME` when the two differ.
  * - Wherever a startup file of `$HOME` really lies (a dotfiles repository
- *   the home links to), it is read-only to the model.
+ *   the home links to), and what the startup files source
+ *   ({@linkcode sourcedPaths}), it is read-only to the model.
  *
  * @module
  */
@@ -127,7 +131,9 @@ export const STARTUP_NAMES: readonly string[] = [
 /**
  * Subdirectories of a sealed home that stay read-only (besides the
  * toolchain directories and the `PATH` directories in it): what shells,
- * git, editors and desktop sessions load or run.
+ * git, editors and desktop sessions load or run. The dot-entries among them
+ * are hidden whole in a sealed home; the list names them for the file
+ * tools' refusal.
  */
 export const SEALED_DIRS: readonly string[] = [
   ".ssh",
@@ -147,6 +153,74 @@ export const SEALED_DIRS: readonly string[] = [
   ".cargo",
   ".npm-global",
 ];
+
+/**
+ * Top-level files of a sealed home shown read-only besides the toolchain and
+ * shell startup paths: the other startup files programs read (not secrets).
+ */
+export const SEALED_SHOWN: readonly string[] = [".gitconfig", ".cshrc", ".tcshrc", ".kshrc"];
+
+/**
+ * The home directory of the account penguin runs as, from `/etc/passwd`
+ * (whatever `$HOME` says), or undefined when it cannot be read or is `/`.
+ */
+export async function accountHome(): Promise<string | undefined> {
+  let uid: number | null;
+  try {
+    uid = Deno.uid();
+  } catch {
+    return undefined;
+  }
+  if (uid === null) return undefined;
+  const text = await Deno.readTextFile("/etc/passwd").catch(() => "");
+  for (const line of text.split("\n")) {
+    const f = line.split(":");
+    if (f.length < 7 || f[2] !== String(uid)) continue;
+    const dir = f[5]!;
+    return dir.startsWith("/") && dir !== "/" ? dir : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The files that the startup files of `home` pull in with a `source` or `.`
+ * line naming a literal path (`~/`, `$HOME/` and `${HOME}/` expanded),
+ * followed from file to file (at most `limit` files read). Lexical absolute
+ * paths, whether or not they exist. Paths built from other variables, globs,
+ * `eval` and the like are not seen.
+ */
+export async function sourcedPaths(home: string, limit = 64): Promise<string[]> {
+  const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN.slice(1)].map((n) => join(home, n));
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const word = /(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+(["']?)([^\s"';|&)]+)\1/g;
+  while (queue.length > 0 && seen.size < limit) {
+    const file = queue.shift()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const info = await Deno.stat(file).catch(() => undefined);
+    if (info?.isDirectory) {
+      // `.bashrc.d`: every file in it is sourced by the usual loop.
+      for await (const e of Deno.readDir(file)) queue.push(join(file, e.name));
+      continue;
+    }
+    if (!info?.isFile || info.size > 1 << 20) continue;
+    const text = await Deno.readTextFile(file).catch(() => "");
+    for (const line of text.split("\n")) {
+      for (const m of line.replace(/(^|\s)#.*$/, "").matchAll(word)) {
+        let p = m[2]!;
+        for (const pre of ["~/", "$HOME/", "${HOME}/"]) {
+          if (p.startsWith(pre)) p = join(home, p.slice(pre.length));
+        }
+        if (!p.startsWith("/") || /[$*?[`]/.test(p)) continue;
+        p = join(p); // normalized
+        if (!out.includes(p)) out.push(p);
+        queue.push(p);
+      }
+    }
+  }
+  return out;
+}
 
 /** Parents of users' home directories; their entries holding startup files are homes too. */
 const HOME_PARENTS: readonly string[] = ["/home", "/Users"];
@@ -204,6 +278,11 @@ export async function homesInRoots(
   };
   const homeReal = home ? await realOf(home) : undefined;
   if (homeReal !== undefined && homeReal !== "/") add(homeReal, "your home directory ($HOME)");
+  const account = await accountHome();
+  const accountReal = account ? await realOf(account) : undefined;
+  if (accountReal !== undefined && accountReal !== "/") {
+    add(accountReal, "your account's home directory (/etc/passwd)");
+  }
   const candidates: string[] = [];
   for (const dir of SYSTEM_HOMES) if (roots.some((r) => inside(dir, r))) candidates.push(dir);
   for (const parent of HOME_PARENTS) {

@@ -371,16 +371,20 @@ export async function resolvePlan(
   const home = await homeMounts(policy, roots, writableRoots);
   for (const p of home.protect) if (!protect.includes(p)) protect.push(p);
   for (const p of home.pinned) if (!pinned.includes(p)) pinned.push(p);
-  const hideDirs: string[] = home.hidden !== undefined ? [home.hidden] : [];
-  const hideFiles: string[] = [];
-  const absent = absenceCheck(policy.hide);
-  // Inside the hidden home a path needs hiding only where a root or a reveal shows it again
+  for (const p of home.placeholders) {
+    if (!placeholders.some((q) => q.path === p.path)) placeholders.push(p);
+  }
+  const hideDirs: string[] = [...home.hidden];
+  const hideFiles: string[] = [...home.hiddenFiles];
+  const hide = [...policy.hide, ...home.hideMore];
+  const absent = absenceCheck(hide);
+  // Inside a hidden home a path needs hiding only where a root or a reveal shows it again
   // (a link there may lead out of it: the real path decides).
   const covered = (p: string) =>
-    home.hidden !== undefined && isInside(p, home.hidden) &&
+    home.hiddenHomes.some((h) => isInside(p, h)) &&
     !roots.some((root) => isInside(p, root)) &&
     !home.reveals.some((rv) => isInside(p, rv.source) || isInside(p, rv.target));
-  for (const p of policy.hide) {
+  for (const p of hide) {
     if (await absent(p)) continue;
     const r = await real(p);
     if (!r || r.path === "/") continue;

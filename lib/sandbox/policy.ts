@@ -139,6 +139,8 @@ export const HOME_SECRETS: readonly string[] = [
   ".cargo/credentials",
   ".cargo/credentials.toml",
   ".gem/credentials",
+  ".local/share/uv/credentials",
+  ".dotnet/corefx/cryptography",
   ".m2/settings.xml",
   ".gradle/gradle.properties",
   ".local/share/keyrings",

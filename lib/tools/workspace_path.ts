@@ -36,7 +36,14 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { HOME_SECRETS } from "../sandbox/policy.ts";
-import { SEALED_DIRS, sealedHomes, TOOLCHAIN_PATHS } from "../sandbox/home.ts";
+import {
+  HOME_READABLE_DEFAULTS,
+  SEALED_DIRS,
+  SEALED_SHOWN,
+  sealedHomes,
+  sourcedPaths,
+  TOOLCHAIN_PATHS,
+} from "../sandbox/home.ts";
 
 /**
  * Whether `real` lies in penguin's run state (the stand-in registry of
@@ -366,7 +373,27 @@ async function homeRefusal(
       } holds the user's credentials and must never enter the conversation`;
     }
   }
+  const shown = [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN];
+  for (const dir of homes) {
+    if (!isInside(real, dir) || real === dir) continue;
+    const first = real.slice(dir.length + (dir.endsWith("/") ? 0 : 1)).split("/")[0]!;
+    if (!first.startsWith(".") || first === ".git") continue;
+    if (!shown.some((rel) => covers(real, dir, rel))) {
+      return `${join(dir, first)} in the home directory is the user's configuration, hidden ` +
+        `from the model`;
+    }
+  }
   if (verb === "read") return undefined;
+  // What the startup files source (`. ~/dotfiles/aliases.sh`) runs in the user's next shell.
+  for (const h of new Set([...homes, ...(home ? [home] : [])])) {
+    for (const p of await sourcedPaths(h).catch(() => [])) {
+      const target = await Deno.realPath(p).catch(() => p);
+      if (real === target || real === p) {
+        return `${p} is sourced by a shell startup file of the home directory, so it is ` +
+          `read-only to the model`;
+      }
+    }
+  }
   for (const dir of homes) {
     if (
       dirname(real) === dir && (await Deno.lstat(real).catch(() => undefined))?.isDirectory !== true
@@ -374,7 +401,13 @@ async function homeRefusal(
       return `it lies at the top of the home directory "${dir}", whose files (shell and git ` +
         `startup files, tool settings) are read-only to the model`;
     }
-    const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS].find((rel) => covers(real, dir, rel));
+    const first = isInside(real, dir) && real !== dir
+      ? real.slice(dir.length + 1).split("/")[0]!
+      : "";
+    // Every dot-entry of a sealed home is the user's configuration: shown read-only at most.
+    const dotEntry = first.startsWith(".") && first !== ".git" ? first : undefined;
+    const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS].find((rel) => covers(real, dir, rel)) ??
+      dotEntry;
     if (loaded !== undefined) {
       return `${join(dir, loaded)} in the home directory is read-only to the model: programs on ` +
         `this machine run or load what it holds`;

@@ -12,6 +12,7 @@ import {
 } from "../../lib/sandbox/mod.ts";
 import { applyWorkspacePolicy, loadWorkspacePolicy } from "../../lib/sandbox/workspace_policy.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
+import { accountHome } from "../../lib/sandbox/home.ts";
 import { resolveWorkspacePath } from "../../lib/tools/workspace_path.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 
@@ -58,7 +59,9 @@ Deno.test("a linked toolchain directory is shown at its home path, its credentia
     await put(join(home, "notes.txt"), "home-notes-SECRET\n");
     const policy = policyOf(ws, home);
     const plan = await resolvePlan(policy, ws);
-    assert.deepEqual(plan.reveals, [{ source: join(base, "gems"), target: join(home, ".gem") }]);
+    // (The account's own home from /etc/passwd is hidden too, its toolchains shown: not these.)
+    const ours = (plan.reveals ?? []).filter((r) => r.target.startsWith(base + "/"));
+    assert.deepEqual(ours, [{ source: join(base, "gems"), target: join(home, ".gem") }]);
     const out = await sh(
       policy,
       `cat ~/.gem/specs/a.txt; cat ~/.gem/credentials ${base}/gems/credentials ~/notes.txt 2>&1`,
@@ -78,13 +81,13 @@ Deno.test("a toolchain link that leads into a secret or the workspace is not sho
     await Deno.mkdir(ws);
     await Deno.symlink(ws, join(home, ".deno"));
     const plan = await resolvePlan(policyOf(ws, home), ws);
-    assert.deepEqual(plan.reveals ?? [], []);
+    assert.deepEqual((plan.reveals ?? []).filter((r) => r.target.startsWith(base + "/")), []);
     const out = await sh(policyOf(ws, home), `cat ~/.local/bin/id_rsa ~/.ssh/id_rsa 2>&1`);
     assert.doesNotMatch(out, /SECRET/);
   });
 });
 
-Deno.test("HOME set to / or unset hides no home and refuses no workspace", async () => {
+Deno.test("HOME set to / or unset does not hide / and refuses no workspace", async () => {
   await withBase(async (base) => {
     const ws = join(base, "ws");
     await put(join(ws, "f.txt"), "visible\n");
@@ -168,7 +171,7 @@ Deno.test("with the flag, a home workspace keeps its startup files, loaded direc
         "echo evil > ~/.profile",
         "mv ~/proj ~/proj2",
         "echo evil > ~/.local/bin/tool",
-        "echo ok > ~/.local/share/notes",
+        "echo evil > ~/.local/share/notes",
         "echo ok > ~/proj/b.txt",
         "cat ~/.netrc",
         "echo end",
@@ -181,7 +184,8 @@ Deno.test("with the flag, a home workspace keeps its startup files, loaded direc
     assert.equal(await exists(join(home, ".profile")), false);
     assert.equal(await exists(join(home, "proj2")), false);
     assert.equal(await Deno.readTextFile(join(home, ".local", "bin", "tool")), "tool\n");
-    assert.equal(await Deno.readTextFile(join(home, ".local", "share", "notes")), "ok\n");
+    // Every dot-entry of the home is the user's configuration: hidden, or shown read-only.
+    assert.equal(await Deno.readTextFile(join(home, ".local", "share", "notes")), "notes\n");
     assert.equal(await Deno.readTextFile(join(home, "proj", "b.txt")), "ok\n");
   });
 });
@@ -245,5 +249,164 @@ Deno.test("home_readable widens, so it applies only from a trusted penguin.jsonc
     assert.deepEqual(changed.homeReadable, []);
     const trusted = applyWorkspacePolicy(flags, loaded, "trusted");
     assert.deepEqual(trusted.homeReadable, [join(home, "sdk")]);
+  });
+});
+
+Deno.test("a sealed home: missing loaded directories cannot be made, dot-entries are hidden or read-only", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    // Sealed as the workspace (H4/H7/H8/H9) and as a directory the workspace holds (H11).
+    for (const ws of [home, base]) {
+      await put(join(home, ".bashrc"), "# rc\n");
+      await put(join(home, ".local", "share", "x"), "x\n");
+      await Deno.mkdir(join(home, "go"), { recursive: true });
+      await Deno.mkdir(join(home, ".ipython"), { recursive: true });
+      await Deno.mkdir(join(home, ".gradle"), { recursive: true });
+      await put(join(home, ".cargo", "bin", "cargo"), "cargo-visible\n");
+      for (
+        const rel of [".yarnrc.yml", ".fly/config.yml", ".bundle/config", ".ollama/id_ed25519"]
+      ) {
+        await put(join(home, rel), `${rel}-SECRET\n`);
+      }
+      await Deno.mkdir(join(home, "proj"), { recursive: true });
+      const policy = policyOf(ws, home, { allowHomeWorkspace: true });
+      const made = [
+        ".local/bin/git",
+        ".local/lib/python3.11/site-packages/evil.pth",
+        ".ipython/profile_default/startup/00-x.py",
+        ".gradle/init.d/x.gradle",
+        ".gradle/init.gradle",
+        ".local/share/nvim/site/plugin/x.lua",
+        ".vim/plugin/x.vim",
+        ".vimrc",
+        ".inputrc",
+        ".config/autostart/x.desktop",
+        "go/bin/go",
+      ];
+      const out = await sh(
+        policy,
+        [
+          ...made.map((rel) => `mkdir -p "$(dirname ~/${rel})"; echo evil > ~/${rel}`),
+          "mv ~/go ~/go2; mkdir -p ~/go/bin; echo evil > ~/go/bin/go",
+          "cat ~/.yarnrc.yml ~/.fly/config.yml ~/.bundle/config ~/.ollama/id_ed25519",
+          "ls -a ~/.ipython ~/.fly",
+          "cat ~/.cargo/bin/cargo",
+          "echo ok > ~/proj/b.txt",
+          "echo end",
+        ].join("; ") + " 2>&1",
+      );
+      assert.match(out, /end/);
+      assert.match(out, /cargo-visible/);
+      assert.doesNotMatch(out, /SECRET/);
+      for (const rel of made) assert.equal(await exists(join(home, rel)), false, `${ws}: ${rel}`);
+      assert.equal(await exists(join(home, "go2")), false);
+      assert.equal(await Deno.readTextFile(join(home, "proj", "b.txt")), "ok\n");
+      // The stand-ins are gone once the command has ended.
+      assert.deepEqual(await Array.fromAsync(Deno.readDir(join(home, "go"))), []);
+      // The file tools agree.
+      const roots = { workspace: ws, home };
+      const rel = (p: string) => ws === home ? p : `home/${p}`;
+      for (const p of [".local/bin/git", ".local/lib/python3.11/site-packages/x.pth", ".vimrc"]) {
+        assert.equal((await resolveWorkspacePath(rel(p), roots, "write")).ok, false, p);
+      }
+      for (const p of [".yarnrc.yml", ".fly/config.yml"]) {
+        const r = await resolveWorkspacePath(rel(p), roots, "read");
+        assert.equal(r.ok, false, p);
+        if (!r.ok) assert.match(r.message, /user's configuration/);
+      }
+      assert.equal((await resolveWorkspacePath(rel(".bashrc"), roots, "read")).ok, true);
+    }
+  });
+});
+
+Deno.test("files the home's startup files source are read-only to commands and file tools", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(
+      join(home, ".bashrc"),
+      '. ~/dotfiles/aliases.sh\n[ -f "$HOME/dotfiles/local.sh" ] && source "$HOME/dotfiles/local.sh"\n' +
+        "if true; then . ${HOME}/dotfiles/more.sh; fi # . ~/dotfiles/commented.sh\n",
+    );
+    await put(join(home, "dotfiles", "aliases.sh"), "alias ll='ls -l'\n");
+    await put(join(home, "dotfiles", "more.sh"), "# more\n");
+    await put(join(home, "dotfiles", "other.sh"), "# other\n");
+    // A sealed home, and a dotfiles workspace of a hidden home.
+    for (const ws of [home, join(home, "dotfiles")]) {
+      const policy = policyOf(ws, home, { allowHomeWorkspace: true });
+      const out = await sh(
+        policy,
+        "cd ~/dotfiles; echo evil >> aliases.sh; echo evil > local.sh; echo evil >> more.sh; " +
+          "mv aliases.sh a2; echo ok >> other.sh; echo end",
+      );
+      assert.match(out, /end/);
+      assert.equal(
+        await Deno.readTextFile(join(home, "dotfiles", "aliases.sh")),
+        "alias ll='ls -l'\n",
+      );
+      assert.equal(await Deno.readTextFile(join(home, "dotfiles", "more.sh")), "# more\n");
+      assert.equal(await exists(join(home, "dotfiles", "local.sh")), false, ws);
+      assert.equal(await exists(join(home, "dotfiles", "a2")), false, ws);
+      assert.match(await Deno.readTextFile(join(home, "dotfiles", "other.sh")), /ok/);
+      const roots = { workspace: ws, home };
+      const p = (name: string) => ws === home ? `dotfiles/${name}` : name;
+      for (const name of ["aliases.sh", "local.sh", "more.sh"]) {
+        const r = await resolveWorkspacePath(p(name), roots, "write");
+        assert.equal(r.ok, false, name);
+        if (!r.ok) assert.match(r.message, /sourced by a shell startup file/);
+      }
+      assert.equal((await resolveWorkspacePath(p("other.sh"), roots, "write")).ok, true);
+    }
+  });
+});
+
+Deno.test("credentials inside shown toolchain directories stay hidden", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await Deno.mkdir(ws);
+    await put(
+      join(home, ".local", "share", "uv", "credentials", "credentials.toml"),
+      "uv-SECRET\n",
+    );
+    await put(join(home, ".local", "share", "uv", "python", "v"), "uv-visible\n");
+    await put(
+      join(home, ".dotnet", "corefx", "cryptography", "x509stores", "my", "c.pfx"),
+      "pfx-SECRET\n",
+    );
+    await put(join(home, ".dotnet", "sdk", "v"), "dotnet-visible\n");
+    const out = await sh(
+      policyOf(ws, home),
+      "cat ~/.local/share/uv/python/v ~/.dotnet/sdk/v; grep -ra SECRET ~ 2>&1; " +
+        "cat ~/.local/share/uv/credentials/credentials.toml 2>&1",
+    );
+    assert.match(out, /uv-visible/);
+    assert.match(out, /dotnet-visible/);
+    assert.doesNotMatch(out, /SECRET/);
+  });
+});
+
+Deno.test("the account's home from /etc/passwd is hidden when HOME is / or another directory", async () => {
+  const account = await accountHome();
+  const real = account ? await Deno.realPath(account).catch(() => undefined) : undefined;
+  if (real === undefined) return; // no account home here to hide
+  await withBase(async (base) => {
+    const ws = join(base, "ws");
+    await put(join(ws, "f.txt"), "visible\n");
+    const canary = join(real, `.penguin-home-test-${crypto.randomUUID()}`);
+    const made = await Deno.writeTextFile(canary, "canary-SECRET\n").then(() => true, () => false);
+    try {
+      for (const home of ["/", "", join(base, "other")]) {
+        if (home.startsWith(base)) await Deno.mkdir(home, { recursive: true });
+        const policy = policyOf(ws, home);
+        const plan = await resolvePlan(policy, ws);
+        assert.ok(plan.hideDirs.includes(real), `HOME=${JSON.stringify(home)}`);
+        const out = await sh(policy, `cat f.txt; cat ${canary} 2>&1`);
+        assert.match(out, /visible/);
+        assert.doesNotMatch(out, /SECRET/);
+        if (made) assert.doesNotMatch(await sh(policy, `ls -a ${real}`), /penguin-home-test/);
+      }
+    } finally {
+      if (made) await Deno.remove(canary);
+    }
   });
 });

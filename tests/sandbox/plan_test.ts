@@ -3,6 +3,15 @@ import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { createPolicy, homeSecrets, parseSandboxMode, resolvePlan } from "../../lib/sandbox/mod.ts";
 import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
+import { accountHome } from "../../lib/sandbox/home.ts";
+
+/** The account's own home (/etc/passwd), hidden in every plan whose HOME is another directory. */
+const ACCOUNT_HOME = await accountHome().then((h) => h && Deno.realPath(h)).catch(() => undefined);
+
+/** `dirs` without the account's home. */
+function own(dirs: readonly string[]): string[] {
+  return dirs.filter((d) => d !== ACCOUNT_HOME);
+}
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-plan-test-" }));
@@ -22,7 +31,7 @@ Deno.test("resolvePlan hides the home directory whole when it is outside the wor
     const policy = createPolicy({ workspace: join(dir, "ws"), home, hostEnv: {} });
     const plan = await resolvePlan(policy, join(dir, "ws"));
     // The secrets lie under the tmpfs over the home: no mount of their own.
-    assert.deepEqual(plan.hideDirs, [home]);
+    assert.deepEqual(own(plan.hideDirs), [home]);
     assert.deepEqual(plan.hideFiles, []);
   });
 });
@@ -34,7 +43,7 @@ Deno.test("resolvePlan hides only the secrets that exist in a home that is the w
     await Deno.writeTextFile(join(home, ".netrc"), "machine x");
     const policy = createPolicy({ workspace: home, home, hostEnv: {}, allowHomeWorkspace: true });
     const plan = await resolvePlan(policy, home);
-    assert.deepEqual(plan.hideDirs, [join(home, ".ssh")]);
+    assert.deepEqual(own(plan.hideDirs), [join(home, ".ssh")]);
     assert.deepEqual(plan.hideFiles, [join(home, ".netrc")]);
     assert.ok(homeSecrets(home).length > plan.hideDirs.length + plan.hideFiles.length);
   });
@@ -52,7 +61,7 @@ Deno.test("resolvePlan hides the real target of a symlinked secret outside the h
       hostEnv: {},
     });
     const plan = await resolvePlan(policy, join(dir, "ws"));
-    assert.deepEqual(plan.hideDirs, [join(dir, "home"), join(dir, "real-aws")]);
+    assert.deepEqual(own(plan.hideDirs), [join(dir, "home"), join(dir, "real-aws")]);
   });
 });
 
@@ -92,9 +101,10 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
       plan = await resolvePlan(policy, join(dir, "ws"));
     });
     // ~/.ssh lies under the hidden home; ~/.gem is a toolchain shown again, its credentials not.
-    assert.deepEqual(plan!.hideDirs, [home]);
+    assert.deepEqual(own(plan!.hideDirs), [home]);
     assert.deepEqual(plan!.hideFiles, [join(home, ".gem", "credentials")]);
-    assert.deepEqual(plan!.reveals, [{ source: join(home, ".gem"), target: join(home, ".gem") }]);
+    const reveals = (plan!.reveals ?? []).filter((r) => r.target.startsWith(dir + "/"));
+    assert.deepEqual(reveals, [{ source: join(home, ".gem"), target: join(home, ".gem") }]);
     const secrets = [...calls].filter(([k]) => k.includes(home + "/.")).map(([k]) => k).sort();
     // The listing of home, and a look-up for each secret that exists: nothing for
     // the missing ones, not even those below a directory home lacks (.cargo/credentials).
@@ -251,7 +261,7 @@ Deno.test("revealed writable dirs inside the hidden data root are roots, bound a
     });
     const plan = await resolvePlan(policy, join(dir, "ws"));
     assert.deepEqual(plan.roots, [join(dir, "ws"), mem]);
-    assert.deepEqual(plan.hideDirs, [data]);
+    assert.deepEqual(own(plan.hideDirs), [data]);
     const argv = bwrapMountArgs(plan);
     const hide = argv.findIndex((a, i) => a === "--tmpfs" && argv[i + 1] === data);
     const bind = argv.findIndex((a, i) => a === "--bind" && argv[i + 1] === mem);
