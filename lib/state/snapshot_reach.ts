@@ -11,10 +11,18 @@
  *   workspace as its cwd), an HTTP server's URL and header names, and a server whose tools
  *   are marked read-only (`permission: r`, run unasked under
  *   `--approve read-only`);
- * - enabled scheduled tasks (`schedule/<name>.toml`), with where each runs;
- * - skills that hold programs for the model to run: an executable file, a
- *   file starting with `#!`, a script by its extension, or anything under a
- *   `scripts/` or `bin/` directory.
+ * - every scheduled task (`schedule/<name>.toml`), with where it runs: the
+ *   enabled ones, the disabled ones (a later edit enables them) and the ones
+ *   that do not parse (a later edit fixes them);
+ * - skills that may run commands: a skill holding any file other than its
+ *   `SKILL.md` and documents or images (`.md`, `.markdown`, `.txt`, `.png`,
+ *   `.jpg`, `.jpeg`, `.gif`, `.webp`, `.svg`), or one of those that is
+ *   executable, starts with `#!` or lies under `scripts/` or `bin/`. The rule
+ *   names what is safe to leave out rather than what runs: no list of
+ *   interpreters (Makefile, `.awk`, `.R`, `.go`, Dockerfile…) is complete.
+ *
+ * Built-in tools whose permission the archive changes are listed by the
+ * import command, which knows the tools' defaults.
  *
  * `telemetry.include_content` is never taken from a snapshot:
  * {@linkcode dropIncludeContent} removes it from the archive's
@@ -110,7 +118,11 @@ function mcpReach(entries: readonly unknown[]): string[] {
   });
 }
 
-/** The enabled scheduled tasks of an archive (`schedule/<name>.toml`), in words. */
+/**
+ * The scheduled tasks of an archive (`schedule/<name>.toml`), in words:
+ * enabled ones run on their own; a disabled one, or one that does not parse,
+ * runs once a later edit enables or fixes it, so it is listed too.
+ */
 function scheduleReach(files: readonly ReachFile[]): string[] {
   const out: string[] = [];
   for (const f of files) {
@@ -120,71 +132,76 @@ function scheduleReach(files: readonly ReachFile[]): string[] {
     try {
       task = parseScheduledTask(new TextDecoder().decode(f.data), `agent_state/${f.path}`, m[1]!);
     } catch {
-      continue; // an invalid task never fires
+      out.push(
+        `scheduled task file agent_state/${f.path} (invalid as written; once fixed it runs on its own)`,
+      );
+      continue;
     }
-    if (!task.enabled) continue;
     const where = task.sessionId !== undefined
       ? `continuing session ${task.sessionId}`
       : task.workspace !== undefined
       ? `in ${task.workspace}`
       : "in a new temporary workspace";
-    out.push(`scheduled task "${task.name}" runs on its own ${where}`);
+    out.push(
+      task.enabled
+        ? `scheduled task "${task.name}" runs on its own ${where}`
+        : `scheduled task "${task.name}" (disabled; once enabled it runs on its own ${where})`,
+    );
   }
   return out;
 }
 
-/** Extensions of files that are programs or scripts. */
-const PROGRAM_EXTENSIONS = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "fish",
-  "ksh",
-  "py",
-  "js",
-  "mjs",
-  "cjs",
-  "ts",
-  "mts",
-  "rb",
-  "pl",
-  "php",
-  "lua",
-  "ps1",
-  "bat",
-  "cmd",
-  "exe",
-  "jar",
-  "bin",
-  "so",
-  "dylib",
+/**
+ * Extensions of the files a skill may hold without being listed: documents
+ * and images. Anything else (a Makefile, a Dockerfile, `.awk`, `.R`, `.go`,
+ * a file without an extension, a dotfile…) may be a program the skill's
+ * instructions tell the model to run, and no list of interpreters is
+ * complete, so it is listed.
+ */
+const DOCUMENT_EXTENSIONS = new Set([
+  "md",
+  "markdown",
+  "txt",
+  "png",
+  "jpg",
+  "jpeg",
+  "gif",
+  "webp",
+  "svg",
 ]);
 
-/** True when a skill's file (`rel` inside the skill) is a program or script. */
-function programFile(rel: string, mode: number, data: Uint8Array): boolean {
-  if (rel === "SKILL.md" || rel === "icon.svg") return false;
+/**
+ * True when a skill's file (`rel` inside the skill) may be something to run:
+ * anything but `SKILL.md` and documents or images by their extension, and
+ * even those when executable, starting with `#!`, or under a `scripts/` or
+ * `bin/` directory.
+ */
+function mayRun(rel: string, mode: number, data: Uint8Array): boolean {
   if ((mode & 0o111) !== 0) return true;
   if (data[0] === 0x23 && data[1] === 0x21) return true; // #!
+  if (rel === "SKILL.md") return false;
   const parts = rel.split("/");
   if (parts.slice(0, -1).some((p) => p === "scripts" || p === "bin")) return true;
-  const ext = /\.([^./]+)$/.exec(parts.at(-1)!)?.[1]?.toLowerCase();
-  return ext !== undefined && PROGRAM_EXTENSIONS.has(ext);
+  const ext = /.\.([^./]+)$/.exec(parts.at(-1)!)?.[1]?.toLowerCase();
+  return ext === undefined || !DOCUMENT_EXTENSIONS.has(ext);
 }
 
-/** The skills of an archive holding programs for the model to run, in words. */
+/** The skills of an archive holding files that may be programs for the model to run, in words. */
 function skillReach(files: readonly ReachFile[]): string[] {
   const bySkill = new Map<string, string[]>();
   for (const f of files) {
     const m = /^skills\/([^/]+)\/(.+)$/.exec(f.path);
-    if (!m || !programFile(m[2]!, f.mode, f.data)) continue;
+    if (!m || !mayRun(m[2]!, f.mode, f.data)) continue;
     const list = bySkill.get(m[1]!) ?? [];
     list.push(m[2]!);
     bySkill.set(m[1]!, list);
   }
   return [...bySkill].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([name, programs]) => {
+    programs.sort();
     const shown = programs.slice(0, 3).join(", ");
     const more = programs.length > 3 ? ` and ${programs.length - 3} more` : "";
-    return `skill "${name}" holds programs for the model to run: ${shown}${more}`;
+    return `skill "${name}" may run commands: it holds files other than text and images: ` +
+      `${shown}${more}`;
   });
 }
 

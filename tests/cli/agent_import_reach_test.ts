@@ -70,7 +70,7 @@ Deno.test("agent import of a snapshot with a telemetry endpoint and include_cont
       assert.doesNotMatch(refused.stderr, /t0k/, "a header's value is not shown");
       assert.match(
         refused.stderr,
-        /skill "deploy" holds programs for the model to run: scripts\/go\.sh/,
+        /skill "deploy" may run commands: .*: scripts\/go\.sh/,
       );
       assert.doesNotMatch(refused.stderr, /skill "plain"/, "a skill of text only is no program");
       assert.match(refused.stderr, /not imported: telemetry\.include_content: true/);

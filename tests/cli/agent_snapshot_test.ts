@@ -145,7 +145,7 @@ Deno.test("agent import round-trips a snapshot into another agent, which keeps i
     // program for the model to run: listed, and imported only with --yes.
     const asked = await runCli(["--root", root, "agent", "import", snap, "--agent-id", "copy"]);
     assert.equal(asked.code, 2, asked.stderr);
-    assert.match(asked.stderr, /skill "tool" holds programs for the model to run: run\.sh/);
+    assert.match(asked.stderr, /skill "tool" may run commands: .*: run\.sh/);
     const fresh = await ok(["agent", "import", snap, "--agent-id", "copy", "--yes"], root);
     assert.equal(fresh.stdout, "Imported snapshot v2 into agent copy (4 files).\n");
     const copy = stateDir(root, "copy");
@@ -460,7 +460,13 @@ Deno.test("agent import of a snapshot with MCP servers or scheduled tasks (a wri
       refused.stderr.includes(`scheduled task "nightly" runs on its own in ${home}`),
       refused.stderr,
     );
-    assert.doesNotMatch(refused.stderr, /"off"/, "a disabled task needs no confirmation");
+    assert.ok(
+      refused.stderr.includes(
+        `scheduled task "off" (disabled; once enabled it runs on its own in a new temporary ` +
+          `workspace)`,
+      ),
+      "a disabled task is listed: a later edit enables it",
+    );
     assert.match(refused.stderr, /built-in tool "exec_command" is marked read-only/);
     assert.doesNotMatch(
       refused.stderr,

@@ -26,7 +26,7 @@ import {
   type SnapshotArchive,
 } from "../../state/snapshot.ts";
 import { liveSessions } from "../../trace/lock.ts";
-import { DEFAULT_TOOL_DEFINITIONS } from "../../tools/mod.ts";
+import { resolveToolDefinitions } from "../../agent/toolset.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
@@ -91,12 +91,12 @@ for confirmation on a terminal; without a terminal it is refused (exit 2)
 unless --yes is given. So is a snapshot that sets up what sends data off
 this machine or runs programs beyond the model's commands: a telemetry
 endpoint (and the headers sent to it), every MCP server (its command line
-or URL, and what it reaches beyond the sandbox), enabled scheduled tasks
-(with the workspace each would write in), skills that hold programs for
-the model to run (executable files, scripts, scripts/ or bin/), and
-built-in tools that change things marked read-only (permission: r;
---approve read-only runs those unasked). Each is listed first; the refusal
-lists them too. telemetry.include_content (message contents on the spans)
+or URL, and what it reaches beyond the sandbox), every scheduled task,
+enabled or not (with the workspace each would write in), skills that may
+run commands (any file but SKILL.md, text and images, and any executable
+file, #! file or file under scripts/ or bin/), and every tool permission
+it changes (permission: r runs a tool unasked under --approve
+read-only). Each is listed first; the refusal lists them too. telemetry.include_content (message contents on the spans)
 is never taken from a snapshot: it is taken out and reported.
 
 Flags:
@@ -175,18 +175,29 @@ async function currentVersion(path: string): Promise<number | "unreadable" | und
 }
 
 /**
- * The built-in tools an archive's configuration marks read-only although
- * they change things (`--approve read-only` would run them unasked), in words.
+ * Every tool permission the archive's `tools.builtin` sets that differs from
+ * the tool's default (the subagent tools and describe_image included), and
+ * every permission it sets on a name that is no built-in tool, in words.
+ * `r` is what matters (`--approve read-only` runs the tool unasked); `rw`
+ * on a read-only tool only asks more, but it is a change the user accepts
+ * like the others. A value other than `r` or `rw` changes nothing.
  */
 function approvalReach(archive: SnapshotArchive): string[] {
   const file = archive.files.find((f) => f.path === "system_config.yaml");
   if (!file) return [];
   const config = parseSystemConfig(new TextDecoder().decode(file.data), archive.source);
+  const defaults = new Map(resolveToolDefinitions().map((d) => [d.name, d.permission]));
   return (config.tools?.builtin ?? []).flatMap((t) => {
-    const def = DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === t.name);
-    return def && def.permission !== "r" && t["permission"] === "r"
-      ? [`built-in tool "${t.name}" is marked read-only, so --approve read-only runs it unasked`]
-      : [];
+    const set = t["permission"];
+    if (set !== "r" && set !== "rw") return [];
+    const was = defaults.get(t.name);
+    if (was === set) return [];
+    const tool = was === undefined
+      ? `tools.builtin entry "${t.name}" (no built-in tool of that name)`
+      : `built-in tool "${t.name}"`;
+    return set === "r"
+      ? [`${tool} is marked read-only (permission: r), so --approve read-only runs it unasked`]
+      : [`${tool} is marked permission: rw${was === undefined ? "" : ` (its default is ${was})`}`];
   });
 }
 
