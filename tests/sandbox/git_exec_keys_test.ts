@@ -106,7 +106,9 @@ function pointAt(row: (typeof GIT_EXEC_KEYS)[number], i: number): { rel: string;
       // alias.* and submodule.*.update run a command when it starts with "!".
       const cmd = `./t${i}/prog --flag`;
       const bang = row.key === "alias.*" || row.key === "submodule.*.update";
-      return { rel: `t${i}/prog`, value: bang ? `!${cmd}` : cmd };
+      // A remote's URL runs a command through the ext:: transport.
+      const ext = row.key.endsWith(".url") || row.key.endsWith(".pushurl");
+      return { rel: `t${i}/prog`, value: bang ? `!${cmd}` : ext ? `ext::${cmd}` : cmd };
     }
   }
 }
@@ -115,7 +117,7 @@ for (const git of ["read-only", "writable"] as const) {
   Deno.test(`(${git} git) every key of the table: what it names is read-only to the model`, async (t) => {
     await withRepo(async (r) => {
       const rows = GIT_EXEC_KEYS.map((row, i) => ({ row, i, ...pointAt(row, i) }))
-        .filter((x) => x.row.key !== "core.worktree");
+        .filter((x) => x.row.key !== "core.worktree" && x.row.kind !== "setting");
       let config = "";
       for (const x of rows) {
         config += configLine(concrete(x.row.key, x.i), x.value);

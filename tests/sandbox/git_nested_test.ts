@@ -227,3 +227,54 @@ Deno.test("the plan binds nested git directories read-only if still there, even 
     assert.equal(args[at - 1], "--ro-bind-try");
   });
 });
+
+// Keys that make git run a program without naming a workspace path (issue 26, attempts 24, 27).
+const ARMING_KEYS: [string, string][] = [
+  ["protocol.ext.allow", "always"],
+  ["protocol.allow", "always"],
+  ["remote.origin.url", "ext::sh -c touch% /tmp/x"],
+  ["remote.origin.pushurl", "ext::sh -c touch% /tmp/x"],
+  ["url.ext::sh -c touch% /tmp/x.insteadOf", "https://example.com/"],
+  ["url.ext::sh.pushInsteadOf", "https://example.com/"],
+  ["remote.origin.vcs", "evil"],
+  ["tar.tgz.command", "touch /tmp/x; gzip -cn"],
+  ["trailer.sign.command", "touch /tmp/x"],
+  ["trailer.sign.cmd", "touch /tmp/x"],
+  ["guitool.t.cmd", "touch /tmp/x"],
+  ["imap.tunnel", "touch /tmp/x"],
+  ["alias.st", "-c core.pager=./p log"],
+  ["submodule.s.url", "ext::sh -c touch% /tmp/x"],
+];
+
+Deno.test("a nested repository with a key that runs a program is armed", async (t) => {
+  await withRepo(async (r) => {
+    await hostGit(r.home, r.ws, ["init", "-q", "n"]);
+    const repo = (await findNestedRepos(r.ws)).repos.find((x) => x.workTree.endsWith("/n"))!;
+    await hostGit(r.home, join(r.ws, "n"), ["remote", "add", "origin", "https://example.com/r"]);
+    assert.equal(await armedReason(repo, [r.ws]), undefined, "an https remote is plain");
+    const config = await Deno.readTextFile(join(r.ws, "n/.git/config"));
+    for (const [key, value] of ARMING_KEYS) {
+      await t.step(`${key} = ${value}`, async () => {
+        await Deno.writeTextFile(join(r.ws, "n/.git/config"), config);
+        await hostGit(r.home, join(r.ws, "n"), ["config", "--replace-all", key, value]);
+        assert.match((await armedReason(repo, [r.ws])) ?? "not armed", / sets /);
+      });
+    }
+  });
+});
+
+Deno.test("a nested ext:: remote or tar command made by a command runs nothing on the host", async () => {
+  await withRepo(async (r) => {
+    const out = await sh(
+      r,
+      `git init -q e && git -C e config protocol.ext.allow always && ` +
+        `git -C e remote add origin 'ext::sh -c touch% ${r.marker}' && ` +
+        `git init -q t && git -C t config tar.tgz.command "touch ${r.marker}; gzip -cn" && ` +
+        `git -C t -c user.name=m -c user.email=m@x commit -q --allow-empty -m m`,
+    );
+    assert.equal(out.code, 0, out.out);
+    await hostGit(r.home, join(r.ws, "e"), ["fetch"]);
+    await hostGit(r.home, join(r.ws, "t"), ["archive", "-o", "../x.tgz", "HEAD"]);
+    assert.equal(await exists(r.marker), false, "the host git ran the model's command");
+  });
+});
