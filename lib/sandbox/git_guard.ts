@@ -55,7 +55,13 @@ export interface GuardedEntry {
    * placeholder is needed.
    */
   placeholder?: string;
+  /** Why it stays read-only, when not because it configures git (for refusals). */
+  why?: string;
 }
+
+/** Why a rebase or sequencer state directory stays read-only. */
+const TODO_WHY =
+  "holds the todo list of a rebase, cherry-pick or revert, whose exec lines the user's next git rebase --continue runs outside the sandbox; it stays read-only even with --git-writable, so commands cannot rebase, or cherry-pick or revert a range, in the sandbox (the user can)";
 
 /**
  * Entries of a git directory that configure git or redirect it elsewhere:
@@ -64,7 +70,11 @@ export interface GuardedEntry {
  * directories with their own config and hooks, `info/` holds attributes,
  * excludes and sparse-checkout patterns, `remotes/` and `branches/` are
  * legacy remote definitions, and `objects/info/` holds `alternates` and
- * `http-alternates`, which redirect object reads.
+ * `http-alternates`, which redirect object reads. `rebase-merge/`,
+ * `rebase-apply/` and `sequencer/` hold the state of a rebase, `am`,
+ * cherry-pick or revert in progress: a todo list with `exec` lines the
+ * user's `git rebase --continue` would run, so commands can neither start
+ * nor continue one (the stand-in makes git report one in progress).
  */
 export const GIT_GUARDED_ENTRIES: readonly GuardedEntry[] = [
   { rel: "config", kind: "file", placeholder: "" },
@@ -79,6 +89,9 @@ export const GIT_GUARDED_ENTRIES: readonly GuardedEntry[] = [
   { rel: "remotes", kind: "dir" },
   { rel: "branches", kind: "dir" },
   { rel: "objects/info", kind: "dir" },
+  { rel: "rebase-merge", kind: "dir", why: TODO_WHY },
+  { rel: "rebase-apply", kind: "dir", why: TODO_WHY },
+  { rel: "sequencer", kind: "dir", why: TODO_WHY },
 ];
 
 /** Basenames refused anywhere inside a git directory, whatever the mode. */
@@ -169,12 +182,12 @@ function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
 }
 
-function relGuarded(rel: string): string | undefined {
+function relGuarded(rel: string): GuardedEntry | undefined {
   for (const e of GIT_GUARDED_ENTRIES) {
-    if (inside(rel, e.rel)) return e.rel;
+    if (inside(rel, e.rel)) return e;
   }
   const base = rel.slice(rel.lastIndexOf("/") + 1);
-  return GUARDED_BASENAMES.includes(base) ? base : undefined;
+  return GUARDED_BASENAMES.includes(base) ? { rel: base, kind: "file" } : undefined;
 }
 
 /**
@@ -203,8 +216,9 @@ export function gitWriteRefusal(
     const rel = p === d ? "" : p.slice(d.length + 1);
     if (rel === "") return "the git directory itself cannot be replaced";
     const hit = relGuarded(rel);
+    if (hit?.why) return `.git/${hit.rel} ${hit.why}`;
     if (hit) {
-      return `.git/${hit} configures or redirects git, which runs what it names outside the sandbox; it stays read-only even with --git-writable`;
+      return `.git/${hit.rel} configures or redirects git, which runs what it names outside the sandbox; it stays read-only even with --git-writable`;
     }
   }
   return undefined;
