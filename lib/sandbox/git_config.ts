@@ -18,9 +18,8 @@
  * - Includes: a relative path is taken from the including file's directory,
  *   `~/` is the home directory, `%(prefix)/` each prefix above; at most ten
  *   levels, as in git. `gitdir:` and `gitdir/i:` are matched against the git
- *   directory (as named and as a real path); `onbranch:` against the branch
- *   `HEAD` names (every branch when HEAD may change); `hasconfig:` and unknown
- *   conditions always include.
+ *   directory (as named and as a real path); `onbranch:`, `hasconfig:` and
+ *   unknown conditions always include (the user may switch branches later).
  *
  * @module
  */
@@ -69,8 +68,6 @@ export interface ResolveOptions {
   home?: string | undefined;
   /** An environment variable, or undefined (default: penguin's own, where permitted). */
   env?: (name: string) => string | undefined;
-  /** Count every `onbranch:` condition as met (the model may change `HEAD`). */
-  anyBranch?: boolean;
   /** Read a file: its text, undefined when missing, `"unreadable"` otherwise. */
   read?: (path: string) => Promise<string | undefined | "unreadable">;
 }
@@ -215,15 +212,8 @@ async function conditionHolds(
   const m = /^(gitdir|gitdir\/i|onbranch):(.*)$/s.exec(cond);
   if (!m) return true; // hasconfig:… and unknown conditions: include (protecting more is safe)
   const [, kind, raw] = m as unknown as [string, string, string];
-  if (kind === "onbranch") {
-    if (opts.anyBranch) return true;
-    const head = opts.gitDir ? await read(join(opts.gitDir, "HEAD")) : undefined;
-    if (typeof head !== "string" || head === "unreadable") return true;
-    const ref = /^ref:\s*refs\/heads\/(.+?)\s*$/m.exec(head);
-    if (!ref) return false; // detached HEAD: no branch
-    const pattern = raw.endsWith("/") ? raw + "**" : raw;
-    return wildmatchRegExp(pattern).test(ref[1]!);
-  }
+  // Every branch: the user may switch to one that matches after the session.
+  if (kind === "onbranch") return true;
   let pattern = raw;
   if (pattern.startsWith("~/")) {
     if (!opts.home) return true;

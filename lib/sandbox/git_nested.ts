@@ -166,7 +166,6 @@ export async function armedReason(
     gitDir: gitDirs[0],
     commonDir: gitDirs[1] ?? gitDirs[0],
     home,
-    anyBranch: true,
   });
   const own = new Set(
     config.files.filter((f) => f.scope === "repository" || f.scope === "include").map((f) =>

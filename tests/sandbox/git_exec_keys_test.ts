@@ -251,3 +251,24 @@ Deno.test("a bare command word counts when it names a workspace file, and a link
     assert.equal(await Deno.readTextFile(join(r.ws, "fsmon")), "USER\n");
   });
 });
+
+Deno.test("(read-only git) an onbranch: include for another branch cannot be planted: the user may switch", async () => {
+  // Issue 26 attempt 06: HEAD is main; the user later runs `git switch -c feature/x`.
+  await withRepo(async (r) => {
+    await Deno.writeTextFile(
+      join(r.ws, ".git", "config"),
+      `[includeIf "onbranch:feature/"]\n\tpath = ../feature.gitconfig\n`,
+    );
+    await sh(
+      r,
+      `printf '[core]\\n\\tfsmonitor = "touch ${r.marker}; false"\\n' > feature.gitconfig`,
+    );
+    assert.equal(await exists(join(r.ws, "feature.gitconfig")), false);
+    const w = await writeFile(r, "feature.gitconfig", "read-only");
+    assert.equal(w.status, "failed");
+    assert.match(w.output, /read by git \(includeIf\.\*\.path/);
+    await hostGit(r, ["switch", "-q", "-c", "feature/x"]);
+    await hostGit(r, ["status"]);
+    assert.equal(await exists(r.marker), false);
+  });
+});
