@@ -227,3 +227,37 @@ Deno.test("docs/security.md lists every key of the table", async () => {
     assert.match(doc, new RegExp(`^\\| \`${cell}\` +\\| `, "m"), `${row.key} is not in the docs`);
   }
 });
+
+Deno.test("resolver: GIT_CONFIG_COUNT/KEY/VALUE and GIT_CONFIG_PARAMETERS come last, includes followed", async () => {
+  const l = await layout();
+  try {
+    await l.put("env.gitconfig", "[core]\n\tpager = ./env-pager\n");
+    const vars: Record<string, string> = {
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "Core.HooksPath",
+      GIT_CONFIG_VALUE_0: ".hk",
+      GIT_CONFIG_KEY_1: "include.path",
+      GIT_CONFIG_VALUE_1: join(l.base, "env.gitconfig"),
+      GIT_CONFIG_PARAMETERS: `'filter.X.clean'='./cl'\\''ean' 'alias.st=!./st'`,
+    };
+    const c = await resolveGitConfig({
+      workTree: l.ws,
+      gitDirs: [join(l.ws, ".git")],
+      gitDir: join(l.ws, ".git"),
+      home: l.home,
+      env: (n) => vars[n],
+    });
+    const got = c.entries.filter((e) => e.file !== "/etc/gitconfig").map((
+      e,
+    ) => [e.key, e.value, e.file]);
+    assert.deepEqual(got, [
+      ["core.hookspath", ".hk", "GIT_CONFIG_KEY_0"],
+      ["include.path", join(l.base, "env.gitconfig"), "GIT_CONFIG_KEY_1"],
+      ["core.pager", "./env-pager", join(l.base, "env.gitconfig")],
+      ["filter.X.clean", "./cl'ean", "GIT_CONFIG_PARAMETERS"],
+      ["alias.st", "!./st", "GIT_CONFIG_PARAMETERS"],
+    ]);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+});

@@ -278,3 +278,47 @@ Deno.test("a nested ext:: remote or tar command made by a command runs nothing o
     assert.equal(await exists(r.marker), false, "the host git ran the model's command");
   });
 });
+
+Deno.test("penguin run: global config named by XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL or GIT_CONFIG_COUNT in the workspace is read-only", async () => {
+  // Issue 26 attempt 12: penguin's permission set could not read these variables.
+  const w = await createWorld();
+  try {
+    const marker = `${w.base}/xdg-planted-ran`;
+    await Deno.mkdir(join(w.ws, "dotfiles", "git"), { recursive: true });
+    const xdg = join(w.ws, "dotfiles", "git", "config");
+    await Deno.writeTextFile(xdg, "[user]\n\tname = u\n");
+    const arm = `[core]\n\tfsmonitor = "touch ${marker}; false"\n`;
+    const steps = [
+      { tool: "edit_file", args: { file_path: xdg, old_string: "[user]", new_string: arm } },
+      { tool: "write_file", args: { file_path: "g.gitconfig", content: arm } },
+      { tool: "write_file", args: { file_path: ".hk/pre-commit", content: "#!/bin/sh\n" } },
+      {
+        tool: "exec_command",
+        args: {
+          description: "arm",
+          cmd: `printf '%s' '${arm}' >> dotfiles/git/config; printf '%s' '${arm}' > g.gitconfig; ` +
+            `mkdir -p .hk; echo x > .hk/pre-commit; ` +
+            `echo "done [$XDG_CONFIG_HOME$GIT_CONFIG_GLOBAL$GIT_CONFIG_COUNT$GIT_CONFIG_KEY_0]"`,
+        },
+      },
+    ];
+    const o = await runSession(w, () => [steps], {
+      env: {
+        XDG_CONFIG_HOME: join(w.ws, "dotfiles"),
+        GIT_CONFIG_GLOBAL: join(w.ws, "g.gitconfig"),
+        GIT_CONFIG_COUNT: "1",
+        GIT_CONFIG_KEY_0: "core.hooksPath",
+        GIT_CONFIG_VALUE_0: ".hk",
+      },
+    });
+    assert.equal(o.code, 0, o.stderr.slice(-2000));
+    // (The file tools run under the same mounts: they fail with EBUSY / EROFS.)
+    // The variables still do not reach commands.
+    assert.match([...o.outputs.values()].join("\n"), /done \[\]/);
+    assert.equal(await Deno.readTextFile(xdg), "[user]\n\tname = u\n");
+    assert.equal(await exists(join(w.ws, "g.gitconfig")), false);
+    assert.equal(await exists(join(w.ws, ".hk")), false);
+  } finally {
+    await w.close();
+  }
+});
