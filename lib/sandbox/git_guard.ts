@@ -132,13 +132,45 @@ async function realDir(path: string): Promise<string | undefined> {
   }
 }
 
+/** git refuses a `.git` file larger than this (4 × PATH_MAX); penguin reads up to it and more. */
+const MAX_POINTER_BYTES = 1 << 20;
+
 async function readSmall(path: string): Promise<string | undefined> {
   try {
-    const text = await Deno.readTextFile(path);
-    return text.length > 4096 ? undefined : text;
+    const info = await Deno.stat(path);
+    if (!info.isFile || info.size > MAX_POINTER_BYTES) return undefined;
+    return await Deno.readTextFile(path);
   } catch {
     return undefined;
   }
+}
+
+/** `text` without its trailing newlines and carriage returns: all git strips from a pointer file. */
+function chompPointer(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
+  return text.slice(0, end);
+}
+
+/**
+ * The path a `.git` file names, exactly as git reads it: the text must start
+ * with `gitdir: ` and the rest, without trailing newlines, is the path
+ * (spaces kept); undefined when git would refuse it.
+ */
+export function parseGitdirFile(text: string): string | undefined {
+  const body = chompPointer(text);
+  if (!body.startsWith("gitdir: ")) return undefined;
+  const path = body.slice("gitdir: ".length);
+  return path === "" ? undefined : path;
+}
+
+/** The directory a `commondir` file names, as git reads it (trailing newlines stripped). */
+export async function readCommondir(gitDir: string): Promise<string | undefined> {
+  const text = await readSmall(join(gitDir, "commondir"));
+  if (text === undefined) return undefined;
+  const common = chompPointer(text);
+  if (common === "") return undefined;
+  return await realDir(isAbsolute(common) ? common : resolve(gitDir, common));
 }
 
 /**
@@ -160,19 +192,18 @@ export async function findGitLayout(
     gitDir = await realDir(dotGit);
   } else if (info.isFile) {
     kind = "file";
-    const m = /^gitdir:\s*(.+?)\s*$/m.exec(await readSmall(dotGit) ?? "");
-    if (m) gitDir = await realDir(isAbsolute(m[1]!) ? m[1]! : resolve(workspaceReal, m[1]!));
+    const named = parseGitdirFile(await readSmall(dotGit) ?? "");
+    if (named !== undefined) {
+      gitDir = await realDir(isAbsolute(named) ? named : resolve(workspaceReal, named));
+    }
   }
   const gitDirs: string[] = [];
   if (gitDir) {
     gitDirs.push(gitDir);
     const commondirFile = join(gitDir, "commondir");
     if (!placeholders.has(commondirFile)) {
-      const common = (await readSmall(commondirFile))?.trim();
-      if (common) {
-        const dir = await realDir(isAbsolute(common) ? common : resolve(gitDir, common));
-        if (dir && !gitDirs.includes(dir)) gitDirs.push(dir);
-      }
+      const dir = await readCommondir(gitDir);
+      if (dir && !gitDirs.includes(dir)) gitDirs.push(dir);
     }
   }
   return { dotGit, kind, gitDirs };

@@ -322,3 +322,56 @@ Deno.test("penguin run: global config named by XDG_CONFIG_HOME, GIT_CONFIG_GLOBA
     await w.close();
   }
 });
+
+// Issue 26 attempts 17, 18, 26: git directories the walk did not recognize as git does.
+const SPLIT_REPOS: [string, (marker: string) => string, string][] = [
+  [
+    "a HEAD whose commondir names the objects, refs and config",
+    (m) =>
+      `git init -q -b main x && mv x/.git store && mkdir evil && mv store/HEAD evil/ && ` +
+      `echo ../store > evil/commondir && git config -f store/config alias.st '!touch ${m}'`,
+    "evil",
+  ],
+  [
+    "a .git file padded past 4096 bytes",
+    (m) =>
+      `git init -q -b main x && mv x/.git store && mkdir -p sub wt && mv store/HEAD wt/ && ` +
+      `echo ../store > wt/commondir && git config -f store/config alias.st '!touch ${m}' && ` +
+      `{ printf 'gitdir: ../wt'; head -c 5000 /dev/zero | tr '\\0' '\\n'; } > sub/.git`,
+    "sub",
+  ],
+  [
+    "a .git file whose path ends in a space",
+    (m) =>
+      `git init -q -b main x && mv x/.git store && mkdir -p 'sub/wt ' && mv store/HEAD 'sub/wt /' && ` +
+      `echo ../../store > 'sub/wt /commondir' && git config -f store/config alias.st '!touch ${m}' && ` +
+      `printf 'gitdir: wt \\n' > sub/.git`,
+    "sub",
+  ],
+];
+
+for (const [name, make, dir] of SPLIT_REPOS) {
+  Deno.test(`a nested repository made as ${name} is found and disarmed`, async () => {
+    await withRepo(async (r) => {
+      const out = await sh(r, `${make(r.marker)} && echo made`);
+      assert.match(out.out, /made/);
+      await hostGit(r.home, join(r.ws, dir), ["st"]);
+      assert.equal(await exists(r.marker), false, "the host git ran the model's alias");
+    });
+  });
+}
+
+Deno.test("write_file completes no HEAD + commondir git directory", async () => {
+  await withRepo(async (r) => {
+    const write = (file_path: string, content: string) =>
+      run(
+        createWriteFileTool(DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === "write_file")!),
+        { file_path, content },
+        { ws: r.ws },
+      );
+    assert.equal((await write("evil/commondir", "../store\n")).status, "completed");
+    const head = await write("evil/HEAD", "ref: refs/heads/main\n");
+    assert.equal(head.status, "failed");
+    assert.match(head.output, /evil would hold HEAD and commondir/);
+  });
+});
