@@ -282,12 +282,11 @@ function expandPath(value: string, home: string | undefined, prefixes: string[])
 }
 
 /** Whether the `includeIf` condition `cond` holds (or might: then true). */
-async function conditionHolds(
+function conditionHolds(
   cond: string,
   from: string,
   opts: ResolveOptions,
-  read: NonNullable<ResolveOptions["read"]>,
-): Promise<boolean> {
+): boolean {
   const m = /^(gitdir|gitdir\/i|onbranch):(.*)$/s.exec(cond);
   if (!m) return true; // hasconfig:… and unknown conditions: include (protecting more is safe)
   const [, kind, raw] = m as unknown as [string, string, string];
@@ -332,7 +331,7 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     out.entries.push(e);
     const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
     if (!inc || e.value === null || e.value === "") return;
-    if (inc[1] !== undefined && !(await conditionHolds(inc[1], e.file, opts, read))) return;
+    if (inc[1] !== undefined && !conditionHolds(inc[1], e.file, opts)) return;
     if (depth >= MAX_INCLUDE_DEPTH) {
       out.errors.push(`${e.file}:${e.line}: includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
       return;

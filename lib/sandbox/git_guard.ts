@@ -137,9 +137,10 @@ const MAX_POINTER_BYTES = 1 << 20;
 
 async function readSmall(path: string): Promise<string | undefined> {
   try {
-    const info = await Deno.stat(path);
+    using file = await Deno.open(path);
+    const info = await file.stat();
     if (!info.isFile || info.size > MAX_POINTER_BYTES) return undefined;
-    return await Deno.readTextFile(path);
+    return new TextDecoder().decode(await new Response(file.readable).arrayBuffer());
   } catch {
     return undefined;
   }
