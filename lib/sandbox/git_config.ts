@@ -15,12 +15,14 @@
  *   `~/.config/git/config`, `~/.gitconfig`.
  * - Repository: `<common dir>/config`, and `<git dir>/config.worktree` when
  *   `extensions.worktreeConfig` is set.
+ * - Environment: `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>` and
+ *   `GIT_CONFIG_VALUE_<n>`, and `GIT_CONFIG_PARAMETERS` (what `git -c` passes
+ *   on), last as in git; their entries name the variable as their file.
  * - Includes: a relative path is taken from the including file's directory,
  *   `~/` is the home directory, `%(prefix)/` each prefix above; at most ten
  *   levels, as in git. `gitdir:` and `gitdir/i:` are matched against the git
- *   directory (as named and as a real path); `onbranch:` against the branch
- *   `HEAD` names (every branch when HEAD may change); `hasconfig:` and unknown
- *   conditions always include.
+ *   directory (as named and as a real path); `onbranch:`, `hasconfig:` and
+ *   unknown conditions always include (the user may switch branches later).
  *
  * @module
  */
@@ -69,8 +71,6 @@ export interface ResolveOptions {
   home?: string | undefined;
   /** An environment variable, or undefined (default: penguin's own, where permitted). */
   env?: (name: string) => string | undefined;
-  /** Count every `onbranch:` condition as met (the model may change `HEAD`). */
-  anyBranch?: boolean;
   /** Read a file: its text, undefined when missing, `"unreadable"` otherwise. */
   read?: (path: string) => Promise<string | undefined | "unreadable">;
 }
@@ -154,6 +154,82 @@ function baseFiles(
   return files;
 }
 
+/** A key as git canonicalizes it: section and name lower-cased, a subsection kept. */
+function canonicalKey(key: string): string {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first < 0) return key.toLowerCase();
+  return key.slice(0, first).toLowerCase() + key.slice(first, last) +
+    key.slice(last).toLowerCase();
+}
+
+/**
+ * The words of `GIT_CONFIG_PARAMETERS`: single-quoted strings (`'\\''` is a
+ * quote) separated by spaces, where `'key'='value'` (or the older
+ * `'key=value'`) is one assignment.
+ */
+export function parseConfigParameters(text: string): { key: string; value: string | null }[] {
+  const out: { key: string; value: string | null }[] = [];
+  let i = 0;
+  const quoted = (): string | undefined => {
+    let s = "";
+    let any = false;
+    while (text[i] === "'" || text[i] === "\\") {
+      any = true;
+      if (text[i] === "\\") {
+        s += text[i + 1] ?? "";
+        i += 2;
+        continue;
+      }
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      s += text.slice(i + 1, end);
+      i = end + 1;
+    }
+    return any ? s : undefined;
+  };
+  while (i < text.length) {
+    if (/\s/.test(text[i]!)) {
+      i++;
+      continue;
+    }
+    const key = quoted();
+    if (key === undefined) break; // not git's format: stop
+    if (text[i] === "=") {
+      i++;
+      out.push({ key, value: quoted() ?? "" });
+    } else {
+      const eq = key.indexOf("=");
+      out.push(eq < 0 ? { key, value: null } : { key: key.slice(0, eq), value: key.slice(eq + 1) });
+    }
+  }
+  return out;
+}
+
+/** The assignments the environment makes for every git command, in git's order. */
+export function envConfigEntries(env: (name: string) => string | undefined): ConfigEntry[] {
+  const out: ConfigEntry[] = [];
+  const count = Number.parseInt(env("GIT_CONFIG_COUNT") ?? "", 10);
+  for (let n = 0; Number.isFinite(count) && n < Math.min(count, 10_000); n++) {
+    const key = env(`GIT_CONFIG_KEY_${n}`);
+    if (!key) continue;
+    const value = env(`GIT_CONFIG_VALUE_${n}`) ?? "";
+    out.push({ key: canonicalKey(key), value, file: `GIT_CONFIG_KEY_${n}`, line: 0 });
+  }
+  const params = env("GIT_CONFIG_PARAMETERS");
+  if (params) {
+    for (const p of parseConfigParameters(params)) {
+      out.push({
+        key: canonicalKey(p.key),
+        value: p.value,
+        file: "GIT_CONFIG_PARAMETERS",
+        line: 0,
+      });
+    }
+  }
+  return out;
+}
+
 /** Escape `c` for a regular expression. */
 function esc(c: string): string {
   return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
@@ -206,24 +282,16 @@ function expandPath(value: string, home: string | undefined, prefixes: string[])
 }
 
 /** Whether the `includeIf` condition `cond` holds (or might: then true). */
-async function conditionHolds(
+function conditionHolds(
   cond: string,
   from: string,
   opts: ResolveOptions,
-  read: NonNullable<ResolveOptions["read"]>,
-): Promise<boolean> {
+): boolean {
   const m = /^(gitdir|gitdir\/i|onbranch):(.*)$/s.exec(cond);
   if (!m) return true; // hasconfig:… and unknown conditions: include (protecting more is safe)
   const [, kind, raw] = m as unknown as [string, string, string];
-  if (kind === "onbranch") {
-    if (opts.anyBranch) return true;
-    const head = opts.gitDir ? await read(join(opts.gitDir, "HEAD")) : undefined;
-    if (typeof head !== "string" || head === "unreadable") return true;
-    const ref = /^ref:\s*refs\/heads\/(.+?)\s*$/m.exec(head);
-    if (!ref) return false; // detached HEAD: no branch
-    const pattern = raw.endsWith("/") ? raw + "**" : raw;
-    return wildmatchRegExp(pattern).test(ref[1]!);
-  }
+  // Every branch: the user may switch to one that matches after the session.
+  if (kind === "onbranch") return true;
   let pattern = raw;
   if (pattern.startsWith("~/")) {
     if (!opts.home) return true;
@@ -255,22 +323,27 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     if (state !== "read") return;
     const parsed = parseGitConfig(text as string, file.path);
     out.errors.push(...parsed.errors);
-    for (const e of parsed.entries) {
-      out.entries.push(e);
-      const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
-      if (!inc || e.value === null || e.value === "") continue;
-      if (inc[1] !== undefined && !(await conditionHolds(inc[1], e.file, opts, read))) continue;
-      if (depth >= MAX_INCLUDE_DEPTH) {
-        out.errors.push(`${e.file}:${e.line}: includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
-        continue;
-      }
-      const paths = expandPath(e.value, opts.home, prefixes);
-      if (paths.length === 0) out.errors.push(`${e.file}:${e.line}: cannot expand ${e.value}`);
-      for (const p of paths) {
-        const path = resolve(dirname(e.file), p);
-        if (out.files.some((f) => f.path === path && f.from === e.file)) continue;
-        await load({ path, scope: "include", key: e.key, from: e.file }, depth + 1);
-      }
+    for (const e of parsed.entries) await follow(e, depth);
+  };
+
+  /** Record `e`; load the file it includes, if any. */
+  const follow = async (e: ConfigEntry, depth: number): Promise<void> => {
+    out.entries.push(e);
+    const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
+    if (!inc || e.value === null || e.value === "") return;
+    if (inc[1] !== undefined && !conditionHolds(inc[1], e.file, opts)) return;
+    if (depth >= MAX_INCLUDE_DEPTH) {
+      out.errors.push(`${e.file}:${e.line}: includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
+      return;
+    }
+    const paths = expandPath(e.value, opts.home, prefixes);
+    if (paths.length === 0) out.errors.push(`${e.file}:${e.line}: cannot expand ${e.value}`);
+    for (const p of paths) {
+      // git refuses a relative include from the environment: there is no file to start from.
+      if (e.line === 0 && !isAbsolute(p)) continue;
+      const path = resolve(dirname(e.file), p);
+      if (out.files.some((f) => f.path === path && f.from === e.file)) continue;
+      await load({ path, scope: "include", key: e.key, from: e.file }, depth + 1);
     }
   };
 
@@ -286,5 +359,6 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
       await load({ path: join(opts.gitDir, "config.worktree"), scope: "repository" }, 0);
     }
   }
+  for (const e of envConfigEntries(env)) await follow(e, 0);
   return out;
 }

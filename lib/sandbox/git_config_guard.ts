@@ -43,13 +43,13 @@ export interface TargetOptions {
 /**
  * The paths inside `roots` that git, configured as it is now for the
  * workspace `workspaceReal` (a real path) with git directories `layout`, runs
- * or loads. With `access` writable, every `onbranch:` include counts (the
- * model may switch branches). Bare command words count only when they exist.
+ * or loads (whatever `_access`: every `onbranch:` include counts, since the
+ * user may switch branches). Bare command words count only when they exist.
  */
 export async function gitConfigTargets(
   workspaceReal: string,
   layout: GitLayout,
-  access: GitAccess,
+  _access: GitAccess,
   opts: TargetOptions = {},
 ): Promise<ExecTarget[]> {
   const home = "home" in opts ? opts.home : ownHome();
@@ -60,7 +60,6 @@ export async function gitConfigTargets(
     gitDir: layout.gitDirs[0],
     commonDir: layout.gitDirs[1] ?? layout.gitDirs[0],
     home,
-    anyBranch: access === "writable",
     ...(opts.env ? { env: opts.env } : {}),
   });
   const all = gitExecTargets(config, workspaceReal, home);

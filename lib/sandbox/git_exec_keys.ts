@@ -26,7 +26,12 @@ export type ExecKeyKind =
   /** A file git reads, which decides what it runs. */
   | "file"
   /** A directory git copies or reads programs from. */
-  | "dir";
+  | "dir"
+  /**
+   * A setting that lets git run a program it names elsewhere (a transport,
+   * a remote helper): it names no path of its own.
+   */
+  | "setting";
 
 /** One row of {@linkcode GIT_EXEC_KEYS}. */
 export interface ExecKey {
@@ -37,10 +42,23 @@ export interface ExecKey {
   when: string;
   /** Whether a value names something to run (default: every value). */
   applies?: (value: string | null) => boolean;
+  /** The shell command inside the value (default: the value itself). */
+  command?: (value: string) => string;
 }
 
 const notBoolean = (v: string | null) => v !== null && gitBoolean(v) === undefined;
 const shellAlias = (v: string | null) => v !== null && v.trimStart().startsWith("!");
+/** An alias that runs a shell command, or passes git options (`-c core.pager=…`, `--exec-path`). */
+const runningAlias = (v: string | null) =>
+  v !== null && (shellAlias(v) || /(?:^|\s)-/.test(v.trimStart()));
+/** A URL of git's `ext::` transport, which runs its command (`ext::sh -c x% y`). */
+const extUrl = (v: string | null) => v !== null && /^\s*ext::/i.test(v);
+/** The command of an `ext::` URL: `% ` is a space, `%%` a percent sign. */
+const extCommand = (v: string) =>
+  v.replace(/^\s*ext::/i, "").replace(
+    /%(.)/g,
+    (_, c: string) => (c === "%" ? "%" : c === " " ? " " : ""),
+  );
 
 /** Every key whose value git runs or loads a program from. */
 export const GIT_EXEC_KEYS: readonly ExecKey[] = [
@@ -61,7 +79,7 @@ export const GIT_EXEC_KEYS: readonly ExecKey[] = [
     key: "alias.*",
     kind: "command",
     when: "the alias",
-    applies: shellAlias,
+    applies: runningAlias,
   },
   { key: "interactive.diffFilter", kind: "command", when: "add -p" },
   { key: "diff.external", kind: "command", when: "diff" },
@@ -96,6 +114,40 @@ export const GIT_EXEC_KEYS: readonly ExecKey[] = [
   { key: "remote.*.receivepack", kind: "command", when: "push to a local remote" },
   { key: "ssh.variant", kind: "command", when: "names the ssh program's kind" },
   { key: "init.templateDir", kind: "dir", when: "init, clone (copies its hooks)" },
+  { key: "tar.*.command", kind: "command", when: "archive --format=<name>" },
+  { key: "trailer.*.command", kind: "command", when: "commit --trailer, interpret-trailers" },
+  { key: "trailer.*.cmd", kind: "command", when: "commit --trailer, interpret-trailers" },
+  { key: "guitool.*.cmd", kind: "command", when: "git gui, gitk tools menu" },
+  { key: "imap.tunnel", kind: "command", when: "imap-send" },
+  { key: "sendemail.*.smtpServer", kind: "command", when: "send-email (per identity)" },
+  { key: "help.browser", kind: "command", when: "help --web" },
+  { key: "instaweb.browser", kind: "command", when: "instaweb" },
+  {
+    key: "remote.*.url",
+    kind: "command",
+    when: "fetch, push, pull (an ext:: URL runs its command)",
+    applies: extUrl,
+    command: extCommand,
+  },
+  {
+    key: "remote.*.pushurl",
+    kind: "command",
+    when: "push (an ext:: URL runs its command)",
+    applies: extUrl,
+    command: extCommand,
+  },
+  {
+    key: "submodule.*.url",
+    kind: "command",
+    when: "submodule update (an ext:: URL runs its command)",
+    applies: extUrl,
+    command: extCommand,
+  },
+  { key: "protocol.allow", kind: "setting", when: "allows ext:: (runs the URL's command)" },
+  { key: "protocol.*.allow", kind: "setting", when: "allows ext:: (runs the URL's command)" },
+  { key: "url.*.insteadOf", kind: "setting", when: "rewrites URLs (into ext:: too)" },
+  { key: "url.*.pushInsteadOf", kind: "setting", when: "rewrites push URLs (into ext:: too)" },
+  { key: "remote.*.vcs", kind: "setting", when: "fetch, push (runs git-remote-<vcs>)" },
 ];
 
 /** `pattern` (with `*`) as a whole-key test; keys compare without case. */
@@ -154,6 +206,7 @@ function targetsOf(
 ): ExecTarget[] {
   const value = e.value ?? "";
   const base = { key: row.key, value, file: e.file };
+  if (row.kind === "setting") return [];
   if (row.kind !== "command") {
     const p = expandHome(value.trim(), home);
     if (!p) return [];
@@ -167,7 +220,7 @@ function targetsOf(
     }));
   }
   const out: ExecTarget[] = [];
-  for (const word of commandWords(value)) {
+  for (const word of commandWords(row.command ? row.command(value) : value)) {
     const p = expandHome(word, home);
     if (!p) continue;
     const bare = !isAbsolute(p) && !p.includes("/") && !p.startsWith(".");

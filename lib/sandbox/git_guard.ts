@@ -55,7 +55,13 @@ export interface GuardedEntry {
    * placeholder is needed.
    */
   placeholder?: string;
+  /** Why it stays read-only, when not because it configures git (for refusals). */
+  why?: string;
 }
+
+/** Why a rebase or sequencer state directory stays read-only. */
+const TODO_WHY =
+  "holds the todo list of a rebase, cherry-pick or revert, whose exec lines the user's next git rebase --continue runs outside the sandbox; it stays read-only even with --git-writable, so commands cannot rebase, or cherry-pick or revert a range, in the sandbox (the user can)";
 
 /**
  * Entries of a git directory that configure git or redirect it elsewhere:
@@ -64,7 +70,11 @@ export interface GuardedEntry {
  * directories with their own config and hooks, `info/` holds attributes,
  * excludes and sparse-checkout patterns, `remotes/` and `branches/` are
  * legacy remote definitions, and `objects/info/` holds `alternates` and
- * `http-alternates`, which redirect object reads.
+ * `http-alternates`, which redirect object reads. `rebase-merge/`,
+ * `rebase-apply/` and `sequencer/` hold the state of a rebase, `am`,
+ * cherry-pick or revert in progress: a todo list with `exec` lines the
+ * user's `git rebase --continue` would run, so commands can neither start
+ * nor continue one (the stand-in makes git report one in progress).
  */
 export const GIT_GUARDED_ENTRIES: readonly GuardedEntry[] = [
   { rel: "config", kind: "file", placeholder: "" },
@@ -79,6 +89,9 @@ export const GIT_GUARDED_ENTRIES: readonly GuardedEntry[] = [
   { rel: "remotes", kind: "dir" },
   { rel: "branches", kind: "dir" },
   { rel: "objects/info", kind: "dir" },
+  { rel: "rebase-merge", kind: "dir", why: TODO_WHY },
+  { rel: "rebase-apply", kind: "dir", why: TODO_WHY },
+  { rel: "sequencer", kind: "dir", why: TODO_WHY },
 ];
 
 /** Basenames refused anywhere inside a git directory, whatever the mode. */
@@ -128,13 +141,46 @@ async function realDir(path: string): Promise<string | undefined> {
   }
 }
 
+/** git refuses a `.git` file larger than this (4 × PATH_MAX); penguin reads up to it and more. */
+const MAX_POINTER_BYTES = 1 << 20;
+
 async function readSmall(path: string): Promise<string | undefined> {
   try {
-    const text = await Deno.readTextFile(path);
-    return text.length > 4096 ? undefined : text;
+    using file = await Deno.open(path);
+    const info = await file.stat();
+    if (!info.isFile || info.size > MAX_POINTER_BYTES) return undefined;
+    return new TextDecoder().decode(await new Response(file.readable).arrayBuffer());
   } catch {
     return undefined;
   }
+}
+
+/** `text` without its trailing newlines and carriage returns: all git strips from a pointer file. */
+function chompPointer(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === "\n" || text[end - 1] === "\r")) end--;
+  return text.slice(0, end);
+}
+
+/**
+ * The path a `.git` file names, exactly as git reads it: the text must start
+ * with `gitdir: ` and the rest, without trailing newlines, is the path
+ * (spaces kept); undefined when git would refuse it.
+ */
+export function parseGitdirFile(text: string): string | undefined {
+  const body = chompPointer(text);
+  if (!body.startsWith("gitdir: ")) return undefined;
+  const path = body.slice("gitdir: ".length);
+  return path === "" ? undefined : path;
+}
+
+/** The directory a `commondir` file names, as git reads it (trailing newlines stripped). */
+export async function readCommondir(gitDir: string): Promise<string | undefined> {
+  const text = await readSmall(join(gitDir, "commondir"));
+  if (text === undefined) return undefined;
+  const common = chompPointer(text);
+  if (common === "") return undefined;
+  return await realDir(isAbsolute(common) ? common : resolve(gitDir, common));
 }
 
 /**
@@ -159,19 +205,18 @@ export async function findGitLayout(
     gitDir = await realDir(dotGit);
   } else if (info.isFile) {
     kind = "file";
-    const m = /^gitdir:\s*(.+?)\s*$/m.exec(await readSmall(dotGit) ?? "");
-    if (m) gitDir = await realDir(isAbsolute(m[1]!) ? m[1]! : resolve(workspaceReal, m[1]!));
+    const named = parseGitdirFile(await readSmall(dotGit) ?? "");
+    if (named !== undefined) {
+      gitDir = await realDir(isAbsolute(named) ? named : resolve(workspaceReal, named));
+    }
   }
   const gitDirs: string[] = [];
   if (gitDir) {
     gitDirs.push(gitDir);
     const commondirFile = join(gitDir, "commondir");
     if (!placeholders.has(commondirFile)) {
-      const common = (await readSmall(commondirFile))?.trim();
-      if (common) {
-        const dir = await realDir(isAbsolute(common) ? common : resolve(gitDir, common));
-        if (dir && !gitDirs.includes(dir)) gitDirs.push(dir);
-      }
+      const dir = await readCommondir(gitDir);
+      if (dir && !gitDirs.includes(dir)) gitDirs.push(dir);
     }
   }
   return { dotGit, kind, gitDirs };
@@ -181,12 +226,12 @@ function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
 }
 
-function relGuarded(rel: string): string | undefined {
+function relGuarded(rel: string): GuardedEntry | undefined {
   for (const e of GIT_GUARDED_ENTRIES) {
-    if (inside(rel, e.rel)) return e.rel;
+    if (inside(rel, e.rel)) return e;
   }
   const base = rel.slice(rel.lastIndexOf("/") + 1);
-  return GUARDED_BASENAMES.includes(base) ? base : undefined;
+  return GUARDED_BASENAMES.includes(base) ? { rel: base, kind: "file" } : undefined;
 }
 
 /**
@@ -215,8 +260,9 @@ export function gitWriteRefusal(
     const rel = p === d ? "" : p.slice(d.length + 1);
     if (rel === "") return "the git directory itself cannot be replaced";
     const hit = relGuarded(rel);
+    if (hit?.why) return `.git/${hit.rel} ${hit.why}`;
     if (hit) {
-      return `.git/${hit} configures or redirects git, which runs what it names outside the sandbox; it stays read-only even with --git-writable`;
+      return `.git/${hit.rel} configures or redirects git, which runs what it names outside the sandbox; it stays read-only even with --git-writable`;
     }
   }
   return undefined;

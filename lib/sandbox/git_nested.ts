@@ -30,7 +30,7 @@
 import { join, sep } from "node:path";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
-import { findGitLayout } from "./git_guard.ts";
+import { findGitLayout, readCommondir } from "./git_guard.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -103,7 +103,11 @@ function visit(
   // git follows links here: a linked HEAD, objects or refs counts.
   const has = (name: string, isDir: boolean) =>
     entries.some((e) => e.name === name && (e.isSymlink || (isDir ? e.isDirectory : e.isFile)));
-  if (dir !== workspace && has("HEAD", false) && has("objects", true) && has("refs", true)) {
+  // A directory holding HEAD is a git directory to git when it has objects/ and refs/, or a
+  // commondir file naming the directory that has them (counted whatever it names).
+  const gitDir = has("HEAD", false) &&
+    ((has("objects", true) && has("refs", true)) || has("commondir", false));
+  if (dir !== workspace && gitDir) {
     repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
     return;
   }
@@ -148,9 +152,7 @@ export async function armedReason(
   home: string | undefined = ownHome(),
 ): Promise<string | undefined> {
   if (repo.symlink) return `${repo.entry} is a symbolic link`;
-  const gitDirs = repo.kind === "bare"
-    ? [await Deno.realPath(repo.entry).catch(() => repo.entry)]
-    : (await findGitLayout(repo.workTree)).gitDirs;
+  const gitDirs = await nestedGitDirs(repo);
   for (const dir of gitDirs) {
     try {
       for await (const e of Deno.readDir(join(dir, "hooks"))) {
@@ -166,7 +168,6 @@ export async function armedReason(
     gitDir: gitDirs[0],
     commonDir: gitDirs[1] ?? gitDirs[0],
     home,
-    anyBranch: true,
   });
   const own = new Set(
     config.files.filter((f) => f.scope === "repository" || f.scope === "include").map((f) =>
@@ -189,6 +190,18 @@ export async function armedReason(
     }
   }
   return undefined;
+}
+
+/**
+ * Real paths of the git directories of `repo`: the one it is or names, then
+ * the common directory its `commondir` file names, if another one.
+ */
+export async function nestedGitDirs(repo: NestedRepo): Promise<string[]> {
+  if (repo.kind !== "bare") return (await findGitLayout(repo.workTree)).gitDirs;
+  const real = await Deno.realPath(repo.entry).catch(() => undefined);
+  if (real === undefined) return [];
+  const common = await readCommondir(real);
+  return common && common !== real ? [real, common] : [real];
 }
 
 /** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
@@ -261,6 +274,16 @@ export async function nestedRepoRefusal(
     } would be a repository below the workspace root, whose configuration the user's git would run; the file tools do not write there`;
   }
   for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === "HEAD" || parts[i] === "commondir") {
+      // HEAD with a commondir naming the rest is a git directory to git as well.
+      const dir = join(workspaceReal, ...parts.slice(0, i));
+      const other = join(dir, parts[i] === "HEAD" ? "commondir" : "HEAD");
+      if (await Deno.lstat(other).then(() => true, () => false)) {
+        return `${
+          parts.slice(0, i).join("/") || "."
+        } would hold HEAD and commondir, which makes it a repository to git; the file tools do not write there`;
+      }
+    }
     if (!BARE_NAMES.includes(parts[i]!)) continue;
     const dir = join(workspaceReal, ...parts.slice(0, i));
     const others = BARE_NAMES.filter((n) => n !== parts[i]);

@@ -20,7 +20,7 @@ import { privateRunDir } from "./_standin_registry.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
 import { gitConfigTargets } from "./git_config_guard.ts";
-import { findNestedRepos } from "./git_nested.ts";
+import { findNestedRepos, nestedGitDirs } from "./git_nested.ts";
 
 export type { Placeholder, Reveal };
 
@@ -298,8 +298,7 @@ async function guardNestedRepos(
       );
     }
     if (repo.kind === "bare") {
-      const real = await Deno.realPath(repo.entry).catch(() => undefined);
-      if (real) add(real);
+      for (const dir of await nestedGitDirs(repo)) add(dir);
     } else {
       const layout = await findGitLayout(repo.workTree);
       if (layout.kind === "file") add(layout.dotGit);

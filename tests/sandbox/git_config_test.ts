@@ -76,7 +76,7 @@ async function layout() {
   await Deno.mkdir(home);
   await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
   const put = (rel: string, text: string) => Deno.writeTextFile(join(base, rel), text);
-  const resolve = (extra: { anyBranch?: boolean } = {}) =>
+  const resolve = (extra: Record<string, never> = {}) =>
     resolveGitConfig({
       workTree: ws,
       gitDirs: [join(ws, ".git")],
@@ -131,18 +131,18 @@ Deno.test("resolver: includeIf gitdir, gitdir/i, onbranch and hasconfig", async 
         `[includeIf "hasconfig:remote.*.url:https://x/**"]\n\tpath = ../hasconfig-yes`,
       ].join("\n") + "\n",
     );
-    const included = async (anyBranch = false) =>
-      (await l.resolve({ anyBranch })).files.filter((f) => f.scope === "include")
+    const included = async () =>
+      (await l.resolve()).files.filter((f) => f.scope === "include")
         .map((f) => f.path.slice(l.ws.length + 1)).sort();
+    // Every branch condition counts: the user may switch to a matching branch later (attempt 06).
     assert.deepEqual(await included(), [
+      "branch-no",
       "branch-yes",
       "gitdir-rel-yes",
       "gitdir-yes",
       "gitdiri-yes",
       "hasconfig-yes",
     ]);
-    // With a HEAD the model may move, every branch condition counts.
-    assert.ok((await included(true)).includes("branch-no"));
   } finally {
     await Deno.remove(l.base, { recursive: true });
   }
@@ -225,5 +225,39 @@ Deno.test("docs/security.md lists every key of the table", async () => {
   for (const row of GIT_EXEC_KEYS) {
     const cell = row.key.replace(/[.*]/g, "\\$&");
     assert.match(doc, new RegExp(`^\\| \`${cell}\` +\\| `, "m"), `${row.key} is not in the docs`);
+  }
+});
+
+Deno.test("resolver: GIT_CONFIG_COUNT/KEY/VALUE and GIT_CONFIG_PARAMETERS come last, includes followed", async () => {
+  const l = await layout();
+  try {
+    await l.put("env.gitconfig", "[core]\n\tpager = ./env-pager\n");
+    const vars: Record<string, string> = {
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "Core.HooksPath",
+      GIT_CONFIG_VALUE_0: ".hk",
+      GIT_CONFIG_KEY_1: "include.path",
+      GIT_CONFIG_VALUE_1: join(l.base, "env.gitconfig"),
+      GIT_CONFIG_PARAMETERS: `'filter.X.clean'='./cl'\\''ean' 'alias.st=!./st'`,
+    };
+    const c = await resolveGitConfig({
+      workTree: l.ws,
+      gitDirs: [join(l.ws, ".git")],
+      gitDir: join(l.ws, ".git"),
+      home: l.home,
+      env: (n) => vars[n],
+    });
+    const got = c.entries.filter((e) => e.file !== "/etc/gitconfig").map((
+      e,
+    ) => [e.key, e.value, e.file]);
+    assert.deepEqual(got, [
+      ["core.hookspath", ".hk", "GIT_CONFIG_KEY_0"],
+      ["include.path", join(l.base, "env.gitconfig"), "GIT_CONFIG_KEY_1"],
+      ["core.pager", "./env-pager", join(l.base, "env.gitconfig")],
+      ["filter.X.clean", "./cl'ean", "GIT_CONFIG_PARAMETERS"],
+      ["alias.st", "!./st", "GIT_CONFIG_PARAMETERS"],
+    ]);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
   }
 });

@@ -106,7 +106,9 @@ function pointAt(row: (typeof GIT_EXEC_KEYS)[number], i: number): { rel: string;
       // alias.* and submodule.*.update run a command when it starts with "!".
       const cmd = `./t${i}/prog --flag`;
       const bang = row.key === "alias.*" || row.key === "submodule.*.update";
-      return { rel: `t${i}/prog`, value: bang ? `!${cmd}` : cmd };
+      // A remote's URL runs a command through the ext:: transport.
+      const ext = row.key.endsWith(".url") || row.key.endsWith(".pushurl");
+      return { rel: `t${i}/prog`, value: bang ? `!${cmd}` : ext ? `ext::${cmd}` : cmd };
     }
   }
 }
@@ -115,7 +117,7 @@ for (const git of ["read-only", "writable"] as const) {
   Deno.test(`(${git} git) every key of the table: what it names is read-only to the model`, async (t) => {
     await withRepo(async (r) => {
       const rows = GIT_EXEC_KEYS.map((row, i) => ({ row, i, ...pointAt(row, i) }))
-        .filter((x) => x.row.key !== "core.worktree");
+        .filter((x) => x.row.key !== "core.worktree" && x.row.kind !== "setting");
       let config = "";
       for (const x of rows) {
         config += configLine(concrete(x.row.key, x.i), x.value);
@@ -247,5 +249,26 @@ Deno.test("a bare command word counts when it names a workspace file, and a link
     const out = await sh(r, "echo PWNED > fsmon; echo ran");
     assert.match(out.out, /ran/);
     assert.equal(await Deno.readTextFile(join(r.ws, "fsmon")), "USER\n");
+  });
+});
+
+Deno.test("(read-only git) an onbranch: include for another branch cannot be planted: the user may switch", async () => {
+  // Issue 26 attempt 06: HEAD is main; the user later runs `git switch -c feature/x`.
+  await withRepo(async (r) => {
+    await Deno.writeTextFile(
+      join(r.ws, ".git", "config"),
+      `[includeIf "onbranch:feature/"]\n\tpath = ../feature.gitconfig\n`,
+    );
+    await sh(
+      r,
+      `printf '[core]\\n\\tfsmonitor = "touch ${r.marker}; false"\\n' > feature.gitconfig`,
+    );
+    assert.equal(await exists(join(r.ws, "feature.gitconfig")), false);
+    const w = await writeFile(r, "feature.gitconfig", "read-only");
+    assert.equal(w.status, "failed");
+    assert.match(w.output, /read by git \(includeIf\.\*\.path/);
+    await hostGit(r, ["switch", "-q", "-c", "feature/x"]);
+    await hostGit(r, ["status"]);
+    assert.equal(await exists(r.marker), false);
   });
 });

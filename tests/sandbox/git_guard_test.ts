@@ -303,3 +303,43 @@ Deno.test("write_file and edit_file refuse .git paths by default and name the wa
     assert.equal(await exists(join(r.ws, ".git", "commondir")), false);
   });
 });
+
+// Issue 26 attempt 22: a rebase todo list planted with --git-writable ran at the user's
+// `git rebase --continue`. Each state directory: the shell and write_file cannot plant it.
+for (const dir of ["rebase-merge", "rebase-apply", "sequencer"]) {
+  Deno.test(`(writable git) .git/${dir} cannot be planted: its todo list's exec would run on the host`, async () => {
+    await withRepo(async (r) => {
+      const head = (await hostGit(r, ["rev-parse", "HEAD"])).out.trim();
+      const todo = dir === "sequencer" ? "todo" : "git-rebase-todo";
+      const res = await sh(
+        r,
+        `mkdir -p .git/${dir}; cd .git/${dir} && echo refs/heads/main > head-name && ` +
+          `echo ${head} > onto && echo ${head} > orig-head && : > interactive && echo 1 > msgnum && ` +
+          `echo 1 > end && : > done && echo 'exec touch ${r.marker}' > ${todo} && echo planted`,
+        "workspace-write",
+        "writable",
+      );
+      assert.doesNotMatch(res.out, /planted/);
+      assert.equal(await exists(join(r.ws, ".git", dir)), false, `${dir} was left behind`);
+      const w = await run(
+        createWriteFileTool(definition("write_file")),
+        {
+          file_path: `.git/${dir}/${todo}`,
+          content: `exec touch ${r.marker}\n`,
+        },
+        { ws: r.ws },
+        {
+          ctx: {
+            sandbox: createPolicy({ workspace: r.ws, home: r.home, hostEnv: {}, git: "writable" }),
+          },
+        },
+      );
+      assert.equal(w.status, "failed");
+      assert.match(w.output, /todo list of a rebase.*cannot rebase/);
+      await hostGit(r, ["status"]);
+      await hostGit(r, ["rebase", "--continue"]);
+      await hostGit(r, ["cherry-pick", "--continue"]);
+      assert.equal(await exists(r.marker), false, "the planted exec ran on the host");
+    });
+  });
+}

@@ -227,3 +227,151 @@ Deno.test("the plan binds nested git directories read-only if still there, even 
     assert.equal(args[at - 1], "--ro-bind-try");
   });
 });
+
+// Keys that make git run a program without naming a workspace path (issue 26, attempts 24, 27).
+const ARMING_KEYS: [string, string][] = [
+  ["protocol.ext.allow", "always"],
+  ["protocol.allow", "always"],
+  ["remote.origin.url", "ext::sh -c touch% /tmp/x"],
+  ["remote.origin.pushurl", "ext::sh -c touch% /tmp/x"],
+  ["url.ext::sh -c touch% /tmp/x.insteadOf", "https://example.com/"],
+  ["url.ext::sh.pushInsteadOf", "https://example.com/"],
+  ["remote.origin.vcs", "evil"],
+  ["tar.tgz.command", "touch /tmp/x; gzip -cn"],
+  ["trailer.sign.command", "touch /tmp/x"],
+  ["trailer.sign.cmd", "touch /tmp/x"],
+  ["guitool.t.cmd", "touch /tmp/x"],
+  ["imap.tunnel", "touch /tmp/x"],
+  ["alias.st", "-c core.pager=./p log"],
+  ["submodule.s.url", "ext::sh -c touch% /tmp/x"],
+];
+
+Deno.test("a nested repository with a key that runs a program is armed", async (t) => {
+  await withRepo(async (r) => {
+    await hostGit(r.home, r.ws, ["init", "-q", "n"]);
+    const repo = (await findNestedRepos(r.ws)).repos.find((x) => x.workTree.endsWith("/n"))!;
+    await hostGit(r.home, join(r.ws, "n"), ["remote", "add", "origin", "https://example.com/r"]);
+    assert.equal(await armedReason(repo, [r.ws]), undefined, "an https remote is plain");
+    const config = await Deno.readTextFile(join(r.ws, "n/.git/config"));
+    for (const [key, value] of ARMING_KEYS) {
+      await t.step(`${key} = ${value}`, async () => {
+        await Deno.writeTextFile(join(r.ws, "n/.git/config"), config);
+        await hostGit(r.home, join(r.ws, "n"), ["config", "--replace-all", key, value]);
+        assert.match((await armedReason(repo, [r.ws])) ?? "not armed", / sets /);
+      });
+    }
+  });
+});
+
+Deno.test("a nested ext:: remote or tar command made by a command runs nothing on the host", async () => {
+  await withRepo(async (r) => {
+    const out = await sh(
+      r,
+      `git init -q e && git -C e config protocol.ext.allow always && ` +
+        `git -C e remote add origin 'ext::sh -c touch% ${r.marker}' && ` +
+        `git init -q t && git -C t config tar.tgz.command "touch ${r.marker}; gzip -cn" && ` +
+        `git -C t -c user.name=m -c user.email=m@x commit -q --allow-empty -m m`,
+    );
+    assert.equal(out.code, 0, out.out);
+    await hostGit(r.home, join(r.ws, "e"), ["fetch"]);
+    await hostGit(r.home, join(r.ws, "t"), ["archive", "-o", "../x.tgz", "HEAD"]);
+    assert.equal(await exists(r.marker), false, "the host git ran the model's command");
+  });
+});
+
+Deno.test("penguin run: global config named by XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL or GIT_CONFIG_COUNT in the workspace is read-only", async () => {
+  // Issue 26 attempt 12: penguin's permission set could not read these variables.
+  const w = await createWorld();
+  try {
+    const marker = `${w.base}/xdg-planted-ran`;
+    await Deno.mkdir(join(w.ws, "dotfiles", "git"), { recursive: true });
+    const xdg = join(w.ws, "dotfiles", "git", "config");
+    await Deno.writeTextFile(xdg, "[user]\n\tname = u\n");
+    const arm = `[core]\n\tfsmonitor = "touch ${marker}; false"\n`;
+    const steps = [
+      { tool: "edit_file", args: { file_path: xdg, old_string: "[user]", new_string: arm } },
+      { tool: "write_file", args: { file_path: "g.gitconfig", content: arm } },
+      { tool: "write_file", args: { file_path: ".hk/pre-commit", content: "#!/bin/sh\n" } },
+      {
+        tool: "exec_command",
+        args: {
+          description: "arm",
+          cmd: `printf '%s' '${arm}' >> dotfiles/git/config; printf '%s' '${arm}' > g.gitconfig; ` +
+            `mkdir -p .hk; echo x > .hk/pre-commit; ` +
+            `echo "done [$XDG_CONFIG_HOME$GIT_CONFIG_GLOBAL$GIT_CONFIG_COUNT$GIT_CONFIG_KEY_0]"`,
+        },
+      },
+    ];
+    const o = await runSession(w, () => [steps], {
+      env: {
+        XDG_CONFIG_HOME: join(w.ws, "dotfiles"),
+        GIT_CONFIG_GLOBAL: join(w.ws, "g.gitconfig"),
+        GIT_CONFIG_COUNT: "1",
+        GIT_CONFIG_KEY_0: "core.hooksPath",
+        GIT_CONFIG_VALUE_0: ".hk",
+      },
+    });
+    assert.equal(o.code, 0, o.stderr.slice(-2000));
+    // (The file tools run under the same mounts: they fail with EBUSY / EROFS.)
+    // The variables still do not reach commands.
+    assert.match([...o.outputs.values()].join("\n"), /done \[\]/);
+    assert.equal(await Deno.readTextFile(xdg), "[user]\n\tname = u\n");
+    assert.equal(await exists(join(w.ws, "g.gitconfig")), false);
+    assert.equal(await exists(join(w.ws, ".hk")), false);
+  } finally {
+    await w.close();
+  }
+});
+
+// Issue 26 attempts 17, 18, 26: git directories the walk did not recognize as git does.
+const SPLIT_REPOS: [string, (marker: string) => string, string][] = [
+  [
+    "a HEAD whose commondir names the objects, refs and config",
+    (m) =>
+      `git init -q -b main x && mv x/.git store && mkdir evil && mv store/HEAD evil/ && ` +
+      `echo ../store > evil/commondir && git config -f store/config alias.st '!touch ${m}'`,
+    "evil",
+  ],
+  [
+    "a .git file padded past 4096 bytes",
+    (m) =>
+      `git init -q -b main x && mv x/.git store && mkdir -p sub wt && mv store/HEAD wt/ && ` +
+      `echo ../store > wt/commondir && git config -f store/config alias.st '!touch ${m}' && ` +
+      `{ printf 'gitdir: ../wt'; head -c 5000 /dev/zero | tr '\\0' '\\n'; } > sub/.git`,
+    "sub",
+  ],
+  [
+    "a .git file whose path ends in a space",
+    (m) =>
+      `git init -q -b main x && mv x/.git store && mkdir -p 'sub/wt ' && mv store/HEAD 'sub/wt /' && ` +
+      `echo ../../store > 'sub/wt /commondir' && git config -f store/config alias.st '!touch ${m}' && ` +
+      `printf 'gitdir: wt \\n' > sub/.git`,
+    "sub",
+  ],
+];
+
+for (const [name, make, dir] of SPLIT_REPOS) {
+  Deno.test(`a nested repository made as ${name} is found and disarmed`, async () => {
+    await withRepo(async (r) => {
+      const out = await sh(r, `${make(r.marker)} && echo made`);
+      assert.match(out.out, /made/);
+      await hostGit(r.home, join(r.ws, dir), ["st"]);
+      assert.equal(await exists(r.marker), false, "the host git ran the model's alias");
+    });
+  });
+}
+
+Deno.test("write_file completes no HEAD + commondir git directory", async () => {
+  await withRepo(async (r) => {
+    const write = (file_path: string, content: string) =>
+      run(
+        createWriteFileTool(DEFAULT_TOOL_DEFINITIONS.find((d) => d.name === "write_file")!),
+        { file_path, content },
+        { ws: r.ws },
+      );
+    assert.equal((await write("evil/commondir", "../store\n")).status, "completed");
+    const head = await write("evil/HEAD", "ref: refs/heads/main\n");
+    assert.equal(head.status, "failed");
+    assert.match(head.output, /evil would hold HEAD and commondir/);
+  });
+});

@@ -193,6 +193,9 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
         "remotes",
         "branches",
         "objects/info",
+        "rebase-merge",
+        "rebase-apply",
+        "sequencer",
       ]
         .map((e) => join(git, e)),
     );
@@ -204,6 +207,9 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
       { path: join(git, "worktrees"), kind: "dir" },
       { path: join(git, "remotes"), kind: "dir" },
       { path: join(git, "branches"), kind: "dir" },
+      { path: join(git, "rebase-merge"), kind: "dir" },
+      { path: join(git, "rebase-apply"), kind: "dir" },
+      { path: join(git, "sequencer"), kind: "dir" },
     ]);
 
     // No .git (and no penguin.jsonc) at all: read-only stand-ins keep commands from making them.

@@ -262,7 +262,7 @@ async function readTree(dir: string): Promise<string> {
 export async function runSession(
   world: World,
   stepsOf: (w: World) => Step[][],
-  opts: { sandbox?: string; extraArgs?: string[] } = {},
+  opts: { sandbox?: string; extraArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<Outcome> {
   let turns: ScriptedTurn[] | undefined;
   let n = 0;
@@ -325,6 +325,7 @@ export async function runSession(
       OPENAI_API_KEY: world.secrets.openai,
       PENGUIN_RT_SECRET: world.secrets.penguinVar,
       AWS_SECRET_ACCESS_KEY: world.secrets.aws,
+      ...opts.env,
     },
     stdin: "null",
     stdout: "piped",
