@@ -116,3 +116,19 @@ Deno.test("a fork bomb is held at the process limit", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the kernel's settings under /proc/sys stay out of reach, even when penguin runs as root", async () => {
+  await withPolicyWorkspace(async (policy) => {
+    const before = await Deno.readTextFile("/proc/sys/vm/swappiness");
+    // Writing the value back changes nothing on the host, but succeeds where /proc/sys is writable
+    // (as root a command could then set kernel.core_pattern, which the host runs as root).
+    const r = await sh(
+      policy,
+      `v=$(cat /proc/sys/vm/swappiness); echo "$v" > /proc/sys/vm/swappiness; echo sys=$?
+       echo x > /proc/sysrq-trigger 2>/dev/null; echo sysrq=$?`,
+    );
+    assert.match(r.out, /sys=[1-9]/, r.out);
+    assert.match(r.out, /sysrq=[1-9]/, r.out);
+    assert.equal(await Deno.readTextFile("/proc/sys/vm/swappiness"), before);
+  });
+});
