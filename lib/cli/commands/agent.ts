@@ -96,8 +96,9 @@ enabled or not (with the workspace each would write in), skills that may
 run commands (any file but SKILL.md, text and images, and any executable
 file, #! file or file under scripts/ or bin/), and every tool permission
 it changes (permission: r runs a tool unasked under --approve
-read-only). Each is listed first; the refusal lists them too. telemetry.include_content (message contents on the spans)
-is never taken from a snapshot: it is taken out and reported.
+read-only). Each is listed first; the refusal lists them too.
+telemetry.include_content (message contents on the spans) is never
+taken from a snapshot: it is taken out and reported.
 
 Flags:
 ${flagHelp(IMPORT_FLAGS, 23)}
