@@ -6,7 +6,7 @@ import { type EnvSource, type ResolvedModel, resolveModel } from "../models/reso
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { createPolicy } from "../sandbox/policy.ts";
-import { workspaceProblem } from "../sandbox/spawn.ts";
+import { workspaceProblem, workspaceWarnings } from "../sandbox/spawn.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { TraceObserver, TraceWriter } from "../trace/writer.ts";
 import {
@@ -249,6 +249,7 @@ export async function sessionParts(
     throw new PenguinError("usage", `Cannot use the workspace "${core.realWorkspace}": ${problem}`);
   }
   const warn = opts.warn ?? ((line: string) => console.error(line));
+  for (const w of await workspaceWarnings(sandbox)) warn(`[penguin] warning: ${w}`);
   const vision = visionDescriber(base, core.model, warn);
   const toolset = await openToolset([
     builtinToolSource({

@@ -10,7 +10,7 @@
  */
 import { relative, sep } from "node:path";
 import { resolveGitConfig } from "./git_config.ts";
-import { type ExecTarget, gitExecTargets } from "./git_exec_keys.ts";
+import { execKeyOf, type ExecTarget, gitExecTargets, pythonModules } from "./git_exec_keys.ts";
 import type { GitAccess, GitLayout } from "./git_guard.ts";
 
 export type { ExecTarget };
@@ -106,4 +106,46 @@ export function gitConfigRefusal(
   const rel = relative(workspaceReal, real) || ".";
   const verb = t.use === "run" ? "run" : "read";
   return `${rel} is ${verb} by git (${t.key} = ${t.value}); read-only to the model`;
+}
+
+/**
+ * One line for each module git's configuration for the workspace
+ * `workspaceReal` (a real path) runs as `python -m <module>`: python imports
+ * from the work tree first, so the model's files there may run on the host
+ * when the user's git runs the filter or driver. {@linkcode gitConfigTargets}
+ * keeps the module's own names read-only; what the module imports in turn
+ * is not covered, which is what the warning says.
+ */
+export async function pythonImportWarnings(
+  workspaceReal: string,
+  layout: GitLayout,
+  opts: { home?: string | undefined; env?: (name: string) => string | undefined } = {},
+): Promise<string[]> {
+  const home = "home" in opts ? opts.home : ownHome();
+  const config = await resolveGitConfig({
+    workTree: workspaceReal,
+    gitDirs: [layout.dotGit, ...layout.gitDirs],
+    gitDir: layout.gitDirs[0],
+    commonDir: layout.gitDirs[1] ?? layout.gitDirs[0],
+    home,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  const keys = new Map<string, string[]>();
+  for (const e of config.entries) {
+    const row = execKeyOf(e.key);
+    if (!row || row.kind !== "command" || e.value === null) continue;
+    if (row.applies && !row.applies(e.value)) continue;
+    for (const mod of pythonModules(row.command ? row.command(e.value) : e.value)) {
+      const list = keys.get(mod) ?? [];
+      if (!list.includes(e.key)) list.push(e.key);
+      keys.set(mod, list);
+    }
+  }
+  return [...keys].map(([mod, list]) => {
+    const top = mod.split(".")[0];
+    return `git runs "python -m ${mod}" (${list.join(", ")}), and python imports code from ` +
+      `the work tree first: what the model writes there can run on this machine when your git ` +
+      `runs it. penguin keeps ${top}.py and ${top}/ read-only, but not every module ${mod} ` +
+      `imports in turn (see "Git" in docs/security.md)`;
+  });
 }

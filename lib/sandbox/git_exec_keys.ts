@@ -9,7 +9,9 @@
  * Commands are shell strings: every word that names a path relative to the
  * work tree (`./x`, `tools/x`), an absolute path or `~/…` is a target, and a
  * bare word (`fsmon`) is one when it exists in the work tree. Options
- * (`-F`) are skipped; `--opt=path` counts its path.
+ * (`-F`) are skipped; `--opt=path` counts its path. `python -m <module>`
+ * counts the names python would import `<module>` from in the work tree
+ * ({@linkcode pythonModuleNames}).
  *
  * @module
  */
@@ -192,6 +194,52 @@ export function commandWords(cmd: string): string[] {
   return words;
 }
 
+/** A Python interpreter's name: `python`, `python3`, `python3.12`, `pypy3`. */
+const PYTHON = /^(?:python|pypy)[0-9.]*$/;
+
+/**
+ * The modules shell command `cmd` runs with `python -m <module>` (also
+ * `-um <module>`, `-m<module>`): python looks them up in the current
+ * directory (the work tree, for a command git runs) before its own, unless
+ * `-I` or `-P` keeps it off `sys.path`.
+ */
+export function pythonModules(cmd: string): string[] {
+  const words = cmd.split(/[\s;|&()<>`'"!]+/).filter((w) => w !== "");
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!PYTHON.test(words[i]!.split("/").pop()!)) continue;
+    // -I (isolated) and -P (3.11+) keep the current directory off sys.path.
+    let safe = false;
+    for (let j = i + 1; j < words.length; j++) {
+      const w = words[j]!;
+      // Flags may be combined (`-um x`); -W and -X take an argument; -c, -, -- or a script end it.
+      const m = /^-([bBdEhiIOPqRsSuvV]*)m(.*)$/.exec(w);
+      if (m) {
+        const mod = m[2] || words[j + 1];
+        safe ||= /[IP]/.test(m[1]!);
+        if (!safe && mod && /^[A-Za-z_][\w.]*$/.test(mod)) out.push(mod);
+        break;
+      }
+      if (/^-[bBdEhiIOPqRsSuvVWX]*[IP]/.test(w)) safe = true;
+      if (/^-[bBdEhiIOPqRsSuvV]*[WX]$/.test(w)) j++;
+      else if (!/^-[bBdEhiIOPqRsSuvVWX]/.test(w) || /c/.test(w)) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * The work-tree names python would import the top package of `module` from,
+ * ahead of its installed copy: source, bytecode, an extension module without
+ * a platform tag, a package directory. (Tagged extension modules, such as
+ * `x.cpython-312-x86_64-linux-gnu.so`, and the other modules it imports are
+ * not covered: see docs/security.md.)
+ */
+export function pythonModuleNames(module: string): string[] {
+  const top = module.split(".")[0]!;
+  return [top, `${top}.py`, `${top}.pyc`, `${top}.so`, `${top}.abi3.so`];
+}
+
 function expandHome(p: string, home: string | undefined): string | undefined {
   if (p === "~" || p.startsWith("~/")) return home ? home + p.slice(1) : undefined;
   return p.startsWith("~") ? undefined : p;
@@ -220,7 +268,17 @@ function targetsOf(
     }));
   }
   const out: ExecTarget[] = [];
-  for (const word of commandWords(row.command ? row.command(value) : value)) {
+  const command = row.command ? row.command(value) : value;
+  // `python -m x` imports x from the work tree first: those names are run too (a stand-in is a
+  // directory, which python's import ignores as a module file, and an empty one as a package).
+  for (const mod of pythonModules(command)) {
+    for (const name of pythonModuleNames(mod)) {
+      for (const b of bases) {
+        out.push({ ...base, path: resolve(b, name), use: "run", missing: "dir" });
+      }
+    }
+  }
+  for (const word of commandWords(command)) {
     const p = expandHome(word, home);
     if (!p) continue;
     const bare = !isAbsolute(p) && !p.includes("/") && !p.startsWith(".");

@@ -14,8 +14,10 @@
  *   is guarded (`plan.ts`): its git directory read-only whatever the git
  *   access (`--git-writable` opens only the workspace's own), and what its
  *   configuration runs or loads read-only, as for the workspace's own.
+ *   A workspace holding more entries than the walk lists
+ *   ({@linkcode nestedRepoLimit}) is refused rather than guarded in part.
  * - When a sandbox has ended, every repository that was not there when it was
- *   planned is checked ({@linkcode armedReason}): one whose configuration,
+ *   planned, or is not the same one ({@linkcode repoIdentity}), is checked ({@linkcode armedReason}): one whose configuration,
  *   includes or hooks would make git run something from the workspace is
  *   disarmed ({@linkcode disarmNewRepos}): its `.git` is renamed to
  *   `.git-disarmed-by-penguin` (a bare one's `HEAD` to
@@ -44,8 +46,28 @@ export interface NestedRepo {
   symlink: boolean;
 }
 
-/** The walk stops after this many directory entries (a huge tree is walked in part). */
+/**
+ * The most directory entries the walk made when a sandbox is planned lists
+ * (about 0.7 s for 300,000 on a warm cache); a workspace holding more is
+ * refused (`plan.ts`), since a repository past the limit would go unguarded.
+ * `PENGUIN_GIT_SCAN_LIMIT` sets another limit ({@linkcode nestedRepoLimit}).
+ */
 export const MAX_WALKED_ENTRIES = 300_000;
+
+/** The variable that sets the walk's limit for planning (a positive integer). */
+export const SCAN_LIMIT_VAR = "PENGUIN_GIT_SCAN_LIMIT";
+
+/** The walk's limit for planning: `PENGUIN_GIT_SCAN_LIMIT`, else {@linkcode MAX_WALKED_ENTRIES}. */
+export function nestedRepoLimit(): number {
+  let raw: string | undefined;
+  try {
+    raw = Deno.env.get(SCAN_LIMIT_VAR);
+  } catch {
+    raw = undefined;
+  }
+  const n = raw !== undefined && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : MAX_WALKED_ENTRIES;
+}
 
 /** The suffix given to a disarmed `.git` or `HEAD`. */
 export const DISARMED_SUFFIX = "-disarmed-by-penguin";
@@ -204,6 +226,30 @@ export async function nestedGitDirs(repo: NestedRepo): Promise<string[]> {
   return common && common !== real ? [real, common] : [real];
 }
 
+/** A repository found when a sandbox was planned: its entry and {@linkcode repoIdentity}. */
+export interface NestedRepoMark {
+  entry: string;
+  id: string;
+}
+
+/**
+ * What identifies `repo` on the disk: the device and inode of its entry, and
+ * of each git directory with its `config`, `config.worktree` and `hooks`. A
+ * command that renames a parent away and makes a new repository at the same
+ * path (or replaces the git directory or its configuration) changes it.
+ */
+export async function repoIdentity(repo: NestedRepo): Promise<string> {
+  const id = (p: string) => Deno.lstat(p).then((i) => `${i.dev}:${i.ino}`, () => "-");
+  const parts = [await id(repo.entry)];
+  for (const dir of await nestedGitDirs(repo).catch(() => [])) {
+    parts.push(dir, await id(dir));
+    for (const name of ["config", "config.worktree", "hooks"]) {
+      parts.push(await id(join(dir, name)));
+    }
+  }
+  return parts.join(" ");
+}
+
 /** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
 async function renameAside(path: string): Promise<string> {
   for (let n = 0;; n++) {
@@ -225,20 +271,25 @@ export interface Disarmed {
 
 /**
  * Disarm every repository below `workspace` that is not in `before` (the
- * entries {@linkcode findNestedRepos} returned when the sandbox was planned)
- * and would make git run something from `roots`. Never rejects: a repository
- * that cannot be renamed is reported with `to` empty.
+ * repositories found when the sandbox was planned), or is at the same path
+ * with another {@linkcode repoIdentity} (a new one in its place), and would
+ * make git run something from `roots`. The walk has no limit: whatever the
+ * command made is listed (listing an entry costs far less than making it).
+ * Never rejects: a repository that cannot be renamed is reported with `to`
+ * empty.
  */
 export async function disarmNewRepos(
   workspace: string,
-  before: readonly string[],
+  before: readonly NestedRepoMark[],
   roots: readonly string[],
 ): Promise<Disarmed[]> {
   const out: Disarmed[] = [];
+  const known = new Map(before.map((b) => [b.entry, b.id]));
   try {
-    const { repos } = await findNestedRepos(workspace);
+    const { repos } = await findNestedRepos(workspace, Infinity);
     for (const repo of repos) {
-      if (before.includes(repo.entry)) continue;
+      const id = known.get(repo.entry);
+      if (id !== undefined && id === await repoIdentity(repo)) continue;
       const why = await armedReason(repo, roots).catch((err) => `it cannot be checked (${err})`);
       if (why === undefined) continue;
       const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;

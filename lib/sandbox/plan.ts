@@ -20,7 +20,14 @@ import { privateRunDir } from "./_standin_registry.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
 import { gitConfigTargets } from "./git_config_guard.ts";
-import { findNestedRepos, nestedGitDirs } from "./git_nested.ts";
+import {
+  findNestedRepos,
+  nestedGitDirs,
+  nestedRepoLimit,
+  type NestedRepoMark,
+  repoIdentity,
+  SCAN_LIMIT_VAR,
+} from "./git_nested.ts";
 
 export type { Placeholder, Reveal };
 
@@ -69,9 +76,10 @@ export interface SandboxPlan {
    * The repositories below the workspace root when the plan was made
    * (`git_nested.ts`): their git directories are in `protectTry`. Once the sandbox has ended,
    * one that is not listed here was made by the command, and is disarmed if
-   * it would make git run something from the workspace. Absent: not looked for.
+   * it would make git run something from the workspace, and so is one at a listed
+   * path that is not the same repository any more. Absent: not looked for.
    */
-  gitRepos?: string[];
+  gitRepos?: NestedRepoMark[];
   /** Directories to hide (an empty tmpfs over them): the data root, the home directory, credentials. */
   hideDirs: string[];
   /**
@@ -226,7 +234,7 @@ async function protectedPaths(
     pinned: string[];
     placeholders: Placeholder[];
     protectTry: string[];
-    gitRepos: string[];
+    gitRepos: NestedRepoMark[];
   }
 > {
   const protect: string[] = [];
@@ -273,20 +281,34 @@ async function protectedPaths(
  * workspace's own only), and what each configuration names guarded like the
  * root's. Their mounts go to `protectTry`: a running command may remove a
  * repository before the next sandbox starts, and then there is nothing left
- * to protect (a new one is checked when the sandbox ends).
+ * to protect (a new one is checked when the sandbox ends). A workspace
+ * holding more entries than the walk lists is refused: a repository past the
+ * limit would go unguarded.
  */
 async function guardNestedRepos(
   workspace: string,
   roots: string[],
   access: GitAccess,
   out: GitGuardOut,
-): Promise<{ protectTry: string[]; gitRepos: string[] }> {
+): Promise<{ protectTry: string[]; gitRepos: NestedRepoMark[] }> {
   const protectTry: string[] = [];
   const add = (p: string) => {
     if (!roots.some((r) => isInside(p, r)) || protectTry.includes(p)) return;
     if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
   };
-  const { repos } = await findNestedRepos(workspace);
+  const limit = nestedRepoLimit();
+  const { repos, complete } = await findNestedRepos(workspace, limit);
+  if (!complete) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${workspace}" holds more than ${limit} files and directories, the most ` +
+        `penguin looks through for git repositories below the workspace root (the host's git ` +
+        `would run what their configuration names); a command would run with the ones past ` +
+        `that unguarded. Use a smaller directory as the workspace, move large trees ` +
+        `(node_modules, build output) out of it, set ${SCAN_LIMIT_VAR} to a larger number ` +
+        `(every command then lists that many entries twice), or run with --sandbox read-only`,
+    );
+  }
   for (const repo of repos) {
     if (out.protect.some((p) => isInside(repo.entry, p))) continue;
     if (repo.symlink) {
@@ -306,7 +328,10 @@ async function guardNestedRepos(
     }
     await guardGitConfig(repo.workTree, roots, access, out, protectTry);
   }
-  return { protectTry, gitRepos: repos.map((r) => r.entry) };
+  const gitRepos = await Promise.all(
+    repos.map(async (r) => ({ entry: r.entry, id: await repoIdentity(r) })),
+  );
+  return { protectTry, gitRepos };
 }
 
 /**
@@ -345,7 +370,7 @@ export async function resolvePlan(
   const protectMissing: string[] = [];
   const pinned: string[] = [];
   const placeholders: Placeholder[] = [];
-  let gitRepos: string[] | undefined;
+  let gitRepos: NestedRepoMark[] | undefined;
   const protectTry: string[] = [];
   if (writableRoots) {
     // Stand-ins a killed penguin left are removed first (the registry still tells them apart).

@@ -30,6 +30,8 @@ import {
 import { defaultSignalsForChildren } from "./_child_signals.ts";
 import { holdPlaceholders, releaseOnExit, StalePlanError } from "./_placeholders.ts";
 import { disarmNewRepos } from "./git_nested.ts";
+import { pythonImportWarnings } from "./git_config_guard.ts";
+import { findGitLayout } from "./git_guard.ts";
 import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
@@ -141,6 +143,23 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   const root = plan.roots.find((r) => isInside(bwrap, r));
   if (plan.writableRoots && root !== undefined) return ownBinaryMessage(root, bwrap);
   return undefined;
+}
+
+/** Workspaces already warned about by {@linkcode workspaceWarnings} (once per process). */
+const warned = new Set<string>();
+
+/**
+ * Warnings to show once when a session starts in `policy`'s workspace (the
+ * first call for a workspace; later ones return none): git's configuration
+ * runs `python -m <module>` from the work tree, which the model can write
+ * (`git_config_guard.ts`). None in `read-only` mode.
+ */
+export async function workspaceWarnings(policy: SandboxPolicy): Promise<string[]> {
+  if (Deno.build.os === "windows" || policy.mode === "read-only") return [];
+  const ws = await Deno.realPath(policy.workspace).catch(() => undefined);
+  if (ws === undefined || warned.has(ws)) return [];
+  warned.add(ws);
+  return await pythonImportWarnings(ws, await findGitLayout(ws)).catch(() => []);
 }
 
 function ownBinaryMessage(root: string, bwrap: string): string {

@@ -221,7 +221,7 @@ Deno.test("the plan binds nested git directories read-only if still there, even 
     const plan = await resolvePlan(policy, r.ws);
     const nested = join(r.ws, "vendor", "lib", ".git");
     assert.deepEqual(plan.protectTry, [nested]);
-    assert.deepEqual(plan.gitRepos, [nested]);
+    assert.deepEqual(plan.gitRepos?.map((r) => r.entry), [nested]);
     const args = bwrapMountArgs(plan);
     const at = args.indexOf(nested);
     assert.equal(args[at - 1], "--ro-bind-try");
