@@ -306,7 +306,8 @@ function createPlainMasker(matcher: Matcher): SecretMasker {
  * newline and carriage return, DEL, C1 controls, zero-width characters and
  * the bidirectional controls. They never separate a secret's characters.
  */
-const IGNORABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
+const IGNORABLE =
+  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
 
 function ignorable(code: number): boolean {
   return (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
@@ -372,7 +373,7 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
   /** Read `chunk` into the held text. */
   function read(chunk: string): void {
     if (state === "ground" && !IGNORABLE.test(chunk)) {
-      if (map !== null) for (let i = 0; i < chunk.length; i++) map.push(raw.length + i);
+      if (map !== null) { for (let i = 0; i < chunk.length; i++) map.push(raw.length + i); }
       raw += chunk;
       view += chunk;
       return;
@@ -504,7 +505,9 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
       if (!active || text.length === 0) return text;
       read(text);
       let out = decide(false);
-      if (raw.length + inner.held + str.length > MAX_HELD_CONTROLS && view.length > 0) out += decide(false, true);
+      if (raw.length + inner.held + str.length > MAX_HELD_CONTROLS && view.length > 0) {
+        out += decide(false, true);
+      }
       return out;
     },
     flush(): string {

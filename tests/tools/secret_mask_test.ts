@@ -3,8 +3,8 @@ import {
   createSecretMasker,
   FRAGMENT_LENGTH,
   FRAGMENT_SECRET_LENGTH,
-  MAX_HELD_CONTROLS,
   maskSecrets,
+  MAX_HELD_CONTROLS,
   MIN_SECRET_LENGTH,
   type Secret,
   secretMarker,
@@ -278,7 +278,26 @@ Deno.test("with escape sequences, any chunking masks like the whole text and a t
     { kind: "mcp", name: "s.TOKEN", value: "XYZ-abcabc-123456" },
     { kind: "vault", name: "S", value: "ab;cab" },
   ];
-  const alphabet = ["a", "b", "c", "X", "YZ", "-", "1234", "\n", "\x1b[0m", "\x1b]0;", "\x07", "\x9b", "m", "\x1b", "\\", "\x1bP", "\x00", "abcab"];
+  const alphabet = [
+    "a",
+    "b",
+    "c",
+    "X",
+    "YZ",
+    "-",
+    "1234",
+    "\n",
+    "\x1b[0m",
+    "\x1b]0;",
+    "\x07",
+    "\x9b",
+    "m",
+    "\x1b",
+    "\\",
+    "\x1bP",
+    "\x00",
+    "abcab",
+  ];
   const next = rng(0xabcdef1);
   for (let round = 0; round < 1500; round++) {
     let text = "";
