@@ -307,6 +307,7 @@ function createPlainMasker(matcher: Matcher): SecretMasker {
  * the bidirectional controls. They never separate a secret's characters.
  */
 const IGNORABLE =
+  // deno-lint-ignore no-control-regex
   /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
 
 function ignorable(code: number): boolean {
@@ -372,6 +373,8 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
 
   /** Read `chunk` into the held text. */
   function read(chunk: string): void {
+    // Long because: one state machine over escape sequences, the one of
+    // lib/display/terminal_text.ts; its states and transitions read best in one switch.
     if (state === "ground" && !IGNORABLE.test(chunk)) {
       if (map !== null) { for (let i = 0; i < chunk.length; i++) map.push(raw.length + i); }
       raw += chunk;

@@ -122,3 +122,46 @@ Deno.test("run: a secret split by escape sequences, and one in an MCP server's t
     await sb.cleanup();
   }
 });
+
+Deno.test("run: another data root penguin has used is hidden from the model's commands", async () => {
+  const other = await makeRoot(await startModelServer({ turns: [] }), { visible: true });
+  const server = await startModelServer({
+    turns: [
+      turn.toolCall("exec_command", {
+        cmd:
+          `cat ${other.root}/default_project/agents/default_agent/agent_state/.vault.toml | rev; ` +
+          `ls -a ${other.root} | tr a-z A-Z`,
+      }),
+      turn.text("Seen."),
+    ],
+  });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    // Root A is only configured (its vault set), never run.
+    await ok([
+      "--root",
+      other.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "OTHER",
+      "--value",
+      VAULT_VALUE,
+    ]);
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
+    assert.equal(r.code, 0, r.stderr);
+    const bodies = JSON.stringify(server.requests.map((q) => q.body));
+    const reversed = [...VAULT_VALUE].reverse().join("");
+    assert.ok(!bodies.includes(reversed.slice(0, 8)), "the other root's vault reached the model");
+    assert.ok(!bodies.includes("DEFAULT_PROJECT"), "the other root's listing reached the model");
+    assert.ok(
+      bodies.includes(".vault.toml: No such file or directory"),
+      "the other root is hidden",
+    );
+  } finally {
+    await server.close();
+    await sb.cleanup();
+    await other.cleanup();
+  }
+});
