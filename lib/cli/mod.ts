@@ -11,6 +11,7 @@ import type { Command, CommandContext, Io } from "./command.ts";
 import { allCommands, commandsFor } from "./registry.ts";
 import { didYouMeanText } from "./suggest.ts";
 import { osFailure } from "./_os_error.ts";
+import { resolveDataRoot } from "../state/root.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 
@@ -121,6 +122,18 @@ interface HelpPointer {
   words: string[];
 }
 
+/** Note the data root this command uses (see lib/sandbox/_data_roots.ts); never fails. */
+async function noteDataRoot(root: string | undefined): Promise<void> {
+  let path: string;
+  try {
+    path = resolveDataRoot({ root, anyKind: true });
+  } catch {
+    return; // no root to note: the command reports it when it needs one
+  }
+  const { rememberDataRoot } = await import("../sandbox/_data_roots.ts");
+  await rememberDataRoot(path);
+}
+
 async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<number> {
   if (argv[0] === TOOL_HOST_COMMAND && argv.length === 1) {
     return await (await import("./commands/_tool_host.ts")).runToolHost();
@@ -131,6 +144,7 @@ async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<n
     return 0;
   }
   const words = commandWords(g.rest);
+  await noteDataRoot(g.root);
   if (words[0] === "help") {
     const target = words.slice(1);
     // `penguin help help` asks how help works: the command list says it.

@@ -7,8 +7,9 @@
  * trace. Closing it disconnects every server and stops the stdio ones.
  *
  * A server's `env` and header values are secrets: a connection error or a
- * warning that quotes one is masked before it reaches the trace or the
- * terminal (see lib/mcp/secrets.ts).
+ * warning that quotes one, and anything the server lists about its tools
+ * (names, titles, descriptions, input schemas), is masked before it reaches
+ * the model, the trace or the terminal (see lib/mcp/secrets.ts).
  *
  * @module
  */
@@ -57,11 +58,16 @@ export function mcpToolSource(
         {
           type: "mcp_connect_end",
           status: results.every((r) => r.status === "completed") ? "completed" : "failed",
-          results: results.map((r) => r.error !== undefined ? { ...r, error: mask(r.error) } : r),
+          // What a server sends (tool names too) is masked like its output.
+          results: results.map((r) => ({
+            ...r,
+            ...(r.error !== undefined ? { error: mask(r.error) } : {}),
+            ...(r.tools !== undefined ? { tools: r.tools.map(mask) } : {}),
+          })),
         },
       ];
       return {
-        tools: mcpTools(connections, warn),
+        tools: mcpTools(connections, warn, new Set(), mask),
         close: () => closeAll(connections),
         records,
       };

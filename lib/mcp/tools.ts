@@ -47,15 +47,31 @@ function describeFailure(err: unknown): string {
   return `MCP call failed: ${message}`;
 }
 
-/** One listed tool as a penguin tool that calls it on `conn`. */
-function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
+/**
+ * `value` with `mask` applied to every string in it (object keys too, at any
+ * depth): what a server sends about its tools (names, descriptions, input
+ * schemas) reaches the model and the trace, so a secret in it is masked first.
+ */
+export function maskStrings<T>(value: T, mask: (text: string) => string): T {
+  if (typeof value === "string") return mask(value) as T;
+  if (Array.isArray(value)) return value.map((v) => maskStrings(v, mask)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[mask(k)] = maskStrings(v, mask);
+    return out as T;
+  }
+  return value;
+}
+
+/** One listed tool (`shown`: as masked for the model) as a penguin tool that calls it on `conn`. */
+function adapt(conn: McpConnection, listed: ListedTool, shown: ListedTool, name: string): Tool {
   const { server } = conn;
   return defineTool({
     name,
-    description: listed.description ?? listed.title ?? "",
+    description: shown.description ?? shown.title ?? "",
     // The server validates its own arguments; the schema is offered to the model as listed.
     args: ANY_ARGS,
-    parameters: parametersOf(listed),
+    parameters: parametersOf(shown),
     permission: mcpPermission(server, listed),
     timeoutMs: server.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputLength: server.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,
@@ -82,18 +98,22 @@ function adapt(conn: McpConnection, listed: ListedTool, name: string): Tool {
 /**
  * The tools of the connected servers, in server order then listing order.
  * A name that is invalid, or taken by an earlier tool (or by `reserved`,
- * e.g. the built-in tools), is skipped with a warning.
+ * e.g. the built-in tools), is skipped with a warning. Every string a
+ * server lists goes through `mask` (the session's secret masking) before it
+ * is offered; a name that held a secret is then no valid name, and skipped.
  */
 export function mcpTools(
   connections: readonly McpConnection[],
   warn: (line: string) => void,
   reserved: ReadonlySet<string> = new Set(),
+  mask: (text: string) => string = (text) => text,
 ): Tool[] {
   const taken = new Set(reserved);
   const out: Tool[] = [];
   for (const conn of connections) {
     for (const listed of conn.tools) {
-      const name = mcpToolName(conn.server.name, listed.name);
+      const shown = maskStrings(listed, mask);
+      const name = mcpToolName(conn.server.name, shown.name);
       if (!MCP_TOOL_NAME.test(name)) {
         warn(
           `[penguin] MCP server ${conn.server.name}: tool ${JSON.stringify(listed.name)} skipped: ${
@@ -107,7 +127,7 @@ export function mcpTools(
         continue;
       }
       taken.add(name);
-      out.push(adapt(conn, listed, name));
+      out.push(adapt(conn, listed, shown, name));
     }
   }
   return out;

@@ -17,6 +17,7 @@ import {
   sweepStandIns,
 } from "./_placeholders.ts";
 import { privateRunDir } from "./_standin_registry.ts";
+import { knownDataRoots, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
 import { gitConfigTargets } from "./git_config_guard.ts";
@@ -400,7 +401,17 @@ export async function resolvePlan(
   }
   const hideDirs: string[] = [...home.hidden];
   const hideFiles: string[] = [...home.hiddenFiles];
-  const hide = [...policy.hide, ...home.hideMore];
+  // Every data root penguin has used is hidden, not only this session's: another root's vault,
+  // traces and logs are no business of this one's commands. One that holds a root of this plan
+  // (a workspace chosen inside another data root) cannot be hidden without hiding the root.
+  if (policy.dataRoot) await rememberDataRoot(policy.dataRoot);
+  const others: string[] = [];
+  for (const p of await knownDataRoots()) {
+    if (policy.hide.includes(p) || roots.some((root) => isInside(root, p))) continue;
+    const r = await real(p);
+    if (r && !roots.some((root) => isInside(root, r.path))) others.push(p);
+  }
+  const hide = [...policy.hide, ...home.hideMore, ...others];
   const absent = absenceCheck(hide);
   // Inside a hidden home a path needs hiding only where a root or a reveal shows it again
   // (a link there may lead out of it: the real path decides).

@@ -51,6 +51,11 @@ export interface SandboxPolicy {
   /** Absolute paths the child must not see: the data root, home secrets. Missing ones are skipped. */
   hide: string[];
   /**
+   * penguin's data root (also in `hide`): noted in the list of data roots
+   * (`_data_roots.ts`), each of which every plan hides.
+   */
+  dataRoot?: string;
+  /**
    * The user's home directory (absolute): hidden outside the roots except
    * its toolchain directories, and refused as (or inside) a writable root
    * unless `allowHomeWorkspace` (see `home.ts`). Absent: no home rule.
@@ -228,6 +233,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
       p === "~" || p.startsWith("~/") ? join(resolve(home), p.slice(1)) : resolve(p)
     );
   }
+  if (opts.dataRoot) policy.dataRoot = resolve(opts.dataRoot);
   if (opts.allowHomeWorkspace) policy.allowHomeWorkspace = true;
   if (opts.git) policy.git = opts.git;
   if (hostEnv) policy.env.host = hostEnv;

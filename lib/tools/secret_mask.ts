@@ -21,9 +21,20 @@
  * command that prints a secret in pieces (`cut -c1-12`, `tail -c 16`) leaks
  * no piece long enough to matter. Shorter values are masked only whole.
  *
+ * Matching runs on what a terminal shows: escape sequences (CSI, OSC, DCS
+ * and the rest, 7-bit and C1, read as lib/display/terminal_text.ts reads
+ * them) and control characters (C0 but tab, newline and carriage return,
+ * DEL, C1, zero-width and bidi controls) do not separate a secret's
+ * characters, so `abcde ESC[0m fghij` is one run. A match is replaced from
+ * its first to its last character, the sequences between them included;
+ * the contents of the sequences are masked as plain text too. A possible
+ * match held behind more than {@linkcode MAX_HELD_CONTROLS} characters of
+ * such sequences is decided then, failing closed (its characters masked).
+ *
  * The masker is streaming: a value split across chunks is still found, and
  * the text held back between chunks is only a tail that could still become
- * (or extend) a match: less than the longest secret's length. Matching is
+ * (or extend) a match: less than the longest secret's length in shown characters
+ * (plus the sequences among them). Matching is
  * leftmost first, then longest (a longer secret, or a longer run of one, wins
  * at the same position; on a tie the longer secret's marker, then the first
  * given); the concatenation of what `push` and `flush` return equals
@@ -147,10 +158,17 @@ function windowsOf(
 /** What starts at a position: a decided match, nothing, or not yet known. */
 type Found = { entry: Entry; length: number } | "none" | "undecided";
 
-/** Start a masker for `secrets`. */
-export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
-  // Long because: one closure-based masker whose scan (a rolling hash over the text), its
-  // per-position decision and the held-back tail share the pending text and the tables.
+/** The matching of a set of secrets, shared by the maskers. */
+interface Matcher {
+  /** The usable secrets, longest first. */
+  entries: readonly Entry[];
+  /** Decided matches from the start of `text`, and the first undecided position. */
+  scan(text: string, final: boolean): { hits: Hit[]; stop: number };
+}
+
+function createMatcher(secrets: readonly Secret[]): Matcher {
+  // Long because: the scan (a rolling hash over the text) and its per-position decision share the
+  // window table and the short secrets' index.
   const entries = entriesOf(secrets);
   const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH);
   const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH);
@@ -162,7 +180,6 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
     if (list) list.push(e);
     else shortByFirst.set(c, [e]);
   }
-  let pending = "";
 
   /**
    * What starts at `p` of `text`, whose window hash is `h` (when a whole
@@ -213,20 +230,21 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
     return best ?? "none";
   };
 
-  const run = (text: string, final: boolean): string => {
-    let out = "";
-    let pos = 0; // text before pos is out
+  /**
+   * The decided matches of `text` (the view) from its start, and where the
+   * first undecided position is (`text.length`: none). Not final: a tail
+   * that could still begin or extend a match stays undecided.
+   */
+  const scan = (text: string, final: boolean): { hits: Hit[]; stop: number } => {
+    const hits: Hit[] = [];
     let p = 0;
     let h = text.length >= FRAGMENT_LENGTH ? windowHash(text, 0) : 0;
     while (p < text.length) {
       const found = foundAt(text, p, h, final);
-      if (found === "undecided") {
-        pending = text.slice(p);
-        return out + text.slice(pos, p);
-      }
+      if (found === "undecided") return { hits, stop: p };
       if (found !== "none") {
-        out += text.slice(pos, p) + found.entry.marker;
-        p = pos = p + found.length;
+        hits.push({ at: p, length: found.length, marker: found.entry.marker });
+        p += found.length;
         if (p + FRAGMENT_LENGTH <= text.length) h = windowHash(text, p);
         continue;
       }
@@ -236,13 +254,36 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
       }
       p++;
     }
-    pending = "";
-    return out + text.slice(pos);
+    return { hits, stop: text.length };
   };
 
+  return { entries, scan };
+}
+
+/** One decided match in a view: where, how long (in view characters), and its marker. */
+interface Hit {
+  at: number;
+  length: number;
+  marker: string;
+}
+
+/** A masker over plain text (no view): for the contents of escape sequences. */
+function createPlainMasker(matcher: Matcher): SecretMasker {
+  let pending = "";
+  const run = (text: string, final: boolean): string => {
+    const { hits, stop } = matcher.scan(text, final);
+    let out = "";
+    let pos = 0;
+    for (const hit of hits) {
+      out += text.slice(pos, hit.at) + hit.marker;
+      pos = hit.at + hit.length;
+    }
+    pending = text.slice(stop);
+    return out + text.slice(pos, stop);
+  };
   return {
     push(text: string): string {
-      if (entries.length === 0 || text.length === 0) return text;
+      if (matcher.entries.length === 0 || text.length === 0) return text;
       return run(pending + text, false);
     },
     flush(): string {
@@ -255,7 +296,244 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
       return pending.length;
     },
     get active() {
-      return entries.length > 0;
+      return matcher.entries.length > 0;
+    },
+  };
+}
+
+/**
+ * Characters a terminal or a renderer drops or hides: C0 controls but tab,
+ * newline and carriage return, DEL, C1 controls, zero-width characters and
+ * the bidirectional controls. They never separate a secret's characters.
+ */
+const IGNORABLE =
+  // deno-lint-ignore no-control-regex
+  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
+
+function ignorable(code: number): boolean {
+  return (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+    (code >= 0x7f && code <= 0x9f) || (code >= 0x200b && code <= 0x200d) || code === 0x2060 ||
+    code === 0xfeff || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+/**
+ * Raw characters a masker holds at most while a possible secret waits behind
+ * control sequences; past it the wait is decided (see the module doc).
+ */
+export const MAX_HELD_CONTROLS = 65_536;
+
+/** Longest string-sequence payload a terminal view drops (as lib/display/terminal_text.ts). */
+const MAX_STRING_SEQUENCE = 4096;
+
+/** Where the escape-sequence reader is (the states of lib/display/terminal_text.ts). */
+type SeqState = "ground" | "esc" | "esc_inter" | "csi" | "str" | "str_esc";
+
+/** Start a masker for `secrets`. */
+export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
+  // Long because: one closure-based masker whose escape-sequence reader, view of the held text
+  // and its decision share the held raw text, its view and the map between them.
+  const matcher = createMatcher(secrets);
+  const active = matcher.entries.length > 0;
+  /** The contents of escape sequences, masked as plain text. */
+  const inner = createPlainMasker(matcher);
+  const maskPlain = (text: string) => {
+    const m = createPlainMasker(matcher);
+    return m.push(text) + m.flush();
+  };
+  /** The held text, as it will be output (sequence contents already masked). */
+  let raw = "";
+  /** The held text without sequences and control characters: what a terminal shows. */
+  let view = "";
+  /** The index in `raw` of each character of `view`; null while they are the same text. */
+  let map: number[] | null = null;
+  let state: SeqState = "ground";
+  /**
+   * The opener and payload of the string sequence being read (OSC, DCS…):
+   * hidden when it ends well, shown as text when it does not (as
+   * `safeText` does), so only then are its characters part of the view.
+   */
+  let str = "";
+
+  const toMap = () => {
+    if (map === null) map = Array.from({ length: view.length }, (_, i) => i);
+    return map;
+  };
+  const rawAt = (i: number) => (map === null ? i : map[i]!);
+
+  /** The string sequence did not end well: its opener and payload are shown, read as text. */
+  const release = () => {
+    const text = str;
+    str = "";
+    state = "ground";
+    if (text.charCodeAt(0) >= 0x80) {
+      raw += text[0];
+      read(text.slice(1));
+    } else read(text);
+  };
+
+  /** Read `chunk` into the held text. */
+  function read(chunk: string): void {
+    // Long because: one state machine over escape sequences, the one of
+    // lib/display/terminal_text.ts; its states and transitions read best in one switch.
+    if (state === "ground" && !IGNORABLE.test(chunk)) {
+      if (map !== null) { for (let i = 0; i < chunk.length; i++) map.push(raw.length + i); }
+      raw += chunk;
+      view += chunk;
+      return;
+    }
+    const m = toMap();
+    const enter = (next: SeqState, c: string) => {
+      state = next;
+      raw += inner.push(c);
+    };
+    const leave = () => {
+      state = "ground";
+      raw += inner.flush();
+    };
+    const openString = (c: string) => {
+      raw += inner.flush();
+      state = "str";
+      str = c;
+    };
+    const endString = (terminator: string) => {
+      state = "ground";
+      raw += maskPlain(str + terminator);
+      str = "";
+    };
+    let i = 0;
+    while (i < chunk.length) {
+      const c = chunk.charCodeAt(i);
+      const ch = chunk[i]!;
+      switch (state) {
+        case "ground": {
+          if (!ignorable(c)) {
+            let j = i + 1;
+            while (j < chunk.length && !ignorable(chunk.charCodeAt(j))) j++;
+            for (let k = 0; k < j - i; k++) m.push(raw.length + k);
+            raw += chunk.slice(i, j);
+            view += chunk.slice(i, j);
+            i = j;
+            continue;
+          }
+          if (c === 0x1b) enter("esc", ch);
+          else if (c === 0x9b) enter("csi", ch);
+          else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
+            openString(ch);
+          } else raw += ch;
+          i++;
+          continue;
+        }
+        case "esc":
+          if (c === 0x5b) enter("csi", ch);
+          else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) {
+            openString(ch);
+          } else if (c >= 0x20 && c <= 0x2f) enter("esc_inter", ch);
+          else if (c >= 0x30 && c <= 0x7e) {
+            raw += inner.push(ch);
+            leave();
+          } else {
+            leave(); // not a sequence: `c` is read afresh
+            continue;
+          }
+          i++;
+          continue;
+        case "esc_inter":
+        case "csi": {
+          const [lo, hi] = state === "csi" ? [0x20, 0x3f] : [0x20, 0x2f];
+          if (c >= lo && c <= hi) raw += inner.push(ch);
+          else if (c >= hi + 1 && c <= 0x7e) {
+            raw += inner.push(ch);
+            leave();
+          } else {
+            leave(); // cancelled: `c` is read afresh
+            continue;
+          }
+          i++;
+          continue;
+        }
+        case "str":
+          if (c === 0x07 || c === 0x9c) endString(ch);
+          else if (c === 0x1b) state = "str_esc";
+          else if (c < 0x20 || ignorable(c)) {
+            release(); // a control character ends it: read afresh
+            continue;
+          } else {
+            str += ch;
+            if (str.length + 1 > MAX_STRING_SEQUENCE) release();
+          }
+          i++;
+          continue;
+        case "str_esc":
+          if (c === 0x5c) {
+            endString("\x1b\\");
+            i++;
+          } else {
+            release(); // that ESC starts something new; `c` is read afresh
+            enter("esc", "\x1b");
+          }
+          continue;
+      }
+    }
+  }
+
+  /** Output what is decided; with `force`, the held candidate is decided too (masked). */
+  const decide = (final: boolean, force = false): string => {
+    const { hits, stop } = matcher.scan(view, final || force);
+    if (force && view.length > 0 && (hits.length === 0 || hits[0]!.at > 0)) {
+      // Fail closed: the characters that could still have joined a secret are masked.
+      const upTo = hits.length === 0 ? view.length : hits[0]!.at;
+      const piece = view.slice(0, upTo);
+      const owner = matcher.entries.find((e) => e.value.includes(piece));
+      if (owner) hits.unshift({ at: 0, length: upTo, marker: owner.marker });
+    }
+    let out = "";
+    let pos = 0;
+    for (const hit of hits) {
+      out += raw.slice(pos, rawAt(hit.at)) + hit.marker;
+      pos = rawAt(hit.at + hit.length - 1) + 1;
+    }
+    const cut = stop < view.length ? rawAt(stop) : raw.length;
+    out += raw.slice(pos, cut);
+    raw = raw.slice(cut);
+    view = view.slice(stop);
+    if (map !== null) {
+      map = map.slice(stop).map((x) => x - cut);
+      if (raw.length === view.length) map = null;
+    }
+    return out;
+  };
+
+  return {
+    push(text: string): string {
+      if (!active || text.length === 0) return text;
+      read(text);
+      let out = decide(false);
+      if (raw.length + inner.held + str.length > MAX_HELD_CONTROLS && view.length > 0) {
+        out += decide(false, true);
+      }
+      return out;
+    },
+    flush(): string {
+      if (!active) return "";
+      if (state === "str" || state === "str_esc") {
+        const esc = state === "str_esc";
+        release();
+        if (esc) raw += "\x1b";
+      } else if (state !== "ground") {
+        state = "ground";
+        raw += inner.flush();
+      }
+      const out = decide(true);
+      raw = "";
+      view = "";
+      map = null;
+      return out;
+    },
+    get held() {
+      return raw.length + inner.held + str.length;
+    },
+    get active() {
+      return active;
     },
   };
 }

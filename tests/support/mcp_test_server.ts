@@ -6,7 +6,9 @@
 // exits mid-call), big {n} (n characters), env (the server's environment
 // variable names), cwd (its working directory), read {path} (a file's text, or the error), write
 // {path, text}, structured (only structuredContent), picture (an image),
-// and one tool with an invalid name.
+// and one tool with an invalid name. With LISTED_SECRET in its environment it also lists a
+// tool whose description and input schema quote that value, one whose name holds a piece of
+// it, and `split`, which returns the value in 5-character pieces separated by escape sequences.
 import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
 import { StdioServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/stdio.js";
 import {
@@ -90,6 +92,10 @@ async function call(name: string, args: Record<string, unknown>): Promise<Result
       } catch (err) {
         return { ...text(`cannot write: ${(err as Error).message}`), isError: true };
       }
+    case "split": {
+      const v = Deno.env.get("LISTED_SECRET") ?? "";
+      return text(`${v.slice(0, 5)}\x1b[0m${v.slice(5, 10)}\x1b]0;\x07${v.slice(10, 15)}`);
+    }
     case "structured":
       return { content: [], structuredContent: { answer: 42 } };
     case "picture":
@@ -105,12 +111,32 @@ async function call(name: string, args: Record<string, unknown>): Promise<Result
   }
 }
 
+/** The tools that quote LISTED_SECRET (none without it). */
+function secretTools() {
+  const secret = Deno.env.get("LISTED_SECRET");
+  if (!secret) return [];
+  return [
+    {
+      name: "keyed",
+      title: `Keyed ${secret}`,
+      description: `Uses key ${secret} (prefix ${secret.slice(0, 9)}).`,
+      inputSchema: object({ key: { type: "string", description: `default ${secret}` } }),
+    },
+    {
+      name: `leak_${secret.slice(2, 12)}`,
+      description: "A name with a secret.",
+      inputSchema: object(),
+    },
+    { name: "split", description: "Returns the key in pieces.", inputSchema: object() },
+  ];
+}
+
 /** A fresh server instance with the test tools. */
 export function createTestServer(): Server {
   const server = new Server({ name: "penguin-test", version: "1.0.0" }, {
     capabilities: { tools: {} },
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS, ...secretTools()] }));
   server.setRequestHandler(
     CallToolRequestSchema,
     (req: { params: { name: string; arguments?: Record<string, unknown> } }) =>

@@ -4,6 +4,7 @@ import {
   FRAGMENT_LENGTH,
   FRAGMENT_SECRET_LENGTH,
   maskSecrets,
+  MAX_HELD_CONTROLS,
   MIN_SECRET_LENGTH,
   type Secret,
   secretMarker,
@@ -232,4 +233,106 @@ Deno.test("a piece at the end of a megabyte of output, among 200 long secrets, i
   const filler = "lorem ipsum dolor sit amet ".repeat(40_000);
   const out = maskSecrets(filler + v.slice(2, 12), secrets);
   assert.equal(out, filler + "[redacted:vault:K150]");
+});
+
+Deno.test("a secret whose pieces are separated by escape sequences or controls is masked whole, sequences included", () => {
+  const secret: Secret = { kind: "vault", name: "V", value: "Vx1Aw7OCq9Lm2Np4" };
+  const v = secret.value;
+  const marker = "[redacted:vault:V]";
+  const seps = [
+    "\x1b[0m", // CSI
+    "\x1b]0;title\x07", // OSC title, BEL
+    "\x9b0m", // 8-bit CSI
+    "\x1bPq\x1b\\", // DCS, ST
+    "\x00", // C0
+    "\x85", // C1
+    "\u200b", // zero width
+  ];
+  for (const sep of seps) {
+    const text = `a ${v.slice(0, 5)}${sep}${v.slice(5, 10)}${sep}${v.slice(10, 15)} b`;
+    const want = `a ${marker} b`;
+    assert.equal(maskSecrets(text, [secret]), want, JSON.stringify(sep));
+    // Streamed one character at a time, the same.
+    const m = createSecretMasker([secret]);
+    let out = "";
+    for (const ch of text) out += m.push(ch);
+    assert.equal(out + m.flush(), want, `streamed ${JSON.stringify(sep)}`);
+  }
+  // Sequences around the secret stay; a secret inside a sequence is masked there.
+  assert.equal(
+    maskSecrets(`\x1b[31m${v.slice(0, 4)}\x1b[0m${v.slice(4, 9)}\x1b[0m!`, [secret]),
+    `\x1b[31m${marker}\x1b[0m!`,
+  );
+  assert.equal(maskSecrets(`\x1b]0;${v}\x07ok`, [secret]), `\x1b]0;${marker}\x07ok`);
+  // Newlines and other text still separate pieces (seven characters are no piece).
+  assert.equal(
+    maskSecrets(`${v.slice(0, 5)}\n${v.slice(5, 10)}`, [secret]),
+    `${v.slice(0, 5)}\n${v.slice(5, 10)}`,
+  );
+});
+
+Deno.test("with escape sequences, any chunking masks like the whole text and a terminal shows no piece (randomised)", async () => {
+  const { safeText } = await import("../../lib/display/terminal_text.ts");
+  const secrets: Secret[] = [
+    { kind: "vault", name: "A", value: "abcabcabXYZabcab" },
+    { kind: "mcp", name: "s.TOKEN", value: "XYZ-abcabc-123456" },
+    { kind: "vault", name: "S", value: "ab;cab" },
+  ];
+  const alphabet = [
+    "a",
+    "b",
+    "c",
+    "X",
+    "YZ",
+    "-",
+    "1234",
+    "\n",
+    "\x1b[0m",
+    "\x1b]0;",
+    "\x07",
+    "\x9b",
+    "m",
+    "\x1b",
+    "\\",
+    "\x1bP",
+    "\x00",
+    "abcab",
+  ];
+  const next = rng(0xabcdef1);
+  for (let round = 0; round < 1500; round++) {
+    let text = "";
+    const n = Math.floor(next() * 40);
+    for (let i = 0; i < n; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+    const whole = maskSecrets(text, secrets);
+    const m = createSecretMasker(secrets);
+    let out = "";
+    let i = 0;
+    while (i < text.length) {
+      const step = 1 + Math.floor(next() * 9);
+      out += m.push(text.slice(i, i + step));
+      i += step;
+    }
+    out += m.flush();
+    assert.equal(out, whole, `chunked ${JSON.stringify(text)}`);
+    const shown = safeText(whole).replaceAll("\\x", "\n");
+    for (const s of secrets.slice(0, 2)) {
+      for (let k = 0; k + FRAGMENT_LENGTH <= s.value.length; k++) {
+        const piece = s.value.slice(k, k + FRAGMENT_LENGTH);
+        assert.ok(!shown.includes(piece), `${JSON.stringify(text)} shows ${piece}`);
+      }
+    }
+  }
+});
+
+Deno.test("a possible secret held behind endless control sequences is decided, masked, within a bound", () => {
+  const secret: Secret = { kind: "vault", name: "V", value: "Vx1Aw7OCq9Lm2Np4" };
+  const m = createSecretMasker([secret]);
+  let out = m.push(secret.value.slice(0, 5));
+  for (let i = 0; i < 20_000; i++) {
+    out += m.push("\x1b[0m");
+    assert.ok(m.held <= MAX_HELD_CONTROLS + 4);
+  }
+  out += m.push(secret.value.slice(5, 10)) + m.flush();
+  assert.ok(out.startsWith("[redacted:vault:V]\x1b[0m"), out.slice(0, 40));
+  assert.ok(!out.includes(secret.value.slice(0, 5)));
 });

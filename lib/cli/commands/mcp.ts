@@ -322,7 +322,12 @@ async function probe(
       (line) => warnings.push(mask(line)),
     ).finally(() => spinner?.stop());
     try {
-      const tools = mcpTools(connections, (line) => ctx.io.err(`${line}\n`));
+      const tools = mcpTools(
+        connections,
+        (line) => ctx.io.err(`${mask(line)}\n`),
+        new Set(),
+        mask,
+      );
       return await Promise.all(servers.map(async (server, i) => {
         const r = results[i]!;
         const prefix = `mcp__${server.name}__`;

@@ -1,0 +1,167 @@
+// Secrets split by escape sequences, and secrets in what an MCP server lists: a real `penguin
+// run` against the scripted model. A command prints a vault value in 5-character pieces with
+// escape sequences (CSI, OSC title, 8-bit CSI, DCS) between them, and an MCP tool returns its
+// env value the same way; the server also quotes the value in a tool's description, title,
+// input schema and name. Neither value, nor any 8-character piece of it, reaches the model,
+// the trace, the run's output or `trace export` / `trace show` — also once escape sequences
+// are stripped, as a terminal does.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
+import { systemConfigPath } from "../../lib/state/paths.ts";
+import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
+import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { makeRoot } from "../support/roots.ts";
+import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
+
+const VAULT_VALUE = "Vx1Aw7OCq9Lm2Np4Rt6Yu8Io0Pa3Sd5F";
+const MCP_VALUE = "Tkv9NG7kXw6mYN2bQ4cR8dS1eU3fW5gH";
+
+/** Fail when any 8-character piece of a secret occurs in `text`, raw or as a terminal shows it. */
+function assertNoPiece(text: string, where: string): void {
+  const shown = safeText(text);
+  for (const secret of [VAULT_VALUE, MCP_VALUE]) {
+    for (let i = 0; i + 8 <= secret.length; i++) {
+      const piece = secret.slice(i, i + 8);
+      assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of a secret`);
+      assert.ok(!shown.includes(piece), `${where} shows "${piece}" on a terminal`);
+    }
+  }
+}
+
+async function readAll(dir: string): Promise<string> {
+  let out = "";
+  for await (const e of Deno.readDir(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) out += await readAll(p);
+    else if (e.isFile) out += await Deno.readTextFile(p);
+  }
+  return out;
+}
+
+async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const r = await runCli(args, { env: { PAGER: "cat" } });
+  assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
+  return r;
+}
+
+Deno.test("run: a secret split by escape sequences, and one in an MCP server's tool list, is masked everywhere", async () => {
+  await cacheServers();
+  const queue: ScriptedTurn[] = [];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
+    await ok([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "ATK_V",
+      "--value",
+      VAULT_VALUE,
+    ]);
+    const config = systemConfigPath({
+      root: sb.root,
+      projectId: DEFAULT_PROJECT_ID,
+      agentId: DEFAULT_AGENT_ID,
+    });
+    const deno = denoServer(TEST_SERVER);
+    await addMcpServer(config, "t", { ...deno, env: { ...deno.env, LISTED_SECRET: MCP_VALUE } });
+    const pieces = (sep: string) =>
+      `printf '%s${sep}%s${sep}%s\\n' "\${ATK_V:0:5}" "\${ATK_V:5:5}" "\${ATK_V:10:5}"`;
+    queue.push(
+      turn.toolCall("exec_command", {
+        cmd: [
+          pieces("\\033[0m"),
+          pieces("\\033]0;\\007"),
+          pieces("\\302\\233" + "0m"),
+          pieces("\\033Pq\\033\\\\"),
+        ].join("; "),
+      }),
+      turn.toolCall("mcp__t__split", {}),
+      turn.text("Seen."),
+    );
+
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
+    assert.equal(r.code, 0, r.stderr);
+    const sid = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1];
+    assert.ok(sid, r.stderr);
+    assert.equal(server.requests.length, 3);
+
+    const bodies = JSON.stringify(server.requests.map((q) => safeStrings(q.body)));
+    assert.ok(bodies.includes("[redacted:vault:ATK_V]"), bodies.slice(-3000));
+    assert.ok(bodies.includes("[redacted:mcp:t.LISTED_SECRET]"), "the split MCP output is masked");
+    // The listed tool is offered with its description, title and schema masked; the tool whose
+    // name held a piece of the value is left out.
+    assert.ok(bodies.includes("mcp__t__keyed"), "the keyed tool is offered");
+    assert.ok(
+      bodies.includes(
+        "Uses key [redacted:mcp:t.LISTED_SECRET] (prefix [redacted:mcp:t.LISTED_SECRET])",
+      ),
+    );
+    assert.ok(bodies.includes("default [redacted:mcp:t.LISTED_SECRET]"), "the schema is masked");
+    assert.ok(!bodies.includes("mcp__t__leak_"), "a name holding a secret is not offered");
+    assertNoPiece(bodies, "a request body");
+
+    const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
+    assertNoPiece(await readAll(join(agent, "traces")), "a trace file");
+    assertNoPiece(r.stdout + r.stderr, "the run's output");
+    for (const format of ["md", "html", "json"]) {
+      const e = await ok(["--root", sb.root, "trace", "export", sid, "--format", format]);
+      assert.ok(e.stdout.includes("[redacted:vault:ATK_V]"), `export ${format}`);
+      assertNoPiece(e.stdout + e.stderr, `trace export --format ${format}`);
+    }
+    const show = await ok(["--root", sb.root, "trace", "show", sid]);
+    assertNoPiece(show.stdout + show.stderr, "trace show");
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});
+
+Deno.test("run: another data root penguin has used is hidden from the model's commands", async () => {
+  const other = await makeRoot(await startModelServer({ turns: [] }), { visible: true });
+  const server = await startModelServer({
+    turns: [
+      turn.toolCall("exec_command", {
+        cmd:
+          `cat ${other.root}/default_project/agents/default_agent/agent_state/.vault.toml | rev; ` +
+          `ls -a ${other.root} | tr a-z A-Z`,
+      }),
+      turn.text("Seen."),
+    ],
+  });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    // Root A is only configured (its vault set), never run.
+    await ok([
+      "--root",
+      other.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "OTHER",
+      "--value",
+      VAULT_VALUE,
+    ]);
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
+    assert.equal(r.code, 0, r.stderr);
+    const bodies = JSON.stringify(server.requests.map((q) => q.body));
+    const reversed = [...VAULT_VALUE].reverse().join("");
+    assert.ok(!bodies.includes(reversed.slice(0, 8)), "the other root's vault reached the model");
+    assert.ok(!bodies.includes("DEFAULT_PROJECT"), "the other root's listing reached the model");
+    assert.ok(
+      bodies.includes(".vault.toml: No such file or directory"),
+      "the other root is hidden",
+    );
+  } finally {
+    await server.close();
+    await sb.cleanup();
+    await other.cleanup();
+  }
+});
