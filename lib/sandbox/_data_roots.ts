@@ -24,16 +24,31 @@ export async function knownDataRoots(): Promise<string[]> {
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
 }
 
+/** Roots kept at most (the most recently noted); older ones are dropped. */
+const MAX_ROOTS = 256;
+
 /**
- * Note `root` as a data root penguin uses. Appends one line when it is new
- * (a line append is atomic, so concurrent processes at worst note it twice).
+ * Note `root` as a data root penguin uses. The list is rewritten (a new file
+ * renamed over the old one) without the roots that no longer exist (a test's
+ * temporary root, a removed one) and with at most {@linkcode MAX_ROOTS}
+ * entries; two processes noting at once may drop each other's new entry,
+ * which the next command of that root notes again.
  */
 export async function rememberDataRoot(root: string): Promise<void> {
   const abs = resolve(root);
   if (abs === "/" || abs.includes("\n")) return;
   try {
-    if ((await knownDataRoots()).includes(abs)) return;
-    await Deno.writeTextFile(await listPath(), `${abs}\n`, { append: true, mode: 0o600 });
+    const known = await knownDataRoots();
+    const alive: string[] = [];
+    for (const r of known) {
+      if (r !== abs && await Deno.stat(r).then(() => true, () => false)) alive.push(r);
+    }
+    if (known.includes(abs) && alive.length === known.length - 1) return;
+    const list = [...alive, abs].slice(-MAX_ROOTS);
+    const path = await listPath();
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await Deno.writeTextFile(tmp, list.map((r) => `${r}\n`).join(""), { mode: 0o600 });
+    await Deno.rename(tmp, path);
   } catch {
     // Best effort: without a run directory there is no list (and no plan either).
   }

@@ -1,11 +1,29 @@
 // Helper for standin_sweep_test.ts: a penguin that holds stand-ins until its stdin closes (or it
 // is killed). Args: `plan <workspace>` holds what a writable plan of the workspace needs;
 // `hold <json>` holds the given placeholders. Prints the held placeholders as one JSON line once
-// they exist and are recorded in the registry.
+// they exist and are recorded in the registry. `sandbox <workspace> <script>` runs the script in
+// a sandbox of the workspace (policy home "", the environment's HOME for penguin's run directory)
+// and prints its output.
 import { holdPlaceholders } from "../../lib/sandbox/_placeholders.ts";
-import { createPolicy, type Placeholder, resolvePlan } from "../../lib/sandbox/mod.ts";
+import {
+  createPolicy,
+  type Placeholder,
+  resolvePlan,
+  spawnSandboxed,
+} from "../../lib/sandbox/mod.ts";
 
 const [mode, arg] = Deno.args;
+if (mode === "sandbox") {
+  const policy = createPolicy({
+    workspace: arg!,
+    home: "",
+    hostEnv: { PATH: "/usr/bin:/bin", HOME: arg! },
+  });
+  const child = await spawnSandboxed({ shell: Deno.args[2]!, policy, stdin: "null" });
+  for await (const chunk of child.output) await Deno.stdout.write(new TextEncoder().encode(chunk));
+  await child.status;
+  Deno.exit(0);
+}
 let placeholders: Placeholder[];
 if (mode === "plan") {
   const policy = createPolicy({ workspace: arg!, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });

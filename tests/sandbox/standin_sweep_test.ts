@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { privateRunDir, registryDir } from "../../lib/sandbox/_standin_registry.ts";
+import { privateRunDir } from "../../lib/sandbox/_standin_registry.ts";
 import {
   createPolicy,
   detectSandbox,
@@ -19,16 +19,6 @@ import { penguinArgv, REPO } from "../support/cli.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
 
-// penguin's run directory (and so the registry) lies in HOME: a home of this test file's own,
-// visible to the sandbox, shared with the holders it starts.
-Deno.env.set("HOME", await visibleTempDir("penguin-standin-home-"));
-globalThis.addEventListener("unload", () => {
-  try {
-    Deno.removeSync(Deno.env.get("HOME")!, { recursive: true });
-  } catch {
-    // Already gone.
-  }
-});
 const linux = Deno.build.os === "linux";
 
 interface Holder {
@@ -223,33 +213,6 @@ Deno.test({
 });
 
 Deno.test({
-  name: "the stand-in registry is out of every sandbox's reach, also in a workspace holding it",
-  ignore: !linux,
-  async fn() {
-    const report = await detectSandbox();
-    if (report.kind !== "bwrap") return;
-    const registry = await registryDir();
-    // A workspace that holds the registry (as a workspace of $HOME or /tmp would).
-    const ws = join(registry, "..", "..");
-    await Deno.writeTextFile(join(registry, "probe-before"), "x");
-    try {
-      const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
-      const child = await spawnSandboxed({
-        shell: `ls -A '${registry}' | wc -l; echo forged > '${registry}/forged.json'; echo st=$?`,
-        policy,
-        stdin: "null",
-      });
-      const { out } = await collect(child);
-      assert.match(out, /^0$/m, `the registry looks empty inside: ${out}`);
-      assert.equal(await exists(join(registry, "forged.json")), false, "nothing written there");
-      assert.equal(await exists(join(registry, "probe-before")), true);
-    } finally {
-      await Deno.remove(join(registry, "probe-before")).catch(() => {});
-    }
-  },
-});
-
-Deno.test({
   name: "a penguin keeping its records elsewhere (another HOME) never removes what this one mounts",
   ignore: !linux,
   async fn() {
@@ -278,27 +241,59 @@ Deno.test({
   },
 });
 
+/**
+ * Run `script` in a sandbox of a workspace holding penguin's run directory two levels down, in a
+ * penguin (the holder helper) whose HOME is a fresh directory: `$HOME` is the workspace, so the
+ * run directory is `<workspace>/.penguin/run`. Returns the command's output and the HOME.
+ */
+async function inHomeWorkspace(script: string): Promise<{ out: string; home: string }> {
+  const home = await visibleTempDir("penguin-standin-home-");
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv().slice(0, -1), HELPER, "sandbox", home, script],
+    env: { HOME: home },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  return { out: new TextDecoder().decode(out.stdout), home };
+}
+
+Deno.test({
+  name: "the stand-in registry is out of every sandbox's reach, also in a workspace holding it",
+  ignore: !linux,
+  async fn() {
+    const { out, home } = await inHomeWorkspace(
+      `r=$HOME/.penguin/run/stand-ins; ls -A "$r" | wc -l; echo forged > "$r/forged.json"; ` +
+        `echo st=$?; ls -A "$HOME/.penguin/run" | wc -l`,
+    );
+    try {
+      // Inside, the run directory is an empty read-only directory: no registry to list or write.
+      assert.match(out, /st=[1-9]\n0\n$/, `the run directory looks empty inside: ${out}`);
+      const registry = join(home, ".penguin", "run", "stand-ins");
+      assert.equal(await exists(registry), true, "the helper's registry exists on the host");
+      assert.equal(await exists(join(registry, "forged.json")), false, "nothing written there");
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
+
 Deno.test({
   name: "penguin's private run directory cannot be moved aside and forged by a command",
   ignore: !linux,
   async fn() {
-    const report = await detectSandbox();
-    if (report.kind !== "bwrap") return;
-    const run = await privateRunDir();
-    // The workspace holds the run directory two levels down (as $HOME holds ~/.penguin/run).
-    const ws = join(run, "..", "..");
-    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
-    const child = await spawnSandboxed({
-      shell: `mv '${join(run, "..")}' '${join(run, "..")}-moved' 2>&1; echo mv=$?; ` +
-        `mv '${run}' '${run}-moved' 2>&1; echo mv2=$?`,
-      policy,
-      stdin: "null",
-    });
-    const { out } = await collect(child);
-    assert.match(out, /mv=[1-9]/, out);
-    assert.match(out, /mv2=[1-9]/, out);
-    assert.equal(await exists(run), true);
-    assert.equal(await exists(`${join(run, "..")}-moved`), false);
+    const { out, home } = await inHomeWorkspace(
+      `mv "$HOME/.penguin" "$HOME/.penguin-moved" 2>&1; echo mv=$?; ` +
+        `mv "$HOME/.penguin/run" "$HOME/run-moved" 2>&1; echo mv2=$?`,
+    );
+    try {
+      assert.match(out, /mv=[1-9]/, out);
+      assert.match(out, /mv2=[1-9]/, out);
+      assert.equal(await exists(join(home, ".penguin", "run")), true);
+      assert.equal(await exists(join(home, ".penguin-moved")), false);
+    } finally {
+      await Deno.remove(home, { recursive: true });
+    }
   },
 });
 
