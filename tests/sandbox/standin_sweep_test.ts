@@ -5,15 +5,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { privateRunDir } from "../../lib/sandbox/_standin_registry.ts";
-import {
-  createPolicy,
-  detectSandbox,
-  type Placeholder,
-  resolvePlan,
-  spawnSandboxed,
-} from "../../lib/sandbox/mod.ts";
+import { createPolicy, type Placeholder, resolvePlan } from "../../lib/sandbox/mod.ts";
 import { isStandInShape } from "../../lib/sandbox/plan.ts";
-import { collect, exists, visibleTempDir } from "./_helpers.ts";
+import { exists, visibleTempDir } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 import { penguinArgv, REPO } from "../support/cli.ts";
 
