@@ -90,6 +90,61 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "edit_file replace_all of 7.8 million one-line matches: written whole, summarized, tool host peak ≤ 300 MB",
+  ignore: !SANDBOX,
+  async fn() {
+    const peaks: number[] = [];
+    const seen = { root: "" };
+    const server = await startModelServer({
+      handler: (_req, index) => {
+        if (index === 0) {
+          return turn.of(item.toolCall("edit_file", {
+            file_path: "many.txt",
+            old_string: "a",
+            new_string: "b",
+            replace_all: true,
+          }, { id: "c_edit" }));
+        }
+        for (const pid of descendantsWithArg("__tool-host", seen.root)) {
+          peaks.push(peakRss(pid) ?? 0);
+        }
+        return turn.text("done");
+      },
+    });
+    const sb = await makeRoot(server, { visible: true });
+    seen.root = sb.root;
+    try {
+      // 15 MiB of "a\n": the result has the same size, so the growth check lets it through.
+      const size = 15 * 1024 * 1024;
+      const many = join(sb.workspace, "many.txt");
+      await Deno.writeFile(many, new TextEncoder().encode("a\n".repeat(size / 2)));
+      const r = await runCli([
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "Replace every a.",
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(peaks.length, 1, "one tool host of this run was alive");
+      assert.ok(peaks[0]! > 0 && peaks[0]! <= PEAK_LIMIT, `tool host peak ${peaks[0]! / MB} MB`);
+      const output = toolOutputsById(server.requests).get("c_edit")!;
+      assert.match(output, /^Replaced 7864320 occurrences in "many\.txt"\.\n\(no diff shown/);
+      const after = await Deno.readFile(many);
+      assert.equal(after.length, size);
+      assert.equal(new TextDecoder().decode(after.subarray(0, 6)), "b\nb\nb\n");
+      assert.ok(!after.includes(0x61), "every a was replaced");
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
 /** Write a gzip file of `zeros` zero bytes (about 1 KB per MB) at `path`, streaming. */
 async function gzipBomb(path: string, zeros: number): Promise<void> {
   const block = new Uint8Array(4 * 1024 * 1024);
