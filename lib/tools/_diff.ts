@@ -218,6 +218,8 @@ export function replacementHunks(
   replaceAll: boolean,
   maxHunks: number,
 ): { hunk: Hunk; sites: number }[] {
+  // Long because: the bounded scan of the sites, then each kept region rendered; both share the
+  // regions and their offsets.
   // Lines an occurrence spans beyond its first (its last character counted, not a final newline).
   const inner = newlines(oldString, 0, Math.max(0, oldString.length - 1));
   // Sites as 1-based line ranges, with the offsets of the first site and the end of the last.
