@@ -10,6 +10,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { ApprovalMode, ApprovalVerdict } from "../agent/approval.ts";
 import { DENIAL_REASONS } from "../agent/approval.ts";
 import { type LineReader, lineReader } from "./line_reader.ts";
+import { escapeC1 } from "./json.ts";
 
 /** The approval question. */
 export const APPROVE_PROMPT = "? Approve this tool call? [Y/n] ";
@@ -55,8 +56,8 @@ const enc = new TextEncoder();
 
 /** Write to stderr or stdout, whichever is a terminal. */
 function toTerminal(text: string): void {
-  if (Deno.stderr.isTerminal()) Deno.stderr.writeSync(enc.encode(text));
-  else if (Deno.stdout.isTerminal()) Deno.stdout.writeSync(enc.encode(text));
+  if (Deno.stderr.isTerminal()) Deno.stderr.writeSync(enc.encode(escapeC1(text)));
+  else if (Deno.stdout.isTerminal()) Deno.stdout.writeSync(enc.encode(escapeC1(text)));
 }
 
 /**

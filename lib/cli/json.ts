@@ -3,6 +3,13 @@
  * trace records. Library results use camelCase field names; they are renamed
  * here, at the edge, so callers of the library keep their TypeScript shapes.
  *
+ * `JSON.stringify` escapes only the C0 controls: DEL and the C1 controls
+ * (U+0080–U+009F: U+009B is CSI and U+009D OSC in terminals that read UTF-8
+ * C1, so an OSC 52 clipboard write can hide in a string) pass raw. Every
+ * write to a terminal goes through {@linkcode escapeC1} (lib/cli/mod.ts's
+ * `processIo`), which writes them as JSON's `\u009b` escapes: the JSON stays
+ * the same JSON, and any other text shows them instead of obeying them.
+ *
  * @module
  */
 import type { Io } from "./command.ts";
@@ -38,4 +45,15 @@ export function printJson(
   verbatim: ReadonlySet<string> = new Set(),
 ): void {
   io.out(JSON.stringify(snakeKeys(value, verbatim), null, 2) + "\n");
+}
+
+/** DEL and the C1 controls, which `JSON.stringify` leaves raw. */
+const C1 = /[\u007f-\u009f]/g;
+
+/**
+ * `text` with DEL and every C1 control written as a JSON `\uXXXX` escape (a
+ * valid escape inside a JSON string, and plain visible text elsewhere).
+ */
+export function escapeC1(text: string): string {
+  return text.replace(C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

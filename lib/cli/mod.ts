@@ -14,16 +14,20 @@ import { osFailure } from "./_os_error.ts";
 import { resolveDataRoot } from "../state/root.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
+import { escapeC1 } from "./json.ts";
 
 /**
  * An Io over the process's stdout and stderr. Once stdout's reader has gone
  * (`penguin … | head`), every write to it throws Deno.errors.BrokenPipe and
  * `stdoutClosed()` is true: {@linkcode main} then ends the command quietly
- * with exit code 0.
+ * with exit code 0. On a terminal, DEL and the C1 controls are written as
+ * `\u009b`-style escapes (see {@linkcode escapeC1}): whatever a command
+ * prints, `--json` included, none reaches the terminal raw.
  */
 export function processIo(): Io {
   const enc = new TextEncoder();
   const isTty = Deno.stdout.isTerminal();
+  const errIsTty = Deno.stderr.isTerminal();
   const noColor = Deno.env.get("NO_COLOR") !== undefined && Deno.env.get("NO_COLOR") !== "";
   let closed = false;
   const writeAll = (f: typeof Deno.stdout, text: string) => {
@@ -35,7 +39,7 @@ export function processIo(): Io {
     out: (t) => {
       if (closed) throw new Deno.errors.BrokenPipe("stdout is closed");
       try {
-        writeAll(Deno.stdout, t);
+        writeAll(Deno.stdout, isTty ? escapeC1(t) : t);
       } catch (err) {
         if (err instanceof Deno.errors.BrokenPipe) closed = true;
         throw err;
@@ -43,13 +47,13 @@ export function processIo(): Io {
     },
     err: (t) => {
       try {
-        writeAll(Deno.stderr, t);
+        writeAll(Deno.stderr, errIsTty ? escapeC1(t) : t);
       } catch (err) {
         if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
       }
     },
     isTty,
-    errIsTty: Deno.stderr.isTerminal(),
+    errIsTty,
     color: isTty && !noColor,
     stdoutClosed: () => closed,
   };

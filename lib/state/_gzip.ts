@@ -14,6 +14,8 @@
  * (`ArrayBuffer.prototype.transfer(0)`): left to the garbage collector,
  * pieces made outside the JavaScript heap piled up to hundreds of MB. A bomb
  * is refused holding a few MiB; an archive that fits is held once.
+ * {@linkcode gunzipFileStream} goes over a file once and holds no more than
+ * one piece: the archives penguin unpacks are streamed to disk with it.
  *
  * @module
  */
@@ -45,7 +47,7 @@ function slicer(): TransformStream<Uint8Array, Uint8Array<ArrayBuffer>> {
 async function inflate(
   input: ReadableStream<Uint8Array>,
   limit: number,
-  take?: (chunk: Uint8Array, at: number) => void,
+  take?: (chunk: Uint8Array, at: number) => void | Promise<void>,
 ): Promise<number | undefined> {
   const reader = input.pipeThrough(slicer()).pipeThrough(new DecompressionStream("gzip"))
     .getReader();
@@ -55,7 +57,7 @@ async function inflate(
       const { value, done } = await reader.read();
       if (done) return total;
       if (total + value.length > limit) return undefined;
-      take?.(value, total);
+      await take?.(value, total);
       total += value.length;
       // Freed now rather than at the next garbage collection, which large
       // buffers made outside the JavaScript heap do not bring on soon enough.
@@ -101,4 +103,20 @@ export function gunzip(bytes: Uint8Array, limit: number): Promise<Uint8Array | u
  */
 export function gunzipFile(path: string, limit: number): Promise<Uint8Array | undefined> {
   return gunzipSource(async () => (await Deno.open(path, { read: true })).readable, limit);
+}
+
+/**
+ * Decompress the file at `path` once, handing each piece of output to `take`
+ * as it comes (the piece is freed when `take` has finished with it), so
+ * nothing is held but one piece; returns the output size, or undefined as
+ * soon as it would pass `limit` (what `take` was given by then stays given:
+ * a caller that writes the pieces somewhere removes them on refusal).
+ * Throws when the file cannot be read, or when it is not gzip data.
+ */
+export async function gunzipFileStream(
+  path: string,
+  limit: number,
+  take: (chunk: Uint8Array) => Promise<void>,
+): Promise<number | undefined> {
+  return await inflate((await Deno.open(path, { read: true })).readable, limit, (c) => take(c));
 }

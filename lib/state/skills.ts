@@ -19,8 +19,8 @@
 import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, readUpTo } from "./_fs.ts";
-import { gunzipFile } from "./_gzip.ts";
-import { readTar } from "./_tar.ts";
+import type { TarHeader } from "./_tar.ts";
+import { ArchiveFormatError, type Placement, unpackTarGz } from "./_unpack.ts";
 
 /** What a skill name must look like (it is a directory name and a word in prompts). */
 export const SKILL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -114,6 +114,16 @@ function safePath(source: string, path: string): string {
   const parts = path.split("/").filter((p) => p !== "" && p !== ".");
   if (parts.includes("..")) throw refuse(source, `${JSON.stringify(path)} leaves the skill (..)`);
   if (parts.length === 0) throw refuse(source, `an entry has an empty path`);
+  // What file systems take (a longer path fails to be written); the path is shown cut.
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
+  if (parts.some((p) => bytes(p) > 255) || bytes(path) > 1024) {
+    throw refuse(
+      source,
+      `${
+        JSON.stringify(path.slice(0, 120))
+      }… is too long (names up to 255 bytes, paths up to 1024)`,
+    );
+  }
   return parts.join("/");
 }
 
@@ -155,57 +165,78 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
   return out;
 }
 
-/** `source` unpacked, refusing more than the size limit (tar headers get 1 MiB on top). */
-async function unpackGzip(source: string): Promise<Uint8Array> {
-  let tar: Uint8Array | undefined;
-  try {
-    tar = await gunzipFile(source, SKILL_LIMITS.bytes + 1024 * 1024);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.PermissionDenied) {
-      throw err;
-    }
-    throw refuse(source, `not a gzip file (${err instanceof Error ? err.message : String(err)})`);
-  }
-  if (tar === undefined) {
-    throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
-  }
-  return tar;
-}
-
-async function filesOfArchive(source: string): Promise<SkillFile[]> {
-  const tar = await unpackGzip(source);
-  let entries;
-  try {
-    entries = readTar(tar);
-  } catch (err) {
-    throw refuse(source, `not a tar archive (${err instanceof Error ? err.message : String(err)})`);
-  }
+/**
+ * Unpack the archive `source` into `stage` as it is decompressed (memory
+ * holds one decompressed piece), checking every entry before its bytes are
+ * written; returns the files' paths.
+ */
+async function unpackArchive(source: string, stage: string): Promise<string[]> {
   const count = budget(source);
-  const out: SkillFile[] = [];
-  for (const e of entries) {
+  const seen = new Set<string>();
+  const paths: string[] = [];
+  const place = (e: TarHeader): Placement => {
     if (e.kind === "directory") {
       // Checked like files (a directory entry alone writes nothing); "./" is the top.
       if (e.path.split("/").some((p) => p !== "" && p !== ".")) safePath(source, e.path);
-      continue;
+      return undefined;
     }
     if (e.kind !== "file") {
       throw refuse(source, `${JSON.stringify(e.path)} is a ${e.kind} (skills hold plain files)`);
     }
-    count(e.data.length);
-    out.push({ path: safePath(source, e.path), data: e.data });
+    count(e.size); // refused from its header, before its bytes
+    const path = safePath(source, e.path);
+    if (seen.has(path)) throw refuse(source, `${JSON.stringify(e.path)} appears twice`);
+    seen.add(path);
+    paths.push(path);
+    return { file: join(stage, ...path.split("/")), mode: 0o644 };
+  };
+  let fits;
+  try {
+    // Tar headers add 1 MiB on top of the files' bytes.
+    fits = await unpackTarGz(
+      source,
+      SKILL_LIMITS.bytes + 1024 * 1024,
+      place,
+      (path, why) =>
+        refuse(source, `cannot unpack ${JSON.stringify(relative(stage, path))}: ${why}`),
+    );
+  } catch (err) {
+    if (err instanceof ArchiveFormatError) {
+      throw refuse(
+        source,
+        err.layer === "gzip"
+          ? `not a gzip file (${err.message})`
+          : `not a tar archive (${err.message})`,
+      );
+    }
+    throw err;
   }
-  return out;
+  if (!fits) {
+    throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
+  }
+  return paths;
 }
 
-/** Files relative to the skill root: strip one common top directory when SKILL.md is inside it. */
-function rooted(source: string, files: SkillFile[]): { files: SkillFile[]; top?: string } {
-  if (files.some((f) => f.path === "SKILL.md")) return { files };
-  const tops = new Set(files.map((f) => f.path.split("/")[0]!));
+/** The skill's root among `paths`: the top, or the one top directory holding SKILL.md. */
+function rooted(source: string, paths: string[]): { top?: string } {
+  if (paths.includes("SKILL.md")) return {};
+  const tops = new Set(paths.map((p) => p.split("/")[0]!));
   const [top] = tops;
-  if (tops.size === 1 && top && files.some((f) => f.path === `${top}/SKILL.md`)) {
-    return { files: files.map((f) => ({ ...f, path: f.path.slice(top.length + 1) })), top };
-  }
+  if (tops.size === 1 && top && paths.includes(`${top}/SKILL.md`)) return { top };
   throw refuse(source, "no SKILL.md at its top (or in its one top-level directory)");
+}
+
+/** The start of the file at `path` as text (enough for the frontmatter). */
+async function headText(path: string): Promise<string> {
+  using f = await Deno.open(path, { read: true });
+  const buf = new Uint8Array(64 * 1024);
+  let got = 0;
+  while (got < buf.length) {
+    const n = await f.read(buf.subarray(got));
+    if (n === null) break;
+    got += n;
+  }
+  return new TextDecoder().decode(buf.subarray(0, got));
 }
 
 /** The outcome of {@linkcode installSkill}. */
@@ -237,45 +268,59 @@ export async function installSkill(
       `Cannot install the skill from "${source}": no such file or directory`,
     );
   }
-  const raw = stat.isDirectory ? await filesOfDir(source) : await filesOfArchive(source);
-  const { files, top } = rooted(source, raw);
-  const fm = skillFrontmatter(
-    new TextDecoder().decode(files.find((f) => f.path === "SKILL.md")!.data),
-  );
-  const fallback = top ?? basename(source).replace(/\.(tar\.gz|tgz)$/, "");
-  const chosen = name ?? (SKILL_NAME.test(fm.name ?? "") ? fm.name! : fallback);
-  if (!SKILL_NAME.test(chosen)) {
-    throw refuse(
-      source,
-      `${JSON.stringify(chosen)} is not a valid skill name (letters, digits, _ and -); pass --name`,
-    );
-  }
   await mkdirPrivate(skillsDir);
-  const target = join(skillsDir, chosen);
-  const stage = join(skillsDir, `.install-${chosen}-${crypto.randomUUID().slice(0, 8)}`);
-  const old = join(skillsDir, `.old-${chosen}-${crypto.randomUUID().slice(0, 8)}`);
+  // Unpacked or copied here first; what is checked afterwards (the name) may still refuse it.
+  const stage = join(skillsDir, `.install-${crypto.randomUUID().slice(0, 8)}`);
+  const old = join(skillsDir, `.old-${crypto.randomUUID().slice(0, 8)}`);
   let replaced = false;
   try {
-    for (const f of files) {
-      const path = join(stage, ...f.path.split("/"));
-      await Deno.mkdir(join(path, ".."), { recursive: true });
-      await Deno.writeFile(path, f.data, { createNew: true, mode: 0o644 });
+    await Deno.mkdir(stage, { mode: 0o700 });
+    let paths: string[];
+    if (stat.isDirectory) {
+      const files = await filesOfDir(source);
+      for (const f of files) {
+        const path = join(stage, ...f.path.split("/"));
+        await Deno.mkdir(join(path, ".."), { recursive: true });
+        await Deno.writeFile(path, f.data, { createNew: true, mode: 0o644 });
+      }
+      paths = files.map((f) => f.path);
+    } else paths = await unpackArchive(source, stage);
+    const { top } = rooted(source, paths);
+    const root = top === undefined ? stage : join(stage, top);
+    const text = await headText(join(root, "SKILL.md"));
+    const fm = skillFrontmatter(text);
+    const fallback = top ?? basename(source).replace(/\.(tar\.gz|tgz)$/, "");
+    const chosen = name ?? (SKILL_NAME.test(fm.name ?? "") ? fm.name! : fallback);
+    if (!SKILL_NAME.test(chosen)) {
+      throw refuse(
+        source,
+        `${
+          JSON.stringify(chosen)
+        } is not a valid skill name (letters, digits, _ and -); pass --name`,
+      );
     }
+    const target = join(skillsDir, chosen);
     try {
       await Deno.rename(target, old);
       replaced = true;
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
-    await Deno.rename(stage, target);
+    try {
+      await Deno.rename(root, target);
+    } catch (err) {
+      if (replaced) await Deno.rename(old, target).catch(() => {});
+      replaced = false;
+      throw err;
+    }
+    if (Deno.build.os !== "windows") await Deno.chmod(target, 0o755);
+    await Deno.remove(stage, { recursive: true }).catch(() => {});
+    if (replaced) await Deno.remove(old, { recursive: true }).catch(() => {});
+    return { skill: infoOf(chosen, target, text), files: paths.length, replaced };
   } catch (err) {
     await Deno.remove(stage, { recursive: true }).catch(() => {});
-    if (replaced) await Deno.rename(old, target).catch(() => {});
     throw err;
   }
-  if (replaced) await Deno.remove(old, { recursive: true }).catch(() => {});
-  const text = new TextDecoder().decode(files.find((f) => f.path === "SKILL.md")!.data);
-  return { skill: infoOf(chosen, target, text), files: files.length, replaced };
 }
 
 /** Remove the skill `name`; false when there is none. */

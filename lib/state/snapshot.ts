@@ -19,8 +19,11 @@
  * version is packed once: when `v<version>.tar.gz` exists it is not
  * repacked.
  *
- * Reading an archive for import is strict and happens wholly in memory
- * before anything is written: an absolute path, a `..`, a backslash, an
+ * Reading an archive for import is strict, and streamed: it is
+ * decompressed once, in pieces, into a directory of its own beside the
+ * agent's state (`.agent_state.unpack-…`), holding one piece in memory
+ * whatever its size, and nothing of the agent's is touched before it is
+ * accepted whole: an absolute path, a `..`, a backslash, an
  * entry outside `agent_state/`, a link or device entry, a path given twice,
  * or more files or bytes than {@linkcode SNAPSHOT_LIMITS} refuses the whole
  * archive, and `agent_state/system_config.yaml` must parse with a string
@@ -32,12 +35,13 @@
  *
  * @module
  */
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { packTar } from "modern-tar";
 import { PenguinError } from "../protocol/errors.ts";
 import { exists, fsFailure, mkdirPrivate } from "./_fs.ts";
-import { gunzipFile, gzip } from "./_gzip.ts";
-import { readTar } from "./_tar.ts";
+import { gzip } from "./_gzip.ts";
+import type { TarHeader } from "./_tar.ts";
+import { ArchiveFormatError, type Placement, unpackTarGz } from "./_unpack.ts";
 import {
   lockAgentState,
   OLD_PREFIX,
@@ -256,27 +260,43 @@ export async function snapshotAgent(
   return { path, version, created: true, files, skipped };
 }
 
-/** A validated snapshot archive, held in memory. */
+/** A validated snapshot archive, unpacked into a directory of its own. */
 export interface SnapshotArchive {
   /** The archive file. */
   source: string;
   /** `version` of its `system_config.yaml`. */
   version: number;
+  /** The unpacked `agent_state/` (what is imported); removed by {@linkcode discardSnapshot}. */
+  dir: string;
   /** Directories, relative to `agent_state/`. */
   dirs: string[];
-  /** Files, relative to `agent_state/`, with their permission bits and bytes. */
-  files: { path: string; mode: number; data: Uint8Array }[];
+  /**
+   * Files, relative to `agent_state/`, with their permission bits, size and
+   * `data`: the whole bytes of `system_config.yaml` and of the scheduled
+   * tasks (up to {@linkcode HELD_BYTES}), the first bytes of the others.
+   */
+  files: { path: string; mode: number; size: number; data: Uint8Array }[];
   /** Entries that are not imported, and why. */
   skipped: SkippedEntry[];
   /**
    * What it would set up that sends data off the machine or runs programs
-   * beyond the model's commands, each in words (telemetry, every MCP server,
+   * beyond the model's commands (telemetry, every MCP server,
    * enabled scheduled tasks, skills holding programs: see
    * lib/state/snapshot_reach.ts). The importer must accept them first.
    */
   reach: string[];
   /** Settings taken out of its `system_config.yaml` (`telemetry.include_content`), in words. */
   dropped: string[];
+}
+
+/** Bytes of a file kept in memory to be read (its configuration, its scheduled tasks). */
+export const HELD_BYTES = 1024 * 1024;
+/** Bytes kept of any other file (a skill's file starting with `#!` may be a program). */
+const HEAD_BYTES = 2;
+
+/** Remove what {@linkcode readSnapshot} unpacked (after an import, or when it is not made). */
+export async function discardSnapshot(archive: SnapshotArchive): Promise<void> {
+  await Deno.remove(archive.dir, { recursive: true }).catch(() => {});
 }
 
 function refuse(source: string, why: string): PenguinError {
@@ -300,16 +320,21 @@ function relativeToTop(source: string, raw: string): string | undefined {
   return parts.slice(1).join("/");
 }
 
+/** The prefix of the directory a snapshot is unpacked into, beside the agent's state. */
+export const UNPACK_PREFIX = ".agent_state.unpack-";
+
 /**
- * Read and validate the snapshot at `file`. Throws a `data` error naming
- * the first problem; nothing is written.
+ * Read and validate the snapshot at `file`, unpacking it into a new
+ * directory in `unpackIn` (the agent's directory, so the import is a rename)
+ * as it is decompressed: memory holds one decompressed piece, whatever the
+ * archive's size. Throws a `data` error naming the first problem, having
+ * removed what it unpacked.
  */
 export async function readSnapshot(
   file: string,
+  unpackIn: string,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
 ): Promise<SnapshotArchive> {
-  // Long because: one validation pass over the archive's entries in order; every check shares
-  // the running counts and the set of paths seen.
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(file);
@@ -320,34 +345,36 @@ export async function readSnapshot(
   if (info.size > limits.archiveBytes) {
     throw refuse(file, `it is larger than ${limits.archiveBytes / 1024 / 1024} MiB`);
   }
-  let tar: Uint8Array | undefined;
-  try {
-    // Tar headers and padding add at most 1 KiB per file.
-    tar = await gunzipFile(file, limits.bytes + (limits.files + 2) * 1024);
-  } catch (err) {
-    throw refuse(file, `it is not a gzip file (${err instanceof Error ? err.message : err})`);
-  }
-  if (tar === undefined) {
-    throw refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
-  }
-  let entries;
-  try {
-    entries = readTar(tar);
-  } catch (err) {
-    throw refuse(file, `it is not a tar archive (${err instanceof Error ? err.message : err})`);
-  }
-  const seen = new Set<string>();
+  await mkdirPrivate(unpackIn);
+  const dir = join(unpackIn, `${UNPACK_PREFIX}${crypto.randomUUID().slice(0, 8)}`);
+  await Deno.mkdir(dir, { mode: 0o700 });
   const out: SnapshotArchive = {
     source: file,
     version: 0,
+    dir,
     dirs: [],
     files: [],
     skipped: [],
     reach: [],
     dropped: [],
   };
+  try {
+    await unpackInto(file, limits, out);
+    await checkConfig(file, out);
+  } catch (err) {
+    await discardSnapshot(out);
+    throw err;
+  }
+  return out;
+}
+
+async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArchive) {
+  // Long because: one validation pass over the archive's entries in order; every check shares
+  // the running counts and the set of paths seen.
+  const seen = new Set<string>();
   let bytes = 0;
-  for (const e of entries) {
+  const tooBig = () => refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
+  const place = (e: TarHeader): Placement => {
     const rel = relativeToTop(file, e.path);
     const shown = JSON.stringify(e.path);
     if (e.kind !== "file" && e.kind !== "directory") {
@@ -358,28 +385,74 @@ export async function readSnapshot(
     }
     if (rel === undefined || rel === "") {
       if (e.kind !== "directory") throw refuse(file, `${shown} is not a directory`);
-      continue;
+      return undefined;
     }
     if (seen.has(rel)) throw refuse(file, `${shown} appears twice`);
     seen.add(rel);
     const local = staysLocal(rel);
     if (local !== undefined) {
       out.skipped.push({ path: `${TOP}/${rel}`, reason: local });
-      continue;
+      return undefined;
     }
+    const at = join(out.dir, ...rel.split("/"));
     if (e.kind === "directory") {
       out.dirs.push(rel);
-      continue;
+      return { dir: at };
     }
-    bytes += e.data.length;
+    bytes += e.size;
     if (out.files.length + 1 > limits.files) {
       throw refuse(file, `it holds more than ${limits.files} files`);
     }
-    if (bytes > limits.bytes) {
-      throw refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
+    if (bytes > limits.bytes) throw tooBig(); // from its header, before its bytes
+    const held = rel === "system_config.yaml" || /^schedule\/[^/]+\.toml$/.test(rel)
+      ? HELD_BYTES
+      : HEAD_BYTES;
+    if (rel === "system_config.yaml" && e.size > HELD_BYTES) {
+      throw refuse(file, `${shown} is larger than ${HELD_BYTES / 1024 / 1024} MiB`);
     }
-    out.files.push({ path: rel, mode: e.mode, data: e.data });
+    const entry = { path: rel, mode: e.mode, size: e.size, data: new Uint8Array() };
+    out.files.push(entry);
+    const head = new Uint8Array(Math.min(held, e.size));
+    let got = 0;
+    // Owner read and write always; never group or other write, setuid or setgid.
+    const mode = (e.mode & 0o755) | 0o600;
+    return {
+      file: at,
+      mode,
+      onData: (piece) => {
+        if (got >= head.length) return;
+        const n = Math.min(head.length - got, piece.length);
+        head.set(piece.subarray(0, n), got);
+        got += n;
+        entry.data = head.subarray(0, got);
+      },
+    };
+  };
+  let fits;
+  try {
+    // Tar headers and padding add at most 1 KiB per file.
+    fits = await unpackTarGz(
+      file,
+      limits.bytes + (limits.files + 2) * 1024,
+      place,
+      (path, why) => refuse(file, `writing ${TOP}/${relative(out.dir, path)} failed (${why})`),
+    );
+  } catch (err) {
+    if (err instanceof ArchiveFormatError) {
+      throw refuse(
+        file,
+        err.layer === "gzip"
+          ? `it is not a gzip file (${err.message})`
+          : `it is not a tar archive (${err.message})`,
+      );
+    }
+    throw err;
   }
+  if (!fits) throw tooBig();
+}
+
+/** Check the unpacked `system_config.yaml` and take out what a snapshot never sets. */
+async function checkConfig(file: string, out: SnapshotArchive): Promise<void> {
   const config = out.files.find((f) => f.path === "system_config.yaml");
   if (!config) throw refuse(file, `it has no ${TOP}/system_config.yaml`);
   const text = new TextDecoder().decode(config.data);
@@ -400,9 +473,15 @@ export async function readSnapshot(
   }
   if (kept.dropped.length > 0) {
     config.data = new TextEncoder().encode(kept.text);
+    config.size = config.data.length;
+    const path = join(out.dir, "system_config.yaml");
+    await Deno.remove(path);
+    await Deno.writeFile(path, config.data, {
+      createNew: true,
+      mode: (config.mode & 0o755) | 0o600,
+    });
     out.dropped = kept.dropped;
   }
-  return out;
 }
 
 /** The outcome of {@linkcode installSnapshot}. */
@@ -458,25 +537,9 @@ async function swapIn(
   const kept: string[] = [];
   let moved = false;
   try {
-    await Deno.mkdir(stage, { mode: 0o700 });
-    for (const dir of archive.dirs) {
-      await Deno.mkdir(join(stage, ...dir.split("/")), { recursive: true, mode: 0o700 });
-    }
-    for (const f of archive.files) {
-      const path = join(stage, ...f.path.split("/"));
-      // Owner read and write always; never group or other write, setuid or setgid.
-      const mode = (f.mode & 0o755) | 0o600;
-      try {
-        await Deno.mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
-        await Deno.writeFile(path, f.data, { createNew: true, mode });
-        if (Deno.build.os !== "windows") await Deno.chmod(path, mode);
-      } catch (err) {
-        throw refuse(
-          archive.source,
-          `writing ${TOP}/${f.path} failed (${err instanceof Error ? err.message : err})`,
-        );
-      }
-    }
+    // The unpacked tree becomes the stage: an import that dies from here on is repaired as one.
+    await Deno.rename(archive.dir, stage);
+    if (Deno.build.os !== "windows") await Deno.chmod(stage, 0o700);
     for (const name of [basename(paths.vault), ...LOCAL_FILES]) {
       const from = join(paths.agentState, name);
       if (!(await Deno.lstat(from).then((i) => i.isFile, () => false))) continue;

@@ -170,17 +170,46 @@ export function lineDiff(oldText: string, newText: string): LineDiff {
   return { kind: "hunks", hunks: group(ops), plus, minus };
 }
 
-/** 1-based line holding character `pos`. */
-function lineAt(text: string, pos: number, from = 0, fromLine = 1): number {
-  let line = fromLine;
-  for (let i = from; i < pos; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+/** Newlines in `text` from `from` up to (not including) `to`. */
+function newlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** Occurrences merged into one hunk at most; a denser hunk is not shown. */
+export const MAX_HUNK_SITES = 1000;
+/** Characters one hunk's merged occurrences may span at most; a longer hunk is not shown. */
+export const MAX_HUNK_SPAN = 64 * 1024;
+
+/** Up to `n` whole lines of `content` before offset `at` (a line start). */
+function linesBefore(content: string, at: number, n: number): string[] {
+  let p = at;
+  for (let k = 0; k < n && p > 0; k++) p = p < 2 ? 0 : content.lastIndexOf("\n", p - 2) + 1;
+  return contentLines(content.slice(p, at));
+}
+
+/** Up to `n` whole lines of `content` from offset `at` (a line start). */
+function linesAfter(content: string, at: number, n: number): string[] {
+  let q = at;
+  for (let k = 0; k < n && q < content.length; k++) {
+    const nl = content.indexOf("\n", q);
+    q = nl === -1 ? content.length : nl + 1;
+  }
+  return contentLines(content.slice(at, q));
 }
 
 /**
  * Hunks for an edit_file replacement: one per site (the first occurrence, or
  * every one with `replaceAll`), sites whose context touches merged, at most
  * `maxHunks`. Each entry says how many occurrences it covers.
+ *
+ * The work is bounded whatever the file: the scan stops after `maxHunks`
+ * hunks, only the lines around the shown sites are split out, and a hunk
+ * that would merge more than {@linkcode MAX_HUNK_SITES} occurrences or span
+ * more than {@linkcode MAX_HUNK_SPAN} characters ends the list without being
+ * shown (a replace_all over millions of adjacent lines is summarized by the
+ * caller instead of diffed).
  */
 export function replacementHunks(
   content: string,
@@ -189,40 +218,53 @@ export function replacementHunks(
   replaceAll: boolean,
   maxHunks: number,
 ): { hunk: Hunk; sites: number }[] {
-  const lines = contentLines(content);
-  const starts: number[] = []; // char offset where each line starts
-  for (let i = 0, p = 0; i < lines.length; i++) {
-    starts.push(p);
-    p += lines[i]!.length + 1;
-  }
-  // Sites as 1-based line ranges.
-  const regions: { a: number; b: number; sites: number }[] = [];
+  // Long because: the bounded scan of the sites, then each kept region rendered; both share the
+  // regions and their offsets.
+  // Lines an occurrence spans beyond its first (its last character counted, not a final newline).
+  const inner = newlines(oldString, 0, Math.max(0, oldString.length - 1));
+  // Sites as 1-based line ranges, with the offsets of the first site and the end of the last.
+  const regions: { a: number; b: number; sites: number; first: number; end: number }[] = [];
   let scanPos = 0;
   let scanLine = 1;
   for (let at = content.indexOf(oldString); at !== -1;) {
-    const a = lineAt(content, at, scanPos, scanLine);
-    let b = lineAt(content, at + Math.max(0, oldString.length - 1), at, a);
+    const a = scanLine + newlines(content, scanPos, at);
+    const end = at + oldString.length;
     // A match ending in a newline joins its line to the next when the replacement does not: include it.
-    if (oldString.endsWith("\n") && b < lines.length) b++;
+    const b = a + inner + (oldString.endsWith("\n") && end < content.length ? 1 : 0);
     scanPos = at;
     scanLine = a;
     const last = regions[regions.length - 1];
     if (last && a - last.b <= 2 * CONTEXT_LINES) {
+      if (last.sites >= MAX_HUNK_SITES || end - last.first > MAX_HUNK_SPAN) {
+        regions.pop(); // too dense to show: it is left to the caller's summary
+        break;
+      }
       last.b = Math.max(last.b, b);
+      last.end = end;
       last.sites++;
-    } else regions.push({ a, b, sites: 1 });
+    } else {
+      if (regions.length >= maxHunks) break;
+      regions.push({ a, b, sites: 1, first: at, end });
+    }
     if (!replaceAll) break;
-    at = content.indexOf(oldString, at + oldString.length);
+    at = content.indexOf(oldString, end);
   }
   const out: { hunk: Hunk; sites: number }[] = [];
   let shift = 0; // new-minus-old line count of earlier regions
   for (const r of regions) {
-    if (out.length >= maxHunks) break;
-    const from = starts[r.a - 1] ?? content.length;
-    const to = r.b < lines.length ? starts[r.b]! : content.length;
+    const from = r.first === 0 ? 0 : content.lastIndexOf("\n", r.first - 1) + 1;
+    // The end of the last site's line (a site ending in a newline ends its line there).
+    const lastChar = Math.max(r.first, r.end - 1);
+    const nl = content.indexOf("\n", lastChar);
+    let to = nl === -1 ? content.length : nl + 1;
+    if (oldString.endsWith("\n") && to < content.length) {
+      const next = content.indexOf("\n", to);
+      to = next === -1 ? content.length : next + 1;
+    }
     const oldRegion = content.slice(from, to);
     const newRegion = oldRegion.split(oldString).join(newString);
-    let minus = contentLines(oldRegion);
+    const oldLines = contentLines(oldRegion);
+    let minus = oldLines;
     let plus = contentLines(newRegion);
     let lead = 0;
     while (lead < minus.length && lead < plus.length && minus[lead] === plus[lead]) lead++;
@@ -234,19 +276,22 @@ export function replacementHunks(
     minus = minus.slice(lead, minus.length - trail);
     plus = plus.slice(lead, plus.length - trail);
     const changeFrom = r.a + lead; // first changed old line
-    const changeTo = changeFrom + minus.length - 1; // last changed old line (may be < changeFrom)
-    const ctxFrom = Math.max(1, changeFrom - CONTEXT_LINES);
-    const ctxTo = Math.min(lines.length, changeTo + CONTEXT_LINES);
-    const body: string[] = [];
-    for (let k = ctxFrom; k < changeFrom; k++) body.push(display(" ", lines[k - 1]!));
+    const before = [...linesBefore(content, from, CONTEXT_LINES), ...oldLines.slice(0, lead)]
+      .slice(-CONTEXT_LINES);
+    const after = [
+      ...oldLines.slice(oldLines.length - trail),
+      ...linesAfter(content, to, CONTEXT_LINES),
+    ].slice(0, CONTEXT_LINES);
+    const ctxFrom = changeFrom - before.length;
+    const body: string[] = before.map((l) => display(" ", l));
     // Merged sites leave unchanged lines between them: align them when small enough.
     const middle: Op[] = minus.length * plus.length <= MAX_LCS_CELLS ? lcsOps(minus, plus) : [
       ...minus.map((text): Op => ({ op: "-", text })),
       ...plus.map((text): Op => ({ op: "+", text })),
     ];
     for (const x of middle) body.push(display(x.op, x.text));
-    for (let k = changeTo + 1; k <= ctxTo; k++) body.push(display(" ", lines[k - 1]!));
-    const context = changeFrom - ctxFrom + Math.max(0, ctxTo - changeTo);
+    for (const l of after) body.push(display(" ", l));
+    const context = before.length + after.length;
     out.push({
       hunk: {
         oldStart: ctxFrom,

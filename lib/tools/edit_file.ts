@@ -36,6 +36,38 @@ const schema = z.object({
   replace_all: z.boolean().optional(),
 });
 
+/**
+ * The UTF-8 bytes of `content` (whose encoding is `contentBytes`) with the
+ * first `limit` occurrences of `oldString` replaced, written in one pass into
+ * one buffer of the exact size: no per-occurrence array or string is kept,
+ * so millions of replacements cost the result's size and no more.
+ */
+function withReplacements(
+  content: string,
+  contentBytes: Uint8Array,
+  oldString: string,
+  newString: string,
+  limit: number,
+): Uint8Array {
+  const enc = new TextEncoder();
+  const newBytes = enc.encode(newString);
+  const delta = newBytes.length - enc.encode(oldString).length;
+  const out = new Uint8Array(contentBytes.length + limit * delta);
+  let pos = 0;
+  let prev = 0;
+  let n = 0;
+  for (let at = content.indexOf(oldString); at !== -1 && n < limit; n++) {
+    pos += enc.encodeInto(content.slice(prev, at), out.subarray(pos)).written;
+    out.set(newBytes, pos);
+    pos += newBytes.length;
+    prev = at + oldString.length;
+    at = content.indexOf(oldString, prev);
+  }
+  pos += enc.encodeInto(content.slice(prev), out.subarray(pos)).written;
+  if (pos !== out.length) throw new Error("edit_file: the edited text has an unexpected size");
+  return out;
+}
+
 function countOccurrences(text: string, needle: string): number {
   let n = 0;
   for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++;
@@ -65,6 +97,7 @@ async function* runEditFile(
   const at = await resolveWorkspacePath(p, ctx, "edit");
   if (!at.ok) return yield* fail(at.message);
   let content: string;
+  let bytes: Uint8Array;
   let mode: number | undefined;
   try {
     const info = await Deno.stat(at.real);
@@ -85,7 +118,7 @@ async function* runEditFile(
           "Change it with a command instead (sed, a script), or read parts of it with read_file.",
       );
     }
-    const bytes = read.bytes;
+    bytes = read.bytes;
     if (bytes.includes(0)) {
       return yield* fail(
         `"${p}" looks like a binary file (contains NUL bytes); edit_file only edits text files.`,
@@ -130,18 +163,15 @@ async function* runEditFile(
         "Make the change with a command instead (sed, a script).",
     );
   }
-  const first = content.indexOf(oldString);
-  const updated = replaceAll
-    ? content.split(oldString).join(newString)
-    : content.slice(0, first) + newString + content.slice(first + oldString.length);
+  const updated = withReplacements(content, bytes, oldString, newString, replaceAll ? count : 1);
   try {
-    await writeFileAtomic(at.real, new TextEncoder().encode(updated), mode);
+    await writeFileAtomic(at.real, updated, mode);
   } catch (err) {
     return yield* fail(`Failed to write "${p}": ${errorMessage(err)}`);
   }
 
-  const replaced = replaceAll ? count : 1;
-  const out = [`Replaced ${plural(replaced, "occurrence")} in "${p}".`];
+  const replacedCount = replaceAll ? count : 1;
+  const out = [`Replaced ${plural(replacedCount, "occurrence")} in "${p}".`];
   const budget = (definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET) -
     NOTE_RESERVE;
   let used = out[0]!.length;
@@ -155,9 +185,13 @@ async function* runEditFile(
     used += 1 + text.length;
     shown += sites;
   }
-  if (replaced > shown) {
+  if (shown === 0) {
+    out.push("(no diff shown: the replacements are too many or too close together to list)");
+  } else if (replacedCount > shown) {
     out.push(
-      `…and ${replaced - shown} more ${replaced - shown === 1 ? "replacement" : "replacements"}`,
+      `…and ${replacedCount - shown} more ${
+        replacedCount - shown === 1 ? "replacement" : "replacements"
+      }`,
     );
   }
   yield { type: "delta", text: out.join("\n") };

@@ -1,8 +1,10 @@
 // Bounded memory where penguin reads what the model or an archive supplies,
 // measured on real processes: the sandboxed tool host of a `penguin run`
-// whose model edits a 12 GiB sparse file, and `penguin skills install` /
-// `penguin agent import` given a gzip bomb, and `penguin agent snapshot` of a
-// state holding a 1 TiB sparse file (each peak ≤ 300 MB).
+// whose model edits a 12 GiB sparse file or replaces 7.8 million matches,
+// `penguin skills install` / `penguin agent import` given a gzip bomb, `agent
+// import` of a snapshot holding 500 MiB of zeros (just under its limit), and
+// `penguin agent snapshot` of a state holding a 1 TiB sparse file (each peak
+// ≤ 300 MB).
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
@@ -10,6 +12,7 @@ import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { makeRoot, withRoot } from "../support/roots.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
+import { writeTarGz } from "../support/tar_stream.ts";
 import {
   CAN_MEASURE_PEAK,
   descendantsWithArg,
@@ -83,6 +86,61 @@ Deno.test({
         );
       }
       assert.equal((await Deno.stat(big)).size, 12 * 1024 ** 3);
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "edit_file replace_all of 7.8 million one-line matches: written whole, summarized, tool host peak ≤ 300 MB",
+  ignore: !SANDBOX,
+  async fn() {
+    const peaks: number[] = [];
+    const seen = { root: "" };
+    const server = await startModelServer({
+      handler: (_req, index) => {
+        if (index === 0) {
+          return turn.of(item.toolCall("edit_file", {
+            file_path: "many.txt",
+            old_string: "a",
+            new_string: "b",
+            replace_all: true,
+          }, { id: "c_edit" }));
+        }
+        for (const pid of descendantsWithArg("__tool-host", seen.root)) {
+          peaks.push(peakRss(pid) ?? 0);
+        }
+        return turn.text("done");
+      },
+    });
+    const sb = await makeRoot(server, { visible: true });
+    seen.root = sb.root;
+    try {
+      // 15 MiB of "a\n": the result has the same size, so the growth check lets it through.
+      const size = 15 * 1024 * 1024;
+      const many = join(sb.workspace, "many.txt");
+      await Deno.writeFile(many, new TextEncoder().encode("a\n".repeat(size / 2)));
+      const r = await runCli([
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "Replace every a.",
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(peaks.length, 1, "one tool host of this run was alive");
+      assert.ok(peaks[0]! > 0 && peaks[0]! <= PEAK_LIMIT, `tool host peak ${peaks[0]! / MB} MB`);
+      const output = toolOutputsById(server.requests).get("c_edit")!;
+      assert.match(output, /^Replaced 7864320 occurrences in "many\.txt"\.\n\(no diff shown/);
+      const after = await Deno.readFile(many);
+      assert.equal(after.length, size);
+      assert.equal(new TextDecoder().decode(after.subarray(0, 6)), "b\nb\nb\n");
+      assert.ok(!after.includes(0x61), "every a was replaced");
     } finally {
       await server.close();
       await sb.cleanup();
@@ -165,6 +223,32 @@ Deno.test({
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /more than 20000 files or 512 MiB/);
       assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "agent import of a 500 MiB file of zeros in a small snapshot streams it to disk, peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      const archive = join(root, "zeros.tar.gz");
+      const size = 500 * 1024 * 1024;
+      await writeTarGz(archive, [
+        { name: "agent_state/system_config.yaml", data: 'version: 99\nsystem_prompt: "p"\n' },
+        { name: "agent_state/zeros.bin", zeros: size },
+      ]);
+      assert.ok((await Deno.stat(archive)).size < 2 * MB);
+      const r = await runCliPeak(["--root", root, "agent", "import", archive, "--yes"], root);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /Imported snapshot v99 into agent default_agent \(2 files\)/);
+      const agent = join(root, "default_project", "agents", "default_agent");
+      assert.equal((await Deno.stat(join(agent, "agent_state", "zeros.bin"))).size, size);
+      const left = (await Array.fromAsync(Deno.readDir(agent))).map((e) => e.name)
+        .filter((n) => n.startsWith("."));
+      assert.deepEqual(left.filter((n) => n !== ".import.lock"), [], "no unpack or stage left");
     });
   },
 });

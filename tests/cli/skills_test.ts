@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createTar } from "nanotar";
 import { runCli } from "../support/cli.ts";
+import { writeTarGz } from "../support/tar_stream.ts";
 
 async function withRoot(fn: (root: string, src: string) => Promise<void>): Promise<void> {
   const root = await Deno.makeTempDir({ prefix: "penguin-skills-" });
@@ -143,5 +144,44 @@ Deno.test("an install that would reach outside the skill is refused, and nothing
     assert.deepEqual(JSON.parse(list.stdout).skills, []);
     const left = (await Array.fromAsync(Deno.readDir(skillsDir(root)))).map((e) => e.name);
     assert.deepEqual(left, [], "no staging directory is left behind");
+  });
+});
+
+Deno.test("a skill archive with a name too long or a path given twice is refused, not an internal error", async () => {
+  await withRoot(async (root, src) => {
+    const long = join(src, "long.tar.gz");
+    await writeTarGz(long, [
+      { name: "skill/SKILL.md", data: "x" },
+      { longName: `skill/${Array(30).fill("d".repeat(200)).join("/")}/f`, data: "x" },
+    ]);
+    const dup = join(src, "dup.tar.gz");
+    await writeTarGz(dup, [
+      { name: "skill/SKILL.md", data: "x" },
+      { name: "skill/a", data: "one" },
+      { name: "skill/a/", data: "", type: "5" },
+      { name: "skill/a/b", data: "two" },
+    ]);
+    const twice = join(src, "twice.tar.gz");
+    await writeTarGz(twice, [
+      { name: "skill/SKILL.md", data: "x" },
+      { name: "skill/a", data: "one" },
+      { name: "skill/a", data: "two" },
+    ]);
+    const cases: [string, RegExp][] = [
+      [long, /long\.tar\.gz": "skill\/d{114}"… is too long \(names up to 255 bytes/],
+      [
+        dup,
+        /dup\.tar\.gz": cannot unpack "skill\/a\/b": the path is given twice, or is both a file/,
+      ],
+      [twice, /twice\.tar\.gz": "skill\/a" appears twice/],
+    ];
+    for (const [file, expected] of cases) {
+      const r = await runCli(["--root", root, "skills", "install", file]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, expected);
+      assert.doesNotMatch(r.stderr, /internal error/);
+    }
+    const left = await Array.fromAsync(Deno.readDir(skillsDir(root))).catch(() => []);
+    assert.deepEqual(left.map((e) => e.name), [], "no skill and no stage left");
   });
 });

@@ -111,3 +111,60 @@ Deno.test({
     }
   },
 });
+
+/** One JSON document, or one per line (JSON Lines). */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.trim().split("\n").map((l) => JSON.parse(l));
+  }
+}
+
+Deno.test({
+  name:
+    "JSON written to a terminal (trace show --json, trace export json, sessions list --json) carries C1 controls as \\u escapes, never raw; a pipe gets the same JSON",
+  ignore: !hasScript,
+  async fn() {
+    // An OSC 52 clipboard write, a window title and a screen clear in UTF-8 C1 form, and a DCS.
+    const C1_TEXT = "x\u009d52;c;UldO\u009cy\u009d0;pwned\u009cz\u009b2Jw\u0090q\u009c";
+    const server = await startModelServer({ turns: [turn.text(C1_TEXT)] });
+    const sb = await makeRoot(server);
+    try {
+      const run = await runCli([
+        "--root",
+        sb.root,
+        "run",
+        "--workspace",
+        sb.workspace,
+        "-m",
+        "Go.",
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      const commands = [
+        ["trace", "show", "--json", "latest"],
+        ["trace", "export", "latest", "--format", "json"],
+        ["sessions", "list", "--json"],
+      ];
+      for (const args of commands) {
+        const tty = await onTerminal(sb.base, ["--root", sb.root, ...args]);
+        assert.equal(tty.code, 0, tty.out);
+        assert.ok(!/[\x80-\x9f]/.test(tty.out), `${args.join(" ")}: no raw C1 control`);
+        const piped = await runCli(["--root", sb.root, ...args]);
+        assert.equal(piped.code, 0, piped.stderr);
+        // The same JSON either way (an export to a terminal is stripped instead): the escapes
+        // decode to the model's text.
+        if (args[1] !== "export") {
+          assert.deepEqual(jsonOf(tty.out), jsonOf(piped.stdout), args.join(" "));
+        }
+        if (args[1] === "show") {
+          assert.ok(tty.out.includes("x\\u009d52;c;UldO\\u009cy"), tty.out);
+          assert.ok(JSON.stringify(jsonOf(tty.out)).includes(C1_TEXT));
+        }
+      }
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});

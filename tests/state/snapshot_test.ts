@@ -28,19 +28,22 @@ Deno.test("readSnapshot enforces the file count, the unpacked size and the archi
   await withTempDir("penguin-snapshot-", async (dir) => {
     const path = join(dir, "s.tar.gz");
     await gzipFile(path, await packTar([config, ...files(2, 10)]));
-    const okay = await readSnapshot(path, LIMITS);
+    const okay = await readSnapshot(path, join(dir, "agent"), LIMITS);
     assert.equal(okay.version, 2);
     assert.deepEqual(okay.files.map((f) => f.path), ["system_config.yaml", "f0", "f1"]);
 
     await gzipFile(path, await packTar([config, ...files(3, 10)]));
-    await assert.rejects(readSnapshot(path, LIMITS), /holds more than 3 files/);
+    await assert.rejects(readSnapshot(path, join(dir, "agent"), LIMITS), /holds more than 3 files/);
 
     // Compresses to little, unpacks past the limit: refused while unpacking.
     await gzipFile(path, await packTar([config, ...files(1, 64 * 1024)]));
     assert.ok((await Deno.stat(path)).size < LIMITS.archiveBytes);
-    await assert.rejects(readSnapshot(path, LIMITS), /unpacks to more than/);
+    await assert.rejects(readSnapshot(path, join(dir, "agent"), LIMITS), /unpacks to more than/);
 
     await Deno.writeFile(path, new Uint8Array(65 * 1024));
-    await assert.rejects(readSnapshot(path, LIMITS), /is larger than 0\.0625 MiB/);
+    await assert.rejects(
+      readSnapshot(path, join(dir, "agent"), LIMITS),
+      /is larger than 0\.0625 MiB/,
+    );
   });
 });

@@ -19,6 +19,8 @@ import {
 } from "../../state/mod.ts";
 // Not re-exported by state/mod.ts: only this command loads the tar writer.
 import {
+  discardSnapshot,
+  type InstalledSnapshot,
   installSnapshot,
   readSnapshot,
   type SkippedEntry,
@@ -219,21 +221,21 @@ async function confirmReach(ctx: CommandContext, cmd: string, reach: string[]): 
   );
 }
 
-async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const cmd = "agent import";
-  const p = parseDeclared(cmd, args, IMPORT_FLAGS, 1);
-  if (bool(p, "help")) return printHelp(ctx, IMPORT_HELP);
-  const file = p.positionals[0];
-  if (!file) throw new PenguinError("usage", `${cmd}: give the snapshot file (.tar.gz)`);
-  const ref = agentRef(ctx, p);
-  const paths = agentPaths(ref);
-  const archive = await readSnapshot(resolve(file));
+/** Ask what an import needs asked, then install `archive`; undefined when it is not made. */
+async function importArchive(
+  ctx: CommandContext,
+  p: Parsed,
+  cmd: string,
+  ref: AgentRef,
+  paths: ReturnType<typeof agentPaths>,
+  archive: SnapshotArchive,
+): Promise<InstalledSnapshot | undefined> {
   for (const d of archive.dropped) ctx.io.err(safeText(`penguin: not imported: ${d}\n`));
   // What it sends off the machine or runs is asked first: a refusal without a terminal lists it.
   const reach = [...archive.reach, ...approvalReach(archive)];
   if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
     ctx.io.out("Not imported.\n");
-    return 1;
+    return undefined;
   }
   const current = await currentVersion(paths.systemConfig);
   const needsConfirmation = current === "unreadable" ||
@@ -246,11 +248,11 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       }`;
     if (!(await confirmed(ctx, `Replace ${what}`, `${cmd}: not replacing ${what}`))) {
       ctx.io.out("Not imported.\n");
-      return 1;
+      return undefined;
     }
   }
   reportSkipped(ctx, archive.skipped);
-  const done = await installSnapshot(paths, archive, {
+  return await installSnapshot(paths, archive, {
     check: async () => {
       if (bool(p, "force")) return;
       const live = await liveSessions(paths.traces);
@@ -266,6 +268,24 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       );
     },
   });
+}
+
+async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const cmd = "agent import";
+  const p = parseDeclared(cmd, args, IMPORT_FLAGS, 1);
+  if (bool(p, "help")) return printHelp(ctx, IMPORT_HELP);
+  const file = p.positionals[0];
+  if (!file) throw new PenguinError("usage", `${cmd}: give the snapshot file (.tar.gz)`);
+  const ref = agentRef(ctx, p);
+  const paths = agentPaths(ref);
+  const archive = await readSnapshot(resolve(file), paths.agent);
+  let done;
+  try {
+    done = await importArchive(ctx, p, cmd, ref, paths, archive);
+  } finally {
+    await discardSnapshot(archive);
+  }
+  if (done === undefined) return 1;
   for (const line of done.recovered) ctx.io.err(`penguin: ${line}\n`);
   const kept = done.kept.length > 0 ? `; kept its own ${done.kept.join(" and ")}` : "";
   ctx.io.out(
