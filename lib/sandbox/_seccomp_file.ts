@@ -1,7 +1,7 @@
 /**
  * The seccomp filter as a file the supervisor opens for bwrap's
  * `--seccomp 4` without forking: written once per process, read-only, in
- * penguin's private run directory (`~/.penguin/run`, 0700; see
+ * penguin's private run directory (`/tmp/penguin-<uid>`, 0700; see
  * `_standin_registry.ts`), and removed when the process exits.
  *
  * Every penguin sandbox hides that directory (and pins the way to it), so no

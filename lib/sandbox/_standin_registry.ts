@@ -110,25 +110,37 @@ async function ensurePrivate(path: string, uid: number | null): Promise<boolean>
 }
 
 async function findDir(): Promise<string> {
+  const override = Deno.env.get("PENGUIN_RUN_DIR");
+  if (override !== undefined && override !== "") {
+    const path = join(override, "stand-ins");
+    if (override.startsWith("/") && await ensurePrivate(path, Deno.uid())) return path;
+    throw new Error(
+      `PENGUIN_RUN_DIR "${override}" is not an absolute path where penguin can keep a private ` +
+        `directory of this user`,
+    );
+  }
+  // One place for every penguin process of the user, whatever its HOME: each one hides it.
+  const tmp = await privateTmpDir("stand-ins");
+  if (tmp) return tmp;
   const home = Deno.env.get("HOME");
   if (home && home.startsWith("/") && home !== "/") {
     const path = join(home, ".penguin", "run", "stand-ins");
     if (await ensurePrivate(path, Deno.uid())) return path;
   }
-  const tmp = await privateTmpDir("stand-ins");
-  if (tmp) return tmp;
   throw new Error(
-    `penguin keeps the records of its stand-ins in "~/.penguin/run/stand-ins" ` +
-      `(or "/tmp/penguin-<uid>/stand-ins" without a home) and could create neither ` +
-      `as a private directory of this user`,
+    `penguin keeps the records of its stand-ins in "/tmp/penguin-<uid>/stand-ins" (or ` +
+      `"~/.penguin/run/stand-ins" when /tmp cannot hold a private directory) and could create ` +
+      `neither as a private directory of this user`,
   );
 }
 
 /**
- * The registry directory: `$HOME/.penguin/run/stand-ins`, or the private
- * `/tmp/penguin-<uid>/stand-ins` when there is no usable home. Rejects when
- * neither can be made a private directory of this user (a plan cannot keep
- * missing protected paths missing without it).
+ * The registry directory: `/tmp/penguin-<uid>/stand-ins` (private, 0700),
+ * the same for every penguin process of the user whatever its `HOME`, or
+ * `~/.penguin/run/stand-ins` when `/tmp` cannot hold a private directory;
+ * `$PENGUIN_RUN_DIR/stand-ins` when that is set. Rejects when none can be
+ * made a private directory of this user (a plan cannot keep missing
+ * protected paths missing without it).
  */
 export function registryDir(): Promise<string> {
   dir ??= findDir().catch((err) => {
@@ -139,14 +151,39 @@ export function registryDir(): Promise<string> {
 }
 
 /**
- * penguin's private run directory, the registry's parent (`~/.penguin/run`,
- * or `/tmp/penguin-<uid>` without a usable home): every plan hides it and
- * pins the directories above it inside writable roots, so no command can
- * see, write, lock or rename its way into what it holds (the registry, the
- * seccomp filter file).
+ * penguin's private run directory, the registry's parent
+ * (`/tmp/penguin-<uid>`): every plan hides it and pins the directories above
+ * it inside writable roots, so no command can see, write, lock or rename its
+ * way into what it holds (the registry, the seccomp filter file, the list of
+ * data roots).
  */
 export async function privateRunDir(): Promise<string> {
   return dirname(await registryDir());
+}
+
+/**
+ * Every directory a penguin process of this user may keep its run state in:
+ * this process's, and the default `/tmp/penguin-<uid>` and
+ * `~/.penguin/run` when they exist (another penguin, started with another
+ * `PENGUIN_RUN_DIR` or without a private `/tmp`, keeps it there). Every
+ * plan hides them all.
+ */
+export async function privateRunDirs(): Promise<string[]> {
+  const out: string[] = [];
+  const own = await privateRunDir().catch(() => undefined);
+  if (own) out.push(own);
+  const uid = Deno.uid();
+  const home = Deno.env.get("HOME");
+  const others = [
+    ...(uid !== null ? [`/tmp/penguin-${uid}`] : []),
+    ...(home && home.startsWith("/") && home !== "/" ? [join(home, ".penguin", "run")] : []),
+  ];
+  for (const dir of others) {
+    if (!out.includes(dir) && await Deno.lstat(dir).then((i) => i.isDirectory, () => false)) {
+      out.push(dir);
+    }
+  }
+  return out;
 }
 
 /** The registry key of `path`: a hash, so any path makes a plain file name. */

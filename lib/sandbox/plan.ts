@@ -16,7 +16,7 @@ import {
   standInPaths,
   sweepStandIns,
 } from "./_placeholders.ts";
-import { privateRunDir } from "./_standin_registry.ts";
+import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { knownDataRoots, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
@@ -435,7 +435,11 @@ export async function resolvePlan(
   // workspace of $HOME or /tmp contains it), and so is the data root: hidden, and the
   // directories above them in a writable root pinned, so that no command can rename its way
   // to a forged one.
-  const privateDirs = run ? [run.path] : [];
+  const privateDirs: string[] = [];
+  for (const dir of await privateRunDirs()) {
+    const r = await real(dir);
+    if (r && !privateDirs.includes(r.path)) privateDirs.push(r.path);
+  }
   if (writableRoots) {
     for (const hidden of [...privateDirs, ...hideDirs]) pinAncestors(hidden, roots, pinned);
   }

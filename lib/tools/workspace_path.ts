@@ -59,6 +59,13 @@ function isPenguinRunState(real: string): boolean {
   } catch {
     home = undefined;
   }
+  let override: string | undefined;
+  try {
+    override = Deno.env.get("PENGUIN_RUN_DIR");
+  } catch {
+    override = undefined;
+  }
+  if (override !== undefined && override.startsWith("/") && isInside(real, override)) return true;
   return home !== undefined && home.startsWith("/") &&
     isInside(real, join(home, ".penguin", "run"));
 }

@@ -238,13 +238,14 @@ Deno.test({
 /**
  * Run `script` in a sandbox of a workspace holding penguin's run directory two levels down, in a
  * penguin (the holder helper) whose HOME is a fresh directory: `$HOME` is the workspace, so the
- * run directory is `<workspace>/.penguin/run`. Returns the command's output and the HOME.
+ * run directory is `<workspace>/.penguin/run` (`PENGUIN_RUN_DIR`). Returns the command's output
+ * and the HOME.
  */
 async function inHomeWorkspace(script: string): Promise<{ out: string; home: string }> {
   const home = await visibleTempDir("penguin-standin-home-");
   const out = await new Deno.Command(Deno.execPath(), {
     args: [...penguinArgv().slice(0, -1), HELPER, "sandbox", home, script],
-    env: { HOME: home },
+    env: { HOME: home, PENGUIN_RUN_DIR: join(home, ".penguin", "run") },
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
