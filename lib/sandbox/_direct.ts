@@ -40,13 +40,21 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { INIT_OF } from "./_supervisor.ts";
+import { INIT_OF, WS_OPEN } from "./_supervisor.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
 
-/** `sh -c` program: open the filter file (`$0`) as fd 3 and become bwrap (`$@`). */
-const OPEN_AND_EXEC = 'exec 3<"$0" && exec "$@"';
+/**
+ * `sh -c` program: open the filter file (`$0`) as fd 3, the workspace (`$1`,
+ * unless `-`) as fd 5 checked to be inode `$2` (see `WS_OPEN`), and become
+ * bwrap (the rest).
+ */
+const OPEN_AND_EXEC = `${WS_OPEN}
+exec 3<"$0" || exit 126
+if [ "$1" != - ]; then wsopen "$1" "$2" || exit 126; fi
+shift 2
+exec "$@"`;
 
 /**
  * The signaller: `$1` bwrap's host PID, `$2` the signal name (`INT`,
@@ -79,6 +87,8 @@ export interface DirectOptions extends HandleOptions {
   args: string[];
   /** The seccomp filter file (see `_seccomp_file.ts`). */
   filter: string;
+  /** The workspace to open and check as fd 5 for bwrap's `--bind-fd 5` (`plan.workspaceId`). */
+  workspace?: { path: string; ino: number } | undefined;
   /** bwrap's environment (the wrapper rebuilds the command's from it). */
   env: Record<string, string>;
   /** Directory bwrap starts in. */
@@ -121,7 +131,14 @@ export async function startDirect(opts: DirectOptions): Promise<SandboxedProcess
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command(opts.sh, {
-      args: ["-c", OPEN_AND_EXEC, opts.filter, opts.bwrap, ...opts.args],
+      args: [
+        "-c",
+        OPEN_AND_EXEC,
+        opts.filter,
+        ...(opts.workspace ? [opts.workspace.path, String(opts.workspace.ino)] : ["-", "-"]),
+        opts.bwrap,
+        ...opts.args,
+      ],
       cwd: opts.cwd,
       clearEnv: true,
       env: opts.env,

@@ -68,6 +68,8 @@ export interface StartOptions {
    * this file (a path no sandbox can write).
    */
   seccomp?: boolean | string;
+  /** The workspace the supervisor opens and checks as fd 5 for bwrap's `--bind-fd 5`. */
+  workspace?: { path: string; ino: number } | undefined;
   /** The supervisor's environment (always spawned with `clearEnv`). */
   env: Record<string, string>;
   /** Directory the supervisor starts in. */
@@ -299,6 +301,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       direct: opts.setpriv !== undefined && mayRun(opts.setpriv),
       kind: opts.kind,
       seccomp: opts.seccomp,
+      workspace: opts.workspace,
     });
     child = new Deno.Command(start.command, {
       args: start.args,

@@ -87,11 +87,35 @@ initof() {
   [ -n "$init" ]
 }`;
 
+/** The fd the workspace directory reaches bwrap on (`--bind-fd 5`), on both launch paths. */
+export const WORKSPACE_FD = 5;
+
+/**
+ * sh function (dash and bash alike, builtins only): `wsopen PATH INO` opens
+ * directory PATH as fd 5 and checks that the directory opened is inode INO
+ * (from `/proc/self/fdinfo/5`; on kernels before 5.14, which have no `ino:`
+ * there, by comparing it with PATH), else says so on stderr and fails. bwrap
+ * then binds that descriptor, so the directory checked is the one bound
+ * whatever happens to PATH meanwhile. penguin has checked the device and
+ * inode of PATH just before (`plan.ts`).
+ */
+export const WS_OPEN = `wsopen() {
+  exec 5<"$1" || return 1
+  wi=
+  while read -r wk wv; do [ "$wk" = ino: ] && wi=$wv; done </proc/self/fdinfo/5
+  if [ -z "$wi" ] && [ /proc/self/fd/5 -ef "$1" ]; then wi=$2; fi
+  [ "$wi" = "$2" ] && return 0
+  printf '%s\n' "penguin: the workspace \"$1\" is no longer the directory the session started in (it or one of its parent directories was renamed or replaced by a link); the command did not run" >&2
+  return 1
+}`;
+
 /**
  * Supervisor. `$1` setpriv path or `-`, `$2` kind (`ns`|`group`), `$3` the
  * seccomp filter for bwrap's `--seccomp 4`: `0` none, `1` from the `\xHH`
  * escapes in `__PSF` (one process substitution), or the absolute path of a
- * file holding it (opened without a fork); then the job argv.
+ * file holding it (opened without a fork); `$4` and `$5` the workspace path
+ * and inode to bind from fd {@linkcode WORKSPACE_FD} (see {@linkcode WS_OPEN}),
+ * or `-` and `-`; then the job argv.
  *
  * Under bubblewrap (kind `ns`) the sandbox's init is the wrapper, PID 1 of
  * the namespace (`--as-pid-1`), and bwrap's only child: the supervisor
@@ -118,10 +142,11 @@ export const SUPERVISOR = `if [ "$1" != - ]; then
   exec "$sp" --pdeathsig "$ds" -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" - "$@"
 fi
 shift
-kind=$1 filter=$2
-shift 2
+kind=$1 filter=$2 ws=$3 wino=$4
+shift 4
 c= pend= init= ipp=
 ${INIT_OF}
+${WS_OPEN}
 ours() {
   local line
   [ -n "$init" ] || initof "$c" || return 1
@@ -152,12 +177,13 @@ case $filter in
 *) exec 4<"$filter" ;;
 esac
 unset __PSF
+if [ "$ws" != - ]; then wsopen "$ws" "$wino" || exit 126; fi
 set -m
 "$@" 0<&0 &
 c=$!
 set +m
 trap '' INT QUIT TSTP TTIN TTOU
-exec 4<&-
+exec 4<&- 5<&-
 if [ "$pend" = KILL ]; then hard; elif [ -n "$pend" ]; then fwd "$pend"; fi
 while :; do
   wait "$c" 2>/dev/null
@@ -245,6 +271,8 @@ export function supervisorArgs(
     kind: SupervisorKind;
     /** Feed bwrap's `--seccomp 4`: from `__PSF` (`true`) or from this file (a path). */
     seccomp?: boolean | string | undefined;
+    /** Open and check this workspace as fd {@linkcode WORKSPACE_FD} for bwrap's `--bind-fd`. */
+    workspace?: { path: string; ino: number } | undefined;
   },
 ): string[] {
   const seccomp = opts.seccomp === undefined || opts.seccomp === false
@@ -252,7 +280,17 @@ export function supervisorArgs(
     : opts.seccomp === true
     ? "1"
     : opts.seccomp;
-  return ["-c", SUPERVISOR, "penguin-supervisor", opts.setpriv ?? "-", opts.kind, seccomp, ...job];
+  const ws = opts.workspace ? [opts.workspace.path, String(opts.workspace.ino)] : ["-", "-"];
+  return [
+    "-c",
+    SUPERVISOR,
+    "penguin-supervisor",
+    opts.setpriv ?? "-",
+    opts.kind,
+    seccomp,
+    ...ws,
+    ...job,
+  ];
 }
 
 /**

@@ -37,6 +37,15 @@ export interface BwrapOptions {
    * environment through (no `--clearenv`, no `--setenv`).
    */
   commandIsInit?: boolean;
+  /**
+   * The caller opened the plan's workspace (`plan.workspaceId`) on this file
+   * descriptor and checked it: the workspace is bound from it
+   * (`--bind-fd`), and every mount whose source lies in the workspace takes
+   * its source through it (`/proc/self/fd/FD/<rel>`), so no rename of the
+   * workspace path or of a parent between the check and the mount can
+   * substitute another directory.
+   */
+  workspaceFd?: number;
 }
 
 interface MountOp {
@@ -49,8 +58,17 @@ function depth(path: string): number {
   return path.split("/").filter((s) => s !== "").length;
 }
 
-/** The ordered mount arguments for `plan` (after `--ro-bind / / --dev /dev --proc /proc`). */
-export function bwrapMountArgs(plan: SandboxPlan): string[] {
+/**
+ * The ordered mount arguments for `plan` (after `--ro-bind / / --dev /dev --proc /proc`),
+ * the workspace bound from `workspaceFd` when given (see {@linkcode BwrapOptions}).
+ */
+export function bwrapMountArgs(plan: SandboxPlan, workspaceFd?: number): string[] {
+  const ws = workspaceFd === undefined ? undefined : plan.roots[0];
+  const src = (p: string) => {
+    if (ws === undefined || (p !== ws && !p.startsWith(ws === "/" ? "/" : ws + "/"))) return p;
+    const rel = p.slice(ws.length).replace(/^\/+/, "");
+    return `/proc/self/fd/${workspaceFd}${rel === "" ? "" : "/" + rel}`;
+  };
   const ops: MountOp[] = [{ path: "/tmp", rank: 0, args: ["--tmpfs", "/tmp"] }];
   const late: string[] = [];
   for (const p of [...plan.hideDirs, ...(plan.privateDirs ?? [])]) {
@@ -61,15 +79,18 @@ export function bwrapMountArgs(plan: SandboxPlan): string[] {
     ops.push({ path: p, rank: 1, args: ["--ro-bind", "/dev/null", p] });
   }
   for (const p of plan.roots) {
-    ops.push({ path: p, rank: 2, args: [plan.writableRoots ? "--bind" : "--ro-bind", p, p] });
+    const args = p === ws
+      ? [plan.writableRoots ? "--bind-fd" : "--ro-bind-fd", String(workspaceFd), p]
+      : [plan.writableRoots ? "--bind" : "--ro-bind", src(p), p];
+    ops.push({ path: p, rank: 2, args });
   }
-  for (const p of plan.pinned ?? []) ops.push({ path: p, rank: 2, args: ["--bind", p, p] });
-  for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", p, p] });
+  for (const p of plan.pinned ?? []) ops.push({ path: p, rank: 2, args: ["--bind", src(p), p] });
+  for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", src(p), p] });
   for (const r of plan.reveals ?? []) {
-    ops.push({ path: r.target, rank: 3, args: ["--ro-bind", r.source, r.target] });
+    ops.push({ path: r.target, rank: 3, args: ["--ro-bind", src(r.source), r.target] });
   }
   for (const p of plan.protectTry ?? []) {
-    ops.push({ path: p, rank: 3, args: ["--ro-bind-try", p, p] });
+    ops.push({ path: p, rank: 3, args: ["--ro-bind-try", src(p), p] });
   }
   for (const p of plan.protectMissing) {
     ops.push({ path: p, rank: 3, args: ["--tmpfs", p] });
@@ -108,7 +129,7 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
   for (const p of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"]) {
     args.push("--ro-bind-try", p, p);
   }
-  args.push(...bwrapMountArgs(plan));
+  args.push(...bwrapMountArgs(plan, plan.workspaceId ? opts.workspaceFd : undefined));
   args.push("--cap-drop", "ALL", "--chdir", plan.cwd);
   if (opts.commandIsInit) args.push("--as-pid-1");
   else args.push("--clearenv");

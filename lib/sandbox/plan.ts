@@ -9,7 +9,7 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
-import type { SandboxPolicy } from "./policy.ts";
+import { type SandboxPolicy, type WorkspaceId, workspaceIdOf } from "./policy.ts";
 import {
   type Placeholder,
   standInGeneration,
@@ -92,6 +92,12 @@ export interface SandboxPlan {
   hideFiles: string[];
   /** Whether the network is shared with the host. */
   network: boolean;
+  /**
+   * The workspace directory the session started with (`roots[0]` is its
+   * real path): the sandbox binds this directory, opened and checked by
+   * inode, not whatever `roots[0]` names when it starts. Absent: bound by path.
+   */
+  workspaceId?: WorkspaceId;
   /** Working directory of the child. */
   cwd: string;
   /** The complete child environment. */
@@ -335,6 +341,37 @@ async function guardNestedRepos(
   return { protectTry, gitRepos };
 }
 
+/** Workspaces first seen by a plan, for policies made without a `workspaceId` (per process). */
+const firstSeen = new Map<string, WorkspaceId>();
+
+/**
+ * The identity `policy`'s workspace started with, checked against `workspace`
+ * (its real path now). Throws a runtime error when the path now leads
+ * elsewhere or to another directory: a process that may rename the workspace
+ * or one of its parents (a session whose workspace encloses this one)
+ * swapped it, and binding the path would make that other directory writable.
+ */
+async function checkWorkspaceId(policy: SandboxPolicy, workspace: string): Promise<WorkspaceId> {
+  let id = policy.workspaceId ?? firstSeen.get(policy.workspace);
+  if (id === undefined) {
+    const now = workspaceIdOf(workspace);
+    if (now === undefined) return { path: workspace, dev: -1, ino: -1 };
+    firstSeen.set(policy.workspace, id = now);
+  }
+  const info = await Deno.stat(workspace).catch(() => undefined);
+  if (id.path !== workspace || info?.dev !== id.dev || info?.ino !== id.ino) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the workspace "${policy.workspace}" now leads to ` +
+        `${id.path === workspace ? "another directory" : `"${workspace}"`}, not to the ` +
+        `directory "${id.path}" the session started with (it or one of its parent directories ` +
+        `was renamed or replaced by a link). No command runs until it is back; start a new ` +
+        `session to work in the directory there now`,
+    );
+  }
+  return id;
+}
+
 /**
  * Resolve `policy` for a child started in `cwd`. Throws a runtime error when
  * the workspace or cwd is missing; silently skips hide entries, scratchpad
@@ -348,6 +385,7 @@ export async function resolvePlan(
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
   const writableRoots = policy.mode === "workspace-write";
   const workspace = await mustBeDir("workspace", policy.workspace);
+  const workspaceId = await checkWorkspaceId(policy, workspace);
   const run = await privateRunDir().then((d) => real(d), () => undefined);
   if (run && isInside(workspace, run.path)) {
     throw new PenguinError(
@@ -471,6 +509,7 @@ export async function resolvePlan(
     ...(privateDirs.length > 0 ? { privateDirs } : {}),
     hideFiles,
     network: policy.network,
+    ...(workspaceId.ino >= 0 ? { workspaceId } : {}),
     cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
     env,
   };

@@ -42,6 +42,14 @@ export interface SandboxPolicy {
   mode: SandboxMode;
   /** Absolute workspace directory: writable in `workspace-write`, always visible. */
   workspace: string;
+  /**
+   * The workspace as it was when the policy was made: its real path and its
+   * identity (device and inode). Every plan refuses a workspace that resolves
+   * elsewhere or to another directory since, and the sandbox binds the
+   * directory it opened and checked, never a path looked up again (see
+   * `plan.ts`, `bwrap.ts`). Absent: taken the first time a plan is made.
+   */
+  workspaceId?: WorkspaceId;
   /** Absolute session scratchpad directory, writable like the workspace (optional). */
   scratchpad?: string;
   /** More absolute directories the child may write (workspace-write only). */
@@ -89,6 +97,28 @@ export interface SandboxPolicy {
    * `git_guard.ts`); workspace-write only. Default `read-only`.
    */
   git?: GitAccess;
+}
+
+/** A directory's real path and identity, as recorded by {@linkcode workspaceIdOf}. */
+export interface WorkspaceId {
+  /** Real (symlink-free) path. */
+  path: string;
+  /** Device number. */
+  dev: number;
+  /** Inode number. */
+  ino: number;
+}
+
+/** The real path and identity of directory `dir` now, or undefined when it cannot be read. */
+export function workspaceIdOf(dir: string): WorkspaceId | undefined {
+  try {
+    const path = Deno.realPathSync(dir);
+    const info = Deno.statSync(path);
+    if (!info.isDirectory || info.ino === null) return undefined;
+    return { path, dev: info.dev, ino: info.ino };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Default RLIMIT_NPROC for sandboxed children (threads count too). */
@@ -243,6 +273,10 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     policy.revealWritable = opts.revealWritable.map((p) => resolve(p));
   }
   if (opts.bwrapPath) policy.bwrapPath = opts.bwrapPath;
+  // The session's workspace is the directory there now: a path swapped later (by a process that
+  // can rename it or one of its parents) must not lead the sandbox to another one.
+  const id = workspaceIdOf(policy.workspace);
+  if (id) policy.workspaceId = id;
   return policy;
 }
 

@@ -32,7 +32,7 @@ import { holdPlaceholders, releaseOnExit, StalePlanError } from "./_placeholders
 import { disarmNewRepos } from "./git_nested.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
-import { envAsData, SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
+import { envAsData, SECCOMP_FD, WORKSPACE_FD, wrapperArgv } from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
@@ -283,8 +283,17 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
   const filter = await seccompFile(plan.roots);
   const sh = filter !== undefined ? directShell(opts) : undefined;
+  // The workspace is bound from a descriptor its launcher opened and checked (see _supervisor.ts).
+  const workspace = plan.workspaceId
+    ? { path: plan.roots[0]!, ino: plan.workspaceId.ino }
+    : undefined;
   const argv = (seccompFd: number) =>
-    bwrapArgv(plan, inner, { seccompFd, commandIsInit: true, disableUserns: report.disableUserns });
+    bwrapArgv(plan, inner, {
+      seccompFd,
+      commandIsInit: true,
+      disableUserns: report.disableUserns,
+      ...(workspace ? { workspaceFd: WORKSPACE_FD } : {}),
+    });
   const start = sh !== undefined && filter !== undefined
     ? () =>
       startDirect({
@@ -293,6 +302,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
         bwrap,
         args: argv(DIRECT_SECCOMP_FD),
         filter,
+        workspace,
         env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
@@ -303,6 +313,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
         kind: "ns",
         job: [bwrap, ...argv(SECCOMP_FD)],
         seccomp: filter ?? true,
+        workspace,
         env: envAsData(
           plan.env,
           filter ? { PATH: DEFAULT_PATH } : { PATH: DEFAULT_PATH, __PSF: seccompEscapes() },

@@ -391,7 +391,16 @@ Deno.test("the supervisor starts under setpriv directly when penguin may run it,
   assert.equal(direct.command, "/usr/bin/setpriv");
   assert.deepEqual(direct.args.slice(0, 5), ["--pdeathsig", "KILL", "--", "/bin/bash", "-c"]);
   // The script itself is told there is no setpriv left to re-execute under.
-  assert.deepEqual(direct.args.slice(6), ["penguin-supervisor", "-", "ns", "0", "bwrap", "x"]);
+  assert.deepEqual(direct.args.slice(6), [
+    "penguin-supervisor",
+    "-",
+    "ns",
+    "0",
+    "-",
+    "-",
+    "bwrap",
+    "x",
+  ]);
   const group = supervisorCommand("/bin/bash", ["sh"], {
     setpriv: "/usr/bin/setpriv",
     direct: true,
@@ -409,6 +418,8 @@ Deno.test("the supervisor starts under setpriv directly when penguin may run it,
     "/usr/bin/setpriv",
     "group",
     "0",
+    "-",
+    "-",
     "sh",
   ]);
 });

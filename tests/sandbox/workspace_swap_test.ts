@@ -1,0 +1,173 @@
+// A workspace (or a parent of it) swapped for a link to another directory by a process that may
+// rename it, such as a session whose workspace encloses this one: the sandbox binds only the
+// directory the session started with, or refuses.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import type { SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
+import { collect, visibleTempDir } from "./_helpers.ts";
+
+const report = await detectSandbox();
+const bwrap = report.kind === "bwrap" && report.usable;
+const HELPER = new URL("./_swap_helper.ts", import.meta.url).pathname;
+const REFUSED = /session started (with|in)/;
+
+interface Layout {
+  base: string;
+  ws: string;
+  /** Directory holding the names exchanged. */
+  dir: string;
+  /** The name swapped: the workspace itself or a parent. */
+  name: string;
+  /** Where the link leads: a directory outside every workspace. */
+  victim: string;
+  policy: SandboxPolicy;
+}
+
+/** `outer/ws` and a link `outer/swap -> ../victim`; with `ancestor`, `outer/mid/ws` and a link to `victimroot` (holding `ws/`). */
+async function layout(ancestor: boolean): Promise<Layout> {
+  const base = await visibleTempDir("penguin-swap-");
+  const dir = join(base, "outer");
+  const name = ancestor ? "mid" : "ws";
+  const ws = ancestor ? join(dir, "mid", "ws") : join(dir, "ws");
+  const victim = join(base, ancestor ? "victimroot" : "victim");
+  await Deno.mkdir(ws, { recursive: true });
+  await Deno.mkdir(ancestor ? join(victim, "ws") : victim, { recursive: true });
+  await Deno.symlink(`../${ancestor ? "victimroot" : "victim"}`, join(dir, "swap"));
+  const policy = createPolicy({
+    workspace: ws,
+    home: "",
+    hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
+  });
+  return { base, ws, dir, name, victim, policy };
+}
+
+/** Every path below `dir` (relative). */
+async function tree(dir: string, rel = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(join(dir, rel))) {
+    const p = rel ? `${rel}/${e.name}` : e.name;
+    out.push(p);
+    if (e.isDirectory) out.push(...await tree(dir, p));
+  }
+  return out.sort();
+}
+
+/** The victim's entries the layout made itself. */
+const initial = (ancestor: boolean) => ancestor ? ["ws"] : [];
+
+/** Run `shell` under `policy`: its output and status, or the refusal's message. */
+async function run(policy: SandboxPolicy, shell: string): Promise<{ out: string; code?: number }> {
+  try {
+    const r = await collect(await spawnSandboxed({ shell, policy }));
+    return { out: r.out, code: r.code };
+  } catch (err) {
+    return { out: (err as Error).message };
+  }
+}
+
+for (const ancestor of [false, true]) {
+  const what = ancestor ? "a parent of the workspace" : "the workspace";
+  Deno.test({
+    name:
+      `${what} replaced by a link to another directory: commands are refused, nothing lands there`,
+    ignore: !bwrap,
+    fn: async () => {
+      const l = await layout(ancestor);
+      try {
+        assert.equal((await run(l.policy, "echo x > before")).code, 0);
+        // The swap a renaming process makes, held: the name now leads to the victim.
+        await Deno.rename(join(l.dir, l.name), join(l.dir, "moved"));
+        await Deno.rename(join(l.dir, "swap"), join(l.dir, l.name));
+        const r = await run(l.policy, "echo x > PWN; mkdir .git");
+        assert.match(r.out, REFUSED);
+        assert.equal(r.code, undefined, "refused before anything ran");
+        assert.deepEqual(await tree(l.victim), initial(ancestor));
+      } finally {
+        await Deno.remove(l.base, { recursive: true });
+      }
+    },
+  });
+
+  Deno.test({
+    name:
+      `${what} swapped with a link in a loop by another process: A's writes stay in A's workspace`,
+    ignore: !bwrap,
+    fn: async () => {
+      const l = await layout(ancestor);
+      const stop = join(l.base, "stop");
+      const swapper = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-ffi",
+          "--allow-read",
+          "--allow-write",
+          HELPER,
+          l.dir,
+          l.name,
+          "swap",
+          stop,
+          "2000000",
+        ],
+        stdout: "piped",
+        stderr: "inherit",
+      }).spawn();
+      try {
+        const outputs: { out: string; code?: number }[] = [];
+        for (let i = 0; i < 30; i++) {
+          outputs.push(await run(l.policy, `echo x > PWN-${i}; mkdir .git && echo MADE-GIT`));
+        }
+        await Deno.writeTextFile(stop, "");
+        const swaps = Number(
+          (new TextDecoder().decode((await swapper.output()).stdout)).trim().split("\n").at(-1),
+        );
+        assert.ok(swaps > 0, "the swapper ran");
+        // None of A's writes landed outside. (Not yet fixed: penguin's own stand-ins are made and
+        // removed by path on the host, so one made while the name was swapped can be left in the
+        // victim: an inert penguin.jsonc or empty .git. Only those names are tolerated here.)
+        const outside = (await tree(l.victim)).filter((p) => !initial(ancestor).includes(p));
+        const standIn = /^(ws\/)?(penguin\.jsonc|\.git)$/;
+        assert.deepEqual(
+          outside.filter((p) => !standIn.test(p)),
+          [],
+          "nothing of A's landed outside",
+        );
+        for (const o of outputs) {
+          if (o.code !== undefined) assert.doesNotMatch(o.out, /MADE-GIT/);
+          // Each command ran in the workspace, or was refused with the reason.
+          // (A stand-in made in the victim while swapped leaves the workspace without it: bwrap then
+          // fails to set up, which refuses too.)
+          if (o.code === undefined) assert.match(o.out, /session started|failed to set up/);
+        }
+        const ran = outputs.filter((o) => o.code !== undefined).length;
+        const pwn = (await tree(l.ws)).filter((p) => p.startsWith("PWN-")).length;
+        // A parent swapped after the mount leaves the command's path leading to the read-only
+        // host view: its write fails, and lands nowhere.
+        assert.ok(pwn <= ran, "what was written went into the workspace");
+      } finally {
+        await Deno.writeTextFile(stop, "").catch(() => {});
+        await swapper.status;
+        await Deno.remove(l.base, { recursive: true });
+      }
+    },
+  });
+}
+
+Deno.test("the launcher opens the workspace and checks its inode before bwrap binds it", async () => {
+  const dir = await visibleTempDir("penguin-swap-");
+  try {
+    const ino = (await Deno.stat(dir)).ino!;
+    const check = async (want: number) =>
+      await new Deno.Command("/bin/sh", {
+        args: ["-c", `${WS_OPEN}\nwsopen "$1" "$2"`, "sh", dir, String(want)],
+        stderr: "piped",
+      }).output();
+    assert.equal((await check(ino)).code, 0);
+    const other = await check(ino + 1);
+    assert.notEqual(other.code, 0);
+    assert.match(new TextDecoder().decode(other.stderr), REFUSED);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
