@@ -147,12 +147,7 @@ export async function homeMounts(
   const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS];
   const ctx: SealContext = { paths: pathDirs(policy), isHidden: allHidden, roots, standIns, out };
   for (const { dir } of sealed) {
-    // A sealed home other than $HOME keeps its credentials hidden too.
-    if (!hiddenHomes.some((h) => h.real === dir)) {
-      for (const p of [...homeSecrets(dir), ...await expandSecretPatterns(dir)]) {
-        if (!out.hideMore.includes(p)) out.hideMore.push(p);
-      }
-    }
+    if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
     await seal(dir, loaded, ctx);
   }
   // A startup file of the home that links into a writable root (a dotfiles repository), and
@@ -170,6 +165,13 @@ export async function homeMounts(
     for (const p of await sourcedPaths(h)) await holdInRoots(p, "file", ctx);
   }
   return out;
+}
+
+/** A sealed home other than `$HOME`: its credentials are hidden like those of `$HOME`. */
+async function hideSecretsOf(dir: string, out: HomeMounts): Promise<void> {
+  for (const p of [...homeSecrets(dir), ...await expandSecretPatterns(dir)]) {
+    if (!out.hideMore.includes(p)) out.hideMore.push(p);
+  }
 }
 
 interface SealContext {
