@@ -215,6 +215,27 @@ export function homeSecrets(home: string): string[] {
   return HOME_SECRETS.map((p) => join(home, p));
 }
 
+/**
+ * Credentials in the user's runtime directory (`$XDG_RUNTIME_DIR`, else
+ * `/run/user/<uid>`), relative: podman, buildah and skopeo keep their
+ * registry logins in `containers/auth.json` there by default.
+ */
+export const RUNTIME_SECRETS: readonly string[] = ["containers"];
+
+/** The absolute runtime-directory secrets for `env` (whether or not they exist). */
+export function runtimeSecrets(env: Record<string, string>): string[] {
+  const dirs = new Set<string>();
+  const xdg = env["XDG_RUNTIME_DIR"];
+  if (xdg && isAbsolute(xdg) && resolve(xdg) !== "/") dirs.add(resolve(xdg));
+  try {
+    const uid = Deno.uid();
+    if (uid !== null) dirs.add(`/run/user/${uid}`);
+  } catch {
+    // no uid on this platform
+  }
+  return [...dirs].flatMap((d) => RUNTIME_SECRETS.map((p) => join(d, p)));
+}
+
 /** Inputs of {@linkcode createPolicy}. */
 export interface PolicyOptions {
   /** Workspace directory (resolved against the cwd). */
@@ -266,6 +287,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   const hide = [
     ...(opts.dataRoot ? [resolve(opts.dataRoot)] : []),
     ...(home ? homeSecrets(resolve(home)) : []),
+    ...runtimeSecrets(hostEnv ?? Deno.env.toObject()),
     ...(opts.hide ?? []).map((p) => resolve(p)),
   ];
   const policy: SandboxPolicy = {

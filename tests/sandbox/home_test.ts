@@ -483,3 +483,31 @@ Deno.test("a sealed home hides container registry logins and per-version toolcha
     );
   });
 });
+
+Deno.test("podman's registry logins in the runtime directory ($XDG_RUNTIME_DIR/containers) are hidden", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    const runtime = join(base, "run-user");
+    await Deno.mkdir(ws);
+    await Deno.mkdir(home);
+    await put(join(runtime, "containers", "auth.json"), `{"auths":{"r":{"auth":"rt-SECRET"}}}\n`);
+    await put(join(runtime, "other.txt"), "runtime-visible\n");
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      hostEnv: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: home,
+        XDG_RUNTIME_DIR: runtime,
+      },
+    });
+    const out = await sh(
+      policy,
+      `cat ${runtime}/other.txt; grep -ra SECRET ${runtime} 2>&1; echo end`,
+    );
+    assert.match(out, /runtime-visible/);
+    assert.match(out, /end/);
+    assert.doesNotMatch(out, /SECRET/);
+  });
+});
