@@ -13,12 +13,17 @@
  *   their 7-bit and C1 forms) are removed; `\r\n` becomes `\n` and a lone
  *   `\r` (which would overwrite the line) becomes `\n`; every other control
  *   character but newline and tab, and the bidirectional overrides, become
- *   visible as `\xNN` / `\uNNNN`. A string sequence (OSC…) longer than
+ *   visible as `\xNN` / `\uNNNN`; the other invisible characters (Unicode
+ *   default-ignorable code points and format characters: zero-width spaces
+ *   and joiners, bidi marks, soft hyphen, variation selectors, tag
+ *   characters…, see lib/display/invisible.ts) are removed, so text a
+ *   terminal would join across them is joined here too. A string sequence (OSC…) longer than
  *   {@linkcode MAX_STRING_SEQUENCE} or left unterminated is shown, not
  *   dropped, so an opener cannot swallow the rest of the output.
  * - {@linkcode escapeControls} for text that is judged, such as the command
  *   of a tool call shown for approval: nothing is removed, every control
- *   character is shown as `\xNN` / `\uNNNN`.
+ *   character and every invisible character is shown as `\xNN` /
+ *   `\uNNNN` / `\u{NNNNN}`.
  *
  * @module
  */
@@ -26,14 +31,16 @@
 /** Longest OSC/DCS/SOS/PM/APC payload removed silently; longer ones are shown. */
 export const MAX_STRING_SEQUENCE = 4096;
 
+import { invisibleLength, splitTrailingSurrogate } from "./invisible.ts";
+
 const ESC = 0x1b;
 const BEL = 0x07;
 
-/** `\xNN` for code points below 0x100, else `\uNNNN`. */
+/** `\xNN` for code points below 0x100, `\uNNNN` below 0x10000, else `\u{NNNNN}`. */
 function visible(code: number): string {
-  return code < 0x100
-    ? `\\x${code.toString(16).padStart(2, "0")}`
-    : `\\u${code.toString(16).padStart(4, "0")}`;
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
+  if (code < 0x10000) return `\\u${code.toString(16).padStart(4, "0")}`;
+  return `\\u{${code.toString(16)}}`;
 }
 
 /** Bidirectional embeddings, overrides and isolates: they reorder what the terminal shows. */
@@ -47,15 +54,22 @@ function isControl(code: number): boolean {
     (code >= 0x7f && code <= 0x9f) || isBidiControl(code);
 }
 
-/** Text with every control character (newline and tab included) shown as `\xNN` / `\uNNNN`. */
+/**
+ * Text with every control character (newline and tab included) and every
+ * invisible character shown as `\xNN` / `\uNNNN` / `\u{NNNNN}`.
+ */
 export function escapeControls(text: string): string {
   let out = "";
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || isBidiControl(c)) {
-      out += text.slice(from, i) + visible(c);
-      from = i + 1;
+    const hidden = c < 0x20 || (c >= 0x7f && c <= 0x9f) || isBidiControl(c)
+      ? 1
+      : invisibleLength(text, i);
+    if (hidden > 0) {
+      out += text.slice(from, i) + visible(text.codePointAt(i)!);
+      from = i + hidden;
+      i = from - 1;
     }
   }
   return from === 0 ? text : out + text.slice(from);
@@ -90,6 +104,8 @@ export function createSafeTextStream(): SafeTextStream {
   let afterCr = false;
   /** The opener and payload of the string sequence being read (shown if it never ends). */
   let held = "";
+  /** A high surrogate that ended the last chunk: read with the next one. */
+  let carry = "";
 
   /** Show a string sequence that did not end well; its payload is ordinary text. */
   const release = (): string => {
@@ -99,7 +115,13 @@ export function createSafeTextStream(): SafeTextStream {
     return visible(ESC) + escapeControls(text.slice(1));
   };
 
-  function push(chunk: string): string {
+  function push(input: string): string {
+    const [chunk, rest] = splitTrailingSurrogate(carry + input);
+    carry = rest;
+    return feed(chunk);
+  }
+
+  function feed(chunk: string): string {
     // Long because: one state machine over escape sequences; the states and their transitions read
     // best in one switch.
     let out = "";
@@ -116,9 +138,16 @@ export function createSafeTextStream(): SafeTextStream {
             }
           }
           if (!isControl(c)) {
+            const hidden = invisibleLength(chunk, i);
+            if (hidden > 0) {
+              i += hidden; // drawn as nothing: removed
+              continue;
+            }
             // Copy the run of ordinary characters at once.
             let j = i + 1;
-            while (j < chunk.length && !isControl(chunk.charCodeAt(j))) j++;
+            while (
+              j < chunk.length && !isControl(chunk.charCodeAt(j)) && invisibleLength(chunk, j) === 0
+            ) j++;
             out += chunk.slice(i, j);
             i = j;
             continue;
@@ -206,10 +235,11 @@ export function createSafeTextStream(): SafeTextStream {
   }
 
   function end(): string {
-    let out = "";
-    if (state === "esc" || state === "esc_inter") out = visible(ESC);
-    else if (state === "str") out = release();
-    else if (state === "str_esc") out = release() + visible(ESC);
+    let out = feed(carry); // a lone high surrogate: nothing followed it
+    carry = "";
+    if (state === "esc" || state === "esc_inter") out += visible(ESC);
+    else if (state === "str") out += release();
+    else if (state === "str_esc") out += release() + visible(ESC);
     state = "ground";
     held = "";
     afterCr = false;

@@ -12,6 +12,7 @@ import { type Placeholder, standInPaths } from "./_placeholders.ts";
 import {
   accountHome,
   expandHomePaths,
+  expandSecretPatterns,
   HOME_READABLE_DEFAULTS,
   homeRefusal,
   homesInRoots,
@@ -122,6 +123,9 @@ export async function homeMounts(
     hiddenHomes.push({ lexical: account!, real: accountReal, more: [] });
     out.hideMore.push(...homeSecrets(account!));
   }
+  // Credentials kept per installed version inside the shown toolchains (a node version's global
+  // npmrc, a python's pip.conf): found by listing the version directories.
+  for (const h of hiddenHomes) out.hideMore.push(...await expandSecretPatterns(h.lexical));
   const allHidden = (p: string) => isHidden(p) || out.hideMore.some((h) => inside(p, h));
   for (const h of hiddenHomes) {
     if (roots.some((r) => inside(h.real, r))) continue;
@@ -142,7 +146,10 @@ export async function homeMounts(
   const sealed = policy.allowHomeWorkspace ? await sealedHomes(roots, workspace, policy.home) : [];
   const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS];
   const ctx: SealContext = { paths: pathDirs(policy), isHidden: allHidden, roots, standIns, out };
-  for (const { dir } of sealed) await seal(dir, loaded, ctx);
+  for (const { dir } of sealed) {
+    if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
+    await seal(dir, loaded, ctx);
+  }
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
@@ -158,6 +165,13 @@ export async function homeMounts(
     for (const p of await sourcedPaths(h)) await holdInRoots(p, "file", ctx);
   }
   return out;
+}
+
+/** A sealed home other than `$HOME`: its credentials are hidden like those of `$HOME`. */
+async function hideSecretsOf(dir: string, out: HomeMounts): Promise<void> {
+  for (const p of [...homeSecrets(dir), ...await expandSecretPatterns(dir)]) {
+    if (!out.hideMore.includes(p)) out.hideMore.push(p);
+  }
 }
 
 interface SealContext {

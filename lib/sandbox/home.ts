@@ -28,6 +28,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { HOME_SECRET_PATTERNS } from "./policy.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -345,6 +346,72 @@ export async function expandHomePaths(
     }
   }
   return out;
+}
+
+/** Most entries listed per `*` directory of a secret pattern (a bound on plan time). */
+const PATTERN_DIR_LIMIT = 512;
+
+/**
+ * The existing paths under `home` that the patterns of
+ * {@linkcode HOME_SECRET_PATTERNS} name: each directory a pattern passes
+ * through is listed once (at most {@linkcode PATTERN_DIR_LIMIT} entries), so
+ * the cost is about one listing per installed version of a toolchain that is
+ * there (measured: 0.8 ms for a home with nine pyenv versions, 10 ms for one
+ * with a hundred versions across five managers).
+ */
+export function expandSecretPatterns(
+  home: string,
+  patterns: readonly string[] = HOME_SECRET_PATTERNS,
+): Promise<string[]> {
+  // Each directory is listed once (synchronously: a failed stat costs as much as a listing,
+  // and a trip to the thread pool more), and only directories a pattern goes through.
+  const listings = new Map<string, Map<string, boolean>>();
+  /** Name → is a directory (links followed), for the entries of `dir` (at most the limit). */
+  const list = (dir: string): Map<string, boolean> => {
+    let names = listings.get(dir);
+    if (names) return names;
+    names = new Map();
+    try {
+      for (const e of Deno.readDirSync(dir)) {
+        let isDir = e.isDirectory;
+        if (e.isSymlink) {
+          try {
+            isDir = Deno.statSync(join(dir, e.name)).isDirectory;
+          } catch {
+            isDir = false;
+          }
+        }
+        names.set(e.name, isDir);
+        if (names.size >= PATTERN_DIR_LIMIT) break;
+      }
+    } catch {
+      // not there, or not a directory
+    }
+    listings.set(dir, names);
+    return names;
+  };
+  const out = new Set<string>();
+  /** Add the existing paths `parts` names below `dir`. */
+  const walk = (dir: string, parts: readonly string[]): void => {
+    const [part, ...rest] = parts;
+    const names = list(dir);
+    const matches = part === "*" ? [...names.keys()] : names.has(part!) ? [part!] : [];
+    for (const name of matches) {
+      if (rest.length === 0) out.add(join(dir, name));
+      else if (names.get(name)) walk(join(dir, name), rest);
+    }
+  };
+  for (const pattern of patterns) walk(home, pattern.split("/"));
+  return Promise.resolve([...out]);
+}
+
+/** True when `path` is, or lies below, what `pattern` (of {@linkcode HOME_SECRET_PATTERNS}) names in `home`. */
+export function secretPatternCovers(path: string, home: string, pattern: string): boolean {
+  if (!inside(path, home) || path === home) return false;
+  const rel = path.slice(home.length + (home.endsWith("/") ? 0 : 1)).split("/");
+  const parts = pattern.split("/");
+  if (rel.length < parts.length) return false;
+  return parts.every((p, i) => p === "*" ? rel[i] !== "" && rel[i] !== ".." : p === rel[i]);
 }
 
 /**

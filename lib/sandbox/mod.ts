@@ -9,6 +9,7 @@ export {
   assertPolicyPaths,
   createPolicy,
   DEFAULT_MAX_PROCESSES,
+  HOME_SECRET_PATTERNS,
   HOME_SECRETS,
   homeSecrets,
   parseSandboxMode,

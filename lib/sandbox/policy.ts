@@ -179,6 +179,26 @@ export const HOME_SECRETS: readonly string[] = [
   ".m2/settings.xml",
   ".gradle/gradle.properties",
   ".local/share/keyrings",
+  ".local/share/kwalletd",
+  ".local/share/python_keyring",
+  ".local/share/containers/auth.json",
+  ".local/share/com.vercel.cli",
+  ".m2/settings-security.xml",
+  ".yarnrc.yml",
+  ".bunfig.toml",
+  ".pip",
+  ".bundle",
+  ".composer/auth.json",
+  ".dockercfg",
+  ".subversion",
+  ".hgrc",
+  ".curlrc",
+  ".wgetrc",
+  ".fly",
+  ".wrangler",
+  ".sentryclirc",
+  ".pki",
+  ".thunderbird",
   ".mozilla",
   ".bash_history",
   ".zsh_history",
@@ -190,9 +210,60 @@ export const HOME_SECRETS: readonly string[] = [
   ".viminfo",
 ];
 
+/**
+ * Credentials inside the toolchain directories `home.ts` shows, where a
+ * version manager keeps one install per version: npm's global config
+ * (`<node prefix>/etc/npmrc`, written by `npm config set --location=global`),
+ * pip's site config (`<python prefix>/pip.conf`), RubyGems' system config
+ * (`<ruby prefix>/etc/gemrc`). Relative to the home; a `*` segment matches
+ * any one name. Expanded at plan time by `expandSecretPatterns` (a listing
+ * of each `*` directory) and matched by the file tools with
+ * `secretPatternCovers`.
+ */
+export const HOME_SECRET_PATTERNS: readonly string[] = [
+  ".nvm/versions/node/*/etc/npmrc",
+  ".volta/tools/image/node/*/etc/npmrc",
+  ".asdf/installs/nodejs/*/etc/npmrc",
+  ".local/share/mise/installs/node/*/etc/npmrc",
+  ".fnm/node-versions/*/installation/etc/npmrc",
+  ".local/share/pnpm/global/*/.npmrc",
+  ".local/share/pnpm/.npmrc",
+  ".pyenv/versions/*/pip.conf",
+  ".pyenv/versions/*/envs/*/pip.conf",
+  ".asdf/installs/python/*/pip.conf",
+  ".local/share/mise/installs/python/*/pip.conf",
+  ".local/share/uv/python/*/pip.conf",
+  ".local/share/uv/tools/*/pip.conf",
+  ".local/share/uv/tools/*/uv-receipt.toml",
+  ".rbenv/versions/*/etc/gemrc",
+  ".asdf/installs/ruby/*/etc/gemrc",
+  ".local/share/mise/installs/ruby/*/etc/gemrc",
+];
+
 /** The absolute secret paths under `home` (whether or not they exist). */
 export function homeSecrets(home: string): string[] {
   return HOME_SECRETS.map((p) => join(home, p));
+}
+
+/**
+ * Credentials in the user's runtime directory (`$XDG_RUNTIME_DIR`, else
+ * `/run/user/<uid>`), relative: podman, buildah and skopeo keep their
+ * registry logins in `containers/auth.json` there by default.
+ */
+export const RUNTIME_SECRETS: readonly string[] = ["containers"];
+
+/** The absolute runtime-directory secrets for `env` (whether or not they exist). */
+export function runtimeSecrets(env: Record<string, string>): string[] {
+  const dirs = new Set<string>();
+  const xdg = env["XDG_RUNTIME_DIR"];
+  if (xdg && isAbsolute(xdg) && resolve(xdg) !== "/") dirs.add(resolve(xdg));
+  try {
+    const uid = Deno.uid();
+    if (uid !== null) dirs.add(`/run/user/${uid}`);
+  } catch {
+    // no uid on this platform
+  }
+  return [...dirs].flatMap((d) => RUNTIME_SECRETS.map((p) => join(d, p)));
 }
 
 /** Inputs of {@linkcode createPolicy}. */
@@ -246,6 +317,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   const hide = [
     ...(opts.dataRoot ? [resolve(opts.dataRoot)] : []),
     ...(home ? homeSecrets(resolve(home)) : []),
+    ...runtimeSecrets(hostEnv ?? Deno.env.toObject()),
     ...(opts.hide ?? []).map((p) => resolve(p)),
   ];
   const policy: SandboxPolicy = {

@@ -23,9 +23,11 @@
  *
  * Matching runs on what a terminal shows: escape sequences (CSI, OSC, DCS
  * and the rest, 7-bit and C1, read as lib/display/terminal_text.ts reads
- * them) and control characters (C0 but tab, newline and carriage return,
- * DEL, C1, zero-width and bidi controls) do not separate a secret's
- * characters, so `abcde ESC[0m fghij` is one run. A match is replaced from
+ * them), control characters (C0 but tab, newline and carriage return, DEL,
+ * C1) and invisible characters (every Unicode default-ignorable code point
+ * and format character: zero-width and bidi controls and marks, soft
+ * hyphen, variation selectors, tag characters…, see
+ * lib/display/invisible.ts) do not separate a secret's characters, so `abcde ESC[0m fghij` is one run. A match is replaced from
  * its first to its last character, the sequences between them included;
  * the contents of the sequences are masked as plain text too. A possible
  * match held behind more than {@linkcode MAX_HELD_CONTROLS} characters of
@@ -48,6 +50,8 @@
  *
  * @module
  */
+
+import { HAS_INVISIBLE, invisibleLength, splitTrailingSurrogate } from "../display/invisible.ts";
 
 /** Shortest value that is masked; shorter ones are left alone. */
 export const MIN_SECRET_LENGTH = 6;
@@ -303,17 +307,33 @@ function createPlainMasker(matcher: Matcher): SecretMasker {
 
 /**
  * Characters a terminal or a renderer drops or hides: C0 controls but tab,
- * newline and carriage return, DEL, C1 controls, zero-width characters and
- * the bidirectional controls. They never separate a secret's characters.
+ * newline and carriage return, DEL, C1 controls, and the invisible
+ * characters of lib/display/invisible.ts (default-ignorable code points and
+ * format characters, from their Unicode properties). They never separate a
+ * secret's characters.
  */
-const IGNORABLE =
-  // deno-lint-ignore no-control-regex
-  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069]/;
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 
-function ignorable(code: number): boolean {
-  return (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
-    (code >= 0x7f && code <= 0x9f) || (code >= 0x200b && code <= 0x200d) || code === 0x2060 ||
-    code === 0xfeff || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+/** Whether `chunk` holds anything but shown characters (the fast path skips it otherwise). */
+function hasIgnorable(chunk: string): boolean {
+  return CONTROL.test(chunk) || HAS_INVISIBLE.test(chunk);
+}
+
+/** The length (0, 1 or 2 code units) of the ignorable character at `i` of `text`. */
+function ignorableAt(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  if (
+    (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) ||
+    (code >= 0x7f && code <= 0x9f)
+  ) return 1;
+  return invisibleLength(text, i);
+}
+
+/** A control character that ends a string sequence, as lib/display/terminal_text.ts has it. */
+function endsString(code: number): boolean {
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) ||
+    (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
 }
 
 /**
@@ -353,6 +373,8 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
    * `safeText` does), so only then are its characters part of the view.
    */
   let str = "";
+  /** A high surrogate that ended the last chunk: read with the next one. */
+  let carry = "";
 
   const toMap = () => {
     if (map === null) map = Array.from({ length: view.length }, (_, i) => i);
@@ -375,7 +397,7 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
   function read(chunk: string): void {
     // Long because: one state machine over escape sequences, the one of
     // lib/display/terminal_text.ts; its states and transitions read best in one switch.
-    if (state === "ground" && !IGNORABLE.test(chunk)) {
+    if (state === "ground" && !hasIgnorable(chunk)) {
       if (map !== null) { for (let i = 0; i < chunk.length; i++) map.push(raw.length + i); }
       raw += chunk;
       view += chunk;
@@ -406,9 +428,10 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
       const ch = chunk[i]!;
       switch (state) {
         case "ground": {
-          if (!ignorable(c)) {
+          const skip = ignorableAt(chunk, i);
+          if (skip === 0) {
             let j = i + 1;
-            while (j < chunk.length && !ignorable(chunk.charCodeAt(j))) j++;
+            while (j < chunk.length && ignorableAt(chunk, j) === 0) j++;
             for (let k = 0; k < j - i; k++) m.push(raw.length + k);
             raw += chunk.slice(i, j);
             view += chunk.slice(i, j);
@@ -419,7 +442,11 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
           else if (c === 0x9b) enter("csi", ch);
           else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
             openString(ch);
-          } else raw += ch;
+          } else {
+            raw += chunk.slice(i, i + skip);
+            i += skip;
+            continue;
+          }
           i++;
           continue;
         }
@@ -454,7 +481,7 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
         case "str":
           if (c === 0x07 || c === 0x9c) endString(ch);
           else if (c === 0x1b) state = "str_esc";
-          else if (c < 0x20 || ignorable(c)) {
+          else if (endsString(c)) {
             release(); // a control character ends it: read afresh
             continue;
           } else {
@@ -506,7 +533,9 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
   return {
     push(text: string): string {
       if (!active || text.length === 0) return text;
-      read(text);
+      const [chunk, rest] = splitTrailingSurrogate(carry + text);
+      carry = rest;
+      read(chunk);
       let out = decide(false);
       if (raw.length + inner.held + str.length > MAX_HELD_CONTROLS && view.length > 0) {
         out += decide(false, true);
@@ -515,6 +544,8 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
     },
     flush(): string {
       if (!active) return "";
+      read(carry);
+      carry = "";
       if (state === "str" || state === "str_esc") {
         const esc = state === "str_esc";
         release();
@@ -530,7 +561,7 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
       return out;
     },
     get held() {
-      return raw.length + inner.held + str.length;
+      return raw.length + inner.held + str.length + carry.length;
     },
     get active() {
       return active;

@@ -35,12 +35,13 @@ import {
 } from "../sandbox/git_config_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
-import { HOME_SECRETS } from "../sandbox/policy.ts";
+import { HOME_SECRET_PATTERNS, HOME_SECRETS } from "../sandbox/policy.ts";
 import {
   HOME_READABLE_DEFAULTS,
   SEALED_DIRS,
   SEALED_SHOWN,
   sealedHomes,
+  secretPatternCovers,
   sourcedPaths,
   TOOLCHAIN_PATHS,
 } from "../sandbox/home.ts";
@@ -373,7 +374,8 @@ async function homeRefusal(
   const home = roots.home ?? envHome();
   const homes = (await sealedHomes([wsReal], wsReal, home).catch(() => [])).map((h) => h.dir);
   for (const dir of homes) {
-    const secret = HOME_SECRETS.find((rel) => isInside(real, join(dir, rel)));
+    const secret = HOME_SECRETS.find((rel) => isInside(real, join(dir, rel))) ??
+      HOME_SECRET_PATTERNS.find((pattern) => secretPatternCovers(real, dir, pattern));
     if (secret !== undefined) {
       return `${
         join(dir, secret)

@@ -30,6 +30,15 @@ function assertNoPiece(text: string, where: string): void {
   }
 }
 
+/** Characters a terminal draws as nothing (default-ignorable and format characters). */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+
+/** Like {@linkcode assertNoPiece}, also with every invisible character removed from `text`. */
+function assertNoHiddenPiece(text: string, where: string): void {
+  assertNoPiece(text, where);
+  assertNoPiece(text.replace(INVISIBLE, ""), `${where} (invisible characters removed)`);
+}
+
 async function readAll(dir: string): Promise<string> {
   let out = "";
   for await (const e of Deno.readDir(dir)) {
@@ -163,5 +172,81 @@ Deno.test("run: another data root penguin has used is hidden from the model's co
     await server.close();
     await sb.cleanup();
     await other.cleanup();
+  }
+});
+
+Deno.test("run: a secret split by invisible characters (bidi marks, tag characters, variation selectors…) is masked everywhere", async () => {
+  await cacheServers();
+  const queue: ScriptedTurn[] = [];
+  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
+    await ok([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "ATK_V",
+      "--value",
+      VAULT_VALUE,
+    ]);
+    const config = systemConfigPath({
+      root: sb.root,
+      projectId: DEFAULT_PROJECT_ID,
+      agentId: DEFAULT_AGENT_ID,
+    });
+    const deno = denoServer(TEST_SERVER);
+    await addMcpServer(config, "t", { ...deno, env: { ...deno.env, LISTED_SECRET: MCP_VALUE } });
+    // LRM, RLM, combining grapheme joiner, Arabic letter mark, variation selector 16, tag
+    // LATIN CAPITAL A, soft hyphen, function application: each drawn as nothing.
+    const separators = [
+      "\\342\\200\\216",
+      "\\342\\200\\217",
+      "\\315\\217",
+      "\\330\\234",
+      "\\357\\270\\217",
+      "\\363\\240\\201\\201",
+      "\\302\\255",
+      "\\342\\201\\241",
+    ];
+    const pieces = (sep: string) =>
+      `printf '%s${sep}%s${sep}%s\\n' "\${ATK_V:0:5}" "\${ATK_V:5:5}" "\${ATK_V:10:5}"`;
+    queue.push(
+      turn.toolCall("exec_command", { cmd: separators.map(pieces).join("; ") }),
+      turn.toolCall("mcp__t__hidden_split", {}),
+      turn.text("Seen."),
+    );
+
+    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
+    assert.equal(r.code, 0, r.stderr);
+    const sid = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1];
+    assert.ok(sid, r.stderr);
+    assert.equal(server.requests.length, 3);
+
+    const bodies = JSON.stringify(server.requests.map((q) => q.body));
+    assert.ok(bodies.includes("[redacted:vault:ATK_V]"), bodies.slice(-3000));
+    assert.ok(bodies.includes("[redacted:mcp:t.LISTED_SECRET]"), "the MCP output is masked");
+    assert.ok(bodies.includes("mcp__t__hidden_split"), "the tool is offered");
+    assert.ok(
+      bodies.includes("Pieces [redacted:mcp:t.LISTED_SECRET]"),
+      "its description is masked",
+    );
+    assertNoHiddenPiece(bodies, "a request body");
+
+    const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
+    assertNoHiddenPiece(await readAll(join(agent, "traces")), "a trace file");
+    assertNoHiddenPiece(r.stdout + r.stderr, "the run's output");
+    for (const format of ["md", "html", "json"]) {
+      const e = await ok(["--root", sb.root, "trace", "export", sid, "--format", format]);
+      assertNoHiddenPiece(e.stdout + e.stderr, `trace export --format ${format}`);
+    }
+    const show = await ok(["--root", sb.root, "trace", "show", sid]);
+    assertNoHiddenPiece(show.stdout + show.stderr, "trace show");
+  } finally {
+    await server.close();
+    await sb.cleanup();
   }
 });

@@ -107,3 +107,32 @@ Deno.test("escapeControls shows every control character and removes nothing", ()
     assert.ok(escapeControls(text).startsWith(escapeControls(text.slice(0, k))), "prefix-stable");
   }
 });
+
+Deno.test("safeText removes characters drawn as nothing; escapeControls shows them", () => {
+  // LRM, RLM, CGJ, ALM, VS16, tag A (astral), soft hyphen, function application, Hangul filler.
+  const hidden = [
+    "\u200e",
+    "\u200f",
+    "\u034f",
+    "\u061c",
+    "\ufe0f",
+    "\u{e0041}",
+    "\u00ad",
+    "\u2061",
+    "\u3164",
+  ];
+  for (const h of hidden) {
+    assert.equal(safeText(`ABCDE${h}FGHIJ`), "ABCDEFGHIJ", JSON.stringify(h));
+    assert.ok(!escapeControls(`a${h}b`).includes(h), JSON.stringify(h));
+  }
+  assert.equal(escapeControls("a\u{e0041}b"), "a\\u{e0041}b");
+  assert.equal(escapeControls("a\u200eb"), "a\\u200eb");
+  // Bidi overrides stay visible as before; other astral characters pass.
+  assert.equal(safeText("a\u202eb\u{1f427}"), "a\\u202eb\u{1f427}");
+  // A tag character cut between two chunks is still removed.
+  const s = createSafeTextStream();
+  const text = "x\u{e0041}y\u{1f427}";
+  let out = "";
+  for (let i = 0; i < text.length; i++) out += s.push(text[i]!);
+  assert.equal(out + s.end(), "xy\u{1f427}");
+});

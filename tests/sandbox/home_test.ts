@@ -3,7 +3,7 @@
 // a home in a writable root is refused without the flag and sealed with it, and the file
 // tools agree.
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   createPolicy,
   resolvePlan,
@@ -312,7 +312,7 @@ Deno.test("a sealed home: missing loaded directories cannot be made, dot-entries
       for (const p of [".yarnrc.yml", ".fly/config.yml"]) {
         const r = await resolveWorkspacePath(rel(p), roots, "read");
         assert.equal(r.ok, false, p);
-        if (!r.ok) assert.match(r.message, /user's configuration/);
+        if (!r.ok) assert.match(r.message, /user's configuration|user's credentials/);
       }
       assert.equal((await resolveWorkspacePath(rel(".bashrc"), roots, "read")).ok, true);
     }
@@ -408,5 +408,106 @@ Deno.test("the account's home from /etc/passwd is hidden when HOME is / or anoth
     } finally {
       if (made) await Deno.remove(canary);
     }
+  });
+});
+
+/** Credential files a version manager keeps per installed version, inside shown toolchains. */
+const PER_VERSION_CREDENTIALS = [
+  ".nvm/versions/node/v20.11.0/etc/npmrc",
+  ".volta/tools/image/node/20.11.0/etc/npmrc",
+  ".asdf/installs/nodejs/20.11.0/etc/npmrc",
+  ".local/share/mise/installs/node/20.11.0/etc/npmrc",
+  ".fnm/node-versions/v20.11.0/installation/etc/npmrc",
+  ".local/share/pnpm/global/5/.npmrc",
+  ".pyenv/versions/3.11.7/pip.conf",
+  ".pyenv/versions/3.11.7/envs/venv1/pip.conf",
+  ".local/share/uv/python/cpython-3.12.1-linux-x86_64-gnu/pip.conf",
+  ".rbenv/versions/3.2.0/etc/gemrc",
+];
+
+Deno.test("per-version credentials in shown toolchains (global npmrc, pip.conf, gemrc) stay hidden", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await Deno.mkdir(ws);
+    for (const rel of PER_VERSION_CREDENTIALS) {
+      await put(join(home, rel), `token=cred-SECRET ${rel}\n`);
+      await put(join(home, rel, "..", "visible.txt"), `shown ${rel}\n`);
+    }
+    const out = await sh(
+      policyOf(ws, home),
+      PER_VERSION_CREDENTIALS.map((rel) => `cat ~/${rel} ~/${dirname(rel)}/visible.txt`).join(
+        "; ",
+      ) +
+        " 2>&1; grep -ra SECRET ~ 2>&1; echo end",
+    );
+    assert.match(out, /end/);
+    for (const rel of PER_VERSION_CREDENTIALS) assert.match(out, new RegExp(`shown ${rel}`));
+    assert.doesNotMatch(out, /SECRET/);
+  });
+});
+
+Deno.test("a sealed home hides container registry logins and per-version toolchain credentials; the file tools refuse them", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(join(home, ".bashrc"), "# rc\n");
+    const secrets = [
+      ".local/share/containers/auth.json",
+      ".yarnrc.yml",
+      ".bunfig.toml",
+      ".pip/pip.conf",
+      ".m2/settings-security.xml",
+      ...PER_VERSION_CREDENTIALS,
+    ];
+    for (const rel of secrets) await put(join(home, rel), `{"auth":"reg-SECRET"}\n`);
+    await put(join(home, ".nvm", "versions", "node", "v20.11.0", "bin", "node"), "node-visible\n");
+    const policy = policyOf(home, home, { allowHomeWorkspace: true });
+    const out = await sh(
+      policy,
+      `cat ~/.nvm/versions/node/v20.11.0/bin/node; ${
+        secrets.map((rel) => `cat ~/${rel}`).join("; ")
+      } 2>&1; grep -ra SECRET ~ 2>&1; echo end`,
+    );
+    assert.match(out, /end/);
+    assert.match(out, /node-visible/);
+    assert.doesNotMatch(out, /SECRET/);
+    const roots = { workspace: home, home };
+    for (const rel of secrets) {
+      const r = await resolveWorkspacePath(rel, roots, "read");
+      assert.equal(r.ok, false, rel);
+      if (!r.ok) assert.match(r.message, /credentials|configuration/, rel);
+    }
+    assert.equal(
+      (await resolveWorkspacePath(".nvm/versions/node/v20.11.0/bin/node", roots, "read")).ok,
+      true,
+    );
+  });
+});
+
+Deno.test("podman's registry logins in the runtime directory ($XDG_RUNTIME_DIR/containers) are hidden", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    const runtime = join(base, "run-user");
+    await Deno.mkdir(ws);
+    await Deno.mkdir(home);
+    await put(join(runtime, "containers", "auth.json"), `{"auths":{"r":{"auth":"rt-SECRET"}}}\n`);
+    await put(join(runtime, "other.txt"), "runtime-visible\n");
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      hostEnv: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: home,
+        XDG_RUNTIME_DIR: runtime,
+      },
+    });
+    const out = await sh(
+      policy,
+      `cat ${runtime}/other.txt; grep -ra SECRET ${runtime} 2>&1; echo end`,
+    );
+    assert.match(out, /runtime-visible/);
+    assert.match(out, /end/);
+    assert.doesNotMatch(out, /SECRET/);
   });
 });

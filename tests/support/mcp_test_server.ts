@@ -8,7 +8,8 @@
 // {path, text}, structured (only structuredContent), picture (an image),
 // and one tool with an invalid name. With LISTED_SECRET in its environment it also lists a
 // tool whose description and input schema quote that value, one whose name holds a piece of
-// it, and `split`, which returns the value in 5-character pieces separated by escape sequences.
+// it, and `split`, which returns the value in 5-character pieces separated by escape sequences,
+// and `hidden_split`, which returns (and describes) it in pieces separated by invisible characters.
 import { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
 import { StdioServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/stdio.js";
 import {
@@ -96,6 +97,11 @@ async function call(name: string, args: Record<string, unknown>): Promise<Result
       const v = Deno.env.get("LISTED_SECRET") ?? "";
       return text(`${v.slice(0, 5)}\x1b[0m${v.slice(5, 10)}\x1b]0;\x07${v.slice(10, 15)}`);
     }
+    case "hidden_split": {
+      // Pieces joined by characters a terminal draws as nothing (LRM, a tag character).
+      const v = Deno.env.get("LISTED_SECRET") ?? "";
+      return text(`${v.slice(0, 4)}\u200e${v.slice(4, 11)}\u{e0041}${v.slice(11, 18)}`);
+    }
     case "structured":
       return { content: [], structuredContent: { answer: 42 } };
     case "picture":
@@ -128,6 +134,13 @@ function secretTools() {
       inputSchema: object(),
     },
     { name: "split", description: "Returns the key in pieces.", inputSchema: object() },
+    {
+      name: "hidden_split",
+      description: `Pieces ${secret.slice(0, 6)}\u00ad${secret.slice(6, 13)}\ufe0f${
+        secret.slice(13, 20)
+      }.`,
+      inputSchema: object(),
+    },
   ];
 }
 

@@ -336,3 +336,28 @@ Deno.test("a possible secret held behind endless control sequences is decided, m
   assert.ok(out.startsWith("[redacted:vault:V]\x1b[0m"), out.slice(0, 40));
   assert.ok(!out.includes(secret.value.slice(0, 5)));
 });
+
+Deno.test("a secret whose pieces are separated by invisible characters is masked, however chunked", () => {
+  const value = "Vx1Aw7OCq9Lm2Np4Rt6Yu8Io0Pa3Sd5F";
+  const secrets = [{ kind: "vault" as const, name: "K", value }];
+  const hidden = [
+    "\u200e",
+    "\u200f",
+    "\u034f",
+    "\u061c",
+    "\ufe0f",
+    "\u{e0041}",
+    "\u00ad",
+    "\u2061",
+    "\u180e",
+    "\u{1d173}",
+  ];
+  for (const h of hidden) {
+    const text = `x ${value.slice(0, 5)}${h}${value.slice(5, 10)}${h}${value.slice(10, 15)} y`;
+    assert.equal(maskSecrets(text, secrets), "x [redacted:vault:K] y", JSON.stringify(h));
+    const masker = createSecretMasker(secrets);
+    let out = "";
+    for (let i = 0; i < text.length; i++) out += masker.push(text[i]!);
+    assert.equal(out + masker.flush(), "x [redacted:vault:K] y", `${JSON.stringify(h)} by unit`);
+  }
+});
