@@ -55,6 +55,12 @@ export interface ResolvedGitConfig {
   files: ConfigFile[];
   /** Syntax errors and includes that could not be followed. */
   errors: string[];
+  /**
+   * Files named by an `includeIf` whose condition does not hold now (a
+   * `gitdir:` pattern no git directory of this repository matches): git reads
+   * them for another repository, or for this one once the condition holds.
+   */
+  skipped?: ConfigFile[];
 }
 
 /** What to resolve. */
@@ -331,7 +337,21 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     out.entries.push(e);
     const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
     if (!inc || e.value === null || e.value === "") return;
-    if (inc[1] !== undefined && !conditionHolds(inc[1], e.file, opts)) return;
+    if (inc[1] !== undefined && !conditionHolds(inc[1], e.file, opts)) {
+      for (const p of expandPath(e.value, opts.home, prefixes)) {
+        if (e.line === 0 && !isAbsolute(p)) continue;
+        const path = resolve(dirname(e.file), p);
+        const file: ConfigFile = {
+          path,
+          scope: "include",
+          key: e.key,
+          from: e.file,
+          state: "missing",
+        };
+        (out.skipped ??= []).push(file);
+      }
+      return;
+    }
     if (depth >= MAX_INCLUDE_DEPTH) {
       out.errors.push(`${e.file}:${e.line}: includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
       return;

@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, type ExecTarget, gitExecTargets, pythonModules } from "./git_exec_keys.ts";
-import type { GitAccess, GitLayout } from "./git_guard.ts";
+import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
 
 export type { ExecTarget };
 
@@ -38,6 +38,48 @@ export interface TargetOptions {
   missing?: ReadonlySet<string>;
   /** The environment of {@linkcode resolveGitConfig} (tests). */
   env?: (name: string) => string | undefined;
+  /**
+   * Also the targets of the repositories enclosing the workspace
+   * ({@linkcode enclosingRepos}); default true.
+   */
+  enclosing?: boolean;
+}
+
+function ownEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The work trees of the repositories git finds from the directories above
+ * `workspaceReal` (a real path), nearest first: every ancestor holding a
+ * `.git`. Like git's discovery, the walk stops at a directory on another
+ * file system than the workspace (unless `GIT_DISCOVERY_ACROSS_FILESYSTEM`
+ * is true) and at a directory of `GIT_CEILING_DIRECTORIES`, which is not
+ * looked at. Every one counts, not only the nearest: the user may run git in
+ * any of them, and each one's configuration may name workspace paths (husky
+ * installed for a package in a subdirectory sets `core.hooksPath` to one).
+ */
+export async function enclosingRepos(
+  workspaceReal: string,
+  env: (name: string) => string | undefined = ownEnv,
+): Promise<string[]> {
+  const across = /^(1|true|yes|on)$/i.test(env("GIT_DISCOVERY_ACROSS_FILESYSTEM") ?? "");
+  const ceilings = (env("GIT_CEILING_DIRECTORIES") ?? "").split(":")
+    .filter((c) => isAbsolute(c)).map((c) => c.length > 1 ? c.replace(/\/+$/, "") : c);
+  const dev = await Deno.stat(workspaceReal).then((i) => i.dev, () => undefined);
+  const out: string[] = [];
+  for (let dir = dirname(workspaceReal);; dir = dirname(dir)) {
+    if (ceilings.includes(dir)) break;
+    const info = await Deno.stat(dir).catch(() => undefined);
+    if (!info || (!across && dev !== undefined && info.dev !== dev)) break;
+    if (await Deno.lstat(join(dir, ".git")).then(() => true, () => false)) out.push(dir);
+    if (dir === dirname(dir)) break;
+  }
+  return out;
 }
 
 /**
@@ -63,6 +105,34 @@ export async function gitConfigTargets(
     ...(opts.env ? { env: opts.env } : {}),
   });
   const all = gitExecTargets(config, workspaceReal, home);
+  // An include whose condition holds for no repository yet (a global `includeIf
+  // "gitdir:<ws>/vendor/**"`): git reads it for the next repository the user makes there.
+  for (const f of config.skipped ?? []) {
+    if (!f.from || !f.key) continue;
+    all.push({
+      path: f.path,
+      key: "includeIf.*.path",
+      value: f.path,
+      file: f.from,
+      use: "read",
+      missing: "file",
+    });
+  }
+  if (opts.enclosing ?? true) {
+    for (const top of await enclosingRepos(workspaceReal, opts.env)) {
+      const outer = await findGitLayout(top, opts.missing);
+      if (outer.kind === "missing") continue;
+      const cfg = await resolveGitConfig({
+        workTree: top,
+        gitDirs: [outer.dotGit, ...outer.gitDirs],
+        gitDir: outer.gitDirs[0],
+        commonDir: outer.gitDirs[1] ?? outer.gitDirs[0],
+        home,
+        ...(opts.env ? { env: opts.env } : {}),
+      });
+      all.push(...gitExecTargets(cfg, top, home));
+    }
+  }
   for (const f of config.files) {
     if (f.scope === "system" || f.scope === "global") {
       all.push({

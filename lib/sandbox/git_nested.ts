@@ -32,7 +32,7 @@
 import { join, sep } from "node:path";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
-import { findGitLayout, readCommondir } from "./git_guard.ts";
+import { findGitLayout, GIT_GUARDED_ENTRIES, readCommondir } from "./git_guard.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -75,7 +75,8 @@ export const DISARMED_SUFFIX = "-disarmed-by-penguin";
 /**
  * Every repository below `workspace` (a real path), outermost first, with
  * whether the walk saw the whole tree. Symbolic links are not followed; the
- * workspace's own `.git` and the inside of every git directory are skipped.
+ * workspace's own `.git` and the inside of every `.git` are skipped (a bare
+ * repository's inside is walked: a repository made there is found first).
  */
 export async function findNestedRepos(
   workspace: string,
@@ -93,7 +94,7 @@ export async function findNestedRepos(
         const dir = level[i + k]!;
         seen += entries.length;
         if (seen > maxEntries) return { repos, complete: false };
-        visit(dir, entries, workspace, repos, next);
+        await visit(dir, entries, workspace, repos, next);
       }
     }
     level = next;
@@ -114,24 +115,39 @@ async function listDir(dir: string): Promise<Deno.DirEntry[]> {
   return entries;
 }
 
-/** Record the repository `dir` is or holds; queue its subdirectories in `next`. */
-function visit(
+/** Whether `path`, a regular file, has an execute bit (git's `access(path, X_OK)` passes). */
+async function executable(path: string): Promise<boolean> {
+  const info = await Deno.stat(path).catch(() => undefined);
+  return info !== undefined && (info.isDirectory || ((info.mode ?? 0) & 0o111) !== 0);
+}
+
+/**
+ * Record the repository `dir` is or holds; queue its subdirectories in `next`
+ * (a bare repository's too: git finds a repository made inside one first).
+ */
+async function visit(
   dir: string,
   entries: Deno.DirEntry[],
   workspace: string,
   repos: NestedRepo[],
   next: string[],
-): void {
-  // git follows links here: a linked HEAD, objects or refs counts.
-  const has = (name: string, isDir: boolean) =>
-    entries.some((e) => e.name === name && (e.isSymlink || (isDir ? e.isDirectory : e.isFile)));
-  // A directory holding HEAD is a git directory to git when it has objects/ and refs/, or a
-  // commondir file naming the directory that has them (counted whatever it names).
-  const gitDir = has("HEAD", false) &&
-    ((has("objects", true) && has("refs", true)) || has("commondir", false));
+): Promise<void> {
+  const entry = (name: string) => entries.find((e) => e.name === name);
+  // As git's is_git_directory: HEAD, and objects and refs it can search (access X_OK): a
+  // directory, a link (git follows it) or an executable regular file. A commondir file
+  // naming the directory that has them counts whatever it names.
+  const head = entry("HEAD");
+  const searchable = async (name: string) => {
+    const e = entry(name);
+    if (!e) return false;
+    if (e.isDirectory || e.isSymlink) return true;
+    return e.isFile && await executable(join(dir, name));
+  };
+  const gitDir = head !== undefined && (head.isFile || head.isSymlink) &&
+    ((await searchable("objects") && await searchable("refs")) ||
+      entries.some((e) => e.name === "commondir" && (e.isFile || e.isSymlink)));
   if (dir !== workspace && gitDir) {
     repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
-    return;
   }
   for (const e of entries) {
     if (e.name.toLowerCase() === ".git") {
@@ -175,6 +191,11 @@ export async function armedReason(
 ): Promise<string | undefined> {
   if (repo.symlink) return `${repo.entry} is a symbolic link`;
   const gitDirs = await nestedGitDirs(repo);
+  // A linked configuration, hooks directory or redirection leads to a file the model can
+  // change after any check: armed whatever it holds now.
+  for (const dir of gitDirs) {
+    for (const path of await symlinkedEntries(dir)) return `${path} is a symbolic link`;
+  }
   for (const dir of gitDirs) {
     try {
       for await (const e of Deno.readDir(join(dir, "hooks"))) {
@@ -226,6 +247,40 @@ export async function nestedGitDirs(repo: NestedRepo): Promise<string[]> {
   return common && common !== real ? [real, common] : [real];
 }
 
+/**
+ * The entries of the git directory `dir` that configure or redirect git
+ * (`GIT_GUARDED_ENTRIES`: `config`, `config.worktree`, `hooks`, `commondir`,
+ * `info/`…) and are symbolic links.
+ */
+export async function symlinkedEntries(dir: string): Promise<string[]> {
+  // Listed, not looked up one by one: a plan of a read-only git directory looks at none.
+  const links = async (d: string) => {
+    const names = new Set<string>();
+    try {
+      for await (const e of Deno.readDir(d)) if (e.isSymlink) names.add(e.name);
+    } catch {
+      // gone, or not a directory
+    }
+    return names;
+  };
+  const top = await links(dir);
+  const out: string[] = [];
+  let inObjects: Set<string> | undefined;
+  for (const e of GIT_GUARDED_ENTRIES) {
+    const [first, rest] = e.rel.split("/") as [string, string | undefined];
+    if (rest === undefined) {
+      if (top.has(first)) out.push(join(dir, first));
+    } else if (top.has(first)) {
+      // A linked directory on the way (objects → …/info) leads there as well.
+      if (!out.includes(join(dir, first))) out.push(join(dir, first));
+    } else {
+      inObjects ??= await links(join(dir, first));
+      if (inObjects.has(rest)) out.push(join(dir, e.rel));
+    }
+  }
+  return out;
+}
+
 /** A repository found when a sandbox was planned: its entry and {@linkcode repoIdentity}. */
 export interface NestedRepoMark {
   entry: string;
@@ -234,17 +289,20 @@ export interface NestedRepoMark {
 
 /**
  * What identifies `repo` on the disk: the device and inode of its entry, and
- * of each git directory with its `config`, `config.worktree` and `hooks`. A
- * command that renames a parent away and makes a new repository at the same
- * path (or replaces the git directory or its configuration) changes it.
+ * of each git directory with its `config`, `config.worktree`, `hooks` and
+ * `commondir`, each both as an entry and as what it leads to (a link's
+ * target). A command that renames a parent away and makes a new repository
+ * at the same path (or replaces the git directory, its configuration, or the
+ * file a link of it leads to) changes it.
  */
 export async function repoIdentity(repo: NestedRepo): Promise<string> {
   const id = (p: string) => Deno.lstat(p).then((i) => `${i.dev}:${i.ino}`, () => "-");
+  const target = (p: string) => Deno.stat(p).then((i) => `${i.dev}:${i.ino}`, () => "-");
   const parts = [await id(repo.entry)];
   for (const dir of await nestedGitDirs(repo).catch(() => [])) {
     parts.push(dir, await id(dir));
-    for (const name of ["config", "config.worktree", "hooks"]) {
-      parts.push(await id(join(dir, name)));
+    for (const name of ["config", "config.worktree", "hooks", "commondir"]) {
+      parts.push(await id(join(dir, name)), await target(join(dir, name)));
     }
   }
   return parts.join(" ");

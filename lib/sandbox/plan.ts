@@ -28,6 +28,7 @@ import {
   type NestedRepoMark,
   repoIdentity,
   SCAN_LIMIT_VAR,
+  symlinkedEntries,
 } from "./git_nested.ts";
 
 export type { Placeholder, Reveal };
@@ -326,12 +327,15 @@ async function guardNestedRepos(
           `(git follows that the same way), or run with --sandbox read-only`,
       );
     }
-    if (repo.kind === "bare") {
-      for (const dir of await nestedGitDirs(repo)) add(dir);
-    } else {
-      const layout = await findGitLayout(repo.workTree);
-      if (layout.kind === "file") add(layout.dotGit);
-      for (const dir of layout.gitDirs) add(dir);
+    const dirs = repo.kind === "bare"
+      ? await nestedGitDirs(repo)
+      : await findGitLayout(repo.workTree).then((layout) => {
+        if (layout.kind === "file") add(layout.dotGit);
+        return layout.gitDirs;
+      });
+    for (const dir of dirs) {
+      add(dir);
+      for (const p of await linkedEntryTargets(dir)) add(p);
     }
     await guardGitConfig(repo.workTree, roots, access, out, protectTry);
   }
@@ -557,6 +561,20 @@ async function guardGit(
   await guardGitDirs(layout.gitDirs, roots, access, out);
 }
 
+/**
+ * The real paths the entries of the git directory `dir` that configure or
+ * redirect git lead to, where they are symbolic links to something existing:
+ * bound read-only like the entry, since git reads through the link.
+ */
+async function linkedEntryTargets(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const link of await symlinkedEntries(dir)) {
+    const r = await real(link);
+    if (r && !out.includes(r.path)) out.push(r.path);
+  }
+  return out;
+}
+
 /** The mounts that keep the git directories `gitDirs` from being changed beyond `access`. */
 async function guardGitDirs(
   gitDirs: readonly string[],
@@ -572,6 +590,10 @@ async function guardGitDirs(
   };
   for (const dir of gitDirs) {
     if (!inRoots(dir)) continue;
+    // What a linked config, hooks directory… leads to is as read-only as the entry.
+    for (const p of await linkedEntryTargets(dir)) {
+      if (inRoots(p) && !out.protect.includes(p)) out.protect.push(p);
+    }
     if (access === "read-only") {
       // The whole directory is read-only: its entries need no look-ups.
       if (!out.protect.includes(dir)) out.protect.push(dir);
@@ -624,7 +646,12 @@ async function guardGitConfig(
 ): Promise<void> {
   const held = out.standIns;
   const layout = await findGitLayout(workspace, held);
-  const targets = await gitConfigTargets(workspace, layout, access, { roots, missing: held });
+  // A nested repository's enclosing ones are the workspace's, guarded on their own.
+  const targets = await gitConfigTargets(workspace, layout, access, {
+    roots,
+    missing: held,
+    enclosing: tryList === undefined,
+  });
   targets: for (const t of targets) {
     if (out.protect.some((p) => isInside(t.path, p))) continue;
     const root = roots.filter((r) => isInside(t.path, r)).sort((a, b) => b.length - a.length)[0];

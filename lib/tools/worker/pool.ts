@@ -246,7 +246,11 @@ export function createToolWorkerPool(
     const signal = ctx.signal;
     const roots = await rootsOf(ctx);
     const readOnly = await readOnlyRootsOf(ctx);
-    const gitTargets = await gitTargetsOf(ctx, roots[0]!);
+    // What the caller resolved (the tool host cannot read the user's global configuration)
+    // is kept, and what can be resolved here added.
+    const own = (await gitTargetsOf(ctx, roots[0]!)).gitTargets ?? [];
+    const all = [...(ctx.gitTargets ?? []), ...own];
+    const gitTargets = all.length > 0 ? { gitTargets: all } : {};
     const slot = take(JSON.stringify([roots, readOnly]), roots, readOnly);
     const id = nextId++;
     const queue: Incoming[] = [];
