@@ -151,6 +151,21 @@ function pinAncestors(path: string, roots: readonly string[], pinned: string[]):
   }
 }
 
+/** Whether `dir` holds a project with its configuration (`<dir>/<project>/.project_config.toml`). */
+async function looksLikeDataRoot(dir: string): Promise<boolean> {
+  let seen = 0;
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isDirectory || ++seen > 64) continue;
+      const config = join(dir, e.name, ".project_config.toml");
+      if (await Deno.lstat(config).then((i) => i.isFile, () => false)) return true;
+    }
+  } catch {
+    // Unreadable: not hidden on its account.
+  }
+  return false;
+}
+
 /** True when `path` is `root` or lies below it. */
 export function isInside(path: string, root: string): boolean {
   if (root === "/") return true;
@@ -448,10 +463,14 @@ export async function resolvePlan(
   // (a workspace chosen inside another data root) cannot be hidden without hiding the root.
   if (policy.dataRoot) await rememberDataRoot(policy.dataRoot);
   const others: string[] = [];
+  const shown = [...roots, ...(policy.reveal ?? [])];
   for (const p of await knownDataRoots()) {
-    if (policy.hide.includes(p) || roots.some((root) => isInside(root, p))) continue;
+    if (policy.hide.includes(p) || shown.some((root) => isInside(root, p))) continue;
     const r = await real(p);
-    if (r && !roots.some((root) => isInside(root, r.path))) others.push(p);
+    if (!r || shown.some((root) => isInside(root, r.path))) continue;
+    // Only what still looks like a data root (a project holding its config) is hidden: a list
+    // entry for a broad directory must not hide half the machine.
+    if (await looksLikeDataRoot(r.path)) others.push(p);
   }
   const hide = [...policy.hide, ...home.hideMore, ...others];
   const absent = absenceCheck(hide);

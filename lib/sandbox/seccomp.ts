@@ -72,6 +72,12 @@ export const SECCOMP_RET_ALLOW = 0x7FFF0000;
 export const EPERM = 1;
 /** `AF_UNIX`. */
 export const AF_UNIX = 1;
+/**
+ * `AF_VSOCK`: sockets to the virtual machine's host and its other guests,
+ * which no network namespace separates — with the network off a command
+ * could still reach a service the hypervisor offers.
+ */
+export const AF_VSOCK = 40;
 
 /** Offsets in `struct seccomp_data` (little-endian: the low half of an argument comes first). */
 export const SECCOMP_DATA = { nr: 0, arch: 4, arg0Low: 16 } as const;
@@ -114,6 +120,7 @@ const DENIED = [
 /** What the filter refuses, one phrase each (for `penguin sandbox check`). */
 export const SECCOMP_BLOCKS: readonly string[] = [
   "socket(AF_UNIX) (socketpair allowed)",
+  "socket(AF_VSOCK) (the VM host's sockets, outside any network namespace)",
   "io_uring",
   "kernel keyrings (add_key, request_key, keyctl)",
   "x32 and foreign-architecture system calls (process killed)",
@@ -140,6 +147,7 @@ export function seccompInstructions(): BpfInsn[] {
     ...archBlock("aarch64"),
     { label: "socket", code: LD_W_ABS, k: SECCOMP_DATA.arg0Low },
     { code: JEQ_K, k: AF_UNIX, jt: "deny" },
+    { code: JEQ_K, k: AF_VSOCK, jt: "deny" },
     { code: RET_K, k: SECCOMP_RET_ALLOW },
     { label: "deny", code: RET_K, k: SECCOMP_RET_ERRNO | EPERM },
     { label: "kill", code: RET_K, k: SECCOMP_RET_KILL_PROCESS },

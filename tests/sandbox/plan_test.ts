@@ -8,9 +8,12 @@ import { accountHome } from "../../lib/sandbox/home.ts";
 /** The account's own home (/etc/passwd), hidden in every plan whose HOME is another directory. */
 const ACCOUNT_HOME = await accountHome().then((h) => h && Deno.realPath(h)).catch(() => undefined);
 
-/** `dirs` without the account's home. */
+/**
+ * `dirs` without the account's home and without the data roots of other penguin processes
+ * (other test files run at the same time note theirs in the shared list every plan hides).
+ */
 function own(dirs: readonly string[]): string[] {
-  return dirs.filter((d) => d !== ACCOUNT_HOME);
+  return dirs.filter((d) => d !== ACCOUNT_HOME && d.startsWith("/tmp/penguin-plan-test-"));
 }
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {

@@ -75,6 +75,8 @@ for (
     assert.equal(run(prog, nr.socket!, arch, [2n, 1n]), SECCOMP_RET_ALLOW); // AF_INET
     assert.equal(run(prog, nr.socket!, arch, [10n, 2n]), SECCOMP_RET_ALLOW); // AF_INET6
     assert.equal(run(prog, nr.socket!, arch, [16n, 3n]), SECCOMP_RET_ALLOW); // AF_NETLINK
+    // AF_VSOCK reaches the VM host whatever the network namespace.
+    assert.equal(run(prog, nr.socket!, arch, [40n, 1n, 0n]), EPERM);
     const socketpair = name === "x86_64" ? 53 : 199;
     assert.equal(run(prog, socketpair, arch, [1n, 1n, 0n]), SECCOMP_RET_ALLOW);
   });
