@@ -66,7 +66,17 @@ interface OpenCall {
   name: string;
   args: string;
   fidelity: Fidelity;
+  /** The arguments grew past {@linkcode MAX_TOOL_ARGUMENTS}: the rest is dropped, the call fails. */
+  oversize?: boolean;
 }
+
+/**
+ * The most characters of arguments one tool call may stream (8 Mi). A model
+ * that streams more (a 40 MB `write_file` content) would hold penguin's
+ * memory at many times that size for as long as it likes: the rest is
+ * dropped and the call ends `failed`, so no tool runs it.
+ */
+export const MAX_TOOL_ARGUMENTS = 8 * 1024 * 1024;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
@@ -114,7 +124,12 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   function endCall(call: OpenCall, status: StopReason, out: ModelPayload[]): void {
     const i = calls.indexOf(call);
     if (i >= 0) calls.splice(i, 1);
-    const args = status === "completed" && call.args.trim() === "" ? "{}" : call.args;
+    if (call.oversize) status = "failed";
+    const args = call.oversize
+      ? ""
+      : status === "completed" && call.args.trim() === ""
+      ? "{}"
+      : call.args;
     out.push(partialToolCall("stop", call.id, "", "", status));
     const msg: ToolCallMessage = {
       type: "tool_call",
@@ -214,6 +229,12 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
         case "tool_call_args": {
           if (d.args === "") break;
           const call = calls.find((c) => c.key === d.key) ?? openCall(d.key, d.key, "", {}, out);
+          if (call.oversize) break;
+          if (call.args.length + d.args.length > MAX_TOOL_ARGUMENTS) {
+            call.oversize = true;
+            call.args = "";
+            break;
+          }
           call.args += d.args;
           out.push(partialToolCall("delta", call.id, "", d.args));
           break;

@@ -1,0 +1,21 @@
+// Arguments a model streams past 8 MiB for one tool call are dropped and the call ends failed:
+// no tool runs it, and penguin does not keep growing with them.
+import assert from "node:assert/strict";
+import { createTranslator } from "../../lib/models/translate.ts";
+
+Deno.test("arguments streamed past 8 MiB are dropped and their call ends failed", () => {
+  const t = createTranslator();
+  const chunk = "x".repeat(1024 * 1024);
+  const out = [...t.push({ type: "tool_call_start", key: "k", id: "c1", name: "write_file" })];
+  out.push(...t.push({ type: "tool_call_args", key: "k", args: '{"content":"' }));
+  for (let i = 0; i < 9; i++) {
+    out.push(...t.push({ type: "tool_call_args", key: "k", args: chunk }));
+  }
+  out.push(...t.push({ type: "tool_call_end", key: "k" }));
+  const call = out.find((m) => m.type === "tool_call" && "arguments" in m);
+  assert.ok(call && call.type === "tool_call");
+  assert.equal(call.stop_reason, "failed");
+  assert.equal(call.arguments, "");
+  const deltas = out.filter((m) => m.type === "partial_tool_call");
+  assert.ok(deltas.length < 12, "no partial deltas past the bound");
+});
