@@ -39,7 +39,7 @@ import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
-import { isInside, resolvePlan } from "./plan.ts";
+import { isInside, resolvePlan, type SandboxPlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
@@ -264,16 +264,19 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // Missing protected paths get stand-ins for the sandbox's lifetime, and the others a lock that
   // keeps another penguin from removing them (see _placeholders.ts). A plan that went stale
   // meanwhile (a stand-in it took for the user's file was removed) is made again.
-  let releaseStandIns: () => Promise<void>;
-  for (let attempt = 0;; attempt++) {
-    try {
-      releaseStandIns = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
-      break;
-    } catch (err) {
-      if (!(err instanceof StalePlanError) || attempt >= 4) throw err;
-      plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+  let releaseStandIns!: () => Promise<void>;
+  const hold = async () => {
+    for (let attempt = 0;; attempt++) {
+      try {
+        releaseStandIns = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
+        return;
+      } catch (err) {
+        if (!(err instanceof StalePlanError) || attempt >= 4) throw err;
+        plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+      }
     }
-  }
+  };
+  await hold();
   // Once it has ended, a repository the command made that would run its code is disarmed.
   const release = async () => {
     await releaseStandIns();
@@ -321,11 +324,36 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
         sandbox: "bwrap",
       });
   let child: SandboxedProcess;
-  try {
-    child = await start();
-  } catch (err) {
-    await release();
-    throw err;
+  for (let attempt = 0;; attempt++) {
+    try {
+      child = await start();
+      break;
+    } catch (err) {
+      await release();
+      // A path the plan mounts went away before bwrap got to it (another data root removed, a
+      // repository deleted meanwhile): bwrap could not set up. Plan again, once or twice.
+      const again = attempt < 2 && err instanceof PenguinError &&
+        /failed to set up/.test(err.message) && await planPathVanished(plan);
+      if (!again) throw err;
+      plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+      await hold();
+    }
   }
   return releaseOnExit(child, release);
+}
+
+/** Whether a path `plan` mounts, hides or protects no longer exists. */
+async function planPathVanished(plan: SandboxPlan): Promise<boolean> {
+  const paths = [
+    ...plan.roots,
+    ...plan.hideDirs,
+    ...(plan.privateDirs ?? []),
+    ...plan.hideFiles,
+    ...plan.protect,
+    ...(plan.pinned ?? []),
+  ];
+  for (const p of paths) {
+    if (!await Deno.lstat(p).then(() => true, () => false)) return true;
+  }
+  return false;
 }

@@ -1,0 +1,46 @@
+// A path the plan hides or mounts that goes away before bubblewrap gets to it (another data root
+// removed meanwhile, a repository deleted) makes penguin plan again instead of failing the command.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { collect, visibleTempDir } from "./_helpers.ts";
+
+const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
+
+Deno.test({
+  name: "a hidden directory removed between the plan and the sandbox's start is planned again",
+  ignore: !bwrap,
+  async fn() {
+    const base = await visibleTempDir("penguin-replan-");
+    const ws = join(base, "ws");
+    const gone = join(base, "other-data-root");
+    await Deno.mkdir(ws);
+    await Deno.mkdir(gone);
+    const deno = Deno as unknown as { lstat: (p: string | URL) => Promise<Deno.FileInfo> };
+    const real = deno.lstat;
+    let removed = false;
+    // The seccomp filter file is looked at after the plan, before bwrap starts: remove it then.
+    deno.lstat = (p) => {
+      if (!removed && String(p).endsWith("/filter")) {
+        removed = true;
+        Deno.removeSync(gone);
+      }
+      return real(p);
+    };
+    try {
+      const policy = createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: { PATH: "/usr/bin:/bin" },
+        hide: [gone],
+      });
+      const r = await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" }));
+      assert.ok(removed, "the directory went away after the plan");
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /^ran$/m);
+    } finally {
+      deno.lstat = real;
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
