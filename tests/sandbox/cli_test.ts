@@ -66,7 +66,7 @@ Deno.test("sandbox run passes stdout, stderr and the exit code through", async (
       "-c",
       "echo out; echo err >&2; exit 3",
     ], { cwd: ws });
-    assert.equal(r.code, 3);
+    assert.equal(r.code, 3, r.stderr);
     assert.equal(r.stdout, "out\n");
     assert.equal(r.stderr, "err\n");
   });
