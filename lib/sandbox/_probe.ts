@@ -89,6 +89,16 @@ export async function runProbe(
   network: boolean,
   disableUserns: boolean,
 ): Promise<ProbeRun> {
+  return await probeOnce(bash, bwrap, setpriv, network, disableUserns);
+}
+
+async function probeOnce(
+  bash: string,
+  bwrap: string,
+  setpriv: string | undefined,
+  network: boolean,
+  disableUserns: boolean,
+): Promise<ProbeRun> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
   const started = performance.now();
   let release = async () => {};
@@ -99,6 +109,8 @@ export async function runProbe(
       hostEnv: { PATH: DEFAULT_PATH },
       home: "",
     });
+    // The probe tests the machine: other data roots come and go, and are no concern of it.
+    policy.hideOtherDataRoots = false;
     const plan = await resolvePlan(policy, dir);
     // The fresh workspace has no .git: the plan holds a stand-in for it, like any run's.
     release = await holdPlaceholders(plan.placeholders ?? []);

@@ -464,7 +464,7 @@ export async function resolvePlan(
   if (policy.dataRoot) await rememberDataRoot(policy.dataRoot);
   const others: string[] = [];
   const shown = [...roots, ...(policy.reveal ?? [])];
-  for (const p of await knownDataRoots()) {
+  for (const p of policy.hideOtherDataRoots === false ? [] : await knownDataRoots()) {
     if (policy.hide.includes(p) || shown.some((root) => isInside(root, p))) continue;
     const r = await real(p);
     if (!r || shown.some((root) => isInside(root, r.path))) continue;
@@ -714,4 +714,20 @@ async function guardGitConfig(
       out.protect.push(missingAt);
     }
   }
+}
+
+/** Whether a path `plan` mounts, hides or protects no longer exists. */
+export async function planPathVanished(plan: SandboxPlan): Promise<boolean> {
+  const paths = [
+    ...plan.roots,
+    ...plan.hideDirs,
+    ...(plan.privateDirs ?? []),
+    ...plan.hideFiles,
+    ...plan.protect,
+    ...(plan.pinned ?? []),
+  ];
+  for (const p of paths) {
+    if (!await Deno.lstat(p).then(() => true, () => false)) return true;
+  }
+  return false;
 }

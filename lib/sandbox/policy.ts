@@ -40,6 +40,12 @@ export interface SandboxEnv {
 export interface SandboxPolicy {
   /** Confinement level. */
   mode: SandboxMode;
+  /**
+   * False: the plan leaves the other data roots penguin has used alone (the
+   * sandbox probe, which tests the machine, not a session's policy). Default:
+   * every known data root is hidden.
+   */
+  hideOtherDataRoots?: boolean;
   /** Absolute workspace directory: writable in `workspace-write`, always visible. */
   workspace: string;
   /**

@@ -39,7 +39,7 @@ import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
-import { isInside, resolvePlan, type SandboxPlan } from "./plan.ts";
+import { isInside, planPathVanished, resolvePlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
@@ -340,20 +340,4 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     }
   }
   return releaseOnExit(child, release);
-}
-
-/** Whether a path `plan` mounts, hides or protects no longer exists. */
-async function planPathVanished(plan: SandboxPlan): Promise<boolean> {
-  const paths = [
-    ...plan.roots,
-    ...plan.hideDirs,
-    ...(plan.privateDirs ?? []),
-    ...plan.hideFiles,
-    ...plan.protect,
-    ...(plan.pinned ?? []),
-  ];
-  for (const p of paths) {
-    if (!await Deno.lstat(p).then(() => true, () => false)) return true;
-  }
-  return false;
 }

@@ -2,8 +2,9 @@
 // removed meanwhile, a repository deleted) makes penguin plan again instead of failing the command.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { createPolicy, detectSandbox, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
+import { rememberDataRoot } from "../../lib/sandbox/_data_roots.ts";
 
 const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
 
@@ -43,4 +44,22 @@ Deno.test({
       await Deno.remove(base, { recursive: true });
     }
   },
+});
+
+Deno.test("the probe's plan leaves other data roots alone; a session's hides them", async () => {
+  const base = await visibleTempDir("penguin-replan-roots-");
+  const root = join(base, "other-root");
+  const ws = join(base, "ws");
+  await Deno.mkdir(join(root, "p"), { recursive: true });
+  await Deno.writeTextFile(join(root, "p", ".project_config.toml"), "");
+  await Deno.mkdir(ws);
+  try {
+    await rememberDataRoot(root);
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    assert.ok((await resolvePlan(policy, ws)).hideDirs.includes(root));
+    policy.hideOtherDataRoots = false;
+    assert.ok(!(await resolvePlan(policy, ws)).hideDirs.includes(root));
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
 });
