@@ -291,6 +291,15 @@ export interface SnapshotArchive {
 
 /** Bytes of a file kept in memory to be read (its configuration, its scheduled tasks). */
 export const HELD_BYTES = 1024 * 1024;
+/** The largest scheduled task file a snapshot may hold (all of it is kept in memory). */
+export const SCHEDULE_BYTES = 64 * 1024;
+/** The most bytes kept in memory for one import: configuration and scheduled tasks together. */
+export const HELD_TOTAL_BYTES = 8 * 1024 * 1024;
+/**
+ * The largest `AGENTS.md` or `SKILL.md` a snapshot may hold: every later run and
+ * `skills list` reads them whole (a 400 MiB one held each run at ~900 MB).
+ */
+export const TEXT_BYTES = 1024 * 1024;
 /** Bytes kept of any other file (a skill's file starting with `#!` may be a program). */
 const HEAD_BYTES = 2;
 
@@ -374,6 +383,7 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
   const seen = new Set<string>();
   let bytes = 0;
   const tooBig = () => refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
+  let heldTotal = 0;
   const place = (e: TarHeader): Placement => {
     const rel = relativeToTop(file, e.path);
     const shown = JSON.stringify(e.path);
@@ -409,6 +419,24 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
       : HEAD_BYTES;
     if (rel === "system_config.yaml" && e.size > HELD_BYTES) {
       throw refuse(file, `${shown} is larger than ${HELD_BYTES / 1024 / 1024} MiB`);
+    }
+    if (/^schedule\/[^/]+\.toml$/.test(rel) && e.size > SCHEDULE_BYTES) {
+      throw refuse(file, `${shown} is larger than ${SCHEDULE_BYTES / 1024} KiB`);
+    }
+    if ((rel === "AGENTS.md" || /^skills\/[^/]+\/SKILL\.md$/.test(rel)) && e.size > TEXT_BYTES) {
+      throw refuse(
+        file,
+        `${shown} is larger than ${TEXT_BYTES / 1024 / 1024} MiB (every later run reads it whole)`,
+      );
+    }
+    heldTotal += Math.min(held, e.size);
+    if (heldTotal > HELD_TOTAL_BYTES) {
+      throw refuse(
+        file,
+        `its configuration and scheduled tasks are larger than ${
+          HELD_TOTAL_BYTES / 1024 / 1024
+        } MiB together`,
+      );
     }
     const entry = { path: rel, mode: e.mode, size: e.size, data: new Uint8Array() };
     out.files.push(entry);

@@ -218,3 +218,47 @@ Deno.test("agent import lists scheduled tasks that are disabled or do not parse:
     assert.equal(await imported(root), false, "nothing imported");
   });
 });
+
+Deno.test("agent import refuses text every later run reads whole, and scheduled tasks too big to hold", async () => {
+  const refused = async (root: string, snap: string, why: RegExp) => {
+    const r = await runCli([
+      "--root",
+      root,
+      "agent",
+      "import",
+      snap,
+      "--agent-id",
+      "target",
+      "--yes",
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, why);
+    assert.equal(await imported(root), false, "nothing imported");
+  };
+  await withRoot(async (root) => {
+    // AGENTS.md is in every snapshot: the source agent's own, made too big before it is packed.
+    await ok(root, ["skills", "list", "--agent-id", "source"]);
+    const agentsMd = join(stateOf(root, "source"), "AGENTS.md");
+    await Deno.writeTextFile(agentsMd, "x".repeat(1024 * 1024 + 1));
+    await refused(root, await doctoredSnapshot(root, {}), /AGENTS\.md" is larger than 1 MiB/);
+  });
+  for (
+    const [path, body, why] of [
+      ["skills/big/SKILL.md", "x".repeat(1024 * 1024 + 1), /SKILL\.md" is larger than 1 MiB/],
+      ["schedule/huge.toml", "#".repeat(64 * 1024 + 1), /huge\.toml" is larger than 64 KiB/],
+    ] as const
+  ) {
+    await withRoot(async (root) => {
+      await refused(root, await doctoredSnapshot(root, { [path]: { body } }), why);
+    });
+  }
+  await withRoot(async (root) => {
+    const many: Record<string, { body: string }> = {};
+    for (let i = 0; i < 140; i++) many[`schedule/t${i}.toml`] = { body: "#".repeat(60 * 1024) };
+    await refused(
+      root,
+      await doctoredSnapshot(root, many),
+      /scheduled tasks are larger than 8 MiB together/,
+    );
+  });
+});
