@@ -31,13 +31,23 @@ const MAX_ROOTS = 256;
  * Note `root` as a data root penguin uses. The list is rewritten (a new file
  * renamed over the old one) without the roots that no longer exist (a test's
  * temporary root, a removed one) and with at most {@linkcode MAX_ROOTS}
- * entries; two processes noting at once may drop each other's new entry,
- * which the next command of that root notes again.
+ * entries, under an exclusive lock so that no process drops another's
+ * new entry.
  */
 export async function rememberDataRoot(root: string): Promise<void> {
   const abs = resolve(root);
   if (abs === "/" || abs.includes("\n")) return;
+  let lock: Deno.FsFile | undefined;
   try {
+    // One writer at a time (an exclusive lock beside the list): a rewrite must not drop a root
+    // another process noted meanwhile, which would leave that root visible to every session.
+    lock = await Deno.open(`${await listPath()}.lock`, {
+      read: true,
+      write: true,
+      create: true,
+      mode: 0o600,
+    });
+    await lock.lock(true);
     const known = await knownDataRoots();
     const alive: string[] = [];
     for (const r of known) {
@@ -51,5 +61,7 @@ export async function rememberDataRoot(root: string): Promise<void> {
     await Deno.rename(tmp, path);
   } catch {
     // Best effort: without a run directory there is no list (and no plan either).
+  } finally {
+    lock?.close();
   }
 }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, detectSandbox, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
-import { rememberDataRoot } from "../../lib/sandbox/_data_roots.ts";
+import { knownDataRoots, rememberDataRoot } from "../../lib/sandbox/_data_roots.ts";
 
 const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
 
@@ -59,6 +59,19 @@ Deno.test("the probe's plan leaves other data roots alone; a session's hides the
     assert.ok((await resolvePlan(policy, ws)).hideDirs.includes(root));
     policy.hideOtherDataRoots = false;
     assert.ok(!(await resolvePlan(policy, ws)).hideDirs.includes(root));
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("data roots noted at the same time are all kept in the list", async () => {
+  const base = await visibleTempDir("penguin-roots-race-");
+  try {
+    const roots = Array.from({ length: 24 }, (_, i) => join(base, `r${i}`));
+    for (const r of roots) await Deno.mkdir(r);
+    await Promise.all(roots.map((r) => rememberDataRoot(r)));
+    const known = await knownDataRoots();
+    assert.deepEqual(roots.filter((r) => !known.includes(r)), [], "none dropped");
   } finally {
     await Deno.remove(base, { recursive: true });
   }
