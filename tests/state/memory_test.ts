@@ -48,9 +48,11 @@ Deno.test("a file swapped for a link to a secret while penguin reads is never re
     const { dir, secret } = await scope(base);
     const index = join(dir, MEMORY_INDEX);
     await Deno.writeTextFile(index, "- safe.md: safe\n");
-    // A real process swaps the index for a link and back, atomically, until killed.
-    const racer = new Deno.Command("bash", {
+    // A real process swaps the index for a link and back, atomically, until killed (with its
+    // whole process group: an `mv` it started must not write on after the test has cleaned up).
+    const racer = new Deno.Command("setsid", {
       args: [
+        "bash",
         "-c",
         `cd '${dir}'; i=0; while :; do printf -- '- safe.md: safe\\n' > t1 && mv -f t1 MEMORY.md; ` +
         `ln -s '${secret}' t2 && mv -f t2 MEMORY.md; i=$((i+1)); ` +
@@ -71,7 +73,7 @@ Deno.test("a file swapped for a link to a secret while penguin reads is never re
         }
       }
     } finally {
-      racer.kill("SIGKILL");
+      Deno.kill(-racer.pid, "SIGKILL");
       await racer.status;
       await racer.stdout.cancel().catch(() => {});
     }
