@@ -37,7 +37,9 @@ Deno.test("run_subagent validation failures are [run_subagent error: …] output
     assert.deepEqual(ofKind(records, "subagent"), []);
     const out = ofKind(records, "tool_call_output");
     assert.equal(out.length, bad.length);
-    const texts = out.map((p) => String(p.output));
+    // Parallel calls: their outputs are recorded as each ends; read them by call id.
+    const byId = new Map(out.map((p) => [String(p.tool_call_id), String(p.output)]));
+    const texts = bad.map((_, i) => byId.get(`bad_${i}`) ?? "");
     for (const p of out) assert.equal(p.stop_reason, "failed");
     for (const t of texts) assert.match(t, /^\[run_subagent error: .*\]$/s);
     assert.match(texts[0]!, /"prompt" is missing/);
