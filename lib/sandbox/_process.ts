@@ -70,6 +70,11 @@ export interface StartOptions {
   seccomp?: boolean | string;
   /** The workspace the supervisor opens and checks as fd 5 for bwrap's `--bind-fd 5`. */
   workspace?: { path: string; ino: number } | undefined;
+  /**
+   * With inherited stdio: the file bwrap's setup messages go to until the
+   * wrapper writes its ready line there (see `SUPERVISOR` in `_supervisor.ts`).
+   */
+  setupLog?: string | undefined;
   /** The supervisor's environment (always spawned with `clearEnv`). */
   env: Record<string, string>;
   /** Directory the supervisor starts in. */
@@ -302,6 +307,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       kind: opts.kind,
       seccomp: opts.seccomp,
       workspace: opts.workspace,
+      setupLog: opts.setupLog,
     });
     child = new Deno.Command(start.command, {
       args: start.args,

@@ -115,7 +115,14 @@ export const WS_OPEN = `wsopen() {
  * escapes in `__PSF` (one process substitution), or the absolute path of a
  * file holding it (opened without a fork); `$4` and `$5` the workspace path
  * and inode to bind from fd {@linkcode WORKSPACE_FD} (see {@linkcode WS_OPEN}),
- * or `-` and `-`; then the job argv.
+ * or `-` and `-`; `$5` the setup log or `-`; then the job argv.
+ *
+ * With a setup log (bubblewrap sharing penguin's stderr, where there is no
+ * control channel), the job starts with its stderr on that file and the
+ * real stderr on fd 7: whatever bwrap says while it sets up lands in the
+ * log, and the wrapper, once running, writes {@linkcode READY} there and
+ * takes its stderr back from fd 7. A log without the ready line after the
+ * job ended means the sandbox never started (the command did not run).
  *
  * Under bubblewrap (kind `ns`) the sandbox's init is the wrapper, PID 1 of
  * the namespace (`--as-pid-1`), and bwrap's only child: the supervisor
@@ -142,8 +149,8 @@ export const SUPERVISOR = `if [ "$1" != - ]; then
   exec "$sp" --pdeathsig "$ds" -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" - "$@"
 fi
 shift
-kind=$1 filter=$2 ws=$3 wino=$4
-shift 4
+kind=$1 filter=$2 ws=$3 wino=$4 log=$5
+shift 5
 c= pend= init= ipp=
 ${INIT_OF}
 ${WS_OPEN}
@@ -179,7 +186,7 @@ esac
 unset __PSF
 if [ "$ws" != - ]; then wsopen "$ws" "$wino" || exit 126; fi
 set -m
-"$@" 0<&0 &
+if [ "$log" = - ]; then "$@" 0<&0 & else "$@" 0<&0 7>&2 2>"$log" & fi
 c=$!
 set +m
 trap '' INT QUIT TSTP TTIN TTOU
@@ -198,7 +205,8 @@ exit "$rc"
 
 /**
  * Wrapper. `$1` RLIMIT_NPROC or `-`, `$2` `1` to print {@linkcode READY} on
- * stderr and then merge stderr into stdout, `$3` `1` to stay as the
+ * stderr and then merge stderr into stdout, `2` to print it on stderr (the
+ * supervisor's setup log) and then take stderr from fd 7, `$3` `1` to stay as the
  * sandbox's init (run the command as a child, wait for it, exit with its
  * status; bash's own job report, e.g. `Terminated`, is discarded) or `0`
  * to exec the command, then the command argv.
@@ -210,7 +218,8 @@ exit "$rc"
  * supervisor's own environment reaches the command, and no value shows on
  * a command line.
  */
-export const WRAPPER = `d=/proc/$$/fd
+export const WRAPPER = `if [ "$2" = 2 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&7 7>&-; fi
+d=/proc/$$/fd
 [ -d "$d" ] || d=/dev/fd
 for f in "$d"/*; do
   n=\${f##*/}
@@ -246,7 +255,12 @@ exec "$@"
 export function wrapperArgv(
   bash: string,
   command: string[],
-  opts: { maxProcesses?: number; control: boolean; init?: boolean },
+  opts: {
+    maxProcesses?: number;
+    /** `true`: ready line, then stderr merged into stdout; `"log"`: ready line into the setup log. */
+    control: boolean | "log";
+    init?: boolean;
+  },
 ): string[] {
   const limit = opts.maxProcesses !== undefined && opts.maxProcesses > 0
     ? String(opts.maxProcesses)
@@ -257,7 +271,7 @@ export function wrapperArgv(
     WRAPPER,
     "penguin-sandbox",
     limit,
-    opts.control ? "1" : "0",
+    opts.control === "log" ? "2" : opts.control ? "1" : "0",
     opts.init ? "1" : "0",
     ...command,
   ];
@@ -273,6 +287,8 @@ export function supervisorArgs(
     seccomp?: boolean | string | undefined;
     /** Open and check this workspace as fd {@linkcode WORKSPACE_FD} for bwrap's `--bind-fd`. */
     workspace?: { path: string; ino: number } | undefined;
+    /** Start the job with its stderr on this file until the wrapper reports ready (see {@linkcode SUPERVISOR}). */
+    setupLog?: string | undefined;
   },
 ): string[] {
   const seccomp = opts.seccomp === undefined || opts.seccomp === false
@@ -289,6 +305,7 @@ export function supervisorArgs(
     opts.kind,
     seccomp,
     ...ws,
+    opts.setupLog ?? "-",
     ...job,
   ];
 }

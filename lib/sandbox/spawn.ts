@@ -29,6 +29,7 @@ import {
 } from "./_direct.ts";
 import { defaultSignalsForChildren } from "./_child_signals.ts";
 import { holdPlaceholders, releaseOnExit, StalePlanError } from "./_placeholders.ts";
+import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos } from "./git_nested.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
@@ -282,8 +283,15 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     await releaseStandIns();
     if (plan.gitRepos) await disarmNewRepos(plan.roots[0]!, plan.gitRepos, plan.roots);
   };
+  // Sharing penguin's stdio there is no control channel: bwrap's setup messages go to a log.
+  const logged = !control && await newSetupLog() !== undefined;
+  let setupLog: string | undefined;
   // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
-  const inner = wrapperArgv(bash, command, { maxProcesses, control, init: true });
+  const inner = wrapperArgv(bash, command, {
+    maxProcesses,
+    control: logged ? "log" : control,
+    init: true,
+  });
   const filter = await seccompFile(plan.roots);
   const sh = filter !== undefined ? directShell(opts) : undefined;
   // The workspace is bound from a descriptor its launcher opened and checked (see _supervisor.ts).
@@ -310,11 +318,12 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
       })
-    : () =>
+    : async () =>
       startSupervised({
         ...common,
         kind: "ns",
         job: [bwrap, ...argv(SECCOMP_FD)],
+        setupLog: logged ? setupLog = await newSetupLog() : undefined,
         seccomp: filter ?? true,
         workspace,
         env: envAsData(
@@ -339,5 +348,34 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       await hold();
     }
   }
-  return releaseOnExit(child, release);
+  if (!logged) return releaseOnExit(child, release);
+  // Sharing the terminal, a setup failure shows only once the job has ended (see _setup_log.ts):
+  // the command never ran, so the sandbox starts again when a path of the plan went away.
+  let restarts = 0;
+  return chainAttempts(releaseOnExit(child, release), async () => {
+    const said = setupLog === undefined ? undefined : await takeSetupLog(setupLog);
+    if (said === undefined) return undefined;
+    if (restarts++ < 2 && await planPathVanished(plan)) {
+      plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+      await hold();
+      try {
+        return releaseOnExit(await start(), release);
+      } catch (err) {
+        await release();
+        tellUser(err instanceof Error ? err.message : String(err));
+        return undefined;
+      }
+    }
+    tellUser(`Cannot start ${what}: the sandbox failed to set up: ${said}. ${common.hint}`);
+    return undefined;
+  });
+}
+
+/** Tell the user, on the stderr the command shares, why it did not run. */
+function tellUser(message: string): void {
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(`penguin: ${message}\n`));
+  } catch {
+    // No stderr to tell.
+  }
 }

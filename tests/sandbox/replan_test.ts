@@ -46,6 +46,71 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "a command sharing penguin's stdio starts again when a hidden directory went away first",
+  ignore: !bwrap,
+  async fn() {
+    const base = await visibleTempDir("penguin-replan-inherit-");
+    const ws = join(base, "ws");
+    const gone = join(base, "other-data-root");
+    await Deno.mkdir(ws);
+    await Deno.mkdir(gone);
+    const deno = Deno as unknown as { lstat: (p: string | URL) => Promise<Deno.FileInfo> };
+    const real = deno.lstat;
+    let removed = false;
+    deno.lstat = (p) => {
+      if (!removed && String(p).endsWith("/filter")) {
+        removed = true;
+        Deno.removeSync(gone);
+      }
+      return real(p);
+    };
+    try {
+      const policy = createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: { PATH: "/usr/bin:/bin" },
+        hide: [gone],
+      });
+      // No control channel here: bwrap's failure shows only once it has exited.
+      const child = await spawnSandboxed({
+        shell: "echo ran >> runs.txt",
+        policy,
+        stdin: "null",
+        stdio: "inherit",
+      });
+      const st = await child.status;
+      assert.ok(removed, "the directory went away after the plan");
+      assert.equal(st.code, 0);
+      assert.equal(await Deno.readTextFile(join(ws, "runs.txt")), "ran\n");
+    } finally {
+      deno.lstat = real;
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a command sharing penguin's stdio that fails is not started again",
+  ignore: !bwrap,
+  async fn() {
+    const ws = await visibleTempDir("penguin-replan-once-");
+    try {
+      const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+      const child = await spawnSandboxed({
+        shell: "echo ran >> runs.txt; exit 1",
+        policy,
+        stdin: "null",
+        stdio: "inherit",
+      });
+      assert.equal((await child.status).code, 1);
+      assert.equal(await Deno.readTextFile(join(ws, "runs.txt")), "ran\n");
+    } finally {
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+});
+
 Deno.test("the probe's plan leaves other data roots alone; a session's hides them", async () => {
   const base = await visibleTempDir("penguin-replan-roots-");
   const root = join(base, "other-root");
