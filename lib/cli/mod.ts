@@ -126,16 +126,22 @@ interface HelpPointer {
   words: string[];
 }
 
-/** Note the data root this command uses (see lib/sandbox/_data_roots.ts); never fails. */
-async function noteDataRoot(root: string | undefined): Promise<void> {
+/**
+ * Note the data root this command uses (see lib/sandbox/_data_roots.ts); never fails. Resolves
+ * to what to do once the command has run: a root that did not exist yet is noted again then,
+ * when the command has made it.
+ */
+async function noteDataRoot(root: string | undefined): Promise<() => Promise<void>> {
   let path: string;
   try {
     path = resolveDataRoot({ root, anyKind: true });
   } catch {
-    return; // no root to note: the command reports it when it needs one
+    return async () => {}; // no root to note: the command reports it when it needs one
   }
   const { rememberDataRoot } = await import("../sandbox/_data_roots.ts");
+  const existed = await Deno.lstat(path).then(() => true, () => false);
   await rememberDataRoot(path);
+  return existed ? async () => {} : () => rememberDataRoot(path);
 }
 
 async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<number> {
@@ -148,7 +154,20 @@ async function dispatch(argv: string[], io: Io, pointer: HelpPointer): Promise<n
     return 0;
   }
   const words = commandWords(g.rest);
-  await noteDataRoot(g.root);
+  const noteAgain = await noteDataRoot(g.root);
+  try {
+    return await dispatchCommand(g, words, io, pointer);
+  } finally {
+    await noteAgain();
+  }
+}
+
+async function dispatchCommand(
+  g: ReturnType<typeof splitGlobals>,
+  words: string[],
+  io: Io,
+  pointer: HelpPointer,
+): Promise<number> {
   if (words[0] === "help") {
     const target = words.slice(1);
     // `penguin help help` asks how help works: the command list says it.

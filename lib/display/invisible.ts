@@ -2,8 +2,9 @@
  * Characters a terminal draws as nothing: the Unicode default-ignorable code
  * points (zero-width spaces and joiners, soft hyphen, combining grapheme
  * joiner, invisible operators, variation selectors, tag characters, Hangul
- * fillers…) and the format characters (general category Cf: bidi marks,
- * word joiner, byte-order mark…). Decided from the Unicode properties the
+ * fillers…), the format characters (general category Cf: bidi marks,
+ * word joiner, byte-order mark…) and the line and paragraph separators
+ * (U+2028, U+2029: categories Zl and Zp, which terminals do not break on). Decided from the Unicode properties the
  * JavaScript engine knows, not a hand list, so a character the list forgot
  * cannot hide a break inside a secret or in shown text.
  *
@@ -15,10 +16,10 @@
  */
 
 /** One default-ignorable or format character, at the start (sticky). */
-const INVISIBLE_AT = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/uy;
+const INVISIBLE_AT = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Zl}\p{Zp}]/uy;
 
 /** Whether `text` holds any default-ignorable or format character. */
-export const HAS_INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/u;
+export const HAS_INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** Per BMP code unit: 1 when it is invisible on its own (built on first use, a few ms). */
 let bmp: Uint8Array | null = null;
@@ -26,7 +27,7 @@ let bmp: Uint8Array | null = null;
 function bmpTable(): Uint8Array {
   if (bmp) return bmp;
   const table = new Uint8Array(0x10000);
-  const one = /^[\p{Default_Ignorable_Code_Point}\p{Cf}]$/u;
+  const one = /^[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Zl}\p{Zp}]$/u;
   for (let c = 0; c < 0x10000; c++) {
     if (c >= 0xd800 && c <= 0xdfff) continue;
     if (one.test(String.fromCharCode(c))) table[c] = 1;

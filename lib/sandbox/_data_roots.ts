@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { privateRunDir } from "./_standin_registry.ts";
 
 const FILE = "data-roots";
@@ -24,13 +24,24 @@ export async function knownDataRoots(): Promise<string[]> {
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
 }
 
+/**
+ * Whether a noted root is kept in the list: it exists, or its parent directory does (a root is
+ * noted before the command that makes it has run: dropped then, a root holding only a vault
+ * would stay visible to other sessions until its next command). A root whose parent is gone too
+ * (a test's temporary directory) is dropped.
+ */
+async function mayStillBeUsed(root: string): Promise<boolean> {
+  if (await Deno.lstat(root).then(() => true, () => false)) return true;
+  return await Deno.lstat(dirname(root)).then((i) => i.isDirectory, () => false);
+}
+
 /** Roots kept at most (the most recently noted); older ones are dropped. */
 const MAX_ROOTS = 256;
 
 /**
  * Note `root` as a data root penguin uses. The list is rewritten (a new file
- * renamed over the old one) without the roots that no longer exist (a test's
- * temporary root, a removed one) and with at most {@linkcode MAX_ROOTS}
+ * renamed over the old one) without the roots that are gone together with
+ * their parent directory (a test's temporary root) and with at most {@linkcode MAX_ROOTS}
  * entries, under an exclusive lock so that no process drops another's
  * new entry.
  */
@@ -51,7 +62,7 @@ export async function rememberDataRoot(root: string): Promise<void> {
     const known = await knownDataRoots();
     const alive: string[] = [];
     for (const r of known) {
-      if (r !== abs && await Deno.stat(r).then(() => true, () => false)) alive.push(r);
+      if (r !== abs && await mayStillBeUsed(r)) alive.push(r);
     }
     if (known.includes(abs) && alive.length === known.length - 1) return;
     const list = [...alive, abs].slice(-MAX_ROOTS);

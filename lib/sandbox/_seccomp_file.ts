@@ -1,17 +1,22 @@
 /**
  * The seccomp filter as a file the supervisor opens for bwrap's
- * `--seccomp 4` without forking: written once per process, read-only, in
- * penguin's private run directory (`/tmp/penguin-<uid>`, 0700; see
- * `_standin_registry.ts`), and removed when the process exits.
+ * `--seccomp 4` without forking: one read-only file per filter content,
+ * shared by every penguin process of the user, in penguin's private run
+ * directory (`/tmp/penguin-<uid>`, 0700; see `_standin_registry.ts`), at
+ * `seccomp-<hash of the filter>/filter`. It is made once (a temporary
+ * directory renamed into place, so no process ever sees half a file) and its
+ * content is compared with the filter before every use; a missing or
+ * different one is made again. Directories of other filters (older
+ * versions, or the per-process files earlier versions left when killed) are
+ * removed when a process first makes or finds its own.
  *
  * Every penguin sandbox hides that directory (and pins the way to it), so no
  * command — of this penguin or another one, whatever its workspace — can
  * replace the filter for the next one. Should a sandbox root of this process
- * contain the file all the same: from
- * the first such plan on, {@linkcode seccompFile} answers undefined for the
- * rest of the process (the supervisor then pipes the filter from memory,
- * one fork more) and the file is removed. A file removed by someone else
- * (a `/tmp` cleaner during a long session) is written again.
+ * contain the file all the same: from the first such plan on,
+ * {@linkcode seccompFile} answers undefined for the rest of the process (the
+ * supervisor then pipes the filter from memory, one fork more) and the file
+ * is removed (other processes make it again).
  *
  * @module
  */
@@ -20,23 +25,67 @@ import { seccompProgram } from "./seccomp.ts";
 import { isInside } from "./plan.ts";
 import { privateRunDir } from "./_standin_registry.ts";
 
-let file: Promise<string | undefined> | undefined;
 let exposed = false;
+let swept = false;
 
-async function write(): Promise<string | undefined> {
+let shared: Promise<{ dir: string; program: Uint8Array }> | undefined;
+
+function sharedDir(): Promise<{ dir: string; program: Uint8Array }> {
+  shared ??= locate();
+  shared.catch(() => shared = undefined);
+  return shared;
+}
+
+async function locate(): Promise<{ dir: string; program: Uint8Array }> {
+  const program = seccompProgram();
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", program as BufferSource));
+  const hash = [...digest.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return { dir: join(await privateRunDir(), `seccomp-${hash}`), program };
+}
+
+async function holds(path: string, program: Uint8Array): Promise<boolean> {
   try {
-    // In penguin's run directory, which every penguin's sandboxes hide (and pin the way to):
-    // another penguin's command with a workspace of /tmp cannot replace the filter there.
-    const dir = await Deno.makeTempDir({ dir: await privateRunDir(), prefix: "seccomp-" });
-    const path = join(dir, "filter");
-    await Deno.writeFile(path, seccompProgram(), { mode: 0o400, createNew: true });
-    globalThis.addEventListener("unload", () => {
-      try {
-        Deno.removeSync(dir, { recursive: true });
-      } catch {
-        // Already gone.
+    const info = await Deno.lstat(path);
+    if (!info.isFile || info.size !== program.length) return false;
+    const bytes = await Deno.readFile(path);
+    return bytes.length === program.length && bytes.every((b, i) => b === program[i]);
+  } catch {
+    return false;
+  }
+}
+
+/** Remove the directories of other filters (see the module doc); never fails. */
+async function sweep(keep: string): Promise<void> {
+  swept = true;
+  try {
+    const run = join(keep, "..");
+    for await (const e of Deno.readDir(run)) {
+      const path = join(run, e.name);
+      if (e.isDirectory && e.name.startsWith("seccomp-") && path !== keep) {
+        await Deno.remove(path, { recursive: true }).catch(() => {});
       }
-    });
+    }
+  } catch {
+    // Best effort.
+  }
+}
+
+async function ensure(): Promise<string | undefined> {
+  try {
+    const { dir, program } = await sharedDir();
+    const path = join(dir, "filter");
+    if (!await holds(path, program)) {
+      // Made in a temporary directory and renamed into place: no reader sees a partial file.
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      const tmp = await Deno.makeTempDir({ dir: join(dir, ".."), prefix: ".seccomp-tmp-" });
+      await Deno.writeFile(join(tmp, "filter"), program, { mode: 0o400, createNew: true });
+      await Deno.rename(tmp, dir).catch(async () => {
+        // Another process put its (identical) one in place first.
+        await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      });
+      if (!await holds(path, program)) return undefined;
+    }
+    if (!swept) await sweep(dir);
     return path;
   } catch {
     return undefined;
@@ -50,13 +99,7 @@ async function write(): Promise<string | undefined> {
  */
 export async function seccompFile(roots: readonly string[]): Promise<string | undefined> {
   if (exposed) return undefined;
-  file ??= write();
-  let path = await file;
-  if (path !== undefined && !await Deno.lstat(path).then((i) => i.isFile, () => false)) {
-    // Removed meanwhile (a /tmp cleaner in a long session): write it again.
-    file = write();
-    path = await file;
-  }
+  const path = await ensure();
   if (path === undefined) return undefined;
   if (roots.some((r) => isInside(path, r))) {
     exposed = true;

@@ -20,10 +20,32 @@ import { privateRunDir } from "./_standin_registry.ts";
 /** At most this much of a log is read: bwrap says one line before it gives up. */
 const MAX_LOG_BYTES = 64 * 1024;
 
+/** A log this old is one a killed penguin left: removed by the next penguin's first command. */
+const STALE_MS = 24 * 60 * 60 * 1000;
+let swept = false;
+
+async function sweep(dir: string): Promise<void> {
+  swept = true;
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !/^setup-.*\.log$/.test(e.name)) continue;
+      const path = join(dir, e.name);
+      const info = await Deno.lstat(path).catch(() => undefined);
+      if (info?.mtime && Date.now() - info.mtime.getTime() > STALE_MS) {
+        await Deno.remove(path).catch(() => {});
+      }
+    }
+  } catch {
+    // Best effort.
+  }
+}
+
 /** A fresh setup log path in penguin's private run directory, or undefined without one. */
 export async function newSetupLog(): Promise<string | undefined> {
   const dir = await privateRunDir().catch(() => undefined);
-  return dir === undefined ? undefined : join(dir, `setup-${crypto.randomUUID()}.log`);
+  if (dir === undefined) return undefined;
+  if (!swept) await sweep(dir);
+  return join(dir, `setup-${crypto.randomUUID()}.log`);
 }
 
 /**
@@ -53,19 +75,20 @@ export async function takeSetupLog(path: string): Promise<string | undefined> {
 
 /**
  * One handle over successive attempts: when an attempt ends, `next` gets its
- * status and returns the attempt to follow, or undefined to end with that
- * status. Once the caller signals or kills, no further attempt starts.
+ * status and whether the caller has signalled or killed it (then it must not
+ * start another), and returns the attempt to follow, or undefined to end
+ * with that status.
  */
 export function chainAttempts(
   first: SandboxedProcess,
-  next: (status: ExitStatus) => Promise<SandboxedProcess | undefined>,
+  next: (status: ExitStatus, stopped: boolean) => Promise<SandboxedProcess | undefined>,
 ): SandboxedProcess {
   let current = first;
   let stopped = false;
   const status = (async () => {
     for (;;) {
       const st = await current.status;
-      const following = stopped ? undefined : await next(st);
+      const following = await next(st, stopped);
       if (following === undefined) return st;
       current = following;
       if (stopped) void following.kill();

@@ -151,14 +151,22 @@ function pinAncestors(path: string, roots: readonly string[], pinned: string[]):
   }
 }
 
-/** Whether `dir` holds a project with its configuration (`<dir>/<project>/.project_config.toml`). */
+/**
+ * What marks `<dir>/<project>` as a project of a data root: its configuration, or the agents or
+ * traces directory penguin makes there (a root where only `config vault set` ran has no
+ * configuration yet, but its vault lies under `agents/`).
+ */
+const PROJECT_MARKS = [".project_config.toml", "agents", "traces"];
+
+/** Whether `dir` holds a penguin project (one of its first 64 directories has a {@linkcode PROJECT_MARKS} entry). */
 async function looksLikeDataRoot(dir: string): Promise<boolean> {
   let seen = 0;
   try {
     for await (const e of Deno.readDir(dir)) {
       if (!e.isDirectory || ++seen > 64) continue;
-      const config = join(dir, e.name, ".project_config.toml");
-      if (await Deno.lstat(config).then((i) => i.isFile, () => false)) return true;
+      for (const mark of PROJECT_MARKS) {
+        if (await Deno.lstat(join(dir, e.name, mark)).then(() => true, () => false)) return true;
+      }
     }
   } catch {
     // Unreadable: not hidden on its account.

@@ -352,9 +352,9 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // Sharing the terminal, a setup failure shows only once the job has ended (see _setup_log.ts):
   // the command never ran, so the sandbox starts again when a path of the plan went away.
   let restarts = 0;
-  return chainAttempts(releaseOnExit(child, release), async () => {
+  return chainAttempts(releaseOnExit(child, release), async (_status, stopped) => {
     const said = setupLog === undefined ? undefined : await takeSetupLog(setupLog);
-    if (said === undefined) return undefined;
+    if (said === undefined || stopped) return undefined;
     if (restarts++ < 2 && await planPathVanished(plan)) {
       plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
       await hold();

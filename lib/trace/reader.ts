@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { formatSize } from "../protocol/format_size.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { validateMessage } from "../protocol/validate.ts";
@@ -75,6 +76,14 @@ function isBlank(bytes: Uint8Array): boolean {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * The longest record (line) a trace may hold: a longer one is reported as a
+ * problem without being read. penguin writes none that long (a tool call's
+ * arguments stop at 8 MiB, command output is archived past its cap, an image
+ * at 5 MiB); a file from elsewhere (`sessions import`) may.
+ */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 /**
  * Read the records of the trace at `path`, one at a time. Problems go to
@@ -151,6 +160,20 @@ export async function* readTrace(
     return null;
   };
 
+  const tooLarge = (size: number, line: number): null => {
+    const problem: TraceProblem = {
+      file: path,
+      line,
+      kind: "malformed",
+      reason: `a record of ${formatSize(size)}, over the ${
+        formatSize(MAX_RECORD_BYTES)
+      } a record may hold (not read)`,
+    };
+    if (strict) throw new PenguinError("data", formatProblem(problem));
+    onProblem?.(problem);
+    return null;
+  };
+
   try {
     for await (const batch of readLines(file, { chunkSize })) {
       for (const l of batch) {
@@ -161,6 +184,9 @@ export async function* readTrace(
           rec = handleText(t, t.length, l.no, true);
         } else if (l.kind === "bytes") {
           rec = handleBytes(l.bytes, l.no, l.terminated, l.own);
+        } else if (l.size > MAX_RECORD_BYTES) {
+          // Not read: a sparse file or a hostile one would cost its whole size in memory.
+          rec = tooLarge(l.size, l.no);
         } else {
           rec = handleBytes(await l.read(), l.no, l.terminated, true);
         }

@@ -120,6 +120,8 @@ Deno.test("safeText removes characters drawn as nothing; escapeControls shows th
     "\u00ad",
     "\u2061",
     "\u3164",
+    "\u2028",
+    "\u2029",
   ];
   for (const h of hidden) {
     assert.equal(safeText(`ABCDE${h}FGHIJ`), "ABCDEFGHIJ", JSON.stringify(h));

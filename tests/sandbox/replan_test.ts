@@ -141,3 +141,86 @@ Deno.test("data roots noted at the same time are all kept in the list", async ()
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a root noted before it exists stays in the list while its parent does; a gone one is dropped", async () => {
+  const base = await visibleTempDir("penguin-roots-early-");
+  const gone = await visibleTempDir("penguin-roots-gone-");
+  try {
+    const early = join(base, "not-made-yet");
+    const other = join(base, "other");
+    const dropped = join(gone, "root");
+    await Deno.mkdir(other);
+    await rememberDataRoot(early);
+    await rememberDataRoot(dropped);
+    await Deno.remove(gone, { recursive: true });
+    // Another penguin notes its root meanwhile (it rewrites the list).
+    await rememberDataRoot(other);
+    const known = await knownDataRoots();
+    assert.ok(known.includes(early), "the root about to be made is kept");
+    assert.ok(!known.includes(dropped), "a root gone with its parent is dropped");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+    await Deno.remove(gone, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("a noted root whose project has only a vault (no configuration yet) is hidden", async () => {
+  const base = await visibleTempDir("penguin-roots-vault-only-");
+  const root = join(base, "other-root");
+  const ws = join(base, "ws");
+  await Deno.mkdir(join(root, "p", "agents", "a", "agent_state"), { recursive: true });
+  await Deno.writeTextFile(join(root, "p", "agents", "a", "agent_state", ".vault.toml"), "");
+  await Deno.mkdir(join(base, "plain", "sub"), { recursive: true });
+  await Deno.mkdir(ws);
+  try {
+    await rememberDataRoot(root);
+    await rememberDataRoot(join(base, "plain"));
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    const plan = await resolvePlan(policy, ws);
+    assert.ok(plan.hideDirs.includes(root));
+    assert.ok(!plan.hideDirs.includes(join(base, "plain")), "a directory with no project is not");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "a command sharing penguin's stdio leaves no setup log behind, whether it ends or is killed",
+  ignore: !bwrap,
+  async fn() {
+    // In a process with a run directory of its own, so other tests' logs do not count.
+    const base = await visibleTempDir("penguin-setup-log-");
+    try {
+      await new Deno.Command("mkfifo", { args: [join(base, "f")] }).output();
+      const mod = new URL("../../lib/sandbox/mod.ts", import.meta.url).href;
+      const script = `
+        import { createPolicy, spawnSandboxed } from ${JSON.stringify(mod)};
+        const policy = createPolicy({ workspace: ${JSON.stringify(base)}, home: "",
+          hostEnv: { PATH: "/usr/bin:/bin" } });
+        const ended = await spawnSandboxed({ shell: "true", policy, stdin: "null", stdio: "inherit" });
+        await ended.status;
+        const killed = await spawnSandboxed({ shell: "cat f >/dev/null", policy, stdin: "null",
+          stdio: "inherit" });
+        // Opening the fifo returns once the command has opened it: it runs.
+        const writer = await Deno.open(${JSON.stringify(join(base, "f"))}, { write: true });
+        await killed.kill(100);
+        writer.close();
+        const logs = [];
+        for await (const e of Deno.readDir(Deno.env.get("PENGUIN_RUN_DIR"))) {
+          if (e.name.startsWith("setup-")) logs.push(e.name);
+        }
+        console.log(JSON.stringify(logs));`;
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["eval", script],
+        env: { PENGUIN_RUN_DIR: join(base, ".run") },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout);
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      assert.deepEqual(JSON.parse(text.trim().split("\n").at(-1)!), []);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});

@@ -351,6 +351,8 @@ Deno.test("a secret whose pieces are separated by invisible characters is masked
     "\u2061",
     "\u180e",
     "\u{1d173}",
+    "\u2028",
+    "\u2029",
   ];
   for (const h of hidden) {
     const text = `x ${value.slice(0, 5)}${h}${value.slice(5, 10)}${h}${value.slice(10, 15)} y`;
