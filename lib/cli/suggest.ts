@@ -57,3 +57,18 @@ export function didYouMeanText(
   const hit = didYouMean(word, candidates);
   return hit === undefined ? "" : `; did you mean ${show(hit)}?`;
 }
+
+/**
+ * Up to `max` candidates nearest to `word` by {@linkcode editDistance}
+ * (case-insensitive), nearest first (ties keep the candidates' order), leaving
+ * out those more than a third of `word`'s length (at least 2) away.
+ */
+export function nearest(word: string, candidates: readonly string[], max = 3): string[] {
+  const limit = Math.max(2, Math.floor(word.length / 3));
+  return candidates
+    .map((c, i) => ({ c, i, d: editDistance(word.toLowerCase(), c.toLowerCase()) }))
+    .filter((x) => x.d <= limit && x.c !== word)
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, max)
+    .map((x) => x.c);
+}

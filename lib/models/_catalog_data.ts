@@ -214,6 +214,12 @@ export interface PresetBlock {
   prefix?: string;
   /** Wire protocol for rows whose model id starts with the key (after the prefix). */
   protocol_by_prefix?: Readonly<Record<string, WireProtocol>>;
+  /**
+   * The model id (without the prefix) of the block's recommended preset: the
+   * one a first run suggests. A mid-priced model, never the most expensive
+   * of the block when its prices differ.
+   */
+  recommended: string;
   /** The presets. */
   rows: readonly PresetRow[];
 }
@@ -226,6 +232,7 @@ const T = false; // text only
 export const PRESET_BLOCKS: readonly PresetBlock[] = [
   {
     provider: "deepseek",
+    recommended: "deepseek-v4-flash",
     currency: "CNY",
     rows: [
       ["deepseek-v4-flash", M, T, 0.05, 1.5, 4.5],
@@ -235,6 +242,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "openrouter",
+    recommended: "anthropic/claude-sonnet-5",
     currency: "USD",
     protocol_by_prefix: { "openai/": "openai-responses" },
     rows: [
@@ -280,6 +288,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "fireworks",
+    recommended: "deepseek-v4-pro",
     currency: "USD",
     prefix: "accounts/fireworks/models/",
     rows: [
@@ -295,6 +304,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "siliconflow",
+    recommended: "deepseek-ai/DeepSeek-V4-Pro",
     currency: "CNY",
     rows: [
       ["deepseek-ai/DeepSeek-V4-Flash", M, T, 0.02, 1, 2],
@@ -308,6 +318,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "qwen-token-plan",
+    recommended: "qwen3.7-plus",
     currency: "CNY",
     rows: [
       ["deepseek-v4-flash-0731", M, T, 0.2, 1, 2],
@@ -319,6 +330,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "qwen-pay-as-you-go",
+    recommended: "qwen3.7-plus",
     currency: "CNY",
     rows: [
       ["deepseek-v4-flash-0731", M, T, 0.2, 1, 2],
@@ -330,6 +342,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "minimax",
+    recommended: "MiniMax-M3",
     currency: "USD",
     rows: [
       ["MiniMax-M3", M, V, 0.06, 0.3, 1.2],
@@ -337,6 +350,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "google",
+    recommended: "gemini-3.7-flash",
     currency: "USD",
     rows: [
       ["gemini-3.7-flash", 1048576, V, 0.15, 1.5, 7.5],
@@ -350,6 +364,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "anthropic",
+    recommended: "claude-sonnet-5",
     currency: "USD",
     rows: [
       ["claude-fable-5", M, V, 1, 12.5, 50],
@@ -362,6 +377,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "openai",
+    recommended: "gpt-5.6-terra",
     currency: "USD",
     rows: [
       ["gpt-5.6", 1050000, V, 0.5, 5, 30],
@@ -377,6 +393,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "zhipu",
+    recommended: "glm-5",
     currency: "USD",
     rows: [
       ["glm-5.3", M, T, 0.26, 1.4, 4.4],
@@ -387,6 +404,7 @@ export const PRESET_BLOCKS: readonly PresetBlock[] = [
   },
   {
     provider: "moonshot",
+    recommended: "kimi-k2.6",
     currency: "CNY",
     rows: [
       ["kimi-k3", 1048576, V, 2, 20, 100],

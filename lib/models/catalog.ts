@@ -37,6 +37,8 @@ export interface ModelPreset {
   pricing: Readonly<PresetPricing>;
   /** Protocol when it differs from the group's. */
   client_type?: WireProtocol;
+  /** The provider's recommended model: the one a first run suggests (one per provider). */
+  recommended?: true;
 }
 
 /** CNY per USD used to convert CNY list prices. */
@@ -65,6 +67,7 @@ function buildPresets(): ModelPreset[] {
         vision,
         pricing: Object.freeze({ cache_read: usd(cr), cache_write: usd(cw), output: usd(o) }),
       };
+      if (id === block.recommended) preset.recommended = true;
       for (const [prefix, protocol] of Object.entries(block.protocol_by_prefix ?? {})) {
         if (id.startsWith(prefix)) preset.client_type = protocol;
       }
@@ -90,4 +93,9 @@ export function findPreset(provider: string, model_id: string): ModelPreset | un
 /** The presets of one provider group. */
 export function presetsOf(provider: string): ModelPreset[] {
   return MODEL_PRESETS.filter((p) => p.provider === provider);
+}
+
+/** The provider's recommended preset (the one a first run suggests), if the catalog has presets for it. */
+export function recommendedPreset(provider: string): ModelPreset | undefined {
+  return MODEL_PRESETS.find((p) => p.provider === provider && p.recommended === true);
 }

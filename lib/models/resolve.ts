@@ -16,7 +16,7 @@ import {
   type ProjectConfig,
   unknownPairError,
 } from "../state/project_config.ts";
-import { findProviderGroup, presetsOf, PROVIDER_GROUPS } from "./catalog.ts";
+import { findProviderGroup, presetsOf, PROVIDER_GROUPS, recommendedPreset } from "./catalog.ts";
 import type { ModelEndpoint } from "./wire.ts";
 
 /** Environment lookup: a function or a plain record. */
@@ -84,19 +84,25 @@ function safeEnv(name: string): string | undefined {
   }
 }
 
-/** The model to suggest on a first run: a group whose key is already set, else DeepSeek (README). */
-function firstModel(env: EnvSource): { provider: string; model_id: string; keyEnv?: string } {
+/**
+ * The model to suggest on a first run: the recommended preset of the first
+ * group whose key is already set, else DeepSeek's (README).
+ */
+export function firstModel(
+  env: EnvSource = safeEnv,
+): { provider: string; model_id: string; keyEnv?: string; keySet: boolean } {
   for (const g of PROVIDER_GROUPS) {
     if (g.api_key_env === undefined || lookup(env, g.api_key_env) === undefined) continue;
-    const preset = presetsOf(g.id)[0];
-    if (preset) return { provider: g.id, model_id: preset.model_id };
+    const preset = recommendedPreset(g.id) ?? presetsOf(g.id)[0];
+    if (preset) return { provider: g.id, model_id: preset.model_id, keySet: true };
   }
   const g = findProviderGroup("deepseek");
-  const preset = presetsOf("deepseek")[0];
+  const preset = recommendedPreset("deepseek") ?? presetsOf("deepseek")[0];
   return {
     provider: "deepseek",
     model_id: preset?.model_id ?? "deepseek-v4-flash",
     ...(g?.api_key_env !== undefined ? { keyEnv: g.api_key_env } : {}),
+    keySet: false,
   };
 }
 
@@ -109,10 +115,13 @@ function firstRunError(opts: ResolveOptions, env: EnvSource): PenguinError {
   const add = `penguin config model add --provider ${m.provider} --model-id ${m.model_id} ` +
     `--set-default${opts.setupFlags ?? ""}`;
   const key = m.keyEnv !== undefined ? `and set its key: export ${m.keyEnv}=<your key>. ` : "";
+  const label = findProviderGroup(m.provider)?.label ?? m.provider;
+  const head = m.keySet
+    ? `No model is configured yet. Add ${label}'s recommended model and make it the default:`
+    : "No model is configured yet. Add one and make it the default:";
   return new PenguinError(
     "config",
-    `No model is configured yet. Add one and make it the default:\n  ${add}\n` +
-      `${key}Any model of "penguin models list" works the same way.`,
+    `${head}\n  ${add}\n${key}Any model of "penguin models list" works the same way.`,
   );
 }
 

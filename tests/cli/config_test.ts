@@ -108,13 +108,14 @@ Deno.test("config model add on an existing pair says Updated and keeps unspecifi
     assert.equal(again.code, 0, again.stderr);
     assert.match(
       again.stdout,
-      /^Updated model \(provider=custom, model_id=m\)\. Default model: \(not set\)\n$/,
+      // The first model added became the default (there was none).
+      /^Updated model \(provider=custom, model_id=m\)\. Default model: provider=custom, model_id=m\n$/,
     );
     const json = JSON.parse(
       (await runCli(["config", "model", "list", "--json", "--root", root])).stdout,
     );
     assert.equal(json.path, cfgPath(root));
-    assert.equal(json.default_model, null);
+    assert.deepEqual(json.default_model, { provider: "custom", model_id: "m" });
     assert.deepEqual(json.models, [{
       provider: "custom",
       model_id: "m",
@@ -123,7 +124,7 @@ Deno.test("config model add on an existing pair says Updated and keeps unspecifi
       created_at: json.models[0].created_at,
       client_type: "openai-chat",
       context_window: 8192,
-      default: false,
+      default: true,
       vision_model: false,
     }]);
   });

@@ -100,7 +100,8 @@ Deno.test("models list --provider filters, shows local groups as needing no key,
     ]);
     const local = await runCli(["models", "list", "--root", root, "--provider", "lmstudio"]);
     assert.equal(local.code, 0, local.stderr);
-    assert.match(local.stdout, /^ {2}lmstudio +qwen3 +.* yes +not needed$/m);
+    // The only model, so the default ("* ").
+    assert.match(local.stdout, /^\* lmstudio +qwen3 +.* yes +not needed$/m);
     const bad = await runCli(["models", "list", "--root", root, "--provider", "nope"]);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /unknown provider group "nope"; known groups: deepseek, openrouter/);

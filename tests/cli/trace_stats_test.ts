@@ -52,7 +52,7 @@ Deno.test({
   },
 });
 
-Deno.test("penguin trace stats finds a session id in the data root and counts the whole root by default", async () => {
+Deno.test("penguin trace stats finds a session id in the data root and counts the whole root given as the target", async () => {
   await withTempDir(async (root) => {
     const a = traceBuilder(sid("12345678")).meta().user("x").begin().text("y").usage(1, 2, 3).end();
     const b = traceBuilder(sid("87654321")).meta().user("x").begin().end("failed", {
@@ -73,7 +73,7 @@ Deno.test("penguin trace stats finds a session id in the data root and counts th
     assert.deepEqual(r1.rows.map((r: { key: string }) => r.key), [sid("12345678")]);
     assert.equal(r1.total.tokens.total, 6);
 
-    const all = await runCli(["trace", "stats", "--json"], { env: { PENGUIN_HOME: root } });
+    const all = await runCli(["trace", "stats", "--json", root]);
     assert.equal(all.code, 0, all.stderr);
     const r2 = JSON.parse(all.stdout);
     assert.equal(r2.total.sessions, 2);
@@ -89,7 +89,7 @@ Deno.test("penguin trace stats finds a session id in the data root and counts th
       },
     ]);
 
-    const csv = await runCli(["trace", "stats", "--csv", "--by", "day", "--root", root]);
+    const csv = await runCli(["trace", "stats", "--csv", "--by", "day", root]);
     assert.equal(csv.code, 0, csv.stderr);
     const rows = csv.stdout.trim().split("\n");
     assert.match(rows[0]!, /^key,sessions,files,records,/);

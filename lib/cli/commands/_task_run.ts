@@ -10,6 +10,7 @@
 import { PenguinError } from "../../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage } from "../../protocol/types.ts";
 import { createAgent } from "../../agent/agent.ts";
+import { offerFirstModel } from "./_first_model.ts";
 import { nextBackgroundReports } from "../../agent/background_reports.ts";
 import { type ApprovalVerdict, approverForMode, withCommandPolicy } from "../../agent/approval.ts";
 import type { RunOptions, Session } from "../../agent/session.ts";
@@ -91,6 +92,10 @@ export async function openTaskSession(
   // A new temporary workspace has no penguin.jsonc.
   if (f.resume === undefined && !opts.temporaryWorkspace) {
     await applyPolicyFile(command, f, f.workspace, pc);
+  }
+  // A first run on a terminal is offered the recommended model of the provider whose key is set.
+  if (f.resume === undefined && f.provider === undefined && opts.canAsk) {
+    await offerFirstModel(ctx, f.projectId);
   }
   const agent = await createAgent({
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),

@@ -41,6 +41,7 @@ import { markerBlock } from "../../agent/markers.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { offerFirstModel } from "./_first_model.ts";
 import {
   CHAT_HELP,
   CHAT_THINKING_LEVELS,
@@ -555,6 +556,10 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const io = ctx.io;
   // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
   opts.session.warn = (line) => io.err(`${safeText(line)}\n`);
+  // A first chat on a terminal is offered the recommended model of the provider whose key is set.
+  if (opts.resume === undefined && opts.session.provider === undefined) {
+    await offerFirstModel(ctx, opts.projectId);
+  }
   const agent = await createAgent({
     ...(ctx.root !== undefined ? { root: ctx.root } : {}),
     ...(opts.projectId !== undefined ? { projectId: opts.projectId } : {}),

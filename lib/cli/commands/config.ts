@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { findPreset, findProviderGroup } from "../../models/catalog.ts";
+import { findPreset, findProviderGroup, presetsOf } from "../../models/catalog.ts";
 import { PenguinError } from "../../protocol/errors.ts";
+import { nearest } from "../suggest.ts";
 import {
   CLIENT_TYPES,
   type ClientType,
@@ -204,7 +205,7 @@ function addInput(cmd: string, p: Parsed, ref: ModelRef): ModelInput {
 }
 
 /** Fill a NEW entry's unspecified fields from the catalog preset and group. */
-function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
+export function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
   const preset = findPreset(input.provider, input.model_id);
   const group = findProviderGroup(input.provider);
   if (preset) {
@@ -213,6 +214,7 @@ function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
     input.pricing = { ...preset.pricing, ...input.pricing };
     if (preset.client_type) input.client_type ??= preset.client_type;
   }
+  if (!preset && group) warnNotInCatalog(input.model_id, group.id, ctx);
   if (!group || group.kind === "custom") {
     input.client_type ??= "openai-chat";
     if (!input.base_url) {
@@ -222,6 +224,24 @@ function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
       ctx.io.err(`warning: ${why}; set one with --base-url before using this model\n`);
     }
   }
+}
+
+/**
+ * A model id the catalog does not list for a provider that has presets is
+ * likely a typo: a warning names the nearest ids. It is still added (a custom
+ * deployment may use any id).
+ */
+function warnNotInCatalog(modelId: string, provider: string, ctx: CommandContext): void {
+  const ids = presetsOf(provider).map((p) => p.model_id);
+  if (ids.length === 0) return;
+  const close = nearest(modelId, ids);
+  const hint = close.length > 0
+    ? `did you mean ${close.join(", ")}?`
+    : `its models are listed by "penguin models list".`;
+  ctx.io.err(
+    `warning: model id "${modelId}" is not in the catalog for provider "${provider}"; ${hint} ` +
+      `It is added as given (a custom deployment may use any id).\n`,
+  );
 }
 
 async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -234,7 +254,9 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
   const cfg = await loadProjectConfig(path);
   if (!findModel(cfg, ref)) seedNewEntry(input, ctx);
   const { created } = upsertModel(cfg, input);
-  if (bool(p, "set-default")) cfg.default_model = { ...ref };
+  // The first model of a project with no default becomes the default: the next run needs one.
+  const implicitDefault = !bool(p, "set-default") && !cfg.default_model;
+  if (bool(p, "set-default") || implicitDefault) cfg.default_model = { ...ref };
   if (input.fast_mode === true && !findProviderGroup(ref.provider)?.fast_mode) {
     ctx.io.err(
       `warning: provider "${ref.provider}" has no fast tier penguin knows of; fast_mode is saved, ` +
@@ -244,7 +266,8 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
   await saveProjectConfig(path, cfg);
   ctx.io.out(
     `${created ? "Added" : "Updated"} model (${pairText(ref)}). ` +
-      `Default model: ${pairText(cfg.default_model)}\n`,
+      `Default model: ${pairText(cfg.default_model)}` +
+      `${implicitDefault ? " (there was none, so this model became the default)" : ""}\n`,
   );
   return 0;
 }

@@ -27,6 +27,11 @@ several matches are an error that lists them), or "latest" (the most recent
 session with records, subagent sessions skipped). A session means all its
 files, in index order.`;
 
+/** The targets of `trace show`, `trace stats` and `trace export`: those given, else `latest`. */
+export function targetsOrLatest(targets: string[]): string[] {
+  return targets.length > 0 ? targets : ["latest"];
+}
+
 /** Resolve `targets` for `command`; a target that matches nothing is an error. */
 export async function sessionsOf(
   command: string,

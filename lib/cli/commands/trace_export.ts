@@ -16,7 +16,7 @@ import type { Command, CommandContext } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { writeOutputFile } from "../_output_file.ts";
-import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
   {
@@ -47,10 +47,10 @@ const FLAGS: readonly Flag<unknown>[] = [
 ];
 
 const HELP =
-  `Usage: penguin trace export <target> [--format html|md|json|otlp] [-o FILE] [--no-redact]
+  `Usage: penguin trace export [<target>] [--format html|md|json|otlp] [-o FILE] [--no-redact]
                             [--include-content] [--no-children]
 
-Export one session (all its files, in order):
+Export one session (all its files, in order; without a target, the latest):
   html  one self-contained page (inline CSS and JS, no network access: a
         Content-Security-Policy forbids any) with the session facts, its family
         (the session it was forked from via the meta's lineage, forks of it,
@@ -120,7 +120,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const outFile = str(p, "o") ?? str(p, "output");
   const format = formatOf(str(p, "format"), outFile);
-  const sessions = await sessionsOf("trace export", p.positionals, ctx);
+  const sessions = await sessionsOf("trace export", targetsOrLatest(p.positionals), ctx);
   if (sessions.length > 1) {
     throw new PenguinError(
       "usage",

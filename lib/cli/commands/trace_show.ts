@@ -8,7 +8,7 @@ import { makeStyle } from "../../display/palette.ts";
 import { showSessions } from "../../inspect/show.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
-import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
 
 const TURN: Flag<number> = {
   name: "turn",
@@ -35,7 +35,7 @@ const FLAGS: readonly Flag<unknown>[] = [
   },
 ];
 
-const HELP = `Usage: penguin trace show [--full] [--turn N] [--children] [--json] <target>...
+const HELP = `Usage: penguin trace show [--full] [--turn N] [--children] [--json] [<target>...]
 
 Render a session's conversation: user text ("> "), assistant text, thinking
 (dimmed), tool calls with their arguments, tool outputs collapsed to the first
@@ -44,7 +44,7 @@ and retries with their reason, compactions, and subagent children as
 references, with the labels and number formats of "penguin run". Each request
 is framed by "── request N ──" lines; the closing line gives its latency and
 tokens. A file is streamed: output starts at once, and piping into a pager or
-head stops the read.
+head stops the read. Without a target, the latest session is shown.
 
 Colour only when stdout is a terminal and NO_COLOR is unset. At a terminal the
 output goes through your pager: $PAGER, else "less -FRX" (which exits at once
@@ -65,7 +65,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     return 0;
   }
   const fromRequest = flagValue(p, TURN);
-  const sessions = await sessionsOf("trace show", p.positionals, ctx);
+  const sessions = await sessionsOf("trace show", targetsOrLatest(p.positionals), ctx);
   const json = bool(p, "json");
   // A person at a terminal gets the output in their pager ($PAGER, else less -FRX).
   const pager = !json && ctx.io.isTty && Deno.stdin.isTerminal() ? await openPager() : null;

@@ -8,14 +8,12 @@ import { safeStrings } from "../../display/terminal_text.ts";
 import { createPriceBook } from "../../inspect/pricing.ts";
 import { collectStats, STATS_GROUPS, type StatsGroup } from "../../inspect/stats.ts";
 import { renderStatsCsv, renderStatsText } from "../../inspect/stats_render.ts";
-import { resolveTargets } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { resolveDataRoot } from "../../state/root.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
 import { didYouMeanText } from "../suggest.ts";
-import { sessionsOf, TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
   {
@@ -69,8 +67,9 @@ trace under <root>/<project>/agents/<agent>/traces/) or else the catalog's. A
 model without a price is shown as "cost: unknown (no price for provider/model)",
 never as zero. Subagent sessions are counted as sessions of their own.
 
-Without a target, every trace in the data root is counted. Files are streamed
-once; memory does not grow with their size.
+Without a target, the latest session is counted; give the data root (e.g.
+~/.penguin/data) as the target to count every session in it. Files are
+streamed once; memory does not grow with their size.
 
 Flags:
 ${flagHelp(FLAGS, 18)}
@@ -97,21 +96,6 @@ function parseWhen(flag: string, value: string | undefined, endOfDay: boolean): 
   );
 }
 
-/** The targets to count: those given, else the data root (which must exist). */
-async function statsTargets(ctx: CommandContext, given: string[]): Promise<string[]> {
-  if (given.length > 0) return given;
-  const root = resolveDataRoot({ root: ctx.root });
-  try {
-    await Deno.stat(root);
-  } catch {
-    throw new PenguinError(
-      "not_found",
-      `trace stats: the data root "${root}" does not exist; give a trace file, directory or session id`,
-    );
-  }
-  return [root];
-}
-
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const p = parseDeclared("trace stats", args, FLAGS);
   if (bool(p, "help")) {
@@ -132,14 +116,10 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const since = parseWhen("since", str(p, "since"), false);
   const until = parseWhen("until", str(p, "until"), true);
-  const targets = await statsTargets(ctx, p.positionals);
   const progress = stderrProgress(ctx.io, bool(p, "json") || bool(p, "csv"));
   progress.show("finding trace files…");
-  // Given targets that hold no trace at all are a mistake (as for trace show); an empty data root is not.
-  const sessions =
-    await (p.positionals.length > 0
-      ? sessionsOf("trace stats", p.positionals, ctx)
-      : resolveTargets(targets, { root: ctx.root })).finally(() => progress.done());
+  const sessions = await sessionsOf("trace stats", targetsOrLatest(p.positionals), ctx)
+    .finally(() => progress.done());
   const problems = new Map<string, { count: number; lines: number[] }>();
   const report = await collectStats(sessions, {
     onSession: (done, total) => progress.show(`reading session ${done + 1}/${total}`),
