@@ -84,7 +84,7 @@ function safeEnv(name: string): string | undefined {
   }
 }
 
-/** The model to suggest on a first run: a group whose key is already set, else DeepSeek (README). */
+/** The model to suggest on a first run: a group whose key is already set, else DeepSeek (README, "A first real task"). */
 function firstModel(env: EnvSource): { provider: string; model_id: string; keyEnv?: string } {
   for (const g of PROVIDER_GROUPS) {
     if (g.api_key_env === undefined || lookup(env, g.api_key_env) === undefined) continue;
