@@ -86,7 +86,7 @@ function safeEnv(name: string): string | undefined {
 
 /**
  * The model to suggest on a first run: the recommended preset of the first
- * group whose key is already set, else DeepSeek's (README).
+ * group whose key is already set, else DeepSeek's (README, "A first real task").
  */
 export function firstModel(
   env: EnvSource = safeEnv,

@@ -25,7 +25,7 @@
  * next `git status` there (the user runs `git init` to give the model one).
  *
  * Not covered: `.git` entries below the workspace root (nested repositories,
- * submodule checkouts) — see README "Sandbox".
+ * submodule checkouts) — see docs/confinement.md, "Git".
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The on-disk layout under the data root (the README's Data root section). Pure functions:
+ * The on-disk layout under the data root (docs/traces.md, "Data root"). Pure functions:
  * ids are validated before any path is built, nothing touches the disk.
  *
  * ```

@@ -1,4 +1,4 @@
-// The README's SDK example, run for real: a tool defined in one file is
+// docs/sdk.md's SDK example, run for real: a tool defined in one file is
 // offered to the model next to the built-ins, called, and recorded in the
 // trace like any other tool.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The README's example of a new tool: one file holding its schema, limits,
+// docs/sdk.md's example of a new tool: one file holding its schema, limits,
 // permission, preview and implementation.
 import { z } from "zod";
 import { tools } from "../../lib/mod.ts";

@@ -176,7 +176,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     }
     io.out(
       "\nThe scripted model stopped with the demo, so this session cannot be continued; " +
-        "configure a real model to go on (see the README's Quick start).\n",
+        "configure a real model to go on (see 'A first real task' in the README).\n",
     );
     if (tmp !== undefined) {
       io.out(
