@@ -393,6 +393,42 @@ export interface GoalHooks {
 }
 
 /**
+ * Run one round: the task on `text`, then one more run per batch of
+ * background subagent reports, until nothing is left to wait for. Yields
+ * every message; `count` is given each message's tokens.
+ */
+async function* runRound(
+  session: Session,
+  text: string,
+  opts: RunOptions,
+  hooks: GoalHooks,
+  count: (tokens: number) => void,
+): AsyncGenerator<OmniMessage, RunOutcome> {
+  let input: string | CompleteMessage[] = text;
+  for (;;) {
+    const gen = session.run(input, opts);
+    let ran: RunOutcome;
+    try {
+      let r = await gen.next();
+      while (!r.done) {
+        count(goalTokenDelta(r.value));
+        yield r.value;
+        r = await gen.next();
+      }
+      ran = r.value;
+    } finally {
+      // A consumer that stops early stops the round too.
+      await gen.return(undefined as never);
+    }
+    if (ran.kind !== "completed" || opts.signal?.aborted) return ran;
+    // Background subagents report before the round is judged: the model reads each report.
+    const reports = await nextBackgroundReports(session, opts.signal, hooks.onWaiting);
+    if (reports === null) return ran;
+    input = reports;
+  }
+}
+
+/**
  * Run the rounds of `plan` on `session` until the goal ends (see the module
  * doc). Yields each round's input (a user text, as the stream of goal mode
  * carries it), every message of each round, and the final `goal_finished`
@@ -425,7 +461,7 @@ export async function* runGoal(
       }
       rounds++;
       ranHere++;
-      const text = wrapUp
+      const text: string = wrapUp
         ? goalWrapUpText({ round: rounds, objective: plan.objective, path, budget, used })
         : goalRoundText({
           round: rounds,
@@ -438,28 +474,7 @@ export async function* runGoal(
           unchanged,
         });
       yield modelMsg(userText(text));
-      let input: string | CompleteMessage[] = text;
-      let ran: RunOutcome;
-      for (;;) {
-        const gen = session.run(input, opts);
-        try {
-          let r = await gen.next();
-          while (!r.done) {
-            used += goalTokenDelta(r.value);
-            yield r.value;
-            r = await gen.next();
-          }
-          ran = r.value;
-        } finally {
-          // A consumer that stops early stops the round too.
-          await gen.return(undefined as never);
-        }
-        if (ran.kind !== "completed" || opts.signal?.aborted) break;
-        // Background subagents report before the round is judged: the model reads each report.
-        const reports = await nextBackgroundReports(session, opts.signal, hooks.onWaiting);
-        if (reports === null) break;
-        input = reports;
-      }
+      const ran: RunOutcome = yield* runRound(session, text, opts, hooks, (n) => void (used += n));
       if (opts.signal?.aborted || ran.kind === "aborted") {
         outcome = "aborted";
         reason = "interrupted";
