@@ -57,6 +57,7 @@ import { chatHistoryPath } from "../../state/paths.ts";
 import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
 import { openTerminal, type Terminal } from "../_approval_prompt.ts";
 import { startTelemetry } from "./_telemetry.ts";
+import { resumeTarget } from "./_resume_latest.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -71,18 +72,7 @@ async function resumeSession(
   opts: ChatOptions,
   pc: PolicyContext,
 ): Promise<{ session: Session; history: readonly OmniMessage[] }> {
-  let sessionTarget = target;
-  if (sessionTarget === "") {
-    const latest = await agent.latestSessionId();
-    if (latest === null) {
-      throw new PenguinError(
-        "not_found",
-        `No session to resume for agent ${agent.ref.agentId} in project ${agent.ref.projectId}: ` +
-          `start one with "penguin chat" or "penguin run"`,
-      );
-    }
-    sessionTarget = latest;
-  }
+  const sessionTarget = await resumeTarget("chat", agent, target);
   const { workspaceDir: _w, provider, modelId, ...rest } = opts.session;
   const session = await agent.resumeSession({
     target: sessionTarget,

@@ -36,7 +36,8 @@ const LIST_FLAGS = [
 const REMOVE_FLAGS = [KEY, ...VAULT_FLAGS];
 
 const SET_HELP =
-  `Usage: penguin config vault set --key <KEY> [--value <value>|-] [--agent-id <id>] [--project-id <id>]
+  `Usage: penguin config vault set --key <KEY> [--value <value>|-]
+                                [--agent-id <id>] [--project-id <id>]
 
 Store a secret in the agent's vault (.vault.toml, mode 0600). Vault entries
 become environment variables of the commands the agent runs; their values
