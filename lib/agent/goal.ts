@@ -16,11 +16,19 @@
  * - status `complete` or `blocked` → that outcome; a status that is missing,
  *   unreadable or unknown → `blocked`;
  * - the round failed or hit max turns → `aborted`;
- * - a budget set and used up → one wrap-up round, then `complete` when the
- *   file says so, else `budget_limited`;
- * - the round cap (default 100; ≤ 0 disables) → `aborted`.
+ * - the budget (default {@linkcode DEFAULT_BUDGET} tokens; null or ≤ 0:
+ *   unbounded) used up → one wrap-up round, then `complete` when the file
+ *   says so, else `budget_limited`;
+ * - the round cap of this run (default {@linkcode DEFAULT_MAX_ROUNDS}; ≤ 0
+ *   disables) → `aborted`.
  *
- * The run ends with a `goal_finished` event (outcome, rounds, tokens used),
+ * A round that ends with a final answer while the status is still `active`
+ * is noted in the next round's `[goal]` block: cheap models often answer
+ * "done" without ever setting the status.
+ *
+ * The run ends with a `goal_finished` event (outcome, rounds, tokens used,
+ * and for `aborted` the reason: the round cap with its number, an
+ * interruption, a failed round or one that hit max turns),
  * yielded and written to the trace. Tokens used are, over every
  * `token_usage` on the stream and of background subagents between runs
  * (subagents included), the request total minus its cached input.
@@ -33,7 +41,12 @@
  */
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import type { CompleteMessage, GoalOutcome, OmniMessage } from "../protocol/types.ts";
+import type {
+  CompleteMessage,
+  GoalAbortReason,
+  GoalOutcome,
+  OmniMessage,
+} from "../protocol/types.ts";
 import { findRelative, type RelativesCache } from "../trace/session_files.ts";
 import { readTraceFile } from "../trace/reader.ts";
 import { goalFilePath, goalFileText, readGoalFile, writeGoalFile } from "../state/goal_file.ts";
@@ -42,15 +55,36 @@ import { nextBackgroundReports } from "./background_reports.ts";
 import type { RunOutcome } from "./outcome.ts";
 import type { RunOptions, Session } from "./session.ts";
 
-/** Default round cap. */
-export const DEFAULT_MAX_ROUNDS = 100;
+/** Default round cap of a goal run. */
+export const DEFAULT_MAX_ROUNDS = 10;
+
+/** Default token budget of a goal (tokens used, earlier runs of a continued goal included). */
+export const DEFAULT_BUDGET = 500_000;
 
 /** Limits of a goal run. */
 export interface GoalLimits {
-  /** Token budget; absent or ≤ 0 = unbounded. */
-  budget?: number;
+  /** Token budget; absent = {@linkcode DEFAULT_BUDGET}; null or ≤ 0 = unbounded. */
+  budget?: number | null;
   /** Round cap of this run; default {@linkcode DEFAULT_MAX_ROUNDS}, ≤ 0 disables. */
   maxRounds?: number;
+}
+
+/** The limits a goal run applies: the budget (undefined = unbounded) and the round cap (0 = none). */
+export interface ResolvedGoalLimits {
+  /** Token budget, or undefined when unbounded. */
+  budget: number | undefined;
+  /** Round cap of this run, 0 when disabled. */
+  maxRounds: number;
+}
+
+/** `limits` with the defaults filled in. */
+export function resolveGoalLimits(limits: GoalLimits): ResolvedGoalLimits {
+  const budget = limits.budget === undefined ? DEFAULT_BUDGET : limits.budget;
+  const maxRounds = limits.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  return {
+    budget: budget !== null && budget > 0 ? budget : undefined,
+    maxRounds: maxRounds > 0 ? maxRounds : 0,
+  };
 }
 
 /** Where a goal starts: its objective, the first round's body, and what earlier runs used. */
@@ -73,6 +107,8 @@ export interface GoalResult {
   rounds: number;
   /** Tokens used for the goal, earlier runs included. */
   tokensUsed: number;
+  /** Why the goal ended `aborted`. */
+  reason?: GoalAbortReason;
 }
 
 /** Marker blocks a user's text may start with that are not part of the objective. */
@@ -112,6 +148,18 @@ const RULES = [
   "- Before setting blocked: only when the same blocker has stopped you for three rounds in a row and only the user can remove it; say in your reply what you need.",
 ].join("\n");
 
+/** The note of a round after one that ended with a final answer but left the status active. */
+export const UNCHANGED_STATUS_NOTE =
+  "Note: the previous round ended with a final answer, but the goal file's status is still active. " +
+  "If the objective is met and checked, set status to complete now; if you cannot go on without " +
+  "the user, set it to blocked; otherwise keep working on what is left.";
+
+/** The round-cap line of a round block: how many rounds this run has left after this one. */
+export function roundCapLine(left: number | undefined): string {
+  if (left === undefined) return "Round cap: none.";
+  return `Round cap: ${left} more round(s) in this run after this one.`;
+}
+
 /** The user text of a normal round. */
 export function goalRoundText(o: {
   round: number;
@@ -120,6 +168,10 @@ export function goalRoundText(o: {
   budget?: number | undefined;
   used: number;
   body: string;
+  /** Rounds left in this run after this one (undefined: no cap). */
+  roundsLeft?: number | undefined;
+  /** The previous round ended with a final answer and the status unchanged. */
+  unchanged?: boolean;
 }): string {
   const block = [
     `round: ${o.round}`,
@@ -134,6 +186,8 @@ export function goalRoundText(o: {
     "```",
     "",
     budgetLine(o.budget, o.used),
+    roundCapLine(o.roundsLeft),
+    ...(o.unchanged ? ["", UNCHANGED_STATUS_NOTE] : []),
     "",
     RULES,
   ].join("\n");
@@ -339,6 +393,42 @@ export interface GoalHooks {
 }
 
 /**
+ * Run one round: the task on `text`, then one more run per batch of
+ * background subagent reports, until nothing is left to wait for. Yields
+ * every message; `count` is given each message's tokens.
+ */
+async function* runRound(
+  session: Session,
+  text: string,
+  opts: RunOptions,
+  hooks: GoalHooks,
+  count: (tokens: number) => void,
+): AsyncGenerator<OmniMessage, RunOutcome> {
+  let input: string | CompleteMessage[] = text;
+  for (;;) {
+    const gen = session.run(input, opts);
+    let ran: RunOutcome;
+    try {
+      let r = await gen.next();
+      while (!r.done) {
+        count(goalTokenDelta(r.value));
+        yield r.value;
+        r = await gen.next();
+      }
+      ran = r.value;
+    } finally {
+      // A consumer that stops early stops the round too.
+      await gen.return(undefined as never);
+    }
+    if (ran.kind !== "completed" || opts.signal?.aborted) return ran;
+    // Background subagents report before the round is judged: the model reads each report.
+    const reports = await nextBackgroundReports(session, opts.signal, hooks.onWaiting);
+    if (reports === null) return ran;
+    input = reports;
+  }
+}
+
+/**
  * Run the rounds of `plan` on `session` until the goal ends (see the module
  * doc). Yields each round's input (a user text, as the stream of goal mode
  * carries it), every message of each round, and the final `goal_finished`
@@ -352,12 +442,13 @@ export async function* runGoal(
   hooks: GoalHooks = {},
 ): AsyncGenerator<OmniMessage, GoalResult> {
   const path = goalFilePath(session.scratchpad);
-  const budget = limits.budget !== undefined && limits.budget > 0 ? limits.budget : undefined;
-  const maxRounds = limits.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  const { budget, maxRounds } = resolveGoalLimits(limits);
   let rounds = plan.rounds;
   let used = plan.tokensUsed;
   let ranHere = 0;
   let outcome: GoalOutcome | undefined;
+  let reason: GoalAbortReason | undefined;
+  let unchanged = false;
   // Between the runs of a round, background subagents' messages bypass the stream: their tokens count too.
   const off = session.onBackgroundMessage((msg) => void (used += goalTokenDelta(msg)));
   try {
@@ -365,11 +456,12 @@ export async function* runGoal(
       const wrapUp = budget !== undefined && used >= budget;
       if (!wrapUp && maxRounds > 0 && ranHere >= maxRounds) {
         outcome = "aborted";
+        reason = "round_cap";
         break;
       }
       rounds++;
       ranHere++;
-      const text = wrapUp
+      const text: string = wrapUp
         ? goalWrapUpText({ round: rounds, objective: plan.objective, path, budget, used })
         : goalRoundText({
           round: rounds,
@@ -378,32 +470,14 @@ export async function* runGoal(
           budget,
           used,
           body: ranHere === 1 ? plan.firstBody : plan.objective,
+          roundsLeft: maxRounds > 0 ? maxRounds - ranHere : undefined,
+          unchanged,
         });
       yield modelMsg(userText(text));
-      let input: string | CompleteMessage[] = text;
-      let ran: RunOutcome;
-      for (;;) {
-        const gen = session.run(input, opts);
-        try {
-          let r = await gen.next();
-          while (!r.done) {
-            used += goalTokenDelta(r.value);
-            yield r.value;
-            r = await gen.next();
-          }
-          ran = r.value;
-        } finally {
-          // A consumer that stops early stops the round too.
-          await gen.return(undefined as never);
-        }
-        if (ran.kind !== "completed" || opts.signal?.aborted) break;
-        // Background subagents report before the round is judged: the model reads each report.
-        const reports = await nextBackgroundReports(session, opts.signal, hooks.onWaiting);
-        if (reports === null) break;
-        input = reports;
-      }
+      const ran: RunOutcome = yield* runRound(session, text, opts, hooks, (n) => void (used += n));
       if (opts.signal?.aborted || ran.kind === "aborted") {
         outcome = "aborted";
+        reason = "interrupted";
         break;
       }
       const file = await readGoalFile(session.scratchpad);
@@ -411,13 +485,30 @@ export async function* runGoal(
       if (wrapUp) outcome = status === "complete" ? "complete" : "budget_limited";
       else if (status === "complete" || status === "blocked") outcome = status;
       // A round that failed or hit max turns ends the goal.
-      else if (ran.kind !== "completed") outcome = "aborted";
+      else if (ran.kind !== "completed") {
+        outcome = "aborted";
+        reason = ran.kind === "max_turns" ? "max_turns" : "round_failed";
+      }
+      // A final answer that left the status active: the next round says so.
+      unchanged = ran.kind === "completed" && status === "active";
     }
   } finally {
     off();
   }
-  const result: GoalResult = { outcome, rounds, tokensUsed: used };
-  const payload = { type: "goal_finished" as const, outcome, rounds, tokens_used: used };
+  const result: GoalResult = {
+    outcome,
+    rounds,
+    tokensUsed: used,
+    ...(reason !== undefined ? { reason } : {}),
+  };
+  const payload = {
+    type: "goal_finished" as const,
+    outcome,
+    rounds,
+    tokens_used: used,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(reason === "round_cap" ? { max_rounds: maxRounds } : {}),
+  };
   await session.recordEvent(payload);
   yield eventMsg(payload);
   return result;

@@ -10,7 +10,7 @@
 import { escapeControls, safeText } from "./terminal_text.ts";
 import { formatDuration, formatTokens, plural, signed } from "./numbers.ts";
 import { failureCause, failureFix, readFailure, requestFailurePrefix } from "../models/failure.ts";
-import type { GoalOutcome, McpConnectResult } from "../protocol/types.ts";
+import type { GoalFinishedEvent, McpConnectResult } from "../protocol/types.ts";
 
 /** The last three characters of an id: the on-screen pairing number. */
 export function short3(id: string): string {
@@ -173,16 +173,56 @@ export function goalRoundLabel(round: number): string {
   return `[goal] round ${round}`;
 }
 
-/** `[goal] <label> · N rounds · tokens X`. */
-export function goalFinishedLabel(outcome: GoalOutcome, rounds: number, tokens: number): string {
-  const label = outcome === "complete"
-    ? "completed"
-    : outcome === "blocked"
-    ? "blocked (see the final reply for what it needs)"
-    : outcome === "budget_limited"
-    ? "stopped: token budget exhausted"
-    : "interrupted";
-  return `[goal] ${label} · ${plural(rounds, "round")} · tokens ${formatTokens(tokens)}`;
+/** Why a goal ended, as its last line says it. */
+function goalEndWords(e: Pick<GoalFinishedEvent, "outcome" | "reason" | "max_rounds">): string {
+  switch (e.outcome) {
+    case "complete":
+      return "completed";
+    case "blocked":
+      return "blocked (see the final reply for what it needs)";
+    case "budget_limited":
+      return "stopped: token budget exhausted";
+  }
+  switch (e.reason) {
+    case "round_cap":
+      return e.max_rounds !== undefined
+        ? `stopped: round cap of ${e.max_rounds} reached`
+        : "stopped: round cap reached";
+    case "interrupted":
+      return "aborted: interrupted";
+    case "max_turns":
+      return "aborted: a round hit max turns";
+    case "round_failed":
+      return "aborted: a round failed";
+    default:
+      return "interrupted";
+  }
+}
+
+/** `[goal] <why it ended> · N rounds · tokens X`. */
+export function goalFinishedLabel(
+  e: Pick<GoalFinishedEvent, "outcome" | "rounds" | "tokens_used" | "reason" | "max_rounds">,
+): string {
+  return `[goal] ${goalEndWords(e)} · ${plural(e.rounds, "round")} · tokens ${
+    formatTokens(e.tokens_used)
+  }`;
+}
+
+/**
+ * The first line of a goal run: its round cap and token budget (`[goal] up to
+ * 10 rounds · budget 500k tokens`), the tokens a continued goal already used,
+ * and `hint` (how to change them) when given.
+ */
+export function goalStartLabel(
+  o: { maxRounds: number; budget: number | undefined; used: number; hint?: string },
+): string {
+  const rounds = o.maxRounds > 0 ? `up to ${plural(o.maxRounds, "round")}` : "no round cap";
+  const budget = o.budget !== undefined
+    ? `budget ${formatTokens(o.budget)} tokens`
+    : "no token budget";
+  const used = o.used > 0 ? ` (${formatTokens(o.used)} used so far)` : "";
+  const hint = o.hint !== undefined ? ` · ${o.hint}` : "";
+  return `[goal] ${rounds} · ${budget}${used}${hint}`;
 }
 
 /** `[model switched] <model-id> (<provider>) → <model-id> (<provider>)`. */

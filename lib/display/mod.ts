@@ -18,6 +18,7 @@ export {
   failedRequestLabel,
   goalFinishedLabel,
   goalRoundLabel,
+  goalStartLabel,
   mcpBeginLabel,
   mcpEndLabel,
   modelSwitchedLabel,

@@ -99,7 +99,7 @@ export function eventLines(msg: EventMsgEnvelope, st: EventState): string[] {
       return [s.dim(mcpEndLabel(e.status, e.results, ms))];
     }
     case "goal_finished":
-      return [s.yellow(goalFinishedLabel(e.outcome, e.rounds, e.tokens_used))];
+      return [s.yellow(goalFinishedLabel(e))];
     case "workspace_moved":
       return [s.yellow(workspaceMovedLabel(e.from, e.to))];
     case "model_switched":

@@ -217,6 +217,8 @@ export const eventSchemas = {
     outcome: z.enum(["complete", "blocked", "budget_limited", "aborted"]),
     rounds: count,
     tokens_used: z.number().nonnegative(),
+    reason: z.enum(["round_cap", "interrupted", "round_failed", "max_turns"]).optional(),
+    max_rounds: count.optional(),
   }),
 } as const;
 

@@ -205,6 +205,9 @@ export interface McpConnectEndEvent {
 /** How a goal run ended. */
 export type GoalOutcome = "complete" | "blocked" | "budget_limited" | "aborted";
 
+/** Why a goal ended `aborted`: its round cap, an interruption, a failed round, a round at max turns. */
+export type GoalAbortReason = "round_cap" | "interrupted" | "round_failed" | "max_turns";
+
 /** A goal run finished. */
 export interface GoalFinishedEvent {
   /** Payload discriminator. */
@@ -215,6 +218,10 @@ export interface GoalFinishedEvent {
   rounds: number;
   /** Tokens used. */
   tokens_used: number;
+  /** Why an `aborted` goal ended (absent in traces written before it was recorded). */
+  reason?: GoalAbortReason;
+  /** The round cap, with reason `round_cap`. */
+  max_rounds?: number;
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
 }

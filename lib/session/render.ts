@@ -50,40 +50,90 @@ function table(rows: string[][]): string {
     "\n";
 }
 
-function promptLabel(s: SessionSummary): string {
-  let label = s.firstPrompt === null ? "-" : oneLine(s.firstPrompt, 48);
+function promptLabel(s: SessionSummary, max = 48): string {
+  let label = s.firstPrompt === null ? "-" : oneLine(s.firstPrompt, max);
   if (s.lineage) {
     label = `(${s.lineage.kind} of …${s.lineage.parent_session_id.slice(-8)}) ${label}`;
   } else if (s.source) label = `(${s.source}) ${label}`;
   return label;
 }
 
-/** The `sessions list` table (an AGENT column when `withAgent`). */
-export function formatSessionList(rows: SessionSummary[], withAgent = false): string {
+/** `text` cut to `max` characters with `…` (its characters kept for the caller's escaping). */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : text.slice(0, max - 1) + "…";
+}
+
+/** How long ago `iso` was, in one short unit (`<1m`, `5m`, `3h`, `2d`, `6w`); `-` when unknown. */
+export function ageOf(iso: string | null, now = Date.now()): string {
+  const t = iso === null ? NaN : new Date(iso).getTime();
+  if (Number.isNaN(t)) return "-";
+  const min = Math.max(0, Math.floor((now - t) / 60_000));
+  if (min < 1) return "<1m";
+  if (min < 60) return `${min}m`;
+  if (min < 48 * 60) return `${Math.floor(min / 60)}h`;
+  const days = Math.floor(min / (24 * 60));
+  return days < 14 ? `${days}d` : `${Math.floor(days / 7)}w`;
+}
+
+/** One column of the listing: its heading and each row's cell. */
+interface Column {
+  head: string;
+  cells: string[];
+}
+
+/** The width of `cols` laid out side by side, two spaces apart, plus the two before the next. */
+function widthOf(cols: readonly Column[]): number {
+  return cols.reduce((w, c) => w + Math.max(c.head.length, ...c.cells.map((x) => x.length)) + 2, 0);
+}
+
+const MIN_PROMPT = 20;
+
+/**
+ * The `sessions list` table (an AGENT column when `withAgent`). With
+ * `width` (a terminal's columns) the table fits it: the first prompt is cut
+ * to the room left, and while that is under 20 columns, CREATED goes, LAST
+ * ACTIVITY becomes an AGE, the model and the workspace are shortened, then
+ * the workspace goes.
+ */
+export function formatSessionList(
+  rows: SessionSummary[],
+  withAgent = false,
+  width?: number,
+  now = Date.now(),
+): string {
   if (rows.length === 0) return "No sessions.\n";
-  const header = [
-    "ID",
-    ...(withAgent ? ["AGENT"] : []),
-    "CREATED",
-    "LAST ACTIVITY",
-    "MODEL",
-    "WORKSPACE",
-    "TURNS",
-    "TOKENS",
-    "FIRST PROMPT",
+  const col = (head: string, cell: (s: SessionSummary) => string): Column => ({
+    head,
+    cells: rows.map(cell),
+  });
+  const model = (max: number) => (s: SessionSummary) =>
+    s.provider && s.modelId ? cut(max < 40 ? s.modelId : `${s.provider}/${s.modelId}`, max) : "-";
+  const id = col("ID", (s) => s.sessionId);
+  const agent = withAgent ? [col("AGENT", (s) => s.agentId)] : [];
+  const created = col("CREATED", (s) => localTime(s.created));
+  const last = col("LAST ACTIVITY", (s) => localTime(s.lastActivity));
+  const age = col("AGE", (s) => ageOf(s.lastActivity, now));
+  const turns = col("TURNS", (s) => (s.turns === null ? "?" : String(s.turns)));
+  const tokens = col("TOKENS", (s) => shortCount(s.tokens));
+  const ws = (max: number) => col("WORKSPACE", (s) => shortPath(s.workspace, max));
+  const layouts: Column[][] = [
+    [id, ...agent, created, last, col("MODEL", model(99)), ws(40), turns, tokens],
+    [id, ...agent, age, col("MODEL", model(99)), ws(40), turns, tokens],
+    [id, ...agent, age, col("MODEL", model(20)), ws(24), turns, tokens],
+    [id, ...agent, age, col("MODEL", model(16)), turns, tokens],
   ];
-  const body = rows.map((s) => [
-    s.sessionId,
-    ...(withAgent ? [s.agentId] : []),
-    localTime(s.created),
-    localTime(s.lastActivity),
-    s.provider && s.modelId ? `${s.provider}/${s.modelId}` : "-",
-    shortPath(s.workspace, 40),
-    s.turns === null ? "?" : String(s.turns),
-    shortCount(s.tokens),
-    promptLabel(s),
-  ]);
-  return table([header, ...body]) + `${rows.length} session(s)\n`;
+  let cols = layouts[0]!;
+  let promptMax = 48;
+  if (width !== undefined) {
+    // One column spare: a line as wide as the terminal wraps on some of them.
+    const room = (c: Column[]) => width - 1 - widthOf(c);
+    cols = layouts.find((c) => room(c) >= MIN_PROMPT) ?? layouts[layouts.length - 1]!;
+    promptMax = Math.max(MIN_PROMPT, room(cols));
+  }
+  const prompt = col("FIRST PROMPT", (s) => oneLine(promptLabel(s, promptMax), promptMax));
+  const all = [...cols, prompt];
+  const grid = [all.map((c) => c.head), ...rows.map((_, i) => all.map((c) => c.cells[i]!))];
+  return table(grid) + `${rows.length} session(s)\n`;
 }
 
 function itemLine(it: OutlineItem, width: number): string | null {

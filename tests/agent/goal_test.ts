@@ -4,13 +4,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   budgetLine,
+  DEFAULT_BUDGET,
+  DEFAULT_MAX_ROUNDS,
   goalProgressOf,
   goalRoundOf,
   goalRoundText,
   goalTokenDelta,
   goalWrapUpText,
   objectiveOf,
+  resolveGoalLimits,
 } from "../../lib/agent/goal.ts";
+import { goalFinishedLabel, goalStartLabel } from "../../lib/display/labels.ts";
 import { buildCarryOver, downgradeGoalRound } from "../../lib/agent/mod.ts";
 import { eventMsg, modelMsg, userText } from "../../lib/protocol/builders.ts";
 import { parseGoalFile, readGoalFile, writeGoalFile } from "../../lib/state/goal_file.ts";
@@ -62,6 +66,61 @@ Deno.test("round texts carry the round, the goal file, the budget line and the b
   assert.equal(budgetLine(undefined, 7), "Budget: none (unbounded). Tokens used so far: 7.");
   assert.equal(budgetLine(10, 30), "Budget: 30 / 10 tokens used (remaining: 0).");
   assert.equal(goalRoundOf("[goal]\nnot a round\n[/goal]"), null);
+});
+
+Deno.test("goal limits: bounded by default (10 rounds, 500k tokens); null or 0 is unbounded", () => {
+  assert.equal(DEFAULT_MAX_ROUNDS, 10);
+  assert.equal(DEFAULT_BUDGET, 500_000);
+  assert.deepEqual(resolveGoalLimits({}), { budget: 500_000, maxRounds: 10 });
+  assert.deepEqual(resolveGoalLimits({ budget: null, maxRounds: 0 }), {
+    budget: undefined,
+    maxRounds: 0,
+  });
+  assert.deepEqual(resolveGoalLimits({ budget: 0, maxRounds: 3 }), {
+    budget: undefined,
+    maxRounds: 3,
+  });
+  assert.equal(
+    goalStartLabel({ maxRounds: 10, budget: 500_000, used: 0 }),
+    "[goal] up to 10 rounds · budget 500k tokens",
+  );
+  assert.equal(
+    goalStartLabel({ maxRounds: 0, budget: undefined, used: 1500, hint: "h" }),
+    "[goal] no round cap · no token budget (1.5k used so far) · h",
+  );
+});
+
+Deno.test("a round after a final answer with the status unchanged says so; the round cap line counts down", () => {
+  const base = { round: 2, objective: "o", path: "/g", used: 0, body: "o" };
+  const plain = goalRoundText({ ...base, roundsLeft: 8 });
+  assert.ok(plain.includes("\nRound cap: 8 more round(s) in this run after this one.\n"), plain);
+  assert.ok(!plain.includes("still active"), plain);
+  const nudged = goalRoundText({ ...base, unchanged: true });
+  assert.ok(nudged.includes("\nRound cap: none.\n"), nudged);
+  assert.ok(
+    nudged.includes(
+      "the previous round ended with a final answer, but the goal file's status is still active",
+    ),
+    nudged,
+  );
+});
+
+Deno.test("the goal's last line names why it ended", () => {
+  const e = { rounds: 10, tokens_used: 1200 };
+  const label = (o: Partial<Parameters<typeof goalFinishedLabel>[0]>) =>
+    goalFinishedLabel({ ...e, outcome: "aborted", ...o });
+  assert.equal(label({ outcome: "complete" }), "[goal] completed · 10 rounds · tokens 1.2k");
+  assert.match(label({ outcome: "blocked" }), /^\[goal\] blocked /);
+  assert.match(label({ outcome: "budget_limited" }), /^\[goal\] stopped: token budget exhausted /);
+  assert.match(
+    label({ reason: "round_cap", max_rounds: 10 }),
+    /^\[goal\] stopped: round cap of 10 reached · 10 rounds/,
+  );
+  assert.match(label({ reason: "interrupted" }), /^\[goal\] aborted: interrupted /);
+  assert.match(label({ reason: "max_turns" }), /^\[goal\] aborted: a round hit max turns /);
+  assert.match(label({ reason: "round_failed" }), /^\[goal\] aborted: a round failed /);
+  // A trace written before the reason was recorded.
+  assert.match(label({}), /^\[goal\] interrupted /);
 });
 
 Deno.test("token use is the request total minus its cached input", () => {
@@ -129,7 +188,9 @@ Deno.test("token budgets: digits with k or m, rounded, above zero", () => {
   assert.equal(parseTokenBudget("200k"), 200000);
   assert.equal(parseTokenBudget("1.5M"), 1500000);
   assert.equal(parseTokenBudget("0.0004k"), null);
-  for (const bad of ["", "0", "-5", "1e3", "5 k", "k"]) assert.equal(parseTokenBudget(bad), null);
+  for (const bad of ["", "0", "-5", "1e3", "5 k", "k", "none"]) {
+    assert.equal(parseTokenBudget(bad), null);
+  }
 });
 
 Deno.test("an ended goal's round is downgraded: the text itself, and inside a transcribed carry-over", () => {

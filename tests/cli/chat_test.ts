@@ -521,7 +521,7 @@ Deno.test("chat --resume fails clearly when there is nothing it can resume", asy
       r.stderr,
       r.code === 2
         ? /--resume is not available yet/
-        : /No session to resume for agent default_agent/,
+        : /chat: no session to resume in this workspace \(.*\): give a session id/,
     );
     assert.equal(r.stdout, "");
   });

@@ -119,10 +119,27 @@ Deno.test("run --goal: round 1 answers, round 2 sets status complete with write_
     assert.ok(first.startsWith("[goal]\nround: 1\n"), first);
     assert.ok(first.includes(`Goal file: ${path}\n`), first);
     assert.ok(first.includes("```yaml\nobjective: Create hello.txt\nstatus: active\n```"), first);
-    assert.ok(first.includes("Budget: none (unbounded). Tokens used so far: 0."), first);
+    // Bounded by default: 500k tokens and 10 rounds, told to the model and on the goal's first line.
+    assert.ok(first.includes("Budget: 0 / 500000 tokens used (remaining: 500000)."), first);
+    assert.ok(first.includes("Round cap: 9 more round(s) in this run after this one."), first);
+    assert.ok(!first.includes("still active"), first);
     assert.ok(first.endsWith("[/goal]\n\nCreate hello.txt"), first);
+    assert.match(
+      r.stdout,
+      /^\[goal\] up to 10 rounds · budget 500k tokens · raise with --max-rounds \/ --budget\n\[goal\] round 1\n/,
+    );
     // Round 2 carries the objective as its body and the tokens round 1 used (120: total minus cached).
-    assert.ok(requests[1]!.lastUser.includes("Tokens used so far: 120."), requests[1]!.lastUser);
+    assert.ok(
+      requests[1]!.lastUser.includes("Budget: 120 / 500000 tokens used (remaining: 499880)."),
+      requests[1]!.lastUser,
+    );
+    // Round 1 ended with a final answer and the status still active: round 2's block says so.
+    assert.ok(
+      requests[1]!.lastUser.includes(
+        "Note: the previous round ended with a final answer, but the goal file's status is still active.",
+      ),
+      requests[1]!.lastUser,
+    );
     assert.ok(requests[1]!.lastUser.endsWith("[/goal]\n\nCreate hello.txt"));
     assert.equal(
       await Deno.readTextFile(path),
@@ -207,15 +224,51 @@ Deno.test("run --goal --budget: a wrap-up round that sets complete ends complete
   });
 });
 
-Deno.test("run --goal --max-rounds: the cap ends the goal aborted, exit 1", async () => {
+Deno.test("run --goal --max-rounds: the cap ends the goal aborted, exit 1, and the last line names the cap", async () => {
   await goalScenario(() => turn.text("Not yet."), async ({ sb, requests, run }) => {
     const r = await run(["--goal", "--max-rounds", "2", "-m", "Keep going"]);
     assert.equal(r.code, 1, r.stderr + r.stdout);
     assert.deepEqual(roundsSent(requests), [1, 2]);
-    assert.match(r.stdout, /\[goal\] interrupted · 2 rounds/);
+    assert.match(r.stdout, /^\[goal\] up to 2 rounds · budget 500k tokens/);
+    assert.match(r.stdout, /\[goal\] stopped: round cap of 2 reached · 2 rounds · tokens 240\n/);
     assert.deepEqual(goalFinished(await readSession(sb.root, sessionIdOf(r))), [
-      { outcome: "aborted", rounds: 2, tokens_used: 240 },
+      { outcome: "aborted", rounds: 2, tokens_used: 240, reason: "round_cap", max_rounds: 2 },
     ]);
+  });
+});
+
+Deno.test("run --goal: a model that answers without ever setting the status stops at the default cap of 10 rounds", async () => {
+  await goalScenario(() => turn.text("Done!"), async ({ sb, requests, run }) => {
+    const r = await run(["--goal", "-m", "Keep going"]);
+    assert.equal(r.code, 1, r.stderr + r.stdout);
+    assert.deepEqual(roundsSent(requests), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.ok(
+      requests[9]!.lastUser.includes("Round cap: 0 more round(s) in this run after this one."),
+    );
+    // Every round after the first is told the status did not change.
+    for (const s of requests.slice(1)) {
+      assert.ok(s.lastUser.includes("is still active"), s.lastUser);
+    }
+    const lines = r.stdout.trimEnd().split("\n");
+    assert.match(
+      lines.findLast((l) => l.startsWith("[goal]"))!,
+      /^\[goal\] stopped: round cap of 10 reached · 10 rounds/,
+    );
+    assert.deepEqual(goalFinished(await readSession(sb.root, sessionIdOf(r))), [
+      { outcome: "aborted", rounds: 10, tokens_used: 1200, reason: "round_cap", max_rounds: 10 },
+    ]);
+  });
+});
+
+Deno.test("run --goal --budget none: unbounded, said on the first line and to the model", async () => {
+  await goalScenario((s) => setStatus(s, "Finish"), async ({ requests, run }) => {
+    const r = await run(["--goal", "--budget", "none", "--max-rounds", "3", "-m", "Finish"]);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /^\[goal\] up to 3 rounds · no token budget · /);
+    assert.ok(requests[0]!.lastUser.includes("Budget: none (unbounded). Tokens used so far: 0."));
+    assert.ok(
+      requests[0]!.lastUser.includes("Round cap: 2 more round(s) in this run after this one."),
+    );
   });
 });
 
@@ -277,10 +330,14 @@ Deno.test("run --resume --goal continues the session's goal: rounds and tokens g
     assert.equal(again.code, 0, again.stderr + again.stdout);
     assert.deepEqual(roundsSent(requests), [1, 2]);
     const round2 = requests[1]!.lastUser;
-    assert.ok(round2.includes("Tokens used so far: 120."), round2);
+    assert.ok(round2.includes("Budget: 120 / 500000 tokens used"), round2);
+    assert.match(
+      again.stdout,
+      /^\[goal\] up to 10 rounds · budget 500k tokens \(120 used so far\)/,
+    );
     assert.ok(round2.endsWith("[/goal]\n\nLong job"), round2);
     assert.deepEqual(goalFinished(await readSession(sb.root, sid)), [
-      { outcome: "aborted", rounds: 1, tokens_used: 120 },
+      { outcome: "aborted", rounds: 1, tokens_used: 120, reason: "round_cap", max_rounds: 1 },
       { outcome: "complete", rounds: 2, tokens_used: 360 },
     ]);
     // A complete goal cannot be continued; a new objective starts a new goal.
@@ -299,6 +356,8 @@ Deno.test("chat /goal runs a goal in the chat's session; /goal:<budget> sets a b
       stdin: "/goal Ship it\n/goal:0.1k Polish\n/goal:lots x\n",
     });
     assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[goal\] up to 10 rounds · budget 500k tokens · \/goal:<budget>/);
+    assert.match(r.stdout, /\[goal\] up to 10 rounds · budget 100 tokens · /);
     assert.match(r.stdout, /\[goal\] round 1\n/);
     assert.match(r.stdout, /\[goal\] completed · 1 round · tokens 240/);
     assert.match(r.stdout, /\[goal\] stopped: token budget exhausted · 2 rounds · tokens 240/);
@@ -353,10 +412,13 @@ Deno.test("run --goal --json: SIGINT in round 2 ends the goal aborted (exit 1), 
       outcome: "aborted",
       rounds: 2,
       tokens_used: 120,
+      reason: "interrupted",
     });
     const sid = (messages[0]!.payload as { session_id: string }).session_id;
     const records = await assertGoodTrace(sb.root, sid);
-    assert.deepEqual(goalFinished(records), [{ outcome: "aborted", rounds: 2, tokens_used: 120 }]);
+    assert.deepEqual(goalFinished(records), [
+      { outcome: "aborted", rounds: 2, tokens_used: 120, reason: "interrupted" },
+    ]);
   });
 });
 
@@ -387,8 +449,9 @@ Deno.test("run --goal: a round that hits --max-turns ends the goal aborted, exit
       const r = await run(["--goal", "--max-turns", "1", "-m", "Loop"]);
       assert.equal(r.code, 1, r.stderr + r.stdout);
       assert.equal(requests.length, 1);
+      assert.match(r.stdout, /\[goal\] aborted: a round hit max turns · 1 round/);
       assert.deepEqual(goalFinished(await readSession(sb.root, sessionIdOf(r))), [
-        { outcome: "aborted", rounds: 1, tokens_used: 120 },
+        { outcome: "aborted", rounds: 1, tokens_used: 120, reason: "max_turns" },
       ]);
     },
   );
@@ -501,7 +564,7 @@ Deno.test("run --resume --goal after a killed goal run counts the subagents' tok
     const sent = parent.find((s) => s.lastUser.includes("[goal]\nround: 3\n"))!.lastUser;
     const round3 = sent.slice(sent.indexOf("[goal]\nround: 3\n"));
     // Round 1: the parent's two requests and the child's one, 120 each.
-    assert.ok(round3.includes("Tokens used so far: 360."), round3);
+    assert.ok(round3.includes("Budget: 360 / 500000 tokens used"), round3);
   }, { visible: true });
 });
 

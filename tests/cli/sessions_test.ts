@@ -32,9 +32,14 @@ Deno.test("cli: sessions import, list (text and --json) and tree over the fixtur
       list.stdout,
       /^ID\s+CREATED\s+LAST ACTIVITY\s+MODEL\s+WORKSPACE\s+TURNS\s+TOKENS\s+FIRST PROMPT/,
     );
-    assert.match(list.stdout, /6 session\(s\)\n$/);
+    // The subagent child is reached from its parent (sessions tree), not listed by default.
+    assert.match(
+      list.stdout,
+      /5 session\(s\)\nNot shown: 1 with no turn or of a subagent \(--all\)\.\n$/,
+    );
+    assert.ok(!list.stdout.includes(CHILD), list.stdout);
     assert.match(list.stdout, new RegExp(`${RESUMED}.*custom/mock.*Run two steps\\.`));
-    const json = await runCli(["--root", root, "sessions", "list", "--json"]);
+    const json = await runCli(["--root", root, "sessions", "list", "--all", "--json"]);
     const rows = JSON.parse(json.stdout) as Array<{ session_id: string; source: string | null }>;
     assert.equal(rows.length, 6);
     assert.equal(rows.find((r) => r.session_id === CHILD)?.source, "subagent");

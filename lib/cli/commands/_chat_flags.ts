@@ -43,11 +43,11 @@ the old and the new session id), /model <provider> <model-id> (fresh session
 on another model; its first message tells the model where the previous
 session is), /goal[:<budget>] <objective> (goal mode in this session, as
 penguin run --goal: rounds until the model marks GOAL.yaml complete or
-blocked, the budget such as 200k is spent, or 100 rounds; /goal alone
-continues the session's unfinished goal), /skill <name>[,<name>…] [message]
-(ask the model to use installed skills: a [use_skills] block opens the
-message, or the next one), /thinking [level], /verbose (toggle full tool
-output), /exit, /quit.
+blocked, the budget (default 500k; /goal:200k, /goal:none) is spent, or 10
+rounds; /goal alone continues the session's unfinished goal), /skill
+<name>[,<name>…] [message] (ask the model to use installed skills: a
+[use_skills] block opens the message, or the next one), /thinking [level],
+/verbose (toggle full tool output), /exit, /quit.
 
 Keys: Enter sends; Alt-Enter or Ctrl-J inserts a newline, and so does Enter
 after a trailing \\; Up/Down recall earlier messages (kept per agent in its

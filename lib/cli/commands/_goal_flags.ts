@@ -6,6 +6,8 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
+import { DEFAULT_BUDGET, DEFAULT_MAX_ROUNDS } from "../../agent/goal.ts";
+import { formatTokens } from "../../display/numbers.ts";
 import { type Flag, positiveInteger } from "../args.ts";
 
 /**
@@ -21,12 +23,14 @@ export function parseTokenBudget(text: string): number | null {
   return n > 0 ? n : null;
 }
 
-function budgetOf(raw: string, label: string): number {
+/** A budget value: a token count, or null for `none` (unbounded). */
+function budgetOf(raw: string, label: string): number | null {
+  if (raw.trim().toLowerCase() === "none") return null;
   const n = parseTokenBudget(raw);
   if (n === null) {
     throw new PenguinError(
       "usage",
-      `${label} must be a number of tokens above 0 such as 50000, 200k or 1.5m, got ${
+      `${label} must be a number of tokens above 0 such as 50000, 200k or 1.5m, or none, got ${
         JSON.stringify(raw)
       }`,
     );
@@ -35,7 +39,7 @@ function budgetOf(raw: string, label: string): number {
 }
 
 /** `--goal [budget]`: the value is "" when left out (PenguinHarness's `--goal <budget>` form). */
-export const GOAL: Flag<number | ""> = {
+export const GOAL: Flag<number | null | ""> = {
   name: "goal",
   type: "string",
   value: "[budget]",
@@ -46,13 +50,13 @@ export const GOAL: Flag<number | ""> = {
     "a value is the budget (--goal 200k is --goal --budget 200k)",
   parse: (raw, label) => (raw === "" ? "" : budgetOf(raw, label)),
 };
-/** `--budget <tokens>`. */
-export const BUDGET: Flag<number> = {
+/** `--budget <tokens>|none`. */
+export const BUDGET: Flag<number | null> = {
   name: "budget",
   type: "string",
   value: "<tokens>",
-  help: "token budget of the goal (50000, 200k, 1.5m); when it is spent,\n" +
-    "one wrap-up round ends the goal (default: unbounded)",
+  help: "token budget of the goal (50000, 200k, 1.5m; none for unbounded);\n" +
+    `when it is spent, one wrap-up round ends the goal (default ${formatTokens(DEFAULT_BUDGET)})`,
   parse: budgetOf,
 };
 /** `--max-rounds <n>`. */
@@ -60,6 +64,6 @@ export const MAX_ROUNDS: Flag<number> = {
   name: "max-rounds",
   type: "string",
   value: "<n>",
-  help: "stop the goal after n rounds (default 100)",
+  help: `stop the goal after n rounds of this run (default ${DEFAULT_MAX_ROUNDS})`,
   parse: (raw, label) => positiveInteger(raw, label),
 };

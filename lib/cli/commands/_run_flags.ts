@@ -8,6 +8,8 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
 import { POLICY_FILE_HELP } from "./_workspace_policy.ts";
 import { BUDGET, GOAL, MAX_ROUNDS } from "./_goal_flags.ts";
+import { DEFAULT_BUDGET, DEFAULT_MAX_ROUNDS } from "../../agent/goal.ts";
+import { formatTokens } from "../../display/numbers.ts";
 import {
   checkWorkspace,
   SESSION_FLAGS,
@@ -81,14 +83,20 @@ placed once (its recorded workspace comes from the imported file).
 
 Goal mode (--goal): the objective is written to GOAL.yaml in the session's
 scratchpad with status active, and the model works in rounds, each one task
-opened by a [goal] block (the round, the goal file, the budget). It sets the
-status to complete or blocked with its file tools or a command; penguin reads
-the file after every round. The goal ends complete, blocked, budget_limited
-(after one wrap-up round once --budget is spent) or aborted (Ctrl-C, a failed
-round, max turns, or --max-rounds); a goal_finished event with the outcome,
-the rounds and the tokens used ends the trace's goal. --resume <session>
---goal without -m continues that session's unfinished goal (its rounds and
-tokens so far count); with -m it starts a new goal in that session.
+opened by a [goal] block (the round, the goal file, the budget, the rounds
+left). It sets the status to complete or blocked with its file tools or a
+command; penguin reads the file after every round, and when a round ends with
+a final answer but the status still active, the next block says so. A goal is
+bounded by default: at most ${DEFAULT_MAX_ROUNDS} rounds per run (--max-rounds) and a budget of
+${
+  formatTokens(DEFAULT_BUDGET)
+} tokens (--budget; --budget none for unbounded), both shown on its first
+line. The goal ends complete, blocked, budget_limited (after one wrap-up round
+once the budget is spent) or aborted (the round cap, Ctrl-C, a failed round or
+max turns); its last line names which, and a goal_finished event with the
+outcome, the rounds and the tokens used ends the trace's goal. --resume
+<session> --goal without -m continues that session's unfinished goal (its
+rounds and tokens so far count); with -m it starts a new goal in that session.
 
 Flags:
 ${flagHelp(RUN_FLAGS, 28)}
@@ -128,8 +136,8 @@ export interface RunFlags extends SessionFlags {
   json: boolean;
   /** `--goal`: goal mode. */
   goal: boolean;
-  /** `--budget`: the goal's token budget. */
-  budget?: number;
+  /** `--budget`: the goal's token budget (null: `none`, unbounded). */
+  budget?: number | null;
   /** `--max-rounds`: the goal's round cap. */
   maxRounds?: number;
 }

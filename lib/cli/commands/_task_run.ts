@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { resumeTarget } from "./_resume_latest.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage } from "../../protocol/types.ts";
 import { createAgent } from "../../agent/agent.ts";
@@ -116,7 +117,7 @@ export async function openTaskSession(
   if (f.resume !== undefined) {
     // The recorded workspace decides which penguin.jsonc applies.
     return await agent.resumeSession({
-      target: f.resume,
+      target: await resumeTarget(command, agent, f.resume),
       ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
       ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
       ...limits,

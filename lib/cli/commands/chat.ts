@@ -29,9 +29,11 @@ import {
   continueGoal,
   type GoalPlan,
   type GoalResult,
+  resolveGoalLimits,
   runGoal,
   startGoal,
 } from "../../agent/goal.ts";
+import { goalStartLabel } from "../../display/labels.ts";
 import { listSkills } from "../../state/skills.ts";
 import { withSkills } from "./_skills_block.ts";
 import { parseTokenBudget } from "./_goal_flags.ts";
@@ -56,6 +58,7 @@ import { chatHistoryPath } from "../../state/paths.ts";
 import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
 import { openTerminal, type Terminal } from "../_approval_prompt.ts";
 import { startTelemetry } from "./_telemetry.ts";
+import { resumeTarget } from "./_resume_latest.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -70,18 +73,7 @@ async function resumeSession(
   opts: ChatOptions,
   pc: PolicyContext,
 ): Promise<{ session: Session; history: readonly OmniMessage[] }> {
-  let sessionTarget = target;
-  if (sessionTarget === "") {
-    const latest = await agent.latestSessionId();
-    if (latest === null) {
-      throw new PenguinError(
-        "not_found",
-        `No session to resume for agent ${agent.ref.agentId} in project ${agent.ref.projectId}: ` +
-          `start one with "penguin chat" or "penguin run"`,
-      );
-    }
-    sessionTarget = latest;
-  }
+  const sessionTarget = await resumeTarget("chat", agent, target);
   const { workspaceDir: _w, provider, modelId, ...rest } = opts.session;
   const session = await agent.resumeSession({
     target: sessionTarget,
@@ -238,12 +230,16 @@ async function runTask(chat: Chat, text: string): Promise<void> {
 async function goalCommand(chat: Chat, word: string, arg: string): Promise<void> {
   const r = chat.renderer;
   const spec = word.slice("/goal".length);
-  let budget: number | undefined;
+  let budget: number | null | undefined;
   if (spec !== "") {
-    const n = spec.startsWith(":") ? parseTokenBudget(spec.slice(1)) : null;
-    if (n === null) {
+    const n = !spec.startsWith(":")
+      ? undefined
+      : spec.slice(1).toLowerCase() === "none"
+      ? null
+      : parseTokenBudget(spec.slice(1)) ?? undefined;
+    if (n === undefined) {
       r.line(
-        `[error] Usage: /goal[:<budget>] <objective>, the budget a number of tokens such as 50000, 200k or 1.5m`,
+        `[error] Usage: /goal[:<budget>] <objective>, the budget a number of tokens such as 50000, 200k or 1.5m, or none`,
         "plain",
       );
       return;
@@ -269,10 +265,19 @@ async function goalCommand(chat: Chat, word: string, arg: string): Promise<void>
       : first.map((m) => (m.type === "text" ? m.text : "")).join("\n\n");
     plan = await startGoal(session, text);
   }
+  const limits = budget !== undefined ? { budget } : {};
+  r.line(
+    goalStartLabel({
+      ...resolveGoalLimits(limits),
+      used: plan.tokensUsed,
+      hint: "/goal:<budget> to change the budget",
+    }),
+    "plain",
+  );
   await runRendered(
     chat,
     (opts) =>
-      runGoal(session, plan, budget !== undefined ? { budget } : {}, opts, {
+      runGoal(session, plan, limits, opts, {
         onWaiting: (running) =>
           chat.renderer.line(
             `[background] waiting for ${running} background subagent(s) to finish…`,

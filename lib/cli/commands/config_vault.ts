@@ -10,6 +10,7 @@ import { loadVault, removeVaultEntry, setVaultEntry } from "../../state/vault.ts
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { readSecret } from "../secret_input.ts";
 import {
   formatTable,
   maskSecret,
@@ -19,7 +20,13 @@ import {
 } from "./_config_common.ts";
 
 const KEY: Flag = { name: "key", type: "string", value: "<KEY>", help: "variable name" };
-const VALUE: Flag = { name: "value", type: "string", value: "<value>", help: "secret value" };
+const VALUE: Flag = {
+  name: "value",
+  type: "string",
+  value: "<value>",
+  help: 'secret value; "-" or left out: read from standard input\n' +
+    "(a prompt that does not echo on a terminal)",
+};
 const VAULT_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const SET_FLAGS = [KEY, VALUE, ...VAULT_FLAGS];
 const LIST_FLAGS = [
@@ -29,13 +36,19 @@ const LIST_FLAGS = [
 const REMOVE_FLAGS = [KEY, ...VAULT_FLAGS];
 
 const SET_HELP =
-  `Usage: penguin config vault set --key <KEY> --value <value> [--agent-id <id>] [--project-id <id>]
+  `Usage: penguin config vault set --key <KEY> [--value <value>|-]
+                                [--agent-id <id>] [--project-id <id>]
 
 Store a secret in the agent's vault (.vault.toml, mode 0600). Vault entries
 become environment variables of the commands the agent runs; their values
 never appear in prompts or traces. Keys look like environment variable names
 (letters, digits and "_", not starting with a digit); values are at most 8192
 characters.
+
+Without --value (or with --value -) the value is read from standard input,
+so it stays out of the shell history and the process list: piped in
+(printf %s "$TOKEN" | penguin config vault set --key TOKEN; one trailing
+newline is dropped), or typed at a prompt that does not echo it.
 
 Flags:
 ${flagHelp(SET_FLAGS, 23)}
@@ -71,8 +84,11 @@ async function setCommand(args: string[], ctx: CommandContext): Promise<number> 
   const p = parseDeclared(cmd, args, SET_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, SET_HELP);
   const key = requiredFlag(cmd, p, "key");
-  const value = requiredFlag(cmd, p, "value", true);
   const { agentId, path } = vaultTarget(ctx, p);
+  const given = str(p, "value");
+  const value = given === undefined || given === "-"
+    ? await readSecret(`Value for ${key} (not shown): `, `value of ${key}`)
+    : given;
   await setVaultEntry(path, key, value);
   ctx.io.out(`Saved vault key ${key} for agent ${agentId}.\n`);
   return 0;

@@ -26,7 +26,14 @@ import {
 } from "../_approval_prompt.ts";
 import type { RunOptions, Session } from "../../agent/session.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
-import { continueGoal, type GoalResult, runGoal, startGoal } from "../../agent/goal.ts";
+import {
+  continueGoal,
+  type GoalResult,
+  resolveGoalLimits,
+  runGoal,
+  startGoal,
+} from "../../agent/goal.ts";
+import { goalStartLabel } from "../../display/labels.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
@@ -196,6 +203,7 @@ async function runGoalRounds(
   runOptions: RunOptions,
   show: (msg: OmniMessage) => void,
   onWaiting: (running: number) => void,
+  startLine: (line: string) => void,
 ): Promise<GoalResult | undefined> {
   const plan = f.message !== undefined
     ? await startGoal(session, withSkills(f.message, f.skills))
@@ -205,6 +213,11 @@ async function runGoalRounds(
     ...(f.budget !== undefined ? { budget: f.budget } : {}),
     ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
   };
+  startLine(goalStartLabel({
+    ...resolveGoalLimits(limits),
+    used: plan.tokensUsed,
+    hint: "raise with --max-rounds / --budget",
+  }));
   const goal = runGoal(session, plan, limits, runOptions, { onWaiting });
   for (let r = await goal.next();; r = await goal.next()) {
     if (r.done) return r.value;
@@ -243,7 +256,14 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   renderer?.beginTask();
   try {
     if (f.goal) {
-      const result = await runGoalRounds(session, f, runOptions, show, onWaiting);
+      const result = await runGoalRounds(
+        session,
+        f,
+        runOptions,
+        show,
+        onWaiting,
+        (line) => renderer?.line(line, "plain"),
+      );
       completed = result?.outcome === "complete";
     } else {
       // Subagents started with run_in_background report when they finish: the

@@ -38,6 +38,7 @@ import {
   validateProjectId,
 } from "../../state/ids.ts";
 import { resolveDataRoot } from "../../state/root.ts";
+import { selectSessions } from "../../session/select.ts";
 import { agentsDir } from "../../state/paths.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
@@ -118,31 +119,82 @@ function parse(
   return p;
 }
 
+const LIMIT: Flag<number> = {
+  name: "limit",
+  type: "string",
+  value: "<n>",
+  help: "show the n most recent sessions (default 20)",
+  parse: (raw, label) => positiveInteger(raw, label),
+};
+
 const LIST_FLAGS: readonly Flag<unknown>[] = [
-  { name: "all", type: "boolean", help: "every agent of the project (adds an AGENT column)" },
+  {
+    name: "all",
+    type: "boolean",
+    help: "every session: every agent's (an AGENT column),\n" +
+      "0-turn and subagent ones, no limit",
+  },
+  LIMIT,
+  { ...WORKSPACE, help: "only the sessions recorded in this workspace directory" },
   { name: "agent", type: "string", value: "<id>", help: "same as --agent-id" },
 ];
 
-const LIST_HELP = `Usage: penguin sessions list [--agent-id <id>] [--all] [--json]
+const DEFAULT_LIMIT = 20;
+
+const LIST_HELP = `Usage: penguin sessions list [--all] [--limit <n>] [--workspace <dir>]
+                             [--agent-id <id>] [--json]
 
 List sessions, newest first, read straight from the trace files (no index):
 id, created, last activity, model, workspace, turns, tokens and first prompt.
-Only the head of each session's first file and the last 64 KiB of its latest
-file are read. TURNS is "?" when counting would mean reading large files
-whole (see "penguin sessions show" for the exact count).
+By default the ${DEFAULT_LIMIT} most recent are shown, and sessions with no completed turn
+and subagent sessions (see "penguin sessions tree") are left out; the last
+line says how many were. On a terminal the table fits its width: the first
+prompt is cut, and on narrow terminals CREATED goes, LAST ACTIVITY becomes
+AGE, and the workspace is shortened or left out. Only the head of each
+session's first file and the last 64 KiB of its latest file are read. TURNS
+is "?" when counting would mean reading large files whole (see "penguin
+sessions show" for the exact count).
 
 Flags:
 ${flagLines(LIST_FLAGS)}
 `;
 
+/** The columns a listing may use: the terminal's, or COLUMNS; none into a pipe. */
+function listWidth(ctx: CommandContext): number | undefined {
+  if (ctx.io.isTty) {
+    try {
+      return Deno.consoleSize().columns;
+    } catch {
+      // No size to be had: fall back to COLUMNS.
+    }
+  }
+  const env = Number(Deno.env.get("COLUMNS"));
+  return Number.isInteger(env) && env > 0 ? env : undefined;
+}
+
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
   const p = parse("sessions list", args, ctx, LIST_HELP, LIST_FLAGS, 0);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
-  const rows = await listSessions({ ...scope, allAgents: bool(p, "all") });
+  const all = bool(p, "all");
+  const workspace = str(p, WORKSPACE.name);
+  const limit = flagValue(p, LIMIT) ?? (all ? undefined : DEFAULT_LIMIT);
+  const listed = await listSessions({ ...scope, allAgents: all });
+  const { rows, hidden, omitted } = await selectSessions(listed, {
+    everything: all,
+    ...(workspace !== undefined ? { workspace } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+  });
   if (bool(p, "json")) json(ctx, rows);
-  else ctx.io.out(safeText(formatSessionList(rows, bool(p, "all"))));
-  if (rows.length === 0 && !bool(p, "all") && scope.agentId !== DEFAULT_AGENT_ID) {
+  else {
+    ctx.io.out(safeText(formatSessionList(rows, all, listWidth(ctx))));
+    const notes = [
+      ...(omitted > 0 ? [`${omitted} older (--limit <n>)`] : []),
+      ...(hidden > 0 ? [`${hidden} with no turn or of a subagent (--all)`] : []),
+    ];
+    if (notes.length > 0) ctx.io.out(`Not shown: ${notes.join("; ")}.\n`);
+  }
+  if (listed.length === 0 && !all && scope.agentId !== DEFAULT_AGENT_ID) {
     await noteUnknownAgent(ctx, scope);
   }
   return 0;

@@ -192,7 +192,7 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
           return mcpEndLabel(e.status, e.results, elapsed);
         }
         case "goal_finished":
-          return goalFinishedLabel(e.outcome, e.rounds, e.tokens_used);
+          return goalFinishedLabel(e);
         case "workspace_moved":
           return workspaceMovedLabel(e.from, e.to);
         case "model_switched":
