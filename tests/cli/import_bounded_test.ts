@@ -32,7 +32,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "sessions import --from codex of a file over 64 MiB refuses it before reading, peak ≤ 300 MB",
+  name:
+    "sessions import --from codex of a file over 64 MiB refuses it before reading, peak ≤ 300 MB",
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     await withRoot(async (root) => {

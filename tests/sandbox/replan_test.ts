@@ -185,7 +185,8 @@ Deno.test("a noted root whose project has only a vault (no configuration yet) is
 });
 
 Deno.test({
-  name: "a command sharing penguin's stdio leaves no setup log behind, whether it ends or is killed",
+  name:
+    "a command sharing penguin's stdio leaves no setup log behind, whether it ends or is killed",
   ignore: !bwrap,
   async fn() {
     // In a process with a run directory of its own, so other tests' logs do not count.
