@@ -30,6 +30,7 @@
  * @module
  */
 import { join, sep } from "node:path";
+import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, readCommondir } from "./git_guard.ts";
@@ -77,29 +78,34 @@ export const DISARMED_SUFFIX = "-disarmed-by-penguin";
  * whether the walk saw the whole tree. Symbolic links are not followed; the
  * workspace's own `.git` and the inside of every `.git` are skipped (a bare
  * repository's inside is walked: a repository made there is found first).
+ * A directory whose name is not UTF-8 is renamed first ({@linkcode renameUnaddressable}),
+ * as penguin could not look inside it; `renamed` lists those.
  */
 export async function findNestedRepos(
   workspace: string,
   maxEntries = MAX_WALKED_ENTRIES,
-): Promise<{ repos: NestedRepo[]; complete: boolean }> {
+): Promise<{ repos: NestedRepo[]; complete: boolean; renamed: Renamed[] }> {
   const repos: NestedRepo[] = [];
+  const renamed: Renamed[] = [];
   let level = [workspace];
   let seen = 0;
   // Level by level, each level's directories listed a few at a time.
   while (level.length > 0) {
     const next: string[] = [];
     for (let i = 0; i < level.length; i += WALK_WIDTH) {
-      const listed = await Promise.all(level.slice(i, i + WALK_WIDTH).map(listDir));
+      const listed = await Promise.all(
+        level.slice(i, i + WALK_WIDTH).map((d) => listDirRenaming(d, renamed)),
+      );
       for (const [k, entries] of listed.entries()) {
         const dir = level[i + k]!;
         seen += entries.length;
-        if (seen > maxEntries) return { repos, complete: false };
+        if (seen > maxEntries) return { repos, complete: false, renamed };
         await visit(dir, entries, workspace, repos, next);
       }
     }
     level = next;
   }
-  return { repos, complete: true };
+  return { repos, complete: true, renamed };
 }
 
 /** Directories listed at once by {@linkcode findNestedRepos}. */
@@ -113,6 +119,135 @@ async function listDir(dir: string): Promise<Deno.DirEntry[]> {
     // gone or unreadable
   }
   return entries;
+}
+
+/**
+ * `dir`'s entries, after renaming every subdirectory whose name is not valid
+ * UTF-8 ({@linkcode renameUnaddressable}): Deno reads such a name lossily
+ * (U+FFFD in place of the bytes), so the walk could not open it, and a
+ * repository inside would be neither guarded nor checked while the host's git
+ * still finds it.
+ */
+async function listDirRenaming(
+  dir: string,
+  renamed: Renamed[],
+): Promise<Deno.DirEntry[]> {
+  const entries = await listDir(dir);
+  if (!entries.some((e) => e.isDirectory && e.name.includes("\uFFFD"))) return entries;
+  renamed.push(...await renameUnaddressable(dir));
+  return await listDir(dir);
+}
+
+/** A directory {@linkcode renameUnaddressable} renamed (`to` empty when it could not). */
+export interface Renamed {
+  /** The old name as Deno reads it (U+FFFD for the bytes that are not UTF-8). */
+  from: string;
+  to: string;
+}
+
+/** `bytes` as a name: valid UTF-8 kept, every other byte written `%XX`. */
+export function escapeName(bytes: Uint8Array): string {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  let out = "";
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    const len = b < 0x80
+      ? 1
+      : b >= 0xc2 && b <= 0xdf
+      ? 2
+      : b >= 0xe0 && b <= 0xef
+      ? 3
+      : b >= 0xf0 && b <= 0xf4
+      ? 4
+      : 0;
+    if (len > 0 && i + len <= bytes.length) {
+      try {
+        out += strict.decode(bytes.subarray(i, i + len));
+        i += len;
+        continue;
+      } catch {
+        // not a character: escaped below
+      }
+    }
+    out += `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+    i++;
+  }
+  return out;
+}
+
+/**
+ * Runs `script` with bash (the one penguin's `run` permission names) in `dir`,
+ * bytes in and out, in the C locale; undefined without bash.
+ */
+async function rawShell(dir: string, script: string, args: string[], input?: Uint8Array) {
+  const bash = await findBash();
+  if (bash === undefined) return undefined;
+  const child = new Deno.Command(bash, {
+    args: ["--noprofile", "--norc", "-c", script, "bash", ...args],
+    cwd: dir,
+    clearEnv: true,
+    env: { LC_ALL: "C", PATH: "/usr/bin:/bin" },
+    stdin: input ? "piped" : "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  if (input) {
+    const w = child.stdin.getWriter();
+    await w.write(input).catch(() => {});
+    await w.close().catch(() => {});
+  }
+  return await child.output();
+}
+
+/** Lists `dir`'s subdirectories (not links), each name's raw bytes ended by a NUL. */
+const LIST_DIRS = `for n in * .[!.]* ..?*; do
+  if [ -d "$n" ] && [ ! -L "$n" ]; then printf '%s\\0' "$n"; fi
+done`;
+
+/** Renames the directory whose raw name is on stdin to "$1", never over an existing entry. */
+const RENAME_RAW = `old=$(cat; echo x); old=\${old%x}
+[ -d "$old" ] && [ ! -L "$old" ] || exit 3
+[ -e "$1" ] || [ -L "$1" ] && exit 4
+mv -n -- "$old" "$1" && [ -d "$1" ] && [ ! -e "$old" ]`;
+
+/**
+ * Rename every subdirectory of `dir` whose name is not valid UTF-8 to one
+ * that is: each byte that is not part of a character written `%XX` (`v\xff`
+ * becomes `v%FF`, then `v%FF-1`… when that is taken). Deno cannot pass such a
+ * name as an argument, so bash in `dir` lists the raw names and gets the old
+ * one on its standard input.
+ */
+export async function renameUnaddressable(dir: string): Promise<Renamed[]> {
+  if (Deno.build.os === "windows") return [];
+  const out: Renamed[] = [];
+  const listed = await rawShell(dir, LIST_DIRS, []).catch(() => undefined);
+  if (!listed?.success) return out;
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const raw = listed.stdout;
+  for (let start = 0; start < raw.length;) {
+    let end = raw.indexOf(0, start);
+    if (end < 0) end = raw.length;
+    const name = raw.subarray(start, end);
+    start = end + 1;
+    try {
+      strict.decode(name);
+      continue;
+    } catch {
+      // not UTF-8: renamed below
+    }
+    const from = new TextDecoder().decode(name);
+    const escaped = escapeName(name);
+    let to = "";
+    for (let n = 0; n < 100 && to === ""; n++) {
+      const candidate = n === 0 ? escaped : `${escaped}-${n}`;
+      if (await Deno.lstat(join(dir, candidate)).then(() => true, () => false)) continue;
+      const moved = await rawShell(dir, RENAME_RAW, [candidate], name).catch(() => undefined);
+      if (moved?.success) to = join(dir, candidate);
+      else if (moved?.code !== 4) break;
+    }
+    out.push({ from: join(dir, from), to });
+  }
+  return out;
 }
 
 /** Whether `path`, a regular file, has an execute bit (git's `access(path, X_OK)` passes). */
@@ -190,7 +325,16 @@ export async function armedReason(
   home: string | undefined = ownHome(),
 ): Promise<string | undefined> {
   if (repo.symlink) return `${repo.entry} is a symbolic link`;
+  const pointer = await pointerProblem(repo);
+  if (pointer !== undefined) return pointer;
   const gitDirs = await nestedGitDirs(repo);
+  // A control file with another name (a hard link) can be changed through that name while
+  // the git directory is read-only, and no check sees it: armed whatever it holds now.
+  for (const dir of gitDirs) {
+    for (const path of await linkedControlFiles(dir)) {
+      return `${path} has another name (a hard link)`;
+    }
+  }
   // A linked configuration, hooks directory or redirection leads to a file the model can
   // change after any check: armed whatever it holds now.
   for (const dir of gitDirs) {
@@ -230,6 +374,66 @@ export async function armedReason(
     if (!roots.some((r) => inside(t.path, r))) continue;
     if (await Deno.lstat(t.path).then(() => true, () => false)) {
       return `${t.key} names ${t.path}`;
+    }
+  }
+  return undefined;
+}
+
+/** The files of a git directory that configure or redirect git, checked for hard links. */
+const CONTROL_FILES = ["config", "config.worktree", "commondir", "gitdir"];
+
+/**
+ * The control files of the git directory `dir` (`config`, `config.worktree`,
+ * `commondir`, `gitdir`, each entry of `hooks/`) that are regular files with
+ * more than one name.
+ */
+export async function linkedControlFiles(dir: string): Promise<string[]> {
+  const paths = CONTROL_FILES.map((n) => join(dir, n));
+  try {
+    for await (const e of Deno.readDir(join(dir, "hooks"))) paths.push(join(dir, "hooks", e.name));
+  } catch {
+    // no hooks directory
+  }
+  const out: string[] = [];
+  for (const p of paths) {
+    const info = await Deno.lstat(p).catch(() => undefined);
+    if (info?.isFile && (info.nlink ?? 1) > 1) out.push(p);
+  }
+  return out;
+}
+
+/** A file's bytes, up to 1 MiB more than git reads; undefined when not a regular file. */
+async function readBytes(path: string): Promise<Uint8Array | undefined> {
+  try {
+    using file = await Deno.open(path);
+    const info = await file.stat();
+    if (!info.isFile || info.size > 1 << 20) return undefined;
+    return new Uint8Array(await new Response(file.readable).arrayBuffer());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why penguin cannot follow `repo` to its git directories as git does: its
+ * `.git` file, or a `commondir` file of a git directory, is not UTF-8 (Deno
+ * would read the path lossily and miss what git reads), or has another name
+ * (a hard link the model can rewrite it through). Undefined when none.
+ */
+export async function pointerProblem(repo: NestedRepo): Promise<string | undefined> {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  const files = [repo.kind === "dotgit" ? repo.entry : join(repo.entry, "commondir")];
+  for (const dir of await nestedGitDirs(repo).catch(() => [])) files.push(join(dir, "commondir"));
+  for (const f of files) {
+    const info = await Deno.lstat(f).catch(() => undefined);
+    if (!info?.isFile) continue;
+    if ((info.nlink ?? 1) > 1) return `${f} has another name (a hard link)`;
+    const bytes = await readBytes(f);
+    if (bytes === undefined) continue;
+    try {
+      strict.decode(bytes);
+    } catch {
+      return `${f} names a path that is not UTF-8, which penguin cannot follow`;
     }
   }
   return undefined;
@@ -296,16 +500,28 @@ export interface NestedRepoMark {
  * file a link of it leads to) changes it.
  */
 export async function repoIdentity(repo: NestedRepo): Promise<string> {
-  const id = (p: string) => Deno.lstat(p).then((i) => `${i.dev}:${i.ino}`, () => "-");
-  const target = (p: string) => Deno.stat(p).then((i) => `${i.dev}:${i.ino}`, () => "-");
+  const id = (p: string) => Deno.lstat(p).then(fileId, () => "-");
+  const target = (p: string) => Deno.stat(p).then(fileId, () => "-");
   const parts = [await id(repo.entry)];
   for (const dir of await nestedGitDirs(repo).catch(() => [])) {
     parts.push(dir, await id(dir));
-    for (const name of ["config", "config.worktree", "hooks", "commondir"]) {
+    for (const name of ["config", "config.worktree", "hooks", "commondir", "gitdir"]) {
       parts.push(await id(join(dir, name)), await target(join(dir, name)));
     }
   }
   return parts.join(" ");
+}
+
+/**
+ * Device and inode; for a regular file also its link count, size, and
+ * modification and change times: a file with another name keeps its inode
+ * when written through that name. (A directory's times change whenever the
+ * user's git writes its index: not compared.)
+ */
+function fileId(i: Deno.FileInfo): string {
+  const base = `${i.dev}:${i.ino}`;
+  if (!i.isFile) return base;
+  return `${base}:${i.nlink}:${i.size}:${i.mtime?.getTime()}:${i.ctime?.getTime()}`;
 }
 
 /** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
@@ -344,10 +560,15 @@ export async function disarmNewRepos(
   const out: Disarmed[] = [];
   const known = new Map(before.map((b) => [b.entry, b.id]));
   try {
-    const { repos } = await findNestedRepos(workspace, Infinity);
+    const { repos, renamed } = await findNestedRepos(workspace, Infinity);
+    for (const r of renamed) out.push({ ...r, why: UNADDRESSABLE_WHY });
     for (const repo of repos) {
       const id = known.get(repo.entry);
-      if (id !== undefined && id === await repoIdentity(repo)) continue;
+      // One penguin cannot follow is checked every time: its identity may not cover what git reads.
+      if (
+        id !== undefined && id === await repoIdentity(repo) &&
+        await pointerProblem(repo) === undefined
+      ) continue;
       const why = await armedReason(repo, roots).catch((err) => `it cannot be checked (${err})`);
       if (why === undefined) continue;
       const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;
@@ -359,6 +580,10 @@ export async function disarmNewRepos(
   }
   return out;
 }
+
+/** Why a directory was renamed by the walk. */
+export const UNADDRESSABLE_WHY =
+  "its name is not UTF-8, so penguin could not look inside it for repositories the host's git would enter";
 
 /** The names that together make a directory a bare repository to git. */
 const BARE_NAMES = ["HEAD", "objects", "refs"];

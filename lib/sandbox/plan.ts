@@ -328,7 +328,17 @@ async function guardNestedRepos(
     if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
   };
   const limit = nestedRepoLimit();
-  const { repos, complete } = await findNestedRepos(workspace, limit);
+  const { repos, complete, renamed } = await findNestedRepos(workspace, limit);
+  const stuck = renamed.find((r) => r.to === "");
+  if (stuck !== undefined) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${stuck.from}" (U+FFFD stands for bytes that are not UTF-8) is a ` +
+        `directory whose name is not UTF-8, which penguin cannot open to look for git ` +
+        `repositories inside, and it could not be renamed to a UTF-8 name. Rename it, or run ` +
+        `with --sandbox read-only`,
+    );
+  }
   if (!complete) {
     throw new PenguinError(
       "runtime",
