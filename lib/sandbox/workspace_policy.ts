@@ -57,6 +57,7 @@
  *
  * @module
  */
+import { formatSize } from "../protocol/format_size.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { CommandPolicyRule } from "../state/command_policy_defaults.ts";
@@ -177,6 +178,56 @@ async function homeReadableOf(
  * config error (with line and column) for a malformed file or a writable
  * root that is missing, not a directory, `/`, or inside a protected path.
  */
+/** The largest `penguin.jsonc` read: the model may plant a huge (or sparse) one. */
+export const WORKSPACE_POLICY_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of the workspace policy at `path`, read with a bound, or
+ * undefined when there is none. Throws a config error for a file that is not
+ * a regular file (a FIFO or device would block the read) or holds more than
+ * {@linkcode WORKSPACE_POLICY_MAX_BYTES}.
+ */
+export async function readWorkspacePolicyBytes(path: string): Promise<Uint8Array | undefined> {
+  const refuse = (why: string) =>
+    new PenguinError("config", `Cannot read ${JSON.stringify(path)}: ${why}`);
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) {
+      throw refuse(
+        `it is ${
+          info.isDirectory ? "a directory" : "not a regular file"
+        }; a workspace policy must be a regular file`,
+      );
+    }
+    using file = await Deno.open(path, { read: true });
+    const buf = new Uint8Array(Math.min(info.size, WORKSPACE_POLICY_MAX_BYTES) + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = await file.read(buf.subarray(n));
+      if (got === null) break;
+      n += got;
+    }
+    if (n > WORKSPACE_POLICY_MAX_BYTES || info.size > WORKSPACE_POLICY_MAX_BYTES) {
+      throw refuse(
+        `it holds ${formatSize(Math.max(info.size, n))}; a workspace policy may hold at most ${
+          formatSize(WORKSPACE_POLICY_MAX_BYTES)
+        }`,
+      );
+    }
+    return buf.slice(0, n);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    if (err instanceof PenguinError) throw err;
+    throw new PenguinError(
+      "config",
+      `Cannot read ${JSON.stringify(path)}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 export async function loadWorkspacePolicy(
   workspace: string,
   opts: LoadPolicyOptions = {},
@@ -185,29 +236,9 @@ export async function loadWorkspacePolicy(
   // names paths checked in file order against the same resolved workspace and protected paths.
   const wsReal = await Deno.realPath(workspace);
   const path = join(wsReal, WORKSPACE_POLICY_FILE);
-  let bytes: Uint8Array;
-  try {
-    // A FIFO or device would block the read (or never end): only a regular file is a policy.
-    const info = await Deno.stat(path);
-    if (!info.isFile) {
-      throw new PenguinError(
-        "config",
-        `Cannot read ${JSON.stringify(path)}: it is ${
-          info.isDirectory ? "a directory" : "not a regular file"
-        }; a workspace policy must be a regular file`,
-      );
-    }
-    // Read once: the hash and the settings come from the same bytes.
-    bytes = await Deno.readFile(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    if (err instanceof PenguinError) throw err;
-    throw new PenguinError(
-      "config",
-      `Cannot read ${JSON.stringify(path)}: ${(err as Error).message}`,
-      { cause: err },
-    );
-  }
+  // Read once: the hash and the settings come from the same bytes.
+  const bytes = await readWorkspacePolicyBytes(path);
+  if (bytes === undefined) return undefined;
   const text = new TextDecoder().decode(bytes);
   const sha256 = await sha256Hex(bytes);
   const { value, locate } = parseWorkspacePolicyText(text, path);

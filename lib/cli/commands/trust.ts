@@ -14,6 +14,7 @@ import { resolveDataRoot } from "../../state/root.ts";
 import { listTrust, recordTrust, revokeTrust, sha256Hex } from "../../state/trust.ts";
 import {
   at,
+  readWorkspacePolicyBytes,
   shellWord,
   wideningSettings,
   WORKSPACE_POLICY_FILE,
@@ -136,12 +137,18 @@ async function listTrusted(ctx: CommandContext): Promise<number> {
   }
   const rows: string[][] = [["STATUS", "TRUSTED AT", "PATH"]];
   for (const r of records) {
-    const bytes = await Deno.readFile(r.path).catch(() => undefined);
-    const status = bytes === undefined
-      ? "missing"
-      : (await sha256Hex(bytes)) === r.sha256
-      ? "trusted"
-      : "changed";
+    let status: string;
+    try {
+      const bytes = await readWorkspacePolicyBytes(r.path);
+      status = bytes === undefined
+        ? "missing"
+        : (await sha256Hex(bytes)) === r.sha256
+        ? "trusted"
+        : "changed";
+    } catch {
+      // Too large, not a regular file, unreadable: not the content trusted.
+      status = "changed";
+    }
     rows.push([status, r.trusted_at, r.path]);
   }
   ctx.io.out(formatTable(rows));
