@@ -2,7 +2,8 @@
  * The data roots penguin has used on this machine. Any penguin command that
  * opens a data root (`--root`, `PENGUIN_HOME` or the default) notes it in
  * `data-roots` in penguin's private run directory (`privateRunDir()`, which
- * every plan hides), and every plan hides each noted root that still exists:
+ * every plan hides), and every plan hides each root noted in the list of any
+ * run directory (`privateRunDirs()`) that still exists:
  * a session of one root cannot read another root's vault, traces, server
  * logs or trust records. Noting is best effort: a run directory that cannot
  * be made leaves the list as it was.
@@ -10,7 +11,7 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import { privateRunDir } from "./_standin_registry.ts";
+import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 
 const FILE = "data-roots";
 
@@ -18,10 +19,25 @@ async function listPath(): Promise<string> {
   return join(await privateRunDir(), FILE);
 }
 
-/** The data roots noted so far (absolute, in the order first used); none when unreadable. */
-export async function knownDataRoots(): Promise<string[]> {
-  const text = await listPath().then((p) => Deno.readTextFile(p)).catch(() => "");
+/** The roots noted in the list at `path` (absolute, in the order first used); none when unreadable. */
+async function readList(path: string): Promise<string[]> {
+  const text = await Deno.readTextFile(path).catch(() => "");
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
+}
+
+/**
+ * The data roots noted so far (absolute, in the order first used): this
+ * process's list, then those of the other run directories a penguin of the
+ * user keeps (`privateRunDirs()`: one started with another `PENGUIN_RUN_DIR`
+ * notes its roots there). None from a list that cannot be read.
+ */
+export async function knownDataRoots(): Promise<string[]> {
+  const own = await listPath().then(readList, () => []);
+  const out = new Set(own);
+  for (const dir of await privateRunDirs().catch(() => [])) {
+    for (const r of await readList(join(dir, FILE))) out.add(r);
+  }
+  return [...out];
 }
 
 /**
@@ -59,7 +75,7 @@ export async function rememberDataRoot(root: string): Promise<void> {
       mode: 0o600,
     });
     await lock.lock(true);
-    const known = await knownDataRoots();
+    const known = await readList(await listPath());
     const alive: string[] = [];
     for (const r of known) {
       if (r !== abs && await mayStillBeUsed(r)) alive.push(r);

@@ -113,12 +113,21 @@ async function findDir(): Promise<string> {
   const override = Deno.env.get("PENGUIN_RUN_DIR");
   if (override !== undefined && override !== "") {
     const path = join(override, "stand-ins");
-    if (override.startsWith("/") && await ensurePrivate(path, Deno.uid())) return path;
+    if (override.startsWith("/") && await ensurePrivate(path, Deno.uid())) {
+      // Noted before anything is kept there, so that other penguin processes hide it too.
+      await noteRunDir(dirname(path));
+      return path;
+    }
     throw new Error(
       `PENGUIN_RUN_DIR "${override}" is not an absolute path where penguin can keep a private ` +
         `directory of this user`,
     );
   }
+  return await defaultDir();
+}
+
+/** The registry directory of a penguin without `PENGUIN_RUN_DIR`. */
+async function defaultDir(): Promise<string> {
   // One place for every penguin process of the user, whatever its HOME: each one hides it.
   const tmp = await privateTmpDir("stand-ins");
   if (tmp) return tmp;
@@ -163,10 +172,11 @@ export async function privateRunDir(): Promise<string> {
 
 /**
  * Every directory a penguin process of this user may keep its run state in:
- * this process's, and the default `/tmp/penguin-<uid>` and
- * `~/.penguin/run` when they exist (another penguin, started with another
- * `PENGUIN_RUN_DIR` or without a private `/tmp`, keeps it there). Every
- * plan hides them all.
+ * this process's, the default `/tmp/penguin-<uid>` and `~/.penguin/run`
+ * when they exist (another penguin, started with another `PENGUIN_RUN_DIR`
+ * or without a private `/tmp`, keeps it there), and every existing one
+ * another penguin noted there as its `PENGUIN_RUN_DIR`. Every plan hides
+ * them all.
  */
 export async function privateRunDirs(): Promise<string[]> {
   const out: string[] = [];
@@ -178,12 +188,94 @@ export async function privateRunDirs(): Promise<string[]> {
     ...(uid !== null ? [`/tmp/penguin-${uid}`] : []),
     ...(home && home.startsWith("/") && home !== "/" ? [join(home, ".penguin", "run")] : []),
   ];
+  const isDir = (d: string) => Deno.lstat(d).then((i) => i.isDirectory, () => false);
   for (const dir of others) {
-    if (!out.includes(dir) && await Deno.lstat(dir).then((i) => i.isDirectory, () => false)) {
-      out.push(dir);
+    if (!out.includes(dir) && await isDir(dir)) out.push(dir);
+  }
+  // The run directories of penguin processes started with PENGUIN_RUN_DIR, noted in the
+  // default ones: a workspace may hold one of them.
+  for (const dir of [...out]) {
+    for (const noted of await notedRunDirs(dir)) {
+      if (!out.includes(noted) && await isDir(noted)) out.push(noted);
     }
   }
   return out;
+}
+
+/**
+ * The real paths of the existing run directories other penguin processes
+ * noted as their `PENGUIN_RUN_DIR` (in `/tmp/penguin-<uid>` and
+ * `~/.penguin/run`), found without creating anything: the file tools refuse
+ * them like the default ones. None where the lists cannot be read (a
+ * confined tool worker: its host passes them on).
+ */
+export async function otherRunDirs(): Promise<string[]> {
+  const uid = Deno.uid();
+  let home: string | undefined;
+  try {
+    home = Deno.env.get("HOME");
+  } catch {
+    home = undefined;
+  }
+  const defaults = [
+    ...(uid !== null ? [`/tmp/penguin-${uid}`] : []),
+    ...(home && home.startsWith("/") && home !== "/" ? [join(home, ".penguin", "run")] : []),
+  ];
+  const out: string[] = [];
+  for (const dir of defaults) {
+    for (const noted of await notedRunDirs(dir)) {
+      const real = await Deno.realPath(noted).catch(() => undefined);
+      if (real !== undefined && !out.includes(real)) out.push(real);
+    }
+  }
+  return out;
+}
+
+/** The list of run directories set with `PENGUIN_RUN_DIR`, kept in a default run directory. */
+const RUN_DIRS_FILE = "run-dirs";
+
+/** Entries the list keeps at most (the most recently noted). */
+const MAX_RUN_DIRS = 1024;
+
+/** The run directories noted in `runDir`'s list (absolute paths); none when unreadable. */
+async function notedRunDirs(runDir: string): Promise<string[]> {
+  const text = await Deno.readTextFile(join(runDir, RUN_DIRS_FILE)).catch(() => "");
+  return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
+}
+
+/**
+ * Note `runDir` (this process's `PENGUIN_RUN_DIR`) in the list in the default
+ * run directory (`/tmp/penguin-<uid>`, or `~/.penguin/run`), which every
+ * plan of every penguin process reads ({@linkcode privateRunDirs}): another
+ * session whose workspace holds `runDir` hides it like its own. The list is
+ * rewritten (a new file renamed over the old one) under an exclusive lock
+ * without the directories that are gone. Best effort: without a default run
+ * directory there is no list.
+ */
+async function noteRunDir(runDir: string): Promise<void> {
+  if (runDir.includes("\n")) return;
+  let lock: Deno.FsFile | undefined;
+  try {
+    const top = dirname(await defaultDir());
+    if (top === runDir) return;
+    const path = join(top, RUN_DIRS_FILE);
+    lock = await Deno.open(`${path}.lock`, { read: true, write: true, create: true, mode: 0o600 });
+    await lock.lock(true);
+    const known = await notedRunDirs(top);
+    const alive: string[] = [];
+    for (const d of known) {
+      if (d !== runDir && await Deno.lstat(d).then(() => true, () => false)) alive.push(d);
+    }
+    if (known.includes(runDir) && alive.length === known.length - 1) return;
+    const list = [...alive, runDir].slice(-MAX_RUN_DIRS);
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await Deno.writeTextFile(tmp, list.map((d) => `${d}\n`).join(""), { mode: 0o600 });
+    await Deno.rename(tmp, path);
+  } catch {
+    // Best effort, like the list of data roots.
+  } finally {
+    lock?.close();
+  }
 }
 
 /** The registry key of `path`: a hash, so any path makes a plain file name. */

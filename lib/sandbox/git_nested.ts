@@ -1,5 +1,6 @@
 /**
- * Repositories below the workspace root: a `.git` (directory, `gitdir:` file
+ * Repositories below the workspace root (and below every other writable root:
+ * `plan.ts` walks each, see `gitWalkRoots`): a `.git` (directory, `gitdir:` file
  * or symlink) at any depth, or a directory git takes for a bare repository
  * (`HEAD`, `objects/` and `refs/`). The host's git reads such a repository's
  * configuration, and runs what it names, whenever the user (or a shell prompt,
@@ -77,13 +78,15 @@ export const DISARMED_SUFFIX = "-disarmed-by-penguin";
  * Every repository below `workspace` (a real path), outermost first, with
  * whether the walk saw the whole tree. Symbolic links are not followed; the
  * workspace's own `.git` and the inside of every `.git` are skipped (a bare
- * repository's inside is walked: a repository made there is found first).
+ * repository's inside is walked: a repository made there is found first),
+ * and so are the directories of `skip` (other roots, walked on their own).
  * A directory whose name is not UTF-8 is renamed first ({@linkcode renameUnaddressable}),
  * as penguin could not look inside it; `renamed` lists those.
  */
 export async function findNestedRepos(
   workspace: string,
   maxEntries = MAX_WALKED_ENTRIES,
+  skip: readonly string[] = [],
 ): Promise<{ repos: NestedRepo[]; complete: boolean; renamed: Renamed[] }> {
   const repos: NestedRepo[] = [];
   const renamed: Renamed[] = [];
@@ -100,7 +103,7 @@ export async function findNestedRepos(
         const dir = level[i + k]!;
         seen += entries.length;
         if (seen > maxEntries) return { repos, complete: false, renamed };
-        await visit(dir, entries, workspace, repos, next);
+        await visit(dir, entries, workspace, repos, next, skip);
       }
     }
     level = next;
@@ -266,6 +269,7 @@ async function visit(
   workspace: string,
   repos: NestedRepo[],
   next: string[],
+  skip: readonly string[],
 ): Promise<void> {
   const entry = (name: string) => entries.find((e) => e.name === name);
   // As git's is_git_directory: HEAD, and objects and refs it can search (access X_OK): a
@@ -296,7 +300,9 @@ async function visit(
       }
       continue;
     }
-    if (e.isDirectory && !e.isSymlink) next.push(join(dir, e.name));
+    if (!e.isDirectory || e.isSymlink) continue;
+    const sub = join(dir, e.name);
+    if (!skip.includes(sub)) next.push(sub);
   }
 }
 
@@ -547,7 +553,8 @@ export interface Disarmed {
  * Disarm every repository below `workspace` that is not in `before` (the
  * repositories found when the sandbox was planned), or is at the same path
  * with another {@linkcode repoIdentity} (a new one in its place), and would
- * make git run something from `roots`. The walk has no limit: whatever the
+ * make git run something from `roots` (`skip`: directories below `workspace`
+ * not to enter, as for {@linkcode findNestedRepos}). The walk has no limit: whatever the
  * command made is listed (listing an entry costs far less than making it).
  * Never rejects: a repository that cannot be renamed is reported with `to`
  * empty.
@@ -556,11 +563,12 @@ export async function disarmNewRepos(
   workspace: string,
   before: readonly NestedRepoMark[],
   roots: readonly string[],
+  skip: readonly string[] = [],
 ): Promise<Disarmed[]> {
   const out: Disarmed[] = [];
   const known = new Map(before.map((b) => [b.entry, b.id]));
   try {
-    const { repos, renamed } = await findNestedRepos(workspace, Infinity);
+    const { repos, renamed } = await findNestedRepos(workspace, Infinity, skip);
     for (const r of renamed) out.push({ ...r, why: UNADDRESSABLE_WHY });
     for (const repo of repos) {
       const id = known.get(repo.entry);

@@ -70,12 +70,14 @@ export interface SandboxPlan {
   reveals?: Reveal[];
   /**
    * Like `protect`, but bound only if still there when the sandbox starts:
-   * repositories below the workspace root, which a running command may
+   * repositories below the workspace root (and below each other writable
+   * root, see {@linkcode gitWalkRoots}), which a running command may
    * remove meanwhile. Absent: none.
    */
   protectTry?: string[];
   /**
-   * The repositories below the workspace root when the plan was made
+   * The repositories below the workspace root and the other writable roots
+   * ({@linkcode gitWalkRoots}) when the plan was made
    * (`git_nested.ts`): their git directories are in `protectTry`. Once the sandbox has ended,
    * one that is not listed here was made by the command, and is disarmed if
    * it would make git run something from the workspace, and so is one at a listed
@@ -253,7 +255,8 @@ async function mustBeDir(what: string, path: string): Promise<string> {
  * The workspace's protected paths: its confinement policy (read-only to the
  * commands it confines; a missing one gets an inert stand-in, since a policy
  * a command wrote would decide the next session's git access and, with
- * --grant-writable-roots, its writable roots) and its git files.
+ * --grant-writable-roots, its writable roots) and its git files, and those
+ * of every other writable root.
  */
 async function protectedPaths(
   workspace: string,
@@ -302,8 +305,38 @@ async function protectedPaths(
   }
   await guardGit(workspace, roots, git, out);
   await guardGitConfig(workspace, roots, git, out);
-  const nested = await guardNestedRepos(workspace, roots, git, out);
-  return { protect, pinned, placeholders, ...nested };
+  const protectTry: string[] = [];
+  const gitRepos: NestedRepoMark[] = [];
+  for (const [i, { root, skip }] of gitWalkRoots(roots).entries()) {
+    // Every other writable root (a trusted `writable_roots` entry, the scratchpad, a revealed
+    // directory) gets the workspace's guards too, its own git directory read-only whatever
+    // the git access: the user's git runs what a repository there names as well.
+    if (i > 0) {
+      await guardGit(root, roots, "read-only", out);
+      await guardGitConfig(root, roots, "read-only", out);
+    }
+    const nested = await guardNestedRepos(root, roots, i === 0 ? git : "read-only", out, skip);
+    for (const p of nested.protectTry) if (!protectTry.includes(p)) protectTry.push(p);
+    gitRepos.push(...nested.gitRepos);
+  }
+  return { protect, pinned, placeholders, protectTry, gitRepos };
+}
+
+/**
+ * The writable roots whose repositories a plan guards and whose new ones are
+ * disarmed after each command, each with the other such roots below it (not
+ * walked twice): the workspace (`roots[0]`), then every other root that does
+ * not lie inside one before it.
+ */
+export function gitWalkRoots(roots: readonly string[]): { root: string; skip: string[] }[] {
+  const chosen: string[] = [];
+  for (const r of roots) {
+    if (!chosen.some((c) => isInside(r, c))) chosen.push(r);
+  }
+  return chosen.map((root) => ({
+    root,
+    skip: chosen.filter((c) => c !== root && isInside(c, root)),
+  }));
 }
 
 /**
@@ -321,6 +354,7 @@ async function guardNestedRepos(
   roots: string[],
   access: GitAccess,
   out: GitGuardOut,
+  skip: readonly string[],
 ): Promise<{ protectTry: string[]; gitRepos: NestedRepoMark[] }> {
   const protectTry: string[] = [];
   const add = (p: string) => {
@@ -328,7 +362,7 @@ async function guardNestedRepos(
     if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
   };
   const limit = nestedRepoLimit();
-  const { repos, complete, renamed } = await findNestedRepos(workspace, limit);
+  const { repos, complete, renamed } = await findNestedRepos(workspace, limit, skip);
   const stuck = renamed.find((r) => r.to === "");
   if (stuck !== undefined) {
     throw new PenguinError(
@@ -340,12 +374,13 @@ async function guardNestedRepos(
     );
   }
   if (!complete) {
+    const what = workspace === roots[0] ? "the workspace" : "the writable root";
     throw new PenguinError(
       "runtime",
       `Cannot sandbox: "${workspace}" holds more than ${limit} files and directories, the most ` +
-        `penguin looks through for git repositories below the workspace root (the host's git ` +
+        `penguin looks through for git repositories below ${what} (the host's git ` +
         `would run what their configuration names); a command would run with the ones past ` +
-        `that unguarded. Use a smaller directory as the workspace, move large trees ` +
+        `that unguarded. Use a smaller directory as ${what}, move large trees ` +
         `(node_modules, build output) out of it, set ${SCAN_LIMIT_VAR} to a larger number ` +
         `(every command then lists that many entries twice), or run with --sandbox read-only`,
     );
@@ -423,13 +458,17 @@ export async function resolvePlan(
   const writableRoots = policy.mode === "workspace-write";
   const workspace = await mustBeDir("workspace", policy.workspace);
   const workspaceId = await checkWorkspaceId(policy, workspace);
-  const run = await privateRunDir().then((d) => real(d), () => undefined);
-  if (run && isInside(workspace, run.path)) {
-    throw new PenguinError(
-      "runtime",
-      `Cannot sandbox: the workspace "${workspace}" lies in penguin's private run directory ` +
-        `"${run.path}", which no command may reach; choose another workspace`,
-    );
+  // This process's run directory, and every other one a penguin of the user keeps.
+  const runDirs = [await privateRunDir().catch(() => undefined), ...await privateRunDirs()];
+  for (const dir of runDirs) {
+    const run = dir === undefined ? undefined : await real(dir);
+    if (run && isInside(workspace, run.path)) {
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: the workspace "${workspace}" lies in penguin's private run directory ` +
+          `"${run.path}", which no command may reach; choose another workspace`,
+      );
+    }
   }
   const roots = [workspace];
   const optional = [

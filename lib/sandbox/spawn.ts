@@ -40,7 +40,7 @@ import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
-import { isInside, planPathVanished, resolvePlan } from "./plan.ts";
+import { gitWalkRoots, isInside, planPathVanished, resolvePlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
@@ -281,7 +281,12 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // Once it has ended, a repository the command made that would run its code is disarmed.
   const release = async () => {
     await releaseStandIns();
-    if (plan.gitRepos) await disarmNewRepos(plan.roots[0]!, plan.gitRepos, plan.roots);
+    if (plan.gitRepos) {
+      // Below every writable root, not only the workspace (see gitWalkRoots).
+      for (const { root, skip } of gitWalkRoots(plan.roots)) {
+        await disarmNewRepos(root, plan.gitRepos, plan.roots, skip);
+      }
+    }
   };
   // Sharing penguin's stdio there is no control channel: bwrap's setup messages go to a log.
   const logged = !control && await newSetupLog() !== undefined;

@@ -120,6 +120,12 @@ export interface FileToolContext extends ToolCallContext {
    * global or system git configuration; added to what the worker finds itself.
    */
   gitTargets?: ExecTarget[];
+  /**
+   * Other penguin processes' run directories (`PENGUIN_RUN_DIR`), which the
+   * file tools refuse; found by the host for a confined worker, which
+   * cannot read their list. Absent: looked up where the tool runs.
+   */
+  runDirs?: string[];
 }
 
 /** One item a tool yields while it runs. */

@@ -28,6 +28,7 @@
 import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
 import { nestedRepoRefusal } from "../sandbox/git_nested.ts";
+import { otherRunDirs } from "../sandbox/_standin_registry.ts";
 import {
   type ExecTarget,
   gitConfigRefusal,
@@ -50,10 +51,11 @@ import {
  * Whether `real` lies in penguin's run state (the stand-in registry of
  * `lib/sandbox/_standin_registry.ts`: `~/.penguin/run`, or
  * `/tmp/penguin-<uid>` without a home), which a workspace of `$HOME` or
- * `/tmp` contains.
+ * `/tmp` contains, or in another penguin's `PENGUIN_RUN_DIR` (`others`).
  */
-function isPenguinRunState(real: string): boolean {
+function isPenguinRunState(real: string, others: readonly string[]): boolean {
   if (/^\/tmp\/penguin-\d+(\/|$)/.test(real)) return true;
+  if (others.some((dir) => isInside(real, dir))) return true;
   let home: string | undefined;
   try {
     home = Deno.env.get("HOME");
@@ -115,6 +117,12 @@ export interface PathRoots {
    * to what is resolved here.
    */
   gitTargets?: readonly ExecTarget[];
+  /**
+   * The run directories other penguin processes keep (`PENGUIN_RUN_DIR`),
+   * as the host found them (a confined worker cannot read their list);
+   * absent: looked up here.
+   */
+  runDirs?: readonly string[];
 }
 
 /** A path that passed confinement. */
@@ -263,7 +271,7 @@ export async function resolveWorkspacePath(
   }
   const realSecret = secretHit(real);
   if (realSecret) return refuseSecret(realSecret);
-  if (isPenguinRunState(real)) {
+  if (isPenguinRunState(real, roots.runDirs ?? await otherRunDirs())) {
     return {
       ok: false,
       message:

@@ -34,7 +34,7 @@ import {
   type WorkerMessage,
 } from "../worker/_protocol.ts";
 import { decodeReply, encodeRequest, lineSplitter } from "./_wire.ts";
-import { gitTargetsOf, revealWritableOf } from "../worker/pool.ts";
+import { gitTargetsOf, revealWritableOf, runDirsOf } from "../worker/pool.ts";
 import { SELF_ENV_NAMES, selfArgv, selfReveal, TOOL_HOST_COMMAND } from "./self.ts";
 
 /** Default idle time before an unused host is stopped (ms). */
@@ -271,6 +271,7 @@ export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
           ...gitOf(ctx),
           ...revealWritableOf(ctx),
           ...await gitTargetsOf(ctx, ctx.workspace),
+          ...await runDirsOf(ctx),
         },
       });
       if (ctx.signal.aborted) onAbort();

@@ -28,6 +28,8 @@ export interface WorkerToolContext {
   revealWritable?: string[];
   /** What git's configuration makes read-only, resolved by the host (the worker cannot read it all). */
   gitTargets?: ExecTarget[];
+  /** Other penguin processes' run directories (`PENGUIN_RUN_DIR`), found by the host. */
+  runDirs?: string[];
 }
 
 /** An error as it crosses the thread boundary. */

@@ -20,6 +20,7 @@
  */
 import { findGitLayout, type GitAccess } from "../../sandbox/git_guard.ts";
 import { type ExecTarget, gitConfigTargets } from "../../sandbox/git_config_guard.ts";
+import { otherRunDirs } from "../../sandbox/_standin_registry.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import {
   fromWireError,
@@ -149,6 +150,14 @@ export async function gitTargetsOf(
 function gitOf(ctx: FileToolContext): { git?: GitAccess } {
   const git = ctx.sandbox?.git ?? ctx.git;
   return git ? { git } : {};
+}
+
+/** The other run directories the file tools refuse, for a worker that cannot read their list. */
+export async function runDirsOf(
+  ctx: Pick<FileToolContext, "runDirs">,
+): Promise<{ runDirs?: string[] }> {
+  const dirs = ctx.runDirs ?? await otherRunDirs();
+  return dirs.length > 0 ? { runDirs: [...dirs] } : {};
 }
 
 /** The revealed writable directories to pass on: the sandbox's, else the context's own. */
@@ -289,6 +298,7 @@ export function createToolWorkerPool(
           ...gitOf(ctx),
           ...revealWritableOf(ctx),
           ...gitTargets,
+          ...await runDirsOf(ctx),
         },
       });
       if (signal.aborted) onAbort();
