@@ -210,7 +210,12 @@ export async function privateRunDirs(): Promise<string[]> {
  * confined tool worker: its host passes them on).
  */
 export async function otherRunDirs(): Promise<string[]> {
-  const uid = Deno.uid();
+  let uid: number | null;
+  try {
+    uid = Deno.uid();
+  } catch {
+    uid = null; // no sys access (a confined worker): only the home's run directory is looked at
+  }
   let home: string | undefined;
   try {
     home = Deno.env.get("HOME");

@@ -156,8 +156,8 @@ function gitOf(ctx: FileToolContext): { git?: GitAccess } {
 export async function runDirsOf(
   ctx: Pick<FileToolContext, "runDirs">,
 ): Promise<{ runDirs?: string[] }> {
-  const dirs = ctx.runDirs ?? await otherRunDirs();
-  return dirs.length > 0 ? { runDirs: [...dirs] } : {};
+  // Always sent, an empty list too: the confined worker cannot look them up itself (no sys access).
+  return { runDirs: [...(ctx.runDirs ?? await otherRunDirs())] };
 }
 
 /** The revealed writable directories to pass on: the sandbox's, else the context's own. */
