@@ -141,8 +141,11 @@ export function denialOutput(
   call: Pick<ToolCallMessage, "tool_call_id">,
   decision: Exclude<ApprovalDecision, "allow">,
   reason?: string,
+  note?: string,
 ): ToolCallOutputMessage {
   const fixed = decision === "forbidden" ? DENIED_BY_POLICY : DENIED_BY_USER;
   const why = reason?.trim().replace(/\.$/, "");
-  return toolCallOutput(call.tool_call_id, why ? `${fixed} Reason: ${why}.` : fixed, "aborted");
+  const text = why ? `${fixed} Reason: ${why}.` : fixed;
+  const told = note ? `${text}\nThe user says: ${note}` : text;
+  return toolCallOutput(call.tool_call_id, told, "aborted");
 }

@@ -271,11 +271,11 @@ Deno.test({
 
         await pane.type("list the files");
         await pane.keys("Enter");
-        await pane.waitFor(/\? Approve this tool call\? \[Y\/n\]\s*$/m, "the approval prompt");
+        await pane.waitFor(/\? Approve this tool call\? \[Y\/a\/n\]\s*$/m, "the approval prompt");
         await pane.type("nope");
         await pane.keys("Enter");
         await pane.waitFor(
-          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\]\s*$/m,
+          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\]\s*$/m,
           "the question asked again",
         );
         await pane.type("y");
@@ -283,7 +283,7 @@ Deno.test({
         let s = await pane.waitFor(/^\[stats\] /m, "the first task's stats line");
         assert.match(
           s,
-          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n\? Approve this tool call\? \[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
+          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n {2}\$ printf 'alpha\\nbeta\\n'\n {2}y yes · a yes, and don't ask again this session for this exact command · n no, and tell the model\n {2}Esc or Ctrl-C stops the task\n\? Approve this tool call\? \[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
         );
 
         await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the first task");
@@ -444,20 +444,25 @@ Deno.test({
       const pane = await startPane(script.command);
       try {
         await pane.waitFor(
-          /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m,
+          /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "the prompt",
         );
         await pane.type("nope");
         await pane.keys("Enter");
         await pane.waitFor(
-          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] $/m,
+          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "the question asked again",
         );
         await pane.type("y");
         await pane.keys("Enter");
         await pane.waitFor(/^Ran one\.$/m, "the first task's answer");
-        await pane.waitFor(/^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m, "prompt 2");
+        await pane.waitFor(
+          /^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
+          "prompt 2",
+        );
         await pane.type("n");
+        await pane.keys("Enter");
+        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
         await pane.keys("Enter");
         const s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
         assert.match(s, /^× \[denied\] — the user answered no\nSkipped two\.$/m);

@@ -52,11 +52,16 @@ output), /exit, /quit.
 Keys: Enter sends; Alt-Enter or Ctrl-J inserts a newline, and so does Enter
 after a trailing \\; Up/Down recall earlier messages (kept per agent in its
 agent_state/chat_history); Escape interrupts a running task.
-Ctrl-C: denies a pending approval, interrupts a running task, clears the
-input, or asks whether to exit (a second Ctrl-C exits).
+Ctrl-C: stops the task at a pending approval, interrupts a running task,
+clears the input, or asks whether to exit (a second Ctrl-C exits).
 
-Approvals ("? Approve this tool call? [Y/n] "): y, yes or Enter allows, n or
-no denies, anything else asks again. They are answered on the terminal, also
+Approvals ("? Approve this tool call? [Y/a/n] ") show first what the call
+will do (the command, the content to write, the edit's diff; secrets
+masked). y, yes or Enter allows; a allows it and, for the rest of the
+session, the same command prefix or the same tool on the same path (said on
+screen); n or no denies, then asks for an optional note sent to the model;
+Escape or Ctrl-C stops the task; anything else asks again. A call whose
+arguments do not validate is never asked about. They are answered on the terminal, also
 when the messages are piped in (piped lines are always tasks). Without a
 terminal, always-ask is a usage error and read-only denies the tools that may
 change things. Every denial says why, on screen and to the model.

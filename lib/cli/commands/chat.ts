@@ -54,6 +54,7 @@ import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
 import { chatHistoryPath } from "../../state/paths.ts";
 import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
 import { openTerminal, type Terminal } from "../_approval_prompt.ts";
+import { type ApprovalFlow, createApprovalFlow } from "../_approval_flow.ts";
 import { startTelemetry } from "./_telemetry.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
@@ -146,19 +147,45 @@ interface Chat {
   ran: boolean;
   /** The last session that ran a task (for the resume hint). */
   lastActive?: string;
+  /** Colour on (diffs in approval questions). */
+  color: boolean;
   /** Whether approval prompts can be answered (a terminal is there). */
   canAsk: boolean;
   /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
   switchedFrom?: string | undefined;
   /** After `/skill <name>`: the skills the next task's `[use_skills]` block names. */
   skills?: string[] | undefined;
+  /** The approvals of the current session (its remembered "a" answers) and that session's id. */
+  approvals?: { sessionId: string; flow: ApprovalFlow } | undefined;
+}
+
+/** The approval flow of the chat's current session (a new session starts with no remembered answers). */
+function approvalsOf(chat: Chat): ApprovalFlow {
+  const { session } = chat;
+  if (chat.approvals?.sessionId !== session.sessionId) {
+    chat.approvals = {
+      sessionId: session.sessionId,
+      flow: createApprovalFlow(session, chat.color),
+    };
+  }
+  return chat.approvals.flow;
 }
 
 /** The options of a chat task's run: approvals, the chat's thinking level, the abort signal. */
 function runOptionsOf(chat: Chat, signal: AbortSignal): RunOptions {
   const { input, session } = chat;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
+  const flow = approvalsOf(chat);
+  const ask = chat.canAsk
+    ? {
+      ask: (call: ToolCallMessage) =>
+        flow.ask(call, (c, q) => input.askApproval(c, q), (c, line) => {
+          chat.renderer.beginPrompt(c);
+          chat.renderer.endPrompt(c);
+          chat.renderer.line(line);
+        }),
+    }
+    : {};
   return {
     signal,
     approve: chat.opts.flags.commandRules?.length
@@ -605,6 +632,7 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     collapse: !opts.verbose,
     ran: history !== undefined && history.length > 0,
     canAsk: policyContext.canAsk,
+    color: io.color,
   };
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;
   if (chat.ran) chat.lastActive = session.sessionId;

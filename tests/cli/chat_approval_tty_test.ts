@@ -1,0 +1,92 @@
+// Approvals in an interactive `penguin chat` (raw-mode terminal under tmux):
+// `a` remembers a command prefix for the session, `n` takes a note for the
+// model, Ctrl-C at the question stops the task and the chat goes on.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { item, turn } from "../support/model_server.ts";
+import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { withModelRoot } from "../support/roots.ts";
+import { assertGoodTrace, ofKind } from "../agent/_support.ts";
+
+const PROMPT = /\? Approve this tool call\? \[Y\/a\/n\]\s*$/m;
+
+Deno.test({
+  name: "chat: a remembers for the session, n sends a note, Ctrl-C at the question stops the task",
+  ignore: !hasTmux,
+  async fn() {
+    await withModelRoot({
+      turns: [
+        turn.of(item.toolCall("exec_command", { cmd: "touch one.txt" }, { id: "c1" })),
+        turn.of(item.toolCall("exec_command", { cmd: "touch two.txt" }, { id: "c2" })),
+        turn.of(item.toolCall("write_file", { file_path: "n.txt", content: "n" }, { id: "w" })),
+        turn.text("Fine, no notes."),
+        turn.of(item.toolCall("exec_command", { cmd: "rm one.txt" }, { id: "c3" })),
+        turn.text("Back again."),
+      ],
+    }, async (sb, server) => {
+      const home = await Deno.makeTempDir({ prefix: "penguin-chat-home-" });
+      const script = await penguinScript(sb.workspace, [
+        "--root",
+        sb.root,
+        "chat",
+        "--workspace",
+        sb.workspace,
+        "--approve",
+        "always-ask",
+      ], { NO_COLOR: "1", HOME: home });
+      const pane = await startPane(script.command, 120, 60);
+      try {
+        await pane.waitFor(/^>\s*$/m, "the prompt");
+        await pane.type("touch things");
+        await pane.keys("Enter");
+        await pane.waitFor(PROMPT, "the first question");
+        await pane.type("a");
+        await pane.keys("Enter");
+        let s = await pane.waitFor(
+          /write_file n\.txt[\s\S]*\[Y\/a\/n\]\s*$/m,
+          "the write question",
+        );
+        assert.match(s, /^Remembered for this session: commands starting with "touch"$/m);
+        assert.match(s, /^✓ approved for this session: commands starting with "touch"$/m);
+        assert.match(s, /^ {2}\+ n$/m);
+        await pane.type("n");
+        await pane.keys("Enter");
+        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
+        await pane.type("keep notes out of it");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Fine, no notes\.$/m, "the answer");
+        await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the task");
+        await pane.type("remove one");
+        await pane.keys("Enter");
+        await pane.waitFor(/\$ rm one\.txt[\s\S]*\[Y\/a\/n\]\s*$/m, "the rm question");
+        await pane.keys("C-c");
+        s = await pane.waitFor(/^\[current conversation interrupted\]\n>\s*$/m, "the stop");
+        await Deno.stat(join(sb.workspace, "one.txt"));
+        await pane.type("go on");
+        await pane.keys("Enter");
+        s = await pane.waitFor(/^Back again\.$/m, "the next task");
+        console.log(`--- screen: chat approvals ---\n${s}`);
+        await pane.keys("C-d");
+        s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
+        const sid = /--resume (session-\S+)/.exec(s)![1]!;
+        const records = await assertGoodTrace(sb.root, sid);
+        const ds = ofKind(records, "approval_decision");
+        assert.deepEqual(ds.map((d) => [d.decision, d.by, d.scope, d.note]), [
+          ["allow", "user", "session", undefined],
+          ["allow", "session_rule", "session", undefined],
+          ["deny", "user", "call", "keep notes out of it"],
+        ]);
+        await Deno.stat(join(sb.workspace, "two.txt"));
+        await assert.rejects(Deno.stat(join(sb.workspace, "n.txt")), Deno.errors.NotFound);
+        // The request after the stop carries the conversation so far.
+        const body = JSON.stringify(server.requests.at(-1)!.body);
+        assert.match(body, /keep notes out of it/);
+        assert.match(body, /go on/);
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path).catch(() => {});
+        await Deno.remove(home, { recursive: true });
+      }
+    });
+  },
+});
