@@ -156,6 +156,8 @@ function harness(opts: { color?: boolean; collapse?: boolean } = {}): {
     write,
     color: opts.color ?? false,
     collapse: opts.collapse ?? false,
+    // The task's wall time is read from the test clock the messages advance.
+    now: () => clock,
   });
   return { r, out: () => buf, write };
 }
@@ -438,7 +440,7 @@ Deno.test("child-session messages show tool calls and approvals tagged with the 
       "[agent-f12-tool-653] exec_command <- $ ls\n" +
       "✓ [approved]\n" +
       "[tool-sub] run_subagent -> done\n" +
-      "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 820ms (+820ms)\n",
+      "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 0ms (+0ms)\n",
   );
 });
 
@@ -509,7 +511,10 @@ Deno.test("history renders complete messages statically, collapsed on request", 
     model({ type: "text", role: "user", text: "count", stop_reason: "completed" }),
     model({ type: "thinking", role: "assistant", thinking: "easy", stop_reason: "completed" }),
     completeCall("call_c01", "exec_command", JSON.stringify({ cmd: "seq 12" })),
-    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c01" }),
+    // A person's allow shows; a mode's allow (no "by") does not.
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c01", by: "user" }),
+    completeCall("call_c02", "exec_command", JSON.stringify({ cmd: "true" })),
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c02" }),
     model({
       type: "tool_call_output",
       role: "user",
@@ -527,7 +532,7 @@ Deno.test("history renders complete messages statically, collapsed on request", 
       collapse: true,
       toolPreviews: builtinToolPreviews,
     }),
-    "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n" +
+    "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n[tool-c02] exec_command <- $ true\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
       `${g}… 4 more lines (/verbose for full output)\n` +
       [9, 10, 11, 12].map((i) => `${g}line ${i}\n`).join("") +
@@ -731,6 +736,7 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
       color: false,
       collapse: false,
       stats: style,
+      now: () => clock,
     });
     r.beginTask();
     for (const m of [...msgs(), ...extra]) r.push(m);
@@ -757,4 +763,17 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
     "[stats] 2 turns · in 2.6k (1k cached) · out 510 · 2.5s · $0.0036 (main session; subagents unpriced)\n",
   );
   assert.doesNotMatch(render({ kind: "totals", price }), /\(\+/);
+});
+
+Deno.test("the stats line's time is the task's wall time, not the time of its requests", () => {
+  const { r, out } = harness();
+  clock += 500; // before the task: not counted
+  r.beginTask();
+  clock += 2000; // e.g. an approval question before the first request
+  r.push(event({ type: "request_begin" }));
+  r.push(usage(100, 100));
+  r.push(event({ type: "request_end", status: "completed" }, undefined, 1000));
+  clock += 4000; // e.g. waiting for a background subagent after the last request
+  r.endTask();
+  assert.equal(out(), "[stats] context 100 (+100) · tokens 100 (+100) · 7s (+7s)\n");
 });

@@ -614,6 +614,8 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     color: io.color,
     collapse: !opts.verbose,
     spinner: interactive,
+    // Only a person's answer, a denial or a policy's verdict is worth a line.
+    autoApprovals: false,
     toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),

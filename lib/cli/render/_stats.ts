@@ -3,9 +3,8 @@
  * time, pending retries, and the one-line texts of events that depend on
  * them (`[stats]`, `[retry]`, `[compaction]`, `[mcp]`, `[abort]`, `[goal]`).
  *
- * Elapsed time of a task = from its first message to its last non-compaction
- * `request_end` (message timestamps), falling back to the wall clock when the
- * task had no request. Child-session usage counts toward tokens, never
+ * Elapsed time of a task = its wall time, from `beginTask` to `endTask`
+ * (requests, tool runs and approval questions alike). Child-session usage counts toward tokens, never
  * toward the context size.
  *
  * @module
@@ -205,9 +204,8 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
       }
     },
     endTask() {
-      const elapsed = firstTs !== null && lastEndTs !== null
-        ? Math.max(0, lastEndTs - firstTs)
-        : Math.max(0, now() - wallStart);
+      // The task's wall time: requests, tool runs and approval questions alike.
+      const elapsed = Math.max(0, now() - wallStart);
       sessionElapsed += elapsed;
       let line: string | null = null;
       if (hasUsage && style.kind === "totals") {

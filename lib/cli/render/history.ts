@@ -72,7 +72,8 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
     if (msg.type === "event_msg") {
       const e = msg.payload;
       if (e.type === "abort") out += `${paint(p.dim, abortLabel(e), p)}\n`;
-      else if (e.type === "approval_decision") {
+      else if (e.type === "approval_decision" && (e.decision !== "allow" || e.by === "user")) {
+        // An allow is worth a line only when a person gave it.
         out += `${
           paint(e.decision === "allow" ? p.green : p.red, approvalLabel(e.decision, e.reason), p)
         }\n`;
