@@ -30,6 +30,7 @@ import {
   type TaskHandle,
 } from "./_chat_input.ts";
 import { createLineEditor, eraseInput, layoutInput, redrawInput } from "./_line_editor.ts";
+import { completeCommand } from "./_chat_commands.ts";
 
 type Mode = "busy" | "idle" | "running" | "approving" | "noting" | "confirm";
 
@@ -46,7 +47,11 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   // Long because: one closure-based input whose methods share the editor, the raw-mode terminal and
   // the steering state; each method is short.
   const { write, renderer, history } = deps;
-  const editor = createLineEditor(history?.initial ?? []);
+  // Tab completes slash commands at the message prompt only.
+  const editor = createLineEditor(
+    history?.initial ?? [],
+    (text) => (mode === "idle" ? completeCommand(text) : null),
+  );
   const remember = (text: string) => {
     const before = editor.history().length;
     editor.remember(text);

@@ -90,3 +90,55 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "chat: /help lists every command, Tab completes one, /status and /cost show the figures",
+  ignore: !hasTmux,
+  async fn() {
+    await withModelRoot({ turns: [turn.text("Hi there.")] }, async (sb) => {
+      const home = await Deno.makeTempDir({ prefix: "penguin-chat-home-" });
+      const script = await penguinScript(
+        sb.workspace,
+        ["--root", sb.root, "chat", "--workspace", sb.workspace],
+        { NO_COLOR: "1", HOME: home },
+      );
+      const pane = await startPane(script.command, 120, 60);
+      try {
+        await pane.waitFor(/^>\s*$/m, "the prompt");
+        await pane.type("/he");
+        await pane.keys("Tab");
+        await pane.waitFor(/^> \/help\s*$/m, "Tab completing /help");
+        await pane.keys("Enter");
+        let s = await pane.waitFor(/^Tab completes a command.*\n>\s*$/m, "the help");
+        for (
+          const c of ["/help", "/model", "/status", "/cost", "/compact", "/clear", "/goal"]
+            .concat(["/skill", "/thinking", "/verbose", "/exit"])
+        ) assert.match(s, new RegExp(`^ {2}${c.replace("/", "\\/")}\\b.* {2}\\S`, "m"), c);
+        await pane.type("/st");
+        await pane.keys("Tab");
+        await pane.waitFor(/^> \/status\s*$/m, "Tab completing /status");
+        await pane.keys("C-u");
+        await pane.type("hello");
+        await pane.keys("Enter");
+        await pane.waitFor(/^Hi there\.\n\[stats\] .*\n>\s*$/m, "the answer");
+        await pane.type("/status");
+        await pane.keys("Enter");
+        s = await pane.waitFor(/^ {2}context .*\n>\s*$/m, "/status");
+        assert.match(s, /^\[status\] model m \(custom\)$/m);
+        assert.match(s, new RegExp(`^ {2}workspace ${sb.workspace}$`, "m"));
+        assert.match(s, /^ {2}session session-\S+$/m);
+        assert.match(s, /^ {2}tokens 120 · cost unknown \(the model has no price\)$/m);
+        assert.match(s, /^ {2}context 120$/m);
+        await pane.type("/cost");
+        await pane.keys("Enter");
+        s = await pane.waitFor(/^\[cost\] .*\n>\s*$/m, "/cost");
+        assert.match(s, /^\[cost\] unknown \(the model has no price\) so far · tokens 120$/m);
+        console.log(`--- screen: chat commands ---\n${s}`);
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path).catch(() => {});
+        await Deno.remove(home, { recursive: true });
+      }
+    });
+  },
+});

@@ -38,10 +38,13 @@ End a line with \\ to continue the message on the next line; a multi-line
 paste is one message. Typing while a task runs steers it (delivered with the
 next turn). With stdin not a terminal, each line is one task until EOF.
 
-Commands: /compact, /clear (fresh session, same workspace and model; prints
-the old and the new session id), /model <provider> <model-id> (fresh session
-on another model; its first message tells the model where the previous
-session is), /goal[:<budget>] <objective> (goal mode in this session, as
+Commands (/help lists them; Tab completes them): /help, /status (model,
+workspace, session, tokens, cost, context use), /cost (the session's cost so
+far), /compact, /clear (fresh session, same workspace and model; prints the
+old and the new session id), /model <provider> <model-id> (the session goes
+on with another configured model, keeping the conversation; recorded as a
+model_switched event; /model alone lists the configured models),
+/goal[:<budget>] <objective> (goal mode in this session, as
 penguin run --goal: rounds until the model marks GOAL.yaml complete or
 blocked, the budget such as 200k is spent, or 100 rounds; /goal alone
 continues the session's unfinished goal), /skill <name>[,<name>…] [message]

@@ -49,6 +49,8 @@ export interface Stats {
   endTask(): string | null;
   /** Seed the session figures from history (resume). */
   seed(messages: readonly OmniMessage[]): void;
+  /** The context size of the last main-session request (0 before any). */
+  context(): number;
 }
 
 const tsOf = (msg: OmniMessage): number | null => {
@@ -103,6 +105,7 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
   };
 
   return {
+    context: () => contextNow,
     beginTask() {
       resetTask();
       wallStart = now();

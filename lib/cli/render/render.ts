@@ -104,6 +104,8 @@ export interface Renderer {
   setCollapse(on: boolean): void;
   /** Render complete history messages statically and seed the stats counters from them. */
   history(messages: readonly OmniMessage[]): void;
+  /** The context size of the session's last request, in tokens (0 before any). */
+  contextTokens(): number;
 }
 
 /** Create a renderer. */
@@ -389,5 +391,6 @@ export function createRenderer(opts: RendererOptions): Renderer {
       }));
       stats.seed(messages);
     },
+    contextTokens: () => stats.context(),
   };
 }
