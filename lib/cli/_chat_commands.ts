@@ -22,6 +22,10 @@ export const CHAT_COMMAND_HELP: readonly ChatCommandHelp[] = [
   },
   { usage: "/status", does: "model, workspace, session, tokens, cost and context use" },
   { usage: "/cost", does: "the session's cost so far" },
+  {
+    usage: "/expand [id]",
+    does: "show a collapsed tool output whole (the latest, or [tool-<id>]'s)",
+  },
   { usage: "/compact", does: "summarize the context now" },
   { usage: "/clear", does: "start a new session (the old one is kept and resumable)" },
   {
@@ -30,7 +34,7 @@ export const CHAT_COMMAND_HELP: readonly ChatCommandHelp[] = [
   },
   { usage: "/skill <name> [message]", does: "ask the model to use an installed skill" },
   { usage: "/thinking [level]", does: "show or set the thinking level" },
-  { usage: "/verbose", does: "toggle full tool output (collapsed by default)" },
+  { usage: "/verbose", does: "toggle full tool output from here on (collapsed by default)" },
   { usage: "/exit", does: "end the chat (also /quit)" },
 ];
 

@@ -142,3 +142,65 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "chat: an edit's output sits under its call as a coloured diff; /expand shows it whole",
+  ignore: !hasTmux,
+  async fn() {
+    await withModelRoot({
+      turns: [
+        turn.of(item.toolCall("edit_file", {
+          file_path: "list.txt",
+          old_string: "item",
+          new_string: "entry",
+          replace_all: true,
+        }, { id: "ed1" })),
+        turn.text("Renamed."),
+      ],
+    }, async (sb) => {
+      const home = await Deno.makeTempDir({ prefix: "penguin-chat-home-" });
+      const original = Array.from({ length: 12 }, (_, i) => `item ${i + 1}`).join("\n") + "\n";
+      await Deno.writeTextFile(join(sb.workspace, "list.txt"), original);
+      const script = await penguinScript(
+        sb.workspace,
+        ["--root", sb.root, "chat", "--workspace", sb.workspace],
+        { HOME: home },
+      );
+      const pane = await startPane(script.command, 120, 80);
+      try {
+        await pane.waitFor(/^>\s*$/m, "the prompt");
+        await pane.type("rename the items");
+        await pane.keys("Enter");
+        let s = await pane.waitFor(/^Renamed\.\n\[stats\] .*\n>\s*$/m, "the answer");
+        console.log(`--- screen: a task's output with a diff ---\n${s}`);
+        // One header line, then the output behind the gutter, collapsed.
+        assert.match(
+          s,
+          /^\[tool-ed1\] edit_file list\.txt\n {2}│ Replaced 12 occurrences in "list\.txt"\.\n {2}│ @@ -1,12 \+1,12 @@\n {2}│ -item 1\n {2}│ -item 2\n {2}│ … \d+ more lines \(\/expand ed1 for full output\)\n/m,
+        );
+        assert.doesNotMatch(s, /edit_file -> /);
+        const colours = await pane.screen({ escapes: true });
+        // (tmux may put other attributes between the colour and the text.)
+        const coloured = (code: number, text: string) =>
+          new RegExp(`\\x1b\\[${code}m(?:\\x1b\\[\\d+m)*${text.replace("+", "\\+")}`).test(colours);
+        assert.ok(coloured(31, "-item 1"), "removed lines are red");
+        assert.ok(coloured(32, "+entry 12"), "added lines are green");
+        await pane.type("/expand ed1");
+        await pane.keys("Enter");
+        s = await pane.waitFor(
+          /^\[tool-ed1\] edit_file -> \(full output\)\n[\s\S]*\n>\s*$/m,
+          "/expand",
+        );
+        const full = s.slice(s.lastIndexOf("(full output)"));
+        for (let i = 1; i <= 12; i++) {
+          assert.match(full, new RegExp(`^ {2}│ -item ${i}$`, "m"));
+          assert.match(full, new RegExp(`^ {2}│ \\+entry ${i}$`, "m"));
+        }
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path).catch(() => {});
+        await Deno.remove(home, { recursive: true });
+      }
+    });
+  },
+});

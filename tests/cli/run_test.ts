@@ -564,8 +564,10 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
       },
     );
     assert.equal(r.code, 0, r.stderr);
-    const out = r.stdout.split("\n").filter((l) => l.startsWith("[tool-seq] exec_command -> "))
-      .map((l) => l.slice("[tool-seq] exec_command -> ".length));
+    // The output sits under its call line, behind the gutter.
+    assert.match(r.stdout, /^\[tool-seq\] exec_command <- .*\n {2}│ 1\n/m);
+    const out = r.stdout.split("\n").filter((l) => l.startsWith("  │ "))
+      .map((l) => l.slice("  │ ".length));
     assert.deepEqual(out, [
       "1",
       "2",
@@ -584,7 +586,7 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
       { env },
     );
     assert.equal(r.code, 0, r.stderr);
-    const out = r.stdout.split("\n").filter((l) => l.startsWith("[tool-seq] exec_command -> "));
+    const out = r.stdout.split("\n").filter((l) => l.startsWith("  │ "));
     assert.equal(out.length, 30);
     assert.doesNotMatch(r.stdout, /more lines/);
   });

@@ -550,6 +550,15 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
     case "/model":
       await modelCommand(chat, rest);
       return false;
+    case "/expand":
+      if (!r.expand(rest[0])) {
+        r.line(
+          rest[0] === undefined
+            ? "[expand] no collapsed output to expand yet"
+            : `[expand] no collapsed output with id ${rest[0]} (the id is the part after "tool-")`,
+        );
+      }
+      return false;
     case "/help":
       for (const line of helpLines()) r.line(line, "plain");
       return false;
@@ -699,6 +708,8 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     color: io.color,
     collapse: !opts.verbose,
     spinner: interactive,
+    // A collapsed output says how to see it whole afterwards: /expand <id>.
+    fullOutputHint: "/expand",
     // Only a person's answer, a denial or a policy's verdict is worth a line.
     autoApprovals: false,
     toolPreviews: builtinToolPreviews,

@@ -106,6 +106,11 @@ export interface Renderer {
   history(messages: readonly OmniMessage[]): void;
   /** The context size of the session's last request, in tokens (0 before any). */
   contextTokens(): number;
+  /**
+   * Print a collapsed output of this renderer whole: the one whose short id
+   * (`c01` of `[tool-c01]`) is `tag`, else the latest; false when none is kept.
+   */
+  expand(tag?: string): boolean;
 }
 
 /** Create a renderer. */
@@ -392,5 +397,6 @@ export function createRenderer(opts: RendererOptions): Renderer {
       stats.seed(messages);
     },
     contextTokens: () => stats.context(),
+    expand: (tag) => screen.expand(tag),
   };
 }
