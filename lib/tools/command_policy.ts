@@ -135,7 +135,8 @@ export function policyVerdict(
 /**
  * The `tool_call_output` for a call that was not allowed to run (`forbidden`
  * or `deny`), stop reason `aborted`: the fixed sentence, then `Reason: <why>.`
- * when the approver gave one.
+ * when the approver gave one, then `The user says: <note>` when the person
+ * who denied it left a note for the model.
  */
 export function denialOutput(
   call: Pick<ToolCallMessage, "tool_call_id">,
