@@ -138,7 +138,7 @@ export function createToolPhase(
     async take(call) {
       if (signal?.aborted) return;
       approving = true;
-      const { decision, reason } = await decide(ctx.approve, call, ctx.warn);
+      const { decision, reason, ...extras } = await decide(ctx.approve, call, ctx.warn);
       if (signal?.aborted) {
         release();
         return;
@@ -148,9 +148,10 @@ export function createToolPhase(
         decision,
         tool_call_id: call.tool_call_id,
         ...(decision !== "allow" && reason !== undefined ? { reason } : {}),
+        ...extras,
       }));
       if (decision !== "allow") {
-        const refused = denialOutput(call, decision, reason);
+        const refused = denialOutput(call, decision, reason, extras.note);
         emit(modelMsg(refused));
         answer(refused);
         release();

@@ -32,6 +32,30 @@ export interface ApprovalVerdict {
   decision: ApprovalDecision;
   /** Why the call may not run, e.g. `denied by the user`, `policy rule "mkfs"`. */
   reason?: string;
+  /**
+   * Who settled it: `user` (a person answered this call) or `session_rule`
+   * (a person's earlier "for this session" answer covers it). Absent: the
+   * approval mode or the command policy decided.
+   */
+  by?: "user" | "session_rule";
+  /** `call`: this call only; `session`: also the same kind of call for the rest of the session. */
+  scope?: "call" | "session";
+  /** What a session-scoped answer covers, e.g. `exec_command calls starting with "git status"`. */
+  rule?: string;
+  /** The person's note to the model, sent with a denial. */
+  note?: string;
+}
+
+/** The extra fields of a verdict (who, scope, rule, note) that are well-formed. */
+function verdictExtras(
+  answer: Record<string, unknown>,
+): Omit<ApprovalVerdict, "decision" | "reason"> {
+  const out: Omit<ApprovalVerdict, "decision" | "reason"> = {};
+  if (answer.by === "user" || answer.by === "session_rule") out.by = answer.by;
+  if (answer.scope === "call" || answer.scope === "session") out.scope = answer.scope;
+  if (typeof answer.rule === "string" && answer.rule !== "") out.rule = answer.rule;
+  if (typeof answer.note === "string" && answer.note.trim() !== "") out.note = answer.note.trim();
+  return out;
 }
 
 /** What an approver answers: a bare decision or a verdict with its reason. */
@@ -82,17 +106,19 @@ function defaultReason(decision: ApprovalDecision): string | undefined {
 export function verdictOf(answer: unknown, fallback?: string): ApprovalVerdict | null {
   let decision: unknown = answer;
   let reason: unknown;
+  let extras: Omit<ApprovalVerdict, "decision" | "reason"> = {};
   if (answer !== null && typeof answer === "object" && !Array.isArray(answer)) {
     decision = (answer as ApprovalVerdict).decision;
     reason = (answer as ApprovalVerdict).reason;
+    extras = verdictExtras(answer as Record<string, unknown>);
   }
   if (!DECISIONS.includes(decision)) return null;
   const d = decision as ApprovalDecision;
-  if (d === "allow") return { decision: d };
+  if (d === "allow") return { decision: d, ...extras };
   const why = typeof reason === "string" && reason.trim() !== ""
     ? reason
     : (d === "deny" ? fallback : undefined) ?? defaultReason(d);
-  return { decision: d, reason: why! };
+  return { decision: d, reason: why!, ...extras };
 }
 
 /** Parse an `--approve` value, case-insensitively; throws a usage error otherwise. */

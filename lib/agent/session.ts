@@ -188,6 +188,12 @@ export interface Session {
   /** A call's permission (`r`/`rw`; some tools decide from the arguments), undefined for unknown tools. */
   toolPermission(name: string, args?: Record<string, unknown>): ToolPermission | undefined;
   /**
+   * Why a call would fail before its tool does anything (unknown tool,
+   * arguments that are not a JSON object or do not fit the tool's schema),
+   * or null: hosts check it before putting a call to a person.
+   */
+  toolArgumentError(name: string, rawArguments: string): string | null;
+  /**
    * The line renderers show for a complete call of one of this session's tools
    * (`exec_command <- $ ls`; the generic `<name> <arguments>` for a tool
    * without a preview); undefined for a name the session does not have.
@@ -495,6 +501,7 @@ export function openSession(parts: SessionParts): Session {
     },
     ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
+    toolArgumentError: toolset.argumentError,
     maskSecrets: (text) => maskSecrets(text, secrets),
     toolPreview(name, args) {
       if (!toolset.tools.has(name)) return undefined;

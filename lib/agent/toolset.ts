@@ -36,6 +36,7 @@ import {
   createDescribeImageTool,
   DEFAULT_TOOL_DEFINITIONS,
   DESCRIBE_IMAGE_DEFINITION,
+  describeArgumentsProblem,
   READ_IMAGE_DEFINITION,
   type Tool,
   type ToolContext,
@@ -62,6 +63,11 @@ export interface Toolset {
   permissionOf(name: string, args?: Record<string, unknown>): ToolPermission | undefined;
   /** The preview of each of these tools (undefined: unknown tool, or it has none). */
   previewOf: ToolPreviews;
+  /**
+   * Why a call would fail before its tool does anything (unknown tool,
+   * arguments that are not a JSON object or do not fit the schema), or null.
+   */
+  argumentError(name: string, rawArguments: string): string | null;
   /** Close every opened source (the confined file tools' workers, MCP clients, …). */
   dispose(): Promise<void>;
   /** The sources' events for the trace, in source order (written before `tool_list_ready`). */
@@ -89,6 +95,18 @@ function num(v: unknown): number | undefined {
 }
 
 /** Merge one `tools.builtin` entry over the built-in default of the same name. */
+
+/** Why a call to `tool` would fail before it does anything, or null (see `Toolset.argumentError`). */
+function argumentErrorOf(
+  tool: Tool<ToolContext> | undefined,
+  name: string,
+  raw: string,
+): string | null {
+  if (!tool) return `Unknown tool: ${name}`;
+  const problem = describeArgumentsProblem(name, raw);
+  if (problem !== undefined) return problem;
+  return tool.checkArgs?.(JSON.parse(raw) as Record<string, unknown>) ?? null;
+}
 export function definitionFromConfig(
   entry: BuiltinToolConfig,
   base: ToolDefinition,
@@ -250,6 +268,7 @@ export async function openToolset(
       return args && tool.permissionFor ? tool.permissionFor(args) : tool.definition.permission;
     },
     previewOf: (name) => tools.get(name)?.preview,
+    argumentError: (name, raw) => argumentErrorOf(tools.get(name), name, raw),
     async dispose() {
       disposed = true;
       // A lazy opening under way finishes first, so what it started is closed too.

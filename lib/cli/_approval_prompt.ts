@@ -1,8 +1,10 @@
 /**
  * The approval question as `penguin run` and a piped `penguin chat` ask it:
  * the answer is read from the terminal (`/dev/tty`, or stdin when stdin is
- * that terminal), never from piped input, and only `y`/`yes`/Enter or
- * `n`/`no` settle it — anything else asks again.
+ * that terminal), never from piped input, and only `y`/`yes`/Enter, `a`
+ * (yes, and for the rest of the session) or `n`/`no` settle it — anything
+ * else asks again. A `n` is followed by an optional note to the model.
+ * Escape (then Enter, on a line-mode terminal) or Ctrl-C stops the task.
  *
  * @module
  */
@@ -13,31 +15,53 @@ import { type LineReader, lineReader } from "./line_reader.ts";
 import { escapeC1 } from "./json.ts";
 
 /** The approval question. */
-export const APPROVE_PROMPT = "? Approve this tool call? [Y/n] ";
+export const APPROVE_PROMPT = "? Approve this tool call? [Y/a/n] ";
 /** Said when an answer is neither yes nor no. */
-export const ANSWER_AGAIN = "Please answer y (yes, or Enter) or n (no).";
+export const ANSWER_AGAIN =
+  "Please answer y (yes, or Enter), a (yes, for the rest of this session) or n (no); Esc or Ctrl-C stops the task.";
+/** Asked after `n`. */
+export const NOTE_PROMPT = "  Note to the model (Enter for none): ";
 
 /** Reasons of the denials a prompt produces. */
 export const PROMPT_REASONS = {
   /** `n` / `no`. */
   no: DENIAL_REASONS.user,
-  /** Ctrl-C at the prompt. */
-  interrupt: "the user pressed Ctrl-C at the approval prompt",
+  /** Ctrl-C or Escape at the prompt: the task stops. */
+  interrupt: "the user stopped the task at the approval prompt",
   /** The terminal closed before an answer. */
   eof: "the terminal closed before the approval prompt was answered",
 } as const;
 
-/** `y`/`yes`/empty → allow, `n`/`no` → deny, anything else → null (ask again). */
-export function approvalAnswer(text: string): "allow" | "deny" | null {
+/** A settled answer: yes, yes for the session, no. */
+export type PromptAnswer = "allow" | "session" | "deny";
+
+/**
+ * `y`/`yes`/empty → allow, `a`/`always` → session, `n`/`no` → deny, a line
+ * holding Escape → stop, anything else → null (ask again).
+ */
+export function approvalAnswer(text: string): PromptAnswer | "stop" | null {
+  if (text.includes("\x1b")) return "stop";
   const t = text.trim().toLowerCase();
   if (t === "" || t === "y" || t === "yes") return "allow";
+  if (t === "a" || t === "always") return "session";
   if (t === "n" || t === "no") return "deny";
   return null;
 }
 
-/** The verdict of a settled answer. */
-export function answerVerdict(d: "allow" | "deny"): ApprovalVerdict {
-  return d === "allow" ? { decision: "allow" } : { decision: "deny", reason: PROMPT_REASONS.no };
+/** The verdict of a settled answer (a person answered); `rule` is what `session` remembers. */
+export function answerVerdict(d: PromptAnswer, rule?: string, note?: string): ApprovalVerdict {
+  if (d === "deny") {
+    return {
+      decision: "deny",
+      reason: PROMPT_REASONS.no,
+      by: "user",
+      scope: "call",
+      ...(note?.trim() ? { note: note.trim() } : {}),
+    };
+  }
+  return d === "session" && rule !== undefined
+    ? { decision: "allow", by: "user", scope: "session", rule }
+    : { decision: "allow", by: "user", scope: "call" };
 }
 
 /** The user's terminal, for questions that piped input must never answer. */

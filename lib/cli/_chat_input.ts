@@ -10,15 +10,17 @@ import { type ApprovalVerdict, DENIAL_REASONS } from "../agent/approval.ts";
 import type { Renderer } from "./render/mod.ts";
 import {
   ANSWER_AGAIN,
-  answerVerdict,
   approvalAnswer,
   APPROVE_PROMPT,
+  NOTE_PROMPT,
   PROMPT_REASONS,
+  type PromptAnswer,
   type Terminal,
 } from "./_approval_prompt.ts";
+import type { ApprovalQuestion } from "./_approval_flow.ts";
 import { lineReader } from "./line_reader.ts";
 
-export { ANSWER_AGAIN, answerVerdict, approvalAnswer, APPROVE_PROMPT, PROMPT_REASONS };
+export { ANSWER_AGAIN, approvalAnswer, APPROVE_PROMPT, NOTE_PROMPT, PROMPT_REASONS };
 
 /** The exit confirmation question. */
 export const EXIT_PROMPT = "Exit penguin? [y/N] ";
@@ -39,8 +41,12 @@ export interface TaskHandle {
 export interface ChatInput {
   /** The next message typed at the idle prompt, or null to exit. */
   nextMessage(): Promise<string | null>;
-  /** Ask about one tool call (`y`/`yes` or Enter allow, `n`/`no` deny, anything else asks again). */
-  askApproval(call: ToolCallMessage): Promise<ApprovalVerdict>;
+  /**
+   * Put one tool call to the person: show `question.lines`, then read `y`
+   * (or Enter), `a` or `n` and a note (anything else asks again), settled by
+   * `question`. Ctrl-C or Escape stops the running task instead.
+   */
+  askApproval(call: ToolCallMessage, question: ApprovalQuestion): Promise<ApprovalVerdict>;
   /** A task started: typing now steers, Ctrl-C aborts. */
   taskStarted(task: TaskHandle): void;
   /** The task ended (called before its stats are printed). */
@@ -77,7 +83,7 @@ export function steeringNotice(text: string): string {
  * each line is one message (a trailing `\` joins the next line), EOF ends
  * the chat. Approvals are asked on `terminal` — never answered by the
  * piped lines — and without one they are denied. Ctrl-C (SIGINT) aborts a
- * running task, denies a pending approval, or ends the chat when idle.
+ * running task (at an approval question too), or ends the chat when idle.
  * `echo` writes each message after the prompt, for transcripts of piped input.
  */
 export function createLineInput(
@@ -138,29 +144,53 @@ export function createLineInput(
       }
       return null;
     },
-    async askApproval(call) {
+    async askApproval(call, question) {
       renderer.beginPrompt(call);
-      let verdict: ApprovalVerdict | null = null;
       if (terminal === null || terminated) {
-        verdict = { decision: "deny", reason: DENIAL_REASONS.noAsker };
+        const reason = DENIAL_REASONS.noAsker;
+        renderer.endPrompt(call, "deny", undefined, reason);
+        return { decision: "deny", reason };
       }
-      let prompt = APPROVE_PROMPT;
-      while (verdict === null) {
+      for (const line of question.lines) say(`${line}\n`);
+      /** One answer line; null when the question ends without one (terminal closed, or stopped). */
+      const read = async (prompt: string): Promise<string | "eof" | "stop"> => {
         say(prompt);
-        const answer = await readFrom(terminal!.lines);
-        if (answer === "eof" || answer === "interrupt") {
-          write("\n");
-          verdict = { decision: "deny", reason: PROMPT_REASONS[answer] };
-          break;
-        }
+        const answer = await readFrom(terminal.lines);
+        if (answer === "eof" || answer === "interrupt") write("\n");
+        if (answer === "interrupt") return "stop";
+        if (answer === "eof") return "eof";
         // The terminal echoed the answer; a redirected stdout gets it for the transcript.
         if (!stdoutIsTerminal) write(`${answer}\n`);
-        const d = approvalAnswer(answer);
-        if (d !== null) verdict = answerVerdict(d);
-        else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
+        return approvalAnswer(answer) === "stop" ? "stop" : answer;
+      };
+      let prompt = APPROVE_PROMPT;
+      for (;;) {
+        const got = await read(prompt);
+        if (got === "stop") {
+          task?.abort();
+          renderer.endPrompt(call);
+          return { decision: "deny", reason: PROMPT_REASONS.interrupt };
+        }
+        if (got === "eof") {
+          renderer.endPrompt(call, "deny", undefined, PROMPT_REASONS.eof);
+          return { decision: "deny", reason: PROMPT_REASONS.eof };
+        }
+        const d = approvalAnswer(got) as PromptAnswer | null;
+        if (d === null) {
+          prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
+          continue;
+        }
+        const note = d === "deny" ? await read(NOTE_PROMPT) : undefined;
+        if (note === "stop") {
+          task?.abort();
+          renderer.endPrompt(call);
+          return { decision: "deny", reason: PROMPT_REASONS.interrupt };
+        }
+        const settled = question.settle(d, note === "eof" ? undefined : note);
+        if (settled.said) say(`${settled.said}\n`);
+        renderer.endPrompt(call, settled.verdict.decision, undefined, settled.verdict.reason);
+        return settled.verdict;
       }
-      renderer.endPrompt(call, verdict.decision, undefined, verdict.reason);
-      return verdict;
     },
     taskStarted(t) {
       task = t;

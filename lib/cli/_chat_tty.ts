@@ -2,7 +2,8 @@
  * `penguin chat` input from a raw-mode terminal: line editing, multi-line
  * input, bracketed paste, Up/Down history (persisted by the caller), typing
  * while a task runs (steering), Escape to interrupt a running task, and
- * Ctrl-C by state — approving → deny that call; task running → abort the
+ * Ctrl-C by state — approving → stop the task (as Escape does there); a
+ * `n` answer asks for a note to the model; task running → abort the
  * task, keeping the typed text (a second Ctrl-C clears it); buffer
  * non-empty → clear it; idle and empty → `Exit penguin? [y/N] `, where a
  * second Ctrl-C (or `y`) exits.
@@ -11,9 +12,10 @@
  */
 import type { ToolCallMessage } from "../protocol/types.ts";
 import type { ApprovalVerdict } from "../agent/approval.ts";
+import type { ApprovalQuestion } from "./_approval_flow.ts";
+import type { PromptAnswer } from "./_approval_prompt.ts";
 import {
   ANSWER_AGAIN,
-  answerVerdict,
   approvalAnswer,
   APPROVE_PROMPT,
   type ChatInput,
@@ -21,14 +23,16 @@ import {
   EXIT_PROMPT,
   type InputDeps,
   listen,
+  NOTE_PROMPT,
   PROMPT,
   PROMPT_REASONS,
   steeringNotice,
   type TaskHandle,
 } from "./_chat_input.ts";
 import { createLineEditor, eraseInput, layoutInput, redrawInput } from "./_line_editor.ts";
+import { completeCommand } from "./_chat_commands.ts";
 
-type Mode = "busy" | "idle" | "running" | "approving" | "confirm";
+type Mode = "busy" | "idle" | "running" | "approving" | "noting" | "confirm";
 
 /** The chat's input history: what it starts with, and where each change is kept. */
 export interface InputHistory {
@@ -43,7 +47,11 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   // Long because: one closure-based input whose methods share the editor, the raw-mode terminal and
   // the steering state; each method is short.
   const { write, renderer, history } = deps;
-  const editor = createLineEditor(history?.initial ?? []);
+  // Tab completes slash commands at the message prompt only.
+  const editor = createLineEditor(
+    history?.initial ?? [],
+    (text) => (mode === "idle" ? completeCommand(text) : null),
+  );
   const remember = (text: string) => {
     const before = editor.history().length;
     editor.remember(text);
@@ -61,6 +69,7 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   let approval: {
     resolve: (d: ApprovalVerdict) => void;
     call: ToolCallMessage;
+    question: ApprovalQuestion;
     saved: string;
     prev: Mode;
   } | null = null;
@@ -74,7 +83,13 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
     }
   };
   const promptText = () =>
-    mode === "approving" ? APPROVE_PROMPT : mode === "confirm" ? EXIT_PROMPT : PROMPT;
+    mode === "approving"
+      ? APPROVE_PROMPT
+      : mode === "noting"
+      ? NOTE_PROMPT
+      : mode === "confirm"
+      ? EXIT_PROMPT
+      : PROMPT;
   const draw = () => {
     const l = layoutInput(promptText(), CONT_PROMPT, editor.text(), editor.cursor(), columns());
     write(redrawInput(drawn ?? 0, l));
@@ -103,13 +118,28 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
     mode = "busy";
     w?.(v);
   };
-  const finishApproval = (d: ApprovalVerdict) => {
+  /** End the question with `d`; `shown` false: no decision line (the task was stopped). */
+  const finishApproval = (d: ApprovalVerdict, shown = true, said?: string) => {
     const a = approval!;
     approval = null;
-    renderer.endPrompt(a.call, d.decision, undefined, d.reason);
+    if (said) write(`${said}\r\n`);
+    if (shown) renderer.endPrompt(a.call, d.decision, undefined, d.reason);
+    else renderer.endPrompt(a.call);
     mode = a.prev;
     editor.set(a.saved);
     a.resolve(d);
+  };
+  const settleApproval = (answer: PromptAnswer, note?: string) => {
+    const { verdict, said } = approval!.question.settle(answer, note);
+    finishApproval(verdict, true, said);
+  };
+  /** Ctrl-C or Escape at the question: the task stops; nothing is recorded for the call. */
+  const stopAtQuestion = (typed: string | null) => {
+    if (typed !== null) commit(typed, "^C");
+    editor.clear();
+    abortRequested = true;
+    task?.abort();
+    finishApproval({ decision: "deny", reason: PROMPT_REASONS.interrupt }, false);
   };
 
   const onSubmit = (text: string) => {
@@ -135,10 +165,16 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
       case "approving": {
         commit(text);
         const d = approvalAnswer(text);
-        if (d !== null) finishApproval(answerVerdict(d));
+        if (d === "stop") stopAtQuestion(null);
+        else if (d === "deny") mode = "noting";
+        else if (d !== null) settleApproval(d);
         else write(`${ANSWER_AGAIN}\r\n`); // asked again by the next draw
         return;
       }
+      case "noting":
+        commit(text);
+        settleApproval("deny", text);
+        return;
       case "confirm":
         commit(text);
         if (/^y(es)?$/i.test(text.trim())) resolveWaiter(null);
@@ -150,9 +186,8 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   const onInterrupt = () => {
     switch (mode) {
       case "approving":
-        commit(editor.text(), "^C");
-        editor.clear();
-        finishApproval({ decision: "deny", reason: PROMPT_REASONS.interrupt });
+      case "noting":
+        stopAtQuestion(editor.text());
         return;
       case "running":
         // The first Ctrl-C stops the task and keeps the typed text; the next one clears it.
@@ -189,13 +224,14 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
     task?.abort();
   };
 
-  /** Escape: interrupts a running task; elsewhere it does nothing. */
+  /** Escape: interrupts a running task, stops it at an approval question; elsewhere nothing. */
   const onEscape = () => {
-    if (mode === "running" && !abortRequested) abortTask();
+    if (mode === "approving" || mode === "noting") stopAtQuestion(editor.text());
+    else if (mode === "running" && !abortRequested) abortTask();
   };
 
   const onEof = () => {
-    if (mode === "approving") {
+    if (mode === "approving" || mode === "noting") {
       commit(editor.text());
       finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
     } else if (mode === "idle" || mode === "confirm") {
@@ -207,7 +243,9 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   /** After input: show the input area where the state wants one. */
   const refresh = () => {
     if (closed) return;
-    if (mode === "idle" || mode === "approving" || mode === "confirm") return draw();
+    if (mode === "idle" || mode === "approving" || mode === "noting" || mode === "confirm") {
+      return draw();
+    }
     if (mode === "running") {
       if (editor.text() !== "") {
         setPaused(true);
@@ -233,8 +271,9 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   const terminate = () => {
     stdinEnded = true;
     task?.abort();
-    if (mode === "approving") finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
-    else if (mode === "idle" || mode === "confirm") resolveWaiter(null);
+    if (mode === "approving" || mode === "noting") {
+      finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
+    } else if (mode === "idle" || mode === "confirm") resolveWaiter(null);
   };
 
   Deno.stdin.setRaw(true);
@@ -274,7 +313,7 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
       draw();
       return new Promise((resolve) => (waiter = resolve));
     },
-    askApproval(call) {
+    askApproval(call, question) {
       const ask = () =>
         new Promise<ApprovalVerdict>((resolve) => {
           if (stdinEnded || closed) {
@@ -285,7 +324,9 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
           erase();
           setPaused(false);
           renderer.beginPrompt(call);
-          approval = { resolve, call, saved, prev: mode === "approving" ? "running" : mode };
+          for (const line of question.lines) write(`${line}\r\n`);
+          const prev = mode === "approving" || mode === "noting" ? "running" : mode;
+          approval = { resolve, call, question, saved, prev };
           mode = "approving";
           draw();
         });

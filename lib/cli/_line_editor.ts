@@ -9,6 +9,8 @@
  * (delete word), Left/Right, Home/End, Ctrl-A/Ctrl-E; Up/Down move between
  * lines of the input and, from its first or last line, through the history.
  * Ctrl-C, Escape and Ctrl-D (on an empty buffer) are reported as events.
+ * Tab completes through the `complete` function when it offers a
+ * completion of the text before the cursor (at the end), else inserts a tab.
  * Bracketed paste (`ESC [200~ … ESC [201~`) inserts its text verbatim,
  * newlines included, so a multi-line paste is one message.
  *
@@ -49,7 +51,10 @@ const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 
 /** Create an empty editor, optionally with a history (oldest first). */
-export function createLineEditor(initialHistory: readonly string[] = []): LineEditor {
+export function createLineEditor(
+  initialHistory: readonly string[] = [],
+  complete: (text: string) => string | null = () => null,
+): LineEditor {
   // Long because: one closure-based editor whose functions share the buffer, the cursor, the paste
   // state and the history; each is short apart from feed, which says why.
   let buf = "";
@@ -258,8 +263,17 @@ export function createLineEditor(initialHistory: readonly string[] = []): LineEd
           case "\x05":
             cur = lineEnd();
             break;
+          case "\t": {
+            const done = cur === buf.length ? complete(buf) : null;
+            if (done === null) insert(ch);
+            else {
+              buf = done;
+              cur = buf.length;
+            }
+            break;
+          }
           default:
-            if (ch === "\t" || ch >= " ") insert(ch);
+            if (ch >= " ") insert(ch);
         }
       }
       return events;

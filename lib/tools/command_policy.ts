@@ -135,14 +135,18 @@ export function policyVerdict(
 /**
  * The `tool_call_output` for a call that was not allowed to run (`forbidden`
  * or `deny`), stop reason `aborted`: the fixed sentence, then `Reason: <why>.`
- * when the approver gave one.
+ * when the approver gave one, then `The user says: <note>` when the person
+ * who denied it left a note for the model.
  */
 export function denialOutput(
   call: Pick<ToolCallMessage, "tool_call_id">,
   decision: Exclude<ApprovalDecision, "allow">,
   reason?: string,
+  note?: string,
 ): ToolCallOutputMessage {
   const fixed = decision === "forbidden" ? DENIED_BY_POLICY : DENIED_BY_USER;
   const why = reason?.trim().replace(/\.$/, "");
-  return toolCallOutput(call.tool_call_id, why ? `${fixed} Reason: ${why}.` : fixed, "aborted");
+  const text = why ? `${fixed} Reason: ${why}.` : fixed;
+  const told = note ? `${text}\nThe user says: ${note}` : text;
+  return toolCallOutput(call.tool_call_id, told, "aborted");
 }

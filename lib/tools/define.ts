@@ -91,6 +91,8 @@ export interface DefinedTool<C extends ToolCallContext = ToolCallContext> {
   create(definition?: ToolDefinition): Tool<C>;
   /** The declared preview (absent: the generic form). */
   readonly preview?: ToolPreviewFn;
+  /** Why `args` do not fit this tool's schema (the failed call's explanation), or null. */
+  checkArgs(definition: ToolDefinition, args: Record<string, unknown>): string | null;
 }
 
 /** The JSON Schema of `args` as the model should see it (input shape, no `$schema`). */
@@ -120,9 +122,14 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
     callDescription: decl.callDescription ?? false,
     ...(decl.forModel ? { forModel: decl.forModel } : {}),
   };
+  const checkArgs = (def: ToolDefinition, raw: Record<string, unknown>): string | null => {
+    const args = parseArgs(def, decl.args, raw);
+    return args.ok ? null : args.message;
+  };
   const create = (def: ToolDefinition = definition): Tool<C> => {
     const tool: Tool<C> = {
       definition: def,
+      checkArgs: (raw) => checkArgs(def, raw),
       async *run(raw, ctx) {
         const args = parseArgs(def, decl.args, raw);
         if (!args.ok) return yield* fail(args.message);
@@ -142,6 +149,7 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
     name: decl.name,
     definition: Object.freeze(definition),
     create,
+    checkArgs,
     ...(decl.preview ? { preview: decl.preview } : {}),
   });
 }

@@ -152,6 +152,12 @@ export interface Tool<C extends ToolCallContext = ToolCallContext> {
   /** The permission of one call with these arguments (absent: `definition.permission`). */
   permissionFor?(args: Record<string, unknown>): ToolPermission;
   /**
+   * Why these arguments would fail validation (the explanation the call's
+   * output would carry), or null when they fit. Checked before a call is
+   * put to a person: an invalid call is never asked about.
+   */
+  checkArgs?(args: Record<string, unknown>): string | null;
+  /**
    * How renderers show a call (e.g. `exec_command <- $ ls -la`,
    * `read_file …/src/main.ts`), from arguments that may still be streaming;
    * absent: the generic `<name> <arguments on one line>`.

@@ -222,7 +222,7 @@ Deno.test("chat with piped stdin runs one task per line, then prints the resume 
     const body = r.stdout.slice(r.stdout.indexOf("> say something"));
     assert.match(
       body,
-      /^> say something\nFirst answer\.\n\[stats\] context 120 \(\+120\) · tokens 120 \(\+120\) · \S+ \(\+\S+\)\n> now run a command\n\[tool-l_0\] exec_command <- \$ echo hi from the tool\n✓ \[approved\]\n\[tool-l_0\] exec_command -> hi from the tool\nSecond answer\.\n\[stats\] context 120 \(\+0\) · tokens 360 \(\+240\)/,
+      /^> say something\nFirst answer\.\n\[stats\] context 120 \(\+120\) · tokens 120 \(\+120\) · \S+ \(\+\S+\)\n> now run a command\n\[tool-l_0\] exec_command <- \$ echo hi from the tool\n {2}│ hi from the tool\nSecond answer\.\n\[stats\] context 120 \(\+0\) · tokens 360 \(\+240\)/,
     );
     assert.ok(
       r.stdout.endsWith(
@@ -271,11 +271,11 @@ Deno.test({
 
         await pane.type("list the files");
         await pane.keys("Enter");
-        await pane.waitFor(/\? Approve this tool call\? \[Y\/n\]\s*$/m, "the approval prompt");
+        await pane.waitFor(/\? Approve this tool call\? \[Y\/a\/n\]\s*$/m, "the approval prompt");
         await pane.type("nope");
         await pane.keys("Enter");
         await pane.waitFor(
-          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\]\s*$/m,
+          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\]\s*$/m,
           "the question asked again",
         );
         await pane.type("y");
@@ -283,7 +283,7 @@ Deno.test({
         let s = await pane.waitFor(/^\[stats\] /m, "the first task's stats line");
         assert.match(
           s,
-          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n\? Approve this tool call\? \[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] y\n✓ \[approved\]\n\[tool-l_1\] exec_command -> alpha\n\[tool-l_1\] exec_command -> beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
+          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n {2}\$ printf 'alpha\\nbeta\\n'\n {2}y yes · a yes, and don't ask again this session for this exact command · n no, and tell the model\n {2}Esc or Ctrl-C stops the task\n\? Approve this tool call\? \[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] y\n✓ \[approved\]\n {2}│ alpha\n {2}│ beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
         );
 
         await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the first task");
@@ -444,20 +444,25 @@ Deno.test({
       const pane = await startPane(script.command);
       try {
         await pane.waitFor(
-          /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m,
+          /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "the prompt",
         );
         await pane.type("nope");
         await pane.keys("Enter");
         await pane.waitFor(
-          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] $/m,
+          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "the question asked again",
         );
         await pane.type("y");
         await pane.keys("Enter");
         await pane.waitFor(/^Ran one\.$/m, "the first task's answer");
-        await pane.waitFor(/^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/n\] $/m, "prompt 2");
+        await pane.waitFor(
+          /^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
+          "prompt 2",
+        );
         await pane.type("n");
+        await pane.keys("Enter");
+        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
         await pane.keys("Enter");
         const s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
         assert.match(s, /^× \[denied\] — the user answered no\nSkipped two\.$/m);
@@ -703,17 +708,22 @@ Deno.test({
         await pane.keys("Enter");
         await pane.waitFor(/^Fresh start\.\n\[stats\] .*\n>\s*$/m, "the answer in the new session");
 
+        await pane.type("/model");
+        await pane.keys("Enter");
+        s = await pane.waitFor(
+          /^\[model\] configured models.*\n(?: {2}.*\n)+>\s*$/m,
+          "/model alone",
+        );
+        assert.match(s, /^ {2}custom scripted-model {2}\(current\)$/m);
+        assert.match(s, /^ {2}custom other-model$/m);
         await pane.type("/model custom other-model");
         await pane.keys("Enter");
         s = await pane.waitFor(
-          /^\[model\] other-model \(custom\): new session .*\n>\s*$/m,
+          /^\[model\] other-model \(custom\): session (session-\S+) goes on .*\n>\s*$/m,
           "/model",
         );
-        switchedSid = /^\[model\] other-model \(custom\): new session (session-\S+) /m.exec(s)![1]!;
-        assert.match(
-          s,
-          new RegExp(`\\(the previous one, ${clearedSid} on scripted-model, is kept`),
-        );
+        switchedSid = /^\[model\] other-model \(custom\): session (session-\S+) /m.exec(s)![1]!;
+        assert.equal(switchedSid, clearedSid, "the session goes on");
         await pane.type("who are you");
         await pane.keys("Enter");
         await pane.waitFor(/^Hello from the other model\.\n\[stats\] .*\n>\s*$/m, "the answer");
@@ -723,20 +733,18 @@ Deno.test({
       } finally {
         await done();
       }
-      // The switched session opens with the [model_switch_from] block, then the message.
-      const texts = await userTexts(env.root, switchedSid);
-      const trace = (await traceFiles(env.root)).find((f) => f.includes(clearedSid))!;
-      assert.deepEqual(texts, [
-        `[model_switch_from]\nsession: ${clearedSid}\ntrace: ${trace}\nworkspace: ${await Deno
-          .realPath(
-            env.workspace,
-          )}\nprevious_model: scripted-model\nprevious_provider: custom\n[/model_switch_from]`,
-        "who are you",
-      ]);
+      // The session goes on: its conversation goes to the other model, and the switch is recorded.
+      assert.deepEqual(await userTexts(env.root, switchedSid), ["again", "who are you"]);
       const last = env.server.requests[2]!;
       assert.equal(last.model, "other-model");
-      assert.match(JSON.stringify(last.body), /\[model_switch_from\]/);
-      assert.doesNotMatch(JSON.stringify(last.body), /Fresh start/, "no history is carried over");
+      assert.match(JSON.stringify(last.body), /Fresh start/, "the conversation is carried over");
+      const records = await traceRecords(env.root, switchedSid);
+      const switched = records.filter((m) => m.payload.type === "model_switched");
+      assert.equal(switched.length, 1);
+      assert.deepEqual(
+        [switched[0]!.payload.provider, switched[0]!.payload.model_id],
+        ["custom", "other-model"],
+      );
 
       // The history is the agent's, kept private, and comes back in the next chat.
       const path = `${env.root}/default_project/agents/default_agent/agent_state/chat_history`;
@@ -746,6 +754,7 @@ Deno.test({
         "first line\nsecond line\nthird \nfourth",
         "/clear",
         "again",
+        "/model",
         "/model custom other-model",
         "who are you",
         "/exit",

@@ -25,7 +25,8 @@ async function checkDemoRun(r: CliResult, workspace: string): Promise<string> {
   assert.match(r.stdout, /exec_command .*ls -la/);
   assert.match(r.stdout, /write_file .*hello\.txt/);
   assert.match(r.stdout, /exec_command .*cat hello\.txt/);
-  assert.match(r.stdout, new RegExp(`-> ${DEMO_GREETING}`));
+  // The command's output sits under its call line, behind the gutter.
+  assert.match(r.stdout, new RegExp(`^ {2}│ ${DEMO_GREETING}$`, "m"));
   assert.match(r.stdout, /Done: `cat hello\.txt` printed/);
   assert.equal(await Deno.readTextFile(join(workspace, "hello.txt")), `${DEMO_GREETING}\n`);
 

@@ -156,6 +156,8 @@ function harness(opts: { color?: boolean; collapse?: boolean } = {}): {
     write,
     color: opts.color ?? false,
     collapse: opts.collapse ?? false,
+    // The task's wall time is read from the test clock the messages advance.
+    now: () => clock,
   });
   return { r, out: () => buf, write };
 }
@@ -292,7 +294,7 @@ Deno.test("exec_command with a description argument waits for it, then streams t
   assert.equal(run(msgs), "[tool-l_9] exec_command <- Create the file ($ touch a.txt)\n");
 });
 
-Deno.test("tool output renders as gutter lines naming the tool", () => {
+Deno.test("tool output sits under its call line behind a gutter, no per-line prefix", () => {
   const msgs = [
     ...callStream("call_001", "exec_command", JSON.stringify({ cmd: "cat f" })),
     ...outputStream("call_001", "alpha\nbeta\n[exit code: 1]", [
@@ -303,10 +305,7 @@ Deno.test("tool output renders as gutter lines naming the tool", () => {
   ];
   assert.equal(
     run(msgs),
-    "[tool-001] exec_command <- $ cat f\n" +
-      "[tool-001] exec_command -> alpha\n" +
-      "[tool-001] exec_command -> beta\n" +
-      "[tool-001] exec_command -> [exit code: 1]\n",
+    "[tool-001] exec_command <- $ cat f\n  │ alpha\n  │ beta\n  │ [exit code: 1]\n",
   );
 });
 
@@ -317,7 +316,7 @@ Deno.test("collapsed output keeps the first 4 and last 4 lines around an elision
     ...callStream("call_x01", "exec_command", JSON.stringify({ cmd: "seq" })),
     ...outputStream("call_x01", out, chunks),
   ];
-  const g = "[tool-x01] exec_command -> ";
+  const g = "  │ ";
   assert.equal(
     run(msgs, { collapse: true }),
     "[tool-x01] exec_command <- $ seq\n" +
@@ -331,7 +330,10 @@ Deno.test("collapsed output keeps the first 4 and last 4 lines around an elision
 
 Deno.test("collapsing never hides fewer than 2 lines: 9 lines show whole, 10 hide 2", () => {
   const nine = run(outputStream("call_a", lines(9)), { collapse: true });
-  assert.equal(nine, lines(9).split("\n").slice(0, -1).map((l) => `[tool-l_a] -> ${l}\n`).join(""));
+  assert.equal(
+    nine,
+    "[tool-l_a] ->\n" + lines(9).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
+  );
   const ten = run(outputStream("call_a", lines(10)), { collapse: true });
   assert.match(ten, /… 2 more lines \(\/verbose for full output\)/);
   assert.doesNotMatch(ten, /line 5\n|line 6\n/);
@@ -437,8 +439,8 @@ Deno.test("child-session messages show tool calls and approvals tagged with the 
     "[tool-sub] run_subagent <- look around\n" +
       "[agent-f12-tool-653] exec_command <- $ ls\n" +
       "✓ [approved]\n" +
-      "[tool-sub] run_subagent -> done\n" +
-      "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 820ms (+820ms)\n",
+      "[tool-sub] run_subagent ->\n  │ done\n" +
+      "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 0ms (+0ms)\n",
   );
 });
 
@@ -450,7 +452,7 @@ Deno.test("a streaming segment holds the screen; other segments queue until its 
   for (let i = 0; i < a.length; i++) mixed.push(a[i]!, b[i]!);
   assert.equal(
     run(mixed),
-    "[tool-aaa] -> a1\n[tool-aaa] -> a2\n[tool-bbb] -> b1\n[tool-bbb] -> b2\n",
+    "[tool-aaa] ->\n  │ a1\n  │ a2\n[tool-bbb] ->\n  │ b1\n  │ b2\n",
   );
 });
 
@@ -509,7 +511,10 @@ Deno.test("history renders complete messages statically, collapsed on request", 
     model({ type: "text", role: "user", text: "count", stop_reason: "completed" }),
     model({ type: "thinking", role: "assistant", thinking: "easy", stop_reason: "completed" }),
     completeCall("call_c01", "exec_command", JSON.stringify({ cmd: "seq 12" })),
-    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c01" }),
+    // A person's allow shows; a mode's allow (no "by") does not.
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c01", by: "user" }),
+    completeCall("call_c02", "exec_command", JSON.stringify({ cmd: "true" })),
+    event({ type: "approval_decision", decision: "allow", tool_call_id: "call_c02" }),
     model({
       type: "tool_call_output",
       role: "user",
@@ -520,14 +525,15 @@ Deno.test("history renders complete messages statically, collapsed on request", 
     model({ type: "text", role: "assistant", text: "partial", stop_reason: "aborted" }),
     event({ type: "abort", reason: "aborted by user" }),
   ];
-  const g = "[tool-c01] exec_command -> ";
+  const g = "  │ ";
   assert.equal(
     renderHistory(msgs, {
       palette: paletteFor(false),
       collapse: true,
       toolPreviews: builtinToolPreviews,
     }),
-    "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n" +
+    "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n[tool-c02] exec_command <- $ true\n" +
+      "[tool-c01] exec_command ->\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
       `${g}… 4 more lines (/verbose for full output)\n` +
       [9, 10, 11, 12].map((i) => `${g}line ${i}\n`).join("") +
@@ -562,7 +568,7 @@ Deno.test("a text segment cut off without its stop releases the screen at the re
   // Everything is on screen before the task ends: nothing waits for the lost stop.
   assert.equal(
     out(),
-    "Partial ans\n[tool-bg1] -> late output\n" +
+    "Partial ans\n[tool-bg1] ->\n  │ late output\n" +
       "[retry] connection timed out; retry #1 in 2s…\nFull answer.\n",
   );
   r.endTask();
@@ -590,8 +596,7 @@ Deno.test("live rendering removes escape sequences cut across fragments, in text
     2,
     "thinking and text, overwrite shown as a break",
   );
-  assert.match(out, /^\[tool-123\] exec_command -> abcd$/m);
-  assert.match(out, /^\[tool-123\] exec_command -> EVIL$/m);
+  assert.match(out, /^\[tool-123\] exec_command <- \$ cat x\n {2}│ abcd\n {2}│ EVIL$/m);
 });
 
 Deno.test("live rendering shows control characters in tool names, ids and arguments, for subagents too", () => {
@@ -628,7 +633,7 @@ Deno.test("history re-rendering (chat --resume) is terminal-safe", () => {
   });
   assert.ok(!ACTIVE.test(text), JSON.stringify(text));
   assert.match(text, /exec_command <- \$ a\\x1b\]0;title\\x07b EVIL$/m);
-  assert.match(text, /^\[tool-789\] exec_command -> ab$/m);
+  assert.match(text, /^ {2}│ ab$/m);
 });
 
 Deno.test("the spinner's progress line names what it waits for, counts seconds and erases the line", () => {
@@ -731,6 +736,7 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
       color: false,
       collapse: false,
       stats: style,
+      now: () => clock,
     });
     r.beginTask();
     for (const m of [...msgs(), ...extra]) r.push(m);
@@ -757,4 +763,72 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
     "[stats] 2 turns · in 2.6k (1k cached) · out 510 · 2.5s · $0.0036 (main session; subagents unpriced)\n",
   );
   assert.doesNotMatch(render({ kind: "totals", price }), /\(\+/);
+});
+
+Deno.test("the stats line's time is the task's wall time, not the time of its requests", () => {
+  const { r, out } = harness();
+  clock += 500; // before the task: not counted
+  r.beginTask();
+  clock += 2000; // e.g. an approval question before the first request
+  r.push(event({ type: "request_begin" }));
+  r.push(usage(100, 100));
+  r.push(event({ type: "request_end", status: "completed" }, undefined, 1000));
+  clock += 4000; // e.g. waiting for a background subagent after the last request
+  r.endTask();
+  assert.equal(out(), "[stats] context 100 (+100) · tokens 100 (+100) · 7s (+7s)\n");
+});
+
+Deno.test("a file tool's diff output is coloured on a colour terminal; a command's is not", () => {
+  const diff = "Replaced 1 occurrence.\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx";
+  const msgs = [
+    ...callStream("call_e01", "edit_file", JSON.stringify({ file_path: "a.txt" })),
+    ...outputStream("call_e01", diff),
+    ...callStream("call_x02", "exec_command", JSON.stringify({ cmd: "cat d" })),
+    ...outputStream("call_x02", "-old\n+new"),
+  ];
+  const on = run(msgs, { color: true });
+  const g = "\x1b[2m  │ \x1b[0m";
+  assert.ok(on.includes(`${g}\x1b[31m-old\x1b[0m\n${g}\x1b[32m+new\x1b[0m\n${g} ctx`), on);
+  assert.ok(on.includes(`${g}\x1b[36m@@ -1,2 +1,2 @@\x1b[0m`), on);
+  // The command's output is left as it is.
+  assert.ok(on.includes(`${g}-old\n${g}+new\n`), on);
+  assert.equal(
+    run(msgs),
+    "[tool-e01] edit_file a.txt\n  │ Replaced 1 occurrence.\n  │ @@ -1,2 +1,2 @@\n  │ -old\n  │ +new\n" +
+      "  │  ctx\n[tool-x02] exec_command <- $ cat d\n  │ -old\n  │ +new\n",
+  );
+});
+
+Deno.test("a collapsed output can be expanded afterwards, by its short id or the latest", () => {
+  let buf = "";
+  const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
+    write: (t) => (buf += t),
+    color: false,
+    collapse: true,
+    fullOutputHint: "/expand",
+  });
+  r.beginTask();
+  for (
+    const m of [
+      ...callStream("call_a01", "exec_command", JSON.stringify({ cmd: "seq 12" })),
+      ...outputStream("call_a01", lines(12)),
+      ...callStream("call_b02", "exec_command", JSON.stringify({ cmd: "seq 20" })),
+      ...outputStream("call_b02", lines(20)),
+    ]
+  ) r.push(m);
+  r.endTask();
+  assert.match(buf, /^ {2}│ … 4 more lines \(\/expand a01 for full output\)$/m);
+  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand b02 for full output\)$/m);
+  buf = "";
+  assert.equal(r.expand("a01"), true);
+  assert.equal(
+    buf,
+    "[tool-a01] exec_command -> (full output)\n" +
+      lines(12).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
+  );
+  buf = "";
+  assert.equal(r.expand(), true);
+  assert.match(buf, /^\[tool-b02\] exec_command -> \(full output\)\n(?: {2}│ line \d+\n){20}$/);
+  assert.equal(r.expand("zzz"), false);
 });

@@ -485,7 +485,7 @@ Deno.test("run --sandbox off warns on stderr", async () => {
 
 Deno.test({
   name:
-    "run in a terminal asks on it: an answer other than y/n asks again, y approves, Ctrl-C denies and the task goes on",
+    "run in a terminal asks on it: an answer other than y/a/n asks again, y approves, n denies and the task goes on",
   ignore: !hasTmux,
   async fn() {
     await scenario({
@@ -508,22 +508,25 @@ Deno.test({
       ], { NO_COLOR: "1" });
       const pane = await startPane(script.command);
       try {
-        await pane.waitFor(/\? Approve this tool call\? \[Y\/n\] $/m, "the first prompt");
+        await pane.waitFor(/\? Approve this tool call\? \[Y\/a\/n\] $/m, "the first prompt");
         await pane.type("nope");
         await pane.keys("Enter");
         await pane.waitFor(
-          /\[Y\/n\] nope\nPlease answer y \(yes, or Enter\) or n \(no\)\.\n\? Approve this tool call\? \[Y\/n\] $/m,
+          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "the question asked again",
         );
         await pane.type("y");
         await pane.keys("Enter");
         await pane.waitFor(
-          /^✓ \[approved\][\s\S]*\? Approve this tool call\? \[Y\/n\] $/m,
+          /^✓ \[approved\][\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "prompt 2",
         );
-        await pane.keys("C-c");
+        await pane.type("n");
+        await pane.keys("Enter");
+        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
+        await pane.keys("Enter");
         const s = await pane.waitFor(/^\[exited \d+\]$/m, "run to exit");
-        assert.match(s, /^× \[denied\] — the user pressed Ctrl-C at the approval prompt$/m);
+        assert.match(s, /^× \[denied\] — the user answered no$/m);
         assert.match(s, /^Understood\.$/m);
         assert.match(s, /^\[exited 0\]$/m);
         assert.equal(await Deno.readTextFile(join(sb.workspace, "a.txt")), "a");
@@ -532,7 +535,7 @@ Deno.test({
         const records = await assertGoodTrace(sb.root, sid);
         assert.deepEqual(ofKind(records, "approval_decision").map((d) => [d.decision, d.reason]), [
           ["allow", undefined],
-          ["deny", "the user pressed Ctrl-C at the approval prompt"],
+          ["deny", "the user answered no"],
         ]);
         assert.equal(ofKind(records, "abort").length, 0);
       } finally {
@@ -561,8 +564,10 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
       },
     );
     assert.equal(r.code, 0, r.stderr);
-    const out = r.stdout.split("\n").filter((l) => l.startsWith("[tool-seq] exec_command -> "))
-      .map((l) => l.slice("[tool-seq] exec_command -> ".length));
+    // The output sits under its call line, behind the gutter.
+    assert.match(r.stdout, /^\[tool-seq\] exec_command <- .*\n {2}│ 1\n/m);
+    const out = r.stdout.split("\n").filter((l) => l.startsWith("  │ "))
+      .map((l) => l.slice("  │ ".length));
     assert.deepEqual(out, [
       "1",
       "2",
@@ -581,7 +586,7 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
       { env },
     );
     assert.equal(r.code, 0, r.stderr);
-    const out = r.stdout.split("\n").filter((l) => l.startsWith("[tool-seq] exec_command -> "));
+    const out = r.stdout.split("\n").filter((l) => l.startsWith("  │ "));
     assert.equal(out.length, 30);
     assert.doesNotMatch(r.stdout, /more lines/);
   });

@@ -47,7 +47,7 @@ Deno.test("run and chat keep hostile escape sequences from the model and from to
       // The text itself still shows, with the overwrite turned into a line break.
       assert.match(r.stdout, /^ABCDE ok\nEVIL$/m, "model text");
       assert.match(r.stdout, /^done ABCDE ok\nEVIL$/m, "text streamed in small fragments");
-      assert.match(r.stdout, / -> PQRST ok\n.* -> EVIL$/m, "command output");
+      assert.match(r.stdout, /^ {2}│ PQRST ok\n {2}│ EVIL$/m, "command output");
       // The call shows its arguments' control characters instead of acting on them.
       assert.match(r.stdout, /exec_command <- list A\\x1b\]0;pwned-title\\x07B/);
       const sid = /--resume (session-\S+)/.exec(r.stderr + r.stdout)?.[1];

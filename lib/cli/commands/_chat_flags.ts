@@ -38,10 +38,14 @@ End a line with \\ to continue the message on the next line; a multi-line
 paste is one message. Typing while a task runs steers it (delivered with the
 next turn). With stdin not a terminal, each line is one task until EOF.
 
-Commands: /compact, /clear (fresh session, same workspace and model; prints
-the old and the new session id), /model <provider> <model-id> (fresh session
-on another model; its first message tells the model where the previous
-session is), /goal[:<budget>] <objective> (goal mode in this session, as
+Commands (/help lists them; Tab completes them): /help, /status (model,
+workspace, session, tokens, cost, context use), /cost (the session's cost so
+far), /expand [id] (show a collapsed tool output whole: the latest, or
+[tool-<id>]'s), /compact, /clear (fresh session, same workspace and model; prints the
+old and the new session id), /model <provider> <model-id> (the session goes
+on with another configured model, keeping the conversation; recorded as a
+model_switched event; /model alone lists the configured models),
+/goal[:<budget>] <objective> (goal mode in this session, as
 penguin run --goal: rounds until the model marks GOAL.yaml complete or
 blocked, the budget (default 500k; /goal:200k, /goal:none) is spent, or 10
 rounds; /goal alone continues the session's unfinished goal), /skill
@@ -52,11 +56,16 @@ rounds; /goal alone continues the session's unfinished goal), /skill
 Keys: Enter sends; Alt-Enter or Ctrl-J inserts a newline, and so does Enter
 after a trailing \\; Up/Down recall earlier messages (kept per agent in its
 agent_state/chat_history); Escape interrupts a running task.
-Ctrl-C: denies a pending approval, interrupts a running task, clears the
-input, or asks whether to exit (a second Ctrl-C exits).
+Ctrl-C: stops the task at a pending approval, interrupts a running task,
+clears the input, or asks whether to exit (a second Ctrl-C exits).
 
-Approvals ("? Approve this tool call? [Y/n] "): y, yes or Enter allows, n or
-no denies, anything else asks again. They are answered on the terminal, also
+Approvals ("? Approve this tool call? [Y/a/n] ") show first what the call
+will do (the command, the content to write, the edit's diff; secrets
+masked). y, yes or Enter allows; a allows it and, for the rest of the
+session, the same command prefix or the same tool on the same path (said on
+screen); n or no denies, then asks for an optional note sent to the model;
+Escape or Ctrl-C stops the task; anything else asks again. A call whose
+arguments do not validate is never asked about. They are answered on the terminal, also
 when the messages are piped in (piped lines are always tasks). Without a
 terminal, always-ask is a usage error and read-only denies the tools that may
 change things. Every denial says why, on screen and to the model.

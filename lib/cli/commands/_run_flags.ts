@@ -110,9 +110,14 @@ and a closing "[stats] N turns · in … · out … · time · $cost" line (the 
 when the model has a price). On a terminal, "waiting for <provider>/<model>…"
 shows until the model's first token.
 
-Approval prompts ("? Approve this tool call? [Y/n] ") are answered on the
-terminal, never by piped input: y, yes or Enter allows, n or no denies,
-anything else asks again, Ctrl-C denies. Without a terminal, always-ask is a
+Approval prompts ("? Approve this tool call? [Y/a/n] ") are answered on the
+terminal, never by piped input, after what the call will do is shown (the
+command, the content to write, the edit's diff; secrets masked): y, yes or
+Enter allows; a allows it and, for the rest of the run, the same command
+prefix or the same tool on the same path; n or no denies, then asks for an
+optional note sent to the model; Escape (then Enter) or Ctrl-C stops the
+task (exit 1, the session resumable); anything else asks again. A call whose
+arguments do not validate is never asked about. Without a terminal, always-ask is a
 usage error and read-only denies the tools that may change things. Every
 denial says why, on screen and in the output the model reads. Destructive
 commands are refused by the project's command policy under every mode.

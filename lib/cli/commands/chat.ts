@@ -57,6 +57,19 @@ import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
 import { chatHistoryPath } from "../../state/paths.ts";
 import { loadChatHistory, saveChatHistory } from "../../state/chat_history.ts";
 import { openTerminal, type Terminal } from "../_approval_prompt.ts";
+import { type ApprovalFlow, createApprovalFlow } from "../_approval_flow.ts";
+import { CHAT_COMMANDS, helpLines } from "../_chat_commands.ts";
+import { createSessionRules, type SessionRules } from "../_approval_rules.ts";
+import {
+  configuredModelLines,
+  contextText,
+  contextWindowOf,
+  costText,
+  sessionFigures,
+} from "./_chat_info.ts";
+import { projectConfigPathOf } from "../../trace/layout.ts";
+import { findModel, loadProjectConfig, unknownPairError } from "../../state/project_config.ts";
+import { formatTokens } from "../../display/numbers.ts";
 import { startTelemetry } from "./_telemetry.ts";
 import { resumeTarget } from "./_resume_latest.ts";
 
@@ -139,19 +152,47 @@ interface Chat {
   ran: boolean;
   /** The last session that ran a task (for the resume hint). */
   lastActive?: string;
+  /** Colour on (diffs in approval questions). */
+  color: boolean;
   /** Whether approval prompts can be answered (a terminal is there). */
   canAsk: boolean;
   /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
   switchedFrom?: string | undefined;
   /** After `/skill <name>`: the skills the next task's `[use_skills]` block names. */
   skills?: string[] | undefined;
+  /**
+   * The approvals of the current session: its remembered "a" answers (kept
+   * while the session id stays, across /model) and the flow over them.
+   */
+  approvals?: { session: Session; rules: SessionRules; flow: ApprovalFlow } | undefined;
+}
+
+/** The approval flow of the chat's current session (a new session starts with no remembered answers). */
+function approvalsOf(chat: Chat): ApprovalFlow {
+  const { session } = chat;
+  const was = chat.approvals;
+  if (was?.session !== session) {
+    const rules = was?.session.sessionId === session.sessionId ? was.rules : createSessionRules();
+    chat.approvals = { session, rules, flow: createApprovalFlow(session, chat.color, rules) };
+  }
+  return chat.approvals!.flow;
 }
 
 /** The options of a chat task's run: approvals, the chat's thinking level, the abort signal. */
 function runOptionsOf(chat: Chat, signal: AbortSignal): RunOptions {
   const { input, session } = chat;
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const ask = chat.canAsk ? { ask: (call: ToolCallMessage) => input.askApproval(call) } : {};
+  const flow = approvalsOf(chat);
+  const ask = chat.canAsk
+    ? {
+      ask: (call: ToolCallMessage) =>
+        flow.ask(call, (c, q) => input.askApproval(c, q), (c, line) => {
+          chat.renderer.beginPrompt(c);
+          chat.renderer.endPrompt(c);
+          chat.renderer.line(line);
+        }),
+    }
+    : {};
   return {
     signal,
     approve: chat.opts.flags.commandRules?.length
@@ -373,36 +414,111 @@ async function clearCommand(chat: Chat): Promise<void> {
   );
 }
 
-/** `/model <provider> <model-id>`: a new session on another configured model. */
+/**
+ * `/model <provider> <model-id>`: the session goes on with another
+ * configured model, keeping its conversation (reopened on the new pair, as
+ * `run --resume --provider … --model-id …` does: a `model_switched` record);
+ * alone: the configured models. A session that ran nothing yet has nothing
+ * to keep: a new one starts on the pair.
+ */
 async function modelCommand(chat: Chat, rest: string[]): Promise<void> {
   const r = chat.renderer;
+  if (rest.length === 0) {
+    for (const line of await configuredModelLines(chat.session)) r.line(line, "plain");
+    return;
+  }
   if (rest.length !== 2) {
-    r.line(`[error] Usage: /model <provider> <model-id>`, "plain");
+    r.line(`[error] Usage: /model <provider> <model-id> (or /model to list the models)`, "plain");
     return;
   }
   const [provider, modelId] = rest as [string, string];
   const old = chat.session;
-  let next: Session;
-  try {
-    next = await chat.agent.createSession({
+  if (provider === old.provider && modelId === old.modelId) {
+    r.line(`[model] already on ${modelId} (${provider})`);
+    return;
+  }
+  const problem = await unknownPair(old, provider, modelId);
+  if (problem !== null) {
+    r.line(`[error] ${problem}`, "plain");
+    return;
+  }
+  if (!chat.ran) {
+    chat.session = await chat.agent.createSession({
       ...chat.opts.session,
       workspaceDir: old.workspaceDir,
       provider,
       modelId,
     });
-  } catch (err) {
-    // An unknown pair leaves the chat where it was.
-    r.line(`[error] ${errorMessage(err)}`, "plain");
+    await old.dispose();
+    r.line(`[model] ${modelId} (${provider}): session ${chat.session.sessionId}`);
     return;
   }
   await old.dispose();
-  chat.session = next;
-  chat.ran = false;
-  // The new session's first message says where the conversation came from.
-  chat.switchedFrom = modelSwitchBlock(old);
+  try {
+    chat.session = await reopen(chat, old.sessionId, { provider, modelId });
+  } catch (err) {
+    // The session goes on where it was.
+    chat.session = await reopen(chat, old.sessionId);
+    r.line(`[error] ${errorMessage(err)}`, "plain");
+    return;
+  }
   r.line(
-    `[model] ${next.modelId} (${next.provider}): new session ${next.sessionId} ` +
-      `(the previous one, ${old.sessionId} on ${old.modelId}, is kept and resumable)`,
+    `[model] ${modelId} (${provider}): session ${old.sessionId} goes on with its conversation ` +
+      `(recorded as model_switched)`,
+  );
+}
+
+/** Why `provider`/`modelId` cannot be switched to (not configured), or null. */
+async function unknownPair(
+  old: Session,
+  provider: string,
+  modelId: string,
+): Promise<string | null> {
+  const path = projectConfigPathOf(old.tracePath);
+  if (path === null) return null;
+  const cfg = await loadProjectConfig(path);
+  if (findModel(cfg, { provider, model_id: modelId })) return null;
+  return unknownPairError(cfg, { provider, model_id: modelId }, path).message;
+}
+
+/** Reopen the chat's session `id` (on `pair` when given), with the chat's session options. */
+async function reopen(
+  chat: Chat,
+  id: string,
+  pair?: { provider: string; modelId: string },
+): Promise<Session> {
+  const { workspaceDir: _w, provider: _p, modelId: _m, ...rest } = chat.opts.session;
+  return await chat.agent.resumeSession({
+    target: id,
+    ...(pair ?? {}),
+    ...rest,
+    // penguin.jsonc was applied to the flags when the chat started.
+    configure: () => Promise.resolve(confinement(chat.opts.flags)),
+  });
+}
+
+/** `/status`: model, workspace, session, tokens, cost and context use. */
+async function statusCommand(chat: Chat): Promise<void> {
+  const { session, renderer: r } = chat;
+  const figures = await sessionFigures(session, chat.agent.paths.traces);
+  const window = await contextWindowOf(session);
+  for (
+    const line of [
+      `[status] model ${session.modelId} (${session.provider})`,
+      `  workspace ${session.workspaceDir}`,
+      `  session ${session.sessionId}`,
+      `  tokens ${formatTokens(figures.tokens)} · cost ${costText(figures)}`,
+      `  context ${contextText(r.contextTokens(), window)}`,
+    ]
+  ) r.line(line, "plain");
+}
+
+/** `/cost`: the session's cost so far. */
+async function costCommand(chat: Chat): Promise<void> {
+  const figures = await sessionFigures(chat.session, chat.agent.paths.traces);
+  chat.renderer.line(
+    `[cost] ${costText(figures)} so far · tokens ${formatTokens(figures.tokens)}`,
+    "plain",
   );
 }
 
@@ -440,6 +556,24 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
     case "/model":
       await modelCommand(chat, rest);
       return false;
+    case "/expand":
+      if (!r.expand(rest[0])) {
+        r.line(
+          rest[0] === undefined
+            ? "[expand] no collapsed output to expand yet"
+            : `[expand] no collapsed output with id ${rest[0]} (the id is the part after "tool-")`,
+        );
+      }
+      return false;
+    case "/help":
+      for (const line of helpLines()) r.line(line, "plain");
+      return false;
+    case "/status":
+      await statusCommand(chat);
+      return false;
+    case "/cost":
+      await costCommand(chat);
+      return false;
     default:
       if (word === "/goal" || word?.startsWith("/goal:")) {
         await goalCommand(chat, word, raw);
@@ -448,25 +582,12 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       r.line(
         `[error] Unknown command ${word}${
           didYouMeanText(word ?? "", CHAT_COMMANDS) || "."
-        } Commands: /compact, /clear, /model <provider> <model-id>, /goal[:<budget>] [objective], /skill <name> [message], /thinking [level], /verbose, /exit, /quit`,
+        } /help lists the commands.`,
         "plain",
       );
       return false;
   }
 }
-
-/** The chat's slash commands, for the did-you-mean of a mistyped one. */
-const CHAT_COMMANDS = [
-  "/compact",
-  "/clear",
-  "/model",
-  "/goal",
-  "/skill",
-  "/thinking",
-  "/verbose",
-  "/exit",
-  "/quit",
-];
 
 /** The `[model_switch_from]` block that opens a session switched away from `old`. */
 export function modelSwitchBlock(
@@ -525,7 +646,7 @@ function greet(
     renderer.line(
       "Type a message to start; Enter sends, Alt-Enter, Ctrl-J or a trailing \\ adds a line; " +
         "Up/Down recall earlier messages; typing while a task runs steers it; Escape or Ctrl-C " +
-        "interrupts; /compact, /clear, /model, /goal, /skill, /thinking, /verbose, /exit.",
+        "interrupts; /help lists the commands (Tab completes them).",
     );
   }
   if (history !== undefined) {
@@ -597,6 +718,10 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     color: io.color,
     collapse: !opts.verbose,
     spinner: interactive,
+    // A collapsed output says how to see it whole afterwards: /expand <id>.
+    fullOutputHint: "/expand",
+    // Only a person's answer, a denial or a policy's verdict is worth a line.
+    autoApprovals: false,
     toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
@@ -615,6 +740,7 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     collapse: !opts.verbose,
     ran: history !== undefined && history.length > 0,
     canAsk: policyContext.canAsk,
+    color: io.color,
   };
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;
   if (chat.ran) chat.lastActive = session.sessionId;

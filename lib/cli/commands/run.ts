@@ -3,7 +3,7 @@
  *
  * The header goes to stderr, the rendered stream (or, with `--json`, the raw
  * OmniMessage stream as JSONL and nothing else) to stdout. SIGINT and SIGTERM
- * abort the task; during an approval prompt SIGINT denies that call instead.
+ * abort the task, at an approval question too (as Escape there does).
  * Exit 0 when the task completed, 1 when it was aborted, failed or stopped
  * at max turns, 2 for usage and config errors. With `--goal` the task is a
  * goal (`agent/goal.ts`): exit 0 only when its outcome is `complete`.
@@ -17,13 +17,15 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import type { ApprovalVerdict } from "../../agent/approval.ts";
 import {
   ANSWER_AGAIN,
-  answerVerdict,
   approvalAnswer,
   APPROVE_PROMPT,
+  NOTE_PROMPT,
   openTerminal,
   PROMPT_REASONS,
+  type PromptAnswer,
   type Terminal,
 } from "../_approval_prompt.ts";
+import { type ApprovalFlow, type AskPerson, createApprovalFlow } from "../_approval_flow.ts";
 import type { RunOptions, Session } from "../../agent/session.ts";
 import type { RunOutcome } from "../../agent/outcome.ts";
 import {
@@ -107,7 +109,7 @@ function announce(io: CommandContext["io"], f: RunFlags, session: Session): void
   }
 }
 
-/** Asking on the terminal; `cancel()` answers a pending prompt as interrupted (false: none pending). */
+/** Asking on the terminal; `cancel()` stops a pending question (false: none pending). */
 interface TerminalAsker {
   ask(call: ToolCallMessage): Promise<ApprovalVerdict>;
   cancel(): boolean;
@@ -117,6 +119,8 @@ function terminalAsker(
   io: CommandContext["io"],
   terminal: Terminal,
   renderer: Renderer | undefined,
+  flow: ApprovalFlow,
+  stop: () => void,
 ): TerminalAsker {
   let cancelPrompt: (() => void) | undefined;
   // The prompt goes to stderr; a redirected stderr gets a transcript and the terminal the prompt.
@@ -130,33 +134,77 @@ function terminalAsker(
       cancelPrompt = () => resolve("interrupt");
       terminal.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
     }).finally(() => cancelPrompt = undefined);
+  /** One answer line: the text, or why there is none ("stop" for Escape). */
+  const read = async (): Promise<string | "eof" | "interrupt" | "stop"> => {
+    const got = await answer();
+    if (got === "eof" || got === "interrupt") {
+      io.err("\n");
+      return got;
+    }
+    if (!stderrIsTerminal) io.err(`${got}\n`);
+    return approvalAnswer(got) === "stop" ? "stop" : got;
+  };
+  const person: AskPerson = async (call, q) => {
+    renderer?.beginPrompt(call);
+    for (const line of q.lines) say(`${line}\n`);
+    let prompt = APPROVE_PROMPT;
+    for (;;) {
+      say(prompt);
+      const got = await read();
+      if (got === "eof") return denied(renderer, call, PROMPT_REASONS.eof);
+      if (got === "interrupt" || got === "stop") return stopped(renderer, call, stop);
+      const d = approvalAnswer(got) as PromptAnswer | null;
+      if (d === null) {
+        prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
+        continue;
+      }
+      let note: string | undefined;
+      if (d === "deny") {
+        say(NOTE_PROMPT);
+        const n = await read();
+        if (n === "interrupt" || n === "stop") return stopped(renderer, call, stop);
+        if (n !== "eof") note = n;
+      }
+      const settled = q.settle(d, note);
+      if (settled.said) say(`${settled.said}\n`);
+      renderer?.endPrompt(call, settled.verdict.decision, undefined, settled.verdict.reason);
+      return settled.verdict;
+    }
+  };
   return {
     cancel() {
       if (!cancelPrompt) return false;
       cancelPrompt();
       return true;
     },
-    async ask(call) {
-      renderer?.beginPrompt(call);
-      let verdict: ApprovalVerdict | null = null;
-      let prompt = APPROVE_PROMPT;
-      while (verdict === null) {
-        say(prompt);
-        const got = await answer();
-        if (got === "eof" || got === "interrupt") {
-          io.err("\n");
-          verdict = { decision: "deny", reason: PROMPT_REASONS[got] };
-          break;
-        }
-        if (!stderrIsTerminal) io.err(`${got}\n`);
-        const d = approvalAnswer(got);
-        if (d !== null) verdict = answerVerdict(d);
-        else prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
-      }
-      renderer?.endPrompt(call, verdict.decision, undefined, verdict.reason);
-      return verdict;
-    },
+    ask: (call) =>
+      flow.ask(call, person, (c, line) => {
+        renderer?.beginPrompt(c);
+        say(`${line}\n`);
+        renderer?.endPrompt(c);
+      }),
   };
+}
+
+/** A question the terminal closed on: denied. */
+function denied(
+  renderer: Renderer | undefined,
+  call: ToolCallMessage,
+  reason: string,
+): ApprovalVerdict {
+  renderer?.endPrompt(call, "deny", undefined, reason);
+  return { decision: "deny", reason };
+}
+
+/** Ctrl-C or Escape at the question: the whole task stops (nothing is recorded for the call). */
+function stopped(
+  renderer: Renderer | undefined,
+  call: ToolCallMessage,
+  stop: () => void,
+): ApprovalVerdict {
+  stop();
+  renderer?.endPrompt(call);
+  return { decision: "deny", reason: PROMPT_REASONS.interrupt };
 }
 
 /** Open the run's session; the live export, when one starts, is handed to `started`. */
@@ -236,8 +284,11 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   announce(io, f, session);
 
   const ctl = new AbortController();
-  const asker = terminal !== null ? terminalAsker(io, terminal, renderer) : undefined;
+  const stop = () => ctl.abort(new DOMException("stopped at the approval question", "AbortError"));
+  const flow = createApprovalFlow(session, io.color);
+  const asker = terminal !== null ? terminalAsker(io, terminal, renderer, flow, stop) : undefined;
   const removeSignals = addSignals(() => {
+    // At the approval question the stop is the question's own; elsewhere the signal's.
     if (!asker?.cancel()) ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
   });
   // Without a terminal nobody is asked: the mode's own denial reasons apply.

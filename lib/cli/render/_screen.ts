@@ -1,7 +1,9 @@
 /**
  * The drawing half of the renderer: cursor-line bookkeeping, tool-call
  * previews, output gutters and collapsing, approval lines. It draws what it
- * is told, in the order told; queueing is the renderer's job.
+ * is told, in the order told; queueing is the renderer's job. An output sits
+ * under its call line behind a gutter (./_gutter.ts); the full text of a
+ * collapsed output is kept (bounded) so it can be expanded afterwards.
  *
  * Everything that comes from the model or a tool (text, thinking, tool
  * names and arguments, outputs, notices carrying error messages) is made
@@ -19,10 +21,11 @@ import type {
   ToolCallMessage,
   ToolSpec,
 } from "../../protocol/types.ts";
-import { approvalLabel, callTag, goalRoundLabel } from "../../display/labels.ts";
+import { approvalLabel, callTag, goalRoundLabel, short3 } from "../../display/labels.ts";
 import { paint, type Palette } from "../../display/palette.ts";
 import { type Collapser, createCollapser, elidedLabel } from "../../display/collapse.ts";
 import { goalRound, steeringBody, steeringLines } from "./history.ts";
+import { GUTTER, gutterLine, isDiffTool } from "./_gutter.ts";
 import {
   describeToolCall,
   toolCallPreview,
@@ -48,7 +51,10 @@ export interface ScreenOptions {
   palette: Palette;
   /** Whether outputs starting now are collapsed. */
   collapse(): boolean;
-  /** How the elision marker says to see everything (default `/verbose`). */
+  /**
+   * How the elision marker says to see everything (default `/verbose`);
+   * `/expand` names the output's short id (`/expand c01`).
+   */
   fullOutputHint?: string;
   /** Draw the model's text as Markdown (colour terminals only; default: raw). */
   markdown?: MarkdownStreamOptions;
@@ -92,6 +98,11 @@ export interface Screen {
   plain(text: string): void;
   /** Print what collapsed outputs still hold (aborted streams). */
   settleOutputs(): void;
+  /**
+   * Print a collapsed output whole, under a header: the one whose short id
+   * (`c01` of `[tool-c01]`) is `tag`, else the latest; false when none is kept.
+   */
+  expand(tag?: string): boolean;
   /** Forget per-task bookkeeping. */
   endTask(): void;
 }
@@ -111,6 +122,19 @@ const THROTTLE_FROM = 4096;
 
 const keyOf = (id: string, origin?: readonly string[]) => `${origin?.join("/") ?? ""}:${id}`;
 
+/** Collapsed outputs kept whole for `/expand`, and the characters kept of each. */
+const EXPANDABLE_KEPT = 50;
+const EXPANDABLE_CHARS = 1 << 20;
+
+/** A collapsed output kept whole. */
+interface Expandable {
+  id: string;
+  label: string;
+  text: string;
+  cut: boolean;
+  diff: boolean;
+}
+
 /** Create a screen. */
 export function createScreen(opts: ScreenOptions): Screen {
   // Long by design: one closure-based object whose methods share the drawing state
@@ -127,7 +151,10 @@ export function createScreen(opts: ScreenOptions): Screen {
   const drawn = new Set<string>();
   const ensured = new Set<string>();
   const decided = new Set<string>();
-  const collapsers = new Map<string, { c: Collapser; label: string }>();
+  const collapsers = new Map<string, { c: Collapser; label: string; full: string; cut: boolean }>();
+  const expandable: Expandable[] = [];
+  /** The key of the call whose call line or output was drawn last (its output needs no header). */
+  let block: string | null = null;
   const expectDesc = new Map<string, boolean>();
   /** One sanitizer per live stream: `text`, `thinking`, `out:<id>`. */
   const streams = new Map<string, SafeTextStream>();
@@ -157,6 +184,7 @@ export function createScreen(opts: ScreenOptions): Screen {
     opts.write(text);
     mid = !text.endsWith("\n");
     lastCallKey = null;
+    block = null;
   };
   const endLine = () => {
     if (md) {
@@ -192,43 +220,95 @@ export function createScreen(opts: ScreenOptions): Screen {
     lineOf(`${callTag(m.tool_call_id, origin)} ${fullPreview(m)}`, p.cyan);
     drawn.add(key);
     lastCallKey = key;
+    block = key;
   };
+  /** Start a line of `id`'s output: its header first when its call line is not the block above. */
+  const outputLineStart = (id: string, label: string) => {
+    endLine();
+    const key = keyOf(id);
+    if (block !== key) lineOf(`${label} ->`, p.dim);
+    block = key;
+  };
+  /** A whole line of `id`'s output behind the gutter. */
+  const outputLine = (id: string, label: string, line: string, diff: boolean) => {
+    outputLineStart(id, label);
+    raw(`${gutterLine(line, p, diff)}\n`);
+    block = keyOf(id);
+  };
+  const diffOf = (id: string) => isDiffTool(names.get(keyOf(id)));
 
+  /** Colour of the output line being written (a diff line's), or "" for none. */
+  let lineCode = "";
   const writeOut = (id: string, label: string, chunk: string) => {
-    const gutter = paint(p.dim, `${label} -> `, p);
+    const diff = diffOf(id);
     let i = 0;
     while (i < chunk.length) {
       if (outOpen !== id) {
-        endLine();
-        raw(gutter);
+        outputLineStart(id, label);
+        raw(paint(p.dim, GUTTER, p));
         outOpen = id;
+        const first = chunk[i];
+        lineCode = !diff
+          ? ""
+          : chunk.startsWith("@@", i)
+          ? p.cyan
+          : first === "+"
+          ? p.green
+          : first === "-"
+          ? p.red
+          : "";
       }
       const nl = chunk.indexOf("\n", i);
       if (nl === -1) {
-        raw(chunk.slice(i));
+        raw(paint(lineCode, chunk.slice(i), p));
+        block = keyOf(id);
         break;
       }
-      raw(chunk.slice(i, nl + 1));
+      raw(`${paint(lineCode, chunk.slice(i, nl), p)}\n`);
+      block = keyOf(id);
       outOpen = null;
       i = nl + 1;
     }
   };
+
+  const keep = (e: Expandable) => {
+    expandable.push(e);
+    if (expandable.length > EXPANDABLE_KEPT) expandable.shift();
+  };
+  const hintFor = (id: string) =>
+    opts.fullOutputHint === "/expand" ? `/expand ${short3(id)}` : opts.fullOutputHint;
 
   const settle = (id: string) => {
     const col = collapsers.get(id);
     if (!col) return;
     collapsers.delete(id);
     const tail = col.c.finish();
+    if (tail.hidden > 0) {
+      keep({ id, label: col.label, text: col.full, cut: col.cut, diff: diffOf(id) });
+    }
     if (tail.hidden === 0 && tail.lines.length === 0) return;
     endLine();
     if (tail.hidden > 0) {
-      lineOf(`${col.label} -> ${elidedLabel(tail.hidden, opts.fullOutputHint)}`, p.dim);
+      outputLineStart(id, col.label);
+      raw(`${paint(p.dim, `${GUTTER}${elidedLabel(tail.hidden, hintFor(id))}`, p)}\n`);
+      block = keyOf(id);
     }
-    const gutter = paint(p.dim, `${col.label} -> `, p);
-    for (const l of tail.lines) {
-      raw(gutter + l);
-      raw("\n");
-    }
+    for (const l of tail.lines) outputLine(id, col.label, l, diffOf(id));
+  };
+
+  /** Print a kept output whole (see `Screen.expand`). */
+  const expand = (tag?: string): boolean => {
+    const e = tag === undefined
+      ? expandable.at(-1)
+      : expandable.findLast((x) => short3(x.id) === tag || x.id === tag);
+    if (!e) return false;
+    endLine();
+    lineOf(`${e.label} -> (full output)`, p.dim);
+    const lines = e.text.split("\n");
+    if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+    for (const l of lines) raw(`${gutterLine(l, p, e.diff)}\n`);
+    if (e.cut) lineOf(`${GUTTER}… (only the first ${EXPANDABLE_CHARS} characters are kept)`, p.dim);
+    return true;
   };
 
   return {
@@ -310,6 +390,7 @@ export function createScreen(opts: ScreenOptions): Screen {
           raw(paint(p.cyan, `${callTag(id)} ${preview}`, p));
           callOpen = id;
         }
+        block = key;
         st.shown = preview;
       }
       if (stop) {
@@ -325,7 +406,7 @@ export function createScreen(opts: ScreenOptions): Screen {
       const id = f.tool_call_id;
       const label = labelOf(id);
       if (!collapsers.has(id) && f.event_type !== "stop" && opts.collapse()) {
-        collapsers.set(id, { c: createCollapser(), label });
+        collapsers.set(id, { c: createCollapser(), label, full: "", cut: false });
       }
       const stream = `out:${id}`;
       if (f.event_type === "start") streams.delete(stream);
@@ -333,9 +414,16 @@ export function createScreen(opts: ScreenOptions): Screen {
         (f.event_type === "stop" ? cleanEnd(stream) : "");
       if (output) {
         const col = collapsers.get(id);
+        if (col && !col.cut) {
+          col.full += output;
+          if (col.full.length > EXPANDABLE_CHARS) {
+            col.full = col.full.slice(0, EXPANDABLE_CHARS);
+            col.cut = true;
+          }
+        }
         writeOut(id, label, col ? col.c.push(output) : output);
       }
-      for (const _ of f.images ?? []) lineOf(`${label} -> [image]`, p.dim);
+      for (const _ of f.images ?? []) outputLine(id, label, paint(p.dim, "[image]", p), false);
       if (f.event_type === "stop") {
         settle(id);
         if (outOpen === id) endLine();
@@ -359,6 +447,7 @@ export function createScreen(opts: ScreenOptions): Screen {
         endLine();
         drawn.add(key);
         lastCallKey = key;
+        block = key;
         return;
       }
       drawCall(m, origin);
@@ -367,7 +456,10 @@ export function createScreen(opts: ScreenOptions): Screen {
       const key = keyOf(id, origin);
       if (inPlace) decided.add(key);
       else if (decided.delete(key)) return;
+      // The decision belongs to the call above: its output still needs no header.
+      const above = block;
       lineOf(approvalLabel(d, reason), d === "allow" ? p.green : p.red);
+      block = above;
     },
     userText(text) {
       const steer = steeringBody(text);
@@ -391,6 +483,7 @@ export function createScreen(opts: ScreenOptions): Screen {
     settleOutputs() {
       for (const id of [...collapsers.keys()]) settle(id);
     },
+    expand,
     endTask() {
       streams.clear();
       previews.clear();

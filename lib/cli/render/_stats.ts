@@ -3,9 +3,8 @@
  * time, pending retries, and the one-line texts of events that depend on
  * them (`[stats]`, `[retry]`, `[compaction]`, `[mcp]`, `[abort]`, `[goal]`).
  *
- * Elapsed time of a task = from its first message to its last non-compaction
- * `request_end` (message timestamps), falling back to the wall clock when the
- * task had no request. Child-session usage counts toward tokens, never
+ * Elapsed time of a task = its wall time, from `beginTask` to `endTask`
+ * (requests, tool runs and approval questions alike). Child-session usage counts toward tokens, never
  * toward the context size.
  *
  * @module
@@ -50,6 +49,8 @@ export interface Stats {
   endTask(): string | null;
   /** Seed the session figures from history (resume). */
   seed(messages: readonly OmniMessage[]): void;
+  /** The context size of the last main-session request (0 before any). */
+  context(): number;
 }
 
 const tsOf = (msg: OmniMessage): number | null => {
@@ -104,6 +105,7 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
   };
 
   return {
+    context: () => contextNow,
     beginTask() {
       resetTask();
       wallStart = now();
@@ -205,9 +207,8 @@ export function createStats(now: () => number, style: StatsStyle = { kind: "sess
       }
     },
     endTask() {
-      const elapsed = firstTs !== null && lastEndTs !== null
-        ? Math.max(0, lastEndTs - firstTs)
-        : Math.max(0, now() - wallStart);
+      // The task's wall time: requests, tool runs and approval questions alike.
+      const elapsed = Math.max(0, now() - wallStart);
       sessionElapsed += elapsed;
       let line: string | null = null;
       if (hasUsage && style.kind === "totals") {

@@ -13,6 +13,7 @@ import { collapseLines, elidedLabel } from "../../display/collapse.ts";
 import { escapeControls, safeText } from "../../display/terminal_text.ts";
 import { toolCallPreview, type ToolPreviews } from "../../display/tool_preview.ts";
 import { type MarkdownOptions, renderMarkdown } from "./markdown.ts";
+import { GUTTER, gutterLine, isDiffTool } from "./_gutter.ts";
 
 /** Options of {@linkcode renderHistory}. */
 export interface HistoryOptions {
@@ -43,22 +44,28 @@ export function steeringLines(body: string, p: Palette): string {
   return safeText(body).split("\n").map((l) => `${paint(p.magenta, `↪ user: ${l}`, p)}\n`).join("");
 }
 
-/** The gutter lines of one complete tool output. */
+/**
+ * The lines of a complete output under its call: behind the gutter (diff
+ * lines coloured when `diff`), after a `<label> ->` header unless `under`
+ * (its call line is right above), collapsed on request.
+ */
 export function outputLines(
   output: string,
   images: number,
   label: string,
   collapse: boolean,
   p: Palette,
+  opts: { under?: boolean; diff?: boolean } = {},
 ): string {
   let lines = safeText(output).split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines = lines.slice(0, -1);
-  const gutter = paint(p.dim, `${label} -> `, p);
   const c = collapse ? collapseLines(lines) : { head: lines, hidden: 0, tail: [] };
-  let out = c.head.map((l) => `${gutter}${l}\n`).join("");
-  if (c.hidden > 0) out += `${paint(p.dim, `${label} -> ${elidedLabel(c.hidden)}`, p)}\n`;
-  out += c.tail.map((l) => `${gutter}${l}\n`).join("");
-  for (let i = 0; i < images; i++) out += `${paint(p.dim, `${label} -> [image]`, p)}\n`;
+  const diff = opts.diff ?? false;
+  let out = opts.under ? "" : `${paint(p.dim, `${label} ->`, p)}\n`;
+  out += c.head.map((l) => `${gutterLine(l, p, diff)}\n`).join("");
+  if (c.hidden > 0) out += `${paint(p.dim, `${GUTTER}${elidedLabel(c.hidden)}`, p)}\n`;
+  out += c.tail.map((l) => `${gutterLine(l, p, diff)}\n`).join("");
+  for (let i = 0; i < images; i++) out += `${paint(p.dim, `${GUTTER}[image]`, p)}\n`;
   return out;
 }
 
@@ -67,12 +74,15 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
   const p = opts.palette;
   const names = new Map<string, string>();
   let out = "";
+  /** The call whose line was drawn last (approval lines do not count): its output needs no header. */
+  let lastCall: string | null = null;
   for (const msg of messages) {
     if (msg.origin && msg.origin.length > 0) continue;
     if (msg.type === "event_msg") {
       const e = msg.payload;
       if (e.type === "abort") out += `${paint(p.dim, abortLabel(e), p)}\n`;
-      else if (e.type === "approval_decision") {
+      else if (e.type === "approval_decision" && (e.decision !== "allow" || e.by === "user")) {
+        // An allow is worth a line only when a person gave it.
         out += `${
           paint(e.decision === "allow" ? p.green : p.red, approvalLabel(e.decision, e.reason), p)
         }\n`;
@@ -112,18 +122,24 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
           previews: opts.toolPreviews,
         }) ?? m.name;
         out += `${paint(p.cyan, `${callTag(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
-        break;
+        lastCall = m.tool_call_id;
+        continue;
       }
       case "tool_call_output": {
         const name = names.get(m.tool_call_id);
         const tag = callTag(m.tool_call_id);
         const label = name ? `${tag} ${name}` : tag;
-        out += outputLines(m.output, m.images?.length ?? 0, label, opts.collapse, p);
-        break;
+        out += outputLines(m.output, m.images?.length ?? 0, label, opts.collapse, p, {
+          under: lastCall === m.tool_call_id,
+          diff: isDiffTool(names.get(m.tool_call_id)),
+        });
+        lastCall = m.tool_call_id;
+        continue;
       }
       default:
         break;
     }
+    lastCall = null;
   }
   return out;
 }

@@ -104,6 +104,13 @@ export interface Renderer {
   setCollapse(on: boolean): void;
   /** Render complete history messages statically and seed the stats counters from them. */
   history(messages: readonly OmniMessage[]): void;
+  /** The context size of the session's last request, in tokens (0 before any). */
+  contextTokens(): number;
+  /**
+   * Print a collapsed output of this renderer whole: the one whose short id
+   * (`c01` of `[tool-c01]`) is `tag`, else the latest; false when none is kept.
+   */
+  expand(tag?: string): boolean;
 }
 
 /** Create a renderer. */
@@ -389,5 +396,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
       }));
       stats.seed(messages);
     },
+    contextTokens: () => stats.context(),
+    expand: (tag) => screen.expand(tag),
   };
 }

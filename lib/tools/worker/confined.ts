@@ -128,10 +128,11 @@ export function confinedFileTools(opts: ConfinedFileToolsOptions = {}): Confined
     return host.run(definition, args, ctx);
   };
   const factories: Record<string, ToolFactory<HostedToolContext>> = {};
-  for (const { name, preview } of CONFINED) {
+  for (const { name, preview, checkArgs } of CONFINED) {
     factories[name] = (definition: ToolDefinition) => ({
       definition,
       run: (args, ctx) => route(definition, args, ctx),
+      checkArgs: (args) => checkArgs(definition, args),
       ...(preview ? { preview } : {}),
     });
   }
