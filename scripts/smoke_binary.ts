@@ -131,7 +131,7 @@ async function demo(s: Smoke): Promise<void> {
   const dir = /^Everything is in (\S+) \(remove it when done\)\.$/m.exec(r.stdout)?.[1];
   if (dir !== undefined) s.leftovers.push(dir);
   ok(r, "demo");
-  expect(/-> Hello from penguin's scripted demo model!/.test(r.stdout), "demo: no file", r);
+  expect(/^\s*│ Hello from penguin's scripted demo model!$/m.test(r.stdout), "demo: no file", r);
   const trace = /^Trace: (\S+\.jsonl)$/m.exec(r.stdout)?.[1];
   expect(trace !== undefined, "demo printed no Trace: line", r);
   s.traces.push(trace!);

@@ -381,7 +381,7 @@ Deno.test("a mistyped chat command gets the nearest one as a suggestion", async 
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /\[error\] Unknown command \/skil; did you mean "\/skill"\? Commands: /,
+      /\[error\] Unknown command \/skil; did you mean "\/skill"\? \/help lists the commands\./,
     );
     assert.match(r.stdout, /\[error\] Unknown command \/thinkng; did you mean "\/thinking"\?/);
   });

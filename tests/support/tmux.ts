@@ -92,7 +92,10 @@ export async function penguinScript(
   const pipe = opts.stdinCommand ? `${opts.stdinCommand} | ` : "";
   await Deno.writeTextFile(
     path,
-    `${exports ? `export ${exports}\n` : ""}cd ${shellQuote(REPO)}\n${pipe}${argv}\n` +
+    // The suite's own NO_COLOR (CI sets it) must not decide: each test says what it wants.
+    `unset NO_COLOR FORCE_COLOR\n${exports ? `export ${exports}\n` : ""}cd ${
+      shellQuote(REPO)
+    }\n${pipe}${argv}\n` +
       `echo "[exited $?]"\nsleep 600\n`,
   );
   return { command: `bash ${shellQuote(path)}`, path };

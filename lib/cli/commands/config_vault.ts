@@ -35,8 +35,7 @@ const LIST_FLAGS = [
 ];
 const REMOVE_FLAGS = [KEY, ...VAULT_FLAGS];
 
-const SET_HELP =
-  `Usage: penguin config vault set --key <KEY> [--value <value>|-]
+const SET_HELP = `Usage: penguin config vault set --key <KEY> [--value <value>|-]
                                 [--agent-id <id>] [--project-id <id>]
 
 Store a secret in the agent's vault (.vault.toml, mode 0600). Vault entries
