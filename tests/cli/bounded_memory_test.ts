@@ -133,8 +133,11 @@ Deno.test({
         "Replace every a.",
       ]);
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(peaks.length, 1, "one tool host of this run was alive");
-      assert.ok(peaks[0]! > 0 && peaks[0]! <= PEAK_LIMIT, `tool host peak ${peaks[0]! / MB} MB`);
+      // A tool host of this run was alive (one that is still winding down may be seen too).
+      assert.ok(peaks.length >= 1, "a tool host of this run was alive");
+      for (const peak of peaks) {
+        assert.ok(peak > 0 && peak <= PEAK_LIMIT, `tool host peak ${peak / MB} MB`);
+      }
       const output = toolOutputsById(server.requests).get("c_edit")!;
       assert.match(output, /^Replaced 7864320 occurrences in "many\.txt"\.\n\(no diff shown/);
       const after = await Deno.readFile(many);
