@@ -4,6 +4,10 @@
  * them with the wire module and translate them into OmniMessage payloads,
  * handed out as they complete. Returns the outcome of the stream.
  *
+ * One server-sent event is held up to {@linkcode MAX_SSE_EVENT} characters
+ * and a plain JSON body up to {@linkcode MAX_JSON_BODY} bytes; past either
+ * the request fails (not retried) without reading the rest.
+ *
  * @module
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
@@ -14,6 +18,8 @@ import type { Translator } from "./translate.ts";
 import type { SseEvent, WireDelta } from "./wire.ts";
 import type { OpenedRequest, RequestSite } from "./_open.ts";
 import type { RequestGuard } from "./_request_guard.ts";
+import { TextBuffer } from "./_text_buffer.ts";
+import { MAX_JSON_BODY, MAX_SSE_EVENT, mib, TOO_LARGE_CODE } from "./limits.ts";
 
 /**
  * Read `opened` to its end through `translator`. Payloads go to `pending`
@@ -35,12 +41,21 @@ export async function* pumpResponse(
   const sse = ctype.includes("event-stream") || !ctype.includes("json");
   const wire = module.createParser();
   const events: SseEvent[] = [];
+  let tooLarge: string | undefined;
   const framer = createParser({
     onEvent: (m: EventSourceMessage) => {
       events.push(m.event === undefined ? { data: m.data } : { event: m.event, data: m.data });
     },
+    onError: (e) => {
+      if (e.type === "max-buffer-size-exceeded") {
+        tooLarge = `The model's response has an event of more than ${mib(MAX_SSE_EVENT)}; ` +
+          "penguin stopped reading it (a limit on what one response may hold)";
+      }
+    },
+    maxBufferSize: MAX_SSE_EVENT,
   });
-  let body = "";
+  const body = new TextBuffer();
+  let bodyBytes = 0;
   let sawEvent = false;
   let stopped = false;
   const feed = (deltas: WireDelta[]): void => {
@@ -71,13 +86,19 @@ export async function* pumpResponse(
       guard.disarm();
     }
     if (r.done) break;
-    const chunk = decoder.decode(r.value, { stream: true });
     if (!sse) {
-      body += chunk;
+      bodyBytes += r.value.length;
+      if (bodyBytes > MAX_JSON_BODY) {
+        tooLarge = `The model's response body is larger than ${mib(MAX_JSON_BODY)}; ` +
+          "penguin stopped reading it (a limit on what one response may hold)";
+        break;
+      }
+      body.append(decoder.decode(r.value, { stream: true }));
       continue;
     }
-    framer.feed(chunk);
+    framer.feed(decoder.decode(r.value, { stream: true }));
     drain();
+    if (tooLarge !== undefined) break;
     for (const m of pending.splice(0)) yield { kind: "message", message: m };
     if (guard.userAborted) break;
   }
@@ -85,11 +106,16 @@ export async function* pumpResponse(
   if (stop) {
     return translator.state.finish === undefined ? stop : finalOutcome(translator, true, site);
   }
+  if (tooLarge !== undefined) {
+    return classifyStreamError({ message: tooLarge, code: TOO_LARGE_CODE }, site.target);
+  }
   if (!stopped && !sse) {
-    body += decoder.decode();
+    body.append(decoder.decode());
     let json: unknown;
     try {
-      json = JSON.parse(body);
+      const text = body.text();
+      body.clear();
+      json = JSON.parse(text);
     } catch (e) {
       return {
         status: "malformed",
