@@ -8,6 +8,11 @@
  * and a plain JSON body up to {@linkcode MAX_JSON_BODY} bytes; past either
  * the request fails (not retried) without reading the rest.
  *
+ * The partial deltas of one read are merged (consecutive text, reasoning or
+ * one call's argument deltas become one): the consumer of a turn takes
+ * messages at its own pace, and a model streaming a few characters an event
+ * would otherwise queue one message object per event.
+ *
  * @module
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
@@ -99,7 +104,7 @@ export async function* pumpResponse(
     framer.feed(decoder.decode(r.value, { stream: true }));
     drain();
     if (tooLarge !== undefined) break;
-    for (const m of pending.splice(0)) yield { kind: "message", message: m };
+    for (const m of coalesce(pending.splice(0))) yield { kind: "message", message: m };
     if (guard.userAborted) break;
   }
   const stop = guard.interrupted(site.host);
@@ -130,6 +135,51 @@ export async function* pumpResponse(
     if (!stopped) feed(wire.end());
   }
   return finalOutcome(translator, sawEvent, site);
+}
+
+/** The text a partial delta carries, when `m` is one that can merge with `prev`. */
+function mergeable(prev: ModelPayload | undefined, m: ModelPayload): string | undefined {
+  if (prev === undefined || prev.type !== m.type) return undefined;
+  if (!("event_type" in m) || m.event_type !== "delta") return undefined;
+  if (!("event_type" in prev) || prev.event_type !== "delta") return undefined;
+  if (m.type === "partial_text") return m.text;
+  if (m.type === "partial_thinking") return m.thinking;
+  if (m.type === "partial_tool_call" && prev.type === "partial_tool_call") {
+    return prev.tool_call_id === m.tool_call_id ? m.arguments : undefined;
+  }
+  return undefined;
+}
+
+/** `ms` with runs of consecutive partial deltas of one segment or call merged into one. */
+export function coalesce(ms: ModelPayload[]): ModelPayload[] {
+  const out: ModelPayload[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    const last = out.at(-1);
+    if (run.length > 1 && last !== undefined) {
+      const joined = run.join("");
+      if (last.type === "partial_text") out[out.length - 1] = { ...last, text: joined };
+      else if (last.type === "partial_thinking") {
+        out[out.length - 1] = { ...last, thinking: joined };
+      } else if (last.type === "partial_tool_call") {
+        out[out.length - 1] = { ...last, arguments: joined };
+      }
+    }
+    run = [];
+  };
+  for (const m of ms) {
+    const piece = mergeable(out.at(-1), m);
+    if (piece !== undefined) {
+      run.push(piece);
+      continue;
+    }
+    flush();
+    out.push(m);
+    const own = mergeable(m, m);
+    if (own !== undefined) run.push(own);
+  }
+  flush();
+  return out;
 }
 
 function finalOutcome(t: Translator, sawEvent: boolean, site: RequestSite): ModelOutcome {

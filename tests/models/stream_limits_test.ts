@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import type { WireDelta, WireProtocol, WireRequest } from "../../lib/models/wire.ts";
 import type { CompleteMessage, ToolCallMessage } from "../../lib/protocol/types.ts";
 import { createChatParser } from "../../lib/models/protocols/_openai_chat_parse.ts";
+import { coalesce } from "../../lib/models/_pump.ts";
+import { partialText, partialToolCall } from "../../lib/protocol/builders.ts";
 import {
   MAX_RESPONSE_FIDELITY,
   MAX_RESPONSE_TEXT,
@@ -205,4 +207,26 @@ Deno.test("one server-sent event past 32 MiB fails the request without retry", a
     assert.match(c.outcome.error_message!, /an event of more than 32 MiB/);
     assert.equal(c.completes.length, 0);
   });
+});
+
+Deno.test("the partial deltas of one read are merged per segment and per call", () => {
+  const merged = coalesce([
+    partialText("start"),
+    partialText("delta", "ab"),
+    partialText("delta", "cd"),
+    partialText("stop"),
+    partialToolCall("start", "c1", "w"),
+    partialToolCall("delta", "c1", "", "{"),
+    partialToolCall("delta", "c1", "", "}"),
+    partialToolCall("delta", "c2", "", "["),
+    partialToolCall("delta", "c2", "", "]"),
+  ]);
+  assert.deepEqual(merged, [
+    partialText("start"),
+    partialText("delta", "abcd"),
+    partialText("stop"),
+    partialToolCall("start", "c1", "w"),
+    partialToolCall("delta", "c1", "", "{}"),
+    partialToolCall("delta", "c2", "", "[]"),
+  ]);
 });
