@@ -7,6 +7,7 @@
  */
 import { type FailureClass, failureHeadline, hostOf, innermost } from "./failure.ts";
 import type { ModelOutcome } from "./outcome.ts";
+import { TOO_LARGE_CODE } from "./limits.ts";
 import type { WireError } from "./wire.ts";
 
 /** Where a request went: its URL (for the host in messages). */
@@ -138,6 +139,19 @@ export function classifyStreamError(
   const text = `${err.message}${err.code ? ` (${err.code})` : ""}`;
   if (err.code === MALFORMED_CODE) {
     return { status: "malformed", error_message: err.message, failure: "malformed" };
+  }
+  if (err.code === TOO_LARGE_CODE) {
+    // Past a limit of ./limits.ts. The same request would be answered as
+    // largely again: not retried.
+    return {
+      status: "failed",
+      error_message: host === undefined
+        ? err.message
+        : `${failureHeadline("malformed", { host })}: ${err.message}`,
+      failure: "malformed",
+      permanent: true,
+      ...(host !== undefined ? { host } : {}),
+    };
   }
   const error_message = host === undefined
     ? text

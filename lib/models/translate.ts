@@ -15,6 +15,10 @@
  *   text exactly as streamed (empty → `{}`). Arguments that are not a JSON
  *   object do not fail the request: the call completes, and executing it
  *   answers the model with a failed output that says what is wrong.
+ * - What one response may hold is bounded (./limits.ts): a call whose
+ *   arguments pass the per-call or the per-response limit ends `failed`
+ *   without them; text, reasoning, opaque fidelity or messages past their
+ *   limit stop the request with a {@linkcode TOO_LARGE_CODE} error.
  *
  * @module
  */
@@ -30,6 +34,19 @@ import type {
 import { partialText, partialThinking, partialToolCall } from "../protocol/builders.ts";
 import { createToolCallIds, type ToolCallIds } from "./tool_call_ids.ts";
 import type { FinishReason, WireDelta } from "./wire.ts";
+import { TextBuffer } from "./_text_buffer.ts";
+import {
+  MAX_RESPONSE_FIDELITY,
+  MAX_RESPONSE_MESSAGES,
+  MAX_RESPONSE_TEXT,
+  MAX_RESPONSE_THINKING,
+  MAX_RESPONSE_TOOL_ARGUMENTS,
+  MAX_TOOL_ARGUMENTS,
+  mib,
+  TOO_LARGE_CODE,
+} from "./limits.ts";
+
+export { MAX_TOOL_ARGUMENTS };
 
 /** What the translator has learned about the request so far. */
 export interface TranslatorState {
@@ -57,26 +74,21 @@ export interface Translator {
 }
 
 type Segment =
-  | { kind: "text"; text: string; fidelity: Fidelity }
-  | { kind: "thinking"; thinking: string; fidelity: Fidelity };
+  | { kind: "text"; text: TextBuffer; fidelity: Fidelity }
+  | { kind: "thinking"; thinking: TextBuffer; fidelity: Fidelity };
 
 interface OpenCall {
   key: string;
   id: string;
   name: string;
-  args: string;
+  args: TextBuffer;
   fidelity: Fidelity;
-  /** The arguments grew past {@linkcode MAX_TOOL_ARGUMENTS}: the rest is dropped, the call fails. */
+  /**
+   * The arguments grew past {@linkcode MAX_TOOL_ARGUMENTS} (or the response's
+   * {@linkcode MAX_RESPONSE_TOOL_ARGUMENTS}): the rest is dropped, the call fails.
+   */
   oversize?: boolean;
 }
-
-/**
- * The most characters of arguments one tool call may stream (8 Mi). A model
- * that streams more (a 40 MB `write_file` content) would hold penguin's
- * memory at many times that size for as long as it likes: the rest is
- * dropped and the call ends `failed`, so no tool runs it.
- */
-export const MAX_TOOL_ARGUMENTS = 8 * 1024 * 1024;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
@@ -95,6 +107,37 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   const state: TranslatorState = { content: false };
   let seg: Segment | undefined;
   const calls: OpenCall[] = [];
+  /** Characters kept so far in this response: text, reasoning, arguments, fidelity JSON. */
+  const kept = { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0 };
+
+  /** Stop the request: the first limit passed is the error. */
+  function tooLarge(what: string, limit: number): void {
+    state.error ??= {
+      message: `The model's response has more than ${mib(limit)} of ${what}; ` +
+        "penguin stopped reading it (a limit on what one response may hold)",
+      code: TOO_LARGE_CODE,
+    };
+  }
+
+  /** Count `f` against the fidelity limit; false when it is passed. */
+  function countFidelity(f: Fidelity): boolean {
+    if (Object.keys(f).length === 0) return true;
+    kept.fidelity += JSON.stringify(f).length;
+    if (kept.fidelity <= MAX_RESPONSE_FIDELITY) return true;
+    tooLarge("signatures and other opaque payloads", MAX_RESPONSE_FIDELITY);
+    return false;
+  }
+
+  /** Count one more message; false when the limit is passed. */
+  function countMessage(): boolean {
+    if (++kept.messages <= MAX_RESPONSE_MESSAGES) return true;
+    state.error ??= {
+      message: `The model's response has more than ${MAX_RESPONSE_MESSAGES} messages; ` +
+        "penguin stopped reading it (a limit on what one response may hold)",
+      code: TOO_LARGE_CODE,
+    };
+    return false;
+  }
 
   function closeSegment(status: StopReason, out: ModelPayload[]): void {
     if (!seg) return;
@@ -104,7 +147,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
       out.push(partialText("stop", "", status));
       out.push(
         withFidelity<TextMessage>(
-          { type: "text", role: "assistant", text: s.text, stop_reason: status },
+          { type: "text", role: "assistant", text: s.text.text(), stop_reason: status },
           s.fidelity,
         ),
       );
@@ -114,7 +157,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
         withFidelity<ThinkingMessage>({
           type: "thinking",
           role: "assistant",
-          thinking: s.thinking,
+          thinking: s.thinking.text(),
           stop_reason: status,
         }, s.fidelity),
       );
@@ -124,12 +167,13 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   function endCall(call: OpenCall, status: StopReason, out: ModelPayload[]): void {
     const i = calls.indexOf(call);
     if (i >= 0) calls.splice(i, 1);
-    if (call.oversize) status = "failed";
-    const args = call.oversize
-      ? ""
-      : status === "completed" && call.args.trim() === ""
-      ? "{}"
-      : call.args;
+    if (call.oversize) {
+      status = "failed";
+      kept.args -= call.args.length;
+      call.args.clear();
+    }
+    const text = call.args.text();
+    const args = call.oversize ? "" : status === "completed" && text.trim() === "" ? "{}" : text;
     out.push(partialToolCall("stop", call.id, "", "", status));
     const msg: ToolCallMessage = {
       type: "tool_call",
@@ -153,7 +197,13 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     fidelity: Fidelity,
     out: ModelPayload[],
   ): OpenCall {
-    const call: OpenCall = { key, id: ids.allocate(id), name, args: "", fidelity: { ...fidelity } };
+    const call: OpenCall = {
+      key,
+      id: ids.allocate(id),
+      name,
+      args: new TextBuffer(),
+      fidelity: { ...fidelity },
+    };
     calls.push(call);
     out.push(partialToolCall("start", call.id, name));
     return call;
@@ -164,6 +214,9 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     const hasF = Object.keys(f).length > 0;
     if (d.text === "" && !hasF) return;
     state.content = true;
+    if (!countFidelity(f)) return;
+    kept.text += d.text.length;
+    if (kept.text > MAX_RESPONSE_TEXT) return tooLarge("text", MAX_RESPONSE_TEXT);
     endAllCalls("completed", out);
     if (seg?.kind === "thinking") closeSegment("completed", out);
     if (
@@ -171,13 +224,14 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
       (seg.fidelity.signature !== undefined || ("phase" in f && !same(seg.fidelity.phase, f.phase)))
     ) closeSegment("completed", out);
     if (!seg) {
-      seg = { kind: "text", text: "", fidelity: {} };
+      if (!countMessage()) return;
+      seg = { kind: "text", text: new TextBuffer(), fidelity: {} };
       out.push(partialText("start"));
     }
     const s = seg as Extract<Segment, { kind: "text" }>;
     Object.assign(s.fidelity, f);
     if (d.text !== "") {
-      s.text += d.text;
+      s.text.append(d.text);
       out.push(partialText("delta", d.text));
     }
   }
@@ -187,19 +241,23 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     const hasF = Object.keys(f).length > 0;
     if (d.thinking === "" && !hasF) return;
     state.content = true;
+    if (!countFidelity(f)) return;
+    kept.thinking += d.thinking.length;
+    if (kept.thinking > MAX_RESPONSE_THINKING) return tooLarge("reasoning", MAX_RESPONSE_THINKING);
     endAllCalls("completed", out);
     if (seg?.kind === "text") closeSegment("completed", out);
     if (seg?.kind === "thinking" && hasF && conflicts(seg.fidelity, f)) {
       closeSegment("completed", out);
     }
     if (!seg) {
-      seg = { kind: "thinking", thinking: "", fidelity: {} };
+      if (!countMessage()) return;
+      seg = { kind: "thinking", thinking: new TextBuffer(), fidelity: {} };
       out.push(partialThinking("start"));
     }
     const s = seg as Extract<Segment, { kind: "thinking" }>;
     Object.assign(s.fidelity, f);
     if (d.thinking !== "") {
-      s.thinking += d.thinking;
+      s.thinking.append(d.thinking);
       out.push(partialThinking("delta", d.thinking));
     }
   }
@@ -223,26 +281,41 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
           closeSegment("completed", out);
           const dup = calls.find((c) => c.key === d.key);
           if (dup) endCall(dup, "completed", out);
-          openCall(d.key, d.id, d.name, d.fidelity ?? {}, out);
+          if (!countFidelity(d.fidelity ?? {}) || !countMessage()) break;
+          const call = openCall(d.key, d.id, d.name, d.fidelity ?? {}, out);
+          if (d.oversize) call.oversize = true;
           break;
         }
         case "tool_call_args": {
           if (d.args === "") break;
-          const call = calls.find((c) => c.key === d.key) ?? openCall(d.key, d.key, "", {}, out);
+          let call = calls.find((c) => c.key === d.key);
+          if (!call) {
+            if (!countMessage()) break;
+            call = openCall(d.key, d.key, "", {}, out);
+          }
           if (call.oversize) break;
-          if (call.args.length + d.args.length > MAX_TOOL_ARGUMENTS) {
+          if (
+            call.args.length + d.args.length > MAX_TOOL_ARGUMENTS ||
+            kept.args + d.args.length > MAX_RESPONSE_TOOL_ARGUMENTS
+          ) {
             call.oversize = true;
-            call.args = "";
+            kept.args -= call.args.length;
+            call.args.clear();
             break;
           }
-          call.args += d.args;
+          kept.args += d.args.length;
+          call.args.append(d.args);
           out.push(partialToolCall("delta", call.id, "", d.args));
           break;
         }
         case "tool_call_end": {
           const call = calls.find((c) => c.key === d.key);
           if (call) {
-            if (d.fidelity) Object.assign(call.fidelity, d.fidelity);
+            if (d.fidelity) {
+              if (!countFidelity(d.fidelity)) break;
+              Object.assign(call.fidelity, d.fidelity);
+            }
+            if (d.oversize) call.oversize = true;
             endCall(call, "completed", out);
           }
           break;

@@ -81,12 +81,23 @@ export type WireDelta =
   | { type: "thinking"; thinking: string; fidelity?: Fidelity }
   /** Close the open text or thinking segment (e.g. an Anthropic content_block_stop). */
   | { type: "segment_end" }
-  /** A tool call begins. `key` identifies it for later arg deltas (index or id). */
-  | { type: "tool_call_start"; key: string; id: string; name: string; fidelity?: Fidelity }
+  /**
+   * A tool call begins. `key` identifies it for later arg deltas (index or id).
+   * `oversize`: the parser already dropped arguments past a limit
+   * (../limits.ts); the call ends `failed`.
+   */
+  | {
+    type: "tool_call_start";
+    key: string;
+    id: string;
+    name: string;
+    fidelity?: Fidelity;
+    oversize?: boolean;
+  }
   /** Argument text increment of the tool call `key`. */
   | { type: "tool_call_args"; key: string; args: string }
   /** The tool call `key` is complete (its args can be JSON-checked now). */
-  | { type: "tool_call_end"; key: string; fidelity?: Fidelity }
+  | { type: "tool_call_end"; key: string; fidelity?: Fidelity; oversize?: boolean }
   /**
    * Token usage in penguin's terms: `cache_read` = cached input,
    * `cache_write` = uncached input, `output` = reasoning + response. A later

@@ -9,6 +9,12 @@
  * @module
  */
 import { MALFORMED_CODE } from "../classify.ts";
+import {
+  MAX_RESPONSE_MESSAGES,
+  MAX_RESPONSE_TOOL_ARGUMENTS,
+  MAX_TOOL_ARGUMENTS,
+  TOO_LARGE_CODE,
+} from "../limits.ts";
 import type { FinishReason, SseEvent, WireDelta, WireError, WireParser } from "../wire.ts";
 
 type Json = Record<string, unknown>;
@@ -206,10 +212,41 @@ function blockDelta(open: OpenBlock | undefined, key: string, delta: Json): Wire
   }
 }
 
+function tooManyBlocks(): WireDelta {
+  return {
+    type: "error",
+    code: TOO_LARGE_CODE,
+    message: `The model's response has more than ${MAX_RESPONSE_MESSAGES} open content blocks; ` +
+      "penguin stopped reading it (a limit on what one response may hold)",
+  };
+}
+
 /** A parser for one Anthropic Messages SSE stream. */
 export function createAnthropicParser(): WireParser {
   const blocks = new Map<string, OpenBlock>();
   const usage: UsageState = { input: 0, cacheCreate: 0, cacheRead: 0, output: 0 };
+  /** Characters of `startInput` the open blocks hold. */
+  let held = 0;
+
+  function forget(key: string): OpenBlock | undefined {
+    const open = blocks.get(key);
+    if (open === undefined) return undefined;
+    blocks.delete(key);
+    held -= open.startInput?.length ?? 0;
+    return open;
+  }
+
+  /** Keep a block's `input` only within the limits of ../limits.ts, else mark the call oversize. */
+  function bound(open: OpenBlock, deltas: WireDelta[]): void {
+    const n = open.startInput?.length ?? 0;
+    if (n <= MAX_TOOL_ARGUMENTS && held + n <= MAX_RESPONSE_TOOL_ARGUMENTS) {
+      held += n;
+      return;
+    }
+    delete open.startInput;
+    open.hasArgs = true; // nothing more to send: the call fails
+    for (const d of deltas) if (d.type === "tool_call_start") d.oversize = true;
+  }
 
   function handle(obj: Json, eventName: string | undefined): WireDelta[] {
     const type = str(obj.type) ?? eventName;
@@ -224,6 +261,9 @@ export function createAnthropicParser(): WireParser {
         const key = String(obj.index ?? blocks.size);
         const block = isRecord(obj.content_block) ? obj.content_block : {};
         const { open, deltas } = startBlock(block, key);
+        forget(key);
+        if (blocks.size >= MAX_RESPONSE_MESSAGES) return [tooManyBlocks()];
+        bound(open, deltas);
         blocks.set(key, open);
         return deltas;
       }
@@ -233,9 +273,8 @@ export function createAnthropicParser(): WireParser {
       }
       case "content_block_stop": {
         const key = String(obj.index ?? 0);
-        const open = blocks.get(key);
+        const open = forget(key);
         if (open === undefined) return [];
-        blocks.delete(key);
         return stopBlock(open, key);
       }
       case "message_delta": {

@@ -10,12 +10,26 @@
  * concatenated, other keys — `signature`, `data`, `id`, `format` — kept as
  * sent), which is the form OpenRouter expects back on the assistant message.
  *
+ * A call's arguments are kept here (to tell whether they are complete JSON
+ * when another call starts) only up to the limits of ../limits.ts; past
+ * them the call ends at once, marked `oversize` (it fails), its arguments
+ * are dropped, and the rest of its deltas are skipped. Reasoning details past the fidelity limit stop the
+ * response with a {@linkcode TOO_LARGE_CODE} error.
+ *
  * @module
  */
 import { z } from "zod";
 import type { Fidelity } from "../../protocol/types.ts";
 import type { FinishReason, SseEvent, WireDelta, WireParser } from "../wire.ts";
 import { parseChunk, pickCode, usageDelta, validateChunk } from "./_openai_common.ts";
+import { TextBuffer } from "../_text_buffer.ts";
+import {
+  MAX_RESPONSE_FIDELITY,
+  MAX_RESPONSE_TOOL_ARGUMENTS,
+  MAX_TOOL_ARGUMENTS,
+  mib,
+  TOO_LARGE_CODE,
+} from "../limits.ts";
 
 const nstr = z.string().nullish();
 const nnum = z.number().nullish();
@@ -90,21 +104,58 @@ export function chatFinish(raw: string): FinishReason {
 
 type Detail = Record<string, unknown>;
 
-/** Merge streamed `reasoning_details` fragments into `into` (by index + type). */
-export function mergeDetails(into: Detail[], incoming: Detail[]): void {
-  for (const d of incoming) {
-    const found = into.find((e) => e.index === d.index && e.type === d.type);
-    if (!found) {
-      into.push({ ...d });
-      continue;
-    }
-    for (const [k, v] of Object.entries(d)) {
-      if (v === undefined) continue;
-      if ((k === "text" || k === "summary") && typeof v === "string") {
-        found[k] = typeof found[k] === "string" ? (found[k] as string) + v : v;
-      } else if (!(k in found) || found[k] === null) found[k] = v;
+/**
+ * Streamed `reasoning_details` fragments merged by index + type: `text` and
+ * `summary` concatenated (in flat blocks, not a rope of fragments), other
+ * keys kept as first sent.
+ */
+class DetailMerger {
+  readonly entries: Detail[] = [];
+  #byKey = new Map<string, Detail>();
+  #texts = new Map<Detail, Map<string, TextBuffer>>();
+
+  merge(incoming: Detail[]): void {
+    for (const d of incoming) {
+      const key = detailKey(d);
+      const found = this.#byKey.get(key);
+      if (!found) {
+        const entry = { ...d };
+        this.entries.push(entry);
+        this.#byKey.set(key, entry);
+        continue;
+      }
+      for (const [k, v] of Object.entries(d)) {
+        if (v === undefined) continue;
+        if ((k === "text" || k === "summary") && typeof v === "string") {
+          if (typeof found[k] !== "string") {
+            found[k] = v;
+            continue;
+          }
+          let texts = this.#texts.get(found);
+          if (!texts) this.#texts.set(found, texts = new Map());
+          let buf = texts.get(k);
+          if (!buf) {
+            texts.set(k, buf = new TextBuffer());
+            buf.append(found[k] as string);
+          }
+          buf.append(v);
+        } else if (!(k in found) || found[k] === null) found[k] = v;
+      }
     }
   }
+
+  /** The merged entries, texts joined. */
+  result(): Detail[] {
+    for (const [entry, texts] of this.#texts) {
+      for (const [k, buf] of texts) entry[k] = buf.text();
+    }
+    this.#texts.clear();
+    return this.entries;
+  }
+}
+
+function detailKey(d: Detail): string {
+  return JSON.stringify([d.index ?? null, d.type ?? null]);
 }
 
 function detailText(details: Detail[]): string {
@@ -130,11 +181,18 @@ interface Call {
   id: string;
   name: string;
   started: boolean;
-  pending: string;
-  args: string;
+  /** Arguments that came before the name. */
+  pending: TextBuffer;
+  args: TextBuffer;
+  /** Arguments passed a limit: dropped, and no more are passed on. */
+  oversize: boolean;
+  /** Its end was already passed on (an oversize call); later deltas of it are skipped. */
+  closed: boolean;
 }
 
-function parses(s: string): boolean {
+function parses(c: Call): boolean {
+  if (c.oversize || c.args.length === 0) return false;
+  const s = c.args.text();
   if (s.trim() === "") return false;
   try {
     JSON.parse(s);
@@ -150,8 +208,12 @@ export function createChatParser(): WireParser {
   // fields, details and calls; each function is short.
   let thinkingOpen = false;
   const fields = new Set<string>();
-  let details: Detail[] = [];
+  let details = new DetailMerger();
+  /** Characters of `reasoning_details` received in this response (as JSON). */
+  let detailChars = 0;
   const calls: Call[] = [];
+  /** Characters of arguments the open calls hold. */
+  let held = 0;
   let seq = 0;
 
   function flushThinking(out: WireDelta[]): void {
@@ -159,26 +221,70 @@ export function createChatParser(): WireParser {
     thinkingOpen = false;
     const fidelity: Fidelity = {};
     if (fields.size === 1) fidelity.reasoning_field = [...fields][0];
-    if (details.length > 0) fidelity.reasoning_details = details;
+    if (details.entries.length > 0) fidelity.reasoning_details = details.result();
     if (Object.keys(fidelity).length > 0) out.push({ type: "thinking", thinking: "", fidelity });
     out.push({ type: "segment_end" });
     fields.clear();
-    details = [];
+    details = new DetailMerger();
+  }
+
+  function start(c: Call, out: WireDelta[]): void {
+    c.started = true;
+    out.push({
+      type: "tool_call_start",
+      key: c.key,
+      id: c.id || c.name,
+      name: c.name,
+      ...(c.oversize ? { oversize: true } : {}),
+    });
+    if (c.oversize) {
+      close(c, out);
+      return;
+    }
+    if (c.pending.length > 0) {
+      const pending = c.pending.text();
+      c.pending.clear();
+      c.args.append(pending);
+      out.push({ type: "tool_call_args", key: c.key, args: pending });
+    }
+  }
+
+  /** Pass on the end of `c` now (it stays listed, so its later deltas are skipped). */
+  function close(c: Call, out: WireDelta[]): void {
+    c.closed = true;
+    out.push({ type: "tool_call_end", key: c.key, ...(c.oversize ? { oversize: true } : {}) });
   }
 
   function endCall(c: Call, out: WireDelta[]): void {
     calls.splice(calls.indexOf(c), 1);
-    if (!c.started) {
-      out.push({ type: "tool_call_start", key: c.key, id: c.id || c.name, name: c.name });
-      if (c.pending !== "") out.push({ type: "tool_call_args", key: c.key, args: c.pending });
+    held -= c.args.length + c.pending.length;
+    if (!c.started) start(c, out);
+    if (!c.closed) close(c, out);
+  }
+
+  /** Keep `args` of `c` unless a limit is passed (then `c` ends, oversize); whether to pass them on. */
+  function keep(c: Call, args: string, out: WireDelta[]): boolean {
+    if (c.oversize) return false;
+    const mine = c.args.length + c.pending.length;
+    if (
+      mine + args.length <= MAX_TOOL_ARGUMENTS && held + args.length <= MAX_RESPONSE_TOOL_ARGUMENTS
+    ) {
+      held += args.length;
+      (c.started ? c.args : c.pending).append(args);
+      return true;
     }
-    out.push({ type: "tool_call_end", key: c.key });
+    c.oversize = true;
+    held -= mine;
+    c.args.clear();
+    c.pending.clear();
+    if (c.started) close(c, out);
+    return false;
   }
 
   function endCalls(out: WireDelta[], onlyComplete = false, except?: Call): void {
     for (const c of [...calls]) {
       if (c === except) continue;
-      if (!onlyComplete || (c.started && parses(c.args))) endCall(c, out);
+      if (!onlyComplete || (c.started && parses(c))) endCall(c, out);
     }
   }
 
@@ -191,7 +297,17 @@ export function createChatParser(): WireParser {
       c = undefined;
     }
     if (!c) {
-      c = { key: `${index}:${seq++}`, index, id, name: "", started: false, pending: "", args: "" };
+      c = {
+        key: `${index}:${seq++}`,
+        index,
+        id,
+        name: "",
+        started: false,
+        pending: new TextBuffer(),
+        args: new TextBuffer(),
+        oversize: false,
+        closed: false,
+      };
       calls.push(c);
     }
     if (id !== "" && c.id === "") c.id = id;
@@ -200,19 +316,10 @@ export function createChatParser(): WireParser {
     const args = t.function?.arguments ?? "";
     if (!c.started && c.name !== "") {
       endCalls(out, true, c);
-      c.started = true;
-      out.push({ type: "tool_call_start", key: c.key, id: c.id || c.name, name: c.name });
-      if (c.pending !== "") {
-        c.args += c.pending;
-        out.push({ type: "tool_call_args", key: c.key, args: c.pending });
-        c.pending = "";
-      }
+      start(c, out);
     }
-    if (args !== "") {
-      if (c.started) {
-        c.args += args;
-        out.push({ type: "tool_call_args", key: c.key, args });
-      } else c.pending += args;
+    if (args !== "" && keep(c, args, out) && c.started) {
+      out.push({ type: "tool_call_args", key: c.key, args });
     }
   }
 
@@ -227,7 +334,19 @@ export function createChatParser(): WireParser {
       }
       if (rc) fields.add("reasoning_content");
       if (r) fields.add("reasoning");
-      if (det.length > 0) mergeDetails(details, det as Detail[]);
+      if (det.length > 0) {
+        detailChars += JSON.stringify(det).length;
+        if (detailChars > MAX_RESPONSE_FIDELITY) {
+          out.push({
+            type: "error",
+            message: `The model's response has more than ${mib(MAX_RESPONSE_FIDELITY)} of ` +
+              "reasoning details; penguin stopped reading it (a limit on what one response may hold)",
+            code: TOO_LARGE_CODE,
+          });
+          return;
+        }
+        details.merge(det as Detail[]);
+      }
       const text = rc || r || detailText(det as Detail[]);
       if (text !== "") out.push({ type: "thinking", thinking: text });
     }

@@ -1,0 +1,52 @@
+/**
+ * How much of one model response penguin keeps. A hostile model (or model
+ * server) can stream without end; every limit here holds penguin's memory
+ * to a small multiple of it however the response is cut into events.
+ *
+ * Past a tool-argument limit the call ends `failed` without its arguments
+ * (no tool runs it) and the response goes on. Past any other limit the rest
+ * of the response is not read: the request fails, not retried, with an
+ * error naming the limit ({@linkcode TOO_LARGE_CODE}), and what was kept
+ * closes as `failed` messages — the same shape as a stream cut off midway,
+ * so the trace stays valid and the session resumable.
+ *
+ * @module
+ */
+
+const MiB = 1024 * 1024;
+
+/** Characters of arguments one tool call may stream (8 MiB). */
+export const MAX_TOOL_ARGUMENTS = 8 * MiB;
+
+/** Characters of tool-call arguments one response may keep over all its calls (16 MiB). */
+export const MAX_RESPONSE_TOOL_ARGUMENTS = 8 * MiB;
+
+/** Characters of assistant text one response may stream, over all its text segments (8 MiB). */
+export const MAX_RESPONSE_TEXT = 8 * MiB;
+
+/** Characters of reasoning one response may stream, over all its thinking blocks (8 MiB). */
+export const MAX_RESPONSE_THINKING = 8 * MiB;
+
+/**
+ * Characters (as JSON) of opaque provider payloads — signatures, encrypted
+ * reasoning, reasoning details — one response may carry (16 MiB). Under it
+ * they are kept byte for byte.
+ */
+export const MAX_RESPONSE_FIDELITY = 16 * MiB;
+
+/** Messages (text segments, thinking blocks, tool calls) one response may produce. */
+export const MAX_RESPONSE_MESSAGES = 4096;
+
+/** Characters one server-sent event may hold (32 MiB). */
+export const MAX_SSE_EVENT = 32 * MiB;
+
+/** Characters of a non-streamed (plain JSON) response body (32 MiB). */
+export const MAX_JSON_BODY = 32 * MiB;
+
+/** Error code of a response stopped at one of these limits (never retried). */
+export const TOO_LARGE_CODE = "penguin_too_large";
+
+/** Size in MiB for messages. */
+export function mib(n: number): string {
+  return `${n / MiB} MiB`;
+}
