@@ -223,6 +223,8 @@ function tooManyBlocks(): WireDelta {
 
 /** A parser for one Anthropic Messages SSE stream. */
 export function createAnthropicParser(): WireParser {
+  // Long because: one closure-based streaming parser whose functions share the open blocks, the
+  // usage counters and the count of held input; each function is short.
   const blocks = new Map<string, OpenBlock>();
   const usage: UsageState = { input: 0, cacheCreate: 0, cacheRead: 0, output: 0 };
   /** Characters of `startInput` the open blocks hold. */
