@@ -60,7 +60,7 @@ Deno.test({
     const r = await runCli(["trace", "show", "--children", parent]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}> \[parent_agent\] /m);
-    assert.match(r.stdout, /^ {2}\[agent-\w{3}-tool-\S{3}\] exec_command <- /m);
+    assert.match(r.stdout, /^ {2}\[agent-\w{3} #1\] exec_command <- /m);
   },
 });
 
@@ -89,9 +89,9 @@ Deno.test("penguin trace show collapses long outputs, --verbose (or the old --fu
         ...["line 17", "line 18", "line 19", "line 20"],
       ].map((l) => `  │ ${l}`),
     );
-    assert.match(r.stdout, /^\[tool-_x1\] exec_command <- \$ seq 20$/m);
-    assert.match(r.stdout, /^✓ \[approved\] \[tool-_x1\]$/m);
-    assert.match(r.stdout, /^× \[denied\] \[tool-_x2\]$/m);
+    assert.match(r.stdout, /^\[#1\] exec_command <- \$ seq 20$/m);
+    assert.match(r.stdout, /^✓ \[approved\] \[#1\]$/m);
+    assert.match(r.stdout, /^× \[denied\] \[#2\]$/m);
     assert.match(
       r.stdout,
       /^\[retry\] connection to the provider failed \(socket hang up\); retry #1 in 2s… · \d+ms$/m,

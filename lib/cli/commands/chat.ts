@@ -406,6 +406,7 @@ async function clearCommand(chat: Chat): Promise<void> {
   });
   await old.dispose();
   chat.session = next;
+  chat.renderer.startSession();
   chat.ran = false;
   chat.switchedFrom = undefined;
   chat.skills = undefined;
@@ -450,6 +451,7 @@ async function modelCommand(chat: Chat, rest: string[]): Promise<void> {
       modelId,
     });
     await old.dispose();
+    r.startSession();
     r.line(`[model] ${modelId} (${provider}): session ${chat.session.sessionId}`);
     return;
   }
@@ -561,7 +563,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
         r.line(
           rest[0] === undefined
             ? "[expand] no collapsed output to expand yet"
-            : `[expand] no collapsed output with id ${rest[0]} (the id is the part after "tool-")`,
+            : `[expand] no collapsed output of call ${rest[0]} (give the number of its [#n] tag)`,
         );
       }
       return false;

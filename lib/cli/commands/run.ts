@@ -74,7 +74,7 @@ async function runRenderer(
 ): Promise<Renderer | undefined> {
   const { io } = ctx;
   if (f.json) return undefined;
-  return createRenderer({
+  const renderer = createRenderer({
     write: io.out,
     color: io.color,
     collapse: !f.verbose,
@@ -88,6 +88,9 @@ async function runRenderer(
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
+  // A resumed session's calls go on numbering after the ones it recorded.
+  if (session.resumedHistory !== undefined) renderer.startSession(session.resumedHistory);
+  return renderer;
 }
 
 /** The session id first: as the stream's own record (its session_meta), or in the header. */

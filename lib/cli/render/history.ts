@@ -7,7 +7,8 @@
  * @module
  */
 import type { OmniMessage } from "../../protocol/types.ts";
-import { abortLabel, approvalLabel, callTag, goalRoundLabel } from "../../display/labels.ts";
+import { abortLabel, approvalLabel, goalRoundLabel } from "../../display/labels.ts";
+import { type CallNumbers, callNumberTag, createCallNumbers } from "../../display/call_numbers.ts";
 import { paint, type Palette } from "../../display/palette.ts";
 import { collapseLines, elidedLabel } from "../../display/collapse.ts";
 import { escapeControls, safeText } from "../../display/terminal_text.ts";
@@ -25,6 +26,12 @@ export interface HistoryOptions {
   markdown?: MarkdownOptions;
   /** How the tools' calls show (the tools' own previews; others the generic form). */
   toolPreviews: ToolPreviews;
+  /**
+   * The session's call numbers, given on in the order the calls appear
+   * (default: a fresh numbering); the live renderer passes its own, so the
+   * calls after the history go on from there.
+   */
+  numbers?: CallNumbers;
 }
 
 /** The body of a `[user_steering]` block, or null when `text` is not one. */
@@ -73,6 +80,8 @@ export function outputLines(
 export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOptions): string {
   const p = opts.palette;
   const names = new Map<string, string>();
+  const numbers = opts.numbers ?? createCallNumbers();
+  const tagOf = (id: string) => callNumberTag(numbers.of(id));
   let out = "";
   /** The call whose line was drawn last (approval lines do not count): its output needs no header. */
   let lastCall: string | null = null;
@@ -121,13 +130,13 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
           final: true,
           previews: opts.toolPreviews,
         }) ?? m.name;
-        out += `${paint(p.cyan, `${callTag(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
+        out += `${paint(p.cyan, `${tagOf(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
         lastCall = m.tool_call_id;
         continue;
       }
       case "tool_call_output": {
         const name = names.get(m.tool_call_id);
-        const tag = callTag(m.tool_call_id);
+        const tag = tagOf(m.tool_call_id);
         const label = name ? `${tag} ${name}` : tag;
         out += outputLines(m.output, m.images?.length ?? 0, label, opts.collapse, p, {
           under: lastCall === m.tool_call_id,
