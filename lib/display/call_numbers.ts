@@ -18,8 +18,6 @@ export interface CallNumbers {
   of(id: string, origin?: readonly string[]): number;
   /** Number the tool calls of recorded messages, in order (a resumed session's history). */
   seed(messages: Iterable<OmniMessage>): void;
-  /** The call numbered `n` in the main session, if any. */
-  idOf(n: number): string | undefined;
   /** Forget every number: a new session starts at `#1`. */
   reset(): void;
 }
@@ -48,10 +46,6 @@ export function createCallNumbers(): CallNumbers {
           of(m.payload.tool_call_id, m.origin);
         }
       }
-    },
-    idOf(n) {
-      for (const [id, k] of scopes.get("") ?? []) if (k === n) return id;
-      return undefined;
     },
     reset() {
       scopes = new Map();

@@ -874,3 +874,32 @@ Deno.test("call numbers go on from a resumed history and start again for a new s
   r.endTask();
   assert.equal(buf, "[#1] exec_command <- $ id\n");
 });
+
+Deno.test("an output the resumed history shows collapsed can be expanded like a live one", () => {
+  let buf = "";
+  const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
+    write: (t) => (buf += t),
+    color: false,
+    collapse: true,
+    fullOutputHint: "/expand",
+  });
+  r.history([
+    completeCall("call_h1", "exec_command", JSON.stringify({ cmd: "seq 20" })),
+    model({
+      type: "tool_call_output",
+      role: "user",
+      output: lines(20),
+      tool_call_id: "call_h1",
+      stop_reason: "completed",
+    }),
+  ]);
+  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
+  buf = "";
+  assert.equal(r.expand("#1"), true);
+  assert.equal(
+    buf,
+    "[#1] exec_command -> (full output)\n" +
+      lines(20).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
+  );
+});

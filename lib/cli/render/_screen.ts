@@ -106,6 +106,10 @@ export interface Screen {
    * (`#3` or `3` of `[#3]`) is `tag`, else the latest; false when none is kept.
    */
   expand(tag?: string): boolean;
+  /** Keep an output shown collapsed elsewhere (a resumed history) for {@linkcode Screen.expand}. */
+  keepCollapsed(output: { id: string; label: string; text: string; diff: boolean }): void;
+  /** The marker hint of call `id`'s collapsed output (`/verbose`, or `/expand #n`). */
+  hintFor(id: string): string | undefined;
   /** Forget per-task bookkeeping. */
   endTask(): void;
 }
@@ -490,6 +494,11 @@ export function createScreen(opts: ScreenOptions): Screen {
       for (const id of [...collapsers.keys()]) settle(id);
     },
     expand,
+    keepCollapsed({ id, label, text, diff }) {
+      const cut = text.length > EXPANDABLE_CHARS;
+      keep({ id, label, text: cut ? text.slice(0, EXPANDABLE_CHARS) : text, cut, diff });
+    },
+    hintFor,
     endTask() {
       streams.clear();
       previews.clear();

@@ -406,6 +406,9 @@ export function createRenderer(opts: RendererOptions): Renderer {
         collapse,
         toolPreviews: opts.toolPreviews,
         numbers,
+        // A collapsed output of the history can be expanded as a live one can.
+        fullOutputHint: (id) => screen.hintFor(id),
+        onCollapsed: (o) => screen.keepCollapsed(o),
         ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
       }));
       stats.seed(messages);
