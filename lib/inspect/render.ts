@@ -28,6 +28,12 @@ export interface RenderOptions {
   childSessionId?: string | undefined;
   /** Start printing at request N (1-based); earlier records are skipped, except the header. */
   fromRequest?: number | undefined;
+  /**
+   * The call ids the session recorded before the first record given (in
+   * trace order): its calls are numbered after them (`trace follow` from
+   * the latest file, or with `--new`).
+   */
+  earlierCallIds?: readonly string[] | undefined;
 }
 
 /** A stateful renderer of one session. */
@@ -62,6 +68,7 @@ export function createRenderer(options: RenderOptions): Renderer {
   const origin = options.childSessionId !== undefined ? [options.childSessionId] : undefined;
   // Calls are numbered in the order the trace records them (skipped requests too), as live.
   const numbers = createCallNumbers();
+  for (const id of options.earlierCallIds ?? []) numbers.of(id);
   const tag = (id: string) => callNumberTag(numbers.of(id), origin);
   const names = new Map<string, string>();
   const msgCtx = { style: s, full: options.full ?? false, names, tag };

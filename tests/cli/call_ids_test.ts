@@ -5,7 +5,9 @@
 import assert from "node:assert/strict";
 import { item, turn } from "../support/model_server.ts";
 import { type Sandbox, withModelRoot } from "../support/roots.ts";
-import { runCli } from "../support/cli.ts";
+import type { ModelServer } from "../support/model_server.ts";
+import { runCli, spawnCli } from "../support/cli.ts";
+import { compactionAwareServer } from "../agent/_resume_support.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 
 /** The `[#n] exec_command <- $ <cmd>` lines of `text`, as tag → command. */
@@ -141,4 +143,68 @@ Deno.test({
       );
     });
   },
+});
+
+/** `trace follow` of `sid` until its output matches `done`; then Ctrl-C. */
+async function follow(root: string, sid: string, done: RegExp): Promise<string> {
+  const child = spawnCli(["--root", root, "trace", "follow", "--interval", "20", sid]);
+  // A failsafe only: a follow that never shows `done` is stopped so the test fails.
+  const failsafe = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const reader = child.stdout.getReader();
+  const dec = new TextDecoder();
+  let text = "";
+  try {
+    while (!done.test(text)) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`trace follow ended early; it printed:\n${text}`);
+      text += dec.decode(chunk.value, { stream: true });
+    }
+    child.kill("SIGINT");
+    await reader.cancel();
+    assert.equal((await child.status).code, 0);
+  } finally {
+    clearTimeout(failsafe);
+    await child.stderr.cancel().catch(() => {});
+  }
+  return text;
+}
+
+Deno.test("after a compaction, resumed runs and trace follow go on numbering from the session's first file", async () => {
+  const server: ModelServer = await compactionAwareServer(
+    [
+      turn.of(exec("echo one", "call_o1")),
+      turn.text("One ran."),
+      turn.of(exec("echo two", "call_t2")),
+      turn.text("Two ran."),
+      turn.of(exec("echo three", "call_h3")),
+      turn.text("Three ran."),
+    ],
+    [turn.text("[summary]Ran echo one.[/summary]")],
+  );
+  await withModelRoot(server, async (sb) => {
+    const cli = cliIn(sb);
+    const first = await cli(["run", "-m", "One."]);
+    assert.equal(first.code, 0, first.stderr);
+    const sid = sessionIdOf(first.stderr);
+    assertTags(first.stdout, { "[#1]": "echo one" }, "run");
+    const compacted = await cli(["sessions", "compact", sid]);
+    assert.equal(compacted.code, 0, compacted.stderr);
+
+    // The first file is closed: this run writes the second, whose context holds no call yet.
+    const second = await cli(["run", "--resume", sid, "-m", "Two."]);
+    assert.equal(second.code, 0, second.stderr);
+    assertTags(second.stdout, { "[#2]": "echo two" }, "run --resume after the compaction");
+    const third = await cli(["run", "--resume", sid, "-m", "Three."]);
+    assert.equal(third.code, 0, third.stderr);
+    assertTags(third.stdout, { "[#3]": "echo three" }, "run --resume in the second file");
+
+    const all = { "[#1]": "echo one", "[#2]": "echo two", "[#3]": "echo three" };
+    const shown = await cli(["trace", "show", sid]);
+    assertTags(shown.stdout, all, "trace show");
+    assert.match(shown.stdout, /── new context \(after compaction\)/);
+
+    // trace follow starts at the latest file, numbered as trace show numbers it.
+    const followed = await follow(sb.root, sid, /^Three ran\.$/m);
+    assertTags(followed, { "[#2]": "echo two", "[#3]": "echo three" }, "trace follow");
+  });
 });

@@ -859,7 +859,7 @@ Deno.test("call numbers go on from a resumed history and start again for a new s
   assert.equal(buf, "[#3] exec_command <- $ id\n[#1] ->\n  │ late\n");
 
   // run --resume: nothing drawn, the numbering seeded from the recorded messages.
-  r.startSession([completeCall("call_q", "exec_command", JSON.stringify({ cmd: "ls" }))]);
+  r.startSession(["call_q"]);
   buf = "";
   r.beginTask();
   for (const m of callStream("call_r", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);

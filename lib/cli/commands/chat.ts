@@ -51,6 +51,7 @@ import {
   parseChatFlags,
 } from "./_chat_flags.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
+import { recordedCallIds, sessionFilesThrough } from "../../inspect/recorded_calls.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
@@ -728,6 +729,10 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
+  // A resumed session's calls go on numbering after the ones it recorded (all its files).
+  if (history !== undefined) {
+    renderer.startSession(await recordedCallIds(await sessionFilesThrough(session.tracePath)));
+  }
   greet({ agent, session, renderer }, io, interactive, history);
   const recall = interactive ? await chatHistory(agent, io.err) : undefined;
   const input = interactive

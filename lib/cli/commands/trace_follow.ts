@@ -83,6 +83,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         json: bool(p, "json"),
         style: makeStyle(ctx.io.color),
         full: verboseOutput(p),
+        earlierFiles: files.slice(0, -1).map((f) => f.path),
         onlyNew: bool(p, "new"),
         intervalMs: Math.max(10, interval),
         signal: ac.signal,

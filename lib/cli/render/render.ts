@@ -110,10 +110,10 @@ export interface Renderer {
   history(messages: readonly OmniMessage[]): void;
   /**
    * Another session goes on from here (a resumed one, `/clear`): its calls
-   * are numbered from `#1`, after the calls of `earlier` (its recorded
-   * messages, in trace order) when given. Nothing is drawn.
+   * are numbered from `#1`, after the calls it recorded (`recordedCallIds`,
+   * in trace order) when given. Nothing is drawn.
    */
-  startSession(earlier?: Iterable<OmniMessage>): void;
+  startSession(recordedCallIds?: Iterable<string>): void;
   /** The context size of the session's last request, in tokens (0 before any). */
   contextTokens(): number;
   /**
@@ -413,9 +413,9 @@ export function createRenderer(opts: RendererOptions): Renderer {
       }));
       stats.seed(messages);
     },
-    startSession(earlier) {
+    startSession(recorded) {
       numbers.reset();
-      if (earlier) numbers.seed(earlier);
+      for (const id of recorded ?? []) numbers.of(id);
     },
     contextTokens: () => stats.context(),
     expand: (tag) => screen.expand(tag),
