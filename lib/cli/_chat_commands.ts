@@ -23,8 +23,8 @@ export const CHAT_COMMAND_HELP: readonly ChatCommandHelp[] = [
   { usage: "/status", does: "model, workspace, session, tokens, cost and context use" },
   { usage: "/cost", does: "the session's cost so far" },
   {
-    usage: "/expand [id]",
-    does: "show a collapsed tool output whole (the latest, or [tool-<id>]'s)",
+    usage: "/expand [#n]",
+    does: "show a collapsed tool output whole (the latest, or call [#n]'s)",
   },
   { usage: "/compact", does: "summarize the context now" },
   { usage: "/clear", does: "start a new session (the old one is kept and resumable)" },

@@ -18,17 +18,6 @@ export function short3(id: string): string {
 }
 
 /**
- * The pairing tag of a tool call and its output: `[tool-653]`, or for a call
- * forwarded from a child session `[agent-f2a-tool-653]` (f2a = the last three
- * characters of the innermost child session id).
- */
-export function callTag(toolCallId: string, origin?: readonly string[]): string {
-  const tool = `tool-${short3(toolCallId)}`;
-  const child = origin && origin.length > 0 ? origin[origin.length - 1]! : undefined;
-  return child === undefined ? `[${tool}]` : `[agent-${short3(child)}-${tool}]`;
-}
-
-/**
  * `✓ [approved]`, `× [denied]` or `× [forbidden by policy]`, then ` <tag>`
  * when given, then ` — <reason>` when one is known.
  */

@@ -11,7 +11,6 @@ export { makeStyle, paint, type Palette, paletteFor, type Style } from "./palett
 export {
   abortLabel,
   approvalLabel,
-  callTag,
   compactionBeginLabel,
   compactionEndLabel,
   type FailedRequest,
@@ -49,6 +48,12 @@ export {
   type ToolPreviews,
   visibleControls,
 } from "./tool_preview.ts";
+export {
+  type CallNumbers,
+  callNumberTag,
+  createCallNumbers,
+  parseCallNumber,
+} from "./call_numbers.ts";
 export {
   collapseLines,
   type Collapser,

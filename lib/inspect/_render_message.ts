@@ -18,7 +18,7 @@ import { parseToolArgs, toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
 
 /** How `trace show` says to see a collapsed output whole. */
-export const FULL_HINT = "--full";
+export const FULL_HINT = "--verbose";
 
 /** Longest tool-call preview line offline. */
 const PREVIEW_MAX = 120;

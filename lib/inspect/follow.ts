@@ -13,6 +13,7 @@ import { nextShardPath } from "../trace/layout.ts";
 import { followLines, type LineFollower } from "../trace/lines.ts";
 import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
+import { recordedCallIds } from "./recorded_calls.ts";
 
 /** Options of {@linkcode followTrace}. */
 export interface FollowOptions {
@@ -26,6 +27,11 @@ export interface FollowOptions {
   onlyNew?: boolean;
   /** Poll interval in ms (default 100). */
   intervalMs?: number;
+  /**
+   * The session's files before the followed one, in order: their calls are
+   * counted so the followed calls get the numbers `trace show` gives them.
+   */
+  earlierFiles?: readonly string[];
   /** Stops following. */
   signal: AbortSignal;
   /** Output. */
@@ -60,9 +66,17 @@ export async function followTrace(path: string, options: FollowOptions): Promise
   // Long by design: one polling loop whose steps share the open file, its offset
   // and the renderer; each step is a few lines.
   const interval = options.intervalMs ?? 100;
-  const renderer = createRenderer({ style: options.style, full: options.full });
   let current = path;
   let lines: LineFollower = await followLines(current, { fromEnd: options.onlyNew });
+  // Calls numbered as trace show numbers them: after the earlier files' calls and, with
+  // onlyNew, the ones this file held. Read after the follow started, so none is missed (a
+  // call read twice keeps its number).
+  const earlier = [...(options.earlierFiles ?? []), ...(options.onlyNew ? [path] : [])];
+  const renderer = createRenderer({
+    style: options.style,
+    full: options.full,
+    earlierCallIds: options.json || earlier.length === 0 ? [] : await recordedCallIds(earlier),
+  });
 
   // Print the complete lines appended since the last look; true when anything came in.
   const drain = async (): Promise<boolean> => {

@@ -10,7 +10,7 @@
  */
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import type { Style } from "../display/palette.ts";
-import { callTag } from "../display/labels.ts";
+import { callNumberTag, createCallNumbers } from "../display/call_numbers.ts";
 import { safeText } from "../display/terminal_text.ts";
 import { formatClock, formatTime, parseTimestamp } from "./format.ts";
 import { messageLines } from "./_render_message.ts";
@@ -24,10 +24,16 @@ export interface RenderOptions {
   full?: boolean | undefined;
   /** Prefix of every line (children rendered inline are indented). */
   indent?: string | undefined;
-  /** Set for a child session rendered inline: tags become `[agent-…-tool-…]`. */
+  /** Set for a child session rendered inline: tags become `[agent-<sid3> #n]`. */
   childSessionId?: string | undefined;
   /** Start printing at request N (1-based); earlier records are skipped, except the header. */
   fromRequest?: number | undefined;
+  /**
+   * The call ids the session recorded before the first record given (in
+   * trace order): its calls are numbered after them (`trace follow` from
+   * the latest file, or with `--new`).
+   */
+  earlierCallIds?: readonly string[] | undefined;
 }
 
 /** A stateful renderer of one session. */
@@ -60,7 +66,10 @@ export function createRenderer(options: RenderOptions): Renderer {
   const indent = options.indent ?? "";
   const from = options.fromRequest ?? 1;
   const origin = options.childSessionId !== undefined ? [options.childSessionId] : undefined;
-  const tag = (id: string) => callTag(id, origin);
+  // Calls are numbered in the order the trace records them (skipped requests too), as live.
+  const numbers = createCallNumbers();
+  for (const id of options.earlierCallIds ?? []) numbers.of(id);
+  const tag = (id: string) => callNumberTag(numbers.of(id), origin);
   const names = new Map<string, string>();
   const msgCtx = { style: s, full: options.full ?? false, names, tag };
   const st: EventState = {

@@ -176,7 +176,7 @@ Deno.test({
         // One header line, then the output behind the gutter, collapsed.
         assert.match(
           s,
-          /^\[tool-ed1\] edit_file list\.txt\n {2}│ Replaced 12 occurrences in "list\.txt"\.\n {2}│ @@ -1,12 \+1,12 @@\n {2}│ -item 1\n {2}│ -item 2\n {2}│ … \d+ more lines \(\/expand ed1 for full output\)\n/m,
+          /^\[#1\] edit_file list\.txt\n {2}│ Replaced 12 occurrences in "list\.txt"\.\n {2}│ @@ -1,12 \+1,12 @@\n {2}│ -item 1\n {2}│ -item 2\n {2}│ … \d+ more lines \(\/expand #1 for full output\)\n/m,
         );
         assert.doesNotMatch(s, /edit_file -> /);
         const colours = await pane.screen({ escapes: true });
@@ -185,10 +185,10 @@ Deno.test({
           new RegExp(`\\x1b\\[${code}m(?:\\x1b\\[\\d+m)*${text.replace("+", "\\+")}`).test(colours);
         assert.ok(coloured(31, "-item 1"), "removed lines are red");
         assert.ok(coloured(32, "+entry 12"), "added lines are green");
-        await pane.type("/expand ed1");
+        await pane.type("/expand #1");
         await pane.keys("Enter");
         s = await pane.waitFor(
-          /^\[tool-ed1\] edit_file -> \(full output\)\n[\s\S]*\n>\s*$/m,
+          /^\[#1\] edit_file -> \(full output\)\n[\s\S]*\n>\s*$/m,
           "/expand",
         );
         const full = s.slice(s.lastIndexOf("(full output)"));

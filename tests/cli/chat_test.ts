@@ -222,7 +222,7 @@ Deno.test("chat with piped stdin runs one task per line, then prints the resume 
     const body = r.stdout.slice(r.stdout.indexOf("> say something"));
     assert.match(
       body,
-      /^> say something\nFirst answer\.\n\[stats\] context 120 \(\+120\) · tokens 120 \(\+120\) · \S+ \(\+\S+\)\n> now run a command\n\[tool-l_0\] exec_command <- \$ echo hi from the tool\n {2}│ hi from the tool\nSecond answer\.\n\[stats\] context 120 \(\+0\) · tokens 360 \(\+240\)/,
+      /^> say something\nFirst answer\.\n\[stats\] context 120 \(\+120\) · tokens 120 \(\+120\) · \S+ \(\+\S+\)\n> now run a command\n\[#1\] exec_command <- \$ echo hi from the tool\n {2}│ hi from the tool\nSecond answer\.\n\[stats\] context 120 \(\+0\) · tokens 360 \(\+240\)/,
     );
     assert.ok(
       r.stdout.endsWith(
@@ -283,7 +283,7 @@ Deno.test({
         let s = await pane.waitFor(/^\[stats\] /m, "the first task's stats line");
         assert.match(
           s,
-          /^> list the files\nThe user wants the files\.\n\[tool-l_1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n {2}\$ printf 'alpha\\nbeta\\n'\n {2}y yes · a yes, and don't ask again this session for this exact command · n no, and tell the model\n {2}Esc or Ctrl-C stops the task\n\? Approve this tool call\? \[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] y\n✓ \[approved\]\n {2}│ alpha\n {2}│ beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
+          /^> list the files\nThe user wants the files\.\n\[#1\] exec_command <- \$ printf 'alpha\\nbeta\\n'\n {2}\$ printf 'alpha\\nbeta\\n'\n {2}y yes · a yes, and don't ask again this session for this exact command · n no, and tell the model\n {2}Esc or Ctrl-C stops the task\n\? Approve this tool call\? \[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] y\n✓ \[approved\]\n {2}│ alpha\n {2}│ beta\nThe tool said alpha and beta\.\n\[stats\] context 120 \(\+120\) · tokens 240 \(\+240\) · /m,
         );
 
         await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the first task");

@@ -22,9 +22,13 @@ async function checkDemoRun(r: CliResult, workspace: string): Promise<string> {
   assert.doesNotMatch(r.stderr, /--resume/);
   assert.match(r.stdout, /this session cannot be continued/);
   // The whole loop shows: the calls, their outputs, the answer quoting the real output.
-  assert.match(r.stdout, /exec_command .*ls -la/);
-  assert.match(r.stdout, /write_file .*hello\.txt/);
-  assert.match(r.stdout, /exec_command .*cat hello\.txt/);
+  // Numbered #1, #2, #3 in the order of the trace, as trace show numbers them (checked below).
+  const tagged = [
+    /^\[#1\] exec_command .*ls -la/m,
+    /^\[#2\] write_file .*hello\.txt/m,
+    /^\[#3\] exec_command .*cat hello\.txt/m,
+  ];
+  for (const line of tagged) assert.match(r.stdout, line);
   // The command's output sits under its call line, behind the gutter.
   assert.match(r.stdout, new RegExp(`^ {2}│ ${DEMO_GREETING}$`, "m"));
   assert.match(r.stdout, /Done: `cat hello\.txt` printed/);
@@ -48,6 +52,9 @@ async function checkDemoRun(r: CliResult, workspace: string): Promise<string> {
   );
   assert.equal(completed.length, 4);
   assert.match(r.stdout, new RegExp(`penguin trace show ${trace.replace(/[.]/g, "\\.")}`));
+  const shown = await runCli(["trace", "show", trace]);
+  assert.equal(shown.code, 0, shown.stderr);
+  for (const line of tagged) assert.match(shown.stdout, line);
   return trace;
 }
 

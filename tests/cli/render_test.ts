@@ -243,9 +243,9 @@ Deno.test("a streamed tool call draws one cyan line that grows as arguments arri
     event({ type: "tool_list_ready", tools: [{ name: "exec_command", description: "run" }] }),
     ...callStream("call_abc123", "exec_command", args, 3),
   ];
-  assert.equal(run(msgs), "[tool-123] exec_command <- $ printf 'hi' > hello.txt\n");
+  assert.equal(run(msgs), "[#1] exec_command <- $ printf 'hi' > hello.txt\n");
   const colored = run(msgs, { color: true });
-  assert.ok(colored.startsWith("\x1b[36m[tool-123] exec_command <- $ "));
+  assert.ok(colored.startsWith("\x1b[36m[#1] exec_command <- $ "));
   assert.equal(colored.replaceAll(ESC_CYAN, "").replaceAll(ESC_RESET, ""), run(msgs));
 });
 
@@ -274,7 +274,7 @@ Deno.test("the live renderer shows the previews it is given; a tool without one 
   r.endTask();
   assert.equal(
     out,
-    '[tool-w01] word_count <- 3 words\n[tool-r01] read_file {"file_path":"/a/b/c.ts"}\n',
+    '[#1] word_count <- 3 words\n[#2] read_file {"file_path":"/a/b/c.ts"}\n',
   );
 });
 
@@ -291,7 +291,7 @@ Deno.test("exec_command with a description argument waits for it, then streams t
     }),
     ...callStream("call_9", "exec_command", args, 4),
   ];
-  assert.equal(run(msgs), "[tool-l_9] exec_command <- Create the file ($ touch a.txt)\n");
+  assert.equal(run(msgs), "[#1] exec_command <- Create the file ($ touch a.txt)\n");
 });
 
 Deno.test("tool output sits under its call line behind a gutter, no per-line prefix", () => {
@@ -305,7 +305,7 @@ Deno.test("tool output sits under its call line behind a gutter, no per-line pre
   ];
   assert.equal(
     run(msgs),
-    "[tool-001] exec_command <- $ cat f\n  │ alpha\n  │ beta\n  │ [exit code: 1]\n",
+    "[#1] exec_command <- $ cat f\n  │ alpha\n  │ beta\n  │ [exit code: 1]\n",
   );
 });
 
@@ -319,7 +319,7 @@ Deno.test("collapsed output keeps the first 4 and last 4 lines around an elision
   const g = "  │ ";
   assert.equal(
     run(msgs, { collapse: true }),
-    "[tool-x01] exec_command <- $ seq\n" +
+    "[#1] exec_command <- $ seq\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
       `${g}… 12 more lines (/verbose for full output)\n` +
       [17, 18, 19, 20].map((i) => `${g}line ${i}\n`).join(""),
@@ -332,7 +332,7 @@ Deno.test("collapsing never hides fewer than 2 lines: 9 lines show whole, 10 hid
   const nine = run(outputStream("call_a", lines(9)), { collapse: true });
   assert.equal(
     nine,
-    "[tool-l_a] ->\n" + lines(9).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
+    "[#1] ->\n" + lines(9).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
   );
   const ten = run(outputStream("call_a", lines(10)), { collapse: true });
   assert.match(ten, /… 2 more lines \(\/verbose for full output\)/);
@@ -361,12 +361,12 @@ Deno.test("an approval prompt draws the call line in place and its decision once
   // Messages arriving meanwhile wait for the prompt to end.
   for (const m of stream) r.push(m);
   r.push(event({ type: "approval_decision", decision: "deny", tool_call_id: "call_777" }));
-  assert.equal(out(), "[tool-777] exec_command <- $ rm x\n? Approve this tool call? [Y/n] n\n");
+  assert.equal(out(), "[#1] exec_command <- $ rm x\n? Approve this tool call? [Y/n] n\n");
   r.endPrompt(complete, "deny");
   r.endTask();
   assert.equal(
     out(),
-    "[tool-777] exec_command <- $ rm x\n? Approve this tool call? [Y/n] n\n× [denied]\n",
+    "[#1] exec_command <- $ rm x\n? Approve this tool call? [Y/n] n\n× [denied]\n",
   );
 });
 
@@ -436,10 +436,10 @@ Deno.test("child-session messages show tool calls and approvals tagged with the 
   ];
   assert.equal(
     run(msgs),
-    "[tool-sub] run_subagent <- look around\n" +
-      "[agent-f12-tool-653] exec_command <- $ ls\n" +
+    "[#1] run_subagent <- look around\n" +
+      "[agent-f12 #1] exec_command <- $ ls\n" +
       "✓ [approved]\n" +
-      "[tool-sub] run_subagent ->\n  │ done\n" +
+      "[#1] run_subagent ->\n  │ done\n" +
       "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 0ms (+0ms)\n",
   );
 });
@@ -452,7 +452,7 @@ Deno.test("a streaming segment holds the screen; other segments queue until its 
   for (let i = 0; i < a.length; i++) mixed.push(a[i]!, b[i]!);
   assert.equal(
     run(mixed),
-    "[tool-aaa] ->\n  │ a1\n  │ a2\n[tool-bbb] ->\n  │ b1\n  │ b2\n",
+    "[#1] ->\n  │ a1\n  │ a2\n[#2] ->\n  │ b1\n  │ b2\n",
   );
 });
 
@@ -532,8 +532,8 @@ Deno.test("history renders complete messages statically, collapsed on request", 
       collapse: true,
       toolPreviews: builtinToolPreviews,
     }),
-    "> count\neasy\n[tool-c01] exec_command <- $ seq 12\n✓ [approved]\n[tool-c02] exec_command <- $ true\n" +
-      "[tool-c01] exec_command ->\n" +
+    "> count\neasy\n[#1] exec_command <- $ seq 12\n✓ [approved]\n[#2] exec_command <- $ true\n" +
+      "[#1] exec_command ->\n" +
       [1, 2, 3, 4].map((i) => `${g}line ${i}\n`).join("") +
       `${g}… 4 more lines (/verbose for full output)\n` +
       [9, 10, 11, 12].map((i) => `${g}line ${i}\n`).join("") +
@@ -568,7 +568,7 @@ Deno.test("a text segment cut off without its stop releases the screen at the re
   // Everything is on screen before the task ends: nothing waits for the lost stop.
   assert.equal(
     out(),
-    "Partial ans\n[tool-bg1] ->\n  │ late output\n" +
+    "Partial ans\n[#1] ->\n  │ late output\n" +
       "[retry] connection timed out; retry #1 in 2s…\nFull answer.\n",
   );
   r.endTask();
@@ -596,7 +596,7 @@ Deno.test("live rendering removes escape sequences cut across fragments, in text
     2,
     "thinking and text, overwrite shown as a break",
   );
-  assert.match(out, /^\[tool-123\] exec_command <- \$ cat x\n {2}│ abcd\n {2}│ EVIL$/m);
+  assert.match(out, /^\[#1\] exec_command <- \$ cat x\n {2}│ abcd\n {2}│ EVIL$/m);
 });
 
 Deno.test("live rendering shows control characters in tool names, ids and arguments, for subagents too", () => {
@@ -607,8 +607,8 @@ Deno.test("live rendering shows control characters in tool names, ids and argume
     event({ type: "abort", reason: "llm request error: \x1b]0;t\x07bad\x9b2J" }),
   ]);
   assert.ok(!ACTIVE.test(out), JSON.stringify(out));
-  assert.match(out, /\[agent-ld\\x9b-tool-\[2J\] exec\\x07command /);
-  assert.match(out, /\[tool-456\] exec_command <- x\\u202ey \(\$ echo \\x1b\]52;c;eA==\\x07\)/);
+  assert.match(out, /\[agent-ld\\x9b #1\] exec\\x07command /);
+  assert.match(out, /\[#1\] exec_command <- x\\u202ey \(\$ echo \\x1b\]52;c;eA==\\x07\)/);
   assert.match(out, /\[abort\]: llm request error: bad$/m);
 });
 
@@ -701,7 +701,7 @@ Deno.test("without autoApprovals only answered prompts, denials and policy verdi
   r.endTask();
   assert.equal(
     out(),
-    "× [denied]\n× [forbidden by policy]\n[tool-ask] exec_command <- $ ls\n" +
+    "× [denied]\n× [forbidden by policy]\n[#1] exec_command <- $ ls\n" +
       "? Approve this tool call? [Y/n] y\n✓ [approved]\n",
   );
 });
@@ -794,8 +794,8 @@ Deno.test("a file tool's diff output is coloured on a colour terminal; a command
   assert.ok(on.includes(`${g}-old\n${g}+new\n`), on);
   assert.equal(
     run(msgs),
-    "[tool-e01] edit_file a.txt\n  │ Replaced 1 occurrence.\n  │ @@ -1,2 +1,2 @@\n  │ -old\n  │ +new\n" +
-      "  │  ctx\n[tool-x02] exec_command <- $ cat d\n  │ -old\n  │ +new\n",
+    "[#1] edit_file a.txt\n  │ Replaced 1 occurrence.\n  │ @@ -1,2 +1,2 @@\n  │ -old\n  │ +new\n" +
+      "  │  ctx\n[#2] exec_command <- $ cat d\n  │ -old\n  │ +new\n",
   );
 });
 
@@ -818,17 +818,88 @@ Deno.test("a collapsed output can be expanded afterwards, by its short id or the
     ]
   ) r.push(m);
   r.endTask();
-  assert.match(buf, /^ {2}│ … 4 more lines \(\/expand a01 for full output\)$/m);
-  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand b02 for full output\)$/m);
+  assert.match(buf, /^ {2}│ … 4 more lines \(\/expand #1 for full output\)$/m);
+  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand #2 for full output\)$/m);
   buf = "";
-  assert.equal(r.expand("a01"), true);
+  assert.equal(r.expand("#1"), true);
   assert.equal(
     buf,
-    "[tool-a01] exec_command -> (full output)\n" +
+    "[#1] exec_command -> (full output)\n" +
       lines(12).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
   );
   buf = "";
   assert.equal(r.expand(), true);
-  assert.match(buf, /^\[tool-b02\] exec_command -> \(full output\)\n(?: {2}│ line \d+\n){20}$/);
+  assert.match(buf, /^\[#2\] exec_command -> \(full output\)\n(?: {2}│ line \d+\n){20}$/);
   assert.equal(r.expand("zzz"), false);
+  buf = "";
+  assert.equal(r.expand("2"), true, "the number alone names the call too");
+  assert.match(buf, /^\[#2\] exec_command -> \(full output\)\n/);
+  assert.equal(r.expand("#3"), false);
+});
+
+Deno.test("call numbers go on from a resumed history and start again for a new session", () => {
+  let buf = "";
+  const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
+    write: (t) => (buf += t),
+    color: false,
+    collapse: false,
+  });
+  r.history([
+    completeCall("call_x7", "exec_command", JSON.stringify({ cmd: "ls" })),
+    completeCall("call_a1", "exec_command", JSON.stringify({ cmd: "pwd" })),
+  ]);
+  assert.equal(buf, "[#1] exec_command <- $ ls\n[#2] exec_command <- $ pwd\n");
+  buf = "";
+  r.beginTask();
+  for (const m of callStream("call_b2", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);
+  // A late output of a call the history holds keeps that call's number.
+  for (const m of outputStream("call_x7", "late")) r.push(m);
+  r.endTask();
+  assert.equal(buf, "[#3] exec_command <- $ id\n[#1] ->\n  │ late\n");
+
+  // run --resume: nothing drawn, the numbering seeded from the recorded messages.
+  r.startSession(["call_q"]);
+  buf = "";
+  r.beginTask();
+  for (const m of callStream("call_r", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);
+  r.endTask();
+  assert.equal(buf, "[#2] exec_command <- $ id\n");
+
+  // /clear: a new session numbers from #1.
+  r.startSession();
+  buf = "";
+  r.beginTask();
+  for (const m of callStream("call_s", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);
+  r.endTask();
+  assert.equal(buf, "[#1] exec_command <- $ id\n");
+});
+
+Deno.test("an output the resumed history shows collapsed can be expanded like a live one", () => {
+  let buf = "";
+  const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
+    write: (t) => (buf += t),
+    color: false,
+    collapse: true,
+    fullOutputHint: "/expand",
+  });
+  r.history([
+    completeCall("call_h1", "exec_command", JSON.stringify({ cmd: "seq 20" })),
+    model({
+      type: "tool_call_output",
+      role: "user",
+      output: lines(20),
+      tool_call_id: "call_h1",
+      stop_reason: "completed",
+    }),
+  ]);
+  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
+  buf = "";
+  assert.equal(r.expand("#1"), true);
+  assert.equal(
+    buf,
+    "[#1] exec_command -> (full output)\n" +
+      lines(20).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
+  );
 });

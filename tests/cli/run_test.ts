@@ -96,7 +96,7 @@ Deno.test("run drives a three-turn tool loop that creates and edits files in the
       `Created "src/app.txt" (2 lines, ${bytes} bytes).`,
     );
     assert.match(String(requestMessages(server, 2).at(-1)?.content), /^Replaced 1 occurrence/);
-    assert.match(r.stdout, /\[tool-\S+\] write_file .*app\.txt/);
+    assert.match(r.stdout, /\[#\d+\] write_file .*app\.txt/);
     // Under allow-all nobody decided anything: no approval lines.
     assert.doesNotMatch(r.stdout, /\[approved\]/);
     assert.match(r.stdout, /Bumped the version\./);
@@ -565,7 +565,7 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
     );
     assert.equal(r.code, 0, r.stderr);
     // The output sits under its call line, behind the gutter.
-    assert.match(r.stdout, /^\[tool-seq\] exec_command <- .*\n {2}│ 1\n/m);
+    assert.match(r.stdout, /^\[#1\] exec_command <- .*\n {2}│ 1\n/m);
     const out = r.stdout.split("\n").filter((l) => l.startsWith("  │ "))
       .map((l) => l.slice("  │ ".length));
     assert.deepEqual(out, [

@@ -58,7 +58,7 @@ Deno.test("run and chat keep hostile escape sequences from the model and from to
         "the trace keeps the output byte for byte",
       );
 
-      const shown = await runCli(["--root", sb.root, "trace", "show", sid, "--full"]);
+      const shown = await runCli(["--root", sb.root, "trace", "show", sid, "--verbose"]);
       assert.equal(shown.code, 0, shown.stderr);
       assertInert(shown.stdout, "trace show");
     } finally {

@@ -60,11 +60,11 @@ Deno.test({
     const r = await runCli(["trace", "show", "--children", parent]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}> \[parent_agent\] /m);
-    assert.match(r.stdout, /^ {2}\[agent-\w{3}-tool-\S{3}\] exec_command <- /m);
+    assert.match(r.stdout, /^ {2}\[agent-\w{3} #1\] exec_command <- /m);
   },
 });
 
-Deno.test("penguin trace show collapses long outputs, --full expands them, --turn starts at a request", async () => {
+Deno.test("penguin trace show collapses long outputs, --verbose (or the old --full) expands them, --turn starts at a request", async () => {
   await withTempDir(async (dir) => {
     const id = sid("5a0e0001");
     const out = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
@@ -85,21 +85,27 @@ Deno.test("penguin trace show collapses long outputs, --full expands them, --tur
       shown,
       [
         ...["line 1", "line 2", "line 3", "line 4"],
-        "… 12 more lines (--full for full output)",
+        "… 12 more lines (--verbose for full output)",
         ...["line 17", "line 18", "line 19", "line 20"],
       ].map((l) => `  │ ${l}`),
     );
-    assert.match(r.stdout, /^\[tool-_x1\] exec_command <- \$ seq 20$/m);
-    assert.match(r.stdout, /^✓ \[approved\] \[tool-_x1\]$/m);
-    assert.match(r.stdout, /^× \[denied\] \[tool-_x2\]$/m);
+    assert.match(r.stdout, /^\[#1\] exec_command <- \$ seq 20$/m);
+    assert.match(r.stdout, /^✓ \[approved\] \[#1\]$/m);
+    assert.match(r.stdout, /^× \[denied\] \[#2\]$/m);
     assert.match(
       r.stdout,
       /^\[retry\] connection to the provider failed \(socket hang up\); retry #1 in 2s… · \d+ms$/m,
     );
     assert.match(r.stdout, /^\[abort\]: interrupted by the user$/m);
 
-    const full = await runCli(["trace", "show", "--full", path]);
-    assert.equal(full.stdout.split("\n").filter((l) => l.startsWith("  │ ")).length, 20);
+    for (const flag of ["--verbose", "--full"]) {
+      const full = await runCli(["trace", "show", flag, path]);
+      assert.equal(full.code, 0, full.stderr);
+      assert.equal(full.stdout.split("\n").filter((l) => l.startsWith("  │ ")).length, 20, flag);
+    }
+    const help = await runCli(["trace", "show", "--help"]);
+    assert.match(help.stdout, /^ {2}--verbose {2,}show tool outputs/m);
+    assert.doesNotMatch(help.stdout, /--full/);
 
     const turn = await runCli(["trace", "show", "--turn", "3", path]);
     assert.equal(turn.code, 0, turn.stderr);

@@ -161,7 +161,7 @@ Deno.test("trace show and trace export (Markdown, HTML) print the same event lab
     await Deno.writeTextFile(path, b.jsonl());
     const shown = offline(b.records);
     const labels = shown.filter((l) => /^(× |\[retry\]|\[request |\[abort\])/.test(l))
-      .map((l) => l.replace(/ \[tool-\S+\]$/, "").replace(/ · \d+ms$/, ""));
+      .map((l) => l.replace(/ \[#\d+\]$/, "").replace(/ · \d+ms$/, ""));
     assert.equal(labels.length, 4, shown.join("\n"));
     const conv = await loadConversation({ key: id, files: [{ path, index: 1 }] }, {
       family: false,

@@ -40,8 +40,8 @@ next turn). With stdin not a terminal, each line is one task until EOF.
 
 Commands (/help lists them; Tab completes them): /help, /status (model,
 workspace, session, tokens, cost, context use), /cost (the session's cost so
-far), /expand [id] (show a collapsed tool output whole: the latest, or
-[tool-<id>]'s), /compact, /clear (fresh session, same workspace and model; prints the
+far), /expand [#n] (show a collapsed tool output whole: the latest, or
+call [#n]'s), /compact, /clear (fresh session, same workspace and model; prints the
 old and the new session id), /model <provider> <model-id> (the session goes
 on with another configured model, keeping the conversation; recorded as a
 model_switched event; /model alone lists the configured models),

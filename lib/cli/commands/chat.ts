@@ -51,6 +51,7 @@ import {
   parseChatFlags,
 } from "./_chat_flags.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
+import { recordedCallIds, sessionFilesThrough } from "../../inspect/recorded_calls.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { type ChatInput, createLineInput } from "../_chat_input.ts";
 import { createTtyInput, type InputHistory } from "../_chat_tty.ts";
@@ -406,6 +407,7 @@ async function clearCommand(chat: Chat): Promise<void> {
   });
   await old.dispose();
   chat.session = next;
+  chat.renderer.startSession();
   chat.ran = false;
   chat.switchedFrom = undefined;
   chat.skills = undefined;
@@ -450,6 +452,7 @@ async function modelCommand(chat: Chat, rest: string[]): Promise<void> {
       modelId,
     });
     await old.dispose();
+    r.startSession();
     r.line(`[model] ${modelId} (${provider}): session ${chat.session.sessionId}`);
     return;
   }
@@ -561,7 +564,7 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
         r.line(
           rest[0] === undefined
             ? "[expand] no collapsed output to expand yet"
-            : `[expand] no collapsed output with id ${rest[0]} (the id is the part after "tool-")`,
+            : `[expand] no collapsed output of call ${rest[0]} (give the number of its [#n] tag)`,
         );
       }
       return false;
@@ -726,6 +729,10 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
+  // A resumed session's calls go on numbering after the ones it recorded (all its files).
+  if (history !== undefined) {
+    renderer.startSession(await recordedCallIds(await sessionFilesThrough(session.tracePath)));
+  }
   greet({ agent, session, renderer }, io, interactive, history);
   const recall = interactive ? await chatHistory(agent, io.err) : undefined;
   const input = interactive

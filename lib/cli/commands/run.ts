@@ -41,6 +41,7 @@ import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.t
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { withSkills } from "./_skills_block.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
+import { recordedCallIds, sessionFilesThrough } from "../../inspect/recorded_calls.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { addSignals, driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
@@ -74,7 +75,7 @@ async function runRenderer(
 ): Promise<Renderer | undefined> {
   const { io } = ctx;
   if (f.json) return undefined;
-  return createRenderer({
+  const renderer = createRenderer({
     write: io.out,
     color: io.color,
     collapse: !f.verbose,
@@ -88,6 +89,11 @@ async function runRenderer(
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
     ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
   });
+  // A resumed session's calls go on numbering after the ones it recorded (all its files).
+  if (session.resumedHistory !== undefined) {
+    renderer.startSession(await recordedCallIds(await sessionFilesThrough(session.tracePath)));
+  }
+  return renderer;
 }
 
 /** The session id first: as the stream's own record (its session_meta), or in the header. */

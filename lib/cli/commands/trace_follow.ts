@@ -10,6 +10,7 @@ import { resolveTarget } from "../../inspect/targets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { FULL_ALIAS, VERBOSE_OUTPUT, verboseOutput } from "./_trace_flags.ts";
 import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const INTERVAL: Flag<number> = {
@@ -27,11 +28,13 @@ const FLAGS: readonly Flag<unknown>[] = [
     type: "boolean",
     help: "skip what the file already holds; print only new records",
   },
-  { name: "full", type: "boolean", help: "show tool outputs and multi-line arguments whole" },
+  VERBOSE_OUTPUT,
+  FULL_ALIAS,
   INTERVAL,
 ];
 
-const HELP = `Usage: penguin trace follow [--json] [--new] [--full] [--interval MS] <session|file>
+const HELP =
+  `Usage: penguin trace follow [--json] [--new] [--verbose] [--interval MS] <session|file>
 
 Follow a session while another process writes it, like "tail -f": print the
 records of its latest trace file (or of the given file), then each record as it
@@ -79,7 +82,8 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       await followTrace(path, {
         json: bool(p, "json"),
         style: makeStyle(ctx.io.color),
-        full: bool(p, "full"),
+        full: verboseOutput(p),
+        earlierFiles: files.slice(0, -1).map((f) => f.path),
         onlyNew: bool(p, "new"),
         intervalMs: Math.max(10, interval),
         signal: ac.signal,

@@ -8,6 +8,7 @@ import { makeStyle } from "../../display/palette.ts";
 import { showSessions } from "../../inspect/show.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { FULL_ALIAS, VERBOSE_OUTPUT, verboseOutput } from "./_trace_flags.ts";
 import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
 
 const TURN: Flag<number> = {
@@ -19,7 +20,8 @@ const TURN: Flag<number> = {
 };
 
 const FLAGS: readonly Flag<unknown>[] = [
-  { name: "full", type: "boolean", help: "show tool outputs and multi-line arguments whole" },
+  VERBOSE_OUTPUT,
+  FULL_ALIAS,
   TURN,
   {
     name: "children",
@@ -35,7 +37,7 @@ const FLAGS: readonly Flag<unknown>[] = [
   },
 ];
 
-const HELP = `Usage: penguin trace show [--full] [--turn N] [--children] [--json] [<target>...]
+const HELP = `Usage: penguin trace show [--verbose] [--turn N] [--children] [--json] [<target>...]
 
 Render a session's conversation: user text ("> "), assistant text, thinking
 (dimmed), tool calls with their arguments, tool outputs collapsed to the first
@@ -73,7 +75,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     return await untilPipeCloses(async () => {
       await showSessions(sessions, {
         style: makeStyle(ctx.io.color),
-        full: bool(p, "full"),
+        full: verboseOutput(p),
         json,
         fromRequest,
         children: bool(p, "children"),

@@ -1,6 +1,6 @@
 /**
  * How a tool call's output sits under its call line: each line behind one
- * dim gutter (`  │ `), no per-line call tags; a `[tool-…] name ->` header
+ * dim gutter (`  │ `), no per-line call tags; a `[#n] name ->` header
  * line only when the output does not follow its own call line (another
  * call's output, or text, came in between). The outputs of the file tools
  * (their git-style hunks) are coloured as diffs on a colour terminal:

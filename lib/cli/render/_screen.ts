@@ -21,7 +21,8 @@ import type {
   ToolCallMessage,
   ToolSpec,
 } from "../../protocol/types.ts";
-import { approvalLabel, callTag, goalRoundLabel, short3 } from "../../display/labels.ts";
+import { approvalLabel, goalRoundLabel } from "../../display/labels.ts";
+import { type CallNumbers, callNumberTag, parseCallNumber } from "../../display/call_numbers.ts";
 import { paint, type Palette } from "../../display/palette.ts";
 import { type Collapser, createCollapser, elidedLabel } from "../../display/collapse.ts";
 import { goalRound, steeringBody, steeringLines } from "./history.ts";
@@ -53,13 +54,15 @@ export interface ScreenOptions {
   collapse(): boolean;
   /**
    * How the elision marker says to see everything (default `/verbose`);
-   * `/expand` names the output's short id (`/expand c01`).
+   * `/expand` names the output's short id (`/expand #3`).
    */
   fullOutputHint?: string;
   /** Draw the model's text as Markdown (colour terminals only; default: raw). */
   markdown?: MarkdownStreamOptions;
   /** How the tools' calls show (the tools' own previews; others the generic form). */
   toolPreviews: ToolPreviews;
+  /** The session's call numbers (shared with the history the renderer re-renders). */
+  numbers: CallNumbers;
 }
 
 /** The drawing surface the renderer drives. */
@@ -100,9 +103,13 @@ export interface Screen {
   settleOutputs(): void;
   /**
    * Print a collapsed output whole, under a header: the one whose short id
-   * (`c01` of `[tool-c01]`) is `tag`, else the latest; false when none is kept.
+   * (`#3` or `3` of `[#3]`) is `tag`, else the latest; false when none is kept.
    */
   expand(tag?: string): boolean;
+  /** Keep an output shown collapsed elsewhere (a resumed history) for {@linkcode Screen.expand}. */
+  keepCollapsed(output: { id: string; label: string; text: string; diff: boolean }): void;
+  /** The marker hint of call `id`'s collapsed output (`/verbose`, or `/expand #n`). */
+  hintFor(id: string): string | undefined;
   /** Forget per-task bookkeeping. */
   endTask(): void;
 }
@@ -209,15 +216,17 @@ export function createScreen(opts: ScreenOptions): Screen {
   };
   const fullPreview = (m: ToolCallMessage) =>
     toolCallPreview(m.name, m.arguments, { final: true, previews: opts.toolPreviews }) ?? m.name;
+  const tagOf = (id: string, origin?: readonly string[]) =>
+    callNumberTag(opts.numbers.of(id, origin), origin);
   const labelOf = (id: string) => {
     const name = names.get(keyOf(id));
-    return name ? `${callTag(id)} ${name}` : callTag(id);
+    return name ? `${tagOf(id)} ${name}` : tagOf(id);
   };
 
   const drawCall = (m: ToolCallMessage, origin: readonly string[] | undefined) => {
     const key = keyOf(m.tool_call_id, origin);
     setName(key, m.name);
-    lineOf(`${callTag(m.tool_call_id, origin)} ${fullPreview(m)}`, p.cyan);
+    lineOf(`${tagOf(m.tool_call_id, origin)} ${fullPreview(m)}`, p.cyan);
     drawn.add(key);
     lastCallKey = key;
     block = key;
@@ -276,7 +285,7 @@ export function createScreen(opts: ScreenOptions): Screen {
     if (expandable.length > EXPANDABLE_KEPT) expandable.shift();
   };
   const hintFor = (id: string) =>
-    opts.fullOutputHint === "/expand" ? `/expand ${short3(id)}` : opts.fullOutputHint;
+    opts.fullOutputHint === "/expand" ? `/expand #${opts.numbers.of(id)}` : opts.fullOutputHint;
 
   const settle = (id: string) => {
     const col = collapsers.get(id);
@@ -298,9 +307,10 @@ export function createScreen(opts: ScreenOptions): Screen {
 
   /** Print a kept output whole (see `Screen.expand`). */
   const expand = (tag?: string): boolean => {
+    const n = tag === undefined ? undefined : parseCallNumber(tag);
     const e = tag === undefined
       ? expandable.at(-1)
-      : expandable.findLast((x) => short3(x.id) === tag || x.id === tag);
+      : expandable.findLast((x) => x.id === tag || opts.numbers.of(x.id) === n);
     if (!e) return false;
     endLine();
     lineOf(`${e.label} -> (full output)`, p.dim);
@@ -387,7 +397,7 @@ export function createScreen(opts: ScreenOptions): Screen {
           raw(paint(p.cyan, preview.slice(st.shown.length), p));
         } else {
           endLine();
-          raw(paint(p.cyan, `${callTag(id)} ${preview}`, p));
+          raw(paint(p.cyan, `${tagOf(id)} ${preview}`, p));
           callOpen = id;
         }
         block = key;
@@ -484,6 +494,11 @@ export function createScreen(opts: ScreenOptions): Screen {
       for (const id of [...collapsers.keys()]) settle(id);
     },
     expand,
+    keepCollapsed({ id, label, text, diff }) {
+      const cut = text.length > EXPANDABLE_CHARS;
+      keep({ id, label, text: cut ? text.slice(0, EXPANDABLE_CHARS) : text, cut, diff });
+    },
+    hintFor,
     endTask() {
       streams.clear();
       previews.clear();

@@ -7,7 +7,8 @@
  * @module
  */
 import type { OmniMessage } from "../../protocol/types.ts";
-import { abortLabel, approvalLabel, callTag, goalRoundLabel } from "../../display/labels.ts";
+import { abortLabel, approvalLabel, goalRoundLabel } from "../../display/labels.ts";
+import { type CallNumbers, callNumberTag, createCallNumbers } from "../../display/call_numbers.ts";
 import { paint, type Palette } from "../../display/palette.ts";
 import { collapseLines, elidedLabel } from "../../display/collapse.ts";
 import { escapeControls, safeText } from "../../display/terminal_text.ts";
@@ -25,6 +26,28 @@ export interface HistoryOptions {
   markdown?: MarkdownOptions;
   /** How the tools' calls show (the tools' own previews; others the generic form). */
   toolPreviews: ToolPreviews;
+  /**
+   * The session's call numbers, given on in the order the calls appear
+   * (default: a fresh numbering); the live renderer passes its own, so the
+   * calls after the history go on from there.
+   */
+  numbers?: CallNumbers;
+  /** How a collapsed output's marker says to see it whole (default `/verbose`). */
+  fullOutputHint?: (id: string) => string | undefined;
+  /** Told of each output shown collapsed, with its full text (to expand it later). */
+  onCollapsed?: (output: CollapsedOutput) => void;
+}
+
+/** A tool output the history showed collapsed. */
+export interface CollapsedOutput {
+  /** Its call id. */
+  id: string;
+  /** Its header: `[#n] <tool>`. */
+  label: string;
+  /** The output whole. */
+  text: string;
+  /** Its lines are a diff (coloured). */
+  diff: boolean;
 }
 
 /** The body of a `[user_steering]` block, or null when `text` is not one. */
@@ -55,7 +78,7 @@ export function outputLines(
   label: string,
   collapse: boolean,
   p: Palette,
-  opts: { under?: boolean; diff?: boolean } = {},
+  opts: { under?: boolean; diff?: boolean; hint?: string; onCollapsed?: () => void } = {},
 ): string {
   let lines = safeText(output).split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines = lines.slice(0, -1);
@@ -63,7 +86,10 @@ export function outputLines(
   const diff = opts.diff ?? false;
   let out = opts.under ? "" : `${paint(p.dim, `${label} ->`, p)}\n`;
   out += c.head.map((l) => `${gutterLine(l, p, diff)}\n`).join("");
-  if (c.hidden > 0) out += `${paint(p.dim, `${GUTTER}${elidedLabel(c.hidden)}`, p)}\n`;
+  if (c.hidden > 0) {
+    out += `${paint(p.dim, `${GUTTER}${elidedLabel(c.hidden, opts.hint)}`, p)}\n`;
+    opts.onCollapsed?.();
+  }
   out += c.tail.map((l) => `${gutterLine(l, p, diff)}\n`).join("");
   for (let i = 0; i < images; i++) out += `${paint(p.dim, `${GUTTER}[image]`, p)}\n`;
   return out;
@@ -73,6 +99,8 @@ export function outputLines(
 export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOptions): string {
   const p = opts.palette;
   const names = new Map<string, string>();
+  const numbers = opts.numbers ?? createCallNumbers();
+  const tagOf = (id: string) => callNumberTag(numbers.of(id));
   let out = "";
   /** The call whose line was drawn last (approval lines do not count): its output needs no header. */
   let lastCall: string | null = null;
@@ -121,17 +149,22 @@ export function renderHistory(messages: readonly OmniMessage[], opts: HistoryOpt
           final: true,
           previews: opts.toolPreviews,
         }) ?? m.name;
-        out += `${paint(p.cyan, `${callTag(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
+        out += `${paint(p.cyan, `${tagOf(m.tool_call_id)} ${preview}`, p)}${marker}\n`;
         lastCall = m.tool_call_id;
         continue;
       }
       case "tool_call_output": {
         const name = names.get(m.tool_call_id);
-        const tag = callTag(m.tool_call_id);
+        const tag = tagOf(m.tool_call_id);
         const label = name ? `${tag} ${name}` : tag;
-        out += outputLines(m.output, m.images?.length ?? 0, label, opts.collapse, p, {
-          under: lastCall === m.tool_call_id,
-          diff: isDiffTool(names.get(m.tool_call_id)),
+        const diff = isDiffTool(names.get(m.tool_call_id));
+        const output = m.output;
+        const id = m.tool_call_id;
+        out += outputLines(output, m.images?.length ?? 0, label, opts.collapse, p, {
+          under: lastCall === id,
+          diff,
+          ...(opts.fullOutputHint?.(id) !== undefined ? { hint: opts.fullOutputHint(id)! } : {}),
+          onCollapsed: () => opts.onCollapsed?.({ id, label, text: output, diff }),
         });
         lastCall = m.tool_call_id;
         continue;

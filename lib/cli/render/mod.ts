@@ -15,7 +15,7 @@
  * @module
  */
 export { createRenderer, type Renderer, type RendererOptions } from "./render.ts";
-export { type HistoryOptions, renderHistory } from "./history.ts";
+export { type CollapsedOutput, type HistoryOptions, renderHistory } from "./history.ts";
 export {
   createMarkdownStream,
   type MarkdownOptions,

@@ -3,12 +3,12 @@
  *
  * Only streaming partials are drawn (complete messages repeat what their
  * partials showed): text raw, thinking dim, tool calls cyan
- * `[tool-<id3>] <preview>`, tool outputs as dim `[tool-<id3>] <tool> -> `
+ * `[#n] <preview>`, tool outputs as dim `[#n] <tool> -> `
  * gutter lines (optionally collapsed). Events print one line each
  * (approvals, abort, retry, compaction, MCP, goal); `token_usage` feeds the
  * `[stats]` line printed by {@linkcode Renderer.endTask}. Messages forwarded
  * from child sessions show only their tool calls
- * (`[agent-<sid3>-tool-<id3>]`) and approvals, and count toward tokens.
+ * (`[agent-<sid3> #n]`) and approvals, and count toward tokens.
  *
  * Concurrency: a streaming segment (the model's text/thinking/tool-call
  * stream, or one tool's output stream) holds the screen from its first
@@ -30,6 +30,7 @@ import { paletteFor } from "../../display/palette.ts";
 import type { ToolPreviews } from "../../display/tool_preview.ts";
 import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
+import { createCallNumbers } from "../../display/call_numbers.ts";
 import { createScreen, type Screen } from "./_screen.ts";
 import { createStats, type StatsStyle } from "./_stats.ts";
 import type { MarkdownStreamOptions } from "./markdown.ts";
@@ -102,13 +103,22 @@ export interface Renderer {
   line(text: string, style?: "dim" | "plain"): void;
   /** Toggle output collapsing (applies to outputs that start afterwards). */
   setCollapse(on: boolean): void;
-  /** Render complete history messages statically and seed the stats counters from them. */
+  /**
+   * Render complete history messages statically and seed the stats counters
+   * and the call numbers from them (the next call is numbered after theirs).
+   */
   history(messages: readonly OmniMessage[]): void;
+  /**
+   * Another session goes on from here (a resumed one, `/clear`): its calls
+   * are numbered from `#1`, after the calls it recorded (`recordedCallIds`,
+   * in trace order) when given. Nothing is drawn.
+   */
+  startSession(recordedCallIds?: Iterable<string>): void;
   /** The context size of the session's last request, in tokens (0 before any). */
   contextTokens(): number;
   /**
    * Print a collapsed output of this renderer whole: the one whose short id
-   * (`c01` of `[tool-c01]`) is `tag`, else the latest; false when none is kept.
+   * (`#3` or `3` of `[#3]`) is `tag`, else the latest; false when none is kept.
    */
   expand(tag?: string): boolean;
 }
@@ -135,9 +145,12 @@ export function createRenderer(opts: RendererOptions): Renderer {
     });
   }
   const markdown = opts.color ? opts.markdown : undefined;
+  // One numbering per session: the history's calls first, then the live ones.
+  const numbers = createCallNumbers();
   const screen: Screen = createScreen({
     write,
     palette,
+    numbers,
     collapse: () => collapse,
     toolPreviews: opts.toolPreviews,
     ...(opts.fullOutputHint !== undefined ? { fullOutputHint: opts.fullOutputHint } : {}),
@@ -392,9 +405,17 @@ export function createRenderer(opts: RendererOptions): Renderer {
         palette,
         collapse,
         toolPreviews: opts.toolPreviews,
+        numbers,
+        // A collapsed output of the history can be expanded as a live one can.
+        fullOutputHint: (id) => screen.hintFor(id),
+        onCollapsed: (o) => screen.keepCollapsed(o),
         ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
       }));
       stats.seed(messages);
+    },
+    startSession(recorded) {
+      numbers.reset();
+      for (const id of recorded ?? []) numbers.of(id);
     },
     contextTokens: () => stats.context(),
     expand: (tag) => screen.expand(tag),
