@@ -12,13 +12,7 @@ import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 import { parseProjectConfig } from "./_project_config_parse.ts";
 import { renderProjectConfig } from "./_project_config_render.ts";
 import { factoryCommandPolicyRules } from "./command_policy_defaults.ts";
-import type {
-  ClientType,
-  ModelEntry,
-  ModelPricing,
-  ModelRef,
-  ProjectConfig,
-} from "./project_config_types.ts";
+import type { ModelEntry, ModelPricing, ModelRef, ProjectConfig } from "./project_config_types.ts";
 
 export * from "./project_config_types.ts";
 export { parseProjectConfig, renderProjectConfig };
@@ -104,8 +98,8 @@ export interface ModelInput extends ModelRef {
   context_window?: number;
   /** Output ceiling (tokens). */
   max_tokens?: number;
-  /** Wire protocol. */
-  client_type?: ClientType;
+  /** Client type, stored verbatim (callers pass PenguinHarness's spelling). */
+  client_type?: string;
   /** Display name; `""` removes it. */
   display_name?: string;
   /** Vision flag. */
