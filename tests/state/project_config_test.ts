@@ -120,7 +120,8 @@ Deno.test("unknown top-level keys and tables and unknown entry keys survive a lo
     await saveProjectConfig(path, cfg);
     const again = await loadProjectConfig(path);
     assert.deepEqual(again, cfg);
-    const text = await Deno.readTextFile(path);
+    assert.equal(await Deno.readTextFile(path), original, "an unchanged config is written as read");
+    const text = renderProjectConfig(cfg);
     assert.ok(text.indexOf('theme = "dark"') < text.indexOf("[plugins]"));
     assert.ok(text.indexOf("[plugins]") < text.indexOf("[[models]]"));
   });
@@ -381,5 +382,37 @@ Deno.test("default and vision pointers must name configured pairs; vision refuse
       provider: "p",
       model_id: "text",
     });
+  });
+});
+
+Deno.test("an edit the text splice cannot make (inline models array) falls back to a full render, values intact", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    await Deno.writeTextFile(
+      path,
+      'models = [{ provider = "a", model_id = "b", client_type = "glm-5", odd = 1 }]\n',
+    );
+    await addModel(path, { provider: "c", model_id: "d", client_type: "ant-messages" });
+    const cfg = await loadProjectConfig(path);
+    assert.deepEqual(cfg.models, [
+      { provider: "a", model_id: "b", client_type: "glm-5", extra: { odd: 1 } },
+      { provider: "c", model_id: "d", client_type: "ant-messages" },
+    ]);
+    assert.match(await Deno.readTextFile(path), /^\[\[models\]\]$/m);
+  });
+});
+
+Deno.test("a new model in a file without models goes after its tables; a line-only edit keeps comments", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    const original = '# mine\nname = "x" # keep\n\n[default_chat]\nagent_id = "a"\n';
+    await Deno.writeTextFile(path, original);
+    await addModel(path, { provider: "c", model_id: "d" }, { setDefault: true });
+    const text = await Deno.readTextFile(path);
+    assert.equal(
+      text,
+      '# mine\nname = "x" # keep\ndefault_model = { provider = "c", model_id = "d" }\n\n' +
+        '[default_chat]\nagent_id = "a"\n\n[[models]]\nprovider = "c"\nmodel_id = "d"\n',
+    );
   });
 });
