@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { agentInitOptions } from "./builtin_tool_config.ts";
 import type { SessionMeta } from "../protocol/types.ts";
 import { createToolCallIds } from "../models/tool_call_ids.ts";
 import { openTraceWriter, type TraceWriter } from "../trace/writer.ts";
@@ -162,7 +163,7 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   };
   const configPath = projectConfigPath(ref);
   const projectConfig = await loadProjectConfig(configPath);
-  const loaded = await loadOrInitAgent(ref);
+  const loaded = await loadOrInitAgent(ref, agentInitOptions());
   for (const line of loaded.recovered) defaultWarn(`[penguin] ${line}`);
   const config = resolveSystemConfig(loaded.systemConfig);
   const base: AgentBase = {

@@ -17,7 +17,8 @@ import {
   unknownPairError,
 } from "../state/project_config.ts";
 import { findProviderGroup, presetsOf, PROVIDER_GROUPS, recommendedPreset } from "./catalog.ts";
-import type { ModelEndpoint } from "./wire.ts";
+import { routeClientType, unroutableClientTypeMessage } from "./client_type.ts";
+import type { ModelEndpoint, WireProtocol } from "./wire.ts";
 
 /** Environment lookup: a function or a plain record. */
 export type EnvSource =
@@ -171,8 +172,24 @@ export function resolveModelRef(
 }
 
 /**
+ * The wire protocol of an entry: its `client_type` routed as PenguinHarness's
+ * gateway would, else the group's (unknown groups: `openai-chat`). A
+ * `client_type` penguin cannot route is an error naming the entry.
+ */
+function entryProtocol(
+  clientType: string | undefined,
+  groupProtocol: WireProtocol | undefined,
+  pair: string,
+): WireProtocol {
+  if (clientType === undefined) return groupProtocol ?? "openai-chat";
+  const routed = routeClientType(clientType);
+  if (routed) return routed;
+  throw new PenguinError("config", unroutableClientTypeMessage(pair, clientType));
+}
+
+/**
  * Resolve `sel` against the project config `cfg` to an endpoint and the
- * entry's settings. Protocol: the entry's `client_type`, else the group's
+ * entry's settings. Protocol: the entry's `client_type` (routed), else the group's
  * (unknown groups: `openai-chat`). Base URL: the entry's, else the group's
  * default. Key: the entry's `api_key`, else the group's own env var.
  */
@@ -218,7 +235,7 @@ export function resolveModel(
   const endpoint: ModelEndpoint = {
     provider: ref.provider,
     model_id: ref.model_id,
-    protocol: entry.client_type ?? group?.protocol ?? "openai-chat",
+    protocol: entryProtocol(entry.client_type, group?.protocol, pair),
     base_url: base,
   };
   if (api_key !== undefined) endpoint.api_key = api_key;

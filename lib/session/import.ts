@@ -7,7 +7,10 @@
  * with `file:line: reason` errors, unless `lenient`, which skips the bad
  * lines and reports each; a file whose first record is not a session_meta
  * is refused either way. Files naming the same session_id import as one
- * session (ordered by their `_NNN` suffix, else as given).
+ * session (ordered by their `_NNN` suffix, else as given). Any one file of
+ * a rotated session brings its siblings (`<id>_001.jsonl` … up to the
+ * highest index beside it); a gap in that range refuses the session,
+ * naming the missing file.
  *
  * Records are copied byte for byte; only the session_meta line is rewritten,
  * to add `imported_from: {path, session_id, recorded_workspace,
@@ -28,7 +31,7 @@
  *
  * @module
  */
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isPartial } from "../protocol/guards.ts";
 import type { OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
@@ -331,7 +334,7 @@ export async function importTraces(
     accepted.push(s);
     return true;
   };
-  const given = [...new Set(files.map((f) => resolve(f)))];
+  const given = await withRotationSiblings([...new Set(files.map((f) => resolve(f)))], report);
   for (const [i, f] of given.entries()) {
     options.onFile?.(i, given.length, f);
     await take(f);
@@ -374,6 +377,67 @@ export async function importTraces(
   }
   report.ok = report.refused.length === 0;
   return report;
+}
+
+/**
+ * The files of a rotated session beside one given file: `<id>_001.jsonl` up
+ * to the highest index present in its directory. `missing` names the files
+ * of that range that are not there.
+ */
+async function rotationSiblings(file: string): Promise<{ files: string[]; missing: string[] }> {
+  const parsed = parseTraceFileName(basename(file));
+  if (!parsed) return { files: [file], missing: [] };
+  const dir = dirname(file);
+  const present = new Map<number, string>();
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      const p = parseTraceFileName(e.name);
+      if (p?.sessionId === parsed.sessionId && !present.has(p.index)) {
+        present.set(p.index, join(dir, e.name));
+      }
+    }
+  } catch {
+    return { files: [file], missing: [] };
+  }
+  present.set(parsed.index, file);
+  const files: string[] = [];
+  const missing: string[] = [];
+  const last = Math.max(...present.keys());
+  for (let i = 1; i <= last; i++) {
+    const f = present.get(i);
+    if (f !== undefined) files.push(f);
+    else missing.push(join(dir, `${parsed.sessionId}_${String(i).padStart(3, "0")}.jsonl`));
+  }
+  return { files, missing };
+}
+
+/**
+ * `given` with every rotation sibling of each file added (a rotated
+ * session imports whole, whichever of its files is named). A session with
+ * a file missing from its range is refused, naming the missing files.
+ */
+async function withRotationSiblings(given: string[], report: ImportReport): Promise<string[]> {
+  const out: string[] = [];
+  const refused = new Set<string>();
+  for (const f of given) {
+    if (out.includes(f) || refused.has(f)) continue;
+    const { files, missing } = await rotationSiblings(f);
+    if (missing.length > 0) {
+      for (const x of files) refused.add(x);
+      const id = parseTraceFileName(basename(f))!.sessionId;
+      report.refused.push({
+        files: files,
+        errors: missing.map((m) =>
+          `${m}: missing; session ${id} was rotated (compacted) into ${
+            files.length + missing.length
+          }+ files and imports whole, so it is refused without this one`
+        ),
+      });
+      continue;
+    }
+    for (const x of files) if (!out.includes(x)) out.push(x);
+  }
+  return out.filter((f) => !refused.has(f));
 }
 
 /** The id `original` imports as: itself when usable and free, else a fresh one. */

@@ -10,11 +10,9 @@ import type { CommandPolicyRule } from "./command_policy_defaults.ts";
 import {
   type ApprovalMode,
   type ChatThinkingLevel,
-  CLIENT_TYPES,
   type CommandPolicy,
   type DefaultChat,
   type ModelEntry,
-  normalizeClientType,
   type ProjectConfig,
 } from "./project_config_types.ts";
 import { NAME_ID_PATTERN } from "./ids.ts";
@@ -39,14 +37,8 @@ const pricing = z.looseObject({
   output: price,
 }, { error: "expected a table with cache_read, cache_write and output" });
 
-const clientType = z.string({ error: "expected a string" }).refine(
-  (s) => normalizeClientType(s) !== undefined,
-  {
-    error: `expected one of ${
-      [...CLIENT_TYPES, "openai", "ant-messages"].map((s) => `"${s}"`).join(", ")
-    }`,
-  },
-);
+/** Any string: routing is decided per model when it is used, so one unknown value breaks nothing else. */
+const clientType = z.string({ error: "expected a string" });
 
 const dateOrString = z.preprocess(
   (v) => (v instanceof Date ? v.toISOString() : v),
@@ -190,10 +182,7 @@ function toEntry(raw: Record<string, unknown>): ModelEntry {
   if (cw !== undefined) e.context_window = cw;
   const mt = num("max_tokens");
   if (mt !== undefined) e.max_tokens = mt;
-  const ct = s("client_type");
-  const type = ct === undefined ? undefined : normalizeClientType(ct);
-  if (type !== undefined) e.client_type = type;
-  for (const k of ["display_name", "api_key", "base_url", "created_at"] as const) {
+  for (const k of ["client_type", "display_name", "api_key", "base_url", "created_at"] as const) {
     const v = s(k);
     if (v !== undefined) e[k] = v;
   }

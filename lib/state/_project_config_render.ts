@@ -53,6 +53,11 @@ function entryObject(m: ModelEntry): Record<string, unknown> {
   return o;
 }
 
+/** One `[[models]]` block (with its `[models.pricing]`), ending in a newline. */
+export function renderModelEntry(m: ModelEntry): string {
+  return block({ models: [entryObject(m)] }) + "\n";
+}
+
 /** Render `cfg` as TOML text in the fixed section order. */
 export function renderProjectConfig(cfg: ProjectConfig): string {
   const head: string[] = [];

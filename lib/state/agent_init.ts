@@ -22,6 +22,7 @@ import {
   saveSystemConfig,
   type SystemConfig,
 } from "./system_config.ts";
+import type { BuiltinToolConfig } from "./system_config.ts";
 
 /** Built-in identity of `default_agent`. */
 export const DEFAULT_AGENT_PRESET: { name: string; description: string } = {
@@ -47,6 +48,8 @@ export interface LoadedAgent {
 
 /** Options for {@linkcode loadOrInitAgent}. */
 export interface InitOptions {
+  /** The full default `tools.builtin` list written into a new agent's config (the agent layer's). */
+  builtinTools?: readonly BuiltinToolConfig[];
   /** Called after initialization creates each directory or file, in order. */
   onCreate?: (path: string) => void;
 }
@@ -69,7 +72,7 @@ async function initAgent(
     created(file);
   }
   const identity = ref.agentId === DEFAULT_AGENT_ID ? DEFAULT_AGENT_PRESET : { name: ref.agentId };
-  const cfg = defaultSystemConfig(identity);
+  const cfg = defaultSystemConfig(identity, opts.builtinTools);
   await saveSystemConfig(paths.systemConfig, cfg);
   created(paths.systemConfig);
   return cfg;

@@ -11,14 +11,9 @@ import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 import { parseProjectConfig } from "./_project_config_parse.ts";
 import { renderProjectConfig } from "./_project_config_render.ts";
+import { spliceProjectConfig } from "./_project_config_splice.ts";
 import { factoryCommandPolicyRules } from "./command_policy_defaults.ts";
-import type {
-  ClientType,
-  ModelEntry,
-  ModelPricing,
-  ModelRef,
-  ProjectConfig,
-} from "./project_config_types.ts";
+import type { ModelEntry, ModelPricing, ModelRef, ProjectConfig } from "./project_config_types.ts";
 
 export * from "./project_config_types.ts";
 export { parseProjectConfig, renderProjectConfig };
@@ -43,10 +38,30 @@ export async function loadProjectConfig(path: string): Promise<ProjectConfig> {
   return parseProjectConfig(text, path);
 }
 
-/** Write `cfg` to `path` atomically with mode 0600, creating parent dirs (0700). */
+/**
+ * Write `cfg` to `path` atomically with mode 0600, creating parent dirs
+ * (0700). An existing file is edited in place where it differs (see
+ * `_project_config_splice.ts`): what penguin did not change stays as read.
+ */
 export async function saveProjectConfig(path: string, cfg: ProjectConfig): Promise<void> {
   await mkdirPrivate(dirname(path));
-  await writeFileAtomic(path, renderProjectConfig(cfg), 0o600);
+  await writeFileAtomic(path, await nextText(path, cfg), 0o600);
+}
+
+/** The new file text: the current text spliced, or a full render when that cannot be done. */
+async function nextText(path: string, cfg: ProjectConfig): Promise<string> {
+  const text = await readTextIfExists(path);
+  if (text !== undefined) {
+    let before: ProjectConfig | undefined;
+    try {
+      before = parseProjectConfig(text, path);
+    } catch {
+      before = undefined;
+    }
+    const spliced = before ? spliceProjectConfig(text, before, cfg, path) : undefined;
+    if (spliced !== undefined) return spliced;
+  }
+  return renderProjectConfig(cfg);
 }
 
 /**
@@ -104,8 +119,8 @@ export interface ModelInput extends ModelRef {
   context_window?: number;
   /** Output ceiling (tokens). */
   max_tokens?: number;
-  /** Wire protocol. */
-  client_type?: ClientType;
+  /** Client type, stored verbatim (callers pass PenguinHarness's spelling). */
+  client_type?: string;
   /** Display name; `""` removes it. */
   display_name?: string;
   /** Vision flag. */

@@ -16,20 +16,6 @@ export const CLIENT_TYPES: readonly ClientType[] = [
   "gemini",
 ];
 
-/** Legacy or vendor client names accepted on read and mapped to a {@linkcode ClientType}. */
-export const CLIENT_TYPE_ALIASES: Readonly<Record<string, ClientType>> = {
-  "openai": "openai-chat",
-  "ant-messages": "anthropic-messages",
-  "minimax-m3": "openai-chat",
-};
-
-/** Map a `client_type` value to a {@linkcode ClientType}, or undefined when unknown. */
-export function normalizeClientType(value: string): ClientType | undefined {
-  const v = value.trim();
-  if ((CLIENT_TYPES as readonly string[]).includes(v)) return v as ClientType;
-  return CLIENT_TYPE_ALIASES[v];
-}
-
 /** A model reference: always the complete pair. */
 export interface ModelRef {
   /** Provider group id, e.g. `deepseek`. */
@@ -56,8 +42,12 @@ export interface ModelEntry extends ModelRef {
   context_window?: number;
   /** Per-model output ceiling; overrides the agent's `model.max_tokens`. */
   max_tokens?: number;
-  /** Wire protocol; absent = the provider group's protocol. */
-  client_type?: ClientType;
+  /**
+   * PenguinHarness's gateway client type or routing key, verbatim as on disk
+   * (`ant-messages`, `minimax-m3`, `kimi-k2.5`, …); absent = the provider
+   * group's protocol. Routed to a wire protocol only when the model is used.
+   */
+  client_type?: string;
   /** Display name. */
   display_name?: string;
   /** Accepts images; absent means true. */

@@ -268,9 +268,16 @@ export function resolveSystemConfig(cfg: SystemConfig): ResolvedSystemConfig {
   };
 }
 
-/** The config a new agent is written with. Section prompts and `tools.builtin` stay implicit. */
+/**
+ * The config a new agent is written with: every key PenguinHarness keeps in
+ * the file, section prompts included, so it runs the agent on penguin's
+ * values rather than mixing in its own defaults. `builtin` is the full
+ * default `tools.builtin` list (the tools layer supplies it; without it the
+ * key stays implicit and the default list applies at use).
+ */
 export function defaultSystemConfig(
   identity: { name?: string; description?: string } = {},
+  builtin?: readonly BuiltinToolConfig[],
 ): SystemConfig {
   const cfg: SystemConfig = {
     version: 1,
@@ -278,12 +285,24 @@ export function defaultSystemConfig(
     system_prompt: DEFAULT_SYSTEM_PROMPT,
     max_turns: -1,
     model: { max_tokens: 32000, thinking_level: "medium", timeoutMs: 120000 },
-    compaction: { max_context_length: 256000, max_session_turns: -1, mode: "summarize" },
-    memory: { enabled: true },
-    vault: { enabled: true },
-    skills: { enabled: true },
-    schedules: { enabled: true },
-    tools: { mcpServers: [] },
+    compaction: {
+      max_context_length: 256000,
+      max_session_turns: -1,
+      mode: "summarize",
+      prompt: DEFAULT_COMPACTION_PROMPT,
+    },
+    memory: {
+      enabled: true,
+      prompt: DEFAULT_MEMORY_PROMPT,
+      workspace_prompt: DEFAULT_MEMORY_WORKSPACE_PROMPT,
+    },
+    vault: { enabled: true, prompt: DEFAULT_VAULT_PROMPT },
+    skills: { enabled: true, prompt: DEFAULT_SKILLS_PROMPT },
+    schedules: { enabled: true, prompt: DEFAULT_SCHEDULES_PROMPT },
+    tools: {
+      ...(builtin ? { builtin: builtin.map((t) => structuredClone(t)) } : {}),
+      mcpServers: [],
+    },
   };
   return identity.name !== undefined || identity.description !== undefined
     ? {

@@ -70,9 +70,10 @@ async function doctoredSnapshot(
 /** A new agent's config with its `tools:` section (the last key) replaced by `tools`. */
 function withTools(config: string, tools: string | undefined): string {
   if (tools === undefined) return config;
-  const section = "\ntools:\n  mcpServers: []\n";
-  assert.ok(config.endsWith(section), config);
-  return config.slice(0, -section.length + 1) + tools;
+  // The tools section is last (a new agent's holds the full default tools.builtin list).
+  const at = config.lastIndexOf("\ntools:\n");
+  assert.ok(at >= 0 && config.endsWith("  mcpServers: []\n"), config);
+  return config.slice(0, at + 1) + tools;
 }
 
 const imported = (root: string) =>

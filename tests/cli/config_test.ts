@@ -175,7 +175,7 @@ Deno.test("config model commands refuse half pairs and bad flag values with exit
       ],
       [
         ["config", "model", "add", "--provider", "p", "--model-id", "m", "--client-type", "grpc"],
-        /--client-type must be one of/,
+        /--client-type must be one of openai-chat, .* or a PenguinHarness routing key/,
       ],
       [
         ["config", "model", "add", "--provider", "p", "--model-id", "m", "--vision", "--no-vision"],

@@ -101,28 +101,27 @@ Deno.test("renderer writes top-level keys, then tables, then [[models]] last", (
 Deno.test("unknown top-level keys and tables and unknown entry keys survive a load/save", async () => {
   await withTemp(async (dir) => {
     const path = join(dir, ".project_config.toml");
-    await Deno.writeTextFile(
-      path,
-      [
-        'theme = "dark"',
-        "",
-        "[[models]]",
-        'provider = "ollama"',
-        'model_id = "qwen3"',
-        'note = "kept"',
-        "",
-        "[plugins]",
-        "enabled = true",
-        "",
-      ].join("\n"),
-    );
+    const original = [
+      'theme = "dark"',
+      "",
+      "[[models]]",
+      'provider = "ollama"',
+      'model_id = "qwen3"',
+      'note = "kept"',
+      "",
+      "[plugins]",
+      "enabled = true",
+      "",
+    ].join("\n");
+    await Deno.writeTextFile(path, original);
     const cfg = await loadProjectConfig(path);
     assert.deepEqual(cfg.extra, { theme: "dark", plugins: { enabled: true } });
     assert.deepEqual(cfg.models[0]!.extra, { note: "kept" });
     await saveProjectConfig(path, cfg);
     const again = await loadProjectConfig(path);
     assert.deepEqual(again, cfg);
-    const text = await Deno.readTextFile(path);
+    assert.equal(await Deno.readTextFile(path), original, "an unchanged config is written as read");
+    const text = renderProjectConfig(cfg);
     assert.ok(text.indexOf('theme = "dark"') < text.indexOf("[plugins]"));
     assert.ok(text.indexOf("[plugins]") < text.indexOf("[[models]]"));
   });
@@ -185,14 +184,14 @@ Deno.test("[default_chat] is parsed key by key: a bad value drops only that key"
   assert.deepEqual(cfg.default_chat, { workspace: "/w", approval_mode: "allow-all" });
 });
 
-Deno.test("legacy client_type names are normalized on read", () => {
+Deno.test("client_type values are kept verbatim on read, known or not", () => {
   const cfg = parseProjectConfig(
     '[[models]]\nprovider = "a"\nmodel_id = "x"\nclient_type = "openai"\n\n' +
-      '[[models]]\nprovider = "b"\nmodel_id = "y"\nclient_type = "ant-messages"\n',
+      '[[models]]\nprovider = "b"\nmodel_id = "y"\nclient_type = "ant-messages"\n\n' +
+      '[[models]]\nprovider = "c"\nmodel_id = "z"\nclient_type = "kimi-k2.5"\n',
     "f",
   );
-  assert.equal(cfg.models[0]!.client_type, "openai-chat");
-  assert.equal(cfg.models[1]!.client_type, "anthropic-messages");
+  assert.deepEqual(cfg.models.map((m) => m.client_type), ["openai", "ant-messages", "kimi-k2.5"]);
 });
 
 Deno.test("save re-applies mode 0600 after someone chmod-ed the file 0644", {
@@ -266,8 +265,8 @@ Deno.test("schema errors cover pair references, client types and duplicate pairs
       /default_model\.model_id: expected a non-empty string, found nothing/,
     ],
     [
-      '[[models]]\nprovider = "p"\nmodel_id = "m"\nclient_type = "grpc"\n',
-      /line 4.*models\[0\]\.client_type: expected one of/,
+      '[[models]]\nprovider = "p"\nmodel_id = "m"\nclient_type = 5\n',
+      /line 4.*models\[0\]\.client_type: expected a string/,
     ],
     [
       '[[models]]\nprovider = "p"\nmodel_id = "m"\n[models.pricing]\noutput = -1\n',
@@ -383,5 +382,37 @@ Deno.test("default and vision pointers must name configured pairs; vision refuse
       provider: "p",
       model_id: "text",
     });
+  });
+});
+
+Deno.test("an edit the text splice cannot make (inline models array) falls back to a full render, values intact", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    await Deno.writeTextFile(
+      path,
+      'models = [{ provider = "a", model_id = "b", client_type = "glm-5", odd = 1 }]\n',
+    );
+    await addModel(path, { provider: "c", model_id: "d", client_type: "ant-messages" });
+    const cfg = await loadProjectConfig(path);
+    assert.deepEqual(cfg.models, [
+      { provider: "a", model_id: "b", client_type: "glm-5", extra: { odd: 1 } },
+      { provider: "c", model_id: "d", client_type: "ant-messages" },
+    ]);
+    assert.match(await Deno.readTextFile(path), /^\[\[models\]\]$/m);
+  });
+});
+
+Deno.test("a new model in a file without models goes after its tables; a line-only edit keeps comments", async () => {
+  await withTemp(async (dir) => {
+    const path = join(dir, ".project_config.toml");
+    const original = '# mine\nname = "x" # keep\n\n[default_chat]\nagent_id = "a"\n';
+    await Deno.writeTextFile(path, original);
+    await addModel(path, { provider: "c", model_id: "d" }, { setDefault: true });
+    const text = await Deno.readTextFile(path);
+    assert.equal(
+      text,
+      '# mine\nname = "x" # keep\ndefault_model = { provider = "c", model_id = "d" }\n\n' +
+        '[default_chat]\nagent_id = "a"\n\n[[models]]\nprovider = "c"\nmodel_id = "d"\n',
+    );
   });
 });

@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { userText } from "../../protocol/builders.ts";
 import type { Session } from "../../agent/session.ts";
@@ -92,7 +93,7 @@ export async function agentDirs(
   const root = resolveDataRoot({ root: ctx.root });
   const projectId = validateProjectId(target.projectId ?? DEFAULT_PROJECT_ID);
   const agentId = validateAgentId(target.agentId ?? DEFAULT_AGENT_ID);
-  const agent = await loadOrInitAgent({ root, projectId, agentId });
+  const agent = await loadOrInitAgent({ root, projectId, agentId }, agentInitOptions());
   return { scheduleDir: agent.paths.schedule, tracesDir: agent.paths.traces, agentId };
 }
 

@@ -6,18 +6,16 @@
  * @module
  */
 import { findPreset, findProviderGroup, presetsOf } from "../../models/catalog.ts";
+import { diskClientType, groupClientType, routeClientType } from "../../models/client_type.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { nearest } from "../suggest.ts";
 import {
-  CLIENT_TYPES,
-  type ClientType,
   describeConfiguredPairs,
   findModel,
   loadProjectConfig,
   type ModelEntry,
   type ModelInput,
   type ModelRef,
-  normalizeClientType,
   type ProjectConfig,
   removeModel,
   samePair,
@@ -54,12 +52,14 @@ import { vaultCommands } from "./config_vault.ts";
 // ---------------------------------------------------------------------------
 // config model add
 
-function parseClientType(raw: string, label: string): ClientType {
-  const norm = normalizeClientType(raw);
-  if (norm) return norm;
+/** A client type penguin can route, in the spelling PenguinHarness reads (`ant-messages`, …). */
+function parseClientType(raw: string, label: string): string {
+  if (routeClientType(raw)) return diskClientType(raw);
   throw new PenguinError(
     "usage",
-    `${label} must be one of ${CLIENT_TYPES.join(", ")}, got ${JSON.stringify(raw)}`,
+    `${label} must be one of ${
+      CLIENT_TYPE_NAMES.join(", ")
+    } or a PenguinHarness routing key (e.g. kimi-k2.5, glm-5), got ${JSON.stringify(raw)}`,
   );
 }
 
@@ -110,13 +110,22 @@ const MAX_TOKENS: Flag<number> = {
   help: "output ceiling per request (> 0)",
   parse: positiveInteger,
 };
-const CLIENT_TYPE: Flag<ClientType> = {
+/** Client types offered in help, in PenguinHarness's spelling. */
+const CLIENT_TYPE_NAMES = [
+  "openai-chat",
+  "openai-responses",
+  "ant-messages",
+  "minimax-m3",
+  "gemini",
+];
+
+const CLIENT_TYPE: Flag<string> = {
   name: "client-type",
   type: "string",
   value: "<t>",
-  help: `wire protocol: ${CLIENT_TYPES.slice(0, 2).join(", ")},\n${
-    CLIENT_TYPES.slice(2).join(", ")
-  }`,
+  help: `wire protocol: ${CLIENT_TYPE_NAMES.slice(0, 2).join(", ")},\n${
+    CLIENT_TYPE_NAMES.slice(2).join(", ")
+  }, or a\nPenguinHarness routing key (kimi-k2.5, glm-5, …)`,
   parse: parseClientType,
 };
 const price = (name: string, what: string): Flag<number> => ({
@@ -214,6 +223,8 @@ export function seedNewEntry(input: ModelInput, ctx: CommandContext): void {
     input.pricing = { ...preset.pricing, ...input.pricing };
     if (preset.client_type) input.client_type ??= preset.client_type;
   }
+  const pinned = groupClientType(input.provider);
+  if (pinned) input.client_type ??= pinned;
   if (!preset && group) warnNotInCatalog(input.model_id, group.id, ctx);
   if (!group || group.kind === "custom") {
     input.client_type ??= "openai-chat";
@@ -331,11 +342,23 @@ function listJson(path: string, cfg: ProjectConfig): string {
   return JSON.stringify(out, null, 2) + "\n";
 }
 
+/** A stderr note per entry whose client_type penguin cannot route: listed, usable only after a change. */
+function noteUnroutable(cfg: ProjectConfig, ctx: CommandContext): void {
+  for (const m of cfg.models) {
+    if (m.client_type === undefined || routeClientType(m.client_type)) continue;
+    ctx.io.err(
+      `note: model (${pairText(m)}) has client_type ${JSON.stringify(m.client_type)}, ` +
+        `which penguin cannot route; it stays in the file but cannot be used by penguin\n`,
+    );
+  }
+}
+
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
   const p = parseDeclared("config model list", args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
   const { path } = projectTarget(ctx, p);
   const cfg = await loadProjectConfig(path);
+  noteUnroutable(cfg, ctx);
   if (bool(p, "json")) {
     ctx.io.out(listJson(path, cfg));
     return 0;

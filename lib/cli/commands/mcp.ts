@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { resolve } from "node:path";
 import { closeAll, connectAll, mcpSecrets, mcpTools, stderrLogPath } from "../../mcp/mod.ts";
 import { maskSecrets } from "../../tools/secret_mask.ts";
@@ -160,7 +161,7 @@ async function target(ctx: CommandContext, p: Parsed): Promise<Target> {
   const root = resolveDataRoot({ root: ctx.root });
   const projectId = validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID);
   const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
-  const agent = await loadOrInitAgent({ root, projectId, agentId });
+  const agent = await loadOrInitAgent({ root, projectId, agentId }, agentInitOptions());
   return { root, projectId, agentId, configPath: agent.paths.systemConfig };
 }
 
@@ -275,7 +276,10 @@ async function removeCommand(args: string[], ctx: CommandContext): Promise<numbe
 
 /** The agent's servers, with the configuration warnings printed. */
 async function configured(ctx: CommandContext, t: Target): Promise<McpServerConfig[]> {
-  const agent = await loadOrInitAgent({ root: t.root, projectId: t.projectId, agentId: t.agentId });
+  const agent = await loadOrInitAgent(
+    { root: t.root, projectId: t.projectId, agentId: t.agentId },
+    agentInitOptions(),
+  );
   const entries = agent.systemConfig.tools?.mcpServers ?? [];
   const { servers, warnings } = parseMcpServers(entries, t.configPath);
   for (const w of warnings) ctx.io.err(`penguin: warning: ${w}\n`);

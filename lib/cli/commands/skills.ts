@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
 import {
@@ -77,7 +78,7 @@ async function skillsDir(
   const root = resolveDataRoot({ root: ctx.root });
   const projectId = validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID);
   const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
-  const agent = await loadOrInitAgent({ root, projectId, agentId });
+  const agent = await loadOrInitAgent({ root, projectId, agentId }, agentInitOptions());
   return { dir: agent.paths.skills, agentId };
 }
 
