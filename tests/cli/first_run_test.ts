@@ -134,6 +134,10 @@ Deno.test({
         await pane.type("y");
         await pane.keys("Enter");
         await pane.waitFor(/Added model \(provider=anthropic, model_id=claude-sonnet-5\)/, "added");
+        // The run goes on to the real endpoint with the fake key: stop it, and wait until penguin
+        // has exited (closed its trace), or the root's removal races its last writes.
+        await pane.keys("C-c");
+        await pane.waitFor(/\[exited \d+\]/, "penguin exited");
       } finally {
         await pane.close();
       }
