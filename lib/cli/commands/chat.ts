@@ -72,6 +72,8 @@ import { findModel, loadProjectConfig, unknownPairError } from "../../state/proj
 import { formatTokens } from "../../display/numbers.ts";
 import { startTelemetry } from "./_telemetry.ts";
 import { resumeTarget } from "./_resume_latest.ts";
+import { NO_PICKER_TERMINAL, pickResume } from "./_resume_pick.ts";
+import { stdinKeys } from "../_session_picker.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -676,10 +678,41 @@ async function converse(chat: Chat): Promise<void> {
   }
 }
 
+/** The terminal's width (80 when it has none). */
+function terminalColumns(): number {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return 80;
+  }
+}
+
+/**
+ * `--resume` without an id: the person picks the session on the terminal
+ * (null: they cancelled). Called before the chat's own input takes stdin.
+ */
+async function pickAtStart(agent: Agent, opts: ChatOptions, io: CommandContext["io"]) {
+  const keys = stdinKeys();
+  try {
+    return await pickResume(
+      agent,
+      { all: opts.all, columns: terminalColumns(), color: io.color },
+      { write: io.out, read: keys },
+    );
+  } finally {
+    keys.close();
+  }
+}
+
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const opts = parseChatFlags(args);
   await checkWorkspace("chat", opts.flags);
   const io = ctx.io;
+  if (opts.resume === "" && !(io.isTty && Deno.stdin.isTerminal())) {
+    // Nothing to pick with: one line, nothing written.
+    io.err(`penguin: ${NO_PICKER_TERMINAL}\n`);
+    return 2;
+  }
   // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
   opts.session.warn = (line) => io.err(`${safeText(line)}\n`);
   // A first chat on a terminal is offered the recommended model of the provider whose key is set.
@@ -692,6 +725,14 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   });
   // Spans of every session this chat opens (after /clear and /model too) go to a collector when one is configured.
+  if (opts.resume === "") {
+    const picked = await pickAtStart(agent, opts, io);
+    if (picked === null) {
+      io.err("penguin: chat: no session picked; nothing resumed\n");
+      return 1;
+    }
+    opts.resume = picked;
+  }
   const telemetry = startTelemetry(ctx, agent);
   if (telemetry) opts.session.observeTrace = telemetry.observeTrace;
   try {
