@@ -169,3 +169,64 @@ Deno.test("chat --resume without an id and without a terminal: one line naming a
     assert.match(all.stderr, /^penguin: chat: --all goes with --resume and no id/);
   }, { visible: true });
 });
+
+Deno.test({
+  name: "/resume in a chat picks another session of the workspace and goes on in it",
+  ignore: !hasTmux,
+  async fn() {
+    await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb) => {
+      const s = await sessions(sb);
+      const env = { HOME: testHome(), DENO_DIR: denoDir(), NO_COLOR: "1" };
+      const script = await penguinScript(sb.workspace, ["--root", sb.root, "chat"], env, {
+        cwd: sb.workspace,
+      });
+      const pane = await startPane(script.command);
+      try {
+        await pane.waitFor(/^>\s*$/m, "the chat prompt");
+        await pane.type("/resume");
+        await pane.keys("Enter");
+        let screen = await pane.waitFor(/3 of 3 session\(s\) *$/m, "the picker");
+        assert.match(screen, /^> +\S+ +1 turn\(s\) +m +gamma: fix the build *$/m);
+        await pane.type("beta");
+        await pane.waitFor(/^> .*beta: read the readme *\n +1 of 3 session\(s\) *$/m, "the filter");
+        await pane.keys("Enter");
+        screen = await pane.waitFor(/^\[resumed\] .*is kept\)$/m, "the resumed session");
+        assert.match(
+          screen,
+          new RegExp(`^\\[resumed\\] ${s.beta} · 2 message\\(s\\) in the current context`, "m"),
+        );
+        await pane.waitFor(/^>\s*$/m, "the prompt again");
+        await pane.type("/exit");
+        await pane.keys("Enter");
+        screen = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
+        assert.match(
+          screen,
+          new RegExp(`^To continue this conversation: penguin chat --resume ${s.beta} `, "m"),
+        );
+      } finally {
+        await pane.close();
+        await Deno.remove(script.path);
+      }
+    }, { visible: true });
+  },
+});
+
+Deno.test("/resume <id> in a piped chat continues that session; /resume alone says to give an id", async () => {
+  await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb, server) => {
+    const s = await sessions(sb);
+    const r = await runCli(["--root", sb.root, "chat"], {
+      cwd: sb.workspace,
+      stdin: `/resume\n/resume ${s.alpha}\nand then?\n`,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^\[error\] \/resume without an id needs a terminal to pick on: \/resume <session>$/m,
+    );
+    assert.match(r.stdout, new RegExp(`^\\[resumed\\] ${s.alpha} · 2 message\\(s\\)`, "m"));
+    // The task went to alpha's conversation.
+    const last = JSON.stringify(server.requests.at(-1)!.body);
+    assert.ok(last.includes("alpha: count the files") && last.includes("and then?"), last);
+    assert.match(r.stdout, new RegExp(`penguin chat --resume ${s.alpha} `));
+  }, { visible: true });
+});

@@ -51,7 +51,9 @@ Commands (/help lists them; Tab completes them): /help, /status (model,
 workspace, session, tokens, cost, context use), /cost (the session's cost so
 far), /expand [id] (show a collapsed tool output whole: the latest, or
 [tool-<id>]'s), /compact, /clear (fresh session, same workspace and model; prints the
-old and the new session id), /model <provider> <model-id> (the session goes
+old and the new session id), /resume [<session>|--all] (continue another
+session: by id, or picked from this workspace's sessions as with --resume),
+/model <provider> <model-id> (the session goes
 on with another configured model, keeping the conversation; recorded as a
 model_switched event; /model alone lists the configured models),
 /goal[:<budget>] <objective> (goal mode in this session, as

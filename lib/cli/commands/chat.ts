@@ -72,8 +72,8 @@ import { findModel, loadProjectConfig, unknownPairError } from "../../state/proj
 import { formatTokens } from "../../display/numbers.ts";
 import { startTelemetry } from "./_telemetry.ts";
 import { resumeTarget } from "./_resume_latest.ts";
-import { NO_PICKER_TERMINAL, pickResume } from "./_resume_pick.ts";
-import { stdinKeys } from "../_session_picker.ts";
+import { NO_PICKER_TERMINAL, pickResume, resumeCandidates } from "./_resume_pick.ts";
+import { runPicker, stdinKeys } from "../_session_picker.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -158,6 +158,10 @@ interface Chat {
   color: boolean;
   /** Whether approval prompts can be answered (a terminal is there). */
   canAsk: boolean;
+  /** How a resumed session's penguin.jsonc is applied (`/resume`). */
+  policy: PolicyContext;
+  /** Write to stdout (the `/resume` picker). */
+  write: (text: string) => void;
   /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
   switchedFrom?: string | undefined;
   /** After `/skill <name>`: the skills the next task's `[use_skills]` block names. */
@@ -499,6 +503,60 @@ async function reopen(
   });
 }
 
+/**
+ * `/resume [<session>|--all]`: the chat goes on in another session (its
+ * history re-rendered): the one named, or one picked from the sessions of
+ * the current session's workspace (`--all`: every workspace's).
+ */
+async function resumeCommand(chat: Chat, rest: string[]): Promise<void> {
+  const r = chat.renderer;
+  const all = rest.length === 1 && rest[0] === "--all";
+  if (rest.length > 1 || (rest.length === 1 && rest[0]!.startsWith("-") && !all)) {
+    r.line("[error] Usage: /resume [<session>|--all]", "plain");
+    return;
+  }
+  let target: string | null = !all && rest.length === 1 ? rest[0]! : null;
+  if (target === null) {
+    const rows = await resumeCandidates(chat.agent, all, chat.session.workspaceDir);
+    const title = all
+      ? "Resume a session (every workspace):"
+      : `Resume a session of ${chat.session.workspaceDir}:`;
+    const look = { title, columns: terminalColumns(), color: chat.color, workspaces: all };
+    r.flush();
+    const picking = chat.input.pick((read) => runPicker(rows, look, { write: chat.write, read }));
+    if (picking === null) {
+      r.line(
+        "[error] /resume without an id needs a terminal to pick on: /resume <session>",
+        "plain",
+      );
+      return;
+    }
+    target = await picking;
+    if (target === null) {
+      r.line("[resume] nothing picked; the chat goes on in this session");
+      return;
+    }
+  }
+  const old = chat.session;
+  const id = await resumeTarget("chat", chat.agent, target, old.workspaceDir);
+  if (id === old.sessionId) {
+    r.line(`[resume] already in session ${old.sessionId}`);
+    return;
+  }
+  const { session, history } = await resumeSession(chat.agent, id, chat.opts, chat.policy);
+  await old.dispose();
+  chat.session = session;
+  chat.switchedFrom = undefined;
+  chat.skills = undefined;
+  chat.ran = history.length > 0;
+  if (chat.ran) chat.lastActive = session.sessionId;
+  r.line(
+    `[resumed] ${session.sessionId} · ${history.length} message(s) in the current context ` +
+      `(the previous session, ${old.sessionId}, is kept)`,
+  );
+  r.history(history);
+}
+
 /** `/status`: model, workspace, session, tokens, cost and context use. */
 async function statusCommand(chat: Chat): Promise<void> {
   const { session, renderer: r } = chat;
@@ -554,6 +612,9 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       return false;
     case "/clear":
       await clearCommand(chat);
+      return false;
+    case "/resume":
+      await resumeCommand(chat, rest);
       return false;
     case "/model":
       await modelCommand(chat, rest);
@@ -781,6 +842,8 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     collapse: !opts.verbose,
     ran: history !== undefined && history.length > 0,
     canAsk: policyContext.canAsk,
+    policy: policyContext,
+    write: io.out,
     color: io.color,
   };
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;
