@@ -67,6 +67,13 @@ const ADD_FLAGS: readonly Flag<unknown>[] = [
     help: "network for a stdio server (default: off)",
   },
   {
+    name: "cwd",
+    type: "string",
+    value: "workspace|<dir>",
+    help:
+      "where a stdio server starts: workspace (the session's\nworkspace, written as sandbox: cwd: workspace) or a\ndirectory (default: the read-only root, /)",
+  },
+  {
     name: "writable",
     type: "string",
     value: "<dir>",
@@ -193,6 +200,9 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
     if (command.length > 0) {
       throw new PenguinError("usage", `${cmd}: give either --url or a command after --, not both`);
     }
+    if (str(p, "cwd") !== undefined) {
+      throw new PenguinError("usage", `${cmd}: --cwd applies to stdio servers only`);
+    }
     for (const flag of ["env", "writable"]) {
       if (list(p, flag).length > 0) {
         throw new PenguinError("usage", `${cmd}: --${flag} applies to stdio servers only`);
@@ -227,10 +237,14 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
         `${cmd}: --network ${JSON.stringify(network)}: expected on or off`,
       );
     }
-    if (network !== undefined || writable.length > 0) {
+    const cwd = str(p, "cwd");
+    const inWorkspace = cwd === "workspace";
+    if (cwd !== undefined && !inWorkspace) config.cwd = resolve(cwd);
+    if (network !== undefined || writable.length > 0 || inWorkspace) {
       config.sandbox = {
         ...(network !== undefined ? { network } : {}),
         ...(writable.length > 0 ? { writable } : {}),
+        ...(inWorkspace ? { cwd: "workspace" } : {}),
       };
     }
   }
