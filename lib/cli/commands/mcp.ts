@@ -188,6 +188,37 @@ function list(p: Parsed, name: string): string[] {
   return Array.isArray(v) ? v : [];
 }
 
+/** The config of a stdio server: its command, env, network, writable directories and cwd. */
+function stdioConfig(
+  cmd: string,
+  p: Parsed,
+  command: string[],
+  config: Record<string, unknown>,
+): void {
+  config.command = command[0];
+  if (command.length > 1) config.args = command.slice(1);
+  const env = pairs(cmd, "env", list(p, "env"), "=");
+  if (Object.keys(env).length > 0) config.env = env;
+  const network = str(p, "network");
+  const writable = list(p, "writable").map((d) => resolve(d));
+  if (network !== undefined && network !== "on" && network !== "off") {
+    throw new PenguinError(
+      "usage",
+      `${cmd}: --network ${JSON.stringify(network)}: expected on or off`,
+    );
+  }
+  const cwd = str(p, "cwd");
+  const inWorkspace = cwd === "workspace";
+  if (cwd !== undefined && !inWorkspace) config.cwd = resolve(cwd);
+  if (network !== undefined || writable.length > 0 || inWorkspace) {
+    config.sandbox = {
+      ...(network !== undefined ? { network } : {}),
+      ...(writable.length > 0 ? { writable } : {}),
+      ...(inWorkspace ? { cwd: "workspace" } : {}),
+    };
+  }
+}
+
 async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp add";
   const p = parseDeclared(cmd, args, ADD_FLAGS);
@@ -225,28 +256,7 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
     if (list(p, "header").length > 0 || bool(p, "sse")) {
       throw new PenguinError("usage", `${cmd}: --header and --sse apply to --url servers only`);
     }
-    config.command = command[0];
-    if (command.length > 1) config.args = command.slice(1);
-    const env = pairs(cmd, "env", list(p, "env"), "=");
-    if (Object.keys(env).length > 0) config.env = env;
-    const network = str(p, "network");
-    const writable = list(p, "writable").map((d) => resolve(d));
-    if (network !== undefined && network !== "on" && network !== "off") {
-      throw new PenguinError(
-        "usage",
-        `${cmd}: --network ${JSON.stringify(network)}: expected on or off`,
-      );
-    }
-    const cwd = str(p, "cwd");
-    const inWorkspace = cwd === "workspace";
-    if (cwd !== undefined && !inWorkspace) config.cwd = resolve(cwd);
-    if (network !== undefined || writable.length > 0 || inWorkspace) {
-      config.sandbox = {
-        ...(network !== undefined ? { network } : {}),
-        ...(writable.length > 0 ? { writable } : {}),
-        ...(inWorkspace ? { cwd: "workspace" } : {}),
-      };
-    }
+    stdioConfig(cmd, p, command, config);
   }
   const permission = str(p, "permission");
   if (permission !== undefined) config.permission = permission;
