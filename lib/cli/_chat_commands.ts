@@ -29,6 +29,10 @@ export const CHAT_COMMAND_HELP: readonly ChatCommandHelp[] = [
   { usage: "/compact", does: "summarize the context now" },
   { usage: "/clear", does: "start a new session (the old one is kept and resumable)" },
   {
+    usage: "/resume [<session>|--all]",
+    does: "continue another session: by id, or picked from this workspace's (--all: every one's)",
+  },
+  {
     usage: "/goal[:<budget>] [objective]",
     does: "work towards an objective in rounds until the model marks it complete",
   },

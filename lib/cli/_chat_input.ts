@@ -51,6 +51,12 @@ export interface ChatInput {
   taskStarted(task: TaskHandle): void;
   /** The task ended (called before its stats are printed). */
   taskEnded(): void;
+  /**
+   * Hand the raw keys to `run` (a picker) until it resolves: `read` gives
+   * the next typed chunk, or null when input ended. Null when there is no
+   * raw-mode terminal to pick on.
+   */
+  pick<T>(run: (read: () => Promise<string | null>) => Promise<T>): Promise<T> | null;
   /** Restore the terminal and stop listening. */
   close(): void;
 }
@@ -198,6 +204,8 @@ export function createLineInput(
     taskEnded() {
       task = null;
     },
+    // Lines are not keys: nothing to pick with.
+    pick: () => null,
     close() {
       for (const off of unlisten) off();
     },

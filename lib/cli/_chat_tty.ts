@@ -74,6 +74,8 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
     prev: Mode;
   } | null = null;
   let approvals: Promise<unknown> = Promise.resolve();
+  /** While a picker runs: where typed chunks go instead of the editor. */
+  let tap: ((chunk: string | null) => void) | null = null;
 
   const columns = () => {
     try {
@@ -258,6 +260,7 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   };
 
   const feed = (chunk: string) => {
+    if (tap !== null) return tap(chunk);
     for (const ev of editor.feed(chunk)) {
       if (ev.type === "submit") onSubmit(ev.text);
       else if (ev.type === "interrupt") onInterrupt();
@@ -270,6 +273,7 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
   /** SIGTERM, or stdin closed: abort, deny, and end the chat at the next prompt. */
   const terminate = () => {
     stdinEnded = true;
+    tap?.(null);
     task?.abort();
     if (mode === "approving" || mode === "noting") {
       finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
@@ -348,6 +352,25 @@ export function createTtyInput(deps: InputDeps & { history?: InputHistory }): Ch
       erase();
       setPaused(false);
       mode = "busy";
+    },
+    pick(run) {
+      if (stdinEnded || closed) return null;
+      const pending: (string | null)[] = [];
+      let wake: ((chunk: string | null) => void) | null = null;
+      tap = (chunk) => {
+        const w = wake;
+        wake = null;
+        if (w !== null) w(chunk);
+        else pending.push(chunk);
+      };
+      const read = () =>
+        pending.length > 0
+          ? Promise.resolve(pending.shift()!)
+          : stdinEnded
+          ? Promise.resolve(null)
+          : new Promise<string | null>((resolve) => (wake = resolve));
+      erase();
+      return run(read).finally(() => (tap = null));
     },
     close() {
       if (closed) return;

@@ -29,13 +29,15 @@ export function editDistance(a: string, b: string): number {
  * The candidate `word` most likely meant, or undefined when none is close:
  * the only candidate it is a prefix of, else the nearest one within an edit
  * distance of 1 (words up to 4 characters) or 2 (longer ones), and less than
- * half its length. Ties go to the first candidate.
+ * half its length — except that a word of 2 characters may still be 1 edit
+ * away (`rn` → `run`). Ties go to the first candidate.
  */
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
   if (word === "") return undefined;
   const extensions = candidates.filter((c) => c !== word && c.startsWith(word));
   if (extensions.length === 1) return extensions[0];
-  const limit = Math.min(word.length <= 4 ? 1 : 2, Math.ceil(word.length / 2) - 1);
+  const half = Math.ceil(word.length / 2) - 1;
+  const limit = Math.min(word.length <= 4 ? 1 : 2, word.length >= 2 ? Math.max(1, half) : half);
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {

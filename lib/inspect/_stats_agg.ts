@@ -119,9 +119,9 @@ export interface Agg {
   fileMark: number;
   /** The stats run's pair number when this row last saw the current session's model. */
   pairMark: number;
-  /** The current session's first and last record time within this row. */
-  sFirst: number;
-  sLast: number;
+  /** The current task's first and last working record time within this row (NaN: no task yet). */
+  tStart: number;
+  tLast: number;
 }
 
 /** A new accumulator for row `key`. */
@@ -153,8 +153,8 @@ export function newAgg(key: string): Agg {
     sessionMark: -1,
     fileMark: -1,
     pairMark: -1,
-    sFirst: Infinity,
-    sLast: -Infinity,
+    tStart: NaN,
+    tLast: NaN,
   };
 }
 
@@ -164,8 +164,28 @@ export function aggSeen(a: Agg, ts: number): void {
   if (!Number.isFinite(ts)) return;
   if (ts < a.first) a.first = ts;
   if (ts > a.last) a.last = ts;
-  if (ts < a.sFirst) a.sFirst = ts;
-  if (ts > a.sLast) a.sLast = ts;
+}
+
+/**
+ * A task starts at `ts` (a prompt): the one before it ends at its last
+ * working record, and its span counts as wall time. Wall time is active
+ * time: the gaps between tasks (a person away, a session resumed days
+ * later) are not in it.
+ */
+export function aggTaskStart(a: Agg, ts: number): void {
+  if (!Number.isFinite(ts)) return;
+  aggTaskEnd(a);
+  a.tStart = a.tLast = ts;
+}
+
+/** A record of the current task's work at `ts` (it extends the task). */
+export function aggWork(a: Agg, ts: number): void {
+  if (Number.isFinite(a.tStart) && ts > a.tLast) a.tLast = ts;
+}
+
+function aggTaskEnd(a: Agg): void {
+  if (Number.isFinite(a.tStart) && a.tLast >= a.tStart) a.wall += a.tLast - a.tStart;
+  a.tStart = a.tLast = NaN;
 }
 
 /** Add one latency sample (ms). */
@@ -236,11 +256,9 @@ export function aggUsage(
   }
 }
 
-/** Fold the current session's span into the wall time (at the end of a session). */
+/** Fold the current session's open task into the wall time (at the end of a session). */
 export function aggEndSession(a: Agg): void {
-  if (a.sLast >= a.sFirst) a.wall += a.sLast - a.sFirst;
-  a.sFirst = Infinity;
-  a.sLast = -Infinity;
+  aggTaskEnd(a);
 }
 
 /** The finished row. */

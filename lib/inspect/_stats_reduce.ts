@@ -14,8 +14,10 @@ import {
   aggFailure,
   aggLatency,
   aggSeen,
+  aggTaskStart,
   aggTool,
   aggUsage,
+  aggWork,
   newAgg,
 } from "./_stats_agg.ts";
 import type { Price } from "./pricing.ts";
@@ -245,6 +247,16 @@ function switchPair(run: StatsRun, s: SessionScan, provider: unknown, modelId: u
   run.pairNo++;
 }
 
+/** Records that set a session up (at its start, or when it is resumed) rather than do a task's work. */
+const NOT_WORK = new Set([
+  "session_meta",
+  "model_switched",
+  "workspace_moved",
+  "mcp_connect_begin",
+  "mcp_connect_end",
+  "tool_list_ready",
+]);
+
 /** Fold one record of the current session into the rows it counts in. */
 export function reduceRecord(run: StatsRun, s: SessionScan, rec: LiteRecord): void {
   if (rec.origin) return;
@@ -254,6 +266,10 @@ export function reduceRecord(run: StatsRun, s: SessionScan, rec: LiteRecord): vo
   selectRows(run, s, rec);
   const rows = s.rows;
   const p = rec.payload;
+  // Wall time is the sum of task spans: a prompt starts a task; setup records do not extend one.
+  if (rec.kind === "model_msg" && rec.role === "user" && rec.type === "text" && !s.inCompaction) {
+    for (const a of rows) aggTaskStart(a, rec.ts);
+  } else if (!NOT_WORK.has(rec.type)) { for (const a of rows) aggWork(a, rec.ts); }
   switch (rec.type) {
     case "request_begin":
       for (const a of rows) a.requests++;

@@ -14,6 +14,7 @@ import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
+import { importOrigin } from "../session/import_origin.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
@@ -122,6 +123,8 @@ export interface Conversation {
     agent_state: string | null;
     source: string | null;
     lineage: Record<string, unknown> | null;
+    /** Where an imported session came from (one line), else null. */
+    imported_from: string | null;
     system_prompt: string | null;
     started: string | null;
     ended: string | null;
@@ -351,6 +354,7 @@ export async function loadConversation(
       agent_state: m?.agent_state ?? null,
       source: m?.source ?? null,
       lineage,
+      imported_from: importOrigin(m?.imported_from),
       system_prompt: m?.system_prompt ?? null,
       started: first,
       ended: last,

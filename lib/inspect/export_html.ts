@@ -192,6 +192,7 @@ export function renderHtml(conv: Conversation): string {
     ["files", s.files.join("\n")],
   ];
   if (s.source) facts.push(["source", s.source]);
+  if (s.imported_from) facts.push(["imported from", s.imported_from]);
   const fam = conv.family;
   const famItems = [
     ...(fam.parent ? [relative({ ...fam.parent, relation: "parent" })] : []),

@@ -34,6 +34,8 @@ import { looksLikePi, parsePi } from "./import_pi.ts";
 import { formatLineProblem, type LossEntry } from "./import_report.ts";
 import type { ImportWorkspace } from "./import_workspace.ts";
 import type { SessionScope } from "./locate.ts";
+import { listSessions } from "./list.ts";
+import { lossSummary } from "./import_summary.ts";
 
 /** What a file's first line says it is: a foreign harness, a penguin trace, or unknown (null). */
 export function detectFormat(text: string): Harness | "penguin" | null {
@@ -66,6 +68,30 @@ export interface ForeignImportOptions extends SessionScope {
   lenient?: boolean;
   /** Told before each given file is read (`done` files of `total` so far). */
   onFile?: (done: number, total: number, file: string) => void;
+  /** Sessions imported before, by {@linkcode importKey}: not imported again unless `again`. */
+  already?: ReadonlyMap<string, string>;
+  /** Import a session again even when it was imported before (a new copy). */
+  again?: boolean;
+}
+
+/** The key of a foreign session among those imported before: its harness and its id there. */
+export function importKey(harness: string, id: string): string {
+  return `${harness}\0${id}`;
+}
+
+/** The foreign sessions this agent imported before, by {@linkcode importKey}, each with its penguin id. */
+export async function importedForeign(scope: SessionScope): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const row of await listSessions(scope)) {
+    // A subagent transcript imported alone is a session of its own, not its parent's child.
+    if (row.source === "subagent") continue;
+    const from = row.importedFrom as Record<string, unknown> | null;
+    if (typeof from?.harness === "string" && typeof from.id === "string") {
+      const key = importKey(from.harness, from.id);
+      if (!out.has(key)) out.set(key, row.sessionId);
+    }
+  }
+  return out;
 }
 
 /** One session written by an import. */
@@ -82,6 +108,8 @@ export interface ForeignImported {
   records: number;
   /** Tool calls imported (each paired with its output). */
   toolCalls: number;
+  /** Messages imported (prompts and answers). */
+  messages: number;
   /** What could not be mapped. */
   loss: LossEntry[];
   /** Malformed lines skipped (lenient only), `file:line: reason`. */
@@ -110,6 +138,8 @@ export interface ForeignImportReport {
   refused: Array<{ files: string[]; errors: string[] }>;
   /** Claude Code subagent transcripts given along with their parent session (imported as its children). */
   withParent: string[];
+  /** Sessions imported before (nothing written for them). */
+  already: Array<{ file: string; harness: Harness; originalId: string; sessionId: string }>;
 }
 
 /**
@@ -195,6 +225,11 @@ function claudeParentOf(file: string): string | null {
   return dirname(dir) + ".jsonl";
 }
 
+/** Read and convert one session file of `harness` (nothing written): to look at its recorded cwd, say. */
+export async function readForeignSession(file: string, harness: Harness): Promise<ForeignSession> {
+  return await parseFile(file, harness, await readText(file));
+}
+
 function allProblems(s: ForeignSession): string[] {
   return [s, ...s.children.map((c) => c.session)].flatMap((x) => x.problems.map(formatLineProblem));
 }
@@ -217,7 +252,13 @@ export async function importForeign(
   files: readonly string[],
   options: ForeignImportOptions,
 ): Promise<ForeignImportReport> {
-  const report: ForeignImportReport = { ok: true, imported: [], refused: [], withParent: [] };
+  const report: ForeignImportReport = {
+    ok: true,
+    imported: [],
+    refused: [],
+    withParent: [],
+    already: [],
+  };
   const tracesDir = agentTracesDir(options);
   const given = new Set(files.map((x) => resolve(x)));
   let done = 0;
@@ -251,6 +292,11 @@ export async function importForeign(
       }
       if (s.id === "" || (problems.length > 0 && !options.lenient)) {
         report.refused.push({ files: [f], errors: problems });
+        continue;
+      }
+      const before = options.again ? undefined : options.already?.get(importKey(harness, s.id));
+      if (before !== undefined) {
+        report.already.push({ file: f, harness, originalId: s.id, sessionId: before });
         continue;
       }
       report.imported.push(await writeFamily(tracesDir, options, s));
@@ -398,6 +444,7 @@ async function writeFamily(
     path: traceFilePath(tracesDir, p.dateDir, p.id, 1),
     records: p.records.length + 1,
     toolCalls: countCalls(p.s),
+    messages: p.records.filter((r) => r.type === "model_msg" && r.payload.type === "text").length,
     loss: p.s.loss,
     skipped: p.s.problems.map(formatLineProblem),
     workspace: ws.path,
@@ -418,7 +465,15 @@ function lossLines(loss: readonly LossEntry[], indent: string): string {
     loss.map((l) => `${indent}  ${l.kind} ×${l.count} (e.g. ${l.example}): ${l.reason}\n`).join("");
 }
 
-/** The text `penguin sessions import` prints for one imported foreign session. */
+/** The one line `penguin sessions import` prints for an imported foreign session (and its children). */
+export function foreignImportLine(s: ForeignImportedSession): string {
+  const kids = s.children.length > 0 ? ` and ${s.children.length} subagent session(s)` : "";
+  const loss = [s, ...s.children].flatMap((x) => x.loss);
+  return `Imported ${HARNESS_NAMES[s.harness]} session ${s.originalId} as ${s.sessionId}${kids}: ` +
+    `${s.messages} message(s), ${s.toolCalls} tool call(s); ${lossSummary(loss)}\n`;
+}
+
+/** The full text `penguin sessions import --verbose` prints for one imported foreign session. */
 export function formatForeignImport(s: ForeignImportedSession): string {
   const head = (x: ForeignImported, what: string, indent: string) =>
     `${indent}Imported ${what} ${x.originalId} as ${x.sessionId}: ${x.records} record(s), ${x.toolCalls} tool call(s)\n` +

@@ -66,9 +66,11 @@ export {
   detectFormat,
   type ForeignImported,
   type ForeignImportedSession,
+  foreignImportLine,
   type ForeignImportOptions,
   type ForeignImportReport,
   formatForeignImport,
+  importedForeign,
   importForeign,
 } from "./import_foreign.ts";
 export {

@@ -6,6 +6,7 @@
  */
 import { formatTokens } from "../display/numbers.ts";
 import type { SessionSummary } from "./list.ts";
+import { importOrigin } from "./import_origin.ts";
 import type { OutlineItem, SessionOutline } from "./outline.ts";
 import type { TreeNode } from "./tree.ts";
 
@@ -202,8 +203,8 @@ export function formatOutline(o: SessionOutline, width = 100): string {
       `  lineage    ${lin.kind} of ${lin.parent_session_id} (file ${lin.trace_index}, line ${lin.line})`,
     );
   }
-  const imp = m?.imported_from as { path?: string; session_id?: string } | undefined;
-  if (imp) lines.push(`  imported   from ${imp.path} (session ${imp.session_id})`);
+  const origin = importOrigin(m?.imported_from);
+  if (origin !== null) lines.push(`  imported   from ${origin}`);
   if (o.problems.length > 0) lines.push(`  skipped    ${o.problems.length} damaged line(s)`);
   lines.push("");
   let file = o.files[0]?.index ?? 1;

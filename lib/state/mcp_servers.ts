@@ -263,6 +263,9 @@ function serverList(doc: Document, path: string, create: boolean): YAMLSeq | und
   if (!isSeq(list)) {
     throw new PenguinError("config", `Cannot edit "${path}": tools.mcpServers is not a list`);
   }
+  // The default file says `mcpServers: []`: entries added to it are written in block style
+  // (one key a line), not folded into that one-line flow list.
+  if (create) list.flow = false;
   return list;
 }
 
@@ -294,7 +297,7 @@ export async function addMcpServer(
   }
   const doc = await loadDocument(path);
   const list = serverList(doc, path, true)!;
-  const node = doc.createNode({ name, config });
+  const node = doc.createNode({ name, config }, { flow: false });
   const at = list.items.findIndex((item) => entryName(item) === name);
   if (at >= 0) list.items[at] = node;
   else list.items.push(node);

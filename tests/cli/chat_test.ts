@@ -514,19 +514,15 @@ Deno.test("chat flag errors are usage errors (exit 2)", async () => {
 
 Deno.test("chat --resume fails clearly when there is nothing it can resume", async () => {
   await withChatEnv([], async ({ root, workspace, env }) => {
-    const r = await runCli(["--root", root, "chat", "--resume"], {
+    const r = await runCli(["--root", root, "chat", "--resume", "latest"], {
       stdin: "",
       env,
       cwd: workspace,
     });
-    // Until the agent layer offers resume this is a usage error; afterwards,
-    // with no session recorded, it is "No session to resume".
-    assert.ok(r.code === 2 || r.code === 1, r.stderr);
+    assert.equal(r.code, 1, r.stderr);
     assert.match(
       r.stderr,
-      r.code === 2
-        ? /--resume is not available yet/
-        : /chat: no session to resume in this workspace \(.*\): give a session id/,
+      /chat: no session to resume in this workspace \(.*\): give a session id/,
     );
     assert.equal(r.stdout, "");
   });

@@ -94,6 +94,7 @@ const COMMANDS = await allCommands();
 Deno.test("a mistyped command or flag gets a did-you-mean", async () => {
   const cases: [string[], string][] = [
     [["sesions"], `penguin: unknown command "sesions"; did you mean "sessions"?`],
+    [["rn"], `penguin: unknown command "rn"; did you mean "run"?`],
     [
       ["sessions", "shwo"],
       `penguin: unknown command "sessions shwo"; did you mean "sessions show"?`,

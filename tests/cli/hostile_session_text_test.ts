@@ -38,7 +38,16 @@ Deno.test("a hostile Codex session's text reaches no terminal raw: import report
       { timestamp: at(3), type: "response_item", payload: { type: `odd${EVIL}` } },
     ];
     await Deno.writeTextFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-    const imp = await runCli(["--root", root, "sessions", "import", "--from", "codex", file]);
+    const imp = await runCli([
+      "--root",
+      root,
+      "sessions",
+      "import",
+      "--from",
+      "codex",
+      "--verbose",
+      file,
+    ]);
     assert.equal(imp.code, 0, imp.stderr);
     assert.match(imp.stdout, /Loss report/);
     assertClean("sessions import", imp.stdout + imp.stderr);
@@ -99,7 +108,7 @@ Deno.test("a session imported from another harness works where the import chose 
       },
     ];
     await Deno.writeTextFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-    const imp = await runCli(["--root", sb.root, "sessions", "import", file], {
+    const imp = await runCli(["--root", sb.root, "sessions", "import", "--verbose", file], {
       cwd: sb.workspace,
     });
     assert.equal(imp.code, 0, imp.stderr);

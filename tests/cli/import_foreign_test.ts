@@ -100,10 +100,19 @@ Deno.test("sessions import --json: every peer fixture imports (format detected),
   });
 });
 
-Deno.test("sessions import prints the loss report; --from names the harness; a penguin trace still imports as before", async () => {
+Deno.test("sessions import --verbose prints the loss report; --from names the harness; a penguin trace still imports as before", async () => {
   await withRoot(async (root) => {
     const codex = sessionFile(MANIFEST.find((m) => m.harness === "codex")!);
-    const r = await runCli(["--root", root, "sessions", "import", "--from", "codex", codex]);
+    const r = await runCli([
+      "--root",
+      root,
+      "sessions",
+      "import",
+      "--from",
+      "codex",
+      "--verbose",
+      codex,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,

@@ -126,6 +126,14 @@ Deno.test("memory clear refuses without a terminal unless --yes, and removes lin
       "MEMORY.md",
     ]);
     assert.equal(await Deno.readTextFile(join(l.user, "MEMORY.md")), "");
+    // An empty index says so rather than printing nothing.
+    const empty = await runCli(["--root", root, "memory", "show"]);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.equal(empty.stdout, "");
+    assert.equal(
+      empty.stderr,
+      "memory show: MEMORY.md of agent default_agent's user memory is empty (nothing saved yet)\n",
+    );
     assert.match(await Deno.readTextFile(join(l.state, ".vault.toml")), new RegExp(SECRET));
     assert.equal(
       await Deno.readTextFile(join(l.wsDir, "MEMORY.md")),

@@ -268,7 +268,7 @@ Deno.test("run --resume --workspace continues a session whose workspace is gone,
   });
 });
 
-Deno.test("chat --resume without an id continues the latest session and re-renders its history", async () => {
+Deno.test("chat --resume latest continues the latest session and re-renders its history", async () => {
   const server = await compactionAwareServer([
     turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
     turn.text("Wrote it."),
@@ -276,7 +276,7 @@ Deno.test("chat --resume without an id continues the latest session and re-rende
   ]);
   await scenario(server, async (sb, cli) => {
     const sid = await firstRun(cli, "Write a.");
-    const r = await cli(["chat", "--resume"], "Is it there?\n");
+    const r = await cli(["chat", "--resume", "latest"], "Is it there?\n");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^Session: ${sid}$`, "m"));
     const n = /^\[resumed\] (\S+) · (\d+) message\(s\) in the current context$/m.exec(r.stdout);

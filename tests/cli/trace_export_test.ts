@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../support/cli.ts";
+import { REPO, runCli } from "../support/cli.ts";
 import { PLANTED } from "../inspect/_secrets.ts";
 import { decodeSpans, named } from "../telemetry/_otlp.ts";
 import {
@@ -121,6 +121,25 @@ Deno.test("penguin trace export refuses a target holding several sessions (exit 
     assert.equal(r.code, 2);
     assert.match(r.stderr, /holds 2 sessions/);
   });
+});
+
+Deno.test("penguin trace export of a directory holding a parent and its subagent child exports the parent, the child inline", async () => {
+  const dir = join(REPO, "samples", "subagents");
+  const parent = "session-2026-12-01-23-07-57-b48796fc";
+  const child = "session-2026-12-01-23-07-57-d7ffb7d4";
+  const r = await runCli(["trace", "export", dir, "--format", "json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const conv = JSON.parse(r.stdout);
+  assert.equal(conv.session.session_id, parent);
+  assert.deepEqual(
+    conv.subagents.map((c: { session: { session_id: string } }) => c.session.session_id),
+    [
+      child,
+    ],
+  );
+  const html = await runCli(["trace", "export", dir, "--format", "html"]);
+  assert.equal(html.code, 0, html.stderr);
+  assert.ok(html.stdout.includes(parent) && html.stdout.includes(child));
 });
 
 Deno.test("penguin trace export redacts tool-call headings before cutting them: no prefix of a secret survives", async () => {

@@ -103,9 +103,10 @@ Deno.test("stats counts requests, turns, tools, approvals, failures, aborts, tok
     assert.equal(t.latency_ms?.p50, nearestRank(lat, 0.5));
     assert.equal(t.latency_ms?.p95, nearestRank(lat, 0.95));
     assert.equal(t.latency_ms?.max, Math.max(...lat));
-    const first = Date.parse(b.records[0]!.timestamp);
+    // One task: from its prompt (after the meta and the tool list) to its last record.
+    const prompt = Date.parse(b.records[2]!.timestamp);
     const last = Date.parse(b.records.at(-1)!.timestamp);
-    assert.equal(t.wall_ms, last - first);
+    assert.equal(t.wall_ms, last - prompt);
     // Catalog price: (cache_read·p_cr + cache_write·p_cw + output·p_out) / 1e6.
     const p = findPreset("anthropic", "claude-sonnet-4-6")!.pricing;
     const expected = (tokens.cache_read * p.cache_read + tokens.cache_write * p.cache_write +
@@ -113,6 +114,32 @@ Deno.test("stats counts requests, turns, tools, approvals, failures, aborts, tok
     assert.ok(Math.abs(t.cost.usd! - expected) < 1e-12, `${t.cost.usd} vs ${expected}`);
     assert.equal(t.cost.complete, true);
     assert.deepEqual(t.cost.prices, [{ model: "anthropic/claude-sonnet-4-6", source: "catalog" }]);
+  });
+});
+
+Deno.test("stats wall time is the sum of task spans: a session resumed days later does not count the gap", async () => {
+  await withTempDir(async (dir) => {
+    const id = sid("aaaa0009");
+    const b = traceBuilder(id).meta().tools().user("first task");
+    b.begin().text("one").end("completed");
+    const firstTask = b.now() - Date.parse(b.records[2]!.timestamp);
+    const resumedAt = b.records.length;
+    // Resumed three days later: the tool list is set up again, then the next prompt.
+    b.tools().user("second task");
+    b.begin().call("exec_command", { cmd: "ls" }, "c1").end("completed").output("c1", "a");
+    b.begin().text("two").end("completed");
+    const DAYS = 3 * 24 * 3600_000;
+    b.records.forEach((r, i) => {
+      if (i >= resumedAt) r.timestamp = new Date(Date.parse(r.timestamp) + DAYS).toISOString();
+    });
+    const secondTask = Date.parse(b.records.at(-1)!.timestamp) -
+      Date.parse(b.records[resumedAt + 1]!.timestamp);
+    const path = join(dir, `${id}_001.jsonl`);
+    await Deno.writeTextFile(path, b.jsonl());
+    const report = await collectStats(await resolveTargets([path]), { prices: createPriceBook() });
+    assert.equal(report.total.wall_ms, firstTask + secondTask);
+    assert.ok(report.total.wall_ms < 60_000, `${report.total.wall_ms} ms`);
+    assert.equal(report.rows[0]!.wall_ms, firstTask + secondTask);
   });
 });
 

@@ -76,7 +76,7 @@ export const shellQuote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}
 
 /**
  * Write a shell script next to `dir` that runs `penguin <args>` (with
- * `env`, from the repository, optionally fed by `stdinCommand |`), then
+ * `env`, from the repository (or `cwd`), optionally fed by `stdinCommand |`), then
  * prints `[exited <code>]` and stays open. Returns the pane command and the
  * script path (to remove).
  */
@@ -84,7 +84,7 @@ export async function penguinScript(
   dir: string,
   args: string[],
   env: Record<string, string>,
-  opts: { stdinCommand?: string } = {},
+  opts: { stdinCommand?: string; cwd?: string } = {},
 ): Promise<{ command: string; path: string }> {
   const path = `${dir}/../penguin-pane-${crypto.randomUUID().slice(0, 8)}.sh`;
   const exports = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
@@ -94,7 +94,7 @@ export async function penguinScript(
     path,
     // The suite's own NO_COLOR (CI sets it) must not decide: each test says what it wants.
     `unset NO_COLOR FORCE_COLOR\n${exports ? `export ${exports}\n` : ""}cd ${
-      shellQuote(REPO)
+      shellQuote(opts.cwd ?? REPO)
     }\n${pipe}${argv}\n` +
       `echo "[exited $?]"\nsleep 600\n`,
   );

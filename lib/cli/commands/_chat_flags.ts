@@ -8,6 +8,7 @@ import type { ThinkingLevel } from "../../models/wire.ts";
 import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
 import type { SessionOptions } from "../../agent/mod.ts";
 import { type Flag, flagHelp, parseDeclared } from "../args.ts";
+import { PenguinError } from "../../protocol/errors.ts";
 import { POLICY_FILE_HELP } from "./_workspace_policy.ts";
 import { SESSION_FLAGS, type SessionFlags, sessionFlags } from "./_session_flags.ts";
 
@@ -19,15 +20,23 @@ const RESUME: Flag = {
   value: "[session]",
   optionalValue: true,
   help: "continue a session: id, unique part of an id, trace path,\n" +
-    "or latest (the latest one without a value); with\n" +
+    "or latest (this workspace's latest); without a value, pick\n" +
+    "one of this workspace's sessions from a list (a terminal\n" +
+    "only; --all: every workspace's); with\n" +
     "--workspace, continue one whose recorded workspace is\n" +
     "gone in that directory (recorded in the trace); with\n" +
     "--provider and --model-id, continue it on that pair\n" +
     "(recorded in the trace as a model_switched event)",
 };
 
+const ALL: Flag = {
+  name: "all",
+  type: "boolean",
+  help: "with --resume and no id: pick from every workspace's sessions",
+};
+
 /** The flags of `penguin chat`, in help order. */
-export const CHAT_FLAGS: readonly Flag<unknown>[] = [...SESSION_FLAGS, RESUME];
+export const CHAT_FLAGS: readonly Flag<unknown>[] = [...SESSION_FLAGS, RESUME, ALL];
 
 /** The help text of `penguin chat`. */
 export const CHAT_HELP = `Usage: penguin chat [flags]
@@ -42,7 +51,9 @@ Commands (/help lists them; Tab completes them): /help, /status (model,
 workspace, session, tokens, cost, context use), /cost (the session's cost so
 far), /expand [#n] (show a collapsed tool output whole: the latest, or
 call [#n]'s), /compact, /clear (fresh session, same workspace and model; prints the
-old and the new session id), /model <provider> <model-id> (the session goes
+old and the new session id), /resume [<session>|--all] (continue another
+session: by id, or picked from this workspace's sessions as with --resume),
+/model <provider> <model-id> (the session goes
 on with another configured model, keeping the conversation; recorded as a
 model_switched event; /model alone lists the configured models),
 /goal[:<budget>] <objective> (goal mode in this session, as
@@ -95,15 +106,18 @@ export interface ChatOptions {
   thinking?: ThinkingLevel;
   /** `--verbose`: start with collapsing off. */
   verbose: boolean;
-  /** Session id to resume; "" = the latest. */
+  /** Session id to resume; "" = pick one (on a terminal). */
   resume?: string;
+  /** `--all`: the picker lists every workspace's sessions. */
+  all: boolean;
   /** `--workspace` with `--resume`: where to continue when the recorded workspace is gone. */
   resumeWorkspace?: string;
 }
 
 /** Parse and validate the arguments of `penguin chat`. */
 export function parseChatFlags(args: string[]): ChatOptions {
-  const f = sessionFlags("chat", parseDeclared("chat", args, CHAT_FLAGS, 0));
+  const parsed = parseDeclared("chat", args, CHAT_FLAGS, 0);
+  const f = sessionFlags("chat", parsed);
   const session: SessionOptions = { workspaceDir: f.workspace };
   if (f.provider !== undefined && f.modelId !== undefined) {
     session.provider = f.provider;
@@ -112,7 +126,14 @@ export function parseChatFlags(args: string[]): ChatOptions {
   if (f.thinking !== undefined) session.thinkingLevel = f.thinking;
   if (f.maxTurns !== undefined) session.maxTurns = f.maxTurns;
   if (f.gitWritable) session.git = "writable";
-  const opts: ChatOptions = { flags: f, session, verbose: f.verbose };
+  const all = parsed.values["all"] === true;
+  if (all && f.resume !== "") {
+    throw new PenguinError(
+      "usage",
+      "chat: --all goes with --resume and no id (it widens the picker)",
+    );
+  }
+  const opts: ChatOptions = { flags: f, session, verbose: f.verbose, all };
   if (f.projectId !== undefined) opts.projectId = f.projectId;
   if (f.agentId !== undefined) opts.agentId = f.agentId;
   if (f.thinking !== undefined) opts.thinking = f.thinking;

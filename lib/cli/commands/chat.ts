@@ -73,6 +73,8 @@ import { findModel, loadProjectConfig, unknownPairError } from "../../state/proj
 import { formatTokens } from "../../display/numbers.ts";
 import { startTelemetry } from "./_telemetry.ts";
 import { resumeTarget } from "./_resume_latest.ts";
+import { NO_PICKER_TERMINAL, pickResume, resumeCandidates } from "./_resume_pick.ts";
+import { runPicker, stdinKeys } from "../_session_picker.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -157,6 +159,10 @@ interface Chat {
   color: boolean;
   /** Whether approval prompts can be answered (a terminal is there). */
   canAsk: boolean;
+  /** How a resumed session's penguin.jsonc is applied (`/resume`). */
+  policy: PolicyContext;
+  /** Write to stdout (the `/resume` picker). */
+  write: (text: string) => void;
   /** After `/model`: the `[model_switch_from]` block the next task's input starts with. */
   switchedFrom?: string | undefined;
   /** After `/skill <name>`: the skills the next task's `[use_skills]` block names. */
@@ -500,6 +506,62 @@ async function reopen(
   });
 }
 
+/**
+ * `/resume [<session>|--all]`: the chat goes on in another session (its
+ * history re-rendered): the one named, or one picked from the sessions of
+ * the current session's workspace (`--all`: every workspace's).
+ */
+async function resumeCommand(chat: Chat, rest: string[]): Promise<void> {
+  const r = chat.renderer;
+  const all = rest.length === 1 && rest[0] === "--all";
+  if (rest.length > 1 || (rest.length === 1 && rest[0]!.startsWith("-") && !all)) {
+    r.line("[error] Usage: /resume [<session>|--all]", "plain");
+    return;
+  }
+  let target: string | null = !all && rest.length === 1 ? rest[0]! : null;
+  if (target === null) {
+    const rows = await resumeCandidates(chat.agent, all, chat.session.workspaceDir);
+    const title = all
+      ? "Resume a session (every workspace):"
+      : `Resume a session of ${chat.session.workspaceDir}:`;
+    const look = { title, columns: terminalColumns(), color: chat.color, workspaces: all };
+    r.flush();
+    const picking = chat.input.pick((read) => runPicker(rows, look, { write: chat.write, read }));
+    if (picking === null) {
+      r.line(
+        "[error] /resume without an id needs a terminal to pick on: /resume <session>",
+        "plain",
+      );
+      return;
+    }
+    target = await picking;
+    if (target === null) {
+      r.line("[resume] nothing picked; the chat goes on in this session");
+      return;
+    }
+  }
+  const old = chat.session;
+  const id = await resumeTarget("chat", chat.agent, target, old.workspaceDir);
+  if (id === old.sessionId) {
+    r.line(`[resume] already in session ${old.sessionId}`);
+    return;
+  }
+  const { session, history } = await resumeSession(chat.agent, id, chat.opts, chat.policy);
+  await old.dispose();
+  chat.session = session;
+  chat.switchedFrom = undefined;
+  chat.skills = undefined;
+  chat.ran = history.length > 0;
+  if (chat.ran) chat.lastActive = session.sessionId;
+  // Short call ids go on from the resumed session's own count, as in every other view.
+  r.startSession(await recordedCallIds(await sessionFilesThrough(session.tracePath)));
+  r.line(
+    `[resumed] ${session.sessionId} · ${history.length} message(s) in the current context ` +
+      `(the previous session, ${old.sessionId}, is kept)`,
+  );
+  r.history(history);
+}
+
 /** `/status`: model, workspace, session, tokens, cost and context use. */
 async function statusCommand(chat: Chat): Promise<void> {
   const { session, renderer: r } = chat;
@@ -555,6 +617,9 @@ async function slashCommand(chat: Chat, text: string): Promise<boolean> {
       return false;
     case "/clear":
       await clearCommand(chat);
+      return false;
+    case "/resume":
+      await resumeCommand(chat, rest);
       return false;
     case "/model":
       await modelCommand(chat, rest);
@@ -679,10 +744,41 @@ async function converse(chat: Chat): Promise<void> {
   }
 }
 
+/** The terminal's width (80 when it has none). */
+function terminalColumns(): number {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return 80;
+  }
+}
+
+/**
+ * `--resume` without an id: the person picks the session on the terminal
+ * (null: they cancelled). Called before the chat's own input takes stdin.
+ */
+async function pickAtStart(agent: Agent, opts: ChatOptions, io: CommandContext["io"]) {
+  const keys = stdinKeys();
+  try {
+    return await pickResume(
+      agent,
+      { all: opts.all, columns: terminalColumns(), color: io.color },
+      { write: io.out, read: keys },
+    );
+  } finally {
+    keys.close();
+  }
+}
+
 async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
   const opts = parseChatFlags(args);
   await checkWorkspace("chat", opts.flags);
   const io = ctx.io;
+  if (opts.resume === "" && !(io.isTty && Deno.stdin.isTerminal())) {
+    // Nothing to pick with: one line, nothing written.
+    io.err(`penguin: ${NO_PICKER_TERMINAL}\n`);
+    return 2;
+  }
   // Diagnostics can quote the model (tool names, errors): terminal-safe like the rest.
   opts.session.warn = (line) => io.err(`${safeText(line)}\n`);
   // A first chat on a terminal is offered the recommended model of the provider whose key is set.
@@ -695,6 +791,14 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   });
   // Spans of every session this chat opens (after /clear and /model too) go to a collector when one is configured.
+  if (opts.resume === "") {
+    const picked = await pickAtStart(agent, opts, io);
+    if (picked === null) {
+      io.err("penguin: chat: no session picked; nothing resumed\n");
+      return 1;
+    }
+    opts.resume = picked;
+  }
   const telemetry = startTelemetry(ctx, agent);
   if (telemetry) opts.session.observeTrace = telemetry.observeTrace;
   try {
@@ -747,6 +851,8 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     collapse: !opts.verbose,
     ran: history !== undefined && history.length > 0,
     canAsk: policyContext.canAsk,
+    policy: policyContext,
+    write: io.out,
     color: io.color,
   };
   if (opts.thinking !== undefined) chat.thinking = opts.thinking;

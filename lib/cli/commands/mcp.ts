@@ -68,6 +68,13 @@ const ADD_FLAGS: readonly Flag<unknown>[] = [
     help: "network for a stdio server (default: off)",
   },
   {
+    name: "cwd",
+    type: "string",
+    value: "workspace|<dir>",
+    help:
+      "where a stdio server starts: workspace (the session's\nworkspace, written as sandbox: cwd: workspace) or a\ndirectory (default: the read-only root, /)",
+  },
+  {
     name: "writable",
     type: "string",
     value: "<dir>",
@@ -182,6 +189,37 @@ function list(p: Parsed, name: string): string[] {
   return Array.isArray(v) ? v : [];
 }
 
+/** The config of a stdio server: its command, env, network, writable directories and cwd. */
+function stdioConfig(
+  cmd: string,
+  p: Parsed,
+  command: string[],
+  config: Record<string, unknown>,
+): void {
+  config.command = command[0];
+  if (command.length > 1) config.args = command.slice(1);
+  const env = pairs(cmd, "env", list(p, "env"), "=");
+  if (Object.keys(env).length > 0) config.env = env;
+  const network = str(p, "network");
+  const writable = list(p, "writable").map((d) => resolve(d));
+  if (network !== undefined && network !== "on" && network !== "off") {
+    throw new PenguinError(
+      "usage",
+      `${cmd}: --network ${JSON.stringify(network)}: expected on or off`,
+    );
+  }
+  const cwd = str(p, "cwd");
+  const inWorkspace = cwd === "workspace";
+  if (cwd !== undefined && !inWorkspace) config.cwd = resolve(cwd);
+  if (network !== undefined || writable.length > 0 || inWorkspace) {
+    config.sandbox = {
+      ...(network !== undefined ? { network } : {}),
+      ...(writable.length > 0 ? { writable } : {}),
+      ...(inWorkspace ? { cwd: "workspace" } : {}),
+    };
+  }
+}
+
 async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp add";
   const p = parseDeclared(cmd, args, ADD_FLAGS);
@@ -193,6 +231,9 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
   if (url !== undefined) {
     if (command.length > 0) {
       throw new PenguinError("usage", `${cmd}: give either --url or a command after --, not both`);
+    }
+    if (str(p, "cwd") !== undefined) {
+      throw new PenguinError("usage", `${cmd}: --cwd applies to stdio servers only`);
     }
     for (const flag of ["env", "writable"]) {
       if (list(p, flag).length > 0) {
@@ -216,24 +257,7 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
     if (list(p, "header").length > 0 || bool(p, "sse")) {
       throw new PenguinError("usage", `${cmd}: --header and --sse apply to --url servers only`);
     }
-    config.command = command[0];
-    if (command.length > 1) config.args = command.slice(1);
-    const env = pairs(cmd, "env", list(p, "env"), "=");
-    if (Object.keys(env).length > 0) config.env = env;
-    const network = str(p, "network");
-    const writable = list(p, "writable").map((d) => resolve(d));
-    if (network !== undefined && network !== "on" && network !== "off") {
-      throw new PenguinError(
-        "usage",
-        `${cmd}: --network ${JSON.stringify(network)}: expected on or off`,
-      );
-    }
-    if (network !== undefined || writable.length > 0) {
-      config.sandbox = {
-        ...(network !== undefined ? { network } : {}),
-        ...(writable.length > 0 ? { writable } : {}),
-      };
-    }
+    stdioConfig(cmd, p, command, config);
   }
   const permission = str(p, "permission");
   if (permission !== undefined) config.permission = permission;

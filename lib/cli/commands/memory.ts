@@ -202,7 +202,16 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
     throw new PenguinError(r.missing ? "not_found" : "runtime", `memory show: ${r.message}`);
   }
   const text = safeText(r.text);
-  ctx.io.out(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+  if (text.trim() === "") {
+    // Nothing printed looked like a failure: say so (on stderr, stdout stays the file's text).
+    ctx.io.err(
+      `memory show: ${file} of agent ${t.agentId}'s ${
+        scopeName(scope)
+      } is empty (nothing saved yet)\n`,
+    );
+    return 0;
+  }
+  ctx.io.out(text.endsWith("\n") ? text : `${text}\n`);
   if (r.truncated) ctx.io.err(`(only the first part of ${file} was read)\n`);
   return 0;
 }

@@ -15,6 +15,7 @@ import {
   type CopiedSession,
   deleteSession,
   detectFormat,
+  foreignImportLine,
   forkSession,
   formatForeignImport,
   formatOutline,
@@ -22,6 +23,7 @@ import {
   formatTree,
   type Harness,
   HARNESSES,
+  importedForeign,
   importForeign,
   importTraces,
   importWorkspaceNote,
@@ -62,6 +64,7 @@ import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
 import { WORKSPACE } from "./_session_flags.ts";
+import { discoverImports } from "./_import_discover.ts";
 import { printJson } from "../json.ts";
 
 /** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
@@ -368,13 +371,33 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
   },
   {
     ...WORKSPACE,
-    help: "the directory the sessions continue in; must exist\n(default: the current directory)",
+    help:
+      "the directory the sessions continue in; must exist\n(default: the current directory); with\n" +
+      "--from and no file, also: import the sessions recorded there",
   },
+  {
+    name: "latest",
+    type: "boolean",
+    help: "with --from and no file: only the most recent session",
+  },
+  {
+    name: "all",
+    type: "boolean",
+    help:
+      "with --from and no file: every session of the harness,\nwhatever directory it was recorded in",
+  },
+  {
+    name: "again",
+    type: "boolean",
+    help: "import a session imported before again (a new copy)",
+  },
+  { name: "verbose", type: "boolean", help: "print the full loss report of each session" },
 ];
 
 const IMPORT_HELP =
   `Usage: penguin sessions import <file.jsonl>... [--workspace <dir>] [--from codex|claude|pi]
-                               [--lenient] [--json]
+                               [--lenient] [--again] [--verbose] [--json]
+       penguin sessions import --from codex|claude|pi [--latest | --all] [--workspace <dir>]
 
 Import sessions into the agent's traces directory: penguin trace files, or
 sessions recorded by OpenAI Codex CLI, Claude Code or pi (the harness is
@@ -393,12 +416,28 @@ thinking, every tool call paired with its output (names and arguments as
 recorded), token usage and timestamps; its session_meta keeps the harness,
 the original id, version, cwd and file in "imported_from". Claude Code
 subagent transcripts next to the session become child sessions. A pi
-session tree imports the branch leading to its last entry. A loss report
-lists every kind of record that could not be mapped, with its count and an
-example file:line. A file with a malformed line is refused (file:line
+session tree imports the branch leading to its last entry. The loss report
+(--verbose, --json) lists every kind of record that could not be mapped,
+with its count, an example file:line and why. A file with a malformed line is refused (file:line
 errors) unless --lenient; nothing is written for a refused file. Continue
 an imported session with: penguin run --resume <session> --provider <p>
 --model-id <m>.
+
+With --from and no file, the sessions are found where that harness keeps
+them: Codex in $CODEX_HOME/sessions (~/.codex/sessions), Claude Code in
+$CLAUDE_CONFIG_DIR/projects (~/.claude/projects), pi in
+$PI_CODING_AGENT_DIR/sessions (~/.pi/agent/sessions). By default those
+recorded in the current directory (or the --workspace directory) are
+imported; --all imports every one, --latest only the most recent. Nothing
+found is an error (exit 1) naming where it looked.
+
+Each foreign session prints one line: its messages and tool calls, and
+either "everything the model saw was imported" or what the model saw that
+was not (records it never saw, such as UI events and duplicates, are not
+named). --verbose prints the full loss report; --json always has it. A
+session imported before (same harness, same id) is not imported again: it
+says "already imported as <id>" and writes nothing; --again imports a new
+copy.
 
 Where an imported session works: the directory named with --workspace, else
 the current directory, never the one its file recorded (a file can name any
@@ -410,6 +449,8 @@ Flags:
 ${flagLines(IMPORT_FLAGS)}
 
 Examples:
+  penguin sessions import --from codex --latest
+  penguin sessions import --from claude --all
   penguin sessions import ~/.codex/sessions/2026/01/02/rollout-*.jsonl
   penguin sessions import ~/.claude/projects/-home-me-app/*.jsonl --lenient
   penguin sessions import backup/session-2026-01-02-*.jsonl --agent-id reviewer
@@ -417,14 +458,37 @@ Examples:
 Exit codes: 0 all imported, 1 some file refused, 2 usage error.
 `;
 
+/** The files to import: those given, or (with --from and none given) the harness's own sessions. */
+async function gatherImportFiles(p: Parsed, from: Harness | undefined): Promise<void> {
+  if (p.positionals.length === 0) {
+    if (from === undefined) {
+      throw new PenguinError(
+        "usage",
+        "sessions import: give at least one trace file, or --from codex|claude|pi to find that harness's sessions",
+      );
+    }
+    const dir = flagValue(p, WORKSPACE);
+    p.positionals.push(
+      ...await discoverImports(from, {
+        all: bool(p, "all"),
+        latest: bool(p, "latest"),
+        workspace: dir ?? Deno.cwd(),
+      }),
+    );
+  } else if (bool(p, "all") || bool(p, "latest")) {
+    throw new PenguinError(
+      "usage",
+      "sessions import: --all and --latest choose among found sessions; give them without files",
+    );
+  }
+}
+
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
   const p = parse("sessions import", args, ctx, IMPORT_HELP, IMPORT_FLAGS);
   if (!p) return 0;
-  if (p.positionals.length === 0) {
-    throw new PenguinError("usage", "sessions import: give at least one trace file");
-  }
   const scope = scopeOf(ctx, p);
   const from = flagValue(p, FROM);
+  await gatherImportFiles(p, from);
   const lenient = bool(p, "lenient");
   const workspace = await chooseImportWorkspace(flagValue(p, WORKSPACE), () => Deno.cwd());
   // Without --from, each file goes where its content says; unknown ones get today's checks.
@@ -458,6 +522,8 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
         lenient,
         ...(from ? { from } : {}),
         onFile: onFile(penguinFiles.length),
+        already: await importedForeign(scope),
+        again: bool(p, "again"),
       })
       : null;
   } finally {
@@ -475,13 +541,14 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
           refused: [...report.refused, ...foreign.refused],
           foreign: foreign.imported,
           foreign_with_parent: foreign.withParent,
+          foreign_already: foreign.already,
           ...placed,
         }
         : { ...report, ...placed },
     );
     return ok ? 0 : 1;
   }
-  printImport(ctx, report, foreign);
+  printImport(ctx, report, foreign, bool(p, "verbose"));
   if (report.imported.length + (foreign?.imported.length ?? 0) > 0) {
     ctx.io.out(safeText(`${importWorkspaceNote(workspace)}\n`));
   }
@@ -493,6 +560,7 @@ function printImport(
   ctx: CommandContext,
   report: Awaited<ReturnType<typeof importTraces>>,
   foreign: Awaited<ReturnType<typeof importForeign>> | null,
+  verbose: boolean,
 ): void {
   for (const s of report.imported) {
     const as = s.renamed ? ` as ${s.sessionId} (the id ${s.originalId} was taken)` : "";
@@ -502,7 +570,14 @@ function printImport(
         `  continues in ${s.workspace} (its file recorded "${s.recordedWorkspace}")\n`,
     ));
   }
-  for (const s of foreign?.imported ?? []) ctx.io.out(safeText(formatForeignImport(s)));
+  for (const s of foreign?.imported ?? []) {
+    ctx.io.out(safeText(verbose ? formatForeignImport(s) : foreignImportLine(s)));
+  }
+  for (const a of foreign?.already ?? []) {
+    ctx.io.out(safeText(
+      `${a.file}: already imported as ${a.sessionId} (nothing written; --again imports a new copy)\n`,
+    ));
+  }
   for (const f of foreign?.withParent ?? []) {
     ctx.io.out(safeText(`${f}: a subagent transcript, imported with its parent session\n`));
   }

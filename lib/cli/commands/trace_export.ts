@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { familyRoot } from "../../inspect/family.ts";
 import { loadConversation } from "../../inspect/conversation.ts";
 import { renderHtml } from "../../inspect/export_html.ts";
 import { renderMarkdown } from "../../inspect/export_md.ts";
@@ -86,8 +87,11 @@ ${flagHelp(FLAGS, 21)}
 
 ${TARGET_HELP}
 
+A target holding one session and its subagent children (a directory of
+their traces) exports that session, with the children inline.
+
 Exit codes: 0 exported, 1 a target not found or unreadable, 2 usage error (also
-when the target holds more than one session).
+when the target holds more than one session that is not such a family).
 `;
 
 const FORMATS = ["html", "md", "json", "otlp"] as const;
@@ -120,7 +124,11 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const outFile = str(p, "o") ?? str(p, "output");
   const format = formatOf(str(p, "format"), outFile);
-  const sessions = await sessionsOf("trace export", targetsOrLatest(p.positionals), ctx);
+  let sessions = await sessionsOf("trace export", targetsOrLatest(p.positionals), ctx);
+  // A parent with its subagent children (a directory of their traces) is one export: the
+  // parent, its children inline.
+  const root = sessions.length > 1 ? await familyRoot(sessions) : null;
+  if (root !== null) sessions = [root];
   if (sessions.length > 1) {
     throw new PenguinError(
       "usage",

@@ -59,8 +59,9 @@ p50/p95/max from nearest-neighbour request_begin/request_end pairs; failed
 requests by status and error message, and how many were retried; tool calls by
 tool with failed, aborted and denied counts; approvals by decision; aborts;
 compactions; subagent pointers; tokens (sum of token_usage.request: cache read,
-cache write = uncached input, output, total); wall time (sum over sessions of
-first to last record) and the time spent in requests; and cost in USD:
+cache write = uncached input, output, total); wall time (active time: the sum
+of task spans, each from its prompt to its last record of work, so the time
+between tasks is left out) and the time spent in requests; and cost in USD:
 (cache_read·p_cr + cache_write·p_cw + output·p_out) / 1e6 per request, with the
 prices configured for the model in the project's .project_config.toml (for a
 trace under <root>/<project>/agents/<agent>/traces/) or else the catalog's. A

@@ -1,0 +1,67 @@
+/**
+ * `penguin chat --resume` without an id, and `/resume` in a chat: pick the
+ * session to continue from this workspace's sessions (`--all`: every
+ * workspace's), newest first, with the picker of `_session_picker.ts`.
+ * Without a terminal there is nothing to pick with: the caller says to give
+ * an id.
+ *
+ * @module
+ */
+import type { Agent } from "../../agent/mod.ts";
+import { PenguinError } from "../../protocol/errors.ts";
+import { listSessions } from "../../session/list.ts";
+import { realDir, selectSessions } from "../../session/select.ts";
+import { type PickerIo, type PickerRow, runPicker } from "../_session_picker.ts";
+
+/** The line a picker on a non-terminal gets instead. */
+export const NO_PICKER_TERMINAL =
+  "chat: --resume without an id picks from a list, which needs a terminal: give a session id " +
+  "(penguin sessions list lists them) or --resume latest";
+
+/** The sessions the picker offers: this workspace's user sessions (`all`: every workspace's). */
+export async function resumeCandidates(
+  agent: Agent,
+  all: boolean,
+  cwd: string = Deno.cwd(),
+): Promise<PickerRow[]> {
+  const rows = await listSessions(agent.ref);
+  const { rows: kept } = await selectSessions(rows, all ? {} : { workspace: cwd });
+  if (kept.length > 0) return kept;
+  throw new PenguinError(
+    "not_found",
+    all
+      ? "chat: no session to resume: none is recorded for this agent"
+      : `chat: no session to resume in this workspace (${await realDir(cwd)}): ` +
+        `give a session id, or --all to pick from every workspace's sessions`,
+  );
+}
+
+/** Options of {@linkcode pickResume}. */
+export interface PickResumeOptions {
+  /** Every workspace's sessions. */
+  all: boolean;
+  /** Terminal width. */
+  columns: number;
+  /** Reverse video for the selection. */
+  color: boolean;
+  /** The directory whose workspace is "this workspace". */
+  cwd?: string;
+}
+
+/** Let the person pick a session to resume; null when they cancelled. */
+export async function pickResume(
+  agent: Agent,
+  opts: PickResumeOptions,
+  io: PickerIo,
+): Promise<string | null> {
+  const cwd = opts.cwd ?? Deno.cwd();
+  const rows = await resumeCandidates(agent, opts.all, cwd);
+  const title = opts.all
+    ? "Resume a session (every workspace):"
+    : `Resume a session of ${await realDir(cwd)}:`;
+  return await runPicker(
+    rows,
+    { title, columns: opts.columns, color: opts.color, workspaces: opts.all },
+    io,
+  );
+}

@@ -1,0 +1,107 @@
+// `penguin mcp add` writes its entries in block style (one key a line) into
+// the agent's system_config.yaml, whose default says `mcpServers: []`.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { REPO, runCli } from "../support/cli.ts";
+import { withRoot } from "../support/roots.ts";
+
+Deno.test("mcp add writes block-style YAML, also into the default one-line empty list", async () => {
+  await withRoot(async (root) => {
+    for (const [name, arg] of [["files", "one"], ["notes", "two"]]) {
+      const r = await runCli(["--root", root, "mcp", "add", name!, "--", "echo", arg!]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const path = join(
+      root,
+      "default_project",
+      "agents",
+      "default_agent",
+      "agent_state",
+      "system_config.yaml",
+    );
+    const text = await Deno.readTextFile(path);
+    const at = text.indexOf("  mcpServers:");
+    assert.ok(at >= 0, text);
+    assert.equal(
+      text.slice(at, text.indexOf("\n", text.indexOf("- two", at)) + 1),
+      [
+        "  mcpServers:",
+        "    - name: files",
+        "      config:",
+        "        command: echo",
+        "        args:",
+        "          - one",
+        "    - name: notes",
+        "      config:",
+        "        command: echo",
+        "        args:",
+        "          - two",
+        "",
+      ].join("\n"),
+    );
+    const list = await runCli(["--root", root, "mcp", "list", "--json"]);
+    const servers = (JSON.parse(list.stdout) as { servers: Array<{ name: string }> }).servers;
+    assert.deepEqual(servers.map((s) => s.name), ["files", "notes"], "the file reads back");
+  });
+});
+
+Deno.test("mcp add --cwd workspace starts the server in the session's workspace; --cwd <dir> in that directory", async () => {
+  await withRoot(async (root) => {
+    const ws = await runCli([
+      "--root",
+      root,
+      "mcp",
+      "add",
+      "files",
+      "--cwd",
+      "workspace",
+      "--",
+      "srv",
+    ]);
+    assert.equal(ws.code, 0, ws.stderr);
+    const dir = await Deno.makeTempDir({ dir: root });
+    const abs = await runCli(["--root", root, "mcp", "add", "notes", "--cwd", dir, "--", "srv"]);
+    assert.equal(abs.code, 0, abs.stderr);
+    const text = await Deno.readTextFile(
+      join(root, "default_project", "agents", "default_agent", "agent_state", "system_config.yaml"),
+    );
+    assert.match(
+      text,
+      /^ {4}- name: files\n {6}config:\n {8}command: srv\n {8}sandbox:\n {10}cwd: workspace\n/m,
+    );
+    assert.ok(text.includes(`        cwd: ${dir}\n`), text);
+    const url = await runCli([
+      "--root",
+      root,
+      "mcp",
+      "add",
+      "web",
+      "--url",
+      "http://127.0.0.1:1/mcp",
+      "--cwd",
+      "workspace",
+    ]);
+    assert.equal(url.code, 2);
+    assert.match(url.stderr, /--cwd applies to stdio servers only/);
+  });
+});
+
+Deno.test("what docs/cli/mcp.md says its mcp add examples write is what they write", async () => {
+  const doc = await Deno.readTextFile(join(REPO, "docs", "cli", "mcp.md"));
+  const sh = /```sh\n([\s\S]*?)```/.exec(doc)![1]!;
+  const yaml = /which writes:\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+  // The stdio examples (the yaml block shows those); their words need no shell quoting.
+  const adds = sh.split("\n").filter((l) => l.startsWith("penguin mcp add") && l.includes(" -- "));
+  assert.equal(adds.length, 2, sh);
+  await withRoot(async (root) => {
+    for (const line of adds) {
+      const r = await runCli(["--root", root, ...line.split(/\s+/).slice(1)]);
+      assert.equal(r.code, 0, `${line}: ${r.stderr}`);
+    }
+    const text = await Deno.readTextFile(
+      join(root, "default_project", "agents", "default_agent", "agent_state", "system_config.yaml"),
+    );
+    const written = text.slice(text.indexOf("tools:\n"));
+    assert.equal(written, yaml.replace(/ # .*$/gm, ""));
+  });
+});
