@@ -122,7 +122,10 @@ Deno.test({
       const envWords = Object.entries(env).map(([k, v]) => shellQuote(`${k}=${v}`));
       await Deno.writeTextFile(
         script,
-        `cd ${shellQuote(REPO)}\nenv -i ${envWords.join(" ")} ${argv.map(shellQuote).join(" ")}\n` +
+        // `trap : INT`: the script outlives a Ctrl-C that ends penguin, and says how it ended.
+        `trap : INT\ncd ${shellQuote(REPO)}\nenv -i ${envWords.join(" ")} ${
+          argv.map(shellQuote).join(" ")
+        }\n` +
           `echo "[exited $?]"\nsleep 600\n`,
       );
       const pane = await startPane(`bash ${shellQuote(script)}`);
