@@ -292,7 +292,12 @@ async function protectedPaths(
     );
   } else {
     const policyFile = await real(policyPath);
-    if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
+    if (policyFile !== undefined && policyFile.path !== policyPath) {
+      // The workspace is a real path and the entry no link: a parent was swapped for a link
+      // while it was looked at. Kept as missing, so a mount still covers it (or bwrap refuses).
+      placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
+      protect.push(policyPath);
+    } else if (policyFile?.info.isFile && roots.some((r) => isInside(policyFile.path, r))) {
       protect.push(policyFile.path);
     }
   }
@@ -628,7 +633,11 @@ async function guardGit(
         `"gitdir: <its target>" (git follows that the same way), or run with --sandbox read-only`,
     );
   }
-  if (layout.kind === "missing") {
+  // Seen through a parent swapped for a link while it was looked at (the workspace is a real
+  // path): kept as missing, so a mount still covers it (or bwrap refuses), never left bare.
+  const swapped = layout.kind !== "missing" &&
+    await real(layout.dotGit).then((r) => r !== undefined && r.path !== layout.dotGit);
+  if (layout.kind === "missing" || swapped) {
     hold({ path: layout.dotGit, kind: "dir" });
   } else if (layout.kind !== "dir") {
     // A gitdir pointer: read-only, so it can be neither rewritten nor removed.
