@@ -57,6 +57,7 @@
  *
  * @module
  */
+import { readUpTo } from "../state/_fs.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
@@ -199,22 +200,17 @@ export async function readWorkspacePolicyBytes(path: string): Promise<Uint8Array
         }; a workspace policy must be a regular file`,
       );
     }
-    using file = await Deno.open(path, { read: true });
-    const buf = new Uint8Array(Math.min(info.size, WORKSPACE_POLICY_MAX_BYTES) + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const got = await file.read(buf.subarray(n));
-      if (got === null) break;
-      n += got;
-    }
-    if (n > WORKSPACE_POLICY_MAX_BYTES || info.size > WORKSPACE_POLICY_MAX_BYTES) {
+    const bytes = info.size > WORKSPACE_POLICY_MAX_BYTES
+      ? undefined
+      : await readUpTo(path, WORKSPACE_POLICY_MAX_BYTES);
+    if (bytes === undefined) {
       throw refuse(
-        `it holds ${formatSize(Math.max(info.size, n))}; a workspace policy may hold at most ${
+        `it holds ${formatSize(info.size)}; a workspace policy may hold at most ${
           formatSize(WORKSPACE_POLICY_MAX_BYTES)
         }`,
       );
     }
-    return buf.slice(0, n);
+    return bytes;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
     if (err instanceof PenguinError) throw err;

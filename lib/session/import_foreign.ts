@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { readUpTo } from "../state/_fs.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
@@ -149,30 +150,20 @@ export interface ForeignImportReport {
 export const MAX_FOREIGN_FILE_BYTES = 64 * 1024 * 1024;
 
 async function readText(path: string): Promise<string> {
-  using file = await Deno.open(path, { read: true });
-  const info = await file.stat();
+  // Looked at first: a FIFO would block the open, a huge file is refused unread.
+  const info = await Deno.stat(path);
   if (!info.isFile) throw new Error(`"${path}" is not a regular file`);
-  if (info.size > MAX_FOREIGN_FILE_BYTES) {
+  const bytes = info.size > MAX_FOREIGN_FILE_BYTES
+    ? undefined
+    : await readUpTo(path, MAX_FOREIGN_FILE_BYTES);
+  if (bytes === undefined) {
     throw new Error(
       `"${path}" holds ${formatSize(info.size)}; a session file may hold at most ${
         formatSize(MAX_FOREIGN_FILE_BYTES)
       }`,
     );
   }
-  // Read with the bound, not the size seen: the file may grow meanwhile.
-  const buf = new Uint8Array(Math.min(info.size, MAX_FOREIGN_FILE_BYTES) + 1);
-  let n = 0;
-  while (n < buf.length) {
-    const got = await file.read(buf.subarray(n));
-    if (got === null) break;
-    n += got;
-  }
-  if (n > MAX_FOREIGN_FILE_BYTES) {
-    throw new Error(
-      `"${path}" grew past ${formatSize(MAX_FOREIGN_FILE_BYTES)} while it was read`,
-    );
-  }
-  return new TextDecoder().decode(buf.subarray(0, n));
+  return new TextDecoder().decode(bytes);
 }
 
 /** The subagent transcripts Claude Code keeps next to a session file. */
