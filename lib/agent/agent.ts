@@ -37,6 +37,7 @@ import {
   validateProjectId,
 } from "../state/mod.ts";
 import { dateDirName } from "../trace/paths.ts";
+import { pinnedWorkspacePath } from "../sandbox/mod.ts";
 import { defaultWarn } from "../protocol/errors.ts";
 import {
   type AgentBase,
@@ -259,7 +260,8 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
   const workspace = opts.workspaceDir !== undefined
     ? await resolveWorkspace(opts.workspaceDir)
     : await createTempWorkspace(ref);
-  const realWorkspace = await Deno.realPath(workspace);
+  // Taken once: a directory on the way renamed meanwhile cannot stand in for it (issue 26, C32).
+  const realWorkspace = pinnedWorkspacePath(workspace);
   const sessionId = newSessionId();
   const vault = await loadVault(paths.vault);
   const temporary = await isTempWorkspace(realWorkspace, ref);
@@ -317,7 +319,7 @@ async function openRecorded(
     // A file the session rotates to starts with the pair it runs on, and that model's window.
     meta = { ...meta, model_context_window: model.context_window ?? "unknown" };
   }
-  const realWorkspace = await Deno.realPath(await resolveWorkspace(meta.workspace));
+  const realWorkspace = pinnedWorkspacePath(await resolveWorkspace(meta.workspace));
   const vault = await loadVault(base.paths.vault);
   if (meta.system_prompt === "" && importedFromHarness(meta)) {
     // The other harness's prompt described its own tools (or was never

@@ -9,7 +9,8 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
-import { type SandboxPolicy, type WorkspaceId, workspaceIdOf } from "./policy.ts";
+import type { SandboxPolicy } from "./policy.ts";
+import { type WorkspaceId, workspaceIdentity } from "./workspace_identity.ts";
 import {
   type Placeholder,
   standInGeneration,
@@ -431,8 +432,14 @@ const firstSeen = new Map<string, WorkspaceId>();
 async function checkWorkspaceId(policy: SandboxPolicy, workspace: string): Promise<WorkspaceId> {
   let id = policy.workspaceId ?? firstSeen.get(policy.workspace);
   if (id === undefined) {
-    const now = workspaceIdOf(workspace);
-    if (now === undefined) return { path: workspace, dev: -1, ino: -1 };
+    const now = workspaceIdentity(policy.workspace);
+    if ("problem" in now) {
+      // Never bound by path: a name swapped at this moment would bind another directory.
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: the workspace "${policy.workspace}" cannot be pinned down: ${now.problem}`,
+      );
+    }
     firstSeen.set(policy.workspace, id = now);
   }
   const info = await Deno.stat(workspace).catch(() => undefined);
@@ -594,7 +601,7 @@ export async function resolvePlan(
     ...(privateDirs.length > 0 ? { privateDirs } : {}),
     hideFiles,
     network: policy.network,
-    ...(workspaceId.ino >= 0 ? { workspaceId } : {}),
+    workspaceId,
     cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
     env,
   };

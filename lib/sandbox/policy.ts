@@ -7,6 +7,9 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { GitAccess } from "./git_guard.ts";
+import { type WorkspaceId, workspaceIdOf } from "./workspace_identity.ts";
+
+export { type WorkspaceId, workspaceIdOf };
 
 /** How strictly a child is confined. */
 export type SandboxMode =
@@ -103,28 +106,6 @@ export interface SandboxPolicy {
    * `git_guard.ts`); workspace-write only. Default `read-only`.
    */
   git?: GitAccess;
-}
-
-/** A directory's real path and identity, as recorded by {@linkcode workspaceIdOf}. */
-export interface WorkspaceId {
-  /** Real (symlink-free) path. */
-  path: string;
-  /** Device number. */
-  dev: number;
-  /** Inode number. */
-  ino: number;
-}
-
-/** The real path and identity of directory `dir` now, or undefined when it cannot be read. */
-export function workspaceIdOf(dir: string): WorkspaceId | undefined {
-  try {
-    const path = Deno.realPathSync(dir);
-    const info = Deno.statSync(path);
-    if (!info.isDirectory || info.ino === null) return undefined;
-    return { path, dev: info.dev, ino: info.ino };
-  } catch {
-    return undefined;
-  }
 }
 
 /** Default RLIMIT_NPROC for sandboxed children (threads count too). */

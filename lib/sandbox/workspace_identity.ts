@@ -1,0 +1,193 @@
+/**
+ * The identity of a session's workspace, taken once, when the session starts.
+ *
+ * The path the user named leads to the directory they meant only while no
+ * one renames a directory on the way. Another session whose workspace
+ * encloses this one can exchange a parent (`outer/mid`) with a link to
+ * another directory, over and over (`renameat2(RENAME_EXCHANGE)`); a
+ * session that looked the path up at the wrong moment would take that other
+ * directory for its workspace, and every check after would agree with it.
+ *
+ * So the path is resolved by hand: a link on the way is followed only where
+ * no command can have made it (every directory up to it is one this user
+ * cannot write, such as `/var/run -> /run` for a user other than root);
+ * any other link refuses the workspace, naming its real path. Then the
+ * directory is opened and its real path read back from the descriptor
+ * (Linux): it must be the path just resolved. A swap at any moment makes
+ * the two differ (the descriptor tells where the opened directory really
+ * lies, whatever path led to it), so the session takes the directory there
+ * or refuses; it never takes another one. Without `/proc` (macOS) only the
+ * resolution and a look-up by path are made.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+import { holdDir, locationOf } from "./_held_dir.ts";
+
+/** A directory's real path and identity, as recorded by {@linkcode workspaceIdentity}. */
+export interface WorkspaceId {
+  /** Real (symlink-free) path. */
+  path: string;
+  /** Device number. */
+  dev: number;
+  /** Inode number. */
+  ino: number;
+}
+
+/** Links followed at most while resolving one path (as the kernel allows). */
+const MAX_LINKS = 40;
+/** Times a path that resolved differently from one look to the next is looked at again. */
+const ATTEMPTS = 8;
+
+function currentUid(): number | null {
+  try {
+    return Deno.uid();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a command of this user could change the entries of the directory
+ * `info` describes: root, its owner, or a group- or world-writable mode
+ * (this user's groups are not known here: counted as writable).
+ */
+function writableByUser(info: Deno.FileInfo, uid: number | null): boolean {
+  if (uid === null || uid === 0) return true;
+  if (info.uid === uid) return true;
+  return ((info.mode ?? 0o777) & 0o022) !== 0;
+}
+
+/**
+ * `path` (absolute) with every link on the way followed, when each lies in
+ * directories no command of this user can write; otherwise the problem, in
+ * words. Directories only: a file on the way is a problem too.
+ */
+function resolveTrusted(path: string): { path: string } | { problem: string } {
+  const uid = currentUid();
+  const queue = path.split("/").filter((c) => c !== "" && c !== ".");
+  let cur = "/";
+  let writable: boolean;
+  try {
+    writable = writableByUser(Deno.lstatSync("/"), uid);
+  } catch {
+    writable = true;
+  }
+  let links = 0;
+  while (queue.length > 0) {
+    const name = queue.shift()!;
+    if (name === "..") {
+      cur = resolve(cur, "..");
+      continue;
+    }
+    const next = join(cur, name);
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(next);
+    } catch {
+      return { problem: `"${next}" does not exist` };
+    }
+    if (info.isSymlink) {
+      if (writable) {
+        return {
+          problem: `it is reached through the symbolic link "${next}", in a directory this user ` +
+            `can write: a command of another session could re-point it while this one starts`,
+        };
+      }
+      if (++links > MAX_LINKS) return { problem: `too many symbolic links on the way` };
+      let target: string;
+      try {
+        target = Deno.readLinkSync(next);
+      } catch {
+        return { problem: `the symbolic link "${next}" cannot be read` };
+      }
+      if (isAbsolute(target)) {
+        cur = "/";
+        writable = writableByUser(Deno.lstatSync("/"), uid);
+      }
+      queue.unshift(...target.split("/").filter((c) => c !== "" && c !== "."));
+      continue;
+    }
+    if (!info.isDirectory) return { problem: `"${next}" is not a directory` };
+    cur = next;
+    if (writableByUser(info, uid)) writable = true;
+  }
+  return { path: cur };
+}
+
+/** The real path of `dir` as the kernel resolves it now, for a message; `dir` when unknown. */
+function realPathForMessage(dir: string): string {
+  try {
+    return Deno.realPathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * The directory the absolute path `dir` names, and its identity, taken so
+ * that a rename racing the look-up cannot substitute another directory (see
+ * the module doc); or the problem, in words: a link on the way a command
+ * could have made or re-point, a path that leads elsewhere each time it is
+ * looked at, a missing directory.
+ */
+export function workspaceIdentity(dir: string): WorkspaceId | { problem: string } {
+  let problem = "";
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const resolved = resolveTrusted(resolve(dir));
+    if ("problem" in resolved) {
+      // A link seen in a writable directory may be a swap in progress: it counts only if it stays.
+      problem = resolved.problem;
+      continue;
+    }
+    const held = holdDir(resolved.path);
+    if (!held) {
+      // No /proc: the path as resolved, looked up once more.
+      try {
+        const info = Deno.statSync(resolved.path);
+        if (!info.isDirectory || info.ino === null) return { problem: "it is not a directory" };
+        if (Deno.realPathSync(resolved.path) !== resolved.path) {
+          problem = `it leads to another directory each time it is looked at`;
+          continue;
+        }
+        return { path: resolved.path, dev: info.dev, ino: info.ino };
+      } catch {
+        return { problem: `"${resolved.path}" cannot be opened` };
+      }
+    }
+    try {
+      if (locationOf(held) === resolved.path) {
+        return { path: resolved.path, dev: held.dev, ino: held.ino };
+      }
+      problem = `it leads to another directory each time it is looked at (a directory on the ` +
+        `way is being renamed)`;
+    } finally {
+      held.file.close();
+    }
+  }
+  const real = realPathForMessage(dir);
+  return {
+    problem: `${problem}. Name the directory by its real path${
+      real !== resolve(dir) ? ` ("${real}" now)` : ""
+    }, or stop what renames it`,
+  };
+}
+
+/** The real path and identity of directory `dir` now, or undefined when it cannot be taken. */
+export function workspaceIdOf(dir: string): WorkspaceId | undefined {
+  const id = workspaceIdentity(dir);
+  return "problem" in id ? undefined : id;
+}
+
+/**
+ * The real path of the workspace `dir` a session starts with, taken by
+ * {@linkcode workspaceIdentity}. Throws a usage error naming the problem.
+ */
+export function pinnedWorkspacePath(dir: string): string {
+  const id = workspaceIdentity(dir);
+  if ("problem" in id) {
+    throw new PenguinError("usage", `Cannot use the workspace "${dir}": ${id.problem}`);
+  }
+  return id.path;
+}

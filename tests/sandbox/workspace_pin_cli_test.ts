@@ -1,0 +1,149 @@
+// A session's workspace is the directory the user named, taken once at start (issue 26, red team
+// C32): a parent of it swapped for a link to another directory by a session whose workspace
+// encloses it, before or while `penguin run` starts, never becomes the workspace.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { item, startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { visibleTempDir } from "../support/roots.ts";
+import { addModel } from "../../lib/state/project_config.ts";
+import { detectSandbox } from "../../lib/sandbox/mod.ts";
+
+const report = await detectSandbox();
+const bwrap = report.kind === "bwrap" && report.usable;
+const HELPER = new URL("./_swap_helper.ts", import.meta.url).pathname;
+
+interface Layout {
+  base: string;
+  root: string;
+  /** `outer`: the enclosing session's workspace. */
+  outer: string;
+  /** `outer/mid/ws`: the workspace the user names. */
+  ws: string;
+  /** `victimroot/ws`: where `outer/mid/ws` leads while `mid` is swapped. */
+  victim: string;
+  server: Awaited<ReturnType<typeof startModelServer>>;
+}
+
+/** Two requests a run: one command, then done. */
+async function layout(cmd: string): Promise<Layout> {
+  const base = await visibleTempDir("penguin-pin-");
+  const outer = join(base, "outer");
+  const ws = join(outer, "mid", "ws");
+  const victim = join(base, "victimroot", "ws");
+  await Deno.mkdir(ws, { recursive: true });
+  await Deno.mkdir(victim, { recursive: true });
+  await Deno.writeTextFile(join(victim, "keep.txt"), "the user's\n");
+  await Deno.symlink("../victimroot", join(outer, "swap"));
+  const server = await startModelServer({
+    handler: (_req, i) =>
+      i % 2 === 0
+        ? turn.of(item.toolCall("exec_command", { cmd, description: "x" }, { id: `c${i}` }))
+        : turn.text("done"),
+  });
+  const root = join(base, "data");
+  await addModel(join(root, "default_project", ".project_config.toml"), {
+    provider: "custom",
+    model_id: "m",
+    base_url: server.baseUrl("openai-chat"),
+    client_type: "openai-chat",
+  }, { setDefault: true });
+  return { base, root, outer, ws, victim, server };
+}
+
+async function names(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) out.push(e.name);
+  return out.sort();
+}
+
+const run = (l: Layout) => runCli(["--root", l.root, "run", "--workspace", l.ws, "-m", "go"]);
+
+Deno.test({
+  name: "a parent of the named workspace swapped for a link before start: the run is refused",
+  ignore: !bwrap,
+  fn: async () => {
+    const l = await layout("echo x > PWN");
+    try {
+      // The swap a renaming session makes, held: outer/mid now leads to victimroot.
+      await Deno.rename(join(l.outer, "mid"), join(l.outer, "moved"));
+      await Deno.rename(join(l.outer, "swap"), join(l.outer, "mid"));
+      const r = await run(l);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /Cannot use the workspace ".*outer\/mid\/ws"/);
+      assert.match(r.stderr, /symbolic link ".*outer\/mid"/);
+      assert.match(r.stderr, /victimroot\/ws/, "the message names where the path leads now");
+      assert.equal(l.server.requests.length, 0, "no request, no command");
+      assert.deepEqual(await names(l.victim), ["keep.txt"]);
+      // Back in place, the same workspace is accepted and the command runs there.
+      await Deno.rename(join(l.outer, "mid"), join(l.outer, "swap"));
+      await Deno.rename(join(l.outer, "moved"), join(l.outer, "mid"));
+      const ok = await run(l);
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.deepEqual(await names(l.ws), ["PWN"]);
+      assert.deepEqual(await names(l.victim), ["keep.txt"]);
+    } finally {
+      await l.server.close();
+      await Deno.remove(l.base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a parent of the named workspace swapped in a loop while runs start: none works outside",
+  ignore: !bwrap,
+  fn: async () => {
+    const l = await layout("echo x > PWN-$$");
+    const stop = join(l.base, "stop");
+    const swapper = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-ffi",
+        "--allow-read",
+        "--allow-write",
+        HELPER,
+        l.outer,
+        "mid",
+        "swap",
+        stop,
+        "100000000",
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const lines = swapper.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      // Started once the swapper is swapping.
+      let head = "";
+      while (!head.includes("swapping")) {
+        const { value, done } = await lines.read();
+        if (done) break;
+        head += value;
+      }
+      assert.match(head, /swapping/);
+      let ran = 0;
+      for (let i = 0; i < 6; i++) {
+        const r = await run(l);
+        if (r.code === 0) ran++;
+        else assert.match(r.stderr, /Cannot use the workspace|Cannot sandbox|session started/);
+      }
+      await Deno.writeTextFile(stop, "");
+      let tail = "";
+      for (;;) {
+        const { value, done } = await lines.read();
+        if (done) break;
+        tail += value;
+      }
+      assert.ok(Number(tail.trim().split("\n").at(-1)) > 0, "the swapper swapped");
+      assert.deepEqual(await names(l.victim), ["keep.txt"], "nothing landed outside");
+      const pwn = (await names(l.ws)).filter((n) => n.startsWith("PWN-"));
+      assert.ok(pwn.length <= ran, "what was written went into the named workspace");
+    } finally {
+      await Deno.writeTextFile(stop, "").catch(() => {});
+      await lines.cancel().catch(() => {});
+      await swapper.status;
+      await l.server.close();
+      await Deno.remove(l.base, { recursive: true });
+    }
+  },
+});
