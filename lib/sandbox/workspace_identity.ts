@@ -11,19 +11,19 @@
  * So the path is resolved by hand: a link on the way is followed only where
  * no command can have made it (every directory up to it is one this user
  * cannot write, such as `/var/run -> /run` for a user other than root);
- * any other link refuses the workspace, naming its real path. Then the
- * directory is opened and its real path read back from the descriptor
- * (Linux): it must be the path just resolved. A swap at any moment makes
- * the two differ (the descriptor tells where the opened directory really
- * lies, whatever path led to it), so the session takes the directory there
- * or refuses; it never takes another one. Without `/proc` (macOS) only the
- * resolution and a look-up by path are made.
+ * any other link refuses the workspace, naming its real path. Then a shell
+ * enters the directory and reports where the directory it is in lies
+ * (`pwd -P`) and its device and inode (of `.`): that must be the path just
+ * resolved. A swap at any moment makes the two differ (the working
+ * directory is the directory entered, whatever path led to it), so the
+ * session takes the directory there or refuses; it never takes another one.
+ * (penguin's permissions do not let it read `/proc/self/fd`, which would
+ * tell the same of an open directory without a process.)
  *
  * @module
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { holdDir, locationOf } from "./_held_dir.ts";
 
 /** A directory's real path and identity, as recorded by {@linkcode workspaceIdentity}. */
 export interface WorkspaceId {
@@ -116,6 +116,34 @@ function resolveTrusted(path: string): { path: string } | { problem: string } {
   return { path: cur };
 }
 
+/**
+ * A shell enters the directory, then prints where the directory it is in
+ * lies (`pwd -P`, the kernel's path of its working directory) and that
+ * directory's device and inode (of `.`, not looked up by path again).
+ */
+const PROBE = 'cd -P -- "$1" || exit 3; pwd -P; stat -c "%d %i" . 2>/dev/null || stat -f "%d %i" .';
+
+/** Where the directory `path` leads to lies, and its identity, from inside it; undefined when it cannot be entered. */
+function probe(path: string): { at: string; dev: number; ino: number } | undefined {
+  try {
+    const out = new Deno.Command("sh", {
+      args: ["-c", PROBE, "sh", path],
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    if (!out.success) return undefined;
+    const [at, ids] = new TextDecoder().decode(out.stdout).split("\n");
+    const [dev, ino] = (ids ?? "").trim().split(" ").map(Number);
+    if (!at || !Number.isSafeInteger(dev) || !Number.isSafeInteger(ino)) return undefined;
+    return { at, dev: dev!, ino: ino! };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The real path of `dir` as the kernel resolves it now, for a message; `dir` when unknown. */
 function realPathForMessage(dir: string): string {
   try {
@@ -141,30 +169,11 @@ export function workspaceIdentity(dir: string): WorkspaceId | { problem: string 
       problem = resolved.problem;
       continue;
     }
-    const held = holdDir(resolved.path);
-    if (!held) {
-      // No /proc: the path as resolved, looked up once more.
-      try {
-        const info = Deno.statSync(resolved.path);
-        if (!info.isDirectory || info.ino === null) return { problem: "it is not a directory" };
-        if (Deno.realPathSync(resolved.path) !== resolved.path) {
-          problem = `it leads to another directory each time it is looked at`;
-          continue;
-        }
-        return { path: resolved.path, dev: info.dev, ino: info.ino };
-      } catch {
-        return { problem: `"${resolved.path}" cannot be opened` };
-      }
-    }
-    try {
-      if (locationOf(held) === resolved.path) {
-        return { path: resolved.path, dev: held.dev, ino: held.ino };
-      }
-      problem = `it leads to another directory each time it is looked at (a directory on the ` +
-        `way is being renamed)`;
-    } finally {
-      held.file.close();
-    }
+    const seen = probe(resolved.path);
+    if (seen === undefined) return { problem: `"${resolved.path}" cannot be entered` };
+    if (seen.at === resolved.path) return { path: resolved.path, dev: seen.dev, ino: seen.ino };
+    problem = `it leads to another directory each time it is looked at (a directory on the ` +
+      `way is being renamed)`;
   }
   const real = realPathForMessage(dir);
   return {
