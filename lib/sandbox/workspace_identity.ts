@@ -10,7 +10,8 @@
  *
  * So the path is resolved by hand: a link on the way is followed only where
  * no command can have made it (every directory up to it is one this user
- * cannot write, such as `/var/run -> /run` for a user other than root);
+ * cannot write, such as `/var/run -> /run` for a user other than root, and
+ * "/" itself, for root too);
  * any other link refuses the workspace, naming its real path. Then a shell
  * enters the directory and reports where the directory it is in lies
  * (`pwd -P`) and its device and inode (of `.`): that must be the path just
@@ -68,12 +69,10 @@ function resolveTrusted(path: string): { path: string } | { problem: string } {
   const uid = currentUid();
   const queue = path.split("/").filter((c) => c !== "" && c !== ".");
   let cur = "/";
-  let writable: boolean;
-  try {
-    writable = writableByUser(Deno.lstatSync("/"), uid);
-  } catch {
-    writable = true;
-  }
+  // Links in "/" itself (`/bin -> usr/bin`, `/tmp -> private/tmp`, `/home -> /data/home`) are
+  // followed even for root: no command can write "/", which is never a writable root (a
+  // workspace of "/" holds the homes and needs --allow-home-workspace).
+  let writable = false;
   let links = 0;
   while (queue.length > 0) {
     const name = queue.shift()!;
@@ -104,7 +103,7 @@ function resolveTrusted(path: string): { path: string } | { problem: string } {
       }
       if (isAbsolute(target)) {
         cur = "/";
-        writable = writableByUser(Deno.lstatSync("/"), uid);
+        writable = false;
       }
       queue.unshift(...target.split("/").filter((c) => c !== "" && c !== "."));
       continue;
