@@ -39,6 +39,7 @@
  *
  * @module
  */
+import { goalRoundOf } from "../protocol/goal_round_marker.ts";
 import { eventMsg, modelMsg, userText } from "../protocol/builders.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type {
@@ -217,10 +218,7 @@ export function goalWrapUpText(o: {
 }
 
 /** The round number of a goal-round input text, or null for any other text. */
-export function goalRoundOf(text: string): number | null {
-  const m = /^\[goal\]\nround: (\d+)\n/.exec(text);
-  return m ? Number(m[1]) : null;
-}
+export { goalRoundOf };
 
 /** Tokens a stream message adds to a goal's use (a `token_usage`: total minus cached input). */
 export function goalTokenDelta(msg: OmniMessage): number {

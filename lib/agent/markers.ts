@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { splitGoalRound } from "../protocol/goal_round_marker.ts";
 import type { CompleteMessage, ToolCallMessage, ToolCallOutputMessage } from "../protocol/types.ts";
 
 /** Block form of a marker: `[tag]\n<body>\n[/tag]`. */
@@ -113,9 +114,7 @@ export const INTERRUPTED_BY_USER = "[interrupted: tool aborted by user]";
  * returned unchanged.
  */
 export function downgradeGoalRound(text: string): string {
-  const m = /^\[goal\]\nround: (\d+)\n[\s\S]*?\n\[\/goal\][ \t]*(?:\n|$)\n?/.exec(text);
+  const m = splitGoalRound(text);
   if (!m) return text;
-  return `[goal round ${m[1]} of an ended goal run — protocol omitted; do not act on it]\n${
-    text.slice(m[0].length)
-  }`;
+  return `[goal round ${m.round} of an ended goal run — protocol omitted; do not act on it]\n${m.body}`;
 }

@@ -103,6 +103,28 @@ export {
   type Toolset,
 } from "./toolset.ts";
 export { builtinToolPreviews } from "./tool_previews.ts";
+export {
+  driveTask,
+  type GoalStart,
+  runTask,
+  type RunTaskIO,
+  type RunTaskOptions,
+  type RunTaskOutcome,
+} from "./run_task.ts";
+export {
+  type OpenTaskOptions,
+  openTaskSession,
+  taskRunOptions,
+  type TaskSessionOptions,
+  type TaskTelemetry,
+} from "./task_session.ts";
+export {
+  applyPolicyFile,
+  confinement,
+  effectivePolicy as effectiveWorkspacePolicy,
+  type PolicyContext,
+  type PolicyOptions,
+} from "./workspace_policy.ts";
 export * from "./markers.ts";
 export * as subagents from "./subagents/mod.ts";
 export type { BackgroundTask } from "./subagents/family.ts";

@@ -62,6 +62,7 @@ import {
   type Compactability,
   type CompactionResult,
   type CompactionSettings,
+  type Compactor,
   createCompactor,
 } from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
@@ -269,20 +270,38 @@ function toMessages(input: string | CompleteMessage[], what: string): CompleteMe
   return messages;
 }
 
-/**
- * Assemble a live session from its parts. Long as a whole because it is a
- * closure over the session's state (trace writes, the running task); each
- * method inside is short.
- */
-export function openSession(parts: SessionParts): Session {
-  // Long because: one closure-based session whose methods share the writer, the toolset, the engine
-  // and the children; each method is short.
-  const warn = parts.warn ?? defaultWarn;
-  const { writer, toolset, meta } = parts;
-  const secrets = secretsOf(parts);
-  // How commands are confined (additive field): a new session records it in
-  // session_meta, every live session (resumed ones too) in tool_list_ready.
-  const sandboxRecord = {
+/** The mutable state of a live session, shared by its steps. */
+interface LiveState {
+  metaWritten: boolean;
+  bootstrapped: boolean;
+  disposed: boolean;
+  compacting: boolean;
+  /** A completed compaction closed the file: the next record starts a new one. */
+  rotatePending: boolean;
+  /** The running task's (or compaction's) controller. */
+  current: AbortController | undefined;
+  lastWrite: Promise<unknown>;
+  /** The first failed trace write. */
+  traceFailure: PenguinError | undefined;
+}
+
+/** A live session's parts and state, as its steps see them. */
+interface Live {
+  parts: SessionParts;
+  st: LiveState;
+  warn: (line: string) => void;
+  metaMessage: SessionMetaEnvelope;
+  children: ChildRegistry;
+  /** Record one message (rotating the file first when a compaction asked for it). */
+  record(msg: OmniMessage): void;
+  /** Whether everything recorded so far reached the file. */
+  recorded(): Promise<boolean>;
+  toolListReady(): OmniMessage;
+}
+
+/** How commands are confined (additive field): in a new session's session_meta and every tool_list_ready. */
+function sandboxRecordOf(parts: SessionParts) {
+  return {
     mode: parts.sandbox.mode,
     network: parts.sandbox.network,
     ...(parts.sandbox.extraWritable.length > 0
@@ -290,21 +309,25 @@ export function openSession(parts: SessionParts): Session {
       : {}),
     git: parts.sandbox.git ?? "read-only",
   };
+}
+
+/** The trace side of a live session: appends, rotation after a compaction, the first failure stops all. */
+function liveRecorder(parts: SessionParts, warn: (line: string) => void): Live {
+  const { writer, toolset, meta } = parts;
+  const sandboxRecord = sandboxRecordOf(parts);
   const metaMessage = sessionMetaMsg(
     parts.metaWritten || meta.sandbox !== undefined ? meta : { ...meta, sandbox: sandboxRecord },
   );
-  const toolCallIds = parts.toolCallIds ?? createToolCallIds();
-  const children = parts.children ??
-    createChildRegistry({ parentSessionId: meta.session_id, depth: 1, warn });
-  let metaWritten = parts.metaWritten;
-  let bootstrapped = false;
-  let disposed = false;
-  let compacting = false;
-  let rotatePending = parts.rotateFirst ?? false;
-  const pendingRecords = [...(parts.pendingRecords ?? [])];
-  let current: AbortController | undefined;
-  let lastWrite: Promise<unknown> = Promise.resolve();
-  let traceFailure: PenguinError | undefined;
+  const st: LiveState = {
+    metaWritten: parts.metaWritten,
+    bootstrapped: false,
+    disposed: false,
+    compacting: false,
+    rotatePending: parts.rotateFirst ?? false,
+    current: undefined,
+    lastWrite: Promise.resolve(),
+    traceFailure: undefined,
+  };
   const toolListReady = () =>
     eventMsg({
       type: "tool_list_ready",
@@ -312,38 +335,53 @@ export function openSession(parts: SessionParts): Session {
       sandbox: sandboxRecord,
       ...(parts.switchedPair ? { model: { ...parts.switchedPair } } : {}),
     });
-
   /** The first failed write stops everything: a trace with a hole in it would lie. */
   const failed = (err: unknown) => {
-    if (traceFailure) return;
-    traceFailure = new PenguinError(
+    if (st.traceFailure) return;
+    st.traceFailure = new PenguinError(
       "runtime",
       `${
         errorMessage(err)
       }; session ${meta.session_id} was stopped so that nothing runs unrecorded`,
       { cause: err },
     );
-    current?.abort(traceFailure);
+    st.current?.abort(st.traceFailure);
   };
   const append = (msg: OmniMessage) => {
-    if (traceFailure) return;
-    lastWrite = writer.append(msg).catch(failed);
+    if (st.traceFailure) return;
+    st.lastWrite = writer.append(msg).catch(failed);
   };
-  const record = (msg: OmniMessage) => {
-    if (rotatePending && isRecordable(msg) && !traceFailure) {
-      // A completed compaction closed the file: the next one starts with meta and tool list.
-      rotatePending = false;
-      lastWrite = writer.rotate().catch(failed);
-      append(sessionMetaMsg(metaMessage.payload));
-      append(toolListReady());
-    }
-    append(msg);
+  return {
+    parts,
+    st,
+    warn,
+    metaMessage,
+    children: parts.children ??
+      createChildRegistry({ parentSessionId: meta.session_id, depth: 1, warn }),
+    toolListReady,
+    record(msg) {
+      if (st.rotatePending && isRecordable(msg) && !st.traceFailure) {
+        // A completed compaction closed the file: the next one starts with meta and tool list.
+        st.rotatePending = false;
+        st.lastWrite = writer.rotate().catch(failed);
+        append(sessionMetaMsg(metaMessage.payload));
+        append(toolListReady());
+      }
+      append(msg);
+    },
+    async recorded() {
+      await st.lastWrite;
+      return st.traceFailure === undefined;
+    },
   };
-  const recorded = async () => {
-    await lastWrite;
-    return traceFailure === undefined;
-  };
+}
 
+/** The engine and the compactor of a live session, over its model, tools and trace. */
+function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
+  const { parts, children, record, warn } = live;
+  const { toolset, meta } = parts;
+  const secrets = secretsOf(parts);
+  const toolCallIds = parts.toolCallIds ?? createToolCallIds();
   const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
     streamModel({
       endpoint: parts.model.endpoint,
@@ -353,7 +391,6 @@ export function openSession(parts: SessionParts): Session {
       ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
       ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
     }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds });
-
   const engine: Engine = createEngine({
     request,
     execute: (call, signal) =>
@@ -369,7 +406,7 @@ export function openSession(parts: SessionParts): Session {
         ...(parts.secrets ? { secrets: parts.secrets } : {}),
       }, { warn }),
     record,
-    recorded,
+    recorded: () => live.recorded(),
     warn,
     ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
@@ -391,97 +428,207 @@ export function openSession(parts: SessionParts): Session {
     engine,
     request,
     record,
-    rotate: () => (rotatePending = true),
+    rotate: () => (live.st.rotatePending = true),
     noticesQueued: () => parts.processes.pendingNotices > 0 || children.pendingNotices > 0,
     ...(parts.retryDelayMs ? { retryDelayMs: parts.retryDelayMs } : {}),
     closed: parts.rotateFirst ?? false,
   });
+  return { engine, compactor };
+}
 
-  function approverOf(opts: RunOptions): ApproveFn | undefined {
-    const a = opts.approve;
-    if (a === undefined) return undefined;
-    const base = typeof a === "function"
-      ? a
-      : approverForMode(a, { ask: opts.ask, permissionOf: toolset.permissionOf });
-    return withCommandPolicy(base, parts.commandPolicy);
+/** The approver of a run's options: the mode or function, the command policy on top. */
+function approverOf(parts: SessionParts, opts: RunOptions): ApproveFn | undefined {
+  const a = opts.approve;
+  if (a === undefined) return undefined;
+  const base = typeof a === "function"
+    ? a
+    : approverForMode(a, { ask: opts.ask, permissionOf: parts.toolset.permissionOf });
+  return withCommandPolicy(base, parts.commandPolicy);
+}
+
+/** Throw unless the session can start work now (not disposed, trace intact, nothing running). */
+function requireIdle(live: Live, engine: Engine, busy: string): void {
+  const { st } = live;
+  const id = live.parts.meta.session_id;
+  if (st.disposed) throw new PenguinError("runtime", `Session ${id} is disposed`);
+  if (st.traceFailure) throw st.traceFailure;
+  if (engine.running || st.compacting) throw new PenguinError("runtime", busy);
+}
+
+/**
+ * The records a session's first run starts with (the sources' own records,
+ * then the tool list), yielded to the host; those the engine writes with the
+ * run's input are returned.
+ */
+async function* bootstrap(live: Live): AsyncGenerator<OmniMessage, OmniMessage[]> {
+  const { st, parts } = live;
+  const bootstrapRecords: OmniMessage[] = [];
+  if (!st.bootstrapped) {
+    st.bootstrapped = true;
+    // Lazy sources (MCP servers) open now, at the first run: their records precede the tool list.
+    await parts.toolset.ready();
+    // The sources' own records (the MCP connect pair) come first, as in PenguinHarness.
+    for (const payload of parts.toolset.records) {
+      const msg = eventMsg(payload);
+      if (!st.rotatePending) bootstrapRecords.push(msg);
+      yield msg;
+    }
+    const ready = live.toolListReady();
+    // A pending rotation writes the tool list at the head of the new file.
+    if (!st.rotatePending) bootstrapRecords.push(ready);
+    yield ready;
   }
+  return bootstrapRecords;
+}
 
-  async function* run(
-    input: string | CompleteMessage[],
-    opts: RunOptions = {},
-  ): AsyncGenerator<OmniMessage, RunOutcome> {
-    if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
-    if (traceFailure) throw traceFailure;
-    if (engine.running || compacting) {
-      throw new PenguinError("runtime", `Session ${meta.session_id} is already running a task`);
+/** One task on a live session (see {@linkcode Session.run}). */
+async function* runLive(
+  live: Live,
+  engine: Engine,
+  pendingRecords: OmniMessage[],
+  input: string | CompleteMessage[],
+  opts: RunOptions,
+): AsyncGenerator<OmniMessage, RunOutcome> {
+  const { st, parts, children } = live;
+  const id = parts.meta.session_id;
+  requireIdle(live, engine, `Session ${id} is already running a task`);
+  let messages = toMessages(input, `run session ${id}`);
+  if (!parts.model.vision) messages = await foldImages(messages, parts.scratchpad);
+  // Aborted by the caller, or by the session (a failed trace write, dispose, an abandoned run).
+  const ctl = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
+  st.current = ctl;
+  let finished = false;
+  let outcome: RunOutcome | undefined;
+  try {
+    writeMeta(live);
+    const bootstrapRecords = yield* bootstrap(live);
+    // After the tool list was planned: a rotation they trigger writes it at the new file's head.
+    for (const r of pendingRecords.splice(0)) {
+      live.record(r);
+      // Hosts see the event; the note for the model is recorded only.
+      if (r.type === "event_msg") yield r;
     }
-    let messages = toMessages(input, `run session ${meta.session_id}`);
-    if (!parts.model.vision) messages = await foldImages(messages, parts.scratchpad);
-    // Aborted by the caller, or by the session (a failed trace write, dispose, an abandoned run).
-    const ctl = new AbortController();
-    const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
-    current = ctl;
-    let finished = false;
-    let outcome: RunOutcome | undefined;
-    try {
-      if (!metaWritten) {
-        record(metaMessage);
-        metaWritten = true;
-      }
-      const bootstrapRecords: OmniMessage[] = [];
-      if (!bootstrapped) {
-        bootstrapped = true;
-        // Lazy sources (MCP servers) open now, at the first run: their records precede the tool list.
-        await toolset.ready();
-        // The sources' own records (the MCP connect pair) come first, as in PenguinHarness.
-        for (const payload of toolset.records) {
-          const msg = eventMsg(payload);
-          if (!rotatePending) bootstrapRecords.push(msg);
-          yield msg;
-        }
-        const ready = toolListReady();
-        // A pending rotation writes the tool list at the head of the new file.
-        if (!rotatePending) bootstrapRecords.push(ready);
-        yield ready;
-      }
-      // After the tool list was planned: a rotation they trigger writes it at the new file's head.
-      for (const r of pendingRecords.splice(0)) {
-        record(r);
-        // Hosts see the event; the note for the model is recorded only.
-        if (r.type === "event_msg") yield r;
-      }
-      const approve = approverOf(opts);
-      children.bindRun({ approve, thinkingLevel: opts.thinkingLevel ?? parts.thinkingLevel });
-      const stream = withBackgroundMessages(
-        engine.run(messages, {
-          signal,
-          ...(approve ? { approve } : {}),
-          ...(opts.thinkingLevel !== undefined ? { thinkingLevel: opts.thinkingLevel } : {}),
-          bootstrapRecords,
-        }),
-        children,
-      );
-      const tracked = trackOutcome(stream);
-      for await (const msg of tracked) {
-        if (traceFailure) break; // the task is being stopped: show nothing it did not record
-        yield msg;
-      }
-      outcome = tracked.outcome;
-      finished = true;
-    } finally {
-      // A consumer that stops early must not leave the request or tools running.
-      if (!finished) ctl.abort(new DOMException("the run was abandoned", "AbortError"));
-      if (current === ctl) current = undefined;
-      children.bindRun(undefined);
-      await lastWrite;
+    const approve = approverOf(parts, opts);
+    children.bindRun({ approve, thinkingLevel: opts.thinkingLevel ?? parts.thinkingLevel });
+    const stream = withBackgroundMessages(
+      engine.run(messages, {
+        signal,
+        ...(approve ? { approve } : {}),
+        ...(opts.thinkingLevel !== undefined ? { thinkingLevel: opts.thinkingLevel } : {}),
+        bootstrapRecords,
+      }),
+      children,
+    );
+    const tracked = trackOutcome(stream);
+    for await (const msg of tracked) {
+      if (st.traceFailure) break; // the task is being stopped: show nothing it did not record
+      yield msg;
     }
-    if (traceFailure) throw traceFailure;
-    if (outcome === undefined) {
-      throw new PenguinError("runtime", "the task ended without an outcome");
-    }
-    return outcome;
+    outcome = tracked.outcome;
+    finished = true;
+  } finally {
+    // A consumer that stops early must not leave the request or tools running.
+    if (!finished) ctl.abort(new DOMException("the run was abandoned", "AbortError"));
+    if (st.current === ctl) st.current = undefined;
+    children.bindRun(undefined);
+    await st.lastWrite;
   }
+  if (st.traceFailure) throw st.traceFailure;
+  if (outcome === undefined) {
+    throw new PenguinError("runtime", "the task ended without an outcome");
+  }
+  return outcome;
+}
 
+/** Record the session_meta once, before the first record of the session. */
+function writeMeta(live: Live): void {
+  if (live.st.metaWritten) return;
+  live.record(live.metaMessage);
+  live.st.metaWritten = true;
+}
+
+/** Compact a live session now (see {@linkcode Session.compact}). */
+async function* compactLive(
+  live: Live,
+  engine: Engine,
+  compactor: Compactor,
+  opts: { signal?: AbortSignal },
+): AsyncGenerator<OmniMessage, CompactionResult> {
+  const { st } = live;
+  requireIdle(
+    live,
+    engine,
+    `Cannot compact session ${live.parts.meta.session_id}: a task is running`,
+  );
+  st.compacting = true;
+  const ctl = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
+  st.current = ctl;
+  let result: CompactionResult;
+  try {
+    result = yield* compactor.compact(signal);
+  } finally {
+    if (st.current === ctl) st.current = undefined;
+    st.compacting = false;
+    await st.lastWrite;
+  }
+  if (st.traceFailure) throw st.traceFailure;
+  return result;
+}
+
+/** Record one event between tasks (see {@linkcode Session.recordEvent}). */
+async function recordLiveEvent(live: Live, engine: Engine, payload: EventPayload): Promise<void> {
+  const { st } = live;
+  requireIdle(
+    live,
+    engine,
+    `Cannot record ${payload.type} in session ${live.parts.meta.session_id}: a task is running`,
+  );
+  writeMeta(live);
+  live.record(eventMsg(payload));
+  await st.lastWrite;
+  if (st.traceFailure) throw st.traceFailure;
+}
+
+/** Dispose of a live session: stop the task, the children, the tools and commands, close the trace. */
+async function disposeLive(live: Live): Promise<void> {
+  const { st, parts, warn } = live;
+  if (st.disposed) return;
+  st.disposed = true;
+  st.current?.abort(new DOMException("the session was disposed", "AbortError"));
+  await live.children.dispose();
+  try {
+    await parts.toolset.dispose();
+  } catch (err) {
+    warn(`[penguin] closing the session's tools failed: ${errorMessage(err)}`);
+  }
+  try {
+    await parts.processes.disposeAll();
+  } catch (err) {
+    warn(`[penguin] stopping background commands failed: ${errorMessage(err)}`);
+  }
+  await st.lastWrite;
+  try {
+    await parts.writer.close();
+  } catch (err) {
+    // After a failed write the run already reported the trace; one line is enough.
+    if (!st.traceFailure) warn(`[trace] close failed: ${errorMessage(err)}`);
+  }
+}
+
+/**
+ * Assemble a live session from its parts: its recorder, its engine and
+ * compactor, and the methods over them (each a named step above).
+ */
+export function openSession(parts: SessionParts): Session {
+  const warn = parts.warn ?? defaultWarn;
+  const { writer, toolset, meta } = parts;
+  const secrets = secretsOf(parts);
+  const live = liveRecorder(parts, warn);
+  const { engine, compactor } = liveEngine(live);
+  const { children, metaMessage, st } = live;
+  const pendingRecords = [...(parts.pendingRecords ?? [])];
   return {
     sessionId: meta.session_id,
     provider: meta.provider,
@@ -497,7 +644,7 @@ export function openSession(parts: SessionParts): Session {
       return engine.running;
     },
     get traceFailure() {
-      return traceFailure;
+      return st.traceFailure;
     },
     ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
     toolPermission: toolset.permissionOf,
@@ -508,54 +655,15 @@ export function openSession(parts: SessionParts): Session {
       const json = JSON.stringify(args);
       return toolCallPreview(name, json, { final: true, previews: toolset.previewOf }) ?? undefined;
     },
-    run,
+    run: (input, opts = {}) => runLive(live, engine, pendingRecords, input, opts),
     steer(input) {
       if (!engine.running) return false;
       return engine.steer(typeof input === "string" ? [userText(input)] : input);
     },
     skipRetryWait: () => engine.skipRetryWait(),
-    async *compact(opts = {}) {
-      if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
-      if (engine.running || compacting) {
-        throw new PenguinError(
-          "runtime",
-          `Cannot compact session ${meta.session_id}: a task is running`,
-        );
-      }
-      if (traceFailure) throw traceFailure;
-      compacting = true;
-      const ctl = new AbortController();
-      const signal = opts.signal ? AbortSignal.any([opts.signal, ctl.signal]) : ctl.signal;
-      current = ctl;
-      let result: CompactionResult;
-      try {
-        result = yield* compactor.compact(signal);
-      } finally {
-        if (current === ctl) current = undefined;
-        compacting = false;
-        await lastWrite;
-      }
-      if (traceFailure) throw traceFailure;
-      return result;
-    },
+    compact: (opts = {}) => compactLive(live, engine, compactor, opts),
     compactability: () => compactor.compactability(),
-    async recordEvent(payload) {
-      if (disposed) throw new PenguinError("runtime", `Session ${meta.session_id} is disposed`);
-      if (traceFailure) throw traceFailure;
-      if (engine.running || compacting) {
-        throw new PenguinError(
-          "runtime",
-          `Cannot record ${payload.type} in session ${meta.session_id}: a task is running`,
-        );
-      }
-      if (!metaWritten) {
-        record(metaMessage);
-        metaWritten = true;
-      }
-      record(eventMsg(payload));
-      await lastWrite;
-      if (traceFailure) throw traceFailure;
-    },
+    recordEvent: (payload) => recordLiveEvent(live, engine, payload),
     usage: () => ({
       sessionTokens: { ...engine.state.sessionTokens },
       lastRequestTotal: engine.state.lastRequestTotal,
@@ -566,28 +674,6 @@ export function openSession(parts: SessionParts): Session {
     onBackgroundMessage: (fn) => children.onMessage(fn),
     backgroundTasks: () => backgroundTasks(parts.processes, children),
     hasRunningBackgroundSubagents: () => children.hasRunningBackground(),
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      current?.abort(new DOMException("the session was disposed", "AbortError"));
-      await children.dispose();
-      try {
-        await parts.toolset.dispose();
-      } catch (err) {
-        warn(`[penguin] closing the session's tools failed: ${errorMessage(err)}`);
-      }
-      try {
-        await parts.processes.disposeAll();
-      } catch (err) {
-        warn(`[penguin] stopping background commands failed: ${errorMessage(err)}`);
-      }
-      await lastWrite;
-      try {
-        await writer.close();
-      } catch (err) {
-        // After a failed write the run already reported the trace; one line is enough.
-        if (!traceFailure) warn(`[trace] close failed: ${errorMessage(err)}`);
-      }
-    },
+    dispose: () => disposeLive(live),
   };
 }

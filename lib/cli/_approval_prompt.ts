@@ -8,8 +8,7 @@
  *
  * @module
  */
-import { PenguinError } from "../protocol/errors.ts";
-import type { ApprovalMode, ApprovalVerdict } from "../agent/approval.ts";
+import type { ApprovalVerdict } from "../agent/approval.ts";
 import { DENIAL_REASONS } from "../agent/approval.ts";
 import { type LineReader, lineReader } from "./line_reader.ts";
 import { escapeC1 } from "./json.ts";
@@ -100,26 +99,4 @@ export function openTerminal(): Terminal | null {
   }
   if (!Deno.stdin.isTerminal()) return null;
   return { lines: lineReader(() => Deno.stdin.readable), write: toTerminal };
-}
-
-/**
- * The usage error for a mode that must ask when no terminal can answer:
- * `always-ask` would deny everything without one. Other modes pass.
- * `source` names the policy file that chose the mode, when one did.
- */
-export function requireTerminalFor(
-  mode: ApprovalMode,
-  command: string,
-  terminal: boolean,
-  source?: string,
-): void {
-  if (mode !== "always-ask" || terminal) return;
-  const fix = source === undefined
-    ? "pass --approve read-only, deny-all or allow-all"
-    : `${source} sets it; run from a terminal, or change "approval" there`;
-  throw new PenguinError(
-    "usage",
-    `${command}: approval mode always-ask needs a terminal to answer its prompts, and there is none ` +
-      `(input is piped and /dev/tty is unavailable): ${fix}`,
-  );
 }

@@ -4,6 +4,7 @@
 // says they may matter; damaged lines are skipped silently (these are
 // summaries for listings, not validation). The windows are cut into lines by
 // lib/trace/lines.ts.
+import { splitGoalRound } from "../protocol/goal_round_marker.ts";
 import type { TokenCounts } from "../protocol/types.ts";
 import { readAt, textLines, textLinesFromEnd } from "../trace/lines.ts";
 
@@ -39,8 +40,7 @@ export function payloadOf(rec: Obj | null): Obj | null {
 
 /** A goal round's text without its leading `[goal]` block: the objective the user gave. */
 function withoutGoalBlock(text: string): string {
-  const m = /^\[goal\]\nround: \d+\n[\s\S]*?\n\[\/goal\]\n\n?/.exec(text);
-  return m ? text.slice(m[0].length) : text;
+  return splitGoalRound(text)?.body ?? text;
 }
 
 /** True when `p` is the payload of a human prompt: a user text without `sender`. */

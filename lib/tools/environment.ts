@@ -115,37 +115,21 @@ function* failure(toolCallId: string, message: string): Generator<ToolExecutionI
   yield toolCallOutput(toolCallId, message, "failed");
 }
 
-/**
- * Execute one approved tool call. `tool` is the registry lookup for
- * `call.name` (undefined → `Unknown tool: <name>`). Yields this call's
- * partials, forwarded child messages, and last the complete output.
- */
-export async function* executeTool(
-  tool: Tool<ToolContext> | undefined,
-  call: ToolCallMessage,
-  ctx: ExecutionContext,
-  opts: ExecuteOptions = {},
-): AsyncGenerator<ToolExecutionItem, void, undefined> {
-  // Long because: one tool call's lifetime; the argument checks, the timeout and abort signals, the
-  // output cap and archive, and the closing output act on shared locals of one generator.
-  const id = call.tool_call_id;
-  const warn = opts.warn ?? defaultWarn;
-  const secrets = secretsOf(ctx);
-  yield partialToolOutput("start", id);
-  if (!tool) {
-    yield* failure(id, maskSecrets(`Unknown tool: ${call.name}`, secrets));
-    return;
-  }
-  const problem = describeArgumentsProblem(call.name, call.arguments);
-  if (problem !== undefined) {
-    yield* failure(id, maskSecrets(problem, secrets));
-    return;
-  }
-  const args = JSON.parse(call.arguments) as Record<string, unknown>;
-  const { maxOutputLength: max, timeoutMs } = tool.definition;
+/** The signals of one call: the user's abort or the timeout, and abandonment after the grace period. */
+interface CallSignals {
+  /** The tool's signal. */
+  signal: AbortSignal;
+  /** The timeout fired. */
+  timedOut(): boolean;
+  /** The grace period after an abort ran out: stop waiting for the tool. */
+  abandoned(): boolean;
+  /** Wait for `next`, or for abandonment, whichever comes first. */
+  step<T>(next: Promise<T>): Promise<T | "abandoned">;
+  /** Clear the timers. */
+  dispose(): void;
+}
 
-  // One signal for the tool: the user's abort or the timeout.
-  const userSignal = ctx.signal;
+function callSignals(userSignal: AbortSignal | undefined, timeoutMs: number, graceMs: number) {
   const timeout = new AbortController();
   const signal = userSignal ? AbortSignal.any([userSignal, timeout.signal]) : timeout.signal;
   let timedOut = false;
@@ -154,12 +138,11 @@ export async function* executeTool(
   // race against one would keep a reaction, and so every step value, alive).
   let abandoned = false;
   let wakeStep: (() => void) | undefined;
-  const abandon = () => {
-    abandoned = true;
-    wakeStep?.();
-  };
   const offGrace = onAbort(signal, () => {
-    graceTimer = setTimeout(abandon, opts.abortGraceMs ?? DEFAULT_GRACE_MS);
+    graceTimer = setTimeout(() => {
+      abandoned = true;
+      wakeStep?.();
+    }, graceMs);
   });
   const timer = timeoutMs > 0
     ? setTimeout(() => {
@@ -167,116 +150,125 @@ export async function* executeTool(
       timeout.abort(new DOMException(`tool timeout: exceeded ${timeoutMs}ms`, "TimeoutError"));
     }, timeoutMs)
     : undefined;
-
-  let streamed = ""; // forwarded content, <= max chars
-  let produced = 0; // chars the tool produced (masked)
-  let archive: ArchiveWriter | undefined;
-  const masker = createSecretMasker(secrets);
-  const archiveLimit = opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES;
-
-  /** Count masked `text`, archive it when over the cap, and return the part to forward (if any). */
-  const accept = async (text: string): Promise<string | undefined> => {
-    if (text.length === 0) return undefined;
-    produced += text.length;
-    if (max > 0 && produced > max && ctx.scratchpad !== undefined) {
-      if (!archive) {
-        archive = startArchive(ctx.scratchpad, call.name, id, archiveLimit);
-        opts.onArchive?.(archive);
-        await archive.append(streamed);
-      }
-      await archive.append(text);
-    }
-    const room = max > 0 ? max - streamed.length : Infinity;
-    if (room <= 0) return undefined;
-    const chunk = text.length > room ? text.slice(0, safeCut(text, room)) : text;
-    if (chunk.length === 0) return undefined;
-    streamed += chunk;
-    return chunk;
-  };
-  let images: string[] = [];
-  let selfStatus: StopReason | undefined;
-  let selfNote: string | undefined;
-  let processFacts: ToolProcessFacts | undefined;
-  let thrown: { error: unknown } | undefined;
-  let iterator: AsyncIterator<ToolEvent> | undefined;
-  let open = true; // false once the tool finished, threw or was abandoned
-
-  try {
-    iterator = tool.run(args, {
-      ...ctx,
-      toolCallId: id,
-      signal,
-    })[Symbol.asyncIterator]();
-    while (!abandoned) {
-      const next = iterator.next();
+  const signals: CallSignals = {
+    signal,
+    timedOut: () => timedOut,
+    abandoned: () => abandoned,
+    async step<T>(next: Promise<T>): Promise<T | "abandoned"> {
       next.catch(() => {}); // a late rejection after abandonment must not go unhandled
-      const step = await new Promise<IteratorResult<ToolEvent> | "abandoned">(
-        (resolve, reject) => {
+      try {
+        return await new Promise<T | "abandoned">((resolve, reject) => {
           wakeStep = () => resolve("abandoned");
           next.then(resolve, reject);
-        },
-      );
-      wakeStep = undefined;
-      if (step === "abandoned") break;
-      if (step.done) {
-        open = false;
-        break;
+        });
+      } finally {
+        wakeStep = undefined;
       }
-      const event = step.value;
-      if (event.type === "delta") {
-        const text = event.text;
-        if (typeof text !== "string" || text.length === 0) continue;
-        const chunk = await accept(masker.push(text));
-        if (chunk !== undefined) yield partialToolOutput("delta", id, chunk);
-      } else if (event.type === "images") {
-        if (Array.isArray(event.images)) {
-          images = images.concat(event.images.filter((u) => typeof u === "string"));
-        }
-      } else if (event.type === "forward") {
-        if (Array.isArray(event.message.origin) && event.message.origin.length > 0) {
-          yield { type: "forwarded", message: event.message };
-        } else warn(`[penguin] tool "${call.name}" forwarded a message without origin; ignored.`);
-      } else if (event.type === "result") {
-        if (event.status) selfStatus = event.status;
-        if (event.note) selfNote = event.note;
-        if (event.process) processFacts = { ...event.process };
-      }
-    }
-  } catch (err) {
-    open = false;
-    thrown = { error: err };
-  } finally {
-    // Abandoned after an abort, or our consumer stopped early: let the tool clean up in the background.
-    if (open) iterator?.return?.()?.catch(() => {});
-    clearTimeout(timer);
-    offGrace();
-    clearTimeout(graceTimer);
-  }
-  // The text held back in case it started a secret is output too.
-  const rest = await accept(masker.flush());
-  if (rest !== undefined) yield partialToolOutput("delta", id, rest);
+    },
+    dispose() {
+      clearTimeout(timer);
+      offGrace();
+      clearTimeout(graceTimer);
+    },
+  };
+  return signals;
+}
 
-  // Freeze the verdict before any archive I/O: an abort arriving now changes nothing.
-  const truncated = produced > streamed.length;
+/** The forwarded head of a call's output and, past the cap, its archive. */
+interface OutputSink {
+  /** Count masked `text`, archive it when over the cap, and return the part to forward (if any). */
+  accept(text: string): Promise<string | undefined>;
+  /** Forwarded content, at most the cap. */
+  readonly streamed: string;
+  /** Chars the tool produced (masked). */
+  readonly produced: number;
+  /** The archive, once the output went over the cap. */
+  readonly archive: ArchiveWriter | undefined;
+}
+
+function outputSink(
+  call: ToolCallMessage,
+  max: number,
+  scratchpad: string | undefined,
+  archiveLimit: number,
+  onArchive: ((archive: ArchiveWriter) => void) | undefined,
+): OutputSink {
+  let streamed = "";
+  let produced = 0;
+  let archive: ArchiveWriter | undefined;
+  return {
+    get streamed() {
+      return streamed;
+    },
+    get produced() {
+      return produced;
+    },
+    get archive() {
+      return archive;
+    },
+    async accept(text) {
+      if (text.length === 0) return undefined;
+      produced += text.length;
+      if (max > 0 && produced > max && scratchpad !== undefined) {
+        if (!archive) {
+          archive = startArchive(scratchpad, call.name, call.tool_call_id, archiveLimit);
+          onArchive?.(archive);
+          await archive.append(streamed);
+        }
+        await archive.append(text);
+      }
+      const room = max > 0 ? max - streamed.length : Infinity;
+      if (room <= 0) return undefined;
+      const chunk = text.length > room ? text.slice(0, safeCut(text, room)) : text;
+      if (chunk.length === 0) return undefined;
+      streamed += chunk;
+      return chunk;
+    },
+  };
+}
+
+/** What the tool said about itself besides its text. */
+interface SelfReport {
+  images: string[];
+  status?: StopReason;
+  note?: string;
+  process?: ToolProcessFacts;
+  thrown?: { error: unknown };
+}
+
+/** How the call ended, frozen before any archive I/O: an abort arriving later changes nothing. */
+function verdict(
+  self: SelfReport,
+  userSignal: AbortSignal | undefined,
+  timedOut: boolean,
+  timeoutMs: number,
+): { status: StopReason; note?: string } {
   const userAborted = userSignal?.aborted === true ||
     (!timedOut &&
-      (selfStatus === "aborted" || (thrown?.error as Error | undefined)?.name === "AbortError"));
-  let status: StopReason;
-  let statusNote: string | undefined;
-  if (userAborted) {
-    status = "aborted";
-    statusNote = ABORTED_NOTE;
-  } else if (timedOut) {
-    status = "failed";
-    statusNote = `[tool timeout: exceeded ${timeoutMs}ms]`;
-  } else if (thrown) {
-    status = "failed";
-    statusNote = `[tool error] ${errorMessage(thrown.error)}`;
-  } else status = selfStatus ?? "completed";
+      (self.status === "aborted" ||
+        (self.thrown?.error as Error | undefined)?.name === "AbortError"));
+  if (userAborted) return { status: "aborted", note: ABORTED_NOTE };
+  if (timedOut) return { status: "failed", note: `[tool timeout: exceeded ${timeoutMs}ms]` };
+  if (self.thrown) {
+    return { status: "failed", note: `[tool error] ${errorMessage(self.thrown.error)}` };
+  }
+  return { status: self.status ?? "completed" };
+}
 
+/** The note lines after the output: truncation and archive, the tool's note, the status note. */
+async function closingNotes(
+  call: ToolCallMessage,
+  sink: OutputSink,
+  max: number,
+  archiveLimit: number,
+  selfNote: string | undefined,
+  statusNote: string | undefined,
+  warn: (line: string) => void,
+): Promise<string[]> {
   const notes: string[] = [];
-  if (truncated) {
+  if (sink.produced > sink.streamed.length) {
     notes.push(`[output truncated: exceeded ${max} chars]`);
+    const archive = sink.archive;
     if (archive) {
       const saved = await archive.finish();
       if (saved.ok && saved.truncated) {
@@ -293,15 +285,111 @@ export async function* executeTool(
   }
   if (selfNote) notes.push(selfNote);
   if (statusNote) notes.push(statusNote);
-  if (streamed === "" && notes.length === 0) notes.push(NO_OUTPUT);
+  if (sink.streamed === "" && notes.length === 0) notes.push(NO_OUTPUT);
+  return notes;
+}
 
+/**
+ * Run the tool to its end (or abandonment), yielding the deltas to forward
+ * and the forwarded child messages; what it said about itself lands in `self`.
+ */
+async function* pumpTool(
+  iterator: AsyncIterator<ToolEvent>,
+  call: ToolCallMessage,
+  signals: CallSignals,
+  accept: (text: string) => Promise<string | undefined>,
+  self: SelfReport,
+  warn: (line: string) => void,
+): AsyncGenerator<ToolExecutionItem, boolean, undefined> {
+  const id = call.tool_call_id;
+  while (!signals.abandoned()) {
+    const step = await signals.step(iterator.next());
+    if (step === "abandoned") return true;
+    if (step.done) return false;
+    const event = step.value;
+    if (event.type === "delta") {
+      const text = event.text;
+      if (typeof text !== "string" || text.length === 0) continue;
+      const chunk = await accept(text);
+      if (chunk !== undefined) yield partialToolOutput("delta", id, chunk);
+    } else if (event.type === "images") {
+      if (Array.isArray(event.images)) {
+        self.images = self.images.concat(event.images.filter((u) => typeof u === "string"));
+      }
+    } else if (event.type === "forward") {
+      if (Array.isArray(event.message.origin) && event.message.origin.length > 0) {
+        yield { type: "forwarded", message: event.message };
+      } else warn(`[penguin] tool "${call.name}" forwarded a message without origin; ignored.`);
+    } else if (event.type === "result") {
+      if (event.status) self.status = event.status;
+      if (event.note) self.note = event.note;
+      if (event.process) self.process = { ...event.process };
+    }
+  }
+  return true;
+}
+
+/**
+ * Execute one approved tool call. `tool` is the registry lookup for
+ * `call.name` (undefined → `Unknown tool: <name>`). Yields this call's
+ * partials, forwarded child messages, and last the complete output.
+ */
+export async function* executeTool(
+  tool: Tool<ToolContext> | undefined,
+  call: ToolCallMessage,
+  ctx: ExecutionContext,
+  opts: ExecuteOptions = {},
+): AsyncGenerator<ToolExecutionItem, void, undefined> {
+  const id = call.tool_call_id;
+  const warn = opts.warn ?? defaultWarn;
+  const secrets = secretsOf(ctx);
+  yield partialToolOutput("start", id);
+  if (!tool) {
+    yield* failure(id, maskSecrets(`Unknown tool: ${call.name}`, secrets));
+    return;
+  }
+  const problem = describeArgumentsProblem(call.name, call.arguments);
+  if (problem !== undefined) {
+    yield* failure(id, maskSecrets(problem, secrets));
+    return;
+  }
+  const args = JSON.parse(call.arguments) as Record<string, unknown>;
+  const { maxOutputLength: max, timeoutMs } = tool.definition;
+  // One signal for the tool: the user's abort or the timeout.
+  const signals = callSignals(ctx.signal, timeoutMs, opts.abortGraceMs ?? DEFAULT_GRACE_MS);
+  const masker = createSecretMasker(secrets);
+  const archiveLimit = opts.archiveLimitBytes ?? ARCHIVE_LIMIT_BYTES;
+  const sink = outputSink(call, max, ctx.scratchpad, archiveLimit, opts.onArchive);
+  const self: SelfReport = { images: [] };
+  let iterator: AsyncIterator<ToolEvent> | undefined;
+  let open = true; // false once the tool finished, threw or was abandoned
+  try {
+    iterator = tool.run(args, { ...ctx, toolCallId: id, signal: signals.signal })[
+      Symbol.asyncIterator
+    ]();
+    open = yield* pumpTool(iterator, call, signals, (t) => sink.accept(masker.push(t)), self, warn);
+    // (abandoned: still open, left to clean up below)
+  } catch (err) {
+    open = false;
+    self.thrown = { error: err };
+  } finally {
+    // Abandoned after an abort, or our consumer stopped early: let the tool clean up in the background.
+    if (open) iterator?.return?.()?.catch(() => {});
+    signals.dispose();
+  }
+  // The text held back in case it started a secret is output too.
+  const rest = await sink.accept(masker.flush());
+  if (rest !== undefined) yield partialToolOutput("delta", id, rest);
+  const { status, note } = verdict(self, ctx.signal, signals.timedOut(), timeoutMs);
+  const notes = await closingNotes(call, sink, max, archiveLimit, self.note, note, warn);
   const noteText = maskSecrets(notes.join("\n"), secrets);
+  const streamed = sink.streamed;
   if (noteText) yield partialToolOutput("delta", id, streamed ? `\n${noteText}` : noteText);
-  const finalImages = status === "completed" && images.length > 0 ? images : undefined;
+  const finalImages = status === "completed" && self.images.length > 0 ? self.images : undefined;
   if (finalImages) yield partialToolOutput("delta", id, "", "completed", finalImages);
   yield partialToolOutput("stop", id, "", status);
   const output = noteText ? (streamed ? `${streamed}\n${noteText}` : noteText) : streamed;
   const complete = toolCallOutput(id, output, status, finalImages);
-  if (processFacts) complete.penguin_process = processFacts;
+  if (self.process) complete.penguin_process = self.process;
   yield complete;
 }

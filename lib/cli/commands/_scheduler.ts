@@ -1,8 +1,7 @@
 /**
  * The scheduler behind `penguin schedules run`: it reads the agent's
  * schedule directory, fires the due slot of each enabled task as a normal
- * agent task (the same session opening and task loop as `penguin run`, in
- * this process), and remembers nothing of its own: which slots have fired
+ * agent task (`runTask`, as `penguin run` runs it, in this process), and remembers nothing of its own: which slots have fired
  * is read back from the traces (see session/scheduled_firings.ts).
  *
  * Rules:
@@ -29,8 +28,7 @@
 import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { userText } from "../../protocol/builders.ts";
-import type { Session } from "../../agent/session.ts";
-import type { RunOutcome } from "../../agent/outcome.ts";
+import { runTask, type RunTaskOutcome } from "../../agent/run_task.ts";
 import { loadSchedules, type ScheduledTask } from "../../state/schedule.ts";
 import { lastSlot, nextSlot } from "../../state/schedule_slots.ts";
 import {
@@ -45,8 +43,7 @@ import { acquireSessionLock, releaseSessionLock, type SessionLock } from "../../
 import { firedSlots, scheduledTaskText, slotKey } from "../../session/scheduled_firings.ts";
 import type { CommandContext } from "../command.ts";
 import type { SessionFlags } from "./_session_flags.ts";
-import { driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
-import type { LiveTelemetry } from "../../telemetry/live.ts";
+import { startTelemetry } from "./_telemetry.ts";
 
 /** How often the schedule directory is read again, at the latest (milliseconds). */
 export const RESCAN_MS = 30_000;
@@ -198,45 +195,38 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
 
   async function fire(task: ScheduledTask, slot: Date): Promise<void> {
     const label = `${task.name} (slot ${slot.toISOString()})`;
-    const f = flagsFor(task, target);
-    let session: Session;
-    // Spans go to a collector when one is configured, flushed at the end of each firing.
-    let telemetry: LiveTelemetry | undefined;
+    let sessionId: string | undefined;
+    let ended: RunTaskOutcome;
     try {
-      session = await openTaskSession(ctx, f, {
-        canAsk: false,
-        telemetry: (t) => telemetry = t,
+      const prompt = userText(scheduledTaskText(task.name, slot, task.prompt), "server");
+      ended = await runTask({
+        ...flagsFor(task, target),
+        ...(ctx.root !== undefined ? { root: ctx.root } : {}),
+        message: [prompt],
         command: "schedules run",
         ...(task.sessionId === undefined ? { source: "schedule" as const } : {}),
         temporaryWorkspace: task.sessionId === undefined && task.workspace === undefined,
+      }, {
+        signal: ctl.signal,
         warn: (line) => ctx.io.err(line),
+        // Spans go to a collector when one is configured, flushed at the end of each firing.
+        telemetry: (agent) => startTelemetry(ctx, agent),
+        opened: (session) => {
+          sessionId = session.sessionId;
+          opts.log(
+            `${stamp()} fired ${label} in session ${session.sessionId} (workspace ${session.workspaceDir})`,
+          );
+        },
       });
     } catch (err) {
-      await telemetry?.shutdown();
       failedFirings++;
-      opts.log(`${stamp()} failed ${label}: ${oneLine(errorMessage(err))}`);
+      const where = sessionId === undefined ? "" : ` in session ${sessionId}`;
+      opts.log(`${stamp()} failed ${label}${where}: ${oneLine(errorMessage(err))}`);
       return;
     }
-    opts.log(
-      `${stamp()} fired ${label} in session ${session.sessionId} (workspace ${session.workspaceDir})`,
-    );
-    let outcome: RunOutcome | undefined;
-    try {
-      const prompt = userText(scheduledTaskText(task.name, slot, task.prompt), "server");
-      outcome = await driveTask(session, [prompt], taskRunOptions(f, session, ctl.signal));
-    } catch (err) {
-      opts.log(
-        `${stamp()} failed ${label} in session ${session.sessionId}: ${oneLine(errorMessage(err))}`,
-      );
-      failedFirings++;
-      return;
-    } finally {
-      await session.dispose();
-      await telemetry?.shutdown();
-    }
-    const kind = outcome?.kind ?? "failed";
+    const kind = ended.outcome?.kind ?? "failed";
     if (kind !== "completed") failedFirings++;
-    opts.log(`${stamp()} finished ${label} in session ${session.sessionId}: ${kind}`);
+    opts.log(`${stamp()} finished ${label} in session ${ended.sessionId}: ${kind}`);
   }
 
   return {

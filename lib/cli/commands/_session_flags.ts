@@ -3,21 +3,18 @@
  * model pair, project and agent, workspace, approval, thinking, turns,
  * sandbox, network, writable roots, git and verbosity. Each declaration
  * gives its help line and its validation; {@linkcode sessionFlags} reads
- * them back and checks the rules between them, and
- * {@linkcode applyPolicyFile} narrows them by the workspace's penguin.jsonc.
+ * them back and checks the rules between them (the workspace's penguin.jsonc
+ * narrows them later: agent/workspace_policy.ts).
  *
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
-import type { CommandPolicyRule } from "../../state/command_policy_defaults.ts";
 import { AGENT_THINKING_LEVELS } from "../../state/system_config.ts";
 import { parseSandboxMode, SANDBOX_MODES, type SandboxMode } from "../../sandbox/policy.ts";
 import { APPROVAL_MODES, type ApprovalMode, parseApprovalMode } from "../../agent/approval.ts";
-import type { RecordedSessionOptions } from "../../agent/mod.ts";
+import type { TaskSessionOptions } from "../../agent/task_session.ts";
 import { bool, type Flag, flagValue, type Parsed } from "../args.ts";
-import { requireTerminalFor } from "../_approval_prompt.ts";
-import { effectivePolicy } from "./_workspace_policy.ts";
 import { AGENT_ID, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
 
 /** Parse a thinking level (any case, surrounding blanks ignored) or throw a usage error naming `label`. */
@@ -143,38 +140,14 @@ export const SESSION_FLAGS: readonly Flag<unknown>[] = [
   VERBOSE,
 ];
 
-/** The validated session flags of one `run` or `chat` (penguin.jsonc applied by {@linkcode applyPolicyFile}). */
-export interface SessionFlags {
-  provider?: string;
-  modelId?: string;
-  projectId?: string;
-  agentId?: string;
-  /** `--workspace`, else the current directory. */
-  workspace: string;
-  /** `--resume`: the session to continue ("" = the latest, where the command allows it). */
-  resume?: string;
-  /** `--workspace` with `--resume`: where to continue when the recorded workspace is gone. */
-  resumeWorkspace?: string;
-  approve: ApprovalMode;
-  thinking?: ThinkingLevel;
-  maxTurns?: number;
-  sandbox: SandboxMode;
-  network: boolean;
+/**
+ * The validated session flags of one `run` or `chat`: a task's session
+ * options (penguin.jsonc applied by `applyPolicyFile`, agent/workspace_policy.ts)
+ * and `--verbose`.
+ */
+export interface SessionFlags extends TaskSessionOptions {
   /** `--verbose`: tool output in full. */
   verbose: boolean;
-  grantWritableRoots: boolean;
-  /** `--git-writable` (or penguin.jsonc `"git"`, once applied): commands may commit. */
-  gitWritable: boolean;
-  /** Extra writable roots from penguin.jsonc. */
-  extraWritable?: string[];
-  /** `--allow-home-workspace`. */
-  allowHomeWorkspace?: boolean;
-  /** More readable home paths from penguin.jsonc (`home_readable`). */
-  homeReadable?: string[];
-  /** MCP servers `penguin.jsonc` turns off (all, or these names). */
-  mcpDeny?: "all" | string[];
-  /** Command rules from penguin.jsonc. */
-  commandRules?: CommandPolicyRule[];
 }
 
 /**
@@ -237,66 +210,4 @@ export async function requireWorkspace(command: string, dir: string): Promise<vo
   if (!isDir) {
     throw new PenguinError("usage", `${command}: the workspace is not a directory: ${dir}`);
   }
-}
-
-/** Where penguin.jsonc notes go, the data root it must not open up, and whether approvals can be asked. */
-export interface PolicyContext {
-  root?: string;
-  warn(line: string): void;
-  /** A terminal can answer approval prompts. */
-  canAsk: boolean;
-}
-
-/**
- * Apply `<workspace>/penguin.jsonc` to `f` (it may only narrow the flags),
- * refuse always-ask without a terminal, and warn when the sandbox is off.
- */
-export async function applyPolicyFile(
-  command: string,
-  f: SessionFlags,
-  workspace: string,
-  pc: PolicyContext,
-): Promise<void> {
-  const eff = await effectivePolicy(workspace, {
-    sandbox: f.sandbox,
-    network: f.network,
-    approve: f.approve,
-    grantWritableRoots: f.grantWritableRoots,
-    gitWritable: f.gitWritable,
-  }, { ...(pc.root !== undefined ? { root: pc.root } : {}), warn: pc.warn });
-  const narrowed = eff.approve !== undefined && eff.approve !== f.approve;
-  requireTerminalFor(
-    eff.approve ?? f.approve,
-    command,
-    pc.canAsk,
-    narrowed ? `${workspace}/penguin.jsonc` : undefined,
-  );
-  Object.assign(f, {
-    sandbox: eff.sandbox,
-    network: eff.network,
-    approve: eff.approve ?? f.approve,
-    extraWritable: eff.extraWritable,
-    homeReadable: eff.homeReadable,
-    gitWritable: eff.git === "writable",
-    commandRules: eff.commandRules,
-    mcpDeny: eff.mcpDeny,
-  });
-  if (f.sandbox === "off") {
-    pc.warn(
-      "[penguin] warning: --sandbox off: commands run WITHOUT an OS sandbox, with all of your user's permissions\n",
-    );
-  }
-}
-
-/** The confinement options of a session opened with `f` (once penguin.jsonc is applied). */
-export function confinement(f: SessionFlags): RecordedSessionOptions {
-  return {
-    sandbox: f.sandbox,
-    network: f.network,
-    ...(f.extraWritable?.length ? { extraWritable: f.extraWritable } : {}),
-    git: f.gitWritable ? "writable" : "read-only",
-    ...(f.allowHomeWorkspace ? { allowHomeWorkspace: true } : {}),
-    ...(f.homeReadable?.length ? { homeReadable: f.homeReadable } : {}),
-    ...(f.mcpDeny !== undefined ? { mcpDeny: f.mcpDeny } : {}),
-  };
 }

@@ -6,25 +6,15 @@
  *
  * @module
  */
-import {
-  applyPolicyFile,
-  checkWorkspace,
-  confinement,
-  type PolicyContext,
-} from "./_session_flags.ts";
+import { checkWorkspace } from "./_session_flags.ts";
+import { applyPolicyFile, confinement, type PolicyContext } from "../../agent/workspace_policy.ts";
+import { taskRunOptions } from "../../agent/task_session.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
-import {
-  type Agent,
-  approverForMode,
-  createAgent,
-  type RunOptions,
-  type Session,
-  withCommandPolicy,
-} from "../../agent/mod.ts";
+import { type Agent, createAgent, type RunOptions, type Session } from "../../agent/mod.ts";
 import {
   continueGoal,
   type GoalPlan,
@@ -35,7 +25,7 @@ import {
 } from "../../agent/goal.ts";
 import { goalStartLabel } from "../../display/labels.ts";
 import { listSkills } from "../../state/skills.ts";
-import { withSkills } from "./_skills_block.ts";
+import { withSkills } from "../../agent/skills_block.ts";
 import { parseTokenBudget } from "./_goal_flags.ts";
 import { VERSION } from "../../version.ts";
 import { userText } from "../../protocol/builders.ts";
@@ -72,7 +62,7 @@ import { projectConfigPathOf } from "../../trace/layout.ts";
 import { findModel, loadProjectConfig, unknownPairError } from "../../state/project_config.ts";
 import { formatTokens } from "../../display/numbers.ts";
 import { startTelemetry } from "./_telemetry.ts";
-import { resumeTarget } from "./_resume_latest.ts";
+import { resumeTarget } from "../../agent/resume_target.ts";
 import { NO_PICKER_TERMINAL, pickResume, resumeCandidates } from "./_resume_pick.ts";
 import { runPicker, stdinKeys } from "../_session_picker.ts";
 
@@ -191,27 +181,15 @@ function runOptionsOf(chat: Chat, signal: AbortSignal): RunOptions {
   // Without a terminal nobody is asked: the mode's own denial reasons apply.
   const flow = approvalsOf(chat);
   const ask = chat.canAsk
-    ? {
-      ask: (call: ToolCallMessage) =>
-        flow.ask(call, (c, q) => input.askApproval(c, q), (c, line) => {
-          chat.renderer.beginPrompt(c);
-          chat.renderer.endPrompt(c);
-          chat.renderer.line(line);
-        }),
-    }
-    : {};
+    ? (call: ToolCallMessage) =>
+      flow.ask(call, (c, q) => input.askApproval(c, q), (c, line) => {
+        chat.renderer.beginPrompt(c);
+        chat.renderer.endPrompt(c);
+        chat.renderer.line(line);
+      })
+    : undefined;
   return {
-    signal,
-    approve: chat.opts.flags.commandRules?.length
-      ? withCommandPolicy(
-        approverForMode(chat.opts.flags.approve, {
-          ...ask,
-          permissionOf: session.toolPermission,
-        }),
-        { enabled: true, rules: chat.opts.flags.commandRules },
-      )
-      : chat.opts.flags.approve,
-    ...ask,
+    ...taskRunOptions(chat.opts.flags, session, signal, ask),
     ...(chat.thinking !== undefined ? { thinkingLevel: chat.thinking } : {}),
   };
 }

@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { PenguinError } from "../../protocol/errors.ts";
 import type { OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { VERSION } from "../../version.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
@@ -26,26 +25,19 @@ import {
   type Terminal,
 } from "../_approval_prompt.ts";
 import { type ApprovalFlow, type AskPerson, createApprovalFlow } from "../_approval_flow.ts";
-import type { RunOptions, Session } from "../../agent/session.ts";
-import type { RunOutcome } from "../../agent/outcome.ts";
-import {
-  continueGoal,
-  type GoalResult,
-  resolveGoalLimits,
-  runGoal,
-  startGoal,
-} from "../../agent/goal.ts";
+import type { Session } from "../../agent/session.ts";
+import { type GoalStart, runTask } from "../../agent/run_task.ts";
 import { goalStartLabel } from "../../display/labels.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
-import { withSkills } from "./_skills_block.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { recordedCallIds, sessionFilesThrough } from "../../inspect/recorded_calls.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
-import { addSignals, driveTask, openTaskSession, taskRunOptions } from "./_task_run.ts";
+import { addSignals } from "./_signals.ts";
+import { offerFirstModel } from "./_first_model.ts";
+import { startTelemetry } from "./_telemetry.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
-import type { LiveTelemetry } from "../../telemetry/live.ts";
 
 /** The price of the session's model (configured, else the catalog's), or null when unknown. */
 async function priceOf(ctx: CommandContext, session: Session): Promise<Price | null> {
@@ -213,70 +205,9 @@ function stopped(
   return { decision: "deny", reason: PROMPT_REASONS.interrupt };
 }
 
-/** Open the run's session; the live export, when one starts, is handed to `started`. */
-async function openRun(
-  ctx: CommandContext,
-  f: RunFlags,
-  canAsk: boolean,
-  started: (t: LiveTelemetry) => void,
-): Promise<Session> {
-  let telemetry: LiveTelemetry | undefined;
-  let session: Session;
-  try {
-    // penguin.jsonc narrows the flags (applied once the workspace is known).
-    session = await openTaskSession(ctx, f, {
-      canAsk,
-      skills: f.skills,
-      telemetry: (t) => {
-        telemetry = t;
-        started(t);
-      },
-    });
-  } catch (err) {
-    await telemetry?.shutdown();
-    throw err;
-  }
-  if (f.goal && f.sandbox === "read-only") {
-    // (penguin.jsonc may have narrowed the sandbox to read-only.)
-    await session.dispose();
-    await telemetry?.shutdown();
-    throw new PenguinError(
-      "usage",
-      "run: --goal needs a writable sandbox: the model marks the goal complete in GOAL.yaml " +
-        "in the session scratchpad, which --sandbox read-only makes read-only; " +
-        "use --sandbox workspace-write",
-    );
-  }
-  return session;
-}
-
-/** Run the goal's rounds (`--goal`): new from `-m`, else the resumed session's goal. */
-async function runGoalRounds(
-  session: Session,
-  f: RunFlags,
-  runOptions: RunOptions,
-  show: (msg: OmniMessage) => void,
-  onWaiting: (running: number) => void,
-  startLine: (line: string) => void,
-): Promise<GoalResult | undefined> {
-  const plan = f.message !== undefined
-    ? await startGoal(session, withSkills(f.message, f.skills))
-    : await continueGoal(session);
-  if (f.message === undefined) plan.firstBody = withSkills(plan.firstBody, f.skills);
-  const limits = {
-    ...(f.budget !== undefined ? { budget: f.budget } : {}),
-    ...(f.maxRounds !== undefined ? { maxRounds: f.maxRounds } : {}),
-  };
-  startLine(goalStartLabel({
-    ...resolveGoalLimits(limits),
-    used: plan.tokensUsed,
-    hint: "raise with --max-rounds / --budget",
-  }));
-  const goal = runGoal(session, plan, limits, runOptions, { onWaiting });
-  for (let r = await goal.next();; r = await goal.next()) {
-    if (r.done) return r.value;
-    show(r.value);
-  }
+/** The `[goal] …` line a goal starts with. */
+function goalLine(start: GoalStart): string {
+  return goalStartLabel({ ...start, hint: "raise with --max-rounds / --budget" });
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
@@ -284,63 +215,55 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const { io } = ctx;
   // Approvals are answered on the terminal, never by piped input.
   const terminal = openTerminal();
-  let telemetry: LiveTelemetry | undefined;
-  const session = await openRun(ctx, f, terminal !== null, (t) => telemetry = t);
-  const renderer = await runRenderer(ctx, f, session);
-  announce(io, f, session);
-
   const ctl = new AbortController();
   const stop = () => ctl.abort(new DOMException("stopped at the approval question", "AbortError"));
-  const flow = createApprovalFlow(session, io.color);
-  const asker = terminal !== null ? terminalAsker(io, terminal, renderer, flow, stop) : undefined;
-  const removeSignals = addSignals(() => {
-    // At the approval question the stop is the question's own; elsewhere the signal's.
-    if (!asker?.cancel()) ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
-  });
-  // Without a terminal nobody is asked: the mode's own denial reasons apply.
-  const runOptions = taskRunOptions(f, session, ctl.signal, asker?.ask);
+  let renderer: Renderer | undefined;
+  let asker: TerminalAsker | undefined;
+  let removeSignals = () => {};
   const show = (msg: OmniMessage) => {
     if (f.json) io.out(JSON.stringify(msg) + "\n");
     else renderer!.push(msg);
   };
-  const onWaiting = (running: number) => {
-    if (!f.json) {
-      io.err(`[background] waiting for ${running} background subagent(s) to finish…
-`);
-    }
-  };
-  let completed = false;
-  renderer?.beginTask();
-  try {
-    if (f.goal) {
-      const result = await runGoalRounds(
-        session,
-        f,
-        runOptions,
-        show,
-        onWaiting,
-        (line) => renderer?.line(line, "plain"),
-      );
-      completed = result?.outcome === "complete";
-    } else {
-      // Subagents started with run_in_background report when they finish: the
-      // task waits for them and lets the model read each report.
-      const outcome: RunOutcome | undefined = await driveTask(
-        session,
-        withSkills(f.message!, f.skills),
-        runOptions,
-        { onMessage: show, onWaiting },
-      );
-      completed = outcome?.kind === "completed";
-    }
-  } finally {
-    removeSignals();
-    renderer?.endTask();
-    await session.dispose();
-    await telemetry?.shutdown();
-  }
-  io.err(resumeHint(ctx, f, session.sessionId));
-  return completed ? 0 : 1;
+  // penguin.jsonc narrows the options (applied once the workspace is known).
+  const ended = await runTask({ ...f, ...(ctx.root !== undefined ? { root: ctx.root } : {}) }, {
+    signal: ctl.signal,
+    warn: io.err,
+    // Without a terminal nobody is asked: the mode's own denial reasons apply.
+    ...(terminal !== null ? { ask: (call: ToolCallMessage) => asker!.ask(call) } : {}),
+    // A first run on a terminal is offered the recommended model of the provider whose key is set.
+    ...(f.resume === undefined && f.provider === undefined && terminal !== null
+      ? {
+        beforeOpen: async () => {
+          await offerFirstModel(ctx, f.projectId);
+        },
+      }
+      : {}),
+    telemetry: (agent) => startTelemetry(ctx, agent),
+    opened: async (session) => {
+      renderer = await runRenderer(ctx, f, session);
+      announce(io, f, session);
+      const flow = createApprovalFlow(session, io.color);
+      asker = terminal !== null ? terminalAsker(io, terminal, renderer, flow, stop) : undefined;
+      removeSignals = addSignals(() => {
+        // At the approval question the stop is the question's own; elsewhere the signal's.
+        if (!asker?.cancel()) ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
+      });
+      renderer?.beginTask();
+    },
+    onMessage: show,
+    onWaiting: (running) => {
+      if (!f.json) {
+        io.err(`[background] waiting for ${running} background subagent(s) to finish…\n`);
+      }
+    },
+    onGoalStart: (start) => renderer?.line(goalLine(start), "plain"),
+    ending: () => {
+      removeSignals();
+      renderer?.endTask();
+    },
+  });
+  io.err(resumeHint(ctx, f, ended.sessionId));
+  return ended.completed ? 0 : 1;
 }
 
 /** The `run` command. */

@@ -20,7 +20,7 @@ import {
   RESCAN_MS,
   scheduleClock,
 } from "./_scheduler.ts";
-import { addSignals } from "./_task_run.ts";
+import { addSignals } from "./_signals.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const LIST_FLAGS: readonly Flag<unknown>[] = [

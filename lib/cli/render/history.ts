@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { goalRoundOf } from "../../protocol/goal_round_marker.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
 import { abortLabel, approvalLabel, goalRoundLabel } from "../../display/labels.ts";
 import { type CallNumbers, callNumberTag, createCallNumbers } from "../../display/call_numbers.ts";
@@ -57,10 +58,7 @@ export function steeringBody(text: string): string | null {
 }
 
 /** The round number of a goal-round input, or null when `text` is not one. */
-export function goalRound(text: string): number | null {
-  const m = /^\[goal\]\nround: (\d+)\n/.exec(text);
-  return m ? Number(m[1]) : null;
-}
+export const goalRound: (text: string) => number | null = goalRoundOf;
 
 /** The `↪ user: ` lines of a delivered steering message. */
 export function steeringLines(body: string, p: Palette): string {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { markerBlock } from "../../agent/markers.ts";
+import { markerBlock } from "./markers.ts";
 
 /** The task text, opened by a `[use_skills]` block when skills were named. */
 export function withSkills(message: string, skills: readonly string[]): string {

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { Agent } from "../../agent/mod.ts";
-import { PenguinError } from "../../protocol/errors.ts";
-import { latestSessionIn, realDir } from "../../session/select.ts";
+import type { Agent } from "./agent.ts";
+import { PenguinError } from "../protocol/errors.ts";
+import { latestSessionIn, realDir } from "../session/select.ts";
 
 /** The session id `target` means: `latest` (or "") is the latest session of `cwd`; anything else is itself. */
 export async function resumeTarget(
