@@ -11,6 +11,7 @@
  */
 import { basename } from "node:path";
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
+import { createCallNumbers } from "../display/call_numbers.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
@@ -36,6 +37,8 @@ export type ConvItem =
     | {
       kind: "tool_call";
       id: string;
+      /** The call's short number, `#n` in every view (display/call_numbers.ts). */
+      n: number;
       name: string;
       arguments: string;
       preview: string;
@@ -44,12 +47,13 @@ export type ConvItem =
     | {
       kind: "tool_output";
       id: string;
+      n: number;
       name: string;
       output: string;
       stop_reason: string;
       images: string[];
     }
-    | { kind: "approval"; id: string; decision: string }
+    | { kind: "approval"; id: string; n: number; decision: string }
     | { kind: "request_begin" }
     | {
       kind: "request_end";
@@ -168,6 +172,7 @@ export async function loadConversation(
   const items: ConvItem[] = [];
   const requests: RequestSummary[] = [];
   const names = new Map<string, string>();
+  const numbers = createCallNumbers();
   const childIds: string[] = [];
   let meta: SessionMeta | null = null;
   let first: string | null = null;
@@ -209,6 +214,7 @@ export async function loadConversation(
         push(t, {
           kind: "tool_call",
           id,
+          n: numbers.of(id),
           name: String(p.name),
           arguments: String(p.arguments),
           preview: toolPreview(String(p.name), String(p.arguments)),
@@ -219,6 +225,7 @@ export async function loadConversation(
         push(t, {
           kind: "tool_output",
           id,
+          n: numbers.of(id),
           name: names.get(id) ?? "?",
           output: String(p.output),
           stop_reason: stop,
@@ -276,7 +283,12 @@ export async function loadConversation(
         return;
       }
       case "approval_decision":
-        push(t, { kind: "approval", id: String(p.tool_call_id), decision: String(p.decision) });
+        push(t, {
+          kind: "approval",
+          id: String(p.tool_call_id),
+          n: numbers.of(String(p.tool_call_id)),
+          decision: String(p.decision),
+        });
         return;
       case "abort":
         push(t, { kind: "abort", reason: String(p.reason ?? "") });

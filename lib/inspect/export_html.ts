@@ -96,7 +96,7 @@ function renderItem(it: ConvItem): string {
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
       return `<div class="call" id="call-${esc(it.id)}"><span class="name">${esc(it.name)}</span> ${
         esc(it.preview.slice(it.name.length))
-      } <span class="note">· ${esc(it.id)}${
+      } <span class="note">· #${it.n}${
         it.stop_reason !== "completed"
           ? ` · <span class="bad">not dispatched: ${esc(it.stop_reason)}</span>`
           : ""
@@ -110,7 +110,7 @@ function renderItem(it: ConvItem): string {
       ).join("");
       return `<details class="out${it.stop_reason === "completed" ? "" : " bad"}" data-call="${
         esc(it.id)
-      }"><summary>${esc(it.name)} output · ${lines(it.output)} lines · <span class="${
+      }"><summary>#${it.n} ${esc(it.name)} output · ${lines(it.output)} lines · <span class="${
         statusClass(it.stop_reason)
       }">${esc(it.stop_reason)}</span>${
         it.images.length ? ` · ${it.images.length} image(s)` : ""
@@ -119,7 +119,7 @@ function renderItem(it: ConvItem): string {
     case "approval":
       return `<div class="note ${it.decision === "allow" ? "ok" : "bad"}">${
         esc(approvalLabel(it.decision))
-      } · ${esc(it.id)}</div>`;
+      } · #${it.n}</div>`;
     case "request_begin":
       return "";
     case "request_end": {

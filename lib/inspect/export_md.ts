@@ -61,19 +61,19 @@ function item(it: ConvItem): string {
       const args = parseToolArgs(it.arguments);
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
       const status = it.stop_reason !== "completed" ? ` _(not dispatched: ${it.stop_reason})_` : "";
-      return `**Tool call** ${inlineCode(it.preview)} · id ${inlineCode(it.id)}${status}\n\n${
+      return `**Tool call #${it.n}** ${inlineCode(it.preview)}${status}\n\n${
         fence(body, args ? "json" : "text")
       }`;
     }
     case "tool_output": {
       const images = it.images.length > 0 ? `, ${it.images.length} image(s)` : "";
       return details(
-        `Output of ${it.name} (${lineCount(it.output)} lines, ${it.stop_reason}${images})`,
+        `Output of #${it.n} ${it.name} (${lineCount(it.output)} lines, ${it.stop_reason}${images})`,
         fence(it.output, "text"),
       );
     }
     case "approval":
-      return `${escHtml(approvalLabel(it.decision))} (${inlineCode(it.id)})\n`;
+      return `${escHtml(approvalLabel(it.decision))} (#${it.n})\n`;
     case "request_begin":
       return `### Request ${it.request} · ${formatClock(it.time)}\n`;
     case "request_end": {
