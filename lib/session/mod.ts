@@ -91,11 +91,11 @@ export {
 } from "./delete.ts";
 export { sessionTree, type TreeNode, type TreeOptions, type TreeRelation } from "./tree.ts";
 export {
+  flatLine,
   formatOutline,
   formatSessionList,
   formatTree,
   localTime,
-  oneLine,
   shortCount,
 } from "./render.ts";
 export {

@@ -22,6 +22,7 @@ import { z } from "zod";
 import type { Fidelity } from "../../protocol/types.ts";
 import type { FinishReason, SseEvent, WireDelta, WireParser } from "../wire.ts";
 import { parseChunk, pickCode, usageDelta, validateChunk } from "./_openai_common.ts";
+import { nnum, nstr } from "./_parse_common.ts";
 import { TextBuffer } from "../_text_buffer.ts";
 import {
   MAX_RESPONSE_FIDELITY,
@@ -30,9 +31,6 @@ import {
   mib,
   TOO_LARGE_CODE,
 } from "../limits.ts";
-
-const nstr = z.string().nullish();
-const nnum = z.number().nullish();
 
 const ToolCallDelta = z.object({
   index: nnum,
