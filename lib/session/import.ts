@@ -383,13 +383,7 @@ export async function importTraces(
     }
   }
   const groups = group(accepted);
-  for (const [original, members] of [...groups]) {
-    const present = options.again ? undefined : options.already?.get(original);
-    if (present === undefined) continue;
-    const files = members.map((m) => m.source);
-    (report.already ??= []).push({ files, originalId: original, sessionId: present });
-    groups.delete(original);
-  }
+  if (!options.again) dropPresent(groups, options.already, report);
   // Every id is chosen first, so the pointers between family members can follow renames.
   const renames = new Map<string, string>();
   const planned = new Set<string>();
@@ -409,6 +403,21 @@ export async function importTraces(
   }
   report.ok = report.refused.length === 0;
   return report;
+}
+
+/** Take the sessions of `groups` that are `already` here out, noting each in the report. */
+function dropPresent(
+  groups: Map<string, Scanned[]>,
+  already: ReadonlyMap<string, string> | undefined,
+  report: ImportReport,
+): void {
+  for (const [original, members] of [...groups]) {
+    const present = already?.get(original);
+    if (present === undefined) continue;
+    const files = members.map((m) => m.source);
+    (report.already ??= []).push({ files, originalId: original, sessionId: present });
+    groups.delete(original);
+  }
 }
 
 /**
