@@ -57,6 +57,7 @@ export {
 } from "./fork.ts";
 export {
   type ImportedFile,
+  importedPenguin,
   type ImportedSession,
   type ImportOptions,
   type ImportReport,
