@@ -144,7 +144,7 @@ Flags:
 ${flagHelp(ADD_FLAGS, 23)}
 
 Examples:
-  penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .
+  penguin mcp add files --network on -- npx -y @modelcontextprotocol/server-filesystem .
   penguin mcp add search --env REGION=eu --network on -- node /opt/search/index.js
   penguin mcp add docs --url https://example.com/mcp --header "X-Api-Key: $KEY"
 `;
@@ -291,7 +291,7 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
     if (command.length === 0) {
       throw new PenguinError(
         "usage",
-        `${cmd}: give the server's command after -- (e.g. penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .) or --url`,
+        `${cmd}: give the server's command after -- (e.g. penguin mcp add files --network on -- npx -y @modelcontextprotocol/server-filesystem .) or --url`,
       );
     }
     if (list(p, "header").length > 0 || bool(p, "sse")) {
