@@ -131,7 +131,9 @@ export async function homeMounts(
     if (roots.some((r) => inside(h.real, r))) continue;
     out.hidden.push(h.real);
     out.hiddenHomes.push(h.real);
-    const wanted = [...await expandHomePaths(h.lexical, HOME_READABLE_DEFAULTS), ...h.more];
+    // The startup files only for the login shell of the shell snapshot: users export tokens there.
+    const defaults = policy.showStartupFiles ? HOME_READABLE_DEFAULTS : TOOLCHAIN_PATHS;
+    const wanted = [...await expandHomePaths(h.lexical, defaults), ...h.more];
     for (const target of wanted) {
       const source = await realOf(target);
       if (source === undefined || source === "/") continue;
