@@ -164,8 +164,10 @@ export const SEALED_DIRS: readonly string[] = [
 /**
  * Top-level files of a sealed home shown read-only besides the toolchain and
  * shell startup paths: the other startup files programs read (not secrets).
+ * `.gitconfig` is not among them: it is hidden, and commands see a sanitized
+ * copy in its place (`git_identity.ts`).
  */
-export const SEALED_SHOWN: readonly string[] = [".gitconfig", ".cshrc", ".tcshrc", ".kshrc"];
+export const SEALED_SHOWN: readonly string[] = [".cshrc", ".tcshrc", ".kshrc"];
 
 /**
  * The home directory of the account penguin runs as, from `/etc/passwd`
@@ -197,7 +199,7 @@ export async function accountHome(): Promise<string | undefined> {
  * `eval` and the like are not seen.
  */
 export async function sourcedPaths(home: string, limit = 64): Promise<string[]> {
-  const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN.slice(1)].map((n) => join(home, n));
+  const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN].map((n) => join(home, n));
   const seen = new Set<string>();
   const out: string[] = [];
   const word = /(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+(["']?)([^\s"';|&)]+)\1/g;
