@@ -66,6 +66,7 @@ import {
   createCompactor,
 } from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
+import { createModelMasking } from "./_mask_model.ts";
 import { foldImages } from "./attachments.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import {
@@ -382,19 +383,21 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
   const { toolset, meta } = parts;
   const secrets = secretsOf(parts);
   const toolCallIds = parts.toolCallIds ?? createToolCallIds();
+  // The model's own text, reasoning and arguments are masked like tool output (./_mask_model.ts).
+  const modelMasking = createModelMasking(secrets);
   const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
-    streamModel({
+    modelMasking.mask(streamModel({
       endpoint: parts.model.endpoint,
       system_prompt: meta.system_prompt,
       tools: toolset.specs,
       history: req.history,
       ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
       ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
-    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds });
+    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }));
   const engine: Engine = createEngine({
     request,
     execute: (call, signal) =>
-      executeTool(toolset.tools.get(call.name), call, {
+      executeTool(toolset.tools.get(call.name), modelMasking.realCall(call), {
         workspace: parts.workspace,
         scratchpad: parts.scratchpad,
         ...(parts.readOnlyRoots?.length ? { readOnlyRoots: parts.readOnlyRoots } : {}),

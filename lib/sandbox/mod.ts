@@ -25,6 +25,7 @@ export {
   DEFAULT_PATH,
   ENV_ALLOWLIST,
   FORCED_ENV,
+  isCredentialEnvName,
   isForbiddenEnvName,
   PROXY_VARS,
 } from "./env.ts";
