@@ -28,11 +28,12 @@ import {
   type RegistryHold,
   releaseInRegistry,
   restoreInRegistry,
+  StalePlanError,
   type StandInRecord,
   sweepRegistry,
 } from "./_standin_registry.ts";
 
-export { StalePlanError } from "./_standin_registry.ts";
+export { StalePlanError };
 
 /** A path to hold while a sandbox runs. */
 export interface Placeholder {
@@ -50,17 +51,18 @@ const live = new Map<string, { count: number; hold: RegistryHold }>();
 const pending = new Map<string, Promise<unknown>>();
 
 /**
- * Run `fn` after every earlier hold or release of `path`. Without this, a
- * release removing the last holder's stand-in could interleave with a new
- * hold that saw the file still there, took it for the user's and held
+ * Run `fn` after every earlier hold or release of any of `paths`. Without
+ * this, a release removing the last holder's stand-in could interleave with
+ * a new hold that saw the file still there, took it for the user's and held
  * nothing, so the new sandbox found no source to mount.
  */
-function serialized<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const next = (pending.get(path) ?? Promise.resolve()).then(fn, fn);
+function serialized<T>(paths: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const before = Promise.all(paths.map((p) => pending.get(p)));
+  const next = before.then(fn, fn);
   const tail = next.then(() => {}, () => {});
-  pending.set(path, tail);
+  for (const p of paths) pending.set(p, tail);
   tail.then(() => {
-    if (pending.get(path) === tail) pending.delete(path);
+    for (const p of paths) if (pending.get(p) === tail) pending.delete(p);
   });
   return next;
 }
@@ -123,44 +125,30 @@ export async function holdPlaceholders(
   let unlock = () => {};
   const release = async () => {
     unlock();
-    for (const p of held.splice(0).reverse()) {
-      await serialized(p.path, async () => {
+    const mine = held.splice(0).reverse();
+    if (mine.length === 0) return;
+    const paths = [...new Set(mine.map((p) => p.path))];
+    await serialized(paths, async () => {
+      const last: RegistryHold[] = [];
+      for (const p of mine) {
         const entry = live.get(p.path);
-        if (!entry || --entry.count > 0) return;
-        begin(p.path);
+        if (!entry || --entry.count > 0) continue;
         live.delete(p.path);
-        try {
-          await releaseInRegistry(entry.hold);
-        } finally {
-          end(p.path);
-        }
-      });
-    }
+        last.push(entry.hold);
+      }
+      // All of them let go at once: one look inside their directories (see _standin_ops.ts).
+      for (const h of last) begin(h.path);
+      try {
+        if (last.length > 0) await releaseInRegistry(last);
+      } finally {
+        for (const h of last) end(h.path);
+      }
+    });
   };
   try {
-    for (const p of placeholders) {
-      await serialized(p.path, async () => {
-        const entry = live.get(p.path);
-        if (entry) {
-          // Held already, but someone may have removed it meanwhile (a `git clean`, a test
-          // resetting the workspace): put it back, or bubblewrap has no source to mount.
-          await restoreInRegistry(entry.hold, p);
-          entry.count++;
-          held.push(p);
-          return;
-        }
-        begin(p.path);
-        try {
-          const hold = await holdInRegistry(p);
-          if (hold) {
-            live.set(p.path, { count: 1, hold });
-            held.push(p);
-          }
-        } finally {
-          end(p.path);
-        }
-      });
-    }
+    const paths = [...new Set(placeholders.map((p) => p.path))];
+    const stale = await serialized(paths, () => take(placeholders, held));
+    if (stale) throw stale;
     // Held stand-ins are locked by their holds; every other protected path (a placeholder this
     // process did not hold, as another penguin's stand-in stands there) is locked here.
     const mine = new Set(held.map((p) => p.path));
@@ -170,6 +158,53 @@ export async function holdPlaceholders(
     throw err;
   }
   return release;
+}
+
+/**
+ * Take each of `placeholders`: join the ones this process holds already
+ * (putting back one removed meanwhile), and hold the others in the registry
+ * all at once; what is held goes on `held`. The staleness of the plan, if
+ * it went stale.
+ */
+async function take(
+  placeholders: readonly Placeholder[],
+  held: Placeholder[],
+): Promise<StalePlanError | undefined> {
+  const fresh: Placeholder[] = [];
+  for (const p of placeholders) {
+    const entry = live.get(p.path);
+    if (entry) {
+      // Held already, but someone may have removed it meanwhile (a `git clean`, a test
+      // resetting the workspace): put it back, or bubblewrap has no source to mount.
+      await restoreInRegistry(entry.hold, p);
+      entry.count++;
+      held.push(p);
+    } else if (!fresh.some((f) => f.path === p.path)) {
+      fresh.push(p);
+    }
+  }
+  if (fresh.length === 0) return undefined;
+  for (const p of fresh) begin(p.path);
+  try {
+    const { holds, stale } = await holdInRegistry(fresh);
+    for (const [i, hold] of holds.entries()) {
+      if (hold) {
+        live.set(hold.path, { count: 1, hold });
+        held.push(fresh[i]!);
+      }
+    }
+    // A path listed twice is held twice.
+    for (const p of placeholders) {
+      const entry = live.get(p.path);
+      if (entry && fresh.includes(p) === false && !held.includes(p)) {
+        entry.count++;
+        held.push(p);
+      }
+    }
+    return stale;
+  } finally {
+    for (const p of fresh) end(p.path);
+  }
 }
 
 /**

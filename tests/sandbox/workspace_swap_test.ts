@@ -123,22 +123,17 @@ for (const ancestor of [false, true]) {
           (new TextDecoder().decode((await swapper.output()).stdout)).trim().split("\n").at(-1),
         );
         assert.ok(swaps > 0, "the swapper ran");
-        // None of A's writes landed outside. (Not yet fixed: penguin's own stand-ins are made and
-        // removed by path on the host, so one made while the name was swapped can be left in the
-        // victim: an inert penguin.jsonc or empty .git. Only those names are tolerated here.)
-        const outside = (await tree(l.victim)).filter((p) => !initial(ancestor).includes(p));
-        const standIn = /^(ws\/)?(penguin\.jsonc|\.git)$/;
-        assert.deepEqual(
-          outside.filter((p) => !standIn.test(p)),
-          [],
-          "nothing of A's landed outside",
-        );
+        // Nothing landed outside: none of A's writes, and none of penguin's own stand-ins (made
+        // and removed only inside the directory the plan saw, see _standin_ops.ts).
+        assert.deepEqual(await tree(l.victim), initial(ancestor), "nothing landed outside");
         for (const o of outputs) {
           if (o.code !== undefined) assert.doesNotMatch(o.out, /MADE-GIT/);
           // Each command ran in the workspace, or was refused with the reason.
-          // (A stand-in made in the victim while swapped leaves the workspace without it: bwrap then
-          // fails to set up, which refuses too.)
-          if (o.code === undefined) assert.match(o.out, /session started|failed to set up/);
+          // (A plan whose stand-in's directory moved while it was made is planned again, and
+          // refused when it keeps moving; bwrap may also find the bound directory moved.)
+          if (o.code === undefined) {
+            assert.match(o.out, /session started|no longer lies in the directory|failed to set up/);
+          }
         }
         const ran = outputs.filter((o) => o.code !== undefined).length;
         const pwn = (await tree(l.ws)).filter((p) => p.startsWith("PWN-")).length;
