@@ -4,7 +4,8 @@
 // copies penguin starts of itself) passes `--unstable-lazy-dynamic-imports`: without it
 // `deno run` reads and analyses every module a literal `import()` names, the whole graph,
 // before the first line runs. `deno compile` must not get it: it then leaves those modules out
-// of the binary.
+// of the binary. (That every import() names its module with a literal, which the binary embeds,
+// is checked in layering_test.ts.)
 import assert from "node:assert/strict";
 import { penguinArgv, REPO } from "../support/cli.ts";
 import { selfArgv } from "../../lib/tools/host/self.ts";
@@ -69,27 +70,6 @@ Deno.test("every command module is still in the graph deno compile bundles", asy
   const all = await reached("main.ts", true);
   const missing = commandModules().filter((p) => !all.has(p));
   assert.deepEqual(missing, [], "not reached from main.ts through literal imports");
-});
-
-Deno.test("every import() in lib/ names its module with a string literal", async () => {
-  const bad: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for await (const e of Deno.readDir(`${REPO}${dir}`)) {
-      const path = `${dir}/${e.name}`;
-      if (e.isDirectory) await walk(path);
-      if (!e.isFile || !e.name.endsWith(".ts")) continue;
-      const src = await Deno.readTextFile(`${REPO}${path}`);
-      for (const m of src.matchAll(/(?<![\w.])import\(\s*([^\s)]?)/g)) {
-        const line = src.slice(0, m.index).split("\n").length;
-        const text = src.split("\n")[line - 1]!.trim();
-        if (text.startsWith("//") || text.startsWith("*")) continue;
-        if (m[1] !== '"' && m[1] !== "'") bad.push(`${path}:${line}: ${text}`);
-      }
-    }
-  };
-  await walk("lib");
-  // deno compile embeds what a literal names; anything else would be missing from the binary.
-  assert.deepEqual(bad, [], "use a literal specifier (or add the module to scripts/compile.ts)");
 });
 
 Deno.test("penguin from source loads dynamic imports lazily; deno compile does not", async () => {
