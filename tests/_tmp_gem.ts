@@ -1,0 +1,10 @@
+import { item, startModelServer, turn } from "./support/model_server.ts";
+import { makeRoot } from "./support/roots.ts";
+import { runCliPeak } from "./support/peak_memory.ts";
+const n = Number(Deno.args[0] ?? 2000);
+const calls = Array.from({ length: n }, (_, i) => item.toolCall("write_file", { file_path: `f${i}.txt`, content: "Q".repeat(4096) }));
+const server = await startModelServer({ handler: (_r, i) => i === 0 ? turn.of(...calls) : turn.text("done") });
+const sb = await makeRoot(server, { visible: true, protocol: "gemini" });
+const r = await runCliPeak(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"], sb.base);
+console.log(r.code, Math.round(r.peakBytes / 1e6), "MB", r.stdout.slice(-300), r.stderr.slice(-600), server.requests.length);
+await server.close(); await sb.cleanup();
