@@ -160,8 +160,13 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     );
   }
   const redact = !bool(p, "no-redact");
-  return await emitStream(ctx, outFile, outline.session.session_id, format, (write) =>
-    writeExport(outline, format, { redact }, write));
+  return await emitStream(
+    ctx,
+    outFile,
+    outline.session.session_id,
+    format,
+    (write) => writeExport(outline, format, { redact }, write),
+  );
 }
 
 /** Pieces are gathered up to this many characters before a write. */
