@@ -160,6 +160,12 @@ export interface LoadOptions {
   onProblem?: (p: TraceProblem) => void;
   /** Sessions already loaded (guards against pointer cycles). */
   seen?: Set<string>;
+  /**
+   * Hand each timeline item to this as it is read instead of keeping it
+   * (`items` stays empty, in the subagents' conversations too): a huge
+   * trace then costs its request summaries, not its texts.
+   */
+  onItem?: (item: ConvItem) => void | Promise<void>;
 }
 
 /** Read a session into a {@linkcode Conversation}. */
@@ -180,8 +186,10 @@ export async function loadConversation(
   let open: RequestSummary | null = null;
   let inCompaction = false;
   let skipped = 0;
+  // With `onItem`, the items of one record wait here until it is handed them.
+  const fresh: ConvItem[] = options.onItem ? [] : items;
   const push = (time: string, item: Record<string, unknown>) => {
-    items.push({ time, request: requests.length, ...item } as ConvItem);
+    fresh.push({ time, request: requests.length, ...item } as ConvItem);
   };
   const add = (msg: OmniMessage, file: string) => {
     // Long because: one switch over the record types, a few lines each; the cases share the items
@@ -331,6 +339,9 @@ export async function loadConversation(
       })
     ) {
       if (message.origin === undefined) add(message, file.path);
+      if (options.onItem && fresh.length > 0) {
+        for (const it of fresh.splice(0)) await options.onItem(it);
+      }
     }
   }
   const m = meta as SessionMeta | null;
