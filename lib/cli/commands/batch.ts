@@ -15,6 +15,7 @@ import { formatTokens, formatUsd } from "../../display/numbers.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext, Io } from "../command.ts";
 import { subprocessRunOne } from "./_batch_run_one.ts";
+import { batchK8sCommand } from "./_batch_k8s.ts";
 
 /** The default `--parallel`: the CPUs, at most 4. */
 export function defaultParallel(): number {
@@ -251,4 +252,4 @@ export const batchRunCommand: Command = {
 };
 
 /** The `batch` commands. */
-export const batchCommands: Command[] = [batchRunCommand];
+export const batchCommands: Command[] = [batchRunCommand, batchK8sCommand];
