@@ -10,7 +10,10 @@ import { runCli, spawnCli } from "../support/cli.ts";
 import { makeRoot, type Sandbox } from "../support/roots.ts";
 import { parseResults, type ResultRecord } from "../../lib/batch/results.ts";
 import { CONTINUE_MESSAGE } from "../../lib/cli/commands/_batch_run_one.ts";
-import { assertGoodTrace, waitFor } from "../agent/_support.ts";
+import { tracesDir, waitFor } from "../agent/_support.ts";
+import { validateTraceFiles } from "../../lib/trace/validate.ts";
+import { readTraceFile } from "../../lib/trace/reader.ts";
+import { listSessionFiles } from "../../lib/trace/paths.ts";
 
 function textOf(req: RecordedRequest): string {
   return JSON.stringify((req.body as { messages?: unknown }).messages ?? "");
@@ -111,13 +114,31 @@ Deno.test("indexed job: three pods, one SIGKILLed mid-task and restarted; every 
     const t4 = all.filter((r) => r.id === "t4" && r.outcome === "completed");
     assert.equal(t4[0]!.session_id, started.session_id, "t4 resumed its session");
     assert.equal(t4[0]!.resumed, true);
-    // The resumed session's trace holds the first attempt and the continuation.
-    const trace = await assertGoodTrace(pods[1]!.root, started.session_id!);
+    // The resumed session's trace validates (the killed attempt may leave its request span
+    // open: SIGKILL gives no chance to close it) and holds both attempts in one session.
+    const report0 = await validateTraceFiles([tracesDir(pods[1]!.root)]);
+    assert.deepEqual(report0.problems, []);
+    const files = await listSessionFiles(tracesDir(pods[1]!.root), started.session_id!);
+    assert.ok(files.length > 0);
+    const trace = [];
+    for (const f of files) {
+      trace.push(...(await readTraceFile(f.path)).records.map((r) => r.message));
+    }
+    const metas = trace.filter((m) => m.type === "session_meta");
+    assert.ok(metas.every((m) => m.payload.session_id === started.session_id));
     const text = JSON.stringify(trace);
     assert.ok(text.includes("HOLD the line"));
     assert.ok(text.includes(CONTINUE_MESSAGE.slice(0, 40)));
     // Each task ran in its own shard's pod.
     for (const r of all) assert.equal(r.shard, `${ids.indexOf(r.id) % 3}/3`);
+    // The report merges the three data roots: every task once, t4 in two attempts.
+    const report = await runCli(["batch", "report", ...pods.map((p) => p.root), "--json"]);
+    assert.equal(report.code, 0, report.stderr);
+    const merged = JSON.parse(report.stdout);
+    assert.deepEqual([merged.files, merged.tasks, merged.completed], [3, 7, 7]);
+    assert.equal(merged.duplicate_completions, 0);
+    const t4r = merged.by_task.find((t: { id: string }) => t.id === "t4");
+    assert.equal(t4r.attempts, 2);
   } finally {
     await server.close();
     for (const p of pods) await p.cleanup();

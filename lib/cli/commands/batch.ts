@@ -12,10 +12,12 @@ import { loadTaskFile, selectShard } from "../../batch/task_file.ts";
 import { openResults, readResults, type ResultRecord, taskStates } from "../../batch/results.ts";
 import { type BatchEvent, type BatchSummary, runBatch } from "../../batch/scheduler.ts";
 import { formatTokens, formatUsd } from "../../display/numbers.ts";
+import { escapeControls } from "../../display/terminal_text.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext, Io } from "../command.ts";
 import { subprocessRunOne } from "./_batch_run_one.ts";
 import { batchK8sCommand } from "./_batch_k8s.ts";
+import { batchReportCommand } from "./_batch_report.ts";
 
 /** The default `--parallel`: the CPUs, at most 4. */
 export function defaultParallel(): number {
@@ -136,7 +138,7 @@ function finishedLine(r: ResultRecord): string {
     r.tokens ? `${formatTokens(r.tokens.total)} tokens` : undefined,
     r.reason,
   ].filter((x) => x !== undefined).join(", ");
-  return `[batch] ${r.id} ${r.outcome}${what ? ` (${what})` : ""}\n`;
+  return `[batch] ${r.id} ${r.outcome}${what ? ` (${escapeControls(what)})` : ""}\n`;
 }
 
 /** How events reach the user: JSONL, a redrawn progress line, or a line per task. */
@@ -252,4 +254,4 @@ export const batchRunCommand: Command = {
 };
 
 /** The `batch` commands. */
-export const batchCommands: Command[] = [batchRunCommand, batchK8sCommand];
+export const batchCommands: Command[] = [batchRunCommand, batchK8sCommand, batchReportCommand];
