@@ -105,9 +105,13 @@ function podSecurity(
   o: K8sOptions,
 ): { pod: Record<string, unknown>; container: Record<string, unknown> } {
   const container = { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
-  if (o.confinement === "user-namespaces") return { pod: { hostUsers: false }, container };
+  // The image's unprivileged user (Containerfile); fsGroup makes the claim writable to it.
+  const user = { securityContext: { runAsNonRoot: true, runAsUser: 10001, fsGroup: 10001 } };
+  if (o.confinement === "user-namespaces") {
+    return { pod: { ...user, hostUsers: false }, container };
+  }
   return {
-    pod: {},
+    pod: user,
     container: {
       ...container,
       seccompProfile: { type: "Unconfined" },
