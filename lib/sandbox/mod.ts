@@ -83,3 +83,4 @@ export {
   parseGitAccess,
 } from "./git_guard.ts";
 export { openPager, type Pager, pagerCommand } from "./pager.ts";
+export { spawnHostChild } from "./host_child.ts";
