@@ -113,7 +113,8 @@ async function probeOnce(
     policy.hideOtherDataRoots = false;
     const plan = await resolvePlan(policy, dir);
     // The fresh workspace has no .git: the plan holds a stand-in for it, like any run's.
-    release = await holdPlaceholders(plan.placeholders ?? []);
+    // Its directory is removed once the probe has run: its stand-ins are not kept for a session.
+    release = await holdPlaceholders(plan.placeholders ?? [], [], { keep: false });
     const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
       maxProcesses: DEFAULT_MAX_PROCESSES,
       control: true,

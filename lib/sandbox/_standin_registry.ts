@@ -672,7 +672,8 @@ async function removeStandIns(
   d: string,
   items: readonly Letting[],
   accept: (r: StandInRecord) => boolean,
-): Promise<void> {
+): Promise<string[]> {
+  const stuck: string[] = [];
   const ops: StandInOp[] = [];
   const acting: Letting[] = [];
   try {
@@ -698,6 +699,7 @@ async function removeStandIns(
       const r = results[i]!.result;
       if (r === "moved" || r === "same" || r === "failed") {
         strays.add(it.key);
+        stuck.push(it.record.path);
       } else {
         strays.delete(it.key);
         await dropRecord(d, it.key);
@@ -706,6 +708,7 @@ async function removeStandIns(
   } finally {
     for (const it of items) it.file?.close();
   }
+  return stuck;
 }
 
 /**
@@ -720,6 +723,7 @@ async function unheldByPath(d: string, keys: readonly string[]): Promise<Letting
     const record = await readRecord(d, key);
     if (!record) {
       await dropRecord(d, key);
+      strays.delete(key);
       continue;
     }
     const file = await openForLock(record.path);
@@ -736,9 +740,9 @@ async function unheldByPath(d: string, keys: readonly string[]): Promise<Letting
  * Let go of `holds`: each stand-in is removed when no other process holds it
  * any more and it is still exactly what penguin created, inside its parent
  * (see `_standin_ops.ts`); one whose parent moved keeps its record. Strays
- * of this process are retried.
+ * of this process are retried. The paths of those that could not be removed.
  */
-export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<void> {
+export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<string[]> {
   return locked(async (d) => {
     const items: Letting[] = [];
     for (const hold of holds) {
@@ -755,9 +759,21 @@ export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<void>
     const mine = new Set(holds.map((h) => h.key));
     const retried = [...strays].filter((k) => !mine.has(k));
     items.push(...await unheldByPath(d, retried));
-    await removeStandIns(d, items, () => true);
-    return { value: undefined, changed: true };
+    return { value: await removeStandIns(d, items, () => true), changed: true };
   });
+}
+
+/**
+ * Try again to remove this process's strays (stand-ins whose directory no
+ * longer lay at its path when they were let go) that no process holds. The
+ * paths of those still left.
+ */
+export async function retryStrays(): Promise<string[]> {
+  if (strays.size === 0) return [];
+  return await locked(async (d) => ({
+    value: await removeStandIns(d, await unheldByPath(d, [...strays]), () => true),
+    changed: true,
+  }));
 }
 
 /**
