@@ -27,7 +27,7 @@ import { basename, dirname } from "node:path";
 export type StandInOp =
   | { op: "dir" | "file"; path: string }
   | {
-    op: "rmdir" | "rm" | "check";
+    op: "rmdir" | "rm" | "rm0" | "check";
     path: string;
     dev?: number | undefined;
     ino?: number | undefined;
@@ -66,12 +66,14 @@ while [ "$#" -ge 4 ]; do
     else r=failed; fi
     rm -f -- "$tmp"
     echo "$r" ;;
-  rmdir|rm|check)
+  rmdir|rm|rm0|check)
     if ! cur=$(ids "$name"); then echo missing; continue; fi
     if [ "$cur" != "$want" ]; then echo other; continue; fi
     if [ "$op" = check ]; then echo same
     elif [ "$op" = rmdir ] && rmdir -- "$name" 2>/dev/null; then echo removed
     elif [ "$op" = rm ] && [ ! -d "$name" ] && rm -f -- "$name" 2>/dev/null; then echo removed
+    elif [ "$op" = rm0 ] && [ -f "$name" ] && [ ! -s "$name" ] && rm -f -- "$name" 2>/dev/null; then
+      echo removed
     else echo failed; fi ;;
   *) echo failed ;;
   esac
