@@ -112,8 +112,7 @@ async function probeOnce(
     // The probe tests the machine: other data roots come and go, and are no concern of it.
     policy.hideOtherDataRoots = false;
     const plan = await resolvePlan(policy, dir);
-    // The fresh workspace has no .git: the plan holds a stand-in for it, like any run's.
-    // Its directory is removed once the probe has run: its stand-ins are not kept for a session.
+    // The fresh workspace has no .git: a stand-in, not kept for a session (the directory goes).
     release = await holdPlaceholders(plan.placeholders ?? [], [], { keep: false });
     const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
       maxProcesses: DEFAULT_MAX_PROCESSES,
