@@ -7,7 +7,7 @@ import { holdPlaceholders, keepStandIns, sweepStandIns } from "../../lib/sandbox
 import { detectSandbox } from "../../lib/sandbox/mod.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
-import { runCli } from "../support/cli.ts";
+import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
 
 // The stand-in registry of this test process is its own (not the user's, in /tmp/penguin-<uid>).
@@ -64,6 +64,53 @@ Deno.test({
       // Gone once the session ended, with their records.
       assert.deepEqual(await names(sb.workspace), ["f0", "f1"]);
       assert.doesNotMatch(r.stderr, /stand-in/);
+      const records = (await names(join(runDir, "stand-ins"))).filter((n) => n.endsWith(".json"));
+      assert.deepEqual(records, []);
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name: "penguin run stopped by SIGTERM during a command removes the stand-ins it kept",
+  ignore: !bwrap,
+  fn: async () => {
+    const server = await startModelServer({
+      turns: [
+        turn.toolCall("exec_command", { cmd: "echo one", description: "c" }),
+        turn.toolCall("exec_command", { cmd: "echo begin; sleep 30", description: "long" }),
+        turn.text("x"),
+      ],
+    });
+    const sb = await makeRoot(server, { visible: true });
+    const runDir = join(sb.base, "run");
+    await Deno.mkdir(runDir, { mode: 0o700 });
+    try {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [...penguinArgv(), "--root", sb.root, "run", "--workspace", sb.workspace, "--json"]
+          .concat(["-m", "go"]),
+        env: penguinEnv({ PENGUIN_RUN_DIR: runDir }),
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const stderr = new Response(child.stderr).text();
+      let during: string[] | undefined;
+      let buf = "";
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        buf += chunk;
+        // The second command's output has begun: it runs, and the stand-ins are there.
+        if (during === undefined && /"partial_tool_call_output"[^\n]*begin/.test(buf)) {
+          during = await names(sb.workspace);
+          child.kill("SIGTERM");
+        }
+      }
+      const status = await child.status;
+      assert.equal(status.code, 1, await stderr);
+      assert.deepEqual(during, [".git", "penguin.jsonc"]);
+      assert.deepEqual(await names(sb.workspace), [], "none left once it stopped");
       const records = (await names(join(runDir, "stand-ins"))).filter((n) => n.endsWith(".json"));
       assert.deepEqual(records, []);
     } finally {
