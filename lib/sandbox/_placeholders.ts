@@ -15,7 +15,10 @@
  * started or ends first, and one a killed penguin left is removed by the
  * next one ({@linkcode sweepStandIns}). Within a process, sandboxes share a
  * stand-in through a count, so the registry is consulted only when the first
- * sandbox takes it and the last one lets it go.
+ * sandbox takes it and the last one lets it go. While a session is open
+ * ({@linkcode keepStandIns}) a stand-in whose count drops to 0 stays held,
+ * until the last session of the process ends: made and removed once per
+ * session, not once per command.
  *
  * @module
  */
@@ -28,6 +31,7 @@ import {
   type RegistryHold,
   releaseInRegistry,
   restoreInRegistry,
+  retryStrays,
   StalePlanError,
   type StandInRecord,
   sweepRegistry,
@@ -46,6 +50,9 @@ export interface Placeholder {
 }
 
 const live = new Map<string, { count: number; hold: RegistryHold }>();
+
+/** Sessions open in this process: while there is one, stand-ins no sandbox uses stay held. */
+let keepers = 0;
 
 /** The last pending hold or release of each path: they run one after another. */
 const pending = new Map<string, Promise<unknown>>();
@@ -120,7 +127,9 @@ export function livePlaceholders(): ReadonlySet<string> {
 export async function holdPlaceholders(
   placeholders: readonly Placeholder[],
   protect: readonly string[] = [],
+  opts: { keep?: boolean } = {},
 ): Promise<() => Promise<void>> {
+  const keep = opts.keep ?? true;
   const held: Placeholder[] = [];
   let unlock = () => {};
   const release = async () => {
@@ -132,17 +141,11 @@ export async function holdPlaceholders(
       const last: RegistryHold[] = [];
       for (const p of mine) {
         const entry = live.get(p.path);
-        if (!entry || --entry.count > 0) continue;
+        if (!entry || --entry.count > 0 || (keep && keepers > 0)) continue;
         live.delete(p.path);
         last.push(entry.hold);
       }
-      // All of them let go at once: one look inside their directories (see _standin_ops.ts).
-      for (const h of last) begin(h.path);
-      try {
-        if (last.length > 0) await releaseInRegistry(last);
-      } finally {
-        for (const h of last) end(h.path);
-      }
+      await letGo(last);
     });
   };
   try {
@@ -158,6 +161,81 @@ export async function holdPlaceholders(
     throw err;
   }
   return release;
+}
+
+/**
+ * Let go of `holds` in the registry, all at once: one look inside their
+ * directories (see _standin_ops.ts). The paths whose stand-ins could not be
+ * removed (their directory no longer lay at its path).
+ */
+async function letGo(holds: readonly RegistryHold[]): Promise<string[]> {
+  if (holds.length === 0) return [];
+  for (const h of holds) begin(h.path);
+  try {
+    return await releaseInRegistry(holds);
+  } finally {
+    for (const h of holds) end(h.path);
+  }
+}
+
+/** What ends a session's keeping of stand-ins ({@linkcode keepStandIns}). */
+export interface StandInKeeping {
+  /**
+   * Stop keeping. When no other session of the process keeps them, the
+   * stand-ins no sandbox uses any more are let go (removed when no other
+   * penguin holds them). Resolves to the paths of this process's stand-ins
+   * that could not be removed (their directory was moved or replaced).
+   */
+  end(): Promise<string[]>;
+  /**
+   * After the rest of the session's end: try those left again, at most
+   * `tries` times, one right after the other, and report each one still left
+   * in one line through `warn`.
+   */
+  settle(warn: (line: string) => void, tries?: number): Promise<void>;
+}
+
+/**
+ * Keep the stand-ins this process makes held from the first sandbox that
+ * needs them until the session ends (see the module doc), instead of
+ * removing them after every command. Between commands a stand-in stays in
+ * the workspace (an empty `.git`, an inert `penguin.jsonc`), out of any
+ * command's reach: every sandbox that runs mounts it read-only.
+ */
+export function keepStandIns(): StandInKeeping {
+  keepers++;
+  let ended = false;
+  let left: string[] = [];
+  return {
+    end: async () => {
+      if (ended) return left;
+      ended = true;
+      if (--keepers > 0) return left;
+      const idle = [...live.entries()].filter(([, e]) => e.count === 0).map(([p]) => p);
+      left = await serialized(idle, async () => {
+        const last: RegistryHold[] = [];
+        for (const p of idle) {
+          const entry = live.get(p);
+          if (!entry || entry.count > 0 || keepers > 0) continue;
+          live.delete(p);
+          last.push(entry.hold);
+        }
+        const stuck = await letGo(last);
+        // Strays of earlier releases (a command's, while the directory was moved) too.
+        return [...new Set([...stuck, ...await retryStrays()])];
+      });
+      return left;
+    },
+    settle: async (warn, tries = 2) => {
+      for (let i = 0; i < tries && left.length > 0; i++) left = await retryStrays();
+      for (const path of left) {
+        warn(
+          `[penguin] could not remove its stand-in "${path}": its directory was moved or ` +
+            `replaced meanwhile; the next penguin removes it once the directory is back`,
+        );
+      }
+    },
+  };
 }
 
 /**

@@ -51,6 +51,12 @@ export interface StandInRecord {
   content?: string;
   /** Identity once created. */
   ids?: FileIds;
+  /**
+   * Device and inode of a stand-in made whose path led elsewhere before
+   * penguin could open it, and that could not be taken back then (its
+   * parent had moved): removed later only while still empty.
+   */
+  made?: { dev: number; ino: number };
 }
 
 /**
@@ -375,6 +381,12 @@ async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | 
   const kindOk = record.kind === "dir" ? info.isDirectory : info.isFile;
   if (!kindOk) return "other";
   if (record.ids) return sameIds(idsOf(info), record.ids) ? "stand-in" : "other";
+  if (record.made) {
+    // Made, never opened (see makeStandIns): that file, still empty.
+    const same = info.dev === record.made.dev && info.ino === record.made.ino;
+    const empty = record.kind === "dir" ? await isEmptyDir(record.path) : info.size === 0;
+    return same && empty ? "stand-in" : "other";
+  }
   // Recorded, but the process creating it died before writing its identity: judged by shape.
   if (record.kind === "dir") return await isEmptyDir(record.path) ? "stand-in" : "other";
   return await holdsExactly(record.path, record.content ?? "") ? "stand-in" : "other";
@@ -495,18 +507,22 @@ export interface StandInWant {
  */
 const strays = new Set<string>();
 
+/** What making a stand-in gave: see {@linkcode makeStandIns}. */
+type Made = Deno.FsFile | "exists" | "moved" | { stray: { dev: number; ino: number } };
+
 /**
  * Make the stand-ins of `wants` (recorded already) inside their parents,
  * in one shell (see `_standin_ops.ts`), and share-lock each one made. Per
- * want: the held file, `exists` (someone made the name meanwhile), or
- * `moved` (its parent no longer lies at its path: nothing made).
+ * want: the held file, `exists` (someone made the name meanwhile), `moved`
+ * (its parent no longer lies at its path: nothing made), or a `stray`: made,
+ * but its path led elsewhere right after, and its parent had moved again
+ * when it was taken back (it is left where it was made, to be removed later).
  */
-async function makeStandIns(
-  wants: readonly StandInWant[],
-): Promise<(Deno.FsFile | "exists" | "moved")[]> {
+async function makeStandIns(wants: readonly StandInWant[]): Promise<Made[]> {
   const results = await applyStandInOps(wants.map((w) => ({ op: w.kind, path: w.path })));
-  const out: (Deno.FsFile | "exists" | "moved")[] = [];
+  const out: Made[] = [];
   const undo: StandInOp[] = [];
+  const undone: { at: number; dev: number; ino: number }[] = [];
   for (const [i, w] of wants.entries()) {
     const r = results[i]!;
     if (r.result !== "made") {
@@ -526,15 +542,34 @@ async function makeStandIns(
       : await writeContent(w.path, r, w.content ?? "");
     if (!file) {
       // Made, but its path led elsewhere right after: taken back where it was made.
-      undo.push({ op: w.kind === "dir" ? "rmdir" : "rm", path: w.path, dev: r.dev, ino: r.ino });
+      undo.push({ op: w.kind === "dir" ? "rmdir" : "rm0", path: w.path, dev: r.dev, ino: r.ino });
+      undone.push({ at: out.length, dev: r.dev, ino: r.ino });
       out.push("moved");
       continue;
     }
     await file.lock(false);
     out.push(file);
   }
-  await applyStandInOps(undo);
+  for (const [j, r] of (await applyStandInOps(undo)).entries()) {
+    if (r.result === "moved" || r.result === "failed") {
+      const { at, dev, ino } = undone[j]!;
+      out[at] = { stray: { dev, ino } };
+    }
+  }
   return out;
+}
+
+/** Keep the record of a stray (see {@linkcode makeStandIns}) for a later removal. */
+async function keepStray(
+  d: string,
+  key: string,
+  p: StandInWant,
+  made: { dev: number; ino: number },
+): Promise<void> {
+  const record: StandInRecord = { path: p.path, kind: p.kind, made };
+  if (p.kind === "file") record.content = p.content ?? "";
+  await writeRecord(d, key, record);
+  strays.add(key);
 }
 
 /** The outcome of {@linkcode holdInRegistry}: a hold per want (or none), and a path whose parent moved. */
@@ -584,13 +619,21 @@ export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutco
     for (const [j, m] of making.entries()) {
       const p = wants[m.i]!;
       const file = made[j]!;
-      if (file === "exists") {
+      if (file === "exists" && m.before) {
+        // A stand-in recorded lay elsewhere when looked at (its parent had moved): it stays
+        // recorded, and the plan is made again.
+        await writeRecord(d, m.key, m.before);
+        moved ??= p.path;
+      } else if (file === "exists") {
         // Someone outside penguin made the name meanwhile: it is theirs.
         await dropRecord(d, m.key);
       } else if (file === "moved") {
         // A record of a stand-in that lies where the parent went stays for a later removal.
         if (m.before) await writeRecord(d, m.key, m.before);
         else await dropRecord(d, m.key);
+        moved ??= p.path;
+      } else if ("stray" in file) {
+        await keepStray(d, m.key, p, file.stray);
         moved ??= p.path;
       } else {
         const ids = idsOf(await file.stat());
@@ -625,12 +668,18 @@ export function restoreInRegistry(hold: RegistryHold, p: StandInWant): Promise<v
       }
       return { value: undefined, changed: false };
     }
+    // Still linked where it was made: the path leads elsewhere for now (a directory on the way
+    // moved). Its record stays as it is; another one made now would take its place.
+    const held = await hold.ref.stat().catch(() => undefined);
+    if (held && (held.nlink ?? 1) > 0) return { value: undefined, changed: false };
     const before = await readRecord(d, hold.key);
     const record: StandInRecord = { path: p.path, kind: p.kind };
     if (p.kind === "file") record.content = p.content ?? "";
     await writeRecord(d, hold.key, record);
     const [file] = await makeStandIns([p]);
-    if (file === undefined || typeof file === "string") {
+    if (file !== undefined && typeof file !== "string" && "stray" in file) {
+      await keepStray(d, hold.key, p, file.stray);
+    } else if (file === undefined || typeof file === "string") {
       if (before) await writeRecord(d, hold.key, before);
       else await dropRecord(d, hold.key);
     } else {
@@ -672,7 +721,8 @@ async function removeStandIns(
   d: string,
   items: readonly Letting[],
   accept: (r: StandInRecord) => boolean,
-): Promise<void> {
+): Promise<string[]> {
+  const stuck: string[] = [];
   const ops: StandInOp[] = [];
   const acting: Letting[] = [];
   try {
@@ -682,6 +732,10 @@ async function removeStandIns(
         if (!accept(it.record)) continue;
         const op = it.record.kind === "dir" ? "rmdir" : "rm";
         ops.push({ op, path: it.record.path, dev: info.dev ?? -1, ino: info.ino ?? -1 });
+      } else if (it.record.made && !it.record.ids) {
+        // Made but never opened: removed where it was made while still that one, and empty.
+        const op = it.record.kind === "dir" ? "rmdir" : "rm0";
+        ops.push({ op, path: it.record.path, ...it.record.made });
       } else {
         // Gone or something else at the path, unless the path leads elsewhere now.
         ops.push({
@@ -698,6 +752,7 @@ async function removeStandIns(
       const r = results[i]!.result;
       if (r === "moved" || r === "same" || r === "failed") {
         strays.add(it.key);
+        stuck.push(it.record.path);
       } else {
         strays.delete(it.key);
         await dropRecord(d, it.key);
@@ -706,6 +761,7 @@ async function removeStandIns(
   } finally {
     for (const it of items) it.file?.close();
   }
+  return stuck;
 }
 
 /**
@@ -720,6 +776,7 @@ async function unheldByPath(d: string, keys: readonly string[]): Promise<Letting
     const record = await readRecord(d, key);
     if (!record) {
       await dropRecord(d, key);
+      strays.delete(key);
       continue;
     }
     const file = await openForLock(record.path);
@@ -736,9 +793,9 @@ async function unheldByPath(d: string, keys: readonly string[]): Promise<Letting
  * Let go of `holds`: each stand-in is removed when no other process holds it
  * any more and it is still exactly what penguin created, inside its parent
  * (see `_standin_ops.ts`); one whose parent moved keeps its record. Strays
- * of this process are retried.
+ * of this process are retried. The paths of those that could not be removed.
  */
-export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<void> {
+export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<string[]> {
   return locked(async (d) => {
     const items: Letting[] = [];
     for (const hold of holds) {
@@ -755,9 +812,21 @@ export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<void>
     const mine = new Set(holds.map((h) => h.key));
     const retried = [...strays].filter((k) => !mine.has(k));
     items.push(...await unheldByPath(d, retried));
-    await removeStandIns(d, items, () => true);
-    return { value: undefined, changed: true };
+    return { value: await removeStandIns(d, items, () => true), changed: true };
   });
+}
+
+/**
+ * Try again to remove this process's strays (stand-ins whose directory no
+ * longer lay at its path when they were let go) that no process holds. The
+ * paths of those still left.
+ */
+export async function retryStrays(): Promise<string[]> {
+  if (strays.size === 0) return [];
+  return await locked(async (d) => ({
+    value: await removeStandIns(d, await unheldByPath(d, [...strays]), () => true),
+    changed: true,
+  }));
 }
 
 /**

@@ -135,7 +135,8 @@ async function withShellHeld(
       this.#args = opts?.args?.map(String) ?? [];
     }
     override async output(): Promise<Deno.CommandOutput> {
-      if (armed && this.#args[0] === "-c" && this.#args[3] === op) {
+      // sh -c SCRIPT sh <parent> <count> <names> <op> <name> <want> …: the first operation.
+      if (armed && this.#args[0] === "-c" && this.#args[6] === op) {
         armed = false;
         arrive();
         await gate;

@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import type { SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
+import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
+
+// The stand-in registry of this test process is its own: no other penguin's sweep acts on A's
+// records while the test looks at what A leaves.
+const RUN_DIR = await Deno.makeTempDir({ prefix: "penguin-swap-run-" });
+Deno.env.set("PENGUIN_RUN_DIR", RUN_DIR);
+globalThis.addEventListener("unload", () => Deno.removeSync(RUN_DIR, { recursive: true }));
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;
@@ -113,6 +120,8 @@ for (const ancestor of [false, true]) {
         stdout: "piped",
         stderr: "inherit",
       }).spawn();
+      // A's session: its stand-ins are kept from its first command until it ends.
+      const session = keepStandIns();
       try {
         const outputs: { out: string; code?: number }[] = [];
         for (let i = 0; i < 30; i++) {
@@ -123,6 +132,14 @@ for (const ancestor of [false, true]) {
           (new TextDecoder().decode((await swapper.output()).stdout)).trim().split("\n").at(-1),
         );
         assert.ok(swaps > 0, "the swapper ran");
+        // A ends once the swapping has stopped: its stand-ins go, none is left in its workspace
+        // (nor named as left).
+        await session.end();
+        const lines: string[] = [];
+        await session.settle((line) => lines.push(line));
+        assert.deepEqual(lines, []);
+        const left = (await tree(l.ws)).filter((p) => !p.startsWith("PWN-"));
+        assert.deepEqual(left, [], "nothing of penguin's left in A's workspace");
         // Nothing landed outside: none of A's writes, and none of penguin's own stand-ins (made
         // and removed only inside the directory the plan saw, see _standin_ops.ts).
         assert.deepEqual(await tree(l.victim), initial(ancestor), "nothing landed outside");
@@ -143,6 +160,7 @@ for (const ancestor of [false, true]) {
       } finally {
         await Deno.writeTextFile(stop, "").catch(() => {});
         await swapper.status;
+        await session.end();
         await Deno.remove(l.base, { recursive: true });
       }
     },
