@@ -164,3 +164,57 @@ export async function openResults(path: string): Promise<ResultsWriter> {
     close: () => file.close(),
   };
 }
+
+/** A claim on running (a shard of) the batch recorded in one results file. */
+export interface BatchClaim {
+  release(): void;
+}
+
+async function tryLockFile(path: string, exclusive: boolean): Promise<Deno.FsFile | null> {
+  const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+  if (await file.tryLock(exclusive)) return file;
+  file.close();
+  return null;
+}
+
+/**
+ * Claim the right to run `shard` (`"i/n"`; undefined: every task) of the
+ * batch whose results file is `path`, so two `batch run`s never run the
+ * same task at once (each would resume the other's session). The locks are
+ * OS advisory locks (`flock`) on `<results>.lock` (shared by shard runs,
+ * exclusive for a run of every task) and `<results>.shard-<i>-of-<n>.lock`;
+ * a killed process's locks go with it. Throws a `locked` error naming the
+ * lock when another process holds the claim.
+ */
+export async function claimBatch(path: string, shard: string | undefined): Promise<BatchClaim> {
+  const held: Deno.FsFile[] = [];
+  const release = () => held.splice(0).forEach((f) => f.close());
+  const busy = (lock: string) =>
+    new PenguinError(
+      "locked",
+      `batch run: another batch run is running ${
+        shard === undefined ? "tasks" : `shard ${shard}`
+      } of "${path}" (it holds "${lock}"); wait for it to end, or give this run its own --results`,
+    );
+  try {
+    const all = `${path}.lock`;
+    const whole = await tryLockFile(all, shard === undefined);
+    if (whole === null) throw busy(all);
+    held.push(whole);
+    if (shard !== undefined) {
+      const [i, n] = shard.split("/");
+      const own = `${path}.shard-${i}-of-${n}.lock`;
+      const one = await tryLockFile(own, true);
+      if (one === null) throw busy(own);
+      held.push(one);
+    }
+    return { release };
+  } catch (err) {
+    release();
+    if (err instanceof PenguinError) throw err;
+    throw new PenguinError(
+      "runtime",
+      `batch: cannot lock the results file "${path}": ${(err as Error).message}`,
+    );
+  }
+}

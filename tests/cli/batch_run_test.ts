@@ -190,3 +190,39 @@ Deno.test("batch run: SIGTERM aborts the running task cleanly; the rerun resumes
     await sb.cleanup();
   }
 });
+
+Deno.test("batch run: a second run of the same tasks and results file is refused while the first runs", async () => {
+  const server = await startModelServer({ handler });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const tasks = join(sb.base, "tasks.yaml");
+    await Deno.writeTextFile(
+      tasks,
+      "tasks:\n  - {id: h, prompt: HOLD on, workspace: work/h}\n  - {id: z, prompt: later, workspace: work/z}\n",
+    );
+    const results = join(sb.base, "out.jsonl");
+    const args = ["--root", sb.root, "batch", "run", tasks, "--results", results];
+    const first = spawnCli([...args, "--shards", "2", "--index", "0"]);
+    await waitFor(() => server.requests.length === 1, "the held request");
+
+    const same = await runCli([...args, "--shards", "2", "--index", "0"]);
+    assert.equal(same.code, 1, same.stderr);
+    assert.match(same.stderr, /another batch run is running shard 0\/2 of ".*out\.jsonl"/);
+    const whole = await runCli(args);
+    assert.equal(whole.code, 1, whole.stderr);
+    assert.match(whole.stderr, /another batch run is running tasks of/);
+    assert.equal(server.requests.length, 1, "neither refused run asked the model");
+
+    // Another shard of the same results file runs beside it.
+    const other = await runCli([...args, "--shards", "2", "--index", "1"]);
+    assert.equal(other.code, 0, other.stderr);
+
+    first.kill("SIGTERM");
+    assert.equal((await first.output()).code, 1);
+    const after = await runCli(args);
+    assert.equal(after.code, 0, after.stderr);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});

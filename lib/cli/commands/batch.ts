@@ -8,8 +8,14 @@
 import { resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
-import { loadTaskFile, selectShard } from "../../batch/task_file.ts";
-import { openResults, readResults, type ResultRecord, taskStates } from "../../batch/results.ts";
+import { type BatchTask, loadTaskFile, selectShard } from "../../batch/task_file.ts";
+import {
+  claimBatch,
+  openResults,
+  readResults,
+  type ResultRecord,
+  taskStates,
+} from "../../batch/results.ts";
 import { type BatchEvent, type BatchSummary, runBatch } from "../../batch/scheduler.ts";
 import { formatTokens, formatUsd } from "../../display/numbers.ts";
 import { escapeControls } from "../../display/terminal_text.ts";
@@ -218,6 +224,22 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     );
   }
   const root = resolveDataRoot({ root: ctx.root });
+  const shard = f.shards !== undefined ? `${f.index}/${f.shards}` : undefined;
+  const claim = await claimBatch(f.results, shard);
+  try {
+    return await runClaimed(f, tasks, root, shard, ctx);
+  } finally {
+    claim.release();
+  }
+}
+
+async function runClaimed(
+  f: ReturnType<typeof parseRun>,
+  tasks: BatchTask[],
+  root: string,
+  shard: string | undefined,
+  ctx: CommandContext,
+): Promise<number> {
   const states = taskStates(await readResults(f.results));
   const results = await openResults(f.results);
   const ctl = new AbortController();
@@ -232,7 +254,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       runOne: subprocessRunOne(root),
       results,
       signal: ctl.signal,
-      ...(f.shards !== undefined ? { shard: `${f.index}/${f.shards}` } : {}),
+      ...(shard !== undefined ? { shard } : {}),
       onEvent,
     });
   } finally {
