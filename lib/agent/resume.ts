@@ -255,9 +255,9 @@ async function placeImported(
   named: boolean,
 ): Promise<Placement> {
   const to = await Deno.realPath(await resolveWorkspace(dir));
-  const why = named ? `named with --workspace; recorded in ${recordedIn(loaded)})` : `recorded in ${
-    recordedIn(loaded)
-  }); --workspace chooses another`;
+  const why = named
+    ? `named with --workspace; recorded in ${recordedIn(loaded)})`
+    : `recorded in ${recordedIn(loaded)}); --workspace chooses another`;
   return {
     from: loaded.workspace,
     to,
@@ -332,8 +332,15 @@ export async function resumeRecorded(
   open: OpenRecorded,
   opts: ResumeOptions,
 ): Promise<Session> {
-  const { target, configure, workspace: wanted, currentDirectory: here, provider, modelId, ...rest } =
-    opts;
+  const {
+    target,
+    configure,
+    workspace: wanted,
+    currentDirectory: here,
+    provider,
+    modelId,
+    ...rest
+  } = opts;
   const facts = factsFilter();
   // Locked before anything is read; the lock goes to the writer, or is released on a refusal.
   const loaded = await loadSessionForResume({
