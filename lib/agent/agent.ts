@@ -386,14 +386,24 @@ async function openRecorded(
   }
   if (rec.movedFrom !== undefined) {
     // Written with the first run (where the trace rotates if it must); the note is carried to the model.
-    const note = userText(workspaceMovedNote(rec.movedFrom, meta.workspace), "harness");
-    parts.state = parts.state ?? emptyEngineState();
-    parts.state.carryOver = [...parts.state.carryOver, note];
-    parts.pendingRecords = [
-      ...(parts.pendingRecords ?? []),
-      eventMsg({ type: "workspace_moved", from: rec.movedFrom, to: meta.workspace }),
-      modelMsg(note),
-    ];
+    const moved = eventMsg({
+      type: "workspace_moved",
+      from: rec.movedFrom,
+      to: meta.workspace,
+      ...(rec.placedImport ? { reason: "imported" } : {}),
+    });
+    parts.pendingRecords = [...(parts.pendingRecords ?? []), moved];
+    if (rec.movedFrom !== meta.workspace) {
+      const note = userText(
+        rec.placedImport
+          ? importPlacedNote(meta.workspace)
+          : workspaceMovedNote(rec.movedFrom, meta.workspace),
+        "harness",
+      );
+      parts.state = parts.state ?? emptyEngineState();
+      parts.state.carryOver = [...parts.state.carryOver, note];
+      parts.pendingRecords.push(modelMsg(note));
+    }
   }
   if (rec.renderMessages) parts.resumedHistory = rec.renderMessages;
   if (rec.switchedFrom) parts.switchedPair = { provider: meta.provider, model_id: meta.model_id };
@@ -408,6 +418,12 @@ async function openRecorded(
 export function workspaceMovedNote(from: string, to: string): string {
   return `[workspace moved] The workspace "${from}" no longer exists; this session now works in "${to}". ` +
     `Paths in the conversation so far refer to the old workspace.`;
+}
+
+/** What the model is told when the first resume of an imported session places it in `to`. */
+export function importPlacedNote(to: string): string {
+  return `[workspace] This session was imported; it now works in "${to}". ` +
+    `Paths in the conversation so far refer to the directory where it was recorded.`;
 }
 
 /** The children registry of a session at `depth`: able to spawn below the depth cap. */

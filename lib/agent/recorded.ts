@@ -40,6 +40,12 @@ export interface RecordedSession {
    */
   movedFrom?: string;
   /**
+   * The move is the first resume of an imported session placing it (the
+   * recorded workspace may still exist, and may be `meta.workspace` itself):
+   * the event says so, and the model is told only when the directory changes.
+   */
+  placedImport?: boolean;
+  /**
    * The session continues on `meta.provider`/`meta.model_id`, an explicit
    * switch away from this recorded pair: the `tool_list_ready` of each
    * resumed run names the pair it uses (additive `model` field).

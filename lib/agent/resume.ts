@@ -27,7 +27,13 @@ import { releaseSessionLock } from "../trace/lock.ts";
 import { resolveWorkspace } from "../state/workspace.ts";
 import type { CompleteMessage, SessionMeta } from "../protocol/types.ts";
 import { describeConfiguredPairs, findModel, formatPair } from "../state/project_config.ts";
-import { type LoadedSession, loadSessionForResume, type ResumeReplay } from "../session/mod.ts";
+import {
+  type LoadedSession,
+  loadSessionForResume,
+  missingWorkspaceError as missingWorkspace,
+  type ResumeReplay,
+} from "../session/mod.ts";
+import { safeText } from "../display/terminal_text.ts";
 import type { AgentBase, RecordedSessionOptions } from "./_build.ts";
 import type { EngineState } from "./engine.ts";
 import type { Session } from "./session.ts";
@@ -54,6 +60,15 @@ export interface ResumeOptions extends RecordedSessionOptions {
    * its conversation refers to.
    */
   workspace?: string;
+  /**
+   * The directory the host runs in (its current directory). The first
+   * resume of an imported session (its trace holds no record of a resume
+   * yet) continues here unless `workspace` names another, with a note; the
+   * first run records the placement (a `workspace_moved` event), and later
+   * resumes stay in the recorded workspace. Without it, such a session
+   * continues where the import placed it.
+   */
+  currentDirectory?: string;
   /**
    * Called with the recorded `session_meta` once the session is found and
    * before anything opens; the options it returns override these (e.g. a
@@ -187,25 +202,93 @@ function importedFallback(
   return { provider: wanted.provider, model_id: wanted.model_id };
 }
 
+/** A resumed session's workspace when it is not the one it worked in so far. */
+interface Placement {
+  from: string;
+  to: string;
+  /** The first resume of an imported session placed it (see {@linkcode firstImportedResume}). */
+  imported?: { note: string };
+}
+
+/** The `imported_from` of an imported session's meta, or undefined. */
+function importedOf(meta: SessionMeta): Record<string, unknown> | undefined {
+  const imported = meta.imported_from;
+  return typeof imported === "object" && imported !== null
+    ? imported as Record<string, unknown>
+    : undefined;
+}
+
+/**
+ * True when an imported session (placed at import: `workspace_from` is set)
+ * has not been resumed yet: the import leaves out every `workspace_moved`
+ * record, so one in the latest file was written by a resume, and a file a
+ * resumed session rotated to carries `imported_from.placed` in its meta.
+ */
+function firstImportedResume(loaded: LoadedSession): boolean {
+  const imported = importedOf(loaded.meta);
+  return imported !== undefined && imported.workspace_from !== undefined &&
+    imported.placed !== true && loaded.replay.workspace === undefined;
+}
+
+/** True when an imported session was placed by an earlier resume. */
+function placedBefore(loaded: LoadedSession): boolean {
+  return importedOf(loaded.meta)?.workspace_from !== undefined && !firstImportedResume(loaded);
+}
+
+/** The directory the imported file recorded (quoted, terminal-safe), else the session's workspace. */
+function recordedIn(loaded: LoadedSession): string {
+  const imported = importedOf(loaded.meta) ?? {};
+  const path = [imported.recorded_workspace, imported.cwd].find((p) =>
+    typeof p === "string" && p !== ""
+  ) as string | undefined;
+  return JSON.stringify(safeText(path ?? loaded.workspace));
+}
+
+/**
+ * The first resume of an imported session works in the directory the user
+ * names (`wanted`), else the current one (`here`); recorded, so later
+ * resumes stay there.
+ */
+async function placeImported(
+  loaded: LoadedSession,
+  dir: string,
+  named: boolean,
+): Promise<Placement> {
+  const to = await Deno.realPath(await resolveWorkspace(dir));
+  const why = named
+    ? `named with --workspace; recorded in ${recordedIn(loaded)})`
+    : `recorded in ${recordedIn(loaded)}); --workspace chooses another`;
+  return {
+    from: loaded.workspace,
+    to,
+    imported: {
+      note: `[penguin] resuming the imported session in ${safeText(to)} (${why}`,
+    },
+  };
+}
+
 /**
  * Where a resumed session works: its recorded workspace, or `wanted` when
  * that one is gone (returned as a move). A `wanted` directory that differs
- * from a recorded workspace that still exists is refused.
+ * from a recorded workspace that still exists is refused. The first resume
+ * of an imported session works in `wanted`, else `here` (when given).
  */
 async function placeWorkspace(
   loaded: LoadedSession,
   wanted: string | undefined,
-): Promise<{ from: string; to: string } | undefined> {
-  // An imported session works where the user chose at import (`imported_from.workspace_from`).
-  // One imported before that choice existed names its workspace in the file it came from: until
-  // it has been placed, the user names it (a file recording "/home/me" would otherwise make the
-  // home directory writable to the model). A penguin trace's own workspace_moved records came
-  // from the file too, so such a session is placed on every resume.
-  const imported = loaded.meta.imported_from as
-    | { harness?: unknown; workspace_from?: unknown }
-    | undefined;
-  const unplaced = typeof imported === "object" && imported !== null &&
-    imported.workspace_from === undefined &&
+  here: string | undefined,
+): Promise<Placement | undefined> {
+  // An imported session's first resume works where the user says: --workspace, else the current
+  // directory. One imported before the import chose a workspace (no `imported_from.workspace_from`)
+  // names its workspace in the file it came from: until it has been placed, the user names it (a
+  // file recording "/home/me" would otherwise make the home directory writable to the model). A
+  // penguin trace's own workspace_moved records came from the file too, so such a session is
+  // placed on every resume.
+  const imported = importedOf(loaded.meta);
+  if (firstImportedResume(loaded) && (wanted ?? here) !== undefined) {
+    return await placeImported(loaded, (wanted ?? here)!, wanted !== undefined);
+  }
+  const unplaced = imported !== undefined && imported.workspace_from === undefined &&
     (typeof imported.harness !== "string" || loaded.replay.workspace === undefined);
   if (unplaced) {
     const origin = typeof imported.harness === "string"
@@ -221,6 +304,10 @@ async function placeWorkspace(
     }
     const to = await Deno.realPath(await resolveWorkspace(wanted));
     return { from: loaded.workspace, to };
+  }
+  if (loaded.workspaceMissing && wanted === undefined) {
+    // Allowed to load only for a first imported resume in `here`; anything else needs --workspace.
+    throw missingWorkspace(loaded.sessionId, loaded.workspace);
   }
   if (wanted === undefined) return undefined;
   const to = await Deno.realPath(await resolveWorkspace(wanted));
@@ -245,7 +332,15 @@ export async function resumeRecorded(
   open: OpenRecorded,
   opts: ResumeOptions,
 ): Promise<Session> {
-  const { target, configure, workspace: wanted, provider, modelId, ...rest } = opts;
+  const {
+    target,
+    configure,
+    workspace: wanted,
+    currentDirectory: here,
+    provider,
+    modelId,
+    ...rest
+  } = opts;
   const facts = factsFilter();
   // Locked before anything is read; the lock goes to the writer, or is released on a refusal.
   const loaded = await loadSessionForResume({
@@ -255,7 +350,8 @@ export async function resumeRecorded(
     target,
     observe: facts.push,
     lock: true,
-    allowMissingWorkspace: wanted !== undefined,
+    // The workspace an import placed a session in may be gone by its first resume (checked below).
+    allowMissingWorkspace: wanted !== undefined || here !== undefined,
   });
   try {
     await checkOwner(base, loaded);
@@ -273,14 +369,20 @@ export async function resumeRecorded(
         } (recorded as model_switched).`,
       );
     }
-    const moved = await placeWorkspace(loaded, wanted);
-    const meta = { ...loaded.meta, ...pair, workspace: moved?.to ?? loaded.workspace };
+    const moved = await placeWorkspace(loaded, wanted, here);
+    if (moved?.imported) (rest.warn ?? defaultWarn)(moved.imported.note);
+    const meta: SessionMeta = { ...loaded.meta, ...pair, workspace: moved?.to ?? loaded.workspace };
+    // A file the session rotates to says it was placed (it holds no workspace_moved record).
+    if (moved?.imported || placedBefore(loaded)) {
+      meta.imported_from = { ...importedOf(loaded.meta), placed: true };
+    }
     const extra = configure ? await configure(meta) : {};
     const { replay } = loaded;
     if (loaded.notice) (rest.warn ?? defaultWarn)(loaded.notice);
     const rec: RecordedSession = {
       meta,
       ...(moved ? { movedFrom: moved.from } : {}),
+      ...(moved?.imported ? { placedImport: true } : {}),
       ...(pair.provider !== loaded.meta.provider || pair.model_id !== loaded.meta.model_id
         ? { switchedFrom: { provider: loaded.meta.provider, model_id: loaded.meta.model_id } }
         : {}),

@@ -28,7 +28,10 @@ export interface TaskSessionOptions extends PolicyOptions {
   modelId?: string;
   projectId?: string;
   agentId?: string;
-  /** The workspace of a new session. */
+  /**
+   * The workspace of a new session; when resuming, where the first resume of
+   * an imported session works (the current directory of `penguin run`).
+   */
   workspace: string;
   /** The session to continue ("" or `latest` = the latest one of the current directory). */
   resume?: string;
@@ -129,6 +132,8 @@ export async function openTaskSession(
       target: await resumeTarget(command, agent, f.resume),
       ...(f.provider !== undefined ? { provider: f.provider, modelId: f.modelId } : {}),
       ...(f.resumeWorkspace !== undefined ? { workspace: f.resumeWorkspace } : {}),
+      // The first resume of an imported session works in the task's directory.
+      ...(f.workspace !== "" ? { currentDirectory: f.workspace } : {}),
       ...limits,
       configure: async (meta) => {
         await applyPolicyFile(command, f, meta.workspace, pc);

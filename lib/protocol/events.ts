@@ -228,8 +228,9 @@ export interface GoalFinishedEvent {
 
 /**
  * A resumed session continues in another workspace because the recorded one
- * is gone (penguin's own event type; the reference has none for this). From
- * this record on, commands run in `to`; a later resume starts there.
+ * is gone, or the first resume of an imported session placed it (penguin's
+ * own event type; the reference has none for this). From this record on,
+ * commands run in `to`; a later resume starts there.
  */
 export interface WorkspaceMovedEvent {
   /** Payload discriminator. */
@@ -238,6 +239,11 @@ export interface WorkspaceMovedEvent {
   from: string;
   /** The workspace the session continues in (absolute, real path). */
   to: string;
+  /**
+   * Additive: `"imported"` when the first resume of an imported session
+   * placed it (`from` may still exist, and may equal `to`).
+   */
+  reason?: "imported";
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
 }

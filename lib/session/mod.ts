@@ -31,6 +31,7 @@ export {
   closeDanglingCompaction,
   type LoadedSession,
   loadSessionForResume,
+  missingWorkspaceError,
   type RecordAppender,
   type ResumeFile,
   type ResumeTarget,

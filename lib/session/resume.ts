@@ -189,15 +189,7 @@ async function load(
   } catch (err) {
     if (!(err instanceof PenguinError)) throw err;
     if (err.kind === "not_found" && options.allowMissingWorkspace) workspaceMissing = true;
-    else {
-      throw new PenguinError(
-        err.kind,
-        `${err.message} (recorded by session ${sessionId}; a workspace is never recreated)` +
-          (err.kind === "not_found"
-            ? `. To continue the session in another directory, pass --workspace <dir>`
-            : ""),
-      );
-    }
+    else throw workspaceError(sessionId, err);
   }
   return {
     sessionId,
@@ -216,6 +208,29 @@ async function load(
     problems,
     notice: skippedLinesNotice(latest.path, problems),
   };
+}
+
+/** The error for a recorded workspace that is gone or no directory (`err`, from resolveWorkspace). */
+function workspaceError(sessionId: string, err: PenguinError): PenguinError {
+  return new PenguinError(
+    err.kind,
+    `${err.message} (recorded by session ${sessionId}; a workspace is never recreated)` +
+      (err.kind === "not_found"
+        ? `. To continue the session in another directory, pass --workspace <dir>`
+        : ""),
+  );
+}
+
+/**
+ * The error {@linkcode loadSessionForResume} gives for a session whose
+ * workspace is gone, for a caller that loaded it with
+ * `allowMissingWorkspace` and then found no other directory to move it to.
+ */
+export function missingWorkspaceError(sessionId: string, workspace: string): PenguinError {
+  return workspaceError(
+    sessionId,
+    new PenguinError("not_found", `Workspace does not exist: ${workspace}`),
+  );
 }
 
 /** Anything with a trace writer's `append` (see `openTraceWriter`). */

@@ -85,7 +85,7 @@ Deno.test("a hostile skill's SKILL.md reaches no terminal raw in skills list", a
   });
 });
 
-Deno.test("a session imported from another harness works where the import chose (the current directory), never in its recorded cwd (here an existing directory)", async () => {
+Deno.test("a session imported from another harness works in the current directory of its first resume, never in its recorded cwd (here an existing directory)", async () => {
   const server = await startModelServer({ turns: [turn.text("Resumed."), turn.text("Again.")] });
   await withModelRoot(server, async (sb) => {
     const home = join(sb.base, "home-of-user");
@@ -128,18 +128,20 @@ Deno.test("a session imported from another harness works where the import chose 
         ...extra,
         "-m",
         "continue",
-      ]);
-    // Another directory is refused: the session works where it was imported.
-    const elsewhere = await resume(["--workspace", home]);
-    assert.equal(elsewhere.code, 2, elsewhere.stderr);
-    assert.match(elsewhere.stderr, /--workspace is only for a session whose workspace is gone/);
-    assert.equal(server.requests.length, 0);
+      ], { cwd: sb.workspace });
+    // The first resume works in the current directory, and says so.
     const r = await resume([]);
     assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stderr.includes(`resuming the imported session in ${sb.workspace}`), r.stderr);
     assert.equal(server.requests.length, 1);
     const body = JSON.stringify(server.requests[0]!.body);
     assert.ok(body.includes(sb.workspace));
     assert.ok(!body.includes(home), "the recorded cwd is not the model's workspace");
+    // Once placed, another directory is refused: the session works where it was placed.
+    const elsewhere = await resume(["--workspace", home]);
+    assert.equal(elsewhere.code, 2, elsewhere.stderr);
+    assert.match(elsewhere.stderr, /--workspace is only for a session whose workspace is gone/);
+    assert.equal(server.requests.length, 1);
     const again = await resume([]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(server.requests.length, 2);

@@ -2,7 +2,8 @@
 // its session_meta and may move it with workspace_moved records: here both point at a
 // directory holding the user's shell startup file. The import places the session in the
 // current directory, or the one named with --workspace, and says which; `run --resume` and
-// `chat --resume` afterwards work there, never in a directory the file named.
+// `chat --resume` afterwards work in the current directory (the first resume) or where the first
+// resume worked, never in a directory the file named.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
@@ -44,7 +45,7 @@ const whereTurns = (n: number) =>
     turn.text("noted"),
   ]).flat();
 
-Deno.test("a penguin trace given to sessions import resumes (run and chat) where the import chose, never in the workspace its file names", async () => {
+Deno.test("a penguin trace given to sessions import resumes (run and chat) in the current directory of its first resume, never in the workspace its file names", async () => {
   await withModelRoot({ turns: whereTurns(4) }, async (sb) => {
     const victim = join(sb.base, "home-of-user");
     await Deno.mkdir(victim);
@@ -69,11 +70,17 @@ Deno.test("a penguin trace given to sessions import resumes (run and chat) where
     const sid = /^Imported (session-\S+): 1 file/m.exec(imp.stdout)?.[1];
     assert.ok(sid, imp.stdout);
 
-    // Resumed from elsewhere, without --workspace: it works where it was imported.
+    // Resumed (run, then chat) without --workspace: the first resume works in the current
+    // directory and later ones stay there (tests/cli/import_first_resume_test.ts).
     const pair = ["--provider", "custom", "--model-id", "m"];
-    const run = await cli(["run", "--resume", sid, ...pair, "-m", "where are you?"]);
+    const run = await cli(["run", "--resume", sid, ...pair, "-m", "where are you?"], {
+      cwd: sb.workspace,
+    });
     assert.equal(run.code, 0, run.stderr);
-    const chat = await cli(["chat", "--resume", sid, ...pair], { stdin: "and now?\n" });
+    const chat = await cli(["chat", "--resume", sid, ...pair], {
+      cwd: victim,
+      stdin: "and now?\n",
+    });
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal(
       await Deno.readTextFile(join(sb.workspace, "where.txt")),
@@ -107,7 +114,7 @@ Deno.test("a penguin trace given to sessions import resumes (run and chat) where
     assert.equal(report.workspace_from, "--workspace");
     assert.equal(report.imported[0]!.recorded_workspace, victim);
     const copy = report.imported[0]!.session_id;
-    const there = await cli(["run", "--resume", copy, ...pair, "-m", "and you?"]);
+    const there = await cli(["run", "--resume", copy, ...pair, "-m", "and you?"], { cwd: other });
     assert.equal(there.code, 0, there.stderr);
     assert.equal(await Deno.readTextFile(join(other, "where.txt")), `${other}\n`);
     assert.deepEqual(await names(victim), [".bashrc"]);

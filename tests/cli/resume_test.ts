@@ -558,9 +558,17 @@ for (const c of FIXTURE_CASES) {
       );
       if (c.files.length === 1 && c.files[0]!.includes("_001")) {
         assert.equal(own.length, 2, "the closed file rotated to _002");
+        // The first resume of the imported session records where it placed it (here, where it
+        // was imported: tests/cli/import_first_resume_test.ts).
         assert.deepEqual(
-          latest.slice(0, 3).map((m) => m.type === "session_meta" ? m.type : m.payload.type),
+          latest.filter((m) => m.type !== "event_msg" || m.payload.type !== "workspace_moved")
+            .slice(0, 3).map((m) => m.type === "session_meta" ? m.type : m.payload.type),
           ["session_meta", "tool_list_ready", "text"],
+        );
+        assert.deepEqual(
+          latest.filter((m) => m.type === "event_msg" && m.payload.type === "workspace_moved")
+            .map((m) => m.payload),
+          [{ type: "workspace_moved", from: sb.workspace, to: sb.workspace, reason: "imported" }],
         );
       }
     });

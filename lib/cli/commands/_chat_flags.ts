@@ -24,7 +24,9 @@ const RESUME: Flag = {
     "one of this workspace's sessions from a list (a terminal\n" +
     "only; --all: every workspace's); with\n" +
     "--workspace, continue one whose recorded workspace is\n" +
-    "gone in that directory (recorded in the trace); with\n" +
+    "gone in that directory (recorded in the trace; the first\n" +
+    "resume of an imported session: the current directory, or\n" +
+    "--workspace); with\n" +
     "--provider and --model-id, continue it on that pair\n" +
     "(recorded in the trace as a model_switched event)",
 };

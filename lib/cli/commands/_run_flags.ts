@@ -77,9 +77,9 @@ it, later resumes continue on the last pair recorded, and trace stats
 credits each pair with its own tokens.
 --workspace continues a session whose recorded workspace no longer exists in
 another directory (the move is recorded in the trace and told to the model);
-while the recorded workspace exists, only that directory is accepted. A
-session imported from another harness needs --workspace until it has been
-placed once (its recorded workspace comes from the imported file).
+while the recorded workspace exists, only that directory is accepted. The
+first resume of an imported session (sessions import) works in the current
+directory, or --workspace, with a note; later resumes stay there.
 
 Goal mode (--goal): the objective is written to GOAL.yaml in the session's
 scratchpad with status active, and the model works in rounds, each one task

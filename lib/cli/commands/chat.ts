@@ -80,12 +80,14 @@ async function resumeSession(
   pc: PolicyContext,
 ): Promise<{ session: Session; history: readonly OmniMessage[] }> {
   const sessionTarget = await resumeTarget("chat", agent, target);
-  const { workspaceDir: _w, provider, modelId, ...rest } = opts.session;
+  const { workspaceDir, provider, modelId, ...rest } = opts.session;
   const session = await agent.resumeSession({
     target: sessionTarget,
     // An explicit pair switches the resumed session to it (recorded in the trace).
     ...(provider !== undefined && modelId !== undefined ? { provider, modelId } : {}),
     ...(opts.resumeWorkspace !== undefined ? { workspace: opts.resumeWorkspace } : {}),
+    // The first resume of an imported session works in the chat's directory.
+    ...(workspaceDir !== undefined ? { currentDirectory: workspaceDir } : {}),
     ...rest,
     // The recorded workspace decides which penguin.jsonc applies.
     configure: async (meta) => {
@@ -478,6 +480,8 @@ async function reopen(
   return await chat.agent.resumeSession({
     target: id,
     ...(pair ?? {}),
+    // An imported session whose first resume has not run yet stays where this chat placed it.
+    currentDirectory: chat.session.workspaceDir,
     ...rest,
     // penguin.jsonc was applied to the flags when the chat started.
     configure: () => Promise.resolve(confinement(chat.opts.flags)),
