@@ -41,5 +41,6 @@ export function importWorkspaceNote(ws: ImportWorkspace): string {
     ? "named with --workspace"
     : "the current directory; choose another with --workspace <dir>";
   return `The imported sessions continue in ${ws.path} (${why}), not in the directories ` +
-    `their files recorded.`;
+    `their files recorded; the first resume of each runs in the directory it is started from ` +
+    `(or the one --workspace names) and stays there.`;
 }

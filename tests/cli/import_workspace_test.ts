@@ -61,7 +61,8 @@ Deno.test("a penguin trace given to sessions import resumes (run and chat) in th
     assert.ok(
       imp.stdout.includes(
         `The imported sessions continue in ${sb.workspace} (the current directory; ` +
-          `choose another with --workspace <dir>)`,
+          `choose another with --workspace <dir>), not in the directories their files ` +
+          `recorded; the first resume of each runs in the directory it is started from`,
       ),
       imp.stdout,
     );
