@@ -15,6 +15,15 @@ import { processesWith } from "../support/mcp.ts";
 import { runCli } from "../support/cli.ts";
 import { visibleTempDir } from "../support/roots.ts";
 
+/** Whether `check` comes true within about 30 s, asking every 50 ms. */
+async function eventually(check: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
 async function setup(servers: Record<string, Record<string, unknown>>) {
   const root = await Deno.makeTempDir({ prefix: "penguin-mcp-fail-" });
   const ws = await visibleTempDir();
@@ -82,7 +91,9 @@ Deno.test("a server that failed in the previous run does not hold the first requ
   await addMcpServer(config, "mute", mute(60_000));
   let startingAtRequest: boolean | undefined;
   s.setHandler(async () => {
-    startingAtRequest ??= (await processesWith(marker)).length > 0;
+    // The background attempt may still be setting up its sandbox on a loaded machine: wait for
+    // its process (bounded). Had the request waited for mute's 60 s, it would be gone by now.
+    startingAtRequest ??= await eventually(async () => (await processesWith(marker)).length > 0);
     return turn.text("done");
   });
   const second = await runCli(["--root", s.root, "run", "--workspace", s.ws, "-m", "hi"]);
