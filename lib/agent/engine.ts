@@ -159,26 +159,23 @@ const carriesSteering = (m: CompleteMessage) =>
   m.type === "image_url" || (m.type === "text" && m.text.trim() !== "");
 
 /**
- * Build an engine over `deps`, starting from `state` (a resumed session
- * passes its replay). Long as a whole because it is a closure over the
- * engine's state; each step inside (commit, requestFor, task, …) is its own
- * function, and the retries of a turn are ./_retry.ts.
+ * The committed context as it is sent (tool call ids made wire-safe) and
+ * the estimate of its size the output-token clamp uses: commit, the
+ * request for an input on top of it, and its reset after a compaction.
  */
-export function createEngine(
-  deps: EngineDeps,
+function wireContext(
+  state: EngineState,
   settings: EngineSettings,
-  state: EngineState = emptyEngineState(),
-): Engine {
-  // Long because: one closure-based engine whose functions share the task state (running task,
-  // steering queue, abort); each is short apart from task(), which says why.
-  const maxRetries = settings.maxRetries ?? MAX_RETRIES;
+  warn: (line: string) => void,
+): {
+  commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
+  requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
+  reset(): void;
+} {
   let wire: CompleteMessage[] = state.history.map(toWire);
   // Computed when first needed: a resumed history can be large, and the
   // clamp uses it only while no request has completed.
   let historyEstimate: number | undefined = state.history.length === 0 ? 0 : undefined;
-  let running = false;
-  let steering: CompleteMessage[][] = [];
-  const waits = createRetryWaits();
   const clampWarned = new Set<number>();
 
   function commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void {
@@ -202,7 +199,7 @@ export function createEngine(
     if (cap !== undefined && configured !== undefined && cap < configured / 2) {
       if (!clampWarned.has(cap)) {
         clampWarned.add(cap);
-        deps.warn(
+        warn(
           `[penguin] output cap clamped hard: ${cap} of ${configured} tokens (context window ${settings.contextWindow})`,
         );
       }
@@ -222,57 +219,117 @@ export function createEngine(
     return req;
   }
 
-  function retryWait(outcome: ModelOutcome, reconnects: number): number | undefined {
-    if (reconnects >= maxRetries) return undefined;
-    const verdict = shouldRetry(outcome, reconnects + 1);
-    if (!verdict.retry) return undefined;
-    return settings.retryDelayMs ? settings.retryDelayMs(reconnects + 1) : verdict.delay_ms;
-  }
+  return {
+    commit,
+    requestFor,
+    reset() {
+      state.history.length = 0;
+      wire = [];
+      historyEstimate = 0;
+      state.lastRequestTotal = 0;
+      state.sessionTurns = 0;
+    },
+  };
+}
 
-  function* emitRecorded(msgs: readonly OmniMessage[]): Generator<OmniMessage> {
-    for (const m of msgs) {
-      deps.record(m);
-      yield m;
-    }
-  }
+/** The wait before retrying after `outcome` (undefined: no retry). */
+function plannedRetryWait(
+  outcome: ModelOutcome,
+  reconnects: number,
+  maxRetries: number,
+  retryDelayMs: EngineSettings["retryDelayMs"],
+): number | undefined {
+  if (reconnects >= maxRetries) return undefined;
+  const verdict = shouldRetry(outcome, reconnects + 1);
+  if (!verdict.retry) return undefined;
+  return retryDelayMs ? retryDelayMs(reconnects + 1) : verdict.delay_ms;
+}
 
-  /** End the task with an `abort` event carrying `reason`. */
-  function* stop(kind: "aborted" | "failed", reason: string): Generator<OmniMessage, RunOutcome> {
-    yield* emitRecorded([eventMsg({ type: "abort", reason })]);
-    return { kind, reason };
+/** Record each message, then yield it. */
+function* recordAll(
+  record: (m: OmniMessage) => void,
+  msgs: readonly OmniMessage[],
+): Generator<OmniMessage> {
+  for (const m of msgs) {
+    record(m);
+    yield m;
   }
+}
 
-  /** End the task with the max-turns notice (written into the conversation). */
-  function* maxTurnsNotice(): Generator<OmniMessage, RunOutcome> {
-    const text = maxTurnsText(settings.maxTurns);
-    const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
-      modelMsg(partialText(event_type, t, stop));
-    yield* emitRecorded([
-      part("start", "", "completed"),
-      part("delta", text, "completed"),
-      part("stop", "", "failed"),
-      modelMsg({ type: "text", role: "assistant", text, stop_reason: "failed" }),
-    ]);
-    return { kind: "max_turns", maxTurns: settings.maxTurns, reason: text };
-  }
+/** End the task with an `abort` event carrying `reason`. */
+function* stopTask(
+  record: (m: OmniMessage) => void,
+  kind: "aborted" | "failed",
+  reason: string,
+): Generator<OmniMessage, RunOutcome> {
+  yield* recordAll(record, [eventMsg({ type: "abort", reason })]);
+  return { kind, reason };
+}
 
-  function addUsage(req: TokenCounts): TokenCounts {
-    const s = state.sessionTokens;
-    s.cache_read += req.cache_read;
-    s.cache_write += req.cache_write;
-    s.output += req.output;
-    s.total += req.total;
-    state.lastRequestTotal = req.total;
-    state.sessionTurns += 1;
-    return s;
-  }
+/** End the task with the max-turns notice (written into the conversation). */
+function* maxTurnsStop(
+  record: (m: OmniMessage) => void,
+  maxTurns: number,
+): Generator<OmniMessage, RunOutcome> {
+  const text = maxTurnsText(maxTurns);
+  const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
+    modelMsg(partialText(event_type, t, stop));
+  yield* recordAll(record, [
+    part("start", "", "completed"),
+    part("delta", text, "completed"),
+    part("stop", "", "failed"),
+    modelMsg({ type: "text", role: "assistant", text, stop_reason: "failed" }),
+  ]);
+  return { kind: "max_turns", maxTurns, reason: text };
+}
 
-  /** The pending compaction summary, taken (recorded and yielded by the caller). */
-  function takeSummary(): CompleteMessage[] {
-    const s = state.pendingSummary;
-    delete state.pendingSummary;
-    return s ? [s] : [];
-  }
+/** Add a completed request's usage to the session's counters; returns the session totals. */
+function addRequestUsage(state: EngineState, req: TokenCounts): TokenCounts {
+  const s = state.sessionTokens;
+  s.cache_read += req.cache_read;
+  s.cache_write += req.cache_write;
+  s.output += req.output;
+  s.total += req.total;
+  state.lastRequestTotal = req.total;
+  state.sessionTurns += 1;
+  return s;
+}
+
+/** The pending compaction summary, taken (recorded and yielded by the caller). */
+function takePendingSummary(state: EngineState): CompleteMessage[] {
+  const s = state.pendingSummary;
+  delete state.pendingSummary;
+  return s ? [s] : [];
+}
+
+/**
+ * Build an engine over `deps`, starting from `state` (a resumed session
+ * passes its replay). A closure over the engine's task state; the
+ * committed context is {@linkcode wireContext}, the task's stops and
+ * counters are the functions above, and the retries of a turn are
+ * ./_retry.ts.
+ */
+export function createEngine(
+  deps: EngineDeps,
+  settings: EngineSettings,
+  state: EngineState = emptyEngineState(),
+): Engine {
+  // Long because: one closure-based engine whose functions share the task state (running task,
+  // steering queue, abort); each is short apart from task(), which says why.
+  const maxRetries = settings.maxRetries ?? MAX_RETRIES;
+  const context = wireContext(state, settings, deps.warn);
+  const { commit, requestFor } = context;
+  let running = false;
+  let steering: CompleteMessage[][] = [];
+  const waits = createRetryWaits();
+
+  const retryWait = (outcome: ModelOutcome, reconnects: number) =>
+    plannedRetryWait(outcome, reconnects, maxRetries, settings.retryDelayMs);
+  const emitRecorded = (msgs: readonly OmniMessage[]) => recordAll(deps.record, msgs);
+  const stop = (kind: "aborted" | "failed", reason: string) => stopTask(deps.record, kind, reason);
+  const maxTurnsNotice = () => maxTurnsStop(deps.record, settings.maxTurns);
+  const addUsage = (req: TokenCounts) => addRequestUsage(state, req);
+  const takeSummary = () => takePendingSummary(state);
 
   /** Drain notices, then steering, into user messages; yields and records them (a pending summary first). */
   async function* injected(): AsyncGenerator<OmniMessage, CompleteMessage[]> {
@@ -416,13 +473,7 @@ export function createEngine(
     skipRetryWait: () => waits.skip(),
     requestFor,
     commit,
-    resetContext() {
-      state.history.length = 0;
-      wire = [];
-      historyEstimate = 0;
-      state.lastRequestTotal = 0;
-      state.sessionTurns = 0;
-    },
+    resetContext: () => context.reset(),
     retryWait: (ms, signal) => waits.wait(ms, signal),
   };
 }
