@@ -10,7 +10,7 @@ import { REPO } from "../support/cli.ts";
 const MAX = 200;
 const LONG = 120;
 /** Functions over MAX lines allowed today (goal: 0). */
-const MAX_OVER = 5;
+const MAX_OVER = 4;
 /** Functions over LONG lines allowed today (goal: 10). */
 const MAX_LONG = 21;
 
