@@ -302,6 +302,118 @@ function takePendingSummary(state: EngineState): CompleteMessage[] {
   return s ? [s] : [];
 }
 
+/** What one task of an engine runs with: its dependencies, state and the engine's steps. */
+interface TaskSteps {
+  deps: EngineDeps;
+  settings: EngineSettings;
+  state: EngineState;
+  waits: ReturnType<typeof createRetryWaits>;
+  maxRetries: number;
+  requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
+  commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
+  retryWait(outcome: ModelOutcome, reconnects: number): number | undefined;
+  addUsage(req: TokenCounts): TokenCounts;
+  takeSummary(): CompleteMessage[];
+  emitRecorded(msgs: readonly OmniMessage[]): Generator<OmniMessage>;
+  stop(kind: "aborted" | "failed", reason: string): Generator<OmniMessage, RunOutcome>;
+  maxTurnsNotice(): Generator<OmniMessage, RunOutcome>;
+  injected(): AsyncGenerator<OmniMessage, CompleteMessage[]>;
+  /** Whether steering waits for the next turn. */
+  steeringQueued(): boolean;
+}
+
+/** One task of an engine: its input recorded, then turns until it ends (see `Engine.run`). */
+async function* runEngineTask(
+  steps: TaskSteps,
+  newMessages: CompleteMessage[],
+  opts: EngineRunOptions,
+  signal: AbortSignal,
+  abandon: () => void,
+): AsyncGenerator<OmniMessage, RunOutcome> {
+  // Long because: one task's turn loop; recording the input, each turn, steering and the
+  // max-turns stop share the turn counter and the next input.
+  const { deps, settings, state, waits, maxRetries, requestFor, commit, retryWait, addUsage } =
+    steps;
+  const { takeSummary, emitRecorded, stop, maxTurnsNotice, injected } = steps;
+  const approve: ApproveFn = opts.approve ??
+    (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
+  const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
+  // A goal round carried over belongs to a goal run that has ended: its protocol is dropped.
+  const carried = state.carryOver.map((m) =>
+    m.type === "text" && m.role === "user" ? { ...m, text: downgradeGoalRound(m.text) } : m
+  );
+  state.carryOver = [];
+  const summary = takeSummary();
+  yield* emitRecorded(summary.map((m) => modelMsg(m)));
+  for (const m of newMessages) deps.record(modelMsg(m));
+  for (const r of opts.bootstrapRecords ?? []) deps.record(r);
+  const notices = deps.takeNotices?.() ?? [];
+  yield* emitRecorded(notices.map((m) => modelMsg(m)));
+  const input = [...summary, ...carried, ...newMessages, ...notices];
+  if (signal.aborted) {
+    state.carryOver = input;
+    return yield* stop("aborted", "aborted by user");
+  }
+
+  let turns = 0;
+  let nextInput = input;
+  for (;;) {
+    if (settings.maxTurns > 0 && turns >= settings.maxTurns) {
+      state.carryOver = nextInput;
+      return yield* maxTurnsNotice();
+    }
+    turns++;
+    const attempts = yield* turnWithRetries(nextInput, {
+      attempt: (attemptInput, reconnects) =>
+        runTurn({
+          stream: deps.request(requestFor(attemptInput, thinking_level), signal),
+          abandon,
+          approve,
+          execute: deps.execute,
+          record: deps.record,
+          ...(deps.recorded ? { recorded: deps.recorded } : {}),
+          warn: deps.warn,
+          signal,
+          reconnects,
+          plannedRetry: (o) => retryWait(o, reconnects),
+          addUsage,
+        }),
+      commit,
+      plannedRetry: retryWait,
+      wait: (ms, s) => waits.wait(ms, s),
+      maxRetries,
+    }, signal);
+    if (!attempts.ok) {
+      state.carryOver = attempts.carryOver;
+      return yield* stop(attempts.kind, attempts.reason);
+    }
+    const { turn, input: attemptInput } = attempts;
+
+    let base: CompleteMessage[] = turn.toolOutputs;
+    let stash: CompleteMessage[] = [];
+    if (deps.afterTurn) {
+      const info = { steeringQueued: steps.steeringQueued() };
+      const verdict = yield* deps.afterTurn(turn, signal, info);
+      if (verdict.action === "end") return { kind: "completed" };
+      if (verdict.action === "abort") {
+        if (verdict.carryOver) state.carryOver = verdict.carryOver;
+        else if (turn.toolOutputs.length > 0) {
+          state.carryOver = buildCarryOver(attemptInput, turn);
+        }
+        return yield* stop(signal.aborted ? "aborted" : "failed", verdict.reason);
+      }
+      if (verdict.action === "replace") base = verdict.input;
+      if (verdict.action === "continue") stash = verdict.stash ?? [];
+    }
+    const extra = yield* injected();
+    if (base.length === 0 && extra.length === 0) {
+      if (stash.length > 0) state.carryOver = stash;
+      return { kind: "completed" };
+    }
+    nextInput = [...stash, ...base, ...extra];
+  }
+}
+
 /**
  * Build an engine over `deps`, starting from `state` (a resumed session
  * passes its replay). A closure over the engine's task state; the
@@ -314,8 +426,8 @@ export function createEngine(
   settings: EngineSettings,
   state: EngineState = emptyEngineState(),
 ): Engine {
-  // Long because: one closure-based engine whose functions share the task state (running task,
-  // steering queue, abort); each is short apart from task(), which says why.
+  // Long because: one closure-based engine whose methods share the running task and the steering
+  // queue; the task itself is runEngineTask.
   const maxRetries = settings.maxRetries ?? MAX_RETRIES;
   const context = wireContext(state, settings, deps.warn);
   const { commit, requestFor } = context;
@@ -349,92 +461,23 @@ export function createEngine(
     return out;
   }
 
-  async function* task(
-    newMessages: CompleteMessage[],
-    opts: EngineRunOptions,
-    signal: AbortSignal,
-    abandon: () => void,
-  ): AsyncGenerator<OmniMessage, RunOutcome> {
-    // Long because: one task's turn loop; recording the input, each turn, steering and the
-    // max-turns stop share the turn counter and the next input.
-    const approve: ApproveFn = opts.approve ??
-      (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
-    const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
-    // A goal round carried over belongs to a goal run that has ended: its protocol is dropped.
-    const carried = state.carryOver.map((m) =>
-      m.type === "text" && m.role === "user" ? { ...m, text: downgradeGoalRound(m.text) } : m
-    );
-    state.carryOver = [];
-    const summary = takeSummary();
-    yield* emitRecorded(summary.map((m) => modelMsg(m)));
-    for (const m of newMessages) deps.record(modelMsg(m));
-    for (const r of opts.bootstrapRecords ?? []) deps.record(r);
-    const notices = deps.takeNotices?.() ?? [];
-    yield* emitRecorded(notices.map((m) => modelMsg(m)));
-    const input = [...summary, ...carried, ...newMessages, ...notices];
-    if (signal.aborted) {
-      state.carryOver = input;
-      return yield* stop("aborted", "aborted by user");
-    }
-
-    let turns = 0;
-    let nextInput = input;
-    for (;;) {
-      if (settings.maxTurns > 0 && turns >= settings.maxTurns) {
-        state.carryOver = nextInput;
-        return yield* maxTurnsNotice();
-      }
-      turns++;
-      const attempts = yield* turnWithRetries(nextInput, {
-        attempt: (attemptInput, reconnects) =>
-          runTurn({
-            stream: deps.request(requestFor(attemptInput, thinking_level), signal),
-            abandon,
-            approve,
-            execute: deps.execute,
-            record: deps.record,
-            ...(deps.recorded ? { recorded: deps.recorded } : {}),
-            warn: deps.warn,
-            signal,
-            reconnects,
-            plannedRetry: (o) => retryWait(o, reconnects),
-            addUsage,
-          }),
-        commit,
-        plannedRetry: retryWait,
-        wait: (ms, s) => waits.wait(ms, s),
-        maxRetries,
-      }, signal);
-      if (!attempts.ok) {
-        state.carryOver = attempts.carryOver;
-        return yield* stop(attempts.kind, attempts.reason);
-      }
-      const { turn, input: attemptInput } = attempts;
-
-      let base: CompleteMessage[] = turn.toolOutputs;
-      let stash: CompleteMessage[] = [];
-      if (deps.afterTurn) {
-        const info = { steeringQueued: steering.length > 0 };
-        const verdict = yield* deps.afterTurn(turn, signal, info);
-        if (verdict.action === "end") return { kind: "completed" };
-        if (verdict.action === "abort") {
-          if (verdict.carryOver) state.carryOver = verdict.carryOver;
-          else if (turn.toolOutputs.length > 0) {
-            state.carryOver = buildCarryOver(attemptInput, turn);
-          }
-          return yield* stop(signal.aborted ? "aborted" : "failed", verdict.reason);
-        }
-        if (verdict.action === "replace") base = verdict.input;
-        if (verdict.action === "continue") stash = verdict.stash ?? [];
-      }
-      const extra = yield* injected();
-      if (base.length === 0 && extra.length === 0) {
-        if (stash.length > 0) state.carryOver = stash;
-        return { kind: "completed" };
-      }
-      nextInput = [...stash, ...base, ...extra];
-    }
-  }
+  const steps: TaskSteps = {
+    deps,
+    settings,
+    state,
+    waits,
+    maxRetries,
+    requestFor,
+    commit,
+    retryWait,
+    addUsage,
+    takeSummary,
+    emitRecorded,
+    stop,
+    maxTurnsNotice,
+    injected,
+    steeringQueued: () => steering.length > 0,
+  };
 
   return {
     state,
@@ -456,7 +499,7 @@ export function createEngine(
       const abandon = () => ctl.abort(new DOMException("the run was abandoned", "AbortError"));
       let ended = false;
       try {
-        const outcome = yield* task(input, opts, signal, abandon);
+        const outcome = yield* runEngineTask(steps, input, opts, signal, abandon);
         ended = true;
         return outcome;
       } finally {
