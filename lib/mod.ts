@@ -30,14 +30,11 @@ export * as sandbox from "./sandbox/mod.ts";
 export * as tools from "./tools/mod.ts";
 /** Sessions derived from traces: replay, locate, list, fork, clone, import, delete, tree. */
 export * as session from "./session/mod.ts";
-/** One task from start to end, as `penguin run` runs it (workspace policy, background and goal rounds). */
-export {
-  runTask,
-  type RunTaskIO,
-  type RunTaskOptions,
-  type RunTaskOutcome,
-} from "./agent/run_task.ts";
-/** The agent loop: `createAgent`, live sessions (`run`, `steer`, `dispose`), approvals. */
+/**
+ * The agent loop: `runTask` (one task from start to end, as `penguin run`
+ * runs it: workspace policy, background and goal rounds), `createAgent`,
+ * live sessions (`run`, `steer`, `dispose`), approvals.
+ */
 export * as agent from "./agent/mod.ts";
 /** OpenTelemetry: spans from trace records (GenAI conventions), OTLP/JSON, the live exporter. */
 export * as telemetry from "./telemetry/mod.ts";

@@ -171,6 +171,23 @@ function checkPair(
 }
 
 /**
+ * The project's default model for an imported session whose pair is not
+ * configured here (the harness or machine it came from had other models),
+ * or undefined: resumed without naming a pair, it continues on the default.
+ */
+function importedFallback(
+  base: AgentBase,
+  loaded: LoadedSession,
+): { provider: string; model_id: string } | undefined {
+  const imported = loaded.meta.imported_from;
+  if (typeof imported !== "object" || imported === null) return undefined;
+  if (findModel(base.projectConfig, loaded.pair)) return undefined;
+  const wanted = base.projectConfig.default_model;
+  if (!wanted || !findModel(base.projectConfig, wanted)) return undefined;
+  return { provider: wanted.provider, model_id: wanted.model_id };
+}
+
+/**
  * Where a resumed session works: its recorded workspace, or `wanted` when
  * that one is gone (returned as a move). A `wanted` directory that differs
  * from a recorded workspace that still exists is refused.
@@ -243,10 +260,19 @@ export async function resumeRecorded(
   try {
     await checkOwner(base, loaded);
     // The pair of the flags (an explicit switch), else the last one the trace records.
-    const pair = provider !== undefined && modelId !== undefined
-      ? { provider, model_id: modelId }
-      : { ...loaded.pair };
+    const explicit = provider !== undefined && modelId !== undefined;
+    const fallback = explicit ? undefined : importedFallback(base, loaded);
+    const pair = explicit ? { provider, model_id: modelId } : fallback ?? { ...loaded.pair };
     checkPair(base, loaded, pair);
+    if (fallback) {
+      (rest.warn ?? defaultWarn)(
+        `[penguin] session ${loaded.sessionId} was imported and recorded on ${
+          formatPair(loaded.pair)
+        }, which is not configured here: it continues on the default model ${
+          formatPair(fallback)
+        } (recorded as model_switched).`,
+      );
+    }
     const moved = await placeWorkspace(loaded, wanted);
     const meta = { ...loaded.meta, ...pair, workspace: moved?.to ?? loaded.workspace };
     const extra = configure ? await configure(meta) : {};

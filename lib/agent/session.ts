@@ -39,6 +39,7 @@ import { createToolCallIds, type ToolCallIds } from "../models/tool_call_ids.ts"
 import { estimatePromptTokens } from "../models/shaping.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
+import { keepStandIns, type StandInKeeping } from "../sandbox/_placeholders.ts";
 import {
   type BackgroundNotice,
   type CommandPolicy,
@@ -67,6 +68,7 @@ import {
   createCompactor,
 } from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
+import { createModelMasking } from "./_mask_model.ts";
 import { foldImages } from "./attachments.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import {
@@ -383,19 +385,21 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
   const { toolset, meta } = parts;
   const secrets = secretsOf(parts);
   const toolCallIds = parts.toolCallIds ?? createToolCallIds();
+  // The model's own text, reasoning and arguments are masked like tool output (./_mask_model.ts).
+  const modelMasking = createModelMasking(secrets);
   const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
-    streamModel({
+    modelMasking.mask(streamModel({
       endpoint: parts.model.endpoint,
       system_prompt: meta.system_prompt,
       tools: toolset.specs,
       history: req.history,
       ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
       ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
-    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds });
+    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }));
   const engine: Engine = createEngine({
     request,
     execute: (call, signal) =>
-      executeTool(toolset.tools.get(call.name), call, {
+      executeTool(toolset.tools.get(call.name), modelMasking.realCall(call), {
         workspace: parts.workspace,
         scratchpad: parts.scratchpad,
         ...(parts.readOnlyRoots?.length ? { readOnlyRoots: parts.readOnlyRoots } : {}),
@@ -592,8 +596,11 @@ async function recordLiveEvent(live: Live, engine: Engine, payload: EventPayload
   if (st.traceFailure) throw st.traceFailure;
 }
 
-/** Dispose of a live session: stop the task, the children, the tools and commands, close the trace. */
-async function disposeLive(live: Live): Promise<void> {
+/**
+ * Dispose of a live session: stop the task, the children, the tools and commands, let go of the
+ * sandbox's stand-ins, close the trace.
+ */
+async function disposeLive(live: Live, standIns: StandInKeeping): Promise<void> {
   const { st, parts, warn } = live;
   if (st.disposed) return;
   st.disposed = true;
@@ -609,6 +616,8 @@ async function disposeLive(live: Live): Promise<void> {
   } catch (err) {
     warn(`[penguin] stopping background commands failed: ${errorMessage(err)}`);
   }
+  // No command runs any more: the stand-ins kept for the session go (see _placeholders.ts).
+  await standIns.end().catch((err) => warn(`[penguin] ${errorMessage(err)}`));
   await st.lastWrite;
   try {
     await parts.writer.close();
@@ -616,6 +625,8 @@ async function disposeLive(live: Live): Promise<void> {
     // After a failed write the run already reported the trace; one line is enough.
     if (!st.traceFailure) warn(`[trace] close failed: ${errorMessage(err)}`);
   }
+  // Those whose directory was moved meanwhile are tried again, and named when still there.
+  await standIns.settle(warn).catch(() => {});
 }
 
 /**
@@ -629,6 +640,8 @@ export function openSession(parts: SessionParts): Session {
   const live = liveRecorder(parts, warn);
   const { engine, compactor } = liveEngine(live);
   const { children, metaMessage, st } = live;
+  // Stand-ins made for its commands stay until it ends, not made and removed per command.
+  const standIns = keepStandIns();
   const pendingRecords = [...(parts.pendingRecords ?? [])];
   return {
     sessionId: meta.session_id,
@@ -675,6 +688,6 @@ export function openSession(parts: SessionParts): Session {
     onBackgroundMessage: (fn) => children.onMessage(fn),
     backgroundTasks: () => backgroundTasks(parts.processes, children),
     hasRunningBackgroundSubagents: () => children.hasRunningBackground(),
-    dispose: () => disposeLive(live),
+    dispose: () => disposeLive(live, standIns),
   };
 }

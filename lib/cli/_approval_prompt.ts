@@ -4,7 +4,8 @@
  * that terminal), never from piped input, and only `y`/`yes`/Enter, `a`
  * (yes, and for the rest of the session) or `n`/`no` settle it — anything
  * else asks again. A `n` is followed by an optional note to the model.
- * Escape (then Enter, on a line-mode terminal) or Ctrl-C stops the task.
+ * Escape or Ctrl-C stops the task at once: the answer is read key by key
+ * (`_terminal_answer.ts`), Enter settles it.
  *
  * @module
  */
@@ -12,6 +13,12 @@ import type { ApprovalVerdict } from "../agent/approval.ts";
 import { DENIAL_REASONS } from "../agent/approval.ts";
 import { type LineReader, lineReader } from "./line_reader.ts";
 import { escapeC1 } from "./json.ts";
+import {
+  type AnswerTerminal,
+  createAnswerTerminal,
+  stdinKeys,
+  ttyKeys,
+} from "./_terminal_answer.ts";
 
 /** The approval question. */
 export const APPROVE_PROMPT = "? Approve this tool call? [Y/a/n] ";
@@ -67,6 +74,8 @@ export function answerVerdict(d: PromptAnswer, rule?: string, note?: string): Ap
 export interface Terminal {
   /** Lines typed on the terminal (cooked mode: the terminal echoes them). */
   lines: LineReader;
+  /** Answers read key by key (raw mode for the question only): Escape and Ctrl-C act at once. */
+  keys: AnswerTerminal;
   /**
    * Show text on the terminal when stdout/stderr are redirected: written to
    * whichever of stderr or stdout is a terminal (nothing when neither is;
@@ -92,11 +101,21 @@ export function openTerminal(): Terminal | null {
   if (Deno.build.os !== "windows") {
     try {
       const file = Deno.openSync("/dev/tty", { read: true });
-      return { lines: lineReader(() => file.readable), write: toTerminal };
+      // Stdin, when it is the terminal, is set raw by Deno itself; else /dev/tty through stty.
+      const keys = Deno.stdin.isTerminal() ? stdinKeys() : ttyKeys(file);
+      return {
+        lines: lineReader(() => file.readable),
+        keys: createAnswerTerminal(keys, toTerminal),
+        write: toTerminal,
+      };
     } catch {
       // no controlling terminal
     }
   }
   if (!Deno.stdin.isTerminal()) return null;
-  return { lines: lineReader(() => Deno.stdin.readable), write: toTerminal };
+  return {
+    lines: lineReader(() => Deno.stdin.readable),
+    keys: createAnswerTerminal(stdinKeys(), toTerminal),
+    write: toTerminal,
+  };
 }

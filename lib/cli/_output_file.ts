@@ -37,3 +37,60 @@ export async function writeOutputFile(path: string, text: string): Promise<void>
     throw err;
   }
 }
+
+/** A file being written piece by piece by {@linkcode openOutputFile}. */
+export interface OutputFile {
+  /** Append `text`. */
+  write(text: string): Promise<void>;
+  /** Finish: the file takes its place. */
+  commit(): Promise<void>;
+  /** Give up: nothing is left behind (an existing file stays as it was). */
+  abort(): Promise<void>;
+}
+
+/**
+ * Open `path` for writing in pieces, with the guarantees of
+ * {@linkcode writeOutputFile}: a regular file (or a new one) is written
+ * beside its real path and renamed into place on `commit`; a device or FIFO
+ * is written directly.
+ */
+export async function openOutputFile(path: string): Promise<OutputFile> {
+  const target = await realOrSelf(path);
+  const info = await Deno.stat(target).catch(() => undefined);
+  const direct = info !== undefined && !info.isFile;
+  const tmp = direct ? target : join(
+    dirname(target),
+    `.${basename(target).slice(0, 200)}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
+  );
+  const file = await Deno.open(tmp, direct ? { write: true } : { write: true, createNew: true });
+  const enc = new TextEncoder();
+  let closed = false;
+  const close = () => {
+    if (!closed) file.close();
+    closed = true;
+  };
+  return {
+    async write(text: string) {
+      const bytes = enc.encode(text);
+      let off = 0;
+      while (off < bytes.length) off += await file.write(bytes.subarray(off));
+    },
+    async commit() {
+      close();
+      if (direct) return;
+      try {
+        if (info?.mode != null && Deno.build.os !== "windows") {
+          await Deno.chmod(tmp, info.mode & 0o7777);
+        }
+        await Deno.rename(tmp, target);
+      } catch (err) {
+        await Deno.remove(tmp).catch(() => {});
+        throw err;
+      }
+    },
+    async abort() {
+      close();
+      if (!direct) await Deno.remove(tmp).catch(() => {});
+    },
+  };
+}

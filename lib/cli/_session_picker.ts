@@ -12,11 +12,11 @@
  * @module
  */
 import type { SessionSummary } from "../session/list.ts";
-import { ageOf, oneLine as flatLine } from "../session/render.ts";
+import { ageOf, flatLine } from "../session/render.ts";
 import { safeText } from "../display/terminal_text.ts";
 
 /** Untrusted `text` (a prompt, a path, what was typed) on one terminal-safe line of at most `max` characters. */
-const oneLine = (text: string, max: number) => flatLine(safeText(text), max);
+const safeLine = (text: string, max: number) => flatLine(safeText(text), max);
 
 /** What the picker shows of a session. */
 export type PickerRow = Pick<
@@ -125,12 +125,12 @@ export function pickerLines(state: PickerState, look: PickerLook): string[] {
   const width = Math.max(20, look.columns - 1);
   const shown = filterRows(state.rows, state.query);
   const lines = [
-    oneLine(look.title, width),
-    oneLine("↑/↓ choose · type to filter · Enter resumes · Esc cancels", width),
-    cut(`Filter: ${oneLine(state.query, width)}`, width),
+    safeLine(look.title, width),
+    safeLine("↑/↓ choose · type to filter · Enter resumes · Esc cancels", width),
+    cut(`Filter: ${safeLine(state.query, width)}`, width),
   ];
   if (shown.length === 0) {
-    lines.push(`  (no session matches "${oneLine(state.query, width - 30)}")`);
+    lines.push(`  (no session matches "${safeLine(state.query, width - 30)}")`);
     return lines;
   }
   const now = look.now ?? Date.now();
@@ -143,9 +143,9 @@ export function pickerLines(state: PickerState, look: PickerLook): string[] {
     const turns = r.turns === null ? "?" : String(r.turns);
     let head = `${i === state.selected ? ">" : " "} ${ageOf(r.lastActivity, now).padStart(3)}  ${
       turns.padStart(3)
-    } turn(s)  ${oneLine(r.modelId ?? "-", 24)}  `;
-    if (look.workspaces) head += `${oneLine(tail(r.workspace ?? "-", 24), 24)}  `;
-    const prompt = oneLine(r.firstPrompt ?? "(no prompt)", Math.max(8, width - head.length));
+    } turn(s)  ${safeLine(r.modelId ?? "-", 24)}  `;
+    if (look.workspaces) head += `${safeLine(tail(r.workspace ?? "-", 24), 24)}  `;
+    const prompt = safeLine(r.firstPrompt ?? "(no prompt)", Math.max(8, width - head.length));
     const line = cut(head + prompt, width);
     lines.push(i === state.selected && look.color ? `\x1b[7m${line}\x1b[27m` : line);
   }

@@ -73,6 +73,7 @@ export const GROUPS: CommandGroup[] = [
     word: "schedules",
     load: async () => (await import("./commands/schedules.ts")).schedulesCommands,
   },
+  { word: "batch", load: async () => (await import("./commands/batch.ts")).batchCommands },
   { word: "memory", load: async () => (await import("./commands/memory.ts")).memoryCommands },
   { word: "demo", load: async () => [(await import("./commands/demo.ts")).demoCommand] },
 ];

@@ -11,6 +11,7 @@
  */
 import { basename } from "node:path";
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
+import { createCallNumbers } from "../display/call_numbers.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
@@ -36,6 +37,8 @@ export type ConvItem =
     | {
       kind: "tool_call";
       id: string;
+      /** The call's short number, `#n` in every view (display/call_numbers.ts). */
+      n: number;
       name: string;
       arguments: string;
       preview: string;
@@ -44,12 +47,13 @@ export type ConvItem =
     | {
       kind: "tool_output";
       id: string;
+      n: number;
       name: string;
       output: string;
       stop_reason: string;
       images: string[];
     }
-    | { kind: "approval"; id: string; decision: string }
+    | { kind: "approval"; id: string; n: number; decision: string }
     | { kind: "request_begin" }
     | {
       kind: "request_end";
@@ -156,14 +160,23 @@ export interface LoadOptions {
   onProblem?: (p: TraceProblem) => void;
   /** Sessions already loaded (guards against pointer cycles). */
   seen?: Set<string>;
+  /**
+   * Hand each timeline item to this as it is read instead of keeping it
+   * (`items` stays empty, in the subagents' conversations too): a huge
+   * trace then costs its request summaries, not its texts.
+   */
+  onItem?: (item: ConvItem) => void | Promise<void>;
 }
 
 /** What one pass over a session's records builds: the items, the request summaries, the children. */
 interface ConversationPass {
-  items: ConvItem[];
+  /** Where items go: the conversation's, or (with `onItem`) a record's until they are handed on. */
+  fresh: ConvItem[];
   requests: RequestSummary[];
   /** Tool names by call id, for the outputs. */
   names: Map<string, string>;
+  /** The calls' short numbers. */
+  numbers: ReturnType<typeof createCallNumbers>;
   childIds: string[];
   /** The request begun and not yet ended. */
   open: RequestSummary | null;
@@ -171,7 +184,7 @@ interface ConversationPass {
 }
 
 function pushItem(pass: ConversationPass, time: string, item: Record<string, unknown>): void {
-  pass.items.push({ time, request: pass.requests.length, ...item } as ConvItem);
+  pass.fresh.push({ time, request: pass.requests.length, ...item } as ConvItem);
 }
 
 /** The item of a `model_msg` record. */
@@ -195,6 +208,7 @@ function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknow
     push(t, {
       kind: "tool_call",
       id,
+      n: pass.numbers.of(id),
       name: String(p.name),
       arguments: String(p.arguments),
       preview: toolPreview(String(p.name), String(p.arguments)),
@@ -205,6 +219,7 @@ function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknow
     push(t, {
       kind: "tool_output",
       id,
+      n: pass.numbers.of(id),
       name: pass.names.get(id) ?? "?",
       output: String(p.output),
       stop_reason: stop,
@@ -270,7 +285,12 @@ function addEvent(pass: ConversationPass, t: string, p: Record<string, unknown>)
       return;
     }
     case "approval_decision":
-      push(t, { kind: "approval", id: String(p.tool_call_id), decision: String(p.decision) });
+      push(t, {
+        kind: "approval",
+        id: String(p.tool_call_id),
+        n: pass.numbers.of(String(p.tool_call_id)),
+        decision: String(p.decision),
+      });
       return;
     case "abort":
       push(t, { kind: "abort", reason: String(p.reason ?? "") });
@@ -310,15 +330,18 @@ export async function loadConversation(
 ): Promise<Conversation> {
   // Long because: one pass over the records (addModelMsg, addEvent) and then the session's family
   // and subagents, assembled into the one conversation value.
+  const items: ConvItem[] = [];
+  // With `onItem`, the items of one record wait here until it is handed them.
   const pass: ConversationPass = {
-    items: [],
+    fresh: options.onItem ? [] : items,
     requests: [],
     names: new Map(),
+    numbers: createCallNumbers(),
     childIds: [],
     open: null,
     inCompaction: false,
   };
-  const { items, requests, childIds } = pass;
+  const { fresh, requests, childIds } = pass;
   let meta: SessionMeta | null = null;
   let first: string | null = null;
   let last: string | null = null;
@@ -347,6 +370,9 @@ export async function loadConversation(
       })
     ) {
       if (message.origin === undefined) add(message, file.path);
+      if (options.onItem && fresh.length > 0) {
+        for (const it of fresh.splice(0)) await options.onItem(it);
+      }
     }
   }
   const m = meta as SessionMeta | null;

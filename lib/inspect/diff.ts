@@ -10,7 +10,7 @@
  */
 import type { CompleteMessage, OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { readTrace } from "../trace/reader.ts";
-import { firstLine, oneLine } from "./format.ts";
+import { breaksMarked, firstLine } from "./format.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import type { SessionFiles } from "./targets.ts";
@@ -118,12 +118,12 @@ export function summarize(p: CompleteMessage, names: Map<string, string>): [stri
       return [
         "tool_output",
         `tool_output ${names.get(p.tool_call_id) ?? p.tool_call_id} [${p.stop_reason}] ${
-          oneLine(p.output.split("\n")[0] ?? "", 80)
+          breaksMarked(p.output.split("\n")[0] ?? "", 80)
         }${lines > 1 ? ` (+${lines - 1} lines)` : ""}`,
       ];
     }
     case "image_url":
-      return ["image", `image ${oneLine(p.image_url, 60)}`];
+      return ["image", `image ${breaksMarked(p.image_url, 60)}`];
     default:
       return ["data", `${p.type} ${"mime_type" in p ? String(p.mime_type) : ""}`];
   }

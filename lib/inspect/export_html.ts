@@ -96,7 +96,7 @@ function renderItem(it: ConvItem): string {
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
       return `<div class="call" id="call-${esc(it.id)}"><span class="name">${esc(it.name)}</span> ${
         esc(it.preview.slice(it.name.length))
-      } <span class="note">· ${esc(it.id)}${
+      } <span class="note">· #${it.n}${
         it.stop_reason !== "completed"
           ? ` · <span class="bad">not dispatched: ${esc(it.stop_reason)}</span>`
           : ""
@@ -110,7 +110,7 @@ function renderItem(it: ConvItem): string {
       ).join("");
       return `<details class="out${it.stop_reason === "completed" ? "" : " bad"}" data-call="${
         esc(it.id)
-      }"><summary>${esc(it.name)} output · ${lines(it.output)} lines · <span class="${
+      }"><summary>#${it.n} ${esc(it.name)} output · ${lines(it.output)} lines · <span class="${
         statusClass(it.stop_reason)
       }">${esc(it.stop_reason)}</span>${
         it.images.length ? ` · ${it.images.length} image(s)` : ""
@@ -119,7 +119,7 @@ function renderItem(it: ConvItem): string {
     case "approval":
       return `<div class="note ${it.decision === "allow" ? "ok" : "bad"}">${
         esc(approvalLabel(it.decision))
-      } · ${esc(it.id)}</div>`;
+      } · #${it.n}</div>`;
     case "request_begin":
       return "";
     case "request_end": {
@@ -167,8 +167,8 @@ function relative(r: Relative): string {
   return `<li>${esc(r.relation)}: ${name} — ${where}</li>`;
 }
 
-/** The HTML page for `conv` (see the module doc). */
-export function renderHtml(conv: Conversation): string {
+/** The facts and family entries of the page's header. */
+function headerOf(conv: Conversation): { facts: [string, string][]; famItems: string[] } {
   const s = conv.session;
   const tok = { cr: 0, cw: 0, o: 0, t: 0 };
   for (const r of conv.requests) {
@@ -199,58 +199,106 @@ export function renderHtml(conv: Conversation): string {
     ...fam.forks.map(relative),
     ...fam.children.map(relative),
   ];
-  const subagents = (conv.subagents ?? []).map((sub) =>
-    `<section class="subagent" id="subagent-${
+  return { facts, famItems };
+}
+
+/**
+ * The page for `conv` in pieces, for writing it as its items are read:
+ * `head` (everything before the first request section), then the
+ * timeline's pieces (`timeline`), then for each subagent `subagentHead`,
+ * its timeline and `subagentEnd`, then `tail`. Joined, they are
+ * {@linkcode renderHtml}'s page.
+ */
+export const htmlPage = {
+  head(conv: Conversation): string {
+    const { facts, famItems } = headerOf(conv);
+    return pageHead(conv, facts, famItems);
+  },
+  /** A timeline (ids `<prefix>req-<n>`): `item` per item in order, then `end`. */
+  timeline(conv: Conversation, prefix: string): { item(it: ConvItem): string; end(): string } {
+    return createTimeline(conv, prefix);
+  },
+  /** What goes between the main timeline and the first subagent (`first`), or between two. */
+  subagentHead(sub: Conversation, first: boolean): string {
+    return `${first ? `\n<div id="subagents">` : "\n"}<section class="subagent" id="subagent-${
       esc(sub.session.session_id)
     }"><h2>subagent session <code>${esc(sub.session.session_id)}</code></h2><p class="note">${
       esc(`${sub.session.provider}/${sub.session.model_id}`)
-    } · ${sub.requests.length} request(s)</p>${
-      timeline(sub, `${sub.session.session_id}-`)
-    }</section>`
-  );
-  return page(conv, facts, famItems, timeline(conv, ""), subagents.join("\n"));
+    } · ${sub.requests.length} request(s)</p>`;
+  },
+  subagentEnd(): string {
+    return "</section>";
+  },
+  /** The end of the page (`subagents`: whether any subagent section was written). */
+  tail(conv: Conversation, subagents: boolean): string {
+    return `${subagents ? "</div>" : ""}
+<footer>exported by penguin · ${conv.skipped_lines} malformed line(s) skipped</footer>
+<script>${JS}</script>
+</body></html>
+`;
+  },
+};
+
+/** The HTML page for `conv` (see the module doc). */
+export function renderHtml(conv: Conversation): string {
+  let out = htmlPage.head(conv);
+  const main = htmlPage.timeline(conv, "");
+  for (const it of conv.items) out += main.item(it);
+  out += main.end() + "</main>";
+  const subs = conv.subagents ?? [];
+  subs.forEach((sub, i) => {
+    out += htmlPage.subagentHead(sub, i === 0);
+    const t = htmlPage.timeline(sub, `${sub.session.session_id}-`);
+    for (const it of sub.items) out += t.item(it);
+    out += t.end() + htmlPage.subagentEnd();
+  });
+  return out + htmlPage.tail(conv, subs.length > 0);
 }
 
-/** The timeline of `conv`, one section per request (ids `<prefix>req-<n>`). */
-function timeline(conv: Conversation, prefix: string): string {
-  const sections: string[] = [];
+/** A timeline, one section per request (ids `<prefix>req-<n>`), in pieces. */
+function createTimeline(
+  conv: Conversation,
+  prefix: string,
+): { item(it: ConvItem): string; end(): string } {
   let cur = -1;
-  let body: string[] = [];
-  const close = () => {
-    if (cur < 0) return;
-    const r = conv.requests[cur - 1];
-    const head = cur === 0
+  let sections = 0;
+  const open = (n: number): string => {
+    const r = conv.requests[n - 1];
+    // A request the outline has not seen (the file grew since) gets a bare heading.
+    const head = n === 0
       ? "before the first request"
-      : `request ${cur} · ${formatClock(r!.begin)}${
+      : r === undefined
+      ? `request ${n}`
+      : `request ${n} · ${formatClock(r!.begin)}${
         r!.latency_ms !== null ? ` · ${formatDuration(r!.latency_ms)}` : ""
       }${r!.tokens ? ` · ${formatTokens(r!.tokens.total)} tokens` : ""}${
         r!.status && r!.status !== "completed" ? ` · ${r!.status}` : ""
       }${r!.compaction ? " · compaction" : ""}`;
     const bad = r && r.status !== null && r.status !== "completed" ? " bad" : "";
-    sections.push(
-      `<section class="request" id="${esc(prefix)}req-${cur}"><div class="rhead${bad}">${
-        esc(head)
-      }</div>${body.join("")}</section>`,
-    );
-    body = [];
+    return `${sections++ > 0 ? "\n" : ""}<section class="request" id="${
+      esc(prefix)
+    }req-${n}"><div class="rhead${bad}">${esc(head)}</div>`;
   };
-  for (const it of conv.items) {
-    if (it.request !== cur) {
-      close();
-      cur = it.request;
-    }
-    body.push(renderItem(it));
-  }
-  close();
-  return sections.join("\n");
+  return {
+    item(it: ConvItem): string {
+      let out = "";
+      if (it.request !== cur) {
+        if (cur >= 0) out += "</section>";
+        cur = it.request;
+        out += open(cur);
+      }
+      return out + renderItem(it);
+    },
+    end(): string {
+      return cur >= 0 ? "</section>" : "";
+    },
+  };
 }
 
-function page(
+function pageHead(
   conv: Conversation,
   facts: [string, string][],
   famItems: string[],
-  main: string,
-  subagents: string,
 ): string {
   const s = conv.session;
   return `<!doctype html>
@@ -276,9 +324,5 @@ function page(
     esc(s.system_prompt ?? "")
   }</pre></details>
 <div class="tools"><button id="expand-all" type="button">expand all</button><button id="collapse-all" type="button">collapse all</button></div></section>
-<main id="conversation">${main}</main>${subagents ? `\n<div id="subagents">${subagents}</div>` : ""}
-<footer>exported by penguin · ${conv.skipped_lines} malformed line(s) skipped</footer>
-<script>${JS}</script>
-</body></html>
-`;
+<main id="conversation">`;
 }

@@ -43,7 +43,8 @@ function lineCount(text: string): number {
   return text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
-function item(it: ConvItem): string {
+/** The Markdown of one timeline item. */
+export function markdownItem(it: ConvItem): string {
   switch (it.kind) {
     case "user": {
       const who = it.sender ? `User (${it.sender})` : "User";
@@ -61,19 +62,19 @@ function item(it: ConvItem): string {
       const args = parseToolArgs(it.arguments);
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
       const status = it.stop_reason !== "completed" ? ` _(not dispatched: ${it.stop_reason})_` : "";
-      return `**Tool call** ${inlineCode(it.preview)} · id ${inlineCode(it.id)}${status}\n\n${
+      return `**Tool call #${it.n}** ${inlineCode(it.preview)}${status}\n\n${
         fence(body, args ? "json" : "text")
       }`;
     }
     case "tool_output": {
       const images = it.images.length > 0 ? `, ${it.images.length} image(s)` : "";
       return details(
-        `Output of ${it.name} (${lineCount(it.output)} lines, ${it.stop_reason}${images})`,
+        `Output of #${it.n} ${it.name} (${lineCount(it.output)} lines, ${it.stop_reason}${images})`,
         fence(it.output, "text"),
       );
     }
     case "approval":
-      return `${escHtml(approvalLabel(it.decision))} (${inlineCode(it.id)})\n`;
+      return `${escHtml(approvalLabel(it.decision))} (#${it.n})\n`;
     case "request_begin":
       return `### Request ${it.request} · ${formatClock(it.time)}\n`;
     case "request_end": {
@@ -104,8 +105,13 @@ function item(it: ConvItem): string {
   }
 }
 
-/** The Markdown document for `conv`. */
-export function renderMarkdown(conv: Conversation): string {
+/**
+ * The Markdown document's head for `conv`: the facts table and the family,
+ * up to the first item. The document is this, then the items
+ * ({@linkcode markdownItem}) joined by a blank line, then each subagent as
+ * `\n\n---\n\n` and its own document, its heading "## Subagent session".
+ */
+export function markdownHead(conv: Conversation): string {
   const s = conv.session;
   const tokens = conv.requests.reduce(
     (acc, r) => {
@@ -143,11 +149,20 @@ export function renderMarkdown(conv: Conversation): string {
   for (const f of fam.forks) famLines.push(`- ${f.relation}: ${inlineCode(f.session_id)}`);
   for (const c of fam.children) famLines.push(`- subagent: ${inlineCode(c.session_id)}`);
   if (famLines.length > 0) out += `**Family**\n\n${famLines.join("\n")}\n\n`;
-  out += "---\n\n";
-  out += conv.items.map(item).join("\n");
+  return out + "---\n\n";
+}
+
+/** The heading of a subagent's document (see {@linkcode markdownHead}). */
+export function subagentHeading(head: string): string {
+  return head.replace(/^# Session /, "## Subagent session ");
+}
+
+/** The Markdown document for `conv`. */
+export function renderMarkdown(conv: Conversation): string {
+  let out = markdownHead(conv) + conv.items.map(markdownItem).join("\n");
   // The subagent children come along, one section each.
   for (const sub of conv.subagents ?? []) {
-    out += "\n\n---\n\n" + renderMarkdown(sub).replace(/^# Session /, "## Subagent session ");
+    out += "\n\n---\n\n" + subagentHeading(renderMarkdown(sub));
   }
   return out;
 }

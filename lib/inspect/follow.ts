@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { sleep } from "../protocol/sleep.ts";
+import { exists } from "../state/_fs.ts";
 import { parseMessageLine } from "../protocol/validate.ts";
 import { nextShardPath } from "../trace/layout.ts";
 import { followLines, type LineFollower } from "../trace/lines.ts";
@@ -38,27 +40,6 @@ export interface FollowOptions {
   out: (text: string) => void;
   /** Notices (malformed lines, rotation). */
   err: (text: string) => void;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
 }
 
 /** Follow the trace at `path` until `options.signal` aborts (see the module doc). */
@@ -103,7 +84,7 @@ export async function followTrace(path: string, options: FollowOptions): Promise
       }
       if (await drain()) continue;
       const next = nextShardPath(current);
-      if (next !== null && await exists(next)) {
+      if (next !== null && await exists(next, { kind: "file" })) {
         await drain(); // anything written between the last read and the rotation
         if (lines.pending() > 0) {
           options.err(

@@ -50,8 +50,8 @@ export function firstLine(text: string, max = 120): string {
   return nl < 0 ? line : line + " …";
 }
 
-/** Cut `text` to `max` characters (one line: newlines shown as `⏎`). */
-export function oneLine(text: string, max = 120): string {
+/** `text` on one line with its newlines shown as `⏎`, cut to `max` characters. */
+export function breaksMarked(text: string, max = 120): string {
   const flat = text.replace(/\r?\n/g, " ⏎ ");
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
 }

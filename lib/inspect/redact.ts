@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { type Conversation, toolPreview } from "./conversation.ts";
+import { type Conversation, type ConvItem, toolPreview } from "./conversation.ts";
 
 /** The kinds of secret recognised. */
 export type SecretKind =
@@ -123,5 +123,12 @@ export function redactConversation(conv: Conversation): Conversation {
     for (const child of c.subagents ?? []) previews(child);
   };
   previews(out);
+  return out;
+}
+
+/** A redacted copy of one timeline item (a tool call's preview rebuilt), as {@linkcode redactConversation} does. */
+export function redactItem(item: ConvItem): ConvItem {
+  const out = redactDeep(item);
+  if (out.kind === "tool_call") out.preview = toolPreview(out.name, out.arguments);
   return out;
 }

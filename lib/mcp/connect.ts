@@ -57,7 +57,8 @@ export interface ConnectContext {
 /**
  * The confinement of a stdio server: the session's, with the network off
  * unless the server's config turns it on, its extra writable roots added,
- * no vault values, and the log directory writable.
+ * its `readable` home directories shown read-only, no vault values, and the
+ * log directory writable.
  */
 export function serverPolicy(
   server: McpStdioServer,
@@ -70,10 +71,12 @@ export function serverPolicy(
       root !== undefined && isInside(dir, root)
     );
   if (logDir && !covered(logDir)) writable.push(logDir);
+  const readable = [...(base.homeReadable ?? []), ...server.sandbox.readable];
   return {
     ...base,
     network: server.sandbox.network,
     extraWritable: writable,
+    ...(readable.length > 0 ? { homeReadable: readable } : {}),
     env: { ...base.env, vault: {} },
   };
 }

@@ -18,20 +18,55 @@ export interface ConnectAllResult {
   results: McpConnectResult[];
 }
 
+/** How long to wait for some servers, and what becomes of an attempt that outlasts the wait. */
+export interface ConnectGrace {
+  /** Longest wait for server `name` (absent: its whole `connectTimeoutMs`). */
+  ms: ReadonlyMap<string, number>;
+  /**
+   * Told of an attempt still under way when its wait ended: the server is
+   * `failed` for this connection, and the caller owns the attempt (closing
+   * what it brings).
+   */
+  late(server: McpServerConfig, attempt: Promise<McpConnection>): void;
+}
+
+/** Settles with undefined after `ms`, or with the attempt. */
+function waitAtMost(
+  attempt: Promise<McpConnection>,
+  ms: number,
+): Promise<McpConnection | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gone = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([attempt, gone]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Connect `servers` in parallel. Never rejects: a failure becomes a
  * `failed` result plus a `[penguin] MCP server <name> unavailable: …`
- * warning through `warn`.
+ * warning through `warn`. With `grace`, a server named there is waited for
+ * at most that long; then it is `failed` and its attempt goes on in the
+ * background (see {@linkcode ConnectGrace}).
  */
 export async function connectAll(
   servers: readonly McpServerConfig[],
   ctx: ConnectContext,
   warn: (line: string) => void,
+  grace?: ConnectGrace,
 ): Promise<ConnectAllResult> {
   const settled = await Promise.all(servers.map(async (server) => {
     const started = performance.now();
     try {
-      const conn = await connectServer(server, ctx);
+      const attempt = connectServer(server, ctx);
+      const ms = grace?.ms.get(server.name);
+      const conn = ms === undefined ? await attempt : await waitAtMost(attempt, ms);
+      if (conn === undefined) {
+        grace!.late(server, attempt);
+        throw new Error(
+          `not connected within ${ms} ms (it failed in the previous run too; still trying in the background, for the next run)`,
+        );
+      }
       const result: McpConnectResult = {
         server: server.name,
         transport: server.transport,

@@ -20,4 +20,5 @@ export { MCP_TOOL_NAME, mcpPermission, mcpToolName, mcpTools } from "./tools.ts"
 export { renderCallResult, type RenderedResult } from "./result.ts";
 export { launchArgv, sandboxedStdioTransport, type StdioLaunch } from "./stdio_transport.ts";
 export { type McpSourceOptions, mcpToolSource } from "./source.ts";
+export { diagnoseStdioFailure, findOnHost, hiddenIn, packageRunner } from "./diagnose.ts";
 export { headerSecretValue, mcpSecrets } from "./secrets.ts";

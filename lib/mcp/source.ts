@@ -19,6 +19,14 @@ import type { ToolSource } from "../tools/mod.ts";
 import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { mcpSecrets } from "./secrets.ts";
 import { mcpTools } from "./tools.ts";
+import type { ConnectGrace } from "./connect_all.ts";
+import {
+  failedServersPath,
+  noteServerOutcomes,
+  readFailedServers,
+  RETRY_GRACE_MS,
+  serverFingerprint,
+} from "./failed_servers.ts";
 
 /** Where a session's MCP servers log. */
 export interface McpSourceOptions {
@@ -30,6 +38,23 @@ export interface McpSourceOptions {
   logDir?: string;
   /** More values to mask in warnings and records (default: the servers' own). */
   secrets?: readonly Secret[];
+}
+
+/** The short wait for the servers that failed in the previous run with the same entry. */
+async function retryGrace(
+  servers: readonly McpServerConfig[],
+  memory: string,
+  late: ConnectGrace["late"],
+): Promise<ConnectGrace | undefined> {
+  const failed = await readFailedServers(memory);
+  const ms = new Map<string, number>();
+  for (const server of servers) {
+    const before = failed.get(server.name);
+    if (before !== undefined && before === await serverFingerprint(server)) {
+      ms.set(server.name, RETRY_GRACE_MS);
+    }
+  }
+  return ms.size > 0 ? { ms, late } : undefined;
 }
 
 /** A tool source for `servers` (none: a source with no tools and no records). */
@@ -49,10 +74,41 @@ export function mcpToolSource(
       const warn = (line: string) => ctx.warn(mask(line));
       // The MCP SDK is loaded only when a session has servers to connect.
       const { closeAll, connectAll } = await import("./connect_all.ts");
-      const { connections, results } = await connectAll(servers, {
-        policy: ctx.sandbox,
-        ...(opts.logDir !== undefined ? { logDir: opts.logDir } : {}),
-      }, warn);
+      const memory = opts.logDir !== undefined ? failedServersPath(opts.logDir) : undefined;
+      const background = new AbortController();
+      const late: Promise<void>[] = [];
+      const grace = memory !== undefined
+        ? await retryGrace(servers, memory, (server, attempt) => {
+          late.push(attempt.then(
+            (conn) => conn.close().then(() => noteServerOutcomes(memory, [{ server, ok: true }])),
+            // Stopped with the session: nothing learned about it.
+            () =>
+              background.signal.aborted
+                ? undefined
+                : noteServerOutcomes(memory, [{ server, ok: false }]),
+          ));
+        })
+        : undefined;
+      // A failure is reported once, by the `mcp_connect_end` record (the `[mcp]` line): not
+      // again as a warning.
+      const { connections, results } = await connectAll(
+        servers,
+        {
+          policy: ctx.sandbox,
+          signal: background.signal,
+          ...(opts.logDir !== undefined ? { logDir: opts.logDir } : {}),
+        },
+        () => {},
+        grace,
+      );
+      if (memory !== undefined) {
+        const settled = servers.flatMap((server, i) =>
+          grace?.ms.has(server.name) && results[i]!.status !== "completed"
+            ? []
+            : [{ server, ok: results[i]!.status === "completed" }]
+        );
+        await noteServerOutcomes(memory, settled);
+      }
       const records: EventPayload[] = [
         { type: "mcp_connect_begin", servers: servers.map((s) => s.name) },
         {
@@ -68,7 +124,11 @@ export function mcpToolSource(
       ];
       return {
         tools: mcpTools(connections, warn, new Set(), mask),
-        close: () => closeAll(connections),
+        close: async () => {
+          // Attempts still under way in the background stop with the session.
+          background.abort();
+          await Promise.all([closeAll(connections), ...late]);
+        },
         records,
       };
     },

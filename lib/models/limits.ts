@@ -3,12 +3,12 @@
  * server) can stream without end; every limit here holds penguin's memory
  * to a small multiple of it however the response is cut into events.
  *
- * Past a tool-argument limit the call ends `failed` without its arguments
- * (no tool runs it) and the response goes on. Past any other limit the rest
- * of the response is not read: the request fails, not retried, with an
- * error naming the limit ({@linkcode TOO_LARGE_CODE}), and what was kept
- * closes as `failed` messages — the same shape as a stream cut off midway,
- * so the trace stays valid and the session resumable.
+ * Past any limit the rest of the response is not read (the body is
+ * cancelled): the request fails, not retried, with an error naming the
+ * limit and how much came ({@linkcode TOO_LARGE_CODE}), and what was kept
+ * closes as `failed` messages — a call cut off there without its arguments,
+ * so no tool runs it. The same shape as a stream cut off midway, so the
+ * trace stays valid and the session resumable.
  *
  * @module
  */
@@ -18,7 +18,7 @@ const MiB = 1024 * 1024;
 /** Characters of arguments one tool call may stream (8 MiB). */
 export const MAX_TOOL_ARGUMENTS = 8 * MiB;
 
-/** Characters of tool-call arguments one response may keep over all its calls (16 MiB). */
+/** Characters of tool-call arguments one response may keep over all its calls (8 MiB). */
 export const MAX_RESPONSE_TOOL_ARGUMENTS = 8 * MiB;
 
 /** Characters of assistant text one response may stream, over all its text segments (8 MiB). */

@@ -15,10 +15,11 @@
  *   text exactly as streamed (empty → `{}`). Arguments that are not a JSON
  *   object do not fail the request: the call completes, and executing it
  *   answers the model with a failed output that says what is wrong.
- * - What one response may hold is bounded (./limits.ts): a call whose
- *   arguments pass the per-call or the per-response limit ends `failed`
- *   without them; text, reasoning, opaque fidelity or messages past their
- *   limit stop the request with a {@linkcode TOO_LARGE_CODE} error.
+ * - What one response may hold is bounded (./limits.ts): arguments past
+ *   the per-call or the per-response limit, text, reasoning, opaque
+ *   fidelity or messages past theirs stop the request with a
+ *   {@linkcode TOO_LARGE_CODE} error naming the limit and how much came; a
+ *   call cut off there ends `failed` without its arguments (no tool runs it).
  *
  * @module
  */
@@ -32,6 +33,7 @@ import type {
   ToolCallMessage,
 } from "../protocol/types.ts";
 import { partialText, partialThinking, partialToolCall } from "../protocol/builders.ts";
+import { formatSize } from "../protocol/format_size.ts";
 import { createToolCallIds, type ToolCallIds } from "./tool_call_ids.ts";
 import type { FinishReason, WireDelta } from "./wire.ts";
 import { TextBuffer } from "./_text_buffer.ts";
@@ -85,7 +87,7 @@ interface OpenCall {
   fidelity: Fidelity;
   /**
    * The arguments grew past {@linkcode MAX_TOOL_ARGUMENTS} (or the response's
-   * {@linkcode MAX_RESPONSE_TOOL_ARGUMENTS}): the rest is dropped, the call fails.
+   * {@linkcode MAX_RESPONSE_TOOL_ARGUMENTS}): they are dropped, the call fails.
    */
   oversize?: boolean;
 }
@@ -110,13 +112,36 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   /** Characters kept so far in this response: text, reasoning, arguments, fidelity JSON. */
   const kept = { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0 };
 
-  /** Stop the request: the first limit passed is the error. */
-  function tooLarge(what: string, limit: number): void {
+  /**
+   * Stop the request: the first limit passed is the error. `seen` is how
+   * many characters of `what` came (at least `limit`, when known).
+   */
+  function tooLarge(what: string, limit: number, seen?: number, hint = ""): void {
+    const at = seen === undefined ? "" : ` at ${formatSize(seen)}`;
     state.error ??= {
       message: `The model's response has more than ${mib(limit)} of ${what}; ` +
-        "penguin stopped reading it (a limit on what one response may hold)",
+        `penguin stopped reading it${at} (a limit on what one response may hold${hint})`,
       code: TOO_LARGE_CODE,
     };
+  }
+
+  /**
+   * Arguments of `call` passed a limit (`adding` more were about to be kept):
+   * they are dropped, the call will end `failed`, and the request stops.
+   */
+  function oversizeCall(call: OpenCall, adding = 0): void {
+    const own = call.args.length + adding;
+    const name = call.name === "" ? "a tool call" : `a tool call (${call.name})`;
+    const hint = "; ask the model to write large content in smaller parts";
+    if (own > MAX_TOOL_ARGUMENTS || adding === 0) {
+      tooLarge(`arguments in ${name}`, MAX_TOOL_ARGUMENTS, adding === 0 ? undefined : own, hint);
+    } else {
+      const all = kept.args + adding;
+      tooLarge("tool-call arguments over its calls", MAX_RESPONSE_TOOL_ARGUMENTS, all, hint);
+    }
+    call.oversize = true;
+    kept.args -= call.args.length;
+    call.args.clear();
   }
 
   /** Count `f` against the fidelity limit; false when it is passed. */
@@ -216,7 +241,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     state.content = true;
     if (!countFidelity(f)) return;
     kept.text += d.text.length;
-    if (kept.text > MAX_RESPONSE_TEXT) return tooLarge("text", MAX_RESPONSE_TEXT);
+    if (kept.text > MAX_RESPONSE_TEXT) return tooLarge("text", MAX_RESPONSE_TEXT, kept.text);
     endAllCalls("completed", out);
     if (seg?.kind === "thinking") closeSegment("completed", out);
     if (
@@ -243,7 +268,9 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     state.content = true;
     if (!countFidelity(f)) return;
     kept.thinking += d.thinking.length;
-    if (kept.thinking > MAX_RESPONSE_THINKING) return tooLarge("reasoning", MAX_RESPONSE_THINKING);
+    if (kept.thinking > MAX_RESPONSE_THINKING) {
+      return tooLarge("reasoning", MAX_RESPONSE_THINKING, kept.thinking);
+    }
     endAllCalls("completed", out);
     if (seg?.kind === "text") closeSegment("completed", out);
     if (seg?.kind === "thinking" && hasF && conflicts(seg.fidelity, f)) {
@@ -283,7 +310,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
           if (dup) endCall(dup, "completed", out);
           if (!countFidelity(d.fidelity ?? {}) || !countMessage()) break;
           const call = openCall(d.key, d.id, d.name, d.fidelity ?? {}, out);
-          if (d.oversize) call.oversize = true;
+          if (d.oversize) oversizeCall(call);
           break;
         }
         case "tool_call_args": {
@@ -298,9 +325,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
             call.args.length + d.args.length > MAX_TOOL_ARGUMENTS ||
             kept.args + d.args.length > MAX_RESPONSE_TOOL_ARGUMENTS
           ) {
-            call.oversize = true;
-            kept.args -= call.args.length;
-            call.args.clear();
+            oversizeCall(call, d.args.length);
             break;
           }
           kept.args += d.args.length;
@@ -315,7 +340,10 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
               if (!countFidelity(d.fidelity)) break;
               Object.assign(call.fidelity, d.fidelity);
             }
-            if (d.oversize) call.oversize = true;
+            if (d.oversize) {
+              oversizeCall(call);
+              break;
+            }
             endCall(call, "completed", out);
           }
           break;

@@ -10,9 +10,10 @@
  * @module
  */
 import type { CompleteMessage, Fidelity, ToolSpec } from "../protocol/types.ts";
+import type { ClientType } from "../state/project_config_types.ts";
 
-/** The four wire protocols penguin speaks. */
-export type WireProtocol = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
+/** The four wire protocols penguin speaks (declared once, as the `client_type` values). */
+export type WireProtocol = ClientType;
 
 /** Reasoning effort requested of the model. */
 export type ThinkingLevel = "none" | "low" | "medium" | "high" | "xhigh" | "max";

@@ -9,6 +9,8 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import { homeSecrets, type SandboxPolicy } from "./policy.ts";
 import { type Placeholder, standInPaths } from "./_placeholders.ts";
+import { sanitizedGitConfigFile } from "./git_identity.ts";
+import { credentialFilesIn } from "./_toolchain_creds.ts";
 import {
   accountHome,
   expandHomePaths,
@@ -127,19 +129,10 @@ export async function homeMounts(
   // npmrc, a python's pip.conf): found by listing the version directories.
   for (const h of hiddenHomes) out.hideMore.push(...await expandSecretPatterns(h.lexical));
   const allHidden = (p: string) => isHidden(p) || out.hideMore.some((h) => inside(p, h));
-  for (const h of hiddenHomes) {
-    if (roots.some((r) => inside(h.real, r))) continue;
-    out.hidden.push(h.real);
-    out.hiddenHomes.push(h.real);
-    const wanted = [...await expandHomePaths(h.lexical, HOME_READABLE_DEFAULTS), ...h.more];
-    for (const target of wanted) {
-      const source = await realOf(target);
-      if (source === undefined || source === "/") continue;
-      // Inside a root it is visible anyway, and a root's contents are the model's to plant.
-      if (roots.some((r) => inside(target, r) || inside(source, r))) continue;
-      if (allHidden(target) || allHidden(source)) continue;
-      if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
-    }
+  for (const h of hiddenHomes) await showInHiddenHome(h, policy, roots, allHidden, out);
+  // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`).
+  for (const p of await credentialFilesIn(out.reveals.map((r) => r.target))) {
+    if (!allHidden(p)) out.hideMore.push(p);
   }
   if (!writableRoots) return out;
   const standIns = await standInPaths();
@@ -165,6 +158,38 @@ export async function homeMounts(
     for (const p of await sourcedPaths(h)) await holdInRoots(p, "file", ctx);
   }
   return out;
+}
+
+/**
+ * Hide the home `h` (outside every root) and show its toolchains read-only
+ * (its startup files too, for the shell snapshot's login shell), and a
+ * sanitized git configuration at `~/.gitconfig` for `$HOME`.
+ */
+async function showInHiddenHome(
+  h: { lexical: string; real: string; more: readonly string[] },
+  policy: SandboxPolicy,
+  roots: readonly string[],
+  allHidden: (p: string) => boolean,
+  out: HomeMounts,
+): Promise<void> {
+  if (roots.some((r) => inside(h.real, r))) return;
+  out.hidden.push(h.real);
+  out.hiddenHomes.push(h.real);
+  // The startup files only for the login shell of the shell snapshot: users export tokens there.
+  const defaults = policy.showStartupFiles ? HOME_READABLE_DEFAULTS : TOOLCHAIN_PATHS;
+  const wanted = [...await expandHomePaths(h.lexical, defaults), ...h.more];
+  for (const target of wanted) {
+    const source = await realOf(target);
+    if (source === undefined || source === "/") continue;
+    // Inside a root it is visible anyway, and a root's contents are the model's to plant.
+    if (roots.some((r) => inside(target, r) || inside(source, r))) continue;
+    if (allHidden(target) || allHidden(source)) continue;
+    if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
+  }
+  // Git finds the user's identity at ~/.gitconfig: a sanitized copy, never the real file.
+  if (h.lexical === policy.home) {
+    await showSanitizedGitConfig(h.lexical, join(h.real, ".gitconfig"), out);
+  }
 }
 
 /** A sealed home other than `$HOME`: its credentials are hidden like those of `$HOME`. */
@@ -301,7 +326,10 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
         }
         if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
       }
-    } else if (!out.hiddenFiles.includes(real)) out.hiddenFiles.push(real);
+    } else {
+      if (!out.hiddenFiles.includes(real)) out.hiddenFiles.push(real);
+      if (e.name === ".gitconfig" && e.isFile) await showSanitizedGitConfig(dir, child, out);
+    }
   }
   // Loaded directories outside the dot-entries (`bin`, `go/bin`, PATH directories): read-only,
   // held by a stand-in when missing below a writable subdirectory.
@@ -320,6 +348,16 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
       await holdInRoots(p, "dir", ctx);
     }
   }
+}
+
+/**
+ * Bind the sanitized global git configuration of `home` (`git_identity.ts`)
+ * read-only at `target`, over the hidden real one.
+ */
+async function showSanitizedGitConfig(home: string, target: string, out: HomeMounts) {
+  const source = await sanitizedGitConfigFile(home);
+  if (source === undefined || out.reveals.some((r) => r.target === target)) return;
+  out.reveals.push({ source, target });
 }
 
 /** A shown top-level link of a sealed home: what it leads to in a writable root stays read-only. */

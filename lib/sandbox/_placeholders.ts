@@ -15,7 +15,10 @@
  * started or ends first, and one a killed penguin left is removed by the
  * next one ({@linkcode sweepStandIns}). Within a process, sandboxes share a
  * stand-in through a count, so the registry is consulted only when the first
- * sandbox takes it and the last one lets it go.
+ * sandbox takes it and the last one lets it go. While a session is open
+ * ({@linkcode keepStandIns}) a stand-in whose count drops to 0 stays held,
+ * until the last session of the process ends: made and removed once per
+ * session, not once per command.
  *
  * @module
  */
@@ -28,11 +31,13 @@ import {
   type RegistryHold,
   releaseInRegistry,
   restoreInRegistry,
+  retryStrays,
+  StalePlanError,
   type StandInRecord,
   sweepRegistry,
 } from "./_standin_registry.ts";
 
-export { StalePlanError } from "./_standin_registry.ts";
+export { StalePlanError };
 
 /** A path to hold while a sandbox runs. */
 export interface Placeholder {
@@ -46,21 +51,25 @@ export interface Placeholder {
 
 const live = new Map<string, { count: number; hold: RegistryHold }>();
 
+/** Sessions open in this process: while there is one, stand-ins no sandbox uses stay held. */
+let keepers = 0;
+
 /** The last pending hold or release of each path: they run one after another. */
 const pending = new Map<string, Promise<unknown>>();
 
 /**
- * Run `fn` after every earlier hold or release of `path`. Without this, a
- * release removing the last holder's stand-in could interleave with a new
- * hold that saw the file still there, took it for the user's and held
+ * Run `fn` after every earlier hold or release of any of `paths`. Without
+ * this, a release removing the last holder's stand-in could interleave with
+ * a new hold that saw the file still there, took it for the user's and held
  * nothing, so the new sandbox found no source to mount.
  */
-function serialized<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const next = (pending.get(path) ?? Promise.resolve()).then(fn, fn);
+function serialized<T>(paths: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const before = Promise.all(paths.map((p) => pending.get(p)));
+  const next = before.then(fn, fn);
   const tail = next.then(() => {}, () => {});
-  pending.set(path, tail);
+  for (const p of paths) pending.set(p, tail);
   tail.then(() => {
-    if (pending.get(path) === tail) pending.delete(path);
+    for (const p of paths) if (pending.get(p) === tail) pending.delete(p);
   });
   return next;
 }
@@ -118,49 +127,31 @@ export function livePlaceholders(): ReadonlySet<string> {
 export async function holdPlaceholders(
   placeholders: readonly Placeholder[],
   protect: readonly string[] = [],
+  opts: { keep?: boolean } = {},
 ): Promise<() => Promise<void>> {
+  const keep = opts.keep ?? true;
   const held: Placeholder[] = [];
   let unlock = () => {};
   const release = async () => {
     unlock();
-    for (const p of held.splice(0).reverse()) {
-      await serialized(p.path, async () => {
+    const mine = held.splice(0).reverse();
+    if (mine.length === 0) return;
+    const paths = [...new Set(mine.map((p) => p.path))];
+    await serialized(paths, async () => {
+      const last: RegistryHold[] = [];
+      for (const p of mine) {
         const entry = live.get(p.path);
-        if (!entry || --entry.count > 0) return;
-        begin(p.path);
+        if (!entry || --entry.count > 0 || (keep && keepers > 0)) continue;
         live.delete(p.path);
-        try {
-          await releaseInRegistry(entry.hold);
-        } finally {
-          end(p.path);
-        }
-      });
-    }
+        last.push(entry.hold);
+      }
+      await letGo(last);
+    });
   };
   try {
-    for (const p of placeholders) {
-      await serialized(p.path, async () => {
-        const entry = live.get(p.path);
-        if (entry) {
-          // Held already, but someone may have removed it meanwhile (a `git clean`, a test
-          // resetting the workspace): put it back, or bubblewrap has no source to mount.
-          await restoreInRegistry(entry.hold, p);
-          entry.count++;
-          held.push(p);
-          return;
-        }
-        begin(p.path);
-        try {
-          const hold = await holdInRegistry(p);
-          if (hold) {
-            live.set(p.path, { count: 1, hold });
-            held.push(p);
-          }
-        } finally {
-          end(p.path);
-        }
-      });
-    }
+    const paths = [...new Set(placeholders.map((p) => p.path))];
+    const stale = await serialized(paths, () => take(placeholders, held));
+    if (stale) throw stale;
     // Held stand-ins are locked by their holds; every other protected path (a placeholder this
     // process did not hold, as another penguin's stand-in stands there) is locked here.
     const mine = new Set(held.map((p) => p.path));
@@ -170,6 +161,128 @@ export async function holdPlaceholders(
     throw err;
   }
   return release;
+}
+
+/**
+ * Let go of `holds` in the registry, all at once: one look inside their
+ * directories (see _standin_ops.ts). The paths whose stand-ins could not be
+ * removed (their directory no longer lay at its path).
+ */
+async function letGo(holds: readonly RegistryHold[]): Promise<string[]> {
+  if (holds.length === 0) return [];
+  for (const h of holds) begin(h.path);
+  try {
+    return await releaseInRegistry(holds);
+  } finally {
+    for (const h of holds) end(h.path);
+  }
+}
+
+/** What ends a session's keeping of stand-ins ({@linkcode keepStandIns}). */
+export interface StandInKeeping {
+  /**
+   * Stop keeping. When no other session of the process keeps them, the
+   * stand-ins no sandbox uses any more are let go (removed when no other
+   * penguin holds them). Resolves to the paths of this process's stand-ins
+   * that could not be removed (their directory was moved or replaced).
+   */
+  end(): Promise<string[]>;
+  /**
+   * After the rest of the session's end: try those left again, at most
+   * `tries` times, one right after the other, and report each one still left
+   * in one line through `warn`.
+   */
+  settle(warn: (line: string) => void, tries?: number): Promise<void>;
+}
+
+/**
+ * Keep the stand-ins this process makes held from the first sandbox that
+ * needs them until the session ends (see the module doc), instead of
+ * removing them after every command. Between commands a stand-in stays in
+ * the workspace (an empty `.git`, an inert `penguin.jsonc`), out of any
+ * command's reach: every sandbox that runs mounts it read-only.
+ */
+export function keepStandIns(): StandInKeeping {
+  keepers++;
+  let ended = false;
+  let left: string[] = [];
+  return {
+    end: async () => {
+      if (ended) return left;
+      ended = true;
+      if (--keepers > 0) return left;
+      const idle = [...live.entries()].filter(([, e]) => e.count === 0).map(([p]) => p);
+      left = await serialized(idle, async () => {
+        const last: RegistryHold[] = [];
+        for (const p of idle) {
+          const entry = live.get(p);
+          if (!entry || entry.count > 0 || keepers > 0) continue;
+          live.delete(p);
+          last.push(entry.hold);
+        }
+        const stuck = await letGo(last);
+        // Strays of earlier releases (a command's, while the directory was moved) too.
+        return [...new Set([...stuck, ...await retryStrays()])];
+      });
+      return left;
+    },
+    settle: async (warn, tries = 2) => {
+      for (let i = 0; i < tries && left.length > 0; i++) left = await retryStrays();
+      for (const path of left) {
+        warn(
+          `[penguin] could not remove its stand-in "${path}": its directory was moved or ` +
+            `replaced meanwhile; the next penguin removes it once the directory is back`,
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Take each of `placeholders`: join the ones this process holds already
+ * (putting back one removed meanwhile), and hold the others in the registry
+ * all at once; what is held goes on `held`. The staleness of the plan, if
+ * it went stale.
+ */
+async function take(
+  placeholders: readonly Placeholder[],
+  held: Placeholder[],
+): Promise<StalePlanError | undefined> {
+  const fresh: Placeholder[] = [];
+  for (const p of placeholders) {
+    const entry = live.get(p.path);
+    if (entry) {
+      // Held already, but someone may have removed it meanwhile (a `git clean`, a test
+      // resetting the workspace): put it back, or bubblewrap has no source to mount.
+      await restoreInRegistry(entry.hold, p);
+      entry.count++;
+      held.push(p);
+    } else if (!fresh.some((f) => f.path === p.path)) {
+      fresh.push(p);
+    }
+  }
+  if (fresh.length === 0) return undefined;
+  for (const p of fresh) begin(p.path);
+  try {
+    const { holds, stale } = await holdInRegistry(fresh);
+    for (const [i, hold] of holds.entries()) {
+      if (hold) {
+        live.set(hold.path, { count: 1, hold });
+        held.push(fresh[i]!);
+      }
+    }
+    // A path listed twice is held twice.
+    for (const p of placeholders) {
+      const entry = live.get(p.path);
+      if (entry && fresh.includes(p) === false && !held.includes(p)) {
+        entry.count++;
+        held.push(p);
+      }
+    }
+    return stale;
+  } finally {
+    for (const p of fresh) end(p.path);
+  }
 }
 
 /**

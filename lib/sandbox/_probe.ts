@@ -112,8 +112,8 @@ async function probeOnce(
     // The probe tests the machine: other data roots come and go, and are no concern of it.
     policy.hideOtherDataRoots = false;
     const plan = await resolvePlan(policy, dir);
-    // The fresh workspace has no .git: the plan holds a stand-in for it, like any run's.
-    release = await holdPlaceholders(plan.placeholders ?? []);
+    // The fresh workspace has no .git: a stand-in, not kept for a session (the directory goes).
+    release = await holdPlaceholders(plan.placeholders ?? [], [], { keep: false });
     const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
       maxProcesses: DEFAULT_MAX_PROCESSES,
       control: true,

@@ -39,6 +39,7 @@
  */
 import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
+import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface StandInRecord {
@@ -50,6 +51,12 @@ export interface StandInRecord {
   content?: string;
   /** Identity once created. */
   ids?: FileIds;
+  /**
+   * Device and inode of a stand-in made whose path led elsewhere before
+   * penguin could open it, and that could not be taken back then (its
+   * parent had moved): removed later only while still empty.
+   */
+  made?: { dev: number; ino: number };
 }
 
 /**
@@ -85,8 +92,13 @@ export interface RegistryHold {
  * removed meanwhile. Plan again.
  */
 export class StalePlanError extends Error {
-  constructor(path: string) {
-    super(`"${path}" was removed while the sandbox was being set up`);
+  constructor(path: string, moved = false) {
+    super(
+      moved
+        ? `"${path}" no longer lies in the directory the plan saw (a directory on the way was ` +
+          `renamed) while the sandbox was being set up`
+        : `"${path}" was removed while the sandbox was being set up`,
+    );
     this.name = "StalePlanError";
   }
 }
@@ -369,6 +381,12 @@ async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | 
   const kindOk = record.kind === "dir" ? info.isDirectory : info.isFile;
   if (!kindOk) return "other";
   if (record.ids) return sameIds(idsOf(info), record.ids) ? "stand-in" : "other";
+  if (record.made) {
+    // Made, never opened (see makeStandIns): that file, still empty.
+    const same = info.dev === record.made.dev && info.ino === record.made.ino;
+    const empty = record.kind === "dir" ? await isEmptyDir(record.path) : info.size === 0;
+    return same && empty ? "stand-in" : "other";
+  }
   // Recorded, but the process creating it died before writing its identity: judged by shape.
   if (record.kind === "dir") return await isEmptyDir(record.path) ? "stand-in" : "other";
   return await holdsExactly(record.path, record.content ?? "") ? "stand-in" : "other";
@@ -472,134 +490,343 @@ async function shareLock(path: string): Promise<Deno.FsFile | undefined> {
   return undefined;
 }
 
-async function createStandIn(record: StandInRecord): Promise<FileIds | undefined | false> {
-  try {
-    if (record.kind === "dir") await Deno.mkdir(record.path);
-    else await Deno.writeTextFile(record.path, record.content ?? "", { createNew: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) return false;
-    throw err;
-  }
-  return await fileIds(record.path);
+/** A stand-in wanted: where and what. */
+export interface StandInWant {
+  /** Absolute path (its parent a real path). */
+  path: string;
+  /** An empty directory or a file with `content`. */
+  kind: "dir" | "file";
+  /** File content (files only). */
+  content?: string;
 }
 
 /**
- * Hold the stand-in for `p` in the registry: create it when the path is
- * missing, join it when it is a stand-in already (of any process, living
- * or dead), recreate it when its record outlived it. Undefined when the path
- * is something else (the user's own file): it is not held.
+ * Records kept because their stand-in's parent no longer lay at its path
+ * when this process let go (renamed, or swapped for a link): retried at
+ * this process's next release, and by every sweep.
  */
-export function holdInRegistry(
-  p: { path: string; kind: "dir" | "file"; content?: string },
-): Promise<RegistryHold | undefined> {
+const strays = new Set<string>();
+
+/** What making a stand-in gave: see {@linkcode makeStandIns}. */
+type Made = Deno.FsFile | "exists" | "moved" | { stray: { dev: number; ino: number } };
+
+/**
+ * Make the stand-ins of `wants` (recorded already) inside their parents,
+ * in one shell (see `_standin_ops.ts`), and share-lock each one made. Per
+ * want: the held file, `exists` (someone made the name meanwhile), `moved`
+ * (its parent no longer lies at its path: nothing made), or a `stray`: made,
+ * but its path led elsewhere right after, and its parent had moved again
+ * when it was taken back (it is left where it was made, to be removed later).
+ */
+async function makeStandIns(wants: readonly StandInWant[]): Promise<Made[]> {
+  const results = await applyStandInOps(wants.map((w) => ({ op: w.kind, path: w.path })));
+  const out: Made[] = [];
+  const undo: StandInOp[] = [];
+  const undone: { at: number; dev: number; ino: number }[] = [];
+  for (const [i, w] of wants.entries()) {
+    const r = results[i]!;
+    if (r.result !== "made") {
+      if (r.result === "failed") {
+        throw new Error(`penguin could not create its stand-in "${w.path}"`);
+      }
+      out.push(r.result === "exists" ? "exists" : "moved");
+      continue;
+    }
+    const file = w.kind === "dir"
+      ? await openForLock(w.path).then(async (f) => {
+        const info = await f?.stat().catch(() => undefined);
+        if (f && info?.dev === r.dev && info?.ino === r.ino) return f;
+        f?.close();
+        return undefined;
+      })
+      : await writeContent(w.path, r, w.content ?? "");
+    if (!file) {
+      // Made, but its path led elsewhere right after: taken back where it was made.
+      undo.push({ op: w.kind === "dir" ? "rmdir" : "rm0", path: w.path, dev: r.dev, ino: r.ino });
+      undone.push({ at: out.length, dev: r.dev, ino: r.ino });
+      out.push("moved");
+      continue;
+    }
+    await file.lock(false);
+    out.push(file);
+  }
+  for (const [j, r] of (await applyStandInOps(undo)).entries()) {
+    if (r.result === "moved" || r.result === "failed") {
+      const { at, dev, ino } = undone[j]!;
+      out[at] = { stray: { dev, ino } };
+    }
+  }
+  return out;
+}
+
+/** Keep the record of a stray (see {@linkcode makeStandIns}) for a later removal. */
+async function keepStray(
+  d: string,
+  key: string,
+  p: StandInWant,
+  made: { dev: number; ino: number },
+): Promise<void> {
+  const record: StandInRecord = { path: p.path, kind: p.kind, made };
+  if (p.kind === "file") record.content = p.content ?? "";
+  await writeRecord(d, key, record);
+  strays.add(key);
+}
+
+/** The outcome of {@linkcode holdInRegistry}: a hold per want (or none), and a path whose parent moved. */
+export interface HoldOutcome {
+  /** The hold of each want, in order; undefined where the path is the user's, or not made. */
+  holds: (RegistryHold | undefined)[];
+  /** The plan went stale: a stand-in it took for one was removed, or a parent moved. */
+  stale?: StalePlanError;
+}
+
+/**
+ * Hold the stand-ins for `wants` in the registry: create each one whose path
+ * is missing, join it when it is a stand-in already (of any process, living
+ * or dead), recreate it when its record outlived it. No hold where the path
+ * is something else (the user's own file). The plan went stale when a
+ * stand-in it saw is gone, or a parent no longer lies at its path: the
+ * holds made are returned all the same, for the caller to let go.
+ */
+// Long because: one pass under the registry lock looks at, records, makes and locks the stand-ins.
+export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutcome> {
   return locked(async (d) => {
-    const key = await keyOf(p.path);
-    const recorded = await readRecord(d, key);
-    const state = recorded ? await stateOf(recorded) : "other";
-    const missing = state === "missing" ||
-      (!recorded && await Deno.lstat(p.path).then(() => false, () => true));
-    if (!missing && state !== "stand-in") return { value: undefined, changed: false };
-    if (!missing) {
-      const ref = await shareLock(p.path);
-      // Removed meanwhile by a holder whose records are kept elsewhere: plan again.
-      if (!ref) throw new StalePlanError(p.path);
-      return { value: { path: p.path, key, ref }, changed: false };
+    const holds: (RegistryHold | undefined)[] = wants.map(() => undefined);
+    const making: { i: number; key: string; before: StandInRecord | undefined }[] = [];
+    let stale: string | undefined;
+    for (const [i, p] of wants.entries()) {
+      const key = await keyOf(p.path);
+      const recorded = await readRecord(d, key);
+      const state = recorded ? await stateOf(recorded) : "other";
+      const missing = state === "missing" ||
+        (!recorded && await Deno.lstat(p.path).then(() => false, () => true));
+      if (!missing && state !== "stand-in") continue;
+      if (!missing) {
+        const ref = await shareLock(p.path);
+        // Removed meanwhile by a holder whose records are kept elsewhere: plan again.
+        if (ref) holds[i] = { path: p.path, key, ref };
+        else stale ??= p.path;
+        continue;
+      }
+      // Recorded before it exists: a crash between the two leaves a record, never an orphan.
+      const record: StandInRecord = { path: p.path, kind: p.kind };
+      if (p.kind === "file") record.content = p.content ?? "";
+      await writeRecord(d, key, record);
+      making.push({ i, key, before: recorded });
     }
-    // Recorded before it exists: a crash between the two leaves a record, never an orphan.
-    const record: StandInRecord = { path: p.path, kind: p.kind };
-    if (p.kind === "file") record.content = p.content ?? "";
-    await writeRecord(d, key, record);
-    const ids = await createStandIn(record);
-    if (ids === false) {
-      // Someone outside penguin made the name meanwhile: it is theirs.
-      await dropRecord(d, key);
-      return { value: undefined, changed: true };
+    let moved: string | undefined;
+    const made = await makeStandIns(making.map((m) => wants[m.i]!));
+    for (const [j, m] of making.entries()) {
+      const p = wants[m.i]!;
+      const file = made[j]!;
+      if (file === "exists" && m.before) {
+        // A stand-in recorded lay elsewhere when looked at (its parent had moved): it stays
+        // recorded, and the plan is made again.
+        await writeRecord(d, m.key, m.before);
+        moved ??= p.path;
+      } else if (file === "exists") {
+        // Someone outside penguin made the name meanwhile: it is theirs.
+        await dropRecord(d, m.key);
+      } else if (file === "moved") {
+        // A record of a stand-in that lies where the parent went stays for a later removal.
+        if (m.before) await writeRecord(d, m.key, m.before);
+        else await dropRecord(d, m.key);
+        moved ??= p.path;
+      } else if ("stray" in file) {
+        await keepStray(d, m.key, p, file.stray);
+        moved ??= p.path;
+      } else {
+        const ids = idsOf(await file.stat());
+        const record: StandInRecord = { path: p.path, kind: p.kind };
+        if (ids) record.ids = ids;
+        if (p.kind === "file") record.content = p.content ?? "";
+        await writeRecord(d, m.key, record);
+        holds[m.i] = { path: p.path, key: m.key, ref: file };
+      }
     }
-    if (ids) await writeRecord(d, key, { ...record, ids });
-    const ref = await shareLock(p.path);
-    return { value: ref ? { path: p.path, key, ref } : undefined, changed: true };
+    const out: HoldOutcome = { holds };
+    if (moved !== undefined) out.stale = new StalePlanError(moved, true);
+    else if (stale !== undefined) out.stale = new StalePlanError(stale);
+    return { value: out, changed: making.length > 0 };
   });
 }
 
 /**
  * Put a held stand-in back when someone removed it meanwhile (a `git clean`,
- * a test resetting the workspace): bubblewrap needs a source to mount.
+ * a test resetting the workspace): bubblewrap needs a source to mount. Made
+ * inside its parent, never through a path that leads elsewhere now.
  */
-export function restoreInRegistry(
-  hold: RegistryHold,
-  p: { path: string; kind: "dir" | "file"; content?: string },
-): Promise<void> {
+export function restoreInRegistry(hold: RegistryHold, p: StandInWant): Promise<void> {
   return locked(async (d) => {
     if (await sameFile(hold.ref, p.path)) return { value: undefined, changed: false };
-    let changed = false;
-    if (!await Deno.lstat(p.path).then(() => true, () => false)) {
-      const record: StandInRecord = { path: p.path, kind: p.kind };
-      if (p.kind === "file") record.content = p.content ?? "";
-      await writeRecord(d, hold.key, record);
-      const ids = await createStandIn(record);
-      if (ids) await writeRecord(d, hold.key, { ...record, ids });
-      changed = true;
+    if (await Deno.lstat(p.path).then(() => true, () => false)) {
+      // The lock follows what replaced it, so that no other penguin removes it while mounted.
+      const ref = await shareLock(p.path);
+      if (ref) {
+        hold.ref.close();
+        hold.ref = ref;
+      }
+      return { value: undefined, changed: false };
     }
-    // The lock follows the file now at the path (the new stand-in, or what replaced it).
-    const ref = await shareLock(p.path);
-    if (ref) {
+    // Still linked where it was made: the path leads elsewhere for now (a directory on the way
+    // moved). Its record stays as it is; another one made now would take its place.
+    const held = await hold.ref.stat().catch(() => undefined);
+    if (held && (held.nlink ?? 1) > 0) return { value: undefined, changed: false };
+    const before = await readRecord(d, hold.key);
+    const record: StandInRecord = { path: p.path, kind: p.kind };
+    if (p.kind === "file") record.content = p.content ?? "";
+    await writeRecord(d, hold.key, record);
+    const [file] = await makeStandIns([p]);
+    if (file !== undefined && typeof file !== "string" && "stray" in file) {
+      await keepStray(d, hold.key, p, file.stray);
+    } else if (file === undefined || typeof file === "string") {
+      if (before) await writeRecord(d, hold.key, before);
+      else await dropRecord(d, hold.key);
+    } else {
+      const ids = idsOf(await file.stat());
+      await writeRecord(d, hold.key, ids ? { ...record, ids } : record);
       hold.ref.close();
-      hold.ref = ref;
+      hold.ref = file;
     }
-    return { value: undefined, changed };
+    return { value: undefined, changed: true };
   });
 }
 
+/** A record being let go: the file taken for its stand-in (exclusively locked), if any. */
+interface Letting {
+  key: string;
+  record: StandInRecord;
+  file?: Deno.FsFile | undefined;
+}
+
 /**
- * Remove the stand-in of `record` when no process holds it (an exclusive
- * lock on it succeeds) and it is unchanged; drop the record then, or when
- * the path is gone or is something else now. False: it is held, or not of
- * a shape `accept` takes, and stays with its record.
+ * Whether `file` (open, exclusively locked) is the stand-in `record`
+ * describes: its identity when recorded; else, judged by shape at the path.
  */
-async function removeUnheld(
+async function isStandIn(file: Deno.FsFile, record: StandInRecord): Promise<boolean> {
+  const info = await file.stat().catch(() => undefined);
+  if (!info) return false;
+  if (record.ids) return sameIds(idsOf(info), record.ids);
+  return await sameFile(file, record.path) && await stateOf(record) === "stand-in";
+}
+
+/**
+ * Remove the stand-ins of `items` (no process holds them: each `file` is
+ * exclusively locked) when unchanged and of a shape `accept` takes, inside
+ * their parents, in one shell; drop the records then, or when the name is
+ * gone or holds something else. A record whose parent no longer lies at its
+ * path stays (a stray, retried later). The files are closed.
+ */
+async function removeStandIns(
   d: string,
-  key: string,
-  record: StandInRecord | undefined,
-  accept: (r: StandInRecord) => boolean = () => true,
-): Promise<boolean> {
-  if (!record) {
-    await dropRecord(d, key);
-    return true;
-  }
-  const state = await stateOf(record);
-  if (state !== "stand-in") {
-    await dropRecord(d, key);
-    return true;
-  }
-  if (!accept(record)) return false;
-  const file = await openForLock(record.path);
-  if (!file) {
-    await dropRecord(d, key);
-    return true;
-  }
+  items: readonly Letting[],
+  accept: (r: StandInRecord) => boolean,
+): Promise<string[]> {
+  const stuck: string[] = [];
+  const ops: StandInOp[] = [];
+  const acting: Letting[] = [];
   try {
-    if (!await file.tryLock(true)) return false; // another process holds it
-    if (await sameFile(file, record.path) && await stateOf(record) === "stand-in") {
-      await Deno.remove(record.path).catch(() => {});
+    for (const it of items) {
+      const info = it.file ? await it.file.stat().catch(() => undefined) : undefined;
+      if (it.file && info && await isStandIn(it.file, it.record)) {
+        if (!accept(it.record)) continue;
+        const op = it.record.kind === "dir" ? "rmdir" : "rm";
+        ops.push({ op, path: it.record.path, dev: info.dev ?? -1, ino: info.ino ?? -1 });
+      } else if (it.record.made && !it.record.ids) {
+        // Made but never opened: removed where it was made while still that one, and empty.
+        const op = it.record.kind === "dir" ? "rmdir" : "rm0";
+        ops.push({ op, path: it.record.path, ...it.record.made });
+      } else {
+        // Gone or something else at the path, unless the path leads elsewhere now.
+        ops.push({
+          op: "check",
+          path: it.record.path,
+          dev: it.record.ids?.dev,
+          ino: it.record.ids?.ino,
+        });
+      }
+      acting.push(it);
     }
-    await dropRecord(d, key);
-    return true;
+    const results = await applyStandInOps(ops);
+    for (const [i, it] of acting.entries()) {
+      const r = results[i]!.result;
+      if (r === "moved" || r === "same" || r === "failed") {
+        strays.add(it.key);
+        stuck.push(it.record.path);
+      } else {
+        strays.delete(it.key);
+        await dropRecord(d, it.key);
+      }
+    }
   } finally {
-    file.close();
+    for (const it of items) it.file?.close();
   }
+  return stuck;
 }
 
 /**
- * Let go of `hold`: the stand-in is removed when no other process holds it
- * any more and it is still exactly what penguin created.
+ * The records of `keys` no process holds, each with its path's file
+ * exclusively locked (opened by path: the removal checks it is the one
+ * recorded, inside its parent). Records of held stand-ins are left out;
+ * unreadable ones dropped.
  */
-export function releaseInRegistry(hold: RegistryHold): Promise<void> {
+async function unheldByPath(d: string, keys: readonly string[]): Promise<Letting[]> {
+  const out: Letting[] = [];
+  for (const key of keys) {
+    const record = await readRecord(d, key);
+    if (!record) {
+      await dropRecord(d, key);
+      strays.delete(key);
+      continue;
+    }
+    const file = await openForLock(record.path);
+    if (file && !await file.tryLock(true).then((ok) => ok, () => false)) {
+      file.close(); // another process holds it
+      continue;
+    }
+    out.push({ key, record, file });
+  }
+  return out;
+}
+
+/**
+ * Let go of `holds`: each stand-in is removed when no other process holds it
+ * any more and it is still exactly what penguin created, inside its parent
+ * (see `_standin_ops.ts`); one whose parent moved keeps its record. Strays
+ * of this process are retried. The paths of those that could not be removed.
+ */
+export function releaseInRegistry(holds: readonly RegistryHold[]): Promise<string[]> {
   return locked(async (d) => {
-    hold.ref.close();
-    const record = await readRecord(d, hold.key);
-    const changed = await removeUnheld(d, hold.key, record);
-    return { value: undefined, changed };
+    const items: Letting[] = [];
+    for (const hold of holds) {
+      const record = await readRecord(d, hold.key);
+      // The lock taken on the file held (not looked up by path again): exclusive when alone.
+      const alone = await hold.ref.tryLock(true).then((ok) => ok, () => false);
+      if (!record || !alone) {
+        hold.ref.close();
+        if (!record) await dropRecord(d, hold.key);
+        continue;
+      }
+      items.push({ key: hold.key, record, file: hold.ref });
+    }
+    const mine = new Set(holds.map((h) => h.key));
+    const retried = [...strays].filter((k) => !mine.has(k));
+    items.push(...await unheldByPath(d, retried));
+    return { value: await removeStandIns(d, items, () => true), changed: true };
   });
+}
+
+/**
+ * Try again to remove this process's strays (stand-ins whose directory no
+ * longer lay at its path when they were let go) that no process holds. The
+ * paths of those still left.
+ */
+export async function retryStrays(): Promise<string[]> {
+  if (strays.size === 0) return [];
+  return await locked(async (d) => ({
+    value: await removeStandIns(d, await unheldByPath(d, [...strays]), () => true),
+    changed: true,
+  }));
 }
 
 /**
@@ -664,12 +891,8 @@ export async function sweepRegistry(accept: (r: StandInRecord) => boolean): Prom
     }
     if (keys.length === 0) return;
     await locked(async () => {
-      let changed = false;
-      for (const key of keys) {
-        const record = await readRecord(d, key);
-        if (await removeUnheld(d, key, record, accept)) changed = true;
-      }
-      return { value: undefined, changed };
+      await removeStandIns(d, await unheldByPath(d, keys), accept);
+      return { value: undefined, changed: true };
     });
   } catch {
     // A sweep that cannot run leaves the stand-ins for the next one.

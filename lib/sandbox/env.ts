@@ -69,6 +69,26 @@ export function isForbiddenEnvName(name: string): boolean {
   return FORBIDDEN_PREFIXES.some((p) => n.startsWith(p));
 }
 
+/**
+ * Parts of a name that mark a credential: `TOKEN`, `SECRET`, `PASSWORD`,
+ * `PASSWD`, `PASSPHRASE`, `CREDENTIAL`, `AUTH` and `KEY` as a word of the name
+ * (`_AUTH`, `AUTH_`, `_KEY`, `KEY_`, `APIKEY`, `ACCESSKEY`), `PRIVATE`. Matched
+ * upper-cased; `KEYMAP`, `AUTHOR` and `MONKEY` do not count.
+ */
+const CREDENTIAL_NAME =
+  /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|APIKEY|ACCESSKEY|(^|_)AUTH(_|$)|(^|_)KEYS?(_|$)/;
+
+/**
+ * True for a name that looks like it holds a credential (`HF_TOKEN`,
+ * `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, `NPM_AUTH`,
+ * `GOOGLE_APPLICATION_CREDENTIALS`, `SSH_AUTH_SOCK`). Such a variable of the
+ * shell snapshot never reaches a command unless the policy passes its name
+ * (`env.allow`); a vault entry of that name is the user's own choice and does.
+ */
+export function isCredentialEnvName(name: string): boolean {
+  return CREDENTIAL_NAME.test(name.toUpperCase());
+}
+
 /** Inputs of {@linkcode buildChildEnv}. */
 export interface ChildEnvOptions {
   /** The host environment to draw from. */
@@ -81,7 +101,8 @@ export interface ChildEnvOptions {
   network?: boolean;
   /**
    * The login shell's exported variables (the shell snapshot): applied after
-   * the allowlist and before the vault, forbidden names dropped.
+   * the allowlist and before the vault, forbidden names dropped, and
+   * credential-like names ({@linkcode isCredentialEnvName}) unless in `allow`.
    */
   login?: Record<string, string>;
 }
@@ -104,7 +125,10 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
   }
   for (const [k, v] of Object.entries(opts.login ?? {})) {
-    if (NAME.test(k) && !isForbiddenEnvName(k) && typeof v === "string") env[k] = v;
+    if (!NAME.test(k) || isForbiddenEnvName(k) || typeof v !== "string") continue;
+    // Tokens exported in `~/.profile` and the like: only when passed by name.
+    if (isCredentialEnvName(k) && !allow.has(k)) continue;
+    env[k] = v;
   }
   env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;
   for (const [k, v] of Object.entries(opts.vault ?? {})) {

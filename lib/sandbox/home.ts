@@ -5,8 +5,9 @@
  * - Outside the workspace, the home directory is hidden (an empty read-only
  *   tmpfs over it) except the toolchain directories of
  *   {@linkcode TOOLCHAIN_PATHS} (language runtimes and package caches),
- *   and the shell startup files ({@linkcode SHELL_STARTUP_PATHS}), shown
- *   read-only; a workspace policy may name more (`home_readable`).
+ *   shown read-only; a workspace policy may name more (`home_readable`).
+ *   The shell startup files ({@linkcode SHELL_STARTUP_PATHS}) are shown
+ *   only to the login shell of the shell snapshot.
  *   Credentials inside a shown directory (`~/.gem/credentials`) stay hidden.
  * - A workspace (or any writable root) that is, or contains, the user's home
  *   or another user's home directory is refused unless penguin is started
@@ -83,9 +84,10 @@ export const TOOLCHAIN_PATHS: readonly string[] = [
 ];
 
 /**
- * Shell startup files under `$HOME`, shown read-only like the toolchains:
- * the login shell that takes the shell snapshot (`login_env.ts`) runs them
- * in the sandbox, and what they export reaches every command anyway.
+ * Shell startup files under `$HOME`: shown read-only only to the login shell
+ * that takes the shell snapshot (`login_env.ts`, which runs them in the
+ * sandbox); hidden from commands, since users export tokens there (what the
+ * snapshot replays is filtered of credential-like names, see `env.ts`).
  */
 export const SHELL_STARTUP_PATHS: readonly string[] = [
   ".profile",
@@ -101,7 +103,11 @@ export const SHELL_STARTUP_PATHS: readonly string[] = [
   ".zlogin",
 ];
 
-/** Everything under `$HOME` shown read-only by default. */
+/**
+ * The toolchains and shell startup files: what a sealed home shows read-only,
+ * and what the login shell of the shell snapshot sees of a hidden home
+ * (commands see only {@linkcode TOOLCHAIN_PATHS} of a hidden home).
+ */
 export const HOME_READABLE_DEFAULTS: readonly string[] = [
   ...TOOLCHAIN_PATHS,
   ...SHELL_STARTUP_PATHS,
@@ -158,8 +164,10 @@ export const SEALED_DIRS: readonly string[] = [
 /**
  * Top-level files of a sealed home shown read-only besides the toolchain and
  * shell startup paths: the other startup files programs read (not secrets).
+ * `.gitconfig` is not among them: it is hidden, and commands see a sanitized
+ * copy in its place (`git_identity.ts`).
  */
-export const SEALED_SHOWN: readonly string[] = [".gitconfig", ".cshrc", ".tcshrc", ".kshrc"];
+export const SEALED_SHOWN: readonly string[] = [".cshrc", ".tcshrc", ".kshrc"];
 
 /**
  * The home directory of the account penguin runs as, from `/etc/passwd`
@@ -191,7 +199,7 @@ export async function accountHome(): Promise<string | undefined> {
  * `eval` and the like are not seen.
  */
 export async function sourcedPaths(home: string, limit = 64): Promise<string[]> {
-  const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN.slice(1)].map((n) => join(home, n));
+  const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN].map((n) => join(home, n));
   const seen = new Set<string>();
   const out: string[] = [];
   const word = /(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+(["']?)([^\s"';|&)]+)\1/g;

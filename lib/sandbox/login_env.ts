@@ -12,10 +12,13 @@
  * random markers; only what lies between them counts, so a profile cannot
  * forge the snapshot by printing text of its own.
  *
- * What is replayed: exported variables only, filtered like the host
- * environment (no provider keys, no `LD_*`, nothing that makes bash run
- * code at startup such as `BASH_ENV`); the vault and penguin's forced values
- * still win over them. Functions and aliases are not replayed (a
+ * The startup files of a hidden home are shown to this shell only
+ * (`showStartupFiles`), never to commands. What is replayed: exported
+ * variables only, filtered like the host environment (no provider keys, no
+ * `LD_*`, nothing that makes bash run code at startup such as `BASH_ENV`)
+ * and of every credential-like name (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`…,
+ * see `env.ts`) unless the policy passes that name; the vault and penguin's
+ * forced values still win over them. Functions and aliases are not replayed (a
  * non-interactive `bash -c` expands no aliases anyway). When the profile
  * fails, hangs past the limit or prints no snapshot, commands run with the
  * plain environment.
@@ -86,7 +89,8 @@ async function captureLoginEnvironment(
     if (!report.bash) return undefined;
     const child = await spawnSandboxed({
       argv: [report.bash, "-l", "-c", DUMP, "penguin-snapshot", nonce],
-      policy,
+      // Only this shell sees the startup files of a hidden home; commands do not.
+      policy: { ...policy, showStartupFiles: true },
       stdin: "null",
       signal: timeout,
       killGraceMs: 200,

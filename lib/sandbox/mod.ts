@@ -25,6 +25,7 @@ export {
   DEFAULT_PATH,
   ENV_ALLOWLIST,
   FORCED_ENV,
+  isCredentialEnvName,
   isForbiddenEnvName,
   PROXY_VARS,
 } from "./env.ts";
@@ -82,3 +83,4 @@ export {
   parseGitAccess,
 } from "./git_guard.ts";
 export { openPager, type Pager, pagerCommand } from "./pager.ts";
+export { spawnHostChild } from "./host_child.ts";

@@ -83,6 +83,12 @@ export interface SandboxPolicy {
   /** `--allow-home-workspace`: a root may be or contain a home directory, which is then sealed. */
   allowHomeWorkspace?: boolean;
   /**
+   * Show the shell startup files of a hidden home (`home.ts`
+   * {@linkcode SHELL_STARTUP_PATHS}) read-only: only the login shell that
+   * takes the shell snapshot (`login_env.ts`) sets it; commands never see them.
+   */
+  showStartupFiles?: boolean;
+  /**
    * Files and directories bound read-only at their own path even when a
    * hidden directory (or the private `/tmp`) holds them: the tool host's
    * own executable and code. Missing ones are skipped.

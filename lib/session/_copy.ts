@@ -4,6 +4,7 @@
 import { dirname } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { readLines } from "../trace/lines.ts";
+import { mkdirPrivate } from "../state/_fs.ts";
 
 const CHUNK = 1 << 20;
 const NEWLINE = new Uint8Array([0x0a]);
@@ -23,23 +24,6 @@ async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
     const n = await file.write(bytes.subarray(off));
     if (n <= 0) throw new Error("the write made no progress");
     off += n;
-  }
-}
-
-async function mkdirPrivate(dir: string): Promise<void> {
-  try {
-    await Deno.stat(dir);
-    return;
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
-  const parent = dirname(dir);
-  if (parent !== dir) await mkdirPrivate(parent);
-  try {
-    await Deno.mkdir(dir, { mode: 0o700 });
-    await Deno.chmod(dir, 0o700);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { dirname, join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { exists } from "../state/_fs.ts";
 import { acquireSessionLock, releaseSessionLock, type SessionLock } from "../trace/lock.ts";
 import { listSessionFiles } from "../trace/paths.ts";
 import { subagentChildren } from "./_subagents.ts";
@@ -35,15 +36,6 @@ export interface DeletePlan {
 export interface DeleteOptions extends SessionScope {
   /** A session id or the path of one of its trace files (`latest` is refused). */
   session: string;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The session_meta timestamp of a trace file, or null. */

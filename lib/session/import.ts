@@ -49,6 +49,7 @@ import { formatProblem, readTrace, type TraceProblem } from "../trace/reader.ts"
 import { findRelative } from "../trace/session_files.ts";
 import { alreadyExists, copyLines, createTraceFile } from "./_copy.ts";
 import type { ImportWorkspace } from "./import_workspace.ts";
+import { listSessions } from "./list.ts";
 import type { SessionScope } from "./locate.ts";
 
 /** Options of {@linkcode importTraces}. */
@@ -63,6 +64,13 @@ export interface ImportOptions extends SessionScope {
   children?: boolean;
   /** Told before each given file is read (`done` files of `total` so far). */
   onFile?: (done: number, total: number, file: string) => void;
+  /**
+   * Sessions already here, by the id their file records (see
+   * {@linkcode importedPenguin}): not imported again unless `again`.
+   */
+  already?: ReadonlyMap<string, string>;
+  /** Import a session again even when it is already here (a new copy). */
+  again?: boolean;
 }
 
 /** One imported file. */
@@ -105,6 +113,23 @@ export interface ImportReport {
   skipped: string[];
   /** Subagent children named by imported sessions whose traces were not found next to them. */
   missingChildren: string[];
+  /** Sessions not imported because they are already here: their files, recorded id and id here. */
+  already?: Array<{ files: string[]; originalId: string; sessionId: string }>;
+}
+
+/**
+ * The penguin sessions of this agent, by the id their original file
+ * recorded: an imported one by `imported_from.session_id`, any other by its
+ * own id. Each maps to its id here.
+ */
+export async function importedPenguin(scope: SessionScope): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const row of await listSessions(scope)) {
+    const from = row.importedFrom as Record<string, unknown> | null;
+    const original = typeof from?.session_id === "string" ? from.session_id : row.sessionId;
+    if (!out.has(original)) out.set(original, row.sessionId);
+  }
+  return out;
 }
 
 interface Scanned {
@@ -358,6 +383,7 @@ export async function importTraces(
     }
   }
   const groups = group(accepted);
+  if (!options.again) dropPresent(groups, options.already, report);
   // Every id is chosen first, so the pointers between family members can follow renames.
   const renames = new Map<string, string>();
   const planned = new Set<string>();
@@ -377,6 +403,21 @@ export async function importTraces(
   }
   report.ok = report.refused.length === 0;
   return report;
+}
+
+/** Take the sessions of `groups` that are `already` here out, noting each in the report. */
+function dropPresent(
+  groups: Map<string, Scanned[]>,
+  already: ReadonlyMap<string, string> | undefined,
+  report: ImportReport,
+): void {
+  for (const [original, members] of [...groups]) {
+    const present = already?.get(original);
+    if (present === undefined) continue;
+    const files = members.map((m) => m.source);
+    (report.already ??= []).push({ files, originalId: original, sessionId: present });
+    groups.delete(original);
+  }
 }
 
 /**

@@ -57,6 +57,7 @@ export {
 } from "./fork.ts";
 export {
   type ImportedFile,
+  importedPenguin,
   type ImportedSession,
   type ImportOptions,
   type ImportReport,
@@ -91,11 +92,11 @@ export {
 } from "./delete.ts";
 export { sessionTree, type TreeNode, type TreeOptions, type TreeRelation } from "./tree.ts";
 export {
+  flatLine,
   formatOutline,
   formatSessionList,
   formatTree,
   localTime,
-  oneLine,
   shortCount,
 } from "./render.ts";
 export {

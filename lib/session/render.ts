@@ -34,7 +34,7 @@ export function localTime(iso: string | null, seconds = false): string {
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
 
 /** `text` on one line (whitespace runs collapsed, control characters dropped), cut to `max` characters with `…`. */
-export function oneLine(text: string, max: number): string {
+export function flatLine(text: string, max: number): string {
   const flat = text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - 1)) + "…";
 }
@@ -52,7 +52,7 @@ function table(rows: string[][]): string {
 }
 
 function promptLabel(s: SessionSummary, max = 48): string {
-  let label = s.firstPrompt === null ? "-" : oneLine(s.firstPrompt, max);
+  let label = s.firstPrompt === null ? "-" : flatLine(s.firstPrompt, max);
   if (s.lineage) {
     label = `(${s.lineage.kind} of …${s.lineage.parent_session_id.slice(-8)}) ${label}`;
   } else if (s.source) label = `(${s.source}) ${label}`;
@@ -131,7 +131,7 @@ export function formatSessionList(
     cols = layouts.find((c) => room(c) >= MIN_PROMPT) ?? layouts[layouts.length - 1]!;
     promptMax = Math.max(MIN_PROMPT, room(cols));
   }
-  const prompt = col("FIRST PROMPT", (s) => oneLine(promptLabel(s, promptMax), promptMax));
+  const prompt = col("FIRST PROMPT", (s) => flatLine(promptLabel(s, promptMax), promptMax));
   const all = [...cols, prompt];
   const grid = [all.map((c) => c.head), ...rows.map((_, i) => all.map((c) => c.cells[i]!))];
   return table(grid) + `${rows.length} session(s)\n`;
@@ -141,35 +141,35 @@ function itemLine(it: OutlineItem, width: number): string | null {
   const mark = it.status && it.status !== "completed" ? ` [${it.status}]` : "";
   switch (it.kind) {
     case "prompt":
-      return `[${it.n}] user: ${oneLine(it.text, width)}`;
+      return `[${it.n}] user: ${flatLine(it.text, width)}`;
     case "user":
-      return `    ${it.sender ?? "user"}: ${oneLine(it.text, width)}`;
+      return `    ${it.sender ?? "user"}: ${flatLine(it.text, width)}`;
     case "summary":
-      return `    summary: ${oneLine(it.text, width)}`;
+      return `    summary: ${flatLine(it.text, width)}`;
     case "assistant":
-      return `    assistant${mark}: ${oneLine(it.text, width)}`;
+      return `    assistant${mark}: ${flatLine(it.text, width)}`;
     case "thinking":
-      return `    thinking: ${oneLine(it.text, width)}`;
+      return `    thinking: ${flatLine(it.text, width)}`;
     case "tool_call":
-      return `    -> ${it.name}${mark} ${oneLine(it.text, width)}`;
+      return `    -> ${it.name}${mark} ${flatLine(it.text, width)}`;
     case "tool_output":
       return `    <- ${it.name ?? it.toolCallId}${mark}: ${
-        oneLine(it.text, width)
+        flatLine(it.text, width)
       } (${it.chars} chars)`;
     case "media":
-      return `    ${oneLine(it.text, width)}`;
+      return `    ${flatLine(it.text, width)}`;
     case "event":
       switch (it.event) {
         case "request_end":
           return it.status === "completed"
             ? null
-            : `    ! request ${it.status}${it.text ? `: ${oneLine(it.text, width)}` : ""}`;
+            : `    ! request ${it.status}${it.text ? `: ${flatLine(it.text, width)}` : ""}`;
         case "abort":
-          return `    ! abort${it.text ? `: ${oneLine(it.text, width)}` : ""}`;
+          return `    ! abort${it.text ? `: ${flatLine(it.text, width)}` : ""}`;
         case "compaction_begin":
           return `    ~ compaction (${it.text})`;
         case "compaction_end":
-          return `    ~ compaction ${it.status}${it.text ? `: ${oneLine(it.text, width)}` : ""}`;
+          return `    ~ compaction ${it.status}${it.text ? `: ${flatLine(it.text, width)}` : ""}`;
         case "subagent":
           return `    subagent session ${it.text}`;
       }
@@ -223,7 +223,7 @@ function nodeLabel(n: TreeNode): string {
   const s = n.summary;
   const rel = n.relation === "root" ? "" : `[${n.relation}] `;
   if (!s) return `${rel}${n.sessionId} (not on disk)`;
-  const prompt = s.firstPrompt === null ? "" : `  ${oneLine(s.firstPrompt, 48)}`;
+  const prompt = s.firstPrompt === null ? "" : `  ${flatLine(s.firstPrompt, 48)}`;
   return `${rel}${n.sessionId}  ${localTime(s.created)}${prompt}`;
 }
 

@@ -10,45 +10,80 @@ import { PenguinError } from "../protocol/errors.ts";
 const CAN_CHMOD = Deno.build.os !== "windows";
 
 /**
- * Write `text` to `path` atomically: a temp file in the same directory is
- * written, flushed, chmod-ed to `mode` and renamed over `path`, so readers
- * see either the old or the new content, never half a file. The mode is
- * re-applied on every write, whatever the previous file's mode was.
+ * Write `data` (text is UTF-8 encoded) to `path` atomically: a temp file
+ * `.<base>.tmp-<pid>-<rand>` in the same directory is written, flushed,
+ * chmod-ed to `mode` and renamed over `path`, so readers see either the old
+ * or the new content, never half a file, and a hard link at `path` is
+ * replaced instead of written through. With `mode` the file gets exactly it,
+ * whatever the previous file's mode was; without, the default (0666 minus
+ * the umask). Nothing is done through `path` after the rename, so a symlink
+ * planted there in the meantime is not followed. A failure the user must fix
+ * is a {@linkcode fsFailure}.
  */
-export async function writeFileAtomic(path: string, text: string, mode = 0o600): Promise<void> {
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`);
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  mode?: number,
+): Promise<void> {
+  const base = basename(path).slice(0, 200);
+  const tmp = join(dirname(path), `.${base}.tmp-${Deno.pid}-${randomSuffix()}`);
   let file;
   try {
-    file = await Deno.open(tmp, { write: true, createNew: true, mode });
+    file = await Deno.open(tmp, { write: true, createNew: true, mode: mode ?? 0o666 });
   } catch (err) {
     throw fsFailure(err, "write", path) ?? err;
   }
   try {
     try {
-      const data = new TextEncoder().encode(text);
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
       let off = 0;
-      while (off < data.length) off += await file.write(data.subarray(off));
+      while (off < bytes.length) off += await file.write(bytes.subarray(off));
       await file.sync();
     } finally {
       file.close();
     }
-    if (CAN_CHMOD) await Deno.chmod(tmp, mode);
+    if (mode !== undefined && CAN_CHMOD) await Deno.chmod(tmp, mode);
     await Deno.rename(tmp, path);
   } catch (err) {
     await Deno.remove(tmp).catch(() => {});
     throw fsFailure(err, "write", path) ?? err;
   }
-  if (CAN_CHMOD) await Deno.chmod(path, mode);
 }
 
-/** `mkdir -p` with mode 0700 for every directory it creates. */
+function randomSuffix(): string {
+  return crypto.randomUUID().replaceAll("-", "").slice(0, 8);
+}
+
+/**
+ * `mkdir -p` with mode 0700: each missing directory is created and chmod-ed
+ * to 0700, so the umask cannot change it; existing directories are left as
+ * they are. A failure the user must fix is a {@linkcode fsFailure}.
+ */
 export async function mkdirPrivate(path: string): Promise<void> {
   try {
-    await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    await makePrivateDirs(path);
   } catch (err) {
     throw fsFailure(err, "create the directory", path) ?? err;
   }
+}
+
+async function makePrivateDirs(dir: string): Promise<void> {
+  try {
+    await Deno.mkdir(dir, { mode: 0o700 });
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return;
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    const parent = dirname(dir);
+    if (parent === dir) throw err;
+    await makePrivateDirs(parent);
+    try {
+      await Deno.mkdir(dir, { mode: 0o700 });
+    } catch (again) {
+      if (again instanceof Deno.errors.AlreadyExists) return;
+      throw again;
+    }
+  }
+  if (CAN_CHMOD) await Deno.chmod(dir, 0o700);
 }
 
 /**
@@ -80,15 +115,28 @@ export async function readTextIfExists(path: string): Promise<string | undefined
   }
 }
 
-/** True when `path` exists (any kind of entry). */
-export async function exists(path: string): Promise<boolean> {
+/** What {@linkcode exists} looks for. */
+export interface ExistsOptions {
+  /** The kind of entry that counts (default: any). */
+  kind?: "file" | "directory";
+  /** Follow a symlink at `path` (`stat`) instead of looking at the link itself (`lstat`); default true. */
+  followLinks?: boolean;
+  /** Rethrow a failure other than "not found" (permission denied…) instead of answering false; default false. */
+  strict?: boolean;
+}
+
+/** True when `path` exists (as `options.kind`, when given). */
+export async function exists(path: string, options: ExistsOptions = {}): Promise<boolean> {
+  let info: Deno.FileInfo;
   try {
-    await Deno.lstat(path);
-    return true;
+    info = options.followLinks === false ? await Deno.lstat(path) : await Deno.stat(path);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
+    if (options.strict && !(err instanceof Deno.errors.NotFound)) throw err;
+    return false;
   }
+  if (options.kind === "file") return info.isFile;
+  if (options.kind === "directory") return info.isDirectory;
+  return true;
 }
 
 /**

@@ -89,7 +89,7 @@ export async function recoverAgentStateSwap(paths: AgentPaths): Promise<string[]
   const done: string[] = [];
   for (const name of old) {
     const path = join(paths.agent, name);
-    if (!(await exists(paths.agentState))) {
+    if (!(await exists(paths.agentState, { followLinks: false, strict: true }))) {
       await Deno.rename(path, paths.agentState);
       done.push(
         `restored "${paths.agentState}" from "${path}", left by an agent import that was ` +

@@ -16,6 +16,10 @@
  *         sandbox: { network: off, writable: [/srv/cache], cwd: workspace }
  * ```
  *
+ * `sandbox.readable` lists directories of the home directory (hidden from
+ * every sandbox) shown read-only to this server alone, e.g. where the server
+ * is installed; the home's secrets stay hidden within them.
+ *
  * A stdio server starts in its `cwd`, else in the read-only root; `sandbox.cwd:
  * workspace` starts it in the session's workspace instead (for a server that
  * works on "."), where the model may have written what its runtime loads.
@@ -76,6 +80,8 @@ export interface McpStdioServer extends McpCommon {
   sandbox: {
     network: boolean;
     writable: string[];
+    /** Home directories shown read-only to this server (the home's secrets stay hidden). */
+    readable: string[];
     /** Start in the session's workspace when the entry names no `cwd`. */
     workspaceCwd: boolean;
   };
@@ -127,8 +133,12 @@ const configSchema = z.looseObject({
       z.string().refine(isAbsolute, { error: "expected absolute paths" }),
       { error: "expected a list of absolute paths" },
     ).optional(),
+    readable: z.array(
+      z.string().refine(isAbsolute, { error: "expected absolute paths" }),
+      { error: "expected a list of absolute paths" },
+    ).optional(),
     cwd: z.literal("workspace", { error: "expected workspace (or leave it out)" }).optional(),
-  }, { error: "expected a mapping with network, writable and cwd" }).optional(),
+  }, { error: "expected a mapping with network, writable, readable and cwd" }).optional(),
 }, { error: "expected a mapping" });
 
 function problemOf(error: z.ZodError): string {
@@ -174,6 +184,7 @@ function parseEntry(entry: unknown): McpServerConfig | string {
       sandbox: {
         network: c.sandbox?.network ?? false,
         writable: c.sandbox?.writable ?? [],
+        readable: c.sandbox?.readable ?? [],
         workspaceCwd: c.sandbox?.cwd === "workspace",
       },
     };
@@ -273,6 +284,23 @@ function entryName(item: unknown): unknown {
   return isMap(item) ? item.get("name") : undefined;
 }
 
+/** The server an entry `{name, config}` describes; a usage error saying what is wrong otherwise. */
+export function checkMcpServer(name: string, config: McpServerEntryConfig): McpServerConfig {
+  if (!MCP_SERVER_NAME.test(name)) {
+    throw new PenguinError(
+      "usage",
+      `Invalid MCP server name ${
+        JSON.stringify(name)
+      }: use letters, digits, _ and -, starting with a letter or digit`,
+    );
+  }
+  const server = parseEntry({ name, config });
+  if (typeof server === "string") {
+    throw new PenguinError("usage", `Invalid MCP server: ${server}`);
+  }
+  return server;
+}
+
 /**
  * Add (or replace) the server `name` in the config file at `path`, keeping
  * the rest of the file, comments included. Returns true when an entry of
@@ -283,18 +311,7 @@ export async function addMcpServer(
   name: string,
   config: McpServerEntryConfig,
 ): Promise<boolean> {
-  if (!MCP_SERVER_NAME.test(name)) {
-    throw new PenguinError(
-      "usage",
-      `Invalid MCP server name ${
-        JSON.stringify(name)
-      }: use letters, digits, _ and -, starting with a letter or digit`,
-    );
-  }
-  const problem = parseEntry({ name, config });
-  if (typeof problem === "string") {
-    throw new PenguinError("usage", `Invalid MCP server: ${problem}`);
-  }
+  checkMcpServer(name, config);
   const doc = await loadDocument(path);
   const list = serverList(doc, path, true)!;
   const node = doc.createNode({ name, config }, { flow: false });

@@ -5,16 +5,19 @@
  */
 import type { CommandPolicyRule } from "./command_policy_defaults.ts";
 
-/** Wire protocols a model entry may pin with `client_type`. */
-export type ClientType = "openai-chat" | "openai-responses" | "anthropic-messages" | "gemini";
-
-/** Every {@linkcode ClientType}, in display order. */
-export const CLIENT_TYPES: readonly ClientType[] = [
+/**
+ * Every wire protocol penguin speaks, in display order: the one declaration
+ * of the protocol ids (`models/wire.ts`'s `WireProtocol` is this type).
+ */
+export const CLIENT_TYPES = [
   "openai-chat",
   "openai-responses",
   "anthropic-messages",
   "gemini",
-];
+] as const;
+
+/** Wire protocols a model entry may pin with `client_type`. */
+export type ClientType = (typeof CLIENT_TYPES)[number];
 
 /** A model reference: always the complete pair. */
 export interface ModelRef {

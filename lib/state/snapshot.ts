@@ -230,7 +230,9 @@ export async function snapshotAgent(
   onFile?: (files: number, bytes: number) => void,
 ): Promise<SnapshotResult> {
   const path = snapshotPath(paths, version);
-  if (await exists(path)) return { path, version, created: false, files: 0, skipped: [] };
+  if (await exists(path, { followLinks: false, strict: true })) {
+    return { path, version, created: false, files: 0, skipped: [] };
+  }
   const stateInfo = await Deno.stat(paths.agentState).catch(() => undefined);
   if (!stateInfo?.isDirectory) {
     throw new PenguinError("not_found", `Cannot snapshot: "${paths.agentState}" does not exist`);
@@ -575,7 +577,7 @@ async function swapIn(
       if (Deno.build.os !== "windows") await Deno.chmod(join(stage, name), 0o600);
       kept.push(name);
     }
-    if (await exists(paths.agentState)) {
+    if (await exists(paths.agentState, { followLinks: false, strict: true })) {
       await Deno.rename(paths.agentState, old);
       moved = true;
     }

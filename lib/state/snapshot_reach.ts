@@ -102,6 +102,7 @@ function mcpReach(entries: readonly unknown[]): string[] {
     const wider = [
       ...(s.sandbox.network ? ["network on"] : []),
       ...(s.sandbox.writable.length > 0 ? [`writable ${s.sandbox.writable.join(", ")}`] : []),
+      ...(s.sandbox.readable.length > 0 ? [`readable ${s.sandbox.readable.join(", ")}`] : []),
       // Started in the workspace, its runtime may load what the model wrote there.
       ...(s.sandbox.workspaceCwd && s.cwd === undefined ? ["the workspace as its cwd"] : []),
     ];

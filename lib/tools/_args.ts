@@ -100,11 +100,37 @@ export function parseArgs<T>(
   };
 }
 
+/** The `file_path` parameter of the file tools. */
+export const filePathArg: z.ZodString = z.string().min(1).describe(
+  "Path of the file, relative to the workspace or absolute.",
+);
+
 /**
  * A count argument (offset, limit): a number or a numeric string, floored.
  * Absent → `fallback`; anything else is an issue saying what was expected.
  */
-export function countArg(fallback: number, positive: boolean): z.ZodType<number> {
+export function countArg(
+  fallback: number,
+  positive: boolean,
+  description: string,
+): z.ZodType<number> {
+  return offeredAs(countValue(fallback, positive), "integer", description);
+}
+
+/**
+ * `schema` (a lenient one, taking what the model may send instead of the
+ * type: numeric strings, `"true"`) offered to the model in the derived JSON
+ * Schema as plain `type` with `description`.
+ */
+export function offeredAs<T>(
+  schema: z.ZodType<T>,
+  type: "number" | "integer" | "boolean",
+  description: string,
+): z.ZodType<T> {
+  return schema.meta({ type, description });
+}
+
+function countValue(fallback: number, positive: boolean): z.ZodType<number> {
   return z.unknown().optional().transform((v, ctx): number => {
     if (v === undefined || v === null) return fallback;
     let n = Number.NaN;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import { concatBytes } from "../protocol/bytes.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { readFileBounded } from "./_bounded_read.ts";
@@ -170,10 +171,9 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
 }
 
 /** The `source` parameter of the image tools: what {@linkcode loadImage} reads. */
-export const IMAGE_SOURCE_PARAMETER = {
-  type: "string",
-  description: "An http(s) URL, or a file path (relative to the workspace, or absolute inside it).",
-};
+export const imageSourceArg: z.ZodString = z.string().trim().min(1).describe(
+  "An http(s) URL, or a file path (relative to the workspace, or absolute inside it).",
+);
 
 /**
  * Load the image `source` names: an http(s) URL (refused when the sandbox's

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { sleep } from "../protocol/sleep.ts";
 import type { ExitStatus, SandboxPolicy } from "../sandbox/mod.ts";
 import { createOutputBuffer, DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
@@ -100,14 +101,6 @@ export function exitVerdict(
   return { status: "completed" };
 }
 
-function sleep(ms: number): { promise: Promise<void>; cancel: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const promise = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, ms));
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
-
 /**
  * Spawn `cmd` under the sandbox and start collecting its output. Throws the
  * sandbox's runtime error (with its fix-it message) when it cannot start;
@@ -143,9 +136,9 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
 
   let exit: ExitStatus | undefined;
   const done = child.status.then(async (status) => {
-    const drain = sleep(POST_EXIT_DRAIN_MS);
-    await Promise.race([child.outputClosed, drain.promise]);
-    drain.cancel();
+    const drain = new AbortController();
+    await Promise.race([child.outputClosed, sleep(POST_EXIT_DRAIN_MS, drain.signal)]);
+    drain.abort();
     buffer.append(masker.flush());
     exit = status;
     notify();
@@ -172,10 +165,10 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
         const left = deadline - Date.now();
         if (left <= 0) return "window";
         if (pieces.length > 0) continue; // suspended at the yield: look again before waiting
-        const timer = sleep(left);
+        const timer = new AbortController();
         const abort = new Promise<void>((resolve) => (aborted = resolve));
-        await Promise.race([changed(), timer.promise, abort]);
-        timer.cancel();
+        await Promise.race([changed(), sleep(left, timer.signal), abort]);
+        timer.abort();
         aborted = undefined;
       }
     } finally {

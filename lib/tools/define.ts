@@ -1,7 +1,7 @@
 /**
  * `defineTool()`: one declaration per tool, holding everything about it —
- * name, description, argument schema (zod, plus the JSON Schema the model
- * sees), permission, limits, the one-line preview renderers show, and the
+ * name, description, argument schema (zod; the JSON Schema the model sees
+ * is derived from it with `z.toJSONSchema`), permission, limits, the one-line preview renderers show, and the
  * implementation.
  *
  * ```ts
@@ -54,7 +54,12 @@ export interface ToolDeclaration<A, C extends ToolCallContext> {
   description: string;
   /** Validates (and may normalize) the arguments before `run` sees them. */
   args: z.ZodType<A>;
-  /** The JSON Schema offered to the model; default: derived from `args`. */
+  /**
+   * The arguments as offered to the model, when `args` passes them through
+   * ({@linkcode ANY_ARGS}) because the tool checks them itself; default `args`.
+   */
+  shape?: z.ZodType;
+  /** The JSON Schema offered to the model, for tools whose schema comes as JSON (MCP); default: derived. */
   parameters?: JsonSchemaObject;
   /**
    * `r` (runs without asking in the read-only approval mode) or `rw` (asked
@@ -95,8 +100,13 @@ export interface DefinedTool<C extends ToolCallContext = ToolCallContext> {
   checkArgs(definition: ToolDefinition, args: Record<string, unknown>): string | null;
 }
 
-/** The JSON Schema of `args` as the model should see it (input shape, no `$schema`). */
-export function argsJsonSchema(args: z.ZodType): JsonSchemaObject {
+/**
+ * The JSON Schema of `args` as the model should see it (input shape, no
+ * `$schema`). With `callDescription` an optional `description` property is
+ * listed first in `required`: the model is asked for it, a call without it
+ * still runs.
+ */
+export function argsJsonSchema(args: z.ZodType, callDescription = false): JsonSchemaObject {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(args, {
     io: "input",
     unrepresentable: "any",
@@ -104,7 +114,11 @@ export function argsJsonSchema(args: z.ZodType): JsonSchemaObject {
   if (schema.type !== "object") {
     throw new TypeError("a tool's args schema must describe an object");
   }
-  return { properties: {}, ...schema } as JsonSchemaObject;
+  const out = { type: "object", properties: {}, ...schema } as JsonSchemaObject;
+  if (callDescription && "description" in out.properties) {
+    out.required = ["description", ...(out.required ?? []).filter((n) => n !== "description")];
+  }
+  return out;
 }
 
 /** Build a tool from one declaration. */
@@ -115,7 +129,8 @@ export function defineTool<A, C extends ToolCallContext = ToolCallContext>(
   const definition: ToolDefinition = {
     name: decl.name,
     description: decl.description,
-    parameters: decl.parameters ?? argsJsonSchema(decl.args),
+    parameters: decl.parameters ??
+      argsJsonSchema(decl.shape ?? decl.args, decl.callDescription ?? false),
     permission: typeof decl.permission === "string" ? decl.permission : "rw",
     timeoutMs: decl.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputLength: decl.maxOutputLength ?? DEFAULT_MAX_OUTPUT_LENGTH,

@@ -17,7 +17,7 @@ import { z } from "zod";
 import { userText } from "../protocol/builders.ts";
 import type { ImageUrlMessage } from "../protocol/types.ts";
 import type { ModelEndpoint } from "../models/wire.ts";
-import { formatBytes, IMAGE_SOURCE_PARAMETER } from "./_image_source.ts";
+import { formatBytes, imageSourceArg } from "./_image_source.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { type DefinedTool, defineTool, type ToolDeclaration } from "./define.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -109,8 +109,9 @@ export function modelDescriber(
 }
 
 const schema = z.object({
-  source: z.string().trim().min(1),
-  prompt: z.string().optional(),
+  source: imageSourceArg,
+  prompt: z.string().describe("What to ask about the image (default: describe it in detail).")
+    .optional(),
 });
 type Args = z.infer<typeof schema>;
 
@@ -151,17 +152,6 @@ function declaration(deps?: DescribeImageDeps): ToolDeclaration<Args, FileToolCo
       "Have a vision model look at an image for you (you cannot see images yourself): a file " +
       "in the workspace or an http(s) URL, PNG, JPEG, GIF or WebP up to 5 MB. Returns the " +
       "model's answer to your question about it (default: a detailed description).",
-    parameters: {
-      type: "object",
-      properties: {
-        source: IMAGE_SOURCE_PARAMETER,
-        prompt: {
-          type: "string",
-          description: "What to ask about the image (default: describe it in detail).",
-        },
-      },
-      required: ["source"],
-    },
     args: schema,
     permission: "r",
     timeoutMs: 90_000,

@@ -12,10 +12,11 @@
  * @module
  */
 import { z } from "zod";
-import { fail } from "./_args.ts";
+import { fail, filePathArg } from "./_args.ts";
 import { renderHunk, replacementHunks } from "./_diff.ts";
 import { readFileBounded } from "./_bounded_read.ts";
-import { isNotFound, plural, writeFileAtomic } from "./_files.ts";
+import { isNotFound, plural } from "./_files.ts";
+import { writeFileAtomic } from "../state/_fs.ts";
 import { EDIT_FILE_MAX_BYTES, formatSize } from "./file_limits.ts";
 import { missingPathHint } from "./_path_hint.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -30,10 +31,10 @@ const NOTE_RESERVE = 120;
 const FALLBACK_BUDGET = 16_000;
 
 const schema = z.object({
-  file_path: z.string().min(1),
-  old_string: z.string(),
-  new_string: z.string(),
-  replace_all: z.boolean().optional(),
+  file_path: filePathArg,
+  old_string: z.string().describe("The exact text to replace."),
+  new_string: z.string().describe("The replacement text (must differ from old_string)."),
+  replace_all: z.boolean().describe("Replace every occurrence (default false).").optional(),
 });
 
 /**
@@ -221,22 +222,6 @@ export const editFileTool: DefinedTool<FileToolContext> = defineTool({
   description:
     "Replace an exact piece of text in an existing workspace file. `old_string` must match the " +
     "file exactly (whitespace and indentation included) and occur once, unless `replace_all` is true.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: {
-        type: "string",
-        description: "Path of the file, relative to the workspace or absolute.",
-      },
-      old_string: { type: "string", description: "The exact text to replace." },
-      new_string: {
-        type: "string",
-        description: "The replacement text (must differ from old_string).",
-      },
-      replace_all: { type: "boolean", description: "Replace every occurrence (default false)." },
-    },
-    required: ["file_path", "old_string", "new_string"],
-  },
   args: schema,
   permission: "rw",
   timeoutMs: 30_000,

@@ -17,7 +17,7 @@
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.ts";
 import { fail } from "./_args.ts";
-import { commandPolicy, DESCRIPTION_PARAMETER, flagArg, millisArg } from "./_command_args.ts";
+import { commandPolicy, descriptionArg, flagArg, millisArg } from "./_command_args.ts";
 import { clampYield } from "./yield_window.ts";
 import type { CommandSession } from "./command_session.ts";
 import { processFacts } from "./process_facts.ts";
@@ -36,11 +36,20 @@ import { resolveWorkspacePath } from "./workspace_path.ts";
 export const EXEC_DEFAULT_YIELD_MS = 60_000;
 
 const schema = z.object({
-  description: z.string().optional(),
-  cmd: z.string().min(1),
-  workdir: z.string().optional(),
-  yield_time_ms: millisArg,
-  run_in_background: flagArg,
+  description: descriptionArg,
+  cmd: z.string().min(1).describe("The command line to run with `bash -c`."),
+  workdir: z.string().describe(
+    "Directory to run in: relative to the workspace, or an absolute path inside it. Default: the workspace.",
+  ).optional(),
+  yield_time_ms: millisArg(
+    `How long to wait for the command before returning, in ms (default ${EXEC_DEFAULT_YIELD_MS}; ` +
+      "at least 250; capped 1 s below the tool timeout). If it is still running then, you get " +
+      "the output so far and a process_id, and it keeps running.",
+  ),
+  run_in_background: flagArg(
+    "Return a process_id at once instead of waiting. When the command exits, its result " +
+      "arrives as an automatic message, so there is no need to poll. Default false.",
+  ),
 });
 
 /** The note of a command registered after its window. */
@@ -199,32 +208,6 @@ export const execCommandTool: DefinedTool<CommandToolContext> = defineTool({
     "A command still running after yield_time_ms keeps running under a process_id: poll it or " +
     "send it input with input_command, stop it with kill_command. Start servers and watchers " +
     "that way, not with a trailing `&`: background jobs of a finished command are killed with it.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      cmd: { type: "string", description: "The command line to run with `bash -c`." },
-      workdir: {
-        type: "string",
-        description:
-          "Directory to run in: relative to the workspace, or an absolute path inside it. Default: the workspace.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to wait for the command before returning, in ms (default ${EXEC_DEFAULT_YIELD_MS}; ` +
-          "at least 250; capped 1 s below the tool timeout). If it is still running then, you get " +
-          "the output so far and a process_id, and it keeps running.",
-      },
-      run_in_background: {
-        type: "boolean",
-        description:
-          "Return a process_id at once instead of waiting. When the command exits, its result " +
-          "arrives as an automatic message, so there is no need to poll. Default false.",
-      },
-    },
-    required: ["description", "cmd"],
-  },
   args: schema,
   permission: "rw",
   timeoutMs: 120_000,

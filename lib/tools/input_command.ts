@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { fail } from "./_args.ts";
-import { DESCRIPTION_PARAMETER, millisArg } from "./_command_args.ts";
+import { descriptionArg, millisArg, processIdArg } from "./_command_args.ts";
 import { clampYield } from "./yield_window.ts";
 import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
@@ -31,10 +31,18 @@ export const INPUT_WRITE_YIELD_MS = 250;
 export const INPUT_POLL_YIELD_MS = 120_000;
 
 const schema = z.object({
-  description: z.string().optional(),
-  process_id: z.string().min(1),
-  chars: z.string().optional(),
-  yield_time_ms: millisArg,
+  description: descriptionArg,
+  process_id: processIdArg,
+  chars: z.string().describe(
+    'Characters for stdin (include "\\n" to end a line). "\\u0003" alone sends Ctrl-C (SIGINT to ' +
+      "the process group) and cannot be combined with other characters. Empty or absent: write " +
+      "nothing, just poll.",
+  ).optional(),
+  yield_time_ms: millisArg(
+    `How long to collect output before returning, in ms: default ${INPUT_WRITE_YIELD_MS} after ` +
+      `writing, ${INPUT_POLL_YIELD_MS} for an empty poll (it returns early when the command exits; ` +
+      "pass less to peek at a long-lived process). At least 250; capped 1 s below the tool timeout.",
+  ),
 });
 
 /** The note of a session still running after a poll. */
@@ -107,31 +115,6 @@ export const inputCommandTool: DefinedTool<ProcessToolContext> = defineTool({
   description:
     "Talk to a command that exec_command left running (identified by its process_id): write " +
     "characters to its stdin, interrupt it with Ctrl-C, or poll for new output and its exit.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      process_id: {
-        type: "string",
-        description: "The process_id exec_command returned (proc-…).",
-      },
-      chars: {
-        type: "string",
-        description:
-          'Characters for stdin (include "\\n" to end a line). "\\u0003" alone sends Ctrl-C (SIGINT to ' +
-          "the process group) and cannot be combined with other characters. Empty or absent: write " +
-          "nothing, just poll.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to collect output before returning, in ms: default ${INPUT_WRITE_YIELD_MS} after ` +
-          `writing, ${INPUT_POLL_YIELD_MS} for an empty poll (it returns early when the command exits; ` +
-          "pass less to peek at a long-lived process). At least 250; capped 1 s below the tool timeout.",
-      },
-    },
-    required: ["description", "process_id"],
-  },
   args: schema,
   permission: "rw",
   timeoutMs: 130_000,

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import type { ExitStatus } from "../sandbox/mod.ts";
 import { fail } from "./_args.ts";
-import { DESCRIPTION_PARAMETER } from "./_command_args.ts";
+import { descriptionArg, processIdArg } from "./_command_args.ts";
 import { processFacts } from "./process_facts.ts";
 import { unknownProcessMessage } from "./input_command.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -20,8 +20,8 @@ import { type DefinedTool, defineTool } from "./define.ts";
 import type { ProcessToolContext } from "./command_context.ts";
 
 const schema = z.object({
-  description: z.string().optional(),
-  process_id: z.string().min(1),
+  description: descriptionArg,
+  process_id: processIdArg,
 });
 
 /** How a kill ended (`graceMs`: the wait before SIGKILL), for the `[process <id> killed (…)]` note. */
@@ -70,17 +70,6 @@ export const killCommandTool: DefinedTool<ProcessToolContext> = defineTool({
     "Stop a command that exec_command left running (identified by its process_id): its whole " +
     "process group gets SIGTERM, then SIGKILL after a second. Returns the output you have not " +
     "seen yet. Also clears away a session that has already exited.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      process_id: {
-        type: "string",
-        description: "The process_id exec_command returned (proc-…).",
-      },
-    },
-    required: ["description", "process_id"],
-  },
   args: schema,
   permission: "rw",
   timeoutMs: 30_000,

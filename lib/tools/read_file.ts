@@ -9,7 +9,7 @@
  * @module
  */
 import { z } from "zod";
-import { countArg, fail } from "./_args.ts";
+import { countArg, fail, filePathArg } from "./_args.ts";
 import { safeCut } from "./_archive.ts";
 import { isNotFound, plural } from "./_files.ts";
 import { READ_FILE_SCAN_BYTES } from "./file_limits.ts";
@@ -33,9 +33,13 @@ const NOTE_RESERVE = 256;
 const FALLBACK_BUDGET = 64_000;
 
 const schema = z.object({
-  file_path: z.string().min(1),
-  offset: countArg(1, false),
-  limit: countArg(DEFAULT_READ_LIMIT, true),
+  file_path: filePathArg,
+  offset: countArg(1, false, "1-based line to start at (default 1)."),
+  limit: countArg(
+    DEFAULT_READ_LIMIT,
+    true,
+    `Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`,
+  ),
 });
 
 /** `String(n).padStart(6) + "\t" + content`, the content cut at 2000 chars. */
@@ -251,21 +255,6 @@ export const readFileTool: DefinedTool<FileToolContext> = defineTool({
   description: "Read a text file from the workspace. Lines come back numbered (`<n>\\t<line>`); " +
     "use `offset` and `limit` to page through long files. Relative paths resolve against the workspace; " +
     "absolute paths must lie inside the workspace, the session scratchpad or the agent's skills directory.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: {
-        type: "string",
-        description: "Path of the file, relative to the workspace or absolute.",
-      },
-      offset: { type: "integer", description: "1-based line to start at (default 1)." },
-      limit: {
-        type: "integer",
-        description: `Maximum number of lines to return (default ${DEFAULT_READ_LIMIT}).`,
-      },
-    },
-    required: ["file_path"],
-  },
   args: schema,
   permission: "r",
   timeoutMs: 30_000,

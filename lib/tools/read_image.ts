@@ -7,12 +7,12 @@
  * @module
  */
 import { z } from "zod";
-import { formatBytes, IMAGE_SOURCE_PARAMETER, imageDataUrl, loadImage } from "./_image_source.ts";
+import { formatBytes, imageDataUrl, imageSourceArg, loadImage } from "./_image_source.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
 
-const schema = z.object({ source: z.string().trim().min(1) });
+const schema = z.object({ source: imageSourceArg });
 
 async function* runReadImage(
   args: z.infer<typeof schema>,
@@ -34,13 +34,6 @@ export const readImageTool: DefinedTool<FileToolContext> = defineTool({
   description:
     "Look at an image: a file in the workspace or an http(s) URL. PNG, JPEG, GIF and WebP up to " +
     "5 MB; the image is attached to the result for you to view.",
-  parameters: {
-    type: "object",
-    properties: {
-      source: IMAGE_SOURCE_PARAMETER,
-    },
-    required: ["source"],
-  },
   args: schema,
   permission: "r",
   timeoutMs: 60_000,

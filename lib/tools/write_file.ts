@@ -9,10 +9,11 @@
  */
 import { dirname } from "node:path";
 import { z } from "zod";
-import { fail } from "./_args.ts";
+import { fail, filePathArg } from "./_args.ts";
 import { lineDiff, renderHunk } from "./_diff.ts";
 import { readFileBounded } from "./_bounded_read.ts";
-import { contentLines, plural, writeFileAtomic } from "./_files.ts";
+import { contentLines, plural } from "./_files.ts";
+import { writeFileAtomic } from "../state/_fs.ts";
 import { WRITE_FILE_DIFF_MAX_BYTES } from "./file_limits.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
@@ -28,7 +29,10 @@ export const MAX_DIFF_LINES = 60;
 const NOTE_RESERVE = 120;
 const FALLBACK_BUDGET = 16_000;
 
-const schema = z.object({ file_path: z.string().min(1), content: z.string() });
+const schema = z.object({
+  file_path: filePathArg,
+  content: z.string().describe("The complete new content of the file."),
+});
 
 async function* runWriteFile(
   args: z.infer<typeof schema>,
@@ -98,17 +102,6 @@ export const writeFileTool: DefinedTool<FileToolContext> = defineTool({
   description:
     "Create a file, or replace a file's whole content, in the workspace. Missing parent " +
     "directories are created. For a targeted change to an existing file prefer edit_file.",
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: {
-        type: "string",
-        description: "Path of the file, relative to the workspace or absolute.",
-      },
-      content: { type: "string", description: "The complete new content of the file." },
-    },
-    required: ["file_path", "content"],
-  },
   args: schema,
   permission: "rw",
   timeoutMs: 30_000,

@@ -1,34 +1,7 @@
 // Small file-system helpers shared by the writer, the lock and the layout queries.
-import { dirname } from "node:path";
 
-/** Mode of every directory the trace store creates. */
-export const DIR_MODE = 0o700;
 /** Mode of every file the trace store creates. */
 export const FILE_MODE = 0o600;
-
-/**
- * Create `dir` (and missing parents) with mode 0700, chmod-ing each created
- * directory so the umask cannot widen it. Existing directories are left as
- * they are.
- */
-export async function ensurePrivateDir(dir: string): Promise<void> {
-  try {
-    await Deno.mkdir(dir, { mode: DIR_MODE });
-  } catch (err) {
-    if (err instanceof Deno.errors.AlreadyExists) return;
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-    const parent = dirname(dir);
-    if (parent === dir) throw err;
-    await ensurePrivateDir(parent);
-    try {
-      await Deno.mkdir(dir, { mode: DIR_MODE });
-    } catch (again) {
-      if (again instanceof Deno.errors.AlreadyExists) return;
-      throw again;
-    }
-  }
-  await Deno.chmod(dir, DIR_MODE);
-}
 
 /** The entries of `dir`, in no particular order; none when it is missing or not a directory. */
 export async function readDirEntries(dir: string): Promise<Deno.DirEntry[]> {
@@ -61,9 +34,4 @@ export async function lastByte(path: string): Promise<number | null> {
   } finally {
     file.close();
   }
-}
-
-/** Resolve after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -14,7 +14,9 @@
  */
 import { join } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import { ensurePrivateDir, FILE_MODE, sleep } from "./_fs.ts";
+import { FILE_MODE } from "./_fs.ts";
+import { mkdirPrivate } from "../state/_fs.ts";
+import { sleep } from "../protocol/sleep.ts";
 import { assertSessionId } from "./paths.ts";
 
 /** Who holds a session lock, as recorded in the lock file. */
@@ -105,7 +107,7 @@ export async function acquireSessionLock(
   sessionId: string,
 ): Promise<SessionLock> {
   const path = sessionLockPath(tracesDir, sessionId);
-  await ensurePrivateDir(join(tracesDir, ".locks"));
+  await mkdirPrivate(join(tracesDir, ".locks"));
   // Bounded: a retry happens only when a releasing holder unlinked the file
   // between our open and our lock.
   for (let attempt = 0; attempt < 100; attempt++) {

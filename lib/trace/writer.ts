@@ -15,7 +15,8 @@ import { join } from "node:path";
 import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isRecordable } from "../protocol/guards.ts";
 import type { OmniMessage } from "../protocol/types.ts";
-import { ensurePrivateDir, FILE_MODE, lastByte } from "./_fs.ts";
+import { FILE_MODE, lastByte } from "./_fs.ts";
+import { mkdirPrivate } from "../state/_fs.ts";
 import { acquireSessionLock, releaseSessionLock, type SessionLock } from "./lock.ts";
 import { cutTornTail, tornTailNotice } from "./_torn_tail.ts";
 import { assertSessionId, dateDirName, traceFilePath, tracesDirOf } from "./paths.ts";
@@ -221,7 +222,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
 
   async function ensureOpen(path: string): Promise<Deno.FsFile> {
     if (file) return file;
-    await ensurePrivateDir(join(tracesDir, dateDir));
+    await mkdirPrivate(join(tracesDir, dateDir));
     if (!probed) {
       torn = await probeTornTail(path, options.warn ?? defaultWarn);
       probed = true;

@@ -1,6 +1,8 @@
 // A program embedding penguin through the SDK: one `runTask()` call, its outcome as JSON on stdout.
 // argv: <root> <workspace> <message>
-import { runTask } from "../../lib/mod.ts";
+import { agent } from "../../lib/mod.ts";
+
+const { runTask } = agent;
 
 const [root, workspace, message] = Deno.args;
 const outcome = await runTask(

@@ -16,6 +16,7 @@ const LAYERS = [
   "agent",
   "inspect",
   "telemetry",
+  "batch",
   "cli",
 ];
 

@@ -246,7 +246,6 @@ for (const key of ["C-c", "Escape"]) {
         async (pane, sb, server) => {
           await pane.waitFor(PROMPT, "the question");
           await pane.keys(key);
-          if (key === "Escape") await pane.keys("Enter");
           const done = await pane.waitFor(/^\[exited \d+\]$/m, "run to exit");
           assert.match(done, /^\[exited 1\]$/m);
           assert.doesNotMatch(done, /Resumed fine/);

@@ -81,7 +81,16 @@ Deno.test({
         /^penguin: Cannot (write|create the directory) ".*": the file system is read-only\n$/,
       );
       assertUserError(add);
-      const mcp = await runUnder(ro, ["--root", root, "mcp", "add", "x", "--", "echo"]);
+      const mcp = await runUnder(ro, [
+        "--root",
+        root,
+        "mcp",
+        "add",
+        "x",
+        "--no-test",
+        "--",
+        "echo",
+      ]);
       assert.equal(mcp.code, 1, mcp.stderr);
       assert.match(
         mcp.stderr,
@@ -121,7 +130,10 @@ Deno.test({
 
 Deno.test("broken MCP server entries: each skipped one names file:line, the entry and the problem in words", async () => {
   await withRoot(async (root) => {
-    assert.equal((await runCli(["--root", root, "mcp", "add", "ok", "--", "true"])).code, 0);
+    assert.equal(
+      (await runCli(["--root", root, "mcp", "add", "ok", "--no-test", "--", "true"])).code,
+      0,
+    );
     const yaml = join(root, "default_project/agents/default_agent/agent_state/system_config.yaml");
     const text = await Deno.readTextFile(yaml);
     const broken = text.replace(
@@ -207,7 +219,18 @@ Deno.test("a mistyped flag value gets the nearest accepted value as a suggestion
 Deno.test("sessions list of an agent that does not exist says so on stderr and names the agents that do", async () => {
   await withRoot(async (root) => {
     assert.equal(
-      (await runCli(["--root", root, "mcp", "add", "x", "--agent-id", "reviewer", "--", "true"]))
+      (await runCli([
+        "--root",
+        root,
+        "mcp",
+        "add",
+        "x",
+        "--no-test",
+        "--agent-id",
+        "reviewer",
+        "--",
+        "true",
+      ]))
         .code,
       0,
     );
@@ -263,7 +286,10 @@ Deno.test({
   ignore: !BWRAP,
   fn: async () => {
     await withRoot(async (root) => {
-      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      assert.equal(
+        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+        0,
+      );
       const agent = join(root, "default_project", "agents", "default_agent");
       const noise = crypto.getRandomValues(new Uint8Array(60000));
       await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
@@ -292,7 +318,10 @@ Deno.test({
   fn: async () => {
     await withRoot(async (dir) => {
       const root = join(dir, "data");
-      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      assert.equal(
+        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+        0,
+      );
       assert.equal((await runCli(["--root", root, "agent", "snapshot"])).code, 0);
       assert.equal((await runCli(["--root", root, "memory", "list"])).code, 0);
       const skill = join(dir, "sk");
@@ -325,7 +354,10 @@ Deno.test("a --workspace that does not exist or is a file is a usage error for s
     const missing = join(dir, "nope");
     const file = join(dir, "file");
     await Deno.writeTextFile(file, "");
-    assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+    assert.equal(
+      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+      0,
+    );
     const cases: Array<[string[], RegExp]> = [
       [
         ["sandbox", "run", "--workspace", missing, "--", "true"],

@@ -216,7 +216,10 @@ Deno.test({
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     await withRoot(async (root) => {
-      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      assert.equal(
+        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+        0,
+      );
       const state = join(root, "default_project", "agents", "default_agent", "agent_state");
       {
         using f = await Deno.open(join(state, "big.md"), { write: true, createNew: true });

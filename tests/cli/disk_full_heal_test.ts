@@ -203,7 +203,10 @@ Deno.test({
       for (let at = 0; at < noise.length; at += 65536) {
         crypto.getRandomValues(noise.subarray(at, at + 65536));
       }
-      assert.equal((await runCli(["--root", sb.root, "mcp", "add", "x", "--", "true"])).code, 0);
+      assert.equal(
+        (await runCli(["--root", sb.root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+        0,
+      );
       await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
       await mountTmpfs(snapshots, "128k");
       const r = await runCli(["--root", sb.root, "agent", "snapshot"]);

@@ -136,6 +136,7 @@ Deno.test("docs/architecture.md lists every folder of lib/", async () => {
 const NOT_PENGUIN_FLAGS = new Set([
   "target",
   "unstable-worker-options",
+  "unstable-lazy-dynamic-imports",
   "exclude-unused-npm",
   "parallel",
   "check",

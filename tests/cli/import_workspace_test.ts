@@ -88,7 +88,15 @@ Deno.test("a penguin trace given to sessions import resumes (run and chat) where
     // Named with --workspace (imported from another directory): it continues there.
     const other = join(sb.base, "chosen");
     await Deno.mkdir(other);
-    const again = await cli(["sessions", "import", "--json", "--workspace", other, trace]);
+    const again = await cli([
+      "sessions",
+      "import",
+      "--json",
+      "--again",
+      "--workspace",
+      other,
+      trace,
+    ]);
     assert.equal(again.code, 0, again.stderr);
     const report = JSON.parse(again.stdout) as {
       workspace: string;

@@ -1,7 +1,7 @@
 // Bounded memory against a hostile model server, measured on real `penguin run`s: however the
 // response is streamed — one tool call's arguments in tiny deltas, a flood of assistant text, a
 // huge non-streamed JSON body, many calls each under the per-call limit — penguin's peak stays
-// ≤ 300 MB, and what passes a limit (lib/models/limits.ts) fails instead of being kept.
+// ≤ 300 MB, and what passes a limit (lib/models/limits.ts) stops the request instead of being kept.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
@@ -100,7 +100,7 @@ function assertPeak(r: Run): void {
 
 Deno.test({
   name:
-    "one call's 36 MB argument in 16-character deltas: dropped past 8 MiB, the call fails, peak ≤ 300 MB",
+    "one call's 36 MB argument in 16-character deltas: the request stops past 8 MiB, the call fails, peak ≤ 300 MB",
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     // 2.25 million events: the wire parser used to keep every fragment of the argument.
@@ -110,9 +110,10 @@ Deno.test({
       repeatBytes(delta, 36 * MB / 16),
     ], "tool_calls");
     await runAgainst(stream, async (r) => {
-      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.code, 1, r.stderr);
       assertPeak(r);
-      assert.equal(r.requests, 1, "the failed call ran nothing, so the turn ended");
+      assert.match(r.stdout + r.stderr, /more than 8 MiB of arguments in a tool call/);
+      assert.equal(r.requests, 1, "the failed call ran nothing, and the request is not retried");
       await assert.rejects(Deno.stat(join(r.workspace, "b.txt")));
     });
   },
@@ -159,8 +160,7 @@ Deno.test({
 });
 
 Deno.test({
-  name:
-    "8 calls of 3 MiB in one response: the calls past 8 MiB in all end failed unkept, peak ≤ 300 MB",
+  name: "8 calls of 3 MiB in one response: the request stops past 8 MiB in all, peak ≤ 300 MB",
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     let body = "";
@@ -169,9 +169,10 @@ Deno.test({
       body += callStart(i, "no_such_tool") + argDeltas(i, `{"content":"${content}"}`, 1);
     }
     await runAgainst(chatStream([body], "tool_calls"), (r) => {
-      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.code, 1, r.stderr);
       assertPeak(r);
-      assert.equal(r.requests, 2, "the two calls kept were answered");
+      assert.match(r.stdout + r.stderr, /more than 8 MiB of tool-call arguments over its calls/);
+      assert.equal(r.requests, 1, "a response past a limit is not retried");
     });
   },
 });

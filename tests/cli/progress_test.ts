@@ -127,7 +127,10 @@ Deno.test({
   fn: async () => {
     await withRoot(async (dir) => {
       const root = join(dir, "data");
-      assert.equal((await runCli(["--root", root, "mcp", "add", "x", "--", "true"])).code, 0);
+      assert.equal(
+        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+        0,
+      );
       const snap = await onTerminal(dir, ["--root", root, "agent", "snapshot"]);
       assert.equal(snap.code, 0, snap.terminal);
       assert.match(snap.terminal, /\r\x1b\[Kpacking \d+ files?, [\d.]+ MiB/);

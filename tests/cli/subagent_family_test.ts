@@ -107,7 +107,9 @@ Deno.test("cli: importing a parent brings its children along, and renamed ids ke
     const dest = join(sb.root, "..", "dest");
     const source = (await files(sb.root, parent))[0]!;
     for (const round of [1, 2]) {
-      const r = await runCli(["--root", dest, "sessions", "import", source, "--json"]);
+      // The second import is a copy (--again: the family is already here).
+      const again = round === 2 ? ["--again"] : [];
+      const r = await runCli(["--root", dest, "sessions", "import", ...again, source, "--json"]);
       assert.equal(r.code, 0, r.stderr);
       const report = JSON.parse(r.stdout);
       assert.equal(report.imported.length, 3, "the parent and both children");

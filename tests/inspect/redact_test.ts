@@ -61,6 +61,7 @@ Deno.test("redactConversation rebuilds cut tool-call previews from redacted argu
     request: 1,
     kind: "tool_call",
     id: "c1",
+    n: 1,
     name: "exec_command",
     arguments: args,
     preview: toolPreview("exec_command", args),

@@ -24,7 +24,7 @@ Deno.test("a command means stdio, a url means Streamable HTTP, sse only when wri
     env: { A: "1" },
     connectTimeoutMs: MCP_CONNECT_TIMEOUT_MS,
     permission: "auto",
-    sandbox: { network: false, writable: [], workspaceCwd: false },
+    sandbox: { network: false, writable: [], readable: [], workspaceCwd: false },
   });
 });
 
@@ -39,10 +39,10 @@ Deno.test("stdio servers have the network off unless their sandbox block turns i
   assert.deepEqual(
     servers.map((s) => s.transport === "stdio" ? s.sandbox : undefined),
     [
-      { network: false, writable: [], workspaceCwd: false },
-      { network: true, writable: ["/srv/c"], workspaceCwd: false },
-      { network: true, writable: [], workspaceCwd: false },
-      { network: false, writable: [], workspaceCwd: true },
+      { network: false, writable: [], readable: [], workspaceCwd: false },
+      { network: true, writable: ["/srv/c"], readable: [], workspaceCwd: false },
+      { network: true, writable: [], readable: [], workspaceCwd: false },
+      { network: false, writable: [], readable: [], workspaceCwd: true },
     ],
   );
 });

@@ -1,6 +1,6 @@
 // What one model response may hold (lib/models/limits.ts), over all four wire protocols from one
 // table: a tool call's arguments past 8 MiB, calls past 8 MiB in all, text or reasoning past
-// 8 MiB, an opaque signature kept byte for byte under its limit; then the Chat Completions
+// 8 MiB (each stops the request), an opaque signature kept byte for byte under its limit; then the Chat Completions
 // parser's own bounds and the SSE framer's per-event limit.
 import assert from "node:assert/strict";
 import type { WireDelta, WireProtocol, WireRequest } from "../../lib/models/wire.ts";
@@ -57,7 +57,7 @@ const SIGNATURE = "sig/" + "Zm9v+/=".repeat(150_000) + "\u00e9";
 
 const CASES: Case[] = [
   {
-    name: "a call's arguments past 8 MiB are dropped and it fails; the next call completes",
+    name: "a call's arguments past 8 MiB stop the request; the call fails, nothing after is read",
     turn: {
       ...turn.of(
         item.toolCall("write_file", content("Q", MAX_TOOL_ARGUMENTS), { id: "c_big" }),
@@ -67,16 +67,18 @@ const CASES: Case[] = [
     },
     dropsStreamedArguments: true,
     check(c) {
-      assert.equal(c.outcome.status, "completed");
-      const [big, small] = calls(c);
-      assert.equal(big!.stop_reason, "failed");
-      assert.equal(big!.arguments.length, 0);
-      assert.equal(small!.stop_reason, "completed");
-      assert.deepEqual(JSON.parse(small!.arguments), content("s", 10));
+      assert.equal(c.outcome.status, "failed");
+      assert.equal(c.outcome.permanent, true);
+      assert.match(
+        c.outcome.error_message!,
+        /more than 8 MiB of arguments in a tool call \(write_file\); penguin stopped reading it at 8\.0 MiB/,
+      );
+      const got = calls(c).map((m) => [m.stop_reason, m.arguments.length]);
+      assert.deepEqual(got, [["failed", 0]], "the next call was not read");
     },
   },
   {
-    name: "calls past 8 MiB of arguments in all end failed without them",
+    name: "calls past 8 MiB of arguments in all stop the request; the calls before are kept",
     turn: {
       ...turn.of(
         ...["A", "B", "C", "D"].map((ch, i) =>
@@ -87,12 +89,15 @@ const CASES: Case[] = [
     },
     dropsStreamedArguments: true,
     check(c) {
-      assert.equal(c.outcome.status, "completed");
+      assert.equal(c.outcome.status, "failed");
+      assert.match(
+        c.outcome.error_message!,
+        /more than 8 MiB of tool-call arguments over its calls/,
+      );
       const got = calls(c).map((m) => [m.stop_reason, m.arguments.length > 0]);
       assert.deepEqual(got, [
         ["completed", true],
         ["completed", true],
-        ["failed", false],
         ["failed", false],
       ]);
     },

@@ -1,7 +1,9 @@
 /**
  * The streaming driver against the scripted server: failure modes become
  * classified outcomes, never throws; open segments close with the outcome's
- * status; usage only on success.
+ * status; usage only on success. What every protocol must do alike (stalls,
+ * disconnects, malformed chunks, HTTP and in-stream errors, finish by length)
+ * is tests/models/conformance_test.ts.
  */
 import assert from "node:assert/strict";
 import { streamModel } from "../../lib/models/stream.ts";
@@ -29,9 +31,6 @@ function request(
   };
 }
 
-/** Events each encoder sends before its second text delta. */
-const TWO_DELTAS = { "openai-chat": 3, "openai-responses": 5 } as const;
-
 for (const protocol of ["openai-chat", "openai-responses"] as const) {
   Deno.test(`${protocol}: a scripted thinking + text + tool call turn streams in order with usage`, async () => {
     const t = turn.of(
@@ -54,108 +53,7 @@ for (const protocol of ["openai-chat", "openai-responses"] as const) {
       assert.equal(s.requests[0]!.model, "scripted-model");
     });
   });
-
-  Deno.test(`${protocol}: a stall after some events ends in timeout with the open text closed`, async () => {
-    await withModelServer(
-      { turns: [{ ...turn.text("a long answer that stalls"), stall_after: TWO_DELTAS[protocol] }] },
-      async (s) => {
-        const c = await collect(request(s, protocol), { idleTimeoutMs: 150 });
-        assert.equal(c.outcome.status, "timeout");
-        assert.match(c.outcome.error_message!, /idle timeout/);
-        assert.equal(c.usage, undefined, "no usage on failure");
-        assertPartialDiscipline(c.messages);
-        assert.deepEqual(c.completes, [
-          { type: "text", role: "assistant", text: "a long answer th", stop_reason: "timeout" },
-        ], "the open segment is closed with the outcome's status");
-      },
-    );
-  });
-
-  Deno.test(`${protocol}: a disconnect mid-stream is transport-shaped (timeout)`, async () => {
-    await withModelServer(
-      { turns: [{ ...turn.text("partial answer here"), disconnect_after: TWO_DELTAS[protocol] }] },
-      async (s) => {
-        const c = await collect(request(s, protocol));
-        assert.equal(c.outcome.status, "timeout");
-        assert.equal(c.usage, undefined);
-        assert.equal(c.completes.length, 1, "the text that arrived is closed");
-        assert.equal(c.completes[0]!.stop_reason, "timeout");
-        assertPartialDiscipline(c.messages);
-      },
-    );
-  });
-
-  Deno.test(`${protocol}: a malformed chunk ends the request as malformed`, async () => {
-    await withModelServer(
-      { turns: [{ ...turn.text("hello there"), malformed_at: 2 }] },
-      async (s) => {
-        const c = await collect(request(s, protocol));
-        assert.equal(c.outcome.status, "malformed");
-        assert.match(c.outcome.error_message!, /Cannot parse/);
-        assertPartialDiscipline(c.messages);
-      },
-    );
-  });
-
-  Deno.test(`${protocol}: an in-stream rate-limit error is retryable (timeout), another is failed`, async () => {
-    const turns = [
-      turn.streamError("Rate limit reached, slow down", "rate_limit_exceeded", "some text"),
-      turn.streamError("The model produced invalid content", "invalid_content"),
-    ];
-    await withModelServer({ turns }, async (s) => {
-      const a = await collect(request(s, protocol));
-      assert.equal(a.outcome.status, "timeout");
-      assert.equal(a.completes.at(-1)?.stop_reason, "timeout");
-      const b = await collect(request(s, protocol));
-      assert.equal(b.outcome.status, "failed");
-      assert.equal(b.outcome.permanent, undefined);
-    });
-  });
-
-  Deno.test(`${protocol}: finish by length marks the final segment failed`, async () => {
-    await withModelServer({ turns: [turn.text("cut off", { finish: "length" })] }, async (s) => {
-      const c = await collect(request(s, protocol));
-      assert.equal(c.outcome.status, "completed");
-      assert.equal(c.outcome.finish_reason, "length");
-      assert.equal(c.completes.at(-1)?.stop_reason, "failed");
-    });
-  });
 }
-
-Deno.test("HTTP 401 is auth and is never retried as transport", async () => {
-  const t = turn.error(401);
-  t.http_error!.code = "invalid_api_key";
-  await withModelServer({ turns: [t] }, async (s) => {
-    const c = await collect(request(s));
-    assert.equal(c.outcome.status, "auth");
-    assert.equal(c.outcome.http_status, 401);
-    assert.match(c.outcome.error_message!, /HTTP 401/);
-  });
-});
-
-Deno.test("HTTP 429 honours Retry-After and is transport-shaped", async () => {
-  await withModelServer(
-    { turns: [turn.error(429, undefined, { "retry-after": "7" })] },
-    async (s) => {
-      const c = await collect(request(s));
-      assert.equal(c.outcome.status, "timeout");
-      assert.equal(c.outcome.retry_after_ms, 7000);
-    },
-  );
-});
-
-Deno.test("HTTP 500 is transport-shaped; HTTP 400 is a permanent failure", async () => {
-  await withModelServer({
-    turns: [turn.error(500), turn.error(400, { error: { message: "bad field" } })],
-  }, async (s) => {
-    const a = await collect(request(s));
-    assert.equal(a.outcome.status, "timeout");
-    const b = await collect(request(s));
-    assert.equal(b.outcome.status, "failed");
-    assert.equal(b.outcome.permanent, true);
-    assert.match(b.outcome.error_message!, /bad field/);
-  });
-});
 
 Deno.test("a delay before headers longer than the idle timeout is a timeout", async () => {
   await withModelServer({ turns: [{ ...turn.text("late"), delay_ms: 2000 }] }, async (s) => {

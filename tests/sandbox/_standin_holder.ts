@@ -1,10 +1,10 @@
 // Helper for standin_sweep_test.ts: a penguin that holds stand-ins until its stdin closes (or it
 // is killed). Args: `plan <workspace>` holds what a writable plan of the workspace needs;
 // `hold <json>` holds the given placeholders. Prints the held placeholders as one JSON line once
-// they exist and are recorded in the registry. `sandbox <workspace> <script>` runs the script in
+// they exist and are recorded in the registry. `sweep` sweeps stand-ins of any shape. `sandbox <workspace> <script>` runs the script in
 // a sandbox of the workspace (policy home "", the environment's HOME for penguin's run directory)
 // and prints its output.
-import { holdPlaceholders } from "../../lib/sandbox/_placeholders.ts";
+import { holdPlaceholders, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import {
   createPolicy,
   type Placeholder,
@@ -13,6 +13,11 @@ import {
 } from "../../lib/sandbox/mod.ts";
 
 const [mode, arg] = Deno.args;
+if (mode === "sweep") {
+  // `sweep`: remove the stand-ins no living penguin holds, of any shape.
+  await sweepStandIns(() => true);
+  Deno.exit(0);
+}
 if (mode === "sandbox") {
   const policy = createPolicy({
     workspace: arg!,

@@ -31,7 +31,7 @@ const set: PermissionSet = config.permissions.penguin;
 
 /** Flags that grant or change permissions, besides the permission set itself. */
 const PERMISSION_FLAG =
-  /^(-A|-P|--permission-set|--allow-|--deny-|--ignore-|-[RWNESI](=|$)|--unstable|--no-prompt)/;
+  /^(-A|-P|--permission-set|--allow-|--deny-|--ignore-|-[RWNESI](=|$)|--unstable(?!-lazy-dynamic-imports$)|--no-prompt)/;
 
 Deno.test("the CLI tests and scripts/compile.ts use exactly the deno.json permission set flags", () => {
   assert.deepEqual(BAKED_FLAGS, ["-P=penguin", "--no-prompt"]);
@@ -44,7 +44,7 @@ Deno.test("the CLI tests and scripts/compile.ts use exactly the deno.json permis
   }
   assert.equal(
     config.tasks.penguin,
-    "deno run --quiet -P=penguin --no-prompt --v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev main.ts",
+    "deno run --quiet -P=penguin --no-prompt --unstable-lazy-dynamic-imports --v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev main.ts",
   );
 });
 

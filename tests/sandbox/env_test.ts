@@ -3,6 +3,7 @@ import {
   buildChildEnv,
   DEFAULT_PATH,
   FORCED_ENV,
+  isCredentialEnvName,
   isForbiddenEnvName,
 } from "../../lib/sandbox/mod.ts";
 
@@ -120,4 +121,43 @@ Deno.test("isForbiddenEnvName is case-insensitive", () => {
     assert.ok(isForbiddenEnvName(n), n);
   }
   for (const n of ["PATH", "HOME", "GITHUB_TOKEN", "MY_BASE"]) assert.ok(!isForbiddenEnvName(n), n);
+});
+
+Deno.test("credential-like names of the shell snapshot pass only when allowed by name", () => {
+  const login = {
+    HF_TOKEN: "hf_x",
+    GITHUB_TOKEN: "ghp_x",
+    AWS_SECRET_ACCESS_KEY: "aws",
+    PGPASSWORD: "pw",
+    NPM_AUTH: "a",
+    GOOGLE_APPLICATION_CREDENTIALS: "/c.json",
+    SIGNING_KEY: "k",
+    MY_APIKEY: "k",
+    NVM_DIR: "/home/u/.nvm",
+    KEYMAP: "us",
+    AUTHOR_NAME: "Ann",
+    PATH: "/home/u/.local/bin:/usr/bin",
+  };
+  const env = buildChildEnv({ host: HOST, login, allow: ["GITHUB_TOKEN"] });
+  for (
+    const k of [
+      "HF_TOKEN",
+      "AWS_SECRET_ACCESS_KEY",
+      "PGPASSWORD",
+      "NPM_AUTH",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "SIGNING_KEY",
+      "MY_APIKEY",
+    ]
+  ) {
+    assert.ok(isCredentialEnvName(k), k);
+    assert.equal(env[k], undefined, `${k} must not pass`);
+  }
+  assert.equal(env["GITHUB_TOKEN"], "ghp_x", "passed by name");
+  assert.equal(env["NVM_DIR"], "/home/u/.nvm");
+  assert.equal(env["KEYMAP"], "us");
+  assert.equal(env["AUTHOR_NAME"], "Ann");
+  assert.equal(env["PATH"], "/home/u/.local/bin:/usr/bin");
+  // A vault entry is the user's own choice, whatever its name.
+  assert.equal(buildChildEnv({ host: HOST, login, vault: { HF_TOKEN: "v" } })["HF_TOKEN"], "v");
 });

@@ -85,7 +85,7 @@ Deno.test("a stand-in released by one sandbox while the next one takes it stays 
  * `body` gets a promise that settles once that call is waiting, and a function that lets it go on.
  */
 async function withCallHeld(
-  name: "lstat" | "remove",
+  name: "lstat" | "open",
   path: string,
   body: (reached: Promise<void>, go: () => void) => Promise<void>,
   skip = 0,
@@ -115,23 +115,61 @@ async function withCallHeld(
   }
 }
 
+/**
+ * Run `body` with the first shell run for an operation `op` on stand-ins (see
+ * lib/sandbox/_standin_ops.ts) held at a gate before it starts, like {@linkcode withCallHeld}.
+ */
+async function withShellHeld(
+  op: string,
+  body: (reached: Promise<void>, go: () => void) => Promise<void>,
+): Promise<void> {
+  const Real = Deno.Command;
+  let arrive!: () => void, go!: () => void;
+  const reached = new Promise<void>((r) => (arrive = r));
+  const gate = new Promise<void>((r) => (go = r));
+  let armed = true;
+  class Held extends Real {
+    #args: string[];
+    constructor(cmd: string | URL, opts?: Deno.CommandOptions) {
+      super(cmd, opts);
+      this.#args = opts?.args?.map(String) ?? [];
+    }
+    override async output(): Promise<Deno.CommandOutput> {
+      // sh -c SCRIPT sh <parent> <count> <names> <op> <name> <want> …: the first operation.
+      if (armed && this.#args[0] === "-c" && this.#args[6] === op) {
+        armed = false;
+        arrive();
+        await gate;
+      }
+      return await super.output();
+    }
+  }
+  (Deno as { Command: typeof Deno.Command }).Command = Held;
+  try {
+    await body(reached, go);
+  } finally {
+    (Deno as { Command: typeof Deno.Command }).Command = Real;
+    go();
+  }
+}
+
 Deno.test("a stand-in counts as missing while it is created and while it is removed", async () => {
   // A plan made in those moments that took it for the user's file would mount it without
   // holding it, and the removal would leave that sandbox with no source to mount.
   await withWorkspace(async (dir) => {
     const p = { path: join(dir, "penguin.jsonc"), kind: "file" as const, content: "{}\n" };
     let release!: () => Promise<void>;
-    // Created: the file exists, and its identity is being read (the first look found it missing).
-    await withCallHeld("lstat", p.path, async (reached, go) => {
+    // Created: the file exists, and is being opened for its content (made empty in its directory).
+    await withCallHeld("open", p.path, async (reached, go) => {
       const holding = holdPlaceholders([p]);
       await reached;
       assert.equal(await exists(p.path), true);
       assert.ok(livePlaceholders().has(p.path), "counted as missing while created");
       go();
       release = await holding;
-    }, 1);
-    // Removed: the file still exists while the removal is under way.
-    await withCallHeld("remove", p.path, async (reached, go) => {
+    });
+    // Removed: the file still exists while the shell that removes it is on its way.
+    await withShellHeld("rm", async (reached, go) => {
       const releasing = release();
       await reached;
       assert.equal(await exists(p.path), true);

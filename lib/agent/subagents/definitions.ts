@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { z } from "zod";
+
 /** Default yield window of run_subagent and of an input_subagent that starts work (ms). */
 export const SUBAGENT_DEFAULT_YIELD_MS = 300_000;
 
@@ -26,18 +28,18 @@ export const SUBAGENT_TEXT_BUFFER = 1024 * 1024;
 /** Thinking levels a subagent may be given. */
 export const SUBAGENT_THINKING_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
 
-/** The `description` parameter of the subagent tools. */
-export const DESCRIPTION_PARAMETER: Record<string, unknown> = {
-  type: "string",
-  description:
-    "One short sentence, in the user's language, saying what this call does and why; shown to the user while it runs. Give it first.",
-};
+/**
+ * The `description` parameter of the subagent tools (offered first; they set
+ * `callDescription`, which lists it as required).
+ */
+export const descriptionArg: z.ZodOptional<z.ZodString> = z.string().describe(
+  "One short sentence, in the user's language, saying what this call does and why; shown to the user while it runs. Give it first.",
+).optional();
 
 /** The `subagent_id` parameter of input_subagent and kill_subagent. */
-export const SUBAGENT_ID_PARAMETER: Record<string, unknown> = {
-  type: "string",
-  description: "The subagent_id that run_subagent returned (subagent-…).",
-};
+export const subagentIdArg: z.ZodString = z.string().describe(
+  "The subagent_id that run_subagent returned (subagent-…).",
+);
 
 /** The note of a subagent registered at the end of its window. */
 export function subagentRunningNote(id: string, pendingApprovals = 0): string {

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 // The declaration pieces come from their own modules, not the tools barrel, so the offline
@@ -22,10 +23,10 @@ import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../too
 import { checkInputArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
-  DESCRIPTION_PARAMETER,
+  descriptionArg,
   SUBAGENT_DEFAULT_YIELD_MS,
-  SUBAGENT_ID_PARAMETER,
   SUBAGENT_POLL_YIELD_MS,
+  subagentIdArg,
   subagentRunningNote,
 } from "./definitions.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
@@ -118,26 +119,18 @@ export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
     "subagent_id): poll it for new output and its status, or, once it is idle, give it a " +
     "follow-up task in the same session. A subagent interrupted by a restart is resumed from its " +
     "trace by this tool.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      subagent_id: SUBAGENT_ID_PARAMETER,
-      prompt: {
-        type: "string",
-        description:
-          "A follow-up task, delivered as a new message in the subagent's session; only accepted " +
-          "while it is idle. Empty or absent: send nothing, just poll.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to wait for output or completion before returning, in ms: default ${SUBAGENT_DEFAULT_YIELD_MS} ` +
-          `when work starts, ${SUBAGENT_POLL_YIELD_MS} for an empty poll. At least 250; capped 1 s below the tool timeout.`,
-      },
-    },
-    required: ["description", "subagent_id"],
-  },
+  shape: z.object({
+    description: descriptionArg,
+    subagent_id: subagentIdArg,
+    prompt: z.string().describe(
+      "A follow-up task, delivered as a new message in the subagent's session; only accepted " +
+        "while it is idle. Empty or absent: send nothing, just poll.",
+    ).optional(),
+    yield_time_ms: z.number().describe(
+      `How long to wait for output or completion before returning, in ms: default ${SUBAGENT_DEFAULT_YIELD_MS} ` +
+        `when work starts, ${SUBAGENT_POLL_YIELD_MS} for an empty poll. At least 250; capped 1 s below the tool timeout.`,
+    ).optional(),
+  }),
   permission: "rw",
   timeoutMs: 600_000,
   maxOutputLength: 16_000,

@@ -9,11 +9,12 @@
  */
 // The declaration pieces come from their own modules, not the tools barrel, so the offline
 // views that only need this tool's preview stay light (see tool_previews.ts).
+import { z } from "zod";
 import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
 import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkKillArgs } from "./_args.ts";
 import { failure } from "./_window.ts";
-import { DESCRIPTION_PARAMETER, SUBAGENT_ID_PARAMETER } from "./definitions.ts";
+import { descriptionArg, subagentIdArg } from "./definitions.ts";
 import { unknownSubagentMessage } from "./input_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { bindChildren } from "./_bind.ts";
@@ -48,11 +49,7 @@ export const killSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
   description:
     "Stop a subagent (identified by its subagent_id): its running task is aborted, tool calls " +
     "waiting for approval are denied, and it is removed. Returns the output you have not seen yet.",
-  parameters: {
-    type: "object",
-    properties: { description: DESCRIPTION_PARAMETER, subagent_id: SUBAGENT_ID_PARAMETER },
-    required: ["description", "subagent_id"],
-  },
+  shape: z.object({ description: descriptionArg, subagent_id: subagentIdArg }),
   permission: "rw",
   timeoutMs: 30_000,
   maxOutputLength: 16_000,

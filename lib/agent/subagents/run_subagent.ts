@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
 import type { OmniMessage, ToolSubagentFacts } from "../../protocol/types.ts";
@@ -30,7 +31,7 @@ import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../too
 import { checkRunArgs } from "./_args.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
-  DESCRIPTION_PARAMETER,
+  descriptionArg,
   MAX_SUBAGENT_DEPTH,
   SUBAGENT_DEFAULT_YIELD_MS,
   SUBAGENT_THINKING_LEVELS,
@@ -202,51 +203,33 @@ export const runSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
     "answer comes back as this tool's output. A subagent still working after yield_time_ms " +
     "keeps running under a subagent_id; with run_in_background it starts under one at once and " +
     "its result arrives as an automatic message when it finishes.",
-  parameters: {
-    type: "object",
-    properties: {
-      description: DESCRIPTION_PARAMETER,
-      prompt: {
-        type: "string",
-        description:
-          "The whole task for the subagent: context, constraints, and the exact answer expected back.",
-      },
-      agent_id: {
-        type: "string",
-        description:
-          "Run the subagent as another agent of this project (its own instructions, memory and vault). Default: this agent.",
-      },
-      model_id: {
-        type: "string",
-        description:
-          "Model for the subagent, as the upstream model id; only together with provider. Omit both to use this session's model.",
-      },
-      provider: {
-        type: "string",
-        description: "The provider group of model_id; required whenever model_id is given.",
-      },
-      thinking_level: {
-        type: "string",
-        enum: [...SUBAGENT_THINKING_LEVELS],
-        description:
-          "Reasoning effort of the subagent. Default: this session's level. Lower it for mechanical work, raise it for hard analysis.",
-      },
-      yield_time_ms: {
-        type: "number",
-        description:
-          `How long to wait for the subagent before returning, in ms (default ${SUBAGENT_DEFAULT_YIELD_MS}; ` +
-          "at least 250; capped 1 s below the tool timeout). If it is still working then, you get " +
-          "its output so far and a subagent_id, and it keeps working.",
-      },
-      run_in_background: {
-        type: "boolean",
-        description:
-          "Return a subagent_id at once instead of waiting. Its result arrives as an automatic " +
-          "message when it finishes, so there is no need to poll. Default false.",
-      },
-    },
-    required: ["description", "prompt"],
-  },
+  shape: z.object({
+    description: descriptionArg,
+    prompt: z.string().describe(
+      "The whole task for the subagent: context, constraints, and the exact answer expected back.",
+    ),
+    agent_id: z.string().describe(
+      "Run the subagent as another agent of this project (its own instructions, memory and vault). Default: this agent.",
+    ).optional(),
+    model_id: z.string().describe(
+      "Model for the subagent, as the upstream model id; only together with provider. Omit both to use this session's model.",
+    ).optional(),
+    provider: z.string().describe(
+      "The provider group of model_id; required whenever model_id is given.",
+    ).optional(),
+    thinking_level: z.enum(SUBAGENT_THINKING_LEVELS).describe(
+      "Reasoning effort of the subagent. Default: this session's level. Lower it for mechanical work, raise it for hard analysis.",
+    ).optional(),
+    yield_time_ms: z.number().describe(
+      `How long to wait for the subagent before returning, in ms (default ${SUBAGENT_DEFAULT_YIELD_MS}; ` +
+        "at least 250; capped 1 s below the tool timeout). If it is still working then, you get " +
+        "its output so far and a subagent_id, and it keeps working.",
+    ).optional(),
+    run_in_background: z.boolean().describe(
+      "Return a subagent_id at once instead of waiting. Its result arrives as an automatic " +
+        "message when it finishes, so there is no need to poll. Default false.",
+    ).optional(),
+  }),
   permission: "rw",
   timeoutMs: 600_000,
   maxOutputLength: 16_000,

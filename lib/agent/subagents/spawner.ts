@@ -12,6 +12,7 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
+import { exists } from "../../state/_fs.ts";
 import type { SessionMeta } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { type AgentRef, systemConfigPath, tracesDir } from "../../state/paths.ts";
@@ -51,14 +52,6 @@ export interface SpawnerDeps {
   resume(agentId: string, sessionId: string, opts: RecordedSessionOptions): Promise<Session>;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** The options a child inherits: the parent's confinement, diagnostics and tool sources. */
 function inherited(o: RecordedSessionOptions): RecordedSessionOptions {
   return {
@@ -82,7 +75,7 @@ export function createSpawner(deps: SpawnerDeps): ChildSpawner {
   const checkAgent = async (agentId: string) => {
     if (agentId === ref.agentId) return;
     const path = systemConfigPath({ ...ref, agentId });
-    if (!(await exists(path))) {
+    if (!(await exists(path, { kind: "file" }))) {
       throw new PenguinError(
         "not_found",
         `agent "${agentId}" does not exist in project "${ref.projectId}" (no ${path})`,

@@ -6,10 +6,18 @@
  */
 import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { resolve } from "node:path";
-import { closeAll, connectAll, mcpSecrets, mcpTools, stderrLogPath } from "../../mcp/mod.ts";
+import {
+  closeAll,
+  connectAll,
+  diagnoseStdioFailure,
+  mcpSecrets,
+  mcpTools,
+  serverPolicy,
+  stderrLogPath,
+} from "../../mcp/mod.ts";
 import { maskSecrets } from "../../tools/secret_mask.ts";
 import { PenguinError } from "../../protocol/errors.ts";
-import { createPolicy } from "../../sandbox/mod.ts";
+import { createPolicy, isInside, type SandboxPolicy } from "../../sandbox/mod.ts";
 import {
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
@@ -18,6 +26,7 @@ import {
 } from "../../state/ids.ts";
 import {
   addMcpServer,
+  checkMcpServer,
   loadOrInitAgent,
   type McpServerConfig,
   parseMcpServers,
@@ -82,6 +91,14 @@ const ADD_FLAGS: readonly Flag<unknown>[] = [
     help: "extra writable directory for a stdio server (repeatable, absolute)",
   },
   {
+    name: "readable",
+    type: "string",
+    value: "<dir>",
+    multiple: true,
+    help:
+      "directory of your home shown read-only to a stdio server,\ne.g. where it is installed (repeatable)",
+  },
+  {
     name: "permission",
     type: "string",
     value: "<p>",
@@ -93,6 +110,8 @@ const ADD_FLAGS: readonly Flag<unknown>[] = [
     value: "<ms>",
     help: "time allowed to connect and list tools (default: 10000)",
   },
+  { name: "no-test", type: "boolean", help: "save the server without starting it first" },
+  { ...WORKSPACE_FLAG, help: "the workspace the test runs in (default: the current directory)" },
   ...TARGET_FLAGS,
 ];
 const LIST_FLAGS: readonly Flag<unknown>[] = [
@@ -110,17 +129,22 @@ const ADD_HELP = `Usage: penguin mcp add <name> [flags] -- <command> [args...]
 
 Add an MCP server to the agent (tools.mcpServers in its system_config.yaml;
 an entry of the same name is replaced). A server given a command is started
-over stdio, inside the same sandbox as the model's commands: the workspace is
-its working directory, the data root and home secrets are hidden, it gets no
-vault values, and its network is off unless --network on. A server given a
-URL is reached over Streamable HTTP (or the older SSE transport with --sse).
-Its tools are offered to the model as mcp__<name>__<tool>.
+over stdio, inside the same sandbox as the model's commands: it starts in
+the read-only root (/) unless --cwd, the data root and your home directory
+are hidden (--readable shows a home directory to it), it gets no vault
+values, and its network is off unless --network on. A server given a URL is
+reached over Streamable HTTP (or the older SSE transport with --sse). Its
+tools are offered to the model as mcp__<name>__<tool>.
+
+Before saving, the server is started as a session would start it and its
+tools are listed; when that fails, nothing is saved and the reason is shown
+with what fixes it (exit code 1). --no-test saves without starting it.
 
 Flags:
 ${flagHelp(ADD_FLAGS, 23)}
 
 Examples:
-  penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .
+  penguin mcp add files --network on -- npx -y @modelcontextprotocol/server-filesystem .
   penguin mcp add search --env REGION=eu --network on -- node /opt/search/index.js
   penguin mcp add docs --url https://example.com/mcp --header "X-Api-Key: $KEY"
 `;
@@ -211,13 +235,29 @@ function stdioConfig(
   const cwd = str(p, "cwd");
   const inWorkspace = cwd === "workspace";
   if (cwd !== undefined && !inWorkspace) config.cwd = resolve(cwd);
-  if (network !== undefined || writable.length > 0 || inWorkspace) {
+  const readable = list(p, "readable").map((d) => homeDir(cmd, d));
+  if (network !== undefined || writable.length > 0 || readable.length > 0 || inWorkspace) {
     config.sandbox = {
       ...(network !== undefined ? { network } : {}),
       ...(writable.length > 0 ? { writable } : {}),
+      ...(readable.length > 0 ? { readable } : {}),
       ...(inWorkspace ? { cwd: "workspace" } : {}),
     };
   }
+}
+
+/** A `--readable` directory: absolute, in the home directory and not the whole of it. */
+function homeDir(cmd: string, dir: string): string {
+  const home = Deno.env.get("HOME");
+  const abs = resolve(dir);
+  const bad = (why: string) =>
+    new PenguinError("usage", `${cmd}: --readable ${JSON.stringify(dir)}: ${why}`);
+  if (!home || resolve(home) === "/") throw bad("HOME is not set");
+  if (!isInside(abs, resolve(home))) {
+    throw bad(`not in your home directory ${home} (only the home is hidden from servers)`);
+  }
+  if (abs === resolve(home)) throw bad("is the whole home directory; name the directories needed");
+  return abs;
 }
 
 async function addCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -251,7 +291,7 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
     if (command.length === 0) {
       throw new PenguinError(
         "usage",
-        `${cmd}: give the server's command after -- (e.g. penguin mcp add files -- npx -y @modelcontextprotocol/server-filesystem .) or --url`,
+        `${cmd}: give the server's command after -- (e.g. penguin mcp add files --network on -- npx -y @modelcontextprotocol/server-filesystem .) or --url`,
       );
     }
     if (list(p, "header").length > 0 || bool(p, "sse")) {
@@ -272,13 +312,52 @@ async function addCommand(args: string[], ctx: CommandContext): Promise<number> 
     }
     config.connectTimeoutMs = ms;
   }
+  checkMcpServer(name, config);
   const t = await target(ctx, p);
+  let found = "";
+  if (!bool(p, "no-test")) {
+    const x = await testBeforeSaving(cmd, ctx, p, t, name, config);
+    if (x === undefined) return 1;
+    found = `: connected in ${seconds(x.durationMs)}, ${toolsFound(x)}`;
+  }
   const replaced = await addMcpServer(t.configPath, name, config);
   ctx.io.out(
-    `${replaced ? "Replaced" : "Added"} MCP server ${name} for agent ${t.agentId}. ` +
-      `Check it with: penguin mcp test ${name}\n`,
+    safeText(`${replaced ? "Replaced" : "Added"} MCP server ${name} for agent ${t.agentId}`) +
+      (found ? safeText(found) : `. Check it with: penguin mcp test ${name}`) + "\n",
   );
   return 0;
+}
+
+/** `N tool(s): a, b, c` (the first 20 names). */
+function toolsFound(x: Probe): string {
+  const names = x.tools.map((tool) => tool.name);
+  const shown = names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "");
+  return `${names.length} tool(s)${names.length > 0 ? `: ${shown}` : ""}`;
+}
+
+/**
+ * Start the server `mcp add` is about to save, as a session would, and list
+ * its tools. On failure it prints why (with the fix, when known) and returns
+ * undefined: nothing is saved.
+ */
+async function testBeforeSaving(
+  cmd: string,
+  ctx: CommandContext,
+  p: Parsed,
+  t: Target,
+  name: string,
+  config: Record<string, unknown>,
+): Promise<Probe | undefined> {
+  const [x] = await probe(cmd, ctx, p, t, [checkMcpServer(name, config)]);
+  if (x!.status === "connected") return x;
+  // The server's error and stderr are its own text: shown without escape sequences.
+  ctx.io.err(
+    safeText(`penguin: MCP server ${name} failed to start: ${x!.error}\n`) +
+      (x!.hint ? safeText(`  fix: ${x!.hint}\n`) : "") +
+      (x!.stderrTail ? safeText(`Its stderr ended with:\n${x!.stderrTail}\n`) : "") +
+      `Nothing was saved. Fix it and run mcp add again, or add --no-test to save it untested.\n`,
+  );
+  return undefined;
 }
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -317,6 +396,8 @@ interface Probe {
   error?: string;
   tools: { name: string; mcpName: string; permission: string; description: string }[];
   stderrTail?: string;
+  /** Why a failed stdio server failed, with the fix (see lib/mcp/diagnose.ts). */
+  hint?: string;
 }
 
 async function probe(
@@ -362,6 +443,9 @@ async function probe(
         const stderr = mask(
           await Deno.readTextFile(stderrLogPath(logDir, server.name)).catch(() => ""),
         );
+        const hint = r.status !== "completed"
+          ? await hintFor(server, policy, workspace)
+          : undefined;
         return {
           server,
           status: r.status === "completed" ? "connected" : "failed",
@@ -376,6 +460,7 @@ async function probe(
           ...(stderr.trim()
             ? { stderrTail: stderr.trimEnd().split("\n").slice(-10).join("\n") }
             : {}),
+          ...(hint !== undefined ? { hint: mask(hint) } : {}),
         } satisfies Probe;
       }));
     } finally {
@@ -384,6 +469,19 @@ async function probe(
   } finally {
     await Deno.remove(logDir, { recursive: true }).catch(() => {});
   }
+}
+
+/** Why a failed server failed, with the fix, when that is known. */
+async function hintFor(
+  server: McpServerConfig,
+  policy: SandboxPolicy,
+  workspace: string,
+): Promise<string | undefined> {
+  if (server.transport !== "stdio") {
+    return `check that ${server.url} is right and the server is running`;
+  }
+  const own = serverPolicy(server, policy);
+  return await diagnoseStdioFailure(server, own, workspace).catch(() => undefined);
 }
 
 function seconds(ms: number): string {
@@ -431,7 +529,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   for (const x of probes) {
     const state = x.status === "connected"
       ? `connected in ${seconds(x.durationMs)}, ${x.tools.length} tool(s)`
-      : `failed: ${x.error}`;
+      : `failed: ${x.error}${x.hint ? `\n  fix: ${x.hint}` : ""}`;
     ctx.io.out(
       safeText(`${x.server.name}  ${x.server.transport}  ${whereOf(x.server)}\n  ${state}\n`),
     );
@@ -463,6 +561,7 @@ async function testCommand(args: string[], ctx: CommandContext): Promise<number>
     ctx.io.err(
       safeText(`penguin: MCP server ${name} failed after ${seconds(x!.durationMs)}: ${x!.error}\n`),
     );
+    if (x!.hint) ctx.io.err(safeText(`  fix: ${x!.hint}\n`));
     if (x!.stderrTail) ctx.io.err(safeText(`Its stderr ended with:\n${x!.stderrTail}\n`));
     return 1;
   }

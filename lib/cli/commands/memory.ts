@@ -8,6 +8,7 @@
  */
 import { resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
+import { exists } from "../../state/_fs.ts";
 import {
   type AgentPaths,
   agentPaths,
@@ -127,10 +128,6 @@ function scopeName(s: MemoryScope): string {
   return s.key === "user" ? "user memory" : `memory of workspace ${s.workspace ?? s.key}`;
 }
 
-async function exists(dir: string): Promise<boolean> {
-  return await Deno.lstat(dir).then((i) => i.isDirectory, () => false);
-}
-
 async function indexLines(dir: string): Promise<number> {
   const r = await readMemoryFile(dir, MEMORY_INDEX);
   const text = r.ok ? r.text.trim() : "";
@@ -190,7 +187,7 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
   if (bool(p, "help")) return printHelp(ctx, SHOW_HELP);
   const t = target(ctx, p);
   const scope = await scopeOf(t, p);
-  if (!(await exists(scope.dir))) {
+  if (!(await exists(scope.dir, { kind: "directory", followLinks: false }))) {
     throw new PenguinError(
       "not_found",
       `memory show: agent ${t.agentId} has no ${scopeName(scope)} (see penguin memory list)`,
@@ -221,7 +218,7 @@ async function clearCommand(args: string[], ctx: CommandContext): Promise<number
   if (bool(p, "help")) return printHelp(ctx, CLEAR_HELP);
   const t = target(ctx, p);
   const scope = await scopeOf(t, p);
-  if (!(await exists(scope.dir))) {
+  if (!(await exists(scope.dir, { kind: "directory", followLinks: false }))) {
     ctx.io.out(`Agent ${t.agentId} has no ${scopeName(scope)}; nothing to clear.\n`);
     return 0;
   }

@@ -21,7 +21,6 @@ import {
   NOTE_PROMPT,
   openTerminal,
   PROMPT_REASONS,
-  type PromptAnswer,
   type Terminal,
 } from "../_approval_prompt.ts";
 import { type ApprovalFlow, type AskPerson, createApprovalFlow } from "../_approval_flow.ts";
@@ -127,39 +126,31 @@ function terminalAsker(
     io.err(text);
     if (!stderrIsTerminal) terminal.write(text);
   };
-  const answer = () =>
-    new Promise<string | "eof" | "interrupt">((resolve) => {
-      cancelPrompt = () => resolve("interrupt");
-      terminal.lines.next().then((l) => resolve(l ?? "eof"), () => resolve("eof"));
-    }).finally(() => cancelPrompt = undefined);
-  /** One answer line: the text, or why there is none ("stop" for Escape). */
-  const read = async (): Promise<string | "eof" | "interrupt" | "stop"> => {
-    const got = await answer();
-    if (got === "eof" || got === "interrupt") {
-      io.err("\n");
-      return got;
-    }
-    if (!stderrIsTerminal) io.err(`${got}\n`);
-    return approvalAnswer(got) === "stop" ? "stop" : got;
+  /** One answer, typed key by key on the terminal; a redirected stderr gets a transcript. */
+  const read = async (prompt: string): Promise<string | "eof" | "interrupt" | "stop"> => {
+    const ac = new AbortController();
+    cancelPrompt = () => ac.abort();
+    const got = await terminal.keys.answer(prompt, ac.signal).finally(() =>
+      cancelPrompt = undefined
+    );
+    const typed = got === "eof" || got === "interrupt" || got === "stop" ? "" : got;
+    if (!stderrIsTerminal) io.err(`${prompt}${typed}\n`);
+    return got;
   };
   const person: AskPerson = async (call, q) => {
     renderer?.beginPrompt(call);
     for (const line of q.lines) say(`${line}\n`);
-    let prompt = APPROVE_PROMPT;
-    for (;;) {
-      say(prompt);
-      const got = await read();
+    for (let again = false;; again = true) {
+      if (again) say(`${ANSWER_AGAIN}\n`);
+      const got = await read(APPROVE_PROMPT);
       if (got === "eof") return denied(renderer, call, PROMPT_REASONS.eof);
       if (got === "interrupt" || got === "stop") return stopped(renderer, call, stop);
-      const d = approvalAnswer(got) as PromptAnswer | null;
-      if (d === null) {
-        prompt = `${ANSWER_AGAIN}\n${APPROVE_PROMPT}`;
-        continue;
-      }
+      const d = approvalAnswer(got);
+      if (d === "stop") return stopped(renderer, call, stop);
+      if (d === null) continue;
       let note: string | undefined;
       if (d === "deny") {
-        say(NOTE_PROMPT);
-        const n = await read();
+        const n = await read(NOTE_PROMPT);
         if (n === "interrupt" || n === "stop") return stopped(renderer, call, stop);
         if (n !== "eof") note = n;
       }

@@ -24,6 +24,7 @@ import {
   type Harness,
   HARNESSES,
   importedForeign,
+  importedPenguin,
   importForeign,
   importTraces,
   importWorkspaceNote,
@@ -435,9 +436,10 @@ Each foreign session prints one line: its messages and tool calls, and
 either "everything the model saw was imported" or what the model saw that
 was not (records it never saw, such as UI events and duplicates, are not
 named). --verbose prints the full loss report; --json always has it. A
-session imported before (same harness, same id) is not imported again: it
-says "already imported as <id>" and writes nothing; --again imports a new
-copy.
+session already here (a penguin trace of the same session id, imported or
+recorded here, or a foreign session of the same harness and id) is not
+imported again: it says "already imported as <id>" and writes nothing;
+--again imports a new copy.
 
 Where an imported session works: the directory named with --workspace, else
 the current directory, never the one its file recorded (a file can name any
@@ -513,6 +515,8 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
         lenient,
         children: !bool(p, "no-children"),
         onFile: onFile(0),
+        already: await importedPenguin(scope),
+        again: bool(p, "again"),
       })
       : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
     foreign = foreignFiles.length > 0
@@ -572,6 +576,13 @@ function printImport(
   }
   for (const s of foreign?.imported ?? []) {
     ctx.io.out(safeText(verbose ? formatForeignImport(s) : foreignImportLine(s)));
+  }
+  for (const a of report.already ?? []) {
+    ctx.io.out(safeText(
+      `${
+        a.files[0]
+      }: already imported as ${a.sessionId} (nothing written; --again imports a new copy)\n`,
+    ));
   }
   for (const a of foreign?.already ?? []) {
     ctx.io.out(safeText(

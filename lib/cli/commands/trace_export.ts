@@ -5,10 +5,7 @@
  * @module
  */
 import { familyRoot } from "../../inspect/family.ts";
-import { loadConversation } from "../../inspect/conversation.ts";
-import { renderHtml } from "../../inspect/export_html.ts";
-import { renderMarkdown } from "../../inspect/export_md.ts";
-import { redactConversation } from "../../inspect/redact.ts";
+import { loadOutline, writeExport } from "../../inspect/export_stream.ts";
 import { otlpFromSession } from "../../telemetry/export_file.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
@@ -16,7 +13,7 @@ import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { safeText } from "../../display/terminal_text.ts";
-import { writeOutputFile } from "../_output_file.ts";
+import { openOutputFile, writeOutputFile } from "../_output_file.ts";
 import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -148,26 +145,84 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     noticeSkipped(ctx, sessions[0]!.files, problems);
     return await emit(ctx, outFile, JSON.stringify(req) + "\n", sessions[0]!.key, format);
   }
-  let conv = await loadConversation(sessions[0]!, {
+  // Read twice, never whole: the outline (facts, family, requests), then the items as written.
+  const outline = await loadOutline(sessions[0]!, {
     onProblem: (pr) => problems.push(pr),
     children: !bool(p, "no-children"),
   });
   noticeSkipped(ctx, sessions[0]!.files, problems);
-  if (conv.session.started === null && conv.skipped_lines > 0) {
+  if (outline.session.started === null && outline.skipped_lines > 0) {
     throw new PenguinError(
       "data",
       `trace export: nothing to export from ${
         sessions[0]!.files.map((f) => `"${f.path}"`).join(", ")
-      }: all ${conv.skipped_lines} line(s) are malformed (is it a trace file? see penguin trace validate)`,
+      }: all ${outline.skipped_lines} line(s) are malformed (is it a trace file? see penguin trace validate)`,
     );
   }
-  if (!bool(p, "no-redact")) conv = redactConversation(conv);
-  const text = format === "html"
-    ? renderHtml(conv)
-    : format === "md"
-    ? renderMarkdown(conv)
-    : JSON.stringify(conv, null, 2) + "\n";
-  return await emit(ctx, outFile, text, conv.session.session_id, format);
+  const redact = !bool(p, "no-redact");
+  return await emitStream(
+    ctx,
+    outFile,
+    outline.session.session_id,
+    format,
+    (write) => writeExport(outline, format, { redact }, write),
+  );
+}
+
+/** Pieces are gathered up to this many characters before a write. */
+const FLUSH_AT = 256 * 1024;
+
+async function emitStream(
+  ctx: CommandContext,
+  outFile: string | undefined,
+  sessionId: string,
+  format: Format,
+  produce: (write: (text: string) => Promise<void>) => Promise<void>,
+): Promise<number> {
+  let buf = "";
+  const batched = (sink: (text: string) => Promise<void>) => ({
+    write: async (text: string) => {
+      buf += text;
+      if (buf.length < FLUSH_AT) return;
+      const b = buf;
+      buf = "";
+      await sink(b);
+    },
+    flush: async () => {
+      const b = buf;
+      buf = "";
+      if (b !== "") await sink(b);
+    },
+  });
+  if (outFile !== undefined) {
+    let file;
+    try {
+      file = await openOutputFile(outFile);
+      const out = batched(file.write);
+      await produce(out.write);
+      await out.flush();
+      await file.commit();
+    } catch (err) {
+      await file?.abort();
+      if (err instanceof PenguinError) throw err;
+      throw new PenguinError("runtime", `Cannot write "${outFile}": ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+    ctx.io.err(`exported ${sessionId} (${format}) to ${outFile}\n`);
+    return 0;
+  }
+  // A trace holds what a hostile model wrote: on a terminal its escape sequences (a clipboard
+  // write, a window title, cursor moves) would act; a file or a pipe gets the bytes as they are.
+  const out = batched((text) => {
+    ctx.io.out(ctx.io.isTty ? safeText(text) : text);
+    return Promise.resolve();
+  });
+  return await untilPipeCloses(async () => {
+    await produce(out.write);
+    await out.flush();
+    return 0;
+  });
 }
 
 function noticeSkipped(

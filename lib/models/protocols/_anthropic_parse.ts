@@ -17,15 +17,7 @@ import {
 } from "../limits.ts";
 import type { FinishReason, SseEvent, WireDelta, WireError, WireParser } from "../wire.ts";
 
-type Json = Record<string, unknown>;
-
-function isRecord(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
+import { isRecord, type Json, parseErrorBody, parseEventJson, str } from "./_parse_common.ts";
 
 function count(v: unknown): number | undefined {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
@@ -299,19 +291,12 @@ export function createAnthropicParser(): WireParser {
 
   return {
     push(event: SseEvent): WireDelta[] {
-      let obj: unknown;
-      try {
-        obj = JSON.parse(event.data);
-      } catch (err) {
-        return [{
-          type: "error",
-          code: MALFORMED_CODE,
-          message: `Cannot parse Anthropic stream event ${event.event ?? "(unnamed)"}: ${
-            err instanceof Error ? err.message : String(err)
-          }`,
-        }];
-      }
-      return isRecord(obj) ? handle(obj, event.event) : [];
+      const obj = parseEventJson(
+        event.data,
+        `Anthropic stream event ${event.event ?? "(unnamed)"}`,
+      );
+      if (!obj.ok) return [obj.delta];
+      return isRecord(obj.value) ? handle(obj.value, event.event) : [];
     },
     end(): WireDelta[] {
       return [];
@@ -349,17 +334,10 @@ export function parseAnthropicBody(body: unknown): WireDelta[] {
 
 /** The provider message and error type of an Anthropic HTTP error body. */
 export function parseAnthropicError(status: number, bodyText: string): WireError {
-  let obj: unknown;
-  try {
-    obj = JSON.parse(bodyText);
-  } catch {
-    const text = bodyText.trim();
-    return { message: text === "" ? `HTTP ${status}` : text.slice(0, 2000) };
-  }
-  if (isRecord(obj) && isRecord(obj.error)) {
+  return parseErrorBody(status, bodyText, (obj) => {
+    if (!isRecord(obj) || !isRecord(obj.error)) return undefined;
     const code = str(obj.error.type);
     const message = str(obj.error.message) ?? `HTTP ${status}`;
     return code === undefined ? { message } : { message, code };
-  }
-  return { message: bodyText.trim().slice(0, 2000) || `HTTP ${status}` };
+  });
 }

@@ -13,15 +13,7 @@
 import { MALFORMED_CODE } from "../classify.ts";
 import type { FinishReason, SseEvent, WireDelta, WireError, WireParser } from "../wire.ts";
 
-type Json = Record<string, unknown>;
-
-function isRecord(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
+import { isRecord, type Json, parseErrorBody, parseEventJson, str } from "./_parse_common.ts";
 
 function count(v: unknown): number {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0;
@@ -197,18 +189,9 @@ export function createGeminiParser(): WireParser {
   const state = newState();
   return {
     push(event: SseEvent): WireDelta[] {
-      let obj: unknown;
-      try {
-        obj = JSON.parse(event.data);
-      } catch (err) {
-        return [{
-          type: "error",
-          code: MALFORMED_CODE,
-          message: `Cannot parse Gemini stream chunk: ${
-            err instanceof Error ? err.message : String(err)
-          }`,
-        }];
-      }
+      const parsed = parseEventJson(event.data, "Gemini stream chunk");
+      if (!parsed.ok) return [parsed.delta];
+      const obj = parsed.value;
       if (Array.isArray(obj)) return obj.filter(isRecord).flatMap((c) => handleChunk(state, c));
       return isRecord(obj) ? handleChunk(state, obj) : [];
     },
@@ -232,14 +215,8 @@ export function parseGeminiBody(body: unknown): WireDelta[] {
 
 /** The provider message and code of a Gemini HTTP error body. */
 export function parseGeminiError(status: number, bodyText: string): WireError {
-  let obj: unknown;
-  try {
-    obj = JSON.parse(bodyText);
-  } catch {
-    const text = bodyText.trim();
-    return { message: text === "" ? `HTTP ${status}` : text.slice(0, 2000) };
-  }
-  const first = Array.isArray(obj) ? obj[0] : obj;
-  if (isRecord(first) && isRecord(first.error)) return describeRpcError(first.error);
-  return { message: bodyText.trim().slice(0, 2000) || `HTTP ${status}` };
+  return parseErrorBody(status, bodyText, (obj) => {
+    const first = Array.isArray(obj) ? obj[0] : obj;
+    return isRecord(first) && isRecord(first.error) ? describeRpcError(first.error) : undefined;
+  });
 }

@@ -12,9 +12,11 @@
  *
  * A call's arguments are kept here (to tell whether they are complete JSON
  * when another call starts) only up to the limits of ../limits.ts; past
- * them the call ends at once, marked `oversize` (it fails), its arguments
- * are dropped, and the rest of its deltas are skipped. Reasoning details past the fidelity limit stop the
- * response with a {@linkcode TOO_LARGE_CODE} error.
+ * them the call ends at once, marked `oversize`, its arguments are dropped
+ * (the delta that passed the limit is still handed on, for the translator
+ * to say how much came) and the rest of its deltas are skipped; the
+ * translator then stops the response. Reasoning details past the fidelity
+ * limit stop the response with a {@linkcode TOO_LARGE_CODE} error.
  *
  * @module
  */
@@ -22,6 +24,7 @@ import { z } from "zod";
 import type { Fidelity } from "../../protocol/types.ts";
 import type { FinishReason, SseEvent, WireDelta, WireParser } from "../wire.ts";
 import { parseChunk, pickCode, usageDelta, validateChunk } from "./_openai_common.ts";
+import { nnum, nstr } from "./_parse_common.ts";
 import { TextBuffer } from "../_text_buffer.ts";
 import {
   MAX_RESPONSE_FIDELITY,
@@ -30,9 +33,6 @@ import {
   mib,
   TOO_LARGE_CODE,
 } from "../limits.ts";
-
-const nstr = z.string().nullish();
-const nnum = z.number().nullish();
 
 const ToolCallDelta = z.object({
   index: nnum,
@@ -277,7 +277,11 @@ export function createChatParser(): WireParser {
     held -= mine;
     c.args.clear();
     c.pending.clear();
-    if (c.started) close(c, out);
+    if (c.started) {
+      // Passed on unkept: the translator counts it, and stops the response at its limit.
+      out.push({ type: "tool_call_args", key: c.key, args });
+      close(c, out);
+    }
     return false;
   }
 

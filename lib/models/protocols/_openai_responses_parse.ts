@@ -17,9 +17,7 @@ import { z } from "zod";
 import type { Fidelity } from "../../protocol/types.ts";
 import type { FinishReason, SseEvent, WireDelta, WireParser } from "../wire.ts";
 import { parseChunk, pickCode, usageDelta, validateChunk } from "./_openai_common.ts";
-
-const nstr = z.string().nullish();
-const nnum = z.number().nullish();
+import { nnum, nstr } from "./_parse_common.ts";
 
 const Part = z.looseObject({ type: nstr, text: nstr });
 

@@ -23,6 +23,8 @@ export function selfArgv(args: string[]): string[] {
     "--quiet",
     "-P=penguin",
     "--no-prompt",
+    // As the `penguin` task: a dynamically imported module is read when the import runs.
+    "--unstable-lazy-dynamic-imports",
     "--v8-flags=--max-semi-space-size=4,--no-lazy-feedback-allocation,--no-maglev",
     "--config",
     config,

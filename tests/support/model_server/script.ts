@@ -119,6 +119,11 @@ export interface ScriptedTurn {
   malformed_at?: number;
   /** Bypass the encoder: send these raw SSE event strings (each a complete event incl. blank line). */
   raw_events?: string[];
+  /**
+   * Bypass the encoder: send the raw SSE events this yields, made as they are
+   * sent (a stream too long to hold; the transport failure modes do not apply).
+   */
+  event_source?: () => Iterator<string>;
   /** Bypass everything: send this exact body (e.g. a recorded fixture) with `content_type`. */
   raw_body?: string | Uint8Array;
   /** Content type for `raw_body` (default `text/event-stream`). */

@@ -257,8 +257,36 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
       const events = splitEvents(new TextDecoder().decode(raw));
       return stream(turn, events, rec, markGone, () => (selfErrored = true));
     }
+    if (turn.event_source !== undefined) return streamSource(turn.event_source(), markGone);
     const events = turn.raw_events ?? encoder.encodeTurn(turn, rec.model);
     return stream(turn, events, rec, markGone, () => (selfErrored = true));
+  }
+
+  /** Events made as they are pulled, some 16 KiB of them per pull. */
+  function streamSource(source: Iterator<string>, gone: () => void): Response {
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const batch: string[] = [];
+        let size = 0;
+        for (let next = source.next();; next = source.next()) {
+          if (next.done) {
+            if (size > 0) c.enqueue(enc.encode(batch.join("")));
+            c.close();
+            return;
+          }
+          batch.push(next.value);
+          size += next.value.length;
+          if (size >= 16 * 1024) break;
+        }
+        c.enqueue(enc.encode(batch.join("")));
+      },
+      cancel() {
+        gone();
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body, {
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
   }
 
   return new Promise((resolve) => {

@@ -1,0 +1,234 @@
+/**
+ * The task file of `penguin batch`: a YAML file (`defaults:` for every task,
+ * then `tasks:`, a list) or a JSONL file (one task per line). Each task has a
+ * unique `id`, a `prompt` and a `workspace` (a directory, created when
+ * missing; a relative path resolves against the task file's directory, or
+ * the `workspaceRoot` given), and optionally the model pair, `max_turns`,
+ * goal mode and its `budget`, `sandbox`, `network`, `skills` and a per-task
+ * `timeout` in seconds. A bad file is refused whole: every problem is
+ * reported as `file:line: reason` and nothing runs.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { LineCounter, parseDocument } from "yaml";
+import { PenguinError } from "../protocol/errors.ts";
+import { SANDBOX_MODES } from "../sandbox/policy.ts";
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** The settings a task may take from `defaults:`. */
+const SETTINGS = {
+  provider: z.string().min(1).optional(),
+  model_id: z.string().min(1).optional(),
+  max_turns: z.number().int().optional(),
+  goal: z.boolean().optional(),
+  budget: z.number().int().positive().nullable().optional(),
+  sandbox: z.enum(SANDBOX_MODES as [string, ...string[]]).optional(),
+  network: z.boolean().optional(),
+  skills: z.array(z.string().min(1)).optional(),
+  timeout: z.number().positive().optional(),
+};
+
+const DEFAULTS = z.strictObject(SETTINGS);
+
+const TASK = z.strictObject({
+  id: z.string().regex(ID, "must be letters, digits, '.', '_' or '-' (at most 128)"),
+  prompt: z.string().trim().min(1, "must not be empty"),
+  workspace: z.string().min(1, "must not be empty"),
+  ...SETTINGS,
+});
+
+const YAML_FILE = z.strictObject({
+  defaults: DEFAULTS.optional(),
+  tasks: z.array(z.unknown()).min(1, "must list at least one task"),
+});
+
+/** One task, its defaults applied and its workspace absolute. */
+export interface BatchTask {
+  /** Unique in the file. */
+  id: string;
+  /** The task's message (a goal's objective). */
+  prompt: string;
+  /** Absolute workspace directory. */
+  workspace: string;
+  /** Position in the file (0-based): the shard rule uses it. */
+  position: number;
+  /** Line of the task in the file (1-based). */
+  line: number;
+  provider?: string;
+  model_id?: string;
+  max_turns?: number;
+  goal?: boolean;
+  /** The goal's token budget (null: unbounded). */
+  budget?: number | null;
+  sandbox?: string;
+  network?: boolean;
+  skills?: string[];
+  /** Seconds before the task is stopped. */
+  timeout?: number;
+}
+
+/** Where relative workspaces resolve. */
+export interface TaskFileOptions {
+  /** Base directory of relative workspaces (default: the task file's directory). */
+  workspaceRoot?: string;
+}
+
+function zodReason(err: z.ZodError): { path: PropertyKey[]; reason: string }[] {
+  return err.issues.map((i) => ({
+    path: i.path,
+    reason: `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`,
+  }));
+}
+
+function finish(
+  raw: z.infer<typeof TASK>,
+  position: number,
+  line: number,
+  base: string,
+): BatchTask {
+  const task: BatchTask = {
+    ...raw,
+    workspace: isAbsolute(raw.workspace) ? raw.workspace : resolve(join(base, raw.workspace)),
+    position,
+    line,
+  } as BatchTask;
+  return task;
+}
+
+/** Problems of the tasks besides their shape: the pair rule, unique ids. */
+function crossChecks(task: BatchTask, seen: Map<string, number>): string | null {
+  if ((task.provider === undefined) !== (task.model_id === undefined)) {
+    return "provider and model_id go together (neither: the project's default model)";
+  }
+  if (task.budget !== undefined && !task.goal) return "budget needs goal: true";
+  const first = seen.get(task.id);
+  if (first !== undefined) return `id "${task.id}" is used already (line ${first})`;
+  seen.set(task.id, task.line);
+  return null;
+}
+
+function refuse(problems: string[]): never {
+  const shown = problems.slice(0, 20);
+  const more = problems.length > shown.length ? `\n… and ${problems.length - 20} more` : "";
+  throw new PenguinError(
+    "usage",
+    `batch: the task file is not valid; nothing ran:\n${shown.join("\n")}${more}`,
+  );
+}
+
+function parseJsonl(file: string, text: string, base: string): BatchTask[] {
+  const problems: string[] = [];
+  const tasks: BatchTask[] = [];
+  const seen = new Map<string, number>();
+  text.split("\n").forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      problems.push(`${file}:${line}: not JSON (${(err as Error).message})`);
+      return;
+    }
+    const got = TASK.safeParse(value);
+    if (!got.success) {
+      for (const p of zodReason(got.error)) problems.push(`${file}:${line}: ${p.reason}`);
+      return;
+    }
+    const task = finish(got.data, tasks.length, line, base);
+    const bad = crossChecks(task, seen);
+    if (bad !== null) problems.push(`${file}:${line}: ${bad}`);
+    tasks.push(task);
+  });
+  if (problems.length === 0 && tasks.length === 0) problems.push(`${file}:1: no tasks`);
+  if (problems.length > 0) refuse(problems);
+  return tasks;
+}
+
+function parseYaml(file: string, text: string, base: string): BatchTask[] {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true });
+  const lineAt = (offset: number | undefined) => counter.linePos(offset ?? 0).line;
+  const nodeLine = (path: PropertyKey[]): number => {
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n) as (string | number)[], true) as
+        | { range?: [number, number, number] }
+        | undefined;
+      if (node && typeof node === "object" && node.range) return lineAt(node.range[0]);
+    }
+    return 1;
+  };
+  if (doc.errors.length > 0) {
+    refuse(doc.errors.map((e) => `${file}:${e.linePos?.[0]?.line ?? 1}: ${e.message}`));
+  }
+  const top = YAML_FILE.safeParse(doc.toJS());
+  if (!top.success) {
+    refuse(zodReason(top.error).map((p) => `${file}:${nodeLine(p.path)}: ${p.reason}`));
+  }
+  const defaults = top.data.defaults ?? {};
+  const problems: string[] = [];
+  const tasks: BatchTask[] = [];
+  const seen = new Map<string, number>();
+  top.data.tasks.forEach((value, i) => {
+    const line = nodeLine(["tasks", i]);
+    const merged = typeof value === "object" && value !== null && !Array.isArray(value)
+      ? { ...defaults, ...value }
+      : value;
+    const got = TASK.safeParse(merged);
+    if (!got.success) {
+      for (const p of zodReason(got.error)) {
+        const where = `tasks[${i}]${p.path.length > 0 ? "." : ": "}`;
+        problems.push(`${file}:${nodeLine(["tasks", i, ...p.path])}: ${where}${p.reason}`);
+      }
+      return;
+    }
+    const task = finish(got.data, i, line, base);
+    const bad = crossChecks(task, seen);
+    if (bad !== null) problems.push(`${file}:${line}: ${bad}`);
+    tasks.push(task);
+  });
+  if (problems.length > 0) refuse(problems);
+  return tasks;
+}
+
+/** Parse a task file's `text` (YAML unless the name ends in `.jsonl`/`.ndjson`). */
+export function parseTaskFile(file: string, text: string, opts: TaskFileOptions = {}): BatchTask[] {
+  const base = opts.workspaceRoot ?? resolve(file, "..");
+  return /\.(jsonl|ndjson)$/i.test(file)
+    ? parseJsonl(file, text, base)
+    : parseYaml(file, text, base);
+}
+
+/** Read and parse the task file at `file` (at most 64 MiB). */
+export async function loadTaskFile(file: string, opts: TaskFileOptions = {}): Promise<BatchTask[]> {
+  let text: string;
+  try {
+    const info = await Deno.stat(file);
+    if (!info.isFile) throw new Error("not a regular file");
+    if (info.size > 64 * 1024 * 1024) throw new Error(`${info.size} bytes, more than 64 MiB`);
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    throw new PenguinError(
+      "usage",
+      `batch: cannot read the task file "${file}": ${(err as Error).message}`,
+    );
+  }
+  return parseTaskFile(file, text, opts);
+}
+
+/** The tasks of shard `index` of `shards`: those at positions p with p mod shards = index. */
+export function selectShard(tasks: BatchTask[], shards: number, index: number): BatchTask[] {
+  if (!Number.isInteger(shards) || shards < 1) {
+    throw new PenguinError("usage", `batch: --shards must be a positive integer, got ${shards}`);
+  }
+  if (!Number.isInteger(index) || index < 0 || index >= shards) {
+    throw new PenguinError(
+      "usage",
+      `batch: --index must be between 0 and ${shards - 1} (--shards ${shards}), got ${index}`,
+    );
+  }
+  return tasks.filter((t) => t.position % shards === index);
+}

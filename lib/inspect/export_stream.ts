@@ -1,0 +1,150 @@
+/**
+ * `trace export` written as it is read: a session of any size costs its
+ * request summaries and one record at a time, never its whole text. Two
+ * passes over the files: the outline ({@linkcode loadOutline}: the facts,
+ * family and request summaries the page's head and chart need, items
+ * dropped), then the items again, each rendered (and redacted) and handed to
+ * `write` at once. The output is byte for byte what the whole-conversation
+ * renderers (export_md.ts, export_html.ts, `JSON.stringify(conv, null, 2)`)
+ * make.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import { type Conversation, type ConvItem, loadConversation } from "./conversation.ts";
+import { htmlPage } from "./export_html.ts";
+import { markdownHead, markdownItem, subagentHeading } from "./export_md.ts";
+import { redactConversation, redactItem } from "./redact.ts";
+import type { TraceProblem } from "../trace/reader.ts";
+import { parseTraceFileName } from "../trace/paths.ts";
+import type { SessionFiles } from "../trace/session_files.ts";
+
+/** A format {@linkcode writeExport} writes. */
+export type StreamFormat = "md" | "html" | "json";
+
+/** The conversation of `session` (and of its subagents unless `children` is false) without items. */
+export function loadOutline(
+  session: SessionFiles,
+  options: { children: boolean; onProblem?: (p: TraceProblem) => void },
+): Promise<Conversation> {
+  return loadConversation(session, {
+    children: options.children,
+    ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    onItem: () => {},
+  });
+}
+
+/** Read the items of `conv`'s files again, one by one (redacted unless `redact` is false). */
+async function eachItem(
+  conv: Conversation,
+  redact: boolean,
+  fn: (it: ConvItem) => Promise<void>,
+): Promise<void> {
+  const files = conv.session.files.map((path) => ({
+    path,
+    index: parseTraceFileName(basename(path))?.index ?? null,
+  }));
+  await loadConversation({ key: conv.session.session_id, files }, {
+    family: false,
+    children: false,
+    onItem: (it) => fn(redact ? redactItem(it) : it),
+  });
+}
+
+/** The outline as it is rendered (redacted unless `redact` is false). */
+function shown(conv: Conversation, redact: boolean): Conversation {
+  return redact ? redactConversation(conv) : conv;
+}
+
+async function writeMarkdown(
+  conv: Conversation,
+  redact: boolean,
+  write: (text: string) => Promise<void>,
+  sub: boolean,
+): Promise<void> {
+  const head = markdownHead(shown(conv, redact));
+  await write(sub ? "\n\n---\n\n" + subagentHeading(head) : head);
+  let first = true;
+  await eachItem(conv, redact, async (it) => {
+    await write((first ? "" : "\n") + markdownItem(it));
+    first = false;
+  });
+  for (const child of conv.subagents ?? []) await writeMarkdown(child, redact, write, true);
+}
+
+async function writeHtml(
+  conv: Conversation,
+  redact: boolean,
+  write: (text: string) => Promise<void>,
+): Promise<void> {
+  const view = shown(conv, redact);
+  await write(htmlPage.head(view));
+  const main = htmlPage.timeline(view, "");
+  await eachItem(conv, redact, (it) => write(main.item(it)));
+  await write(main.end() + "</main>");
+  const subs = conv.subagents ?? [];
+  for (const [i, sub] of subs.entries()) {
+    const subView = shown(sub, redact);
+    await write(htmlPage.subagentHead(subView, i === 0));
+    const t = htmlPage.timeline(subView, `${subView.session.session_id}-`);
+    await eachItem(sub, redact, (it) => write(t.item(it)));
+    await write(t.end() + htmlPage.subagentEnd());
+  }
+  await write(htmlPage.tail(view, subs.length > 0));
+}
+
+/** `conv` and its subagents, depth first, as JSON.stringify visits them. */
+function preorder(conv: Conversation, out: Conversation[] = []): Conversation[] {
+  out.push(conv);
+  for (const c of conv.subagents ?? []) preorder(c, out);
+  return out;
+}
+
+async function writeJson(
+  conv: Conversation,
+  redact: boolean,
+  write: (text: string) => Promise<void>,
+): Promise<void> {
+  const nodes = preorder(conv);
+  // Each node's items become a marker no trace text can hold (a fresh nonce), written in place.
+  const nonce = crypto.randomUUID();
+  const withMarks = (c: Conversation, at: { i: number }): Conversation => {
+    const mark = `penguin-items-${nonce}-${at.i++}`;
+    const subs = c.subagents?.map((s) => withMarks(s, at));
+    return {
+      ...shown(c, redact),
+      items: mark as unknown as ConvItem[],
+      ...(subs ? { subagents: subs } : {}),
+    };
+  };
+  const text = JSON.stringify(withMarks(conv, { i: 0 }), null, 2) + "\n";
+  const parts = text.split(new RegExp(`"penguin-items-${nonce}-\\d+"`));
+  for (const [i, node] of nodes.entries()) {
+    const before = parts[i]!;
+    await write(before);
+    const indent = before.slice(before.lastIndexOf("\n") + 1).match(/^ */)![0];
+    const inner = indent + "  ";
+    let n = 0;
+    await eachItem(node, redact, async (it) => {
+      const json = JSON.stringify(it, null, 2).replaceAll("\n", "\n" + inner);
+      await write(`${n++ === 0 ? "[\n" : ",\n"}${inner}${json}`);
+    });
+    await write(n === 0 ? "[]" : `\n${indent}]`);
+  }
+  await write(parts[nodes.length]!);
+}
+
+/**
+ * Write the export of `outline` (from {@linkcode loadOutline}) in `format`
+ * to `write`, piece by piece; secrets redacted unless `redact` is false.
+ */
+export async function writeExport(
+  outline: Conversation,
+  format: StreamFormat,
+  options: { redact: boolean },
+  write: (text: string) => Promise<void>,
+): Promise<void> {
+  if (format === "md") return await writeMarkdown(outline, options.redact, write, false);
+  if (format === "html") return await writeHtml(outline, options.redact, write);
+  return await writeJson(outline, options.redact, write);
+}

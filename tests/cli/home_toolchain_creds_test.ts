@@ -1,0 +1,63 @@
+// Credential files planted inside the toolchain directories a hidden home shows (issue 26 item
+// 4, red team N6), found by name in each one's top three levels: a real `penguin run` with a
+// temp HOME and the workspace outside it. A `.netrc`
+// in `~/.cache/pip`, a `settings-security.xml` deep in `~/.m2/repository`, a `.credentials` in
+// `~/.deno` and a `credentials.toml` in `~/.cargo/registry` are hidden from the model's commands
+// (read reversed, so masking plays no part); the toolchains' other files still read.
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { addModel } from "../../lib/state/project_config.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { visibleTempDir } from "../support/roots.ts";
+
+const PLANTED: Record<string, string> = {
+  ".cache/pip/.netrc": "machine pypi login u password NetrcPw7Kq2Zx9",
+  ".m2/repository/org/acme/settings-security.xml": "<master>M2Mast3rKeyQw8Er</master>",
+  ".deno/.credentials": "DenoCredTok5Yh6Uj",
+  ".cargo/registry/cfg/credentials.toml": 'token = "CargoRegTok1Aa2Bb"',
+};
+
+const reverse = (s: string) => [...s].reverse().join("");
+
+Deno.test("run: credential files in the top levels of shown toolchain directories are hidden", async () => {
+  const base = await visibleTempDir("penguin-toolcreds-");
+  const home = join(base, "home");
+  const ws = join(base, "ws");
+  const root = join(base, "data");
+  await Deno.mkdir(ws, { recursive: true });
+  for (const [rel, text] of Object.entries(PLANTED)) {
+    await Deno.mkdir(dirname(join(home, rel)), { recursive: true });
+    await Deno.writeTextFile(join(home, rel), text + "\n");
+  }
+  await Deno.writeTextFile(join(home, ".cache/pip/wheel-ok.txt"), "wheel-cache-ok\n");
+  const reads = Object.keys(PLANTED).map((rel) => `cat ~/${rel} 2>/dev/null | rev`).join("; ");
+  const server = await startModelServer({
+    turns: [
+      turn.toolCall("exec_command", { cmd: `${reads}; cat ~/.cache/pip/wheel-ok.txt` }),
+      turn.text("done"),
+    ],
+  });
+  try {
+    await addModel(join(root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "m",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+    }, { setDefault: true });
+    const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
+      env: { HOME: home },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 2);
+    const body = JSON.stringify(server.requests[1]!.body);
+    assert.ok(body.includes("wheel-cache-ok"), body.slice(-2000));
+    for (const [rel, text] of Object.entries(PLANTED)) {
+      const secret = /[A-Za-z0-9]{14,}/.exec(text)![0];
+      assert.ok(!body.includes(reverse(secret)), `~/${rel} was read`);
+    }
+  } finally {
+    await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
