@@ -8,8 +8,8 @@
  * @module
  */
 import { onAbort } from "../protocol/abort.ts";
-import { userText } from "../protocol/builders.ts";
 import type { CompleteMessage } from "../protocol/types.ts";
+import { noticeMessage } from "../tools/background_notice.ts";
 import type { Session } from "./session.ts";
 
 /**
@@ -37,5 +37,5 @@ export async function nextBackgroundReports(
     notices = session.takeBackgroundNotices();
   }
   if (notices.length === 0 || signal?.aborted) return null;
-  return notices.map((n) => userText(n.text, "harness"));
+  return notices.map((n) => noticeMessage(n));
 }

@@ -40,6 +40,7 @@ import {
   type CheckpointVerdict,
   type Engine,
   type EngineRequest,
+  type EngineState,
 } from "./engine.ts";
 import { summarize, type SummarizeOutcome } from "./_summarize.ts";
 
@@ -153,6 +154,58 @@ export interface Compactor {
   compactability(): Compactability;
 }
 
+/** The `compaction_end` event of a summarize that ended with `out`. */
+function summarizeEnd(reason: CompactionReason, out: SummarizeOutcome): CompactionEndEvent {
+  const end: CompactionEndEvent = {
+    type: "compaction_end",
+    reason,
+    mode: "summarize",
+    status: out.status,
+  };
+  if (out.status !== "aborted") end.attempt = out.attempt;
+  if (out.error_message !== undefined) end.error_message = out.error_message;
+  return end;
+}
+
+/**
+ * How the turn goes on after a summarize it triggered ended with `out`: at
+ * a task boundary the summary waits for the next task; mid-task it replaces
+ * the next input, and a failed or aborted one ends the task.
+ */
+function* verdictAfterSummary(
+  out: SummarizeOutcome,
+  turn: Parameters<AfterTurn>[0],
+  boundary: boolean,
+  state: EngineState,
+  record: (m: OmniMessage) => void,
+): Generator<OmniMessage, CheckpointVerdict> {
+  if (out.status === "completed") {
+    const summary = userText(contextSummaryText(out.summary!));
+    if (boundary) {
+      state.pendingSummary = summary;
+      return { action: "continue" };
+    }
+    const msg = modelMsg(summary);
+    record(msg);
+    yield msg;
+    return { action: "replace", input: [summary] };
+  }
+  if (boundary) {
+    if (out.status === "aborted") {
+      if (out.stash.length > 0) state.carryOver = out.stash;
+      return { action: "end" };
+    }
+    return { action: "continue", stash: out.stash };
+  }
+  const carry: CompleteMessage[] = out.committed ? [] : buildCarryOver([], turn);
+  const verdict: CheckpointVerdict = {
+    action: "abort",
+    reason: out.status === "aborted" ? "aborted during compaction" : "compaction failed",
+    carryOver: [...out.stash, ...carry],
+  };
+  return verdict;
+}
+
 /** A compactor; `settings` undefined = compaction not configured. */
 export function createCompactor(
   settings: CompactionSettings | undefined,
@@ -212,15 +265,7 @@ export function createCompactor(
       lead,
       signal,
     );
-    const end: CompactionEndEvent = {
-      type: "compaction_end",
-      reason,
-      mode: "summarize",
-      status: out.status,
-    };
-    if (out.status !== "aborted") end.attempt = out.attempt;
-    if (out.error_message !== undefined) end.error_message = out.error_message;
-    yield* emit(end);
+    yield* emit(summarizeEnd(reason, out));
     if (out.status === "completed") closeContext();
     return out;
   }
@@ -237,31 +282,7 @@ export function createCompactor(
       return { action: "end" };
     }
     const out = yield* runSummarize(s, reason, turn.toolOutputs, signal);
-    if (out.status === "completed") {
-      const summary = userText(contextSummaryText(out.summary!));
-      if (boundary) {
-        state.pendingSummary = summary;
-        return { action: "continue" };
-      }
-      const msg = modelMsg(summary);
-      deps.record(msg);
-      yield msg;
-      return { action: "replace", input: [summary] };
-    }
-    if (boundary) {
-      if (out.status === "aborted") {
-        if (out.stash.length > 0) state.carryOver = out.stash;
-        return { action: "end" };
-      }
-      return { action: "continue", stash: out.stash };
-    }
-    const carry: CompleteMessage[] = out.committed ? [] : buildCarryOver([], turn);
-    const verdict: CheckpointVerdict = {
-      action: "abort",
-      reason: out.status === "aborted" ? "aborted during compaction" : "compaction failed",
-      carryOver: [...out.stash, ...carry],
-    };
-    return verdict;
+    return yield* verdictAfterSummary(out, turn, boundary, state, deps.record);
   };
 
   function compactability(): Compactability {

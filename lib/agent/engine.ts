@@ -159,26 +159,23 @@ const carriesSteering = (m: CompleteMessage) =>
   m.type === "image_url" || (m.type === "text" && m.text.trim() !== "");
 
 /**
- * Build an engine over `deps`, starting from `state` (a resumed session
- * passes its replay). Long as a whole because it is a closure over the
- * engine's state; each step inside (commit, requestFor, task, …) is its own
- * function, and the retries of a turn are ./_retry.ts.
+ * The committed context as it is sent (tool call ids made wire-safe) and
+ * the estimate of its size the output-token clamp uses: commit, the
+ * request for an input on top of it, and its reset after a compaction.
  */
-export function createEngine(
-  deps: EngineDeps,
+function wireContext(
+  state: EngineState,
   settings: EngineSettings,
-  state: EngineState = emptyEngineState(),
-): Engine {
-  // Long because: one closure-based engine whose functions share the task state (running task,
-  // steering queue, abort); each is short apart from task(), which says why.
-  const maxRetries = settings.maxRetries ?? MAX_RETRIES;
+  warn: (line: string) => void,
+): {
+  commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
+  requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
+  reset(): void;
+} {
   let wire: CompleteMessage[] = state.history.map(toWire);
   // Computed when first needed: a resumed history can be large, and the
   // clamp uses it only while no request has completed.
   let historyEstimate: number | undefined = state.history.length === 0 ? 0 : undefined;
-  let running = false;
-  let steering: CompleteMessage[][] = [];
-  const waits = createRetryWaits();
   const clampWarned = new Set<number>();
 
   function commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void {
@@ -202,7 +199,7 @@ export function createEngine(
     if (cap !== undefined && configured !== undefined && cap < configured / 2) {
       if (!clampWarned.has(cap)) {
         clampWarned.add(cap);
-        deps.warn(
+        warn(
           `[penguin] output cap clamped hard: ${cap} of ${configured} tokens (context window ${settings.contextWindow})`,
         );
       }
@@ -222,57 +219,229 @@ export function createEngine(
     return req;
   }
 
-  function retryWait(outcome: ModelOutcome, reconnects: number): number | undefined {
-    if (reconnects >= maxRetries) return undefined;
-    const verdict = shouldRetry(outcome, reconnects + 1);
-    if (!verdict.retry) return undefined;
-    return settings.retryDelayMs ? settings.retryDelayMs(reconnects + 1) : verdict.delay_ms;
+  return {
+    commit,
+    requestFor,
+    reset() {
+      state.history.length = 0;
+      wire = [];
+      historyEstimate = 0;
+      state.lastRequestTotal = 0;
+      state.sessionTurns = 0;
+    },
+  };
+}
+
+/** The wait before retrying after `outcome` (undefined: no retry). */
+function plannedRetryWait(
+  outcome: ModelOutcome,
+  reconnects: number,
+  maxRetries: number,
+  retryDelayMs: EngineSettings["retryDelayMs"],
+): number | undefined {
+  if (reconnects >= maxRetries) return undefined;
+  const verdict = shouldRetry(outcome, reconnects + 1);
+  if (!verdict.retry) return undefined;
+  return retryDelayMs ? retryDelayMs(reconnects + 1) : verdict.delay_ms;
+}
+
+/** Record each message, then yield it. */
+function* recordAll(
+  record: (m: OmniMessage) => void,
+  msgs: readonly OmniMessage[],
+): Generator<OmniMessage> {
+  for (const m of msgs) {
+    record(m);
+    yield m;
+  }
+}
+
+/** End the task with an `abort` event carrying `reason`. */
+function* stopTask(
+  record: (m: OmniMessage) => void,
+  kind: "aborted" | "failed",
+  reason: string,
+): Generator<OmniMessage, RunOutcome> {
+  yield* recordAll(record, [eventMsg({ type: "abort", reason })]);
+  return { kind, reason };
+}
+
+/** End the task with the max-turns notice (written into the conversation). */
+function* maxTurnsStop(
+  record: (m: OmniMessage) => void,
+  maxTurns: number,
+): Generator<OmniMessage, RunOutcome> {
+  const text = maxTurnsText(maxTurns);
+  const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
+    modelMsg(partialText(event_type, t, stop));
+  yield* recordAll(record, [
+    part("start", "", "completed"),
+    part("delta", text, "completed"),
+    part("stop", "", "failed"),
+    modelMsg({ type: "text", role: "assistant", text, stop_reason: "failed" }),
+  ]);
+  return { kind: "max_turns", maxTurns, reason: text };
+}
+
+/** Add a completed request's usage to the session's counters; returns the session totals. */
+function addRequestUsage(state: EngineState, req: TokenCounts): TokenCounts {
+  const s = state.sessionTokens;
+  s.cache_read += req.cache_read;
+  s.cache_write += req.cache_write;
+  s.output += req.output;
+  s.total += req.total;
+  state.lastRequestTotal = req.total;
+  state.sessionTurns += 1;
+  return s;
+}
+
+/** The pending compaction summary, taken (recorded and yielded by the caller). */
+function takePendingSummary(state: EngineState): CompleteMessage[] {
+  const s = state.pendingSummary;
+  delete state.pendingSummary;
+  return s ? [s] : [];
+}
+
+/** What one task of an engine runs with: its dependencies, state and the engine's steps. */
+interface TaskSteps {
+  deps: EngineDeps;
+  settings: EngineSettings;
+  state: EngineState;
+  waits: ReturnType<typeof createRetryWaits>;
+  maxRetries: number;
+  requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
+  commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
+  retryWait(outcome: ModelOutcome, reconnects: number): number | undefined;
+  addUsage(req: TokenCounts): TokenCounts;
+  takeSummary(): CompleteMessage[];
+  emitRecorded(msgs: readonly OmniMessage[]): Generator<OmniMessage>;
+  stop(kind: "aborted" | "failed", reason: string): Generator<OmniMessage, RunOutcome>;
+  maxTurnsNotice(): Generator<OmniMessage, RunOutcome>;
+  injected(): AsyncGenerator<OmniMessage, CompleteMessage[]>;
+  /** Whether steering waits for the next turn. */
+  steeringQueued(): boolean;
+}
+
+/** One task of an engine: its input recorded, then turns until it ends (see `Engine.run`). */
+async function* runEngineTask(
+  steps: TaskSteps,
+  newMessages: CompleteMessage[],
+  opts: EngineRunOptions,
+  signal: AbortSignal,
+  abandon: () => void,
+): AsyncGenerator<OmniMessage, RunOutcome> {
+  // Long because: one task's turn loop; recording the input, each turn, steering and the
+  // max-turns stop share the turn counter and the next input.
+  const { deps, settings, state, waits, maxRetries, requestFor, commit, retryWait, addUsage } =
+    steps;
+  const { takeSummary, emitRecorded, stop, maxTurnsNotice, injected } = steps;
+  const approve: ApproveFn = opts.approve ??
+    (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
+  const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
+  // A goal round carried over belongs to a goal run that has ended: its protocol is dropped.
+  const carried = state.carryOver.map((m) =>
+    m.type === "text" && m.role === "user" ? { ...m, text: downgradeGoalRound(m.text) } : m
+  );
+  state.carryOver = [];
+  const summary = takeSummary();
+  yield* emitRecorded(summary.map((m) => modelMsg(m)));
+  for (const m of newMessages) deps.record(modelMsg(m));
+  for (const r of opts.bootstrapRecords ?? []) deps.record(r);
+  const notices = deps.takeNotices?.() ?? [];
+  yield* emitRecorded(notices.map((m) => modelMsg(m)));
+  const input = [...summary, ...carried, ...newMessages, ...notices];
+  if (signal.aborted) {
+    state.carryOver = input;
+    return yield* stop("aborted", "aborted by user");
   }
 
-  function* emitRecorded(msgs: readonly OmniMessage[]): Generator<OmniMessage> {
-    for (const m of msgs) {
-      deps.record(m);
-      yield m;
+  let turns = 0;
+  let nextInput = input;
+  for (;;) {
+    if (settings.maxTurns > 0 && turns >= settings.maxTurns) {
+      state.carryOver = nextInput;
+      return yield* maxTurnsNotice();
     }
-  }
+    turns++;
+    const attempts = yield* turnWithRetries(nextInput, {
+      attempt: (attemptInput, reconnects) =>
+        runTurn({
+          stream: deps.request(requestFor(attemptInput, thinking_level), signal),
+          abandon,
+          approve,
+          execute: deps.execute,
+          record: deps.record,
+          ...(deps.recorded ? { recorded: deps.recorded } : {}),
+          warn: deps.warn,
+          signal,
+          reconnects,
+          plannedRetry: (o) => retryWait(o, reconnects),
+          addUsage,
+        }),
+      commit,
+      plannedRetry: retryWait,
+      wait: (ms, s) => waits.wait(ms, s),
+      maxRetries,
+    }, signal);
+    if (!attempts.ok) {
+      state.carryOver = attempts.carryOver;
+      return yield* stop(attempts.kind, attempts.reason);
+    }
+    const { turn, input: attemptInput } = attempts;
 
-  /** End the task with an `abort` event carrying `reason`. */
-  function* stop(kind: "aborted" | "failed", reason: string): Generator<OmniMessage, RunOutcome> {
-    yield* emitRecorded([eventMsg({ type: "abort", reason })]);
-    return { kind, reason };
+    let base: CompleteMessage[] = turn.toolOutputs;
+    let stash: CompleteMessage[] = [];
+    if (deps.afterTurn) {
+      const info = { steeringQueued: steps.steeringQueued() };
+      const verdict = yield* deps.afterTurn(turn, signal, info);
+      if (verdict.action === "end") return { kind: "completed" };
+      if (verdict.action === "abort") {
+        if (verdict.carryOver) state.carryOver = verdict.carryOver;
+        else if (turn.toolOutputs.length > 0) {
+          state.carryOver = buildCarryOver(attemptInput, turn);
+        }
+        return yield* stop(signal.aborted ? "aborted" : "failed", verdict.reason);
+      }
+      if (verdict.action === "replace") base = verdict.input;
+      if (verdict.action === "continue") stash = verdict.stash ?? [];
+    }
+    const extra = yield* injected();
+    if (base.length === 0 && extra.length === 0) {
+      if (stash.length > 0) state.carryOver = stash;
+      return { kind: "completed" };
+    }
+    nextInput = [...stash, ...base, ...extra];
   }
+}
 
-  /** End the task with the max-turns notice (written into the conversation). */
-  function* maxTurnsNotice(): Generator<OmniMessage, RunOutcome> {
-    const text = maxTurnsText(settings.maxTurns);
-    const part = (event_type: PartialText["event_type"], t: string, stop: "completed" | "failed") =>
-      modelMsg(partialText(event_type, t, stop));
-    yield* emitRecorded([
-      part("start", "", "completed"),
-      part("delta", text, "completed"),
-      part("stop", "", "failed"),
-      modelMsg({ type: "text", role: "assistant", text, stop_reason: "failed" }),
-    ]);
-    return { kind: "max_turns", maxTurns: settings.maxTurns, reason: text };
-  }
+/**
+ * Build an engine over `deps`, starting from `state` (a resumed session
+ * passes its replay). A closure over the engine's task state; the
+ * committed context is {@linkcode wireContext}, the task's stops and
+ * counters are the functions above, and the retries of a turn are
+ * ./_retry.ts.
+ */
+export function createEngine(
+  deps: EngineDeps,
+  settings: EngineSettings,
+  state: EngineState = emptyEngineState(),
+): Engine {
+  // Long because: one closure-based engine whose methods share the running task and the steering
+  // queue; the task itself is runEngineTask.
+  const maxRetries = settings.maxRetries ?? MAX_RETRIES;
+  const context = wireContext(state, settings, deps.warn);
+  const { commit, requestFor } = context;
+  let running = false;
+  let steering: CompleteMessage[][] = [];
+  const waits = createRetryWaits();
 
-  function addUsage(req: TokenCounts): TokenCounts {
-    const s = state.sessionTokens;
-    s.cache_read += req.cache_read;
-    s.cache_write += req.cache_write;
-    s.output += req.output;
-    s.total += req.total;
-    state.lastRequestTotal = req.total;
-    state.sessionTurns += 1;
-    return s;
-  }
-
-  /** The pending compaction summary, taken (recorded and yielded by the caller). */
-  function takeSummary(): CompleteMessage[] {
-    const s = state.pendingSummary;
-    delete state.pendingSummary;
-    return s ? [s] : [];
-  }
+  const retryWait = (outcome: ModelOutcome, reconnects: number) =>
+    plannedRetryWait(outcome, reconnects, maxRetries, settings.retryDelayMs);
+  const emitRecorded = (msgs: readonly OmniMessage[]) => recordAll(deps.record, msgs);
+  const stop = (kind: "aborted" | "failed", reason: string) => stopTask(deps.record, kind, reason);
+  const maxTurnsNotice = () => maxTurnsStop(deps.record, settings.maxTurns);
+  const addUsage = (req: TokenCounts) => addRequestUsage(state, req);
+  const takeSummary = () => takePendingSummary(state);
 
   /** Drain notices, then steering, into user messages; yields and records them (a pending summary first). */
   async function* injected(): AsyncGenerator<OmniMessage, CompleteMessage[]> {
@@ -292,92 +461,23 @@ export function createEngine(
     return out;
   }
 
-  async function* task(
-    newMessages: CompleteMessage[],
-    opts: EngineRunOptions,
-    signal: AbortSignal,
-    abandon: () => void,
-  ): AsyncGenerator<OmniMessage, RunOutcome> {
-    // Long because: one task's turn loop; recording the input, each turn, steering and the
-    // max-turns stop share the turn counter and the next input.
-    const approve: ApproveFn = opts.approve ??
-      (() => ({ decision: "deny", reason: DENIAL_REASONS.noApprover }));
-    const thinking_level = opts.thinkingLevel ?? settings.thinkingLevel;
-    // A goal round carried over belongs to a goal run that has ended: its protocol is dropped.
-    const carried = state.carryOver.map((m) =>
-      m.type === "text" && m.role === "user" ? { ...m, text: downgradeGoalRound(m.text) } : m
-    );
-    state.carryOver = [];
-    const summary = takeSummary();
-    yield* emitRecorded(summary.map((m) => modelMsg(m)));
-    for (const m of newMessages) deps.record(modelMsg(m));
-    for (const r of opts.bootstrapRecords ?? []) deps.record(r);
-    const notices = deps.takeNotices?.() ?? [];
-    yield* emitRecorded(notices.map((m) => modelMsg(m)));
-    const input = [...summary, ...carried, ...newMessages, ...notices];
-    if (signal.aborted) {
-      state.carryOver = input;
-      return yield* stop("aborted", "aborted by user");
-    }
-
-    let turns = 0;
-    let nextInput = input;
-    for (;;) {
-      if (settings.maxTurns > 0 && turns >= settings.maxTurns) {
-        state.carryOver = nextInput;
-        return yield* maxTurnsNotice();
-      }
-      turns++;
-      const attempts = yield* turnWithRetries(nextInput, {
-        attempt: (attemptInput, reconnects) =>
-          runTurn({
-            stream: deps.request(requestFor(attemptInput, thinking_level), signal),
-            abandon,
-            approve,
-            execute: deps.execute,
-            record: deps.record,
-            ...(deps.recorded ? { recorded: deps.recorded } : {}),
-            warn: deps.warn,
-            signal,
-            reconnects,
-            plannedRetry: (o) => retryWait(o, reconnects),
-            addUsage,
-          }),
-        commit,
-        plannedRetry: retryWait,
-        wait: (ms, s) => waits.wait(ms, s),
-        maxRetries,
-      }, signal);
-      if (!attempts.ok) {
-        state.carryOver = attempts.carryOver;
-        return yield* stop(attempts.kind, attempts.reason);
-      }
-      const { turn, input: attemptInput } = attempts;
-
-      let base: CompleteMessage[] = turn.toolOutputs;
-      let stash: CompleteMessage[] = [];
-      if (deps.afterTurn) {
-        const info = { steeringQueued: steering.length > 0 };
-        const verdict = yield* deps.afterTurn(turn, signal, info);
-        if (verdict.action === "end") return { kind: "completed" };
-        if (verdict.action === "abort") {
-          if (verdict.carryOver) state.carryOver = verdict.carryOver;
-          else if (turn.toolOutputs.length > 0) {
-            state.carryOver = buildCarryOver(attemptInput, turn);
-          }
-          return yield* stop(signal.aborted ? "aborted" : "failed", verdict.reason);
-        }
-        if (verdict.action === "replace") base = verdict.input;
-        if (verdict.action === "continue") stash = verdict.stash ?? [];
-      }
-      const extra = yield* injected();
-      if (base.length === 0 && extra.length === 0) {
-        if (stash.length > 0) state.carryOver = stash;
-        return { kind: "completed" };
-      }
-      nextInput = [...stash, ...base, ...extra];
-    }
-  }
+  const steps: TaskSteps = {
+    deps,
+    settings,
+    state,
+    waits,
+    maxRetries,
+    requestFor,
+    commit,
+    retryWait,
+    addUsage,
+    takeSummary,
+    emitRecorded,
+    stop,
+    maxTurnsNotice,
+    injected,
+    steeringQueued: () => steering.length > 0,
+  };
 
   return {
     state,
@@ -399,7 +499,7 @@ export function createEngine(
       const abandon = () => ctl.abort(new DOMException("the run was abandoned", "AbortError"));
       let ended = false;
       try {
-        const outcome = yield* task(input, opts, signal, abandon);
+        const outcome = yield* runEngineTask(steps, input, opts, signal, abandon);
         ended = true;
         return outcome;
       } finally {
@@ -416,13 +516,7 @@ export function createEngine(
     skipRetryWait: () => waits.skip(),
     requestFor,
     commit,
-    resetContext() {
-      state.history.length = 0;
-      wire = [];
-      historyEstimate = 0;
-      state.lastRequestTotal = 0;
-      state.sessionTurns = 0;
-    },
+    resetContext: () => context.reset(),
     retryWait: (ms, signal) => waits.wait(ms, signal),
   };
 }

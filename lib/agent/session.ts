@@ -45,6 +45,7 @@ import {
   type CommandPolicy,
   executeTool,
   maskSecrets,
+  noticeMessage,
   type ProcessRegistry,
   type Secret,
   secretsOf,
@@ -415,7 +416,7 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
     ...(parts.model.vision ? {} : { foldImages: (input) => foldImages(input, parts.scratchpad) }),
     takeNotices: () =>
       takeAllNotices(parts.processes, children).map((n) =>
-        userText(maskSecrets(n.text, secrets), "harness") as CompleteMessage
+        noticeMessage(n, maskSecrets(n.text, secrets)) as CompleteMessage
       ),
     afterTurn: (turn, signal, info) => compactor.afterTurn(turn, signal, info),
   }, {

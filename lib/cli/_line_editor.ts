@@ -51,87 +51,178 @@ const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 
 /** Create an empty editor, optionally with a history (oldest first). */
+/** The editor's text and cursor offset. */
+interface EditorText {
+  buf: string;
+  cur: number;
+}
+
+function insertText(ed: EditorText, s: string): void {
+  ed.buf = ed.buf.slice(0, ed.cur) + s + ed.buf.slice(ed.cur);
+  ed.cur += s.length;
+}
+
+/** Offset of the start of the line holding `from`. */
+function lineStartOf(ed: EditorText, from: number): number {
+  return ed.buf.lastIndexOf("\n", from - 1) + 1;
+}
+
+/** Offset of the end of the line holding `from`. */
+function lineEndOf(ed: EditorText, from: number): number {
+  const i = ed.buf.indexOf("\n", from);
+  return i === -1 ? ed.buf.length : i;
+}
+
+/**
+ * Length of the escape sequence at `s[i]` (an ESC): a whole CSI or SS3
+ * sequence, 1 for a lone ESC (Escape; the next key is read on its own),
+ * 0 when a CSI/SS3 sequence is cut at the end of the chunk.
+ */
+function escLength(s: string, i: number): number {
+  if (i + 1 >= s.length) return 1; // ESC at the end of a read: Escape now
+  const next = s[i + 1]!;
+  if (next === "[") {
+    for (let j = i + 2; j < s.length; j++) {
+      const c = s.charCodeAt(j);
+      if (c >= 0x40 && c <= 0x7e) return j - i + 1; // final byte
+      if (c < 0x20 || c > 0x3f) return j - i; // malformed: drop what came so far
+    }
+    return 0;
+  }
+  if (next === "O") return i + 2 < s.length ? 3 : 0;
+  return 1;
+}
+
+/** How many characters at the end of `s` (from `i`) may start the paste end marker. */
+function pasteEndTail(s: string, i: number): number {
+  for (let k = Math.min(PASTE_END.length - 1, s.length - i); k > 0; k--) {
+    if (PASTE_END.startsWith(s.slice(s.length - k))) return k;
+  }
+  return 0;
+}
+
+/** One key that is not part of an escape sequence or a paste; `prev` is the character before it. */
+function controlKey(
+  ed: EditorText,
+  ch: string,
+  prev: string | undefined,
+  events: EditorEvent[],
+  hooks: { resetHistory(): void; complete(text: string): string | null },
+): void {
+  switch (ch) {
+    case "\r":
+      if (ed.cur === ed.buf.length && ed.buf.endsWith("\\")) {
+        ed.buf = ed.buf.slice(0, -1) + "\n";
+        ed.cur = ed.buf.length;
+      } else {
+        events.push({ type: "submit", text: ed.buf });
+        ed.buf = "";
+        ed.cur = 0;
+        hooks.resetHistory();
+      }
+      break;
+    case "\n":
+      if (prev === "\r") break; // CRLF: one Enter
+      insertText(ed, "\n"); // Ctrl-J
+      break;
+    case "\x03":
+      events.push({ type: "interrupt" });
+      break;
+    case "\x04":
+      if (ed.buf === "") events.push({ type: "eof" });
+      else if (ed.cur < ed.buf.length) ed.buf = ed.buf.slice(0, ed.cur) + ed.buf.slice(ed.cur + 1);
+      break;
+    case "\x7f":
+    case "\b":
+      if (ed.cur > 0) {
+        ed.buf = ed.buf.slice(0, ed.cur - 1) + ed.buf.slice(ed.cur);
+        ed.cur--;
+      }
+      break;
+    case "\x15": // Ctrl-U
+      ed.buf = "";
+      ed.cur = 0;
+      break;
+    case "\x17": { // Ctrl-W
+      const before = ed.buf.slice(0, ed.cur).replace(/\S+\s*$|\s+$/, "");
+      ed.buf = before + ed.buf.slice(ed.cur);
+      ed.cur = before.length;
+      break;
+    }
+    case "\x01":
+      ed.cur = lineStartOf(ed, ed.cur);
+      break;
+    case "\x05":
+      ed.cur = lineEndOf(ed, ed.cur);
+      break;
+    case "\t": {
+      const done = ed.cur === ed.buf.length ? hooks.complete(ed.buf) : null;
+      if (done === null) insertText(ed, ch);
+      else {
+        ed.buf = done;
+        ed.cur = ed.buf.length;
+      }
+      break;
+    }
+    default:
+      if (ch >= " ") insertText(ed, ch);
+  }
+}
+
 export function createLineEditor(
   initialHistory: readonly string[] = [],
   complete: (text: string) => string | null = () => null,
 ): LineEditor {
   // Long because: one closure-based editor whose functions share the buffer, the cursor, the paste
   // state and the history; each is short apart from feed, which says why.
-  let buf = "";
-  let cur = 0;
+  const ed: EditorText = { buf: "", cur: 0 };
   let pasting = false;
   let pending = ""; // an escape sequence cut at a chunk boundary
   const past: string[] = [...initialHistory];
   let at = past.length; // history position; past.length = the draft
   let draft = "";
 
-  const insert = (s: string) => {
-    buf = buf.slice(0, cur) + s + buf.slice(cur);
-    cur += s.length;
-  };
-  const lineStart = (from = cur) => buf.lastIndexOf("\n", from - 1) + 1;
-  const lineEnd = (from = cur) => {
-    const i = buf.indexOf("\n", from);
-    return i === -1 ? buf.length : i;
-  };
+  const insert = (s: string) => insertText(ed, s);
+  const lineStart = (from = ed.cur) => lineStartOf(ed, from);
+  const lineEnd = (from = ed.cur) => lineEndOf(ed, from);
   const resetHistory = () => {
     at = past.length;
     draft = "";
   };
   const recall = (to: number) => {
-    if (at === past.length) draft = buf;
+    if (at === past.length) draft = ed.buf;
     at = to;
-    buf = at === past.length ? draft : past[at]!;
-    cur = buf.length;
+    ed.buf = at === past.length ? draft : past[at]!;
+    ed.cur = ed.buf.length;
   };
   /** Up: the line above, or (on the first line) the previous history entry. */
   const up = () => {
     const start = lineStart();
     if (start > 0) {
-      const col = cur - start;
+      const col = ed.cur - start;
       const prevStart = lineStart(start - 1);
-      cur = Math.min(prevStart + col, start - 1);
+      ed.cur = Math.min(prevStart + col, start - 1);
     } else if (at > 0) recall(at - 1);
   };
   /** Down: the line below, or (on the last line) the next history entry. */
   const down = () => {
     const end = lineEnd();
-    if (end < buf.length) {
-      const col = cur - lineStart();
+    if (end < ed.buf.length) {
+      const col = ed.cur - lineStart();
       const nextStart = end + 1;
-      cur = Math.min(nextStart + col, lineEnd(nextStart));
+      ed.cur = Math.min(nextStart + col, lineEnd(nextStart));
     } else if (at < past.length) recall(at + 1);
-  };
-
-  /**
-   * Length of the escape sequence at `s[i]` (an ESC): a whole CSI or SS3
-   * sequence, 1 for a lone ESC (Escape; the next key is read on its own),
-   * 0 when a CSI/SS3 sequence is cut at the end of the chunk.
-   */
-  const escLength = (s: string, i: number): number => {
-    if (i + 1 >= s.length) return 1; // ESC at the end of a read: Escape now
-    const next = s[i + 1]!;
-    if (next === "[") {
-      for (let j = i + 2; j < s.length; j++) {
-        const c = s.charCodeAt(j);
-        if (c >= 0x40 && c <= 0x7e) return j - i + 1; // final byte
-        if (c < 0x20 || c > 0x3f) return j - i; // malformed: drop what came so far
-      }
-      return 0;
-    }
-    if (next === "O") return i + 2 < s.length ? 3 : 0;
-    return 1;
   };
 
   const escape = (seq: string) => {
     switch (seq) {
       case "\x1b[D":
       case "\x1bOD":
-        if (cur > 0) cur--;
+        if (ed.cur > 0) ed.cur--;
         break;
       case "\x1b[C":
       case "\x1bOC":
-        if (cur < buf.length) cur++;
+        if (ed.cur < ed.buf.length) ed.cur++;
         break;
       case "\x1b[A":
       case "\x1bOA":
@@ -144,15 +235,15 @@ export function createLineEditor(
       case "\x1b[H":
       case "\x1bOH":
       case "\x1b[1~":
-        cur = lineStart();
+        ed.cur = lineStart();
         break;
       case "\x1b[F":
       case "\x1bOF":
       case "\x1b[4~":
-        cur = lineEnd();
+        ed.cur = lineEnd();
         break;
       case "\x1b[3~":
-        if (cur < buf.length) buf = buf.slice(0, cur) + buf.slice(cur + 1);
+        if (ed.cur < ed.buf.length) ed.buf = ed.buf.slice(0, ed.cur) + ed.buf.slice(ed.cur + 1);
         break;
       default:
         break; // function keys and the like: ignored
@@ -172,13 +263,7 @@ export function createLineEditor(
           const end = s.indexOf(PASTE_END, i);
           if (end === -1) {
             // Keep a possible partial end marker for the next chunk.
-            let keep = 0;
-            for (let k = Math.min(PASTE_END.length - 1, s.length - i); k > 0; k--) {
-              if (PASTE_END.startsWith(s.slice(s.length - k))) {
-                keep = k;
-                break;
-              }
-            }
+            const keep = pasteEndTail(s, i);
             insert(s.slice(i, s.length - keep).replace(/\r\n?/g, "\n"));
             pending = s.slice(s.length - keep);
             return events;
@@ -217,77 +302,20 @@ export function createLineEditor(
           continue;
         }
         i++;
-        switch (ch) {
-          case "\r":
-            if (cur === buf.length && buf.endsWith("\\")) {
-              buf = buf.slice(0, -1) + "\n";
-              cur = buf.length;
-            } else {
-              events.push({ type: "submit", text: buf });
-              buf = "";
-              cur = 0;
-              resetHistory();
-            }
-            break;
-          case "\n":
-            if (s[i - 2] === "\r") break; // CRLF: one Enter
-            insert("\n"); // Ctrl-J
-            break;
-          case "\x03":
-            events.push({ type: "interrupt" });
-            break;
-          case "\x04":
-            if (buf === "") events.push({ type: "eof" });
-            else if (cur < buf.length) buf = buf.slice(0, cur) + buf.slice(cur + 1);
-            break;
-          case "\x7f":
-          case "\b":
-            if (cur > 0) {
-              buf = buf.slice(0, cur - 1) + buf.slice(cur);
-              cur--;
-            }
-            break;
-          case "\x15": // Ctrl-U
-            buf = "";
-            cur = 0;
-            break;
-          case "\x17": { // Ctrl-W
-            const before = buf.slice(0, cur).replace(/\S+\s*$|\s+$/, "");
-            buf = before + buf.slice(cur);
-            cur = before.length;
-            break;
-          }
-          case "\x01":
-            cur = lineStart();
-            break;
-          case "\x05":
-            cur = lineEnd();
-            break;
-          case "\t": {
-            const done = cur === buf.length ? complete(buf) : null;
-            if (done === null) insert(ch);
-            else {
-              buf = done;
-              cur = buf.length;
-            }
-            break;
-          }
-          default:
-            if (ch >= " ") insert(ch);
-        }
+        controlKey(ed, ch, s[i - 2], events, { resetHistory, complete });
       }
       return events;
     },
-    text: () => buf,
-    cursor: () => cur,
+    text: () => ed.buf,
+    cursor: () => ed.cur,
     clear() {
-      buf = "";
-      cur = 0;
+      ed.buf = "";
+      ed.cur = 0;
       resetHistory();
     },
     set(text) {
-      buf = text;
-      cur = text.length;
+      ed.buf = text;
+      ed.cur = text.length;
     },
     remember(text) {
       if (text.trim() === "" || past[past.length - 1] === text) return;

@@ -168,165 +168,196 @@ export interface LoadOptions {
   onItem?: (item: ConvItem) => void | Promise<void>;
 }
 
+/** What one pass over a session's records builds: the items, the request summaries, the children. */
+interface ConversationPass {
+  /** Where items go: the conversation's, or (with `onItem`) a record's until they are handed on. */
+  fresh: ConvItem[];
+  requests: RequestSummary[];
+  /** Tool names by call id, for the outputs. */
+  names: Map<string, string>;
+  /** The calls' short numbers. */
+  numbers: ReturnType<typeof createCallNumbers>;
+  childIds: string[];
+  /** The request begun and not yet ended. */
+  open: RequestSummary | null;
+  inCompaction: boolean;
+}
+
+function pushItem(pass: ConversationPass, time: string, item: Record<string, unknown>): void {
+  pass.fresh.push({ time, request: pass.requests.length, ...item } as ConvItem);
+}
+
+/** The item of a `model_msg` record. */
+function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknown>): void {
+  const push = (time: string, item: Record<string, unknown>) => pushItem(pass, time, item);
+  const type = String(p.type);
+  const stop = String(p.stop_reason ?? "completed");
+  if (type === "text") {
+    if (p.role === "user") {
+      push(t, {
+        kind: "user",
+        text: String(p.text),
+        ...(p.sender ? { sender: p.sender } : {}),
+      });
+    } else push(t, { kind: "assistant", text: String(p.text), stop_reason: stop });
+  } else if (type === "thinking") {
+    push(t, { kind: "thinking", text: String(p.thinking), stop_reason: stop });
+  } else if (type === "tool_call") {
+    const id = String(p.tool_call_id);
+    pass.names.set(id, String(p.name));
+    push(t, {
+      kind: "tool_call",
+      id,
+      n: pass.numbers.of(id),
+      name: String(p.name),
+      arguments: String(p.arguments),
+      preview: toolPreview(String(p.name), String(p.arguments)),
+      stop_reason: stop,
+    });
+  } else if (type === "tool_call_output") {
+    const id = String(p.tool_call_id);
+    push(t, {
+      kind: "tool_output",
+      id,
+      n: pass.numbers.of(id),
+      name: pass.names.get(id) ?? "?",
+      output: String(p.output),
+      stop_reason: stop,
+      images: Array.isArray(p.images) ? p.images.map(String) : [],
+    });
+  } else if (type === "image_url") {
+    push(t, { kind: "image", url: String(p.image_url) });
+  } else {
+    push(t, { kind: "data", mime_type: String(p.mime_type), chars: String(p.data).length });
+  }
+}
+
+/** The item (and request summary) of an `event_msg` record. */
+function addEvent(pass: ConversationPass, t: string, p: Record<string, unknown>): void {
+  // Long because: one switch over the event types, a few lines each; the cases share the items
+  // and the open request of the pass.
+  const push = (time: string, item: Record<string, unknown>) => pushItem(pass, time, item);
+  const type = String(p.type);
+  const { requests } = pass;
+  const open = pass.open;
+  switch (type) {
+    case "request_begin":
+      pass.open = {
+        n: requests.length + 1,
+        begin: t,
+        end: null,
+        status: null,
+        latency_ms: null,
+        tokens: null,
+        compaction: pass.inCompaction,
+      };
+      requests.push(pass.open);
+      push(t, { kind: "request_begin" });
+      return;
+    case "token_usage": {
+      const r = p.request as Record<string, unknown> | undefined;
+      if (open && r) {
+        open.tokens = {
+          cache_read: n(r.cache_read),
+          cache_write: n(r.cache_write),
+          output: n(r.output),
+          total: n(r.total),
+        };
+      }
+      return;
+    }
+    case "request_end": {
+      const latency = open ? parseTimestamp(t) - parseTimestamp(open.begin) : NaN;
+      if (open) {
+        open.end = t;
+        open.status = String(p.status);
+        open.latency_ms = Number.isFinite(latency) ? latency : null;
+      }
+      push(t, {
+        kind: "request_end",
+        status: String(p.status),
+        latency_ms: Number.isFinite(latency) ? latency : null,
+        ...(p.error_message !== undefined ? { error_message: String(p.error_message) } : {}),
+        ...(p.attempt !== undefined ? { attempt: p.attempt } : {}),
+        ...(p.retry_in_ms !== undefined ? { retry_in_ms: p.retry_in_ms } : {}),
+      });
+      pass.open = null;
+      return;
+    }
+    case "approval_decision":
+      push(t, {
+        kind: "approval",
+        id: String(p.tool_call_id),
+        n: pass.numbers.of(String(p.tool_call_id)),
+        decision: String(p.decision),
+      });
+      return;
+    case "abort":
+      push(t, { kind: "abort", reason: String(p.reason ?? "") });
+      return;
+    case "compaction_begin":
+      pass.inCompaction = true;
+      push(t, { kind: "compaction_begin", reason: String(p.reason), mode: String(p.mode) });
+      return;
+    case "compaction_end":
+      pass.inCompaction = false;
+      push(t, {
+        kind: "compaction_end",
+        status: String(p.status),
+        mode: String(p.mode),
+        ...(p.error_message !== undefined ? { error_message: String(p.error_message) } : {}),
+      });
+      return;
+    case "subagent":
+      pass.childIds.push(String(p.session_id));
+      push(t, { kind: "subagent", session_id: String(p.session_id) });
+      return;
+    case "tool_list_ready":
+      push(t, {
+        kind: "tools",
+        names: Array.isArray(p.tools) ? p.tools.map((x) => String(x?.name)) : [],
+      });
+      return;
+    default:
+      push(t, { kind: "event", type, payload: p });
+  }
+}
+
 /** Read a session into a {@linkcode Conversation}. */
 export async function loadConversation(
   session: SessionFiles,
   options: LoadOptions = {},
 ): Promise<Conversation> {
-  // Long by design: one pass over the records builds the items and the request
-  // summaries together; each record kind is a few lines of the one dispatch.
+  // Long because: one pass over the records (addModelMsg, addEvent) and then the session's family
+  // and subagents, assembled into the one conversation value.
   const items: ConvItem[] = [];
-  const requests: RequestSummary[] = [];
-  const names = new Map<string, string>();
-  const numbers = createCallNumbers();
-  const childIds: string[] = [];
+  // With `onItem`, the items of one record wait here until it is handed them.
+  const pass: ConversationPass = {
+    fresh: options.onItem ? [] : items,
+    requests: [],
+    names: new Map(),
+    numbers: createCallNumbers(),
+    childIds: [],
+    open: null,
+    inCompaction: false,
+  };
+  const { fresh, requests, childIds } = pass;
   let meta: SessionMeta | null = null;
   let first: string | null = null;
   let last: string | null = null;
-  let open: RequestSummary | null = null;
-  let inCompaction = false;
   let skipped = 0;
-  // With `onItem`, the items of one record wait here until it is handed them.
-  const fresh: ConvItem[] = options.onItem ? [] : items;
-  const push = (time: string, item: Record<string, unknown>) => {
-    fresh.push({ time, request: requests.length, ...item } as ConvItem);
-  };
   const add = (msg: OmniMessage, file: string) => {
-    // Long because: one switch over the record types, a few lines each; the cases share the items
-    // and the open request of the pass.
     const t = msg.timestamp;
     first ??= t;
     last = t;
     if (msg.type === "session_meta") {
       if (meta === null) meta = msg.payload;
-      else push(t, { kind: "context", file });
+      else pushItem(pass, t, { kind: "context", file });
       return;
     }
     const p = msg.payload as Record<string, unknown>;
-    const type = String(p.type);
-    if (msg.type === "model_msg") {
-      const stop = String(p.stop_reason ?? "completed");
-      if (type === "text") {
-        if (p.role === "user") {
-          push(t, {
-            kind: "user",
-            text: String(p.text),
-            ...(p.sender ? { sender: p.sender } : {}),
-          });
-        } else push(t, { kind: "assistant", text: String(p.text), stop_reason: stop });
-      } else if (type === "thinking") {
-        push(t, { kind: "thinking", text: String(p.thinking), stop_reason: stop });
-      } else if (type === "tool_call") {
-        const id = String(p.tool_call_id);
-        names.set(id, String(p.name));
-        push(t, {
-          kind: "tool_call",
-          id,
-          n: numbers.of(id),
-          name: String(p.name),
-          arguments: String(p.arguments),
-          preview: toolPreview(String(p.name), String(p.arguments)),
-          stop_reason: stop,
-        });
-      } else if (type === "tool_call_output") {
-        const id = String(p.tool_call_id);
-        push(t, {
-          kind: "tool_output",
-          id,
-          n: numbers.of(id),
-          name: names.get(id) ?? "?",
-          output: String(p.output),
-          stop_reason: stop,
-          images: Array.isArray(p.images) ? p.images.map(String) : [],
-        });
-      } else if (type === "image_url") {
-        push(t, { kind: "image", url: String(p.image_url) });
-      } else {
-        push(t, { kind: "data", mime_type: String(p.mime_type), chars: String(p.data).length });
-      }
-      return;
-    }
-    switch (type) {
-      case "request_begin":
-        open = {
-          n: requests.length + 1,
-          begin: t,
-          end: null,
-          status: null,
-          latency_ms: null,
-          tokens: null,
-          compaction: inCompaction,
-        };
-        requests.push(open);
-        push(t, { kind: "request_begin" });
-        return;
-      case "token_usage": {
-        const r = p.request as Record<string, unknown> | undefined;
-        if (open && r) {
-          open.tokens = {
-            cache_read: n(r.cache_read),
-            cache_write: n(r.cache_write),
-            output: n(r.output),
-            total: n(r.total),
-          };
-        }
-        return;
-      }
-      case "request_end": {
-        const latency = open ? parseTimestamp(t) - parseTimestamp(open.begin) : NaN;
-        if (open) {
-          open.end = t;
-          open.status = String(p.status);
-          open.latency_ms = Number.isFinite(latency) ? latency : null;
-        }
-        push(t, {
-          kind: "request_end",
-          status: String(p.status),
-          latency_ms: Number.isFinite(latency) ? latency : null,
-          ...(p.error_message !== undefined ? { error_message: String(p.error_message) } : {}),
-          ...(p.attempt !== undefined ? { attempt: p.attempt } : {}),
-          ...(p.retry_in_ms !== undefined ? { retry_in_ms: p.retry_in_ms } : {}),
-        });
-        open = null;
-        return;
-      }
-      case "approval_decision":
-        push(t, {
-          kind: "approval",
-          id: String(p.tool_call_id),
-          n: numbers.of(String(p.tool_call_id)),
-          decision: String(p.decision),
-        });
-        return;
-      case "abort":
-        push(t, { kind: "abort", reason: String(p.reason ?? "") });
-        return;
-      case "compaction_begin":
-        inCompaction = true;
-        push(t, { kind: "compaction_begin", reason: String(p.reason), mode: String(p.mode) });
-        return;
-      case "compaction_end":
-        inCompaction = false;
-        push(t, {
-          kind: "compaction_end",
-          status: String(p.status),
-          mode: String(p.mode),
-          ...(p.error_message !== undefined ? { error_message: String(p.error_message) } : {}),
-        });
-        return;
-      case "subagent":
-        childIds.push(String(p.session_id));
-        push(t, { kind: "subagent", session_id: String(p.session_id) });
-        return;
-      case "tool_list_ready":
-        push(t, {
-          kind: "tools",
-          names: Array.isArray(p.tools) ? p.tools.map((x) => String(x?.name)) : [],
-        });
-        return;
-      default:
-        push(t, { kind: "event", type, payload: p });
-    }
+    if (msg.type === "model_msg") addModelMsg(pass, t, p);
+    else addEvent(pass, t, p);
   };
 
   for (const file of session.files) {

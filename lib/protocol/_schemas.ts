@@ -12,6 +12,11 @@ const compactionReason = z.enum(["context", "turns", "manual"]);
 const compactionMode = z.enum(["summarize", "discard"]);
 const count = z.number().int().nonnegative();
 
+const backgroundNoticeFacts = z.looseObject({
+  kind: z.enum(["command", "subagent"]),
+  id: z.string(),
+  status: z.enum(["completed", "failed"]),
+});
 const text = z.looseObject({
   type: z.literal("text"),
   role,
@@ -19,6 +24,7 @@ const text = z.looseObject({
   sender: z.enum(["parent_agent", "harness", "server"]).optional(),
   fidelity: fidelity.optional(),
   stop_reason: stopReason,
+  penguin_notice: backgroundNoticeFacts.optional(),
 });
 const thinking = z.looseObject({
   type: z.literal("thinking"),
@@ -49,6 +55,13 @@ const toolProcessFacts = z.looseObject({
   state: z.enum(["running", "exited", "killed"]),
   exit_code: z.number().int().nullable(),
 });
+const toolSubagentFacts = z.looseObject({
+  id: z.string(),
+  session_id: z.string(),
+  kind: z.enum(["foreground", "background"]),
+  state: z.enum(["running", "idle", "ended"]),
+  parent_tool_call_id: z.string(),
+});
 const toolCallOutput = z.looseObject({
   type: z.literal("tool_call_output"),
   role: z.literal("user"),
@@ -57,6 +70,7 @@ const toolCallOutput = z.looseObject({
   tool_call_id: z.string(),
   stop_reason: stopReason,
   penguin_process: toolProcessFacts.optional(),
+  penguin_subagent: toolSubagentFacts.optional(),
 });
 const imageUrl = z.looseObject({
   type: z.literal("image_url"),

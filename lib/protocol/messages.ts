@@ -20,8 +20,24 @@ export interface TextMessage {
   fidelity?: Fidelity;
   /** How the segment ended. */
   stop_reason: StopReason;
+  /** On a harness text that reports the end of background work: which task, as data. */
+  penguin_notice?: BackgroundNoticeFacts;
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
+}
+
+/**
+ * Which background task a harness notice reports (penguin's additive
+ * `penguin_notice` field of a `text`; PenguinHarness neither writes nor
+ * reads it, and traces without it are read from the notice's wording).
+ */
+export interface BackgroundNoticeFacts {
+  /** `command` (a background exec_command) or `subagent`. */
+  kind: "command" | "subagent";
+  /** `proc-<8hex>` or `subagent-<8>`. */
+  id: string;
+  /** How the task ended. */
+  status: "completed" | "failed";
 }
 
 /** A complete thinking (reasoning) block from the assistant. */
@@ -96,6 +112,27 @@ export interface ToolProcessFacts {
   exit_code: number | null;
 }
 
+/**
+ * What a run_subagent output says about the child it started, as data
+ * (penguin's additive `penguin_subagent` field of a `tool_call_output`;
+ * PenguinHarness neither writes nor reads it).
+ */
+export interface ToolSubagentFacts {
+  /** The child's `subagent-<8>` id (the one input_subagent and kill_subagent take). */
+  id: string;
+  /** The child's session id. */
+  session_id: string;
+  /** `background` when started with run_in_background, else `foreground`. */
+  kind: "foreground" | "background";
+  /**
+   * After the call: `running` or `idle` while it stays registered under `id`;
+   * `ended` when the call answered for it (or stopped it) and it is gone.
+   */
+  state: "running" | "idle" | "ended";
+  /** The tool call that spawned it (the `session_meta.parent.tool_call_id` of its trace). */
+  parent_tool_call_id: string;
+}
+
 /** The output of one tool call, fed back to the model. */
 export interface ToolCallOutputMessage {
   /** Payload discriminator. */
@@ -112,6 +149,8 @@ export interface ToolCallOutputMessage {
   stop_reason: StopReason;
   /** The command process of the call (exec_command, input_command, kill_command). */
   penguin_process?: ToolProcessFacts;
+  /** The child a run_subagent call started. */
+  penguin_subagent?: ToolSubagentFacts;
   /** Unknown fields are preserved. */
   [extra: string]: unknown;
 }

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { SessionMeta, TokenCounts } from "../protocol/types.ts";
+import type { EventPayload, ModelPayload, SessionMeta, TokenCounts } from "../protocol/types.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import type { LocatedSession } from "./locate.ts";
@@ -114,6 +114,77 @@ function cut(s: string, limit: number): string {
   return s.length <= limit ? s : s.slice(0, limit);
 }
 
+/** The outline item of a shown event. */
+function eventItem(
+  p: EventPayload,
+  base: { file: number; line: number; timestamp: string },
+): OutlineItem {
+  const detail = p.type === "request_end" || p.type === "compaction_end"
+    ? (p.error_message ?? "")
+    : p.type === "abort"
+    ? (p.reason ?? "")
+    : p.type === "subagent"
+    ? p.session_id
+    : `${p.reason} ${p.mode}`;
+  const status = "status" in p ? String(p.status) : undefined;
+  return {
+    ...base,
+    kind: "event",
+    event: p.type,
+    text: detail,
+    chars: detail.length,
+    status,
+  };
+}
+
+/** The outline item of a model message other than a text; a tool call's name is noted in `callNames`. */
+function modelItem(
+  p: Exclude<ModelPayload, { type: "text" }>,
+  base: { file: number; line: number; timestamp: string },
+  limit: number,
+  callNames: Map<string, string>,
+): OutlineItem {
+  switch (p.type) {
+    case "thinking":
+      return {
+        ...base,
+        kind: "thinking",
+        text: cut(p.thinking, limit),
+        chars: p.thinking.length,
+      };
+    case "tool_call":
+      callNames.set(p.tool_call_id, p.name);
+      return {
+        ...base,
+        kind: "tool_call",
+        name: p.name,
+        toolCallId: p.tool_call_id,
+        text: cut(p.arguments, limit),
+        chars: p.arguments.length,
+        status: p.stop_reason,
+      };
+    case "tool_call_output": {
+      const item: OutlineItem = {
+        ...base,
+        kind: "tool_output",
+        toolCallId: p.tool_call_id,
+        text: cut(p.output, limit),
+        chars: p.output.length,
+        status: p.stop_reason,
+      };
+      const name = callNames.get(p.tool_call_id);
+      if (name !== undefined) item.name = name;
+      return item;
+    }
+    default: {
+      const what = p.type === "image_url"
+        ? (p.image_url.startsWith("data:") ? "[image data URL]" : p.image_url)
+        : `[${p.type} ${"mime_type" in p ? String(p.mime_type) : ""}]`;
+      return { ...base, kind: "media", text: cut(what, limit), chars: what.length };
+    }
+  }
+}
+
 /**
  * Read every file of a located session and build its outline. `preview`
  * caps the text kept per entry (default 2000 characters).
@@ -173,24 +244,7 @@ export async function buildOutline(
           inRequest = false;
         }
         const shown = ["request_end", "abort", "compaction_begin", "compaction_end", "subagent"];
-        if (shown.includes(p.type)) {
-          const detail = p.type === "request_end" || p.type === "compaction_end"
-            ? (p.error_message ?? "")
-            : p.type === "abort"
-            ? (p.reason ?? "")
-            : p.type === "subagent"
-            ? p.session_id
-            : `${p.reason} ${p.mode}`;
-          const status = "status" in p ? String(p.status) : undefined;
-          push({
-            ...base,
-            kind: "event",
-            event: p.type,
-            text: detail,
-            chars: detail.length,
-            status,
-          });
-        }
+        if (shown.includes(p.type)) push(eventItem(p, base));
         if (p.type === "compaction_end") inCompaction = false;
         continue;
       }
@@ -237,46 +291,8 @@ export async function buildOutline(
           push(item);
           break;
         }
-        case "thinking":
-          push({
-            ...base,
-            kind: "thinking",
-            text: cut(p.thinking, limit),
-            chars: p.thinking.length,
-          });
-          break;
-        case "tool_call":
-          callNames.set(p.tool_call_id, p.name);
-          push({
-            ...base,
-            kind: "tool_call",
-            name: p.name,
-            toolCallId: p.tool_call_id,
-            text: cut(p.arguments, limit),
-            chars: p.arguments.length,
-            status: p.stop_reason,
-          });
-          break;
-        case "tool_call_output": {
-          const item: OutlineItem = {
-            ...base,
-            kind: "tool_output",
-            toolCallId: p.tool_call_id,
-            text: cut(p.output, limit),
-            chars: p.output.length,
-            status: p.stop_reason,
-          };
-          const name = callNames.get(p.tool_call_id);
-          if (name !== undefined) item.name = name;
-          push(item);
-          break;
-        }
-        default: {
-          const what = p.type === "image_url"
-            ? (p.image_url.startsWith("data:") ? "[image data URL]" : p.image_url)
-            : `[${p.type} ${"mime_type" in p ? String(p.mime_type) : ""}]`;
-          push({ ...base, kind: "media", text: cut(what, limit), chars: what.length });
-        }
+        default:
+          push(modelItem(p, base, limit, callNames));
       }
       // Only prefix blocks may stand between a prefix block and its prompt.
       if (p.type !== "text" && p.type !== "image_url") prefixLine = null;

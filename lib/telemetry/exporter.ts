@@ -59,17 +59,63 @@ export interface SpanExporter {
 
 const RETRYABLE = new Set([429, 502, 503, 504]);
 
+/** Wait `ms`, or less when `wake` aborts (at once when it already has). */
+function pauseUnless(wake: AbortSignal, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (wake.aborted) return resolve();
+    const id = setTimeout(done, ms);
+    function done() {
+      clearTimeout(id);
+      wake.removeEventListener("abort", done);
+      resolve();
+    }
+    wake.addEventListener("abort", done);
+  });
+}
+
+/** One POST of an export request: accepted, or why not and whether another try may help. */
+async function postOnce(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  halt: AbortSignal,
+  timeoutMs: number,
+): Promise<{ ok: true } | { ok: false; why: string; retry: boolean }> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.any([halt, AbortSignal.timeout(timeoutMs)]),
+    });
+    await res.body?.cancel();
+    if (res.ok) return { ok: true };
+    return { ok: false, why: `HTTP ${res.status}`, retry: RETRYABLE.has(res.status) };
+  } catch (err) {
+    return { ok: false, why: errorMessage(err), retry: true };
+  }
+}
+
+/** The exporter's limits and timings: `options`, else the defaults. */
+function limitsOf(options: SpanExporterOptions) {
+  return {
+    maxQueue: options.maxQueue ?? 2048,
+    maxBatch: options.maxBatch ?? 256,
+    delayMs: options.delayMs ?? 1000,
+    attempts: Math.max(1, options.attempts ?? 3),
+    backoff: options.backoffMs ?? ((n: number) => 200 * 2 ** (n - 1)),
+    timeoutMs: options.timeoutMs ?? 10_000,
+    shutdownMs: options.shutdownMs ?? 2000,
+  };
+}
+
 /** Start an exporter. */
 export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
   // Long because: a closure-based exporter whose enqueue, flush and shutdown share the queue, the
   // timer and the drop count.
-  const maxQueue = options.maxQueue ?? 2048;
-  const maxBatch = options.maxBatch ?? 256;
-  const delayMs = options.delayMs ?? 1000;
-  const attempts = Math.max(1, options.attempts ?? 3);
-  const backoff = options.backoffMs ?? ((n: number) => 200 * 2 ** (n - 1));
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const shutdownMs = options.shutdownMs ?? 2000;
+  const { maxQueue, maxBatch, delayMs, attempts, backoff, timeoutMs, shutdownMs } = limitsOf(
+    options,
+  );
   const headers = { "content-type": "application/json", ...(options.headers ?? {}) };
   const queue: OtlpSpan[] = [];
   const stats: ExportStats = { sent: 0, dropped: 0 };
@@ -92,17 +138,7 @@ export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
     );
   };
 
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (wake.signal.aborted) return resolve();
-      const id = setTimeout(done, ms);
-      function done() {
-        clearTimeout(id);
-        wake.signal.removeEventListener("abort", done);
-        resolve();
-      }
-      wake.signal.addEventListener("abort", done);
-    });
+  const pause = (ms: number) => pauseUnless(wake.signal, ms);
 
   async function send(batch: OtlpSpan[]): Promise<void> {
     const body = JSON.stringify(exportRequest(batch, options.resource));
@@ -110,23 +146,13 @@ export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
     const tries = stopping ? 1 : attempts;
     for (let n = 1; n <= tries; n++) {
       if (halt.signal.aborted) break;
-      try {
-        const res = await fetch(options.url, {
-          method: "POST",
-          headers,
-          body,
-          signal: AbortSignal.any([halt.signal, AbortSignal.timeout(timeoutMs)]),
-        });
-        await res.body?.cancel();
-        if (res.ok) {
-          stats.sent += batch.length;
-          return;
-        }
-        why = `HTTP ${res.status}`;
-        if (!RETRYABLE.has(res.status)) break;
-      } catch (err) {
-        why = errorMessage(err);
+      const posted = await postOnce(options.url, headers, body, halt.signal, timeoutMs);
+      if (posted.ok) {
+        stats.sent += batch.length;
+        return;
       }
+      why = posted.why;
+      if (!posted.retry) break;
       if (n < tries && !stopping) await pause(backoff(n));
     }
     stats.dropped += batch.length;

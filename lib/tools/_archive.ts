@@ -11,6 +11,7 @@
  * @module
  */
 import { join } from "node:path";
+import { splitTrailingSurrogate } from "../display/invisible.ts";
 
 /** Largest archive file: one byte below read_file's 8 MiB scan cap, so read_file can reach EOF. */
 export const ARCHIVE_LIMIT_BYTES = 8 * 1024 * 1024 - 1;
@@ -184,6 +185,73 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /**
+ * Create the archive file `name` in `dir` (the scratchpad's
+ * `truncated-tool-output`): directory 0700, file 0600 created exclusively,
+ * refused when the directory or the file is not what it was checked to be.
+ */
+async function createArchiveFile(
+  scratchpad: string,
+  dir: string,
+  name: string,
+): Promise<Deno.FsFile> {
+  await Deno.mkdir(scratchpad, { recursive: true });
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  // The model can write the scratchpad: a link planted as the archive directory would
+  // have penguin write the output wherever it points.
+  const real = join(await Deno.realPath(scratchpad), "truncated-tool-output");
+  await assertRealDir(real);
+  const opened = await Deno.open(join(real, name), {
+    write: true,
+    read: true,
+    createNew: true,
+    mode: 0o600,
+  });
+  try {
+    await assertRealDir(real);
+    const [a, b] = [await opened.stat(), await Deno.lstat(join(real, name))];
+    if (Deno.build.os !== "windows" && (a.dev !== b.dev || a.ino !== b.ino)) {
+      throw new ArchiveRefused("the archive file was replaced");
+    }
+  } catch (err) {
+    opened.close();
+    throw err;
+  }
+  return opened;
+}
+
+/** Cut the file `f` to at most `headBudget` bytes, on a code point boundary; returns its new size. */
+async function cutHead(f: Deno.FsFile, headBudget: number): Promise<number> {
+  const from = Math.max(0, headBudget - 3);
+  const probe = new Uint8Array(4);
+  await f.seek(from, Deno.SeekMode.Start);
+  const window = probe.subarray(0, await readFully(f, probe));
+  const size = from + codePointCut(window, headBudget - from);
+  await f.truncate(size);
+  return size;
+}
+
+/** Close `file`, if any; one already closed is fine. */
+function closeQuietly(file: Deno.FsFile | undefined): void {
+  try {
+    file?.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+/** A tail ring of `tailBudget` bytes seeded with the last bytes of the `written` in `f`. */
+async function seededTail(f: Deno.FsFile, written: number, tailBudget: number): Promise<TailRing> {
+  const ring = new TailRing(tailBudget);
+  const fromFile = Math.min(written, tailBudget);
+  if (fromFile > 0) {
+    const seed = new Uint8Array(fromFile);
+    await f.seek(written - fromFile, Deno.SeekMode.Start);
+    ring.push(seed.subarray(0, await readFully(f, seed)));
+  }
+  return ring;
+}
+
+/**
  * Start the archive of call `toolCallId` of `toolName` in
  * `<scratchpad>/truncated-tool-output/` (directory 0700, file 0600 created
  * exclusively on the first append), keeping at most `limitBytes` bytes (gap
@@ -216,50 +284,16 @@ export function startArchive(
     const dir = join(scratchpad, "truncated-tool-output");
     const name = await archiveFileName(toolName, toolCallId);
     path = join(dir, name);
-    await Deno.mkdir(scratchpad, { recursive: true });
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    // The model can write the scratchpad: a link planted as the archive directory would
-    // have penguin write the output wherever it points.
-    const real = join(await Deno.realPath(scratchpad), "truncated-tool-output");
-    await assertRealDir(real);
-    const opened = await Deno.open(join(real, name), {
-      write: true,
-      read: true,
-      createNew: true,
-      mode: 0o600,
-    });
-    try {
-      await assertRealDir(real);
-      const [a, b] = [await opened.stat(), await Deno.lstat(join(real, name))];
-      if (Deno.build.os !== "windows" && (a.dev !== b.dev || a.ino !== b.ino)) {
-        throw new ArchiveRefused("the archive file was replaced");
-      }
-    } catch (err) {
-      opened.close();
-      throw err;
-    }
-    file = opened;
+    file = await createArchiveFile(scratchpad, dir, name);
     return file;
   };
 
   /** The output just passed the limit with `bytes`: seed the tail from the file, keep only the head there. */
   const overflow = async (f: Deno.FsFile, bytes: Uint8Array) => {
-    const ring = new TailRing(tailBudget);
-    const fromFile = Math.min(written, tailBudget);
-    if (fromFile > 0) {
-      const seed = new Uint8Array(fromFile);
-      await f.seek(written - fromFile, Deno.SeekMode.Start);
-      ring.push(seed.subarray(0, await readFully(f, seed)));
-    }
+    const ring = await seededTail(f, written, tailBudget);
     ring.push(bytes);
-    if (written > headBudget) {
-      const from = Math.max(0, headBudget - 3);
-      const probe = new Uint8Array(4);
-      await f.seek(from, Deno.SeekMode.Start);
-      const window = probe.subarray(0, await readFully(f, probe));
-      written = from + codePointCut(window, headBudget - from);
-      await f.truncate(written);
-    } else if (written < headBudget) {
+    if (written > headBudget) written = await cutHead(f, headBudget);
+    else if (written < headBudget) {
       await f.seek(written, Deno.SeekMode.Start);
       const room = codePointCut(bytes, headBudget - written);
       await writeAll(f, bytes.subarray(0, room));
@@ -287,12 +321,8 @@ export function startArchive(
   return {
     append(text: string) {
       if (failed !== undefined || text.length === 0) return Promise.resolve();
-      let piece = carry + text;
-      carry = "";
-      if (isHigh(piece.charCodeAt(piece.length - 1))) {
-        carry = piece.slice(-1);
-        piece = piece.slice(0, -1);
-      }
+      const [piece, rest] = splitTrailingSurrogate(carry + text);
+      carry = rest;
       if (tail && queued === 0) {
         tail.pushText(piece);
         return Promise.resolve();
@@ -327,11 +357,7 @@ export function startArchive(
       } catch (err) {
         failed = errorCode(err);
       } finally {
-        try {
-          file?.close();
-        } catch {
-          // Already closed.
-        }
+        closeQuietly(file);
         file = undefined;
       }
       if (failed !== undefined) return { ok: false, code: failed };

@@ -4,10 +4,14 @@
  * `[background_task_done]` block, a one-line summary and the output tail.
  *
  * Notices are data: the process registry queues them and the agent loop
- * delivers each as `userText(notice.text, "harness")`.
+ * delivers each as a harness text ({@linkcode noticeMessage}) whose
+ * `penguin_notice` field says which task ended, so readers of the trace
+ * need not parse the block.
  *
  * @module
  */
+import { userText } from "../protocol/builders.ts";
+import type { TextMessage } from "../protocol/types.ts";
 import { tailOf } from "./_output_buffer.ts";
 
 /** Characters of output a notice carries at most (the tail is kept). */
@@ -106,4 +110,15 @@ export function formatBackgroundNotice(input: NoticeInput): BackgroundNotice {
   };
   if (input.detail) notice.detail = input.detail;
   return notice;
+}
+
+/**
+ * The harness text that delivers `notice` (its `text`, or `text` given, e.g.
+ * with secrets masked), carrying the task as `penguin_notice`.
+ */
+export function noticeMessage(notice: BackgroundNotice, text: string = notice.text): TextMessage {
+  return {
+    ...userText(text, "harness"),
+    penguin_notice: { kind: notice.kind, id: notice.id, status: notice.status },
+  };
 }

@@ -172,9 +172,27 @@ async function* runEditFile(
   }
 
   const replacedCount = replaceAll ? count : 1;
+  yield {
+    type: "delta",
+    text: editReport(p, content, args, replacedCount, definition.maxOutputLength),
+  };
+}
+
+/**
+ * The output of an edit of `path`: the count, then the diff hunks of the
+ * replacements that fit in the output budget, and how many were left out.
+ */
+function editReport(
+  p: string,
+  content: string,
+  args: z.infer<typeof schema>,
+  replacedCount: number,
+  maxOutputLength: number,
+): string {
+  const { old_string: oldString, new_string: newString } = args;
+  const replaceAll = args.replace_all === true;
   const out = [`Replaced ${plural(replacedCount, "occurrence")} in "${p}".`];
-  const budget = (definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET) -
-    NOTE_RESERVE;
+  const budget = (maxOutputLength > 0 ? maxOutputLength : FALLBACK_BUDGET) - NOTE_RESERVE;
   let used = out[0]!.length;
   let shown = 0;
   for (
@@ -195,7 +213,7 @@ async function* runEditFile(
       }`,
     );
   }
-  yield { type: "delta", text: out.join("\n") };
+  return out.join("\n");
 }
 
 /** edit_file, declared once: schema, limits, permission, preview and implementation. */

@@ -30,6 +30,7 @@ import type {
   ToolCallMessage,
   ToolCallOutputMessage,
   ToolProcessFacts,
+  ToolSubagentFacts,
 } from "../protocol/types.ts";
 import { ARCHIVE_LIMIT_BYTES, type ArchiveWriter, safeCut, startArchive } from "./_archive.ts";
 import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./secret_mask.ts";
@@ -233,6 +234,7 @@ interface SelfReport {
   status?: StopReason;
   note?: string;
   process?: ToolProcessFacts;
+  subagent?: ToolSubagentFacts;
   thrown?: { error: unknown };
 }
 
@@ -324,6 +326,7 @@ async function* pumpTool(
       if (event.status) self.status = event.status;
       if (event.note) self.note = event.note;
       if (event.process) self.process = { ...event.process };
+      if (event.subagent) self.subagent = { ...event.subagent };
     }
   }
   return true;
@@ -391,5 +394,6 @@ export async function* executeTool(
   const output = noteText ? (streamed ? `${streamed}\n${noteText}` : noteText) : streamed;
   const complete = toolCallOutput(id, output, status, finalImages);
   if (self.process) complete.penguin_process = self.process;
+  if (self.subagent) complete.penguin_subagent = self.subagent;
   yield complete;
 }

@@ -158,6 +158,7 @@ export {
   formatBackgroundNotice,
   NOTICE_TAIL_CHARS,
   type NoticeInput,
+  noticeMessage,
   noticeTail,
   taskLabel,
 } from "./background_notice.ts";

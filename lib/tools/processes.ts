@@ -87,6 +87,65 @@ export interface ProcessRegistry {
   disposeAll(): Promise<void>;
 }
 
+/** Hand `notice` to each listener; one that throws does not keep it from the others. */
+function tellListeners(
+  listeners: ReadonlySet<(notice: BackgroundNotice) => void>,
+  notice: BackgroundNotice,
+): void {
+  for (const fn of [...listeners]) {
+    try {
+      fn(notice);
+    } catch {
+      // A failing listener must not lose the notice for the others.
+    }
+  }
+}
+
+/** The notice of a background command that ended with `status`. */
+function exitNotice(
+  session: CommandSession,
+  status: Awaited<CommandSession["done"]>,
+): BackgroundNotice {
+  return formatBackgroundNotice({
+    kind: "command",
+    id: session.id,
+    status: status.code === 0 && !status.signal ? "completed" : "failed",
+    detail: describeExit(status),
+    command: session.cmd,
+    output: session.take(),
+  });
+}
+
+/** The notice of a background command killed to make room. */
+function evictedNotice(
+  victim: CommandSession,
+  status: Awaited<CommandSession["done"]>,
+  maxSessions: number,
+): BackgroundNotice {
+  return formatBackgroundNotice({
+    kind: "command",
+    id: victim.id,
+    status: "failed",
+    detail: `killed (${
+      describeExit(status)
+    }) to make room: the limit of ${maxSessions} command sessions was reached`,
+    command: victim.cmd,
+    output: victim.take(),
+  });
+}
+
+/** The session to evict: the least recently used one that exited, else the least recently used. */
+function evictionVictim(sessions: ReadonlyMap<string, CommandSession>): CommandSession | undefined {
+  let victim: CommandSession | undefined;
+  for (const s of sessions.values()) {
+    if (s.exit !== undefined && (!victim || s.lastUsed < victim.lastUsed)) victim = s;
+  }
+  if (!victim) {
+    for (const s of sessions.values()) if (!victim || s.lastUsed < victim.lastUsed) victim = s;
+  }
+  return victim;
+}
+
 /** A registry with the default limits above (override them in `opts`). */
 export function createProcessRegistry(opts: ProcessRegistryOptions = {}): ProcessRegistry {
   // Long because: one closure-based registry whose methods share the sessions, the limits and the
@@ -106,13 +165,7 @@ export function createProcessRegistry(opts: ProcessRegistryOptions = {}): Proces
 
   const queue = (notice: BackgroundNotice) => {
     notices.push(notice);
-    for (const fn of [...listeners]) {
-      try {
-        fn(notice);
-      } catch {
-        // A failing listener must not lose the notice for the others.
-      }
-    }
+    tellListeners(listeners, notice);
   };
 
   const armNotice = (session: CommandSession) => {
@@ -120,14 +173,7 @@ export function createProcessRegistry(opts: ProcessRegistryOptions = {}): Proces
     session.done.then((status) => {
       if (!session.notify || disposed) return;
       session.notify = false;
-      queue(formatBackgroundNotice({
-        kind: "command",
-        id: session.id,
-        status: status.code === 0 && !status.signal ? "completed" : "failed",
-        detail: describeExit(status),
-        command: session.cmd,
-        output: session.take(),
-      }));
+      queue(exitNotice(session, status));
     });
   };
 
@@ -139,31 +185,14 @@ export function createProcessRegistry(opts: ProcessRegistryOptions = {}): Proces
   };
 
   const evictOne = async () => {
-    let victim: CommandSession | undefined;
-    for (const s of sessions.values()) {
-      if (s.exit !== undefined && (!victim || s.lastUsed < victim.lastUsed)) victim = s;
-    }
-    if (!victim) {
-      for (const s of sessions.values()) if (!victim || s.lastUsed < victim.lastUsed) victim = s;
-    }
+    const victim = evictionVictim(sessions);
     if (!victim) return;
     sessions.delete(victim.id);
     if (victim.exit !== undefined) return;
     const armed = victim.notify;
     victim.notify = false;
     const status = await victim.kill();
-    if (armed && !disposed) {
-      queue(formatBackgroundNotice({
-        kind: "command",
-        id: victim.id,
-        status: "failed",
-        detail: `killed (${
-          describeExit(status)
-        }) to make room: the limit of ${maxSessions} command sessions was reached`,
-        command: victim.cmd,
-        output: victim.take(),
-      }));
-    }
+    if (armed && !disposed) queue(evictedNotice(victim, status, maxSessions));
   };
 
   const registry: ProcessRegistry = {

@@ -27,7 +27,13 @@
  *
  * @module
  */
-import type { OmniMessage, StopReason, ToolProcessFacts, ToolSpec } from "../protocol/types.ts";
+import type {
+  OmniMessage,
+  StopReason,
+  ToolProcessFacts,
+  ToolSpec,
+  ToolSubagentFacts,
+} from "../protocol/types.ts";
 import type { ToolPreviewFn } from "../display/tool_preview.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { ExecTarget } from "../sandbox/git_config_guard.ts";
@@ -138,10 +144,16 @@ export type ToolEvent =
   | { type: "forward"; message: OmniMessage }
   /**
    * The tool's own verdict (last): status (default `completed`), a note kept
-   * outside truncation, and the command process it concerns (recorded as the
-   * output's `penguin_process`).
+   * outside truncation, the command process it concerns (recorded as the
+   * output's `penguin_process`) and the subagent it started (`penguin_subagent`).
    */
-  | { type: "result"; status?: StopReason; note?: string; process?: ToolProcessFacts };
+  | {
+    type: "result";
+    status?: StopReason;
+    note?: string;
+    process?: ToolProcessFacts;
+    subagent?: ToolSubagentFacts;
+  };
 
 /** A runnable tool, run with a context of type `C`. */
 export interface Tool<C extends ToolCallContext = ToolCallContext> {

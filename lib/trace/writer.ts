@@ -121,13 +121,11 @@ function isCommitPoint(msg: OmniMessage): boolean {
 }
 
 /**
- * Open the trace writer of a session. Takes the session lock unless
- * `lock: false`; throws a PenguinError of kind "locked" when another live
- * process writes the same session. No file is created until the first record.
+ * Where a writer of `options` writes: its traces directory and date
+ * directory, after checking the session id, the first index and a held
+ * lock against it.
  */
-export async function openTraceWriter(options: TraceWriterOptions): Promise<TraceWriter> {
-  // Long because: one closure-based writer whose methods share the open file, the lock, rotation
-  // and the queue of appends; each method is short.
+function writerPlace(options: TraceWriterOptions): { tracesDir: string; dateDir: string } {
   const dir = options.tracesDir ??
     (options.agentDir !== undefined ? tracesDirOf(options.agentDir) : undefined);
   if (dir === undefined) {
@@ -137,15 +135,61 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
   const { sessionId } = options;
   assertSessionId(sessionId);
   const dateDir = options.dateDir ?? dateDirName();
-  const fsync: FsyncPolicy = options.fsync ?? "commit";
-  let index = options.index ?? 1;
-  traceFilePath(tracesDir, dateDir, sessionId, index); // validates the index
+  traceFilePath(tracesDir, dateDir, sessionId, options.index ?? 1); // validates the index
   if (options.heldLock !== undefined && options.heldLock.sessionId !== sessionId) {
     throw new PenguinError(
       "usage",
       `Cannot open the trace writer of session ${sessionId} with the lock of session ${options.heldLock.sessionId}`,
     );
   }
+  return { tracesDir, dateDir };
+}
+
+/**
+ * Whether the file at `path` ends in a torn record (no final "\n") that
+ * could not be cut off; a torn tail that could be cut is cut and reported
+ * through `warn`.
+ */
+async function probeTornTail(path: string, warn: (line: string) => void): Promise<boolean> {
+  const last = await lastByte(path);
+  let torn = last !== null && last !== 0x0a;
+  if (torn) {
+    // A record whose write failed (a full disk, a killed writer) is cut off, so the trace
+    // stays valid; should that fail, the next record still starts on a line of its own.
+    try {
+      const cut = await cutTornTail(path);
+      torn = false;
+      if (cut) tell(() => warn(tornTailNotice(cut)));
+    } catch {
+      // Keep `torn`: the record is written after a newline.
+    }
+  }
+  return torn;
+}
+
+/** Flush `f` (the trace at `path`) to disk. */
+async function syncTrace(f: Deno.FsFile, path: string): Promise<void> {
+  try {
+    await f.sync();
+  } catch (err) {
+    throw new PenguinError("runtime", `Cannot fsync trace "${path}": ${errorMessage(err)}`, {
+      cause: err,
+    });
+  }
+}
+
+/**
+ * Open the trace writer of a session. Takes the session lock unless
+ * `lock: false`; throws a PenguinError of kind "locked" when another live
+ * process writes the same session. No file is created until the first record.
+ */
+export async function openTraceWriter(options: TraceWriterOptions): Promise<TraceWriter> {
+  // Long because: one closure-based writer whose methods share the open file, the lock, rotation
+  // and the queue of appends; each method is short.
+  const { tracesDir, dateDir } = writerPlace(options);
+  const { sessionId } = options;
+  const fsync: FsyncPolicy = options.fsync ?? "commit";
+  let index = options.index ?? 1;
   const lock: SessionLock | null = options.heldLock ??
     (options.lock === false ? null : await acquireSessionLock(tracesDir, sessionId));
 
@@ -180,19 +224,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
     if (file) return file;
     await mkdirPrivate(join(tracesDir, dateDir));
     if (!probed) {
-      const last = await lastByte(path);
-      torn = last !== null && last !== 0x0a;
-      if (torn) {
-        // A record whose write failed (a full disk, a killed writer) is cut off, so the trace
-        // stays valid; should that fail, the next record still starts on a line of its own.
-        try {
-          const cut = await cutTornTail(path);
-          torn = false;
-          if (cut) tell(() => (options.warn ?? defaultWarn)(tornTailNotice(cut)));
-        } catch {
-          // Keep `torn`: the record is written after a newline.
-        }
-      }
+      torn = await probeTornTail(path, options.warn ?? defaultWarn);
       probed = true;
     }
     const f = await Deno.open(path, { append: true, create: true, mode: FILE_MODE });
@@ -255,15 +287,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       );
     }
     torn = false;
-    if (sync) {
-      try {
-        await f.sync();
-      } catch (err) {
-        throw new PenguinError("runtime", `Cannot fsync trace "${path}": ${errorMessage(err)}`, {
-          cause: err,
-        });
-      }
-    }
+    if (sync) await syncTrace(f, path);
   }
 
   return {

@@ -60,6 +60,30 @@ function script(start = Date.parse("2026-01-01T00:00:00Z")) {
         stop_reason: stop,
         ...(process ? { penguin_process: process } : {}),
       }),
+    /** A run_subagent output with `penguin_subagent` facts. */
+    spawned: (
+      id: string,
+      output: string,
+      facts: { id: string; session_id: string; kind: string; state: string },
+    ) =>
+      rec("model_msg", {
+        type: "tool_call_output",
+        role: "user",
+        output,
+        tool_call_id: id,
+        stop_reason: "completed",
+        penguin_subagent: { ...facts, parent_tool_call_id: id },
+      }),
+    /** A harness text whose only report of the task is its `penguin_notice`. */
+    typedNotice: (kind: string, id: string) =>
+      rec("model_msg", {
+        type: "text",
+        role: "user",
+        text: "a report in other words",
+        stop_reason: "completed",
+        sender: "harness",
+        penguin_notice: { kind, id, status: "completed" },
+      }),
     pointer: (sid: string) => rec("event_msg", { type: "subagent", session_id: sid }),
     notice: (kind: string, id: string) =>
       api.user(
@@ -145,6 +169,50 @@ Deno.test("restore stays quiet about children the parent already heard from", ()
   const plan = planRestore(parentFacts(p.out), kids);
   assert.deepEqual(plan.children.map((c) => c.state), ["idle", "idle"]);
   assert.deepEqual(plan.notices, []);
+});
+
+Deno.test("restore reads subagents and notices from their typed fields, not from the wording", () => {
+  const p = script().meta(SID("00000000"))
+    .call("c1", "run_subagent", { prompt: "bg" })
+    .pointer(SID("aaaaaaa1"))
+    .spawned("c1", "started, in other words", {
+      id: "subagent-typed001",
+      session_id: SID("aaaaaaa1"),
+      kind: "background",
+      state: "running",
+    })
+    .call("c2", "run_subagent", { prompt: "fg" })
+    .pointer(SID("bbbbbbb2"))
+    // The wording names an id, the facts say the call answered for the child.
+    .spawned("c2", "an answer that quotes subagent_id subagent-bbbbbbb2", {
+      id: "subagent-bbbbbbb2",
+      session_id: SID("bbbbbbb2"),
+      kind: "foreground",
+      state: "ended",
+    })
+    .call("c3", "run_subagent", { prompt: "polled" })
+    .pointer(SID("ccccccc3"))
+    .spawned("c3", "still going", {
+      id: "subagent-typed003",
+      session_id: SID("ccccccc3"),
+      kind: "foreground",
+      state: "running",
+    });
+  const childEnd = p.now();
+  p.typedNotice("subagent", "subagent-typed001");
+  const kids = new Map<string, ChildFacts>([
+    [SID("aaaaaaa1"), finished("a", childEnd)],
+    [SID("bbbbbbb2"), finished("b", childEnd)],
+    [SID("ccccccc3"), finished("c", childEnd)],
+  ]);
+  const facts = parentFacts(p.out);
+  assert.deepEqual(facts.notices.map((n) => [n.kind, n.id]), [["subagent", "subagent-typed001"]]);
+  const plan = planRestore(facts, kids);
+  assert.deepEqual(plan.children.map((c) => [c.id, c.sessionId, c.background]), [
+    ["subagent-typed001", SID("aaaaaaa1"), true],
+    ["subagent-typed003", SID("ccccccc3"), false],
+  ]);
+  assert.deepEqual(plan.notices.map((n) => [n.id, n.output]), [["subagent-typed003", "c"]]);
 });
 
 Deno.test("restore reports background commands that never ended as lost, with their last captured output (PenguinHarness traces: from the notes)", () => {

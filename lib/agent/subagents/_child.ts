@@ -135,65 +135,76 @@ export interface Child {
   dispose(reason: string): Promise<void>;
 }
 
-/** Create a child around `init`. */
-export function createChild(init: ChildInit): Child {
-  // Long because: one closure-based child whose methods share its state, its session and the
-  // current task; each method is short.
-  let state: ChildState = init.state ?? "idle";
-  let session = init.session;
-  let lastEnd: TaskEnd | undefined;
-  let current: AbortController | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let disposed = false;
+/** A tool call following a child: what it has not yielded yet, how to wake it, its approvals. */
+interface Follower {
+  items: ToolEvent[];
+  wake: () => void;
+  sink: ApproveFn;
+}
 
-  // Unread answer text, bounded (oldest dropped).
-  let unread = init.unread ?? "";
+/** Wait until `me` is woken, `ms` pass or `signal` aborts (not aborted yet: the caller checked). */
+function wakeOrTimeout(me: Follower, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(finish, ms);
+    const off = onAbort(signal, finish);
+    me.wake = finish;
+    function finish() {
+      clearTimeout(timer);
+      off();
+      me.wake = () => {};
+      resolve();
+    }
+  });
+}
+
+/** Unread answer text, bounded (oldest dropped, counted for the drop marker). */
+function unreadText(initial: string): {
+  add(text: string): void;
+  take(): string;
+  readonly length: number;
+} {
+  let unread = initial;
   let dropped = 0;
-  const addText = (text: string) => {
-    unread += text;
-    if (unread.length > SUBAGENT_TEXT_BUFFER) {
-      const cut = unread.length - SUBAGENT_TEXT_BUFFER;
-      dropped += cut;
-      unread = unread.slice(cut);
-    }
-  };
-
-  // Messages kept for the next follower while nobody listens.
-  let backlog: OmniMessage[] = [];
-
-  interface Follower {
-    items: ToolEvent[];
-    wake: () => void;
-    sink: ApproveFn;
-  }
-  let follower: Follower | undefined;
-
-  const deliver = (message: OmniMessage, text: string | undefined) => {
-    if (follower) {
-      follower.items.push({ type: "forward", message });
-      if (text) follower.items.push({ type: "delta", text });
-      follower.wake();
-      return;
-    }
-    if (text) addText(text);
-    if (!init.tap(message)) {
-      backlog.push(message);
-      if (backlog.length > SUBAGENT_MESSAGE_BUFFER) {
-        backlog.splice(0, backlog.length - SUBAGENT_MESSAGE_BUFFER);
+  return {
+    add(text) {
+      unread += text;
+      if (unread.length > SUBAGENT_TEXT_BUFFER) {
+        const cut = unread.length - SUBAGENT_TEXT_BUFFER;
+        dropped += cut;
+        unread = unread.slice(cut);
       }
-    }
+    },
+    take() {
+      const out = dropped > 0 ? `${droppedMarker(dropped)}\n${unread}` : unread;
+      unread = "";
+      dropped = 0;
+      return out;
+    },
+    get length() {
+      return unread.length;
+    },
   };
+}
 
-  // Approvals.
+/**
+ * The approvals a child's tool calls wait for, answered one at a time by
+ * the current sink (`sinkOf`); denied at once once the child is `stopped`.
+ */
+function approvalQueue(sinkOf: () => ApproveFn | undefined, stopped: () => boolean): {
+  approve: ApproveFn;
+  pump(): Promise<void>;
+  noteOutput(m: OmniMessage): void;
+  denyAll(running: Promise<void>): Promise<void>;
+  readonly count: number;
+} {
   let pending: Array<{ call: ToolCallMessage; resolve: (d: ApprovalVerdict) => void }> = [];
   let asking = false;
-  let standing: ApproveFn | undefined;
-  const pumpApprovals = async () => {
+  const pump = async () => {
     if (asking) return;
     asking = true;
     try {
       while (pending.length > 0) {
-        const sink = follower?.sink ?? standing;
+        const sink = sinkOf();
         if (!sink) return;
         const head = pending[0]!;
         let decision: ApprovalVerdict;
@@ -214,25 +225,119 @@ export function createChild(init: ChildInit): Child {
   };
   // Denied calls whose outputs `abort` waits to see recorded.
   let awaitingOutputs: { ids: Set<string>; resolve: () => void } | undefined;
-  const noteOutput = (m: OmniMessage) => {
-    const p = m.payload as { type?: string; tool_call_id?: unknown };
-    if (!awaitingOutputs || m.type !== "model_msg" || p.type !== "tool_call_output") return;
-    if (typeof p.tool_call_id === "string") awaitingOutputs.ids.delete(p.tool_call_id);
-    if (awaitingOutputs.ids.size === 0) awaitingOutputs.resolve();
-  };
   const denyPending = () => {
     const all = pending;
     pending = [];
     for (const p of all) p.resolve({ decision: "deny", reason: "the subagent was stopped" });
   };
-
-  const approve: ApproveFn = (call) => {
-    if (disposed) return { decision: "deny", reason: "the subagent was stopped" };
-    return new Promise<ApprovalVerdict>((resolve) => {
-      pending.push({ call, resolve });
-      void pumpApprovals();
-    });
+  return {
+    approve: (call) => {
+      if (stopped()) return { decision: "deny", reason: "the subagent was stopped" };
+      return new Promise<ApprovalVerdict>((resolve) => {
+        pending.push({ call, resolve });
+        void pump();
+      });
+    },
+    pump,
+    noteOutput(m) {
+      const p = m.payload as { type?: string; tool_call_id?: unknown };
+      if (!awaitingOutputs || m.type !== "model_msg" || p.type !== "tool_call_output") return;
+      if (typeof p.tool_call_id === "string") awaitingOutputs.ids.delete(p.tool_call_id);
+      if (awaitingOutputs.ids.size === 0) awaitingOutputs.resolve();
+    },
+    async denyAll(running) {
+      if (pending.length > 0) {
+        // Let the child's turn record the denials before its task is aborted:
+        // wait for their outputs to pass through (or the run to end), no longer.
+        const ids = new Set(pending.map((p) => p.call.tool_call_id));
+        const recorded = new Promise<void>((resolve) => {
+          awaitingOutputs = { ids, resolve };
+        });
+        denyPending();
+        await Promise.race([recorded, running]);
+        awaitingOutputs = undefined;
+      }
+    },
+    get count() {
+      return pending.length;
+    },
   };
+}
+
+/**
+ * Pass each message of a child's task on (`deliver`, with the answer text of
+ * its own text deltas) and to `noteOutput`; resolves to how the task ended.
+ */
+async function pumpTask(
+  task: AsyncIterable<OmniMessage> & { readonly outcome: RunOutcome | undefined },
+  deliver: (m: OmniMessage, text: string | undefined) => void,
+  noteOutput: (m: OmniMessage) => void,
+): Promise<TaskEnd> {
+  let aborted: string | undefined;
+  let sawText = false;
+  try {
+    for await (const m of task) {
+      let text: string | undefined;
+      if (m.origin === undefined || m.origin.length === 0) {
+        const p = m.payload as { type: string; [k: string]: unknown };
+        if (
+          m.type === "model_msg" && p.type === "partial_text" && p.event_type === "delta" &&
+          typeof p.text === "string" && p.text !== ""
+        ) {
+          text = p.text;
+          sawText = true;
+        }
+      }
+      deliver(m, text);
+      if (m.origin === undefined || m.origin.length === 0) noteOutput(m);
+    }
+    const end = task.outcome;
+    if (end?.kind === "aborted" || end?.kind === "failed") aborted = end.reason || "aborted";
+  } catch (err) {
+    aborted = `the subagent's run failed: ${errorMessage(err)}`;
+  }
+  return aborted !== undefined ? { aborted, sawText } : { sawText };
+}
+
+/** Create a child around `init`. */
+export function createChild(init: ChildInit): Child {
+  // Long because: one closure-based child whose methods share its state, its session and the
+  // current task; each method is short.
+  let state: ChildState = init.state ?? "idle";
+  let session = init.session;
+  let lastEnd: TaskEnd | undefined;
+  let current: AbortController | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let disposed = false;
+
+  const unread = unreadText(init.unread ?? "");
+  const addText = unread.add;
+
+  // Messages kept for the next follower while nobody listens.
+  let backlog: OmniMessage[] = [];
+
+  let follower: Follower | undefined;
+
+  const deliver = (message: OmniMessage, text: string | undefined) => {
+    if (follower) {
+      follower.items.push({ type: "forward", message });
+      if (text) follower.items.push({ type: "delta", text });
+      follower.wake();
+      return;
+    }
+    if (text) addText(text);
+    if (!init.tap(message)) {
+      backlog.push(message);
+      if (backlog.length > SUBAGENT_MESSAGE_BUFFER) {
+        backlog.splice(0, backlog.length - SUBAGENT_MESSAGE_BUFFER);
+      }
+    }
+  };
+
+  let standing: ApproveFn | undefined;
+  const approvals = approvalQueue(() => follower?.sink ?? standing, () => disposed);
+  const { approve, noteOutput } = approvals;
+  const pumpApprovals = approvals.pump;
 
   const tag = (m: OmniMessage): OmniMessage => ({
     ...m,
@@ -261,7 +366,7 @@ export function createChild(init: ChildInit): Child {
       return unread.length;
     },
     get pendingApprovals() {
-      return pending.length;
+      return approvals.count;
     },
     get followed() {
       return follower !== undefined;
@@ -294,31 +399,9 @@ export function createChild(init: ChildInit): Child {
         ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
       }));
       running = (async () => {
-        let aborted: string | undefined;
-        let sawText = false;
-        try {
-          for await (const m of task) {
-            let text: string | undefined;
-            if (m.origin === undefined || m.origin.length === 0) {
-              const p = m.payload as { type: string; [k: string]: unknown };
-              if (
-                m.type === "model_msg" && p.type === "partial_text" && p.event_type === "delta" &&
-                typeof p.text === "string" && p.text !== ""
-              ) {
-                text = p.text;
-                sawText = true;
-              }
-            }
-            deliver(tag(m), text);
-            if (m.origin === undefined || m.origin.length === 0) noteOutput(m);
-          }
-          const end = task.outcome;
-          if (end?.kind === "aborted" || end?.kind === "failed") aborted = end.reason || "aborted";
-        } catch (err) {
-          aborted = `the subagent's run failed: ${errorMessage(err)}`;
-        }
+        const end = await pumpTask(task, (m, text) => deliver(tag(m), text), noteOutput);
         state = "idle";
-        lastEnd = aborted !== undefined ? { aborted, sawText } : { sawText };
+        lastEnd = end;
         if (current === ctl) current = undefined;
         child.lastUsed = Date.now();
         const followed = follower !== undefined;
@@ -353,17 +436,7 @@ export function createChild(init: ChildInit): Child {
           if (signal.aborted) return "aborted";
           const left = deadline - Date.now();
           if (left <= 0) return "window";
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(finish, left);
-            const off = onAbort(signal, finish); // not aborted yet: checked above
-            me.wake = finish;
-            function finish() {
-              clearTimeout(timer);
-              off();
-              me.wake = () => {};
-              resolve();
-            }
-          });
+          await wakeOrTimeout(me, left, signal);
         }
       } finally {
         if (follower === me) follower = undefined;
@@ -376,25 +449,10 @@ export function createChild(init: ChildInit): Child {
         me.items = [];
       }
     },
-    take() {
-      const out = dropped > 0 ? `${droppedMarker(dropped)}\n${unread}` : unread;
-      unread = "";
-      dropped = 0;
-      return out;
-    },
+    take: () => unread.take(),
     settled: () => running,
     async abort(reason) {
-      if (pending.length > 0) {
-        // Let the child's turn record the denials before its task is aborted:
-        // wait for their outputs to pass through (or the run to end), no longer.
-        const ids = new Set(pending.map((p) => p.call.tool_call_id));
-        const recorded = new Promise<void>((resolve) => {
-          awaitingOutputs = { ids, resolve };
-        });
-        denyPending();
-        await Promise.race([recorded, running]);
-        awaitingOutputs = undefined;
-      }
+      await approvals.denyAll(running);
       current?.abort(new DOMException(reason, "AbortError"));
       await running;
     },

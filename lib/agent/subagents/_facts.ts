@@ -2,8 +2,16 @@
 // after a restart: the facts of a parent trace (tool calls and outputs,
 // `subagent` pointers, delivered `[background_task_done]` notices) and the
 // progress of a child trace (how its last task ended, or that it was cut
-// off). Pure functions over records; the I/O is in restore.ts.
-import type { OmniMessage, ToolProcessFacts } from "../../protocol/types.ts";
+// off). Pure functions over records; the I/O is in restore.ts. Typed fields
+// (`penguin_subagent`, `penguin_process`, `penguin_notice`) are read first;
+// a record without them is read from its wording (trace/legacy_text_facts.ts).
+import type {
+  BackgroundNoticeFacts,
+  OmniMessage,
+  ToolProcessFacts,
+  ToolSubagentFacts,
+} from "../../protocol/types.ts";
+import { legacyNoticeFacts } from "../../trace/legacy_text_facts.ts";
 
 /** A tool call of the parent with its output, if one was recorded. */
 export interface CallFact {
@@ -11,8 +19,17 @@ export interface CallFact {
   name: string;
   /** Parsed arguments (empty when they were not a JSON object). */
   args: Record<string, unknown>;
-  /** The recorded output, with its `penguin_process` facts when it has them (penguin ≥ 0.1 traces). */
-  output?: { text: string; status: string; ts: number; process?: ToolProcessFacts };
+  /**
+   * The recorded output, with its `penguin_process` and `penguin_subagent`
+   * facts when it has them (penguin ≥ 0.1 traces).
+   */
+  output?: {
+    text: string;
+    status: string;
+    ts: number;
+    process?: ToolProcessFacts;
+    subagent?: ToolSubagentFacts;
+  };
 }
 
 /** A `[background_task_done]` notice delivered to the parent. */
@@ -61,13 +78,47 @@ function processFactsOf(v: unknown): ToolProcessFacts | undefined {
   return { id: f.id, state: f.state as ToolProcessFacts["state"], exit_code: code };
 }
 
-/** Parse the fields of a `[background_task_done]` block, or null. */
-export function parseNoticeBlock(text: string): { kind: string; id: string } | null {
-  const m = /\[background_task_done\]\n([\s\S]*?)\n\[\/background_task_done\]/.exec(text);
-  if (!m) return null;
-  const kind = /^kind: (\S+)$/m.exec(m[1]!)?.[1];
-  const id = /^id: (\S+)$/m.exec(m[1]!)?.[1];
-  return kind && id ? { kind, id } : null;
+const SUBAGENT_KINDS: readonly string[] = ["foreground", "background"];
+const SUBAGENT_STATES: readonly string[] = ["running", "idle", "ended"];
+
+/** A `penguin_subagent` field, or undefined when it is absent or not well formed. */
+function subagentFactsOf(v: unknown): ToolSubagentFacts | undefined {
+  if (v === null || typeof v !== "object") return undefined;
+  const f = v as Record<string, unknown>;
+  if (
+    typeof f.id !== "string" || typeof f.session_id !== "string" ||
+    typeof f.parent_tool_call_id !== "string" || !SUBAGENT_KINDS.includes(String(f.kind)) ||
+    !SUBAGENT_STATES.includes(String(f.state))
+  ) return undefined;
+  return {
+    id: f.id,
+    session_id: f.session_id,
+    kind: f.kind as ToolSubagentFacts["kind"],
+    state: f.state as ToolSubagentFacts["state"],
+    parent_tool_call_id: f.parent_tool_call_id,
+  };
+}
+
+/** A `penguin_notice` field, or undefined when it is absent or not well formed. */
+function noticeFactsOf(v: unknown): BackgroundNoticeFacts | undefined {
+  if (v === null || typeof v !== "object") return undefined;
+  const f = v as Record<string, unknown>;
+  if (f.kind !== "command" && f.kind !== "subagent") return undefined;
+  if (typeof f.id !== "string" || (f.status !== "completed" && f.status !== "failed")) {
+    return undefined;
+  }
+  return { kind: f.kind, id: f.id, status: f.status };
+}
+
+/**
+ * The kind and id of the task a harness text reports: its `penguin_notice`
+ * field, else (a trace without it) its `[background_task_done]` block; null
+ * for any other text.
+ */
+export function noticeOf(payload: Record<string, unknown>): { kind: string; id: string } | null {
+  const typed = noticeFactsOf(payload.penguin_notice);
+  if (typed) return { kind: typed.kind, id: typed.id };
+  return typeof payload.text === "string" ? legacyNoticeFacts(payload.text) : null;
 }
 
 /** Tools whose calls restore looks at (others are only counted as calls). */
@@ -110,18 +161,20 @@ export function factsCollector(): FactsCollector {
         const call = facts.calls.get(String(p.tool_call_id));
         if (call && !call.output) {
           const process = processFactsOf(p.penguin_process);
+          const subagent = subagentFactsOf(p.penguin_subagent);
           call.output = {
             text: String(p.output),
             status: String(p.stop_reason),
             ts: time(m),
             ...(process ? { process } : {}),
+            ...(subagent ? { subagent } : {}),
           };
         }
       } else if (
         m.type === "model_msg" && p.type === "text" && p.role === "user" &&
         p.sender === "harness" && typeof p.text === "string"
       ) {
-        const block = parseNoticeBlock(p.text);
+        const block = noticeOf(p);
         if (block) facts.notices.push({ ...block, ts: time(m) });
       }
     },

@@ -71,7 +71,9 @@ export {
   type ChildProgress,
   childProgress,
   type NoticeFact,
+  noticeOf,
   type ParentFacts,
   parentFacts,
-  parseNoticeBlock,
 } from "./_facts.ts";
+/** Parse the fields of a `[background_task_done]` block (for traces without `penguin_notice`). */
+export { legacyNoticeFacts as parseNoticeBlock } from "../../trace/legacy_text_facts.ts";

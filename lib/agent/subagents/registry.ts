@@ -174,6 +174,90 @@ export interface ChildRegistry {
   readonly disposed: boolean;
 }
 
+/** Hand `notice` to each listener; one that throws does not keep it from the others. */
+function tellNoticeListeners(
+  listeners: ReadonlySet<(n: BackgroundNotice) => void>,
+  notice: BackgroundNotice,
+): void {
+  for (const fn of [...listeners]) {
+    try {
+      fn(notice);
+    } catch {
+      // one failing listener must not lose the notice for the others
+    }
+  }
+}
+
+/** Hand `message` to each listener; one that throws is reported through `warn`. */
+function tellMessageListeners(
+  listeners: ReadonlySet<(m: OmniMessage) => void>,
+  message: OmniMessage,
+  warn: (line: string) => void,
+): void {
+  for (const fn of [...listeners]) {
+    try {
+      fn(message);
+    } catch (err) {
+      warn(`[penguin] background message listener threw: ${errorMessage(err)}`);
+    }
+  }
+}
+
+/** The background notice of a child's task end. */
+function taskEndNotice(child: Child, end: TaskEnd): BackgroundNotice {
+  return formatBackgroundNotice({
+    kind: "subagent",
+    id: child.id,
+    status: end.aborted !== undefined ? "failed" : "completed",
+    ...(end.aborted !== undefined
+      ? { detail: `aborted: ${end.aborted}` }
+      : end.sawText
+      ? {}
+      : { detail: "finished without a text answer" }),
+    command: child.label,
+    output: child.take(),
+  });
+}
+
+/** `subagent-<last 8 of sessionId>`, or a random one when that is taken. */
+function freeId(children: ReadonlyMap<string, Child>, sessionId: string): string {
+  const base = `subagent-${sessionId.slice(-8)}`;
+  if (!children.has(base)) return base;
+  for (;;) {
+    const id = `subagent-${randomHex8()}`;
+    if (!children.has(id)) return id;
+  }
+}
+
+/** Evict the least recently used idle, unfollowed children until one more fits; false when none can go. */
+async function evictIdle(children: Map<string, Child>, maxChildren: number): Promise<boolean> {
+  while (children.size >= maxChildren) {
+    let victim: Child | undefined;
+    for (const c of children.values()) {
+      if (c.state !== "idle" || c.followed) continue;
+      if (!victim || c.lastUsed < victim.lastUsed) victim = c;
+    }
+    if (!victim) return false;
+    children.delete(victim.id);
+    await victim.dispose("evicted to make room for another subagent");
+  }
+  return true;
+}
+
+/** A registered child as `list` shows it. */
+function listEntry(c: Child): SubagentInfo {
+  return {
+    id: c.id,
+    sessionId: c.sessionId,
+    agentId: c.agentId,
+    state: c.state,
+    background: c.background,
+    label: c.label,
+    unreadChars: c.unreadChars,
+    pendingApprovals: c.pendingApprovals,
+  };
+}
+
 /** A new, empty registry. */
 export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
   // Long because: one closure-based registry whose methods share the children, the tracked tasks
@@ -193,13 +277,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
   const queueNotice = (notice: BackgroundNotice) => {
     if (disposed) return;
     notices.push(notice);
-    for (const fn of [...noticeListeners]) {
-      try {
-        fn(notice);
-      } catch {
-        // one failing listener must not lose the notice for the others
-      }
-    }
+    tellNoticeListeners(noticeListeners, notice);
   };
 
   const tap = (message: OmniMessage): boolean => {
@@ -208,13 +286,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
       return true;
     }
     if (messageListeners.size === 0) return false;
-    for (const fn of [...messageListeners]) {
-      try {
-        fn(message);
-      } catch (err) {
-        warn(`[penguin] background message listener threw: ${errorMessage(err)}`);
-      }
-    }
+    tellMessageListeners(messageListeners, message, warn);
     return true;
   };
 
@@ -222,18 +294,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
     if (disposed || children.get(child.id) !== child) return;
     if (followed || !child.background) return;
     child.endReported = true;
-    queueNotice(formatBackgroundNotice({
-      kind: "subagent",
-      id: child.id,
-      status: end.aborted !== undefined ? "failed" : "completed",
-      ...(end.aborted !== undefined
-        ? { detail: `aborted: ${end.aborted}` }
-        : end.sawText
-        ? {}
-        : { detail: "finished without a text answer" }),
-      command: child.label,
-      output: child.take(),
-    }));
+    queueNotice(taskEndNotice(child, end));
   };
 
   const registry: ChildRegistry = {
@@ -255,14 +316,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
     },
     currentRun: () => run,
     createChild: (init) => createChild({ ...init, tap, onTaskEnd }),
-    newId(sessionId) {
-      const base = `subagent-${sessionId.slice(-8)}`;
-      if (!children.has(base)) return base;
-      for (;;) {
-        const id = `subagent-${randomHex8()}`;
-        if (!children.has(id)) return id;
-      }
-    },
+    newId: (sessionId) => freeId(children, sessionId),
     register(child) {
       children.set(child.id, child);
       child.lastUsed = Date.now();
@@ -278,19 +332,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
     },
     ids: () => [...children.keys()],
     remove: (id) => children.delete(id),
-    async makeRoom() {
-      while (children.size >= maxChildren) {
-        let victim: Child | undefined;
-        for (const c of children.values()) {
-          if (c.state !== "idle" || c.followed) continue;
-          if (!victim || c.lastUsed < victim.lastUsed) victim = c;
-        }
-        if (!victim) return false;
-        children.delete(victim.id);
-        await victim.dispose("evicted to make room for another subagent");
-      }
-      return true;
-    },
+    makeRoom: () => evictIdle(children, maxChildren),
     queueNotice,
     takeNotices: () => notices.splice(0, notices.length),
     onNotice(fn) {
@@ -310,17 +352,7 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
         if (stream === fn) stream = undefined;
       };
     },
-    list: () =>
-      [...children.values()].map((c) => ({
-        id: c.id,
-        sessionId: c.sessionId,
-        agentId: c.agentId,
-        state: c.state,
-        background: c.background,
-        label: c.label,
-        unreadChars: c.unreadChars,
-        pendingApprovals: c.pendingApprovals,
-      })),
+    list: () => [...children.values()].map(listEntry),
     hasRunningBackground: () =>
       [...children.values()].some((c) => c.background && c.state === "running"),
     async dispose() {

@@ -4,11 +4,13 @@
  * silently vanishes when a parent is resumed.
  *
  * From the parent's trace files: each `subagent` pointer names a child
- * session; the child's `session_meta.parent.tool_call_id` (or, for older
- * traces, the order of the run_subagent calls) finds the spawning call. A
- * child is registered again unless its spawning call returned its answer
- * (a foreground child that finished) or a kill_subagent removed it; its id
- * is the one the spawning call's output named, else `subagent-<last 8>`.
+ * session; the spawning call's `penguin_subagent.session_id`, else the
+ * child's `session_meta.parent.tool_call_id` (or, for older traces, the
+ * order of the run_subagent calls) finds the spawning call. A child is
+ * registered again unless its spawning call returned its answer (a
+ * foreground child that finished) or a kill_subagent removed it; its id is
+ * the one the spawning call's `penguin_subagent` (in a trace without it:
+ * its output's wording) named, else `subagent-<last 8>`.
  * From the child's own trace: whether its last task ended (and with what
  * text or abort), or was cut off by the process dying.
  *
@@ -38,6 +40,12 @@ import { defaultWarn, errorMessage } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { listSessionFiles } from "../../trace/paths.ts";
 import { readTrace } from "../../trace/reader.ts";
+import {
+  legacyRunningProcessId,
+  legacySpawnedSubagentId,
+  legacySpawnFailed,
+  legacyStillRunning,
+} from "../../trace/legacy_text_facts.ts";
 import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/mod.ts";
 import {
   type CallFact,
@@ -81,9 +89,6 @@ export interface ChildFacts extends ChildProgress {
   agentId: string;
 }
 
-const SUBAGENT_ID = /subagent_id (subagent-[A-Za-z0-9]+)/;
-const PROCESS_ID = /\[process running (?:in the background )?with process_id (proc-[0-9a-f]{8})/;
-
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
 }
@@ -105,8 +110,13 @@ function spawnCalls(
   const out = new Map<string, [string, CallFact]>();
   const runs = [...facts.calls].filter(([, c]) => c.name === "run_subagent");
   const used = new Set<string>();
+  const bySession = new Map<string, string>(); // child session id → the call whose facts name it
+  for (const [id, c] of runs) {
+    const sid = c.output?.subagent?.session_id;
+    if (sid !== undefined && !bySession.has(sid)) bySession.set(sid, id);
+  }
   for (const sid of facts.pointers) {
-    const link = children.get(sid)?.parent?.tool_call_id;
+    const link = bySession.get(sid) ?? children.get(sid)?.parent?.tool_call_id;
     const call = link !== undefined ? facts.calls.get(link) : undefined;
     if (link !== undefined && call?.name === "run_subagent") {
       out.set(sid, [link, call]);
@@ -115,7 +125,7 @@ function spawnCalls(
   }
   // Older traces carry no parent link: pair the rest in order.
   const rest = runs.filter(([id, c]) =>
-    !used.has(id) && !c.output?.text.startsWith("[run_subagent error")
+    !used.has(id) && !c.output?.subagent && !(c.output && legacySpawnFailed(c.output.text))
   );
   for (const sid of facts.pointers) {
     if (out.has(sid)) continue;
@@ -153,7 +163,7 @@ export function planRestore(
     // spawned by another harness (an imported session): its answer is history.
     const link = child?.parent?.tool_call_id;
     if (link !== undefined && !spawn && !facts.calls.has(link)) continue;
-    const named = spawn?.output?.text.match(SUBAGENT_ID)?.[1];
+    const named = spawnedId(spawn);
     if (spawn?.output && !named) continue; // answered in the foreground (or stopped with its call)
     let id = named ?? `subagent-${sid.slice(-8)}`;
     if (taken.has(id)) id = `subagent-${sid.slice(-8)}`;
@@ -165,8 +175,9 @@ export function planRestore(
       sessionId: sid,
       agentId: child.agentId,
       state: child.interrupted ? "interrupted" : "idle",
-      background: spawn?.args.run_in_background === true ||
-        spawn?.args.run_in_background === "true",
+      background: spawn?.output?.subagent
+        ? spawn.output.subagent.kind === "background"
+        : spawn?.args.run_in_background === true || spawn?.args.run_in_background === "true",
       label: child.label || str(spawn?.args.prompt) || "",
       ...(level ? { thinkingLevel: level as ThinkingLevel } : {}),
     };
@@ -200,6 +211,17 @@ export function planRestore(
 
   plan.notices.push(...lostCommands(facts));
   return plan;
+}
+
+/**
+ * The id under which a spawning call left its child registered: from its
+ * output's `penguin_subagent` facts, else (a trace without them) from the
+ * output's wording; undefined when the call answered for the child.
+ */
+function spawnedId(spawn: CallFact | undefined): string | undefined {
+  const facts = spawn?.output?.subagent;
+  if (facts) return facts.state === "ended" ? undefined : facts.id;
+  return spawn?.output ? legacySpawnedSubagentId(spawn.output.text) : undefined;
 }
 
 /** Reports of the background commands the trace registered and never saw end (see the module doc). */
@@ -246,14 +268,13 @@ type Output = NonNullable<CallFact["output"]>;
  */
 function runningProcess(out: Output): string | undefined {
   if (out.process) return out.process.state === "running" ? out.process.id : undefined;
-  return out.text.match(PROCESS_ID)?.[1];
+  return legacyRunningProcessId(out.text);
 }
 
 /** Whether the process `id` still ran after this input_command output (same fallback). */
 function stillRunning(id: string, out: Output): boolean {
   if (out.process?.id === id) return out.process.state === "running";
-  return out.text.includes(`[process still running with process_id ${id}]`) ||
-    out.status === "aborted";
+  return legacyStillRunning(id, out.text) || out.status === "aborted";
 }
 
 /** A tool output without its trailing `[…]` note lines (or `[no output]`). */

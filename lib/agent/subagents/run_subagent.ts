@@ -22,7 +22,7 @@
 import { z } from "zod";
 import { modelMsg, userText } from "../../protocol/builders.ts";
 import { errorMessage } from "../../protocol/errors.ts";
-import type { OmniMessage } from "../../protocol/types.ts";
+import type { OmniMessage, ToolSubagentFacts } from "../../protocol/types.ts";
 // The declaration pieces come from their own modules, not the tools barrel, so the offline
 // views that only need this tool's preview stay light (see tool_previews.ts).
 import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
@@ -40,6 +40,7 @@ import {
 } from "./definitions.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { bindChildren } from "./_bind.ts";
+import type { Child } from "./_child.ts";
 import {
   cap,
   NO_PAYLOAD,
@@ -51,6 +52,21 @@ import {
 /** A child message with one origin hop (`sessionId`) added. */
 export function withOrigin(message: OmniMessage, sessionId: string): OmniMessage {
   return { ...message, origin: [sessionId, ...(message.origin ?? [])] };
+}
+
+/** The `penguin_subagent` facts of the call that spawned `child`, in `state` after it. */
+function subagentFacts(
+  child: Child,
+  toolCallId: string,
+  state: ToolSubagentFacts["state"],
+): ToolSubagentFacts {
+  return {
+    id: child.id,
+    session_id: child.sessionId,
+    kind: child.background ? "background" : "foreground",
+    state,
+    parent_tool_call_id: toolCallId,
+  };
 }
 
 async function* runSubagent(
@@ -105,6 +121,7 @@ async function* runSubagent(
     session,
   });
   const release = registry.track(child);
+  const facts = (state: ToolSubagentFacts["state"]) => subagentFacts(child, ctx.toolCallId, state);
   let registered = false;
   try {
     const prompt = userText(args.prompt, "parent_agent");
@@ -118,18 +135,28 @@ async function* runSubagent(
       registered = true;
       child.setStandingSink(windowSink(run));
       child.start([prompt]);
-      return yield { type: "result", status: "completed", note: subagentBackgroundNote(child.id) };
+      return yield {
+        type: "result",
+        status: "completed",
+        note: subagentBackgroundNote(child.id),
+        subagent: facts("running"),
+      };
     }
 
     child.start([prompt]);
     const windowMs = clampYield(args.yieldMs, SUBAGENT_DEFAULT_YIELD_MS, definition.timeoutMs);
     const end = yield* child.follow(windowMs, ctx.signal, windowSink(run));
-    if (end === "done") return yield* endResult(child, { idle: false });
+    if (end === "done") {
+      for (const e of endResult(child, { idle: false })) {
+        yield e.type === "result" ? { ...e, subagent: facts("ended") } : e;
+      }
+      return;
+    }
     if (end === "aborted") {
       await child.abort("the parent's tool call was aborted");
       const rest = child.take();
       if (rest) yield { type: "delta", text: rest };
-      return yield { type: "result", status: "aborted" };
+      return yield { type: "result", status: "aborted", subagent: facts("ended") };
     }
     if (registry.disposed || !(await registry.makeRoom())) {
       // No room to keep it (or the parent is closing): stop it rather than lose track of it.
@@ -141,6 +168,7 @@ async function* runSubagent(
         status: "failed",
         note:
           `[subagent stopped at the end of its ${windowMs} ms window: ${registry.maxChildren} busy subagents are registered]`,
+        subagent: facts("ended"),
       };
     }
     registry.register(child);
@@ -149,6 +177,7 @@ async function* runSubagent(
       type: "result",
       status: "completed",
       note: subagentRunningNote(child.id, child.pendingApprovals),
+      subagent: facts(child.state === "idle" ? "idle" : "running"),
     };
   } finally {
     release();

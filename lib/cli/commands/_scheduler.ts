@@ -151,6 +151,38 @@ function flagsFor(task: ScheduledTask, target: AgentTarget): SessionFlags {
   return f;
 }
 
+/** Take the scheduler lock of `agentId`; a second scheduler of the agent is refused. */
+async function schedulerLock(tracesDir: string, agentId: string): Promise<SessionLock> {
+  try {
+    return await acquireSessionLock(tracesDir, LOCK_NAME);
+  } catch (err) {
+    if (!(err instanceof PenguinError) || err.kind !== "locked") throw err;
+    throw new PenguinError(
+      "locked",
+      `Cannot start the scheduler of agent ${agentId}: another "penguin schedules run" serves it ` +
+        `(${err.message.replace(/^Cannot write session [\w-]+: /, "")})`,
+      { cause: err },
+    );
+  }
+}
+
+/** The schedules in `scheduleDir`; an unreadable directory is one error (the tick says so once). */
+async function readSchedules(
+  scheduleDir: string,
+): Promise<Awaited<ReturnType<typeof loadSchedules>>> {
+  try {
+    return await loadSchedules(scheduleDir);
+  } catch (err) {
+    // An unreadable directory: say so (once) and try again at the next tick.
+    return {
+      tasks: [],
+      errors: [
+        err instanceof PenguinError ? err : new PenguinError("config", errorMessage(err)),
+      ],
+    };
+  }
+}
+
 /**
  * Start a scheduler for one agent: take the agent's scheduler lock (a
  * second scheduler of the same agent is refused) and prepare to tick.
@@ -164,18 +196,7 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
     ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}),
   };
   const { scheduleDir, tracesDir, agentId } = await agentDirs(ctx, target);
-  let lock: SessionLock;
-  try {
-    lock = await acquireSessionLock(tracesDir, LOCK_NAME);
-  } catch (err) {
-    if (!(err instanceof PenguinError) || err.kind !== "locked") throw err;
-    throw new PenguinError(
-      "locked",
-      `Cannot start the scheduler of agent ${agentId}: another "penguin schedules run" serves it ` +
-        `(${err.message.replace(/^Cannot write session [\w-]+: /, "")})`,
-      { cause: err },
-    );
-  }
+  const lock = await schedulerLock(tracesDir, agentId);
   const fired = new Set<string>();
   let scannedFrom = Infinity; // trace files written since this instant (ms) have been read
   const running = new Map<string, Promise<void>>();
@@ -234,19 +255,7 @@ export async function openScheduler(opts: SchedulerOptions): Promise<Scheduler> 
     agentId,
     async tick() {
       if (ctl.signal.aborted) return undefined;
-      let read: Awaited<ReturnType<typeof loadSchedules>>;
-      try {
-        read = await loadSchedules(scheduleDir);
-      } catch (err) {
-        // An unreadable directory: say so (once) and try again at the next tick.
-        read = {
-          tasks: [],
-          errors: [
-            err instanceof PenguinError ? err : new PenguinError("config", errorMessage(err)),
-          ],
-        };
-      }
-      const { tasks, errors } = read;
+      const { tasks, errors } = await readSchedules(scheduleDir);
       invalidFiles = errors.length;
       const now = new Set(errors.map((e) => e.message));
       for (const m of now) if (!shownErrors.has(m)) opts.warn(m);

@@ -21,6 +21,7 @@
 import type {
   ApprovalDecision,
   EventMsgEnvelope,
+  ModelMsgEnvelope,
   OmniMessage,
   PartialToolCall,
   PartialToolCallOutput,
@@ -32,7 +33,7 @@ import { createSpinner, type Spinner } from "./spinner.ts";
 import { renderHistory } from "./history.ts";
 import { createCallNumbers } from "../../display/call_numbers.ts";
 import { createScreen, type Screen } from "./_screen.ts";
-import { createStats, type StatsStyle } from "./_stats.ts";
+import { createStats, type Stats, type StatsStyle } from "./_stats.ts";
 import type { MarkdownStreamOptions } from "./markdown.ts";
 
 /** Options of {@linkcode createRenderer}. */
@@ -123,6 +124,173 @@ export interface Renderer {
   expand(tag?: string): boolean;
 }
 
+/** The spinner `opts` ask for, if any. */
+function spinnerOf(
+  opts: RendererOptions,
+  palette: ReturnType<typeof paletteFor>,
+  now: () => number,
+): Spinner | undefined {
+  if (!opts.spinner) return undefined;
+  return createSpinner({
+    write: opts.write,
+    dim: palette.dim,
+    reset: palette.reset,
+    ...(opts.spinnerLabel !== undefined ? { label: opts.spinnerLabel } : {}),
+    now,
+  });
+}
+
+/** The streaming segment a message belongs to, or null for atomic messages. */
+function ownerOf(msg: OmniMessage): string | null {
+  if (msg.type !== "model_msg" || (msg.origin && msg.origin.length > 0)) return null;
+  const t = msg.payload.type;
+  if (t === "partial_text" || t === "partial_thinking" || t === "partial_tool_call") {
+    return "llm";
+  }
+  if (t === "partial_tool_call_output") {
+    return `out:${(msg.payload as PartialToolCallOutput).tool_call_id}`;
+  }
+  return null;
+}
+
+const endsRequest = (msg: OmniMessage) =>
+  msg.type === "event_msg" && !(msg.origin && msg.origin.length > 0) &&
+  (msg.payload.type === "request_end" || msg.payload.type === "abort");
+const isStop = (msg: OmniMessage) => (msg.payload as { event_type?: string }).event_type === "stop";
+
+/**
+ * One pass over `pending` while the segment `holder` holds the screen: its
+ * messages are drawn, the others kept, until it ends or the screen locks.
+ */
+function drainHeld(
+  pending: readonly OmniMessage[],
+  holder: string | null,
+  locked: () => boolean,
+  render: (msg: OmniMessage) => void,
+): { keep: OmniMessage[]; holder: string | null; progressed: boolean } {
+  const keep: OmniMessage[] = [];
+  let progressed = false;
+  for (let i = 0; i < pending.length; i++) {
+    if (locked() || holder === null) {
+      keep.push(...pending.slice(i));
+      break;
+    }
+    const msg = pending[i]!;
+    if (holder === "llm" && endsRequest(msg)) {
+      // The request is over: a segment that never sent its stop holds nothing.
+      holder = null;
+      keep.push(...pending.slice(i));
+      progressed = true;
+      break;
+    }
+    if (ownerOf(msg) === holder) {
+      if (isStop(msg)) holder = null;
+      render(msg);
+      progressed = true;
+    } else {
+      keep.push(msg);
+    }
+  }
+  return { keep, holder, progressed };
+}
+
+/** Draw a model message of the main session. */
+function renderModel(screen: Screen, m: ModelMsgEnvelope["payload"]): void {
+  switch (m.type) {
+    case "partial_text":
+      screen.text(m.event_type, m.text);
+      return;
+    case "partial_thinking":
+      screen.thinking(m.event_type, m.thinking);
+      return;
+    case "partial_tool_call":
+      screen.toolCallFragment(m as PartialToolCall);
+      return;
+    case "partial_tool_call_output":
+      screen.toolOutputFragment(m as PartialToolCallOutput);
+      return;
+    case "tool_call":
+      screen.completeToolCall(m, undefined);
+      return;
+    case "text":
+      if (m.role === "user") screen.userText(m.text);
+      return;
+    default:
+      return;
+  }
+}
+
+/** Draw an event of the main session. */
+function renderEvent(
+  msg: EventMsgEnvelope,
+  screen: Screen,
+  stats: Stats,
+  autoApprovals: boolean,
+  maybeSpin: () => void,
+): void {
+  const e = msg.payload;
+  switch (e.type) {
+    case "request_begin": {
+      const retry = stats.retryToAnnounce("begin");
+      if (retry) screen.notice(retry);
+      maybeSpin();
+      return;
+    }
+    case "approval_decision":
+      if (e.decision === "allow" && !autoApprovals) return;
+      screen.decision(e.tool_call_id, undefined, e.decision, false, e.reason);
+      return;
+    case "tool_list_ready":
+      screen.toolList(e.tools);
+      return;
+    case "request_end": {
+      // Counted by stats.seen; a planned retry is announced with its cause now.
+      const retry = stats.retryToAnnounce("end");
+      if (retry) screen.notice(retry);
+      return;
+    }
+    case "subagent":
+    case "token_usage":
+      return; // counted by stats.seen
+    default: {
+      const line = stats.eventLine(msg);
+      if (line !== null) screen.notice(line);
+    }
+  }
+}
+
+/** Draw what a subagent's message shows in the parent: its tool calls and their decisions. */
+function nestedLine(msg: OmniMessage, screen: Screen, autoApprovals: boolean): void {
+  if (msg.type === "model_msg" && msg.payload.type === "tool_call") {
+    screen.completeToolCall(msg.payload, msg.origin);
+  } else if (msg.type === "event_msg" && msg.payload.type === "approval_decision") {
+    const e = msg.payload;
+    if (e.decision === "allow" && !autoApprovals) return;
+    screen.decision(e.tool_call_id, msg.origin, e.decision, false, e.reason);
+  }
+}
+
+/** The options of the history drawn when a session is resumed. */
+function historyOptions(
+  opts: RendererOptions,
+  palette: ReturnType<typeof paletteFor>,
+  collapse: boolean,
+  numbers: ReturnType<typeof createCallNumbers>,
+  screen: Screen,
+): Parameters<typeof renderHistory>[1] {
+  const markdown = opts.color ? opts.markdown : undefined;
+  return {
+    palette,
+    collapse,
+    toolPreviews: opts.toolPreviews,
+    numbers,
+    // A collapsed output of the history can be expanded as a live one can.
+    fullOutputHint: (id) => screen.hintFor(id),
+    onCollapsed: (o) => screen.keepCollapsed(o),
+    ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
+  };
+}
+
 /** Create a renderer. */
 export function createRenderer(opts: RendererOptions): Renderer {
   // Long by design: one closure-based object whose methods share the queueing state
@@ -130,20 +298,11 @@ export function createRenderer(opts: RendererOptions): Renderer {
   const palette = paletteFor(opts.color);
   const now = opts.now ?? Date.now;
   let collapse = opts.collapse;
-  let spinner: Spinner | undefined;
+  const spinner: Spinner | undefined = spinnerOf(opts, palette, now);
   const write = (text: string) => {
     spinner?.stop();
     opts.write(text);
   };
-  if (opts.spinner) {
-    spinner = createSpinner({
-      write: opts.write,
-      dim: palette.dim,
-      reset: palette.reset,
-      ...(opts.spinnerLabel !== undefined ? { label: opts.spinnerLabel } : {}),
-      now,
-    });
-  }
   const markdown = opts.color ? opts.markdown : undefined;
   // One numbering per session: the history's calls first, then the live ones.
   const numbers = createCallNumbers();
@@ -174,24 +333,6 @@ export function createRenderer(opts: RendererOptions): Renderer {
     }
   };
 
-  /** The streaming segment a message belongs to, or null for atomic messages. */
-  const ownerOf = (msg: OmniMessage): string | null => {
-    if (msg.type !== "model_msg" || (msg.origin && msg.origin.length > 0)) return null;
-    const t = msg.payload.type;
-    if (t === "partial_text" || t === "partial_thinking" || t === "partial_tool_call") {
-      return "llm";
-    }
-    if (t === "partial_tool_call_output") {
-      return `out:${(msg.payload as PartialToolCallOutput).tool_call_id}`;
-    }
-    return null;
-  };
-  const endsRequest = (msg: OmniMessage) =>
-    msg.type === "event_msg" && !(msg.origin && msg.origin.length > 0) &&
-    (msg.payload.type === "request_end" || msg.payload.type === "abort");
-  const isStop = (msg: OmniMessage) =>
-    (msg.payload as { event_type?: string }).event_type === "stop";
-
   const render = (msg: OmniMessage) => {
     if (msg.type === "session_meta") return;
     stats.seen(msg);
@@ -200,75 +341,14 @@ export function createRenderer(opts: RendererOptions): Renderer {
       return;
     }
     if (msg.type === "model_msg") {
-      const m = msg.payload;
       spinner?.stop(); // the first token ends the wait, even before anything is drawn
-      switch (m.type) {
-        case "partial_text":
-          screen.text(m.event_type, m.text);
-          return;
-        case "partial_thinking":
-          screen.thinking(m.event_type, m.thinking);
-          return;
-        case "partial_tool_call":
-          screen.toolCallFragment(m as PartialToolCall);
-          return;
-        case "partial_tool_call_output":
-          screen.toolOutputFragment(m as PartialToolCallOutput);
-          return;
-        case "tool_call":
-          screen.completeToolCall(m, undefined);
-          return;
-        case "text":
-          if (m.role === "user") screen.userText(m.text);
-          return;
-        default:
-          return;
-      }
+      renderModel(screen, msg.payload);
+      return;
     }
-    renderEvent(msg);
+    renderEvent(msg, screen, stats, autoApprovals, maybeSpin);
   };
 
-  const renderEvent = (msg: EventMsgEnvelope) => {
-    const e = msg.payload;
-    switch (e.type) {
-      case "request_begin": {
-        const retry = stats.retryToAnnounce("begin");
-        if (retry) screen.notice(retry);
-        maybeSpin();
-        return;
-      }
-      case "approval_decision":
-        if (e.decision === "allow" && !autoApprovals) return;
-        screen.decision(e.tool_call_id, undefined, e.decision, false, e.reason);
-        return;
-      case "tool_list_ready":
-        screen.toolList(e.tools);
-        return;
-      case "request_end": {
-        // Counted by stats.seen; a planned retry is announced with its cause now.
-        const retry = stats.retryToAnnounce("end");
-        if (retry) screen.notice(retry);
-        return;
-      }
-      case "subagent":
-      case "token_usage":
-        return; // counted by stats.seen
-      default: {
-        const line = stats.eventLine(msg);
-        if (line !== null) screen.notice(line);
-      }
-    }
-  };
-
-  const renderNested = (msg: OmniMessage) => {
-    if (msg.type === "model_msg" && msg.payload.type === "tool_call") {
-      screen.completeToolCall(msg.payload, msg.origin);
-    } else if (msg.type === "event_msg" && msg.payload.type === "approval_decision") {
-      const e = msg.payload;
-      if (e.decision === "allow" && !autoApprovals) return;
-      screen.decision(e.tool_call_id, msg.origin, e.decision, false, e.reason);
-    }
-  };
+  const renderNested = (msg: OmniMessage) => nestedLine(msg, screen, autoApprovals);
 
   const drain = () => {
     if (draining) return;
@@ -287,31 +367,10 @@ export function createRenderer(opts: RendererOptions): Renderer {
           pending = i === pending.length ? [] : pending.slice(i);
           continue;
         }
-        const keep: OmniMessage[] = [];
-        let progressed = false;
-        for (let i = 0; i < pending.length; i++) {
-          if (locked() || holder === null) {
-            keep.push(...pending.slice(i));
-            break;
-          }
-          const msg = pending[i]!;
-          if (holder === "llm" && endsRequest(msg)) {
-            // The request is over: a segment that never sent its stop holds nothing.
-            holder = null;
-            keep.push(...pending.slice(i));
-            progressed = true;
-            break;
-          }
-          if (ownerOf(msg) === holder) {
-            if (isStop(msg)) holder = null;
-            render(msg);
-            progressed = true;
-          } else {
-            keep.push(msg);
-          }
-        }
-        pending = keep;
-        if (!progressed) break;
+        const held = drainHeld(pending, holder, locked, render);
+        holder = held.holder;
+        pending = held.keep;
+        if (!held.progressed) break;
       }
     } finally {
       draining = false;
@@ -401,16 +460,7 @@ export function createRenderer(opts: RendererOptions): Renderer {
     },
     history(messages) {
       screen.endLine();
-      write(renderHistory(messages, {
-        palette,
-        collapse,
-        toolPreviews: opts.toolPreviews,
-        numbers,
-        // A collapsed output of the history can be expanded as a live one can.
-        fullOutputHint: (id) => screen.hintFor(id),
-        onCollapsed: (o) => screen.keepCollapsed(o),
-        ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
-      }));
+      write(renderHistory(messages, historyOptions(opts, palette, collapse, numbers, screen)));
       stats.seed(messages);
     },
     startSession(recorded) {
