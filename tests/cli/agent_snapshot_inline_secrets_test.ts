@@ -57,7 +57,7 @@ Deno.test("agent snapshot leaves MCP URL userinfo, credential query values and t
     assert.match(r.stderr, /MCP secrets left out \(values emptied\): .*remote\.url\.password/);
     assert.match(r.stderr, /loc\.args\[3\]/);
     const dir = join(root, "default_project", "agents", "default_agent", "snapshots");
-    const [snap] = [...Deno.readDirSync(dir)].map((e) => join(dir, e.name));
+    const [snap] = (await Array.fromAsync(Deno.readDir(dir))).map((e) => join(dir, e.name));
     const stream = (await Deno.open(snap!)).readable.pipeThrough(new DecompressionStream("gzip"));
     const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
     const all = entries.map((e) => new TextDecoder().decode(e.data)).join("\n");
