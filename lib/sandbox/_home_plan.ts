@@ -153,7 +153,22 @@ export async function homeMounts(
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
-  for (const h of startupHomes) {
+  await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
+  return out;
+}
+
+/**
+ * The startup files of `homes` that link into a writable root, and the files
+ * they source: read-only, or held if missing; in a sealed home (outside the
+ * login shell's plan) an existing sourced file is hidden instead.
+ */
+async function guardStartupFiles(
+  homes: readonly string[],
+  sealedDirs: readonly string[],
+  ctx: SealContext,
+): Promise<void> {
+  const { out, roots } = ctx;
+  for (const h of homes) {
     for (const name of STARTUP_NAMES) {
       const link = join(h, name);
       if (!(await Deno.lstat(link).then((i) => i.isSymlink, () => false))) continue;
@@ -162,14 +177,13 @@ export async function homeMounts(
         out.protect.push(real);
       }
     }
-    const sealedHome = sealed.some((s) => s.dir === h);
+    const sealedHome = sealedDirs.includes(h);
     for (const p of await sourcedPaths(h)) {
       // In a sealed home what they source is hidden from commands like them (it holds tokens).
       if (sealedHome && !ctx.showStartup && inside(p, h) && await hideFile(p, ctx)) continue;
       await holdInRoots(p, "file", ctx);
     }
   }
-  return out;
 }
 
 /**
