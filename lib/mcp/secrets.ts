@@ -5,12 +5,16 @@
  * `[redacted:mcp:<server>.<NAME>]`. A header written as `<scheme>
  * <credential>` (`Authorization: Bearer …`, `Basic …`, `token …`) is masked
  * by its credential, so the scheme word alone, which is no secret, never
- * starts a masked piece.
+ * starts a masked piece. Credentials in a server's URL and arguments
+ * (lib/state/mcp_inline_secrets.ts: `https://u:pass@…`, `?api_key=…`,
+ * `--token <v>`) are masked too, under `<server>.url.<part>` and
+ * `<server>.args[<i>]`.
  *
  * @module
  */
 import type { McpServerConfig } from "../state/mod.ts";
 import type { Secret } from "../tools/secret_mask.ts";
+import { argSecrets, urlSecrets } from "../state/mcp_inline_secrets.ts";
 
 /** `<scheme> <credential>`: a one-word scheme, whitespace, then the rest. */
 const SCHEMED = /^([A-Za-z][A-Za-z0-9_-]*)\s+(\S.*)$/s;
@@ -29,9 +33,15 @@ export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
       for (const [key, value] of Object.entries(server.env)) {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value });
       }
+      for (const s of argSecrets(server.args)) {
+        out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
+      }
     } else {
       for (const [key, value] of Object.entries(server.headers)) {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value: headerSecretValue(value) });
+      }
+      for (const s of urlSecrets(server.url)) {
+        out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
       }
     }
   }

@@ -138,7 +138,14 @@ export async function homeMounts(
   const standIns = await standInPaths();
   const sealed = policy.allowHomeWorkspace ? await sealedHomes(roots, workspace, policy.home) : [];
   const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS];
-  const ctx: SealContext = { paths: pathDirs(policy), isHidden: allHidden, roots, standIns, out };
+  const ctx: SealContext = {
+    paths: pathDirs(policy),
+    isHidden: allHidden,
+    roots,
+    standIns,
+    out,
+    showStartup: policy.showStartupFiles === true,
+  };
   for (const { dir } of sealed) {
     if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
     await seal(dir, loaded, ctx);
@@ -146,7 +153,22 @@ export async function homeMounts(
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
-  for (const h of startupHomes) {
+  await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
+  return out;
+}
+
+/**
+ * The startup files of `homes` that link into a writable root, and the files
+ * they source: read-only, or held if missing; in a sealed home (outside the
+ * login shell's plan) an existing sourced file is hidden instead.
+ */
+async function guardStartupFiles(
+  homes: readonly string[],
+  sealedDirs: readonly string[],
+  ctx: SealContext,
+): Promise<void> {
+  const { out, roots } = ctx;
+  for (const h of homes) {
     for (const name of STARTUP_NAMES) {
       const link = join(h, name);
       if (!(await Deno.lstat(link).then((i) => i.isSymlink, () => false))) continue;
@@ -155,9 +177,13 @@ export async function homeMounts(
         out.protect.push(real);
       }
     }
-    for (const p of await sourcedPaths(h)) await holdInRoots(p, "file", ctx);
+    const sealedHome = sealedDirs.includes(h);
+    for (const p of await sourcedPaths(h)) {
+      // In a sealed home what they source is hidden from commands like them (it holds tokens).
+      if (sealedHome && !ctx.showStartup && inside(p, h) && await hideFile(p, ctx)) continue;
+      await holdInRoots(p, "file", ctx);
+    }
   }
-  return out;
 }
 
 /**
@@ -205,6 +231,19 @@ interface SealContext {
   roots: readonly string[];
   standIns: ReadonlySet<string>;
   out: HomeMounts;
+  /** The plan is the shell snapshot's login shell's: startup files shown read-only, not hidden. */
+  showStartup: boolean;
+}
+
+/** Cover the existing regular file `path` with `/dev/null`; false when it is no such file. */
+async function hideFile(path: string, ctx: SealContext): Promise<boolean> {
+  const real = await realOf(path);
+  if (real === undefined || !(await Deno.stat(real).then((i) => i.isFile, () => false))) {
+    return false;
+  }
+  if (!ctx.roots.some((r) => inside(real, r))) return false;
+  if (!ctx.out.hiddenFiles.includes(real)) ctx.out.hiddenFiles.push(real);
+  return true;
 }
 
 /**
@@ -280,7 +319,8 @@ async function realParent(path: string): Promise<string | undefined> {
 async function seal(dir: string, loaded: readonly string[], ctx: SealContext): Promise<void> {
   const { out, roots, isHidden } = ctx;
   if (!out.protect.includes(dir)) out.protect.push(dir);
-  const shown = [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN];
+  // The startup files only for the login shell of the shell snapshot: users export tokens there.
+  const shown = ctx.showStartup ? [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN] : TOOLCHAIN_PATHS;
   const readOnly = [
     ...await expandHomePaths(dir, loaded),
     ...ctx.paths.filter((p) => inside(p, dir) && p !== dir),

@@ -70,23 +70,77 @@ export function isForbiddenEnvName(name: string): boolean {
 }
 
 /**
- * Parts of a name that mark a credential: `TOKEN`, `SECRET`, `PASSWORD`,
- * `PASSWD`, `PASSPHRASE`, `CREDENTIAL`, `AUTH` and `KEY` as a word of the name
- * (`_AUTH`, `AUTH_`, `_KEY`, `KEY_`, `APIKEY`, `ACCESSKEY`), `PRIVATE`. Matched
- * upper-cased; `KEYMAP`, `AUTHOR` and `MONKEY` do not count.
+ * Parts of a name that mark a credential: `TOKEN`, `SECRET`, `PASS` (so
+ * `PASSWORD`, `PASSWD`, `MY_PASS`, `DBPASS`), `CREDENTIAL`, `PRIVATE`, `DSN`,
+ * `JWT`, `COOKIE`, `SESSION`, `APIKEY`, `ACCESSKEY`, and `AUTH`, `KEY`/`KEYS`
+ * and `PAT` as a word of the name (`_AUTH`, `KEY_`, `GH_PAT`). Matched
+ * upper-cased; `KEYMAP`, `AUTHOR`, `MONKEY` and `PATH` do not count.
  */
 const CREDENTIAL_NAME =
-  /TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|APIKEY|ACCESSKEY|(^|_)AUTH(_|$)|(^|_)KEYS?(_|$)/;
+  /TOKEN|SECRET|PASS|CREDENTIAL|PRIVATE|DSN|JWT|COOKIE|SESSION|APIKEY|ACCESSKEY|(^|_)(AUTH|KEYS?|PAT)(_|$)/;
+
+/** `CERT`/`CERTS` as a word of the name: a credential unless its value is a path (`SSL_CERT_FILE`). */
+const CERT_NAME = /(^|_)CERTS?(_|$)/;
 
 /**
  * True for a name that looks like it holds a credential (`HF_TOKEN`,
- * `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, `NPM_AUTH`,
- * `GOOGLE_APPLICATION_CREDENTIALS`, `SSH_AUTH_SOCK`). Such a variable of the
- * shell snapshot never reaches a command unless the policy passes its name
- * (`env.allow`); a vault entry of that name is the user's own choice and does.
+ * `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, `NPM_AUTH`, `GH_PAT`,
+ * `SENTRY_DSN`, `CI_JOB_JWT`, `GOOGLE_APPLICATION_CREDENTIALS`,
+ * `SSH_AUTH_SOCK`). Such a variable of the shell snapshot never reaches a
+ * command unless the policy passes its name (`env.allow`); a vault entry of
+ * that name is the user's own choice and does.
  */
 export function isCredentialEnvName(name: string): boolean {
   return CREDENTIAL_NAME.test(name.toUpperCase());
+}
+
+/**
+ * A URL carrying a password (`scheme://user:pass@host`), anywhere in the
+ * value (`GOPROXY=https://u:p@proxy,direct`).
+ */
+const URL_WITH_PASSWORD = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@/;
+
+/**
+ * Well-known token formats, at the start of a word: GitHub (`ghp_`, `gho_`,
+ * `ghu_`, `ghs_`, `ghr_`, `github_pat_`), GitLab (`glpat-`), Slack
+ * (`xoxb-`, `xoxp-`, `xoxa-`, `xoxr-`, `xoxs-`), OpenAI-style `sk-`,
+ * Hugging Face `hf_`, npm `npm_`, AWS access key ids (`AKIA`/`ASIA` and 16
+ * more), Google API keys (`AIza`), JSON Web Tokens (`eyJ`…) and PEM private
+ * keys (`-----BEGIN … PRIVATE KEY`).
+ */
+const TOKEN_VALUE = new RegExp(
+  "(^|[^A-Za-z0-9])(" + [
+    "gh[pousr]_[A-Za-z0-9]{16,}",
+    "github_pat_[A-Za-z0-9_]{16,}",
+    "glpat-[A-Za-z0-9_-]{16,}",
+    "xox[abprs]-[A-Za-z0-9-]{10,}",
+    "sk-[A-Za-z0-9_-]{16,}",
+    "hf_[A-Za-z0-9]{16,}",
+    "npm_[A-Za-z0-9]{16,}",
+    "(AKIA|ASIA)[0-9A-Z]{16}",
+    "AIza[0-9A-Za-z_-]{30,}",
+    "eyJ[A-Za-z0-9_-]{10,}",
+  ].join("|") + ")|-----BEGIN [A-Z ]*PRIVATE KEY",
+);
+
+/**
+ * True for a value that holds a credential whatever its variable's name: a
+ * URL with a password in it, or a well-known token format
+ * ({@linkcode TOKEN_VALUE}).
+ */
+export function isCredentialEnvValue(value: string): boolean {
+  return URL_WITH_PASSWORD.test(value) || TOKEN_VALUE.test(value);
+}
+
+/**
+ * True for a variable of the shell snapshot that must not reach a command
+ * unless passed by name: a credential-like name
+ * ({@linkcode isCredentialEnvName}), a `CERT` name whose value is not a path,
+ * or a credential-like value ({@linkcode isCredentialEnvValue}).
+ */
+export function isCredentialEnv(name: string, value: string): boolean {
+  if (isCredentialEnvName(name) || isCredentialEnvValue(value)) return true;
+  return CERT_NAME.test(name.toUpperCase()) && !/^[/~]/.test(value);
 }
 
 /** Inputs of {@linkcode buildChildEnv}. */
@@ -102,7 +156,8 @@ export interface ChildEnvOptions {
   /**
    * The login shell's exported variables (the shell snapshot): applied after
    * the allowlist and before the vault, forbidden names dropped, and
-   * credential-like names ({@linkcode isCredentialEnvName}) unless in `allow`.
+   * credential-like names or values ({@linkcode isCredentialEnv}) unless in
+   * `allow`.
    */
   login?: Record<string, string>;
 }
@@ -127,7 +182,7 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
   for (const [k, v] of Object.entries(opts.login ?? {})) {
     if (!NAME.test(k) || isForbiddenEnvName(k) || typeof v !== "string") continue;
     // Tokens exported in `~/.profile` and the like: only when passed by name.
-    if (isCredentialEnvName(k) && !allow.has(k)) continue;
+    if (isCredentialEnv(k, v) && !allow.has(k)) continue;
     env[k] = v;
   }
   env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;

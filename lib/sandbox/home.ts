@@ -15,8 +15,9 @@
  *   With the flag, such a home is "sealed": its top level is read-only (so
  *   no startup file can be changed or created: `.bashrc`, `.profile`,
  *   `.gitconfig`, `.npmrc`…), every top-level dot-entry is hidden (the
- *   user's configuration and credentials) except the toolchain and startup
- *   paths, shown read-only, its other subdirectories stay writable except
+ *   user's configuration and credentials) except the toolchain paths, shown
+ *   read-only (the startup files, and what they source in the home, only to
+ *   the shell snapshot's login shell), its other subdirectories stay writable except
  *   `bin`, `go/bin`, `go/pkg/mod` and the `PATH` directories inside it (a
  *   missing one is held by a stand-in), and the credentials stay hidden.
  * - The account's own home ({@linkcode accountHome}, from `/etc/passwd`) is

@@ -25,7 +25,9 @@ export {
   DEFAULT_PATH,
   ENV_ALLOWLIST,
   FORCED_ENV,
+  isCredentialEnv,
   isCredentialEnvName,
+  isCredentialEnvValue,
   isForbiddenEnvName,
   PROXY_VARS,
 } from "./env.ts";

@@ -2,9 +2,12 @@
  * The MCP secrets of an agent's `system_config.yaml`, left out of a
  * snapshot the way the vault is: every value of an entry's `config.env`
  * (stdio servers) and `config.headers` (remote servers) under
- * `tools.mcpServers` is written as an empty string, keys, comments and
- * everything else kept. The importer sees which variables and headers a
- * server needs and sets them again (`penguin mcp add`).
+ * `tools.mcpServers` is written as an empty string, and so is every
+ * credential in a server's `url` (userinfo removed, credential query values
+ * emptied) and `args` (`--token ""`, `--api-key=`), found by
+ * lib/state/mcp_inline_secrets.ts; keys, comments and everything else kept.
+ * The importer sees which variables, headers and arguments a server needs
+ * and sets them again (`penguin mcp add`).
  *
  * A value that would still be in the text afterwards (reached through a
  * YAML alias, say) refuses the snapshot rather than pack it.
@@ -13,6 +16,12 @@
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "yaml";
 import { PenguinError } from "../protocol/errors.ts";
+import {
+  argSecrets,
+  argsWithoutSecrets,
+  urlSecrets,
+  urlWithoutSecrets,
+} from "./mcp_inline_secrets.ts";
 
 /** What {@linkcode withoutMcpSecrets} made of a configuration. */
 export interface StrippedConfig {
@@ -54,6 +63,7 @@ export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
           removed.push(`${label}.${key}`);
         }
       }
+      removed.push(...withoutInlineSecrets(doc, config, label, values));
     });
   }
   const out = removed.length > 0 ? doc.toString() : text;
@@ -61,9 +71,46 @@ export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
   if (left !== undefined) {
     throw new PenguinError(
       "runtime",
-      `Cannot snapshot "${file}": an MCP server's env or header value is still in it after ` +
+      `Cannot snapshot "${file}": an MCP server's env, header, URL or argument secret is still in ` +
+        `it after ` +
         `removing the values (written twice, or through an alias); write each value once`,
     );
   }
   return { text: out, removed };
+}
+
+/** Empties the credentials of `config.url` and `config.args` in place; their labels, values pushed on `values`. */
+function withoutInlineSecrets(
+  doc: ReturnType<typeof parseDocument>,
+  config: YAMLMap,
+  label: string,
+  values: string[],
+): string[] {
+  const removed: string[] = [];
+  const url = config.get("url", true) as unknown;
+  if (isScalar(url) && typeof url.value === "string") {
+    const found = urlSecrets(url.value);
+    if (found.length > 0) {
+      values.push(...found.map((s) => s.value));
+      removed.push(...found.map((s) => `${label}.${s.where}`));
+      url.value = urlWithoutSecrets(url.value);
+    }
+  }
+  let args = config.get("args", true) as unknown;
+  if (isAlias(args)) args = args.resolve(doc);
+  if (isSeq(args)) {
+    const items = args.items.map((i) => isScalar(i) ? String(i.value) : "");
+    const found = argSecrets(items);
+    if (found.length > 0) {
+      const clean = argsWithoutSecrets(items);
+      for (const s of found) {
+        const item = args.items[s.index];
+        if (isScalar(item)) item.value = clean[s.index];
+        else args.items[s.index] = doc.createNode(clean[s.index]);
+        values.push(s.value);
+        removed.push(`${label}.${s.where}`);
+      }
+    }
+  }
+  return removed;
 }

@@ -4,6 +4,7 @@ import {
   DEFAULT_PATH,
   FORCED_ENV,
   isCredentialEnvName,
+  isCredentialEnvValue,
   isForbiddenEnvName,
 } from "../../lib/sandbox/mod.ts";
 
@@ -160,4 +161,62 @@ Deno.test("credential-like names of the shell snapshot pass only when allowed by
   assert.equal(env["PATH"], "/home/u/.local/bin:/usr/bin");
   // A vault entry is the user's own choice, whatever its name.
   assert.equal(buildChildEnv({ host: HOST, login, vault: { HF_TOKEN: "v" } })["HF_TOKEN"], "v");
+});
+
+Deno.test("the shell snapshot drops credential names, URLs with a password and token formats (Z18)", () => {
+  const dropped = {
+    DATABASE_URL: "postgres://app:S3cret@db.example.com/app",
+    PIP_INDEX_URL: "https://__token__:pypiTok@pypi.example.com/simple",
+    HTTPS_PROXY: "http://u:pw@proxy.example.com:3128",
+    GOPROXY: "https://proxy.golang.org,https://u:pw@goproxy.example.com,direct",
+    SENTRY_DSN: "https://key@o1.ingest.sentry.io/1",
+    GH_PAT: "abc",
+    CI_JOB_JWT: "abc",
+    MY_PASS: "abc",
+    DOCKER_PASS: "abc",
+    BROWSER_COOKIE: "abc",
+    APP_SESSION: "abc",
+    CLIENT_CERT: "-----BEGIN CERTIFICATE-----",
+    SOME_VALUE: "ghp_Ab3De5Fg7Hj9Kl2Mn4Pq6Rs8",
+    OTHER: "x github_pat_11ABCDEFG0123456789_abcdefghij",
+    SLACK: "xoxb-1234567890-abcdef",
+    KEYLESS: "sk-proj-0123456789abcdefABCDEF",
+    AWS_ID: "AKIAIOSFODNN7EXAMPLE",
+    JW: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+    PEM: "-----BEGIN OPENSSH PRIVATE KEY-----\nabc",
+  };
+  const kept = {
+    PATH: "/home/u/.local/bin:/home/u/.cargo/bin:/usr/bin",
+    LANG: "de_DE.UTF-8",
+    NVM_DIR: "/home/u/.nvm",
+    CARGO_HOME: "/home/u/.cargo",
+    GOPATH: "/home/u/go",
+    PYENV_ROOT: "/home/u/.pyenv",
+    JAVA_HOME: "/usr/lib/jvm/java-17",
+    NODE_EXTRA_CA_CERTS: "/etc/ssl/corp.pem",
+    SSL_CERT_FILE: "/etc/ssl/certs/ca.pem",
+    GOPROXY_PLAIN: "https://proxy.golang.org,direct",
+    REPO_URL: "ssh://git@github.com/u/r.git",
+    HOMEPAGE: "https://example.com/a:b",
+    COMPOSE_PATH_SEPARATOR: ":",
+    TASK_NAME: "sk-short",
+  };
+  const env = buildChildEnv({ host: HOST, login: { ...dropped, ...kept }, allow: ["MY_PASS"] });
+  for (const [k, v] of Object.entries(dropped)) {
+    if (k === "MY_PASS") continue;
+    assert.notEqual(env[k], v, `${k} must not pass`);
+  }
+  assert.equal(env["HTTPS_PROXY"], undefined, "no host proxy either: network off");
+  assert.equal(env["MY_PASS"], "abc", "passed by name");
+  for (const [k, v] of Object.entries(kept)) assert.equal(env[k], v, `${k} must pass`);
+  assert.ok(isCredentialEnvValue("postgres://a:b@h/db"));
+  assert.ok(!isCredentialEnvValue("/usr/bin:/bin"));
+  // A credential URL in the host's own proxy variable is the user's setting and still passes.
+  const host = { ...HOST, HTTPS_PROXY: "http://u:pw@corp:3128" };
+  const net = buildChildEnv({
+    host,
+    network: true,
+    login: { HTTPS_PROXY: "http://u:pw@corp:3128" },
+  });
+  assert.equal(net["HTTPS_PROXY"], "http://u:pw@corp:3128");
 });

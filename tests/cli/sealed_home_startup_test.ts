@@ -1,0 +1,71 @@
+// Tokens in the shell startup files of a sealed home (issue 26, red team Z19): a real `penguin run`
+// with `--workspace $HOME --allow-home-workspace`. `.bashrc`, `.profile`, `.zshrc`, `.cshrc`,
+// `.kshrc`, `.tcshrc` and a non-dot file `.bashrc` sources hold tokens; neither the model's command
+// nor `read_file` reads any of them, while the shell snapshot still gives the profile's PATH and
+// a plain variable.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { addModel } from "../../lib/state/project_config.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { visibleTempDir } from "../support/roots.ts";
+
+const FILES = [".bashrc", ".profile", ".zshrc", ".cshrc", ".kshrc", ".tcshrc", "env/secrets.sh"];
+const tokenOf = (f: string) => `TokIn${f.replace(/[^a-z]/g, "")}ZZZZ0123`;
+const reverse = (s: string) => [...s].reverse().join("");
+
+Deno.test("run: a sealed home's startup files and what they source are hidden from commands and read_file", async () => {
+  const base = await visibleTempDir("penguin-sealed-startup-");
+  const home = join(base, "home");
+  const root = join(base, "data");
+  await Deno.mkdir(join(home, "env"), { recursive: true });
+  await Deno.mkdir(join(home, "tools"), { recursive: true });
+  for (const f of FILES) {
+    await Deno.writeTextFile(join(home, f), `export GITHUB_TOKEN=${tokenOf(f)}\n`);
+  }
+  await Deno.writeTextFile(
+    join(home, ".profile"),
+    `export PROFILE_SECRET=${tokenOf(".profile")}\nexport MY_TOOL_HOME=/opt/mytool\n` +
+      `export PATH="$HOME/tools:$PATH"\n`,
+  );
+  await Deno.writeTextFile(join(home, ".bashrc"), `. ~/env/secrets.sh\n`, { append: true });
+  await Deno.writeTextFile(join(home, "tools", "mytool"), "#!/bin/sh\necho tool-ran\n");
+  await Deno.chmod(join(home, "tools", "mytool"), 0o755);
+  const server = await startModelServer({
+    turns: [
+      turn.of(
+        item.toolCall("exec_command", {
+          cmd: `cd ~ && cat ${FILES.join(" ")} 2>&1 | rev; mytool; echo "tool-home=$MY_TOOL_HOME"`,
+        }, { id: "c1" }),
+        item.toolCall("read_file", { file_path: join(home, ".bashrc") }, { id: "c2" }),
+        item.toolCall("read_file", { file_path: join(home, "env", "secrets.sh") }, { id: "c3" }),
+      ),
+      turn.text("done"),
+    ],
+  });
+  try {
+    await addModel(join(root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "m",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+    }, { setDefault: true });
+    const r = await runCli(
+      ["--root", root, "run", "--workspace", home, "--allow-home-workspace", "-m", "go"],
+      { env: { HOME: home } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 2);
+    const body = JSON.stringify(server.requests[1]!.body);
+    assert.ok(body.includes("tool-ran"), body.slice(-3000));
+    assert.ok(body.includes("tool-home=/opt/mytool"), body.slice(-3000));
+    for (const f of FILES) {
+      const t = tokenOf(f);
+      assert.ok(!body.includes(t), `${f}'s token reached the model`);
+      assert.ok(!body.includes(reverse(t)), `${f}'s token reached the model reversed`);
+    }
+  } finally {
+    await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
