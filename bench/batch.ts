@@ -45,7 +45,7 @@ async function sample(batch: number, done: () => boolean) {
     for (const c of children(batch)) {
       let cmd: string[] = [];
       try {
-        cmd = Deno.readTextFileSync(`/proc/${c}/cmdline`).split("\0");
+        cmd = (await Deno.readTextFile(`/proc/${c}/cmdline`)).split("\0");
       } catch {
         continue;
       }
