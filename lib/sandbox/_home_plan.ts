@@ -25,6 +25,7 @@ import {
   STARTUP_NAMES,
   TOOLCHAIN_PATHS,
 } from "./home.ts";
+import { inside, realOf } from "./_paths.ts";
 
 /** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
 export interface Reveal {
@@ -56,19 +57,6 @@ export interface HomeMounts {
   pinned: string[];
   /** Stand-ins for missing read-only paths in writable directories (also in `protect`). */
   placeholders: Placeholder[];
-}
-
-function inside(path: string, root: string): boolean {
-  if (root === "/") return true;
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
-
-async function realOf(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.realPath(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The `PATH` directories of the host and of the child environment. */

@@ -89,16 +89,6 @@ export async function runProbe(
   network: boolean,
   disableUserns: boolean,
 ): Promise<ProbeRun> {
-  return await probeOnce(bash, bwrap, setpriv, network, disableUserns);
-}
-
-async function probeOnce(
-  bash: string,
-  bwrap: string,
-  setpriv: string | undefined,
-  network: boolean,
-  disableUserns: boolean,
-): Promise<ProbeRun> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
   const started = performance.now();
   let release = async () => {};

@@ -8,25 +8,13 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, type ExecTarget, gitExecTargets, pythonModules } from "./git_exec_keys.ts";
 import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
+import { inside, ownHome } from "./_paths.ts";
 
 export type { ExecTarget };
-
-function inside(path: string, root: string): boolean {
-  if (root === "/") return true;
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-function ownHome(): string | undefined {
-  try {
-    return Deno.env.get("HOME") || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Options of {@linkcode gitConfigTargets}. */
 export interface TargetOptions {

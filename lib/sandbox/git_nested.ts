@@ -35,6 +35,7 @@ import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, readCommondir } from "./git_guard.ts";
+import { inside, ownHome } from "./_paths.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -303,18 +304,6 @@ async function visit(
     if (!e.isDirectory || e.isSymlink) continue;
     const sub = join(dir, e.name);
     if (!skip.includes(sub)) next.push(sub);
-  }
-}
-
-function inside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-function ownHome(): string | undefined {
-  try {
-    return Deno.env.get("HOME") || undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -31,6 +31,7 @@
 import { basename, dirname, join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
+import { inside, realOf } from "./_paths.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -236,21 +237,6 @@ export async function sourcedPaths(home: string, limit = 64): Promise<string[]> 
 const HOME_PARENTS: readonly string[] = ["/home", "/Users"];
 /** Home directories of system accounts. */
 const SYSTEM_HOMES: readonly string[] = ["/root", "/var/root"];
-
-/** True when `path` is `root` or lies below it. */
-function inside(path: string, root: string): boolean {
-  if (root === "/") return true;
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
-
-/** The real path of `path`, or undefined when it does not exist. */
-async function realOf(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.realPath(path);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The first of {@linkcode STARTUP_NAMES} that `dir` holds, if any. */
 export async function startupFileIn(dir: string): Promise<string | undefined> {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, turn } from "../support/model_server.ts";
 import { hasTmux, type Pane, penguinScript, startPane } from "../support/tmux.ts";
+import { inRoot } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, type Sandbox } from "../agent/_support.ts";
 
@@ -33,19 +34,7 @@ async function inPane(
   await withModelRoot(WRITE, async (sb) => {
     const script = await penguinScript(
       sb.workspace,
-      [
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "--sandbox",
-        "off",
-        "--approve",
-        "always-ask",
-        "-m",
-        "Write a.",
-      ],
+      inRoot(sb, "run", "--sandbox", "off", "--approve", "always-ask", "-m", "Write a."),
       { NO_COLOR: "1" },
       stdin === "pipe" ? { stdinCommand: "echo piped input" } : {},
     );

@@ -11,7 +11,7 @@ import { hasTmux, type Pane, penguinScript, startPane } from "../support/tmux.ts
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages, type Sandbox } from "../agent/_support.ts";
 import type { ModelServer } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 
 const PROMPT = /\? Approve this tool call\? \[Y\/a\/n\] $/m;
 
@@ -23,17 +23,11 @@ async function inPane(
   env: Record<string, string> = { NO_COLOR: "1" },
 ): Promise<void> {
   await withModelRoot(turns, async (sb, server) => {
-    const script = await penguinScript(sb.workspace, [
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
+    const script = await penguinScript(
       sb.workspace,
-      "--approve",
-      "always-ask",
-      "-m",
-      message,
-    ], env);
+      inRoot(sb, "run", "--approve", "always-ask", "-m", message),
+      env,
+    );
     const pane = await startPane(script.command, 120, 60);
     try {
       await body(pane, sb, server);

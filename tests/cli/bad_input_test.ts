@@ -5,7 +5,16 @@
 // traces directory on a tiny tmpfs.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type CliResult, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import {
+  type CliResult,
+  inRoot,
+  modelAddArgs,
+  penguinArgv,
+  penguinEnv,
+  REPO,
+  runCli,
+  runText,
+} from "../support/cli.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
 import { turn } from "../support/model_server.ts";
 
@@ -45,17 +54,12 @@ const BWRAP = (() => {
 })();
 
 /** Run penguin under bubblewrap with `mounts` (bwrap arguments) over a view of the whole system. */
-async function runUnder(mounts: string[], args: string[]): Promise<CliResult> {
-  const out = await new Deno.Command("bwrap", {
+function runUnder(mounts: string[], args: string[]): Promise<CliResult> {
+  return runText("bwrap", {
     args: ["--dev-bind", "/", "/", ...mounts, Deno.execPath(), ...penguinArgv(), ...args],
     cwd: REPO,
     env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  });
 }
 
 Deno.test({
@@ -64,17 +68,7 @@ Deno.test({
   fn: async () => {
     await withRoot(async (root) => {
       const ro = ["--ro-bind", root, root];
-      const add = await runUnder(ro, [
-        "--root",
-        root,
-        "config",
-        "model",
-        "add",
-        "--provider",
-        "deepseek",
-        "--model-id",
-        "deepseek-v4-flash",
-      ]);
+      const add = await runUnder(ro, modelAddArgs(root, "deepseek", "deepseek-v4-flash"));
       assert.equal(add.code, 1, add.stderr);
       assert.match(
         add.stderr,
@@ -108,15 +102,10 @@ Deno.test({
     await withModelRoot({ turns: [turn.text("x".repeat(20000))] }, async (sb) => {
       const traces = join(sb.root, "default_project", "agents", "default_agent", "traces");
       await Deno.mkdir(traces, { recursive: true });
-      const r = await runUnder(["--size", "4096", "--tmpfs", traces], [
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "hi",
-      ]);
+      const r = await runUnder(
+        ["--size", "4096", "--tmpfs", traces],
+        inRoot(sb, "run", "-m", "hi"),
+      );
       assert.equal(r.code, 1, r.stderr);
       assert.match(
         r.stderr,
@@ -380,20 +369,7 @@ Deno.test("a --workspace that does not exist or is a file is a usage error for s
 
 Deno.test("config model add refuses a base URL that is not http(s) before writing anything", async () => {
   await withRoot(async (root) => {
-    const add = (url: string) =>
-      runCli([
-        "--root",
-        root,
-        "config",
-        "model",
-        "add",
-        "--provider",
-        "custom",
-        "--model-id",
-        "m",
-        "--base-url",
-        url,
-      ]);
+    const add = (url: string) => runCli(modelAddArgs(root, "custom", "m", "--base-url", url));
     for (const url of ["notaurl", "ftp://example.com/v1", "localhost:8080"]) {
       const r = await add(url);
       assert.equal(r.code, 2, r.stderr);

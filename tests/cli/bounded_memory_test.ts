@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, withRoot } from "../support/roots.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { writeTarGz } from "../support/tar_stream.ts";
@@ -61,15 +61,7 @@ Deno.test({
         using f = await Deno.open(big, { write: true, create: true });
         await f.truncate(12 * 1024 ** 3);
       }
-      const r = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "Edit big.txt.",
-      ]);
+      const r = await runCli(inRoot(sb, "run", "-m", "Edit big.txt."));
       assert.equal(r.code, 0, r.stderr);
       const outputs = toolOutputsById(server.requests);
       assert.match(
@@ -123,15 +115,7 @@ Deno.test({
       const size = 15 * 1024 * 1024;
       const many = join(sb.workspace, "many.txt");
       await Deno.writeFile(many, new TextEncoder().encode("a\n".repeat(size / 2)));
-      const r = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "Replace every a.",
-      ]);
+      const r = await runCli(inRoot(sb, "run", "-m", "Replace every a."));
       assert.equal(r.code, 0, r.stderr);
       // A tool host of this run was alive (one that is still winding down may be seen too).
       assert.ok(peaks.length >= 1, "a tool host of this run was alive");

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, turn } from "../support/model_server.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { inRoot } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind } from "../agent/_support.ts";
 
@@ -25,15 +26,11 @@ Deno.test({
       ],
     }, async (sb, server) => {
       const home = await Deno.makeTempDir({ prefix: "penguin-chat-home-" });
-      const script = await penguinScript(sb.workspace, [
-        "--root",
-        sb.root,
-        "chat",
-        "--workspace",
+      const script = await penguinScript(
         sb.workspace,
-        "--approve",
-        "always-ask",
-      ], { NO_COLOR: "1", HOME: home });
+        inRoot(sb, "chat", "--approve", "always-ask"),
+        { NO_COLOR: "1", HOME: home },
+      );
       const pane = await startPane(script.command, 120, 60);
       try {
         await pane.waitFor(/^>\s*$/m, "the prompt");

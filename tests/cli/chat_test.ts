@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { addModelCli, denoDir, runCli } from "../support/cli.ts";
+import { addModelCli, denoDir, inRoot, modelAddArgs, runCli } from "../support/cli.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import {
   item,
@@ -563,7 +563,7 @@ async function startChatPane(
 ): Promise<{ pane: Awaited<ReturnType<typeof startPane>>; sid: string; done(): Promise<void> }> {
   const script = await penguinScript(
     env.workspace,
-    ["--root", env.root, "chat", "--workspace", env.workspace, ...extra],
+    inRoot(env, "chat", ...extra),
     { ...env.env, NO_COLOR: "1" },
   );
   const pane = await startPane(script.command);
@@ -649,23 +649,19 @@ Deno.test({
       turn.text("Fresh start."),
       turn.text("Hello from the other model."),
     ], async (env) => {
-      const other = await runCli([
-        "--root",
-        env.root,
-        "config",
-        "model",
-        "add",
-        "--provider",
-        "custom",
-        "--model-id",
-        "other-model",
-        "--base-url",
-        env.server.baseUrl("openai-chat"),
-        "--api-key",
-        "sk-test",
-        "--client-type",
-        "openai-chat",
-      ]);
+      const other = await runCli(
+        modelAddArgs(
+          env.root,
+          "custom",
+          "other-model",
+          "--base-url",
+          env.server.baseUrl("openai-chat"),
+          "--api-key",
+          "sk-test",
+          "--client-type",
+          "openai-chat",
+        ),
+      );
       assert.equal(other.code, 0, other.stderr);
       const { pane, sid, done } = await startChatPane(env, ["--thinking", "none"]);
       let clearedSid = "";

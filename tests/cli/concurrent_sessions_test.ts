@@ -4,7 +4,7 @@
 // command planted a .git whose core.fsmonitor the user's next `git status` ran).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
+import { addServerModel } from "../support/roots.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { penguinArgv, penguinEnv, REPO, withoutTerminal } from "../support/cli.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
@@ -37,13 +37,7 @@ async function session(cmd: string, done: Promise<void>): Promise<Server> {
 }
 
 async function configure(root: string, server: Server): Promise<void> {
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-    api_key: "sk-concurrent-sessions-0123456789",
-  }, { setDefault: true });
+  await addServerModel(root, server, { api_key: "sk-concurrent-sessions-0123456789" });
 }
 
 function startRun(root: string, ws: string, home?: string): Deno.ChildProcess {

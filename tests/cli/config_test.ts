@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../support/cli.ts";
+import { modelAddArgs, runCli } from "../support/cli.ts";
 import { withRoot } from "../support/roots.ts";
 
 /** `penguin config <group> <command> --root <root> <args…>`. */
@@ -31,24 +31,20 @@ Deno.test("config model add seeds a preset, marks the default, and config model 
       "Added model (provider=deepseek, model_id=deepseek-v4-flash). " +
         "Default model: provider=deepseek, model_id=deepseek-v4-flash\n",
     );
-    const second = await runCli([
-      "--root",
-      root,
-      "config",
-      "model",
-      "add",
-      "--provider",
-      "ollama",
-      "--model-id",
-      "qwen3:8b",
-      "--context-window",
-      "32768",
-      "--max-tokens",
-      "4096",
-      "--no-vision",
-      "--price-output",
-      "0",
-    ]);
+    const second = await runCli(
+      modelAddArgs(
+        root,
+        "ollama",
+        "qwen3:8b",
+        "--context-window",
+        "32768",
+        "--max-tokens",
+        "4096",
+        "--no-vision",
+        "--price-output",
+        "0",
+      ),
+    );
     assert.equal(second.code, 0, second.stderr);
     assert.match(
       second.stdout,

@@ -3,7 +3,7 @@
 // stops the file tools as well as the commands.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
+import { addServerModel } from "../support/roots.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
@@ -23,13 +23,7 @@ const call = (name: string, args: Record<string, unknown>, id: string): Scripted
   turn.of(item.toolCall(name, args, { id }));
 
 async function configure(root: string, server: Server): Promise<void> {
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-    api_key: "sk-confine-test-key-0123456789",
-  }, { setDefault: true });
+  await addServerModel(root, server, { api_key: "sk-confine-test-key-0123456789" });
 }
 
 async function allFiles(dir: string): Promise<string[]> {

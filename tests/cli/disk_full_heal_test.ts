@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
 
 /** Whether this process may mount a tmpfs (root on Linux). */
@@ -103,15 +103,7 @@ Deno.test({
     traces.dir = tracesDir(sb.root);
     await mountTmpfs(traces.dir, "4m");
     try {
-      const first = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "Go.",
-      ]);
+      const first = await runCli(inRoot(sb, "run", "-m", "Go."));
       assert.equal(first.code, 1, first.stderr);
       assert.match(first.stderr, /No space left on device \(os error 28\)/);
       const sid = /Session: (session-\S+)/.exec(first.stderr)![1]!;
@@ -158,7 +150,7 @@ Deno.test({
     const sb = await makeRoot(server);
     const out = join(sb.base, "out");
     try {
-      const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Go."]);
+      const r = await runCli(inRoot(sb, "run", "-m", "Go."));
       assert.equal(r.code, 0, r.stderr);
       await mountTmpfs(out, "64k");
       await Deno.writeTextFile(join(out, "old.md"), "the previous export\n");

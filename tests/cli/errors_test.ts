@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { addModel } from "../../lib/state/project_config.ts";
 import type { WireProtocol } from "../../lib/models/wire.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { inRoot, penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { assertGoodTrace, ofKind, tracesDir } from "../agent/_support.ts";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
 
@@ -125,7 +125,7 @@ async function runUntil(
 }
 
 async function run(r: Root) {
-  return await runCli(["--root", r.root, "run", "--workspace", r.workspace, "-m", "Say hello."]);
+  return await runCli(inRoot(r, "run", "-m", "Say hello."));
 }
 
 Deno.test("an ftp:// base URL fails at once as a bad URL, with the fix, and is never retried", async () => {

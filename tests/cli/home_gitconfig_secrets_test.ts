@@ -6,10 +6,9 @@
 // read_file, and the real file is unchanged.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { visibleTempDir } from "../support/roots.ts";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
 
 const URL_TOKEN = "ghp_Ur1Lt0Ke9nX8wY7vZ6uT5sR4";
 const HEADER_TOKEN = "hdr_Be4Ar3Er2Qw1Ty0Ui9Op8As7";
@@ -44,12 +43,7 @@ for (const sealed of [true, false]) {
       ],
     });
     try {
-      await addModel(join(root, "default_project", ".project_config.toml"), {
-        provider: "custom",
-        model_id: "m",
-        base_url: server.baseUrl("openai-chat"),
-        client_type: "openai-chat",
-      }, { setDefault: true });
+      await addServerModel(root, server);
       const r = await runCli([
         "--root",
         root,

@@ -5,10 +5,9 @@
 // toolchain on the snapshot's PATH and a plain variable of the profile still work.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { visibleTempDir } from "../support/roots.ts";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
 
 const HF = "hf_Zq8Lw3Nx7Pv2Rt5Ky9Mb4Cd6";
 const GH = "ghp_Ab3De5Fg7Hj9Kl2Mn4Pq6Rs8";
@@ -42,12 +41,7 @@ Deno.test("run: tokens in ~/.profile, ~/.bashrc and ~/.zshenv reach neither the 
     ],
   });
   try {
-    await addModel(join(root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "m",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-    }, { setDefault: true });
+    await addServerModel(root, server);
     const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
       env: { HOME: home },
     });

@@ -6,10 +6,9 @@
 // (read reversed, so masking plays no part); the toolchains' other files still read.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { visibleTempDir } from "../support/roots.ts";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
 
 const PLANTED: Record<string, string> = {
   ".cache/pip/.netrc": "machine pypi login u password NetrcPw7Kq2Zx9",
@@ -39,12 +38,7 @@ Deno.test("run: credential files in the top levels of shown toolchain directorie
     ],
   });
   try {
-    await addModel(join(root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "m",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-    }, { setDefault: true });
+    await addServerModel(root, server);
     const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
       env: { HOME: home },
     });

@@ -3,7 +3,7 @@
 // model's commands and file tools cannot change the home's startup files.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
+import { addServerModel } from "../support/roots.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
@@ -25,13 +25,7 @@ async function withHome(turns: ScriptedTurn[], fn: (s: Setup) => Promise<void>):
   const queue = [...turns];
   const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 20 });
   try {
-    await addModel(join(root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "m",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-      api_key: "sk-home-ws-test-0123456789",
-    }, { setDefault: true });
+    await addServerModel(root, server, { api_key: "sk-home-ws-test-0123456789" });
     await fn({ base, home, root, server });
   } finally {
     await server.close();

@@ -2,9 +2,9 @@
 // the scripted model calling them, and the trace that records it all.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { addServerModel } from "../support/roots.ts";
 import {
   addMcpServer,
-  addModel,
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
   systemConfigPath,
@@ -34,13 +34,7 @@ async function setup(
   const ws = await Deno.makeTempDir({ prefix: "penguin-mcp-ws-" });
   const queue = [...turns];
   const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 30 });
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-    api_key: "sk-mcp-run-test-0123456789",
-  }, { setDefault: true });
+  await addServerModel(root, server, { api_key: "sk-mcp-run-test-0123456789" });
   // The first run initializes the agent; then the servers are added to its config.
   const init = await runCli(["--root", root, "mcp", "list"]);
   assert.equal(init.code, 0, init.stderr);

@@ -9,7 +9,8 @@ import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/st
 import { systemConfigPath } from "../../lib/state/paths.ts";
 import { readTar } from "../../lib/state/_tar.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { runCli, runCliOk } from "../support/cli.ts";
+import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
 import { makeRoot } from "../support/roots.ts";
 import { startCollector } from "../support/otlp_collector.ts";
 import { cacheServers, denoServer, serveTestServerHttp, TEST_SERVER } from "../support/mcp.ts";
@@ -21,30 +22,10 @@ const SECRETS = [MCP_TOKEN, HEADER_TOKEN, VAULT_TOKEN];
 
 /** Fail when any 8-character piece of a secret occurs in `text`. */
 function assertNoPiece(text: string, where: string): void {
-  for (const secret of SECRETS) {
-    for (let i = 0; i + 8 <= secret.length; i++) {
-      const piece = secret.slice(i, i + 8);
-      assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of a secret`);
-    }
-  }
+  assertNoPieceOf(text, SECRETS, where);
 }
 
-/** Every file under `dir`, as text. */
-async function readAll(dir: string): Promise<string> {
-  let out = "";
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out += await readAll(p);
-    else if (e.isFile) out += await Deno.readTextFile(p);
-  }
-  return out;
-}
-
-async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(args);
-  assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
-  return r;
-}
+const ok = (args: string[]) => runCliOk(args);
 
 Deno.test("run: MCP env and header values and pieces of secrets are masked on every output path; the server log is out of the model's reach", async () => {
   await cacheServers();
@@ -58,17 +39,7 @@ Deno.test("run: MCP env and header values and pieces of secrets are masked on ev
   try {
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
     await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
-    await ok([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "MY_TOKEN",
-      "--value",
-      VAULT_TOKEN,
-    ]);
+    await setVault(sb.root, "MY_TOKEN", VAULT_TOKEN);
     const config = systemConfigPath({
       root: sb.root,
       projectId: DEFAULT_PROJECT_ID,

@@ -2,10 +2,8 @@
 // server that failed in the previous run does not hold the next run's
 // first request (it is retried in the background).
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import {
   addMcpServer,
-  addModel,
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
   systemConfigPath,
@@ -13,7 +11,7 @@ import {
 import { startModelServer, turn, type TurnHandler } from "../support/model_server.ts";
 import { processesWith } from "../support/mcp.ts";
 import { runCli } from "../support/cli.ts";
-import { visibleTempDir } from "../support/roots.ts";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
 
 /** Whether `check` comes true within about 30 s, asking every 50 ms. */
 async function eventually(check: () => Promise<boolean>): Promise<boolean> {
@@ -29,13 +27,7 @@ async function setup(servers: Record<string, Record<string, unknown>>) {
   const ws = await visibleTempDir();
   let current: TurnHandler = () => turn.text("done");
   const server = await startModelServer({ handler: (r, i) => current(r, i), maxRequests: 30 });
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-    api_key: "sk-mcp-fail-test-0123456789",
-  }, { setDefault: true });
+  await addServerModel(root, server, { api_key: "sk-mcp-fail-test-0123456789" });
   const init = await runCli(["--root", root, "mcp", "list", "--workspace", ws]);
   assert.equal(init.code, 0, init.stderr);
   const config = systemConfigPath({

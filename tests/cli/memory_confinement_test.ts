@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
+import { setVault } from "../support/secrets.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { makeRoot } from "../support/roots.ts";
 
@@ -229,18 +230,7 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
   const sb = await makeRoot(server, { visible: true });
   try {
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
-    const vault = await runCli([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "MEM_TOKEN",
-      "--value",
-      VALUE,
-    ]);
-    assert.equal(vault.code, 0, vault.stderr);
+    await setVault(sb.root, "MEM_TOKEN", VALUE);
     // The command finds the memory directory through a variable the test sets in the vault too.
     const mem = await runCli([
       "--root",

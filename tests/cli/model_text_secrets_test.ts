@@ -9,34 +9,18 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli, runCliOk } from "../support/cli.ts";
+import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
 import { makeRoot } from "../support/roots.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 
 /** Fail when any 8-character piece of the secret occurs in `text`. */
 function assertNoPiece(text: string, where: string): void {
-  for (let i = 0; i + 8 <= V.length; i++) {
-    const piece = V.slice(i, i + 8);
-    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of the secret`);
-  }
+  assertNoPieceOf(text, [V], where);
 }
 
-async function readAll(dir: string): Promise<string> {
-  let out = "";
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out += await readAll(p);
-    else if (e.isFile) out += await Deno.readTextFile(p);
-  }
-  return out;
-}
-
-async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(args, { env: { PAGER: "cat" } });
-  assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
-  return r;
-}
+const ok = (args: string[]) => runCliOk(args, { env: { PAGER: "cat" } });
 
 Deno.test("run: the model's own text, reasoning and tool arguments are masked; the tool gets the real ones", async () => {
   const server = await startModelServer({
@@ -56,18 +40,8 @@ Deno.test("run: the model's own text, reasoning and tool arguments are masked; t
   });
   const sb = await makeRoot(server, { visible: true, protocol: "anthropic-messages" });
   try {
-    await ok(["--root", sb.root, "config", "vault", "set", "--key", "ATK_V", "--value", V]);
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--approve",
-      "allow-all",
-      "-m",
-      "go",
-    ]);
+    await setVault(sb.root, "ATK_V", V);
+    const r = await runCli(inRoot(sb, "run", "--approve", "allow-all", "-m", "go"));
     assert.equal(r.code, 0, r.stderr);
     const sid = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1];
     assert.ok(sid, r.stderr);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { addModel } from "../../lib/state/project_config.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
+import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
 import { makeRoot } from "../agent/_support.ts";
 
 const VAULT_TOKEN = "vlt-7c3a91e2d4b85f60";
@@ -12,23 +13,9 @@ const ENV_KEY = "sk-proj-Env0a1b2c3d4e5f6g7h8i9";
 const SESSION_KEY = "sess-key-5566778899qq";
 const INLINE_KEY = "ds-9876543210zzyyxx";
 
-/** Every file under `dir`, as text. */
-async function readAll(dir: string): Promise<string> {
-  let out = "";
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out += await readAll(p);
-    else if (e.isFile) out += await Deno.readTextFile(p);
-  }
-  return out;
-}
-
 /** Fail when any 6-char piece of `secret` occurs in `text`. */
 function assertNoPiece(text: string, secret: string, where: string): void {
-  for (let i = 0; i + 6 <= secret.length; i++) {
-    const piece = secret.slice(i, i + 6);
-    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of a secret`);
-  }
+  assertNoPieceOf(text, [secret], where, 6);
 }
 
 Deno.test("run masks vault values and API keys that commands print: not in traces, request bodies or stdout", async () => {
@@ -50,18 +37,7 @@ Deno.test("run masks vault values and API keys that commands print: not in trace
       api_key: SESSION_KEY,
     }, { setDefault: true });
     await addModel(configPath, { provider: "deepseek", model_id: "x", api_key: INLINE_KEY });
-    const set = await runCli([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "MY_TOKEN",
-      "--value",
-      VAULT_TOKEN,
-    ]);
-    assert.equal(set.code, 0, set.stderr);
+    await setVault(sb.root, "MY_TOKEN", VAULT_TOKEN);
     await Deno.writeTextFile(
       join(sb.workspace, "keys.txt"),
       `env=${ENV_KEY}\nsession=${SESSION_KEY}\ninline=${INLINE_KEY}\n`,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseMessageLine } from "../../lib/protocol/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type ModelServerOptions, startModelServer, turn } from "../support/model_server.ts";
-import { addModelCli, type CliResult, denoDir, runCli, spawnCli } from "../support/cli.ts";
+import { addModelCli, type CliResult, denoDir, inRoot, runCli, spawnCli } from "../support/cli.ts";
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages, type Sandbox } from "../agent/_support.ts";
@@ -26,7 +26,7 @@ function scenario(
       server,
       sb,
       run: (args, stdin) =>
-        runCli(["--root", sb.root, "run", "--workspace", sb.workspace, ...args], {
+        runCli(inRoot(sb, "run", ...args), {
           ...(stdin !== undefined ? { stdin } : {}),
         }),
     }));
@@ -244,15 +244,7 @@ async function runAndSignal(
   args: string[],
   trigger: (m: OmniMessage) => Deno.Signal | undefined,
 ): Promise<{ code: number; messages: OmniMessage[]; stderr: string }> {
-  const child = spawnCli([
-    "--root",
-    sb.root,
-    "run",
-    "--workspace",
-    sb.workspace,
-    "--json",
-    ...args,
-  ]);
+  const child = spawnCli(inRoot(sb, "run", "--json", ...args));
   const stderr = new Response(child.stderr).text();
   const messages: OmniMessage[] = [];
   let sent = false;
@@ -495,17 +487,11 @@ Deno.test({
         turn.text("Understood."),
       ],
     }, async ({ sb }) => {
-      const script = await penguinScript(sb.workspace, [
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
+      const script = await penguinScript(
         sb.workspace,
-        "--approve",
-        "always-ask",
-        "-m",
-        "Write a and p.",
-      ], { NO_COLOR: "1" });
+        inRoot(sb, "run", "--approve", "always-ask", "-m", "Write a and p."),
+        { NO_COLOR: "1" },
+      );
       const pane = await startPane(script.command);
       try {
         await pane.waitFor(/\? Approve this tool call\? \[Y\/a\/n\] $/m, "the first prompt");
@@ -558,7 +544,7 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
   const env = { HOME: home, DENO_DIR: denoDir() };
   await scenario({ turns: turns() }, async ({ sb }) => {
     const r = await runCli(
-      ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Count."],
+      inRoot(sb, "run", "-m", "Count."),
       {
         env,
       },
@@ -582,7 +568,7 @@ Deno.test("run collapses long tool output to head, tail and '… N more lines'; 
   });
   await scenario({ turns: turns() }, async ({ sb }) => {
     const r = await runCli(
-      ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Count.", "--verbose"],
+      inRoot(sb, "run", "-m", "Count.", "--verbose"),
       { env },
     );
     assert.equal(r.code, 0, r.stderr);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { denoDir, penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { denoDir, inRoot, penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { hasTmux, shellQuote, startPane } from "../support/tmux.ts";
 import { makeRoot } from "../agent/_support.ts";
 
@@ -85,15 +85,7 @@ Deno.test("run into a pipe, or under NO_COLOR, prints the Markdown raw and no wa
   const server = await startModelServer({ turns: [turn.text(ANSWER)] });
   const sb = await makeRoot(server);
   try {
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "-m",
-      "Write release notes.",
-    ]);
+    const r = await runCli(inRoot(sb, "run", "-m", "Write release notes."));
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.startsWith(`${ANSWER}\n`), r.stdout);
     // deno-lint-ignore no-control-regex

@@ -11,7 +11,8 @@ import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/st
 import { systemConfigPath } from "../../lib/state/paths.ts";
 import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { runCli, runCliOk } from "../support/cli.ts";
+import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
 import { makeRoot } from "../support/roots.ts";
 import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
 
@@ -20,14 +21,8 @@ const MCP_VALUE = "Tkv9NG7kXw6mYN2bQ4cR8dS1eU3fW5gH";
 
 /** Fail when any 8-character piece of a secret occurs in `text`, raw or as a terminal shows it. */
 function assertNoPiece(text: string, where: string): void {
-  const shown = safeText(text);
-  for (const secret of [VAULT_VALUE, MCP_VALUE]) {
-    for (let i = 0; i + 8 <= secret.length; i++) {
-      const piece = secret.slice(i, i + 8);
-      assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of a secret`);
-      assert.ok(!shown.includes(piece), `${where} shows "${piece}" on a terminal`);
-    }
-  }
+  assertNoPieceOf(text, [VAULT_VALUE, MCP_VALUE], where);
+  assertNoPieceOf(safeText(text), [VAULT_VALUE, MCP_VALUE], `${where} on a terminal`);
 }
 
 /** Characters a terminal draws as nothing (default-ignorable and format characters). */
@@ -39,21 +34,7 @@ function assertNoHiddenPiece(text: string, where: string): void {
   assertNoPiece(text.replace(INVISIBLE, ""), `${where} (invisible characters removed)`);
 }
 
-async function readAll(dir: string): Promise<string> {
-  let out = "";
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out += await readAll(p);
-    else if (e.isFile) out += await Deno.readTextFile(p);
-  }
-  return out;
-}
-
-async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(args, { env: { PAGER: "cat" } });
-  assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
-  return r;
-}
+const ok = (args: string[]) => runCliOk(args, { env: { PAGER: "cat" } });
 
 Deno.test("run: a secret split by escape sequences, and one in an MCP server's tool list, is masked everywhere", async () => {
   await cacheServers();
@@ -62,17 +43,7 @@ Deno.test("run: a secret split by escape sequences, and one in an MCP server's t
   const sb = await makeRoot(server, { visible: true });
   try {
     await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
-    await ok([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "ATK_V",
-      "--value",
-      VAULT_VALUE,
-    ]);
+    await setVault(sb.root, "ATK_V", VAULT_VALUE);
     const config = systemConfigPath({
       root: sb.root,
       projectId: DEFAULT_PROJECT_ID,
@@ -147,17 +118,7 @@ Deno.test("run: another data root penguin has used is hidden from the model's co
   const sb = await makeRoot(server, { visible: true });
   try {
     // Root A is only configured (its vault set), never run.
-    await ok([
-      "--root",
-      other.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "OTHER",
-      "--value",
-      VAULT_VALUE,
-    ]);
+    await setVault(other.root, "OTHER", VAULT_VALUE);
     const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
     assert.equal(r.code, 0, r.stderr);
     const bodies = JSON.stringify(server.requests.map((q) => q.body));
@@ -182,17 +143,7 @@ Deno.test("run: a secret split by invisible characters (bidi marks, tag characte
   const sb = await makeRoot(server, { visible: true });
   try {
     await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
-    await ok([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "ATK_V",
-      "--value",
-      VAULT_VALUE,
-    ]);
+    await setVault(sb.root, "ATK_V", VAULT_VALUE);
     const config = systemConfigPath({
       root: sb.root,
       projectId: DEFAULT_PROJECT_ID,

@@ -2,7 +2,7 @@
 // it, sees it listed, and can read its files (read-only) from its commands.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
 
@@ -33,17 +33,7 @@ Deno.test("run --skill sends a [use_skills] block, and the model's commands can 
       turn.text("done"),
     );
 
-    const unknown = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--skill",
-      "nope",
-      "-m",
-      "x",
-    ]);
+    const unknown = await runCli(inRoot(sb, "run", "--skill", "nope", "-m", "x"));
     assert.equal(unknown.code, 2);
     assert.match(
       unknown.stderr,
@@ -51,17 +41,7 @@ Deno.test("run --skill sends a [use_skills] block, and the model's commands can 
     );
     assert.equal(server.requests.length, 0, "nothing is sent for an unknown skill");
 
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--skill",
-      "notes",
-      "-m",
-      "write a note",
-    ]);
+    const r = await runCli(inRoot(sb, "run", "--skill", "notes", "-m", "write a note"));
     assert.equal(r.code, 0, r.stderr);
     const first = server.requests[0]!.body as { messages: { role: string; content: unknown }[] };
     const system = JSON.stringify(first.messages.find((m) => m.role === "system")?.content);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { dateDirName, listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { type CliResult, runCli } from "../support/cli.ts";
+import { type CliResult, inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
 
 /** The stderr lines that are not the run header or a sandbox/permission notice. */
@@ -41,7 +41,7 @@ Deno.test("run and chat stop with exit 1 and one line when the trace directory c
         await Deno.writeTextFile(join(tracesDir(sb.root), dateDirName(day)), "not a dir\n");
       }
       const r = command === "run"
-        ? await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Touch."])
+        ? await runCli(inRoot(sb, "run", "-m", "Touch."))
         : await runCli(["--root", sb.root, "chat", "--workspace", sb.workspace], {
           stdin: "Touch.\nAnd again.\n",
         });
@@ -129,15 +129,7 @@ Deno.test({
     }).output();
     assert.ok(mounted.success, new TextDecoder().decode(mounted.stderr));
     try {
-      const r = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "Touch.",
-      ]);
+      const r = await runCli(inRoot(sb, "run", "-m", "Touch."));
       assertOneTraceError(r, /: No space left on device \(os error 28\)/);
       await assert.rejects(Deno.stat(join(sb.workspace, "ran.txt")), Deno.errors.NotFound);
       assert.equal(server.requests.length, 1);

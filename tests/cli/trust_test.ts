@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
+import { hostRun } from "../support/host_git.ts";
 import { makeRoot, type Sandbox } from "../support/roots.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { sha256Hex, trustDir } from "../../lib/state/trust.ts";
@@ -52,22 +53,9 @@ async function runExec(sb: Sandbox, server: Server, ws: string, cmd: string) {
 
 /** `git` on the host, with no system or user config. */
 async function hostGit(cwd: string, home: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "u",
-      GIT_AUTHOR_EMAIL: "u@example.com",
-      GIT_COMMITTER_NAME: "u",
-      GIT_COMMITTER_EMAIL: "u@example.com",
-    },
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
+  const out = await hostRun(home, cwd, "git", args);
+  assert.equal(out.code, 0, out.stderr);
+  return out.stdout;
 }
 
 async function gitRepo(dir: string, home: string): Promise<void> {

@@ -11,6 +11,7 @@ import { GIT_EXEC_KEYS } from "../../lib/sandbox/git_exec_keys.ts";
 import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { run } from "../tools/_support.ts";
+import { hostRun } from "../support/host_git.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 
 interface Repo {
@@ -20,24 +21,9 @@ interface Repo {
   marker: string;
 }
 
-async function hostGit(r: Repo, args: string[]): Promise<{ code: number; out: string }> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd: r.ws,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: r.home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "u",
-      GIT_AUTHOR_EMAIL: "u@example.com",
-      GIT_COMMITTER_NAME: "u",
-      GIT_COMMITTER_EMAIL: "u@example.com",
-    },
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, out: dec.decode(out.stdout) + dec.decode(out.stderr) };
+/** The user's git on the host in the workspace. */
+function hostGit(r: Repo, args: string[]): Promise<{ code: number; out: string }> {
+  return hostRun(r.home, r.ws, "git", args);
 }
 
 async function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {

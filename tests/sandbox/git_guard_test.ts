@@ -17,6 +17,7 @@ import {
   DEFAULT_TOOL_DEFINITIONS,
 } from "../../lib/tools/mod.ts";
 import { run } from "../tools/_support.ts";
+import { hostRun } from "../support/host_git.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 
 interface Repo {
@@ -28,28 +29,12 @@ interface Repo {
 }
 
 /** Host git with no system or user config, as if on a clean machine. */
-async function hostGit(
+function hostGit(
   r: Repo,
   args: string[],
   cwd = r.ws,
 ): Promise<{ code: number; out: string }> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: r.home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "u",
-      GIT_AUTHOR_EMAIL: "u@example.com",
-      GIT_COMMITTER_NAME: "u",
-      GIT_COMMITTER_EMAIL: "u@example.com",
-    },
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, out: dec.decode(out.stdout) + dec.decode(out.stderr) };
+  return hostRun(r.home, cwd, "git", args);
 }
 
 /** A temp dir with a committed repository `ws` (or a plain `ws` inside an outer repo). */

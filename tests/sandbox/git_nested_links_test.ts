@@ -11,27 +11,13 @@
 //   any repository matches (N10).
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
 import { createWorld, runSession, type World } from "./redteam/_world.ts";
 
+/** The user's git on the host in `cwd`; its output. */
 async function hostGit(w: World, cwd: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: w.home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "u",
-      GIT_AUTHOR_EMAIL: "u@example.com",
-      GIT_COMMITTER_NAME: "u",
-      GIT_COMMITTER_EMAIL: "u@example.com",
-    },
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return dec.decode(out.stdout) + dec.decode(out.stderr);
+  return (await hostRun(w.home, cwd, "git", args)).out;
 }
 
 const exec = (cmd: string) => ({

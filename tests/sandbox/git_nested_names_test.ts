@@ -9,29 +9,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { escapeName, findNestedRepos } from "../../lib/sandbox/git_nested.ts";
+import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
 import { createWorld, runSession, type World } from "./redteam/_world.ts";
 
 /** Run `script` with bash in `cwd` as the user's shell would (the host's git, not sandboxed). */
 async function hostSh(w: World, cwd: string, script: string): Promise<string> {
-  const out = await new Deno.Command("bash", {
-    args: ["-c", script],
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: w.home,
-      LC_ALL: "C",
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "u",
-      GIT_AUTHOR_EMAIL: "u@example.com",
-      GIT_COMMITTER_NAME: "u",
-      GIT_COMMITTER_EMAIL: "u@example.com",
-    },
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return dec.decode(out.stdout) + dec.decode(out.stderr);
+  return (await hostRun(w.home, cwd, "bash", ["-c", script], { LC_ALL: "C" })).out;
 }
 
 const exec = (cmd: string) => ({

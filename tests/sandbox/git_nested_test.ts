@@ -12,6 +12,7 @@ import { armedReason, findNestedRepos } from "../../lib/sandbox/git_nested.ts";
 import { resolvePlan } from "../../lib/sandbox/plan.ts";
 import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
 import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
+import { hostRun } from "../support/host_git.ts";
 import { run } from "../tools/_support.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 import { createWorld, runSession } from "./redteam/_world.ts";
@@ -23,24 +24,8 @@ interface Repo {
   marker: string;
 }
 
-const GIT_ENV = {
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "u",
-  GIT_AUTHOR_EMAIL: "u@example.com",
-  GIT_COMMITTER_NAME: "u",
-  GIT_COMMITTER_EMAIL: "u@example.com",
-};
-
 async function hostGit(home: string, cwd: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ...GIT_ENV },
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return dec.decode(out.stdout) + dec.decode(out.stderr);
+  return (await hostRun(home, cwd, "git", args)).out;
 }
 
 async function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {

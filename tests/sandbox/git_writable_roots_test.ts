@@ -6,28 +6,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
+import { hostRun } from "../support/host_git.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
 import { createWorld, runSession } from "./redteam/_world.ts";
 
-const GIT_ENV = {
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "u",
-  GIT_AUTHOR_EMAIL: "u@example.com",
-  GIT_COMMITTER_NAME: "u",
-  GIT_COMMITTER_EMAIL: "u@example.com",
-};
-
 /** The user's git on the host (own HOME, no system configuration); its output. */
 async function hostGit(home: string, cwd: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, ...GIT_ENV },
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return dec.decode(out.stdout) + dec.decode(out.stderr);
+  return (await hostRun(home, cwd, "git", args)).out;
 }
 
 interface World {

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
+import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
 import { withModelRoot, withWorkspace } from "../support/roots.ts";
 
@@ -241,22 +242,9 @@ Deno.test("sandbox run applies penguin.jsonc: read-only narrows, outside roots n
 
 /** `git` on the host, with no system or user config. */
 async function hostGit(cwd: string, home: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command("git", {
-    args,
-    cwd,
-    clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: home,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "u",
-      GIT_AUTHOR_EMAIL: "u@example.com",
-      GIT_COMMITTER_NAME: "u",
-      GIT_COMMITTER_EMAIL: "u@example.com",
-    },
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
+  const out = await hostRun(home, cwd, "git", args);
+  assert.equal(out.code, 0, out.stderr);
+  return out.stdout;
 }
 
 const COMMIT = "echo b > b.txt && git add b.txt && " +

@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { visibleTempDir } from "../support/roots.ts";
-import { addModel } from "../../lib/state/project_config.ts";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { detectSandbox } from "../../lib/sandbox/mod.ts";
 
 const report = await detectSandbox();
@@ -42,12 +41,7 @@ async function layout(cmd: string): Promise<Layout> {
         : turn.text("done"),
   });
   const root = join(base, "data");
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl("openai-chat"),
-    client_type: "openai-chat",
-  }, { setDefault: true });
+  await addServerModel(root, server);
   return { base, root, outer, ws, victim, server };
 }
 

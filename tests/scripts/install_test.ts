@@ -4,32 +4,17 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { MARKER, taskFlags } from "../../scripts/install.ts";
-import { denoDir, REPO } from "../support/cli.ts";
+import { type CliResult, denoDir, modelAddArgs, REPO, runText } from "../support/cli.ts";
 import { visibleTempDir } from "../support/roots.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(
+/** `cmd args` in `opts.cwd` with only the environment `opts.env`. */
+function run(
   cmd: string,
   args: string[],
   opts: { cwd: string; env: Record<string, string> },
-): Promise<Run> {
-  const out = await new Deno.Command(cmd, {
-    args,
-    cwd: opts.cwd,
-    env: opts.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+): Promise<CliResult> {
+  return runText(cmd, { args, cwd: opts.cwd, env: opts.env, clearEnv: true });
 }
 
 /** A fresh user: HOME and DENO_INSTALL_ROOT in `base`, Deno's module cache kept (no downloads). */
@@ -45,7 +30,11 @@ function userEnv(base: string, extra: Record<string, string> = {}): Record<strin
 }
 
 /** `deno task <args>` in the checkout, as a user types it. */
-function task(base: string, args: string[], extra: Record<string, string> = {}): Promise<Run> {
+function task(
+  base: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<CliResult> {
   return run(Deno.execPath(), ["task", ...args], { cwd: REPO, env: userEnv(base, extra) });
 }
 
@@ -104,22 +93,20 @@ Deno.test("deno task install puts a penguin on DENO_INSTALL_ROOT/bin that runs f
     });
     try {
       const root = join(base, "data");
-      const add = await run("penguin", [
-        "--root",
-        root,
-        "config",
-        "model",
-        "add",
-        "--provider",
-        "custom",
-        "--model-id",
-        "m",
-        "--base-url",
-        server.baseUrl("openai-chat"),
-        "--client-type",
-        "openai-chat",
-        "--set-default",
-      ], { cwd, env });
+      const add = await run(
+        "penguin",
+        modelAddArgs(
+          root,
+          "custom",
+          "m",
+          "--base-url",
+          server.baseUrl("openai-chat"),
+          "--client-type",
+          "openai-chat",
+          "--set-default",
+        ),
+        { cwd, env },
+      );
       assert.equal(add.code, 0, add.stderr);
       const r = await run("penguin", ["--root", root, "run", "-m", "write it"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);

@@ -2,19 +2,14 @@
 // against the source form (`deno run` with the flags of `deno task penguin`): no denort on
 // this machine, so `deno compile` cannot produce a runnable binary.
 import assert from "node:assert/strict";
-import { denoDir, penguinArgv, REPO } from "../support/cli.ts";
+import { denoDir, penguinArgv, REPO, runText } from "../support/cli.ts";
 
-async function smoke(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
+function smoke(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runText(Deno.execPath(), {
     args: ["run", "-A", `${REPO}scripts/smoke_binary.ts`, ...argv],
     cwd: REPO,
     env: { DENO_DIR: denoDir(), NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  });
 }
 
 Deno.test("smoke_binary passes every step against penguin run with the binary's flags", async () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { withTempDir } from "../support/roots.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { FACTORY_COMMAND_POLICY_RULES } from "../../lib/state/command_policy_defaults.ts";
 import {
@@ -14,14 +15,7 @@ import {
   setVisionModel,
 } from "../../lib/state/project_config.ts";
 
-async function withTemp(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-pc-" });
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const withTemp = (fn: (dir: string) => Promise<void>) => withTempDir("penguin-pc-", fn);
 
 function fullConfig(): ProjectConfig {
   return {

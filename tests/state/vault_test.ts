@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { withTempDir } from "../support/roots.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import {
   loadVault,
@@ -10,14 +11,7 @@ import {
   VAULT_VALUE_MAX,
 } from "../../lib/state/vault.ts";
 
-async function withTemp(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-vault-" });
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const withTemp = (fn: (dir: string) => Promise<void>) => withTempDir("penguin-vault-", fn);
 
 Deno.test("vault: missing file is empty; set writes 0600; emptying removes the file", async () => {
   await withTemp(async (dir) => {

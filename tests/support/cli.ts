@@ -1,5 +1,6 @@
 // Runs the penguin CLI as a subprocess under the production permission set
 // (deno.json "permissions.penguin"), exactly the flags the binary is built with.
+import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 
 /** Repository root. */
@@ -136,6 +137,52 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
   };
 }
 
+/** Run `command` with no input and collect its output as text. */
+export async function runText(
+  command: string,
+  opts: Omit<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
+): Promise<CliResult> {
+  const out = await new Deno.Command(command, {
+    ...opts,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/**
+ * The argv of `penguin config model add` of (`provider`, `modelId`) in
+ * `root`, with `extra` flags after them.
+ */
+export function modelAddArgs(
+  root: string,
+  provider: string,
+  modelId: string,
+  ...extra: string[]
+): string[] {
+  return [
+    "--root",
+    root,
+    "config",
+    "model",
+    "add",
+    "--provider",
+    provider,
+    "--model-id",
+    modelId,
+    ...extra,
+  ];
+}
+
+/** {@linkcode runCli}, asserting that penguin exited 0. */
+export async function runCliOk(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const r = await runCli(args, opts);
+  assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
+  return r;
+}
+
 /**
  * `penguin config model add` of (custom, `modelId`) at `baseUrl`
  * (openai-chat) as the project's default model, with `extra` flags (prices,
@@ -147,23 +194,19 @@ export async function addModelCli(
   extra: string[] = [],
   modelId = "m",
 ): Promise<void> {
-  const r = await runCli([
-    "--root",
-    root,
-    "config",
-    "model",
-    "add",
-    "--provider",
-    "custom",
-    "--model-id",
-    modelId,
-    "--base-url",
-    baseUrl,
-    ...extra,
-    "--client-type",
-    "openai-chat",
-    "--set-default",
-  ]);
+  const r = await runCli(
+    modelAddArgs(
+      root,
+      "custom",
+      modelId,
+      "--base-url",
+      baseUrl,
+      ...extra,
+      "--client-type",
+      "openai-chat",
+      "--set-default",
+    ),
+  );
   if (r.code !== 0) throw new Error(`config model add failed (${r.code}): ${r.stderr}`);
 }
 

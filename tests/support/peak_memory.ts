@@ -8,7 +8,7 @@
  * @module
  */
 import { join } from "node:path";
-import { penguinArgv, penguinEnv, REPO } from "./cli.ts";
+import { penguinArgv, penguinEnv, REPO, runText } from "./cli.ts";
 
 /** A process's peak resident set in bytes (VmHWM), or undefined when it is gone. */
 export function peakRss(pid: number): number | undefined {
@@ -100,21 +100,12 @@ const WAITER = [
  */
 export async function runCliPeak(args: string[], dir: string): Promise<PeakRun> {
   const report = join(dir, `peak-${crypto.randomUUID()}`);
-  const out = await new Deno.Command("/usr/bin/python3", {
+  const out = await runText("/usr/bin/python3", {
     args: ["-c", WAITER, report, Deno.execPath(), ...penguinArgv(), ...args],
     cwd: REPO,
     env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
+  });
   const kib = Number(await Deno.readTextFile(report));
   await Deno.remove(report);
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-    peakBytes: kib * 1024,
-  };
+  return { ...out, peakBytes: kib * 1024 };
 }

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import type { WireProtocol } from "../../lib/models/wire.ts";
-import { addModel } from "../../lib/state/project_config.ts";
+import { addModel, type ModelInput } from "../../lib/state/project_config.ts";
 import { type ModelServer, type ModelServerOptions, withModelServer } from "./model_server.ts";
 
 /** Run `fn` with a new empty directory, removed afterwards. */
@@ -64,6 +64,25 @@ export interface Sandbox {
   cleanup(): Promise<void>;
 }
 
+/**
+ * Make (custom, m) at `server`, spoken to over `protocol`, the default model
+ * of data root `root`, with the fields of `extra` (an API key, a context window).
+ */
+export async function addServerModel(
+  root: string,
+  server: ModelServer,
+  extra: Partial<ModelInput> = {},
+  protocol: WireProtocol = "openai-chat",
+): Promise<void> {
+  await addModel(join(root, "default_project", ".project_config.toml"), {
+    provider: "custom",
+    model_id: "m",
+    base_url: server.baseUrl(protocol),
+    client_type: protocol,
+    ...extra,
+  }, { setDefault: true });
+}
+
 /** Options of {@linkcode makeRoot}. */
 export interface RootOptions {
   /** The model's context window. */
@@ -82,13 +101,12 @@ export async function makeRoot(server: ModelServer, opts: RootOptions = {}): Pro
   const root = join(base, "data");
   const workspace = join(base, "ws");
   await Deno.mkdir(workspace, { recursive: true });
-  await addModel(join(root, "default_project", ".project_config.toml"), {
-    provider: "custom",
-    model_id: "m",
-    base_url: server.baseUrl(opts.protocol ?? "openai-chat"),
-    client_type: opts.protocol ?? "openai-chat",
-    ...(opts.contextWindow ? { context_window: opts.contextWindow } : {}),
-  }, { setDefault: true });
+  await addServerModel(
+    root,
+    server,
+    opts.contextWindow ? { context_window: opts.contextWindow } : {},
+    opts.protocol,
+  );
   return {
     base,
     root,

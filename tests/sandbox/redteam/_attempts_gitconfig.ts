@@ -7,6 +7,7 @@
 // looks for the attack's marker outside every writable root.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { hostRun } from "../../support/host_git.ts";
 import { type Attempt, edit, exec, notCreated, unchanged, write } from "./_attempt_kit.ts";
 import type { World } from "./_world.ts";
 
@@ -44,23 +45,7 @@ export async function prepareGitconfigWorld(w: World): Promise<void> {
 /** Run the user's host git (no system config): status, then a commit (which runs the user's hook). */
 async function hostGitRunsNothingPlanted(w: World, cwd = w.ws): Promise<void> {
   for (const args of [["status"], ["st"], ["commit", "-q", "--allow-empty", "-m", "user"]]) {
-    await new Deno.Command("git", {
-      args,
-      cwd,
-      clearEnv: true,
-      env: {
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-        HOME: w.home,
-        GIT_CONFIG_NOSYSTEM: "1",
-        GIT_AUTHOR_NAME: "u",
-        GIT_AUTHOR_EMAIL: "u@example.com",
-        GIT_COMMITTER_NAME: "u",
-        GIT_COMMITTER_EMAIL: "u@example.com",
-      },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
+    await hostRun(w.home, cwd, "git", args);
   }
   await notCreated(marker(w));
   if (cwd !== w.ws) return;
