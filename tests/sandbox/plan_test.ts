@@ -48,7 +48,8 @@ Deno.test("resolvePlan hides only the secrets that exist in a home that is the w
     const plan = await resolvePlan(policy, home);
     assert.deepEqual(own(plan.hideDirs), [join(home, ".ssh")]);
     assert.deepEqual(plan.hideFiles, [join(home, ".netrc")]);
-    assert.ok(homeSecrets(home).length > plan.hideDirs.length + plan.hideFiles.length);
+    // Only those that exist: other penguin data roots noted on this machine are hidden too.
+    assert.ok(homeSecrets(home).length > own(plan.hideDirs).length + plan.hideFiles.length);
   });
 });
 
