@@ -159,6 +159,60 @@ function maskOutcome(item: ModelStreamItem, mask: (s: string) => string): ModelS
   return { kind: "end", outcome: { ...item.outcome, error_message } };
 }
 
+/** The masked ids of a session's calls. */
+interface IdMasking {
+  /** The masked id of a call id (the same one for its partials and its complete call). */
+  maskId(id: string): string;
+  /** The call is complete: its id is no longer needed. */
+  done(id: string): void;
+}
+
+/** Call ids masked as text, each changed one once, kept unique through `toolCallIds`. */
+function createIdMasking(mask: (s: string) => string, toolCallIds?: ToolCallIds): IdMasking {
+  /** The masked id of each call id that holds a secret, until its complete call. */
+  const maskedIds = new Map<string, string>();
+  return {
+    maskId(id) {
+      let out = maskedIds.get(id);
+      if (out !== undefined) return out;
+      out = mask(id);
+      if (out === id) return id;
+      out = toolCallIds ? toolCallIds.allocate(out) : out;
+      maskedIds.set(id, out);
+      return out;
+    },
+    done: (id) => void maskedIds.delete(id),
+  };
+}
+
+/** A partial (name and id already masked) with its streamed field masked by its segment. */
+function* maskPartial(
+  p: ModelPayload & Record<string, unknown>,
+  { field, key }: { field: string; key: string },
+  segments: Map<string, SegmentMasker>,
+  secrets: readonly Secret[],
+): Generator<ModelStreamItem> {
+  const fresh = () =>
+    field === "arguments" ? argumentsMasker(secrets) : createSecretMasker(secrets);
+  if (p.event_type === "start") segments.set(key, fresh());
+  let masker = segments.get(key);
+  if (masker === undefined) {
+    masker = fresh();
+    segments.set(key, masker);
+  }
+  const value = typeof p[field] === "string" ? p[field] as string : "";
+  if (p.event_type !== "stop") {
+    yield { kind: "message", message: { ...p, [field]: masker.push(value) } };
+    return;
+  }
+  segments.delete(key);
+  const rest = masker.push(value) + masker.flush();
+  if (rest !== "" && value === "") {
+    yield { kind: "message", message: { ...p, event_type: "delta", [field]: rest } };
+    yield { kind: "message", message: { ...p, [field]: "" } };
+  } else yield { kind: "message", message: { ...p, [field]: rest } };
+}
+
 /**
  * Start the masking of a session's model output over `secrets`. Masked call
  * ids are made unique through `toolCallIds` (the session's id set).
@@ -171,49 +225,7 @@ export function createModelMasking(
   const active = createSecretMasker(secrets).active;
   /** Real arguments of masked calls, by (masked) call id, until the tool takes them. */
   const real = new Map<string, string>();
-  /** The masked id of each call id that holds a secret, until its complete call. */
-  const maskedIds = new Map<string, string>();
-  const maskId = (id: string): string => {
-    let out = maskedIds.get(id);
-    if (out !== undefined) return out;
-    out = mask(id);
-    if (out === id) return id;
-    out = toolCallIds ? toolCallIds.allocate(out) : out;
-    maskedIds.set(id, out);
-    return out;
-  };
-
-  /** A partial with its name and id masked, and its streamed field masked by its segment. */
-  function* maskPartial(
-    msg: ModelPayload & Record<string, unknown>,
-    field: string,
-    key: string,
-    segments: Map<string, SegmentMasker>,
-  ): Generator<ModelStreamItem> {
-    const p =
-      (msg.type === "partial_tool_call"
-        ? { ...msg, name: mask(msg.name), tool_call_id: maskId(msg.tool_call_id) }
-        : msg) as ModelPayload & Record<string, unknown>;
-    const fresh = () =>
-      field === "arguments" ? argumentsMasker(secrets) : createSecretMasker(secrets);
-    if (p.event_type === "start") segments.set(key, fresh());
-    let masker = segments.get(key);
-    if (masker === undefined) {
-      masker = fresh();
-      segments.set(key, masker);
-    }
-    const value = typeof p[field] === "string" ? p[field] as string : "";
-    if (p.event_type !== "stop") {
-      yield { kind: "message", message: { ...p, [field]: masker.push(value) } };
-      return;
-    }
-    segments.delete(key);
-    const rest = masker.push(value) + masker.flush();
-    if (rest !== "" && value === "") {
-      yield { kind: "message", message: { ...p, event_type: "delta", [field]: rest } };
-      yield { kind: "message", message: { ...p, [field]: "" } };
-    } else yield { kind: "message", message: { ...p, [field]: rest } };
-  }
+  const ids = createIdMasking(mask, toolCallIds);
 
   async function* masked(
     stream: AsyncIterable<ModelStreamItem>,
@@ -228,17 +240,20 @@ export function createModelMasking(
         const msg = item.message;
         const partial = partialField(msg);
         if (partial) {
+          const head = msg.type === "partial_tool_call"
+            ? { ...msg, name: mask(msg.name), tool_call_id: ids.maskId(msg.tool_call_id) }
+            : msg;
           yield* maskPartial(
-            msg as ModelPayload & Record<string, unknown>,
-            partial.field,
-            partial.key,
+            head as ModelPayload & Record<string, unknown>,
+            partial,
             segments,
+            secrets,
           );
           continue;
         }
-        const complete = maskComplete(msg as CompleteMessage, mask, maskId);
+        const complete = maskComplete(msg as CompleteMessage, mask, ids.maskId);
         if (complete.type === "tool_call") {
-          maskedIds.delete((msg as ToolCallMessage).tool_call_id);
+          ids.done((msg as ToolCallMessage).tool_call_id);
           if (complete !== msg) real.set(complete.tool_call_id, (msg as ToolCallMessage).arguments);
         }
         yield complete === msg ? item : { kind: "message", message: complete };
