@@ -385,8 +385,8 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
   const { toolset, meta } = parts;
   const secrets = secretsOf(parts);
   const toolCallIds = parts.toolCallIds ?? createToolCallIds();
-  // The model's own text, reasoning and arguments are masked like tool output (./_mask_model.ts).
-  const modelMasking = createModelMasking(secrets);
+  // The model's own output (text, reasoning, calls, errors) is masked like tool output (./_mask_model.ts).
+  const modelMasking = createModelMasking(secrets, toolCallIds);
   const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
     modelMasking.mask(streamModel({
       endpoint: parts.model.endpoint,
