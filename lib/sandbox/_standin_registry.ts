@@ -699,6 +699,11 @@ interface Letting {
   file?: Deno.FsFile | undefined;
 }
 
+/** Whether the directory `path` lies in exists (a link there counts: it may be a swap). */
+async function parentExists(path: string): Promise<boolean> {
+  return await Deno.lstat(dirname(path)).then(() => true, () => false);
+}
+
 /**
  * Whether `file` (open, exclusively locked) is the stand-in `record`
  * describes: its identity when recorded; else, judged by shape at the path.
@@ -721,6 +726,7 @@ async function removeStandIns(
   d: string,
   items: readonly Letting[],
   accept: (r: StandInRecord) => boolean,
+  own = true,
 ): Promise<string[]> {
   const stuck: string[] = [];
   const ops: StandInOp[] = [];
@@ -751,8 +757,14 @@ async function removeStandIns(
     for (const [i, it] of acting.entries()) {
       const r = results[i]!.result;
       if (r === "moved" || r === "same" || r === "failed") {
-        strays.add(it.key);
-        stuck.push(it.record.path);
+        if (own) {
+          strays.add(it.key);
+          stuck.push(it.record.path);
+        } else if (!await parentExists(it.record.path)) {
+          // Another process's stand-in whose directory is gone (deleted, or renamed away with
+          // the stand-in inside): nothing is left at its path to remove, so the record goes.
+          await dropRecord(d, it.key);
+        }
       } else {
         strays.delete(it.key);
         await dropRecord(d, it.key);
@@ -891,7 +903,9 @@ export async function sweepRegistry(accept: (r: StandInRecord) => boolean): Prom
     }
     if (keys.length === 0) return;
     await locked(async () => {
-      await removeStandIns(d, await unheldByPath(d, keys), accept);
+      // Not this process's: what cannot be removed stays recorded for a later sweep, but is
+      // neither retried nor reported by this process.
+      await removeStandIns(d, await unheldByPath(d, keys), accept, false);
       return { value: undefined, changed: true };
     });
   } catch {
