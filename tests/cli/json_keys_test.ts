@@ -46,6 +46,7 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
       turn.text("Second."),
       turn.text("pong"),
       turn.text("[summary]state[/summary]"),
+      turn.text("batch done"),
     ],
   });
   const sb = await makeRoot(server);
@@ -111,6 +112,13 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
     );
     await json(["schedules", "list", "--json"]);
     await json(["memory", "list", "--json"]);
+    const tasks = join(sb.root, "..", "tasks.yaml");
+    await Deno.writeTextFile(
+      tasks,
+      "tasks:\n  - {id: one, prompt: say done, workspace: batch-ws}\n",
+    );
+    await json(["batch", "run", tasks, "--json"]);
+    await json(["batch", "report", `${tasks}.results.jsonl`, "--json"]);
 
     // Every command with a --json flag ran above.
     const withJson = (await allCommands()).filter((c) => /--json\b/.test(c.help))
