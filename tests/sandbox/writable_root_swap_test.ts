@@ -10,6 +10,8 @@ import {
   spawnSandboxed,
 } from "../../lib/sandbox/mod.ts";
 import type { SandboxPlan, SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
+import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
 
 // The stand-in registry of this test process is its own (see workspace_swap_test.ts).
@@ -92,48 +94,74 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "a writable root swapped with a link in a loop: A's writes never land outside",
-  ignore: !bwrap,
-  fn: async () => {
-    const l = await layout();
-    const stop = join(l.base, "stop");
-    const swapper = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-ffi",
-        "--allow-read",
-        "--allow-write",
-        HELPER,
-        l.outer,
-        "shared",
-        "swap",
-        stop,
-        "2000000",
-      ],
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    try {
-      const outputs: { out: string; code?: number }[] = [];
-      for (let i = 0; i < 30; i++) outputs.push(await run(l.policy, `echo x > ../shared/PWN-${i}`));
-      await Deno.writeTextFile(stop, "");
-      const swaps = Number(
-        new TextDecoder().decode((await swapper.output()).stdout).trim().split("\n").at(-1),
-      );
-      assert.ok(swaps > 0, "the swapper ran");
-      assert.deepEqual(await names(l.victim), [], "nothing landed outside");
-      for (const o of outputs) {
-        if (o.code === undefined) {
-          assert.match(o.out, /session started|no longer lies in the directory|failed to set up/);
+for (const direct of [true, false]) {
+  Deno.test({
+    name: `a writable root swapped with a link in a loop: A's writes never land outside (${
+      direct ? "direct" : "supervised"
+    } launch)`,
+    ignore: !bwrap,
+    fn: async () => {
+      _pinLaunch({ direct });
+      const l = await layout();
+      const stop = join(l.base, "stop");
+      const swapper = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-ffi",
+          "--allow-read",
+          "--allow-write",
+          HELPER,
+          l.outer,
+          "shared",
+          "swap",
+          stop,
+          "2000000",
+        ],
+        stdout: "piped",
+        stderr: "inherit",
+      }).spawn();
+      try {
+        const outputs: { out: string; code?: number }[] = [];
+        for (let i = 0; i < 30; i++) {
+          outputs.push(await run(l.policy, `echo x > ../shared/PWN-${i}`));
         }
+        await Deno.writeTextFile(stop, "");
+        const swaps = Number(
+          new TextDecoder().decode((await swapper.output()).stdout).trim().split("\n").at(-1),
+        );
+        assert.ok(swaps > 0, "the swapper ran");
+        assert.deepEqual(await names(l.victim), [], "nothing landed outside");
+        for (const o of outputs) {
+          if (o.code === undefined) {
+            assert.match(o.out, /session started|no longer lies in the directory|failed to set up/);
+          }
+        }
+      } finally {
+        await Deno.writeTextFile(stop, "").catch(() => {});
+        await swapper.status;
+        await Deno.remove(l.base, { recursive: true });
+        _pinLaunch({});
       }
-    } finally {
-      await Deno.writeTextFile(stop, "").catch(() => {});
-      await swapper.status;
-      await Deno.remove(l.base, { recursive: true });
-    }
-  },
+    },
+  });
+}
+
+Deno.test("the launcher opens a writable root and checks its inode before bwrap binds it", async () => {
+  const dir = await visibleTempDir("penguin-rootswap-");
+  try {
+    const ino = (await Deno.stat(dir)).ino!;
+    const check = async (want: number) =>
+      await new Deno.Command("/bin/sh", {
+        args: ["-c", `${WS_OPEN}\nrootopen 8 "$1" "$2"`, "sh", dir, String(want)],
+        stderr: "piped",
+      }).output();
+    assert.equal((await check(ino)).code, 0);
+    const other = await check(ino + 1);
+    assert.notEqual(other.code, 0);
+    assert.match(new TextDecoder().decode(other.stderr), /the writable root .* session started in/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("every pinned writable root is bound from its descriptor, and mounts in it through it", () => {
