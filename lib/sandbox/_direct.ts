@@ -40,20 +40,25 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { INIT_OF, WS_OPEN } from "./_supervisor.ts";
+import { INIT_OF, type PinnedRoot, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
 
 /**
- * `sh -c` program: open the filter file (`$0`) as fd 3, the workspace (`$1`,
- * unless `-`) as fd 5 checked to be inode `$2` (see `WS_OPEN`), and become
- * bwrap (the rest).
+ * `sh -c` program: open the filter file (`$0`) as fd 3, the pinned roots
+ * (`$1` of them, then fd, path and inode of each: `pinnedRootArgs`), each
+ * checked to be its inode (see `WS_OPEN`), and become bwrap (the rest).
  */
 const OPEN_AND_EXEC = `${WS_OPEN}
 exec 3<"$0" || exit 126
-if [ "$1" != - ]; then wsopen "$1" "$2" || exit 126; fi
-shift 2
+n=$1
+shift
+while [ "$n" -gt 0 ]; do
+  rootopen "$1" "$2" "$3" || exit 126
+  shift 3
+  n=$((n - 1))
+done
 exec "$@"`;
 
 /**
@@ -87,8 +92,8 @@ export interface DirectOptions extends HandleOptions {
   args: string[];
   /** The seccomp filter file (see `_seccomp_file.ts`). */
   filter: string;
-  /** The workspace to open and check as fd 5 for bwrap's `--bind-fd 5` (`plan.workspaceId`). */
-  workspace?: { path: string; ino: number } | undefined;
+  /** The roots to open and check for bwrap's `--bind-fd` (`plan.workspaceId`, `plan.rootIds`); at most `SH_ROOT_FDS` besides the workspace. */
+  roots?: readonly PinnedRoot[] | undefined;
   /** bwrap's environment (the wrapper rebuilds the command's from it). */
   env: Record<string, string>;
   /** Directory bwrap starts in. */
@@ -135,7 +140,7 @@ export async function startDirect(opts: DirectOptions): Promise<SandboxedProcess
         "-c",
         OPEN_AND_EXEC,
         opts.filter,
-        ...(opts.workspace ? [opts.workspace.path, String(opts.workspace.ino)] : ["-", "-"]),
+        ...pinnedRootArgs(opts.roots ?? []),
         opts.bwrap,
         ...opts.args,
       ],

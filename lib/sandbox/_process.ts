@@ -5,7 +5,7 @@
  * @module
  */
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import { READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
+import { type PinnedRoot, READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
 
 /** How a child ended. */
 export interface ExitStatus {
@@ -68,8 +68,8 @@ export interface StartOptions {
    * this file (a path no sandbox can write).
    */
   seccomp?: boolean | string;
-  /** The workspace the supervisor opens and checks as fd 5 for bwrap's `--bind-fd 5`. */
-  workspace?: { path: string; ino: number } | undefined;
+  /** The roots the supervisor opens and checks for bwrap's `--bind-fd` (the workspace on fd 5). */
+  roots?: readonly PinnedRoot[] | undefined;
   /**
    * With inherited stdio: the file bwrap's setup messages go to until the
    * wrapper writes its ready line there (see `SUPERVISOR` in `_supervisor.ts`).
@@ -306,7 +306,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       direct: opts.setpriv !== undefined && mayRun(opts.setpriv),
       kind: opts.kind,
       seccomp: opts.seccomp,
-      workspace: opts.workspace,
+      roots: opts.roots,
       setupLog: opts.setupLog,
     });
     child = new Deno.Command(start.command, {

@@ -91,31 +91,67 @@ initof() {
 export const WORKSPACE_FD = 5;
 
 /**
- * sh function (dash and bash alike, builtins only): `wsopen PATH INO` opens
- * directory PATH as fd 5 and checks that the directory opened is inode INO
- * (from `/proc/self/fdinfo/5`; on kernels before 5.14, which have no `ino:`
- * there, by comparing it with PATH), else says so on stderr and fails. bwrap
- * then binds that descriptor, so the directory checked is the one bound
- * whatever happens to PATH meanwhile. penguin has checked the device and
- * inode of PATH just before (`plan.ts`).
+ * The fds the other writable roots reach bwrap on, in order: those `sh`
+ * (dash) can name (one digit; 3, 4 and 7 carry the seccomp filter and the
+ * setup log's stderr), then more that only bash can, so a plan with more
+ * than {@linkcode SH_ROOT_FDS} other roots takes the supervised path.
  */
-export const WS_OPEN = `wsopen() {
-  exec 5<"$1" || return 1
+export const ROOT_FDS: readonly number[] = [
+  6,
+  8,
+  9,
+  ...Array.from({ length: 40 }, (_, i) => 10 + i),
+];
+
+/** How many of {@linkcode ROOT_FDS} the direct path's `sh` can open. */
+export const SH_ROOT_FDS = 3;
+
+/** A writable root the launcher opens on `fd` and checks to be inode `ino` before bwrap binds it. */
+export interface PinnedRoot {
+  fd: number;
+  path: string;
+  ino: number;
+}
+
+/** The launcher arguments for `roots`: their count, then fd, path and inode of each. */
+export function pinnedRootArgs(roots: readonly PinnedRoot[]): string[] {
+  return [String(roots.length), ...roots.flatMap((r) => [String(r.fd), r.path, String(r.ino)])];
+}
+
+/**
+ * sh functions (dash and bash alike, builtins only): `rootopen FD PATH INO`
+ * opens directory PATH as fd FD and checks that the directory opened is
+ * inode INO (from `/proc/self/fdinfo/FD`; on kernels before 5.14, which
+ * have no `ino:` there, by comparing it with PATH), else says so on stderr
+ * and fails; `wsopen PATH INO` does that for the workspace, on fd
+ * {@linkcode WORKSPACE_FD}. bwrap then binds each
+ * descriptor, so the directory checked is the one bound whatever happens
+ * to PATH meanwhile. penguin has checked the device and inode of PATH just
+ * before (`plan.ts`).
+ */
+export const WS_OPEN = `rootopen() {
+  case $1 in *[!0-9]*|'') return 1 ;; esac
+  eval "exec $1<\"\$2\"" || return 1
   wi=
-  while read -r wk wv; do [ "$wk" = ino: ] && wi=$wv; done </proc/self/fdinfo/5
-  if [ -z "$wi" ] && [ /proc/self/fd/5 -ef "$1" ]; then wi=$2; fi
-  [ "$wi" = "$2" ] && return 0
-  printf '%s\n' "penguin: the workspace \"$1\" is no longer the directory the session started in (it or one of its parent directories was renamed or replaced by a link); the command did not run" >&2
+  while read -r wk wv; do [ "$wk" = ino: ] && wi=$wv; done </proc/self/fdinfo/$1
+  if [ -z "$wi" ] && [ "/proc/self/fd/$1" -ef "$2" ]; then wi=$3; fi
+  [ "$wi" = "$3" ] && return 0
+  if [ "$1" = ${WORKSPACE_FD} ]; then ww="the workspace"; else ww="the writable root"; fi
+  printf '%s\n' "penguin: $ww \"$2\" is no longer the directory the session started in (it or one of its parent directories was renamed or replaced by a link); the command did not run" >&2
   return 1
+}
+wsopen() {
+  rootopen ${WORKSPACE_FD} "$1" "$2"
 }`;
 
 /**
  * Supervisor. `$1` setpriv path or `-`, `$2` kind (`ns`|`group`), `$3` the
  * seccomp filter for bwrap's `--seccomp 4`: `0` none, `1` from the `\xHH`
  * escapes in `__PSF` (one process substitution), or the absolute path of a
- * file holding it (opened without a fork); `$4` and `$5` the workspace path
- * and inode to bind from fd {@linkcode WORKSPACE_FD} (see {@linkcode WS_OPEN}),
- * or `-` and `-`; `$5` the setup log or `-`; then the job argv.
+ * file holding it (opened without a fork); `$4` the setup log or `-`; then
+ * the roots to open and check for bwrap's `--bind-fd` (see
+ * {@linkcode WS_OPEN}, {@linkcode pinnedRootArgs}): their count, then fd,
+ * path and inode of each; then the job argv.
  *
  * With a setup log (bubblewrap sharing penguin's stderr, where there is no
  * control channel), the job starts with its stderr on that file and the
@@ -149,8 +185,8 @@ export const SUPERVISOR = `if [ "$1" != - ]; then
   exec "$sp" --pdeathsig "$ds" -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" - "$@"
 fi
 shift
-kind=$1 filter=$2 ws=$3 wino=$4 log=$5
-shift 5
+kind=$1 filter=$2 log=$3 nr=$4
+shift 4
 c= pend= init= ipp=
 ${INIT_OF}
 ${WS_OPEN}
@@ -184,13 +220,20 @@ case $filter in
 *) exec 4<"$filter" ;;
 esac
 unset __PSF
-if [ "$ws" != - ]; then wsopen "$ws" "$wino" || exit 126; fi
+rfds=
+while [ "$nr" -gt 0 ]; do
+  rootopen "$1" "$2" "$3" || exit 126
+  rfds="$rfds $1"
+  shift 3
+  nr=$((nr - 1))
+done
 set -m
 if [ "$log" = - ]; then "$@" 0<&0 & else "$@" 0<&0 7>&2 2>"$log" & fi
 c=$!
 set +m
 trap '' INT QUIT TSTP TTIN TTOU
-exec 4<&- 5<&-
+exec 4<&-
+for f in $rfds; do eval "exec $f<&-"; done
 if [ "$pend" = KILL ]; then hard; elif [ -n "$pend" ]; then fwd "$pend"; fi
 while :; do
   wait "$c" 2>/dev/null
@@ -285,8 +328,8 @@ export function supervisorArgs(
     kind: SupervisorKind;
     /** Feed bwrap's `--seccomp 4`: from `__PSF` (`true`) or from this file (a path). */
     seccomp?: boolean | string | undefined;
-    /** Open and check this workspace as fd {@linkcode WORKSPACE_FD} for bwrap's `--bind-fd`. */
-    workspace?: { path: string; ino: number } | undefined;
+    /** Open and check these roots (the workspace on fd {@linkcode WORKSPACE_FD}) for bwrap's `--bind-fd`. */
+    roots?: readonly PinnedRoot[] | undefined;
     /** Start the job with its stderr on this file until the wrapper reports ready (see {@linkcode SUPERVISOR}). */
     setupLog?: string | undefined;
   },
@@ -296,7 +339,6 @@ export function supervisorArgs(
     : opts.seccomp === true
     ? "1"
     : opts.seccomp;
-  const ws = opts.workspace ? [opts.workspace.path, String(opts.workspace.ino)] : ["-", "-"];
   return [
     "-c",
     SUPERVISOR,
@@ -304,8 +346,8 @@ export function supervisorArgs(
     opts.setpriv ?? "-",
     opts.kind,
     seccomp,
-    ...ws,
     opts.setupLog ?? "-",
+    ...pinnedRootArgs(opts.roots ?? []),
     ...job,
   ];
 }

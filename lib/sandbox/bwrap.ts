@@ -46,6 +46,13 @@ export interface BwrapOptions {
    * substitute another directory.
    */
   workspaceFd?: number;
+  /**
+   * The caller opened the plan's other roots (`plan.rootIds`, in order) on
+   * these descriptors and checked them: each is bound from its descriptor,
+   * and mounts whose source lies in it take the source through it, as for
+   * `workspaceFd`.
+   */
+  rootFds?: readonly number[];
 }
 
 interface MountOp {
@@ -62,12 +69,25 @@ function depth(path: string): number {
  * The ordered mount arguments for `plan` (after `--ro-bind / / --dev /dev --proc /proc`),
  * the workspace bound from `workspaceFd` when given (see {@linkcode BwrapOptions}).
  */
-export function bwrapMountArgs(plan: SandboxPlan, workspaceFd?: number): string[] {
-  const ws = workspaceFd === undefined ? undefined : plan.roots[0];
+export function bwrapMountArgs(
+  plan: SandboxPlan,
+  workspaceFd?: number,
+  rootFds?: readonly number[],
+): string[] {
+  // Each root bound from a descriptor, by path; the deepest one holding a source gives it.
+  const fds = new Map<string, number>();
+  if (workspaceFd !== undefined) fds.set(plan.roots[0]!, workspaceFd);
+  if (rootFds !== undefined && plan.rootIds?.length === rootFds.length) {
+    plan.rootIds.forEach((id, i) => fds.set(id.path, rootFds[i]!));
+  }
+  const holder = (p: string) =>
+    [...fds.keys()].filter((r) => p === r || p.startsWith(r === "/" ? "/" : r + "/"))
+      .sort((a, b) => b.length - a.length)[0];
   const src = (p: string) => {
-    if (ws === undefined || (p !== ws && !p.startsWith(ws === "/" ? "/" : ws + "/"))) return p;
-    const rel = p.slice(ws.length).replace(/^\/+/, "");
-    return `/proc/self/fd/${workspaceFd}${rel === "" ? "" : "/" + rel}`;
+    const root = holder(p);
+    if (root === undefined) return p;
+    const rel = p.slice(root.length).replace(/^\/+/, "");
+    return `/proc/self/fd/${fds.get(root)}${rel === "" ? "" : "/" + rel}`;
   };
   const ops: MountOp[] = [{ path: "/tmp", rank: 0, args: ["--tmpfs", "/tmp"] }];
   const late: string[] = [];
@@ -79,8 +99,9 @@ export function bwrapMountArgs(plan: SandboxPlan, workspaceFd?: number): string[
     ops.push({ path: p, rank: 1, args: ["--ro-bind", "/dev/null", p] });
   }
   for (const p of plan.roots) {
-    const args = p === ws
-      ? [plan.writableRoots ? "--bind-fd" : "--ro-bind-fd", String(workspaceFd), p]
+    const fd = fds.get(p);
+    const args = fd !== undefined
+      ? [plan.writableRoots ? "--bind-fd" : "--ro-bind-fd", String(fd), p]
       : [plan.writableRoots ? "--bind" : "--ro-bind", src(p), p];
     ops.push({ path: p, rank: 2, args });
   }
@@ -129,7 +150,9 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
   for (const p of ["/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"]) {
     args.push("--ro-bind-try", p, p);
   }
-  args.push(...bwrapMountArgs(plan, plan.workspaceId ? opts.workspaceFd : undefined));
+  args.push(
+    ...bwrapMountArgs(plan, plan.workspaceId ? opts.workspaceFd : undefined, opts.rootFds),
+  );
   args.push("--cap-drop", "ALL", "--chdir", plan.cwd);
   if (opts.commandIsInit) args.push("--as-pid-1");
   else args.push("--clearenv");

@@ -9,7 +9,7 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { buildChildEnv } from "./env.ts";
-import type { SandboxPolicy } from "./policy.ts";
+import { type SandboxPolicy, writableRootPaths } from "./policy.ts";
 import { type WorkspaceId, workspaceIdentity } from "./workspace_identity.ts";
 import {
   type Placeholder,
@@ -102,6 +102,13 @@ export interface SandboxPlan {
    * inode, not whatever `roots[0]` names when it starts. Absent: bound by path.
    */
   workspaceId?: WorkspaceId;
+  /**
+   * The identities of `roots[1..]`, in that order (`rootIds[i].path` is
+   * `roots[i + 1]`): the directory each root was when the session first saw
+   * it, which the sandbox binds opened and checked by inode, like the
+   * workspace. Absent: bound by path.
+   */
+  rootIds?: WorkspaceId[];
   /** Working directory of the child. */
   cwd: string;
   /** The complete child environment. */
@@ -456,6 +463,45 @@ async function checkWorkspaceId(policy: SandboxPolicy, workspace: string): Promi
   return id;
 }
 
+/** Other writable roots first seen by a plan, for policies made without their identity (per process). */
+const rootsFirstSeen = new Map<string, WorkspaceId>();
+
+/**
+ * The identity the writable root `given` of `policy` had when the session
+ * first saw it, checked against `now` (its real path and status now); like
+ * {@linkcode checkWorkspaceId}, a root that now leads elsewhere or to
+ * another directory is refused: a session whose workspace holds it (a
+ * trusted `writable_roots: ["../shared"]`) swapped it for a link.
+ */
+function checkRootId(
+  policy: SandboxPolicy,
+  given: string,
+  now: { path: string; info: Deno.FileInfo },
+): WorkspaceId {
+  let id = policy.rootIds?.[given] ?? rootsFirstSeen.get(given);
+  if (id === undefined) {
+    const first = workspaceIdentity(given);
+    if ("problem" in first) {
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: the writable root "${given}" cannot be pinned down: ${first.problem}`,
+      );
+    }
+    rootsFirstSeen.set(given, id = first);
+  }
+  if (id.path !== now.path || now.info.dev !== id.dev || now.info.ino !== id.ino) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the writable root "${given}" now leads to ` +
+        `${id.path === now.path ? "another directory" : `"${now.path}"`}, not to the ` +
+        `directory "${id.path}" the session started with (it or one of its parent directories ` +
+        `was renamed or replaced by a link). No command runs until it is back; start a new ` +
+        `session to write to the directory there now`,
+    );
+  }
+  return id;
+}
+
 /**
  * Resolve `policy` for a child started in `cwd`. Throws a runtime error when
  * the workspace or cwd is missing; silently skips hide entries, scratchpad
@@ -483,14 +529,12 @@ export async function resolvePlan(
     }
   }
   const roots = [workspace];
-  const optional = [
-    ...(policy.scratchpad ? [policy.scratchpad] : []),
-    ...(policy.revealWritable ?? []),
-    ...(writableRoots ? policy.extraWritable : []),
-  ];
-  for (const p of optional) {
+  const rootIds: WorkspaceId[] = [];
+  for (const p of writableRootPaths(policy)) {
     const r = await real(p);
-    if (r?.info.isDirectory && !roots.includes(r.path)) roots.push(r.path);
+    if (!r?.info.isDirectory || roots.includes(r.path)) continue;
+    rootIds.push(checkRootId(policy, p, r));
+    roots.push(r.path);
   }
 
   const protect: string[] = [];
@@ -602,6 +646,7 @@ export async function resolvePlan(
     hideFiles,
     network: policy.network,
     workspaceId,
+    rootIds,
     cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
     env,
   };

@@ -59,6 +59,15 @@ export interface SandboxPolicy {
    * `plan.ts`, `bwrap.ts`). Absent: taken the first time a plan is made.
    */
   workspaceId?: WorkspaceId;
+  /**
+   * The other writable roots (scratchpad, `revealWritable`, `extraWritable`)
+   * that existed when the policy was made, by the path given here: each
+   * one's real path and identity. Like the workspace, a root that resolves
+   * elsewhere or to another directory since is refused, and the sandbox
+   * binds the directory it opened and checked (`plan.ts`, `bwrap.ts`).
+   * One missing here is taken the first time a plan sees it.
+   */
+  rootIds?: Record<string, WorkspaceId>;
   /** Absolute session scratchpad directory, writable like the workspace (optional). */
   scratchpad?: string;
   /** More absolute directories the child may write (workspace-write only). */
@@ -342,7 +351,28 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   // can rename it or one of its parents) must not lead the sandbox to another one.
   const id = workspaceIdOf(policy.workspace);
   if (id) policy.workspaceId = id;
+  // So is every other writable root, which may lie where another session can rename it too (a
+  // trusted `writable_roots: ["../shared"]` in an enclosing session's workspace).
+  const rootIds: Record<string, WorkspaceId> = {};
+  for (const p of writableRootPaths(policy)) {
+    const rid = workspaceIdOf(p);
+    if (rid) rootIds[p] = rid;
+  }
+  if (Object.keys(rootIds).length > 0) policy.rootIds = rootIds;
   return policy;
+}
+
+/**
+ * The writable roots of `policy` besides the workspace, as given: the
+ * scratchpad, the revealed writable directories and (in `workspace-write`)
+ * the extra writable directories.
+ */
+export function writableRootPaths(policy: SandboxPolicy): string[] {
+  return [
+    ...(policy.scratchpad ? [policy.scratchpad] : []),
+    ...(policy.revealWritable ?? []),
+    ...(policy.mode === "workspace-write" ? policy.extraWritable : []),
+  ];
 }
 
 /** Parse a `--sandbox` value; throws a usage error naming `flag` otherwise. */

@@ -33,14 +33,22 @@ import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos } from "./git_nested.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
-import { envAsData, SECCOMP_FD, WORKSPACE_FD, wrapperArgv } from "./_supervisor.ts";
+import {
+  envAsData,
+  type PinnedRoot,
+  ROOT_FDS,
+  SECCOMP_FD,
+  SH_ROOT_FDS,
+  WORKSPACE_FD,
+  wrapperArgv,
+} from "./_supervisor.ts";
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
-import { gitWalkRoots, isInside, planPathVanished, resolvePlan } from "./plan.ts";
+import { gitWalkRoots, isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
@@ -298,17 +306,19 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     init: true,
   });
   const filter = await seccompFile(plan.roots);
-  const sh = filter !== undefined ? directShell(opts) : undefined;
-  // The workspace is bound from a descriptor its launcher opened and checked (see _supervisor.ts).
-  const workspace = plan.workspaceId
-    ? { path: plan.roots[0]!, ino: plan.workspaceId.ino }
+  // Every writable root is bound from a descriptor its launcher opened and checked (see
+  // _supervisor.ts); more roots than `sh` can open take the supervised path (bash).
+  const pinned = () => pinnedRoots(plan);
+  const sh = filter !== undefined && (plan.rootIds?.length ?? 0) <= SH_ROOT_FDS
+    ? directShell(opts)
     : undefined;
   const argv = (seccompFd: number) =>
     bwrapArgv(plan, inner, {
       seccompFd,
       commandIsInit: true,
       disableUserns: report.disableUserns,
-      ...(workspace ? { workspaceFd: WORKSPACE_FD } : {}),
+      ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
+      ...(plan.rootIds ? { rootFds: ROOT_FDS.slice(0, plan.rootIds.length) } : {}),
     });
   const start = sh !== undefined && filter !== undefined
     ? () =>
@@ -318,7 +328,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
         bwrap,
         args: argv(DIRECT_SECCOMP_FD),
         filter,
-        workspace,
+        roots: pinned(),
         env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
@@ -330,7 +340,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
         job: [bwrap, ...argv(SECCOMP_FD)],
         setupLog: logged ? setupLog = await newSetupLog() : undefined,
         seccomp: filter ?? true,
-        workspace,
+        roots: pinned(),
         env: envAsData(
           plan.env,
           filter ? { PATH: DEFAULT_PATH } : { PATH: DEFAULT_PATH, __PSF: seccompEscapes() },
@@ -374,6 +384,18 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     tellUser(`Cannot start ${what}: the sandbox failed to set up: ${said}. ${common.hint}`);
     return undefined;
   });
+}
+
+/** The roots of `plan` its launcher opens and checks for bwrap: the workspace, then the others. */
+function pinnedRoots(plan: SandboxPlan): PinnedRoot[] {
+  const out: PinnedRoot[] = [];
+  if (plan.workspaceId) {
+    out.push({ fd: WORKSPACE_FD, path: plan.roots[0]!, ino: plan.workspaceId.ino });
+  }
+  (plan.rootIds ?? []).forEach((id, i) =>
+    out.push({ fd: ROOT_FDS[i]!, path: id.path, ino: id.ino })
+  );
+  return out;
 }
 
 /** Tell the user, on the stderr the command shares, why it did not run. */
