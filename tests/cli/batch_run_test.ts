@@ -226,3 +226,38 @@ Deno.test("batch run: a second run of the same tasks and results file is refused
     await sb.cleanup();
   }
 });
+
+Deno.test("batch run: a task whose recorded session never got its first record starts again", async () => {
+  const server = await startModelServer({ handler });
+  const sb = await makeRoot(server, { visible: true });
+  try {
+    const tasks = join(sb.base, "tasks.yaml");
+    await Deno.writeTextFile(tasks, "tasks:\n  - {id: k, prompt: say hi, workspace: work/k}\n");
+    const results = join(sb.base, "out.jsonl");
+    // A pod killed while the task's session was being created: the id was told, the file empty.
+    const sid = "session-2026-12-05-00-00-00-0badf00d";
+    const dir = join(sb.root, "default_project/agents/default_agent/traces/2026-12-05");
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(join(dir, `${sid}_001.jsonl`), "");
+    await Deno.writeTextFile(
+      results,
+      JSON.stringify({
+        id: "k",
+        outcome: "started",
+        session_id: sid,
+        at: new Date().toISOString(),
+      }) +
+        "\n",
+    );
+    const r = await runCli(["--root", sb.root, "batch", "run", tasks, "--results", results]);
+    assert.equal(r.code, 0, r.stderr);
+    const done = finals(await readRecords(results));
+    assert.deepEqual(done.map((x) => [x.id, x.outcome]), [["k", "completed"]]);
+    assert.notEqual(done[0]!.session_id, sid, "a new session");
+    await Deno.remove(join(dir, `${sid}_001.jsonl`)); // the empty file is no trace to validate
+    await assertGoodTrace(sb.root, done[0]!.session_id!);
+  } finally {
+    await server.close();
+    await sb.cleanup();
+  }
+});

@@ -19,7 +19,7 @@ import type { RunHooks, RunOne, TaskOutcome } from "../../batch/scheduler.ts";
 import type { TaskTokens } from "../../batch/results.ts";
 import { selfArgv } from "../../tools/host/self.ts";
 import { spawnHostChild } from "../../sandbox/mod.ts";
-import { locateInRoot } from "../../session/locate.ts";
+import { locateInRoot, peekHead } from "../../session/locate.ts";
 import { costOf, createPriceBook } from "../../inspect/pricing.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 
@@ -174,11 +174,29 @@ async function outcomeOf(
   return out;
 }
 
+/**
+ * Whether the session `id` recorded for a task can be resumed: its latest
+ * trace file starts with a readable `session_meta`. A task killed while
+ * its session was being created (the id already told, the file still
+ * empty) left nothing to resume: it starts again.
+ */
+async function resumable(root: string, id: string): Promise<boolean> {
+  try {
+    const { latest } = await locateInRoot(root, id);
+    return (await peekHead(latest.path))?.meta != null;
+  } catch {
+    return false;
+  }
+}
+
 /** A {@linkcode RunOne} running each task as `penguin --root <root> run --json …`. */
 export function subprocessRunOne(root: string): RunOne {
   return async (task: BatchTask, signal: AbortSignal, hooks: RunHooks) => {
     await Deno.mkdir(task.workspace, { recursive: true });
-    const argv = selfArgv(runArgs(root, task, hooks.resume));
+    const resume = hooks.resume !== undefined && await resumable(root, hooks.resume)
+      ? hooks.resume
+      : undefined;
+    const argv = selfArgv(runArgs(root, task, resume));
     const child = await spawnHostChild(argv);
     let why: "signal" | "timeout" | undefined;
     let grace: ReturnType<typeof setTimeout> | undefined;
