@@ -175,6 +175,23 @@ export function revealWritableOf(
   return dirs && dirs.length > 0 ? { revealWritable: [...dirs] } : {};
 }
 
+/** Wait in `queue` until called from it, or until `signal` aborts (then it leaves the queue). */
+function waitTurn(queue: (() => void)[], signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    };
+    const onAbort = () => {
+      const at = queue.indexOf(done);
+      if (at >= 0) queue.splice(at, 1);
+      resolve();
+    };
+    queue.push(done);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** A pool of confined workers loading `entry` (a module that calls `serveTools`). */
 export function createToolWorkerPool(
   entry: URL,
@@ -258,7 +275,7 @@ export function createToolWorkerPool(
     return spawn(key, roots, readOnly);
   }
 
-  /** A worker for `key`, waiting (until `signal` aborts) while `maxWorkers` are busy. */
+  /** A worker for `key`, waiting while `maxWorkers` are busy; a call aborted while it waits throws. */
   async function acquire(
     key: string,
     roots: string[],
@@ -266,22 +283,10 @@ export function createToolWorkerPool(
     signal: AbortSignal,
   ): Promise<Slot> {
     for (;;) {
-      signal.throwIfAborted();
       const slot = take(key, roots, readOnly);
       if (slot) return slot;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          const at = waiting.indexOf(done);
-          if (at >= 0) waiting.splice(at, 1);
-          resolve();
-        };
-        waiting.push(done);
-        signal.addEventListener("abort", onAbort, { once: true });
-      });
+      signal.throwIfAborted();
+      await waitTurn(waiting, signal);
     }
   }
 
