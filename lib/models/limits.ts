@@ -34,6 +34,14 @@ export const MAX_RESPONSE_THINKING = 8 * MiB;
  */
 export const MAX_RESPONSE_FIDELITY = 16 * MiB;
 
+/**
+ * Tool calls one response may make. Each call that completes runs (file
+ * tools and commands, each with its own memory and processes), so a
+ * response of thousands of small calls is stopped here, not by the
+ * argument limits.
+ */
+export const MAX_RESPONSE_TOOL_CALLS = 256;
+
 /** Messages (text segments, thinking blocks, tool calls) one response may produce. */
 export const MAX_RESPONSE_MESSAGES = 4096;
 

@@ -17,7 +17,7 @@
  *   answers the model with a failed output that says what is wrong.
  * - What one response may hold is bounded (./limits.ts): arguments past
  *   the per-call or the per-response limit, text, reasoning, opaque
- *   fidelity or messages past theirs stop the request with a
+ *   fidelity, tool calls or messages past theirs stop the request with a
  *   {@linkcode TOO_LARGE_CODE} error naming the limit and how much came; a
  *   call cut off there ends `failed` without its arguments (no tool runs it).
  *
@@ -43,6 +43,7 @@ import {
   MAX_RESPONSE_TEXT,
   MAX_RESPONSE_THINKING,
   MAX_RESPONSE_TOOL_ARGUMENTS,
+  MAX_RESPONSE_TOOL_CALLS,
   MAX_TOOL_ARGUMENTS,
   mib,
   TOO_LARGE_CODE,
@@ -110,7 +111,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
   let seg: Segment | undefined;
   const calls: OpenCall[] = [];
   /** Characters kept so far in this response: text, reasoning, arguments, fidelity JSON. */
-  const kept = { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0 };
+  const kept = { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0, calls: 0 };
 
   /**
    * Stop the request: the first limit passed is the error. `seen` is how
@@ -159,6 +160,18 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     state.error ??= {
       message: `The model's response has more than ${MAX_RESPONSE_MESSAGES} messages; ` +
         "penguin stopped reading it (a limit on what one response may hold)",
+      code: TOO_LARGE_CODE,
+    };
+    return false;
+  }
+
+  /** Count one more tool call (and message); false when a limit is passed. */
+  function countCall(): boolean {
+    if (++kept.calls <= MAX_RESPONSE_TOOL_CALLS) return countMessage();
+    state.error ??= {
+      message: `The model's response has more than ${MAX_RESPONSE_TOOL_CALLS} tool calls; ` +
+        "penguin stopped reading it (a limit on what one response may hold; " +
+        "ask the model to make fewer calls at once)",
       code: TOO_LARGE_CODE,
     };
     return false;
@@ -308,7 +321,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
           closeSegment("completed", out);
           const dup = calls.find((c) => c.key === d.key);
           if (dup) endCall(dup, "completed", out);
-          if (!countFidelity(d.fidelity ?? {}) || !countMessage()) break;
+          if (!countFidelity(d.fidelity ?? {}) || !countCall()) break;
           const call = openCall(d.key, d.id, d.name, d.fidelity ?? {}, out);
           if (d.oversize) oversizeCall(call);
           break;
@@ -317,7 +330,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
           if (d.args === "") break;
           let call = calls.find((c) => c.key === d.key);
           if (!call) {
-            if (!countMessage()) break;
+            if (!countCall()) break;
             call = openCall(d.key, d.key, "", {}, out);
           }
           if (call.oversize) break;

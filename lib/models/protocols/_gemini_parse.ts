@@ -11,6 +11,7 @@
  * @module
  */
 import { MALFORMED_CODE } from "../classify.ts";
+import { MAX_RESPONSE_TOOL_CALLS } from "../limits.ts";
 import type { FinishReason, SseEvent, WireDelta, WireError, WireParser } from "../wire.ts";
 
 import { isRecord, type Json, parseErrorBody, parseEventJson, str } from "./_parse_common.ts";
@@ -152,8 +153,11 @@ function handleChunk(state: State, chunk: Json): WireDelta[] {
     ? candidate.content.parts.filter(isRecord)
     : [];
   for (const part of parts) {
-    if (isRecord(part.functionCall)) functionCallPart(state, part, part.functionCall, out);
-    else if (part.thought === true) textPart(state, part, "thinking", out);
+    if (isRecord(part.functionCall)) {
+      // Past the limit the translator has stopped the response: the rest is not made into calls.
+      if (state.calls > MAX_RESPONSE_TOOL_CALLS) break;
+      functionCallPart(state, part, part.functionCall, out);
+    } else if (part.thought === true) textPart(state, part, "thinking", out);
     else if (typeof part.text === "string") textPart(state, part, "text", out);
     // inlineData, executableCode, codeExecutionResult: not surfaced.
   }

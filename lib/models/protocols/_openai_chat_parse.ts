@@ -11,12 +11,17 @@
  * sent), which is the form OpenRouter expects back on the assistant message.
  *
  * A call's arguments are kept here (to tell whether they are complete JSON
- * when another call starts) only up to the limits of ../limits.ts; past
+ * when another call starts: each character is scanned once as it comes, and
+ * the arguments are parsed once, when their object closes — never again per
+ * new call) only up to the limits of ../limits.ts; past
  * them the call ends at once, marked `oversize`, its arguments are dropped
  * (the delta that passed the limit is still handed on, for the translator
  * to say how much came) and the rest of its deltas are skipped; the
  * translator then stops the response. Reasoning details past the fidelity
- * limit stop the response with a {@linkcode TOO_LARGE_CODE} error.
+ * limit stop the response with a {@linkcode TOO_LARGE_CODE} error. Calls
+ * past {@linkcode MAX_RESPONSE_TOOL_CALLS} are not passed on (the translator
+ * stops the response at the first of them), so one event listing thousands
+ * of calls costs no more.
  *
  * @module
  */
@@ -26,9 +31,11 @@ import type { FinishReason, SseEvent, WireDelta, WireParser } from "../wire.ts";
 import { parseChunk, pickCode, usageDelta, validateChunk } from "./_openai_common.ts";
 import { nnum, nstr } from "./_parse_common.ts";
 import { TextBuffer } from "../_text_buffer.ts";
+import { createJsonCloseScanner, type JsonCloseScanner } from "./_json_close.ts";
 import {
   MAX_RESPONSE_FIDELITY,
   MAX_RESPONSE_TOOL_ARGUMENTS,
+  MAX_RESPONSE_TOOL_CALLS,
   MAX_TOOL_ARGUMENTS,
   mib,
   TOO_LARGE_CODE,
@@ -188,18 +195,24 @@ interface Call {
   oversize: boolean;
   /** Its end was already passed on (an oversize call); later deltas of it are skipped. */
   closed: boolean;
+  /** Where its arguments (pending ones first) stand as JSON, scanned as they come. */
+  shape: JsonCloseScanner;
+  /** Whether its closed arguments parse: found once, when they close. */
+  valid?: boolean;
 }
 
+/** Whether the arguments of `c` are one whole JSON object or array (parsed at most once). */
 function parses(c: Call): boolean {
-  if (c.oversize || c.args.length === 0) return false;
-  const s = c.args.text();
-  if (s.trim() === "") return false;
-  try {
-    JSON.parse(s);
-    return true;
-  } catch {
-    return false;
+  if (c.oversize || c.shape.state !== "closed") return false;
+  if (c.valid === undefined) {
+    try {
+      JSON.parse(c.args.text());
+      c.valid = true;
+    } catch {
+      c.valid = false;
+    }
   }
+  return c.valid;
 }
 
 /** A streaming parser for one Chat Completions response. */
@@ -271,6 +284,7 @@ export function createChatParser(): WireParser {
     ) {
       held += args.length;
       (c.started ? c.args : c.pending).append(args);
+      c.shape.push(args);
       return true;
     }
     c.oversize = true;
@@ -301,6 +315,8 @@ export function createChatParser(): WireParser {
       c = undefined;
     }
     if (!c) {
+      // Past the limit the translator has stopped the response: no more calls are made.
+      if (seq > MAX_RESPONSE_TOOL_CALLS) return;
       c = {
         key: `${index}:${seq++}`,
         index,
@@ -311,6 +327,7 @@ export function createChatParser(): WireParser {
         args: new TextBuffer(),
         oversize: false,
         closed: false,
+        shape: createJsonCloseScanner(),
       };
       calls.push(c);
     }

@@ -10,7 +10,10 @@
  * waits idle for the next call on the same roots and is terminated after
  * `idleMs`. A call that is abandoned, or that does not stop within
  * `abortGraceMs` of an abort, has its worker terminated — a hung tool in a
- * worker can actually be stopped.
+ * worker can actually be stopped. At most `maxWorkers` workers live at once
+ * (each is a JavaScript isolate of its own, some 10 MB): further calls wait
+ * for one to come free, so a response of hundreds of calls holds a few
+ * workers, not hundreds.
  *
  * Needs `--unstable-worker-options` (deno.json `"unstable": ["worker-options"]`,
  * baked into the compiled binary): without it Deno EXITS the process with
@@ -36,6 +39,8 @@ export const DEFAULT_WORKER_IDLE_MS = 30_000;
 export const DEFAULT_WORKER_ABORT_GRACE_MS = 3_000;
 /** Idle workers kept per set of roots at most. */
 const MAX_IDLE_PER_ROOTS = 2;
+/** Default number of workers alive at once (busy or idle). */
+export const DEFAULT_MAX_WORKERS = 4;
 
 /**
  * The Deno permissions of a tool worker confined to `roots` (absolute real
@@ -66,6 +71,8 @@ export interface ToolWorkerPoolOptions {
   abortGraceMs?: number;
   /** Worker name (shows in Deno's error messages). */
   name?: string;
+  /** Workers alive at once at most; further calls wait for one to come free. */
+  maxWorkers?: number;
 }
 
 /** Runs tool calls in confined workers. */
@@ -168,6 +175,23 @@ export function revealWritableOf(
   return dirs && dirs.length > 0 ? { revealWritable: [...dirs] } : {};
 }
 
+/** Wait in `queue` until called from it, or until `signal` aborts (then it leaves the queue). */
+function waitTurn(queue: (() => void)[], signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    };
+    const onAbort = () => {
+      const at = queue.indexOf(done);
+      if (at >= 0) queue.splice(at, 1);
+      resolve();
+    };
+    queue.push(done);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** A pool of confined workers loading `entry` (a module that calls `serveTools`). */
 export function createToolWorkerPool(
   entry: URL,
@@ -179,7 +203,14 @@ export function createToolWorkerPool(
   const graceMs = opts.abortGraceMs ?? DEFAULT_WORKER_ABORT_GRACE_MS;
   const idle = new Map<string, Slot[]>();
   const alive = new Set<Slot>();
+  const maxWorkers = Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS);
+  /** Calls waiting for a worker, woken one at a time as workers come free. */
+  const waiting: (() => void)[] = [];
   let nextId = 1;
+
+  function wakeOne(): void {
+    waiting.shift()?.();
+  }
 
   function kill(slot: Slot, why: string): void {
     if (slot.dead) return;
@@ -194,6 +225,7 @@ export function createToolWorkerPool(
     }
     slot.worker.terminate();
     slot.sink?.({ type: "crash", error: { name: "Error", message: why } });
+    wakeOne();
   }
 
   function spawn(key: string, roots: string[], readOnly: string[]): Slot {
@@ -225,7 +257,8 @@ export function createToolWorkerPool(
     return slot;
   }
 
-  function take(key: string, roots: string[], readOnly: string[]): Slot {
+  /** An idle worker for `key`, else a new one while fewer than `maxWorkers` live, else undefined. */
+  function take(key: string, roots: string[], readOnly: string[]): Slot | undefined {
     const list = idle.get(key);
     const slot = list?.pop();
     if (list && list.length === 0) idle.delete(key);
@@ -233,7 +266,28 @@ export function createToolWorkerPool(
       clearTimeout(slot.idleTimer);
       return slot;
     }
+    if (alive.size >= maxWorkers) {
+      // An idle worker of other roots makes room.
+      const other = idle.values().next().value?.[0];
+      if (other === undefined) return undefined;
+      kill(other, "idle");
+    }
     return spawn(key, roots, readOnly);
+  }
+
+  /** A worker for `key`, waiting while `maxWorkers` are busy; a call aborted while it waits throws. */
+  async function acquire(
+    key: string,
+    roots: string[],
+    readOnly: string[],
+    signal: AbortSignal,
+  ): Promise<Slot> {
+    for (;;) {
+      const slot = take(key, roots, readOnly);
+      if (slot) return slot;
+      signal.throwIfAborted();
+      await waitTurn(waiting, signal);
+    }
   }
 
   function release(slot: Slot): void {
@@ -245,6 +299,7 @@ export function createToolWorkerPool(
     const timer = setTimeout(() => kill(slot, "idle"), idleMs);
     Deno.unrefTimer(timer);
     slot.idleTimer = timer;
+    wakeOne();
   }
 
   async function* run(
@@ -260,7 +315,7 @@ export function createToolWorkerPool(
     const own = (await gitTargetsOf(ctx, roots[0]!)).gitTargets ?? [];
     const all = [...(ctx.gitTargets ?? []), ...own];
     const gitTargets = all.length > 0 ? { gitTargets: all } : {};
-    const slot = take(JSON.stringify([roots, readOnly]), roots, readOnly);
+    const slot = await acquire(JSON.stringify([roots, readOnly]), roots, readOnly, signal);
     const id = nextId++;
     const queue: Incoming[] = [];
     let wake: (() => void) | undefined;
