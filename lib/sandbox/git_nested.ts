@@ -371,7 +371,9 @@ export async function armedReason(
   }
   for (const t of await gitExecTargets(config, repo.workTree, home)) {
     const via = t.links?.find((l) => roots.some((r) => inside(l, r)));
-    if (via !== undefined) return `${t.key} names ${t.value} through the symbolic link ${via}`;
+    if (via !== undefined && !t.ifExists) {
+      return `${t.key} names ${t.value} through the symbolic link ${via}`;
+    }
     if (!roots.some((r) => inside(t.path, r))) continue;
     if (await Deno.lstat(t.path).then(() => true, () => false)) {
       return `${t.key} names ${t.path}`;

@@ -758,6 +758,8 @@ async function guardGitConfig(
     // A link a command could re-point, or an entry a `..` steps out of that it could make one,
     // would send git elsewhere after this plan: refused, and the entries pinned.
     const link = (t.links ?? []).find((l) => roots.some((r) => isInside(l, r)));
+    // A bare command word that happens to name a link (git finds programs on PATH) is skipped.
+    if (link !== undefined && t.ifExists) continue;
     if (link !== undefined) throw linkOnTheWay(link, t);
     for (const via of t.via ?? []) {
       await guardGitPath(via, "pin", t, roots, out, tryList);
