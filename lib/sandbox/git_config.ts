@@ -26,8 +26,9 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { type ConfigEntry, gitBoolean, parseGitConfig } from "./git_config_parse.ts";
+import { physicalPath } from "./git_path.ts";
 
 export type { ConfigEntry };
 
@@ -45,6 +46,10 @@ export interface ConfigFile {
   from?: string;
   /** Whether it was read, is missing, or exists but could not be read. */
   state: "read" | "missing" | "unreadable";
+  /** For an include: the symbolic links its path went through (`physicalPath`). */
+  links?: string[];
+  /** For an include: the entries a `..` of its path stepped out of (`physicalPath`). */
+  via?: string[];
 }
 
 /** The resolved configuration. */
@@ -340,9 +345,11 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     if (inc[1] !== undefined && !conditionHolds(inc[1], e.file, opts)) {
       for (const p of expandPath(e.value, opts.home, prefixes)) {
         if (e.line === 0 && !isAbsolute(p)) continue;
-        const path = resolve(dirname(e.file), p);
+        const { path, links, via } = await physicalPath(dirname(e.file), p);
         const file: ConfigFile = {
           path,
+          links,
+          via,
           scope: "include",
           key: e.key,
           from: e.file,
@@ -361,9 +368,10 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     for (const p of paths) {
       // git refuses a relative include from the environment: there is no file to start from.
       if (e.line === 0 && !isAbsolute(p)) continue;
-      const path = resolve(dirname(e.file), p);
+      // As the kernel resolves it: `../tools/../x` goes where the link `tools` leads.
+      const { path, links, via } = await physicalPath(dirname(e.file), p);
       if (out.files.some((f) => f.path === path && f.from === e.file)) continue;
-      await load({ path, scope: "include", key: e.key, from: e.file }, depth + 1);
+      await load({ path, scope: "include", key: e.key, from: e.file, links, via }, depth + 1);
     }
   };
 

@@ -92,7 +92,7 @@ export async function gitConfigTargets(
     home,
     ...(opts.env ? { env: opts.env } : {}),
   });
-  const all = gitExecTargets(config, workspaceReal, home);
+  const all = await gitExecTargets(config, workspaceReal, home);
   // An include whose condition holds for no repository yet (a global `includeIf
   // "gitdir:<ws>/vendor/**"`): git reads it for the next repository the user makes there.
   for (const f of config.skipped ?? []) {
@@ -104,6 +104,8 @@ export async function gitConfigTargets(
       file: f.from,
       use: "read",
       missing: "file",
+      ...(f.links?.length ? { links: f.links } : {}),
+      ...(f.via?.length ? { via: f.via } : {}),
     });
   }
   if (opts.enclosing ?? true) {
@@ -118,7 +120,7 @@ export async function gitConfigTargets(
         home,
         ...(opts.env ? { env: opts.env } : {}),
       });
-      all.push(...gitExecTargets(cfg, top, home));
+      all.push(...await gitExecTargets(cfg, top, home));
     }
   }
   for (const f of config.files) {
@@ -134,9 +136,13 @@ export async function gitConfigTargets(
     }
   }
   const out: ExecTarget[] = [];
+  const writable = (p: string) => roots.some((r) => inside(p, r));
   for (const t of all) {
-    if (!roots.some((r) => inside(t.path, r))) continue;
-    if (out.some((o) => o.path === t.path)) continue;
+    // A path outside every root still counts when a command can re-point it: through a link, or
+    // an entry a `..` steps out of, inside a root.
+    const movable = (t.links ?? []).some(writable) || (t.via ?? []).some(writable);
+    if (!writable(t.path) && !movable) continue;
+    if (out.some((o) => o.path === t.path && !movable)) continue;
     if (t.ifExists) {
       const there = !opts.missing?.has(t.path) &&
         await Deno.lstat(t.path).then(() => true, () => false);

@@ -15,9 +15,10 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname } from "node:path";
 import type { ConfigEntry, ResolvedGitConfig } from "./git_config.ts";
 import { gitBoolean } from "./git_config_parse.ts";
+import { physicalPath } from "./git_path.ts";
 
 /** How git uses a key's value. */
 export type ExecKeyKind =
@@ -167,8 +168,15 @@ export function execKeyOf(key: string): ExecKey | undefined {
 
 /** A workspace path git may run or load, and why. */
 export interface ExecTarget {
-  /** Absolute path, as git would use it (links not resolved). */
+  /** Absolute path, as git would use it (links resolved as the kernel does: `git_path.ts`). */
   path: string;
+  /** The symbolic links on the way to it, which a command could re-point. */
+  links?: string[];
+  /**
+   * The entries a `..` of the configured path stepped out of: a command that
+   * made one of them a link would send the path elsewhere.
+   */
+  via?: string[];
   /** The key naming it, as the table spells it (`core.hooksPath`), or `include.path`. */
   key: string;
   /** The value of that key. */
@@ -245,13 +253,32 @@ function expandHome(p: string, home: string | undefined): string | undefined {
   return p.startsWith("~") ? undefined : p;
 }
 
-/** The paths of one assignment, before any file system look-up. */
-function targetsOf(
+/** One path of an assignment, relative to every base, resolved as git opens it. */
+async function located(
+  p: string,
+  bases: readonly string[],
+  fields: Omit<ExecTarget, "path">,
+): Promise<ExecTarget[]> {
+  const out: ExecTarget[] = [];
+  for (const b of p.startsWith("/") ? ["/"] : bases) {
+    const { path, links, via } = await physicalPath(b, p);
+    out.push({
+      ...fields,
+      path,
+      ...(links.length ? { links } : {}),
+      ...(via.length ? { via } : {}),
+    });
+  }
+  return out;
+}
+
+/** The paths of one assignment. */
+async function targetsOf(
   e: ConfigEntry,
   row: ExecKey,
   bases: readonly string[],
   home: string | undefined,
-): ExecTarget[] {
+): Promise<ExecTarget[]> {
   const value = e.value ?? "";
   const base = { key: row.key, value, file: e.file };
   if (row.kind === "setting") return [];
@@ -260,12 +287,7 @@ function targetsOf(
     if (!p) return [];
     const missing = row.kind === "file" ? "file" : "dir";
     const use = row.kind === "file" ? "read" : "run";
-    return (isAbsolute(p) ? [p] : bases.map((b) => resolve(b, p))).map((path) => ({
-      ...base,
-      path,
-      use,
-      missing,
-    }));
+    return await located(p, bases, { ...base, use, missing });
   }
   const out: ExecTarget[] = [];
   const command = row.command ? row.command(value) : value;
@@ -273,19 +295,15 @@ function targetsOf(
   // directory, which python's import ignores as a module file, and an empty one as a package).
   for (const mod of pythonModules(command)) {
     for (const name of pythonModuleNames(mod)) {
-      for (const b of bases) {
-        out.push({ ...base, path: resolve(b, name), use: "run", missing: "dir" });
-      }
+      out.push(...await located(name, bases, { ...base, use: "run", missing: "dir" }));
     }
   }
   for (const word of commandWords(command)) {
     const p = expandHome(word, home);
     if (!p) continue;
-    const bare = !isAbsolute(p) && !p.includes("/") && !p.startsWith(".");
-    const paths = isAbsolute(p) ? [p] : bases.map((b) => resolve(b, p));
-    for (const path of paths) {
-      out.push({ ...base, path, use: "run", missing: "dir", ...(bare ? { ifExists: true } : {}) });
-    }
+    const bare = !p.startsWith("/") && !p.includes("/") && !p.startsWith(".");
+    const fields = { ...base, use: "run" as const, missing: "dir" as const };
+    out.push(...await located(p, bases, bare ? { ...fields, ifExists: true } : fields));
   }
   return out;
 }
@@ -295,31 +313,41 @@ function targetsOf(
  * {@linkcode GIT_EXEC_KEYS}, taken from `workTree` when relative (and from
  * the `core.worktree` it names, if any), and every included configuration
  * file. Paths outside the workspace are returned too; the caller keeps the
- * ones the model can write.
+ * ones the model can write. Each is resolved as the kernel resolves it when
+ * git opens it ({@linkcode physicalPath}).
  */
-export function gitExecTargets(
+export async function gitExecTargets(
   config: ResolvedGitConfig,
   workTree: string,
   home: string | undefined,
-): ExecTarget[] {
+): Promise<ExecTarget[]> {
   const bases = [workTree];
   for (const e of config.entries) {
     if (e.key === "core.worktree" && e.value) {
       const p = expandHome(e.value, home);
-      if (p) bases.push(resolve(join(e.file, ".."), p));
+      if (p) bases.push((await physicalPath(dirname(e.file), p)).path);
     }
   }
   const out: ExecTarget[] = [];
   for (const f of config.files) {
     if (f.scope !== "include" || !f.from || !f.key) continue;
     const key = f.key.startsWith("includeif.") ? "includeIf.*.path" : "include.path";
-    out.push({ path: f.path, key, value: f.path, file: f.from, use: "read", missing: "file" });
+    out.push({
+      path: f.path,
+      key,
+      value: f.path,
+      file: f.from,
+      use: "read",
+      missing: "file",
+      ...(f.links?.length ? { links: f.links } : {}),
+      ...(f.via?.length ? { via: f.via } : {}),
+    });
   }
   for (const e of config.entries) {
     const row = execKeyOf(e.key);
     if (!row || (row.applies && !row.applies(e.value))) continue;
     if (row.key === "core.worktree") continue; // the work tree itself: its hooks are covered above
-    out.push(...targetsOf(e, row, bases, home));
+    out.push(...await targetsOf(e, row, bases, home));
   }
   return out;
 }

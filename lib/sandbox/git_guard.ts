@@ -29,8 +29,9 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { physicalPath } from "./git_path.ts";
 
 /** How far the model may change the workspace's git directory. */
 export type GitAccess = "read-only" | "writable";
@@ -109,6 +110,11 @@ export interface GitLayout {
    * Only existing directories.
    */
   gitDirs: string[];
+  /**
+   * The symbolic links the `.git` file's path and the `commondir` path went
+   * through (git follows them; the model may re-point one inside a writable root).
+   */
+  links?: string[];
 }
 
 async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
@@ -174,13 +180,33 @@ export function parseGitdirFile(text: string): string | undefined {
   return path === "" ? undefined : path;
 }
 
-/** The directory a `commondir` file names, as git reads it (trailing newlines stripped). */
-export async function readCommondir(gitDir: string): Promise<string | undefined> {
+/** A directory a pointer file names, resolved as git resolves it, with the links on the way. */
+export interface PointedDir {
+  /** Its real path; undefined when it is no existing directory. */
+  dir: string | undefined;
+  /** The symbolic links the path went through. */
+  links: string[];
+}
+
+/** The directory `named` (from a `.git` or `commondir` file in `base`), as git opens it. */
+async function pointedDir(base: string, named: string): Promise<PointedDir> {
+  // Physically, as the kernel: `q/../cm` with `q` a link is not `cm` beside `q`.
+  const { path, links } = await physicalPath(base, named);
+  return { dir: await realDir(path), links };
+}
+
+/** The directory a `commondir` file names (trailing newlines stripped), with the links on the way. */
+export async function commondirOf(gitDir: string): Promise<PointedDir | undefined> {
   const text = await readSmall(join(gitDir, "commondir"));
   if (text === undefined) return undefined;
   const common = chompPointer(text);
   if (common === "") return undefined;
-  return await realDir(isAbsolute(common) ? common : resolve(gitDir, common));
+  return await pointedDir(gitDir, common);
+}
+
+/** The directory a `commondir` file names, as git reads it (trailing newlines stripped). */
+export async function readCommondir(gitDir: string): Promise<string | undefined> {
+  return (await commondirOf(gitDir))?.dir;
 }
 
 /**
@@ -197,6 +223,7 @@ export async function findGitLayout(
   if (!info) return { dotGit, kind: "missing", gitDirs: [] };
   let gitDir: string | undefined;
   let kind: GitLayout["kind"] = "other";
+  const links: string[] = [];
   if (info.isDirectory) {
     // An empty directory is no repository (git would not take it for one): it is missing, and
     // may be another penguin's stand-in that this one cannot tell from the user's.
@@ -207,7 +234,9 @@ export async function findGitLayout(
     kind = "file";
     const named = parseGitdirFile(await readSmall(dotGit) ?? "");
     if (named !== undefined) {
-      gitDir = await realDir(isAbsolute(named) ? named : resolve(workspaceReal, named));
+      const pointed = await pointedDir(workspaceReal, named);
+      gitDir = pointed.dir;
+      links.push(...pointed.links);
     }
   }
   const gitDirs: string[] = [];
@@ -215,11 +244,12 @@ export async function findGitLayout(
     gitDirs.push(gitDir);
     const commondirFile = join(gitDir, "commondir");
     if (!placeholders.has(commondirFile)) {
-      const dir = await readCommondir(gitDir);
-      if (dir && !gitDirs.includes(dir)) gitDirs.push(dir);
+      const common = await commondirOf(gitDir);
+      if (common?.dir && !gitDirs.includes(common.dir)) gitDirs.push(common.dir);
+      links.push(...common?.links ?? []);
     }
   }
-  return { dotGit, kind, gitDirs };
+  return { dotGit, kind, gitDirs, ...(links.length ? { links } : {}) };
 }
 
 function inside(path: string, root: string): boolean {

@@ -34,7 +34,7 @@ import { join, sep } from "node:path";
 import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
-import { findGitLayout, GIT_GUARDED_ENTRIES, readCommondir } from "./git_guard.ts";
+import { commondirOf, findGitLayout, GIT_GUARDED_ENTRIES } from "./git_guard.ts";
 import { inside, ownHome } from "./_paths.ts";
 
 /** A repository below the workspace root. */
@@ -322,7 +322,11 @@ export async function armedReason(
   if (repo.symlink) return `${repo.entry} is a symbolic link`;
   const pointer = await pointerProblem(repo);
   if (pointer !== undefined) return pointer;
-  const gitDirs = await nestedGitDirs(repo);
+  const { gitDirs, links } = await nestedLayout(repo);
+  // A `.git` file or `commondir` path through a link the model can re-point (git follows it, and
+  // `..` after it leaves the link's target) leads wherever the model wants after any check.
+  const link = links.find((l) => roots.some((r) => inside(l, r)));
+  if (link !== undefined) return `its git directory is named through the symbolic link ${link}`;
   // A control file with another name (a hard link) can be changed through that name while
   // the git directory is read-only, and no check sees it: armed whatever it holds now.
   for (const dir of gitDirs) {
@@ -365,7 +369,11 @@ export async function armedReason(
     if (row && (!row.applies || row.applies(e.value))) return `${e.file} sets ${row.key}`;
     if (/^include(?:if\..*)?\.path$/s.test(e.key)) return `${e.file} includes ${e.value}`;
   }
-  for (const t of gitExecTargets(config, repo.workTree, home)) {
+  for (const t of await gitExecTargets(config, repo.workTree, home)) {
+    const via = t.links?.find((l) => roots.some((r) => inside(l, r)));
+    if (via !== undefined && !t.ifExists) {
+      return `${t.key} names ${t.value} through the symbolic link ${via}`;
+    }
     if (!roots.some((r) => inside(t.path, r))) continue;
     if (await Deno.lstat(t.path).then(() => true, () => false)) {
       return `${t.key} names ${t.path}`;
@@ -439,11 +447,23 @@ export async function pointerProblem(repo: NestedRepo): Promise<string | undefin
  * the common directory its `commondir` file names, if another one.
  */
 export async function nestedGitDirs(repo: NestedRepo): Promise<string[]> {
-  if (repo.kind !== "bare") return (await findGitLayout(repo.workTree)).gitDirs;
+  return (await nestedLayout(repo)).gitDirs;
+}
+
+/**
+ * The git directories of `repo` ({@linkcode nestedGitDirs}) and the symbolic
+ * links its `.git` file and `commondir` paths go through on the way to them.
+ */
+async function nestedLayout(repo: NestedRepo): Promise<{ gitDirs: string[]; links: string[] }> {
+  if (repo.kind !== "bare") {
+    const layout = await findGitLayout(repo.workTree);
+    return { gitDirs: layout.gitDirs, links: layout.links ?? [] };
+  }
   const real = await Deno.realPath(repo.entry).catch(() => undefined);
-  if (real === undefined) return [];
-  const common = await readCommondir(real);
-  return common && common !== real ? [real, common] : [real];
+  if (real === undefined) return { gitDirs: [], links: [] };
+  const common = await commondirOf(real);
+  const gitDirs = common?.dir && common.dir !== real ? [real, common.dir] : [real];
+  return { gitDirs, links: common?.links ?? [] };
 }
 
 /**

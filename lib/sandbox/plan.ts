@@ -21,7 +21,7 @@ import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { knownDataRoots, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
-import { gitConfigTargets } from "./git_config_guard.ts";
+import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import {
   findNestedRepos,
   nestedGitDirs,
@@ -685,6 +685,16 @@ async function guardGit(
         `"gitdir: <its target>" (git follows that the same way), or run with --sandbox read-only`,
     );
   }
+  // The `.git` file's path or `commondir` through a link a command could re-point.
+  const via = layout.links?.find((l) => roots.some((r) => isInside(l, r)));
+  if (via !== undefined) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${via}" is a symbolic link on the way to the git directory, and a ` +
+        `command could point it elsewhere. Name the git directory by its real path in ` +
+        `"${layout.dotGit}" (or its commondir), or run with --sandbox read-only`,
+    );
+  }
   // Seen through a parent swapped for a link while it was looked at (the workspace is a real
   // path): kept as missing, so a mount still covers it (or bwrap refuses), never left bare.
   const swapped = layout.kind !== "missing" &&
@@ -789,48 +799,78 @@ async function guardGitConfig(
     missing: held,
     enclosing: tryList === undefined,
   });
-  targets: for (const t of targets) {
-    if (out.protect.some((p) => isInside(t.path, p))) continue;
-    const root = roots.filter((r) => isInside(t.path, r)).sort((a, b) => b.length - a.length)[0];
-    if (root === undefined || root === t.path) continue;
-    let cur = root;
-    let missingAt: string | undefined;
-    const between: string[] = [];
-    for (const part of relative(root, t.path).split(sep)) {
-      if (cur !== root) between.push(cur);
-      cur = join(cur, part);
-      const info = held.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
-      if (info === undefined) {
-        missingAt = cur;
-        break;
-      }
-      // A bare command word that happens to name a link (git finds programs on PATH) is skipped.
-      if (info.isSymlink && t.ifExists) continue targets;
-      if (info.isSymlink) {
-        throw new PenguinError(
-          "runtime",
-          `Cannot sandbox: "${cur}" is a symbolic link on the way to "${t.path}", which git ` +
-            `runs or reads (${t.key} = ${t.value}), and a command could point it elsewhere. ` +
-            `Replace the link with what it points to, or run with --sandbox read-only`,
-        );
-      }
+  for (const t of targets) {
+    // A link a command could re-point, or an entry a `..` steps out of that it could make one,
+    // would send git elsewhere after this plan: refused, and the entries pinned.
+    const link = (t.links ?? []).find((l) => roots.some((r) => isInside(l, r)));
+    // A bare command word that happens to name a link (git finds programs on PATH) is skipped.
+    if (link !== undefined && t.ifExists) continue;
+    if (link !== undefined) throw linkOnTheWay(link, t);
+    for (const via of t.via ?? []) {
+      await guardGitPath(via, "pin", t, roots, out, tryList);
     }
-    // (A nested repository's paths may vanish before the sandbox starts: bound if still there.)
-    for (const dir of tryList ? [] : between) {
-      if (!out.pinned.includes(dir) && !out.protect.some((p) => isInside(dir, p))) {
-        out.pinned.push(dir);
-      }
+    await guardGitPath(t.path, t.missing, t, roots, out, tryList);
+  }
+}
+
+function linkOnTheWay(link: string, t: ExecTarget): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: "${link}" is a symbolic link on the way to "${t.path}", which git ` +
+      `runs or reads (${t.key} = ${t.value}), and a command could point it elsewhere. ` +
+      `Replace the link with what it points to, or run with --sandbox read-only`,
+  );
+}
+
+/**
+ * Keep `path` (a target of `t`, or with `how` "pin" an entry a `..` of its
+ * path steps out of) as it is: an existing one bound read-only (or, to pin,
+ * bound to itself), the first missing name on the way held by a stand-in,
+ * the directories on the way pinned; a link on the way is refused.
+ */
+async function guardGitPath(
+  path: string,
+  how: "dir" | "file" | "pin",
+  t: ExecTarget,
+  roots: string[],
+  out: GitGuardOut,
+  tryList?: string[],
+): Promise<void> {
+  const held = out.standIns;
+  if (out.protect.some((p) => isInside(path, p))) return;
+  const root = roots.filter((r) => isInside(path, r)).sort((a, b) => b.length - a.length)[0];
+  if (root === undefined || root === path) return;
+  let cur = root;
+  let missingAt: string | undefined;
+  const between: string[] = [];
+  for (const part of relative(root, path).split(sep)) {
+    if (cur !== root) between.push(cur);
+    cur = join(cur, part);
+    const info = held.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
+    if (info === undefined) {
+      missingAt = cur;
+      break;
     }
-    const protect = tryList ?? out.protect;
-    if (missingAt === undefined) {
-      if (!protect.includes(t.path)) protect.push(t.path);
-    } else if (!out.placeholders.some((p) => p.path === missingAt)) {
-      const kind = missingAt === t.path ? t.missing : "dir";
-      out.placeholders.push(
-        kind === "file" ? { path: missingAt, kind, content: "" } : { path: missingAt, kind },
-      );
-      out.protect.push(missingAt);
+    // A bare command word that happens to name a link (git finds programs on PATH) is skipped.
+    if (info.isSymlink && t.ifExists) return;
+    if (info.isSymlink) throw linkOnTheWay(cur, t);
+  }
+  if (how === "pin" && missingAt === undefined) between.push(path);
+  // (A nested repository's paths may vanish before the sandbox starts: bound if still there.)
+  for (const dir of tryList ? [] : between) {
+    if (!out.pinned.includes(dir) && !out.protect.some((p) => isInside(dir, p))) {
+      out.pinned.push(dir);
     }
+  }
+  const protect = tryList ?? out.protect;
+  if (missingAt === undefined) {
+    if (how !== "pin" && !protect.includes(path)) protect.push(path);
+  } else if (!out.placeholders.some((p) => p.path === missingAt)) {
+    const kind = missingAt === path && how === "file" ? "file" : "dir";
+    out.placeholders.push(
+      kind === "file" ? { path: missingAt, kind, content: "" } : { path: missingAt, kind },
+    );
+    out.protect.push(missingAt);
   }
 }
 

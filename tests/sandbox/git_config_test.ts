@@ -191,12 +191,12 @@ Deno.test("command words: paths, options and assignments", () => {
   assert.deepEqual(commandWords("!f() { ./run; }; f"), ["f", "{", "./run", "}", "f"]);
 });
 
-Deno.test("exec keys: table lookup and the targets of a configuration", () => {
+Deno.test("exec keys: table lookup and the targets of a configuration", async () => {
   assert.equal(execKeyOf("diff.LFS.textconv")?.key, "diff.*.textconv");
   assert.equal(execKeyOf("gpg.ssh.program")?.key, "gpg.*.program");
   assert.equal(execKeyOf("core.bare"), undefined);
   const entry = (key: string, value: string | null) => ({ key, value, file: "/c", line: 1 });
-  const targets = gitExecTargets(
+  const targets = await gitExecTargets(
     {
       entries: [
         entry("core.hookspath", ".husky"),
