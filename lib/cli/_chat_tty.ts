@@ -29,7 +29,13 @@ import {
   steeringNotice,
   type TaskHandle,
 } from "./_chat_input.ts";
-import { createLineEditor, eraseInput, layoutInput, redrawInput } from "./_line_editor.ts";
+import {
+  createLineEditor,
+  eraseInput,
+  layoutInput,
+  type LineEditor,
+  redrawInput,
+} from "./_line_editor.ts";
 import { completeCommand } from "./_chat_commands.ts";
 
 type Mode = "busy" | "idle" | "running" | "approving" | "noting" | "confirm";
@@ -42,341 +48,399 @@ export interface InputHistory {
   save(entries: readonly string[]): void;
 }
 
-/** Input from a raw-mode terminal on stdin (stdout must be a terminal too). */
-export function createTtyInput(deps: InputDeps & { history?: InputHistory }): ChatInput {
-  // Long because: one closure-based input whose methods share the editor, the raw-mode terminal and
-  // the steering state; each method is short.
-  const { write, renderer, history } = deps;
-  // Tab completes slash commands at the message prompt only.
-  const editor = createLineEditor(
-    history?.initial ?? [],
-    (text) => (mode === "idle" ? completeCommand(text) : null),
-  );
-  const remember = (text: string) => {
-    const before = editor.history().length;
-    editor.remember(text);
-    if (editor.history().length !== before) history?.save(editor.history());
-  };
-  const queued: string[] = [];
-  let mode = "busy" as Mode;
-  let drawn: number | null = null; // cursor row within the drawn input area
-  let paused = false;
-  let closed = false;
-  let stdinEnded = false;
-  let waiter: ((text: string | null) => void) | null = null;
-  let task: TaskHandle | null = null;
-  let abortRequested = false; // the running task was told to stop
-  let approval: {
-    resolve: (d: ApprovalVerdict) => void;
-    call: ToolCallMessage;
-    question: ApprovalQuestion;
-    saved: string;
-    prev: Mode;
-  } | null = null;
-  let approvals: Promise<unknown> = Promise.resolve();
+/** A pending approval question. */
+interface PendingApproval {
+  resolve: (d: ApprovalVerdict) => void;
+  call: ToolCallMessage;
+  question: ApprovalQuestion;
+  saved: string;
+  prev: Mode;
+}
+
+/** The state the input's steps share: the editor, the raw-mode terminal, the steering state. */
+interface TtyState {
+  write: InputDeps["write"];
+  renderer: InputDeps["renderer"];
+  history: InputHistory | undefined;
+  editor: LineEditor;
+  queued: string[];
+  mode: Mode;
+  /** Cursor row within the drawn input area. */
+  drawn: number | null;
+  paused: boolean;
+  closed: boolean;
+  stdinEnded: boolean;
+  waiter: ((text: string | null) => void) | null;
+  task: TaskHandle | null;
+  /** The running task was told to stop. */
+  abortRequested: boolean;
+  approval: PendingApproval | null;
+  approvals: Promise<unknown>;
   /** While a picker runs: where typed chunks go instead of the editor. */
-  let tap: ((chunk: string | null) => void) | null = null;
+  tap: ((chunk: string | null) => void) | null;
+}
 
-  const columns = () => {
-    try {
-      return Deno.consoleSize().columns;
-    } catch {
-      return 80;
+function remember(s: TtyState, text: string) {
+  const before = s.editor.history().length;
+  s.editor.remember(text);
+  if (s.editor.history().length !== before) s.history?.save(s.editor.history());
+}
+
+function columns() {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return 80;
+  }
+}
+
+const promptText = (s: TtyState) =>
+  s.mode === "approving"
+    ? APPROVE_PROMPT
+    : s.mode === "noting"
+    ? NOTE_PROMPT
+    : s.mode === "confirm"
+    ? EXIT_PROMPT
+    : PROMPT;
+
+function draw(s: TtyState) {
+  const l = layoutInput(promptText(s), CONT_PROMPT, s.editor.text(), s.editor.cursor(), columns());
+  s.write(redrawInput(s.drawn ?? 0, l));
+  s.drawn = l.cursorRow;
+}
+
+function erase(s: TtyState) {
+  if (s.drawn === null) return;
+  s.write(eraseInput(s.drawn));
+  s.drawn = null;
+}
+
+/** Leave `text` on screen after the prompt and move to a fresh line. */
+function commit(s: TtyState, text: string, suffix = "") {
+  const l = layoutInput(promptText(s), CONT_PROMPT, text, text.length, columns());
+  s.write(redrawInput(s.drawn ?? 0, l) + suffix + "\r\n");
+  s.drawn = null;
+}
+
+function setPaused(s: TtyState, on: boolean) {
+  if (on === s.paused) return;
+  s.paused = on;
+  if (on) s.renderer.pause();
+  else s.renderer.resume();
+}
+
+function resolveWaiter(s: TtyState, v: string | null) {
+  const w = s.waiter;
+  s.waiter = null;
+  s.mode = "busy";
+  w?.(v);
+}
+
+/** End the question with `d`; `shown` false: no decision line (the task was stopped). */
+function finishApproval(s: TtyState, d: ApprovalVerdict, shown = true, said?: string) {
+  const a = s.approval!;
+  s.approval = null;
+  if (said) s.write(`${said}\r\n`);
+  if (shown) s.renderer.endPrompt(a.call, d.decision, undefined, d.reason);
+  else s.renderer.endPrompt(a.call);
+  s.mode = a.prev;
+  s.editor.set(a.saved);
+  a.resolve(d);
+}
+
+function settleApproval(s: TtyState, answer: PromptAnswer, note?: string) {
+  const { verdict, said } = s.approval!.question.settle(answer, note);
+  finishApproval(s, verdict, true, said);
+}
+
+/** Ctrl-C or Escape at the question: the task stops; nothing is recorded for the call. */
+function stopAtQuestion(s: TtyState, typed: string | null) {
+  if (typed !== null) commit(s, typed, "^C");
+  s.editor.clear();
+  s.abortRequested = true;
+  s.task?.abort();
+  finishApproval(s, { decision: "deny", reason: PROMPT_REASONS.interrupt }, false);
+}
+
+function onSubmit(s: TtyState, text: string) {
+  switch (s.mode) {
+    case "idle":
+      commit(s, text);
+      remember(s, text);
+      resolveWaiter(s, text);
+      return;
+    case "busy":
+      if (text.trim() !== "") s.queued.push(text);
+      remember(s, text);
+      return;
+    case "running": {
+      erase(s);
+      setPaused(s, false);
+      if (text.trim() === "") return;
+      remember(s, text);
+      if (s.task?.steer(text)) s.renderer.line(steeringNotice(text));
+      else s.queued.push(text);
+      return;
     }
-  };
-  const promptText = () =>
-    mode === "approving"
-      ? APPROVE_PROMPT
-      : mode === "noting"
-      ? NOTE_PROMPT
-      : mode === "confirm"
-      ? EXIT_PROMPT
-      : PROMPT;
-  const draw = () => {
-    const l = layoutInput(promptText(), CONT_PROMPT, editor.text(), editor.cursor(), columns());
-    write(redrawInput(drawn ?? 0, l));
-    drawn = l.cursorRow;
-  };
-  const erase = () => {
-    if (drawn === null) return;
-    write(eraseInput(drawn));
-    drawn = null;
-  };
-  /** Leave `text` on screen after the prompt and move to a fresh line. */
-  const commit = (text: string, suffix = "") => {
-    const l = layoutInput(promptText(), CONT_PROMPT, text, text.length, columns());
-    write(redrawInput(drawn ?? 0, l) + suffix + "\r\n");
-    drawn = null;
-  };
-  const setPaused = (on: boolean) => {
-    if (on === paused) return;
-    paused = on;
-    if (on) renderer.pause();
-    else renderer.resume();
-  };
-  const resolveWaiter = (v: string | null) => {
-    const w = waiter;
-    waiter = null;
-    mode = "busy";
-    w?.(v);
-  };
-  /** End the question with `d`; `shown` false: no decision line (the task was stopped). */
-  const finishApproval = (d: ApprovalVerdict, shown = true, said?: string) => {
-    const a = approval!;
-    approval = null;
-    if (said) write(`${said}\r\n`);
-    if (shown) renderer.endPrompt(a.call, d.decision, undefined, d.reason);
-    else renderer.endPrompt(a.call);
-    mode = a.prev;
-    editor.set(a.saved);
-    a.resolve(d);
-  };
-  const settleApproval = (answer: PromptAnswer, note?: string) => {
-    const { verdict, said } = approval!.question.settle(answer, note);
-    finishApproval(verdict, true, said);
-  };
-  /** Ctrl-C or Escape at the question: the task stops; nothing is recorded for the call. */
-  const stopAtQuestion = (typed: string | null) => {
-    if (typed !== null) commit(typed, "^C");
-    editor.clear();
-    abortRequested = true;
-    task?.abort();
-    finishApproval({ decision: "deny", reason: PROMPT_REASONS.interrupt }, false);
-  };
+    case "approving": {
+      commit(s, text);
+      const d = approvalAnswer(text);
+      if (d === "stop") stopAtQuestion(s, null);
+      else if (d === "deny") s.mode = "noting";
+      else if (d !== null) settleApproval(s, d);
+      else s.write(`${ANSWER_AGAIN}\r\n`); // asked again by the next draw
+      return;
+    }
+    case "noting":
+      commit(s, text);
+      settleApproval(s, "deny", text);
+      return;
+    case "confirm":
+      commit(s, text);
+      if (/^y(es)?$/i.test(text.trim())) resolveWaiter(s, null);
+      else s.mode = "idle";
+      return;
+  }
+}
 
-  const onSubmit = (text: string) => {
-    switch (mode) {
-      case "idle":
-        commit(text);
-        remember(text);
-        resolveWaiter(text);
-        return;
-      case "busy":
-        if (text.trim() !== "") queued.push(text);
-        remember(text);
-        return;
-      case "running": {
-        erase();
-        setPaused(false);
-        if (text.trim() === "") return;
-        remember(text);
-        if (task?.steer(text)) renderer.line(steeringNotice(text));
-        else queued.push(text);
+function onInterrupt(s: TtyState) {
+  switch (s.mode) {
+    case "approving":
+    case "noting":
+      stopAtQuestion(s, s.editor.text());
+      return;
+    case "running":
+      // The first Ctrl-C stops the task and keeps the typed text; the next one clears it.
+      if (s.abortRequested) {
+        s.editor.clear();
         return;
       }
-      case "approving": {
-        commit(text);
-        const d = approvalAnswer(text);
-        if (d === "stop") stopAtQuestion(null);
-        else if (d === "deny") mode = "noting";
-        else if (d !== null) settleApproval(d);
-        else write(`${ANSWER_AGAIN}\r\n`); // asked again by the next draw
+      abortTask(s);
+      return;
+    case "idle":
+      if (s.editor.text() !== "") {
+        s.editor.clear();
         return;
       }
-      case "noting":
-        commit(text);
-        settleApproval("deny", text);
-        return;
-      case "confirm":
-        commit(text);
-        if (/^y(es)?$/i.test(text.trim())) resolveWaiter(null);
-        else mode = "idle";
-        return;
+      commit(s, "", "^C");
+      s.mode = "confirm";
+      return;
+    case "confirm":
+      commit(s, s.editor.text(), "^C");
+      s.editor.clear();
+      resolveWaiter(s, null);
+      return;
+    case "busy":
+      s.editor.clear();
+      return;
+  }
+}
+
+/** Stop the running task; typed text stays in the input for the next prompt. */
+function abortTask(s: TtyState) {
+  s.abortRequested = true;
+  erase(s);
+  setPaused(s, false);
+  s.task?.abort();
+}
+
+/** Escape: interrupts a running task, stops it at an approval question; elsewhere nothing. */
+function onEscape(s: TtyState) {
+  if (s.mode === "approving" || s.mode === "noting") stopAtQuestion(s, s.editor.text());
+  else if (s.mode === "running" && !s.abortRequested) abortTask(s);
+}
+
+function onEof(s: TtyState) {
+  if (s.mode === "approving" || s.mode === "noting") {
+    commit(s, s.editor.text());
+    finishApproval(s, { decision: "deny", reason: PROMPT_REASONS.eof });
+  } else if (s.mode === "idle" || s.mode === "confirm") {
+    commit(s, s.editor.text());
+    resolveWaiter(s, null);
+  }
+}
+
+/** After input: show the input area where the state wants one. */
+function refresh(s: TtyState) {
+  if (s.closed) return;
+  const mode = s.mode;
+  if (mode === "idle" || mode === "approving" || mode === "noting" || mode === "confirm") {
+    return draw(s);
+  }
+  if (mode === "running") {
+    if (s.editor.text() !== "") {
+      setPaused(s, true);
+      draw(s);
+    } else {
+      erase(s);
+      setPaused(s, false);
     }
-  };
+  }
+}
 
-  const onInterrupt = () => {
-    switch (mode) {
-      case "approving":
-      case "noting":
-        stopAtQuestion(editor.text());
-        return;
-      case "running":
-        // The first Ctrl-C stops the task and keeps the typed text; the next one clears it.
-        if (abortRequested) {
-          editor.clear();
-          return;
-        }
-        abortTask();
-        return;
-      case "idle":
-        if (editor.text() !== "") {
-          editor.clear();
-          return;
-        }
-        commit("", "^C");
-        mode = "confirm";
-        return;
-      case "confirm":
-        commit(editor.text(), "^C");
-        editor.clear();
-        resolveWaiter(null);
-        return;
-      case "busy":
-        editor.clear();
-        return;
-    }
-  };
+function feed(s: TtyState, chunk: string) {
+  if (s.tap !== null) return s.tap(chunk);
+  for (const ev of s.editor.feed(chunk)) {
+    if (ev.type === "submit") onSubmit(s, ev.text);
+    else if (ev.type === "interrupt") onInterrupt(s);
+    else if (ev.type === "escape") onEscape(s);
+    else onEof(s);
+  }
+  refresh(s);
+}
 
-  /** Stop the running task; typed text stays in the input for the next prompt. */
-  const abortTask = () => {
-    abortRequested = true;
-    erase();
-    setPaused(false);
-    task?.abort();
-  };
+/** SIGTERM, or stdin closed: abort, deny, and end the chat at the next prompt. */
+function terminate(s: TtyState) {
+  s.stdinEnded = true;
+  s.tap?.(null);
+  s.task?.abort();
+  if (s.mode === "approving" || s.mode === "noting") {
+    finishApproval(s, { decision: "deny", reason: PROMPT_REASONS.eof });
+  } else if (s.mode === "idle" || s.mode === "confirm") resolveWaiter(s, null);
+}
 
-  /** Escape: interrupts a running task, stops it at an approval question; elsewhere nothing. */
-  const onEscape = () => {
-    if (mode === "approving" || mode === "noting") stopAtQuestion(editor.text());
-    else if (mode === "running" && !abortRequested) abortTask();
-  };
-
-  const onEof = () => {
-    if (mode === "approving" || mode === "noting") {
-      commit(editor.text());
-      finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
-    } else if (mode === "idle" || mode === "confirm") {
-      commit(editor.text());
-      resolveWaiter(null);
-    }
-  };
-
-  /** After input: show the input area where the state wants one. */
-  const refresh = () => {
-    if (closed) return;
-    if (mode === "idle" || mode === "approving" || mode === "noting" || mode === "confirm") {
-      return draw();
-    }
-    if (mode === "running") {
-      if (editor.text() !== "") {
-        setPaused(true);
-        draw();
-      } else {
-        erase();
-        setPaused(false);
-      }
-    }
-  };
-
-  const feed = (chunk: string) => {
-    if (tap !== null) return tap(chunk);
-    for (const ev of editor.feed(chunk)) {
-      if (ev.type === "submit") onSubmit(ev.text);
-      else if (ev.type === "interrupt") onInterrupt();
-      else if (ev.type === "escape") onEscape();
-      else onEof();
-    }
-    refresh();
-  };
-
-  /** SIGTERM, or stdin closed: abort, deny, and end the chat at the next prompt. */
-  const terminate = () => {
-    stdinEnded = true;
-    tap?.(null);
-    task?.abort();
-    if (mode === "approving" || mode === "noting") {
-      finishApproval({ decision: "deny", reason: PROMPT_REASONS.eof });
-    } else if (mode === "idle" || mode === "confirm") resolveWaiter(null);
-  };
-
+/** Put the terminal in raw mode, listen to signals and read stdin; returns the signal removers. */
+function startReading(s: TtyState): (() => void)[] {
   Deno.stdin.setRaw(true);
-  write("\x1b[?2004h");
+  s.write("\x1b[?2004h");
   const unlisten = [
     listen("SIGINT", () => {
-      onInterrupt();
-      refresh();
+      onInterrupt(s);
+      refresh(s);
     }),
-    listen("SIGTERM", terminate),
+    listen("SIGTERM", () => terminate(s)),
   ];
   (async () => {
     const dec = new TextDecoder();
     const buf = new Uint8Array(4096);
-    while (!closed) {
+    while (!s.closed) {
       let n: number | null;
       try {
         n = await Deno.stdin.read(buf);
       } catch {
         n = null;
       }
-      if (closed) return;
-      if (n === null) return terminate();
-      feed(dec.decode(buf.subarray(0, n), { stream: true }));
+      if (s.closed) return;
+      if (n === null) return terminate(s);
+      feed(s, dec.decode(buf.subarray(0, n), { stream: true }));
     }
   })();
+  return unlisten;
+}
 
-  return {
-    nextMessage() {
-      const next = queued.shift();
-      if (next !== undefined) {
-        write(`${PROMPT}${next.split("\n").join(`\n${CONT_PROMPT}`)}\n`);
-        return Promise.resolve(next);
+/** The next message: a queued one, else the prompt (see `ChatInput.nextMessage`). */
+function nextMessage(s: TtyState): Promise<string | null> {
+  const next = s.queued.shift();
+  if (next !== undefined) {
+    s.write(`${PROMPT}${next.split("\n").join(`\n${CONT_PROMPT}`)}\n`);
+    return Promise.resolve(next);
+  }
+  if (s.stdinEnded) return Promise.resolve(null);
+  s.mode = "idle";
+  draw(s);
+  return new Promise((resolve) => (s.waiter = resolve));
+}
+
+/** Ask about `call`, one question at a time (see `ChatInput.askApproval`). */
+function askApproval(
+  s: TtyState,
+  call: ToolCallMessage,
+  question: ApprovalQuestion,
+): Promise<ApprovalVerdict> {
+  const ask = () =>
+    new Promise<ApprovalVerdict>((resolve) => {
+      if (s.stdinEnded || s.closed) {
+        return resolve({ decision: "deny", reason: PROMPT_REASONS.eof });
       }
-      if (stdinEnded) return Promise.resolve(null);
-      mode = "idle";
-      draw();
-      return new Promise((resolve) => (waiter = resolve));
-    },
-    askApproval(call, question) {
-      const ask = () =>
-        new Promise<ApprovalVerdict>((resolve) => {
-          if (stdinEnded || closed) {
-            return resolve({ decision: "deny", reason: PROMPT_REASONS.eof });
-          }
-          const saved = editor.text();
-          editor.clear();
-          erase();
-          setPaused(false);
-          renderer.beginPrompt(call);
-          for (const line of question.lines) write(`${line}\r\n`);
-          const prev = mode === "approving" || mode === "noting" ? "running" : mode;
-          approval = { resolve, call, question, saved, prev };
-          mode = "approving";
-          draw();
-        });
-      const p = approvals.then(ask);
-      approvals = p.catch(() => {});
-      return p.then((d) => {
-        refresh();
-        return d;
-      });
-    },
+      const saved = s.editor.text();
+      s.editor.clear();
+      erase(s);
+      setPaused(s, false);
+      s.renderer.beginPrompt(call);
+      for (const line of question.lines) s.write(`${line}\r\n`);
+      const prev = s.mode === "approving" || s.mode === "noting" ? "running" : s.mode;
+      s.approval = { resolve, call, question, saved, prev };
+      s.mode = "approving";
+      draw(s);
+    });
+  const p = s.approvals.then(ask);
+  s.approvals = p.catch(() => {});
+  return p.then((d) => {
+    refresh(s);
+    return d;
+  });
+}
+
+/** Hand typed chunks to a picker while it runs (see `ChatInput.pick`). */
+function pick<T>(
+  s: TtyState,
+  run: (read: () => Promise<string | null>) => Promise<T>,
+): Promise<T> | null {
+  if (s.stdinEnded || s.closed) return null;
+  const pending: (string | null)[] = [];
+  let wake: ((chunk: string | null) => void) | null = null;
+  s.tap = (chunk) => {
+    const w = wake;
+    wake = null;
+    if (w !== null) w(chunk);
+    else pending.push(chunk);
+  };
+  const read = () =>
+    pending.length > 0
+      ? Promise.resolve(pending.shift()!)
+      : s.stdinEnded
+      ? Promise.resolve(null)
+      : new Promise<string | null>((resolve) => (wake = resolve));
+  erase(s);
+  return run(read).finally(() => (s.tap = null));
+}
+
+/** Input from a raw-mode terminal on stdin (stdout must be a terminal too). */
+export function createTtyInput(deps: InputDeps & { history?: InputHistory }): ChatInput {
+  const s: TtyState = {
+    write: deps.write,
+    renderer: deps.renderer,
+    history: deps.history,
+    // Tab completes slash commands at the message prompt only.
+    editor: createLineEditor(
+      deps.history?.initial ?? [],
+      (text) => (s.mode === "idle" ? completeCommand(text) : null),
+    ),
+    queued: [],
+    mode: "busy",
+    drawn: null,
+    paused: false,
+    closed: false,
+    stdinEnded: false,
+    waiter: null,
+    task: null,
+    abortRequested: false,
+    approval: null,
+    approvals: Promise.resolve(),
+    tap: null,
+  };
+  const unlisten = startReading(s);
+  return {
+    nextMessage: () => nextMessage(s),
+    askApproval: (call, question) => askApproval(s, call, question),
     taskStarted(t) {
-      task = t;
-      abortRequested = false;
-      mode = "running";
-      refresh();
+      s.task = t;
+      s.abortRequested = false;
+      s.mode = "running";
+      refresh(s);
     },
     taskEnded() {
-      task = null;
-      erase();
-      setPaused(false);
-      mode = "busy";
+      s.task = null;
+      erase(s);
+      setPaused(s, false);
+      s.mode = "busy";
     },
-    pick(run) {
-      if (stdinEnded || closed) return null;
-      const pending: (string | null)[] = [];
-      let wake: ((chunk: string | null) => void) | null = null;
-      tap = (chunk) => {
-        const w = wake;
-        wake = null;
-        if (w !== null) w(chunk);
-        else pending.push(chunk);
-      };
-      const read = () =>
-        pending.length > 0
-          ? Promise.resolve(pending.shift()!)
-          : stdinEnded
-          ? Promise.resolve(null)
-          : new Promise<string | null>((resolve) => (wake = resolve));
-      erase();
-      return run(read).finally(() => (tap = null));
-    },
+    pick: (run) => pick(s, run),
     close() {
-      if (closed) return;
-      closed = true;
+      if (s.closed) return;
+      s.closed = true;
       for (const off of unlisten) off();
-      write("\x1b[?2004l");
+      s.write("\x1b[?2004l");
       try {
         Deno.stdin.setRaw(false);
       } catch {

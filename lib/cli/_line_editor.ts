@@ -50,7 +50,6 @@ export interface LineEditor {
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 
-/** Create an empty editor, optionally with a history (oldest first). */
 /** The editor's text and cursor offset. */
 interface EditorText {
   buf: string;
@@ -169,149 +168,169 @@ function controlKey(
   }
 }
 
+/** The editor's whole state: the buffer, the cursor, the paste state and the history. */
+interface EditorState extends EditorText {
+  pasting: boolean;
+  /** An escape sequence cut at a chunk boundary. */
+  pending: string;
+  past: string[];
+  /** History position; past.length = the draft. */
+  at: number;
+  draft: string;
+  complete: (text: string) => string | null;
+}
+
+function resetHistory(ed: EditorState) {
+  ed.at = ed.past.length;
+  ed.draft = "";
+}
+
+function recall(ed: EditorState, to: number) {
+  if (ed.at === ed.past.length) ed.draft = ed.buf;
+  ed.at = to;
+  ed.buf = ed.at === ed.past.length ? ed.draft : ed.past[ed.at]!;
+  ed.cur = ed.buf.length;
+}
+
+/** Up: the line above, or (on the first line) the previous history entry. */
+function up(ed: EditorState) {
+  const start = lineStartOf(ed, ed.cur);
+  if (start > 0) {
+    const col = ed.cur - start;
+    const prevStart = lineStartOf(ed, start - 1);
+    ed.cur = Math.min(prevStart + col, start - 1);
+  } else if (ed.at > 0) recall(ed, ed.at - 1);
+}
+
+/** Down: the line below, or (on the last line) the next history entry. */
+function down(ed: EditorState) {
+  const end = lineEndOf(ed, ed.cur);
+  if (end < ed.buf.length) {
+    const col = ed.cur - lineStartOf(ed, ed.cur);
+    const nextStart = end + 1;
+    ed.cur = Math.min(nextStart + col, lineEndOf(ed, nextStart));
+  } else if (ed.at < ed.past.length) recall(ed, ed.at + 1);
+}
+
+/** A whole escape sequence: cursor movement, history, Delete. */
+function escapeKey(ed: EditorState, seq: string) {
+  switch (seq) {
+    case "\x1b[D":
+    case "\x1bOD":
+      if (ed.cur > 0) ed.cur--;
+      break;
+    case "\x1b[C":
+    case "\x1bOC":
+      if (ed.cur < ed.buf.length) ed.cur++;
+      break;
+    case "\x1b[A":
+    case "\x1bOA":
+      up(ed);
+      break;
+    case "\x1b[B":
+    case "\x1bOB":
+      down(ed);
+      break;
+    case "\x1b[H":
+    case "\x1bOH":
+    case "\x1b[1~":
+      ed.cur = lineStartOf(ed, ed.cur);
+      break;
+    case "\x1b[F":
+    case "\x1bOF":
+    case "\x1b[4~":
+      ed.cur = lineEndOf(ed, ed.cur);
+      break;
+    case "\x1b[3~":
+      if (ed.cur < ed.buf.length) ed.buf = ed.buf.slice(0, ed.cur) + ed.buf.slice(ed.cur + 1);
+      break;
+    default:
+      break; // function keys and the like: ignored
+  }
+}
+
+/** Feed decoded input (see `LineEditor.feed`): one loop over the chunk, a short case per key. */
+function feed(ed: EditorState, chunk: string): EditorEvent[] {
+  const events: EditorEvent[] = [];
+  const s = ed.pending + chunk;
+  ed.pending = "";
+  let i = 0;
+  while (i < s.length) {
+    if (ed.pasting) {
+      const end = s.indexOf(PASTE_END, i);
+      if (end === -1) {
+        // Keep a possible partial end marker for the next chunk.
+        const keep = pasteEndTail(s, i);
+        insertText(ed, s.slice(i, s.length - keep).replace(/\r\n?/g, "\n"));
+        ed.pending = s.slice(s.length - keep);
+        return events;
+      }
+      insertText(ed, s.slice(i, end).replace(/\r\n?/g, "\n"));
+      ed.pasting = false;
+      i = end + PASTE_END.length;
+      continue;
+    }
+    const ch = s[i]!;
+    if (ch === "\x1b") {
+      if (PASTE_START.startsWith(s.slice(i, i + PASTE_START.length))) {
+        if (s.startsWith(PASTE_START, i)) {
+          ed.pasting = true;
+          i += PASTE_START.length;
+          continue;
+        }
+        if (s.length - i < PASTE_START.length && s.length - i > 1) {
+          ed.pending = s.slice(i); // a paste start cut at the chunk boundary
+          return events;
+        }
+      }
+      if (s[i + 1] === "\r") {
+        insertText(ed, "\n"); // Alt-Enter
+        i += 2;
+        continue;
+      }
+      const n = escLength(s, i);
+      if (n === 0) {
+        ed.pending = s.slice(i);
+        return events;
+      }
+      if (n === 1) events.push({ type: "escape" });
+      else escapeKey(ed, s.slice(i, i + n));
+      i += n;
+      continue;
+    }
+    i++;
+    controlKey(ed, ch, s[i - 2], events, {
+      resetHistory: () => resetHistory(ed),
+      complete: ed.complete,
+    });
+  }
+  return events;
+}
+
+/** Create an empty editor, optionally with a history (oldest first). */
 export function createLineEditor(
   initialHistory: readonly string[] = [],
   complete: (text: string) => string | null = () => null,
 ): LineEditor {
-  // Long because: one closure-based editor whose functions share the buffer, the cursor, the paste
-  // state and the history; each is short apart from feed, which says why.
-  const ed: EditorText = { buf: "", cur: 0 };
-  let pasting = false;
-  let pending = ""; // an escape sequence cut at a chunk boundary
-  const past: string[] = [...initialHistory];
-  let at = past.length; // history position; past.length = the draft
-  let draft = "";
-
-  const insert = (s: string) => insertText(ed, s);
-  const lineStart = (from = ed.cur) => lineStartOf(ed, from);
-  const lineEnd = (from = ed.cur) => lineEndOf(ed, from);
-  const resetHistory = () => {
-    at = past.length;
-    draft = "";
+  const past = [...initialHistory];
+  const ed: EditorState = {
+    buf: "",
+    cur: 0,
+    pasting: false,
+    pending: "",
+    past,
+    at: past.length,
+    draft: "",
+    complete,
   };
-  const recall = (to: number) => {
-    if (at === past.length) draft = ed.buf;
-    at = to;
-    ed.buf = at === past.length ? draft : past[at]!;
-    ed.cur = ed.buf.length;
-  };
-  /** Up: the line above, or (on the first line) the previous history entry. */
-  const up = () => {
-    const start = lineStart();
-    if (start > 0) {
-      const col = ed.cur - start;
-      const prevStart = lineStart(start - 1);
-      ed.cur = Math.min(prevStart + col, start - 1);
-    } else if (at > 0) recall(at - 1);
-  };
-  /** Down: the line below, or (on the last line) the next history entry. */
-  const down = () => {
-    const end = lineEnd();
-    if (end < ed.buf.length) {
-      const col = ed.cur - lineStart();
-      const nextStart = end + 1;
-      ed.cur = Math.min(nextStart + col, lineEnd(nextStart));
-    } else if (at < past.length) recall(at + 1);
-  };
-
-  const escape = (seq: string) => {
-    switch (seq) {
-      case "\x1b[D":
-      case "\x1bOD":
-        if (ed.cur > 0) ed.cur--;
-        break;
-      case "\x1b[C":
-      case "\x1bOC":
-        if (ed.cur < ed.buf.length) ed.cur++;
-        break;
-      case "\x1b[A":
-      case "\x1bOA":
-        up();
-        break;
-      case "\x1b[B":
-      case "\x1bOB":
-        down();
-        break;
-      case "\x1b[H":
-      case "\x1bOH":
-      case "\x1b[1~":
-        ed.cur = lineStart();
-        break;
-      case "\x1b[F":
-      case "\x1bOF":
-      case "\x1b[4~":
-        ed.cur = lineEnd();
-        break;
-      case "\x1b[3~":
-        if (ed.cur < ed.buf.length) ed.buf = ed.buf.slice(0, ed.cur) + ed.buf.slice(ed.cur + 1);
-        break;
-      default:
-        break; // function keys and the like: ignored
-    }
-  };
-
   return {
-    feed(chunk) {
-      // Long because: one decoder of terminal input; each key or escape sequence is a short case of
-      // one loop over the chunk.
-      const events: EditorEvent[] = [];
-      const s = pending + chunk;
-      pending = "";
-      let i = 0;
-      while (i < s.length) {
-        if (pasting) {
-          const end = s.indexOf(PASTE_END, i);
-          if (end === -1) {
-            // Keep a possible partial end marker for the next chunk.
-            const keep = pasteEndTail(s, i);
-            insert(s.slice(i, s.length - keep).replace(/\r\n?/g, "\n"));
-            pending = s.slice(s.length - keep);
-            return events;
-          }
-          insert(s.slice(i, end).replace(/\r\n?/g, "\n"));
-          pasting = false;
-          i = end + PASTE_END.length;
-          continue;
-        }
-        const ch = s[i]!;
-        if (ch === "\x1b") {
-          if (PASTE_START.startsWith(s.slice(i, i + PASTE_START.length))) {
-            if (s.startsWith(PASTE_START, i)) {
-              pasting = true;
-              i += PASTE_START.length;
-              continue;
-            }
-            if (s.length - i < PASTE_START.length && s.length - i > 1) {
-              pending = s.slice(i); // a paste start cut at the chunk boundary
-              return events;
-            }
-          }
-          if (s[i + 1] === "\r") {
-            insert("\n"); // Alt-Enter
-            i += 2;
-            continue;
-          }
-          const n = escLength(s, i);
-          if (n === 0) {
-            pending = s.slice(i);
-            return events;
-          }
-          if (n === 1) events.push({ type: "escape" });
-          else escape(s.slice(i, i + n));
-          i += n;
-          continue;
-        }
-        i++;
-        controlKey(ed, ch, s[i - 2], events, { resetHistory, complete });
-      }
-      return events;
-    },
+    feed: (chunk) => feed(ed, chunk),
     text: () => ed.buf,
     cursor: () => ed.cur,
     clear() {
       ed.buf = "";
       ed.cur = 0;
-      resetHistory();
+      resetHistory(ed);
     },
     set(text) {
       ed.buf = text;
@@ -320,7 +339,7 @@ export function createLineEditor(
     remember(text) {
       if (text.trim() === "" || past[past.length - 1] === text) return;
       past.push(text);
-      resetHistory();
+      resetHistory(ed);
     },
     history: () => past,
   };

@@ -96,157 +96,192 @@ type State =
   /** Inside a string sequence, after ESC (a possible ST). */
   | "str_esc";
 
+/** What a {@linkcode SafeTextStream} remembers between chunks. */
+interface SanitizerState {
+  state: State;
+  afterCr: boolean;
+  /** The opener and payload of the string sequence being read (shown if it never ends). */
+  held: string;
+  /** A high surrogate that ended the last chunk: read with the next one. */
+  carry: string;
+}
+
+/** The chunk being read: where, and what has been written for it so far. */
+interface Scan {
+  chunk: string;
+  i: number;
+  out: string;
+}
+
+/** Show a string sequence that did not end well; its payload is ordinary text. */
+function release(st: SanitizerState): string {
+  const text = st.held;
+  st.held = "";
+  st.state = "ground";
+  return visible(ESC) + escapeControls(text.slice(1));
+}
+
+/** Ground state: ordinary text copied, `\r` made a line break, sequences opened. */
+function groundStep(st: SanitizerState, sc: Scan, c: number): void {
+  const chunk = sc.chunk;
+  if (st.afterCr) {
+    st.afterCr = false;
+    if (c === 0x0a) {
+      sc.i++;
+      return; // \r\n: the \n was written for the \r
+    }
+  }
+  if (!isControl(c)) {
+    const hidden = invisibleLength(chunk, sc.i);
+    if (hidden > 0) {
+      sc.i += hidden; // drawn as nothing: removed
+      return;
+    }
+    // Copy the run of ordinary characters at once.
+    let j = sc.i + 1;
+    while (
+      j < chunk.length && !isControl(chunk.charCodeAt(j)) && invisibleLength(chunk, j) === 0
+    ) j++;
+    sc.out += chunk.slice(sc.i, j);
+    sc.i = j;
+    return;
+  }
+  if (c === 0x0d) {
+    sc.out += "\n";
+    st.afterCr = true;
+  } else if (c === ESC) st.state = "esc";
+  else if (c === 0x9b) st.state = "csi";
+  else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
+    st.state = "str";
+    st.held = String.fromCharCode(ESC, c === 0x9d ? 0x5d : 0x50);
+  } else sc.out += visible(c);
+  sc.i++;
+}
+
+/** After ESC: which sequence it opens, if any. */
+function escStep(st: SanitizerState, sc: Scan, c: number): void {
+  if (c === 0x5b) st.state = "csi";
+  else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) {
+    st.state = "str";
+    st.held = String.fromCharCode(ESC, c);
+  } else if (c >= 0x20 && c <= 0x2f) st.state = "esc_inter";
+  else if (c >= 0x30 && c <= 0x7e) st.state = "ground"; // ESC 7, ESC c, ESC M…: dropped
+  else {
+    sc.out += visible(ESC); // not a sequence: show the ESC, then read `c` afresh
+    st.state = "ground";
+    return;
+  }
+  sc.i++;
+}
+
+/** After ESC and intermediate bytes: more of them, or the final byte. */
+function escInterStep(st: SanitizerState, sc: Scan, c: number): void {
+  if (c >= 0x20 && c <= 0x2f) {
+    sc.i++;
+    return;
+  }
+  st.state = "ground";
+  if (c >= 0x30 && c <= 0x7e) sc.i++; // the final byte: sequence dropped
+}
+
+/** Inside a control sequence (CSI): parameters, or the final byte. */
+function csiStep(st: SanitizerState, sc: Scan, c: number): void {
+  if (c >= 0x20 && c <= 0x3f) {
+    sc.i++;
+    return;
+  }
+  st.state = "ground";
+  if (c >= 0x40 && c <= 0x7e) sc.i++; // the final byte: sequence dropped
+  // anything else cancels the sequence and is read afresh
+}
+
+/** Inside a string sequence: its terminator, or its payload held back. */
+function strStep(st: SanitizerState, sc: Scan, c: number): void {
+  if (c === BEL || c === 0x9c) {
+    st.held = "";
+    st.state = "ground";
+    sc.i++;
+    return;
+  }
+  if (c === ESC) {
+    st.state = "str_esc";
+    sc.i++;
+    return;
+  }
+  if (c < 0x20 || isControl(c)) {
+    sc.out += release(st); // a control character (a newline too) cancels it: read it afresh
+    return;
+  }
+  st.held += sc.chunk[sc.i];
+  sc.i++;
+  if (st.held.length > MAX_STRING_SEQUENCE) sc.out += release(st);
+}
+
+/** Inside a string sequence after ESC: the ST that ends it, or something new. */
+function strEscStep(st: SanitizerState, sc: Scan, c: number): void {
+  if (c === 0x5c) {
+    st.held = "";
+    st.state = "ground";
+    sc.i++;
+    return;
+  }
+  sc.out += release(st);
+  st.state = "esc"; // that ESC starts something new
+}
+
+/** Run the state machine over `chunk`; one step per state, each reading from `sc.i`. */
+function feed(st: SanitizerState, chunk: string): string {
+  const sc: Scan = { chunk, i: 0, out: "" };
+  while (sc.i < chunk.length) {
+    const c = chunk.charCodeAt(sc.i);
+    switch (st.state) {
+      case "ground":
+        groundStep(st, sc, c);
+        break;
+      case "esc":
+        escStep(st, sc, c);
+        break;
+      case "esc_inter":
+        escInterStep(st, sc, c);
+        break;
+      case "csi":
+        csiStep(st, sc, c);
+        break;
+      case "str":
+        strStep(st, sc, c);
+        break;
+      case "str_esc":
+        strEscStep(st, sc, c);
+        break;
+    }
+  }
+  return sc.out;
+}
+
+/** The end of the text: whatever an unfinished sequence held back, shown. */
+function endStream(st: SanitizerState): string {
+  let out = feed(st, st.carry); // a lone high surrogate: nothing followed it
+  st.carry = "";
+  if (st.state === "esc" || st.state === "esc_inter") out += visible(ESC);
+  else if (st.state === "str") out += release(st);
+  else if (st.state === "str_esc") out += release(st) + visible(ESC);
+  st.state = "ground";
+  st.held = "";
+  st.afterCr = false;
+  return out;
+}
+
 /** A {@linkcode SafeTextStream}. */
 export function createSafeTextStream(): SafeTextStream {
-  // Long by design: a state machine over escape sequences; the states and their
-  // transitions stay in one place so a reader sees every path a byte can take.
-  let state: State = "ground";
-  let afterCr = false;
-  /** The opener and payload of the string sequence being read (shown if it never ends). */
-  let held = "";
-  /** A high surrogate that ended the last chunk: read with the next one. */
-  let carry = "";
-
-  /** Show a string sequence that did not end well; its payload is ordinary text. */
-  const release = (): string => {
-    const text = held;
-    held = "";
-    state = "ground";
-    return visible(ESC) + escapeControls(text.slice(1));
+  const st: SanitizerState = { state: "ground", afterCr: false, held: "", carry: "" };
+  return {
+    push(input) {
+      const [chunk, rest] = splitTrailingSurrogate(st.carry + input);
+      st.carry = rest;
+      return feed(st, chunk);
+    },
+    end: () => endStream(st),
   };
-
-  function push(input: string): string {
-    const [chunk, rest] = splitTrailingSurrogate(carry + input);
-    carry = rest;
-    return feed(chunk);
-  }
-
-  function feed(chunk: string): string {
-    // Long because: one state machine over escape sequences; the states and their transitions read
-    // best in one switch.
-    let out = "";
-    let i = 0;
-    while (i < chunk.length) {
-      const c = chunk.charCodeAt(i);
-      switch (state) {
-        case "ground": {
-          if (afterCr) {
-            afterCr = false;
-            if (c === 0x0a) {
-              i++;
-              continue; // \r\n: the \n was written for the \r
-            }
-          }
-          if (!isControl(c)) {
-            const hidden = invisibleLength(chunk, i);
-            if (hidden > 0) {
-              i += hidden; // drawn as nothing: removed
-              continue;
-            }
-            // Copy the run of ordinary characters at once.
-            let j = i + 1;
-            while (
-              j < chunk.length && !isControl(chunk.charCodeAt(j)) && invisibleLength(chunk, j) === 0
-            ) j++;
-            out += chunk.slice(i, j);
-            i = j;
-            continue;
-          }
-          if (c === 0x0d) {
-            out += "\n";
-            afterCr = true;
-          } else if (c === ESC) state = "esc";
-          else if (c === 0x9b) state = "csi";
-          else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
-            state = "str";
-            held = String.fromCharCode(ESC, c === 0x9d ? 0x5d : 0x50);
-          } else out += visible(c);
-          i++;
-          continue;
-        }
-        case "esc": {
-          if (c === 0x5b) state = "csi";
-          else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) {
-            state = "str";
-            held = String.fromCharCode(ESC, c);
-          } else if (c >= 0x20 && c <= 0x2f) state = "esc_inter";
-          else if (c >= 0x30 && c <= 0x7e) state = "ground"; // ESC 7, ESC c, ESC M…: dropped
-          else {
-            out += visible(ESC); // not a sequence: show the ESC, then read `c` afresh
-            state = "ground";
-            continue;
-          }
-          i++;
-          continue;
-        }
-        case "esc_inter": {
-          if (c >= 0x20 && c <= 0x2f) {
-            i++;
-            continue;
-          }
-          state = "ground";
-          if (c >= 0x30 && c <= 0x7e) i++; // the final byte: sequence dropped
-          continue;
-        }
-        case "csi": {
-          if (c >= 0x20 && c <= 0x3f) {
-            i++;
-            continue;
-          }
-          state = "ground";
-          if (c >= 0x40 && c <= 0x7e) i++; // the final byte: sequence dropped
-          continue; // anything else cancels the sequence and is read afresh
-        }
-        case "str": {
-          if (c === BEL || c === 0x9c) {
-            held = "";
-            state = "ground";
-            i++;
-            continue;
-          }
-          if (c === ESC) {
-            state = "str_esc";
-            i++;
-            continue;
-          }
-          if (c < 0x20 || isControl(c)) {
-            out += release(); // a control character (a newline too) cancels it: read it afresh
-            continue;
-          }
-          held += chunk[i];
-          i++;
-          if (held.length > MAX_STRING_SEQUENCE) out += release();
-          continue;
-        }
-        case "str_esc": {
-          if (c === 0x5c) {
-            held = "";
-            state = "ground";
-            i++;
-            continue;
-          }
-          out += release();
-          state = "esc"; // that ESC starts something new
-          continue;
-        }
-      }
-    }
-    return out;
-  }
-
-  function end(): string {
-    let out = feed(carry); // a lone high surrogate: nothing followed it
-    carry = "";
-    if (state === "esc" || state === "esc_inter") out += visible(ESC);
-    else if (state === "str") out += release();
-    else if (state === "str_esc") out += release() + visible(ESC);
-    state = "ground";
-    held = "";
-    afterCr = false;
-    return out;
-  }
-
-  return { push, end };
 }
 
 /**

@@ -226,15 +226,8 @@ function usernsCheck(f: Map<string, string>, uid: number): SandboxCheck {
   return check;
 }
 
-/** Checks on what the probe observed inside the sandbox, and on optional hardening. */
-function observedChecks(
-  report: SandboxReport,
-  v: Map<string, string>,
-  netError: string | undefined,
-  uid: number,
-): SandboxCheck[] {
-  // Long because: one flat list of checks on what the probe saw, a few lines each; split, the list
-  // would only be scattered.
+/** Confinement and system call filter checks on what the probe saw (records the seccomp facts). */
+function confinementChecks(report: SandboxReport, v: Map<string, string>): SandboxCheck[] {
   const out: SandboxCheck[] = [];
   const problems: string[] = [];
   if (v.get("root") !== "readonly") problems.push("the root file system is writable");
@@ -275,31 +268,47 @@ function observedChecks(
       detail: `seccomp (${arch}) refuses ${SECCOMP_BLOCKS.join("; ")}`,
     });
   }
+  return out;
+}
 
+/** The network isolation check: a private network namespace with only loopback inside. */
+function networkCheck(
+  report: SandboxReport,
+  v: Map<string, string>,
+  netError: string | undefined,
+): SandboxCheck {
   if (netError !== undefined) {
-    out.push({
+    report.failure ??= "bubblewrap cannot create a private network namespace";
+    return {
       name: "network isolation",
       status: "fail",
       detail: `--unshare-net fails: ${explainBwrapFailure(netError)}`,
       fix: `allow network namespaces (see the user namespace fix), ${OPT_OUT}`,
-    });
-    report.failure ??= "bubblewrap cannot create a private network namespace";
-  } else if (v.get("netdevs") !== "1") {
-    out.push({
+    };
+  }
+  if (v.get("netdevs") !== "1") {
+    report.failure ??= "the probe still saw host network interfaces";
+    return {
       name: "network isolation",
       status: "fail",
       detail: `${v.get("netdevs")} interfaces visible`,
       fix: "report this as a penguin bug",
-    });
-    report.failure ??= "the probe still saw host network interfaces";
-  } else {
-    out.push({
-      name: "network isolation",
-      status: "ok",
-      detail: "only loopback inside (--unshare-net)",
-    });
+    };
   }
+  return {
+    name: "network isolation",
+    status: "ok",
+    detail: "only loopback inside (--unshare-net)",
+  };
+}
 
+/** Checks on optional hardening: nested user namespaces, the sandbox's lifetime, the process limit. */
+function hardeningChecks(
+  report: SandboxReport,
+  v: Map<string, string>,
+  uid: number,
+): SandboxCheck[] {
+  const out: SandboxCheck[] = [];
   out.push(
     report.disableUserns
       ? {
@@ -354,6 +363,20 @@ function observedChecks(
       },
   );
   return out;
+}
+
+/** Checks on what the probe observed inside the sandbox, and on optional hardening. */
+function observedChecks(
+  report: SandboxReport,
+  v: Map<string, string>,
+  netError: string | undefined,
+  uid: number,
+): SandboxCheck[] {
+  return [
+    ...confinementChecks(report, v),
+    networkCheck(report, v, netError),
+    ...hardeningChecks(report, v, uid),
+  ];
 }
 
 function finish(report: SandboxReport, kind: SandboxKind = "none"): SandboxReport {

@@ -97,205 +97,236 @@ function placeholder(toolCallId: string, timestamp: string): ReplayMessage {
   };
 }
 
+/** What the replay's steps share: the meta, the history and the token counters. */
+interface ReplayState {
+  meta: SessionMetaEnvelope | null;
+  sessionTokens: TokenCounts;
+  lastRequestTotal: number;
+  last: OmniMessage | null;
+  /** Text of the request in flight. */
+  requestText: string;
+  /** Text of the last completed request (closure). */
+  lastCompletedText: string;
+  pending: ReplayMessage[];
+  snapshot: ReplayMessage[];
+  outputs: ReplayMessage[];
+  inRequest: boolean;
+  inCompaction: boolean;
+  dangling: DanglingCompaction | null;
+  /**
+   * Index in `pending` where the dangling compaction span began: user texts
+   * queued after it (the compaction prompt or its corrective note) are not
+   * conversational input when the span never ends.
+   */
+  danglingPendingFrom: number;
+  movedTo: string | undefined;
+  pair: { provider: string; model_id: string } | undefined;
+  committed: Set<string>;
+  answered: Set<string>;
+  history: ReplayMessage[];
+  render: OmniMessage[];
+  turns: number;
+  finished: boolean;
+}
+
+// Keep non-outputs; keep a tool output only while its call is committed
+// and not yet answered (a later duplicate of the same id is dropped too).
+function eligible(s: ReplayState, msgs: ReplayMessage[]): ReplayMessage[] {
+  const out: ReplayMessage[] = [];
+  for (const m of msgs) {
+    if (isOutput(m)) {
+      const id = callIdOf(m);
+      if (!s.committed.has(id) || s.answered.has(id)) continue;
+      s.answered.add(id);
+    }
+    out.push(m);
+  }
+  return out;
+}
+
+function dropRound(s: ReplayState) {
+  const reclaimed = s.inCompaction ? s.snapshot.filter(isOutput) : s.snapshot;
+  if (s.danglingPendingFrom >= 0) s.danglingPendingFrom += reclaimed.length;
+  s.pending = reclaimed.length > 0 ? [...reclaimed, ...s.pending] : s.pending;
+  s.snapshot = [];
+  s.outputs = [];
+  s.inRequest = false;
+}
+
+function commitRound(s: ReplayState, at: string) {
+  // Ids answered by this round's own inputs, decided before marking.
+  const answeredHere = new Set<string>();
+  for (const m of s.snapshot) {
+    if (!isOutput(m)) continue;
+    const id = callIdOf(m);
+    if (s.committed.has(id) && !s.answered.has(id)) answeredHere.add(id);
+  }
+  for (const id of s.committed) {
+    if (!s.answered.has(id) && !answeredHere.has(id)) {
+      s.history.push(placeholder(id, at));
+      s.answered.add(id);
+    }
+  }
+  s.history.push(...eligible(s, s.snapshot));
+  for (const m of s.outputs) {
+    s.history.push(m);
+    const p = m.payload;
+    if (p.type === "tool_call" && p.stop_reason === "completed") s.committed.add(p.tool_call_id);
+  }
+  if (!s.inCompaction) s.turns += 1;
+  s.snapshot = [];
+  s.outputs = [];
+  s.inRequest = false;
+}
+
+function onModel(s: ReplayState, msg: ReplayMessage) {
+  s.render.push(msg);
+  const p = msg.payload;
+  if (p.role === "user") {
+    s.pending.push(msg);
+  } else if (s.inRequest) {
+    s.outputs.push(msg);
+    if (p.type === "text") s.requestText += p.text;
+  }
+}
+
+function onEvent(s: ReplayState, msg: OmniMessage) {
+  const p = msg.payload as { type: string } & Record<string, unknown>;
+  switch (p.type) {
+    case "request_begin":
+      if (s.inRequest) dropRound(s);
+      s.snapshot = s.pending;
+      s.pending = [];
+      if (s.danglingPendingFrom >= 0) s.danglingPendingFrom = 0;
+      s.inRequest = true;
+      s.requestText = "";
+      break;
+    case "request_end":
+      if (!s.inRequest) break;
+      if (p.status === "completed") {
+        s.lastCompletedText = s.requestText;
+        commitRound(s, msg.timestamp);
+      } else {
+        dropRound(s);
+      }
+      break;
+    case "token_usage": {
+      const u = p as unknown as { session: TokenCounts; request: TokenCounts };
+      s.sessionTokens = { ...u.session };
+      s.lastRequestTotal = u.request.total;
+      break;
+    }
+    case "compaction_begin":
+      s.inCompaction = true;
+      s.dangling = { reason: p.reason as CompactionReason, mode: p.mode as CompactionMode };
+      s.danglingPendingFrom = s.pending.length;
+      break;
+    case "compaction_end":
+      s.inCompaction = false;
+      s.dangling = null;
+      s.danglingPendingFrom = -1;
+      break;
+    case "abort":
+      s.render.push(msg);
+      break;
+    case "workspace_moved":
+      if (typeof p.to === "string" && p.to !== "") s.movedTo = p.to;
+      break;
+    case "model_switched":
+      if (typeof p.provider === "string" && typeof p.model_id === "string") {
+        s.pair = { provider: p.provider, model_id: p.model_id };
+      }
+      break;
+  }
+}
+
+/** Feed the next record (see `Replay.push`). */
+function pushRecord(s: ReplayState, msg: OmniMessage): void {
+  if (s.finished) throw new Error("replay already finished");
+  if (Array.isArray(msg.origin) && msg.origin.length > 0) return;
+  if (msg.type === "session_meta") {
+    if (s.meta === null) s.meta = msg;
+    return;
+  }
+  s.last = msg;
+  if (msg.type === "model_msg") {
+    if (isComplete(msg.payload)) onModel(s, msg as ReplayMessage);
+  } else if (msg.type === "event_msg") {
+    onEvent(s, msg);
+  }
+}
+
+/** The result for everything pushed so far (see `Replay.finish`). */
+function finishReplay(s: ReplayState): ResumeReplay {
+  s.finished = true;
+  const closure = closeIfCompacted(s.last, s.lastCompletedText);
+  if (closure) {
+    return {
+      ...closure,
+      sessionTokens: s.sessionTokens,
+      meta: s.meta,
+      ...(s.movedTo ? { workspace: s.movedTo } : {}),
+      ...(s.pair ? { pair: s.pair } : {}),
+    };
+  }
+
+  const end = s.last?.timestamp ?? s.meta?.timestamp ?? "";
+  if (s.inRequest) dropRound(s);
+  if (s.dangling && s.danglingPendingFrom >= 0) {
+    const from = s.danglingPendingFrom;
+    s.pending = s.pending.filter((m, i) => i < from || m.payload.type !== "text");
+  }
+  const carried = eligible(s, s.pending);
+  for (const id of s.committed) {
+    if (!s.answered.has(id)) carried.push(placeholder(id, end));
+  }
+  const out: ResumeReplay = {
+    history: s.history,
+    carryOver: carried,
+    contextClosed: false,
+    sessionTokens: s.sessionTokens,
+    lastRequestTotal: s.lastRequestTotal,
+    sessionTurns: s.turns,
+    renderMessages: s.render,
+    meta: s.meta,
+  };
+  if (s.dangling) out.danglingCompaction = s.dangling;
+  if (s.movedTo) out.workspace = s.movedTo;
+  if (s.pair) out.pair = s.pair;
+  return out;
+}
+
 /**
  * Start an incremental replay. {@linkcode resumeTrace} is this over an array;
  * a loader can stream records into it without holding them in a list.
  */
 export function createReplay(): Replay {
-  // Long because: one closure-based replay whose methods share the meta, the history and the token
-  // counters; each method is short.
-  let meta: SessionMetaEnvelope | null = null;
-  let sessionTokens = zeroCounts();
-  let lastRequestTotal = 0;
-  let last: OmniMessage | null = null;
-
-  // Text of the request in flight and of the last completed request (closure).
-  let requestText = "";
-  let lastCompletedText = "";
-
-  let pending: ReplayMessage[] = [];
-  let snapshot: ReplayMessage[] = [];
-  let outputs: ReplayMessage[] = [];
-  let inRequest = false;
-  let inCompaction = false;
-  let dangling: DanglingCompaction | null = null;
-  // Index in `pending` where the dangling compaction span began: user texts
-  // queued after it (the compaction prompt or its corrective note) are not
-  // conversational input when the span never ends.
-  let danglingPendingFrom = -1;
-  let movedTo: string | undefined;
-  let pair: { provider: string; model_id: string } | undefined;
-  const committed = new Set<string>();
-  const answered = new Set<string>();
-  const history: ReplayMessage[] = [];
-  const render: OmniMessage[] = [];
-  let turns = 0;
-  let finished = false;
-
-  // Keep non-outputs; keep a tool output only while its call is committed
-  // and not yet answered (a later duplicate of the same id is dropped too).
-  const eligible = (msgs: ReplayMessage[]): ReplayMessage[] => {
-    const out: ReplayMessage[] = [];
-    for (const m of msgs) {
-      if (isOutput(m)) {
-        const id = callIdOf(m);
-        if (!committed.has(id) || answered.has(id)) continue;
-        answered.add(id);
-      }
-      out.push(m);
-    }
-    return out;
+  const s: ReplayState = {
+    meta: null,
+    sessionTokens: zeroCounts(),
+    lastRequestTotal: 0,
+    last: null,
+    requestText: "",
+    lastCompletedText: "",
+    pending: [],
+    snapshot: [],
+    outputs: [],
+    inRequest: false,
+    inCompaction: false,
+    dangling: null,
+    danglingPendingFrom: -1,
+    movedTo: undefined,
+    pair: undefined,
+    committed: new Set(),
+    answered: new Set(),
+    history: [],
+    render: [],
+    turns: 0,
+    finished: false,
   };
-
-  const dropRound = () => {
-    const reclaimed = inCompaction ? snapshot.filter(isOutput) : snapshot;
-    if (danglingPendingFrom >= 0) danglingPendingFrom += reclaimed.length;
-    pending = reclaimed.length > 0 ? [...reclaimed, ...pending] : pending;
-    snapshot = [];
-    outputs = [];
-    inRequest = false;
-  };
-
-  const commitRound = (at: string) => {
-    // Ids answered by this round's own inputs, decided before marking.
-    const answeredHere = new Set<string>();
-    for (const m of snapshot) {
-      if (!isOutput(m)) continue;
-      const id = callIdOf(m);
-      if (committed.has(id) && !answered.has(id)) answeredHere.add(id);
-    }
-    for (const id of committed) {
-      if (!answered.has(id) && !answeredHere.has(id)) {
-        history.push(placeholder(id, at));
-        answered.add(id);
-      }
-    }
-    history.push(...eligible(snapshot));
-    for (const m of outputs) {
-      history.push(m);
-      const p = m.payload;
-      if (p.type === "tool_call" && p.stop_reason === "completed") committed.add(p.tool_call_id);
-    }
-    if (!inCompaction) turns += 1;
-    snapshot = [];
-    outputs = [];
-    inRequest = false;
-  };
-
-  const onModel = (msg: ReplayMessage) => {
-    render.push(msg);
-    const p = msg.payload;
-    if (p.role === "user") {
-      pending.push(msg);
-    } else if (inRequest) {
-      outputs.push(msg);
-      if (p.type === "text") requestText += p.text;
-    }
-  };
-
-  const onEvent = (msg: OmniMessage) => {
-    const p = msg.payload as { type: string } & Record<string, unknown>;
-    switch (p.type) {
-      case "request_begin":
-        if (inRequest) dropRound();
-        snapshot = pending;
-        pending = [];
-        if (danglingPendingFrom >= 0) danglingPendingFrom = 0;
-        inRequest = true;
-        requestText = "";
-        break;
-      case "request_end":
-        if (!inRequest) break;
-        if (p.status === "completed") {
-          lastCompletedText = requestText;
-          commitRound(msg.timestamp);
-        } else {
-          dropRound();
-        }
-        break;
-      case "token_usage": {
-        const u = p as unknown as { session: TokenCounts; request: TokenCounts };
-        sessionTokens = { ...u.session };
-        lastRequestTotal = u.request.total;
-        break;
-      }
-      case "compaction_begin":
-        inCompaction = true;
-        dangling = { reason: p.reason as CompactionReason, mode: p.mode as CompactionMode };
-        danglingPendingFrom = pending.length;
-        break;
-      case "compaction_end":
-        inCompaction = false;
-        dangling = null;
-        danglingPendingFrom = -1;
-        break;
-      case "abort":
-        render.push(msg);
-        break;
-      case "workspace_moved":
-        if (typeof p.to === "string" && p.to !== "") movedTo = p.to;
-        break;
-      case "model_switched":
-        if (typeof p.provider === "string" && typeof p.model_id === "string") {
-          pair = { provider: p.provider, model_id: p.model_id };
-        }
-        break;
-    }
-  };
-
   return {
-    push(msg: OmniMessage): void {
-      if (finished) throw new Error("replay already finished");
-      if (Array.isArray(msg.origin) && msg.origin.length > 0) return;
-      if (msg.type === "session_meta") {
-        if (meta === null) meta = msg;
-        return;
-      }
-      last = msg;
-      if (msg.type === "model_msg") {
-        if (isComplete(msg.payload)) onModel(msg as ReplayMessage);
-      } else if (msg.type === "event_msg") {
-        onEvent(msg);
-      }
-    },
-    finish(): ResumeReplay {
-      finished = true;
-      const closure = closeIfCompacted(last, lastCompletedText);
-      if (closure) {
-        return {
-          ...closure,
-          sessionTokens,
-          meta,
-          ...(movedTo ? { workspace: movedTo } : {}),
-          ...(pair ? { pair } : {}),
-        };
-      }
-
-      const end = last?.timestamp ?? meta?.timestamp ?? "";
-      if (inRequest) dropRound();
-      if (dangling && danglingPendingFrom >= 0) {
-        const from = danglingPendingFrom;
-        pending = pending.filter((m, i) => i < from || m.payload.type !== "text");
-      }
-      const carried = eligible(pending);
-      for (const id of committed) {
-        if (!answered.has(id)) carried.push(placeholder(id, end));
-      }
-      const out: ResumeReplay = {
-        history,
-        carryOver: carried,
-        contextClosed: false,
-        sessionTokens,
-        lastRequestTotal,
-        sessionTurns: turns,
-        renderMessages: render,
-        meta,
-      };
-      if (dangling) out.danglingCompaction = dangling;
-      if (movedTo) out.workspace = movedTo;
-      if (pair) out.pair = pair;
-      return out;
-    },
+    push: (msg) => pushRecord(s, msg),
+    finish: () => finishReplay(s),
   };
 }
 

@@ -201,39 +201,39 @@ function secretHit(...paths: string[]): string | undefined {
   return undefined;
 }
 
-/**
- * Resolve a model-given path for a file tool. `verb` words the refusals
- * (`Refusing to read "<p>"`). Relative paths resolve against the workspace;
- * absolute paths are allowed when they really land inside the workspace or
- * the session scratchpad. Secret basenames are refused everywhere.
- */
-export async function resolveWorkspacePath(
+/** The refusal of a path that resolves to `where`, outside the roots. */
+function outsideRefusal(
   input: string,
-  roots: PathRoots,
-  verb: "read" | "write" | "edit" = "read",
-): Promise<PathResolution> {
-  // Long because: one path check in its order (NUL, lexical resolution, real paths of the path and
-  // its roots, then the scratchpad, secret and git rules); the refusals share the resolved paths.
-  if (input.includes("\0")) {
-    return { ok: false, message: `Path "${input}" contains a NUL character.` };
-  }
-  const path = resolve(roots.workspace, input);
-  const refuseSecret = (name: string): PathResolution => ({
-    ok: false,
-    message:
-      `Refusing to ${verb} "${input}": ${name} holds the user's secrets and must never enter the conversation.`,
-  });
-  const memoryDirs = roots.sandbox?.revealWritable ?? roots.revealWritable ?? [];
-  const outside = (where: string, wsReal: string): PathResolution => ({
+  where: string,
+  wsReal: string,
+  memoryDirs: readonly string[],
+): PathResolution {
+  return {
     ok: false,
     message:
       `Path "${input}" resolves to "${where}", outside the workspace "${wsReal}"; file tools can only reach ${
         reach(memoryDirs.length > 0)
       }.`,
-  });
-  const lexicalSecret = secretHit(path);
-  if (lexicalSecret) return refuseSecret(lexicalSecret);
+  };
+}
 
+/** The real paths of a path and of the roots it is checked against. */
+interface RealPaths {
+  real: string;
+  wsReal: string;
+  spReal: string | undefined;
+  readOnly: string[];
+  memReal: string[];
+  viaSymlink: boolean;
+}
+
+/** Resolve the real paths of `path` and its roots; a refusal when they cannot be resolved. */
+async function realPathsOf(
+  input: string,
+  path: string,
+  roots: PathRoots,
+  memoryDirs: readonly string[],
+): Promise<RealPaths | PathResolution> {
   let real: string;
   let wsReal: string;
   let spReal: string | undefined;
@@ -260,7 +260,7 @@ export async function resolveWorkspacePath(
       return { ok: false, message: `Cannot resolve "${input}": ${errorMessage(err)}.` };
     }
     const ws = await realPathOf(roots.workspace).catch(() => roots.workspace);
-    if (!isInside(path, ws)) return outside(path, ws);
+    if (!isInside(path, ws)) return outsideRefusal(input, path, ws, memoryDirs);
     return {
       ok: false,
       message:
@@ -269,6 +269,75 @@ export async function resolveWorkspacePath(
         }.`,
     };
   }
+  return { real, wsReal, spReal, readOnly, memReal, viaSymlink };
+}
+
+/** Why a change to `real` in the workspace is refused (protected paths, git, nested repos), if it is. */
+async function workspaceWriteRefusal(
+  input: string,
+  path: string,
+  real: string,
+  wsReal: string,
+  roots: PathRoots,
+  verb: "read" | "write" | "edit",
+): Promise<PathResolution | undefined> {
+  const hit = PROTECTED_WRITE_PATHS.find((rel) =>
+    isInside(real.toLowerCase(), join(wsReal, rel).toLowerCase())
+  );
+  if (hit) {
+    return {
+      ok: false,
+      message: `Refusing to ${verb} "${input}": ${hit} is protected (${
+        PROTECTED_WHY[hit]
+      }); commands cannot change it either.`,
+    };
+  }
+  const access = roots.sandbox?.git ?? roots.git ?? "read-only";
+  const layout = await findGitLayout(wsReal).catch(() => undefined);
+  let why = layout
+    ? gitWriteRefusal(real, layout, access)
+    : `the workspace's git layout cannot be read`;
+  if (!why && layout) {
+    // What git's configuration runs or loads (hooks directories, included files, programs).
+    const own = await gitConfigTargets(wsReal, layout, access).catch(() => undefined);
+    why = own
+      ? gitConfigRefusal(path, real, wsReal, [...(roots.gitTargets ?? []), ...own])
+      : `the workspace's git configuration cannot be read`;
+  }
+  why ??= await nestedRepoRefusal(real, wsReal);
+  if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
+  return undefined;
+}
+
+/**
+ * Resolve a model-given path for a file tool. `verb` words the refusals
+ * (`Refusing to read "<p>"`). Relative paths resolve against the workspace;
+ * absolute paths are allowed when they really land inside the workspace or
+ * the session scratchpad. Secret basenames are refused everywhere.
+ */
+export async function resolveWorkspacePath(
+  input: string,
+  roots: PathRoots,
+  verb: "read" | "write" | "edit" = "read",
+): Promise<PathResolution> {
+  // Long because: one path check in its order (NUL, lexical resolution, real paths of the path and
+  // its roots, then the scratchpad, secret and git rules); the refusals share the resolved paths.
+  if (input.includes("\0")) {
+    return { ok: false, message: `Path "${input}" contains a NUL character.` };
+  }
+  const path = resolve(roots.workspace, input);
+  const refuseSecret = (name: string): PathResolution => ({
+    ok: false,
+    message:
+      `Refusing to ${verb} "${input}": ${name} holds the user's secrets and must never enter the conversation.`,
+  });
+  const memoryDirs = roots.sandbox?.revealWritable ?? roots.revealWritable ?? [];
+  const lexicalSecret = secretHit(path);
+  if (lexicalSecret) return refuseSecret(lexicalSecret);
+
+  const paths = await realPathsOf(input, path, roots, memoryDirs);
+  if ("ok" in paths) return paths;
+  const { real, wsReal, spReal, readOnly, memReal, viaSymlink } = paths;
   const realSecret = secretHit(real);
   if (realSecret) return refuseSecret(realSecret);
   if (isPenguinRunState(real, roots.runDirs ?? await otherRunDirs())) {
@@ -308,37 +377,14 @@ export async function resolveWorkspacePath(
       viaSymlink,
     };
   }
-  if (!root) return outside(real, wsReal);
+  if (!root) return outsideRefusal(input, real, wsReal, memoryDirs);
   if (root === "workspace") {
     const why = await homeRefusal(real, wsReal, roots, verb);
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
   }
   if (verb !== "read" && root === "workspace") {
-    const hit = PROTECTED_WRITE_PATHS.find((rel) =>
-      isInside(real.toLowerCase(), join(wsReal, rel).toLowerCase())
-    );
-    if (hit) {
-      return {
-        ok: false,
-        message: `Refusing to ${verb} "${input}": ${hit} is protected (${
-          PROTECTED_WHY[hit]
-        }); commands cannot change it either.`,
-      };
-    }
-    const access = roots.sandbox?.git ?? roots.git ?? "read-only";
-    const layout = await findGitLayout(wsReal).catch(() => undefined);
-    let why = layout
-      ? gitWriteRefusal(real, layout, access)
-      : `the workspace's git layout cannot be read`;
-    if (!why && layout) {
-      // What git's configuration runs or loads (hooks directories, included files, programs).
-      const own = await gitConfigTargets(wsReal, layout, access).catch(() => undefined);
-      why = own
-        ? gitConfigRefusal(path, real, wsReal, [...(roots.gitTargets ?? []), ...own])
-        : `the workspace's git configuration cannot be read`;
-    }
-    why ??= await nestedRepoRefusal(real, wsReal);
-    if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
+    const refused = await workspaceWriteRefusal(input, path, real, wsReal, roots, verb);
+    if (refused) return refused;
   }
   return {
     ok: true,

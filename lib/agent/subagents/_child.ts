@@ -299,51 +299,151 @@ async function pumpTask(
   return aborted !== undefined ? { aborted, sawText } : { sawText };
 }
 
+/** What a child's steps share: its state, its session and the current task. */
+interface ChildCore {
+  init: ChildInit;
+  state: ChildState;
+  session: ChildSession | undefined;
+  lastEnd: TaskEnd | undefined;
+  current: AbortController | undefined;
+  running: Promise<void>;
+  disposed: boolean;
+  unread: ReturnType<typeof unreadText>;
+  /** Messages kept for the next follower while nobody listens. */
+  backlog: OmniMessage[];
+  follower: Follower | undefined;
+  standing: ApproveFn | undefined;
+  approvals: ReturnType<typeof approvalQueue>;
+}
+
+/** Pass a message on: to the follower, else to the host's listeners, else to the backlog. */
+function deliver(c: ChildCore, message: OmniMessage, text: string | undefined) {
+  if (c.follower) {
+    c.follower.items.push({ type: "forward", message });
+    if (text) c.follower.items.push({ type: "delta", text });
+    c.follower.wake();
+    return;
+  }
+  if (text) c.unread.add(text);
+  if (!c.init.tap(message)) {
+    c.backlog.push(message);
+    if (c.backlog.length > SUBAGENT_MESSAGE_BUFFER) {
+      c.backlog.splice(0, c.backlog.length - SUBAGENT_MESSAGE_BUFFER);
+    }
+  }
+}
+
+const tag = (c: ChildCore, m: OmniMessage): OmniMessage => ({
+  ...m,
+  origin: [c.init.sessionId, ...(m.origin ?? [])],
+});
+
+/** Start a task (see `Child.start`). */
+function startTask(
+  c: ChildCore,
+  child: Child,
+  input: CompleteMessage[],
+  thinkingLevel: ThinkingLevel | undefined,
+) {
+  const { init } = c;
+  if (c.disposed) throw new PenguinError("runtime", `subagent ${init.id} is stopped`);
+  const session = c.session;
+  if (!session) {
+    throw new PenguinError("runtime", `subagent ${init.id} has no live session to run`);
+  }
+  if (c.state === "running") {
+    throw new PenguinError("runtime", `subagent ${init.id} is still running`);
+  }
+  const ctl = new AbortController();
+  c.current = ctl;
+  c.state = "running";
+  c.lastEnd = undefined;
+  child.endReported = false;
+  const task = trackOutcome(session.run(input, {
+    signal: ctl.signal,
+    approve: c.approvals.approve,
+    ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
+  }));
+  c.running = (async () => {
+    const end = await pumpTask(
+      task,
+      (m, text) => deliver(c, tag(c, m), text),
+      c.approvals.noteOutput,
+    );
+    c.state = "idle";
+    c.lastEnd = end;
+    if (c.current === ctl) c.current = undefined;
+    child.lastUsed = Date.now();
+    const followed = c.follower !== undefined;
+    c.follower?.wake();
+    try {
+      init.onTaskEnd(child, c.lastEnd, followed);
+    } catch {
+      // the host's bookkeeping must not break the child
+    }
+  })();
+}
+
+/** Stream the child's messages and answer text (see `Child.follow`). */
+async function* follow(
+  c: ChildCore,
+  child: Child,
+  windowMs: number,
+  signal: AbortSignal,
+  sink: ApproveFn,
+): AsyncGenerator<ToolEvent, FollowEnd, undefined> {
+  if (c.follower) {
+    throw new PenguinError(
+      "runtime",
+      `another tool call is already following subagent ${c.init.id}; wait for it to return`,
+    );
+  }
+  const me: Follower = { items: [], wake: () => {}, sink };
+  for (const m of c.backlog) me.items.push({ type: "forward", message: m });
+  c.backlog = [];
+  const text = child.take();
+  if (text) me.items.push({ type: "delta", text });
+  c.follower = me;
+  child.lastUsed = Date.now();
+  void c.approvals.pump();
+  const deadline = Date.now() + Math.max(0, windowMs);
+  try {
+    for (;;) {
+      while (me.items.length > 0) yield me.items.shift()!;
+      if (c.state !== "running") return "done";
+      if (signal.aborted) return "aborted";
+      const left = deadline - Date.now();
+      if (left <= 0) return "window";
+      await wakeOrTimeout(me, left, signal);
+    }
+  } finally {
+    if (c.follower === me) c.follower = undefined;
+    child.lastUsed = Date.now();
+    // Whatever the consumer did not take stays undelivered.
+    for (const item of me.items) {
+      if (item.type === "delta") c.unread.add(item.text);
+      else if (item.type === "forward" && !c.init.tap(item.message)) c.backlog.push(item.message);
+    }
+    me.items = [];
+  }
+}
+
 /** Create a child around `init`. */
 export function createChild(init: ChildInit): Child {
-  // Long because: one closure-based child whose methods share its state, its session and the
-  // current task; each method is short.
-  let state: ChildState = init.state ?? "idle";
-  let session = init.session;
-  let lastEnd: TaskEnd | undefined;
-  let current: AbortController | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let disposed = false;
-
-  const unread = unreadText(init.unread ?? "");
-  const addText = unread.add;
-
-  // Messages kept for the next follower while nobody listens.
-  let backlog: OmniMessage[] = [];
-
-  let follower: Follower | undefined;
-
-  const deliver = (message: OmniMessage, text: string | undefined) => {
-    if (follower) {
-      follower.items.push({ type: "forward", message });
-      if (text) follower.items.push({ type: "delta", text });
-      follower.wake();
-      return;
-    }
-    if (text) addText(text);
-    if (!init.tap(message)) {
-      backlog.push(message);
-      if (backlog.length > SUBAGENT_MESSAGE_BUFFER) {
-        backlog.splice(0, backlog.length - SUBAGENT_MESSAGE_BUFFER);
-      }
-    }
+  const c: ChildCore = {
+    init,
+    state: init.state ?? "idle",
+    session: init.session,
+    lastEnd: undefined,
+    current: undefined,
+    running: Promise.resolve(),
+    disposed: false,
+    unread: unreadText(init.unread ?? ""),
+    backlog: [],
+    follower: undefined,
+    standing: undefined,
+    approvals: approvalQueue(() => c.follower?.sink ?? c.standing, () => c.disposed),
   };
-
-  let standing: ApproveFn | undefined;
-  const approvals = approvalQueue(() => follower?.sink ?? standing, () => disposed);
-  const { approve, noteOutput } = approvals;
-  const pumpApprovals = approvals.pump;
-
-  const tag = (m: OmniMessage): OmniMessage => ({
-    ...m,
-    origin: [init.sessionId, ...(m.origin ?? [])],
-  });
-
   const child: Child = {
     id: init.id,
     sessionId: init.sessionId,
@@ -354,114 +454,47 @@ export function createChild(init: ChildInit): Child {
     endReported: true,
     lastUsed: Date.now(),
     get state() {
-      return state;
+      return c.state;
     },
     get session() {
-      return session;
+      return c.session;
     },
     get lastEnd() {
-      return lastEnd;
+      return c.lastEnd;
     },
     get unreadChars() {
-      return unread.length;
+      return c.unread.length;
     },
     get pendingApprovals() {
-      return approvals.count;
+      return c.approvals.count;
     },
     get followed() {
-      return follower !== undefined;
+      return c.follower !== undefined;
     },
-    approve,
+    approve: c.approvals.approve,
     setStandingSink(sink) {
-      standing = sink;
-      void pumpApprovals();
+      c.standing = sink;
+      void c.approvals.pump();
     },
     attach(s) {
-      session = s;
-      if (state === "interrupted") state = "idle";
+      c.session = s;
+      if (c.state === "interrupted") c.state = "idle";
     },
-    start(input, thinkingLevel) {
-      if (disposed) throw new PenguinError("runtime", `subagent ${init.id} is stopped`);
-      if (!session) {
-        throw new PenguinError("runtime", `subagent ${init.id} has no live session to run`);
-      }
-      if (state === "running") {
-        throw new PenguinError("runtime", `subagent ${init.id} is still running`);
-      }
-      const ctl = new AbortController();
-      current = ctl;
-      state = "running";
-      lastEnd = undefined;
-      child.endReported = false;
-      const task = trackOutcome(session.run(input, {
-        signal: ctl.signal,
-        approve,
-        ...(thinkingLevel !== undefined ? { thinkingLevel } : {}),
-      }));
-      running = (async () => {
-        const end = await pumpTask(task, (m, text) => deliver(tag(m), text), noteOutput);
-        state = "idle";
-        lastEnd = end;
-        if (current === ctl) current = undefined;
-        child.lastUsed = Date.now();
-        const followed = follower !== undefined;
-        follower?.wake();
-        try {
-          init.onTaskEnd(child, lastEnd, followed);
-        } catch {
-          // the host's bookkeeping must not break the child
-        }
-      })();
-    },
-    async *follow(windowMs, signal, sink) {
-      if (follower) {
-        throw new PenguinError(
-          "runtime",
-          `another tool call is already following subagent ${init.id}; wait for it to return`,
-        );
-      }
-      const me: Follower = { items: [], wake: () => {}, sink };
-      for (const m of backlog) me.items.push({ type: "forward", message: m });
-      backlog = [];
-      const text = child.take();
-      if (text) me.items.push({ type: "delta", text });
-      follower = me;
-      child.lastUsed = Date.now();
-      void pumpApprovals();
-      const deadline = Date.now() + Math.max(0, windowMs);
-      try {
-        for (;;) {
-          while (me.items.length > 0) yield me.items.shift()!;
-          if (state !== "running") return "done";
-          if (signal.aborted) return "aborted";
-          const left = deadline - Date.now();
-          if (left <= 0) return "window";
-          await wakeOrTimeout(me, left, signal);
-        }
-      } finally {
-        if (follower === me) follower = undefined;
-        child.lastUsed = Date.now();
-        // Whatever the consumer did not take stays undelivered.
-        for (const item of me.items) {
-          if (item.type === "delta") addText(item.text);
-          else if (item.type === "forward" && !init.tap(item.message)) backlog.push(item.message);
-        }
-        me.items = [];
-      }
-    },
-    take: () => unread.take(),
-    settled: () => running,
+    start: (input, thinkingLevel) => startTask(c, child, input, thinkingLevel),
+    follow: (windowMs, signal, sink) => follow(c, child, windowMs, signal, sink),
+    take: () => c.unread.take(),
+    settled: () => c.running,
     async abort(reason) {
-      await approvals.denyAll(running);
-      current?.abort(new DOMException(reason, "AbortError"));
-      await running;
+      await c.approvals.denyAll(c.running);
+      c.current?.abort(new DOMException(reason, "AbortError"));
+      await c.running;
     },
     async dispose(reason) {
-      if (disposed) return;
-      disposed = true;
-      standing = undefined;
+      if (c.disposed) return;
+      c.disposed = true;
+      c.standing = undefined;
       await child.abort(reason);
-      await session?.dispose();
+      await c.session?.dispose();
     },
   };
   return child;

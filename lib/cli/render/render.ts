@@ -291,13 +291,116 @@ function historyOptions(
   };
 }
 
-/** Create a renderer. */
-export function createRenderer(opts: RendererOptions): Renderer {
-  // Long by design: one closure-based object whose methods share the queueing state
-  // (open segments, pending approvals, spinner); each method is short.
+/** The queueing state the renderer's steps share: open segments, pending approvals, spinner. */
+interface RendererState {
+  opts: RendererOptions;
+  palette: ReturnType<typeof paletteFor>;
+  collapse: boolean;
+  spinner: Spinner | undefined;
+  write: (text: string) => void;
+  numbers: ReturnType<typeof createCallNumbers>;
+  screen: Screen;
+  stats: ReturnType<typeof createStats>;
+  autoApprovals: boolean;
+  pending: OmniMessage[];
+  holder: string | null;
+  prompting: boolean;
+  paused: boolean;
+  draining: boolean;
+  taskActive: boolean;
+}
+
+const locked = (s: RendererState) => s.prompting || s.paused;
+
+function maybeSpin(s: RendererState) {
+  if (s.spinner && s.taskActive && !locked(s) && s.holder === null && !s.screen.midLine()) {
+    s.spinner.start();
+  }
+}
+
+function render(s: RendererState, msg: OmniMessage) {
+  if (msg.type === "session_meta") return;
+  s.stats.seen(msg);
+  if (msg.origin && msg.origin.length > 0) {
+    nestedLine(msg, s.screen, s.autoApprovals);
+    return;
+  }
+  if (msg.type === "model_msg") {
+    s.spinner?.stop(); // the first token ends the wait, even before anything is drawn
+    renderModel(s.screen, msg.payload);
+    return;
+  }
+  renderEvent(msg, s.screen, s.stats, s.autoApprovals, () => maybeSpin(s));
+}
+
+function drain(s: RendererState) {
+  if (s.draining) return;
+  s.draining = true;
+  try {
+    while (!locked(s) && s.pending.length > 0) {
+      if (s.holder === null) {
+        // First in, first out, until a segment takes the screen.
+        let i = 0;
+        while (i < s.pending.length && s.holder === null && !locked(s)) {
+          const msg = s.pending[i++]!;
+          const owner = ownerOf(msg);
+          if (owner !== null && !isStop(msg)) s.holder = owner;
+          render(s, msg);
+        }
+        s.pending = i === s.pending.length ? [] : s.pending.slice(i);
+        continue;
+      }
+      const held = drainHeld(s.pending, s.holder, () => locked(s), (m) => render(s, m));
+      s.holder = held.holder;
+      s.pending = held.keep;
+      if (!held.progressed) break;
+    }
+  } finally {
+    s.draining = false;
+  }
+}
+
+function flush(s: RendererState) {
+  s.spinner?.stop();
+  s.prompting = false;
+  s.paused = false;
+  s.holder = null;
+  drain(s);
+  s.screen.settleOutputs();
+  s.screen.endLine();
+}
+
+/** Queue or draw one message (see `Renderer.push`). */
+function push(s: RendererState, msg: OmniMessage) {
+  // Fast paths keep the cost per message constant. Invariant: while the
+  // screen is unlocked, nothing queued belongs to the segment holding it.
+  if (!locked(s) && !s.draining) {
+    if (s.holder === null && s.pending.length === 0) {
+      const owner = ownerOf(msg);
+      if (owner !== null && !isStop(msg)) s.holder = owner;
+      render(s, msg);
+      return;
+    }
+    if (s.holder !== null && !(s.holder === "llm" && endsRequest(msg))) {
+      if (ownerOf(msg) !== s.holder) {
+        s.pending.push(msg);
+        return;
+      }
+      if (!isStop(msg)) return render(s, msg);
+      s.holder = null;
+      render(s, msg);
+      drain(s);
+      return;
+    }
+  }
+  s.pending.push(msg);
+  drain(s);
+}
+
+/** The renderer's state, its screen and counters made. */
+function rendererState(opts: RendererOptions): RendererState {
   const palette = paletteFor(opts.color);
   const now = opts.now ?? Date.now;
-  let collapse = opts.collapse;
   const spinner: Spinner | undefined = spinnerOf(opts, palette, now);
   const write = (text: string) => {
     spinner?.stop();
@@ -306,166 +409,95 @@ export function createRenderer(opts: RendererOptions): Renderer {
   const markdown = opts.color ? opts.markdown : undefined;
   // One numbering per session: the history's calls first, then the live ones.
   const numbers = createCallNumbers();
-  const screen: Screen = createScreen({
-    write,
+  const s: RendererState = {
+    opts,
     palette,
+    collapse: opts.collapse,
+    spinner,
+    write,
     numbers,
-    collapse: () => collapse,
-    toolPreviews: opts.toolPreviews,
-    ...(opts.fullOutputHint !== undefined ? { fullOutputHint: opts.fullOutputHint } : {}),
-    ...(markdown ? { markdown } : {}),
-  });
-  const stats = createStats(now, opts.stats);
-  const autoApprovals = opts.autoApprovals ?? true;
-
-  let pending: OmniMessage[] = [];
-  let holder: string | null = null;
-  let prompting = false;
-  let paused = false;
-  let draining = false;
-  let taskActive = false;
-
-  const locked = () => prompting || paused;
-
-  const maybeSpin = () => {
-    if (spinner && taskActive && !locked() && holder === null && !screen.midLine()) {
-      spinner.start();
-    }
+    screen: createScreen({
+      write,
+      palette,
+      numbers,
+      collapse: () => s.collapse,
+      toolPreviews: opts.toolPreviews,
+      ...(opts.fullOutputHint !== undefined ? { fullOutputHint: opts.fullOutputHint } : {}),
+      ...(markdown ? { markdown } : {}),
+    }),
+    stats: createStats(now, opts.stats),
+    autoApprovals: opts.autoApprovals ?? true,
+    pending: [],
+    holder: null,
+    prompting: false,
+    paused: false,
+    draining: false,
+    taskActive: false,
   };
+  return s;
+}
 
-  const render = (msg: OmniMessage) => {
-    if (msg.type === "session_meta") return;
-    stats.seen(msg);
-    if (msg.origin && msg.origin.length > 0) {
-      renderNested(msg);
-      return;
-    }
-    if (msg.type === "model_msg") {
-      spinner?.stop(); // the first token ends the wait, even before anything is drawn
-      renderModel(screen, msg.payload);
-      return;
-    }
-    renderEvent(msg, screen, stats, autoApprovals, maybeSpin);
-  };
-
-  const renderNested = (msg: OmniMessage) => nestedLine(msg, screen, autoApprovals);
-
-  const drain = () => {
-    if (draining) return;
-    draining = true;
-    try {
-      while (!locked() && pending.length > 0) {
-        if (holder === null) {
-          // First in, first out, until a segment takes the screen.
-          let i = 0;
-          while (i < pending.length && holder === null && !locked()) {
-            const msg = pending[i++]!;
-            const owner = ownerOf(msg);
-            if (owner !== null && !isStop(msg)) holder = owner;
-            render(msg);
-          }
-          pending = i === pending.length ? [] : pending.slice(i);
-          continue;
-        }
-        const held = drainHeld(pending, holder, locked, render);
-        holder = held.holder;
-        pending = held.keep;
-        if (!held.progressed) break;
-      }
-    } finally {
-      draining = false;
-    }
-  };
-
-  const flush = () => {
-    spinner?.stop();
-    prompting = false;
-    paused = false;
-    holder = null;
-    drain();
-    screen.settleOutputs();
-    screen.endLine();
-  };
-
+/** Create a renderer. */
+export function createRenderer(opts: RendererOptions): Renderer {
+  const s = rendererState(opts);
+  const { screen, stats } = s;
   return {
-    push(msg) {
-      // Fast paths keep the cost per message constant. Invariant: while the
-      // screen is unlocked, nothing queued belongs to the segment holding it.
-      if (!locked() && !draining) {
-        if (holder === null && pending.length === 0) {
-          const owner = ownerOf(msg);
-          if (owner !== null && !isStop(msg)) holder = owner;
-          render(msg);
-          return;
-        }
-        if (holder !== null && !(holder === "llm" && endsRequest(msg))) {
-          if (ownerOf(msg) !== holder) {
-            pending.push(msg);
-            return;
-          }
-          if (!isStop(msg)) return render(msg);
-          holder = null;
-          render(msg);
-          drain();
-          return;
-        }
-      }
-      pending.push(msg);
-      drain();
-    },
+    push: (msg) => push(s, msg),
     beginTask() {
-      taskActive = true;
+      s.taskActive = true;
       stats.beginTask();
-      maybeSpin();
+      maybeSpin(s);
     },
     endTask() {
-      flush();
-      taskActive = false;
+      flush(s);
+      s.taskActive = false;
       const line = stats.endTask();
       if (line !== null) screen.notice(line);
       screen.endTask();
     },
-    flush,
+    flush: () => flush(s),
     beginPrompt(toolCall, origin) {
-      spinner?.stop();
+      s.spinner?.stop();
       if (toolCall) screen.ensureCallLine(toolCall, origin);
       screen.endLine();
-      prompting = true;
+      s.prompting = true;
     },
     endPrompt(toolCall, decision, origin, reason) {
       if (toolCall && decision) {
         screen.decision(toolCall.tool_call_id, origin, decision, true, reason);
       }
-      prompting = false;
-      drain();
-      maybeSpin();
+      s.prompting = false;
+      drain(s);
+      maybeSpin(s);
     },
     pause() {
-      spinner?.stop();
+      s.spinner?.stop();
       screen.endLine();
-      paused = true;
+      s.paused = true;
     },
     resume() {
-      paused = false;
-      drain();
-      maybeSpin();
+      s.paused = false;
+      drain(s);
+      maybeSpin(s);
     },
     line(text, style = "dim") {
-      spinner?.stop();
+      s.spinner?.stop();
       if (style === "plain") screen.plain(text);
       else screen.notice(text);
     },
     setCollapse(on) {
-      collapse = on;
+      s.collapse = on;
     },
     history(messages) {
       screen.endLine();
-      write(renderHistory(messages, historyOptions(opts, palette, collapse, numbers, screen)));
+      s.write(
+        renderHistory(messages, historyOptions(opts, s.palette, s.collapse, s.numbers, screen)),
+      );
       stats.seed(messages);
     },
     startSession(recorded) {
-      numbers.reset();
-      for (const id of recorded ?? []) numbers.of(id);
+      s.numbers.reset();
+      for (const id of recorded ?? []) s.numbers.of(id);
     },
     contextTokens: () => stats.context(),
     expand: (tag) => screen.expand(tag),

@@ -130,187 +130,206 @@ function gitOf(ctx: HostedToolContext): { git?: GitAccess } {
   return git ? { git } : {};
 }
 
+/** What the client's steps share: the host processes and the request ids. */
+interface HostState {
+  opts: ToolHostOptions;
+  idleMs: number;
+  procs: Map<string, Proc>;
+  nextId: number;
+}
+
+function fail(s: HostState, proc: Proc, why: string): void {
+  if (proc.dead) return;
+  proc.dead = true;
+  clearTimeout(proc.idleTimer);
+  if (s.procs.get(proc.key) === proc) s.procs.delete(proc.key);
+  const said = proc.tail.join(" | ").trim();
+  const message = said ? `${why} (it said: ${said.slice(-600)})` : why;
+  for (const sink of [...proc.sinks.values()]) {
+    sink({ type: "crash", error: { name: "Error", message } });
+  }
+  proc.sinks.clear();
+  proc.child.then((c) => c.kill(500)).catch(() => {});
+}
+
+function start(s: HostState, key: string, roots: string, policy: SandboxPolicy): Proc {
+  const { promise: ready, resolve: onReady, reject: notReady } = Promise.withResolvers<void>();
+  ready.catch(() => {});
+  const lines = lineSplitter();
+  const proc: Proc = {
+    key,
+    roots,
+    child: undefined as unknown as Promise<SandboxedProcess>,
+    ready,
+    sinks: new Map(),
+    tail: [],
+    dead: false,
+    busy: 0,
+  };
+  const onLine = (line: string) => {
+    const m = decodeReply(line);
+    if (!m) {
+      if (line.trim() !== "") proc.tail = [...proc.tail, line].slice(-TAIL_LINES);
+      return;
+    }
+    if (m.type === "ready") onReady();
+    else proc.sinks.get(m.id)?.(m);
+  };
+  proc.child = spawnSandboxed({
+    argv: s.opts.argv ?? selfArgv([TOOL_HOST_COMMAND]),
+    policy: hostPolicy(policy),
+    stdin: "piped",
+    onOutput: (text) => lines.push(text).forEach(onLine),
+    killGraceMs: 500,
+  });
+  proc.child.then(
+    (child) => {
+      child.outputClosed.then(() => lines.end().forEach(onLine));
+      child.status.then((st) => {
+        const why = `the sandboxed tool host exited (code ${st.code}${
+          st.signal ? `, ${st.signal}` : ""
+        })`;
+        notReady(new Error(why));
+        fail(s, proc, why);
+      });
+    },
+    (err) => {
+      notReady(err);
+      fail(s, proc, errorMessage(err));
+    },
+  );
+  s.procs.set(key, proc);
+  return proc;
+}
+
+async function acquire(s: HostState, policy: SandboxPolicy): Promise<Proc> {
+  const key = policyKey(policy);
+  const roots = await rootIdentity(policy);
+  let proc = s.procs.get(key);
+  if (proc && proc.roots !== roots) {
+    fail(s, proc, "the workspace or scratchpad directory was replaced");
+    proc = undefined;
+  }
+  proc ??= start(s, key, roots, policy);
+  clearTimeout(proc.idleTimer);
+  proc.busy++;
+  return proc;
+}
+
+function release(s: HostState, proc: Proc): void {
+  proc.busy--;
+  if (proc.busy > 0 || proc.dead) return;
+  proc.idleTimer = setTimeout(() => fail(s, proc, "idle"), s.idleMs);
+  Deno.unrefTimer(proc.idleTimer);
+}
+
+/** The `run` request of call `id`. */
+async function runRequest(
+  id: number,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  ctx: HostedToolContext,
+): Promise<HostMessage> {
+  return {
+    type: "run",
+    id,
+    tool: definition.name,
+    definition,
+    args,
+    ctx: {
+      workspace: ctx.workspace,
+      ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+      ...(ctx.readOnlyRoots?.length ? { readOnlyRoots: ctx.readOnlyRoots } : {}),
+      sessionId: ctx.sessionId,
+      toolCallId: ctx.toolCallId,
+      ...gitOf(ctx),
+      ...revealWritableOf(ctx),
+      ...await gitTargetsOf(ctx, ctx.workspace),
+      ...await runDirsOf(ctx),
+    },
+  };
+}
+
+async function* run(
+  s: HostState,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  ctx: HostedToolContext,
+): AsyncGenerator<ToolEvent, void, undefined> {
+  const policy = ctx.sandbox ??
+    createPolicy({
+      workspace: ctx.workspace,
+      ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+      ...(ctx.readOnlyRoots?.length ? { reveal: ctx.readOnlyRoots } : {}),
+    });
+  const proc = await acquire(s, policy);
+  const id = s.nextId++;
+  const queue: Incoming[] = [];
+  let wake: (() => void) | undefined;
+  proc.sinks.set(id, (m) => {
+    queue.push(m);
+    wake?.();
+  });
+  let finished = false;
+  const send = async (m: HostMessage) => {
+    if (proc.dead) return;
+    const child = await proc.child;
+    await child.write(encodeRequest(m));
+  };
+  const onAbort = () => void send({ type: "abort", id, reason: toWireError(ctx.signal.reason) });
+  try {
+    try {
+      await proc.ready;
+    } catch (err) {
+      throw new Error(errorMessage(err), { cause: err });
+    }
+    if (proc.dead) throw fromWireError({ name: "Error", message: "the tool host stopped" });
+    await send(await runRequest(id, definition, args, ctx));
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener("abort", onAbort, { once: true });
+    for (;;) {
+      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const m = queue.shift()!;
+      if (m.type === "event") yield m.event;
+      else if (m.type === "done") {
+        finished = true;
+        return;
+      } else if (m.type === "error" || m.type === "crash") {
+        finished = true;
+        throw fromWireError(m.error);
+      }
+    }
+  } finally {
+    ctx.signal.removeEventListener("abort", onAbort);
+    proc.sinks.delete(id);
+    if (!finished && !proc.dead) {
+      void send({
+        type: "abort",
+        id,
+        reason: { name: "AbortError", message: "the call was abandoned" },
+      }).catch(() => {});
+    }
+    release(s, proc);
+  }
+}
+
 /** A set of sandboxed tool hosts. */
 export function createToolHost(opts: ToolHostOptions = {}): ToolHost {
-  // Long because: one closure-based client whose functions share the host processes and the request
-  // ids; each function is short.
-  const idleMs = opts.idleMs ?? DEFAULT_HOST_IDLE_MS;
-  const procs = new Map<string, Proc>();
-  let nextId = 1;
-
-  function fail(proc: Proc, why: string): void {
-    if (proc.dead) return;
-    proc.dead = true;
-    clearTimeout(proc.idleTimer);
-    if (procs.get(proc.key) === proc) procs.delete(proc.key);
-    const said = proc.tail.join(" | ").trim();
-    const message = said ? `${why} (it said: ${said.slice(-600)})` : why;
-    for (const sink of [...proc.sinks.values()]) {
-      sink({ type: "crash", error: { name: "Error", message } });
-    }
-    proc.sinks.clear();
-    proc.child.then((c) => c.kill(500)).catch(() => {});
-  }
-
-  function start(key: string, roots: string, policy: SandboxPolicy): Proc {
-    const { promise: ready, resolve: onReady, reject: notReady } = Promise.withResolvers<void>();
-    ready.catch(() => {});
-    const lines = lineSplitter();
-    const proc: Proc = {
-      key,
-      roots,
-      child: undefined as unknown as Promise<SandboxedProcess>,
-      ready,
-      sinks: new Map(),
-      tail: [],
-      dead: false,
-      busy: 0,
-    };
-    const onLine = (line: string) => {
-      const m = decodeReply(line);
-      if (!m) {
-        if (line.trim() !== "") proc.tail = [...proc.tail, line].slice(-TAIL_LINES);
-        return;
-      }
-      if (m.type === "ready") onReady();
-      else proc.sinks.get(m.id)?.(m);
-    };
-    proc.child = spawnSandboxed({
-      argv: opts.argv ?? selfArgv([TOOL_HOST_COMMAND]),
-      policy: hostPolicy(policy),
-      stdin: "piped",
-      onOutput: (text) => lines.push(text).forEach(onLine),
-      killGraceMs: 500,
-    });
-    proc.child.then(
-      (child) => {
-        child.outputClosed.then(() => lines.end().forEach(onLine));
-        child.status.then((st) => {
-          const why = `the sandboxed tool host exited (code ${st.code}${
-            st.signal ? `, ${st.signal}` : ""
-          })`;
-          notReady(new Error(why));
-          fail(proc, why);
-        });
-      },
-      (err) => {
-        notReady(err);
-        fail(proc, errorMessage(err));
-      },
-    );
-    procs.set(key, proc);
-    return proc;
-  }
-
-  async function acquire(policy: SandboxPolicy): Promise<Proc> {
-    const key = policyKey(policy);
-    const roots = await rootIdentity(policy);
-    let proc = procs.get(key);
-    if (proc && proc.roots !== roots) {
-      fail(proc, "the workspace or scratchpad directory was replaced");
-      proc = undefined;
-    }
-    proc ??= start(key, roots, policy);
-    clearTimeout(proc.idleTimer);
-    proc.busy++;
-    return proc;
-  }
-
-  function release(proc: Proc): void {
-    proc.busy--;
-    if (proc.busy > 0 || proc.dead) return;
-    proc.idleTimer = setTimeout(() => fail(proc, "idle"), idleMs);
-    Deno.unrefTimer(proc.idleTimer);
-  }
-
-  async function* run(
-    definition: ToolDefinition,
-    args: Record<string, unknown>,
-    ctx: HostedToolContext,
-  ): AsyncGenerator<ToolEvent, void, undefined> {
-    const policy = ctx.sandbox ??
-      createPolicy({
-        workspace: ctx.workspace,
-        ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
-        ...(ctx.readOnlyRoots?.length ? { reveal: ctx.readOnlyRoots } : {}),
-      });
-    const proc = await acquire(policy);
-    const id = nextId++;
-    const queue: Incoming[] = [];
-    let wake: (() => void) | undefined;
-    proc.sinks.set(id, (m) => {
-      queue.push(m);
-      wake?.();
-    });
-    let finished = false;
-    const send = async (m: HostMessage) => {
-      if (proc.dead) return;
-      const child = await proc.child;
-      await child.write(encodeRequest(m));
-    };
-    const onAbort = () => void send({ type: "abort", id, reason: toWireError(ctx.signal.reason) });
-    try {
-      try {
-        await proc.ready;
-      } catch (err) {
-        throw new Error(errorMessage(err), { cause: err });
-      }
-      if (proc.dead) throw fromWireError({ name: "Error", message: "the tool host stopped" });
-      await send({
-        type: "run",
-        id,
-        tool: definition.name,
-        definition,
-        args,
-        ctx: {
-          workspace: ctx.workspace,
-          ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
-          ...(ctx.readOnlyRoots?.length ? { readOnlyRoots: ctx.readOnlyRoots } : {}),
-          sessionId: ctx.sessionId,
-          toolCallId: ctx.toolCallId,
-          ...gitOf(ctx),
-          ...revealWritableOf(ctx),
-          ...await gitTargetsOf(ctx, ctx.workspace),
-          ...await runDirsOf(ctx),
-        },
-      });
-      if (ctx.signal.aborted) onAbort();
-      else ctx.signal.addEventListener("abort", onAbort, { once: true });
-      for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        const m = queue.shift()!;
-        if (m.type === "event") yield m.event;
-        else if (m.type === "done") {
-          finished = true;
-          return;
-        } else if (m.type === "error" || m.type === "crash") {
-          finished = true;
-          throw fromWireError(m.error);
-        }
-      }
-    } finally {
-      ctx.signal.removeEventListener("abort", onAbort);
-      proc.sinks.delete(id);
-      if (!finished && !proc.dead) {
-        void send({
-          type: "abort",
-          id,
-          reason: { name: "AbortError", message: "the call was abandoned" },
-        }).catch(() => {});
-      }
-      release(proc);
-    }
-  }
-
+  const s: HostState = {
+    opts,
+    idleMs: opts.idleMs ?? DEFAULT_HOST_IDLE_MS,
+    procs: new Map(),
+    nextId: 1,
+  };
   return {
-    run,
+    run: (definition, args, ctx) => run(s, definition, args, ctx),
     get size() {
-      return procs.size;
+      return s.procs.size;
     },
     async dispose() {
-      const all = [...procs.values()];
-      for (const p of all) fail(p, "the tool host was stopped");
+      const all = [...s.procs.values()];
+      for (const p of all) fail(s, p, "the tool host was stopped");
       await Promise.allSettled(
         all.map(async (p) => await (await p.child).status),
       );

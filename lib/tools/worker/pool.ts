@@ -175,6 +175,84 @@ export function revealWritableOf(
   return dirs && dirs.length > 0 ? { revealWritable: [...dirs] } : {};
 }
 
+/** What the pool's steps share: the workers, the idle timers and the request ids. */
+interface PoolState {
+  entry: URL;
+  opts: ToolWorkerPoolOptions;
+  idleMs: number;
+  graceMs: number;
+  idle: Map<string, Slot[]>;
+  alive: Set<Slot>;
+  nextId: number;
+  /** Workers alive at once at most. */
+  maxWorkers: number;
+  /** Calls waiting for a worker, woken one at a time as workers come free. */
+  waiting: (() => void)[];
+}
+
+function kill(s: PoolState, slot: Slot, why: string): void {
+  if (slot.dead) return;
+  slot.dead = true;
+  clearTimeout(slot.idleTimer);
+  s.alive.delete(slot);
+  const list = s.idle.get(slot.key);
+  if (list) {
+    const at = list.indexOf(slot);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) s.idle.delete(slot.key);
+  }
+  slot.worker.terminate();
+  slot.sink?.({ type: "crash", error: { name: "Error", message: why } });
+  s.waiting.shift()?.();
+}
+
+function spawn(s: PoolState, key: string, roots: string[], readOnly: string[]): Slot {
+  const worker = new Worker(s.entry.href, {
+    type: "module",
+    name: s.opts.name ?? "penguin-tools",
+    deno: { permissions: workerPermissions(roots, readOnly) },
+  });
+  let started!: () => void;
+  let failed!: (err: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    started = resolve;
+    failed = reject;
+  });
+  ready.catch(() => {}); // observed by the call that awaits it
+  const slot: Slot = { key, worker, ready, dead: false };
+  s.alive.add(slot);
+  worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
+    if (e.data.type === "ready") started();
+    else slot.sink?.(e.data);
+  };
+  worker.onerror = (e: ErrorEvent) => {
+    e.preventDefault(); // a crashing tool worker must not take penguin down
+    const why = `the tool worker stopped: ${e.message}`;
+    failed(new Error(why));
+    kill(s, slot, why);
+  };
+  worker.onmessageerror = () => kill(s, slot, "the tool worker sent an unreadable message");
+  return slot;
+}
+
+/** An idle worker for `key`, else a new one while fewer than `maxWorkers` live, else undefined. */
+function take(s: PoolState, key: string, roots: string[], readOnly: string[]): Slot | undefined {
+  const list = s.idle.get(key);
+  const slot = list?.pop();
+  if (list && list.length === 0) s.idle.delete(key);
+  if (slot) {
+    clearTimeout(slot.idleTimer);
+    return slot;
+  }
+  if (s.alive.size >= s.maxWorkers) {
+    // An idle worker of other roots makes room.
+    const other = s.idle.values().next().value?.[0];
+    if (other === undefined) return undefined;
+    kill(s, other, "idle");
+  }
+  return spawn(s, key, roots, readOnly);
+}
+
 /** Wait in `queue` until called from it, or until `signal` aborts (then it leaves the queue). */
 function waitTurn(queue: (() => void)[], signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -192,200 +270,147 @@ function waitTurn(queue: (() => void)[], signal: AbortSignal): Promise<void> {
   });
 }
 
+/** A worker for `key`, waiting while `maxWorkers` are busy; a call aborted while it waits throws. */
+async function acquire(
+  s: PoolState,
+  key: string,
+  roots: string[],
+  readOnly: string[],
+  signal: AbortSignal,
+): Promise<Slot> {
+  for (;;) {
+    const slot = take(s, key, roots, readOnly);
+    if (slot) return slot;
+    signal.throwIfAborted();
+    await waitTurn(s.waiting, signal);
+  }
+}
+
+function release(s: PoolState, slot: Slot): void {
+  slot.sink = undefined;
+  const list = s.idle.get(slot.key) ?? [];
+  if (list.length >= MAX_IDLE_PER_ROOTS) return kill(s, slot, "idle");
+  list.push(slot);
+  s.idle.set(slot.key, list);
+  const timer = setTimeout(() => kill(s, slot, "idle"), s.idleMs);
+  Deno.unrefTimer(timer);
+  slot.idleTimer = timer;
+  s.waiting.shift()?.();
+}
+
+/** The `run` request of call `id`. */
+async function runRequest(
+  id: number,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  ctx: FileToolContext,
+  readOnly: string[],
+  gitTargets: { gitTargets?: ExecTarget[] },
+): Promise<HostMessage> {
+  return {
+    type: "run",
+    id,
+    tool: definition.name,
+    definition,
+    args,
+    ctx: {
+      workspace: ctx.workspace,
+      ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
+      ...(readOnly.length > 0 ? { readOnlyRoots: readOnly } : {}),
+      sessionId: ctx.sessionId,
+      toolCallId: ctx.toolCallId,
+      ...gitOf(ctx),
+      ...revealWritableOf(ctx),
+      ...gitTargets,
+      ...await runDirsOf(ctx),
+    },
+  };
+}
+
+async function* run(
+  s: PoolState,
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  ctx: FileToolContext,
+): AsyncGenerator<ToolEvent, void, undefined> {
+  const signal = ctx.signal;
+  const roots = await rootsOf(ctx);
+  const readOnly = await readOnlyRootsOf(ctx);
+  // What the caller resolved (the tool host cannot read the user's global configuration)
+  // is kept, and what can be resolved here added.
+  const own = (await gitTargetsOf(ctx, roots[0]!)).gitTargets ?? [];
+  const all = [...(ctx.gitTargets ?? []), ...own];
+  const gitTargets = all.length > 0 ? { gitTargets: all } : {};
+  const slot = await acquire(s, JSON.stringify([roots, readOnly]), roots, readOnly, signal);
+  const id = s.nextId++;
+  const queue: Incoming[] = [];
+  let wake: (() => void) | undefined;
+  slot.sink = (m) => {
+    if (m.type !== "crash" && m.type !== "ready" && m.id !== id) return;
+    queue.push(m);
+    wake?.();
+  };
+  let finished = false;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const send = (m: HostMessage) => {
+    if (!slot.dead) slot.worker.postMessage(m);
+  };
+  const onAbort = () => {
+    send({ type: "abort", id, reason: toWireError(signal.reason) });
+    graceTimer = setTimeout(
+      () => kill(s, slot, `the tool did not stop within ${s.graceMs}ms of the abort`),
+      s.graceMs,
+    );
+  };
+  try {
+    await slot.ready;
+    send(await runRequest(id, definition, args, ctx, readOnly, gitTargets));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    for (;;) {
+      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const m = queue.shift()!;
+      if (m.type === "event") yield m.event;
+      else if (m.type === "done") {
+        finished = true;
+        return;
+      } else if (m.type === "error") {
+        finished = true;
+        throw fromWireError(m.error);
+      } else if (m.type === "crash") throw fromWireError(m.error);
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    clearTimeout(graceTimer);
+    if (finished && !slot.dead) release(s, slot);
+    else kill(s, slot, "the call was abandoned");
+  }
+}
+
 /** A pool of confined workers loading `entry` (a module that calls `serveTools`). */
 export function createToolWorkerPool(
   entry: URL,
   opts: ToolWorkerPoolOptions = {},
 ): ToolWorkerPool {
-  // Long because: one closure-based pool whose functions share the workers, the idle timers and the
-  // queue; each function is short.
-  const idleMs = opts.idleMs ?? DEFAULT_WORKER_IDLE_MS;
-  const graceMs = opts.abortGraceMs ?? DEFAULT_WORKER_ABORT_GRACE_MS;
-  const idle = new Map<string, Slot[]>();
-  const alive = new Set<Slot>();
-  const maxWorkers = Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS);
-  /** Calls waiting for a worker, woken one at a time as workers come free. */
-  const waiting: (() => void)[] = [];
-  let nextId = 1;
-
-  function wakeOne(): void {
-    waiting.shift()?.();
-  }
-
-  function kill(slot: Slot, why: string): void {
-    if (slot.dead) return;
-    slot.dead = true;
-    clearTimeout(slot.idleTimer);
-    alive.delete(slot);
-    const list = idle.get(slot.key);
-    if (list) {
-      const at = list.indexOf(slot);
-      if (at >= 0) list.splice(at, 1);
-      if (list.length === 0) idle.delete(slot.key);
-    }
-    slot.worker.terminate();
-    slot.sink?.({ type: "crash", error: { name: "Error", message: why } });
-    wakeOne();
-  }
-
-  function spawn(key: string, roots: string[], readOnly: string[]): Slot {
-    const worker = new Worker(entry.href, {
-      type: "module",
-      name: opts.name ?? "penguin-tools",
-      deno: { permissions: workerPermissions(roots, readOnly) },
-    });
-    let started!: () => void;
-    let failed!: (err: Error) => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      started = resolve;
-      failed = reject;
-    });
-    ready.catch(() => {}); // observed by the call that awaits it
-    const slot: Slot = { key, worker, ready, dead: false };
-    alive.add(slot);
-    worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
-      if (e.data.type === "ready") started();
-      else slot.sink?.(e.data);
-    };
-    worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault(); // a crashing tool worker must not take penguin down
-      const why = `the tool worker stopped: ${e.message}`;
-      failed(new Error(why));
-      kill(slot, why);
-    };
-    worker.onmessageerror = () => kill(slot, "the tool worker sent an unreadable message");
-    return slot;
-  }
-
-  /** An idle worker for `key`, else a new one while fewer than `maxWorkers` live, else undefined. */
-  function take(key: string, roots: string[], readOnly: string[]): Slot | undefined {
-    const list = idle.get(key);
-    const slot = list?.pop();
-    if (list && list.length === 0) idle.delete(key);
-    if (slot) {
-      clearTimeout(slot.idleTimer);
-      return slot;
-    }
-    if (alive.size >= maxWorkers) {
-      // An idle worker of other roots makes room.
-      const other = idle.values().next().value?.[0];
-      if (other === undefined) return undefined;
-      kill(other, "idle");
-    }
-    return spawn(key, roots, readOnly);
-  }
-
-  /** A worker for `key`, waiting while `maxWorkers` are busy; a call aborted while it waits throws. */
-  async function acquire(
-    key: string,
-    roots: string[],
-    readOnly: string[],
-    signal: AbortSignal,
-  ): Promise<Slot> {
-    for (;;) {
-      const slot = take(key, roots, readOnly);
-      if (slot) return slot;
-      signal.throwIfAborted();
-      await waitTurn(waiting, signal);
-    }
-  }
-
-  function release(slot: Slot): void {
-    slot.sink = undefined;
-    const list = idle.get(slot.key) ?? [];
-    if (list.length >= MAX_IDLE_PER_ROOTS) return kill(slot, "idle");
-    list.push(slot);
-    idle.set(slot.key, list);
-    const timer = setTimeout(() => kill(slot, "idle"), idleMs);
-    Deno.unrefTimer(timer);
-    slot.idleTimer = timer;
-    wakeOne();
-  }
-
-  async function* run(
-    definition: ToolDefinition,
-    args: Record<string, unknown>,
-    ctx: FileToolContext,
-  ): AsyncGenerator<ToolEvent, void, undefined> {
-    const signal = ctx.signal;
-    const roots = await rootsOf(ctx);
-    const readOnly = await readOnlyRootsOf(ctx);
-    // What the caller resolved (the tool host cannot read the user's global configuration)
-    // is kept, and what can be resolved here added.
-    const own = (await gitTargetsOf(ctx, roots[0]!)).gitTargets ?? [];
-    const all = [...(ctx.gitTargets ?? []), ...own];
-    const gitTargets = all.length > 0 ? { gitTargets: all } : {};
-    const slot = await acquire(JSON.stringify([roots, readOnly]), roots, readOnly, signal);
-    const id = nextId++;
-    const queue: Incoming[] = [];
-    let wake: (() => void) | undefined;
-    slot.sink = (m) => {
-      if (m.type !== "crash" && m.type !== "ready" && m.id !== id) return;
-      queue.push(m);
-      wake?.();
-    };
-    let finished = false;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const send = (m: HostMessage) => {
-      if (!slot.dead) slot.worker.postMessage(m);
-    };
-    const onAbort = () => {
-      send({ type: "abort", id, reason: toWireError(signal.reason) });
-      graceTimer = setTimeout(
-        () => kill(slot, `the tool did not stop within ${graceMs}ms of the abort`),
-        graceMs,
-      );
-    };
-    try {
-      await slot.ready;
-      send({
-        type: "run",
-        id,
-        tool: definition.name,
-        definition,
-        args,
-        ctx: {
-          workspace: ctx.workspace,
-          ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
-          ...(readOnly.length > 0 ? { readOnlyRoots: readOnly } : {}),
-          sessionId: ctx.sessionId,
-          toolCallId: ctx.toolCallId,
-          ...gitOf(ctx),
-          ...revealWritableOf(ctx),
-          ...gitTargets,
-          ...await runDirsOf(ctx),
-        },
-      });
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-      for (;;) {
-        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        const m = queue.shift()!;
-        if (m.type === "event") yield m.event;
-        else if (m.type === "done") {
-          finished = true;
-          return;
-        } else if (m.type === "error") {
-          finished = true;
-          throw fromWireError(m.error);
-        } else if (m.type === "crash") throw fromWireError(m.error);
-      }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      clearTimeout(graceTimer);
-      if (finished && !slot.dead) release(slot);
-      else kill(slot, "the call was abandoned");
-    }
-  }
-
+  const s: PoolState = {
+    entry,
+    opts,
+    idleMs: opts.idleMs ?? DEFAULT_WORKER_IDLE_MS,
+    graceMs: opts.abortGraceMs ?? DEFAULT_WORKER_ABORT_GRACE_MS,
+    idle: new Map(),
+    alive: new Set(),
+    nextId: 1,
+    maxWorkers: Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS),
+    waiting: [],
+  };
   return {
-    run,
+    run: (definition, args, ctx) => run(s, definition, args, ctx),
     get size() {
-      return alive.size;
+      return s.alive.size;
     },
     dispose() {
-      for (const slot of [...alive]) kill(slot, "the tool worker pool was disposed");
+      for (const slot of [...s.alive]) kill(s, slot, "the tool worker pool was disposed");
     },
   };
 }
