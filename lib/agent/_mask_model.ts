@@ -11,7 +11,9 @@
  *   `stop`);
  * - a complete text or thinking message whole;
  * - a complete tool call's arguments string by string inside the JSON
- *   (keys too), so a secret holding `"` or `\` is found as the tool gets it;
+ *   (keys too), so a secret holding `"` or `\` is found as the tool gets it,
+ *   and each number whose decimal text holds a secret replaced by the marker
+ *   string;
  *   arguments that are not JSON are masked as text. The real arguments are
  *   kept aside by call id for the tool ({@linkcode ModelMasking.realCall}):
  *   the trace, the display and the history hold the masked ones;
@@ -77,7 +79,24 @@ function maskJson(
   return { value, changed: false };
 }
 
-/** Tool-call arguments with the secrets masked inside their JSON strings (as text when not JSON). */
+/** A JSON string literal, or a JSON number literal (group 1). */
+const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+/**
+ * JSON text with every number literal whose decimal text holds a secret
+ * replaced by its masked text as a JSON string (`"n": 7301…` becomes
+ * `"n": "[redacted:…]"`). Done on the text: parsing first would round a long
+ * number and hide the secret from the masker.
+ */
+function maskJsonNumbers(json: string, mask: (s: string) => string): string {
+  return json.replace(JSON_TOKEN, (token, number: string | undefined) => {
+    if (number === undefined) return token;
+    const masked = mask(number);
+    return masked === number ? token : JSON.stringify(masked);
+  });
+}
+
+/** Tool-call arguments with the secrets masked inside their JSON strings and numbers (as text when not JSON). */
 function maskArguments(args: string, mask: (s: string) => string): string {
   let parsed: unknown;
   try {
@@ -85,8 +104,11 @@ function maskArguments(args: string, mask: (s: string) => string): string {
   } catch {
     return mask(args);
   }
+  const numbers = maskJsonNumbers(args, mask);
+  if (numbers !== args) parsed = JSON.parse(numbers);
   const r = maskJson(parsed, mask);
-  return r.changed ? JSON.stringify(r.value) : args;
+  if (r.changed) return JSON.stringify(r.value);
+  return numbers !== args ? JSON.stringify(parsed) : args;
 }
 
 /** A complete message masked, and its fidelity dropped when it changed or held a secret. */

@@ -69,6 +69,7 @@ import {
 } from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
 import { createModelMasking } from "./_mask_model.ts";
+import { maskEngineState } from "./_mask_history.ts";
 import { foldImages } from "./attachments.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import {
@@ -428,7 +429,8 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
       : {}),
     promptEstimate: estimatePromptTokens(meta.system_prompt, toolset.specs),
     ...(parts.retryDelayMs ? { retryDelayMs: parts.retryDelayMs } : {}),
-  }, parts.state);
+    // A resumed history is masked with today's secrets (an old or imported trace may hold one).
+  }, parts.state ? maskEngineState(parts.state, secrets) : undefined);
   const compactor = createCompactor(parts.compaction, {
     engine,
     request,

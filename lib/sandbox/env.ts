@@ -1,6 +1,7 @@
 /**
  * The environment of a sandboxed child, built from scratch: an allowlist of
- * host variables, then the vault, then forced values. Provider credentials
+ * host variables, then an allowlist of the login shell's variables, then the
+ * vault, then forced values. Provider credentials
  * and penguin's own variables never pass.
  *
  * @module
@@ -143,6 +144,96 @@ export function isCredentialEnv(name: string, value: string): boolean {
   return CERT_NAME.test(name.toUpperCase()) && !/^[/~]/.test(value);
 }
 
+/**
+ * Names of the shell snapshot that are configuration, not credentials: the
+ * only ones that reach a command without being passed by name. Toolchain
+ * roots and search paths, locale, terminal and editor, the user's identity
+ * as penguin sets it, and build flags.
+ */
+export const LOGIN_ENV_ALLOWLIST: readonly string[] = [
+  "PATH",
+  "MANPATH",
+  "INFOPATH",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  "TERM",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "SHELL",
+  "USER",
+  "LOGNAME",
+  "HOME",
+  "TMPDIR",
+  "GOROOT",
+  "GOPATH",
+  "GOBIN",
+  "PYENV_ROOT",
+  "NVM_DIR",
+  "NVM_BIN",
+  "NVM_INC",
+  "BUN_INSTALL",
+  "DENO_INSTALL",
+  "DENO_DIR",
+  "SDKMAN_DIR",
+  "ASDF_DIR",
+  "ASDF_DATA_DIR",
+  "VIRTUAL_ENV",
+  "GEM_PATH",
+  "RBENV_ROOT",
+  "NODE_PATH",
+  "PYTHONPATH",
+  "PKG_CONFIG_PATH",
+  "CPATH",
+  "LIBRARY_PATH",
+  "CC",
+  "CXX",
+  "CFLAGS",
+  "CXXFLAGS",
+  "CPPFLAGS",
+  "LDFLAGS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "REQUESTS_CA_BUNDLE",
+  "CURL_CA_BUNDLE",
+];
+
+/** Name families of {@linkcode LOGIN_ENV_ALLOWLIST}: `*_HOME` (`JAVA_HOME`, `CARGO_HOME`…), `LC_*`, `XDG_*`, `CONDA_*`. */
+const LOGIN_ENV_FAMILY = /^(?:[A-Z][A-Z0-9_]*_HOME|LC_[A-Z_]+|XDG_[A-Z_]+|CONDA_[A-Z0-9_]+)$/;
+
+/** A URL with userinfo (`scheme://user@`, `scheme://user:pw@`) or a query (`?…`). */
+const URL_WITH_USERINFO_OR_QUERY = /[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^\s/@?#]*@|[^\s?#]*\?)/;
+
+/**
+ * A long token-like run: 20+ characters of `[A-Za-z0-9_+=-]` mixing upper
+ * case, lower case and digits, or 32+ hex digits. Path parts (`x86_64-linux`,
+ * Nix store hashes, which have no upper case) do not count.
+ */
+function hasTokenRun(value: string): boolean {
+  for (const run of value.match(/[A-Za-z0-9_+=-]{20,}/g) ?? []) {
+    if (/[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run)) return true;
+  }
+  return /[0-9a-fA-F]{32,}/.test(value);
+}
+
+/**
+ * True for a variable of the shell snapshot that reaches commands without
+ * being passed by name: its name is on {@linkcode LOGIN_ENV_ALLOWLIST} (or
+ * one of its families, or a proxy variable when `network` is on), it is not
+ * credential-like ({@linkcode isCredentialEnv}), and its value holds no URL
+ * with userinfo or a query, no long high-entropy token, and (for a proxy)
+ * no path.
+ */
+export function isLoginEnvAllowed(name: string, value: string, network = false): boolean {
+  const proxy = network && PROXY_VARS.includes(name);
+  if (!proxy && !LOGIN_ENV_ALLOWLIST.includes(name) && !LOGIN_ENV_FAMILY.test(name)) return false;
+  if (isCredentialEnv(name, value)) return false;
+  if (URL_WITH_USERINFO_OR_QUERY.test(value) || hasTokenRun(value)) return false;
+  return !proxy || !/:\/\/[^/\s]*\/[^\s,]/.test(value);
+}
+
 /** Inputs of {@linkcode buildChildEnv}. */
 export interface ChildEnvOptions {
   /** The host environment to draw from. */
@@ -155,9 +246,8 @@ export interface ChildEnvOptions {
   network?: boolean;
   /**
    * The login shell's exported variables (the shell snapshot): applied after
-   * the allowlist and before the vault, forbidden names dropped, and
-   * credential-like names or values ({@linkcode isCredentialEnv}) unless in
-   * `allow`.
+   * the allowlist and before the vault, forbidden names dropped, and only
+   * names of {@linkcode isLoginEnvAllowed} unless in `allow`.
    */
   login?: Record<string, string>;
 }
@@ -179,10 +269,11 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
     if (!NAME.test(k) || isForbiddenEnvName(k)) continue;
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
   }
+  const named = new Set(opts.allow ?? []);
   for (const [k, v] of Object.entries(opts.login ?? {})) {
     if (!NAME.test(k) || isForbiddenEnvName(k) || typeof v !== "string") continue;
-    // Tokens exported in `~/.profile` and the like: only when passed by name.
-    if (isCredentialEnv(k, v) && !allow.has(k)) continue;
+    // `~/.profile` and the like: configuration only; anything else only when passed by name.
+    if (!named.has(k) && !isLoginEnvAllowed(k, v, opts.network)) continue;
     env[k] = v;
   }
   env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;

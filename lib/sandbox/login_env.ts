@@ -14,10 +14,10 @@
  *
  * The startup files of a hidden home are shown to this shell only
  * (`showStartupFiles`), never to commands. What is replayed: exported
- * variables only, filtered like the host environment (no provider keys, no
- * `LD_*`, nothing that makes bash run code at startup such as `BASH_ENV`)
- * and of every credential-like name (`*TOKEN*`, `*SECRET*`, `*PASSWORD*`…,
- * see `env.ts`) unless the policy passes that name; the vault and penguin's
+ * variables only, and of those only configuration names (`PATH`, `LANG`,
+ * `*_HOME`…, the allowlist of `env.ts`) whose values hold no credential, unless
+ * the policy passes the name; never provider keys, `LD_*`, or what makes bash
+ * run code at startup such as `BASH_ENV`; the vault and penguin's
  * forced values still win over them. Functions and aliases are not replayed (a
  * non-interactive `bash -c` expands no aliases anyway). When the profile
  * fails, hangs past the limit or prints no snapshot, commands run with the

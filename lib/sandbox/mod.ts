@@ -29,6 +29,8 @@ export {
   isCredentialEnvName,
   isCredentialEnvValue,
   isForbiddenEnvName,
+  isLoginEnvAllowed,
+  LOGIN_ENV_ALLOWLIST,
   PROXY_VARS,
 } from "./env.ts";
 export { isInside, type Placeholder, resolvePlan, type SandboxPlan } from "./plan.ts";

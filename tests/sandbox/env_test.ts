@@ -6,6 +6,7 @@ import {
   isCredentialEnvName,
   isCredentialEnvValue,
   isForbiddenEnvName,
+  isLoginEnvAllowed,
 } from "../../lib/sandbox/mod.ts";
 
 const HOST = {
@@ -156,8 +157,9 @@ Deno.test("credential-like names of the shell snapshot pass only when allowed by
   }
   assert.equal(env["GITHUB_TOKEN"], "ghp_x", "passed by name");
   assert.equal(env["NVM_DIR"], "/home/u/.nvm");
-  assert.equal(env["KEYMAP"], "us");
-  assert.equal(env["AUTHOR_NAME"], "Ann");
+  // Names off the snapshot's allowlist are dropped too, however harmless they look.
+  assert.equal(env["KEYMAP"], undefined);
+  assert.equal(env["AUTHOR_NAME"], undefined);
   assert.equal(env["PATH"], "/home/u/.local/bin:/usr/bin");
   // A vault entry is the user's own choice, whatever its name.
   assert.equal(buildChildEnv({ host: HOST, login, vault: { HF_TOKEN: "v" } })["HF_TOKEN"], "v");
@@ -195,11 +197,6 @@ Deno.test("the shell snapshot drops credential names, URLs with a password and t
     JAVA_HOME: "/usr/lib/jvm/java-17",
     NODE_EXTRA_CA_CERTS: "/etc/ssl/corp.pem",
     SSL_CERT_FILE: "/etc/ssl/certs/ca.pem",
-    GOPROXY_PLAIN: "https://proxy.golang.org,direct",
-    REPO_URL: "ssh://git@github.com/u/r.git",
-    HOMEPAGE: "https://example.com/a:b",
-    COMPOSE_PATH_SEPARATOR: ":",
-    TASK_NAME: "sk-short",
   };
   const env = buildChildEnv({ host: HOST, login: { ...dropped, ...kept }, allow: ["MY_PASS"] });
   for (const [k, v] of Object.entries(dropped)) {
@@ -219,4 +216,43 @@ Deno.test("the shell snapshot drops credential names, URLs with a password and t
     login: { HTTPS_PROXY: "http://u:pw@corp:3128" },
   });
   assert.equal(net["HTTPS_PROXY"], "http://u:pw@corp:3128");
+});
+
+Deno.test("the shell snapshot passes only allowlisted configuration names, and not credential values under them (Y5, Y6)", () => {
+  const dropped = {
+    MYSQL_PWD: "Zq9mysqlpw",
+    SMTP_PW: "smtp-pw",
+    AWS_CRED: "aws-cred",
+    REGISTRY_BASIC: "dXNlcjpwYXNzd29yZA==",
+    GIT_CONFIG_VALUE_0: "Authorization: Bearer abc123",
+    STRIPE: "sk_live_abc",
+    AZURE_STORAGE: "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zm9v",
+    // Allowlisted names holding a credential value.
+    GOPATH: "https://Tok3nUserOnly@github.com/x",
+    NODE_PATH: "postgres://app@db/app?password=pw",
+    JAVA_HOME: "/opt/jdk-Ab3De5Fg7Hj9Kl2Mn4Pq6Rs8",
+    CFLAGS: "-DKEY=0123456789abcdef0123456789abcdef",
+    ALL_PROXY: "http://proxy.example.com:3128/Tok3nInPath",
+  };
+  const kept = {
+    PATH: "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-bash/bin:/usr/bin",
+    MANPATH: "/usr/share/man",
+    LC_ALL: "C.UTF-8",
+    XDG_DATA_HOME: "/home/u/.local/share",
+    CONDA_PREFIX: "/home/u/miniconda3",
+    RUSTUP_HOME: "/home/u/.rustup",
+    VIRTUAL_ENV: "/home/u/venv",
+    CC: "gcc",
+    HTTPS_PROXY: "http://proxy.example.com:3128/",
+  };
+  const env = buildChildEnv({ host: HOST, network: true, login: { ...dropped, ...kept } });
+  for (const k of Object.keys(dropped)) assert.equal(env[k], undefined, `${k} must not pass`);
+  for (const [k, v] of Object.entries(kept)) assert.equal(env[k], v, `${k} must pass`);
+  assert.equal(
+    buildChildEnv({ host: HOST, login: dropped, allow: ["MYSQL_PWD"] })["MYSQL_PWD"],
+    "Zq9mysqlpw",
+    "passed by name",
+  );
+  assert.ok(isLoginEnvAllowed("EDITOR", "vim"));
+  assert.ok(!isLoginEnvAllowed("HTTPS_PROXY", "http://p:3128", false), "proxies only with network");
 });

@@ -37,6 +37,8 @@ async function withHome(
     workspace: ws,
     home,
     hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    // Names outside the snapshot's allowlist reach commands only when passed by name.
+    allowEnv: ["FROM_PROFILE", "FROM_BASHRC", "SLOW"],
   });
   const processes = createProcessRegistry();
   const ctx: ExecutionContext = {

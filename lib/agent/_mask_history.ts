@@ -1,0 +1,62 @@
+/**
+ * Masking of a resumed session's history. A trace written before a secret
+ * was in the vault, or before some part of a message was masked (an
+ * imported old trace with a tool-call id holding a vault value), would send
+ * the secret back to the provider on resume. Every string of every replayed
+ * message (history, carry-over, pending summary) is masked with the
+ * session's current secrets; a message that changed loses its opaque
+ * `fidelity` payload (a signature over the original would not verify).
+ * Masking is deterministic, so a call id and its output's id stay paired.
+ *
+ * @module
+ */
+import type { CompleteMessage } from "../protocol/types.ts";
+import { maskSecrets, type Secret } from "../tools/mod.ts";
+import type { EngineState } from "./engine.ts";
+
+/** `value` with every string (keys too) masked; the same object when nothing changed. */
+function maskDeep(value: unknown, mask: (s: string) => string): unknown {
+  if (typeof value === "string") return mask(value);
+  if (Array.isArray(value)) {
+    const out = value.map((v) => maskDeep(v, mask));
+    return out.some((v, i) => v !== value[i]) ? out : value;
+  }
+  if (value !== null && typeof value === "object") {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const key = mask(k);
+      const m = maskDeep(v, mask);
+      changed ||= key !== k || m !== v;
+      out[key] = m;
+    }
+    return changed ? out : value;
+  }
+  return value;
+}
+
+/** One message masked, its fidelity dropped when it changed. */
+function maskMessage(msg: CompleteMessage, mask: (s: string) => string): CompleteMessage {
+  const out = maskDeep(msg, mask) as CompleteMessage & { fidelity?: unknown };
+  if (out === msg) return msg;
+  const { fidelity: _dropped, ...rest } = out;
+  return rest as CompleteMessage;
+}
+
+/** `state` with every replayed message masked over `secrets` (the same state when none changed). */
+export function maskEngineState(
+  state: EngineState,
+  secrets: readonly Secret[],
+): EngineState {
+  if (secrets.length === 0) return state;
+  const mask = (s: string) => maskSecrets(s, secrets);
+  const masked: EngineState = {
+    ...state,
+    history: state.history.map((m) => maskMessage(m, mask)),
+    carryOver: state.carryOver.map((m) => maskMessage(m, mask)),
+  };
+  if (state.pendingSummary) {
+    masked.pendingSummary = maskDeep(state.pendingSummary, mask) as typeof state.pendingSummary;
+  }
+  return masked;
+}
