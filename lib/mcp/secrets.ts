@@ -6,9 +6,10 @@
  * <credential>` (`Authorization: Bearer …`, `Basic …`, `token …`) is masked
  * by its credential, so the scheme word alone, which is no secret, never
  * starts a masked piece. Credentials in a server's URL and arguments
- * (lib/state/mcp_inline_secrets.ts: `https://u:pass@…`, `?api_key=…`,
- * `--token <v>`) are masked too, under `<server>.url.<part>` and
- * `<server>.args[<i>]`.
+ * (lib/state/mcp_inline_secrets.ts: every value that is not clearly plain,
+ * such as `https://u:pass@…`, `/mcp/<token>/sse`, `?tk=…`, `--token <v>`,
+ * `-p <v>`, `--header "Authorization: Bearer <v>"`) are masked too, under
+ * `<server>.url.<part>` and `<server>.args[<i>]`.
  *
  * @module
  */

@@ -32,6 +32,7 @@ import { basename, dirname, join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
+import { sourcedOnLine } from "./_source_lines.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -195,7 +196,9 @@ export async function accountHome(): Promise<string | undefined> {
 
 /**
  * The files that the startup files of `home` pull in with a `source` or `.`
- * line naming a literal path (`~/`, `$HOME/` and `${HOME}/` expanded),
+ * line naming a literal path (`~/`, `$HOME/` and `${HOME}/` expanded, in
+ * quotes too; `\. f`, `builtin source f`, `command . f`, `source -- f`:
+ * see `_source_lines.ts`),
  * followed from file to file (at most `limit` files read). Lexical absolute
  * paths, whether or not they exist. Paths built from other variables, globs,
  * `eval` and the like are not seen.
@@ -204,7 +207,6 @@ export async function sourcedPaths(home: string, limit = 64): Promise<string[]> 
   const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN].map((n) => join(home, n));
   const seen = new Set<string>();
   const out: string[] = [];
-  const word = /(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+(["']?)([^\s"';|&)]+)\1/g;
   while (queue.length > 0 && seen.size < limit) {
     const file = queue.shift()!;
     if (seen.has(file)) continue;
@@ -218,13 +220,7 @@ export async function sourcedPaths(home: string, limit = 64): Promise<string[]> 
     if (!info?.isFile || info.size > 1 << 20) continue;
     const text = await Deno.readTextFile(file).catch(() => "");
     for (const line of text.split("\n")) {
-      for (const m of line.replace(/(^|\s)#.*$/, "").matchAll(word)) {
-        let p = m[2]!;
-        for (const pre of ["~/", "$HOME/", "${HOME}/"]) {
-          if (p.startsWith(pre)) p = join(home, p.slice(pre.length));
-        }
-        if (!p.startsWith("/") || /[$*?[`]/.test(p)) continue;
-        p = join(p); // normalized
+      for (const p of sourcedOnLine(line.replace(/(^|\s)#.*$/, ""), home)) {
         if (!out.includes(p)) out.push(p);
         queue.push(p);
       }

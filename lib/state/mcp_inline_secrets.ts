@@ -1,116 +1,297 @@
 /**
  * Credentials an MCP server's configuration carries outside its `env` and
- * header values: in a remote server's URL (the userinfo of
- * `https://user:pass@host`, and query parameters named like a credential:
- * `?api_key=…`, `token=`, `key=`, `secret=`, `sig=`…) and in a stdio
- * server's arguments (`--token <v>`, `--api-key=<v>`, `API_KEY=<v>`).
+ * header values: in a remote server's URL and in a stdio server's
+ * arguments. The rule is an allowlist: a value is plain only when it is
+ * clearly no credential (see {@linkcode isPlainValue}); every other value is
+ * a secret, wherever it stands (`--token <v>`, `-p <v>`, `--header
+ * "Authorization: Bearer <v>"`, a token as a URL path segment `/mcp/<v>/sse`,
+ * `?tk=<v>`, `https://user:pass@…`).
  *
  * They are secrets like env and header values: masked in everything the
  * model's tools print (lib/mcp/secrets.ts) and emptied in a snapshot
- * (lib/state/snapshot_secrets.ts). An argument value that looks like a path
- * (`--key-file /etc/x.pem`) or another option is not one.
+ * (lib/state/snapshot_secrets.ts).
  *
  * @module
  */
 
 /** One credential found in a URL or an argument list. */
 export interface InlineSecret {
-  /** `url.password`, `url.user`, `url.api_key`, `args[3]`… */
+  /** `url.password`, `url.user`, `url.path[1]`, `url.api_key`, `args[3]`… */
   where: string;
   /** The credential itself. */
   value: string;
 }
 
-/** A name (query parameter, option, `NAME=`) that holds a credential. */
+/** A flag (no value of its own): `-y`, `--stdio`, `--log-level`. */
+const FLAG = /^--?[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/** A name (option, query parameter, `NAME=`) that holds a credential whatever its value looks like. */
 const SECRET_NAME =
   /key|token|secret|pass|auth|credential|session|cookie|jwt|sig(nature)?$|^sig|^code$|dsn|(^|[_-])pat$/i;
 
-/** True for a query parameter, option or variable name that holds a credential. */
-export function isSecretParamName(name: string): boolean {
-  return SECRET_NAME.test(name);
+/**
+ * True when `value` follows an option named like a credential (`--token
+ * hunter2`, `--api-key=abc`, `API_KEY=abc`): a secret even when it looks
+ * plain, unless it is a flag or a path (`--key-file /etc/k.pem`).
+ */
+function namedSecret(prefix: string, previous: string | undefined, value: string): boolean {
+  if (FLAG.test(value) || isPath(value)) return false;
+  const name = prefix !== ""
+    ? prefix
+    : previous !== undefined && FLAG.test(previous)
+    ? previous
+    : "";
+  const bare = name.replace(/^--?|=$/g, "");
+  return bare !== "" && !bare.startsWith("no-") && SECRET_NAME.test(bare);
 }
 
-/** The credentials of `url`: the userinfo's password (or a lone user name) and credential query values. */
-export function urlSecrets(url: string): InlineSecret[] {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return [];
-  }
-  const out: InlineSecret[] = [];
-  if (u.password !== "") out.push({ where: "url.password", value: u.password });
-  else if (u.username !== "") out.push({ where: "url.user", value: u.username });
-  for (const [k, v] of u.searchParams) {
-    if (v !== "" && isSecretParamName(k)) out.push({ where: `url.${k}`, value: v });
-  }
-  return out;
-}
-
-/** `url` with its userinfo removed and its credential query values emptied (unchanged when it has none). */
-export function urlWithoutSecrets(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return url;
-  }
-  if (urlSecrets(url).length === 0) return url;
-  u.username = "";
-  u.password = "";
-  const params = [...u.searchParams].map(([k, v]) => [k, isSecretParamName(k) ? "" : v]);
-  u.search = params.length > 0 ? new URLSearchParams(params).toString() : "";
-  return u.toString();
-}
+/** A number: `3000`, `-1`, `0.5`. */
+const NUMBER = /^-?\d+(\.\d+)?$/;
 
 /** An argument that is a URL. */
 const URL_START = /^[a-z][a-z0-9+.-]*:\/\//i;
 
-/** What an argument value must not look like to count as a credential: an option or a path. */
-const NOT_A_VALUE = /^(-|\/|\.\.?\/|~\/)/;
+/** Letter/digit alternations in `s`: `node18` has 1, a random `a8f3k2` has 5. */
+function alternations(s: string): number {
+  let n = 0;
+  for (let i = 1; i < s.length; i++) {
+    if (/\d/.test(s[i]!) !== /\d/.test(s[i - 1]!)) n++;
+  }
+  return n;
+}
 
 /**
- * The credentials of an argument list, by index: the value after
- * `--token`/`--api-key`… (not an option, not a path), the value of
- * `--token=<v>`, and of `API_KEY=<v>`; URLs among the arguments by
- * {@linkcode urlSecrets}. `--no-auth` and the like are flags, not names.
+ * One piece of a word (between `-_.:`): letters, digits, or a short mix
+ * (`es2020`, `node18`, `v1beta1`: at most 10 characters, 4 digits, 2
+ * letter/digit alternations).
+ */
+function plainPiece(p: string): boolean {
+  if (p === "") return true;
+  if (!/^[a-z0-9]+$/.test(p) || p.length > 24) return false;
+  if (/^[a-z]+$|^\d+$/.test(p)) return true;
+  return p.length <= 10 && p.replace(/\D/g, "").length <= 4 && alternations(p) <= 2;
+}
+
+/**
+ * A short word: at most 24 characters of lowercase letters, digits and
+ * `-_.:`, not random-looking (`stdio`, `info`, `localhost:8080`,
+ * `server.py`). Also a capitalized word of letters up to 16 characters or
+ * an upper-case one up to 12 (`Authorization`, `INFO`).
+ */
+export function isShortWord(s: string): boolean {
+  if (/^([A-Z][a-z]{0,15}|[A-Z]{1,12})$/.test(s)) return true;
+  if (s.length > 24 || !/^[a-z0-9][a-z0-9._:-]*$/.test(s)) return false;
+  return s.split(/[-_.:]/).every(plainPiece);
+}
+
+/** A package name: `name`, `npm:name`, `mcp-server-sequential-thinking`, `@scope/name`, `name@1.2.3`, `@s/n@latest`. */
+function isPackageSpec(s: string): boolean {
+  const m =
+    /^(?:npm:|jsr:)?(?:@([a-z0-9][a-z0-9._-]*)\/)?([a-z0-9][a-z0-9._-]*)(?:@([A-Za-z0-9.^~<>=*+-]+))?$/
+      .exec(s);
+  if (!m || s.length > 96) return false;
+  const words = [m[1] ?? "", m[2]!].flatMap((w) => w.split(/[-_.]/));
+  const version = m[3] ?? "";
+  return words.every(plainPiece) &&
+    (version === "" || /^[a-z]{1,12}$|^[\d^~<>=*.+-]/.test(version));
+}
+
+/** One segment of a path: a file or directory name that is not random-looking. */
+function plainPathSegment(seg: string): boolean {
+  if (seg.length > 64 || !/^[A-Za-z0-9 ._@+,-]*$/.test(seg)) return false;
+  return seg.split(/[ ._@+,-]/).every((p) =>
+    p.length <= 24 && (alternations(p) <= 2 || p.length < 8) &&
+    !(p.length >= 12 && /[A-Z]/.test(p) && /[a-z]/.test(p) && /\d/.test(p))
+  );
+}
+
+/**
+ * A path: `.`, `..`, `~`, `./x`, `../x`, `/abs/path`, `~/x`, with plain
+ * segments or existing; or a relative `a/b` whose segments are plain and hold no digit
+ * (`src/index.js`, `America/New_York`).
+ */
+function isPath(s: string): boolean {
+  if (s === "." || s === ".." || s === "~") return true;
+  const segs = s.replace(/^~\//, "/").split("/");
+  if (/^(\/|\.\.?\/|~\/)/.test(s)) return segs.every(plainPathSegment) || exists(s);
+  return segs.length > 1 &&
+    segs.every((seg) => seg !== "" && !/\d/.test(seg) && plainPathSegment(seg));
+}
+
+/** True when absolute or `~/` path `s` exists (a Nix store path, a temp directory). */
+function exists(s: string): boolean {
+  const home = Deno.env.get("HOME");
+  const path = s.startsWith("~/") ? (home ? home + s.slice(1) : "") : s;
+  if (!path.startsWith("/") || /[\n\0]/.test(path)) return false;
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A URL path segment or query value that is plain: empty, a short word, a number, a package name. */
+function plainUrlPart(s: string): boolean {
+  return s === "" || NUMBER.test(s) || isShortWord(s) || isPackageSpec(s);
+}
+
+/**
+ * True when `value` is clearly no credential: empty, a flag, a number, a
+ * short word, a package spec, a path with plain segments, a URL whose every
+ * part is plain (see {@linkcode urlSecrets}), or a comma-separated list of
+ * such values.
+ */
+export function isPlainValue(value: string): boolean {
+  if (value === "" || FLAG.test(value) || NUMBER.test(value)) return true;
+  if (isShortWord(value) || isPackageSpec(value) || isPath(value)) return true;
+  if (URL_START.test(value)) return parseUrl(value) !== undefined && urlSecrets(value).length === 0;
+  if (value.includes(",")) {
+    const items = value.split(",");
+    return items.length > 1 && items.every((i) => i !== "" && !i.includes(",") && isPlainValue(i));
+  }
+  return false;
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The credentials of `url`: its userinfo (password, or a lone user name),
+ * each path segment, query value and fragment that is not plain. A string
+ * that is no URL is a secret whole (`url`).
+ */
+export function urlSecrets(url: string): InlineSecret[] {
+  const u = parseUrl(url);
+  if (u === undefined) return url === "" ? [] : [{ where: "url", value: url }];
+  const out: InlineSecret[] = [];
+  if (u.password !== "") out.push({ where: "url.password", value: decode(u.password) });
+  else if (u.username !== "") out.push({ where: "url.user", value: decode(u.username) });
+  u.pathname.split("/").forEach((seg, i) => {
+    const v = decode(seg);
+    if (!plainUrlPart(v)) out.push({ where: `url.path[${i}]`, value: v });
+  });
+  for (const [k, v] of u.searchParams) {
+    if (v !== "" && (!plainUrlPart(v) || SECRET_NAME.test(k))) {
+      out.push({ where: `url.${k}`, value: v });
+    }
+  }
+  const hash = decode(u.hash.slice(1));
+  if (!plainUrlPart(hash)) out.push({ where: "url.hash", value: hash });
+  return out;
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** `url` with its userinfo removed and each secret path segment, query value and fragment emptied. */
+export function urlWithoutSecrets(url: string): string {
+  const u = parseUrl(url);
+  if (u === undefined) return "";
+  if (urlSecrets(url).length === 0) return url;
+  u.username = "";
+  u.password = "";
+  u.pathname = u.pathname.split("/").map((seg) => plainUrlPart(decode(seg)) ? seg : "").join("/");
+  const params = [...u.searchParams].map(([k, v]) => [
+    k,
+    plainUrlPart(v) && !SECRET_NAME.test(k) ? v : "",
+  ]);
+  u.search = params.length > 0 ? new URLSearchParams(params).toString() : "";
+  if (!plainUrlPart(decode(u.hash.slice(1)))) u.hash = "";
+  return u.toString();
+}
+
+/** `Name: value` (a header passed as an argument, as to `mcp-remote --header` or curl's `-H`). */
+const HEADER_ARG = /^([A-Za-z][A-Za-z0-9-]*):\s*(\S.*)$/s;
+
+/** `<scheme> <credential>` after a header's colon: `Bearer X`, `Basic X`, `token X`. */
+const SCHEMED = /^[A-Za-z][A-Za-z0-9_-]*\s+(\S.*)$/s;
+
+/** The part of argument `arg` that is its value: after `--opt=` or `NAME=`, else all of it. */
+function splitArg(arg: string): { prefix: string; value: string } {
+  const m = /^(--?[A-Za-z][A-Za-z0-9_.-]*=|[A-Za-z_][A-Za-z0-9_]*=)(.*)$/s.exec(arg);
+  return m ? { prefix: m[1]!, value: m[2]! } : { prefix: "", value: arg };
+}
+
+/** An upper-case identifier of plain pieces: `T_TOKEN`, `API_KEY`, `HOME` (a variable name, not a value). */
+function isIdentifier(w: string): boolean {
+  return /^[A-Z][A-Z0-9_]{0,31}$/.test(w) && w.toLowerCase().split("_").every(plainPiece);
+}
+
+/**
+ * The secrets among the words of a value with spaces (a script for `sh -c`,
+ * a sentence): each word (split at blanks, quotes and shell punctuation,
+ * `$` and trailing `,.:;!?` dropped, `NAME=` split off) that is not plain.
+ */
+function wordSecrets(value: string): string[] {
+  const out: string[] = [];
+  for (const raw of value.split(/[\s"'`;&|<>(){}$]+/)) {
+    const w = splitArg(raw.replace(/[,.:;!?]+$/, "")).value.replace(/[,.:;!?]+$/, "");
+    if (w === "" || isPlainValue(w) || isIdentifier(w) || out.includes(w)) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+/**
+ * The credentials in one argument value that is not plain: the secret parts
+ * of a URL; of a header (`Authorization: Bearer X` gives `X`, `X-Api-Key:Y`
+ * gives `Y`; a header named like a credential its whole value after the
+ * scheme word); the secret words of a value with spaces; else the value.
+ */
+function valueSecrets(value: string): { where: string; value: string }[] {
+  if (URL_START.test(value) && parseUrl(value) !== undefined) {
+    return urlSecrets(value).map((s) => ({ where: s.where.slice(3), value: s.value }));
+  }
+  const h = HEADER_ARG.exec(value);
+  if (h) {
+    const rest = h[2]!.trim();
+    if (SECRET_NAME.test(h[1]!)) {
+      return [{ where: "", value: SCHEMED.exec(rest)?.[1]?.trim() ?? rest }];
+    }
+    return isPlainValue(rest) ? [] : valueSecrets(rest);
+  }
+  if (/\s/.test(value.trim())) return wordSecrets(value).map((w) => ({ where: "", value: w }));
+  return [{ where: "", value }];
+}
+
+/**
+ * The credentials of an argument list, by index: every value (a whole
+ * argument, or what follows `--opt=` / `NAME=`) that is not plain by
+ * {@linkcode isPlainValue} or follows an option named like a credential
+ * (`--token <v>`), narrowed to its secret parts by `valueSecrets`.
  */
 export function argSecrets(args: readonly string[]): (InlineSecret & { index: number })[] {
   const out: (InlineSecret & { index: number })[] = [];
   args.forEach((arg, i) => {
-    const opt = /^--?([A-Za-z][A-Za-z0-9_.-]*)(=(.*))?$/s.exec(arg);
-    if (opt && !opt[1]!.startsWith("no-") && isSecretParamName(opt[1]!)) {
-      if (opt[3] !== undefined) {
-        if (opt[3] !== "") out.push({ where: `args[${i}]`, index: i, value: opt[3] });
-        return;
-      }
-      const next = args[i + 1];
-      if (next !== undefined && next !== "" && !NOT_A_VALUE.test(next)) {
-        out.push({ where: `args[${i + 1}]`, index: i + 1, value: next });
-      }
-      return;
-    }
-    const assign = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/s.exec(arg);
-    if (assign && isSecretParamName(assign[1]!)) {
-      out.push({ where: `args[${i}]`, index: i, value: assign[2]! });
-      return;
-    }
-    if (URL_START.test(arg)) {
-      for (const s of urlSecrets(arg)) out.push({ ...s, where: `args[${i}]`, index: i });
+    const { prefix, value } = splitArg(arg);
+    if (value === "") return;
+    if (isPlainValue(value) && !namedSecret(prefix, args[i - 1], value)) return;
+    for (const s of isPlainValue(value) ? [{ where: "", value }] : valueSecrets(value)) {
+      out.push({ where: `args[${i}]${s.where}`, index: i, value: s.value });
     }
   });
   return out;
 }
 
-/** `args` with each credential emptied (`--token ""`, `--api-key=`, a URL without its secrets). */
+/** `args` with each credential emptied (`--token ""`, `--api-key=`, `Authorization: Bearer`, a URL without its secrets). */
 export function argsWithoutSecrets(args: readonly string[]): string[] {
   const out = [...args];
   for (const s of argSecrets(args)) {
-    const arg = out[s.index]!;
-    const eq = arg.indexOf("=");
-    if (URL_START.test(arg)) out[s.index] = urlWithoutSecrets(arg);
-    else if (eq > 0 && arg.slice(eq + 1) === s.value) out[s.index] = arg.slice(0, eq + 1);
-    else out[s.index] = "";
+    const { prefix, value } = splitArg(args[s.index]!);
+    if (URL_START.test(value) && parseUrl(value) !== undefined) {
+      out[s.index] = prefix + urlWithoutSecrets(value);
+    } else out[s.index] = out[s.index]!.split(s.value).join("");
   }
   return out;
 }

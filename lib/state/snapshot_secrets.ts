@@ -3,8 +3,9 @@
  * snapshot the way the vault is: every value of an entry's `config.env`
  * (stdio servers) and `config.headers` (remote servers) under
  * `tools.mcpServers` is written as an empty string, and so is every
- * credential in a server's `url` (userinfo removed, credential query values
- * emptied) and `args` (`--token ""`, `--api-key=`), found by
+ * credential in a server's `url` (userinfo removed, secret path segments and
+ * query values emptied) and `args` (`--token ""`, `--api-key=`, `-p ""`,
+ * `Authorization:`): every value that is not clearly plain, found by
  * lib/state/mcp_inline_secrets.ts; keys, comments and everything else kept.
  * The importer sees which variables, headers and arguments a server needs
  * and sets them again (`penguin mcp add`).

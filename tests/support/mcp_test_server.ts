@@ -102,6 +102,8 @@ async function call(name: string, args: Record<string, unknown>): Promise<Result
       const v = Deno.env.get("LISTED_SECRET") ?? "";
       return text(`${v.slice(0, 4)}\u200e${v.slice(4, 11)}\u{e0041}${v.slice(11, 18)}`);
     }
+    case "argv":
+      return text(`usage error: ${Deno.args.join(" | ")}`);
     case "structured":
       return { content: [], structuredContent: { answer: 42 } };
     case "picture":
@@ -144,12 +146,20 @@ function secretTools() {
   ];
 }
 
+/** With `--argv-tool` among its arguments: `argv`, which returns them (as a usage error would). */
+function argvTools() {
+  if (!Deno.args.includes("--argv-tool")) return [];
+  return [{ name: "argv", description: "The server's arguments.", inputSchema: object() }];
+}
+
 /** A fresh server instance with the test tools. */
 export function createTestServer(): Server {
   const server = new Server({ name: "penguin-test", version: "1.0.0" }, {
     capabilities: { tools: {} },
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS, ...secretTools()] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...TOOLS, ...secretTools(), ...argvTools()],
+  }));
   server.setRequestHandler(
     CallToolRequestSchema,
     (req: { params: { name: string; arguments?: Record<string, unknown> } }) =>

@@ -488,10 +488,12 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** The server's command line or URL, its credentials masked like its env and header values. */
 function whereOf(server: McpServerConfig): string {
-  return server.transport === "stdio"
+  const where = server.transport === "stdio"
     ? [server.command, ...server.args].join(" ")
     : `${server.url}${server.transport === "sse" ? " (sse)" : ""}`;
+  return maskSecrets(where, mcpSecrets([server]));
 }
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {

@@ -1,0 +1,81 @@
+// What a sealed home's startup files source, in the forms real startup files use (issue 26, red
+// team Y8c, Y8e): a real `penguin run` with `--workspace $HOME --allow-home-workspace`, a `.bashrc`
+// pulling in files with nvm's `\. f`, `builtin source f`, `command . f`, `source -- f`,
+// `. "$HOME"/f`, `. "${HOME}/f"` and `[ -s f ] && . f`. Each file holds a token; the model's
+// command reads none of them, while a file nothing sources stays readable.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { addModel } from "../../lib/state/project_config.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import { sourcedOnLine } from "../../lib/sandbox/_source_lines.ts";
+import { visibleTempDir } from "../support/roots.ts";
+
+const FORMS: Record<string, string> = {
+  nvm: "[ -s ~/env/nvm.sh ] && \\. ~/env/nvm.sh",
+  builtin: "builtin source ~/env/builtin.sh",
+  command: "command . ~/env/command.sh",
+  dashdash: "source -- ~/env/dashdash.sh",
+  quoted: '. "$HOME"/env/quoted.sh',
+  braced: 'if true; then . "${HOME}/env/braced.sh"; fi',
+};
+const tokenOf = (n: string) => `Tok${n}Src0123ZZ`;
+const reverse = (s: string) => [...s].reverse().join("");
+
+Deno.test("run: a sealed home hides what its startup files source with builtin, command, \\., -- and quoted $HOME", async () => {
+  const base = await visibleTempDir("penguin-sealed-source-");
+  const home = join(base, "home");
+  const root = join(base, "data");
+  await Deno.mkdir(join(home, "env"), { recursive: true });
+  const names = [...Object.keys(FORMS), "plain"];
+  for (const n of names) {
+    await Deno.writeTextFile(join(home, "env", `${n}.sh`), `export T_${n}=${tokenOf(n)}\n`);
+  }
+  await Deno.writeTextFile(join(home, ".bashrc"), Object.values(FORMS).join("\n") + "\n");
+  const server = await startModelServer({
+    turns: [
+      turn.of(
+        item.toolCall("exec_command", {
+          cmd: `cd ~ && for f in env/*.sh; do echo "$f: $(rev "$f" 2>&1)"; done`,
+        }, { id: "c1" }),
+      ),
+      turn.text("done"),
+    ],
+  });
+  try {
+    await addModel(join(root, "default_project", ".project_config.toml"), {
+      provider: "custom",
+      model_id: "m",
+      base_url: server.baseUrl("openai-chat"),
+      client_type: "openai-chat",
+    }, { setDefault: true });
+    const r = await runCli(
+      ["--root", root, "run", "--workspace", home, "--allow-home-workspace", "-m", "go"],
+      { env: { HOME: home } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 2);
+    const body = JSON.stringify(server.requests[1]!.body);
+    // A file no startup file sources is the workspace's own: readable.
+    assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
+    for (const n of Object.keys(FORMS)) {
+      assert.ok(body.includes(`env/${n}.sh`), `${n} listed: ${body.slice(-3000)}`);
+      assert.ok(!body.includes(reverse(tokenOf(n))), `${n} (${FORMS[n]}) was read`);
+    }
+  } finally {
+    await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("the startup-file lexer finds source lines in their shell forms and nothing else", () => {
+  const h = "/home/u";
+  const cases: [string, string[]][] = [
+    ["[ -s ~/a ] && \\. ~/a", ["/home/u/a"]],
+    ["builtin source ~/b; command -p . ~/c", ["/home/u/b", "/home/u/c"]],
+    ['source -- "${HOME}/d e.sh"', ["/home/u/d e.sh"]],
+    ["FOO=1 . $HOME/f", ["/home/u/f"]],
+    ["echo . ~/no; source $NVM_DIR/nvm.sh; . ~/dir/*.sh; alias x='. ~/al'", []],
+  ];
+  for (const [line, want] of cases) assert.deepEqual(sourcedOnLine(line, h), want, line);
+});
