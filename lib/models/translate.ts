@@ -103,292 +103,352 @@ function withFidelity<T extends { fidelity?: Fidelity }>(msg: T, f: Fidelity): T
   return Object.keys(f).length > 0 ? { ...msg, fidelity: f } : msg;
 }
 
-/** A translator; `ids` allocates session-unique tool-call ids (a fresh set when omitted). */
-export function createTranslator(ids: ToolCallIds = createToolCallIds()): Translator {
-  // Long because: one closure-based translator whose functions share the open segment and the open
-  // tool calls; each function is short.
-  const state: TranslatorState = { content: false };
-  let seg: Segment | undefined;
-  const calls: OpenCall[] = [];
-  /** Characters kept so far in this response: text, reasoning, arguments, fidelity JSON. */
-  const kept = { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0, calls: 0 };
+/** Characters kept so far in one response: text, reasoning, arguments, fidelity JSON, and counts. */
+interface Kept {
+  text: number;
+  thinking: number;
+  args: number;
+  fidelity: number;
+  messages: number;
+  calls: number;
+}
 
-  /**
-   * Stop the request: the first limit passed is the error. `seen` is how
-   * many characters of `what` came (at least `limit`, when known).
-   */
-  function tooLarge(what: string, limit: number, seen?: number, hint = ""): void {
-    const at = seen === undefined ? "" : ` at ${formatSize(seen)}`;
-    state.error ??= {
-      message: `The model's response has more than ${mib(limit)} of ${what}; ` +
-        `penguin stopped reading it${at} (a limit on what one response may hold${hint})`,
-      code: TOO_LARGE_CODE,
-    };
+/** What the translator's steps share: the request state, the open segment and the open calls. */
+interface Run {
+  state: TranslatorState;
+  ids: ToolCallIds;
+  seg: Segment | undefined;
+  calls: OpenCall[];
+  kept: Kept;
+}
+
+/**
+ * Stop the request: the first limit passed is the error. `seen` is how
+ * many characters of `what` came (at least `limit`, when known).
+ */
+function tooLarge(r: Run, what: string, limit: number, seen?: number, hint = ""): void {
+  const at = seen === undefined ? "" : ` at ${formatSize(seen)}`;
+  r.state.error ??= {
+    message: `The model's response has more than ${mib(limit)} of ${what}; ` +
+      `penguin stopped reading it${at} (a limit on what one response may hold${hint})`,
+    code: TOO_LARGE_CODE,
+  };
+}
+
+/**
+ * Arguments of `call` passed a limit (`adding` more were about to be kept):
+ * they are dropped, the call will end `failed`, and the request stops.
+ */
+function oversizeCall(r: Run, call: OpenCall, adding = 0): void {
+  const own = call.args.length + adding;
+  const name = call.name === "" ? "a tool call" : `a tool call (${call.name})`;
+  const hint = "; ask the model to write large content in smaller parts";
+  if (own > MAX_TOOL_ARGUMENTS || adding === 0) {
+    tooLarge(r, `arguments in ${name}`, MAX_TOOL_ARGUMENTS, adding === 0 ? undefined : own, hint);
+  } else {
+    const all = r.kept.args + adding;
+    tooLarge(r, "tool-call arguments over its calls", MAX_RESPONSE_TOOL_ARGUMENTS, all, hint);
   }
+  call.oversize = true;
+  r.kept.args -= call.args.length;
+  call.args.clear();
+}
 
-  /**
-   * Arguments of `call` passed a limit (`adding` more were about to be kept):
-   * they are dropped, the call will end `failed`, and the request stops.
-   */
-  function oversizeCall(call: OpenCall, adding = 0): void {
-    const own = call.args.length + adding;
-    const name = call.name === "" ? "a tool call" : `a tool call (${call.name})`;
-    const hint = "; ask the model to write large content in smaller parts";
-    if (own > MAX_TOOL_ARGUMENTS || adding === 0) {
-      tooLarge(`arguments in ${name}`, MAX_TOOL_ARGUMENTS, adding === 0 ? undefined : own, hint);
-    } else {
-      const all = kept.args + adding;
-      tooLarge("tool-call arguments over its calls", MAX_RESPONSE_TOOL_ARGUMENTS, all, hint);
-    }
-    call.oversize = true;
-    kept.args -= call.args.length;
+/** Count `f` against the fidelity limit; false when it is passed. */
+function countFidelity(r: Run, f: Fidelity): boolean {
+  if (Object.keys(f).length === 0) return true;
+  r.kept.fidelity += JSON.stringify(f).length;
+  if (r.kept.fidelity <= MAX_RESPONSE_FIDELITY) return true;
+  tooLarge(r, "signatures and other opaque payloads", MAX_RESPONSE_FIDELITY);
+  return false;
+}
+
+/** Count one more message; false when the limit is passed. */
+function countMessage(r: Run): boolean {
+  if (++r.kept.messages <= MAX_RESPONSE_MESSAGES) return true;
+  r.state.error ??= {
+    message: `The model's response has more than ${MAX_RESPONSE_MESSAGES} messages; ` +
+      "penguin stopped reading it (a limit on what one response may hold)",
+    code: TOO_LARGE_CODE,
+  };
+  return false;
+}
+
+/** Count one more tool call (and message); false when a limit is passed. */
+function countCall(r: Run): boolean {
+  if (++r.kept.calls <= MAX_RESPONSE_TOOL_CALLS) return countMessage(r);
+  r.state.error ??= {
+    message: `The model's response has more than ${MAX_RESPONSE_TOOL_CALLS} tool calls; ` +
+      "penguin stopped reading it (a limit on what one response may hold; " +
+      "ask the model to make fewer calls at once)",
+    code: TOO_LARGE_CODE,
+  };
+  return false;
+}
+
+/** Close the open text or thinking segment, if any: its partial `stop`, then its message. */
+function closeSegment(r: Run, status: StopReason, out: ModelPayload[]): void {
+  if (!r.seg) return;
+  const s = r.seg;
+  r.seg = undefined;
+  if (s.kind === "text") {
+    out.push(partialText("stop", "", status));
+    out.push(
+      withFidelity<TextMessage>(
+        { type: "text", role: "assistant", text: s.text.text(), stop_reason: status },
+        s.fidelity,
+      ),
+    );
+  } else {
+    out.push(partialThinking("stop", "", status));
+    out.push(
+      withFidelity<ThinkingMessage>({
+        type: "thinking",
+        role: "assistant",
+        thinking: s.thinking.text(),
+        stop_reason: status,
+      }, s.fidelity),
+    );
+  }
+}
+
+/** Complete `call` with `status` (`failed` when its arguments were dropped). */
+function endCall(r: Run, call: OpenCall, status: StopReason, out: ModelPayload[]): void {
+  const i = r.calls.indexOf(call);
+  if (i >= 0) r.calls.splice(i, 1);
+  if (call.oversize) {
+    status = "failed";
+    r.kept.args -= call.args.length;
     call.args.clear();
   }
+  const text = call.args.text();
+  const args = call.oversize ? "" : status === "completed" && text.trim() === "" ? "{}" : text;
+  out.push(partialToolCall("stop", call.id, "", "", status));
+  const msg: ToolCallMessage = {
+    type: "tool_call",
+    role: "assistant",
+    name: call.name,
+    arguments: args,
+    tool_call_id: call.id,
+    stop_reason: status,
+  };
+  out.push(withFidelity(msg, call.fidelity));
+}
 
-  /** Count `f` against the fidelity limit; false when it is passed. */
-  function countFidelity(f: Fidelity): boolean {
-    if (Object.keys(f).length === 0) return true;
-    kept.fidelity += JSON.stringify(f).length;
-    if (kept.fidelity <= MAX_RESPONSE_FIDELITY) return true;
-    tooLarge("signatures and other opaque payloads", MAX_RESPONSE_FIDELITY);
-    return false;
+function endAllCalls(r: Run, status: StopReason, out: ModelPayload[]): void {
+  while (r.calls.length > 0) endCall(r, r.calls[0]!, status, out);
+}
+
+function openCall(
+  r: Run,
+  key: string,
+  id: string,
+  name: string,
+  fidelity: Fidelity,
+  out: ModelPayload[],
+): OpenCall {
+  const call: OpenCall = {
+    key,
+    id: r.ids.allocate(id),
+    name,
+    args: new TextBuffer(),
+    fidelity: { ...fidelity },
+  };
+  r.calls.push(call);
+  out.push(partialToolCall("start", call.id, name));
+  return call;
+}
+
+function text(
+  r: Run,
+  d: { text: string; fidelity?: Fidelity | undefined },
+  out: ModelPayload[],
+): void {
+  const f = d.fidelity ?? {};
+  const hasF = Object.keys(f).length > 0;
+  if (d.text === "" && !hasF) return;
+  r.state.content = true;
+  if (!countFidelity(r, f)) return;
+  r.kept.text += d.text.length;
+  if (r.kept.text > MAX_RESPONSE_TEXT) return tooLarge(r, "text", MAX_RESPONSE_TEXT, r.kept.text);
+  endAllCalls(r, "completed", out);
+  if (r.seg?.kind === "thinking") closeSegment(r, "completed", out);
+  if (
+    r.seg?.kind === "text" &&
+    (r.seg.fidelity.signature !== undefined ||
+      ("phase" in f && !same(r.seg.fidelity.phase, f.phase)))
+  ) closeSegment(r, "completed", out);
+  if (!r.seg) {
+    if (!countMessage(r)) return;
+    r.seg = { kind: "text", text: new TextBuffer(), fidelity: {} };
+    out.push(partialText("start"));
   }
-
-  /** Count one more message; false when the limit is passed. */
-  function countMessage(): boolean {
-    if (++kept.messages <= MAX_RESPONSE_MESSAGES) return true;
-    state.error ??= {
-      message: `The model's response has more than ${MAX_RESPONSE_MESSAGES} messages; ` +
-        "penguin stopped reading it (a limit on what one response may hold)",
-      code: TOO_LARGE_CODE,
-    };
-    return false;
+  const s = r.seg as Extract<Segment, { kind: "text" }>;
+  Object.assign(s.fidelity, f);
+  if (d.text !== "") {
+    s.text.append(d.text);
+    out.push(partialText("delta", d.text));
   }
+}
 
-  /** Count one more tool call (and message); false when a limit is passed. */
-  function countCall(): boolean {
-    if (++kept.calls <= MAX_RESPONSE_TOOL_CALLS) return countMessage();
-    state.error ??= {
-      message: `The model's response has more than ${MAX_RESPONSE_TOOL_CALLS} tool calls; ` +
-        "penguin stopped reading it (a limit on what one response may hold; " +
-        "ask the model to make fewer calls at once)",
-      code: TOO_LARGE_CODE,
-    };
-    return false;
+function thinking(
+  r: Run,
+  d: { thinking: string; fidelity?: Fidelity },
+  out: ModelPayload[],
+): void {
+  const f = d.fidelity ?? {};
+  const hasF = Object.keys(f).length > 0;
+  if (d.thinking === "" && !hasF) return;
+  r.state.content = true;
+  if (!countFidelity(r, f)) return;
+  r.kept.thinking += d.thinking.length;
+  if (r.kept.thinking > MAX_RESPONSE_THINKING) {
+    return tooLarge(r, "reasoning", MAX_RESPONSE_THINKING, r.kept.thinking);
   }
+  endAllCalls(r, "completed", out);
+  if (r.seg?.kind === "text") closeSegment(r, "completed", out);
+  if (r.seg?.kind === "thinking" && hasF && conflicts(r.seg.fidelity, f)) {
+    closeSegment(r, "completed", out);
+  }
+  if (!r.seg) {
+    if (!countMessage(r)) return;
+    r.seg = { kind: "thinking", thinking: new TextBuffer(), fidelity: {} };
+    out.push(partialThinking("start"));
+  }
+  const s = r.seg as Extract<Segment, { kind: "thinking" }>;
+  Object.assign(s.fidelity, f);
+  if (d.thinking !== "") {
+    s.thinking.append(d.thinking);
+    out.push(partialThinking("delta", d.thinking));
+  }
+}
 
-  function closeSegment(status: StopReason, out: ModelPayload[]): void {
-    if (!seg) return;
-    const s = seg;
-    seg = undefined;
-    if (s.kind === "text") {
-      out.push(partialText("stop", "", status));
-      out.push(
-        withFidelity<TextMessage>(
-          { type: "text", role: "assistant", text: s.text.text(), stop_reason: status },
-          s.fidelity,
-        ),
-      );
-    } else {
-      out.push(partialThinking("stop", "", status));
-      out.push(
-        withFidelity<ThinkingMessage>({
-          type: "thinking",
-          role: "assistant",
-          thinking: s.thinking.text(),
-          stop_reason: status,
-        }, s.fidelity),
-      );
+function toolCallStart(
+  r: Run,
+  d: Extract<WireDelta, { type: "tool_call_start" }>,
+  out: ModelPayload[],
+): void {
+  r.state.content = true;
+  closeSegment(r, "completed", out);
+  const dup = r.calls.find((c) => c.key === d.key);
+  if (dup) endCall(r, dup, "completed", out);
+  if (!countFidelity(r, d.fidelity ?? {}) || !countCall(r)) return;
+  const call = openCall(r, d.key, d.id, d.name, d.fidelity ?? {}, out);
+  if (d.oversize) oversizeCall(r, call);
+}
+
+function toolCallArgs(
+  r: Run,
+  d: Extract<WireDelta, { type: "tool_call_args" }>,
+  out: ModelPayload[],
+): void {
+  if (d.args === "") return;
+  let call = r.calls.find((c) => c.key === d.key);
+  if (!call) {
+    if (!countCall(r)) return;
+    call = openCall(r, d.key, d.key, "", {}, out);
+  }
+  if (call.oversize) return;
+  if (
+    call.args.length + d.args.length > MAX_TOOL_ARGUMENTS ||
+    r.kept.args + d.args.length > MAX_RESPONSE_TOOL_ARGUMENTS
+  ) {
+    oversizeCall(r, call, d.args.length);
+    return;
+  }
+  r.kept.args += d.args.length;
+  call.args.append(d.args);
+  out.push(partialToolCall("delta", call.id, "", d.args));
+}
+
+function toolCallEnd(
+  r: Run,
+  d: Extract<WireDelta, { type: "tool_call_end" }>,
+  out: ModelPayload[],
+): void {
+  const call = r.calls.find((c) => c.key === d.key);
+  if (call) {
+    if (d.fidelity) {
+      if (!countFidelity(r, d.fidelity)) return;
+      Object.assign(call.fidelity, d.fidelity);
     }
+    if (d.oversize) {
+      oversizeCall(r, call);
+      return;
+    }
+    endCall(r, call, "completed", out);
   }
+}
 
-  function endCall(call: OpenCall, status: StopReason, out: ModelPayload[]): void {
-    const i = calls.indexOf(call);
-    if (i >= 0) calls.splice(i, 1);
-    if (call.oversize) {
-      status = "failed";
-      kept.args -= call.args.length;
-      call.args.clear();
-    }
-    const text = call.args.text();
-    const args = call.oversize ? "" : status === "completed" && text.trim() === "" ? "{}" : text;
-    out.push(partialToolCall("stop", call.id, "", "", status));
-    const msg: ToolCallMessage = {
-      type: "tool_call",
-      role: "assistant",
-      name: call.name,
-      arguments: args,
-      tool_call_id: call.id,
-      stop_reason: status,
-    };
-    out.push(withFidelity(msg, call.fidelity));
+/** Translate one delta into zero or more payloads. */
+function push(r: Run, d: WireDelta): ModelPayload[] {
+  const out: ModelPayload[] = [];
+  switch (d.type) {
+    case "text":
+      text(r, d, out);
+      break;
+    case "thinking":
+      thinking(r, d, out);
+      break;
+    case "segment_end":
+      closeSegment(r, "completed", out);
+      break;
+    case "tool_call_start":
+      toolCallStart(r, d, out);
+      break;
+    case "tool_call_args":
+      toolCallArgs(r, d, out);
+      break;
+    case "tool_call_end":
+      toolCallEnd(r, d, out);
+      break;
+    case "usage":
+      r.state.usage = {
+        cache_read: d.cache_read,
+        cache_write: d.cache_write,
+        output: d.output,
+        total: d.cache_read + d.cache_write + d.output,
+      };
+      break;
+    case "finish":
+      r.state.finish = d.reason;
+      break;
+    case "error":
+      r.state.error ??= { message: d.message, code: d.code, status: d.status };
+      break;
   }
+  return out;
+}
 
-  function endAllCalls(status: StopReason, out: ModelPayload[]): void {
-    while (calls.length > 0) endCall(calls[0]!, status, out);
+/**
+ * Close every open segment with `status` (on `completed`, a final segment
+ * gets `failed` when the finish reason was `length` or unknown).
+ */
+function close(r: Run, status: StopReason): ModelPayload[] {
+  const out: ModelPayload[] = [];
+  const truncated = status === "completed" &&
+    (r.state.finish === "length" || r.state.finish === "other");
+  const lastIsSeg = r.seg !== undefined && r.calls.length === 0;
+  if (r.seg) closeSegment(r, truncated && lastIsSeg ? "failed" : status, out);
+  while (r.calls.length > 0) {
+    const call = r.calls[0]!;
+    endCall(r, call, truncated && r.calls.length === 1 ? "failed" : status, out);
   }
+  return out;
+}
 
-  function openCall(
-    key: string,
-    id: string,
-    name: string,
-    fidelity: Fidelity,
-    out: ModelPayload[],
-  ): OpenCall {
-    const call: OpenCall = {
-      key,
-      id: ids.allocate(id),
-      name,
-      args: new TextBuffer(),
-      fidelity: { ...fidelity },
-    };
-    calls.push(call);
-    out.push(partialToolCall("start", call.id, name));
-    return call;
-  }
-
-  function text(d: { text: string; fidelity?: Fidelity | undefined }, out: ModelPayload[]): void {
-    const f = d.fidelity ?? {};
-    const hasF = Object.keys(f).length > 0;
-    if (d.text === "" && !hasF) return;
-    state.content = true;
-    if (!countFidelity(f)) return;
-    kept.text += d.text.length;
-    if (kept.text > MAX_RESPONSE_TEXT) return tooLarge("text", MAX_RESPONSE_TEXT, kept.text);
-    endAllCalls("completed", out);
-    if (seg?.kind === "thinking") closeSegment("completed", out);
-    if (
-      seg?.kind === "text" &&
-      (seg.fidelity.signature !== undefined || ("phase" in f && !same(seg.fidelity.phase, f.phase)))
-    ) closeSegment("completed", out);
-    if (!seg) {
-      if (!countMessage()) return;
-      seg = { kind: "text", text: new TextBuffer(), fidelity: {} };
-      out.push(partialText("start"));
-    }
-    const s = seg as Extract<Segment, { kind: "text" }>;
-    Object.assign(s.fidelity, f);
-    if (d.text !== "") {
-      s.text.append(d.text);
-      out.push(partialText("delta", d.text));
-    }
-  }
-
-  function thinking(d: { thinking: string; fidelity?: Fidelity }, out: ModelPayload[]): void {
-    const f = d.fidelity ?? {};
-    const hasF = Object.keys(f).length > 0;
-    if (d.thinking === "" && !hasF) return;
-    state.content = true;
-    if (!countFidelity(f)) return;
-    kept.thinking += d.thinking.length;
-    if (kept.thinking > MAX_RESPONSE_THINKING) {
-      return tooLarge("reasoning", MAX_RESPONSE_THINKING, kept.thinking);
-    }
-    endAllCalls("completed", out);
-    if (seg?.kind === "text") closeSegment("completed", out);
-    if (seg?.kind === "thinking" && hasF && conflicts(seg.fidelity, f)) {
-      closeSegment("completed", out);
-    }
-    if (!seg) {
-      if (!countMessage()) return;
-      seg = { kind: "thinking", thinking: new TextBuffer(), fidelity: {} };
-      out.push(partialThinking("start"));
-    }
-    const s = seg as Extract<Segment, { kind: "thinking" }>;
-    Object.assign(s.fidelity, f);
-    if (d.thinking !== "") {
-      s.thinking.append(d.thinking);
-      out.push(partialThinking("delta", d.thinking));
-    }
-  }
-
+/** A translator; `ids` allocates session-unique tool-call ids (a fresh set when omitted). */
+export function createTranslator(ids: ToolCallIds = createToolCallIds()): Translator {
+  const r: Run = {
+    state: { content: false },
+    ids,
+    seg: undefined,
+    calls: [],
+    kept: { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0, calls: 0 },
+  };
   return {
-    state,
-    push(d: WireDelta): ModelPayload[] {
-      const out: ModelPayload[] = [];
-      switch (d.type) {
-        case "text":
-          text(d, out);
-          break;
-        case "thinking":
-          thinking(d, out);
-          break;
-        case "segment_end":
-          closeSegment("completed", out);
-          break;
-        case "tool_call_start": {
-          state.content = true;
-          closeSegment("completed", out);
-          const dup = calls.find((c) => c.key === d.key);
-          if (dup) endCall(dup, "completed", out);
-          if (!countFidelity(d.fidelity ?? {}) || !countCall()) break;
-          const call = openCall(d.key, d.id, d.name, d.fidelity ?? {}, out);
-          if (d.oversize) oversizeCall(call);
-          break;
-        }
-        case "tool_call_args": {
-          if (d.args === "") break;
-          let call = calls.find((c) => c.key === d.key);
-          if (!call) {
-            if (!countCall()) break;
-            call = openCall(d.key, d.key, "", {}, out);
-          }
-          if (call.oversize) break;
-          if (
-            call.args.length + d.args.length > MAX_TOOL_ARGUMENTS ||
-            kept.args + d.args.length > MAX_RESPONSE_TOOL_ARGUMENTS
-          ) {
-            oversizeCall(call, d.args.length);
-            break;
-          }
-          kept.args += d.args.length;
-          call.args.append(d.args);
-          out.push(partialToolCall("delta", call.id, "", d.args));
-          break;
-        }
-        case "tool_call_end": {
-          const call = calls.find((c) => c.key === d.key);
-          if (call) {
-            if (d.fidelity) {
-              if (!countFidelity(d.fidelity)) break;
-              Object.assign(call.fidelity, d.fidelity);
-            }
-            if (d.oversize) {
-              oversizeCall(call);
-              break;
-            }
-            endCall(call, "completed", out);
-          }
-          break;
-        }
-        case "usage":
-          state.usage = {
-            cache_read: d.cache_read,
-            cache_write: d.cache_write,
-            output: d.output,
-            total: d.cache_read + d.cache_write + d.output,
-          };
-          break;
-        case "finish":
-          state.finish = d.reason;
-          break;
-        case "error":
-          state.error ??= { message: d.message, code: d.code, status: d.status };
-          break;
-      }
-      return out;
-    },
-    close(status: StopReason): ModelPayload[] {
-      const out: ModelPayload[] = [];
-      const truncated = status === "completed" &&
-        (state.finish === "length" || state.finish === "other");
-      const lastIsSeg = seg !== undefined && calls.length === 0;
-      if (seg) closeSegment(truncated && lastIsSeg ? "failed" : status, out);
-      while (calls.length > 0) {
-        const call = calls[0]!;
-        endCall(call, truncated && calls.length === 1 ? "failed" : status, out);
-      }
-      return out;
-    },
+    state: r.state,
+    push: (d) => push(r, d),
+    close: (status) => close(r, status),
   };
 }

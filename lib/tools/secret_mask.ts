@@ -348,223 +348,275 @@ const MAX_STRING_SEQUENCE = 4096;
 /** Where the escape-sequence reader is (the states of lib/display/terminal_text.ts). */
 type SeqState = "ground" | "esc" | "esc_inter" | "csi" | "str" | "str_esc";
 
-/** Start a masker for `secrets`. */
-export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
-  // Long because: one closure-based masker whose escape-sequence reader, view of the held text
-  // and its decision share the held raw text, its view and the map between them.
-  const matcher = createMatcher(secrets);
-  const active = matcher.entries.length > 0;
+/** What the masker's steps share: the held raw text, its view and the map between them. */
+interface MaskerState {
+  matcher: Matcher;
+  active: boolean;
   /** The contents of escape sequences, masked as plain text. */
-  const inner = createPlainMasker(matcher);
-  const maskPlain = (text: string) => {
-    const m = createPlainMasker(matcher);
-    return m.push(text) + m.flush();
-  };
+  inner: SecretMasker;
   /** The held text, as it will be output (sequence contents already masked). */
-  let raw = "";
+  raw: string;
   /** The held text without sequences and control characters: what a terminal shows. */
-  let view = "";
+  view: string;
   /** The index in `raw` of each character of `view`; null while they are the same text. */
-  let map: number[] | null = null;
-  let state: SeqState = "ground";
+  map: number[] | null;
+  state: SeqState;
   /**
    * The opener and payload of the string sequence being read (OSC, DCS…):
    * hidden when it ends well, shown as text when it does not (as
    * `safeText` does), so only then are its characters part of the view.
    */
-  let str = "";
+  str: string;
   /** A high surrogate that ended the last chunk: read with the next one. */
-  let carry = "";
+  carry: string;
+}
 
-  const toMap = () => {
-    if (map === null) map = Array.from({ length: view.length }, (_, i) => i);
-    return map;
-  };
-  const rawAt = (i: number) => (map === null ? i : map[i]!);
+/** `text` masked as plain text, whole. */
+function maskPlain(matcher: Matcher, text: string): string {
+  const m = createPlainMasker(matcher);
+  return m.push(text) + m.flush();
+}
 
-  /** The string sequence did not end well: its opener and payload are shown, read as text. */
-  const release = () => {
-    const text = str;
-    str = "";
-    state = "ground";
-    if (text.charCodeAt(0) >= 0x80) {
-      raw += text[0];
-      read(text.slice(1));
-    } else read(text);
-  };
+function toMap(s: MaskerState): number[] {
+  if (s.map === null) s.map = Array.from({ length: s.view.length }, (_, i) => i);
+  return s.map;
+}
 
-  /** Read `chunk` into the held text. */
-  function read(chunk: string): void {
-    // Long because: one state machine over escape sequences, the one of
-    // lib/display/terminal_text.ts; its states and transitions read best in one switch.
-    if (state === "ground" && !hasIgnorable(chunk)) {
-      if (map !== null) { for (let i = 0; i < chunk.length; i++) map.push(raw.length + i); }
-      raw += chunk;
-      view += chunk;
-      return;
-    }
-    const m = toMap();
-    const enter = (next: SeqState, c: string) => {
-      state = next;
-      raw += inner.push(c);
-    };
-    const leave = () => {
-      state = "ground";
-      raw += inner.flush();
-    };
-    const openString = (c: string) => {
-      raw += inner.flush();
-      state = "str";
-      str = c;
-    };
-    const endString = (terminator: string) => {
-      state = "ground";
-      raw += maskPlain(str + terminator);
-      str = "";
-    };
-    let i = 0;
-    while (i < chunk.length) {
-      const c = chunk.charCodeAt(i);
-      const ch = chunk[i]!;
-      switch (state) {
-        case "ground": {
-          const skip = ignorableAt(chunk, i);
-          if (skip === 0) {
-            let j = i + 1;
-            while (j < chunk.length && ignorableAt(chunk, j) === 0) j++;
-            for (let k = 0; k < j - i; k++) m.push(raw.length + k);
-            raw += chunk.slice(i, j);
-            view += chunk.slice(i, j);
-            i = j;
-            continue;
-          }
-          if (c === 0x1b) enter("esc", ch);
-          else if (c === 0x9b) enter("csi", ch);
-          else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
-            openString(ch);
-          } else {
-            raw += chunk.slice(i, i + skip);
-            i += skip;
-            continue;
-          }
-          i++;
-          continue;
-        }
-        case "esc":
-          if (c === 0x5b) enter("csi", ch);
-          else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) {
-            openString(ch);
-          } else if (c >= 0x20 && c <= 0x2f) enter("esc_inter", ch);
-          else if (c >= 0x30 && c <= 0x7e) {
-            raw += inner.push(ch);
-            leave();
-          } else {
-            leave(); // not a sequence: `c` is read afresh
-            continue;
-          }
-          i++;
-          continue;
-        case "esc_inter":
-        case "csi": {
-          const [lo, hi] = state === "csi" ? [0x20, 0x3f] : [0x20, 0x2f];
-          if (c >= lo && c <= hi) raw += inner.push(ch);
-          else if (c >= hi + 1 && c <= 0x7e) {
-            raw += inner.push(ch);
-            leave();
-          } else {
-            leave(); // cancelled: `c` is read afresh
-            continue;
-          }
-          i++;
-          continue;
-        }
-        case "str":
-          if (c === 0x07 || c === 0x9c) endString(ch);
-          else if (c === 0x1b) state = "str_esc";
-          else if (endsString(c)) {
-            release(); // a control character ends it: read afresh
-            continue;
-          } else {
-            str += ch;
-            if (str.length + 1 > MAX_STRING_SEQUENCE) release();
-          }
-          i++;
-          continue;
-        case "str_esc":
-          if (c === 0x5c) {
-            endString("\x1b\\");
-            i++;
-          } else {
-            release(); // that ESC starts something new; `c` is read afresh
-            enter("esc", "\x1b");
-          }
-          continue;
-      }
+function rawAt(s: MaskerState, i: number): number {
+  return s.map === null ? i : s.map[i]!;
+}
+
+/** The string sequence did not end well: its opener and payload are shown, read as text. */
+function releaseString(s: MaskerState): void {
+  const text = s.str;
+  s.str = "";
+  s.state = "ground";
+  if (text.charCodeAt(0) >= 0x80) {
+    s.raw += text[0];
+    readChunk(s, text.slice(1));
+  } else readChunk(s, text);
+}
+
+function enterSeq(s: MaskerState, next: SeqState, c: string): void {
+  s.state = next;
+  s.raw += s.inner.push(c);
+}
+
+function leaveSeq(s: MaskerState): void {
+  s.state = "ground";
+  s.raw += s.inner.flush();
+}
+
+function openString(s: MaskerState, c: string): void {
+  s.raw += s.inner.flush();
+  s.state = "str";
+  s.str = c;
+}
+
+function endString(s: MaskerState, terminator: string): void {
+  s.state = "ground";
+  s.raw += maskPlain(s.matcher, s.str + terminator);
+  s.str = "";
+}
+
+/** Read `chunk` into the held text. */
+function readChunk(s: MaskerState, chunk: string): void {
+  if (s.state === "ground" && !hasIgnorable(chunk)) {
+    if (s.map !== null) { for (let i = 0; i < chunk.length; i++) s.map.push(s.raw.length + i); }
+    s.raw += chunk;
+    s.view += chunk;
+    return;
+  }
+  const m = toMap(s);
+  let i = 0;
+  // One step per state of the escape-sequence reader (the one of
+  // lib/display/terminal_text.ts); each returns where reading goes on.
+  while (i < chunk.length) {
+    switch (s.state) {
+      case "ground":
+        i = groundStep(s, m, chunk, i);
+        break;
+      case "esc":
+        i = escStep(s, chunk, i);
+        break;
+      case "esc_inter":
+      case "csi":
+        i = paramsStep(s, chunk, i);
+        break;
+      case "str":
+        i = strStep(s, chunk, i);
+        break;
+      case "str_esc":
+        i = strEscStep(s, chunk, i);
+        break;
     }
   }
+}
 
-  /** Output what is decided; with `force`, the held candidate is decided too (masked). */
-  const decide = (final: boolean, force = false): string => {
-    const { hits, stop } = matcher.scan(view, final || force);
-    if (force && view.length > 0 && (hits.length === 0 || hits[0]!.at > 0)) {
-      // Fail closed: the characters that could still have joined a secret are masked.
-      const upTo = hits.length === 0 ? view.length : hits[0]!.at;
-      const piece = view.slice(0, upTo);
-      const owner = matcher.entries.find((e) => e.value.includes(piece));
-      if (owner) hits.unshift({ at: 0, length: upTo, marker: owner.marker });
-    }
-    let out = "";
-    let pos = 0;
-    for (const hit of hits) {
-      out += raw.slice(pos, rawAt(hit.at)) + hit.marker;
-      pos = rawAt(hit.at + hit.length - 1) + 1;
-    }
-    const cut = stop < view.length ? rawAt(stop) : raw.length;
-    out += raw.slice(pos, cut);
-    raw = raw.slice(cut);
-    view = view.slice(stop);
-    if (map !== null) {
-      map = map.slice(stop).map((x) => x - cut);
-      if (raw.length === view.length) map = null;
-    }
-    return out;
+function groundStep(s: MaskerState, m: number[], chunk: string, i: number): number {
+  const c = chunk.charCodeAt(i);
+  const ch = chunk[i]!;
+  const skip = ignorableAt(chunk, i);
+  if (skip === 0) {
+    let j = i + 1;
+    while (j < chunk.length && ignorableAt(chunk, j) === 0) j++;
+    for (let k = 0; k < j - i; k++) m.push(s.raw.length + k);
+    s.raw += chunk.slice(i, j);
+    s.view += chunk.slice(i, j);
+    return j;
+  }
+  if (c === 0x1b) enterSeq(s, "esc", ch);
+  else if (c === 0x9b) enterSeq(s, "csi", ch);
+  else if (c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f) {
+    openString(s, ch);
+  } else {
+    s.raw += chunk.slice(i, i + skip);
+    return i + skip;
+  }
+  return i + 1;
+}
+
+function escStep(s: MaskerState, chunk: string, i: number): number {
+  const c = chunk.charCodeAt(i);
+  const ch = chunk[i]!;
+  if (c === 0x5b) enterSeq(s, "csi", ch);
+  else if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) {
+    openString(s, ch);
+  } else if (c >= 0x20 && c <= 0x2f) enterSeq(s, "esc_inter", ch);
+  else if (c >= 0x30 && c <= 0x7e) {
+    s.raw += s.inner.push(ch);
+    leaveSeq(s);
+  } else {
+    leaveSeq(s); // not a sequence: `c` is read afresh
+    return i;
+  }
+  return i + 1;
+}
+
+/** The `esc_inter` and `csi` states. */
+function paramsStep(s: MaskerState, chunk: string, i: number): number {
+  const c = chunk.charCodeAt(i);
+  const ch = chunk[i]!;
+  const [lo, hi] = s.state === "csi" ? [0x20, 0x3f] : [0x20, 0x2f];
+  if (c >= lo && c <= hi) s.raw += s.inner.push(ch);
+  else if (c >= hi + 1 && c <= 0x7e) {
+    s.raw += s.inner.push(ch);
+    leaveSeq(s);
+  } else {
+    leaveSeq(s); // cancelled: `c` is read afresh
+    return i;
+  }
+  return i + 1;
+}
+
+function strStep(s: MaskerState, chunk: string, i: number): number {
+  const c = chunk.charCodeAt(i);
+  const ch = chunk[i]!;
+  if (c === 0x07 || c === 0x9c) endString(s, ch);
+  else if (c === 0x1b) s.state = "str_esc";
+  else if (endsString(c)) {
+    releaseString(s); // a control character ends it: read afresh
+    return i;
+  } else {
+    s.str += ch;
+    if (s.str.length + 1 > MAX_STRING_SEQUENCE) releaseString(s);
+  }
+  return i + 1;
+}
+
+function strEscStep(s: MaskerState, chunk: string, i: number): number {
+  const c = chunk.charCodeAt(i);
+  if (c === 0x5c) {
+    endString(s, "\x1b\\");
+    return i + 1;
+  }
+  releaseString(s); // that ESC starts something new; `c` is read afresh
+  enterSeq(s, "esc", "\x1b");
+  return i;
+}
+
+/** Output what is decided; with `force`, the held candidate is decided too (masked). */
+function decide(s: MaskerState, final: boolean, force = false): string {
+  const { hits, stop } = s.matcher.scan(s.view, final || force);
+  if (force && s.view.length > 0 && (hits.length === 0 || hits[0]!.at > 0)) {
+    // Fail closed: the characters that could still have joined a secret are masked.
+    const upTo = hits.length === 0 ? s.view.length : hits[0]!.at;
+    const piece = s.view.slice(0, upTo);
+    const owner = s.matcher.entries.find((e) => e.value.includes(piece));
+    if (owner) hits.unshift({ at: 0, length: upTo, marker: owner.marker });
+  }
+  let out = "";
+  let pos = 0;
+  for (const hit of hits) {
+    out += s.raw.slice(pos, rawAt(s, hit.at)) + hit.marker;
+    pos = rawAt(s, hit.at + hit.length - 1) + 1;
+  }
+  const cut = stop < s.view.length ? rawAt(s, stop) : s.raw.length;
+  out += s.raw.slice(pos, cut);
+  s.raw = s.raw.slice(cut);
+  s.view = s.view.slice(stop);
+  if (s.map !== null) {
+    s.map = s.map.slice(stop).map((x) => x - cut);
+    if (s.raw.length === s.view.length) s.map = null;
+  }
+  return out;
+}
+
+/** Mask the next chunk; returns the text that is final. */
+function pushText(s: MaskerState, text: string): string {
+  if (!s.active || text.length === 0) return text;
+  const [chunk, rest] = splitTrailingSurrogate(s.carry + text);
+  s.carry = rest;
+  readChunk(s, chunk);
+  let out = decide(s, false);
+  if (s.raw.length + s.inner.held + s.str.length > MAX_HELD_CONTROLS && s.view.length > 0) {
+    out += decide(s, false, true);
+  }
+  return out;
+}
+
+/** The held-back rest, masked; the masker is reset for reuse. */
+function flushText(s: MaskerState): string {
+  if (!s.active) return "";
+  readChunk(s, s.carry);
+  s.carry = "";
+  if (s.state === "str" || s.state === "str_esc") {
+    const esc = s.state === "str_esc";
+    releaseString(s);
+    if (esc) s.raw += "\x1b";
+  } else if (s.state !== "ground") {
+    s.state = "ground";
+    s.raw += s.inner.flush();
+  }
+  const out = decide(s, true);
+  s.raw = "";
+  s.view = "";
+  s.map = null;
+  return out;
+}
+
+/** Start a masker for `secrets`. */
+export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
+  const matcher = createMatcher(secrets);
+  const s: MaskerState = {
+    matcher,
+    active: matcher.entries.length > 0,
+    inner: createPlainMasker(matcher),
+    raw: "",
+    view: "",
+    map: null,
+    state: "ground",
+    str: "",
+    carry: "",
   };
-
   return {
-    push(text: string): string {
-      if (!active || text.length === 0) return text;
-      const [chunk, rest] = splitTrailingSurrogate(carry + text);
-      carry = rest;
-      read(chunk);
-      let out = decide(false);
-      if (raw.length + inner.held + str.length > MAX_HELD_CONTROLS && view.length > 0) {
-        out += decide(false, true);
-      }
-      return out;
-    },
-    flush(): string {
-      if (!active) return "";
-      read(carry);
-      carry = "";
-      if (state === "str" || state === "str_esc") {
-        const esc = state === "str_esc";
-        release();
-        if (esc) raw += "\x1b";
-      } else if (state !== "ground") {
-        state = "ground";
-        raw += inner.flush();
-      }
-      const out = decide(true);
-      raw = "";
-      view = "";
-      map = null;
-      return out;
-    },
+    push: (text) => pushText(s, text),
+    flush: () => flushText(s),
     get held() {
-      return raw.length + inner.held + str.length + carry.length;
+      return s.raw.length + s.inner.held + s.str.length + s.carry.length;
     },
     get active() {
-      return active;
+      return s.active;
     },
   };
 }

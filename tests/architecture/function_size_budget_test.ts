@@ -10,9 +10,9 @@ import { REPO } from "../support/cli.ts";
 const MAX = 200;
 const LONG = 120;
 /** Functions over MAX lines allowed today (goal: 0). */
-const MAX_OVER = 2;
+const MAX_OVER = 0;
 /** Functions over LONG lines allowed today (goal: 10). */
-const MAX_LONG = 8;
+const MAX_LONG = 6;
 
 Deno.test(`at most ${MAX_OVER} functions in lib/ are over ${MAX} lines, ${MAX_LONG} over ${LONG}`, () => {
   const all = functionSizes(Deno.env.get("FUNCTION_SIZES_LIB") || undefined);
