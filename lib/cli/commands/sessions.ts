@@ -413,6 +413,10 @@ nothing is ever overwritten. The session_meta records where it came from
 ("imported_from") and the workspace chosen (below); every other line but a
 workspace_moved record is copied verbatim.
 
+In every format, the agent's vault values and MCP server secrets (env,
+header and inline values) are masked wherever they appear in an imported
+record; stderr says how many records were masked.
+
 A foreign session is converted into a new session: prompts, answers,
 thinking, every tool call paired with its output (names and arguments as
 recorded), token usage and timestamps; its session_meta keeps the harness,
