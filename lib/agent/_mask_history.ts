@@ -7,10 +7,11 @@
  * session's current secrets; a message that changed loses its opaque
  * `fidelity` payload (a signature over the original would not verify).
  * Masking is deterministic, so a call id and its output's id stay paired.
+ * `sessions import` masks each imported record the same way ({@linkcode maskRecord}).
  *
  * @module
  */
-import type { CompleteMessage } from "../protocol/types.ts";
+import type { CompleteMessage, OmniMessage } from "../protocol/types.ts";
 import { maskSecrets, type Secret } from "../tools/mod.ts";
 import type { EngineState } from "./engine.ts";
 
@@ -41,6 +42,36 @@ function maskMessage(msg: CompleteMessage, mask: (s: string) => string): Complet
   if (out === msg) return msg;
   const { fidelity: _dropped, ...rest } = out;
   return rest as CompleteMessage;
+}
+
+/** `value` masked like {@linkcode maskDeep}; every object that changed loses its `fidelity`. */
+function maskDropFidelity(value: unknown, mask: (s: string) => string): unknown {
+  if (Array.isArray(value)) {
+    const out = value.map((v) => maskDropFidelity(v, mask));
+    return out.some((v, i) => v !== value[i]) ? out : value;
+  }
+  if (value === null || typeof value !== "object") return maskDeep(value, mask);
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = mask(k);
+    const m = maskDropFidelity(v, mask);
+    changed ||= key !== k || m !== v;
+    out[key] = m;
+  }
+  if (!changed) return value;
+  delete out.fidelity;
+  return out;
+}
+
+/**
+ * One trace record with every string (keys too) masked over `mask`; an
+ * object that changed (a message, a summary's message) loses its opaque
+ * `fidelity` payload. The same object when nothing changed (how
+ * `sessions import` counts the records it masked).
+ */
+export function maskRecord(record: OmniMessage, mask: (s: string) => string): OmniMessage {
+  return maskDropFidelity(record, mask) as OmniMessage;
 }
 
 /** `state` with every replayed message masked over `secrets` (the same state when none changed). */

@@ -27,7 +27,10 @@
  * tree it sits in and its sibling agents' traces), unless `children:
  * false`. When a family member gets a new id, the pointers naming it (and a
  * child's `session_meta.parent.session_id`) are rewritten so they still
- * resolve; those are the only other lines that change.
+ * resolve; those are the only other lines that change — besides, with a
+ * `mask` (the CLI passes the one masking the secrets known at import), every
+ * record the mask changes, written anew (records it leaves alone keep their
+ * bytes); the report counts them.
  *
  * @module
  */
@@ -52,6 +55,12 @@ import type { ImportWorkspace } from "./import_workspace.ts";
 import { listSessions } from "./list.ts";
 import type { SessionScope } from "./locate.ts";
 
+/**
+ * A transform of each imported record (masking the secrets known at import):
+ * the same object when it leaves the record alone.
+ */
+export type RecordMask = (record: OmniMessage) => OmniMessage;
+
 /** Options of {@linkcode importTraces}. */
 export interface ImportOptions extends SessionScope {
   /** Where the imported sessions continue (never the path their files recorded). */
@@ -71,6 +80,8 @@ export interface ImportOptions extends SessionScope {
   already?: ReadonlyMap<string, string>;
   /** Import a session again even when it is already here (a new copy). */
   again?: boolean;
+  /** Applied to every imported record (see {@linkcode RecordMask}). */
+  mask?: RecordMask;
 }
 
 /** One imported file. */
@@ -81,6 +92,8 @@ export interface ImportedFile {
   path: string;
   /** Records written (the session_meta included). */
   records: number;
+  /** Records the import's `mask` changed (the session_meta included). */
+  masked: number;
 }
 
 /** One imported session. */
@@ -115,6 +128,8 @@ export interface ImportReport {
   missingChildren: string[];
   /** Sessions not imported because they are already here: their files, recorded id and id here. */
   already?: Array<{ files: string[]; originalId: string; sessionId: string }>;
+  /** Records the `mask` changed (the session_meta lines included). */
+  masked: number;
 }
 
 /**
@@ -144,13 +159,15 @@ interface Scanned {
   pointers: Map<number, OmniMessage>;
   /** `workspace_moved` lines, left out. */
   moves: number[];
+  /** Kept lines the mask changed: line → the masked record. */
+  masked: Map<number, OmniMessage>;
 }
 
 function problem(file: string, line: number, reason: string): TraceProblem {
   return { file, line, kind: "structure", reason };
 }
 
-async function scan(source: string): Promise<Scanned> {
+async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
   const s: Scanned = {
     source,
     meta: null,
@@ -161,6 +178,7 @@ async function scan(source: string): Promise<Scanned> {
     fatal: null,
     pointers: new Map(),
     moves: [],
+    masked: new Map(),
   };
   try {
     let first = true;
@@ -193,6 +211,8 @@ async function scan(source: string): Promise<Scanned> {
       else if (m.type === "event_msg" && m.payload.type === "workspace_moved") s.moves.push(line);
       else {
         s.keep.add(line);
+        const masked = mask ? mask(m) : m;
+        if (masked !== m) s.masked.set(line, masked);
         if (
           m.type === "event_msg" && m.payload.type === "subagent" &&
           typeof m.payload.session_id === "string"
@@ -264,6 +284,7 @@ async function write(
   now: Date,
   renames: ReadonlyMap<string, string>,
   workspace: ImportWorkspace,
+  mask: RecordMask | undefined,
 ): Promise<ImportedFile[]> {
   const out: ImportedFile[] = [];
   const dateDir = dateDirFor(id, files[0]!.meta!, now);
@@ -283,13 +304,19 @@ async function write(
         ? renames.get(parent.session_id)
         : undefined;
       if (parent && parentTo !== undefined) parent.session_id = parentTo;
+      const written = maskedMeta(meta, mask);
       const path = traceFilePath(tracesDir, dateDir, id, i + 1);
       let records = 1;
       await createTraceFile(path, async (sink) => {
-        await sink.text(JSON.stringify(meta) + "\n");
+        await sink.text(JSON.stringify(written) + "\n");
         records += await copyRewritten(s, renames, sink);
       });
-      out.push({ source: s.source, path, records });
+      out.push({
+        source: s.source,
+        path,
+        records,
+        masked: s.masked.size + (written !== meta ? 1 : 0),
+      });
     }
   } catch (err) {
     for (const f of out) await Deno.remove(f.path).catch(() => {});
@@ -298,18 +325,35 @@ async function write(
   return out;
 }
 
-/** Copy the kept lines of `s`, rewriting the pointers to renamed sessions. */
+/** `meta` masked, its own and its parent's session id kept (the file and pointers name them). */
+function maskedMeta(meta: SessionMetaEnvelope, mask: RecordMask | undefined): SessionMetaEnvelope {
+  const out = mask ? mask(meta) as SessionMetaEnvelope : meta;
+  if (out === meta) return meta;
+  const kept = { session_id: meta.payload.session_id };
+  if ("parent" in meta.payload) Object.assign(kept, { parent: meta.payload.parent });
+  return { ...out, payload: { ...out.payload, ...kept } };
+}
+
+/** Copy the kept lines of `s`, rewriting the pointers to renamed sessions and the masked records. */
 async function copyRewritten(
   s: Scanned,
   renames: ReadonlyMap<string, string>,
   sink: Parameters<typeof copyLines>[3],
 ): Promise<number> {
   const rewrites: Array<[number, string]> = [];
+  for (const [line, m] of s.masked) {
+    if (!s.pointers.has(line)) rewrites.push([line, JSON.stringify(m)]);
+  }
   for (const [line, m] of s.pointers) {
+    // It names the child by the id it gets here (its recorded one unless renamed), never masked.
     const from = (m.payload as { session_id: string }).session_id;
-    const to = renames.get(from);
-    if (to === undefined || to === from) continue;
-    rewrites.push([line, JSON.stringify({ ...m, payload: { ...m.payload, session_id: to } })]);
+    const to = renames.get(from) ?? from;
+    const base = s.masked.get(line) ?? m;
+    if (to === from && base === m) continue;
+    rewrites.push([
+      line,
+      JSON.stringify({ ...base, payload: { ...base.payload, session_id: to } }),
+    ]);
   }
   rewrites.sort((a, b) => a[0] - b[0]);
   let copied = 0;
@@ -340,6 +384,7 @@ export async function importTraces(
     refused: [],
     skipped: [],
     missingChildren: [],
+    masked: 0,
   };
   const accepted: Scanned[] = [];
   const seenFiles = new Set<string>();
@@ -347,7 +392,7 @@ export async function importTraces(
   const take = async (f: string): Promise<boolean> => {
     if (seenFiles.has(f)) return true;
     seenFiles.add(f);
-    const s = await scan(f);
+    const s = await scan(f, options.mask);
     if (s.fatal !== null || (!lenient && s.problems.length > 0)) {
       const errors = s.fatal !== null ? [s.fatal] : [];
       errors.push(...s.problems.map(formatProblem));
@@ -394,7 +439,8 @@ export async function importTraces(
   }
   for (const [original, members] of groups) {
     try {
-      const done = await importOne(tracesDir, original, members, now, renames, options.workspace);
+      const done = await importOne(tracesDir, original, members, now, renames, options);
+      for (const f of done.files) report.masked += f.masked;
       const parent = childOf.get(original);
       report.imported.push(parent !== undefined ? { ...done, childOf: parent } : done);
     } catch (err) {
@@ -502,8 +548,9 @@ async function importOne(
   members: Scanned[],
   now: Date,
   renames: Map<string, string>,
-  workspace: ImportWorkspace,
+  options: ImportOptions,
 ): Promise<ImportedSession> {
+  const { workspace } = options;
   let id = renames.get(original) ?? original;
   let renamed = id !== original;
   for (let attempt = 0; attempt < 16; attempt++) {
@@ -515,7 +562,16 @@ async function importOne(
     }
     const lock = await acquireSessionLock(tracesDir, id);
     try {
-      const written = await write(tracesDir, id, original, members, now, renames, workspace);
+      const written = await write(
+        tracesDir,
+        id,
+        original,
+        members,
+        now,
+        renames,
+        workspace,
+        options.mask,
+      );
       return {
         sessionId: id,
         originalId: original,

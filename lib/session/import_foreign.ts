@@ -33,6 +33,7 @@ import { looksLikeClaude, parseClaude } from "./import_claude.ts";
 import { looksLikeCodex, parseCodex } from "./import_codex.ts";
 import { looksLikePi, parsePi } from "./import_pi.ts";
 import { formatLineProblem, type LossEntry } from "./import_report.ts";
+import type { RecordMask } from "./import.ts";
 import type { ImportWorkspace } from "./import_workspace.ts";
 import type { SessionScope } from "./locate.ts";
 import { listSessions } from "./list.ts";
@@ -73,6 +74,8 @@ export interface ForeignImportOptions extends SessionScope {
   already?: ReadonlyMap<string, string>;
   /** Import a session again even when it was imported before (a new copy). */
   again?: boolean;
+  /** Applied to every converted record, the session_meta included (see {@linkcode RecordMask}). */
+  mask?: RecordMask;
 }
 
 /** The key of a foreign session among those imported before: its harness and its id there. */
@@ -141,6 +144,8 @@ export interface ForeignImportReport {
   withParent: string[];
   /** Sessions imported before (nothing written for them). */
   already: Array<{ file: string; harness: Harness; originalId: string; sessionId: string }>;
+  /** Records the `mask` changed (session_meta lines included). */
+  masked: number;
 }
 
 /**
@@ -249,6 +254,7 @@ export async function importForeign(
     refused: [],
     withParent: [],
     already: [],
+    masked: 0,
   };
   const tracesDir = agentTracesDir(options);
   const given = new Set(files.map((x) => resolve(x)));
@@ -290,7 +296,9 @@ export async function importForeign(
         report.already.push({ file: f, harness, originalId: s.id, sessionId: before });
         continue;
       }
-      report.imported.push(await writeFamily(tracesDir, options, s));
+      const written = await writeFamily(tracesDir, options, s);
+      report.masked += written.masked;
+      report.imported.push(written.session);
     } catch (err) {
       report.refused.push({ files: [f], errors: [`${f}: ${errorMessage(err)}`] });
     }
@@ -389,9 +397,9 @@ async function stage(staging: string, family: readonly Planned[]): Promise<strin
 /** Write a session and its children into a private directory, validate, then move them into place. */
 async function writeFamily(
   tracesDir: string,
-  scope: SessionScope & { workspace: ImportWorkspace },
+  scope: SessionScope & { workspace: ImportWorkspace; mask?: RecordMask },
   s: ForeignSession,
-): Promise<ForeignImportedSession> {
+): Promise<{ session: ForeignImportedSession; masked: number }> {
   const taken = new Set<string>();
   const agentState = agentStateDir(scope);
   const ws = scope.workspace;
@@ -409,6 +417,7 @@ async function writeFamily(
       ? { ...r, payload: { ...r.payload, session_id: childIds.get(String(r.payload.session_id))! } }
       : r
   );
+  const masked = scope.mask ? maskPlanned([top, ...children], scope.mask) : 0;
   await Deno.mkdir(tracesDir, { recursive: true, mode: 0o700 });
   const staging = await Deno.makeTempDir({ dir: tracesDir, prefix: ".import-" });
   const moved: string[] = [];
@@ -441,7 +450,31 @@ async function writeFamily(
     workspace: ws.path,
     recordedWorkspace: p.s.cwd,
   });
-  return { ...done(top), harness: s.harness, children: children.map(done) };
+  return { session: { ...done(top), harness: s.harness, children: children.map(done) }, masked };
+}
+
+/**
+ * Mask every record of `family` (its session_meta too, its own and parent
+ * ids kept: the files and pointers name them); returns how many changed.
+ */
+function maskPlanned(family: Planned[], mask: RecordMask): number {
+  let changed = 0;
+  for (const p of family) {
+    p.records = p.records.map((r) => {
+      const m = mask(r) as typeof r;
+      if (m !== r) changed++;
+      return m;
+    });
+    const env = { timestamp: "", type: "session_meta" as const, payload: p.meta };
+    const m = mask(env);
+    if (m !== env) {
+      const meta: SessionMeta = { ...(m.payload as SessionMeta), session_id: p.meta.session_id };
+      if ("parent" in p.meta) meta.parent = p.meta.parent;
+      p.meta = meta;
+      changed++;
+    }
+  }
+  return changed;
 }
 
 const HARNESS_NAMES: Record<Harness, string> = {

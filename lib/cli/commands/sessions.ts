@@ -47,6 +47,7 @@ import { didYouMeanText } from "../suggest.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
+import { importRecordMask, importSecrets } from "../../agent/import_mask.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { createRenderer } from "../render/mod.ts";
@@ -412,6 +413,10 @@ nothing is ever overwritten. The session_meta records where it came from
 ("imported_from") and the workspace chosen (below); every other line but a
 workspace_moved record is copied verbatim.
 
+In every format, the agent's vault values and MCP server secrets (env,
+header and inline values) are masked wherever they appear in an imported
+record; stderr says how many records were masked.
+
 A foreign session is converted into a new session: prompts, answers,
 thinking, every tool call paired with its output (names and arguments as
 recorded), token usage and timestamps; its session_meta keeps the harness,
@@ -505,6 +510,8 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const all = p.positionals.length;
   const onFile = (offset: number) => (done: number, _total: number, file: string) =>
     progress.show(`importing ${offset + done + 1}/${all} ${basename(file)}`);
+  // Every imported record is masked with the secrets known now (an old trace may hold one).
+  const mask = importRecordMask(await importSecrets(scope));
   let report: Awaited<ReturnType<typeof importTraces>>;
   let foreign: Awaited<ReturnType<typeof importForeign>> | null;
   try {
@@ -517,8 +524,9 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
         onFile: onFile(0),
         already: await importedPenguin(scope),
         again: bool(p, "again"),
+        ...(mask ? { mask } : {}),
       })
-      : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [] };
+      : { ok: true, imported: [], refused: [], skipped: [], missingChildren: [], masked: 0 };
     foreign = foreignFiles.length > 0
       ? await importForeign(foreignFiles, {
         ...scope,
@@ -528,12 +536,14 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
         onFile: onFile(penguinFiles.length),
         already: await importedForeign(scope),
         again: bool(p, "again"),
+        ...(mask ? { mask } : {}),
       })
       : null;
   } finally {
     progress.done();
   }
   const ok = report.ok && (foreign?.ok ?? true);
+  const masked = maskedNote(ctx, report.masked + (foreign?.masked ?? 0));
   if (bool(p, "json")) {
     const placed = { workspace: workspace.path, workspace_from: workspace.from };
     json(
@@ -542,6 +552,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
         ? {
           ...report,
           ok,
+          masked,
           refused: [...report.refused, ...foreign.refused],
           foreign: foreign.imported,
           foreign_with_parent: foreign.withParent,
@@ -557,6 +568,14 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
     ctx.io.out(safeText(`${importWorkspaceNote(workspace)}\n`));
   }
   return ok ? 0 : 1;
+}
+
+/** Say on stderr how many imported records were masked; returns that count. */
+function maskedNote(ctx: CommandContext, masked: number): number {
+  if (masked > 0) {
+    ctx.io.err(`penguin: masked secrets (vault or MCP values) in ${masked} imported record(s)\n`);
+  }
+  return masked;
 }
 
 /** The import report for a terminal: each session imported, skipped records, refusals, totals. */
