@@ -166,6 +166,10 @@ const NOT_PENGUIN_FLAGS = new Set([
   "show-signature",
   "web",
   "trailer",
+  // MCP servers' own arguments, in docs/security.md's rule for which argument values are secrets
+  "stdio",
+  "token",
+  "api-key",
 ]);
 
 Deno.test("every penguin flag the README and docs name is accepted by some command (no stale flags)", async () => {
