@@ -16,8 +16,11 @@ import { listSessionFiles, parseTraceFileName } from "../trace/paths.ts";
 export async function recordedCallIds(paths: readonly string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const path of paths) {
-    // Tolerant: a torn or damaged line is skipped here as trace show skips it.
-    for await (const { message } of readTrace(path, { onProblem: () => {} })) {
+    // Tolerant: a torn or damaged line is skipped here as trace show skips it. Only lines naming
+    // a tool call are read (a resumed run reads its whole latest file once more here).
+    for await (
+      const { message } of readTrace(path, { onProblem: () => {}, holding: '"tool_call"' })
+    ) {
       if (message.origin && message.origin.length > 0) continue;
       if (message.type === "model_msg" && message.payload.type === "tool_call") {
         ids.push(message.payload.tool_call_id);

@@ -111,10 +111,85 @@ function* pieces(
   yield "}";
 }
 
+/** Strings recorded as joined from parts, by the object and the member holding them. */
+const JOINED = new WeakMap<object, Map<string, readonly string[]>>();
+
+/**
+ * Record that `holder[key]` is (and stays) the concatenation of `parts`: a
+ * streamed body writes the parts one after the other instead of that string,
+ * which V8 then never flattens into a copy of them all (a run of many long
+ * texts joined into one message).
+ */
+export function joinedFrom(holder: object, key: string, parts: readonly string[]): void {
+  let keys = JOINED.get(holder);
+  if (keys === undefined) JOINED.set(holder, keys = new Map());
+  keys.set(key, parts);
+}
+
+/**
+ * The JSON text of `value` (plain JSON data) in pieces: arrays and objects
+ * element by element and member by member, strings longer than a chunk in
+ * slices, so no piece is much longer than a chunk however large one message is.
+ */
+function* valuePieces(value: unknown): Generator<string> {
+  if (typeof value === "string") {
+    if (value.length <= CHUNK_CHARS) yield JSON.stringify(value);
+    else yield* stringPieces(value);
+    return;
+  }
+  if (value === null || typeof value !== "object" || "toJSON" in value) {
+    yield JSON.stringify(value) ?? "null";
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ",";
+      const v = value[i];
+      if (v === undefined || typeof v === "function" || typeof v === "symbol") yield "null";
+      else yield* valuePieces(v);
+    }
+    yield "]";
+    return;
+  }
+  const joined = JOINED.get(value);
+  yield "{";
+  let first = true;
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    yield `${first ? "" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    const parts = typeof v === "string" ? joined?.get(key) : undefined;
+    if (parts !== undefined) yield* stringPieces(parts);
+    else yield* valuePieces(v);
+  }
+  yield "}";
+}
+
+/**
+ * The JSON text of the concatenation of `parts` (or of one long string) in
+ * slices of about a chunk. A slice never ends inside a surrogate pair of its
+ * part; a pair split between two parts is written as two escapes, which JSON
+ * decodes to the same pair.
+ */
+function* stringPieces(parts: string | readonly string[]): Generator<string> {
+  yield '"';
+  for (const text of typeof parts === "string" ? [parts] : parts) {
+    for (let at = 0; at < text.length;) {
+      let end = Math.min(text.length, at + CHUNK_CHARS);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      yield JSON.stringify(text.slice(at, end)).slice(1, -1);
+      at = end;
+    }
+  }
+  yield '"';
+}
+
 /** The UTF-8 bytes of `JSON.stringify(value)` (plain JSON data), as a stream of ~64 KiB chunks. */
 export function jsonBodyStream(value: Record<string, unknown>): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
-  const it = pieces(value) as Generator<string>;
+  const it = valuePieces(value);
   return new ReadableStream<Uint8Array>({
     pull(c) {
       let buf = "";

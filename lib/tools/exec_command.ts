@@ -31,6 +31,7 @@ import {
 } from "../display/tool_preview.ts";
 import type { CommandToolContext } from "./command_context.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
+import { commandGateOf } from "./command_gate.ts";
 
 /** Default yield window of exec_command (ms). */
 export const EXEC_DEFAULT_YIELD_MS = 60_000;
@@ -85,10 +86,30 @@ async function workingDirectory(
   return { ok: true, cwd: at.real };
 }
 
+/** Run one call once it holds a slot of its session's {@linkcode commandGateOf} gate. */
 async function* runExec(
   args: z.infer<typeof schema>,
   ctx: CommandToolContext,
   definition: ToolDefinition,
+): AsyncGenerator<ToolEvent> {
+  const leave = await commandGateOf(ctx.processes).enter(ctx.signal);
+  if (leave === undefined || ctx.signal.aborted) {
+    leave?.();
+    return yield { type: "result", status: "aborted" };
+  }
+  try {
+    return yield* runCommand(args, ctx, definition, leave);
+  } finally {
+    leave();
+  }
+}
+
+/** One command call; `leave` gives its slot back once it started (background) or its window ended. */
+async function* runCommand(
+  args: z.infer<typeof schema>,
+  ctx: CommandToolContext,
+  definition: ToolDefinition,
+  leave: () => void,
 ): AsyncGenerator<ToolEvent> {
   // Long because: one command call (resolve its directory, start it, then wait, move it to the
   // background or kill it); the steps share the session and whether it was registered.
@@ -121,6 +142,7 @@ async function* runExec(
   }
 
   if (background && registry) {
+    leave();
     if (!await registry.register(session, { notify: true })) {
       return yield {
         type: "result",
@@ -146,6 +168,8 @@ async function* runExec(
   let registered = false;
   try {
     const end = yield* session.follow(windowMs, ctx.signal);
+    // Exited, aborted, or running on past its window: it no longer holds a slot.
+    leave();
     if (end === "exited") {
       const verdict = exitVerdict(session.exit!);
       return yield { type: "result", ...verdict, process: processFacts(session, "exited") };

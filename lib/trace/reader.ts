@@ -52,6 +52,12 @@ export interface ReadTraceOptions {
   onProblem?: (problem: TraceProblem) => void;
   /** Read buffer size in bytes (default 1 MiB). */
   chunkSize?: number;
+  /**
+   * Only lines holding this text (ASCII) are decoded and parsed; the others
+   * are skipped unread, problems and all: a reader after a few records of a
+   * huge trace then leaves no copy of its other lines for the GC.
+   */
+  holding?: string;
 }
 
 /** Format a problem as `file:line: reason`. */
@@ -77,6 +83,18 @@ function isBlank(bytes: Uint8Array): boolean {
 
 const EMPTY = new Uint8Array(0);
 
+/** Whether `bytes` holds the byte sequence `needle` (not empty). */
+function holds(bytes: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0]!;
+  for (let at = bytes.indexOf(first); at !== -1; at = bytes.indexOf(first, at + 1)) {
+    if (at + needle.length > bytes.length) return false;
+    let i = 1;
+    while (i < needle.length && bytes[at + i] === needle[i]) i++;
+    if (i === needle.length) return true;
+  }
+  return false;
+}
+
 /**
  * The longest record (line) a trace may hold: a longer one is reported as a
  * problem without being read. penguin writes none that long (a tool call's
@@ -100,6 +118,8 @@ export async function* readTrace(
   const onProblem = options.onProblem;
   const chunkSize = options.chunkSize ?? 1 << 20;
   const file = await openTrace(path);
+  const needle = options.holding;
+  const needleBytes = needle === undefined ? undefined : new TextEncoder().encode(needle);
 
   // Handle one line given as bytes; returns the record, or null when it was skipped.
   // `own`: `bytes` is a buffer of its own (not a view into the read buffer),
@@ -111,6 +131,10 @@ export async function* readTrace(
     own: boolean,
   ): TraceRecord | null => {
     if (bytes.length === 0 || (bytes[0] !== 0x7b && isBlank(bytes))) return null;
+    if (needleBytes !== undefined && !holds(bytes, needleBytes)) {
+      if (own) (bytes.buffer as ArrayBuffer).transfer(0);
+      return null;
+    }
     const size = bytes.length;
     const text = decodeLine(bytes);
     if (own) (bytes.buffer as ArrayBuffer).transfer(0);
@@ -181,6 +205,7 @@ export async function* readTrace(
         if (l.kind === "text") {
           const t = l.text;
           if (t === "" || (t.charCodeAt(0) !== 0x7b && t.trim() === "")) continue;
+          if (needle !== undefined && !t.includes(needle)) continue;
           rec = handleText(t, t.length, l.no, true);
         } else if (l.kind === "bytes") {
           rec = handleBytes(l.bytes, l.no, l.terminated, l.own);

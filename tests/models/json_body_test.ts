@@ -1,7 +1,12 @@
 // Streamed JSON request bodies (lib/models/_json_body.ts): byte-for-byte
 // JSON.stringify, and the driver streams only very large histories.
 import assert from "node:assert/strict";
-import { historyChars, jsonBodyStream, jsonRequest } from "../../lib/models/_json_body.ts";
+import {
+  historyChars,
+  joinedFrom,
+  jsonBodyStream,
+  jsonRequest,
+} from "../../lib/models/_json_body.ts";
 import { streamModel } from "../../lib/models/stream.ts";
 import type { CompleteMessage } from "../../lib/protocol/types.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
@@ -28,6 +33,43 @@ Deno.test("jsonBodyStream yields exactly the UTF-8 bytes of JSON.stringify, non-
   const expected = new TextEncoder().encode(JSON.stringify(value));
   assert.deepEqual(await bytesOf(jsonBodyStream(value)), expected);
   assert.deepEqual(await bytesOf(jsonBodyStream({})), new TextEncoder().encode("{}"));
+});
+
+/** The chunks of a stream. */
+async function chunksOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>[]> {
+  const out: Uint8Array<ArrayBuffer>[] = [];
+  for await (const c of stream) out.push(new Uint8Array(c));
+  return out;
+}
+
+/** Most bytes a chunk may have: a ~64 Ki-character buffer, escaped and UTF-8 encoded, plus a piece. */
+const MAX_CHUNK = 1024 * 1024;
+
+Deno.test("jsonBodyStream cuts one huge string into small chunks, surrogate pairs and escapes intact", async () => {
+  const huge = "a" + '😀\n"é'.repeat(600_000) + "\ud83d";
+  const value = { model: "m", messages: [{ role: "assistant", content: huge }] };
+  const chunks = await chunksOf(jsonBodyStream(value));
+  assert.ok(chunks.length > 10, `${chunks.length} chunks`);
+  const largest = Math.max(...chunks.map((c) => c.length));
+  assert.ok(largest <= MAX_CHUNK, `largest chunk ${largest} bytes`);
+  assert.deepEqual(
+    new Uint8Array(await new Blob(chunks).arrayBuffer()),
+    new TextEncoder().encode(JSON.stringify(value)),
+  );
+});
+
+Deno.test("a string recorded as joined from parts is streamed part by part, as the same JSON", async () => {
+  const parts = ["x".repeat(3_000_000), "ü", "😀".repeat(200_000), "", "end"];
+  const msg: Record<string, unknown> = { role: "assistant", content: parts.join("") };
+  joinedFrom(msg, "content", parts);
+  const value = { messages: [msg], other: { content: "kept" } };
+  const chunks = await chunksOf(jsonBodyStream(value));
+  const largest = Math.max(...chunks.map((c) => c.length));
+  assert.ok(largest <= MAX_CHUNK, `largest chunk ${largest} bytes`);
+  assert.deepEqual(
+    JSON.parse(new TextDecoder().decode(await new Blob(chunks).arrayBuffer())),
+    JSON.parse(JSON.stringify(value)),
+  );
 });
 
 Deno.test("jsonRequest serializes its body once, on first read", () => {

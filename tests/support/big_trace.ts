@@ -18,14 +18,24 @@ const SAMPLE = join(REPO, "samples", "plain", "session-2026-12-01-23-07-39-9b411
 /** The session id of the written trace. */
 export const BIG_SESSION = "session-2026-12-01-23-07-39-9b411515";
 
-/** Write the trace into `dir`; returns its path and size in bytes. */
+/**
+ * Write the trace into `dir`; returns its path and size in bytes. `meta`
+ * replaces fields of the session_meta payload (a provider, a workspace);
+ * with `prompts`, a short user text comes before each request, as in a
+ * session whose every turn answers a prompt.
+ */
 export async function writeBigTrace(
   dir: string,
   requests: number,
   textBytes: number,
+  meta: Record<string, unknown> = {},
+  prompts = false,
 ): Promise<{ path: string; bytes: number }> {
   const path = join(dir, `${BIG_SESSION}_001.jsonl`);
-  const sample = await Deno.readTextFile(SAMPLE);
+  const [head, ...rest] = (await Deno.readTextFile(SAMPLE)).split("\n");
+  const first = JSON.parse(head!);
+  first.payload = { ...first.payload, ...meta };
+  const sample = [JSON.stringify(first), ...rest].join("\n");
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
   const enc = new TextEncoder();
   let bytes = 0;
@@ -43,8 +53,15 @@ export async function writeBigTrace(
       JSON.stringify({ timestamp: ts, type: "event_msg", payload }) + "\n";
     for (let i = 0; i < requests; i++) {
       const text = i === requests - 1 ? body.slice(LAST_MARK.length) + LAST_MARK : body;
+      const prompt = prompts
+        ? JSON.stringify({
+          timestamp: ts,
+          type: "model_msg",
+          payload: { type: "text", role: "user", text: `go on ${i}`, stop_reason: "completed" },
+        }) + "\n"
+        : "";
       await put(
-        event({ type: "request_begin" }) +
+        prompt + event({ type: "request_begin" }) +
           JSON.stringify({
             timestamp: ts,
             type: "model_msg",

@@ -295,3 +295,50 @@ Deno.test("reading a missing trace is a not_found error naming the path", async 
       e.message.includes('"/nonexistent/penguin/x.jsonl"'),
   );
 });
+
+Deno.test("readTrace with holding reads only the lines holding the text, short or huge", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "t.jsonl");
+    const call = (id: string, args: string) =>
+      JSON.stringify({
+        timestamp: "2026-12-01T23:08:00.000Z",
+        type: "model_msg",
+        payload: {
+          type: "tool_call",
+          role: "assistant",
+          name: "exec_command",
+          arguments: args,
+          tool_call_id: id,
+          stop_reason: "completed",
+        },
+      });
+    const text = (t: string) =>
+      JSON.stringify({
+        timestamp: "2026-12-01T23:08:00.000Z",
+        type: "model_msg",
+        payload: { type: "text", role: "assistant", text: t, stop_reason: "completed" },
+      });
+    const big = "y".repeat(3 * 1024 * 1024);
+    await Deno.writeTextFile(
+      path,
+      [text("a"), call("c1", "{}"), "{not json", text(big), call("c2", JSON.stringify({ big }))]
+        .join("\n") + "\n",
+    );
+    const problems: unknown[] = [];
+    const ids: string[] = [];
+    for await (
+      const r of readTrace(path, {
+        holding: '"tool_call"',
+        onProblem: (p) => problems.push(p),
+        chunkSize: 64 * 1024,
+      })
+    ) {
+      assert.equal(r.message.type, "model_msg");
+      if (r.message.type === "model_msg" && r.message.payload.type === "tool_call") {
+        ids.push(r.message.payload.tool_call_id);
+      }
+    }
+    assert.deepEqual(ids, ["c1", "c2"]);
+    assert.deepEqual(problems, [], "lines not holding the text are not read, so not reported");
+  });
+});

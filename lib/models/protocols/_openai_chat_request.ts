@@ -11,7 +11,7 @@ import type { CompleteMessage, Fidelity, ThinkingMessage, ToolSpec } from "../..
 import { chatReasoning } from "../shaping.ts";
 import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, ModelEndpoint, WireRequest } from "../wire.ts";
-import { jsonRequest, type KnownPrefix } from "../_json_body.ts";
+import { historyChars, joinedFrom, jsonRequest, type KnownPrefix } from "../_json_body.ts";
 import { dataUrl, isAssistantSide, openAiHeaders, runsBySide } from "./_openai_common.ts";
 import { argumentsText } from "./_tool_arguments.ts";
 
@@ -49,9 +49,12 @@ function assistantMessage(run: CompleteMessage[]): Json {
   let plainThinking = false;
   const details: unknown[] = [];
   const toolCalls: Json[] = [];
+  const texts: string[] = [];
   for (const m of run) {
-    if (m.type === "text") text += m.text;
-    else if (m.type === "thinking") {
+    if (m.type === "text") {
+      text += m.text;
+      texts.push(m.text);
+    } else if (m.type === "thinking") {
       const t = m as ThinkingMessage;
       reasoning += t.thinking;
       const f: Fidelity = t.fidelity ?? {};
@@ -67,6 +70,7 @@ function assistantMessage(run: CompleteMessage[]): Json {
     }
   }
   msg.content = text === "" && toolCalls.length > 0 ? null : text;
+  if (texts.length > 1) joinedFrom(msg, "content", texts);
   if (reasoning !== "") {
     const single = fieldsSeen.size === 1 && !plainThinking ? [...fieldsSeen][0] : undefined;
     if (single === "reasoning_content" || single === "reasoning") msg[single] = reasoning;
@@ -205,10 +209,14 @@ function historyMessages(
   let done = c.history.length;
   let count = messages.length;
   const runs = runsBySide(reuse ? history.slice(done) : history);
+  // Once a run would take the kept bytes past their bound, it and the runs after it are not kept:
+  // a huge history (a resumed session) is then not serialized here beside its streamed body.
+  let keeping = true;
   for (const [i, run] of runs.entries()) {
     const out = runMessages(run);
     messages.push(...out);
-    if (i === runs.length - 1 || c.length > KEPT_BYTES) continue;
+    keeping &&= i < runs.length - 1 && c.length + historyChars(run) <= KEPT_BYTES;
+    if (!keeping) continue;
     for (const m of out) {
       Object.freeze(m);
       append(c, encoder.encode((c.length === 0 ? "" : ",") + JSON.stringify(m)));
