@@ -3,7 +3,12 @@
  * PenguinHarness renders it so traces read alike:
  *
  * - text blocks are joined by newlines;
- * - images become data URLs attached to the output;
+ * - images become data URLs attached to the output, when their `mimeType` is
+ *   `image/<subtype>` (lower-case letters, digits, `.`, `+`, `-`, at most 40)
+ *   and holds no secret (`mask` leaves it as it is): the data URL is not
+ *   masked as text is, so a server (or a model steering one) could otherwise
+ *   carry a secret to the trace and the provider in it; another image is
+ *   refused with `[image refused: its mimeType is not image/<subtype>]`;
  * - audio becomes `[audio content: <mime>]`;
  * - a resource link becomes `[resource: <uri>] <description>`;
  * - an embedded text resource becomes its text, a binary one
@@ -32,14 +37,26 @@ function str(v: unknown): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-function renderBlock(block: Block, images: string[]): string | undefined {
+/** The image types an image block may name (its data URL's media type). */
+const IMAGE_MIME = /^image\/[a-z0-9.+-]{1,40}$/;
+
+/** The note of an image refused for its `mimeType`. */
+export const REFUSED_IMAGE_NOTE = "[image refused: its mimeType is not image/<subtype>]";
+
+function renderBlock(
+  block: Block,
+  images: string[],
+  mask: (text: string) => string,
+): string | undefined {
   switch (block.type) {
     case "text":
       return str(block.text) ?? "";
     case "image": {
       const data = str(block.data);
       const mime = str(block.mimeType) ?? "image/png";
-      if (data !== undefined) images.push(`data:${mime};base64,${data}`);
+      if (data === undefined) return undefined;
+      if (!IMAGE_MIME.test(mime) || mask(mime) !== mime) return REFUSED_IMAGE_NOTE;
+      images.push(`data:${mime};base64,${data}`);
       return undefined;
     }
     case "audio":
@@ -58,12 +75,20 @@ function renderBlock(block: Block, images: string[]): string | undefined {
   }
 }
 
-/** Render a `tools/call` result (already received; `result` is the raw object). */
-export function renderCallResult(result: unknown): RenderedResult {
+/**
+ * Render a `tools/call` result (already received; `result` is the raw object).
+ * `mask` is the session's secret masking (an image type it changes is refused).
+ */
+export function renderCallResult(
+  result: unknown,
+  mask: (text: string) => string = (text) => text,
+): RenderedResult {
   const r = (typeof result === "object" && result !== null ? result : {}) as Block;
   const images: string[] = [];
   const content = Array.isArray(r.content) ? (r.content as Block[]) : [];
-  const parts = content.map((b) => renderBlock(b ?? {}, images)).filter((t) => t !== undefined);
+  const parts = content.map((b) => renderBlock(b ?? {}, images, mask)).filter((t) =>
+    t !== undefined
+  );
   let text = parts.join("\n");
   if (text === "" && r.structuredContent !== undefined) {
     text = JSON.stringify(r.structuredContent, null, 2);

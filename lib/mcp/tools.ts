@@ -64,7 +64,13 @@ export function maskStrings<T>(value: T, mask: (text: string) => string): T {
 }
 
 /** One listed tool (`shown`: as masked for the model) as a penguin tool that calls it on `conn`. */
-function adapt(conn: McpConnection, listed: ListedTool, shown: ListedTool, name: string): Tool {
+function adapt(
+  conn: McpConnection,
+  listed: ListedTool,
+  shown: ListedTool,
+  name: string,
+  mask: (text: string) => string,
+): Tool {
   const { server } = conn;
   return defineTool({
     name,
@@ -87,7 +93,7 @@ function adapt(conn: McpConnection, listed: ListedTool, shown: ListedTool, name:
         yield { type: "delta", text: describeFailure(err) };
         return yield { type: "result", status: "failed" };
       }
-      const rendered = renderCallResult(result);
+      const rendered = renderCallResult(result, mask);
       if (rendered.text) yield { type: "delta", text: rendered.text };
       if (rendered.images.length > 0) yield { type: "images", images: rendered.images };
       if (rendered.isError) yield { type: "result", status: "failed" };
@@ -127,7 +133,7 @@ export function mcpTools(
         continue;
       }
       taken.add(name);
-      out.push(adapt(conn, listed, shown, name));
+      out.push(adapt(conn, listed, shown, name, mask));
     }
   }
   return out;

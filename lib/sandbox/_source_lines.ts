@@ -3,9 +3,10 @@
  * a small shell lexer (quotes, backslashes, `${…}`, command separators), so
  * the forms startup files really use are seen: `. f`, `source f`, `\. f`
  * (nvm), `builtin source f`, `command . f`, `source -- f`, `. "$HOME"/f`,
- * `. "${HOME}/f"`, `[ -s f ] && . f`, `if …; then . f; fi`. `~`, `$HOME` and
- * `${HOME}` are expanded (in quotes too); a path built from any other
- * variable, a glob or a command substitution is not seen.
+ * `. "${HOME}/f"`, `[ -s f ] && . f`, `if …; then . f; fi`. `~`, `$HOME`,
+ * `${HOME}` and `${HOME<operator>…}` (`${HOME%/}`, `${HOME:?}`, `${HOME:-x}`:
+ * taken as the home) are expanded (in quotes too); a path built from any
+ * other variable, a glob or a command substitution is not seen.
  *
  * @module
  */
@@ -78,9 +79,15 @@ function lex(line: string): Token[] {
   return out;
 }
 
-/** `word` as an absolute path with `~`, `$HOME` and `${HOME}` expanded, or undefined when it is not one. */
+/**
+ * `$HOME`, `${HOME}`, and `${HOME` with any parameter-expansion operator
+ * (`%/`, `:?`, `:-x`, `#x`…): each read as the home.
+ */
+const HOME_REF = /\$\{HOME(?:[^A-Za-z0-9_}][^}]*)?\}|\$HOME(?![A-Za-z0-9_])/g;
+
+/** `word` as an absolute path with `~` and `$HOME` ({@linkcode HOME_REF}) expanded, or undefined when it is not one. */
 function expand(word: string, home: string): string | undefined {
-  let p = word.replace(/^~(?=\/|$)/, home).replace(/\$\{HOME\}|\$HOME(?![A-Za-z0-9_])/g, home);
+  let p = word.replace(/^~(?=\/|$)/, home).replace(HOME_REF, home);
   if (!p.startsWith("/") || /[$*?[`]/.test(p)) return undefined;
   p = join(p);
   return p;

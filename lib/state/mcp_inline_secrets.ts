@@ -162,14 +162,31 @@ function parseUrl(url: string): URL | undefined {
 }
 
 /**
+ * A host name label that is plain: its pieces between `-` are plain pieces
+ * (`mcp`, `api-v2`, `eu-west-1`), not random-looking like a token used as a
+ * subdomain (`k9tq2lm7rv4wp8zn3bc5xd.mcp.example.com`).
+ */
+function plainHostLabel(label: string): boolean {
+  return label.split("-").every(plainPiece);
+}
+
+/** The labels of `u`'s host name (none for an IPv6 literal). */
+function hostLabels(u: URL): string[] {
+  return u.hostname.startsWith("[") ? [] : u.hostname.split(".");
+}
+
+/**
  * The credentials of `url`: its userinfo (password, or a lone user name),
- * each path segment, query value and fragment that is not plain. A string
- * that is no URL is a secret whole (`url`).
+ * each host name label, path segment, query value and fragment that is not
+ * plain. A string that is no URL is a secret whole (`url`).
  */
 export function urlSecrets(url: string): InlineSecret[] {
   const u = parseUrl(url);
   if (u === undefined) return url === "" ? [] : [{ where: "url", value: url }];
   const out: InlineSecret[] = [];
+  hostLabels(u).forEach((label, i) => {
+    if (!plainHostLabel(label)) out.push({ where: `url.host[${i}]`, value: label });
+  });
   if (u.password !== "") out.push({ where: "url.password", value: decode(u.password) });
   else if (u.username !== "") out.push({ where: "url.user", value: decode(u.username) });
   u.pathname.split("/").forEach((seg, i) => {
@@ -194,13 +211,20 @@ function decode(s: string): string {
   }
 }
 
-/** `url` with its userinfo removed and each secret path segment, query value and fragment emptied. */
+/**
+ * `url` with its userinfo removed and each secret host name label, path
+ * segment, query value and fragment emptied.
+ */
 export function urlWithoutSecrets(url: string): string {
   const u = parseUrl(url);
   if (u === undefined) return "";
   if (urlSecrets(url).length === 0) return url;
   u.username = "";
   u.password = "";
+  const labels = hostLabels(u);
+  if (!labels.every(plainHostLabel)) {
+    u.hostname = labels.map((l) => plainHostLabel(l) ? l : "").join(".");
+  }
   u.pathname = u.pathname.split("/").map((seg) => plainUrlPart(decode(seg)) ? seg : "").join("/");
   const params = [...u.searchParams].map(([k, v]) => [
     k,

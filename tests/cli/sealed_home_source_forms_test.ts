@@ -18,6 +18,8 @@ const FORMS: Record<string, string> = {
   dashdash: "source -- ~/env/dashdash.sh",
   quoted: '. "$HOME"/env/quoted.sh',
   braced: 'if true; then . "${HOME}/env/braced.sh"; fi',
+  pct: '. "${HOME%/}/env/pct.sh"',
+  colq: ". ${HOME:?}/env/colq.sh",
 };
 const tokenOf = (n: string) => `Tok${n}Src0123ZZ`;
 const reverse = (s: string) => [...s].reverse().join("");
@@ -75,6 +77,13 @@ Deno.test("the startup-file lexer finds source lines in their shell forms and no
     ["builtin source ~/b; command -p . ~/c", ["/home/u/b", "/home/u/c"]],
     ['source -- "${HOME}/d e.sh"', ["/home/u/d e.sh"]],
     ["FOO=1 . $HOME/f", ["/home/u/f"]],
+    ['. "${HOME%/}/g"; . ${HOME:?}/h; . ${HOME:-/x}/i; . ${HOME%%/}/j', [
+      "/home/u/g",
+      "/home/u/h",
+      "/home/u/i",
+      "/home/u/j",
+    ]],
+    [". ${HOMEDIR}/k; . ${HOME_X:-/y}/l; . ${#HOME}/m", []],
     ["echo . ~/no; source $NVM_DIR/nvm.sh; . ~/dir/*.sh; alias x='. ~/al'", []],
   ];
   for (const [line, want] of cases) assert.deepEqual(sourcedOnLine(line, h), want, line);

@@ -46,3 +46,24 @@ Deno.test("structuredContent shows only when there is no text, and isError witho
     "nope",
   );
 });
+
+Deno.test("an image whose mimeType is no image/<subtype>, or holds a secret, is refused with a note (red team A9)", () => {
+  const V = "Vx6btVgIX3axkJnUZscjGfWPVUZW";
+  const mask = (t: string) => t.replaceAll(V, "[redacted:vault:ATK_V]");
+  const r = renderCallResult({
+    content: [
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+      { type: "image", data: "BBBB", mimeType: `image/${V}` },
+      { type: "image", data: "CCCC", mimeType: `image/${V.toLowerCase()}` },
+      { type: "image", data: "DDDD", mimeType: "image/png;x=1" },
+      { type: "image", data: "EEEE", mimeType: `image/${"a".repeat(41)}` },
+      { type: "image", data: "FFFF", mimeType: "image/svg+xml" },
+    ],
+  }, (t) => mask(t).replaceAll(V.toLowerCase(), "[redacted:vault:ATK_L]"));
+  assert.deepEqual(r.images, ["data:image/png;base64,AAAA", "data:image/svg+xml;base64,FFFF"]);
+  assert.equal(
+    r.text,
+    Array(4).fill("[image refused: its mimeType is not image/<subtype>]").join("\n"),
+  );
+  assert.ok(!JSON.stringify(r).toLowerCase().includes(V.toLowerCase()));
+});

@@ -21,6 +21,7 @@ import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
 import { clampYield } from "../../tools/yield_window.ts";
 import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
+import { maskForChild } from "./_mask_input.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
   descriptionArg,
@@ -55,7 +56,9 @@ async function* inputSubagent(
   const fail = (message: string) => failure("input_subagent", message);
   const checked = checkInputArgs(rawArgs);
   if (!checked.ok) return yield* fail(checked.message);
-  const args = checked.value;
+  const args = checked.value.prompt === undefined
+    ? checked.value
+    : { ...checked.value, prompt: maskForChild(checked.value.prompt, ctx) };
   const child = registry.get(args.subagentId);
   if (!child) return yield* fail(unknownSubagentMessage(args.subagentId, registry));
   if (args.prompt !== undefined && child.state === "running") {

@@ -29,6 +29,7 @@ import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
 import { clampYield } from "../../tools/yield_window.ts";
 import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkRunArgs } from "./_args.ts";
+import { maskForChild } from "./_mask_input.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
 import {
   descriptionArg,
@@ -80,7 +81,8 @@ async function* runSubagent(
   const fail = (message: string) => failure("run_subagent", message);
   const checked = checkRunArgs(rawArgs);
   if (!checked.ok) return yield* fail(checked.message);
-  const args = checked.value;
+  // The child starts from the prompt with the parent's secrets masked (./_mask_input.ts).
+  const args = { ...checked.value, prompt: maskForChild(checked.value.prompt, ctx) };
   if (registry.depth >= MAX_SUBAGENT_DEPTH) {
     return yield* fail(
       `subagent depth limit ${MAX_SUBAGENT_DEPTH} reached: a subagent cannot start subagents of its own; do this work yourself`,
