@@ -7,7 +7,7 @@
  * @module
  */
 
-import { plainLoginValue } from "./login_env_values.ts";
+import { type KnownPaths, knownPaths, plainLoginValue } from "./login_env_values.ts";
 
 /** Host variables passed through by default (plus every `LC_*`). */
 export const ENV_ALLOWLIST: readonly string[] = [
@@ -214,14 +214,20 @@ const URL_WITH_USERINFO_OR_QUERY = /[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^\s/@?#]*@|[
  * {@linkcode LOGIN_ENV_ALLOWLIST} (or one of its families, or a proxy
  * variable when `network` is on), its value is plain by
  * {@linkcode plainLoginValue} (a search path such as `PATH` loses only its
- * entries that are not), and what is left is not credential-like
+ * entries that are not; `known` names what the host environment already
+ * shows, see {@linkcode knownPaths}), and what is left is not credential-like
  * ({@linkcode isCredentialEnv}), holds no URL with userinfo or a query and
  * (for a proxy) no path.
  */
-export function loginEnvValue(name: string, value: string, network = false): string | undefined {
+export function loginEnvValue(
+  name: string,
+  value: string,
+  network = false,
+  known?: KnownPaths,
+): string | undefined {
   const proxy = network && PROXY_VARS.includes(name);
   if (!proxy && !LOGIN_ENV_ALLOWLIST.includes(name) && !LOGIN_ENV_FAMILY.test(name)) return;
-  const plain = plainLoginValue(name, value);
+  const plain = plainLoginValue(name, value, known);
   if (plain === undefined || isCredentialEnv(name, plain)) return;
   if (URL_WITH_USERINFO_OR_QUERY.test(plain)) return;
   if (proxy && /:\/\/[^/\s]*\/[^\s,]/.test(plain)) return;
@@ -269,10 +275,11 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
   }
   const named = new Set(opts.allow ?? []);
+  const known = knownPaths(opts.host);
   for (const [k, v] of Object.entries(opts.login ?? {})) {
     if (!NAME.test(k) || isForbiddenEnvName(k) || typeof v !== "string") continue;
     // `~/.profile` and the like: configuration only; anything else only when passed by name.
-    const value = named.has(k) ? v : loginEnvValue(k, v, opts.network);
+    const value = named.has(k) ? v : loginEnvValue(k, v, opts.network, known);
     if (value !== undefined) env[k] = value;
   }
   env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;

@@ -53,12 +53,38 @@ export function isPlainComponent(c: string): boolean {
 const NIX_HASH = /^[0-9abcdfghijklmnpqrsvwxyz]{32}-(.+)$/;
 
 /**
- * True for an absolute or `~` path whose every component is plain
- * ({@linkcode isPlainComponent}). The component right after `/nix/store/`
- * may start with a Nix store hash: only its name part is checked.
+ * What the host environment already tells commands, so no startup file can
+ * hide a secret in it: the host's `HOME` and `TMPDIR` (a path under them is
+ * checked only past them; macOS's `TMPDIR` and a temporary home are random
+ * looking) and the host's own `PATH` entries (kept as they are).
  */
-export function isPlainPath(path: string): boolean {
+export interface KnownPaths {
+  /** Absolute directories whose own components are not checked. */
+  prefixes: readonly string[];
+  /** Search-path entries that pass unchecked. */
+  entries: readonly string[];
+}
+
+/** The {@linkcode KnownPaths} of host environment `host`. */
+export function knownPaths(host: Record<string, string>): KnownPaths {
+  const prefixes = [host["HOME"], host["TMPDIR"]]
+    .map((p) => (p ?? "").replace(/\/+$/, ""))
+    .filter((p) => p.startsWith("/"));
+  return { prefixes, entries: (host["PATH"] ?? "").split(":").filter((p) => p.startsWith("/")) };
+}
+
+const NO_KNOWN: KnownPaths = { prefixes: [], entries: [] };
+
+/**
+ * True for an absolute or `~` path whose every component is plain
+ * ({@linkcode isPlainComponent}), past a known prefix when under one. The
+ * component right after `/nix/store/` may start with a Nix store hash: only
+ * its name part is checked.
+ */
+export function isPlainPath(path: string, known: KnownPaths = NO_KNOWN): boolean {
   if (path !== "~" && !path.startsWith("/") && !path.startsWith("~/")) return false;
+  const prefix = known.prefixes.find((p) => path === p || path.startsWith(p + "/"));
+  if (prefix !== undefined) return path.slice(prefix.length).split("/").every(isPlainComponent);
   const parts = path.split("/").slice(1);
   return parts.every((c, i) => {
     const nix = path.startsWith("/nix/store/") && i === 2 ? NIX_HASH.exec(c) : null;
@@ -126,16 +152,23 @@ const PATH_NAME =
  * The value of allowlisted variable `name` that may reach commands, or
  * `undefined` when none: a value holding a URL that is not plain
  * ({@linkcode isPlainUrl}) never passes; a search path keeps its empty
- * entries and its plain paths ({@linkcode isPlainPath}) and loses the rest;
+ * entries, the host's own entries and its plain paths
+ * ({@linkcode isPlainPath}) and loses the rest;
  * a path variable passes whole when its value is a plain path; any other
  * variable when its words are plain ({@linkcode isPlainWords}).
  */
-export function plainLoginValue(name: string, value: string): string | undefined {
+export function plainLoginValue(
+  name: string,
+  value: string,
+  known: KnownPaths = NO_KNOWN,
+): string | undefined {
   if (!(value.match(URL_IN_VALUE) ?? []).every(isPlainUrl)) return;
   if (LIST_NAME.test(name)) {
-    const kept = value.split(":").filter((p) => p === "" || isPlainPath(p));
+    const kept = value.split(":").filter((p) =>
+      p === "" || known.entries.includes(p) || isPlainPath(p, known)
+    );
     return kept.some((p) => p !== "") ? kept.join(":") : undefined;
   }
-  if (PATH_NAME.test(name)) return isPlainPath(value) ? value : undefined;
+  if (PATH_NAME.test(name)) return isPlainPath(value, known) ? value : undefined;
   return isPlainWords(value) ? value : undefined;
 }

@@ -325,3 +325,29 @@ Deno.test("normal toolchain values of the shell snapshot stay plain and pass who
   // Only directly under /nix/store does a 32-character hash pass.
   assert.equal(loginEnvValue("PATH", "/opt/0123456789abcdfghijklmnpqrsvwxyz-bash/bin"), undefined);
 });
+
+Deno.test("paths under the host's HOME and TMPDIR are checked only past them; the host's PATH entries pass", () => {
+  const home = "/var/tmp/penguin-home-9ba68c612d869e1d";
+  const tmp = "/var/folders/3c/k1r8_9bs1bx8b5y0_8ydl5bm0000gn/T";
+  const host = {
+    PATH: "/opt/vscode/bin/0123456789abcdef0123456789abcdef01234567/bin:/usr/bin",
+    HOME: home,
+    TMPDIR: tmp + "/",
+  };
+  const env = buildChildEnv({
+    host,
+    login: {
+      PATH: `${home}/.local/bin:${home}/Jh7Kq2Mz9Xr4Tw1Pl8V/bin:${host.PATH}`,
+      CARGO_HOME: `${home}/.cargo`,
+      TMPDIR: tmp + "/",
+      JAVA_HOME: `${home}/jdk-0a1b2c3d4e5f60718293`,
+    },
+  });
+  assert.equal(env["PATH"], `${home}/.local/bin:${host.PATH}`);
+  assert.equal(env["CARGO_HOME"], `${home}/.cargo`);
+  assert.equal(env["TMPDIR"], tmp + "/");
+  assert.equal(env["JAVA_HOME"], undefined, "past the home, components are still checked");
+  // Without those host values, the same random-looking paths are not plain.
+  assert.equal(loginEnvValue("CARGO_HOME", `${home}/.cargo`), undefined);
+  assert.equal(loginEnvValue("TMPDIR", tmp), undefined);
+});
