@@ -7,6 +7,8 @@
  * @module
  */
 
+import { type KnownPaths, knownPaths, plainLoginValue } from "./login_env_values.ts";
+
 /** Host variables passed through by default (plus every `LC_*`). */
 export const ENV_ALLOWLIST: readonly string[] = [
   "PATH",
@@ -207,31 +209,34 @@ const LOGIN_ENV_FAMILY = /^(?:[A-Z][A-Z0-9_]*_HOME|LC_[A-Z_]+|XDG_[A-Z_]+|CONDA_
 const URL_WITH_USERINFO_OR_QUERY = /[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^\s/@?#]*@|[^\s?#]*\?)/;
 
 /**
- * A long token-like run: 20+ characters of `[A-Za-z0-9_+=-]` mixing upper
- * case, lower case and digits, or 32+ hex digits. Path parts (`x86_64-linux`,
- * Nix store hashes, which have no upper case) do not count.
+ * The value of a variable of the shell snapshot that reaches commands
+ * without being passed by name, or `undefined` when none: its name is on
+ * {@linkcode LOGIN_ENV_ALLOWLIST} (or one of its families, or a proxy
+ * variable when `network` is on), its value is plain by
+ * {@linkcode plainLoginValue} (a search path such as `PATH` loses only its
+ * entries that are not; `known` names what the host environment already
+ * shows, see {@linkcode knownPaths}), and what is left is not credential-like
+ * ({@linkcode isCredentialEnv}), holds no URL with userinfo or a query and
+ * (for a proxy) no path.
  */
-function hasTokenRun(value: string): boolean {
-  for (const run of value.match(/[A-Za-z0-9_+=-]{20,}/g) ?? []) {
-    if (/[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run)) return true;
-  }
-  return /[0-9a-fA-F]{32,}/.test(value);
+export function loginEnvValue(
+  name: string,
+  value: string,
+  network = false,
+  known?: KnownPaths,
+): string | undefined {
+  const proxy = network && PROXY_VARS.includes(name);
+  if (!proxy && !LOGIN_ENV_ALLOWLIST.includes(name) && !LOGIN_ENV_FAMILY.test(name)) return;
+  const plain = plainLoginValue(name, value, known);
+  if (plain === undefined || isCredentialEnv(name, plain)) return;
+  if (URL_WITH_USERINFO_OR_QUERY.test(plain)) return;
+  if (proxy && /:\/\/[^/\s]*\/[^\s,]/.test(plain)) return;
+  return plain;
 }
 
-/**
- * True for a variable of the shell snapshot that reaches commands without
- * being passed by name: its name is on {@linkcode LOGIN_ENV_ALLOWLIST} (or
- * one of its families, or a proxy variable when `network` is on), it is not
- * credential-like ({@linkcode isCredentialEnv}), and its value holds no URL
- * with userinfo or a query, no long high-entropy token, and (for a proxy)
- * no path.
- */
+/** True when {@linkcode loginEnvValue} passes some of the value of `name`. */
 export function isLoginEnvAllowed(name: string, value: string, network = false): boolean {
-  const proxy = network && PROXY_VARS.includes(name);
-  if (!proxy && !LOGIN_ENV_ALLOWLIST.includes(name) && !LOGIN_ENV_FAMILY.test(name)) return false;
-  if (isCredentialEnv(name, value)) return false;
-  if (URL_WITH_USERINFO_OR_QUERY.test(value) || hasTokenRun(value)) return false;
-  return !proxy || !/:\/\/[^/\s]*\/[^\s,]/.test(value);
+  return loginEnvValue(name, value, network) !== undefined;
 }
 
 /** Inputs of {@linkcode buildChildEnv}. */
@@ -247,7 +252,7 @@ export interface ChildEnvOptions {
   /**
    * The login shell's exported variables (the shell snapshot): applied after
    * the allowlist and before the vault, forbidden names dropped, and only
-   * names of {@linkcode isLoginEnvAllowed} unless in `allow`.
+   * names and values of {@linkcode loginEnvValue} unless in `allow`.
    */
   login?: Record<string, string>;
 }
@@ -270,11 +275,12 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
   }
   const named = new Set(opts.allow ?? []);
+  const known = knownPaths(opts.host);
   for (const [k, v] of Object.entries(opts.login ?? {})) {
     if (!NAME.test(k) || isForbiddenEnvName(k) || typeof v !== "string") continue;
     // `~/.profile` and the like: configuration only; anything else only when passed by name.
-    if (!named.has(k) && !isLoginEnvAllowed(k, v, opts.network)) continue;
-    env[k] = v;
+    const value = named.has(k) ? v : loginEnvValue(k, v, opts.network, known);
+    if (value !== undefined) env[k] = value;
   }
   env["PATH"] = cleanPath(env["PATH"] ?? "") || DEFAULT_PATH;
   for (const [k, v] of Object.entries(opts.vault ?? {})) {

@@ -31,6 +31,7 @@ export {
   isForbiddenEnvName,
   isLoginEnvAllowed,
   LOGIN_ENV_ALLOWLIST,
+  loginEnvValue,
   PROXY_VARS,
 } from "./env.ts";
 export { isInside, type Placeholder, resolvePlan, type SandboxPlan } from "./plan.ts";

@@ -7,6 +7,7 @@ import {
   isCredentialEnvValue,
   isForbiddenEnvName,
   isLoginEnvAllowed,
+  loginEnvValue,
 } from "../../lib/sandbox/mod.ts";
 
 const HOST = {
@@ -255,4 +256,98 @@ Deno.test("the shell snapshot passes only allowlisted configuration names, and n
   );
   assert.ok(isLoginEnvAllowed("EDITOR", "vim"));
   assert.ok(!isLoginEnvAllowed("HTTPS_PROXY", "http://p:3128", false), "proxies only with network");
+});
+
+/** Red team final4 A1–A6: credentials under allowlisted names, in the shapes that slipped through. */
+const A_ROWS: Record<string, [string, string]> = {
+  A1: ["CFLAGS", '-O2 -DAPI_KEY="3f2a9c4e-8b1d-4e6f-9a7c-2d5e8f1b3c6a"'],
+  A2: [
+    "CONDA_CHANNELS",
+    "https://conda.anaconda.org/t/ab-7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f/private,defaults",
+  ],
+  A3: ["JAVA_HOME", "/opt/Jh7Kq2Mz9Xr4Tw1Pl8V"],
+  A4: ["CXXFLAGS", "-DKEY=Ab3dE.fG5hI.jK7lM.nO9pQ.rS1tU"],
+  A5: ["GOPATH", "/srv/go-0a1b2c3d4e5f60718293a4b5c6d7e8f"],
+  A6: ["CC", 'gcc -DTOKEN="lowtok9x8y7w6v5u4t3s2r1q0p"'],
+};
+
+Deno.test("allowlisted names of the shell snapshot drop values that are not plain (red team A1–A6)", () => {
+  for (const [row, [name, value]] of Object.entries(A_ROWS)) {
+    assert.equal(loginEnvValue(name, value), undefined, `${row}: ${name}=${value} must not pass`);
+  }
+  // The same shapes without the credential word or run are dropped too.
+  assert.equal(loginEnvValue("CC", "gcc -DSERVICE_X=lowtok9x8y7w6v5u4t3s2r1q0p"), undefined);
+  assert.equal(loginEnvValue("CXXFLAGS", "-DX=Ab3dE.fG5hI.jK7lM.nO9pQ.rS1tU"), undefined);
+  assert.equal(loginEnvValue("CFLAGS", "-DAPI_KEY=plain"), undefined, "a credential word");
+  assert.equal(loginEnvValue("CFLAGS", "-DX=3f2a9c4e-8b1d-4e6f-9a7c-2d5e8f1b3c6a"), undefined);
+  // A4's PATH entry: the entry is dropped, the rest of PATH kept.
+  assert.equal(loginEnvValue("PATH", "/opt/Pa12Cd34.Ef56Gh78.Ij90Kl12/bin:/usr/bin"), "/usr/bin");
+  const env = buildChildEnv({
+    host: HOST,
+    login: {
+      ...Object.fromEntries(Object.values(A_ROWS)),
+      PATH: "/opt/Pa12Cd34.Ef56Gh78.Ij90Kl12/bin:/usr/bin",
+    },
+  });
+  for (const [name, value] of Object.values(A_ROWS)) assert.notEqual(env[name], value, name);
+  assert.equal(env["PATH"], "/usr/bin");
+});
+
+Deno.test("normal toolchain values of the shell snapshot stay plain and pass whole", () => {
+  const path = [
+    "/home/u/.cargo/bin",
+    "/home/u/.nvm/versions/node/v20.11.1/bin",
+    "/opt/homebrew/bin",
+    "/opt/homebrew/opt/python@3.12/libexec/bin",
+    "/home/u/.local/bin",
+    "/home/u/.pyenv/shims",
+    "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin",
+    "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-bash-interactive-5.2p26/bin",
+    "/run/current-system/sw/bin",
+    "/home/u/Library/Application Support/JetBrains/Toolbox/scripts",
+    "/usr/lib/jvm/java-21-openjdk-amd64/bin",
+    "/usr/bin",
+  ].join(":");
+  const kept: Record<string, string> = {
+    PATH: path,
+    MANPATH: ":/opt/man",
+    CFLAGS: "-O2 -g -march=native -I/usr/local/include -DNDEBUG -std=c11",
+    LDFLAGS: "-L/opt/homebrew/opt/openssl@3/lib -Wl,-rpath,/opt/lib",
+    CC: "x86_64-w64-mingw32-gcc",
+    JAVA_HOME: "/usr/lib/jvm/java-17-openjdk-amd64",
+    GOPATH: "/home/u/go",
+    CONDA_CHANNELS: "conda-forge,defaults",
+    TZ: "America/New_York",
+    EDITOR: "code --wait",
+    NVM_INC: "/home/u/.nvm/versions/node/v20.11.1/include/node",
+  };
+  for (const [k, v] of Object.entries(kept)) assert.equal(loginEnvValue(k, v), v, k);
+  // Only directly under /nix/store does a 32-character hash pass.
+  assert.equal(loginEnvValue("PATH", "/opt/0123456789abcdfghijklmnpqrsvwxyz-bash/bin"), undefined);
+});
+
+Deno.test("paths under the host's HOME and TMPDIR are checked only past them; the host's PATH entries pass", () => {
+  const home = "/var/tmp/penguin-home-9ba68c612d869e1d";
+  const tmp = "/var/folders/3c/k1r8_9bs1bx8b5y0_8ydl5bm0000gn/T";
+  const host = {
+    PATH: "/opt/vscode/bin/0123456789abcdef0123456789abcdef01234567/bin:/usr/bin",
+    HOME: home,
+    TMPDIR: tmp + "/",
+  };
+  const env = buildChildEnv({
+    host,
+    login: {
+      PATH: `${home}/.local/bin:${home}/Jh7Kq2Mz9Xr4Tw1Pl8V/bin:${host.PATH}`,
+      CARGO_HOME: `${home}/.cargo`,
+      TMPDIR: tmp + "/",
+      JAVA_HOME: `${home}/jdk-0a1b2c3d4e5f60718293`,
+    },
+  });
+  assert.equal(env["PATH"], `${home}/.local/bin:${host.PATH}`);
+  assert.equal(env["CARGO_HOME"], `${home}/.cargo`);
+  assert.equal(env["TMPDIR"], tmp + "/");
+  assert.equal(env["JAVA_HOME"], undefined, "past the home, components are still checked");
+  // Without those host values, the same random-looking paths are not plain.
+  assert.equal(loginEnvValue("CARGO_HOME", `${home}/.cargo`), undefined);
+  assert.equal(loginEnvValue("TMPDIR", tmp), undefined);
 });
