@@ -392,6 +392,12 @@ export async function importTraces(
   const take = async (f: string): Promise<boolean> => {
     if (seenFiles.has(f)) return true;
     seenFiles.add(f);
+    // Looked at first: a FIFO would block the read, a device (a link to /dev/zero) never ends.
+    const info = await Deno.stat(f).catch(() => null);
+    if (info !== null && !info.isFile) {
+      report.refused.push({ files: [f], errors: [`"${f}" is not a regular file`] });
+      return false;
+    }
     const s = await scan(f, options.mask);
     if (s.fatal !== null || (!lenient && s.problems.length > 0)) {
       const errors = s.fatal !== null ? [s.fatal] : [];

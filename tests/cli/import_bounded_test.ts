@@ -2,7 +2,8 @@
 // be huge or sparse (red team Z8: a 1 GiB sparse file took the import to 1.1 GB).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withRoot } from "../support/roots.ts";
+import { withRoot, withTempDir } from "../support/roots.ts";
+import { runCli } from "../support/cli.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 
 const MAX_PEAK = 300 * 1000 * 1000;
@@ -52,4 +53,27 @@ Deno.test({
       }
     });
   },
+});
+
+Deno.test("sessions import refuses a FIFO and a link to a device instead of reading them", async () => {
+  await withTempDir("penguin-import-special-", async (dir) => {
+    const fifo = join(dir, "s.jsonl");
+    const zero = join(dir, "z.jsonl");
+    await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    await Deno.symlink("/dev/zero", zero);
+    for (const file of [fifo, zero]) {
+      // A FIFO without a writer blocks an open; /dev/zero never ends: either would hang here.
+      const r = await runCli([
+        "--root",
+        join(dir, "root"),
+        "sessions",
+        "import",
+        file,
+        "--workspace",
+        dir,
+      ]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stdout + r.stderr, new RegExp(`"${file}" is not a regular file`));
+    }
+  });
 });

@@ -632,6 +632,8 @@ async function sniffForeign(file: string): Promise<boolean> {
   // The first line decides; it can be long (Codex records its instructions there).
   const chunks: Uint8Array[] = [];
   try {
+    // Not opened unless a regular file: a FIFO would block the open (the import refuses it).
+    if (!(await Deno.stat(file)).isFile) return false;
     using f = await Deno.open(file);
     for (let total = 0; total < 8 << 20;) {
       const buf = new Uint8Array(1 << 16);
