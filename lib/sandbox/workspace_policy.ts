@@ -74,6 +74,7 @@ import { sha256Hex } from "../state/trust.ts";
 import { isInside } from "./plan.ts";
 import type { SandboxMode } from "./policy.ts";
 import type { GitAccess } from "./git_guard.ts";
+import { workspaceIdentity } from "./workspace_identity.ts";
 
 export {
   at,
@@ -260,8 +261,13 @@ export async function loadWorkspacePolicy(
       expanded = join(home, raw.slice(1));
     }
     const abs = isAbsolute(expanded) ? expanded : resolve(wsReal, expanded);
-    const real = await realDir(abs);
-    if (!real) throw bad("is not an existing directory");
+    if (!await realDir(abs)) throw bad("is not an existing directory");
+    // Taken as the workspace is (see workspace_identity.ts): a link on the way that a command
+    // could have made or re-pointed (another session's model replacing `../shared` by a link
+    // to another directory) is refused, naming the real path, never followed.
+    const pinned = workspaceIdentity(abs);
+    if ("problem" in pinned) throw bad(`cannot be used: ${pinned.problem}`);
+    const real = pinned.path;
     if (real === "/") throw bad("is the root directory; name a narrower directory");
     const hit = protectedReal.find((p) => isInside(real, p));
     if (hit) {

@@ -401,3 +401,26 @@ Deno.test("a penguin.jsonc that is a FIFO is refused instead of blocking the rea
     await assert.rejects(loadWorkspacePolicy(ws), /not a regular file/);
   });
 });
+
+Deno.test("a trusted writable root that became a link is refused, never followed", async () => {
+  await withWs(async (ws, outside) => {
+    // Another session whose workspace holds `shared` replaced it by a link to a directory of
+    // its choosing; the file's text (and so its trust) did not change.
+    const parent = join(ws, "..");
+    await Deno.mkdir(join(parent, "victim"));
+    await Deno.symlink(join(parent, "victim"), join(parent, "shared"));
+    const text = `{\n  "writable_roots": ["../shared", "../outside"]\n}`;
+    const msg = await refusal(effective(ws, text, { grantWritableRoots: true }, [], "trusted"));
+    assert.match(msg, /writable_roots\[0\]: "\.\.\/shared" cannot be used: .*symbolic link/);
+    assert.match(msg, /victim/, "names the real path the link leads to now");
+    // The real directory, named as it is, is taken.
+    const e = await effective(
+      ws,
+      `{ "writable_roots": ["${outside}"] }`,
+      { grantWritableRoots: true },
+      [],
+      "trusted",
+    );
+    assert.deepEqual(e.extraWritable, [outside]);
+  });
+});
