@@ -370,6 +370,22 @@ async function copyRewritten(
   return copied;
 }
 
+/**
+ * Why `path` is not read: a FIFO would block the read, a device (a link to
+ * `/dev/zero`) never ends. Undefined for regular files, and for directories
+ * and missing paths, which the scan names in its own words.
+ */
+async function notRegular(path: string): Promise<string | undefined> {
+  const info = await Deno.stat(path).catch(() => null);
+  if (info === null || info.isFile || info.isDirectory) return undefined;
+  return `"${path}" is not a regular file`;
+}
+
+/** A report of nothing imported yet. */
+function emptyReport(): ImportReport {
+  return { ok: true, imported: [], refused: [], skipped: [], missingChildren: [], masked: 0 };
+}
+
 /** Import trace files into the agent's traces directory (see the module doc). */
 export async function importTraces(
   files: readonly string[],
@@ -378,24 +394,16 @@ export async function importTraces(
   const lenient = options.lenient ?? false;
   const now = options.now ?? new Date();
   const tracesDir = agentTracesDir(options);
-  const report: ImportReport = {
-    ok: true,
-    imported: [],
-    refused: [],
-    skipped: [],
-    missingChildren: [],
-    masked: 0,
-  };
+  const report = emptyReport();
   const accepted: Scanned[] = [];
   const seenFiles = new Set<string>();
   const childOf = new Map<string, string>(); // child id → the parent id naming it
   const take = async (f: string): Promise<boolean> => {
     if (seenFiles.has(f)) return true;
     seenFiles.add(f);
-    // Looked at first: a FIFO would block the read, a device (a link to /dev/zero) never ends.
-    const info = await Deno.stat(f).catch(() => null);
-    if (info !== null && !info.isFile) {
-      report.refused.push({ files: [f], errors: [`"${f}" is not a regular file`] });
+    const special = await notRegular(f);
+    if (special !== undefined) {
+      report.refused.push({ files: [f], errors: [special] });
       return false;
     }
     const s = await scan(f, options.mask);
