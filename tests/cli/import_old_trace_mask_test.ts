@@ -9,14 +9,12 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
+import { assertNoPieceOf } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 
 function assertNoPiece(text: string, where: string): void {
-  for (let i = 0; i + 8 <= V.length; i++) {
-    const piece = V.slice(i, i + 8);
-    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of the secret`);
-  }
+  assertNoPieceOf(text, [V], where);
 }
 
 async function traceFiles(dir: string): Promise<string[]> {

@@ -9,24 +9,12 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
+import { assertNoPieceOf, readAll } from "../support/secrets.ts";
 
 const V = "7301928374650192837";
 
 function assertNoPiece(text: string, where: string): void {
-  for (let i = 0; i + 8 <= V.length; i++) {
-    const piece = V.slice(i, i + 8);
-    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of the secret`);
-  }
-}
-
-async function readAll(dir: string): Promise<string> {
-  let out = "";
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out += await readAll(p);
-    else if (e.isFile) out += await Deno.readTextFile(p);
-  }
-  return out;
+  assertNoPieceOf(text, [V], where);
 }
 
 Deno.test("run: a numeric vault value written as a JSON number in tool-call arguments is masked (Y3)", async () => {

@@ -16,26 +16,14 @@ import {
 } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { makeRoot, type Sandbox } from "../support/roots.ts";
+import { assertNoPieceOf, readAll } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 const MARK = "[redacted:vault:ATK_V]";
 
 /** Fail when any 8-character piece of the secret occurs in `text`. */
 function assertNoPiece(text: string, where: string): void {
-  for (let i = 0; i + 8 <= V.length; i++) {
-    const piece = V.slice(i, i + 8);
-    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of the secret`);
-  }
-}
-
-async function readAll(dir: string): Promise<string> {
-  let out = "";
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out += await readAll(p);
-    else if (e.isFile) out += await Deno.readTextFile(p);
-  }
-  return out;
+  assertNoPieceOf(text, [V], where);
 }
 
 async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {

@@ -11,16 +11,14 @@ import { type RecordedRequest, startModelServer, turn } from "../support/model_s
 import { runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
 import { chatMessages, textOf, toolResults, turnOf, whose } from "../agent/_subagent_support.ts";
+import { assertNoPieceOf } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 const MARK = "[redacted:vault:ATK_V]";
 
 /** Fail when any 8-character piece of the secret occurs in `text`. */
 function assertNoPiece(text: string, where: string): void {
-  for (let i = 0; i + 8 <= V.length; i++) {
-    const piece = V.slice(i, i + 8);
-    assert.ok(!text.includes(piece), `${where} holds "${piece}", a piece of the secret`);
-  }
+  assertNoPieceOf(text, [V], where);
 }
 
 /** Every file under `dir` whose name ends with `.jsonl`, by path. */
