@@ -8,7 +8,9 @@
  *   and holds no secret (`mask` leaves it as it is): the data URL is not
  *   masked as text is, so a server (or a model steering one) could otherwise
  *   carry a secret to the trace and the provider in it; another image is
- *   refused with `[image refused: its mimeType is not image/<subtype>]`;
+ *   refused with `[image refused: its mimeType is not image/<subtype>]`, and
+ *   one whose base64 `data` holds a secret (masking it would corrupt the
+ *   image) with `[image refused: its data holds a secret]`;
  * - audio becomes `[audio content: <mime>]`;
  * - a resource link becomes `[resource: <uri>] <description>`;
  * - an embedded text resource becomes its text, a binary one
@@ -43,6 +45,9 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]{1,40}$/;
 /** The note of an image refused for its `mimeType`. */
 export const REFUSED_IMAGE_NOTE = "[image refused: its mimeType is not image/<subtype>]";
 
+/** The note of an image refused because its data spells a secret. */
+export const SECRET_IMAGE_NOTE = "[image refused: its data holds a secret]";
+
 function renderBlock(
   block: Block,
   images: string[],
@@ -56,6 +61,7 @@ function renderBlock(
       const mime = str(block.mimeType) ?? "image/png";
       if (data === undefined) return undefined;
       if (!IMAGE_MIME.test(mime) || mask(mime) !== mime) return REFUSED_IMAGE_NOTE;
+      if (mask(data) !== data) return SECRET_IMAGE_NOTE;
       images.push(`data:${mime};base64,${data}`);
       return undefined;
     }

@@ -67,3 +67,18 @@ Deno.test("an image whose mimeType is no image/<subtype>, or holds a secret, is 
   );
   assert.ok(!JSON.stringify(r).toLowerCase().includes(V.toLowerCase()));
 });
+
+Deno.test("an image whose base64 data spells a secret, whole or in part, is refused with a note (red team A10)", () => {
+  const V = "VxWXWjDlRXEEk9tq2lm7rv4w";
+  const mask = (t: string) => t.replaceAll(V.slice(4, 16), "[redacted:vault:ATK_V]");
+  const r = renderCallResult({
+    content: [
+      { type: "image", data: V, mimeType: "image/png" },
+      { type: "image", data: `AAAA${V}AAAA`, mimeType: "image/png" },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+    ],
+  }, mask);
+  assert.deepEqual(r.images, ["data:image/png;base64,iVBORw0KGgo="]);
+  assert.equal(r.text, Array(2).fill("[image refused: its data holds a secret]").join("\n"));
+  assert.ok(!JSON.stringify(r).includes(V.slice(4, 16)));
+});
