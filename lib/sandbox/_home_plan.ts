@@ -133,6 +133,7 @@ export async function homeMounts(
     standIns,
     out,
     showStartup: policy.showStartupFiles === true,
+    pinLater: [],
   };
   for (const { dir } of sealed) {
     if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
@@ -142,7 +143,31 @@ export async function homeMounts(
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
+  // Last, once every hidden and read-only path is known (a pinned directory inside one would
+  // show it again, writable).
+  for (const p of ctx.pinLater) pinBetween(p, ctx);
   return out;
+}
+
+/**
+ * Pin the directories between the deepest root holding `real` and `real`
+ * (those not read-only already), so that `real`, hidden or read-only, cannot
+ * be moved aside with its directory and a command's own file made at its path
+ * (`mv dotfiles/sub x && mkdir dotfiles/sub`, where `~/.bashrc` leads).
+ */
+function pinBetween(real: string, ctx: SealContext): void {
+  const root = ctx.roots.filter((r) => inside(real, r)).sort((a, b) => b.length - a.length)[0];
+  if (root === undefined || root === real) return;
+  for (let dir = dirname(real); dir !== root && inside(dir, root); dir = dirname(dir)) {
+    if (readOnlyAlready(dir, ctx.out, ctx.roots)) continue;
+    if (!ctx.out.pinned.includes(dir)) ctx.out.pinned.push(dir);
+  }
+}
+
+/** Keep `real` (in a writable root) read-only, its directories pinned at the end. */
+function protectInRoots(real: string, ctx: SealContext): void {
+  if (!ctx.out.protect.includes(real)) ctx.out.protect.push(real);
+  ctx.pinLater.push(real);
 }
 
 /**
@@ -161,9 +186,10 @@ async function guardStartupFiles(
       const link = join(h, name);
       if (!(await Deno.lstat(link).then((i) => i.isSymlink, () => false))) continue;
       const real = await realOf(link);
-      if (real && roots.some((r) => inside(real, r) && real !== r) && !out.protect.includes(real)) {
-        out.protect.push(real);
-      }
+      if (real === undefined || !roots.some((r) => inside(real, r) && real !== r)) continue;
+      // Hidden where it lies (a sealed home's): a read-only bind over it would show it again.
+      if (out.hiddenFiles.includes(real) || out.hidden.some((d) => inside(real, d))) continue;
+      protectInRoots(real, ctx);
     }
     const sealedHome = sealedDirs.includes(h);
     for (const p of await sourcedPaths(h)) {
@@ -221,6 +247,8 @@ interface SealContext {
   out: HomeMounts;
   /** The plan is the shell snapshot's login shell's: startup files shown read-only, not hidden. */
   showStartup: boolean;
+  /** Hidden or read-only paths in a root whose directories are pinned at the end. */
+  pinLater: string[];
 }
 
 /** Cover the existing regular file `path` with `/dev/null`; false when it is no such file. */
@@ -231,6 +259,7 @@ async function hideFile(path: string, ctx: SealContext): Promise<boolean> {
   }
   if (!ctx.roots.some((r) => inside(real, r))) return false;
   if (!ctx.out.hiddenFiles.includes(real)) ctx.out.hiddenFiles.push(real);
+  ctx.pinLater.push(real);
   return true;
 }
 
@@ -338,8 +367,17 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
     const real = await realOf(child);
     if (real === undefined) continue; // a dangling link in a read-only top level
     if (e.isSymlink && roots.some((r) => inside(real, r))) {
-      // Leads into a writable root: visible there anyway; kept read-only.
-      if (!out.protect.includes(real) && !roots.includes(real)) out.protect.push(real);
+      // Leads into a writable root (a dotfiles repository): the user's configuration is hidden
+      // where it really lies too, and its directories pinned; one holding a root stays read-only.
+      if (roots.some((r) => inside(r, real))) {
+        if (!roots.includes(real)) protectInRoots(real, ctx);
+      } else if (await isDir(real)) {
+        if (!out.hidden.includes(real)) out.hidden.push(real);
+        ctx.pinLater.push(real);
+      } else if (!out.hiddenFiles.includes(real)) {
+        out.hiddenFiles.push(real);
+        ctx.pinLater.push(real);
+      }
       continue;
     }
     if (await isDir(real)) {
@@ -350,7 +388,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
         const source = await realOf(target);
         if (source === undefined || isHidden(target) || isHidden(source)) continue;
         if (roots.some((r) => inside(source, r)) && !inside(source, real)) {
-          if (!out.protect.includes(source)) out.protect.push(source);
+          protectInRoots(source, ctx);
         }
         if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
       }
@@ -393,6 +431,6 @@ async function keepLinked(link: string, ctx: SealContext): Promise<void> {
   const real = await realOf(link);
   if (real === undefined || ctx.isHidden(real)) return;
   if (ctx.roots.some((r) => inside(real, r)) && !ctx.roots.includes(real)) {
-    if (!ctx.out.protect.includes(real)) ctx.out.protect.push(real);
+    protectInRoots(real, ctx);
   }
 }

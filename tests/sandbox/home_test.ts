@@ -511,3 +511,51 @@ Deno.test("podman's registry logins in the runtime directory ($XDG_RUNTIME_DIR/c
     assert.doesNotMatch(out, /SECRET/);
   });
 });
+
+Deno.test("a linked startup file deep in a dotfiles workspace cannot be replaced by moving its directory", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "dotfiles");
+    await put(join(ws, "shell", "bash", "bashrc"), "# dotfiles rc\n");
+    await Deno.mkdir(home);
+    await Deno.symlink(join(ws, "shell", "bash", "bashrc"), join(home, ".bashrc"));
+    const out = await sh(
+      policyOf(ws, home),
+      "mv shell/bash shell/b2; mv shell s2; mkdir -p shell/bash; echo 'echo PWNED' > shell/bash/bashrc; echo end",
+    );
+    assert.match(out, /end/);
+    assert.equal(await Deno.readTextFile(join(home, ".bashrc")), "# dotfiles rc\n");
+    assert.equal(await exists(join(ws, "s2")), false);
+    assert.equal(await exists(join(ws, "shell", "b2")), false);
+  });
+});
+
+Deno.test("a sealed home hides where its linked dot-entries and sourced files really lie, and pins their directories", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(
+      join(home, "dotfiles", "sub", "bashrc"),
+      "export TOK=TokLinkedRcZZ\n. ~/env/deep/tok.sh\n",
+    );
+    await put(join(home, "dotfiles", "vim", "vimrc"), "let g:tok='TokLinkedDirZZ'\n");
+    await put(join(home, "env", "deep", "tok.sh"), "export T2=TokSourcedZZ\n");
+    await Deno.symlink("dotfiles/sub/bashrc", join(home, ".bashrc"));
+    await Deno.symlink("dotfiles/vim", join(home, ".vim"));
+    const out = await sh(
+      policyOf(home, home, { allowHomeWorkspace: true }),
+      "cat ~/dotfiles/sub/bashrc ~/.bashrc ~/dotfiles/vim/vimrc ~/env/deep/tok.sh 2>&1; " +
+        "mv ~/dotfiles/sub ~/dotfiles/s2; mv ~/env/deep ~/env/d2; " +
+        "mkdir -p ~/dotfiles/sub ~/env/deep; echo 'echo PWNED' > ~/dotfiles/sub/bashrc; " +
+        "echo 'echo PWNED' > ~/env/deep/tok.sh; echo end",
+    );
+    assert.match(out, /end/);
+    assert.doesNotMatch(out, /TokLinkedRcZZ|TokLinkedDirZZ|TokSourcedZZ/);
+    assert.match(await Deno.readTextFile(join(home, ".bashrc")), /TokLinkedRcZZ/);
+    assert.equal(
+      await Deno.readTextFile(join(home, "env", "deep", "tok.sh")),
+      "export T2=TokSourcedZZ\n",
+    );
+    assert.equal(await exists(join(home, "dotfiles", "s2")), false);
+    assert.equal(await exists(join(home, "env", "d2")), false);
+  });
+});
