@@ -26,6 +26,8 @@ import {
   TOOLCHAIN_PATHS,
 } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
+import { otherNames, WALK_BUDGET } from "./_hard_links.ts";
+import { PenguinError } from "../protocol/errors.ts";
 
 /** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
 export interface Reveal {
@@ -143,6 +145,7 @@ export async function homeMounts(
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
+  await guardOtherNames(ctx, [...hidePaths, ...out.hideMore]);
   // Last, once every hidden and read-only path is known (a pinned directory inside one would
   // show it again, writable).
   for (const p of ctx.pinLater) pinBetween(p, ctx);
@@ -161,6 +164,43 @@ function pinBetween(real: string, ctx: SealContext): void {
   for (let dir = dirname(real); dir !== root && inside(dir, root); dir = dirname(dir)) {
     if (readOnlyAlready(dir, ctx.out, ctx.roots)) continue;
     if (!ctx.out.pinned.includes(dir)) ctx.out.pinned.push(dir);
+  }
+}
+
+/**
+ * The other names (hard links) in the roots of the files hidden or kept
+ * read-only there: hidden or read-only alike. Refused when the search for
+ * them stopped at its budget with names unfound.
+ */
+async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Promise<void> {
+  const { out, roots } = ctx;
+  const inRoots = (p: string) => roots.some((r) => inside(p, r) && p !== r);
+  const hiddenFiles = out.hiddenFiles.filter(inRoots);
+  // The secrets hidden by name (`~/.netrc`) that lie in a root.
+  for (const p of secrets) {
+    const real = await realOf(p);
+    if (real !== undefined && inRoots(real) && !hiddenFiles.includes(real)) hiddenFiles.push(real);
+  }
+  const readOnly = out.protect.filter((p) =>
+    inRoots(p) && !out.placeholders.some((h) => h.path === p)
+  );
+  const skip = (dir: string) => out.hidden.some((h) => inside(dir, h));
+  const hidden = await otherNames(hiddenFiles, roots, skip);
+  for (const name of hidden.names) {
+    if (!out.hiddenFiles.includes(name)) out.hiddenFiles.push(name);
+    ctx.pinLater.push(name);
+  }
+  const kept = await otherNames(readOnly, roots, skip);
+  for (const name of kept.names) protectInRoots(name, ctx);
+  const unfound = [...hidden.unfound, ...kept.unfound];
+  if (unfound.length > 0) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${unfound[0]}" has other names (hard links) in the workspace that ` +
+        `penguin did not find in the first ${WALK_BUDGET} entries it read; a command could read or ` +
+        `change the file through them. Remove the extra links (find <workspace> -samefile ` +
+        `"${unfound[0]}"), or use a smaller workspace`,
+    );
   }
 }
 

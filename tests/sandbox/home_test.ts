@@ -559,3 +559,30 @@ Deno.test("a sealed home hides where its linked dot-entries and sourced files re
     assert.equal(await exists(join(home, "env", "d2")), false);
   });
 });
+
+Deno.test("a sealed home hides the other names (hard links) of its hidden files, and keeps those of read-only ones read-only (red team Y8b)", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(join(home, ".profile"), "export TOK=TokHardProfileZZ\n");
+    await put(join(home, ".netrc"), "machine x password TokHardNetrcZZ\n");
+    await put(join(home, "dotfiles", "loaded.sh"), "# loaded\n");
+    await put(join(home, ".bashrc"), ". ~/dotfiles/loaded.sh\n");
+    await Deno.mkdir(join(home, "proj", "deep"), { recursive: true });
+    await Deno.link(join(home, ".profile"), join(home, "dotfiles", "profile"));
+    await Deno.link(join(home, ".netrc"), join(home, "proj", "deep", "n"));
+    const ws = join(base, "ws");
+    await put(join(ws, "rc.sh"), "# rc\n");
+    await Deno.symlink(join(ws, "rc.sh"), join(home, ".zshrc"));
+    await Deno.link(join(ws, "rc.sh"), join(ws, "rc2.sh"));
+    const out = await sh(
+      policyOf(home, home, { allowHomeWorkspace: true }),
+      "cat ~/dotfiles/profile ~/proj/deep/n 2>&1; mv ~/proj/deep ~/proj/d2; echo end",
+    );
+    assert.match(out, /end/);
+    assert.doesNotMatch(out, /TokHard/);
+    assert.equal(await exists(join(home, "proj", "d2")), false);
+    // A dotfiles workspace of a hidden home: the other name of a linked startup file is read-only.
+    await sh(policyOf(ws, home), "echo evil >> rc2.sh; echo end");
+    assert.equal(await Deno.readTextFile(join(ws, "rc.sh")), "# rc\n");
+  });
+});
