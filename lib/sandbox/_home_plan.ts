@@ -204,6 +204,22 @@ async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Pr
   }
 }
 
+/**
+ * Where a sealed home's dot-entry link leads in a writable root (a dotfiles
+ * repository): the user's configuration is hidden there too, its directories
+ * pinned; one holding a root stays read-only.
+ */
+async function hideLinkTarget(real: string, ctx: SealContext): Promise<void> {
+  const { out, roots } = ctx;
+  if (roots.some((r) => inside(r, real))) {
+    if (!roots.includes(real)) protectInRoots(real, ctx);
+    return;
+  }
+  const list = await isDir(real) ? out.hidden : out.hiddenFiles;
+  if (!list.includes(real)) list.push(real);
+  ctx.pinLater.push(real);
+}
+
 /** Keep `real` (in a writable root) read-only, its directories pinned at the end. */
 function protectInRoots(real: string, ctx: SealContext): void {
   if (!ctx.out.protect.includes(real)) ctx.out.protect.push(real);
@@ -407,17 +423,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
     const real = await realOf(child);
     if (real === undefined) continue; // a dangling link in a read-only top level
     if (e.isSymlink && roots.some((r) => inside(real, r))) {
-      // Leads into a writable root (a dotfiles repository): the user's configuration is hidden
-      // where it really lies too, and its directories pinned; one holding a root stays read-only.
-      if (roots.some((r) => inside(r, real))) {
-        if (!roots.includes(real)) protectInRoots(real, ctx);
-      } else if (await isDir(real)) {
-        if (!out.hidden.includes(real)) out.hidden.push(real);
-        ctx.pinLater.push(real);
-      } else if (!out.hiddenFiles.includes(real)) {
-        out.hiddenFiles.push(real);
-        ctx.pinLater.push(real);
-      }
+      await hideLinkTarget(real, ctx);
       continue;
     }
     if (await isDir(real)) {
