@@ -178,6 +178,7 @@ async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Pr
   const hiddenFiles = out.hiddenFiles.filter(inRoots);
   // The secrets hidden by name (`~/.netrc`) that lie in a root.
   for (const p of secrets) {
+    if (!inRoots(p)) continue; // no look-up for each secret of a hidden home
     const real = await realOf(p);
     if (real !== undefined && inRoots(real) && !hiddenFiles.includes(real)) hiddenFiles.push(real);
   }
