@@ -51,9 +51,14 @@ const NAMES = new Set([
   "auth.json",
 ]);
 
-/** Whether `name` is a well-known credential file's name (`.credentials*` included). */
+/**
+ * Whether `name` is a well-known credential file's name, in any letter case
+ * (`NETRC`, `Credentials.json`), or names a credential or a netrc anywhere in
+ * it (`application_default_credentials.json`, `credentials.yaml`, `.credentials*`).
+ */
 export function isCredentialFileName(name: string): boolean {
-  return NAMES.has(name) || name.startsWith(".credentials");
+  const lower = name.toLowerCase();
+  return NAMES.has(lower) || lower.includes("credential") || lower.includes("netrc");
 }
 
 const cache = new Map<string, Promise<string[]>>();

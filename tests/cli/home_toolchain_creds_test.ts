@@ -15,6 +15,11 @@ const PLANTED: Record<string, string> = {
   ".m2/repository/org/acme/settings-security.xml": "<master>M2Mast3rKeyQw8Er</master>",
   ".deno/.credentials": "DenoCredTok5Yh6Uj",
   ".cargo/registry/cfg/credentials.toml": 'token = "CargoRegTok1Aa2Bb"',
+  // Other letter cases and names that say what they hold (red team Z21).
+  ".cache/pip/NETRC": "machine x password UpperNetrc3Hj7Kl",
+  ".m2/repository/Credentials.json": '{"t":"M2CapCred4Gh8Jk"}',
+  ".cargo/registry/a/credentials.yaml": "token: CargoYaml5Df9Gh",
+  ".local/share/uv/application_default_credentials.json": '{"k":"AppDefCred6Sd2Fg"}',
 };
 
 const reverse = (s: string) => [...s].reverse().join("");
