@@ -125,10 +125,7 @@ Deno.test("an aborted round is re-carried on resume: its prompt is sent again bu
     await collect(again.run("Go on.", { approve: "allow-all" }));
     await again.dispose();
     await stalled;
-    assertContext(requestAtoms(server, 1), [
-      ...requestAtoms(server, 0),
-      userAtom("Go on."),
-    ]);
+    assertContext(requestAtoms(server, 1), [...requestAtoms(server, 0), userAtom("Go on.")]);
     const records = await assertGoodTrace(sb.root, first.sessionId);
     const prompts = ofKind(records, "text").filter((p) => p.role === "user").map((p) => p.text);
     assert.deepEqual(prompts, ["Do the thing.", "Go on."]);
@@ -258,12 +255,7 @@ Deno.test("a file closed by a completed compaction resumes from the summary alon
     const second = (await readTraceFile(files[1]!.path)).records.map((r) => r.message);
     assert.deepEqual(
       second.slice(0, 4).map((m) => m.type === "session_meta" ? m.type : m.payload.type),
-      [
-        "session_meta",
-        "tool_list_ready",
-        "text",
-        "text",
-      ],
+      ["session_meta", "tool_list_ready", "text", "text"],
     );
     assert.deepEqual(atomsOfContext(completes(second)).slice(0, 2), [
       userAtom(summary),

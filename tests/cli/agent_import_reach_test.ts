@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { packTar } from "modern-tar";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { item, turn } from "../support/model_server.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
 import { startCollector } from "../support/otlp_collector.ts";
@@ -90,11 +90,7 @@ Deno.test("agent import of a snapshot with a telemetry endpoint and include_cont
       assert.match(written, /authorization: Bearer t0k/, "the rest is kept as written");
 
       const run = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
+        ...inRoot(sb, "run"),
         "--approve",
         "allow-all",
         "-m",

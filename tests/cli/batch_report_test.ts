@@ -7,6 +7,7 @@ import { chromium } from "playwright-core";
 import { runCli } from "../support/cli.ts";
 import { withTempDir } from "../support/roots.ts";
 import type { ResultRecord } from "../../lib/batch/results.ts";
+import { hostHas } from "../support/host_tools.ts";
 
 const HOSTILE = `<img src=x onerror="document.title='pwned'">model said no`;
 
@@ -126,13 +127,7 @@ Deno.test("batch report merges the results of several data roots: counts, tokens
 });
 
 const CHROMIUM = "/usr/bin/chromium";
-const present = (() => {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-})();
+const present = hostHas(CHROMIUM);
 
 Deno.test({
   name: "batch report --html renders in headless Chromium, self-contained, a hostile reason inert",

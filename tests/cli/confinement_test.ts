@@ -92,15 +92,7 @@ Deno.test("a data root inside the workspace is invisible to the file tools and c
     // The first session is still resumable.
     const id = /"session_id":"(session-[^"]+)"/.exec(traceBefore)![1]!;
     server.queue.push(...[turn.text("resumed")]);
-    const resumed = await runCli([
-      "--root",
-      root,
-      "run",
-      "--resume",
-      id,
-      "-m",
-      "three",
-    ]);
+    const resumed = await runCli(["--root", root, "run", "--resume", id, "-m", "three"]);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stdout, /resumed/);
   } finally {

@@ -83,16 +83,7 @@ async function runUntil(
   until: RegExp,
 ): Promise<{ code: number; stdout: string; stderr: string; matched: string | undefined }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      ...penguinArgv(),
-      "--root",
-      r.root,
-      "run",
-      "--workspace",
-      r.workspace,
-      "-m",
-      "Say hello.",
-    ],
+    args: [...penguinArgv(), ...inRoot(r, "run"), "-m", "Say hello."],
     cwd: REPO,
     env: { NO_COLOR: "1" },
     stdin: "null",

@@ -58,10 +58,7 @@ Deno.test("mcp add, list --json, test and remove work on a real server", async (
     const json = JSON.parse(list.stdout);
     assert.deepEqual(
       json.servers.map((s: { name: string; status: string }) => [s.name, s.status]),
-      [
-        ["t", "connected"],
-        ["mute", "failed"],
-      ],
+      [["t", "connected"], ["mute", "failed"]],
     );
     const echo = json.servers[0].tools.find((t: { name: string }) => t.name === "mcp__t__echo");
     assert.deepEqual(echo, {

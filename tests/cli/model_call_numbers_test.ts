@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
 import { assertNoPieceOf, readAll } from "../support/secrets.ts";
 
@@ -43,17 +43,9 @@ Deno.test("run: a numeric vault value written as a JSON number in tool-call argu
       V,
     ]);
     assert.equal(set.code, 0, set.stderr);
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--approve",
-      "allow-all",
-      "-m",
-      "go",
-    ], { env: { NO_COLOR: "1" } });
+    const r = await runCli([...inRoot(sb, "run"), "--approve", "allow-all", "-m", "go"], {
+      env: { NO_COLOR: "1" },
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(server.requests.length, 3);
     const bodies = JSON.stringify(server.requests.map((q) => q.body));

@@ -14,7 +14,7 @@ import {
   startModelServer,
   turn,
 } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, type Sandbox } from "../support/roots.ts";
 import { assertNoPieceOf, readAll } from "../support/secrets.ts";
 
@@ -58,17 +58,9 @@ async function runAndCheck(
   try {
     await ok(["--root", sb.root, "config", "vault", "set", "--key", "ATK_V", "--value", V]);
     await setup?.(sb);
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--approve",
-      "allow-all",
-      "-m",
-      "go",
-    ], { env: { NO_COLOR: "1" } });
+    const r = await runCli([...inRoot(sb, "run"), "--approve", "allow-all", "-m", "go"], {
+      env: { NO_COLOR: "1" },
+    });
     const output = r.stdout + r.stderr;
     const sid = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1];
     assert.ok(sid, r.stderr);

@@ -6,44 +6,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createProgress } from "../../lib/cli/render/progress.ts";
-import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { REPO, runCli } from "../support/cli.ts";
+import { hasScript, runUnderScript, shellQuote } from "../support/pty_script.ts";
 import { withRoot } from "../support/roots.ts";
-
-const SCRIPT = "/usr/bin/script";
-const hasScript = (() => {
-  try {
-    return Deno.statSync(SCRIPT).isFile;
-  } catch {
-    return false;
-  }
-})();
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** Run penguin with stderr on a pseudo-terminal and stdout to a file: what each received. */
 async function onTerminal(
   dir: string,
   args: string[],
 ): Promise<{ code: number; terminal: string; stdout: string }> {
-  const log = join(dir, "terminal.log");
   const out = join(dir, "stdout.txt");
-  const command = [Deno.execPath(), ...penguinArgv(), ...args].map(quote).join(" ") +
-    ` > ${quote(out)}`;
-  const r = await new Deno.Command(SCRIPT, {
-    args: ["-q", "-e", "-c", command, log],
-    cwd: REPO,
-    env: penguinEnv({ SHELL: "/bin/sh" }),
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  const terminal = await Deno.readTextFile(log);
-  // The log's first line names the command; only what follows is what penguin wrote.
-  return {
-    code: r.code,
-    terminal: terminal.slice(terminal.indexOf("\n") + 1),
-    stdout: await Deno.readTextFile(out),
-  };
+  const r = await runUnderScript(dir, "terminal.log", args, ` > ${shellQuote(out)}`);
+  return { code: r.code, terminal: r.log, stdout: await Deno.readTextFile(out) };
 }
 
 Deno.test("a progress line: drawn at once, redrawn at most every interval, cut to the width, erased", () => {

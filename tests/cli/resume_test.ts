@@ -181,19 +181,19 @@ Deno.test("run --resume --provider --model-id continues on that pair, recorded f
     );
     assert.equal(chat.code, 0, chat.stderr);
     assert.equal((server.requests[3]!.body as { model: string }).model, "m");
-    assert.deepEqual((await switches()).map((e) => [e.previous_model_id, e.model_id]), [
-      ["m", "other"],
-      ["other", "m"],
-    ]);
+    assert.deepEqual((await switches()).map((e) => [e.previous_model_id, e.model_id]), [[
+      "m",
+      "other",
+    ], ["other", "m"]]);
     await assertGoodTrace(sb.root, sid);
     // trace stats credits each pair with the tokens of its own requests.
     const stats = await cli(["trace", "stats", "--by", "model", "--json", sid]);
     assert.equal(stats.code, 0, stats.stderr);
     const rows = (JSON.parse(stats.stdout) as { rows: { key: string; requests: number }[] }).rows;
-    assert.deepEqual(rows.map((row) => [row.key, row.requests]), [
-      ["custom/m", 2],
-      ["custom/other", 2],
-    ]);
+    assert.deepEqual(rows.map((row) => [row.key, row.requests]), [["custom/m", 2], [
+      "custom/other",
+      2,
+    ]]);
   });
 });
 

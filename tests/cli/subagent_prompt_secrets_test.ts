@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
 import { chatMessages, textOf, toolResults, turnOf, whose } from "../agent/_subagent_support.ts";
 import { assertNoPieceOf } from "../support/secrets.ts";
@@ -87,17 +87,10 @@ Deno.test("run: a learned secret in run_subagent's and input_subagent's prompts 
   const sb = await makeRoot(server, { visible: true });
   try {
     await ok(["--root", sb.root, "config", "vault", "set", "--key", "ATK_V", "--value", V]);
-    const r = await runCli([
-      "--root",
-      sb.root,
-      "run",
-      "--workspace",
-      sb.workspace,
-      "--approve",
-      "allow-all",
-      "-m",
-      "[[parent]] go",
-    ], { env: { NO_COLOR: "1" } });
+    const r = await runCli(
+      [...inRoot(sb, "run"), "--approve", "allow-all", "-m", "[[parent]] go"],
+      { env: { NO_COLOR: "1" } },
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const bodies = JSON.stringify(server.requests.map((q) => q.body));
     assert.ok(bodies.includes([...V].reverse().join("")), "the model learned the value");

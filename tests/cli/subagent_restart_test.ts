@@ -13,7 +13,7 @@ import {
   startModelServer,
   turn,
 } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { inRoot, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { makeRoot, ofKind, readSession, tracesDir, waitFor } from "../agent/_support.ts";
 import { toolResults, turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
 
@@ -87,11 +87,7 @@ Deno.test("after SIGKILL the resumed parent gets its background work back and th
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         ...penguinArgv(),
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
+        ...inRoot(sb, "run"),
         "-m",
         "[[parent]] Delegate and run a command.",
       ],
@@ -142,10 +138,10 @@ Deno.test("after SIGKILL the resumed parent gets its background work back and th
     const agent = await createAgent({ root: sb.root });
     const parent = await agent.resumeSession({ target: parentId });
     const tasks = parent.backgroundTasks();
-    assert.deepEqual(tasks.map((t) => [t.kind, t.state]).sort(), [
-      ["subagent", "idle"],
-      ["subagent", "interrupted"],
-    ]);
+    assert.deepEqual(tasks.map((t) => [t.kind, t.state]).sort(), [["subagent", "idle"], [
+      "subagent",
+      "interrupted",
+    ]]);
     await parent.dispose();
     // Continue through the CLI, as a user would after the crash.
     const resumed = await runCli([

@@ -85,10 +85,9 @@ Deno.test("penguin trace diff finds where a fork leaves its parent and what each
     const pe = await runCli(["trace", "export", "--root", root, "--format", "json", parentId]);
     assert.equal(pe.code, 0, pe.stderr);
     assert.deepEqual(
-      JSON.parse(pe.stdout).family.forks.map((f: { session_id: string; relation: string }) => [
-        f.session_id,
-        f.relation,
-      ]),
+      JSON.parse(pe.stdout).family.forks.map((
+        f: { session_id: string; relation: string },
+      ) => [f.session_id, f.relation]),
       [[forkId, "fork"]],
     );
     const fe = await runCli(["trace", "export", "--root", root, "--format", "json", forkId]);

@@ -6,20 +6,10 @@
 // records every byte penguin wrote to it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
+import { hasScript, runUnderScript } from "../support/pty_script.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
-
-const SCRIPT = "/usr/bin/script";
-const hasScript = (() => {
-  try {
-    return Deno.statSync(SCRIPT).isFile;
-  } catch {
-    return false;
-  }
-})();
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** What a hostile model writes: title, clipboard, clear screen, C1 CSI, a carriage-return overwrite. */
 const HOSTILE = "A\x1b]0;pwned-title\x07B\x1b]52;c;cm0gLXJmIH4K\x07C\x1b[2JD\x9b2JE ok\rEVIL\n";
@@ -29,20 +19,10 @@ const PRINTF = String
 
 /** Run penguin with stdout (and stderr) on a pseudo-terminal: every byte the terminal got. */
 async function onTerminal(dir: string, args: string[]): Promise<{ code: number; out: string }> {
-  const log = join(dir, `terminal-${crypto.randomUUID().slice(0, 8)}.log`);
-  const command = [Deno.execPath(), ...penguinArgv(), ...args].map(quote).join(" ");
-  const r = await new Deno.Command(SCRIPT, {
-    args: ["-q", "-e", "-c", command, log],
-    cwd: REPO,
-    env: penguinEnv({ SHELL: "/bin/sh" }),
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  const text = await Deno.readTextFile(log);
-  // The log's first line names the command, its last one says it is done; the terminal turns
-  // each newline into \r\n (a \r of penguin's own would stay alone).
-  const body = text.slice(text.indexOf("\n") + 1).replace(/\nScript done[^\n]*\n?$/, "\n");
+  const r = await runUnderScript(dir, `terminal-${crypto.randomUUID().slice(0, 8)}.log`, args);
+  // The log's last line says it is done; the terminal turns each newline into \r\n (a \r of
+  // penguin's own would stay alone).
+  const body = r.log.replace(/\nScript done[^\n]*\n?$/, "\n");
   return { code: r.code, out: body.replaceAll("\r\n", "\n") };
 }
 
@@ -70,15 +50,7 @@ Deno.test({
     });
     const sb = await makeRoot(server);
     try {
-      const run = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "Go.",
-      ]);
+      const run = await runCli([...inRoot(sb, "run"), "-m", "Go."]);
       assert.equal(run.code, 0, run.stderr);
       const sid = /--resume (session-\S+)/.exec(run.stderr + run.stdout)?.[1];
       assert.ok(sid, run.stderr);
@@ -131,15 +103,7 @@ Deno.test({
     const server = await startModelServer({ turns: [turn.text(C1_TEXT)] });
     const sb = await makeRoot(server);
     try {
-      const run = await runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--workspace",
-        sb.workspace,
-        "-m",
-        "Go.",
-      ]);
+      const run = await runCli([...inRoot(sb, "run"), "-m", "Go."]);
       assert.equal(run.code, 0, run.stderr);
       const commands = [
         ["trace", "show", "--json", "latest"],

@@ -124,9 +124,12 @@ Deno.test("a run's trace carries typed subagent and notice facts, and restore re
     assert.equal(typed.notices.length, 2);
     const plan = planRestore(typed, kids);
     assert.deepEqual(planRestore(legacy, kids), plan);
-    assert.deepEqual(plan.children.map((c) => [c.id, c.sessionId, c.state, c.background]), [
-      [facts.id, childId, "idle", true],
-    ]);
+    assert.deepEqual(plan.children.map((c) => [c.id, c.sessionId, c.state, c.background]), [[
+      facts.id,
+      childId,
+      "idle",
+      true,
+    ]]);
     assert.deepEqual(plan.notices, [], "both tasks were reported before the run ended");
   } finally {
     await server.close();

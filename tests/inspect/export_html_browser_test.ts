@@ -12,6 +12,7 @@ import { chromium } from "playwright-core";
 import { runCli } from "../support/cli.ts";
 import { REPO } from "../support/cli.ts";
 import { sid, traceBuilder, withTempDir } from "./_support.ts";
+import { hostHas } from "../support/host_tools.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -36,13 +37,7 @@ const ANSWER = [
   "<img src=x onerror=\"alert('img')\"> [click me](javascript:alert('link'))",
   "![tracker](https://tracker.example/pixel.png)",
 ].join("\n");
-const present = (() => {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-})();
+const present = hostHas(CHROMIUM);
 
 const ARGS = [
   "--headless",

@@ -95,11 +95,7 @@ const CASES: Case[] = [
         /more than 8 MiB of tool-call arguments over its calls/,
       );
       const got = calls(c).map((m) => [m.stop_reason, m.arguments.length > 0]);
-      assert.deepEqual(got, [
-        ["completed", true],
-        ["completed", true],
-        ["failed", false],
-      ]);
+      assert.deepEqual(got, [["completed", true], ["completed", true], ["failed", false]]);
     },
   },
   {

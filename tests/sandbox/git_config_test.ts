@@ -23,13 +23,10 @@ Deno.test("parser: sections, subsections, legacy names, case and bare booleans",
       '[Core]\n\tHooksPath = .husky\n[diff "LFS"]\ntextconv = x\n[Alias.Sub]\nx=1\n' +
         "[core] editor = vim\n[core]\nbare\n",
     ),
-    [
-      ["core.hookspath", ".husky"],
-      ["diff.LFS.textconv", "x"],
-      ["alias.sub.x", "1"],
-      ["core.editor", "vim"],
-      ["core.bare", null],
-    ],
+    [["core.hookspath", ".husky"], ["diff.LFS.textconv", "x"], ["alias.sub.x", "1"], [
+      "core.editor",
+      "vim",
+    ], ["core.bare", null]],
   );
 });
 

@@ -12,6 +12,7 @@ import { pythonModuleNames, pythonModules } from "../../lib/sandbox/git_exec_key
 import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
 import { createWorld, runSession, type World } from "./redteam/_world.ts";
+import { hostHas } from "../support/host_tools.ts";
 
 /** The user's git on the host in `cwd`; its output. */
 async function hostGit(w: World, cwd: string, args: string[]): Promise<string> {
@@ -47,13 +48,7 @@ Deno.test("pythonModules finds the module of python -m in its spellings", () => 
   ]);
 });
 
-const PYTHON = ["/usr/bin/python3", "/usr/local/bin/python3"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
+const PYTHON = ["/usr/bin/python3", "/usr/local/bin/python3"].find(hostHas);
 
 Deno.test({
   name: "penguin run: a `python -m` filter does not import the model's module on the host",

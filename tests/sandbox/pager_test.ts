@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { openPager, pagerCommand } from "../../lib/sandbox/pager.ts";
 import { penguinArgv } from "../support/cli.ts";
+import { hasTmux } from "../support/tmux.ts";
 
 Deno.test("pagerCommand defaults to less -FRX and is off for an empty PAGER or cat", () => {
   assert.equal(pagerCommand(() => undefined), "less -FRX");
@@ -57,14 +58,6 @@ Deno.test("openPager gives null when the pager program does not exist, so output
     else Deno.env.set("PAGER", saved);
   }
 });
-
-const hasTmux = (() => {
-  try {
-    return Deno.statSync("/usr/bin/tmux").isFile;
-  } catch {
-    return false;
-  }
-})();
 
 Deno.test({
   name: "trace show at a terminal pipes its output through the pager",

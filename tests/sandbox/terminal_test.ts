@@ -6,15 +6,10 @@ import { fileURLToPath } from "node:url";
 import { withWorkspace } from "../support/roots.ts";
 import { detectSandbox } from "../../lib/sandbox/mod.ts";
 import { penguinArgv } from "../support/cli.ts";
+import { hostHas } from "../support/host_tools.ts";
 
 const HELPER = fileURLToPath(new URL("./_terminal_helper.ts", import.meta.url));
-const script = ["/usr/bin/script", "/bin/script"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
+const script = ["/usr/bin/script", "/bin/script"].find(hostHas);
 const report = await detectSandbox();
 
 /** Fields 3.. of /proc/<pid>/stat (state, ppid, pgrp, session, ...). */

@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import { penguinArgv, penguinEnv, REPO, runText } from "./cli.ts";
+import { hostHas } from "./host_tools.ts";
 
 /** A process's peak resident set in bytes (VmHWM), or undefined when it is gone. */
 export function peakRss(pid: number): number | undefined {
@@ -73,13 +74,7 @@ export interface PeakRun {
 }
 
 /** Whether {@linkcode runCliPeak} can run here (it needs python3's `os.wait4`). */
-export const CAN_MEASURE_PEAK: boolean = Deno.build.os === "linux" && (() => {
-  try {
-    return Deno.statSync("/usr/bin/python3").isFile;
-  } catch {
-    return false;
-  }
-})();
+export const CAN_MEASURE_PEAK: boolean = Deno.build.os === "linux" && hostHas("/usr/bin/python3");
 
 // Runs argv[2:] in a session of its own (no controlling terminal), waits for it with wait4 and writes its ru_maxrss (KiB on Linux) to argv[1].
 const WAITER = [

@@ -2,18 +2,13 @@
 // back with capture-pane and waited on by screen content (never by time);
 // keys, text, raw bytes and bracketed pastes go in with send-keys/paste-buffer.
 import { penguinArgv, REPO } from "./cli.ts";
+import { hostHas } from "./host_tools.ts";
 
 /** Where tmux is expected (Debian's package). */
 export const TMUX = "/usr/bin/tmux";
 
 /** True when tmux is installed. */
-export const hasTmux = (() => {
-  try {
-    return Deno.statSync(TMUX).isFile;
-  } catch {
-    return false;
-  }
-})();
+export const hasTmux = hostHas(TMUX);
 
 /** One pane running a command. */
 export interface Pane {
