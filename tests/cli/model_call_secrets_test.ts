@@ -16,7 +16,7 @@ import {
 } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, type Sandbox } from "../support/roots.ts";
-import { assertNoPieceOf, readAll } from "../support/secrets.ts";
+import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 const MARK = "[redacted:vault:ATK_V]";
@@ -24,12 +24,6 @@ const MARK = "[redacted:vault:ATK_V]";
 /** Fail when any 8-character piece of the secret occurs in `text`. */
 function assertNoPiece(text: string, where: string): void {
   assertNoPieceOf(text, [V], where);
-}
-
-async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(args, { env: { PAGER: "cat" } });
-  assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
-  return r;
 }
 
 /** The first turn every run starts with: the model learns the value, reversed. */
@@ -56,7 +50,7 @@ async function runAndCheck(
   const server = await startModelServer({ turns: [LEARN, ...turns] });
   const sb = await makeRoot(server, { visible: true });
   try {
-    await ok(["--root", sb.root, "config", "vault", "set", "--key", "ATK_V", "--value", V]);
+    await setVault(sb.root, "ATK_V", V);
     await setup?.(sb);
     const r = await runCli([...inRoot(sb, "run"), "--approve", "allow-all", "-m", "go"], {
       env: { NO_COLOR: "1" },
@@ -73,21 +67,7 @@ async function runAndCheck(
     const trace = await readAll(join(agent, "traces"));
     assertNoPiece(trace, "a trace file");
     assertNoPiece(bodies, "a request body");
-    for (const format of ["md", "html", "json", "otlp"]) {
-      const e = await ok([
-        "--root",
-        sb.root,
-        "trace",
-        "export",
-        sid,
-        "--format",
-        format,
-        ...(format === "otlp" ? ["--include-content"] : []),
-      ]);
-      assertNoPiece(e.stdout + e.stderr, `trace export --format ${format}`);
-    }
-    const show = await ok(["--root", sb.root, "trace", "show", sid]);
-    assertNoPiece(show.stdout + show.stderr, "trace show");
+    for (const v of await traceViews(sb.root, sid)) assertNoPiece(v.text, v.where);
     await check({ sb, server, output, code: r.code, trace, bodies });
   } finally {
     await server.close();

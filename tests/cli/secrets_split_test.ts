@@ -12,7 +12,7 @@ import { systemConfigPath } from "../../lib/state/paths.ts";
 import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli, runCliOk } from "../support/cli.ts";
-import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
+import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 import { makeRoot } from "../support/roots.ts";
 import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
 
@@ -90,13 +90,10 @@ Deno.test("run: a secret split by escape sequences, and one in an MCP server's t
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
     assertNoPiece(await readAll(join(agent, "traces")), "a trace file");
     assertNoPiece(r.stdout + r.stderr, "the run's output");
-    for (const format of ["md", "html", "json"]) {
-      const e = await ok(["--root", sb.root, "trace", "export", sid, "--format", format]);
-      assert.ok(e.stdout.includes("[redacted:vault:ATK_V]"), `export ${format}`);
-      assertNoPiece(e.stdout + e.stderr, `trace export --format ${format}`);
+    for (const v of await traceViews(sb.root, sid, ["md", "html", "json"])) {
+      if (v.format) assert.ok(v.stdout.includes("[redacted:vault:ATK_V]"), `export ${v.format}`);
+      assertNoPiece(v.text, v.where);
     }
-    const show = await ok(["--root", sb.root, "trace", "show", sid]);
-    assertNoPiece(show.stdout + show.stderr, "trace show");
   } finally {
     await server.close();
     await sb.cleanup();
@@ -190,12 +187,9 @@ Deno.test("run: a secret split by invisible characters (bidi marks, tag characte
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
     assertNoHiddenPiece(await readAll(join(agent, "traces")), "a trace file");
     assertNoHiddenPiece(r.stdout + r.stderr, "the run's output");
-    for (const format of ["md", "html", "json"]) {
-      const e = await ok(["--root", sb.root, "trace", "export", sid, "--format", format]);
-      assertNoHiddenPiece(e.stdout + e.stderr, `trace export --format ${format}`);
+    for (const v of await traceViews(sb.root, sid, ["md", "html", "json"])) {
+      assertNoHiddenPiece(v.text, v.where);
     }
-    const show = await ok(["--root", sb.root, "trace", "show", sid]);
-    assertNoHiddenPiece(show.stdout + show.stderr, "trace show");
   } finally {
     await server.close();
     await sb.cleanup();

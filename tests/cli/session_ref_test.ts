@@ -8,6 +8,7 @@ import { penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
 import { sid, traceBuilder, tracesDay } from "../inspect/_support.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 const A = sid("abcd1234");
 const B = sid("abcd9999");
@@ -31,12 +32,7 @@ async function followed(root: string, target: string): Promise<string> {
     stderr: "piped",
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const text = await readUntil(reader);
   if (text.startsWith("following ")) child.kill("SIGINT");
   while (!(await reader.read()).done) { /* drain */ }
   await child.status;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import { alive, eventually, exists, pidsWithArg } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 Deno.test("sandbox check prints every check and exits 0 when the sandbox works", async () => {
   const r = await runCli(["sandbox", "check"]);
@@ -214,12 +215,7 @@ async function startRun(ws: string, script: string, marker: string) {
     stderr: "null",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!out.includes(marker)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    out += value;
-  }
+  let out = await readUntil(reader, marker);
   const rest = (async () => {
     for (;;) {
       const { value, done } = await reader.read();

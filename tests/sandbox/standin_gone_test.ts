@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot, visibleTempDir } from "../support/roots.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
 
@@ -39,12 +40,7 @@ Deno.test({
         stderr: "inherit",
       }).spawn();
       const reader = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let out = "";
-      while (!out.includes("\n")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        out += value;
-      }
+      const out = await readUntil(reader);
       assert.ok(out.includes("\n"), `holder did not start: ${out}`);
       holder.kill("SIGKILL");
       await holder.status;

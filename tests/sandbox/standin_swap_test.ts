@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { penguinArgv, REPO } from "../support/cli.ts";
 import { visibleTempDir } from "../support/roots.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
 const linux = Deno.build.os === "linux";
@@ -27,12 +28,7 @@ async function hold(runDir: string, placeholders: unknown[]): Promise<Holder> {
     stderr: "piped",
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    out += value;
-  }
+  const out = await readUntil(lines);
   const stderr = new Response(child.stderr).text();
   return {
     started: out.trim(),

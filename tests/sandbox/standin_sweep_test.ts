@@ -10,6 +10,7 @@ import { isStandInShape } from "../../lib/sandbox/plan.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 import { penguinArgv, REPO } from "../support/cli.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
 
@@ -34,12 +35,7 @@ async function startHolder(args: string[], home?: string): Promise<Holder> {
     stderr: "inherit",
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!out.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    out += value;
-  }
+  const out = await readUntil(lines);
   assert.ok(out.includes("\n"), `holder did not start: ${out}`);
   const stdin = child.stdin.getWriter();
   const end = async () => {

@@ -7,6 +7,7 @@ import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { detectSandbox } from "../../lib/sandbox/mod.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;
@@ -108,12 +109,7 @@ Deno.test({
     const lines = swapper.stdout.pipeThrough(new TextDecoderStream()).getReader();
     try {
       // Started once the swapper is swapping.
-      let head = "";
-      while (!head.includes("swapping")) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        head += value;
-      }
+      const head = await readUntil(lines, "swapping");
       assert.match(head, /swapping/);
       let ran = 0;
       for (let i = 0; i < 6; i++) {

@@ -1,8 +1,9 @@
 /**
  * Checks that a secret did not get out: the text of every file under a
  * directory ({@linkcode readAll}), a search for any piece of a secret
- * ({@linkcode assertNoPieceOf}), and a vault value set through the CLI
- * ({@linkcode setVault}).
+ * ({@linkcode assertNoPieceOf}), a vault value set through the CLI
+ * ({@linkcode setVault}), and every way the CLI prints a stored session
+ * ({@linkcode traceViews}).
  *
  * @module
  */
@@ -35,3 +36,41 @@ export function assertNoPieceOf(text: string, secrets: string[], where: string, 
 export async function setVault(root: string, key: string, value: string): Promise<void> {
   await runCliOk(["--root", root, "config", "vault", "set", "--key", key, "--value", value]);
 }
+
+/** What one command printed of a stored session. */
+export interface TraceView {
+  /** The command, for messages: `trace export --format md`, `trace show`. */
+  where: string;
+  /** The export format; absent for `trace show`. */
+  format?: string;
+  /** Its stdout. */
+  stdout: string;
+  /** Its stdout and stderr. */
+  text: string;
+}
+
+/**
+ * What penguin prints of session `sid` in `root`: `trace export` in each of
+ * `formats` (otlp with `--include-content`, then the `extra` flags), then
+ * `trace show`, with PAGER=cat; asserts each command succeeded.
+ */
+export async function traceViews(
+  root: string,
+  sid: string,
+  formats: readonly string[] = ["md", "html", "json", "otlp"],
+  extra: readonly string[] = [],
+): Promise<TraceView[]> {
+  const run = (args: string[]) => runCliOk(["--root", root, "trace", ...args], PAGER_CAT);
+  const views: TraceView[] = [];
+  for (const format of formats) {
+    const content = format === "otlp" ? ["--include-content"] : [];
+    const r = await run(["export", sid, "--format", format, ...content, ...extra]);
+    const where = [`trace export --format ${format}`, ...extra].join(" ");
+    views.push({ where, format, stdout: r.stdout, text: r.stdout + r.stderr });
+  }
+  const show = await run(["show", sid]);
+  views.push({ where: "trace show", stdout: show.stdout, text: show.stdout + show.stderr });
+  return views;
+}
+
+const PAGER_CAT = { env: { PAGER: "cat" } };
