@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
 import { makeRoot } from "../agent/_support.ts";
-import { pidsWithArg } from "../tools/_command_helpers.ts";
+import { pidsWithArg } from "../tools/_process_probes.ts";
 
 /** Forks `n` sleeping children tagged with `tag`, writes `ready` with their count, then sleeps. */
 const bomb = (tag: string, n: number) =>

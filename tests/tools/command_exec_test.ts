@@ -10,14 +10,8 @@ import {
   READ_IMAGE_DEFINITION,
   toolSpec,
 } from "../../lib/tools/mod.ts";
-import {
-  call,
-  eventually,
-  pidsWithArg,
-  procId,
-  uniqueSleep,
-  withSession,
-} from "./_command_helpers.ts";
+import { call, procId, withSession } from "./_command_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep } from "./_process_probes.ts";
 
 Deno.test("exec_command returns a foreground command's merged output and completes on exit 0", async () => {
   await withSession(async ({ ctx }) => {

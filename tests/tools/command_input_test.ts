@@ -2,15 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { ExecutionContext } from "../../lib/tools/mod.ts";
-import {
-  call,
-  eventually,
-  pidsWithArg,
-  procId,
-  uniqueSleep,
-  within,
-  withSession,
-} from "./_command_helpers.ts";
+import { call, procId, withSession } from "./_command_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep, within } from "./_process_probes.ts";
 
 /** Start `cmd` so that it outlives a 250 ms window; returns its id. */
 async function background(ctx: ExecutionContext, cmd: string): Promise<string> {

@@ -2,15 +2,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createExecCommandTool, EXEC_COMMAND_DEFINITION } from "../../lib/tools/mod.ts";
-import {
-  call,
-  eventually,
-  pidsWithArg,
-  procId,
-  uniqueSleep,
-  within,
-  withSession,
-} from "./_command_helpers.ts";
+import { call, procId, withSession } from "./_command_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep, within } from "./_process_probes.ts";
 
 Deno.test("kill_command kills the whole process tree and returns the undelivered output", async () => {
   await withSession(async ({ ctx, ws, processes }) => {

@@ -7,15 +7,8 @@ import {
   noticeTail,
   taskLabel,
 } from "../../lib/tools/mod.ts";
-import {
-  call,
-  eventually,
-  pidsWithArg,
-  procId,
-  uniqueSleep,
-  within,
-  withSession,
-} from "./_command_helpers.ts";
+import { call, procId, withSession } from "./_command_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep, within } from "./_process_probes.ts";
 
 Deno.test("run_in_background returns at once and produces exactly one completion notice", async () => {
   const heard: BackgroundNotice[] = [];

@@ -3,14 +3,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { validateMessage } from "../../lib/protocol/validate.ts";
-import {
-  call,
-  eventually,
-  pidsWithArg,
-  procId,
-  uniqueSleep,
-  withSession,
-} from "./_command_helpers.ts";
+import { call, procId, withSession } from "./_command_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep } from "./_process_probes.ts";
 
 Deno.test("a foreground command that exits records penguin_process exited with its exit code", async () => {
   await withSession(async ({ ctx }) => {

@@ -10,15 +10,8 @@ import {
   newProcessId,
 } from "../../lib/tools/mod.ts";
 import { createInputCommandTool } from "../../lib/tools/input_command.ts";
-import {
-  call,
-  eventually,
-  pidsWithArg,
-  procId,
-  uniqueSleep,
-  within,
-  withSession,
-} from "./_command_helpers.ts";
+import { call, procId, withSession } from "./_command_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep, within } from "./_process_probes.ts";
 
 Deno.test("a registry holds 64 sessions, 1 MiB unread output each, 10 idle days", () => {
   assert.equal(DEFAULT_MAX_SESSIONS, 64);
