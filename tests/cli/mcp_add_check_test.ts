@@ -3,7 +3,7 @@
 // fixes it (and then saves nothing); `--no-test` saves without starting it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli, testHome } from "../support/cli.ts";
+import { mcpAddArgs, runCli, testHome } from "../support/cli.ts";
 import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
 import { visibleTempDir, withRoot } from "../support/roots.ts";
 
@@ -35,20 +35,19 @@ Deno.test("mcp add starts a working server, lists its tools and saves it", async
     const ws = await visibleTempDir();
     try {
       const { env, argv } = testServerArgs();
-      const r = await runCli([
-        "--root",
-        root,
-        "mcp",
-        "add",
-        "t",
-        "--workspace",
-        ws,
-        ...env,
-        "--connect-timeout-ms",
-        "120000",
-        "--",
-        ...argv,
-      ]);
+      const r = await runCli(
+        mcpAddArgs(
+          root,
+          "t",
+          "--workspace",
+          ws,
+          ...env,
+          "--connect-timeout-ms",
+          "120000",
+          "--",
+          ...argv,
+        ),
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.match(
         r.stdout,
@@ -81,16 +80,7 @@ Deno.test("mcp add of an npx server with the network off says to install it firs
       // An npx that fails as npx does when it cannot reach the registry.
       await script(join(bin, "npx"), 'echo "npm error code EAI_AGAIN" >&2; exit 1');
       const args = ["-y", "@modelcontextprotocol/server-filesystem", "."];
-      const r = await runCli([
-        "--root",
-        root,
-        "mcp",
-        "add",
-        "files",
-        "--",
-        join(bin, "npx"),
-        ...args,
-      ]);
+      const r = await runCli(mcpAddArgs(root, "files", "--", join(bin, "npx"), ...args));
       assert.equal(r.code, 1, r.stderr);
       assert.match(
         r.stderr,
@@ -99,17 +89,9 @@ Deno.test("mcp add of an npx server with the network off says to install it firs
       assert.match(r.stderr, /Its stderr ended with:\nnpm error code EAI_AGAIN/);
       assert.doesNotMatch(await configText(root), /name: files/);
 
-      const untested = await runCli([
-        "--root",
-        root,
-        "mcp",
-        "add",
-        "files",
-        "--no-test",
-        "--",
-        join(bin, "npx"),
-        ...args,
-      ]);
+      const untested = await runCli(
+        mcpAddArgs(root, "files", "--no-test", "--", join(bin, "npx"), ...args),
+      );
       assert.equal(untested.code, 0, untested.stderr);
       assert.match(
         untested.stdout,
@@ -132,21 +114,20 @@ Deno.test("mcp add of a server installed in the hidden home names the path and -
       const launcher = join(dir, "srv");
       await script(launcher, `exec ${argv.map((a) => `'${a}'`).join(" ")}`);
       const add = (extra: string[]) =>
-        runCli([
-          "--root",
-          root,
-          "mcp",
-          "add",
-          "home",
-          "--workspace",
-          ws,
-          ...env,
-          "--connect-timeout-ms",
-          "120000",
-          ...extra,
-          "--",
-          launcher,
-        ]);
+        runCli(
+          mcpAddArgs(
+            root,
+            "home",
+            "--workspace",
+            ws,
+            ...env,
+            "--connect-timeout-ms",
+            "120000",
+            ...extra,
+            "--",
+            launcher,
+          ),
+        );
       const hidden = await add([]);
       assert.equal(hidden.code, 1, hidden.stderr);
       assert.ok(

@@ -9,7 +9,7 @@ import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/st
 import { systemConfigPath } from "../../lib/state/paths.ts";
 import { readTar } from "../../lib/state/_tar.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli, runCliOk } from "../support/cli.ts";
+import { mcpAddArgs, runCli, runCliOk } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 import { makeRoot } from "../support/roots.ts";
 import { startCollector } from "../support/otlp_collector.ts";
@@ -136,30 +136,26 @@ Deno.test("agent snapshot leaves MCP env and header values out, keeping their na
   try {
     const root = join(base, "data");
     await ok(["--root", root, "skills", "list"]); // initializes the agent
-    await ok([
-      "--root",
+    await ok(
+      mcpAddArgs(
+        root,
+        "files",
+        "--no-test",
+        "--env",
+        `GH_TOKEN=${MCP_TOKEN}`,
+        "--",
+        "/usr/bin/true",
+      ),
+    );
+    await ok(mcpAddArgs(
       root,
-      "mcp",
-      "add",
-      "files",
-      "--no-test",
-      "--env",
-      `GH_TOKEN=${MCP_TOKEN}`,
-      "--",
-      "/usr/bin/true",
-    ]);
-    await ok([
-      "--root",
-      root,
-      "mcp",
-      "add",
       "api",
       "--no-test",
       "--url",
       "https://mcp.example.com/mcp",
       "--header",
       `Authorization: Bearer ${HEADER_TOKEN}`,
-    ]);
+    ));
     const agent = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
     const own = join(agent, "agent_state", "system_config.yaml");
     const before = await Deno.readTextFile(own);
@@ -196,11 +192,8 @@ Deno.test("mcp test shows the end of a failing server's stderr with its env valu
   try {
     const root = join(base, "data");
     await ok(["--root", root, "skills", "list"]); // initializes the agent
-    await ok([
-      "--root",
+    await ok(mcpAddArgs(
       root,
-      "mcp",
-      "add",
       "bad",
       "--no-test",
       "--env",
@@ -209,7 +202,7 @@ Deno.test("mcp test shows the end of a failing server's stderr with its env valu
       "/bin/sh",
       "-c",
       'echo "starting with token=$T_TOKEN, prefix ${T_TOKEN%????????}" >&2; exit 3',
-    ]);
+    ));
     const r = await runCli(["--root", root, "mcp", "test", "bad", "--workspace", base]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(

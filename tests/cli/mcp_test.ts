@@ -1,6 +1,6 @@
 // `penguin mcp add|remove|list|test`, run as a subprocess against real servers.
 import assert from "node:assert/strict";
-import { runCli } from "../support/cli.ts";
+import { mcpAddArgs, runCli } from "../support/cli.ts";
 import { cacheServers, denoServer, serveTestServerHttp, TEST_SERVER } from "../support/mcp.ts";
 
 async function withRoot(fn: (root: string, workspace: string) => Promise<void>): Promise<void> {
@@ -24,11 +24,8 @@ function addArgs(
 ): string[] {
   const cfg = denoServer(TEST_SERVER, extra);
   const env = Object.entries(cfg.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
-  return [
-    "--root",
+  return mcpAddArgs(
     root,
-    "mcp",
-    "add",
     name,
     ...env,
     "--connect-timeout-ms",
@@ -37,7 +34,7 @@ function addArgs(
     "--",
     cfg.command,
     ...cfg.args,
-  ];
+  );
 }
 
 Deno.test("mcp add, list --json, test and remove work on a real server", async () => {
@@ -120,17 +117,9 @@ Deno.test("mcp list with no servers says how to add one", async () => {
 Deno.test("mcp test reaches a Streamable HTTP server on 127.0.0.1 under the binary's permissions", async () => {
   await using web = serveTestServerHttp((req) => req.headers.get("x-team") === "penguins");
   await withRoot(async (root, workspace) => {
-    const add = await runCli([
-      "--root",
-      root,
-      "mcp",
-      "add",
-      "web",
-      "--url",
-      web.url,
-      "--header",
-      "X-Team: penguins",
-    ]);
+    const add = await runCli(
+      mcpAddArgs(root, "web", "--url", web.url, "--header", "X-Team: penguins"),
+    );
     assert.equal(add.code, 0, add.stderr);
     const test = await runCli(["--root", root, "mcp", "test", "web", "--workspace", workspace]);
     assert.equal(test.code, 0, test.stderr);

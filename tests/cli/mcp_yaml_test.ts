@@ -2,23 +2,13 @@
 // the agent's system_config.yaml, whose default says `mcpServers: []`.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO, runCli } from "../support/cli.ts";
+import { mcpAddArgs, REPO, runCli } from "../support/cli.ts";
 import { withRoot } from "../support/roots.ts";
 
 Deno.test("mcp add writes block-style YAML, also into the default one-line empty list", async () => {
   await withRoot(async (root) => {
     for (const [name, arg] of [["files", "one"], ["notes", "two"]]) {
-      const r = await runCli([
-        "--root",
-        root,
-        "mcp",
-        "add",
-        name!,
-        "--no-test",
-        "--",
-        "echo",
-        arg!,
-      ]);
+      const r = await runCli(mcpAddArgs(root, name!, "--no-test", "--", "echo", arg!));
       assert.equal(r.code, 0, r.stderr);
     }
     const path = join(
@@ -57,32 +47,12 @@ Deno.test("mcp add writes block-style YAML, also into the default one-line empty
 
 Deno.test("mcp add --cwd workspace starts the server in the session's workspace; --cwd <dir> in that directory", async () => {
   await withRoot(async (root) => {
-    const ws = await runCli([
-      "--root",
-      root,
-      "mcp",
-      "add",
-      "files",
-      "--no-test",
-      "--cwd",
-      "workspace",
-      "--",
-      "srv",
-    ]);
+    const ws = await runCli(
+      mcpAddArgs(root, "files", "--no-test", "--cwd", "workspace", "--", "srv"),
+    );
     assert.equal(ws.code, 0, ws.stderr);
     const dir = await Deno.makeTempDir({ dir: root });
-    const abs = await runCli([
-      "--root",
-      root,
-      "mcp",
-      "add",
-      "notes",
-      "--no-test",
-      "--cwd",
-      dir,
-      "--",
-      "srv",
-    ]);
+    const abs = await runCli(mcpAddArgs(root, "notes", "--no-test", "--cwd", dir, "--", "srv"));
     assert.equal(abs.code, 0, abs.stderr);
     const text = await Deno.readTextFile(
       join(root, "default_project", "agents", "default_agent", "agent_state", "system_config.yaml"),
@@ -92,17 +62,9 @@ Deno.test("mcp add --cwd workspace starts the server in the session's workspace;
       /^ {4}- name: files\n {6}config:\n {8}command: srv\n {8}sandbox:\n {10}cwd: workspace\n/m,
     );
     assert.ok(text.includes(`        cwd: ${dir}\n`), text);
-    const url = await runCli([
-      "--root",
-      root,
-      "mcp",
-      "add",
-      "web",
-      "--url",
-      "http://127.0.0.1:1/mcp",
-      "--cwd",
-      "workspace",
-    ]);
+    const url = await runCli(
+      mcpAddArgs(root, "web", "--url", "http://127.0.0.1:1/mcp", "--cwd", "workspace"),
+    );
     assert.equal(url.code, 2);
     assert.match(url.stderr, /--cwd applies to stdio servers only/);
   });

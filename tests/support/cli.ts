@@ -176,6 +176,11 @@ export function modelAddArgs(
   ];
 }
 
+/** The argv of `penguin mcp add <name>` in `root`, with `extra` flags and the command after it. */
+export function mcpAddArgs(root: string, name: string, ...extra: string[]): string[] {
+  return ["--root", root, "mcp", "add", name, ...extra];
+}
+
 /** {@linkcode runCli}, asserting that penguin exited 0. */
 export async function runCliOk(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const r = await runCli(args, opts);
