@@ -11,28 +11,13 @@ import { penguinArgv, REPO } from "../support/cli.ts";
 import { selfArgv } from "../../lib/tools/host/self.ts";
 import { compileArgs } from "../../scripts/compile.ts";
 import { taskFlags } from "../../scripts/install.ts";
+import { denoInfo } from "./_deno_info.ts";
 
 const LAZY = "--unstable-lazy-dynamic-imports";
 
-interface InfoModule {
-  specifier: string;
-  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-}
-
-async function denoInfo(entry: string): Promise<InfoModule[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", `${REPO}${entry}`],
-    cwd: REPO,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] }).modules;
-}
-
 /** The repository paths `entry` reaches: by static imports only, or also by `import()`. */
 async function reached(entry: string, dynamic: boolean): Promise<Set<string>> {
-  const modules = new Map((await denoInfo(entry)).map((m) => [m.specifier, m]));
+  const modules = new Map((await denoInfo(entry)).modules.map((m) => [m.specifier, m]));
   const root = `file://${REPO}${entry}`;
   const seen = new Set([root]);
   const queue = [root];

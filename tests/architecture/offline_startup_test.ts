@@ -6,6 +6,7 @@
 // taken when a call runs.
 import assert from "node:assert/strict";
 import { REPO } from "../support/cli.ts";
+import { denoInfo, type Info } from "./_deno_info.ts";
 
 /** Modules (paths under the repository, a trailing `/` for a folder) startup must not load. */
 const HEAVY = [
@@ -22,31 +23,6 @@ const HEAVY = [
   "lib/agent/subagents/_child.ts",
   "lib/mcp/",
 ];
-
-interface InfoDependency {
-  specifier: string;
-  code?: { specifier: string };
-  isDynamic?: boolean;
-}
-interface InfoModule {
-  specifier: string;
-  dependencies?: InfoDependency[];
-}
-interface Info {
-  roots: string[];
-  modules: InfoModule[];
-}
-
-async function denoInfo(entry: string): Promise<Info> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", `${REPO}${entry}`],
-    cwd: REPO,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return JSON.parse(new TextDecoder().decode(out.stdout)) as Info;
-}
 
 /**
  * Repository path → the chain of modules that loads it at startup (from the

@@ -21,22 +21,11 @@ import {
 } from "../support/model_server.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
 import { assertContext, type Atom, requestAtoms, userAtom } from "../agent/_resume_support.ts";
+import { prng } from "../support/prng.ts";
 
 const ITERATIONS = 50;
 const BATCH = 5;
 const PROMPT = "Write the four files.";
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const write = (n: number) =>
   item.toolCall("write_file", { file_path: `f${n}.txt`, content: `file ${n}\n` }, { id: `w_${n}` });

@@ -14,6 +14,7 @@ import {
   type TraceProblem,
 } from "../../lib/trace/mod.ts";
 import { meta, sampleTrace, sessionId, toJsonl, withTempDir } from "./_support.ts";
+import { prng } from "../support/prng.ts";
 
 const enc = new TextEncoder();
 // deno-lint-ignore no-control-regex
@@ -56,18 +57,6 @@ Deno.test("a trace truncated at every byte of its last record keeps every earlie
     }
   });
 });
-
-// Seeded PRNG (mulberry32) so a failure reproduces.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fuzzLines(count: number, seed: number): Uint8Array[] {
   const rand = prng(seed);

@@ -1,0 +1,18 @@
+/**
+ * A small seeded pseudo-random number generator for fuzz-style tests, so a
+ * failure reproduces from its seed.
+ *
+ * @module
+ */
+
+/** mulberry32 from `seed`: each call gives the next number in [0, 1). */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
