@@ -495,8 +495,9 @@ function checkRootId(
       `Cannot sandbox: the writable root "${given}" now leads to ` +
         `${id.path === now.path ? "another directory" : `"${now.path}"`}, not to the ` +
         `directory "${id.path}" the session started with (it or one of its parent directories ` +
-        `was renamed or replaced by a link). No command runs until it is back; start a new ` +
-        `session to write to the directory there now`,
+        `was renamed or replaced by a link). No command runs until it is back. If you moved it ` +
+        `on purpose, start a new session naming the directory by its real path (a writable root ` +
+        `reached through a symbolic link is refused)`,
     );
   }
   return id;

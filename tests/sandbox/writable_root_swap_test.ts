@@ -82,6 +82,8 @@ Deno.test({
       const r = await run(l.policy, "echo x > ../shared/PWN");
       assert.match(r.out, REFUSED);
       assert.match(r.out, /writable root/);
+      // The advice leads somewhere: a new session refuses a root reached through a link.
+      assert.match(r.out, /restore|back\. If you moved it on purpose.*real path/s);
       assert.equal(r.code, undefined, "refused before anything ran");
       assert.deepEqual(await names(l.victim), []);
       // Back in place, commands run again.
