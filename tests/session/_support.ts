@@ -40,6 +40,9 @@ export async function records(path: string): Promise<OmniMessage[]> {
   return (await readTraceFile(path)).messages;
 }
 
+/** One step of {@linkcode Script.steps}: a notation string or a record builder. */
+export type ScriptStep = string | ((s: Script) => OmniMessage);
+
 /** Builds records with strictly increasing, deterministic timestamps. */
 export class Script {
   #t = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -154,6 +157,47 @@ export class Script {
       type: "tool_list_ready",
       tools: [{ name: "exec_command", description: "run a command" }],
     });
+  }
+  /**
+   * Records from a compact step list, in the notation the replay tests read
+   * their results in: `user:TEXT`, `say:TEXT`, `think:TEXT`, `call:ID`,
+   * `out:ID`, `begin`, `end` or `end:STATUS`, `usage:SESSION/REQUEST`,
+   * `compact` (a summarize compaction_begin), `compact-end:STATUS`, `tools`;
+   * a function step builds its record from this script, in turn.
+   */
+  steps(...steps: ScriptStep[]): OmniMessage[] {
+    return steps.map((step) => typeof step === "string" ? this.#step(step) : step(this));
+  }
+  #step(step: string): OmniMessage {
+    const at = step.indexOf(":");
+    const [verb, arg] = at < 0 ? [step, ""] : [step.slice(0, at), step.slice(at + 1)];
+    switch (verb) {
+      case "user":
+        return this.user(arg);
+      case "say":
+        return this.say(arg);
+      case "think":
+        return this.think(arg);
+      case "call":
+        return this.call(arg);
+      case "out":
+        return this.out(arg);
+      case "begin":
+        return this.begin();
+      case "end":
+        return this.end((arg || "completed") as StopReason);
+      case "usage": {
+        const [session, request] = arg.split("/").map(Number);
+        return this.usage(session!, request!);
+      }
+      case "compact":
+        return this.compactBegin();
+      case "compact-end":
+        return this.compactEnd(arg as PhaseStatus);
+      case "tools":
+        return this.tools();
+    }
+    throw new Error(`unknown script step: ${step}`);
   }
 }
 

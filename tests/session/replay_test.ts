@@ -6,7 +6,7 @@ import {
   type ReplayMessage,
   resumeTrace,
 } from "../../lib/session/mod.ts";
-import { Script } from "./_support.ts";
+import { Script, type ScriptStep } from "./_support.ts";
 
 const ID = "session-2026-01-02-03-04-05-0badf00d";
 
@@ -53,231 +53,283 @@ Deno.test("meta is the first session_meta; a later one is ignored", () => {
   assert.equal(r.meta, first);
 });
 
-Deno.test("token counts come from the last token_usage", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("a"),
-    s.begin(),
-    s.say("x"),
-    s.usage(100, 100),
-    s.end(),
-    s.user("b"),
-    s.begin(),
-    s.say("y"),
-    s.usage(250, 150),
-    s.end(),
-  ]);
-  assert.equal(r.sessionTokens.total, 250);
-  assert.equal(r.sessionTokens.cache_write, 240);
-  assert.equal(r.lastRequestTotal, 150);
-  assert.equal(r.sessionTurns, 2);
-});
+/** One replay case: the records after the meta, and what the replay must hold. */
+interface ReplayCase {
+  name: string;
+  steps: ScriptStep[];
+  /** {@linkcode shape} of `history`, `carryOver`, `renderMessages`. */
+  history?: string[];
+  carryOver?: string[];
+  render?: string[];
+  turns?: number;
+  closed?: boolean;
+  /** Further checks. */
+  check?: (r: ReturnType<typeof resumeTrace>) => void;
+}
 
-Deno.test("the prompt written before request_begin is that request's input", () => {
-  const s = new Script();
-  const r = resumeTrace([s.meta(ID), s.user("hello"), s.tools(), s.begin(), s.say("hi"), s.end()]);
-  assert.deepEqual(shape(r.history), ["user:hello", "assistant:hi"]);
-  assert.deepEqual(r.carryOver, []);
-  assert.equal(r.sessionTurns, 1);
-});
+/** The prompt "go" and its request_begin. */
+const GO = ["user:go", "begin"];
+/** A first round answered in text. */
+const ANSWERED = [...GO, "say:answer", "end"];
+/** A first round calling tool `a`, answered. */
+const CALLED_A = [...GO, "call:a", "end", "out:a"];
+/** A request answering in text `text`. */
+const reply = (text: string) => ["begin", `say:${text}`, "end"];
+/** A summarize compaction up to its request_begin. */
+const SUMMARIZING = ["compact", "user:Summarize the transcript.", "begin"];
 
-Deno.test("a tool output landing after request_end pairs with the next request", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("c1"),
-    s.usage(10, 10),
-    s.end(),
-    s.out("c1"),
-    s.begin(),
-    s.say("done"),
-    s.end(),
-  ]);
-  assert.deepEqual(shape(r.history), ["user:go", "call:c1", "output:c1", "assistant:done"]);
-  assert.deepEqual(r.carryOver, []);
-  assert.equal(r.sessionTurns, 2);
-});
+const CASES: ReplayCase[] = [
+  {
+    name: "token counts come from the last token_usage",
+    steps: [
+      "user:a",
+      "begin",
+      "say:x",
+      "usage:100/100",
+      "end",
+      "user:b",
+      "begin",
+      "say:y",
+      "usage:250/150",
+      "end",
+    ],
+    turns: 2,
+    check(r) {
+      assert.equal(r.sessionTokens.total, 250);
+      assert.equal(r.sessionTokens.cache_write, 240);
+      assert.equal(r.lastRequestTotal, 150);
+    },
+  },
+  {
+    name: "the prompt written before request_begin is that request's input",
+    steps: ["user:hello", "tools", "begin", "say:hi", "end"],
+    history: ["user:hello", "assistant:hi"],
+    carryOver: [],
+    turns: 1,
+  },
+  {
+    name: "a tool output landing after request_end pairs with the next request",
+    steps: [
+      ...GO,
+      "call:c1",
+      "usage:10/10",
+      "end",
+      "out:c1",
+      ...reply("done"),
+    ],
+    history: ["user:go", "call:c1", "output:c1", "assistant:done"],
+    carryOver: [],
+    turns: 2,
+  },
+  {
+    name: "an uncommitted round re-carries its raw input and loses its half products",
+    steps: ["user:go", "begin", "think:hmm", (s) => s.say("partial", "failed"), "end:failed"],
+    history: [],
+    carryOver: ["user:go"],
+    turns: 0,
+    render: ["user:go", "thinking:hmm", "assistant:partial"],
+  },
+  {
+    name: "a request_begin inside an open request drops the open round",
+    steps: ["user:go", "begin", "say:lost", "begin", "say:kept", "end"],
+    history: ["user:go", "assistant:kept"],
+    turns: 1,
+  },
+  {
+    name: "a file ending inside a request drops that round and re-carries its input",
+    steps: ["user:first", "begin", "say:one", "end", "user:second", "begin", "say:half"],
+    history: ["user:first", "assistant:one"],
+    carryOver: ["user:second"],
+  },
+  {
+    name:
+      "outputs of a dropped round are filtered whether they land before or after its request_end",
+    // c2 lands inside the dropped round, c3 after its request_end.
+    steps: [
+      ...GO,
+      "call:c1",
+      "end",
+      "out:c1",
+      "begin",
+      "call:c2",
+      "call:c3",
+      "out:c2",
+      "end:timeout",
+      "out:c3",
+    ],
+    history: ["user:go", "call:c1"],
+    // The round's input (the output of the committed c1) is re-carried; c2/c3 were never committed.
+    carryOver: ["output:c1"],
+  },
+  {
+    name: "user messages inside a request span count for the next round",
+    steps: [
+      ...GO,
+      "call:c1",
+      "user:[user_steering]\nfaster\n[/user_steering]",
+      "end",
+      "out:c1",
+      ...reply("ok"),
+    ],
+    history: [
+      "user:go",
+      "call:c1",
+      "user:[user_steering]\nfaster\n[/user_steering]",
+      "output:c1",
+      "assistant:ok",
+    ],
+  },
+  {
+    name: "a committed call without output gets an in-memory placeholder at the next commit",
+    steps: [...GO, "call:a", "call:b", "end", "out:a", ...reply("done")],
+    history: ["user:go", "call:a", "call:b", "placeholder:b", "output:a", "assistant:done"],
+    check(r) {
+      const ph = r.history[3]!.payload;
+      assert.equal(ph.stop_reason, "aborted");
+      assert.equal(ph.type === "tool_call_output" && ph.output, INTERRUPTED_OUTPUT);
+    },
+  },
+  {
+    name: "committed calls left unanswered at the end are backfilled into carry-over",
+    steps: ["user:go", "begin", "call:a", "call:b", "end", "out:b"],
+    history: ["user:go", "call:a", "call:b"],
+    carryOver: ["output:b", "placeholder:a"],
+  },
+  {
+    name: "a tool call that did not complete is not committed and its output is discarded",
+    steps: [
+      ...GO,
+      (s) => s.call("a", "aborted"),
+      "end",
+      (s) => s.out("a", "Tool call denied by user.", "aborted"),
+    ],
+    history: ["user:go", "call:a"],
+    carryOver: [],
+  },
+  {
+    name: "a second output for the same call is dropped",
+    steps: [
+      ...GO,
+      "call:a",
+      "end",
+      (s) => s.out("a", "first"),
+      (s) => s.out("a", "second"),
+      ...reply("ok"),
+    ],
+    check(r) {
+      const outs = r.history.filter((m) => m.payload.type === "tool_call_output");
+      assert.equal(outs.length, 1);
+      assert.equal(
+        outs[0]!.payload.type === "tool_call_output" && outs[0]!.payload.output,
+        "first",
+      );
+    },
+  },
+  {
+    name: "origin-tagged records are ignored",
+    steps: [
+      ...GO,
+      (s) =>
+        s.model({ type: "text", role: "assistant", text: "child", stop_reason: "completed" }, [
+          "c",
+        ]),
+      "say:parent",
+      "end",
+    ],
+    history: ["user:go", "assistant:parent"],
+  },
+  {
+    name: "failed compaction rounds are dropped by the generic rule",
+    steps: [...ANSWERED, ...SUMMARIZING, "end:timeout", "compact-end:failed"],
+    closed: false,
+    history: ["user:go", "assistant:answer"],
+    // The compaction prompt is not conversational input: it is not re-carried.
+    carryOver: [],
+    turns: 1,
+    check: (r) => assert.equal(r.danglingCompaction, undefined),
+  },
+  {
+    name: "a dropped compaction round reclaims only its tool outputs, not its prompt",
+    steps: [...CALLED_A, ...SUMMARIZING, "end:malformed", "compact-end:failed"],
+    carryOver: ["output:a"],
+  },
+  {
+    name: "committed invalid-summary attempts stay in history but do not count as turns",
+    steps: [
+      ...ANSWERED,
+      ...SUMMARIZING,
+      "call:x",
+      "end",
+      (s) =>
+        s.out(
+          "x",
+          "[tool error] the compaction request expects a summary, not tool calls",
+          "failed",
+        ),
+      "user:Your previous reply was unusable.",
+      "begin",
+      "end:failed",
+      "compact-end:failed",
+    ],
+    history: ["user:go", "assistant:answer", "user:Summarize the transcript.", "call:x"],
+    turns: 1,
+    // The repair output answers a committed call: it replays as carry-over.
+    carryOver: ["output:x"],
+  },
+  {
+    name: "an unanswered repair stash replays as carry-over",
+    steps: [
+      ...ANSWERED,
+      "compact",
+      "user:Summarize.",
+      "begin",
+      "call:x",
+      "end",
+      (s) => s.out("x", "[tool error] expects a summary", "failed"),
+      "compact-end:aborted",
+    ],
+    carryOver: ["output:x"],
+  },
+  {
+    name: "a compaction that never ended is reported as dangling",
+    steps: [
+      ...ANSWERED,
+      (s) => s.compactBegin("summarize", "context"),
+      "user:Summarize.",
+      "begin",
+      "say:[summary]half",
+    ],
+    closed: false,
+    history: ["user:go", "assistant:answer"],
+    carryOver: [],
+    check: (r) => assert.deepEqual(r.danglingCompaction, { reason: "context", mode: "summarize" }),
+  },
+  {
+    name: "a dangling compaction's unsent prompt is not carried over",
+    steps: [...CALLED_A, "compact", "user:Summarize."],
+    carryOver: ["output:a"],
+    check: (r) => assert.ok(r.danglingCompaction),
+  },
+];
 
-Deno.test("an uncommitted round re-carries its raw input and loses its half products", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.think("hmm"),
-    s.say("partial", "failed"),
-    s.end("failed"),
-  ]);
-  assert.deepEqual(r.history, []);
-  assert.deepEqual(shape(r.carryOver), ["user:go"]);
-  assert.equal(r.sessionTurns, 0);
-  assert.deepEqual(shape(r.renderMessages), ["user:go", "thinking:hmm", "assistant:partial"]);
-});
-
-Deno.test("a request_begin inside an open request drops the open round", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("lost"),
-    s.begin(),
-    s.say("kept"),
-    s.end(),
-  ]);
-  assert.deepEqual(shape(r.history), ["user:go", "assistant:kept"]);
-  assert.equal(r.sessionTurns, 1);
-});
-
-Deno.test("a file ending inside a request drops that round and re-carries its input", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("first"),
-    s.begin(),
-    s.say("one"),
-    s.end(),
-    s.user("second"),
-    s.begin(),
-    s.say("half"),
-  ]);
-  assert.deepEqual(shape(r.history), ["user:first", "assistant:one"]);
-  assert.deepEqual(shape(r.carryOver), ["user:second"]);
-});
-
-Deno.test("outputs of a dropped round are filtered whether they land before or after its request_end", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("c1"),
-    s.end(),
-    s.out("c1"),
-    s.begin(),
-    s.call("c2"),
-    s.call("c3"),
-    s.out("c2"), // lands inside the dropped round
-    s.end("timeout"),
-    s.out("c3"), // lands after its request_end
-  ]);
-  assert.deepEqual(shape(r.history), ["user:go", "call:c1"]);
-  // The round's input (the output of the committed c1) is re-carried; c2/c3 were never committed.
-  assert.deepEqual(shape(r.carryOver), ["output:c1"]);
-});
-
-Deno.test("user messages inside a request span count for the next round", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("c1"),
-    s.user("[user_steering]\nfaster\n[/user_steering]"),
-    s.end(),
-    s.out("c1"),
-    s.begin(),
-    s.say("ok"),
-    s.end(),
-  ]);
-  assert.deepEqual(shape(r.history), [
-    "user:go",
-    "call:c1",
-    "user:[user_steering]\nfaster\n[/user_steering]",
-    "output:c1",
-    "assistant:ok",
-  ]);
-});
-
-Deno.test("a committed call without output gets an in-memory placeholder at the next commit", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.call("b"),
-    s.end(),
-    s.out("a"),
-    s.begin(),
-    s.say("done"),
-    s.end(),
-  ]);
-  assert.deepEqual(shape(r.history), [
-    "user:go",
-    "call:a",
-    "call:b",
-    "placeholder:b",
-    "output:a",
-    "assistant:done",
-  ]);
-  const ph = r.history[3]!.payload;
-  assert.equal(ph.stop_reason, "aborted");
-  assert.equal(ph.type === "tool_call_output" && ph.output, INTERRUPTED_OUTPUT);
-});
-
-Deno.test("committed calls left unanswered at the end are backfilled into carry-over", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.call("b"),
-    s.end(),
-    s.out("b"),
-  ]);
-  assert.deepEqual(shape(r.history), ["user:go", "call:a", "call:b"]);
-  assert.deepEqual(shape(r.carryOver), ["output:b", "placeholder:a"]);
-});
-
-Deno.test("a tool call that did not complete is not committed and its output is discarded", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a", "aborted"),
-    s.end(),
-    s.out("a", "Tool call denied by user.", "aborted"),
-  ]);
-  assert.deepEqual(shape(r.history), ["user:go", "call:a"]);
-  assert.deepEqual(r.carryOver, []);
-});
-
-Deno.test("a second output for the same call is dropped", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.end(),
-    s.out("a", "first"),
-    s.out("a", "second"),
-    s.begin(),
-    s.say("ok"),
-    s.end(),
-  ]);
-  const outs = r.history.filter((m) => m.payload.type === "tool_call_output");
-  assert.equal(outs.length, 1);
-  assert.equal(outs[0]!.payload.type === "tool_call_output" && outs[0]!.payload.output, "first");
-});
+for (const c of CASES) {
+  Deno.test(c.name, () => {
+    const s = new Script();
+    const r = resumeTrace([s.meta(ID), ...s.steps(...c.steps)]);
+    if (c.history) assert.deepEqual(shape(r.history), c.history);
+    if (c.carryOver) assert.deepEqual(shape(r.carryOver), c.carryOver);
+    if (c.render) assert.deepEqual(shape(r.renderMessages), c.render);
+    if (c.turns !== undefined) assert.equal(r.sessionTurns, c.turns);
+    if (c.closed !== undefined) assert.equal(r.contextClosed, c.closed);
+    c.check?.(r);
+  });
+}
 
 Deno.test("resume is side-effect free: the input records are left untouched", () => {
   const s = new Script();
   const input = [
     s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.call("b"),
-    s.end(),
-    s.out("a"),
-    s.compactBegin(),
+    ...s.steps("user:go", "begin", "call:a", "call:b", "end", "out:a", "compact"),
   ];
   const before = structuredClone(input);
   const r = resumeTrace(input);
@@ -292,15 +344,9 @@ Deno.test("steering replays as ordinary input and trailing steering becomes carr
   const steer2 = s.user("[user_steering]\nstop now\n[/user_steering]");
   const r = resumeTrace([
     s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.end(),
-    s.out("a"),
+    ...s.steps("user:go", "begin", "call:a", "end", "out:a"),
     steer1,
-    s.begin(),
-    s.say("ok"),
-    s.end(),
+    ...s.steps("begin", "say:ok", "end"),
     steer2,
   ]);
   assert.ok(r.history.includes(steer1 as ReplayMessage));
@@ -314,10 +360,7 @@ Deno.test("abort events appear in render history; assistant text outside a reque
   const stray = s.say("[reached max turns (3); stopping]", "failed");
   const r = resumeTrace([
     s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("x", "aborted"),
-    s.end("aborted"),
+    ...s.steps("user:go", "begin", (s) => s.say("x", "aborted"), "end:aborted"),
     abort,
     stray,
   ]);
@@ -327,19 +370,6 @@ Deno.test("abort events appear in render history; assistant text outside a reque
   assert.deepEqual(shape(r.carryOver), ["user:go"]);
 });
 
-Deno.test("origin-tagged records are ignored", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.model({ type: "text", role: "assistant", text: "child", stop_reason: "completed" }, ["c"]),
-    s.say("parent"),
-    s.end(),
-  ]);
-  assert.deepEqual(shape(r.history), ["user:go", "assistant:parent"]);
-});
-
 function compactedRun(
   s: Script,
   answer: string | null,
@@ -347,11 +377,7 @@ function compactedRun(
 ) {
   const msgs = [
     s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("before"),
-    s.usage(500, 500),
-    s.end(),
+    ...s.steps("user:go", "begin", "say:before", "usage:500/500", "end"),
     s.compactBegin(mode),
   ];
   if (mode === "summarize") {
@@ -412,130 +438,6 @@ Deno.test("a discard closure yields no summary", () => {
   assert.equal(r.contextClosed, true);
   assert.equal(r.pendingSummary, undefined);
   assert.deepEqual(r.history, []);
-});
-
-Deno.test("failed compaction rounds are dropped by the generic rule", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("answer"),
-    s.end(),
-    s.compactBegin(),
-    s.user("Summarize the transcript."),
-    s.begin(),
-    s.end("timeout"),
-    s.compactEnd("failed"),
-  ]);
-  assert.equal(r.contextClosed, false);
-  assert.deepEqual(shape(r.history), ["user:go", "assistant:answer"]);
-  // The compaction prompt is not conversational input: it is not re-carried.
-  assert.deepEqual(r.carryOver, []);
-  assert.equal(r.sessionTurns, 1);
-  assert.equal(r.danglingCompaction, undefined);
-});
-
-Deno.test("a dropped compaction round reclaims only its tool outputs, not its prompt", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.end(),
-    s.out("a"),
-    s.compactBegin(),
-    s.user("Summarize the transcript."),
-    s.begin(),
-    s.end("malformed"),
-    s.compactEnd("failed"),
-  ]);
-  assert.deepEqual(shape(r.carryOver), ["output:a"]);
-});
-
-Deno.test("committed invalid-summary attempts stay in history but do not count as turns", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("answer"),
-    s.end(),
-    s.compactBegin(),
-    s.user("Summarize the transcript."),
-    s.begin(),
-    s.call("x"),
-    s.end(),
-    s.out("x", "[tool error] the compaction request expects a summary, not tool calls", "failed"),
-    s.user("Your previous reply was unusable."),
-    s.begin(),
-    s.end("failed"),
-    s.compactEnd("failed"),
-  ]);
-  assert.deepEqual(shape(r.history), [
-    "user:go",
-    "assistant:answer",
-    "user:Summarize the transcript.",
-    "call:x",
-  ]);
-  assert.equal(r.sessionTurns, 1);
-  // The repair output answers a committed call: it replays as carry-over.
-  assert.deepEqual(shape(r.carryOver), ["output:x"]);
-});
-
-Deno.test("an unanswered repair stash replays as carry-over", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("answer"),
-    s.end(),
-    s.compactBegin(),
-    s.user("Summarize."),
-    s.begin(),
-    s.call("x"),
-    s.end(),
-    s.out("x", "[tool error] expects a summary", "failed"),
-    s.compactEnd("aborted"),
-  ]);
-  assert.deepEqual(shape(r.carryOver), ["output:x"]);
-});
-
-Deno.test("a compaction that never ended is reported as dangling", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.say("answer"),
-    s.end(),
-    s.compactBegin("summarize", "context"),
-    s.user("Summarize."),
-    s.begin(),
-    s.say("[summary]half"),
-  ]);
-  assert.deepEqual(r.danglingCompaction, { reason: "context", mode: "summarize" });
-  assert.equal(r.contextClosed, false);
-  assert.deepEqual(shape(r.history), ["user:go", "assistant:answer"]);
-  assert.deepEqual(r.carryOver, []);
-});
-
-Deno.test("a dangling compaction's unsent prompt is not carried over", () => {
-  const s = new Script();
-  const r = resumeTrace([
-    s.meta(ID),
-    s.user("go"),
-    s.begin(),
-    s.call("a"),
-    s.end(),
-    s.out("a"),
-    s.compactBegin(),
-    s.user("Summarize."),
-  ]);
-  assert.ok(r.danglingCompaction);
-  assert.deepEqual(shape(r.carryOver), ["output:a"]);
 });
 
 Deno.test("compactability is empty without turns and ok with them", () => {
