@@ -144,22 +144,27 @@ function usage(request: number, session: number, origin?: string[]): OmniMessage
   return event({ type: "token_usage", request: counts(request), session: counts(session) }, origin);
 }
 
-function harness(opts: { color?: boolean; collapse?: boolean } = {}): {
+/** A renderer with the builtin previews, no colour and no collapsing unless `opts` say so. */
+function harness(opts: Partial<Parameters<typeof createRenderer>[0]> = {}): {
   r: Renderer;
+  /** Everything written so far. */
   out: () => string;
+  /** Forget what was written so far. */
+  clear: () => void;
   write: (t: string) => void;
 } {
   let buf = "";
   const write = (t: string) => (buf += t);
   const r = createRenderer({
     toolPreviews: builtinToolPreviews,
-    write,
-    color: opts.color ?? false,
-    collapse: opts.collapse ?? false,
+    color: false,
+    collapse: false,
     // The task's wall time is read from the test clock the messages advance.
     now: () => clock,
+    ...opts,
+    write,
   });
-  return { r, out: () => buf, write };
+  return { r, out: () => buf, clear: () => (buf = ""), write };
 }
 
 function run(msgs: OmniMessage[], opts: { color?: boolean; collapse?: boolean } = {}): string {
@@ -257,13 +262,7 @@ Deno.test("the live renderer shows the previews it is given; a tool without one 
         return typeof text === "string" ? `${text.split(" ").length} words` : null;
       }
       : undefined;
-  let out = "";
-  const r = createRenderer({
-    write: (t) => (out += t),
-    color: false,
-    collapse: false,
-    toolPreviews: previews,
-  });
+  const { r, out } = harness({ toolPreviews: previews });
   r.beginTask();
   for (const m of callStream("call_w01", "word_count", JSON.stringify({ text: "a b c" }), 3)) {
     r.push(m);
@@ -273,7 +272,7 @@ Deno.test("the live renderer shows the previews it is given; a tool without one 
   }
   r.endTask();
   assert.equal(
-    out,
+    out(),
     '[#1] word_count <- 3 words\n[#2] read_file {"file_path":"/a/b/c.ts"}\n',
   );
 });
@@ -652,18 +651,10 @@ Deno.test("the spinner's progress line names what it waits for, counts seconds a
 });
 
 Deno.test("the renderer stops the progress line at the first model fragment, before drawing it", () => {
-  let buf = "";
-  const r = createRenderer({
-    toolPreviews: builtinToolPreviews,
-    write: (x) => (buf += x),
-    color: false,
-    collapse: false,
-    spinner: true,
-    spinnerLabel: "waiting for p/m…",
-  });
+  const { r, out } = harness({ spinner: true, spinnerLabel: "waiting for p/m…" });
   r.beginTask();
   r.push(event({ type: "request_begin" }));
-  assert.match(buf, /^\r⠋ waiting for p\/m… 0s$/);
+  assert.match(out(), /^\r⠋ waiting for p\/m… 0s$/);
   r.push(model({
     type: "partial_thinking",
     role: "assistant",
@@ -671,23 +662,12 @@ Deno.test("the renderer stops the progress line at the first model fragment, bef
     thinking: "",
     stop_reason: "completed",
   }));
-  assert.ok(buf.endsWith("\r\x1b[K"), JSON.stringify(buf));
+  assert.ok(out().endsWith("\r\x1b[K"), JSON.stringify(out()));
   r.endTask();
 });
 
 Deno.test("without autoApprovals only answered prompts, denials and policy verdicts print a line", () => {
-  const { r, out, write } = (() => {
-    let buf = "";
-    const write = (t: string) => (buf += t);
-    const r = createRenderer({
-      write,
-      color: false,
-      collapse: false,
-      autoApprovals: false,
-      toolPreviews: builtinToolPreviews,
-    });
-    return { r, out: () => buf, write };
-  })();
+  const { r, out, write } = harness({ autoApprovals: false });
   r.beginTask();
   r.push(event({ type: "approval_decision", decision: "allow", tool_call_id: "a" }));
   r.push(event({ type: "approval_decision", decision: "allow", tool_call_id: "n" }, ["child"]));
@@ -729,19 +709,11 @@ Deno.test("the totals stats line counts turns, tokens in/out/cached and time, wi
     style: Parameters<typeof createRenderer>[0]["stats"],
     extra: OmniMessage[] = [],
   ) => {
-    let buf = "";
-    const r = createRenderer({
-      toolPreviews: builtinToolPreviews,
-      write: (t) => (buf += t),
-      color: false,
-      collapse: false,
-      stats: style,
-      now: () => clock,
-    });
+    const { r, out } = harness({ stats: style });
     r.beginTask();
     for (const m of [...msgs(), ...extra]) r.push(m);
     r.endTask();
-    return buf;
+    return out();
   };
   assert.equal(
     render({ kind: "totals", price: null }),
@@ -800,14 +772,7 @@ Deno.test("a file tool's diff output is coloured on a colour terminal; a command
 });
 
 Deno.test("a collapsed output can be expanded afterwards, by its short id or the latest", () => {
-  let buf = "";
-  const r = createRenderer({
-    toolPreviews: builtinToolPreviews,
-    write: (t) => (buf += t),
-    color: false,
-    collapse: true,
-    fullOutputHint: "/expand",
-  });
+  const { r, out, clear } = harness({ collapse: true, fullOutputHint: "/expand" });
   r.beginTask();
   for (
     const m of [
@@ -818,72 +783,59 @@ Deno.test("a collapsed output can be expanded afterwards, by its short id or the
     ]
   ) r.push(m);
   r.endTask();
-  assert.match(buf, /^ {2}│ … 4 more lines \(\/expand #1 for full output\)$/m);
-  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand #2 for full output\)$/m);
-  buf = "";
+  assert.match(out(), /^ {2}│ … 4 more lines \(\/expand #1 for full output\)$/m);
+  assert.match(out(), /^ {2}│ … 12 more lines \(\/expand #2 for full output\)$/m);
+  clear();
   assert.equal(r.expand("#1"), true);
   assert.equal(
-    buf,
+    out(),
     "[#1] exec_command -> (full output)\n" +
       lines(12).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
   );
-  buf = "";
+  clear();
   assert.equal(r.expand(), true);
-  assert.match(buf, /^\[#2\] exec_command -> \(full output\)\n(?: {2}│ line \d+\n){20}$/);
+  assert.match(out(), /^\[#2\] exec_command -> \(full output\)\n(?: {2}│ line \d+\n){20}$/);
   assert.equal(r.expand("zzz"), false);
-  buf = "";
+  clear();
   assert.equal(r.expand("2"), true, "the number alone names the call too");
-  assert.match(buf, /^\[#2\] exec_command -> \(full output\)\n/);
+  assert.match(out(), /^\[#2\] exec_command -> \(full output\)\n/);
   assert.equal(r.expand("#3"), false);
 });
 
 Deno.test("call numbers go on from a resumed history and start again for a new session", () => {
-  let buf = "";
-  const r = createRenderer({
-    toolPreviews: builtinToolPreviews,
-    write: (t) => (buf += t),
-    color: false,
-    collapse: false,
-  });
+  const { r, out, clear } = harness();
   r.history([
     completeCall("call_x7", "exec_command", JSON.stringify({ cmd: "ls" })),
     completeCall("call_a1", "exec_command", JSON.stringify({ cmd: "pwd" })),
   ]);
-  assert.equal(buf, "[#1] exec_command <- $ ls\n[#2] exec_command <- $ pwd\n");
-  buf = "";
+  assert.equal(out(), "[#1] exec_command <- $ ls\n[#2] exec_command <- $ pwd\n");
+  clear();
   r.beginTask();
   for (const m of callStream("call_b2", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);
   // A late output of a call the history holds keeps that call's number.
   for (const m of outputStream("call_x7", "late")) r.push(m);
   r.endTask();
-  assert.equal(buf, "[#3] exec_command <- $ id\n[#1] ->\n  │ late\n");
+  assert.equal(out(), "[#3] exec_command <- $ id\n[#1] ->\n  │ late\n");
 
   // run --resume: nothing drawn, the numbering seeded from the recorded messages.
   r.startSession(["call_q"]);
-  buf = "";
+  clear();
   r.beginTask();
   for (const m of callStream("call_r", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);
   r.endTask();
-  assert.equal(buf, "[#2] exec_command <- $ id\n");
+  assert.equal(out(), "[#2] exec_command <- $ id\n");
 
   // /clear: a new session numbers from #1.
   r.startSession();
-  buf = "";
+  clear();
   r.beginTask();
   for (const m of callStream("call_s", "exec_command", JSON.stringify({ cmd: "id" }))) r.push(m);
   r.endTask();
-  assert.equal(buf, "[#1] exec_command <- $ id\n");
+  assert.equal(out(), "[#1] exec_command <- $ id\n");
 });
 
 Deno.test("an output the resumed history shows collapsed can be expanded like a live one", () => {
-  let buf = "";
-  const r = createRenderer({
-    toolPreviews: builtinToolPreviews,
-    write: (t) => (buf += t),
-    color: false,
-    collapse: true,
-    fullOutputHint: "/expand",
-  });
+  const { r, out, clear } = harness({ collapse: true, fullOutputHint: "/expand" });
   r.history([
     completeCall("call_h1", "exec_command", JSON.stringify({ cmd: "seq 20" })),
     model({
@@ -894,11 +846,11 @@ Deno.test("an output the resumed history shows collapsed can be expanded like a 
       stop_reason: "completed",
     }),
   ]);
-  assert.match(buf, /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
-  buf = "";
+  assert.match(out(), /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
+  clear();
   assert.equal(r.expand("#1"), true);
   assert.equal(
-    buf,
+    out(),
     "[#1] exec_command -> (full output)\n" +
       lines(20).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
   );
