@@ -12,6 +12,8 @@ import {
 } from "../../lib/protocol/mod.ts";
 import type { EventPayload, OmniMessage, SessionMeta, StopReason } from "../../lib/protocol/mod.ts";
 
+import { testMeta, toJsonl } from "../support/trace_records.ts";
+
 export { withTempDir } from "../trace/_support.ts";
 
 /** The PenguinHarness fixtures directory, and whether it is present. */
@@ -84,16 +86,14 @@ export function traceBuilder(sessionId: string, opts: BuilderOptions = {}): Trac
     now: () => t,
     meta(step = 0) {
       push(
-        sessionMetaMsg({
-          session_id: sessionId,
+        sessionMetaMsg(testMeta(sessionId, {
           provider: opts.provider ?? "custom",
           model_id: opts.modelId ?? "mock",
-          model_context_window: 1000000,
           system_prompt: "You are a test agent.",
           agent_state: `/data/default_project/agents/${opts.agent ?? "default_agent"}/agent_state`,
           workspace: "/tmp/ws",
           ...opts.meta,
-        }),
+        })),
         step,
       );
       return b;
@@ -161,7 +161,7 @@ export function traceBuilder(sessionId: string, opts: BuilderOptions = {}): Trac
       return b;
     },
     jsonl(): string {
-      return records.map((m) => JSON.stringify(m) + "\n").join("");
+      return toJsonl(records);
     },
   };
   return b;

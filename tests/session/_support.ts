@@ -14,6 +14,7 @@ import type {
   StopReason,
 } from "../../lib/protocol/mod.ts";
 import { readTraceFile } from "../../lib/trace/mod.ts";
+import { testMeta, toJsonl } from "../support/trace_records.ts";
 
 export { withRoot } from "../support/roots.ts";
 
@@ -55,16 +56,7 @@ export class Script {
     return {
       timestamp: this.#next(),
       type: "session_meta",
-      payload: {
-        session_id: id,
-        provider: "custom",
-        model_id: "mock",
-        model_context_window: 1000000,
-        system_prompt: "test prompt",
-        agent_state: "/tmp/agent_state",
-        workspace: "/tmp",
-        ...extra,
-      },
+      payload: testMeta(id, extra),
     };
   }
   /** Any complete model message. */
@@ -202,9 +194,7 @@ export class Script {
 }
 
 /** Serialise records the way the trace writer does. */
-export function jsonl(messages: OmniMessage[]): string {
-  return messages.map((m) => JSON.stringify(m) + "\n").join("");
-}
+export const jsonl = toJsonl;
 
 /** The traces dir of the default agent of the default project under `root`. */
 export function tracesOf(

@@ -8,15 +8,12 @@ import {
   userText,
 } from "../../lib/protocol/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/mod.ts";
+import { testMeta, toJsonl } from "../support/trace_records.ts";
+import { withTempDir as withPrefixedTempDir } from "../support/roots.ts";
 
 /** Run `fn` with a fresh temp directory, removed afterwards. */
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-trace-test-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+export function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  return withPrefixedTempDir("penguin-trace-test-", fn);
 }
 
 /** A session id in the PenguinHarness format. */
@@ -26,15 +23,7 @@ export function sessionId(suffix = "0badf00d"): string {
 
 /** A session_meta for `id`. */
 export function meta(id: string): OmniMessage {
-  return sessionMetaMsg({
-    session_id: id,
-    provider: "custom",
-    model_id: "mock",
-    model_context_window: 1000000,
-    system_prompt: "test prompt",
-    agent_state: "/tmp/agent_state",
-    workspace: "/tmp/ws",
-  });
+  return sessionMetaMsg(testMeta(id, { workspace: "/tmp/ws" }));
 }
 
 /** A short but complete request: user text, a tool call and its output, request_end. */
@@ -55,10 +44,7 @@ export function sampleTrace(id: string): OmniMessage[] {
   ];
 }
 
-/** Serialise messages the way the writer does. */
-export function toJsonl(messages: OmniMessage[]): string {
-  return messages.map((m) => JSON.stringify(m) + "\n").join("");
-}
+export { toJsonl };
 
 /** A user text record whose serialised line is about `bytes` long. */
 export function bigText(bytes: number, tag: string): OmniMessage {
