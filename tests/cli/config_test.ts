@@ -13,17 +13,9 @@ const cfgPath = (root: string, project = "default_project") =>
 
 Deno.test("config model add seeds a preset, marks the default, and config model list shows it masked", async () => {
   await withRoot(async (root) => {
-    const add = await config(
-      root,
-      "model",
-      "add",
-      "--provider",
-      "deepseek",
-      "--model-id",
-      "deepseek-v4-flash",
-      "--api-key",
-      "sk-0123456789abcdef",
-      "--set-default",
+    const add = await runCli(
+      modelAddArgs(root, "deepseek", "deepseek-v4-flash", "--api-key", "sk-0123456789abcdef")
+        .concat("--set-default"),
     );
     assert.equal(add.code, 0, add.stderr);
     assert.equal(
@@ -80,17 +72,7 @@ Deno.test("config model add seeds a preset, marks the default, and config model 
 
 Deno.test("config model add on an existing pair says Updated and keeps unspecified fields", async () => {
   await withRoot(async (root) => {
-    const base = [
-      "config",
-      "model",
-      "add",
-      "--root",
-      root,
-      "--provider",
-      "custom",
-      "--model-id",
-      "m",
-    ];
+    const base = modelAddArgs(root, "custom", "m");
     const first = await runCli([
       ...base,
       "--base-url",
@@ -134,16 +116,7 @@ Deno.test("config model add warns about a missing base URL and an unsupported fa
       custom.stderr,
       /^warning: provider "custom" has no default base URL; set one with --base-url/,
     );
-    const fast = await config(
-      root,
-      "model",
-      "add",
-      "--provider",
-      "deepseek",
-      "--model-id",
-      "deepseek-v4-pro",
-      "--fast-mode",
-    );
+    const fast = await runCli(modelAddArgs(root, "deepseek", "deepseek-v4-pro", "--fast-mode"));
     assert.equal(fast.code, 0);
     assert.match(fast.stderr, /warning: provider "deepseek" has no fast tier/);
     assert.match(await Deno.readTextFile(cfgPath(root)), /fast_mode = true/);
