@@ -113,6 +113,48 @@ Deno.test("the streaming masker finds a secret split over two and three chunks a
   assert.equal(m.flush(), "tok-9f");
 });
 
+/** How {@linkcode assertChunkingMasksLikeWhole} draws its texts and chunks. */
+interface ChunkingDraw {
+  seed: number;
+  rounds: number;
+  /** Pieces of the alphabet a text holds, at most (exclusive). */
+  maxPieces: number;
+  /** Length of a chunk, at most. */
+  maxStep: number;
+}
+
+/**
+ * Seeded random texts from `alphabet`: each masks like {@linkcode reference},
+ * and pushed in random chunks masks like the whole, never holding back as
+ * much as the longest secret.
+ */
+function assertChunkingMasksLikeWhole(
+  secrets: Secret[],
+  alphabet: string[],
+  draw: ChunkingDraw,
+): void {
+  const maxLen = Math.max(...secrets.map((s) => s.value.length));
+  const next = rng(draw.seed);
+  for (let round = 0; round < draw.rounds; round++) {
+    let text = "";
+    const n = Math.floor(next() * draw.maxPieces);
+    for (let i = 0; i < n; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+    const whole = maskSecrets(text, secrets);
+    assert.equal(whole, reference(text, secrets), `whole text ${JSON.stringify(text)}`);
+    const m = createSecretMasker(secrets);
+    let out = "";
+    let i = 0;
+    while (i < text.length) {
+      const step = 1 + Math.floor(next() * draw.maxStep);
+      out += m.push(text.slice(i, i + step));
+      assert.ok(m.held <= maxLen - 1, "holds back less than the longest secret's length");
+      i += step;
+    }
+    out += m.flush();
+    assert.equal(out, whole, `chunked ${JSON.stringify(text)}`);
+  }
+}
+
 Deno.test("any chunking of a text masks exactly like the whole text (randomised, seeded)", () => {
   const secrets: Secret[] = [
     TOKEN,
@@ -123,26 +165,12 @@ Deno.test("any chunking of a text masks exactly like the whole text (randomised,
     { kind: "vault", name: "SHORT", value: "ab" },
   ];
   const alphabet = ["a", "b", "-", "ab", "aaaa", TOKEN.value.slice(0, 7), KEY.value, TOKEN.value];
-  const maxLen = Math.max(...secrets.map((s) => s.value.length));
-  const next = rng(0x9e3779b9);
-  for (let round = 0; round < 400; round++) {
-    let text = "";
-    const n = Math.floor(next() * 30);
-    for (let i = 0; i < n; i++) text += alphabet[Math.floor(next() * alphabet.length)];
-    const whole = maskSecrets(text, secrets);
-    assert.equal(whole, reference(text, secrets), `whole text ${JSON.stringify(text)}`);
-    const m = createSecretMasker(secrets);
-    let out = "";
-    let i = 0;
-    while (i < text.length) {
-      const step = 1 + Math.floor(next() * 6);
-      out += m.push(text.slice(i, i + step));
-      assert.ok(m.held <= maxLen - 1, "holds back at most the longest secret's length - 1");
-      i += step;
-    }
-    out += m.flush();
-    assert.equal(out, whole, `chunked ${JSON.stringify(text)}`);
-  }
+  assertChunkingMasksLikeWhole(secrets, alphabet, {
+    seed: 0x9e3779b9,
+    rounds: 400,
+    maxPieces: 30,
+    maxStep: 6,
+  });
 });
 
 Deno.test("vaultSecrets names each value by its key; duplicates mask under the first name", () => {
@@ -198,26 +226,12 @@ Deno.test("pieces: any chunking of a text masks exactly like the whole text (ran
     { kind: "vault", name: "DUP", value: "abcabcabXYZabcab" },
   ];
   const alphabet = ["a", "b", "c", "X", "YZ", "-", "1234", "56", "abcab", "abcabcab", "\n"];
-  const maxLen = Math.max(...secrets.map((s) => s.value.length));
-  const next = rng(0x1234567);
-  for (let round = 0; round < 1500; round++) {
-    let text = "";
-    const n = Math.floor(next() * 40);
-    for (let i = 0; i < n; i++) text += alphabet[Math.floor(next() * alphabet.length)];
-    const whole = maskSecrets(text, secrets);
-    assert.equal(whole, reference(text, secrets), `whole text ${JSON.stringify(text)}`);
-    const m = createSecretMasker(secrets);
-    let out = "";
-    let i = 0;
-    while (i < text.length) {
-      const step = 1 + Math.floor(next() * 9);
-      out += m.push(text.slice(i, i + step));
-      assert.ok(m.held <= maxLen - 1, "holds back less than the longest secret");
-      i += step;
-    }
-    out += m.flush();
-    assert.equal(out, whole, `chunked ${JSON.stringify(text)}`);
-  }
+  assertChunkingMasksLikeWhole(secrets, alphabet, {
+    seed: 0x1234567,
+    rounds: 1500,
+    maxPieces: 40,
+    maxStep: 9,
+  });
 });
 
 Deno.test("a piece at the end of a megabyte of output, among 200 long secrets, is masked", () => {
