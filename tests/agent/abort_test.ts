@@ -7,11 +7,11 @@ import {
   assertGoodTrace,
   collect,
   completesOf,
-  makeRoot,
   ofKind,
   requestMessages,
   type Sandbox,
 } from "./_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 async function withSession(
   turns: ScriptedTurn[],
@@ -21,9 +21,7 @@ async function withSession(
     sb: Sandbox,
   ) => Promise<void>,
 ): Promise<OmniMessage[]> {
-  const server = await startModelServer({ turns, maxHoldMs: 20_000 });
-  const sb = await makeRoot(server);
-  try {
+  return await withModelRoot({ turns, maxHoldMs: 20_000 }, async (sb, server) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     try {
@@ -32,10 +30,7 @@ async function withSession(
       await session.dispose();
     }
     return await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 }
 
 /** Run until `when` holds for a yielded message, then abort; returns everything yielded. */

@@ -11,8 +11,9 @@ import {
 } from "../../lib/agent/mod.ts";
 import { toolCall } from "../../lib/protocol/builders.ts";
 import { effectivePolicy } from "../../lib/tools/command_policy.ts";
-import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { assertGoodTrace, collect, makeRoot, ofKind, waitFor } from "./_support.ts";
+import { item, type ScriptedTurn, turn } from "../support/model_server.ts";
+import { assertGoodTrace, collect, ofKind, waitFor } from "./_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const call = (name: string, args: Record<string, unknown>) =>
   toolCall(name, JSON.stringify(args), `id-${name}`);
@@ -145,9 +146,7 @@ async function runWith(
     },
   ) => void | Promise<void>,
 ): Promise<void> {
-  const server = await startModelServer({ turns });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ turns }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace, warn: () => {} });
     (opts as { onWorkspace?: (ws: string) => void }).onWorkspace?.(sb.workspace);
@@ -159,10 +158,7 @@ async function runWith(
       stream,
       records: [ofKind(records, "approval_decision"), ofKind(records, "tool_call_output")],
     });
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 }
 
 const writeTurns = () => [

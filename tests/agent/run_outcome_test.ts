@@ -1,17 +1,15 @@
 import assert from "node:assert/strict";
 import { createAgent, type RunOutcome, type Session, trackOutcome } from "../../lib/agent/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { makeRoot } from "./_support.ts";
+import { type ScriptedTurn, turn } from "../support/model_server.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 async function withSession(
   turns: ScriptedTurn[],
   opts: { maxTurns?: number },
   body: (s: Session) => Promise<void>,
 ): Promise<void> {
-  const server = await startModelServer({ turns });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ turns }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({
       workspaceDir: sb.workspace,
@@ -23,10 +21,7 @@ async function withSession(
     } finally {
       await session.dispose();
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 }
 
 /** Every message of the run, and what it returned. */

@@ -7,13 +7,12 @@ import { setVaultEntry } from "../../lib/state/vault.ts";
 import { SESSION_ID_PATTERN } from "../../lib/state/ids.ts";
 import { loadSessionForResume } from "../../lib/session/mod.ts";
 import type { CompleteMessage } from "../../lib/protocol/types.ts";
-import { startModelServer, turn } from "../support/model_server.ts";
-import { assertGoodTrace, collect, makeRoot, requestMessages, tracesDir } from "./_support.ts";
+import { turn } from "../support/model_server.ts";
+import { assertGoodTrace, collect, requestMessages, tracesDir } from "./_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 Deno.test("a new session has a well-formed id, locks its model and workspace, and traces under the date dir", async () => {
-  const server = await startModelServer({ turns: [turn.text("hi")] });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ turns: [turn.text("hi")] }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     assert.match(session.sessionId, SESSION_ID_PATTERN);
@@ -31,16 +30,11 @@ Deno.test("a new session has a well-formed id, locks its model and workspace, an
     );
     const records = await assertGoodTrace(sb.root, session.sessionId);
     assert.deepEqual(records[0]!.payload, session.metaMessage.payload);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("omitting the workspace creates a temporary one; a missing explicit workspace fails", async () => {
-  const server = await startModelServer();
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({}, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession();
     const ws = session.workspaceDir;
@@ -51,16 +45,11 @@ Deno.test("omitting the workspace creates a temporary one; a missing explicit wo
       agent.createSession({ workspaceDir: join(sb.workspace, "nope") }),
       /Workspace does not exist/,
     );
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("half a model pair is rejected, an unknown pair fails, and no pair uses the default model", async () => {
-  const server = await startModelServer();
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({}, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     await assert.rejects(
       agent.createSession({ workspaceDir: sb.workspace, provider: "custom" }),
@@ -77,16 +66,11 @@ Deno.test("half a model pair is rejected, an unknown pair fails, and no pair use
     const s = await agent.createSession({ workspaceDir: sb.workspace });
     assert.deepEqual([s.provider, s.modelId], ["custom", "m"]);
     await s.dispose();
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a missing API key fails at creation, before any trace exists", async () => {
-  const server = await startModelServer();
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({}, async (sb) => {
     await addModel(join(sb.root, "default_project", ".project_config.toml"), {
       provider: "deepseek",
       model_id: "deepseek-v4-flash",
@@ -102,16 +86,11 @@ Deno.test("a missing API key fails at creation, before any trace exists", async 
     );
     const entries = await Array.fromAsync(Deno.readDir(tracesDir(sb.root))).catch(() => []);
     assert.deepEqual(entries.filter((e) => e.name !== ".locks"), []);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("the system prompt carries AGENTS.md, vault key names (never values) and the environment lines", async () => {
-  const server = await startModelServer({ turns: [turn.text("ok")] });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ turns: [turn.text("ok")] }, async (sb, server) => {
     const first = await createAgent({ root: sb.root });
     await Deno.writeTextFile(first.paths.agentsMd, "  Always answer in haiku.  \n");
     await setVaultEntry(first.paths.vault, "DEPLOY_TOKEN", "s3cr3t-value-123");
@@ -140,22 +119,17 @@ Deno.test("the system prompt carries AGENTS.md, vault key names (never values) a
     assert.equal(records.length > 0, true);
     const sent = JSON.stringify(server.requests[0]!.body);
     assert.ok(!sent.includes("s3cr3t-value-123"), "vault values never reach the model");
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a recorded session reopened from its replay continues the same trace with its history", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
       turn.text("Wrote it."),
       turn.text("Still here."),
     ],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb, server) => {
     const agent = await createAgent({ root: sb.root });
     const first = await agent.createSession({ workspaceDir: sb.workspace });
     await collect(first.run("Write a.", { approve: "allow-all" }));
@@ -194,15 +168,12 @@ Deno.test("a recorded session reopened from its replay continues the same trace 
       session: { total: number };
     };
     assert.equal(usage.session.total, again.usage().sessionTokens.total);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a model without vision gets images as attachment lines; data URLs are saved to the scratchpad", async () => {
   let session: Session | undefined;
-  const server = await startModelServer({
+  await withModelRoot({
     handler: (_req, i) => {
       if (i === 0) {
         session!.steer([
@@ -218,9 +189,7 @@ Deno.test("a model without vision gets images as attachment lines; data URLs are
       }
       return i === 1 ? turn.text("Seen the second.") : undefined;
     },
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb, server) => {
     await addModel(join(sb.root, "default_project", ".project_config.toml"), {
       provider: "custom",
       model_id: "blind",
@@ -276,8 +245,5 @@ Deno.test("a model without vision gets images as attachment lines; data URLs are
     );
     assert.ok(!JSON.stringify(server.requests.map((r) => r.body)).includes("image_url"));
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

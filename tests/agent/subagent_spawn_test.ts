@@ -10,6 +10,7 @@ import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import { item, type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
 import { assertGoodTrace, collect, makeRoot, ofKind, tracesDir, waitFor } from "./_support.ts";
 import { childIds, turnOf, whose } from "./_subagent_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 Deno.test("run_subagent validation failures are [run_subagent error: …] outputs and start no child", async () => {
   const bad: Record<string, unknown>[] = [
@@ -20,14 +21,12 @@ Deno.test("run_subagent validation failures are [run_subagent error: …] output
     { description: "no such agent", prompt: "[[x]] hi", agent_id: "nobody" },
     { description: "unknown pair", prompt: "[[x]] hi", provider: "custom", model_id: "zzz" },
   ];
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.of(...bad.map((a, i) => item.toolCall("run_subagent", a, { id: `bad_${i}` }))),
       turn.text("ok"),
     ],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     const stream = await collect(session.run("[[parent]] go", { approve: "allow-all" }));
@@ -55,10 +54,7 @@ Deno.test("run_subagent validation failures are [run_subagent error: …] output
       for await (const f of Deno.readDir(join(tracesDir(sb.root), d.name))) names.push(f.name);
     }
     assert.deepEqual(names, [`${session.sessionId}_001.jsonl`]);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a child takes the call's explicit model pair and level, else the parent's pair and effective level", async () => {
@@ -81,9 +77,7 @@ Deno.test("a child takes the call's explicit model pair and level, else the pare
     }
     return turn.text(`${who} answer`);
   };
-  const server = await startModelServer({ handler, maxRequests: 10 });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ handler, maxRequests: 10 }, async (sb, server) => {
     await addModel(join(sb.root, "default_project", ".project_config.toml"), {
       provider: "custom",
       model_id: "m2",
@@ -110,10 +104,7 @@ Deno.test("a child takes the call's explicit model pair and level, else the pare
     const out = new Map(ofKind(records, "tool_call_output").map((p) => [p.tool_call_id, p.output]));
     assert.equal(out.get("c_explicit"), "explicit answer");
     assert.equal(out.get("c_inherit"), "inherit answer");
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a session at the depth cap refuses run_subagent with the depth limit error", async () => {
@@ -207,9 +198,7 @@ Deno.test("a cross-agent child runs as the named agent, with its own state and t
     }
     return turn.text("helper answer");
   };
-  const server = await startModelServer({ handler, maxRequests: 10 });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ handler, maxRequests: 10 }, async (sb) => {
     const helper = await createAgent({ root: sb.root, agentId: "helper" });
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
@@ -225,8 +214,5 @@ Deno.test("a cross-agent child runs as the named agent, with its own state and t
     assert.equal(ofKind(records, "tool_call_output")[0]!.output, "helper answer");
     const report = await validateTraceFiles([join(sb.root, "default_project")]);
     assert.deepEqual(report.problems, [], "the pointer resolves in the sibling agent's traces");
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

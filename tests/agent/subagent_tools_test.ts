@@ -9,6 +9,7 @@ import {
 } from "../support/model_server.ts";
 import { assertGoodTrace, collect, makeRoot, ofKind, readSession, waitFor } from "./_support.ts";
 import { toolResults, turnOf, whose } from "./_subagent_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const SUBAGENT_ID = /subagent_id (subagent-[0-9a-f]{8})/;
 
@@ -63,9 +64,7 @@ Deno.test("a child still running at the window end is registered; input_subagent
         return turn.text("done");
     }
   };
-  const server = await startModelServer({ handler, maxRequests: 20 });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ handler, maxRequests: 20 }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     await collect(session.run("[[parent]] go", { approve: "allow-all" }));
@@ -105,10 +104,7 @@ Deno.test("a child still running at the window end is registered; input_subagent
       ["[[slow]] take your time", "parent_agent"],
       ["a follow-up", "parent_agent"],
     ]);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("kill_subagent aborts a running child and denies the tool call it waits to have approved", async () => {
@@ -182,7 +178,7 @@ Deno.test("kill_subagent aborts a running child and denies the tool call it wait
 
 Deno.test("aborting the parent during a foreground window aborts the child's task", async () => {
   const ctl = new AbortController();
-  const server = await startModelServer({
+  await withModelRoot({
     maxRequests: 10,
     maxHoldMs: 20_000,
     handler: (req) => {
@@ -192,9 +188,7 @@ Deno.test("aborting the parent during a foreground window aborts the child's tas
       }
       return turn.toolCall("run_subagent", { description: "hang", prompt: "[[hang]] wait" });
     },
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     const stream = await collect(
@@ -213,8 +207,5 @@ Deno.test("aborting the parent during a foreground window aborts the child's tas
     );
     assert.equal(child.at(-1)!.payload.type, "abort");
     assert.deepEqual(session.backgroundTasks(), []);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

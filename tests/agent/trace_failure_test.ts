@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { createAgent } from "../../lib/agent/mod.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { dateDirName } from "../../lib/trace/paths.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { collect, makeRoot, readSession, tracesDir } from "./_support.ts";
+import { item, turn } from "../support/model_server.ts";
+import { collect, readSession, tracesDir } from "./_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const TOOL_CALL_RECORD = '"payload":{"type":"tool_call",';
 
@@ -31,7 +32,7 @@ async function withFullDiskAtToolCalls(body: () => Promise<void>): Promise<void>
 }
 
 Deno.test("a tool call whose record cannot be appended never runs, and run rejects with the trace error", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.of(
         item.toolCall("exec_command", { cmd: "touch ran.txt" }, { id: "c1" }),
@@ -39,9 +40,7 @@ Deno.test("a tool call whose record cannot be appended never runs, and run rejec
       ),
       turn.text("done"),
     ],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb, server) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     try {
@@ -71,18 +70,13 @@ Deno.test("a tool call whose record cannot be appended never runs, and run rejec
       m.type === "session_meta" ? m.type : m.payload.type
     );
     assert.deepEqual(kinds, ["session_meta", "text", "tool_list_ready", "request_begin"]);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a trace whose directory cannot be created stops the task before any tool runs", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [turn.toolCall("exec_command", { cmd: "touch ran.txt" }), turn.text("done")],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     // Today's date directory (and tomorrow's, should the test cross midnight) is a plain
     // file: every append fails with ENOTDIR.
     await Deno.mkdir(tracesDir(sb.root), { recursive: true });
@@ -105,8 +99,5 @@ Deno.test("a trace whose directory cannot be created stops the task before any t
     }
     await assert.rejects(Deno.stat(join(sb.workspace, "ran.txt")), Deno.errors.NotFound);
     assert.equal(await Deno.readTextFile(blocker), "not a directory\n");
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

@@ -9,12 +9,12 @@ import {
   collect,
   completesOf,
   kinds,
-  makeRoot,
   ofKind,
   requestMessages,
   type Sandbox,
   waitFor,
 } from "./_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 async function withSession(
   turns: Parameters<typeof startModelServer>[0],
@@ -25,9 +25,7 @@ async function withSession(
   ) => Promise<void>,
   sessionOpts: { maxTurns?: number } = {},
 ): Promise<void> {
-  const server = await startModelServer(turns);
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot(turns ?? {}, async (sb, server) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({
       workspaceDir: sb.workspace,
@@ -39,10 +37,7 @@ async function withSession(
     } finally {
       await session.dispose();
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 }
 
 const types = (stream: readonly OmniMessage[]) => completesOf(stream).map((m) => m.payload.type);
@@ -258,7 +253,7 @@ Deno.test("a running command is polled to completion with input_command", async 
 });
 
 Deno.test("commands get vault values (masked in their output) but never provider keys or PENGUIN_* variables", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.toolCall("exec_command", {
         cmd: '[ "$DEPLOY_TOKEN" = tok-123 ] && echo "vault-ok vault=$DEPLOY_TOKEN ' +
@@ -267,9 +262,7 @@ Deno.test("commands get vault values (masked in their output) but never provider
       }),
       turn.text("ok"),
     ],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const first = await createAgent({ root: sb.root });
     await setVaultEntry(first.paths.vault, "DEPLOY_TOKEN", "tok-123");
     const agent = await createAgent({
@@ -288,8 +281,5 @@ Deno.test("commands get vault values (masked in their output) but never provider
     );
     assert.ok(!out.output.includes("tok-123"));
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

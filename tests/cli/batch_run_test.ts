@@ -2,9 +2,9 @@
 // subprocess, against the scripted model server.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
+import { type RecordedRequest, turn } from "../support/model_server.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
-import { makeRoot } from "../support/roots.ts";
+import { withModelRoot } from "../support/roots.ts";
 import { parseResults, type ResultRecord } from "../../lib/batch/results.ts";
 import { CONTINUE_MESSAGE } from "../../lib/cli/commands/_batch_run_one.ts";
 import { assertGoodTrace, waitFor } from "../agent/_support.ts";
@@ -38,9 +38,7 @@ function finals(records: ResultRecord[]): ResultRecord[] {
 }
 
 Deno.test("batch run: runs every task, records results, and a rerun skips completed tasks and resumes the failed one", async () => {
-  const server = await startModelServer({ handler });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler }, async (sb, server) => {
     const tasks = join(sb.base, "tasks.yaml");
     await Deno.writeTextFile(
       tasks,
@@ -112,16 +110,11 @@ Deno.test("batch run: runs every task, records results, and a rerun skips comple
       "b",
       "c",
     ]);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("batch run: a bad task file is refused with file:line reasons and nothing runs", async () => {
-  const server = await startModelServer({ handler });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler }, async (sb, server) => {
     const tasks = join(sb.base, "tasks.jsonl");
     await Deno.writeTextFile(
       tasks,
@@ -141,16 +134,11 @@ Deno.test("batch run: a bad task file is refused with file:line reasons and noth
     assert.equal(server.requests.length, 0);
     await assert.rejects(Deno.stat(`${tasks}.results.jsonl`), Deno.errors.NotFound);
     await assert.rejects(Deno.stat(join(sb.base, "w")), Deno.errors.NotFound);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("batch run: SIGTERM aborts the running task cleanly; the rerun resumes its session", async () => {
-  const server = await startModelServer({ handler });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler }, async (sb, server) => {
     const tasks = join(sb.base, "tasks.yaml");
     await Deno.writeTextFile(
       tasks,
@@ -185,16 +173,11 @@ Deno.test("batch run: SIGTERM aborts the running task cleanly; the rerun resumes
     const done = finals(await readRecords(results)).filter((r) => r.outcome === "completed");
     assert.deepEqual(done.map((r) => r.id).sort(), ["h", "z"]);
     assert.equal(done.find((r) => r.id === "h")!.session_id, sid);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("batch run: a second run of the same tasks and results file is refused while the first runs", async () => {
-  const server = await startModelServer({ handler });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler }, async (sb, server) => {
     const tasks = join(sb.base, "tasks.yaml");
     await Deno.writeTextFile(
       tasks,
@@ -221,16 +204,11 @@ Deno.test("batch run: a second run of the same tasks and results file is refused
     assert.equal((await first.output()).code, 1);
     const after = await runCli(args);
     assert.equal(after.code, 0, after.stderr);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("batch run: a task whose recorded session never got its first record starts again", async () => {
-  const server = await startModelServer({ handler });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler }, async (sb) => {
     const tasks = join(sb.base, "tasks.yaml");
     await Deno.writeTextFile(tasks, "tasks:\n  - {id: k, prompt: say hi, workspace: work/k}\n");
     const results = join(sb.base, "out.jsonl");
@@ -256,8 +234,5 @@ Deno.test("batch run: a task whose recorded session never got its first record s
     assert.notEqual(done[0]!.session_id, sid, "a new session");
     await Deno.remove(join(dir, `${sid}_001.jsonl`)); // the empty file is no trace to validate
     await assertGoodTrace(sb.root, done[0]!.session_id!);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { addModel, setVisionModel } from "../../lib/state/project_config.ts";
 import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { makeRoot, type Sandbox } from "../support/roots.ts";
+import { type Sandbox, withModelRoot } from "../support/roots.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
@@ -38,15 +38,13 @@ async function scenario(
   ) => Promise<void>,
 ): Promise<void> {
   const queue = [...session];
-  const server = await startModelServer({
+  await withModelRoot({
     handler: (
       req,
     ) => (req.model === "v"
       ? setup.visionReply ?? turn.text("A red square on a white background.")
       : queue.shift()),
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb, server) => {
     await addModel(configPath(sb), {
       provider: "custom",
       model_id: "m",
@@ -68,10 +66,7 @@ async function scenario(
       server,
       (msg) => runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", msg]),
     );
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 }
 
 const toolNames = (req: RecordedRequest) =>

@@ -2,19 +2,17 @@
 // one session with a 1 234 567 890-token request, seen through `penguin run`,
 // `trace show`, `trace stats` and `sessions list`.
 import assert from "node:assert/strict";
-import { startModelServer, turn } from "../support/model_server.ts";
+import { turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { makeRoot } from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const TOKENS = 1_234_567_890;
 const SHOWN = "1.2B";
 
 Deno.test("a 1 234 567 890-token request reads 1.2B in run, trace show, trace stats and sessions list", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [{ ...turn.text("Done."), usage: { input: TOKENS, output: 0 } }],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const run = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Go."]);
     assert.equal(run.code, 0, run.stderr);
     const live = /^\[stats\] 1 turn · in (\S+) · out 0 · /m.exec(run.stdout);
@@ -40,8 +38,5 @@ Deno.test("a 1 234 567 890-token request reads 1.2B in run, trace show, trace st
     const list = await runCli(["--root", sb.root, "sessions", "list"]);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, new RegExp(`\\s${SHOWN.replace(".", "\\.")}\\s`), list.stdout);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

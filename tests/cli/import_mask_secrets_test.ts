@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
+import { item, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { makeRoot } from "../support/roots.ts";
+import { withModelRoot } from "../support/roots.ts";
 import { assertNoPieceOf, readAll } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
@@ -53,14 +53,12 @@ async function importAndCheck(
 }
 
 Deno.test("sessions import masks a vault value in a penguin trace's call id and text (Y12)", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.of(item.toolCall("exec_command", { cmd: "echo hi" }, { id: "call_PLACEHOLDER" })),
       turn.text("first done PLACEHOLDER"),
     ],
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb) => {
     const cli = async (args: string[]) => {
       const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
       assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stdout}${r.stderr}`);
@@ -77,16 +75,11 @@ Deno.test("sessions import masks a vault value in a penguin trace's call id and 
     // The call and its output still name one id, masked alike.
     const onDisk = await readAll(traces);
     assert.ok(onDisk.split("call_[redacted:vault:OLD_V]").length - 1 >= 2, onDisk);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("sessions import masks a vault value planted in a pi session's call id and text", async () => {
-  const server = await startModelServer({ turns: [] });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ turns: [] }, async (sb) => {
     const cli = async (args: string[]) => {
       const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
       assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stdout}${r.stderr}`);
@@ -99,8 +92,5 @@ Deno.test("sessions import masks a vault value planted in a pi session's call id
     const file = join(sb.workspace, "..", "pi-session.jsonl");
     await Deno.writeTextFile(file, planted);
     await importAndCheck(cli, sb.root, sb.workspace, file);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
+import { item, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { makeRoot } from "../support/roots.ts";
+import { withModelRoot } from "../support/roots.ts";
 import { assertNoPieceOf } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
@@ -28,15 +28,13 @@ async function traceFiles(dir: string): Promise<string[]> {
 }
 
 Deno.test("run --resume of an imported old trace whose call id holds a vault value sends no piece of it (Y12)", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.of(item.toolCall("exec_command", { cmd: "echo hi" }, { id: "call_PLACEHOLDER" })),
       turn.text("first done"),
       turn.text("resumed done"),
     ],
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb, server) => {
     const cli = async (args: string[]) => {
       const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
       assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
@@ -57,8 +55,5 @@ Deno.test("run --resume of an imported old trace whose call id holds a vault val
     assert.ok(resumed.includes("echo hi"), "the resumed history holds the old call");
     assert.ok(resumed.includes("call_[redacted:vault:ATK_V]"), resumed.slice(-3000));
     assertNoPiece(resumed, "the resumed request");
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-import { startModelServer, turn } from "../support/model_server.ts";
-import { makeRoot } from "../agent/_support.ts";
+import { turn } from "../support/model_server.ts";
 import { allCommands } from "../../lib/cli/registry.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
@@ -39,7 +39,7 @@ function parseJsonOutput(text: string): unknown[] {
 }
 
 Deno.test("every --json output of the CLI uses snake_case keys", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
       turn.text("Wrote it."),
@@ -48,9 +48,7 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
       turn.text("[summary]state[/summary]"),
       turn.text("batch done"),
     ],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const cli = (args: string[]) => runCli(["--root", sb.root, ...args], { cwd: sb.workspace });
     const seen = new Map<string, unknown[]>();
     const json = async (args: string[], codes = [0]) => {
@@ -136,8 +134,5 @@ Deno.test("every --json output of the CLI uses snake_case keys", async () => {
       for (const bad of checked.flatMap((d) => badKeys(d))) problems.push(`${args}: ${bad}`);
     }
     assert.deepEqual(problems, []);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

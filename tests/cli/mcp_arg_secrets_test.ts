@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { readTar } from "../../lib/state/_tar.ts";
 import { argSecrets, urlSecrets } from "../../lib/state/mcp_inline_secrets.ts";
-import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { readAll } from "../support/secrets.ts";
-import { makeRoot, withRoot } from "../support/roots.ts";
+import { withModelRoot, withRoot } from "../support/roots.ts";
 import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
 
 async function ok(args: string[], root: string): Promise<{ stdout: string; stderr: string }> {
@@ -162,9 +162,7 @@ Deno.test("run: an MCP server echoing its arguments shows none of their credenti
     turn.toolCall("mcp__echo__argv", {}),
     turn.text("Seen."),
   ];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
     const deno = denoServer(TEST_SERVER);
     const [hdr, pw, path, tok] = RUN_TOKENS;
     await ok([
@@ -208,8 +206,5 @@ Deno.test("run: an MCP server echoing its arguments shows none of their credenti
       assert.ok(!traces.includes(t), `${t} is in the trace`);
       assert.ok(!(r.stdout + r.stderr).includes(t), `${t} is in the output`);
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -9,7 +9,7 @@ import { item, type ScriptedTurn, startModelServer, turn } from "../support/mode
 import { inRoot, runCli } from "../support/cli.ts";
 import { setVault } from "../support/secrets.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
-import { makeRoot } from "../support/roots.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const VAULT_MARK = "vault-comment-marker-9182";
 const CFG_MARK = "cfg-marker-7731";
@@ -29,9 +29,7 @@ const tool = (name: string, args: Record<string, unknown>, id: string): Scripted
 
 Deno.test("no path through the memory directories reads or writes the vault, system_config.yaml, AGENTS.md or skills", async () => {
   const queue: ScriptedTurn[] = [turn.text("hello")];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 40 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 40 }, async (sb, server) => {
     const first = await runCli(inRoot(sb, "run", "-m", "hi"));
     assert.equal(first.code, 0, first.stderr);
     const wsDir = /lives in (\S+), organised/.exec(systemOf(server.requests[0]!.body))![1]!;
@@ -130,15 +128,12 @@ Deno.test("no path through the memory directories reads or writes the vault, sys
     const marker = await Deno.lstat(join(wsDir, ".workspace"));
     assert.ok(marker.isFile && !marker.isSymlink);
     assert.equal(await Deno.readTextFile(join(wsDir, ".workspace")), `${sb.workspace}\n`);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("a link to the vault swapped in and out of the memory directory by a running command never lets a read through", async () => {
   let state = "";
-  const server = await startModelServer({
+  await withModelRoot({
     maxRequests: 10,
     handler: (req, i) => {
       const user = join(state, "memory", "user");
@@ -166,9 +161,7 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
       }
       return turn.text("done");
     },
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb, server) => {
     state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     await Deno.mkdir(state, { recursive: true });
     await Deno.writeTextFile(join(state, ".vault.toml"), `# ${VAULT_MARK}\nK = "v"\n`);
@@ -178,17 +171,12 @@ Deno.test("a link to the vault swapped in and out of the memory directory by a r
     assert.equal(out.size, 14, [...out.keys()].join(","));
     for (const [id, text] of out) assert.ok(!text.includes(VAULT_MARK), `${id} leaked: ${text}`);
     assert.doesNotMatch(out.get("kill")!, /no such|unknown|not found/i, "the racer was stopped");
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("agent snapshot of a memory directory where the model planted a terabyte sparse file and a FIFO fails fast, then packs", async () => {
   const queue: ScriptedTurn[] = [];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     const user = join(state, "memory", "user");
     queue.push(
@@ -214,10 +202,7 @@ Deno.test("agent snapshot of a memory directory where the model planted a teraby
     const done = await runCli(["--root", sb.root, "agent", "snapshot"]);
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout + done.stderr, /memory\/user\/pipe\.md/);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("a vault value the model saved in its memory index reaches the next session's prompt masked", async () => {
@@ -226,9 +211,7 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
     exec(`printf 'token: %s\\n' "$MEM_TOKEN" > "$PENGUIN_MEM/MEMORY.md" && echo saved`, "save"),
     turn.text("saved"),
   ];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     await setVault(sb.root, "MEM_TOKEN", VALUE);
     // The command finds the memory directory through a variable the test sets in the vault too.
@@ -264,17 +247,12 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
         assert.ok(!text.includes(VALUE), `${f.name} recorded the vault value`);
       }
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("the revealed directories themselves cannot be renamed or replaced by a link for the next session to follow", async () => {
   const queue: ScriptedTurn[] = [];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
     const agent = join(sb.root, "default_project", "agents", "default_agent");
     const user = join(agent, "agent_state", "memory", "user");
     const shared = join(agent, "shared_env");
@@ -298,8 +276,5 @@ Deno.test("the revealed directories themselves cannot be renamed or replaced by 
       await assert.rejects(Deno.lstat(`${d}.old`), Deno.errors.NotFound);
     }
     assert.ok((await Deno.lstat(sb.workspace)).isDirectory);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

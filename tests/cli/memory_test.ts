@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { inRoot, runCli } from "../support/cli.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { makeRoot } from "../support/roots.ts";
+import { item, turn } from "../support/model_server.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 type Body = { messages: { role: string; content: unknown }[] };
 
@@ -21,9 +21,7 @@ function agentState(root: string): string {
 
 Deno.test("a memory saved with write_file and one saved by a command are in the next session's prompt", async () => {
   const queue = [] as ReturnType<typeof turn.text>[];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 20 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 20 }, async (sb, server) => {
     const state = agentState(sb.root);
     const user = join(state, "memory", "user");
     const shared = join(state, "..", "shared_env");
@@ -75,17 +73,12 @@ Deno.test("a memory saved with write_file and one saved by a command are in the 
     const prompt3 = systemOf(server.requests[3]!.body);
     assert.ok(prompt3.includes("- tabs.md: the user indents with tabs"), prompt3);
     assert.ok(prompt3.includes("- build.md: build with make -j4"), prompt3);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("memory follows the sandbox mode: written by the file tools with --sandbox off, read-only with --sandbox read-only", async () => {
   const queue = [] as ReturnType<typeof turn.text>[];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 20 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 20 }, async (sb, server) => {
     const user = join(agentState(sb.root), "memory", "user");
     const run = (mode: string) => runCli(inRoot(sb, "run", "--sandbox", mode, "-m", "x"));
     queue.push(
@@ -118,16 +111,11 @@ Deno.test("memory follows the sandbox mode: written by the file tools with --san
       await Deno.readTextFile(join(user, "MEMORY.md")),
       "- off.md: written with the sandbox off\n",
     );
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("a long index is injected cut to its first 200 lines, with a note saying so", async () => {
-  const server = await startModelServer({ handler: () => turn.text("ok"), maxRequests: 5 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => turn.text("ok"), maxRequests: 5 }, async (sb, server) => {
     const user = join(agentState(sb.root), "memory", "user");
     await Deno.mkdir(user, { recursive: true });
     const lines = Array.from({ length: 250 }, (_, i) => `- t${i + 1}.md: topic ${i + 1}`);
@@ -137,8 +125,5 @@ Deno.test("a long index is injected cut to its first 200 lines, with a note sayi
     const prompt = systemOf(server.requests[0]!.body);
     assert.ok(prompt.includes("- t200.md: topic 200\n(index truncated: showing 200 of 250 lines"));
     assert.ok(!prompt.includes("- t201.md"));
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -9,6 +9,7 @@ import { startModelServer, turn } from "../support/model_server.ts";
 import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
 import { makeRoot } from "../agent/_support.ts";
 import { pidsWithArg } from "../tools/_process_probes.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 /** Forks `n` sleeping children tagged with `tag`, writes `ready` with their count, then sleeps. */
 const bomb = (tag: string, n: number) =>
@@ -46,22 +47,17 @@ Deno.test("when penguin run ends, no process of a background fork bomb is left, 
     turn.text("done"),
   ];
   let served = 0;
-  const server = await startModelServer({
+  await withModelRoot({
     handler: () => script[Math.min(served++, script.length - 1)]!,
     maxRequests: 10,
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const out = await cli(sb.root, sb.workspace).output();
     const left = pidsWithArg(tag); // no grace: the exit of penguin is the signal
     const stderr = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, stderr);
     assert.equal(await Deno.readTextFile(join(sb.workspace, "ready")), "400", "the bomb ran");
     assert.deepEqual(left, [], `${left.length} bomb processes outlived penguin`);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("when penguin is killed with SIGKILL mid-command, every process of the command's fork bomb dies", async () => {

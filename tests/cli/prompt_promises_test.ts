@@ -15,8 +15,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { makeRoot } from "../support/roots.ts";
+import { item, type ScriptedTurn, turn } from "../support/model_server.ts";
+import { withModelRoot } from "../support/roots.ts";
 import { allCommands } from "../../lib/cli/registry.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "../../lib/state/default_prompts.ts";
 
@@ -69,7 +69,7 @@ function promisedPaths(prompt: string) {
 Deno.test("every place, tool, command and marker the default system prompt names is real", async () => {
   let prompt = "";
   let plan: ReturnType<typeof promisedPaths> | undefined;
-  const server = await startModelServer({
+  await withModelRoot({
     maxRequests: 5,
     handler: (req, i): ScriptedTurn | undefined => {
       if (i > 0) return turn.text("done");
@@ -95,9 +95,7 @@ Deno.test("every place, tool, command and marker the default system prompt names
       );
       return turn.of(...calls);
     },
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb, server) => {
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     await Deno.mkdir(join(state, "skills", "probe"), { recursive: true });
     await Deno.writeTextFile(join(state, "skills", "probe", "SKILL.md"), "probe skill text\n");
@@ -156,10 +154,7 @@ Deno.test("every place, tool, command and marker the default system prompt names
       const produced = new RegExp(`(markerBlock\\(\\s*"${tag}"|"\\[${tag}\\]|\`\\[${tag}\\])`);
       assert.ok(sources.some((s) => produced.test(s)), `nothing in lib/ produces [${tag}]`);
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 async function libSources(): Promise<string[]> {

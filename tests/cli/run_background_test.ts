@@ -1,9 +1,8 @@
 // `penguin run` waits for subagents started with run_in_background and lets the
 // model read their reports before it exits.
 import assert from "node:assert/strict";
-import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
+import { type RecordedRequest, turn } from "../support/model_server.ts";
 import { inRoot, readWatching, spawnCli } from "../support/cli.ts";
-import { makeRoot } from "../agent/_support.ts";
 import {
   childAnswerAfter,
   startChildInBackground,
@@ -11,6 +10,7 @@ import {
   userTexts,
   whose,
 } from "../agent/_subagent_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 Deno.test("penguin run waits for a background subagent and feeds its report to the model before exiting", async () => {
   const { promise: parentWaits, resolve: sawWaiting } = Promise.withResolvers<void>();
@@ -22,9 +22,7 @@ Deno.test("penguin run waits for a background subagent and feeds its report to t
     if (t === 1) return turn.text("Started the child; waiting for its report.");
     return turn.text("The child reported 42.");
   };
-  const server = await startModelServer({ handler, maxRequests: 10 });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ handler, maxRequests: 10 }, async (sb, server) => {
     const child = spawnCli(inRoot(sb, "run", "-m", "[[parent]] delegate"));
     const stdout = new Response(child.stdout).text();
     const stderr = await readWatching(child.stderr, "[background] waiting for", sawWaiting);
@@ -37,8 +35,5 @@ Deno.test("penguin run waits for a background subagent and feeds its report to t
     assert.match(last, /\[background_task_done\]/);
     assert.match(last, /child result: 42/);
     assert.match(r.stdout, /The child reported 42\./);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addModel } from "../../lib/state/project_config.ts";
-import { startModelServer, turn } from "../support/model_server.ts";
+import { turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
-import { makeRoot } from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const VAULT_TOKEN = "vlt-7c3a91e2d4b85f60";
 const ENV_KEY = "sk-proj-Env0a1b2c3d4e5f6g7h8i9";
@@ -19,15 +19,13 @@ function assertNoPiece(text: string, secret: string, where: string): void {
 }
 
 Deno.test("run masks vault values and API keys that commands print: not in traces, request bodies or stdout", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [
       turn.toolCall("exec_command", { cmd: "echo token=$MY_TOKEN", description: "show" }),
       turn.toolCall("exec_command", { cmd: "cat keys.txt", description: "keys" }),
       turn.text("Seen both."),
     ],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb, server) => {
     const configPath = join(sb.root, "default_project", ".project_config.toml");
     await addModel(configPath, {
       provider: "custom",
@@ -71,8 +69,5 @@ Deno.test("run masks vault values and API keys that commands print: not in trace
       assertNoPiece(r.stdout, secret, "stdout");
       assertNoPiece(r.stderr, secret, "stderr");
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

@@ -5,6 +5,7 @@ import { startModelServer, turn } from "../support/model_server.ts";
 import { denoDir, inRoot, penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { hasTmux, shellQuote, startPane } from "../support/tmux.ts";
 import { makeRoot } from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const ANSWER = [
   "# Release notes",
@@ -82,16 +83,11 @@ Deno.test({
 });
 
 Deno.test("run into a pipe, or under NO_COLOR, prints the Markdown raw and no waiting line", async () => {
-  const server = await startModelServer({ turns: [turn.text(ANSWER)] });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ turns: [turn.text(ANSWER)] }, async (sb) => {
     const r = await runCli(inRoot(sb, "run", "-m", "Write release notes."));
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.startsWith(`${ANSWER}\n`), r.stdout);
     // deno-lint-ignore no-control-regex
     assert.doesNotMatch(r.stdout + r.stderr, /waiting for|\x1b/);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { makeRoot, type Sandbox } from "../support/roots.ts";
+import { type Sandbox, withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages } from "../agent/_support.ts";
 import { startCollector } from "../support/otlp_collector.ts";
 import { decodeSpans, named } from "../telemetry/_otlp.ts";
@@ -57,21 +57,16 @@ async function withScheduleRoot(
   onRequest?: () => void,
 ): Promise<void> {
   const queue: ScriptedTurn[] = [];
-  const server = await startModelServer({
+  await withModelRoot({
     handler: () => {
       onRequest?.();
       return queue.shift();
     },
     maxRequests: 10,
     maxHoldMs: 60_000,
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb, server) => {
     await body(sb, queue, server);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 }
 
 function schedules(root: string, args: string[], now = NOW) {

@@ -13,7 +13,7 @@ import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli, runCliOk } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
-import { makeRoot } from "../support/roots.ts";
+import { makeRoot, withModelRoot } from "../support/roots.ts";
 import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
 
 const VAULT_VALUE = "Vx1Aw7OCq9Lm2Np4Rt6Yu8Io0Pa3Sd5F";
@@ -39,9 +39,7 @@ const ok = (args: string[]) => runCliOk(args, { env: { PAGER: "cat" } });
 Deno.test("run: a secret split by escape sequences, and one in an MCP server's tool list, is masked everywhere", async () => {
   await cacheServers();
   const queue: ScriptedTurn[] = [];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
     await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
     await setVault(sb.root, "ATK_V", VAULT_VALUE);
     const config = systemConfigPath({
@@ -94,10 +92,7 @@ Deno.test("run: a secret split by escape sequences, and one in an MCP server's t
       if (v.format) assert.ok(v.stdout.includes("[redacted:vault:ATK_V]"), `export ${v.format}`);
       assertNoPiece(v.text, v.where);
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });
 
 Deno.test("run: another data root penguin has used is hidden from the model's commands", async () => {
@@ -136,9 +131,7 @@ Deno.test("run: another data root penguin has used is hidden from the model's co
 Deno.test("run: a secret split by invisible characters (bidi marks, tag characters, variation selectors…) is masked everywhere", async () => {
   await cacheServers();
   const queue: ScriptedTurn[] = [];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
     await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
     await setVault(sb.root, "ATK_V", VAULT_VALUE);
     const config = systemConfigPath({
@@ -190,8 +183,5 @@ Deno.test("run: a secret split by invisible characters (bidi marks, tag characte
     for (const v of await traceViews(sb.root, sid, ["md", "html", "json"])) {
       assertNoHiddenPiece(v.text, v.where);
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -5,10 +5,11 @@ import assert from "node:assert/strict";
 import { basename, join } from "node:path";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { penguinArgv, REPO, runCli } from "../support/cli.ts";
-import { startModelServer, turn } from "../support/model_server.ts";
-import { makeRoot, tracesDir } from "../agent/_support.ts";
+import { turn } from "../support/model_server.ts";
+import { tracesDir } from "../agent/_support.ts";
 import { sid, traceBuilder, tracesDay } from "../inspect/_support.ts";
 import { readUntil } from "../support/child_lines.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 const A = sid("abcd1234");
 const B = sid("abcd9999");
@@ -40,11 +41,9 @@ async function followed(root: string, target: string): Promise<string> {
 }
 
 Deno.test("every command that takes a session accepts its id, a unique part of it, latest and a trace path", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [turn.text("First."), ...Array.from({ length: 8 }, (_, i) => turn.text(`R${i}.`))],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const cli = (args: string[], stdin?: string) =>
       runCli(["--root", sb.root, ...args], {
         cwd: sb.workspace,
@@ -109,10 +108,7 @@ Deno.test("every command that takes a session accepts its id, a unique part of i
     const del = await cli(["sessions", "delete", "--yes", cloneId.slice(-8)]);
     assert.equal(del.code, 0, del.stderr);
     assert.match(del.stdout, new RegExp(`^Deleted session ${cloneId} `));
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a part of an id that matches several sessions is a usage error listing them, for every command", async () => {

@@ -4,10 +4,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createAgent } from "../../lib/agent/mod.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
-import { item, type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
+import { item, type RecordedRequest, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { collect, makeRoot, type Sandbox, tracesDir } from "../agent/_support.ts";
+import { collect, type Sandbox, tracesDir } from "../agent/_support.ts";
 import { turnOf, whose } from "../agent/_subagent_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 interface Family {
   sb: Sandbox;
@@ -28,9 +29,7 @@ async function withFamily(fn: (f: Family) => Promise<void>): Promise<void> {
     }
     return turn.text(`${who} answer`);
   };
-  const server = await startModelServer({ handler, maxRequests: 20 });
-  const sb = await makeRoot(server);
-  try {
+  await withModelRoot({ handler, maxRequests: 20 }, async (sb) => {
     const agent = await createAgent({ root: sb.root });
     const session = await agent.createSession({ workspaceDir: sb.workspace });
     const stream = await collect(session.run("[[parent]] go", { approve: "allow-all" }));
@@ -38,10 +37,7 @@ async function withFamily(fn: (f: Family) => Promise<void>): Promise<void> {
     const children = [...new Set(stream.flatMap((m) => (m.origin ? [m.origin[0]!] : [])))];
     assert.equal(children.length, 2);
     await fn({ sb, parent: session.sessionId, children });
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 }
 
 async function files(root: string, id: string): Promise<string[]> {

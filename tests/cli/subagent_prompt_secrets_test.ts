@@ -7,9 +7,9 @@
 // holding the value. No 8-character piece reaches any trace file, any listing or any request.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
+import { type RecordedRequest, turn } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
-import { makeRoot } from "../support/roots.ts";
+import { withModelRoot } from "../support/roots.ts";
 import { chatMessages, textOf, toolResults, turnOf, whose } from "../agent/_subagent_support.ts";
 import { assertNoPieceOf } from "../support/secrets.ts";
 
@@ -52,7 +52,7 @@ function idFrom(req: RecordedRequest): string {
 Deno.test("run: a learned secret in run_subagent's and input_subagent's prompts reaches the child masked", async () => {
   let id = "";
   const call = (name: string, args: Record<string, unknown>) => turn.toolCall(name, args);
-  const server = await startModelServer({
+  await withModelRoot({
     maxRequests: 20,
     handler: (req) => {
       if (whose(req) === "kid") return turn.text(turnOf(req) === 0 ? "child one" : "child two");
@@ -83,9 +83,7 @@ Deno.test("run: a learned secret in run_subagent's and input_subagent's prompts 
           return turn.text("done");
       }
     },
-  });
-  const sb = await makeRoot(server, { visible: true });
-  try {
+  }, async (sb, server) => {
     await ok(["--root", sb.root, "config", "vault", "set", "--key", "ATK_V", "--value", V]);
     const r = await runCli(
       [...inRoot(sb, "run"), "--approve", "allow-all", "-m", "[[parent]] go"],
@@ -113,8 +111,5 @@ Deno.test("run: a learned secret in run_subagent's and input_subagent's prompts 
       assertNoPiece(await ok(["--root", sb.root, "sessions", "show", sid]), `sessions show ${sid}`);
       assertNoPiece(await ok(["--root", sb.root, "trace", "show", sid]), `trace show ${sid}`);
     }
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  }, { visible: true });
 });

@@ -4,9 +4,10 @@
 // removed or shown, exactly as `penguin trace show` shows the same records.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
+import { item, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { assertGoodTrace, makeRoot, ofKind } from "../agent/_support.ts";
+import { assertGoodTrace, ofKind } from "../agent/_support.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 /** What a hostile model writes: title, clipboard, clear screen, C1 CSI, a carriage-return overwrite. */
 const HOSTILE = "A\x1b]0;pwned-title\x07B\x1b]52;c;cm0gLXJmIH4K\x07C\x1b[2JD\x9b2JE ok\rEVIL\n";
@@ -33,9 +34,7 @@ Deno.test("run and chat keep hostile escape sequences from the model and from to
     turn.text(`done ${HOSTILE}`, { chunk: 3 }), // escape sequences cut across stream fragments
   ];
   for (const command of ["run", "chat"] as const) {
-    const server = await startModelServer({ turns: turns() });
-    const sb = await makeRoot(server);
-    try {
+    await withModelRoot({ turns: turns() }, async (sb) => {
       const r = command === "run"
         ? await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Go."])
         : await runCli(["--root", sb.root, "chat", "--workspace", sb.workspace], {
@@ -61,31 +60,23 @@ Deno.test("run and chat keep hostile escape sequences from the model and from to
       const shown = await runCli(["--root", sb.root, "trace", "show", sid, "--verbose"]);
       assert.equal(shown.code, 0, shown.stderr);
       assertInert(shown.stdout, "trace show");
-    } finally {
-      await server.close();
-      await sb.cleanup();
-    }
+    });
   }
 });
 
 Deno.test("run keeps escape sequences in a provider's error message off the terminal", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [{
       items: [],
       http_error: { status: 401, message: "bad key \x1b]0;pwned\x07\x1b[2J\x9b2J gone" },
     }],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb) => {
     const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "Go."]);
     assert.equal(r.code, 1, r.stderr);
     assertInert(r.stdout, "stdout");
     assertInert(r.stderr, "stderr");
     assert.match(r.stdout, /\[abort\]: llm request error: .*bad key/);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("an error printed by the CLI is terminal-safe", async () => {

@@ -3,9 +3,10 @@
 // trace like any other tool.
 import assert from "node:assert/strict";
 import { agent as penguin, tools } from "../../lib/mod.ts";
-import { startModelServer, turn } from "../support/model_server.ts";
-import { assertGoodTrace, collect, makeRoot } from "../agent/_support.ts";
+import { turn } from "../support/model_server.ts";
+import { assertGoodTrace, collect } from "../agent/_support.ts";
 import { wordCountTool } from "./word_count.ts";
+import { withModelRoot } from "../support/roots.ts";
 
 Deno.test("word_count counts words, and explains bad arguments without running", async () => {
   const tool = wordCountTool.create();
@@ -26,11 +27,9 @@ Deno.test("word_count counts words, and explains bad arguments without running",
 });
 
 Deno.test("a session given a tool source offers its tool after the built-ins, runs it and traces it", async () => {
-  const server = await startModelServer({
+  await withModelRoot({
     turns: [turn.toolCall("word_count", { text: "one two three" }), turn.text("three")],
-  });
-  const sb = await makeRoot(server);
-  try {
+  }, async (sb, server) => {
     const agent = await penguin.createAgent({ root: sb.root });
     const session = await agent.createSession({
       workspaceDir: sb.workspace,
@@ -66,8 +65,5 @@ Deno.test("a session given a tool source offers its tool after the built-ins, ru
     assert.deepEqual([output.output, output.stop_reason], ["3 words", "completed"]);
     const sent = server.requests[0]!.body as { tools: { function: { name: string } }[] };
     assert.ok(sent.tools.some((t) => t.function.name === "word_count"));
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });

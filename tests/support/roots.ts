@@ -120,29 +120,29 @@ export async function makeRoot(server: ModelServer, opts: RootOptions = {}): Pro
  * options when they are not a server), then close the server and remove
  * the root.
  */
-export async function withModelRoot(
+export async function withModelRoot<T = void>(
   server: ModelServer | ModelServerOptions,
-  body: (sb: Sandbox, server: ModelServer) => Promise<void>,
+  body: (sb: Sandbox, server: ModelServer) => Promise<T>,
   opts: RootOptions = {},
-): Promise<void> {
+): Promise<T> {
   if (!("baseUrl" in server)) {
     return withModelServer(server, (started) => onRoot(started, body, opts));
   }
   try {
-    await onRoot(server, body, opts);
+    return await onRoot(server, body, opts);
   } finally {
     await server.close();
   }
 }
 
-async function onRoot(
+async function onRoot<T>(
   server: ModelServer,
-  body: (sb: Sandbox, server: ModelServer) => Promise<void>,
+  body: (sb: Sandbox, server: ModelServer) => Promise<T>,
   opts: RootOptions,
-): Promise<void> {
+): Promise<T> {
   const sb = await makeRoot(server, opts);
   try {
-    await body(sb, server);
+    return await body(sb, server);
   } finally {
     await sb.cleanup();
   }
