@@ -3,7 +3,6 @@
 // the executeTool invariants and the process id in a note (/proc probes and
 // waits are in _process_probes.ts).
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { toolCall } from "../../lib/protocol/builders.ts";
 import type { StopReason, ToolCallOutputMessage } from "../../lib/protocol/types.ts";
 import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
