@@ -1,15 +1,18 @@
 /**
  * The value rule for the shell snapshot's allowlisted variables: a value
  * passes only when every part of it is plain. Path-like variables keep
- * only absolute or `~` paths of plain components (a search path loses its
- * other entries, not all of them); every other variable is split into words
- * and dropped when a word names a credential or is not plain; a URL anywhere
- * must be plain in every part. See docs/security.md ("The command
+ * only absolute or `~` paths of plain components that exist on the host (a
+ * search path loses its other entries, not all of them); every other
+ * variable is dropped when a word names a credential or is not plain, or
+ * when what is left after its verified parts (existing paths, programs on
+ * the host's `PATH`) looks random with its separators removed; a URL
+ * anywhere must be plain in every part. See docs/security.md ("The command
  * environment carries only configuration").
  *
  * @module
  */
 
+import { fewVowels, randomLookingJoined, randomLookingRun } from "../protocol/random_looking.ts";
 import { urlSecrets } from "../state/mcp_inline_secrets.ts";
 
 /** A UUID, anywhere (Heroku-style API keys). */
@@ -63,6 +66,8 @@ export interface KnownPaths {
   prefixes: readonly string[];
   /** Search-path entries that pass unchecked. */
   entries: readonly string[];
+  /** The host's home, for `~` paths (else the process's `HOME`). */
+  home?: string | undefined;
 }
 
 /** The {@linkcode KnownPaths} of host environment `host`. */
@@ -70,10 +75,40 @@ export function knownPaths(host: Record<string, string>): KnownPaths {
   const prefixes = [host["HOME"], host["TMPDIR"]]
     .map((p) => (p ?? "").replace(/\/+$/, ""))
     .filter((p) => p.startsWith("/"));
-  return { prefixes, entries: (host["PATH"] ?? "").split(":").filter((p) => p.startsWith("/")) };
+  const entries = (host["PATH"] ?? "").split(":").filter((p) => p.startsWith("/"));
+  return { prefixes, entries, home: host["HOME"] };
 }
 
 const NO_KNOWN: KnownPaths = { prefixes: [], entries: [] };
+
+/**
+ * True when absolute or `~` path `path` exists on the host (a directory
+ * when `dir`), following symbolic links; false when it cannot be looked at.
+ */
+function existsOnHost(path: string, dir: boolean, known: KnownPaths): boolean {
+  const home = known.home ?? Deno.env.get("HOME") ?? "";
+  const full = path === "~" || path.startsWith("~/") ? home + path.slice(1) : path;
+  if (!full.startsWith("/") || /[\n\0]/.test(full)) return false;
+  try {
+    const st = Deno.statSync(full);
+    return dir ? st.isDirectory : true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `name` (no `/`) is an executable file in one of the host's `PATH` entries. */
+function programOnHost(name: string, known: KnownPaths): boolean {
+  if (!/^[A-Za-z0-9._+-]{1,64}$/.test(name) || name.startsWith(".")) return false;
+  return known.entries.some((d) => {
+    try {
+      const st = Deno.statSync(`${d}/${name}`);
+      return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /**
  * True for an absolute or `~` path whose every component is plain
@@ -109,12 +144,15 @@ export function isPlainUrl(url: string): boolean {
  * Parts of a word that mark a credential (case-insensitive, the word split
  * at non-alphanumerics and at lower-to-upper case changes): `KEY`, `TOKEN`,
  * `SECRET`, `PASS`, `PWD`, `AUTH`, `CRED`, `SESSION` and their plurals and
- * long forms (`PASSWORD`, `CREDENTIALS`, `APIKEY`, `ACCESSTOKEN`).
+ * long forms (`PASSWORD`, `CREDENTIALS`), also glued to other letters as a
+ * part's start or end (`APIKEY`, `STRIPEKEY`, `LICENSEKEY`, `KEYID`,
+ * `DBPASS`, `PASS2`), and `TOKEN`, `SECRET`, `PASSWORD`, `CREDENTIAL`,
+ * `SESSION` anywhere in a part.
  */
 const CREDENTIAL_PART =
-  /^(?:\w*(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|SESSION)S?\w*|(?:API|ACCESS)?KEYS?|PASS|PWD|AUTH\w*|CREDS?)$/;
+  /^(?:\w*(?:TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|SESSION)S?\w*|[A-Z0-9]*(?:KEY|PASS|PWD|CRED)S?\d*|(?:KEY|PASS|PWD|CRED)[A-Z0-9]*|AUTH\w*)$/;
 
-/** True when word `w` holds a credential word as one of its parts (`-DAPI_KEY`, `SERVICE_TOKEN`, `myPassword`). */
+/** True when word `w` holds a credential word as one of its parts (`-DAPI_KEY`, `SERVICE_TOKEN`, `myPassword`, `-DSTRIPEKEY`). */
 export function hasCredentialPart(w: string): boolean {
   const parts = w.replace(/([a-z0-9])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/);
   return parts.some((p) => p !== "" && CREDENTIAL_PART.test(p.toUpperCase()));
@@ -130,15 +168,55 @@ function plainWord(word: string): boolean {
   return w.split("/").every(isPlainComponent);
 }
 
+/** A leading option name: `-D`, `-I`, `-L`, `-U` (glued), `-march=`, `--sysroot=`, or dashes. */
+const OPTION_NAME = /^-[DUIL]|^-+[A-Za-z][A-Za-z0-9_-]*=|^-+/;
+
+/** A short flag with nothing to judge in it: `-O2`, `-g`, `-m64`, `-Os`, `-Wall`. */
+const SHORT_FLAG = /^-[A-Za-z][A-Za-z0-9]{0,3}$/;
+
+/**
+ * What is left to judge of one piece of a value (split at blanks, quotes
+ * and `,;()`): nothing for a short flag, an absolute or `~` path that
+ * exists on the host and is plain ({@linkcode isPlainPath}), or a program
+ * on the host's `PATH` (`gcc`, `ccache`); `undefined` for an existing path
+ * that is not plain; else the piece without its option name.
+ */
+function unverified(piece: string, known: KnownPaths): string | undefined {
+  if (SHORT_FLAG.test(piece)) return "";
+  const rest = piece.replace(OPTION_NAME, "");
+  if (/^(?:\/|~\/|~$)/.test(rest) && existsOnHost(rest, false, known)) {
+    return isPlainPath(rest, known) ? "" : undefined;
+  }
+  return programOnHost(rest, known) ? "" : rest;
+}
+
 /**
  * True for a value of words (`CFLAGS`, `CC`, `EDITOR`, `LANG`,
  * `CONDA_CHANNELS`, a proxy…) that is plain: every URL in it plain
- * ({@linkcode isPlainUrl}), and every other word (split at blanks, quotes
- * and `=,;:()`) free of credential parts and made of plain components.
+ * ({@linkcode isPlainUrl}); no piece (split at blanks, quotes and `,;()`)
+ * with a credential part; and what is left after the verified parts
+ * (`unverified`: existing paths, programs) plain: its words (split further
+ * at `=:`) made of plain components, no random-looking run in a piece with
+ * its separators removed ({@linkcode randomLookingRun}, so
+ * `RtYuIoPa3sDfGh:JkLz…` and `PlOkIj…+EsWaQz…` are judged whole), no
+ * letters-only run with few vowels ({@linkcode fewVowels}), and all of it
+ * joined not random-looking ({@linkcode randomLookingJoined}: a token cut
+ * into short words).
  */
-export function isPlainWords(value: string): boolean {
+export function isPlainWords(value: string, known: KnownPaths = NO_KNOWN): boolean {
   if (!(value.match(URL_IN_VALUE) ?? []).every(isPlainUrl)) return false;
-  return value.replace(URL_IN_VALUE, " ").split(/[\s"'`=,;:()]+/).every(plainWord);
+  const left: string[] = [];
+  for (const piece of value.replace(URL_IN_VALUE, " ").split(/[\s"'`,;()]+/)) {
+    if (piece === "") continue;
+    if (hasCredentialPart(piece.replace(/^-[DUIL]/, ""))) return false;
+    const rest = unverified(piece, known);
+    if (rest === undefined) return false;
+    if (!rest.split(/[=:]+/).every(plainWord)) return false;
+    const run = rest.replace(/[^\p{L}\p{N}]/gu, "");
+    if (randomLookingRun(run) || (rest.match(/[A-Za-z]+/g) ?? []).some(fewVowels)) return false;
+    left.push(run);
+  }
+  return !randomLookingJoined(left.join(""));
 }
 
 /** Names whose value is a `:`-separated list of paths: `PATH`, `MANPATH`, `PYTHONPATH`, `GOPATH`, `XDG_DATA_DIRS`… */
@@ -153,9 +231,10 @@ const PATH_NAME =
  * `undefined` when none: a value holding a URL that is not plain
  * ({@linkcode isPlainUrl}) never passes; a search path keeps its empty
  * entries, the host's own entries and its plain paths
- * ({@linkcode isPlainPath}) and loses the rest;
- * a path variable passes whole when its value is a plain path; any other
- * variable when its words are plain ({@linkcode isPlainWords}).
+ * ({@linkcode isPlainPath}) that are directories on the host, and loses the
+ * rest; a path variable passes whole when its value is a plain path that
+ * exists on the host; any other variable when its words are plain
+ * ({@linkcode isPlainWords}).
  */
 export function plainLoginValue(
   name: string,
@@ -165,10 +244,13 @@ export function plainLoginValue(
   if (!(value.match(URL_IN_VALUE) ?? []).every(isPlainUrl)) return;
   if (LIST_NAME.test(name)) {
     const kept = value.split(":").filter((p) =>
-      p === "" || known.entries.includes(p) || isPlainPath(p, known)
+      p === "" || known.entries.includes(p) ||
+      (isPlainPath(p, known) && existsOnHost(p, true, known))
     );
     return kept.some((p) => p !== "") ? kept.join(":") : undefined;
   }
-  if (PATH_NAME.test(name)) return isPlainPath(value, known) ? value : undefined;
-  return isPlainWords(value) ? value : undefined;
+  if (PATH_NAME.test(name)) {
+    return isPlainPath(value, known) && existsOnHost(value, false, known) ? value : undefined;
+  }
+  return isPlainWords(value, known) ? value : undefined;
 }

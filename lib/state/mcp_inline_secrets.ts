@@ -14,6 +14,8 @@
  * @module
  */
 
+import { fewVowels, randomLookingRun } from "../protocol/random_looking.ts";
+
 /** One credential found in a URL or an argument list. */
 export interface InlineSecret {
   /** `url.password`, `url.user`, `url.path[1]`, `url.api_key`, `args[3]`… */
@@ -163,11 +165,23 @@ function parseUrl(url: string): URL | undefined {
 
 /**
  * A host name label that is plain: its pieces between `-` are plain pieces
- * (`mcp`, `api-v2`, `eu-west-1`), not random-looking like a token used as a
- * subdomain (`k9tq2lm7rv4wp8zn3bc5xd.mcp.example.com`).
+ * (`mcp`, `api-v2`, `eu-west-1`), and the label judged whole, its dashes
+ * removed, is no token: not 16 or more characters mixing letters and digits
+ * inside a piece (`k9tq-2lm7-rv4w-p8zn`), not 16 or more digits, not
+ * random-looking ({@linkcode randomLookingRun}: `q9-zk-2l-m7-rv`), and no
+ * letters-only piece of 16 or more letters with few vowels
+ * ({@linkcode fewVowels}: `qzxkvbnmwrtplhjgfdsayc`). `us-east-1-prod-01`,
+ * `copilot-proxy`, `githubusercontent` are plain.
  */
 function plainHostLabel(label: string): boolean {
-  return label.split("-").every(plainPiece);
+  const pieces = label.split("-");
+  if (!pieces.every(plainPiece)) return false;
+  const run = label.replace(/-/g, "");
+  if (run.length >= 16) {
+    if (/^\d+$/.test(run)) return false;
+    if (pieces.some((p) => /[a-z]/.test(p) && /\d/.test(p))) return false;
+  }
+  return !randomLookingRun(run) && !(run.match(/[a-z]+/g) ?? []).some(fewVowels);
 }
 
 /** The labels of `u`'s host name (none for an IPv6 literal). */

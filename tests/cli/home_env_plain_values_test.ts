@@ -26,12 +26,12 @@ Deno.test("run: tokens under allowlisted names of ~/.profile (A1–A6) reach no 
       `export CXXFLAGS="-DKEY=${TOKENS[4]}"`,
       `export GOPATH=/srv/go-${TOKENS[5]}`,
       `export CC="gcc -DTOKEN=\\"${TOKENS[6]}\\""`,
-      `export CARGO_HOME=$HOME/.cargo`,
+      `export CARGO_HOME=$HOME/.local`,
     ],
     'printenv | rev; mytool; echo "cargo=$CARGO_HOME"',
   );
   assert.ok(body.includes("tool-ran"), body.slice(-2000));
-  assert.ok(body.includes(`cargo=${home}/.cargo`), body.slice(-2000));
+  assert.ok(body.includes(`cargo=${home}/.local`), body.slice(-2000));
   assert.ok(body.includes(reverse("PATH=")), "the printenv output is there");
   assertNoneReached(body, TOKENS);
 });

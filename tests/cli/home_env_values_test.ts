@@ -28,13 +28,13 @@ Deno.test("run: URLs with a password, *_PAT/*_DSN/*_JWT/*_PASS and token-shaped 
       `export CI_JOB_JWT=${SECRETS[5]}`,
       `export MY_PASS=${SECRETS[6]}`,
       `export DEPLOY_THING=${SECRETS[7]}`,
-      `export CARGO_HOME=$HOME/.cargo`,
+      `export CARGO_HOME=$HOME/.local`,
       `export LANG=de_DE.UTF-8`,
       `export PATH="$HOME/.local/bin:$PATH"`,
     ],
     'printenv | rev; mytool; echo "cargo=$CARGO_HOME lang=$LANG"',
   );
   assert.ok(body.includes("tool-ran"), body.slice(-2000));
-  assert.ok(body.includes(`cargo=${home}/.cargo lang=de_DE.UTF-8`), body.slice(-2000));
+  assert.ok(body.includes(`cargo=${home}/.local lang=de_DE.UTF-8`), body.slice(-2000));
   assertNoneReached(body, SECRETS);
 });

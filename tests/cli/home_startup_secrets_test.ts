@@ -24,7 +24,7 @@ Deno.test("run: tokens in ~/.profile, ~/.bashrc and ~/.zshenv reach neither the 
   await Deno.mkdir(ws);
   await Deno.writeTextFile(
     join(home, ".profile"),
-    `export HF_TOKEN=${HF}\nexport MY_TOOL_HOME=/opt/mytool\n` +
+    `export HF_TOKEN=${HF}\nexport MY_TOOL_HOME=/usr\n` +
       `export PATH="$HOME/.local/bin:$PATH"\n. "$HOME/.bashrc"\n`,
   );
   await Deno.writeTextFile(join(home, ".bashrc"), `export GH_TOKEN=${GH}\n`);
@@ -50,7 +50,7 @@ Deno.test("run: tokens in ~/.profile, ~/.bashrc and ~/.zshenv reach neither the 
     const body = JSON.stringify(server.requests[1]!.body);
     // The toolchain on the snapshot's PATH and a plain variable of the profile still work.
     assert.ok(body.includes("tool-ran"), body.slice(-2000));
-    assert.ok(body.includes("tool-home=/opt/mytool"), body.slice(-2000));
+    assert.ok(body.includes("tool-home=/usr"), body.slice(-2000));
     for (const token of [HF, GH, ZT]) {
       assert.ok(!body.includes(token), `${token.slice(0, 3)} reached the model`);
       assert.ok(!body.includes(reverse(token)), `${token.slice(0, 3)} reached the model reversed`);

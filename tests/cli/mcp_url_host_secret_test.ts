@@ -56,3 +56,78 @@ Deno.test("ordinary MCP host names are plain", () => {
     { where: "url.host[1]", value: TOK },
   ]);
 });
+
+/** Red team final5 N6, N7, N9 (new/n02_mcp_url_host_pieces.sh): host labels judged whole. */
+const DASHED = "k9tq-2lm7-rv4w-p8zn-3bc5";
+const LETTERS = "qzxkvbnmwrtplhjgfdsayc";
+const REMOTE = "h7kq-3mz9-x2pw-8rtn";
+
+Deno.test("agent snapshot and mcp list leave out host labels that are tokens judged whole (N6, N7, N9)", async () => {
+  await withRoot(async (root) => {
+    await ok(
+      ["mcp", "add", "dsh", "--no-test", "--url", `https://${DASHED}.mcp.example.com/sse`],
+      root,
+    );
+    await ok(
+      ["mcp", "add", "ltr", "--no-test", "--url", `https://${LETTERS}.mcp.example.com/sse`],
+      root,
+    );
+    await ok(
+      [
+        "mcp",
+        "add",
+        "rem",
+        "--no-test",
+        "--",
+        "npx",
+        "-y",
+        "mcp-remote",
+        `https://mcp.${REMOTE}.example.com/sse`,
+      ],
+      root,
+    );
+    const r = await ok(["agent", "snapshot"], root);
+    assert.match(r.stderr, /dsh\.url\.host\[0\]/);
+    assert.match(r.stderr, /ltr\.url\.host\[0\]/);
+    assert.match(r.stderr, /rem\.args\[2\]\.host\[1\]/);
+    const dir = join(root, "default_project", "agents", "default_agent", "snapshots");
+    const [snap] = (await Array.fromAsync(Deno.readDir(dir))).map((e) => join(dir, e.name));
+    const stream = (await Deno.open(snap!)).readable.pipeThrough(new DecompressionStream("gzip"));
+    const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
+    const all = entries.map((e) => new TextDecoder().decode(e.data)).join("\n");
+    const list = await ok(["mcp", "list"], root);
+    for (const tok of [DASHED, LETTERS, REMOTE]) {
+      assert.ok(!all.includes(tok), `${tok} is in the snapshot`);
+      assert.ok(!(list.stdout + list.stderr).includes(tok), `mcp list shows ${tok}`);
+    }
+    assert.ok(all.includes("https://mcp..example.com/sse"), all);
+  });
+});
+
+Deno.test("host labels: tokens judged whole are secrets, real host names are plain", () => {
+  const secret = [
+    DASHED,
+    LETTERS,
+    REMOTE,
+    "4821937465019283746",
+    "q9-zk-2l-m7-rv-4w-p8",
+    "k9tq2lm7-rv4wp8zn",
+  ];
+  for (const label of secret) {
+    assert.deepEqual(urlSecrets(`https://${label}.example.com/`), [
+      { where: "url.host[0]", value: label },
+    ], label);
+  }
+  for (
+    const host of [
+      "api-eu-west-1.example.com",
+      "my-company-prod.example.com",
+      "mcp.linear.app",
+      "copilot-proxy.example.com",
+      "us-east-1-prod-cluster-01.example.com",
+      "ec2-54-123-45-67.compute-1.amazonaws.com",
+      "raw.githubusercontent.com",
+      "nyc3.digitaloceanspaces.com",
+    ]
+  ) assert.deepEqual(urlSecrets(`https://${host}/mcp`), [], host);
+});

@@ -25,7 +25,7 @@ Deno.test("run: a sealed home's startup files and what they source are hidden fr
   }
   await Deno.writeTextFile(
     join(home, ".profile"),
-    `export PROFILE_SECRET=${tokenOf(".profile")}\nexport MY_TOOL_HOME=/opt/mytool\n` +
+    `export PROFILE_SECRET=${tokenOf(".profile")}\nexport MY_TOOL_HOME=/usr\n` +
       `export PATH="$HOME/tools:$PATH"\n`,
   );
   await Deno.writeTextFile(join(home, ".bashrc"), `. ~/env/secrets.sh\n`, { append: true });
@@ -58,7 +58,7 @@ Deno.test("run: a sealed home's startup files and what they source are hidden fr
     assert.equal(server.requests.length, 2);
     const body = JSON.stringify(server.requests[1]!.body);
     assert.ok(body.includes("tool-ran"), body.slice(-3000));
-    assert.ok(body.includes("tool-home=/opt/mytool"), body.slice(-3000));
+    assert.ok(body.includes("tool-home=/usr"), body.slice(-3000));
     for (const f of FILES) {
       const t = tokenOf(f);
       assert.ok(!body.includes(t), `${f}'s token reached the model`);

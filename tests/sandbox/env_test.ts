@@ -9,6 +9,7 @@ import {
   isLoginEnvAllowed,
   loginEnvValue,
 } from "../../lib/sandbox/mod.ts";
+import { isPlainPath, knownPaths } from "../../lib/sandbox/login_env_values.ts";
 
 const HOST = {
   PATH: "/usr/local/bin:/usr/bin:.::relative/bin",
@@ -30,6 +31,31 @@ const HOST = {
   HTTP_PROXY: "http://proxy:3128",
   SSH_AUTH_SOCK: "/tmp/agent.sock",
 };
+
+/**
+ * The shell snapshot keeps only paths that exist on the host, so its tests
+ * use a host tree in a temporary directory: `H` is the host's home and the
+ * tree is its `TMPDIR` (paths under both are checked only past them).
+ */
+const TREE = Deno.makeTempDirSync({ prefix: "penguin-env-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(TREE, { recursive: true }));
+const H = `${TREE}/home/u`;
+const TREE_HOST = { ...HOST, HOME: H, TMPDIR: TREE };
+const KNOWN = knownPaths(TREE_HOST);
+
+/** Creates every absolute path under the tree in `values` (`:`-separated; a file when it ends in `.pem`). */
+function made<T extends Record<string, string>>(values: T): T {
+  for (const v of Object.values(values)) {
+    for (const p of v.split(":").filter((p) => p.startsWith(TREE + "/"))) {
+      if (!p.endsWith(".pem")) Deno.mkdirSync(p, { recursive: true });
+      else {
+        Deno.mkdirSync(p.slice(0, p.lastIndexOf("/")), { recursive: true });
+        Deno.writeTextFileSync(p, "");
+      }
+    }
+  }
+  return values;
+}
 
 Deno.test("the child environment keeps only allowlisted host variables", () => {
   const env = buildChildEnv({ host: HOST });
@@ -136,12 +162,13 @@ Deno.test("credential-like names of the shell snapshot pass only when allowed by
     GOOGLE_APPLICATION_CREDENTIALS: "/c.json",
     SIGNING_KEY: "k",
     MY_APIKEY: "k",
-    NVM_DIR: "/home/u/.nvm",
+    NVM_DIR: `${H}/.nvm`,
     KEYMAP: "us",
     AUTHOR_NAME: "Ann",
-    PATH: "/home/u/.local/bin:/usr/bin",
+    PATH: `${H}/.local/bin:/usr/bin`,
   };
-  const env = buildChildEnv({ host: HOST, login, allow: ["GITHUB_TOKEN"] });
+  made(login);
+  const env = buildChildEnv({ host: TREE_HOST, login, allow: ["GITHUB_TOKEN"] });
   for (
     const k of [
       "HF_TOKEN",
@@ -157,11 +184,11 @@ Deno.test("credential-like names of the shell snapshot pass only when allowed by
     assert.equal(env[k], undefined, `${k} must not pass`);
   }
   assert.equal(env["GITHUB_TOKEN"], "ghp_x", "passed by name");
-  assert.equal(env["NVM_DIR"], "/home/u/.nvm");
+  assert.equal(env["NVM_DIR"], `${H}/.nvm`);
   // Names off the snapshot's allowlist are dropped too, however harmless they look.
   assert.equal(env["KEYMAP"], undefined);
   assert.equal(env["AUTHOR_NAME"], undefined);
-  assert.equal(env["PATH"], "/home/u/.local/bin:/usr/bin");
+  assert.equal(env["PATH"], `${H}/.local/bin:/usr/bin`);
   // A vault entry is the user's own choice, whatever its name.
   assert.equal(buildChildEnv({ host: HOST, login, vault: { HF_TOKEN: "v" } })["HF_TOKEN"], "v");
 });
@@ -188,18 +215,22 @@ Deno.test("the shell snapshot drops credential names, URLs with a password and t
     JW: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
     PEM: "-----BEGIN OPENSSH PRIVATE KEY-----\nabc",
   };
-  const kept = {
-    PATH: "/home/u/.local/bin:/home/u/.cargo/bin:/usr/bin",
+  const kept = made({
+    PATH: `${H}/.local/bin:${H}/.cargo/bin:/usr/bin`,
     LANG: "de_DE.UTF-8",
-    NVM_DIR: "/home/u/.nvm",
-    CARGO_HOME: "/home/u/.cargo",
-    GOPATH: "/home/u/go",
-    PYENV_ROOT: "/home/u/.pyenv",
-    JAVA_HOME: "/usr/lib/jvm/java-17",
-    NODE_EXTRA_CA_CERTS: "/etc/ssl/corp.pem",
-    SSL_CERT_FILE: "/etc/ssl/certs/ca.pem",
-  };
-  const env = buildChildEnv({ host: HOST, login: { ...dropped, ...kept }, allow: ["MY_PASS"] });
+    NVM_DIR: `${H}/.nvm`,
+    CARGO_HOME: `${H}/.cargo`,
+    GOPATH: `${H}/go`,
+    PYENV_ROOT: `${H}/.pyenv`,
+    JAVA_HOME: `${TREE}/usr/lib/jvm/java-17`,
+    NODE_EXTRA_CA_CERTS: `${TREE}/etc/ssl/corp.pem`,
+    SSL_CERT_FILE: `${TREE}/etc/ssl/certs/ca.pem`,
+  });
+  const env = buildChildEnv({
+    host: TREE_HOST,
+    login: { ...dropped, ...kept },
+    allow: ["MY_PASS"],
+  });
   for (const [k, v] of Object.entries(dropped)) {
     if (k === "MY_PASS") continue;
     assert.notEqual(env[k], v, `${k} must not pass`);
@@ -235,18 +266,18 @@ Deno.test("the shell snapshot passes only allowlisted configuration names, and n
     CFLAGS: "-DKEY=0123456789abcdef0123456789abcdef",
     ALL_PROXY: "http://proxy.example.com:3128/Tok3nInPath",
   };
-  const kept = {
-    PATH: "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-bash/bin:/usr/bin",
-    MANPATH: "/usr/share/man",
+  const kept = made({
+    PATH: `${TREE}/usr/local/bin:/usr/bin`,
+    MANPATH: `${TREE}/usr/share/man`,
     LC_ALL: "C.UTF-8",
-    XDG_DATA_HOME: "/home/u/.local/share",
-    CONDA_PREFIX: "/home/u/miniconda3",
-    RUSTUP_HOME: "/home/u/.rustup",
-    VIRTUAL_ENV: "/home/u/venv",
+    XDG_DATA_HOME: `${H}/.local/share`,
+    CONDA_PREFIX: `${H}/miniconda3`,
+    RUSTUP_HOME: `${H}/.rustup`,
+    VIRTUAL_ENV: `${H}/venv`,
     CC: "gcc",
     HTTPS_PROXY: "http://proxy.example.com:3128/",
-  };
-  const env = buildChildEnv({ host: HOST, network: true, login: { ...dropped, ...kept } });
+  });
+  const env = buildChildEnv({ host: TREE_HOST, network: true, login: { ...dropped, ...kept } });
   for (const k of Object.keys(dropped)) assert.equal(env[k], undefined, `${k} must not pass`);
   for (const [k, v] of Object.entries(kept)) assert.equal(env[k], v, `${k} must pass`);
   assert.equal(
@@ -295,40 +326,43 @@ Deno.test("allowlisted names of the shell snapshot drop values that are not plai
 
 Deno.test("normal toolchain values of the shell snapshot stay plain and pass whole", () => {
   const path = [
-    "/home/u/.cargo/bin",
-    "/home/u/.nvm/versions/node/v20.11.1/bin",
-    "/opt/homebrew/bin",
-    "/opt/homebrew/opt/python@3.12/libexec/bin",
-    "/home/u/.local/bin",
-    "/home/u/.pyenv/shims",
-    "/home/u/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin",
-    "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-bash-interactive-5.2p26/bin",
-    "/run/current-system/sw/bin",
-    "/home/u/Library/Application Support/JetBrains/Toolbox/scripts",
-    "/usr/lib/jvm/java-21-openjdk-amd64/bin",
+    `${H}/.cargo/bin`,
+    `${H}/.nvm/versions/node/v20.11.1/bin`,
+    `${TREE}/opt/homebrew/bin`,
+    `${TREE}/opt/homebrew/opt/python@3.12/libexec/bin`,
+    `${H}/.local/bin`,
+    `${H}/.pyenv/shims`,
+    `${H}/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/bin`,
+    `${TREE}/run/current-system/sw/bin`,
+    `${H}/Library/Application Support/JetBrains/Toolbox/scripts`,
+    `${TREE}/usr/lib/jvm/java-21-openjdk-amd64/bin`,
     "/usr/bin",
   ].join(":");
-  const kept: Record<string, string> = {
+  const kept: Record<string, string> = made({
     PATH: path,
-    MANPATH: ":/opt/man",
+    MANPATH: `:${TREE}/opt/man`,
     CFLAGS: "-O2 -g -march=native -I/usr/local/include -DNDEBUG -std=c11",
     LDFLAGS: "-L/opt/homebrew/opt/openssl@3/lib -Wl,-rpath,/opt/lib",
     CC: "x86_64-w64-mingw32-gcc",
-    JAVA_HOME: "/usr/lib/jvm/java-17-openjdk-amd64",
-    GOPATH: "/home/u/go",
+    JAVA_HOME: `${TREE}/usr/lib/jvm/java-17-openjdk-amd64`,
+    GOPATH: `${H}/go`,
     CONDA_CHANNELS: "conda-forge,defaults",
     TZ: "America/New_York",
     EDITOR: "code --wait",
-    NVM_INC: "/home/u/.nvm/versions/node/v20.11.1/include/node",
-  };
-  for (const [k, v] of Object.entries(kept)) assert.equal(loginEnvValue(k, v), v, k);
-  // Only directly under /nix/store does a 32-character hash pass.
-  assert.equal(loginEnvValue("PATH", "/opt/0123456789abcdfghijklmnpqrsvwxyz-bash/bin"), undefined);
+    NVM_INC: `${H}/.nvm/versions/node/v20.11.1/include/node`,
+  });
+  for (const [k, v] of Object.entries(kept)) assert.equal(loginEnvValue(k, v, false, KNOWN), v, k);
+  // Only directly under /nix/store does a 32-character hash pass (as a shape; the path must exist too).
+  const nix = "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-bash-interactive-5.2p26/bin";
+  assert.ok(isPlainPath(nix));
+  assert.ok(!isPlainPath("/opt/0123456789abcdfghijklmnpqrsvwxyz-bash/bin"));
 });
 
 Deno.test("paths under the host's HOME and TMPDIR are checked only past them; the host's PATH entries pass", () => {
-  const home = "/var/tmp/penguin-home-9ba68c612d869e1d";
-  const tmp = "/var/folders/3c/k1r8_9bs1bx8b5y0_8ydl5bm0000gn/T";
+  const home = `${TREE}/var/tmp/penguin-home-9ba68c612d869e1d`;
+  const tmp = `${TREE}/var/folders/3c/k1r8_9bs1bx8b5y0_8ydl5bm0000gn/T`;
+  made({ a: `${home}/.local/bin:${home}/Jh7Kq2Mz9Xr4Tw1Pl8V/bin:${home}/.cargo:${tmp}` });
+  made({ b: `${home}/jdk-0a1b2c3d4e5f60718293` });
   const host = {
     PATH: "/opt/vscode/bin/0123456789abcdef0123456789abcdef01234567/bin:/usr/bin",
     HOME: home,

@@ -1,7 +1,7 @@
 // The shell snapshot: the user's login profile runs once per session, its
 // variables reach every command, its noise never reaches the model.
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   buildChildEnv,
   createPolicy,
@@ -31,6 +31,7 @@ async function withHome(
     await Deno.makeTempDir({ prefix: "penguin-snap-home-", ...dir }),
   );
   for (const [name, text] of Object.entries(files(ws))) {
+    await Deno.mkdir(dirname(join(home, name)), { recursive: true });
     await Deno.writeTextFile(join(home, name), text);
   }
   const policy = createPolicy({
@@ -72,6 +73,8 @@ const NOISY = (ws: string) => ({
     `echo ran >> ${ws}/bashrc-runs`,
     "",
   ].join("\n"),
+  // The snapshot keeps only PATH entries that exist.
+  "bin/.keep": "",
 });
 
 Deno.test("variables the login profile exports reach commands, and its noise does not reach the output", async () => {
@@ -153,20 +156,25 @@ Deno.test("a snapshot counts only between its own markers, and drops startup hoo
 });
 
 Deno.test("snapshot variables override the host allowlist, never provider keys, the vault or forced values", () => {
+  // The snapshot keeps only paths that exist: a home in a temp dir with them.
+  const h = Deno.makeTempDirSync({ prefix: "penguin-snap-h-" });
+  Deno.mkdirSync(join(h, ".pyenv", "shims"), { recursive: true });
+  Deno.mkdirSync(join(h, ".cargo"));
   const env = buildChildEnv({
-    host: { PATH: "/usr/bin", HOME: "/h" },
+    host: { PATH: "/usr/bin", HOME: h },
     login: {
-      PATH: "/h/.pyenv/shims:/usr/bin",
+      PATH: `${h}/.pyenv/shims:/usr/bin`,
       OPENAI_API_KEY: "sk-from-bashrc",
       LD_PRELOAD: "/evil.so",
       VAULTED: "from-profile",
       TERM: "xterm-256color",
-      CARGO_HOME: "/h/.cargo",
+      CARGO_HOME: `${h}/.cargo`,
     },
     vault: { VAULTED: "from-vault" },
   });
-  assert.equal(env.PATH, "/h/.pyenv/shims:/usr/bin");
-  assert.equal(env.CARGO_HOME, "/h/.cargo");
+  Deno.removeSync(h, { recursive: true });
+  assert.equal(env.PATH, `${h}/.pyenv/shims:/usr/bin`);
+  assert.equal(env.CARGO_HOME, `${h}/.cargo`);
   assert.equal(env.VAULTED, "from-vault");
   assert.equal(env.TERM, "dumb");
   assert.equal(env.OPENAI_API_KEY, undefined);
