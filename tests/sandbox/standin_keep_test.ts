@@ -9,11 +9,10 @@ import { startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
 import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
 
 // The stand-in registry of this test process is its own (not the user's, in /tmp/penguin-<uid>).
-const RUN_DIR = await Deno.makeTempDir({ prefix: "penguin-keep-run-" });
-Deno.env.set("PENGUIN_RUN_DIR", RUN_DIR);
-globalThis.addEventListener("unload", () => Deno.removeSync(RUN_DIR, { recursive: true }));
+const RUN_DIR = useTestRunDir();
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;

@@ -8,12 +8,11 @@ import type { SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
 
 // The stand-in registry of this test process is its own: no other penguin's sweep acts on A's
 // records while the test looks at what A leaves.
-const RUN_DIR = await Deno.makeTempDir({ prefix: "penguin-swap-run-" });
-Deno.env.set("PENGUIN_RUN_DIR", RUN_DIR);
-globalThis.addEventListener("unload", () => Deno.removeSync(RUN_DIR, { recursive: true }));
+const RUN_DIR = useTestRunDir();
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;

@@ -13,11 +13,10 @@ import type { SandboxPlan, SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
 import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
 
 // The stand-in registry of this test process is its own (see workspace_swap_test.ts).
-const RUN_DIR = await Deno.makeTempDir({ prefix: "penguin-rootswap-run-" });
-Deno.env.set("PENGUIN_RUN_DIR", RUN_DIR);
-globalThis.addEventListener("unload", () => Deno.removeSync(RUN_DIR, { recursive: true }));
+const RUN_DIR = useTestRunDir();
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;

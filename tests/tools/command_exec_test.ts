@@ -126,46 +126,47 @@ Deno.test("the child environment drops API keys and PENGUIN_* and carries the va
     SOME_VENDOR_API_KEY: "host-secret-2",
     PENGUIN_HOME: "/host/penguin",
   };
-  for (const [k, v] of Object.entries(planted)) Deno.env.set(k, v);
-  try {
-    await withSession(
-      async ({ ctx }) => {
-        const r = await call(ctx, "exec_command", {
-          description: "env",
-          cmd: 'env; [ "$SHARED" = "context wins" ] && [ "$VAULT_FROM_CONTEXT" = c-value ] && ' +
-            '[ "$VAULT_FROM_POLICY" = p-value ] && echo vault-values-ok',
-        });
-        assert.equal(r.status, "completed");
-        const env = new Map(
-          r.output.split("\n").filter((l) => l.includes("=")).map((l) => {
-            const at = l.indexOf("=");
-            return [l.slice(0, at), l.slice(at + 1)] as const;
-          }),
-        );
-        for (const name of env.keys()) {
-          assert.ok(!/_API_KEY$/i.test(name), `${name} leaked`);
-          assert.ok(!/^PENGUIN_/i.test(name), `${name} leaked`);
-        }
-        assert.ok(!r.output.includes("host-secret"));
-        // The values reach the child; the output shows their markers, never the values.
-        assert.match(r.output, /^vault-values-ok$/m);
-        assert.equal(env.get("VAULT_FROM_POLICY"), "[redacted:vault:VAULT_FROM_POLICY]");
-        assert.equal(env.get("VAULT_FROM_CONTEXT"), "[redacted:vault:VAULT_FROM_CONTEXT]");
-        assert.equal(env.get("SHARED"), "[redacted:vault:SHARED]");
-        assert.ok(!/p-value|c-value|context wins/.test(r.output));
-        assert.equal(env.get("TERM"), "dumb");
-      },
-      {
-        // The host environment is read at spawn time (no hostEnv override).
-        policy: {
-          env: { allow: [], vault: { VAULT_FROM_POLICY: "p-value", SHARED: "policy" } },
+  // The host environment is given to the policy, not planted in this process's: test modules run
+  // in one process under `deno test --parallel`, and penguin subprocesses other modules start
+  // would inherit it.
+  await withSession(
+    async ({ ctx }) => {
+      const r = await call(ctx, "exec_command", {
+        description: "env",
+        cmd: 'env; [ "$SHARED" = "context wins" ] && [ "$VAULT_FROM_CONTEXT" = c-value ] && ' +
+          '[ "$VAULT_FROM_POLICY" = p-value ] && echo vault-values-ok',
+      });
+      assert.equal(r.status, "completed");
+      const env = new Map(
+        r.output.split("\n").filter((l) => l.includes("=")).map((l) => {
+          const at = l.indexOf("=");
+          return [l.slice(0, at), l.slice(at + 1)] as const;
+        }),
+      );
+      for (const name of env.keys()) {
+        assert.ok(!/_API_KEY$/i.test(name), `${name} leaked`);
+        assert.ok(!/^PENGUIN_/i.test(name), `${name} leaked`);
+      }
+      assert.ok(!r.output.includes("host-secret"));
+      // The values reach the child; the output shows their markers, never the values.
+      assert.match(r.output, /^vault-values-ok$/m);
+      assert.equal(env.get("VAULT_FROM_POLICY"), "[redacted:vault:VAULT_FROM_POLICY]");
+      assert.equal(env.get("VAULT_FROM_CONTEXT"), "[redacted:vault:VAULT_FROM_CONTEXT]");
+      assert.equal(env.get("SHARED"), "[redacted:vault:SHARED]");
+      assert.ok(!/p-value|c-value|context wins/.test(r.output));
+      assert.equal(env.get("TERM"), "dumb");
+    },
+    {
+      policy: {
+        env: {
+          host: { ...Deno.env.toObject(), ...planted },
+          allow: [],
+          vault: { VAULT_FROM_POLICY: "p-value", SHARED: "policy" },
         },
-        vault: { VAULT_FROM_CONTEXT: "c-value", SHARED: "context wins" },
       },
-    );
-  } finally {
-    for (const k of Object.keys(planted)) Deno.env.delete(k);
-  }
+      vault: { VAULT_FROM_CONTEXT: "c-value", SHARED: "context wins" },
+    },
+  );
 });
 
 Deno.test("an abort during the window kills the command", async () => {
