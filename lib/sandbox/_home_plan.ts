@@ -21,8 +21,8 @@ import {
   SEALED_DIRS,
   SEALED_SHOWN,
   sealedHomes,
-  sourcedPaths,
   STARTUP_NAMES,
+  startupReferences,
   TOOLCHAIN_PATHS,
 } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
@@ -228,9 +228,10 @@ function protectInRoots(real: string, ctx: SealContext): void {
 }
 
 /**
- * The startup files of `homes` that link into a writable root, and the files
- * they source: read-only, or held if missing; in a sealed home (outside the
- * login shell's plan) an existing sourced file is hidden instead.
+ * The startup files of `homes` that link into a writable root, the files
+ * they source (read-only, or held if missing) and the existing files of the
+ * home they name (read-only); in a sealed home (outside the login shell's
+ * plan) an existing sourced or named file is hidden instead.
  */
 async function guardStartupFiles(
   homes: readonly string[],
@@ -249,8 +250,10 @@ async function guardStartupFiles(
       protectInRoots(real, ctx);
     }
     const sealedHome = sealedDirs.includes(h);
-    for (const p of await sourcedPaths(h)) {
-      // In a sealed home what they source is hidden from commands like them (it holds tokens).
+    const { sourced, named } = await startupReferences(h);
+    // Named files exist (a missing one is no business of the startup files' shell).
+    for (const p of [...sourced, ...named]) {
+      // In a sealed home what they source or name is hidden from commands like them (it holds tokens).
       if (sealedHome && !ctx.showStartup && inside(p, h) && await hideFile(p, ctx)) continue;
       await holdInRoots(p, "file", ctx);
     }

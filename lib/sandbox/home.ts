@@ -30,9 +30,10 @@
  */
 import { basename, dirname, join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { readUpTo } from "../state/_fs.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
-import { sourcedOnLine } from "./_source_lines.ts";
+import { MAX_NAMED, startupTextPaths } from "./_source_lines.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -194,39 +195,72 @@ export async function accountHome(): Promise<string | undefined> {
   return undefined;
 }
 
+/** What the startup files of a home pull in: see {@linkcode startupReferences}. */
+export interface StartupReferences {
+  /** Absolute paths sourced with `.`/`source`, whether or not they exist. */
+  sourced: string[];
+  /** Existing files strictly under the home that the files read name anywhere, not sourced. */
+  named: string[];
+}
+
 /**
- * The files that the startup files of `home` pull in with a `source` or `.`
- * line naming a literal path (`~/`, `$HOME/` and `${HOME}/` expanded, in
- * quotes too; `\. f`, `builtin source f`, `command . f`, `source -- f`:
- * see `_source_lines.ts`),
- * followed from file to file (at most `limit` files read). Lexical absolute
- * paths, whether or not they exist. Paths built from other variables, globs,
- * `eval` and the like are not seen.
+ * What the startup files of `home` pull in (see `_source_lines.ts`): the
+ * paths a `source` or `.` command names (`~/`, `$HOME/` and `${HOME}/`
+ * expanded, in quotes too; `\. f`, `builtin source f`, `command . f`,
+ * `source -- f`, continued lines), and the existing files under the home
+ * that any word names anywhere (`. <(cat ~/f)`, `source /dev/stdin < ~/f`,
+ * `eval "$(cat ~/f)"`, `X=~/f`, comments). Followed from file to file, the
+ * sourced files first, then the named ones (at most `limit` files read).
+ * Paths built from other variables, globs and the like are not seen.
  */
-export async function sourcedPaths(home: string, limit = 64): Promise<string[]> {
+export async function startupReferences(home: string, limit = 64): Promise<StartupReferences> {
   const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN].map((n) => join(home, n));
+  const later: string[] = [];
   const seen = new Set<string>();
-  const out: string[] = [];
-  while (queue.length > 0 && seen.size < limit) {
-    const file = queue.shift()!;
+  const sourced: string[] = [];
+  const named = new Set<string>();
+  let read = 0;
+  while ((queue.length > 0 || later.length > 0) && read < limit) {
+    const isNamed = queue.length === 0;
+    const file = isNamed ? later.shift()! : queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
     const info = await Deno.stat(file).catch(() => undefined);
-    if (info?.isDirectory) {
+    if (info?.isDirectory && !isNamed) {
       // `.bashrc.d`: every file in it is sourced by the usual loop.
+      read++;
       for await (const e of Deno.readDir(file)) queue.push(join(file, e.name));
       continue;
     }
     if (!info?.isFile || info.size > 1 << 20) continue;
-    const text = await Deno.readTextFile(file).catch(() => "");
-    for (const line of text.split("\n")) {
-      for (const p of sourcedOnLine(line.replace(/(^|\s)#.*$/, ""), home)) {
-        if (!out.includes(p)) out.push(p);
-        queue.push(p);
-      }
+    read++;
+    const bytes = await readUpTo(file, 1 << 20).catch(() => undefined);
+    const found = startupTextPaths(new TextDecoder().decode(bytes), home);
+    for (const p of found.sourced) {
+      if (!sourced.includes(p)) sourced.push(p);
+      queue.push(p);
+    }
+    for (const p of found.named) {
+      if (named.size >= MAX_NAMED) break;
+      named.add(p);
+      later.push(p);
     }
   }
-  return out;
+  const files: string[] = [];
+  for (const p of named) {
+    if (sourced.includes(p)) continue;
+    if (await Deno.stat(p).then((i) => i.isFile, () => false)) files.push(p);
+  }
+  return { sourced, named: files };
+}
+
+/**
+ * The files that the startup files of `home` pull in with `source` or `.`
+ * ({@linkcode startupReferences}): lexical absolute paths, whether or not
+ * they exist.
+ */
+export async function sourcedPaths(home: string, limit = 64): Promise<string[]> {
+  return (await startupReferences(home, limit)).sourced;
 }
 
 /** Parents of users' home directories; their entries holding startup files are homes too. */

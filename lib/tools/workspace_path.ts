@@ -43,7 +43,8 @@ import {
   SEALED_SHOWN,
   sealedHomes,
   secretPatternCovers,
-  sourcedPaths,
+  type StartupReferences,
+  startupReferences,
   TOOLCHAIN_PATHS,
 } from "../sandbox/home.ts";
 
@@ -447,12 +448,16 @@ async function homeRefusal(
     }
   }
   if (verb === "read") return undefined;
-  // What the startup files source (`. ~/dotfiles/aliases.sh`) runs in the user's next shell.
+  // What the startup files source (`. ~/dotfiles/aliases.sh`) or name (`. <(cat ~/f)`) runs in
+  // the user's next shell.
   for (const h of new Set([...homes, ...(home ? [home] : [])])) {
-    for (const p of await sourcedPaths(h).catch(() => [])) {
+    const none: StartupReferences = { sourced: [], named: [] };
+    const refs = await startupReferences(h).catch(() => none);
+    for (const p of [...refs.sourced, ...refs.named]) {
       const target = await Deno.realPath(p).catch(() => p);
       if (real === target || real === p) {
-        return `${p} is sourced by a shell startup file of the home directory, so it is ` +
+        const how = refs.sourced.includes(p) ? "sourced" : "named";
+        return `${p} is ${how} by a shell startup file of the home directory, so it is ` +
           `read-only to the model`;
       }
     }
