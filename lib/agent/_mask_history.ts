@@ -12,7 +12,7 @@
  * @module
  */
 import type { CompleteMessage, OmniMessage } from "../protocol/types.ts";
-import { maskSecrets, type Secret } from "../tools/mod.ts";
+import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import type { EngineState } from "./engine.ts";
 
 /** `value` with every string (keys too) masked; the same object when nothing changed. */

@@ -13,7 +13,7 @@ import type { OmniMessage } from "../protocol/types.ts";
 import { agentPaths, type AgentRef } from "../state/paths.ts";
 import { loadSystemConfig } from "../state/system_config.ts";
 import { loadVault } from "../state/vault.ts";
-import { maskSecrets, type Secret, vaultSecrets } from "../tools/mod.ts";
+import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { maskRecord } from "./_mask_history.ts";
 import { agentMcpSecrets } from "./_secrets.ts";
 

@@ -166,6 +166,8 @@ export interface LoadOptions {
    * trace then costs its request summaries, not its texts.
    */
   onItem?: (item: ConvItem) => void | Promise<void>;
+  /** Applied to every record read (the current secrets masked). */
+  mask?: ((message: OmniMessage) => OmniMessage) | undefined;
 }
 
 /** What one pass over a session's records builds: the items, the request summaries, the children. */
@@ -363,6 +365,7 @@ export async function loadConversation(
   for (const file of session.files) {
     for await (
       const { message } of readTrace(file.path, {
+        mask: options.mask,
         onProblem: (pr) => {
           skipped++;
           options.onProblem?.(pr);

@@ -15,6 +15,7 @@ import { type Conversation, type ConvItem, loadConversation } from "./conversati
 import { htmlPage } from "./export_html.ts";
 import { markdownHead, markdownItem, subagentHeading } from "./export_md.ts";
 import { redactConversation, redactItem } from "./redact.ts";
+import type { OmniMessage } from "../protocol/types.ts";
 import type { TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import type { SessionFiles } from "../trace/session_files.ts";
@@ -25,21 +26,32 @@ export type StreamFormat = "md" | "html" | "json";
 /** The conversation of `session` (and of its subagents unless `children` is false) without items. */
 export function loadOutline(
   session: SessionFiles,
-  options: { children: boolean; onProblem?: (p: TraceProblem) => void },
+  options: { children: boolean; onProblem?: (p: TraceProblem) => void; mask?: RecordMask },
 ): Promise<Conversation> {
   return loadConversation(session, {
     children: options.children,
+    mask: options.mask,
     ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     onItem: () => {},
   });
 }
 
-/** Read the items of `conv`'s files again, one by one (redacted unless `redact` is false). */
+/** A transform of every record read (the current secrets masked). */
+type RecordMask = ((message: OmniMessage) => OmniMessage) | undefined;
+
+/** The masks of one export: secrets in records, and (unless `redact` is false) credentials in items. */
+interface View {
+  redact: boolean;
+  mask?: RecordMask;
+}
+
+/** Read the items of `conv`'s files again, one by one (redacted unless `view.redact` is false). */
 async function eachItem(
   conv: Conversation,
-  redact: boolean,
+  view: View,
   fn: (it: ConvItem) => Promise<void>,
 ): Promise<void> {
+  const redact = view.redact;
   const files = conv.session.files.map((path) => ({
     path,
     index: parseTraceFileName(basename(path))?.index ?? null,
@@ -47,6 +59,7 @@ async function eachItem(
   await loadConversation({ key: conv.session.session_id, files }, {
     family: false,
     children: false,
+    mask: view.mask,
     onItem: (it) => fn(redact ? redactItem(it) : it),
   });
 }
@@ -58,36 +71,36 @@ function shown(conv: Conversation, redact: boolean): Conversation {
 
 async function writeMarkdown(
   conv: Conversation,
-  redact: boolean,
+  opts: View,
   write: (text: string) => Promise<void>,
   sub: boolean,
 ): Promise<void> {
-  const head = markdownHead(shown(conv, redact));
+  const head = markdownHead(shown(conv, opts.redact));
   await write(sub ? "\n\n---\n\n" + subagentHeading(head) : head);
   let first = true;
-  await eachItem(conv, redact, async (it) => {
+  await eachItem(conv, opts, async (it) => {
     await write((first ? "" : "\n") + markdownItem(it));
     first = false;
   });
-  for (const child of conv.subagents ?? []) await writeMarkdown(child, redact, write, true);
+  for (const child of conv.subagents ?? []) await writeMarkdown(child, opts, write, true);
 }
 
 async function writeHtml(
   conv: Conversation,
-  redact: boolean,
+  opts: View,
   write: (text: string) => Promise<void>,
 ): Promise<void> {
-  const view = shown(conv, redact);
+  const view = shown(conv, opts.redact);
   await write(htmlPage.head(view));
   const main = htmlPage.timeline(view, "");
-  await eachItem(conv, redact, (it) => write(main.item(it)));
+  await eachItem(conv, opts, (it) => write(main.item(it)));
   await write(main.end() + "</main>");
   const subs = conv.subagents ?? [];
   for (const [i, sub] of subs.entries()) {
-    const subView = shown(sub, redact);
+    const subView = shown(sub, opts.redact);
     await write(htmlPage.subagentHead(subView, i === 0));
     const t = htmlPage.timeline(subView, `${subView.session.session_id}-`);
-    await eachItem(sub, redact, (it) => write(t.item(it)));
+    await eachItem(sub, opts, (it) => write(t.item(it)));
     await write(t.end() + htmlPage.subagentEnd());
   }
   await write(htmlPage.tail(view, subs.length > 0));
@@ -102,7 +115,7 @@ function preorder(conv: Conversation, out: Conversation[] = []): Conversation[] 
 
 async function writeJson(
   conv: Conversation,
-  redact: boolean,
+  opts: View,
   write: (text: string) => Promise<void>,
 ): Promise<void> {
   const nodes = preorder(conv);
@@ -112,7 +125,7 @@ async function writeJson(
     const mark = `penguin-items-${nonce}-${at.i++}`;
     const subs = c.subagents?.map((s) => withMarks(s, at));
     return {
-      ...shown(c, redact),
+      ...shown(c, opts.redact),
       items: mark as unknown as ConvItem[],
       ...(subs ? { subagents: subs } : {}),
     };
@@ -125,7 +138,7 @@ async function writeJson(
     const indent = before.slice(before.lastIndexOf("\n") + 1).match(/^ */)![0];
     const inner = indent + "  ";
     let n = 0;
-    await eachItem(node, redact, async (it) => {
+    await eachItem(node, opts, async (it) => {
       const json = JSON.stringify(it, null, 2).replaceAll("\n", "\n" + inner);
       await write(`${n++ === 0 ? "[\n" : ",\n"}${inner}${json}`);
     });
@@ -136,15 +149,16 @@ async function writeJson(
 
 /**
  * Write the export of `outline` (from {@linkcode loadOutline}) in `format`
- * to `write`, piece by piece; secrets redacted unless `redact` is false.
+ * to `write`, piece by piece; credentials redacted unless `redact` is false,
+ * every record transformed by `mask` (the current secrets masked).
  */
 export async function writeExport(
   outline: Conversation,
   format: StreamFormat,
-  options: { redact: boolean },
+  options: View,
   write: (text: string) => Promise<void>,
 ): Promise<void> {
-  if (format === "md") return await writeMarkdown(outline, options.redact, write, false);
-  if (format === "html") return await writeHtml(outline, options.redact, write);
-  return await writeJson(outline, options.redact, write);
+  if (format === "md") return await writeMarkdown(outline, options, write, false);
+  if (format === "html") return await writeHtml(outline, options, write);
+  return await writeJson(outline, options, write);
 }

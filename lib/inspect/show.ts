@@ -28,6 +28,8 @@ export interface ShowOptions {
   out: (text: string) => void;
   /** Where notices go (skipped lines, children not found). */
   err: (text: string) => void;
+  /** Applied to every record read (the current secrets masked). */
+  mask?: ((message: OmniMessage) => OmniMessage) | undefined;
 }
 
 const MAX_DEPTH = 4;
@@ -90,7 +92,10 @@ export async function showSessions(
     for (const file of session.files) {
       const problems: TraceProblem[] = [];
       for await (
-        const { message } of readTrace(file.path, { onProblem: (p) => problems.push(p) })
+        const { message } of readTrace(file.path, {
+          onProblem: (p) => problems.push(p),
+          mask: options.mask,
+        })
       ) {
         if (gate) gate(message);
         else write(renderer.record(message, file.path));

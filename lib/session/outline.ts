@@ -13,7 +13,13 @@
  *
  * @module
  */
-import type { EventPayload, ModelPayload, SessionMeta, TokenCounts } from "../protocol/types.ts";
+import type {
+  EventPayload,
+  ModelPayload,
+  OmniMessage,
+  SessionMeta,
+  TokenCounts,
+} from "../protocol/types.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import type { LocatedSession } from "./locate.ts";
@@ -187,11 +193,12 @@ function modelItem(
 
 /**
  * Read every file of a located session and build its outline. `preview`
- * caps the text kept per entry (default 2000 characters).
+ * caps the text kept per entry (default 2000 characters); `mask` is applied
+ * to every record read (the current secrets masked).
  */
 export async function buildOutline(
   session: LocatedSession,
-  options: { preview?: number } = {},
+  options: { preview?: number; mask?: ((message: OmniMessage) => OmniMessage) | undefined } = {},
 ): Promise<SessionOutline> {
   // Long because: one pass over every record of every file; its cases share the per-file state
   // (compaction, request, prefix lines) and the call names.
@@ -220,6 +227,7 @@ export async function buildOutline(
     };
     for await (
       const { line, message: m } of readTrace(f.path, {
+        mask: options.mask,
         onProblem: (p) => out.problems.push(p),
       })
     ) {

@@ -19,6 +19,8 @@ export interface OtlpFileOptions extends SpanBuilderOptions {
   children?: boolean;
   /** Called for every skipped line. */
   onProblem?: (p: TraceProblem) => void;
+  /** Applied to every record read (the current secrets masked). */
+  mask?: ((message: OmniMessage) => OmniMessage) | undefined;
 }
 
 async function feed(
@@ -26,11 +28,14 @@ async function feed(
   session: SessionFiles,
   spans: OtlpSpan[],
   onProblem: ((p: TraceProblem) => void) | undefined,
+  mask?: (message: OmniMessage) => OmniMessage,
 ): Promise<string[]> {
   const children: string[] = [];
   let id: string | null = null;
   for (const file of session.files) {
-    for await (const { message } of readTrace(file.path, onProblem ? { onProblem } : {})) {
+    for await (
+      const { message } of readTrace(file.path, { ...(onProblem ? { onProblem } : {}), mask })
+    ) {
       const msg = message as OmniMessage;
       if (msg.origin !== undefined) continue;
       if (id === null) {
@@ -58,7 +63,7 @@ export async function otlpFromSession(
   const queue: SessionFiles[] = [session];
   while (queue.length > 0) {
     const next = queue.shift()!;
-    const children = await feed(builder, next, spans, options.onProblem);
+    const children = await feed(builder, next, spans, options.onProblem, options.mask);
     if (options.children === false) continue;
     for (const child of children) {
       if (seen.has(child)) continue;

@@ -58,6 +58,11 @@ export interface ReadTraceOptions {
    * huge trace then leaves no copy of its other lines for the GC.
    */
   holding?: string;
+  /**
+   * Applied to every record read, before it is handed on (`trace show`,
+   * `trace export`, `sessions show` mask the current secrets with it).
+   */
+  mask?: ((message: OmniMessage) => OmniMessage) | undefined;
 }
 
 /** Format a problem as `file:line: reason`. */
@@ -119,6 +124,7 @@ export async function* readTrace(
   const chunkSize = options.chunkSize ?? 1 << 20;
   const file = await openTrace(path);
   const needle = options.holding;
+  const mask = options.mask;
   const needleBytes = needle === undefined ? undefined : new TextEncoder().encode(needle);
 
   // Handle one line given as bytes; returns the record, or null when it was skipped.
@@ -215,7 +221,7 @@ export async function* readTrace(
         } else {
           rec = handleBytes(await l.read(), l.no, l.terminated, true);
         }
-        if (rec) yield rec;
+        if (rec) yield mask ? { ...rec, message: mask(rec.message) } : rec;
       }
     }
   } finally {

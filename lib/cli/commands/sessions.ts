@@ -48,6 +48,7 @@ import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
 import { importRecordMask, importSecrets } from "../../agent/import_mask.ts";
+import { currentSecretsMask } from "./_display_mask.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { createRenderer } from "../render/mod.ts";
@@ -244,7 +245,9 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
   const located = await locateSession({ ...scope, target: one("sessions show", p, "a session") });
-  const outline = await buildOutline(located, { preview: bool(p, "json") ? 2000 : 300 });
+  const files = located.files.map((f) => f.path);
+  const mask = await currentSecretsMask("sessions show", files, ctx, scope);
+  const outline = await buildOutline(located, { preview: bool(p, "json") ? 2000 : 300, mask });
   for (const f of located.files) {
     const notice = skippedLinesNotice(f.path, outline.problems.filter((x) => x.file === f.path));
     if (notice) ctx.io.err(notice + "\n");

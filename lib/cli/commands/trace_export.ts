@@ -7,6 +7,7 @@
 import { familyRoot } from "../../inspect/family.ts";
 import { loadOutline, writeExport } from "../../inspect/export_stream.ts";
 import { otlpFromSession } from "../../telemetry/export_file.ts";
+import { currentSecretsMask } from "./_display_mask.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
@@ -135,12 +136,15 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     );
   }
   const problems: TraceProblem[] = [];
+  const files = sessions[0]!.files.map((f) => f.path);
+  const mask = await currentSecretsMask("trace export", files, ctx);
   if (format === "otlp") {
     const req = await otlpFromSession(sessions[0]!, {
       onProblem: (pr) => problems.push(pr),
       children: !bool(p, "no-children"),
       redact: !bool(p, "no-redact"),
       includeContent: bool(p, "include-content"),
+      mask,
     });
     noticeSkipped(ctx, sessions[0]!.files, problems);
     return await emit(ctx, outFile, JSON.stringify(req) + "\n", sessions[0]!.key, format);
@@ -149,6 +153,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const outline = await loadOutline(sessions[0]!, {
     onProblem: (pr) => problems.push(pr),
     children: !bool(p, "no-children"),
+    mask,
   });
   noticeSkipped(ctx, sessions[0]!.files, problems);
   if (outline.session.started === null && outline.skipped_lines > 0) {
@@ -165,7 +170,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     outFile,
     outline.session.session_id,
     format,
-    (write) => writeExport(outline, format, { redact }, write),
+    (write) => writeExport(outline, format, { redact, mask }, write),
   );
 }
 

@@ -6,6 +6,7 @@
 import { openPager } from "../../sandbox/pager.ts";
 import { makeStyle } from "../../display/palette.ts";
 import { showSessions } from "../../inspect/show.ts";
+import { currentSecretsMask } from "./_display_mask.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { FULL_ALIAS, VERBOSE_OUTPUT, verboseOutput } from "./_trace_flags.ts";
@@ -69,6 +70,8 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const fromRequest = flagValue(p, TURN);
   const sessions = await sessionsOf("trace show", targetsOrLatest(p.positionals), ctx);
   const json = bool(p, "json");
+  const files = sessions.flatMap((s) => s.files.map((f) => f.path));
+  const mask = await currentSecretsMask("trace show", files, ctx);
   // A person at a terminal gets the output in their pager ($PAGER, else less -FRX).
   const pager = !json && ctx.io.isTty && Deno.stdin.isTerminal() ? await openPager() : null;
   try {
@@ -81,6 +84,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         children: bool(p, "children"),
         out: pager ? pager.write : ctx.io.out,
         err: ctx.io.err,
+        mask,
       });
       return 0;
     });

@@ -1,0 +1,74 @@
+/**
+ * The record mask of `trace show`, `trace export` and `sessions show`: every
+ * record read is masked with the secrets known now, not only those known
+ * when it was written or imported. A trace imported before a value was in
+ * the vault, then shown after `config vault set`, shows it masked. The
+ * secrets are those of the agent each trace file lies under
+ * (`<root>/<project>/agents/<agent>/traces/…`) and of the data root's
+ * default agent: their vault values and MCP values, as `sessions import`
+ * reads them ({@linkcode importSecrets}). A vault or configuration that
+ * cannot be read is named in `problems`, for the command to say so.
+ *
+ * @module
+ */
+import { basename, dirname, sep } from "node:path";
+import { errorMessage } from "../protocol/errors.ts";
+import type { OmniMessage } from "../protocol/types.ts";
+import type { AgentRef } from "../state/paths.ts";
+import { validateAgentId, validateProjectId } from "../state/ids.ts";
+import type { Secret } from "../tools/secret_mask.ts";
+import { importRecordMask, importSecrets } from "./import_mask.ts";
+
+/** What {@linkcode displayRecordMask} found. */
+export interface DisplayMask {
+  /** The record transform, or undefined when no secret is known. */
+  mask: ((record: OmniMessage) => OmniMessage) | undefined;
+  /** One sentence per agent whose secrets could not be read. */
+  problems: string[];
+}
+
+/** The agent whose traces directory holds `file`, or undefined when it lies in none. */
+export function agentOfTrace(file: string): AgentRef | undefined {
+  const parts = file.split(sep);
+  const at = parts.lastIndexOf("traces");
+  if (at < 4 || parts[at - 2] !== "agents") return undefined;
+  try {
+    const project = parts.slice(0, at - 2).join(sep);
+    return {
+      root: dirname(project),
+      projectId: validateProjectId(basename(project)),
+      agentId: validateAgentId(parts[at - 1]!),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The mask for showing or exporting `files` (trace paths): the secrets of
+ * the agents they lie under and of `fallback` (the data root's default
+ * agent).
+ */
+export async function displayRecordMask(
+  files: readonly string[],
+  fallback: AgentRef,
+): Promise<DisplayMask> {
+  const refs = new Map<string, AgentRef>();
+  for (const ref of [fallback, ...files.map(agentOfTrace)]) {
+    if (ref) refs.set(JSON.stringify([ref.root, ref.projectId, ref.agentId]), ref);
+  }
+  const secrets: Secret[] = [];
+  const problems: string[] = [];
+  for (const ref of refs.values()) {
+    try {
+      secrets.push(...await importSecrets(ref));
+    } catch (err) {
+      problems.push(
+        `could not read the secrets of agent "${ref.agentId}" (project "${ref.projectId}", ` +
+          `${ref.root}) to mask them: ${errorMessage(err)}; values set there since the trace ` +
+          `was written may show unmasked`,
+      );
+    }
+  }
+  return { mask: importRecordMask(secrets), problems };
+}

@@ -1,0 +1,36 @@
+/**
+ * The current-secrets mask of the commands that show or export a trace
+ * (`trace show`, `trace export`, `sessions show`): see
+ * lib/agent/display_mask.ts. A secret that could not be read is said on
+ * stderr, not skipped silently.
+ *
+ * @module
+ */
+import type { OmniMessage } from "../../protocol/types.ts";
+import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
+import type { AgentRef } from "../../state/paths.ts";
+import { resolveDataRoot } from "../../state/root.ts";
+import type { CommandContext } from "../command.ts";
+
+/**
+ * The record mask for showing `files`, with the secrets of the agents they
+ * lie under and of `agent` (default: the data root's default agent); each
+ * secret that could not be read is named on stderr under `command`.
+ */
+export async function currentSecretsMask(
+  command: string,
+  files: readonly string[],
+  ctx: CommandContext,
+  agent?: AgentRef,
+): Promise<((message: OmniMessage) => OmniMessage) | undefined> {
+  const fallback = agent ?? {
+    root: resolveDataRoot({ root: ctx.root }),
+    projectId: DEFAULT_PROJECT_ID,
+    agentId: DEFAULT_AGENT_ID,
+  };
+  // Loaded when used: the MCP secrets' module is no part of the offline views' startup.
+  const { displayRecordMask } = await import("../../agent/display_mask.ts");
+  const { mask, problems } = await displayRecordMask(files, fallback);
+  for (const p of problems) ctx.io.err(`${command}: ${p}\n`);
+  return mask;
+}
