@@ -2,7 +2,7 @@
 // texts of 2 MiB, one after the other or each answering a prompt): the
 // replay, the rebuilt history and the request body sent for it never all
 // exist at once (the body is streamed in small chunks, long texts in slices),
-// so penguin's peak stays under 3.5× the trace's size; and the request the model
+// so penguin's peak stays under 4× the trace's size; and the request the model
 // receives still carries the whole history, up to the last record's text.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -16,13 +16,13 @@ const MB = 1000 * 1000;
 /**
  * The most penguin may hold at its peak, per byte of the trace: the history
  * itself, the runtime (~100 MB) and what parsing the trace leaves for the GC
- * (measured 2.8–3.3×; 5–10× when the request body was one string, the chat
+ * (measured 2.8–3.3× on an idle machine, 3.5× under a loaded parallel suite; 5–10× when the request body was one string, the chat
  * conversion was kept whole, or the trace was parsed again to number calls).
  */
-const PEAK_PER_BYTE = 3.5;
+const PEAK_PER_BYTE = 4;
 
 Deno.test({
-  name: "run --resume of an 80 MB trace sends the whole history with a peak ≤ 3.5× the trace",
+  name: "run --resume of an 80 MB trace sends the whole history with a peak ≤ 4× the trace",
   ignore: !CAN_MEASURE_PEAK,
   async fn(t) {
     for (const prompts of [false, true]) {
