@@ -3,6 +3,9 @@
  * its traces) as one OTLP/JSON `ExportTraceServiceRequest`: what
  * `penguin trace export --format otlp` writes. The spans come from the same
  * builder the live export uses, fed the trace records in order.
+ * {@linkcode writeOtlp} writes the document as the spans finish (the
+ * request's framing by hand around spans serialized one at a time), so a
+ * session of any size costs its open spans, never all of them.
  *
  * @module
  */
@@ -26,7 +29,7 @@ export interface OtlpFileOptions extends SpanBuilderOptions {
 async function feed(
   builder: SpanBuilder,
   session: SessionFiles,
-  spans: OtlpSpan[],
+  emit: (spans: OtlpSpan[]) => Promise<void>,
   onProblem: ((p: TraceProblem) => void) | undefined,
   mask?: (message: OmniMessage) => OmniMessage,
 ): Promise<string[]> {
@@ -45,25 +48,25 @@ async function feed(
       if (msg.type === "event_msg" && msg.payload.type === "subagent") {
         children.push(String(msg.payload.session_id));
       }
-      spans.push(...builder.record(id, msg));
+      await emit(builder.record(id, msg));
     }
   }
   return children;
 }
 
-/** Export `session` as OTLP/JSON. */
-export async function otlpFromSession(
+/** Hand every span of `session` (and its children unless turned off) to `emit`, in order. */
+async function eachSpan(
   session: SessionFiles,
-  options: OtlpFileOptions = {},
-): Promise<ExportTraceServiceRequest> {
+  options: OtlpFileOptions,
+  emit: (spans: OtlpSpan[]) => Promise<void>,
+): Promise<void> {
   const builder = createSpanBuilder(options);
-  const spans: OtlpSpan[] = [];
   const seen = new Set<string>([session.key]);
   const cache = new Map<string, string | null>();
   const queue: SessionFiles[] = [session];
   while (queue.length > 0) {
     const next = queue.shift()!;
-    const children = await feed(builder, next, spans, options.onProblem, options.mask);
+    const children = await feed(builder, next, emit, options.onProblem, options.mask);
     if (options.children === false) continue;
     for (const child of children) {
       if (seen.has(child)) continue;
@@ -72,6 +75,43 @@ export async function otlpFromSession(
       if (found) queue.push(found);
     }
   }
-  spans.push(...builder.closeAll());
-  return exportRequest(spans, { serviceName: "penguin", version: VERSION });
+  await emit(builder.closeAll());
+}
+
+const RESOURCE = { serviceName: "penguin", version: VERSION };
+
+/** Export `session` as OTLP/JSON, whole (see {@linkcode writeOtlp} for a session of any size). */
+export async function otlpFromSession(
+  session: SessionFiles,
+  options: OtlpFileOptions = {},
+): Promise<ExportTraceServiceRequest> {
+  const spans: OtlpSpan[] = [];
+  await eachSpan(session, options, (done) => {
+    spans.push(...done);
+    return Promise.resolve();
+  });
+  return exportRequest(spans, RESOURCE);
+}
+
+/**
+ * Write `session` as OTLP/JSON to `write`, a span at a time, ending in a
+ * newline: byte for byte `JSON.stringify(await otlpFromSession(...)) + "\n"`.
+ */
+export async function writeOtlp(
+  session: SessionFiles,
+  options: OtlpFileOptions,
+  write: (text: string) => Promise<void>,
+): Promise<void> {
+  // The request with no spans, cut where they go: `…"spans":[` and `]}]}]}`.
+  const empty = JSON.stringify(exportRequest([], RESOURCE));
+  const at = empty.lastIndexOf('"spans":[]') + '"spans":['.length;
+  await write(empty.slice(0, at));
+  let first = true;
+  await eachSpan(session, options, async (done) => {
+    for (const span of done) {
+      await write((first ? "" : ",") + JSON.stringify(span));
+      first = false;
+    }
+  });
+  await write(empty.slice(at) + "\n");
 }

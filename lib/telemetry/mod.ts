@@ -24,7 +24,7 @@ export {
   type SpanBuilder,
   type SpanBuilderOptions,
 } from "./spans.ts";
-export { type OtlpFileOptions, otlpFromSession } from "./export_file.ts";
+export { type OtlpFileOptions, otlpFromSession, writeOtlp } from "./export_file.ts";
 export {
   parseOtlpHeaders,
   resolveTelemetry,

@@ -42,3 +42,33 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "trace export --format otlp --include-content streams an 80 MB trace under a peak bound",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withTempDir("penguin-big-otlp-", async (dir) => {
+      // Each answer is its own request, so every 2 MiB text goes on its own chat span.
+      const { path, bytes } = await writeBigTrace(dir, 40, 2 * 1024 * 1024, {}, true);
+      assert.ok(bytes > 80 * MB, `trace of ${bytes} bytes`);
+      const out = join(dir, "export.otlp.json");
+      const r = await runCliPeak(
+        ["trace", "export", "--format", "otlp", "--include-content", "-o", out, path],
+        dir,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      const req = JSON.parse(await Deno.readTextFile(out));
+      const spans: {
+        name: string;
+        attributes: { key: string; value: { stringValue?: string } }[];
+      }[] = req.resourceSpans[0].scopeSpans[0].spans;
+      const outputs = spans.flatMap((s) =>
+        s.attributes.filter((a) => a.key === "gen_ai.output.messages")
+      );
+      assert.ok(outputs.length >= 40, `${outputs.length} chat spans with content`);
+      assert.ok(outputs.some((a) => a.value.stringValue!.includes(LAST_MARK)), "the last answer");
+      assert.ok(spans.some((s) => s.name.startsWith("session ")), "the root span closes the file");
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `otlp peak ${Math.round(r.peakBytes / MB)} MB`);
+    });
+  },
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { otlpFromSession } from "../../lib/telemetry/export_file.ts";
+import { otlpFromSession, writeOtlp } from "../../lib/telemetry/export_file.ts";
 import { groupSessions } from "../../lib/trace/session_files.ts";
 import { REPO } from "../support/cli.ts";
 import { PLANTED } from "../inspect/_secrets.ts";
@@ -110,6 +110,25 @@ Deno.test("otlp: penguin's own subagent sample links the child by its meta's par
   assert.equal(new Set(spans.map((s) => s.traceId)).size, 1);
   const child = named(spans, "session ").find((s) => s.parentSpanId !== undefined)!;
   assert.match(byId(spans, child.parentSpanId)!.name, /^execute_tool run_subagent$/);
+});
+
+Deno.test("otlp: the streamed export is byte for byte the whole request, with content and children", async () => {
+  const dir = join(REPO, "samples/subagents");
+  const files: string[] = [];
+  for await (const e of Deno.readDir(dir)) files.push(join(dir, e.name));
+  const all = await groupSessions(files);
+  const metas = await Promise.all(all.map((s) => Deno.readTextFile(s.files[0]!.path)));
+  const parent = all[metas.findIndex((m) => !m.includes('"parent":{'))]!;
+  const opts = { includeContent: true };
+  const pieces: string[] = [];
+  await writeOtlp(parent, opts, (t) => {
+    pieces.push(t);
+    return Promise.resolve();
+  });
+  const whole = JSON.stringify(await otlpFromSession(parent, opts)) + "\n";
+  assert.equal(pieces.join(""), whole);
+  const spans = decodeSpans(JSON.parse(whole));
+  assert.ok(pieces.length >= spans.length, `${pieces.length} writes for ${spans.length} spans`);
 });
 
 Deno.test("otlp: failures, denials and aborts are error spans; unfinished spans close at the end", async () => {

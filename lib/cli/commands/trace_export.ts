@@ -6,7 +6,7 @@
  */
 import { familyRoot } from "../../inspect/family.ts";
 import { loadOutline, writeExport } from "../../inspect/export_stream.ts";
-import { otlpFromSession } from "../../telemetry/export_file.ts";
+import { writeOtlp } from "../../telemetry/export_file.ts";
 import { currentSecretsMask } from "./_display_mask.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
@@ -14,7 +14,7 @@ import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { safeText } from "../../display/terminal_text.ts";
-import { openOutputFile, writeOutputFile } from "../_output_file.ts";
+import { openOutputFile } from "../_output_file.ts";
 import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
@@ -139,15 +139,23 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const files = sessions[0]!.files.map((f) => f.path);
   const mask = await currentSecretsMask("trace export", files, ctx);
   if (format === "otlp") {
-    const req = await otlpFromSession(sessions[0]!, {
-      onProblem: (pr) => problems.push(pr),
-      children: !bool(p, "no-children"),
-      redact: !bool(p, "no-redact"),
-      includeContent: bool(p, "include-content"),
-      mask,
-    });
+    // Written as the spans finish: the document is never held whole.
+    const code = await emitStream(
+      ctx,
+      outFile,
+      sessions[0]!.key,
+      format,
+      (write) =>
+        writeOtlp(sessions[0]!, {
+          onProblem: (pr) => problems.push(pr),
+          children: !bool(p, "no-children"),
+          redact: !bool(p, "no-redact"),
+          includeContent: bool(p, "include-content"),
+          mask,
+        }, write),
+    );
     noticeSkipped(ctx, sessions[0]!.files, problems);
-    return await emit(ctx, outFile, JSON.stringify(req) + "\n", sessions[0]!.key, format);
+    return code;
   }
   // Read twice, never whole: the outline (facts, family, requests), then the items as written.
   const outline = await loadOutline(sessions[0]!, {
@@ -239,33 +247,6 @@ function noticeSkipped(
     const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
     if (notice) ctx.io.err(notice + "\n");
   }
-}
-
-async function emit(
-  ctx: CommandContext,
-  outFile: string | undefined,
-  text: string,
-  sessionId: string,
-  format: Format,
-): Promise<number> {
-  if (outFile !== undefined) {
-    try {
-      await writeOutputFile(outFile, text);
-    } catch (err) {
-      throw new PenguinError("runtime", `Cannot write "${outFile}": ${errorMessage(err)}`, {
-        cause: err,
-      });
-    }
-    ctx.io.err(`exported ${sessionId} (${format}) to ${outFile}\n`);
-    return 0;
-  }
-  // A trace holds what a hostile model wrote: on a terminal its escape sequences (a clipboard
-  // write, a window title, cursor moves) would act; a file or a pipe gets the bytes as they are.
-  const shown = ctx.io.isTty ? safeText(text) : text;
-  return await untilPipeCloses(() => {
-    ctx.io.out(shown);
-    return Promise.resolve(0);
-  });
 }
 
 /** `penguin trace export`. */
