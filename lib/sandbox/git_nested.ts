@@ -92,19 +92,17 @@ export async function findNestedRepos(
   const repos: NestedRepo[] = [];
   const renamed: Renamed[] = [];
   let level = [workspace];
-  let seen = 0;
+  const budget = { left: maxEntries };
   // Level by level, each level's directories listed a few at a time.
   while (level.length > 0) {
     const next: string[] = [];
     for (let i = 0; i < level.length; i += WALK_WIDTH) {
       const listed = await Promise.all(
-        level.slice(i, i + WALK_WIDTH).map((d) => listDirRenaming(d, renamed)),
+        level.slice(i, i + WALK_WIDTH).map((d) => listDirRenaming(d, renamed, budget)),
       );
-      for (const [k, entries] of listed.entries()) {
-        const dir = level[i + k]!;
-        seen += entries.length;
-        if (seen > maxEntries) return { repos, complete: false, renamed };
-        await visit(dir, entries, workspace, repos, next, skip);
+      if (budget.left < 0) return { repos, complete: false, renamed };
+      for (const [k, listing] of listed.entries()) {
+        await visit(level[i + k]!, listing, workspace, repos, next, skip);
       }
     }
     level = next;
@@ -115,18 +113,46 @@ export async function findNestedRepos(
 /** Directories listed at once by {@linkcode findNestedRepos}. */
 const WALK_WIDTH = 16;
 
-async function listDir(dir: string): Promise<Deno.DirEntry[]> {
-  const entries: Deno.DirEntry[] = [];
+/** The names of a directory's entries that make it a bare repository to git. */
+const REPO_NAMES = new Set(["HEAD", "objects", "refs", "commondir"]);
+
+/**
+ * What the walk keeps of a directory: its entries are looked at as they are
+ * read and never held all at once, so a directory of any size costs its
+ * subdirectories' paths, not its files.
+ */
+interface Listing {
+  /** The entries named as a bare repository's parts. */
+  repoParts: Map<string, Deno.DirEntry>;
+  /** `.git` entries (any case). */
+  dotgits: Deno.DirEntry[];
+  /** Subdirectories (not links). */
+  subdirs: string[];
+  /** A subdirectory's name is not UTF-8 (read with U+FFFD). */
+  unaddressable: boolean;
+}
+
+/** Read `dir` entry by entry, taking one from `budget.left` for each (stopping below 0). */
+async function listDir(dir: string, budget: { left: number }): Promise<Listing> {
+  const out: Listing = { repoParts: new Map(), dotgits: [], subdirs: [], unaddressable: false };
   try {
-    for await (const e of Deno.readDir(dir)) entries.push(e);
+    for await (const e of Deno.readDir(dir)) {
+      if (--budget.left < 0) break;
+      if (REPO_NAMES.has(e.name)) out.repoParts.set(e.name, e);
+      if (e.name.toLowerCase() === ".git") out.dotgits.push(e);
+      else if (e.isDirectory && !e.isSymlink) {
+        out.subdirs.push(e.name);
+        if (e.name.includes("\uFFFD")) out.unaddressable = true;
+      }
+    }
   } catch {
     // gone or unreadable
   }
-  return entries;
+  return out;
 }
 
 /**
- * `dir`'s entries, after renaming every subdirectory whose name is not valid
+ * `dir`'s listing, after renaming every subdirectory whose name is not valid
  * UTF-8 ({@linkcode renameUnaddressable}): Deno reads such a name lossily
  * (U+FFFD in place of the bytes), so the walk could not open it, and a
  * repository inside would be neither guarded nor checked while the host's git
@@ -135,11 +161,14 @@ async function listDir(dir: string): Promise<Deno.DirEntry[]> {
 async function listDirRenaming(
   dir: string,
   renamed: Renamed[],
-): Promise<Deno.DirEntry[]> {
-  const entries = await listDir(dir);
-  if (!entries.some((e) => e.isDirectory && e.name.includes("\uFFFD"))) return entries;
+  budget: { left: number },
+): Promise<Listing> {
+  const before = budget.left;
+  const listing = await listDir(dir, budget);
+  if (!listing.unaddressable || budget.left < 0) return listing;
   renamed.push(...await renameUnaddressable(dir));
-  return await listDir(dir);
+  budget.left = before;
+  return await listDir(dir, budget);
 }
 
 /** A directory {@linkcode renameUnaddressable} renamed (`to` empty when it could not). */
@@ -266,13 +295,13 @@ async function executable(path: string): Promise<boolean> {
  */
 async function visit(
   dir: string,
-  entries: Deno.DirEntry[],
+  listing: Listing,
   workspace: string,
   repos: NestedRepo[],
   next: string[],
   skip: readonly string[],
 ): Promise<void> {
-  const entry = (name: string) => entries.find((e) => e.name === name);
+  const entry = (name: string) => listing.repoParts.get(name);
   // As git's is_git_directory: HEAD, and objects and refs it can search (access X_OK): a
   // directory, a link (git follows it) or an executable regular file. A commondir file
   // naming the directory that has them counts whatever it names.
@@ -283,26 +312,20 @@ async function visit(
     if (e.isDirectory || e.isSymlink) return true;
     return e.isFile && await executable(join(dir, name));
   };
+  const commondir = entry("commondir");
   const gitDir = head !== undefined && (head.isFile || head.isSymlink) &&
     ((await searchable("objects") && await searchable("refs")) ||
-      entries.some((e) => e.name === "commondir" && (e.isFile || e.isSymlink)));
+      (commondir !== undefined && (commondir.isFile || commondir.isSymlink)));
   if (dir !== workspace && gitDir) {
     repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
   }
-  for (const e of entries) {
-    if (e.name.toLowerCase() === ".git") {
-      if (dir !== workspace) {
-        repos.push({
-          workTree: dir,
-          entry: join(dir, e.name),
-          kind: "dotgit",
-          symlink: e.isSymlink,
-        });
-      }
-      continue;
+  if (dir !== workspace) {
+    for (const e of listing.dotgits) {
+      repos.push({ workTree: dir, entry: join(dir, e.name), kind: "dotgit", symlink: e.isSymlink });
     }
-    if (!e.isDirectory || e.isSymlink) continue;
-    const sub = join(dir, e.name);
+  }
+  for (const name of listing.subdirs) {
+    const sub = join(dir, name);
     if (!skip.includes(sub)) next.push(sub);
   }
 }
@@ -564,7 +587,9 @@ export interface Disarmed {
  * with another {@linkcode repoIdentity} (a new one in its place), and would
  * make git run something from `roots` (`skip`: directories below `workspace`
  * not to enter, as for {@linkcode findNestedRepos}). The walk has no limit: whatever the
- * command made is listed (listing an entry costs far less than making it).
+ * command made is looked at (listing an entry costs far less than making it), and its
+ * memory is bounded all the same: a directory's entries are read as they come, and only
+ * its subdirectories' paths are kept.
  * Never rejects: a repository that cannot be renamed is reported with `to`
  * empty.
  */
