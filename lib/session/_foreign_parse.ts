@@ -9,15 +9,17 @@ import { type At, createTranscript, type Transcript } from "./_transcript.ts";
 import {
   type ForeignLine,
   type ForeignSession,
+  type ForeignText,
   type Harness,
-  splitJsonLines,
+  lazyJsonLines,
+  type RecordSink,
 } from "./foreign_session.ts";
 import { createLossBook, type LossBook } from "./import_report.ts";
 
 /** One parse of a foreign file: its lines, the session built, its transcript and loss book. */
 export interface ForeignParse {
-  /** The file's parsable JSON lines. */
-  lines: ForeignLine[];
+  /** The file's parsable JSON lines, parsed again on each iteration (never held). */
+  lines: Iterable<ForeignLine>;
   /** The session being built (records and loss are filled by {@linkcode finishForeignParse}). */
   s: ForeignSession;
   /** The transcript its records go to. */
@@ -30,14 +32,19 @@ export interface ForeignParse {
   lost(line: number, kind: string, reason: string): void;
 }
 
-/** Start parsing `text` of `file`, a session of `harness` whose provider is `provider` until recorded. */
+/**
+ * Start parsing `text` of `file`, a session of `harness` whose provider is
+ * `provider` until recorded. With `sink`, the records go there as they are
+ * made instead of into the session's `records`.
+ */
 export function startForeignParse(
-  text: string,
+  text: ForeignText,
   file: string,
   harness: Harness,
   provider: string,
+  sink?: RecordSink,
 ): ForeignParse {
-  const { lines, problems } = splitJsonLines(text, file);
+  const { lines, problems } = lazyJsonLines(text, file);
   const loss = createLossBook();
   const s: ForeignSession = {
     harness,
@@ -57,7 +64,7 @@ export function startForeignParse(
   return {
     lines,
     s,
-    t: createTranscript(file, loss),
+    t: createTranscript(file, loss, sink),
     loss,
     bad: (line, reason) => problems.push({ file, line, reason }),
     lost: (line, kind, reason) => loss.note(kind, file, line, reason),

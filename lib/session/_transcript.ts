@@ -14,6 +14,7 @@ import type {
   TokenCounts,
 } from "../protocol/types.ts";
 import type { LossBook } from "./import_report.ts";
+import type { RecordSink } from "./foreign_session.ts";
 
 /** The output given to a recorded tool call whose output was never recorded. */
 export const NO_OUTPUT = "[no output recorded: the session ended before the tool finished]";
@@ -90,6 +91,10 @@ interface TranscriptState {
   file: string;
   loss: LossBook;
   records: Array<ModelMsgEnvelope | EventMsgEnvelope>;
+  /** Where records go: `records`, or the caller's sink. */
+  put: RecordSink;
+  /** The time of the latest record. */
+  lastTs: string | undefined;
   /** The request open now. */
   open: { key: string | undefined; usage: TokenCounts | null; lastTs: string } | null;
   lastClosedHadUsage: boolean;
@@ -101,11 +106,13 @@ interface TranscriptState {
 }
 
 function event(st: TranscriptState, payload: EventPayload, ts: string): void {
-  st.records.push({ timestamp: ts, type: "event_msg", payload });
+  st.lastTs = ts;
+  st.put({ timestamp: ts, type: "event_msg", payload });
 }
 
 function model(st: TranscriptState, payload: CompleteMessage, ts: string): void {
-  st.records.push({ timestamp: ts, type: "model_msg", payload });
+  st.lastTs = ts;
+  st.put({ timestamp: ts, type: "model_msg", payload });
 }
 
 function sessionUsage(st: TranscriptState, request: TokenCounts, ts: string): void {
@@ -140,7 +147,7 @@ function unanswered(st: TranscriptState): void {
         tool_call_id: id,
         stop_reason: "aborted",
       },
-      st.records.at(-1)?.timestamp ?? at.ts,
+      st.lastTs ?? at.ts,
     );
   }
   st.calls.clear();
@@ -222,12 +229,18 @@ function output(
   );
 }
 
-/** A new transcript of `file`; unpaired calls and outputs go to `loss`. */
-export function createTranscript(file: string, loss: LossBook): Transcript {
+/**
+ * A new transcript of `file`; unpaired calls and outputs go to `loss`. With
+ * `sink`, each record goes there as it is made (and `finish` returns none).
+ */
+export function createTranscript(file: string, loss: LossBook, sink?: RecordSink): Transcript {
+  const records: Array<ModelMsgEnvelope | EventMsgEnvelope> = [];
   const st: TranscriptState = {
     file,
     loss,
-    records: [],
+    records,
+    put: sink ?? ((r) => records.push(r)),
+    lastTs: undefined,
     open: null,
     lastClosedHadUsage: true,
     session: { cache_read: 0, cache_write: 0, output: 0, total: 0 },

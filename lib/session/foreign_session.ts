@@ -43,7 +43,7 @@ export interface ForeignSession {
   systemPrompt: string;
   /** Time of its first record (ISO-8601). */
   startedAt: string;
-  /** The trace records after the session_meta, each with its recorded time. */
+  /** The trace records after the session_meta, each with its recorded time (empty when a sink took them). */
   records: Array<ModelMsgEnvelope | EventMsgEnvelope>;
   /** Subagent sessions it spawned whose transcripts were found (Claude Code). */
   children: ForeignChild[];
@@ -53,6 +53,9 @@ export interface ForeignSession {
   problems: LineProblem[];
 }
 
+/** Where a parser puts each record as it makes it, in trace order (instead of `records`). */
+export type RecordSink = (record: ModelMsgEnvelope | EventMsgEnvelope) => void;
+
 /** A subagent session and the tool call of its parent that spawned it. */
 export interface ForeignChild {
   /** The parent's tool call. */
@@ -61,23 +64,112 @@ export interface ForeignChild {
   session: ForeignSession;
 }
 
-/** Parse JSONL text into lines; blank lines are skipped, malformed JSON becomes a problem. */
-export function splitJsonLines(
-  text: string,
+/**
+ * JSONL text's lines, each parsed when it is reached and not kept: every
+ * iteration of `lines` parses them again, so a file of many small lines
+ * costs its text, not its parsed values all at once. Malformed lines are
+ * found at once (in `problems`, in file order) and skipped by `lines`;
+ * blank lines are skipped.
+ */
+export function lazyJsonLines(
+  text: ForeignText,
   file: string,
-): { lines: ForeignLine[]; problems: LineProblem[] } {
-  const lines: ForeignLine[] = [];
+): { lines: Iterable<ForeignLine>; problems: LineProblem[] } {
   const problems: LineProblem[] = [];
-  const raw = text.split("\n");
-  raw.forEach((s, i) => {
-    if (s.trim() === "") return;
+  const bad = new Set<number>();
+  for (const { line, raw, last } of rawLines(text)) {
+    if (raw.trim() === "") continue;
     try {
-      lines.push({ line: i + 1, value: JSON.parse(s) });
+      JSON.parse(raw);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      const torn = i === raw.length - 1 ? " (the file ends in a partial line)" : "";
-      problems.push({ file, line: i + 1, reason: `not valid JSON: ${why}${torn}` });
+      const torn = last ? " (the file ends in a partial line)" : "";
+      problems.push({ file, line, reason: `not valid JSON: ${why}${torn}` });
+      bad.add(line);
     }
-  });
+  }
+  const lines = {
+    *[Symbol.iterator](): Iterator<ForeignLine> {
+      for (const { line, raw } of rawLines(text)) {
+        if (bad.has(line) || raw.trim() === "") continue;
+        yield { line, value: JSON.parse(raw) };
+      }
+    },
+  };
   return { lines, problems };
+}
+
+/**
+ * A foreign file's content: its text, or the file itself (its first `size`
+ * bytes, read again on each pass over its lines and each line decoded when it
+ * is reached: a file of many small lines costs a read buffer, not its text).
+ */
+export type ForeignText = string | { path: string; size: number };
+
+/** The lines of `text` (split at "\n"), 1-based, `last` on the one after the last newline. */
+function* rawLines(text: ForeignText): Generator<{ line: number; raw: string; last: boolean }> {
+  if (typeof text !== "string") return yield* fileLines(text.path, text.size);
+  let start = 0;
+  for (let line = 1;; line++) {
+    const end = text.indexOf("\n", start);
+    if (end === -1) {
+      yield { line, raw: text.slice(start), last: true };
+      return;
+    }
+    yield { line, raw: text.slice(start, end), last: false };
+    start = end + 1;
+  }
+}
+
+/** The lines of the first `size` bytes of the file at `path`, read a MiB at a time. */
+function* fileLines(
+  path: string,
+  size: number,
+): Generator<{ line: number; raw: string; last: boolean }> {
+  // As the whole text decoded at once would read: a byte order mark dropped only at the start.
+  const first = new TextDecoder();
+  const rest = new TextDecoder("utf-8", { ignoreBOM: true });
+  using file = Deno.openSync(path, { read: true });
+  const buf = new Uint8Array(1 << 20);
+  let pieces: Uint8Array[] = [];
+  let line = 1;
+  let left = size;
+  const take = (end: Uint8Array) => {
+    pieces.push(end);
+    const whole = pieces.length === 1 ? end : joinBytes(pieces);
+    pieces = [];
+    return (line === 1 ? first : rest).decode(whole);
+  };
+  while (left > 0) {
+    const n = file.readSync(buf.subarray(0, Math.min(buf.length, left)));
+    if (n === null || n === 0) break;
+    left -= n;
+    let start = 0;
+    for (let nl = buf.indexOf(10); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
+      yield { line, raw: take(buf.slice(start, nl)), last: false };
+      line++;
+      start = nl + 1;
+    }
+    if (start < n) pieces.push(buf.slice(start, n));
+  }
+  yield { line, raw: take(new Uint8Array(0)), last: true };
+}
+
+function joinBytes(pieces: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of pieces) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+/** Parse JSONL text into lines; blank lines are skipped, malformed JSON becomes a problem. */
+export function splitJsonLines(
+  text: ForeignText,
+  file: string,
+): { lines: ForeignLine[]; problems: LineProblem[] } {
+  const { lines, problems } = lazyJsonLines(text, file);
+  return { lines: [...lines], problems };
 }

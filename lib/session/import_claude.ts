@@ -21,7 +21,7 @@ import {
   textParts,
 } from "./_foreign_parse.ts";
 import { type At, cacheSplitUsage } from "./_transcript.ts";
-import type { ForeignChild, ForeignSession } from "./foreign_session.ts";
+import type { ForeignChild, ForeignSession, ForeignText, RecordSink } from "./foreign_session.ts";
 
 const blockSchema = z.object({ type: z.string() }).passthrough();
 const lineSchema = z.object({
@@ -124,15 +124,17 @@ interface ClaudeParse {
  * Convert a Claude Code transcript (see the module doc). `subagents` are
  * the transcripts found next to it; each one named by an Agent call of this
  * session becomes a child. `asChild` parses a subagent transcript itself:
- * its first prompt is the parent's.
+ * its first prompt is the parent's. With `sink`, the session's records go
+ * there as they are made (its children's stay in their sessions).
  */
 export function parseClaude(
-  text: string,
+  text: ForeignText,
   file: string,
   subagents: readonly ClaudeSubagentFile[] = [],
   asChild = false,
+  sink?: RecordSink,
 ): ForeignSession {
-  const p = startForeignParse(text, file, "claude", "anthropic");
+  const p = startForeignParse(text, file, "claude", "anthropic", sink);
   const byCall = new Map<string, ClaudeSubagentFile>();
   for (const sub of subagents) {
     const m = metaFileSchema.safeParse(sub.meta);
@@ -293,7 +295,7 @@ function assistantLine(cx: ClaudeParse, value: unknown, at: At): void {
  * through `logicalParentUuid`. Empty when the file is one chain, or when the
  * chain is broken (a parent missing from the file): then file order is kept.
  */
-function linesOffPath(lines: readonly { line: number; value: unknown }[]): Map<number, string> {
+function linesOffPath(lines: Iterable<{ line: number; value: unknown }>): Map<number, string> {
   type Node = { line: number; uuid: string; parent: string | null; conversation: boolean };
   const nodes = new Map<string, Node>();
   let leaf: Node | undefined;

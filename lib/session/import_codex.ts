@@ -16,7 +16,7 @@ import {
   startForeignParse,
 } from "./_foreign_parse.ts";
 import { type At, cachedPartUsage, type Usage } from "./_transcript.ts";
-import type { ForeignSession } from "./foreign_session.ts";
+import type { ForeignSession, ForeignText, RecordSink } from "./foreign_session.ts";
 
 const lineSchema = z.object({
   timestamp: z.string(),
@@ -68,12 +68,15 @@ function texts(parts: ReadonlyArray<{ type: string; text?: string | undefined }>
   return parts.flatMap((p) => (p.text !== undefined ? [p.text] : [])).join("");
 }
 
-/** Convert the text of a Codex rollout file (see the module doc). */
-export function parseCodex(text: string, file: string): ForeignSession {
-  const p = startForeignParse(text, file, "codex", "unknown");
-  const hasUsageRecords = p.lines.some((l) =>
-    (l.value as { type?: unknown } | null)?.type === "token_usage_record"
-  );
+/** Convert the text of a Codex rollout file (see the module doc); with `sink`, its records go there. */
+export function parseCodex(text: ForeignText, file: string, sink?: RecordSink): ForeignSession {
+  const p = startForeignParse(text, file, "codex", "unknown", sink);
+  let hasUsageRecords = false;
+  for (const l of p.lines) {
+    if ((l.value as { type?: unknown } | null)?.type !== "token_usage_record") continue;
+    hasUsageRecords = true;
+    break;
+  }
   for (const { line, value } of p.lines) {
     const rec = lineSchema.safeParse(value);
     if (!rec.success) {

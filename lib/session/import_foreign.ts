@@ -28,7 +28,14 @@ import { dateDirName, listSessionFiles, traceFilePath } from "../trace/paths.ts"
 import { formatProblem } from "../trace/reader.ts";
 import { validateTraceFiles } from "../trace/validate.ts";
 import { openTraceWriter } from "../trace/writer.ts";
-import { type ForeignSession, type Harness, splitJsonLines } from "./foreign_session.ts";
+import {
+  type ForeignSession,
+  type ForeignText,
+  type Harness,
+  type RecordSink,
+  splitJsonLines,
+} from "./foreign_session.ts";
+import { openSpool, type Spool } from "./_import_spool.ts";
 import { looksLikeClaude, parseClaude } from "./import_claude.ts";
 import { looksLikeCodex, parseCodex } from "./import_codex.ts";
 import { looksLikePi, parsePi } from "./import_pi.ts";
@@ -154,21 +161,46 @@ export interface ForeignImportReport {
  */
 export const MAX_FOREIGN_FILE_BYTES = 64 * 1024 * 1024;
 
-async function readText(path: string): Promise<string> {
+/**
+ * `path` to be read line by line: a regular file of at most
+ * {@linkcode MAX_FOREIGN_FILE_BYTES}, refused unread otherwise, with the size
+ * found, which is all that is read of it.
+ */
+async function sizedFile(path: string): Promise<{ path: string; size: number }> {
   // Looked at first: a FIFO would block the open, a huge file is refused unread.
   const info = await Deno.stat(path);
   if (!info.isFile) throw new Error(`"${path}" is not a regular file`);
-  const bytes = info.size > MAX_FOREIGN_FILE_BYTES
-    ? undefined
-    : await readUpTo(path, MAX_FOREIGN_FILE_BYTES);
-  if (bytes === undefined) {
+  if (info.size > MAX_FOREIGN_FILE_BYTES) {
     throw new Error(
       `"${path}" holds ${formatSize(info.size)}; a session file may hold at most ${
         formatSize(MAX_FOREIGN_FILE_BYTES)
       }`,
     );
   }
+  return { path, size: info.size };
+}
+
+async function readText(path: string): Promise<string> {
+  const { size } = await sizedFile(path);
+  const bytes = await readUpTo(path, size);
+  if (bytes === undefined) throw new Error(`"${path}" grew while it was read`);
   return new TextDecoder().decode(bytes);
+}
+
+/** What `detectFormat` looks at: the first line, or the first MiB when that is longer. */
+async function readHead(path: string, size: number): Promise<string> {
+  using file = await Deno.open(path, { read: true });
+  const dec = new TextDecoder();
+  let text = "";
+  const buf = new Uint8Array(1 << 20);
+  for (let left = size; left > 0;) {
+    const n = await file.read(buf.subarray(0, Math.min(buf.length, left)));
+    if (n === null || n === 0) break;
+    left -= n;
+    text += dec.decode(buf.subarray(0, n), { stream: true });
+    if (text.length >= 1 << 20 && text.includes("\n")) break;
+  }
+  return text + dec.decode();
 }
 
 /** The subagent transcripts Claude Code keeps next to a session file. */
@@ -199,18 +231,23 @@ async function claudeSubagents(
   return out;
 }
 
-/** Parse one file with the parser of `harness`. */
-async function parseFile(file: string, harness: Harness, text: string): Promise<ForeignSession> {
+/** Parse one file with the parser of `harness` (its records to `sink` when given). */
+async function parseFile(
+  file: string,
+  harness: Harness,
+  text: ForeignText,
+  sink?: RecordSink,
+): Promise<ForeignSession> {
   switch (harness) {
     case "codex":
-      return parseCodex(text, file);
+      return parseCodex(text, file, sink);
     case "pi":
-      return parsePi(text, file);
+      return parsePi(text, file, sink);
     case "claude":
       // A subagent transcript given alone imports as a session of its own.
       return claudeParentOf(file) !== null
-        ? parseClaude(text, file, [], true)
-        : parseClaude(text, file, await claudeSubagents(file));
+        ? parseClaude(text, file, [], true, sink)
+        : parseClaude(text, file, await claudeSubagents(file), false, sink);
   }
 }
 
@@ -223,7 +260,7 @@ function claudeParentOf(file: string): string | null {
 
 /** Read and convert one session file of `harness` (nothing written): to look at its recorded cwd, say. */
 export async function readForeignSession(file: string, harness: Harness): Promise<ForeignSession> {
-  return await parseFile(file, harness, await readText(file));
+  return await parseFile(file, harness, await sizedFile(file));
 }
 
 function allProblems(s: ForeignSession): string[] {
@@ -261,9 +298,11 @@ export async function importForeign(
   let done = 0;
   for (const f of given) {
     options.onFile?.(done++, given.size, f);
+    let spool: Spool | undefined;
     try {
-      const text = await readText(f);
-      const harness = options.from ?? detectFormat(text);
+      // Read line by line by the parser, never whole (at most the size checked here).
+      const source = await sizedFile(f);
+      const harness = options.from ?? detectFormat(await readHead(f, source.size));
       const parent = harness === "claude" ? claudeParentOf(f) : null;
       if (parent !== null && given.has(parent)) {
         report.withParent.push(f);
@@ -280,7 +319,9 @@ export async function importForeign(
         });
         continue;
       }
-      const s = await parseFile(f, harness, text);
+      // The session's records go to a spool on disk as they are made, masked there.
+      spool = await openSpool(options.mask);
+      const s = await parseFile(f, harness, source, spool.sink);
       const problems = allProblems(s);
       if (s.id === "") {
         problems.unshift(
@@ -296,11 +337,13 @@ export async function importForeign(
         report.already.push({ file: f, harness, originalId: s.id, sessionId: before });
         continue;
       }
-      const written = await writeFamily(tracesDir, options, s);
+      const written = await writeFamily(tracesDir, options, s, spool);
       report.masked += written.masked;
       report.imported.push(written.session);
     } catch (err) {
       report.refused.push({ files: [f], errors: [`${f}: ${errorMessage(err)}`] });
+    } finally {
+      await spool?.remove();
     }
   }
   report.ok = report.refused.length === 0;
@@ -323,6 +366,16 @@ interface Planned {
   dateDir: string;
   meta: SessionMeta;
   records: Array<ModelMsgEnvelope | EventMsgEnvelope>;
+  /** Where the records are when the parser spooled them (then `records` is empty). */
+  spool?: Spool;
+  /** What spooled subagent pointers become (their children's penguin ids). */
+  pointer?: (r: ModelMsgEnvelope | EventMsgEnvelope) => ModelMsgEnvelope | EventMsgEnvelope;
+}
+
+/** The records of `p` in order: held, or read back from its spool. */
+async function* recordsOf(p: Planned): AsyncGenerator<ModelMsgEnvelope | EventMsgEnvelope> {
+  yield* p.records;
+  if (p.spool) yield* p.spool.read(p.pointer ?? ((r) => r));
 }
 
 /** Plan the trace of `x` (a free id, its session_meta), a child of `parent` when given. */
@@ -365,11 +418,13 @@ async function plan(
 /** Write each planned trace into `staging` and validate them; returns their paths. */
 async function stage(staging: string, family: readonly Planned[]): Promise<string[]> {
   for (const p of family) {
+    // Synced once, below, not at every request's end: a staged file is renamed only once whole.
     const w = await openTraceWriter({
       tracesDir: staging,
       sessionId: p.id,
       dateDir: p.dateDir,
       lock: false,
+      fsync: "never",
     });
     try {
       await w.append({
@@ -377,7 +432,7 @@ async function stage(staging: string, family: readonly Planned[]): Promise<strin
         type: "session_meta",
         payload: p.meta,
       });
-      for (const r of p.records) await w.append(r);
+      for await (const r of recordsOf(p)) await w.append(r);
     } finally {
       await w.close();
     }
@@ -391,6 +446,14 @@ async function stage(staging: string, family: readonly Planned[]): Promise<strin
       }`,
     );
   }
+  for (const path of staged) {
+    const f = await Deno.open(path, { read: true, write: true });
+    try {
+      await f.sync();
+    } finally {
+      f.close();
+    }
+  }
   return staged;
 }
 
@@ -399,6 +462,7 @@ async function writeFamily(
   tracesDir: string,
   scope: SessionScope & { workspace: ImportWorkspace; mask?: RecordMask },
   s: ForeignSession,
+  spool?: Spool,
 ): Promise<{ session: ForeignImportedSession; masked: number }> {
   const taken = new Set<string>();
   const agentState = agentStateDir(scope);
@@ -411,13 +475,14 @@ async function writeFamily(
   );
   // The parent's pointers name the children by their foreign ids until now.
   const childIds = new Map(children.map((c) => [c.s.id, c.id]));
-  top.records = top.records.map((r) =>
+  const pointer = (r: ModelMsgEnvelope | EventMsgEnvelope) =>
     r.type === "event_msg" && r.payload.type === "subagent" &&
       childIds.has(String(r.payload.session_id))
       ? { ...r, payload: { ...r.payload, session_id: childIds.get(String(r.payload.session_id))! } }
-      : r
-  );
-  const masked = scope.mask ? maskPlanned([top, ...children], scope.mask) : 0;
+      : r;
+  top.records = top.records.map(pointer);
+  if (spool) Object.assign(top, { spool, pointer });
+  let masked = scope.mask ? maskPlanned([top, ...children], scope.mask) : 0;
   await Deno.mkdir(tracesDir, { recursive: true, mode: 0o700 });
   const staging = await Deno.makeTempDir({ dir: tracesDir, prefix: ".import-" });
   const moved: string[] = [];
@@ -437,14 +502,16 @@ async function writeFamily(
   } finally {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
   }
+  masked += spool?.counts.masked ?? 0;
   const done = (p: Planned): ForeignImported => ({
     sessionId: p.id,
     originalId: p.s.id,
     source: p.s.file,
     path: traceFilePath(tracesDir, p.dateDir, p.id, 1),
-    records: p.records.length + 1,
-    toolCalls: countCalls(p.s),
-    messages: p.records.filter((r) => r.type === "model_msg" && r.payload.type === "text").length,
+    records: p.records.length + (p.spool?.counts.records ?? 0) + 1,
+    toolCalls: countCalls(p.s) + (p.spool?.counts.toolCalls ?? 0),
+    messages: p.records.filter((r) => r.type === "model_msg" && r.payload.type === "text").length +
+      (p.spool?.counts.messages ?? 0),
     loss: p.s.loss,
     skipped: p.s.problems.map(formatLineProblem),
     workspace: ws.path,

@@ -20,7 +20,7 @@ import {
   textParts,
 } from "./_foreign_parse.ts";
 import { type At, cacheSplitUsage } from "./_transcript.ts";
-import type { ForeignLine, ForeignSession } from "./foreign_session.ts";
+import type { ForeignLine, ForeignSession, ForeignText, RecordSink } from "./foreign_session.ts";
 import type { LossBook } from "./import_report.ts";
 
 const headerSchema = z.object({
@@ -76,9 +76,9 @@ interface PiParse {
   modelSet: boolean;
 }
 
-/** Convert the text of a pi session file (see the module doc). */
-export function parsePi(text: string, file: string): ForeignSession {
-  const p = startForeignParse(text, file, "pi", "unknown");
+/** Convert the text of a pi session file (see the module doc); with `sink`, its records go there. */
+export function parsePi(text: ForeignText, file: string, sink?: RecordSink): ForeignSession {
+  const p = startForeignParse(text, file, "pi", "unknown", sink);
   const [head, ...rest] = p.lines;
   const h = headerSchema.safeParse(head?.value);
   if (!head || !h.success) {
@@ -198,7 +198,7 @@ function toolResult(p: ForeignParse, msg: Message, parts: readonly Part[], at: A
 }
 
 function parseEntries(
-  lines: readonly ForeignLine[],
+  lines: Iterable<ForeignLine>,
   bad: (line: number, reason: string) => void,
 ): Entry[] {
   const out: Entry[] = [];

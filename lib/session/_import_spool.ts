@@ -1,0 +1,133 @@
+// The records of a foreign session being imported, kept on disk while the
+// file is converted instead of in memory: a parser hands each record to the
+// spool's sink as it makes it (masked there, as the import masks every
+// record), and the trace is then written from the spool a record at a time.
+// The spool lives in a private temporary directory and holds only what the
+// trace will hold. Subagent pointers are spooled as they are: they name a
+// child by its foreign id until the child's penguin id is known, so they are
+// rewritten and masked when read back.
+import { join } from "node:path";
+import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
+import type { RecordSink } from "./foreign_session.ts";
+import type { RecordMask } from "./import.ts";
+
+type Rec = ModelMsgEnvelope | EventMsgEnvelope;
+
+/** What a spool counted of the records it took. */
+export interface SpoolCounts {
+  /** Records. */
+  records: number;
+  /** Tool calls. */
+  toolCalls: number;
+  /** Texts (prompts and answers). */
+  messages: number;
+  /** Records the mask changed. */
+  masked: number;
+}
+
+/** A spool: its sink, its counts, and its records read back. */
+export interface Spool {
+  /** Takes each record (synchronously: parsers are). */
+  sink: RecordSink;
+  /** Counts so far. */
+  counts: SpoolCounts;
+  /** The records in order, each subagent pointer through `pointer` (then masked). */
+  read(pointer: (r: Rec) => Rec): AsyncGenerator<Rec>;
+  /** Remove the spool. */
+  remove(): Promise<void>;
+}
+
+/** Written in pieces of about this many characters. */
+const FLUSH_AT = 1 << 20;
+
+const isPointer = (r: Rec) => r.type === "event_msg" && r.payload.type === "subagent";
+
+/** A new spool in a private temporary directory; `mask` is applied to every record. */
+export async function openSpool(mask?: RecordMask): Promise<Spool> {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-import-" });
+  const path = join(dir, "records.jsonl");
+  const file = await Deno.open(path, { write: true, create: true, truncate: true, mode: 0o600 });
+  const enc = new TextEncoder();
+  const counts: SpoolCounts = { records: 0, toolCalls: 0, messages: 0, masked: 0 };
+  let buf = "";
+  let open = true;
+  const flush = () => {
+    const bytes = enc.encode(buf);
+    buf = "";
+    for (let off = 0; off < bytes.length;) off += file.writeSync(bytes.subarray(off));
+  };
+  const close = () => {
+    if (!open) return;
+    open = false;
+    try {
+      flush();
+    } finally {
+      file.close();
+    }
+  };
+  const masked = (r: Rec): Rec => {
+    if (!mask) return r;
+    const m = mask(r) as Rec;
+    if (m !== r) counts.masked++;
+    return m;
+  };
+  return {
+    counts,
+    sink(r) {
+      counts.records++;
+      if (r.type === "model_msg" && r.payload.type === "tool_call") counts.toolCalls++;
+      if (r.type === "model_msg" && r.payload.type === "text") counts.messages++;
+      buf += JSON.stringify(isPointer(r) ? r : masked(r)) + "\n";
+      if (buf.length >= FLUSH_AT) flush();
+    },
+    async *read(pointer) {
+      close();
+      for await (const line of jsonlLines(path)) {
+        const r = JSON.parse(line) as Rec;
+        yield isPointer(r) ? masked(pointer(r)) : r;
+      }
+    },
+    async remove() {
+      try {
+        close();
+      } finally {
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+      }
+    },
+  };
+}
+
+/** The lines of a file penguin wrote (UTF-8, each ended by a newline), one at a time. */
+async function* jsonlLines(path: string): AsyncGenerator<string> {
+  const dec = new TextDecoder();
+  const file = await Deno.open(path);
+  try {
+    const chunk = new Uint8Array(1 << 20);
+    let pieces: Uint8Array[] = [];
+    for (;;) {
+      const n = await file.read(chunk);
+      if (n === null) break;
+      let start = 0;
+      for (let nl = chunk.indexOf(10, start); nl !== -1 && nl < n; nl = chunk.indexOf(10, start)) {
+        pieces.push(chunk.slice(start, nl));
+        yield dec.decode(concat(pieces));
+        pieces = [];
+        start = nl + 1;
+      }
+      if (start < n) pieces.push(chunk.slice(start, n));
+    }
+  } finally {
+    file.close();
+  }
+}
+
+function concat(pieces: Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0]!;
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of pieces) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}

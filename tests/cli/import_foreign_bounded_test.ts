@@ -1,0 +1,108 @@
+// `sessions import --from claude` of a large file of small lines (red team N20: 64 MiB of 209,000
+// lines took the import to 472 MB and 215 s): the file is read line by line on each pass and the
+// converted records go to a spool on disk as they are made, so the peak stays far under what
+// holding the file, its parsed lines and its records costs, and the last line is imported.
+// (Masking of spooled records: import_mask_secrets_test.ts imports a pi session.)
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
+import { withRoot } from "../support/roots.ts";
+import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { readAll } from "../support/secrets.ts";
+
+const MB = 1000 * 1000;
+const MAX_PEAK = 200 * MB;
+const LAST = "LAST-LINE-MARK-41c9";
+
+/** A Claude Code session of small lines (a user prompt, then an answer with a tool call), ~`bytes`. */
+async function writeClaude(path: string, bytes: number): Promise<number> {
+  using f = await Deno.open(path, { write: true, create: true, truncate: true });
+  const enc = new TextEncoder();
+  const base = {
+    sessionId: "aaaaaaaa-2222-3333-4444-555555555555",
+    cwd: "/tmp",
+    isSidechain: false,
+  };
+  let size = 0;
+  let parent: string | null = null;
+  let batch = "";
+  let i = 0;
+  for (; size < bytes; i++) {
+    const uuid = `u-${i}`;
+    const text = "x".repeat(40);
+    const rec = i % 2 === 0
+      ? {
+        ...base,
+        type: "user",
+        uuid,
+        parentUuid: parent,
+        timestamp: "2026-12-01T10:00:00.000Z",
+        message: { role: "user", content: text },
+      }
+      : {
+        ...base,
+        type: "assistant",
+        uuid,
+        parentUuid: parent,
+        timestamp: "2026-12-01T10:00:01.000Z",
+        message: {
+          id: `m${i}`,
+          role: "assistant",
+          content: [{ type: "text", text }, {
+            type: "tool_use",
+            id: `t${i}`,
+            name: "Bash",
+            input: { command: "ls" },
+          }],
+        },
+      };
+    const line = JSON.stringify(rec) + "\n";
+    size += line.length;
+    batch += line;
+    parent = uuid;
+    if (batch.length > 1 << 20) {
+      await f.write(enc.encode(batch));
+      batch = "";
+    }
+  }
+  const last = {
+    ...base,
+    type: "user",
+    uuid: `u-${i}`,
+    parentUuid: parent,
+    timestamp: "2026-12-01T10:00:02.000Z",
+    message: { role: "user", content: LAST },
+  };
+  batch += JSON.stringify(last) + "\n";
+  await f.write(enc.encode(batch));
+  return i + 1;
+}
+
+Deno.test({
+  name: "sessions import --from claude of 40 MB of small lines stays under a peak bound",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      const ws = join(root, "..", `ws-${crypto.randomUUID()}`);
+      await Deno.mkdir(ws);
+      const file = join(root, "..", `claude-${crypto.randomUUID()}.jsonl`);
+      const lines = await writeClaude(file, 40 * MB);
+      try {
+        const r = await runCliPeak(
+          ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", ws],
+          root,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        // Every line is one text: a prompt or an answer.
+        assert.ok(r.stdout.includes(` ${lines} message(s)`), r.stdout);
+        const traces = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
+        const onDisk = await readAll(traces);
+        assert.ok(onDisk.includes(LAST), "the last line is imported");
+        assert.ok(r.peakBytes <= MAX_PEAK, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      } finally {
+        await Deno.remove(file);
+        await Deno.remove(ws, { recursive: true });
+      }
+    });
+  },
+});
