@@ -191,15 +191,15 @@ interface IdMasking {
 
 /** Call ids masked as text, each changed one once, kept unique through `toolCallIds`. */
 function createIdMasking(mask: (s: string) => string, toolCallIds?: ToolCallIds): IdMasking {
-  /** The masked id of each call id that holds a secret, until its complete call. */
+  /** The masked id of each call id (itself when it holds no secret), until its complete call. */
   const maskedIds = new Map<string, string>();
   return {
     maskId(id) {
       let out = maskedIds.get(id);
       if (out !== undefined) return out;
       out = mask(id);
-      if (out === id) return id;
-      out = toolCallIds ? toolCallIds.allocate(out) : out;
+      // Kept unchanged too: a call streams one partial per delta, and masking is not free.
+      if (out !== id) out = toolCallIds ? toolCallIds.allocate(out) : out;
       maskedIds.set(id, out);
       return out;
     },
@@ -243,7 +243,8 @@ export function createModelMasking(
   secrets: readonly Secret[],
   toolCallIds?: ToolCallIds,
 ): ModelMasking {
-  const mask = (s: string) => maskSecrets(s, secrets);
+  // An empty string holds no secret (a partial's delta carries an empty name): no masker is made.
+  const mask = (s: string) => s === "" ? s : maskSecrets(s, secrets);
   const active = createSecretMasker(secrets).active;
   /** Real arguments of masked calls, by (masked) call id, until the tool takes them. */
   const real = new Map<string, string>();
