@@ -1,35 +1,40 @@
 /**
  * Pumping one open response: read its bytes (each read guarded by the idle
- * timeout), frame them as SSE events (or collect a plain JSON body), parse
- * them with the wire module and translate them into OmniMessage payloads,
- * handed out as they complete. Returns the outcome of the stream.
+ * timeout) into its intake (./_intake.ts: SSE framing or a JSON body, the
+ * wire parser, the translator) and hand the payloads on. Returns the
+ * outcome of the stream.
  *
- * One server-sent event is held up to {@linkcode MAX_SSE_EVENT} characters
- * and a plain JSON body up to {@linkcode MAX_JSON_BODY} bytes; past either
- * the request fails (not retried) without reading the rest.
- *
- * The partial deltas of one read are merged (consecutive text, reasoning or
- * one call's argument deltas become one): the consumer of a turn takes
- * messages at its own pace, and a model streaming a few characters an event
- * would otherwise queue one message object per event.
+ * Partial deltas are held for a moment (./_hold.ts) and handed on merged
+ * (consecutive text, reasoning or one call's argument deltas become one): a
+ * model streaming a few characters an event, one event a network read,
+ * would otherwise run the consumer once per event. A response that keeps
+ * sending events without content, or streams for too long, is stopped
+ * (./_response_clock.ts).
  *
  * @module
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ModelPayload } from "../protocol/types.ts";
-import { classifyException, classifyStreamError, describeError } from "./classify.ts";
+import { classifyException } from "./classify.ts";
 import type { ModelOutcome, ModelStreamItem } from "./outcome.ts";
 import type { Translator } from "./translate.ts";
-import type { SseEvent, WireDelta } from "./wire.ts";
 import type { OpenedRequest, RequestSite } from "./_open.ts";
 import type { RequestGuard } from "./_request_guard.ts";
-import { TextBuffer } from "./_text_buffer.ts";
-import { MAX_JSON_BODY, MAX_SSE_EVENT, mib, TOO_LARGE_CODE } from "./limits.ts";
+import { createIntake, finalOutcome } from "./_intake.ts";
+import { createHold, WAKE } from "./_hold.ts";
+import { createResponseClock } from "./_response_clock.ts";
+
+/** The time bounds of one response (./_response_clock.ts). */
+export interface PumpBounds {
+  /** The idle timeout (≤ 0: no bounds). */
+  idleMs: number;
+  /** The whole response's bound (default: a multiple of `idleMs`). */
+  responseMs?: number | undefined;
+}
 
 /**
  * Read `opened` to its end through `translator`. Payloads go to `pending`
- * and are yielded after each read; what is still pending when this returns
- * (or throws) is the caller's to yield.
+ * and are yielded when due (./_hold.ts); what is still pending when this
+ * returns (or throws) is the caller's to yield.
  */
 export async function* pumpResponse(
   opened: OpenedRequest,
@@ -37,104 +42,53 @@ export async function* pumpResponse(
   guard: RequestGuard,
   site: RequestSite,
   pending: ModelPayload[],
+  bounds: PumpBounds = { idleMs: 0 },
 ): AsyncGenerator<ModelStreamItem, ModelOutcome> {
-  // Long because: one read loop over the response body; the SSE framer, the wire parser and the
-  // translator feed each other through shared locals.
-  const { module, response, reader } = opened;
-  const decoder = new TextDecoder();
-  const ctype = response.headers.get("content-type") ?? "";
-  const sse = ctype.includes("event-stream") || !ctype.includes("json");
-  const wire = module.createParser();
-  const events: SseEvent[] = [];
-  let tooLarge: string | undefined;
-  const framer = createParser({
-    onEvent: (m: EventSourceMessage) => {
-      events.push(m.event === undefined ? { data: m.data } : { event: m.event, data: m.data });
-    },
-    onError: (e) => {
-      if (e.type === "max-buffer-size-exceeded") {
-        tooLarge = `The model's response has an event of more than ${mib(MAX_SSE_EVENT)}; ` +
-          "penguin stopped reading it (a limit on what one response may hold)";
+  const { reader } = opened;
+  const hold = createHold(pending, coalesce);
+  const intake = createIntake(opened.module, opened.response, translator, hold.add);
+  const clock = createResponseClock(bounds.idleMs, bounds.responseMs);
+  const finished = () => translator.state.finish !== undefined;
+  /** The next read, kept across a hand-on that interrupted the wait for it. */
+  let next: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  try {
+    for (;;) {
+      let got: ReadableStreamReadResult<Uint8Array> | typeof WAKE;
+      guard.arm();
+      try {
+        if (next === undefined) {
+          next = guard.race(reader.read());
+          next.catch(() => {}); // awaited below or by a later step; never unhandled
+        }
+        const wake = hold.wake;
+        got = await (wake === undefined ? next : Promise.race([next, wake]));
+      } catch (e) {
+        return guard.interrupted(site.host) ?? classifyException(e, site.target);
+      } finally {
+        guard.disarm();
       }
-    },
-    maxBufferSize: MAX_SSE_EVENT,
-  });
-  const body = new TextBuffer();
-  let bodyBytes = 0;
-  let sawEvent = false;
-  let stopped = false;
-  const feed = (deltas: WireDelta[]): void => {
-    for (const d of deltas) {
-      pending.push(...translator.push(d));
-      if (translator.state.error) {
-        stopped = true;
-        return;
+      if (got !== WAKE) {
+        next = undefined;
+        if (got.done) break;
+        const r = intake.read(got.value);
+        if (r.over) break;
+        const late = clock.step(r.events, r.progressed, site.host);
+        if (late) return finished() ? finalOutcome(translator, true, site.target) : late;
       }
-    }
-  };
-  const drain = (): void => {
-    for (const ev of events) {
-      sawEvent = true;
-      feed(wire.push(ev));
-      if (stopped) break;
-    }
-    events.length = 0;
-  };
-  while (!stopped) {
-    let r: ReadableStreamReadResult<Uint8Array>;
-    guard.arm();
-    try {
-      r = await guard.race(reader.read());
-    } catch (e) {
-      return guard.interrupted(site.host) ?? classifyException(e, site.target);
-    } finally {
-      guard.disarm();
-    }
-    if (r.done) break;
-    if (!sse) {
-      bodyBytes += r.value.length;
-      if (bodyBytes > MAX_JSON_BODY) {
-        tooLarge = `The model's response body is larger than ${mib(MAX_JSON_BODY)}; ` +
-          "penguin stopped reading it (a limit on what one response may hold)";
-        break;
+      if (hold.due()) {
+        hold.taken();
+        clock.pause();
+        for (const m of coalesce(pending.splice(0))) yield { kind: "message", message: m };
+        clock.resume();
       }
-      body.append(decoder.decode(r.value, { stream: true }));
-      continue;
+      if (guard.userAborted) break;
     }
-    framer.feed(decoder.decode(r.value, { stream: true }));
-    drain();
-    if (tooLarge !== undefined) break;
-    for (const m of coalesce(pending.splice(0))) yield { kind: "message", message: m };
-    if (guard.userAborted) break;
+  } finally {
+    hold.dispose();
   }
   const stop = guard.interrupted(site.host);
-  if (stop) {
-    return translator.state.finish === undefined ? stop : finalOutcome(translator, true, site);
-  }
-  if (tooLarge !== undefined) {
-    return classifyStreamError({ message: tooLarge, code: TOO_LARGE_CODE }, site.target);
-  }
-  if (!stopped && !sse) {
-    body.append(decoder.decode());
-    let json: unknown;
-    try {
-      const text = body.text();
-      body.clear();
-      json = JSON.parse(text);
-    } catch (e) {
-      return {
-        status: "malformed",
-        error_message: `Cannot parse the response body as JSON: ${describeError(e)}`,
-      };
-    }
-    sawEvent = true;
-    feed(module.parseBody(json));
-  } else if (!stopped) {
-    framer.reset({ consume: true });
-    drain();
-    if (!stopped) feed(wire.end());
-  }
-  return finalOutcome(translator, sawEvent, site);
+  if (stop) return finished() ? finalOutcome(translator, true, site.target) : stop;
+  return intake.end(site.target);
 }
 
 /** The text a partial delta carries, when `m` is one that can merge with `prev`. */
@@ -180,19 +134,4 @@ export function coalesce(ms: ModelPayload[]): ModelPayload[] {
   }
   flush();
   return out;
-}
-
-function finalOutcome(t: Translator, sawEvent: boolean, site: RequestSite): ModelOutcome {
-  const s = t.state;
-  if (s.error) return classifyStreamError(s.error, site.target);
-  if (!sawEvent) {
-    return { status: "malformed", error_message: "Streaming response yielded no events" };
-  }
-  if (s.finish === undefined) {
-    return {
-      status: "malformed",
-      error_message: "The stream ended without a finish event (truncated response)",
-    };
-  }
-  return { status: "completed" };
 }

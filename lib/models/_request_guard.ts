@@ -31,6 +31,43 @@ export interface RequestGuard {
   interrupted(host: string | undefined): ModelOutcome | undefined;
 }
 
+/**
+ * The idle timer: `onIdle` when a step stays armed for `idleMs` (≤ 0: never).
+ * One timer at a time, not one per step: a stream of tiny events is read one
+ * event a step, and setting and clearing a timer each time costs more than
+ * the read. A step records when it started; the timer, when it fires early
+ * for the step armed now, waits out the rest.
+ */
+function createIdleTimer(
+  idleMs: number,
+  onIdle: () => void,
+): { arm(): void; disarm(): void; dispose(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let armed = false;
+  let armedAt = 0;
+  const fire = () => {
+    timer = undefined;
+    if (!armed) return;
+    const left = idleMs - (performance.now() - armedAt);
+    if (left > 0) timer = setTimeout(fire, left);
+    else onIdle();
+  };
+  return {
+    arm() {
+      if (idleMs <= 0) return;
+      armed = true;
+      armedAt = performance.now();
+      timer ??= setTimeout(fire, idleMs);
+    },
+    disarm: () => void (armed = false),
+    dispose() {
+      armed = false;
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
 /** A guard over the caller's `signal` with an idle timeout of `idleMs` (≤ 0: none). */
 export function createRequestGuard(user: AbortSignal | undefined, idleMs: number): RequestGuard {
   // One controller per request, linked to the caller's signal until dispose():
@@ -41,25 +78,19 @@ export function createRequestGuard(user: AbortSignal | undefined, idleMs: number
   const unlink = onAbort(user, () => ctl.abort(user!.reason));
   const idleText = `No data from the provider for ${idleMs} ms (idle timeout)`;
   let idleFired = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const disarm = () => clearTimeout(timer);
+  const idle = createIdleTimer(idleMs, () => {
+    idleFired = true;
+    ctl.abort(new Idle(idleText));
+  });
   return {
     signal,
     get userAborted() {
       return user?.aborted === true;
     },
-    arm() {
-      disarm();
-      if (idleMs > 0) {
-        timer = setTimeout(() => {
-          idleFired = true;
-          ctl.abort(new Idle(idleText));
-        }, idleMs);
-      }
-    },
-    disarm,
+    arm: idle.arm,
+    disarm: idle.disarm,
     dispose() {
-      disarm();
+      idle.dispose();
       unlink();
     },
     // One listener per step, removed when the step settles: racing a long-lived

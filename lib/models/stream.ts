@@ -34,6 +34,12 @@ export interface StreamModelOptions {
   signal?: AbortSignal | undefined;
   /** Longest wait for the next upstream bytes (default 120000; ≤ 0 disables). */
   idleTimeoutMs?: number;
+  /**
+   * Longest a response may stream in all (default 30 × the idle timeout;
+   * ≤ 0 disables). A response that sends events without any content for the
+   * idle timeout is stopped too (./_response_clock.ts).
+   */
+  responseTimeoutMs?: number;
   /** The fetch implementation (default: global `fetch`). */
   fetch?: typeof fetch | undefined;
   /** Session-wide tool-call id set (default: a fresh one per request). */
@@ -59,7 +65,10 @@ export async function* streamModel(
   async function* run(): AsyncGenerator<ModelStreamItem, ModelOutcome> {
     const opened = await openRequest(req, opts, guard, site);
     if ("status" in opened) return opened;
-    return yield* pumpResponse(opened, translator, guard, site, pending);
+    return yield* pumpResponse(opened, translator, guard, site, pending, {
+      idleMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      responseMs: opts.responseTimeoutMs,
+    });
   }
 
   let outcome: ModelOutcome;

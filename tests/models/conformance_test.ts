@@ -5,7 +5,8 @@
  * JSON over HTTP on 127.0.0.1, and `streamModel` must yield the same
  * protocol-neutral result for each: streaming text, tool calls, parallel
  * calls, malformed JSON arguments, usage, HTTP error bodies, in-stream
- * errors, malformed chunks, stalls, disconnects and aborts.
+ * errors, malformed chunks, stalls, disconnects, aborts, and responses that
+ * stream without content or without end.
  *
  * A case that a protocol's wire format makes different says so in the case
  * itself (`only`), with the reason.
@@ -45,6 +46,25 @@ function eventsThrough(protocol: WireProtocol, t: ScriptedTurn, needle: string):
   const at = events.findIndex((e) => e.includes(needle));
   assert.ok(at >= 0, `${protocol}: no event carries ${JSON.stringify(needle)}`);
   return at + 1;
+}
+
+/**
+ * An endless response: `protocol`'s events up to its first text delta, then
+ * that delta for ever — with its text as sent (`"Q"`), or emptied (`""`: an
+ * event without content).
+ */
+function endless(protocol: WireProtocol, text: "Q" | ""): ScriptedTurn {
+  const encoder = ENCODERS.find((e) => e.protocol === protocol)!;
+  const events = encoder.encodeTurn(turn.text("QZ", { chunk: 1 }), "scripted-model");
+  const at = events.findIndex((e) => e.includes('"Q"'));
+  const repeated = events[at]!.replace('"Q"', JSON.stringify(text));
+  return {
+    items: [],
+    event_source: function* () {
+      yield* events.slice(0, at);
+      for (;;) yield repeated;
+    },
+  };
 }
 
 function calls(c: Collected): ToolCallMessage[] {
@@ -307,6 +327,48 @@ const CASES: Case[] = [
       assert.deepEqual(messages.filter((m) => !m.type.startsWith("partial_")), [
         { type: "text", role: "assistant", text: "streamin", stop_reason: "aborted" },
       ]);
+      await s.requests[0]!.disconnected;
+      assert.equal(s.requests[0]!.clientGone, true);
+    },
+  },
+  {
+    name: "events without content for the idle timeout stop the response like an idle stream",
+    turns: (p) => [endless(p, "")],
+    async check(s, protocol) {
+      // Long enough that a loaded machine does not leave the stream idle that long.
+      const c = await collect(request(s, protocol), { idleTimeoutMs: 1000 });
+      assert.equal(c.outcome.status, "timeout");
+      assert.equal(c.outcome.failure, "timeout");
+      assert.match(
+        c.outcome.error_message!,
+        /^timed out waiting for 127\.0\.0\.1:\d+ \(no content for 1 s\): the provider sent \d+ events in [\d.]+ s without any content \(text, reasoning or tool calls\); penguin stopped reading it as an idle stream$/,
+      );
+      assert.equal(c.usage, undefined);
+      assert.deepEqual(c.completes, []);
+      await s.requests[0]!.disconnected;
+      assert.equal(s.requests[0]!.clientGone, true, "the response was not read on");
+    },
+  },
+  {
+    name: "a response that keeps streaming content is stopped at its overall time bound",
+    turns: (p) => [endless(p, "Q")],
+    async check(s, protocol) {
+      const c = await collect(request(s, protocol), {
+        idleTimeoutMs: 60_000,
+        responseTimeoutMs: 300,
+      });
+      assert.equal(c.outcome.status, "timeout");
+      assert.match(
+        c.outcome.error_message!,
+        /\(response longer than 300 ms\): the response was still streaming after [\d.]+ m?s; penguin stopped reading it \(a response may take 30 × model\.timeoutMs/,
+      );
+      assertPartialDiscipline(c.messages);
+      const text = c.completes.find((m) => m.type === "text") as {
+        text: string;
+        stop_reason: string;
+      };
+      assert.match(text.text, /^Q+$/);
+      assert.equal(text.stop_reason, "timeout");
       await s.requests[0]!.disconnected;
       assert.equal(s.requests[0]!.clientGone, true);
     },
