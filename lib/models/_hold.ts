@@ -3,14 +3,19 @@
  * every few characters as its own network write, so a read can be one tiny
  * event; handing each read's deltas on at once would run the whole consumer
  * (masking, the turn, the trace, the display) once per event. Partial deltas
- * are held instead and handed on merged (see `coalesce` in ./_pump.ts):
+ * are held instead, merged as they come (consecutive text, reasoning or one
+ * call's argument deltas become one payload), and handed on:
  *
  * - at once when a complete message is among them (a call can run, a
- *   segment is recorded), when many distinct payloads are waiting, or when
- *   {@linkcode MAX_HELD_CHARS} of deltas are;
+ *   segment is recorded), when {@linkcode MAX_WAITING} distinct payloads
+ *   are waiting, or {@linkcode MAX_HELD_CHARS} characters of deltas;
  * - else {@linkcode HOLD_MS} after the first of them was held, or when the
  *   stream ends — whichever comes first, so a pause in the stream never
  *   keeps a delta from the display for longer.
+ *
+ * Merging as they come, not when handed on, keeps one payload object per
+ * run of deltas instead of one per event: objects that live for the whole
+ * hold would outlive V8's young generation and pile up in the old one.
  *
  * @module
  */
@@ -19,84 +24,148 @@ import type { ModelPayload } from "../protocol/types.ts";
 /** Longest time a partial delta waits for the consumer. */
 export const HOLD_MS = 50;
 
-/** Payloads waiting past this many are merged; as many distinct ones go to the consumer at once. */
+/** Distinct payloads waiting that go to the consumer at once. */
 const MAX_WAITING = 256;
 
-/** Characters of held deltas that go to the consumer at once (merging more would copy them again). */
+/** Characters of held deltas that go to the consumer at once. */
 const MAX_HELD_CHARS = 64 * 1024;
 
-/** Characters a partial carries. */
-function charsOf(m: ModelPayload): number {
-  if (m.type === "partial_text") return m.text.length;
-  if (m.type === "partial_thinking") return m.thinking.length;
-  if (m.type === "partial_tool_call") return m.arguments.length;
-  return 0;
+/** Pieces of a run joined into one flat string once there are this many. */
+const MAX_PIECES = 512;
+
+/** What {@linkcode Hold.wait} resolves to when the held payloads are due. */
+export const WAKE: unique symbol = Symbol("hold over");
+
+/** The field a partial delta streams. */
+type Field = "text" | "thinking" | "arguments";
+
+/** The field of `m` and its text, when `m` is a partial delta that can merge with `prev`. */
+export function mergeable(
+  prev: ModelPayload | undefined,
+  m: ModelPayload,
+): { field: Field; piece: string } | undefined {
+  if (prev === undefined || prev.type !== m.type) return undefined;
+  if (!("event_type" in m) || m.event_type !== "delta") return undefined;
+  if (!("event_type" in prev) || prev.event_type !== "delta") return undefined;
+  if (m.type === "partial_text") return { field: "text", piece: m.text };
+  if (m.type === "partial_thinking") return { field: "thinking", piece: m.thinking };
+  if (m.type === "partial_tool_call" && prev.type === "partial_tool_call") {
+    return prev.tool_call_id === m.tool_call_id
+      ? { field: "arguments", piece: m.arguments }
+      : undefined;
+  }
+  return undefined;
 }
 
-/** What {@linkcode Hold.wake} resolves to. */
-export const WAKE: unique symbol = Symbol("hold over");
+/** Payloads appended to `out`, each run of mergeable deltas as one payload. */
+interface Merger {
+  /** Append `m` (to the last payload's run when it continues it); the characters it streams. */
+  push(m: ModelPayload): number;
+  /** Join the open run into the last payload of `out`. */
+  close(): void;
+}
+
+function createMerger(out: ModelPayload[]): Merger {
+  /** Pieces of the last payload's field, while it is a run of deltas. */
+  let run: string[] = [];
+  let field: Field | undefined;
+  const close = () => {
+    const last = out.at(-1);
+    if (run.length > 1 && last !== undefined && field !== undefined) {
+      out[out.length - 1] = { ...last, [field]: run.join("") } as ModelPayload;
+    }
+    run = [];
+    field = undefined;
+  };
+  return {
+    push(m) {
+      const more = mergeable(out.at(-1), m);
+      if (more !== undefined && more.field === field) {
+        run.push(more.piece);
+        if (run.length >= MAX_PIECES) run = [run.join("")];
+        return more.piece.length;
+      }
+      close();
+      out.push(m);
+      const own = mergeable(m, m);
+      if (own === undefined) return 0;
+      run = [own.piece];
+      field = own.field;
+      return own.piece.length;
+    },
+    close,
+  };
+}
+
+/** `ms` with runs of consecutive partial deltas of one segment or call merged into one. */
+export function coalesce(ms: ModelPayload[]): ModelPayload[] {
+  const out: ModelPayload[] = [];
+  const merger = createMerger(out);
+  for (const m of ms) merger.push(m);
+  merger.close();
+  return out;
+}
 
 /** The hold of one response's payloads. */
 export interface Hold {
-  /** Resolves when held payloads are due (undefined when nothing is held). */
-  readonly wake: Promise<typeof WAKE> | undefined;
-  /** Add payloads to `pending`. */
+  /** `read`, or (while payloads are held) whichever comes first of it and their time. */
+  wait<T>(read: Promise<T>): Promise<T | typeof WAKE>;
+  /** Add payloads to `pending` (merged into its last one when they continue it). */
   add(ms: ModelPayload[]): void;
   /** Whether the held payloads go to the consumer now. */
   due(): boolean;
-  /** The held payloads are taken: stop waiting. */
-  taken(): void;
-  /** The response is over. */
+  /** The held payloads, merged; `pending` is emptied. */
+  take(): ModelPayload[];
+  /** The response is over: `pending` holds the rest, merged. */
   dispose(): void;
 }
 
-/** A hold over `pending`, merged in place with `merge` when it grows. */
-export function createHold(
-  pending: ModelPayload[],
-  merge: (ms: ModelPayload[]) => ModelPayload[],
-): Hold {
+/** A hold over `pending`. */
+export function createHold(pending: ModelPayload[]): Hold {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let wake: Promise<typeof WAKE> | undefined;
+  let waiter: ((v: typeof WAKE) => void) | undefined;
   let fired = false;
   let complete = false;
-  let crowded = false;
   let chars = 0;
-  const stop = () => {
+  const merger = createMerger(pending);
+  const reset = () => {
     clearTimeout(timer);
     timer = undefined;
-    wake = undefined;
+    waiter = undefined;
     fired = false;
     complete = false;
-    crowded = false;
     chars = 0;
+    merger.close();
   };
   return {
-    get wake() {
-      return wake;
+    wait(read) {
+      if (timer === undefined) return read;
+      return new Promise((resolve, reject) => {
+        waiter = resolve;
+        read.then(resolve, reject);
+      });
     },
     add(ms) {
       for (const m of ms) {
-        pending.push(m);
+        chars += merger.push(m);
         if (!m.type.startsWith("partial_")) complete = true;
-        else chars += charsOf(m);
       }
-      if (pending.length > MAX_WAITING) {
-        pending.splice(0, pending.length, ...merge(pending));
-        crowded = pending.length > MAX_WAITING / 2;
-      }
-      if (pending.length === 0 || wake !== undefined) return;
-      wake = new Promise((resolve) => {
-        timer = setTimeout(() => {
-          fired = true;
-          resolve(WAKE);
-        }, HOLD_MS);
-      });
+      if (pending.length === 0 || timer !== undefined || fired) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        fired = true;
+        waiter?.(WAKE);
+        waiter = undefined;
+      }, HOLD_MS);
     },
     due() {
       if (pending.length === 0) return false;
-      return fired || complete || crowded || chars >= MAX_HELD_CHARS;
+      return fired || complete || pending.length >= MAX_WAITING || chars >= MAX_HELD_CHARS;
     },
-    taken: stop,
-    dispose: stop,
+    take() {
+      reset();
+      return pending.splice(0);
+    },
+    dispose: reset,
   };
 }

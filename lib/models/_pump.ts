@@ -21,6 +21,8 @@ import type { OpenedRequest, RequestSite } from "./_open.ts";
 import type { RequestGuard } from "./_request_guard.ts";
 import { createIntake, finalOutcome } from "./_intake.ts";
 import { createHold, WAKE } from "./_hold.ts";
+
+export { coalesce } from "./_hold.ts";
 import { createResponseClock } from "./_response_clock.ts";
 
 /** The time bounds of one response (./_response_clock.ts). */
@@ -45,7 +47,7 @@ export async function* pumpResponse(
   bounds: PumpBounds = { idleMs: 0 },
 ): AsyncGenerator<ModelStreamItem, ModelOutcome> {
   const { reader } = opened;
-  const hold = createHold(pending, coalesce);
+  const hold = createHold(pending);
   const intake = createIntake(opened.module, opened.response, translator, hold.add);
   const clock = createResponseClock(bounds.idleMs, bounds.responseMs);
   const finished = () => translator.state.finish !== undefined;
@@ -60,8 +62,7 @@ export async function* pumpResponse(
           next = guard.race(reader.read());
           next.catch(() => {}); // awaited below or by a later step; never unhandled
         }
-        const wake = hold.wake;
-        got = await (wake === undefined ? next : Promise.race([next, wake]));
+        got = await hold.wait(next);
       } catch (e) {
         return guard.interrupted(site.host) ?? classifyException(e, site.target);
       } finally {
@@ -76,9 +77,8 @@ export async function* pumpResponse(
         if (late) return finished() ? finalOutcome(translator, true, site.target) : late;
       }
       if (hold.due()) {
-        hold.taken();
         clock.pause();
-        for (const m of coalesce(pending.splice(0))) yield { kind: "message", message: m };
+        for (const m of hold.take()) yield { kind: "message", message: m };
         clock.resume();
       }
       if (guard.userAborted) break;
@@ -89,49 +89,4 @@ export async function* pumpResponse(
   const stop = guard.interrupted(site.host);
   if (stop) return finished() ? finalOutcome(translator, true, site.target) : stop;
   return intake.end(site.target);
-}
-
-/** The text a partial delta carries, when `m` is one that can merge with `prev`. */
-function mergeable(prev: ModelPayload | undefined, m: ModelPayload): string | undefined {
-  if (prev === undefined || prev.type !== m.type) return undefined;
-  if (!("event_type" in m) || m.event_type !== "delta") return undefined;
-  if (!("event_type" in prev) || prev.event_type !== "delta") return undefined;
-  if (m.type === "partial_text") return m.text;
-  if (m.type === "partial_thinking") return m.thinking;
-  if (m.type === "partial_tool_call" && prev.type === "partial_tool_call") {
-    return prev.tool_call_id === m.tool_call_id ? m.arguments : undefined;
-  }
-  return undefined;
-}
-
-/** `ms` with runs of consecutive partial deltas of one segment or call merged into one. */
-export function coalesce(ms: ModelPayload[]): ModelPayload[] {
-  const out: ModelPayload[] = [];
-  let run: string[] = [];
-  const flush = () => {
-    const last = out.at(-1);
-    if (run.length > 1 && last !== undefined) {
-      const joined = run.join("");
-      if (last.type === "partial_text") out[out.length - 1] = { ...last, text: joined };
-      else if (last.type === "partial_thinking") {
-        out[out.length - 1] = { ...last, thinking: joined };
-      } else if (last.type === "partial_tool_call") {
-        out[out.length - 1] = { ...last, arguments: joined };
-      }
-    }
-    run = [];
-  };
-  for (const m of ms) {
-    const piece = mergeable(out.at(-1), m);
-    if (piece !== undefined) {
-      run.push(piece);
-      continue;
-    }
-    flush();
-    out.push(m);
-    const own = mergeable(m, m);
-    if (own !== undefined) run.push(own);
-  }
-  flush();
-  return out;
 }
