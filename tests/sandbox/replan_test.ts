@@ -8,41 +8,57 @@ import { knownDataRoots, rememberDataRoot } from "../../lib/sandbox/_data_roots.
 
 const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
 
+/**
+ * Runs `fn` with a policy hiding a directory that is removed after the plan, before bwrap starts
+ * (when the seccomp filter file is looked at); `removed()` tells whether that happened.
+ */
+async function withHiddenDirGoneAfterPlan(
+  prefix: string,
+  fn: (
+    ws: string,
+    policy: ReturnType<typeof createPolicy>,
+    removed: () => boolean,
+  ) => Promise<void>,
+): Promise<void> {
+  const base = await visibleTempDir(prefix);
+  const ws = join(base, "ws");
+  const gone = join(base, "other-data-root");
+  await Deno.mkdir(ws);
+  await Deno.mkdir(gone);
+  const deno = Deno as unknown as { lstat: (p: string | URL) => Promise<Deno.FileInfo> };
+  const real = deno.lstat;
+  let removed = false;
+  deno.lstat = (p) => {
+    if (!removed && String(p).endsWith("/filter")) {
+      removed = true;
+      Deno.removeSync(gone);
+    }
+    return real(p);
+  };
+  try {
+    const policy = createPolicy({
+      workspace: ws,
+      home: "",
+      hostEnv: { PATH: "/usr/bin:/bin" },
+      hide: [gone],
+    });
+    await fn(ws, policy, () => removed);
+  } finally {
+    deno.lstat = real;
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
 Deno.test({
   name: "a hidden directory removed between the plan and the sandbox's start is planned again",
   ignore: !bwrap,
   async fn() {
-    const base = await visibleTempDir("penguin-replan-");
-    const ws = join(base, "ws");
-    const gone = join(base, "other-data-root");
-    await Deno.mkdir(ws);
-    await Deno.mkdir(gone);
-    const deno = Deno as unknown as { lstat: (p: string | URL) => Promise<Deno.FileInfo> };
-    const real = deno.lstat;
-    let removed = false;
-    // The seccomp filter file is looked at after the plan, before bwrap starts: remove it then.
-    deno.lstat = (p) => {
-      if (!removed && String(p).endsWith("/filter")) {
-        removed = true;
-        Deno.removeSync(gone);
-      }
-      return real(p);
-    };
-    try {
-      const policy = createPolicy({
-        workspace: ws,
-        home: "",
-        hostEnv: { PATH: "/usr/bin:/bin" },
-        hide: [gone],
-      });
+    await withHiddenDirGoneAfterPlan("penguin-replan-", async (_ws, policy, removed) => {
       const r = await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" }));
-      assert.ok(removed, "the directory went away after the plan");
+      assert.ok(removed(), "the directory went away after the plan");
       assert.equal(r.code, 0, r.out);
       assert.match(r.out, /^ran$/m);
-    } finally {
-      deno.lstat = real;
-      await Deno.remove(base, { recursive: true });
-    }
+    });
   },
 });
 
@@ -50,28 +66,7 @@ Deno.test({
   name: "a command sharing penguin's stdio starts again when a hidden directory went away first",
   ignore: !bwrap,
   async fn() {
-    const base = await visibleTempDir("penguin-replan-inherit-");
-    const ws = join(base, "ws");
-    const gone = join(base, "other-data-root");
-    await Deno.mkdir(ws);
-    await Deno.mkdir(gone);
-    const deno = Deno as unknown as { lstat: (p: string | URL) => Promise<Deno.FileInfo> };
-    const real = deno.lstat;
-    let removed = false;
-    deno.lstat = (p) => {
-      if (!removed && String(p).endsWith("/filter")) {
-        removed = true;
-        Deno.removeSync(gone);
-      }
-      return real(p);
-    };
-    try {
-      const policy = createPolicy({
-        workspace: ws,
-        home: "",
-        hostEnv: { PATH: "/usr/bin:/bin" },
-        hide: [gone],
-      });
+    await withHiddenDirGoneAfterPlan("penguin-replan-inherit-", async (ws, policy, removed) => {
       // No control channel here: bwrap's failure shows only once it has exited.
       const child = await spawnSandboxed({
         shell: "echo ran >> runs.txt",
@@ -80,13 +75,10 @@ Deno.test({
         stdio: "inherit",
       });
       const st = await child.status;
-      assert.ok(removed, "the directory went away after the plan");
+      assert.ok(removed(), "the directory went away after the plan");
       assert.equal(st.code, 0);
       assert.equal(await Deno.readTextFile(join(ws, "runs.txt")), "ran\n");
-    } finally {
-      deno.lstat = real;
-      await Deno.remove(base, { recursive: true });
-    }
+    });
   },
 });
 
