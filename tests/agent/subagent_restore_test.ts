@@ -21,6 +21,15 @@ function script(start = Date.parse("2026-01-01T00:00:00Z")) {
     out.push({ timestamp: at(), type, payload } as OmniMessage);
     return api;
   };
+  const toolOutput = (id: string, output: string, stop: string, extra: Record<string, unknown>) =>
+    rec("model_msg", {
+      type: "tool_call_output",
+      role: "user",
+      output,
+      tool_call_id: id,
+      stop_reason: stop,
+      ...extra,
+    });
   const api = {
     out,
     meta: (id: string, extra: Record<string, unknown> = {}) =>
@@ -51,29 +60,28 @@ function script(start = Date.parse("2026-01-01T00:00:00Z")) {
       output: string,
       stop = "completed",
       process?: { id: string; state: string; exit_code: number | null },
-    ) =>
-      rec("model_msg", {
-        type: "tool_call_output",
-        role: "user",
-        output,
-        tool_call_id: id,
-        stop_reason: stop,
-        ...(process ? { penguin_process: process } : {}),
-      }),
+    ) => toolOutput(id, output, stop, process ? { penguin_process: process } : {}),
     /** A run_subagent output with `penguin_subagent` facts. */
     spawned: (
       id: string,
       output: string,
       facts: { id: string; session_id: string; kind: string; state: string },
     ) =>
-      rec("model_msg", {
-        type: "tool_call_output",
-        role: "user",
-        output,
-        tool_call_id: id,
-        stop_reason: "completed",
+      toolOutput(id, output, "completed", {
         penguin_subagent: { ...facts, parent_tool_call_id: id },
       }),
+    /** A run_subagent call, its child session's pointer and its output with typed facts. */
+    child: (
+      callId: string,
+      prompt: string,
+      output: string,
+      facts: { id: string; session_id: string; kind: string; state: string },
+    ) =>
+      api.call(callId, "run_subagent", { prompt }).pointer(facts.session_id).spawned(
+        callId,
+        output,
+        facts,
+      ),
     /** A harness text whose only report of the task is its `penguin_notice`. */
     typedNotice: (kind: string, id: string) =>
       rec("model_msg", {
@@ -173,26 +181,20 @@ Deno.test("restore stays quiet about children the parent already heard from", ()
 
 Deno.test("restore reads subagents and notices from their typed fields, not from the wording", () => {
   const p = script().meta(SID("00000000"))
-    .call("c1", "run_subagent", { prompt: "bg" })
-    .pointer(SID("aaaaaaa1"))
-    .spawned("c1", "started, in other words", {
+    .child("c1", "bg", "started, in other words", {
       id: "subagent-typed001",
       session_id: SID("aaaaaaa1"),
       kind: "background",
       state: "running",
     })
-    .call("c2", "run_subagent", { prompt: "fg" })
-    .pointer(SID("bbbbbbb2"))
     // The wording names an id, the facts say the call answered for the child.
-    .spawned("c2", "an answer that quotes subagent_id subagent-bbbbbbb2", {
+    .child("c2", "fg", "an answer that quotes subagent_id subagent-bbbbbbb2", {
       id: "subagent-bbbbbbb2",
       session_id: SID("bbbbbbb2"),
       kind: "foreground",
       state: "ended",
     })
-    .call("c3", "run_subagent", { prompt: "polled" })
-    .pointer(SID("ccccccc3"))
-    .spawned("c3", "still going", {
+    .child("c3", "polled", "still going", {
       id: "subagent-typed003",
       session_id: SID("ccccccc3"),
       kind: "foreground",
