@@ -2,12 +2,10 @@
 // its record, and no later session reports it as its own.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { runCli } from "../support/cli.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot, visibleTempDir } from "../support/roots.ts";
-import { readUntil } from "../support/child_lines.ts";
-
-const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
+import { startStandinHolder } from "./_standin_holder_process.ts";
 
 async function records(runDir: string): Promise<string[]> {
   const out: string[] = [];
@@ -32,15 +30,9 @@ Deno.test({
     const sb = await makeRoot(server, { visible: true });
     try {
       // A penguin holds the stand-ins of `gone` and is killed: its records stay.
-      const holder = new Deno.Command(Deno.execPath(), {
-        args: [...penguinArgv().slice(0, -1), HELPER, "plan", gone],
+      const { child: holder, lines: reader, out } = await startStandinHolder(["plan", gone], {
         env: { PENGUIN_RUN_DIR: runDir },
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "inherit",
-      }).spawn();
-      const reader = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      const out = await readUntil(reader);
+      });
       assert.ok(out.includes("\n"), `holder did not start: ${out}`);
       holder.kill("SIGKILL");
       await holder.status;

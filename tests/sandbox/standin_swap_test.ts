@@ -4,11 +4,8 @@
 // workspace renamed while they were held keep their records until it is back, then go.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { penguinArgv, REPO } from "../support/cli.ts";
 import { visibleTempDir } from "../support/roots.ts";
-import { readUntil } from "../support/child_lines.ts";
-
-const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
+import { standinHolderArgv, startStandinHolder } from "./_standin_holder_process.ts";
 const linux = Deno.build.os === "linux";
 
 interface Holder {
@@ -20,15 +17,10 @@ interface Holder {
 
 /** A penguin process (own run directory) holding `placeholders` until its stdin closes. */
 async function hold(runDir: string, placeholders: unknown[]): Promise<Holder> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv().slice(0, -1), HELPER, "hold", JSON.stringify(placeholders)],
-    env: { PENGUIN_RUN_DIR: runDir },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const out = await readUntil(lines);
+  const { child, lines, out } = await startStandinHolder(
+    ["hold", JSON.stringify(placeholders)],
+    { env: { PENGUIN_RUN_DIR: runDir }, stderr: "piped" },
+  );
   const stderr = new Response(child.stderr).text();
   return {
     started: out.trim(),
@@ -44,7 +36,7 @@ async function hold(runDir: string, placeholders: unknown[]): Promise<Holder> {
 /** A penguin process (own run directory) sweeping stand-ins no one holds; its exit code. */
 async function sweep(runDir: string): Promise<number> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv().slice(0, -1), HELPER, "sweep"],
+    args: standinHolderArgv(["sweep"]),
     env: { PENGUIN_RUN_DIR: runDir },
     stdin: "null",
   }).output();

@@ -9,10 +9,7 @@ import { createPolicy, type Placeholder, resolvePlan } from "../../lib/sandbox/m
 import { isStandInShape } from "../../lib/sandbox/plan.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
-import { penguinArgv, REPO } from "../support/cli.ts";
-import { readUntil } from "../support/child_lines.ts";
-
-const HELPER = join(REPO, "tests/sandbox/_standin_holder.ts");
+import { standinHolderArgv, startStandinHolder } from "./_standin_holder_process.ts";
 
 const linux = Deno.build.os === "linux";
 
@@ -26,16 +23,7 @@ interface Holder {
 }
 
 async function startHolder(args: string[], home?: string): Promise<Holder> {
-  const child = new Deno.Command(Deno.execPath(), {
-    // Under penguin's own permission set.
-    args: [...penguinArgv().slice(0, -1), HELPER, ...args],
-    ...(home ? { env: { HOME: home } } : {}),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const out = await readUntil(lines);
+  const { child, lines, out } = await startStandinHolder(args, home ? { env: { HOME: home } } : {});
   assert.ok(out.includes("\n"), `holder did not start: ${out}`);
   const stdin = child.stdin.getWriter();
   const end = async () => {
@@ -240,7 +228,7 @@ Deno.test({
 async function inHomeWorkspace(script: string): Promise<{ out: string; home: string }> {
   const home = await visibleTempDir("penguin-standin-home-");
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv().slice(0, -1), HELPER, "sandbox", home, script],
+    args: standinHolderArgv(["sandbox", home, script]),
     env: { HOME: home, PENGUIN_RUN_DIR: join(home, ".penguin", "run") },
     stdin: "null",
     stdout: "piped",
