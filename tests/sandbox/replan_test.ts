@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, detectSandbox, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
+import { evalInRunDir } from "./_run_dir_eval.ts";
 import { knownDataRoots, rememberDataRoot } from "../../lib/sandbox/_data_roots.ts";
 
 const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
@@ -203,14 +204,7 @@ Deno.test({
           if (e.name.startsWith("setup-")) logs.push(e.name);
         }
         console.log(JSON.stringify(logs));`;
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: ["eval", script],
-        env: { PENGUIN_RUN_DIR: join(base, ".run") },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = new TextDecoder().decode(out.stdout);
-      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      const text = await evalInRunDir(script, join(base, ".run"));
       assert.deepEqual(JSON.parse(text.trim().split("\n").at(-1)!), []);
     } finally {
       await Deno.remove(base, { recursive: true });

@@ -7,6 +7,8 @@ import { seccompProgram } from "../../lib/sandbox/seccomp.ts";
 import { privateRunDir } from "../../lib/sandbox/_standin_registry.ts";
 import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
+import { withTempDir } from "../support/roots.ts";
+import { evalInRunDir, SECCOMP_IMPORTS } from "./_run_dir_eval.ts";
 
 const linuxBwrap = Deno.build.os === "linux" &&
   (await detectSandbox()).kind === "bwrap";
@@ -23,33 +25,19 @@ Deno.test("the filter file holds the filter, read-only, in penguin's private run
 
 Deno.test("a filter file removed meanwhile is written again", async () => {
   // In a run directory of its own: the shared one serves the other tests' sandboxes meanwhile.
-  const run = await Deno.makeTempDir({ prefix: "penguin-run-" });
-  try {
-    const mod = new URL("../../lib/sandbox/_seccomp_file.ts", import.meta.url).href;
-    const prog = new URL("../../lib/sandbox/seccomp.ts", import.meta.url).href;
-    const script = `
+  await withTempDir("penguin-run-", async (run) => {
+    const script = `${SECCOMP_IMPORTS}
       import { dirname } from "node:path";
-      import { seccompFile } from ${JSON.stringify(mod)};
-      import { seccompProgram } from ${JSON.stringify(prog)};
       const path = await seccompFile([]);
       await Deno.remove(dirname(path), { recursive: true });
       const again = await seccompFile([]);
       const same = (await Deno.readFile(again)).every((b, i) => b === seccompProgram()[i]);
       console.log(JSON.stringify({ same, samePath: again === path }));`;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", script],
-      env: { PENGUIN_RUN_DIR: `${run}/run` },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+    assert.deepEqual(JSON.parse(await evalInRunDir(script, `${run}/run`)), {
       same: true,
       samePath: true,
     });
-  } finally {
-    await Deno.remove(run, { recursive: true });
-  }
+  });
 });
 
 Deno.test({
