@@ -8,10 +8,10 @@ import { runCli } from "../support/cli.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { detectSandbox } from "../../lib/sandbox/mod.ts";
 import { readUntil } from "../support/child_lines.ts";
+import { startSwapper } from "./_swap_support.ts";
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;
-const HELPER = new URL("./_swap_helper.ts", import.meta.url).pathname;
 
 interface Layout {
   base: string;
@@ -90,23 +90,8 @@ Deno.test({
   fn: async () => {
     const l = await layout("echo x > PWN-$$");
     const stop = join(l.base, "stop");
-    const swapper = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-ffi",
-        "--allow-read",
-        "--allow-write",
-        HELPER,
-        l.outer,
-        "mid",
-        "swap",
-        stop,
-        "100000000",
-      ],
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    const lines = swapper.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const swapper = startSwapper(l.outer, "mid", "swap", stop, 100000000);
+    const lines = swapper.lines;
     try {
       // Started once the swapper is swapping.
       const head = await readUntil(lines, "swapping");
@@ -117,21 +102,12 @@ Deno.test({
         if (r.code === 0) ran++;
         else assert.match(r.stderr, /Cannot use the workspace|Cannot sandbox|session started/);
       }
-      await Deno.writeTextFile(stop, "");
-      let tail = "";
-      for (;;) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        tail += value;
-      }
-      assert.ok(Number(tail.trim().split("\n").at(-1)) > 0, "the swapper swapped");
+      assert.ok(await swapper.stop() > 0, "the swapper swapped");
       assert.deepEqual(await names(l.victim), ["keep.txt"], "nothing landed outside");
       const pwn = (await names(l.ws)).filter((n) => n.startsWith("PWN-"));
       assert.ok(pwn.length <= ran, "what was written went into the named workspace");
     } finally {
-      await Deno.writeTextFile(stop, "").catch(() => {});
-      await lines.cancel().catch(() => {});
-      await swapper.status;
+      await swapper.close();
       await l.server.close();
       await Deno.remove(l.base, { recursive: true });
     }

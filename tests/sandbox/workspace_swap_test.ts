@@ -9,15 +9,14 @@ import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
+import { startSwapper, SWAP_REFUSED as REFUSED } from "./_swap_support.ts";
 
 // The stand-in registry of this test process is its own: no other penguin's sweep acts on A's
 // records while the test looks at what A leaves.
-const RUN_DIR = useTestRunDir();
+useTestRunDir();
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;
-const HELPER = new URL("./_swap_helper.ts", import.meta.url).pathname;
-const REFUSED = /session started (with|in)/;
 
 interface Layout {
   base: string;
@@ -103,22 +102,7 @@ for (const ancestor of [false, true]) {
     fn: async () => {
       const l = await layout(ancestor);
       const stop = join(l.base, "stop");
-      const swapper = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-ffi",
-          "--allow-read",
-          "--allow-write",
-          HELPER,
-          l.dir,
-          l.name,
-          "swap",
-          stop,
-          "2000000",
-        ],
-        stdout: "piped",
-        stderr: "inherit",
-      }).spawn();
+      const swapper = startSwapper(l.dir, l.name, "swap", stop, 2000000);
       // A's session: its stand-ins are kept from its first command until it ends.
       const session = keepStandIns();
       try {
@@ -126,11 +110,7 @@ for (const ancestor of [false, true]) {
         for (let i = 0; i < 30; i++) {
           outputs.push(await run(l.policy, `echo x > PWN-${i}; mkdir .git && echo MADE-GIT`));
         }
-        await Deno.writeTextFile(stop, "");
-        const swaps = Number(
-          (new TextDecoder().decode((await swapper.output()).stdout)).trim().split("\n").at(-1),
-        );
-        assert.ok(swaps > 0, "the swapper ran");
+        assert.ok(await swapper.stop() > 0, "the swapper ran");
         // A ends once the swapping has stopped: its stand-ins go, none is left in its workspace
         // (nor named as left).
         await session.end();
@@ -160,8 +140,7 @@ for (const ancestor of [false, true]) {
         // host view: its write fails, and lands nowhere.
         assert.ok(pwn <= ran, "what was written went into the workspace");
       } finally {
-        await Deno.writeTextFile(stop, "").catch(() => {});
-        await swapper.status;
+        await swapper.close();
         await session.end();
         await Deno.remove(l.base, { recursive: true });
       }

@@ -14,14 +14,13 @@ import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
 import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
+import { startSwapper, SWAP_REFUSED as REFUSED } from "./_swap_support.ts";
 
 // The stand-in registry of this test process is its own (see workspace_swap_test.ts).
-const RUN_DIR = useTestRunDir();
+useTestRunDir();
 
 const report = await detectSandbox();
 const bwrap = report.kind === "bwrap" && report.usable;
-const HELPER = new URL("./_swap_helper.ts", import.meta.url).pathname;
-const REFUSED = /session started (with|in)/;
 
 interface Layout {
   base: string;
@@ -105,32 +104,13 @@ for (const direct of [true, false]) {
       _pinLaunch({ direct });
       const l = await layout();
       const stop = join(l.base, "stop");
-      const swapper = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-ffi",
-          "--allow-read",
-          "--allow-write",
-          HELPER,
-          l.outer,
-          "shared",
-          "swap",
-          stop,
-          "2000000",
-        ],
-        stdout: "piped",
-        stderr: "inherit",
-      }).spawn();
+      const swapper = startSwapper(l.outer, "shared", "swap", stop, 2000000);
       try {
         const outputs: { out: string; code?: number }[] = [];
         for (let i = 0; i < 30; i++) {
           outputs.push(await run(l.policy, `echo x > ../shared/PWN-${i}`));
         }
-        await Deno.writeTextFile(stop, "");
-        const swaps = Number(
-          new TextDecoder().decode((await swapper.output()).stdout).trim().split("\n").at(-1),
-        );
-        assert.ok(swaps > 0, "the swapper ran");
+        assert.ok(await swapper.stop() > 0, "the swapper ran");
         assert.deepEqual(await names(l.victim), [], "nothing landed outside");
         for (const o of outputs) {
           if (o.code === undefined) {
@@ -138,8 +118,7 @@ for (const direct of [true, false]) {
           }
         }
       } finally {
-        await Deno.writeTextFile(stop, "").catch(() => {});
-        await swapper.status;
+        await swapper.close();
         await Deno.remove(l.base, { recursive: true });
         _pinLaunch({});
       }

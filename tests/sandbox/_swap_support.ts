@@ -1,0 +1,58 @@
+/**
+ * The swap tests' shared setup: the swapper (`_swap_helper.ts`), a process exchanging two names
+ * in a loop the way a session whose workspace encloses another's could.
+ *
+ * @module
+ */
+
+/** What a command refused for a swapped workspace or root says. */
+export const SWAP_REFUSED = /session started (with|in)/;
+
+/** A running swapper. */
+export interface Swapper {
+  /** Its stdout: a `swapping` line once it swaps, the number of exchanges when it ends. */
+  lines: ReadableStreamDefaultReader<string>;
+  /** Ask it to stop and read the rest of its output: the number of exchanges it made. */
+  stop(): Promise<number>;
+  /** Stop it (whatever happened before) and reap it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start exchanging the names `a` and `b` in `dir` until the file `stopFile` exists or `rounds`
+ * exchanges are done.
+ */
+export function startSwapper(
+  dir: string,
+  a: string,
+  b: string,
+  stopFile: string,
+  rounds: number,
+): Swapper {
+  const helper = new URL("./_swap_helper.ts", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-ffi", "--allow-read", "--allow-write", helper, dir, a, b, stopFile]
+      .concat(String(rounds)),
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  return {
+    lines,
+    stop: async () => {
+      await Deno.writeTextFile(stopFile, "");
+      let tail = "";
+      for (;;) {
+        const { value, done } = await lines.read();
+        if (done) break;
+        tail += value;
+      }
+      return Number(tail.trim().split("\n").at(-1));
+    },
+    close: async () => {
+      await Deno.writeTextFile(stopFile, "").catch(() => {});
+      await lines.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
