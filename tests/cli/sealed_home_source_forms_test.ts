@@ -5,9 +5,8 @@
 // command reads none of them, while a file nothing sources stays readable.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { runInHomeWorkspace } from "./_sealed_home.ts";
 import { sourcedOnLine } from "../../lib/sandbox/_source_lines.ts";
 import { visibleTempDir } from "../support/roots.ts";
 
@@ -45,19 +44,7 @@ Deno.test("run: a sealed home hides what its startup files source with builtin, 
     ],
   });
   try {
-    await addModel(join(root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "m",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-    }, { setDefault: true });
-    const r = await runCli(
-      ["--root", root, "run", "--workspace", home, "--allow-home-workspace", "-m", "go"],
-      { env: { HOME: home } },
-    );
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    const body = JSON.stringify(server.requests[1]!.body);
+    const body = await runInHomeWorkspace(root, home, server);
     // A file no startup file sources is the workspace's own: readable.
     assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
     for (const n of Object.keys(FORMS)) {

@@ -5,9 +5,8 @@
 // a plain variable.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { runInHomeWorkspace } from "./_sealed_home.ts";
 import { visibleTempDir } from "../support/roots.ts";
 
 const FILES = [".bashrc", ".profile", ".zshrc", ".cshrc", ".kshrc", ".tcshrc", "env/secrets.sh"];
@@ -44,19 +43,7 @@ Deno.test("run: a sealed home's startup files and what they source are hidden fr
     ],
   });
   try {
-    await addModel(join(root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "m",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-    }, { setDefault: true });
-    const r = await runCli(
-      ["--root", root, "run", "--workspace", home, "--allow-home-workspace", "-m", "go"],
-      { env: { HOME: home } },
-    );
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    const body = JSON.stringify(server.requests[1]!.body);
+    const body = await runInHomeWorkspace(root, home, server);
     assert.ok(body.includes("tool-ran"), body.slice(-3000));
     assert.ok(body.includes("tool-home=/usr"), body.slice(-3000));
     for (const f of FILES) {
