@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { type SandboxPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { collect } from "./_helpers.ts";
 
 /** What a command refused for a swapped workspace or root says. */
 export const SWAP_REFUSED = /session started (with|in)/;
@@ -55,4 +57,17 @@ export function startSwapper(
       await child.status;
     },
   };
+}
+
+/** Run `shell` under `policy`: its output and status, or the refusal's message. */
+export async function runOrRefusal(
+  policy: SandboxPolicy,
+  shell: string,
+): Promise<{ out: string; code?: number }> {
+  try {
+    const r = await collect(await spawnSandboxed({ shell, policy }));
+    return { out: r.out, code: r.code };
+  } catch (err) {
+    return { out: (err as Error).message };
+  }
 }

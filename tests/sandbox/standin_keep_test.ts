@@ -4,24 +4,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { holdPlaceholders, keepStandIns, sweepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { detectSandbox } from "../../lib/sandbox/mod.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
 import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
+import { dirNames as names } from "../support/dir_names.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 
 // The stand-in registry of this test process is its own (not the user's, in /tmp/penguin-<uid>).
-const RUN_DIR = useTestRunDir();
-
-const report = await detectSandbox();
-const bwrap = report.kind === "bwrap" && report.usable;
-
-async function names(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) out.push(e.name);
-  return out.sort();
-}
+useTestRunDir();
 
 Deno.test({
   name: "penguin run keeps .git and penguin.jsonc stand-ins between commands, none after it",

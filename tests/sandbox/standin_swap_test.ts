@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { visibleTempDir } from "../support/roots.ts";
 import { standinHolderArgv, startStandinHolder } from "./_standin_holder_process.ts";
+import { dirNames as names } from "../support/dir_names.ts";
 const linux = Deno.build.os === "linux";
 
 interface Holder {
@@ -41,12 +42,6 @@ async function sweep(runDir: string): Promise<number> {
     stdin: "null",
   }).output();
   return out.code;
-}
-
-async function names(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) out.push(e.name);
-  return out.sort();
 }
 
 /** `outer/ws`, `victim` (the user's, outside every workspace) and a link `outer/swap -> ../victim`. */

@@ -6,12 +6,10 @@ import { join } from "node:path";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
-import { detectSandbox } from "../../lib/sandbox/mod.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { readUntil } from "../support/child_lines.ts";
 import { startSwapper } from "./_swap_support.ts";
-
-const report = await detectSandbox();
-const bwrap = report.kind === "bwrap" && report.usable;
+import { dirNames as names } from "../support/dir_names.ts";
 
 interface Layout {
   base: string;
@@ -44,12 +42,6 @@ async function layout(cmd: string): Promise<Layout> {
   const root = join(base, "data");
   await addServerModel(root, server);
   return { base, root, outer, ws, victim, server };
-}
-
-async function names(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) out.push(e.name);
-  return out.sort();
 }
 
 const run = (l: Layout) => runCli(["--root", l.root, "run", "--workspace", l.ws, "-m", "go"]);

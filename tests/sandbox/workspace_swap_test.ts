@@ -3,20 +3,18 @@
 // directory the session started with, or refuses.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { createPolicy } from "../../lib/sandbox/mod.ts";
 import type { SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { collect, visibleTempDir } from "./_helpers.ts";
+import { visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
-import { startSwapper, SWAP_REFUSED as REFUSED } from "./_swap_support.ts";
+import { runOrRefusal as run, startSwapper, SWAP_REFUSED as REFUSED } from "./_swap_support.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 
 // The stand-in registry of this test process is its own: no other penguin's sweep acts on A's
 // records while the test looks at what A leaves.
 useTestRunDir();
-
-const report = await detectSandbox();
-const bwrap = report.kind === "bwrap" && report.usable;
 
 interface Layout {
   base: string;
@@ -61,16 +59,6 @@ async function tree(dir: string, rel = ""): Promise<string[]> {
 
 /** The victim's entries the layout made itself. */
 const initial = (ancestor: boolean) => ancestor ? ["ws"] : [];
-
-/** Run `shell` under `policy`: its output and status, or the refusal's message. */
-async function run(policy: SandboxPolicy, shell: string): Promise<{ out: string; code?: number }> {
-  try {
-    const r = await collect(await spawnSandboxed({ shell, policy }));
-    return { out: r.out, code: r.code };
-  } catch (err) {
-    return { out: (err as Error).message };
-  }
-}
 
 for (const ancestor of [false, true]) {
   const what = ancestor ? "a parent of the workspace" : "the workspace";

@@ -3,24 +3,18 @@
 // directory the session started with, or refuses.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  bwrapMountArgs,
-  createPolicy,
-  detectSandbox,
-  spawnSandboxed,
-} from "../../lib/sandbox/mod.ts";
+import { bwrapMountArgs, createPolicy } from "../../lib/sandbox/mod.ts";
 import type { SandboxPlan, SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
 import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
-import { collect, visibleTempDir } from "./_helpers.ts";
+import { visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
-import { startSwapper, SWAP_REFUSED as REFUSED } from "./_swap_support.ts";
+import { runOrRefusal as run, startSwapper, SWAP_REFUSED as REFUSED } from "./_swap_support.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
+import { dirNames as names } from "../support/dir_names.ts";
 
 // The stand-in registry of this test process is its own (see workspace_swap_test.ts).
 useTestRunDir();
-
-const report = await detectSandbox();
-const bwrap = report.kind === "bwrap" && report.usable;
 
 interface Layout {
   base: string;
@@ -47,22 +41,6 @@ async function layout(): Promise<Layout> {
     hostEnv: { PATH: Deno.env.get("PATH") ?? "", HOME: ws },
   });
   return { base, outer, shared, victim, policy };
-}
-
-async function names(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) out.push(e.name);
-  return out.sort();
-}
-
-/** Run `shell` under `policy`: its output and status, or the refusal's message. */
-async function run(policy: SandboxPolicy, shell: string): Promise<{ out: string; code?: number }> {
-  try {
-    const r = await collect(await spawnSandboxed({ shell, policy }));
-    return { out: r.out, code: r.code };
-  } catch (err) {
-    return { out: (err as Error).message };
-  }
 }
 
 Deno.test({

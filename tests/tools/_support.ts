@@ -116,8 +116,4 @@ export async function readOrUndefined(path: string): Promise<string | undefined>
 }
 
 /** The names in a directory, sorted. */
-export async function entries(dir: string): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of Deno.readDir(dir)) names.push(e.name);
-  return names.sort();
-}
+export { dirNames as entries } from "../support/dir_names.ts";
