@@ -9,6 +9,10 @@ import type { ModelServer } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { addServerModel } from "../support/roots.ts";
 
+/** `s` backwards: the tests' commands print what they read reversed, so a token that was read
+ * reaches the model only in that form. */
+export const reverse = (s: string): string => [...s].reverse().join("");
+
 /**
  * Run one task in the data root `root` with `home` as both HOME and workspace; asserts it ends
  * well after two model requests and returns the second request's body as JSON text (what the

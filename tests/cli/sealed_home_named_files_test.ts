@@ -6,9 +6,8 @@
 // (nor a file one of them sources), while a file nothing names stays readable.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addModel } from "../../lib/state/project_config.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { reverse, runInHomeWorkspace } from "./_sealed_home.ts";
 import { startupTextPaths } from "../../lib/sandbox/_source_lines.ts";
 import { visibleTempDir } from "../support/roots.ts";
 import { resolveWorkspacePath } from "../../lib/tools/workspace_path.ts";
@@ -28,7 +27,6 @@ const FORMS: Record<string, string> = {
 /** Sourced by `procsub.sh`, itself only named. */
 const DEEP = "deep";
 const tokenOf = (n: string) => `Tok${n}Named0123ZZ`;
-const reverse = (s: string) => [...s].reverse().join("");
 
 Deno.test("run: a sealed home hides the files its startup files name, in any form", async () => {
   const base = await visibleTempDir("penguin-sealed-named-");
@@ -57,19 +55,7 @@ Deno.test("run: a sealed home hides the files its startup files name, in any for
     ],
   });
   try {
-    await addModel(join(root, "default_project", ".project_config.toml"), {
-      provider: "custom",
-      model_id: "m",
-      base_url: server.baseUrl("openai-chat"),
-      client_type: "openai-chat",
-    }, { setDefault: true });
-    const r = await runCli(
-      ["--root", root, "run", "--workspace", home, "--allow-home-workspace", "-m", "go"],
-      { env: { HOME: home } },
-    );
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    const body = JSON.stringify(server.requests[1]!.body);
+    const body = await runInHomeWorkspace(root, home, server);
     // A file no startup file names is the workspace's own: readable.
     assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
     for (const n of [...Object.keys(FORMS), DEEP]) {

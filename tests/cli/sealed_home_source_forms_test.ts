@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runInHomeWorkspace } from "./_sealed_home.ts";
+import { reverse, runInHomeWorkspace } from "./_sealed_home.ts";
 import { sourcedOnLine } from "../../lib/sandbox/_source_lines.ts";
 import { visibleTempDir } from "../support/roots.ts";
 
@@ -21,7 +21,6 @@ const FORMS: Record<string, string> = {
   colq: ". ${HOME:?}/env/colq.sh",
 };
 const tokenOf = (n: string) => `Tok${n}Src0123ZZ`;
-const reverse = (s: string) => [...s].reverse().join("");
 
 Deno.test("run: a sealed home hides what its startup files source with builtin, command, \\., -- and quoted $HOME", async () => {
   const base = await visibleTempDir("penguin-sealed-source-");

@@ -6,12 +6,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runInHomeWorkspace } from "./_sealed_home.ts";
+import { reverse, runInHomeWorkspace } from "./_sealed_home.ts";
 import { visibleTempDir } from "../support/roots.ts";
 
 const FILES = [".bashrc", ".profile", ".zshrc", ".cshrc", ".kshrc", ".tcshrc", "env/secrets.sh"];
 const tokenOf = (f: string) => `TokIn${f.replace(/[^a-z]/g, "")}ZZZZ0123`;
-const reverse = (s: string) => [...s].reverse().join("");
 
 Deno.test("run: a sealed home's startup files and what they source are hidden from commands and read_file", async () => {
   const base = await visibleTempDir("penguin-sealed-startup-");
