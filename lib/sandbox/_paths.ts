@@ -1,7 +1,8 @@
 /**
  * Small path facts the sandbox's planners share: whether a path lies in a
- * root, the real path of one that may be missing, and the HOME of this
- * process when penguin may read it.
+ * root, the real path of one that may be missing (or of a directory),
+ * whether a directory is empty, and the HOME of this process when penguin
+ * may read it.
  *
  * @module
  */
@@ -19,6 +20,26 @@ export async function realOf(path: string): Promise<string | undefined> {
     return await Deno.realPath(path);
   } catch {
     return undefined;
+  }
+}
+
+/** The real path of `path` when it is (or leads to) a directory, else undefined. */
+export async function realDir(path: string): Promise<string | undefined> {
+  try {
+    const real = await Deno.realPath(path);
+    return (await Deno.stat(real)).isDirectory ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `path` is a directory with no entries; false when it has some or cannot be read. */
+export async function isEmptyDir(path: string): Promise<boolean> {
+  try {
+    for await (const _ of Deno.readDir(path)) return false;
+    return true;
+  } catch {
+    return false;
   }
 }
 

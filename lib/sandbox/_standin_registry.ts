@@ -40,6 +40,7 @@
 import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
+import { isEmptyDir } from "./_paths.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface StandInRecord {
@@ -390,15 +391,6 @@ async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | 
   // Recorded, but the process creating it died before writing its identity: judged by shape.
   if (record.kind === "dir") return await isEmptyDir(record.path) ? "stand-in" : "other";
   return await holdsExactly(record.path, record.content ?? "") ? "stand-in" : "other";
-}
-
-async function isEmptyDir(path: string): Promise<boolean> {
-  try {
-    for await (const _ of Deno.readDir(path)) return false;
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -32,6 +32,7 @@
 import { join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { physicalPath } from "./git_path.ts";
+import { isEmptyDir, realDir } from "./_paths.ts";
 
 /** How far the model may change the workspace's git directory. */
 export type GitAccess = "read-only" | "writable";
@@ -126,24 +127,6 @@ async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined>
       err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied
     ) return undefined;
     throw err;
-  }
-}
-
-async function isEmptyDir(path: string): Promise<boolean> {
-  try {
-    for await (const _ of Deno.readDir(path)) return false;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function realDir(path: string): Promise<string | undefined> {
-  try {
-    const real = await Deno.realPath(path);
-    return (await Deno.stat(real)).isDirectory ? real : undefined;
-  } catch {
-    return undefined;
   }
 }
 

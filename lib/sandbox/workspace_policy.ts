@@ -75,6 +75,7 @@ import { isInside } from "./plan.ts";
 import type { SandboxMode } from "./policy.ts";
 import type { GitAccess } from "./git_guard.ts";
 import { workspaceIdentity } from "./workspace_identity.ts";
+import { realDir } from "./_paths.ts";
 
 export {
   at,
@@ -123,15 +124,6 @@ export interface LoadPolicyOptions {
   protectedPaths?: readonly string[];
   /** Home directory for `~/` in roots; default `$HOME`. */
   home?: string;
-}
-
-async function realDir(path: string): Promise<string | undefined> {
-  try {
-    const real = await Deno.realPath(path);
-    return (await Deno.stat(real)).isDirectory ? real : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
