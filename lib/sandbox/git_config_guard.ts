@@ -9,8 +9,14 @@
  * @module
  */
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { resolveGitConfig } from "./git_config.ts";
-import { execKeyOf, type ExecTarget, gitExecTargets, pythonModules } from "./git_exec_keys.ts";
+import { type ResolvedGitConfig, resolveGitConfig } from "./git_config.ts";
+import {
+  execKeyOf,
+  type ExecTarget,
+  gitExecTargets,
+  includeTarget,
+  pythonModules,
+} from "./git_exec_keys.ts";
 import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
 import { inside, ownHome } from "./_paths.ts";
 
@@ -70,6 +76,23 @@ export async function enclosingRepos(
   return out;
 }
 
+/** The configuration git reads in the work tree `workTree` with git directories `layout`. */
+function layoutConfig(
+  workTree: string,
+  layout: GitLayout,
+  home: string | undefined,
+  env: TargetOptions["env"],
+): Promise<ResolvedGitConfig> {
+  return resolveGitConfig({
+    workTree,
+    gitDirs: [layout.dotGit, ...layout.gitDirs],
+    gitDir: layout.gitDirs[0],
+    commonDir: layout.gitDirs[1] ?? layout.gitDirs[0],
+    home,
+    ...(env ? { env } : {}),
+  });
+}
+
 /**
  * The paths inside `roots` that git, configured as it is now for the
  * workspace `workspaceReal` (a real path) with git directories `layout`, runs
@@ -84,42 +107,19 @@ export async function gitConfigTargets(
 ): Promise<ExecTarget[]> {
   const home = "home" in opts ? opts.home : ownHome();
   const roots = opts.roots ?? [workspaceReal];
-  const config = await resolveGitConfig({
-    workTree: workspaceReal,
-    gitDirs: [layout.dotGit, ...layout.gitDirs],
-    gitDir: layout.gitDirs[0],
-    commonDir: layout.gitDirs[1] ?? layout.gitDirs[0],
-    home,
-    ...(opts.env ? { env: opts.env } : {}),
-  });
+  const config = await layoutConfig(workspaceReal, layout, home, opts.env);
   const all = await gitExecTargets(config, workspaceReal, home);
   // An include whose condition holds for no repository yet (a global `includeIf
   // "gitdir:<ws>/vendor/**"`): git reads it for the next repository the user makes there.
   for (const f of config.skipped ?? []) {
     if (!f.from || !f.key) continue;
-    all.push({
-      path: f.path,
-      key: "includeIf.*.path",
-      value: f.path,
-      file: f.from,
-      use: "read",
-      missing: "file",
-      ...(f.links?.length ? { links: f.links } : {}),
-      ...(f.via?.length ? { via: f.via } : {}),
-    });
+    all.push(includeTarget(f, f.from, "includeIf.*.path"));
   }
   if (opts.enclosing ?? true) {
     for (const top of await enclosingRepos(workspaceReal, opts.env)) {
       const outer = await findGitLayout(top, opts.missing);
       if (outer.kind === "missing") continue;
-      const cfg = await resolveGitConfig({
-        workTree: top,
-        gitDirs: [outer.dotGit, ...outer.gitDirs],
-        gitDir: outer.gitDirs[0],
-        commonDir: outer.gitDirs[1] ?? outer.gitDirs[0],
-        home,
-        ...(opts.env ? { env: opts.env } : {}),
-      });
+      const cfg = await layoutConfig(top, outer, home, opts.env);
       all.push(...await gitExecTargets(cfg, top, home));
     }
   }
@@ -186,14 +186,7 @@ export async function pythonImportWarnings(
   opts: { home?: string | undefined; env?: (name: string) => string | undefined } = {},
 ): Promise<string[]> {
   const home = "home" in opts ? opts.home : ownHome();
-  const config = await resolveGitConfig({
-    workTree: workspaceReal,
-    gitDirs: [layout.dotGit, ...layout.gitDirs],
-    gitDir: layout.gitDirs[0],
-    commonDir: layout.gitDirs[1] ?? layout.gitDirs[0],
-    home,
-    ...(opts.env ? { env: opts.env } : {}),
-  });
+  const config = await layoutConfig(workspaceReal, layout, home, opts.env);
   const keys = new Map<string, string[]>();
   for (const e of config.entries) {
     const row = execKeyOf(e.key);

@@ -16,7 +16,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import type { ConfigEntry, ResolvedGitConfig } from "./git_config.ts";
+import type { ConfigEntry, ConfigFile, ResolvedGitConfig } from "./git_config.ts";
 import { gitBoolean } from "./git_config_parse.ts";
 import { physicalPath } from "./git_path.ts";
 
@@ -316,6 +316,20 @@ async function targetsOf(
  * ones the model can write. Each is resolved as the kernel resolves it when
  * git opens it ({@linkcode physicalPath}).
  */
+/** The target of an included file `f`, read by git because `from` includes it under `key`. */
+export function includeTarget(f: ConfigFile, from: string, key: string): ExecTarget {
+  return {
+    path: f.path,
+    key,
+    value: f.path,
+    file: from,
+    use: "read",
+    missing: "file",
+    ...(f.links?.length ? { links: f.links } : {}),
+    ...(f.via?.length ? { via: f.via } : {}),
+  };
+}
+
 export async function gitExecTargets(
   config: ResolvedGitConfig,
   workTree: string,
@@ -332,16 +346,7 @@ export async function gitExecTargets(
   for (const f of config.files) {
     if (f.scope !== "include" || !f.from || !f.key) continue;
     const key = f.key.startsWith("includeif.") ? "includeIf.*.path" : "include.path";
-    out.push({
-      path: f.path,
-      key,
-      value: f.path,
-      file: f.from,
-      use: "read",
-      missing: "file",
-      ...(f.links?.length ? { links: f.links } : {}),
-      ...(f.via?.length ? { via: f.via } : {}),
-    });
+    out.push(includeTarget(f, f.from, key));
   }
   for (const e of config.entries) {
     const row = execKeyOf(e.key);
