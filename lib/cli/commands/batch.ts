@@ -24,6 +24,7 @@ import type { Command, CommandContext, Io } from "../command.ts";
 import { subprocessRunOne } from "./_batch_run_one.ts";
 import { batchK8sCommand } from "./_batch_k8s.ts";
 import { batchReportCommand } from "./_batch_report.ts";
+import { addSignals } from "./_signals.ts";
 
 /** The default `--parallel`: the CPUs, at most 4. */
 export function defaultParallel(): number {
@@ -191,17 +192,7 @@ function parseRun(args: string[]) {
 
 /** A signal's abort for the batch: SIGINT and SIGTERM, where they can be listened to. */
 function abortOnSignals(ctl: AbortController): () => void {
-  const handler = () => ctl.abort(new DOMException("interrupted by a signal", "AbortError"));
-  const added: Deno.Signal[] = [];
-  for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.addSignalListener(sig, handler);
-      added.push(sig);
-    } catch {
-      // SIGTERM cannot be listened to on Windows.
-    }
-  }
-  return () => added.forEach((sig) => Deno.removeSignalListener(sig, handler));
+  return addSignals(() => ctl.abort(new DOMException("interrupted by a signal", "AbortError")));
 }
 
 function summaryLine(s: BatchSummary, results: string): string {
