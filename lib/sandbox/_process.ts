@@ -97,14 +97,10 @@ export interface StartOptions {
   hint?: string;
 }
 
+/** Signals 0 to 6, numbered alike on Linux and macOS. */
+const FIRST_SIGNALS = ["", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT"];
 const LINUX_SIGNALS = [
-  "",
-  "SIGHUP",
-  "SIGINT",
-  "SIGQUIT",
-  "SIGILL",
-  "SIGTRAP",
-  "SIGABRT",
+  ...FIRST_SIGNALS,
   "SIGBUS",
   "SIGFPE",
   "SIGKILL",
@@ -132,13 +128,7 @@ const LINUX_SIGNALS = [
   "SIGSYS",
 ];
 const DARWIN_SIGNALS = [
-  "",
-  "SIGHUP",
-  "SIGINT",
-  "SIGQUIT",
-  "SIGILL",
-  "SIGTRAP",
-  "SIGABRT",
+  ...FIRST_SIGNALS,
   "SIGEMT",
   "SIGFPE",
   "SIGKILL",
