@@ -167,24 +167,22 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   const loaded = await loadOrInitAgent(ref, agentInitOptions());
   for (const line of loaded.recovered) defaultWarn(`[penguin] ${line}`);
   const config = resolveSystemConfig(loaded.systemConfig);
-  const base: AgentBase = {
+  const shared = {
     ref,
     paths: loaded.paths,
     systemConfig: loaded.systemConfig,
     config,
     agentsMd: loaded.agentsMd,
     projectConfig,
+  };
+  const base: AgentBase = {
+    ...shared,
     env,
     configPath,
     setupFlags: setupFlags(opts.root !== undefined ? root : undefined, ref.projectId),
   };
   return {
-    ref,
-    paths: loaded.paths,
-    systemConfig: loaded.systemConfig,
-    config,
-    agentsMd: loaded.agentsMd,
-    projectConfig,
+    ...shared,
     createSession: (sessionOpts = {}) => createSession(base, sessionOpts),
     openRecordedSession: (rec, recOpts = {}) => openRecorded(base, rec, recOpts),
     resumeSession: (o) => resumeRecorded(base, (rec, ro) => openRecorded(base, rec, ro), o),
