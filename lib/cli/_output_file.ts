@@ -17,17 +17,17 @@ async function realOrSelf(path: string): Promise<string> {
   }
 }
 
-/** Write `text` to `path` whole or not at all (see the module doc). */
-export async function writeOutputFile(path: string, text: string): Promise<void> {
-  const target = await realOrSelf(path);
-  const info = await Deno.stat(target).catch(() => undefined);
-  if (info !== undefined && !info.isFile) return await Deno.writeTextFile(target, text);
-  const tmp = join(
+/** A fresh temporary name in the directory of `target`. */
+function tmpBeside(target: string): string {
+  return join(
     dirname(target),
     `.${basename(target).slice(0, 200)}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
   );
+}
+
+/** Rename the written `tmp` to `target`, with the mode `target` had; `tmp` is removed on failure. */
+async function moveIntoPlace(tmp: string, target: string, info?: Deno.FileInfo): Promise<void> {
   try {
-    await Deno.writeTextFile(tmp, text, { createNew: true });
     if (info?.mode != null && Deno.build.os !== "windows") {
       await Deno.chmod(tmp, info.mode & 0o7777);
     }
@@ -36,6 +36,21 @@ export async function writeOutputFile(path: string, text: string): Promise<void>
     await Deno.remove(tmp).catch(() => {});
     throw err;
   }
+}
+
+/** Write `text` to `path` whole or not at all (see the module doc). */
+export async function writeOutputFile(path: string, text: string): Promise<void> {
+  const target = await realOrSelf(path);
+  const info = await Deno.stat(target).catch(() => undefined);
+  if (info !== undefined && !info.isFile) return await Deno.writeTextFile(target, text);
+  const tmp = tmpBeside(target);
+  try {
+    await Deno.writeTextFile(tmp, text, { createNew: true });
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
+  }
+  await moveIntoPlace(tmp, target, info);
 }
 
 /** A file being written piece by piece by {@linkcode openOutputFile}. */
@@ -58,10 +73,7 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
   const target = await realOrSelf(path);
   const info = await Deno.stat(target).catch(() => undefined);
   const direct = info !== undefined && !info.isFile;
-  const tmp = direct ? target : join(
-    dirname(target),
-    `.${basename(target).slice(0, 200)}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`,
-  );
+  const tmp = direct ? target : tmpBeside(target);
   const file = await Deno.open(tmp, direct ? { write: true } : { write: true, createNew: true });
   const enc = new TextEncoder();
   let closed = false;
@@ -78,15 +90,7 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
     async commit() {
       close();
       if (direct) return;
-      try {
-        if (info?.mode != null && Deno.build.os !== "windows") {
-          await Deno.chmod(tmp, info.mode & 0o7777);
-        }
-        await Deno.rename(tmp, target);
-      } catch (err) {
-        await Deno.remove(tmp).catch(() => {});
-        throw err;
-      }
+      await moveIntoPlace(tmp, target, info);
     },
     async abort() {
       close();
