@@ -86,16 +86,26 @@ function knownBytes(json: Record<string, unknown>, known: KnownPrefix): Uint8Arr
   return concatBytes(parts);
 }
 
+/**
+ * The members of `value` that JSON.stringify writes, each with its head: the
+ * comma before all but the first, the quoted key and the colon.
+ */
+function* members(value: object): Generator<[head: string, key: string, v: unknown]> {
+  let first = true;
+  for (const [key, v] of Object.entries(value)) {
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    yield [`${first ? "" : ","}${JSON.stringify(key)}:`, key, v];
+    first = false;
+  }
+}
+
 function* pieces(
   value: Record<string, unknown>,
   known?: KnownPrefix,
 ): Generator<string | typeof KNOWN> {
   yield "{";
-  let first = true;
-  for (const [key, v] of Object.entries(value)) {
-    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-    yield `${first ? "" : ","}${JSON.stringify(key)}:`;
-    first = false;
+  for (const [head, key, v] of members(value)) {
+    yield head;
     if (!Array.isArray(v)) {
       yield JSON.stringify(v);
       continue;
@@ -154,11 +164,8 @@ function* valuePieces(value: unknown): Generator<string> {
   }
   const joined = JOINED.get(value);
   yield "{";
-  let first = true;
-  for (const [key, v] of Object.entries(value)) {
-    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-    yield `${first ? "" : ","}${JSON.stringify(key)}:`;
-    first = false;
+  for (const [head, key, v] of members(value)) {
+    yield head;
     const parts = typeof v === "string" ? joined?.get(key) : undefined;
     if (parts !== undefined) yield* stringPieces(parts);
     else yield* valuePieces(v);
