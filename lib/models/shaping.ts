@@ -108,23 +108,18 @@ export function chatReasoning(
 ): { reasoning_effort?: string } {
   if (level === undefined) return {};
   const family = chatFamily(ep);
+  // MiniMax takes OpenAI's levels.
+  const openai: Record<ThinkingLevel, string> = {
+    none: "none",
+    low: "low",
+    medium: "medium",
+    high: "high",
+    xhigh: "xhigh",
+    max: "xhigh",
+  };
   const table: Record<Family, Record<ThinkingLevel, string | undefined>> = {
-    openai: {
-      none: "none",
-      low: "low",
-      medium: "medium",
-      high: "high",
-      xhigh: "xhigh",
-      max: "xhigh",
-    },
-    minimax: {
-      none: "none",
-      low: "low",
-      medium: "medium",
-      high: "high",
-      xhigh: "xhigh",
-      max: "xhigh",
-    },
+    openai,
+    minimax: openai,
     deepseek: {
       none: undefined,
       low: "low",
