@@ -27,6 +27,7 @@
  * @module
  */
 import { basename, dirname } from "node:path";
+import { tryOpen } from "../state/_fs.ts";
 
 /** One operation on the stand-in at `path` (absolute, its parent a real path; `rm0`: an empty file). */
 export type StandInOp =
@@ -211,12 +212,8 @@ export async function writeContent(
   made: { dev: number; ino: number },
   content: string,
 ): Promise<Deno.FsFile | undefined> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true, write: true });
-  } catch {
-    return undefined;
-  }
+  const file = await tryOpen(path, { read: true, write: true });
+  if (file === null) return undefined;
   try {
     const info = await file.stat();
     if (!info.isFile || info.dev !== made.dev || info.ino !== made.ino || info.size !== 0) {

@@ -41,6 +41,7 @@ import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
 import { isEmptyDir } from "./_paths.ts";
+import { tryOpen } from "../state/_fs.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface StandInRecord {
@@ -400,12 +401,8 @@ async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | 
  */
 async function holdsExactly(path: string, content: string): Promise<boolean> {
   const want = new TextEncoder().encode(content);
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true, write: true });
-  } catch {
-    return false;
-  }
+  const file = await tryOpen(path, { read: true, write: true });
+  if (file === null) return false;
   try {
     const info = await file.stat();
     if (!info.isFile || info.size !== want.length) return false;

@@ -20,6 +20,7 @@ import {
 } from "../trace/paths.ts";
 import { agentsWithTraces, sessionFilesIn, tracesDirsOfRoot } from "../trace/layout.ts";
 import { payloadOf, readHead } from "./_head_tail.ts";
+import { tryOpen } from "../state/_fs.ts";
 
 /** The agent whose sessions are meant. */
 export interface SessionScope {
@@ -93,12 +94,8 @@ export async function peekHead(
     more: boolean;
   } | null
 > {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true });
-  } catch {
-    return null;
-  }
+  const file = await tryOpen(path, { read: true });
+  if (file === null) return null;
   try {
     const { size } = await file.stat();
     const head = await readHead(file, size);

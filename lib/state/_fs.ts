@@ -1,6 +1,6 @@
 /**
  * Small file helpers shared by the state module: atomic private writes,
- * private directories, optional reads.
+ * private directories, optional reads and opens.
  *
  * @module
  */
@@ -112,6 +112,24 @@ export async function readTextIfExists(path: string): Promise<string | undefined
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return undefined;
     throw fsFailure(err, "read", path) ?? err;
+  }
+}
+
+/**
+ * `path` opened with `options`, or null when it cannot be opened: for any
+ * reason, or with `failure` "missing" only when it does not exist (other
+ * errors are thrown).
+ */
+export async function tryOpen(
+  path: string,
+  options: Deno.OpenOptions,
+  failure: "any" | "missing" = "any",
+): Promise<Deno.FsFile | null> {
+  try {
+    return await Deno.open(path, options);
+  } catch (err) {
+    if (failure === "any" || err instanceof Deno.errors.NotFound) return null;
+    throw err;
   }
 }
 

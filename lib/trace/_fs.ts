@@ -1,4 +1,5 @@
 // Small file-system helpers shared by the writer, the lock and the layout queries.
+import { tryOpen } from "../state/_fs.ts";
 
 /** Mode of every file the trace store creates. */
 export const FILE_MODE = 0o600;
@@ -17,13 +18,8 @@ export async function readDirEntries(dir: string): Promise<Deno.DirEntry[]> {
 
 /** The last byte of the file at `path`; null when it is missing or empty. */
 export async function lastByte(path: string): Promise<number | null> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
+  const file = await tryOpen(path, { read: true }, "missing");
+  if (file === null) return null;
   try {
     const { size } = await file.stat();
     if (size === 0) return null;

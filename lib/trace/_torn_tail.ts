@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { tryOpen } from "../state/_fs.ts";
 
 const SCAN = 64 * 1024;
 const PEEK = 512;
@@ -35,13 +36,8 @@ function kindOf(head: string): string | undefined {
  * undefined when the tail was whole (or the file missing or empty).
  */
 export async function cutTornTail(path: string): Promise<TornTail | undefined> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true, write: true });
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw err;
-  }
+  const file = await tryOpen(path, { read: true, write: true }, "missing");
+  if (file === null) return undefined;
   try {
     const { size } = await file.stat();
     if (size === 0) return undefined;

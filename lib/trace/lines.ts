@@ -21,6 +21,7 @@
  * @module
  */
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
+import { tryOpen } from "../state/_fs.ts";
 
 /** A complete line of valid UTF-8, decoded together with its neighbours (the fast path). */
 export interface TextLine {
@@ -342,12 +343,8 @@ export function* textLinesFromEnd(
  * complete line and are not the whole file.
  */
 export async function readFirstLine(path: string, cap = 16 << 20): Promise<string | null> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true });
-  } catch {
-    return null;
-  }
+  const file = await tryOpen(path, { read: true });
+  if (file === null) return null;
   try {
     const pieces: Uint8Array[] = [];
     let total = 0;
