@@ -19,7 +19,7 @@ import { errorMessage } from "../../protocol/errors.ts";
 // views that only need this tool's preview stay light (see tool_previews.ts).
 import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
 import { clampYield } from "../../tools/yield_window.ts";
-import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
+import type { ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkInputArgs } from "./_args.ts";
 import { maskForChild } from "./_mask_input.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
@@ -31,7 +31,7 @@ import {
   subagentRunningNote,
 } from "./definitions.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
-import { bindChildren } from "./_bind.ts";
+import { type ChildToolFactory, childToolFactory } from "./_bind.ts";
 import { inputPreview, singleLine } from "../../display/tool_preview.ts";
 
 /** The harness text that resumes a subagent whose task a restart interrupted. */
@@ -145,12 +145,7 @@ export const inputSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
 });
 
 /** Build input_subagent over `registry` from a (possibly config-overridden) definition. */
-export function createInputSubagentTool(
-  registry: ChildRegistry,
-  definition?: ToolDefinition,
-): Tool<ToolCallContext> {
-  return bindChildren(inputSubagentTool.create(definition), registry);
-}
+export const createInputSubagentTool: ChildToolFactory = childToolFactory(inputSubagentTool);
 
 /** The default input_subagent definition. */
 export const INPUT_SUBAGENT_DEFINITION: ToolDefinition = inputSubagentTool.definition;

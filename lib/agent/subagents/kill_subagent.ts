@@ -11,13 +11,13 @@
 // views that only need this tool's preview stay light (see tool_previews.ts).
 import { z } from "zod";
 import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
-import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
+import type { ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkKillArgs } from "./_args.ts";
 import { failure } from "./_window.ts";
 import { descriptionArg, subagentIdArg } from "./definitions.ts";
 import { unknownSubagentMessage } from "./input_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
-import { bindChildren } from "./_bind.ts";
+import { type ChildToolFactory, childToolFactory } from "./_bind.ts";
 
 async function* killSubagent(
   registry: ChildRegistry,
@@ -59,12 +59,7 @@ export const killSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
 });
 
 /** Build kill_subagent over `registry` from a (possibly config-overridden) definition. */
-export function createKillSubagentTool(
-  registry: ChildRegistry,
-  definition?: ToolDefinition,
-): Tool<ToolCallContext> {
-  return bindChildren(killSubagentTool.create(definition), registry);
-}
+export const createKillSubagentTool: ChildToolFactory = childToolFactory(killSubagentTool);
 
 /** The default kill_subagent definition. */
 export const KILL_SUBAGENT_DEFINITION: ToolDefinition = killSubagentTool.definition;

@@ -27,7 +27,7 @@ import type { OmniMessage, ToolSubagentFacts } from "../../protocol/types.ts";
 // views that only need this tool's preview stay light (see tool_previews.ts).
 import { ANY_ARGS, type DefinedTool, defineTool } from "../../tools/define.ts";
 import { clampYield } from "../../tools/yield_window.ts";
-import type { Tool, ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
+import type { ToolCallContext, ToolDefinition, ToolEvent } from "../../tools/tool.ts";
 import { checkRunArgs } from "./_args.ts";
 import { maskForChild } from "./_mask_input.ts";
 import { endResult, failure, windowSink } from "./_window.ts";
@@ -40,7 +40,7 @@ import {
   subagentRunningNote,
 } from "./definitions.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
-import { bindChildren } from "./_bind.ts";
+import { type ChildToolFactory, childToolFactory } from "./_bind.ts";
 import type { Child } from "./_child.ts";
 import {
   cap,
@@ -242,12 +242,7 @@ export const runSubagentTool: DefinedTool<SubagentToolContext> = defineTool({
 });
 
 /** Build run_subagent over `registry` from a (possibly config-overridden) definition. */
-export function createRunSubagentTool(
-  registry: ChildRegistry,
-  definition?: ToolDefinition,
-): Tool<ToolCallContext> {
-  return bindChildren(runSubagentTool.create(definition), registry);
-}
+export const createRunSubagentTool: ChildToolFactory = childToolFactory(runSubagentTool);
 
 /** The default run_subagent definition. */
 export const RUN_SUBAGENT_DEFINITION: ToolDefinition = runSubagentTool.definition;
