@@ -19,7 +19,7 @@ import { isNotFound, plural } from "./_files.ts";
 import { writeFileAtomic } from "../state/_fs.ts";
 import { EDIT_FILE_MAX_BYTES, formatSize } from "./file_limits.ts";
 import { missingPathHint } from "./_path_hint.ts";
-import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { FileToolContext, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
@@ -234,6 +234,4 @@ export const editFileTool: DefinedTool<FileToolContext> = defineTool({
 export const EDIT_FILE_DEFINITION: ToolDefinition = editFileTool.definition;
 
 /** Build edit_file from a (possibly config-overridden) definition. */
-export function createEditFileTool(definition?: ToolDefinition): Tool<FileToolContext> {
-  return editFileTool.create(definition);
-}
+export const createEditFileTool: DefinedTool<FileToolContext>["create"] = editFileTool.create;

@@ -21,7 +21,7 @@ import { commandPolicy, descriptionArg, flagArg, millisArg } from "./_command_ar
 import { clampYield } from "./yield_window.ts";
 import type { CommandSession } from "./command_session.ts";
 import { processFacts } from "./process_facts.ts";
-import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import {
   PREVIEW_COMMAND_MAX,
@@ -245,6 +245,5 @@ export const execCommandTool: DefinedTool<CommandToolContext> = defineTool({
 export const EXEC_COMMAND_DEFINITION: ToolDefinition = execCommandTool.definition;
 
 /** Build exec_command from a (possibly config-overridden) definition. */
-export function createExecCommandTool(definition?: ToolDefinition): Tool<CommandToolContext> {
-  return execCommandTool.create(definition);
-}
+export const createExecCommandTool: DefinedTool<CommandToolContext>["create"] =
+  execCommandTool.create;

@@ -16,7 +16,7 @@ import { descriptionArg, millisArg, processIdArg } from "./_command_args.ts";
 import { clampYield } from "./yield_window.ts";
 import { processFacts } from "./process_facts.ts";
 import type { ProcessRegistry } from "./processes.ts";
-import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { inputPreview, visibleControls } from "../display/tool_preview.ts";
 import type { ProcessToolContext } from "./command_context.ts";
@@ -129,6 +129,5 @@ export const inputCommandTool: DefinedTool<ProcessToolContext> = defineTool({
 export const INPUT_COMMAND_DEFINITION: ToolDefinition = inputCommandTool.definition;
 
 /** Build input_command from a (possibly config-overridden) definition. */
-export function createInputCommandTool(definition?: ToolDefinition): Tool<ProcessToolContext> {
-  return inputCommandTool.create(definition);
-}
+export const createInputCommandTool: DefinedTool<ProcessToolContext>["create"] =
+  inputCommandTool.create;

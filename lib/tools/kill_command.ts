@@ -15,7 +15,7 @@ import { fail } from "./_args.ts";
 import { descriptionArg, processIdArg } from "./_command_args.ts";
 import { processFacts } from "./process_facts.ts";
 import { unknownProcessMessage } from "./input_command.ts";
-import type { Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import type { ProcessToolContext } from "./command_context.ts";
 
@@ -82,6 +82,5 @@ export const killCommandTool: DefinedTool<ProcessToolContext> = defineTool({
 export const KILL_COMMAND_DEFINITION: ToolDefinition = killCommandTool.definition;
 
 /** Build kill_command from a (possibly config-overridden) definition. */
-export function createKillCommandTool(definition?: ToolDefinition): Tool<ProcessToolContext> {
-  return killCommandTool.create(definition);
-}
+export const createKillCommandTool: DefinedTool<ProcessToolContext>["create"] =
+  killCommandTool.create;

@@ -14,7 +14,7 @@ import { safeCut } from "./_archive.ts";
 import { isNotFound, plural } from "./_files.ts";
 import { READ_FILE_SCAN_BYTES } from "./file_limits.ts";
 import { missingPathHint } from "./_path_hint.ts";
-import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { FileToolContext, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
@@ -267,6 +267,4 @@ export const readFileTool: DefinedTool<FileToolContext> = defineTool({
 export const READ_FILE_DEFINITION: ToolDefinition = readFileTool.definition;
 
 /** Build read_file from a (possibly config-overridden) definition. */
-export function createReadFileTool(definition?: ToolDefinition): Tool<FileToolContext> {
-  return readFileTool.create(definition);
-}
+export const createReadFileTool: DefinedTool<FileToolContext>["create"] = readFileTool.create;

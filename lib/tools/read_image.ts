@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { formatBytes, imageDataUrl, imageSourceArg, loadImage } from "./_image_source.ts";
-import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { FileToolContext, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
 
@@ -47,6 +47,4 @@ export const readImageTool: DefinedTool<FileToolContext> = defineTool({
 export const READ_IMAGE_DEFINITION: ToolDefinition = readImageTool.definition;
 
 /** Build read_image from a (possibly config-overridden) definition. */
-export function createReadImageTool(definition?: ToolDefinition): Tool<FileToolContext> {
-  return readImageTool.create(definition);
-}
+export const createReadImageTool: DefinedTool<FileToolContext>["create"] = readImageTool.create;

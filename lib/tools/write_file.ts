@@ -15,7 +15,7 @@ import { readFileBounded } from "./_bounded_read.ts";
 import { contentLines, plural } from "./_files.ts";
 import { writeFileAtomic } from "../state/_fs.ts";
 import { WRITE_FILE_DIFF_MAX_BYTES } from "./file_limits.ts";
-import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
+import type { FileToolContext, ToolDefinition, ToolEvent } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
@@ -114,6 +114,4 @@ export const writeFileTool: DefinedTool<FileToolContext> = defineTool({
 export const WRITE_FILE_DEFINITION: ToolDefinition = writeFileTool.definition;
 
 /** Build write_file from a (possibly config-overridden) definition. */
-export function createWriteFileTool(definition?: ToolDefinition): Tool<FileToolContext> {
-  return writeFileTool.create(definition);
-}
+export const createWriteFileTool: DefinedTool<FileToolContext>["create"] = writeFileTool.create;
