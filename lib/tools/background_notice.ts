@@ -122,3 +122,17 @@ export function noticeMessage(notice: BackgroundNotice, text: string = notice.te
     penguin_notice: { kind: notice.kind, id: notice.id, status: notice.status },
   };
 }
+
+/** Hand `notice` to each listener; one that throws does not keep it from the others. */
+export function tellNoticeListeners(
+  listeners: ReadonlySet<(notice: BackgroundNotice) => void>,
+  notice: BackgroundNotice,
+): void {
+  for (const fn of [...listeners]) {
+    try {
+      fn(notice);
+    } catch {
+      // A failing listener must not lose the notice for the others.
+    }
+  }
+}

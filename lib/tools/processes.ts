@@ -19,7 +19,11 @@
  *
  * @module
  */
-import { type BackgroundNotice, formatBackgroundNotice } from "./background_notice.ts";
+import {
+  type BackgroundNotice,
+  formatBackgroundNotice,
+  tellNoticeListeners,
+} from "./background_notice.ts";
 import { type CommandSession, describeExit, newProcessId } from "./command_session.ts";
 import { DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
 
@@ -87,20 +91,6 @@ export interface ProcessRegistry {
   disposeAll(): Promise<void>;
 }
 
-/** Hand `notice` to each listener; one that throws does not keep it from the others. */
-function tellListeners(
-  listeners: ReadonlySet<(notice: BackgroundNotice) => void>,
-  notice: BackgroundNotice,
-): void {
-  for (const fn of [...listeners]) {
-    try {
-      fn(notice);
-    } catch {
-      // A failing listener must not lose the notice for the others.
-    }
-  }
-}
-
 /** The notice of a background command that ended with `status`. */
 function exitNotice(
   session: CommandSession,
@@ -165,7 +155,7 @@ export function createProcessRegistry(opts: ProcessRegistryOptions = {}): Proces
 
   const queue = (notice: BackgroundNotice) => {
     notices.push(notice);
-    tellListeners(listeners, notice);
+    tellNoticeListeners(listeners, notice);
   };
 
   const armNotice = (session: CommandSession) => {

@@ -22,6 +22,7 @@ import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { randomHex8 } from "../../state/ids.ts";
 import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/mod.ts";
+import { tellNoticeListeners } from "../../tools/background_notice.ts";
 import type { ToolCallContext } from "../../tools/tool.ts";
 import type { ApproveFn } from "../approval.ts";
 import {
@@ -172,20 +173,6 @@ export interface ChildRegistry {
   dispose(): Promise<void>;
   /** True after `dispose()`. */
   readonly disposed: boolean;
-}
-
-/** Hand `notice` to each listener; one that throws does not keep it from the others. */
-function tellNoticeListeners(
-  listeners: ReadonlySet<(n: BackgroundNotice) => void>,
-  notice: BackgroundNotice,
-): void {
-  for (const fn of [...listeners]) {
-    try {
-      fn(notice);
-    } catch {
-      // one failing listener must not lose the notice for the others
-    }
-  }
 }
 
 /** Hand `message` to each listener; one that throws is reported through `warn`. */
