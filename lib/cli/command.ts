@@ -1,5 +1,6 @@
 /**
- * The shape of one CLI command and what it is given to run.
+ * The shape of one CLI command and what it is given to run, and the table
+ * form a group of sub-commands is declared in.
  *
  * @module
  */
@@ -38,4 +39,22 @@ export interface Command {
   help: string;
   /** Run with the arguments after the command words; resolve to the exit code. */
   run(args: string[], ctx: CommandContext): Promise<number>;
+}
+
+/** One sub-command of a {@linkcode commandGroup}: its last word, summary, help text and run. */
+export type CommandRow = readonly [
+  word: string,
+  summary: string,
+  help: string,
+  run: Command["run"],
+];
+
+/** The commands `prefix… word` declared by `rows`, in their order. */
+export function commandGroup(prefix: readonly string[], rows: readonly CommandRow[]): Command[] {
+  return rows.map(([word, summary, help, run]) => ({
+    path: [...prefix, word],
+    summary,
+    help,
+    run,
+  }));
 }

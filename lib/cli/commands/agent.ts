@@ -32,7 +32,7 @@ import { resolveToolDefinitions } from "../../agent/toolset.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
 import { confirmed } from "./_confirm.ts";
 import { printHelp } from "./_config_common.ts";
@@ -297,17 +297,17 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
 }
 
 /** The `agent` commands. */
-export const agentCommands: Command[] = [
-  {
-    path: ["agent", "snapshot"],
-    summary: "pack an agent's state into snapshots/v<version>.tar.gz (no vault)",
-    help: SNAPSHOT_HELP,
-    run: snapshotCommand,
-  },
-  {
-    path: ["agent", "import"],
-    summary: "replace an agent's state with a snapshot (never its vault)",
-    help: IMPORT_HELP,
-    run: importCommand,
-  },
-];
+export const agentCommands: Command[] = commandGroup(["agent"], [
+  [
+    "snapshot",
+    "pack an agent's state into snapshots/v<version>.tar.gz (no vault)",
+    SNAPSHOT_HELP,
+    snapshotCommand,
+  ],
+  [
+    "import",
+    "replace an agent's state with a snapshot (never its vault)",
+    IMPORT_HELP,
+    importCommand,
+  ],
+]);

@@ -35,7 +35,7 @@ import {
   positiveInteger,
 } from "../args.ts";
 import { JSON_OUTPUT, MODEL_ID, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import {
   exclusiveBool,
   formatMarkedTable,
@@ -465,36 +465,15 @@ async function removeCommand(args: string[], ctx: CommandContext): Promise<numbe
 }
 
 /** The config commands. */
-export const configCommands: Command[] = [
-  {
-    path: ["config", "model", "add"],
-    summary: "add or update a model in the project's model table",
-    help: ADD_HELP,
-    run: addCommand,
-  },
-  {
-    path: ["config", "model", "list"],
-    summary: "list the project's configured models",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-  {
-    path: ["config", "model", "default"],
-    summary: "set the project's default model",
-    help: DEFAULT_HELP,
-    run: defaultCommand,
-  },
-  {
-    path: ["config", "model", "vision"],
-    summary: "set the model that describes images for text-only models",
-    help: VISION_HELP,
-    run: visionCommand,
-  },
-  {
-    path: ["config", "model", "remove"],
-    summary: "remove a model from the project's model table",
-    help: REMOVE_HELP,
-    run: removeCommand,
-  },
-  ...vaultCommands,
-];
+export const configCommands: Command[] = commandGroup(["config", "model"], [
+  ["add", "add or update a model in the project's model table", ADD_HELP, addCommand],
+  ["list", "list the project's configured models", LIST_HELP, listCommand],
+  ["default", "set the project's default model", DEFAULT_HELP, defaultCommand],
+  [
+    "vision",
+    "set the model that describes images for text-only models",
+    VISION_HELP,
+    visionCommand,
+  ],
+  ["remove", "remove a model from the project's model table", REMOVE_HELP, removeCommand],
+]).concat(vaultCommands);

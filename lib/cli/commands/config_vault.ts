@@ -9,7 +9,7 @@ import { vaultPath } from "../../state/paths.ts";
 import { loadVault, removeVaultEntry, setVaultEntry } from "../../state/vault.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { readSecret } from "../secret_input.ts";
 import {
   formatTable,
@@ -121,23 +121,8 @@ async function removeCommand(args: string[], ctx: CommandContext): Promise<numbe
 }
 
 /** The vault commands. */
-export const vaultCommands: Command[] = [
-  {
-    path: ["config", "vault", "set"],
-    summary: "store a secret for an agent's commands",
-    help: SET_HELP,
-    run: setCommand,
-  },
-  {
-    path: ["config", "vault", "list"],
-    summary: "list an agent's vault keys (values masked)",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-  {
-    path: ["config", "vault", "remove"],
-    summary: "remove a key from an agent's vault",
-    help: REMOVE_HELP,
-    run: removeCommand,
-  },
-];
+export const vaultCommands: Command[] = commandGroup(["config", "vault"], [
+  ["set", "store a secret for an agent's commands", SET_HELP, setCommand],
+  ["list", "list an agent's vault keys (values masked)", LIST_HELP, listCommand],
+  ["remove", "remove a key from an agent's vault", REMOVE_HELP, removeCommand],
+]);

@@ -35,7 +35,7 @@ import {
 } from "../../state/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { createSpinner } from "../render/spinner.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import { safeText } from "../../display/terminal_text.ts";
@@ -577,29 +577,9 @@ async function testCommand(args: string[], ctx: CommandContext): Promise<number>
 }
 
 /** The `mcp` commands. */
-export const mcpCommands: Command[] = [
-  {
-    path: ["mcp", "add"],
-    summary: "add an MCP server to an agent",
-    help: ADD_HELP,
-    run: addCommand,
-  },
-  {
-    path: ["mcp", "remove"],
-    summary: "remove an MCP server from an agent",
-    help: REMOVE_HELP,
-    run: removeCommand,
-  },
-  {
-    path: ["mcp", "list"],
-    summary: "connect to an agent's MCP servers and list their tools",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-  {
-    path: ["mcp", "test"],
-    summary: "connect to one MCP server and report its tools and timing",
-    help: TEST_HELP,
-    run: testCommand,
-  },
-];
+export const mcpCommands: Command[] = commandGroup(["mcp"], [
+  ["add", "add an MCP server to an agent", ADD_HELP, addCommand],
+  ["remove", "remove an MCP server from an agent", REMOVE_HELP, removeCommand],
+  ["list", "connect to an agent's MCP servers and list their tools", LIST_HELP, listCommand],
+  ["test", "connect to one MCP server and report its tools and timing", TEST_HELP, testCommand],
+]);

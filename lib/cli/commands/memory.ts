@@ -27,7 +27,7 @@ import {
 } from "../../state/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import { safeText } from "../../display/terminal_text.ts";
@@ -243,23 +243,8 @@ async function clearCommand(args: string[], ctx: CommandContext): Promise<number
 }
 
 /** The `memory` commands. */
-export const memoryCommands: Command[] = [
-  {
-    path: ["memory", "list"],
-    summary: "list an agent's memories (user and per workspace)",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-  {
-    path: ["memory", "show"],
-    summary: "print a memory index or topic file",
-    help: SHOW_HELP,
-    run: showCommand,
-  },
-  {
-    path: ["memory", "clear"],
-    summary: "forget the user memory or a workspace's memory",
-    help: CLEAR_HELP,
-    run: clearCommand,
-  },
-];
+export const memoryCommands: Command[] = commandGroup(["memory"], [
+  ["list", "list an agent's memories (user and per workspace)", LIST_HELP, listCommand],
+  ["show", "print a memory index or topic file", SHOW_HELP, showCommand],
+  ["clear", "forget the user memory or a workspace's memory", CLEAR_HELP, clearCommand],
+]);

@@ -20,7 +20,7 @@ import {
 } from "../../state/project_config.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import { JSON_OUTPUT, PROJECT_ID, PROVIDER } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { formatMarkedTable, maskSecret, printHelp, projectTarget } from "./_config_common.ts";
 
@@ -180,14 +180,9 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
 }
 
 /** The models commands. */
-export const modelsCommands: Command[] = [
-  {
-    path: ["models", "list"],
-    summary: "list catalog presets and configured models with prices",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-];
+export const modelsCommands: Command[] = commandGroup(["models"], [
+  ["list", "list catalog presets and configured models with prices", LIST_HELP, listCommand],
+]);
 
 /** `text` broken at spaces into lines of at most `width` characters, each starting with `indent`. */
 function wrapWords(text: string, width: number, indent: string): string {

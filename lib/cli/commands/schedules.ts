@@ -10,7 +10,7 @@ import { lastSlot, nextSlot } from "../../state/schedule_slots.ts";
 import { firedSlots, slotKey } from "../../session/scheduled_firings.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import {
   agentDirs,
@@ -250,17 +250,7 @@ async function runCommand(args: string[], ctx: CommandContext): Promise<number> 
 }
 
 /** The `schedules` commands. */
-export const schedulesCommands: Command[] = [
-  {
-    path: ["schedules", "list"],
-    summary: "list an agent's scheduled tasks and their next slot",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-  {
-    path: ["schedules", "run"],
-    summary: "fire an agent's scheduled tasks when they are due (foreground)",
-    help: RUN_HELP,
-    run: runCommand,
-  },
-];
+export const schedulesCommands: Command[] = commandGroup(["schedules"], [
+  ["list", "list an agent's scheduled tasks and their next slot", LIST_HELP, listCommand],
+  ["run", "fire an agent's scheduled tasks when they are due (foreground)", RUN_HELP, runCommand],
+]);

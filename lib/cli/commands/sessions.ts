@@ -64,7 +64,7 @@ import {
   str,
 } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
 import { WORKSPACE } from "./_session_flags.ts";
 import { discoverImports } from "./_import_discover.ts";
@@ -797,48 +797,13 @@ async function compactCommand(args: string[], ctx: CommandContext): Promise<numb
 }
 
 /** The sessions commands. */
-export const sessionsCommands: Command[] = [
-  { path: ["sessions", "list"], summary: "list sessions", help: LIST_HELP, run: listCommand },
-  {
-    path: ["sessions", "show"],
-    summary: "show a session's numbered messages",
-    help: SHOW_HELP,
-    run: showCommand,
-  },
-  {
-    path: ["sessions", "fork"],
-    summary: "new session from a session before/at a user message",
-    help: FORK_HELP,
-    run: forkCommand,
-  },
-  {
-    path: ["sessions", "clone"],
-    summary: "new session from a session's current state",
-    help: CLONE_HELP,
-    run: cloneCommand,
-  },
-  {
-    path: ["sessions", "import"],
-    summary: "import trace files as sessions",
-    help: IMPORT_HELP,
-    run: importCommand,
-  },
-  {
-    path: ["sessions", "delete"],
-    summary: "delete a session and its subagent sessions",
-    help: DELETE_HELP,
-    run: deleteCommand,
-  },
-  {
-    path: ["sessions", "compact"],
-    summary: "compact a session's context now",
-    help: COMPACT_HELP,
-    run: compactCommand,
-  },
-  {
-    path: ["sessions", "tree"],
-    summary: "show forks and subagent sessions as a tree",
-    help: TREE_HELP,
-    run: treeCommand,
-  },
-];
+export const sessionsCommands: Command[] = commandGroup(["sessions"], [
+  ["list", "list sessions", LIST_HELP, listCommand],
+  ["show", "show a session's numbered messages", SHOW_HELP, showCommand],
+  ["fork", "new session from a session before/at a user message", FORK_HELP, forkCommand],
+  ["clone", "new session from a session's current state", CLONE_HELP, cloneCommand],
+  ["import", "import trace files as sessions", IMPORT_HELP, importCommand],
+  ["delete", "delete a session and its subagent sessions", DELETE_HELP, deleteCommand],
+  ["compact", "compact a session's context now", COMPACT_HELP, compactCommand],
+  ["tree", "show forks and subagent sessions as a tree", TREE_HELP, treeCommand],
+]);

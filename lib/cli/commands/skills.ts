@@ -20,7 +20,7 @@ import {
 } from "../../state/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 
 const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
@@ -144,23 +144,8 @@ async function removeCommand(args: string[], ctx: CommandContext): Promise<numbe
 }
 
 /** The `skills` commands. */
-export const skillsCommands: Command[] = [
-  {
-    path: ["skills", "install"],
-    summary: "install a skill (directory or .tar.gz) for an agent",
-    help: INSTALL_HELP,
-    run: installCommand,
-  },
-  {
-    path: ["skills", "list"],
-    summary: "list an agent's skills",
-    help: LIST_HELP,
-    run: listCommand,
-  },
-  {
-    path: ["skills", "remove"],
-    summary: "remove one of an agent's skills",
-    help: REMOVE_HELP,
-    run: removeCommand,
-  },
-];
+export const skillsCommands: Command[] = commandGroup(["skills"], [
+  ["install", "install a skill (directory or .tar.gz) for an agent", INSTALL_HELP, installCommand],
+  ["list", "list an agent's skills", LIST_HELP, listCommand],
+  ["remove", "remove one of an agent's skills", REMOVE_HELP, removeCommand],
+]);
