@@ -109,24 +109,25 @@ export function unknownPairError(cfg: ProjectConfig, ref: ModelRef, file: string
   );
 }
 
-/** What {@linkcode upsertModel} may set. Absent fields keep their value. */
-export interface ModelInput extends ModelRef {
-  /** API key; `""` removes it. */
-  api_key?: string;
-  /** Base URL; `""` removes it. */
-  base_url?: string;
-  /** Context window (tokens). */
-  context_window?: number;
-  /** Output ceiling (tokens). */
-  max_tokens?: number;
-  /** Client type, stored verbatim (callers pass PenguinHarness's spelling). */
-  client_type?: string;
-  /** Display name; `""` removes it. */
-  display_name?: string;
-  /** Vision flag. */
-  vision?: boolean;
-  /** Fast mode; `false` clears it. */
-  fast_mode?: boolean;
+/**
+ * What {@linkcode upsertModel} may set, as in a {@linkcode ModelEntry}.
+ * Absent fields keep their value; `""` removes `api_key`, `base_url` and
+ * `display_name`, `false` clears `fast_mode`; `client_type` is stored
+ * verbatim (callers pass PenguinHarness's spelling).
+ */
+export interface ModelInput extends
+  ModelRef,
+  Pick<
+    ModelEntry,
+    | "api_key"
+    | "base_url"
+    | "context_window"
+    | "max_tokens"
+    | "client_type"
+    | "display_name"
+    | "vision"
+    | "fast_mode"
+  > {
   /** Prices per bucket; buckets merge one by one, missing ones become 0. */
   pricing?: Partial<Omit<ModelPricing, "unit">>;
 }
