@@ -7,6 +7,7 @@
  */
 import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from "yaml";
 import { PenguinError } from "../protocol/errors.ts";
+import { parse as parseToml } from "smol-toml";
 
 /** A path into a parsed config value, e.g. `["models", 1, "provider"]`. */
 export type ValuePath = ReadonlyArray<PropertyKey>;
@@ -69,6 +70,15 @@ export function tomlSyntaxError(file: string, err: unknown): PenguinError {
   return new PenguinError("config", `Cannot parse ${JSON.stringify(file)}: ${where(pos)}${what}`, {
     cause: err,
   });
+}
+
+/** `text` parsed as TOML; a syntax error is thrown as the {@linkcode tomlSyntaxError} for `file`. */
+export function parseTomlText(text: string, file: string): Record<string, unknown> {
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch (err) {
+    throw tomlSyntaxError(file, err);
+  }
 }
 
 /** The config error for a YAML syntax error (`YAMLParseError`). */

@@ -3,9 +3,8 @@
  *
  * @module
  */
-import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import { schemaError, tomlLocator, tomlSyntaxError, zodProblems } from "./_config_errors.ts";
+import { parseTomlText, schemaError, tomlLocator, zodProblems } from "./_config_errors.ts";
 import type { CommandPolicyRule } from "./command_policy_defaults.ts";
 import {
   type ApprovalMode,
@@ -209,12 +208,7 @@ function toEntry(raw: Record<string, unknown>): ModelEntry {
  * errors. Throws a config error with the line for syntax and shape errors.
  */
 export function parseProjectConfig(text: string, file: string): ProjectConfig {
-  let raw: Record<string, unknown>;
-  try {
-    raw = parseToml(text) as Record<string, unknown>;
-  } catch (err) {
-    throw tomlSyntaxError(file, err);
-  }
+  const raw = parseTomlText(text, file);
   const result = top.safeParse(raw, { reportInput: true });
   if (!result.success) throw schemaError(file, zodProblems(result.error.issues), tomlLocator(text));
   const data = result.data as Record<string, unknown>;

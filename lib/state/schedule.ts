@@ -12,10 +12,10 @@
  * @module
  */
 import { isAbsolute, join } from "node:path";
-import { parse as parseToml, TomlDate } from "smol-toml";
+import { TomlDate } from "smol-toml";
 import { z } from "zod";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import { schemaError, tomlLocator, tomlSyntaxError, zodProblems } from "./_config_errors.ts";
+import { parseTomlText, schemaError, tomlLocator, zodProblems } from "./_config_errors.ts";
 
 /** A task name: the file name without `.toml`. */
 export const SCHEDULE_NAME_PATTERN: RegExp = /^[A-Za-z0-9_-]+$/;
@@ -135,12 +135,7 @@ export function parseScheduledTask(text: string, file: string, name: string): Sc
       } may only use letters, digits, _ and - (rename the file)`,
     );
   }
-  let raw: unknown;
-  try {
-    raw = parseToml(text);
-  } catch (err) {
-    throw tomlSyntaxError(file, err);
-  }
+  const raw = parseTomlText(text, file);
   const locate = tomlLocator(text);
   const problem = (key: string, message: string) =>
     schemaError(file, [{ path: [key], message }], locate);

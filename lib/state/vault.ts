@@ -6,9 +6,9 @@
  * @module
  */
 import { dirname } from "node:path";
-import { parse, stringify } from "smol-toml";
+import { stringify } from "smol-toml";
 import { PenguinError } from "../protocol/errors.ts";
-import { tomlSyntaxError } from "./_config_errors.ts";
+import { parseTomlText } from "./_config_errors.ts";
 import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 
 /** Allowed vault key shape (an environment variable name). */
@@ -49,12 +49,7 @@ export function validateVaultValue(key: string, value: string): string {
  * value over the limit are ignored; a TOML syntax error is a config error.
  */
 export function parseVault(text: string, file: string): Vault {
-  let raw: Record<string, unknown>;
-  try {
-    raw = parse(text) as Record<string, unknown>;
-  } catch (err) {
-    throw tomlSyntaxError(file, err);
-  }
+  const raw = parseTomlText(text, file);
   const out: Vault = {};
   for (const [k, v] of Object.entries(raw)) {
     if (VAULT_KEY_PATTERN.test(k) && typeof v === "string" && v.length <= VAULT_VALUE_MAX) {
