@@ -255,22 +255,22 @@ async function loadDocument(path: string): Promise<Document> {
   return doc;
 }
 
+/** `parent[key]`; when absent (or null) and `make` is given, set to what it makes first. */
+function childNode(parent: Document | YAMLMap, key: string, make?: () => unknown): unknown {
+  const value = parent.get(key);
+  if ((value !== undefined && value !== null) || make === undefined) return value ?? undefined;
+  parent.set(key, make());
+  return parent.get(key);
+}
+
 function serverList(doc: Document, path: string, create: boolean): YAMLSeq | undefined {
-  let tools = doc.get("tools");
-  if (tools === undefined || tools === null) {
-    if (!create) return undefined;
-    doc.set("tools", new YAMLMap());
-    tools = doc.get("tools");
-  }
+  const tools = childNode(doc, "tools", create ? () => new YAMLMap() : undefined);
+  if (tools === undefined) return undefined;
   if (!isMap(tools)) {
     throw new PenguinError("config", `Cannot edit "${path}": tools is not a mapping`);
   }
-  let list = tools.get("mcpServers");
-  if (list === undefined || list === null) {
-    if (!create) return undefined;
-    tools.set("mcpServers", new YAMLSeq());
-    list = tools.get("mcpServers");
-  }
+  const list = childNode(tools, "mcpServers", create ? () => new YAMLSeq() : undefined);
+  if (list === undefined) return undefined;
   if (!isSeq(list)) {
     throw new PenguinError("config", `Cannot edit "${path}": tools.mcpServers is not a list`);
   }
