@@ -423,23 +423,31 @@ Flags:
 ${PAIR_FLAG_HELP}
 `;
 
-async function defaultCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseDeclared("config model default", args, PAIR_FLAGS, 0);
-  if (bool(p, "help")) return printHelp(ctx, DEFAULT_HELP);
-  const ref = pairFlags("config model default", p);
-  await setDefaultModel(projectTarget(ctx, p).path, ref);
-  ctx.io.out(`Default model: ${pairText(ref)}\n`);
-  return 0;
+/** `config model <word>`: `set` the pair given by the flags, then say `<label>: <pair>`. */
+function pairSettingCommand(
+  word: string,
+  help: string,
+  set: (path: string, ref: ModelRef) => Promise<unknown>,
+  label: string,
+): Command["run"] {
+  const cmd = `config model ${word}`;
+  return async (args, ctx) => {
+    const p = parseDeclared(cmd, args, PAIR_FLAGS, 0);
+    if (bool(p, "help")) return printHelp(ctx, help);
+    const ref = pairFlags(cmd, p);
+    await set(projectTarget(ctx, p).path, ref);
+    ctx.io.out(`${label}: ${pairText(ref)}\n`);
+    return 0;
+  };
 }
 
-async function visionCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseDeclared("config model vision", args, PAIR_FLAGS, 0);
-  if (bool(p, "help")) return printHelp(ctx, VISION_HELP);
-  const ref = pairFlags("config model vision", p);
-  await setVisionModel(projectTarget(ctx, p).path, ref);
-  ctx.io.out(`Vision model: ${pairText(ref)}\n`);
-  return 0;
-}
+const defaultCommand = pairSettingCommand(
+  "default",
+  DEFAULT_HELP,
+  setDefaultModel,
+  "Default model",
+);
+const visionCommand = pairSettingCommand("vision", VISION_HELP, setVisionModel, "Vision model");
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config model remove";
