@@ -78,12 +78,27 @@ function vaultTarget(ctx: CommandContext, p: Parsed): { agentId: string; path: s
   return { agentId, path: vaultPath({ root, projectId, agentId }) };
 }
 
-async function setCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const cmd = "config vault set";
-  const p = parseDeclared(cmd, args, SET_FLAGS, 0);
-  if (bool(p, "help")) return printHelp(ctx, SET_HELP);
+/** A keyed vault command's flags, key and vault; undefined when it printed its help. */
+function keyedTarget(
+  cmd: string,
+  args: string[],
+  flags: readonly Flag<unknown>[],
+  help: string,
+  ctx: CommandContext,
+): { p: Parsed; key: string; agentId: string; path: string } | undefined {
+  const p = parseDeclared(cmd, args, flags, 0);
+  if (bool(p, "help")) {
+    printHelp(ctx, help);
+    return undefined;
+  }
   const key = requiredFlag(cmd, p, "key");
-  const { agentId, path } = vaultTarget(ctx, p);
+  return { p, key, ...vaultTarget(ctx, p) };
+}
+
+async function setCommand(args: string[], ctx: CommandContext): Promise<number> {
+  const t = keyedTarget("config vault set", args, SET_FLAGS, SET_HELP, ctx);
+  if (t === undefined) return 0;
+  const { p, key, agentId, path } = t;
   const given = str(p, "value");
   const value = given === undefined || given === "-"
     ? await readSecret(`Value for ${key} (not shown): `, `value of ${key}`)
@@ -106,10 +121,9 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "config vault remove";
-  const p = parseDeclared(cmd, args, REMOVE_FLAGS, 0);
-  if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
-  const key = requiredFlag(cmd, p, "key");
-  const { agentId, path } = vaultTarget(ctx, p);
+  const t = keyedTarget(cmd, args, REMOVE_FLAGS, REMOVE_HELP, ctx);
+  if (t === undefined) return 0;
+  const { key, agentId, path } = t;
   if (!(await removeVaultEntry(path, key))) {
     throw new PenguinError(
       "not_found",
