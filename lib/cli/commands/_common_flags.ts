@@ -36,6 +36,8 @@ export const AGENT_ID: Flag = {
   value: "<id>",
   help: `agent (default: ${DEFAULT_AGENT_ID})`,
 };
+/** `--agent-id` and `--project-id`: the agent a command works on. */
+export const AGENT_TARGET: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 
 /** `--json`: machine-readable output; each command words what it prints. */
 export const JSON_OUTPUT: Flag<boolean> = {

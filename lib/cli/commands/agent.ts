@@ -31,13 +31,12 @@ import { liveSessions } from "../../trace/lock.ts";
 import { resolveToolDefinitions } from "../../agent/toolset.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { safeText } from "../../display/terminal_text.ts";
-import { AGENT_ID, PROJECT_ID } from "./_common_flags.ts";
+import { AGENT_TARGET } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
 import { confirmed } from "./_confirm.ts";
 import { printHelp } from "./_config_common.ts";
 
-const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const IMPORT_FLAGS: readonly Flag<unknown>[] = [
   {
     name: "yes",
@@ -51,7 +50,7 @@ const IMPORT_FLAGS: readonly Flag<unknown>[] = [
     type: "boolean",
     help: "import even while sessions of the agent are running",
   },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 
 const SNAPSHOT_HELP = `Usage: penguin agent snapshot [--agent-id <id>] [--project-id <id>]
@@ -65,7 +64,7 @@ kept. A version is packed once: when its archive exists it is not repacked
 (raise "version" in system_config.yaml to take a new snapshot).
 
 Flags:
-${flagHelp(TARGET_FLAGS, 23)}
+${flagHelp(AGENT_TARGET, 23)}
 `;
 
 const IMPORT_HELP =
@@ -128,7 +127,7 @@ function reportSkipped(ctx: CommandContext, skipped: readonly SkippedEntry[]): v
 }
 
 async function snapshotCommand(args: string[], ctx: CommandContext): Promise<number> {
-  const p = parseDeclared("agent snapshot", args, TARGET_FLAGS, 0);
+  const p = parseDeclared("agent snapshot", args, AGENT_TARGET, 0);
   if (bool(p, "help")) return printHelp(ctx, SNAPSHOT_HELP);
   const ref = agentRef(ctx, p);
   const paths = agentPaths(ref);

@@ -8,7 +8,7 @@ import { DEFAULT_AGENT_ID, validateAgentId } from "../../state/ids.ts";
 import { vaultPath } from "../../state/paths.ts";
 import { loadVault, removeVaultEntry, setVaultEntry } from "../../state/vault.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
+import { AGENT_TARGET, JSON_OUTPUT } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { readSecret } from "../secret_input.ts";
 import {
@@ -27,13 +27,12 @@ const VALUE: Flag = {
   help: 'secret value; "-" or left out: read from standard input\n' +
     "(a prompt that does not echo on a terminal)",
 };
-const VAULT_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
-const SET_FLAGS = [KEY, VALUE, ...VAULT_FLAGS];
+const SET_FLAGS = [KEY, VALUE, ...AGENT_TARGET];
 const LIST_FLAGS = [
   { ...JSON_OUTPUT, help: "print a JSON object of key -> masked value" },
-  ...VAULT_FLAGS,
+  ...AGENT_TARGET,
 ];
-const REMOVE_FLAGS = [KEY, ...VAULT_FLAGS];
+const REMOVE_FLAGS = [KEY, ...AGENT_TARGET];
 
 const SET_HELP = `Usage: penguin config vault set --key <KEY> [--value <value>|-]
                                 [--agent-id <id>] [--project-id <id>]

@@ -34,14 +34,13 @@ import {
   resolveDataRoot,
 } from "../../state/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
+import { AGENT_TARGET, JSON_OUTPUT } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { createSpinner } from "../render/spinner.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { requireWorkspace } from "./_session_flags.ts";
 
-const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const WORKSPACE_FLAG: Flag = {
   name: "workspace",
   type: "string",
@@ -112,16 +111,16 @@ const ADD_FLAGS: readonly Flag<unknown>[] = [
   },
   { name: "no-test", type: "boolean", help: "save the server without starting it first" },
   { ...WORKSPACE_FLAG, help: "the workspace the test runs in (default: the current directory)" },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 const LIST_FLAGS: readonly Flag<unknown>[] = [
   { ...JSON_OUTPUT, help: "print a JSON object instead of a table" },
   WORKSPACE_FLAG,
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 const TEST_FLAGS: readonly Flag<unknown>[] = [
   { ...WORKSPACE_FLAG, help: "the workspace the server runs in (default: the current directory)" },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 
 const ADD_HELP = `Usage: penguin mcp add <name> [flags] -- <command> [args...]
@@ -155,7 +154,7 @@ Remove an MCP server from the agent. A name that is not configured is an
 error (exit code 1).
 
 Flags:
-${flagHelp(TARGET_FLAGS, 23)}
+${flagHelp(AGENT_TARGET, 23)}
 `;
 
 const LIST_HELP =
@@ -362,7 +361,7 @@ async function testBeforeSaving(
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "mcp remove";
-  const p = parseDeclared(cmd, args, TARGET_FLAGS, 1);
+  const p = parseDeclared(cmd, args, AGENT_TARGET, 1);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const name = p.positionals[0];
   if (!name) throw new PenguinError("usage", `${cmd}: which server? give its name`);

@@ -26,7 +26,7 @@ import {
   workspaceMemoryDir,
 } from "../../state/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
+import { AGENT_TARGET, JSON_OUTPUT } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
@@ -38,17 +38,16 @@ const WORKSPACE: Flag = {
   value: "<dir>",
   help: "the memory of this workspace instead of the user memory",
 };
-const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const LIST_FLAGS: readonly Flag<unknown>[] = [
   { ...WORKSPACE, help: "only the user memory and this workspace's memory" },
   { ...JSON_OUTPUT, help: "print a JSON object instead of a table" },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
-const SHOW_FLAGS: readonly Flag<unknown>[] = [WORKSPACE, ...TARGET_FLAGS];
+const SHOW_FLAGS: readonly Flag<unknown>[] = [WORKSPACE, ...AGENT_TARGET];
 const CLEAR_FLAGS: readonly Flag<unknown>[] = [
   WORKSPACE,
   { name: "yes", short: "y", type: "boolean", label: "--yes, -y", help: "do not ask" },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 
 const ABOUT = `An agent's memory is what its model saved for later sessions: the user

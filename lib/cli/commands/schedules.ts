@@ -9,7 +9,7 @@ import { loadSchedules, type ScheduledTask } from "../../state/schedule.ts";
 import { lastSlot, nextSlot } from "../../state/schedule_slots.ts";
 import { firedSlots, slotKey } from "../../session/scheduled_firings.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
+import { AGENT_TARGET, JSON_OUTPUT } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import {
@@ -22,10 +22,9 @@ import {
 } from "./_scheduler.ts";
 import { addSignals } from "./_signals.ts";
 
-const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const LIST_FLAGS: readonly Flag<unknown>[] = [
   { ...JSON_OUTPUT, help: "print a JSON object instead of a table" },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 const RUN_FLAGS: readonly Flag<unknown>[] = [
   {
@@ -33,7 +32,7 @@ const RUN_FLAGS: readonly Flag<unknown>[] = [
     type: "boolean",
     help: "fire what is due now, wait for those tasks and exit\n(for cron)",
   },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 
 const FORMAT_HELP = `A task is one file, <name>.toml, in the agent's schedule directory

@@ -19,11 +19,10 @@ import {
   validateProjectId,
 } from "../../state/mod.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { AGENT_ID, JSON_OUTPUT, PROJECT_ID } from "./_common_flags.ts";
+import { AGENT_TARGET, JSON_OUTPUT } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 
-const TARGET_FLAGS: readonly Flag<unknown>[] = [AGENT_ID, PROJECT_ID];
 const INSTALL_FLAGS: readonly Flag<unknown>[] = [
   {
     name: "name",
@@ -31,11 +30,11 @@ const INSTALL_FLAGS: readonly Flag<unknown>[] = [
     value: "<name>",
     help: "install under this name (letters, digits, _ and -)",
   },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 const LIST_FLAGS: readonly Flag<unknown>[] = [
   { ...JSON_OUTPUT, help: "print a JSON object instead of a table" },
-  ...TARGET_FLAGS,
+  ...AGENT_TARGET,
 ];
 
 const INSTALL_HELP = `Usage: penguin skills install <dir | file.tar.gz> [--name <name>]
@@ -68,7 +67,7 @@ Remove one of the agent's skills. A name that is not installed is an error
 (exit code 1).
 
 Flags:
-${flagHelp(TARGET_FLAGS, 23)}
+${flagHelp(AGENT_TARGET, 23)}
 `;
 
 async function skillsDir(
@@ -128,7 +127,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
 
 async function removeCommand(args: string[], ctx: CommandContext): Promise<number> {
   const cmd = "skills remove";
-  const p = parseDeclared(cmd, args, TARGET_FLAGS, 1);
+  const p = parseDeclared(cmd, args, AGENT_TARGET, 1);
   if (bool(p, "help")) return printHelp(ctx, REMOVE_HELP);
   const name = p.positionals[0];
   if (!name) throw new PenguinError("usage", `${cmd}: which skill? give its name`);
