@@ -23,17 +23,29 @@ function maskDeep(value: unknown, mask: (s: string) => string): unknown {
     return out.some((v, i) => v !== value[i]) ? out : value;
   }
   if (value !== null && typeof value === "object") {
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const key = mask(k);
-      const m = maskDeep(v, mask);
-      changed ||= key !== k || m !== v;
-      out[key] = m;
-    }
-    return changed ? out : value;
+    return maskEntries(value, mask, (v) => maskDeep(v, mask)) ?? value;
   }
   return value;
+}
+
+/**
+ * A copy of `obj` with its keys masked and its values mapped by `inner`;
+ * undefined when no key or value changed.
+ */
+function maskEntries(
+  obj: object,
+  mask: (s: string) => string,
+  inner: (v: unknown) => unknown,
+): Record<string, unknown> | undefined {
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    const key = mask(k);
+    const m = inner(v);
+    changed ||= key !== k || m !== v;
+    out[key] = m;
+  }
+  return changed ? out : undefined;
 }
 
 /** One message masked, its fidelity dropped when it changed. */
@@ -51,15 +63,8 @@ function maskDropFidelity(value: unknown, mask: (s: string) => string): unknown 
     return out.some((v, i) => v !== value[i]) ? out : value;
   }
   if (value === null || typeof value !== "object") return maskDeep(value, mask);
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const key = mask(k);
-    const m = maskDropFidelity(v, mask);
-    changed ||= key !== k || m !== v;
-    out[key] = m;
-  }
-  if (!changed) return value;
+  const out = maskEntries(value, mask, (v) => maskDropFidelity(v, mask));
+  if (out === undefined) return value;
   delete out.fidelity;
   return out;
 }
