@@ -9,6 +9,7 @@ import { anthropicThinking } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
 import { argumentsObject } from "./_tool_arguments.ts";
+import { roleRuns } from "./_role_runs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -126,30 +127,30 @@ function createIdMapper() {
 function toBlocks(
   msg: CompleteMessage,
   ids: ReturnType<typeof createIdMapper>,
-): { role: "user" | "assistant"; blocks: Json[] } {
+): { role: "user" | "assistant"; content: Json[] } {
   switch (msg.type) {
     case "text":
-      return { role: msg.role, blocks: msg.text === "" ? [] : [{ type: "text", text: msg.text }] };
+      return { role: msg.role, content: msg.text === "" ? [] : [{ type: "text", text: msg.text }] };
     case "thinking": {
       const fid = msg.fidelity ?? {};
       if (typeof fid.redacted === "string") {
-        return { role: "assistant", blocks: [{ type: "redacted_thinking", data: fid.redacted }] };
+        return { role: "assistant", content: [{ type: "redacted_thinking", data: fid.redacted }] };
       }
-      if (typeof fid.signature !== "string") return { role: "assistant", blocks: [] };
+      if (typeof fid.signature !== "string") return { role: "assistant", content: [] };
       if (msg.thinking === LEGACY_REDACTED_TEXT) {
-        return { role: "assistant", blocks: [{ type: "redacted_thinking", data: fid.signature }] };
+        return { role: "assistant", content: [{ type: "redacted_thinking", data: fid.signature }] };
       }
       return {
         role: "assistant",
-        blocks: [{ type: "thinking", thinking: msg.thinking, signature: fid.signature }],
+        content: [{ type: "thinking", thinking: msg.thinking, signature: fid.signature }],
       };
     }
     case "inline_thinking":
-      return { role: "assistant", blocks: [] };
+      return { role: "assistant", content: [] };
     case "tool_call":
       return {
         role: "assistant",
-        blocks: [{
+        content: [{
           type: "tool_use",
           id: ids.call(msg.tool_call_id),
           name: msg.name,
@@ -163,14 +164,14 @@ function toBlocks(
       const block: Json = { type: "tool_result", tool_use_id: ids.output(msg.tool_call_id) };
       if (content.length > 0) block.content = content;
       if (msg.stop_reason !== "completed") block.is_error = true;
-      return { role: "user", blocks: [block] };
+      return { role: "user", content: [block] };
     }
     case "image_url":
-      return { role: "user", blocks: urlBlocks(msg.image_url) };
+      return { role: "user", content: urlBlocks(msg.image_url) };
     case "inline_data":
       return {
         role: msg.role,
-        blocks: msg.role === "user" ? mediaBlocks(msg.mime_type, msg.data) : [],
+        content: msg.role === "user" ? mediaBlocks(msg.mime_type, msg.data) : [],
       };
   }
 }
@@ -182,14 +183,7 @@ function toBlocks(
  */
 export function anthropicMessages(history: CompleteMessage[]): Record<string, unknown>[] {
   const ids = createIdMapper();
-  const out: { role: string; content: Json[] }[] = [];
-  for (const msg of history) {
-    const { role, blocks } = toBlocks(msg, ids);
-    if (blocks.length === 0) continue;
-    const last = out[out.length - 1];
-    if (last !== undefined && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  }
+  const out = roleRuns(history, "content", (msg) => toBlocks(msg, ids));
   for (const m of out) {
     if (m.role !== "user") continue;
     const results = m.content.filter((b) => b.type === "tool_result");

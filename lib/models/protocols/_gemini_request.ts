@@ -9,6 +9,7 @@ import { geminiThinkingConfig } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
 import { argumentsObject } from "./_tool_arguments.ts";
+import { roleRuns } from "./_role_runs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -170,14 +171,7 @@ export function geminiContents(
   placeholder = true,
 ): Record<string, unknown>[] {
   const calls = createCallIndex();
-  const out: { role: string; parts: Json[] }[] = [];
-  for (const msg of history) {
-    const { role, parts } = toParts(msg, calls);
-    if (parts.length === 0) continue;
-    const last = out[out.length - 1];
-    if (last !== undefined && last.role === role) last.parts.push(...parts);
-    else out.push({ role, parts });
-  }
+  const out = roleRuns(history, "parts", (msg) => toParts(msg, calls));
   for (const c of out) {
     if (c.role === "user") {
       const responses = c.parts.filter((p) => "functionResponse" in p);
