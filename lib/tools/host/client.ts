@@ -15,7 +15,6 @@
  * @module
  */
 import { errorMessage } from "../../protocol/errors.ts";
-import type { GitAccess } from "../../sandbox/git_guard.ts";
 import { createPolicy, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { SandboxedProcess } from "../../sandbox/_process.ts";
 import { spawnSandboxed } from "../../sandbox/spawn.ts";
@@ -26,15 +25,16 @@ export interface HostedToolContext extends Omit<FileToolContext, "sandbox"> {
   /** The confinement the host runs in (default: the strict policy of the workspace). */
   sandbox?: SandboxPolicy;
 }
-import {
-  fromWireError,
-  type HostMessage,
-  toWireError,
-  type WireError,
-  type WorkerMessage,
-} from "../worker/_protocol.ts";
+import { fromWireError, type HostMessage, toWireError } from "../worker/_protocol.ts";
 import { decodeReply, encodeRequest, lineSplitter } from "./_wire.ts";
-import { gitTargetsOf, revealWritableOf, runDirsOf } from "../worker/pool.ts";
+import { gitTargetsOf, runRequest } from "../worker/pool.ts";
+import {
+  callEvents,
+  callInbox,
+  type CallMessage,
+  type RunToolCall,
+} from "../worker/_call_messages.ts";
+import { onAbort } from "../../protocol/abort.ts";
 import { SELF_ENV_NAMES, selfArgv, selfReveal, TOOL_HOST_COMMAND } from "./self.ts";
 
 /** Default idle time before an unused host is stopped (ms). */
@@ -57,18 +57,12 @@ export interface ToolHost {
    * penguin's default policy for the call's workspace), streaming its events.
    * Throws what the tool threw, or a runtime error when the host cannot start.
    */
-  run(
-    definition: ToolDefinition,
-    args: Record<string, unknown>,
-    ctx: HostedToolContext,
-  ): AsyncGenerator<ToolEvent, void, undefined>;
+  run: RunToolCall<HostedToolContext>;
   /** Hosts alive. */
   readonly size: number;
   /** Stop every host; calls in flight fail. The object stays usable. */
   dispose(): Promise<void>;
 }
-
-type Incoming = WorkerMessage | { type: "crash"; error: WireError };
 
 interface Proc {
   key: string;
@@ -76,7 +70,7 @@ interface Proc {
   roots: string;
   child: Promise<SandboxedProcess>;
   ready: Promise<void>;
-  sinks: Map<number, (m: Incoming) => void>;
+  sinks: Map<number, (m: CallMessage) => void>;
   tail: string[];
   dead: boolean;
   busy: number;
@@ -122,12 +116,6 @@ async function rootIdentity(p: SandboxPolicy): Promise<string> {
     ids.push(info ? `${info.dev}:${info.ino}` : "-");
   }
   return ids.join(",");
-}
-
-/** The git access to pass on: the sandbox's, else the context's own. */
-function gitOf(ctx: HostedToolContext): { git?: GitAccess } {
-  const git = ctx.sandbox?.git ?? ctx.git;
-  return git ? { git } : {};
 }
 
 /** What the client's steps share: the host processes and the request ids. */
@@ -223,33 +211,6 @@ function release(s: HostState, proc: Proc): void {
   Deno.unrefTimer(proc.idleTimer);
 }
 
-/** The `run` request of call `id`. */
-async function runRequest(
-  id: number,
-  definition: ToolDefinition,
-  args: Record<string, unknown>,
-  ctx: HostedToolContext,
-): Promise<HostMessage> {
-  return {
-    type: "run",
-    id,
-    tool: definition.name,
-    definition,
-    args,
-    ctx: {
-      workspace: ctx.workspace,
-      ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
-      ...(ctx.readOnlyRoots?.length ? { readOnlyRoots: ctx.readOnlyRoots } : {}),
-      sessionId: ctx.sessionId,
-      toolCallId: ctx.toolCallId,
-      ...gitOf(ctx),
-      ...revealWritableOf(ctx),
-      ...await gitTargetsOf(ctx, ctx.workspace),
-      ...await runDirsOf(ctx),
-    },
-  };
-}
-
 async function* run(
   s: HostState,
   definition: ToolDefinition,
@@ -264,19 +225,16 @@ async function* run(
     });
   const proc = await acquire(s, policy);
   const id = s.nextId++;
-  const queue: Incoming[] = [];
-  let wake: (() => void) | undefined;
-  proc.sinks.set(id, (m) => {
-    queue.push(m);
-    wake?.();
-  });
+  const inbox = callInbox();
+  proc.sinks.set(id, (m) => inbox.push(m));
   let finished = false;
   const send = async (m: HostMessage) => {
     if (proc.dead) return;
     const child = await proc.child;
     await child.write(encodeRequest(m));
   };
-  const onAbort = () => void send({ type: "abort", id, reason: toWireError(ctx.signal.reason) });
+  const abortCall = () => void send({ type: "abort", id, reason: toWireError(ctx.signal.reason) });
+  let stopListening = () => {};
   try {
     try {
       await proc.ready;
@@ -284,24 +242,12 @@ async function* run(
       throw new Error(errorMessage(err), { cause: err });
     }
     if (proc.dead) throw fromWireError({ name: "Error", message: "the tool host stopped" });
-    await send(await runRequest(id, definition, args, ctx));
-    if (ctx.signal.aborted) onAbort();
-    else ctx.signal.addEventListener("abort", onAbort, { once: true });
-    for (;;) {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      const m = queue.shift()!;
-      if (m.type === "event") yield m.event;
-      else if (m.type === "done") {
-        finished = true;
-        return;
-      } else if (m.type === "error" || m.type === "crash") {
-        finished = true;
-        throw fromWireError(m.error);
-      }
-    }
+    const gitTargets = await gitTargetsOf(ctx, ctx.workspace);
+    await send(await runRequest(id, definition, args, ctx, ctx.readOnlyRoots ?? [], gitTargets));
+    stopListening = onAbort(ctx.signal, abortCall);
+    yield* callEvents(inbox, () => (finished = true));
   } finally {
-    ctx.signal.removeEventListener("abort", onAbort);
+    stopListening();
     proc.sinks.delete(id);
     if (!finished && !proc.dead) {
       void send({

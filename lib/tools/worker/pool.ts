@@ -25,13 +25,9 @@ import { findGitLayout, type GitAccess } from "../../sandbox/git_guard.ts";
 import { type ExecTarget, gitConfigTargets } from "../../sandbox/git_config_guard.ts";
 import { otherRunDirs } from "../../sandbox/_standin_registry.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
-import {
-  fromWireError,
-  type HostMessage,
-  toWireError,
-  type WireError,
-  type WorkerMessage,
-} from "./_protocol.ts";
+import { type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
+import { callEvents, callInbox, type CallMessage, type RunToolCall } from "./_call_messages.ts";
+import { onAbort } from "../../protocol/abort.ts";
 
 /** Default idle time before an unused worker is terminated (ms). */
 export const DEFAULT_WORKER_IDLE_MS = 30_000;
@@ -83,25 +79,19 @@ export interface ToolWorkerPool {
    * its events. Aborting `ctx.signal` is forwarded to the tool. Throws what
    * the tool threw (as an `Error` with the same name and message).
    */
-  run(
-    definition: ToolDefinition,
-    args: Record<string, unknown>,
-    ctx: FileToolContext,
-  ): AsyncGenerator<ToolEvent, void, undefined>;
+  run: RunToolCall<FileToolContext>;
   /** Workers alive (busy or idle). */
   readonly size: number;
   /** Terminate every worker; calls in flight fail. The pool stays usable. */
   dispose(): void;
 }
 
-type Incoming = WorkerMessage | { type: "crash"; error: WireError };
-
 interface Slot {
   key: string;
   worker: Worker;
   ready: Promise<void>;
   dead: boolean;
-  sink?: ((m: Incoming) => void) | undefined;
+  sink?: ((m: CallMessage) => void) | undefined;
   idleTimer?: ReturnType<typeof setTimeout>;
 }
 
@@ -298,8 +288,11 @@ function release(s: PoolState, slot: Slot): void {
   s.waiting.shift()?.();
 }
 
-/** The `run` request of call `id`. */
-async function runRequest(
+/**
+ * The `run` request of call `id`, with the read-only roots `readOnly` and
+ * the git targets resolved for it.
+ */
+export async function runRequest(
   id: number,
   definition: ToolDefinition,
   args: Record<string, unknown>,
@@ -343,45 +336,32 @@ async function* run(
   const gitTargets = all.length > 0 ? { gitTargets: all } : {};
   const slot = await acquire(s, JSON.stringify([roots, readOnly]), roots, readOnly, signal);
   const id = s.nextId++;
-  const queue: Incoming[] = [];
-  let wake: (() => void) | undefined;
+  const inbox = callInbox();
   slot.sink = (m) => {
     if (m.type !== "crash" && m.type !== "ready" && m.id !== id) return;
-    queue.push(m);
-    wake?.();
+    inbox.push(m);
   };
   let finished = false;
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   const send = (m: HostMessage) => {
     if (!slot.dead) slot.worker.postMessage(m);
   };
-  const onAbort = () => {
+  const abortCall = () => {
     send({ type: "abort", id, reason: toWireError(signal.reason) });
     graceTimer = setTimeout(
       () => kill(s, slot, `the tool did not stop within ${s.graceMs}ms of the abort`),
       s.graceMs,
     );
   };
+  let stopListening = () => {};
   try {
     await slot.ready;
     send(await runRequest(id, definition, args, ctx, readOnly, gitTargets));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    for (;;) {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      const m = queue.shift()!;
-      if (m.type === "event") yield m.event;
-      else if (m.type === "done") {
-        finished = true;
-        return;
-      } else if (m.type === "error") {
-        finished = true;
-        throw fromWireError(m.error);
-      } else if (m.type === "crash") throw fromWireError(m.error);
-    }
+    stopListening = onAbort(signal, abortCall);
+    // A crashed worker is not finished: it is killed, not released.
+    yield* callEvents(inbox, (how) => (finished = how !== "crash"));
   } finally {
-    signal.removeEventListener("abort", onAbort);
+    stopListening();
     clearTimeout(graceTimer);
     if (finished && !slot.dead) release(s, slot);
     else kill(s, slot, "the call was abandoned");
