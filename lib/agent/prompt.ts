@@ -10,27 +10,27 @@
 
 /** The per-session values substituted into the template. */
 export interface PromptVars {
-  /** `AGENTS.md` text (trimmed here). */
+  /** `{{AGENTS_MD}}`: the `AGENTS.md` text (trimmed here). */
   agentsMd: string;
-  /** Agent id. */
+  /** `{{AGENT_ID}}`: agent id. */
   agentId: string;
-  /** Project directory ("App Data Dir"). */
+  /** `{{PROJECT_DIR}}`: project directory ("App Data Dir"). */
   projectDir: string;
-  /** Session id. */
+  /** `{{SESSION_ID}}`: session id. */
   sessionId: string;
-  /** Workspace path. */
+  /** `{{CWD}}`: workspace path. */
   cwd: string;
-  /** Provider group of the model pair. */
+  /** `{{PROVIDER}}`: provider group of the model pair. */
   provider: string;
-  /** Model id of the model pair. */
+  /** `{{MODEL_ID}}`: model id of the model pair. */
   modelId: string;
-  /** Platform name as Node spells it (`linux`, `darwin`, `win32`). */
+  /** `{{PLATFORM}}`: platform name as Node spells it (`linux`, `darwin`, `win32`). */
   platform: string;
-  /** `<os type> <release>`, or `unknown`. */
+  /** `{{OS_VERSION}}`: `<os type> <release>`, or `unknown`. */
   osVersion: string;
-  /** Shell name, e.g. `bash`. */
+  /** `{{SHELL}}`: shell name, e.g. `bash`. */
   shell: string;
-  /** Local date `yyyy-mm-dd`. */
+  /** `{{DATE}}`: local date `yyyy-mm-dd`. */
   date: string;
 }
 
@@ -48,6 +48,25 @@ export interface PromptSections {
   vaultKeys: string;
   /** The skill list, for a template's legacy inline `{{SKILL_METADATA}}`. */
   skillMetadata: string;
+}
+
+/** The vars filled one at a time after `{{SKILL_METADATA}}`, in this order. */
+const IN_ORDER = [
+  "agentId",
+  "projectDir",
+  "sessionId",
+  "cwd",
+  "provider",
+  "modelId",
+  "platform",
+  "osVersion",
+  "shell",
+  "date",
+] as const;
+
+/** The placeholder of var `name`: its name in upper snake case in braces (`{{AGENT_ID}}`). */
+function placeholderOf(name: string): string {
+  return `{{${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}}}`;
 }
 
 function sub(text: string, placeholder: string, value: string): string {
@@ -68,16 +87,7 @@ export function assembleSystemPrompt(
   t = sub(t, "{{AGENTS_MD}}", vars.agentsMd.trim());
   t = sub(t, "{{VAULT_KEYS}}", sections.vaultKeys);
   t = sub(t, "{{SKILL_METADATA}}", sections.skillMetadata);
-  t = sub(t, "{{AGENT_ID}}", vars.agentId);
-  t = sub(t, "{{PROJECT_DIR}}", vars.projectDir);
-  t = sub(t, "{{SESSION_ID}}", vars.sessionId);
-  t = sub(t, "{{CWD}}", vars.cwd);
-  t = sub(t, "{{PROVIDER}}", vars.provider);
-  t = sub(t, "{{MODEL_ID}}", vars.modelId);
-  t = sub(t, "{{PLATFORM}}", vars.platform);
-  t = sub(t, "{{OS_VERSION}}", vars.osVersion);
-  t = sub(t, "{{SHELL}}", vars.shell);
-  t = sub(t, "{{DATE}}", vars.date);
+  for (const name of IN_ORDER) t = sub(t, placeholderOf(name), vars[name]);
   const byName: Record<string, string> = {
     "{{MEMORY}}": sections.memory,
     "{{VAULT}}": sections.vault,
