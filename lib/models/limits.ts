@@ -13,7 +13,7 @@
  * @module
  */
 
-const MiB = 1024 * 1024;
+import { MiB } from "../protocol/format_size.ts";
 
 /** Characters of arguments one tool call may stream (8 MiB). */
 export const MAX_TOOL_ARGUMENTS = 8 * MiB;

@@ -7,7 +7,7 @@
  * @module
  */
 
-const MiB = 1024 * 1024;
+import { MiB } from "../protocol/format_size.ts";
 
 /** Largest file edit_file reads (it holds the text, the edited text and the diff at once). */
 export const EDIT_FILE_MAX_BYTES = 16 * MiB;
