@@ -20,7 +20,7 @@ import {
 } from "../trace/paths.ts";
 import { agentsWithTraces, sessionFilesIn, tracesDirsOfRoot } from "../trace/layout.ts";
 import { payloadOf, readHead } from "./_head_tail.ts";
-import { tryOpen } from "../state/_fs.ts";
+import { statExisting, tryOpen } from "../state/_fs.ts";
 
 /** The agent whose sessions are meant. */
 export interface SessionScope {
@@ -179,15 +179,7 @@ function agentOfTracesDir(tracesDir: string): string | null {
 
 async function locateByPath(target: string): Promise<LocatedSession> {
   const path = resolve(target);
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new PenguinError("not_found", `Trace file does not exist: ${path}`);
-    }
-    throw err;
-  }
+  const info = await statExisting(path, "Trace file");
   if (!info.isFile) {
     throw new PenguinError("usage", `Not a trace file: ${path} is a directory`);
   }

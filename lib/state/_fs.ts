@@ -133,6 +133,34 @@ export async function tryOpen(
   }
 }
 
+/** The stat of `path`; a `not_found` error "<what> does not exist: <path>" when it is missing. */
+export async function statExisting(path: string, what: string): Promise<Deno.FileInfo> {
+  try {
+    return await Deno.stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new PenguinError("not_found", `${what} does not exist: ${path}`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * The lock file at `path` (created private when missing) opened and locked
+ * exclusively, waiting while another process holds it. Closing the file
+ * releases the lock.
+ */
+export async function lockFile(path: string): Promise<Deno.FsFile> {
+  const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+  try {
+    await file.lock(true);
+  } catch (err) {
+    file.close();
+    throw err;
+  }
+  return file;
+}
+
 /** What {@linkcode exists} looks for. */
 export interface ExistsOptions {
   /** The kind of entry that counts (default: any). */

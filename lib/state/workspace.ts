@@ -6,7 +6,7 @@
  */
 import { join, relative, resolve, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { mkdirPrivate } from "./_fs.ts";
+import { mkdirPrivate, statExisting } from "./_fs.ts";
 import { newTempWorkspaceId } from "./ids.ts";
 import { type AgentRef, agentsDir, type ProjectRef, workspacesDir } from "./paths.ts";
 
@@ -16,15 +16,7 @@ export const TEMP_WORKSPACE_ATTEMPTS = 16;
 /** Resolve an explicit workspace: it must exist and be a directory. Never created. */
 export async function resolveWorkspace(dir: string): Promise<string> {
   const abs = resolve(dir);
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(abs);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new PenguinError("not_found", `Workspace does not exist: ${abs}`);
-    }
-    throw err;
-  }
+  const info = await statExisting(abs, "Workspace");
   if (!info.isDirectory) throw new PenguinError("usage", `Workspace is not a directory: ${abs}`);
   return abs;
 }
