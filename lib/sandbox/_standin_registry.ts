@@ -41,7 +41,7 @@ import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
 import { isEmptyDir } from "./_paths.ts";
-import { tryOpen } from "../state/_fs.ts";
+import { lockFile, tryOpen } from "../state/_fs.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface StandInRecord {
@@ -311,14 +311,8 @@ let queue: Promise<unknown> = Promise.resolve();
 function locked<T>(fn: (dir: string) => Promise<{ value: T; changed: boolean }>): Promise<T> {
   const run = async () => {
     const d = await registryDir();
-    const lock = await Deno.open(join(d, "registry.lock"), {
-      read: true,
-      write: true,
-      create: true,
-      mode: 0o600,
-    });
+    const lock = await lockFile(join(d, "registry.lock"));
     try {
-      await lock.lock(true);
       const { value, changed } = await fn(d);
       if (changed) await bump(d);
       return value;

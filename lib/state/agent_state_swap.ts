@@ -27,7 +27,7 @@
  * @module
  */
 import { join } from "node:path";
-import { exists, mkdirPrivate } from "./_fs.ts";
+import { exists, lockFile, mkdirPrivate } from "./_fs.ts";
 import type { AgentPaths } from "./paths.ts";
 
 /** The name prefix of a staged new state. */
@@ -41,18 +41,7 @@ export const OLD_PREFIX = ".agent_state.old-";
  */
 export async function lockAgentState(paths: AgentPaths): Promise<() => void> {
   await mkdirPrivate(paths.agent);
-  const file = await Deno.open(join(paths.agent, ".import.lock"), {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o600,
-  });
-  try {
-    await file.lock(true);
-  } catch (err) {
-    file.close();
-    throw err;
-  }
+  const file = await lockFile(join(paths.agent, ".import.lock"));
   return () => {
     try {
       file.close(); // closing drops the lock
