@@ -61,27 +61,31 @@ import type { SessionScope } from "./locate.ts";
  */
 export type RecordMask = (record: OmniMessage) => OmniMessage;
 
-/** Options of {@linkcode importTraces}. */
-export interface ImportOptions extends SessionScope {
-  /** Where the imported sessions continue (never the path their files recorded). */
+/** What every import takes: penguin's ({@linkcode importTraces}) and a foreign one. */
+export interface ImportCommonOptions extends SessionScope {
+  /** Where the imported sessions continue (never the path or cwd their files recorded). */
   workspace: ImportWorkspace;
   /** Skip bad lines (reporting each) instead of refusing the file. */
   lenient?: boolean;
+  /** Told before each given file is read (`done` files of `total` so far). */
+  onFile?: (done: number, total: number, file: string) => void;
+  /** Import a session again even when it is already here (a new copy). */
+  again?: boolean;
+  /** Applied to every imported record, a converted session_meta too (see {@linkcode RecordMask}). */
+  mask?: RecordMask;
+}
+
+/** Options of {@linkcode importTraces}. */
+export interface ImportOptions extends ImportCommonOptions {
   /** Clock for new ids (tests). */
   now?: Date;
   /** Bring along the subagent children found next to an imported session (default true). */
   children?: boolean;
-  /** Told before each given file is read (`done` files of `total` so far). */
-  onFile?: (done: number, total: number, file: string) => void;
   /**
    * Sessions already here, by the id their file records (see
    * {@linkcode importedPenguin}): not imported again unless `again`.
    */
   already?: ReadonlyMap<string, string>;
-  /** Import a session again even when it is already here (a new copy). */
-  again?: boolean;
-  /** Applied to every imported record (see {@linkcode RecordMask}). */
-  mask?: RecordMask;
 }
 
 /** One imported file. */

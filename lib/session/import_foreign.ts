@@ -40,7 +40,7 @@ import { looksLikeClaude, parseClaude } from "./import_claude.ts";
 import { looksLikeCodex, parseCodex } from "./import_codex.ts";
 import { looksLikePi, parsePi } from "./import_pi.ts";
 import { formatLineProblem, type LossEntry } from "./import_report.ts";
-import type { RecordMask } from "./import.ts";
+import type { ImportCommonOptions, RecordMask } from "./import.ts";
 import type { ImportWorkspace } from "./import_workspace.ts";
 import type { SessionScope } from "./locate.ts";
 import { listSessions } from "./list.ts";
@@ -68,21 +68,11 @@ export function detectFormat(text: string): Harness | "penguin" | null {
 }
 
 /** Options of {@linkcode importForeign}. */
-export interface ForeignImportOptions extends SessionScope {
-  /** Where the imported sessions continue (never the cwd their files recorded). */
-  workspace: ImportWorkspace;
+export interface ForeignImportOptions extends ImportCommonOptions {
   /** The harness the files come from; absent: detected per file. */
   from?: Harness;
-  /** Skip malformed lines (listing each) instead of refusing the file. */
-  lenient?: boolean;
-  /** Told before each given file is read (`done` files of `total` so far). */
-  onFile?: (done: number, total: number, file: string) => void;
   /** Sessions imported before, by {@linkcode importKey}: not imported again unless `again`. */
   already?: ReadonlyMap<string, string>;
-  /** Import a session again even when it was imported before (a new copy). */
-  again?: boolean;
-  /** Applied to every converted record, the session_meta included (see {@linkcode RecordMask}). */
-  mask?: RecordMask;
 }
 
 /** The key of a foreign session among those imported before: its harness and its id there. */

@@ -57,6 +57,7 @@ export {
   forkSession,
 } from "./fork.ts";
 export {
+  type ImportCommonOptions,
   type ImportedFile,
   importedPenguin,
   type ImportedSession,
