@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { PenguinError } from "../protocol/errors.ts";
+import { validated } from "./_validated.ts";
 
 /** The project used when none is named. */
 export const DEFAULT_PROJECT_ID = "default_project";
@@ -29,13 +29,8 @@ export type IdKind = "project id" | "agent id" | "skill name";
  * from it; throw a usage error naming `kind` otherwise. Returns `id`.
  */
 export function validateId(kind: IdKind, id: string): string {
-  if (typeof id !== "string" || !NAME_ID_PATTERN.test(id)) {
-    throw new PenguinError(
-      "usage",
-      `Invalid ${kind} ${JSON.stringify(id)}: only letters, digits, "_" and "-" are allowed`,
-    );
-  }
-  return id;
+  const ok = typeof id === "string" && NAME_ID_PATTERN.test(id);
+  return validated(ok, id, kind, 'only letters, digits, "_" and "-" are allowed');
 }
 
 /** Validate a project id (see {@linkcode validateId}). */
@@ -55,15 +50,8 @@ export function isSessionId(id: string): boolean {
 
 /** Throw a usage error unless `id` is a well-formed session id. Returns `id`. */
 export function validateSessionId(id: string): string {
-  if (!isSessionId(id)) {
-    throw new PenguinError(
-      "usage",
-      `Invalid session id ${
-        JSON.stringify(id)
-      }: expected session-YYYY-MM-DD-HH-mm-ss-<8 hex digits>`,
-    );
-  }
-  return id;
+  const rule = "expected session-YYYY-MM-DD-HH-mm-ss-<8 hex digits>";
+  return validated(isSessionId(id), id, "session id", rule);
 }
 
 /** Eight lowercase hex digits: the first 8 of a random UUID without dashes. */

@@ -10,6 +10,7 @@ import { stringify } from "smol-toml";
 import { PenguinError } from "../protocol/errors.ts";
 import { parseTomlText } from "./_config_errors.ts";
 import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
+import { validated } from "./_validated.ts";
 
 /** Allowed vault key shape (an environment variable name). */
 export const VAULT_KEY_PATTERN: RegExp = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -22,15 +23,8 @@ export type Vault = Record<string, string>;
 
 /** Throw a usage error unless `key` is a valid vault key. */
 export function validateVaultKey(key: string): string {
-  if (!VAULT_KEY_PATTERN.test(key)) {
-    throw new PenguinError(
-      "usage",
-      `Invalid vault key ${
-        JSON.stringify(key)
-      }: use letters, digits and "_", not starting with a digit`,
-    );
-  }
-  return key;
+  const rule = 'use letters, digits and "_", not starting with a digit';
+  return validated(VAULT_KEY_PATTERN.test(key), key, "vault key", rule);
 }
 
 /** Throw a usage error unless `value` fits the vault's size limit. */

@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { readDirEntries } from "./_fs.ts";
+import { validated } from "../state/_validated.ts";
 
 /** A trace file located on disk. */
 export interface TraceFileRef {
@@ -47,14 +48,8 @@ export function isDateDirName(name: string): boolean {
 
 /** Throw a usage error unless `sessionId` is safe to put in a file name. */
 export function assertSessionId(sessionId: string): void {
-  if (!SESSION_ID_RE.test(sessionId)) {
-    throw new PenguinError(
-      "usage",
-      `Invalid session id ${
-        JSON.stringify(sessionId)
-      }: only letters, digits, "_" and "-" are allowed`,
-    );
-  }
+  const rule = 'only letters, digits, "_" and "-" are allowed';
+  validated(SESSION_ID_RE.test(sessionId), sessionId, "session id", rule);
 }
 
 /** The file name of shard `index` of `sessionId`: `<sessionId>_<NNN>.jsonl`. */
