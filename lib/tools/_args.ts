@@ -147,6 +147,11 @@ function countValue(fallback: number, positive: boolean): z.ZodType<number> {
   });
 }
 
+/** `text` (output not yet delivered) as a delta event; none when it is empty. */
+export function pendingOutput(text: string): ToolEvent[] {
+  return text ? [{ type: "delta", text }] : [];
+}
+
 /** The events of a failed call: `text` as the output, then a failed result. */
 export function fail(text: string): ToolEvent[] {
   return [{ type: "delta", text }, { type: "result", status: "failed" }];

@@ -16,7 +16,7 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../protocol/errors.ts";
-import { fail } from "./_args.ts";
+import { fail, pendingOutput } from "./_args.ts";
 import { commandPolicy, descriptionArg, flagArg, millisArg } from "./_command_args.ts";
 import { clampYield } from "./yield_window.ts";
 import type { CommandSession } from "./command_session.ts";
@@ -176,14 +176,12 @@ async function* runCommand(
     }
     if (end === "aborted") {
       await session.kill();
-      const rest = session.take();
-      if (rest) yield { type: "delta", text: rest };
+      yield* pendingOutput(session.take());
       return yield { type: "result", status: "aborted", process: processFacts(session, "killed") };
     }
     if (!registry) {
       await session.kill();
-      const rest = session.take();
-      if (rest) yield { type: "delta", text: rest };
+      yield* pendingOutput(session.take());
       return yield {
         type: "result",
         status: "failed",

@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import type { ExitStatus } from "../sandbox/mod.ts";
-import { fail } from "./_args.ts";
+import { fail, pendingOutput } from "./_args.ts";
 import { descriptionArg, processIdArg } from "./_command_args.ts";
 import { processFacts } from "./process_facts.ts";
 import { unknownProcessMessage } from "./input_command.ts";
@@ -50,8 +50,7 @@ async function* runKill(
   const already = session.exit;
   const status = already ?? await session.kill(KILL_GRACE_MS);
   registry.remove(id);
-  const rest = session.take();
-  if (rest) yield { type: "delta", text: rest };
+  yield* pendingOutput(session.take());
   const note = already
     ? `[process ${id} had already exited (${describeExit(already)}); session removed]`
     : `[process ${id} killed (${describeKill(status, KILL_GRACE_MS)})]`;

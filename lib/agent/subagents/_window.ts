@@ -11,6 +11,7 @@ import {
   subagentToolError,
 } from "./definitions.ts";
 import type { RunBinding } from "./registry.ts";
+import { pendingOutput } from "../../tools/_args.ts";
 
 /** The events of a failed call: `[<tool> error: <message>]`, status failed. */
 export function failure(tool: string, message: string): ToolEvent[] {
@@ -37,8 +38,7 @@ export function windowSink(run: RunBinding | undefined): ApproveFn {
  * already reported (by an earlier window or a notice) is not reported again.
  */
 export function* endResult(child: Child, opts: { idle: boolean }): Generator<ToolEvent> {
-  const rest = child.take();
-  if (rest) yield { type: "delta", text: rest };
+  yield* pendingOutput(child.take());
   const end = child.endReported ? { sawText: true } : child.lastEnd ?? { sawText: false };
   child.endReported = true;
   const notes: string[] = [];

@@ -18,6 +18,7 @@ import { descriptionArg, subagentIdArg } from "./definitions.ts";
 import { unknownSubagentMessage } from "./input_subagent.ts";
 import type { ChildRegistry, SubagentToolContext } from "./registry.ts";
 import { type ChildToolFactory, childToolFactory } from "./_bind.ts";
+import { pendingOutput } from "../../tools/_args.ts";
 
 async function* killSubagent(
   registry: ChildRegistry,
@@ -33,8 +34,7 @@ async function* killSubagent(
   const was = child.state;
   const denied = child.pendingApprovals;
   await child.dispose("killed by the parent agent");
-  const rest = child.take();
-  if (rest) yield { type: "delta", text: rest };
+  yield* pendingOutput(child.take());
   const note = was === "running"
     ? `[subagent ${id} killed: its task was aborted${
       denied > 0 ? ` and ${denied} tool call(s) awaiting approval were denied` : ""

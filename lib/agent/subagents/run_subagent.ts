@@ -49,6 +49,7 @@ import {
   singleLine,
   type ToolPreviewFn,
 } from "../../display/tool_preview.ts";
+import { pendingOutput } from "../../tools/_args.ts";
 
 /** A child message with one origin hop (`sessionId`) added. */
 export function withOrigin(message: OmniMessage, sessionId: string): OmniMessage {
@@ -156,15 +157,13 @@ async function* runSubagent(
     }
     if (end === "aborted") {
       await child.abort("the parent's tool call was aborted");
-      const rest = child.take();
-      if (rest) yield { type: "delta", text: rest };
+      yield* pendingOutput(child.take());
       return yield { type: "result", status: "aborted", subagent: facts("ended") };
     }
     if (registry.disposed || !(await registry.makeRoom())) {
       // No room to keep it (or the parent is closing): stop it rather than lose track of it.
       await child.abort("no room to keep the subagent running");
-      const rest = child.take();
-      if (rest) yield { type: "delta", text: rest };
+      yield* pendingOutput(child.take());
       return yield {
         type: "result",
         status: "failed",
