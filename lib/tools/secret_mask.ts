@@ -595,9 +595,48 @@ function flushText(s: MaskerState): string {
   return out;
 }
 
+/**
+ * The matchers made lately, by the secrets' content: a matcher is read-only
+ * once made, and making one (the window table and its 64 KiB filter) cost far
+ * more than masking a short text, which a foreign import or a display does
+ * for every string of every record. An array seen before is checked against
+ * what it held then (a caller may add to it later) without building a key.
+ */
+const recent = new Map<string, Matcher>();
+const MAX_RECENT = 8;
+const byArray = new WeakMap<readonly Secret[], { held: string[]; matcher: Matcher }>();
+
+/** What `secrets` holds, flat: value, kind and name of each. */
+function heldBy(secrets: readonly Secret[]): string[] {
+  return secrets.flatMap((s) => [s.value, s.kind, s.name]);
+}
+
+function matcherOf(secrets: readonly Secret[]): Matcher {
+  const seen = byArray.get(secrets);
+  if (seen !== undefined && seen.held.length === secrets.length * 3) {
+    let same = true;
+    for (let i = 0; i < secrets.length && same; i++) {
+      const s = secrets[i]!;
+      same = seen.held[i * 3] === s.value && seen.held[i * 3 + 1] === s.kind &&
+        seen.held[i * 3 + 2] === s.name;
+    }
+    if (same) return seen.matcher;
+  }
+  const held = heldBy(secrets);
+  const key = JSON.stringify(held);
+  let matcher = recent.get(key);
+  if (matcher === undefined) {
+    matcher = createMatcher(secrets);
+    if (recent.size >= MAX_RECENT) recent.delete(recent.keys().next().value!);
+    recent.set(key, matcher);
+  }
+  byArray.set(secrets, { held, matcher });
+  return matcher;
+}
+
 /** Start a masker for `secrets`. */
 export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
-  const matcher = createMatcher(secrets);
+  const matcher = matcherOf(secrets);
   const s: MaskerState = {
     matcher,
     active: matcher.entries.length > 0,
