@@ -7,6 +7,7 @@
 // child by its foreign id until the child's penguin id is known, so they are
 // rewritten and masked when read back.
 import { join } from "node:path";
+import { concatBytes } from "../protocol/bytes.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { RecordSink } from "./foreign_session.ts";
 import type { RecordMask } from "./import.ts";
@@ -122,12 +123,5 @@ async function* jsonlLines(path: string): AsyncGenerator<string> {
 }
 
 function concat(pieces: Uint8Array[]): Uint8Array {
-  if (pieces.length === 1) return pieces[0]!;
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let off = 0;
-  for (const p of pieces) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
+  return pieces.length === 1 ? pieces[0]! : concatBytes(pieces);
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { concatBytes } from "../protocol/bytes.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { LineProblem, LossEntry } from "./import_report.ts";
 
@@ -136,7 +137,7 @@ function* fileLines(
   let left = size;
   const take = (end: Uint8Array) => {
     pieces.push(end);
-    const whole = pieces.length === 1 ? end : joinBytes(pieces);
+    const whole = pieces.length === 1 ? end : concatBytes(pieces);
     pieces = [];
     return (line === 1 ? first : rest).decode(whole);
   };
@@ -153,16 +154,6 @@ function* fileLines(
     if (start < n) pieces.push(buf.slice(start, n));
   }
   yield { line, raw: take(new Uint8Array(0)), last: true };
-}
-
-function joinBytes(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let off = 0;
-  for (const p of pieces) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
 }
 
 /** Parse JSONL text into lines; blank lines are skipped, malformed JSON becomes a problem. */
