@@ -50,31 +50,64 @@ export function stillRunningNote(id: string): string {
   return `[process still running with process_id ${id}]`;
 }
 
-/** The failure text for an id the registry does not hold. */
-export function unknownProcessMessage(
+/** A live command session found by the id a call named, with the registry holding it. */
+export interface FoundSession {
+  /** The id, trimmed. */
+  id: string;
+  /** The registry that holds it. */
+  registry: ProcessRegistry;
+  /** The session. */
+  session: NonNullable<ReturnType<ProcessRegistry["get"]>>;
+}
+
+/**
+ * The session `processId` names in `registry`, or the failure text for `tool` when the registry
+ * does not hold it (it may have exited and been collected, or been killed).
+ */
+export function findSession(
   tool: string,
-  id: string,
+  processId: string,
   registry: ProcessRegistry | undefined,
-): string {
+): FoundSession | { failure: string } {
+  const id = processId.trim();
+  const session = registry?.get(id);
+  if (registry && session) return { id, registry, session };
   const live = registry?.ids() ?? [];
   const known = live.length === 0
     ? "There are no command sessions in this session."
     : `Live process ids: ${live.join(", ")}.`;
-  return `${tool} was not run: no command session has process_id "${id}" (it may have exited and been collected, or been killed). ${known}`;
+  return {
+    failure:
+      `${tool} was not run: no command session has process_id "${id}" (it may have exited and been collected, or been killed). ${known}`,
+  };
 }
 
-async function* runInput(
+/**
+ * A process tool's `run` from `run`, which gets the session the call's `process_id` names; a call
+ * naming no live session fails with {@linkcode findSession}'s text instead.
+ */
+export function onFoundSession<A extends { process_id: string }>(
+  run: (
+    found: FoundSession,
+    args: A,
+    ctx: ProcessToolContext,
+    definition: ToolDefinition,
+  ) => AsyncGenerator<ToolEvent>,
+): (args: A, ctx: ProcessToolContext, definition: ToolDefinition) => AsyncGenerator<ToolEvent> {
+  return async function* (args, ctx, definition) {
+    const found = findSession(definition.name, args.process_id, ctx.processes);
+    if ("failure" in found) return yield* fail(found.failure);
+    return yield* run(found, args, ctx, definition);
+  };
+}
+
+const runInput = onFoundSession(async function* (
+  { id, registry, session },
   args: z.infer<typeof schema>,
-  ctx: ProcessToolContext,
-  definition: ToolDefinition,
-): AsyncGenerator<ToolEvent> {
-  const id = args.process_id.trim();
+  ctx,
+  definition,
+) {
   const chars = args.chars ?? "";
-  const registry = ctx.processes;
-  const session = registry?.get(id);
-  if (!registry || !session) {
-    return yield* fail(unknownProcessMessage(definition.name, id, registry));
-  }
   if (chars.includes(CTRL_C) && chars !== CTRL_C) {
     return yield* fail(
       'input_command was not run: "\\u0003" (Ctrl-C) must be sent alone, as the whole of chars. Send it in one call and the other characters in another.',
@@ -107,7 +140,7 @@ async function* runInput(
   // Loaded on use: the offline views load this file for its preview only.
   const { exitVerdict } = await import("./command_session.ts");
   yield { type: "result", ...exitVerdict(session.exit!), process: processFacts(session, "exited") };
-}
+});
 
 /** input_command, declared once: schema, limits, permission, preview and implementation. */
 export const inputCommandTool: DefinedTool<ProcessToolContext> = defineTool({

@@ -11,11 +11,11 @@
  */
 import { z } from "zod";
 import type { ExitStatus } from "../sandbox/mod.ts";
-import { fail, pendingOutput } from "./_args.ts";
+import { pendingOutput } from "./_args.ts";
 import { descriptionArg, processIdArg } from "./_command_args.ts";
 import { processFacts } from "./process_facts.ts";
-import { unknownProcessMessage } from "./input_command.ts";
-import type { ToolDefinition, ToolEvent } from "./tool.ts";
+import { onFoundSession } from "./input_command.ts";
+import type { ToolDefinition } from "./tool.ts";
 import { type DefinedTool, defineTool } from "./define.ts";
 import type { ProcessToolContext } from "./command_context.ts";
 
@@ -32,18 +32,10 @@ export function describeKill(status: ExitStatus, graceMs: number): string {
   return `exited with code ${status.code} after SIGTERM`;
 }
 
-async function* runKill(
-  args: z.infer<typeof schema>,
-  ctx: ProcessToolContext,
-  definition: ToolDefinition,
-): AsyncGenerator<ToolEvent> {
-  const id = args.process_id.trim();
-  const registry = ctx.processes;
-  const session = registry?.get(id);
-  if (!registry || !session) {
-    return yield* fail(unknownProcessMessage(definition.name, id, registry));
-  }
-
+const runKill = onFoundSession(async function* (
+  { id, registry, session },
+  _args: z.infer<typeof schema>,
+) {
   // Loaded on use: the offline views load this file for its preview only.
   const { describeExit, KILL_GRACE_MS } = await import("./command_session.ts");
   session.notify = false;
@@ -60,7 +52,7 @@ async function* runKill(
     note,
     process: processFacts(session, already ? "exited" : "killed"),
   };
-}
+});
 
 /** kill_command, declared once: schema, limits, permission and implementation. */
 export const killCommandTool: DefinedTool<ProcessToolContext> = defineTool({
