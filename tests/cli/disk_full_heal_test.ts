@@ -8,53 +8,10 @@ import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
-
-/** Whether this process may mount a tmpfs (root on Linux). */
-async function canMount(): Promise<boolean> {
-  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
-  const dir = await Deno.makeTempDir({ prefix: "penguin-mount-probe-" });
-  try {
-    const m = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    if (!m.success) return false;
-    await new Deno.Command("umount", { args: [dir] }).output();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
-}
+import { canMount, fillDisk, mountTmpfs, umount } from "../support/tmpfs.ts";
 
 const MOUNT = await canMount();
 if (!MOUNT) console.error("disk_full_heal_test: skipped, mounting a tmpfs needs root on Linux");
-
-async function mountTmpfs(dir: string, size: string): Promise<void> {
-  await Deno.mkdir(dir, { recursive: true });
-  const m = await new Deno.Command("mount", {
-    args: ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir],
-  }).output();
-  assert.ok(m.success, new TextDecoder().decode(m.stderr));
-}
-
-async function umount(dir: string): Promise<void> {
-  await new Deno.Command("umount", { args: [dir] }).output();
-}
-
-/** Write to `path` until the file system refuses (ENOSPC). */
-async function fillDisk(path: string): Promise<void> {
-  using f = await Deno.open(path, { write: true, create: true });
-  const block = new Uint8Array(64 * 1024);
-  try {
-    for (let i = 0; i < 100_000; i++) await f.write(block);
-    throw new Error("the disk never filled");
-  } catch (err) {
-    if (!String(err).includes("os error 28")) throw err;
-  }
-}
 
 /** The trace files under `dir` whose text holds `needle`. */
 async function tracesHolding(dir: string, needle: string): Promise<string[]> {

@@ -8,6 +8,7 @@ import { readTraceFile } from "../../lib/trace/reader.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { type CliResult, inRoot, runCli } from "../support/cli.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
+import { canMount, fillDisk, mountTmpfs, umount } from "../support/tmpfs.ts";
 
 /** The stderr lines that are not the run header or a sandbox/permission notice. */
 function problemLines(stderr: string): string[] {
@@ -55,26 +56,6 @@ Deno.test("run and chat stop with exit 1 and one line when the trace directory c
   }
 });
 
-/** Whether this process may mount a tmpfs (root on Linux); the test needs a real full disk. */
-async function canMount(): Promise<boolean> {
-  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
-  const dir = await Deno.makeTempDir({ prefix: "penguin-mount-probe-" });
-  try {
-    const m = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    if (!m.success) return false;
-    await new Deno.Command("umount", { args: [dir] }).output();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
-}
-
 /** Resolve once a trace file under `dir` contains `needle` (bounded). */
 async function waitForRecord(dir: string, needle: string): Promise<void> {
   for (let i = 0; i < 1000; i++) {
@@ -87,20 +68,6 @@ async function waitForRecord(dir: string, needle: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`no trace record ${needle} under ${dir}`);
-}
-
-/** Write to `path` until the filesystem refuses (ENOSPC). */
-async function fillDisk(path: string): Promise<void> {
-  const f = await Deno.open(path, { write: true, create: true });
-  const block = new Uint8Array(64 * 1024);
-  try {
-    for (let i = 0; i < 100_000; i++) await f.write(block);
-    throw new Error("the disk never filled");
-  } catch (err) {
-    if (!String(err).includes("os error 28")) throw err;
-  } finally {
-    f.close();
-  }
 }
 
 Deno.test({
@@ -123,11 +90,7 @@ Deno.test({
     });
     const sb = await makeRoot(server);
     traces.dir = tracesDir(sb.root);
-    await Deno.mkdir(traces.dir, { recursive: true });
-    const mounted = await new Deno.Command("mount", {
-      args: ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", traces.dir],
-    }).output();
-    assert.ok(mounted.success, new TextDecoder().decode(mounted.stderr));
+    await mountTmpfs(traces.dir, "4m");
     try {
       const r = await runCli(inRoot(sb, "run", "-m", "Touch."));
       assertOneTraceError(r, /: No space left on device \(os error 28\)/);
@@ -140,7 +103,7 @@ Deno.test({
       );
       assert.deepEqual(kinds, ["session_meta", "text", "tool_list_ready", "request_begin"]);
     } finally {
-      await new Deno.Command("umount", { args: [traces.dir] }).output();
+      await umount(traces.dir);
       await server.close();
       await sb.cleanup();
     }
