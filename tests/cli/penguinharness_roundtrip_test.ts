@@ -2,29 +2,8 @@
 // other value as read: value for value, and byte for byte outside the edited block or line.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parse } from "smol-toml";
-import { runCli } from "../support/cli.ts";
+import { cfgPath, config, ORIGINAL, tomlOf, withFixture } from "./_penguinharness_config.ts";
 import { withRoot } from "../support/roots.ts";
-
-const FIXTURE = "/work/shared/fixtures/penguinharness-config/project_config.toml";
-const ORIGINAL = await Deno.readTextFile(FIXTURE);
-
-const cfgPath = (root: string) => join(root, "default_project", ".project_config.toml");
-
-type Toml = Record<string, unknown> & { models: Record<string, unknown>[] };
-/** The parsed file as plain data (TOML dates as their ISO text), for value-for-value comparison. */
-const tomlOf = (text: string) => JSON.parse(JSON.stringify(parse(text))) as Toml;
-
-async function withFixture(body: (root: string) => Promise<void>): Promise<void> {
-  await withRoot(async (root) => {
-    await Deno.mkdir(join(root, "default_project"), { recursive: true });
-    await Deno.writeTextFile(cfgPath(root), ORIGINAL, { mode: 0o600 });
-    await body(root);
-  });
-}
-
-const config = (root: string, ...args: string[]) =>
-  runCli(["--root", root, "config", "model", ...args]);
 
 /** The text of the `[[models]]` block of (provider, model_id) in `text`, found independently of penguin. */
 function blockOf(text: string, provider: string, modelId: string): string {
