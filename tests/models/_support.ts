@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import type { CompleteMessage, ModelPayload, TokenCounts } from "../../lib/protocol/types.ts";
 import type { ModelOutcome, ModelStreamItem } from "../../lib/models/outcome.ts";
 import { streamModel, type StreamModelOptions } from "../../lib/models/stream.ts";
-import type { WireDelta, WireModule, WireRequest } from "../../lib/models/wire.ts";
+import type { WireDelta, WireModule, WireProtocol, WireRequest } from "../../lib/models/wire.ts";
+import type { ModelServer } from "../support/model_server.ts";
 import { createParser } from "eventsource-parser";
 import { isComplete } from "../../lib/protocol/guards.ts";
 import { createTranslator, type TranslatorState } from "../../lib/models/translate.ts";
@@ -25,6 +26,16 @@ export interface Collected {
   usage?: TokenCounts | undefined;
   /** The final outcome. */
   outcome: ModelOutcome;
+}
+
+/** A request to `server` in `protocol`: one user message, one `write_file` tool, no system prompt. */
+export function writeFileRequest(server: ModelServer, protocol: WireProtocol): WireRequest {
+  return {
+    endpoint: server.endpoint(protocol),
+    system_prompt: "",
+    tools: [{ name: "write_file", description: "Write", parameters: { type: "object" } }],
+    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
+  };
 }
 
 /** Run `streamModel` to its end. */

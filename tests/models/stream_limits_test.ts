@@ -3,7 +3,8 @@
 // 8 MiB (each stops the request), an opaque signature kept byte for byte under its limit; then the Chat Completions
 // parser's own bounds and the SSE framer's per-event limit.
 import assert from "node:assert/strict";
-import type { WireDelta, WireProtocol, WireRequest } from "../../lib/models/wire.ts";
+import { CLIENT_TYPES } from "../../lib/state/project_config_types.ts";
+import type { WireDelta, WireProtocol } from "../../lib/models/wire.ts";
 import type { CompleteMessage, ToolCallMessage } from "../../lib/protocol/types.ts";
 import { createChatParser } from "../../lib/models/protocols/_openai_chat_parse.ts";
 import { coalesce } from "../../lib/models/_pump.ts";
@@ -14,31 +15,12 @@ import {
   MAX_TOOL_ARGUMENTS,
   TOO_LARGE_CODE,
 } from "../../lib/models/limits.ts";
-import {
-  item,
-  type ModelServer,
-  type ScriptedTurn,
-  turn,
-  withModelServer,
-} from "../support/model_server.ts";
-import { assertPartialDiscipline, collect, type Collected } from "./_support.ts";
+import { item, type ScriptedTurn, turn, withModelServer } from "../support/model_server.ts";
+import { assertPartialDiscipline, collect, type Collected, writeFileRequest } from "./_support.ts";
 
 const MiB = 1024 * 1024;
-const PROTOCOLS: WireProtocol[] = [
-  "openai-chat",
-  "openai-responses",
-  "anthropic-messages",
-  "gemini",
-];
-
-function request(server: ModelServer, protocol: WireProtocol): WireRequest {
-  return {
-    endpoint: server.endpoint(protocol),
-    system_prompt: "",
-    tools: [{ name: "write_file", description: "Write", parameters: { type: "object" } }],
-    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
-  };
-}
+/** The four protocols, from the one list of protocol ids. */
+const PROTOCOLS: readonly WireProtocol[] = CLIENT_TYPES;
 
 const calls = (c: Collected) =>
   c.completes.filter((m): m is ToolCallMessage => m.type === "tool_call");
@@ -153,7 +135,7 @@ for (const protocol of PROTOCOLS) {
   for (const k of CASES) {
     Deno.test(`${protocol}: ${k.name}`, async () => {
       await withModelServer({ turns: [k.turn] }, async (s) => {
-        const c = await collect(request(s, protocol));
+        const c = await collect(writeFileRequest(s, protocol));
         if (!k.dropsStreamedArguments) assertPartialDiscipline(c.messages);
         k.check(c);
         assert.equal(s.requests.length, 1);
@@ -202,7 +184,7 @@ Deno.test("one server-sent event past 32 MiB fails the request without retry", a
     JSON.stringify({ choices: [{ index: 0, delta: { content: "z".repeat(33 * MiB) } }] })
   }\n\n`;
   await withModelServer({ turns: [{ items: [], raw_body: event }] }, async (s) => {
-    const c = await collect(request(s, "openai-chat"));
+    const c = await collect(writeFileRequest(s, "openai-chat"));
     assert.equal(c.outcome.status, "failed");
     assert.equal(c.outcome.permanent, true);
     assert.match(c.outcome.error_message!, /an event of more than 32 MiB/);

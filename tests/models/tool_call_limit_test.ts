@@ -4,31 +4,19 @@
 // Completions parser's completeness test: arguments are scanned as they come and parsed once,
 // when they close, so a call ends early only when its arguments are whole JSON.
 import assert from "node:assert/strict";
-import type { WireDelta, WireProtocol, WireRequest } from "../../lib/models/wire.ts";
+import { CLIENT_TYPES } from "../../lib/state/project_config_types.ts";
+import type { WireDelta, WireProtocol } from "../../lib/models/wire.ts";
 import type { ToolCallMessage } from "../../lib/protocol/types.ts";
 import { createChatParser } from "../../lib/models/protocols/_openai_chat_parse.ts";
 import { createGeminiParser } from "../../lib/models/protocols/_gemini_parse.ts";
 import { createJsonCloseScanner } from "../../lib/models/protocols/_json_close.ts";
 import { createTranslator } from "../../lib/models/translate.ts";
 import { MAX_RESPONSE_TOOL_CALLS, TOO_LARGE_CODE } from "../../lib/models/limits.ts";
-import { item, type ModelServer, turn, withModelServer } from "../support/model_server.ts";
-import { collect } from "./_support.ts";
+import { item, turn, withModelServer } from "../support/model_server.ts";
+import { collect, writeFileRequest } from "./_support.ts";
 
-const PROTOCOLS: WireProtocol[] = [
-  "openai-chat",
-  "openai-responses",
-  "anthropic-messages",
-  "gemini",
-];
-
-function request(server: ModelServer, protocol: WireProtocol): WireRequest {
-  return {
-    endpoint: server.endpoint(protocol),
-    system_prompt: "",
-    tools: [{ name: "write_file", description: "Write", parameters: { type: "object" } }],
-    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
-  };
-}
+/** The four protocols, from the one list of protocol ids. */
+const PROTOCOLS: readonly WireProtocol[] = CLIENT_TYPES;
 
 const CAP = /more than 256 tool calls; penguin stopped reading it/;
 
@@ -39,7 +27,7 @@ for (const protocol of PROTOCOLS) {
       (_, i) => item.toolCall("write_file", { content: `c${i}` }, { id: `c${i}` }),
     );
     await withModelServer({ turns: [turn.of(...items)] }, async (s) => {
-      const c = await collect(request(s, protocol));
+      const c = await collect(writeFileRequest(s, protocol));
       assert.equal(c.outcome.status, "failed");
       assert.equal(c.outcome.permanent, true);
       assert.match(c.outcome.error_message!, CAP);
