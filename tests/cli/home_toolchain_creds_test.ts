@@ -6,9 +6,7 @@
 // (read reversed, so masking plays no part); the toolchains' other files still read.
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { reverse, runInHome } from "../support/profile_run.ts";
 
 const PLANTED: Record<string, string> = {
   ".cache/pip/.netrc": "machine pypi login u password NetrcPw7Kq2Zx9",
@@ -22,41 +20,18 @@ const PLANTED: Record<string, string> = {
   ".local/share/uv/application_default_credentials.json": '{"k":"AppDefCred6Sd2Fg"}',
 };
 
-const reverse = (s: string) => [...s].reverse().join("");
-
 Deno.test("run: credential files in the top levels of shown toolchain directories are hidden", async () => {
-  const base = await visibleTempDir("penguin-toolcreds-");
-  const home = join(base, "home");
-  const ws = join(base, "ws");
-  const root = join(base, "data");
-  await Deno.mkdir(ws, { recursive: true });
-  for (const [rel, text] of Object.entries(PLANTED)) {
-    await Deno.mkdir(dirname(join(home, rel)), { recursive: true });
-    await Deno.writeTextFile(join(home, rel), text + "\n");
-  }
-  await Deno.writeTextFile(join(home, ".cache/pip/wheel-ok.txt"), "wheel-cache-ok\n");
   const reads = Object.keys(PLANTED).map((rel) => `cat ~/${rel} 2>/dev/null | rev`).join("; ");
-  const server = await startModelServer({
-    turns: [
-      turn.toolCall("exec_command", { cmd: `${reads}; cat ~/.cache/pip/wheel-ok.txt` }),
-      turn.text("done"),
-    ],
-  });
-  try {
-    await addServerModel(root, server);
-    const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-      env: { HOME: home },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    const body = JSON.stringify(server.requests[1]!.body);
-    assert.ok(body.includes("wheel-cache-ok"), body.slice(-2000));
+  const { body } = await runInHome(async (home) => {
     for (const [rel, text] of Object.entries(PLANTED)) {
-      const secret = /[A-Za-z0-9]{14,}/.exec(text)![0];
-      assert.ok(!body.includes(reverse(secret)), `~/${rel} was read`);
+      await Deno.mkdir(dirname(join(home, rel)), { recursive: true });
+      await Deno.writeTextFile(join(home, rel), text + "\n");
     }
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
+    await Deno.writeTextFile(join(home, ".cache/pip/wheel-ok.txt"), "wheel-cache-ok\n");
+  }, `${reads}; cat ~/.cache/pip/wheel-ok.txt`);
+  assert.ok(body.includes("wheel-cache-ok"), body.slice(-2000));
+  for (const [rel, text] of Object.entries(PLANTED)) {
+    const secret = /[A-Za-z0-9]{14,}/.exec(text)![0];
+    assert.ok(!body.includes(reverse(secret)), `~/${rel} was read`);
   }
 });
