@@ -3,18 +3,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel } from "../support/roots.ts";
-import {
-  addMcpServer,
-  DEFAULT_AGENT_ID,
-  DEFAULT_PROJECT_ID,
-  systemConfigPath,
-} from "../../lib/state/mod.ts";
+import { addMcpServer } from "../../lib/state/mod.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import {
   cacheServers,
   denoServer,
   EVERYTHING,
+  initDefaultAgent,
   processesWith,
   TEST_SERVER,
 } from "../support/mcp.ts";
@@ -36,13 +32,7 @@ async function setup(
   const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 30 });
   await addServerModel(root, server, { api_key: "sk-mcp-run-test-0123456789" });
   // The first run initializes the agent; then the servers are added to its config.
-  const init = await runCli(["--root", root, "mcp", "list"]);
-  assert.equal(init.code, 0, init.stderr);
-  const config = systemConfigPath({
-    root,
-    projectId: DEFAULT_PROJECT_ID,
-    agentId: DEFAULT_AGENT_ID,
-  });
+  const config = await initDefaultAgent(root);
   for (const [name, cfg] of Object.entries(servers)) await addMcpServer(config, name, cfg);
   return {
     root,

@@ -6,14 +6,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { systemConfigPath } from "../../lib/state/paths.ts";
 import { readTar } from "../../lib/state/_tar.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { mcpAddArgs, runCli, runCliOk } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 import { makeRoot } from "../support/roots.ts";
 import { startCollector } from "../support/otlp_collector.ts";
-import { cacheServers, denoServer, serveTestServerHttp, TEST_SERVER } from "../support/mcp.ts";
+import {
+  cacheServers,
+  denoServer,
+  initDefaultAgent,
+  serveTestServerHttp,
+  TEST_SERVER,
+} from "../support/mcp.ts";
 
 const MCP_TOKEN = "mcp-tok-4f1e9a7b2c3d8e60";
 const HEADER_TOKEN = "hdr-cred-91ab27cd38ef45aa";
@@ -38,13 +43,8 @@ Deno.test("run: MCP env and header values and pieces of secrets are masked on ev
   const collector = startCollector();
   try {
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
-    await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
+    const config = await initDefaultAgent(sb.root);
     await setVault(sb.root, "MY_TOKEN", VAULT_TOKEN);
-    const config = systemConfigPath({
-      root: sb.root,
-      projectId: DEFAULT_PROJECT_ID,
-      agentId: DEFAULT_AGENT_ID,
-    });
     // A stdio server that logs its token on stderr as it starts (as real servers do in debug mode).
     const deno = denoServer(TEST_SERVER);
     await addMcpServer(config, "t", {

@@ -2,14 +2,9 @@
 // server that failed in the previous run does not hold the next run's
 // first request (it is retried in the background).
 import assert from "node:assert/strict";
-import {
-  addMcpServer,
-  DEFAULT_AGENT_ID,
-  DEFAULT_PROJECT_ID,
-  systemConfigPath,
-} from "../../lib/state/mod.ts";
+import { addMcpServer } from "../../lib/state/mod.ts";
 import { startModelServer, turn, type TurnHandler } from "../support/model_server.ts";
-import { processesWith } from "../support/mcp.ts";
+import { defaultAgentConfig, initDefaultAgent, processesWith } from "../support/mcp.ts";
 import { runCli } from "../support/cli.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 
@@ -28,13 +23,7 @@ async function setup(servers: Record<string, Record<string, unknown>>) {
   let current: TurnHandler = () => turn.text("done");
   const server = await startModelServer({ handler: (r, i) => current(r, i), maxRequests: 30 });
   await addServerModel(root, server, { api_key: "sk-mcp-fail-test-0123456789" });
-  const init = await runCli(["--root", root, "mcp", "list", "--workspace", ws]);
-  assert.equal(init.code, 0, init.stderr);
-  const config = systemConfigPath({
-    root,
-    projectId: DEFAULT_PROJECT_ID,
-    agentId: DEFAULT_AGENT_ID,
-  });
+  const config = await initDefaultAgent(root, "--workspace", ws);
   for (const [name, cfg] of Object.entries(servers)) await addMcpServer(config, name, cfg);
   return {
     root,
@@ -75,12 +64,7 @@ Deno.test("a server that failed in the previous run does not hold the first requ
   assert.match(first.stdout, /unavailable: mute \(no answer within 1500 ms/);
 
   // Now with all the time in the world: the failure of the previous run keeps the wait short.
-  const config = systemConfigPath({
-    root: s.root,
-    projectId: DEFAULT_PROJECT_ID,
-    agentId: DEFAULT_AGENT_ID,
-  });
-  await addMcpServer(config, "mute", mute(60_000));
+  await addMcpServer(defaultAgentConfig(s.root), "mute", mute(60_000));
   let startingAtRequest: boolean | undefined;
   s.setHandler(async () => {
     // The background attempt may still be setting up its sandbox on a loaded machine: wait for

@@ -8,13 +8,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { systemConfigPath } from "../../lib/state/paths.ts";
 import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli, runCliOk } from "../support/cli.ts";
+import { runCli } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 import { makeRoot, withModelRoot } from "../support/roots.ts";
-import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
+import { cacheServers, denoServer, initDefaultAgent, TEST_SERVER } from "../support/mcp.ts";
 
 const VAULT_VALUE = "Vx1Aw7OCq9Lm2Np4Rt6Yu8Io0Pa3Sd5F";
 const MCP_VALUE = "Tkv9NG7kXw6mYN2bQ4cR8dS1eU3fW5gH";
@@ -34,19 +33,12 @@ function assertNoHiddenPiece(text: string, where: string): void {
   assertNoPiece(text.replace(INVISIBLE, ""), `${where} (invisible characters removed)`);
 }
 
-const ok = (args: string[]) => runCliOk(args, { env: { PAGER: "cat" } });
-
 Deno.test("run: a secret split by escape sequences, and one in an MCP server's tool list, is masked everywhere", async () => {
   await cacheServers();
   const queue: ScriptedTurn[] = [];
   await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
-    await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
+    const config = await initDefaultAgent(sb.root);
     await setVault(sb.root, "ATK_V", VAULT_VALUE);
-    const config = systemConfigPath({
-      root: sb.root,
-      projectId: DEFAULT_PROJECT_ID,
-      agentId: DEFAULT_AGENT_ID,
-    });
     const deno = denoServer(TEST_SERVER);
     await addMcpServer(config, "t", { ...deno, env: { ...deno.env, LISTED_SECRET: MCP_VALUE } });
     const pieces = (sep: string) =>
@@ -132,13 +124,8 @@ Deno.test("run: a secret split by invisible characters (bidi marks, tag characte
   await cacheServers();
   const queue: ScriptedTurn[] = [];
   await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
-    await ok(["--root", sb.root, "mcp", "list"]); // initializes the agent
+    const config = await initDefaultAgent(sb.root);
     await setVault(sb.root, "ATK_V", VAULT_VALUE);
-    const config = systemConfigPath({
-      root: sb.root,
-      projectId: DEFAULT_PROJECT_ID,
-      agentId: DEFAULT_AGENT_ID,
-    });
     const deno = denoServer(TEST_SERVER);
     await addMcpServer(config, "t", { ...deno, env: { ...deno.env, LISTED_SECRET: MCP_VALUE } });
     // LRM, RLM, combining grapheme joiner, Arabic letter mark, variation selector 16, tag

@@ -2,7 +2,8 @@
 // SDK-based test server in this folder, all run by Deno from its cache so
 // they start inside a network-less sandbox.
 import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
-import { denoDir, REPO } from "./cli.ts";
+import { denoDir, REPO, runCliOk } from "./cli.ts";
+import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID, systemConfigPath } from "../../lib/state/mod.ts";
 import { createTestServer } from "./mcp_test_server.ts";
 
 /** Versions of the reference servers the tests run. */
@@ -11,6 +12,20 @@ export const FILESYSTEM = "npm:@modelcontextprotocol/server-filesystem@2026.8.31
 const SDK = "npm:@modelcontextprotocol/sdk@1.32.2";
 
 let cached: Promise<void> | undefined;
+
+/** The system config of `root`'s default agent, where its MCP servers are listed. */
+export function defaultAgentConfig(root: string): string {
+  return systemConfigPath({ root, projectId: DEFAULT_PROJECT_ID, agentId: DEFAULT_AGENT_ID });
+}
+
+/**
+ * Initialize `root`'s default agent (`penguin mcp list`, with `args` such as `--workspace`) and
+ * resolve to its {@linkcode defaultAgentConfig}, for `addMcpServer`.
+ */
+export async function initDefaultAgent(root: string, ...args: string[]): Promise<string> {
+  await runCliOk(["--root", root, "mcp", "list", ...args], { env: { PAGER: "cat" } });
+  return defaultAgentConfig(root);
+}
 
 /** Put the servers' packages into Deno's cache (once per test process). */
 export function cacheServers(): Promise<void> {
