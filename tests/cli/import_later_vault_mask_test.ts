@@ -8,20 +8,10 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
+import { traceFilesUnder } from "../support/trace_records.ts";
 import { assertNoPieceOf, setVault, traceViews } from "../support/secrets.ts";
 
 const V = "Wq4Zr8Kx2Nc7Lp3Tm9Hv5Bd6Fs1Gj0Ye";
-
-/** The `.jsonl` files under `dir`. */
-async function traceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out.push(...await traceFiles(p));
-    else if (e.isFile && p.endsWith(".jsonl")) out.push(p);
-  }
-  return out;
-}
 
 Deno.test("a trace imported before its value was in the vault is shown and exported masked (N10)", async () => {
   const server = await startModelServer({
@@ -41,7 +31,7 @@ Deno.test("a trace imported before its value was in the vault is shown and expor
     };
     await cli(["run", "--workspace", sb.workspace, "--approve", "allow-all", "-m", `say ${V}`]);
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
-    const [file] = await traceFiles(join(agent, "traces"));
+    const [file] = await traceFilesUnder(join(agent, "traces"));
     const old = join(sb.workspace, "..", "old-trace.jsonl");
     await Deno.copyFile(file!, old);
     const imp = await cli(["sessions", "import", old, "--workspace", sb.workspace, "--again"]);

@@ -9,22 +9,13 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
+import { traceFilesUnder } from "../support/trace_records.ts";
 import { assertNoPieceOf } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 
 function assertNoPiece(text: string, where: string): void {
   assertNoPieceOf(text, [V], where);
-}
-
-async function traceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) out.push(...await traceFiles(p));
-    else if (e.isFile && p.endsWith(".jsonl")) out.push(p);
-  }
-  return out;
 }
 
 Deno.test("run --resume of an imported old trace whose call id holds a vault value sends no piece of it (Y12)", async () => {
@@ -43,7 +34,7 @@ Deno.test("run --resume of an imported old trace whose call id holds a vault val
     await cli(["config", "vault", "set", "--key", "ATK_V", "--value", V]);
     await cli(["run", "--workspace", sb.workspace, "--approve", "allow-all", "-m", "go"]);
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
-    const [file] = await traceFiles(join(agent, "traces"));
+    const [file] = await traceFilesUnder(join(agent, "traces"));
     const old = join(sb.workspace, "..", "old-trace.jsonl");
     await Deno.writeTextFile(old, (await Deno.readTextFile(file!)).replaceAll("PLACEHOLDER", V));
     const imp = await cli(["sessions", "import", old, "--workspace", sb.workspace, "--again"]);
