@@ -37,6 +37,15 @@ function finals(records: ResultRecord[]): ResultRecord[] {
   return records.filter((r) => r.outcome !== "started");
 }
 
+/** The argv of `penguin --root <root> batch run <args…>`. */
+const batchRun = (root: string, ...args: string[]): string[] => [
+  "--root",
+  root,
+  "batch",
+  "run",
+  ...args,
+];
+
 Deno.test("batch run: runs every task, records results, and a rerun skips completed tasks and resumes the failed one", async () => {
   await withModelRoot({ handler }, async (sb, server) => {
     const tasks = join(sb.base, "tasks.yaml");
@@ -53,16 +62,7 @@ Deno.test("batch run: runs every task, records results, and a rerun skips comple
       ].join("\n"),
     );
     const results = `${tasks}.results.jsonl`;
-    const first = await runCli([
-      "--root",
-      sb.root,
-      "batch",
-      "run",
-      tasks,
-      "--parallel",
-      "2",
-      "--json",
-    ]);
+    const first = await runCli(batchRun(sb.root, tasks, "--parallel", "2", "--json"));
     assert.equal(first.code, 1, first.stderr);
     const events = first.stdout.trim().split("\n").map((l) => JSON.parse(l));
     assert.deepEqual(events.at(-1), {
@@ -137,25 +137,23 @@ Deno.test("batch run: a bad task file is refused with file:line reasons and noth
   }, { visible: true });
 });
 
+/**
+ * A tasks file under `base` whose first task (`h`) holds its model request open and whose second
+ * (`z`) comes after it, and a results path beside it.
+ */
+async function heldTasks(base: string): Promise<{ tasks: string; results: string }> {
+  const tasks = join(base, "tasks.yaml");
+  await Deno.writeTextFile(
+    tasks,
+    "tasks:\n  - {id: h, prompt: HOLD on, workspace: work/h}\n  - {id: z, prompt: later, workspace: work/z}\n",
+  );
+  return { tasks, results: join(base, "out.jsonl") };
+}
+
 Deno.test("batch run: SIGTERM aborts the running task cleanly; the rerun resumes its session", async () => {
   await withModelRoot({ handler }, async (sb, server) => {
-    const tasks = join(sb.base, "tasks.yaml");
-    await Deno.writeTextFile(
-      tasks,
-      "tasks:\n  - {id: h, prompt: HOLD on, workspace: work/h}\n  - {id: z, prompt: later, workspace: work/z}\n",
-    );
-    const results = join(sb.base, "out.jsonl");
-    const child = spawnCli([
-      "--root",
-      sb.root,
-      "batch",
-      "run",
-      tasks,
-      "--parallel",
-      "1",
-      "--results",
-      results,
-    ]);
+    const { tasks, results } = await heldTasks(sb.base);
+    const child = spawnCli(batchRun(sb.root, tasks, "--parallel", "1", "--results", results));
     // Signalled once the model request of the held task is open (its session exists by then).
     await waitFor(() => server.requests.length === 1, "the held request");
     child.kill("SIGTERM");
@@ -178,12 +176,7 @@ Deno.test("batch run: SIGTERM aborts the running task cleanly; the rerun resumes
 
 Deno.test("batch run: a second run of the same tasks and results file is refused while the first runs", async () => {
   await withModelRoot({ handler }, async (sb, server) => {
-    const tasks = join(sb.base, "tasks.yaml");
-    await Deno.writeTextFile(
-      tasks,
-      "tasks:\n  - {id: h, prompt: HOLD on, workspace: work/h}\n  - {id: z, prompt: later, workspace: work/z}\n",
-    );
-    const results = join(sb.base, "out.jsonl");
+    const { tasks, results } = await heldTasks(sb.base);
     const args = ["--root", sb.root, "batch", "run", tasks, "--results", results];
     const first = spawnCli([...args, "--shards", "2", "--index", "0"]);
     await waitFor(() => server.requests.length === 1, "the held request");
