@@ -8,6 +8,14 @@
  * logs or trust records. Noting is best effort: a run directory that cannot
  * be made leaves the list as it was.
  *
+ * A plan reads the lists afresh each time (a few kilobytes), but looks at
+ * each noted root on the disk only when it has not seen it as a data root
+ * before ({@linkcode dataRootsToHide}): one seen is checked to be the same
+ * directory by its real path, device and inode, which takes no directory
+ * listing. A root noted later, or made later in a noted directory, is
+ * looked at by the next plan. The list is never trusted for anything but
+ * hiding more: only a directory that holds a penguin project is hidden.
+ *
  * @module
  */
 import { dirname, join, resolve } from "node:path";
@@ -19,10 +27,18 @@ async function listPath(): Promise<string> {
   return join(await privateRunDir(), FILE);
 }
 
-/** The roots noted in the list at `path` (absolute, in the order first used); none when unreadable. */
-async function readList(path: string): Promise<string[]> {
-  const text = await Deno.readTextFile(path).catch(() => "");
+/** The roots in the text of a list (absolute, in the order first noted, each once). */
+function parseList(text: string): string[] {
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
+}
+
+/** The roots noted in the list at `path` (absolute, in the order first used); none when unreadable. */
+function readList(path: string): string[] {
+  try {
+    return parseList(Deno.readTextFileSync(path));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -35,54 +51,67 @@ export async function knownDataRoots(): Promise<string[]> {
   const own = await listPath().then(readList, () => []);
   const out = new Set(own);
   for (const dir of await privateRunDirs().catch(() => [])) {
-    for (const r of await readList(join(dir, FILE))) out.add(r);
+    for (const r of readList(join(dir, FILE))) out.add(r);
   }
   return [...out];
 }
 
-/**
- * Whether a noted root is kept in the list: it exists, or its parent directory does (a root is
- * noted before the command that makes it has run: dropped then, a root holding only a vault
- * would stay visible to other sessions until its next command). A root whose parent is gone too
- * (a test's temporary directory) is dropped.
- */
-async function mayStillBeUsed(root: string): Promise<boolean> {
-  if (await Deno.lstat(root).then(() => true, () => false)) return true;
-  return await Deno.lstat(dirname(root)).then((i) => i.isDirectory, () => false);
+/** Whether `path` names anything (a link included). */
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
+
+/**
+ * The most recently noted roots kept in the list while they do not exist yet: a root is noted
+ * before the command that makes it has run (dropped then, a root holding only a vault would stay
+ * visible to other sessions until its next command). Older missing ones (a test's temporary root,
+ * a root removed since) are dropped when the list is rewritten.
+ */
+export const RECENT_MISSING_KEPT = 16;
 
 /** Roots kept at most (the most recently noted); older ones are dropped. */
 const MAX_ROOTS = 256;
 
+/** The roots of `known` kept when the list is rewritten: those that exist, and the recent missing ones. */
+function keptRoots(known: readonly string[]): string[] {
+  const recent = known.length - RECENT_MISSING_KEPT;
+  return known.filter((r, i) => exists(r) || (i >= recent && exists(dirname(r))));
+}
+
 /**
- * Note `root` as a data root penguin uses. The list is rewritten (a new file
- * renamed over the old one) without the roots that are gone together with
- * their parent directory (a test's temporary root) and with at most {@linkcode MAX_ROOTS}
- * entries, under an exclusive lock so that no process drops another's
- * new entry.
+ * Note `root` as a data root penguin uses. A root already in the list is
+ * left as it is (nothing is written). Otherwise the list is rewritten (a new
+ * file renamed over the old one) with `root` at its end, without the roots
+ * that are gone (but the most recently noted, {@linkcode RECENT_MISSING_KEPT},
+ * which may be about to be made) and with at most {@linkcode MAX_ROOTS}
+ * entries, under an exclusive lock so that no process drops another's new
+ * entry.
  */
 export async function rememberDataRoot(root: string): Promise<void> {
   const abs = resolve(root);
   if (abs === "/" || abs.includes("\n")) return;
   let lock: Deno.FsFile | undefined;
   try {
+    const path = await listPath();
+    // Noted already: a list is only ever replaced whole, so a read sees one complete version.
+    if (readList(path).includes(abs)) return;
     // One writer at a time (an exclusive lock beside the list): a rewrite must not drop a root
     // another process noted meanwhile, which would leave that root visible to every session.
-    lock = await Deno.open(`${await listPath()}.lock`, {
+    lock = await Deno.open(`${path}.lock`, {
       read: true,
       write: true,
       create: true,
       mode: 0o600,
     });
     await lock.lock(true);
-    const known = await readList(await listPath());
-    const alive: string[] = [];
-    for (const r of known) {
-      if (r !== abs && await mayStillBeUsed(r)) alive.push(r);
-    }
-    if (known.includes(abs) && alive.length === known.length - 1) return;
-    const list = [...alive, abs].slice(-MAX_ROOTS);
-    const path = await listPath();
+    const known = readList(path);
+    if (known.includes(abs)) return;
+    const list = [...keptRoots(known), abs].slice(-MAX_ROOTS);
     const tmp = `${path}.${crypto.randomUUID()}.tmp`;
     await Deno.writeTextFile(tmp, list.map((r) => `${r}\n`).join(""), { mode: 0o600 });
     await Deno.rename(tmp, path);
@@ -91,4 +120,96 @@ export async function rememberDataRoot(root: string): Promise<void> {
   } finally {
     lock?.close();
   }
+}
+
+/**
+ * What marks `<dir>/<project>` as a project of a data root: its configuration, or the agents or
+ * traces directory penguin makes there (a root where only `config vault set` ran has no
+ * configuration yet, but its vault lies under `agents/`).
+ */
+const PROJECT_MARKS = [".project_config.toml", "agents", "traces"];
+
+/** Whether `dir` holds a penguin project (one of its first 64 directories has a {@linkcode PROJECT_MARKS} entry). */
+export function looksLikeDataRoot(dir: string): boolean {
+  let seen = 0;
+  try {
+    for (const e of Deno.readDirSync(dir)) {
+      if (!e.isDirectory || ++seen > 64) continue;
+      for (const mark of PROJECT_MARKS) {
+        if (exists(join(dir, e.name, mark))) return true;
+      }
+    }
+  } catch {
+    // Unreadable: not hidden on its account.
+  }
+  return false;
+}
+
+/** A noted root seen holding a project: its real path and identity then. */
+interface SeenRoot {
+  real: string;
+  dev: number;
+  ino: number;
+}
+
+/** Noted roots this process has seen as data roots, by the path noted. */
+const seen = new Map<string, SeenRoot>();
+
+let lookups = 0;
+
+/** How many times {@linkcode dataRootsToHide} has listed a noted root (`looksLikeDataRoot`) in this process. */
+export function dataRootLookups(): number {
+  return lookups;
+}
+
+/** The real path and identity of `path` now; undefined when it is missing or no directory. */
+function realDir(path: string): SeenRoot | undefined {
+  try {
+    const real = Deno.realPathSync(path);
+    const info = Deno.statSync(real);
+    return info.isDirectory ? { real, dev: info.dev, ino: info.ino ?? 0 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The noted data roots to hide, each with its real path: the roots of
+ * {@linkcode knownDataRoots} (`own`, this session's, noted first when the
+ * list lacks it) that are directories holding a penguin project now, but
+ * those `skip` leaves out (given the path noted and its real path). A root
+ * seen holding a project before is taken without a listing while it is the
+ * same directory (real path, device, inode); any other is looked at again.
+ */
+export async function dataRootsToHide(
+  own: string | undefined,
+  skip: (noted: string, real: string) => boolean,
+): Promise<{ noted: string; real: string }[]> {
+  let known = await knownDataRoots();
+  if (own !== undefined && !known.includes(resolve(own))) {
+    await rememberDataRoot(own);
+    known = await knownDataRoots();
+  }
+  const out: { noted: string; real: string }[] = [];
+  for (const p of known) {
+    const now = realDir(p);
+    if (now === undefined) {
+      seen.delete(p);
+      continue;
+    }
+    if (skip(p, now.real)) continue;
+    const was = seen.get(p);
+    if (was?.real !== now.real || was.dev !== now.dev || was.ino !== now.ino) {
+      // Only what still looks like a data root (a project holding its config) is hidden: a list
+      // entry for a broad directory must not hide half the machine.
+      lookups++;
+      if (!looksLikeDataRoot(now.real)) {
+        seen.delete(p);
+        continue;
+      }
+      seen.set(p, now);
+    }
+    out.push({ noted: p, real: now.real });
+  }
+  return out;
 }

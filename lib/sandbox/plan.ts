@@ -18,7 +18,7 @@ import {
   sweepStandIns,
 } from "./_placeholders.ts";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
-import { knownDataRoots, rememberDataRoot } from "./_data_roots.ts";
+import { dataRootsToHide, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { homeMounts, type Reveal } from "./_home_plan.ts";
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
@@ -159,29 +159,6 @@ function pinAncestors(path: string, roots: readonly string[], pinned: string[]):
       if (!pinned.includes(dir)) pinned.push(dir);
     }
   }
-}
-
-/**
- * What marks `<dir>/<project>` as a project of a data root: its configuration, or the agents or
- * traces directory penguin makes there (a root where only `config vault set` ran has no
- * configuration yet, but its vault lies under `agents/`).
- */
-const PROJECT_MARKS = [".project_config.toml", "agents", "traces"];
-
-/** Whether `dir` holds a penguin project (one of its first 64 directories has a {@linkcode PROJECT_MARKS} entry). */
-async function looksLikeDataRoot(dir: string): Promise<boolean> {
-  let seen = 0;
-  try {
-    for await (const e of Deno.readDir(dir)) {
-      if (!e.isDirectory || ++seen > 64) continue;
-      for (const mark of PROJECT_MARKS) {
-        if (await Deno.lstat(join(dir, e.name, mark)).then(() => true, () => false)) return true;
-      }
-    }
-  } catch {
-    // Unreadable: not hidden on its account.
-  }
-  return false;
 }
 
 /** True when `path` is `root` or lies below it. */
@@ -575,16 +552,15 @@ export async function resolvePlan(
   // Every data root penguin has used is hidden, not only this session's: another root's vault,
   // traces and logs are no business of this one's commands. One that holds a root of this plan
   // (a workspace chosen inside another data root) cannot be hidden without hiding the root.
-  if (policy.dataRoot) await rememberDataRoot(policy.dataRoot);
-  const others: string[] = [];
   const shown = [...roots, ...(policy.reveal ?? [])];
-  for (const p of policy.hideOtherDataRoots === false ? [] : await knownDataRoots()) {
-    if (policy.hide.includes(p) || shown.some((root) => isInside(root, p))) continue;
-    const r = await real(p);
-    if (!r || shown.some((root) => isInside(root, r.path))) continue;
-    // Only what still looks like a data root (a project holding its config) is hidden: a list
-    // entry for a broad directory must not hide half the machine.
-    if (await looksLikeDataRoot(r.path)) others.push(p);
+  const others = policy.hideOtherDataRoots === false ? [] : (await dataRootsToHide(
+    policy.dataRoot,
+    (p, realPath) =>
+      policy.hide.includes(p) ||
+      shown.some((root) => isInside(root, p) || isInside(root, realPath)),
+  )).map((r) => r.noted);
+  if (policy.hideOtherDataRoots === false && policy.dataRoot) {
+    await rememberDataRoot(policy.dataRoot);
   }
   const hide = [...policy.hide, ...home.hideMore, ...others];
   const absent = absenceCheck(hide);
