@@ -5,7 +5,7 @@ import type { SessionMeta } from "../protocol/types.ts";
 import { type EnvSource, type ResolvedModel, resolveModel } from "../models/resolve.ts";
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
-import { createPolicy } from "../sandbox/policy.ts";
+import { createPolicy, type WorkspaceId } from "../sandbox/policy.ts";
 import { workspaceProblem, workspaceWarnings } from "../sandbox/spawn.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { TraceObserver, TraceWriter } from "../trace/writer.ts";
@@ -171,6 +171,8 @@ export interface SessionCore {
   meta: SessionMeta;
   model: ResolvedModel;
   realWorkspace: string;
+  /** The workspace's identity, taken when the session opened (`realWorkspace` is its path). */
+  workspaceId?: WorkspaceId;
   vault: Record<string, string>;
   writer: TraceWriter;
   metaWritten: boolean;
@@ -227,6 +229,7 @@ export async function sessionParts(
     .then(() => base.paths.sharedEnv, () => undefined);
   const sandbox = createPolicy({
     workspace: core.realWorkspace,
+    ...(core.workspaceId ? { workspaceId: core.workspaceId } : {}),
     mode: opts.sandbox ?? "workspace-write",
     network: opts.network ?? false,
     ...(opts.extraWritable ? { extraWritable: opts.extraWritable } : {}),

@@ -37,7 +37,7 @@ import {
   validateProjectId,
 } from "../state/mod.ts";
 import { dateDirName } from "../trace/paths.ts";
-import { pinnedWorkspacePath } from "../sandbox/mod.ts";
+import { pinnedWorkspace } from "../sandbox/mod.ts";
 import { defaultWarn } from "../protocol/errors.ts";
 import {
   type AgentBase,
@@ -259,7 +259,8 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     ? await resolveWorkspace(opts.workspaceDir)
     : await createTempWorkspace(ref);
   // Taken once: a directory on the way renamed meanwhile cannot stand in for it (issue 26, C32).
-  const realWorkspace = pinnedWorkspacePath(workspace);
+  const workspaceId = pinnedWorkspace(workspace);
+  const realWorkspace = workspaceId.path;
   const sessionId = newSessionId();
   const vault = await loadVault(paths.vault);
   const temporary = await isTempWorkspace(realWorkspace, ref);
@@ -298,7 +299,17 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     await closingOnError(writer, () =>
       sessionParts(
         base,
-        { meta, model, realWorkspace, vault, writer, metaWritten: false, children, memory },
+        {
+          meta,
+          model,
+          realWorkspace,
+          workspaceId,
+          vault,
+          writer,
+          metaWritten: false,
+          children,
+          memory,
+        },
         opts,
       )),
   );
@@ -317,7 +328,8 @@ async function openRecorded(
     // A file the session rotates to starts with the pair it runs on, and that model's window.
     meta = { ...meta, model_context_window: model.context_window ?? "unknown" };
   }
-  const realWorkspace = pinnedWorkspacePath(await resolveWorkspace(meta.workspace));
+  const workspaceId = pinnedWorkspace(await resolveWorkspace(meta.workspace));
+  const realWorkspace = workspaceId.path;
   const vault = await loadVault(base.paths.vault);
   if (meta.system_prompt === "" && importedFromHarness(meta)) {
     // The other harness's prompt described its own tools (or was never
@@ -354,6 +366,7 @@ async function openRecorded(
       meta,
       model,
       realWorkspace,
+      workspaceId,
       vault,
       writer,
       metaWritten: rec.metaWritten ?? true,

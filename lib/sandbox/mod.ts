@@ -68,7 +68,7 @@ export {
   signalName,
 } from "./_process.ts";
 export { type SpawnOptions, spawnSandboxed, workspaceProblem } from "./spawn.ts";
-export { pinnedWorkspacePath } from "./workspace_identity.ts";
+export { pinnedWorkspace } from "./workspace_identity.ts";
 export {
   clearLoginEnvironments,
   LOGIN_TIMEOUT_MS,

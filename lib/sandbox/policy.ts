@@ -7,7 +7,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { GitAccess } from "./git_guard.ts";
-import { type WorkspaceId, workspaceIdOf } from "./workspace_identity.ts";
+import { type WorkspaceId, workspaceIdentities, workspaceIdOf } from "./workspace_identity.ts";
 
 export { type WorkspaceId, workspaceIdOf };
 
@@ -272,6 +272,12 @@ export function runtimeSecrets(env: Record<string, string>): string[] {
 export interface PolicyOptions {
   /** Workspace directory (resolved against the cwd). */
   workspace: string;
+  /**
+   * The workspace's identity, taken when the session started
+   * (`workspace_identity.ts`): used when its path is `workspace`, so the
+   * directory is not pinned down a second time. Absent: taken now.
+   */
+  workspaceId?: WorkspaceId;
   /** Default `workspace-write`. */
   mode?: SandboxMode;
   /** Default false. */
@@ -349,15 +355,19 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
   if (opts.bwrapPath) policy.bwrapPath = opts.bwrapPath;
   // The session's workspace is the directory there now: a path swapped later (by a process that
   // can rename it or one of its parents) must not lead the sandbox to another one.
-  const id = workspaceIdOf(policy.workspace);
-  if (id) policy.workspaceId = id;
   // So is every other writable root, which may lie where another session can rename it too (a
-  // trusted `writable_roots: ["../shared"]` in an enclosing session's workspace).
+  // trusted `writable_roots: ["../shared"]` in an enclosing session's workspace). All are pinned
+  // down by one shell; the workspace only when the session has not done so already.
+  const given = opts.workspaceId?.path === policy.workspace ? opts.workspaceId : undefined;
+  const others = writableRootPaths(policy);
+  const ids = workspaceIdentities(given ? others : [policy.workspace, ...others]);
+  const id = given ?? ids.shift();
+  if (id && !("problem" in id)) policy.workspaceId = id;
   const rootIds: Record<string, WorkspaceId> = {};
-  for (const p of writableRootPaths(policy)) {
-    const rid = workspaceIdOf(p);
-    if (rid) rootIds[p] = rid;
-  }
+  others.forEach((p, i) => {
+    const rid = ids[i]!;
+    if (!("problem" in rid)) rootIds[p] = rid;
+  });
   if (Object.keys(rootIds).length > 0) policy.rootIds = rootIds;
   return policy;
 }

@@ -122,25 +122,92 @@ function resolveTrusted(path: string): { path: string } | { problem: string } {
  */
 const PROBE = 'cd -P -- "$1" || exit 3; pwd -P; stat -c "%d %i" . 2>/dev/null || stat -f "%d %i" .';
 
-/** Where the directory `path` leads to lies, and its identity, from inside it; undefined when it cannot be entered. */
-function probe(path: string): { at: string; dev: number; ino: number } | undefined {
+/**
+ * The same for several directories in one shell: each is entered in turn,
+ * `pwd -P` printed (an empty line for one that cannot be entered) and the
+ * directory opened on the next descriptor from 3 (`exec N<.`, the working
+ * directory itself, not looked up by path again); one `stat` then prints the
+ * device and inode of every open one, named by its descriptor.
+ */
+const PROBE_MANY = `n=3
+for d; do
+  if cd -P -- "$d" 2>/dev/null && eval "exec $n<."; then pwd -P; else echo; fi
+  n=$((n + 1))
+done
+i=3 fds=
+while [ "$i" -lt "$n" ]; do fds="$fds /dev/fd/$i"; i=$((i + 1)); done
+stat -L -c "%n %d %i" $fds 2>/dev/null || stat -L -f "%N %d %i" $fds 2>/dev/null
+exit 0`;
+
+/** Directories one {@linkcode PROBE_MANY} shell enters at most (descriptors 3 to 9). */
+const PROBE_BATCH = 7;
+
+let probes = 0;
+
+/** How many shells this process has started to pin directories down (for tests). */
+export function pinShells(): number {
+  return probes;
+}
+
+/** The output of `sh -c script sh args…` (an empty PATH but the system's), or undefined when it failed. */
+function shell(script: string, args: readonly string[]): string | undefined {
+  probes++;
   try {
     const out = new Deno.Command("sh", {
-      args: ["-c", PROBE, "sh", path],
+      args: ["-c", script, "sh", ...args],
       clearEnv: true,
       env: { PATH: "/usr/bin:/bin" },
       stdin: "null",
       stdout: "piped",
       stderr: "null",
     }).outputSync();
-    if (!out.success) return undefined;
-    const [at, ids] = new TextDecoder().decode(out.stdout).split("\n");
-    const [dev, ino] = (ids ?? "").trim().split(" ").map(Number);
-    if (!at || !Number.isSafeInteger(dev) || !Number.isSafeInteger(ino)) return undefined;
-    return { at, dev: dev!, ino: ino! };
+    return out.success ? new TextDecoder().decode(out.stdout) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Where the directory `path` leads to lies, and its identity, from inside it; undefined when it cannot be entered. */
+function probe(path: string): { at: string; dev: number; ino: number } | undefined {
+  const text = shell(PROBE, [path]);
+  if (text === undefined) return undefined;
+  const [at, ids] = text.split("\n");
+  const [dev, ino] = (ids ?? "").trim().split(" ").map(Number);
+  if (!at || !Number.isSafeInteger(dev) || !Number.isSafeInteger(ino)) return undefined;
+  return { at, dev: dev!, ino: ino! };
+}
+
+/**
+ * {@linkcode probe} of each of `paths`, in as few shells as it takes
+ * ({@linkcode PROBE_BATCH} a shell); a path holding a line break is probed
+ * on its own.
+ */
+function probeAll(
+  paths: readonly string[],
+): ({ at: string; dev: number; ino: number } | undefined)[] {
+  const out: ({ at: string; dev: number; ino: number } | undefined)[] = [];
+  const batch: number[] = [];
+  paths.forEach((p, i) => {
+    if (paths.length === 1 || p.includes("\n")) out[i] = probe(p);
+    else batch.push(i);
+  });
+  for (let k = 0; k < batch.length; k += PROBE_BATCH) {
+    const group = batch.slice(k, k + PROBE_BATCH);
+    const lines = (shell(PROBE_MANY, group.map((i) => paths[i]!)) ?? "").split("\n");
+    const ids = new Map<string, [number, number]>();
+    for (const line of lines.slice(group.length)) {
+      const [fd, dev, ino] = line.trim().split(" ");
+      const d = Number(dev);
+      const n = Number(ino);
+      if (fd && Number.isSafeInteger(d) && Number.isSafeInteger(n)) ids.set(fd, [d, n]);
+    }
+    group.forEach((i, j) => {
+      const at = lines[j];
+      const id = ids.get(`/dev/fd/${j + 3}`);
+      out[i] = at && id ? { at, dev: id[0], ino: id[1] } : undefined;
+    });
+  }
+  return out;
 }
 
 /** The real path of `dir` as the kernel resolves it now, for a message; `dir` when unknown. */
@@ -160,20 +227,45 @@ function realPathForMessage(dir: string): string {
  * looked at, a missing directory.
  */
 export function workspaceIdentity(dir: string): WorkspaceId | { problem: string } {
-  let problem = "";
+  return workspaceIdentities([dir])[0]!;
+}
+
+/**
+ * {@linkcode workspaceIdentity} of each of `dirs`, in order, with one shell
+ * entering them all (a session's workspace and its other writable roots are
+ * pinned down together when it starts).
+ */
+export function workspaceIdentities(
+  dirs: readonly string[],
+): (WorkspaceId | { problem: string })[] {
+  const out: (WorkspaceId | { problem: string } | undefined)[] = dirs.map(() => undefined);
+  const problems = dirs.map(() => "");
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const resolved = resolveTrusted(resolve(dir));
-    if ("problem" in resolved) {
+    const resolved: { i: number; path: string }[] = [];
+    dirs.forEach((dir, i) => {
+      if (out[i] !== undefined) return;
+      const r = resolveTrusted(resolve(dir));
       // A link seen in a writable directory may be a swap in progress: it counts only if it stays.
-      problem = resolved.problem;
-      continue;
-    }
-    const seen = probe(resolved.path);
-    if (seen === undefined) return { problem: `"${resolved.path}" cannot be entered` };
-    if (seen.at === resolved.path) return { path: resolved.path, dev: seen.dev, ino: seen.ino };
-    problem = `it leads to another directory each time it is looked at (a directory on the ` +
-      `way is being renamed)`;
+      if ("problem" in r) problems[i] = r.problem;
+      else resolved.push({ i, path: r.path });
+    });
+    const seen = probeAll(resolved.map((r) => r.path));
+    resolved.forEach(({ i, path }, k) => {
+      const s = seen[k];
+      if (s === undefined) out[i] = { problem: `"${path}" cannot be entered` };
+      else if (s.at === path) out[i] = { path, dev: s.dev, ino: s.ino };
+      else {
+        problems[i] = `it leads to another directory each time it is looked at (a directory on ` +
+          `the way is being renamed)`;
+      }
+    });
+    if (out.every((o) => o !== undefined)) break;
   }
+  return out.map((o, i) => o ?? unpinned(dirs[i]!, problems[i]!));
+}
+
+/** The problem of `dir`, which could not be pinned down after every attempt. */
+function unpinned(dir: string, problem: string): { problem: string } {
   const real = realPathForMessage(dir);
   return {
     problem: `${problem}. Name the directory by its real path${
@@ -189,13 +281,14 @@ export function workspaceIdOf(dir: string): WorkspaceId | undefined {
 }
 
 /**
- * The real path of the workspace `dir` a session starts with, taken by
- * {@linkcode workspaceIdentity}. Throws a usage error naming the problem.
+ * The workspace `dir` a session starts with, its real path and identity,
+ * taken by {@linkcode workspaceIdentity}. Throws a usage error naming the
+ * problem.
  */
-export function pinnedWorkspacePath(dir: string): string {
+export function pinnedWorkspace(dir: string): WorkspaceId {
   const id = workspaceIdentity(dir);
   if ("problem" in id) {
     throw new PenguinError("usage", `Cannot use the workspace "${dir}": ${id.problem}`);
   }
-  return id.path;
+  return id;
 }
