@@ -92,7 +92,7 @@ export interface DirectOptions extends HandleOptions {
   args: string[];
   /** The seccomp filter file (see `_seccomp_file.ts`). */
   filter: string;
-  /** The roots to open and check for bwrap's `--bind-fd` (`plan.workspaceId`, `plan.rootIds`); at most `SH_ROOT_FDS` besides the workspace. */
+  /** The roots to open and check for bwrap's `--bind-fd` (`plan.workspaceId`, `plan.rootIds`); on `DIRECT_ROOT_FDS` besides the workspace. */
   roots?: readonly PinnedRoot[] | undefined;
   /** bwrap's environment (the wrapper rebuilds the command's from it). */
   env: Record<string, string>;

@@ -94,7 +94,7 @@ export const WORKSPACE_FD = 5;
  * The fds the other writable roots reach bwrap on, in order: those `sh`
  * (dash) can name (one digit; 3, 4 and 7 carry the seccomp filter and the
  * setup log's stderr), then more that only bash can, so a plan with more
- * than {@linkcode SH_ROOT_FDS} other roots takes the supervised path.
+ * than {@linkcode DIRECT_ROOT_FDS} has other roots takes the supervised path.
  */
 export const ROOT_FDS: readonly number[] = [
   6,
@@ -103,8 +103,15 @@ export const ROOT_FDS: readonly number[] = [
   ...Array.from({ length: 40 }, (_, i) => 10 + i),
 ];
 
-/** How many of {@linkcode ROOT_FDS} the direct path's `sh` can open. */
-export const SH_ROOT_FDS = 3;
+/**
+ * The fds the other writable roots reach bwrap on from the direct path's
+ * `sh` (`_direct.ts`), which can name one digit only: those of
+ * {@linkcode ROOT_FDS} it can, then 4 and 7, which carry the seccomp filter
+ * and the setup log's stderr on the supervised path only (the direct path
+ * has no setup log, and its filter is on 3). A plan with more other roots
+ * takes the supervised path. The wrapper closes them all inside the sandbox.
+ */
+export const DIRECT_ROOT_FDS: readonly number[] = [6, 8, 9, 4, 7];
 
 /** A writable root the launcher opens on `fd` and checks to be inode `ino` before bwrap binds it. */
 export interface PinnedRoot {

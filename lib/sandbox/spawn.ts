@@ -34,11 +34,11 @@ import { disarmNewRepos } from "./git_nested.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
 import {
+  DIRECT_ROOT_FDS,
   envAsData,
   type PinnedRoot,
   ROOT_FDS,
   SECCOMP_FD,
-  SH_ROOT_FDS,
   WORKSPACE_FD,
   wrapperArgv,
 } from "./_supervisor.ts";
@@ -307,46 +307,47 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   });
   const filter = await seccompFile(plan.roots);
   // Every writable root is bound from a descriptor its launcher opened and checked (see
-  // _supervisor.ts); more roots than `sh` can open take the supervised path (bash).
-  const pinned = () => pinnedRoots(plan);
-  const sh = filter !== undefined && (plan.rootIds?.length ?? 0) <= SH_ROOT_FDS
-    ? directShell(opts)
-    : undefined;
-  const argv = (seccompFd: number) =>
+  // _supervisor.ts); more roots than `sh` can open take the supervised path (bash). Chosen for
+  // each start: a plan made again may have more roots.
+  const argv = (seccompFd: number, fds: readonly number[]) =>
     bwrapArgv(plan, inner, {
       seccompFd,
       commandIsInit: true,
       disableUserns: report.disableUserns,
       ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
-      ...(plan.rootIds ? { rootFds: ROOT_FDS.slice(0, plan.rootIds.length) } : {}),
+      ...(plan.rootIds ? { rootFds: fds.slice(0, plan.rootIds.length) } : {}),
     });
-  const start = sh !== undefined && filter !== undefined
-    ? () =>
-      startDirect({
+  const start = async () => {
+    const sh = filter !== undefined && (plan.rootIds?.length ?? 0) <= DIRECT_ROOT_FDS.length
+      ? directShell(opts)
+      : undefined;
+    if (sh !== undefined && filter !== undefined) {
+      return await startDirect({
         ...common,
         sh,
         bwrap,
-        args: argv(DIRECT_SECCOMP_FD),
+        args: argv(DIRECT_SECCOMP_FD, DIRECT_ROOT_FDS),
         filter,
-        roots: pinned(),
+        roots: pinnedRoots(plan, DIRECT_ROOT_FDS),
         env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
-      })
-    : async () =>
-      startSupervised({
-        ...common,
-        kind: "ns",
-        job: [bwrap, ...argv(SECCOMP_FD)],
-        setupLog: logged ? setupLog = await newSetupLog() : undefined,
-        seccomp: filter ?? true,
-        roots: pinned(),
-        env: envAsData(
-          plan.env,
-          filter ? { PATH: DEFAULT_PATH } : { PATH: DEFAULT_PATH, __PSF: seccompEscapes() },
-        ),
-        sandbox: "bwrap",
       });
+    }
+    return await startSupervised({
+      ...common,
+      kind: "ns",
+      job: [bwrap, ...argv(SECCOMP_FD, ROOT_FDS)],
+      setupLog: logged ? setupLog = await newSetupLog() : undefined,
+      seccomp: filter ?? true,
+      roots: pinnedRoots(plan, ROOT_FDS),
+      env: envAsData(
+        plan.env,
+        filter ? { PATH: DEFAULT_PATH } : { PATH: DEFAULT_PATH, __PSF: seccompEscapes() },
+      ),
+      sandbox: "bwrap",
+    });
+  };
   let child: SandboxedProcess;
   for (let attempt = 0;; attempt++) {
     try {
@@ -386,15 +387,13 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   });
 }
 
-/** The roots of `plan` its launcher opens and checks for bwrap: the workspace, then the others. */
-function pinnedRoots(plan: SandboxPlan): PinnedRoot[] {
+/** The roots of `plan` its launcher opens and checks for bwrap: the workspace, then the others on `fds`. */
+function pinnedRoots(plan: SandboxPlan, fds: readonly number[]): PinnedRoot[] {
   const out: PinnedRoot[] = [];
   if (plan.workspaceId) {
     out.push({ fd: WORKSPACE_FD, path: plan.roots[0]!, ino: plan.workspaceId.ino });
   }
-  (plan.rootIds ?? []).forEach((id, i) =>
-    out.push({ fd: ROOT_FDS[i]!, path: id.path, ino: id.ino })
-  );
+  (plan.rootIds ?? []).forEach((id, i) => out.push({ fd: fds[i]!, path: id.path, ino: id.ino }));
   return out;
 }
 
