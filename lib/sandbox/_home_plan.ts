@@ -28,6 +28,7 @@ import {
 import { inside, realOf } from "./_paths.ts";
 import { otherNames, WALK_BUDGET } from "./_hard_links.ts";
 import { PenguinError } from "../protocol/errors.ts";
+import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 
 /** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
 export interface Reveal {
@@ -69,8 +70,8 @@ function pathDirs(policy: SandboxPolicy): string[] {
 }
 
 /** Whether `p` is a directory (following links). */
-async function isDir(p: string): Promise<boolean> {
-  return await Deno.stat(p).then((i) => i.isDirectory, () => false);
+function isDir(p: string): boolean {
+  return statOrNone(p)?.isDirectory === true;
 }
 
 /**
@@ -242,7 +243,7 @@ async function guardStartupFiles(
   for (const h of homes) {
     for (const name of STARTUP_NAMES) {
       const link = join(h, name);
-      if (!(await Deno.lstat(link).then((i) => i.isSymlink, () => false))) continue;
+      if (!(lstatOrNone(link)?.isSymlink === true)) continue;
       const real = await realOf(link);
       if (real === undefined || !roots.some((r) => inside(real, r) && real !== r)) continue;
       // Hidden where it lies (a sealed home's): a read-only bind over it would show it again.
@@ -314,7 +315,7 @@ interface SealContext {
 /** Cover the existing regular file `path` with `/dev/null`; false when it is no such file. */
 async function hideFile(path: string, ctx: SealContext): Promise<boolean> {
   const real = await realOf(path);
-  if (real === undefined || !(await Deno.stat(real).then((i) => i.isFile, () => false))) {
+  if (real === undefined || !(statOrNone(real)?.isFile === true)) {
     return false;
   }
   if (!ctx.roots.some((r) => inside(real, r))) return false;
@@ -343,7 +344,7 @@ async function holdInRoots(path: string, kind: "file" | "dir", ctx: SealContext)
   for (const part of relative(root, resolved).split(sep)) {
     if (cur !== root) between.push(cur);
     cur = join(cur, part);
-    const info = standIns.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
+    const info = standIns.has(cur) ? undefined : lstatOrNone(cur);
     if (info === undefined) {
       if (!out.placeholders.some((p) => p.path === cur)) {
         out.placeholders.push(
@@ -404,7 +405,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
   ];
   const rootBelow = (p: string) => roots.some((r) => inside(r, p));
   const dotEntries: Deno.DirEntry[] = [];
-  for await (const e of Deno.readDir(dir)) {
+  for (const e of listDirNow(dir)) {
     const child = join(dir, e.name);
     if (e.name === ".git" || isHidden(child)) continue;
     if (e.name.startsWith(".")) {
@@ -451,7 +452,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
   // held by a stand-in when missing below a writable subdirectory.
   for (const rel of loaded.filter((r) => !r.startsWith(".") && !r.endsWith("*"))) {
     const first = join(dir, rel.split("/")[0]!);
-    if (await Deno.lstat(first).then(() => true, () => false)) {
+    if (existsNow(first)) {
       await holdInRoots(join(dir, rel), "dir", ctx);
     }
   }
@@ -460,7 +461,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
     const first = relative(dir, p).split(sep)[0]!;
     // Below a dot-entry: hidden or shown read-only whole (a missing one cannot be made).
     if (first.startsWith(".")) continue;
-    if (await Deno.lstat(join(dir, first)).then(() => true, () => false)) {
+    if (existsNow(join(dir, first))) {
       await holdInRoots(p, "dir", ctx);
     }
   }

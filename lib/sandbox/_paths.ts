@@ -7,6 +7,7 @@
  * @module
  */
 import { sep } from "node:path";
+import { realPathOrNone } from "./_look.ts";
 
 /** True when `path` is `root` or lies below it. */
 export function inside(path: string, root: string): boolean {
@@ -15,12 +16,8 @@ export function inside(path: string, root: string): boolean {
 }
 
 /** The real path of `path`, or undefined when it does not exist. */
-export async function realOf(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.realPath(path);
-  } catch {
-    return undefined;
-  }
+export function realOf(path: string): Promise<string | undefined> {
+  return Promise.resolve(realPathOrNone(path));
 }
 
 /** The real path of `path` when it is (or leads to) a directory, else undefined. */

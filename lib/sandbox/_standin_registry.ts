@@ -42,6 +42,14 @@ import { privateTmpDir } from "./_private_tmp.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
 import { isEmptyDir } from "./_paths.ts";
 import { lockFile, tryOpen } from "../state/_fs.ts";
+import {
+  existsNow,
+  listDirNow,
+  lstatNow,
+  lstatOrNone,
+  readTextNow,
+  realPathOrNone,
+} from "./_look.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface StandInRecord {
@@ -202,7 +210,7 @@ export async function privateRunDirs(): Promise<string[]> {
     ...(uid !== null ? [`/tmp/penguin-${uid}`] : []),
     ...(home && home.startsWith("/") && home !== "/" ? [join(home, ".penguin", "run")] : []),
   ];
-  const isDir = (d: string) => Deno.lstat(d).then((i) => i.isDirectory, () => false);
+  const isDir = (d: string) => lstatOrNone(d)?.isDirectory === true;
   for (const dir of others) {
     if (!out.includes(dir) && await isDir(dir)) out.push(dir);
   }
@@ -243,7 +251,7 @@ export async function otherRunDirs(): Promise<string[]> {
   const out: string[] = [];
   for (const dir of defaults) {
     for (const noted of await notedRunDirs(dir)) {
-      const real = await Deno.realPath(noted).catch(() => undefined);
+      const real = realPathOrNone(noted);
       if (real !== undefined && !out.includes(real)) out.push(real);
     }
   }
@@ -257,8 +265,13 @@ const RUN_DIRS_FILE = "run-dirs";
 const MAX_RUN_DIRS = 1024;
 
 /** The run directories noted in `runDir`'s list (absolute paths); none when unreadable. */
-async function notedRunDirs(runDir: string): Promise<string[]> {
-  const text = await Deno.readTextFile(join(runDir, RUN_DIRS_FILE)).catch(() => "");
+function notedRunDirs(runDir: string): string[] {
+  let text = "";
+  try {
+    text = Deno.readTextFileSync(join(runDir, RUN_DIRS_FILE));
+  } catch {
+    // unreadable: none
+  }
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
 }
 
@@ -283,7 +296,7 @@ async function noteRunDir(runDir: string): Promise<void> {
     const known = await notedRunDirs(top);
     const alive: string[] = [];
     for (const d of known) {
-      if (d !== runDir && await Deno.lstat(d).then(() => true, () => false)) alive.push(d);
+      if (d !== runDir && existsNow(d)) alive.push(d);
     }
     if (known.includes(runDir) && alive.length === known.length - 1) return;
     const list = [...alive, runDir].slice(-MAX_RUN_DIRS);
@@ -337,7 +350,11 @@ async function bump(d: string): Promise<void> {
  */
 export async function registryGeneration(): Promise<string> {
   const d = await registryDir();
-  return await Deno.readTextFile(join(d, "generation")).catch(() => "0");
+  try {
+    return readTextNow(join(d, "generation"));
+  } catch {
+    return "0";
+  }
 }
 
 function idsOf(info: Deno.FileInfo): FileIds | undefined {
@@ -367,7 +384,7 @@ export function fileIds(path: string): Promise<FileIds | undefined> {
 async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | "other"> {
   let info: Deno.FileInfo;
   try {
-    info = await Deno.lstat(record.path);
+    info = lstatNow(record.path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return "missing";
@@ -415,12 +432,12 @@ async function holdsExactly(path: string, content: string): Promise<boolean> {
   }
 }
 
-async function readRecord(d: string, key: string): Promise<StandInRecord | undefined> {
+function readRecord(d: string, key: string): StandInRecord | undefined {
   try {
     const path = join(d, `${key}.json`);
-    const info = await Deno.lstat(path);
+    const info = Deno.lstatSync(path);
     if (!info.isFile || info.size > MAX_RECORD_BYTES) return undefined;
-    const r = JSON.parse(await Deno.readTextFile(path)) as StandInRecord;
+    const r = JSON.parse(Deno.readTextFileSync(path)) as StandInRecord;
     if (typeof r?.path !== "string" || (r.kind !== "dir" && r.kind !== "file")) return undefined;
     return r;
   } catch {
@@ -445,7 +462,7 @@ async function dropRecord(d: string, key: string): Promise<void> {
  * {@linkcode sameFile}.
  */
 async function openForLock(path: string): Promise<Deno.FsFile | undefined> {
-  const info = await Deno.lstat(path).catch(() => undefined);
+  const info = lstatOrNone(path);
   if (!info || !(info.isDirectory || info.isFile)) return undefined;
   try {
     return await Deno.open(path, { read: true });
@@ -642,7 +659,7 @@ export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutco
 export function restoreInRegistry(hold: RegistryHold, p: StandInWant): Promise<void> {
   return locked(async (d) => {
     if (await sameFile(hold.ref, p.path)) return { value: undefined, changed: false };
-    if (await Deno.lstat(p.path).then(() => true, () => false)) {
+    if (existsNow(p.path)) {
       // The lock follows what replaced it, so that no other penguin removes it while mounted.
       const ref = await shareLock(p.path);
       if (ref) {
@@ -683,8 +700,8 @@ interface Letting {
 }
 
 /** Whether the directory `path` lies in exists (a link there counts: it may be a swap). */
-async function parentExists(path: string): Promise<boolean> {
-  return await Deno.lstat(dirname(path)).then(() => true, () => false);
+function parentExists(path: string): boolean {
+  return existsNow(dirname(path));
 }
 
 /**
@@ -862,7 +879,7 @@ export async function registeredStandIns(): Promise<Set<string>> {
   const d = await registryDir();
   const out = new Set<string>();
   let n = 0;
-  for await (const e of Deno.readDir(d)) {
+  for (const e of listDirNow(d)) {
     if (!e.isFile || !e.name.endsWith(".json") || ++n > MAX_SWEPT) continue;
     const record = await readRecord(d, e.name.slice(0, -".json".length));
     if (record && await stateOf(record) !== "other") out.add(record.path);
@@ -879,7 +896,7 @@ export async function sweepRegistry(accept: (r: StandInRecord) => boolean): Prom
   try {
     const d = await registryDir();
     const keys: string[] = [];
-    for await (const e of Deno.readDir(d)) {
+    for (const e of listDirNow(d)) {
       if (e.isFile && e.name.endsWith(".json") && keys.length < MAX_SWEPT) {
         keys.push(e.name.slice(0, -".json".length));
       }

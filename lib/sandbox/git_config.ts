@@ -29,6 +29,7 @@
 import { dirname, isAbsolute, join } from "node:path";
 import { type ConfigEntry, gitBoolean, parseGitConfig } from "./git_config_parse.ts";
 import { physicalPath } from "./git_path.ts";
+import { realPathOrNone } from "./_look.ts";
 
 export type { ConfigEntry };
 
@@ -100,13 +101,13 @@ function ownEnv(name: string): string | undefined {
   }
 }
 
-async function readConfigFile(path: string): Promise<string | undefined | "unreadable"> {
+function readConfigFile(path: string): string | undefined | "unreadable" {
   try {
-    const info = await Deno.stat(path);
+    const info = Deno.statSync(path);
     if (!info.isFile || info.size > MAX_CONFIG_BYTES) {
       return info.isDirectory ? undefined : "unreadable";
     }
-    return await Deno.readTextFile(path);
+    return Deno.readTextFileSync(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return undefined;
@@ -116,21 +117,21 @@ async function readConfigFile(path: string): Promise<string | undefined | "unrea
 }
 
 /** {@linkcode gitPrefixes} by `PATH`: the programs on it do not move while penguin runs. */
-const prefixCache = new Map<string, Promise<string[]>>();
+const prefixCache = new Map<string, string[]>();
 
 /** Install prefixes of the `git` programs on `PATH` (`/usr` for `/usr/bin/git`). */
 export function gitPrefixes(path: string | undefined): Promise<string[]> {
   const key = path ?? "";
   let found = prefixCache.get(key);
   if (!found) prefixCache.set(key, found = lookUpPrefixes(key));
-  return found;
+  return Promise.resolve(found);
 }
 
-async function lookUpPrefixes(path: string): Promise<string[]> {
+function lookUpPrefixes(path: string): string[] {
   const out: string[] = [];
   for (const dir of new Set(path.split(":"))) {
     if (!isAbsolute(dir)) continue;
-    const real = await Deno.realPath(join(dir, "git")).catch(() => undefined);
+    const real = realPathOrNone(join(dir, "git"));
     if (real === undefined) continue;
     const prefix = dirname(dirname(real));
     if (!out.includes(prefix)) out.push(prefix);

@@ -19,6 +19,7 @@ import {
 } from "./git_exec_keys.ts";
 import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
 import { inside, ownHome } from "./_paths.ts";
+import { existsNow, statOrNone } from "./_look.ts";
 
 export type { ExecTarget };
 
@@ -57,20 +58,20 @@ function ownEnv(name: string): string | undefined {
  * any of them, and each one's configuration may name workspace paths (husky
  * installed for a package in a subdirectory sets `core.hooksPath` to one).
  */
-export async function enclosingRepos(
+export function enclosingRepos(
   workspaceReal: string,
   env: (name: string) => string | undefined = ownEnv,
-): Promise<string[]> {
+): string[] {
   const across = /^(1|true|yes|on)$/i.test(env("GIT_DISCOVERY_ACROSS_FILESYSTEM") ?? "");
   const ceilings = (env("GIT_CEILING_DIRECTORIES") ?? "").split(":")
     .filter((c) => isAbsolute(c)).map((c) => c.length > 1 ? c.replace(/\/+$/, "") : c);
-  const dev = await Deno.stat(workspaceReal).then((i) => i.dev, () => undefined);
+  const dev = statOrNone(workspaceReal)?.dev;
   const out: string[] = [];
   for (let dir = dirname(workspaceReal);; dir = dirname(dir)) {
     if (ceilings.includes(dir)) break;
-    const info = await Deno.stat(dir).catch(() => undefined);
+    const info = statOrNone(dir);
     if (!info || (!across && dev !== undefined && info.dev !== dev)) break;
-    if (await Deno.lstat(join(dir, ".git")).then(() => true, () => false)) out.push(dir);
+    if (existsNow(join(dir, ".git"))) out.push(dir);
     if (dir === dirname(dir)) break;
   }
   return out;
@@ -145,7 +146,7 @@ export async function gitConfigTargets(
     if (out.some((o) => o.path === t.path && !movable)) continue;
     if (t.ifExists) {
       const there = !opts.missing?.has(t.path) &&
-        await Deno.lstat(t.path).then(() => true, () => false);
+        existsNow(t.path);
       if (!there) continue;
     }
     out.push(t);

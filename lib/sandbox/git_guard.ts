@@ -118,9 +118,9 @@ export interface GitLayout {
   links?: string[];
 }
 
-async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+function statOrUndefined(path: string): Deno.FileInfo | undefined {
   try {
-    return await Deno.stat(path);
+    return Deno.statSync(path);
   } catch (err) {
     if (
       err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory ||

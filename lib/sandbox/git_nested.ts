@@ -36,6 +36,7 @@ import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
 import { commondirOf, findGitLayout, GIT_GUARDED_ENTRIES } from "./git_guard.ts";
 import { inside, ownHome } from "./_paths.ts";
+import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -273,7 +274,7 @@ export async function renameUnaddressable(dir: string): Promise<Renamed[]> {
     let to = "";
     for (let n = 0; n < 100 && to === ""; n++) {
       const candidate = n === 0 ? escaped : `${escaped}-${n}`;
-      if (await Deno.lstat(join(dir, candidate)).then(() => true, () => false)) continue;
+      if (existsNow(join(dir, candidate))) continue;
       const moved = await rawShell(dir, RENAME_RAW, [candidate], name).catch(() => undefined);
       if (moved?.success) to = join(dir, candidate);
       else if (moved?.code !== 4) break;
@@ -284,8 +285,8 @@ export async function renameUnaddressable(dir: string): Promise<Renamed[]> {
 }
 
 /** Whether `path`, a regular file, has an execute bit (git's `access(path, X_OK)` passes). */
-async function executable(path: string): Promise<boolean> {
-  const info = await Deno.stat(path).catch(() => undefined);
+function executable(path: string): boolean {
+  const info = statOrNone(path);
   return info !== undefined && (info.isDirectory || ((info.mode ?? 0) & 0o111) !== 0);
 }
 
@@ -364,7 +365,7 @@ export async function armedReason(
   }
   for (const dir of gitDirs) {
     try {
-      for await (const e of Deno.readDir(join(dir, "hooks"))) {
+      for (const e of listDirNow(join(dir, "hooks"))) {
         if (!e.name.endsWith(".sample")) return `it has the hook ${join(dir, "hooks", e.name)}`;
       }
     } catch {
@@ -398,7 +399,7 @@ export async function armedReason(
       return `${t.key} names ${t.value} through the symbolic link ${via}`;
     }
     if (!roots.some((r) => inside(t.path, r))) continue;
-    if (await Deno.lstat(t.path).then(() => true, () => false)) {
+    if (existsNow(t.path)) {
       return `${t.key} names ${t.path}`;
     }
   }
@@ -413,16 +414,16 @@ const CONTROL_FILES = ["config", "config.worktree", "commondir", "gitdir"];
  * `commondir`, `gitdir`, each entry of `hooks/`) that are regular files with
  * more than one name.
  */
-export async function linkedControlFiles(dir: string): Promise<string[]> {
+export function linkedControlFiles(dir: string): string[] {
   const paths = CONTROL_FILES.map((n) => join(dir, n));
   try {
-    for await (const e of Deno.readDir(join(dir, "hooks"))) paths.push(join(dir, "hooks", e.name));
+    for (const e of Deno.readDirSync(join(dir, "hooks"))) paths.push(join(dir, "hooks", e.name));
   } catch {
     // no hooks directory
   }
   const out: string[] = [];
   for (const p of paths) {
-    const info = await Deno.lstat(p).catch(() => undefined);
+    const info = lstatOrNone(p);
     if (info?.isFile && (info.nlink ?? 1) > 1) out.push(p);
   }
   return out;
@@ -451,7 +452,7 @@ export async function pointerProblem(repo: NestedRepo): Promise<string | undefin
   const files = [repo.kind === "dotgit" ? repo.entry : join(repo.entry, "commondir")];
   for (const dir of await nestedGitDirs(repo).catch(() => [])) files.push(join(dir, "commondir"));
   for (const f of files) {
-    const info = await Deno.lstat(f).catch(() => undefined);
+    const info = lstatOrNone(f);
     if (!info?.isFile) continue;
     if ((info.nlink ?? 1) > 1) return `${f} has another name (a hard link)`;
     const bytes = await readBytes(f);
@@ -482,7 +483,7 @@ async function nestedLayout(repo: NestedRepo): Promise<{ gitDirs: string[]; link
     const layout = await findGitLayout(repo.workTree);
     return { gitDirs: layout.gitDirs, links: layout.links ?? [] };
   }
-  const real = await Deno.realPath(repo.entry).catch(() => undefined);
+  const real = realPathOrNone(repo.entry);
   if (real === undefined) return { gitDirs: [], links: [] };
   const common = await commondirOf(real);
   const gitDirs = common?.dir && common.dir !== real ? [real, common.dir] : [real];
@@ -496,10 +497,10 @@ async function nestedLayout(repo: NestedRepo): Promise<{ gitDirs: string[]; link
  */
 export async function symlinkedEntries(dir: string): Promise<string[]> {
   // Listed, not looked up one by one: a plan of a read-only git directory looks at none.
-  const links = async (d: string) => {
+  const links = (d: string) => {
     const names = new Set<string>();
     try {
-      for await (const e of Deno.readDir(d)) if (e.isSymlink) names.add(e.name);
+      for (const e of Deno.readDirSync(d)) if (e.isSymlink) names.add(e.name);
     } catch {
       // gone, or not a directory
     }
@@ -566,7 +567,7 @@ function fileId(i: Deno.FileInfo): string {
 async function renameAside(path: string): Promise<string> {
   for (let n = 0;; n++) {
     const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
-    if (await Deno.lstat(to).then(() => true, () => false)) continue;
+    if (existsNow(to)) continue;
     await Deno.rename(path, to);
     return to;
   }
@@ -654,7 +655,7 @@ export async function nestedRepoRefusal(
       // HEAD with a commondir naming the rest is a git directory to git as well.
       const dir = join(workspaceReal, ...parts.slice(0, i));
       const other = join(dir, parts[i] === "HEAD" ? "commondir" : "HEAD");
-      if (await Deno.lstat(other).then(() => true, () => false)) {
+      if (existsNow(other)) {
         return `${
           parts.slice(0, i).join("/") || "."
         } would hold HEAD and commondir, which makes it a repository to git; the file tools do not write there`;

@@ -17,6 +17,7 @@
  * @module
  */
 import { dirname, isAbsolute } from "node:path";
+import { lstatOrNone, realPathOrNone } from "./_look.ts";
 
 /** Where a path leads, and what it went through on the way. */
 export interface PhysicalPath {
@@ -40,7 +41,7 @@ function child(dir: string, name: string): string {
  * does when git opens it. Never rejects: an unreadable or missing component
  * ends the look-ups, and too many links end them where they are.
  */
-export async function physicalPath(base: string, path: string): Promise<PhysicalPath> {
+export function physicalPath(base: string, path: string): PhysicalPath {
   const parts = (isAbsolute(path) ? path : `${base}/${path}`).split("/");
   const links: string[] = [];
   const via: string[] = [];
@@ -59,13 +60,11 @@ export async function physicalPath(base: string, path: string): Promise<Physical
     }
     const next = child(cur, part);
     if (!lexical) {
-      const info = await Deno.lstat(next).catch(() => undefined);
+      const info = lstatOrNone(next);
       if (info === undefined) lexical = true;
       else if (info.isSymlink) {
         links.push(next);
-        const real = links.length > MAX_LINKS
-          ? undefined
-          : await Deno.realPath(next).catch(() => undefined);
+        const real = links.length > MAX_LINKS ? undefined : realPathOrNone(next);
         if (real === undefined) lexical = true; // a dangling link: what it will name is unknown
         else {
           cur = real;

@@ -34,6 +34,7 @@ import { readUpTo } from "../state/_fs.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
 import { MAX_NAMED, startupTextPaths } from "./_source_lines.ts";
+import { existsNow, listDirNow, readTextNow, statOrNone } from "./_look.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -173,11 +174,24 @@ export const SEALED_DIRS: readonly string[] = [
  */
 export const SEALED_SHOWN: readonly string[] = [".cshrc", ".tcshrc", ".kshrc"];
 
+/** The text of the file `path`; empty when it cannot be read. */
+function readTextOr(path: string): string {
+  try {
+    return readTextNow(path);
+  } catch {
+    return "";
+  }
+}
+
 /**
  * The home directory of the account penguin runs as, from `/etc/passwd`
  * (whatever `$HOME` says), or undefined when it cannot be read or is `/`.
  */
-export async function accountHome(): Promise<string | undefined> {
+export function accountHome(): Promise<string | undefined> {
+  return Promise.resolve(accountHomeNow());
+}
+
+function accountHomeNow(): string | undefined {
   let uid: number | null;
   try {
     uid = Deno.uid();
@@ -185,7 +199,7 @@ export async function accountHome(): Promise<string | undefined> {
     return undefined;
   }
   if (uid === null) return undefined;
-  const text = await Deno.readTextFile("/etc/passwd").catch(() => "");
+  const text = readTextOr("/etc/passwd");
   for (const line of text.split("\n")) {
     const f = line.split(":");
     if (f.length < 7 || f[2] !== String(uid)) continue;
@@ -225,11 +239,11 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
     const file = isNamed ? later.shift()! : queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    const info = await Deno.stat(file).catch(() => undefined);
+    const info = statOrNone(file);
     if (info?.isDirectory && !isNamed) {
       // `.bashrc.d`: every file in it is sourced by the usual loop.
       read++;
-      for await (const e of Deno.readDir(file)) queue.push(join(file, e.name));
+      for (const e of listDirNow(file)) queue.push(join(file, e.name));
       continue;
     }
     if (!info?.isFile || info.size > 1 << 20) continue;
@@ -249,7 +263,7 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
   const files: string[] = [];
   for (const p of named) {
     if (sourced.includes(p)) continue;
-    if (await Deno.stat(p).then((i) => i.isFile, () => false)) files.push(p);
+    if (statOrNone(p)?.isFile === true) files.push(p);
   }
   return { sourced, named: files };
 }
@@ -269,9 +283,9 @@ const HOME_PARENTS: readonly string[] = ["/home", "/Users"];
 const SYSTEM_HOMES: readonly string[] = ["/root", "/var/root"];
 
 /** The first of {@linkcode STARTUP_NAMES} that `dir` holds, if any. */
-export async function startupFileIn(dir: string): Promise<string | undefined> {
+export function startupFileIn(dir: string): string | undefined {
   for (const name of STARTUP_NAMES) {
-    if (await Deno.lstat(join(dir, name)).then(() => true, () => false)) return name;
+    if (existsNow(join(dir, name))) return name;
   }
   return undefined;
 }
@@ -315,7 +329,7 @@ export async function homesInRoots(
     // Only a root that contains the parent can contain its entries.
     if (!roots.some((r) => inside(parent, r))) continue;
     try {
-      for await (const e of Deno.readDir(parent)) {
+      for (const e of listDirNow(parent)) {
         if (e.isDirectory) candidates.push(join(parent, e.name));
       }
     } catch {
@@ -349,21 +363,21 @@ export function homeRefusal(h: HomeInRoot, workspace: string): PenguinError {
  * lexical paths; a last segment ending in `*` is matched against the
  * listing of its parent.
  */
-export async function expandHomePaths(
+export function expandHomePaths(
   home: string,
   patterns: readonly string[],
-): Promise<string[]> {
+): string[] {
   const out: string[] = [];
   for (const rel of patterns) {
     const abs = join(home, rel);
     const last = basename(abs);
     if (!last.endsWith("*")) {
-      if (await Deno.lstat(abs).then(() => true, () => false)) out.push(abs);
+      if (existsNow(abs)) out.push(abs);
       continue;
     }
     const prefix = last.slice(0, -1);
     try {
-      for await (const e of Deno.readDir(dirname(abs))) {
+      for (const e of listDirNow(dirname(abs))) {
         if (e.name.startsWith(prefix)) out.push(join(dirname(abs), e.name));
       }
     } catch {
@@ -397,7 +411,7 @@ export function expandSecretPatterns(
     if (names) return names;
     names = new Map();
     try {
-      for (const e of Deno.readDirSync(dir)) {
+      for (const e of listDirNow(dir)) {
         let isDir = e.isDirectory;
         if (e.isSymlink) {
           try {

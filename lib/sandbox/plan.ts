@@ -31,6 +31,7 @@ import {
   SCAN_LIMIT_VAR,
   symlinkedEntries,
 } from "./git_nested.ts";
+import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 
 export type { Placeholder, Reveal };
 
@@ -167,10 +168,10 @@ export function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-async function real(path: string): Promise<{ path: string; info: Deno.FileInfo } | undefined> {
+function real(path: string): { path: string; info: Deno.FileInfo } | undefined {
   try {
-    const p = await Deno.realPath(path);
-    return { path: p, info: await Deno.stat(p) };
+    const p = Deno.realPathSync(path);
+    return { path: p, info: Deno.statSync(p) };
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return undefined;
@@ -193,11 +194,11 @@ const PLAIN_NAME = /^[\x20-\x7e]+$/;
 function absenceCheck(paths: readonly string[]): (path: string) => Promise<boolean> {
   const count = new Map<string, number>();
   for (const p of paths) count.set(dirname(p), (count.get(dirname(p)) ?? 0) + 1);
-  const listings = new Map<string, Promise<Set<string> | "missing" | undefined>>();
-  const list = async (dir: string): Promise<Set<string> | "missing" | undefined> => {
+  const listings = new Map<string, Set<string> | "missing" | undefined>();
+  const list = (dir: string): Set<string> | "missing" | undefined => {
     try {
       const names = new Set<string>();
-      for await (const e of Deno.readDir(dir)) names.add(e.name.toLowerCase());
+      for (const e of Deno.readDirSync(dir)) names.add(e.name.toLowerCase());
       return names;
     } catch (err) {
       if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
@@ -263,6 +264,8 @@ async function protectedPaths(
   const standIns = await standInPaths();
   const policyPath = join(workspace, WORKSPACE_POLICY_FILE);
   const held = standIns.has(policyPath);
+  // Asynchronous, the one look of a plan that is: a stand-in another penguin creates now shows in
+  // the generation read after (see resolvePlan), wherever the look pauses.
   const policyEntry = held ? undefined : await Deno.lstat(policyPath).catch(() => undefined);
   if (policyEntry === undefined) {
     placeholders.push({ path: policyPath, kind: "file", content: POLICY_PLACEHOLDER });
@@ -291,7 +294,7 @@ async function protectedPaths(
   // read-only here too, so this session's commands cannot remove what the other one mounts.
   for (const p of standIns) {
     if (p === policyPath || !roots.some((r) => isInside(p, r))) continue;
-    if (await Deno.lstat(p).then((i) => !i.isSymlink, () => false)) protect.push(p);
+    if (lstatOrNone(p)?.isSymlink === false) protect.push(p);
   }
   await guardGit(workspace, roots, git, out);
   await guardGitConfig(workspace, roots, git, out);
@@ -413,7 +416,7 @@ const firstSeen = new Map<string, WorkspaceId>();
  * or one of its parents (a session whose workspace encloses this one)
  * swapped it, and binding the path would make that other directory writable.
  */
-async function checkWorkspaceId(policy: SandboxPolicy, workspace: string): Promise<WorkspaceId> {
+function checkWorkspaceId(policy: SandboxPolicy, workspace: string): WorkspaceId {
   let id = policy.workspaceId ?? firstSeen.get(policy.workspace);
   if (id === undefined) {
     const now = workspaceIdentity(policy.workspace);
@@ -426,7 +429,7 @@ async function checkWorkspaceId(policy: SandboxPolicy, workspace: string): Promi
     }
     firstSeen.set(policy.workspace, id = now);
   }
-  const info = await Deno.stat(workspace).catch(() => undefined);
+  const info = statOrNone(workspace);
   if (id.path !== workspace || info?.dev !== id.dev || info?.ino !== id.ino) {
     throw new PenguinError(
       "runtime",
@@ -653,7 +656,7 @@ async function guardGit(
     out.protect.push(p.path);
   };
   const layout = await findGitLayout(workspace, standIns);
-  const link = await Deno.lstat(layout.dotGit).catch(() => undefined);
+  const link = lstatOrNone(layout.dotGit);
   if (link?.isSymlink && !standIns.has(layout.dotGit)) {
     throw new PenguinError(
       "runtime",
@@ -675,7 +678,7 @@ async function guardGit(
   // Seen through a parent swapped for a link while it was looked at (the workspace is a real
   // path): kept as missing, so a mount still covers it (or bwrap refuses), never left bare.
   const swapped = layout.kind !== "missing" &&
-    await real(layout.dotGit).then((r) => r !== undefined && r.path !== layout.dotGit);
+    ((r) => r !== undefined && r.path !== layout.dotGit)(real(layout.dotGit));
   if (layout.kind === "missing" || swapped) {
     hold({ path: layout.dotGit, kind: "dir" });
   } else if (layout.kind !== "dir") {
@@ -728,7 +731,7 @@ async function guardGitDirs(
     let symlinked = false;
     for (const e of GIT_GUARDED_ENTRIES) {
       const path = join(dir, e.rel);
-      const info = standIns.has(path) ? undefined : await Deno.lstat(path).catch(() => undefined);
+      const info = standIns.has(path) ? undefined : lstatOrNone(path);
       if (info?.isSymlink) symlinked = true;
       const up = join(path, "..");
       let parent = parents.get(up);
@@ -805,14 +808,14 @@ function linkOnTheWay(link: string, t: ExecTarget): PenguinError {
  * bound to itself), the first missing name on the way held by a stand-in,
  * the directories on the way pinned; a link on the way is refused.
  */
-async function guardGitPath(
+function guardGitPath(
   path: string,
   how: "dir" | "file" | "pin",
   t: ExecTarget,
   roots: string[],
   out: GitGuardOut,
   tryList?: string[],
-): Promise<void> {
+): void {
   const held = out.standIns;
   if (out.protect.some((p) => isInside(path, p))) return;
   const root = roots.filter((r) => isInside(path, r)).sort((a, b) => b.length - a.length)[0];
@@ -823,7 +826,7 @@ async function guardGitPath(
   for (const part of relative(root, path).split(sep)) {
     if (cur !== root) between.push(cur);
     cur = join(cur, part);
-    const info = held.has(cur) ? undefined : await Deno.lstat(cur).catch(() => undefined);
+    const info = held.has(cur) ? undefined : lstatOrNone(cur);
     if (info === undefined) {
       missingAt = cur;
       break;
@@ -852,7 +855,7 @@ async function guardGitPath(
 }
 
 /** Whether a path `plan` mounts, hides or protects no longer exists. */
-export async function planPathVanished(plan: SandboxPlan): Promise<boolean> {
+export function planPathVanished(plan: SandboxPlan): boolean {
   const paths = [
     ...plan.roots,
     ...plan.hideDirs,
@@ -862,7 +865,7 @@ export async function planPathVanished(plan: SandboxPlan): Promise<boolean> {
     ...(plan.pinned ?? []),
   ];
   for (const p of paths) {
-    if (!await Deno.lstat(p).then(() => true, () => false)) return true;
+    if (!existsNow(p)) return true;
   }
   return false;
 }

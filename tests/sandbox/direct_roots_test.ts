@@ -37,7 +37,7 @@ for (const others of [5, 6]) {
         });
         const out = await readUntil(child, "up");
         // On the direct path penguin's own child is bubblewrap; supervised, it is the supervisor.
-        const direct = Deno.readTextFileSync(`/proc/${child.pid}/comm`).trim() === "bwrap";
+        const direct = (await Deno.readTextFile(`/proc/${child.pid}/comm`)).trim() === "bwrap";
         await child.write("x\n");
         const rest = await collect(child);
         assert.equal(rest.code, 0, out + rest.out);

@@ -69,16 +69,19 @@ Deno.test("resolvePlan hides the real target of a symlinked secret outside the h
   });
 });
 
-/** Run `fn` counting calls of the Deno file-system functions `names` per first argument. */
+/**
+ * Run `fn` counting calls of the Deno file-system functions `names` per first argument, their
+ * synchronous forms (`realPathSync`…, which a plan uses) under the same name.
+ */
 async function counting(
   names: ("realPath" | "lstat" | "stat" | "readDir")[],
   fn: () => Promise<void>,
 ): Promise<Map<string, number>> {
   const calls = new Map<string, number>();
   const d = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const saved = names.map((n) => [n, d[n]!] as const);
-  for (const [n, f] of saved) {
-    d[n] = (...args: unknown[]) => {
+  const saved = names.flatMap((n) => [[n, n, d[n]!], [`${n}Sync`, n, d[`${n}Sync`]!]] as const);
+  for (const [fname, n, f] of saved) {
+    d[fname] = (...args: unknown[]) => {
       const key = `${n} ${String(args[0])}`;
       calls.set(key, (calls.get(key) ?? 0) + 1);
       return f.apply(Deno, args);
@@ -87,7 +90,7 @@ async function counting(
   try {
     await fn();
   } finally {
-    for (const [n, f] of saved) d[n] = f;
+    for (const [fname, , f] of saved) d[fname] = f;
   }
   return calls;
 }
@@ -120,7 +123,8 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
       `realPath ${join(home, ".gem", "credentials")}`,
       `realPath ${join(home, ".ssh")}`,
     ]);
-    assert.equal(calls.get(`readDir ${home}`), 1, JSON.stringify([...calls]));
+    // Listed twice in all: once for the secrets, once for the toolchain directories it shows.
+    assert.equal(calls.get(`readDir ${home}`), 2, JSON.stringify([...calls]));
     for (const k of secrets) assert.equal(calls.get(k), 1, k);
   });
 });
