@@ -7,7 +7,7 @@
  * @module
  */
 import { sep } from "node:path";
-import { realPathOrNone } from "./_look.ts";
+import { realPathOrNone, statOrNone } from "./_look.ts";
 
 /** True when `path` is `root` or lies below it. */
 export function inside(path: string, root: string): boolean {
@@ -21,22 +21,21 @@ export function realOf(path: string): Promise<string | undefined> {
 }
 
 /** The real path of `path` when it is (or leads to) a directory, else undefined. */
-export async function realDir(path: string): Promise<string | undefined> {
-  try {
-    const real = await Deno.realPath(path);
-    return (await Deno.stat(real)).isDirectory ? real : undefined;
-  } catch {
-    return undefined;
-  }
+export function realDir(path: string): Promise<string | undefined> {
+  const real = realPathOrNone(path);
+  return Promise.resolve(
+    real !== undefined && statOrNone(real)?.isDirectory === true ? real : undefined,
+  );
 }
 
 /** True when `path` is a directory with no entries; false when it has some or cannot be read. */
-export async function isEmptyDir(path: string): Promise<boolean> {
+export function isEmptyDir(path: string): Promise<boolean> {
   try {
-    for await (const _ of Deno.readDir(path)) return false;
-    return true;
+    // The first entry decides: a directory of a million entries is not listed.
+    for (const _ of Deno.readDirSync(path)) return Promise.resolve(false);
+    return Promise.resolve(true);
   } catch {
-    return false;
+    return Promise.resolve(false);
   }
 }
 
