@@ -115,3 +115,45 @@ function walk(
   const unfound = read > budget ? wanted.filter((w) => w.left > 0).map((w) => w.path) : [];
   return { names, unfound };
 }
+
+/** Entries read at most by {@linkcode multiLinkFilesIn} over all the directories of one process. */
+export const DIR_WALK_BUDGET = 50_000;
+
+let dirWalkLeft = DIR_WALK_BUDGET;
+const dirWalks = new Map<string, { files: string[]; complete: boolean }>();
+
+/**
+ * The regular files with more than one name below `dir` (links not
+ * followed), breadth first, each directory once per process; `complete` is
+ * false when the process's budget of {@linkcode DIR_WALK_BUDGET} entries ran
+ * out before the walk ended.
+ */
+export function multiLinkFilesIn(dir: string): { files: string[]; complete: boolean } {
+  const seen = dirWalks.get(dir);
+  if (seen !== undefined) return seen;
+  const files: string[] = [];
+  const queue = [dir];
+  let complete = true;
+  while (queue.length > 0) {
+    const d = queue.shift()!;
+    let entries: Deno.DirEntry[];
+    try {
+      entries = Array.from(Deno.readDirSync(d));
+    } catch {
+      continue;
+    }
+    if (dirWalkLeft < entries.length) {
+      complete = false;
+      break;
+    }
+    dirWalkLeft -= entries.length;
+    for (const e of entries) {
+      const path = join(d, e.name);
+      if (e.isDirectory) queue.push(path);
+      else if (e.isFile && (Deno.lstatSync(path).nlink ?? 1) > 1) files.push(path);
+    }
+  }
+  const result = { files, complete };
+  dirWalks.set(dir, result);
+  return result;
+}

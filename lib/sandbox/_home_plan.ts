@@ -26,7 +26,7 @@ import {
   TOOLCHAIN_PATHS,
 } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
-import { otherNames, WALK_BUDGET } from "./_hard_links.ts";
+import { multiLinkFilesIn, otherNames, WALK_BUDGET } from "./_hard_links.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 
@@ -137,6 +137,7 @@ export async function homeMounts(
     out,
     showStartup: policy.showStartupFiles === true,
     pinLater: [],
+    sealedDirs: sealed.map((s) => s.dir),
   };
   for (const { dir } of sealed) {
     if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
@@ -186,6 +187,27 @@ async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Pr
   const readOnly = out.protect.filter((p) =>
     inRoots(p) && !out.placeholders.some((h) => h.path === p)
   );
+  // Files with other names inside hidden or read-only directories of a root (a key in `~/.ssh`,
+  // a program in `~/bin` or `~/.local/bin`, an `~/.ipython` startup file), bounded per process;
+  // a home itself is not walked (its top level is read-only, not its subdirectories).
+  const isDirNow = (p: string) => statOrNone(p)?.isDirectory === true;
+  const homes = ctx.sealedDirs;
+  // The secret directories first (small, and what matters most), then the read-only ones.
+  for (const d of [...hiddenFiles]) if (isDirNow(d)) hiddenFiles.push(...multiLinkFilesIn(d).files);
+  const loadedDirs = [
+    ...readOnly,
+    ...out.reveals.map((r) => r.source),
+    ...ctx.paths,
+    ...(await Promise.all(homes.map((h) => expandHomePaths(h, SEALED_DIRS)))).flat(),
+  ];
+  for (const d of new Set(loadedDirs)) {
+    if (inRoots(d) && !homes.includes(d) && isDirNow(d)) {
+      readOnly.push(...multiLinkFilesIn(d).files);
+    }
+  }
+  for (const d of out.hidden.filter((p) => inRoots(p) && isDirNow(p))) {
+    hiddenFiles.push(...multiLinkFilesIn(d).files);
+  }
   const skip = (dir: string) => out.hidden.some((h) => inside(dir, h));
   const hidden = await otherNames(hiddenFiles, roots, skip);
   for (const name of hidden.names) {
@@ -193,7 +215,8 @@ async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Pr
     ctx.pinLater.push(name);
   }
   const kept = await otherNames(readOnly, roots, skip);
-  for (const name of kept.names) protectInRoots(name, ctx);
+  // A name hidden already stays hidden: a read-only bind over it would show it again.
+  for (const name of kept.names) if (!out.hiddenFiles.includes(name)) protectInRoots(name, ctx);
   const unfound = [...hidden.unfound, ...kept.unfound];
   if (unfound.length > 0) {
     throw new PenguinError(
@@ -310,6 +333,8 @@ interface SealContext {
   showStartup: boolean;
   /** Hidden or read-only paths in a root whose directories are pinned at the end. */
   pinLater: string[];
+  /** The sealed homes (real paths). */
+  sealedDirs: readonly string[];
 }
 
 /** Cover the existing regular file `path` with `/dev/null`; false when it is no such file. */

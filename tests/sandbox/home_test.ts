@@ -586,3 +586,31 @@ Deno.test("a sealed home hides the other names (hard links) of its hidden files,
     assert.equal(await Deno.readTextFile(join(ws, "rc.sh")), "# rc\n");
   });
 });
+
+Deno.test("a sealed home: second names of a secret directory's files are hidden, of a read-only PATH directory's programs read-only (red team final6 X1–X3, X36, X37)", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    await put(join(home, ".ssh", "id_ed25519"), "TokSshKeyZZ\n");
+    await put(join(home, ".aws", "credentials"), "TokAwsZZ\n");
+    await put(join(home, "bin", "deploy"), "#!/bin/sh\necho deploy\n");
+    await put(join(home, ".local", "bin", "mytool"), "#!/bin/sh\necho tool\n");
+    await Deno.mkdir(join(home, "proj", "bk"), { recursive: true });
+    await Deno.link(join(home, ".ssh", "id_ed25519"), join(home, "proj", "bk", "key"));
+    await Deno.link(join(home, ".aws", "credentials"), join(home, "proj", "bk", "aws"));
+    await Deno.link(join(home, "bin", "deploy"), join(home, "proj", "deploy"));
+    await Deno.link(join(home, ".local", "bin", "mytool"), join(home, "proj", "mytool"));
+    const policy = policyOf(home, home, {
+      allowHomeWorkspace: true,
+      hostEnv: { PATH: `${join(home, ".local", "bin")}:/usr/bin:/bin`, HOME: home },
+    });
+    const out = await sh(
+      policy,
+      "cat ~/proj/bk/key ~/proj/bk/aws 2>&1; echo 'echo PWNED' >> ~/proj/deploy; " +
+        "echo 'echo PWNED' >> ~/proj/mytool; echo end",
+    );
+    assert.match(out, /end/);
+    assert.doesNotMatch(out, /TokSshKeyZZ|TokAwsZZ/);
+    assert.doesNotMatch(await Deno.readTextFile(join(home, "bin", "deploy")), /PWNED/);
+    assert.doesNotMatch(await Deno.readTextFile(join(home, ".local", "bin", "mytool")), /PWNED/);
+  });
+});
