@@ -3,6 +3,11 @@
  * shell lexer (quotes, backslashes, line continuations, comments, `${…}`,
  * command separators) over the whole file, giving two lists.
  *
+ * Words are read as bash reads them before it opens a path: `$'…'` decoded
+ * (`$'\x61'`, `$'\157'`, `$'\u0061'`, `$'\n'`), `$"…"` as `"…"`, and brace
+ * lists and sequences expanded (`br{ace,}`, `x{1..3}`: at most 64 words
+ * each, all of them taken).
+ *
  * - Sourced: the word after `source` or `.` at the start of a command, in
  *   the forms startup files really use: `. f`, `source f`, `\. f` (nvm),
  *   `builtin source f`, `command . f`, `source -- f`, `. "$HOME"/f`,
@@ -24,12 +29,16 @@
  * @module
  */
 import { join } from "node:path";
+import { decodeAnsiC, expandBraces } from "./_shell_expand.ts";
 
-/** A shell word (quotes and backslashes removed) or a separator. */
-type Token = { word: string } | { sep: string };
+/**
+ * A shell word (quotes and backslashes removed, `$'…'` decoded) with the
+ * words its braces expand to, or a separator.
+ */
+type Token = { word: string; words: string[] } | { sep: string };
 
-/** Characters that end a word and a command outside quotes. */
-const SEPARATORS = new Set([";", "&", "|", "(", ")", "{", "}", "`", "<", ">", "\n"]);
+/** Characters that end a word and a command outside quotes (`{` and `}` only as words of their own). */
+const SEPARATORS = new Set([";", "&", "|", "(", ")", "`", "<", ">", "\n"]);
 
 /** Words after which a new command starts. */
 const KEYWORDS = new Set(["then", "do", "else", "elif", "if", "while", "until", "!", "time"]);
@@ -56,7 +65,7 @@ function lex(text: string, comments = true): Lexed {
   let word = "";
   let inWord = false;
   const end = () => {
-    if (inWord) tokens.push({ word });
+    if (inWord) tokens.push({ word, words: expandBraces(word) });
     word = "";
     inWord = false;
   };
@@ -92,6 +101,13 @@ function lex(text: string, comments = true): Lexed {
       }
       i = j;
       inWord = true;
+    } else if (c === "$" && text[i + 1] === "'") {
+      const { value, end: close } = decodeAnsiC(text, i);
+      word += value;
+      i = close;
+      inWord = true;
+    } else if (c === "$" && text[i + 1] === '"') {
+      continue; // `$"…"`: a translated string, read as `"…"`
     } else if (c === "$" && text[i + 1] === "{") {
       const close = text.indexOf("}", i);
       const stop = close < 0 ? text.length - 1 : close;
@@ -106,7 +122,10 @@ function lex(text: string, comments = true): Lexed {
       i++;
     } else if (/\s/.test(c) && c !== "\n") {
       end();
-    } else if (SEPARATORS.has(c)) {
+    } else if (
+      SEPARATORS.has(c) ||
+      (!inWord && (c === "}" || (c === "{" && /^\s?$/.test(text[i + 1] ?? ""))))
+    ) {
       end();
       tokens.push({ sep: c });
     } else {
@@ -120,9 +139,10 @@ function lex(text: string, comments = true): Lexed {
 
 /**
  * `$HOME`, `${HOME}`, and `${HOME` with any parameter-expansion operator
- * (`%/`, `:?`, `:-x`, `#x`…): each read as the home.
+ * (`%/`, `:?`, `:-x`, `#x`…), and `@{HOME}` (`~/.pam_environment`): each
+ * read as the home.
  */
-const HOME_REF = /\$\{HOME(?:[^A-Za-z0-9_}][^}]*)?\}|\$HOME(?![A-Za-z0-9_])/g;
+const HOME_REF = /\$\{HOME(?:[^A-Za-z0-9_}][^}]*)?\}|\$HOME(?![A-Za-z0-9_])|@\{HOME\}/g;
 
 /** `${VAR:-word}`, `${VAR-word}`, `${VAR:=word}`, `${VAR=word}`: read as `word`. */
 const DEFAULT_REF = /\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}/g;
@@ -205,8 +225,11 @@ function sourcedIn(tokens: readonly Token[], home: string): string[] {
     let next = tokens[i + 1];
     if (next && "word" in next && next.word === "--") next = tokens[i + 2];
     if (!next || !("word" in next)) continue;
-    const p = expand(next.word, home);
-    if (p !== undefined && !out.includes(p)) out.push(p);
+    // `. ~/a{b,c}` sources `~/ab` with the argument `~/ac`: both are taken (over-hiding is safe).
+    for (const w of next.words) {
+      const p = expand(w, home);
+      if (p !== undefined && !out.includes(p)) out.push(p);
+    }
   }
   return out;
 }
@@ -229,10 +252,16 @@ export function startupTextPaths(text: string, home: string): StartupTextPaths {
     if (named.size < MAX_NAMED) named.add(p);
   };
   const { tokens, comments } = lex(text);
-  for (const t of tokens) if ("word" in t) homePathsInWord(t.word, home, add);
+  for (const t of tokens) {
+    if ("word" in t) {
+      for (const w of t.words) homePathsInWord(w, home, add);
+    }
+  }
   // Commented-out lines are read too: a path they name is the user's all the same.
   for (const c of comments) {
-    for (const t of lex(c, false).tokens) if ("word" in t) homePathsInWord(t.word, home, add);
+    for (const t of lex(c, false).tokens) {
+      if ("word" in t) { for (const w of t.words) homePathsInWord(w, home, add); }
+    }
   }
   return { sourced: sourcedIn(tokens, home), named: [...named] };
 }

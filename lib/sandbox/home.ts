@@ -184,6 +184,41 @@ function readTextOr(path: string): string {
 }
 
 /**
+ * Other files under `$HOME` that shells and desktop sessions run or read on
+ * this machine (at logout, in other shells, at a graphical login): never
+ * shown, but read like the startup files for what they source and name.
+ * A directory stands for the files in it.
+ */
+export const OTHER_STARTUP_PATHS: readonly string[] = [
+  ".bash_logout",
+  ".zlogout",
+  ".login",
+  ".logout",
+  ".mkshrc",
+  ".yashrc",
+  ".xsessionrc",
+  ".xsession",
+  ".xprofile",
+  ".xinitrc",
+  ".pam_environment",
+  ".config/fish/config.fish",
+  ".config/fish/conf.d",
+  ".config/environment.d",
+  ".config/plasma-workspace/env",
+];
+
+/**
+ * Every file whose text is read for what it sources and names
+ * ({@linkcode startupReferences}): the shell startup files, the other
+ * startup files shown in a sealed home, and {@linkcode OTHER_STARTUP_PATHS}.
+ */
+export const STARTUP_TEXT_PATHS: readonly string[] = [
+  ...SHELL_STARTUP_PATHS,
+  ...SEALED_SHOWN,
+  ...OTHER_STARTUP_PATHS,
+];
+
+/**
  * The home directory of the account penguin runs as, from `/etc/passwd`
  * (whatever `$HOME` says), or undefined when it cannot be read or is `/`.
  */
@@ -225,10 +260,12 @@ export interface StartupReferences {
  * that any word names anywhere (`. <(cat ~/f)`, `source /dev/stdin < ~/f`,
  * `eval "$(cat ~/f)"`, `X=~/f`, comments). Followed from file to file, the
  * sourced files first, then the named ones (at most `limit` files read).
- * Paths built from other variables, globs and the like are not seen.
+ * The files read first are those of {@linkcode STARTUP_TEXT_PATHS} (logout,
+ * fish, X session files too). Paths built from other variables, globs and
+ * the like are not seen.
  */
 export async function startupReferences(home: string, limit = 64): Promise<StartupReferences> {
-  const queue = [...SHELL_STARTUP_PATHS, ...SEALED_SHOWN].map((n) => join(home, n));
+  const queue = STARTUP_TEXT_PATHS.map((n) => join(home, n));
   const later: string[] = [];
   const seen = new Set<string>();
   const sourced: string[] = [];
