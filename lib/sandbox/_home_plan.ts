@@ -22,6 +22,7 @@ import {
   SEALED_SHOWN,
   sealedHomes,
   STARTUP_NAMES,
+  STARTUP_TEXT_PATHS,
   startupReferences,
   TOOLCHAIN_PATHS,
 } from "./home.ts";
@@ -264,7 +265,7 @@ async function guardStartupFiles(
 ): Promise<void> {
   const { out, roots } = ctx;
   for (const h of homes) {
-    for (const name of STARTUP_NAMES) {
+    for (const name of new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])) {
       const link = join(h, name);
       if (!(lstatOrNone(link)?.isSymlink === true)) continue;
       const real = await realOf(link);

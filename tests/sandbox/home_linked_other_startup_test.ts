@@ -1,0 +1,39 @@
+// A logout or fish startup file that the home links into the workspace (a dotfiles repository):
+// read-only to the model's commands like a linked `.bashrc` (issue 26, red team X22, X24), while the
+// repository's other files stay writable.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
+import { collect, visibleTempDir } from "./_helpers.ts";
+
+Deno.test("a .bash_logout or fish config.fish the home links into the workspace is read-only", async () => {
+  useTestRunDir();
+  const base = await visibleTempDir("penguin-linked-other-");
+  try {
+    const home = join(base, "home");
+    const ws = join(base, "dotfiles");
+    await Deno.mkdir(join(ws, "shell"), { recursive: true });
+    await Deno.mkdir(join(home, ".config", "fish"), { recursive: true });
+    await Deno.writeTextFile(join(ws, "shell", "logout"), "# logout\n");
+    await Deno.writeTextFile(join(ws, "shell", "config.fish"), "# fish\n");
+    await Deno.symlink(join(ws, "shell", "logout"), join(home, ".bash_logout"));
+    await Deno.symlink(
+      join(ws, "shell", "config.fish"),
+      join(home, ".config", "fish", "config.fish"),
+    );
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    });
+    const shell = "for f in logout config.fish other; do echo evil >> shell/$f; done; echo end";
+    const out = (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
+    assert.match(out, /end/);
+    assert.equal(await Deno.readTextFile(join(ws, "shell", "logout")), "# logout\n");
+    assert.equal(await Deno.readTextFile(join(ws, "shell", "config.fish")), "# fish\n");
+    assert.equal(await Deno.readTextFile(join(ws, "shell", "other")), "evil\n");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
