@@ -53,6 +53,8 @@ import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
 
+/** How often a sandbox whose plan named a path that went away is planned and started again. */
+const VANISHED_RETRIES = 5;
 /** What to run and how. Give exactly one of `argv` and `shell`. */
 export interface SpawnOptions {
   /** Program and arguments, run directly (no shell). */
@@ -356,8 +358,9 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     } catch (err) {
       await release();
       // A path the plan mounts went away before bwrap got to it (another data root removed, a
-      // repository deleted meanwhile): bwrap could not set up. Plan again, once or twice.
-      const again = attempt < 2 && err instanceof PenguinError &&
+      // repository deleted meanwhile): bwrap could not set up. Plan again, a few times (a
+      // clean-up removing many directories can take one away at each attempt).
+      const again = attempt < VANISHED_RETRIES && err instanceof PenguinError &&
         /failed to set up/.test(err.message) && await planPathVanished(plan);
       if (!again) throw err;
       plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
@@ -371,7 +374,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   return chainAttempts(releaseOnExit(child, release), async (_status, stopped) => {
     const said = setupLog === undefined ? undefined : await takeSetupLog(setupLog);
     if (said === undefined || stopped) return undefined;
-    if (restarts++ < 2 && await planPathVanished(plan)) {
+    if (restarts++ < VANISHED_RETRIES && await planPathVanished(plan)) {
       plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
       await hold();
       try {
