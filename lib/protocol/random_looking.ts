@@ -59,3 +59,51 @@ export function fewVowels(letters: string): boolean {
   if (letters.length < 16 || !/^[A-Za-z]+$/.test(letters)) return false;
   return (letters.match(/[aeiou]/gi) ?? []).length * 4 < letters.length;
 }
+
+/**
+ * True when `pieces` (host name labels, URL path segments, the `.`/`-` parts
+ * of a word), joined with their separators removed, make a run of 16 or more
+ * characters that looks random: by {@linkcode randomLookingRun}'s short
+ * segments, by its hex rule on a run of 16 or more hex digits (a shorter
+ * one can be made by the join: `ec2-54-123-45-67.compute-1`), or its letters
+ * (digits dropped) 16 or more with fewer than one vowel in five (stricter
+ * than {@linkcode fewVowels}: joined words such as `fstack-protector-strong`
+ * have about one in four). A
+ * token cut into pieces each too short to judge is judged whole this way
+ * (`nolchkwnfzck.fdtgdjxwwcbz`, `wr7vwb/ngwgyp/yniwt2`).
+ */
+export function randomLookingPieces(pieces: readonly string[]): boolean {
+  const run = pieces.join("").replace(/[^A-Za-z0-9]/g, "");
+  if (run.length < 16) return false;
+  const { short, all } = shortSegments(run);
+  if (short >= 5 && short * 2 >= all) return true;
+  const hex = (run.match(/[0-9a-f]{16,}/gi) ?? []).some((h) =>
+    h.replace(/\D/g, "").length >= 3 && h.replace(/\d/g, "").length >= 3
+  );
+  const letters = run.replace(/\d/g, "");
+  return hex ||
+    (letters.length >= 16 && (letters.match(/[aeiou]/gi) ?? []).length * 5 < letters.length);
+}
+
+/**
+ * The indexes of `pieces` that belong to a window of two or more
+ * consecutive pieces judged random-looking together
+ * ({@linkcode randomLookingPieces}), smallest windows first; a window that
+ * holds a piece already found (by `found`, or in a smaller window) is not
+ * judged, so a plain piece next to a token is kept (`mcp` in
+ * `nolchkwnfzck.fdtgdjxwwcbz.mcp`).
+ */
+export function randomLookingWindows(
+  pieces: readonly string[],
+  found: ReadonlySet<number> = new Set(),
+): Set<number> {
+  const out = new Set<number>();
+  for (let len = 2; len <= pieces.length; len++) {
+    for (let i = 0; i + len <= pieces.length; i++) {
+      const idx = Array.from({ length: len }, (_, k) => i + k);
+      if (idx.some((k) => found.has(k) || out.has(k))) continue;
+      if (randomLookingPieces(idx.map((k) => pieces[k]!))) idx.forEach((k) => out.add(k));
+    }
+  }
+  return out;
+}

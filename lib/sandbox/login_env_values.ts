@@ -12,7 +12,12 @@
  * @module
  */
 
-import { fewVowels, randomLookingJoined, randomLookingRun } from "../protocol/random_looking.ts";
+import {
+  fewVowels,
+  randomLookingJoined,
+  randomLookingPieces,
+  randomLookingRun,
+} from "../protocol/random_looking.ts";
 import { urlSecrets } from "../state/mcp_inline_secrets.ts";
 
 /** A UUID, anywhere (Heroku-style API keys). */
@@ -199,7 +204,9 @@ function unverified(piece: string, known: KnownPaths): string | undefined {
  * at `=:`) made of plain components, no random-looking run in a piece with
  * its separators removed ({@linkcode randomLookingRun}, so
  * `RtYuIoPa3sDfGh:JkLz…` and `PlOkIj…+EsWaQz…` are judged whole), no
- * letters-only run with few vowels ({@linkcode fewVowels}), and all of it
+ * letters-only run with few vowels ({@linkcode fewVowels}), no word of
+ * parts cut by `.` or `-` random-looking with the parts joined
+ * ({@linkcode randomLookingPieces}: `plltxppssctq.ylzphlnkkzps`), and all of it
  * joined not random-looking ({@linkcode randomLookingJoined}: a token cut
  * into short words).
  */
@@ -214,10 +221,14 @@ export function isPlainWords(value: string, known: KnownPaths = NO_KNOWN): boole
     if (!rest.split(/[=:]+/).every(plainWord)) return false;
     const run = rest.replace(/[^\p{L}\p{N}]/gu, "");
     if (randomLookingRun(run) || (rest.match(/[A-Za-z]+/g) ?? []).some(fewVowels)) return false;
+    if ((rest.match(DOTTED) ?? []).some((w) => randomLookingPieces(w.split(/[.-]/)))) return false;
     left.push(run);
   }
   return !randomLookingJoined(left.join(""));
 }
+
+/** A word of letters and digits cut by `.` or `-` into parts: `plltxppssctq.ylzphlnkkzps`, `java-17-openjdk-amd64`. */
+const DOTTED = /[A-Za-z0-9]+(?:[.-][A-Za-z0-9]+)+/g;
 
 /** Names whose value is a `:`-separated list of paths: `PATH`, `MANPATH`, `PYTHONPATH`, `GOPATH`, `XDG_DATA_DIRS`… */
 const LIST_NAME = /PATH$|^XDG_[A-Z_]*_DIRS$/;

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { fewVowels, randomLookingRun } from "../protocol/random_looking.ts";
+import { fewVowels, randomLookingRun, randomLookingWindows } from "../protocol/random_looking.ts";
 
 /** One credential found in a URL or an argument list. */
 export interface InlineSecret {
@@ -133,8 +133,13 @@ function exists(s: string): boolean {
   }
 }
 
-/** A URL path segment or query value that is plain: empty, a short word, a number, a package name. */
+/**
+ * A URL path segment or query value that is plain: empty, a short word, a
+ * number, a package name; and no letters-only run of 16 or more with few
+ * vowels in it ({@linkcode fewVowels}: `bcdfkxqwrtplmnvzhjgsyack`).
+ */
 function plainUrlPart(s: string): boolean {
+  if ((s.match(/[A-Za-z]+/g) ?? []).some(fewVowels)) return false;
   return s === "" || NUMBER.test(s) || isShortWord(s) || isPackageSpec(s);
 }
 
@@ -189,24 +194,70 @@ function hostLabels(u: URL): string[] {
   return u.hostname.startsWith("[") ? [] : u.hostname.split(".");
 }
 
+/** Second-level names under which a registrable domain has three labels (`example.co.uk`). */
+const TWO_LEVEL_SUFFIX = /^(?:co|com|net|org|gov|edu|ac|or|ne|go|gob|nic|ltd|plc|me)\.[a-z]{2}$/;
+
+/**
+ * The number of labels of `labels` before the registrable domain: all but
+ * the last two, or the last three under a two-level suffix (`co.uk`,
+ * `com.au`).
+ */
+function labelsBeforeDomain(labels: readonly string[]): number {
+  const suffix = labels.slice(-2).join(".");
+  return Math.max(0, labels.length - (TWO_LEVEL_SUFFIX.test(suffix) ? 3 : 2));
+}
+
+/**
+ * The indexes of `u`'s secret host name labels: each label that is not
+ * plain, and the labels before the registrable domain that are plain one by
+ * one but random-looking joined ({@linkcode randomLookingWindows}:
+ * `nolchkwnfzck.fdtgdjxwwcbz.mcp.example.com` gives the first two).
+ */
+function secretLabels(labels: readonly string[]): Set<number> {
+  const found = new Set<number>();
+  labels.forEach((l, i) => {
+    if (!plainHostLabel(l)) found.add(i);
+  });
+  const before = labels.slice(0, labelsBeforeDomain(labels)).map((l) => l.replace(/-/g, ""));
+  for (const i of randomLookingWindows(before, found)) found.add(i);
+  return found;
+}
+
+/**
+ * The indexes of secret path segments (decoded) `segs`: each one that is
+ * not plain, and consecutive ones plain alone but random-looking joined
+ * (`wr7vwb/ngwgyp/yniwt2`).
+ */
+function secretSegments(segs: readonly string[]): Set<number> {
+  const found = new Set<number>();
+  segs.forEach((s, i) => {
+    if (!plainUrlPart(s)) found.add(i);
+  });
+  for (const i of randomLookingWindows(segs, found)) if (segs[i] !== "") found.add(i);
+  return found;
+}
+
 /**
  * The credentials of `url`: its userinfo (password, or a lone user name),
  * each host name label, path segment, query value and fragment that is not
- * plain. A string that is no URL is a secret whole (`url`).
+ * plain, and the labels and path segments that look random joined (see
+ * `secretLabels`, `secretSegments`). A string that is no URL is a secret
+ * whole (`url`).
  */
 export function urlSecrets(url: string): InlineSecret[] {
   const u = parseUrl(url);
   if (u === undefined) return url === "" ? [] : [{ where: "url", value: url }];
   const out: InlineSecret[] = [];
-  hostLabels(u).forEach((label, i) => {
-    if (!plainHostLabel(label)) out.push({ where: `url.host[${i}]`, value: label });
-  });
+  const labels = hostLabels(u);
+  for (const i of [...secretLabels(labels)].sort((a, b) => a - b)) {
+    out.push({ where: `url.host[${i}]`, value: labels[i]! });
+  }
   if (u.password !== "") out.push({ where: "url.password", value: decode(u.password) });
   else if (u.username !== "") out.push({ where: "url.user", value: decode(u.username) });
-  u.pathname.split("/").forEach((seg, i) => {
-    const v = decode(seg);
-    if (!plainUrlPart(v)) out.push({ where: `url.path[${i}]`, value: v });
-  });
+  const segs = u.pathname.split("/").map(decode);
+  for (const i of [...secretSegments(segs)].sort((a, b) => a - b)) {
+    out.push({ where: `url.path[${i}]`, value: segs[i]! });
+  }
   for (const [k, v] of u.searchParams) {
     if (v !== "" && (!plainUrlPart(v) || SECRET_NAME.test(k))) {
       out.push({ where: `url.${k}`, value: v });
@@ -236,10 +287,11 @@ export function urlWithoutSecrets(url: string): string {
   u.username = "";
   u.password = "";
   const labels = hostLabels(u);
-  if (!labels.every(plainHostLabel)) {
-    u.hostname = labels.map((l) => plainHostLabel(l) ? l : "").join(".");
-  }
-  u.pathname = u.pathname.split("/").map((seg) => plainUrlPart(decode(seg)) ? seg : "").join("/");
+  const badLabels = secretLabels(labels);
+  if (badLabels.size > 0) u.hostname = labels.map((l, i) => badLabels.has(i) ? "" : l).join(".");
+  const segs = u.pathname.split("/");
+  const badSegs = secretSegments(segs.map(decode));
+  u.pathname = segs.map((seg, i) => badSegs.has(i) ? "" : seg).join("/");
   const params = [...u.searchParams].map(([k, v]) => [
     k,
     plainUrlPart(v) && !SECRET_NAME.test(k) ? v : "",
