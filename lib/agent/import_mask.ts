@@ -40,3 +40,21 @@ export function importRecordMask(
   const mask = (s: string) => maskSecrets(s, secrets);
   return (record) => maskRecord(record, mask);
 }
+
+/**
+ * `value` (plain JSON data: an import report) with every string in it
+ * masked with `secrets`, for printing: a report names paths and ids read
+ * from the imported files (`recorded_workspace`), which may hold one.
+ */
+export function maskReport<T>(value: T, secrets: readonly Secret[]): T {
+  if (secrets.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return maskSecrets(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}

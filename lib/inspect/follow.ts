@@ -14,6 +14,7 @@ import { parseMessageLine } from "../protocol/validate.ts";
 import { nextShardPath } from "../trace/layout.ts";
 import { followLines, type LineFollower } from "../trace/lines.ts";
 import type { Style } from "../display/palette.ts";
+import type { OmniMessage } from "../protocol/types.ts";
 import { createRenderer } from "./render.ts";
 import { recordedCallIds } from "./recorded_calls.ts";
 
@@ -40,6 +41,8 @@ export interface FollowOptions {
   out: (text: string) => void;
   /** Notices (malformed lines, rotation). */
   err: (text: string) => void;
+  /** Applied to every record read (the current secrets masked), rendered or as JSON. */
+  mask?: ((message: OmniMessage) => OmniMessage) | undefined;
 }
 
 /** Follow the trace at `path` until `options.signal` aborts (see the module doc). */
@@ -69,8 +72,10 @@ export async function followTrace(path: string, options: FollowOptions): Promise
         options.err(`[trace] skipped line ${no} of ${current}: ${r.problem.message}\n`);
         continue;
       }
-      if (options.json) options.out(text + "\n");
-      else options.out(renderer.record(r.message, current));
+      const message = options.mask ? options.mask(r.message) : r.message;
+      if (options.json) {
+        options.out((message === r.message ? text : JSON.stringify(message)) + "\n");
+      } else options.out(renderer.record(message, current));
     }
     return got.bytes > 0;
   };

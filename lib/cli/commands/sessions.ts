@@ -47,7 +47,7 @@ import { didYouMeanText } from "../suggest.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
-import { importRecordMask, importSecrets } from "../../agent/import_mask.ts";
+import { importRecordMask, importSecrets, maskReport } from "../../agent/import_mask.ts";
 import { currentSecretsMask } from "./_display_mask.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
@@ -514,7 +514,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const onFile = (offset: number) => (done: number, _total: number, file: string) =>
     progress.show(`importing ${offset + done + 1}/${all} ${basename(file)}`);
   // Every imported record is masked with the secrets known now (an old trace may hold one).
-  const mask = importRecordMask(await importSecrets(scope));
+  const secrets = await importSecrets(scope), mask = importRecordMask(secrets);
   let report: Awaited<ReturnType<typeof importTraces>>;
   let foreign: Awaited<ReturnType<typeof importForeign>> | null;
   try {
@@ -545,6 +545,7 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   } finally {
     progress.done();
   }
+  [report, foreign] = maskReport([report, foreign] as const, secrets); // paths the files recorded
   const ok = report.ok && (foreign?.ok ?? true);
   const masked = maskedNote(ctx, report.masked + (foreign?.masked ?? 0));
   if (bool(p, "json")) {

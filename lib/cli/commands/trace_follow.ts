@@ -11,6 +11,7 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { FULL_ALIAS, VERBOSE_OUTPUT, verboseOutput } from "./_trace_flags.ts";
+import { currentSecretsMask } from "./_display_mask.ts";
 import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
 
 const INTERVAL: Flag<number> = {
@@ -73,6 +74,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   const files = sessions[0]!.files;
   const path = files[files.length - 1]!.path;
+  const mask = await currentSecretsMask("trace follow", files.map((f) => f.path), ctx);
   const ac = new AbortController();
   const stop = () => ac.abort();
   Deno.addSignalListener("SIGINT", stop);
@@ -89,6 +91,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
         signal: ac.signal,
         out: ctx.io.out,
         err: ctx.io.err,
+        mask,
       });
       return 0;
     });
