@@ -61,6 +61,14 @@ export async function resolveTarget(
 ): Promise<SessionFiles[]> {
   const info = await statOrNull(target);
   if (info?.isDirectory) return groupSessions(await walkTraceFiles(target));
+  if (info && !info.isFile) {
+    // A FIFO would block the first read, a device such as /dev/zero read without end.
+    throw new PenguinError(
+      "data",
+      `Cannot read trace "${target}": it is not a regular file (a FIFO, device or socket); ` +
+        `traces are read from regular files`,
+    );
+  }
   if (info) return groupSessions([target]);
   if (!SESSION_ARG_RE.test(target)) {
     throw new PenguinError("not_found", `Cannot read "${target}": no such file or directory`);

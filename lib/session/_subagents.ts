@@ -29,6 +29,8 @@ function childOfLine(bytes: Uint8Array): string | null {
 export async function subagentChildren(path: string): Promise<string[]> {
   let file: Deno.FsFile;
   try {
+    // Not a regular file (a FIFO would block the open, a device read without end): no children.
+    if (!(await Deno.stat(path)).isFile) return [];
     file = await Deno.open(path, { read: true });
   } catch {
     return [];

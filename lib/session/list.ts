@@ -132,6 +132,8 @@ async function look(
 ): Promise<FileLook> {
   let file: Deno.FsFile;
   try {
+    // Not a regular file (a FIFO would block the open, a device read without end): no session.
+    if (!(await Deno.stat(path)).isFile) return { turns: null };
     file = await Deno.open(path, { read: true });
   } catch {
     return { turns: null };

@@ -268,6 +268,10 @@ export async function installSkill(
       `Cannot install the skill from "${source}": no such file or directory`,
     );
   }
+  if (!stat.isDirectory && !stat.isFile) {
+    // A FIFO would block the first read, a device such as /dev/zero read without end.
+    throw refuse(source, "it is not a regular file or a directory (a FIFO, device or socket)");
+  }
   await mkdirPrivate(skillsDir);
   // Unpacked or copied here first; what is checked afterwards (the name) may still refuse it.
   const stage = join(skillsDir, `.install-${crypto.randomUUID().slice(0, 8)}`);

@@ -98,13 +98,31 @@ export function decodeLine(bytes: Uint8Array): string | null {
 }
 
 /**
+ * Refuse what is not a regular file (after links): opening a FIFO blocks
+ * until a writer comes, and a device such as `/dev/zero` reads without end.
+ */
+async function mustBeRegular(path: string): Promise<void> {
+  const info = await Deno.stat(path);
+  if (!info.isFile) {
+    throw new PenguinError(
+      "data",
+      `Cannot read trace "${path}": it is not a regular file (${
+        info.isDirectory ? "a directory" : "a FIFO, device or socket"
+      }); traces are read from regular files`,
+    );
+  }
+}
+
+/**
  * Open a trace file for reading. Throws a PenguinError of kind "not_found"
  * when it does not exist, of kind "data" when it cannot be opened.
  */
 export async function openTrace(path: string): Promise<Deno.FsFile> {
   try {
+    await mustBeRegular(path);
     return await Deno.open(path, { read: true });
   } catch (err) {
+    if (err instanceof PenguinError) throw err;
     if (err instanceof Deno.errors.NotFound) {
       throw new PenguinError("not_found", `Cannot read trace "${path}": no such file`, {
         cause: err,
@@ -464,6 +482,7 @@ export async function followLines(
   path: string,
   options: { fromEnd?: boolean | undefined } = {},
 ): Promise<LineFollower> {
+  await mustBeRegular(path);
   const file = await Deno.open(path, { read: true });
   const buf = new Uint8Array(1 << 20);
   let offset = 0;
