@@ -6,23 +6,13 @@
 //   is checked like a new one and disarmed;
 // - the walk for nested repositories has a limit: a workspace past it is
 //   refused, and what a command makes past it is still walked and disarmed.
+import { attack, exec, hostGit, withWorld } from "./_git_attack.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pythonModuleNames, pythonModules } from "../../lib/sandbox/git_exec_keys.ts";
-import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
-import { createWorld, runSession, type World } from "./redteam/_world.ts";
+import { runSession } from "./redteam/_world.ts";
 import { hostHas } from "../support/host_tools.ts";
-
-/** The user's git on the host in `cwd`; its output. */
-async function hostGit(w: World, cwd: string, args: string[]): Promise<string> {
-  return (await hostRun(w.home, cwd, "git", args)).out;
-}
-
-const exec = (cmd: string, yield_time_ms = 10_000) => ({
-  tool: "exec_command",
-  args: { description: "attack", cmd, yield_time_ms },
-});
 
 Deno.test("pythonModules finds the module of python -m in its spellings", () => {
   const cases: [string, string[]][] = [
@@ -53,10 +43,9 @@ const PYTHON = ["/usr/bin/python3", "/usr/local/bin/python3"].find(hostHas);
 Deno.test({
   name: "penguin run: a `python -m` filter does not import the model's module on the host",
   ignore: PYTHON === undefined,
-  fn: async () => {
+  fn: () =>
     // What `nbstripout --install` writes: the user's `git add` runs python in the work tree.
-    const w = await createWorld();
-    try {
+    withWorld(async (w) => {
       const marker = join(w.base, "python-module-ran");
       await Deno.writeTextFile(
         join(w.ws, ".git", "config"),
@@ -82,14 +71,12 @@ Deno.test({
             `echo '{}' > b.ipynb; echo wrote`,
         ),
       ];
-      const o = await runSession(w, () => [steps]);
-      assert.equal(o.code, 0, o.stderr.slice(-2000));
+      const { o, outputs } = await attack(w, steps);
       // Warned once, at the start, naming the module and both keys.
       const warnings = o.stderr.split("\n").filter((l) => l.includes(`python -m nbstripout`));
       assert.equal(warnings.length, 1, o.stderr);
       assert.match(warnings[0]!, /filter\.nbstripout\.clean, diff\.ipynb\.textconv/);
       assert.match(warnings[0]!, /imports code from the work tree/);
-      const outputs = [...o.outputs.values()].join("\n");
       assert.match(outputs, /nbstripout\.py is run by git \(filter\.\*\.clean/);
       for (const name of ["nbstripout.py", "nbstripout", "nbstripout.pyc"]) {
         assert.equal(await exists(join(w.ws, name)), false, `${name} was written`);
@@ -97,15 +84,11 @@ Deno.test({
       await hostGit(w, w.ws, ["add", "-A"]);
       await hostGit(w, w.ws, ["diff", "--cached"]);
       assert.equal(await exists(marker), false, "the user's git add ran the model's module");
-    } finally {
-      await w.close();
-    }
-  },
+    }),
 });
 
-Deno.test("penguin run: a nested repository made anew where one was (its parent renamed) is disarmed", async () => {
-  const w = await createWorld();
-  try {
+Deno.test("penguin run: a nested repository made anew where one was (its parent renamed) is disarmed", () =>
+  withWorld(async (w) => {
     const marker = join(w.base, "nested-rename-ran");
     await Deno.mkdir(join(w.ws, "vendor", "lib"), { recursive: true });
     await hostGit(w, join(w.ws, "vendor", "lib"), ["init", "-q"]);
@@ -113,22 +96,17 @@ Deno.test("penguin run: a nested repository made anew where one was (its parent 
       `mv vendor v2 && mkdir -p vendor/lib && git init -q vendor/lib && ` +
         `git -C vendor/lib config core.fsmonitor "touch ${marker}; false" && echo remade`,
     )];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    assert.match([...o.outputs.values()].join("\n"), /remade/);
+    const { outputs } = await attack(w, steps);
+    assert.match(outputs, /remade/);
     assert.equal(await exists(join(w.ws, "vendor", "lib", ".git-disarmed-by-penguin")), true);
     // The user's own repository, moved along with its parent, is left as it was.
     assert.equal(await exists(join(w.ws, "v2", "lib", ".git", "HEAD")), true);
     await hostGit(w, join(w.ws, "vendor", "lib"), ["status"]);
     assert.equal(await exists(marker), false, "the user's git status ran the model's fsmonitor");
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: a workspace past the walk's limit is refused, naming the limit", async () => {
-  const w = await createWorld();
-  try {
+Deno.test("penguin run: a workspace past the walk's limit is refused, naming the limit", () =>
+  withWorld(async (w) => {
     await Deno.mkdir(join(w.ws, "big"));
     for (let i = 0; i < 60; i++) await Deno.writeTextFile(join(w.ws, "big", `f${i}`), "");
     const o = await runSession(w, () => [[exec("echo ran")]], {
@@ -139,14 +117,10 @@ Deno.test("penguin run: a workspace past the walk's limit is refused, naming the
     assert.match(o.stderr, /PENGUIN_GIT_SCAN_LIMIT/);
     assert.match(o.stderr, /--sandbox read-only/);
     assert.equal(o.requests, 0, "the model was asked although no command can run");
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: a repository a command makes past 300,000 entries is disarmed, and the next command refused", async () => {
-  const w = await createWorld();
-  try {
+Deno.test("penguin run: a repository a command makes past 300,000 entries is disarmed, and the next command refused", () =>
+  withWorld(async (w) => {
     const marker = join(w.base, "walk-cap-ran");
     // One attempt, two turns: the second command is planned after the first has ended.
     const steps = [
@@ -158,16 +132,11 @@ Deno.test("penguin run: a repository a command makes past 300,000 entries is dis
       ),
       exec("echo second"),
     ];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps);
     assert.match(outputs, /made/);
     assert.doesNotMatch(outputs, /^second$/m);
     assert.match(outputs, /holds more than 300000 files and directories/);
     assert.equal(await exists(join(w.ws, "deep/x/sub/.git-disarmed-by-penguin")), true);
     await hostGit(w, join(w.ws, "deep/x/sub"), ["status"]);
     assert.equal(await exists(marker), false, "the user's git status ran the model's fsmonitor");
-  } finally {
-    await w.close();
-  }
-});
+  }));

@@ -11,29 +11,12 @@
 //   any repository matches (N10).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
-import { createWorld, runSession, type World } from "./redteam/_world.ts";
+import { armed, attack, exec, hook, hostGit, ranMarker, ranOf, withWorld } from "./_git_attack.ts";
 
-/** The user's git on the host in `cwd`; its output. */
-async function hostGit(w: World, cwd: string, args: string[]): Promise<string> {
-  return (await hostRun(w.home, cwd, "git", args)).out;
-}
-
-const exec = (cmd: string) => ({
-  tool: "exec_command",
-  args: { description: "attack", cmd, yield_time_ms: 10_000 },
-});
-
-/** The shell text of a config that runs `touch <marker>` from `git status`. */
-const armed = (marker: string) => `printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n'`;
-/** The shell text of a hook that runs `touch <marker>`. */
-const hook = (marker: string) => `printf '#!/bin/sh\\ntouch ${marker}\\n'`;
-
-Deno.test("penguin run: a nested repository's config or hooks linked to a workspace file is disarmed", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run: a nested repository's config or hooks linked to a workspace file is disarmed", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     // The user's own repository with a linked config: the file it leads to stays read-only.
     await Deno.mkdir(join(w.ws, "pre"));
     await hostGit(w, join(w.ws, "pre"), ["init", "-q"]);
@@ -52,29 +35,25 @@ Deno.test("penguin run: a nested repository's config or hooks linked to a worksp
           `${armed(m("pre"))} >> precfg; echo armed`,
       ),
     ];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps);
     assert.match(outputs, /armed/);
     await hostGit(w, join(w.ws, "n1"), ["status"]);
     await hostGit(w, join(w.ws, "n6"), ["status"]);
     await hostGit(w, join(w.ws, "n2"), ["commit", "-q", "--allow-empty", "-m", "x"]);
     await hostGit(w, join(w.ws, "pre"), ["status"]);
-    const ran = [];
-    for (const n of ["n1", "n6", "n2", "pre"]) if (await exists(m(n))) ran.push(n);
-    assert.deepEqual(ran, [], "the user's git ran what the model armed");
+    assert.deepEqual(
+      await ranOf(w, ["n1", "n6", "n2", "pre"]),
+      [],
+      "the user's git ran what the model armed",
+    );
     assert.match(outputs, /precfg: Read-only file system/);
     assert.equal(await exists(join(w.ws, "n1", ".git-disarmed-by-penguin")), true);
     assert.equal(await exists(join(w.ws, "n2", ".git-disarmed-by-penguin")), true);
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: a git directory with an executable refs file, and a repository in a bare one, are disarmed", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run: a git directory with an executable refs file, and a repository in a bare one, are disarmed", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     const steps = [exec(
       `mkdir -p evil/objects && echo 'ref: refs/heads/main' > evil/HEAD && : > evil/refs && ` +
         `chmod +x evil/refs && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n` +
@@ -82,24 +61,17 @@ Deno.test("penguin run: a git directory with an executable refs file, and a repo
         `git init -q --bare store && mkdir store/x && git init -q store/x && ` +
         `git -C store/x config core.fsmonitor "touch ${m("n4")}; false"; echo planted`,
     )];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    assert.match([...o.outputs.values()].join("\n"), /planted/);
+    const { outputs } = await attack(w, steps);
+    assert.match(outputs, /planted/);
     await hostGit(w, join(w.ws, "evil"), ["status"]);
     await hostGit(w, join(w.ws, "store", "x"), ["status"]);
-    const ran = [];
-    for (const n of ["n3", "n4"]) if (await exists(m(n))) ran.push(n);
-    assert.deepEqual(ran, [], "the user's git ran what the model armed");
+    assert.deepEqual(await ranOf(w, ["n3", "n4"]), [], "the user's git ran what the model armed");
     assert.equal(await exists(join(w.ws, "evil", "HEAD-disarmed-by-penguin")), true);
     assert.equal(await exists(join(w.ws, "store", "x", ".git-disarmed-by-penguin")), true);
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: workspace paths the enclosing repository's config names are read-only", async () => {
-  const w = await createWorld();
-  try {
+Deno.test("penguin run: workspace paths the enclosing repository's config names are read-only", () =>
+  withWorld(async (w) => {
     const marker = join(w.outside, "enclosing-ran");
     // The user's repository is the workspace's parent (husky for a package in a subdirectory).
     await hostGit(w, w.base, ["init", "-q"]);
@@ -116,9 +88,7 @@ Deno.test("penguin run: workspace paths the enclosing repository's config names 
       { tool: "write_file", args: { file_path: ".husky/pre-commit", content: "#!/bin/sh\n" } },
       { tool: "write_file", args: { file_path: "team.gitconfig", content: "[core]\n" } },
     ];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps);
     assert.match(outputs, /tried/);
     assert.match(outputs, /team\.gitconfig is read by git \(include\.path/);
     assert.match(outputs, /\.husky\/pre-commit is run by git \(core\.hooksPath/);
@@ -127,14 +97,10 @@ Deno.test("penguin run: workspace paths the enclosing repository's config names 
     await hostGit(w, w.base, ["status"]);
     await hostGit(w, w.base, ["commit", "-q", "--allow-empty", "-m", "x"]);
     assert.equal(await exists(marker), false, "the user's git ran what the model wrote");
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: an include a global includeIf names below the workspace is read-only before any repository matches", async () => {
-  const w = await createWorld();
-  try {
+Deno.test("penguin run: an include a global includeIf names below the workspace is read-only before any repository matches", () =>
+  withWorld(async (w) => {
     const marker = join(w.outside, "include-if-ran");
     await Deno.writeTextFile(
       join(w.home, ".gitconfig"),
@@ -144,9 +110,7 @@ Deno.test("penguin run: an include a global includeIf names below the workspace 
       exec(`mkdir -p vendor && ${armed(marker)} > vendor.gitconfig; echo tried`),
       { tool: "write_file", args: { file_path: "vendor.gitconfig", content: "[core]\n" } },
     ];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps);
     assert.match(outputs, /tried/);
     assert.match(outputs, /vendor\.gitconfig is read by git \(includeIf\.\*\.path/);
     assert.equal(await exists(join(w.ws, "vendor.gitconfig")), false);
@@ -154,7 +118,4 @@ Deno.test("penguin run: an include a global includeIf names below the workspace 
     await hostGit(w, w.ws, ["init", "-q", "vendor/y"]);
     await hostGit(w, join(w.ws, "vendor", "y"), ["status"]);
     assert.equal(await exists(marker), false, "the user's git ran what the model wrote");
-  } finally {
-    await w.close();
-  }
-});
+  }));

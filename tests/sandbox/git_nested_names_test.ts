@@ -6,41 +6,28 @@
 // - a nested repository whose `config` is a hard link to a workspace file
 //   armed in a later command (X9, X10), and a user's repository with such a
 //   link (its inode does not change when the other name is written).
+import { armed, attack, exec, ranMarker, ranOf, withWorld } from "./_git_attack.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { escapeName, findNestedRepos } from "../../lib/sandbox/git_nested.ts";
 import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
-import { createWorld, runSession, type World } from "./redteam/_world.ts";
+import type { World } from "./redteam/_world.ts";
 
 /** Run `script` with bash in `cwd` as the user's shell would (the host's git, not sandboxed). */
 async function hostSh(w: World, cwd: string, script: string): Promise<string> {
   return (await hostRun(w.home, cwd, "bash", ["-c", script], { LC_ALL: "C" })).out;
 }
 
-const exec = (cmd: string) => ({
-  tool: "exec_command",
-  args: { description: "attack", cmd, yield_time_ms: 10_000 },
-});
-
-/** The shell text of a config that runs `touch <marker>` from `git status`. */
-const armed = (marker: string) => `printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n'`;
 /** Git's identity inside the sandbox, for commits. */
 const ident =
   `export GIT_AUTHOR_NAME=m GIT_AUTHOR_EMAIL=m@e GIT_COMMITTER_NAME=m GIT_COMMITTER_EMAIL=m@e`;
 /** Shell text naming a directory `<p>\xff` (not UTF-8). */
 const bad = (p: string) => `"$(printf '${p}\\377')"`;
 
-async function ranOf(w: World, names: string[]): Promise<string[]> {
-  const ran = [];
-  for (const n of names) if (await exists(join(w.base, `ran-${n}`))) ran.push(n);
-  return ran;
-}
-
-Deno.test("penguin run: a repository below a directory whose name is not UTF-8 is found and disarmed", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run: a repository below a directory whose name is not UTF-8 is found and disarmed", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     const steps = [
       exec(
         // X1: armed at once; X3: plain now, armed by the next command; X6: a .git file naming it.
@@ -54,9 +41,7 @@ Deno.test("penguin run: a repository below a directory whose name is not UTF-8 i
       ),
       exec(`${armed(m("x3"))} >> ${bad("w")}/lib/.git/config; echo armed`),
     ];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps);
     assert.match(outputs, /planted/);
     // The user's git, by the old names and by the new ones.
     for (const dir of [bad("v"), `${bad("w")}/lib`, "sub", "v%FF", "w%FF/lib", "g%FF"]) {
@@ -72,15 +57,11 @@ Deno.test("penguin run: a repository below a directory whose name is not UTF-8 i
     assert.equal(await exists(join(w.ws, "sub", ".git-disarmed-by-penguin")), true);
     const left = await hostSh(w, w.ws, `ls -A | od -An -c`);
     assert.doesNotMatch(left, /377/, "a name that is not UTF-8 was left");
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run --git-writable: a gitlink to a repository penguin cannot name or one with a hard-linked config is disarmed", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run --git-writable: a gitlink to a repository penguin cannot name or one with a hard-linked config is disarmed", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     await hostSh(
       w,
       w.ws,
@@ -97,23 +78,17 @@ Deno.test("penguin run --git-writable: a gitlink to a repository penguin cannot 
       ),
       exec(`${armed(m("x10"))} >> cfg; echo armed`),
     ];
-    const o = await runSession(w, () => [steps], { extraArgs: ["--git-writable"] });
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps, { extraArgs: ["--git-writable"] });
     assert.match(outputs, /committed/);
     // The user's plain `git status` at the top enters every submodule the index records.
     await hostSh(w, w.ws, "git status");
     assert.deepEqual(await ranOf(w, ["x2", "x10"]), [], "the user's git ran what the model armed");
     assert.equal(await exists(join(w.ws, "sub", ".git-disarmed-by-penguin")), true);
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: a nested repository whose config is a hard link to a workspace file is disarmed", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run: a nested repository whose config is a hard link to a workspace file is disarmed", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     // The user's own repository with a hard-linked config: written through the other name later.
     await hostSh(
       w,
@@ -126,19 +101,14 @@ Deno.test("penguin run: a nested repository whose config is a hard link to a wor
       ),
       exec(`${armed(m("x9"))} >> cfg; ${armed(m("pre"))} >> precfg; echo armed`),
     ];
-    const o = await runSession(w, () => [steps]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, steps);
     assert.match(outputs, /armed/);
     await hostSh(w, join(w.ws, "sub"), "git status");
     await hostSh(w, join(w.ws, "pre"), "git status");
     assert.deepEqual(await ranOf(w, ["x9", "pre"]), [], "the user's git ran what the model armed");
     assert.equal(await exists(join(w.ws, "sub", ".git-disarmed-by-penguin")), true);
     assert.equal(await exists(join(w.ws, "pre", ".git-disarmed-by-penguin")), true);
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
 Deno.test("findNestedRepos renames directories whose names are not UTF-8, byte for byte, never over another entry", async () => {
   const dir = await Deno.makeTempDir();

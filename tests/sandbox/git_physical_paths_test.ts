@@ -8,26 +8,12 @@
 // - the user's `core.hooksPath = tools/../hooks` and
 //   `include.path = ../tools/../team.gitconfig`, with `tools` made a link by
 //   the model (Y6, Y7).
+import { armed, attack, exec, hook, hostGit, ranMarker, ranOf, withWorld } from "./_git_attack.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { physicalPath } from "../../lib/sandbox/git_path.ts";
-import { hostRun } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
-import { createWorld, runSession, type World } from "./redteam/_world.ts";
-
-async function hostGit(w: World, cwd: string, args: string[]): Promise<string> {
-  return (await hostRun(w.home, cwd, "git", args)).out;
-}
-
-const exec = (cmd: string) => ({
-  tool: "exec_command",
-  args: { description: "attack", cmd, yield_time_ms: 10_000 },
-});
-
-/** Shell text printing a config that runs `touch <marker>` from `git status`. */
-const armed = (marker: string) => `printf '[core]\\n\\tfsmonitor = "touch ${marker}; false"\\n'`;
-/** Shell text printing a hook that runs `touch <marker>`. */
-const hook = (marker: string) => `printf '#!/bin/sh\\ntouch ${marker}\\n'`;
+import { runSession } from "./redteam/_world.ts";
 
 /** Shell text making `sub` a repository whose common directory git finds at `deep/cm`. */
 const commondirLayout = `git init -q --bare deep/cm && rm deep/cm/HEAD && ` +
@@ -59,10 +45,9 @@ Deno.test("git paths: resolved component by component, following links first", a
   }
 });
 
-Deno.test("penguin run: a nested repository's commondir past a link is followed as git does (Y1, Y5)", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run: a nested repository's commondir past a link is followed as git does (Y1, Y5)", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     // Y1: armed in the same command that makes it.
     const y1 =
       `mkdir y1 && cd y1 && ${commondirLayout} && ${armed(m("y1"))} >> deep/cm/config && ` +
@@ -72,29 +57,25 @@ Deno.test("penguin run: a nested repository's commondir past a link is followed 
     const y5b = `cd y5; ${armed(m("y5"))} >> deep/cm/config; mkdir -p deep/cm/hooks; ` +
       `${hook(m("y5-hook"))} > deep/cm/hooks/pre-commit; chmod +x deep/cm/hooks/pre-commit; ` +
       `echo second`;
-    const o = await runSession(w, () => [[exec(y1), exec(y5a), exec(y5b)]]);
-    assert.equal(o.code, 0, o.stderr.slice(-2000));
-    const outputs = [...o.outputs.values()].join("\n");
+    const { outputs } = await attack(w, [exec(y1), exec(y5a), exec(y5b)]);
     assert.match(outputs, /y5\/deep\/cm/, "git in the sandbox found the common directory there");
     assert.match(outputs, /second/);
     for (const n of ["y1", "y5"]) {
       await hostGit(w, join(w.ws, n, "sub"), ["status"]);
       await hostGit(w, join(w.ws, n, "sub"), ["commit", "-q", "--allow-empty", "-m", "x"]);
     }
-    const ran = [];
-    for (const n of ["y1", "y5", "y5-hook"]) if (await exists(m(n))) ran.push(n);
-    assert.deepEqual(ran, [], "the user's git ran what the model armed");
+    assert.deepEqual(
+      await ranOf(w, ["y1", "y5", "y5-hook"]),
+      [],
+      "the user's git ran what the model armed",
+    );
     assert.equal(await exists(join(w.ws, "y1", "sub", ".git-disarmed-by-penguin")), true);
     assert.equal(await exists(join(w.ws, "y5", "sub", ".git-disarmed-by-penguin")), true);
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: a hooksPath or include with '..' after a name the model makes a link (Y6, Y7)", async () => {
-  const w = await createWorld();
-  try {
-    const m = (n: string) => join(w.base, `ran-${n}`);
+Deno.test("penguin run: a hooksPath or include with '..' after a name the model makes a link (Y6, Y7)", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
     const config = join(w.ws, ".git", "config");
     await Deno.writeTextFile(
       config,
@@ -114,23 +95,17 @@ Deno.test("penguin run: a hooksPath or include with '..' after a name the model 
     assert.match(outputs, /first/);
     await hostGit(w, w.ws, ["status"]);
     await hostGit(w, w.ws, ["commit", "-q", "--allow-empty", "-m", "x"]);
-    const ran = [];
-    for (const n of ["y6", "y7"]) if (await exists(m(n))) ran.push(n);
-    assert.deepEqual(ran, [], "the user's git ran what the model planted");
+    assert.deepEqual(await ranOf(w, ["y6", "y7"]), [], "the user's git ran what the model planted");
     // (The stand-in goes with the session.)
     const left = await Deno.lstat(join(w.ws, "tools")).catch(() => undefined);
     assert.notEqual(left?.isSymlink, true);
     // The names stay out of the model's reach: held by read-only stand-ins.
     assert.match(outputs, /'tools\/b': Read-only file system/);
     assert.match(outputs, /'lib\/b': Read-only file system/);
-  } finally {
-    await w.close();
-  }
-});
+  }));
 
-Deno.test("penguin run: a link already on the way to a configured '..' path stops the sandbox", async () => {
-  const w = await createWorld();
-  try {
+Deno.test("penguin run: a link already on the way to a configured '..' path stops the sandbox", () =>
+  withWorld(async (w) => {
     await Deno.mkdir(join(w.ws, "a", "b"), { recursive: true });
     await Deno.symlink("a/b", join(w.ws, "tools"));
     await Deno.writeTextFile(
@@ -144,7 +119,4 @@ Deno.test("penguin run: a link already on the way to a configured '..' path stop
     const outputs = [...o.outputs.values()].join("\n") + o.stdout + o.stderr;
     assert.match(outputs, /tools" is a symbolic link on the way to "[^"]*\/a\/hooks"/);
     assert.doesNotMatch([...o.outputs.values()].join("\n"), /^ran-inside$/m);
-  } finally {
-    await w.close();
-  }
-});
+  }));
