@@ -273,25 +273,44 @@ interface Case {
 
 const BIG = Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
 
+/** A read_file case reading `file_path` (with `more` arguments). */
+const read = (name: string, file_path: unknown, more: Record<string, unknown> = {}): Case => ({
+  name,
+  tool: "read_file",
+  args: { file_path, ...more },
+});
+
+/** A write_file case writing `content` to `file_path`. */
+const write = (name: string, file_path: string, content: string): Case => ({
+  name,
+  tool: "write_file",
+  args: { file_path, content },
+});
+
+/** An edit_file case replacing `old_string` with `new_string` in `file_path`. */
+const edit = (
+  name: string,
+  file_path: string,
+  old_string: string,
+  new_string: string,
+  more: Record<string, unknown> = {},
+): Case => ({ name, tool: "edit_file", args: { file_path, old_string, new_string, ...more } });
+
 const CASES: Case[] = [
-  { name: "read a file", tool: "read_file", args: { file_path: "a.txt" } },
-  {
-    name: "read a window",
-    tool: "read_file",
-    args: { file_path: "big.txt", offset: 10, limit: 5 },
-  },
-  { name: "read a long file", tool: "read_file", args: { file_path: "big.txt" } },
-  { name: "read an absolute path inside", tool: "read_file", args: { file_path: "@ws/a.txt" } },
-  { name: "read a missing file (hint)", tool: "read_file", args: { file_path: "sub/a.tx" } },
-  { name: "read a directory", tool: "read_file", args: { file_path: "sub" } },
-  { name: "read a binary file", tool: "read_file", args: { file_path: "bin.dat" } },
-  { name: "read an empty file", tool: "read_file", args: { file_path: "empty.txt" } },
-  { name: "read past the end", tool: "read_file", args: { file_path: "a.txt", offset: 99 } },
-  { name: "read crlf", tool: "read_file", args: { file_path: "crlf.txt" } },
-  { name: "read with bad args", tool: "read_file", args: { file_path: 3 } },
-  { name: "read ../ outside", tool: "read_file", args: { file_path: "../outside/s.txt" } },
-  { name: "read absolute outside", tool: "read_file", args: { file_path: "@outside/s.txt" } },
-  { name: "read a secret basename", tool: "read_file", args: { file_path: ".vault.toml" } },
+  read("read a file", "a.txt"),
+  read("read a window", "big.txt", { offset: 10, limit: 5 }),
+  read("read a long file", "big.txt"),
+  read("read an absolute path inside", "@ws/a.txt"),
+  read("read a missing file (hint)", "sub/a.tx"),
+  read("read a directory", "sub"),
+  read("read a binary file", "bin.dat"),
+  read("read an empty file", "empty.txt"),
+  read("read past the end", "a.txt", { offset: 99 }),
+  read("read crlf", "crlf.txt"),
+  read("read with bad args", 3),
+  read("read ../ outside", "../outside/s.txt"),
+  read("read absolute outside", "@outside/s.txt"),
+  read("read a secret basename", ".vault.toml"),
   {
     name: "read through a symlink to outside",
     tool: "read_file",
@@ -305,29 +324,13 @@ const CASES: Case[] = [
     args: { file_path: "inlink" },
     setup: (d) => Deno.symlink(join(d.ws, "a.txt"), join(d.ws, "inlink")),
   },
-  { name: "read the scratchpad", tool: "read_file", args: { file_path: "@scratch/n.txt" } },
-  { name: "create a file", tool: "write_file", args: { file_path: "new/x.txt", content: "x\n" } },
-  {
-    name: "overwrite with a diff",
-    tool: "write_file",
-    args: { file_path: "a.txt", content: "alpha\nBETA\ngamma\n" },
-  },
-  {
-    name: "overwrite unchanged",
-    tool: "write_file",
-    args: { file_path: "a.txt", content: "alpha\nbeta\ngamma\n" },
-  },
-  {
-    name: "write into the scratchpad",
-    tool: "write_file",
-    args: { file_path: "@scratch/w.txt", content: "s" },
-  },
-  {
-    name: "write ../ outside",
-    tool: "write_file",
-    args: { file_path: "../outside/n.txt", content: "p" },
-  },
-  { name: "write a directory", tool: "write_file", args: { file_path: "sub", content: "p" } },
+  read("read the scratchpad", "@scratch/n.txt"),
+  write("create a file", "new/x.txt", "x\n"),
+  write("overwrite with a diff", "a.txt", "alpha\nBETA\ngamma\n"),
+  write("overwrite unchanged", "a.txt", "alpha\nbeta\ngamma\n"),
+  write("write into the scratchpad", "@scratch/w.txt", "s"),
+  write("write ../ outside", "../outside/n.txt", "p"),
+  write("write a directory", "sub", "p"),
   {
     name: "write through a dangling-free symlink to outside",
     tool: "write_file",
@@ -335,46 +338,14 @@ const CASES: Case[] = [
     setup: (d) => Deno.symlink(join(d.outside, "s.txt"), join(d.ws, "link")),
     verdictOnly: true,
   },
-  {
-    name: "write into .git/hooks",
-    tool: "write_file",
-    args: { file_path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" },
-  },
-  {
-    name: "edit .git/config",
-    tool: "edit_file",
-    args: { file_path: ".git/config", old_string: "core", new_string: "x" },
-  },
-  {
-    name: "edit once",
-    tool: "edit_file",
-    args: { file_path: "a.txt", old_string: "beta", new_string: "BETA" },
-  },
-  {
-    name: "edit replace_all",
-    tool: "edit_file",
-    args: { file_path: "big.txt", old_string: "line 1", new_string: "LINE 1", replace_all: true },
-  },
-  {
-    name: "edit ambiguous",
-    tool: "edit_file",
-    args: { file_path: "big.txt", old_string: "line 1", new_string: "x" },
-  },
-  {
-    name: "edit not found",
-    tool: "edit_file",
-    args: { file_path: "a.txt", old_string: "zeta", new_string: "x" },
-  },
-  {
-    name: "edit a missing file",
-    tool: "edit_file",
-    args: { file_path: "nope.txt", old_string: "a", new_string: "b" },
-  },
-  {
-    name: "edit outside",
-    tool: "edit_file",
-    args: { file_path: "@outside/s.txt", old_string: "TOP", new_string: "x" },
-  },
+  write("write into .git/hooks", ".git/hooks/pre-commit", "#!/bin/sh\n"),
+  edit("edit .git/config", ".git/config", "core", "x"),
+  edit("edit once", "a.txt", "beta", "BETA"),
+  edit("edit replace_all", "big.txt", "line 1", "LINE 1", { replace_all: true }),
+  edit("edit ambiguous", "big.txt", "line 1", "x"),
+  edit("edit not found", "a.txt", "zeta", "x"),
+  edit("edit a missing file", "nope.txt", "a", "b"),
+  edit("edit outside", "@outside/s.txt", "TOP", "x"),
 ];
 
 async function seed(d: Dirs): Promise<void> {
