@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import type { CompleteMessage, ModelPayload, TokenCounts } from "../../lib/protocol/types.ts";
 import type { ModelOutcome, ModelStreamItem } from "../../lib/models/outcome.ts";
 import { streamModel, type StreamModelOptions } from "../../lib/models/stream.ts";
-import type { WireDelta, WireModule, WireProtocol, WireRequest } from "../../lib/models/wire.ts";
+import type {
+  ModelEndpoint,
+  WireDelta,
+  WireModule,
+  WireProtocol,
+  WireRequest,
+} from "../../lib/models/wire.ts";
 import type { ModelServer } from "../support/model_server.ts";
 import { createParser } from "eventsource-parser";
 import { isComplete } from "../../lib/protocol/guards.ts";
@@ -36,6 +42,27 @@ export function writeFileRequest(server: ModelServer, protocol: WireProtocol): W
     tools: [{ name: "write_file", description: "Write", parameters: { type: "object" } }],
     history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
   };
+}
+
+/** A request to the canned server at `base` as `endpoint`, with `history` and no tools. */
+export function cannedRequest(
+  base: string,
+  endpoint: Omit<ModelEndpoint, "base_url">,
+  history: CompleteMessage[],
+  system_prompt = "",
+): WireRequest {
+  return { endpoint: { ...endpoint, base_url: base }, system_prompt, tools: [], history };
+}
+
+/** {@linkcode collect} `req` `times` times in turn (one canned reply each). */
+export async function collectEach(
+  req: WireRequest,
+  times: number,
+  opts: StreamModelOptions = {},
+): Promise<Collected[]> {
+  const runs: Collected[] = [];
+  for (let i = 0; i < times; i++) runs.push(await collect(req, opts));
+  return runs;
 }
 
 /** Run `streamModel` to its end. */

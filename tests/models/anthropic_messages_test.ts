@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { parseSse, translateDeltas, withReplies } from "./_support.ts";
+import { cannedRequest, collectEach, parseSse, translateDeltas, withReplies } from "./_support.ts";
 import type {
   CompleteMessage,
   ThinkingMessage,
   ToolCallMessage,
 } from "../../lib/protocol/types.ts";
-import { isComplete } from "../../lib/protocol/guards.ts";
 import { classifyStreamError } from "../../lib/models/classify.ts";
-import { streamModel } from "../../lib/models/stream.ts";
-import type { TranslatorState } from "../../lib/models/translate.ts";
 import type { WireDelta, WireRequest } from "../../lib/models/wire.ts";
 import {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -16,63 +13,22 @@ import {
 } from "../../lib/models/protocols/anthropic_messages.ts";
 import { anthropicMessagesEncoder as encoder } from "../support/model_server/encode_anthropic_messages.ts";
 import { item, type ScriptedTurn, turn } from "../support/model_server/script.ts";
+import { assertSaneFixture, fin, of, providerFixtures, usageOf, use } from "./_recorded.ts";
+import type { Json, Parsed } from "./_recorded.ts";
 
-const DIR = new URL("../../../shared/fixtures/providers/anthropic-messages/", import.meta.url);
-type Json = Record<string, unknown>;
-
-interface Parsed {
-  deltas: WireDelta[];
-  messages: CompleteMessage[];
-  state: TranslatorState;
-  raw: string;
-}
-
-function load(name: string): Parsed {
-  const raw = Deno.readTextFileSync(new URL(name, DIR));
-  const deltas = name.endsWith(".sse") ? parseSse(mod, raw) : mod.parseBody(JSON.parse(raw));
-  return { deltas, raw, ...translateDeltas(deltas) };
-}
+const RECORDED = providerFixtures("anthropic-messages", mod);
+const { names: FIXTURES, load } = RECORDED;
 
 /** The `data:` objects of an SSE fixture, for expectations derived from the recording. */
 function sseData(raw: string): Json[] {
   return raw.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
 }
 
-const of = <T extends CompleteMessage["type"]>(msgs: CompleteMessage[], type: T) =>
-  msgs.filter((m) => m.type === type) as Extract<CompleteMessage, { type: T }>[];
-const fin = (reason: string, raw: string) => ({ type: "finish", reason, raw });
-const use = (cache_read: number, cache_write: number, output: number) => ({
-  type: "usage",
-  cache_read,
-  cache_write,
-  output,
-});
-const usageOf = (d: WireDelta[]) => d.filter((x) => x.type === "usage").at(-1);
-
-const FIXTURES = [...Deno.readDirSync(DIR)].filter((e) => e.isFile).map((e) => e.name).sort();
-
 for (const name of FIXTURES) {
   Deno.test(`anthropic fixture ${name} parses to complete JSON, a finish or error, sane usage`, () => {
-    const raw = Deno.readTextFileSync(new URL(name, DIR));
-    if (name.endsWith(".json") && name.startsWith("error-")) {
-      const err = mod.parseError(400, raw);
-      assert.ok(err.message.length > 0);
-      assert.equal(typeof err.code, "string");
-      return;
-    }
-    const { deltas, messages } = load(name);
-    if (name.endsWith(".sse")) {
-      assert.deepEqual(parseSse(mod, raw, 7), deltas, "chunking changes nothing");
-    }
-    assert.ok(deltas.some((d) => d.type === "finish" || d.type === "error"), "finish or error");
-    for (const call of of(messages, "tool_call")) {
-      assert.equal(typeof JSON.parse(call.arguments), "object");
-    }
-    for (const d of deltas) {
-      if (d.type !== "usage") continue;
-      for (const n of [d.cache_read, d.cache_write, d.output]) {
-        assert.ok(Number.isInteger(n) && n >= 0);
-      }
+    const p = assertSaneFixture(RECORDED, name);
+    if (p && name.endsWith(".sse")) {
+      assert.deepEqual(parseSse(mod, p.raw, 7), p.deltas, "chunking changes nothing");
     }
   });
 }
@@ -158,14 +114,7 @@ Deno.test("anthropic fixture expectations name only existing files and all hold"
   for (const [name, check] of Object.entries(EXPECT)) {
     assert.ok(FIXTURES.includes(name), `fixture ${name} exists`);
     check(
-      name.startsWith("error-") && name.endsWith(".json")
-        ? {
-          deltas: [],
-          messages: [],
-          state: { content: false },
-          raw: Deno.readTextFileSync(new URL(name, DIR)),
-        }
-        : load(name),
+      name.startsWith("error-") && name.endsWith(".json") ? RECORDED.rawOnly(name) : load(name),
     );
   }
 });
@@ -421,32 +370,26 @@ Deno.test("anthropic parser reports unparsable data as malformed instead of thro
 });
 
 Deno.test("anthropic end to end: streamModel over a recorded stream and recorded errors", async () => {
-  const fixture = (name: string) => Deno.readTextFileSync(new URL(name, DIR));
+  const fixture = RECORDED.text;
   await withReplies([
     { status: 200, type: "text/event-stream", body: fixture("thinking-then-tool-use-sonnet4.sse") },
     { status: 200, type: "text/event-stream", body: fixture("error-overloaded-single-event.sse") },
     { status: 400, type: "application/json", body: fixture("error-400-invalid-request.json") },
   ], async (base, seen) => {
-    const req: WireRequest = {
-      endpoint: {
+    const req = cannedRequest(
+      base,
+      {
         provider: "anthropic",
         model_id: "claude-sonnet-4-6",
         protocol: "anthropic-messages",
-        base_url: base,
         api_key: "k",
       },
-      system_prompt: "sys",
-      tools: [],
-      history: [user("weather in Florence?")],
-    };
-    const outcomes = [];
-    const done: CompleteMessage[] = [];
-    for (let i = 0; i < 3; i++) {
-      for await (const it of streamModel(req, { idleTimeoutMs: 10_000 })) {
-        if (it.kind === "end") outcomes.push(it.outcome);
-        else if (i === 0 && it.kind === "message" && isComplete(it.message)) done.push(it.message);
-      }
-    }
+      [user("weather in Florence?")],
+      "sys",
+    );
+    const runs = await collectEach(req, 3, { idleTimeoutMs: 10_000 });
+    const outcomes = runs.map((r) => r.outcome);
+    const done = runs[0]!.completes;
     assert.deepEqual(done.map((m) => m.type), ["thinking", "tool_call"]);
     assert.equal(typeof (done[0] as ThinkingMessage).fidelity?.signature, "string");
     assert.deepEqual(outcomes.map((o) => [o.status, o.finish_reason]), [

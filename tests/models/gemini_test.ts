@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { type CannedReply, parseSse, translateDeltas, withReplies } from "./_support.ts";
+import {
+  type CannedReply,
+  cannedRequest,
+  collectEach,
+  parseSse,
+  translateDeltas,
+  withReplies,
+} from "./_support.ts";
 
 const withGeminiServer = (
   replies: CannedReply[],
@@ -7,28 +14,15 @@ const withGeminiServer = (
 ) => withReplies(replies, fn, "/v1beta");
 import type { CompleteMessage, ToolCallMessage } from "../../lib/protocol/types.ts";
 import { isAuthCode } from "../../lib/models/classify.ts";
-import { streamModel } from "../../lib/models/stream.ts";
-import type { TranslatorState } from "../../lib/models/translate.ts";
 import type { WireDelta, WireRequest } from "../../lib/models/wire.ts";
 import { GEMINI_SKIP_SIGNATURE, geminiProtocol as mod } from "../../lib/models/protocols/gemini.ts";
 import { geminiEncoder as encoder } from "../support/model_server/encode_gemini.ts";
 import { item, type ScriptedTurn } from "../support/model_server/script.ts";
+import { assertSaneFixture, fin, of, providerFixtures, usageOf, use } from "./_recorded.ts";
+import type { Json, Parsed } from "./_recorded.ts";
 
-const DIR = new URL("../../../shared/fixtures/providers/gemini/", import.meta.url);
-type Json = Record<string, unknown>;
-
-interface Parsed {
-  deltas: WireDelta[];
-  messages: CompleteMessage[];
-  state: TranslatorState;
-  raw: string;
-}
-
-function load(name: string): Parsed {
-  const raw = Deno.readTextFileSync(new URL(name, DIR));
-  const deltas = name.endsWith(".sse") ? parseSse(mod, raw) : mod.parseBody(JSON.parse(raw));
-  return { deltas, raw, ...translateDeltas(deltas) };
-}
+const RECORDED = providerFixtures("gemini", mod);
+const { names: FIXTURES, load } = RECORDED;
 
 /** Every part of a recorded stream or body, in order, for expectations derived from the recording. */
 function rawParts(p: Parsed, name: string): Json[] {
@@ -41,47 +35,18 @@ function rawParts(p: Parsed, name: string): Json[] {
   });
 }
 
-const of = <T extends CompleteMessage["type"]>(msgs: CompleteMessage[], type: T) =>
-  msgs.filter((m) => m.type === type) as Extract<CompleteMessage, { type: T }>[];
-const fin = (reason: string, raw: string) => ({ type: "finish", reason, raw });
-const use = (cache_read: number, cache_write: number, output: number) => ({
-  type: "usage",
-  cache_read,
-  cache_write,
-  output,
-});
-const usageOf = (d: WireDelta[]) => d.filter((x) => x.type === "usage").at(-1);
 const finishOf = (d: WireDelta[]) => d.find((x) => x.type === "finish");
-
-const FIXTURES = [...Deno.readDirSync(DIR)].filter((e) => e.isFile).map((e) => e.name).sort();
 
 for (const name of FIXTURES) {
   Deno.test(`gemini fixture ${name} parses to complete JSON, a finish or error, sane usage`, () => {
-    const raw = Deno.readTextFileSync(new URL(name, DIR));
-    if (name.endsWith(".json") && name.startsWith("error-")) {
-      const err = mod.parseError(400, raw);
-      assert.ok(err.message.length > 0);
-      assert.equal(typeof err.code, "string");
-      return;
-    }
-    const { deltas, messages } = load(name);
-    if (name.endsWith(".sse")) {
-      assert.ok(raw.includes("\r\n\r\n"), "recorded with CRLF framing");
+    const p = assertSaneFixture(RECORDED, name);
+    if (p && name.endsWith(".sse")) {
+      assert.ok(p.raw.includes("\r\n\r\n"), "recorded with CRLF framing");
       assert.deepEqual(
-        parseSse(mod, raw, 7),
-        deltas,
+        parseSse(mod, p.raw, 7),
+        p.deltas,
         "chunking (split CRLFs included) changes nothing",
       );
-    }
-    assert.ok(deltas.some((d) => d.type === "finish" || d.type === "error"), "finish or error");
-    for (const call of of(messages, "tool_call")) {
-      assert.equal(typeof JSON.parse(call.arguments), "object");
-    }
-    for (const d of deltas) {
-      if (d.type !== "usage") continue;
-      for (const n of [d.cache_read, d.cache_write, d.output]) {
-        assert.ok(Number.isInteger(n) && n >= 0);
-      }
     }
   });
 }
@@ -184,14 +149,7 @@ Deno.test("gemini fixture expectations name only existing files and all hold", (
   for (const [name, check] of Object.entries(EXPECT)) {
     assert.ok(FIXTURES.includes(name), `fixture ${name} exists`);
     check(
-      name.startsWith("error-")
-        ? {
-          deltas: [],
-          messages: [],
-          state: { content: false },
-          raw: Deno.readTextFileSync(new URL(name, DIR)),
-        }
-        : load(name),
+      name.startsWith("error-") ? RECORDED.rawOnly(name) : load(name),
       name,
     );
   }
@@ -425,7 +383,7 @@ Deno.test("gemini parser flags tool-call failures and unparsable chunks instead 
 });
 
 Deno.test("gemini end to end: streamModel over recorded SSE, a JSON-array stream and recorded errors", async () => {
-  const fixture = (name: string) => Deno.readTextFileSync(new URL(name, DIR));
+  const fixture = RECORDED.text;
   await withGeminiServer([
     {
       status: 200,
@@ -444,28 +402,15 @@ Deno.test("gemini end to end: streamModel over recorded SSE, a JSON-array stream
     },
     { status: 400, type: "application/json", body: fixture("error-400-api-key-invalid.json") },
   ], async (base, seen) => {
-    const req: WireRequest = {
-      endpoint: {
-        provider: "google",
-        model_id: "gemini-3.1-pro-preview",
-        protocol: "gemini",
-        base_url: base,
-        api_key: "AIza-k",
-      },
-      system_prompt: "",
-      tools: [],
-      history: [user("2 and 3")],
-    };
-    const outcomes = [];
-    const calls: CompleteMessage[][] = [[], []];
-    for (let i = 0; i < 4; i++) {
-      for await (const it of streamModel(req, { idleTimeoutMs: 10_000 })) {
-        if (it.kind === "end") outcomes.push(it.outcome);
-        else if (it.kind === "message" && it.message.type === "tool_call") {
-          calls[i]?.push(it.message);
-        }
-      }
-    }
+    const req = cannedRequest(base, {
+      provider: "google",
+      model_id: "gemini-3.1-pro-preview",
+      protocol: "gemini",
+      api_key: "AIza-k",
+    }, [user("2 and 3")]);
+    const runs = await collectEach(req, 4, { idleTimeoutMs: 10_000 });
+    const outcomes = runs.map((r) => r.outcome);
+    const calls = runs.slice(0, 2).map((r) => r.completes.filter((m) => m.type === "tool_call"));
     assert.deepEqual(calls.map((c) => c.map((m) => (m as ToolCallMessage).name)), [
       ["add", "multiply"],
       ["pelican_name_generator"],
