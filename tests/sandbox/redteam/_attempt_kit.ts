@@ -74,6 +74,10 @@ export const envSecrets = (w: World): string[] => [
   w.secrets.aws,
 ];
 
+/** None of the {@linkcode envSecrets} reached a request or the trace. */
+export const envSecretsAbsent = (w: World, o: Outcome): void =>
+  envSecrets(w).forEach((s) => secretAbsent(o, s));
+
 /** `path` does not exist on the host. */
 export async function notCreated(path: string): Promise<void> {
   assert.equal(await exists(path), false, `${path} was created`);

