@@ -47,6 +47,43 @@ async function setup(
   return { sb, agent: await createAgent({ root: sb.root }) };
 }
 
+/** What {@linkcode withScene} hands its body. */
+interface Scene {
+  sb: Sandbox;
+  agent: Agent;
+  session: Session;
+}
+
+/** The agent's compaction config, the model's context window, and session options. */
+interface SceneOptions {
+  compaction: Record<string, unknown>;
+  contextWindow?: number;
+  session?: { retryDelayMs?: () => number };
+}
+
+/**
+ * Run `fn` with an agent of `server` whose config has the scene's
+ * compaction, and a session in its workspace; the server and the sandbox go
+ * afterwards.
+ */
+async function withScene(
+  server: ModelServer,
+  opts: SceneOptions,
+  fn: (scene: Scene) => Promise<void>,
+): Promise<void> {
+  try {
+    const { sb, agent } = await setup(server, opts.compaction, opts);
+    try {
+      const session = await agent.createSession({ workspaceDir: sb.workspace, ...opts.session });
+      await fn({ sb, agent, session });
+    } finally {
+      await sb.cleanup();
+    }
+  } finally {
+    await server.close();
+  }
+}
+
 function events(stream: readonly OmniMessage[], type: string): Record<string, unknown>[] {
   return stream.filter((m) => m.type === "event_msg" && m.payload.type === type)
     .map((m) => m.payload as Record<string, unknown>);
@@ -112,9 +149,7 @@ Deno.test("turn trigger mid-task: summarize with the same tools, rotate to _002 
     [write("a.txt"), write("b.txt"), turn.text("All done."), turn.text("Yes.")],
     [SUMMARY("Wrote a.txt and b.txt."), SUMMARY("Wrote both; confirmed.")],
   );
-  const { sb, agent } = await setup(server, { max_session_turns: 2 });
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
+  await withScene(server, { compaction: { max_session_turns: 2 } }, async ({ sb, session }) => {
     const stream = await run(session, "Write two files.");
     assert.ok(isCompactionRequest(server, 2));
     const [r1, r2] = [server.requests[1]!.body, server.requests[2]!.body] as Record<
@@ -174,10 +209,7 @@ Deno.test("turn trigger mid-task: summarize with the same tools, rotate to _002 
       2,
       "the next file waits for a record",
     );
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("context trigger at a task boundary keeps the summary for the next run, which writes it first", async () => {
@@ -188,9 +220,7 @@ Deno.test("context trigger at a task boundary keeps the summary for the next run
     ],
     [SUMMARY("The user asked for a big answer.")],
   );
-  const { sb, agent } = await setup(server, {}, { contextWindow: 5000 });
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
+  await withScene(server, { compaction: {}, contextWindow: 5000 }, async ({ sb, session }) => {
     const stream = await run(session, "Give me a big answer.");
     assert.equal(events(stream, "compaction_begin")[0]!.reason, "context");
     assert.equal(events(stream, "compaction_begin")[0]!.context, 3020);
@@ -214,10 +244,7 @@ Deno.test("context trigger at a task boundary keeps the summary for the next run
     ]);
     assert.equal(ofKind(second!, "tool_list_ready").length, 1);
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("discard waits for a task boundary, then drops the context and ends the task", async () => {
@@ -225,40 +252,39 @@ Deno.test("discard waits for a task boundary, then drops the context and ends th
     [write("a.txt"), write("b.txt"), turn.text("Both written."), turn.text("Fresh.")],
     [],
   );
-  const { sb, agent } = await setup(server, { max_session_turns: 2, mode: "discard" });
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
-    const stream = await run(session, "Write two files.");
-    assert.equal(
-      server.requests.length,
-      3,
-      "no compaction request; deferred past the mid-task turn",
-    );
-    assert.deepEqual(events(stream, "compaction_begin"), [{
-      type: "compaction_begin",
-      reason: "turns",
-      mode: "discard",
-      context: 120,
-      turns: 3,
-    }]);
-    assert.deepEqual(events(stream, "compaction_end"), [{
-      type: "compaction_end",
-      reason: "turns",
-      mode: "discard",
-      status: "completed",
-    }]);
-    await run(session, "Start over.");
-    assertContext(requestAtoms(server, 3), [
-      { role: "system", text: session.metaMessage.payload.system_prompt },
-      userAtom("Start over."),
-    ]);
-    await session.dispose();
-    assert.equal((await files(sb, session.sessionId)).length, 2);
-    await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  await withScene(
+    server,
+    { compaction: { max_session_turns: 2, mode: "discard" } },
+    async ({ sb, session }) => {
+      const stream = await run(session, "Write two files.");
+      assert.equal(
+        server.requests.length,
+        3,
+        "no compaction request; deferred past the mid-task turn",
+      );
+      assert.deepEqual(events(stream, "compaction_begin"), [{
+        type: "compaction_begin",
+        reason: "turns",
+        mode: "discard",
+        context: 120,
+        turns: 3,
+      }]);
+      assert.deepEqual(events(stream, "compaction_end"), [{
+        type: "compaction_end",
+        reason: "turns",
+        mode: "discard",
+        status: "completed",
+      }]);
+      await run(session, "Start over.");
+      assertContext(requestAtoms(server, 3), [
+        { role: "system", text: session.metaMessage.payload.system_prompt },
+        userAtom("Start over."),
+      ]);
+      await session.dispose();
+      assert.equal((await files(sb, session.sessionId)).length, 2);
+      await assertGoodTrace(sb.root, session.sessionId);
+    },
+  );
 });
 
 Deno.test("a failed compaction mid-task keeps the context and the file and aborts with `compaction failed`", async () => {
@@ -266,9 +292,7 @@ Deno.test("a failed compaction mid-task keeps the context and the file and abort
     [write("a.txt"), turn.text("Continued.")],
     [turn.error(401), SUMMARY("Wrote a.txt; continued.")],
   );
-  const { sb, agent } = await setup(server, { max_session_turns: 1 });
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
+  await withScene(server, { compaction: { max_session_turns: 1 } }, async ({ sb, session }) => {
     const stream = await run(session, "Write a.");
     const end = events(stream, "compaction_end")[0]!;
     assert.equal(end.status, "failed");
@@ -283,10 +307,7 @@ Deno.test("a failed compaction mid-task keeps the context and the file and abort
     assert.deepEqual(requestAtoms(server, 2).slice(-2).map((a) => a.role), ["tool", "user"]);
     await session.dispose();
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("a compaction reply that calls tools gets repair outputs and a corrective note; exhausting the retries fails", async () => {
@@ -295,9 +316,7 @@ Deno.test("a compaction reply that calls tools gets repair outputs and a correct
     ...calls,
     SUMMARY("Greeted."),
   ]);
-  const { sb, agent } = await setup(server, { max_session_turns: 1 });
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
+  await withScene(server, { compaction: { max_session_turns: 1 } }, async ({ sb, session }) => {
     const stream = await run(session, "Hello.");
     assert.equal(server.requests.length, 7, "1 turn + 6 compaction attempts");
     const end = events(stream, "compaction_end")[0]!;
@@ -323,10 +342,7 @@ Deno.test("a compaction reply that calls tools gets repair outputs and a correct
     assertContext(requestAtoms(server, 7), expected, "committed attempts stay in the context");
     await session.dispose();
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("repair and transport retries: a tool-call reply then a 500 then a summary completes at attempt 3", async () => {
@@ -335,56 +351,50 @@ Deno.test("repair and transport retries: a tool-call reply then a 500 then a sum
     turn.error(500),
     SUMMARY("Greeted."),
   ]);
-  const { sb, agent } = await setup(server, { max_session_turns: 1 });
-  try {
-    const session = await agent.createSession({
-      workspaceDir: sb.workspace,
-      retryDelayMs: () => 0,
-    });
-    const stream = await run(session, "Hello.");
-    assertContext(
-      requestAtoms(server, 3),
-      requestAtoms(server, 2),
-      "a transport failure resends unchanged",
-    );
-    const end = events(stream, "compaction_end")[0]!;
-    assert.deepEqual({ status: end.status, attempt: end.attempt }, {
-      status: "completed",
-      attempt: 3,
-    });
-    const first = (await files(sb, session.sessionId))[0]!;
-    const ends = ofKind(first, "request_end");
-    assert.deepEqual(ends.map((e) => [e.status, e.attempt]), [
-      ["completed", undefined],
-      ["completed", undefined],
-      ["timeout", 2],
-      ["completed", 3],
-    ]);
-    assert.ok(
-      !stream.some((m) => m.type === "model_msg" && m.payload.type === "tool_call"),
-      "raw compaction output stays off the stream",
-    );
-    assert.ok(
-      stream.some((m) =>
-        m.type === "model_msg" && m.payload.type === "partial_text" &&
-        m.payload.text.includes("Greeted")
-      ),
-    );
-    await session.dispose();
-    await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  await withScene(
+    server,
+    { compaction: { max_session_turns: 1 }, session: { retryDelayMs: () => 0 } },
+    async ({ sb, session }) => {
+      const stream = await run(session, "Hello.");
+      assertContext(
+        requestAtoms(server, 3),
+        requestAtoms(server, 2),
+        "a transport failure resends unchanged",
+      );
+      const end = events(stream, "compaction_end")[0]!;
+      assert.deepEqual({ status: end.status, attempt: end.attempt }, {
+        status: "completed",
+        attempt: 3,
+      });
+      const first = (await files(sb, session.sessionId))[0]!;
+      const ends = ofKind(first, "request_end");
+      assert.deepEqual(ends.map((e) => [e.status, e.attempt]), [
+        ["completed", undefined],
+        ["completed", undefined],
+        ["timeout", 2],
+        ["completed", 3],
+      ]);
+      assert.ok(
+        !stream.some((m) => m.type === "model_msg" && m.payload.type === "tool_call"),
+        "raw compaction output stays off the stream",
+      );
+      assert.ok(
+        stream.some((m) =>
+          m.type === "model_msg" && m.payload.type === "partial_text" &&
+          m.payload.text.includes("Greeted")
+        ),
+      );
+      await session.dispose();
+      await assertGoodTrace(sb.root, session.sessionId);
+    },
+  );
 });
 
 Deno.test("manual compaction: skipped (nothing written) when empty, summarize when there are turns", async () => {
   const server = await compactionAwareServer([turn.text("Hi."), turn.text("Again.")], [
     SUMMARY("Greeted."),
   ]);
-  const { sb, agent } = await setup(server, {});
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
+  await withScene(server, { compaction: {} }, async ({ sb, session }) => {
     const skipped = session.compact();
     const none = await skipped.next();
     assert.deepEqual(none, { done: true, value: { status: "skipped", skipped: "empty" } });
@@ -411,17 +421,12 @@ Deno.test("manual compaction: skipped (nothing written) when empty, summarize wh
     ]);
     await session.dispose();
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
 
 Deno.test("manual discard drops the context; the next request starts fresh", async () => {
   const server = await compactionAwareServer([turn.text("Hi."), turn.text("Fresh.")], []);
-  const { sb, agent } = await setup(server, { mode: "discard" });
-  try {
-    const session = await agent.createSession({ workspaceDir: sb.workspace });
+  await withScene(server, { compaction: { mode: "discard" } }, async ({ sb, session }) => {
     await run(session, "Hello.");
     const gen = session.compact();
     const msgs: OmniMessage[] = [];
@@ -434,8 +439,5 @@ Deno.test("manual discard drops the context; the next request starts fresh", asy
     ]);
     await session.dispose();
     await assertGoodTrace(sb.root, session.sessionId);
-  } finally {
-    await server.close();
-    await sb.cleanup();
-  }
+  });
 });
