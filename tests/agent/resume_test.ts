@@ -175,20 +175,35 @@ function metaOf(sid: string, sb: Sandbox): OmniMessage {
 
 const SID = "session-2026-01-02-03-04-05-0badcafe";
 
+/**
+ * Write session SID's trace: its meta, one finished turn (`prompt` answered
+ * by `reply`, `tokens` in context), a summarize compaction of it with its
+ * request begun, then `rest`; returns the file's path.
+ */
+function writeCompacting(
+  sb: Sandbox,
+  [prompt, reply, tokens]: [string, string, number],
+  rest: OmniMessage[],
+): Promise<string> {
+  return writeTrace(sb.root, SID, [
+    metaOf(SID, sb),
+    mm({ type: "text", role: "user", text: prompt }),
+    ev({ type: "tool_list_ready", tools: [] }),
+    ev({ type: "request_begin" }),
+    mm({ type: "text", role: "assistant", text: reply }),
+    usage(tokens, tokens),
+    ev({ type: "request_end", status: "completed" }),
+    ev({ type: "compaction_begin", reason: "turns", mode: "summarize", context: tokens, turns: 1 }),
+    mm({ type: "text", role: "user", text: "Summarize please." }),
+    ev({ type: "request_begin" }),
+    ...rest,
+  ]);
+}
+
 Deno.test("a compaction the dead process left open is closed as failed on resume; its prompt is not context", async () => {
   const server = await startModelServer({ turns: [turn.text("Back.")] });
   await withAgent(server, async (sb, agent) => {
-    const path = await writeTrace(sb.root, SID, [
-      metaOf(SID, sb),
-      mm({ type: "text", role: "user", text: "Hello." }),
-      ev({ type: "tool_list_ready", tools: [] }),
-      ev({ type: "request_begin" }),
-      mm({ type: "text", role: "assistant", text: "Hi." }),
-      usage(50, 50),
-      ev({ type: "request_end", status: "completed" }),
-      ev({ type: "compaction_begin", reason: "turns", mode: "summarize", context: 50, turns: 1 }),
-      mm({ type: "text", role: "user", text: "Summarize please." }),
-      ev({ type: "request_begin" }),
+    const path = await writeCompacting(sb, ["Hello.", "Hi.", 50], [
       mm({ type: "text", role: "assistant", text: "[summary]half" }),
     ]);
     const again = await agent.resumeSession({ target: SID });
@@ -220,17 +235,7 @@ Deno.test("a compaction the dead process left open is closed as failed on resume
 Deno.test("a file closed by a completed compaction resumes from the summary alone and rotates before writing", async () => {
   const server = await startModelServer({ turns: [turn.text("Continuing.")] });
   await withAgent(server, async (sb, agent) => {
-    const path = await writeTrace(sb.root, SID, [
-      metaOf(SID, sb),
-      mm({ type: "text", role: "user", text: "Long task." }),
-      ev({ type: "tool_list_ready", tools: [] }),
-      ev({ type: "request_begin" }),
-      mm({ type: "text", role: "assistant", text: "Working." }),
-      usage(90, 90),
-      ev({ type: "request_end", status: "completed" }),
-      ev({ type: "compaction_begin", reason: "turns", mode: "summarize", context: 90, turns: 1 }),
-      mm({ type: "text", role: "user", text: "Summarize please." }),
-      ev({ type: "request_begin" }),
+    const path = await writeCompacting(sb, ["Long task.", "Working.", 90], [
       mm({ type: "text", role: "assistant", text: "[summary]Task half done.[/summary]" }),
       usage(95, 185),
       ev({ type: "request_end", status: "completed" }),
