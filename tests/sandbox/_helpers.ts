@@ -5,6 +5,16 @@ import { withWorkspace } from "../support/roots.ts";
 
 export { visibleTempDir } from "../support/roots.ts";
 
+/** The checks sandbox detection reports, in order. */
+export const SANDBOX_CHECKS: readonly string[] = [
+  "bubblewrap",
+  "user namespaces",
+  "sandbox start",
+  "confinement",
+  "network isolation",
+  "system call filter",
+];
+
 /**
  * Run `fn` with a visible temp workspace and a sandbox policy confining to
  * it; HOME is the (empty) workspace, so login shells read no personal

@@ -2,23 +2,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
-import { alive, eventually, exists, pidsWithArg } from "./_helpers.ts";
+import { alive, eventually, exists, pidsWithArg, SANDBOX_CHECKS } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 import { readUntil } from "../support/child_lines.ts";
 
 Deno.test("sandbox check prints every check and exits 0 when the sandbox works", async () => {
   const r = await runCli(["sandbox", "check"]);
   assert.equal(r.code, 0, r.stderr);
-  for (
-    const name of [
-      "bubblewrap",
-      "user namespaces",
-      "sandbox start",
-      "confinement",
-      "network isolation",
-      "system call filter",
-    ]
-  ) {
+  for (const name of SANDBOX_CHECKS) {
     assert.match(r.stdout, new RegExp(`^  ok\\s+${name}\\s+\\S`, "m"), name);
   }
   assert.match(

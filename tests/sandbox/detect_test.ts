@@ -3,24 +3,36 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { exists } from "./_helpers.ts";
+import { exists, SANDBOX_CHECKS } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
+
+/** Write `script` as an executable fake bubblewrap in `dir`; its path. */
+async function fakeBwrap(dir: string, script: string): Promise<string> {
+  const fake = join(dir, "bwrap");
+  await Deno.writeTextFile(fake, script);
+  await Deno.chmod(fake, 0o755);
+  return fake;
+}
+
+/** `touch ran` sandboxed by bubblewrap `fake` in `<dir>/ws` is refused as `refusal` says; nothing ran. */
+async function assertFailsClosed(
+  dir: string,
+  fake: string,
+  refusal: (e: unknown) => boolean,
+): Promise<void> {
+  const ws = join(dir, "ws");
+  await Deno.mkdir(ws);
+  const policy = createPolicy({ workspace: ws, home: "", bwrapPath: fake });
+  await assert.rejects(spawnSandboxed({ shell: "touch ran", policy }), refusal);
+  assert.equal(await exists(join(ws, "ran")), false);
+}
 
 Deno.test("detectSandbox finds a working bubblewrap on this machine and explains every check", async () => {
   const report = await detectSandbox();
   assert.equal(report.usable, true, JSON.stringify(report, null, 2));
   assert.equal(report.kind, "bwrap");
   const names = report.checks.map((c) => c.name);
-  for (
-    const n of [
-      "bubblewrap",
-      "user namespaces",
-      "sandbox start",
-      "confinement",
-      "network isolation",
-      "system call filter",
-    ]
-  ) {
+  for (const n of SANDBOX_CHECKS) {
     assert.ok(names.includes(n), n);
     assert.equal(report.checks.find((c) => c.name === n)!.status, "ok", n);
   }
@@ -49,12 +61,10 @@ Deno.test("a missing bubblewrap is reported with how to install it", async () =>
 
 Deno.test("a bubblewrap that cannot create namespaces is explained", async () => {
   await withWorkspace(async (dir) => {
-    const fake = join(dir, "bwrap");
-    await Deno.writeTextFile(
-      fake,
+    const fake = await fakeBwrap(
+      dir,
       "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n",
     );
-    await Deno.chmod(fake, 0o755);
     const report = await detectSandbox({ bwrapPath: fake });
     assert.equal(report.usable, false);
     const start = report.checks.find((c) => c.name === "sandbox start")!;
@@ -66,14 +76,12 @@ Deno.test("a bubblewrap that cannot create namespaces is explained", async () =>
 
 Deno.test("a bubblewrap that cannot isolate the network is reported as such", async () => {
   await withWorkspace(async (dir) => {
-    const fake = join(dir, "bwrap");
-    await Deno.writeTextFile(
-      fake,
+    const fake = await fakeBwrap(
+      dir,
       '#!/bin/bash\nfor a; do if [ "$a" = --unshare-net ]; then ' +
         "echo 'bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted' >&2; exit 1; fi; done\n" +
         'exec /usr/bin/bwrap "$@"\n',
     );
-    await Deno.chmod(fake, 0o755);
     const report = await detectSandbox({ bwrapPath: fake });
     assert.equal(report.usable, false);
     assert.equal(report.checks.find((c) => c.name === "sandbox start")!.status, "ok");
@@ -103,79 +111,60 @@ Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", asyn
 Deno.test("spawning fails closed when bubblewrap breaks after detection", async () => {
   await withWorkspace(async (dir) => {
     // Passes the probe, then fails for every later sandbox.
-    const fake = join(dir, "bwrap");
     const flag = join(dir, "probed");
-    await Deno.writeTextFile(
-      fake,
+    const fake = await fakeBwrap(
+      dir,
       `#!/bin/bash\nif [ "$1" = --version ]; then exec /usr/bin/bwrap --version; fi\n` +
         `if [ -e ${flag} ]; then echo 'bwrap: Can not mount tmpfs on /newroot: Operation not permitted' >&2; exit 1; fi\n` +
         `touch ${flag}; exec /usr/bin/bwrap "$@"\n`,
     );
-    await Deno.chmod(fake, 0o755);
-    const ws = join(dir, "ws");
-    await Deno.mkdir(ws);
-    const policy = createPolicy({ workspace: ws, home: "", bwrapPath: fake });
     assert.equal((await detectSandbox({ bwrapPath: fake })).usable, true);
-    await assert.rejects(
-      spawnSandboxed({ shell: "touch ran", policy }),
+    await assertFailsClosed(
+      dir,
+      fake,
       (e) =>
         e instanceof PenguinError && e.kind === "runtime" && /Can not mount tmpfs/.test(e.message),
     );
-    assert.equal(await exists(join(ws, "ran")), false);
   });
 });
 
 Deno.test("a bubblewrap that does not install the seccomp filter is not usable", async () => {
   await withWorkspace(async (dir) => {
     // Drops `--seccomp 4`: the probe runs, unfiltered.
-    const fake = join(dir, "bwrap");
-    await Deno.writeTextFile(
-      fake,
+    const fake = await fakeBwrap(
+      dir,
       `#!/bin/bash\nargs=()\nwhile [ $# -gt 0 ]; do\n` +
         `  if [ "$1" = --seccomp ]; then shift 2; continue; fi\n  args+=("$1"); shift\ndone\n` +
         `exec /usr/bin/bwrap "\${args[@]}"\n`,
     );
-    await Deno.chmod(fake, 0o755);
     const report = await detectSandbox({ bwrapPath: fake, refresh: true });
     assert.equal(report.usable, false);
     assert.equal(report.seccomp?.installed, false);
     assert.match(report.failure ?? "", /system call filter is not installed/);
-    const ws = join(dir, "ws");
-    await Deno.mkdir(ws);
-    await assert.rejects(
-      spawnSandboxed({
-        shell: "touch ran",
-        policy: createPolicy({ workspace: ws, home: "", bwrapPath: fake }),
-      }),
+    await assertFailsClosed(
+      dir,
+      fake,
       (e) => e instanceof PenguinError && /system call filter/.test(e.message),
     );
-    assert.equal(await exists(join(ws, "ran")), false);
   });
 });
 
 Deno.test("spawning fails closed when the seccomp filter cannot be loaded: nothing runs", async () => {
   await withWorkspace(async (dir) => {
     // Passes the probe, then hands bwrap a broken filter (7 bytes) on the fd it is told to read.
-    const fake = join(dir, "bwrap");
     const flag = join(dir, "probed");
-    await Deno.writeTextFile(
-      fake,
+    const fake = await fakeBwrap(
+      dir,
       `#!/bin/bash\nif [ "$1" = --version ]; then exec /usr/bin/bwrap --version; fi\n` +
         `fd=4 prev=; for a in "$@"; do [ "$prev" = --seccomp ] && fd=$a; prev=$a; done\n` +
         `if [ -e ${flag} ]; then eval "exec /usr/bin/bwrap \\"\\$@\\" $fd< <(printf 'broken!')"; fi\n` +
         `touch ${flag}; exec /usr/bin/bwrap "$@"\n`,
     );
-    await Deno.chmod(fake, 0o755);
-    const ws = join(dir, "ws");
-    await Deno.mkdir(ws);
     assert.equal((await detectSandbox({ bwrapPath: fake })).usable, true);
-    await assert.rejects(
-      spawnSandboxed({
-        shell: "touch ran",
-        policy: createPolicy({ workspace: ws, home: "", bwrapPath: fake }),
-      }),
+    await assertFailsClosed(
+      dir,
+      fake,
       (e) => e instanceof PenguinError && e.kind === "runtime" && /seccomp/.test(e.message),
     );
-    assert.equal(await exists(join(ws, "ran")), false);
   });
 });
