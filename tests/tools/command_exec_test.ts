@@ -13,42 +13,54 @@ import {
 import { call, procId, withSession } from "./_command_helpers.ts";
 import { eventually, pidsWithArg, uniqueSleep } from "./_process_probes.ts";
 
-Deno.test("exec_command returns a foreground command's merged output and completes on exit 0", async () => {
-  await withSession(async ({ ctx }) => {
-    const r = await call(ctx, "exec_command", {
-      description: "print two lines",
-      cmd: "echo out; echo err >&2; echo last",
+/** A foreground command and how it ends: its status and whole output. */
+interface Ending {
+  name: string;
+  description: string;
+  cmd: string;
+  status: string;
+  output: string;
+}
+
+const ENDINGS: Ending[] = [
+  {
+    name: "exec_command returns a foreground command's merged output and completes on exit 0",
+    description: "print two lines",
+    cmd: "echo out; echo err >&2; echo last",
+    status: "completed",
+    output: "out\nerr\nlast\n",
+  },
+  {
+    name: "a command without output completes with [no output]",
+    description: "nothing",
+    cmd: "true",
+    status: "completed",
+    output: "[no output]",
+  },
+  {
+    name: "a failing command ends failed with its output and [exit code: 2]",
+    description: "fail",
+    cmd: "echo 'ls: cannot access x' >&2; exit 2",
+    status: "failed",
+    output: "ls: cannot access x\n\n[exit code: 2]",
+  },
+  {
+    name: "a command killed by a signal ends failed with [terminated by signal SIGKILL]",
+    description: "die",
+    cmd: "kill -KILL $$",
+    status: "failed",
+    output: "[terminated by signal SIGKILL]",
+  },
+];
+
+for (const e of ENDINGS) {
+  Deno.test(e.name, async () => {
+    await withSession(async ({ ctx }) => {
+      const r = await call(ctx, "exec_command", { description: e.description, cmd: e.cmd });
+      assert.deepEqual([r.status, r.output], [e.status, e.output]);
     });
-    assert.equal(r.status, "completed");
-    assert.equal(r.output, "out\nerr\nlast\n");
   });
-});
-
-Deno.test("a command without output completes with [no output]", async () => {
-  await withSession(async ({ ctx }) => {
-    const r = await call(ctx, "exec_command", { description: "nothing", cmd: "true" });
-    assert.deepEqual([r.status, r.output], ["completed", "[no output]"]);
-  });
-});
-
-Deno.test("a failing command ends failed with its output and [exit code: 2]", async () => {
-  await withSession(async ({ ctx }) => {
-    const r = await call(ctx, "exec_command", {
-      description: "fail",
-      cmd: "echo 'ls: cannot access x' >&2; exit 2",
-    });
-    assert.equal(r.status, "failed");
-    assert.equal(r.output, "ls: cannot access x\n\n[exit code: 2]");
-  });
-});
-
-Deno.test("a command killed by a signal ends failed with [terminated by signal SIGKILL]", async () => {
-  await withSession(async ({ ctx }) => {
-    const r = await call(ctx, "exec_command", { description: "die", cmd: "kill -KILL $$" });
-    assert.equal(r.status, "failed");
-    assert.equal(r.output, "[terminated by signal SIGKILL]");
-  });
-});
+}
 
 Deno.test("a command that outlives its window becomes proc-… and input_command polls it to the end", async () => {
   await withSession(async ({ ctx, ws, processes }) => {
