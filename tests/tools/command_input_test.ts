@@ -12,32 +12,28 @@ async function background(ctx: ExecutionContext, cmd: string): Promise<string> {
   return procId(r.output);
 }
 
+/** input_command writing `chars` to process `id`. */
+const feed = (ctx: ExecutionContext, id: string, chars: string, description = "feed") =>
+  call(ctx, "input_command", { description, process_id: id, chars });
+
+/** input_command waiting up to 250 ms for more output of process `id`. */
+const poll = (ctx: ExecutionContext, id: string, description = "poll") =>
+  call(ctx, "input_command", { description, process_id: id, yield_time_ms: 250 });
+
 Deno.test("cat is fed through input_command and echoes back while it keeps running", async () => {
   await withSession(async ({ ctx, processes }) => {
     const id = await background(ctx, "cat");
-    const first = await call(ctx, "input_command", {
-      description: "feed",
-      process_id: id,
-      chars: "hello from stdin\n",
-    });
+    const first = await feed(ctx, id, "hello from stdin\n");
     assert.equal(first.status, "completed");
     assert.ok(first.output.endsWith(`[process still running with process_id ${id}]`));
     let seen = first.output;
     for (let i = 0; i < 40 && !seen.includes("hello from stdin\n"); i++) {
-      seen += (await call(ctx, "input_command", {
-        description: "poll",
-        process_id: id,
-        yield_time_ms: 250,
-      })).output;
+      seen += (await poll(ctx, id)).output;
     }
     assert.ok(seen.includes("hello from stdin\n"), seen);
     assert.deepEqual(processes.ids(), [id]);
 
-    const quiet = await call(ctx, "input_command", {
-      description: "peek",
-      process_id: id,
-      yield_time_ms: 250,
-    });
+    const quiet = await poll(ctx, id, "peek");
     assert.deepEqual(
       [quiet.status, quiet.output],
       ["completed", `[process still running with process_id ${id}]`],
@@ -50,17 +46,9 @@ Deno.test('a lone "\\u0003" interrupts a sleep and its process group really ends
     const nap = uniqueSleep();
     const id = await background(ctx, `sleep ${nap}; echo not reached`);
     assert.ok(await eventually(() => pidsWithArg(nap).length > 0), "the sleep never started");
-    let r = await call(ctx, "input_command", {
-      description: "ctrl-c",
-      process_id: id,
-      chars: "\u0003",
-    });
+    let r = await feed(ctx, id, "\u0003", "ctrl-c");
     for (let i = 0; i < 40 && r.output.includes("still running"); i++) {
-      r = await call(ctx, "input_command", {
-        description: "poll",
-        process_id: id,
-        yield_time_ms: 250,
-      });
+      r = await poll(ctx, id);
     }
     assert.equal(r.status, "failed");
     assert.equal(r.output, "[terminated by signal SIGINT]");
@@ -72,19 +60,11 @@ Deno.test('a lone "\\u0003" interrupts a sleep and its process group really ends
 Deno.test("U+0003 mixed with other characters is refused and nothing is written", async () => {
   await withSession(async ({ ctx, processes }) => {
     const id = await background(ctx, "cat");
-    const r = await call(ctx, "input_command", {
-      description: "mixed",
-      process_id: id,
-      chars: "abc\u0003\n",
-    });
+    const r = await feed(ctx, id, "abc\u0003\n", "mixed");
     assert.equal(r.status, "failed");
     assert.match(r.output, /must be sent alone/);
     assert.deepEqual(processes.ids(), [id], "the process is untouched");
-    const peek = await call(ctx, "input_command", {
-      description: "peek",
-      process_id: id,
-      yield_time_ms: 250,
-    });
+    const peek = await poll(ctx, id, "peek");
     assert.ok(!peek.output.includes("abc"));
   });
 });
@@ -114,11 +94,7 @@ Deno.test("input to a command that already exited reports the exit and removes t
     const id = await background(ctx, "while [ ! -e go ]; do sleep 0.05; done; echo bye; exit 5");
     await Deno.writeTextFile(join(ws, "go"), "");
     await within(processes.get(id)!.done, 30_000, "the command to exit");
-    const r = await call(ctx, "input_command", {
-      description: "late",
-      process_id: id,
-      chars: "x\n",
-    });
+    const r = await feed(ctx, id, "x\n", "late");
     assert.equal(r.status, "failed");
     assert.equal(r.output, "bye\n\n[exit code: 5]");
     assert.deepEqual(processes.ids(), []);
