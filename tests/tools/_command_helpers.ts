@@ -3,6 +3,7 @@
 // the executeTool invariants and the process id in a note (/proc probes and
 // waits are in _process_probes.ts).
 import assert from "node:assert/strict";
+import { eventually, pidsWithArg } from "./_process_probes.ts";
 import { toolCall } from "../../lib/protocol/builders.ts";
 import type { StopReason, ToolCallOutputMessage } from "../../lib/protocol/types.ts";
 import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
@@ -115,6 +116,33 @@ export async function call(
   assert.equal(deltas.join(""), final.output, "concatenated deltas must equal the final output");
   assert.notEqual(final.output, "");
   return { output: final.output, status: final.stop_reason, deltas, final };
+}
+
+/** exec_command starting `cmd` in the background. */
+export function inBackground(
+  ctx: ExecutionContext,
+  cmd: string,
+  description = "bg",
+): Promise<Call> {
+  return call(ctx, "exec_command", { description, cmd, run_in_background: true });
+}
+
+/**
+ * exec_command running `cmd` (whose `sleep <nap>` shows it runs) in the
+ * foreground with a long window, aborted once the sleep has started.
+ */
+export async function abortOnceRunning(
+  ctx: ExecutionContext,
+  cmd: string,
+  nap: string,
+): Promise<Call> {
+  const controller = new AbortController();
+  const running = call(ctx, "exec_command", { description: "long", cmd, yield_time_ms: 60_000 }, {
+    signal: controller.signal,
+  });
+  assert.ok(await eventually(() => pidsWithArg(nap).length > 0), "the sleep never started");
+  controller.abort();
+  return await running;
 }
 
 /** The `proc-<8hex>` id in a note. */

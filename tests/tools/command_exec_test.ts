@@ -10,7 +10,7 @@ import {
   READ_IMAGE_DEFINITION,
   toolSpec,
 } from "../../lib/tools/mod.ts";
-import { call, procId, withSession } from "./_command_helpers.ts";
+import { abortOnceRunning, call, procId, withSession } from "./_command_helpers.ts";
 import { eventually, pidsWithArg, uniqueSleep } from "./_process_probes.ts";
 
 /** A foreground command and how it ends: its status and whole output. */
@@ -184,15 +184,7 @@ Deno.test("the child environment drops API keys and PENGUIN_* and carries the va
 Deno.test("an abort during the window kills the command", async () => {
   await withSession(async ({ ctx, processes }) => {
     const nap = uniqueSleep();
-    const controller = new AbortController();
-    const running = call(ctx, "exec_command", {
-      description: "long",
-      cmd: `echo started; sleep ${nap}`,
-      yield_time_ms: 60_000,
-    }, { signal: controller.signal });
-    assert.ok(await eventually(() => pidsWithArg(nap).length > 0), "the sleep never started");
-    controller.abort();
-    const r = await running;
+    const r = await abortOnceRunning(ctx, `echo started; sleep ${nap}`, nap);
     assert.equal(r.status, "aborted");
     assert.equal(r.output, `started\n\n${ABORTED_NOTE}`);
     assert.equal(processes.size, 0);

@@ -7,17 +7,13 @@ import {
   noticeTail,
   taskLabel,
 } from "../../lib/tools/mod.ts";
-import { call, procId, withSession } from "./_command_helpers.ts";
+import { call, inBackground, procId, withSession } from "./_command_helpers.ts";
 import { eventually, pidsWithArg, uniqueSleep, within } from "./_process_probes.ts";
 
 Deno.test("run_in_background returns at once and produces exactly one completion notice", async () => {
   const heard: BackgroundNotice[] = [];
   await withSession(async ({ ctx, processes }) => {
-    const r = await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: "echo bg-out; exit 3",
-      run_in_background: true,
-    });
+    const r = await inBackground(ctx, "echo bg-out; exit 3");
     assert.equal(r.status, "completed");
     const id = procId(r.output);
     assert.equal(
@@ -58,11 +54,7 @@ Deno.test("run_in_background returns at once and produces exactly one completion
 
 Deno.test("a background command that succeeds is reported as finished", async () => {
   await withSession(async ({ ctx, processes }) => {
-    const r = await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: "echo done\n# second line",
-      run_in_background: true,
-    });
+    const r = await inBackground(ctx, "echo done\n# second line");
     const id = procId(r.output);
     const got = await within(
       new Promise<BackgroundNotice>((resolve) => processes.onNotice(resolve)),
@@ -85,11 +77,7 @@ Deno.test("a background command that succeeds is reported as finished", async ()
 Deno.test("kill_command disarms the notice of a background command", async () => {
   await withSession(async ({ ctx, processes }) => {
     const nap = uniqueSleep();
-    const r = await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: `sleep ${nap}`,
-      run_in_background: true,
-    });
+    const r = await inBackground(ctx, `sleep ${nap}`);
     const id = procId(r.output);
     const session = processes.get(id)!;
     assert.ok(await eventually(() => pidsWithArg(nap).length > 0));
@@ -107,11 +95,7 @@ Deno.test("a notice carries at most 4000 chars of output, marked when cut", asyn
     const heard: Promise<BackgroundNotice> = new Promise((resolve) =>
       ctx.processes!.onNotice(resolve)
     );
-    await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: "head -c 10000 /dev/zero | tr '\\0' a; echo; echo END",
-      run_in_background: true,
-    });
+    await inBackground(ctx, "head -c 10000 /dev/zero | tr '\\0' a; echo; echo END");
     const n = await within(heard, 30_000, "the notice");
     const prefix = "[earlier output dropped: exceeded 4000 chars]\n";
     assert.ok(n.output.startsWith(prefix));
@@ -125,22 +109,14 @@ Deno.test("a notice carries at most 4000 chars of output, marked when cut", asyn
 Deno.test("disposeAll kills every command, drops armed notices and refuses new ones", async () => {
   await withSession(async ({ ctx, processes }) => {
     const [a, b] = [uniqueSleep(), uniqueSleep()];
-    await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: `sleep ${a}`,
-      run_in_background: true,
-    });
+    await inBackground(ctx, `sleep ${a}`);
     await call(ctx, "exec_command", { description: "fg", cmd: `sleep ${b}`, yield_time_ms: 250 });
     assert.ok(await eventually(() => pidsWithArg(a).length > 0 && pidsWithArg(b).length > 0));
     await processes.disposeAll();
     assert.equal(processes.size, 0);
     for (const n of [a, b]) assert.ok(await eventually(() => pidsWithArg(n).length === 0));
     assert.equal(processes.pendingNotices, 0);
-    const late = await call(ctx, "exec_command", {
-      description: "late",
-      cmd: "true",
-      run_in_background: true,
-    });
+    const late = await inBackground(ctx, "true", "late");
     assert.deepEqual([late.status, late.output], [
       "failed",
       "[process killed: the session is closing]",
@@ -181,11 +157,7 @@ Deno.test("a background notice masks vault values even when the buffer dropped t
   const token = "vault-token-0123456789abcdef";
   await withSession(async ({ ctx, processes }) => {
     // 28 chars of secret, then 20 x: a 30-char buffer without masking would keep the secret's last 10.
-    const r = await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: `printf '%s' "$MY_TOKEN"; printf 'xxxxxxxxxxxxxxxxxxxx'`,
-      run_in_background: true,
-    });
+    const r = await inBackground(ctx, `printf '%s' "$MY_TOKEN"; printf 'xxxxxxxxxxxxxxxxxxxx'`);
     const id = procId(r.output);
     await within(processes.get(id)!.done, 30_000, "the command to exit");
     assert.ok(await eventually(() => processes.pendingNotices > 0));

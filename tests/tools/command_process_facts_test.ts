@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { validateMessage } from "../../lib/protocol/validate.ts";
-import { call, procId, withSession } from "./_command_helpers.ts";
-import { eventually, pidsWithArg, uniqueSleep } from "./_process_probes.ts";
+import { abortOnceRunning, call, inBackground, procId, withSession } from "./_command_helpers.ts";
+import { uniqueSleep } from "./_process_probes.ts";
 
 Deno.test("a foreground command that exits records penguin_process exited with its exit code", async () => {
   await withSession(async ({ ctx }) => {
@@ -47,11 +47,7 @@ Deno.test("a command that outlives its window is running, then input_command rec
 Deno.test("background, killed and aborted commands record running and killed", async () => {
   await withSession(async ({ ctx }) => {
     const nap = uniqueSleep();
-    const bg = await call(ctx, "exec_command", {
-      description: "bg",
-      cmd: `sleep ${nap}`,
-      run_in_background: true,
-    });
+    const bg = await inBackground(ctx, `sleep ${nap}`);
     const id = procId(bg.output);
     assert.deepEqual(bg.final.penguin_process, { id, state: "running", exit_code: null });
     const killed = await call(ctx, "kill_command", { description: "stop", process_id: id });
@@ -60,15 +56,7 @@ Deno.test("background, killed and aborted commands record running and killed", a
     assert.equal(typeof killed.final.penguin_process?.exit_code, "number");
 
     const other = uniqueSleep();
-    const controller = new AbortController();
-    const running = call(ctx, "exec_command", {
-      description: "long",
-      cmd: `sleep ${other}`,
-      yield_time_ms: 60_000,
-    }, { signal: controller.signal });
-    assert.ok(await eventually(() => pidsWithArg(other).length > 0), "the sleep never started");
-    controller.abort();
-    const aborted = await running;
+    const aborted = await abortOnceRunning(ctx, `sleep ${other}`, other);
     assert.equal(aborted.status, "aborted");
     assert.equal(aborted.final.penguin_process?.state, "killed");
   });
