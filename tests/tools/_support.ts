@@ -16,6 +16,17 @@ import {
 } from "../../lib/tools/environment.ts";
 import type { Tool } from "../../lib/tools/tool.ts";
 
+/** The built-in tools' names, in their order. */
+export const BUILTIN_NAMES: readonly string[] = [
+  "read_file",
+  "edit_file",
+  "write_file",
+  "exec_command",
+  "input_command",
+  "kill_command",
+  "read_image",
+];
+
 /** A temp layout: `<root>/ws` (workspace), `<root>/outside`, `<root>/scratch` (scratchpad, not created). */
 export interface Dirs {
   root: string;

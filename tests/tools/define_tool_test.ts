@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { BUILTIN_NAMES } from "./_support.ts";
 import { z } from "zod";
 import {
   argsJsonSchema,
@@ -105,15 +106,7 @@ Deno.test("a tool's preview shows its calls, and one that throws falls back to t
 });
 
 Deno.test("the built-in tools' previews: each shows its subject", () => {
-  assert.deepEqual(BUILTIN_TOOLS.map((t) => t.name), [
-    "read_file",
-    "edit_file",
-    "write_file",
-    "exec_command",
-    "input_command",
-    "kill_command",
-    "read_image",
-  ]);
+  assert.deepEqual(BUILTIN_TOOLS.map((t) => t.name), BUILTIN_NAMES);
   const cases: [string, Record<string, unknown>, string][] = [
     ["read_file", { file_path: "/work/src/lib/main.ts" }, "read_file …/lib/main.ts"],
     ["write_file", { file_path: "notes.md", content: "x" }, "write_file notes.md"],

@@ -10,7 +10,7 @@ import {
   type ToolDefinition,
   toolSpec,
 } from "../../lib/tools/mod.ts";
-import { run, withDirs } from "./_support.ts";
+import { BUILTIN_NAMES, run, withDirs } from "./_support.ts";
 
 Deno.test("the file tools have their default limits; a definition without any gets 120 s, 16000 chars", () => {
   assert.deepEqual(BUILTIN_TOOL_LIMITS.read_file, {
@@ -71,15 +71,7 @@ Deno.test("builtinTools instantiates known names only, with the configured defin
     { ...READ_FILE_DEFINITION, name: "not_a_builtin" },
   ]);
   assert.deepEqual([...tools.keys()], ["read_file"]);
-  assert.deepEqual([...builtinTools().keys()], [
-    "read_file",
-    "edit_file",
-    "write_file",
-    "exec_command",
-    "input_command",
-    "kill_command",
-    "read_image",
-  ]);
+  assert.deepEqual([...builtinTools().keys()], BUILTIN_NAMES);
   await withDirs(async (d) => {
     await Deno.writeTextFile(join(d.ws, "f.txt"), "x".repeat(100) + "\n" + "y".repeat(100) + "\n");
     const r = await run(tools.get("read_file"), { file_path: "f.txt" }, d);
