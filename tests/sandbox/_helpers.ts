@@ -1,9 +1,9 @@
 // Shared helpers for the sandbox tests.
-import { join } from "node:path";
 import { createPolicy, type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { withWorkspace } from "../support/roots.ts";
 
 export { visibleTempDir } from "../support/roots.ts";
+export { pidsWithArg } from "../tools/_process_probes.ts";
 
 /** The checks sandbox detection reports, in order. */
 export const SANDBOX_CHECKS: readonly string[] = [
@@ -69,21 +69,6 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Host PIDs whose command line contains `needle` (reads /proc; tests run with -A). */
-export function pidsWithArg(needle: string): number[] {
-  const pids: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(join("/proc", e.name, "cmdline")).split("\0");
-      if (cmdline.includes(needle)) pids.push(Number(e.name));
-    } catch {
-      // The process exited while we looked.
-    }
-  }
-  return pids;
 }
 
 /** True while `pid` exists and is not a zombie. */
