@@ -16,23 +16,11 @@ import { testMeta, toJsonl } from "../support/trace_records.ts";
 
 export { withTempDir } from "../trace/_support.ts";
 
-/** The PenguinHarness fixtures directory, and whether it is present. */
-export const FIXTURES = new URL("../../../shared/fixtures/penguin-traces/", import.meta.url)
-  .pathname;
-export const fixturesPresent = (() => {
-  try {
-    return Deno.statSync(FIXTURES).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-
-/** Every fixture trace file, sorted. */
-export function fixtureFiles(): string[] {
-  if (!fixturesPresent) return [];
-  return [...Deno.readDirSync(FIXTURES)].map((e) => e.name).filter((n) => n.endsWith(".jsonl"))
-    .sort().map((n) => join(FIXTURES, n));
-}
+export {
+  PENGUIN_TRACES as FIXTURES,
+  penguinTraceFiles as fixtureFiles,
+  penguinTracesPresent as fixturesPresent,
+} from "../support/penguin_traces.ts";
 
 /** Options of {@linkcode traceBuilder}. */
 export interface BuilderOptions {

@@ -1,28 +1,20 @@
 import assert from "node:assert/strict";
+import { basename } from "node:path";
 import { parseMessageLine } from "../../lib/protocol/mod.ts";
-
-const DIR = new URL("../../../shared/fixtures/penguin-traces/", import.meta.url);
-let present = true;
-try {
-  Deno.statSync(DIR);
-} catch {
-  present = false;
-}
+import { penguinTraceFiles, penguinTracesPresent } from "../support/penguin_traces.ts";
 
 Deno.test({
   name: "every record of the PenguinHarness fixture traces validates and re-serialises identically",
-  ignore: !present,
+  ignore: !penguinTracesPresent,
   fn() {
     let records = 0;
-    for (const entry of Deno.readDirSync(DIR)) {
-      if (!entry.name.endsWith(".jsonl")) continue;
-      const lines = Deno.readTextFileSync(new URL(entry.name, DIR)).split("\n").filter((l) =>
-        l.trim()
-      );
+    for (const file of penguinTraceFiles()) {
+      const name = basename(file);
+      const lines = Deno.readTextFileSync(file).split("\n").filter((l) => l.trim());
       lines.forEach((line, i) => {
         const r = parseMessageLine(line);
-        assert.ok(r.ok, `${entry.name}:${i + 1}: ${r.ok ? "" : r.problem.message}`);
-        assert.equal(JSON.stringify(r.message), line, `${entry.name}:${i + 1}`);
+        assert.ok(r.ok, `${name}:${i + 1}: ${r.ok ? "" : r.problem.message}`);
+        assert.equal(JSON.stringify(r.message), line, `${name}:${i + 1}`);
         records++;
       });
     }

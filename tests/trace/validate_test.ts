@@ -3,18 +3,11 @@ import { join } from "node:path";
 import { eventMsg, modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
 import { formatProblem, openTraceWriter, validateTraceFiles } from "../../lib/trace/mod.ts";
 import { meta, sampleTrace, sessionId, toJsonl, withTempDir } from "./_support.ts";
-
-const FIXTURES = new URL("../../../shared/fixtures/penguin-traces/", import.meta.url).pathname;
-let fixturesPresent = true;
-try {
-  Deno.statSync(FIXTURES);
-} catch {
-  fixturesPresent = false;
-}
+import { PENGUIN_TRACES as FIXTURES, penguinTracesPresent } from "../support/penguin_traces.ts";
 
 Deno.test({
   name: "every PenguinHarness fixture trace validates clean",
-  ignore: !fixturesPresent,
+  ignore: !penguinTracesPresent,
   async fn() {
     const report = await validateTraceFiles([FIXTURES]);
     assert.deepEqual(report.problems.map(formatProblem), []);
