@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createReadFileTool, READ_FILE_DEFINITION } from "../../lib/tools/read_file.ts";
-import { run, withDirs } from "./_support.ts";
+import { type Dirs, type Run, run, withDirs } from "./_support.ts";
 
 const read = createReadFileTool();
 
@@ -9,10 +9,15 @@ function row(n: number, text: string): string {
   return `${String(n).padStart(6)}\t${text}`;
 }
 
+/** Write `text` to the workspace file `name`, then read_file it. */
+async function readNew(d: Dirs, name: string, text: string): Promise<Run> {
+  await Deno.writeTextFile(join(d.ws, name), text);
+  return await run(read, { file_path: name }, d);
+}
+
 Deno.test("read_file numbers lines with a 6-wide right-aligned number and a tab", async () => {
   await withDirs(async (d) => {
-    await Deno.writeTextFile(join(d.ws, "f.txt"), "alpha\n\tbeta\n");
-    const r = await run(read, { file_path: "f.txt" }, d);
+    const r = await readNew(d, "f.txt", "alpha\n\tbeta\n");
     assert.equal(r.output, "     1\talpha\n     2\t\tbeta");
     assert.equal(r.status, "completed");
     await Deno.writeTextFile(join(d.ws, "g.txt"), "no newline at end");
@@ -22,16 +27,14 @@ Deno.test("read_file numbers lines with a 6-wide right-aligned number and a tab"
 
 Deno.test("read_file cuts lines over 2000 chars with a marker", async () => {
   await withDirs(async (d) => {
-    await Deno.writeTextFile(join(d.ws, "long.txt"), "x".repeat(2500) + "\nshort\n");
-    const r = await run(read, { file_path: "long.txt" }, d);
+    const r = await readNew(d, "long.txt", "x".repeat(2500) + "\nshort\n");
     assert.equal(r.output, `${row(1, "x".repeat(2000))}… [line truncated]\n${row(2, "short")}`);
   });
 });
 
 Deno.test("read_file drops the \\r of CRLF lines and says the file uses CRLF", async () => {
   await withDirs(async (d) => {
-    await Deno.writeTextFile(join(d.ws, "w.txt"), "one\r\ntwo\r\n");
-    const r = await run(read, { file_path: "w.txt" }, d);
+    const r = await readNew(d, "w.txt", "one\r\ntwo\r\n");
     assert.equal(r.output, `${row(1, "one")}\n${row(2, "two")}\n(file uses CRLF line endings)`);
   });
 });
@@ -79,8 +82,7 @@ Deno.test("read_file keeps its output under its own budget and says the limit wa
 
 Deno.test("read_file on an empty file completes with the empty-file message", async () => {
   await withDirs(async (d) => {
-    await Deno.writeTextFile(join(d.ws, "e.txt"), "");
-    const r = await run(read, { file_path: "e.txt" }, d);
+    const r = await readNew(d, "e.txt", "");
     assert.equal(r.output, '"e.txt" is an empty file (0 lines).');
     assert.equal(r.status, "completed");
   });
