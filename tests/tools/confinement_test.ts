@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createEditFileTool } from "../../lib/tools/edit_file.ts";
 import { createReadFileTool } from "../../lib/tools/read_file.ts";
 import { createWriteFileTool } from "../../lib/tools/write_file.ts";
-import { entries, readOrUndefined, run, withDirs } from "./_support.ts";
+import { type Dirs, entries, readOrUndefined, run, withDirs } from "./_support.ts";
 
 const read = createReadFileTool();
 const write = createWriteFileTool();
@@ -14,6 +14,13 @@ const SECRET = "TOP-SECRET-CONTENT";
 
 function refused(output: string): boolean {
   return output.includes("outside the workspace") || output.startsWith("Refusing to");
+}
+
+/** The outside file `name`, holding SECRET; its path. */
+async function outsideSecret(d: Dirs, name: string): Promise<string> {
+  const target = join(d.outside, name);
+  await Deno.writeTextFile(target, SECRET);
+  return target;
 }
 
 Deno.test("'../' paths cannot read, create, overwrite or edit outside files", async () => {
@@ -41,8 +48,7 @@ Deno.test("absolute paths outside the workspace are refused: /etc/passwd and ano
   await withDirs(async (d) => {
     const passwd = await run(read, { file_path: "/etc/passwd" }, d);
     assert.ok(refused(passwd.output) && !passwd.output.includes("root:"));
-    const target = join(d.outside, "abs.txt");
-    await Deno.writeTextFile(target, SECRET);
+    const target = await outsideSecret(d, "abs.txt");
     const w = await run(write, { file_path: target, content: "pwned" }, d);
     assert.ok(refused(w.output));
     const e = await run(edit, { file_path: target, old_string: SECRET, new_string: "pwned" }, d);
@@ -56,8 +62,7 @@ Deno.test("absolute paths outside the workspace are refused: /etc/passwd and ano
 
 Deno.test("a symlink inside the workspace pointing outside cannot be read, written or edited through", async () => {
   await withDirs(async (d) => {
-    const target = join(d.outside, "secret.txt");
-    await Deno.writeTextFile(target, SECRET);
+    const target = await outsideSecret(d, "secret.txt");
     await Deno.symlink(target, join(d.ws, "link"));
     const r = await run(read, { file_path: "link" }, d);
     assert.ok(refused(r.output) && !r.output.includes(SECRET));
@@ -92,8 +97,7 @@ Deno.test("a symlinked directory pointing outside cannot receive new files or pa
 
 Deno.test("/proc/self/root and /proc/self/cwd cannot reach outside files", async () => {
   await withDirs(async (d) => {
-    const target = join(d.outside, "p.txt");
-    await Deno.writeTextFile(target, SECRET);
+    const target = await outsideSecret(d, "p.txt");
     const viaRoot = `/proc/self/root${target}`;
     const r = await run(read, { file_path: viaRoot }, d);
     assert.ok(refused(r.output) && !r.output.includes(SECRET));
@@ -160,8 +164,7 @@ Deno.test("the session scratchpad is reachable by absolute path, and created on 
 // rename, so the outside inode is never modified.
 Deno.test("writes through a hard link replace the link and leave the outside file unchanged", async () => {
   await withDirs(async (d) => {
-    const target = join(d.outside, "hl.txt");
-    await Deno.writeTextFile(target, SECRET);
+    const target = await outsideSecret(d, "hl.txt");
     await Deno.link(target, join(d.ws, "hl.txt"));
     const r = await run(read, { file_path: "hl.txt" }, d);
     assert.ok(r.output.includes(SECRET), "a hard link is not detectable by path");
