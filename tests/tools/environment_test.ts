@@ -8,7 +8,7 @@ import { createPolicy } from "../../lib/sandbox/policy.ts";
 import type { Secret } from "../../lib/tools/secret_mask.ts";
 import type { ToolContext } from "../../lib/tools/context.ts";
 import type { Tool, ToolDefinition, ToolEvent } from "../../lib/tools/tool.ts";
-import { run, withDirs } from "./_support.ts";
+import { type Run, run, withDirs } from "./_support.ts";
 
 function def(overrides: Partial<ToolDefinition> = {}): ToolDefinition {
   return {
@@ -43,6 +43,12 @@ async function sha16(text: string): Promise<string> {
   return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
 }
 
+/** The call ended failed with exactly `output`. */
+function assertFailed(r: Run, output: string): void {
+  assert.equal(r.output, output);
+  assert.equal(r.status, "failed");
+}
+
 Deno.test("executeTool streams start, the tool's deltas, stop and the complete output in order", async () => {
   await withDirs(async (d) => {
     const tool = fake(async function* () {
@@ -64,8 +70,7 @@ Deno.test("executeTool streams start, the tool's deltas, stop and the complete o
 Deno.test("an unknown tool becomes a failed 'Unknown tool: <name>' output", async () => {
   await withDirs(async (d) => {
     const r = await run(undefined, {}, d, { name: "no_such_tool" });
-    assert.equal(r.output, "Unknown tool: no_such_tool");
-    assert.equal(r.status, "failed");
+    assertFailed(r, "Unknown tool: no_such_tool");
     assert.equal(r.items.length, 4);
   });
 });
@@ -187,8 +192,7 @@ Deno.test("close-out notes come in order: truncation, archive, tool note; the to
       yield { type: "result", status: "failed", note: "[exit code: 2]" };
     }, { maxOutputLength: 12 });
     const r = await run(tool, {}, { ws: d.ws });
-    assert.equal(r.output, "line\nline\nli\n[output truncated: exceeded 12 chars]\n[exit code: 2]");
-    assert.equal(r.status, "failed");
+    assertFailed(r, "line\nline\nli\n[output truncated: exceeded 12 chars]\n[exit code: 2]");
   });
 });
 
@@ -200,8 +204,7 @@ Deno.test("a timeout aborts the tool and ends the call failed with the timeout n
       yield { type: "result", status: "completed" };
     }, { timeoutMs: 20 });
     const r = await run(tool, {}, d);
-    assert.equal(r.output, "started\n[tool timeout: exceeded 20ms]");
-    assert.equal(r.status, "failed");
+    assertFailed(r, "started\n[tool timeout: exceeded 20ms]");
   });
 });
 
@@ -215,8 +218,7 @@ Deno.test("a tool that ignores the abort is abandoned after the grace period", a
     }, { timeoutMs: 10 });
     try {
       const r = await run(tool, {}, d, { abortGraceMs: 10 });
-      assert.equal(r.output, "[tool timeout: exceeded 10ms]");
-      assert.equal(r.status, "failed");
+      assertFailed(r, "[tool timeout: exceeded 10ms]");
     } finally {
       release();
     }
@@ -261,8 +263,7 @@ Deno.test("a thrown error becomes '[tool error] <message>' after the output so f
       throw new Error("disk on fire");
     });
     const r = await run(tool, {}, d);
-    assert.equal(r.output, "before\n[tool error] disk on fire");
-    assert.equal(r.status, "failed");
+    assertFailed(r, "before\n[tool error] disk on fire");
   });
 });
 
@@ -274,8 +275,7 @@ Deno.test("a timeout outranks the error the aborted tool throws", async () => {
       throw new Error("interrupted read");
     }, { timeoutMs: 15 });
     const r = await run(tool, {}, d);
-    assert.equal(r.output, "[tool timeout: exceeded 15ms]");
-    assert.equal(r.status, "failed");
+    assertFailed(r, "[tool timeout: exceeded 15ms]");
   });
 });
 
