@@ -1,10 +1,33 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createEditFileTool } from "../../lib/tools/edit_file.ts";
-import { entries, run, withDirs } from "./_support.ts";
+import { type Dirs, entries, type Run, run, withDirs } from "./_support.ts";
 
 const edit = createEditFileTool();
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join("");
+
+/** Write `text` to the workspace file f.txt, then edit it with replace_all. */
+async function replaceAllInFile(
+  d: Dirs,
+  text: string,
+  old_string: string,
+  new_string: string,
+): Promise<Run> {
+  await Deno.writeTextFile(join(d.ws, "f.txt"), text);
+  return await run(edit, { file_path: "f.txt", old_string, new_string, replace_all: true }, d);
+}
+
+/** Editing the workspace file `name` holding `bytes` is refused with `output`; the file is intact. */
+async function assertRefusedIntact(
+  d: Dirs,
+  [name, bytes, old_string, new_string]: [string, Uint8Array, string, string],
+  output: string,
+): Promise<void> {
+  await Deno.writeFile(join(d.ws, name), bytes);
+  const r = await run(edit, { file_path: name, old_string, new_string }, d);
+  assert.equal(r.output, output);
+  assert.deepEqual(await Deno.readFile(join(d.ws, name)), bytes);
+}
 
 Deno.test("edit_file replaces one exact occurrence and shows the hunk", async () => {
   await withDirs(async (d) => {
@@ -30,13 +53,7 @@ Deno.test("edit_file replaces one exact occurrence and shows the hunk", async ()
 Deno.test("edit_file with replace_all replaces every occurrence, merging close sites and shifting later hunks", async () => {
   await withDirs(async (d) => {
     const text = "KEY\na\nKEY\nb\nc\nd\ne\nf\ng\nh\ni\nKEY\nz\n";
-    await Deno.writeTextFile(join(d.ws, "f.txt"), text);
-    const r = await run(edit, {
-      file_path: "f.txt",
-      old_string: "KEY",
-      new_string: "K1\nK2",
-      replace_all: true,
-    }, d);
+    const r = await replaceAllInFile(d, text, "KEY", "K1\nK2");
     assert.equal(
       r.output,
       'Replaced 3 occurrences in "f.txt".\n' +
@@ -50,13 +67,7 @@ Deno.test("edit_file with replace_all replaces every occurrence, merging close s
 Deno.test("edit_file shows at most 5 hunks and counts the replacements left out", async () => {
   await withDirs(async (d) => {
     const text = Array.from({ length: 8 }, (_, i) => `hit ${i}\n${"pad\n".repeat(10)}`).join("");
-    await Deno.writeTextFile(join(d.ws, "f.txt"), text);
-    const r = await run(edit, {
-      file_path: "f.txt",
-      old_string: "hit",
-      new_string: "HIT",
-      replace_all: true,
-    }, d);
+    const r = await replaceAllInFile(d, text, "hit", "HIT");
     assert.equal(r.output.split("\n").filter((l) => l.startsWith("@@")).length, 5);
     assert.ok(r.output.startsWith('Replaced 8 occurrences in "f.txt".\n'));
     assert.ok(r.output.endsWith("\n…and 3 more replacements"));
@@ -135,22 +146,17 @@ Deno.test("edit_file refuses directories, binary files and non-UTF-8 files, leav
     await Deno.mkdir(join(d.ws, "dir"));
     const dir = await run(edit, { file_path: "dir", old_string: "a", new_string: "b" }, d);
     assert.equal(dir.output, 'Cannot edit "dir": it is a directory.');
-    const bin = new Uint8Array([0x61, 0x00, 0x62]);
-    await Deno.writeFile(join(d.ws, "b.bin"), bin);
-    const b = await run(edit, { file_path: "b.bin", old_string: "a", new_string: "c" }, d);
-    assert.equal(
-      b.output,
+    await assertRefusedIntact(
+      d,
+      ["b.bin", new Uint8Array([0x61, 0x00, 0x62]), "a", "c"],
       '"b.bin" looks like a binary file (contains NUL bytes); edit_file only edits text files.',
     );
-    assert.deepEqual(await Deno.readFile(join(d.ws, "b.bin")), bin);
-    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café" in Latin-1
-    await Deno.writeFile(join(d.ws, "l1.txt"), latin1);
-    const l = await run(edit, { file_path: "l1.txt", old_string: "caf", new_string: "CAF" }, d);
-    assert.equal(
-      l.output,
+    // "café" in Latin-1.
+    await assertRefusedIntact(
+      d,
+      ["l1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]), "caf", "CAF"],
       '"l1.txt" is not valid UTF-8 text; edit_file only edits UTF-8 text files.',
     );
-    assert.deepEqual(await Deno.readFile(join(d.ws, "l1.txt")), latin1);
   });
 });
 
