@@ -26,6 +26,19 @@ async function copyWith(dir: string, edit: Record<string, string> = {}): Promise
   for (const [path, text] of Object.entries(edit)) await Deno.writeTextFile(join(dir, path), text);
 }
 
+/** Lint a copy in `dir` whose `path` has `from` replaced by `to` (which must change it). */
+async function lintBroken(
+  dir: string,
+  path: string,
+  [from, to]: [string, string],
+): Promise<{ code: number; out: string }> {
+  const text = await Deno.readTextFile(join(REPO, path));
+  const broken = text.replace(from, to);
+  assert.notEqual(broken, text);
+  await copyWith(dir, { [path]: broken });
+  return await lint(dir);
+}
+
 Deno.test(".ci/lint passes the repository's workflows and install.sh", async () => {
   const r = await lint();
   assert.equal(r.code, 0, r.out);
@@ -35,11 +48,10 @@ Deno.test(".ci/lint passes the repository's workflows and install.sh", async () 
 
 Deno.test(".ci/lint fails on a workflow actionlint rejects, naming file and line", async () => {
   await withTempDir("penguin-lint-", async (dir) => {
-    const release = await Deno.readTextFile(join(REPO, ".github/workflows/release.yml"));
-    const broken = release.replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest-nope");
-    assert.notEqual(broken, release);
-    await copyWith(dir, { ".github/workflows/release.yml": broken });
-    const r = await lint(dir);
+    const r = await lintBroken(dir, ".github/workflows/release.yml", [
+      "runs-on: ubuntu-latest",
+      "runs-on: ubuntu-latest-nope",
+    ]);
     assert.equal(r.code, 1, r.out);
     assert.match(
       r.out,
@@ -50,11 +62,10 @@ Deno.test(".ci/lint fails on a workflow actionlint rejects, naming file and line
 
 Deno.test(".ci/lint fails on a bashism in install.sh", async () => {
   await withTempDir("penguin-lint-", async (dir) => {
-    const script = await Deno.readTextFile(join(REPO, "install.sh"));
-    const broken = script.replace('if [ -z "$expected" ]; then', 'if [[ -z "$expected" ]]; then');
-    assert.notEqual(broken, script);
-    await copyWith(dir, { "install.sh": broken });
-    const r = await lint(dir);
+    const r = await lintBroken(dir, "install.sh", [
+      'if [ -z "$expected" ]; then',
+      'if [[ -z "$expected" ]]; then',
+    ]);
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /SC3010/);
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { otlpFromSession, writeOtlp } from "../../lib/telemetry/export_file.ts";
-import { groupSessions } from "../../lib/trace/session_files.ts";
+import { groupSessions, type SessionFiles } from "../../lib/trace/session_files.ts";
 import { REPO } from "../support/cli.ts";
 import { PLANTED } from "../inspect/_secrets.ts";
 import { FIXTURES, fixturesPresent, sid, traceBuilder, withTempDir } from "../inspect/_support.ts";
@@ -96,13 +96,18 @@ Deno.test({
   },
 });
 
-Deno.test("otlp: penguin's own subagent sample links the child by its meta's parent, deterministically", async () => {
+/** The parent session of penguin's own subagent sample (samples/subagents). */
+async function subagentSampleParent(): Promise<SessionFiles> {
   const dir = join(REPO, "samples/subagents");
   const files: string[] = [];
   for await (const e of Deno.readDir(dir)) files.push(join(dir, e.name));
   const all = await groupSessions(files);
   const metas = await Promise.all(all.map((s) => Deno.readTextFile(s.files[0]!.path)));
-  const parentKey = all[metas.findIndex((m) => !m.includes('"parent":{'))]!;
+  return all[metas.findIndex((m) => !m.includes('"parent":{'))]!;
+}
+
+Deno.test("otlp: penguin's own subagent sample links the child by its meta's parent, deterministically", async () => {
+  const parentKey = await subagentSampleParent();
   const a = await otlpFromSession(parentKey);
   const b = await otlpFromSession(parentKey);
   assert.deepEqual(a, b, "same trace, same spans");
@@ -113,12 +118,7 @@ Deno.test("otlp: penguin's own subagent sample links the child by its meta's par
 });
 
 Deno.test("otlp: the streamed export is byte for byte the whole request, with content and children", async () => {
-  const dir = join(REPO, "samples/subagents");
-  const files: string[] = [];
-  for await (const e of Deno.readDir(dir)) files.push(join(dir, e.name));
-  const all = await groupSessions(files);
-  const metas = await Promise.all(all.map((s) => Deno.readTextFile(s.files[0]!.path)));
-  const parent = all[metas.findIndex((m) => !m.includes('"parent":{'))]!;
+  const parent = await subagentSampleParent();
   const opts = { includeContent: true };
   const pieces: string[] = [];
   await writeOtlp(parent, opts, (t) => {
