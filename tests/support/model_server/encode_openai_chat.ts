@@ -21,6 +21,16 @@ import {
 
 type Json = Record<string, unknown>;
 
+/** The error body OpenAI's APIs (Chat Completions and Responses) send with an HTTP error. */
+export function openaiErrorBody(status: number, message: string, code?: string): unknown {
+  const type = status === 401
+    ? "authentication_error"
+    : status === 429
+    ? "rate_limit_error"
+    : "invalid_request_error";
+  return { error: { message, type, param: null, code: code ?? null } };
+}
+
 const FINISH: Record<ScriptedFinish, string> = {
   stop: "stop",
   tool_call: "tool_calls",
@@ -133,12 +143,5 @@ export const openaiChatEncoder: Encoder = {
     out.push(sse("[DONE]"));
     return out;
   },
-  httpErrorBody(status: number, message: string, code?: string): unknown {
-    const type = status === 401
-      ? "authentication_error"
-      : status === 429
-      ? "rate_limit_error"
-      : "invalid_request_error";
-    return { error: { message, type, param: null, code: code ?? null } };
-  },
+  httpErrorBody: openaiErrorBody,
 };

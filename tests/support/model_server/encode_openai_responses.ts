@@ -17,6 +17,7 @@ import {
   toolCallIdOf,
   usageOf,
 } from "./script.ts";
+import { openaiErrorBody } from "./encode_openai_chat.ts";
 
 type Json = Record<string, unknown>;
 
@@ -155,12 +156,5 @@ export const openaiResponsesEncoder: Encoder = {
     } else ev("response.completed", { response: response("completed", { usage }) });
     return out;
   },
-  httpErrorBody(status: number, message: string, code?: string): unknown {
-    const type = status === 401
-      ? "authentication_error"
-      : status === 429
-      ? "rate_limit_error"
-      : "invalid_request_error";
-    return { error: { message, type, param: null, code: code ?? null } };
-  },
+  httpErrorBody: openaiErrorBody,
 };
