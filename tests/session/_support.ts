@@ -104,6 +104,15 @@ export class Script {
       stop_reason: stop,
     });
   }
+  /** A prompt ("go") whose reply runs a subagent by tool call `callId`; the request ended. */
+  spawn(callId = "c1"): OmniMessage[] {
+    return [
+      this.user("go"),
+      this.begin(),
+      this.call(callId, "completed", "run_subagent"),
+      this.end(),
+    ];
+  }
   /** request_begin. */
   begin(): OmniMessage {
     return this.event({ type: "request_begin" });
@@ -149,6 +158,19 @@ export class Script {
       type: "tool_list_ready",
       tools: [{ name: "exec_command", description: "run a command" }],
     });
+  }
+  /**
+   * Write `records` as file `index` of session `id` in `traces`, in the date
+   * directory `dateDir` ({@linkcode putTrace}); returns the path.
+   */
+  put(
+    traces: string,
+    id: string,
+    records: OmniMessage[],
+    index = 1,
+    dateDir = "2026-01-02",
+  ): Promise<string> {
+    return putTrace(traces, dateDir, id, index, toJsonl(records));
   }
   /**
    * Records from a compact step list, in the notation the replay tests read

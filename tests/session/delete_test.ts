@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { PenguinError } from "../../lib/protocol/mod.ts";
 import { childCount, deleteSession, forkSession, planDelete } from "../../lib/session/mod.ts";
 import { acquireSessionLock, releaseSessionLock } from "../../lib/trace/mod.ts";
-import { jsonl, putTrace, scope, Script, sid, tracesOf, treeDigest, withRoot } from "./_support.ts";
+import { jsonl, scope, Script, sid, tracesOf, treeDigest, withRoot } from "./_support.ts";
 
 async function family(root: string) {
   const s = new Script();
@@ -12,47 +12,29 @@ async function family(root: string) {
   const child = sid("a0000002", 2);
   const grandchild = sid("a0000003", 3);
   const other = sid("a0000004", 4);
-  const p1 = await putTrace(
-    t,
-    "2026-01-02",
-    parent,
-    1,
-    jsonl([
-      s.meta(parent),
-      s.user("go"),
-      s.begin(),
-      s.call("c1", "completed", "run_subagent"),
-      s.end(),
-    ]),
-  );
-  const c1 = await putTrace(
-    t,
-    "2026-01-02",
-    child,
-    1,
-    jsonl([
-      s.meta(child, { source: "subagent" }),
-      s.user("sub", "parent_agent"),
-      s.begin(),
-      s.call("x"),
-      s.end(),
-    ]),
-  );
+  const p1 = await s.put(t, parent, [
+    s.meta(parent),
+    ...s.spawn(),
+  ]);
+  const c1 = await s.put(t, child, [
+    s.meta(child, { source: "subagent" }),
+    s.user("sub", "parent_agent"),
+    s.begin(),
+    s.call("x"),
+    s.end(),
+  ]);
   const p1b = await Deno.readTextFile(p1);
   await Deno.writeTextFile(p1, p1b + jsonl([s.subagent(child), s.out("c1", "child done")]));
-  const g1 = await putTrace(
-    t,
-    "2026-01-02",
-    grandchild,
-    1,
-    jsonl([s.meta(grandchild, { source: "subagent" }), s.user("subsub", "parent_agent")]),
-  );
+  const g1 = await s.put(t, grandchild, [
+    s.meta(grandchild, { source: "subagent" }),
+    s.user("subsub", "parent_agent"),
+  ]);
   await Deno.writeTextFile(
     c1,
     (await Deno.readTextFile(c1)) + jsonl([s.subagent(grandchild), s.subagent(sid("deadbeef", 9))]),
   );
-  const p2 = await putTrace(t, "2026-01-03", parent, 2, jsonl([s.meta(parent), s.user("more")]));
-  const o1 = await putTrace(t, "2026-01-02", other, 1, jsonl([s.meta(other), s.user("unrelated")]));
+  const p2 = await s.put(t, parent, [s.meta(parent), s.user("more")], 2, "2026-01-03");
+  const o1 = await s.put(t, other, [s.meta(other), s.user("unrelated")]);
   const scratch = join(root, "default_project", "agents", "default_agent", "scratchpad");
   for (const id of [parent, child]) {
     await Deno.mkdir(join(scratch, id, "truncated-tool-output"), { recursive: true });

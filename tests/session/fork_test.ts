@@ -187,40 +187,28 @@ Deno.test("fork of a prompt after a compaction copies from that file, summary in
     const s = new Script();
     const id = sid("c0c0c0c0");
     const t = tracesOf(root);
-    await putTrace(
-      t,
-      "2026-01-02",
-      id,
-      1,
-      jsonl([
-        s.meta(id),
-        s.user("one"),
-        s.begin(),
-        s.say("a"),
-        s.end(),
-        s.compactBegin(),
-        s.user("Summarize."),
-        s.begin(),
-        s.say("[summary]S[/summary]"),
-        s.end(),
-        s.compactEnd(),
-      ]),
-    );
-    const second = await putTrace(
-      t,
-      "2026-01-02",
-      id,
-      2,
-      jsonl([
-        s.meta(id),
-        s.tools(),
-        s.user("[context_summary]\nS\n[/context_summary]"),
-        s.user("two"),
-        s.begin(),
-        s.say("b"),
-        s.end(),
-      ]),
-    );
+    await s.put(t, id, [
+      s.meta(id),
+      s.user("one"),
+      s.begin(),
+      s.say("a"),
+      s.end(),
+      s.compactBegin(),
+      s.user("Summarize."),
+      s.begin(),
+      s.say("[summary]S[/summary]"),
+      s.end(),
+      s.compactEnd(),
+    ]);
+    const second = await s.put(t, id, [
+      s.meta(id),
+      s.tools(),
+      s.user("[context_summary]\nS\n[/context_summary]"),
+      s.user("two"),
+      s.begin(),
+      s.say("b"),
+      s.end(),
+    ], 2);
     const fork = await forkSession({ ...scope(root), session: id, before: 2 });
     assert.equal(fork.lineage.trace_index, 2);
     assert.equal(fork.sourcePath, second);
@@ -235,22 +223,16 @@ Deno.test("clone copies the latest file up to a request still open at its end", 
   await withRoot(async (root) => {
     const s = new Script();
     const id = sid("c1c1c1c1");
-    const path = await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      id,
-      1,
-      jsonl([
-        s.meta(id),
-        s.user("one"),
-        s.begin(),
-        s.say("a"),
-        s.end(),
-        s.user("two"),
-        s.begin(),
-        s.say("half an answer"),
-      ]),
-    );
+    const path = await s.put(tracesOf(root), id, [
+      s.meta(id),
+      s.user("one"),
+      s.begin(),
+      s.say("a"),
+      s.end(),
+      s.user("two"),
+      s.begin(),
+      s.say("half an answer"),
+    ]);
     const before = await treeDigest(root);
     const clone = await cloneSession({ ...scope(root), session: id });
     assert.equal(clone.kind, "clone");

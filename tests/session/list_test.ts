@@ -44,34 +44,26 @@ Deno.test("a multi-file session takes its head from the first file and its tail 
     const s = new Script();
     const id = sid("bbbbbbbb");
     const t = tracesOf(root);
-    await putTrace(
-      t,
-      "2026-01-02",
-      id,
-      1,
-      jsonl([
-        s.meta(id),
-        s.user("the first prompt"),
-        s.begin(),
-        s.say("a"),
-        s.usage(100, 100),
-        s.end(),
-        s.compactBegin(),
-        s.user("Summarize."),
-        s.begin(),
-        s.say("[summary]s[/summary]"),
-        s.usage(150, 50),
-        s.end(),
-        s.compactEnd(),
-      ]),
-    );
+    await s.put(t, id, [
+      s.meta(id),
+      s.user("the first prompt"),
+      s.begin(),
+      s.say("a"),
+      s.usage(100, 100),
+      s.end(),
+      s.compactBegin(),
+      s.user("Summarize."),
+      s.begin(),
+      s.say("[summary]s[/summary]"),
+      s.usage(150, 50),
+      s.end(),
+      s.compactEnd(),
+    ]);
     const last = s.say("late");
-    await putTrace(
+    await s.put(
       t,
-      "2026-01-03",
       id,
-      2,
-      jsonl([
+      [
         s.meta(id),
         s.user("[context_summary]\ns\n[/context_summary]"),
         s.user("second prompt"),
@@ -79,7 +71,9 @@ Deno.test("a multi-file session takes its head from the first file and its tail 
         s.usage(400, 250),
         last,
         s.end(),
-      ]),
+      ],
+      2,
+      "2026-01-03",
     );
     const [row] = await listSessions(scope(root));
     assert.equal(row!.files, 2);
@@ -136,9 +130,9 @@ Deno.test("listing is newest first and covers every agent with allAgents", async
     const a = sid("11111111", 1);
     const b = sid("22222222", 2);
     const c = sid("33333333", 3);
-    await putTrace(tracesOf(root), "2026-01-02", a, 1, jsonl([s.meta(a), s.user("a")]));
-    await putTrace(tracesOf(root), "2026-01-02", b, 1, jsonl([s.meta(b), s.user("b")]));
-    await putTrace(tracesOf(root, "other"), "2026-01-02", c, 1, jsonl([s.meta(c), s.user("c")]));
+    await s.put(tracesOf(root), a, [s.meta(a), s.user("a")]);
+    await s.put(tracesOf(root), b, [s.meta(b), s.user("b")]);
+    await s.put(tracesOf(root, "other"), c, [s.meta(c), s.user("c")]);
     const mine = await listSessions(scope(root));
     assert.deepEqual(mine.map((r) => r.sessionId), [b, a]);
     const all = await listSessions({ ...scope(root), allAgents: true });
@@ -155,27 +149,15 @@ Deno.test("subagent and forked sessions report their source and parent", async (
     const s = new Script();
     const child = sid("44444444", 4);
     const fork = sid("55555555", 5);
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      child,
-      1,
-      jsonl([
-        s.meta(child, { source: "subagent" }),
-        s.user("do the subtask", "parent_agent"),
-      ]),
-    );
+    await s.put(tracesOf(root), child, [
+      s.meta(child, { source: "subagent" }),
+      s.user("do the subtask", "parent_agent"),
+    ]);
     const lineage = { parent_session_id: sid("11111111"), trace_index: 1, line: 9, kind: "fork" };
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      fork,
-      1,
-      jsonl([
-        s.meta(fork, { lineage } as Record<string, unknown>),
-        s.user("again"),
-      ]),
-    );
+    await s.put(tracesOf(root), fork, [
+      s.meta(fork, { lineage } as Record<string, unknown>),
+      s.user("again"),
+    ]);
     const rows = await listSessions(scope(root));
     const c = rows.find((r) => r.sessionId === child)!;
     const f = rows.find((r) => r.sessionId === fork)!;

@@ -104,7 +104,7 @@ Deno.test("latest: date dirs and files descending; meta-only files are skipped",
     const metaOnly = sid("33333333", 3, 3);
     await putTrace(t, "2026-01-02", old, 1, simple(s, old));
     await putTrace(t, "2026-01-03", newer, 1, simple(s, newer));
-    await putTrace(t, "2026-01-03", metaOnly, 1, jsonl([s.meta(metaOnly)]));
+    await s.put(t, metaOnly, [s.meta(metaOnly)], 1, "2026-01-03");
     assert.equal(await latestSessionId(t), newer);
     const found = await locateSession({ ...scope(root), target: "latest" });
     assert.equal(found.sessionId, newer);
@@ -128,7 +128,7 @@ Deno.test("latest with no session with records is a not_found error", async () =
   await withRoot(async (root) => {
     const s = new Script();
     const t = tracesOf(root);
-    await putTrace(t, "2026-01-02", sid("11111111"), 1, jsonl([s.meta(sid("11111111"))]));
+    await s.put(t, sid("11111111"), [s.meta(sid("11111111"))]);
     await assert.rejects(
       locateSession({ ...scope(root), target: "latest" }),
       (e: unknown) =>

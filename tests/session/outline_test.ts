@@ -17,36 +17,30 @@ Deno.test("only human prompts are numbered: no sender, outside compactions, not 
   await withRoot(async (root) => {
     const s = new Script();
     const id = sid("e0e0e0e0");
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      id,
-      1,
-      jsonl([
-        s.meta(id),
-        s.user("first"),
-        s.begin(),
-        s.call("c1"),
-        s.end(),
-        s.user("[user_steering]\nhurry\n[/user_steering]"),
-        s.user("[background_task_done]\n…\n[/background_task_done]", "harness"),
-        s.out("c1"),
-        s.begin(),
-        s.say("ok"),
-        s.end(),
-        s.compactBegin(),
-        s.user("Summarize the transcript."),
-        s.begin(),
-        s.say("[summary]S[/summary]"),
-        s.end(),
-        s.compactEnd(),
-        s.user("[context_summary]\nS\n[/context_summary]"),
-        s.user("[goal]\nship it\n[/goal]"),
-        s.begin(),
-        s.say("done"),
-        s.end(),
-      ]),
-    );
+    await s.put(tracesOf(root), id, [
+      s.meta(id),
+      s.user("first"),
+      s.begin(),
+      s.call("c1"),
+      s.end(),
+      s.user("[user_steering]\nhurry\n[/user_steering]"),
+      s.user("[background_task_done]\n…\n[/background_task_done]", "harness"),
+      s.out("c1"),
+      s.begin(),
+      s.say("ok"),
+      s.end(),
+      s.compactBegin(),
+      s.user("Summarize the transcript."),
+      s.begin(),
+      s.say("[summary]S[/summary]"),
+      s.end(),
+      s.compactEnd(),
+      s.user("[context_summary]\nS\n[/context_summary]"),
+      s.user("[goal]\nship it\n[/goal]"),
+      s.begin(),
+      s.say("done"),
+      s.end(),
+    ]);
     const o = await outlineOf(root, id);
     const prompts = o.items.filter((i) => i.kind === "prompt");
     assert.deepEqual(prompts.map((p) => [p.n, p.text]), [[1, "first"], [

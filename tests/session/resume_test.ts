@@ -28,27 +28,19 @@ import {
 async function twoFileSession(root: string, s: Script, ws: string) {
   const id = sid("abcdef01");
   const t = tracesOf(root);
-  const first = await putTrace(
+  const first = await s.put(t, id, [
+    s.meta(id, { workspace: ws }),
+    s.user("old task"),
+    s.begin(),
+    s.say("old"),
+    s.end(),
+    s.compactBegin("discard"),
+    s.compactEnd("completed", "discard"),
+  ]);
+  const second = await s.put(
     t,
-    "2026-01-02",
     id,
-    1,
-    jsonl([
-      s.meta(id, { workspace: ws }),
-      s.user("old task"),
-      s.begin(),
-      s.say("old"),
-      s.end(),
-      s.compactBegin("discard"),
-      s.compactEnd("completed", "discard"),
-    ]),
-  );
-  const second = await putTrace(
-    t,
-    "2026-01-03",
-    id,
-    2,
-    jsonl([
+    [
       s.meta(id, { workspace: ws }),
       s.user("new task"),
       s.begin(),
@@ -56,7 +48,9 @@ async function twoFileSession(root: string, s: Script, ws: string) {
       s.usage(300, 120),
       s.end(),
       s.out("c1"),
-    ]),
+    ],
+    2,
+    "2026-01-03",
   );
   return { id, t, first, second };
 }
@@ -119,7 +113,7 @@ Deno.test("loadSessionForResume with lock releases the lock when it refuses the 
     const s = new Script();
     const id = sid("abcdef02");
     const t = tracesOf(root);
-    await putTrace(t, "2026-01-02", id, 1, jsonl([s.meta(id, { workspace: join(root, "gone") })]));
+    await s.put(t, id, [s.meta(id, { workspace: join(root, "gone") })]);
     await assert.rejects(
       loadSessionForResume({ ...scope(root), target: id, lock: true }),
       /Workspace does not exist/,
@@ -190,7 +184,7 @@ Deno.test("a session_meta without provider is refused as legacy data", async () 
     const id = sid("abcdef02");
     const meta = s.meta(id, { workspace: root });
     delete (meta.payload as unknown as Record<string, unknown>).provider;
-    await putTrace(tracesOf(root), "2026-01-02", id, 1, jsonl([meta, s.user("x")]));
+    await s.put(tracesOf(root), id, [meta, s.user("x")]);
     await assert.rejects(
       loadSessionForResume({ ...scope(root), target: id }),
       (e: unknown) =>
@@ -216,13 +210,7 @@ Deno.test("a workspace that is gone is refused and never recreated", async () =>
     const s = new Script();
     const ws = join(root, "gone");
     const id = sid("abcdef04");
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      id,
-      1,
-      jsonl([s.meta(id, { workspace: ws }), s.user("x")]),
-    );
+    await s.put(tracesOf(root), id, [s.meta(id, { workspace: ws }), s.user("x")]);
     await assert.rejects(
       loadSessionForResume({ ...scope(root), target: id }),
       (e: unknown) =>
@@ -237,13 +225,11 @@ Deno.test("loading for resume changes nothing on disk, on success or refusal", a
     const s = new Script();
     const { id } = await twoFileSession(root, s, root);
     const bad = sid("abcdef05");
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      bad,
-      1,
-      jsonl([s.meta(bad, { workspace: join(root, "nope") }), s.user("x"), s.compactBegin()]),
-    );
+    await s.put(tracesOf(root), bad, [
+      s.meta(bad, { workspace: join(root, "nope") }),
+      s.user("x"),
+      s.compactBegin(),
+    ]);
     const before = await treeDigest(root);
     await loadSessionForResume({ ...scope(root), target: id });
     await assert.rejects(loadSessionForResume({ ...scope(root), target: bad }));
@@ -279,20 +265,14 @@ Deno.test("closeDanglingCompaction appends a failed compaction_end that closes t
     const s = new Script();
     const id = sid("abcdef07");
     const t = tracesOf(root);
-    const path = await putTrace(
-      t,
-      "2026-01-02",
-      id,
-      1,
-      jsonl([
-        s.meta(id, { workspace: root }),
-        s.user("go"),
-        s.begin(),
-        s.say("a"),
-        s.end(),
-        s.compactBegin("summarize", "context"),
-      ]),
-    );
+    const path = await s.put(t, id, [
+      s.meta(id, { workspace: root }),
+      s.user("go"),
+      s.begin(),
+      s.say("a"),
+      s.end(),
+      s.compactBegin("summarize", "context"),
+    ]);
     const loaded = await loadSessionForResume({ ...scope(root), target: id });
     const dangling = loaded.replay.danglingCompaction;
     assert.deepEqual(dangling, { reason: "context", mode: "summarize" });

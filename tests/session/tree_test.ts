@@ -7,7 +7,7 @@ import {
   sessionTree,
   type TreeNode,
 } from "../../lib/session/mod.ts";
-import { fixture, jsonl, putTrace, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
+import { fixture, scope, Script, sid, tracesOf, withRoot } from "./_support.ts";
 
 /** The scope of `root`, importing into `root` as the workspace named with --workspace. */
 const into = (root: string) => ({
@@ -42,32 +42,17 @@ Deno.test("forks and clones hang under their source; copied subagent events do n
     const parent = sid("b0000001", 1);
     const child = sid("b0000002", 2);
     const loner = sid("b0000003", 3);
-    await putTrace(
-      t,
-      "2026-01-02",
-      parent,
-      1,
-      jsonl([
-        s.meta(parent),
-        s.user("go"),
-        s.begin(),
-        s.call("c1", "completed", "run_subagent"),
-        s.end(),
-        s.subagent(child),
-        s.out("c1"),
-        s.begin(),
-        s.say("done"),
-        s.end(),
-      ]),
-    );
-    await putTrace(
-      t,
-      "2026-01-02",
-      child,
-      1,
-      jsonl([s.meta(child, { source: "subagent" }), s.user("sub", "parent_agent")]),
-    );
-    await putTrace(t, "2026-01-02", loner, 1, jsonl([s.meta(loner), s.user("alone")]));
+    await s.put(t, parent, [
+      s.meta(parent),
+      ...s.spawn(),
+      s.subagent(child),
+      s.out("c1"),
+      s.begin(),
+      s.say("done"),
+      s.end(),
+    ]);
+    await s.put(t, child, [s.meta(child, { source: "subagent" }), s.user("sub", "parent_agent")]);
+    await s.put(t, loner, [s.meta(loner), s.user("alone")]);
     const fork = await forkSession({ ...scope(root), session: parent, at: 1 });
     const clone = await cloneSession({ ...scope(root), session: fork.sessionId });
     const forest = await sessionTree(scope(root));
@@ -99,13 +84,10 @@ Deno.test("a fork whose source was deleted is a root under a placeholder", async
     const s = new Script();
     const id = sid("b0000009", 9);
     const lineage = { parent_session_id: sid("0ddba110"), trace_index: 1, line: 3, kind: "fork" };
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      id,
-      1,
-      jsonl([s.meta(id, { lineage } as Record<string, unknown>), s.user("x")]),
-    );
+    await s.put(tracesOf(root), id, [
+      s.meta(id, { lineage } as Record<string, unknown>),
+      s.user("x"),
+    ]);
     const forest = await sessionTree(scope(root));
     assert.equal(forest.length, 1);
     assert.equal(forest[0]!.sessionId, sid("0ddba110"));
@@ -128,28 +110,19 @@ Deno.test("a subagent child run as another agent is found under that agent's tra
     const s = new Script();
     const parent = sid("c0000001", 1);
     const child = sid("c0000002", 2);
-    await putTrace(
-      tracesOf(root),
-      "2026-01-02",
-      parent,
-      1,
-      jsonl([
-        s.meta(parent),
-        s.user("go"),
-        s.begin(),
-        s.call("c1", "completed", "run_subagent"),
-        s.end(),
-        s.subagent(child),
-        s.out("c1"),
-      ]),
-    );
-    await putTrace(
-      tracesOf(root, "helper_agent"),
-      "2026-01-02",
-      child,
-      1,
-      jsonl([s.meta(child), s.user("child work"), s.begin(), s.say("done"), s.end()]),
-    );
+    await s.put(tracesOf(root), parent, [
+      s.meta(parent),
+      ...s.spawn(),
+      s.subagent(child),
+      s.out("c1"),
+    ]);
+    await s.put(tracesOf(root, "helper_agent"), child, [
+      s.meta(child),
+      s.user("child work"),
+      s.begin(),
+      s.say("done"),
+      s.end(),
+    ]);
     const [tree] = await sessionTree(scope(root));
     assert.equal(tree!.sessionId, parent);
     const node = tree!.children[0]!;
