@@ -85,9 +85,20 @@ async function layout() {
   return { base, ws, home, put, resolve };
 }
 
-Deno.test("resolver: global, repository and included files with relative, ~/ and chained paths", async () => {
+/** Run `fn` with a fresh {@linkcode layout}, removed afterwards. */
+async function withLayout(
+  fn: (l: Awaited<ReturnType<typeof layout>>) => Promise<void>,
+): Promise<void> {
   const l = await layout();
   try {
+    await fn(l);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+}
+
+Deno.test("resolver: global, repository and included files with relative, ~/ and chained paths", () =>
+  withLayout(async (l) => {
     await Deno.mkdir(join(l.base, "xdg", "git"), { recursive: true });
     await l.put("xdg/git/config", "[core]\n\tpager = xdg-pager\n");
     await l.put("home/.gitconfig", "[include]\n\tpath = ~/more.gitconfig\n");
@@ -108,14 +119,10 @@ Deno.test("resolver: global, repository and included files with relative, ~/ and
     assert.equal(states[join(l.ws, "deeper.gitconfig")], "read");
     assert.equal(states[join(l.ws, ".git", "missing.gitconfig")], "missing");
     assert.equal(states[join(l.home, "more.gitconfig")], "read");
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("resolver: includeIf gitdir, gitdir/i, onbranch and hasconfig", async () => {
-  const l = await layout();
-  try {
+Deno.test("resolver: includeIf gitdir, gitdir/i, onbranch and hasconfig", () =>
+  withLayout(async (l) => {
     await l.put(
       "ws/.git/config",
       [
@@ -140,27 +147,19 @@ Deno.test("resolver: includeIf gitdir, gitdir/i, onbranch and hasconfig", async 
       "gitdiri-yes",
       "hasconfig-yes",
     ]);
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("resolver: config.worktree only with extensions.worktreeConfig", async () => {
-  const l = await layout();
-  try {
+Deno.test("resolver: config.worktree only with extensions.worktreeConfig", () =>
+  withLayout(async (l) => {
     await l.put("ws/.git/config.worktree", "[core]\n\thooksPath = wt-hooks\n");
     await l.put("ws/.git/config", "[core]\n\tbare = false\n");
     assert.ok(!(await l.resolve()).entries.some((e) => e.key === "core.hookspath"));
     await l.put("ws/.git/config", "[extensions]\n\tworktreeConfig = true\n");
     assert.ok((await l.resolve()).entries.some((e) => e.key === "core.hookspath"));
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("resolver: an include cycle ends, and a chain stops at git's depth limit", async () => {
-  const l = await layout();
-  try {
+Deno.test("resolver: an include cycle ends, and a chain stops at git's depth limit", () =>
+  withLayout(async (l) => {
     await l.put("ws/.git/config", "[include]\n\tpath = ../a\n\tpath = ../c0\n");
     await l.put("ws/a", "[include]\n\tpath = b\n");
     await l.put("ws/b", "[include]\n\tpath = a\n");
@@ -170,10 +169,7 @@ Deno.test("resolver: an include cycle ends, and a chain stops at git's depth lim
     assert.ok(read.includes(join(l.ws, "b")));
     assert.ok(read.includes(join(l.ws, "c9")) && !read.includes(join(l.ws, "c10")));
     assert.ok(c.errors.some((e) => /deeper than 10/.test(e)));
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("command words: paths, options and assignments", () => {
   assert.deepEqual(commandWords(`sh -c "./x.sh --out=tools/y" -F ~/cfg; less -R | z>q`), [
@@ -225,9 +221,8 @@ Deno.test("docs/security.md lists every key of the table", async () => {
   }
 });
 
-Deno.test("resolver: GIT_CONFIG_COUNT/KEY/VALUE and GIT_CONFIG_PARAMETERS come last, includes followed", async () => {
-  const l = await layout();
-  try {
+Deno.test("resolver: GIT_CONFIG_COUNT/KEY/VALUE and GIT_CONFIG_PARAMETERS come last, includes followed", () =>
+  withLayout(async (l) => {
     await l.put("env.gitconfig", "[core]\n\tpager = ./env-pager\n");
     const vars: Record<string, string> = {
       GIT_CONFIG_COUNT: "2",
@@ -254,7 +249,4 @@ Deno.test("resolver: GIT_CONFIG_COUNT/KEY/VALUE and GIT_CONFIG_PARAMETERS come l
       ["filter.X.clean", "./cl'ean", "GIT_CONFIG_PARAMETERS"],
       ["alias.st", "!./st", "GIT_CONFIG_PARAMETERS"],
     ]);
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));

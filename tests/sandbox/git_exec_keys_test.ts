@@ -12,36 +12,19 @@ import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/m
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { run } from "../tools/_support.ts";
 import { hostRun } from "../support/host_git.ts";
-import { collect, exists, visibleTempDir } from "./_helpers.ts";
-
-interface Repo {
-  base: string;
-  ws: string;
-  home: string;
-  marker: string;
-}
+import { collect, exists } from "./_helpers.ts";
+import { type Repo, withRepoDirs } from "./_git_repo.ts";
 
 /** The user's git on the host in the workspace. */
 function hostGit(r: Repo, args: string[]): Promise<{ code: number; out: string }> {
   return hostRun(r.home, r.ws, "git", args);
 }
 
-async function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {
-  const base = await Deno.realPath(await visibleTempDir("penguin-git-keys-"));
-  const r: Repo = {
-    base,
-    ws: join(base, "ws"),
-    home: join(base, "home"),
-    marker: join(base, "PWNED"),
-  };
-  await Deno.mkdir(r.ws, { recursive: true });
-  await Deno.mkdir(r.home);
-  try {
+function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {
+  return withRepoDirs("penguin-git-keys-", async (r) => {
     assert.equal((await hostGit(r, ["init", "-q", "-b", "main"])).code, 0);
     await fn(r);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 }
 
 const policyOf = (r: Repo, git: GitAccess) =>

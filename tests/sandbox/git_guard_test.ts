@@ -19,14 +19,7 @@ import {
 import { run } from "../tools/_support.ts";
 import { hostRun } from "../support/host_git.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
-
-interface Repo {
-  base: string;
-  ws: string;
-  home: string;
-  /** Created by a planted command when host git runs it; outside every writable root. */
-  marker: string;
-}
+import { type Repo, repoIn } from "./_git_repo.ts";
 
 /** Host git with no system or user config, as if on a clean machine. */
 function hostGit(
@@ -40,9 +33,8 @@ function hostGit(
 /** A temp dir with a committed repository `ws` (or a plain `ws` inside an outer repo). */
 async function makeRepo(opts: { nested?: boolean } = {}): Promise<Repo> {
   const base = await visibleTempDir("penguin-git-guard-");
-  const home = join(base, "home");
-  await Deno.mkdir(home);
-  const r: Repo = { base, ws: join(base, "ws"), home, marker: join(base, "PWNED") };
+  const r = repoIn(base);
+  await Deno.mkdir(r.home);
   const top = opts.nested ? join(base, "outer") : r.ws;
   if (opts.nested) r.ws = join(top, "ws");
   await Deno.mkdir(r.ws, { recursive: true });
@@ -226,12 +218,7 @@ Deno.test("a workspace inside an outer repository cannot get a .git of its own",
 
 Deno.test("a .git gitdir pointer and the git dir it names are guarded like a .git directory", async () => {
   const base = await visibleTempDir("penguin-git-guard-");
-  const r: Repo = {
-    base,
-    ws: join(base, "ws"),
-    home: join(base, "home"),
-    marker: join(base, "PWNED"),
-  };
+  const r = repoIn(base);
   try {
     await Deno.mkdir(r.home);
     const init = await hostGit(r, ["init", "-q", `--separate-git-dir=${r.ws}/.repo`, r.ws], base);

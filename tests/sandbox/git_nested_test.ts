@@ -14,39 +14,22 @@ import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
 import { createWriteFileTool, DEFAULT_TOOL_DEFINITIONS } from "../../lib/tools/mod.ts";
 import { hostRun } from "../support/host_git.ts";
 import { run } from "../tools/_support.ts";
-import { collect, exists, visibleTempDir } from "./_helpers.ts";
+import { collect, exists } from "./_helpers.ts";
+import { type Repo, withRepoDirs } from "./_git_repo.ts";
 import { createWorld, runSession } from "./redteam/_world.ts";
-
-interface Repo {
-  base: string;
-  ws: string;
-  home: string;
-  marker: string;
-}
 
 async function hostGit(home: string, cwd: string, args: string[]): Promise<string> {
   return (await hostRun(home, cwd, "git", args)).out;
 }
 
-async function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {
-  const base = await Deno.realPath(await visibleTempDir("penguin-git-nested-"));
-  const r: Repo = {
-    base,
-    ws: join(base, "ws"),
-    home: join(base, "home"),
-    marker: join(base, "PWNED"),
-  };
-  await Deno.mkdir(r.ws);
-  await Deno.mkdir(r.home);
-  try {
+function withRepo(fn: (r: Repo) => Promise<void>): Promise<void> {
+  return withRepoDirs("penguin-git-nested-", async (r) => {
     await hostGit(r.home, r.ws, ["init", "-q", "-b", "main"]);
     await Deno.writeTextFile(join(r.ws, "a.txt"), "a\n");
     await hostGit(r.home, r.ws, ["add", "."]);
     await hostGit(r.home, r.ws, ["commit", "-q", "-m", "init"]);
     await fn(r);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 }
 
 async function sh(r: Repo, shell: string, git: GitAccess = "read-only") {

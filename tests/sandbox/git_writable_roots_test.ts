@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { hostRun } from "../support/host_git.ts";
-import { exists, visibleTempDir } from "./_helpers.ts";
+import { exists } from "./_helpers.ts";
+import { type Repo, withRepoDirs } from "./_git_repo.ts";
 import { createWorld, runSession } from "./redteam/_world.ts";
 
 /** The user's git on the host (own HOME, no system configuration); its output. */
@@ -15,24 +16,7 @@ async function hostGit(home: string, cwd: string, args: string[]): Promise<strin
   return (await hostRun(home, cwd, "git", args)).out;
 }
 
-interface World {
-  base: string;
-  ws: string;
-  home: string;
-  marker: string;
-}
-
-async function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
-  const base = await Deno.realPath(await visibleTempDir("penguin-git-roots-"));
-  const w = { base, ws: join(base, "ws"), home: join(base, "home"), marker: join(base, "PWNED") };
-  await Deno.mkdir(w.ws);
-  await Deno.mkdir(w.home);
-  try {
-    await fn(w);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-}
+const withWorld = (fn: (w: Repo) => Promise<void>) => withRepoDirs("penguin-git-roots-", fn);
 
 /** Trust `ws/penguin.jsonc` naming `roots`, then run `cmd` with --grant-writable-roots. */
 async function runGranted(ws: string, roots: string[], cmd: string, more: string[] = []) {
