@@ -54,11 +54,22 @@ async function writeAtomically(path: string, write: (tmp: string) => Promise<voi
 const policyOf = (ws: string) =>
   createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
 
-Deno.test({
-  name: "a stand-in another penguin still holds outlives the release of the one that made it",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+/** A test named `name`, Linux only, whose body runs in a fresh workspace. */
+function inLinuxWorkspace(name: string, fn: (ws: string) => Promise<void>): Deno.TestDefinition {
+  return { name, ignore: !linux, fn: () => withWorkspace(fn) };
+}
+
+/** A holder started with `args` and then crashed, leaving its stand-ins. */
+async function crashedHolder(args: string[]): Promise<Holder> {
+  const holder = await startHolder(args);
+  await holder.crash();
+  return holder;
+}
+
+Deno.test(
+  inLinuxWorkspace(
+    "a stand-in another penguin still holds outlives the release of the one that made it",
+    async (ws) => {
       const maker = await startHolder(["plan", ws]);
       const paths = maker.held.map((p) => p.path).sort();
       assert.deepEqual(paths, [join(ws, ".git"), join(ws, "penguin.jsonc")]);
@@ -70,15 +81,14 @@ Deno.test({
       for (const p of paths) assert.equal(await exists(p), true, `${p} still held here`);
       await release();
       for (const p of paths) assert.equal(await exists(p), false, `${p} removed by the last`);
-    });
-  },
-});
+    },
+  ),
+);
 
-Deno.test({
-  name: "a stand-in made here outlives this process's release while another penguin holds it",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+Deno.test(
+  inLinuxWorkspace(
+    "a stand-in made here outlives this process's release while another penguin holds it",
+    async (ws) => {
       const plan = await resolvePlan(policyOf(ws), ws);
       const release = await holdPlaceholders(plan.placeholders ?? []);
       const joiner = await startHolder(["plan", ws]);
@@ -87,45 +97,41 @@ Deno.test({
       for (const p of joiner.held) assert.equal(await exists(p.path), true, p.path);
       await joiner.finish();
       for (const p of joiner.held) assert.equal(await exists(p.path), false, p.path);
-    });
-  },
-});
+    },
+  ),
+);
 
-Deno.test({
-  name: "the stand-ins of a killed penguin are removed by the next sweep",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+Deno.test(
+  inLinuxWorkspace(
+    "the stand-ins of a killed penguin are removed by the next sweep",
+    async (ws) => {
       const holder = await startHolder(["plan", ws]);
       const paths = holder.held.map((p) => p.path).sort();
       await holder.crash();
       for (const p of paths) assert.equal(await exists(p), true, `${p} left by the crash`);
       await sweepStandIns(isStandInShape);
       for (const p of paths) assert.equal(await exists(p), false, `${p} swept`);
-    });
-  },
-});
+    },
+  ),
+);
 
-Deno.test({
-  name: "after a crash the next plan takes the left stand-ins for penguin's, not the user's",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
-      const crashed = await startHolder(["plan", ws]);
-      await crashed.crash();
+Deno.test(
+  inLinuxWorkspace(
+    "after a crash the next plan takes the left stand-ins for penguin's, not the user's",
+    async (ws) => {
+      const crashed = await crashedHolder(["plan", ws]);
       const next = await startHolder(["plan", ws]);
       assert.deepEqual(next.held, crashed.held);
       await next.finish();
       for (const p of next.held) assert.equal(await exists(p.path), false);
-    });
-  },
-});
+    },
+  ),
+);
 
-Deno.test({
-  name: "a left stand-in the user changed, replaced or swapped for a link or FIFO is kept",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+Deno.test(
+  inLinuxWorkspace(
+    "a left stand-in the user changed, replaced or swapped for a link or FIFO is kept",
+    async (ws) => {
       const git = join(ws, "g");
       await Deno.mkdir(git);
       const held: Placeholder[] = [
@@ -135,8 +141,7 @@ Deno.test({
         { path: join(git, "config"), kind: "file", content: "" },
         { path: join(git, "config.worktree"), kind: "file", content: "" },
       ];
-      const holder = await startHolder(["hold", JSON.stringify(held)]);
-      await holder.crash();
+      await crashedHolder(["hold", JSON.stringify(held)]);
       const [dotGit, hooks, commondir, config, worktree] = held.map((p) => p.path);
 
       await Deno.writeTextFile(join(dotGit!, "HEAD"), "ref: refs/heads/main\n");
@@ -158,43 +163,41 @@ Deno.test({
       // Nothing left to sweep: the records of changed stand-ins are dropped.
       const next = await resolvePlan(policyOf(ws), ws);
       assert.ok(!next.placeholders?.some((p) => p.path === dotGit), "the .git is the user's now");
-    });
-  },
-});
+    },
+  ),
+);
 
-Deno.test({
-  name: "the stand-ins of a running penguin are not swept; it removes them itself",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+Deno.test(
+  inLinuxWorkspace(
+    "the stand-ins of a running penguin are not swept; it removes them itself",
+    async (ws) => {
       const holder = await startHolder(["plan", ws]);
       await sweepStandIns(isStandInShape);
       for (const p of holder.held) assert.equal(await exists(p.path), true);
       await holder.finish();
-      for (const p of holder.held) assert.equal(await exists(p.path), false);
-    });
-  },
-});
+      for (const p of holder.held) {
+        assert.equal(await exists(p.path), false);
+      }
+    },
+  ),
+);
 
-Deno.test({
-  name: "a stand-in of a shape no plan makes is never swept, even when recorded",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+Deno.test(
+  inLinuxWorkspace(
+    "a stand-in of a shape no plan makes is never swept, even when recorded",
+    async (ws) => {
       const odd = { path: join(ws, "notes.txt"), kind: "file" as const, content: "keep me\n" };
-      const holder = await startHolder(["hold", JSON.stringify([odd])]);
-      await holder.crash();
+      await crashedHolder(["hold", JSON.stringify([odd])]);
       await sweepStandIns(isStandInShape);
       assert.equal(await exists(odd.path), true);
-    });
-  },
-});
+    },
+  ),
+);
 
-Deno.test({
-  name: "a penguin keeping its records elsewhere (another HOME) never removes what this one mounts",
-  ignore: !linux,
-  async fn() {
-    await withWorkspace(async (ws) => {
+Deno.test(
+  inLinuxWorkspace(
+    "a penguin keeping its records elsewhere (another HOME) never removes what this one mounts",
+    async (ws) => {
       const otherHome = await Deno.makeTempDir({ prefix: "penguin-other-home-" });
       try {
         const other = await startHolder(["plan", ws], otherHome);
@@ -215,9 +218,9 @@ Deno.test({
       } finally {
         await Deno.remove(otherHome, { recursive: true });
       }
-    });
-  },
-});
+    },
+  ),
+);
 
 /**
  * Run `script` in a sandbox of a workspace holding penguin's run directory two levels down, in a
