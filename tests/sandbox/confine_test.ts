@@ -30,6 +30,16 @@ async function layout(): Promise<Layout> {
   return { base, root, ws, home, outside, secret };
 }
 
+/** Run `fn` with a fresh {@linkcode layout}, removed afterwards. */
+async function withLayout(fn: (l: Layout) => Promise<void>): Promise<void> {
+  const l = await layout();
+  try {
+    await fn(l);
+  } finally {
+    await Deno.remove(l.base, { recursive: true });
+  }
+}
+
 function policyFor(l: Layout, over: Partial<SandboxPolicy> = {}): SandboxPolicy {
   return {
     ...createPolicy({
@@ -48,9 +58,8 @@ async function sh(policy: SandboxPolicy, shell: string, cwd?: string) {
   );
 }
 
-Deno.test("a sandboxed child writes inside the workspace but not outside it", async () => {
-  const l = await layout();
-  try {
+Deno.test("a sandboxed child writes inside the workspace but not outside it", () =>
+  withLayout(async (l) => {
     const r = await sh(
       policyFor(l),
       `echo inside > in.txt; echo outside > ${l.outside}/out.txt; echo home > ${l.home}/h.txt; echo done`,
@@ -59,14 +68,10 @@ Deno.test("a sandboxed child writes inside the workspace but not outside it", as
     assert.equal(await Deno.readTextFile(join(l.ws, "in.txt")), "inside\n");
     assert.equal(await exists(join(l.outside, "out.txt")), false);
     assert.equal(await exists(join(l.home, "h.txt")), false);
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("read-only mode writes nothing, not even in the workspace", async () => {
-  const l = await layout();
-  try {
+Deno.test("read-only mode writes nothing, not even in the workspace", () =>
+  withLayout(async (l) => {
     await Deno.writeTextFile(join(l.ws, "existing.txt"), "keep\n");
     const r = await sh(
       policyFor(l, { mode: "read-only" }),
@@ -76,14 +81,10 @@ Deno.test("read-only mode writes nothing, not even in the workspace", async () =
     assert.match(r.out, /tmp/);
     assert.equal(await exists(join(l.ws, "new.txt")), false);
     assert.equal(await Deno.readTextFile(join(l.ws, "existing.txt")), "keep\n");
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("the data root is hidden while the workspace inside it stays usable", async () => {
-  const l = await layout();
-  try {
+Deno.test("the data root is hidden while the workspace inside it stays usable", () =>
+  withLayout(async (l) => {
     // Control: without the OS sandbox the secret is readable, so the check below means something.
     const open = await sh(policyFor(l, { mode: "off" }), `cat ${l.secret}`);
     assert.match(open.out, /sk-data-root-secret/);
@@ -96,28 +97,20 @@ Deno.test("the data root is hidden while the workspace inside it stays usable", 
     assert.doesNotMatch(r.out, /\.project_config\.toml/);
     assert.match(r.out, /wrote/);
     assert.equal(await Deno.readTextFile(join(l.ws, "w.txt")), "w\n");
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("~/.ssh is hidden from the child", async () => {
-  const l = await layout();
-  try {
+Deno.test("~/.ssh is hidden from the child", () =>
+  withLayout(async (l) => {
     const key = join(l.home, ".ssh", "id_rsa");
     assert.match((await sh(policyFor(l, { mode: "off" }), `cat ${key}`)).out, /FAKE KEY/);
     const r = await sh(policyFor(l), `cat ${key}; ls -A ${l.home}/.ssh | wc -l`);
     assert.doesNotMatch(r.out, /FAKE KEY/);
     assert.match(r.out, /^0$/m);
     assert.equal(await Deno.readTextFile(key), "-----BEGIN FAKE KEY-----\n");
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("the child gets no API keys or PENGUIN_* variables, but does get the vault", async () => {
-  const l = await layout();
-  try {
+Deno.test("the child gets no API keys or PENGUIN_* variables, but does get the vault", () =>
+  withLayout(async (l) => {
     const policy = policyFor(l);
     policy.env = {
       allow: ["FOO_API_KEY"],
@@ -136,10 +129,7 @@ Deno.test("the child gets no API keys or PENGUIN_* variables, but does get the v
       assert.match(r.out, /^GIT_TERMINAL_PROMPT=0$/m, mode);
       assert.match(r.out, /^TERM=dumb$/m, mode);
     }
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
 /**
  * Whether a child's TCP connect reached a listener on 127.0.0.1. After the
@@ -165,19 +155,14 @@ async function childReachesListener(policy: SandboxPolicy): Promise<boolean> {
   }
 }
 
-Deno.test("with the network off a connect to a host listener never arrives; with it on, it does", async () => {
-  const l = await layout();
-  try {
+Deno.test("with the network off a connect to a host listener never arrives; with it on, it does", () =>
+  withLayout(async (l) => {
     assert.equal(await childReachesListener(policyFor(l, { network: false })), false);
     assert.equal(await childReachesListener(policyFor(l, { network: true })), true);
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test(".git/hooks and .git/config cannot be changed from inside the workspace, even with git writable", async () => {
-  const l = await layout();
-  try {
+Deno.test(".git/hooks and .git/config cannot be changed from inside the workspace, even with git writable", () =>
+  withLayout(async (l) => {
     await Deno.mkdir(join(l.ws, ".git", "hooks"), { recursive: true });
     await Deno.writeTextFile(join(l.ws, ".git", "config"), "[core]\n");
     await Deno.writeTextFile(join(l.ws, ".git", "HEAD"), "ref: refs/heads/main\n");
@@ -203,14 +188,10 @@ Deno.test(".git/hooks and .git/config cannot be changed from inside the workspac
     assert.equal(await exists(join(l.ws, ".git", "hooks", "post-checkout")), false);
     // The read-only stand-in for the missing hooks directory is gone again.
     assert.equal(await exists(join(l.ws, ".git", "hooks")), false);
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a symlink in the workspace does not let the child write outside it", async () => {
-  const l = await layout();
-  try {
+Deno.test("a symlink in the workspace does not let the child write outside it", () =>
+  withLayout(async (l) => {
     await Deno.writeTextFile(join(l.outside, "target.txt"), "original\n");
     await Deno.symlink(join(l.outside, "target.txt"), join(l.ws, "link"));
     await sh(
@@ -219,10 +200,7 @@ Deno.test("a symlink in the workspace does not let the child write outside it", 
     );
     assert.equal(await Deno.readTextFile(join(l.outside, "target.txt")), "original\n");
     assert.equal(await exists(join(l.ws, "hard")), false);
-  } finally {
-    await Deno.remove(l.base, { recursive: true });
-  }
-});
+  }));
 
 /**
  * Connect to each Unix socket path given as an argument; print "connected

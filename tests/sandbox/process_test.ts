@@ -161,37 +161,29 @@ Deno.test("under bubblewrap the sandbox's init is the wrapper and the command it
   });
 });
 
-Deno.test("signal(SIGINT) reaches the command's own trap", async () => {
-  await withPolicyWorkspace(async (policy) => {
-    for (const mode of launches()) {
-      const child = await spawnSandboxed({
-        shell: "trap 'echo caught; exit 5' INT; echo ready; while :; do sleep 0.05; done",
-        policy: { ...policy, mode },
-      });
-      await readUntil(child, "ready");
-      child.signal("SIGINT");
-      const r = await collect(child);
-      assert.match(r.out, /caught/, mode);
-      assert.equal(r.code, 5, mode);
-    }
-  });
-});
+/** Signals a command traps itself: the trap prints `said` and exits `code`. */
+const TRAPPED: { signal: "SIGINT" | "SIGQUIT"; trap: string; said: RegExp; code: number }[] = [
+  { signal: "SIGINT", trap: "trap 'echo caught; exit 5' INT", said: /caught/, code: 5 },
+  { signal: "SIGQUIT", trap: "trap 'echo quit; exit 6' QUIT", said: /quit/, code: 6 },
+];
 
-Deno.test("signal(SIGQUIT) reaches the command's own trap", async () => {
-  await withPolicyWorkspace(async (policy) => {
-    for (const mode of launches()) {
-      const child = await spawnSandboxed({
-        shell: "trap 'echo quit; exit 6' QUIT; echo ready; while :; do sleep 0.05; done",
-        policy: { ...policy, mode },
-      });
-      await readUntil(child, "ready");
-      child.signal("SIGQUIT");
-      const r = await collect(child);
-      assert.match(r.out, /quit/, mode);
-      assert.equal(r.code, 6, mode);
-    }
+for (const t of TRAPPED) {
+  Deno.test(`signal(${t.signal}) reaches the command's own trap`, async () => {
+    await withPolicyWorkspace(async (policy) => {
+      for (const mode of launches()) {
+        const child = await spawnSandboxed({
+          shell: `${t.trap}; echo ready; while :; do sleep 0.05; done`,
+          policy: { ...policy, mode },
+        });
+        await readUntil(child, "ready");
+        child.signal(t.signal);
+        const r = await collect(child);
+        assert.match(r.out, t.said, mode);
+        assert.equal(r.code, t.code, mode);
+      }
+    });
   });
-});
+}
 
 // Repeated: a terminal signal that lands while the command exits must not cost its exit status
 // (bash loses the status of a child reaped while a trapped signal arrives; the supervisor ignores
