@@ -12,7 +12,9 @@ import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 
-import type { ModelServer } from "../support/model_server.ts";
+import type { ModelServer, startModelServer } from "../support/model_server.ts";
+import { createAgent, type Session } from "../../lib/agent/mod.ts";
+import { type Sandbox, withModelRoot } from "../support/roots.ts";
 
 export { makeRoot, type Sandbox } from "../support/roots.ts";
 
@@ -217,4 +219,29 @@ export async function waitFor(pred: () => boolean, what: string, ms = 120_000): 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * Run `body` with a session (no retry delay, then `sessionOpts`) of the
+ * default agent of a fresh data root whose model server `script` scripts;
+ * the session is disposed afterwards.
+ */
+export async function withAgentSession(
+  script: Parameters<typeof startModelServer>[0],
+  body: (s: Session, sb: Sandbox, server: ModelServer) => Promise<void>,
+  sessionOpts: { maxTurns?: number } = {},
+): Promise<void> {
+  await withModelRoot(script ?? {}, async (sb, server) => {
+    const agent = await createAgent({ root: sb.root });
+    const session = await agent.createSession({
+      workspaceDir: sb.workspace,
+      retryDelayMs: () => 0,
+      ...sessionOpts,
+    });
+    try {
+      await body(session, sb, server);
+    } finally {
+      await session.dispose();
+    }
+  });
 }

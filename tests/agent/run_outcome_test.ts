@@ -1,28 +1,14 @@
 import assert from "node:assert/strict";
-import { createAgent, type RunOutcome, type Session, trackOutcome } from "../../lib/agent/mod.ts";
+import { type RunOutcome, type Session, trackOutcome } from "../../lib/agent/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { type ScriptedTurn, turn } from "../support/model_server.ts";
-import { withModelRoot } from "../support/roots.ts";
+import { withAgentSession } from "./_support.ts";
 
-async function withSession(
+const withSession = (
   turns: ScriptedTurn[],
   opts: { maxTurns?: number },
   body: (s: Session) => Promise<void>,
-): Promise<void> {
-  await withModelRoot({ turns }, async (sb) => {
-    const agent = await createAgent({ root: sb.root });
-    const session = await agent.createSession({
-      workspaceDir: sb.workspace,
-      retryDelayMs: () => 0,
-      ...opts,
-    });
-    try {
-      await body(session);
-    } finally {
-      await session.dispose();
-    }
-  });
-}
+): Promise<void> => withAgentSession({ turns }, body, opts);
 
 /** Every message of the run, and what it returned. */
 async function drain(

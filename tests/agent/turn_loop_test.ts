@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createAgent, type Session } from "../../lib/agent/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { setVaultEntry } from "../../lib/state/vault.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
+import { item, turn } from "../support/model_server.ts";
 import {
   assertGoodTrace,
   collect,
@@ -11,34 +11,12 @@ import {
   kinds,
   ofKind,
   requestMessages,
-  type Sandbox,
   waitFor,
+  withAgentSession,
 } from "./_support.ts";
 import { withModelRoot } from "../support/roots.ts";
 
-async function withSession(
-  turns: Parameters<typeof startModelServer>[0],
-  body: (
-    s: Session,
-    sb: Sandbox,
-    server: Awaited<ReturnType<typeof startModelServer>>,
-  ) => Promise<void>,
-  sessionOpts: { maxTurns?: number } = {},
-): Promise<void> {
-  await withModelRoot(turns ?? {}, async (sb, server) => {
-    const agent = await createAgent({ root: sb.root });
-    const session = await agent.createSession({
-      workspaceDir: sb.workspace,
-      retryDelayMs: () => 0,
-      ...sessionOpts,
-    });
-    try {
-      await body(session, sb, server);
-    } finally {
-      await session.dispose();
-    }
-  });
-}
+const withSession = withAgentSession;
 
 const types = (stream: readonly OmniMessage[]) => completesOf(stream).map((m) => m.payload.type);
 
