@@ -3,28 +3,14 @@
 // per delta (each masking builds the secrets' matcher anew). Measured as work: how often the
 // secrets are read, not time. The arguments are still masked, and a secret in an id still is.
 import assert from "node:assert/strict";
+import { countedSecret } from "../support/counted_secret.ts";
 import { createModelMasking } from "../../lib/agent/_mask_model.ts";
 import type { ModelStreamItem } from "../../lib/models/outcome.ts";
 import { partialToolCall } from "../../lib/protocol/builders.ts";
 import type { ModelPayload, ToolCallMessage } from "../../lib/protocol/types.ts";
-import type { Secret } from "../../lib/tools/mod.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 const DELTAS = 5000;
-
-/** A secret that counts how often its value is read. */
-function countedSecret(): { secret: Secret; reads: () => number } {
-  let reads = 0;
-  const secret = {
-    kind: "vault",
-    name: "ATK_V",
-    get value() {
-      reads++;
-      return V;
-    },
-  } as Secret;
-  return { secret, reads: () => reads };
-}
 
 async function* stream(id: string, pieces: string[]): AsyncGenerator<ModelStreamItem> {
   const msg = (message: ModelPayload): ModelStreamItem => ({ kind: "message", message });
@@ -52,7 +38,7 @@ function pieces(body: string): string[] {
 }
 
 async function run(id: string, body: string) {
-  const { secret, reads } = countedSecret();
+  const { secret, reads } = countedSecret("ATK_V", V);
   const masking = createModelMasking([secret]);
   const items: ModelStreamItem[] = [];
   const before = reads();

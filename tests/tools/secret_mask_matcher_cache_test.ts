@@ -4,26 +4,13 @@
 // instead of 6 s). Measured as work: the matcher reads each secret's value for every window of it
 // (about its length), the cache once per call. An array added to later still masks what it holds.
 import assert from "node:assert/strict";
+import { countedSecret } from "../support/counted_secret.ts";
 import { maskSecrets, type Secret } from "../../lib/tools/secret_mask.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Yb";
 
-/** A secret that counts how often its value is read. */
-function countedSecret(): { secret: Secret; reads: () => number } {
-  let reads = 0;
-  const secret = {
-    kind: "vault",
-    name: "TOK",
-    get value() {
-      reads++;
-      return V;
-    },
-  } as Secret;
-  return { secret, reads: () => reads };
-}
-
 Deno.test("masking 2000 short strings with the same secrets makes their matcher once", () => {
-  const { secret, reads } = countedSecret();
+  const { secret, reads } = countedSecret("TOK", V);
   const secrets = [secret];
   let out = "";
   for (let i = 0; i < 2000; i++) {
@@ -41,7 +28,7 @@ Deno.test("a secret added to the same array later is masked too", () => {
 });
 
 Deno.test("secrets equal in content share a matcher; other secrets get their own", () => {
-  const { secret, reads } = countedSecret();
+  const { secret, reads } = countedSecret("TOK", V);
   for (let i = 0; i < 500; i++) maskSecrets(`x ${V} y`, [secret]);
   assert.ok(reads() < 500 * 3, `the secret was read ${reads()} times`);
   const other: Secret = { kind: "vault", name: "OTHER", value: "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss" };
