@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { eventMsg, modelMsg, PenguinError, toolCall, userText } from "../../lib/protocol/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/mod.ts";
-import { openTraceWriter, readTraceFile, traceFilePath } from "../../lib/trace/mod.ts";
+import {
+  openTraceWriter,
+  readTraceFile,
+  traceFilePath,
+  type TraceWriter,
+} from "../../lib/trace/mod.ts";
 import {
   bigText,
   meta,
@@ -28,6 +33,23 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A writer of file `index` of session `id` under `dir` (date DATE), and the warnings it gave. */
+async function openWarned(
+  dir: string,
+  id: string,
+  index: number,
+): Promise<{ writer: TraceWriter; said: string[] }> {
+  const said: string[] = [];
+  const writer = await openTraceWriter({
+    tracesDir: dir,
+    sessionId: id,
+    dateDir: DATE,
+    index,
+    warn: (line) => said.push(line),
+  });
+  return { writer, said };
 }
 
 Deno.test("writer keeps 100 concurrent 1 MB records whole, one per line, in submission order", async () => {
@@ -89,14 +111,7 @@ Deno.test("writer cuts a torn tail off before the first append, and says what it
     const head = toJsonl(sampleTrace(id).slice(0, 3));
     const fragment = JSON.stringify(modelMsg(toolCall("exec_command", "{}", "c1"))).slice(0, 90);
     await Deno.writeTextFile(path, head + fragment);
-    const said: string[] = [];
-    const w = await openTraceWriter({
-      tracesDir: dir,
-      sessionId: id,
-      dateDir: DATE,
-      index: 1,
-      warn: (line) => said.push(line),
-    });
+    const { writer: w, said } = await openWarned(dir, id, 1);
     const next = [modelMsg(userText("resumed")), eventMsg({ type: "request_begin" })];
     for (const m of next) await w.append(m);
     await w.close();
@@ -136,14 +151,7 @@ Deno.test("writer cuts a torn tail longer than its scan window, and a file that 
       lone,
       '{"timestamp":"2026-01-02T00:00:00.000Z","type":"session_meta","pay',
     );
-    const said: string[] = [];
-    const w2 = await openTraceWriter({
-      tracesDir: dir,
-      sessionId: id,
-      dateDir: DATE,
-      index: 2,
-      warn: (line) => said.push(line),
-    });
+    const { writer: w2, said } = await openWarned(dir, id, 2);
     const first = meta(id);
     await w2.append(first);
     await w2.close();
