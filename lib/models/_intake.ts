@@ -17,7 +17,7 @@ import type { ModelOutcome } from "./outcome.ts";
 import type { Translator } from "./translate.ts";
 import type { SseEvent, WireDelta, WireModule } from "./wire.ts";
 import { TextBuffer } from "./_text_buffer.ts";
-import { MAX_JSON_BODY, MAX_SSE_EVENT, mib, TOO_LARGE_CODE } from "./limits.ts";
+import { jsonShapeError, MAX_JSON_BODY, MAX_SSE_EVENT, mib, TOO_LARGE_CODE } from "./limits.ts";
 
 /** One response's intake. */
 export interface Intake {
@@ -82,6 +82,13 @@ export function createIntake(
     const n = events.length;
     for (const ev of events) {
       sawEvent = true;
+      const costly = jsonShapeError(ev.data, "an event");
+      if (costly) {
+        // Judged before the wire parser parses it: not parsed at all.
+        tooLarge = costly.message;
+        stopped = true;
+        break;
+      }
       feed(wire.push(ev));
       if (stopped) break;
     }
@@ -97,12 +104,14 @@ export function createIntake(
     // A body is judged whole: the time bound applies, not the one on progress.
     return { events: 0, progressed: true, over: tooLarge !== undefined };
   };
-  const endBody = (): ModelOutcome | undefined => {
+  const endBody = (target: RequestTarget): ModelOutcome | undefined => {
     body.append(decoder.decode());
     let json: unknown;
     try {
       const text = body.text();
       body.clear();
+      const costly = jsonShapeError(text, "a body");
+      if (costly) return classifyStreamError(costly, target);
       json = JSON.parse(text);
     } catch (e) {
       return {
@@ -128,7 +137,7 @@ export function createIntake(
         return classifyStreamError({ message: tooLarge, code: TOO_LARGE_CODE }, target);
       }
       if (!stopped && !sse) {
-        const bad = endBody();
+        const bad = endBody(target);
         if (bad) return bad;
       } else if (!stopped) {
         framer.reset({ consume: true });

@@ -14,6 +14,7 @@
  */
 
 import { MiB } from "../protocol/format_size.ts";
+import { JSON_SHAPE_LIMITS, jsonShapeProblem } from "../protocol/json_shape.ts";
 
 /** Characters of arguments one tool call may stream (8 MiB). */
 export const MAX_TOOL_ARGUMENTS = 8 * MiB;
@@ -51,10 +52,40 @@ export const MAX_SSE_EVENT = 32 * MiB;
 /** Characters of a non-streamed (plain JSON) response body (32 MiB). */
 export const MAX_JSON_BODY = 32 * MiB;
 
+/**
+ * Objects and arrays one event, one plain JSON body, or one tool call's
+ * arguments may hold (100 000), and how deep they may nest (256): a text
+ * under the byte limits can still parse into millions of small values, or
+ * nest deep enough to overflow the stack. Judged before it is parsed.
+ */
+export const MAX_JSON_CONTAINERS = JSON_SHAPE_LIMITS.maxContainers;
+
+/** How deep the objects and arrays of one event, body or arguments may nest (256). */
+export const MAX_JSON_DEPTH = JSON_SHAPE_LIMITS.maxDepth;
+
 /** Error code of a response stopped at one of these limits (never retried). */
 export const TOO_LARGE_CODE = "penguin_too_large";
 
 /** Size in MiB for messages. */
 export function mib(n: number): string {
   return `${n / MiB} MiB`;
+}
+
+/**
+ * The {@linkcode TOO_LARGE_CODE} error of `text` (`what` names it: "an
+ * event", "the body", …) when it holds more objects and arrays than
+ * {@linkcode MAX_JSON_CONTAINERS} or nests them deeper than
+ * {@linkcode MAX_JSON_DEPTH}; `undefined` when it may be parsed.
+ */
+export function jsonShapeError(
+  text: string,
+  what: string,
+): { message: string; code: string } | undefined {
+  const problem = jsonShapeProblem(text);
+  if (problem === undefined) return undefined;
+  return {
+    message: `The model's response has ${what} with ${problem}; ` +
+      "penguin stopped reading it (a limit on what one response may hold)",
+    code: TOO_LARGE_CODE,
+  };
 }

@@ -15,7 +15,7 @@
  * @module
  */
 import type { ModelPayload } from "../protocol/types.ts";
-import { describeError } from "./classify.ts";
+import { classifyStreamError, describeError } from "./classify.ts";
 import { failureHeadline } from "./failure.ts";
 import type { ModelOutcome, ModelStreamItem } from "./outcome.ts";
 import type { ToolCallIds } from "./tool_call_ids.ts";
@@ -94,7 +94,12 @@ export async function* streamModel(
     outcome.host = host;
   }
   for (const m of pending.splice(0)) yield { kind: "message", message: m };
-  for (const m of translator.close(outcome.status)) yield { kind: "message", message: m };
+  const closing = translator.close(outcome.status);
+  if (outcome.status === "completed" && translator.state.error) {
+    // A call completed only now (at the end) had arguments past a limit (./translate.ts).
+    outcome = classifyStreamError(translator.state.error, site.target);
+  }
+  for (const m of closing) yield { kind: "message", message: m };
   if (outcome.status === "completed") {
     const usage = translator.state.usage ?? { cache_read: 0, cache_write: 0, output: 0, total: 0 };
     yield { kind: "usage", usage };

@@ -20,6 +20,8 @@
  *   fidelity, tool calls or messages past theirs stop the request with a
  *   {@linkcode TOO_LARGE_CODE} error naming the limit and how much came; a
  *   call cut off there ends `failed` without its arguments (no tool runs it).
+ *   So does a call whose arguments hold too many objects and arrays, or
+ *   nest them too deep, judged when it completes.
  *
  * @module
  */
@@ -38,6 +40,7 @@ import { createToolCallIds, type ToolCallIds } from "./tool_call_ids.ts";
 import type { FinishReason, WireDelta } from "./wire.ts";
 import { TextBuffer } from "./_text_buffer.ts";
 import {
+  jsonShapeError,
   MAX_RESPONSE_FIDELITY,
   MAX_RESPONSE_MESSAGES,
   MAX_RESPONSE_TEXT,
@@ -154,6 +157,19 @@ function oversizeCall(r: Run, call: OpenCall, adding = 0): void {
   call.args.clear();
 }
 
+/**
+ * Arguments of `call` that would parse into too many objects and arrays, or
+ * nest too deep (./limits.ts): dropped like oversize ones, and the request
+ * stops, so no tool parses or runs them.
+ */
+function costlyCall(r: Run, call: OpenCall): void {
+  const name = call.name === "" ? "a tool call" : `a tool call (${call.name})`;
+  const costly = jsonShapeError(call.args.text(), `arguments in ${name}`);
+  if (!costly) return;
+  r.state.error ??= costly;
+  call.oversize = true;
+}
+
 /** Count `f` against the fidelity limit; false when it is passed. */
 function countFidelity(r: Run, f: Fidelity): boolean {
   if (Object.keys(f).length === 0) return true;
@@ -216,6 +232,7 @@ function closeSegment(r: Run, status: StopReason, out: ModelPayload[]): void {
 function endCall(r: Run, call: OpenCall, status: StopReason, out: ModelPayload[]): void {
   const i = r.calls.indexOf(call);
   if (i >= 0) r.calls.splice(i, 1);
+  if (!call.oversize && status === "completed") costlyCall(r, call);
   if (call.oversize) {
     status = "failed";
     r.kept.args -= call.args.length;

@@ -28,6 +28,7 @@
 import { z } from "zod";
 import type { Fidelity } from "../../protocol/types.ts";
 import type { FinishReason, SseEvent, WireDelta, WireParser } from "../wire.ts";
+import { jsonShapeProblem } from "../../protocol/json_shape.ts";
 import { parseChunk, pickCode, usageDelta, validateChunk } from "./_openai_common.ts";
 import { nnum, nstr } from "./_parse_common.ts";
 import { TextBuffer } from "../_text_buffer.ts";
@@ -205,8 +206,11 @@ interface Call {
 function parses(c: Call): boolean {
   if (c.oversize || c.shape.state !== "closed") return false;
   if (c.valid === undefined) {
+    const text = c.args.text();
+    // Too costly to parse: not "whole" here; the translator stops the response at its end.
+    if (jsonShapeProblem(text) !== undefined) return (c.valid = false);
     try {
-      JSON.parse(c.args.text());
+      JSON.parse(text);
       c.valid = true;
     } catch {
       c.valid = false;

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { jsonShapeProblem } from "../../protocol/json_shape.ts";
 import type { CompleteMessage } from "../../protocol/types.ts";
 import { isAuthCode, MALFORMED_CODE } from "../classify.ts";
 import type { ModelEndpoint, WireDelta, WireError } from "../wire.ts";
@@ -64,7 +65,10 @@ export function pickCode(...values: unknown[]): string | undefined {
 /** Provider message and code of an OpenAI-style error body `{error: {message, code, type}}`. */
 export function parseOpenAiError(status: number, bodyText: string): WireError {
   try {
-    const body = JSON.parse(bodyText) as unknown;
+    // One too costly to parse is read as text.
+    const body: unknown = jsonShapeProblem(bodyText) === undefined
+      ? JSON.parse(bodyText)
+      : undefined;
     if (typeof body === "object" && body !== null) {
       const o = body as Record<string, unknown>;
       const e = (typeof o.error === "object" && o.error !== null ? o.error : o) as Record<

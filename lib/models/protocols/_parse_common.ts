@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { jsonShapeProblem } from "../../protocol/json_shape.ts";
 import { MALFORMED_CODE } from "../classify.ts";
 import type { WireDelta, WireError } from "../wire.ts";
 
@@ -62,7 +63,8 @@ export function parseErrorBody(
 ): WireError {
   let body: unknown;
   try {
-    body = JSON.parse(bodyText);
+    // One too costly to parse is read as text.
+    body = jsonShapeProblem(bodyText) === undefined ? JSON.parse(bodyText) : undefined;
   } catch {
     body = undefined;
   }

@@ -7,8 +7,11 @@
  *
  * @module
  */
+import { jsonShapeProblem } from "../../protocol/json_shape.ts";
 
 function parseObject(args: string): Record<string, unknown> | undefined {
+  // Too costly to parse: replayed as `{}`, like arguments that are not an object.
+  if (jsonShapeProblem(args) !== undefined) return undefined;
   try {
     const v: unknown = JSON.parse(args);
     if (typeof v === "object" && v !== null && !Array.isArray(v)) {
