@@ -67,6 +67,32 @@ function endless(protocol: WireProtocol, text: "Q" | ""): ScriptedTurn {
   };
 }
 
+/**
+ * `protocol`'s text response "QZ" whose event carrying "Q" also holds an
+ * unused field of `count` empty objects (`"junk":[{},{},…]`).
+ */
+function junkEvent(protocol: WireProtocol, count: number): ScriptedTurn {
+  const encoder = ENCODERS.find((e) => e.protocol === protocol)!;
+  const events = encoder.encodeTurn(turn.text("QZ", { chunk: 1 }), "scripted-model");
+  const junk = `"junk":[${Array(count).fill("{}").join(",")}],`;
+  const at = events.findIndex((e) => e.includes('"Q"'));
+  events[at] = events[at]!.replace("data: {", `data: {${junk}`);
+  return { items: [], event_source: () => events.values() };
+}
+
+/**
+ * `protocol`'s events of one `exec_command` call whose arguments are
+ * `{"cmd": [[[…]]]}`, arrays nested `depth` deep (encoded here: the server
+ * walks a scripted turn's values recursively).
+ */
+function deepCall(protocol: WireProtocol, depth: number): ScriptedTurn {
+  let v: unknown[] = [];
+  for (let i = 1; i < depth; i++) v = [v];
+  const encoder = ENCODERS.find((e) => e.protocol === protocol)!;
+  const events = encoder.encodeTurn(turn.toolCall("exec_command", { cmd: v }), "scripted-model");
+  return { items: [], event_source: () => events.values() };
+}
+
 function calls(c: Collected): ToolCallMessage[] {
   return c.completes.filter((m): m is ToolCallMessage => m.type === "tool_call");
 }
@@ -371,6 +397,44 @@ const CASES: Case[] = [
       assert.equal(text.stop_reason, "timeout");
       await s.requests[0]!.disconnected;
       assert.equal(s.requests[0]!.clientGone, true);
+    },
+  },
+  {
+    name: "an event whose JSON holds 200 000 empty objects stops the response, not retried",
+    turns: (p) => [junkEvent(p, 200_000)],
+    async check(s, protocol) {
+      const c = await collect(request(s, protocol));
+      assert.equal(c.outcome.status, "failed");
+      assert.equal(c.outcome.permanent, true);
+      assert.match(
+        c.outcome.error_message!,
+        /: The model's response has an event with more than 100000 JSON objects and arrays; penguin stopped reading it \(a limit on what one response may hold\)$/,
+      );
+      assert.equal(c.usage, undefined);
+      assert.ok(!c.completes.some((m) => m.type === "text" && m.stop_reason === "completed"));
+    },
+  },
+  {
+    name: "tool-call arguments nested 10 000 deep stop the response; no call completes",
+    turns: (p) => [deepCall(p, 10_000)],
+    async check(s, protocol) {
+      const c = await collect(request(s, protocol));
+      assert.equal(c.outcome.status, "failed");
+      assert.equal(c.outcome.permanent, true);
+      // Gemini sends the arguments inside the event's JSON: the event is judged, unparsed.
+      const what = protocol === "gemini"
+        ? "an event"
+        : "arguments in a tool call \\(exec_command\\)";
+      assert.match(
+        c.outcome.error_message!,
+        new RegExp(
+          `: The model's response has ${what} with JSON objects and arrays nested more than 256 deep; penguin stopped reading it`,
+        ),
+      );
+      for (const call of calls(c)) {
+        assert.equal(call.stop_reason, "failed");
+        assert.equal(call.arguments, "");
+      }
     },
   },
 ];
