@@ -415,6 +415,22 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "a plain JSON body holding 200 000 empty objects fails unparsed, not retried",
+    // Whatever the protocol, the body is judged by its brackets before it is parsed.
+    turns:
+      () => [turn.raw(`{"junk":[${Array(200_000).fill("{}").join(",")}]}`, "application/json")],
+    async check(s, protocol) {
+      const c = await collect(request(s, protocol));
+      assert.equal(c.outcome.status, "failed");
+      assert.equal(c.outcome.permanent, true);
+      assert.match(
+        c.outcome.error_message!,
+        /: The model's response has a body with more than 100000 JSON objects and arrays; penguin stopped reading it/,
+      );
+      assert.deepEqual(c.completes, []);
+    },
+  },
+  {
     name: "tool-call arguments nested 10 000 deep stop the response; no call completes",
     turns: (p) => [deepCall(p, 10_000)],
     async check(s, protocol) {
