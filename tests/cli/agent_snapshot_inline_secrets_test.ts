@@ -3,12 +3,11 @@
 // A real `agent snapshot` leaves every one of them out of the archive (emptied, named on stderr),
 // keeps the rest of the server (host, path, plain arguments), and the masking rule covers them.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { readTar } from "../../lib/state/_tar.ts";
 import { mcpSecrets } from "../../lib/mcp/secrets.ts";
 import { maskSecrets } from "../../lib/tools/secret_mask.ts";
 import { argsWithoutSecrets, urlWithoutSecrets } from "../../lib/state/mcp_inline_secrets.ts";
-import { runCli } from "../support/cli.ts";
+import { runCliOk } from "../support/cli.ts";
+import { packedText } from "./_mcp_snapshot.ts";
 import { withRoot } from "../support/roots.ts";
 
 const TOKENS = [
@@ -20,11 +19,8 @@ const TOKENS = [
 ] as const;
 const [URL_USER, URL_QUERY, ARG, ARG_EQ, ENV] = TOKENS;
 
-async function ok(args: string[], root: string): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(["--root", root, ...args]);
-  assert.equal(r.code, 0, `penguin ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
-  return r;
-}
+/** `penguin --root <root> <args>`, asserting that it exited 0. */
+const ok = (args: string[], root: string) => runCliOk(["--root", root, ...args]);
 
 Deno.test("agent snapshot leaves MCP URL userinfo, credential query values and token arguments out", async () => {
   await withRoot(async (root) => {
@@ -56,14 +52,8 @@ Deno.test("agent snapshot leaves MCP URL userinfo, credential query values and t
     const r = await ok(["agent", "snapshot"], root);
     assert.match(r.stderr, /MCP secrets left out \(values emptied\): .*remote\.url\.password/);
     assert.match(r.stderr, /loc\.args\[3\]/);
-    const dir = join(root, "default_project", "agents", "default_agent", "snapshots");
-    const [snap] = (await Array.fromAsync(Deno.readDir(dir))).map((e) => join(dir, e.name));
-    const stream = (await Deno.open(snap!)).readable.pipeThrough(new DecompressionStream("gzip"));
-    const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
-    const all = entries.map((e) => new TextDecoder().decode(e.data)).join("\n");
+    const { all, config: yaml } = await packedText(root);
     for (const t of TOKENS) assert.ok(!all.includes(t), `${t} is in the snapshot`);
-    const config = entries.find((e) => e.path === "agent_state/system_config.yaml")!;
-    const yaml = new TextDecoder().decode(config.data);
     assert.ok(yaml.includes("https://mcp.example.com/mcp?api_key=&region=eu"), yaml);
     for (
       const kept of ["/srv/x.py", "--token", "--api-key=", "--key-file", "/etc/k.pem", "--verbose"]

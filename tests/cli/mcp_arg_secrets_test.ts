@@ -7,31 +7,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { readTar } from "../../lib/state/_tar.ts";
 import { argSecrets, urlSecrets } from "../../lib/state/mcp_inline_secrets.ts";
 import { type ScriptedTurn, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { runCli, runCliOk } from "../support/cli.ts";
+import { mcpRemoteArgs, packedText } from "./_mcp_snapshot.ts";
 import { readAll } from "../support/secrets.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
 import { cacheServers, denoServer, TEST_SERVER } from "../support/mcp.ts";
 
-async function ok(args: string[], root: string): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(["--root", root, ...args]);
-  assert.equal(r.code, 0, `penguin ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
-  return r;
-}
-
-async function packedText(root: string): Promise<{ all: string; config: string }> {
-  const dir = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "snapshots");
-  const [snap] = (await Array.fromAsync(Deno.readDir(dir))).map((e) => join(dir, e.name));
-  const stream = (await Deno.open(snap!)).readable.pipeThrough(new DecompressionStream("gzip"));
-  const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
-  const config = entries.find((e) => e.path === "agent_state/system_config.yaml")!;
-  return {
-    all: entries.map((e) => new TextDecoder().decode(e.data)).join("\n"),
-    config: new TextDecoder().decode(config.data),
-  };
-}
+/** `penguin --root <root> <args>`, asserting that it exited 0. */
+const ok = (args: string[], root: string) => runCliOk(["--root", root, ...args]);
 
 const SNAP_TOKENS = [
   "PathTok3nZZ0123456789",
@@ -57,15 +42,9 @@ Deno.test("agent snapshot leaves out MCP tokens in URL paths, header arguments a
       "--url",
       `https://${user}@mcp.example.com/mcp?tk=${param}&region=eu`,
     ], root);
-    await ok([
-      "mcp",
-      "add",
+    await runCliOk(mcpRemoteArgs(
+      root,
       "rem",
-      "--no-test",
-      "--",
-      "npx",
-      "-y",
-      "mcp-remote",
       "https://mcp.example.com/sse",
       "--header",
       `Authorization: Bearer ${hdr}`,
@@ -73,7 +52,7 @@ Deno.test("agent snapshot leaves out MCP tokens in URL paths, header arguments a
       `X-Api-Key:${curl}`,
       "-p",
       pw,
-    ], root);
+    ));
     // Ordinary servers: nothing of theirs is a secret.
     await ok([
       "mcp",

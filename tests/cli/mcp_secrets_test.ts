@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { readTar } from "../../lib/state/_tar.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { mcpAddArgs, runCli, runCliOk } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
-import { makeRoot } from "../support/roots.ts";
+import { makeRoot, withTempDir } from "../support/roots.ts";
+import { packedText } from "./_mcp_snapshot.ts";
 import { startCollector } from "../support/otlp_collector.ts";
 import {
   cacheServers,
@@ -132,8 +132,7 @@ Deno.test("run: MCP env and header values and pieces of secrets are masked on ev
 });
 
 Deno.test("agent snapshot leaves MCP env and header values out, keeping their names", async () => {
-  const base = await Deno.makeTempDir({ prefix: "penguin-mcp-snap-" });
-  try {
+  await withTempDir("penguin-mcp-snap-", async (base) => {
     const root = join(base, "data");
     await ok(["--root", root, "skills", "list"]); // initializes the agent
     await ok(
@@ -166,30 +165,18 @@ Deno.test("agent snapshot leaves MCP env and header values out, keeping their na
       r.stderr,
       /agent_state\/system_config\.yaml: MCP secrets left out \(values emptied\): files\.GH_TOKEN, api\.Authorization/,
     );
-    const snapshots = join(agent, "snapshots");
-    const names: string[] = [];
-    for await (const e of Deno.readDir(snapshots)) names.push(e.name);
-    const [name] = names;
-    const stream = (await Deno.open(join(snapshots, name!))).readable
-      .pipeThrough(new DecompressionStream("gzip"));
-    const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
-    const packed = new TextDecoder().decode(
-      entries.find((e) => e.path === "agent_state/system_config.yaml")!.data,
-    );
+    const { config: packed } = await packedText(root);
     assertNoPiece(packed, "the snapshot's system_config.yaml");
     assert.match(packed, /GH_TOKEN: ""/);
     assert.match(packed, /Authorization: ""/);
     assert.match(packed, /url: https:\/\/mcp\.example\.com\/mcp/);
     // The agent's own configuration keeps its values.
     assert.equal(await Deno.readTextFile(own), before);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("mcp test shows the end of a failing server's stderr with its env values masked", async () => {
-  const base = await Deno.makeTempDir({ prefix: "penguin-mcp-test-" });
-  try {
+  await withTempDir("penguin-mcp-test-", async (base) => {
     const root = join(base, "data");
     await ok(["--root", root, "skills", "list"]); // initializes the agent
     await ok(mcpAddArgs(
@@ -210,7 +197,5 @@ Deno.test("mcp test shows the end of a failing server's stderr with its env valu
       /Its stderr ended with:\nstarting with token=\[redacted:mcp:bad\.T_TOKEN\], prefix \[redacted:mcp:bad\.T_TOKEN\]/,
     );
     assertNoPiece(r.stdout + r.stderr, "mcp test's output");
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });

@@ -3,19 +3,15 @@
 // the label out of the archive (emptied, named on stderr) and `mcp list` shows it masked; ordinary
 // host names stay plain.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { readTar } from "../../lib/state/_tar.ts";
 import { urlSecrets, urlWithoutSecrets } from "../../lib/state/mcp_inline_secrets.ts";
-import { runCli } from "../support/cli.ts";
+import { runCliOk } from "../support/cli.ts";
+import { mcpRemoteArgs, packedText } from "./_mcp_snapshot.ts";
 import { withRoot } from "../support/roots.ts";
 
 const TOK = "k9tq2lm7rv4wp8zn3bc5xd";
 
-async function ok(args: string[], root: string): Promise<{ stdout: string; stderr: string }> {
-  const r = await runCli(["--root", root, ...args]);
-  assert.equal(r.code, 0, `penguin ${args.join(" ")} failed (${r.code}): ${r.stderr}`);
-  return r;
-}
+/** `penguin --root <root> <args>`, asserting that it exited 0. */
+const ok = (args: string[], root: string) => runCliOk(["--root", root, ...args]);
 
 Deno.test("agent snapshot and mcp list leave out a token in an MCP URL's host name", async () => {
   await withRoot(async (root) => {
@@ -25,11 +21,7 @@ Deno.test("agent snapshot and mcp list leave out a token in an MCP URL's host na
     );
     const r = await ok(["agent", "snapshot"], root);
     assert.match(r.stderr, /MCP secrets left out \(values emptied\): .*hst\.url\.host\[0\]/);
-    const dir = join(root, "default_project", "agents", "default_agent", "snapshots");
-    const [snap] = (await Array.fromAsync(Deno.readDir(dir))).map((e) => join(dir, e.name));
-    const stream = (await Deno.open(snap!)).readable.pipeThrough(new DecompressionStream("gzip"));
-    const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
-    const all = entries.map((e) => new TextDecoder().decode(e.data)).join("\n");
+    const { all } = await packedText(root);
     assert.ok(!all.includes(TOK), "the token is in the snapshot");
     assert.ok(all.includes("https://.mcp.example.com/sse"), all);
     const list = await ok(["mcp", "list"], root);
@@ -72,29 +64,12 @@ Deno.test("agent snapshot and mcp list leave out host labels that are tokens jud
       ["mcp", "add", "ltr", "--no-test", "--url", `https://${LETTERS}.mcp.example.com/sse`],
       root,
     );
-    await ok(
-      [
-        "mcp",
-        "add",
-        "rem",
-        "--no-test",
-        "--",
-        "npx",
-        "-y",
-        "mcp-remote",
-        `https://mcp.${REMOTE}.example.com/sse`,
-      ],
-      root,
-    );
+    await runCliOk(mcpRemoteArgs(root, "rem", `https://mcp.${REMOTE}.example.com/sse`));
     const r = await ok(["agent", "snapshot"], root);
     assert.match(r.stderr, /dsh\.url\.host\[0\]/);
     assert.match(r.stderr, /ltr\.url\.host\[0\]/);
     assert.match(r.stderr, /rem\.args\[2\]\.host\[1\]/);
-    const dir = join(root, "default_project", "agents", "default_agent", "snapshots");
-    const [snap] = (await Array.fromAsync(Deno.readDir(dir))).map((e) => join(dir, e.name));
-    const stream = (await Deno.open(snap!)).readable.pipeThrough(new DecompressionStream("gzip"));
-    const entries = readTar(new Uint8Array(await new Response(stream).arrayBuffer()));
-    const all = entries.map((e) => new TextDecoder().decode(e.data)).join("\n");
+    const { all } = await packedText(root);
     const list = await ok(["mcp", "list"], root);
     for (const tok of [DASHED, LETTERS, REMOTE]) {
       assert.ok(!all.includes(tok), `${tok} is in the snapshot`);

@@ -215,18 +215,7 @@ Deno.test("a vault value the model saved in its memory index reaches the next se
     const state = join(sb.root, "default_project", "agents", "default_agent", "agent_state");
     await setVault(sb.root, "MEM_TOKEN", VALUE);
     // The command finds the memory directory through a variable the test sets in the vault too.
-    const mem = await runCli([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "PENGUIN_MEM",
-      "--value",
-      join(state, "memory", "user"),
-    ]);
-    assert.equal(mem.code, 0, mem.stderr);
+    await setVault(sb.root, "PENGUIN_MEM", join(state, "memory", "user"));
     const first = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "s"]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(toolOutputsById(server.requests).get("save")!, /saved/);

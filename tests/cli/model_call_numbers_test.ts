@@ -9,13 +9,9 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
-import { assertNoPieceOf, readAll } from "../support/secrets.ts";
+import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
 
 const V = "7301928374650192837";
-
-function assertNoPiece(text: string, where: string): void {
-  assertNoPieceOf(text, [V], where);
-}
 
 Deno.test("run: a numeric vault value written as a JSON number in tool-call arguments is masked (Y3)", async () => {
   const server = await startModelServer({
@@ -31,18 +27,7 @@ Deno.test("run: a numeric vault value written as a JSON number in tool-call argu
   });
   const sb = await makeRoot(server, { visible: true });
   try {
-    const set = await runCli([
-      "--root",
-      sb.root,
-      "config",
-      "vault",
-      "set",
-      "--key",
-      "ATK_V",
-      "--value",
-      V,
-    ]);
-    assert.equal(set.code, 0, set.stderr);
+    await setVault(sb.root, "ATK_V", V);
     const r = await runCli([...inRoot(sb, "run"), "--approve", "allow-all", "-m", "go"], {
       env: { NO_COLOR: "1" },
     });
@@ -50,11 +35,11 @@ Deno.test("run: a numeric vault value written as a JSON number in tool-call argu
     assert.equal(server.requests.length, 3);
     const bodies = JSON.stringify(server.requests.map((q) => q.body));
     assert.ok(bodies.includes([...V].reverse().join("")), "the model learned the value");
-    assertNoPiece(r.stdout + r.stderr, "the run's output");
+    assertNoPieceOf(r.stdout + r.stderr, [V], "the run's output");
     const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
     const trace = await readAll(join(agent, "traces"));
-    assertNoPiece(trace, "a trace file");
-    assertNoPiece(bodies, "a request body");
+    assertNoPieceOf(trace, [V], "a trace file");
+    assertNoPieceOf(bodies, [V], "a request body");
     // The numbers became the marker string; the call still ran.
     const last = JSON.stringify(server.requests[2]!.body);
     assert.ok(last.includes('\\"n\\":\\"[redacted:vault:ATK_V]\\"'), last.slice(-3000));
