@@ -1,17 +1,15 @@
 // `penguin mcp add|remove|list|test`, run as a subprocess against real servers.
 import assert from "node:assert/strict";
 import { mcpAddArgs, runCli } from "../support/cli.ts";
+import { withTempDir } from "../support/roots.ts";
 import { cacheServers, denoServer, serveTestServerHttp, TEST_SERVER } from "../support/mcp.ts";
 
-async function withRoot(fn: (root: string, workspace: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-mcp-cli-" });
-  const workspace = await Deno.makeTempDir({ prefix: "penguin-mcp-ws-" });
-  try {
-    await fn(root, workspace);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-    await Deno.remove(workspace, { recursive: true });
-  }
+/** Run `fn` with a new data root and a new workspace directory, both removed afterwards. */
+function withRoot(fn: (root: string, workspace: string) => Promise<void>): Promise<void> {
+  return withTempDir(
+    "penguin-mcp-cli-",
+    (root) => withTempDir("penguin-mcp-ws-", (dir) => fn(root, dir)),
+  );
 }
 
 /** `mcp add <name> --env ... -- <deno run ... server>` for the test server. */

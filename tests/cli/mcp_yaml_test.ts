@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { mcpAddArgs, REPO, runCli } from "../support/cli.ts";
 import { withRoot } from "../support/roots.ts";
+import { defaultAgentConfig } from "../support/mcp.ts";
 
 Deno.test("mcp add writes block-style YAML, also into the default one-line empty list", async () => {
   await withRoot(async (root) => {
@@ -11,15 +12,7 @@ Deno.test("mcp add writes block-style YAML, also into the default one-line empty
       const r = await runCli(mcpAddArgs(root, name!, "--no-test", "--", "echo", arg!));
       assert.equal(r.code, 0, r.stderr);
     }
-    const path = join(
-      root,
-      "default_project",
-      "agents",
-      "default_agent",
-      "agent_state",
-      "system_config.yaml",
-    );
-    const text = await Deno.readTextFile(path);
+    const text = await Deno.readTextFile(defaultAgentConfig(root));
     const at = text.indexOf("  mcpServers:");
     assert.ok(at >= 0, text);
     assert.equal(
@@ -54,9 +47,7 @@ Deno.test("mcp add --cwd workspace starts the server in the session's workspace;
     const dir = await Deno.makeTempDir({ dir: root });
     const abs = await runCli(mcpAddArgs(root, "notes", "--no-test", "--cwd", dir, "--", "srv"));
     assert.equal(abs.code, 0, abs.stderr);
-    const text = await Deno.readTextFile(
-      join(root, "default_project", "agents", "default_agent", "agent_state", "system_config.yaml"),
-    );
+    const text = await Deno.readTextFile(defaultAgentConfig(root));
     assert.match(
       text,
       /^ {4}- name: files\n {6}config:\n {8}command: srv\n {8}sandbox:\n {10}cwd: workspace\n/m,
@@ -84,9 +75,7 @@ Deno.test("what docs/cli/mcp.md says its mcp add examples write is what they wri
       const r = await runCli(["--root", root, sub!, add!, "--no-test", ...rest]);
       assert.equal(r.code, 0, `${line}: ${r.stderr}`);
     }
-    const text = await Deno.readTextFile(
-      join(root, "default_project", "agents", "default_agent", "agent_state", "system_config.yaml"),
-    );
+    const text = await Deno.readTextFile(defaultAgentConfig(root));
     // The servers' part of `tools:` (a new agent's file also lists the built-in tools there).
     const servers = (t: string) => {
       const at = t.indexOf("  mcpServers:\n");

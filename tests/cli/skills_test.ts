@@ -3,17 +3,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createTar } from "nanotar";
 import { runCli } from "../support/cli.ts";
+import { withTempDir } from "../support/roots.ts";
 import { writeTarGz } from "../support/tar_stream.ts";
 
-async function withRoot(fn: (root: string, src: string) => Promise<void>): Promise<void> {
-  const root = await Deno.makeTempDir({ prefix: "penguin-skills-" });
-  const src = await Deno.makeTempDir({ prefix: "penguin-skill-src-" });
-  try {
-    await fn(root, src);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-    await Deno.remove(src, { recursive: true });
-  }
+/** Run `fn` with a new data root and a new src directory, both removed afterwards. */
+function withRoot(fn: (root: string, src: string) => Promise<void>): Promise<void> {
+  return withTempDir(
+    "penguin-skills-",
+    (root) => withTempDir("penguin-skill-src-", (dir) => fn(root, dir)),
+  );
 }
 
 const SKILL_MD =
