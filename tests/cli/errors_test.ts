@@ -10,26 +10,12 @@ import { type ScriptedTurn, startModelServer, turn } from "../support/model_serv
 import { inRoot, penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { assertGoodTrace, ofKind, tracesDir } from "../agent/_support.ts";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
+import { filesUnder } from "../support/files_under.ts";
 
 const bwrapWorks = await (async () => {
   const r = await detectSandbox();
   return r.usable && r.kind === "bwrap";
 })();
-
-/** Every file under `dir` (none when it does not exist). */
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) {
-      const p = join(dir, e.name);
-      if (e.isDirectory) out.push(...await filesUnder(p));
-      else out.push(p);
-    }
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
-  return out;
-}
 
 interface Root {
   root: string;

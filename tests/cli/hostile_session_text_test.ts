@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { startModelServer, turn } from "../support/model_server.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
+import { importArgs, resumeImportedArgs } from "./_import_args.ts";
 
 const EVIL = "\x1b]0;PWNED\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J\x9b2J";
 
@@ -38,16 +39,7 @@ Deno.test("a hostile Codex session's text reaches no terminal raw: import report
       { timestamp: at(3), type: "response_item", payload: { type: `odd${EVIL}` } },
     ];
     await Deno.writeTextFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-    const imp = await runCli([
-      "--root",
-      root,
-      "sessions",
-      "import",
-      "--from",
-      "codex",
-      "--verbose",
-      file,
-    ]);
+    const imp = await runCli(importArgs(root, "--from", "codex", "--verbose", file));
     assert.equal(imp.code, 0, imp.stderr);
     assert.match(imp.stdout, /Loss report/);
     assertClean("sessions import", imp.stdout + imp.stderr);
@@ -108,27 +100,14 @@ Deno.test("a session imported from another harness works in the current director
       },
     ];
     await Deno.writeTextFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
-    const imp = await runCli(["--root", sb.root, "sessions", "import", "--verbose", file], {
+    const imp = await runCli(importArgs(sb.root, "--verbose", file), {
       cwd: sb.workspace,
     });
     assert.equal(imp.code, 0, imp.stderr);
     assert.ok(imp.stdout.includes(`continues in ${sb.workspace} (its file recorded "${home}")`));
     const id = /as (session-\S+):/.exec(imp.stdout)![1]!;
     const resume = (extra: string[]) =>
-      runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--resume",
-        id,
-        "--provider",
-        "custom",
-        "--model-id",
-        "m",
-        ...extra,
-        "-m",
-        "continue",
-      ], { cwd: sb.workspace });
+      runCli(resumeImportedArgs(sb.root, id, extra, "continue"), { cwd: sb.workspace });
     // The first resume works in the current directory, and says so.
     const r = await resume([]);
     assert.equal(r.code, 0, r.stderr);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { item, turn } from "../support/model_server.ts";
 import { type Sandbox, withModelRoot } from "../support/roots.ts";
+import { TEST_MODEL } from "./_import_args.ts";
 
 const PEERS = "/work/shared/fixtures/peer-sessions";
 const PENGUIN = "/work/shared/fixtures/penguin-traces/02-tool-calls.jsonl";
@@ -28,8 +29,6 @@ const whereTurns = (n: number) =>
     turn.of(item.toolCall("exec_command", { cmd: "pwd >> where.txt" }, { id: `w${i}` })),
     turn.text("noted"),
   ]).flat();
-
-const PAIR = ["--provider", "custom", "--model-id", "m"];
 
 /** A fresh directory `name` under the sandbox's base. */
 async function dir(sb: Sandbox, name: string): Promise<string> {
@@ -85,7 +84,7 @@ for (const format of [{ name: "penguin", file: "" }, ...FOREIGN]) {
         runCli(["--root", sb.root, ...args], { cwd, ...(stdin ? { stdin } : {}) });
 
       // The first resume, from another directory: it works there, and says so.
-      const run = await cli(["run", "--resume", id, ...PAIR, "-m", "where are you?"], first);
+      const run = await cli(["run", "--resume", id, ...TEST_MODEL, "-m", "where are you?"], first);
       assert.equal(run.code, 0, run.stderr);
       assert.match(
         run.stderr,
@@ -107,10 +106,10 @@ for (const format of [{ name: "penguin", file: "" }, ...FOREIGN]) {
       });
 
       // Later resumes, run and chat, from a third directory: they stay where the first one worked.
-      const chat = await cli(["chat", "--resume", id, ...PAIR], third, "and now?\n");
+      const chat = await cli(["chat", "--resume", id, ...TEST_MODEL], third, "and now?\n");
       assert.equal(chat.code, 0, chat.stderr);
       assert.ok(!chat.stderr.includes("resuming the imported session"), chat.stderr);
-      const again = await cli(["run", "--resume", id, ...PAIR, "-m", "and now?"], third);
+      const again = await cli(["run", "--resume", id, ...TEST_MODEL, "-m", "and now?"], third);
       assert.equal(again.code, 0, again.stderr);
       assert.ok(!again.stderr.includes("resuming the imported session"), again.stderr);
       assert.equal(
@@ -133,7 +132,7 @@ Deno.test("the first resume of an imported session, by chat, in the directory --
     const cli = (args: string[], stdin?: string) =>
       runCli(["--root", sb.root, ...args], { cwd: here, ...(stdin ? { stdin } : {}) });
 
-    const chat = await cli(["chat", "--resume", id, "--workspace", named, ...PAIR], "go\n");
+    const chat = await cli(["chat", "--resume", id, "--workspace", named, ...TEST_MODEL], "go\n");
     assert.equal(chat.code, 0, chat.stderr);
     assert.match(
       chat.stderr,
@@ -143,10 +142,19 @@ Deno.test("the first resume of an imported session, by chat, in the directory --
       ),
     );
     // Placed: --workspace no longer moves it while that directory exists.
-    const moveAway = await cli(["run", "--resume", id, "--workspace", here, ...PAIR, "-m", "x"]);
+    const moveAway = await cli([
+      "run",
+      "--resume",
+      id,
+      "--workspace",
+      here,
+      ...TEST_MODEL,
+      "-m",
+      "x",
+    ]);
     assert.equal(moveAway.code, 2, moveAway.stderr);
     assert.match(moveAway.stderr, /--workspace is only for a session whose workspace is gone/);
-    const run = await cli(["run", "--resume", id, ...PAIR, "-m", "and you?"]);
+    const run = await cli(["run", "--resume", id, ...TEST_MODEL, "-m", "and you?"]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(await Deno.readTextFile(join(named, "where.txt")), `${named}\n${named}\n`);
     assert.deepEqual((await moves(path)).map((m) => m.to), [named]);
@@ -164,9 +172,12 @@ Deno.test("an imported session whose import directory is gone resumes in the cur
     const id = (JSON.parse(imp.stdout) as { foreign: { session_id: string }[] }).foreign[0]!
       .session_id;
     await Deno.remove(gone);
-    const run = await runCli(["--root", sb.root, "run", "--resume", id, ...PAIR, "-m", "go"], {
-      cwd: sb.workspace,
-    });
+    const run = await runCli(
+      ["--root", sb.root, "run", "--resume", id, ...TEST_MODEL, "-m", "go"],
+      {
+        cwd: sb.workspace,
+      },
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(await Deno.readTextFile(join(sb.workspace, "where.txt")), `${sb.workspace}\n`);
   });
@@ -183,9 +194,12 @@ Deno.test("a file an imported session rotates to after its first resume says it 
     await Deno.writeTextFile(join(src, `${sid}_001.jsonl`), text);
     const { id, path } = await importFrom(sb, join(src, `${sid}_001.jsonl`));
     const first = await dir(sb, "first");
-    const run = await runCli(["--root", sb.root, "run", "--resume", id, ...PAIR, "-m", "go"], {
-      cwd: first,
-    });
+    const run = await runCli(
+      ["--root", sb.root, "run", "--resume", id, ...TEST_MODEL, "-m", "go"],
+      {
+        cwd: first,
+      },
+    );
     assert.equal(run.code, 0, run.stderr);
     const next = path.replace(/_001\.jsonl$/, "_002.jsonl");
     const meta = JSON.parse((await Deno.readTextFile(next)).split("\n")[0]!).payload;

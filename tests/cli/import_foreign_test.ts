@@ -18,6 +18,8 @@ import {
   completes,
   requestAtoms,
 } from "../agent/_resume_support.ts";
+import { filesUnder } from "../support/files_under.ts";
+import { importArgs } from "./_import_args.ts";
 
 const PEERS = "/work/shared/fixtures/peer-sessions";
 
@@ -39,24 +41,10 @@ interface ForeignJson {
   children: Array<{ session_id: string; path: string; tool_calls: number }>;
 }
 
-async function walkFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  try {
-    for await (const e of Deno.readDir(dir)) {
-      const p = join(dir, e.name);
-      if (e.isDirectory) out.push(...await walkFiles(p));
-      else out.push(p);
-    }
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
-  return out.sort();
-}
-
 Deno.test("sessions import --json: every peer fixture imports (format detected), validates and shows", async () => {
   await withRoot(async (root) => {
     const files = MANIFEST.map(sessionFile);
-    const r = await runCli(["--root", root, "sessions", "import", "--json", ...files]);
+    const r = await runCli(importArgs(root, "--json", ...files));
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { ok: boolean; foreign: ForeignJson[]; refused: unknown[] };
     assert.equal(out.ok, true);
@@ -103,16 +91,7 @@ Deno.test("sessions import --json: every peer fixture imports (format detected),
 Deno.test("sessions import --verbose prints the loss report; --from names the harness; a penguin trace still imports as before", async () => {
   await withRoot(async (root) => {
     const codex = sessionFile(MANIFEST.find((m) => m.harness === "codex")!);
-    const r = await runCli([
-      "--root",
-      root,
-      "sessions",
-      "import",
-      "--from",
-      "codex",
-      "--verbose",
-      codex,
-    ]);
+    const r = await runCli(importArgs(root, "--from", "codex", "--verbose", codex));
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
@@ -122,18 +101,18 @@ Deno.test("sessions import --verbose prints the loss report; --from names the ha
     assert.match(r.stdout, /^ {4}turn_context ×1 \(e\.g\. \S+\.jsonl:\d+\): /m);
     assert.match(r.stdout, /^1 session\(s\) imported, 0 refused$/m);
     // The wrong --from: refused with the parser's file:line errors, nothing written.
-    const wrong = await runCli(["--root", root, "sessions", "import", "--from", "pi", codex]);
+    const wrong = await runCli(importArgs(root, "--from", "pi", codex));
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /\.jsonl:1: expected a pi session header first/);
-    const bad = await runCli(["--root", root, "sessions", "import", "--from", "gemini", codex]);
+    const bad = await runCli(importArgs(root, "--from", "gemini", codex));
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--from: expected codex, claude or pi/);
     // A penguin trace (no --from) keeps today's path.
     const penguin = "/work/shared/fixtures/penguin-traces/01-simple.jsonl";
-    const p = await runCli(["--root", root, "sessions", "import", penguin]);
+    const p = await runCli(importArgs(root, penguin));
     assert.equal(p.code, 0, p.stderr);
     assert.match(p.stdout, /^Imported session-\S+: 1 file\(s\)$/m);
-    assert.equal((await walkFiles(tracesDir(root))).length, 2);
+    assert.equal((await filesUnder(tracesDir(root))).length, 2);
   });
 });
 
@@ -141,18 +120,18 @@ Deno.test("sessions import: a Claude subagent transcript given with its parent c
   await withRoot(async (root) => {
     const sc = MANIFEST.find((m) => m.harness === "claude" && m.scenario === "03-subagent")!;
     const sub = join(PEERS, sc.files.find((f) => f.role === "subagent-transcript")!.path);
-    const r = await runCli(["--root", root, "sessions", "import", "--json", sessionFile(sc), sub]);
+    const r = await runCli(importArgs(root, "--json", sessionFile(sc), sub));
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { foreign: ForeignJson[]; foreign_with_parent: string[] };
     assert.equal(out.foreign.length, 1);
     assert.equal(out.foreign[0]!.children.length, 1);
     assert.deepEqual(out.foreign_with_parent, [sub]);
-    const alone = await runCli(["--root", root, "sessions", "import", "--json", sub]);
+    const alone = await runCli(importArgs(root, "--json", sub));
     assert.equal(alone.code, 0, alone.stderr);
     const a = (JSON.parse(alone.stdout) as { foreign: ForeignJson[] }).foreign[0]!;
     assert.equal(a.tool_calls, 3);
     assert.equal(a.original_id, "a5fe30c81479f9c5c");
-    assert.equal((await walkFiles(tracesDir(root))).length, 3);
+    assert.equal((await filesUnder(tracesDir(root))).length, 3);
   });
 });
 
@@ -164,17 +143,17 @@ Deno.test("sessions import: a malformed line is refused with file:line (nothing 
     lines.splice(6, 0, '{"type": "user", "message": ');
     const copy = join(dir, "corrupted.jsonl");
     await Deno.writeTextFile(copy, lines.join("\n"));
-    const r = await runCli(["--root", root, "sessions", "import", copy]);
+    const r = await runCli(importArgs(root, copy));
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`${copy.replaceAll(".", "\\.")}:7: not valid JSON`));
-    assert.deepEqual(await walkFiles(tracesDir(root)), []);
-    const l = await runCli(["--root", root, "sessions", "import", "--lenient", "--json", copy]);
+    assert.deepEqual(await filesUnder(tracesDir(root)), []);
+    const l = await runCli(importArgs(root, "--lenient", "--json", copy));
     assert.equal(l.code, 0, l.stderr);
     const out = JSON.parse(l.stdout) as { foreign: Array<ForeignJson & { skipped: string[] }> };
     assert.equal(out.foreign[0]!.skipped.length, 1);
     assert.match(out.foreign[0]!.skipped[0]!, /corrupted\.jsonl:7: not valid JSON/);
     assert.equal(out.foreign[0]!.tool_calls, 5);
-    const files = await walkFiles(tracesDir(root));
+    const files = await filesUnder(tracesDir(root));
     assert.equal(files.length, 1);
     assert.deepEqual((await validateTraceFiles(files)).problems, []);
   });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
 import { item, turn } from "../support/model_server.ts";
 import { withModelRoot } from "../support/roots.ts";
+import { resumeImportedArgs, TEST_MODEL } from "./_import_args.ts";
 
 const FIXTURE = "/work/shared/fixtures/penguin-traces/02-tool-calls.jsonl";
 
@@ -73,12 +74,11 @@ Deno.test("a penguin trace given to sessions import resumes (run and chat) in th
 
     // Resumed (run, then chat) without --workspace: the first resume works in the current
     // directory and later ones stay there (tests/cli/import_first_resume_test.ts).
-    const pair = ["--provider", "custom", "--model-id", "m"];
-    const run = await cli(["run", "--resume", sid, ...pair, "-m", "where are you?"], {
+    const run = await cli(["run", "--resume", sid, ...TEST_MODEL, "-m", "where are you?"], {
       cwd: sb.workspace,
     });
     assert.equal(run.code, 0, run.stderr);
-    const chat = await cli(["chat", "--resume", sid, ...pair], {
+    const chat = await cli(["chat", "--resume", sid, ...TEST_MODEL], {
       cwd: victim,
       stdin: "and now?\n",
     });
@@ -115,7 +115,9 @@ Deno.test("a penguin trace given to sessions import resumes (run and chat) in th
     assert.equal(report.workspace_from, "--workspace");
     assert.equal(report.imported[0]!.recorded_workspace, victim);
     const copy = report.imported[0]!.session_id;
-    const there = await cli(["run", "--resume", copy, ...pair, "-m", "and you?"], { cwd: other });
+    const there = await cli(["run", "--resume", copy, ...TEST_MODEL, "-m", "and you?"], {
+      cwd: other,
+    });
     assert.equal(there.code, 0, there.stderr);
     assert.equal(await Deno.readTextFile(join(other, "where.txt")), `${other}\n`);
     assert.deepEqual(await names(victim), [".bashrc"]);
@@ -147,21 +149,7 @@ Deno.test("a penguin trace imported before the workspace was chosen at import re
     meta.payload.imported_from = { path: trace, session_id: meta.payload.session_id };
     await Deno.writeTextFile(path, JSON.stringify(meta) + text.slice(nl));
     const sid = meta.payload.session_id as string;
-    const resume = (extra: string[]) =>
-      runCli([
-        "--root",
-        sb.root,
-        "run",
-        "--resume",
-        sid,
-        "--provider",
-        "custom",
-        "--model-id",
-        "m",
-        ...extra,
-        "-m",
-        "go",
-      ]);
+    const resume = (extra: string[]) => runCli(resumeImportedArgs(sb.root, sid, extra, "go"));
     const refused = await resume([]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /without --workspace: it was imported from a penguin trace/);
