@@ -11,17 +11,13 @@ import { INTERRUPTED_OUTPUT } from "../../lib/session/mod.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
-import {
-  item,
-  type ModelServer,
-  type ScriptedTurn,
-  startModelServer,
-  turn,
-} from "../support/model_server.ts";
+import { runCli } from "../support/cli.ts";
+import type { ModelServer, ScriptedTurn } from "../support/model_server.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot, tracesDir } from "../agent/_support.ts";
 import { assertContext, type Atom, requestAtoms, userAtom } from "../agent/_resume_support.ts";
 import { prng } from "../support/prng.ts";
+import { spawnSilentCli } from "../support/cli_silent.ts";
 
 const ITERATIONS = 50;
 const BATCH = 5;
@@ -71,14 +67,7 @@ async function crashAndResume(seed: number): Promise<Outcome | null> {
   });
   const sb = await makeRoot(server);
   try {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), "--root", sb.root, "run", "-m", PROMPT],
-      cwd: sb.workspace,
-      env: penguinEnv(),
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const child = spawnSilentCli(["--root", sb.root, "run", "-m", PROMPT], sb.workspace);
     const status = child.status;
     let exited = false;
     status.then(() => (exited = true));

@@ -12,7 +12,7 @@ import { readTraceFile } from "../../lib/trace/reader.ts";
 import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 
-import { penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { REPO, runCli } from "../support/cli.ts";
 import { type ModelServer, turn } from "../support/model_server.ts";
 import { assertGoodTrace, readSession, type Sandbox, tracesDir } from "../agent/_support.ts";
 import { withModelRoot } from "../support/roots.ts";
@@ -26,6 +26,7 @@ import {
   treeDigest,
   userAtom,
 } from "../agent/_resume_support.ts";
+import { spawnSilentCli } from "../support/cli_silent.ts";
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 
@@ -390,14 +391,10 @@ Deno.test("resume refusals are one clear line and change nothing on disk", async
     };
 
     // Locked: a live `penguin run --resume` holds the session while its request stalls.
-    const live = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), "--root", sb.root, "run", "--resume", sid, "-m", "Wait."],
-      cwd: sb.workspace,
-      env: penguinEnv(),
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const live = spawnSilentCli(
+      ["--root", sb.root, "run", "--resume", sid, "-m", "Wait."],
+      sb.workspace,
+    );
     try {
       // Wait on the server (or the child's exit), not on the clock; the deadline is a failsafe.
       let exited = false;

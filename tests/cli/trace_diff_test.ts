@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
-import {
-  sid,
-  type TraceBuilder,
-  traceBuilder,
-  tracesDay,
-  withTempDir,
-} from "../inspect/_support.ts";
+import type { TraceBuilder } from "../inspect/_support.ts";
+import { sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
 
 type Builder = TraceBuilder;
 
