@@ -4,12 +4,9 @@
 // openai-chat server opens 1500 parallel calls whose arguments never close (each new call once
 // re-parsed the arguments of every open one). Either way `penguin run` stops reading at call 257
 // with the cap error, keeps a valid trace, and stays under a peak bound.
-import assert from "node:assert/strict";
-import { startModelServer, turn } from "../support/model_server.ts";
 import type { WireProtocol } from "../../lib/models/wire.ts";
-import { makeRoot } from "../support/roots.ts";
-import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
-import { runCli } from "../support/cli.ts";
+import { CAN_MEASURE_PEAK } from "../support/peak_memory.ts";
+import { assertRunStopsAtCap } from "./_stream_cap.ts";
 
 const MB = 1000 * 1000;
 /** The most penguin (or any process it started) may hold at its peak. */
@@ -62,29 +59,6 @@ for (const k of CASES) {
   Deno.test({
     name: `${k.protocol}: a response of ${CALLS} small tool calls ends the run at 256 calls`,
     ignore: !CAN_MEASURE_PEAK,
-    async fn() {
-      const server = await startModelServer({
-        handler: (_req, index) =>
-          index === 0 ? { items: [], event_source: k.source } : turn.text("done"),
-      });
-      const sb = await makeRoot(server, { visible: true, protocol: k.protocol });
-      try {
-        const r = await runCliPeak(
-          ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"],
-          sb.base,
-        );
-        assert.equal(r.code, 1, r.stdout.slice(-2000) + r.stderr.slice(-2000));
-        assert.match(r.stdout + r.stderr, CAP);
-        assert.equal(server.requests.length, 1, "a response past a limit is not retried");
-        await server.requests[0]!.disconnected;
-        assert.ok(server.requests[0]!.clientGone, "penguin stopped reading the response");
-        assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${Math.round(r.peakBytes / MB)} MB`);
-        const v = await runCli(["--root", sb.root, "trace", "validate", sb.root]);
-        assert.equal(v.code, 0, v.stdout + v.stderr);
-      } finally {
-        await server.close();
-        await sb.cleanup();
-      }
-    },
+    fn: () => assertRunStopsAtCap({ ...k, cap: CAP, peakLimit: PEAK_LIMIT }),
   });
 }

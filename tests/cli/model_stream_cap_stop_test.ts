@@ -4,11 +4,10 @@
 // reading at the limit — the server sees the client go away — ends with the cap error naming
 // the limit and how much came, keeps a valid trace, and stays under a peak bound.
 import assert from "node:assert/strict";
-import { ENCODERS, item, startModelServer, turn } from "../support/model_server.ts";
+import { ENCODERS, item, turn } from "../support/model_server.ts";
 import type { WireProtocol } from "../../lib/models/wire.ts";
-import { makeRoot } from "../support/roots.ts";
-import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
-import { runCli } from "../support/cli.ts";
+import { CAN_MEASURE_PEAK } from "../support/peak_memory.ts";
+import { assertRunStopsAtCap } from "./_stream_cap.ts";
 
 const MB = 1000 * 1000;
 const MiB = 1024 * 1024;
@@ -67,29 +66,6 @@ for (const k of CASES) {
     name:
       `${k.protocol}: a response streamed on past 8 MiB in tiny events ends the run at the limit`,
     ignore: !CAN_MEASURE_PEAK,
-    async fn() {
-      const server = await startModelServer({
-        handler: (_req, index) =>
-          index === 0 ? { items: [], event_source: k.source() } : turn.text("done"),
-      });
-      const sb = await makeRoot(server, { visible: true, protocol: k.protocol });
-      try {
-        const r = await runCliPeak(
-          ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"],
-          sb.base,
-        );
-        assert.equal(r.code, 1, r.stdout + r.stderr);
-        assert.match(r.stdout + r.stderr, k.cap);
-        assert.equal(server.requests.length, 1, "a response past a limit is not retried");
-        await server.requests[0]!.disconnected;
-        assert.ok(server.requests[0]!.clientGone, "penguin stopped reading the response");
-        assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${Math.round(r.peakBytes / MB)} MB`);
-        const v = await runCli(["--root", sb.root, "trace", "validate", sb.root]);
-        assert.equal(v.code, 0, v.stdout + v.stderr);
-      } finally {
-        await server.close();
-        await sb.cleanup();
-      }
-    },
+    fn: () => assertRunStopsAtCap({ ...k, source: k.source(), peakLimit: PEAK_LIMIT }),
   });
 }
