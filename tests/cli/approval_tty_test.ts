@@ -12,6 +12,7 @@ import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages, type Sandbox } from "../agent/_support.ts";
 import type { ModelServer } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
+import { denyWithNote } from "./_approval_pane.ts";
 
 const PROMPT = /\? Approve this tool call\? \[Y\/a\/n\] $/m;
 
@@ -169,11 +170,7 @@ Deno.test({
         s = await pane.waitFor(/\$ touch third\.txt; touch fourth\.txt[\s\S]*\[Y\/a\/n\] $/m, "q3");
         assert.match(s, /^Remembered for this session: commands starting with "touch"$/m);
         assert.match(s, /^✓ approved for this session: commands starting with "touch"$/m);
-        await pane.type("n");
-        await pane.keys("Enter");
-        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
-        await pane.type("use one touch per call");
-        await pane.keys("Enter");
+        await denyWithNote(pane, "use one touch per call");
         const done = await pane.waitFor(/^\[exited \d+\]$/m, "run to exit");
         assert.match(done, /^\[exited 0\]$/m);
         await Deno.stat(join(sb.workspace, "second.txt"));

@@ -8,6 +8,7 @@ import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import { inRoot } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind } from "../agent/_support.ts";
+import { denyWithNote } from "./_approval_pane.ts";
 
 const PROMPT = /\? Approve this tool call\? \[Y\/a\/n\]\s*$/m;
 
@@ -46,11 +47,7 @@ Deno.test({
         assert.match(s, /^Remembered for this session: commands starting with "touch"$/m);
         assert.match(s, /^✓ approved for this session: commands starting with "touch"$/m);
         assert.match(s, /^ {2}\+ n$/m);
-        await pane.type("n");
-        await pane.keys("Enter");
-        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
-        await pane.type("keep notes out of it");
-        await pane.keys("Enter");
+        await denyWithNote(pane, "keep notes out of it");
         await pane.waitFor(/^Fine, no notes\.$/m, "the answer");
         await pane.waitFor(/^\[stats\] .*\n>\s*$/m, "the prompt after the task");
         await pane.type("remove one");

@@ -16,6 +16,7 @@ import {
   layoutInput,
   redrawInput,
 } from "../../lib/cli/_line_editor.ts";
+import { denyWithNote, nopeThenYes } from "./_approval_pane.ts";
 
 Deno.test("line editor submits on Enter and edits with backspace, arrows and Ctrl-U", () => {
   const e = createLineEditor();
@@ -447,23 +448,13 @@ Deno.test({
           /^> task1\n[\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "the prompt",
         );
-        await pane.type("nope");
-        await pane.keys("Enter");
-        await pane.waitFor(
-          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] $/m,
-          "the question asked again",
-        );
-        await pane.type("y");
-        await pane.keys("Enter");
+        await nopeThenYes(pane);
         await pane.waitFor(/^Ran one\.$/m, "the first task's answer");
         await pane.waitFor(
           /^> task2\n[\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "prompt 2",
         );
-        await pane.type("n");
-        await pane.keys("Enter");
-        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
-        await pane.keys("Enter");
+        await denyWithNote(pane);
         const s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
         assert.match(s, /^× \[denied\] — the user answered no\nSkipped two\.$/m);
         assert.match(s, /\[exited 0\]/);

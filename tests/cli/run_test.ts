@@ -8,6 +8,7 @@ import { addModelCli, type CliResult, denoDir, inRoot, runCli, spawnCli } from "
 import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages, type Sandbox } from "../agent/_support.ts";
+import { denyWithNote, nopeThenYes } from "./_approval_pane.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
@@ -495,22 +496,12 @@ Deno.test({
       const pane = await startPane(script.command);
       try {
         await pane.waitFor(/\? Approve this tool call\? \[Y\/a\/n\] $/m, "the first prompt");
-        await pane.type("nope");
-        await pane.keys("Enter");
-        await pane.waitFor(
-          /\[Y\/a\/n\] nope\nPlease answer y \(yes, or Enter\), a \(yes, for the rest of this session\) or n \(no\); Esc or Ctrl-C stops the task\.\n\? Approve this tool call\? \[Y\/a\/n\] $/m,
-          "the question asked again",
-        );
-        await pane.type("y");
-        await pane.keys("Enter");
+        await nopeThenYes(pane);
         await pane.waitFor(
           /^✓ \[approved\][\s\S]*\? Approve this tool call\? \[Y\/a\/n\] $/m,
           "prompt 2",
         );
-        await pane.type("n");
-        await pane.keys("Enter");
-        await pane.waitFor(/Note to the model \(Enter for none\): $/m, "the note question");
-        await pane.keys("Enter");
+        await denyWithNote(pane);
         const s = await pane.waitFor(/^\[exited \d+\]$/m, "run to exit");
         assert.match(s, /^× \[denied\] — the user answered no$/m);
         assert.match(s, /^Understood\.$/m);
