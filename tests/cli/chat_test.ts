@@ -32,21 +32,48 @@ Deno.test("line editor submits on Enter and edits with backspace, arrows and Ctr
   assert.equal(e.text(), "");
 });
 
-Deno.test("a trailing backslash continues the message on a new line", () => {
-  const e = createLineEditor();
-  assert.deepEqual(e.feed("first \\\r"), []);
-  assert.equal(e.text(), "first \n");
-  assert.deepEqual(e.feed("second\r"), [{ type: "submit", text: "first \nsecond" }]);
-});
+/**
+ * Messages of more than one line: `chunks` fed one by one submit nothing and
+ * leave `text` in the editor; `enter` then submits `submitted`.
+ */
+const MULTILINE: {
+  name: string;
+  chunks: string[];
+  text: string;
+  enter: string;
+  submitted: string;
+}[] = [
+  {
+    name: "a trailing backslash continues the message on a new line",
+    chunks: ["first \\\r"],
+    text: "first \n",
+    enter: "second\r",
+    submitted: "first \nsecond",
+  },
+  {
+    name: "bracketed paste keeps newlines as one message, even split across chunks",
+    chunks: ["\x1b[200~line one\r\nline", " two\x1b[20", "1~"],
+    text: "line one\nline two",
+    enter: "\r",
+    submitted: "line one\nline two",
+  },
+  {
+    name: "Alt-Enter and Ctrl-J insert a newline; Enter submits the whole message",
+    chunks: ["one\x1b\rtwo\nthree"],
+    text: "one\ntwo\nthree",
+    enter: "\r",
+    submitted: "one\ntwo\nthree",
+  },
+];
 
-Deno.test("bracketed paste keeps newlines as one message, even split across chunks", () => {
-  const e = createLineEditor();
-  assert.deepEqual(e.feed("\x1b[200~line one\r\nline"), []);
-  assert.deepEqual(e.feed(" two\x1b[20"), []);
-  assert.deepEqual(e.feed("1~"), []);
-  assert.equal(e.text(), "line one\nline two");
-  assert.deepEqual(e.feed("\r"), [{ type: "submit", text: "line one\nline two" }]);
-});
+for (const c of MULTILINE) {
+  Deno.test(c.name, () => {
+    const e = createLineEditor();
+    for (const chunk of c.chunks) assert.deepEqual(e.feed(chunk), []);
+    assert.equal(e.text(), c.text);
+    assert.deepEqual(e.feed(c.enter), [{ type: "submit", text: c.submitted }]);
+  });
+}
 
 Deno.test("Ctrl-C is an event and Ctrl-D ends input only on an empty buffer", () => {
   const e = createLineEditor();
@@ -88,13 +115,6 @@ Deno.test("only CSI and SS3 sequences are consumed: arrows, Delete and unknown k
   e.feed("\x1bO");
   e.feed("C?");
   assert.equal(e.text(), "a!c?");
-});
-
-Deno.test("Alt-Enter and Ctrl-J insert a newline; Enter submits the whole message", () => {
-  const e = createLineEditor();
-  assert.deepEqual(e.feed("one\x1b\rtwo\nthree"), []);
-  assert.equal(e.text(), "one\ntwo\nthree");
-  assert.deepEqual(e.feed("\r"), [{ type: "submit", text: "one\ntwo\nthree" }]);
 });
 
 Deno.test("Up and Down walk the history from the first and last line, and bring the draft back", () => {

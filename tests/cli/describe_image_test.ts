@@ -115,20 +115,20 @@ Deno.test("describe_image sends the workspace image and the question to the visi
 });
 
 Deno.test("describe_image is offered only to a text-only model with a vision model configured", async () => {
-  await scenario({ visionModel: false }, [turn.text("ok")], async (_sb, server, run) => {
-    const r = await run("hi");
-    assert.equal(r.code, 0, r.stderr);
-    const names = toolNames(server.requests[0]!);
-    assert.ok(names.includes("read_file"), names.join(", "));
-    assert.ok(!names.includes("describe_image"), names.join(", "));
-  });
-  await scenario({ sessionVision: true }, [turn.text("ok")], async (_sb, server, run) => {
-    const r = await run("hi");
-    assert.equal(r.code, 0, r.stderr);
-    const names = toolNames(server.requests[0]!);
-    assert.ok(names.includes("read_image"), names.join(", "));
-    assert.ok(!names.includes("describe_image"), names.join(", "));
-  });
+  // No vision model configured; a session model that sees images itself.
+  const cases: [Setup, string][] = [
+    [{ visionModel: false }, "read_file"],
+    [{ sessionVision: true }, "read_image"],
+  ];
+  for (const [setup, offered] of cases) {
+    await scenario(setup, [turn.text("ok")], async (_sb, server, run) => {
+      const r = await run("hi");
+      assert.equal(r.code, 0, r.stderr);
+      const names = toolNames(server.requests[0]!);
+      assert.ok(names.includes(offered), names.join(", "));
+      assert.ok(!names.includes("describe_image"), names.join(", "));
+    });
+  }
 });
 
 Deno.test("describe_image refuses a path outside the workspace and asks the vision model nothing", async () => {

@@ -8,19 +8,24 @@ async function add(root: string, args: string[]): Promise<void> {
   assert.equal(r.code, 0, r.stderr);
 }
 
-/** `--root <root> models test --provider ollama --model-id tiny …`. */
-function testTiny(root: string, ...extra: string[]) {
-  return runCli([
+/** `--root <root> models test --provider <provider> --model-id <modelId> …`. */
+function modelsTestArgs(root: string, provider: string, modelId: string, ...extra: string[]) {
+  return [
     "--root",
     root,
     "models",
     "test",
     "--provider",
-    "ollama",
+    provider,
     "--model-id",
-    "tiny",
+    modelId,
     ...extra,
-  ]);
+  ];
+}
+
+/** `--root <root> models test --provider ollama --model-id tiny …`. */
+function testTiny(root: string, ...extra: string[]) {
+  return runCli(modelsTestArgs(root, "ollama", "tiny", ...extra));
 }
 
 /** `body` with a root whose model (ollama, tiny) is `server`, started from `opts`. */
@@ -78,26 +83,8 @@ Deno.test("a key configured for one provider never reaches another provider's se
         DEEPSEEK_API_KEY: "sk-deepseek-env-unused",
         OPENAI_API_KEY: "sk-openai-must-never-travel",
       };
-      const ra = await runCli([
-        "--root",
-        root,
-        "models",
-        "test",
-        "--provider",
-        "deepseek",
-        "--model-id",
-        "same-model",
-      ], { env });
-      const rb = await runCli([
-        "--root",
-        root,
-        "models",
-        "test",
-        "--provider",
-        "fireworks",
-        "--model-id",
-        "same-model",
-      ], { env });
+      const ra = await runCli(modelsTestArgs(root, "deepseek", "same-model"), { env });
+      const rb = await runCli(modelsTestArgs(root, "fireworks", "same-model"), { env });
       assert.equal(ra.code, 0, ra.stderr + ra.stdout);
       assert.equal(rb.code, 0, rb.stderr + rb.stdout);
       assert.equal(a.requests.length, 1);
@@ -180,16 +167,7 @@ Deno.test("models test refuses a half pair and an unconfigured pair before any r
     const half = await runCli(["--root", root, "models", "test", "--model-id", "x"]);
     assert.equal(half.code, 2);
     assert.match(half.stderr, /--model-id and --provider must be given together/);
-    const unknown = await runCli([
-      "--root",
-      root,
-      "models",
-      "test",
-      "--provider",
-      "deepseek",
-      "--model-id",
-      "nope",
-    ]);
+    const unknown = await runCli(modelsTestArgs(root, "deepseek", "nope"));
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /deepseek/);
     assert.match(unknown.stderr, /penguin config model add/);

@@ -181,6 +181,11 @@ const ESC_RESET = "\x1b[0m";
 const lines = (n: number, from = 1) =>
   Array.from({ length: n }, (_, i) => `line ${i + from}`).join("\n") + "\n";
 
+/** What `/expand #1` prints of an exec_command output of {@linkcode lines}`(n)`. */
+const fullExecOutput = (n: number) =>
+  "[#1] exec_command -> (full output)\n" +
+  lines(n).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join("");
+
 // ---------------------------------------------------------------------------
 
 Deno.test("renderer streams text raw and does not repeat the complete message", () => {
@@ -787,11 +792,7 @@ Deno.test("a collapsed output can be expanded afterwards, by its short id or the
   assert.match(out(), /^ {2}│ … 12 more lines \(\/expand #2 for full output\)$/m);
   clear();
   assert.equal(r.expand("#1"), true);
-  assert.equal(
-    out(),
-    "[#1] exec_command -> (full output)\n" +
-      lines(12).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
-  );
+  assert.equal(out(), fullExecOutput(12));
   clear();
   assert.equal(r.expand(), true);
   assert.match(out(), /^\[#2\] exec_command -> \(full output\)\n(?: {2}│ line \d+\n){20}$/);
@@ -849,9 +850,5 @@ Deno.test("an output the resumed history shows collapsed can be expanded like a 
   assert.match(out(), /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
   clear();
   assert.equal(r.expand("#1"), true);
-  assert.equal(
-    out(),
-    "[#1] exec_command -> (full output)\n" +
-      lines(20).split("\n").slice(0, -1).map((l) => `  │ ${l}\n`).join(""),
-  );
+  assert.equal(out(), fullExecOutput(20));
 });
