@@ -16,6 +16,7 @@ import {
 import { inRoot, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { makeRoot, ofKind, readSession, tracesDir, waitFor } from "../agent/_support.ts";
 import { toolResults, turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
+import { runSubagent } from "./_subagent_calls.ts";
 
 async function hasLine(root: string, sessionId: string, pattern: RegExp): Promise<boolean> {
   const files = await listSessionFiles(tracesDir(root), sessionId);
@@ -51,15 +52,8 @@ Deno.test("after SIGKILL the resumed parent gets its background work back and th
     // The parent.
     if (n === 0) {
       return turn.of(
-        item.toolCall("run_subagent", {
-          description: "worker",
-          prompt: "[[worker]] Run two steps.",
-        }, { id: "call_worker" }),
-        item.toolCall("run_subagent", {
-          description: "helper",
-          prompt: "[[helper]] Answer in the background.",
-          run_in_background: true,
-        }, { id: "call_helper" }),
+        runSubagent("call_worker", "worker", "[[worker]] Run two steps."),
+        runSubagent("call_helper", "helper", "[[helper]] Answer in the background.", true),
         item.toolCall("exec_command", {
           description: "long command",
           // The command outlives its window and is registered in the background. Whether

@@ -16,6 +16,7 @@ import {
   planRestore,
 } from "../../lib/agent/subagents/mod.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
+import { runSubagent } from "./_subagent_calls.ts";
 
 /** The ids of the sessions traced under `root`, with the source of each. */
 async function sessions(root: string): Promise<Map<string, string>> {
@@ -59,11 +60,7 @@ Deno.test("a run's trace carries typed subagent and notice facts, and restore re
     }
     if (turnOf(req) === 0) {
       return turn.of(
-        item.toolCall("run_subagent", {
-          description: "background work",
-          prompt: "[[child]] compute the answer",
-          run_in_background: true,
-        }, { id: "call_child" }),
+        runSubagent("call_child", "background work", "[[child]] compute the answer", true),
         item.toolCall("exec_command", {
           description: "background command",
           cmd: "echo command-done",
