@@ -7,6 +7,7 @@ import { runCli } from "../support/cli.ts";
 import { turn } from "../support/model_server.ts";
 import { allCommands } from "../../lib/cli/registry.ts";
 import { withModelRoot } from "../support/roots.ts";
+import { wroteA } from "../support/wrote_a.ts";
 
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
@@ -41,8 +42,7 @@ function parseJsonOutput(text: string): unknown[] {
 Deno.test("every --json output of the CLI uses snake_case keys", async () => {
   await withModelRoot({
     turns: [
-      turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
-      turn.text("Wrote it."),
+      ...wroteA(),
       turn.text("Second."),
       turn.text("pong"),
       turn.text("[summary]state[/summary]"),

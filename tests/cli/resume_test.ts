@@ -13,7 +13,7 @@ import { validateTraceFiles } from "../../lib/trace/validate.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 
 import { REPO, runCli } from "../support/cli.ts";
-import { type ModelServer, turn } from "../support/model_server.ts";
+import { type ModelServer, type ScriptedTurn, turn } from "../support/model_server.ts";
 import { assertGoodTrace, readSession, type Sandbox, tracesDir } from "../agent/_support.ts";
 import { withModelRoot } from "../support/roots.ts";
 import {
@@ -27,6 +27,7 @@ import {
   userAtom,
 } from "../agent/_resume_support.ts";
 import { spawnSilentCli } from "../support/cli_silent.ts";
+import { wroteA } from "../support/wrote_a.ts";
 
 const FIXTURES = "/work/shared/fixtures/penguin-traces";
 
@@ -65,6 +66,19 @@ async function firstRun(cli: Cli, prompt: string): Promise<string> {
   return sessionIdOf(r.stderr);
 }
 
+/**
+ * {@linkcode scenario} on a compaction-aware server of `turns`, after a first
+ * `run -m <prompt>`: `body` gets the session's id.
+ */
+async function afterFirstRun(
+  turns: ScriptedTurn[],
+  prompt: string,
+  body: (sb: Sandbox, cli: Cli, sid: string, server: ModelServer) => Promise<void>,
+): Promise<void> {
+  const server = await compactionAwareServer(turns);
+  await scenario(server, async (sb, cli) => body(sb, cli, await firstRun(cli, prompt), server));
+}
+
 /** `run --resume <sid> -m <prompt>` on the pair (custom, `modelId`). */
 function resumeOn(sid: string, prompt: string, modelId: string): string[] {
   return ["run", "--resume", sid, "-m", prompt, "--provider", "custom", "--model-id", modelId];
@@ -88,15 +102,8 @@ async function addOther(
 const answer = (text: string): Atom => ({ role: "assistant", text, calls: [] });
 
 Deno.test("run --resume continues by id, by trace path and as latest, each time with exactly the committed history", async () => {
-  const server = await compactionAwareServer([
-    turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
-    turn.text("Wrote it."),
-    turn.text("One."),
-    turn.text("Two."),
-    turn.text("Three."),
-  ]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Write a.");
+  const turns = [...wroteA(), turn.text("One."), turn.text("Two."), turn.text("Three.")];
+  await afterFirstRun(turns, "Write a.", async (sb, cli, sid, server) => {
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     const targets = [sid, path, "latest"];
     const answers = ["Wrote it.", "One.", "Two."];
@@ -121,14 +128,8 @@ Deno.test("run --resume continues by id, by trace path and as latest, each time 
 });
 
 Deno.test("run --resume --provider --model-id continues on that pair, recorded for later resumes and stats; an unconfigured pair is refused (exit 2) before any request", async () => {
-  const server = await compactionAwareServer([
-    turn.text("One."),
-    turn.text("Two."),
-    turn.text("Three."),
-    turn.text("Four."),
-  ]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Hello.");
+  const turns = [turn.text("One."), turn.text("Two."), turn.text("Three."), turn.text("Four.")];
+  await afterFirstRun(turns, "Hello.", async (sb, cli, sid, server) => {
     const refused = await cli(resumeOn(sid, "x", "nope"));
     assert.equal(refused.code, 2);
     assert.match(
@@ -199,15 +200,13 @@ Deno.test("run --resume --provider --model-id continues on that pair, recorded f
 });
 
 Deno.test("run --resume --workspace continues a session whose workspace is gone, records the move and tells the model", async () => {
-  const server = await compactionAwareServer([
-    turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
-    turn.text("Wrote it."),
+  const turns = [
+    ...wroteA(),
     turn.text("Same place."),
     turn.text("Working in the new place."),
     turn.text("Still there."),
-  ]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Write a.txt.");
+  ];
+  await afterFirstRun(turns, "Write a.txt.", async (sb, cli, sid, server) => {
     const moved = join(sb.workspace, "..", "moved");
     await Deno.mkdir(moved);
     const to = await Deno.realPath(moved);
@@ -270,13 +269,8 @@ Deno.test("run --resume --workspace continues a session whose workspace is gone,
 });
 
 Deno.test("chat --resume latest continues the latest session and re-renders its history", async () => {
-  const server = await compactionAwareServer([
-    turn.toolCall("write_file", { file_path: "a.txt", content: "A" }),
-    turn.text("Wrote it."),
-    turn.text("Yes, a.txt holds A."),
-  ]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Write a.");
+  const turns = [...wroteA(), turn.text("Yes, a.txt holds A.")];
+  await afterFirstRun(turns, "Write a.", async (sb, cli, sid, server) => {
     const r = await cli(["chat", "--resume", "latest"], "Is it there?\n");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`^Session: ${sid}$`, "m"));
@@ -303,9 +297,8 @@ Deno.test("chat --resume latest continues the latest session and re-renders its 
 });
 
 Deno.test("chat --resume --workspace continues a session whose workspace is gone and records the move", async () => {
-  const server = await compactionAwareServer([turn.text("First."), turn.text("Moved along.")]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Start.");
+  const turns = [turn.text("First."), turn.text("Moved along.")];
+  await afterFirstRun(turns, "Start.", async (sb, cli, sid) => {
     const moved = join(sb.workspace, "..", "moved-chat");
     await Deno.mkdir(moved);
     const to = await Deno.realPath(moved);
@@ -324,9 +317,8 @@ Deno.test("chat --resume --workspace continues a session whose workspace is gone
 });
 
 Deno.test("resume takes the session lock before it reads the trace: a held session is refused unread", async () => {
-  const server = await compactionAwareServer([turn.text("Hi.")]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Hello.");
+  const turns = [turn.text("Hi.")];
+  await afterFirstRun(turns, "Hello.", async (sb, cli, sid, server) => {
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     // Another process holds the lock and is rewriting the trace: resuming must not read it.
     const holder = new Deno.Command(Deno.execPath(), {
@@ -363,12 +355,8 @@ Deno.test("resume takes the session lock before it reads the trace: a held sessi
 });
 
 Deno.test("resume refusals are one clear line and change nothing on disk", async () => {
-  const server = await compactionAwareServer([turn.text("Hi."), {
-    ...turn.text("slow"),
-    stall_after: 1,
-  }]);
-  await scenario(server, async (sb, cli) => {
-    const sid = await firstRun(cli, "Hello.");
+  const turns = [turn.text("Hi."), { ...turn.text("slow"), stall_after: 1 }];
+  await afterFirstRun(turns, "Hello.", async (sb, cli, sid, server) => {
     const path = (await listSessionFiles(tracesDir(sb.root), sid))[0]!.path;
     const config = join(sb.root, "default_project", ".project_config.toml");
 

@@ -239,15 +239,19 @@ Deno.test("run forbids rm -rf / under allow-all without running anything", async
   });
 });
 
-/** Spawn `penguin run --json`, call `trigger` on each stdout message until it returns a signal to send. */
+/**
+ * Spawn `penguin run --json`, send it `signal` on the first delta of a
+ * `partial` message, and check that it exited 1 with a
+ * valid trace, whose records it returns.
+ */
 async function runAndSignal(
   sb: Sandbox,
   args: string[],
-  trigger: (m: OmniMessage) => Deno.Signal | undefined,
-): Promise<{ code: number; messages: OmniMessage[]; stderr: string }> {
+  signal: Deno.Signal,
+  partial: "partial_text" | "partial_tool_call_output",
+): Promise<OmniMessage[]> {
   const child = spawnCli(inRoot(sb, "run", "--json", ...args));
   const stderr = new Response(child.stderr).text();
-  const messages: OmniMessage[] = [];
   let sent = false;
   let buf = "";
   for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
@@ -257,16 +261,17 @@ async function runAndSignal(
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       const m = JSON.parse(line) as OmniMessage;
-      messages.push(m);
-      const sig = sent ? undefined : trigger(m);
-      if (sig) {
+      if (!sent && m.payload.type === partial && m.payload.event_type === "delta") {
         sent = true;
-        child.kill(sig);
+        child.kill(signal);
       }
     }
   }
   const status = await child.status;
-  return { code: status.code, messages, stderr: await stderr };
+  const err = await stderr;
+  assert.equal(status.code, 1, err);
+  const sid = /--resume (session-\S+)/.exec(err)![1]!;
+  return await assertGoodTrace(sb.root, sid);
 }
 
 Deno.test("SIGINT mid-stream aborts the task: exit 1, abort recorded, trace valid", async () => {
@@ -274,17 +279,7 @@ Deno.test("SIGINT mid-stream aborts the task: exit 1, abort recorded, trace vali
     turns: [{ ...turn.text("A long story that never quite finishes"), chunk: 4, stall_after: 4 }],
     maxHoldMs: 20_000,
   }, async ({ sb }) => {
-    const r = await runAndSignal(
-      sb,
-      ["-m", "Tell a story."],
-      (m) =>
-        m.payload.type === "partial_text" && m.payload.event_type === "delta"
-          ? "SIGINT"
-          : undefined,
-    );
-    assert.equal(r.code, 1, r.stderr);
-    const sid = /--resume (session-\S+)/.exec(r.stderr)![1]!;
-    const records = await assertGoodTrace(sb.root, sid);
+    const records = await runAndSignal(sb, ["-m", "Tell a story."], "SIGINT", "partial_text");
     assert.deepEqual(ofKind(records, "abort").map((a) => a.reason), ["aborted by user"]);
     assert.equal(ofKind(records, "request_end").at(-1)!.status, "aborted");
   });
@@ -298,18 +293,8 @@ Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorde
     ],
   }, async ({ sb }) => {
     const started = Date.now();
-    const r = await runAndSignal(
-      sb,
-      ["-m", "Wait."],
-      (m) =>
-        m.payload.type === "partial_tool_call_output" && m.payload.event_type === "delta"
-          ? "SIGTERM"
-          : undefined,
-    );
-    assert.equal(r.code, 1, r.stderr);
+    const records = await runAndSignal(sb, ["-m", "Wait."], "SIGTERM", "partial_tool_call_output");
     assert.ok(Date.now() - started < 25_000, "the sleep was cut short");
-    const sid = /--resume (session-\S+)/.exec(r.stderr)![1]!;
-    const records = await assertGoodTrace(sb.root, sid);
     const out = ofKind(records, "tool_call_output")[0]!;
     assert.equal(out.stop_reason, "aborted");
     assert.match(String(out.output), /\[interrupted: tool aborted by user\]/);
