@@ -9,7 +9,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
-import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import {
+  type ModelServer,
+  type ScriptedTurn,
+  startModelServer,
+  turn,
+} from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 import { makeRoot, withModelRoot } from "../support/roots.ts";
@@ -33,7 +38,23 @@ function assertNoHiddenPiece(text: string, where: string): void {
   assertNoPiece(text.replace(INVISIBLE, ""), `${where} (invisible characters removed)`);
 }
 
-Deno.test("run: a secret split by escape sequences, and one in an MCP server's tool list, is masked everywhere", async () => {
+/** A command line printing the vault value ATK_V in 5-character pieces with `sep` between them. */
+const pieces = (sep: string) =>
+  `printf '%s${sep}%s${sep}%s\\n' "\${ATK_V:0:5}" "\${ATK_V:5:5}" "\${ATK_V:10:5}"`;
+
+/**
+ * A real run with ATK_V in the vault and the test MCP server (`t`, MCP_VALUE in its env):
+ * the model runs one command printing ATK_V in pieces joined by each of `separators`, calls
+ * `mcp__t__<tool>`, then answers. `body` checks the model's requests; then `check` finds no
+ * piece of a secret in the trace, the run's output, `trace export` and `trace show`, and every
+ * export holds the vault marker.
+ */
+async function withSplitRun(
+  separators: string[],
+  tool: string,
+  check: (text: string, where: string) => void,
+  body: (server: ModelServer) => void,
+): Promise<void> {
   await cacheServers();
   const queue: ScriptedTurn[] = [];
   await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
@@ -41,27 +62,30 @@ Deno.test("run: a secret split by escape sequences, and one in an MCP server's t
     await setVault(sb.root, "ATK_V", VAULT_VALUE);
     const deno = denoServer(TEST_SERVER);
     await addMcpServer(config, "t", { ...deno, env: { ...deno.env, LISTED_SECRET: MCP_VALUE } });
-    const pieces = (sep: string) =>
-      `printf '%s${sep}%s${sep}%s\\n' "\${ATK_V:0:5}" "\${ATK_V:5:5}" "\${ATK_V:10:5}"`;
     queue.push(
-      turn.toolCall("exec_command", {
-        cmd: [
-          pieces("\\033[0m"),
-          pieces("\\033]0;\\007"),
-          pieces("\\302\\233" + "0m"),
-          pieces("\\033Pq\\033\\\\"),
-        ].join("; "),
-      }),
-      turn.toolCall("mcp__t__split", {}),
+      turn.toolCall("exec_command", { cmd: separators.map(pieces).join("; ") }),
+      turn.toolCall(`mcp__t__${tool}`, {}),
       turn.text("Seen."),
     );
-
     const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
     assert.equal(r.code, 0, r.stderr);
     const sid = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1];
     assert.ok(sid, r.stderr);
     assert.equal(server.requests.length, 3);
+    body(server);
+    const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
+    check(await readAll(join(agent, "traces")), "a trace file");
+    check(r.stdout + r.stderr, "the run's output");
+    for (const v of await traceViews(sb.root, sid, ["md", "html", "json"])) {
+      if (v.format) assert.ok(v.stdout.includes("[redacted:vault:ATK_V]"), `export ${v.format}`);
+      check(v.text, v.where);
+    }
+  }, { visible: true });
+}
 
+Deno.test("run: a secret split by escape sequences, and one in an MCP server's tool list, is masked everywhere", async () => {
+  const separators = ["\\033[0m", "\\033]0;\\007", "\\302\\233" + "0m", "\\033Pq\\033\\\\"];
+  await withSplitRun(separators, "split", assertNoPiece, (server) => {
     const bodies = JSON.stringify(server.requests.map((q) => safeStrings(q.body)));
     assert.ok(bodies.includes("[redacted:vault:ATK_V]"), bodies.slice(-3000));
     assert.ok(bodies.includes("[redacted:mcp:t.LISTED_SECRET]"), "the split MCP output is masked");
@@ -76,15 +100,7 @@ Deno.test("run: a secret split by escape sequences, and one in an MCP server's t
     assert.ok(bodies.includes("default [redacted:mcp:t.LISTED_SECRET]"), "the schema is masked");
     assert.ok(!bodies.includes("mcp__t__leak_"), "a name holding a secret is not offered");
     assertNoPiece(bodies, "a request body");
-
-    const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
-    assertNoPiece(await readAll(join(agent, "traces")), "a trace file");
-    assertNoPiece(r.stdout + r.stderr, "the run's output");
-    for (const v of await traceViews(sb.root, sid, ["md", "html", "json"])) {
-      if (v.format) assert.ok(v.stdout.includes("[redacted:vault:ATK_V]"), `export ${v.format}`);
-      assertNoPiece(v.text, v.where);
-    }
-  }, { visible: true });
+  });
 });
 
 Deno.test("run: another data root penguin has used is hidden from the model's commands", async () => {
@@ -121,39 +137,19 @@ Deno.test("run: another data root penguin has used is hidden from the model's co
 });
 
 Deno.test("run: a secret split by invisible characters (bidi marks, tag characters, variation selectors…) is masked everywhere", async () => {
-  await cacheServers();
-  const queue: ScriptedTurn[] = [];
-  await withModelRoot({ handler: () => queue.shift(), maxRequests: 10 }, async (sb, server) => {
-    const config = await initDefaultAgent(sb.root);
-    await setVault(sb.root, "ATK_V", VAULT_VALUE);
-    const deno = denoServer(TEST_SERVER);
-    await addMcpServer(config, "t", { ...deno, env: { ...deno.env, LISTED_SECRET: MCP_VALUE } });
-    // LRM, RLM, combining grapheme joiner, Arabic letter mark, variation selector 16, tag
-    // LATIN CAPITAL A, soft hyphen, function application: each drawn as nothing.
-    const separators = [
-      "\\342\\200\\216",
-      "\\342\\200\\217",
-      "\\315\\217",
-      "\\330\\234",
-      "\\357\\270\\217",
-      "\\363\\240\\201\\201",
-      "\\302\\255",
-      "\\342\\201\\241",
-    ];
-    const pieces = (sep: string) =>
-      `printf '%s${sep}%s${sep}%s\\n' "\${ATK_V:0:5}" "\${ATK_V:5:5}" "\${ATK_V:10:5}"`;
-    queue.push(
-      turn.toolCall("exec_command", { cmd: separators.map(pieces).join("; ") }),
-      turn.toolCall("mcp__t__hidden_split", {}),
-      turn.text("Seen."),
-    );
-
-    const r = await runCli(["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"]);
-    assert.equal(r.code, 0, r.stderr);
-    const sid = /^Session: (session-\S+)$/m.exec(r.stderr)?.[1];
-    assert.ok(sid, r.stderr);
-    assert.equal(server.requests.length, 3);
-
+  // LRM, RLM, combining grapheme joiner, Arabic letter mark, variation selector 16, tag
+  // LATIN CAPITAL A, soft hyphen, function application: each drawn as nothing.
+  const separators = [
+    "\\342\\200\\216",
+    "\\342\\200\\217",
+    "\\315\\217",
+    "\\330\\234",
+    "\\357\\270\\217",
+    "\\363\\240\\201\\201",
+    "\\302\\255",
+    "\\342\\201\\241",
+  ];
+  await withSplitRun(separators, "hidden_split", assertNoHiddenPiece, (server) => {
     const bodies = JSON.stringify(server.requests.map((q) => q.body));
     assert.ok(bodies.includes("[redacted:vault:ATK_V]"), bodies.slice(-3000));
     assert.ok(bodies.includes("[redacted:mcp:t.LISTED_SECRET]"), "the MCP output is masked");
@@ -163,12 +159,5 @@ Deno.test("run: a secret split by invisible characters (bidi marks, tag characte
       "its description is masked",
     );
     assertNoHiddenPiece(bodies, "a request body");
-
-    const agent = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID);
-    assertNoHiddenPiece(await readAll(join(agent, "traces")), "a trace file");
-    assertNoHiddenPiece(r.stdout + r.stderr, "the run's output");
-    for (const v of await traceViews(sb.root, sid, ["md", "html", "json"])) {
-      assertNoHiddenPiece(v.text, v.where);
-    }
-  }, { visible: true });
+  });
 });

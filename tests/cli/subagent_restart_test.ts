@@ -6,13 +6,8 @@ import assert from "node:assert/strict";
 import { createAgent } from "../../lib/agent/mod.ts";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { validateTraceFiles } from "../../lib/trace/validate.ts";
-import {
-  item,
-  type ModelServer,
-  type RecordedRequest,
-  startModelServer,
-  turn,
-} from "../support/model_server.ts";
+import type { ModelServer, RecordedRequest } from "../support/model_server.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
 import { inRoot, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { makeRoot, ofKind, readSession, tracesDir, waitFor } from "../agent/_support.ts";
 import { toolResults, turnOf, userTexts, whose } from "../agent/_subagent_support.ts";
