@@ -139,17 +139,7 @@ Deno.test("hostile Markdown cannot put an escape sequence on the terminal", () =
   };
   check(renderMarkdown(hostile));
   // The live path: the screen sanitizes, then streams the Markdown.
-  let buf = "";
-  const r = createRenderer({
-    toolPreviews: builtinToolPreviews,
-    write: (t) => (buf += t),
-    color: true,
-    collapse: false,
-    markdown: { columns: () => 80 },
-  });
-  r.beginTask();
-  for (const m of textMessages(hostile, 3)) r.push(m);
-  r.endTask();
+  const buf = streamed(hostile, 3, true, { columns: () => 80 });
   check(buf);
   assert.match(plain(buf), /<script>alert\(1\)<\/script>/, "raw HTML shows as text");
   assert.match(plain(buf), /\[image: img\] \(http:\/\/evil\.example\/x\.png\)/);
@@ -179,20 +169,34 @@ function textMessages(text: string, chunk: number): OmniMessage[] {
   return out;
 }
 
+type MarkdownOptions = NonNullable<Parameters<typeof createRenderer>[0]["markdown"]>;
+
+/** A renderer that writes into a buffer; `out()` is all it wrote. */
+function bufferedRenderer(color: boolean, markdown: MarkdownOptions, collapse = false) {
+  let buf = "";
+  const r = createRenderer({
+    toolPreviews: builtinToolPreviews,
+    write: (t) => (buf += t),
+    color,
+    collapse,
+    markdown,
+  });
+  return { r, out: () => buf };
+}
+
+/** What the renderer writes for one task whose answer `text` streams in fragments of `chunk`. */
+function streamed(text: string, chunk: number, color: boolean, markdown: MarkdownOptions): string {
+  const { r, out } = bufferedRenderer(color, markdown);
+  r.beginTask();
+  for (const m of textMessages(text, chunk)) r.push(m);
+  r.endTask();
+  return out();
+}
+
 Deno.test("streamed Markdown ends on screen exactly as the whole text renders, whatever the fragment size", () => {
   const whole = screenOf(renderMarkdown(SAMPLE, { columns: 60 }), 60);
   for (const chunk of [1, 2, 7, 50, SAMPLE.length]) {
-    let buf = "";
-    const r = createRenderer({
-      toolPreviews: builtinToolPreviews,
-      write: (t) => (buf += t),
-      color: true,
-      collapse: false,
-      markdown: { columns: () => 60, rows: () => 40 },
-    });
-    r.beginTask();
-    for (const m of textMessages(SAMPLE, chunk)) r.push(m);
-    r.endTask();
+    const buf = streamed(SAMPLE, chunk, true, { columns: () => 60, rows: () => 40 });
     assert.equal(screenOf(buf, 60), whole, `chunks of ${chunk}`);
   }
 });
@@ -211,17 +215,7 @@ Deno.test("a streamed line that wraps is erased row by row before it is redrawn"
 });
 
 Deno.test("without colour the renderer prints the model's Markdown raw", () => {
-  let buf = "";
-  const r = createRenderer({
-    toolPreviews: builtinToolPreviews,
-    write: (t) => (buf += t),
-    color: false,
-    collapse: false,
-    markdown: { columns: () => 80 },
-  });
-  r.beginTask();
-  for (const m of textMessages("# Title\n\n> quote\n", 4)) r.push(m);
-  r.endTask();
+  const buf = streamed("# Title\n\n> quote\n", 4, false, { columns: () => 80 });
   assert.equal(buf, "# Title\n\n> quote\n");
 });
 
@@ -245,16 +239,9 @@ Deno.test("resumed history (chat --resume) renders the model's Markdown on a col
     },
   ];
   const draw = (color: boolean) => {
-    let buf = "";
-    const r = createRenderer({
-      toolPreviews: builtinToolPreviews,
-      write: (t) => (buf += t),
-      color,
-      collapse: true,
-      markdown: { columns: () => 80 },
-    });
+    const { r, out } = bufferedRenderer(color, { columns: () => 80 }, true);
     r.history(history);
-    return buf;
+    return out();
   };
   assert.equal(plain(draw(true)), "> > not a quote\nDone\n\n│ a quote\n");
   assert.equal(draw(false), "> > not a quote\n## Done\n\n> a quote\n\n");
