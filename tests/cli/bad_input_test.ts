@@ -8,6 +8,7 @@ import { join } from "node:path";
 import {
   type CliResult,
   inRoot,
+  mcpAddArgs,
   modelAddArgs,
   penguinArgv,
   penguinEnv,
@@ -23,20 +24,23 @@ function assertUserError(r: CliResult): void {
   assert.doesNotMatch(r.stderr, /internal error|\n\s+at |PENGUIN_DEBUG/, r.stderr);
 }
 
+/** `r` exited `code` with `stderr` matching `re`, an error a user can act on. */
+function assertUserFailure(r: CliResult, code: number, re: RegExp): void {
+  assert.equal(r.code, code, r.stderr);
+  assert.match(r.stderr, re);
+  assertUserError(r);
+}
+
 Deno.test("a data root that is a file is a config error naming it and where it came from", async () => {
   await withRoot(async (dir) => {
     const file = join(dir, "data");
     await Deno.writeTextFile(file, "");
     for (const args of [["sessions", "list"], ["run", "-m", "hi"], ["memory", "list"]]) {
       const r = await runCli(["--root", file, ...args]);
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /Cannot use the data root ".*data" \(from --root\): it is a file/);
-      assertUserError(r);
+      assertUserFailure(r, 2, /Cannot use the data root ".*data" \(from --root\): it is a file/);
     }
     const env = await runCli(["sessions", "list"], { env: { PENGUIN_HOME: join(file, "sub") } });
-    assert.equal(env.code, 2, env.stderr);
-    assert.match(env.stderr, /data root ".*data\/sub" \(from PENGUIN_HOME\): a part of its path/);
-    assertUserError(env);
+    assertUserFailure(env, 2, /data root ".*data\/sub" \(from PENGUIN_HOME\): a part of its path/);
   });
 });
 
@@ -69,28 +73,17 @@ Deno.test({
     await withRoot(async (root) => {
       const ro = ["--ro-bind", root, root];
       const add = await runUnder(ro, modelAddArgs(root, "deepseek", "deepseek-v4-flash"));
-      assert.equal(add.code, 1, add.stderr);
-      assert.match(
-        add.stderr,
+      assertUserFailure(
+        add,
+        1,
         /^penguin: Cannot (write|create the directory) ".*": the file system is read-only\n$/,
       );
-      assertUserError(add);
-      const mcp = await runUnder(ro, [
-        "--root",
-        root,
-        "mcp",
-        "add",
-        "x",
-        "--no-test",
-        "--",
-        "echo",
-      ]);
-      assert.equal(mcp.code, 1, mcp.stderr);
-      assert.match(
-        mcp.stderr,
+      const mcp = await runUnder(ro, mcpAddArgs(root, "x", "--no-test", "--", "echo"));
+      assertUserFailure(
+        mcp,
+        1,
         /Cannot (create the directory|open) ".*(agent_state|default_agent|\.import\.lock)": the file system is read-only/,
       );
-      assertUserError(mcp);
     });
   },
 });
@@ -169,12 +162,11 @@ Deno.test("a penguin.jsonc syntax error is named in words with its line", async 
       "--",
       "true",
     ]);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(
-      r.stderr,
+    assertUserFailure(
+      r,
+      2,
       /Invalid ".*penguin\.jsonc": line 2, column 1: syntax error: value expected/,
     );
-    assertUserError(r);
   });
 });
 
@@ -284,18 +276,13 @@ Deno.test({
       await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
       const snapshots = join(agent, "snapshots");
       await Deno.mkdir(snapshots);
-      const r = await runUnder(["--size", "8192", "--tmpfs", snapshots], [
-        "--root",
-        root,
-        "agent",
-        "snapshot",
-      ]);
-      assert.equal(r.code, 1, r.stderr);
-      assert.match(
-        r.stderr,
+      const tmpfs = ["--size", "8192", "--tmpfs", snapshots];
+      const r = await runUnder(tmpfs, ["--root", root, "agent", "snapshot"]);
+      assertUserFailure(
+        r,
+        1,
         /^penguin: Cannot write the snapshot ".*snapshots\/v1\.tar\.gz": no space left on the device\n$/,
       );
-      assertUserError(r);
     });
   },
 });
@@ -372,9 +359,7 @@ Deno.test("config model add refuses a base URL that is not http(s) before writin
     const add = (url: string) => runCli(modelAddArgs(root, "custom", "m", "--base-url", url));
     for (const url of ["notaurl", "ftp://example.com/v1", "localhost:8080"]) {
       const r = await add(url);
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /--base-url must be an http:\/\/ or https:\/\/ URL .*, got "/);
-      assertUserError(r);
+      assertUserFailure(r, 2, /--base-url must be an http:\/\/ or https:\/\/ URL .*, got "/);
     }
     await assert.rejects(Deno.stat(join(root, "default_project", ".project_config.toml")));
     assert.equal((await add("http://127.0.0.1:9/v1")).code, 0);

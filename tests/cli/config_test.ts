@@ -172,55 +172,24 @@ Deno.test("config model commands refuse half pairs and bad flag values with exit
 
 Deno.test("config model default and vision need configured pairs; vision refuses vision = false", async () => {
   await withRoot(async (root) => {
-    const add = (m: string, ...more: string[]) =>
-      config(root, "model", "add", "--provider", "zhipu", "--model-id", m, ...more);
-    assert.equal((await add("glm-5.2")).code, 0); // preset: vision = false
-    assert.equal((await add("glm-vision", "--vision")).code, 0);
-    const missing = await config(
-      root,
-      "model",
-      "default",
-      "--provider",
-      "zhipu",
-      "--model-id",
-      "nope",
-    );
+    /** `config model <command> --provider zhipu --model-id <m> …`. */
+    const zhipu = (command: string, m: string, ...more: string[]) =>
+      config(root, "model", command, "--provider", "zhipu", "--model-id", m, ...more);
+    assert.equal((await zhipu("add", "glm-5.2")).code, 0); // preset: vision = false
+    assert.equal((await zhipu("add", "glm-vision", "--vision")).code, 0);
+    const missing = await zhipu("default", "nope");
     assert.equal(missing.code, 1);
     assert.match(
       missing.stderr,
       /No model \(zhipu, nope\).*configured models: \(zhipu, glm-5\.2\), \(zhipu, glm-vision\)/,
     );
-    const def = await config(
-      root,
-      "model",
-      "default",
-      "--provider",
-      "zhipu",
-      "--model-id",
-      "glm-5.2",
-    );
+    const def = await zhipu("default", "glm-5.2");
     assert.equal(def.code, 0, def.stderr);
     assert.equal(def.stdout, "Default model: provider=zhipu, model_id=glm-5.2\n");
-    const textOnly = await config(
-      root,
-      "model",
-      "vision",
-      "--provider",
-      "zhipu",
-      "--model-id",
-      "glm-5.2",
-    );
+    const textOnly = await zhipu("vision", "glm-5.2");
     assert.equal(textOnly.code, 2);
     assert.match(textOnly.stderr, /vision = false/);
-    const vis = await config(
-      root,
-      "model",
-      "vision",
-      "--provider",
-      "zhipu",
-      "--model-id",
-      "glm-vision",
-    );
+    const vis = await zhipu("vision", "glm-vision");
     assert.equal(vis.code, 0, vis.stderr);
     assert.equal(vis.stdout, "Vision model: provider=zhipu, model_id=glm-vision\n");
     const list = await runCli(["config", "model", "list", "--root", root]);
@@ -279,15 +248,8 @@ Deno.test("a malformed project config fails every config command with path and l
 
 Deno.test("config vault set, list (masked), remove; bad keys exit 2; missing keys exit 1", async () => {
   await withRoot(async (root) => {
-    const set = await config(
-      root,
-      "vault",
-      "set",
-      "--key",
-      "GITHUB_TOKEN",
-      "--value",
-      "ghp_0123456789abcdef",
-    );
+    const token = "ghp_0123456789abcdef";
+    const set = await config(root, "vault", "set", "--key", "GITHUB_TOKEN", "--value", token);
     assert.equal(set.code, 0, set.stderr);
     assert.equal(set.stdout, "Saved vault key GITHUB_TOKEN for agent default_agent.\n");
     await config(root, "vault", "set", "--key", "PIN", "--value", "1234");
