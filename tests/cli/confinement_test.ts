@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel } from "../support/roots.ts";
 import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
+import { inRoot, runCli } from "../support/cli.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
 
@@ -26,6 +26,42 @@ async function configure(root: string, server: Server): Promise<void> {
   await addServerModel(root, server, { api_key: "sk-confine-test-key-0123456789" });
 }
 
+/** One test's directories and scripted server: the workspace, the data root and their parent. */
+interface Confined {
+  base: string;
+  workspace: string;
+  root: string;
+  server: Awaited<ReturnType<typeof scriptedServer>>;
+}
+
+/**
+ * Run `body` with a visible temp dir `base` holding the workspace `ws` (with `files` written
+ * into it) and the data root (`data` beside it, or `pdata` inside the workspace with
+ * `rootInWorkspace`), configured for a scripted server of `turns`; all removed afterwards.
+ */
+async function withConfined(
+  prefix: string,
+  turns: ScriptedTurn[],
+  body: (c: Confined) => Promise<void>,
+  opts: { rootInWorkspace?: boolean; files?: Record<string, string> } = {},
+): Promise<void> {
+  const base = await visibleTempDir(prefix);
+  const workspace = join(base, "ws");
+  const root = opts.rootInWorkspace ? join(workspace, "pdata") : join(base, "data");
+  await Deno.mkdir(workspace);
+  for (const [name, text] of Object.entries(opts.files ?? {})) {
+    await Deno.writeTextFile(join(workspace, name), text);
+  }
+  const server = await scriptedServer(turns);
+  try {
+    await configure(root, server);
+    await body({ base, workspace, root, server });
+  } finally {
+    await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
 async function allFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(dir)) {
@@ -37,13 +73,8 @@ async function allFiles(dir: string): Promise<string[]> {
 }
 
 Deno.test("a data root inside the workspace is invisible to the file tools and commands, and the session stays resumable", async () => {
-  const base = await visibleTempDir("penguin-confine-");
-  const ws = join(base, "ws");
-  const root = join(ws, "pdata");
-  await Deno.mkdir(ws);
-  const server = await scriptedServer([turn.text("first")]);
-  try {
-    await configure(root, server);
+  const turns = [turn.text("first")];
+  await withConfined("penguin-confine-", turns, async ({ workspace: ws, root, server }) => {
     const first = await runCli(["--root", root, "run", "--workspace", ws, "-m", "one"]);
     assert.equal(first.code, 0, first.stderr);
     const traces = (await allFiles(root)).filter((p) => p.endsWith(".jsonl"));
@@ -95,19 +126,11 @@ Deno.test("a data root inside the workspace is invisible to the file tools and c
     const resumed = await runCli(["--root", root, "run", "--resume", id, "-m", "three"]);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stdout, /resumed/);
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
-  }
+  }, { rootInWorkspace: true });
 });
 
 Deno.test("--sandbox read-only stops write_file, edit_file and writing commands alike", async () => {
-  const base = await visibleTempDir("penguin-confine-ro-");
-  const ws = join(base, "ws");
-  const root = join(base, "data");
-  await Deno.mkdir(ws);
-  await Deno.writeTextFile(join(ws, "keep.txt"), "original\n");
-  const server = await scriptedServer([
+  const turns = [
     call("write_file", { file_path: "new.txt", content: "x\n" }, "c_write"),
     call("edit_file", {
       file_path: "keep.txt",
@@ -120,20 +143,11 @@ Deno.test("--sandbox read-only stops write_file, edit_file and writing commands 
     }, "c_exec"),
     call("read_file", { file_path: "keep.txt" }, "c_read"),
     turn.text("done"),
-  ]);
-  try {
-    await configure(root, server);
-    const r = await runCli([
-      "--root",
-      root,
-      "run",
-      "--workspace",
-      ws,
-      "--sandbox",
-      "read-only",
-      "-m",
-      "try to write",
-    ]);
+  ];
+  const files = { "keep.txt": "original\n" };
+  await withConfined("penguin-confine-ro-", turns, async (c) => {
+    const { workspace: ws, server } = c;
+    const r = await runCli(inRoot(c, "run", "--sandbox", "read-only", "-m", "try to write"));
     assert.equal(r.code, 0, r.stderr);
     const outputs = toolOutputsById(server.requests);
     assert.match(outputs.get("c_write")!, /read-only/);
@@ -142,40 +156,27 @@ Deno.test("--sandbox read-only stops write_file, edit_file and writing commands 
     assert.match(outputs.get("c_read")!, /original/, "reading still works");
     assert.deepEqual((await Array.fromAsync(Deno.readDir(ws))).map((e) => e.name), ["keep.txt"]);
     assert.equal(await Deno.readTextFile(join(ws, "keep.txt")), "original\n");
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
-  }
+  }, { files });
 });
 
 Deno.test('"sandbox": "read-only" in penguin.jsonc stops write_file', async () => {
-  const base = await visibleTempDir("penguin-confine-jsonc-");
-  const ws = join(base, "ws");
-  const root = join(base, "data");
-  await Deno.mkdir(ws);
-  await Deno.writeTextFile(join(ws, "penguin.jsonc"), '{ "sandbox": "read-only" }\n');
-  const server = await scriptedServer([
+  const turns = [
     call("write_file", { file_path: "new.txt", content: "x\n" }, "c_write"),
     turn.text("done"),
-  ]);
-  try {
-    await configure(root, server);
-    const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "write"]);
+  ];
+  const files = { "penguin.jsonc": '{ "sandbox": "read-only" }\n' };
+  await withConfined("penguin-confine-jsonc-", turns, async (c) => {
+    const { workspace: ws, server } = c;
+    const r = await runCli(inRoot(c, "run", "-m", "write"));
     assert.equal(r.code, 0, r.stderr);
     assert.match(toolOutputsById(server.requests).get("c_write")!, /read-only/);
     assert.equal(await Deno.stat(join(ws, "new.txt")).then(() => true, () => false), false);
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
-  }
+  }, { files });
 });
 
 Deno.test("a workspace inside the data root is refused before anything runs, naming both paths", async () => {
-  const base = await visibleTempDir("penguin-confine-inroot-");
-  const root = join(base, "data");
-  const server = await scriptedServer([turn.text("never")]);
-  try {
-    await configure(root, server);
+  const turns = [turn.text("never")];
+  await withConfined("penguin-confine-inroot-", turns, async ({ root, server }) => {
     for (const ws of [root, join(root, "default_project")]) {
       const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "hi"]);
       assert.equal(r.code, 2, r.stderr);
@@ -186,8 +187,5 @@ Deno.test("a workspace inside the data root is refused before anything runs, nam
     assert.equal(server.requests.length, 0);
     const traces = (await allFiles(root)).filter((p) => p.endsWith(".jsonl"));
     assert.deepEqual(traces, [], "no trace was written");
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
