@@ -5,9 +5,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { ModelServer } from "../support/model_server.ts";
+import { join } from "node:path";
+import { item, type ModelServer, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
-import { addServerModel } from "../support/roots.ts";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
 
 /** `s` backwards: the tests' commands print what they read reversed, so a token that was read
  * reaches the model only in that form. */
@@ -32,3 +33,47 @@ export async function runInHomeWorkspace(
   assert.equal(server.requests.length, 2);
   return JSON.stringify(server.requests[1]!.body);
 }
+
+/**
+ * A sealed-home run from start to end: a visible temp dir holding `home` (with `home/env`
+ * made) and the data root, `setup` writing the home's files, then one task whose first
+ * response makes the tool `calls` (given the home's path) at once; everything is removed
+ * afterwards. Returns what the model was shown of its calls ({@linkcode runInHomeWorkspace}).
+ */
+export async function sealedHomeRun(
+  prefix: string,
+  setup: (home: string) => Promise<void>,
+  calls: (home: string) => ReturnType<typeof item.toolCall>[],
+): Promise<string> {
+  const base = await visibleTempDir(prefix);
+  try {
+    const home = join(base, "home");
+    await Deno.mkdir(join(home, "env"), { recursive: true });
+    await setup(home);
+    const server = await startModelServer({ turns: [turn.of(...calls(home)), turn.text("done")] });
+    try {
+      return await runInHomeWorkspace(join(base, "data"), home, server);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+/** Write `home/env/<n>.sh`, exporting `T_<n>` as `tokenOf(n)`, for each of `names`. */
+export async function writeTokenFiles(
+  home: string,
+  names: string[],
+  tokenOf: (n: string) => string,
+): Promise<void> {
+  for (const n of names) {
+    await Deno.writeTextFile(join(home, "env", `${n}.sh`), `export T_${n}=${tokenOf(n)}\n`);
+  }
+}
+
+/** The call `c1` of a command listing each `~/env/*.sh` with what it read of it, reversed. */
+export const listEnvFiles = (): ReturnType<typeof item.toolCall> =>
+  item.toolCall("exec_command", {
+    cmd: `cd ~ && for f in env/*.sh; do echo "$f: $(rev "$f" 2>&1)"; done`,
+  }, { id: "c1" });

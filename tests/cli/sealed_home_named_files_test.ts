@@ -6,10 +6,10 @@
 // (nor a file one of them sources), while a file nothing names stays readable.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { reverse, runInHomeWorkspace } from "./_sealed_home.ts";
-import { startupTextPaths } from "../../lib/sandbox/_source_lines.ts";
+import { item } from "../support/model_server.ts";
 import { visibleTempDir } from "../support/roots.ts";
+import { listEnvFiles, reverse, sealedHomeRun, writeTokenFiles } from "./_sealed_home.ts";
+import { startupTextPaths } from "../../lib/sandbox/_source_lines.ts";
 import { resolveWorkspacePath } from "../../lib/tools/workspace_path.ts";
 
 /** `.bashrc` lines, `HOMEDIR` standing for the home's absolute path. */
@@ -29,43 +29,24 @@ const DEEP = "deep";
 const tokenOf = (n: string) => `Tok${n}Named0123ZZ`;
 
 Deno.test("run: a sealed home hides the files its startup files name, in any form", async () => {
-  const base = await visibleTempDir("penguin-sealed-named-");
-  const home = join(base, "home");
-  const root = join(base, "data");
-  await Deno.mkdir(join(home, "env"), { recursive: true });
-  const names = [...Object.keys(FORMS), DEEP, "plain"];
-  for (const n of names) {
-    await Deno.writeTextFile(join(home, "env", `${n}.sh`), `export T_${n}=${tokenOf(n)}\n`);
-  }
-  await Deno.writeTextFile(join(home, "env", "procsub.sh"), `. ~/env/${DEEP}.sh\n`, {
-    append: true,
-  });
-  const bashrc = Object.values(FORMS).join("\n").replaceAll("HOMEDIR", home) + "\n";
-  await Deno.writeTextFile(join(home, ".bashrc"), bashrc);
-  const server = await startModelServer({
-    turns: [
-      turn.of(
-        item.toolCall("exec_command", {
-          cmd: `cd ~ && for f in env/*.sh; do echo "$f: $(rev "$f" 2>&1)"; done`,
-        }, { id: "c1" }),
-        item.toolCall("read_file", { file_path: join(home, "env", "procsub.sh") }, { id: "c2" }),
-        item.toolCall("read_file", { file_path: join(home, "env", "contdot.sh") }, { id: "c3" }),
-      ),
-      turn.text("done"),
-    ],
-  });
-  try {
-    const body = await runInHomeWorkspace(root, home, server);
-    // A file no startup file names is the workspace's own: readable.
-    assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
-    for (const n of [...Object.keys(FORMS), DEEP]) {
-      assert.ok(body.includes(`env/${n}.sh`), `${n} listed: ${body.slice(-3000)}`);
-      assert.ok(!body.includes(reverse(tokenOf(n))), `${n} (${FORMS[n] ?? "deep"}) was read`);
-      assert.ok(!body.includes(tokenOf(n)), `${n} (${FORMS[n] ?? "deep"}) was read by read_file`);
-    }
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
+  const body = await sealedHomeRun("penguin-sealed-named-", async (home) => {
+    await writeTokenFiles(home, [...Object.keys(FORMS), DEEP, "plain"], tokenOf);
+    await Deno.writeTextFile(join(home, "env", "procsub.sh"), `. ~/env/${DEEP}.sh\n`, {
+      append: true,
+    });
+    const bashrc = Object.values(FORMS).join("\n").replaceAll("HOMEDIR", home) + "\n";
+    await Deno.writeTextFile(join(home, ".bashrc"), bashrc);
+  }, (home) => [
+    listEnvFiles(),
+    item.toolCall("read_file", { file_path: join(home, "env", "procsub.sh") }, { id: "c2" }),
+    item.toolCall("read_file", { file_path: join(home, "env", "contdot.sh") }, { id: "c3" }),
+  ]);
+  // A file no startup file names is the workspace's own: readable.
+  assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
+  for (const n of [...Object.keys(FORMS), DEEP]) {
+    assert.ok(body.includes(`env/${n}.sh`), `${n} listed: ${body.slice(-3000)}`);
+    assert.ok(!body.includes(reverse(tokenOf(n))), `${n} (${FORMS[n] ?? "deep"}) was read`);
+    assert.ok(!body.includes(tokenOf(n)), `${n} (${FORMS[n] ?? "deep"}) was read by read_file`);
   }
 });
 

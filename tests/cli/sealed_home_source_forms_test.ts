@@ -5,10 +5,8 @@
 // command reads none of them, while a file nothing sources stays readable.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { reverse, runInHomeWorkspace } from "./_sealed_home.ts";
+import { listEnvFiles, reverse, sealedHomeRun, writeTokenFiles } from "./_sealed_home.ts";
 import { sourcedOnLine } from "../../lib/sandbox/_source_lines.ts";
-import { visibleTempDir } from "../support/roots.ts";
 
 const FORMS: Record<string, string> = {
   nvm: "[ -s ~/env/nvm.sh ] && \\. ~/env/nvm.sh",
@@ -23,36 +21,15 @@ const FORMS: Record<string, string> = {
 const tokenOf = (n: string) => `Tok${n}Src0123ZZ`;
 
 Deno.test("run: a sealed home hides what its startup files source with builtin, command, \\., -- and quoted $HOME", async () => {
-  const base = await visibleTempDir("penguin-sealed-source-");
-  const home = join(base, "home");
-  const root = join(base, "data");
-  await Deno.mkdir(join(home, "env"), { recursive: true });
-  const names = [...Object.keys(FORMS), "plain"];
-  for (const n of names) {
-    await Deno.writeTextFile(join(home, "env", `${n}.sh`), `export T_${n}=${tokenOf(n)}\n`);
-  }
-  await Deno.writeTextFile(join(home, ".bashrc"), Object.values(FORMS).join("\n") + "\n");
-  const server = await startModelServer({
-    turns: [
-      turn.of(
-        item.toolCall("exec_command", {
-          cmd: `cd ~ && for f in env/*.sh; do echo "$f: $(rev "$f" 2>&1)"; done`,
-        }, { id: "c1" }),
-      ),
-      turn.text("done"),
-    ],
-  });
-  try {
-    const body = await runInHomeWorkspace(root, home, server);
-    // A file no startup file sources is the workspace's own: readable.
-    assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
-    for (const n of Object.keys(FORMS)) {
-      assert.ok(body.includes(`env/${n}.sh`), `${n} listed: ${body.slice(-3000)}`);
-      assert.ok(!body.includes(reverse(tokenOf(n))), `${n} (${FORMS[n]}) was read`);
-    }
-  } finally {
-    await server.close();
-    await Deno.remove(base, { recursive: true });
+  const body = await sealedHomeRun("penguin-sealed-source-", async (home) => {
+    await writeTokenFiles(home, [...Object.keys(FORMS), "plain"], tokenOf);
+    await Deno.writeTextFile(join(home, ".bashrc"), Object.values(FORMS).join("\n") + "\n");
+  }, () => [listEnvFiles()]);
+  // A file no startup file sources is the workspace's own: readable.
+  assert.ok(body.includes(reverse(tokenOf("plain"))), body.slice(-3000));
+  for (const n of Object.keys(FORMS)) {
+    assert.ok(body.includes(`env/${n}.sh`), `${n} listed: ${body.slice(-3000)}`);
+    assert.ok(!body.includes(reverse(tokenOf(n))), `${n} (${FORMS[n]}) was read`);
   }
 });
 
