@@ -8,7 +8,8 @@ import { type Sandbox, withModelRoot } from "../support/roots.ts";
 import type { ModelServer } from "../support/model_server.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { compactionAwareServer } from "../agent/_resume_support.ts";
-import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { hasTmux } from "../support/tmux.ts";
+import { expandFirst, inHomePane } from "./_home_pane.ts";
 
 /** The `[#n] exec_command <- $ <cmd>` lines of `text`, as tag → command. */
 function tagsOf(text: string): Map<string, string> {
@@ -27,6 +28,18 @@ function assertTags(text: string, expected: Record<string, string>, view: string
 }
 
 const exec = (cmd: string, id: string) => item.toolCall("exec_command", { cmd }, { id });
+
+/** `run -m <prompt>` through `cli`: it succeeds, showing exactly the call ids `tags`; its session id. */
+async function firstRun(
+  cli: ReturnType<typeof cliIn>,
+  prompt: string,
+  tags: Record<string, string>,
+): Promise<string> {
+  const first = await cli(["run", "-m", prompt]);
+  assert.equal(first.code, 0, first.stderr);
+  assertTags(first.stdout, tags, "run");
+  return sessionIdOf(first.stderr);
+}
 
 function cliIn(sb: Sandbox) {
   return (args: string[], stdin?: string) =>
@@ -55,10 +68,7 @@ Deno.test("a call has one short id in run, run --resume, chat --resume and trace
     ],
   }, async (sb) => {
     const cli = cliIn(sb);
-    const first = await cli(["run", "-m", "Run two."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
-    assertTags(first.stdout, { "[#1]": "echo one", "[#2]": "echo two" }, "run");
+    const sid = await firstRun(cli, "Run two.", { "[#1]": "echo one", "[#2]": "echo two" });
 
     const resumed = await cli(["run", "--resume", sid, "-m", "One more."]);
     assert.equal(resumed.code, 0, resumed.stderr);
@@ -96,45 +106,32 @@ Deno.test({
       ],
     }, async (sb) => {
       const cli = cliIn(sb);
-      const first = await cli(["run", "-m", "Count."]);
-      assert.equal(first.code, 0, first.stderr);
-      const sid = sessionIdOf(first.stderr);
-      assertTags(first.stdout, { "[#1]": "seq 1 20", "[#2]": "echo two" }, "run");
+      const sid = await firstRun(cli, "Count.", { "[#1]": "seq 1 20", "[#2]": "echo two" });
 
-      const home = await Deno.makeTempDir({ prefix: "penguin-chat-home-" });
-      const script = await penguinScript(
+      await inHomePane(
         sb.workspace,
         ["--root", sb.root, "chat", "--resume", sid],
-        { NO_COLOR: "1", HOME: home },
-      );
-      const pane = await startPane(script.command, 120, 80);
-      try {
-        let s = await pane.waitFor(/^\[resumed\] [\s\S]*^>\s*$/m, "the resumed history");
-        assertTags(s, { "[#1]": "seq 1 20", "[#2]": "echo two" }, "chat --resume (tmux)");
-        // The history collapses the long output and says how to see it whole.
-        assert.match(s, /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
-        await pane.type("/expand #1");
-        await pane.keys("Enter");
-        s = await pane.waitFor(
-          /^\[#1\] exec_command -> \(full output\)\n[\s\S]*\n>\s*$/m,
-          "/expand",
-        );
-        const full = s.slice(s.lastIndexOf("(full output)"));
-        for (let i = 1; i <= 20; i++) assert.match(full, new RegExp(`^ {2}│ ${i}$`, "m"));
+        { NO_COLOR: "1" },
+        async (pane) => {
+          let s = await pane.waitFor(/^\[resumed\] [\s\S]*^>\s*$/m, "the resumed history");
+          assertTags(s, { "[#1]": "seq 1 20", "[#2]": "echo two" }, "chat --resume (tmux)");
+          // The history collapses the long output and says how to see it whole.
+          assert.match(s, /^ {2}│ … 12 more lines \(\/expand #1 for full output\)$/m);
+          const full = await expandFirst(pane, "exec_command");
+          for (let i = 1; i <= 20; i++) assert.match(full, new RegExp(`^ {2}│ ${i}$`, "m"));
 
-        await pane.type("once more");
-        await pane.keys("Enter");
-        s = await pane.waitFor(/^Three ran\.\n\[stats\] .*\n>\s*$/m, "the answer");
-        assertTags(
-          s.slice(s.lastIndexOf("> once more")),
-          { "[#3]": "echo three" },
-          "live chat after --resume (tmux)",
-        );
-      } finally {
-        await pane.close();
-        await Deno.remove(script.path).catch(() => {});
-        await Deno.remove(home, { recursive: true });
-      }
+          await pane.type("once more");
+          await pane.keys("Enter");
+          s = await pane.waitFor(/^Three ran\.\n\[stats\] .*\n>\s*$/m, "the answer");
+          assertTags(
+            s.slice(s.lastIndexOf("> once more")),
+            { "[#3]": "echo three" },
+            "live chat after --resume (tmux)",
+          );
+        },
+        120,
+        80,
+      );
       const shown = await cli(["trace", "show", sid]);
       assertTags(
         shown.stdout,
@@ -183,10 +180,7 @@ Deno.test("after a compaction, resumed runs and trace follow go on numbering fro
   );
   await withModelRoot(server, async (sb) => {
     const cli = cliIn(sb);
-    const first = await cli(["run", "-m", "One."]);
-    assert.equal(first.code, 0, first.stderr);
-    const sid = sessionIdOf(first.stderr);
-    assertTags(first.stdout, { "[#1]": "echo one" }, "run");
+    const sid = await firstRun(cli, "One.", { "[#1]": "echo one" });
     const compacted = await cli(["sessions", "compact", sid]);
     assert.equal(compacted.code, 0, compacted.stderr);
 
