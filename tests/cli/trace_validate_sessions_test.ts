@@ -16,6 +16,10 @@ import {
 const reasons = (list: { line: number; reason: string }[]) =>
   list.map((p) => `${p.line}: ${p.reason}`);
 
+/** The problems of each file a validation read, as `line: reason`. */
+const problemsByFile = (r: Awaited<ReturnType<typeof validateTraceFiles>>) =>
+  r.files.map((f) => reasons(f.problems));
+
 async function write(path: string, b: TraceBuilder): Promise<string> {
   await Deno.writeTextFile(path, b.jsonl());
   return path;
@@ -51,19 +55,17 @@ Deno.test("request_begin and request_end must pair; a request left open by a cra
         .text("ok").end(),
     );
     const r = await validateTraceFiles([nested, orphanEnd, crashed, resumed]);
-    assert.deepEqual(reasons(r.files[0]!.problems), [
-      "4: request_begin: the request opened at line 3 has no request_end before this one",
+    assert.deepEqual(problemsByFile(r), [
+      ["4: request_begin: the request opened at line 3 has no request_end before this one"],
+      ["3: request_end without an open request_begin"],
+      [],
+      [],
     ]);
-    assert.deepEqual(reasons(r.files[1]!.problems), [
-      "3: request_end without an open request_begin",
-    ]);
-    assert.deepEqual(r.files[2]!.problems, []);
     assert.match(
       r.files[2]!.warnings[0]!.reason,
       /^request_begin has no request_end: the process stopped mid-request/,
     );
     assert.equal(r.files[2]!.warnings[0]!.line, 4);
-    assert.deepEqual(r.files[3]!.problems, []);
     assert.deepEqual(r.files[3]!.warnings.map((w) => w.line), [4]);
   });
 });
@@ -104,15 +106,13 @@ Deno.test("every committed tool call is answered exactly once; an interrupted on
         .begin().call("exec_command", { cmd: "sleep 100" }, "c2").approve("c2").end(),
     );
     const r = await validateTraceFiles([missing, twice, fine, interrupted]);
-    assert.deepEqual(reasons(r.files[0]!.problems), [
-      '4: tool_call "c1" was committed but never answered by a tool_call_output',
+    assert.deepEqual(problemsByFile(r), [
+      ['4: tool_call "c1" was committed but never answered by a tool_call_output'],
+      ['8: tool_call_output: a second output for tool_call_id "c1" (the first is at line 6)'],
+      [],
+      [],
     ]);
-    assert.deepEqual(reasons(r.files[1]!.problems), [
-      '8: tool_call_output: a second output for tool_call_id "c1" (the first is at line 6)',
-    ]);
-    assert.deepEqual(r.files[2]!.problems, []);
     assert.deepEqual(r.files[2]!.warnings, []);
-    assert.deepEqual(r.files[3]!.problems, []);
     assert.deepEqual(r.files[3]!.warnings.map((w) => w.line), [4, 13]);
   });
 });
