@@ -21,7 +21,8 @@ const VALIDATORS: Record<string, (o: unknown) => { validate(): void }> = {
 // deno-lint-ignore no-explicit-any
 type Obj = any;
 
-async function manifests(dir: string, extra: string[]): Promise<Obj[]> {
+/** What `batch k8s` prints for seven tasks on (deepseek, `modelId`) with `extra` flags. */
+async function manifests(dir: string, modelId: string, extra: string[]): Promise<Obj[]> {
   const tasks = join(dir, "sweep.yaml");
   await Deno.writeTextFile(
     tasks,
@@ -35,6 +36,10 @@ async function manifests(dir: string, extra: string[]): Promise<Obj[]> {
     tasks,
     "--image",
     "registry.example/penguin:0.1.0",
+    "--provider",
+    "deepseek",
+    "--model-id",
+    modelId,
     ...extra,
   ], {
     env: { DEEPSEEK_API_KEY: SECRET_VALUE },
@@ -51,11 +56,7 @@ async function manifests(dir: string, extra: string[]): Promise<Obj[]> {
 
 Deno.test("batch k8s prints a ConfigMap, a claim and an Indexed Job that validate against the schemas", async () => {
   await withTempDir("penguin-k8s-", async (dir) => {
-    const objs = await manifests(dir, [
-      "--provider",
-      "deepseek",
-      "--model-id",
-      "deepseek-v4-flash",
+    const objs = await manifests(dir, "deepseek-v4-flash", [
       "--shards",
       "3",
       "--parallelism",
@@ -124,11 +125,7 @@ Deno.test("batch k8s prints a ConfigMap, a claim and an Indexed Job that validat
 
 Deno.test("batch k8s: unconfined-profiles sets seccomp and AppArmor instead of hostUsers; bad input is refused", async () => {
   await withTempDir("penguin-k8s-", async (dir) => {
-    const objs = await manifests(dir, [
-      "--provider",
-      "deepseek",
-      "--model-id",
-      "m",
+    const objs = await manifests(dir, "m", [
       "--confinement",
       "unconfined-profiles",
     ]);

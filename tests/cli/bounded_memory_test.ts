@@ -26,6 +26,15 @@ const PEAK_LIMIT = 300 * MB;
 
 const SANDBOX = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
 
+/** A turn with the one call `c_edit`: edit_file of "a" into "b" in `file`, with `extra` arguments. */
+const editAToB = (file: string, extra: Record<string, unknown> = {}) =>
+  turn.of(item.toolCall("edit_file", {
+    file_path: file,
+    old_string: "a",
+    new_string: "b",
+    ...extra,
+  }, { id: "c_edit" }));
+
 Deno.test({
   name:
     "edit_file and read_file on a 12 GiB sparse file: refused or read in part, tool host peak ≤ 300 MB",
@@ -40,11 +49,7 @@ Deno.test({
     const server = await startModelServer({
       handler: (_req, index) => {
         if (index === 0) {
-          return turn.of(item.toolCall("edit_file", {
-            file_path: "big.txt",
-            old_string: "a",
-            new_string: "b",
-          }, { id: "c_edit" }));
+          return editAToB("big.txt");
         }
         measure();
         if (index === 1) {
@@ -95,12 +100,7 @@ Deno.test({
     const server = await startModelServer({
       handler: (_req, index) => {
         if (index === 0) {
-          return turn.of(item.toolCall("edit_file", {
-            file_path: "many.txt",
-            old_string: "a",
-            new_string: "b",
-            replace_all: true,
-          }, { id: "c_edit" }));
+          return editAToB("many.txt", { replace_all: true });
         }
         for (const pid of descendantsWithArg("__tool-host", seen.root)) {
           peaks.push(peakRss(pid) ?? 0);
