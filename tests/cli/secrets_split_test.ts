@@ -9,12 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { safeStrings, safeText } from "../../lib/display/terminal_text.ts";
-import {
-  type ModelServer,
-  type ScriptedTurn,
-  startModelServer,
-  turn,
-} from "../support/model_server.ts";
+import type { ModelServer, ScriptedTurn } from "../support/model_server.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault, traceViews } from "../support/secrets.ts";
 import { makeRoot, withModelRoot } from "../support/roots.ts";
