@@ -11,6 +11,7 @@ import { item, turn } from "../support/model_server.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
 import { startCollector } from "../support/otlp_collector.ts";
 import { answerQuestion, hasTmux } from "../support/tmux.ts";
+import { rootTest } from "../support/root_test.ts";
 
 type Entry = Parameters<typeof packTar>[0][number];
 const file = (name: string, body: string, mode = 0o644): Entry => ({
@@ -150,36 +151,33 @@ Deno.test("agent import refuses a snapshot whose include_content cannot be taken
   });
 });
 
-Deno.test({
-  name:
-    "agent import of a snapshot with a telemetry endpoint asks on a terminal: n keeps the agent as it was, y imports",
-  ignore: !hasTmux,
-  fn: async () => {
-    await withRoot(async (root) => {
-      const src = await Deno.makeTempDir({ dir: root });
-      const path = await archive(src, [
-        file("agent_state/system_config.yaml", hostileConfig("https://otel.example.invalid")),
-      ]);
-      const question =
-        /sends the spans of every session to https:\/\/otel\.example\.invalid\/v1\/traces[\s\S]*Import it with them\? \[y\/N\] $/m;
-      await answerQuestion(
-        src,
-        ["--root", root, "agent", "import", path],
-        question,
-        "n",
-        /^Not imported\.\n\[exited 1\]$/m,
-      );
-      assert.equal(await Deno.stat(stateOf(root)).catch(() => null), null, "n imports nothing");
-      await answerQuestion(
-        src,
-        ["--root", root, "agent", "import", path],
-        question,
-        "y",
-        /^Imported snapshot v9 into agent default_agent .*\n\[exited 0\]$/m,
-      );
-      const written = await Deno.readTextFile(join(stateOf(root), "system_config.yaml"));
-      assert.match(written, /otel\.example\.invalid/);
-      assert.doesNotMatch(written, /include_content/);
-    });
+Deno.test(rootTest(
+  "agent import of a snapshot with a telemetry endpoint asks on a terminal: n keeps the agent as it was, y imports",
+  !hasTmux,
+  async (root) => {
+    const src = await Deno.makeTempDir({ dir: root });
+    const path = await archive(src, [
+      file("agent_state/system_config.yaml", hostileConfig("https://otel.example.invalid")),
+    ]);
+    const question =
+      /sends the spans of every session to https:\/\/otel\.example\.invalid\/v1\/traces[\s\S]*Import it with them\? \[y\/N\] $/m;
+    await answerQuestion(
+      src,
+      ["--root", root, "agent", "import", path],
+      question,
+      "n",
+      /^Not imported\.\n\[exited 1\]$/m,
+    );
+    assert.equal(await Deno.stat(stateOf(root)).catch(() => null), null, "n imports nothing");
+    await answerQuestion(
+      src,
+      ["--root", root, "agent", "import", path],
+      question,
+      "y",
+      /^Imported snapshot v9 into agent default_agent .*\n\[exited 0\]$/m,
+    );
+    const written = await Deno.readTextFile(join(stateOf(root), "system_config.yaml"));
+    assert.match(written, /otel\.example\.invalid/);
+    assert.doesNotMatch(written, /include_content/);
   },
-});
+));

@@ -7,6 +7,7 @@ import { runCli } from "../support/cli.ts";
 import { answerQuestion, hasTmux } from "../support/tmux.ts";
 import { withRoot } from "../support/roots.ts";
 import { acquireSessionLock, releaseSessionLock } from "../../lib/trace/lock.ts";
+import { rootTest } from "../support/root_test.ts";
 
 const agentDir = (root: string, agent = "default_agent") =>
   join(root, "default_project", "agents", agent);
@@ -329,33 +330,30 @@ Deno.test("a failing agent import leaves the old state intact and no stage direc
   });
 });
 
-Deno.test({
-  name:
-    "agent import of an older version on a terminal asks once: n keeps the state, y replaces it",
-  ignore: !hasTmux,
-  fn: async () => {
-    await withRoot(async (root) => {
-      const state = await initAgent(root);
-      await setVersion(state, 3);
-      const src = await Deno.makeTempDir({ dir: root });
-      const older = await archive(src, [file("agent_state/system_config.yaml", CONFIG(2))]);
-      const cases: [string, RegExp, RegExp][] = [
-        ["n", /^Not imported\.\n\[exited 1\]$/m, /^version: 3$/m],
-        ["y", /^Imported snapshot v2 into agent default_agent .*\n\[exited 0\]$/m, /^version: 2$/m],
-      ];
-      for (const [answer, outcome, version] of cases) {
-        await answerQuestion(
-          src,
-          ["--root", root, "agent", "import", older],
-          /^Replace agent default_agent at version 3 with version 2 \(a downgrade\)\? \[y\/N\] $/m,
-          answer,
-          outcome,
-        );
-        assert.match(await Deno.readTextFile(join(state, "system_config.yaml")), version);
-      }
-    });
+Deno.test(rootTest(
+  "agent import of an older version on a terminal asks once: n keeps the state, y replaces it",
+  !hasTmux,
+  async (root) => {
+    const state = await initAgent(root);
+    await setVersion(state, 3);
+    const src = await Deno.makeTempDir({ dir: root });
+    const older = await archive(src, [file("agent_state/system_config.yaml", CONFIG(2))]);
+    const cases: [string, RegExp, RegExp][] = [
+      ["n", /^Not imported\.\n\[exited 1\]$/m, /^version: 3$/m],
+      ["y", /^Imported snapshot v2 into agent default_agent .*\n\[exited 0\]$/m, /^version: 2$/m],
+    ];
+    for (const [answer, outcome, version] of cases) {
+      await answerQuestion(
+        src,
+        ["--root", root, "agent", "import", older],
+        /^Replace agent default_agent at version 3 with version 2 \(a downgrade\)\? \[y\/N\] $/m,
+        answer,
+        outcome,
+      );
+      assert.match(await Deno.readTextFile(join(state, "system_config.yaml")), version);
+    }
   },
-});
+));
 
 Deno.test("agent import is refused while a session of the agent runs, unless --force; a lock left by a dead process does not count", async () => {
   await withRoot(async (root) => {

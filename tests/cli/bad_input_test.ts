@@ -18,6 +18,7 @@ import {
 } from "../support/cli.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
 import { turn } from "../support/model_server.ts";
+import { rootTest } from "../support/root_test.ts";
 
 /** No stack trace and no "internal error": the error is one a user can act on. */
 function assertUserError(r: CliResult): void {
@@ -66,27 +67,25 @@ function runUnder(mounts: string[], args: string[]): Promise<CliResult> {
   });
 }
 
-Deno.test({
-  name: "a data root on a read-only file system: the write is named with the path and the reason",
-  ignore: !BWRAP,
-  fn: async () => {
-    await withRoot(async (root) => {
-      const ro = ["--ro-bind", root, root];
-      const add = await runUnder(ro, modelAddArgs(root, "deepseek", "deepseek-v4-flash"));
-      assertUserFailure(
-        add,
-        1,
-        /^penguin: Cannot (write|create the directory) ".*": the file system is read-only\n$/,
-      );
-      const mcp = await runUnder(ro, mcpAddArgs(root, "x", "--no-test", "--", "echo"));
-      assertUserFailure(
-        mcp,
-        1,
-        /Cannot (create the directory|open) ".*(agent_state|default_agent|\.import\.lock)": the file system is read-only/,
-      );
-    });
+Deno.test(rootTest(
+  "a data root on a read-only file system: the write is named with the path and the reason",
+  !BWRAP,
+  async (root) => {
+    const ro = ["--ro-bind", root, root];
+    const add = await runUnder(ro, modelAddArgs(root, "deepseek", "deepseek-v4-flash"));
+    assertUserFailure(
+      add,
+      1,
+      /^penguin: Cannot (write|create the directory) ".*": the file system is read-only\n$/,
+    );
+    const mcp = await runUnder(ro, mcpAddArgs(root, "x", "--no-test", "--", "echo"));
+    assertUserFailure(
+      mcp,
+      1,
+      /Cannot (create the directory|open) ".*(agent_state|default_agent|\.import\.lock)": the file system is read-only/,
+    );
   },
-});
+));
 
 Deno.test({
   name: "a full traces directory ends the run with one line naming the trace file",
@@ -261,68 +260,62 @@ Deno.test("a directory or a file that is not a trace, where trace files are expe
   });
 });
 
-Deno.test({
-  name:
-    "agent snapshot onto a full file system names the archive and the reason, and leaves nothing",
-  ignore: !BWRAP,
-  fn: async () => {
-    await withRoot(async (root) => {
-      assert.equal(
-        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-        0,
-      );
-      const agent = join(root, "default_project", "agents", "default_agent");
-      const noise = crypto.getRandomValues(new Uint8Array(60000));
-      await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
-      const snapshots = join(agent, "snapshots");
-      await Deno.mkdir(snapshots);
-      const tmpfs = ["--size", "8192", "--tmpfs", snapshots];
-      const r = await runUnder(tmpfs, ["--root", root, "agent", "snapshot"]);
-      assertUserFailure(
-        r,
-        1,
-        /^penguin: Cannot write the snapshot ".*snapshots\/v1\.tar\.gz": no space left on the device\n$/,
-      );
-    });
+Deno.test(rootTest(
+  "agent snapshot onto a full file system names the archive and the reason, and leaves nothing",
+  !BWRAP,
+  async (root) => {
+    assert.equal(
+      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+      0,
+    );
+    const agent = join(root, "default_project", "agents", "default_agent");
+    const noise = crypto.getRandomValues(new Uint8Array(60000));
+    await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
+    const snapshots = join(agent, "snapshots");
+    await Deno.mkdir(snapshots);
+    const tmpfs = ["--size", "8192", "--tmpfs", snapshots];
+    const r = await runUnder(tmpfs, ["--root", root, "agent", "snapshot"]);
+    assertUserFailure(
+      r,
+      1,
+      /^penguin: Cannot write the snapshot ".*snapshots\/v1\.tar\.gz": no space left on the device\n$/,
+    );
   },
-});
+));
 
-Deno.test({
-  name:
-    "skills install, agent import and memory clear on a read-only data root name the path and the reason",
-  ignore: !BWRAP,
-  fn: async () => {
-    await withRoot(async (dir) => {
-      const root = join(dir, "data");
-      assert.equal(
-        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-        0,
-      );
-      assert.equal((await runCli(["--root", root, "agent", "snapshot"])).code, 0);
-      assert.equal((await runCli(["--root", root, "memory", "list"])).code, 0);
-      const skill = join(dir, "sk");
-      await Deno.mkdir(skill);
-      await Deno.writeTextFile(join(skill, "SKILL.md"), "---\nname: sk\ndescription: d\n---\nhi\n");
-      const snapshot = join(root, "default_project/agents/default_agent/snapshots/v1.tar.gz");
-      const ro = ["--ro-bind", root, root];
-      const cases: Array<[string[], RegExp]> = [
-        [["skills", "install", skill], /Cannot create the directory ".*skills\/[^"]*"/],
-        [
-          ["agent", "import", snapshot, "--yes"],
-          /Cannot (create the directory|open) ".*default_agent\/[^"]*"/,
-        ],
-        [["memory", "clear", "--yes"], /Cannot remove ".*memory\/user\/MEMORY\.md"/],
-      ];
-      for (const [args, re] of cases) {
-        const r = await runUnder(ro, ["--root", root, ...args]);
-        assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
-        assert.match(r.stderr, re, args[0]);
-        assert.match(r.stderr, /: the file system is read-only\n$/, args[0]);
-        assertUserError(r);
-      }
-    });
+Deno.test(rootTest(
+  "skills install, agent import and memory clear on a read-only data root name the path and the reason",
+  !BWRAP,
+  async (dir) => {
+    const root = join(dir, "data");
+    assert.equal(
+      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
+      0,
+    );
+    assert.equal((await runCli(["--root", root, "agent", "snapshot"])).code, 0);
+    assert.equal((await runCli(["--root", root, "memory", "list"])).code, 0);
+    const skill = join(dir, "sk");
+    await Deno.mkdir(skill);
+    await Deno.writeTextFile(join(skill, "SKILL.md"), "---\nname: sk\ndescription: d\n---\nhi\n");
+    const snapshot = join(root, "default_project/agents/default_agent/snapshots/v1.tar.gz");
+    const ro = ["--ro-bind", root, root];
+    const cases: Array<[string[], RegExp]> = [
+      [["skills", "install", skill], /Cannot create the directory ".*skills\/[^"]*"/],
+      [
+        ["agent", "import", snapshot, "--yes"],
+        /Cannot (create the directory|open) ".*default_agent\/[^"]*"/,
+      ],
+      [["memory", "clear", "--yes"], /Cannot remove ".*memory\/user\/MEMORY\.md"/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await runUnder(ro, ["--root", root, ...args]);
+      assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, re, args[0]);
+      assert.match(r.stderr, /: the file system is read-only\n$/, args[0]);
+      assertUserError(r);
+    }
   },
-});
+));
 
 Deno.test("a --workspace that does not exist or is a file is a usage error for sandbox run and mcp list/test", async () => {
   await withRoot(async (dir) => {

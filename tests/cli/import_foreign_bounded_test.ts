@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { withRoot } from "../support/roots.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { readAll } from "../support/secrets.ts";
+import { rootTest } from "../support/root_test.ts";
 
 const MB = 1000 * 1000;
 const MAX_PEAK = 200 * MB;
@@ -78,31 +78,29 @@ async function writeClaude(path: string, bytes: number): Promise<number> {
   return i + 1;
 }
 
-Deno.test({
-  name: "sessions import --from claude of 40 MB of small lines stays under a peak bound",
-  ignore: !CAN_MEASURE_PEAK,
-  async fn() {
-    await withRoot(async (root) => {
-      const ws = join(root, "..", `ws-${crypto.randomUUID()}`);
-      await Deno.mkdir(ws);
-      const file = join(root, "..", `claude-${crypto.randomUUID()}.jsonl`);
-      const lines = await writeClaude(file, 40 * MB);
-      try {
-        const r = await runCliPeak(
-          ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", ws],
-          root,
-        );
-        assert.equal(r.code, 0, r.stderr);
-        // Every line is one text: a prompt or an answer.
-        assert.ok(r.stdout.includes(` ${lines} message(s)`), r.stdout);
-        const traces = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
-        const onDisk = await readAll(traces);
-        assert.ok(onDisk.includes(LAST), "the last line is imported");
-        assert.ok(r.peakBytes <= MAX_PEAK, `peak ${Math.round(r.peakBytes / MB)} MB`);
-      } finally {
-        await Deno.remove(file);
-        await Deno.remove(ws, { recursive: true });
-      }
-    });
+Deno.test(rootTest(
+  "sessions import --from claude of 40 MB of small lines stays under a peak bound",
+  !CAN_MEASURE_PEAK,
+  async (root) => {
+    const ws = join(root, "..", `ws-${crypto.randomUUID()}`);
+    await Deno.mkdir(ws);
+    const file = join(root, "..", `claude-${crypto.randomUUID()}.jsonl`);
+    const lines = await writeClaude(file, 40 * MB);
+    try {
+      const r = await runCliPeak(
+        ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", ws],
+        root,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      // Every line is one text: a prompt or an answer.
+      assert.ok(r.stdout.includes(` ${lines} message(s)`), r.stdout);
+      const traces = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
+      const onDisk = await readAll(traces);
+      assert.ok(onDisk.includes(LAST), "the last line is imported");
+      assert.ok(r.peakBytes <= MAX_PEAK, `peak ${Math.round(r.peakBytes / MB)} MB`);
+    } finally {
+      await Deno.remove(file);
+      await Deno.remove(ws, { recursive: true });
+    }
   },
-});
+));
