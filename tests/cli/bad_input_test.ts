@@ -14,6 +14,7 @@ import {
   penguinEnv,
   REPO,
   runCli,
+  runCliOk,
   runText,
 } from "../support/cli.ts";
 import { withModelRoot, withRoot } from "../support/roots.ts";
@@ -264,10 +265,7 @@ Deno.test(rootTest(
   "agent snapshot onto a full file system names the archive and the reason, and leaves nothing",
   !BWRAP,
   async (root) => {
-    assert.equal(
-      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-      0,
-    );
+    await runCliOk(mcpAddArgs(root, "x", "--no-test", "--", "true"));
     const agent = join(root, "default_project", "agents", "default_agent");
     const noise = crypto.getRandomValues(new Uint8Array(60000));
     await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
@@ -288,10 +286,7 @@ Deno.test(rootTest(
   !BWRAP,
   async (dir) => {
     const root = join(dir, "data");
-    assert.equal(
-      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-      0,
-    );
+    await runCliOk(mcpAddArgs(root, "x", "--no-test", "--", "true"));
     assert.equal((await runCli(["--root", root, "agent", "snapshot"])).code, 0);
     assert.equal((await runCli(["--root", root, "memory", "list"])).code, 0);
     const skill = join(dir, "sk");
@@ -323,10 +318,7 @@ Deno.test("a --workspace that does not exist or is a file is a usage error for s
     const missing = join(dir, "nope");
     const file = join(dir, "file");
     await Deno.writeTextFile(file, "");
-    assert.equal(
-      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-      0,
-    );
+    await runCliOk(mcpAddArgs(root, "x", "--no-test", "--", "true"));
     const cases: Array<[string[], RegExp]> = [
       [
         ["sandbox", "run", "--workspace", missing, "--", "true"],

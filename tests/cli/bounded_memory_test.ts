@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { inRoot, runCli } from "../support/cli.ts";
+import { inRoot, mcpAddArgs, runCli, runCliOk } from "../support/cli.ts";
 import { makeRoot, withRoot } from "../support/roots.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { writeTarGz } from "../support/tar_stream.ts";
@@ -200,10 +200,7 @@ Deno.test({
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     await withRoot(async (root) => {
-      assert.equal(
-        (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-        0,
-      );
+      await runCliOk(mcpAddArgs(root, "x", "--no-test", "--", "true"));
       const state = join(root, "default_project", "agents", "default_agent", "agent_state");
       {
         using f = await Deno.open(join(state, "big.md"), { write: true, createNew: true });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { type ModelServerOptions, startModelServer, turn } from "../support/model_server.ts";
-import { inRoot, runCli } from "../support/cli.ts";
+import { inRoot, mcpAddArgs, runCli, runCliOk } from "../support/cli.ts";
 import { makeRoot, type Sandbox, tracesDir } from "../agent/_support.ts";
 import { canMount, fillDisk, mountTmpfs, umount } from "../support/tmpfs.ts";
 
@@ -161,10 +161,7 @@ mountTest(
     for (let at = 0; at < noise.length; at += 65536) {
       crypto.getRandomValues(noise.subarray(at, at + 65536));
     }
-    assert.equal(
-      (await runCli(["--root", sb.root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-      0,
-    );
+    await runCliOk(mcpAddArgs(sb.root, "x", "--no-test", "--", "true"));
     await Deno.writeFile(join(agent, "agent_state", "data.bin"), noise);
     await mountTmpfs(snapshots, "128k");
     const r = await runCli(["--root", sb.root, "agent", "snapshot"]);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createProgress } from "../../lib/cli/render/progress.ts";
-import { REPO, runCli } from "../support/cli.ts";
+import { mcpAddArgs, REPO, runCli, runCliOk } from "../support/cli.ts";
 import { hasScript, runUnderScript, shellQuote } from "../support/pty_script.ts";
 import { rootTest } from "../support/root_test.ts";
 
@@ -95,10 +95,7 @@ Deno.test(rootTest(
   !hasScript,
   async (dir) => {
     const root = join(dir, "data");
-    assert.equal(
-      (await runCli(["--root", root, "mcp", "add", "x", "--no-test", "--", "true"])).code,
-      0,
-    );
+    await runCliOk(mcpAddArgs(root, "x", "--no-test", "--", "true"));
     const snap = await onTerminal(dir, ["--root", root, "agent", "snapshot"]);
     assert.equal(snap.code, 0, snap.terminal);
     assert.match(snap.terminal, /\r\x1b\[Kpacking \d+ files?, [\d.]+ MiB/);
