@@ -6,13 +6,14 @@
 // with a valid, resumable trace.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, turn } from "../support/model_server.ts";
+import { turn } from "../support/model_server.ts";
 import { hasTmux, type Pane, penguinScript, startPane } from "../support/tmux.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { assertGoodTrace, ofKind, requestMessages, type Sandbox } from "../agent/_support.ts";
 import type { ModelServer } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
 import { denyWithNote } from "./_approval_pane.ts";
+import { call } from "./_call_turn.ts";
 
 const PROMPT = /\? Approve this tool call\? \[Y\/a\/n\] $/m;
 
@@ -50,7 +51,7 @@ Deno.test({
     await inPane(
       {
         turns: [
-          turn.of(item.toolCall("write_file", { file_path: "cfg.ini", content }, { id: "w" })),
+          call("write_file", { file_path: "cfg.ini", content }, "w"),
           turn.text("Written."),
         ],
       },
@@ -89,11 +90,11 @@ Deno.test({
     await inPane(
       {
         turns: [
-          turn.of(item.toolCall("edit_file", {
+          call("edit_file", {
             file_path: "notes.txt",
             old_string: "beta",
             new_string: "BETA",
-          }, { id: "e" })),
+          }, "e"),
           turn.text("Edited."),
         ],
       },
@@ -141,15 +142,13 @@ Deno.test({
     await inPane(
       {
         turns: [
-          turn.of(item.toolCall("exec_command", {
+          call("exec_command", {
             cmd: "printf one > one.txt",
             workdir: "sub",
-          }, { id: "x1" })),
-          turn.of(item.toolCall("exec_command", { cmd: "touch first.txt" }, { id: "t1" })),
-          turn.of(item.toolCall("exec_command", { cmd: "touch second.txt" }, { id: "t2" })),
-          turn.of(item.toolCall("exec_command", { cmd: "touch third.txt; touch fourth.txt" }, {
-            id: "t3",
-          })),
+          }, "x1"),
+          call("exec_command", { cmd: "touch first.txt" }, "t1"),
+          call("exec_command", { cmd: "touch second.txt" }, "t2"),
+          call("exec_command", { cmd: "touch third.txt; touch fourth.txt" }, "t3"),
           turn.text("Done."),
         ],
       },
@@ -198,8 +197,8 @@ Deno.test({
     await inPane(
       {
         turns: [
-          turn.of(item.toolCall("write_file", { file_path: "x.txt" }, { id: "bad" })),
-          turn.of(item.toolCall("write_file", { file_path: "y.txt", content: "y" }, { id: "ok" })),
+          call("write_file", { file_path: "x.txt" }, "bad"),
+          call("write_file", { file_path: "y.txt", content: "y" }, "ok"),
           turn.text("Done."),
         ],
       },
@@ -229,7 +228,7 @@ for (const key of ["C-c", "Escape"]) {
       await inPane(
         {
           turns: [
-            turn.of(item.toolCall("write_file", { file_path: "a.txt", content: "a" }, { id: "a" })),
+            call("write_file", { file_path: "a.txt", content: "a" }, "a"),
             turn.text("Resumed fine."),
           ],
         },

@@ -4,10 +4,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel } from "../support/roots.ts";
-import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { inRoot, runCli } from "../support/cli.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { visibleTempDir } from "../sandbox/_helpers.ts";
+import { call } from "./_call_turn.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
@@ -17,10 +18,6 @@ async function scriptedServer(turns: ScriptedTurn[]): Promise<Server & { queue: 
   const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 50 });
   return Object.assign(server, { queue });
 }
-
-/** A turn with one tool call of the given id. */
-const call = (name: string, args: Record<string, unknown>, id: string): ScriptedTurn =>
-  turn.of(item.toolCall(name, args, { id }));
 
 async function configure(root: string, server: Server): Promise<void> {
   await addServerModel(root, server, { api_key: "sk-confine-test-key-0123456789" });

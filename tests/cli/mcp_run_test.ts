@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel } from "../support/roots.ts";
 import { addMcpServer } from "../../lib/state/mod.ts";
-import { item, type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
+import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import {
   cacheServers,
@@ -14,12 +14,10 @@ import {
   processesWith,
   TEST_SERVER,
 } from "../support/mcp.ts";
+import { call } from "./_call_turn.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 type Rec = { type: string; payload: Record<string, unknown> & { type: string } };
-
-const call = (name: string, args: Record<string, unknown>, id: string): ScriptedTurn =>
-  turn.of(item.toolCall(name, args, { id }));
 
 async function setup(
   turns: ScriptedTurn[],
