@@ -5,6 +5,12 @@ import { join } from "node:path";
 import { cfgPath, config, ORIGINAL, tomlOf, withFixture } from "./_penguinharness_config.ts";
 import { withRoot } from "../support/roots.ts";
 
+/** `config model add --provider <provider> --model-id <modelId> ...extra`; asserts it succeeded. */
+async function addModelOk(root: string, provider: string, modelId: string, ...extra: string[]) {
+  const r = await config(root, "add", "--provider", provider, "--model-id", modelId, ...extra);
+  assert.equal(r.code, 0, r.stderr);
+}
+
 /** The text of the `[[models]]` block of (provider, model_id) in `text`, found independently of penguin. */
 function blockOf(text: string, provider: string, modelId: string): string {
   const head = `[[models]]\nprovider = ${JSON.stringify(provider)}\nmodel_id = ${
@@ -18,19 +24,15 @@ function blockOf(text: string, provider: string, modelId: string): string {
 
 Deno.test("config model add on a PenguinHarness project appends one block and changes nothing else", async () => {
   await withFixture(async (root) => {
-    const add = await config(
+    await addModelOk(
       root,
-      "add",
-      "--provider",
       "custom",
-      "--model-id",
       "proxy-2",
       "--base-url",
       "http://127.0.0.1:3",
       "--client-type",
       "anthropic-messages",
     );
-    assert.equal(add.code, 0, add.stderr);
     const after = await Deno.readTextFile(cfgPath(root));
     assert.ok(after.startsWith(ORIGINAL), "the file as read is kept byte for byte");
     const expected = tomlOf(ORIGINAL);
@@ -46,15 +48,7 @@ Deno.test("config model add on a PenguinHarness project appends one block and ch
       "value for value, new entry in PenguinHarness's spelling",
     );
 
-    const minimax = await config(
-      root,
-      "add",
-      "--provider",
-      "minimax",
-      "--model-id",
-      "MiniMax-M3-b",
-    );
-    assert.equal(minimax.code, 0, minimax.stderr);
+    await addModelOk(root, "minimax", "MiniMax-M3-b");
     const m = tomlOf(await Deno.readTextFile(cfgPath(root))).models.at(-1)!;
     assert.equal(m.client_type, "minimax-m3");
   });
@@ -121,17 +115,7 @@ Deno.test("a file with every client type round-trips value for value through add
     );
     assert.equal(list.stderr.trimEnd().split("\n").length, 1, "only the unroutable entry is noted");
 
-    const add = await config(
-      root,
-      "add",
-      "--provider",
-      "x",
-      "--model-id",
-      "y",
-      "--base-url",
-      "http://h",
-    );
-    assert.equal(add.code, 0, add.stderr);
+    await addModelOk(root, "x", "y", "--base-url", "http://h");
     const added = await Deno.readTextFile(cfgPath(root));
     // The first model of a project without a default becomes it: one line in, one block appended.
     assert.ok(
