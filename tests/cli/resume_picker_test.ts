@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { turn } from "../support/model_server.ts";
 import { denoDir, runCli, testHome } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
-import { hasTmux, penguinScript, startPane } from "../support/tmux.ts";
+import { hasTmux, type Pane, penguinScript, startPane } from "../support/tmux.ts";
 import type { Sandbox } from "../agent/_support.ts";
 
 const sidOf = (stderr: string) => /^Session: (session-\S+)$/m.exec(stderr)?.[1];
@@ -49,76 +49,87 @@ async function pickerPane(sb: Sandbox, cwd: string, extra: string[] = []) {
 
 const HANDLER = () => turn.text("ok");
 
-Deno.test({
-  name:
-    "chat --resume without an id: a picker of this workspace's sessions; arrows, filter, Enter resumes",
-  ignore: !hasTmux,
-  async fn() {
-    await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb) => {
-      const s = await sessions(sb);
-      const { pane, done } = await pickerPane(sb, sb.workspace);
-      try {
-        let screen = await pane.waitFor(/session\(s\)\s*$/m, "the picker");
-        // Newest first, this workspace only; each row: age, turns, model, first prompt.
-        assert.match(
-          screen,
-          /^Resume a session of .*\/ws:\n↑\/↓ choose · type to filter · Enter resumes · Esc cancels\nFilter: \n> +\S+ +1 turn\(s\) +m +gamma: fix the build\n +\S+ +1 turn\(s\) +m +beta: read the readme\n +\S+ +1 turn\(s\) +m +alpha: count the files\n +3 of 3 session\(s\)$/m,
-        );
-        assert.doesNotMatch(screen, /delta/);
-        console.log(`--- the picker (100 columns) ---\n${screen.trimEnd()}\n---`);
-        await pane.keys("Down");
-        screen = await pane.waitFor(/^> .*beta: read the readme *$/m, "the selection to move down");
-        assert.match(screen, /^ +\S+ +1 turn\(s\) +m +gamma: fix the build *$/m);
-        // Typing filters (and selects the first match); Backspace widens again.
-        await pane.type("alphx");
-        await pane.waitFor(/^Filter: alphx *\n {2}\(no session matches "alphx"\) *$/m, "no match");
-        await pane.keys("BSpace");
-        screen = await pane.waitFor(
-          /^Filter: alph *\n> .*alpha: count the files *\n +1 of 3 session\(s\) *$/m,
-          "the filtered list",
-        );
-        await pane.keys("Enter");
-        screen = await pane.waitFor(/^\[resumed\] \S+ · \d+ message\(s\)/m, "the resumed chat");
-        assert.match(screen, new RegExp(`^Session: ${s.alpha}$`, "m"));
-        assert.match(screen, new RegExp(`^\\[resumed\\] ${s.alpha} · 2 message\\(s\\)`, "m"));
-        // The picker was erased: its rows are not left above the chat.
-        assert.doesNotMatch(screen, /session\(s\) *$/m);
-        await pane.waitFor(/^>\s*$/m, "the chat prompt");
-        await pane.type("/exit");
-        await pane.keys("Enter");
-        screen = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
-        assert.match(screen, /^\[exited 0\]$/m);
-      } finally {
-        await done();
-      }
-    }, { visible: true });
-  },
-});
+type Sessions = Awaited<ReturnType<typeof sessions>>;
 
-Deno.test({
-  name: "chat --resume --all picks from every workspace; Escape cancels and resumes nothing",
-  ignore: !hasTmux,
-  async fn() {
-    await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb) => {
-      const s = await sessions(sb);
-      const { pane, done } = await pickerPane(sb, sb.workspace, ["--all"]);
-      try {
-        const screen = await pane.waitFor(/session\(s\)\s*$/m, "the picker");
-        assert.match(screen, /^Resume a session \(every workspace\):$/m);
-        assert.match(screen, /^> +\S+ +1 turn\(s\) +m +\S*ws-other +delta: elsewhere entirely$/m);
-        assert.match(screen, /^ +4 of 4 session\(s\)$/m);
-        const before = await listed(sb);
-        await pane.keys("Escape");
-        const end = await pane.waitFor(/^\[exited \d+\]$/m, "chat to end");
-        assert.match(end, /^penguin: chat: no session picked; nothing resumed\n\[exited 1\]$/m);
-        assert.deepEqual(await listed(sb), before, "nothing was written");
-        assert.ok(s.delta);
-      } finally {
-        await done();
-      }
-    }, { visible: true });
+/**
+ * A tmux test of the picker: `body` gets the pane of `chat --resume <extra…>` started from the
+ * directory `cwd` names (the workspace by default), in a root holding {@linkcode sessions}.
+ */
+function pickerTest(
+  name: string,
+  body: (pane: Pane, sb: Sandbox, s: Sessions) => Promise<void>,
+  opts: { extra?: string[]; cwd?: (sb: Sandbox, s: Sessions) => Promise<string> } = {},
+): Deno.TestDefinition {
+  return {
+    name,
+    ignore: !hasTmux,
+    async fn() {
+      await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb) => {
+        const s = await sessions(sb);
+        const cwd = opts.cwd ? await opts.cwd(sb, s) : sb.workspace;
+        const { pane, done } = await pickerPane(sb, cwd, opts.extra);
+        try {
+          await body(pane, sb, s);
+        } finally {
+          await done();
+        }
+      }, { visible: true });
+    },
+  };
+}
+
+Deno.test(pickerTest(
+  "chat --resume without an id: a picker of this workspace's sessions; arrows, filter, Enter resumes",
+  async (pane, _sb, s) => {
+    let screen = await pane.waitFor(/session\(s\)\s*$/m, "the picker");
+    // Newest first, this workspace only; each row: age, turns, model, first prompt.
+    assert.match(
+      screen,
+      /^Resume a session of .*\/ws:\n↑\/↓ choose · type to filter · Enter resumes · Esc cancels\nFilter: \n> +\S+ +1 turn\(s\) +m +gamma: fix the build\n +\S+ +1 turn\(s\) +m +beta: read the readme\n +\S+ +1 turn\(s\) +m +alpha: count the files\n +3 of 3 session\(s\)$/m,
+    );
+    assert.doesNotMatch(screen, /delta/);
+    console.log(`--- the picker (100 columns) ---\n${screen.trimEnd()}\n---`);
+    await pane.keys("Down");
+    screen = await pane.waitFor(/^> .*beta: read the readme *$/m, "the selection to move down");
+    assert.match(screen, /^ +\S+ +1 turn\(s\) +m +gamma: fix the build *$/m);
+    // Typing filters (and selects the first match); Backspace widens again.
+    await pane.type("alphx");
+    await pane.waitFor(/^Filter: alphx *\n {2}\(no session matches "alphx"\) *$/m, "no match");
+    await pane.keys("BSpace");
+    screen = await pane.waitFor(
+      /^Filter: alph *\n> .*alpha: count the files *\n +1 of 3 session\(s\) *$/m,
+      "the filtered list",
+    );
+    await pane.keys("Enter");
+    screen = await pane.waitFor(/^\[resumed\] \S+ · \d+ message\(s\)/m, "the resumed chat");
+    assert.match(screen, new RegExp(`^Session: ${s.alpha}$`, "m"));
+    assert.match(screen, new RegExp(`^\\[resumed\\] ${s.alpha} · 2 message\\(s\\)`, "m"));
+    // The picker was erased: its rows are not left above the chat.
+    assert.doesNotMatch(screen, /session\(s\) *$/m);
+    await pane.waitFor(/^>\s*$/m, "the chat prompt");
+    await pane.type("/exit");
+    await pane.keys("Enter");
+    screen = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
+    assert.match(screen, /^\[exited 0\]$/m);
   },
-});
+));
+
+Deno.test(pickerTest(
+  "chat --resume --all picks from every workspace; Escape cancels and resumes nothing",
+  async (pane, sb, s) => {
+    const screen = await pane.waitFor(/session\(s\)\s*$/m, "the picker");
+    assert.match(screen, /^Resume a session \(every workspace\):$/m);
+    assert.match(screen, /^> +\S+ +1 turn\(s\) +m +\S*ws-other +delta: elsewhere entirely$/m);
+    assert.match(screen, /^ +4 of 4 session\(s\)$/m);
+    const before = await listed(sb);
+    await pane.keys("Escape");
+    const end = await pane.waitFor(/^\[exited \d+\]$/m, "chat to end");
+    assert.match(end, /^penguin: chat: no session picked; nothing resumed\n\[exited 1\]$/m);
+    assert.deepEqual(await listed(sb), before, "nothing was written");
+    assert.ok(s.delta);
+  },
+  { extra: ["--all"] },
+));
 
 async function listed(sb: Sandbox): Promise<string> {
   const r = await runCli(["--root", sb.root, "sessions", "list", "--all", "--json"]);
@@ -126,27 +137,23 @@ async function listed(sb: Sandbox): Promise<string> {
   return r.stdout;
 }
 
-Deno.test({
-  name: "chat --resume without an id in a directory with no session refuses and names --all",
-  ignore: !hasTmux,
-  async fn() {
-    await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb) => {
-      const s = await sessions(sb);
+Deno.test(pickerTest(
+  "chat --resume without an id in a directory with no session refuses and names --all",
+  async (pane) => {
+    const end = await pane.waitFor(/^\[exited \d+\]$/m, "chat to end");
+    assert.match(
+      end,
+      /^penguin: chat: no session to resume in this workspace \(.*ws-empty\): give a session id, or --all to pick from every workspace's sessions\n\[exited 1\]$/m,
+    );
+  },
+  {
+    cwd: async (_sb, s) => {
       const empty = join(s.other, "..", "ws-empty");
       await Deno.mkdir(empty);
-      const { pane, done } = await pickerPane(sb, empty);
-      try {
-        const end = await pane.waitFor(/^\[exited \d+\]$/m, "chat to end");
-        assert.match(
-          end,
-          /^penguin: chat: no session to resume in this workspace \(.*ws-empty\): give a session id, or --all to pick from every workspace's sessions\n\[exited 1\]$/m,
-        );
-      } finally {
-        await done();
-      }
-    }, { visible: true });
+      return empty;
+    },
   },
-});
+));
 
 Deno.test("chat --resume without an id and without a terminal: one line naming an id, exit 2, nothing written", async () => {
   await withModelRoot({ handler: HANDLER, maxRequests: 20 }, async (sb) => {
