@@ -36,17 +36,17 @@ async function untilTraceHolds(dir: string, needle: string): Promise<void> {
 }
 
 /**
- * A test that needs a tmpfs: `body` runs with a data root for a scripted server of `opts` and
- * the mount point `mountPoint` names in it; the mount point is unmounted (once `body` mounted
- * it), the server closed and the root removed afterwards.
+ * The definition of a test that needs a tmpfs: `body` runs with a data root for a scripted
+ * server of `opts` and the mount point `mountPoint` names in it; the mount point is unmounted
+ * (once `body` mounted it), the server closed and the root removed afterwards.
  */
 function mountTest(
   name: string,
   opts: ModelServerOptions,
   mountPoint: (sb: Sandbox) => string,
   body: (sb: Sandbox, dir: string) => Promise<void>,
-): void {
-  Deno.test({
+): Deno.TestDefinition {
+  return {
     name,
     ignore: !MOUNT,
     async fn() {
@@ -61,12 +61,12 @@ function mountTest(
         await sb.cleanup();
       }
     },
-  });
+  };
 }
 
 /** The traces directory of the first test's root, which its scripted server fills. */
 const traces = { dir: "" };
-mountTest(
+Deno.test(mountTest(
   "after a disk-full stop, the resumed run cuts the torn record off and trace validate passes",
   {
     handler: async (req, index) => {
@@ -116,9 +116,9 @@ mountTest(
     );
     assert.doesNotMatch(text, /a long description/);
   },
-);
+));
 
-mountTest(
+Deno.test(mountTest(
   "trace export -o onto a full disk leaves no partial file, and an existing one as it was",
   { turns: [turn.text(`long answer ${"y".repeat(256 * 1024)}`)] },
   (sb) => join(sb.base, "out"),
@@ -147,10 +147,10 @@ mountTest(
     assert.deepEqual(left, ["old.md"]);
     assert.equal(await Deno.readTextFile(join(out, "old.md")), "the previous export\n");
   },
-);
+));
 
 const agentOf = (sb: Sandbox) => join(sb.root, "default_project", "agents", "default_agent");
-mountTest(
+Deno.test(mountTest(
   "agent snapshot onto a full disk leaves no partial archive",
   { turns: [] },
   (sb) => join(agentOf(sb), "snapshots"),
@@ -174,4 +174,4 @@ mountTest(
     for await (const e of Deno.readDir(snapshots)) left.push(e.name);
     assert.deepEqual(left, []);
   },
-);
+));
