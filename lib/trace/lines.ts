@@ -103,12 +103,12 @@ export function decodeLine(bytes: Uint8Array): string | null {
  */
 async function mustBeRegular(path: string): Promise<void> {
   const info = await Deno.stat(path);
-  if (!info.isFile) {
+  // A directory is left to the callers, which name it as such.
+  if (!info.isFile && !info.isDirectory) {
     throw new PenguinError(
       "data",
-      `Cannot read trace "${path}": it is not a regular file (${
-        info.isDirectory ? "a directory" : "a FIFO, device or socket"
-      }); traces are read from regular files`,
+      `Cannot read trace "${path}": it is not a regular file (a FIFO, device or socket); ` +
+        `traces are read from regular files`,
     );
   }
 }
