@@ -5,26 +5,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { visibleTempDir } from "../support/roots.ts";
+import { evalInRunDir } from "./_run_dir_eval.ts";
 
 const MOD = new URL("../../lib/sandbox/_data_roots.ts", import.meta.url).href;
 
 /** Run `body` (a module's code, `base` and the module's exports in scope) with PENGUIN_RUN_DIR set; its JSON output. */
 async function inRunDir(base: string, body: string): Promise<unknown> {
-  const script = join(base, "script.ts");
-  await Deno.writeTextFile(
-    script,
-    `import * as m from ${JSON.stringify(MOD)};\nconst base = ${JSON.stringify(base)};\n${body}`,
-  );
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", script],
-    env: { PENGUIN_RUN_DIR: join(base, "run") },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  assert.equal(out.code, 0, dec.decode(out.stderr));
-  return JSON.parse(dec.decode(out.stdout));
+  const script = `import * as m from ${JSON.stringify(MOD)};\nconst base = ${
+    JSON.stringify(base)
+  };\n${body}`;
+  return JSON.parse(await evalInRunDir(script, join(base, "run")));
 }
 
 Deno.test("a plan lists a noted root again only when it may have changed", async () => {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { visibleTempDir } from "../support/roots.ts";
+import { evalInRunDir } from "./_run_dir_eval.ts";
 
 const MOD = new URL("../../lib/sandbox/mod.ts", import.meta.url).href;
 
@@ -19,9 +20,7 @@ Deno.test("a session's plan makes (almost) no asynchronous file system calls", a
     await Deno.writeTextFile(join(ws, ".git", "config"), "[core]\n\tbare = false\n");
     await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/.extra\n");
-    const script = join(base, "plan.ts");
-    await Deno.writeTextFile(
-      script,
+    const out = await evalInRunDir(
       `import { createPolicy, resolvePlan } from ${JSON.stringify(MOD)};
       const policy = createPolicy({ workspace: ${JSON.stringify(ws)}, home: ${
         JSON.stringify(home)
@@ -34,17 +33,9 @@ Deno.test("a session's plan makes (almost) no asynchronous file system calls", a
       }
       const plan = await resolvePlan(policy, policy.workspace);
       console.log(JSON.stringify({ calls, hidden: plan.hideDirs.length }));`,
+      join(base, "run"),
     );
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", script],
-      env: { PENGUIN_RUN_DIR: join(base, "run") },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const dec = new TextDecoder();
-    assert.equal(out.code, 0, dec.decode(out.stderr));
-    const got = JSON.parse(dec.decode(out.stdout)) as {
+    const got = JSON.parse(out) as {
       calls: Record<string, number>;
       hidden: number;
     };
