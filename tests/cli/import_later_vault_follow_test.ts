@@ -4,11 +4,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli, spawnCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
 import { traceFilesUnder } from "../support/trace_records.ts";
-import { assertNoPieceOf, setVault } from "../support/secrets.ts";
+import { assertNoPieceOf, setVault, startValueEchoingModel } from "../support/secrets.ts";
 
 const V = "Wq4Zr8Kx2Nc7Lp3Tm9Hv5Bd6Fs1Gj0Ye";
 
@@ -35,12 +34,7 @@ async function follow(root: string, sid: string, extra: string[], until: string)
 }
 
 Deno.test("trace follow and the sessions import report mask a value set after the import (X16, X39)", async () => {
-  const server = await startModelServer({
-    turns: [
-      turn.of(item.toolCall("exec_command", { cmd: `echo out-${V}` }, { id: "c1" })),
-      turn.text(`the answer is ${V}`),
-    ],
-  });
+  const server = await startValueEchoingModel(V);
   const sb = await makeRoot(server, { visible: true });
   try {
     const cli = async (args: string[]) => {

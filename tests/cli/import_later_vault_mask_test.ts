@@ -5,21 +5,20 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { makeRoot } from "../support/roots.ts";
 import { traceFilesUnder } from "../support/trace_records.ts";
-import { assertNoPieceOf, setVault, traceViews } from "../support/secrets.ts";
+import {
+  assertNoPieceOf,
+  setVault,
+  startValueEchoingModel,
+  traceViews,
+} from "../support/secrets.ts";
 
 const V = "Wq4Zr8Kx2Nc7Lp3Tm9Hv5Bd6Fs1Gj0Ye";
 
 Deno.test("a trace imported before its value was in the vault is shown and exported masked (N10)", async () => {
-  const server = await startModelServer({
-    turns: [
-      turn.of(item.toolCall("exec_command", { cmd: `echo out-${V}` }, { id: "c1" })),
-      turn.text(`the answer is ${V}`),
-    ],
-  });
+  const server = await startValueEchoingModel(V);
   const sb = await makeRoot(server, { visible: true });
   try {
     const cli = async (args: string[], code = 0) => {

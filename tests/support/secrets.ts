@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCliOk } from "./cli.ts";
+import { item, type ModelServer, startModelServer, turn } from "./model_server.ts";
 
 /** Every file under `dir`, as text. */
 export async function readAll(dir: string): Promise<string> {
@@ -74,3 +75,16 @@ export async function traceViews(
 }
 
 const PAGER_CAT = { env: { PAGER: "cat" } };
+
+/**
+ * A scripted model whose session holds `value` in a command, its output and the answer: a trace
+ * to import before `value` is a secret, then show, export or follow.
+ */
+export function startValueEchoingModel(value: string): Promise<ModelServer> {
+  return startModelServer({
+    turns: [
+      turn.of(item.toolCall("exec_command", { cmd: `echo out-${value}` }, { id: "c1" })),
+      turn.text(`the answer is ${value}`),
+    ],
+  });
+}
