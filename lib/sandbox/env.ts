@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type KnownPaths, knownPaths, plainLoginValue } from "./login_env_values.ts";
+import { type KnownPaths, loginKnownPaths, plainLoginValue } from "./login_env_values.ts";
 
 /** Host variables passed through by default (plus every `LC_*`). */
 export const ENV_ALLOWLIST: readonly string[] = [
@@ -275,7 +275,7 @@ export function buildChildEnv(opts: ChildEnvOptions): Record<string, string> {
     if (allow.has(k) || k.startsWith("LC_")) env[k] = v;
   }
   const named = new Set(opts.allow ?? []);
-  const known = knownPaths(opts.host);
+  const known = loginKnownPaths(opts.host, opts.login);
   for (const [k, v] of Object.entries(opts.login ?? {})) {
     if (!NAME.test(k) || isForbiddenEnvName(k) || typeof v !== "string") continue;
     // `~/.profile` and the like: configuration only; anything else only when passed by name.

@@ -1,13 +1,16 @@
 /**
- * The value rule for the shell snapshot's allowlisted variables: a value
- * passes only when every part of it is plain. Path-like variables keep
- * only absolute or `~` paths of plain components that exist on the host (a
- * search path loses its other entries, not all of them); every other
- * variable is dropped when a word names a credential or is not plain, or
- * when what is left after its verified parts (existing paths, programs on
- * the host's `PATH`) looks random with its separators removed; a URL
- * anywhere must be plain in every part. See docs/security.md ("The command
- * environment carries only configuration").
+ * The value rule for the shell snapshot's allowlisted variables. Path-like
+ * variables keep only absolute or `~` paths of plain components that exist
+ * on the host (a search path loses its other entries, not all of them);
+ * word variables pass only by a closed grammar (`login_env_words.ts`,
+ * `login_env_flags.ts`: compiler flags of a fixed vocabulary, a program on
+ * the host's `PATH` with a few flags, a locale, a zoneinfo name, a terminfo
+ * entry, the host's own user name…), so no word of free letters passes;
+ * proxy variables, the one kind of free word left, are dropped when a word
+ * names a credential or is not plain, or when what is left looks random
+ * with its separators removed; a URL anywhere must be plain in every part.
+ * See docs/security.md ("The command environment carries only
+ * configuration").
  *
  * @module
  */
@@ -19,118 +22,18 @@ import {
   randomLookingRun,
 } from "../protocol/random_looking.ts";
 import { urlSecrets } from "../state/mcp_inline_secrets.ts";
+import {
+  existsOnHost,
+  isPlainComponent,
+  isPlainPath,
+  type KnownPaths,
+  knownPaths,
+  NO_KNOWN,
+  programOnHost,
+} from "./login_env_paths.ts";
+import { closedWordValue } from "./login_env_words.ts";
 
-/** A UUID, anywhere (Heroku-style API keys). */
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-
-/** Characters of a plain component: letters (any script), digits, space and `._@+~%,-`. */
-const COMPONENT_CHARS = /^[\p{L}\p{N} ._@+~%,-]*$/u;
-
-/** Letter/digit alternations in the letters and digits of `s`: `x86_64` has 1, `a1b2c3` has 5. */
-function alternations(s: string): number {
-  const t = s.replace(/[^A-Za-z0-9]/g, "");
-  let n = 0;
-  for (let i = 1; i < t.length; i++) {
-    if (/\d/.test(t[i]!) !== /\d/.test(t[i - 1]!)) n++;
-  }
-  return n;
-}
-
-/**
- * True for one plain path component or word: at most 64 characters of
- * letters, digits, space and `._@+~%,-`, and no random-looking run in it —
- * no UUID, no 12 or more hex digits in a row (with a digit among them), no
- * run of 16 or more letters and digits mixing both, and fewer than 8
- * letter/digit alternations in all (so a token cut by dots is no plain
- * component). `x86_64-unknown-linux-gnu`, `v20.11.1`, `python@3.12`,
- * `en_US.UTF-8` are plain.
- */
-export function isPlainComponent(c: string): boolean {
-  if (c.length > 64 || !COMPONENT_CHARS.test(c) || UUID.test(c)) return false;
-  if ((c.match(/[0-9a-f]{12,}/gi) ?? []).some((h) => /\d/.test(h))) return false;
-  for (const run of c.match(/[A-Za-z0-9]{16,}/g) ?? []) {
-    if (/[A-Za-z]/.test(run) && /\d/.test(run)) return false;
-  }
-  return alternations(c) < 8;
-}
-
-/**
- * A Nix store entry's first component: 32 characters of Nix's base-32
- * alphabet (no `e`, `o`, `t`, `u`), then `-` and a name.
- */
-const NIX_HASH = /^[0-9abcdfghijklmnpqrsvwxyz]{32}-(.+)$/;
-
-/**
- * What the host environment already tells commands, so no startup file can
- * hide a secret in it: the host's `HOME` and `TMPDIR` (a path under them is
- * checked only past them; macOS's `TMPDIR` and a temporary home are random
- * looking) and the host's own `PATH` entries (kept as they are).
- */
-export interface KnownPaths {
-  /** Absolute directories whose own components are not checked. */
-  prefixes: readonly string[];
-  /** Search-path entries that pass unchecked. */
-  entries: readonly string[];
-  /** The host's home, for `~` paths (else the process's `HOME`). */
-  home?: string | undefined;
-}
-
-/** The {@linkcode KnownPaths} of host environment `host`. */
-export function knownPaths(host: Record<string, string>): KnownPaths {
-  const prefixes = [host["HOME"], host["TMPDIR"]]
-    .map((p) => (p ?? "").replace(/\/+$/, ""))
-    .filter((p) => p.startsWith("/"));
-  const entries = (host["PATH"] ?? "").split(":").filter((p) => p.startsWith("/"));
-  return { prefixes, entries, home: host["HOME"] };
-}
-
-const NO_KNOWN: KnownPaths = { prefixes: [], entries: [] };
-
-/**
- * True when absolute or `~` path `path` exists on the host (a directory
- * when `dir`), following symbolic links; false when it cannot be looked at.
- */
-function existsOnHost(path: string, dir: boolean, known: KnownPaths): boolean {
-  const home = known.home ?? Deno.env.get("HOME") ?? "";
-  const full = path === "~" || path.startsWith("~/") ? home + path.slice(1) : path;
-  if (!full.startsWith("/") || /[\n\0]/.test(full)) return false;
-  try {
-    const st = Deno.statSync(full);
-    return dir ? st.isDirectory : true;
-  } catch {
-    return false;
-  }
-}
-
-/** True when `name` (no `/`) is an executable file in one of the host's `PATH` entries. */
-function programOnHost(name: string, known: KnownPaths): boolean {
-  if (!/^[A-Za-z0-9._+-]{1,64}$/.test(name) || name.startsWith(".")) return false;
-  return known.entries.some((d) => {
-    try {
-      const st = Deno.statSync(`${d}/${name}`);
-      return st.isFile && ((st.mode ?? 0o111) & 0o111) !== 0;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/**
- * True for an absolute or `~` path whose every component is plain
- * ({@linkcode isPlainComponent}), past a known prefix when under one. The
- * component right after `/nix/store/` may start with a Nix store hash: only
- * its name part is checked.
- */
-export function isPlainPath(path: string, known: KnownPaths = NO_KNOWN): boolean {
-  if (path !== "~" && !path.startsWith("/") && !path.startsWith("~/")) return false;
-  const prefix = known.prefixes.find((p) => path === p || path.startsWith(p + "/"));
-  if (prefix !== undefined) return path.slice(prefix.length).split("/").every(isPlainComponent);
-  const parts = path.split("/").slice(1);
-  return parts.every((c, i) => {
-    const nix = path.startsWith("/nix/store/") && i === 2 ? NIX_HASH.exec(c) : null;
-    return isPlainComponent(nix ? nix[1]! : c);
-  });
-}
+export { isPlainComponent, isPlainPath, type KnownPaths, knownPaths };
 
 /** True for a URL whose every part is plain: no userinfo, plain host labels, no secret path segment, query value or fragment. */
 export function isPlainUrl(url: string): boolean {
@@ -237,6 +140,9 @@ const LIST_NAME = /PATH$|^XDG_[A-Z_]*_DIRS$/;
 const PATH_NAME =
   /(?:_HOME|ROOT|_DIR|BIN|_INC|_INSTALL|_PREFIX(?:_\d+)?|_EXE|_FILE|_BUNDLE|_CERTS)$|^(?:VIRTUAL_ENV|TMPDIR|HOME|SHELL)$/;
 
+/** Proxy variables: the only word variables judged by shape rather than a closed grammar. */
+const PROXY_NAME = /^(?:HTTPS?|ALL|NO)_PROXY$/i;
+
 /**
  * The value of allowlisted variable `name` that may reach commands, or
  * `undefined` when none: a value holding a URL that is not plain
@@ -244,8 +150,9 @@ const PATH_NAME =
  * entries, the host's own entries and its plain paths
  * ({@linkcode isPlainPath}) that are directories on the host, and loses the
  * rest; a path variable passes whole when its value is a plain path that
- * exists on the host; any other variable when its words are plain
- * ({@linkcode isPlainWords}).
+ * exists on the host; a proxy variable when its words are plain
+ * ({@linkcode isPlainWords}); any other variable only by its closed grammar
+ * (`closedWordValue` of `login_env_words.ts`), and not at all without one.
  */
 export function plainLoginValue(
   name: string,
@@ -263,5 +170,25 @@ export function plainLoginValue(
   if (PATH_NAME.test(name)) {
     return isPlainPath(value, known) && existsOnHost(value, false, known) ? value : undefined;
   }
-  return isPlainWords(value, known) ? value : undefined;
+  if (PROXY_NAME.test(name)) return isPlainWords(value, known) ? value : undefined;
+  return closedWordValue(name, value, known);
+}
+
+/**
+ * The {@linkcode KnownPaths} a shell snapshot `login` is judged against on
+ * host environment `host`: {@linkcode knownPaths}, and the conda environment
+ * of the snapshot's `CONDA_PREFIX` when that path passes (the last component
+ * names it, for `CONDA_DEFAULT_ENV` and `CONDA_PROMPT_MODIFIER`).
+ */
+export function loginKnownPaths(
+  host: Record<string, string>,
+  login: Record<string, string> = {},
+): KnownPaths {
+  const known = knownPaths(host);
+  const prefix = login["CONDA_PREFIX"];
+  if (prefix === undefined || plainLoginValue("CONDA_PREFIX", prefix, known) === undefined) {
+    return known;
+  }
+  const env = prefix.replace(/\/+$/, "").split("/").pop() ?? "";
+  return env === "" || env === "~" ? known : { ...known, condaEnvs: [env] };
 }
