@@ -21,7 +21,7 @@ const SECRETS = [
 const BASIC = btoa("u:RegBasicValueZZ04");
 
 Deno.test("run: only configuration names of ~/.profile reach commands, credential values under them do not (Y5, Y6)", async () => {
-  const { body } = await runWithProfile(
+  const { body, home } = await runWithProfile(
     [
       `export MYSQL_PWD=${SECRETS[0]}`,
       `export SMTP_PW=${SECRETS[1]}`,
@@ -35,10 +35,11 @@ Deno.test("run: only configuration names of ~/.profile reach commands, credentia
       `export GIT_CONFIG_VALUE_0="Authorization: Bearer ${SECRETS[7]}"`,
       `export STRIPE_SK=sk_live_${SECRETS[8]}`,
       `export JAVA_HOME=/usr`,
-      `export EDITOR=nano`,
+      // An editor must be a program of the host's PATH or an existing path: `mytool` is in the home.
+      `export EDITOR="$HOME/.local/bin/mytool --wait"`,
     ],
     'printenv | rev; echo "java=$JAVA_HOME editor=$EDITOR"',
   );
-  assert.ok(body.includes("java=/usr editor=nano"), body.slice(-2000));
+  assert.ok(body.includes(`java=/usr editor=${home}/.local/bin/mytool --wait`), body.slice(-2000));
   assertNoneReached(body, [...SECRETS, BASIC]);
 });

@@ -40,7 +40,13 @@ const HOST = {
 const TREE = Deno.makeTempDirSync({ prefix: "penguin-env-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(TREE, { recursive: true }));
 const H = `${TREE}/home/u`;
-const TREE_HOST = { ...HOST, HOME: H, TMPDIR: TREE };
+/** The host's `PATH` holds the tree's `bin`, where the programs word values name are installed. */
+const TREE_HOST = { ...HOST, HOME: H, TMPDIR: TREE, PATH: `${TREE}/bin:/usr/bin` };
+Deno.mkdirSync(`${TREE}/bin`);
+for (const prog of ["x86_64-w64-mingw32-gcc", "code", "cc"]) {
+  Deno.writeTextFileSync(`${TREE}/bin/${prog}`, "#!/bin/sh\n");
+  Deno.chmodSync(`${TREE}/bin/${prog}`, 0o755);
+}
 const KNOWN = knownPaths(TREE_HOST);
 
 /** Creates every absolute path under the tree in `values` (`:`-separated; a file when it ends in `.pem`). */
@@ -274,7 +280,7 @@ Deno.test("the shell snapshot passes only allowlisted configuration names, and n
     CONDA_PREFIX: `${H}/miniconda3`,
     RUSTUP_HOME: `${H}/.rustup`,
     VIRTUAL_ENV: `${H}/venv`,
-    CC: "gcc",
+    CC: "cc",
     HTTPS_PROXY: "http://proxy.example.com:3128/",
   });
   const env = buildChildEnv({ host: TREE_HOST, network: true, login: { ...dropped, ...kept } });
@@ -285,7 +291,7 @@ Deno.test("the shell snapshot passes only allowlisted configuration names, and n
     "Zq9mysqlpw",
     "passed by name",
   );
-  assert.ok(isLoginEnvAllowed("EDITOR", "vim"));
+  assert.ok(isLoginEnvAllowed("LANG", "en_US.UTF-8"));
   assert.ok(!isLoginEnvAllowed("HTTPS_PROXY", "http://p:3128", false), "proxies only with network");
 });
 
@@ -338,16 +344,16 @@ Deno.test("normal toolchain values of the shell snapshot stay plain and pass who
     `${TREE}/usr/lib/jvm/java-21-openjdk-amd64/bin`,
     "/usr/bin",
   ].join(":");
+  made({ dirs: `${TREE}/usr/local/include:${TREE}/opt/openssl@3/lib:${TREE}/opt/lib` });
   const kept: Record<string, string> = made({
     PATH: path,
     MANPATH: `:${TREE}/opt/man`,
-    CFLAGS: "-O2 -g -march=native -I/usr/local/include -DNDEBUG -std=c11",
-    LDFLAGS: "-L/opt/homebrew/opt/openssl@3/lib -Wl,-rpath,/opt/lib",
+    CFLAGS: `-O2 -g -march=native -I${TREE}/usr/local/include -DNDEBUG -std=c11`,
+    LDFLAGS: `-L${TREE}/opt/openssl@3/lib -Wl,-rpath,${TREE}/opt/lib`,
     CC: "x86_64-w64-mingw32-gcc",
     JAVA_HOME: `${TREE}/usr/lib/jvm/java-17-openjdk-amd64`,
     GOPATH: `${H}/go`,
-    CONDA_CHANNELS: "conda-forge,defaults",
-    TZ: "America/New_York",
+    TZ: "UTC",
     EDITOR: "code --wait",
     NVM_INC: `${H}/.nvm/versions/node/v20.11.1/include/node`,
   });
