@@ -263,7 +263,9 @@ function linkerFlag(word: string, known: KnownPaths): boolean {
     const p = parts[i]!;
     if (LINKER_FLAGS.has(p)) continue;
     if (p === "-z" && LINKER_Z.has(parts[i + 1] ?? "")) i++;
-    else if ((p === "-rpath" || p === "-rpath-link") && existingPlainPath(parts[i + 1] ?? "", known)) {
+    else if (
+      (p === "-rpath" || p === "-rpath-link") && existingPlainPath(parts[i + 1] ?? "", known)
+    ) {
       i++;
     } else if (/^-z(?:relro|now)$/.test(p)) continue;
     else return false;
@@ -310,7 +312,9 @@ export function isCompilerFlags(value: string, known: KnownPaths): boolean {
     const w = words[i]!;
     if (DIR_OPTIONS.includes(w) || w === "-arch") {
       const next = words[++i] ?? "";
-      const ok = w === "-arch" ? /^(?:x86_64|arm64|arm64e|i386)$/.test(next) : existingPlainPath(next, known);
+      const ok = w === "-arch"
+        ? /^(?:x86_64|arm64|arm64e|i386)$/.test(next)
+        : existingPlainPath(next, known);
       if (!ok) return false;
     } else if (!flagWord(w, libDirs, known)) return false;
   }

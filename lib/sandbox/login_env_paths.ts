@@ -97,6 +97,7 @@ function passwdUser(): string | undefined {
   return undefined;
 }
 
+/** Nothing known of the host: no prefix, no `PATH` entry, no user. */
 export const NO_KNOWN: KnownPaths = { prefixes: [], entries: [] };
 
 /**

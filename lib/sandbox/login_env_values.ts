@@ -99,8 +99,8 @@ function unverified(piece: string, known: KnownPaths): string | undefined {
 }
 
 /**
- * True for a value of words (`CFLAGS`, `CC`, `EDITOR`, `LANG`,
- * `CONDA_CHANNELS`, a proxy…) that is plain: every URL in it plain
+ * True for a value of words (a proxy variable's: the one kind of word
+ * variable without a closed grammar) that is plain: every URL in it plain
  * ({@linkcode isPlainUrl}); no piece (split at blanks, quotes and `,;()`)
  * with a credential part; and what is left after the verified parts
  * (`unverified`: existing paths, programs) plain: its words (split further

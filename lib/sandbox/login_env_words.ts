@@ -81,7 +81,10 @@ const CODESETS: ReadonlySet<string> = new Set([
   ..."koi8-r koi8-u koi8-t cp1251 cp1255 sjis shift_jis tis-620 tis620 armscii-8 georgian-ps"
     .split(" "),
   ..."tcvn5712-1 us-ascii ansi_x3.4-1968 pt154 rk1048".split(" "),
-  ...Array.from({ length: 16 }, (_, n) => [`iso-8859-${n + 1}`, `iso8859-${n + 1}`, `iso8859${n + 1}`])
+  ...Array.from(
+    { length: 16 },
+    (_, n) => [`iso-8859-${n + 1}`, `iso8859-${n + 1}`, `iso8859${n + 1}`],
+  )
     .flat(),
 ]);
 
