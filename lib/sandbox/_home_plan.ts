@@ -144,6 +144,7 @@ export async function homeMounts(
     if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
     await seal(dir, loaded, ctx);
   }
+  await hideSealedToolchainCredentials(ctx);
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
@@ -153,6 +154,21 @@ export async function homeMounts(
   // show it again, writable).
   for (const p of ctx.pinLater) pinBetween(p, ctx);
   return out;
+}
+
+/**
+ * Credential files by name in the toolchain directories the sealed homes
+ * show (`~/.cache/pip/.netrc`), found as in a hidden home's: hidden, and
+ * refused by the file tools (`workspace_path.ts`, by name at any depth).
+ */
+async function hideSealedToolchainCredentials(ctx: SealContext): Promise<void> {
+  const shown = ctx.showStartup ? [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN] : TOOLCHAIN_PATHS;
+  const dirs = ctx.sealedDirs.flatMap((h) => expandHomePaths(h, shown))
+    .filter((p) => !ctx.isHidden(p));
+  if (dirs.length === 0) return;
+  for (const p of await credentialFilesIn(dirs)) {
+    if (!ctx.isHidden(p)) ctx.out.hideMore.push(p);
+  }
 }
 
 /**

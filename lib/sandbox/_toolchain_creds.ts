@@ -1,16 +1,17 @@
 /**
  * Credential files planted at any depth inside the toolchain directories a
- * hidden home shows (`home.ts` TOOLCHAIN_PATHS): a `.netrc` in
- * `~/.cache/pip`, a `settings-security.xml` in `~/.m2/repository`, a
- * `.credentials` in `~/.deno`. Found by name ({@linkcode isCredentialFileName})
- * in a breadth-first walk of the top levels of each shown directory (its
- * entries and two levels below, {@linkcode MAX_WALK_DEPTH}), bounded by
- * {@linkcode MAX_WALK_ENTRIES} entries per directory (links below the top not
- * followed), and hidden by the plan like the home secrets. Deeper files, and
- * files past the budget of a large directory, are not looked for: a full walk
- * of the usual toolchains takes seconds (280,000 entries for rustup, pyenv
- * and Deno's cache on the machine this was measured on).
- * Each directory is walked once per process (the
+ * home shows (`home.ts` TOOLCHAIN_PATHS, shown read-only in a hidden home
+ * and in a sealed one): a `.netrc` in `~/.cache/pip`, a
+ * `settings-security.xml` in `~/.m2/repository`, a `.credentials` in
+ * `~/.deno`. Found by name ({@linkcode isCredentialFileName}) in one
+ * breadth-first walk of all the shown directories together, level by level
+ * to any depth, bounded by {@linkcode MAX_WALK_ENTRIES} entries in all (links
+ * below the top not followed), and hidden by the plan like the home secrets.
+ * Files past the budget (the deep levels of very large directories) are not
+ * looked for: on the machine this was measured on, rustup, pyenv, npm, maven
+ * and Deno's cache hold 316,000 entries (seconds to walk whole); the budget
+ * covers all of their top five levels (12,000 entries) and part of the sixth.
+ * The walk is done once per process for a given list of directories (the
  * toolchains are read-only to commands, so only the user or their tools add
  * files there); a file added later in the same process is not seen.
  *
@@ -18,11 +19,8 @@
  */
 import { join } from "node:path";
 
-/** Entries listed at most in one shown directory (its levels breadth first). */
-export const MAX_WALK_ENTRIES = 4096;
-
-/** Levels walked below a shown directory: its entries, theirs, and theirs (`a/b/.netrc`). */
-export const MAX_WALK_DEPTH = 2;
+/** Entries listed at most in one walk of the shown directories (all levels, all directories). */
+export const MAX_WALK_ENTRIES = 16384;
 
 /** Exact names of well-known credential files. */
 const NAMES = new Set([
@@ -65,27 +63,26 @@ const cache = new Map<string, Promise<string[]>>();
 
 /**
  * The credential files (by name) inside `dirs`, at the paths given (lexical;
- * a directory that is a link is entered). Each directory is walked once per process.
+ * a directory that is a link is entered). Walked once per process for the
+ * same list.
  */
-export async function credentialFilesIn(dirs: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const dir of dirs) {
-    let hit = cache.get(dir);
-    if (hit === undefined) {
-      hit = walk(dir);
-      cache.set(dir, hit);
-    }
-    out.push(...await hit);
+export function credentialFilesIn(dirs: readonly string[]): Promise<string[]> {
+  const key = [...new Set(dirs)].join("\0");
+  let hit = cache.get(key);
+  if (hit === undefined) {
+    hit = walk([...new Set(dirs)]);
+    cache.set(key, hit);
   }
-  return out;
+  return hit;
 }
 
-async function walk(top: string): Promise<string[]> {
+async function walk(tops: readonly string[]): Promise<string[]> {
   const found: string[] = [];
-  // Breadth first, so the budget goes to the shallow levels where such files are kept.
+  // Breadth first over every directory at once, so the budget goes to the shallow levels (where
+  // such files are kept) of all of them before the deep levels of any.
   let budget = MAX_WALK_ENTRIES;
-  let level = [top];
-  for (let depth = 0; depth <= MAX_WALK_DEPTH && level.length > 0 && budget > 0; depth++) {
+  let level = [...tops];
+  while (level.length > 0 && budget > 0) {
     const next: string[] = [];
     for (const dir of level) {
       if (budget <= 0) break;

@@ -153,10 +153,20 @@ let swept: Promise<void> | undefined;
  * which no command can rename or remove, so `path` (hidden or protected)
  * cannot be moved aside and replaced by a command's own.
  */
-function pinAncestors(path: string, roots: readonly string[], pinned: string[]): void {
+function pinAncestors(
+  path: string,
+  roots: readonly string[],
+  pinned: string[],
+  readOnly: readonly string[] = [],
+): void {
+  // One under a read-only mount (a sealed home's hidden `.cache`, a shown `.cache/pip`) cannot be
+  // renamed, and bound writable over it would show what that mount covers again.
+  const deepest = (dir: string, list: readonly string[]) =>
+    Math.max(-1, ...list.filter((m) => isInside(dir, m)).map((m) => m.length));
   for (const root of roots) {
     if (root === path || !isInside(path, root)) continue;
     for (let dir = dirname(path); dir !== root && isInside(dir, root); dir = dirname(dir)) {
+      if (deepest(dir, readOnly) >= deepest(dir, [...roots, ...pinned])) continue;
       if (!pinned.includes(dir)) pinned.push(dir);
     }
   }
@@ -595,7 +605,10 @@ export async function resolvePlan(
     if (r && !privateDirs.includes(r.path)) privateDirs.push(r.path);
   }
   if (writableRoots) {
-    for (const hidden of [...privateDirs, ...hideDirs]) pinAncestors(hidden, roots, pinned);
+    const readOnly = [...protect, ...hideDirs, ...(home.reveals.map((r) => r.target))];
+    for (const hidden of [...privateDirs, ...hideDirs]) {
+      pinAncestors(hidden, roots, pinned, readOnly);
+    }
   }
   for (const p of policy.reveal ?? []) {
     const r = await real(p);

@@ -29,6 +29,7 @@ import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
 import { nestedRepoRefusal } from "../sandbox/git_nested.ts";
 import { otherRunDirs } from "../sandbox/_standin_registry.ts";
+import { isCredentialFileName } from "../sandbox/_toolchain_creds.ts";
 import {
   type ExecTarget,
   gitConfigRefusal,
@@ -440,7 +441,14 @@ async function homeRefusal(
   const shown = [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN];
   for (const dir of homes) {
     if (!isInside(real, dir) || real === dir) continue;
-    const first = real.slice(dir.length + (dir.endsWith("/") ? 0 : 1)).split("/")[0]!;
+    const parts = real.slice(dir.length + (dir.endsWith("/") ? 0 : 1)).split("/");
+    // A credential file by name in a shown toolchain (`~/.cache/pip/a/b/.netrc`), at any depth.
+    const credential = parts.find(isCredentialFileName);
+    if (credential !== undefined && shown.some((rel) => covers(real, dir, rel))) {
+      return `${credential} in the home directory's toolchains holds the user's credentials and ` +
+        `must never enter the conversation`;
+    }
+    const first = parts[0]!;
     if (!first.startsWith(".") || first === ".git") continue;
     if (!shown.some((rel) => covers(real, dir, rel))) {
       return `${join(dir, first)} in the home directory is the user's configuration, hidden ` +
