@@ -22,6 +22,9 @@ import { join } from "node:path";
 /** Entries listed at most in one walk of the shown directories (all levels, all directories). */
 export const MAX_WALK_ENTRIES = 16384;
 
+/** Levels below a shown directory where a directory is hidden for its name (`a/b/credentials`). */
+export const MAX_DIR_DEPTH = 2;
+
 /** Exact names of well-known credential files. */
 const NAMES = new Set([
   ".netrc",
@@ -50,13 +53,37 @@ const NAMES = new Set([
 ]);
 
 /**
- * Whether `name` is a well-known credential file's name, in any letter case
- * (`NETRC`, `Credentials.json`), or names a credential or a netrc anywhere in
- * it (`application_default_credentials.json`, `credentials.yaml`, `.credentials*`).
+ * Extensions of program code, compiled code and documentation: a
+ * toolchain's own files (Python's `netrc.py`, botocore's `credentials.py`, a
+ * crate's `credential.rs`, a manual's `credentials.html`), never hidden for
+ * their name.
  */
-export function isCredentialFileName(name: string): boolean {
+const CODE_EXTENSIONS = new Set(
+  (
+    "py pyc pyo pyi pyd pyx pxd js mjs cjs ts mts cts jsx tsx map rs rlib rmeta go rb java " +
+    "class jar kt kts scala groovy c h cc cpp cxx hpp hh cs fs swift m mm php pl pm lua ex exs " +
+    "erl hrl hs hi ml mli cmi cmo cmx cmt cmti el elc clj so dylib dll a o d html htm md rst " +
+    "1 3 gz svg css info"
+  ).split(" "),
+);
+
+/**
+ * Whether `name` is a well-known credential file's name, in any letter case
+ * (`NETRC`, `Credentials.json`), or, for a file, names a credential or a
+ * netrc anywhere in it (`application_default_credentials.json`,
+ * `credentials.yaml`, `.credentials*`) without the extension of code or
+ * documentation ({@linkcode CODE_EXTENSIONS}). A directory counts only by
+ * the exact names (`credentials`), not one such as `cargo-credential-1.0`,
+ * and only in the top levels of a shown directory ({@linkcode MAX_DIR_DEPTH}):
+ * deeper, it is a package's (Python's `docker/credentials`).
+ */
+export function isCredentialFileName(name: string, isDirectory = false): boolean {
   const lower = name.toLowerCase();
-  return NAMES.has(lower) || lower.includes("credential") || lower.includes("netrc");
+  if (NAMES.has(lower)) return true;
+  if (isDirectory) return false;
+  const dot = lower.lastIndexOf(".");
+  if (dot > 0 && CODE_EXTENSIONS.has(lower.slice(dot + 1))) return false;
+  return lower.includes("credential") || lower.includes("netrc");
 }
 
 const cache = new Map<string, Promise<string[]>>();
@@ -82,7 +109,7 @@ async function walk(tops: readonly string[]): Promise<string[]> {
   // such files are kept) of all of them before the deep levels of any.
   let budget = MAX_WALK_ENTRIES;
   let level = [...tops];
-  while (level.length > 0 && budget > 0) {
+  for (let depth = 0; level.length > 0 && budget > 0; depth++) {
     const next: string[] = [];
     for (const dir of level) {
       if (budget <= 0) break;
@@ -90,7 +117,10 @@ async function walk(tops: readonly string[]): Promise<string[]> {
         for await (const e of Deno.readDir(dir)) {
           if (--budget < 0) break;
           const path = join(dir, e.name);
-          if (isCredentialFileName(e.name)) found.push(path);
+          const named = e.isDirectory
+            ? depth <= MAX_DIR_DEPTH && isCredentialFileName(e.name, true)
+            : isCredentialFileName(e.name);
+          if (named) found.push(path);
           else if (e.isDirectory) next.push(path);
         }
       } catch {

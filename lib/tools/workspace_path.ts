@@ -29,7 +29,7 @@ import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
 import { nestedRepoRefusal } from "../sandbox/git_nested.ts";
 import { otherRunDirs } from "../sandbox/_standin_registry.ts";
-import { isCredentialFileName } from "../sandbox/_toolchain_creds.ts";
+import { isCredentialFileName, MAX_DIR_DEPTH } from "../sandbox/_toolchain_creds.ts";
 import {
   type ExecTarget,
   gitConfigRefusal,
@@ -442,9 +442,18 @@ async function homeRefusal(
   for (const dir of homes) {
     if (!isInside(real, dir) || real === dir) continue;
     const parts = real.slice(dir.length + (dir.endsWith("/") ? 0 : 1)).split("/");
-    // A credential file by name in a shown toolchain (`~/.cache/pip/a/b/.netrc`), at any depth.
-    const credential = parts.find(isCredentialFileName);
-    if (credential !== undefined && shown.some((rel) => covers(real, dir, rel))) {
+    // A credential file by name in a shown toolchain (`~/.cache/pip/a/b/.netrc`), at any depth,
+    // or in a directory so named in its top levels, as the command sandbox hides them.
+    const toolchain = shown.find((rel) => covers(real, dir, rel));
+    const top = toolchain === undefined ? 0 : toolchain.split("/").length;
+    const credential = toolchain === undefined
+      ? undefined
+      : parts.find((part, i) =>
+        i === parts.length - 1
+          ? isCredentialFileName(part)
+          : i >= top && i - top <= MAX_DIR_DEPTH && isCredentialFileName(part, true)
+      );
+    if (credential !== undefined) {
       return `${credential} in the home directory's toolchains holds the user's credentials and ` +
         `must never enter the conversation`;
     }

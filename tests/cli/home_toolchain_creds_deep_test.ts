@@ -17,7 +17,11 @@ const PLANTED: Record<string, string> = {
   ".m2/repository/org/acme/lib/1.0/x/settings-security.xml": "<master>DeepM2Key6Qw8Er</master>",
   ".cache/pip/.netrc": "machine pypi login u password TopNetrc1Mn3Bv5",
 };
-const OK = { ".cache/pip/a/b/c/wheel-ok.txt": "DeepWheelOk7Hj9" };
+// A toolchain's own code named for what it handles stays readable (Python's `netrc` module).
+const OK: Record<string, string> = {
+  ".cache/pip/a/b/c/wheel-ok.txt": "DeepWheelOk7Hj9",
+  ".pyenv/versions/3.12.1/lib/python3.12/netrc.py": "NetrcModuleOk5Tg",
+};
 
 const secretOf = (text: string) => /[A-Za-z0-9]{14,}/.exec(text)![0];
 
@@ -42,7 +46,7 @@ function calls(home: string): ReturnType<typeof item.toolCall>[] {
 
 /** Asserts no planted secret reached the model and each `read_file` was refused by `refusal`. */
 function assertHidden(body: string, refusal: RegExp): void {
-  assert.ok(body.includes(reverse(OK[".cache/pip/a/b/c/wheel-ok.txt"])), body.slice(-3000));
+  for (const text of Object.values(OK)) assert.ok(body.includes(reverse(text)), body.slice(-3000));
   for (const [rel, text] of Object.entries(PLANTED)) {
     const secret = secretOf(text);
     assert.ok(!body.includes(reverse(secret)), `~/${rel} was read by a command`);
