@@ -18,7 +18,13 @@ import {
   pythonModules,
 } from "./git_exec_keys.ts";
 import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
+import {
+  CONVENTIONAL_HOOK_DIRS,
+  conventionalHookTargets,
+  hookNamedTargets,
+} from "./git_hook_scripts.ts";
 import { inside, ownHome } from "./_paths.ts";
+import { otherUserHomes } from "./_user_homes.ts";
 import { existsNow, statOrNone } from "./_look.ts";
 
 export type { ExecTarget };
@@ -33,6 +39,11 @@ export interface TargetOptions {
   missing?: ReadonlySet<string>;
   /** The environment of {@linkcode resolveGitConfig} (tests). */
   env?: (name: string) => string | undefined;
+  /**
+   * Homes besides `home` whose global configuration counts (default: the
+   * user's other homes, {@linkcode otherUserHomes}, unless `home` is given).
+   */
+  otherHomes?: readonly string[];
   /**
    * Also the targets of the repositories enclosing the workspace
    * ({@linkcode enclosingRepos}); default true.
@@ -94,22 +105,53 @@ function layoutConfig(
   });
 }
 
+/** The hooks directories of a repository at `top`: its configured ones, `hooks/`, the conventional ones. */
+function hookDirsOf(top: string, layout: GitLayout, targets: readonly ExecTarget[]): string[] {
+  const common = layout.gitDirs[1] ?? layout.gitDirs[0];
+  return [
+    ...targets.filter((t) => t.key === "core.hooksPath").map((t) => t.path),
+    ...(common ? [join(common, "hooks")] : []),
+    ...CONVENTIONAL_HOOK_DIRS.map((n) => join(top, n)),
+  ];
+}
+
 /**
- * The paths inside `roots` that git, configured as it is now for the
- * workspace `workspaceReal` (a real path) with git directories `layout`, runs
- * or loads (whatever `_access`: every `onbranch:` include counts, since the
- * user may switch branches). Bare command words count only when they exist.
+ * What git run in the repository at `top` (git directories `layout`) with
+ * the home `home` runs or loads: the configured targets, the conventional
+ * hook directories at its top, and the files its hooks name (those for which
+ * `writable` holds).
  */
-export async function gitConfigTargets(
+async function repoTargets(
+  top: string,
+  layout: GitLayout,
+  home: string | undefined,
+  env: TargetOptions["env"],
+  writable: (path: string) => boolean,
+): Promise<{ config: ResolvedGitConfig; targets: ExecTarget[] }> {
+  const config = await layoutConfig(top, layout, home, env);
+  const targets = await gitExecTargets(config, top, home);
+  // Hooks belong to a repository: none where there is none (a missing `.git` cannot be made).
+  if (layout.kind === "missing") return { config, targets };
+  targets.push(...conventionalHookTargets(top));
+  targets.push(...await hookNamedTargets(top, hookDirsOf(top, layout, targets), writable));
+  return { config, targets };
+}
+
+/** {@linkcode gitConfigTargets} for one home, unfiltered. */
+async function homeTargets(
   workspaceReal: string,
   layout: GitLayout,
-  _access: GitAccess,
-  opts: TargetOptions = {},
+  home: string | undefined,
+  opts: TargetOptions,
+  writable: (path: string) => boolean,
 ): Promise<ExecTarget[]> {
-  const home = "home" in opts ? opts.home : ownHome();
-  const roots = opts.roots ?? [workspaceReal];
-  const config = await layoutConfig(workspaceReal, layout, home, opts.env);
-  const all = await gitExecTargets(config, workspaceReal, home);
+  const { config, targets: all } = await repoTargets(
+    workspaceReal,
+    layout,
+    home,
+    opts.env,
+    writable,
+  );
   // An include whose condition holds for no repository yet (a global `includeIf
   // "gitdir:<ws>/vendor/**"`): git reads it for the next repository the user makes there.
   for (const f of config.skipped ?? []) {
@@ -120,8 +162,7 @@ export async function gitConfigTargets(
     for (const top of await enclosingRepos(workspaceReal, opts.env)) {
       const outer = await findGitLayout(top, opts.missing);
       if (outer.kind === "missing") continue;
-      const cfg = await layoutConfig(top, outer, home, opts.env);
-      all.push(...await gitExecTargets(cfg, top, home));
+      all.push(...(await repoTargets(top, outer, home, opts.env, writable)).targets);
     }
   }
   for (const f of config.files) {
@@ -136,8 +177,35 @@ export async function gitConfigTargets(
       });
     }
   }
-  const out: ExecTarget[] = [];
+  return all;
+}
+
+/**
+ * The paths inside `roots` that git, configured as it is now for the
+ * workspace `workspaceReal` (a real path) with git directories `layout`, runs
+ * or loads (whatever `_access`: every `onbranch:` include counts, since the
+ * user may switch branches). Bare command words count only when they exist.
+ * The global configuration is that of `$HOME` and of the user's other homes
+ * (`_user_homes.ts`: the account's home from `/etc/passwd`, `SUDO_USER`'s),
+ * since the user's later shell may have either; a repository's conventional
+ * hook directories and the files its hooks name count too
+ * (`git_hook_scripts.ts`), unless the workspace has no repository.
+ */
+export async function gitConfigTargets(
+  workspaceReal: string,
+  layout: GitLayout,
+  _access: GitAccess,
+  opts: TargetOptions = {},
+): Promise<ExecTarget[]> {
+  const home = "home" in opts ? opts.home : ownHome();
+  const others = opts.otherHomes ?? ("home" in opts ? [] : otherUserHomes(home));
+  const roots = opts.roots ?? [workspaceReal];
   const writable = (p: string) => roots.some((r) => inside(p, r));
+  const all: ExecTarget[] = [];
+  for (const h of [home, ...others]) {
+    all.push(...await homeTargets(workspaceReal, layout, h, opts, writable));
+  }
+  const out: ExecTarget[] = [];
   for (const t of all) {
     // A path outside every root still counts when a command can re-point it: through a link, or
     // an entry a `..` steps out of, inside a root.
@@ -170,7 +238,7 @@ export function gitConfigRefusal(
   if (!t) return undefined;
   const rel = relative(workspaceReal, real) || ".";
   const verb = t.use === "run" ? "run" : "read";
-  return `${rel} is ${verb} by git (${t.key} = ${t.value}); read-only to the model`;
+  return `${rel} is ${verb} by git (${t.why ?? `${t.key} = ${t.value}`}); read-only to the model`;
 }
 
 /**

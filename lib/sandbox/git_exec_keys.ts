@@ -189,6 +189,8 @@ export interface ExecTarget {
   missing: "dir" | "file";
   /** A bare command word: a target only when it exists. */
   ifExists?: boolean;
+  /** Why git uses it, for refusals, when not `<key> = <value>` (a hook's file, a convention). */
+  why?: string;
 }
 
 /** The words of shell command `cmd` that may name paths. */

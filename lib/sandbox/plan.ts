@@ -810,7 +810,9 @@ function linkOnTheWay(link: string, t: ExecTarget): PenguinError {
   return new PenguinError(
     "runtime",
     `Cannot sandbox: "${link}" is a symbolic link on the way to "${t.path}", which git ` +
-      `runs or reads (${t.key} = ${t.value}), and a command could point it elsewhere. ` +
+      `runs or reads (${
+        t.why ?? `${t.key} = ${t.value}`
+      }), and a command could point it elsewhere. ` +
       `Replace the link with what it points to, or run with --sandbox read-only`,
   );
 }

@@ -1,0 +1,73 @@
+/**
+ * The home directories whose git configuration the user's later shell may
+ * read, besides penguin's own `$HOME`: the account's home from `/etc/passwd`
+ * (what a login shell sets `HOME` to, whatever penguin was started with) and,
+ * under `sudo`, the home of the user who ran it (`SUDO_USER`). The git guard
+ * resolves the global configuration of each (`git_config_guard.ts`).
+ *
+ * Only `/etc/passwd` is read: accounts known through other name services
+ * (LDAP, systemd-homed) are not found.
+ *
+ * @module
+ */
+import { readTextNow } from "./_look.ts";
+
+/** The fields of one `/etc/passwd` account penguin uses. */
+interface Account {
+  name: string;
+  uid: string;
+  home: string;
+}
+
+function accounts(passwd: string): Account[] {
+  const out: Account[] = [];
+  for (const line of passwd.split("\n")) {
+    const f = line.split(":");
+    if (f.length < 7) continue;
+    out.push({ name: f[0]!, uid: f[2]!, home: f[5]! });
+  }
+  return out;
+}
+
+/**
+ * The homes `passwd` (the text of `/etc/passwd`) gives the account `uid` and
+ * the account named `sudoUser`, in that order, without duplicates; only
+ * absolute paths other than `/`.
+ */
+export function passwdHomes(
+  passwd: string,
+  uid: number | null,
+  sudoUser: string | undefined,
+): string[] {
+  const all = accounts(passwd);
+  const found = [
+    uid === null ? undefined : all.find((a) => a.uid === String(uid))?.home,
+    sudoUser ? all.find((a) => a.name === sudoUser)?.home : undefined,
+  ];
+  const out: string[] = [];
+  for (const h of found) {
+    const home = h?.replace(/\/+$/, "");
+    if (home && home.startsWith("/") && !out.includes(home)) out.push(home);
+  }
+  return out;
+}
+
+function tryOr<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * The homes of this machine's user other than `home` (penguin's `$HOME`):
+ * {@linkcode passwdHomes} of this process's uid and of `SUDO_USER`.
+ */
+export function otherUserHomes(home: string | undefined): string[] {
+  const passwd = tryOr(() => readTextNow("/etc/passwd"), "");
+  const uid = tryOr(() => Deno.uid(), null);
+  const sudoUser = tryOr(() => Deno.env.get("SUDO_USER"), undefined);
+  const own = home?.replace(/\/+$/, "");
+  return passwdHomes(passwd, uid, sudoUser).filter((h) => h !== own);
+}

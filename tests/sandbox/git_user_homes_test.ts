@@ -1,0 +1,48 @@
+// The user's other homes (issue 26 XC3): the global git configuration of the
+// account's home from /etc/passwd and of SUDO_USER's home counts besides
+// $HOME's, since the user's later shell may have either as its HOME.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { passwdHomes } from "../../lib/sandbox/_user_homes.ts";
+import { gitConfigTargets } from "../../lib/sandbox/git_config_guard.ts";
+import { findGitLayout } from "../../lib/sandbox/git_guard.ts";
+
+const PASSWD = [
+  "root:x:0:0:root:/root:/bin/bash",
+  "alice:x:1000:1000:Alice:/home/alice/:/bin/bash",
+  "daemon:x:1:1::/:/usr/sbin/nologin",
+  "broken line",
+  "bob:x:1001:1001::relative:/bin/sh",
+].join("\n");
+
+Deno.test("passwdHomes: the uid's home, then SUDO_USER's, absolute and not /", () => {
+  assert.deepEqual(passwdHomes(PASSWD, 1000, undefined), ["/home/alice"]);
+  assert.deepEqual(passwdHomes(PASSWD, 0, "alice"), ["/root", "/home/alice"]);
+  assert.deepEqual(passwdHomes(PASSWD, 0, "root"), ["/root"]);
+  assert.deepEqual(passwdHomes(PASSWD, 1, "bob"), []);
+  assert.deepEqual(passwdHomes(PASSWD, null, "nobody"), []);
+});
+
+Deno.test("gitConfigTargets: another home's core.hooksPath counts besides $HOME's", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const ws = join(base, "ws");
+    for (const d of ["objects", "refs"]) await Deno.mkdir(join(ws, ".git", d), { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    for (const h of ["ha", "hb"]) await Deno.mkdir(join(base, h));
+    await Deno.writeTextFile(join(base, "ha", ".gitconfig"), "[core]\n\thooksPath = tools/hk\n");
+    const layout = await findGitLayout(ws);
+    const env = (n: string) => n === "PATH" ? "" : undefined;
+    const hooksOf = async (otherHomes: string[]) =>
+      (await gitConfigTargets(ws, layout, "read-only", {
+        home: join(base, "hb"),
+        otherHomes,
+        env,
+        enclosing: false,
+      })).filter((t) => t.key === "core.hooksPath" && !t.why).map((t) => t.path);
+    assert.deepEqual(await hooksOf([]), []);
+    assert.deepEqual(await hooksOf([join(base, "ha")]), [join(ws, "tools", "hk")]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
