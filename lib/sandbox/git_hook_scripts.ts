@@ -1,0 +1,118 @@
+/**
+ * Hooks the user's git may run from a repository's work tree, and the project
+ * files those hooks run: both are targets of the git guard
+ * (`git_config_guard.ts`), read-only to the model.
+ *
+ * - Conventional hook directories ({@linkcode CONVENTIONAL_HOOK_DIRS}) at the
+ *   top of a repository, whatever the configuration penguin can see says: the
+ *   user's later shell may have a `core.hooksPath` (another `$HOME`, `-c`)
+ *   that penguin's environment does not, and these are the names such a
+ *   setting uses. A missing one is held by a stand-in like any other missing
+ *   target.
+ * - The files an existing hook names directly as a path: every word of a
+ *   hook's text (comments too) that names an existing regular file, taken
+ *   from the top of the work tree, where git runs hooks (`./scripts/lint.sh`,
+ *   `sh scripts/check.sh`, `node tools/pre-commit.js`). A path through a
+ *   symbolic link, a path built from a variable (`$(dirname "$0")/x`) and the
+ *   files those files run in turn are not followed; nor is the project's
+ *   tooling that a hook runs indirectly (`npm test`, `make`, `npx
+ *   lint-staged`), which is the project's own code.
+ *
+ * @module
+ */
+import { isAbsolute, join } from "node:path";
+import { readUpTo } from "../state/_fs.ts";
+import { commandWords, type ExecTarget } from "./git_exec_keys.ts";
+import { physicalPath } from "./git_path.ts";
+import { listDirNow, statOrNone } from "./_look.ts";
+
+/** Directories at the top of a repository that hold hooks by convention (husky, pre-commit setups). */
+export const CONVENTIONAL_HOOK_DIRS: readonly string[] = [
+  ".githooks",
+  ".husky",
+  ".hooks",
+  ".git-hooks",
+  "githooks",
+  "git-hooks",
+];
+
+/** The key conventional hook directories are reported under. */
+export const CONVENTIONAL_KEY = "core.hooksPath";
+
+/** The most files read in one hooks directory. */
+const MAX_HOOK_FILES = 64;
+/** A hook file larger than this is not read. */
+const MAX_HOOK_BYTES = 256 * 1024;
+
+/** The conventional hook directories at the top of the work tree `top`, as targets. */
+export function conventionalHookTargets(top: string): ExecTarget[] {
+  return CONVENTIONAL_HOOK_DIRS.map((name) => ({
+    path: join(top, name),
+    key: CONVENTIONAL_KEY,
+    value: name,
+    file: join(top, ".git"),
+    use: "run",
+    missing: "dir",
+    why: `a hooks directory by convention: core.hooksPath = ${name} in a configuration ` +
+      `penguin cannot see`,
+  }));
+}
+
+/** The text of the regular file `path` when it is at most {@linkcode MAX_HOOK_BYTES}. */
+async function hookText(path: string): Promise<string | undefined> {
+  const info = statOrNone(path);
+  if (!info?.isFile || info.size > MAX_HOOK_BYTES) return undefined;
+  const bytes = await readUpTo(path, MAX_HOOK_BYTES).catch(() => undefined);
+  return bytes && new TextDecoder().decode(bytes);
+}
+
+/** The hook files of the directory `dir` (not `.sample`), at most {@linkcode MAX_HOOK_FILES}. */
+function hookFiles(dir: string): string[] {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = listDirNow(dir);
+  } catch {
+    return [];
+  }
+  return entries.filter((e) => !e.name.endsWith(".sample")).map((e) => join(dir, e.name))
+    .sort().slice(0, MAX_HOOK_FILES);
+}
+
+/**
+ * The existing regular files that the hooks in `hookDirs` name as a path,
+ * resolved from the work tree `top` (absolute paths as they are), without a
+ * symbolic link on the way. Only those inside `writable` count.
+ */
+export async function hookNamedTargets(
+  top: string,
+  hookDirs: readonly string[],
+  writable: (path: string) => boolean,
+): Promise<ExecTarget[]> {
+  const out: ExecTarget[] = [];
+  const seen = new Set<string>();
+  for (const dir of new Set(hookDirs)) {
+    for (const hook of hookFiles(dir)) {
+      const text = await hookText(hook);
+      if (text === undefined) continue;
+      for (const word of new Set(commandWords(text))) {
+        if (word.startsWith("~") || word.includes("\0")) continue;
+        const { path, links, via } = physicalPath(top, word);
+        if (links.length > 0 || seen.has(path) || !writable(path)) continue;
+        if (path === top || !isAbsolute(path) || statOrNone(path)?.isFile !== true) continue;
+        seen.add(path);
+        out.push({
+          path,
+          key: "hook",
+          value: word,
+          file: hook,
+          use: "run",
+          missing: "file",
+          ifExists: true,
+          ...(via.length ? { via } : {}),
+          why: `the hook ${hook} runs ${word}`,
+        });
+      }
+    }
+  }
+  return out;
+}
