@@ -35,7 +35,9 @@ import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
 import { commondirOf, findGitLayout, GIT_GUARDED_ENTRIES } from "./git_guard.ts";
-import { inside, ownHome } from "./_paths.ts";
+import { CONVENTIONAL_HOOK_DIRS } from "./git_hook_scripts.ts";
+import { inside, isEmptyDir, ownHome } from "./_paths.ts";
+import { otherUserHomes } from "./_user_homes.ts";
 import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
 
 /** A repository below the workspace root. */
@@ -334,9 +336,10 @@ async function visit(
 /**
  * Why git would run something the model chose in `repo`, or undefined when
  * it is a plain repository: a symlinked `.git`, a hook that is not a
- * `.sample`, a key of `GIT_EXEC_KEYS` or an include in its own configuration,
- * or any key (its own, the user's global or system ones) naming an existing
- * path inside `roots`.
+ * `.sample`, a non-empty conventional hooks directory at its top
+ * (`git_hook_scripts.ts`), a key of `GIT_EXEC_KEYS` or an include in its own
+ * configuration, or any key (its own, the user's global ones for every home
+ * of `_user_homes.ts`, the system ones) naming an existing path inside `roots`.
  */
 export async function armedReason(
   repo: NestedRepo,
@@ -372,6 +375,29 @@ export async function armedReason(
       // no hooks directory
     }
   }
+  // A conventional hooks directory runs at the user's commit when their later shell's
+  // configuration (another HOME) names it.
+  for (const name of CONVENTIONAL_HOOK_DIRS) {
+    const dir = join(repo.workTree, name);
+    // (An empty one runs nothing, and may be penguin's stand-in.)
+    if (existsNow(dir) && !await isEmptyDir(dir)) {
+      return `it has ${dir}, which holds git hooks by convention`;
+    }
+  }
+  for (const h of [home, ...otherUserHomes(home)]) {
+    const why = await configArmed(repo, gitDirs, roots, h);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+/** {@linkcode armedReason}'s look at the configuration git reads with the home `home`. */
+async function configArmed(
+  repo: NestedRepo,
+  gitDirs: string[],
+  roots: readonly string[],
+  home: string | undefined,
+): Promise<string | undefined> {
   const config = await resolveGitConfig({
     workTree: repo.workTree,
     gitDirs: [repo.entry, ...gitDirs],

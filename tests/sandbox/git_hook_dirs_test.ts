@@ -132,3 +132,25 @@ Deno.test("penguin run: the files a user's hook runs by path stay as they are (G
       "husky",
     ]);
   }));
+
+Deno.test("penguin run: a repository a command makes with a conventional hooks directory is disarmed", () =>
+  withWorld(async (w) => {
+    const m = (n: string) => ranMarker(w, n);
+    const ha = join(w.base, "ha");
+    await Deno.mkdir(ha);
+    await Deno.writeTextFile(join(ha, ".gitconfig"), `[core]\n\thooksPath = .githooks\n`);
+    const { outputs } = await attack(w, [
+      exec(
+        `git init -q sub && mkdir sub/.githooks && ${hook(m("sub"))} > sub/.githooks/pre-commit ` +
+          `&& chmod +x sub/.githooks/pre-commit && git init -q plain && echo made`,
+      ),
+    ]);
+    assert.match(outputs, /made/);
+    for (const dir of ["sub", "plain"]) {
+      await hostRun(ha, join(w.ws, dir), "git", ["commit", "-q", "--allow-empty", "-m", "x"]);
+    }
+    assert.deepEqual(await ranOf(w, ["sub"]), [], "the user's git ran what the model planted");
+    assert.equal(await exists(join(w.ws, "sub", ".git-disarmed-by-penguin")), true);
+    // A plain repository stays one.
+    assert.equal(await exists(join(w.ws, "plain", ".git", "HEAD")), true);
+  }));
