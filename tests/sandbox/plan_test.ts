@@ -4,6 +4,10 @@ import { PenguinError } from "../../lib/protocol/errors.ts";
 import { createPolicy, homeSecrets, parseSandboxMode, resolvePlan } from "../../lib/sandbox/mod.ts";
 import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
 import { accountHome } from "../../lib/sandbox/home.ts";
+import { CONVENTIONAL_HOOK_DIRS } from "../../lib/sandbox/git_hook_scripts.ts";
+
+/** The conventional hook directories at the top of the repository `ws`, held while missing. */
+const hookDirs = (ws: string) => CONVENTIONAL_HOOK_DIRS.map((n) => join(ws, n));
 
 /** The account's own home (/etc/passwd), hidden in every plan whose HOME is another directory. */
 const ACCOUNT_HOME = await accountHome().then((h) => h && Deno.realPath(h)).catch(() => undefined);
@@ -162,7 +166,11 @@ Deno.test("resolvePlan looks up no guarded git entry when the whole .git is read
     const calls = await counting(["realPath", "lstat", "stat"], async () => {
       const plan = await resolvePlan(policy, ws);
       // (A missing penguin.jsonc is protected by a stand-in of its own.)
-      assert.deepEqual(plan.protect, [join(ws, "penguin.jsonc"), join(ws, ".git")]);
+      assert.deepEqual(plan.protect, [
+        join(ws, "penguin.jsonc"),
+        join(ws, ".git"),
+        ...hookDirs(ws),
+      ]);
     });
     // Only the configuration git reads is looked at (git_config.ts).
     const inside = [...calls.keys()].filter((k) =>
@@ -184,8 +192,8 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
     await Deno.writeTextFile(join(ws, "penguin.jsonc"), "{}\n");
     const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
     let plan = await resolvePlan(policy, ws);
-    assert.deepEqual(plan.protect, [join(ws, "penguin.jsonc"), git]);
-    assert.equal(plan.placeholders, undefined);
+    assert.deepEqual(plan.protect, [join(ws, "penguin.jsonc"), git, ...hookDirs(ws)]);
+    assert.deepEqual(plan.placeholders, hookDirs(ws).map((path) => ({ path, kind: "dir" })));
 
     policy.git = "writable";
     plan = await resolvePlan(policy, ws);
@@ -207,7 +215,7 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
         "rebase-apply",
         "sequencer",
       ]
-        .map((e) => join(git, e)),
+        .map((e) => join(git, e)).concat(hookDirs(ws)),
     );
     // Missing guarded names get inert stand-ins ("gitdir" is never read in a main git dir).
     assert.deepEqual(plan.placeholders, [
@@ -220,6 +228,7 @@ Deno.test("resolvePlan protects the whole .git by default, and only its guarded 
       { path: join(git, "rebase-merge"), kind: "dir" },
       { path: join(git, "rebase-apply"), kind: "dir" },
       { path: join(git, "sequencer"), kind: "dir" },
+      ...hookDirs(ws).map((path) => ({ path, kind: "dir" })),
     ]);
 
     // No .git (and no penguin.jsonc) at all: read-only stand-ins keep commands from making them.
