@@ -205,6 +205,8 @@ export async function gitConfigTargets(
   for (const h of [home, ...others]) {
     all.push(...await homeTargets(workspaceReal, layout, h, opts, writable));
   }
+  // A path the configuration names is refused under its key, before a convention or hook names it.
+  all.sort((a, b) => Number(a.why !== undefined) - Number(b.why !== undefined));
   const out: ExecTarget[] = [];
   for (const t of all) {
     // A path outside every root still counts when a command can re-point it: through a link, or
