@@ -26,14 +26,16 @@ import { commandWords, type ExecTarget } from "./git_exec_keys.ts";
 import { physicalPath } from "./git_path.ts";
 import { listDirNow, statOrNone } from "./_look.ts";
 
-/** Directories at the top of a repository that hold hooks by convention (husky, pre-commit setups). */
+/**
+ * Directories at the top of a repository that hold hooks by convention (husky, pre-commit setups).
+ * Only hidden names: a missing one is held by a stand-in while a session runs, and an empty visible
+ * directory appearing in the user's project would be clutter.
+ */
 export const CONVENTIONAL_HOOK_DIRS: readonly string[] = [
   ".githooks",
   ".husky",
   ".hooks",
   ".git-hooks",
-  "githooks",
-  "git-hooks",
 ];
 
 /** The key conventional hook directories are reported under. */
