@@ -166,6 +166,8 @@ type Found = { entry: Entry; length: number } | "none" | "undecided";
 interface Matcher {
   /** The usable secrets, longest first. */
   entries: readonly Entry[];
+  /** The fewest characters a match takes: a shorter text holds none. */
+  shortest: number;
   /** Decided matches from the start of `text`, and the first undecided position. */
   scan(text: string, final: boolean): { hits: Hit[]; stop: number };
 }
@@ -178,12 +180,21 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
   const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH);
   const { table, filter } = windowsOf(long);
   const shortByFirst = new Map<number, Entry[]>();
+  /** 1 at the code unit a short secret starts with. */
+  const shortStart = new Uint8Array(0x10000);
   for (const e of short) {
     const c = e.value.charCodeAt(0);
+    shortStart[c] = 1;
     const list = shortByFirst.get(c);
     if (list) list.push(e);
     else shortByFirst.set(c, [e]);
   }
+  const shortest = Math.min(
+    long.length > 0 ? FRAGMENT_LENGTH : Infinity,
+    ...short.map((e) => e.value.length),
+  );
+  const NO_WINDOWS: readonly Window[] = [];
+  const NO_ENTRIES: readonly Entry[] = [];
 
   /**
    * What starts at `p` of `text`, whose window hash is `h` (when a whole
@@ -192,14 +203,12 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
    */
   const foundAt = (text: string, p: number, h: number, final: boolean): Found => {
     const rest = text.length - p;
-    let best: { entry: Entry; length: number } | undefined;
+    let bestEntry: Entry | undefined;
+    let bestLength = 0;
     let undecided = false;
-    const offer = (entry: Entry, length: number) => {
-      if (best === undefined || length > best.length) best = { entry, length };
-    };
     if (rest >= FRAGMENT_LENGTH) {
       if (filter[h & 0xffff] === 1) {
-        for (const w of table.get(h) ?? []) {
+        for (const w of table.get(h) ?? NO_WINDOWS) {
           const v = w.entry.value;
           let k = 0;
           while (k < FRAGMENT_LENGTH && text.charCodeAt(p + k) === v.charCodeAt(w.offset + k)) k++;
@@ -210,7 +219,10 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
           }
           // Ran out of text while the secret goes on: more text may make it longer.
           if (!final && p + k === text.length && w.offset + k < v.length) undecided = true;
-          offer(w.entry, k);
+          if (k > bestLength) {
+            bestEntry = w.entry;
+            bestLength = k;
+          }
         }
       }
     } else if (!final && long.length > 0) {
@@ -224,14 +236,18 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
         }
       }
     }
-    for (const e of shortByFirst.get(text.charCodeAt(p)) ?? []) {
-      if (text.startsWith(e.value, p)) offer(e, e.value.length);
-      else if (!final && rest < e.value.length && e.value.startsWith(text.slice(p))) {
+    for (const e of shortByFirst.get(text.charCodeAt(p)) ?? NO_ENTRIES) {
+      if (text.startsWith(e.value, p)) {
+        if (e.value.length > bestLength) {
+          bestEntry = e;
+          bestLength = e.value.length;
+        }
+      } else if (!final && rest < e.value.length && e.value.startsWith(text.slice(p))) {
         undecided = true;
       }
     }
     if (undecided) return "undecided";
-    return best ?? "none";
+    return bestEntry === undefined ? "none" : { entry: bestEntry, length: bestLength };
   };
 
   /**
@@ -243,7 +259,17 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     const hits: Hit[] = [];
     let p = 0;
     let h = text.length >= FRAGMENT_LENGTH ? windowHash(text, 0) : 0;
-    while (p < text.length) {
+    const n = text.length;
+    while (p < n) {
+      if (p + FRAGMENT_LENGTH < n) {
+        // The common case, without a call: no window hashes to `h` and no short secret starts here.
+        if (filter[h & 0xffff] === 0 && shortStart[text.charCodeAt(p)] === 0) {
+          h = (Math.imul(h - Math.imul(text.charCodeAt(p), HASH_LEAD), HASH_BASE) +
+            text.charCodeAt(p + FRAGMENT_LENGTH)) | 0;
+          p++;
+          continue;
+        }
+      }
       const found = foundAt(text, p, h, final);
       if (found === "undecided") return { hits, stop: p };
       if (found !== "none") {
@@ -261,7 +287,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     return { hits, stop: text.length };
   };
 
-  return { entries, scan };
+  return { entries, shortest, scan };
 }
 
 /** One decided match in a view: where, how long (in view characters), and its marker. */
@@ -271,19 +297,41 @@ interface Hit {
   marker: string;
 }
 
+/**
+ * `raw` up to `end` with each hit replaced by its marker; `rawAt` maps a
+ * view position to `raw` (the identity for plain text). Joined in one flat
+ * string: a chain of `+=` over many small hits would keep a tree of pieces
+ * (and the slices' source) alive as long as the result.
+ */
+function replaceHits(
+  raw: string,
+  hits: readonly Hit[],
+  end: number,
+  rawAt: (i: number) => number = (i) => i,
+): string {
+  if (hits.length === 0) return raw.slice(0, end);
+  const parts: string[] = [];
+  let pos = 0;
+  for (const hit of hits) {
+    parts.push(raw.slice(pos, rawAt(hit.at)), hit.marker);
+    pos = rawAt(hit.at + hit.length - 1) + 1;
+  }
+  parts.push(raw.slice(pos, end));
+  return parts.join("");
+}
+
+/** `text` masked as plain text (no view), whole. */
+function maskPlainWhole(matcher: Matcher, text: string): string {
+  return replaceHits(text, matcher.scan(text, true).hits, text.length);
+}
+
 /** A masker over plain text (no view): for the contents of escape sequences. */
 function createPlainMasker(matcher: Matcher): SecretMasker {
   let pending = "";
   const run = (text: string, final: boolean): string => {
     const { hits, stop } = matcher.scan(text, final);
-    let out = "";
-    let pos = 0;
-    for (const hit of hits) {
-      out += text.slice(pos, hit.at) + hit.marker;
-      pos = hit.at + hit.length;
-    }
     pending = text.slice(stop);
-    return out + text.slice(pos, stop);
+    return replaceHits(text, hits, stop);
   };
   return {
     push(text: string): string {
@@ -371,12 +419,6 @@ interface MaskerState {
   carry: string;
 }
 
-/** `text` masked as plain text, whole. */
-function maskPlain(matcher: Matcher, text: string): string {
-  const m = createPlainMasker(matcher);
-  return m.push(text) + m.flush();
-}
-
 function toMap(s: MaskerState): number[] {
   if (s.map === null) s.map = Array.from({ length: s.view.length }, (_, i) => i);
   return s.map;
@@ -415,7 +457,7 @@ function openString(s: MaskerState, c: string): void {
 
 function endString(s: MaskerState, terminator: string): void {
   s.state = "ground";
-  s.raw += maskPlain(s.matcher, s.str + terminator);
+  s.raw += maskPlainWhole(s.matcher, s.str + terminator);
   s.str = "";
 }
 
@@ -545,14 +587,8 @@ function decide(s: MaskerState, final: boolean, force = false): string {
     const owner = s.matcher.entries.find((e) => e.value.includes(piece));
     if (owner) hits.unshift({ at: 0, length: upTo, marker: owner.marker });
   }
-  let out = "";
-  let pos = 0;
-  for (const hit of hits) {
-    out += s.raw.slice(pos, rawAt(s, hit.at)) + hit.marker;
-    pos = rawAt(s, hit.at + hit.length - 1) + 1;
-  }
   const cut = stop < s.view.length ? rawAt(s, stop) : s.raw.length;
-  out += s.raw.slice(pos, cut);
+  const out = replaceHits(s.raw, hits, cut, (i) => rawAt(s, i));
   s.raw = s.raw.slice(cut);
   s.view = s.view.slice(stop);
   if (s.map !== null) {
@@ -662,6 +698,10 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
 
 /** `text` with every secret (and every long enough piece of a long one) replaced by its marker. */
 export function maskSecrets(text: string, secrets: readonly Secret[]): string {
+  const matcher = matcherOf(secrets);
+  // Too short to hold a match, or nothing a terminal hides: no masker state is needed.
+  if (text.length < matcher.shortest) return text;
+  if (!hasIgnorable(text)) return maskPlainWhole(matcher, text);
   const masker = createSecretMasker(secrets);
   if (!masker.active) return text;
   return masker.push(text) + masker.flush();
