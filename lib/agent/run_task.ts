@@ -92,7 +92,7 @@ export interface RunTaskIO {
   /** Called once penguin.jsonc is applied, before the agent opens. */
   beforeOpen?(): Promise<void>;
   /** Start the live span export (see `telemetry.liveTelemetryFor`); shut down after the session. */
-  telemetry?(agent: Agent): TaskTelemetry | null;
+  telemetry?(agent: Agent): TaskTelemetry | null | Promise<TaskTelemetry | null>;
   /** The session is open and the task about to start. */
   opened?(session: Session): void | Promise<void>;
   /** Every message of the stream. */

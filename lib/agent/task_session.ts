@@ -72,7 +72,7 @@ export interface OpenTaskOptions {
    * started export is handed to `started`, and the caller shuts it down
    * after disposing of the session.
    */
-  telemetry?(agent: Agent): TaskTelemetry | null;
+  telemetry?(agent: Agent): TaskTelemetry | null | Promise<TaskTelemetry | null>;
   /** Receives the started export. */
   started?(telemetry: TaskTelemetry): void;
 }
@@ -117,7 +117,7 @@ export async function openTaskSession(
   });
   await checkSkills(opts.skills ?? [], agent.paths.skills, agent.ref.agentId);
   // Spans of every session this task opens (subagents too) go to a collector when one is configured.
-  const telemetry = opts.telemetry?.(agent) ?? null;
+  const telemetry = (await opts.telemetry?.(agent)) ?? null;
   if (telemetry) opts.started?.(telemetry);
   const limits = {
     ...(telemetry ? { observeTrace: telemetry.observeTrace } : {}),

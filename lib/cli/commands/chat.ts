@@ -781,7 +781,7 @@ async function chatMain(args: string[], ctx: CommandContext): Promise<number> {
     }
     opts.resume = picked;
   }
-  const telemetry = startTelemetry(ctx, agent);
+  const telemetry = await startTelemetry(ctx, agent);
   if (telemetry) opts.session.observeTrace = telemetry.observeTrace;
   try {
     return await chatWith(ctx, opts, agent);
