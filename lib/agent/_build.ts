@@ -30,7 +30,7 @@ import type { SessionParts } from "./session.ts";
 import { builtinToolSource, openToolset } from "./toolset.ts";
 import type { ToolSource } from "../tools/source.ts";
 import { mcpToolSource } from "../mcp/source.ts";
-import { type McpServerConfig, parseMcpServers } from "../state/mod.ts";
+import { type McpServerConfig, parseMcpServers } from "../state/mcp_servers.ts";
 import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";

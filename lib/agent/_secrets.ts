@@ -4,7 +4,9 @@
 import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { mcpSecrets } from "../mcp/secrets.ts";
-import { parseMcpServers, type ProjectConfig, type SystemConfig } from "../state/mod.ts";
+import { parseMcpServers } from "../state/mcp_servers.ts";
+import type { ProjectConfig } from "../state/project_config_types.ts";
+import type { SystemConfig } from "../state/system_config.ts";
 import type { Secret } from "../tools/mod.ts";
 
 const KEY_ENV = /_API_KEY$/;

@@ -13,29 +13,33 @@ import { agentInitOptions } from "./builtin_tool_config.ts";
 import type { SessionMeta } from "../protocol/types.ts";
 import { createToolCallIds } from "../models/tool_call_ids.ts";
 import { openTraceWriter, type TraceWriter } from "../trace/writer.ts";
+// The state and session modules by name, not their barrels: those also load what only other
+// commands need (session import, schedules, chat history), which `penguin run` would pay for.
 import {
   type AgentPaths,
   type AgentRef,
-  createTempWorkspace,
-  DEFAULT_AGENT_ID,
-  DEFAULT_PROJECT_ID,
-  isTempWorkspace,
-  loadOrInitAgent,
-  loadProjectConfig,
-  loadVault,
-  newSessionId,
-  type ProjectConfig,
   projectConfigPath,
   projectDir,
-  resolveDataRoot,
-  type ResolvedSystemConfig,
-  resolveSystemConfig,
-  resolveWorkspace,
-  type SystemConfig,
   tracesDir,
+} from "../state/paths.ts";
+import { createTempWorkspace, isTempWorkspace, resolveWorkspace } from "../state/workspace.ts";
+import {
+  DEFAULT_AGENT_ID,
+  DEFAULT_PROJECT_ID,
+  newSessionId,
   validateAgentId,
   validateProjectId,
-} from "../state/mod.ts";
+} from "../state/ids.ts";
+import { loadOrInitAgent } from "../state/agent_init.ts";
+import { loadProjectConfig } from "../state/project_config.ts";
+import type { ProjectConfig } from "../state/project_config_types.ts";
+import { loadVault } from "../state/vault.ts";
+import { resolveDataRoot } from "../state/root.ts";
+import {
+  type ResolvedSystemConfig,
+  resolveSystemConfig,
+  type SystemConfig,
+} from "../state/system_config.ts";
 import { dateDirName } from "../trace/paths.ts";
 import { pinnedWorkspace } from "../sandbox/mod.ts";
 import { defaultWarn } from "../protocol/errors.ts";
@@ -63,7 +67,8 @@ import { createSpawner } from "./subagents/spawner.ts";
 import { restoreChildren } from "./subagents/restore.ts";
 import { MAX_SUBAGENT_DEPTH } from "./subagents/definitions.ts";
 import { listSessionFiles } from "../trace/paths.ts";
-import { closeDanglingCompaction, latestSessionId } from "../session/mod.ts";
+import { closeDanglingCompaction } from "../session/resume.ts";
+import { latestSessionId } from "../session/locate.ts";
 
 /** Options of {@linkcode createAgent}. */
 export interface AgentOptions {

@@ -31,8 +31,8 @@ import {
   type LoadedSession,
   loadSessionForResume,
   missingWorkspaceError as missingWorkspace,
-  type ResumeReplay,
-} from "../session/mod.ts";
+} from "../session/resume.ts";
+import type { ResumeReplay } from "../session/replay.ts";
 import { safeText } from "../display/terminal_text.ts";
 import type { AgentBase, RecordedSessionOptions } from "./_build.ts";
 import type { EngineState } from "./engine.ts";
