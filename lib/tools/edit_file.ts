@@ -100,10 +100,16 @@ async function* runEditFile(
   let content: string;
   let bytes: Uint8Array;
   let mode: number | undefined;
+  let held = 0;
   try {
     const info = await Deno.stat(at.real);
     if (info.isDirectory) return yield* fail(`Cannot edit "${p}": it is a directory.`);
     if (info.mode !== null) mode = info.mode & 0o777;
+    // The text and the edited text, about its size: waits while other edits hold the tool host's memory.
+    held = Math.min(info.size, EDIT_FILE_MAX_BYTES) * 2;
+    if (ctx.holdMemory && !(await ctx.holdMemory(held))) {
+      return yield { type: "result", status: "aborted" };
+    }
     const read = await readFileBounded(at.real, EDIT_FILE_MAX_BYTES, ctx.signal);
     if (!read.ok) {
       if (read.reason === "aborted") return yield { type: "result", status: "aborted" };
@@ -163,6 +169,12 @@ async function* runEditFile(
       } or more; edit_file writes files up to ${formatSize(EDIT_FILE_MAX_BYTES)}. ` +
         "Make the change with a command instead (sed, a script).",
     );
+  }
+  // A small file grown by replace_all holds more than its size asked for.
+  if (
+    ctx.holdMemory && bytes.length + grown > held && !(await ctx.holdMemory(bytes.length + grown))
+  ) {
+    return yield { type: "result", status: "aborted" };
   }
   const updated = withReplacements(content, bytes, oldString, newString, replaceAll ? count : 1);
   try {

@@ -132,6 +132,13 @@ export interface FileToolContext extends ToolCallContext {
    * cannot read their list. Absent: looked up where the tool runs.
    */
   runDirs?: string[];
+  /**
+   * Hold `bytes` of file memory for the rest of the call (replacing what the
+   * call held), waiting while other calls of the tool host hold the rest
+   * (`lib/tools/worker/_memory_budget.ts`); `false` when the call was aborted
+   * first. Absent outside a worker pool: nothing to wait for.
+   */
+  holdMemory?: (bytes: number) => Promise<boolean>;
 }
 
 /** One item a tool yields while it runs. */

@@ -57,7 +57,7 @@ export async function serveToolHost(io: ToolHostIo): Promise<void> {
       const p = run(m);
       calls.add(p);
       p.finally(() => calls.delete(p));
-    } else running.get(m.id)?.abort(fromWireError(m.reason));
+    } else if (m.type === "abort") running.get(m.id)?.abort(fromWireError(m.reason));
   };
   try {
     for await (const text of io.input.pipeThrough(new TextDecoderStream())) {

@@ -52,7 +52,9 @@ export type HostMessage =
     ctx: WorkerToolContext;
   }
   /** Abort call `id` with `reason`. */
-  | { type: "abort"; id: number; reason: WireError };
+  | { type: "abort"; id: number; reason: WireError }
+  /** Answer to call `id`'s `hold`: `ok` once the share is held, false when the call aborted first. */
+  | { type: "held"; id: number; ok: boolean };
 
 /** Worker → host. */
 export type WorkerMessage =
@@ -63,7 +65,9 @@ export type WorkerMessage =
   /** Call `id` finished normally. */
   | { type: "done"; id: number }
   /** Call `id` threw `error`. */
-  | { type: "error"; id: number; error: WireError };
+  | { type: "error"; id: number; error: WireError }
+  /** Call `id` asks to hold `bytes` of the pool's file memory budget (`./_memory_budget.ts`). */
+  | { type: "hold"; id: number; bytes: number };
 
 /** Reduce any thrown value to a {@linkcode WireError}. */
 export function toWireError(err: unknown): WireError {

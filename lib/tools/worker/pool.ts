@@ -13,7 +13,12 @@
  * worker can actually be stopped. At most `maxWorkers` workers live at once
  * (each is a JavaScript isolate of its own, some 10 MB): further calls wait
  * for one to come free, so a response of hundreds of calls holds a few
- * workers, not hundreds.
+ * workers, not hundreds. The workers share one process, so the file tools
+ * also share a budget of file memory (`./_memory_budget.ts`): an edit of a
+ * large file waits while others hold the rest of it. A worker whose call held
+ * more than {@linkcode RETIRE_AFTER_HOLDING} is terminated, not kept idle: its
+ * isolate would keep the garbage of that call (V8 collects an idle heap
+ * late), so the memory given back to the budget would stay in use.
  *
  * Needs `--unstable-worker-options` (deno.json `"unstable": ["worker-options"]`,
  * baked into the compiled binary): without it Deno EXITS the process with
@@ -28,6 +33,7 @@ import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import { type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 import { callEvents, callInbox, type CallMessage, type RunToolCall } from "./_call_messages.ts";
 import { onAbort } from "../../protocol/abort.ts";
+import { createMemoryBudget, type MemoryBudget } from "./_memory_budget.ts";
 
 /** Default idle time before an unused worker is terminated (ms). */
 export const DEFAULT_WORKER_IDLE_MS = 30_000;
@@ -35,6 +41,8 @@ export const DEFAULT_WORKER_IDLE_MS = 30_000;
 export const DEFAULT_WORKER_ABORT_GRACE_MS = 3_000;
 /** Idle workers kept per set of roots at most. */
 const MAX_IDLE_PER_ROOTS = 2;
+/** A worker whose call held more file memory than this (bytes) is terminated after it. */
+export const RETIRE_AFTER_HOLDING = 4 * 1024 * 1024;
 /** Default number of workers alive at once (busy or idle). */
 export const DEFAULT_MAX_WORKERS = 4;
 
@@ -69,6 +77,8 @@ export interface ToolWorkerPoolOptions {
   name?: string;
   /** Workers alive at once at most; further calls wait for one to come free. */
   maxWorkers?: number;
+  /** Bytes of file text the calls may hold at once (`./_memory_budget.ts`). */
+  fileMemoryBudget?: number;
 }
 
 /** Runs tool calls in confined workers. */
@@ -178,6 +188,8 @@ interface PoolState {
   maxWorkers: number;
   /** Calls waiting for a worker, woken one at a time as workers come free. */
   waiting: (() => void)[];
+  /** The file memory the calls hold, shared by every worker. */
+  memory: MemoryBudget;
 }
 
 function kill(s: PoolState, slot: Slot, why: string): void {
@@ -337,15 +349,19 @@ async function* run(
   const slot = await acquire(s, JSON.stringify([roots, readOnly]), roots, readOnly, signal);
   const id = s.nextId++;
   const inbox = callInbox();
-  slot.sink = (m) => {
-    if (m.type !== "crash" && m.type !== "ready" && m.id !== id) return;
-    inbox.push(m);
-  };
-  let finished = false;
-  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  let heldMost = 0;
   const send = (m: HostMessage) => {
     if (!slot.dead) slot.worker.postMessage(m);
   };
+  slot.sink = (m) => {
+    if (m.type !== "crash" && m.type !== "ready" && m.id !== id) return;
+    if (m.type === "hold") {
+      heldMost = Math.max(heldMost, m.bytes);
+      void s.memory.hold(id, m.bytes, signal).then((ok) => send({ type: "held", id, ok }));
+    } else inbox.push(m);
+  };
+  let finished = false;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
   const abortCall = () => {
     send({ type: "abort", id, reason: toWireError(signal.reason) });
     graceTimer = setTimeout(
@@ -363,8 +379,9 @@ async function* run(
   } finally {
     stopListening();
     clearTimeout(graceTimer);
-    if (finished && !slot.dead) release(s, slot);
-    else kill(s, slot, "the call was abandoned");
+    s.memory.release(id);
+    if (finished && !slot.dead && heldMost <= RETIRE_AFTER_HOLDING) release(s, slot);
+    else kill(s, slot, finished ? "retired after a large file" : "the call was abandoned");
   }
 }
 
@@ -383,6 +400,7 @@ export function createToolWorkerPool(
     nextId: 1,
     maxWorkers: Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS),
     waiting: [],
+    memory: createMemoryBudget(opts.fileMemoryBudget),
   };
   return {
     run: (definition, args, ctx) => run(s, definition, args, ctx),

@@ -28,6 +28,7 @@ export function serveTools(
 ): void {
   const scope = globalThis as unknown as WorkerScope;
   const running = new Map<number, AbortController>();
+  const holding = new Map<number, (ok: boolean) => void>();
   const post = (m: WorkerMessage) => scope.postMessage(m);
 
   async function run(m: Extract<HostMessage, { type: "run" }>): Promise<void> {
@@ -37,7 +38,12 @@ export function serveTools(
       const factory = Object.hasOwn(factories, m.tool) ? factories[m.tool] : undefined;
       if (!factory) throw new Error(`the tool worker does not serve "${m.tool}"`);
       const tool = factory(m.definition);
-      for await (const event of tool.run(m.args, { ...m.ctx, signal: ctl.signal })) {
+      const holdMemory = (bytes: number) =>
+        new Promise<boolean>((resolve) => {
+          holding.set(m.id, resolve);
+          post({ type: "hold", id: m.id, bytes });
+        });
+      for await (const event of tool.run(m.args, { ...m.ctx, signal: ctl.signal, holdMemory })) {
         post({ type: "event", id: m.id, event });
       }
       post({ type: "done", id: m.id });
@@ -45,6 +51,8 @@ export function serveTools(
       post({ type: "error", id: m.id, error: toWireError(err) });
     } finally {
       running.delete(m.id);
+      holding.get(m.id)?.(false);
+      holding.delete(m.id);
     }
   }
 
@@ -52,6 +60,11 @@ export function serveTools(
     const m = e.data;
     if (m.type === "run") void run(m);
     else if (m.type === "abort") running.get(m.id)?.abort(fromWireError(m.reason));
+    else if (m.type === "held") {
+      const resolve = holding.get(m.id);
+      holding.delete(m.id);
+      resolve?.(m.ok);
+    }
   });
   post({ type: "ready" });
 }
