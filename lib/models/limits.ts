@@ -16,11 +16,18 @@
 import { MiB } from "../protocol/format_size.ts";
 import { JSON_SHAPE_LIMITS, jsonShapeProblem } from "../protocol/json_shape.ts";
 
-/** Characters of arguments one tool call may stream (8 MiB). */
-export const MAX_TOOL_ARGUMENTS = 8 * MiB;
+/**
+ * Characters of arguments one tool call may stream (2 MiB). No real model
+ * writes this much in one call (the largest outputs are about 128k tokens,
+ * some 0.5 MB), and a call kept costs penguin many times its arguments
+ * downstream (masking, the trace, the display, the next request): a
+ * 7.5 MiB `write_file` took penguin past 320 MB. Larger content is better
+ * written by a command, or in parts.
+ */
+export const MAX_TOOL_ARGUMENTS = 2 * MiB;
 
-/** Characters of tool-call arguments one response may keep over all its calls (8 MiB). */
-export const MAX_RESPONSE_TOOL_ARGUMENTS = 8 * MiB;
+/** Characters of tool-call arguments one response may keep over all its calls (4 MiB). */
+export const MAX_RESPONSE_TOOL_ARGUMENTS = 4 * MiB;
 
 /** Characters of assistant text one response may stream, over all its text segments (8 MiB). */
 export const MAX_RESPONSE_TEXT = 8 * MiB;

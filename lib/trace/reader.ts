@@ -103,7 +103,7 @@ function holds(bytes: Uint8Array, needle: Uint8Array): boolean {
 /**
  * The longest record (line) a trace may hold: a longer one is reported as a
  * problem without being read. penguin writes none that long (a tool call's
- * arguments stop at 8 MiB, command output is archived past its cap, an image
+ * arguments stop at 2 MiB, command output is archived past its cap, an image
  * at 5 MiB); a file from elsewhere (`sessions import`) may.
  */
 export const MAX_RECORD_BYTES = 64 * 1024 * 1024;

@@ -11,7 +11,7 @@ import { assertRunStopsAtCap } from "./_stream_cap.ts";
 const MB = 1000 * 1000;
 /** The most penguin (or any process it started) may hold at its peak. */
 const PEAK_LIMIT = 300 * MB;
-/** Calls the server would send, were it read to the end (6 MB of arguments: under their limits). */
+/** Calls the server would send, were it read to the end (6 MB of arguments: the call limit stops it first). */
 const CALLS = 1500;
 const CONTENT = "x".repeat(4096);
 

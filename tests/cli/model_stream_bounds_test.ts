@@ -100,7 +100,7 @@ function assertPeak(r: Run): void {
 
 Deno.test({
   name:
-    "one call's 36 MB argument in 16-character deltas: the request stops past 8 MiB, the call fails, peak ≤ 300 MB",
+    "one call's 36 MB argument in 16-character deltas: the request stops past 2 MiB, the call fails, peak ≤ 300 MB",
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     // 2.25 million events: the wire parser used to keep every fragment of the argument.
@@ -112,7 +112,7 @@ Deno.test({
     await runAgainst(stream, async (r) => {
       assert.equal(r.code, 1, r.stderr);
       assertPeak(r);
-      assert.match(r.stdout + r.stderr, /more than 8 MiB of arguments in a tool call/);
+      assert.match(r.stdout + r.stderr, /more than 2 MiB of arguments in a tool call/);
       assert.equal(r.requests, 1, "the failed call ran nothing, and the request is not retried");
       await assert.rejects(Deno.stat(join(r.workspace, "b.txt")));
     });
@@ -160,18 +160,18 @@ Deno.test({
 });
 
 Deno.test({
-  name: "8 calls of 3 MiB in one response: the request stops past 8 MiB in all, peak ≤ 300 MB",
+  name: "8 calls of 1.5 MiB in one response: the request stops past 4 MiB in all, peak ≤ 300 MB",
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     let body = "";
     for (let i = 0; i < 8; i++) {
-      const content = String.fromCharCode(65 + i).repeat(3 * MiB);
+      const content = String.fromCharCode(65 + i).repeat(1.5 * MiB);
       body += callStart(i, "no_such_tool") + argDeltas(i, `{"content":"${content}"}`, 1);
     }
     await runAgainst(chatStream([body], "tool_calls"), (r) => {
       assert.equal(r.code, 1, r.stderr);
       assertPeak(r);
-      assert.match(r.stdout + r.stderr, /more than 8 MiB of tool-call arguments over its calls/);
+      assert.match(r.stdout + r.stderr, /more than 4 MiB of tool-call arguments over its calls/);
       assert.equal(r.requests, 1, "a response past a limit is not retried");
     });
   },

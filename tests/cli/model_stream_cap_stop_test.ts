@@ -1,6 +1,6 @@
 // A response that passes a limit of lib/models/limits.ts ends there: on each of the four wire
 // protocols a hostile server streams tool-call arguments (Gemini: text) in 8-character events far
-// past 8 MiB (made as they are sent: 64 MiB would take minutes to read whole), and `penguin run` stops
+// past the limits (made as they are sent: 64 MiB would take minutes to read whole), and `penguin run` stops
 // reading at the limit — the server sees the client go away — ends with the cap error naming
 // the limit and how much came, keeps a valid trace, and stays under a peak bound.
 import assert from "node:assert/strict";
@@ -43,7 +43,7 @@ function tinyDeltas(protocol: WireProtocol, text = false): () => Iterator<string
 }
 
 const ARGS_CAP =
-  /more than 8 MiB of arguments in a tool call \(write_file\); penguin stopped reading it at 8\.0 MiB \(a limit on what one response may hold; ask the model to write large content in smaller parts\)/;
+  /more than 2 MiB of arguments in a tool call \(write_file\); penguin stopped reading it at 2\.0 MiB \(a limit on what one response may hold; ask the model to write large content in smaller parts\)/;
 
 /** Gemini sends a call whole in one event: its row streams text in tiny events instead. */
 const CASES: { protocol: WireProtocol; source: () => () => Iterator<string>; cap: RegExp }[] = [

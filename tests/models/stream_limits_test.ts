@@ -1,5 +1,5 @@
 // What one model response may hold (lib/models/limits.ts), over all four wire protocols from one
-// table: a tool call's arguments past 8 MiB, calls past 8 MiB in all, text or reasoning past
+// table: a tool call's arguments past 2 MiB, calls past 4 MiB in all, text or reasoning past
 // 8 MiB (each stops the request), an opaque signature kept byte for byte under its limit; then the Chat Completions
 // parser's own bounds and the SSE framer's per-event limit.
 import assert from "node:assert/strict";
@@ -39,7 +39,7 @@ const SIGNATURE = "sig/" + "Zm9v+/=".repeat(150_000) + "\u00e9";
 
 const CASES: Case[] = [
   {
-    name: "a call's arguments past 8 MiB stop the request; the call fails, nothing after is read",
+    name: "a call's arguments past 2 MiB stop the request; the call fails, nothing after is read",
     turn: {
       ...turn.of(
         item.toolCall("write_file", content("Q", MAX_TOOL_ARGUMENTS), { id: "c_big" }),
@@ -53,18 +53,18 @@ const CASES: Case[] = [
       assert.equal(c.outcome.permanent, true);
       assert.match(
         c.outcome.error_message!,
-        /more than 8 MiB of arguments in a tool call \(write_file\); penguin stopped reading it at 8\.0 MiB/,
+        /more than 2 MiB of arguments in a tool call \(write_file\); penguin stopped reading it at 2\.0 MiB/,
       );
       const got = calls(c).map((m) => [m.stop_reason, m.arguments.length]);
       assert.deepEqual(got, [["failed", 0]], "the next call was not read");
     },
   },
   {
-    name: "calls past 8 MiB of arguments in all stop the request; the calls before are kept",
+    name: "calls past 4 MiB of arguments in all stop the request; the calls before are kept",
     turn: {
       ...turn.of(
         ...["A", "B", "C", "D"].map((ch, i) =>
-          item.toolCall("write_file", content(ch, 3 * MiB), { id: `c${i}` })
+          item.toolCall("write_file", content(ch, 1.5 * MiB), { id: `c${i}` })
         ),
       ),
       chunk: MiB,
@@ -74,7 +74,7 @@ const CASES: Case[] = [
       assert.equal(c.outcome.status, "failed");
       assert.match(
         c.outcome.error_message!,
-        /more than 8 MiB of tool-call arguments over its calls/,
+        /more than 4 MiB of tool-call arguments over its calls/,
       );
       const got = calls(c).map((m) => [m.stop_reason, m.arguments.length > 0]);
       assert.deepEqual(got, [["completed", true], ["completed", true], ["failed", false]]);
@@ -148,11 +148,11 @@ const chunk = (delta: unknown) => ({
   data: JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] }),
 });
 
-Deno.test("openai-chat parser: arguments before the name stop being kept past 8 MiB", () => {
+Deno.test("openai-chat parser: arguments before the name stop being kept past 2 MiB", () => {
   const p = createChatParser();
   const out: WireDelta[] = [];
   const piece = "x".repeat(MiB);
-  for (let i = 0; i < 9; i++) {
+  for (let i = 0; i < 3; i++) {
     out.push(...p.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] })));
   }
   out.push(...p.push(chunk({ tool_calls: [{ index: 0, id: "c1", function: { name: "w" } }] })));
