@@ -20,6 +20,7 @@ import { denialOutput } from "../tools/command_policy.ts";
 import type { ToolExecutionItem } from "../tools/environment.ts";
 import type { MergeQueue } from "./_queue.ts";
 import { type ApproveFn, decide } from "./approval.ts";
+import { createFileCallOrder } from "./_file_call_order.ts";
 
 /** Runs one approved tool call: its partials, forwarded child messages, then its complete output. */
 export type ToolExecutor = (
@@ -80,6 +81,7 @@ export function createToolPhase(
   const { signal } = ctx;
   const outputs = new Map<string, ToolCallOutputMessage>();
   const executions = new Set<Promise<void>>();
+  const fileOrder = createFileCallOrder();
   let approving = false;
   let held: Held[] = [];
 
@@ -162,7 +164,12 @@ export function createToolPhase(
       if (ctx.recorded && !(await ctx.recorded())) return;
       if (signal?.aborted) return;
       queue.open();
-      const running = executeOne(call).finally(() => queue.close());
+      // Calls on files run in the order the model made them (two edits of one file must not race).
+      const { ready, done } = fileOrder.turn(call);
+      const running = ready.then(() => executeOne(call)).finally(() => {
+        done();
+        queue.close();
+      });
       executions.add(running);
       running.finally(() => executions.delete(running));
     },

@@ -42,8 +42,8 @@ Deno.test({
       assert.equal(r.stdout.match(/Replaced 1000000 occurrences/g)?.length, 2 * FILES, r.stdout);
       for (let k = 0; k < FILES; k++) {
         const size = (await Deno.stat(join(sb.workspace, `e${k}.txt`))).size;
-        // Two edits of one file may run at once (the pool does not order them): at least one lands.
-        assert.ok(size >= 9 * LINES && size <= 10 * LINES, `e${k}.txt was edited: ${size}`);
+        // Edits of one file run in the order the model made them: both land.
+        assert.equal(size, 10 * LINES, `e${k}.txt was edited twice: ${size}`);
       }
       assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);
     } finally {
