@@ -4,8 +4,10 @@
  * read-only one name and not the other leaves the file open to commands.
  *
  * Only files with more than one name are looked for (a usual home has none),
- * by walking the writable roots that hold them: links are not followed, other
- * file systems are not entered (a hard link never crosses one), hidden
+ * by walking the writable roots that hold them, then the other roots on their
+ * file systems (the file may lie outside every root, `_protected_files.ts`):
+ * links are not followed, roots on other file systems are not walked (a hard
+ * link never crosses one), hidden
  * directories are skipped, and at most {@linkcode WALK_BUDGET} entries are
  * read. A name made later cannot be made by a command: the file it would need
  * is hidden or read-only, and linking across a mount point fails.
@@ -42,8 +44,9 @@ const cache = new Map<string, OtherNames>();
 
 /**
  * The other names, inside `roots`, of those `files` (real paths of regular
- * files in `roots`) that have more than one; directories for which `skip`
- * holds (hidden ones) are not entered.
+ * files, in the roots or outside them) that have more than one; directories
+ * for which `skip` holds (hidden ones) are not entered, nor roots on another
+ * file system than every file's.
  */
 export async function otherNames(
   files: readonly string[],
@@ -58,7 +61,13 @@ export async function otherNames(
     wanted.push({ path, dev: info.dev, ino: info.ino, left: info.nlink! - 1 });
   }
   if (wanted.length === 0) return { names: [], unfound: [] };
-  const scope = roots.filter((r) => wanted.some((w) => inside(w.path, r)));
+  // The roots holding a file first (its other names are most likely there), then the others
+  // on a file system of one (a second name of `~/.bashrc` in a workspace outside the home).
+  const devs = new Set(wanted.map((w) => w.dev));
+  const scope = [
+    ...roots.filter((r) => wanted.some((w) => inside(w.path, r))),
+    ...roots.filter((r) => !wanted.some((w) => inside(w.path, r)) && onDevices(r, devs)),
+  ];
   const key = JSON.stringify([wanted.map((w) => [w.path, w.dev, w.ino, w.left]), scope, budget]);
   let found = cache.get(key);
   if (found === undefined) {
@@ -66,6 +75,16 @@ export async function otherNames(
     cache.set(key, found);
   }
   return found;
+}
+
+/** Whether the directory `root` lies on one of `devs`. */
+function onDevices(root: string, devs: ReadonlySet<number>): boolean {
+  try {
+    const dev = Deno.statSync(root).dev;
+    return dev !== null && devs.has(dev);
+  } catch {
+    return false;
+  }
 }
 
 /** Breadth first through `roots` until every wanted name is found or `budget` entries are read. */

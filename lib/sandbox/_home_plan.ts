@@ -28,6 +28,7 @@ import {
 } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
 import { multiLinkFilesIn, otherNames, WALK_BUDGET } from "./_hard_links.ts";
+import { type ProtectedFiles, protectedWithOtherNames } from "./_protected_files.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 
@@ -126,7 +127,16 @@ export async function homeMounts(
   for (const p of await credentialFilesIn(out.reveals.map((r) => r.target))) {
     if (!allHidden(p)) out.hideMore.push(p);
   }
-  if (!writableRoots) return out;
+  if (!writableRoots) {
+    // Nothing is written; a second name of a key or a token file in the workspace is still read.
+    const outside = await outsideWithOtherNames(policy, roots, out);
+    const hidden = await otherNames(outside.secret, roots, () => false);
+    for (const name of hidden.names) {
+      if (!out.hiddenFiles.includes(name)) out.hiddenFiles.push(name);
+    }
+    if (hidden.unfound.length > 0) throw unfoundRefusal(hidden.unfound[0]!);
+    return out;
+  }
   const standIns = await standInPaths();
   const sealed = policy.allowHomeWorkspace ? await sealedHomes(roots, workspace, policy.home) : [];
   const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS];
@@ -149,7 +159,7 @@ export async function homeMounts(
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
-  await guardOtherNames(ctx, [...hidePaths, ...out.hideMore]);
+  await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy);
   // Last, once every hidden and read-only path is known (a pinned directory inside one would
   // show it again, writable).
   for (const p of ctx.pinLater) pinBetween(p, ctx);
@@ -191,7 +201,11 @@ function pinBetween(real: string, ctx: SealContext): void {
  * read-only there: hidden or read-only alike. Refused when the search for
  * them stopped at its budget with names unfound.
  */
-async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Promise<void> {
+async function guardOtherNames(
+  ctx: SealContext,
+  secrets: readonly string[],
+  policy: SandboxPolicy,
+): Promise<void> {
   const { out, roots } = ctx;
   const inRoots = (p: string) => roots.some((r) => inside(p, r) && p !== r);
   const hiddenFiles = out.hiddenFiles.filter(inRoots);
@@ -225,6 +239,11 @@ async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Pr
   for (const d of out.hidden.filter((p) => inRoots(p) && isDirNow(p))) {
     hiddenFiles.push(...multiLinkFilesIn(d).files);
   }
+  // The files kept from commands outside the roots (the hidden home's startup files, keys,
+  // programs, git configuration): their other names in a root are hidden or read-only alike.
+  const outside = await outsideWithOtherNames(policy, roots, out);
+  hiddenFiles.push(...outside.secret);
+  readOnly.push(...outside.kept);
   const skip = (dir: string) => out.hidden.some((h) => inside(dir, h));
   const hidden = await otherNames(hiddenFiles, roots, skip);
   for (const name of hidden.names) {
@@ -235,15 +254,32 @@ async function guardOtherNames(ctx: SealContext, secrets: readonly string[]): Pr
   // A name hidden already stays hidden: a read-only bind over it would show it again.
   for (const name of kept.names) if (!out.hiddenFiles.includes(name)) protectInRoots(name, ctx);
   const unfound = [...hidden.unfound, ...kept.unfound];
-  if (unfound.length > 0) {
-    throw new PenguinError(
-      "runtime",
-      `Cannot sandbox: "${unfound[0]}" has other names (hard links) in the workspace that ` +
-        `penguin did not find in the first ${WALK_BUDGET} entries it read; a command could read or ` +
-        `change the file through them. Remove the extra links (find <workspace> -samefile ` +
-        `"${unfound[0]}"), or use a smaller workspace`,
-    );
-  }
+  if (unfound.length > 0) throw unfoundRefusal(unfound[0]!);
+}
+
+/** The refusal when the search for the other names of `file` stopped at its budget. */
+function unfoundRefusal(file: string): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: "${file}" has other names (hard links) in the workspace that ` +
+      `penguin did not find in the first ${WALK_BUDGET} entries it read; a command could read or ` +
+      `change the file through them. Remove the extra links (find <workspace> -samefile ` +
+      `"${file}"), or use a smaller workspace`,
+  );
+}
+
+/** The protected files outside the roots with more than one name (`_protected_files.ts`). */
+function outsideWithOtherNames(
+  policy: SandboxPolicy,
+  roots: readonly string[],
+  out: HomeMounts,
+): Promise<ProtectedFiles> {
+  return protectedWithOtherNames({
+    homes: out.hiddenHomes,
+    secrets: [...policy.hide, ...out.hideMore],
+    pathDirs: pathDirs(policy),
+    roots,
+  });
 }
 
 /**

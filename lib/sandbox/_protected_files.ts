@@ -1,0 +1,165 @@
+/**
+ * The files penguin keeps from commands outside the writable roots that may
+ * have other names (hard links) inside one: `ln ~/.bashrc ws/bashrc` gives a
+ * command the host's startup file under a path it may write, whatever the
+ * hidden home holds.
+ *
+ * Looked at, by stat only: the startup files of the hidden homes and what
+ * they source or name (`home.ts`), git's global and system configuration
+ * files with what they include and the files of the `core.hooksPath`
+ * directory they set, the programs in the `PATH` directories of the homes
+ * (`~/.local/bin`, `~/bin`), and the files of the hide list (`~/.ssh/*`,
+ * `~/.aws/*`, the toolchain credential walk's finds). Directories are read
+ * breadth first, {@linkcode MAX_DEPTH} levels deep, at most
+ * {@linkcode MAX_ENTRIES} entries a process; a directory on a file system
+ * no writable root is on is not entered (no hard link crosses one). Only
+ * regular files with more than one name on a root's file system are kept.
+ * Once per process: these files do not change while penguin runs.
+ *
+ * @module
+ */
+import { isAbsolute, join } from "node:path";
+import { resolveGitConfig } from "./git_config.ts";
+import { STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
+import { inside, realOf } from "./_paths.ts";
+import { lstatOrNone, statOrNone } from "./_look.ts";
+
+/** How many directory entries one search reads at the most. */
+export const MAX_ENTRIES = 16_384;
+/** How deep below a listed directory the search goes (`~/.config/git/hooks/pre-push` is 3). */
+export const MAX_DEPTH = 3;
+
+/** What to look at. */
+export interface ProtectedQuery {
+  /** Real paths of the hidden homes (outside every root). */
+  homes: readonly string[];
+  /** The secret paths (files or directories) of the hide list. */
+  secrets: readonly string[];
+  /** The `PATH` directories of the host and the child. */
+  pathDirs: readonly string[];
+  /** Real paths of the writable roots. */
+  roots: readonly string[];
+}
+
+/** Files outside the roots with other names: `secret` ones hidden from commands, `kept` read-only. */
+export interface ProtectedFiles {
+  secret: string[];
+  kept: string[];
+}
+
+const cache = new Map<string, ProtectedFiles>();
+
+/** The protected files of `q` outside its roots that have more than one name (see the module). */
+export async function protectedWithOtherNames(q: ProtectedQuery): Promise<ProtectedFiles> {
+  const key = JSON.stringify(q);
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const devs = new Set<number>();
+  for (const r of q.roots) {
+    const dev = statOrNone(r)?.dev;
+    if (dev !== undefined && dev !== null) devs.add(dev);
+  }
+  const found: ProtectedFiles = { secret: [], kept: [] };
+  if (devs.size > 0) {
+    const search = newSearch(devs, q.roots);
+    await secretFiles(q, search, found.secret);
+    await keptFiles(q, search, found.kept);
+    found.kept = found.kept.filter((p) => !found.secret.includes(p));
+  }
+  cache.set(key, found);
+  return found;
+}
+
+/** The hide list's files, and git's global configuration files with what they include. */
+async function secretFiles(q: ProtectedQuery, search: Search, out: string[]): Promise<void> {
+  await search.paths(q.secrets, out);
+  for (const home of q.homes) {
+    const git = await gitFiles(home);
+    await search.paths(git.config, out);
+  }
+}
+
+/** The startup files and what they pull in, the homes' programs, the hooks git runs. */
+async function keptFiles(q: ProtectedQuery, search: Search, out: string[]): Promise<void> {
+  for (const home of q.homes) {
+    const refs = await startupReferences(home);
+    await search.paths(
+      [...STARTUP_TEXT_PATHS.map((n) => join(home, n)), ...refs.sourced, ...refs.named],
+      out,
+    );
+    await search.paths(q.pathDirs.filter((d) => inside(d, home) && d !== home), out);
+    await search.paths((await gitFiles(home)).hooks, out);
+  }
+}
+
+/** Per home: git's configuration files read (global, system, included) and its hooks directories. */
+const gitCache = new Map<string, Promise<{ config: string[]; hooks: string[] }>>();
+
+function gitFiles(home: string): Promise<{ config: string[]; hooks: string[] }> {
+  let found = gitCache.get(home);
+  if (found === undefined) {
+    found = resolveGitConfig({ workTree: home, gitDirs: [], home }).then((r) => ({
+      config: r.files.filter((f) => f.state === "read").map((f) => f.path),
+      hooks: r.entries
+        .filter((e) => e.key === "core.hookspath" && e.value !== null)
+        .map((e) => e.value!.startsWith("~/") ? join(home, e.value!.slice(2)) : e.value!)
+        .filter((p) => isAbsolute(p)),
+    })).catch(() => ({ config: [], hooks: [] }));
+    gitCache.set(home, found);
+  }
+  return found;
+}
+
+/** A bounded, stat-only search for files with more than one name on the roots' file systems. */
+interface Search {
+  /** Add to `out` the files among `paths` (and below those that are directories) with other names. */
+  paths(paths: readonly string[], out: string[]): Promise<void>;
+}
+
+function newSearch(devs: ReadonlySet<number>, roots: readonly string[]): Search {
+  let left = MAX_ENTRIES;
+  const seen = new Set<string>();
+  const inRoots = (p: string) => roots.some((r) => inside(p, r));
+  const onRootDevice = (info: Deno.FileInfo | undefined) =>
+    info?.dev !== null && info?.dev !== undefined && devs.has(info.dev);
+  const file = (real: string, info: Deno.FileInfo, out: string[]) => {
+    if (!info.isFile || (info.nlink ?? 1) < 2 || !onRootDevice(info)) return;
+    if (inRoots(real)) return; // the roots' own rule has it
+    if (!out.includes(real)) out.push(real);
+  };
+  const paths = async (paths: readonly string[], out: string[]) => {
+    const dirs: { dir: string; depth: number }[] = [];
+    for (const p of paths) {
+      const real = await realOf(p);
+      if (real === undefined || seen.has(real)) continue;
+      seen.add(real);
+      const info = lstatOrNone(real);
+      if (info?.isDirectory) dirs.push({ dir: real, depth: 1 });
+      else if (info !== undefined) file(real, info, out);
+    }
+    // Breadth first over all of them: the shallow files of every directory before deep ones.
+    while (dirs.length > 0 && left > 0) {
+      const { dir, depth } = dirs.shift()!;
+      // Another file system holds no name of a root's; a root's own walk covers its directories.
+      if (!onRootDevice(lstatOrNone(dir)) || roots.some((r) => inside(dir, r))) continue;
+      let entries: Deno.DirEntry[];
+      try {
+        entries = Array.from(Deno.readDirSync(dir));
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (--left < 0) break;
+        const path = join(dir, e.name);
+        if (e.isDirectory) {
+          if (depth < MAX_DEPTH) dirs.push({ dir: path, depth: depth + 1 });
+        } else if (e.isFile && !seen.has(path)) {
+          seen.add(path);
+          const info = lstatOrNone(path);
+          if (info !== undefined) file(path, info, out);
+        }
+      }
+    }
+  };
+  return { paths };
+}
