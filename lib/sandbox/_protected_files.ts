@@ -22,7 +22,7 @@ import { isAbsolute, join } from "node:path";
 import { resolveGitConfig } from "./git_config.ts";
 import { STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
-import { lstatOrNone, statOrNone } from "./_look.ts";
+import { listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 
 /** How many directory entries one search reads at the most. */
 export const MAX_ENTRIES = 16_384;
@@ -144,7 +144,7 @@ function newSearch(devs: ReadonlySet<number>, roots: readonly string[]): Search 
       if (!onRootDevice(lstatOrNone(dir)) || roots.some((r) => inside(dir, r))) continue;
       let entries: Deno.DirEntry[];
       try {
-        entries = Array.from(Deno.readDirSync(dir));
+        entries = listDirNow(dir);
       } catch {
         continue;
       }
