@@ -22,3 +22,20 @@ Deno.test("other names are found below the roots, not in skipped directories, an
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("other names of a file outside the roots are found in a root on its file system", async () => {
+  const base = await Deno.makeTempDir({ prefix: "penguin-hardlinks-out-" });
+  try {
+    const outside = join(base, "home", ".bashrc");
+    const root = join(base, "ws");
+    await Deno.mkdir(join(base, "home"));
+    await Deno.mkdir(join(root, "sub"), { recursive: true });
+    await Deno.writeTextFile(outside, "x");
+    await Deno.link(outside, join(root, "sub", "bashrc"));
+    await Deno.link(outside, join(base, "home", "elsewhere"));
+    const found = await otherNames([outside], [root], () => false);
+    assert.deepEqual(found, { names: [join(root, "sub", "bashrc")], unfound: [] });
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
