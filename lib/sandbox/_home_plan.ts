@@ -128,13 +128,7 @@ export async function homeMounts(
     if (!allHidden(p)) out.hideMore.push(p);
   }
   if (!writableRoots) {
-    // Nothing is written; a second name of a key or a token file in the workspace is still read.
-    const outside = await outsideWithOtherNames(policy, roots, out);
-    const hidden = await otherNames(outside.secret, roots, () => false);
-    for (const name of hidden.names) {
-      if (!out.hiddenFiles.includes(name)) out.hiddenFiles.push(name);
-    }
-    if (hidden.unfound.length > 0) throw unfoundRefusal(hidden.unfound[0]!);
+    await hideOutsideSecretNames(policy, roots, out);
     return out;
   }
   const standIns = await standInPaths();
@@ -266,6 +260,23 @@ function unfoundRefusal(file: string): PenguinError {
       `change the file through them. Remove the extra links (find <workspace> -samefile ` +
       `"${file}"), or use a smaller workspace`,
   );
+}
+
+/**
+ * Read-only roots: nothing is written, but a second name of a key or a
+ * token file in the workspace is still read; hidden like the file.
+ */
+async function hideOutsideSecretNames(
+  policy: SandboxPolicy,
+  roots: readonly string[],
+  out: HomeMounts,
+): Promise<void> {
+  const outside = await outsideWithOtherNames(policy, roots, out);
+  const hidden = await otherNames(outside.secret, roots, () => false);
+  for (const name of hidden.names) {
+    if (!out.hiddenFiles.includes(name)) out.hiddenFiles.push(name);
+  }
+  if (hidden.unfound.length > 0) throw unfoundRefusal(hidden.unfound[0]!);
 }
 
 /** The protected files outside the roots with more than one name (`_protected_files.ts`). */
