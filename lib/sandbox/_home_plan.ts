@@ -9,6 +9,7 @@
 import { basename, dirname, join, relative, sep } from "node:path";
 import { homeSecrets, type SandboxPolicy } from "./policy.ts";
 import { type Placeholder, standInPaths } from "./_placeholders.ts";
+import { isStandInName } from "./_standin_ops.ts";
 import { sanitizedGitConfigFile } from "./git_identity.ts";
 import { credentialFilesIn } from "./_toolchain_creds.ts";
 import {
@@ -338,14 +339,34 @@ async function guardStartupFiles(
       protectInRoots(real, ctx);
     }
     const sealedHome = sealedDirs.includes(h);
-    const { sourced, named } = await startupReferences(h);
-    // Named files exist (a missing one is no business of the startup files' shell).
+    const { sourced, named, missing, exact } = await startupReferences(h);
     for (const p of [...sourced, ...named]) {
       // In a sealed home what they source or name is hidden from commands like them (it holds tokens).
       if (sealedHome && !ctx.showStartup && inside(p, h) && await hideFile(p, ctx)) continue;
-      await holdInRoots(p, "file", ctx);
+      await holdMissing(p, true, ctx);
     }
+    // A missing named path (in the home) is held too: a string bash runs later
+    // (`PROMPT_COMMAND`, `trap`, `alias`, `eval`) may source it.
+    const whole = new Set(exact);
+    for (const p of missing) await holdMissing(p, whole.has(p), ctx);
   }
+}
+
+/**
+ * Hold `path` like {@linkcode holdInRoots} when a stand-in can take the name
+ * of its first missing component; else (`cr.sh<CR>`, `q{a,b}.sh`) keep the
+ * directory it would be made in read-only, when bash may read it whole
+ * (`exact`): a name of a cut or as written with such characters is left.
+ */
+async function holdMissing(path: string, exact: boolean, ctx: SealContext): Promise<void> {
+  let parent = path;
+  let name = "";
+  while (parent !== "/" && lstatOrNone(parent) === undefined) {
+    name = basename(parent);
+    parent = dirname(parent);
+  }
+  if (name === "" || isStandInName(name)) return await holdInRoots(path, "file", ctx);
+  if (exact && statOrNone(parent)?.isDirectory === true) await holdInRoots(parent, "dir", ctx);
 }
 
 /**

@@ -30,12 +30,37 @@
  */
 import { join } from "node:path";
 import { decodeAnsiC, expandBraces } from "./_shell_expand.ts";
+import { inside } from "./_paths.ts";
 
 /**
- * A shell word (quotes and backslashes removed, `$'…'` decoded) with the
- * words its braces expand to, or a separator.
+ * A shell word, or a separator. `word` is the word with its quotes and
+ * backslashes removed and `$'…'` decoded; `words` what bash reads it as
+ * (its unquoted braces expanded), then what it would be with every brace
+ * expanded; `spellings` every other name a shell could mean by it (the word
+ * literal, braces unexpanded; as written, quotes and backslashes kept;
+ * trailing blanks such as a CRLF line's `\r` cut off).
  */
-type Token = { word: string; words: string[] } | { sep: string };
+type Token = { word: string; words: string[]; spellings: string[] } | { sep: string };
+
+/**
+ * Private-use characters standing for a quoted `{`, `,` and `}` while braces
+ * are expanded: bash expands only unquoted ones (`q{'a,b'}.sh`,
+ * `"$HOME/qd{a,b}.sh"`, `e\{c,d\}.sh` are literal names).
+ */
+const QUOTED_BRACE: Record<string, string> = { "{": "\uE000", ",": "\uE001", "}": "\uE002" };
+const UNQUOTED_BRACE: Record<string, string> = { "\uE000": "{", "\uE001": ",", "\uE002": "}" };
+
+/** The words of a lexed word: see {@linkcode Token}. */
+function wordToken(word: string, marked: string, raw: string): Token {
+  const exact = expandBraces(marked).map((w) =>
+    w.replace(/[\uE000-\uE002]/g, (c) => UNQUOTED_BRACE[c]!)
+  );
+  const words = [...new Set([...exact, ...expandBraces(word)])];
+  const spellings = new Set([word, raw]);
+  for (const w of words) spellings.add(w.replace(/\s+$/, ""));
+  spellings.add(word.replace(/\s+$/, ""));
+  return { word, words, spellings: [...spellings] };
+}
 
 /** Characters that end a word and a command outside quotes (`{` and `}` only as words of their own). */
 const SEPARATORS = new Set([";", "&", "|", "(", ")", "`", "<", ">", "\n"]);
@@ -52,21 +77,41 @@ interface Lexed {
   comments: string[];
 }
 
+/** A word being lexed: its text, the same with quoted braces marked, and where it starts. */
+interface Building {
+  word: string;
+  marked: string;
+  from: number;
+}
+
+/** Add `s` to the word, quoted (its braces marked, see {@linkcode QUOTED_BRACE}) or not. */
+function put(b: Building, s: string, quoted: boolean): void {
+  b.word += s;
+  b.marked += quoted ? s.replace(/[{,}]/g, (c) => QUOTED_BRACE[c]!) : s;
+}
+
+/** bash's blanks: only a space and a tab end a word (`\r`, `\v`, `\f` belong to it). */
+const isBlank = (c: string) => c === " " || c === "\t";
+
 /**
  * The words and separators of `text`: quotes and backslashes removed,
  * `\` + newline joined away (outside single quotes, as bash does), `${…}`
  * kept whole, and comments set apart (`#` is a plain character when
  * `comments` is false).
  */
-// Long because: one loop over the characters, one branch per quoting form.
 function lex(text: string, comments = true): Lexed {
+  // Long because: one loop over the characters, one branch per quoting form.
   const tokens: Token[] = [];
   const commentTexts: string[] = [];
-  let word = "";
+  let b: Building = { word: "", marked: "", from: 0 };
   let inWord = false;
-  const end = () => {
-    if (inWord) tokens.push({ word, words: expandBraces(word) });
-    word = "";
+  const begin = (i: number) => {
+    if (!inWord) b.from = i;
+    inWord = true;
+  };
+  const end = (i: number) => {
+    if (inWord) tokens.push(wordToken(b.word, b.marked, text.slice(b.from, i)));
+    b = { word: "", marked: "", from: i };
     inWord = false;
   };
   for (let i = 0; i < text.length; i++) {
@@ -76,20 +121,21 @@ function lex(text: string, comments = true): Lexed {
         i++; // a line continuation: both characters go
         continue;
       }
-      if (i + 1 < text.length) word += text[++i];
-      inWord = true;
+      begin(i);
+      if (i + 1 < text.length) put(b, text[++i]!, true);
     } else if (c === "#" && !inWord && comments) {
       const close = text.indexOf("\n", i);
       const stop = close < 0 ? text.length : close;
       commentTexts.push(text.slice(i + 1, stop));
       i = stop - 1;
     } else if (c === "'") {
+      begin(i);
       const close = text.indexOf("'", i + 1);
       const stop = close < 0 ? text.length : close;
-      word += text.slice(i + 1, stop);
+      put(b, text.slice(i + 1, stop), true);
       i = stop;
-      inWord = true;
     } else if (c === '"') {
+      begin(i);
       let j = i + 1;
       for (; j < text.length && text[j] !== '"'; j++) {
         if (text[j] === "\\" && text[j + 1] === "\n") {
@@ -97,43 +143,43 @@ function lex(text: string, comments = true): Lexed {
           continue;
         }
         if (text[j] === "\\" && j + 1 < text.length && '$`"\\'.includes(text[j + 1]!)) j++;
-        word += text[j];
+        put(b, text[j]!, true);
       }
       i = j;
-      inWord = true;
     } else if (c === "$" && text[i + 1] === "'") {
+      begin(i);
       const { value, end: close } = decodeAnsiC(text, i);
-      word += value;
+      put(b, value, true);
       i = close;
-      inWord = true;
     } else if (c === "$" && text[i + 1] === '"') {
+      begin(i);
       continue; // `$"…"`: a translated string, read as `"…"`
     } else if (c === "$" && text[i + 1] === "{") {
+      begin(i);
       const close = text.indexOf("}", i);
       const stop = close < 0 ? text.length - 1 : close;
-      word += text.slice(i, stop + 1);
+      put(b, text.slice(i, stop + 1), false);
       i = stop;
-      inWord = true;
     } else if (c === "$" && text[i + 1] === "(") {
-      word += "$(";
-      inWord = true;
-      end();
+      begin(i);
+      put(b, "$(", false);
+      end(i + 1);
       tokens.push({ sep: "(" });
       i++;
-    } else if (/\s/.test(c) && c !== "\n") {
-      end();
+    } else if (isBlank(c)) {
+      end(i);
     } else if (
       SEPARATORS.has(c) ||
       (!inWord && (c === "}" || (c === "{" && /^\s?$/.test(text[i + 1] ?? ""))))
     ) {
-      end();
+      end(i);
       tokens.push({ sep: c });
     } else {
-      word += c;
-      inWord = true;
+      begin(i);
+      put(b, c, false);
     }
   }
-  end();
+  end(text.length);
   return { tokens, comments: commentTexts };
 }
 
@@ -168,8 +214,12 @@ const PATH_ENDS = /[\s:;=,|&<>()'"`{}]/;
 /** The longest path looked at from one place a home reference starts. */
 const MAX_PATH = 1024;
 
-/** At most this many paths named per text: the files named are each looked at on the disk. */
-export const MAX_NAMED = 4096;
+/**
+ * At most this many paths named per file, and in all the files read: each is
+ * looked at on the disk, and a missing one is held by a stand-in.
+ */
+export const MAX_NAMED_PER_FILE = 2048;
+export const MAX_NAMED = 8192;
 
 /**
  * The paths strictly under `home` that `word` names anywhere in it: from
@@ -203,8 +253,40 @@ function isOption(t: Token | undefined): boolean {
   return t !== undefined && "word" in t && t.word.startsWith("-");
 }
 
+/** True for the separator token `c`. */
+function isSep(t: Token | undefined, c: string): boolean {
+  return t !== undefined && "sep" in t && t.sep === c;
+}
+
+/**
+ * `tokens` without their redirections (`2>/dev/null`, `</dev/null`,
+ * `&>>log`, `>&2`, `{fd}<x`), which may stand anywhere in a command, its
+ * start too (`2>/dev/null . ~/x`): the operator, the word it reads or writes
+ * and a file-descriptor word before it go. `<(` stays (a process
+ * substitution).
+ */
+function withoutRedirections(tokens: readonly Token[]): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const redirect = isSep(t, "<") || isSep(t, ">") || (isSep(t, "&") && isSep(tokens[i + 1], ">"));
+    if (!redirect || isSep(tokens[i + 1], "(")) {
+      out.push(t);
+      continue;
+    }
+    const before = out[out.length - 1];
+    if (before && "word" in before && /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/.test(before.word)) {
+      out.pop();
+    }
+    while (isSep(tokens[i + 1], "<") || isSep(tokens[i + 1], ">") || isSep(tokens[i + 1], "&")) i++;
+    if (tokens[i + 1] && "word" in tokens[i + 1]!) i++; // the file (or `-`, a descriptor)
+  }
+  return out;
+}
+
 /** The absolute paths that `tokens` source with `.` or `source` at a command's start. */
-function sourcedIn(tokens: readonly Token[], home: string): string[] {
+function sourcedIn(all: readonly Token[], home: string): string[] {
+  const tokens = withoutRedirections(all);
   const out: string[] = [];
   let start = true;
   for (let i = 0; i < tokens.length; i++) {
@@ -238,32 +320,69 @@ function sourcedIn(tokens: readonly Token[], home: string): string[] {
 export interface StartupTextPaths {
   /** Absolute paths sourced with `.` or `source`. */
   sourced: string[];
-  /** Paths strictly under the home named anywhere (the sourced ones in it too). */
+  /** Paths strictly under the home named anywhere, in every spelling (the sourced ones in it too). */
   named: string[];
+  /** The paths of `named` that are whole words as bash reads them (in strings run later too). */
+  exact: string[];
+  /** True when the text names more than {@linkcode MAX_NAMED_PER_FILE} paths (`named` stops there). */
+  overflow: boolean;
+}
+
+/** How deep a word's text is read again as shell text (a string run later, in a string). */
+const MAX_RELEX_DEPTH = 2;
+
+/** A word that may be shell text bash runs later (`PROMPT_COMMAND`, `trap`, `alias`, `eval`). */
+const SHELL_TEXT = /[\s'"\\;&|<>()`{]/;
+
+/**
+ * Add what the words of `tokens` name under `home`, in every spelling, and
+ * what each word that is shell text itself names (read again, up to
+ * {@linkcode MAX_RELEX_DEPTH} deep): a string bash runs later may quote,
+ * escape, brace or source in its own way.
+ */
+function namedIn(
+  tokens: readonly Token[],
+  home: string,
+  add: (p: string) => void,
+  exact: Set<string>,
+  depth: number,
+): void {
+  for (const t of tokens) {
+    if (!("word" in t)) continue;
+    for (const w of new Set([...t.words, ...t.spellings])) homePathsInWord(w, home, add);
+    for (const w of t.words) {
+      const p = expand(w, home);
+      if (p !== undefined && inside(p, home) && p !== home && exact.size < MAX_NAMED_PER_FILE) {
+        exact.add(p);
+      }
+    }
+    if (depth < MAX_RELEX_DEPTH && SHELL_TEXT.test(t.word)) {
+      const inner = lex(t.word);
+      namedIn(inner.tokens, home, add, exact, depth + 1);
+      for (const c of inner.comments) namedIn(lex(c, false).tokens, home, add, exact, depth + 1);
+    }
+  }
 }
 
 /**
  * The paths the startup file text `text` sources and names (at most
- * {@linkcode MAX_NAMED}), `~`/`$HOME`/`${HOME}` standing for `home`.
+ * {@linkcode MAX_NAMED_PER_FILE} named), `~`/`$HOME`/`${HOME}` standing for
+ * `home`.
  */
 export function startupTextPaths(text: string, home: string): StartupTextPaths {
   const named = new Set<string>();
+  let overflow = false;
   const add = (p: string) => {
-    if (named.size < MAX_NAMED) named.add(p);
+    if (named.size < MAX_NAMED_PER_FILE) named.add(p);
+    else if (!named.has(p)) overflow = true;
   };
+  const exact = new Set<string>();
   const { tokens, comments } = lex(text);
-  for (const t of tokens) {
-    if ("word" in t) {
-      for (const w of t.words) homePathsInWord(w, home, add);
-    }
-  }
+  namedIn(tokens, home, add, exact, 0);
   // Commented-out lines are read too: a path they name is the user's all the same.
-  for (const c of comments) {
-    for (const t of lex(c, false).tokens) {
-      if ("word" in t) { for (const w of t.words) homePathsInWord(w, home, add); }
-    }
-  }
-  return { sourced: sourcedIn(tokens, home), named: [...named] };
+  for (const c of comments) namedIn(lex(c, false).tokens, home, add, exact, 0);
+  const sourced = sourcedIn(tokens, home);
+  return { sourced, named: [...named], exact: [...exact].filter((p) => named.has(p)), overflow };
 }
 
 /**

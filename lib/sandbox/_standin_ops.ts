@@ -115,6 +115,9 @@ done
 /** Names the script takes: penguin's own fixed names, safe to split on spaces unquoted. */
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$|^\.[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
+/** Whether a stand-in can be made under the name `name` (see {@linkcode SAFE_NAME}). */
+export const isStandInName = (name: string): boolean => SAFE_NAME.test(name);
+
 function parse(line: string | undefined, ids: Map<string, [number, number]>, name: string) {
   const word = (line ?? "").trim();
   if (word === "made") {

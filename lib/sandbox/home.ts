@@ -33,8 +33,8 @@ import { PenguinError } from "../protocol/errors.ts";
 import { readUpTo } from "../state/_fs.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
-import { MAX_NAMED, startupTextPaths } from "./_source_lines.ts";
-import { existsNow, listDirNow, readTextNow, statOrNone } from "./_look.ts";
+import { MAX_NAMED, MAX_NAMED_PER_FILE, startupTextPaths } from "./_source_lines.ts";
+import { existsNow, listDirNow, lstatOrNone, readTextNow, statOrNone } from "./_look.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -250,19 +250,58 @@ export interface StartupReferences {
   sourced: string[];
   /** Existing files strictly under the home that the files read name anywhere, not sourced. */
   named: string[];
+  /**
+   * Missing paths strictly under the home that the files read name anywhere
+   * (in every spelling a shell could mean), not sourced: a stand-in holds
+   * each, so that no file appears where a host shell may later read one.
+   */
+  missing: string[];
+  /** The paths of `missing` that are whole words as bash reads them (not a cut, not as written). */
+  exact: string[];
+}
+
+/** The longest name of one path component (`NAME_MAX`): a longer one can be neither made nor opened. */
+const NAME_MAX = 255;
+
+/**
+ * Whether the missing path `p` could be made: each component at most
+ * {@linkcode NAME_MAX} bytes, and its nearest existing ancestor a directory.
+ */
+function couldBeMade(p: string): boolean {
+  const bytes = new TextEncoder();
+  if (p.includes("\0") || p.split("/").some((c) => bytes.encode(c).length > NAME_MAX)) return false;
+  for (let d = dirname(p);; d = dirname(d)) {
+    const info = statOrNone(d);
+    if (info !== undefined) return info.isDirectory;
+    if (d === "/") return false;
+  }
+}
+
+/** The refusal when the startup files name more paths than penguin holds. */
+function tooManyNames(file: string, limit: number): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: the shell startup files of the home name more than ${limit} paths ` +
+      `(reading "${file}"), more than penguin keeps out of the model's reach; a command could ` +
+      `create or change a file the host's shell later reads. Shorten the startup files, or use a ` +
+      `workspace that holds no home directory`,
+  );
 }
 
 /**
  * What the startup files of `home` pull in (see `_source_lines.ts`): the
  * paths a `source` or `.` command names (`~/`, `$HOME/` and `${HOME}/`
  * expanded, in quotes too; `\. f`, `builtin source f`, `command . f`,
- * `source -- f`, continued lines), and the existing files under the home
- * that any word names anywhere (`. <(cat ~/f)`, `source /dev/stdin < ~/f`,
- * `eval "$(cat ~/f)"`, `X=~/f`, comments). Followed from file to file, the
- * sourced files first, then the named ones (at most `limit` files read).
- * The files read first are those of {@linkcode STARTUP_TEXT_PATHS} (logout,
- * fish, X session files too). Paths built from other variables, globs and
- * the like are not seen.
+ * `source -- f`, continued lines, after a redirection), and the paths under
+ * the home that any word names anywhere (`. <(cat ~/f)`, `source /dev/stdin
+ * < ~/f`, `eval "$(cat ~/f)"`, `X=~/f`, strings run later, comments), in
+ * every spelling a shell could mean: the existing files among them, and the
+ * missing ones. Followed from file to file, the sourced files first, then
+ * the named ones (at most `limit` files read). The files read first are
+ * those of {@linkcode STARTUP_TEXT_PATHS} (logout, fish, X session files
+ * too). Paths built from other variables, globs and the like are not seen.
+ * Throws when a file names more than `MAX_NAMED_PER_FILE` paths, or all
+ * together more than {@linkcode MAX_NAMED}.
  */
 export async function startupReferences(home: string, limit = 64): Promise<StartupReferences> {
   const queue = STARTUP_TEXT_PATHS.map((n) => join(home, n));
@@ -270,6 +309,7 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
   const seen = new Set<string>();
   const sourced: string[] = [];
   const named = new Set<string>();
+  const exact = new Set<string>();
   let read = 0;
   while ((queue.length > 0 || later.length > 0) && read < limit) {
     const isNamed = queue.length === 0;
@@ -287,22 +327,28 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
     read++;
     const bytes = await readUpTo(file, 1 << 20).catch(() => undefined);
     const found = startupTextPaths(new TextDecoder().decode(bytes), home);
+    if (found.overflow) throw tooManyNames(file, MAX_NAMED_PER_FILE);
     for (const p of found.sourced) {
       if (!sourced.includes(p)) sourced.push(p);
       queue.push(p);
     }
+    for (const p of found.exact) exact.add(p);
     for (const p of found.named) {
-      if (named.size >= MAX_NAMED) break;
+      if (named.has(p)) continue;
+      if (named.size >= MAX_NAMED) throw tooManyNames(file, MAX_NAMED);
       named.add(p);
       later.push(p);
     }
   }
   const files: string[] = [];
+  const missing: string[] = [];
   for (const p of named) {
     if (sourced.includes(p)) continue;
-    if (statOrNone(p)?.isFile === true) files.push(p);
+    if (lstatOrNone(p) === undefined) {
+      if (couldBeMade(p)) missing.push(p);
+    } else if (statOrNone(p)?.isFile === true) files.push(p);
   }
-  return { sourced, named: files };
+  return { sourced, named: files, missing, exact: missing.filter((p) => exact.has(p)) };
 }
 
 /**

@@ -416,6 +416,32 @@ function covers(path: string, dir: string, rel: string): boolean {
 }
 
 /**
+ * Why `real` may not be written as a path the startup files of `homes`
+ * source or name (existing or missing), or undefined; refused too when they
+ * name more paths than penguin holds.
+ */
+async function startupRefusal(real: string, homes: readonly string[]): Promise<string | undefined> {
+  for (const h of homes) {
+    let refs: StartupReferences;
+    try {
+      refs = await startupReferences(h);
+    } catch (e) {
+      // Too many names to hold: refused, as the command sandbox refuses.
+      return errorMessage(e);
+    }
+    for (const p of [...refs.sourced, ...refs.named, ...refs.missing]) {
+      const target = await Deno.realPath(p).catch(() => p);
+      if (real === target || real === p) {
+        const how = refs.sourced.includes(p) ? "sourced" : "named";
+        return `${p} is ${how} by a shell startup file of the home directory, so it is ` +
+          `read-only to the model`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
  * Why the file tools refuse `real` under the home rule of the command
  * sandbox (`lib/sandbox/home.ts`), or undefined: in a home directory the
  * workspace is or holds, credentials are never read or written, and the top
@@ -467,18 +493,8 @@ async function homeRefusal(
   if (verb === "read") return undefined;
   // What the startup files source (`. ~/dotfiles/aliases.sh`) or name (`. <(cat ~/f)`) runs in
   // the user's next shell.
-  for (const h of new Set([...homes, ...(home ? [home] : [])])) {
-    const none: StartupReferences = { sourced: [], named: [] };
-    const refs = await startupReferences(h).catch(() => none);
-    for (const p of [...refs.sourced, ...refs.named]) {
-      const target = await Deno.realPath(p).catch(() => p);
-      if (real === target || real === p) {
-        const how = refs.sourced.includes(p) ? "sourced" : "named";
-        return `${p} is ${how} by a shell startup file of the home directory, so it is ` +
-          `read-only to the model`;
-      }
-    }
-  }
+  const startup = await startupRefusal(real, [...new Set([...homes, ...(home ? [home] : [])])]);
+  if (startup !== undefined) return startup;
   for (const dir of homes) {
     if (
       dirname(real) === dir && (await Deno.lstat(real).catch(() => undefined))?.isDirectory !== true
