@@ -1,5 +1,6 @@
 /**
- * The record mask of `trace show`, `trace export` and `sessions show`: every
+ * The record mask of `trace show`, `trace export` and `sessions show` (and
+ * the value mask of `sessions list` and `sessions tree`): every
  * record read is masked with the secrets known now, not only those known
  * when it was written or imported. A trace imported before a value was in
  * the vault, then shown after `config vault set`, shows it masked. The
@@ -17,7 +18,7 @@ import type { OmniMessage } from "../protocol/types.ts";
 import type { AgentRef } from "../state/paths.ts";
 import { validateAgentId, validateProjectId } from "../state/ids.ts";
 import type { Secret } from "../tools/secret_mask.ts";
-import { importRecordMask, importSecrets } from "./import_mask.ts";
+import { importRecordMask, importSecrets, maskReport } from "./import_mask.ts";
 
 /** What {@linkcode displayRecordMask} found. */
 export interface DisplayMask {
@@ -53,6 +54,29 @@ export async function displayRecordMask(
   files: readonly string[],
   fallback: AgentRef,
 ): Promise<DisplayMask> {
+  const { secrets, problems } = await displaySecrets(files, fallback);
+  return { mask: importRecordMask(secrets), problems };
+}
+
+/**
+ * For listings built from trace files (`sessions list`, `sessions tree`):
+ * `value` (plain JSON data) with every string masked with the secrets of
+ * the agents `files` lie under and of `fallback`; and the problems met.
+ */
+export async function displayMaskValue<T>(
+  value: T,
+  files: readonly string[],
+  fallback: AgentRef,
+): Promise<{ value: T; problems: string[] }> {
+  const { secrets, problems } = await displaySecrets(files, fallback);
+  return { value: maskReport(value, secrets), problems };
+}
+
+/** The secrets of the agents `files` lie under and of `fallback`, and the agents that could not be read. */
+async function displaySecrets(
+  files: readonly string[],
+  fallback: AgentRef,
+): Promise<{ secrets: Secret[]; problems: string[] }> {
   const refs = new Map<string, AgentRef>();
   for (const ref of [fallback, ...files.map(agentOfTrace)]) {
     if (ref) refs.set(JSON.stringify([ref.root, ref.projectId, ref.agentId]), ref);
@@ -70,5 +94,5 @@ export async function displayRecordMask(
       );
     }
   }
-  return { mask: importRecordMask(secrets), problems };
+  return { secrets, problems };
 }

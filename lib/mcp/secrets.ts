@@ -5,17 +5,20 @@
  * `[redacted:mcp:<server>.<NAME>]`. A header written as `<scheme>
  * <credential>` (`Authorization: Bearer …`, `Basic …`, `token …`) is masked
  * by its credential, so the scheme word alone, which is no secret, never
- * starts a masked piece. Credentials in a server's URL and arguments
- * (lib/state/mcp_inline_secrets.ts: every value that is not clearly plain,
- * such as `https://u:pass@…`, `/mcp/<token>/sse`, `?tk=…`, `--token <v>`,
- * `-p <v>`, `--header "Authorization: Bearer <v>"`) are masked too, under
- * `<server>.url.<part>` and `<server>.args[<i>]`.
+ * starts a masked piece. A server URL's userinfo, path, query and fragment
+ * (lib/state/mcp_url_secrets.ts: always secrets; a path, query or fragment
+ * under 12 characters is not masked) and the credentials in a stdio
+ * server's arguments (lib/state/mcp_inline_secrets.ts: every value that is
+ * not clearly plain, such as `--token <v>`, `-p <v>`, `--header
+ * "Authorization: Bearer <v>"`, and the same parts of a URL argument) are
+ * masked too, under `<server>.url.<part>` and `<server>.args[<i>]`.
  *
  * @module
  */
 import type { McpServerConfig } from "../state/mod.ts";
 import type { Secret } from "../tools/secret_mask.ts";
-import { argSecrets, urlSecrets } from "../state/mcp_inline_secrets.ts";
+import { argSecrets } from "../state/mcp_inline_secrets.ts";
+import { urlSecretParts } from "../state/mcp_url_secrets.ts";
 
 /** `<scheme> <credential>`: a one-word scheme, whitespace, then the rest. */
 const SCHEMED = /^([A-Za-z][A-Za-z0-9_-]*)\s+(\S.*)$/s;
@@ -35,14 +38,14 @@ export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value });
       }
       for (const s of argSecrets(server.args)) {
-        out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
+        if (s.mask) out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
       }
     } else {
       for (const [key, value] of Object.entries(server.headers)) {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value: headerSecretValue(value) });
       }
-      for (const s of urlSecrets(server.url)) {
-        out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
+      for (const s of urlSecretParts(server.url)) {
+        if (s.mask) out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
       }
     }
   }

@@ -1,11 +1,16 @@
 /**
  * Credentials an MCP server's configuration carries outside its `env` and
- * header values: in a remote server's URL and in a stdio server's
- * arguments. The rule is an allowlist: a value is plain only when it is
- * clearly no credential (see {@linkcode isPlainValue}); every other value is
- * a secret, wherever it stands (`--token <v>`, `-p <v>`, `--header
- * "Authorization: Bearer <v>"`, a token as a URL path segment `/mcp/<v>/sse`,
- * `?tk=<v>`, `https://user:pass@…`).
+ * header values: in a stdio server's arguments. The rule is an allowlist: a
+ * value is plain only when it is clearly no credential (see
+ * {@linkcode isPlainValue}); every other value is a secret, wherever it
+ * stands (`--token <v>`, `-p <v>`, `--header "Authorization: Bearer <v>"`).
+ * A URL (a remote server's, or an argument) follows the closed rule of
+ * lib/state/mcp_url_secrets.ts: its userinfo, path, query and fragment are
+ * secrets, always.
+ *
+ * {@linkcode urlSecrets} (a URL's parts judged by their shape) is no longer
+ * the MCP rule; the login environment's value rule
+ * (lib/sandbox/login_env_values.ts) still uses it.
  *
  * They are secrets like env and header values: masked in everything the
  * model's tools print (lib/mcp/secrets.ts) and emptied in a snapshot
@@ -15,6 +20,7 @@
  */
 
 import { fewVowels, randomLookingRun, randomLookingWindows } from "../protocol/random_looking.ts";
+import { URL_START, urlHasSecret, urlOrigin, urlSecretParts } from "./mcp_url_secrets.ts";
 
 /** One credential found in a URL or an argument list. */
 export interface InlineSecret {
@@ -49,9 +55,6 @@ function namedSecret(prefix: string, previous: string | undefined, value: string
 
 /** A number: `3000`, `-1`, `0.5`. */
 const NUMBER = /^-?\d+(\.\d+)?$/;
-
-/** An argument that is a URL. */
-const URL_START = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /** Letter/digit alternations in `s`: `node18` has 1, a random `a8f3k2` has 5. */
 function alternations(s: string): number {
@@ -145,14 +148,14 @@ function plainUrlPart(s: string): boolean {
 
 /**
  * True when `value` is clearly no credential: empty, a flag, a number, a
- * short word, a package spec, a path with plain segments, a URL whose every
- * part is plain (see {@linkcode urlSecrets}), or a comma-separated list of
- * such values.
+ * short word, a package spec, a path with plain segments, a URL with no
+ * userinfo, path, query or fragment (`https://mcp.example.com`), or a
+ * comma-separated list of such values.
  */
 export function isPlainValue(value: string): boolean {
   if (value === "" || FLAG.test(value) || NUMBER.test(value)) return true;
   if (isShortWord(value) || isPackageSpec(value) || isPath(value)) return true;
-  if (URL_START.test(value)) return parseUrl(value) !== undefined && urlSecrets(value).length === 0;
+  if (URL_START.test(value)) return parseUrl(value) !== undefined && !urlHasSecret(value);
   if (value.includes(",")) {
     const items = value.split(",");
     return items.length > 1 && items.every((i) => i !== "" && !i.includes(",") && isPlainValue(i));
@@ -238,7 +241,10 @@ function secretSegments(segs: readonly string[]): Set<number> {
 }
 
 /**
- * The credentials of `url`: its userinfo (password, or a lone user name),
+ * A URL's parts judged by their shape (the login environment's value rule,
+ * lib/sandbox/login_env_values.ts; MCP URLs follow the closed rule of
+ * lib/state/mcp_url_secrets.ts instead). The credentials of `url`: its
+ * userinfo (password, or a lone user name),
  * each host name label, path segment, query value and fragment that is not
  * plain, and the labels and path segments that look random joined (see
  * `secretLabels`, `secretSegments`). A string that is no URL is a secret
@@ -274,31 +280,6 @@ function decode(s: string): string {
   } catch {
     return s;
   }
-}
-
-/**
- * `url` with its userinfo removed and each secret host name label, path
- * segment, query value and fragment emptied.
- */
-export function urlWithoutSecrets(url: string): string {
-  const u = parseUrl(url);
-  if (u === undefined) return "";
-  if (urlSecrets(url).length === 0) return url;
-  u.username = "";
-  u.password = "";
-  const labels = hostLabels(u);
-  const badLabels = secretLabels(labels);
-  if (badLabels.size > 0) u.hostname = labels.map((l, i) => badLabels.has(i) ? "" : l).join(".");
-  const segs = u.pathname.split("/");
-  const badSegs = secretSegments(segs.map(decode));
-  u.pathname = segs.map((seg, i) => badSegs.has(i) ? "" : seg).join("/");
-  const params = [...u.searchParams].map(([k, v]) => [
-    k,
-    plainUrlPart(v) && !SECRET_NAME.test(k) ? v : "",
-  ]);
-  u.search = params.length > 0 ? new URLSearchParams(params).toString() : "";
-  if (!plainUrlPart(decode(u.hash.slice(1)))) u.hash = "";
-  return u.toString();
 }
 
 /** `Name: value` (a header passed as an argument, as to `mcp-remote --header` or curl's `-H`). */
@@ -339,9 +320,13 @@ function wordSecrets(value: string): string[] {
  * gives `Y`; a header named like a credential its whole value after the
  * scheme word); the secret words of a value with spaces; else the value.
  */
-function valueSecrets(value: string): { where: string; value: string }[] {
+function valueSecrets(value: string): { where: string; value: string; mask?: boolean }[] {
   if (URL_START.test(value) && parseUrl(value) !== undefined) {
-    return urlSecrets(value).map((s) => ({ where: s.where.slice(3), value: s.value }));
+    return urlSecretParts(value).map((s) => ({
+      where: s.where.slice(3),
+      value: s.value,
+      mask: s.mask,
+    }));
   }
   const h = HEADER_ARG.exec(value);
   if (h) {
@@ -359,28 +344,32 @@ function valueSecrets(value: string): { where: string; value: string }[] {
  * The credentials of an argument list, by index: every value (a whole
  * argument, or what follows `--opt=` / `NAME=`) that is not plain by
  * {@linkcode isPlainValue} or follows an option named like a credential
- * (`--token <v>`), narrowed to its secret parts by `valueSecrets`.
+ * (`--token <v>`), narrowed to its secret parts by `valueSecrets`; `mask`
+ * false for a short URL part (lib/state/mcp_url_secrets.ts), which is left
+ * out of snapshots but not masked in text.
  */
-export function argSecrets(args: readonly string[]): (InlineSecret & { index: number })[] {
-  const out: (InlineSecret & { index: number })[] = [];
+export function argSecrets(
+  args: readonly string[],
+): (InlineSecret & { index: number; mask: boolean })[] {
+  const out: (InlineSecret & { index: number; mask: boolean })[] = [];
   args.forEach((arg, i) => {
     const { prefix, value } = splitArg(arg);
     if (value === "") return;
     if (isPlainValue(value) && !namedSecret(prefix, args[i - 1], value)) return;
     for (const s of isPlainValue(value) ? [{ where: "", value }] : valueSecrets(value)) {
-      out.push({ where: `args[${i}]${s.where}`, index: i, value: s.value });
+      out.push({ where: `args[${i}]${s.where}`, index: i, value: s.value, mask: s.mask ?? true });
     }
   });
   return out;
 }
 
-/** `args` with each credential emptied (`--token ""`, `--api-key=`, `Authorization: Bearer`, a URL without its secrets). */
+/** `args` with each credential emptied (`--token ""`, `--api-key=`, `Authorization: Bearer`, a URL cut to `scheme://host[:port]`). */
 export function argsWithoutSecrets(args: readonly string[]): string[] {
   const out = [...args];
   for (const s of argSecrets(args)) {
     const { prefix, value } = splitArg(args[s.index]!);
     if (URL_START.test(value) && parseUrl(value) !== undefined) {
-      out[s.index] = prefix + urlWithoutSecrets(value);
+      out[s.index] = prefix + urlOrigin(value);
     } else out[s.index] = out[s.index]!.split(s.value).join("");
   }
   return out;

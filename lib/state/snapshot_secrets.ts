@@ -2,13 +2,17 @@
  * The MCP secrets of an agent's `system_config.yaml`, left out of a
  * snapshot the way the vault is: every value of an entry's `config.env`
  * (stdio servers) and `config.headers` (remote servers) under
- * `tools.mcpServers` is written as an empty string, and so is every
- * credential in a server's `url` (userinfo removed, secret path segments and
- * query values emptied) and `args` (`--token ""`, `--api-key=`, `-p ""`,
- * `Authorization:`): every value that is not clearly plain, found by
- * lib/state/mcp_inline_secrets.ts; keys, comments and everything else kept.
- * The importer sees which variables, headers and arguments a server needs
- * and sets them again (`penguin mcp add`).
+ * `tools.mcpServers` is written as an empty string; a server's `url` is cut
+ * to `scheme://host[:port]` when it has userinfo, a path, a query or a
+ * fragment (lib/state/mcp_url_secrets.ts), with a comment
+ * ({@linkcode URL_LEFT_OUT}) marking the server as needing its URL; and
+ * every credential in `args` is emptied (`--token ""`, `--api-key=`,
+ * `-p ""`, `Authorization:`, a URL cut to its origin): every value that is
+ * not clearly plain, found by lib/state/mcp_inline_secrets.ts. Keys,
+ * comments and everything else are kept. The importer sees which
+ * variables, headers, URLs and arguments a server needs and sets them again
+ * (`penguin mcp add`; `penguin agent import` lists the URLs,
+ * {@linkcode serversNeedingUrl}).
  *
  * A value that would still be in the text afterwards (reached through a
  * YAML alias, say) refuses the snapshot rather than pack it.
@@ -17,12 +21,12 @@
  */
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type YAMLMap } from "yaml";
 import { PenguinError } from "../protocol/errors.ts";
-import {
-  argSecrets,
-  argsWithoutSecrets,
-  urlSecrets,
-  urlWithoutSecrets,
-} from "./mcp_inline_secrets.ts";
+import { argSecrets, argsWithoutSecrets } from "./mcp_inline_secrets.ts";
+import { urlOrigin, urlSecretParts } from "./mcp_url_secrets.ts";
+
+/** The comment written beside a URL cut to its origin (the mark {@linkcode serversNeedingUrl} reads). */
+export const URL_LEFT_OUT =
+  " penguin: userinfo, path, query and fragment left out; set the full URL";
 
 /** What {@linkcode withoutMcpSecrets} made of a configuration. */
 export interface StrippedConfig {
@@ -90,11 +94,12 @@ function withoutInlineSecrets(
   const removed: string[] = [];
   const url = config.get("url", true) as unknown;
   if (isScalar(url) && typeof url.value === "string") {
-    const found = urlSecrets(url.value);
+    const found = urlSecretParts(url.value);
     if (found.length > 0) {
-      values.push(...found.map((s) => s.value));
-      removed.push(...found.map((s) => `${label}.${s.where}`));
-      url.value = urlWithoutSecrets(url.value);
+      values.push(...found.filter((s) => s.mask).map((s) => s.value));
+      removed.push(...new Set(found.map((s) => `${label}.${s.where}`)));
+      url.value = urlOrigin(url.value);
+      url.comment = URL_LEFT_OUT;
     }
   }
   let args = config.get("args", true) as unknown;
@@ -108,10 +113,55 @@ function withoutInlineSecrets(
         const item = args.items[s.index];
         if (isScalar(item)) item.value = clean[s.index];
         else args.items[s.index] = doc.createNode(clean[s.index]);
-        values.push(s.value);
-        removed.push(`${label}.${s.where}`);
+        if (s.mask) values.push(s.value);
+        if (!removed.includes(`${label}.${s.where}`)) removed.push(`${label}.${s.where}`);
       }
     }
   }
   return removed;
+}
+
+/** `s` quoted for a POSIX shell. */
+function quoted(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A server of a snapshot whose URL was cut to its origin, and the command that sets it again. */
+export interface ServerNeedingUrl {
+  /** The server's name. */
+  name: string;
+  /** `penguin mcp add <name> --url 'scheme://host[:port]/…' [--sse] [--header 'K: …']…`. */
+  command: string;
+}
+
+/**
+ * The servers of snapshot configuration `text` marked by
+ * {@linkcode withoutMcpSecrets} as needing their URL (the
+ * {@linkcode URL_LEFT_OUT} comment), each with the `penguin mcp add` line to
+ * complete it; none when the text does not parse.
+ */
+export function serversNeedingUrl(text: string): ServerNeedingUrl[] {
+  const doc = parseDocument(text);
+  const servers = doc.getIn(["tools", "mcpServers"]);
+  if (doc.errors.length > 0 || !isSeq(servers)) return [];
+  const out: ServerNeedingUrl[] = [];
+  for (const entry of servers.items) {
+    if (!isMap(entry)) continue;
+    const name = entry.get("name");
+    const config = entry.get("config");
+    if (typeof name !== "string" || !isMap(config)) continue;
+    const url = config.get("url", true);
+    if (!isScalar(url) || typeof url.value !== "string" || url.comment !== URL_LEFT_OUT) continue;
+    const headers = config.get("headers");
+    const names = isMap(headers)
+      ? headers.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key))
+      : [];
+    const words = [
+      `penguin mcp add ${name} --url ${quoted(`${url.value}/…`)}`,
+      ...(config.get("transport") === "sse" ? ["--sse"] : []),
+      ...names.map((h) => `--header ${quoted(`${h}: …`)}`),
+    ];
+    out.push({ name, command: words.join(" ") });
+  }
+  return out;
 }

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { mcpSecrets } from "../../lib/mcp/secrets.ts";
 import { maskSecrets } from "../../lib/tools/secret_mask.ts";
-import { argsWithoutSecrets, urlWithoutSecrets } from "../../lib/state/mcp_inline_secrets.ts";
+import { argsWithoutSecrets } from "../../lib/state/mcp_inline_secrets.ts";
+import { urlOrigin } from "../../lib/state/mcp_url_secrets.ts";
 import { runCliOk } from "../support/cli.ts";
 import { packedText } from "./_mcp_snapshot.ts";
 import { withRoot } from "../support/roots.ts";
@@ -54,7 +55,7 @@ Deno.test("agent snapshot leaves MCP URL userinfo, credential query values and t
     assert.match(r.stderr, /loc\.args\[3\]/);
     const { all, config: yaml } = await packedText(root);
     for (const t of TOKENS) assert.ok(!all.includes(t), `${t} is in the snapshot`);
-    assert.ok(yaml.includes("https://mcp.example.com/mcp?api_key=&region=eu"), yaml);
+    assert.ok(yaml.includes("url: https://mcp.example.com #"), yaml);
     for (
       const kept of ["/srv/x.py", "--token", "--api-key=", "--key-file", "/etc/k.pem", "--verbose"]
     ) {
@@ -86,7 +87,7 @@ Deno.test("URL and argument credentials of MCP servers are masked like env value
   assert.ok(text.includes("[redacted:mcp:remote.url.password]"), text);
   assert.ok(text.includes("[redacted:mcp:loc.args[1]]"), text);
   assert.ok(text.endsWith(" /srv/x"), text);
-  assert.equal(urlWithoutSecrets("https://h.example/mcp?x=1"), "https://h.example/mcp?x=1");
+  assert.equal(urlOrigin("https://h.example:8443/mcp?x=1"), "https://h.example:8443");
   assert.deepEqual(argsWithoutSecrets(["--no-auth", "/srv/x", "TOKEN=abc", "-v"]), [
     "--no-auth",
     "/srv/x",

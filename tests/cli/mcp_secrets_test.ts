@@ -169,7 +169,8 @@ Deno.test("agent snapshot leaves MCP env and header values out, keeping their na
     assertNoPiece(packed, "the snapshot's system_config.yaml");
     assert.match(packed, /GH_TOKEN: ""/);
     assert.match(packed, /Authorization: ""/);
-    assert.match(packed, /url: https:\/\/mcp\.example\.com\/mcp/);
+    // The URL path is left out (closed rule); the server is marked as needing its URL.
+    assert.match(packed, /url: https:\/\/mcp\.example\.com # penguin:/);
     // The agent's own configuration keeps its values.
     assert.equal(await Deno.readTextFile(own), before);
   });

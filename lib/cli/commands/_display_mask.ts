@@ -1,6 +1,7 @@
 /**
  * The current-secrets mask of the commands that show or export a trace
- * (`trace show`, `trace export`, `sessions show`): see
+ * (`trace show`, `trace export`, `sessions show`) and of the listings
+ * (`sessions list`, `sessions tree`): see
  * lib/agent/display_mask.ts. A secret that could not be read is said on
  * stderr, not skipped silently.
  *
@@ -33,4 +34,28 @@ export async function currentSecretsMask(
   const { mask, problems } = await displayRecordMask(files, fallback);
   for (const p of problems) ctx.io.err(`${command}: ${p}\n`);
   return mask;
+}
+
+/**
+ * `value` (a listing's rows) with every string masked with the secrets of
+ * the agents `files` lie under and of `agent` (default: the data root's
+ * default agent); each secret that could not be read is named on stderr
+ * under `command`.
+ */
+export async function currentSecretsMaskValue<T>(
+  command: string,
+  value: T,
+  files: readonly string[],
+  ctx: CommandContext,
+  agent?: AgentRef,
+): Promise<T> {
+  const fallback = agent ?? {
+    root: resolveDataRoot({ root: ctx.root }),
+    projectId: DEFAULT_PROJECT_ID,
+    agentId: DEFAULT_AGENT_ID,
+  };
+  const { displayMaskValue } = await import("../../agent/display_mask.ts");
+  const masked = await displayMaskValue(value, files, fallback);
+  for (const p of masked.problems) ctx.io.err(`${command}: ${p}\n`);
+  return masked.value;
 }

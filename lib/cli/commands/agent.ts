@@ -27,6 +27,7 @@ import {
   snapshotAgent,
   type SnapshotArchive,
 } from "../../state/snapshot.ts";
+import { serversNeedingUrl } from "../../state/snapshot_secrets.ts";
 import { liveSessions } from "../../trace/lock.ts";
 import { resolveToolDefinitions } from "../../agent/toolset.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
@@ -278,6 +279,8 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   const ref = agentRef(ctx, p);
   const paths = agentPaths(ref);
   const archive = await readSnapshot(resolve(file), paths.agent);
+  const config = archive.files.find((f) => f.path === "system_config.yaml");
+  const needUrl = config ? serversNeedingUrl(new TextDecoder().decode(config.data)) : [];
   let done;
   try {
     done = await importArchive(ctx, p, cmd, ref, paths, archive);
@@ -292,6 +295,14 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
       done.files === 1 ? "" : "s"
     }${kept}).\n`,
   );
+  if (needUrl.length > 0) {
+    ctx.io.out(
+      safeText(
+        `MCP servers to set up (their URL's path, query or userinfo was left out of the snapshot):\n` +
+          needUrl.map((s) => `  ${s.name}: ${s.command}\n`).join(""),
+      ),
+    );
+  }
   return 0;
 }
 

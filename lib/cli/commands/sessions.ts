@@ -33,6 +33,7 @@ import {
   planDelete,
   type SessionScope,
   sessionTree,
+  type TreeNode,
 } from "../../session/mod.ts";
 import {
   DEFAULT_AGENT_ID,
@@ -48,7 +49,7 @@ import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
 import { importRecordMask, importSecrets, maskReport } from "../../agent/import_mask.ts";
-import { currentSecretsMask } from "./_display_mask.ts";
+import { currentSecretsMask, currentSecretsMaskValue } from "./_display_mask.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { createRenderer } from "../render/mod.ts";
@@ -186,11 +187,20 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
   const workspace = str(p, WORKSPACE.name);
   const limit = flagValue(p, LIMIT) ?? (all ? undefined : DEFAULT_LIMIT);
   const listed = await listSessions({ ...scope, allAgents: all });
-  const { rows, hidden, omitted } = await selectSessions(listed, {
+  const selected = await selectSessions(listed, {
     everything: all,
     ...(workspace !== undefined ? { workspace } : {}),
     ...(limit !== undefined ? { limit } : {}),
   });
+  const { hidden, omitted } = selected;
+  // Titles and workspaces come from the traces: masked with the secrets known now, as sessions show.
+  const rows = await currentSecretsMaskValue(
+    "sessions list",
+    selected.rows,
+    selected.rows.map((r) => r.latestPath),
+    ctx,
+    scope,
+  );
   if (bool(p, "json")) json(ctx, rows);
   else {
     ctx.io.out(safeText(formatSessionList(rows, all, listWidth(ctx))));
@@ -726,7 +736,11 @@ async function treeCommand(args: string[], ctx: CommandContext): Promise<number>
   const p = parse("sessions tree", args, ctx, TREE_HELP, [], 1);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
-  const forest = await sessionTree({ ...scope, session: p.positionals[0] });
+  const found = await sessionTree({ ...scope, session: p.positionals[0] });
+  const paths = (nodes: TreeNode[]): string[] =>
+    nodes.flatMap((n) => [...(n.summary ? [n.summary.latestPath] : []), ...paths(n.children)]);
+  // Titles come from the traces: masked with the secrets known now, as sessions show.
+  const forest = await currentSecretsMaskValue("sessions tree", found, paths(found), ctx, scope);
   if (bool(p, "json")) json(ctx, forest);
   else ctx.io.out(safeText(formatTree(forest)));
   return 0;
