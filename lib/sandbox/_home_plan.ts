@@ -65,6 +65,17 @@ export interface HomeMounts {
   placeholders: Placeholder[];
 }
 
+/** Options of {@linkcode homeMounts}. */
+export interface HomeMountOptions {
+  /**
+   * Only what can refuse the plan is awaited: the walk for credential files
+   * in the shown toolchains (which never refuses one) is started, not awaited,
+   * and the mounts leave those files out. For a check before any command
+   * runs; the plans commands run in await the same walk.
+   */
+  check?: boolean;
+}
+
 /** The `PATH` directories of the host and of the child environment. */
 function pathDirs(policy: SandboxPolicy): string[] {
   const host = policy.env.host ?? Deno.env.toObject();
@@ -86,6 +97,7 @@ export async function homeMounts(
   policy: SandboxPolicy,
   roots: string[],
   writableRoots: boolean,
+  opts: HomeMountOptions = {},
 ): Promise<HomeMounts> {
   const out: HomeMounts = {
     hidden: [],
@@ -124,9 +136,14 @@ export async function homeMounts(
   for (const h of hiddenHomes) out.hideMore.push(...await expandSecretPatterns(h.lexical));
   const allHidden = (p: string) => isHidden(p) || out.hideMore.some((h) => inside(p, h));
   for (const h of hiddenHomes) await showInHiddenHome(h, policy, roots, allHidden, out);
-  // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`).
-  for (const p of await credentialFilesIn(out.reveals.map((r) => r.target))) {
-    if (!allHidden(p)) out.hideMore.push(p);
+  // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
+  // the directories are walked (a file holds no entries and costs the walk nothing), so the
+  // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
+  const walk = credentialFilesIn(out.reveals.map((r) => r.target).filter(isDir));
+  if (opts.check) {
+    void walk; // started for the plans to come, which await the same walk
+  } else {
+    for (const p of await walk) if (!allHidden(p)) out.hideMore.push(p);
   }
   if (!writableRoots) {
     await hideOutsideSecretNames(policy, roots, out);
@@ -149,7 +166,7 @@ export async function homeMounts(
     if (!hiddenHomes.some((h) => h.real === dir)) await hideSecretsOf(dir, out);
     await seal(dir, loaded, ctx);
   }
-  await hideSealedToolchainCredentials(ctx);
+  await hideSealedToolchainCredentials(ctx, opts);
   // A startup file of the home that links into a writable root (a dotfiles repository), and
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
@@ -166,12 +183,17 @@ export async function homeMounts(
  * show (`~/.cache/pip/.netrc`), found as in a hidden home's: hidden, and
  * refused by the file tools (`workspace_path.ts`, by name at any depth).
  */
-async function hideSealedToolchainCredentials(ctx: SealContext): Promise<void> {
+async function hideSealedToolchainCredentials(
+  ctx: SealContext,
+  opts: HomeMountOptions,
+): Promise<void> {
   const shown = ctx.showStartup ? [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN] : TOOLCHAIN_PATHS;
   const dirs = ctx.sealedDirs.flatMap((h) => expandHomePaths(h, shown))
     .filter((p) => !ctx.isHidden(p));
   if (dirs.length === 0) return;
-  for (const p of await credentialFilesIn(dirs)) {
+  const walk = credentialFilesIn(dirs);
+  if (opts.check) return;
+  for (const p of await walk) {
     if (!ctx.isHidden(p)) ctx.out.hideMore.push(p);
   }
 }

@@ -20,7 +20,7 @@ import {
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { dataRootsToHide, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
-import { homeMounts, type Reveal } from "./_home_plan.ts";
+import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts";
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import {
   findNestedRepos,
@@ -496,11 +496,13 @@ function checkRootId(
 /**
  * Resolve `policy` for a child started in `cwd`. Throws a runtime error when
  * the workspace or cwd is missing; silently skips hide entries, scratchpad
- * and extra directories that do not exist.
+ * and extra directories that do not exist. With `opts.check`, a plan only to
+ * see whether one can be made (see `HomeMountOptions`): never run a command in it.
  */
 export async function resolvePlan(
   policy: SandboxPolicy,
   cwd: string,
+  opts: HomeMountOptions = {},
 ): Promise<SandboxPlan> {
   // Long because: the plan's mounts in the order the sandbox applies them (workspace, revealed
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
@@ -554,7 +556,7 @@ export async function resolvePlan(
     }
   }
 
-  const home = await homeMounts(policy, roots, writableRoots);
+  const home = await homeMounts(policy, roots, writableRoots, opts);
   for (const p of home.protect) if (!protect.includes(p)) protect.push(p);
   for (const p of home.pinned) if (!pinned.includes(p)) pinned.push(p);
   for (const p of home.placeholders) {

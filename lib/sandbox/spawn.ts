@@ -135,7 +135,8 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   if (bwrapProblem !== undefined) return bwrapProblem;
   let plan;
   try {
-    plan = await resolvePlan(policy, policy.workspace);
+    // What could refuse the workspace; the walk for credential files goes on meanwhile.
+    plan = await resolvePlan(policy, policy.workspace, { check: true });
   } catch (err) {
     if (err instanceof PenguinError) return err.message.replace(/^Cannot sandbox: /, "");
     throw err;
