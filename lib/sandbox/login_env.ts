@@ -48,15 +48,21 @@ export function withLoginEnvironment(
  * The exported variables of `bash -l` run under `policy` (cached per policy
  * for the life of this process; concurrent callers share one capture).
  * Never throws: a failed capture yields `{}` and is tried again next time.
+ * `opts.signal` stops a capture this call starts (a session ending before its
+ * first command): it yields `{}` and is tried again next time too.
  */
 export function loginEnvironment(
   policy: SandboxPolicy,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<Record<string, string>> {
   const key = JSON.stringify(policy);
   const hit = cache.get(key);
   if (hit) return hit.then((env) => env ?? {});
-  const capture = captureLoginEnvironment(policy, opts.timeoutMs ?? LOGIN_TIMEOUT_MS);
+  const capture = captureLoginEnvironment(
+    policy,
+    opts.timeoutMs ?? LOGIN_TIMEOUT_MS,
+    opts.signal,
+  );
   cache.set(key, capture);
   capture.then((env) => env === undefined && cache.delete(key));
   return capture.then((env) => env ?? {});
@@ -80,9 +86,11 @@ exit 0
 async function captureLoginEnvironment(
   policy: SandboxPolicy,
   timeoutMs: number,
+  stop?: AbortSignal,
 ): Promise<Record<string, string> | undefined> {
   const nonce = `penguin-snapshot-${crypto.randomUUID()}`;
   const timeout = AbortSignal.timeout(timeoutMs);
+  if (stop?.aborted) return undefined;
   let out = "";
   try {
     const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
@@ -92,7 +100,7 @@ async function captureLoginEnvironment(
       // Only this shell sees the startup files of a hidden home; commands do not.
       policy: { ...policy, showStartupFiles: true },
       stdin: "null",
-      signal: timeout,
+      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
       killGraceMs: 200,
       onOutput: (chunk) => {
         out += chunk;
@@ -102,8 +110,10 @@ async function captureLoginEnvironment(
     await child.outputClosed;
   } catch {
     // Given up while the sandbox started counts as a hung profile; anything else is tried again.
-    return timeout.aborted ? {} : undefined;
+    return timeout.aborted && !stop?.aborted ? {} : undefined;
   }
+  // Stopped by the caller, the shell was cut short: no verdict on the profile.
+  if (stop?.aborted) return undefined;
   if (timeout.aborted) return {};
   return parseSnapshot(out, nonce);
 }
