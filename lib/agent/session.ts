@@ -40,6 +40,7 @@ import { estimatePromptTokens } from "../models/shaping.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import { keepStandIns, type StandInKeeping } from "../sandbox/_placeholders.ts";
+import { type CommandWarmUp, warmUpCommands } from "../tools/command_warm_up.ts";
 import {
   type BackgroundNotice,
   type CommandPolicy,
@@ -602,7 +603,11 @@ async function recordLiveEvent(live: Live, engine: Engine, payload: EventPayload
  * Dispose of a live session: stop the task, the children, the tools and commands, let go of the
  * sandbox's stand-ins, close the trace.
  */
-async function disposeLive(live: Live, standIns: StandInKeeping): Promise<void> {
+async function disposeLive(
+  live: Live,
+  standIns: StandInKeeping,
+  warmUp: CommandWarmUp | undefined,
+): Promise<void> {
   const { st, parts, warn } = live;
   if (st.disposed) return;
   st.disposed = true;
@@ -618,6 +623,8 @@ async function disposeLive(live: Live, standIns: StandInKeeping): Promise<void> 
   } catch (err) {
     warn(`[penguin] stopping background commands failed: ${errorMessage(err)}`);
   }
+  // Nor the login shell of a warm-up still under way, which holds stand-ins too.
+  await warmUp?.stop();
   // No command runs any more: the stand-ins kept for the session go (see _placeholders.ts).
   await standIns.end().catch((err) => warn(`[penguin] ${errorMessage(err)}`));
   await st.lastWrite;
@@ -644,6 +651,15 @@ export function openSession(parts: SessionParts): Session {
   const { children, metaMessage, st } = live;
   // Stand-ins made for its commands stay until it ends, not made and removed per command.
   const standIns = keepStandIns();
+  // The first command's set-up starts now, in the background (see command_warm_up.ts).
+  const warmUp = toolset.tools.has("exec_command")
+    ? warmUpCommands({
+      workspace: parts.workspace,
+      scratchpad: parts.scratchpad,
+      sandbox: parts.sandbox,
+      vault: parts.vault,
+    })
+    : undefined;
   const pendingRecords = [...(parts.pendingRecords ?? [])];
   return {
     sessionId: meta.session_id,
@@ -690,6 +706,6 @@ export function openSession(parts: SessionParts): Session {
     onBackgroundMessage: (fn) => children.onMessage(fn),
     backgroundTasks: () => backgroundTasks(parts.processes, children),
     hasRunningBackgroundSubagents: () => children.hasRunningBackground(),
-    dispose: () => disposeLive(live, standIns),
+    dispose: () => disposeLive(live, standIns, warmUp),
   };
 }

@@ -59,7 +59,9 @@ export const processIdArg: z.ZodString = z.string().min(1).describe(
 );
 
 /** The sandbox policy for this call: the session's (or the strict default) with the vault layered on. */
-export function commandPolicy(ctx: CommandToolContext): SandboxPolicy {
+export function commandPolicy(
+  ctx: Pick<CommandToolContext, "sandbox" | "workspace" | "scratchpad" | "vault">,
+): SandboxPolicy {
   const base = ctx.sandbox ?? createPolicy({
     workspace: ctx.workspace,
     ...(ctx.scratchpad !== undefined ? { scratchpad: ctx.scratchpad } : {}),
