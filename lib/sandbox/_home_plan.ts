@@ -140,11 +140,8 @@ export async function homeMounts(
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
   const walk = credentialFilesIn(out.reveals.map((r) => r.target).filter(isDir));
-  if (opts.check) {
-    void walk; // started for the plans to come, which await the same walk
-  } else {
-    for (const p of await walk) if (!allHidden(p)) out.hideMore.push(p);
-  }
+  // A check leaves the walk running for the plans to come, which await the same one.
+  for (const p of opts.check ? [] : await walk) if (!allHidden(p)) out.hideMore.push(p);
   if (!writableRoots) {
     await hideOutsideSecretNames(policy, roots, out);
     return out;

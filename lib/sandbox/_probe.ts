@@ -101,9 +101,7 @@ export async function runProbe(
     });
     // The probe tests the machine: other data roots come and go, and are no concern of it.
     policy.hideOtherDataRoots = false;
-    // Only penguin's own probe script runs in it: the walk for credential files in the shown
-    // toolchains (seconds in a big home) is started for the session's plans, not awaited here.
-    const plan = await resolvePlan(policy, dir, { check: true });
+    const plan = await resolvePlan(policy, dir, { check: true }); // only its own script runs
     // The fresh workspace has no .git: a stand-in, not kept for a session (the directory goes).
     release = await holdPlaceholders(plan.placeholders ?? [], [], { keep: false });
     const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
