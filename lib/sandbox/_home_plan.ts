@@ -88,6 +88,41 @@ function isDir(p: string): boolean {
   return statOrNone(p)?.isDirectory === true;
 }
 
+/** A home directory hidden from commands, with what of it is shown. */
+interface HiddenHome {
+  lexical: string;
+  real: string;
+  more: readonly string[];
+}
+
+/**
+ * `$HOME` (real path, and whether it is a directory) and the homes hidden
+ * from commands: `$HOME`, and the account's own home (from /etc/passwd)
+ * when they differ, or when HOME is `/` or unset, so a command cannot read
+ * the user's files through it (its secrets go on `out.hideMore`).
+ */
+async function hiddenHomesOf(
+  policy: SandboxPolicy,
+  out: HomeMounts,
+): Promise<{ home: string | undefined; homeDir: boolean; hiddenHomes: HiddenHome[] }> {
+  const home = policy.home ? await realOf(policy.home) : undefined;
+  const homeDir = home !== undefined && home !== "/" && await isDir(home);
+  const account = await accountHome();
+  const accountReal = account ? await realOf(account) : undefined;
+  const hiddenHomes: HiddenHome[] = [];
+  if (homeDir) {
+    hiddenHomes.push({ lexical: policy.home!, real: home!, more: policy.homeReadable ?? [] });
+  }
+  if (
+    accountReal !== undefined && accountReal !== "/" && accountReal !== home &&
+    await isDir(accountReal)
+  ) {
+    hiddenHomes.push({ lexical: account!, real: accountReal, more: [] });
+    out.hideMore.push(...homeSecrets(account!));
+  }
+  return { home, homeDir, hiddenHomes };
+}
+
 /**
  * The home mounts of `policy` over `roots` (real paths; `roots[0]` is the
  * workspace). Throws the refusal of `home.ts` when a root is or contains a
@@ -114,23 +149,7 @@ export async function homeMounts(
   if (homes.length > 0 && !policy.allowHomeWorkspace) throw homeRefusal(homes[0]!, workspace);
   const hidePaths = policy.hide;
   const isHidden = (p: string) => hidePaths.some((h) => inside(p, h));
-  const home = policy.home ? await realOf(policy.home) : undefined;
-  const homeDir = home !== undefined && home !== "/" && await isDir(home);
-  // The account's own home (from /etc/passwd) is hidden like $HOME when they differ, or when
-  // HOME is `/` or unset: a command must not read the user's files through it.
-  const account = await accountHome();
-  const accountReal = account ? await realOf(account) : undefined;
-  const hiddenHomes: { lexical: string; real: string; more: readonly string[] }[] = [];
-  if (homeDir) {
-    hiddenHomes.push({ lexical: policy.home!, real: home!, more: policy.homeReadable ?? [] });
-  }
-  if (
-    accountReal !== undefined && accountReal !== "/" && accountReal !== home &&
-    await isDir(accountReal)
-  ) {
-    hiddenHomes.push({ lexical: account!, real: accountReal, more: [] });
-    out.hideMore.push(...homeSecrets(account!));
-  }
+  const { home, homeDir, hiddenHomes } = await hiddenHomesOf(policy, out);
   // Credentials kept per installed version inside the shown toolchains (a node version's global
   // npmrc, a python's pip.conf): found by listing the version directories.
   for (const h of hiddenHomes) out.hideMore.push(...await expandSecretPatterns(h.lexical));
