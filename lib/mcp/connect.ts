@@ -14,7 +14,11 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { isInside, type SandboxPolicy } from "../sandbox/mod.ts";
 import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
 import { VERSION } from "../version.ts";
-import { sandboxedStdioTransport, type Transport } from "./stdio_transport.ts";
+import {
+  type BoundedTransport,
+  sandboxedStdioTransport,
+  type Transport,
+} from "./stdio_transport.ts";
 
 /** A tool as a server lists it. */
 export type ListedTool = McpTool;
@@ -97,13 +101,17 @@ export function stderrLogPath(logDir: string, name: string): string {
   return join(logDir, name, "stderr.log");
 }
 
-async function stdioTransport(server: McpStdioServer, ctx: ConnectContext): Promise<Transport> {
+async function stdioTransport(
+  server: McpStdioServer,
+  ctx: ConnectContext,
+): Promise<BoundedTransport> {
   let stderrLog: string | undefined;
   if (ctx.logDir && ctx.policy.mode === "workspace-write") {
     stderrLog = stderrLogPath(ctx.logDir, server.name);
     await Deno.mkdir(dirname(stderrLog), { recursive: true, mode: 0o700 });
   }
   return sandboxedStdioTransport({
+    name: server.name,
     command: server.command,
     args: server.args,
     env: server.env,
@@ -152,7 +160,7 @@ export async function connectServer(
     lastError = err;
   };
   const limit = server.connectTimeoutMs;
-  let transport: Transport | undefined;
+  let transport: (Transport & { readonly refusal?: string | undefined }) | undefined;
   const work = (async () => {
     transport = server.transport === "stdio"
       ? await stdioTransport(server, ctx)
@@ -186,10 +194,16 @@ export async function connectServer(
     tools,
     async callTool(name, args, opts) {
       const timeout = opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, NO_LIMIT_MS) : NO_LIMIT_MS;
-      return await client.callTool({ name, arguments: args }, undefined, {
-        signal: opts.signal,
-        timeout,
-      });
+      try {
+        return await client.callTool({ name, arguments: args }, undefined, {
+          signal: opts.signal,
+          timeout,
+        });
+      } catch (err) {
+        // The SDK reports a closed connection; the transport knows why it closed it.
+        const refusal = transport?.refusal;
+        throw refusal !== undefined ? new Error(refusal) : err;
+      }
     },
     close(): Promise<void> {
       const done = closed ?? client.close().catch(() => {});

@@ -9,10 +9,19 @@
  * with the user's full rights; penguin never uses it (an architecture test
  * keeps it that way).
  *
+ * What the server writes is bounded before it is parsed: a line longer
+ * than {@linkcode MAX_MESSAGE_CHARS}, or one whose JSON would hold more
+ * values or nest deeper than `jsonShapeProblem` allows, is refused unparsed;
+ * the server is then stopped (its whole sandbox) and the transport closes,
+ * which fails every request under way. {@linkcode BoundedTransport.refusal}
+ * says why, naming the server and the bound.
+ *
  * @module
  */
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { jsonShapeProblem } from "../protocol/json_shape.ts";
 import { type SandboxedProcess, type SandboxPolicy, spawnSandboxed } from "../sandbox/mod.ts";
+import { boundedLines } from "./bounded_lines.ts";
 
 /**
  * The part of the SDK's transport interface penguin's transports implement
@@ -33,8 +42,19 @@ export interface Transport {
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
 }
 
-/** Longest line accepted from a server before it is treated as broken (bytes of UTF-16 text). */
-export const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+/**
+ * Longest line (one JSON-RPC message) accepted from a server, in
+ * characters: 16 Mi. The largest real messages are tool results carrying
+ * images or files as base64, a few MB; a line past this is a broken or
+ * hostile server, and is never assembled or parsed.
+ */
+export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
+
+/** A transport that refuses over-large answers, and says why. */
+export interface BoundedTransport extends Transport {
+  /** Why the server was stopped for what it sent (names the server and the bound); else undefined. */
+  readonly refusal: string | undefined;
+}
 
 /** What {@linkcode sandboxedStdioTransport} starts. */
 export interface StdioLaunch {
@@ -49,6 +69,8 @@ export interface StdioLaunch {
   policy: SandboxPolicy;
   /** File that receives the server's stderr (appended); absent: discarded. */
   stderrLog?: string;
+  /** The server's name, for messages (default `stdio`). */
+  name?: string;
 }
 
 /**
@@ -72,13 +94,17 @@ export function launchArgv(launch: StdioLaunch): string[] {
 }
 
 /** A Transport over a sandboxed child process. Starting it spawns the server. */
-export function sandboxedStdioTransport(launch: StdioLaunch): Transport {
+export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
   // Long because: one closure-based transport whose methods share the child process and the line
   // buffer; each method is short.
   let child: SandboxedProcess | undefined;
   let closed = false;
-  let buffer = "";
-  const transport: Transport = {
+  let refusal: string | undefined;
+  const who = `MCP server ${JSON.stringify(launch.name ?? "stdio")}`;
+  const transport: BoundedTransport = {
+    get refusal() {
+      return refusal;
+    },
     async start() {
       if (child) throw new Error("the stdio transport is already started");
       child = await spawnSandboxed({
@@ -109,7 +135,8 @@ export function sandboxedStdioTransport(launch: StdioLaunch): Transport {
       closed = true;
       const c = child;
       if (c) {
-        await c.closeStdin();
+        // Not awaited before the kill: a server that stopped reading its input must not hold it up.
+        void c.closeStdin();
         await c.kill(500);
       }
       finish();
@@ -124,29 +151,36 @@ export function sandboxedStdioTransport(launch: StdioLaunch): Transport {
     transport.onclose?.();
   }
 
-  function receive(chunk: string): void {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl).replace(/\r$/, "");
-      buffer = buffer.slice(nl + 1);
-      if (line.trim() !== "") deliver(line);
-    }
-    if (buffer.length > MAX_MESSAGE_CHARS) {
-      buffer = "";
-      transport.onerror?.(new Error("the MCP server sent a line longer than 64 MiB"));
-      void transport.close();
-    }
+  const receive = boundedLines(MAX_MESSAGE_CHARS, {
+    onLine: (line) => {
+      if (refusal === undefined && line.trim() !== "") deliver(line);
+    },
+    onTooLong: () =>
+      refuse(
+        `sent a line longer than ${
+          MAX_MESSAGE_CHARS / 1024 / 1024
+        } Mi characters (the limit of one message)`,
+      ),
+  });
+
+  /** Stop the server for what it sent: the pending requests fail with `refusal`. */
+  function refuse(what: string): void {
+    if (refusal !== undefined) return;
+    refusal = `${who} ${what}; the server was stopped`;
+    transport.onerror?.(new Error(refusal));
+    void transport.close();
   }
 
   function deliver(line: string): void {
+    const problem = jsonShapeProblem(line);
+    if (problem !== undefined) return refuse(`sent a message with ${problem} (penguin's limit)`);
     let message: JSONRPCMessage;
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(line));
     } catch {
       // Servers print banners and logs on stdout by mistake; those are not messages.
       transport.onerror?.(
-        new Error(`the MCP server wrote a line that is not JSON-RPC: ${line.slice(0, 200)}`),
+        new Error(`${who} wrote a line that is not JSON-RPC: ${line.slice(0, 200)}`),
       );
       return;
     }
