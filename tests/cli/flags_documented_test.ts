@@ -170,6 +170,10 @@ const NOT_PENGUIN_FLAGS = new Set([
   "stdio",
   "token",
   "api-key",
+  // editors' and the linker's, in docs/security.md's closed grammars of the login environment
+  "wait",
+  "no-fork",
+  "as-needed",
 ]);
 
 Deno.test("every penguin flag the README and docs name is accepted by some command (no stale flags)", async () => {
