@@ -38,6 +38,7 @@ import type { ToolPreviewFn } from "../display/tool_preview.ts";
 import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { ExecTarget } from "../sandbox/git_config_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
+import type { ProtectedFileId } from "../sandbox/protected_ids.ts";
 
 /** `r` tools only read; `rw` tools may change the world. Drives the read-only approval mode. */
 export type ToolPermission = "r" | "rw";
@@ -132,6 +133,13 @@ export interface FileToolContext extends ToolCallContext {
    * cannot read their list. Absent: looked up where the tool runs.
    */
   runDirs?: string[];
+  /**
+   * The files penguin protects outside the roots that have other names (hard
+   * links), by device and inode (`lib/sandbox/protected_ids.ts`): resolved by
+   * the host for a confined worker, which cannot read the home. Absent:
+   * looked up where the tool runs.
+   */
+  protectedFiles?: ProtectedFileId[];
   /**
    * Hold `bytes` of file memory for the rest of the call (replacing what the
    * call held), waiting while other calls of the tool host hold the rest

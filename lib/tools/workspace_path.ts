@@ -29,6 +29,7 @@ import { isInside } from "../sandbox/plan.ts";
 import { findGitLayout, type GitAccess, gitWriteRefusal } from "../sandbox/git_guard.ts";
 import { nestedRepoRefusal } from "../sandbox/git_nested.ts";
 import { otherRunDirs } from "../sandbox/_standin_registry.ts";
+import { type ProtectedFileId, protectedFileIds } from "../sandbox/protected_ids.ts";
 import { isCredentialFileName, MAX_DIR_DEPTH } from "../sandbox/_toolchain_creds.ts";
 import {
   type ExecTarget,
@@ -125,6 +126,12 @@ export interface PathRoots {
    * absent: looked up here.
    */
   runDirs?: readonly string[];
+  /**
+   * The files penguin protects outside the roots that have other names (hard
+   * links), by identity, as the host found them (a confined worker cannot
+   * read the home); absent: looked up here.
+   */
+  protectedFiles?: readonly ProtectedFileId[];
 }
 
 /** A path that passed confinement. */
@@ -351,6 +358,14 @@ export async function resolveWorkspacePath(
     };
   }
 
+  const other = await otherNameRefusal(
+    real,
+    [wsReal, ...spReal ? [spReal] : [], ...memReal],
+    roots,
+    verb,
+  );
+  if (other) return { ok: false, message: `Refusing to ${verb} "${input}": ${other}.` };
+
   const memRoot = memReal.find((dir) => isInside(real, dir));
   const root = isInside(real, wsReal)
     ? "workspace"
@@ -397,6 +412,45 @@ export async function resolveWorkspacePath(
     rootReal: root === "workspace" ? wsReal : root === "scratchpad" ? spReal! : memRoot!,
     viaSymlink,
   };
+}
+
+/**
+ * Why `real` is refused as another name (a hard link) of a file penguin
+ * protects outside the roots (`lib/sandbox/protected_ids.ts`), or undefined:
+ * a secret's is never read nor written, a kept file's (a startup file, git
+ * configuration, a hook, a program) never written. Only a file with more
+ * than one name is looked at; `lstat` of the real path, so the identity is
+ * the file's own.
+ */
+async function otherNameRefusal(
+  real: string,
+  rootsReal: readonly string[],
+  roots: PathRoots,
+  verb: "read" | "write" | "edit",
+): Promise<string | undefined> {
+  const info = await Deno.lstat(real).catch(() => undefined);
+  if (!info?.isFile || (info.nlink ?? 1) < 2) return undefined;
+  const known = roots.protectedFiles ?? await protectedFileIds({
+    roots: rootsReal,
+    home: roots.home ?? envHome(),
+    pathDirs: (envVar("PATH") ?? "").split(":").filter((d) => d.startsWith("/")),
+  });
+  const hit = known.find((f) => f.dev === info.dev && f.ino === info.ino);
+  if (hit === undefined || (hit.kind === "kept" && verb === "read")) return undefined;
+  const name = `it is another name (a hard link) of "${hit.path}"`;
+  return hit.kind === "secret"
+    ? `${name}, which holds the user's secrets and must never enter the conversation`
+    : `${name}, which penguin keeps read-only to the model (programs on this machine run or ` +
+      `load it); a write here would change or unlink the user's file`;
+}
+
+/** A variable of the environment, or undefined where it cannot be read (a confined worker). */
+function envVar(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `$HOME`, or undefined where the environment cannot be read (a confined worker). */

@@ -212,15 +212,51 @@ Deno.test("a path with a NUL byte is refused", async () => {
 });
 
 // A hard link is a second name for the same inode: no path check can tell it
-// from an ordinary file, so it resolves inside. Keeping such links from being
-// created is the OS sandbox's job (lib/sandbox); file tools write by rename,
-// which replaces the link rather than writing through it (see confinement_test).
+// from an ordinary file, so it resolves inside unless the file is one penguin
+// protects (below). File tools write by rename, which replaces the link rather
+// than writing through it (see confinement_test).
 Deno.test("a hard link to an outside file is not detectable by path (documented limit)", async () => {
   await withDirs(async (d) => {
     await Deno.writeTextFile(join(d.outside, "target.txt"), "outside");
     await Deno.link(join(d.outside, "target.txt"), join(d.ws, "hard.txt"));
     const r = await resolveWorkspacePath("hard.txt", { workspace: d.ws });
     assert.ok(r.ok && r.real === join(d.ws, "hard.txt"));
+  });
+});
+
+Deno.test("another name of a protected file is refused by identity: a secret's for any use, a kept file's for writes", async () => {
+  await withDirs(async (d) => {
+    const key = join(d.outside, "id_ed25519");
+    const rc = join(d.outside, ".bashrc");
+    await Deno.writeTextFile(key, "k");
+    await Deno.writeTextFile(rc, "r");
+    await Deno.link(key, join(d.ws, "key"));
+    await Deno.link(rc, join(d.ws, "rc"));
+    const id = async (path: string, kind: "secret" | "kept") => {
+      const info = await Deno.lstat(path);
+      return { dev: info.dev!, ino: info.ino!, path, kind };
+    };
+    const roots = {
+      workspace: d.ws,
+      protectedFiles: [await id(key, "secret"), await id(rc, "kept")],
+    };
+    for (const verb of ["read", "write", "edit"] as const) {
+      const r = await resolveWorkspacePath("key", roots, verb);
+      assert.ok(!r.ok);
+      assert.equal(
+        r.message,
+        `Refusing to ${verb} "key": it is another name (a hard link) of "${key}", which holds ` +
+          `the user's secrets and must never enter the conversation.`,
+      );
+    }
+    assert.ok((await resolveWorkspacePath("rc", roots, "read")).ok);
+    for (const verb of ["write", "edit"] as const) {
+      const r = await resolveWorkspacePath(join(d.ws, "rc"), roots, verb);
+      assert.ok(!r.ok && r.message.includes(`another name (a hard link) of "${rc}"`), verb);
+    }
+    // The protected names themselves are outside; a single-name file of the same text is not hit.
+    await Deno.writeTextFile(join(d.ws, "plain"), "k");
+    assert.ok((await resolveWorkspacePath("plain", roots, "write")).ok);
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import type { GitAccess } from "../../sandbox/git_guard.ts";
 import type { ExecTarget } from "../../sandbox/git_config_guard.ts";
+import type { ProtectedFileId } from "../../sandbox/protected_ids.ts";
 import type { ToolDefinition, ToolEvent } from "../tool.ts";
 
 /** The part of a `ToolContext` that crosses into the worker (no signal, no registries). */
@@ -30,6 +31,8 @@ export interface WorkerToolContext {
   gitTargets?: ExecTarget[];
   /** Other penguin processes' run directories (`PENGUIN_RUN_DIR`), found by the host. */
   runDirs?: string[];
+  /** The protected files with other names (hard links), found by the host. */
+  protectedFiles?: ProtectedFileId[];
 }
 
 /** An error as it crosses the thread boundary. */

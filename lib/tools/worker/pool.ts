@@ -29,6 +29,8 @@
 import { findGitLayout, type GitAccess } from "../../sandbox/git_guard.ts";
 import { type ExecTarget, gitConfigTargets } from "../../sandbox/git_config_guard.ts";
 import { otherRunDirs } from "../../sandbox/_standin_registry.ts";
+import { type ProtectedFileId, protectedFileIds } from "../../sandbox/protected_ids.ts";
+import type { SandboxPolicy } from "../../sandbox/policy.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import { type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 import { callEvents, callInbox, type CallMessage, type RunToolCall } from "./_call_messages.ts";
@@ -165,6 +167,45 @@ export async function runDirsOf(
 ): Promise<{ runDirs?: string[] }> {
   // Always sent, an empty list too: the confined worker cannot look them up itself (no sys access).
   return { runDirs: [...(ctx.runDirs ?? await otherRunDirs())] };
+}
+
+/**
+ * The protected files outside the roots with other names (hard links) to
+ * pass on: the context's own (what the host resolved: a confined worker and
+ * the sandboxed tool host cannot read the home), else looked up here over
+ * the call's real roots. Always sent, an empty list too.
+ */
+export async function protectedFilesOf(
+  ctx: FileToolContext,
+): Promise<{ protectedFiles: ProtectedFileId[] }> {
+  if (ctx.protectedFiles !== undefined) return { protectedFiles: [...ctx.protectedFiles] };
+  const roots: string[] = [];
+  for (
+    const dir of [ctx.workspace, ctx.scratchpad, ...revealWritableOf(ctx).revealWritable ?? []]
+  ) {
+    const real = dir === undefined ? undefined : await Deno.realPath(dir).catch(() => undefined);
+    if (real !== undefined && !roots.includes(real)) roots.push(real);
+  }
+  // The tool host's callers pass the session's whole policy (`HostedToolContext`).
+  const policy = ctx.sandbox as Partial<Pick<SandboxPolicy, "home" | "hide" | "env">> | undefined;
+  const env = policy?.env;
+  const paths = [env?.host?.["PATH"] ?? hostEnv("PATH"), env?.login?.["PATH"]];
+  const protectedFiles = await protectedFileIds({
+    roots,
+    home: policy?.home ?? hostEnv("HOME"),
+    hide: policy?.hide,
+    pathDirs: paths.flatMap((p) => p?.split(":") ?? []).filter((d) => d.startsWith("/")),
+  });
+  return { protectedFiles };
+}
+
+/** A variable of penguin's environment, or undefined where it cannot be read (a confined worker). */
+function hostEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The revealed writable directories to pass on: the sandbox's, else the context's own. */
@@ -328,6 +369,7 @@ export async function runRequest(
       ...revealWritableOf(ctx),
       ...gitTargets,
       ...await runDirsOf(ctx),
+      ...await protectedFilesOf(ctx),
     },
   };
 }
