@@ -16,12 +16,24 @@
  * skills). `..`, absolute paths, symlinks and `/proc/self/{root,cwd,…}` are
  * all judged by where they really lead.
  *
- * Limits, by design: a hard link inside the workspace to an outside file is
- * indistinguishable from an ordinary file by path and is readable (an atomic
- * write replaces the link instead of writing through it); the OS sandbox
- * (lib/sandbox) is the layer that keeps such links from being created. A
- * check-then-use race remains against a concurrent process swapping a
- * directory for a symlink; using the real path for the I/O shrinks it.
+ * Hard links: a file with more than one name (`lstat` of the real path,
+ * only when `nlink > 1`) is checked by identity against the files penguin
+ * protects outside the roots (`lib/sandbox/protected_ids.ts`, resolved by
+ * the host and passed to the confined workers as `protectedFiles`): the
+ * other name of a secret (`~/.ssh/id_ed25519`) is refused for any use, of a
+ * kept file (`~/.bashrc`, git configuration, hooks, the home's programs) for
+ * writes. `write_file` and `edit_file` never write through a hard link of
+ * any file: `writeFileAtomic` writes a new file and renames it over the
+ * name, which replaces that name and leaves the file's other names as they
+ * were.
+ *
+ * Limits, by design: a hard link inside the workspace to an outside file
+ * penguin does not protect is an ordinary file to the file tools, and the
+ * protected files are looked up once per process (bounded as in
+ * `_protected_files.ts`). A check-then-use race remains against a
+ * concurrent process swapping a directory for a symlink or a file for a
+ * link; using the real path for the I/O shrinks it, and a swapped-in link is
+ * replaced by the rename, not written through.
  *
  * @module
  */
