@@ -70,6 +70,21 @@ export const MAX_JSON_CONTAINERS = JSON_SHAPE_LIMITS.maxContainers;
 /** How deep the objects and arrays of one event, body or arguments may nest (256). */
 export const MAX_JSON_DEPTH = JSON_SHAPE_LIMITS.maxDepth;
 
+/**
+ * JSON values — objects, arrays, strings and keys, numbers, literals — one
+ * event, one plain JSON body, or one tool call's arguments may hold
+ * (200 000): one object of millions of keys is one container, yet costs
+ * its parse hundreds of MB.
+ */
+export const MAX_JSON_VALUES = JSON_SHAPE_LIMITS.maxValues;
+
+/**
+ * JSON values the tool-call arguments of one response may hold over all its
+ * calls (400 000, twice a call's, as its characters are): each call under
+ * {@linkcode MAX_JSON_VALUES}, many calls still add up.
+ */
+export const MAX_RESPONSE_TOOL_ARGUMENT_VALUES = 2 * MAX_JSON_VALUES;
+
 /** Error code of a response stopped at one of these limits (never retried). */
 export const TOO_LARGE_CODE = "penguin_too_large";
 
@@ -81,14 +96,22 @@ export function mib(n: number): string {
 /**
  * The {@linkcode TOO_LARGE_CODE} error of `text` (`what` names it: "an
  * event", "the body", …) when it holds more objects and arrays than
- * {@linkcode MAX_JSON_CONTAINERS} or nests them deeper than
+ * {@linkcode MAX_JSON_CONTAINERS}, more values than
+ * {@linkcode MAX_JSON_VALUES}, or nests them deeper than
  * {@linkcode MAX_JSON_DEPTH}; `undefined` when it may be parsed.
  */
 export function jsonShapeError(
   text: string,
   what: string,
 ): { message: string; code: string } | undefined {
-  const problem = jsonShapeProblem(text);
+  return jsonProblemError(jsonShapeProblem(text), what);
+}
+
+/** {@linkcode jsonShapeError} of a `problem` already found (./json_shape.ts), if any. */
+export function jsonProblemError(
+  problem: string | undefined,
+  what: string,
+): { message: string; code: string } | undefined {
   if (problem === undefined) return undefined;
   return {
     message: `The model's response has ${what} with ${problem}; ` +

@@ -20,8 +20,9 @@
  *   fidelity, tool calls or messages past theirs stop the request with a
  *   {@linkcode TOO_LARGE_CODE} error naming the limit and how much came; a
  *   call cut off there ends `failed` without its arguments (no tool runs it).
- *   So does a call whose arguments hold too many objects and arrays, or
- *   nest them too deep, judged when it completes.
+ *   So does a call whose arguments hold too many values, objects and
+ *   arrays, or nest them too deep, or whose values with those of the calls
+ *   before it pass the response's bound, judged when it completes.
  *
  * @module
  */
@@ -39,12 +40,14 @@ import { formatSize } from "../protocol/format_size.ts";
 import { createToolCallIds, type ToolCallIds } from "./tool_call_ids.ts";
 import type { FinishReason, WireDelta } from "./wire.ts";
 import { TextBuffer } from "./_text_buffer.ts";
+import { jsonShape } from "../protocol/json_shape.ts";
 import {
-  jsonShapeError,
+  jsonProblemError,
   MAX_RESPONSE_FIDELITY,
   MAX_RESPONSE_MESSAGES,
   MAX_RESPONSE_TEXT,
   MAX_RESPONSE_THINKING,
+  MAX_RESPONSE_TOOL_ARGUMENT_VALUES,
   MAX_RESPONSE_TOOL_ARGUMENTS,
   MAX_RESPONSE_TOOL_CALLS,
   MAX_TOOL_ARGUMENTS,
@@ -114,6 +117,8 @@ interface Kept {
   fidelity: number;
   messages: number;
   calls: number;
+  /** JSON values in the arguments of the calls completed (./json_shape.ts). */
+  values: number;
 }
 
 /** What the translator's steps share: the request state, the open segment and the open calls. */
@@ -158,16 +163,31 @@ function oversizeCall(r: Run, call: OpenCall, adding = 0): void {
 }
 
 /**
- * Arguments of `call` that would parse into too many objects and arrays, or
- * nest too deep (./limits.ts): dropped like oversize ones, and the request
+ * Arguments of `call` that would parse into too many values, objects and
+ * arrays, or nest too deep — alone, or with the calls before it in the
+ * response (./limits.ts): dropped like oversize ones, and the request
  * stops, so no tool parses or runs them.
  */
 function costlyCall(r: Run, call: OpenCall): void {
   const name = call.name === "" ? "a tool call" : `a tool call (${call.name})`;
-  const costly = jsonShapeError(call.args.text(), `arguments in ${name}`);
+  const shape = jsonShape(call.args.text());
+  r.kept.values += shape.values;
+  const costly = jsonProblemError(shape.problem, `arguments in ${name}`) ??
+    (r.kept.values > MAX_RESPONSE_TOOL_ARGUMENT_VALUES ? manyValues() : undefined);
   if (!costly) return;
   r.state.error ??= costly;
   call.oversize = true;
+}
+
+/** The error of a response whose calls' arguments hold more than {@linkcode MAX_RESPONSE_TOOL_ARGUMENT_VALUES} values. */
+function manyValues(): { message: string; code: string } {
+  return {
+    message:
+      `The model's response has more than ${MAX_RESPONSE_TOOL_ARGUMENT_VALUES} JSON values ` +
+      "in tool-call arguments over its calls; penguin stopped reading it (a limit on what one " +
+      "response may hold; ask the model to make fewer calls at once)",
+    code: TOO_LARGE_CODE,
+  };
 }
 
 /** Count `f` against the fidelity limit; false when it is passed. */
@@ -461,7 +481,7 @@ export function createTranslator(ids: ToolCallIds = createToolCallIds()): Transl
     ids,
     seg: undefined,
     calls: [],
-    kept: { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0, calls: 0 },
+    kept: { text: 0, thinking: 0, args: 0, fidelity: 0, messages: 0, calls: 0, values: 0 },
   };
   return {
     state: r.state,
