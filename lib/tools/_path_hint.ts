@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { basename, dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { CONVENTIONAL_HOOK_DIRS } from "../sandbox/git_hook_scripts.ts";
 import { isInside } from "./workspace_path.ts";
 
 /** Entries named in a hint; the rest are counted as `+N more`. */
@@ -37,6 +38,24 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+/** Names the sandbox holds with an empty read-only stand-in while a session runs when missing. */
+const STAND_IN_DIRS: ReadonlySet<string> = new Set([".git", ...CONVENTIONAL_HOOK_DIRS]);
+
+/**
+ * Whether `path` is an empty directory under a name the sandbox holds with a
+ * stand-in (`.git`, `.husky`, …): not listed, since it is not the user's and
+ * exists only while a sandboxed session runs.
+ */
+async function isStandInLike(path: string): Promise<boolean> {
+  if (!STAND_IN_DIRS.has(basename(path))) return false;
+  try {
+    for await (const _ of Deno.readDir(path)) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A hint sentence (leading space) for a missing `real` path, or `""`. The
  * walk never climbs above `root`, so a hint never lists outside directories.
@@ -61,6 +80,7 @@ export async function missingPathHint(real: string, root: string): Promise<strin
   const entries: { name: string; dir: boolean }[] = [];
   try {
     for await (const e of Deno.readDir(ancestor)) {
+      if (e.isDirectory && await isStandInLike(join(ancestor, e.name))) continue;
       entries.push({ name: e.name, dir: e.isDirectory });
       if (entries.length >= MAX_SCANNED) break;
     }
