@@ -11,6 +11,8 @@
  */
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
+import { jsonCostProblem } from "../protocol/bounded_json.ts";
+import { readBatchInput } from "./input_file.ts";
 
 /** What became of a task. `started`: its session exists and it has not ended (yet). */
 export type Outcome = "started" | "completed" | "failed" | "aborted";
@@ -66,11 +68,21 @@ const RECORD = z.object({
   at: z.string(),
 });
 
-/** Parse the text of a results file: its valid records in order (other lines are skipped). */
+/**
+ * The most a results file may hold. One line per attempt of a task, a few
+ * hundred bytes each: 64 MiB is some 200 000 attempts, more than any one
+ * batch (or the merged pods of a Job) writes.
+ */
+export const MAX_RESULTS_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Parse the text of a results file: its valid records in order (other
+ * lines — torn, foreign, or too costly to parse — are skipped).
+ */
 export function parseResults(text: string): ResultRecord[] {
   const out: ResultRecord[] = [];
   for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
+    if (line.trim() === "" || jsonCostProblem(line) !== undefined) continue;
     try {
       const got = RECORD.safeParse(JSON.parse(line));
       if (got.success) out.push(got.data as ResultRecord);
@@ -81,17 +93,19 @@ export function parseResults(text: string): ResultRecord[] {
   return out;
 }
 
-/** The records of the results file at `path` ([] when there is none). */
+/**
+ * The records of the results file at `path` ([] when there is none). A
+ * FIFO, device or socket, or a file over {@linkcode MAX_RESULTS_FILE_BYTES},
+ * is refused before it is read.
+ */
 export async function readResults(path: string): Promise<ResultRecord[]> {
-  try {
-    return parseResults(await Deno.readTextFile(path));
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return [];
-    throw new PenguinError(
-      "runtime",
-      `batch: cannot read the results file "${path}": ${(err as Error).message}`,
-    );
-  }
+  const text = await readBatchInput(
+    path,
+    "batch: cannot read the results file",
+    MAX_RESULTS_FILE_BYTES,
+    "runtime",
+  );
+  return text === undefined ? [] : parseResults(text);
 }
 
 /** What the next run does with a task, given the records so far. */

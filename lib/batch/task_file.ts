@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { LineCounter, parseDocument } from "yaml";
@@ -128,8 +129,9 @@ function parseJsonl(file: string, text: string, base: string): BatchTask[] {
     if (raw.trim() === "") return;
     let value: unknown;
     try {
-      value = JSON.parse(raw);
+      value = parseJsonBounded(raw, `${file}:${line}`);
     } catch (err) {
+      if (err instanceof PenguinError) return void problems.push(err.message);
       problems.push(`${file}:${line}: not JSON (${(err as Error).message})`);
       return;
     }

@@ -1,6 +1,7 @@
 // Parsing one trace line for the stats scanner (see _scan.ts): a fast path on
 // bytes for records in the canonical field order, and JSON.parse for the rest.
 import { parseTimestamp } from "./format.ts";
+import { jsonCostProblem } from "../protocol/bounded_json.ts";
 
 /** One scanned record. */
 export interface LiteRecord {
@@ -249,8 +250,11 @@ export function fast(head: Uint8Array, tail: Uint8Array, line: number): LiteReco
 /** The slow path: JSON.parse and a shape check; a string says why the line is skipped. */
 export function slow(bytes: Uint8Array, line: number): LiteRecord | string {
   let value: unknown;
+  const text = dec.decode(bytes);
+  const costly = jsonCostProblem(text);
+  if (costly !== undefined) return costly;
   try {
-    value = JSON.parse(dec.decode(bytes));
+    value = JSON.parse(text);
   } catch (err) {
     return `not valid JSON (${err instanceof Error ? err.message : String(err)})`;
   }

@@ -5,6 +5,7 @@
 // summaries for listings, not validation). The windows are cut into lines by
 // lib/trace/lines.ts.
 import { splitGoalRound } from "../protocol/goal_round_marker.ts";
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import type { TokenCounts } from "../protocol/types.ts";
 import { readAt, textLines, textLinesFromEnd } from "../trace/lines.ts";
 
@@ -25,7 +26,7 @@ type Obj = Record<string, unknown>;
 /** Parse a JSON object; null for anything else or on error. */
 export function parseObject(text: string): Obj | null {
   try {
-    const v = JSON.parse(text);
+    const v = parseJsonBounded(text, "a trace line");
     return typeof v === "object" && v !== null && !Array.isArray(v) ? v as Obj : null;
   } catch {
     return null;

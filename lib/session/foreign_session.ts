@@ -7,6 +7,7 @@
  * @module
  */
 import { concatBytes } from "../protocol/bytes.ts";
+import { isJsonCostRefusal, parseJsonBounded } from "../protocol/bounded_json.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { LineProblem, LossEntry } from "./import_report.ts";
 
@@ -81,8 +82,10 @@ export function lazyJsonLines(
   for (const { line, raw, last } of rawLines(text)) {
     if (raw.trim() === "") continue;
     try {
-      JSON.parse(raw);
+      // A line too costly to parse refuses the file (PenguinError), naming it.
+      parseJsonBounded(raw, `Cannot import "${file}": line ${line}`);
     } catch (err) {
+      if (isJsonCostRefusal(err)) throw err;
       const why = err instanceof Error ? err.message : String(err);
       const torn = last ? " (the file ends in a partial line)" : "";
       problems.push({ file, line, reason: `not valid JSON: ${why}${torn}` });

@@ -21,6 +21,7 @@ import { readUpTo } from "../state/_fs.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope, SessionMeta } from "../protocol/types.ts";
 import { newSessionId } from "../state/ids.ts";
 import { agentStateDir, tracesDir as agentTracesDir } from "../state/paths.ts";
@@ -51,10 +52,14 @@ export function detectFormat(text: string): Harness | "penguin" | null {
   const firstLine = text.slice(0, text.indexOf("\n") === -1 ? undefined : text.indexOf("\n"));
   let first: unknown;
   try {
-    first = JSON.parse(firstLine);
+    first = parseJsonBounded(firstLine, "the first line");
   } catch {
-    // A damaged first line: look at the next parsable one.
-    first = splitJsonLines(text.slice(0, 1 << 20), "").lines[0]?.value;
+    // A damaged (or too costly) first line: look at the next parsable one.
+    try {
+      first = splitJsonLines(text.slice(0, 1 << 20), "").lines[0]?.value;
+    } catch {
+      first = undefined;
+    }
   }
   if (looksLikePi(first)) return "pi";
   if (looksLikeCodex(first)) return "codex";
@@ -212,7 +217,8 @@ async function claudeSubagents(
     const path = join(dir, name);
     let meta: unknown = null;
     try {
-      meta = JSON.parse(await readText(path.replace(/\.jsonl$/, ".meta.json")));
+      const metaPath = path.replace(/\.jsonl$/, ".meta.json");
+      meta = parseJsonBounded(await readText(metaPath), `"${metaPath}"`);
     } catch {
       meta = null;
     }

@@ -22,6 +22,7 @@
  * @module
  */
 import { join } from "node:path";
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { readDirEntries } from "../trace/_fs.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 
@@ -69,7 +70,7 @@ function firingOf(line: string): Firing | undefined {
   if (!line.includes(SCHEDULED_TASK_TAG)) return undefined;
   let rec: unknown;
   try {
-    rec = JSON.parse(line);
+    rec = parseJsonBounded(line, "a trace line");
   } catch {
     return undefined;
   }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { dirname } from "node:path";
 import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 
@@ -27,7 +28,7 @@ export async function loadChatHistory(path: string): Promise<string[]> {
   for (const line of (text ?? "").split("\n")) {
     if (line.trim() === "") continue;
     try {
-      const v = JSON.parse(line);
+      const v = parseJsonBounded(line, "a chat history line");
       if (typeof v === "string" && v.trim() !== "") out.push(v);
     } catch {
       // a torn or foreign line: skipped

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { join } from "node:path";
 import { fsFailure, mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 
@@ -61,7 +62,7 @@ function isRecord(v: unknown): v is TrustRecord {
 
 function parseRecord(text: string): TrustRecord | undefined {
   try {
-    const v = JSON.parse(text);
+    const v = parseJsonBounded(text, "a trust record");
     return isRecord(v) ? { path: v.path, sha256: v.sha256, trusted_at: v.trusted_at } : undefined;
   } catch {
     return undefined;

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { jsonCostProblem } from "../protocol/bounded_json.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
@@ -158,7 +159,8 @@ export async function* readTrace(
     let value: unknown = undefined;
     let parsed = false;
     let parseError = "";
-    if (text !== null) {
+    const costly = text === null ? undefined : jsonCostProblem(text);
+    if (text !== null && costly === undefined) {
       try {
         value = JSON.parse(text);
         parsed = true;
@@ -180,6 +182,9 @@ export async function* readTrace(
     } else if (text === null) {
       kind = "malformed";
       reason = "not valid UTF-8";
+    } else if (costly !== undefined) {
+      kind = "malformed";
+      reason = `${costly} (not read)`;
     } else {
       kind = "malformed";
       reason = `not valid JSON (${parseError})`;

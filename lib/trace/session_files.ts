@@ -7,6 +7,7 @@
  * @module
  */
 import { basename } from "node:path";
+import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import type { SessionMeta } from "../protocol/types.ts";
 import { relativesDirsOf, walkTraceFiles } from "./layout.ts";
 import { readFirstLine } from "./lines.ts";
@@ -44,7 +45,10 @@ export async function readSessionMeta(path: string): Promise<SessionMeta | null>
   const line = await readFirstLine(path);
   if (line === null) return null;
   try {
-    const value = JSON.parse(line.trim());
+    const value = parseJsonBounded(line.trim(), `"${path}" line 1`) as {
+      type?: unknown;
+      payload?: { session_id?: unknown };
+    } | null;
     if (value?.type !== "session_meta" || typeof value.payload !== "object") return null;
     return typeof value.payload.session_id === "string" ? value.payload as SessionMeta : null;
   } catch {

@@ -5,6 +5,7 @@
 // off). Pure functions over records; the I/O is in restore.ts. Typed fields
 // (`penguin_subagent`, `penguin_process`, `penguin_notice`) are read first;
 // a record without them is read from its wording (trace/legacy_text_facts.ts).
+import { parseJsonBounded } from "../../protocol/bounded_json.ts";
 import type {
   BackgroundNoticeFacts,
   OmniMessage,
@@ -60,8 +61,10 @@ function time(m: OmniMessage): number {
 function parseArgs(raw: unknown): Record<string, unknown> {
   if (typeof raw !== "string") return {};
   try {
-    const v = JSON.parse(raw);
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? v : {};
+    const v = parseJsonBounded(raw, "a tool call's arguments");
+    return v !== null && typeof v === "object" && !Array.isArray(v)
+      ? v as Record<string, unknown>
+      : {};
   } catch {
     return {};
   }

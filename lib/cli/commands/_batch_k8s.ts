@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { readBatchInput } from "../../batch/input_file.ts";
 import { basename } from "node:path";
 import { stringify } from "yaml";
 import { PenguinError } from "../../protocol/errors.ts";
@@ -180,17 +181,15 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   if ((provider === undefined) !== (modelId === undefined)) {
     throw new PenguinError("usage", "batch k8s: --provider and --model-id go together");
   }
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (err) {
-    throw new PenguinError("usage", `batch k8s: cannot read "${file}": ${(err as Error).message}`);
-  }
-  if (new TextEncoder().encode(text).length > CONFIGMAP_MAX) {
-    throw new PenguinError(
-      "usage",
-      `batch k8s: the task file is over ${CONFIGMAP_MAX} bytes, more than a ConfigMap holds; split it`,
-    );
+  const text = await readBatchInput(
+    file,
+    "batch k8s: cannot read the task file",
+    CONFIGMAP_MAX,
+    "usage",
+    `it is over ${CONFIGMAP_MAX} bytes, more than a ConfigMap holds; split it`,
+  );
+  if (text === undefined) {
+    throw new PenguinError("usage", `batch k8s: cannot read the task file "${file}": no such file`);
   }
   // Validated as the pods will read it.
   const tasks = parseTaskFile(file, text, { workspaceRoot: `${POD_PATHS.dataDir}/work` });
