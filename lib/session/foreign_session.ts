@@ -82,8 +82,9 @@ export function lazyJsonLines(
   for (const { line, raw, last } of rawLines(text)) {
     if (raw.trim() === "") continue;
     try {
-      // A line too costly to parse refuses the file (PenguinError), naming it.
-      parseJsonBounded(raw, `Cannot import "${file}": line ${line}`);
+      // A line too costly to parse refuses the file (a PenguinError naming the
+      // line; the import names the file).
+      parseJsonBounded(raw, `line ${line}`);
     } catch (err) {
       if (isJsonCostRefusal(err)) throw err;
       const why = err instanceof Error ? err.message : String(err);
