@@ -8,6 +8,7 @@
  */
 import { concatBytes } from "../protocol/bytes.ts";
 import { isJsonCostRefusal, parseJsonBounded } from "../protocol/bounded_json.ts";
+import { PenguinError } from "../protocol/errors.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { LineProblem, LossEntry } from "./import_report.ts";
 
@@ -67,6 +68,23 @@ export interface ForeignChild {
 }
 
 /**
+ * The longest line of a foreign session that is read: 16 Mi characters. A
+ * real message is far shorter (a base64 image in a tool result is a few MB),
+ * and one 60 MB string took an import past 700 MB in copies (parsed, built
+ * into a message, masked, written).
+ */
+export const MAX_FOREIGN_LINE_CHARS = 16 * 1024 * 1024;
+
+/** The refusal of a line past {@linkcode MAX_FOREIGN_LINE_CHARS} (the import names the file). */
+function lineTooLong(line: number): PenguinError {
+  return new PenguinError(
+    "data",
+    `line ${line}: not parsed, too costly to parse: longer than 16 Mi characters ` +
+      `(no message of a real session comes near)`,
+  );
+}
+
+/**
  * JSONL text's lines, each parsed when it is reached and not kept: every
  * iteration of `lines` parses them again, so a file of many small lines
  * costs its text, not its parsed values all at once. Malformed lines are
@@ -81,6 +99,7 @@ export function lazyJsonLines(
   const bad = new Set<number>();
   for (const { line, raw, last } of rawLines(text)) {
     if (raw.trim() === "") continue;
+    if (raw.length > MAX_FOREIGN_LINE_CHARS) throw lineTooLong(line);
     try {
       // A line too costly to parse refuses the file (a PenguinError naming the
       // line; the import names the file).

@@ -18,6 +18,15 @@ const SAMPLE = join(REPO, "samples", "plain", "session-2026-12-01-23-07-39-9b411
 const MANY = `{"type":"user","junk":[${"{},".repeat(6_600_000)}{}]}`;
 /** ~10 MB: arrays nested 5 M deep (256 are allowed). */
 const DEEP = `{"type":"user","x":${"[".repeat(5_000_000)}${"]".repeat(5_000_000)}}`;
+/** ~40 MB: a Claude user message whose text is one flat string (a line over 16 Mi characters). */
+const LONG = JSON.stringify({
+  type: "user",
+  sessionId: "s",
+  cwd: "/tmp",
+  uuid: "u1",
+  timestamp: "2026-01-01T00:00:00Z",
+  message: { role: "user", content: "x".repeat(40_000_000) },
+});
 
 /** A valid trace with `line` as its second line and an assistant text holding MARK last. */
 async function traceWith(dir: string, name: string, line: string): Promise<string> {
@@ -73,7 +82,8 @@ Deno.test({
       const root = join(dir, "root");
       const ws = join(dir, "ws");
       await Deno.mkdir(ws);
-      const cases: [string, string][] = [["many", MANY], ["deep", DEEP]];
+      // A flat 40 MB string is no costly shape, but importing it took ~700 MB in copies.
+      const cases: [string, string][] = [["many", MANY], ["deep", DEEP], ["long", LONG]];
       for (const [shape, line] of cases) {
         const path = join(dir, `${shape}-claude.jsonl`);
         await Deno.writeTextFile(path, line + "\n");
