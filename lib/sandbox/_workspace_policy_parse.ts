@@ -1,7 +1,9 @@
 /**
  * Parsing and validation of a workspace's `penguin.jsonc`: JSONC syntax via
  * `jsonc-parser`, shape via zod, and every problem reported with the line and
- * column of the offending key or value. Pure: no file system access.
+ * column of the offending key or value. Pure: no file system access. Loaded
+ * only when a workspace has the file (lib/sandbox/workspace_policy.ts imports
+ * it with `import()`), so a start without one reads neither dependency.
  *
  * @module
  */
@@ -15,12 +17,10 @@ import {
 import type { ParseError } from "jsonc-parser";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
+import { at, POLICY_APPROVAL_MODES, type Position } from "./_workspace_policy_terms.ts";
 
-/** Approval modes the file may name (the same strings as lib/agent's `ApprovalMode`), widest first. */
-export const POLICY_APPROVAL_MODES = ["allow-all", "read-only", "always-ask", "deny-all"] as const;
-
-/** An approval mode named in `penguin.jsonc`. */
-export type PolicyApprovalMode = (typeof POLICY_APPROVAL_MODES)[number];
+export { at, POLICY_APPROVAL_MODES, type Position };
+export type { PolicyApprovalMode } from "./_workspace_policy_terms.ts";
 
 /** A host pattern of a network allowlist: `example.com`, `*.example.com`, an IP, each with an optional `:port`. */
 const HOST_PATTERN =
@@ -84,14 +84,6 @@ export const workspacePolicySchema = z.strictObject({
 /** The settings of `penguin.jsonc` as written (validated, nothing resolved yet). */
 export type WorkspacePolicyFile = z.infer<typeof workspacePolicySchema>;
 
-/** A 1-based line and column. */
-export interface Position {
-  /** 1-based line. */
-  line: number;
-  /** 1-based column. */
-  column: number;
-}
-
 /** The validated file plus a way to find where each setting is written. */
 export interface ParsedWorkspacePolicy {
   /** The settings. */
@@ -111,11 +103,6 @@ function positionOf(text: string, offset: number): Position {
     }
   }
   return { line, column: offset - start + 1 };
-}
-
-/** `line 3, column 5: ` */
-export function at(pos: Position | undefined): string {
-  return pos ? `line ${pos.line}, column ${pos.column}: ` : "";
 }
 
 /** `network.allow[0]` */

@@ -64,12 +64,11 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { CommandPolicyRule } from "../state/command_policy_defaults.ts";
 import {
   at,
-  parseWorkspacePolicyText,
   POLICY_APPROVAL_MODES,
   type PolicyApprovalMode,
   type Position,
-  type WorkspacePolicyFile,
-} from "./_workspace_policy_parse.ts";
+} from "./_workspace_policy_terms.ts";
+import type { WorkspacePolicyFile } from "./_workspace_policy_parse.ts";
 import { sha256Hex } from "../state/trust.ts";
 import { isInside } from "./plan.ts";
 import type { SandboxMode } from "./policy.ts";
@@ -77,13 +76,7 @@ import type { GitAccess } from "./git_guard.ts";
 import { workspaceIdentity } from "./workspace_identity.ts";
 import { realDir } from "./_paths.ts";
 
-export {
-  at,
-  parseWorkspacePolicyText,
-  POLICY_APPROVAL_MODES,
-  type PolicyApprovalMode,
-  type WorkspacePolicyFile,
-};
+export { at, POLICY_APPROVAL_MODES, type PolicyApprovalMode, type WorkspacePolicyFile };
 
 /** The file name, at the workspace root. */
 export const WORKSPACE_POLICY_FILE = "penguin.jsonc";
@@ -230,6 +223,8 @@ export async function loadWorkspacePolicy(
   if (bytes === undefined) return undefined;
   const text = new TextDecoder().decode(bytes);
   const sha256 = await sha256Hex(bytes);
+  // The parser (jsonc-parser, zod schemas) loads only when a workspace has the file.
+  const { parseWorkspacePolicyText } = await import("./_workspace_policy_parse.ts");
   const { value, locate } = parseWorkspacePolicyText(text, path);
   const home = opts.home ?? Deno.env.get("HOME");
   const protectedReal: string[] = [];

@@ -7,13 +7,13 @@ import {
   applyWorkspacePolicy,
   type EffectivePolicy,
   loadWorkspacePolicy,
-  parseWorkspacePolicyText,
   POLICY_APPROVAL_MODES,
   type PolicyFlags,
   type PolicyTrust,
   wideningSettings,
   WORKSPACE_POLICY_FILE,
 } from "../../lib/sandbox/workspace_policy.ts";
+import { parseWorkspacePolicyText } from "../../lib/sandbox/_workspace_policy_parse.ts";
 import { sha256Hex } from "../../lib/state/trust.ts";
 
 function parseError(text: string): string {
