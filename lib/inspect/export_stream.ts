@@ -13,6 +13,7 @@
 import { basename } from "node:path";
 import { type Conversation, type ConvItem, loadConversation } from "./conversation.ts";
 import { htmlPage } from "./export_html.ts";
+import { loadMarkdownLexer } from "./markdown.ts";
 import { markdownHead, markdownItem, subagentHeading } from "./export_md.ts";
 import { redactConversation, redactItem } from "./redact.ts";
 import type { OmniMessage } from "../protocol/types.ts";
@@ -90,6 +91,7 @@ async function writeHtml(
   opts: View,
   write: (text: string) => Promise<void>,
 ): Promise<void> {
+  await loadMarkdownLexer();
   const view = shown(conv, opts.redact);
   await write(htmlPage.head(view));
   const main = htmlPage.timeline(view, "");

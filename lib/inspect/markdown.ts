@@ -5,20 +5,43 @@
  * No `marked` renderer is used, so raw HTML in the model's text is only ever
  * shown as text.
  *
+ * `marked` loads on first use, not with this module (a `run` whose output is
+ * not a colour terminal never renders Markdown): {@linkcode loadMarkdownLexer}
+ * must have finished before the first {@linkcode lexBlocks} or
+ * {@linkcode lexInline}.
+ *
  * @module
  */
-import { Lexer, type Token, type Tokens } from "marked";
+import type { Lexer, Token, Tokens } from "marked";
+import { PenguinError } from "../protocol/errors.ts";
 
 export type { Token, Tokens };
 
+let lexerClass: typeof Lexer | undefined;
+
+/** Load `marked`'s lexer (once); the lexing functions need it loaded. */
+export async function loadMarkdownLexer(): Promise<void> {
+  lexerClass ??= (await import("marked")).Lexer;
+}
+
+function gfmLexer(): Lexer {
+  if (lexerClass === undefined) {
+    throw new PenguinError(
+      "runtime",
+      "Cannot lex Markdown: marked's lexer is not loaded (call loadMarkdownLexer() first)",
+    );
+  }
+  return new lexerClass({ gfm: true });
+}
+
 /** Block tokens of `text` (GFM). */
 export function lexBlocks(text: string): Token[] {
-  return new Lexer({ gfm: true }).lex(text);
+  return gfmLexer().lex(text);
 }
 
 /** Inline tokens of one line of text (GFM). */
 export function lexInline(text: string): Token[] {
-  return new Lexer({ gfm: true }).inlineTokens(text);
+  return gfmLexer().inlineTokens(text);
 }
 
 const NAMED: Record<string, string> = {

@@ -3,6 +3,10 @@ import assert from "node:assert/strict";
 import { builtinToolPreviews } from "../../lib/agent/tool_previews.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { createMarkdownStream, createRenderer, renderMarkdown } from "../../lib/cli/render/mod.ts";
+import { loadMarkdownLexer } from "../../lib/inspect/markdown.ts";
+
+// marked loads on first use; penguin's callers load it before they render (terminalMarkdown).
+await loadMarkdownLexer();
 
 // deno-lint-ignore no-control-regex
 const SGR = /\x1b\[[0-9;]*m/g;

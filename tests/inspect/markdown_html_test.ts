@@ -1,6 +1,10 @@
 // The HTML export's Markdown: rendered from an allowlist, never passed through.
 import assert from "node:assert/strict";
 import { markdownToHtml } from "../../lib/inspect/markdown_html.ts";
+import { loadMarkdownLexer } from "../../lib/inspect/markdown.ts";
+
+// marked loads on first use; the HTML export loads it before it renders.
+await loadMarkdownLexer();
 
 Deno.test("Markdown becomes headings, emphasis, lists, quotes, tables, code and links in HTML", () => {
   const html = markdownToHtml(

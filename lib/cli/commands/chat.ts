@@ -813,7 +813,7 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     autoApprovals: false,
     toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
-    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
+    ...(io.color && io.isTty ? { markdown: await terminalMarkdown() } : {}),
   });
   // A resumed session's calls go on numbering after the ones it recorded (all its files).
   if (history !== undefined) {

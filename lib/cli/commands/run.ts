@@ -78,7 +78,7 @@ async function runRenderer(
     stats: { kind: "totals", price: await priceOf(ctx, session) },
     toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
-    ...(io.color && io.isTty ? { markdown: terminalMarkdown() } : {}),
+    ...(io.color && io.isTty ? { markdown: await terminalMarkdown() } : {}),
   });
   // A resumed session's calls go on numbering after the ones it recorded (all its files).
   if (session.resumedHistory !== undefined) {

@@ -23,6 +23,7 @@ import {
   decodeEntities,
   lexBlocks,
   lexInline,
+  loadMarkdownLexer,
   type Token,
   type Tokens,
 } from "../../inspect/markdown.ts";
@@ -205,7 +206,10 @@ function blocks(tokens: readonly Token[], columns: number, tight: boolean): stri
   return tokens.map((t) => block(t, columns, tight)).join("");
 }
 
-/** Render complete Markdown `text` for a colour terminal (output ends with a newline unless empty). */
+/**
+ * Render complete Markdown `text` for a colour terminal (output ends with a newline unless
+ * empty). marked's lexer must be loaded ({@linkcode terminalMarkdown} loads it).
+ */
 export function renderMarkdown(text: string, opts: MarkdownOptions = {}): string {
   const clean = safeText(text);
   if (clean.trim() === "") return clean;
@@ -236,7 +240,7 @@ const TABLE_ROW = /^\s*\|/;
 /**
  * A stream of Markdown lines for a colour terminal. The chunks must already
  * be terminal-safe (the screen's sanitizer runs first); tabs are shown as
- * four spaces.
+ * four spaces. marked's lexer must be loaded ({@linkcode terminalMarkdown} loads it).
  */
 export function createMarkdownStream(opts: MarkdownStreamOptions = {}): MarkdownStream {
   // Long by design: one closure-based object whose methods share the block state of
@@ -347,8 +351,12 @@ export function createMarkdownStream(opts: MarkdownStreamOptions = {}): Markdown
   };
 }
 
-/** Stream options measuring the real terminal (stdout), 80×24 when it cannot be measured. */
-export function terminalMarkdown(): MarkdownStreamOptions {
+/**
+ * Stream options measuring the real terminal (stdout), 80×24 when it cannot be measured;
+ * resolved once `marked`'s lexer is loaded, so the renderer given them can draw.
+ */
+export async function terminalMarkdown(): Promise<MarkdownStreamOptions> {
+  await loadMarkdownLexer();
   const size = () => {
     try {
       return Deno.consoleSize();
