@@ -9,12 +9,9 @@ import { createPolicy, type WorkspaceId } from "../sandbox/policy.ts";
 import { workspaceProblem, workspaceWarnings } from "../sandbox/spawn.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { TraceObserver, TraceWriter } from "../trace/writer.ts";
-import {
-  createProcessRegistry,
-  effectivePolicy,
-  modelDescriber,
-  type VisionDescriber,
-} from "../tools/mod.ts";
+import { effectivePolicy } from "../tools/command_policy.ts";
+import { modelDescriber, type VisionDescriber } from "../tools/describe_image.ts";
+import { createProcessRegistry } from "../tools/processes.ts";
 import type {
   AgentPaths,
   AgentRef,

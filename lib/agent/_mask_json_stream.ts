@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { createSecretMasker, type Secret } from "../tools/mod.ts";
+import { createSecretMasker, type Secret } from "../tools/secret_mask.ts";
 
 /** A streaming re-writer of one call's argument text. */
 export interface JsonStringMasker {

@@ -36,7 +36,7 @@
 import type { CompleteMessage, ModelPayload, ToolCallMessage } from "../protocol/types.ts";
 import type { ModelStreamItem } from "../models/outcome.ts";
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
-import { createSecretMasker, maskSecrets, type Secret } from "../tools/mod.ts";
+import { createSecretMasker, maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { createJsonStringMasker } from "./_mask_json_stream.ts";
 
 /** The masking of one session's model streams. */

@@ -7,7 +7,7 @@ import { mcpSecrets } from "../mcp/secrets.ts";
 import { parseMcpServers } from "../state/mcp_servers.ts";
 import type { ProjectConfig } from "../state/project_config_types.ts";
 import type { SystemConfig } from "../state/system_config.ts";
-import type { Secret } from "../tools/mod.ts";
+import type { Secret } from "../tools/secret_mask.ts";
 
 const KEY_ENV = /_API_KEY$/;
 

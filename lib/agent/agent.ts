@@ -41,7 +41,7 @@ import {
   type SystemConfig,
 } from "../state/system_config.ts";
 import { dateDirName } from "../trace/paths.ts";
-import { pinnedWorkspace } from "../sandbox/mod.ts";
+import { pinnedWorkspace } from "../sandbox/workspace_identity.ts";
 import { defaultWarn } from "../protocol/errors.ts";
 import {
   type AgentBase,
@@ -57,7 +57,7 @@ import { assembleSystemPrompt, osVersion, platformName, shellName } from "./prom
 import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import type { SessionMemory } from "../state/memory.ts";
 import { openSession, type Session } from "./session.ts";
-import { maskSecrets, type Secret, vaultSecrets } from "../tools/mod.ts";
+import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { type ResumeOptions, resumeRecorded } from "./resume.ts";

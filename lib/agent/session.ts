@@ -41,17 +41,12 @@ import type { ThinkingLevel } from "../models/wire.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import { keepStandIns, type StandInKeeping } from "../sandbox/_placeholders.ts";
 import { type CommandWarmUp, warmUpCommands } from "../tools/command_warm_up.ts";
-import {
-  type BackgroundNotice,
-  type CommandPolicy,
-  executeTool,
-  maskSecrets,
-  noticeMessage,
-  type ProcessRegistry,
-  type Secret,
-  secretsOf,
-  type ToolPermission,
-} from "../tools/mod.ts";
+import { type BackgroundNotice, noticeMessage } from "../tools/background_notice.ts";
+import type { CommandPolicy } from "../tools/command_policy.ts";
+import { executeTool, secretsOf } from "../tools/environment.ts";
+import type { ProcessRegistry } from "../tools/processes.ts";
+import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
+import type { ToolPermission } from "../tools/tool.ts";
 import {
   type ApprovalMode,
   type ApproveFn,

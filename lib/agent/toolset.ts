@@ -31,21 +31,22 @@ import { errorMessage } from "../protocol/errors.ts";
 import type { EventPayload } from "../protocol/events.ts";
 import type { ToolSpec } from "../protocol/types.ts";
 import type { BuiltinToolConfig } from "../state/system_config.ts";
+import { BUILTIN_TOOL_FACTORIES, DEFAULT_TOOL_DEFINITIONS } from "../tools/builtin_table.ts";
+import type { ToolContext } from "../tools/context.ts";
 import {
-  BUILTIN_TOOL_FACTORIES,
   createDescribeImageTool,
-  DEFAULT_TOOL_DEFINITIONS,
   DESCRIBE_IMAGE_DEFINITION,
-  describeArgumentsProblem,
-  READ_IMAGE_DEFINITION,
+  type VisionDescriber,
+} from "../tools/describe_image.ts";
+import { describeArgumentsProblem } from "../tools/environment.ts";
+import { READ_IMAGE_DEFINITION } from "../tools/read_image.ts";
+import {
   type Tool,
-  type ToolContext,
   type ToolDefinition,
   type ToolFactory,
   type ToolPermission,
   toolSpec,
-  type VisionDescriber,
-} from "../tools/mod.ts";
+} from "../tools/tool.ts";
 import { TOOL_NAME_PATTERN, type ToolSource, type ToolSourceContext } from "../tools/source.ts";
 import { confinedFileTools } from "../tools/worker/mod.ts";
 import { SUBAGENT_TOOL_DEFINITIONS } from "./subagents/tools.ts";

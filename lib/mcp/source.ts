@@ -15,7 +15,7 @@
  */
 import type { EventPayload } from "../protocol/mod.ts";
 import type { McpServerConfig } from "../state/mod.ts";
-import type { ToolSource } from "../tools/mod.ts";
+import type { ToolSource } from "../tools/source.ts";
 import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { mcpSecrets } from "./secrets.ts";
 import { mcpTools } from "./tools.ts";

@@ -6,16 +6,15 @@
  *
  * @module
  */
+import { ANY_ARGS, defineTool } from "../tools/define.ts";
 import {
-  ANY_ARGS,
   DEFAULT_MAX_OUTPUT_LENGTH,
   DEFAULT_TIMEOUT_MS,
-  defineTool,
   type JsonSchemaObject,
   type Tool,
   type ToolEvent,
   type ToolPermission,
-} from "../tools/mod.ts";
+} from "../tools/tool.ts";
 import type { McpServerConfig } from "../state/mod.ts";
 import type { ListedTool, McpConnection } from "./connect.ts";
 import { renderCallResult } from "./result.ts";

@@ -1,7 +1,7 @@
 /**
  * The list of built-in tools of lib/tools, in the order offered to the
  * model: a new built-in tool is its own file (declared with `defineTool`)
- * plus one entry here. `mod.ts` derives the factory table and the default
+ * plus one entry here. `builtin_table.ts` derives the factory table and the default
  * definitions from it; the offline views take the tools' previews from it
  * (`agent/tool_previews.ts`), so the tool files keep their top level light
  * and load what only running a call needs (spawner, model clients) on first

@@ -6,10 +6,6 @@
  *
  * @module
  */
-import { BUILTIN_TOOLS } from "./builtin.ts";
-import type { Tool, ToolDefinition, ToolFactory, ToolPermission } from "./tool.ts";
-import type { ToolContext } from "./context.ts";
-
 export * from "./tool.ts";
 export type { ToolContext } from "./context.ts";
 export type { CommandToolContext, ProcessToolContext } from "./command_context.ts";
@@ -166,46 +162,9 @@ export { DEFAULT_BUFFER_LIMIT, droppedMarker } from "./_output_buffer.ts";
 
 export { BUILTIN_TOOLS } from "./builtin.ts";
 
-/** The built-in factory table: only these names can be instantiated from config. */
-export const BUILTIN_TOOL_FACTORIES: Readonly<Record<string, ToolFactory<ToolContext>>> = Object
-  .freeze(Object.fromEntries(BUILTIN_TOOLS.map((t) => [t.name, t.create])));
-
-/** The default built-in definitions, in the order offered to the model. */
-export const DEFAULT_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze(
-  BUILTIN_TOOLS.map((t) => t.definition),
-);
-
-/** The default permission and limits of each built-in tool. */
-export const BUILTIN_TOOL_LIMITS: Readonly<
-  Record<
-    string,
-    Readonly<{
-      permission: ToolPermission;
-      timeoutMs: number;
-      maxOutputLength: number;
-      callDescription: boolean;
-    }>
-  >
-> = Object.freeze(Object.fromEntries(
-  BUILTIN_TOOLS.map(({ name, definition: d }) => [name, {
-    permission: d.permission,
-    timeoutMs: d.timeoutMs,
-    maxOutputLength: d.maxOutputLength,
-    callDescription: d.callDescription,
-  }]),
-));
-
-/**
- * Instantiate the tools of `definitions` (default: the built-in list), keyed
- * by name. Names without a factory are dropped silently, as in the reference.
- */
-export function builtinTools(
-  definitions: readonly ToolDefinition[] = DEFAULT_TOOL_DEFINITIONS,
-): Map<string, Tool<ToolContext>> {
-  const tools = new Map<string, Tool<ToolContext>>();
-  for (const def of definitions) {
-    const factory = BUILTIN_TOOL_FACTORIES[def.name];
-    if (factory && !tools.has(def.name)) tools.set(def.name, factory(def));
-  }
-  return tools;
-}
+export {
+  BUILTIN_TOOL_FACTORIES,
+  BUILTIN_TOOL_LIMITS,
+  builtinTools,
+  DEFAULT_TOOL_DEFINITIONS,
+} from "./builtin_table.ts";

@@ -19,7 +19,8 @@ import { onAbort } from "../../protocol/abort.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../../protocol/types.ts";
 import { type RunOutcome, trackOutcome } from "../outcome.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
-import { droppedMarker, type ToolEvent } from "../../tools/mod.ts";
+import { droppedMarker } from "../../tools/_output_buffer.ts";
+import type { ToolEvent } from "../../tools/tool.ts";
 import { type ApprovalVerdict, type ApproveFn, verdictOf } from "../approval.ts";
 import { SUBAGENT_MESSAGE_BUFFER, SUBAGENT_TEXT_BUFFER } from "./definitions.ts";
 

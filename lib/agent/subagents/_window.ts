@@ -1,7 +1,7 @@
 // Pieces shared by the subagent tools: the failure output, the approval
 // sink of a tool call's window, and the result of a window that saw the
 // child's task end.
-import type { ToolEvent } from "../../tools/mod.ts";
+import type { ToolEvent } from "../../tools/tool.ts";
 import type { ApproveFn } from "../approval.ts";
 import type { Child } from "./_child.ts";
 import {

@@ -7,7 +7,8 @@
  * @module
  */
 import type { OmniMessage } from "../../protocol/types.ts";
-import type { BackgroundNotice, ProcessRegistry } from "../../tools/mod.ts";
+import type { BackgroundNotice } from "../../tools/background_notice.ts";
+import type { ProcessRegistry } from "../../tools/processes.ts";
 import type { ChildRegistry } from "./registry.ts";
 
 /** One piece of background work of a session. */

@@ -21,7 +21,7 @@ import { defaultWarn, errorMessage } from "../../protocol/errors.ts";
 import type { OmniMessage } from "../../protocol/types.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
 import { randomHex8 } from "../../state/ids.ts";
-import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/mod.ts";
+import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/background_notice.ts";
 import { tellNoticeListeners } from "../../tools/background_notice.ts";
 import type { ToolCallContext } from "../../tools/tool.ts";
 import type { ApproveFn } from "../approval.ts";

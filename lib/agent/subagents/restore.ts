@@ -46,7 +46,7 @@ import {
   legacySpawnFailed,
   legacyStillRunning,
 } from "../../trace/legacy_text_facts.ts";
-import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/mod.ts";
+import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/background_notice.ts";
 import {
   type CallFact,
   type ChildProgress,
