@@ -23,6 +23,13 @@ const HEAVY: Record<string, string> = {
   "lib/telemetry/live.ts": "the span exporter: only when an endpoint is configured",
   "lib/session/import_foreign.ts": "session import: only for `sessions import`",
   "lib/state/schedule.ts": "schedules: only for the scheduler",
+  "npm:marked": "the Markdown lexer: only once a colour terminal or an HTML export renders",
+  "npm:jsonc-parser": "penguin.jsonc's parser: only when a workspace has the file",
+  "lib/sandbox/_workspace_policy_parse.ts":
+    "penguin.jsonc's parser and zod schemas (built at import): only when a workspace has the file",
+  "lib/inspect/markdown_html.ts": "Markdown as HTML: only for `trace export --format html`",
+  "lib/tools/mod.ts": "the tool layer's barrel: import by name from the defining file",
+  "lib/sandbox/mod.ts": "the sandbox's barrel (spawners, pager, detection): import by name",
 };
 
 /** The package of an npm specifier (`npm:/@scope/name@^1/sub.js` → `npm:@scope/name`). */
@@ -99,6 +106,9 @@ const DEFERRED = [
   "lib/telemetry/live.ts",
   "lib/session/import_foreign.ts",
   "lib/state/schedule.ts",
+  "npm:marked",
+  "npm:jsonc-parser",
+  "lib/sandbox/_workspace_policy_parse.ts",
 ];
 
 Deno.test("every deferred module is still in the graph deno compile bundles", async () => {
