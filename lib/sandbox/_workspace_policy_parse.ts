@@ -3,7 +3,7 @@
  * `jsonc-parser`, shape via zod, and every problem reported with the line and
  * column of the offending key or value. Pure: no file system access. Loaded
  * only when a workspace has the file (lib/sandbox/workspace_policy.ts imports
- * it with `import()`), so a start without one reads neither dependency.
+ * it on first use), so a start without one reads neither dependency.
  *
  * @module
  */
