@@ -8,17 +8,12 @@
  */
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { isInside, type SandboxPolicy } from "../sandbox/mod.ts";
 import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
 import { VERSION } from "../version.ts";
-import {
-  type BoundedTransport,
-  sandboxedStdioTransport,
-  type Transport,
-} from "./stdio_transport.ts";
+import { boundedHttpTransport } from "./http_transport.ts";
+import { type BoundedTransport, sandboxedStdioTransport } from "./stdio_transport.ts";
 
 /** A tool as a server lists it. */
 export type ListedTool = McpTool;
@@ -122,14 +117,6 @@ async function stdioTransport(
   });
 }
 
-function remoteTransport(server: McpServerConfig & { transport: "http" | "sse" }): Transport {
-  const url = new URL(server.url);
-  const requestInit = { headers: server.headers };
-  return server.transport === "sse"
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit });
-}
-
 /** Reject with a clear message when `ms` pass or `signal` fires first. */
 function within<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -160,11 +147,11 @@ export async function connectServer(
     lastError = err;
   };
   const limit = server.connectTimeoutMs;
-  let transport: (Transport & { readonly refusal?: string | undefined }) | undefined;
+  let transport: BoundedTransport | undefined;
   const work = (async () => {
     transport = server.transport === "stdio"
       ? await stdioTransport(server, ctx)
-      : remoteTransport(server);
+      : boundedHttpTransport(server);
     await client.connect(transport, { timeout: limit });
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
@@ -184,7 +171,7 @@ export async function connectServer(
     const stop = () => Promise.all([client.close(), transport?.close()]).catch(() => {});
     work.then(stop, stop);
     await stop();
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = transport?.refusal ?? (err instanceof Error ? err.message : String(err));
     const cause = lastError && !detail.includes(lastError.message) ? ` (${lastError.message})` : "";
     throw new Error(`${detail}${cause}`);
   }

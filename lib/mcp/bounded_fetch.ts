@@ -1,0 +1,241 @@
+/**
+ * The `fetch` penguin's HTTP MCP transports use: every response body of
+ * the server is measured as it streams, before the SDK parses any of it.
+ *
+ * - A JSON body (one message, or a batch) is held to
+ *   {@linkcode MAX_MESSAGE_CHARS} characters and its JSON shape is checked
+ *   (`jsonShapeProblem`) before it is handed on.
+ * - An event stream is cut into events (`boundedSseEvents`); each event is
+ *   held to {@linkcode MAX_MESSAGE_CHARS} characters, its data's JSON shape
+ *   is checked, and only then is it handed on, re-written with `\n` line
+ *   ends. The whole stream is held to {@linkcode MAX_BODY_CHARS}.
+ * - Any other body (an error page) is held to {@linkcode MAX_MESSAGE_CHARS}.
+ *
+ * Past a bound the request is aborted, the body the SDK reads fails, and
+ * `onRefuse` is told why (the caller closes the connection). A request the
+ * SDK gives up on (a tool call's timeout, the user's interrupt) is aborted
+ * too: the SDK then sends `notifications/cancelled` naming its id, and that
+ * request's HTTP response is stopped.
+ *
+ * @module
+ */
+import { jsonShapeProblem } from "../protocol/json_shape.ts";
+import { boundedSseEvents } from "./sse_events.ts";
+import { MAX_MESSAGE_CHARS } from "./stdio_transport.ts";
+
+export { MAX_MESSAGE_CHARS };
+
+/**
+ * Most characters one response body may carry in all, in an event stream
+ * of many messages: 64 Mi. Each message is held to
+ * {@linkcode MAX_MESSAGE_CHARS} on its own.
+ */
+export const MAX_BODY_CHARS = 64 * 1024 * 1024;
+
+/** The bounds a server's bodies are held to. */
+export interface BodyBounds {
+  /** Characters of one message (a JSON body, one event). */
+  maxMessageChars: number;
+  /** Characters of one response body in all. */
+  maxBodyChars: number;
+}
+
+/** penguin's bounds. */
+export const BODY_BOUNDS: Readonly<BodyBounds> = Object.freeze({
+  maxMessageChars: MAX_MESSAGE_CHARS,
+  maxBodyChars: MAX_BODY_CHARS,
+});
+
+/** The `fetch` the SDK's HTTP transports accept. */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** How a body is read. */
+type BodyKind = "json" | "sse" | "other";
+
+function bodyKind(contentType: string | null): BodyKind {
+  const essence = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (essence === "application/json") return "json";
+  return essence === "text/event-stream" ? "sse" : "other";
+}
+
+/** In Mi, for messages: 16 Mi. */
+function mi(chars: number): string {
+  return `${chars / 1024 / 1024} Mi`;
+}
+
+/** A text transform that hands a JSON body on whole, once it is within the bounds. */
+function jsonBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer<string, string> {
+  let parts: string[] = [];
+  let chars = 0;
+  return {
+    transform(chunk) {
+      chars += chunk.length;
+      if (chars > bounds.maxMessageChars) {
+        parts = [];
+        return refuse(
+          `sent a response longer than ${mi(bounds.maxMessageChars)} characters ` +
+            `(the limit of one message)`,
+        );
+      }
+      parts.push(chunk);
+    },
+    flush(controller) {
+      const text = parts.join("");
+      parts = [];
+      const problem = jsonShapeProblem(text);
+      if (problem !== undefined) return refuse(`sent a message with ${problem} (penguin's limit)`);
+      controller.enqueue(text);
+    },
+  };
+}
+
+/** A text transform that hands an event stream on one checked event at a time. */
+function sseBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer<string, string> {
+  let chars = 0;
+  let out: TransformStreamDefaultController<string> | undefined;
+  const feed = boundedSseEvents(bounds.maxMessageChars, {
+    onEvent({ lines, data }) {
+      const problem = data === "" ? undefined : jsonShapeProblem(data);
+      if (problem !== undefined) return refuse(`sent a message with ${problem} (penguin's limit)`);
+      out?.enqueue(lines.join("\n") + "\n\n");
+    },
+    onTooLong: () =>
+      refuse(
+        `sent an event longer than ${mi(bounds.maxMessageChars)} characters ` +
+          `(the limit of one message)`,
+      ),
+  });
+  return {
+    transform(chunk, controller) {
+      chars += chunk.length;
+      if (chars > bounds.maxBodyChars) {
+        return refuse(
+          `sent more than ${mi(bounds.maxBodyChars)} characters in one response (penguin's limit)`,
+        );
+      }
+      out = controller;
+      feed(chunk);
+    },
+  };
+}
+
+/** A text transform that passes any other body on, up to the bound of one message. */
+function otherBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer<string, string> {
+  let chars = 0;
+  return {
+    transform(chunk, controller) {
+      chars += chunk.length;
+      if (chars > bounds.maxMessageChars) {
+        return refuse(
+          `sent a response longer than ${mi(bounds.maxMessageChars)} characters ` +
+            `(the limit of one message)`,
+        );
+      }
+      controller.enqueue(chunk);
+    },
+  };
+}
+
+const TRANSFORMS = { json: jsonBody, sse: sseBody, other: otherBody };
+
+/**
+ * The body of `response` read through the bounds: a stream that fails
+ * (and aborts the request with `abort`) once a bound is passed.
+ */
+function boundedBody(
+  body: ReadableStream<Uint8Array>,
+  kind: BodyKind,
+  bounds: BodyBounds,
+  fail: (why: string) => void,
+): ReadableStream<Uint8Array> {
+  let failed = false;
+  let controller: TransformStreamDefaultController<string> | undefined;
+  const refuse = (why: string) => {
+    if (failed) return;
+    failed = true;
+    fail(why);
+    controller?.error(new Error(why));
+  };
+  const inner = TRANSFORMS[kind](bounds, refuse);
+  const checked = new TransformStream<string, string>({
+    start(c) {
+      controller = c;
+    },
+    transform: (chunk, c) => failed ? undefined : inner.transform!(chunk, c),
+    flush: (c) => failed ? undefined : inner.flush?.(c),
+  });
+  return body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(checked)
+    .pipeThrough(new TextEncoderStream());
+}
+
+/** The JSON-RPC message a request of the SDK carries (its own, small), if any. */
+function outgoing(init: RequestInit | undefined): Record<string, unknown> | undefined {
+  if (typeof init?.body !== "string") return undefined;
+  try {
+    const message: unknown = JSON.parse(init.body);
+    return typeof message === "object" && message !== null && !Array.isArray(message)
+      ? message as Record<string, unknown>
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A `fetch` whose response bodies are held to `bounds`. `onRefuse` is
+ * called (once per body) with why a body was refused, worded to follow the
+ * server's name: `sent a response longer than 16 Mi characters (…)`.
+ */
+export function boundedFetch(
+  onRefuse: (why: string) => void,
+  bounds: Readonly<BodyBounds> = BODY_BOUNDS,
+  base: FetchLike = fetch,
+): FetchLike {
+  /** Requests under way, by JSON-RPC id: what stops their HTTP response. */
+  const pending = new Map<unknown, AbortController>();
+  return async (url, init) => {
+    const message = outgoing(init);
+    if (message?.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      pending.get(id)?.abort(new Error("the request was cancelled"));
+      pending.delete(id);
+    }
+    const ac = new AbortController();
+    const id = message && "method" in message ? message.id : undefined;
+    if (id !== undefined) pending.set(id, ac);
+    const done = () => {
+      if (pending.get(id) === ac) pending.delete(id);
+    };
+    const signal = init?.signal ? AbortSignal.any([init.signal, ac.signal]) : ac.signal;
+    let response: Response;
+    try {
+      response = await base(url, { ...init, signal });
+    } catch (err) {
+      done();
+      throw err;
+    }
+    if (response.body === null) {
+      done();
+      return response;
+    }
+    const body = boundedBody(
+      response.body,
+      bodyKind(response.headers.get("content-type")),
+      bounds,
+      (why) => {
+        ac.abort(new Error(why));
+        onRefuse(why);
+      },
+    );
+    const bounded = new Response(body.pipeThrough(new TransformStream({ flush: done })), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    // The SDK names a redirect's target relative to the answering URL.
+    Object.defineProperty(bounded, "url", { value: response.url });
+    return bounded;
+  };
+}
