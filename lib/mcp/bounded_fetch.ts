@@ -58,9 +58,9 @@ function bodyKind(contentType: string | null): BodyKind {
   return essence === "text/event-stream" ? "sse" : "other";
 }
 
-/** In Mi, for messages: 16 Mi. */
+/** A count of characters for messages: `16 Mi` when whole Mi, else the number. */
 function mi(chars: number): string {
-  return `${chars / 1024 / 1024} Mi`;
+  return chars % (1024 * 1024) === 0 ? `${chars / 1024 / 1024} Mi` : String(chars);
 }
 
 /** A text transform that hands a JSON body on whole, once it is within the bounds. */

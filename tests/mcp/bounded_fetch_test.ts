@@ -1,0 +1,124 @@
+// boundedFetch, the fetch of penguin's HTTP MCP transports: bodies within the bounds pass, an
+// event stream past its total is refused, and a request the SDK cancels has its HTTP response
+// aborted; through connectServer, a real server answering in event streams works, and an
+// interrupted call stops a server's never-ending answer.
+import assert from "node:assert/strict";
+import { type BodyBounds, boundedFetch, type FetchLike } from "../../lib/mcp/bounded_fetch.ts";
+import { connectServer } from "../../lib/mcp/mod.ts";
+import { createPolicy } from "../../lib/sandbox/mod.ts";
+import { parseMcpServers } from "../../lib/state/mod.ts";
+import { startHostileMcpServer } from "../support/hostile_mcp_http.ts";
+import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
+import { createTestServer } from "../support/mcp_test_server.ts";
+
+/** A base fetch answering `body` with `contentType`, recording each request's signal. */
+function fake(body: string | (() => ReadableStream<Uint8Array>), contentType: string) {
+  const signals: AbortSignal[] = [];
+  const base: FetchLike = (_url, init) => {
+    signals.push(init!.signal!);
+    const stream = typeof body === "string" ? body : body();
+    return Promise.resolve(new Response(stream, { headers: { "content-type": contentType } }));
+  };
+  return { base, signals };
+}
+
+const post = (message: unknown): RequestInit => ({
+  method: "POST",
+  body: JSON.stringify(message),
+});
+
+Deno.test("bodies within the bounds reach the reader as they were sent", async () => {
+  const refused: string[] = [];
+  const json = '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}';
+  const f1 = fake(json, "application/json");
+  const r1 = await boundedFetch((w) => refused.push(w), undefined, f1.base)("http://h/", post({}));
+  assert.equal(await r1.text(), json);
+  const f2 = fake('retry: 10\r\nid: 7\r\n: ping\r\ndata: {"a":1}\r\n\r\n', "text/event-stream");
+  const r2 = await boundedFetch((w) => refused.push(w), undefined, f2.base)("http://h/", post({}));
+  assert.equal(await r2.text(), 'retry: 10\nid: 7\ndata: {"a":1}\n\n');
+  assert.deepEqual(refused, []);
+});
+
+Deno.test("an event stream past its total is refused, though each event is small", async () => {
+  const bounds: BodyBounds = { maxMessageChars: 100, maxBodyChars: 1000 };
+  const event = new TextEncoder().encode('data: {"jsonrpc":"2.0","method":"n"}\n\n');
+  const f = fake(
+    () => new ReadableStream({ pull: (c) => c.enqueue(event) }), // never ends
+    "text/event-stream",
+  );
+  const refused: string[] = [];
+  const res = await boundedFetch((w) => refused.push(w), bounds, f.base)("http://h/", post({}));
+  await assert.rejects(
+    res.text(),
+    /sent more than 1000 characters in one response \(penguin's limit\)/,
+  );
+  assert.equal(refused.length, 1);
+  assert.ok(f.signals[0]!.aborted, "the request was not aborted");
+});
+
+Deno.test("notifications/cancelled aborts the HTTP response of that request only", async () => {
+  const f = fake(() => new ReadableStream(), "text/event-stream");
+  const fetch = boundedFetch(() => {}, undefined, f.base);
+  await fetch("http://h/", post({ jsonrpc: "2.0", id: 4, method: "tools/call" }));
+  await fetch("http://h/", post({ jsonrpc: "2.0", id: 5, method: "tools/call" }));
+  assert.deepEqual(f.signals.map((s) => s.aborted), [false, false]);
+  await fetch(
+    "http://h/",
+    post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }),
+  );
+  assert.deepEqual(f.signals.map((s) => s.aborted), [false, true, false]);
+});
+
+Deno.test("an interrupted call to a server whose answer never ends stops the HTTP response", async () => {
+  await using hostile = startHostileMcpServer("trickle");
+  const { servers } = parseMcpServers([{ name: "t", config: { url: hostile.url } }], "test");
+  const dir = await Deno.makeTempDir({ prefix: "penguin-mcph-" });
+  try {
+    const policy = createPolicy({ workspace: dir, dataRoot: dir });
+    const conn = await connectServer(servers[0]!, { policy });
+    const ac = new AbortController();
+    const calling = conn.callTool("j", {}, { signal: ac.signal, timeoutMs: 0 });
+    await hostile.callArrived;
+    ac.abort(new Error("tool timed out"));
+    await assert.rejects(calling, /tool timed out/);
+    // The connection stays open: only that request's response is stopped.
+    await hostile.callStreamCancelled;
+    await conn.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a real server answering every request in an event stream works through the bounds", async () => {
+  const ac = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    async (req) => {
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: false,
+      });
+      await createTestServer().connect(transport);
+      return await transport.handleRequest(req);
+    },
+  );
+  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+  const { servers } = parseMcpServers([{ name: "s", config: { url } }], "test");
+  const dir = await Deno.makeTempDir({ prefix: "penguin-mcph-" });
+  try {
+    const conn = await connectServer(servers[0]!, {
+      policy: createPolicy({ workspace: dir, dataRoot: dir }),
+    });
+    assert.ok(conn.tools.some((t) => t.name === "echo"));
+    const result = await conn.callTool("echo", { message: "streamed" }, {
+      signal: new AbortController().signal,
+      timeoutMs: 0,
+    });
+    assert.match(JSON.stringify(result), /echo: streamed/);
+    await conn.close();
+  } finally {
+    ac.abort();
+    await server.finished;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
