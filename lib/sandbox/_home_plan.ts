@@ -70,8 +70,9 @@ export interface HomeMountOptions {
   /**
    * Only what can refuse the plan is awaited: the walk for credential files
    * in the shown toolchains (which never refuses one) is started, not awaited,
-   * and the mounts leave those files out. For a check before any command
-   * runs; the plans commands run in await the same walk.
+   * and the mounts leave those files out; so is the walk of the hidden homes
+   * for files with other names (`_protected_files.ts`). For a check before
+   * any command runs; the plans commands run in await the same walks.
    */
   check?: boolean;
 }
@@ -162,7 +163,7 @@ export async function homeMounts(
   // A check leaves the walk running for the plans to come, which await the same one.
   for (const p of opts.check ? [] : await walk) if (!allHidden(p)) out.hideMore.push(p);
   if (!writableRoots) {
-    await hideOutsideSecretNames(policy, roots, out);
+    await hideOutsideSecretNames(policy, roots, out, opts);
     return out;
   }
   const standIns = await standInPaths();
@@ -187,7 +188,7 @@ export async function homeMounts(
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
-  await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy);
+  await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);
   // Last, once every hidden and read-only path is known (a pinned directory inside one would
   // show it again, writable).
   for (const p of ctx.pinLater) pinBetween(p, ctx);
@@ -238,6 +239,7 @@ async function guardOtherNames(
   ctx: SealContext,
   secrets: readonly string[],
   policy: SandboxPolicy,
+  opts: HomeMountOptions,
 ): Promise<void> {
   const { out, roots } = ctx;
   const inRoots = (p: string) => roots.some((r) => inside(p, r) && p !== r);
@@ -274,7 +276,7 @@ async function guardOtherNames(
   }
   // The files kept from commands outside the roots (the hidden home's startup files, keys,
   // programs, git configuration): their other names in a root are hidden or read-only alike.
-  const outside = await outsideWithOtherNames(policy, roots, out);
+  const outside = await outsideWithOtherNames(policy, roots, out, opts);
   hiddenFiles.push(...outside.secret);
   readOnly.push(...outside.kept);
   const skip = (dir: string) => out.hidden.some((h) => inside(dir, h));
@@ -309,8 +311,9 @@ async function hideOutsideSecretNames(
   policy: SandboxPolicy,
   roots: readonly string[],
   out: HomeMounts,
+  opts: HomeMountOptions,
 ): Promise<void> {
-  const outside = await outsideWithOtherNames(policy, roots, out);
+  const outside = await outsideWithOtherNames(policy, roots, out, opts);
   const hidden = await otherNames(outside.secret, roots, () => false);
   for (const name of hidden.names) {
     if (!out.hiddenFiles.includes(name)) out.hiddenFiles.push(name);
@@ -323,13 +326,14 @@ function outsideWithOtherNames(
   policy: SandboxPolicy,
   roots: readonly string[],
   out: HomeMounts,
+  opts: HomeMountOptions,
 ): Promise<ProtectedFiles> {
   return protectedWithOtherNames({
     homes: out.hiddenHomes,
     secrets: [...policy.hide, ...out.hideMore],
     pathDirs: pathDirs(policy),
     roots,
-  });
+  }, { check: opts.check === true });
 }
 
 /**

@@ -4,17 +4,24 @@
  * command the host's startup file under a path it may write, whatever the
  * hidden home holds.
  *
- * Looked at, by stat only: the startup files of the hidden homes and what
- * they source or name (`home.ts`), git's global and system configuration
- * files with what they include and the files of the `core.hooksPath`
- * directory they set, the programs in the `PATH` directories of the homes
+ * The rule: every regular file of a hidden home with more than one name on
+ * a root's file system (outside the roots and the shown toolchain
+ * directories) is protected, a file of the hide list hidden, every other one
+ * read-only; so are the files of git's `init.templateDir` (copied into every
+ * new repository), wherever it lies. They are found by one walk of each home
+ * at any depth within a budget (`_home_links_walk.ts`).
+ *
+ * Looked at first, by stat only, and kept past that walk's budget: the
+ * startup files of the hidden homes and what they source or name
+ * (`home.ts`), git's global and system configuration files with what they
+ * include, the files of the `core.hooksPath` and `init.templateDir`
+ * directories they set, the programs in the `PATH` directories of the homes
  * (`~/.local/bin`, `~/bin`), and the files of the hide list (`~/.ssh/*`,
- * `~/.aws/*`, the toolchain credential walk's finds). Directories are read
- * breadth first, {@linkcode MAX_DEPTH} levels deep, at most
+ * `~/.aws/*`, the toolchain credential walk's finds). Those directories are
+ * read breadth first, {@linkcode MAX_DEPTH} levels deep, at most
  * {@linkcode MAX_ENTRIES} entries a process; a directory on a file system
- * no writable root is on is not entered (no hard link crosses one). Only
- * regular files with more than one name on a root's file system are kept.
- * Once per process: these files do not change while penguin runs.
+ * no writable root is on is not entered (no hard link crosses one). Once per
+ * process: these files do not change while penguin runs.
  *
  * @module
  */
@@ -23,6 +30,7 @@ import { resolveGitConfig } from "./git_config.ts";
 import { STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
 import { listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
+import { homeLinks } from "./_home_links_walk.ts";
 
 /** How many directory entries one search reads at the most. */
 export const MAX_ENTRIES = 16_384;
@@ -47,25 +55,64 @@ export interface ProtectedFiles {
   kept: string[];
 }
 
+/** Options of {@linkcode protectedWithOtherNames}. */
+export interface ProtectedOptions {
+  /**
+   * Only the named files (see the module) are awaited; the walk of the
+   * homes is started, not awaited, for the plans to come. For a check
+   * before any command runs.
+   */
+  check?: boolean;
+}
+
 const cache = new Map<string, ProtectedFiles>();
 
 /** The protected files of `q` outside its roots that have more than one name (see the module). */
-export async function protectedWithOtherNames(q: ProtectedQuery): Promise<ProtectedFiles> {
-  const key = JSON.stringify(q);
-  const known = cache.get(key);
-  if (known !== undefined) return known;
+export async function protectedWithOtherNames(
+  q: ProtectedQuery,
+  opts: ProtectedOptions = {},
+): Promise<ProtectedFiles> {
   const devs = new Set<number>();
   for (const r of q.roots) {
     const dev = statOrNone(r)?.dev;
     if (dev !== undefined && dev !== null) devs.add(dev);
   }
-  const found: ProtectedFiles = { secret: [], kept: [] };
-  if (devs.size > 0) {
-    const search = newSearch(devs, q.roots);
-    await secretFiles(q, search, found.secret);
-    await keptFiles(q, search, found.kept);
-    found.kept = found.kept.filter((p) => !found.secret.includes(p));
+  if (devs.size === 0) return { secret: [], kept: [] };
+  const named = await namedWithOtherNames(q, devs);
+  const walks = q.homes.map(async (home) => {
+    const templates = (await gitFiles(home)).templates;
+    return homeLinks(home, templates, devs, q.roots);
+  });
+  if (opts.check) return named;
+  const found: ProtectedFiles = { secret: [...named.secret], kept: [...named.kept] };
+  const secrets = [...q.secrets];
+  for (const s of q.secrets) {
+    const real = await realOf(s);
+    if (real !== undefined && real !== s) secrets.push(real);
   }
+  for (const { files } of await Promise.all(walks)) {
+    for (const p of files) {
+      if (found.secret.includes(p) || found.kept.includes(p)) continue;
+      if (secrets.some((s) => inside(p, s))) found.secret.push(p);
+      else found.kept.push(p);
+    }
+  }
+  return found;
+}
+
+/** The files named in the module, looked at first (within their own bounds). */
+async function namedWithOtherNames(
+  q: ProtectedQuery,
+  devs: ReadonlySet<number>,
+): Promise<ProtectedFiles> {
+  const key = JSON.stringify(q);
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const found: ProtectedFiles = { secret: [], kept: [] };
+  const search = newSearch(devs, q.roots);
+  await secretFiles(q, search, found.secret);
+  await keptFiles(q, search, found.kept);
+  found.kept = found.kept.filter((p) => !found.secret.includes(p));
   cache.set(key, found);
   return found;
 }
@@ -88,23 +135,39 @@ async function keptFiles(q: ProtectedQuery, search: Search, out: string[]): Prom
       out,
     );
     await search.paths(q.pathDirs.filter((d) => inside(d, home) && d !== home), out);
-    await search.paths((await gitFiles(home)).hooks, out);
+    const git = await gitFiles(home);
+    await search.paths([...git.hooks, ...git.templates], out);
   }
 }
 
-/** Per home: git's configuration files read (global, system, included) and its hooks directories. */
-const gitCache = new Map<string, Promise<{ config: string[]; hooks: string[] }>>();
+/** What git reads of a home: its configuration files, and the directories they name. */
+interface GitFiles {
+  /** Configuration files read (global, system, included). */
+  config: string[];
+  /** `core.hooksPath` directories. */
+  hooks: string[];
+  /** `init.templateDir` directories (their hooks are copied into every new repository). */
+  templates: string[];
+}
 
-function gitFiles(home: string): Promise<{ config: string[]; hooks: string[] }> {
+/** Per home: what git reads (see {@linkcode GitFiles}). */
+const gitCache = new Map<string, Promise<GitFiles>>();
+
+function gitFiles(home: string): Promise<GitFiles> {
   let found = gitCache.get(home);
   if (found === undefined) {
-    found = resolveGitConfig({ workTree: home, gitDirs: [], home }).then((r) => ({
-      config: r.files.filter((f) => f.state === "read").map((f) => f.path),
-      hooks: r.entries
-        .filter((e) => e.key === "core.hookspath" && e.value !== null)
-        .map((e) => e.value!.startsWith("~/") ? join(home, e.value!.slice(2)) : e.value!)
-        .filter((p) => isAbsolute(p)),
-    })).catch(() => ({ config: [], hooks: [] }));
+    found = resolveGitConfig({ workTree: home, gitDirs: [], home }).then((r) => {
+      const dirs = (key: string) =>
+        r.entries
+          .filter((e) => e.key === key && e.value !== null)
+          .map((e) => e.value!.startsWith("~/") ? join(home, e.value!.slice(2)) : e.value!)
+          .filter((p) => isAbsolute(p));
+      return {
+        config: r.files.filter((f) => f.state === "read").map((f) => f.path),
+        hooks: dirs("core.hookspath"),
+        templates: dirs("init.templatedir"),
+      };
+    }).catch(() => ({ config: [], hooks: [], templates: [] }));
     gitCache.set(home, found);
   }
   return found;

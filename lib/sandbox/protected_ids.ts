@@ -5,12 +5,15 @@
  * them and passes the list on (`lib/tools/worker/pool.ts`), and
  * `lib/tools/workspace_path.ts` refuses a path whose file is one of them.
  *
- * The files are those `_protected_files.ts` looks at for commands: the
- * home's startup files and what they source or name, git's global and
- * system configuration with its includes and hooks, the programs of the
- * home's `PATH` directories (kept: never written), and the hide list's
- * files (secret: never read or written). Only regular files with more than
- * one name on a root's file system are listed, so the list is usually empty.
+ * The files are those `_protected_files.ts` looks at for commands: every
+ * regular file of a hidden home (outside the roots and the shown toolchain
+ * directories, within the walk's budget) and of git's `init.templateDir`,
+ * and the named ones: the home's startup files and what they source or
+ * name, git's global and system configuration with its includes and hooks,
+ * the programs of the home's `PATH` directories. The hide list's files are
+ * secret (never read or written), the others kept (read, never written).
+ * Only regular files with more than one name on a root's file system are
+ * listed, so the list is usually empty.
  *
  * @module
  */
