@@ -14,6 +14,7 @@
 
 import { isCompilerFlags } from "./login_env_flags.ts";
 import { existsOnHost, isPlainPath, type KnownPaths, programOnHost } from "./login_env_paths.ts";
+import { LANGUAGES, TERRITORIES } from "./login_env_locale_codes.ts";
 
 /** Programs that run the compiler named after them: `ccache gcc`. */
 const COMPILER_WRAPPERS: ReadonlySet<string> = new Set(["ccache", "sccache", "distcc", "icecc"]);
@@ -94,14 +95,32 @@ const MODIFIERS: ReadonlySet<string> = new Set(
     .split(" "),
 );
 
-/** One locale: `C`, `POSIX`, `C.UTF-8`, or `ll[_CC][.codeset][@modifier]` of listed parts. */
+/**
+ * One locale: `C`, `POSIX`, `C.UTF-8`, or `ll[_CC][.codeset][@modifier]`
+ * of listed parts (the language and territory from
+ * {@linkcode LANGUAGES} and {@linkcode TERRITORIES}).
+ */
 export function isLocale(value: string): boolean {
   if (value === "C" || value === "POSIX") return true;
-  const m = /^(?:C|[a-z]{2,3}(?:_[A-Z]{2})?)(?:\.([A-Za-z0-9_.-]{1,16}))?(?:@([a-z0-9]{1,12}))?$/
-    .exec(value);
-  if (!m || (value.startsWith("C") && (m[1] === undefined || m[2] !== undefined))) return false;
-  if (m[1] !== undefined && !CODESETS.has(m[1].toLowerCase())) return false;
-  return m[2] === undefined || MODIFIERS.has(m[2]);
+  const m =
+    /^(?:C|([a-z]{2,3})(?:_([A-Z]{2}))?)(?:\.([A-Za-z0-9_.-]{1,16}))?(?:@([a-z0-9]{1,12}))?$/
+      .exec(value);
+  if (!m) return false;
+  const [, language, territory, codeset, modifier] = m;
+  if (language === undefined && (codeset === undefined || modifier !== undefined)) return false;
+  if (language !== undefined && !LANGUAGES.has(language)) return false;
+  if (territory !== undefined && !TERRITORIES.has(territory)) return false;
+  if (codeset !== undefined && !CODESETS.has(codeset.toLowerCase())) return false;
+  return modifier === undefined || MODIFIERS.has(modifier);
+}
+
+/** Entries of a `LANGUAGE` list at most: each adds a choice of listed words. */
+const MAX_LANGUAGE_ENTRIES = 4;
+
+/** A `LANGUAGE` value: a `:` list of at most four locales. */
+function isLanguageList(value: string): boolean {
+  const entries = value.split(":");
+  return entries.length <= MAX_LANGUAGE_ENTRIES && entries.every(isLocale);
 }
 
 /** Directory of the host's time zone files. */
@@ -186,7 +205,7 @@ function wordGrammar(name: string): Grammar | undefined {
     case "LANG":
       return isLocale;
     case "LANGUAGE":
-      return (v) => v.split(":").every(isLocale);
+      return isLanguageList;
     case "TZ":
       return isTimeZone;
     case "TERM":
