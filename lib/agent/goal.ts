@@ -358,9 +358,12 @@ export async function startGoal(session: Session, text: string): Promise<GoalPla
 export async function continueGoal(session: Session): Promise<GoalPlan> {
   const file = await readGoalFile(session.scratchpad);
   if (!file.ok) {
+    // The problem quotes what the model wrote (a status, a YAML error's line): masked, like it.
     throw new PenguinError(
       "usage",
-      `Session ${session.sessionId} has no goal to continue (${file.problem}); ` +
+      `Session ${session.sessionId} has no goal to continue (${
+        session.maskSecrets(file.problem)
+      }); ` +
         `start one with an objective`,
     );
   }

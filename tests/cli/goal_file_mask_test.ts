@@ -1,0 +1,58 @@
+// What penguin prints about a goal file the model wrote is masked with the current secrets (attack
+// pass final8 P36): the model puts a vault value in GOAL.yaml's `status` (or breaks the YAML on a
+// line holding it); when the user continues the goal, the usage error quoting the file's problem
+// holds no piece of the value.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { item, turn } from "../support/model_server.ts";
+import { inRoot, runCli } from "../support/cli.ts";
+import { withModelRoot } from "../support/roots.ts";
+import { assertNoPieceOf, setVault } from "../support/secrets.ts";
+
+const SECRET = "gls-4f1c9a2e7b3d8065";
+
+/** The goal file path the [goal] block of a request names. */
+function goalPathOf(body: unknown): string | undefined {
+  const text = JSON.stringify(body);
+  return /Goal file: ([^\s"\\]+GOAL\.yaml)/.exec(text)?.[1];
+}
+
+/** Run a goal whose model writes `content(V)` into its goal file, then continue it. */
+async function continueAfterWrite(content: (v: string) => string): Promise<void> {
+  await withModelRoot({
+    handler: (req) => {
+      const path = goalPathOf(req.body);
+      const sent = JSON.stringify(req.body);
+      // The first request of the round writes the file; the next (its tool output back) ends it.
+      if (sent.includes('"write_file"') && sent.includes("call-goal")) return turn.text("done");
+      return turn.of(item.toolCall("write_file", {
+        file_path: path ?? "GOAL.yaml",
+        content: content(SECRET),
+      }, { id: "call-goal" }));
+    },
+    maxRequests: 10,
+  }, async (sb) => {
+    await setVault(sb.root, "GOAL_V", SECRET);
+    const first = await runCli(inRoot(sb, "run", "--goal", "--max-rounds", "1", "-m", "Job"));
+    const sid = /Session: (session-\S+)/.exec(first.stderr + first.stdout)?.[1];
+    assert.ok(sid, `a session id:\n${first.stderr}`);
+    const scratch = join(sb.root, "default_project", "agents", "default_agent", "scratchpad", sid);
+    const file = await Deno.readTextFile(join(scratch, "GOAL.yaml"));
+    assert.ok(file.includes(SECRET), `the model wrote the value: ${file}`);
+    assertNoPieceOf(first.stdout + first.stderr, [SECRET], "the goal run's output", 8);
+
+    const again = await runCli(inRoot(sb, "run", "--resume", sid, "--goal"));
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /has no goal to continue/);
+    assert.match(again.stderr, /\[redacted:vault:GOAL_V\]/);
+    assertNoPieceOf(again.stdout + again.stderr, [SECRET], "the continue's output", 8);
+  }, { visible: true });
+}
+
+Deno.test("run --resume --goal: a status holding a vault value is masked in the usage error", async () => {
+  await continueAfterWrite((v) => `objective: "obj"\nstatus: "${v}"\n`);
+});
+
+Deno.test("run --resume --goal: a YAML error on a line holding a vault value is masked", async () => {
+  await continueAfterWrite((v) => `objective: "obj"\nstatus: [${v}\n`);
+});
