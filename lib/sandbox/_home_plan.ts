@@ -32,6 +32,7 @@ import { multiLinkFilesIn, otherNames, WALK_BUDGET } from "./_hard_links.ts";
 import { type ProtectedFiles, protectedWithOtherNames } from "./_protected_files.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
+import { walkAsKernel } from "./_link_walk.ts";
 
 /** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
 export interface Reveal {
@@ -381,7 +382,7 @@ async function guardStartupFiles(
       protectInRoots(real, ctx);
     }
     const sealedHome = sealedDirs.includes(h);
-    const { sourced, named, missing, exact } = await startupReferences(h);
+    const { sourced, named, missing, exact, dotted, namedBy } = await startupReferences(h);
     for (const p of [...sourced, ...named]) {
       // In a sealed home what they source or name is hidden from commands like them (it holds tokens).
       if (sealedHome && !ctx.showStartup && inside(p, h) && await hideFile(p, ctx)) continue;
@@ -391,7 +392,60 @@ async function guardStartupFiles(
     // (`PROMPT_COMMAND`, `trap`, `alias`, `eval`) may source it.
     const whole = new Set(exact);
     for (const p of missing) await holdMissing(p, whole.has(p), ctx);
+    // `~/a/../b.sh` read as the kernel reads it (`a` followed first), besides as joined text.
+    for (const p of dotted) {
+      if (sealedHome && !ctx.showStartup && await hideFile(p, ctx)) continue;
+      await holdMissing(p, true, ctx);
+    }
+    guardWalks([...sourced, ...named, ...missing, ...dotted], namedBy, ctx);
   }
+}
+
+/**
+ * What a command could re-point on the way to a path the startup files
+ * name ({@linkcode walkAsKernel}): the directory holding each symbolic link
+ * met in a writable root is kept read-only (a link itself cannot be bound),
+ * refused when that directory is a writable root itself; each directory a
+ * `..` step leaves is kept read-only too, so that it cannot be replaced by
+ * a link (`mv sub x && ln -s elsewhere sub`).
+ */
+function guardWalks(paths: readonly string[], namedBy: Map<string, string>, ctx: SealContext) {
+  const { out, roots } = ctx;
+  const inRoot = (p: string) => roots.some((r) => inside(p, r) && p !== r);
+  const done = new Set<string>();
+  for (const path of new Set(paths)) {
+    const walk = walkAsKernel(path);
+    for (const link of walk.links) {
+      if (!inRoot(link) || done.has(link)) continue;
+      done.add(link);
+      const dir = dirname(link);
+      if (ctx.isHidden(link) || readOnlyAlready(dir, out, roots)) continue;
+      if (roots.includes(dir)) throw linkInRootRefusal(namedBy.get(path), path, link, dir);
+      protectInRoots(dir, ctx);
+    }
+    for (const dir of walk.upFrom) {
+      if (!inRoot(dir) || done.has(dir) || ctx.isHidden(dir)) continue;
+      done.add(dir);
+      if (!readOnlyAlready(dir, out, roots)) protectInRoots(dir, ctx);
+    }
+  }
+}
+
+/** The refusal when a link on the way to a path a startup file names lies directly in a root. */
+function linkInRootRefusal(
+  file: string | undefined,
+  path: string,
+  link: string,
+  root: string,
+): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: the startup file "${file ?? "?"}" names "${path}", reached through the ` +
+      `symbolic link "${link}", which lies directly in the writable root "${root}"; a command ` +
+      `could re-point the link and the host's next shell would read a file of its making. ` +
+      `Write the real path (where the link leads) in the startup file instead of the link, or ` +
+      `use a workspace that does not hold the link`,
+  );
 }
 
 /**

@@ -201,11 +201,28 @@ function expandHome(word: string, home: string): string {
   return word.replace(TILDE, home).replace(HOME_REF, home).replace(DEFAULT_REF, "$1");
 }
 
-/** `word` as an absolute path with `~` and `$HOME` ({@linkcode HOME_REF}) expanded, or undefined when it is not one. */
-function expand(word: string, home: string): string | undefined {
+/**
+ * `word` as an absolute path with `~` and `$HOME` ({@linkcode HOME_REF})
+ * expanded, or undefined when it is not one; joined as text (`a/../b` as
+ * `b`). A spelling with a `..` step goes to `dotted` too, as written.
+ */
+function expand(word: string, home: string, dotted?: Set<string>): string | undefined {
   const p = word.replace(/^~(?=\/|$)/, home).replace(HOME_REF, home);
   if (!p.startsWith("/") || /[$*?[`]/.test(p)) return undefined;
+  noteDotted(p, dotted);
   return join(p);
+}
+
+/**
+ * Add the absolute path `p` to `dotted` as written (empty and `.` steps
+ * dropped) when it has a `..` step: the kernel takes `..` after following
+ * what comes before it, which joining it as text does not (`sub/../x`,
+ * `sub` a link).
+ */
+function noteDotted(p: string, dotted: Set<string> | undefined): void {
+  const parts = p.split("/").filter((c) => c !== "" && c !== ".");
+  if (dotted === undefined || !parts.includes("..") || dotted.size >= MAX_NAMED_PER_FILE) return;
+  dotted.add("/" + parts.join("/"));
 }
 
 /** Characters that end a path inside a word (a `PATH`-like list, `$(cat ~/x)`, `a=~/x`). */
@@ -228,7 +245,12 @@ export const MAX_NAMED = 8192;
  * character before that. Paths holding another variable or a glob are
  * left out.
  */
-function homePathsInWord(word: string, home: string, add: (p: string) => void): void {
+function homePathsInWord(
+  word: string,
+  home: string,
+  add: (p: string) => void,
+  dotted: Set<string>,
+): void {
   const expanded = expandHome(word, home);
   const prefix = home.endsWith("/") ? home : `${home}/`;
   let at = expanded.indexOf(prefix);
@@ -242,7 +264,9 @@ function homePathsInWord(word: string, home: string, add: (p: string) => void): 
     for (const c of candidates) {
       if (/[$*?[`]/.test(c)) continue;
       const p = join(c);
-      if (p.startsWith(prefix) && p.length > prefix.length) add(p);
+      if (!p.startsWith(prefix) || p.length <= prefix.length) continue;
+      add(p);
+      noteDotted(c, dotted);
     }
     at = next;
   }
@@ -285,7 +309,7 @@ function withoutRedirections(tokens: readonly Token[]): Token[] {
 }
 
 /** The absolute paths that `tokens` source with `.` or `source` at a command's start. */
-function sourcedIn(all: readonly Token[], home: string): string[] {
+function sourcedIn(all: readonly Token[], home: string, dotted?: Set<string>): string[] {
   const tokens = withoutRedirections(all);
   const out: string[] = [];
   let start = true;
@@ -309,7 +333,7 @@ function sourcedIn(all: readonly Token[], home: string): string[] {
     if (!next || !("word" in next)) continue;
     // `. ~/a{b,c}` sources `~/ab` with the argument `~/ac`: both are taken (over-hiding is safe).
     for (const w of next.words) {
-      const p = expand(w, home);
+      const p = expand(w, home, dotted);
       if (p !== undefined && !out.includes(p)) out.push(p);
     }
   }
@@ -324,6 +348,12 @@ export interface StartupTextPaths {
   named: string[];
   /** The paths of `named` that are whole words as bash reads them (in strings run later too). */
   exact: string[];
+  /**
+   * The sourced and named paths spelled with a `..` step, as written: the
+   * kernel resolves what comes before each `..` first (`~/sub/../x`, `sub`
+   * a link, is not `~/x`), so both readings are protected.
+   */
+  dotted: string[];
   /** True when the text names more than {@linkcode MAX_NAMED_PER_FILE} paths (`named` stops there). */
   overflow: boolean;
 }
@@ -346,20 +376,23 @@ function namedIn(
   add: (p: string) => void,
   exact: Set<string>,
   depth: number,
+  dotted: Set<string>,
 ): void {
   for (const t of tokens) {
     if (!("word" in t)) continue;
-    for (const w of new Set([...t.words, ...t.spellings])) homePathsInWord(w, home, add);
+    for (const w of new Set([...t.words, ...t.spellings])) homePathsInWord(w, home, add, dotted);
     for (const w of t.words) {
-      const p = expand(w, home);
+      const p = expand(w, home, dotted);
       if (p !== undefined && inside(p, home) && p !== home && exact.size < MAX_NAMED_PER_FILE) {
         exact.add(p);
       }
     }
     if (depth < MAX_RELEX_DEPTH && SHELL_TEXT.test(t.word)) {
       const inner = lex(t.word);
-      namedIn(inner.tokens, home, add, exact, depth + 1);
-      for (const c of inner.comments) namedIn(lex(c, false).tokens, home, add, exact, depth + 1);
+      namedIn(inner.tokens, home, add, exact, depth + 1, dotted);
+      for (const c of inner.comments) {
+        namedIn(lex(c, false).tokens, home, add, exact, depth + 1, dotted);
+      }
     }
   }
 }
@@ -377,12 +410,14 @@ export function startupTextPaths(text: string, home: string): StartupTextPaths {
     else if (!named.has(p)) overflow = true;
   };
   const exact = new Set<string>();
+  const dotted = new Set<string>();
   const { tokens, comments } = lex(text);
-  namedIn(tokens, home, add, exact, 0);
+  namedIn(tokens, home, add, exact, 0, dotted);
   // Commented-out lines are read too: a path they name is the user's all the same.
-  for (const c of comments) namedIn(lex(c, false).tokens, home, add, exact, 0);
-  const sourced = sourcedIn(tokens, home);
-  return { sourced, named: [...named], exact: [...exact].filter((p) => named.has(p)), overflow };
+  for (const c of comments) namedIn(lex(c, false).tokens, home, add, exact, 0, dotted);
+  const sourced = sourcedIn(tokens, home, dotted);
+  const exactNamed = [...exact].filter((p) => named.has(p));
+  return { sourced, named: [...named], exact: exactNamed, dotted: [...dotted], overflow };
 }
 
 /**

@@ -258,6 +258,10 @@ export interface StartupReferences {
   missing: string[];
   /** The paths of `missing` that are whole words as bash reads them (not a cut, not as written). */
   exact: string[];
+  /** Sourced or named paths spelled with a `..` step, as written (`_source_lines.ts`). */
+  dotted: string[];
+  /** The file that first sourced or named each path (of every list above). */
+  namedBy: Map<string, string>;
 }
 
 /** The longest name of one path component (`NAME_MAX`): a longer one can be neither made nor opened. */
@@ -310,6 +314,8 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
   const sourced: string[] = [];
   const named = new Set<string>();
   const exact = new Set<string>();
+  const dotted = new Set<string>();
+  const namedBy = new Map<string, string>();
   let read = 0;
   while ((queue.length > 0 || later.length > 0) && read < limit) {
     const isNamed = queue.length === 0;
@@ -328,6 +334,13 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
     const bytes = await readUpTo(file, 1 << 20).catch(() => undefined);
     const found = startupTextPaths(new TextDecoder().decode(bytes), home);
     if (found.overflow) throw tooManyNames(file, MAX_NAMED_PER_FILE);
+    for (const p of [...found.sourced, ...found.named, ...found.dotted]) {
+      if (!namedBy.has(p)) namedBy.set(p, file);
+    }
+    for (const p of found.dotted) {
+      if (!dotted.has(p) && dotted.size >= MAX_NAMED) throw tooManyNames(file, MAX_NAMED);
+      dotted.add(p);
+    }
     for (const p of found.sourced) {
       if (!sourced.includes(p)) sourced.push(p);
       queue.push(p);
@@ -348,7 +361,8 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
       if (couldBeMade(p)) missing.push(p);
     } else if (statOrNone(p)?.isFile === true) files.push(p);
   }
-  return { sourced, named: files, missing, exact: missing.filter((p) => exact.has(p)) };
+  const exactMissing = missing.filter((p) => exact.has(p));
+  return { sourced, named: files, missing, exact: exactMissing, dotted: [...dotted], namedBy };
 }
 
 /**
