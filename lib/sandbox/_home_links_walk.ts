@@ -70,6 +70,7 @@ async function walk(
   const skip = new Set<string>(roots);
   for (const p of expandHomePaths(home, TOOLCHAIN_PATHS)) {
     skip.add(p);
+    if (lstatOrNone(p) === undefined) continue; // most toolchains are not installed
     const real = await realOf(p);
     if (real !== undefined && real !== home) skip.add(real);
   }

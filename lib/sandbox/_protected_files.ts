@@ -85,12 +85,16 @@ export async function protectedWithOtherNames(
   });
   if (opts.check) return named;
   const found: ProtectedFiles = { secret: [...named.secret], kept: [...named.kept] };
+  const walked = await Promise.all(walks);
+  if (walked.every(({ files }) => files.length === 0)) return found;
+  // Where the hide list's entries really lie, to tell secrets among what the walks found (a
+  // usual home has no file with other names, and then nothing is looked up).
   const secrets = [...q.secrets];
   for (const s of q.secrets) {
-    const real = await realOf(s);
+    const real = lstatOrNone(s) === undefined ? undefined : await realOf(s);
     if (real !== undefined && real !== s) secrets.push(real);
   }
-  for (const { files } of await Promise.all(walks)) {
+  for (const { files } of walked) {
     for (const p of files) {
       if (found.secret.includes(p) || found.kept.includes(p)) continue;
       if (secrets.some((s) => inside(p, s))) found.secret.push(p);
@@ -193,6 +197,8 @@ function newSearch(devs: ReadonlySet<number>, roots: readonly string[]): Search 
   const paths = async (paths: readonly string[], out: string[]) => {
     const dirs: { dir: string; depth: number }[] = [];
     for (const p of paths) {
+      // Most named paths are missing (the hide list names ~100): one lstat each, no realpath.
+      if (lstatOrNone(p) === undefined) continue;
       const real = await realOf(p);
       if (real === undefined || seen.has(real)) continue;
       seen.add(real);
