@@ -106,6 +106,9 @@ export function bwrapMountArgs(
     ops.push({ path: p, rank: 2, args });
   }
   for (const p of plan.pinned ?? []) ops.push({ path: p, rank: 2, args: ["--bind", src(p), p] });
+  for (const p of plan.pinnedTry ?? []) {
+    ops.push({ path: p, rank: 2, args: ["--bind-try", src(p), p] });
+  }
   for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", src(p), p] });
   for (const r of plan.reveals ?? []) {
     ops.push({ path: r.target, rank: 3, args: ["--ro-bind", src(r.source), r.target] });

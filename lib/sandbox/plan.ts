@@ -59,6 +59,13 @@ export interface SandboxPlan {
    */
   pinned?: string[];
   /**
+   * Like `pinned`, but bound only if still there when the sandbox starts: the
+   * directories on the way to what a repository below a writable root runs
+   * (its hooks' files, its configured `core.hooksPath`), which a running
+   * command may remove meanwhile. Absent: none.
+   */
+  pinnedTry?: string[];
+  /**
    * Stand-ins for missing protected paths (a missing `.git`, `.git/hooks`,
    * `.git/commondir`…), also listed in `protect`: created with inert content
    * before a bubblewrap sandbox starts and removed after it ends, so the
@@ -262,6 +269,7 @@ async function protectedPaths(
   {
     protect: string[];
     pinned: string[];
+    pinnedTry: string[];
     placeholders: Placeholder[];
     protectTry: string[];
     gitRepos: NestedRepoMark[];
@@ -269,6 +277,7 @@ async function protectedPaths(
 > {
   const protect: string[] = [];
   const pinned: string[] = [];
+  const pinnedTry: string[] = [];
   const placeholders: Placeholder[] = [];
   // Stand-ins of every penguin process count as missing: they are penguin's, not the user's.
   const standIns = await standInPaths();
@@ -299,7 +308,7 @@ async function protectedPaths(
       protect.push(policyFile.path);
     }
   }
-  const out = { protect, pinned, placeholders, standIns };
+  const out = { protect, pinned, pinnedTry, placeholders, standIns };
   // Stand-ins of other sessions inside these roots (a session whose workspace lies in this one):
   // read-only here too, so this session's commands cannot remove what the other one mounts.
   for (const p of standIns) {
@@ -322,7 +331,7 @@ async function protectedPaths(
     for (const p of nested.protectTry) if (!protectTry.includes(p)) protectTry.push(p);
     gitRepos.push(...nested.gitRepos);
   }
-  return { protect, pinned, placeholders, protectTry, gitRepos };
+  return { protect, pinned, pinnedTry, placeholders, protectTry, gitRepos };
 }
 
 /**
@@ -533,6 +542,7 @@ export async function resolvePlan(
   const protect: string[] = [];
   const protectMissing: string[] = [];
   const pinned: string[] = [];
+  const pinnedTry: string[] = [];
   const placeholders: Placeholder[] = [];
   let gitRepos: NestedRepoMark[] | undefined;
   const protectTry: string[] = [];
@@ -548,6 +558,7 @@ export async function resolvePlan(
       if (await standInGeneration() === generation || attempt >= 4) {
         protect.push(...found.protect);
         pinned.push(...found.pinned);
+        pinnedTry.push(...found.pinnedTry);
         placeholders.push(...found.placeholders);
         gitRepos = found.gitRepos;
         protectTry.push(...found.protectTry);
@@ -636,6 +647,7 @@ export async function resolvePlan(
     ...(home.reveals.length > 0 ? { reveals: home.reveals } : {}),
     ...(gitRepos ? { gitRepos } : {}),
     ...(protectTry.length > 0 ? { protectTry } : {}),
+    ...(pinnedTry.length > 0 ? { pinnedTry } : {}),
     hideDirs,
     ...(privateDirs.length > 0 ? { privateDirs } : {}),
     hideFiles,
@@ -650,6 +662,8 @@ export async function resolvePlan(
 interface GitGuardOut {
   protect: string[];
   pinned: string[];
+  /** Directories on the way to a nested repository's targets, pinned if still there. */
+  pinnedTry: string[];
   placeholders: Placeholder[];
   /** Stand-ins of every penguin process: they count as missing. */
   standIns: ReadonlySet<string>;
@@ -853,11 +867,13 @@ function guardGitPath(
     if (info.isSymlink) throw linkOnTheWay(cur, t);
   }
   if (how === "pin" && missingAt === undefined) between.push(path);
-  // (A nested repository's paths may vanish before the sandbox starts: bound if still there.)
-  for (const dir of tryList ? [] : between) {
-    if (!out.pinned.includes(dir) && !out.protect.some((p) => isInside(dir, p))) {
-      out.pinned.push(dir);
-    }
+  // (A nested repository's paths may vanish before the sandbox starts: pinned if still there,
+  // never inside its read-only git directory, which a writable bind would open again.)
+  const pins = tryList ? out.pinnedTry : out.pinned;
+  for (const dir of between) {
+    if (pins.includes(dir) || out.protect.some((p) => isInside(dir, p))) continue;
+    if (tryList?.some((p) => isInside(dir, p))) continue;
+    pins.push(dir);
   }
   const protect = tryList ?? out.protect;
   if (missingAt === undefined) {
