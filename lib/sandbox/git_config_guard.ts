@@ -21,6 +21,7 @@ import { findGitLayout, type GitAccess, type GitLayout } from "./git_guard.ts";
 import {
   CONVENTIONAL_HOOK_DIRS,
   conventionalHookTargets,
+  hookLinkTargets,
   hookNamedTargets,
 } from "./git_hook_scripts.ts";
 import { inside, ownHome } from "./_paths.ts";
@@ -133,7 +134,9 @@ async function repoTargets(
   // Hooks belong to a repository: none where there is none (a missing `.git` cannot be made).
   if (layout.kind === "missing") return { config, targets };
   targets.push(...conventionalHookTargets(top));
-  targets.push(...await hookNamedTargets(top, hookDirsOf(top, layout, targets), writable));
+  const hookDirs = hookDirsOf(top, layout, targets);
+  targets.push(...hookLinkTargets(hookDirs));
+  targets.push(...await hookNamedTargets(top, hookDirs, writable));
   return { config, targets };
 }
 

@@ -17,14 +17,30 @@
  *   files those files run in turn are not followed; nor is the project's
  *   tooling that a hook runs indirectly (`npm test`, `make`, `npx
  *   lint-staged`), which is the project's own code.
+ * - A hook file that is a symbolic link (`.git/hooks/pre-commit ->
+ *   ../../scripts/pre-commit.sh`): git runs the file it leads to, the
+ *   link's final target, held like a missing file while it dangles. A second
+ *   link on the way, or a link among its directories, inside a writable root
+ *   is reported in the target's `links` (the sandbox refuses it).
+ * - The modules a hook runs with `python -m <module>` (`python3 -m
+ *   tools.lint`, the pre-commit framework's `"$INSTALL_PYTHON" -mpre_commit`):
+ *   python imports them from the work tree, the hook's directory, first; their
+ *   names there ({@linkcode pythonModuleNames}) are targets like those of a
+ *   configured `python -m` command. A word that is a variable counts as an
+ *   interpreter here.
  *
  * @module
  */
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { readUpTo } from "../state/_fs.ts";
-import { commandWords, type ExecTarget } from "./git_exec_keys.ts";
+import {
+  commandWords,
+  type ExecTarget,
+  pythonModuleNames,
+  pythonModules,
+} from "./git_exec_keys.ts";
 import { physicalPath } from "./git_path.ts";
-import { listDirNow, statOrNone } from "./_look.ts";
+import { listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 
 /**
  * Directories at the top of a repository that hold hooks by convention (husky, pre-commit setups).
@@ -114,6 +130,81 @@ export async function hookNamedTargets(
           why: `the hook ${hook} runs ${word}`,
         });
       }
+      out.push(...hookModuleTargets(top, hook, text));
+    }
+  }
+  return out;
+}
+
+/** The most links followed from a hook file, as Linux's ELOOP limit. */
+const MAX_LINKS = 40;
+
+/**
+ * The files git runs for the hooks in `hookDirs` that are symbolic links:
+ * each one's final target, resolved link by link as the kernel does. A
+ * dangling one is a missing file. The hook's own link lies in its hooks
+ * directory, read-only on its own; the links after it are in `links`.
+ */
+export function hookLinkTargets(hookDirs: readonly string[]): ExecTarget[] {
+  const out: ExecTarget[] = [];
+  for (const dir of new Set(hookDirs)) {
+    for (const hook of hookFiles(dir)) {
+      if (lstatOrNone(hook)?.isSymlink !== true) continue;
+      const links: string[] = [];
+      const via: string[] = [];
+      let cur = hook;
+      for (let i = 0; i < MAX_LINKS && lstatOrNone(cur)?.isSymlink; i++) {
+        if (cur !== hook) links.push(cur);
+        let text: string;
+        try {
+          text = Deno.readLinkSync(cur);
+        } catch {
+          break;
+        }
+        const next = physicalPath(dirname(cur), text);
+        links.push(...next.links.filter((l) => l !== next.path));
+        via.push(...next.via);
+        cur = next.path;
+      }
+      out.push({
+        path: cur,
+        key: "hook",
+        value: hook,
+        file: hook,
+        use: "run",
+        missing: "file",
+        ...(links.length ? { links } : {}),
+        ...(via.length ? { via } : {}),
+        why: `the hook ${hook} is a symbolic link to it`,
+      });
+    }
+  }
+  return out;
+}
+
+/** A shell variable word (`$PY`, `${PY}`), taken for an interpreter's name. */
+const VARIABLE_WORD = /(^|[\s;|&()<>`'"!])\$\{?[A-Za-z_]\w*\}?(?=[\s;|&()<>`'"!]|$)/gm;
+
+/**
+ * The work-tree names of the modules the hook `hook` (text `text`) runs
+ * with `python -m <module>`, from the work tree `top`, where git runs hooks.
+ */
+function hookModuleTargets(top: string, hook: string, text: string): ExecTarget[] {
+  const out: ExecTarget[] = [];
+  for (const mod of new Set(pythonModules(text.replace(VARIABLE_WORD, "$1python")))) {
+    for (const name of pythonModuleNames(mod)) {
+      const { path, links, via } = physicalPath(top, name);
+      out.push({
+        path,
+        key: "hook",
+        value: `python -m ${mod}`,
+        file: hook,
+        use: "run",
+        missing: "dir",
+        ...(links.length ? { links } : {}),
+        ...(via.length ? { via } : {}),
+        why: `the hook ${hook} runs python -m ${mod}, which imports ${name} from the work tree`,
+      });
     }
   }
   return out;
