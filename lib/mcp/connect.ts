@@ -14,6 +14,7 @@ import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
 import { VERSION } from "../version.ts";
 import { boundedHttpTransport } from "./http_transport.ts";
 import { type BoundedTransport, sandboxedStdioTransport } from "./stdio_transport.ts";
+import { MAX_TOOLS_PER_SERVER } from "./tool_limits.ts";
 
 /** A tool as a server lists it. */
 export type ListedTool = McpTool;
@@ -27,8 +28,10 @@ const MAX_TOOL_PAGES = 100;
 /** A live connection. */
 export interface McpConnection {
   readonly server: McpServerConfig;
-  /** The tools the server listed. */
+  /** The tools the server listed, the first {@linkcode MAX_TOOLS_PER_SERVER} of them. */
   readonly tools: readonly ListedTool[];
+  /** How many tools the server listed before penguin stopped reading (more than `tools`: some were cut). */
+  readonly listed: number;
   /** Call a tool; `timeoutMs` ≤ 0 means no limit. Rejects on transport failures. */
   callTool(
     name: string,
@@ -154,18 +157,22 @@ export async function connectServer(
       : boundedHttpTransport(server);
     await client.connect(transport, { timeout: limit });
     const tools: ListedTool[] = [];
+    let listed = 0;
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    // No page is asked for once the bound is reached; past it, tools are counted, not kept.
+    for (let page = 0; page < MAX_TOOL_PAGES && listed < MAX_TOOLS_PER_SERVER; page++) {
       const res = await client.listTools(cursor ? { cursor } : {}, { timeout: limit });
-      tools.push(...res.tools);
+      listed += res.tools.length;
+      tools.push(...res.tools.slice(0, MAX_TOOLS_PER_SERVER - tools.length));
       cursor = res.nextCursor;
       if (!cursor) break;
     }
-    return tools;
+    return { tools, listed };
   })();
   let tools: ListedTool[];
+  let listed: number;
   try {
-    tools = await within(work, limit, ctx.signal);
+    ({ tools, listed } = await within(work, limit, ctx.signal));
   } catch (err) {
     // The attempt may still be under way: stop whatever it started, now and once it settles.
     const stop = () => Promise.all([client.close(), transport?.close()]).catch(() => {});
@@ -179,6 +186,7 @@ export async function connectServer(
   return {
     server,
     tools,
+    listed,
     async callTool(name, args, opts) {
       const timeout = opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, NO_LIMIT_MS) : NO_LIMIT_MS;
       try {

@@ -18,6 +18,13 @@ import {
 import type { McpServerConfig } from "../state/mod.ts";
 import type { ListedTool, McpConnection } from "./connect.ts";
 import { renderCallResult } from "./result.ts";
+import {
+  beyondCountLine,
+  MAX_MCP_DEFINITIONS_CHARS,
+  skippedLine,
+  toolSize,
+  TOTAL_REASON,
+} from "./tool_limits.ts";
 
 /** What a tool name offered to the model must match. */
 export const MCP_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
@@ -100,12 +107,61 @@ function adapt(
   }).create();
 }
 
+/** The tools of one server that fit, as `[listed, shown, name]`, with one warning line per reason. */
+function boundedTools(
+  conn: McpConnection,
+  warn: (line: string) => void,
+  taken: Set<string>,
+  budget: { left: number },
+  mask: (text: string) => string,
+): [ListedTool, ListedTool, string][] {
+  const server = conn.server.name;
+  if (conn.listed > conn.tools.length) {
+    warn(beyondCountLine(server, conn.listed - conn.tools.length, conn.listed));
+  }
+  const skipped = new Map<string, string[]>();
+  const skip = (why: string, tool: string) => skipped.set(why, [...skipped.get(why) ?? [], tool]);
+  const out: [ListedTool, ListedTool, string][] = [];
+  for (const listed of conn.tools) {
+    const sized = toolSize(listed);
+    if ("problem" in sized) {
+      skip(sized.problem, listed.name);
+      continue;
+    }
+    if (sized.size > budget.left) {
+      skip(TOTAL_REASON, listed.name);
+      continue;
+    }
+    const shown = maskStrings(listed, mask);
+    const name = mcpToolName(server, shown.name);
+    if (!MCP_TOOL_NAME.test(name)) {
+      warn(
+        `[penguin] MCP server ${server}: tool ${JSON.stringify(listed.name)} skipped: ${
+          JSON.stringify(name)
+        } is not a valid tool name (letters, digits, _ and -, at most 128)`,
+      );
+      continue;
+    }
+    if (taken.has(name)) {
+      warn(`[penguin] MCP server ${server}: tool ${name} skipped: the name is taken`);
+      continue;
+    }
+    taken.add(name);
+    budget.left -= sized.size;
+    out.push([listed, shown, name]);
+  }
+  for (const [why, names] of skipped) warn(skippedLine(server, names, why));
+  return out;
+}
+
 /**
  * The tools of the connected servers, in server order then listing order.
  * A name that is invalid, or taken by an earlier tool (or by `reserved`,
  * e.g. the built-in tools), is skipped with a warning. Every string a
  * server lists goes through `mask` (the session's secret masking) before it
  * is offered; a name that held a secret is then no valid name, and skipped.
+ * The bounds of lib/mcp/tool_limits.ts apply: a tool too large, or past
+ * the session's total, is skipped, reported in one line per server and reason.
  */
 export function mcpTools(
   connections: readonly McpConnection[],
@@ -114,24 +170,10 @@ export function mcpTools(
   mask: (text: string) => string = (text) => text,
 ): Tool[] {
   const taken = new Set(reserved);
+  const budget = { left: MAX_MCP_DEFINITIONS_CHARS };
   const out: Tool[] = [];
   for (const conn of connections) {
-    for (const listed of conn.tools) {
-      const shown = maskStrings(listed, mask);
-      const name = mcpToolName(conn.server.name, shown.name);
-      if (!MCP_TOOL_NAME.test(name)) {
-        warn(
-          `[penguin] MCP server ${conn.server.name}: tool ${JSON.stringify(listed.name)} skipped: ${
-            JSON.stringify(name)
-          } is not a valid tool name (letters, digits, _ and -, at most 128)`,
-        );
-        continue;
-      }
-      if (taken.has(name)) {
-        warn(`[penguin] MCP server ${conn.server.name}: tool ${name} skipped: the name is taken`);
-        continue;
-      }
-      taken.add(name);
+    for (const [listed, shown, name] of boundedTools(conn, warn, taken, budget, mask)) {
       out.push(adapt(conn, listed, shown, name, mask));
     }
   }
