@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ListedTool } from "./connect.ts";
+import type { Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * At most this many tools are kept from one server (the first ones it lists;
