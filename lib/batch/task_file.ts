@@ -13,7 +13,8 @@
 import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
-import { LineCounter, parseDocument } from "yaml";
+import { LineCounter } from "yaml";
+import { parseYamlDocument, YAML_MAX_ALIAS_COUNT } from "../state/bounded_yaml.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { SANDBOX_MODES } from "../sandbox/policy.ts";
 
@@ -152,7 +153,13 @@ function parseJsonl(file: string, text: string, base: string): BatchTask[] {
 
 function parseYaml(file: string, text: string, base: string): BatchTask[] {
   const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true });
+  let doc: ReturnType<typeof parseYamlDocument>;
+  try {
+    doc = parseYamlDocument(text, file, { lineCounter: counter });
+  } catch (err) {
+    if (err instanceof PenguinError) refuse([err.message]);
+    throw err;
+  }
   const lineAt = (offset: number | undefined) => counter.linePos(offset ?? 0).line;
   const nodeLine = (path: PropertyKey[]): number => {
     for (let n = path.length; n >= 0; n--) {
@@ -166,7 +173,7 @@ function parseYaml(file: string, text: string, base: string): BatchTask[] {
   if (doc.errors.length > 0) {
     refuse(doc.errors.map((e) => `${file}:${e.linePos?.[0]?.line ?? 1}: ${e.message}`));
   }
-  const top = YAML_FILE.safeParse(doc.toJS());
+  const top = YAML_FILE.safeParse(doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }));
   if (!top.success) {
     refuse(zodReason(top.error).map((p) => `${file}:${nodeLine(p.path)}: ${p.reason}`));
   }

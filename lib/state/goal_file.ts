@@ -7,7 +7,8 @@
  * @module
  */
 import { join } from "node:path";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
+import { parseYaml } from "./bounded_yaml.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { readUntrustedFile, replaceUntrustedFile } from "./untrusted_file.ts";
 
@@ -51,7 +52,7 @@ export async function writeGoalFile(
 export function parseGoalFile(text: string): GoalFileState {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseYaml(text, GOAL_FILE);
   } catch (err) {
     return { ok: false, problem: `it is not valid YAML: ${errorMessage(err)}` };
   }

@@ -32,7 +32,8 @@
  * @module
  */
 import { isAbsolute } from "node:path";
-import { Document, isMap, isSeq, LineCounter, parseDocument, YAMLMap, YAMLSeq } from "yaml";
+import { Document, isMap, isSeq, LineCounter, YAMLMap, YAMLSeq } from "yaml";
+import { parseYamlDocument } from "./bounded_yaml.ts";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
 import { type Locator, yamlLocator, yamlSyntaxError } from "./_config_errors.ts";
@@ -231,7 +232,7 @@ function entryLines(file: string): (i: number) => string {
     if (locate === null) {
       try {
         const lineCounter = new LineCounter();
-        const doc = parseDocument(Deno.readTextFileSync(file), { lineCounter });
+        const doc = parseYamlDocument(Deno.readTextFileSync(file), file, { lineCounter });
         locate = yamlLocator(doc.contents, lineCounter);
       } catch {
         locate = undefined;
@@ -247,7 +248,7 @@ export type McpServerEntryConfig = Record<string, unknown>;
 
 async function loadDocument(path: string): Promise<Document> {
   const text = await Deno.readTextFile(path);
-  const doc = parseDocument(text, { lineCounter: new LineCounter(), uniqueKeys: true });
+  const doc = parseYamlDocument(text, path, { lineCounter: new LineCounter() });
   if (doc.errors.length > 0) throw yamlSyntaxError(path, doc.errors[0]);
   if (!isMap(doc.contents)) {
     throw new PenguinError("config", `Cannot edit "${path}": expected a YAML mapping at the top`);

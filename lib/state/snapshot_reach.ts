@@ -30,7 +30,7 @@
  *
  * @module
  */
-import { parseDocument } from "yaml";
+import { parseYamlDocument, YAML_MAX_ALIAS_COUNT } from "./bounded_yaml.ts";
 import { parseMcpServers } from "./mcp_servers.ts";
 import { parseScheduledTask } from "./schedule.ts";
 import type { SystemConfig } from "./system_config.ts";
@@ -224,14 +224,16 @@ export interface DroppedSetting {
 export function dropIncludeContent(text: string, config: SystemConfig): DroppedSetting | undefined {
   const telemetry = config.telemetry;
   if (telemetry === undefined || !("include_content" in telemetry)) return { text, dropped: [] };
-  const doc = parseDocument(text, { uniqueKeys: true });
+  const doc = parseYamlDocument(text, "system_config.yaml");
   try {
     doc.deleteIn(["telemetry", "include_content"]);
   } catch {
     return undefined;
   }
   const out = doc.toString();
-  const after = parseDocument(out, { uniqueKeys: true }).toJS() as SystemConfig | null;
+  const after = parseYamlDocument(out, "system_config.yaml").toJS({
+    maxAliasCount: YAML_MAX_ALIAS_COUNT,
+  }) as SystemConfig | null;
   if (after?.telemetry !== undefined && "include_content" in (after.telemetry ?? {})) {
     return undefined;
   }

@@ -6,7 +6,8 @@
  * @module
  */
 import { dirname } from "node:path";
-import { LineCounter, parseDocument, stringify } from "yaml";
+import { LineCounter, stringify } from "yaml";
+import { parseYamlDocument, YAML_MAX_ALIAS_COUNT } from "./bounded_yaml.ts";
 import { z } from "zod";
 import { schemaError, yamlLocator, yamlSyntaxError, zodProblems } from "./_config_errors.ts";
 import { mkdirPrivate, writeFileAtomic } from "./_fs.ts";
@@ -316,9 +317,9 @@ export function defaultSystemConfig(
 /** Parse and validate YAML `text`; `file` names the file in errors (with line and column). */
 export function parseSystemConfig(text: string, file: string): SystemConfig {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const doc = parseYamlDocument(text, file, { lineCounter, prettyErrors: true });
   if (doc.errors.length > 0) throw yamlSyntaxError(file, doc.errors[0]);
-  const value = doc.toJS();
+  const value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) {
     throw schemaError(

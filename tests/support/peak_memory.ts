@@ -93,10 +93,18 @@ const WAITER = [
  * peak resident set: a python3 parent waits for it with `wait4` and writes
  * `ru_maxrss` to a file in `dir`, so nothing is mixed into penguin's output.
  */
-export async function runCliPeak(args: string[], dir: string): Promise<PeakRun> {
+export async function runCliPeak(
+  args: string[],
+  dir: string,
+  killAfterSeconds?: number,
+): Promise<PeakRun> {
   const report = join(dir, `peak-${crypto.randomUUID()}`);
+  // With killAfterSeconds, `timeout` SIGKILLs a penguin still running then (exit 137).
+  const cut = killAfterSeconds === undefined
+    ? []
+    : ["/usr/bin/timeout", "-s", "KILL", String(killAfterSeconds)];
   const out = await runText("/usr/bin/python3", {
-    args: ["-c", WAITER, report, Deno.execPath(), ...penguinArgv(), ...args],
+    args: ["-c", WAITER, report, ...cut, Deno.execPath(), ...penguinArgv(), ...args],
     cwd: REPO,
     env: penguinEnv(),
   });

@@ -1,0 +1,50 @@
+// The bounded YAML parse: duplicate keys stay errors (found by our own linear
+// check), and texts past the node, depth or alias bounds are refused.
+import assert from "node:assert/strict";
+import { parseYaml, parseYamlDocument } from "../../lib/state/bounded_yaml.ts";
+import { parseSystemConfig } from "../../lib/state/system_config.ts";
+import { parseGoalFile } from "../../lib/state/goal_file.ts";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+
+Deno.test("a duplicate key, block or flow, is an error at its line", () => {
+  const doc = parseYamlDocument("a: 1\nb:\n  c: 2\n  c: 3\nd: [1, {x: 1, x: 2}]\n", "t.yaml");
+  assert.deepEqual(doc.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [
+    ["DUPLICATE_KEY", 4],
+    ["DUPLICATE_KEY", 5],
+  ]);
+  assert.throws(() => parseSystemConfig("agent:\n  name: a\nagent:\n  name: b\n", "/x/s.yaml"), {
+    message: /Cannot parse "\/x\/s.yaml": line 3.*Map keys must be unique/,
+  });
+  const goal = parseGoalFile("objective: a\nobjective: b\nstatus: active\n");
+  assert.equal(goal.ok, false);
+});
+
+Deno.test("different keys, a 1 and a '1', are not duplicates", () => {
+  assert.deepEqual(parseYaml("1: a\n'1': b\n", "t"), { 1: "b" });
+  assert.equal(parseYamlDocument("1: a\n'1': b\n", "t").errors.length, 0);
+});
+
+Deno.test("texts past the node or depth bound are refused before parsing, naming the file", () => {
+  const cases: Array<[string, RegExp]> = [
+    ["- {}\n".repeat(40_000), /more than 100000 YAML nodes/],
+    ["k: v\n".repeat(100_001), /more than 100000 YAML nodes/],
+    ["[".repeat(300), /nested more than 256 deep/],
+    ["- ".repeat(300) + "x", /nested more than 256 deep/],
+    [Array.from({ length: 300 }, (_, i) => " ".repeat(i) + "a:").join("\n"), /more than 256/],
+  ];
+  for (const [text, re] of cases) {
+    assert.throws(() => parseYaml(text, "GOAL.yaml"), (err: unknown) => {
+      assert.ok(err instanceof PenguinError);
+      assert.match(err.message, /^GOAL\.yaml: not parsed, too costly to parse: /);
+      assert.match(err.message, re);
+      return true;
+    });
+  }
+  assert.equal(parseGoalFile("- {}\n".repeat(40_000)).ok, false);
+  assert.deepEqual(parseYaml("a:\n  - [1, {b: 2}]\n", "t"), { a: [[1, { b: 2 }]] });
+});
+
+Deno.test("alias expansion stays bounded", () => {
+  const text = "a: &a [1, 2]\nb: [" + Array(150).fill("*a").join(", ") + "]\n";
+  assert.throws(() => parseYaml(text, "t"), /resource exhaustion/);
+});
