@@ -37,6 +37,13 @@ import { PenguinError } from "../protocol/errors.ts";
  * value; 200 000 of them peak near 400 MB, 100 000 near 200 MB.
  */
 export const YAML_MAX_NODES = 100_000;
+/**
+ * The node bound of a configuration file (an agent's `system_config.yaml`,
+ * `mcp_servers.yaml`, `GOAL.yaml`): a real one holds a few hundred; parsed a
+ * few times over by `agent import`, 90 000 keys of a snapshot's config took
+ * it to 418 MB.
+ */
+export const YAML_CONFIG_MAX_NODES = 20_000;
 /** How deep a YAML text may nest (as JSON). */
 export const YAML_MAX_DEPTH = 256;
 /** How many times aliases may be expanded when converting to plain values. */
@@ -50,7 +57,10 @@ const OPEN_SQ = 0x5b, CLOSE_SQ = 0x5d, OPEN_CURLY = 0x7b, CLOSE_CURLY = 0x7d, CR
  * nodes (lines and , [ ] { })`), or undefined when it is within the bounds.
  * One pass over the characters.
  */
-export function yamlShapeProblem(text: string): string | undefined {
+export function yamlShapeProblem(
+  text: string,
+  maxNodes: number = YAML_MAX_NODES,
+): string | undefined {
   let nodes = 0;
   let flow = 0;
   const indents: number[] = [];
@@ -88,8 +98,8 @@ export function yamlShapeProblem(text: string): string | undefined {
     }
     if (indents.length + flow > YAML_MAX_DEPTH) return `nested more than ${YAML_MAX_DEPTH} deep`;
     nodes++;
-    if (nodes > YAML_MAX_NODES) {
-      return `more than ${YAML_MAX_NODES} YAML nodes (lines and , [ ] { })`;
+    if (nodes > maxNodes) {
+      return `more than ${maxNodes} YAML nodes (lines and , [ ] { })`;
     }
     i++;
   }
@@ -105,16 +115,17 @@ export function yamlShapeProblem(text: string): string | undefined {
 export function parseYamlDocument(
   text: string,
   what: string,
-  options: Omit<ParseOptions, "uniqueKeys"> & { prettyErrors?: boolean } = {},
+  options: Omit<ParseOptions, "uniqueKeys"> & { prettyErrors?: boolean; maxNodes?: number } = {},
 ): ReturnType<typeof parseDocument> {
-  const problem = yamlShapeProblem(text);
+  const { maxNodes, ...parseOptions } = options;
+  const problem = yamlShapeProblem(text, maxNodes);
   if (problem !== undefined) {
     throw new PenguinError("data", `${what}: not parsed, too costly to parse: ${problem}`);
   }
   const lineCounter = options.lineCounter ??
     (options.prettyErrors === false ? undefined : new LineCounter());
   const doc = parseDocument(text, {
-    ...options,
+    ...parseOptions,
     ...(lineCounter ? { lineCounter } : {}),
     uniqueKeys: false,
   });
@@ -138,8 +149,8 @@ export function parseYamlDocument(
  * the bounds: throws the first error (a PenguinError past the bounds, a
  * YAMLParseError for invalid YAML or a duplicate key).
  */
-export function parseYaml(text: string, what: string): unknown {
-  const doc = parseYamlDocument(text, what);
+export function parseYaml(text: string, what: string, maxNodes?: number): unknown {
+  const doc = parseYamlDocument(text, what, maxNodes === undefined ? {} : { maxNodes });
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
 }

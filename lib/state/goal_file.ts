@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { parseYaml } from "./bounded_yaml.ts";
+import { parseYaml, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import { readUntrustedFile, replaceUntrustedFile } from "./untrusted_file.ts";
 
@@ -52,7 +52,7 @@ export async function writeGoalFile(
 export function parseGoalFile(text: string): GoalFileState {
   let doc: unknown;
   try {
-    doc = parseYaml(text, GOAL_FILE);
+    doc = parseYaml(text, GOAL_FILE, YAML_CONFIG_MAX_NODES);
   } catch (err) {
     return { ok: false, problem: `it is not valid YAML: ${errorMessage(err)}` };
   }

@@ -33,7 +33,7 @@
  */
 import { isAbsolute } from "node:path";
 import { Document, isMap, isSeq, LineCounter, YAMLMap, YAMLSeq } from "yaml";
-import { parseYamlDocument } from "./bounded_yaml.ts";
+import { parseYamlDocument, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
 import { type Locator, yamlLocator, yamlSyntaxError } from "./_config_errors.ts";
@@ -232,7 +232,10 @@ function entryLines(file: string): (i: number) => string {
     if (locate === null) {
       try {
         const lineCounter = new LineCounter();
-        const doc = parseYamlDocument(Deno.readTextFileSync(file), file, { lineCounter });
+        const doc = parseYamlDocument(Deno.readTextFileSync(file), file, {
+          lineCounter,
+          maxNodes: YAML_CONFIG_MAX_NODES,
+        });
         locate = yamlLocator(doc.contents, lineCounter);
       } catch {
         locate = undefined;
@@ -248,7 +251,10 @@ export type McpServerEntryConfig = Record<string, unknown>;
 
 async function loadDocument(path: string): Promise<Document> {
   const text = await Deno.readTextFile(path);
-  const doc = parseYamlDocument(text, path, { lineCounter: new LineCounter() });
+  const doc = parseYamlDocument(text, path, {
+    lineCounter: new LineCounter(),
+    maxNodes: YAML_CONFIG_MAX_NODES,
+  });
   if (doc.errors.length > 0) throw yamlSyntaxError(path, doc.errors[0]);
   if (!isMap(doc.contents)) {
     throw new PenguinError("config", `Cannot edit "${path}": expected a YAML mapping at the top`);

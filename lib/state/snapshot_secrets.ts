@@ -20,7 +20,7 @@
  * @module
  */
 import { isAlias, isMap, isScalar, isSeq, type parseDocument, type YAMLMap } from "yaml";
-import { parseYamlDocument } from "./bounded_yaml.ts";
+import { parseYamlDocument, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { argSecrets, argsWithoutSecrets } from "./mcp_inline_secrets.ts";
 import { urlOrigin, urlSecretParts } from "./mcp_url_secrets.ts";
@@ -39,7 +39,7 @@ export interface StrippedConfig {
 
 /** `system_config.yaml` text with every MCP `env` and header value emptied. */
 export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
-  const doc = parseYamlDocument(text, file);
+  const doc = parseYamlDocument(text, file, { maxNodes: YAML_CONFIG_MAX_NODES });
   if (doc.errors.length > 0) {
     throw new PenguinError(
       "config",
@@ -142,7 +142,9 @@ export interface ServerNeedingUrl {
  * complete it; none when the text does not parse.
  */
 export function serversNeedingUrl(text: string): ServerNeedingUrl[] {
-  const doc = parseYamlDocument(text, "system_config.yaml");
+  const doc = parseYamlDocument(text, "system_config.yaml", {
+    maxNodes: YAML_CONFIG_MAX_NODES,
+  });
   const servers = doc.getIn(["tools", "mcpServers"]);
   if (doc.errors.length > 0 || !isSeq(servers)) return [];
   const out: ServerNeedingUrl[] = [];

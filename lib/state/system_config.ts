@@ -7,7 +7,7 @@
  */
 import { dirname } from "node:path";
 import { LineCounter, stringify } from "yaml";
-import { parseYamlDocument, YAML_MAX_ALIAS_COUNT } from "./bounded_yaml.ts";
+import { parseYamlDocument, YAML_CONFIG_MAX_NODES, YAML_MAX_ALIAS_COUNT } from "./bounded_yaml.ts";
 import { z } from "zod";
 import { schemaError, yamlLocator, yamlSyntaxError, zodProblems } from "./_config_errors.ts";
 import { mkdirPrivate, writeFileAtomic } from "./_fs.ts";
@@ -317,7 +317,11 @@ export function defaultSystemConfig(
 /** Parse and validate YAML `text`; `file` names the file in errors (with line and column). */
 export function parseSystemConfig(text: string, file: string): SystemConfig {
   const lineCounter = new LineCounter();
-  const doc = parseYamlDocument(text, file, { lineCounter, prettyErrors: true });
+  const doc = parseYamlDocument(text, file, {
+    lineCounter,
+    prettyErrors: true,
+    maxNodes: YAML_CONFIG_MAX_NODES,
+  });
   if (doc.errors.length > 0) throw yamlSyntaxError(file, doc.errors[0]);
   const value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
   const result = schema.safeParse(value, { reportInput: true });

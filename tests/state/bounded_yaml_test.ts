@@ -1,7 +1,11 @@
 // The bounded YAML parse: duplicate keys stay errors (found by our own linear
 // check), and texts past the node, depth or alias bounds are refused.
 import assert from "node:assert/strict";
-import { parseYaml, parseYamlDocument } from "../../lib/state/bounded_yaml.ts";
+import {
+  parseYaml,
+  parseYamlDocument,
+  YAML_CONFIG_MAX_NODES,
+} from "../../lib/state/bounded_yaml.ts";
 import { parseSystemConfig } from "../../lib/state/system_config.ts";
 import { parseGoalFile } from "../../lib/state/goal_file.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
@@ -47,4 +51,24 @@ Deno.test("texts past the node or depth bound are refused before parsing, naming
 Deno.test("alias expansion stays bounded", () => {
   const text = "a: &a [1, 2]\nb: [" + Array(150).fill("*a").join(", ") + "]\n";
   assert.throws(() => parseYaml(text, "t"), /resource exhaustion/);
+});
+
+Deno.test("a configuration file is held to the smaller node bound: 25 000 keys refused, 15 000 read", () => {
+  const keys = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: ${i}`).join("\n");
+  assert.throws(
+    () => parseYaml(keys(25_000), "system_config.yaml", YAML_CONFIG_MAX_NODES),
+    /system_config\.yaml: not parsed, too costly to parse: more than 20000 YAML nodes/,
+  );
+  const read = parseYaml(keys(15_000), "system_config.yaml", YAML_CONFIG_MAX_NODES);
+  assert.equal(Object.keys(read as Record<string, unknown>).length, 15_000);
+  // Other files (batch task files) keep the larger bound.
+  assert.equal(Object.keys(parseYaml(keys(25_000), "tasks.yaml") as object).length, 25_000);
+});
+
+Deno.test("GOAL.yaml is held to the configuration bound", () => {
+  const wide = "objective: a\nstatus: active\n" +
+    Array.from({ length: 25_000 }, (_, i) => `k${i}: ${i}`).join("\n");
+  const goal = parseGoalFile(wide);
+  assert.equal(goal.ok, false);
+  assert.match(JSON.stringify(goal), /more than 20000 YAML nodes/);
 });
