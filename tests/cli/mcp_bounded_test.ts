@@ -12,6 +12,15 @@ import { initDefaultAgent, processesWith } from "../support/mcp.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { call } from "./_call_turn.ts";
 
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // MODE=junk: the tools/call answer is one line holding MB MiB of "{}," in a field.
 // MODE=stall: the answer starts (MB MiB of "{}," with no end of line), then the server
 // ignores SIGTERM and waits forever.
@@ -34,6 +43,7 @@ for line in sys.stdin:
         if MODE == "stall":
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             send(head + junk)
+            open(os.environ["CALLED"], "w").close()
             signal.pause()
         send(head + junk + "{}]}}\\n")
     else:
@@ -64,7 +74,7 @@ async function setup(mode: "junk" | "stall", mb: number): Promise<Setup> {
   await addMcpServer(config, "j", {
     command: "python3",
     args: ["-u", script],
-    env: { MODE: mode, MB: String(mb) },
+    env: { MODE: mode, MB: String(mb), CALLED: join(ws, "called") },
     connectTimeoutMs: 120_000,
   });
   return {
@@ -120,6 +130,13 @@ Deno.test("SIGTERM during an MCP call whose server ignores SIGTERM ends penguin 
   const stdout = readWatching(child.stdout, "[#1] mcp__j__j", () => calling());
   const stderr = new Response(child.stderr).text();
   await called;
+  // The call line is printed when the model's call arrives; the tool runs once the trace holds
+  // it. Wait for the server to have the call (it marks the workspace) before interrupting.
+  const mark = join(s.ws, "called");
+  for (let i = 0; i < 6000 && !(await exists(mark)); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.ok(await exists(mark), "the server got the call");
   child.kill("SIGTERM");
   const status = await child.status;
   const out = await stdout;
