@@ -8,16 +8,17 @@
  * starts a masked piece. A server URL's userinfo, path, query and fragment
  * (lib/state/mcp_url_secrets.ts: always secrets; a path, query or fragment
  * under 12 characters is not masked) and the credentials in a stdio
- * server's arguments (lib/state/mcp_inline_secrets.ts: every value that is
- * not clearly plain, such as `--token <v>`, `-p <v>`, `--header
- * "Authorization: Bearer <v>"`, and the same parts of a URL argument) are
- * masked too, under `<server>.url.<part>` and `<server>.args[<i>]`.
+ * server's arguments (lib/state/mcp_arg_secrets.ts: every value that is
+ * not an option name or an existing path, masked when 12 characters or
+ * more or after an option named like a credential, such as `--token <v>`,
+ * `-p <v>`, `--header "Authorization: Bearer <v>"`, and the same parts of a
+ * URL argument) are masked too, under `<server>.url.<part>` and `<server>.args[<i>]`.
  *
  * @module
  */
 import type { McpServerConfig } from "../state/mod.ts";
 import type { Secret } from "../tools/secret_mask.ts";
-import { argSecrets } from "../state/mcp_inline_secrets.ts";
+import { argSecrets } from "../state/mcp_arg_secrets.ts";
 import { urlSecretParts } from "../state/mcp_url_secrets.ts";
 
 /** `<scheme> <credential>`: a one-word scheme, whitespace, then the rest. */
@@ -37,7 +38,7 @@ export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
       for (const [key, value] of Object.entries(server.env)) {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value });
       }
-      for (const s of argSecrets(server.args)) {
+      for (const s of argSecrets(server.args, server.cwd)) {
         if (s.mask) out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
       }
     } else {

@@ -1,26 +1,14 @@
 /**
- * Credentials an MCP server's configuration carries outside its `env` and
- * header values: in a stdio server's arguments. The rule is an allowlist: a
- * value is plain only when it is clearly no credential (see
- * {@linkcode isPlainValue}); every other value is a secret, wherever it
- * stands (`--token <v>`, `-p <v>`, `--header "Authorization: Bearer <v>"`).
- * A URL (a remote server's, or an argument) follows the closed rule of
- * lib/state/mcp_url_secrets.ts: its userinfo, path, query and fragment are
- * secrets, always.
- *
- * {@linkcode urlSecrets} (a URL's parts judged by their shape) is no longer
- * the MCP rule; the login environment's value rule
- * (lib/sandbox/login_env_values.ts) still uses it.
- *
- * They are secrets like env and header values: masked in everything the
- * model's tools print (lib/mcp/secrets.ts) and emptied in a snapshot
- * (lib/state/snapshot_secrets.ts).
+ * A URL's parts judged by their shape ({@linkcode urlSecrets}): the login
+ * environment's value rule (lib/sandbox/login_env_values.ts). It is no
+ * longer an MCP rule: MCP URLs follow the closed rule of
+ * lib/state/mcp_url_secrets.ts, and a stdio server's arguments the closed
+ * rule of lib/state/mcp_arg_secrets.ts.
  *
  * @module
  */
 
 import { fewVowels, randomLookingRun, randomLookingWindows } from "../protocol/random_looking.ts";
-import { URL_START, urlHasSecret, urlOrigin, urlSecretParts } from "./mcp_url_secrets.ts";
 
 /** One credential found in a URL or an argument list. */
 export interface InlineSecret {
@@ -30,28 +18,9 @@ export interface InlineSecret {
   value: string;
 }
 
-/** A flag (no value of its own): `-y`, `--stdio`, `--log-level`. */
-const FLAG = /^--?[A-Za-z][A-Za-z0-9_.-]*$/;
-
 /** A name (option, query parameter, `NAME=`) that holds a credential whatever its value looks like. */
 const SECRET_NAME =
   /key|token|secret|pass|auth|credential|session|cookie|jwt|sig(nature)?$|^sig|^code$|dsn|(^|[_-])pat$/i;
-
-/**
- * True when `value` follows an option named like a credential (`--token
- * hunter2`, `--api-key=abc`, `API_KEY=abc`): a secret even when it looks
- * plain, unless it is a flag or a path (`--key-file /etc/k.pem`).
- */
-function namedSecret(prefix: string, previous: string | undefined, value: string): boolean {
-  if (FLAG.test(value) || isPath(value)) return false;
-  const name = prefix !== ""
-    ? prefix
-    : previous !== undefined && FLAG.test(previous)
-    ? previous
-    : "";
-  const bare = name.replace(/^--?|=$/g, "");
-  return bare !== "" && !bare.startsWith("no-") && SECRET_NAME.test(bare);
-}
 
 /** A number: `3000`, `-1`, `0.5`. */
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -101,41 +70,6 @@ function isPackageSpec(s: string): boolean {
     (version === "" || /^[a-z]{1,12}$|^[\d^~<>=*.+-]/.test(version));
 }
 
-/** One segment of a path: a file or directory name that is not random-looking. */
-function plainPathSegment(seg: string): boolean {
-  if (seg.length > 64 || !/^[A-Za-z0-9 ._@+,-]*$/.test(seg)) return false;
-  return seg.split(/[ ._@+,-]/).every((p) =>
-    p.length <= 24 && (alternations(p) <= 2 || p.length < 8) &&
-    !(p.length >= 12 && /[A-Z]/.test(p) && /[a-z]/.test(p) && /\d/.test(p))
-  );
-}
-
-/**
- * A path: `.`, `..`, `~`, `./x`, `../x`, `/abs/path`, `~/x`, with plain
- * segments or existing; or a relative `a/b` whose segments are plain and hold no digit
- * (`src/index.js`, `America/New_York`).
- */
-function isPath(s: string): boolean {
-  if (s === "." || s === ".." || s === "~") return true;
-  const segs = s.replace(/^~\//, "/").split("/");
-  if (/^(\/|\.\.?\/|~\/)/.test(s)) return segs.every(plainPathSegment) || exists(s);
-  return segs.length > 1 &&
-    segs.every((seg) => seg !== "" && !/\d/.test(seg) && plainPathSegment(seg));
-}
-
-/** True when absolute or `~/` path `s` exists (a Nix store path, a temp directory). */
-function exists(s: string): boolean {
-  const home = Deno.env.get("HOME");
-  const path = s.startsWith("~/") ? (home ? home + s.slice(1) : "") : s;
-  if (!path.startsWith("/") || /[\n\0]/.test(path)) return false;
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A URL path segment or query value that is plain: empty, a short word, a
  * number, a package name; and no letters-only run of 16 or more with few
@@ -144,23 +78,6 @@ function exists(s: string): boolean {
 function plainUrlPart(s: string): boolean {
   if ((s.match(/[A-Za-z]+/g) ?? []).some(fewVowels)) return false;
   return s === "" || NUMBER.test(s) || isShortWord(s) || isPackageSpec(s);
-}
-
-/**
- * True when `value` is clearly no credential: empty, a flag, a number, a
- * short word, a package spec, a path with plain segments, a URL with no
- * userinfo, path, query or fragment (`https://mcp.example.com`), or a
- * comma-separated list of such values.
- */
-export function isPlainValue(value: string): boolean {
-  if (value === "" || FLAG.test(value) || NUMBER.test(value)) return true;
-  if (isShortWord(value) || isPackageSpec(value) || isPath(value)) return true;
-  if (URL_START.test(value)) return parseUrl(value) !== undefined && !urlHasSecret(value);
-  if (value.includes(",")) {
-    const items = value.split(",");
-    return items.length > 1 && items.every((i) => i !== "" && !i.includes(",") && isPlainValue(i));
-  }
-  return false;
 }
 
 function parseUrl(url: string): URL | undefined {
@@ -280,97 +197,4 @@ function decode(s: string): string {
   } catch {
     return s;
   }
-}
-
-/** `Name: value` (a header passed as an argument, as to `mcp-remote --header` or curl's `-H`). */
-const HEADER_ARG = /^([A-Za-z][A-Za-z0-9-]*):\s*(\S.*)$/s;
-
-/** `<scheme> <credential>` after a header's colon: `Bearer X`, `Basic X`, `token X`. */
-const SCHEMED = /^[A-Za-z][A-Za-z0-9_-]*\s+(\S.*)$/s;
-
-/** The part of argument `arg` that is its value: after `--opt=` or `NAME=`, else all of it. */
-function splitArg(arg: string): { prefix: string; value: string } {
-  const m = /^(--?[A-Za-z][A-Za-z0-9_.-]*=|[A-Za-z_][A-Za-z0-9_]*=)(.*)$/s.exec(arg);
-  return m ? { prefix: m[1]!, value: m[2]! } : { prefix: "", value: arg };
-}
-
-/** An upper-case identifier of plain pieces: `T_TOKEN`, `API_KEY`, `HOME` (a variable name, not a value). */
-function isIdentifier(w: string): boolean {
-  return /^[A-Z][A-Z0-9_]{0,31}$/.test(w) && w.toLowerCase().split("_").every(plainPiece);
-}
-
-/**
- * The secrets among the words of a value with spaces (a script for `sh -c`,
- * a sentence): each word (split at blanks, quotes and shell punctuation,
- * `$` and trailing `,.:;!?` dropped, `NAME=` split off) that is not plain.
- */
-function wordSecrets(value: string): string[] {
-  const out: string[] = [];
-  for (const raw of value.split(/[\s"'`;&|<>(){}$]+/)) {
-    const w = splitArg(raw.replace(/[,.:;!?]+$/, "")).value.replace(/[,.:;!?]+$/, "");
-    if (w === "" || isPlainValue(w) || isIdentifier(w) || out.includes(w)) continue;
-    out.push(w);
-  }
-  return out;
-}
-
-/**
- * The credentials in one argument value that is not plain: the secret parts
- * of a URL; of a header (`Authorization: Bearer X` gives `X`, `X-Api-Key:Y`
- * gives `Y`; a header named like a credential its whole value after the
- * scheme word); the secret words of a value with spaces; else the value.
- */
-function valueSecrets(value: string): { where: string; value: string; mask?: boolean }[] {
-  if (URL_START.test(value) && parseUrl(value) !== undefined) {
-    return urlSecretParts(value).map((s) => ({
-      where: s.where.slice(3),
-      value: s.value,
-      mask: s.mask,
-    }));
-  }
-  const h = HEADER_ARG.exec(value);
-  if (h) {
-    const rest = h[2]!.trim();
-    if (SECRET_NAME.test(h[1]!)) {
-      return [{ where: "", value: SCHEMED.exec(rest)?.[1]?.trim() ?? rest }];
-    }
-    return isPlainValue(rest) ? [] : valueSecrets(rest);
-  }
-  if (/\s/.test(value.trim())) return wordSecrets(value).map((w) => ({ where: "", value: w }));
-  return [{ where: "", value }];
-}
-
-/**
- * The credentials of an argument list, by index: every value (a whole
- * argument, or what follows `--opt=` / `NAME=`) that is not plain by
- * {@linkcode isPlainValue} or follows an option named like a credential
- * (`--token <v>`), narrowed to its secret parts by `valueSecrets`; `mask`
- * false for a short URL part (lib/state/mcp_url_secrets.ts), which is left
- * out of snapshots but not masked in text.
- */
-export function argSecrets(
-  args: readonly string[],
-): (InlineSecret & { index: number; mask: boolean })[] {
-  const out: (InlineSecret & { index: number; mask: boolean })[] = [];
-  args.forEach((arg, i) => {
-    const { prefix, value } = splitArg(arg);
-    if (value === "") return;
-    if (isPlainValue(value) && !namedSecret(prefix, args[i - 1], value)) return;
-    for (const s of isPlainValue(value) ? [{ where: "", value }] : valueSecrets(value)) {
-      out.push({ where: `args[${i}]${s.where}`, index: i, value: s.value, mask: s.mask ?? true });
-    }
-  });
-  return out;
-}
-
-/** `args` with each credential emptied (`--token ""`, `--api-key=`, `Authorization: Bearer`, a URL cut to `scheme://host[:port]`). */
-export function argsWithoutSecrets(args: readonly string[]): string[] {
-  const out = [...args];
-  for (const s of argSecrets(args)) {
-    const { prefix, value } = splitArg(args[s.index]!);
-    if (URL_START.test(value) && parseUrl(value) !== undefined) {
-      out[s.index] = prefix + urlOrigin(value);
-    } else out[s.index] = out[s.index]!.split(s.value).join("");
-  }
-  return out;
 }

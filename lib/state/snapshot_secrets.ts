@@ -6,13 +6,14 @@
  * to `scheme://host[:port]` when it has userinfo, a path, a query or a
  * fragment (lib/state/mcp_url_secrets.ts), with a comment
  * ({@linkcode URL_LEFT_OUT}) marking the server as needing its URL; and
- * every credential in `args` is emptied (`--token ""`, `--api-key=`,
- * `-p ""`, `Authorization:`, a URL cut to its origin): every value that is
- * not clearly plain, found by lib/state/mcp_inline_secrets.ts. Keys,
- * comments and everything else are kept. The importer sees which
- * variables, headers, URLs and arguments a server needs and sets them again
- * (`penguin mcp add`; `penguin agent import` lists the URLs,
- * {@linkcode serversNeedingUrl}).
+ * every secret in `args` is left out (`""`, `--api-key=`, `Authorization:`,
+ * a URL cut to its origin): every value that is not an option name or an
+ * existing path (the closed rule of lib/state/mcp_arg_secrets.ts), with a
+ * comment ({@linkcode ARG_LEFT_OUT}) marking it. Keys, comments and
+ * everything else are kept. The importer sees which variables, headers,
+ * URLs and arguments a server needs and sets them again (`penguin mcp add`;
+ * `penguin agent import` lists the marked servers with the line to run,
+ * every word shell-quoted, {@linkcode serversNeedingUrl}).
  *
  * A value that would still be in the text afterwards (reached through a
  * YAML alias, say) refuses the snapshot rather than pack it.
@@ -22,12 +23,15 @@
 import { isAlias, isMap, isScalar, isSeq, type parseDocument, type YAMLMap } from "yaml";
 import { parseYamlDocument, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import { argSecrets, argsWithoutSecrets } from "./mcp_inline_secrets.ts";
+import { argSecrets, argsWithoutSecrets, elided } from "./mcp_arg_secrets.ts";
 import { urlOrigin, urlSecretParts } from "./mcp_url_secrets.ts";
 
 /** The comment written beside a URL cut to its origin (the mark {@linkcode serversNeedingUrl} reads). */
 export const URL_LEFT_OUT =
   " penguin: userinfo, path, query and fragment left out; set the full URL";
+
+/** The comment written beside an argument whose secret was left out. */
+export const ARG_LEFT_OUT = " penguin: argument left out; set it again";
 
 /** What {@linkcode withoutMcpSecrets} made of a configuration. */
 export interface StrippedConfig {
@@ -107,13 +111,14 @@ function withoutInlineSecrets(
   if (isAlias(args)) args = args.resolve(doc);
   if (isSeq(args)) {
     const items = args.items.map((i) => isScalar(i) ? String(i.value) : "");
-    const found = argSecrets(items);
+    const cwd = config.get("cwd");
+    const found = argSecrets(items, typeof cwd === "string" ? cwd : undefined);
     if (found.length > 0) {
-      const clean = argsWithoutSecrets(items);
+      const clean = argsWithoutSecrets(items, typeof cwd === "string" ? cwd : undefined);
       for (const s of found) {
-        const item = args.items[s.index];
-        if (isScalar(item)) item.value = clean[s.index];
-        else args.items[s.index] = doc.createNode(clean[s.index]);
+        const node = doc.createNode(clean[s.index]);
+        node.comment = ARG_LEFT_OUT;
+        args.items[s.index] = node;
         if (s.mask) values.push(s.value);
         if (!removed.includes(`${label}.${s.where}`)) removed.push(`${label}.${s.where}`);
       }
@@ -127,19 +132,59 @@ function quoted(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A server of a snapshot whose URL was cut to its origin, and the command that sets it again. */
+/** A server of a snapshot whose URL or arguments were left out, and the command that sets them again. */
 export interface ServerNeedingUrl {
   /** The server's name. */
   name: string;
-  /** `penguin mcp add <name> --url 'scheme://host[:port]/…' [--sse] [--header 'K: …']…`. */
+  /**
+   * `penguin mcp add '<name>' --url 'scheme://host[:port]/…' [--sse] [--header 'K: …']…`,
+   * or `penguin mcp add '<name>' [--env 'K=…']… -- '<command>' '<arg>'…` (a left-out argument as
+   * `'…'`), every word shell-quoted.
+   */
   command: string;
+}
+
+/** The names of map `field` of `config`. */
+function keysOf(config: YAMLMap, field: string): string[] {
+  const map = config.get(field);
+  return isMap(map) ? map.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key)) : [];
+}
+
+/** The words of the `penguin mcp add` line completing remote server `config`, when its URL was cut. */
+function urlLine(config: YAMLMap): string[] | undefined {
+  const url = config.get("url", true);
+  if (!isScalar(url) || typeof url.value !== "string" || url.comment !== URL_LEFT_OUT) return;
+  return [
+    "--url",
+    quoted(`${url.value}/…`),
+    ...(config.get("transport") === "sse" ? ["--sse"] : []),
+    ...keysOf(config, "headers").map((h) => `--header ${quoted(`${h}: …`)}`),
+  ];
+}
+
+/** The words of the `penguin mcp add` line completing stdio server `config`, when an argument was left out. */
+function argsLine(config: YAMLMap): string[] | undefined {
+  const command = config.get("command");
+  const args = config.get("args", true);
+  if (typeof command !== "string" || !isSeq(args)) return;
+  const items = args.items.map((i) =>
+    isScalar(i) ? { value: String(i.value ?? ""), marked: i.comment === ARG_LEFT_OUT } : undefined
+  );
+  if (!items.some((i) => i?.marked)) return;
+  return [
+    ...keysOf(config, "env").map((k) => `--env ${quoted(`${k}=…`)}`),
+    "--",
+    quoted(command),
+    ...items.map((i) => quoted(i === undefined ? "…" : i.marked ? elided(i.value) : i.value)),
+  ];
 }
 
 /**
  * The servers of snapshot configuration `text` marked by
- * {@linkcode withoutMcpSecrets} as needing their URL (the
- * {@linkcode URL_LEFT_OUT} comment), each with the `penguin mcp add` line to
- * complete it; none when the text does not parse.
+ * {@linkcode withoutMcpSecrets} as needing their URL ({@linkcode URL_LEFT_OUT})
+ * or arguments ({@linkcode ARG_LEFT_OUT}), each with the `penguin mcp add`
+ * line to complete it, every word shell-quoted (the names come from the
+ * snapshot's author); none when the text does not parse.
  */
 export function serversNeedingUrl(text: string): ServerNeedingUrl[] {
   const doc = parseYamlDocument(text, "system_config.yaml", {
@@ -153,18 +198,9 @@ export function serversNeedingUrl(text: string): ServerNeedingUrl[] {
     const name = entry.get("name");
     const config = entry.get("config");
     if (typeof name !== "string" || !isMap(config)) continue;
-    const url = config.get("url", true);
-    if (!isScalar(url) || typeof url.value !== "string" || url.comment !== URL_LEFT_OUT) continue;
-    const headers = config.get("headers");
-    const names = isMap(headers)
-      ? headers.items.map((p) => String(isScalar(p.key) ? p.key.value : p.key))
-      : [];
-    const words = [
-      `penguin mcp add ${name} --url ${quoted(`${url.value}/…`)}`,
-      ...(config.get("transport") === "sse" ? ["--sse"] : []),
-      ...names.map((h) => `--header ${quoted(`${h}: …`)}`),
-    ];
-    out.push({ name, command: words.join(" ") });
+    const rest = urlLine(config) ?? argsLine(config);
+    if (rest === undefined) continue;
+    out.push({ name, command: ["penguin mcp add", quoted(name), ...rest].join(" ") });
   }
   return out;
 }

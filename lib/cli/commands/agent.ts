@@ -298,8 +298,8 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   if (needUrl.length > 0) {
     ctx.io.out(
       safeText(
-        `MCP servers to set up (their URL's path, query or userinfo was left out of the snapshot):\n` +
-          needUrl.map((s) => `  ${s.name}: ${s.command}\n`).join(""),
+        `MCP servers to set up (their URL's path, query or userinfo, or arguments, were left out ` +
+          `of the snapshot):\n` + needUrl.map((s) => `  ${s.command}\n`).join(""),
       ),
     );
   }

@@ -16,7 +16,8 @@ import {
   stderrLogPath,
 } from "../../mcp/mod.ts";
 import { maskSecrets } from "../../tools/secret_mask.ts";
-import { URL_START, urlShown } from "../../state/mcp_url_secrets.ts";
+import { urlShown } from "../../state/mcp_url_secrets.ts";
+import { shownArgs } from "../../state/mcp_arg_secrets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { createPolicy, isInside, type SandboxPolicy } from "../../sandbox/mod.ts";
 import {
@@ -484,24 +485,19 @@ async function hintFor(
   return await diagnoseStdioFailure(server, own, workspace).catch(() => undefined);
 }
 
-/** Argument `arg` with a URL in it (whole, or after `--opt=` / `NAME=`) shown as `scheme://host[:port]/…`. */
-function shownArg(arg: string): string {
-  const m = /^(--?[A-Za-z][A-Za-z0-9_.-]*=|[A-Za-z_][A-Za-z0-9_]*=)?(.*)$/s.exec(arg)!;
-  return URL_START.test(m[2]!) ? (m[1] ?? "") + urlShown(m[2]!) : arg;
-}
-
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
 /**
  * The server's command line or URL, each URL shown as `scheme://host[:port]/…`
- * (lib/state/mcp_url_secrets.ts) and the other credentials masked like its
- * env and header values.
+ * (lib/state/mcp_url_secrets.ts), every other secret argument elided (`…`,
+ * lib/state/mcp_arg_secrets.ts), and what is left masked like its env and
+ * header values.
  */
 function whereOf(server: McpServerConfig): string {
   const where = server.transport === "stdio"
-    ? [server.command, ...server.args.map(shownArg)].join(" ")
+    ? [server.command, ...shownArgs(server.args, server.cwd)].join(" ")
     : `${urlShown(server.url)}${server.transport === "sse" ? " (sse)" : ""}`;
   return maskSecrets(where, mcpSecrets([server]));
 }
