@@ -76,7 +76,7 @@ function splitArg(arg: string): { prefix: string; value: string } {
 export function existingPath(value: string, cwd: string): boolean {
   if (value.startsWith("//") || /[\0\n]/.test(value)) return false;
   if (/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:\d+)?\//.test(value)) return false;
-  const rest = value.replace(/^(\.\.?\/)+/, "");
+  const rest = value.replace(/^(\.\.?(\/|$))+/, "");
   if (rest.split("/").some((s) => s === "." || s === "..")) return false;
   const path = isAbsolute(value) ? value : join(cwd, value);
   try {
@@ -103,7 +103,8 @@ function valueSecrets(
   value: string,
   name: string,
 ): { where: string; value: string; mask: boolean }[] {
-  const named = SECRET_NAME.test(name.replace(/^--?|=$/g, ""));
+  const bare = name.replace(/^--?|=$/g, "");
+  const named = !bare.startsWith("no-") && SECRET_NAME.test(bare);
   if (URL_START.test(value) && urlOrigin(value) !== "") {
     return urlSecretParts(value).map((s) => ({
       where: s.where.slice(3),

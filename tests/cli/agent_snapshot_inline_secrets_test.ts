@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { mcpSecrets } from "../../lib/mcp/secrets.ts";
 import { maskSecrets } from "../../lib/tools/secret_mask.ts";
-import { argsWithoutSecrets } from "../../lib/state/mcp_inline_secrets.ts";
+import { argsWithoutSecrets } from "../../lib/state/mcp_arg_secrets.ts";
 import { urlOrigin } from "../../lib/state/mcp_url_secrets.ts";
 import { runCliOk } from "../support/cli.ts";
 import { packedText } from "./_mcp_snapshot.ts";
@@ -57,7 +57,8 @@ Deno.test("agent snapshot leaves MCP URL userinfo, credential query values and t
     for (const t of TOKENS) assert.ok(!all.includes(t), `${t} is in the snapshot`);
     assert.ok(yaml.includes("url: https://mcp.example.com #"), yaml);
     for (
-      const kept of ["/srv/x.py", "--token", "--api-key=", "--key-file", "/etc/k.pem", "--verbose"]
+      // Option names are kept; /srv/x.py and /etc/k.pem do not exist, so they are left out too.
+      const kept of ["--token", "--api-key=", "--key-file", "--verbose"]
     ) {
       assert.ok(yaml.includes(kept), `${kept} kept: ${yaml}`);
     }
@@ -88,10 +89,11 @@ Deno.test("URL and argument credentials of MCP servers are masked like env value
   assert.ok(text.includes("[redacted:mcp:loc.args[1]]"), text);
   assert.ok(text.endsWith(" /srv/x"), text);
   assert.equal(urlOrigin("https://h.example:8443/mcp?x=1"), "https://h.example:8443");
-  assert.deepEqual(argsWithoutSecrets(["--no-auth", "/srv/x", "TOKEN=abc", "-v"]), [
+  assert.deepEqual(argsWithoutSecrets(["--no-auth", "/srv/x", "TOKEN=abc", "-v", "/"]), [
     "--no-auth",
-    "/srv/x",
-    "TOKEN=",
+    "",
+    "",
     "-v",
+    "/",
   ]);
 });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { argSecrets } from "../../lib/state/mcp_inline_secrets.ts";
+import { argSecrets } from "../../lib/state/mcp_arg_secrets.ts";
 import { urlSecretParts } from "../../lib/state/mcp_url_secrets.ts";
 import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { runCli, runCliOk } from "../support/cli.ts";
@@ -80,7 +80,7 @@ Deno.test("agent snapshot leaves out MCP tokens in URL paths, header arguments a
         "rem.args[8]",
       ]
     ) assert.ok(line.includes(label), `${label} named: ${r.stderr}`);
-    assert.ok(!/\b(fs|fetch)\./.test(line), `an ordinary server named: ${line}`);
+    assert.ok(/\bfs\.args\[1\]/.test(line), `a package spec not named: ${line}`);
     const { all, config } = await packedText(root);
     for (const t of SNAP_TOKENS) assert.ok(!all.includes(t), `${t} is in the snapshot`);
     for (
@@ -89,26 +89,41 @@ Deno.test("agent snapshot leaves out MCP tokens in URL paths, header arguments a
         "https://mcp.example.com #",
         "Authorization:",
         "X-Api-Key:",
-        "mcp-remote",
-        "@modelcontextprotocol/server-filesystem",
-        "mcp-server-fetch",
+        "- -y\n",
+        "- .\n",
       ]
     ) assert.ok(config.includes(kept), `${kept} kept: ${config}`);
+    // Package specs are secrets under the closed rule (lib/state/mcp_arg_secrets.ts).
+    for (
+      const gone of ["mcp-remote", "@modelcontextprotocol/server-filesystem", "mcp-server-fetch"]
+    ) {
+      assert.ok(!config.includes(gone), `${gone} packed: ${config}`);
+    }
   });
 });
 
-Deno.test("the MCP argument classifier keeps ordinary arguments plain and finds credentials", () => {
+Deno.test("the MCP argument rule keeps option names and existing paths only, and finds credentials", () => {
   for (
     const args of [
-      ["-y", "@modelcontextprotocol/server-filesystem", "."],
-      ["/opt/x/index.js"],
-      ["mcp-server-fetch"],
-      ["@playwright/mcp@latest", "--port", "8931", "--browser", "chromium", "--headless"],
-      ["-m", "mcp_server_time", "--local-timezone", "America/New_York", "--log-level", "INFO"],
-      ["--directory", "~/src/app", "run", "server.py", "localhost:8080", "--allowed", "/tmp,/srv"],
-      ["--key-file", "/etc/k.pem", "--no-auth", "https://mcp.example.com:8443"],
+      ["-y", ".", "/"],
+      ["--headless", "--log-level", "-m", "--no-auth", "https://mcp.example.com:8443"],
+      ["--directory", Deno.cwd(), `--root=${Deno.cwd()}`, "./"],
     ]
   ) assert.deepEqual(argSecrets(args), [], args.join(" "));
+  // Everything else is a secret (masked when 12 characters or more, or after a credential option).
+  for (
+    const arg of [
+      "@modelcontextprotocol/server-filesystem",
+      "mcp-server-fetch",
+      "8931",
+      "America/New_York",
+      "/tmp,/srv",
+      "/etc/no-such-k.pem",
+      "/tmp/no-such-dir/..",
+      "//tmp",
+      "localhost:8080",
+    ]
+  ) assert.equal(argSecrets(["-x", arg]).length, 1, arg);
   const found = argSecrets([
     "--token",
     "hunter",
@@ -164,11 +179,11 @@ Deno.test("run: an MCP server echoing its arguments shows none of their credenti
       pw!,
       `https://mcp.example.com/k/${path}/sse`,
     ], sb.root);
-    // `mcp list` shows the command line with its credentials masked, its plain arguments as written.
+    // `mcp list` shows the command line with its secrets elided, option names and paths as written.
     const list = await ok(["mcp", "list", "--workspace", sb.workspace], sb.root);
     assert.match(
       list.stdout,
-      /echo {2}stdio {2}.*--argv-tool --token \[redacted:mcp:echo\.args\[\d+\]\]/,
+      /echo {2}stdio {2}.*--argv-tool --token … --header Authorization: … -p … https:\/\/mcp\.example\.com\/…/,
     );
     assert.match(list.stdout, /connected in/);
     for (const t of RUN_TOKENS) {

@@ -62,7 +62,7 @@ Deno.test("agent snapshot packs no piece of an MCP URL's path, query or fragment
     for (const p of pieces) assert.ok(!all.includes(p), `${p} is in the snapshot:\n${config}`);
     assert.match(config, /url: https:\/\/nolchkwnfzck\.mcp\.example\.com # penguin: /);
     assert.match(config, /url: https:\/\/mcp\.example\.com:8443 # penguin: /);
-    assert.match(config, /- https:\/\/mcp\.example\.com\n/);
+    assert.match(config, /- https:\/\/mcp\.example\.com # penguin: argument left out/);
     assert.match(config, /url: https:\/\/h\.example\n/);
 
     const list = await runCliOk(["--root", root, "mcp", "list"]);
@@ -70,7 +70,7 @@ Deno.test("agent snapshot packs no piece of an MCP URL's path, query or fragment
     for (const p of pieces.slice(0, -2)) assert.ok(!shown.includes(p), `mcp list shows ${p}`);
     assert.match(shown, /n26 {2}http {2}https:\/\/nolchkwnfzck\.mcp\.example\.com\/…/);
     assert.match(shown, /n37 {2}http {2}https:\/\/mcp\.example\.com:8443\/…/);
-    assert.match(shown, /rem {2}stdio {2}npx -y mcp-remote https:\/\/mcp\.example\.com\/…/);
+    assert.match(shown, /rem {2}stdio {2}npx -y … https:\/\/mcp\.example\.com\/…/);
     assert.match(shown, /bare {2}http {2}https:\/\/h\.example\n/);
 
     await withRoot(async (other) => {
@@ -80,13 +80,13 @@ Deno.test("agent snapshot packs no piece of an MCP URL's path, query or fragment
       assert.match(imp.stdout, /MCP servers to set up/);
       assert.match(
         imp.stdout,
-        /n26: penguin mcp add n26 --url 'https:\/\/nolchkwnfzck\.mcp\.example\.com\/…'/,
+        / {2}penguin mcp add 'n26' --url 'https:\/\/nolchkwnfzck\.mcp\.example\.com\/…'/,
       );
       assert.match(
         imp.stdout,
-        /n37: penguin mcp add n37 --url 'https:\/\/mcp\.example\.com:8443\/…'/,
+        / {2}penguin mcp add 'n37' --url 'https:\/\/mcp\.example\.com:8443\/…'/,
       );
-      assert.ok(!/ bare: /.test(imp.stdout), imp.stdout);
+      assert.ok(!/ 'bare' /.test(imp.stdout), imp.stdout);
     });
   });
 });
