@@ -122,13 +122,15 @@ function valueSecrets(
       ...(credential !== rest ? [{ where: "", value: credential, mask }] : []),
     ];
   }
-  const out = [{ where: "", value, mask: named || value.length >= MASKED_URL_PART }];
-  if (/\s/.test(value.trim())) {
-    for (const w of longWords(value)) {
-      if (w !== value) out.push({ where: "", value: w, mask: true });
-    }
+  if (!/\s/.test(value.trim())) {
+    return [{ where: "", value, mask: named || value.length >= MASKED_URL_PART }];
   }
-  return out;
+  // A script (`sh -c '…'`) is masked by its long words: masking it whole would also mask every
+  // piece of it that the script prints.
+  return [
+    { where: "", value, mask: named },
+    ...longWords(value).map((w) => ({ where: "", value: w, mask: true })),
+  ];
 }
 
 /**
