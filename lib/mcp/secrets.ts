@@ -38,7 +38,7 @@ export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
       for (const [key, value] of Object.entries(server.env)) {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value });
       }
-      for (const s of argSecrets(server.args, server.cwd)) {
+      for (const s of argSecrets(server.args, server.cwd, server.command)) {
         if (s.mask) out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });
       }
     } else {

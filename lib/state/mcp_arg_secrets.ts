@@ -20,7 +20,8 @@
  * text (lib/mcp/secrets.ts) when {@linkcode MASKED_URL_PART} characters or
  * more, or when it follows an option named like a credential (`--token <v>`,
  * `-p <v>`): a shorter one (`8931`, `stdio`) would mask common words
- * everywhere.
+ * everywhere. The package a runner starts (`npx -y <pkg>`) and a script's
+ * text as a whole are not masked either (see {@linkcode argSecrets}).
  *
  * @module
  */
@@ -133,20 +134,69 @@ function valueSecrets(
   ];
 }
 
+/** Runners whose first argument that is no option (after the subcommand, if any) names a package. */
+const RUNNERS: Record<string, string> = {
+  npx: "",
+  bunx: "",
+  uvx: "",
+  pnpx: "",
+  pnpm: "dlx",
+  yarn: "dlx",
+  bun: "x",
+  pipx: "run",
+  uv: "tool",
+  deno: "run",
+};
+
+/** A package spec: `name`, `@scope/name`, `npm:@scope/name@1.2.3`, `jsr:@s/n`, `name==1.0`. */
+const PACKAGE =
+  /^(?:npm:|jsr:)?(?:@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*(?:(?:@|==)[^\s/]+)?$/i;
+
 /**
- * The secrets of argument list `args` of a server started in `cwd`, by
- * index: every value (a whole argument, or what follows `--opt=`) that is
- * not an option name or an existing path; a URL's secret parts; a header's
- * value.
+ * The index of the package `command` runs from `args` (`npx -y <pkg>`,
+ * `deno run -A <pkg>`, `pnpm dlx <pkg>`), when it is package-shaped; -1
+ * otherwise.
  */
-export function argSecrets(args: readonly string[], cwd = Deno.cwd()): ArgSecret[] {
+function packageIndex(args: readonly string[], command: string): number {
+  const runner = RUNNERS[command.split("/").pop()!];
+  if (runner === undefined) return -1;
+  let sub = runner === "";
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.startsWith("-")) continue;
+    if (!sub) {
+      if (a !== runner) return -1;
+      sub = true;
+      continue;
+    }
+    if (runner === "tool" && a === "run") continue;
+    return PACKAGE.test(a) ? i : -1;
+  }
+  return -1;
+}
+
+/**
+ * The secrets of argument list `args` of a server started as `command` in
+ * `cwd`, by index: every value (a whole argument, or what follows `--opt=`)
+ * that is not an option name or an existing path; a URL's secret parts; a
+ * header's value. The package a runner starts (`npx -y <pkg>`) is a secret
+ * too but not masked: masking a package name's pieces (`protocol`,
+ * `filesystem`) would mask them in every text, the server's tool names too.
+ */
+export function argSecrets(
+  args: readonly string[],
+  cwd = Deno.cwd(),
+  command = "",
+): ArgSecret[] {
   const out: ArgSecret[] = [];
+  const pkg = packageIndex(args, command);
   args.forEach((arg, i) => {
     const { prefix, value } = splitArg(arg);
     if (plain(value, cwd)) return;
     const previous = prefix === "" && i > 0 && OPTION.test(args[i - 1]!) ? args[i - 1]! : "";
     for (const s of valueSecrets(value, prefix || previous)) {
-      out.push({ where: `args[${i}]${s.where}`, index: i, value: s.value, mask: s.mask });
+      const mask = s.mask && (i !== pkg || SECRET_NAME.test(previous.replace(/^--?/, "")));
+      out.push({ where: `args[${i}]${s.where}`, index: i, value: s.value, mask });
     }
   });
   return out;

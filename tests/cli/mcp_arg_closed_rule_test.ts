@@ -112,7 +112,7 @@ Deno.test("a stdio MCP argument of 12 characters or more is masked in text; a sh
       env: {},
     })) as unknown as Parameters<typeof mcpSecrets>[0],
   );
-  for (const [name, , pieces] of SHAPES) {
+  for (const [name, , pieces] of SHAPES.filter(([name]) => name !== "p24")) {
     const text = maskSecrets(`got ${pieces.join(" ")} back`, secrets);
     for (const p of pieces.filter((p) => p.length >= 12)) {
       assert.ok(!text.includes(p), `${name}: ${text}`);
@@ -120,6 +120,28 @@ Deno.test("a stdio MCP argument of 12 characters or more is masked in text; a sh
   }
   assert.match(maskSecrets("pw hunter2", secrets), /^pw \[redacted:mcp:p\d+\.args\[\d+\]\]$/);
   assert.equal(maskSecrets("run some-server -y", secrets), "run some-server -y");
+  // The package a runner starts (`npx -y <pkg>`, P24) is left out and elided, not masked: its
+  // pieces (`protocol`, `filesystem`) would be masked in every text, tool names included.
+  const p24 = mcpSecrets(
+    [{
+      name: "p24",
+      transport: "stdio",
+      command: "npx",
+      args: ["-y", "@zkqzxkvbnmwrtplg/jgfdsyczzkqzxkvg"],
+      env: {},
+    }] as unknown as Parameters<typeof mcpSecrets>[0],
+  );
+  assert.deepEqual(p24, []);
+  const pw = mcpSecrets(
+    [{
+      name: "pw",
+      transport: "stdio",
+      command: "/usr/bin/npx",
+      args: ["-p", "LongPwTok3nValue99", "server"],
+      env: {},
+    }] as unknown as Parameters<typeof mcpSecrets>[0],
+  );
+  assert.equal(maskSecrets("LongPwTok3nValue99", pw), "[redacted:mcp:pw.args[1]]");
 });
 
 Deno.test("agent import of a hostile snapshot prints setup lines with every word shell-quoted", async () => {
