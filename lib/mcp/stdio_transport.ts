@@ -93,6 +93,27 @@ export function launchArgv(launch: StdioLaunch): string[] {
   ];
 }
 
+/** How long a failed write waits for the server's exit status, to report how it ended. */
+const EXIT_WAIT_MS = 2000;
+
+/** "exited with code N" or "was killed by SIG…". */
+function howItEnded(status: { code: number; signal?: string | null }): string {
+  return status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+}
+
+/** `promise`'s value when it settles within `ms`, else undefined (the timer is cleared). */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A Transport over a sandboxed child process. Starting it spawns the server. */
 export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
   // Long because: one closure-based transport whose methods share the child process and the line
@@ -116,19 +137,20 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
         killGraceMs: 500,
       });
       child.status.then((status) => {
-        if (!closed) {
-          const how = status.signal
-            ? `was killed by ${status.signal}`
-            : `exited with code ${status.code}`;
-          transport.onerror?.(new Error(`the MCP server ${how}`));
-        }
+        if (!closed) transport.onerror?.(new Error(`the MCP server ${howItEnded(status)}`));
         finish();
       });
     },
     async send(message: JSONRPCMessage) {
       if (!child || closed) throw new Error("the MCP server is not running");
       const ok = await child.write(JSON.stringify(message) + "\n");
-      if (!ok) throw new Error("the MCP server closed its input");
+      if (!ok) {
+        // A server that exits at once closes its input first: say how it ended when it has.
+        const status = await settledWithin(child.status, EXIT_WAIT_MS);
+        throw new Error(
+          status ? `the MCP server ${howItEnded(status)}` : "the MCP server closed its input",
+        );
+      }
     },
     async close() {
       if (closed) return;
