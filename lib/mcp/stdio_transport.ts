@@ -136,6 +136,11 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
         onOutput: receive,
         killGraceMs: 500,
       });
+      if (closed) {
+        // Closed while its sandbox was being set up (a connect attempt given up): stop it now.
+        await child.kill(500);
+        throw new Error("the MCP server was closed while it started");
+      }
       child.status.then((status) => {
         if (!closed) transport.onerror?.(new Error(`the MCP server ${howItEnded(status)}`));
         finish();
