@@ -170,6 +170,8 @@ const NOT_PENGUIN_FLAGS = new Set([
   "stdio",
   "token",
   "api-key",
+  // the shape of an option name in docs/security.md's closed rule for MCP arguments
+  "word",
   // editors' and the linker's, in docs/security.md's closed grammars of the login environment
   "wait",
   "no-fork",
