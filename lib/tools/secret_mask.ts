@@ -101,6 +101,8 @@ export interface SecretMasker {
 interface Entry {
   value: string;
   marker: string;
+  /** Matched whole only, never by fragments (a JSON-escaped form: a fragment could split an escape). */
+  whole?: boolean;
 }
 
 /** One window of a long secret: which secret, and where in it the window starts. */
@@ -118,6 +120,13 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     if (seen.has(s.value)) continue;
     seen.add(s.value);
     out.push({ value: s.value, marker: secretMarker(s) });
+    // A value holding `"`, `\` or a control character reads escaped in JSON text (a tool call's
+    // arguments, a trace record): that form is masked too, whole.
+    const escaped = JSON.stringify(s.value).slice(1, -1);
+    if (escaped !== s.value && !seen.has(escaped)) {
+      seen.add(escaped);
+      out.push({ value: escaped, marker: secretMarker(s), whole: true });
+    }
   }
   // Stable: equal lengths keep the order given.
   return out.sort((a, b) => b.value.length - a.value.length);
@@ -147,7 +156,7 @@ function windowsOf(
   const table = new Map<number, Window[]>();
   const filter = new Uint8Array(0x10000);
   for (const entry of entries) {
-    if (entry.value.length < FRAGMENT_SECRET_LENGTH) continue;
+    if (entry.value.length < FRAGMENT_SECRET_LENGTH || entry.whole) continue;
     for (let offset = 0; offset + FRAGMENT_LENGTH <= entry.value.length; offset++) {
       const h = windowHash(entry.value, offset);
       const list = table.get(h);
@@ -176,8 +185,8 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
   // Long because: the scan (a rolling hash over the text) and its per-position decision share the
   // window table and the short secrets' index.
   const entries = entriesOf(secrets);
-  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH);
-  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH);
+  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH && !e.whole);
+  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH || e.whole);
   const { table, filter } = windowsOf(long);
   const shortByFirst = new Map<number, Entry[]>();
   /** 1 at the code unit a short secret starts with. */
