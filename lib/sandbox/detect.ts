@@ -154,6 +154,12 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
     report.disableUserns = false;
     run = await runProbe(bash, found.path, report.setpriv, false, false);
   }
+  if (!run.ok) {
+    // A namespace can fail to come up once under load (the kernel frees old ones late): the
+    // probe runs once more before it concludes anything from the failure.
+    const again = await runProbe(bash, found.path, report.setpriv, false, report.disableUserns);
+    if (again.ok) run = again;
+  }
   let netError: string | undefined;
   if (!run.ok) {
     const withNet = await runProbe(bash, found.path, report.setpriv, true, report.disableUserns);
