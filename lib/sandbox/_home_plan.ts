@@ -170,9 +170,13 @@ export async function homeMounts(
   const standIns = await standInPaths();
   const sealed = policy.allowHomeWorkspace ? await sealedHomes(roots, workspace, policy.home) : [];
   const loaded = [...SEALED_DIRS, ...TOOLCHAIN_PATHS];
+  // A root below a hidden path (the agent's shared_env and memory in the hidden data root) is
+  // mounted over it: what lies in that root is the model's to write, not hidden.
+  const hiddenHere = (p: string) =>
+    allHidden(p) && !roots.some((r) => inside(p, r) && !coveredBelow(r, p, hidePaths, out));
   const ctx: SealContext = {
     paths: pathDirs(policy),
-    isHidden: allHidden,
+    isHidden: hiddenHere,
     roots,
     standIns,
     out,
@@ -194,6 +198,19 @@ export async function homeMounts(
   // show it again, writable).
   for (const p of ctx.pinLater) pinBetween(p, ctx);
   return out;
+}
+
+/**
+ * Whether a hidden path lies between the root `r` and `p` (or is `p`): a
+ * secret hidden inside the root (`.netrc` in shared_env) stays hidden.
+ */
+function coveredBelow(
+  r: string,
+  p: string,
+  hidePaths: readonly string[],
+  out: HomeMounts,
+): boolean {
+  return [...hidePaths, ...out.hideMore].some((h) => inside(p, h) && inside(h, r) && h !== r);
 }
 
 /**
@@ -372,6 +389,10 @@ async function guardStartupFiles(
 ): Promise<void> {
   const { out, roots } = ctx;
   for (const h of homes) {
+    const own = [...new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])].map((n) => join(h, n));
+    // The startup file's own path is resolved again by the host's next shell: the links on the
+    // way to it (`~/.bashrc -> proj/dotfiles/bashrc`, `proj/dotfiles` a link) are held as well.
+    guardWalks(own, ctx, ownLinkRefusal);
     for (const name of new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])) {
       const link = join(h, name);
       if (!(lstatOrNone(link)?.isSymlink === true)) continue;
@@ -397,19 +418,27 @@ async function guardStartupFiles(
       if (sealedHome && !ctx.showStartup && await hideFile(p, ctx)) continue;
       await holdMissing(p, true, ctx);
     }
-    guardWalks([...sourced, ...named, ...missing, ...dotted], namedBy, ctx);
+    guardWalks(
+      [...sourced, ...named, ...missing, ...dotted],
+      ctx,
+      (path, link, dir) => linkInRootRefusal(namedBy.get(path), path, link, dir),
+    );
   }
 }
 
 /**
  * What a command could re-point on the way to a path the startup files
- * name ({@linkcode walkAsKernel}): the directory holding each symbolic link
+ * name, or to a startup file itself ({@linkcode walkAsKernel}): the directory holding each symbolic link
  * met in a writable root is kept read-only (a link itself cannot be bound),
  * refused when that directory is a writable root itself; each directory a
  * `..` step leaves is kept read-only too, so that it cannot be replaced by
  * a link (`mv sub x && ln -s elsewhere sub`).
  */
-function guardWalks(paths: readonly string[], namedBy: Map<string, string>, ctx: SealContext) {
+function guardWalks(
+  paths: readonly string[],
+  ctx: SealContext,
+  refuse: (path: string, link: string, root: string) => PenguinError,
+) {
   const { out, roots } = ctx;
   const inRoot = (p: string) => roots.some((r) => inside(p, r) && p !== r);
   const done = new Set<string>();
@@ -420,7 +449,7 @@ function guardWalks(paths: readonly string[], namedBy: Map<string, string>, ctx:
       done.add(link);
       const dir = dirname(link);
       if (ctx.isHidden(link) || readOnlyAlready(dir, out, roots)) continue;
-      if (roots.includes(dir)) throw linkInRootRefusal(namedBy.get(path), path, link, dir);
+      if (roots.includes(dir)) throw refuse(path, link, dir);
       protectInRoots(dir, ctx);
     }
     for (const dir of walk.upFrom) {
@@ -445,6 +474,18 @@ function linkInRootRefusal(
       `could re-point the link and the host's next shell would read a file of its making. ` +
       `Write the real path (where the link leads) in the startup file instead of the link, or ` +
       `use a workspace that does not hold the link`,
+  );
+}
+
+/** The refusal when a link on the way to a startup file itself lies directly in a root. */
+function ownLinkRefusal(file: string, link: string, root: string): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: the startup file "${file}" is reached through the symbolic link ` +
+      `"${link}", which lies directly in the writable root "${root}"; a command could re-point ` +
+      `the link and the host's next shell would read a file of its making. Make "${file}" ` +
+      `lead to the real path (where the link leads), or use a workspace that does not hold ` +
+      `the link`,
   );
 }
 
