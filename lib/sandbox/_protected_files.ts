@@ -15,7 +15,9 @@
  * startup files of the hidden homes and what they source or name
  * (`home.ts`), git's global and system configuration files with what they
  * include, the files of the `core.hooksPath` and `init.templateDir`
- * directories they set, the programs in the `PATH` directories of the homes
+ * directories they set (every `includeIf` followed, whether it matches
+ * here or not), the hooks of each root's repository (its configuration's
+ * hooks directories and `<git dir>/hooks`, wherever they lie), the programs in the `PATH` directories of the homes
  * (`~/.local/bin`, `~/bin`), and the files of the hide list (`~/.ssh/*`,
  * `~/.aws/*`, the toolchain credential walk's finds). Those directories are
  * read breadth first, {@linkcode MAX_DEPTH} levels deep, at most
@@ -26,7 +28,8 @@
  * @module
  */
 import { isAbsolute, join } from "node:path";
-import { resolveGitConfig } from "./git_config.ts";
+import { type ResolvedGitConfig, resolveGitConfig } from "./git_config.ts";
+import { findGitLayout } from "./git_guard.ts";
 import { STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
 import { listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
@@ -142,6 +145,10 @@ async function keptFiles(q: ProtectedQuery, search: Search, out: string[]): Prom
     const git = await gitFiles(home);
     await search.paths([...git.hooks, ...git.templates], out);
   }
+  for (const root of q.roots) {
+    const git = await rootGitFiles(root, q.homes[0]);
+    await search.paths([...git.hooks, ...git.templates], out);
+  }
 }
 
 /** What git reads of a home: its configuration files, and the directories they name. */
@@ -157,24 +164,65 @@ interface GitFiles {
 /** Per home: what git reads (see {@linkcode GitFiles}). */
 const gitCache = new Map<string, Promise<GitFiles>>();
 
+/**
+ * Per home: what git reads of it in any repository. Every `includeIf` is
+ * followed, matching here or not: a `gitdir:~/work/` include sets the hooks
+ * of the user's other repositories, whose hook files may have a name in a root.
+ */
 function gitFiles(home: string): Promise<GitFiles> {
   let found = gitCache.get(home);
   if (found === undefined) {
-    found = resolveGitConfig({ workTree: home, gitDirs: [], home }).then((r) => {
-      const dirs = (key: string) =>
-        r.entries
-          .filter((e) => e.key === key && e.value !== null)
-          .map((e) => e.value!.startsWith("~/") ? join(home, e.value!.slice(2)) : e.value!)
-          .filter((p) => isAbsolute(p));
-      return {
-        config: r.files.filter((f) => f.state === "read").map((f) => f.path),
-        hooks: dirs("core.hookspath"),
-        templates: dirs("init.templatedir"),
-      };
-    }).catch(() => ({ config: [], hooks: [], templates: [] }));
+    found = resolveGitConfig({ workTree: home, gitDirs: [], home, everyCondition: true })
+      .then((r) => filesOf(r, home, home))
+      .catch(() => ({ config: [], hooks: [], templates: [] }));
     gitCache.set(home, found);
   }
   return found;
+}
+
+/** The configuration files, hooks and template directories `r` names (`~` is `home`). */
+function filesOf(r: ResolvedGitConfig, home: string | undefined, top: string): GitFiles {
+  const dirs = (key: string) =>
+    r.entries
+      .filter((e) => e.key === key && e.value !== null)
+      .map((e) => {
+        const v = e.value!;
+        if (v.startsWith("~/")) return home === undefined ? v : join(home, v.slice(2));
+        // A relative hooks path is taken from the top of the work tree git runs in.
+        return isAbsolute(v) ? v : join(top, v);
+      })
+      .filter((p) => isAbsolute(p));
+  return {
+    config: r.files.filter((f) => f.state === "read").map((f) => f.path),
+    hooks: dirs("core.hookspath"),
+    templates: dirs("init.templatedir"),
+  };
+}
+
+/**
+ * What git runs for the repository of the root `root`, wherever it lies: its
+ * configuration's hooks and template directories (every `includeIf`
+ * followed) and `<git dir>/hooks` of each of its git directories (a `.git`
+ * file may name one outside every root).
+ */
+async function rootGitFiles(root: string, home: string | undefined): Promise<GitFiles> {
+  try {
+    const layout = await findGitLayout(root);
+    if (layout.gitDirs.length === 0) return { config: [], hooks: [], templates: [] };
+    const r = await resolveGitConfig({
+      workTree: root,
+      gitDirs: [layout.dotGit, ...layout.gitDirs],
+      gitDir: layout.gitDirs[0],
+      commonDir: layout.gitDirs[layout.gitDirs.length - 1],
+      home,
+      everyCondition: true,
+    });
+    const found = filesOf(r, home, root);
+    for (const d of layout.gitDirs) found.hooks.push(join(d, "hooks"));
+    return found;
+  } catch {
+    return { config: [], hooks: [], templates: [] };
+  }
 }
 
 /** A bounded, stat-only search for files with more than one name on the roots' file systems. */

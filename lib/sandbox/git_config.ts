@@ -83,6 +83,12 @@ export interface ResolveOptions {
   home?: string | undefined;
   /** An environment variable, or undefined (default: penguin's own, where permitted). */
   env?: (name: string) => string | undefined;
+  /**
+   * Follow every `includeIf` whatever its condition: for what git may read
+   * in any repository (the hooks directories a `gitdir:` include names for
+   * other repositories), not what it reads in this one.
+   */
+  everyCondition?: boolean;
   /** Read a file: its text, undefined when missing, `"unreadable"` otherwise. */
   read?: (path: string) => Promise<string | undefined | "unreadable">;
 }
@@ -343,7 +349,7 @@ export async function resolveGitConfig(opts: ResolveOptions): Promise<ResolvedGi
     out.entries.push(e);
     const inc = /^include(?:if\.(.*))?\.path$/s.exec(e.key);
     if (!inc || e.value === null || e.value === "") return;
-    if (inc[1] !== undefined && !conditionHolds(inc[1], e.file, opts)) {
+    if (inc[1] !== undefined && !opts.everyCondition && !conditionHolds(inc[1], e.file, opts)) {
       for (const p of expandPath(e.value, opts.home, prefixes)) {
         if (e.line === 0 && !isAbsolute(p)) continue;
         const { path, links, via } = await physicalPath(dirname(e.file), p);
