@@ -407,12 +407,6 @@ export async function resolveWorkspacePath(
     };
   }
   if (!root) return outsideRefusal(input, real, wsReal, memoryDirs);
-  if (verb !== "read" && root !== "workspace") {
-    // What the startup files source lies in any writable root (the agent's shared_env).
-    const home = roots.home ?? envHome();
-    const why = home === undefined ? undefined : await startupRefusal(real, [home]);
-    if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
-  }
   if (root === "workspace") {
     const why = await homeRefusal(real, wsReal, roots, verb);
     if (why) return { ok: false, message: `Refusing to ${verb} "${input}": ${why}.` };
