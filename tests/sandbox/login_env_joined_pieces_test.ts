@@ -26,9 +26,9 @@ const ATTACKS: [string, string, string][] = [
   ],
 ];
 
-/** Values of real machines that must keep passing whole: proxies keep the shape rule. */
+/** Values of real machines that must keep passing whole. */
 const REAL: [string, string][] = [
-  ["HTTPS_PROXY", "https://my-company-prod.example.com/mcp/v1/stream"],
+  ["HTTPS_PROXY", "https://my-company-prod.example.com:8443/"],
   ["HTTP_PROXY", "http://proxy-eu-west-1.corp.example.com:3128"],
   ["NO_PROXY", "localhost,127.0.0.1,.corp.example.com"],
   ["CFLAGS", "-DNDEBUG -march=x86-64"],
