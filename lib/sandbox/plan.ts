@@ -837,7 +837,11 @@ function linkOnTheWay(link: string, t: ExecTarget): PenguinError {
  * Keep `path` (a target of `t`, or with `how` "pin" an entry a `..` of its
  * path steps out of) as it is: an existing one bound read-only (or, to pin,
  * bound to itself), the first missing name on the way held by a stand-in,
- * the directories on the way pinned; a link on the way is refused.
+ * the directories on the way pinned; a link on the way is refused. A path
+ * read-only already (a stand-in this or another session holds, which a
+ * plan made after the first finds in the registry) still gets the
+ * directories on the way pinned: else `mv scripts s2 && mkdir scripts`
+ * would move the stand-in aside and leave its name free.
  */
 function guardGitPath(
   path: string,
@@ -848,8 +852,12 @@ function guardGitPath(
   tryList?: string[],
 ): void {
   const held = out.standIns;
-  if (out.protect.some((p) => isInside(path, p))) return;
   const root = roots.filter((r) => isInside(path, r)).sort((a, b) => b.length - a.length)[0];
+  const cover = out.protect.find((p) => isInside(path, p));
+  if (cover !== undefined) {
+    if (root !== undefined && cover !== root) pinWayTo(cover, root, out, tryList);
+    return;
+  }
   if (root === undefined || root === path) return;
   let cur = root;
   let missingAt: string | undefined;
@@ -867,14 +875,7 @@ function guardGitPath(
     if (info.isSymlink) throw linkOnTheWay(cur, t);
   }
   if (how === "pin" && missingAt === undefined) between.push(path);
-  // (A nested repository's paths may vanish before the sandbox starts: pinned if still there,
-  // never inside its read-only git directory, which a writable bind would open again.)
-  const pins = tryList ? out.pinnedTry : out.pinned;
-  for (const dir of between) {
-    if (pins.includes(dir) || out.protect.some((p) => isInside(dir, p))) continue;
-    if (tryList?.some((p) => isInside(dir, p))) continue;
-    pins.push(dir);
-  }
+  pinAll(between, out, tryList);
   const protect = tryList ?? out.protect;
   if (missingAt === undefined) {
     if (how !== "pin" && !protect.includes(path)) protect.push(path);
@@ -885,6 +886,38 @@ function guardGitPath(
     );
     out.protect.push(missingAt);
   }
+}
+
+/**
+ * Pin `dirs`. A nested repository's paths may vanish before the sandbox
+ * starts: pinned if still there (`tryList` given), never inside its
+ * read-only git directory, which a writable bind would open again.
+ */
+function pinAll(dirs: readonly string[], out: GitGuardOut, tryList?: string[]): void {
+  const pins = tryList ? out.pinnedTry : out.pinned;
+  for (const dir of dirs) {
+    if (pins.includes(dir) || out.protect.some((p) => isInside(dir, p))) continue;
+    if (tryList?.some((p) => isInside(dir, p))) continue;
+    pins.push(dir);
+  }
+}
+
+/**
+ * Pin the directories strictly between `root` and `path` (inside it) that
+ * exist as directories, up to the first that does not (or is a link: what
+ * lies past it is not `path`'s way any longer).
+ */
+function pinWayTo(path: string, root: string, out: GitGuardOut, tryList?: string[]): void {
+  const between: string[] = [];
+  let cur = root;
+  for (const part of relative(root, dirname(path)).split(sep)) {
+    if (part === "" || part === ".") continue;
+    cur = join(cur, part);
+    const info = out.standIns.has(cur) ? undefined : lstatOrNone(cur);
+    if (info === undefined || !info.isDirectory) break;
+    between.push(cur);
+  }
+  pinAll(between, out, tryList);
 }
 
 /** Whether a path `plan` mounts, hides or protects no longer exists. */
