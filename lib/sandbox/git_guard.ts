@@ -195,14 +195,19 @@ export async function readCommondir(gitDir: string): Promise<string | undefined>
 /**
  * Where the git directories of the workspace `workspaceReal` (a real path)
  * are. `placeholders` are paths penguin itself holds as stand-ins for
- * missing entries; they count as missing.
+ * missing entries; they count as missing, except a `.git` stand-in that is
+ * no longer an empty directory: commands cannot write into it, so the user
+ * filled it (`git init` on the host while the session runs), and it is
+ * the repository git uses from then on.
  */
 export async function findGitLayout(
   workspaceReal: string,
   placeholders: ReadonlySet<string> = new Set(),
 ): Promise<GitLayout> {
   const dotGit = join(workspaceReal, ".git");
-  const info = placeholders.has(dotGit) ? undefined : await statOrUndefined(dotGit);
+  const seen = await statOrUndefined(dotGit);
+  // A stand-in is an empty directory, missing for git; the check for one is below.
+  const info = placeholders.has(dotGit) && !seen?.isDirectory ? undefined : seen;
   if (!info) return { dotGit, kind: "missing", gitDirs: [] };
   let gitDir: string | undefined;
   let kind: GitLayout["kind"] = "other";
