@@ -84,8 +84,11 @@ async function hookText(path: string): Promise<string | undefined> {
   return bytes && new TextDecoder().decode(bytes);
 }
 
-/** The hook files of the directory `dir` (not `.sample`), at most {@linkcode MAX_HOOK_FILES}. */
-function hookFiles(dir: string): string[] {
+/**
+ * The hook files of the directory `dir` (not `.sample`), at most `limit`
+ * (by name): {@linkcode MAX_HOOK_FILES} for those whose text is read.
+ */
+function hookFiles(dir: string, limit = MAX_HOOK_FILES): string[] {
   let entries: Deno.DirEntry[];
   try {
     entries = listDirNow(dir);
@@ -93,7 +96,7 @@ function hookFiles(dir: string): string[] {
     return [];
   }
   return entries.filter((e) => !e.name.endsWith(".sample")).map((e) => join(dir, e.name))
-    .sort().slice(0, MAX_HOOK_FILES);
+    .sort().slice(0, limit);
 }
 
 /**
@@ -144,11 +147,13 @@ const MAX_LINKS = 40;
  * each one's final target, resolved link by link as the kernel does. A
  * dangling one is a missing file. The hook's own link lies in its hooks
  * directory, read-only on its own; the links after it are in `links`.
+ * Every hook counts, however many the directory holds: git runs these
+ * files itself (only reading hooks' text stops at {@linkcode MAX_HOOK_FILES}).
  */
 export function hookLinkTargets(hookDirs: readonly string[]): ExecTarget[] {
   const out: ExecTarget[] = [];
   for (const dir of new Set(hookDirs)) {
-    for (const hook of hookFiles(dir)) {
+    for (const hook of hookFiles(dir, Infinity)) {
       if (lstatOrNone(hook)?.isSymlink !== true) continue;
       const links: string[] = [];
       const via: string[] = [];

@@ -7,7 +7,9 @@
 // mkdir scripts` (W10), the same in a nested repository (W25), and the
 // grandparent or parent of a deeper target (W31). Each attack is a real
 // `penguin run` whose scripted model tries, then the user's host git commits
-// outside any sandbox and must run nothing the model planted.
+// outside any sandbox and must run nothing the model planted. Also Z20: a
+// hooks directory of more than 64 files, the most whose text penguin reads,
+// still has every hook file read-only and a linked hook's target guarded.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { attack, exec, hook, hostGit, ranMarker, ranOf, withWorld } from "./_git_attack.ts";
@@ -66,4 +68,35 @@ Deno.test("penguin run: a nested repository's dangling linked hook keeps its dir
     assert.match(outputs, /mv: cannot move 'app\/scripts'.*Device or resource busy/);
     await userCommit(w, app);
     assert.deepEqual(await ranOf(w, ["evil-app"]), []);
+  }));
+
+Deno.test("penguin run: a linked hook past the 64 hook files whose text is read keeps its target (Z20)", () =>
+  withWorld(async (w) => {
+    const hooks = join(w.ws, ".git", "hooks");
+    // Sorted before the hooks git runs, so that those are past the first 64 names.
+    for (let i = 0; i < 70; i++) {
+      await Deno.writeTextFile(join(hooks, `a${String(i).padStart(2, "0")}`), "#!/bin/sh\n");
+    }
+    await Deno.mkdir(join(w.ws, "scripts"));
+    await Deno.writeTextFile(
+      join(w.ws, "scripts", "pc.sh"),
+      `#!/bin/sh\ntouch ${ranMarker(w, "user")}\n`,
+    );
+    await Deno.chmod(join(w.ws, "scripts", "pc.sh"), 0o755);
+    await Deno.symlink("../../scripts/pc.sh", join(hooks, "pre-commit"));
+    await Deno.symlink("../../scripts/later.sh", join(hooks, "post-commit"));
+    const { outputs } = await attack(w, [
+      exec(
+        `${hook(ranMarker(w, "evil-pc"))} > scripts/pc.sh; ` +
+          `${hook(ranMarker(w, "evil-later"))} > scripts/later.sh; chmod +x scripts/later.sh; ` +
+          `${hook(ranMarker(w, "evil-hook"))} > .git/hooks/a69; echo tried`,
+      ),
+    ], { env: { PENGUIN_RUN_DIR: useTestRunDir() } });
+    assert.match(outputs, /tried/);
+    assert.match(outputs, /scripts\/pc\.sh: Read-only file system/);
+    assert.match(outputs, /scripts\/later\.sh: Read-only file system/);
+    assert.match(outputs, /\.git\/hooks\/a69: Read-only file system/);
+    await userCommit(w, w.ws);
+    assert.deepEqual(await ranOf(w, ["evil-pc", "evil-later", "evil-hook"]), []);
+    assert.deepEqual(await ranOf(w, ["user"]), ["user"]);
   }));
