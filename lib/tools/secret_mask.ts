@@ -21,6 +21,12 @@
  * command that prints a secret in pieces (`cut -c1-12`, `tail -c 16`) leaks
  * no piece long enough to matter. Shorter values are masked only whole.
  *
+ * A value is matched in three forms, each by the same rule: raw, JSON-escaped
+ * (as it reads inside a JSON string: a tool call's arguments, a trace
+ * record) and doubly JSON-escaped (JSON text held in a JSON string). A piece
+ * of an escaped form begins and ends where a raw character's escape does, so
+ * masking JSON text never splits an escape and leaves it valid JSON.
+ *
  * Matching runs on what a terminal shows: escape sequences (CSI, OSC, DCS
  * and the rest, 7-bit and C1, read as lib/display/terminal_text.ts reads
  * them), control characters (C0 but tab, newline and carriage return, DEL,
@@ -35,7 +41,7 @@
  *
  * The masker is streaming: a value split across chunks is still found, and
  * the text held back between chunks is only a tail that could still become
- * (or extend) a match: less than the longest secret's length in shown characters
+ * (or extend) a match: less than the longest secret form's length in shown characters
  * (plus the sequences among them). Matching is
  * leftmost first, then longest (a longer secret, or a longer run of one, wins
  * at the same position; on a tie the longer secret's marker, then the first
@@ -101,14 +107,49 @@ export interface SecretMasker {
 interface Entry {
   value: string;
   marker: string;
-  /** Matched whole only, never by fragments (a JSON-escaped form: a fragment could split an escape). */
+  /** Matched whole only, never by fragments (a form of a value too short for fragments). */
   whole?: boolean;
+  /**
+   * For an escaped form: 1 at each position of `value` where a character of
+   * the raw value begins (and at its end). A fragment of that form is matched
+   * only from and to such positions, so masking never splits an escape and
+   * JSON text stays valid JSON.
+   */
+  bounds?: Uint8Array;
 }
 
 /** One window of a long secret: which secret, and where in it the window starts. */
 interface Window {
   entry: Entry;
   offset: number;
+}
+
+/**
+ * The JSON-escaped form of `value` (as inside a JSON string) and its doubly
+ * escaped form (that text inside another JSON string), each with the
+ * positions where a raw character's escape begins.
+ */
+function escapedForms(value: string): { value: string; bounds: Uint8Array }[] {
+  let once = "";
+  let twice = "";
+  const onceAt = [0];
+  const twiceAt = [0];
+  for (const ch of value) {
+    const e = JSON.stringify(ch).slice(1, -1);
+    once += e;
+    onceAt.push(once.length);
+    twice += JSON.stringify(e).slice(1, -1);
+    twiceAt.push(twice.length);
+  }
+  const boundsOf = (form: string, at: number[]) => {
+    const bounds = new Uint8Array(form.length + 1);
+    for (const i of at) bounds[i] = 1;
+    return bounds;
+  };
+  return [
+    { value: once, bounds: boundsOf(once, onceAt) },
+    { value: twice, bounds: boundsOf(twice, twiceAt) },
+  ];
 }
 
 /** The usable secrets: long enough, one per value (first wins), longest first. */
@@ -121,11 +162,13 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     seen.add(s.value);
     out.push({ value: s.value, marker: secretMarker(s) });
     // A value holding `"`, `\` or a control character reads escaped in JSON text (a tool call's
-    // arguments, a trace record): that form is masked too, whole.
-    const escaped = JSON.stringify(s.value).slice(1, -1);
-    if (escaped !== s.value && !seen.has(escaped)) {
-      seen.add(escaped);
-      out.push({ value: escaped, marker: secretMarker(s), whole: true });
+    // arguments, a trace record), and escaped twice in JSON held in a JSON string: those forms
+    // are masked too, whole and, for a long value, by fragments that never split an escape.
+    for (const form of escapedForms(s.value)) {
+      if (seen.has(form.value)) continue;
+      seen.add(form.value);
+      const whole = s.value.length < FRAGMENT_SECRET_LENGTH;
+      out.push({ value: form.value, marker: secretMarker(s), whole, bounds: form.bounds });
     }
   }
   // Stable: equal lengths keep the order given.
@@ -222,12 +265,17 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
           let k = 0;
           while (k < FRAGMENT_LENGTH && text.charCodeAt(p + k) === v.charCodeAt(w.offset + k)) k++;
           if (k < FRAGMENT_LENGTH) continue; // a hash collision
+          const bounds = w.entry.bounds;
+          // An escaped form's piece starts where a raw character's escape does.
+          if (bounds !== undefined && bounds[w.offset] === 0) continue;
           while (p + k < text.length && w.offset + k < v.length) {
             if (text.charCodeAt(p + k) !== v.charCodeAt(w.offset + k)) break;
             k++;
           }
           // Ran out of text while the secret goes on: more text may make it longer.
           if (!final && p + k === text.length && w.offset + k < v.length) undecided = true;
+          // ...and ends where one does: masking never splits an escape.
+          if (bounds !== undefined) { while (bounds[w.offset + k] === 0) k--; }
           if (k > bestLength) {
             bestEntry = w.entry;
             bestLength = k;
