@@ -224,13 +224,10 @@ interface Matcher {
   scan(text: string, final: boolean): { hits: Hit[]; stop: number };
 }
 
-function createMatcher(secrets: readonly Secret[]): Matcher {
-  // Long because: the scan (a rolling hash over the text) and its per-position decision share the
-  // window table and the short secrets' index.
-  const entries = entriesOf(secrets);
-  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH && !e.whole);
-  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH || e.whole);
-  const { table, filter } = windowsOf(long);
+/** The secrets matched whole, by their first code unit, and a filter of those units. */
+function shortIndexOf(
+  short: readonly Entry[],
+): { shortByFirst: Map<number, Entry[]>; shortStart: Uint8Array } {
   const shortByFirst = new Map<number, Entry[]>();
   /** 1 at the code unit a short secret starts with. */
   const shortStart = new Uint8Array(0x10000);
@@ -241,6 +238,17 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     if (list) list.push(e);
     else shortByFirst.set(c, [e]);
   }
+  return { shortByFirst, shortStart };
+}
+
+function createMatcher(secrets: readonly Secret[]): Matcher {
+  // Long because: the scan (a rolling hash over the text) and its per-position decision share the
+  // window table and the short secrets' index.
+  const entries = entriesOf(secrets);
+  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH && !e.whole);
+  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH || e.whole);
+  const { table, filter } = windowsOf(long);
+  const { shortByFirst, shortStart } = shortIndexOf(short);
   const shortest = Math.min(
     long.length > 0 ? FRAGMENT_LENGTH : Infinity,
     ...short.map((e) => e.value.length),
