@@ -7,13 +7,30 @@
  * session's current secrets; a message that changed loses its opaque
  * `fidelity` payload (a signature over the original would not verify).
  * Masking is deterministic, so a call id and its output's id stay paired.
+ * A tool call's `arguments` (JSON text) is masked by its decoded strings.
  * `sessions import` masks each imported record the same way ({@linkcode maskRecord}).
  *
  * @module
  */
 import type { CompleteMessage, OmniMessage } from "../protocol/types.ts";
 import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
+import { maskArguments } from "./_mask_json.ts";
 import type { EngineState } from "./engine.ts";
+
+/**
+ * The masking of one value of `obj` under `key`: a tool call's `arguments`
+ * is JSON text, masked by its decoded strings (a secret holding `"` or `\`
+ * reads escaped in the text); anything else by `inner`.
+ */
+function valueMasker(
+  obj: object,
+  mask: (s: string) => string,
+  inner: (v: unknown) => unknown,
+): (v: unknown, key: string) => unknown {
+  if ((obj as { type?: unknown }).type !== "tool_call") return inner;
+  return (v, key) =>
+    key === "arguments" && typeof v === "string" ? maskArguments(v, mask) : inner(v);
+}
 
 /** `value` with every string (keys too) masked; the same object when nothing changed. */
 function maskDeep(value: unknown, mask: (s: string) => string): unknown {
@@ -23,7 +40,7 @@ function maskDeep(value: unknown, mask: (s: string) => string): unknown {
     return out.some((v, i) => v !== value[i]) ? out : value;
   }
   if (value !== null && typeof value === "object") {
-    return maskEntries(value, mask, (v) => maskDeep(v, mask)) ?? value;
+    return maskEntries(value, mask, valueMasker(value, mask, (v) => maskDeep(v, mask))) ?? value;
   }
   return value;
 }
@@ -35,13 +52,13 @@ function maskDeep(value: unknown, mask: (s: string) => string): unknown {
 function maskEntries(
   obj: object,
   mask: (s: string) => string,
-  inner: (v: unknown) => unknown,
+  inner: (v: unknown, key: string) => unknown,
 ): Record<string, unknown> | undefined {
   let changed = false;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     const key = mask(k);
-    const m = inner(v);
+    const m = inner(v, k);
     changed ||= key !== k || m !== v;
     out[key] = m;
   }
@@ -63,7 +80,7 @@ function maskDropFidelity(value: unknown, mask: (s: string) => string): unknown 
     return out.some((v, i) => v !== value[i]) ? out : value;
   }
   if (value === null || typeof value !== "object") return maskDeep(value, mask);
-  const out = maskEntries(value, mask, (v) => maskDropFidelity(v, mask));
+  const out = maskEntries(value, mask, valueMasker(value, mask, (v) => maskDropFidelity(v, mask)));
   if (out === undefined) return value;
   delete out.fidelity;
   return out;

@@ -38,6 +38,7 @@ import type { ModelStreamItem } from "../models/outcome.ts";
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import { createSecretMasker, maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { createJsonStringMasker } from "./_mask_json_stream.ts";
+import { maskArguments, maskJson } from "./_mask_json.ts";
 
 /** The masking of one session's model streams. */
 export interface ModelMasking {
@@ -45,70 +46,6 @@ export interface ModelMasking {
   mask(stream: AsyncIterable<ModelStreamItem>): AsyncIterable<ModelStreamItem>;
   /** The call as the model made it (real arguments), once; the call itself when not masked. */
   realCall(call: ToolCallMessage): ToolCallMessage;
-}
-
-/** Every string of a JSON value (keys included) masked; `changed` tells whether any was. */
-function maskJson(
-  value: unknown,
-  mask: (s: string) => string,
-): { value: unknown; changed: boolean } {
-  if (typeof value === "string") {
-    const masked = mask(value);
-    return { value: masked, changed: masked !== value };
-  }
-  if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((v) => {
-      const r = maskJson(v, mask);
-      changed ||= r.changed;
-      return r.value;
-    });
-    return { value: out, changed };
-  }
-  if (value !== null && typeof value === "object") {
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const key = mask(k);
-      const r = maskJson(v, mask);
-      changed ||= r.changed || key !== k;
-      out[key] = r.value;
-    }
-    return { value: out, changed };
-  }
-  return { value, changed: false };
-}
-
-/** A JSON string literal, or a JSON number literal (group 1). */
-const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
-
-/**
- * JSON text with every number literal whose decimal text holds a secret
- * replaced by its masked text as a JSON string (`"n": 7301…` becomes
- * `"n": "[redacted:…]"`). Done on the text: parsing first would round a long
- * number and hide the secret from the masker.
- */
-function maskJsonNumbers(json: string, mask: (s: string) => string): string {
-  return json.replace(JSON_TOKEN, (token, number: string | undefined) => {
-    if (number === undefined) return token;
-    const masked = mask(number);
-    return masked === number ? token : JSON.stringify(masked);
-  });
-}
-
-/** Tool-call arguments with the secrets masked inside their JSON strings and numbers (as text when not JSON). */
-function maskArguments(args: string, mask: (s: string) => string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return mask(args);
-  }
-  const numbers = maskJsonNumbers(args, mask);
-  if (numbers !== args) parsed = JSON.parse(numbers);
-  const r = maskJson(parsed, mask);
-  if (r.changed) return JSON.stringify(r.value);
-  return numbers !== args ? JSON.stringify(parsed) : args;
 }
 
 /** A complete message masked, and its fidelity dropped when it changed or held a secret. */

@@ -356,7 +356,7 @@ export async function startGoal(session: Session, text: string): Promise<GoalPla
  * or its goal is complete.
  */
 export async function continueGoal(session: Session): Promise<GoalPlan> {
-  const file = await readGoalFile(session.scratchpad);
+  const file = await readGoalFile(session.scratchpad, (s) => session.maskSecrets(s));
   if (!file.ok) {
     // The problem quotes what the model wrote (a status, a YAML error's line): masked, like it.
     throw new PenguinError(

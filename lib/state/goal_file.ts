@@ -48,8 +48,16 @@ export async function writeGoalFile(
   return goalFilePath(scratchpad);
 }
 
-/** Interpret the text of a goal file; an unknown status or a missing field is a problem. */
-export function parseGoalFile(text: string): GoalFileState {
+/** A problem's quote of what the model wrote, as given (no masking). */
+const asGiven = (s: string) => s;
+
+/**
+ * Interpret the text of a goal file; an unknown status or a missing field is
+ * a problem. `mask` is applied to the status a problem quotes before it is
+ * JSON-quoted: a secret holding `"` or `\` is then found whole, not through
+ * its escapes.
+ */
+export function parseGoalFile(text: string, mask: (s: string) => string = asGiven): GoalFileState {
   let doc: unknown;
   try {
     doc = parseYaml(text, GOAL_FILE, YAML_CONFIG_MAX_NODES);
@@ -65,7 +73,9 @@ export function parseGoalFile(text: string): GoalFileState {
   if (s !== "active" && s !== "complete" && s !== "blocked") {
     return {
       ok: false,
-      problem: `status is ${JSON.stringify(status)}, not one of active, complete, blocked`,
+      problem: `status is ${
+        JSON.stringify(typeof status === "string" ? mask(status) : status)
+      }, not one of active, complete, blocked`,
     };
   }
   return { ok: true, objective, status: s };
@@ -75,9 +85,13 @@ export function parseGoalFile(text: string): GoalFileState {
  * Read `<scratchpad>/GOAL.yaml`; a missing or unreadable file is a problem,
  * never a throw. The model can write the scratchpad: a symbolic link, a
  * hard link or anything but a regular file is refused, so a link to a
- * secret never brings the secret into the next round's prompt.
+ * secret never brings the secret into the next round's prompt. `mask` is
+ * for the status a problem quotes (see {@linkcode parseGoalFile}).
  */
-export async function readGoalFile(scratchpad: string): Promise<GoalFileState> {
+export async function readGoalFile(
+  scratchpad: string,
+  mask: (s: string) => string = asGiven,
+): Promise<GoalFileState> {
   const path = goalFilePath(scratchpad);
   try {
     const read = await readUntrustedFile(scratchpad, GOAL_FILE, 1024 * 1024);
@@ -85,7 +99,7 @@ export async function readGoalFile(scratchpad: string): Promise<GoalFileState> {
       return { ok: false, problem: read.missing ? `${path} does not exist` : read.message };
     }
     if (read.truncated) return { ok: false, problem: `${path} is larger than 1 MiB` };
-    return parseGoalFile(read.text);
+    return parseGoalFile(read.text, mask);
   } catch (err) {
     return { ok: false, problem: `${path} cannot be read: ${errorMessage(err)}` };
   }

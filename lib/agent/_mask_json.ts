@@ -1,0 +1,74 @@
+/**
+ * Masking of JSON text by its values: the text is parsed, every string in it
+ * (keys too) masked, and the result serialized again, so a secret holding
+ * `"`, `\` or a control character is found as it reads once decoded, not
+ * through its escapes. A tool call's `arguments` is such a text, in what
+ * the model writes, in a resumed history and in an imported trace.
+ * Arguments that are not JSON are masked as text.
+ *
+ * @module
+ */
+
+/** Every string of a JSON value (keys included) masked; `changed` tells whether any was. */
+export function maskJson(
+  value: unknown,
+  mask: (s: string) => string,
+): { value: unknown; changed: boolean } {
+  if (typeof value === "string") {
+    const masked = mask(value);
+    return { value: masked, changed: masked !== value };
+  }
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const r = maskJson(v, mask);
+      changed ||= r.changed;
+      return r.value;
+    });
+    return { value: out, changed };
+  }
+  if (value !== null && typeof value === "object") {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const key = mask(k);
+      const r = maskJson(v, mask);
+      changed ||= r.changed || key !== k;
+      out[key] = r.value;
+    }
+    return { value: out, changed };
+  }
+  return { value, changed: false };
+}
+
+/** A JSON string literal, or a JSON number literal (group 1). */
+const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+/**
+ * JSON text with every number literal whose decimal text holds a secret
+ * replaced by its masked text as a JSON string (`"n": 7301…` becomes
+ * `"n": "[redacted:…]"`). Done on the text: parsing first would round a long
+ * number and hide the secret from the masker.
+ */
+function maskJsonNumbers(json: string, mask: (s: string) => string): string {
+  return json.replace(JSON_TOKEN, (token, number: string | undefined) => {
+    if (number === undefined) return token;
+    const masked = mask(number);
+    return masked === number ? token : JSON.stringify(masked);
+  });
+}
+
+/** Tool-call arguments with the secrets masked inside their JSON strings and numbers (as text when not JSON). */
+export function maskArguments(args: string, mask: (s: string) => string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return mask(args);
+  }
+  const numbers = maskJsonNumbers(args, mask);
+  if (numbers !== args) parsed = JSON.parse(numbers);
+  const r = maskJson(parsed, mask);
+  if (r.changed) return JSON.stringify(r.value);
+  return numbers !== args ? JSON.stringify(parsed) : args;
+}
