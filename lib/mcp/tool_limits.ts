@@ -23,8 +23,15 @@ export const MAX_TOOL_DESCRIPTION_CHARS = 16 * 1024;
 export const MAX_TOOL_SCHEMA_CHARS = 64 * 1024;
 
 /**
- * Most characters of all MCP tool definitions together (name, description
- * and input schema JSON of each), over every server of a session.
+ * Longest output schema of one tool, in characters of its JSON. penguin
+ * never compiles it (lib/mcp/schema_validator.ts), but keeps it with the
+ * tool for the session.
+ */
+export const MAX_TOOL_OUTPUT_SCHEMA_CHARS = 64 * 1024;
+
+/**
+ * Most characters of all MCP tool definitions together (name, description,
+ * input and output schema JSON of each), over every server of a session.
  */
 export const MAX_MCP_DEFINITIONS_CHARS = 1024 * 1024;
 
@@ -33,14 +40,14 @@ function chars(n: number): string {
   return n >= 1024 * 1024 ? `${n / 1024 / 1024} Mi` : `${n / 1024} Ki`;
 }
 
-/** The size in characters of one tool's input schema as JSON (0: none). */
-function schemaChars(tool: ListedTool): number {
-  return tool.inputSchema === undefined ? 0 : JSON.stringify(tool.inputSchema).length;
+/** The size in characters of a schema as JSON (0: none). */
+function schemaChars(schema: unknown): number {
+  return schema === undefined ? 0 : JSON.stringify(schema).length;
 }
 
 /**
- * Why `tool` alone is too large to offer, or else its size in characters as
- * offered (name, description or title, schema JSON).
+ * Why `tool` alone is too large to offer, or else its size in characters
+ * (name, description or title, input and output schema JSON).
  */
 export function toolSize(tool: ListedTool): { problem: string } | { size: number } {
   const description = tool.description ?? tool.title ?? "";
@@ -49,13 +56,21 @@ export function toolSize(tool: ListedTool): { problem: string } | { size: number
       problem: `its description is longer than ${chars(MAX_TOOL_DESCRIPTION_CHARS)} characters`,
     };
   }
-  const schema = schemaChars(tool);
+  const schema = schemaChars(tool.inputSchema);
   if (schema > MAX_TOOL_SCHEMA_CHARS) {
     return {
       problem: `its input schema is longer than ${chars(MAX_TOOL_SCHEMA_CHARS)} characters of JSON`,
     };
   }
-  return { size: tool.name.length + description.length + schema };
+  const output = schemaChars(tool.outputSchema);
+  if (output > MAX_TOOL_OUTPUT_SCHEMA_CHARS) {
+    return {
+      problem: `its output schema is longer than ${
+        chars(MAX_TOOL_OUTPUT_SCHEMA_CHARS)
+      } characters of JSON`,
+    };
+  }
+  return { size: tool.name.length + description.length + schema + output };
 }
 
 /** The line for `count` tools of `server` beyond the per-server bound. */
