@@ -14,6 +14,7 @@ import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
 import { VERSION } from "../version.ts";
 import { boundedHttpTransport } from "./http_transport.ts";
 import { type BoundedTransport, sandboxedStdioTransport } from "./stdio_transport.ts";
+import { NO_SCHEMA_VALIDATION } from "./schema_validator.ts";
 import { MAX_TOOLS_PER_SERVER } from "./tool_limits.ts";
 
 /** A tool as a server lists it. */
@@ -144,7 +145,11 @@ export async function connectServer(
   server: McpServerConfig,
   ctx: ConnectContext,
 ): Promise<McpConnection> {
-  const client = new Client({ name: "penguin", version: VERSION }, { capabilities: {} });
+  // No server-supplied schema is compiled or run here (see lib/mcp/schema_validator.ts).
+  const client = new Client({ name: "penguin", version: VERSION }, {
+    capabilities: {},
+    jsonSchemaValidator: NO_SCHEMA_VALIDATION,
+  });
   let lastError: Error | undefined;
   client.onerror = (err: Error) => {
     lastError = err;
