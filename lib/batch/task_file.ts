@@ -14,10 +14,13 @@ import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { LineCounter } from "yaml";
-import { parseYamlDocument, YAML_MAX_ALIAS_COUNT } from "../state/bounded_yaml.ts";
+import { parseYamlDocument, YAML_MAX_ALIAS_COUNT, YAML_MAX_CHARS } from "../state/bounded_yaml.ts";
+import { formatSize } from "../protocol/format_size.ts";
+import { readBatchInput } from "./input_file.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { SANDBOX_MODES } from "../sandbox/policy.ts";
 
+const JSONL = /\.(jsonl|ndjson)$/i;
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The settings a task may take from `defaults:`. */
@@ -206,25 +209,28 @@ function parseYaml(file: string, text: string, base: string): BatchTask[] {
 /** Parse a task file's `text` (YAML unless the name ends in `.jsonl`/`.ndjson`). */
 export function parseTaskFile(file: string, text: string, opts: TaskFileOptions = {}): BatchTask[] {
   const base = opts.workspaceRoot ?? resolve(file, "..");
-  return /\.(jsonl|ndjson)$/i.test(file)
-    ? parseJsonl(file, text, base)
-    : parseYaml(file, text, base);
+  return JSONL.test(file) ? parseJsonl(file, text, base) : parseYaml(file, text, base);
 }
 
-/** Read and parse the task file at `file` (at most 64 MiB). */
+/** The largest JSON-lines task file read: each line is bounded as JSON is. */
+const JSONL_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Read and parse the task file at `file`: a JSON-lines file of at most 64
+ * MiB, a YAML file of at most {@linkcode YAML_MAX_CHARS} bytes (a YAML node
+ * costs far more than its bytes; real task files are kilobytes).
+ */
 export async function loadTaskFile(file: string, opts: TaskFileOptions = {}): Promise<BatchTask[]> {
-  let text: string;
-  try {
-    const info = await Deno.stat(file);
-    if (!info.isFile) throw new Error("not a regular file");
-    if (info.size > 64 * 1024 * 1024) throw new Error(`${info.size} bytes, more than 64 MiB`);
-    text = await Deno.readTextFile(file);
-  } catch (err) {
-    throw new PenguinError(
-      "usage",
-      `batch: cannot read the task file "${file}": ${(err as Error).message}`,
-    );
-  }
+  const label = "batch: cannot read the task file";
+  const limit = JSONL.test(file) ? JSONL_MAX_BYTES : YAML_MAX_CHARS;
+  const text = await readBatchInput(
+    file,
+    label,
+    limit,
+    "usage",
+    `it is larger than ${formatSize(limit)}`,
+  );
+  if (text === undefined) throw new PenguinError("usage", `${label} "${file}": it does not exist`);
   return parseTaskFile(file, text, opts);
 }
 

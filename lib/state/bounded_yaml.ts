@@ -11,8 +11,15 @@
  * against {@linkcode YAML_MAX_DEPTH} — and refused before it is parsed. It
  * is then parsed with the library's check off and duplicate keys found in
  * one linear pass of our own, reported as the library would
- * (`DUPLICATE_KEY`, "Map keys must be unique"). Aliases expand at most
- * {@linkcode YAML_MAX_ALIAS_COUNT} times when converted to plain values.
+ * (`DUPLICATE_KEY`, "Map keys must be unique"), the first one only.
+ *
+ * The node count does not weigh bytes, so a text is also held to
+ * {@linkcode YAML_MAX_CHARS}; tags other than the JSON ones (`!!binary`,
+ * `!!set`, `!custom`) are refused, not decoded; and aliases are weighed by
+ * what they would copy when converted to plain values: a document whose
+ * aliases would materialize more than {@linkcode YAML_MAX_CHARS} characters
+ * in all is refused (besides the library's {@linkcode YAML_MAX_ALIAS_COUNT}).
+ * These three are errors of the document, at the line of the first offender.
  *
  * The scan over-counts on purpose (a comma or bracket inside a quoted string
  * or a block scalar counts too): it bounds cost, it does not parse.
@@ -20,6 +27,7 @@
  * @module
  */
 import {
+  isAlias,
   isMap,
   isPair,
   isScalar,
@@ -48,6 +56,18 @@ export const YAML_CONFIG_MAX_NODES = 20_000;
 export const YAML_MAX_DEPTH = 256;
 /** How many times aliases may be expanded when converting to plain values. */
 export const YAML_MAX_ALIAS_COUNT = 100;
+/**
+ * Characters a YAML text may hold, and characters its aliases may copy in
+ * all. Real task and configuration files are kilobytes. The library builds
+ * a double-quoted scalar one character at a time, near 40 bytes a character
+ * until flattened: 8 Mi characters of one peaked at 375 MB, 4 Mi at 270 MB,
+ * 2 Mi at 200 MB (at 64 MiB, one 60 MB quoted anchor took 2.1 GB).
+ */
+export const YAML_MAX_CHARS = 2 * 1024 * 1024;
+/** The tags a YAML text may name: JSON's kinds of value. */
+const JSON_TAGS = new Set(
+  ["str", "int", "float", "bool", "null", "map", "seq"].map((t) => `tag:yaml.org,2002:${t}`),
+);
 
 const NL = 0x0a, SPACE = 0x20, HASH = 0x23, COMMA = 0x2c, DASH = 0x2d, QMARK = 0x3f;
 const OPEN_SQ = 0x5b, CLOSE_SQ = 0x5d, OPEN_CURLY = 0x7b, CLOSE_CURLY = 0x7d, CR = 0x0d;
@@ -118,7 +138,9 @@ export function parseYamlDocument(
   options: Omit<ParseOptions, "uniqueKeys"> & { prettyErrors?: boolean; maxNodes?: number } = {},
 ): ReturnType<typeof parseDocument> {
   const { maxNodes, ...parseOptions } = options;
-  const problem = yamlShapeProblem(text, maxNodes);
+  const problem = text.length > YAML_MAX_CHARS
+    ? `more than ${YAML_MAX_CHARS / 1024 / 1024} Mi characters (${text.length})`
+    : yamlShapeProblem(text, maxNodes);
   if (problem !== undefined) {
     throw new PenguinError("data", `${what}: not parsed, too costly to parse: ${problem}`);
   }
@@ -128,17 +150,17 @@ export function parseYamlDocument(
     ...parseOptions,
     ...(lineCounter ? { lineCounter } : {}),
     uniqueKeys: false,
+    // `!!binary` and the like stay unresolved (strings), and are refused below.
+    resolveKnownTags: false,
   });
-  const dups = duplicateKeyErrors(doc);
-  if (dups.length > 0) {
+  const found = contentError(doc);
+  if (found !== undefined) {
     if (options.prettyErrors !== false && lineCounter) {
-      for (const e of dups) {
-        const lp = lineCounter.linePos(e.pos[0]);
-        e.linePos = [lp, lineCounter.linePos(e.pos[1])];
-        e.message += ` at line ${lp.line}, column ${lp.col}`;
-      }
+      const lp = lineCounter.linePos(found.pos[0]);
+      found.linePos = [lp, lineCounter.linePos(found.pos[1])];
+      found.message += ` at line ${lp.line}, column ${lp.col}`;
     }
-    doc.errors.push(...dups);
+    doc.errors.push(found);
     doc.errors.sort((a, b) => a.pos[0] - b.pos[0]);
   }
   return doc;
@@ -155,29 +177,92 @@ export function parseYaml(text: string, what: string, maxNodes?: number): unknow
   return doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
 }
 
-/** One error per scalar key written again in the same mapping: one pass, a Set per mapping. */
-function duplicateKeyErrors(doc: ReturnType<typeof parseDocument>): YAMLParseError[] {
-  const out: YAMLParseError[] = [];
+type YamlDoc = ReturnType<typeof parseDocument>;
+
+/**
+ * The first problem of the parsed document besides the library's: a scalar
+ * key written again in the same mapping (`DUPLICATE_KEY`) or a tag that is not
+ * JSON's (`TAG_RESOLVE_FAILED`), the earliest in the text; else aliases
+ * copying more than {@linkcode YAML_MAX_CHARS} characters (`BAD_ALIAS`). One
+ * pass, a Set per mapping, one error kept.
+ */
+function contentError(doc: YamlDoc): YAMLParseError | undefined {
+  // The earliest offender in the text: [offset, code, message].
+  let best: [number, "TAG_RESOLVE_FAILED" | "DUPLICATE_KEY", string] | undefined;
+  const note = (node: unknown, code: "TAG_RESOLVE_FAILED" | "DUPLICATE_KEY", msg: string) => {
+    const start = (node as { range?: [number, number, number] }).range?.[0] ?? 0;
+    if (best === undefined || start < best[0]) best = [start, code, msg];
+  };
   const stack: unknown[] = [doc.contents];
   while (stack.length > 0) {
     const node = stack.pop();
+    const tag = (isScalar(node) || isMap(node) || isSeq(node)) ? node.tag : undefined;
+    if (tag !== undefined && !JSON_TAGS.has(tag)) {
+      const shown = tag.replace(/^tag:yaml\.org,2002:/, "!!").slice(0, 80);
+      note(node, "TAG_RESOLVE_FAILED", `The tag ${shown} is not allowed: only JSON values`);
+    }
     if (isMap(node)) {
       const seen = new Set<unknown>();
+      let dup = false;
       for (const pair of node.items) {
         const key = pair.key;
         if (isScalar(key)) {
-          if (seen.has(key.value)) {
-            const at = key.range?.[0] ?? 0;
-            out.push(
-              new YAMLParseError([at, at + 1], "DUPLICATE_KEY", "Map keys must be unique"),
-            );
-          } else seen.add(key.value);
-        } else stack.push(key);
-        stack.push(pair.value);
+          if (!dup && seen.has(key.value)) {
+            dup = true;
+            note(key, "DUPLICATE_KEY", "Map keys must be unique");
+          }
+          seen.add(key.value);
+        }
+        stack.push(key, pair.value);
       }
     } else if (isSeq(node)) {
       for (const item of node.items) stack.push(isPair(item) ? item.value : item);
     }
   }
-  return out;
+  if (best !== undefined) return new YAMLParseError([best[0], best[0] + 1], best[1], best[2]);
+  return aliasCopyError(doc);
+}
+
+/**
+ * An error at the first alias when the aliases of `doc` would copy more than
+ * {@linkcode YAML_MAX_CHARS} characters in all (scalars as their source text,
+ * aliases inside aliased nodes counted each time they are copied).
+ */
+function aliasCopyError(doc: YamlDoc): YAMLParseError | undefined {
+  // By anchor name, the weight of the latest node so anchored.
+  const weight = new Map<string, number>();
+  let copied = 0;
+  let firstAt: number | undefined;
+  // Post-order over the tree in document order; an anchor is defined before
+  // its aliases, so an alias's target is weighed by the time it is met.
+  const visit = (node: unknown): number => {
+    if (isAlias(node)) {
+      firstAt ??= node.range?.[0] ?? 0;
+      const w = weight.get(node.source) ?? 0;
+      copied = Math.min(copied + w, Number.MAX_SAFE_INTEGER);
+      return w;
+    }
+    let w = 1;
+    if (isScalar(node)) {
+      const v = node.value;
+      w += typeof v === "string" ? v.length : 8;
+    } else if (isMap(node)) {
+      for (const pair of node.items) w += visit(pair.key) + visit(pair.value);
+    } else if (isSeq(node)) {
+      for (const item of node.items) w += visit(isPair(item) ? item.value : item);
+    }
+    w = Math.min(w, Number.MAX_SAFE_INTEGER);
+    if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) weight.set(node.anchor, w);
+    return w;
+  };
+  visit(doc.contents);
+  if (copied <= YAML_MAX_CHARS) return undefined;
+  const start = firstAt ?? 0;
+  return new YAMLParseError(
+    [start, start + 1],
+    "BAD_ALIAS",
+    `Aliases would copy more than ${
+      YAML_MAX_CHARS / 1024 / 1024
+    } Mi characters of the anchored values (${copied})`,
+  );
 }

@@ -5,17 +5,22 @@ import {
   parseYaml,
   parseYamlDocument,
   YAML_CONFIG_MAX_NODES,
+  YAML_MAX_CHARS,
 } from "../../lib/state/bounded_yaml.ts";
 import { parseSystemConfig } from "../../lib/state/system_config.ts";
 import { parseGoalFile } from "../../lib/state/goal_file.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 
-Deno.test("a duplicate key, block or flow, is an error at its line", () => {
+Deno.test("a duplicate key, block or flow, is an error at its line: the first one only", () => {
   const doc = parseYamlDocument("a: 1\nb:\n  c: 2\n  c: 3\nd: [1, {x: 1, x: 2}]\n", "t.yaml");
   assert.deepEqual(doc.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [
     ["DUPLICATE_KEY", 4],
-    ["DUPLICATE_KEY", 5],
   ]);
+  const flow = parseYamlDocument("a: 1\nd: [1, {x: 1, x: 2}]\n", "t.yaml");
+  assert.deepEqual(flow.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [["DUPLICATE_KEY", 2]]);
+  // 50 000 duplicates make one error, not 50 000.
+  const many = parseYamlDocument("top: 1\n" + "k: 1\n".repeat(50_000), "t.yaml");
+  assert.deepEqual(many.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [["DUPLICATE_KEY", 3]]);
   assert.throws(() => parseSystemConfig("agent:\n  name: a\nagent:\n  name: b\n", "/x/s.yaml"), {
     message: /Cannot parse "\/x\/s.yaml": line 3.*Map keys must be unique/,
   });
@@ -71,4 +76,65 @@ Deno.test("GOAL.yaml is held to the configuration bound", () => {
   const goal = parseGoalFile(wide);
   assert.equal(goal.ok, false);
   assert.match(JSON.stringify(goal), /more than 20000 YAML nodes/);
+});
+
+Deno.test("a text over 2 Mi characters is refused before parsing, naming the file and the size", () => {
+  const text = "a: " + "x".repeat(YAML_MAX_CHARS) + "\n";
+  assert.throws(() => parseYaml(text, "tasks.yaml"), (err: unknown) => {
+    assert.ok(err instanceof PenguinError);
+    assert.match(
+      err.message,
+      /^tasks\.yaml: not parsed, too costly to parse: more than 2 Mi characters \(2097156\)/,
+    );
+    return true;
+  });
+  assert.equal(
+    (parseYaml("a: " + "x".repeat(YAML_MAX_CHARS - 10), "t") as { a: string }).a.length,
+    YAML_MAX_CHARS - 10,
+  );
+});
+
+Deno.test("tags other than JSON's are refused at their line, not decoded", () => {
+  for (
+    const [text, shown] of [
+      ["a: 1\nb: !!binary QUFB\n", "!!binary"],
+      ["a: 1\nb: !!set {x}\n", "!!set"],
+      ["a: 1\nb: !custom x\n", "!custom"],
+      ["a: 1\nb:\n  - !!timestamp 2001-12-14\n", "!!timestamp"],
+    ] as const
+  ) {
+    const doc = parseYamlDocument(text, "t.yaml");
+    assert.equal(doc.errors.length, 1, text);
+    assert.equal(doc.errors[0]!.code, "TAG_RESOLVE_FAILED");
+    assert.equal(doc.errors[0]!.linePos?.[0]?.line, text.startsWith("a: 1\nb:\n") ? 3 : 2);
+    assert.ok(
+      doc.errors[0]!.message.startsWith(`The tag ${shown} is not allowed`),
+      doc.errors[0]!.message,
+    );
+  }
+  assert.throws(
+    () => parseSystemConfig("agent:\n  name: !!binary QUFB\n", "/x/s.yaml"),
+    /Cannot parse "\/x\/s.yaml": line 2.*tag !!binary is not allowed/,
+  );
+  assert.deepEqual(parseYaml("a: !!str 1\nb: !!int '2'\nc: !!null ''\n", "t"), {
+    a: "1",
+    b: 2,
+    c: null,
+  });
+});
+
+Deno.test("aliases are weighed by what they copy: 99 copies of a 30 000-char anchor are refused", () => {
+  const big = "x".repeat(30_000);
+  const text = `a: &p "${big}"\nl:\n` + "  - *p\n".repeat(99);
+  const doc = parseYamlDocument(text, "t.yaml");
+  assert.deepEqual(doc.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [["BAD_ALIAS", 3]]);
+  assert.match(doc.errors[0]!.message, /Aliases would copy more than 2 Mi characters/);
+  assert.throws(() => parseYaml(text, "t"), /Aliases would copy more than 2 Mi characters/);
+  // Nested: an anchor of aliases weighs what its aliases copy.
+  const nested =
+    `a: &p "${big}"\nb: &q [*p, *p, *p, *p, *p, *p, *p, *p, *p, *p]\nc: [*q, *q, *q, *q, *q, *q, *q, *q, *q]\n`;
+  assert.equal(parseYamlDocument(nested, "t").errors[0]?.code, "BAD_ALIAS");
+  // Small copies are fine.
+  const fine = `a: &p "${"x".repeat(1000)}"\nl: [*p, *p, *p]\n`;
+  assert.equal((parseYaml(fine, "t") as { l: string[] }).l[2]!.length, 1000);
 });
