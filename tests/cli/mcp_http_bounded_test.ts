@@ -79,3 +79,22 @@ for (const mode of ["json", "sse"] as const) {
     },
   });
 }
+
+Deno.test({
+  name:
+    "an MCP event stream of 16 Mi events past 24 Mi in all is refused, the connection closed; peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Red team N22: 3 notifications of 16 Mi - 4 Ki characters and a 15 Mi result, each event
+    // under the limit of one message and 63 Mi in all: under a 64 Mi bound, 352-477 MB.
+    const r = await runAgainst("notes", 0);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /MCP call failed: MCP server "j" sent more than 24 Mi characters in one response \(penguin's limit\); the connection was closed/,
+    );
+    assert.doesNotMatch(r.stdout, /\bhiN/);
+    assert.match(r.stdout, /all done/);
+    assert.ok(r.peakBytes < 300 * MB, `peak ${Math.round(r.peakBytes / MB)} MB`);
+  },
+});

@@ -2,14 +2,16 @@
 // transport (POST, JSON or event-stream answers; no GET stream) or of the older SSE transport
 // (a GET event stream announcing a POST endpoint) to be connected to and list one tool `j`, and
 // answers a call of `j` the way its mode says: a body or one event holding `mb` MiB of "{},",
-// or an event stream that never ends.
+// an event stream that never ends, or (mode `notes`) an event stream of 3 notifications of
+// 16 Mi - 4 Ki characters, then a result of 15 Mi: every event under the limit of one message.
 
 /** How `tools/call` is answered. */
 export type HostileMode =
   | "json" // an application/json body of mb MiB of "{}," in the result
   | "sse" // a Streamable HTTP event stream, one event of mb MiB
   | "legacy" // the older SSE transport: one event of mb MiB on the GET stream
-  | "trickle"; // a Streamable HTTP event stream: one comment, then nothing, never ending
+  | "trickle" // a Streamable HTTP event stream: one comment, then nothing, never ending
+  | "notes"; // a Streamable HTTP event stream: 3 notifications of 16 Mi - 4 Ki chars, a 15 Mi result
 
 /** The server, and what it saw. */
 export interface HostileServer {
@@ -38,6 +40,29 @@ function junkStream(head: string, mb: number, tail: string, onCancel: () => void
       if (left-- > 0) return c.enqueue(CHUNK);
       c.enqueue(enc.encode(tail));
       c.close();
+    },
+    cancel: onCancel,
+  }, { highWaterMark: 0 });
+}
+
+const N_CHUNK = enc.encode("N".repeat(64 * 1024));
+
+/** Events of `head` + `chars` characters of "N" + `tail` each, one after the other, in 64 KiB chunks. */
+function bigEvents(events: [head: string, chars: number, tail: string][], onCancel: () => void) {
+  const parts: (Uint8Array | number)[] = events.flatMap(([head, chars, tail]) => [
+    enc.encode(head),
+    chars,
+    enc.encode(tail),
+  ]);
+  return new ReadableStream<Uint8Array>({
+    pull(c) {
+      const next = parts[0];
+      if (next === undefined) return c.close();
+      if (typeof next !== "number") return void c.enqueue(parts.shift() as Uint8Array);
+      const n = Math.min(next, N_CHUNK.length);
+      parts[0] = next - n;
+      if (next - n === 0) parts.shift();
+      c.enqueue(N_CHUNK.subarray(0, n));
     },
     cancel: onCancel,
   }, { highWaterMark: 0 });
@@ -83,6 +108,24 @@ export function startHostileMcpServer(mode: HostileMode, mb = 0): HostileServer 
       return new Response(junkStream(`data: ${HEAD(id)}`, mb, "{}]}}\n\n", cancelled), {
         headers: sse,
       });
+    }
+    if (mode === "notes") {
+      const note =
+        `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`;
+      const close = `"}}\n\n`;
+      const noteChars = 16 * 1024 * 1024 - 4096;
+      const result = `data: {"jsonrpc":"2.0","id":${
+        JSON.stringify(id)
+      },"result":{"content":[{"type":"text","text":"hi`;
+      return new Response(
+        bigEvents([
+          [note, noteChars, close],
+          [note, noteChars, close],
+          [note, noteChars, close],
+          [result, 15 * 1024 * 1024, `"}]}}\n\n`],
+        ], cancelled),
+        { headers: sse },
+      );
     }
     // trickle: one comment, then the stream stays open until the client goes.
     const body = new ReadableStream<Uint8Array>({
