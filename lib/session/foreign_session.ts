@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { concatBytes } from "../protocol/bytes.ts";
 import { isJsonCostRefusal, parseJsonBounded } from "../protocol/bounded_json.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
@@ -68,18 +67,22 @@ export interface ForeignChild {
 }
 
 /**
- * The longest line of a foreign session that is read: 16 Mi characters. A
- * real message is far shorter (a base64 image in a tool result is a few MB),
- * and one 60 MB string took an import past 700 MB in copies (parsed, built
- * into a message, masked, written).
+ * The longest line of a foreign session that is read: 4 Mi characters. A
+ * real line is far shorter (the peer sessions at hand: at most 105 KB; Claude
+ * Code and Codex shrink images and cut long tool output), and every pass over
+ * the file decodes and parses each line again: a line that large is left for
+ * a full garbage collection, so long lines pile up. A 64 MiB file of 16 Mi
+ * lines peaked at 440 MB, of 8 Mi lines at 305 MB, of 4 Mi lines at 257 MB.
  */
-export const MAX_FOREIGN_LINE_CHARS = 16 * 1024 * 1024;
+export const MAX_FOREIGN_LINE_CHARS = 4 * 1024 * 1024;
 
 /** The refusal of a line past {@linkcode MAX_FOREIGN_LINE_CHARS} (the import names the file). */
 function lineTooLong(line: number): PenguinError {
   return new PenguinError(
     "data",
-    `line ${line}: not parsed, too costly to parse: longer than 16 Mi characters ` +
+    `line ${line}: not parsed, too costly to parse: longer than ${
+      MAX_FOREIGN_LINE_CHARS / 1024 / 1024
+    } Mi characters ` +
       `(no message of a real session comes near)`,
   );
 }
@@ -145,7 +148,12 @@ function* rawLines(text: ForeignText): Generator<{ line: number; raw: string; la
   }
 }
 
-/** The lines of the first `size` bytes of the file at `path`, read a MiB at a time. */
+/**
+ * The lines of the first `size` bytes of the file at `path`, read a MiB at a
+ * time. A line's bytes gather in one buffer kept from line to line (grown as
+ * a line needs, at most to the longest line), so a long line leaves its
+ * decoded text behind, not pieces and a copy of them.
+ */
 function* fileLines(
   path: string,
   size: number,
@@ -155,13 +163,22 @@ function* fileLines(
   const rest = new TextDecoder("utf-8", { ignoreBOM: true });
   using file = Deno.openSync(path, { read: true });
   const buf = new Uint8Array(1 << 20);
-  let pieces: Uint8Array[] = [];
+  let held = new Uint8Array(0);
+  let heldLength = 0;
   let line = 1;
   let left = size;
+  const hold = (bytes: Uint8Array) => {
+    if (heldLength + bytes.length > held.length) {
+      const grown = new Uint8Array(Math.max(heldLength + bytes.length, held.length * 2));
+      grown.set(held.subarray(0, heldLength));
+      held = grown;
+    }
+    held.set(bytes, heldLength);
+    heldLength += bytes.length;
+  };
   const take = (end: Uint8Array) => {
-    pieces.push(end);
-    const whole = pieces.length === 1 ? end : concatBytes(pieces);
-    pieces = [];
+    const whole = heldLength === 0 ? end : (hold(end), held.subarray(0, heldLength));
+    heldLength = 0;
     return (line === 1 ? first : rest).decode(whole);
   };
   while (left > 0) {
@@ -170,11 +187,11 @@ function* fileLines(
     left -= n;
     let start = 0;
     for (let nl = buf.indexOf(10); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
-      yield { line, raw: take(buf.slice(start, nl)), last: false };
+      yield { line, raw: take(buf.subarray(start, nl)), last: false };
       line++;
       start = nl + 1;
     }
-    if (start < n) pieces.push(buf.slice(start, n));
+    if (start < n) hold(buf.subarray(start, n));
   }
   yield { line, raw: take(new Uint8Array(0)), last: true };
 }

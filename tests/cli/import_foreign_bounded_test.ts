@@ -104,3 +104,73 @@ Deno.test(rootTest(
     }
   },
 ));
+
+/** A Claude Code session of `count` user prompts of `chars` characters each, one a line. */
+async function writeLongLines(path: string, count: number, chars: number): Promise<void> {
+  using f = await Deno.open(path, { write: true, create: true, truncate: true });
+  const enc = new TextEncoder();
+  for (let i = 0; i < count; i++) {
+    const rec = {
+      type: "user",
+      uuid: `u${i}`,
+      parentUuid: i === 0 ? null : `u${i - 1}`,
+      sessionId: "s1",
+      timestamp: `2026-01-01T00:00:${String(i).padStart(2, "0")}Z`,
+      cwd: "/tmp",
+      message: { role: "user", content: (i === count - 1 ? LAST : "") + "Q".repeat(chars) },
+    };
+    await f.write(enc.encode(JSON.stringify(rec) + "\n"));
+  }
+}
+
+for (const from of ["claude", "codex"] as const) {
+  Deno.test(rootTest(
+    `sessions import --from ${from} of 64 MiB in 16 Mi-character lines refuses at line 1, peak ≤ 300 MB`,
+    !CAN_MEASURE_PEAK,
+    async (root) => {
+      // Red team R5/R6: 4 lines of 16 Mi - 400 characters took claude to 484 MB (imported), codex
+      // to 385 MB (refused after reading every line).
+      const file = join(root, "..", `long-${crypto.randomUUID()}.jsonl`);
+      await writeLongLines(file, 4, 16 * 1024 * 1024 - 400);
+      try {
+        const r = await runCliPeak(
+          ["--root", root, "sessions", "import", file, "--from", from],
+          root,
+        );
+        assert.equal(r.code, 1, r.stdout + r.stderr);
+        assert.match(
+          r.stdout + r.stderr,
+          /line 1: not parsed, too costly to parse: longer than 4 Mi characters/,
+        );
+        assert.ok(r.peakBytes <= 300 * MB, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      } finally {
+        await Deno.remove(file);
+      }
+    },
+  ));
+}
+
+Deno.test(rootTest(
+  "sessions import --from claude of 64 MiB of lines just under 4 Mi characters imports them, peak ≤ 300 MB",
+  !CAN_MEASURE_PEAK,
+  async (root) => {
+    const ws = join(root, "..", `ws-${crypto.randomUUID()}`);
+    await Deno.mkdir(ws);
+    const file = join(root, "..", `long-${crypto.randomUUID()}.jsonl`);
+    await writeLongLines(file, 16, 4 * 1024 * 1024 - 400);
+    try {
+      const r = await runCliPeak(
+        ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", ws],
+        root,
+      );
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.ok(r.stdout.includes(" 16 message(s)"), r.stdout);
+      const traces = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
+      assert.ok((await readAll(traces)).includes(LAST), "the last line is imported");
+      assert.ok(r.peakBytes <= 300 * MB, `peak ${Math.round(r.peakBytes / MB)} MB`);
+    } finally {
+      await Deno.remove(file);
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+));
