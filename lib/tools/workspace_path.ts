@@ -50,6 +50,7 @@ import {
 } from "../sandbox/git_config_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
+import { startupRefusal } from "./_startup_refusal.ts";
 import { HOME_SECRET_PATTERNS, HOME_SECRETS } from "../sandbox/policy.ts";
 import {
   HOME_READABLE_DEFAULTS,
@@ -57,8 +58,6 @@ import {
   SEALED_SHOWN,
   sealedHomes,
   secretPatternCovers,
-  type StartupReferences,
-  startupReferences,
   TOOLCHAIN_PATHS,
 } from "../sandbox/home.ts";
 
@@ -482,32 +481,6 @@ function covers(path: string, dir: string, rel: string): boolean {
 }
 
 /**
- * Why `real` may not be written as a path the startup files of `homes`
- * source or name (existing or missing), or undefined; refused too when they
- * name more paths than penguin holds.
- */
-async function startupRefusal(real: string, homes: readonly string[]): Promise<string | undefined> {
-  for (const h of homes) {
-    let refs: StartupReferences;
-    try {
-      refs = await startupReferences(h);
-    } catch (e) {
-      // Too many names to hold: refused, as the command sandbox refuses.
-      return errorMessage(e);
-    }
-    for (const p of [...refs.sourced, ...refs.named, ...refs.missing]) {
-      const target = await Deno.realPath(p).catch(() => p);
-      if (real === target || real === p) {
-        const how = refs.sourced.includes(p) ? "sourced" : "named";
-        return `${p} is ${how} by a shell startup file of the home directory, so it is ` +
-          `read-only to the model`;
-      }
-    }
-  }
-  return undefined;
-}
-
-/**
  * Why the file tools refuse `real` under the home rule of the command
  * sandbox (`lib/sandbox/home.ts`), or undefined: in a home directory the
  * workspace is or holds, credentials are never read or written, and the top
@@ -559,7 +532,12 @@ async function homeRefusal(
   if (verb === "read") return undefined;
   // What the startup files source (`. ~/dotfiles/aliases.sh`) or name (`. <(cat ~/f)`) runs in
   // the user's next shell.
-  const startup = await startupRefusal(real, [...new Set([...homes, ...(home ? [home] : [])])]);
+  const startup = await startupRefusal(
+    real,
+    wsReal,
+    [...new Set([...homes, ...(home ? [home] : [])])],
+    homes,
+  );
   if (startup !== undefined) return startup;
   for (const dir of homes) {
     if (

@@ -298,3 +298,79 @@ Deno.test("a read-only root (the agent's skills) can be read, by absolute path o
     assert.equal((await resolveWorkspacePath(join(d.outside, "none", "x"), missing)).ok, false);
   });
 });
+
+/** `d.outside/home`, with `files` (home-relative name to text) and `links` (name to target). */
+async function makeHome(
+  d: { outside: string },
+  files: Record<string, string>,
+  links: Record<string, string> = {},
+): Promise<string> {
+  const home = join(d.outside, "home");
+  await Deno.mkdir(home, { recursive: true });
+  for (const [name, text] of Object.entries(files)) {
+    await Deno.writeTextFile(join(home, name), text);
+  }
+  for (const [name, target] of Object.entries(links)) await Deno.symlink(target, join(home, name));
+  return home;
+}
+
+Deno.test("a missing path a startup file sources through a link into the workspace is refused", async () => {
+  await withDirs(async (d) => {
+    await Deno.mkdir(join(d.ws, "dotfiles"));
+    const home = await makeHome(d, { ".bashrc": ". ~/dots/local.sh\nX=~/later/run.sh\n" }, {
+      dots: join(d.ws, "dotfiles"),
+      // A link to a directory not made yet: what the kernel would reach once it is.
+      later: join(d.ws, "not-yet"),
+    });
+    const roots = { workspace: d.ws, home };
+    for (const path of ["dotfiles/local.sh", "not-yet/run.sh"]) {
+      for (const verb of ["write", "edit"] as const) {
+        const r = await resolveWorkspacePath(path, roots, verb);
+        assert.ok(!r.ok, `${verb} ${path}`);
+        assert.match(r.message, /(sourced|named) by a shell startup file/);
+      }
+      assert.ok((await resolveWorkspacePath(path, roots, "read")).ok);
+    }
+    assert.ok((await resolveWorkspacePath("dotfiles/other.sh", roots, "write")).ok);
+  });
+});
+
+Deno.test("a startup file's `..` spelling is judged where the kernel leads it", async () => {
+  await withDirs(async (d) => {
+    await Deno.mkdir(join(d.ws, "sub"));
+    // `~/a/../b.sh`: `a` followed first, so `..` leaves `ws/sub` for `ws`.
+    const home = await makeHome(d, { ".bashrc": ". ~/a/../b.sh\n" }, { a: join(d.ws, "sub") });
+    const roots = { workspace: d.ws, home };
+    const missing = await resolveWorkspacePath("b.sh", roots, "write");
+    assert.ok(!missing.ok);
+    assert.match(missing.message, /sourced by a shell startup file/);
+    await Deno.writeTextFile(join(d.ws, "b.sh"), "# b\n");
+    const existing = await resolveWorkspacePath("b.sh", roots, "edit");
+    assert.ok(!existing.ok);
+    assert.match(existing.message, /sourced by a shell startup file/);
+    assert.ok((await resolveWorkspacePath("sub/b.sh", roots, "write")).ok);
+  });
+});
+
+Deno.test("a startup file naming too many paths refuses writes only where the home reaches", async () => {
+  await withDirs(async (d) => {
+    const many = Array.from({ length: 2100 }, (_, i) => `X${i}=~/f${i}`).join("\n") + "\n";
+    const home = await makeHome(d, { ".bashrc": many });
+    const roots = { workspace: d.ws, home };
+    // A workspace the home cannot reach: writes go on.
+    assert.ok((await resolveWorkspacePath("x.py", roots, "write")).ok);
+    // A link at the top of the home into the workspace: refused, with advice for the file tools.
+    await Deno.symlink(join(d.ws, "dotfiles"), join(home, "dots"));
+    const r = await resolveWorkspacePath("x.py", roots, "write");
+    assert.ok(!r.ok);
+    assert.match(r.message, /cannot tell which files the shell startup files/);
+    assert.ok(r.message.includes(`"${join(home, ".bashrc")}" names more than 2048 paths`));
+    assert.doesNotMatch(r.message, /Cannot sandbox/);
+    // Shortened: read again (the cache follows the file's identity), and the one sourced path refused.
+    await Deno.writeTextFile(join(home, ".bashrc"), ". ~/dots/x.py\n");
+    const again = await resolveWorkspacePath("dotfiles/x.py", roots, "write");
+    assert.ok(!again.ok);
+    assert.match(again.message, /sourced by a shell startup file/);
+    assert.ok((await resolveWorkspacePath("x.py", roots, "write")).ok);
+  });
+});

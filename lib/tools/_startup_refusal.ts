@@ -1,0 +1,194 @@
+/**
+ * The file tools' rule for what a home's shell startup files source or
+ * name (`lib/sandbox/home.ts` {@linkcode startupReferences}): such a path
+ * is never created nor overwritten by `write_file` or `edit_file`, as the
+ * command sandbox keeps it read-only or holds it with a stand-in
+ * (`lib/sandbox/_home_plan.ts`).
+ *
+ * Each named path is compared by where the kernel would lead it, not as
+ * written: links met on the way are followed (`~/dots -> ws/dotfiles`), a
+ * `..` step leaves the directory reached so far (`~/a/../b.sh`, `a` a link,
+ * is `<target of a>/../b.sh`), and the missing rest is kept as written, so
+ * a path that does not exist yet is refused too.
+ *
+ * Only the homes that matter are read: those the workspace is, lies in or
+ * holds (the sealed homes), and `$HOME`, whose references are compared to
+ * the target; a home whose startup files name more paths than penguin
+ * holds is refused for writes only when it is one of the sealed homes or a
+ * link at its top leads into the workspace, with advice for the file tools.
+ *
+ * What a home's startup files reference is kept per process, keyed by the
+ * identity (device, inode, size, change time) of every path the reading met,
+ * so a write does not read them again unless one of them changed.
+ *
+ * @module
+ */
+import { dirname, join, normalize } from "node:path";
+import { isInside } from "../sandbox/plan.ts";
+import { lstatOrNone, statOrNone } from "../sandbox/_look.ts";
+import { errorMessage } from "../protocol/errors.ts";
+import { STARTUP_TEXT_PATHS, type StartupReferences, startupReferences } from "../sandbox/home.ts";
+
+/** At most this many links followed in one resolution (the kernel's `ELOOP` limit). */
+const MAX_LINKS = 40;
+
+/**
+ * Where the kernel leads the absolute `path`: each component looked up with
+ * `lstat`, a link replaced by what it holds (relative to its directory), a
+ * `..` taken from the directory reached so far; from the first missing
+ * component on, the rest is kept as written (`..` in it taken lexically,
+ * as it would be once the missing directories were made). Undefined after
+ * too many links, or when a link cannot be read.
+ */
+export function kernelTarget(path: string): string | undefined {
+  const pending = path.split("/").filter((c) => c !== "" && c !== ".").reverse();
+  let cur = "/";
+  let followed = 0;
+  let missing = false;
+  while (pending.length > 0) {
+    const part = pending.pop()!;
+    if (part === "..") {
+      cur = dirname(cur);
+      continue;
+    }
+    const next = join(cur, part);
+    const info: Deno.FileInfo | undefined = missing ? undefined : lstatOrNone(next);
+    if (info === undefined || !info.isSymlink) {
+      missing ||= info === undefined;
+      cur = next;
+      continue;
+    }
+    if (++followed > MAX_LINKS) return undefined;
+    let target: string;
+    try {
+      target = Deno.readLinkSync(next);
+    } catch {
+      return undefined;
+    }
+    if (target.startsWith("/")) cur = "/";
+    pending.push(...target.split("/").filter((c) => c !== "" && c !== ".").reverse());
+  }
+  return normalize(cur);
+}
+
+/** The identity of `path` now (links followed), as text; `-` when it cannot be looked at. */
+function identity(path: string): string {
+  const info = statOrNone(path) ?? lstatOrNone(path);
+  if (info === undefined) return "-";
+  return `${info.dev}:${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+}
+
+/** The paths whose identities decide whether a home's references are still valid. */
+function keyPaths(home: string, refs: StartupReferences | undefined): string[] {
+  const top = STARTUP_TEXT_PATHS.map((n) => join(home, n));
+  const inDirs: string[] = [];
+  for (const p of top) {
+    if (statOrNone(p)?.isDirectory !== true) continue;
+    try {
+      for (const e of Deno.readDirSync(p)) inDirs.push(join(p, e.name));
+    } catch {
+      // An unreadable directory: its own identity is in the key.
+    }
+  }
+  if (refs === undefined) return [home, ...top, ...inDirs];
+  return [home, ...top, ...inDirs, ...refs.sourced, ...refs.named, ...refs.missing, ...refs.dotted];
+}
+
+/** What was read of one home, and the identities it was read at. */
+interface Cached {
+  key: string;
+  refs?: StartupReferences;
+  /** The refusal of {@linkcode startupReferences} (too many names), when it threw. */
+  error?: string;
+}
+
+const cache = new Map<string, Cached>();
+
+/** The key of `home`'s references now, given what was read (or not) last time. */
+function keyOf(home: string, refs: StartupReferences | undefined): string {
+  return keyPaths(home, refs).map((p) => `${p}=${identity(p)}`).join("\n");
+}
+
+/**
+ * {@linkcode startupReferences} of `home`, or the message it threw, read
+ * again only when a path the last reading met changed identity. A cap hit is
+ * re-read only when one of the top startup files (or their directories'
+ * entries) changed.
+ */
+export async function cachedStartupReferences(
+  home: string,
+): Promise<{ refs: StartupReferences } | { error: string }> {
+  const hit = cache.get(home);
+  if (hit !== undefined && hit.key === keyOf(home, hit.refs)) {
+    return hit.refs !== undefined ? { refs: hit.refs } : { error: hit.error! };
+  }
+  try {
+    const refs = await startupReferences(home);
+    cache.set(home, { key: keyOf(home, refs), refs });
+    return { refs };
+  } catch (e) {
+    const error = errorMessage(e);
+    cache.set(home, { key: keyOf(home, undefined), error });
+    return { error };
+  }
+}
+
+/** Whether a link at the top of `home` leads into (or around) the workspace `wsReal`. */
+function linksIntoWorkspace(home: string, wsReal: string): boolean {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(home)];
+  } catch {
+    return false;
+  }
+  return entries.some((e) => {
+    if (!e.isSymlink) return false;
+    const to = kernelTarget(join(home, e.name));
+    return to !== undefined && (isInside(to, wsReal) || isInside(wsReal, to));
+  });
+}
+
+/**
+ * Why `real` (in the workspace `wsReal`) may not be written as a path the
+ * startup files of one of `homes` source or name (existing or missing, in
+ * any spelling, through links), or undefined. `sealed` are the homes the
+ * workspace is, lies in or holds: one whose startup files name more paths
+ * than penguin holds refuses every write; another only when a link at its
+ * top leads into the workspace.
+ */
+export async function startupRefusal(
+  real: string,
+  wsReal: string,
+  homes: readonly string[],
+  sealed: readonly string[],
+): Promise<string | undefined> {
+  for (const h of homes) {
+    const read = await cachedStartupReferences(h);
+    if ("error" in read) {
+      const related = sealed.includes(h) || isInside(wsReal, h) || isInside(h, wsReal) ||
+        linksIntoWorkspace(h, wsReal);
+      if (!related) continue;
+      return tooManyForFileTools(h, read.error);
+    }
+    const { refs } = read;
+    for (const p of [...refs.sourced, ...refs.named, ...refs.missing, ...refs.dotted]) {
+      if (real !== p && real !== kernelTarget(p)) continue;
+      // A `..` spelling was sourced when its joined text was.
+      const how = refs.sourced.includes(normalize(p)) ? "sourced" : "named";
+      return `${p} is ${how} by a shell startup file of the home directory, so it is ` +
+        `read-only to the model`;
+    }
+  }
+  return undefined;
+}
+
+/** The file tools' refusal when the startup files of `home` name more paths than penguin holds. */
+function tooManyForFileTools(home: string, error: string): string {
+  const file = /\(reading "([^"]*)"\)/.exec(error)?.[1];
+  const limit = /more than (\d+) paths/.exec(error)?.[1];
+  return `penguin cannot tell which files the shell startup files of the home directory "${home}" ` +
+    `read: ${file === undefined ? "they" : `"${file}"`} names more than ${limit ?? "the"} ` +
+    `paths penguin keeps track of, and this workspace is, holds, lies in or is reached from that home. ` +
+    `Ask the user to shorten ${file === undefined ? "the startup files" : `"${file}"`}, ` +
+    `or to run penguin in a workspace the home's startup files cannot reach`;
+}
