@@ -27,7 +27,12 @@ import { dirname, join, normalize } from "node:path";
 import { isInside } from "../sandbox/plan.ts";
 import { lstatOrNone, statOrNone } from "../sandbox/_look.ts";
 import { errorMessage } from "../protocol/errors.ts";
-import { STARTUP_TEXT_PATHS, type StartupReferences, startupReferences } from "../sandbox/home.ts";
+import {
+  sealedHomes,
+  STARTUP_TEXT_PATHS,
+  type StartupReferences,
+  startupReferences,
+} from "../sandbox/home.ts";
 
 /** At most this many links followed in one resolution (the kernel's `ELOOP` limit). */
 const MAX_LINKS = 40;
@@ -148,38 +153,72 @@ function linksIntoWorkspace(home: string, wsReal: string): boolean {
   });
 }
 
+/** A path a home's startup files source or name, and where the kernel leads it now. */
+export interface StartupTarget {
+  /** The path as the startup files name it (`~` expanded). */
+  named: string;
+  /** Where the kernel leads it now ({@linkcode kernelTarget}); missing when it cannot tell. */
+  target?: string;
+  /** Whether it is sourced (else named anywhere). */
+  sourced: boolean;
+}
+
 /**
- * Why `real` (in the workspace `wsReal`) may not be written as a path the
- * startup files of one of `homes` source or name (existing or missing, in
- * any spelling, through links), or undefined. `sealed` are the homes the
- * workspace is, lies in or holds: one whose startup files name more paths
- * than penguin holds refuses every write; another only when a link at its
- * top leads into the workspace.
+ * What the file tools need of the startup files of `homes` for the
+ * workspace `wsReal`: each path named and its kernel target, or the refusal
+ * of every write when a home the workspace is related to names more paths
+ * than penguin holds. Found by the host (a confined worker, or the tool host
+ * in the sandbox, cannot read the home) and passed to the worker.
  */
-export async function startupRefusal(
-  real: string,
+export interface StartupFacts {
+  targets: StartupTarget[];
+  /** Why every write in the workspace is refused, when one is. */
+  refusal?: string;
+}
+
+/**
+ * The {@linkcode StartupFacts} of `homes` for the workspace `wsReal`.
+ * `sealed` are the homes the workspace is or holds: one whose startup files
+ * name more paths than penguin holds refuses every write, as does a home
+ * the workspace lies in or that a link at its top leads into the workspace
+ * from; another home is then skipped.
+ */
+export async function startupFacts(
   wsReal: string,
   homes: readonly string[],
   sealed: readonly string[],
-): Promise<string | undefined> {
+): Promise<StartupFacts> {
+  const targets: StartupTarget[] = [];
   for (const h of homes) {
     const read = await cachedStartupReferences(h);
     if ("error" in read) {
       const related = sealed.includes(h) || isInside(wsReal, h) || isInside(h, wsReal) ||
         linksIntoWorkspace(h, wsReal);
-      if (!related) continue;
-      return tooManyForFileTools(h, read.error);
+      if (related) return { targets, refusal: tooManyForFileTools(h, read.error) };
+      continue;
     }
     const { refs } = read;
     for (const p of [...refs.sourced, ...refs.named, ...refs.missing, ...refs.dotted]) {
-      if (real !== p && real !== kernelTarget(p)) continue;
+      const target = kernelTarget(p);
       // A `..` spelling was sourced when its joined text was.
-      const how = refs.sourced.includes(normalize(p)) ? "sourced" : "named";
-      return `${p} is ${how} by a shell startup file of the home directory, so it is ` +
-        `read-only to the model`;
+      const sourced = refs.sourced.includes(normalize(p));
+      targets.push({ named: p, ...(target !== undefined ? { target } : {}), sourced });
     }
   }
-  return undefined;
+  return { targets };
+}
+
+/**
+ * Why `real` may not be written as a path the startup files source or name
+ * (existing or missing, in any spelling, through links), given their
+ * {@linkcode StartupFacts}, or undefined.
+ */
+export function startupRefusal(real: string, facts: StartupFacts): string | undefined {
+  if (facts.refusal !== undefined) return facts.refusal;
+  const hit = facts.targets.find((t) => real === t.named || real === t.target);
+  if (hit === undefined) return undefined;
+  return `${hit.named} is ${hit.sourced ? "sourced" : "named"} by a shell startup file of the ` +
+    `home directory, so it is read-only to the model`;
 }
 
 /** The file tools' refusal when the startup files of `home` name more paths than penguin holds. */
@@ -191,4 +230,19 @@ function tooManyForFileTools(home: string, error: string): string {
     `paths penguin keeps track of, and this workspace is, holds, lies in or is reached from that home. ` +
     `Ask the user to shorten ${file === undefined ? "the startup files" : `"${file}"`}, ` +
     `or to run penguin in a workspace the home's startup files cannot reach`;
+}
+
+/**
+ * The {@linkcode StartupFacts} for a file-tool call in `workspace`, with
+ * `home` the user's home (`$HOME` of the host): the homes the workspace is
+ * or holds, and `home`. Undefined when the workspace cannot be resolved.
+ */
+export async function startupFactsFor(
+  workspace: string,
+  home: string | undefined,
+): Promise<StartupFacts | undefined> {
+  const wsReal = await Deno.realPath(workspace).catch(() => undefined);
+  if (wsReal === undefined) return undefined;
+  const sealed = (await sealedHomes([wsReal], wsReal, home).catch(() => [])).map((h) => h.dir);
+  return await startupFacts(wsReal, [...new Set([...sealed, ...(home ? [home] : [])])], sealed);
 }

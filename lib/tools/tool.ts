@@ -39,6 +39,7 @@ import type { GitAccess } from "../sandbox/git_guard.ts";
 import type { ExecTarget } from "../sandbox/git_config_guard.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { ProtectedFileId } from "../sandbox/protected_ids.ts";
+import type { StartupFacts } from "./_startup_refusal.ts";
 
 /** `r` tools only read; `rw` tools may change the world. Drives the read-only approval mode. */
 export type ToolPermission = "r" | "rw";
@@ -140,6 +141,12 @@ export interface FileToolContext extends ToolCallContext {
    * looked up where the tool runs.
    */
   protectedFiles?: ProtectedFileId[];
+  /**
+   * What the home's startup files source or name, and where each leads
+   * (`lib/tools/_startup_refusal.ts`): found by the host for a confined
+   * worker, which cannot read the home. Absent: looked up where the tool runs.
+   */
+  startupFacts?: StartupFacts;
   /**
    * Hold `bytes` of file memory for the rest of the call (replacing what the
    * call held), waiting while other calls of the tool host hold the rest

@@ -50,7 +50,7 @@ import {
 } from "../sandbox/git_config_guard.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
-import { startupRefusal } from "./_startup_refusal.ts";
+import { type StartupFacts, startupFacts, startupRefusal } from "./_startup_refusal.ts";
 import { HOME_SECRET_PATTERNS, HOME_SECRETS } from "../sandbox/policy.ts";
 import {
   HOME_READABLE_DEFAULTS,
@@ -143,6 +143,12 @@ export interface PathRoots {
    * read the home); absent: looked up here.
    */
   protectedFiles?: readonly ProtectedFileId[];
+  /**
+   * What the home's startup files source or name, and where each leads, as
+   * the host found them (a confined worker cannot read the home); absent:
+   * looked up here.
+   */
+  startupFacts?: StartupFacts;
 }
 
 /** A path that passed confinement. */
@@ -532,12 +538,9 @@ async function homeRefusal(
   if (verb === "read") return undefined;
   // What the startup files source (`. ~/dotfiles/aliases.sh`) or name (`. <(cat ~/f)`) runs in
   // the user's next shell.
-  const startup = await startupRefusal(
-    real,
-    wsReal,
-    [...new Set([...homes, ...(home ? [home] : [])])],
-    homes,
-  );
+  const facts = roots.startupFacts ??
+    await startupFacts(wsReal, [...new Set([...homes, ...(home ? [home] : [])])], homes);
+  const startup = startupRefusal(real, facts);
   if (startup !== undefined) return startup;
   for (const dir of homes) {
     if (

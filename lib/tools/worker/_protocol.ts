@@ -9,6 +9,7 @@
 import type { GitAccess } from "../../sandbox/git_guard.ts";
 import type { ExecTarget } from "../../sandbox/git_config_guard.ts";
 import type { ProtectedFileId } from "../../sandbox/protected_ids.ts";
+import type { StartupFacts } from "../_startup_refusal.ts";
 import type { ToolDefinition, ToolEvent } from "../tool.ts";
 
 /** The part of a `ToolContext` that crosses into the worker (no signal, no registries). */
@@ -33,6 +34,8 @@ export interface WorkerToolContext {
   runDirs?: string[];
   /** The protected files with other names (hard links), found by the host. */
   protectedFiles?: ProtectedFileId[];
+  /** What the home's startup files source or name, and where each leads, found by the host. */
+  startupFacts?: StartupFacts;
 }
 
 /** An error as it crosses the thread boundary. */

@@ -32,6 +32,7 @@ import { otherRunDirs } from "../../sandbox/_standin_registry.ts";
 import { type ProtectedFileId, protectedFileIds } from "../../sandbox/protected_ids.ts";
 import type { SandboxPolicy } from "../../sandbox/policy.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
+import { type StartupFacts, startupFactsFor } from "../_startup_refusal.ts";
 import { type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 import { callEvents, callInbox, type CallMessage, type RunToolCall } from "./_call_messages.ts";
 import { onAbort } from "../../protocol/abort.ts";
@@ -197,6 +198,21 @@ export async function protectedFilesOf(
     pathDirs: paths.flatMap((p) => p?.split(":") ?? []).filter((d) => d.startsWith("/")),
   });
   return { protectedFiles };
+}
+
+/**
+ * What the home's startup files source or name, and where each leads now,
+ * to pass on: the context's own, else looked up here (the sandboxed tool
+ * host and a confined worker cannot read the home). Absent when the
+ * workspace cannot be resolved.
+ */
+export async function startupFactsOf(
+  ctx: FileToolContext,
+): Promise<{ startupFacts?: StartupFacts }> {
+  if (ctx.startupFacts !== undefined) return { startupFacts: ctx.startupFacts };
+  const policy = ctx.sandbox as Partial<Pick<SandboxPolicy, "home">> | undefined;
+  const facts = await startupFactsFor(ctx.workspace, policy?.home ?? hostEnv("HOME"));
+  return facts === undefined ? {} : { startupFacts: facts };
 }
 
 /** A variable of penguin's environment, or undefined where it cannot be read (a confined worker). */
@@ -370,6 +386,7 @@ export async function runRequest(
       ...gitTargets,
       ...await runDirsOf(ctx),
       ...await protectedFilesOf(ctx),
+      ...await startupFactsOf(ctx),
     },
   };
 }
