@@ -190,14 +190,18 @@ function outgoing(init: RequestInit | undefined): Record<string, unknown> | unde
  * A `fetch` whose response bodies are held to `bounds`. `onRefuse` is
  * called (once per body) with why a body was refused, worded to follow the
  * server's name: `sent a response longer than 16 Mi characters (…)`.
+ *
+ * `pending` holds the requests under way, by JSON-RPC id: what stops their
+ * HTTP response. An entry leaves it however its body ends: read to the end,
+ * refused, failed, or cancelled by the reader. Tests pass their own map to
+ * see that.
  */
 export function boundedFetch(
   onRefuse: (why: string) => void,
   bounds: Readonly<BodyBounds> = BODY_BOUNDS,
   base: FetchLike = fetch,
+  pending: Map<unknown, AbortController> = new Map(),
 ): FetchLike {
-  /** Requests under way, by JSON-RPC id: what stops their HTTP response. */
-  const pending = new Map<unknown, AbortController>();
   return async (url, init) => {
     const message = outgoing(init);
     if (message?.method === "notifications/cancelled") {
@@ -228,11 +232,15 @@ export function boundedFetch(
       bodyKind(response.headers.get("content-type")),
       bounds,
       (why) => {
+        done();
         ac.abort(new Error(why));
         onRefuse(why);
       },
     );
-    const bounded = new Response(body.pipeThrough(new TransformStream({ flush: done })), {
+    // `flush` runs when the body ends; `cancel` when the reader cancels it or
+    // it fails (a refusal, a network error).
+    const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: done, cancel: done });
+    const bounded = new Response(body.pipeThrough(ended), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

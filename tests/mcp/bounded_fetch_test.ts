@@ -1,5 +1,6 @@
 // boundedFetch, the fetch of penguin's HTTP MCP transports: bodies within the bounds pass, an
-// event stream past its total is refused, and a request the SDK cancels has its HTTP response
+// event stream past its total is refused, a request leaves the pending map however its body
+// ends, and a request the SDK cancels has its HTTP response
 // aborted; through connectServer, a real server answering in event streams works, and an
 // interrupted call stops a server's never-ending answer.
 import assert from "node:assert/strict";
@@ -67,6 +68,53 @@ Deno.test("notifications/cancelled aborts the HTTP response of that request only
     post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } }),
   );
   assert.deepEqual(f.signals.map((s) => s.aborted), [false, true, false]);
+});
+
+Deno.test("a request leaves the pending map however its body ends", async () => {
+  const pending = new Map<unknown, AbortController>();
+  const bounds: BodyBounds = { maxMessageChars: 100, maxBodyChars: 1000 };
+  const event = new TextEncoder().encode('data: {"jsonrpc":"2.0","method":"n"}\n\n');
+  const bodies: Record<string, () => ReadableStream<Uint8Array>> = {
+    "/never-ends": () => new ReadableStream({ pull: (c) => c.enqueue(event) }),
+    "/fails": () =>
+      new ReadableStream({
+        start: (c) => c.enqueue(event),
+        pull: (c) => c.error(new Error("connection reset")),
+      }),
+    "/ends": () => new ReadableStream({ start: (c) => (c.enqueue(event), c.close()) }),
+  };
+  const base: FetchLike = (url) =>
+    Promise.resolve(
+      new Response(bodies[new URL(url).pathname]!(), {
+        headers: { "content-type": "text/event-stream" },
+      }),
+    );
+  const fetch = boundedFetch(() => {}, bounds, base, pending);
+  const call = (path: string, id: number) =>
+    fetch(`http://h${path}`, post({ jsonrpc: "2.0", id, method: "tools/call" }));
+
+  // Cancelled by the reader (the SDK giving up on a stream that never ends).
+  const cancelled = await call("/never-ends", 1);
+  assert.deepEqual([...pending.keys()], [1]);
+  const reader = cancelled.body!.getReader();
+  await reader.read();
+  await reader.cancel();
+  assert.equal(pending.size, 0, "a cancelled body stays pending");
+
+  // Refused past the total bound.
+  const refused = await call("/never-ends", 2);
+  await assert.rejects(refused.text(), /sent more than 1000 characters/);
+  assert.equal(pending.size, 0, "a refused body stays pending");
+
+  // Failed by the network.
+  const failed = await call("/fails", 3);
+  await assert.rejects(failed.text(), /connection reset/);
+  assert.equal(pending.size, 0, "a failed body stays pending");
+
+  // Read to the end.
+  const ended = await call("/ends", 4);
+  assert.match(await ended.text(), /"method":"n"/);
+  assert.equal(pending.size, 0, "an ended body stays pending");
 });
 
 Deno.test("an interrupted call to a server whose answer never ends stops the HTTP response", async () => {
