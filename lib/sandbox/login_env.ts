@@ -48,27 +48,81 @@ export function withLoginEnvironment(
  * The exported variables of `bash -l` run under `policy` (cached per policy
  * for the life of this process; concurrent callers share one capture).
  * Never throws: a failed capture yields `{}` and is tried again next time.
- * `opts.signal` stops a capture this call starts (a session ending before its
- * first command): it yields `{}` and is tried again next time too.
+ * `opts.signal` ends this caller's wait (a session ending before its first
+ * command): it yields `{}`. The shared capture is stopped only when no caller
+ * is left waiting for it; then it is forgotten and tried again next time.
  */
 export function loginEnvironment(
   policy: SandboxPolicy,
   opts: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<Record<string, string>> {
+  if (opts.signal?.aborted) return Promise.resolve({});
   const key = JSON.stringify(policy);
-  const hit = cache.get(key);
-  if (hit) return hit.then((env) => env ?? {});
-  const capture = captureLoginEnvironment(
-    policy,
-    opts.timeoutMs ?? LOGIN_TIMEOUT_MS,
-    opts.signal,
-  );
-  cache.set(key, capture);
-  capture.then((env) => env === undefined && cache.delete(key));
-  return capture.then((env) => env ?? {});
+  let capture = cache.get(key);
+  if (capture === undefined) {
+    const stop = new AbortController();
+    const started: Capture = {
+      env: captureLoginEnvironment(policy, opts.timeoutMs ?? LOGIN_TIMEOUT_MS, stop.signal),
+      stop,
+      waiters: 0,
+      settled: false,
+    };
+    cache.set(key, started);
+    started.env.then((env) => {
+      started.settled = true;
+      if (env === undefined && cache.get(key) === started) cache.delete(key);
+    });
+    capture = started;
+  }
+  return waitFor(key, capture, opts.signal);
 }
 
-const cache = new Map<string, Promise<Record<string, string> | undefined>>();
+/** One capture under way or done, and how many callers still wait for it. */
+interface Capture {
+  env: Promise<Record<string, string> | undefined>;
+  /** Stops the login shell; used when the last waiter gives up. */
+  stop: AbortController;
+  waiters: number;
+  settled: boolean;
+}
+
+const cache = new Map<string, Capture>();
+
+/** The result of `capture` for one caller, who stops waiting when `signal` fires. */
+async function waitFor(
+  key: string,
+  capture: Capture,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, string>> {
+  if (capture.settled) return (await capture.env) ?? {};
+  capture.waiters++;
+  if (signal === undefined) {
+    try {
+      return (await capture.env) ?? {};
+    } finally {
+      capture.waiters--;
+    }
+  }
+  let onAbort = () => {};
+  const stopped = new Promise<"stopped">((resolve) => {
+    onAbort = () => resolve("stopped");
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const first = await Promise.race([capture.env, stopped]);
+    if (first !== "stopped") return first ?? {};
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    capture.waiters--;
+  }
+  // Others still wait: the capture goes on for them. The last one stops the shell, and the next
+  // caller starts a capture of its own instead of meeting this stopped one.
+  if (capture.waiters > 0 || capture.settled) return {};
+  if (cache.get(key) === capture) cache.delete(key);
+  capture.stop.abort();
+  await capture.env;
+  return {};
+}
 
 /** Forget every snapshot (tests; a user who edited the profile starts a new session instead). */
 export function clearLoginEnvironments(): void {
