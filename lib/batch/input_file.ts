@@ -1,14 +1,15 @@
 /**
  * Reading a file a batch command was given (a task file, a results file):
- * only a regular file is opened — a FIFO would block the open until a
- * writer came, and a device such as `/dev/zero` reads without end — and
- * never more than a limit, checked on the open handle before the read.
+ * only a regular file is opened (`openRegularFile`) — a FIFO would block the
+ * open until a writer came, and a device such as `/dev/zero` reads without
+ * end — and never more than a limit, checked on the open handle before the
+ * read.
  *
  * @module
  */
 import { PenguinError } from "../protocol/errors.ts";
 import { formatSize } from "../protocol/format_size.ts";
-import { readUpTo } from "../state/_fs.ts";
+import { openRegularFile, readOpenUpTo } from "../state/_fs.ts";
 
 /**
  * The text of the regular file at `path`, at most `limit` bytes; undefined
@@ -28,17 +29,10 @@ export async function readBatchInput(
   const refuse = (why: string) => new PenguinError(kind, `${label} "${path}": ${why}`);
   let bytes: Uint8Array | undefined;
   try {
-    const info = await Deno.stat(path);
-    if (!info.isFile) {
-      throw refuse(
-        info.isDirectory
-          ? "it is a directory"
-          : "it is not a regular file (a FIFO, device or socket)",
-      );
-    }
-    bytes = await readUpTo(path, limit);
+    using file = await openRegularFile(path, { label, kind });
+    bytes = await readOpenUpTo(file, limit);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
+    if (err instanceof PenguinError && err.kind === "not_found") return undefined;
     if (err instanceof PenguinError) throw err;
     throw refuse((err as Error).message);
   }

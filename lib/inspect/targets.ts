@@ -13,6 +13,7 @@ import { resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { resolveDataRoot } from "../state/root.ts";
 import { walkTraceFiles } from "../trace/layout.ts";
+import { openTrace } from "../trace/lines.ts";
 import { groupSessions, type SessionFiles } from "../trace/session_files.ts";
 import { locateInRoot } from "../session/locate.ts";
 
@@ -61,15 +62,12 @@ export async function resolveTarget(
 ): Promise<SessionFiles[]> {
   const info = await statOrNull(target);
   if (info?.isDirectory) return groupSessions(await walkTraceFiles(target));
-  if (info && !info.isFile) {
-    // A FIFO would block the first read, a device such as /dev/zero read without end.
-    throw new PenguinError(
-      "data",
-      `Cannot read trace "${target}": it is not a regular file (a FIFO, device or socket); ` +
-        `traces are read from regular files`,
-    );
+  if (info) {
+    // Refused now when not a regular file (a FIFO would block the first read, a device such as
+    // /dev/zero read without end); read later through openTrace, which looks again.
+    (await openTrace(target)).close();
+    return groupSessions([target]);
   }
-  if (info) return groupSessions([target]);
   if (!SESSION_ARG_RE.test(target)) {
     throw new PenguinError("not_found", `Cannot read "${target}": no such file or directory`);
   }

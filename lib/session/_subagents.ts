@@ -2,6 +2,7 @@
 // the file is searched for the event's type marker (which, with its
 // unescaped quotes, cannot occur inside a JSON string) by lib/trace/lines.ts,
 // and only a short line holding a hit is parsed and checked.
+import { openRegularFile } from "../state/_fs.ts";
 import { linesWith } from "../trace/lines.ts";
 
 const MARK = new TextEncoder().encode('"type":"subagent"');
@@ -30,8 +31,7 @@ export async function subagentChildren(path: string): Promise<string[]> {
   let file: Deno.FsFile;
   try {
     // Not a regular file (a FIFO would block the open, a device read without end): no children.
-    if (!(await Deno.stat(path)).isFile) return [];
-    file = await Deno.open(path, { read: true });
+    file = await openRegularFile(path);
   } catch {
     return [];
   }

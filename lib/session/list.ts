@@ -15,6 +15,7 @@
  * @module
  */
 import type { Lineage, TokenCounts } from "../protocol/types.ts";
+import { openRegularFile } from "../state/_fs.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
@@ -133,8 +134,7 @@ async function look(
   let file: Deno.FsFile;
   try {
     // Not a regular file (a FIFO would block the open, a device read without end): no session.
-    if (!(await Deno.stat(path)).isFile) return { turns: null };
-    file = await Deno.open(path, { read: true });
+    file = await openRegularFile(path);
   } catch {
     return { turns: null };
   }

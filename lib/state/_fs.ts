@@ -5,7 +5,7 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
-import { PenguinError } from "../protocol/errors.ts";
+import { type ErrorKind, PenguinError } from "../protocol/errors.ts";
 
 const CAN_CHMOD = Deno.build.os !== "windows";
 
@@ -93,6 +93,14 @@ async function makePrivateDirs(dir: string): Promise<void> {
  */
 export async function readUpTo(path: string, limit: number): Promise<Uint8Array | undefined> {
   using file = await Deno.open(path, { read: true });
+  return await readOpenUpTo(file, limit);
+}
+
+/** {@linkcode readUpTo} of a file already open, read from its current position (the start). */
+export async function readOpenUpTo(
+  file: Deno.FsFile,
+  limit: number,
+): Promise<Uint8Array | undefined> {
   const { size } = await file.stat();
   if (size > limit) return undefined;
   const buf = new Uint8Array(size + 1);
@@ -103,6 +111,64 @@ export async function readUpTo(path: string, limit: number): Promise<Uint8Array 
     n += got;
   }
   return n > size ? undefined : buf.subarray(0, n);
+}
+
+/** Why a path that is not a regular file is refused, worded the same by every caller. */
+export const NOT_REGULAR_FILE = "it is not a regular file (a FIFO, device or socket)";
+
+/** How {@linkcode openRegularFile} words and classes what it refuses. */
+export interface OpenRegularOptions {
+  /** What was attempted, put before the quoted path (default `Cannot read`). */
+  label?: string;
+  /** The kind of a refusal of a path that is there (default "data"). */
+  kind?: ErrorKind;
+}
+
+/**
+ * `path` opened for reading, only when it is a regular file (links followed).
+ * Deno cannot open without blocking (no `O_NONBLOCK`), and opening a FIFO
+ * waits for a writer, so the path is looked at before the open and a FIFO,
+ * device, socket or directory is refused unopened; the open file is then
+ * looked at again (`file.stat()`), so one swapped in for another kind between
+ * the look and the open is closed unread. (A FIFO swapped in at that moment
+ * can still block the open itself.) Throws a PenguinError
+ * `<label> "<path>": <why>`: of kind "not_found" (`no such file`) when it does
+ * not exist; else of `options.kind`, {@linkcode NOT_REGULAR_FILE},
+ * `it is a directory`, or the system's reason.
+ */
+export async function openRegularFile(
+  path: string,
+  options: OpenRegularOptions = {},
+): Promise<Deno.FsFile> {
+  const label = options.label ?? "Cannot read";
+  const kind = options.kind ?? "data";
+  const refuse = (info: Deno.FileInfo) => {
+    if (info.isFile) return;
+    const why = info.isDirectory ? "it is a directory" : NOT_REGULAR_FILE;
+    throw new PenguinError(kind, `${label} "${path}": ${why}`);
+  };
+  const failure = (err: unknown) => {
+    if (err instanceof PenguinError) return err;
+    const notFound = err instanceof Deno.errors.NotFound;
+    const why = notFound ? "no such file" : (err as Error).message;
+    return new PenguinError(notFound ? "not_found" : kind, `${label} "${path}": ${why}`, {
+      cause: err,
+    });
+  };
+  let file: Deno.FsFile;
+  try {
+    refuse(await Deno.stat(path));
+    file = await Deno.open(path, { read: true });
+  } catch (err) {
+    throw failure(err);
+  }
+  try {
+    refuse(await file.stat());
+    return file;
+  } catch (err) {
+    file.close();
+    throw failure(err);
+  }
 }
 
 /** The file's text, or undefined when it does not exist. */

@@ -18,7 +18,7 @@
  */
 import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { mkdirPrivate, readUpTo } from "./_fs.ts";
+import { mkdirPrivate, openRegularFile, readUpTo } from "./_fs.ts";
 import type { TarHeader } from "./_tar.ts";
 import { ArchiveFormatError, type Placement, unpackTarGz } from "./_unpack.ts";
 
@@ -268,9 +268,11 @@ export async function installSkill(
       `Cannot install the skill from "${source}": no such file or directory`,
     );
   }
-  if (!stat.isDirectory && !stat.isFile) {
-    // A FIFO would block the first read, a device such as /dev/zero read without end.
-    throw refuse(source, "it is not a regular file or a directory (a FIFO, device or socket)");
+  if (!stat.isDirectory) {
+    // An archive: only a regular file (a FIFO would block the first read, a device such as
+    // /dev/zero read without end).
+    const label = "Cannot install the skill from";
+    (await openRegularFile(source, { label, kind: "usage" })).close();
   }
   await mkdirPrivate(skillsDir);
   // Unpacked or copied here first; what is checked afterwards (the name) may still refuse it.

@@ -20,8 +20,7 @@
  *
  * @module
  */
-import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import { tryOpen } from "../state/_fs.ts";
+import { openRegularFile, tryOpen } from "../state/_fs.ts";
 
 /** A complete line of valid UTF-8, decoded together with its neighbours (the fast path). */
 export interface TextLine {
@@ -98,40 +97,12 @@ export function decodeLine(bytes: Uint8Array): string | null {
 }
 
 /**
- * Refuse what is not a regular file (after links): opening a FIFO blocks
- * until a writer comes, and a device such as `/dev/zero` reads without end.
+ * Open a trace file for reading: only a regular file (`openRegularFile`).
+ * Throws a PenguinError of kind "not_found" when it does not exist, of kind
+ * "data" when it is not a regular file or cannot be opened.
  */
-async function mustBeRegular(path: string): Promise<void> {
-  const info = await Deno.stat(path);
-  // A directory is left to the callers, which name it as such.
-  if (!info.isFile && !info.isDirectory) {
-    throw new PenguinError(
-      "data",
-      `Cannot read trace "${path}": it is not a regular file (a FIFO, device or socket); ` +
-        `traces are read from regular files`,
-    );
-  }
-}
-
-/**
- * Open a trace file for reading. Throws a PenguinError of kind "not_found"
- * when it does not exist, of kind "data" when it cannot be opened.
- */
-export async function openTrace(path: string): Promise<Deno.FsFile> {
-  try {
-    await mustBeRegular(path);
-    return await Deno.open(path, { read: true });
-  } catch (err) {
-    if (err instanceof PenguinError) throw err;
-    if (err instanceof Deno.errors.NotFound) {
-      throw new PenguinError("not_found", `Cannot read trace "${path}": no such file`, {
-        cause: err,
-      });
-    }
-    throw new PenguinError("data", `Cannot read trace "${path}": ${errorMessage(err)}`, {
-      cause: err,
-    });
-  }
+export function openTrace(path: string): Promise<Deno.FsFile> {
+  return openRegularFile(path, { label: "Cannot read trace" });
 }
 
 /** Read up to `length` bytes at `offset` (fewer at the end of the file). Moves the file position. */
@@ -482,8 +453,7 @@ export async function followLines(
   path: string,
   options: { fromEnd?: boolean | undefined } = {},
 ): Promise<LineFollower> {
-  await mustBeRegular(path);
-  const file = await Deno.open(path, { read: true });
+  const file = await openTrace(path);
   const buf = new Uint8Array(1 << 20);
   let offset = 0;
   let skipPartial = false;
