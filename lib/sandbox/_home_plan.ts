@@ -406,7 +406,7 @@ async function guardStartupFiles(
     const { sourced, named, missing, exact, dotted, namedBy } = await startupReferences(h);
     for (const p of [...sourced, ...named]) {
       // In a sealed home what they source or name is hidden from commands like them (it holds tokens).
-      if (sealedHome && !ctx.showStartup && inside(p, h) && await hideFile(p, ctx)) continue;
+      if (sealedHome && !ctx.showStartup && inside(p, h) && hideFile(p, ctx)) continue;
       await holdMissing(p, true, ctx);
     }
     // A missing named path (in the home) is held too: a string bash runs later
@@ -415,7 +415,7 @@ async function guardStartupFiles(
     for (const p of missing) await holdMissing(p, whole.has(p), ctx);
     // `~/a/../b.sh` read as the kernel reads it (`a` followed first), besides as joined text.
     for (const p of dotted) {
-      if (sealedHome && !ctx.showStartup && await hideFile(p, ctx)) continue;
+      if (sealedHome && !ctx.showStartup && hideFile(p, ctx)) continue;
       await holdMissing(p, true, ctx);
     }
     guardWalks(
@@ -490,19 +490,41 @@ function ownLinkRefusal(file: string, link: string, root: string): PenguinError 
 }
 
 /**
- * Hold `path` like {@linkcode holdInRoots} when a stand-in can take the name
- * of its first missing component; else (`cr.sh<CR>`, `q{a,b}.sh`) keep the
+ * Hold what the kernel leads `path` to ({@linkcode walkAsKernel}: links
+ * followed, each `..` taken after them, never as text), like
+ * {@linkcode holdAt}: read-only if it exists, else held while missing. A
+ * link's missing target that a `..` then leaves (`~/a -> <ws>/sub`, `.
+ * ~/a/../b.sh`) is held too, as a directory: made, it would lead the path on.
+ */
+async function holdMissing(path: string, exact: boolean, ctx: SealContext): Promise<void> {
+  const { target, missingAt } = walkAsKernel(path);
+  if (target === undefined) return;
+  if (missingAt !== undefined && !inside(target, missingAt)) {
+    await holdAt(missingAt, "dir", exact, ctx);
+  }
+  await holdAt(target, "file", exact, ctx);
+}
+
+/**
+ * Hold the real path `real` (its missing rest as written, no `..` in it)
+ * like {@linkcode holdInRoots} when a stand-in can take the name of its
+ * first missing component; else (`cr.sh<CR>`, `q{a,b}.sh`) keep the
  * directory it would be made in read-only, when bash may read it whole
  * (`exact`): a name of a cut or as written with such characters is left.
  */
-async function holdMissing(path: string, exact: boolean, ctx: SealContext): Promise<void> {
-  let parent = path;
+async function holdAt(
+  real: string,
+  kind: "file" | "dir",
+  exact: boolean,
+  ctx: SealContext,
+): Promise<void> {
+  let parent = real;
   let name = "";
   while (parent !== "/" && lstatOrNone(parent) === undefined) {
     name = basename(parent);
     parent = dirname(parent);
   }
-  if (name === "" || isStandInName(name)) return await holdInRoots(path, "file", ctx);
+  if (name === "" || isStandInName(name)) return await holdInRoots(real, kind, ctx);
   if (exact && statOrNone(parent)?.isDirectory === true) await holdInRoots(parent, "dir", ctx);
 }
 
@@ -559,10 +581,13 @@ interface SealContext {
   sealedDirs: readonly string[];
 }
 
-/** Cover the existing regular file `path` with `/dev/null`; false when it is no such file. */
-async function hideFile(path: string, ctx: SealContext): Promise<boolean> {
-  const real = await realOf(path);
-  if (real === undefined || !(statOrNone(real)?.isFile === true)) {
+/**
+ * Cover the existing regular file `path` leads to (as the kernel leads it,
+ * {@linkcode walkAsKernel}) with `/dev/null`; false when it is no such file.
+ */
+function hideFile(path: string, ctx: SealContext): boolean {
+  const { target: real, missingAt } = walkAsKernel(path);
+  if (real === undefined || missingAt !== undefined || !(statOrNone(real)?.isFile === true)) {
     return false;
   }
   if (!ctx.roots.some((r) => inside(real, r))) return false;

@@ -7,6 +7,10 @@
  * a later change by a command could re-point: the links on the way, and
  * the directories each `..` leaves.
  *
+ * The walk never hands a path holding `..` to a file-system call: Deno
+ * takes such a path apart as text when permissions are granted by scope
+ * (penguin's), so `realPath("~/a/..")` is `~` there, not where `a` leads.
+ *
  * @module
  */
 import { dirname, join } from "node:path";
@@ -18,6 +22,16 @@ export interface PathWalk {
   links: string[];
   /** The real directories a `..` step leaves (the one reached before the `..`). */
   upFrom: string[];
+  /**
+   * Where the kernel leads the path: every link followed, each `..` taken
+   * from the directory reached; from the first missing component on, the
+   * rest kept as written (its `..` taken as text, as it would be once the
+   * missing directories were made). Undefined after too many links, or when
+   * a link cannot be read.
+   */
+  target: string | undefined;
+  /** The first missing component met, at its real place (`<ws>/sub` of a link to it), if any. */
+  missingAt: string | undefined;
 }
 
 /** At most this many links followed in one walk (the kernel's `ELOOP` limit). */
@@ -29,9 +43,10 @@ function partsOf(p: string): string[] {
 }
 
 /**
- * Walk the absolute `path` as the kernel does. The walk stops at the first
- * missing component (nothing after it can be looked up), at a link that
- * cannot be read, and after {@linkcode MAX_LINKS} links.
+ * Walk the absolute `path` as the kernel does. Nothing is looked up after
+ * the first missing component (the rest is taken as text), and the walk
+ * gives up at a link that cannot be read and after {@linkcode MAX_LINKS}
+ * links.
  */
 export function walkAsKernel(path: string): PathWalk {
   const links: string[] = [];
@@ -40,30 +55,31 @@ export function walkAsKernel(path: string): PathWalk {
   const pending = partsOf(path).reverse();
   let cur = "/";
   let followed = 0;
+  let missingAt: string | undefined;
   while (pending.length > 0) {
     const part = pending.pop()!;
     if (part === "..") {
-      if (!upFrom.includes(cur)) upFrom.push(cur);
+      if (missingAt === undefined && !upFrom.includes(cur)) upFrom.push(cur);
       cur = dirname(cur);
       continue;
     }
     const next = join(cur, part);
-    const info = lstatOrNone(next);
-    if (info === undefined) break;
-    if (!info.isSymlink) {
+    const info = missingAt === undefined ? lstatOrNone(next) : undefined;
+    if (info === undefined || !info.isSymlink) {
+      if (info === undefined) missingAt ??= next;
       cur = next;
       continue;
     }
     if (!links.includes(next)) links.push(next);
-    if (++followed > MAX_LINKS) break;
     let target: string;
     try {
+      if (++followed > MAX_LINKS) throw new Error("too many links");
       target = Deno.readLinkSync(next);
     } catch {
-      break;
+      return { links, upFrom, target: undefined, missingAt };
     }
     if (target.startsWith("/")) cur = "/";
     pending.push(...partsOf(target).reverse());
   }
-  return { links, upFrom };
+  return { links, upFrom, target: cur, missingAt };
 }
