@@ -28,13 +28,14 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, normalize } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { readUpTo } from "../state/_fs.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
 import { MAX_NAMED, MAX_NAMED_PER_FILE, startupTextPaths } from "./_source_lines.ts";
 import { existsNow, listDirNow, lstatOrNone, readTextNow, statOrNone } from "./_look.ts";
+import { walkAsKernel } from "./_link_walk.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
 export const ALLOW_HOME_WORKSPACE_FLAG = "--allow-home-workspace";
@@ -340,6 +341,11 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
     for (const p of found.dotted) {
       if (!dotted.has(p) && dotted.size >= MAX_NAMED) throw tooManyNames(file, MAX_NAMED);
       dotted.add(p);
+      // The file the kernel reads for it (`a` followed before `..`) is read on as well: read as
+      // text, the path would be the joined one.
+      const target = walkAsKernel(p).target;
+      if (target === undefined || target === normalize(p)) continue;
+      (found.sourced.includes(normalize(p)) ? queue : later).push(target);
     }
     for (const p of found.sourced) {
       if (!sourced.includes(p)) sourced.push(p);

@@ -183,3 +183,15 @@ Deno.test("run: `. ~/dots/x.sh` with `~/dots` a link to a missing workspace dire
     assert.equal(await exists(join(ws, "dotfiles")), false);
   });
 });
+
+Deno.test("run: what `<ws>/b.sh`, read for `. ~/a/../b.sh`, sources stays missing too", async () => {
+  await withBase("penguin-dotted-onward-", async (home, ws, base) => {
+    await Deno.mkdir(join(ws, "sub"));
+    await Deno.writeTextFile(join(ws, "b.sh"), `. ${join(ws, "c.sh")}\n`);
+    await Deno.symlink(join(ws, "sub"), join(home, "a"));
+    await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
+    const out = await runCmd(base, home, ws, "printf x > c.sh && echo wr''ote; echo tr''ied");
+    assert.ok(out.includes("tried") && !out.includes("wrote"), out);
+    assert.equal(await exists(join(ws, "c.sh")), false);
+  });
+});
