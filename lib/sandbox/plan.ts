@@ -32,6 +32,7 @@ import {
   symlinkedEntries,
 } from "./git_nested.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
+import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
 export type { Placeholder, Reveal };
 
@@ -617,6 +618,20 @@ export async function resolvePlan(
     const r = await real(dir);
     if (r && !privateDirs.includes(r.path)) privateDirs.push(r.path);
   }
+  // A path the git guard (or the home rule) names inside a hidden one (a hook's word,
+  // `core.hooksPath = ../.ssh`) is out of every command's reach already; bound there, it would
+  // show the hidden path again (mounts go on by depth). Nothing there needs protecting.
+  const view: HiddenView & { shown: string[] } = {
+    dirs: [...hideDirs, ...privateDirs],
+    files: hideFiles,
+    shown: [...roots, ...home.reveals.map((r) => r.target)],
+  };
+  for (const list of [protect, pinned, protectTry, pinnedTry]) dropHidden(list, view);
+  placeholders.splice(
+    0,
+    placeholders.length,
+    ...placeholders.filter((p) => !isHidden(p.path, view)),
+  );
   if (writableRoots) {
     const readOnly = [...protect, ...hideDirs, ...(home.reveals.map((r) => r.target))];
     for (const hidden of [...privateDirs, ...hideDirs]) {
@@ -628,8 +643,20 @@ export async function resolvePlan(
     // Inside a root it is visible anyway (and must not turn the root read-only).
     if (!r || r.path === "/" || roots.some((root) => isInside(r.path, root))) continue;
     if (!protect.includes(r.path)) protect.push(r.path);
+    // Shown on purpose, where a hidden home holds it.
+    view.shown.push(r.path);
   }
 
+  // The last check of the plan: no bind left that would show a hidden path again.
+  const shownAgain = hiddenBindProblem([...protect, ...pinned, ...protectTry, ...pinnedTry], view);
+  if (shownAgain !== undefined) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${shownAgain}" would be mounted inside a path the sandbox hides, which ` +
+        `would show that path to commands again. Move it out of the hidden directory (or stop ` +
+        `hiding that directory), or run with --sandbox read-only`,
+    );
+  }
   const env = buildChildEnv({
     host: policy.env.host ?? Deno.env.toObject(),
     allow: policy.env.allow,
@@ -853,7 +880,8 @@ function guardGitPath(
 ): void {
   const held = out.standIns;
   const root = roots.filter((r) => isInside(path, r)).sort((a, b) => b.length - a.length)[0];
-  const cover = out.protect.find((p) => isInside(path, p));
+  // A nested repository's targets go to `tryList`: a path under one listed there is covered too.
+  const cover = [...out.protect, ...(tryList ?? [])].find((p) => isInside(path, p));
   if (cover !== undefined) {
     if (root !== undefined && cover !== root) pinWayTo(cover, root, out, tryList);
     return;
