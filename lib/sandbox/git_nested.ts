@@ -567,7 +567,7 @@ export interface NestedRepoMark {
 export async function repoIdentity(repo: NestedRepo): Promise<string> {
   const id = (p: string) => Deno.lstat(p).then(fileId, () => "-");
   const target = (p: string) => Deno.stat(p).then(fileId, () => "-");
-  const parts = [await id(repo.entry)];
+  const parts = [await id(repo.entry), ...await conventionalState(repo.workTree)];
   for (const dir of await nestedGitDirs(repo).catch(() => [])) {
     parts.push(dir, await id(dir));
     for (const name of ["config", "config.worktree", "hooks", "commondir", "gitdir"]) {
@@ -575,6 +575,23 @@ export async function repoIdentity(repo: NestedRepo): Promise<string> {
     }
   }
   return parts.join(" ");
+}
+
+/**
+ * The state of each conventional hook directory at `top` (missing, a link,
+ * empty, or holding something), in {@linkcode CONVENTIONAL_HOOK_DIRS} order:
+ * a nested repository's missing ones get no stand-in (`plan.ts`), so one a
+ * command fills changes the repository's identity, and the repository is
+ * checked (and disarmed) after the command like a new one.
+ */
+async function conventionalState(top: string): Promise<string[]> {
+  return await Promise.all(CONVENTIONAL_HOOK_DIRS.map(async (name) => {
+    const dir = join(top, name);
+    const info = lstatOrNone(dir);
+    if (info === undefined) return "-";
+    if (!info.isDirectory) return "l";
+    return await isEmptyDir(dir) ? "e" : "n";
+  }));
 }
 
 /**

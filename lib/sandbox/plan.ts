@@ -22,6 +22,7 @@ import { dataRootsToHide, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts";
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
+import { CONVENTIONAL_HOOK_DIRS, CONVENTIONAL_KEY } from "./git_hook_scripts.ts";
 import {
   findNestedRepos,
   nestedGitDirs,
@@ -836,6 +837,10 @@ async function guardGitConfig(
     enclosing: tryList === undefined,
   });
   for (const t of targets) {
+    // A nested repository's missing conventional hook directory gets no stand-in (nor pins on
+    // the way to one): a plain clone stays removable, and one that a command fills is disarmed
+    // after it (`git_nested.ts`: the directories' state is part of the repository's identity).
+    if (tryList !== undefined && conventional(t, workspace) && !presentNow(t.path, held)) continue;
     // A link a command could re-point, or an entry a `..` steps out of that it could make one,
     // would send git elsewhere after this plan: refused, and the entries pinned.
     const link = (t.links ?? []).find((l) => roots.some((r) => isInside(l, r)));
@@ -847,6 +852,17 @@ async function guardGitConfig(
     }
     await guardGitPath(t.path, t.missing, t, roots, out, tryList);
   }
+}
+
+/** Whether `t` is one of the conventional hook directories at the top `top` (no setting names it). */
+function conventional(t: ExecTarget, top: string): boolean {
+  return t.key === CONVENTIONAL_KEY && t.why !== undefined &&
+    CONVENTIONAL_HOOK_DIRS.some((n) => t.path === join(top, n));
+}
+
+/** Whether `path` exists and is not a stand-in of `held`. */
+function presentNow(path: string, held: ReadonlySet<string>): boolean {
+  return !held.has(path) && lstatOrNone(path) !== undefined;
 }
 
 function linkOnTheWay(link: string, t: ExecTarget): PenguinError {
