@@ -606,14 +606,56 @@ function fileId(i: Deno.FileInfo): string {
   return `${base}:${i.nlink}:${i.size}:${i.mtime?.getTime()}:${i.ctime?.getTime()}`;
 }
 
+/**
+ * How a disarm renames: `Deno.rename`. Replaced only by tests, to make a
+ * rename fail (root, whom tests run as, passes every permission check).
+ */
+export const disarmRename: { rename: (from: string, to: string) => Promise<void> } = {
+  rename: (from, to) => Deno.rename(from, to),
+};
+
 /** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
 async function renameAside(path: string): Promise<string> {
   for (let n = 0;; n++) {
     const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
     if (existsNow(to)) continue;
-    await Deno.rename(path, to);
+    await disarmRename.rename(path, to);
     return to;
   }
+}
+
+/** A repository found armed whose disarm failed (this process), with what it was checked against. */
+interface Stuck {
+  repo: NestedRepo;
+  roots: readonly string[];
+  why: string;
+  error: string;
+}
+
+/** Armed repositories penguin could not disarm, by the path it failed to rename. */
+const stuck = new Map<string, Stuck>();
+
+/**
+ * Why no command may start: a repository a command armed that penguin could
+ * not disarm ({@linkcode disarmNewRepos}) and that is still armed, or
+ * undefined. One whose `.git` (or `HEAD`) is gone, or that is no longer armed,
+ * is forgotten.
+ */
+export async function undisarmedRepo(): Promise<string | undefined> {
+  for (const [target, s] of stuck) {
+    const reason = lstatOrNone(target) === undefined
+      ? undefined
+      : await armedReason(s.repo, s.roots).catch((err) => `it cannot be checked (${err})`);
+    if (reason === undefined) {
+      stuck.delete(target);
+      continue;
+    }
+    return `the repository "${s.repo.workTree}" that a command made would make git run ` +
+      `something from the workspace (${reason}), and penguin could not disarm it by renaming ` +
+      `"${target}" (${s.error}). No command runs until it is gone: remove "${target}" ` +
+      `(or rename it), or fix the permissions of "${s.repo.workTree}" so penguin can rename it`;
+  }
+  return undefined;
 }
 
 /** A repository penguin disarmed, and why. */
@@ -658,7 +700,14 @@ export async function disarmNewRepos(
       const why = await armedReason(repo, roots).catch((err) => `it cannot be checked (${err})`);
       if (why === undefined) continue;
       const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;
-      const to = await renameAside(target).catch(() => "");
+      let to = "";
+      try {
+        to = await renameAside(target);
+        stuck.delete(target);
+      } catch (err) {
+        // Refused by the next plan while it stays armed (`undisarmedRepo`).
+        stuck.set(target, { repo, roots, why, error: String(err) });
+      }
       out.push({ from: target, to, why });
     }
   } catch {

@@ -31,6 +31,7 @@ import {
   repoIdentity,
   SCAN_LIMIT_VAR,
   symlinkedEntries,
+  undisarmedRepo,
 } from "./git_nested.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
@@ -518,6 +519,9 @@ export async function resolvePlan(
   // Long because: the plan's mounts in the order the sandbox applies them (workspace, revealed
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
   const writableRoots = policy.mode === "workspace-write";
+  // An armed repository a command left that penguin could not disarm: the user's git would run it.
+  const armed = await undisarmedRepo();
+  if (armed !== undefined) throw new PenguinError("runtime", `Cannot sandbox: ${armed}`);
   const workspace = await mustBeDir("workspace", policy.workspace);
   const workspaceId = await checkWorkspaceId(policy, workspace);
   // This process's run directory, and every other one a penguin of the user keeps.

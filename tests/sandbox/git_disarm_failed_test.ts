@@ -1,0 +1,40 @@
+// Issue 26 (review2 finding 5): a disarm that fails is not ignored. Root (whom the tests run as)
+// passes every permission check, so no real rename failure is at hand: the rename is made to fail
+// through the module's test seam. The next plan then refuses every command, naming the repository
+// and what to do, until its `.git` is gone.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy, resolvePlan } from "../../lib/sandbox/mod.ts";
+import { disarmNewRepos, disarmRename } from "../../lib/sandbox/git_nested.ts";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import { visibleTempDir } from "./_helpers.ts";
+
+Deno.test("an armed repository penguin could not disarm stops every later command", async () => {
+  const base = await visibleTempDir("penguin-disarm-failed-");
+  const real = disarmRename.rename;
+  try {
+    const ws = join(base, "ws");
+    const p = join(ws, "p");
+    await Deno.mkdir(join(p, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
+    await Deno.writeTextFile(join(p, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho model\n");
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    disarmRename.rename = () => Promise.reject(new Deno.errors.PermissionDenied("rename refused"));
+    const [d] = await disarmNewRepos(ws, [], [ws]);
+    assert.equal(d?.to, "");
+    disarmRename.rename = real;
+    await assert.rejects(resolvePlan(policy, ws), (err: unknown) => {
+      assert.ok(err instanceof PenguinError);
+      assert.match(err.message, new RegExp(`"${p}"`));
+      assert.match(err.message, /could not disarm/);
+      assert.match(err.message, /remove .*\.git/);
+      return true;
+    });
+    // Once the user removed its .git, commands run again.
+    await Deno.remove(join(p, ".git"), { recursive: true });
+    assert.ok((await resolvePlan(policy, ws)).roots.includes(ws));
+  } finally {
+    disarmRename.rename = real;
+    await Deno.remove(base, { recursive: true });
+  }
+});
