@@ -176,11 +176,18 @@ Deno.test("resolvePlan looks up no guarded git entry when the whole .git is read
         ...hookDirs(ws),
       ]);
     });
-    // Only the configuration git reads is looked at (git_config.ts).
+    // Only the configuration git reads (git_config.ts) and the hooks directory, whose files'
+    // other names in a root are held read-only (hard links of hooks), are looked at.
+    const hooks = join(ws, ".git", "hooks");
     const inside = [...calls.keys()].filter((k) =>
-      k.includes(join(ws, ".git") + "/") && !k.endsWith(join(ws, ".git", "config"))
+      k.includes(join(ws, ".git") + "/") && !k.endsWith(join(ws, ".git", "config")) &&
+      !k.endsWith(hooks) && !k.includes(hooks + "/")
     );
-    assert.deepEqual(inside, []);
+    assert.deepEqual(
+      inside,
+      [],
+      "nothing inside .git but its config and hooks (hard links of hooks)",
+    );
   });
 });
 
