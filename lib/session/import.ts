@@ -225,7 +225,9 @@ async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
     }
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
   } catch (err) {
-    s.fatal = err instanceof Deno.errors.IsADirectory
+    const directory = err instanceof Deno.errors.IsADirectory ||
+      (err instanceof Error && err.cause instanceof Deno.errors.IsADirectory);
+    s.fatal = directory
       ? `${source}: a directory, not a trace file (give the files in it: ${
         join(source, "*.jsonl")
       })`

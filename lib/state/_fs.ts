@@ -134,7 +134,8 @@ export interface OpenRegularOptions {
  * can still block the open itself.) Throws a PenguinError
  * `<label> "<path>": <why>`: of kind "not_found" (`no such file`) when it does
  * not exist; else of `options.kind`, {@linkcode NOT_REGULAR_FILE},
- * `it is a directory`, or the system's reason.
+ * `it is a directory` (with a `Deno.errors.IsADirectory` cause), or the
+ * system's reason.
  */
 export async function openRegularFile(
   path: string,
@@ -144,8 +145,11 @@ export async function openRegularFile(
   const kind = options.kind ?? "data";
   const refuse = (info: Deno.FileInfo) => {
     if (info.isFile) return;
-    const why = info.isDirectory ? "it is a directory" : NOT_REGULAR_FILE;
-    throw new PenguinError(kind, `${label} "${path}": ${why}`);
+    if (!info.isDirectory) throw new PenguinError(kind, `${label} "${path}": ${NOT_REGULAR_FILE}`);
+    // The cause tells callers that name a directory as such (`sessions import`) what it is.
+    throw new PenguinError(kind, `${label} "${path}": it is a directory`, {
+      cause: new Deno.errors.IsADirectory(path),
+    });
   };
   const failure = (err: unknown) => {
     if (err instanceof PenguinError) return err;
