@@ -22,6 +22,7 @@ import {
   SEALED_DIRS,
   SEALED_SHOWN,
   sealedHomes,
+  STARTUP_FILES_READ,
   STARTUP_NAMES,
   STARTUP_TEXT_PATHS,
   startupReferences,
@@ -33,6 +34,7 @@ import { type ProtectedFiles, protectedWithOtherNames } from "./_protected_files
 import { PenguinError } from "../protocol/errors.ts";
 import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
+import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 
 /** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
 export interface Reveal {
@@ -403,13 +405,18 @@ async function guardStartupFiles(
       protectInRoots(real, ctx);
     }
     const sealedHome = sealedDirs.includes(h);
-    const { sourced, named, missing, exact, dotted, namedBy } = await startupReferences(h);
+    // Paths named in a writable root (the agent's shared_env outside the home) count like the
+    // home's: a missing one is held there.
+    const refs = await startupReferences(h, STARTUP_FILES_READ, roots);
+    const stopped = unfollowedInRoots(refs, roots);
+    if (stopped !== undefined) throw unfollowedRefusal(h, stopped);
+    const { sourced, named, missing, exact, dotted, namedBy } = refs;
     for (const p of [...sourced, ...named]) {
       // In a sealed home what they source or name is hidden from commands like them (it holds tokens).
       if (sealedHome && !ctx.showStartup && inside(p, h) && hideFile(p, ctx)) continue;
       await holdMissing(p, true, ctx);
     }
-    // A missing named path (in the home) is held too: a string bash runs later
+    // A missing named path (in the home or a writable root) is held too: a string bash runs later
     // (`PROMPT_COMMAND`, `trap`, `alias`, `eval`) may source it.
     const whole = new Set(exact);
     for (const p of missing) await holdMissing(p, whole.has(p), ctx);

@@ -239,7 +239,8 @@ export const MAX_NAMED_PER_FILE = 2048;
 export const MAX_NAMED = 8192;
 
 /**
- * The paths strictly under `home` that `word` names anywhere in it: from
+ * The paths strictly under `base` (the home, or another directory named
+ * with its absolute path) that `word` names anywhere in it: from
  * each place the home starts, up to the next such place (at most
  * {@linkcode MAX_PATH} characters), and to each {@linkcode PATH_ENDS}
  * character before that. Paths holding another variable or a glob are
@@ -250,9 +251,10 @@ function homePathsInWord(
   home: string,
   add: (p: string) => void,
   dotted: Set<string>,
+  base = home,
 ): void {
   const expanded = expandHome(word, home);
-  const prefix = home.endsWith("/") ? home : `${home}/`;
+  const prefix = base.endsWith("/") ? base : `${base}/`;
   let at = expanded.indexOf(prefix);
   while (at >= 0) {
     const next = expanded.indexOf(prefix, at + 1);
@@ -344,7 +346,7 @@ function sourcedIn(all: readonly Token[], home: string, dotted?: Set<string>): s
 export interface StartupTextPaths {
   /** Absolute paths sourced with `.` or `source`. */
   sourced: string[];
-  /** Paths strictly under the home named anywhere, in every spelling (the sourced ones in it too). */
+  /** Paths strictly under the home (or a directory of `within`) named anywhere, in every spelling. */
   named: string[];
   /** The paths of `named` that are whole words as bash reads them (in strings run later too). */
   exact: string[];
@@ -373,25 +375,28 @@ const SHELL_TEXT = /[\s'"\\;&|<>()`{]/;
 function namedIn(
   tokens: readonly Token[],
   home: string,
+  within: readonly string[],
   add: (p: string) => void,
   exact: Set<string>,
   depth: number,
   dotted: Set<string>,
 ): void {
+  const bases = [home, ...within];
+  const strictlyIn = (p: string) => bases.some((b) => inside(p, b) && p !== b);
   for (const t of tokens) {
     if (!("word" in t)) continue;
-    for (const w of new Set([...t.words, ...t.spellings])) homePathsInWord(w, home, add, dotted);
+    for (const w of new Set([...t.words, ...t.spellings])) {
+      for (const b of bases) homePathsInWord(w, home, add, dotted, b);
+    }
     for (const w of t.words) {
       const p = expand(w, home, dotted);
-      if (p !== undefined && inside(p, home) && p !== home && exact.size < MAX_NAMED_PER_FILE) {
-        exact.add(p);
-      }
+      if (p !== undefined && strictlyIn(p) && exact.size < MAX_NAMED_PER_FILE) exact.add(p);
     }
     if (depth < MAX_RELEX_DEPTH && SHELL_TEXT.test(t.word)) {
       const inner = lex(t.word);
-      namedIn(inner.tokens, home, add, exact, depth + 1, dotted);
+      namedIn(inner.tokens, home, within, add, exact, depth + 1, dotted);
       for (const c of inner.comments) {
-        namedIn(lex(c, false).tokens, home, add, exact, depth + 1, dotted);
+        namedIn(lex(c, false).tokens, home, within, add, exact, depth + 1, dotted);
       }
     }
   }
@@ -400,9 +405,15 @@ function namedIn(
 /**
  * The paths the startup file text `text` sources and names (at most
  * {@linkcode MAX_NAMED_PER_FILE} named), `~`/`$HOME`/`${HOME}` standing for
- * `home`.
+ * `home`. Named are the paths strictly under `home`, and strictly under each
+ * directory of `within` (the writable roots of a sandbox, named by their
+ * absolute paths).
  */
-export function startupTextPaths(text: string, home: string): StartupTextPaths {
+export function startupTextPaths(
+  text: string,
+  home: string,
+  within: readonly string[] = [],
+): StartupTextPaths {
   const named = new Set<string>();
   let overflow = false;
   const add = (p: string) => {
@@ -412,9 +423,9 @@ export function startupTextPaths(text: string, home: string): StartupTextPaths {
   const exact = new Set<string>();
   const dotted = new Set<string>();
   const { tokens, comments } = lex(text);
-  namedIn(tokens, home, add, exact, 0, dotted);
+  namedIn(tokens, home, within, add, exact, 0, dotted);
   // Commented-out lines are read too: a path they name is the user's all the same.
-  for (const c of comments) namedIn(lex(c, false).tokens, home, add, exact, 0, dotted);
+  for (const c of comments) namedIn(lex(c, false).tokens, home, within, add, exact, 0, dotted);
   const sourced = sourcedIn(tokens, home, dotted);
   const exactNamed = [...exact].filter((p) => named.has(p));
   return { sourced, named: [...named], exact: exactNamed, dotted: [...dotted], overflow };

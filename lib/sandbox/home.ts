@@ -249,10 +249,13 @@ function accountHomeNow(): string | undefined {
 export interface StartupReferences {
   /** Absolute paths sourced with `.`/`source`, whether or not they exist. */
   sourced: string[];
-  /** Existing files strictly under the home that the files read name anywhere, not sourced. */
+  /**
+   * Existing files strictly under the home (or a directory of `within`) that
+   * the files read name anywhere, not sourced.
+   */
   named: string[];
   /**
-   * Missing paths strictly under the home that the files read name anywhere
+   * Missing paths strictly under the home (or a directory of `within`) that the files read name anywhere
    * (in every spelling a shell could mean), not sourced: a stand-in holds
    * each, so that no file appears where a host shell may later read one.
    */
@@ -263,7 +266,28 @@ export interface StartupReferences {
   dotted: string[];
   /** The file that first sourced or named each path (of every list above). */
   namedBy: Map<string, string>;
+  /**
+   * Existing files (or directories of them) sourced or named whose text was
+   * not read: left when the files read reached the limit, or larger than
+   * {@linkcode MAX_STARTUP_FILE}. What they source or name is unknown
+   * (`_startup_cap.ts` decides whether that matters).
+   */
+  unfollowed: Unfollowed[];
 }
+
+/** A file {@linkcode startupReferences} did not read, and why. */
+export interface Unfollowed {
+  /** The path as sourced or named. */
+  path: string;
+  /** Why its text was not read: past the limit of files read, or too large. */
+  why: "limit" | "size";
+}
+
+/** The most read of one startup file: a larger one is not read (and counts as unfollowed). */
+export const MAX_STARTUP_FILE = 1 << 20;
+
+/** The most files {@linkcode startupReferences} reads for one home. */
+export const STARTUP_FILES_READ = 64;
 
 /** The longest name of one path component (`NAME_MAX`): a longer one can be neither made nor opened. */
 const NAME_MAX = 255;
@@ -302,13 +326,19 @@ function tooManyNames(file: string, limit: number): PenguinError {
  * < ~/f`, `eval "$(cat ~/f)"`, `X=~/f`, strings run later, comments), in
  * every spelling a shell could mean: the existing files among them, and the
  * missing ones. Followed from file to file, the sourced files first, then
- * the named ones (at most `limit` files read). The files read first are
+ * the named ones (at most `limit` files read; the existing ones left are
+ * `unfollowed`). Paths under the directories of `within` (the writable roots
+ * of a sandbox) are named like those under the home. The files read first are
  * those of {@linkcode STARTUP_TEXT_PATHS} (logout, fish, X session files
  * too). Paths built from other variables, globs and the like are not seen.
  * Throws when a file names more than `MAX_NAMED_PER_FILE` paths, or all
  * together more than {@linkcode MAX_NAMED}.
  */
-export async function startupReferences(home: string, limit = 64): Promise<StartupReferences> {
+export async function startupReferences(
+  home: string,
+  limit = STARTUP_FILES_READ,
+  within: readonly string[] = [],
+): Promise<StartupReferences> {
   const queue = STARTUP_TEXT_PATHS.map((n) => join(home, n));
   const later: string[] = [];
   const seen = new Set<string>();
@@ -317,6 +347,7 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
   const exact = new Set<string>();
   const dotted = new Set<string>();
   const namedBy = new Map<string, string>();
+  const unfollowed: Unfollowed[] = [];
   let read = 0;
   while ((queue.length > 0 || later.length > 0) && read < limit) {
     const isNamed = queue.length === 0;
@@ -330,10 +361,14 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
       for (const e of listDirNow(file)) queue.push(join(file, e.name));
       continue;
     }
-    if (!info?.isFile || info.size > 1 << 20) continue;
+    if (!info?.isFile) continue;
+    if (info.size > MAX_STARTUP_FILE) {
+      unfollowed.push({ path: file, why: "size" });
+      continue;
+    }
     read++;
-    const bytes = await readUpTo(file, 1 << 20).catch(() => undefined);
-    const found = startupTextPaths(new TextDecoder().decode(bytes), home);
+    const bytes = await readUpTo(file, MAX_STARTUP_FILE).catch(() => undefined);
+    const found = startupTextPaths(new TextDecoder().decode(bytes), home, within);
     if (found.overflow) throw tooManyNames(file, MAX_NAMED_PER_FILE);
     for (const p of [...found.sourced, ...found.named, ...found.dotted]) {
       if (!namedBy.has(p)) namedBy.set(p, file);
@@ -359,6 +394,9 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
       later.push(p);
     }
   }
+  for (const p of new Set([...queue, ...later])) {
+    if (!seen.has(p) && statOrNone(p) !== undefined) unfollowed.push({ path: p, why: "limit" });
+  }
   const files: string[] = [];
   const missing: string[] = [];
   for (const p of named) {
@@ -368,7 +406,15 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
     } else if (statOrNone(p)?.isFile === true) files.push(p);
   }
   const exactMissing = missing.filter((p) => exact.has(p));
-  return { sourced, named: files, missing, exact: exactMissing, dotted: [...dotted], namedBy };
+  return {
+    sourced,
+    named: files,
+    missing,
+    exact: exactMissing,
+    dotted: [...dotted],
+    namedBy,
+    unfollowed,
+  };
 }
 
 /**
@@ -376,7 +422,7 @@ export async function startupReferences(home: string, limit = 64): Promise<Start
  * ({@linkcode startupReferences}): lexical absolute paths, whether or not
  * they exist.
  */
-export async function sourcedPaths(home: string, limit = 64): Promise<string[]> {
+export async function sourcedPaths(home: string, limit = STARTUP_FILES_READ): Promise<string[]> {
   return (await startupReferences(home, limit)).sourced;
 }
 

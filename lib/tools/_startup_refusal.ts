@@ -29,10 +29,12 @@ import { lstatOrNone, statOrNone } from "../sandbox/_look.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import {
   sealedHomes,
+  STARTUP_FILES_READ,
   STARTUP_TEXT_PATHS,
   type StartupReferences,
   startupReferences,
 } from "../sandbox/home.ts";
+import { unfollowedInRoots, unfollowedWriteRefusal } from "../sandbox/_startup_cap.ts";
 
 /** At most this many links followed in one resolution (the kernel's `ELOOP` limit). */
 const MAX_LINKS = 40;
@@ -96,7 +98,17 @@ function keyPaths(home: string, refs: StartupReferences | undefined): string[] {
     }
   }
   if (refs === undefined) return [home, ...top, ...inDirs];
-  return [home, ...top, ...inDirs, ...refs.sourced, ...refs.named, ...refs.missing, ...refs.dotted];
+  const unread = refs.unfollowed.map((u) => u.path);
+  return [
+    home,
+    ...top,
+    ...inDirs,
+    ...refs.sourced,
+    ...refs.named,
+    ...refs.missing,
+    ...refs.dotted,
+    ...unread,
+  ];
 }
 
 /** What was read of one home, and the identities it was read at. */
@@ -115,25 +127,29 @@ function keyOf(home: string, refs: StartupReferences | undefined): string {
 }
 
 /**
- * {@linkcode startupReferences} of `home`, or the message it threw, read
- * again only when a path the last reading met changed identity. A cap hit is
- * re-read only when one of the top startup files (or their directories'
- * entries) changed.
+ * {@linkcode startupReferences} of `home` (paths under the workspace
+ * `wsReal` named like the home's), or the message it threw, read again only
+ * when a path the last reading met changed identity. A cap hit is re-read
+ * only when one of the top startup files (or their directories' entries)
+ * changed.
  */
 export async function cachedStartupReferences(
   home: string,
+  wsReal?: string,
 ): Promise<{ refs: StartupReferences } | { error: string }> {
-  const hit = cache.get(home);
+  const within = wsReal !== undefined ? [wsReal] : [];
+  const id = `${home}\0${wsReal ?? ""}`;
+  const hit = cache.get(id);
   if (hit !== undefined && hit.key === keyOf(home, hit.refs)) {
     return hit.refs !== undefined ? { refs: hit.refs } : { error: hit.error! };
   }
   try {
-    const refs = await startupReferences(home);
-    cache.set(home, { key: keyOf(home, refs), refs });
+    const refs = await startupReferences(home, STARTUP_FILES_READ, within);
+    cache.set(id, { key: keyOf(home, refs), refs });
     return { refs };
   } catch (e) {
     const error = errorMessage(e);
-    cache.set(home, { key: keyOf(home, undefined), error });
+    cache.set(id, { key: keyOf(home, undefined), error });
     return { error };
   }
 }
@@ -190,7 +206,7 @@ export async function startupFacts(
 ): Promise<StartupFacts> {
   const targets: StartupTarget[] = [];
   for (const h of homes) {
-    const read = await cachedStartupReferences(h);
+    const read = await cachedStartupReferences(h, wsReal);
     if ("error" in read) {
       const related = sealed.includes(h) || isInside(wsReal, h) || isInside(h, wsReal) ||
         linksIntoWorkspace(h, wsReal);
@@ -198,6 +214,9 @@ export async function startupFacts(
       continue;
     }
     const { refs } = read;
+    // Files left unread that the workspace holds (or leads to): what they pull in is unknown.
+    const stopped = unfollowedInRoots(refs, [wsReal]);
+    if (stopped !== undefined) return { targets, refusal: unfollowedWriteRefusal(h, stopped) };
     for (const p of [...refs.sourced, ...refs.named, ...refs.missing, ...refs.dotted]) {
       const target = kernelTarget(p);
       // A `..` spelling was sourced when its joined text was.
