@@ -16,6 +16,9 @@
  * the target; a home whose startup files name more paths than penguin
  * holds is refused for writes only when it is one of the sealed homes or a
  * link at its top leads into the workspace, with advice for the file tools.
+ * Paths under the workspace are named like the home's; and when a file the
+ * reading left unread (past its cap) lies in or leads into the workspace,
+ * every write is refused (`lib/sandbox/_startup_cap.ts`, the sandbox's rule).
  *
  * What a home's startup files reference is kept per process, keyed by the
  * identity (device, inode, size, change time) of every path the reading met,
