@@ -397,14 +397,7 @@ export async function startupReferences(
   for (const p of new Set([...queue, ...later])) {
     if (!seen.has(p) && statOrNone(p) !== undefined) unfollowed.push({ path: p, why: "limit" });
   }
-  const files: string[] = [];
-  const missing: string[] = [];
-  for (const p of named) {
-    if (sourced.includes(p)) continue;
-    if (lstatOrNone(p) === undefined) {
-      if (couldBeMade(p)) missing.push(p);
-    } else if (statOrNone(p)?.isFile === true) files.push(p);
-  }
+  const { files, missing } = splitNamed(named, sourced);
   const exactMissing = missing.filter((p) => exact.has(p));
   return {
     sourced,
@@ -415,6 +408,22 @@ export async function startupReferences(
     namedBy,
     unfollowed,
   };
+}
+
+/** The named paths not sourced: the existing files among them, and the missing ones that could be made. */
+function splitNamed(
+  named: ReadonlySet<string>,
+  sourced: readonly string[],
+): { files: string[]; missing: string[] } {
+  const files: string[] = [];
+  const missing: string[] = [];
+  for (const p of named) {
+    if (sourced.includes(p)) continue;
+    if (lstatOrNone(p) === undefined) {
+      if (couldBeMade(p)) missing.push(p);
+    } else if (statOrNone(p)?.isFile === true) files.push(p);
+  }
+  return { files, missing };
 }
 
 /**
