@@ -5,8 +5,9 @@
  * missing; a relative path resolves against the task file's directory, or
  * the `workspaceRoot` given), and optionally the model pair, `max_turns`,
  * goal mode and its `budget`, `sandbox`, `network`, `skills` and a per-task
- * `timeout` in seconds. A bad file is refused whole: every problem is
- * reported as `file:line: reason` and nothing runs.
+ * `timeout` in seconds. A bad file is refused whole: its problems are
+ * reported as `file:line: reason` (the first twenty; reading stops there)
+ * and nothing runs.
  *
  * @module
  */
@@ -15,12 +16,21 @@ import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { LineCounter } from "yaml";
 import { parseYamlDocument, YAML_MAX_ALIAS_COUNT, YAML_MAX_CHARS } from "../state/bounded_yaml.ts";
+import { unknownKeysMessage } from "../state/_config_errors.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { readBatchInput } from "./input_file.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { SANDBOX_MODES } from "../sandbox/policy.ts";
 
 const JSONL = /\.(jsonl|ndjson)$/i;
+/** How many problems of a task file are shown; reading stops at the next. */
+const MAX_PROBLEMS = 20;
+/**
+ * How many tasks a JSON-lines file may hold: each costs its object, its
+ * workspace path and its id in the duplicate check (2.1 million short lines
+ * fit in 64 MiB). A batch of more runs as several files.
+ */
+const JSONL_MAX_TASKS = 100_000;
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The settings a task may take from `defaults:`. */
@@ -82,9 +92,11 @@ export interface TaskFileOptions {
 }
 
 function zodReason(err: z.ZodError): { path: PropertyKey[]; reason: string }[] {
-  return err.issues.map((i) => ({
+  return err.issues.slice(0, MAX_PROBLEMS + 1).map((i) => ({
     path: i.path,
-    reason: `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`,
+    reason: `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${
+      i.code === "unrecognized_keys" ? unknownKeysMessage(i.keys) : i.message
+    }`,
   }));
 }
 
@@ -115,43 +127,104 @@ function crossChecks(task: BatchTask, seen: Map<string, number>): string | null 
   return null;
 }
 
-function refuse(problems: string[]): never {
-  const shown = problems.slice(0, 20);
-  const more = problems.length > shown.length ? `\n… and ${problems.length - 20} more` : "";
+/**
+ * The problems found, at most {@linkcode MAX_PROBLEMS} of them: the reader
+ * stops at the next one (`full`), so a file of millions of bad lines costs
+ * no more than one of twenty.
+ */
+class Problems {
+  readonly shown: string[] = [];
+  /** Where reading stopped, once past the bound. */
+  stoppedAt: string | undefined;
+  get full(): boolean {
+    return this.stoppedAt !== undefined;
+  }
+  /** Note `problem` (found at `where`, e.g. `file:line`); false once past the bound. */
+  add(problem: string, where: string): boolean {
+    if (this.shown.length >= MAX_PROBLEMS) {
+      this.stoppedAt ??= where;
+      return false;
+    }
+    this.shown.push(problem);
+    return true;
+  }
+  get none(): boolean {
+    return this.shown.length === 0;
+  }
+  refuseIfAny(): void {
+    if (!this.none) refuse(this.shown, this.stoppedAt);
+  }
+}
+
+function refuse(problems: string[], stoppedAt?: string): never {
+  const more = stoppedAt === undefined
+    ? ""
+    : `\n… and more: reading stopped at ${stoppedAt}, past ${MAX_PROBLEMS} problems`;
   throw new PenguinError(
     "usage",
-    `batch: the task file is not valid; nothing ran:\n${shown.join("\n")}${more}`,
+    `batch: the task file is not valid; nothing ran:\n${problems.join("\n")}${more}`,
   );
 }
 
+/** The lines of `text`, one at a time, with their 1-based numbers. */
+function* lines(text: string): Generator<[string, number]> {
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    yield [text.slice(start, end), line];
+    start = end + 1;
+  }
+}
+
 function parseJsonl(file: string, text: string, base: string): BatchTask[] {
-  const problems: string[] = [];
+  const problems = new Problems();
   const tasks: BatchTask[] = [];
   const seen = new Map<string, number>();
-  text.split("\n").forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === "") return;
+  let count = 0;
+  for (const [raw, line] of lines(text)) {
+    if (problems.full) break;
+    if (raw.trim() === "") continue;
+    const at = `${file}:${line}`;
+    if (++count > JSONL_MAX_TASKS) {
+      problems.add(
+        `${at}: more than ${JSONL_MAX_TASKS} tasks; split it into several files`,
+        at,
+      );
+      break;
+    }
     let value: unknown;
     try {
-      value = parseJsonBounded(raw, `${file}:${line}`);
+      value = parseJsonBounded(raw, at);
     } catch (err) {
-      if (err instanceof PenguinError) return void problems.push(err.message);
-      problems.push(`${file}:${line}: not JSON (${(err as Error).message})`);
-      return;
+      if (err instanceof PenguinError) problems.add(err.message, at);
+      else problems.add(`${at}: not JSON (${(err as Error).message})`, at);
+      continue;
     }
     const got = TASK.safeParse(value);
     if (!got.success) {
-      for (const p of zodReason(got.error)) problems.push(`${file}:${line}: ${p.reason}`);
-      return;
+      for (const p of zodReason(got.error)) problems.add(`${at}: ${p.reason}`, at);
+      continue;
     }
     const task = finish(got.data, tasks.length, line, base);
     const bad = crossChecks(task, seen);
-    if (bad !== null) problems.push(`${file}:${line}: ${bad}`);
-    tasks.push(task);
-  });
-  if (problems.length === 0 && tasks.length === 0) problems.push(`${file}:1: no tasks`);
-  if (problems.length > 0) refuse(problems);
+    if (bad !== null) problems.add(`${at}: ${bad}`, at);
+    // Only the ids are kept once the file is known to be bad.
+    if (problems.none) tasks.push(task);
+  }
+  if (problems.none && tasks.length === 0) problems.add(`${file}:1: no tasks`, `${file}:1`);
+  problems.refuseIfAny();
   return tasks;
+}
+
+function yamlErrors(file: string, doc: ReturnType<typeof parseYamlDocument>): Problems {
+  const problems = new Problems();
+  for (const e of doc.errors) {
+    const at = `${file}:${e.linePos?.[0]?.line ?? 1}`;
+    if (e.code === ("MORE_ERRORS" as typeof e.code)) problems.stoppedAt = at;
+    else problems.add(`${at}: ${e.message}`, at);
+  }
+  return problems;
 }
 
 function parseYaml(file: string, text: string, base: string): BatchTask[] {
@@ -173,18 +246,21 @@ function parseYaml(file: string, text: string, base: string): BatchTask[] {
     }
     return 1;
   };
-  if (doc.errors.length > 0) {
-    refuse(doc.errors.map((e) => `${file}:${e.linePos?.[0]?.line ?? 1}: ${e.message}`));
-  }
+  yamlErrors(file, doc).refuseIfAny();
   const top = YAML_FILE.safeParse(doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT }));
   if (!top.success) {
-    refuse(zodReason(top.error).map((p) => `${file}:${nodeLine(p.path)}: ${p.reason}`));
+    refuse(
+      zodReason(top.error).slice(0, MAX_PROBLEMS).map((p) =>
+        `${file}:${nodeLine(p.path)}: ${p.reason}`
+      ),
+    );
   }
   const defaults = top.data.defaults ?? {};
-  const problems: string[] = [];
+  const problems = new Problems();
   const tasks: BatchTask[] = [];
   const seen = new Map<string, number>();
-  top.data.tasks.forEach((value, i) => {
+  for (const [i, value] of top.data.tasks.entries()) {
+    if (problems.full) break;
     const line = nodeLine(["tasks", i]);
     const merged = typeof value === "object" && value !== null && !Array.isArray(value)
       ? { ...defaults, ...value }
@@ -193,16 +269,17 @@ function parseYaml(file: string, text: string, base: string): BatchTask[] {
     if (!got.success) {
       for (const p of zodReason(got.error)) {
         const where = `tasks[${i}]${p.path.length > 0 ? "." : ": "}`;
-        problems.push(`${file}:${nodeLine(["tasks", i, ...p.path])}: ${where}${p.reason}`);
+        const at = `${file}:${nodeLine(["tasks", i, ...p.path])}`;
+        problems.add(`${at}: ${where}${p.reason}`, at);
       }
-      return;
+      continue;
     }
     const task = finish(got.data, i, line, base);
     const bad = crossChecks(task, seen);
-    if (bad !== null) problems.push(`${file}:${line}: ${bad}`);
+    if (bad !== null) problems.add(`${file}:${line}: ${bad}`, `${file}:${line}`);
     tasks.push(task);
-  });
-  if (problems.length > 0) refuse(problems);
+  }
+  problems.refuseIfAny();
   return tasks;
 }
 

@@ -133,6 +133,22 @@ const EXPECTED: Record<string, string> = {
   array: "an array",
 };
 
+/** How many unknown keys a message names; the rest are counted. */
+const KEYS_SHOWN = 5;
+
+/**
+ * `unknown keys "a", "b" …and 98 978 more` for zod's `unrecognized_keys`
+ * issue, whose own message lists every key (a mapping of 99 000 junk keys
+ * made a message of a megabyte).
+ */
+export function unknownKeysMessage(keys: ReadonlyArray<string>): string {
+  const shown = keys.slice(0, KEYS_SHOWN).map((k) =>
+    JSON.stringify(k.length > 60 ? k.slice(0, 57) + "..." : k)
+  );
+  const more = keys.length > KEYS_SHOWN ? ` and ${keys.length - KEYS_SHOWN} more` : "";
+  return `unknown key${keys.length === 1 ? "" : "s"} ${shown.join(", ")}${more}`;
+}
+
 /**
  * Turn zod issues (parsed with `reportInput: true`) into problems. A custom
  * message starting with "expected" is used as-is; otherwise one is derived.
@@ -142,7 +158,8 @@ export function zodProblems(issues: ReadonlyArray<unknown>): SchemaProblem[] {
     const issue = raw as ZodIssueLike;
     const found = `, found ${describeValue(issue.input)}`;
     let message: string;
-    if (issue.message.startsWith("expected")) message = issue.message + found;
+    if (issue.code === "unrecognized_keys" && issue.keys) message = unknownKeysMessage(issue.keys);
+    else if (issue.message.startsWith("expected")) message = issue.message + found;
     else if (issue.code === "invalid_type") {
       message = `expected ${EXPECTED[issue.expected ?? ""] ?? issue.expected}${found}`;
     } else if (issue.code === "invalid_value" && issue.values) {

@@ -35,8 +35,9 @@ Deno.test("different keys, a 1 and a '1', are not duplicates", () => {
 
 Deno.test("texts past the node or depth bound are refused before parsing, naming the file", () => {
   const cases: Array<[string, RegExp]> = [
-    ["- {}\n".repeat(40_000), /more than 100000 YAML nodes/],
-    ["k: v\n".repeat(100_001), /more than 100000 YAML nodes/],
+    ["- {}\n".repeat(20_000), /more than 50000 YAML nodes/],
+    ["k: v\n".repeat(50_001), /more than 50000 YAML nodes/],
+    ["- a: b: c: d: e: f\n".repeat(10_001), /more than 50000 YAML nodes/],
     ["[".repeat(300), /nested more than 256 deep/],
     ["- ".repeat(300) + "x", /nested more than 256 deep/],
     [Array.from({ length: 300 }, (_, i) => " ".repeat(i) + "a:").join("\n"), /more than 256/],
