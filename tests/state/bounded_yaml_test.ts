@@ -10,6 +10,7 @@ import {
 import { parseSystemConfig } from "../../lib/state/system_config.ts";
 import { parseGoalFile } from "../../lib/state/goal_file.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
+import { YAMLParseError } from "yaml";
 
 Deno.test("a duplicate key, block or flow, is an error at its line: the first one only", () => {
   const doc = parseYamlDocument("a: 1\nb:\n  c: 2\n  c: 3\nd: [1, {x: 1, x: 2}]\n", "t.yaml");
@@ -18,8 +19,8 @@ Deno.test("a duplicate key, block or flow, is an error at its line: the first on
   ]);
   const flow = parseYamlDocument("a: 1\nd: [1, {x: 1, x: 2}]\n", "t.yaml");
   assert.deepEqual(flow.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [["DUPLICATE_KEY", 2]]);
-  // 50 000 duplicates make one error, not 50 000.
-  const many = parseYamlDocument("top: 1\n" + "k: 1\n".repeat(50_000), "t.yaml");
+  // 49 000 duplicates make one error, not 49 000.
+  const many = parseYamlDocument("top: 1\n" + "k: 1\n".repeat(49_000), "t.yaml");
   assert.deepEqual(many.errors.map((e) => [e.code, e.linePos?.[0]?.line]), [["DUPLICATE_KEY", 3]]);
   assert.throws(() => parseSystemConfig("agent:\n  name: a\nagent:\n  name: b\n", "/x/s.yaml"), {
     message: /Cannot parse "\/x\/s.yaml": line 3.*Map keys must be unique/,
@@ -138,4 +139,42 @@ Deno.test("aliases are weighed by what they copy: 99 copies of a 30 000-char anc
   // Small copies are fine.
   const fine = `a: &p "${"x".repeat(1000)}"\nl: [*p, *p, *p]\n`;
   assert.equal((parseYaml(fine, "t") as { l: string[] }).l[2]!.length, 1000);
+});
+
+Deno.test("a text of many YAML errors keeps twenty, at their lines, and stops reading", () => {
+  // Red team N19/N21: every error was built, with an excerpt: 400 KB of these took 356 MB.
+  const doc = parseYamlDocument("- a: b: c\n".repeat(5_000), "t.yaml");
+  assert.equal(doc.errors.length, 21);
+  assert.deepEqual(doc.errors.slice(0, 2).map((e) => [e.linePos?.[0]?.line, e.message]), [
+    [1, "Nested mappings are not allowed in compact mappings at line 1, column 6"],
+    [2, "Nested mappings are not allowed in compact mappings at line 2, column 6"],
+  ]);
+  const last = doc.errors.at(-1)!;
+  assert.equal(last.code, "MORE_ERRORS");
+  assert.equal(last.linePos?.[0]?.line, 21);
+  assert.match(last.message, /^more than 20 errors; reading stopped$/);
+  // The first error is what a configuration reader shows.
+  assert.throws(() => parseSystemConfig("- a: b: c\n".repeat(3_000), "/x/s.yaml"), {
+    message: /^Cannot parse "\/x\/s.yaml": line 1, column 6: Nested mappings are not allowed/,
+  });
+  const goal = parseGoalFile("- a: b: c: d: e: f\n".repeat(18_990));
+  assert.equal(goal.ok, false);
+  assert.match(goal.ok ? "" : goal.problem, /too costly to parse: more than 20000 YAML nodes/);
+});
+
+Deno.test("aliases past the library's alias count are an error at the first alias's line", () => {
+  // Red team N13: 4 levels of 3 aliases passed the copy bound and reached the
+  // user as "internal error: Excessive alias count".
+  const text = 'x:\n  l0: &l0 "' + "q".repeat(16_000) + '"\n' +
+    [1, 2, 3, 4].map((j) => `  l${j}: &l${j} [${Array(3).fill(`*l${j - 1}`).join(", ")}]\n`)
+      .join("");
+  assert.throws(() => parseYaml(text, "t.yaml"), (err: unknown) => {
+    assert.ok(err instanceof YAMLParseError, String(err));
+    assert.equal(err.linePos?.[0]?.line, 3);
+    assert.match(err.message, /^Aliases would be expanded more than 100 times/);
+    return true;
+  });
+  assert.throws(() => parseSystemConfig(text, "/x/s.yaml"), {
+    message: /^Cannot parse "\/x\/s.yaml": line 3, column 12: Aliases would be expanded/,
+  });
 });
