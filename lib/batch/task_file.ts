@@ -233,7 +233,10 @@ function parseYaml(file: string, text: string, base: string): BatchTask[] {
   try {
     doc = parseYamlDocument(text, file, { lineCounter: counter });
   } catch (err) {
-    if (err instanceof PenguinError) refuse([err.message]);
+    // A large batch is better written as JSON lines: bounded per line, not per file.
+    if (err instanceof PenguinError) {
+      refuse([`${err.message}; write a large batch as JSON lines (.jsonl)`]);
+    }
     throw err;
   }
   const lineAt = (offset: number | undefined) => counter.linePos(offset ?? 0).line;

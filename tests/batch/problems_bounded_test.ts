@@ -48,6 +48,7 @@ Deno.test({
       const r = await batchRun("tasks.yaml", line.repeat(Math.floor(2_090_000 / line.length)));
       assertBounded(r);
       assert.match(r.stderr, /tasks\.yaml: not parsed, too costly to parse: more than 50000 YAML/);
+      assert.match(r.stderr, /write a large batch as JSON lines \(\.jsonl\)/);
     }
   },
 });
