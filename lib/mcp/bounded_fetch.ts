@@ -17,9 +17,22 @@
  * too: the SDK then sends `notifications/cancelled` naming its id, and that
  * request's HTTP response is stopped.
  *
+ * A message under way (a JSON body, one event) that grows past
+ * `LARGE_ANSWER_CHARS` waits for the process's answer gate before more of
+ * the body is read (lib/mcp/answer_gate.ts); once it is handed on, the
+ * gate's slot is left at the connection's desk for the call it answers.
+ *
  * @module
  */
 import { jsonShapeProblem } from "../protocol/json_shape.ts";
+import {
+  type AnswerDesk,
+  type AnswerGate,
+  createAnswerDesk,
+  LARGE_ANSWER_CHARS,
+  MCP_ANSWER_GATE,
+  type Release,
+} from "./answer_gate.ts";
 import { boundedSseEvents } from "./sse_events.ts";
 import { MAX_MESSAGE_CHARS } from "./stdio_transport.ts";
 
@@ -67,7 +80,11 @@ function mi(chars: number): string {
 }
 
 /** A text transform that hands a JSON body on whole, once it is within the bounds. */
-function jsonBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer<string, string> {
+function jsonBody(
+  bounds: BodyBounds,
+  refuse: (why: string) => void,
+  delivered: () => void,
+): Transformer<string, string> {
   let parts: string[] = [];
   let chars = 0;
   return {
@@ -88,12 +105,17 @@ function jsonBody(bounds: BodyBounds, refuse: (why: string) => void): Transforme
       const problem = jsonShapeProblem(text);
       if (problem !== undefined) return refuse(`sent a message with ${problem} (penguin's limit)`);
       controller.enqueue(text);
+      delivered();
     },
   };
 }
 
 /** A text transform that hands an event stream on one checked event at a time. */
-function sseBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer<string, string> {
+function sseBody(
+  bounds: BodyBounds,
+  refuse: (why: string) => void,
+  delivered: () => void,
+): Transformer<string, string> {
   let chars = 0;
   let out: TransformStreamDefaultController<string> | undefined;
   const feed = boundedSseEvents(bounds.maxMessageChars, {
@@ -101,6 +123,7 @@ function sseBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer
       const problem = data === "" ? undefined : jsonShapeProblem(data);
       if (problem !== undefined) return refuse(`sent a message with ${problem} (penguin's limit)`);
       out?.enqueue(lines.join("\n") + "\n\n");
+      delivered();
     },
     onTooLong: () =>
       refuse(
@@ -123,7 +146,11 @@ function sseBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer
 }
 
 /** A text transform that passes any other body on, up to the bound of one message. */
-function otherBody(bounds: BodyBounds, refuse: (why: string) => void): Transformer<string, string> {
+function otherBody(
+  bounds: BodyBounds,
+  refuse: (why: string) => void,
+  _delivered: () => void,
+): Transformer<string, string> {
   let chars = 0;
   return {
     transform(chunk, controller) {
@@ -141,31 +168,87 @@ function otherBody(bounds: BodyBounds, refuse: (why: string) => void): Transform
 
 const TRANSFORMS = { json: jsonBody, sse: sseBody, other: otherBody };
 
+/** The gate large messages wait for, and where a delivered one's slot is left. */
+export interface AnswerHandling {
+  gate: AnswerGate;
+  desk: AnswerDesk;
+}
+
+/** How one body waits for the answer gate. */
+interface BodyGate {
+  handling: AnswerHandling;
+  /** Aborts the wait (the request was aborted). */
+  signal: AbortSignal;
+  /**
+   * The body answers a request of penguin's (it ends with the answer): the
+   * slot, once taken, is kept to the end of the body, notifications and
+   * all. Else (the stream of a server's own messages) it is kept for one
+   * message.
+   */
+  wholeBody: boolean;
+  /** Set by {@linkcode boundedBody}: gives back a slot still held (the body ended or failed). */
+  drop?: () => void;
+}
+
 /**
  * The body of `response` read through the bounds: a stream that fails
- * (and aborts the request with `abort`) once a bound is passed.
+ * (and aborts the request with `abort`) once a bound is passed. A message
+ * under way past the large size first waits for `gate`.
  */
 function boundedBody(
   body: ReadableStream<Uint8Array>,
   kind: BodyKind,
   bounds: BodyBounds,
   fail: (why: string) => void,
+  gate: BodyGate,
 ): ReadableStream<Uint8Array> {
   let failed = false;
   let controller: TransformStreamDefaultController<string> | undefined;
+  let lease: Release | undefined;
+  let underWay = 0;
+  gate.drop = () => {
+    lease?.();
+    lease = undefined;
+  };
   const refuse = (why: string) => {
     if (failed) return;
     failed = true;
+    gate.drop?.();
     fail(why);
     controller?.error(new Error(why));
   };
-  const inner = TRANSFORMS[kind](bounds, refuse);
+  const handOn = () => {
+    underWay = 0;
+    if (lease !== undefined) gate.handling.desk.offer(lease);
+    lease = undefined;
+  };
+  /** A large message of a whole-body holder was handed on: its garbage is collected before more is read. */
+  let collectFirst = false;
+  const delivered = () => {
+    if (!gate.wholeBody) return handOn();
+    if (lease !== undefined && underWay > LARGE_ANSWER_CHARS) collectFirst = true;
+    underWay = 0;
+  };
+  const inner = TRANSFORMS[kind](bounds, refuse, delivered);
   const checked = new TransformStream<string, string>({
     start(c) {
       controller = c;
     },
-    transform: (chunk, c) => failed ? undefined : inner.transform!(chunk, c),
-    flush: (c) => failed ? undefined : inner.flush?.(c),
+    async transform(chunk, c) {
+      if (failed) return;
+      if (lease === undefined && underWay + chunk.length > LARGE_ANSWER_CHARS) {
+        lease = await gate.handling.gate.acquire(gate.signal);
+        if (lease === undefined || failed) return gate.drop?.();
+      }
+      if (collectFirst) gate.handling.gate.collect();
+      collectFirst = false;
+      underWay += chunk.length;
+      inner.transform!(chunk, c);
+    },
+    flush: (c) => {
+      if (!failed) inner.flush?.(c);
+      handOn();
+    },
   });
   return body
     .pipeThrough(new TextDecoderStream())
@@ -201,6 +284,7 @@ export function boundedFetch(
   bounds: Readonly<BodyBounds> = BODY_BOUNDS,
   base: FetchLike = fetch,
   pending: Map<unknown, AbortController> = new Map(),
+  handling: AnswerHandling = { gate: MCP_ANSWER_GATE, desk: createAnswerDesk() },
 ): FetchLike {
   return async (url, init) => {
     const message = outgoing(init);
@@ -227,6 +311,7 @@ export function boundedFetch(
       done();
       return response;
     }
+    const gate: BodyGate = { handling, signal, wholeBody: id !== undefined };
     const body = boundedBody(
       response.body,
       bodyKind(response.headers.get("content-type")),
@@ -236,10 +321,15 @@ export function boundedFetch(
         ac.abort(new Error(why));
         onRefuse(why);
       },
+      gate,
     );
     // `flush` runs when the body ends; `cancel` when the reader cancels it or
     // it fails (a refusal, a network error).
-    const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: done, cancel: done });
+    const end = () => {
+      done();
+      gate.drop?.();
+    };
+    const ended = new TransformStream<Uint8Array, Uint8Array>({ flush: end, cancel: end });
     const bounded = new Response(body.pipeThrough(ended), {
       status: response.status,
       statusText: response.statusText,

@@ -19,16 +19,17 @@ export interface BoundedLinesHandlers {
 /**
  * A receiver of output chunks that calls `onLine` for each whole line and,
  * once a line exceeds `maxChars` characters, `onTooLong` (once) and then
- * ignores the rest of the output. Returns the function to feed chunks to.
+ * ignores the rest of the output. Returns the function to feed chunks to;
+ * its `pending()` is the length of the line under way.
  */
 export function boundedLines(
   maxChars: number,
   handlers: BoundedLinesHandlers,
-): (chunk: string) => void {
+): ((chunk: string) => void) & { pending(): number } {
   let parts: string[] = [];
   let pending = 0;
   let stopped = false;
-  return (chunk: string) => {
+  const feed = (chunk: string) => {
     let from = 0;
     while (!stopped) {
       const nl = chunk.indexOf("\n", from);
@@ -52,4 +53,5 @@ export function boundedLines(
       handlers.onLine(line);
     }
   };
+  return Object.assign(feed, { pending: () => pending });
 }

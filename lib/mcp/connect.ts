@@ -12,6 +12,7 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { isInside, type SandboxPolicy } from "../sandbox/mod.ts";
 import type { McpServerConfig, McpStdioServer } from "../state/mod.ts";
 import { VERSION } from "../version.ts";
+import type { Release } from "./answer_gate.ts";
 import { boundedHttpTransport } from "./http_transport.ts";
 import { type BoundedTransport, sandboxedStdioTransport } from "./stdio_transport.ts";
 import { NO_SCHEMA_VALIDATION } from "./schema_validator.ts";
@@ -33,11 +34,17 @@ export interface McpConnection {
   readonly tools: readonly ListedTool[];
   /** How many tools the server listed before penguin stopped reading (more than `tools`: some were cut). */
   readonly listed: number;
-  /** Call a tool; `timeoutMs` ≤ 0 means no limit. Rejects on transport failures. */
+  /**
+   * Call a tool; `timeoutMs` ≤ 0 means no limit. Rejects on transport
+   * failures. A large answer comes with the process's answer gate held
+   * (lib/mcp/answer_gate.ts): it is handed to `keep`, which must give it
+   * back once the answer is no longer held whole; without `keep` it is
+   * given back at once.
+   */
   callTool(
     name: string,
     args: Record<string, unknown>,
-    opts: { signal: AbortSignal; timeoutMs: number },
+    opts: { signal: AbortSignal; timeoutMs: number; keep?: (release: Release) => void },
   ): Promise<unknown>;
   /** Disconnect (a stdio server is stopped). Idempotent. */
   close(): Promise<void>;
@@ -138,6 +145,42 @@ function within<T>(work: Promise<T>, ms: number, signal: AbortSignal | undefined
 }
 
 /**
+ * Call tool `name` through `client`. The SDK never removes the listener it
+ * adds to the signal it is given, and that listener keeps the answer
+ * reachable: it gets a signal of this call's own, unreachable once the call
+ * is over. A large answer's gate slot (left at the transport's desk) goes
+ * to `opts.keep`, or is given back.
+ */
+async function callTool(
+  client: Client,
+  transport: () => BoundedTransport | undefined,
+  name: string,
+  args: Record<string, unknown>,
+  opts: { signal: AbortSignal; timeoutMs: number; keep?: (release: Release) => void },
+): Promise<unknown> {
+  const timeout = opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, NO_LIMIT_MS) : NO_LIMIT_MS;
+  const own = new AbortController();
+  const forward = () => own.abort(opts.signal.reason);
+  if (opts.signal.aborted) forward();
+  else opts.signal.addEventListener("abort", forward, { once: true });
+  try {
+    const result = await client.callTool({ name, arguments: args }, undefined, {
+      signal: own.signal,
+      timeout,
+    });
+    const release = transport()?.desk.take();
+    if (release !== undefined) (opts.keep ?? ((r) => r()))(release);
+    return result;
+  } catch (err) {
+    // The SDK reports a closed connection; the transport knows why it closed it.
+    const refusal = transport()?.refusal;
+    throw refusal !== undefined ? new Error(refusal) : err;
+  } finally {
+    opts.signal.removeEventListener("abort", forward);
+  }
+}
+
+/**
  * Connect to `server` and list its tools. Rejects with an Error whose
  * message says what failed (the server is left stopped then).
  */
@@ -192,19 +235,7 @@ export async function connectServer(
     server,
     tools,
     listed,
-    async callTool(name, args, opts) {
-      const timeout = opts.timeoutMs > 0 ? Math.min(opts.timeoutMs, NO_LIMIT_MS) : NO_LIMIT_MS;
-      try {
-        return await client.callTool({ name, arguments: args }, undefined, {
-          signal: opts.signal,
-          timeout,
-        });
-      } catch (err) {
-        // The SDK reports a closed connection; the transport knows why it closed it.
-        const refusal = transport?.refusal;
-        throw refusal !== undefined ? new Error(refusal) : err;
-      }
-    },
+    callTool: (name, args, opts) => callTool(client, () => transport, name, args, opts),
     close(): Promise<void> {
       const done = closed ?? client.close().catch(() => {});
       closed = done;

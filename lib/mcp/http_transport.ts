@@ -11,6 +11,7 @@
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpServerConfig } from "../state/mod.ts";
+import { createAnswerDesk, MCP_ANSWER_GATE } from "./answer_gate.ts";
 import { BODY_BOUNDS, type BodyBounds, boundedFetch } from "./bounded_fetch.ts";
 import type { BoundedTransport } from "./stdio_transport.ts";
 
@@ -25,15 +26,23 @@ export function boundedHttpTransport(
   const url = new URL(server.url);
   const requestInit = { headers: server.headers };
   let refusal: string | undefined;
-  const fetch = boundedFetch((why) => {
-    if (refusal !== undefined) return;
-    refusal = `MCP server ${JSON.stringify(server.name)} ${why}; the connection was closed`;
-    transport.onerror?.(new Error(refusal));
-    void transport.close();
-  }, bounds);
+  const desk = createAnswerDesk();
+  const fetch = boundedFetch(
+    (why) => {
+      if (refusal !== undefined) return;
+      refusal = `MCP server ${JSON.stringify(server.name)} ${why}; the connection was closed`;
+      transport.onerror?.(new Error(refusal));
+      void transport.close();
+    },
+    bounds,
+    undefined,
+    undefined,
+    { gate: MCP_ANSWER_GATE, desk },
+  );
   const transport = server.transport === "sse"
     ? new SSEClientTransport(url, { requestInit, fetch })
     : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+  Object.defineProperty(transport, "desk", { value: desk });
   return Object.defineProperty(transport, "refusal", { get: () => refusal }) as
     & typeof transport
     & BoundedTransport;

@@ -16,11 +16,23 @@
  * which fails every request under way. {@linkcode BoundedTransport.refusal}
  * says why, naming the server and the bound.
  *
+ * A line that grows past `LARGE_ANSWER_CHARS` waits for the process's
+ * answer gate (lib/mcp/answer_gate.ts) before more is read: the server
+ * waits on its full pipe while another large answer is handled.
+ *
  * @module
  */
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { jsonShapeProblem } from "../protocol/json_shape.ts";
 import { type SandboxedProcess, type SandboxPolicy, spawnSandboxed } from "../sandbox/mod.ts";
+import {
+  type AnswerDesk,
+  type AnswerGate,
+  createAnswerDesk,
+  LARGE_ANSWER_CHARS,
+  MCP_ANSWER_GATE,
+  type Release,
+} from "./answer_gate.ts";
 import { boundedLines } from "./bounded_lines.ts";
 
 /**
@@ -54,6 +66,8 @@ export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
 export interface BoundedTransport extends Transport {
   /** Why the server was stopped for what it sent (names the server and the bound); else undefined. */
   readonly refusal: string | undefined;
+  /** Where the slot of a large answer just delivered waits for the call it answers. */
+  readonly desk: AnswerDesk;
 }
 
 /** What {@linkcode sandboxedStdioTransport} starts. */
@@ -71,6 +85,8 @@ export interface StdioLaunch {
   stderrLog?: string;
   /** The server's name, for messages (default `stdio`). */
   name?: string;
+  /** The gate large answers wait for (default: the process's). */
+  gate?: AnswerGate;
 }
 
 /**
@@ -114,6 +130,39 @@ async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | un
   }
 }
 
+/**
+ * Read `output` into `feed`; a line growing past `LARGE_ANSWER_CHARS`
+ * first waits for `gate` (the server waits on its full pipe). The slot is
+ * kept in `slot` until the line's receiver hands it on; what is held when
+ * reading ends is given back.
+ */
+async function readGated(
+  output: ReadableStream<string>,
+  feed: ReturnType<typeof boundedLines>,
+  gate: AnswerGate,
+  signal: AbortSignal,
+  slot: { lease?: Release | undefined },
+): Promise<void> {
+  const reader = output.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (slot.lease === undefined && feed.pending() + value.length > LARGE_ANSWER_CHARS) {
+        slot.lease = await gate.acquire(signal);
+        if (slot.lease === undefined) break;
+      }
+      feed(value);
+    }
+  } catch {
+    // The output failed (the server was stopped): its status says how.
+  } finally {
+    slot.lease?.();
+    slot.lease = undefined;
+    await reader.cancel().catch(() => {});
+  }
+}
+
 /** A Transport over a sandboxed child process. Starting it spawns the server. */
 export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
   // Long because: one closure-based transport whose methods share the child process and the line
@@ -122,10 +171,16 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
   let closed = false;
   let refusal: string | undefined;
   const who = `MCP server ${JSON.stringify(launch.name ?? "stdio")}`;
+  const gate = launch.gate ?? MCP_ANSWER_GATE;
+  const desk = createAnswerDesk();
+  const stopped = new AbortController();
+  /** The gate's slot, while a large line is under way. */
+  const slot: { lease?: Release | undefined } = {};
   const transport: BoundedTransport = {
     get refusal() {
       return refusal;
     },
+    desk,
     async start() {
       if (child) throw new Error("the stdio transport is already started");
       child = await spawnSandboxed({
@@ -133,9 +188,9 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
         policy: launch.policy,
         ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
         stdin: "piped",
-        onOutput: receive,
         killGraceMs: 500,
       });
+      void readGated(child.output, receive, gate, stopped.signal, slot);
       if (closed) {
         // Closed while its sandbox was being set up (a connect attempt given up): stop it now.
         await child.kill(500);
@@ -160,6 +215,7 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
     async close() {
       if (closed) return;
       closed = true;
+      stopped.abort();
       const c = child;
       if (c) {
         // Not awaited before the kill: a server that stopped reading its input must not hold it up.
@@ -175,12 +231,16 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
     if (finished) return;
     finished = true;
     closed = true;
+    stopped.abort();
     transport.onclose?.();
   }
 
   const receive = boundedLines(MAX_MESSAGE_CHARS, {
     onLine: (line) => {
       if (refusal === undefined && line.trim() !== "") deliver(line);
+      // Delivered: the call it answered takes the slot (see lib/mcp/answer_gate.ts).
+      if (slot.lease !== undefined) desk.offer(slot.lease);
+      slot.lease = undefined;
     },
     onTooLong: () =>
       refuse(

@@ -16,8 +16,9 @@ import {
   type ToolPermission,
 } from "../tools/tool.ts";
 import type { McpServerConfig } from "../state/mod.ts";
+import type { Release } from "./answer_gate.ts";
 import type { ListedTool, McpConnection } from "./connect.ts";
-import { renderCallResult } from "./result.ts";
+import { renderCallResult, type RenderedResult } from "./result.ts";
 import {
   beyondCountLine,
   MAX_MCP_DEFINITIONS_CHARS,
@@ -69,6 +70,36 @@ export function maskStrings<T>(value: T, mask: (text: string) => string): T {
   return value;
 }
 
+/** Characters of one delta of an MCP answer. */
+export const ANSWER_PIECE_CHARS = 64 * 1024;
+
+/**
+ * `text` in pieces of at most {@linkcode ANSWER_PIECE_CHARS}, each a copy
+ * of its own (never split inside a surrogate pair). What is kept of a tool's
+ * output (the head the model reads, the archive's tail) is cut from these
+ * pieces; cut from the whole answer, a short head would keep all of it
+ * alive (the runtime's substrings point into their source), 16 MB a call
+ * for the session.
+ */
+export function* answerPieces(text: string): Generator<string> {
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(at + ANSWER_PIECE_CHARS, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    // Concatenated then cut: the runtime copies the piece out of `text`.
+    yield ("\0" + text.slice(at, end)).slice(1);
+    at = end;
+  }
+}
+
+/** The events of the result `render` makes. */
+function* emit(render: () => RenderedResult): Generator<ToolEvent> {
+  const rendered = render();
+  for (const piece of answerPieces(rendered.text)) yield { type: "delta", text: piece };
+  if (rendered.images.length > 0) yield { type: "images", images: rendered.images };
+  if (rendered.isError) yield { type: "result", status: "failed" };
+}
+
 /** One listed tool (`shown`: as masked for the model) as a penguin tool that calls it on `conn`. */
 function adapt(
   conn: McpConnection,
@@ -92,17 +123,30 @@ function adapt(
     // No preview of its own: renderers show the generic `<name> <arguments on one line>`.
     async *run(args, ctx): AsyncGenerator<ToolEvent> {
       let result: unknown;
+      // A large answer holds the process's answer gate until its output is handed on
+      // (cut to maxOutputLength and archived): see lib/mcp/answer_gate.ts.
+      let release: Release | undefined;
       try {
-        result = await conn.callTool(listed.name, args, { signal: ctx.signal, timeoutMs: 0 });
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        yield { type: "delta", text: describeFailure(err) };
-        return yield { type: "result", status: "failed" };
+        try {
+          result = await conn.callTool(listed.name, args, {
+            signal: ctx.signal,
+            timeoutMs: 0,
+            keep: (r) => release = r,
+          });
+        } catch (err) {
+          if (ctx.signal.aborted) throw err;
+          yield { type: "delta", text: describeFailure(err) };
+          return yield { type: "result", status: "failed" };
+        }
+        // Rendered in a generator of its own, so the answer is gone with its frame before `release`.
+        yield* emit(() => {
+          const raw = result;
+          result = undefined;
+          return renderCallResult(raw, mask);
+        });
+      } finally {
+        release?.();
       }
-      const rendered = renderCallResult(result, mask);
-      if (rendered.text) yield { type: "delta", text: rendered.text };
-      if (rendered.images.length > 0) yield { type: "images", images: rendered.images };
-      if (rendered.isError) yield { type: "result", status: "failed" };
     },
   }).create();
 }
