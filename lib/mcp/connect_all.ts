@@ -1,14 +1,41 @@
 /**
- * Connecting every configured MCP server at once: each in parallel, each
- * within its own `connectTimeoutMs`. A server that fails is reported (one
- * warning line, and a `failed` result for the `mcp_connect_end` record) and
- * left out; the others are used.
+ * Connecting every configured MCP server: up to
+ * {@linkcode CONNECTS_AT_ONCE} in parallel, each within its own
+ * `connectTimeoutMs` (counted from its own start). A server that fails is
+ * reported (one warning line, and a `failed` result for the
+ * `mcp_connect_end` record) and left out; the others are used.
  *
  * @module
  */
 import type { McpConnectResult } from "../protocol/mod.ts";
 import type { McpServerConfig } from "../state/mod.ts";
 import { type ConnectContext, connectServer, type McpConnection } from "./connect.ts";
+
+/**
+ * Servers started and listed at the same time: the usual one to three
+ * connect together; more wait for a place, so that many sandboxes and
+ * `tools/list` answers are not all under way at once (each large answer
+ * also waits for the answer gate, lib/mcp/answer_gate.ts).
+ */
+export const CONNECTS_AT_ONCE = 3;
+
+/** `work` on each of `items`, at most `limit` at a time; the results in the items' order. */
+async function inTurns<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const at = next++;
+      out[at] = await work(items[at]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 /** The outcome of {@linkcode connectAll}. */
 export interface ConnectAllResult {
@@ -43,7 +70,7 @@ function waitAtMost(
 }
 
 /**
- * Connect `servers` in parallel. Never rejects: a failure becomes a
+ * Connect `servers`, {@linkcode CONNECTS_AT_ONCE} at a time. Never rejects: a failure becomes a
  * `failed` result plus a `[penguin] MCP server <name> unavailable: …`
  * warning through `warn`. With `grace`, a server named there is waited for
  * at most that long; then it is `failed` and its attempt goes on in the
@@ -55,7 +82,7 @@ export async function connectAll(
   warn: (line: string) => void,
   grace?: ConnectGrace,
 ): Promise<ConnectAllResult> {
-  const settled = await Promise.all(servers.map(async (server) => {
+  const settled = await inTurns(servers, CONNECTS_AT_ONCE, async (server) => {
     const started = performance.now();
     try {
       const attempt = connectServer(server, ctx);
@@ -88,7 +115,7 @@ export async function connectAll(
       };
       return { conn: undefined, result };
     }
-  }));
+  });
   return {
     connections: settled.flatMap((s) => s.conn ? [s.conn] : []),
     results: settled.map((s) => s.result),
