@@ -27,8 +27,7 @@
  *
  * @module
  */
-import v8 from "node:v8";
-import vm from "node:vm";
+import { garbageCollector } from "../state/_gc.ts";
 
 /** A message under way past this many characters waits for the gate (256 Ki). */
 export const LARGE_ANSWER_CHARS = 256 * 1024;
@@ -52,22 +51,6 @@ export interface AnswerGate {
   readonly held: number;
   /** Takers waiting now. */
   readonly waiting: number;
-}
-
-/**
- * A full garbage collection, where the runtime allows asking for one (V8's
- * `gc`, exposed through node:v8 and node:vm); else a function that does
- * nothing.
- */
-export function garbageCollector(): () => void {
-  try {
-    v8.setFlagsFromString("--expose-gc");
-    const gc: unknown = vm.runInNewContext("gc");
-    if (typeof gc === "function") return gc as () => void;
-  } catch {
-    // Not offered by this runtime: the gate still serializes.
-  }
-  return () => {};
 }
 
 /**

@@ -10,6 +10,7 @@ import { isJsonCostRefusal, parseJsonBounded } from "../protocol/bounded_json.ts
 import { PenguinError } from "../protocol/errors.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { LineProblem, LossEntry } from "./import_report.ts";
+import { garbageCollector } from "../state/_gc.ts";
 
 /** The harnesses penguin imports from. */
 export type Harness = "codex" | "claude" | "pi";
@@ -76,6 +77,13 @@ export interface ForeignChild {
  */
 export const MAX_FOREIGN_LINE_CHARS = 4 * 1024 * 1024;
 
+/**
+ * A line at least this long is followed by a full garbage collection once it
+ * has been read: V8 frees strings that large only in one, and a file of many
+ * such lines would otherwise hold them all.
+ */
+const LONG_LINE_CHARS = 1024 * 1024;
+
 /** The refusal of a line past {@linkcode MAX_FOREIGN_LINE_CHARS} (the import names the file). */
 function lineTooLong(line: number): PenguinError {
   return new PenguinError(
@@ -100,6 +108,7 @@ export function lazyJsonLines(
 ): { lines: Iterable<ForeignLine>; problems: LineProblem[] } {
   const problems: LineProblem[] = [];
   const bad = new Set<number>();
+  const collect = garbageCollector();
   for (const { line, raw, last } of rawLines(text)) {
     if (raw.trim() === "") continue;
     if (raw.length > MAX_FOREIGN_LINE_CHARS) throw lineTooLong(line);
@@ -114,12 +123,15 @@ export function lazyJsonLines(
       problems.push({ file, line, reason: `not valid JSON: ${why}${torn}` });
       bad.add(line);
     }
+    if (raw.length > LONG_LINE_CHARS) collect();
   }
   const lines = {
     *[Symbol.iterator](): Iterator<ForeignLine> {
       for (const { line, raw } of rawLines(text)) {
         if (bad.has(line) || raw.trim() === "") continue;
+        const long = raw.length > LONG_LINE_CHARS;
         yield { line, value: JSON.parse(raw) };
+        if (long) collect();
       }
     },
   };

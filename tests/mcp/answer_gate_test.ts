@@ -4,10 +4,10 @@
 // read further while another answer holds the slot; and a call leaves no listener on the
 // caller's signal (the SDK's listener kept every answer alive for the session).
 import assert from "node:assert/strict";
+import { garbageCollector } from "../../lib/state/_gc.ts";
 import {
   createAnswerDesk,
   createAnswerGate,
-  garbageCollector,
   LARGE_ANSWER_CHARS,
 } from "../../lib/mcp/answer_gate.ts";
 import { boundedFetch, type FetchLike } from "../../lib/mcp/bounded_fetch.ts";
