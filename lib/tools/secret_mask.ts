@@ -58,6 +58,7 @@
  */
 
 import { HAS_INVISIBLE, invisibleLength, splitTrailingSurrogate } from "../display/invisible.ts";
+import { type EscapeView, escapeView, spanEnd, spanEndAt, spanStartAt } from "./_escape_view.ts";
 
 /** Shortest value that is masked; shorter ones are left alone. */
 export const MIN_SECRET_LENGTH = 6;
@@ -320,7 +321,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
    * first undecided position is (`text.length`: none). Not final: a tail
    * that could still begin or extend a match stays undecided.
    */
-  const scan = (text: string, final: boolean): { hits: Hit[]; stop: number } => {
+  const scanRaw = (text: string, final: boolean): { hits: Hit[]; stop: number } => {
     const hits: Hit[] = [];
     let p = 0;
     let h = text.length >= FRAGMENT_LENGTH ? windowHash(text, 0) : 0;
@@ -352,7 +353,91 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     return { hits, stop: text.length };
   };
 
+  const scan = (text: string, final: boolean) => scanDecoded(scanRaw, text, final, ESCAPE_LEVELS);
   return { entries, shortest, scan };
+}
+
+/** How many levels of string escapes are decoded: JSON text, and JSON text held in a JSON string. */
+const ESCAPE_LEVELS = 2;
+
+type Scan = (text: string, final: boolean) => { hits: Hit[]; stop: number };
+
+/**
+ * The matches of `text` and of its decoded views (up to `levels` deep: see
+ * lib/tools/_escape_view.ts), in `text`'s positions. A match in a view
+ * covers the whole escapes it comes from. Matches that overlap are joined
+ * (the first one's marker). Not final, the first undecided position is the
+ * earliest of the text's, of each view's (mapped to the text), and of an
+ * escape cut short at the end; a match reaching past it is left for later.
+ */
+function scanDecoded(
+  scanRaw: Scan,
+  text: string,
+  final: boolean,
+  levels: number,
+): { hits: Hit[]; stop: number } {
+  const outer = scanRaw(text, final);
+  if (levels === 0 || text.indexOf("\\") < 0) return outer;
+  const ev = escapeView(text, final);
+  if (ev === null) return outer;
+  const inner = scanDecoded(scanRaw, ev.view, final, levels - 1);
+  let stop = Math.min(spanStartAt(ev, outer.stop), ev.tail);
+  if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
+  // A match of the text covers whole escapes too, so what is left stays text that decodes.
+  const widened = outer.hits.map((h) => {
+    const at = spanStartAt(ev, h.at);
+    return { at, length: spanEndAt(ev, h.at + h.length) - at, marker: h.marker };
+  });
+  const mapped: Hit[] = [];
+  for (const h of inner.hits) mapHit(ev, h, mapped);
+  return { hits: joinHits(widened, mapped, stop), stop: stopBefore(widened, mapped, stop) };
+}
+
+/**
+ * A match of a view as matches of its text, each covering whole escapes. A
+ * `"` that is a plain character of the text (not an escape) is left out, the
+ * match split around it: it delimits a string there, and masking it would
+ * leave JSON text that no longer parses.
+ */
+function mapHit(ev: EscapeView, h: Hit, out: Hit[]): void {
+  let from = h.at;
+  const end = h.at + h.length;
+  for (let k = h.at; k <= end; k++) {
+    const quote = k < end && ev.view.charCodeAt(k) === 0x22 &&
+      ev.start[k + 1]! - ev.start[k]! === 1;
+    if (k < end && !quote) continue;
+    if (k > from) {
+      const at = ev.start[from]!;
+      out.push({ at, length: spanEnd(ev, k - 1) - at, marker: h.marker });
+    }
+    from = k + 1;
+  }
+}
+
+/** `stop`, moved back to the start of a match that reaches past it. */
+function stopBefore(a: readonly Hit[], b: readonly Hit[], stop: number): number {
+  let s = stop;
+  for (const list of [a, b]) {
+    for (const h of list) {
+      if (h.at < s && h.at + h.length > s) s = h.at;
+    }
+  }
+  // Moving back may leave another match reaching past the new stop.
+  return s === stop ? s : stopBefore(a, b, s);
+}
+
+/** The matches of two sorted lists before `stop`, in order, overlapping ones joined. */
+function joinHits(a: readonly Hit[], b: readonly Hit[], stop: number): Hit[] {
+  const end = stopBefore(a, b, stop);
+  const all = [...a, ...b].filter((h) => h.at + h.length <= end).sort((x, y) => x.at - y.at);
+  const out: Hit[] = [];
+  for (const h of all) {
+    const last = out[out.length - 1];
+    if (last !== undefined && h.at < last.at + last.length) {
+      last.length = Math.max(last.length, h.at + h.length - last.at);
+    } else out.push({ ...h });
+  }
+  return out;
 }
 
 /** One decided match in a view: where, how long (in view characters), and its marker. */
