@@ -21,12 +21,14 @@
  * command that prints a secret in pieces (`cut -c1-12`, `tail -c 16`) leaks
  * no piece long enough to matter. Shorter values are masked only whole.
  *
- * A value is matched in three forms, each by the same rule: raw, JSON-escaped
- * (as it reads inside a JSON string: a tool call's arguments, a trace
- * record) and doubly JSON-escaped (JSON text held in a JSON string). A piece
- * of an escaped form begins and ends where a raw character's escape does, so
- * masking JSON text never splits an escape and leaves it valid JSON.
- *
+ * A text that holds a backslash is also matched as it decodes: JSON and
+ * JavaScript string escapes in any encoder's spelling (`\u0026`, `\u003C`,
+ * `\u00e4`, `\/`, every character as `\uXXXX`, surrogate pairs, `\xHH`; see
+ * lib/tools/_escape_view.ts), two levels deep (JSON text, and JSON text held
+ * in a JSON string), by the same rule. A match there masks the whole escapes
+ * it comes from, never part of one, and never a plain `"` of the text (the
+ * match is split around it), so masked JSON text still decodes.
+
  * Matching runs on what a terminal shows: escape sequences (CSI, OSC, DCS
  * and the rest, 7-bit and C1, read as lib/display/terminal_text.ts reads
  * them), control characters (C0 but tab, newline and carriage return, DEL,
@@ -108,49 +110,12 @@ export interface SecretMasker {
 interface Entry {
   value: string;
   marker: string;
-  /** Matched whole only, never by fragments (a form of a value too short for fragments). */
-  whole?: boolean;
-  /**
-   * For an escaped form: 1 at each position of `value` where a character of
-   * the raw value begins (and at its end). A fragment of that form is matched
-   * only from and to such positions, so masking never splits an escape and
-   * JSON text stays valid JSON.
-   */
-  bounds?: Uint8Array;
 }
 
 /** One window of a long secret: which secret, and where in it the window starts. */
 interface Window {
   entry: Entry;
   offset: number;
-}
-
-/**
- * The JSON-escaped form of `value` (as inside a JSON string) and its doubly
- * escaped form (that text inside another JSON string), each with the
- * positions where a raw character's escape begins.
- */
-function escapedForms(value: string): { value: string; bounds: Uint8Array }[] {
-  let once = "";
-  let twice = "";
-  const onceAt = [0];
-  const twiceAt = [0];
-  for (const ch of value) {
-    const e = JSON.stringify(ch).slice(1, -1);
-    once += e;
-    onceAt.push(once.length);
-    twice += JSON.stringify(e).slice(1, -1);
-    twiceAt.push(twice.length);
-  }
-  const boundsOf = (form: string, at: number[]) => {
-    const bounds = new Uint8Array(form.length + 1);
-    for (const i of at) bounds[i] = 1;
-    return bounds;
-  };
-  return [
-    { value: once, bounds: boundsOf(once, onceAt) },
-    { value: twice, bounds: boundsOf(twice, twiceAt) },
-  ];
 }
 
 /** The usable secrets: long enough, one per value (first wins), longest first. */
@@ -162,15 +127,6 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     if (seen.has(s.value)) continue;
     seen.add(s.value);
     out.push({ value: s.value, marker: secretMarker(s) });
-    // A value holding `"`, `\` or a control character reads escaped in JSON text (a tool call's
-    // arguments, a trace record), and escaped twice in JSON held in a JSON string: those forms
-    // are masked too, whole and, for a long value, by fragments that never split an escape.
-    for (const form of escapedForms(s.value)) {
-      if (seen.has(form.value)) continue;
-      seen.add(form.value);
-      const whole = s.value.length < FRAGMENT_SECRET_LENGTH;
-      out.push({ value: form.value, marker: secretMarker(s), whole, bounds: form.bounds });
-    }
   }
   // Stable: equal lengths keep the order given.
   return out.sort((a, b) => b.value.length - a.value.length);
@@ -200,7 +156,7 @@ function windowsOf(
   const table = new Map<number, Window[]>();
   const filter = new Uint8Array(0x10000);
   for (const entry of entries) {
-    if (entry.value.length < FRAGMENT_SECRET_LENGTH || entry.whole) continue;
+    if (entry.value.length < FRAGMENT_SECRET_LENGTH) continue;
     for (let offset = 0; offset + FRAGMENT_LENGTH <= entry.value.length; offset++) {
       const h = windowHash(entry.value, offset);
       const list = table.get(h);
@@ -246,8 +202,8 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
   // Long because: the scan (a rolling hash over the text) and its per-position decision share the
   // window table and the short secrets' index.
   const entries = entriesOf(secrets);
-  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH && !e.whole);
-  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH || e.whole);
+  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH);
+  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH);
   const { table, filter } = windowsOf(long);
   const { shortByFirst, shortStart } = shortIndexOf(short);
   const shortest = Math.min(
@@ -274,17 +230,12 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
           let k = 0;
           while (k < FRAGMENT_LENGTH && text.charCodeAt(p + k) === v.charCodeAt(w.offset + k)) k++;
           if (k < FRAGMENT_LENGTH) continue; // a hash collision
-          const bounds = w.entry.bounds;
-          // An escaped form's piece starts where a raw character's escape does.
-          if (bounds !== undefined && bounds[w.offset] === 0) continue;
           while (p + k < text.length && w.offset + k < v.length) {
             if (text.charCodeAt(p + k) !== v.charCodeAt(w.offset + k)) break;
             k++;
           }
           // Ran out of text while the secret goes on: more text may make it longer.
           if (!final && p + k === text.length && w.offset + k < v.length) undecided = true;
-          // ...and ends where one does: masking never splits an escape.
-          if (bounds !== undefined) { while (bounds[w.offset + k] === 0) k--; }
           if (k > bestLength) {
             bestEntry = w.entry;
             bestLength = k;
@@ -376,12 +327,17 @@ function scanDecoded(
   final: boolean,
   levels: number,
 ): { hits: Hit[]; stop: number } {
-  const outer = scanRaw(text, final);
-  if (levels === 0 || text.indexOf("\\") < 0) return outer;
+  if (levels === 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
   const ev = escapeView(text, final);
+  // An escape cut short at the end: the text before it is scanned as text that goes on (a
+  // secret may begin right before it), and the rest is held.
+  if (ev !== null && ev.tail < text.length) {
+    return scanDecoded(scanRaw, text.slice(0, ev.tail), false, levels);
+  }
+  const outer = scanRaw(text, final);
   if (ev === null) return outer;
   const inner = scanDecoded(scanRaw, ev.view, final, levels - 1);
-  let stop = Math.min(spanStartAt(ev, outer.stop), ev.tail);
+  let stop = spanStartAt(ev, outer.stop);
   if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
   // A match of the text covers whole escapes too, so what is left stays text that decodes.
   const widened = outer.hits.map((h) => {
@@ -390,6 +346,13 @@ function scanDecoded(
   });
   const mapped: Hit[] = [];
   for (const h of inner.hits) mapHit(ev, h, mapped);
+  // Not final, a match that ends where the held text begins may still grow (a view's match past
+  // an escape not read yet): it is held too.
+  if (stop < text.length) {
+    for (const h of [...widened, ...mapped]) {
+      if (h.at < stop && h.at + h.length === stop) stop = h.at;
+    }
+  }
   return { hits: joinHits(widened, mapped, stop), stop: stopBefore(widened, mapped, stop) };
 }
 
