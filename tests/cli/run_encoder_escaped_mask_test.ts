@@ -1,0 +1,59 @@
+// A command prints a vault value the way Go's encoding/json writes it (`&` `<` as `\u0026`
+// `\u003c`): neither `run`'s output, the session's trace nor the next model request holds an
+// 8-character run of the value once the escapes are decoded (red team final10 row 32: the 8-char
+// suffix `&3xK<9pQ` reached all three, only JSON.stringify's spelling being masked).
+import assert from "node:assert/strict";
+import { item, turn } from "../support/model_server.ts";
+import { inRoot, runCli } from "../support/cli.ts";
+import { withModelRoot } from "../support/roots.ts";
+import { readAll, setVault } from "../support/secrets.ts";
+
+const VALUE = "Tr0ub4dor&3xK<9pQ";
+/** VALUE as Go's encoder escapes it: an escape at least every 8 characters. */
+const GO_SPELLED = "Tr0ub4dor\\u00263xK\\u003c9pQ";
+
+/** Undo JSON string escapes, twice (a value in a JSON string inside JSON text). */
+function decoded(text: string): string {
+  let t = text;
+  for (let i = 0; i < 3; i++) {
+    t = t.replace(/\\+u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/\\+([/"\\])/g, "$1");
+  }
+  return t;
+}
+
+function assertNoRun(text: string, where: string): void {
+  const t = decoded(text);
+  for (let i = 0; i + 8 <= VALUE.length; i++) {
+    const run = VALUE.slice(i, i + 8);
+    assert.ok(!t.includes(run), `${where} holds "${run}" of the value once decoded`);
+  }
+}
+
+Deno.test("penguin run: a vault value printed Go-escaped is masked in the output, the trace and the next request", async () => {
+  const requests: string[] = [];
+  await withModelRoot({
+    handler: (req, i) => {
+      requests.push(JSON.stringify(req.body));
+      if (i > 0) return turn.text("done");
+      return turn.of(item.toolCall("exec_command", {
+        description: "dump config",
+        cmd: `printf '%s\\n' '{"DB_PASSWORD": "${GO_SPELLED}"}'`,
+      }, { id: "c1" }));
+    },
+    maxRequests: 5,
+  }, async (sb) => {
+    await setVault(sb.root, "DB_PW", VALUE);
+    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(requests.length >= 2, "the command's output went back to the model");
+    const next = requests[1]!;
+    assert.ok(next.includes("[redacted:vault:DB_PW]"), `the request masks the value: ${next}`);
+    assertNoRun(next, "the model request after the command");
+    assertNoRun(res.stdout + res.stderr, "run's output");
+    const stored = await readAll(sb.root);
+    assert.ok(stored.includes("[redacted:vault:DB_PW]"), "the trace holds the marker");
+    // The vault itself holds the value: only what is not the vault file is checked.
+    assertNoRun(stored.replaceAll(VALUE, ""), "the stored session");
+  });
+});
