@@ -30,7 +30,7 @@ const dotnetEscape = (s: string) =>
   [...s].map((c) => /[A-Za-z0-9]/.test(c) ? c : hex4(c.charCodeAt(0), true)).join("");
 /** Python's json.dumps (ensure_ascii): every non-ASCII code unit as `\uXXXX`. */
 const pythonEscape = (s: string) =>
-  JSON.stringify(s).slice(1, -1).replace(/[^\x00-\x7f]/g, (c) => hex4(c.charCodeAt(0)));
+  JSON.stringify(s).slice(1, -1).replace(/[\u00a0-\uffff]/g, (c) => hex4(c.charCodeAt(0)));
 /** Every code unit as `\uXXXX` (surrogate pairs as two escapes). */
 const allEscape = (s: string) =>
   Array.from({ length: s.length }, (_, i) => hex4(s.charCodeAt(i))).join("");
