@@ -15,19 +15,6 @@
  * @module
  */
 
-/** What a one-character escape stands for. */
-const SIMPLE: Readonly<Record<string, string>> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  "'": "'",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
-
 /** A decoded view of a text. */
 export interface EscapeView {
   /** The text with its escapes decoded. */
@@ -66,35 +53,90 @@ function hexAt(text: string, at: number, count: number): number {
   return v;
 }
 
+/** What {@linkcode readEscape} read: the escape's length and its one or two code units. */
+let escLength = 0;
+let escUnits = 0;
+let escHigh = 0;
+let escLow = 0;
+
+/** The code unit a one-character escape (`\n`, `\"`) stands for; -1 when it is none. */
+function simpleEscape(c: number): number {
+  switch (c) {
+    case 0x22: // "
+    case 0x5c: // \
+    case 0x2f: // /
+    case 0x27: // '
+      return c;
+    case 0x62: // b
+      return 0x08;
+    case 0x66: // f
+      return 0x0c;
+    case 0x6e: // n
+      return 0x0a;
+    case 0x72: // r
+      return 0x0d;
+    case 0x74: // t
+      return 0x09;
+    default:
+      return -1;
+  }
+}
+
+/** One code point as the code units read. */
+function setPoint(v: number, length: number): number {
+  escLength = length;
+  if (v > 0xffff) {
+    escUnits = 2;
+    escHigh = 0xd800 + ((v - 0x10000) >> 10);
+    escLow = 0xdc00 + ((v - 0x10000) & 0x3ff);
+  } else {
+    escUnits = 1;
+    escHigh = v;
+  }
+  return 1;
+}
+
 /**
- * The escape at `i` (a backslash) of `text`: what it decodes to and its
- * length; `null` when it is not an escape; `"short"` when the text ends
+ * The escape at `i` (a backslash) of `text`: 1 when it is one (what it
+ * decodes to is left in `esc…`), 0 when it is not, -1 when the text ends
  * before it could be told.
  */
-function escapeAt(text: string, i: number): { ch: string; length: number } | null | "short" {
+function readEscape(text: string, i: number): number {
   const n = text.length;
-  if (i + 1 >= n) return "short";
-  const next = text[i + 1]!;
-  const simple = SIMPLE[next];
-  if (simple !== undefined) return { ch: simple, length: 2 };
-  if (next === "x") {
-    if (i + 4 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? null : "short";
+  if (i + 1 >= n) return -1;
+  const next = text.charCodeAt(i + 1);
+  const simple = simpleEscape(next);
+  if (simple >= 0) return setPoint(simple, 2);
+  if (next === 0x78) { // x
+    if (i + 4 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
     const v = hexAt(text, i + 2, 2);
-    return v < 0 ? null : { ch: String.fromCharCode(v), length: 4 };
+    return v < 0 ? 0 : setPoint(v, 4);
   }
-  if (next !== "u") return null;
-  if (text[i + 2] === "{") {
-    const close = text.indexOf("}", i + 3);
-    const digits = close < 0 ? n - i - 3 : close - i - 3;
-    if (digits > 6 || (digits > 0 && hexAt(text, i + 3, digits) < 0)) return null;
-    if (close < 0) return "short";
-    const v = digits === 0 ? -1 : hexAt(text, i + 3, digits);
-    if (v < 0 || v > 0x10ffff) return null;
-    return { ch: String.fromCodePoint(v), length: close - i + 1 };
+  if (next !== 0x75) return 0; // u
+  if (text.charCodeAt(i + 2) === 0x7b) { // {
+    let j = i + 3;
+    while (j < n && j - i - 3 <= 6 && hexValue(text.charCodeAt(j)) >= 0) j++;
+    if (j === n) return j - i - 3 <= 6 ? -1 : 0;
+    const digits = j - i - 3;
+    if (text.charCodeAt(j) !== 0x7d || digits === 0 || digits > 6) return 0;
+    const v = hexAt(text, i + 3, digits);
+    return v > 0x10ffff ? 0 : setPoint(v, j - i + 1);
   }
-  if (i + 6 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? null : "short";
+  if (i + 6 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
   const v = hexAt(text, i + 2, 4);
-  return v < 0 ? null : { ch: String.fromCharCode(v), length: 6 };
+  return v < 0 ? 0 : setPoint(v, 6);
+}
+
+/**
+ * The code units of `units` as a string, lone surrogates kept (in pieces: a
+ * call takes only so many arguments).
+ */
+function unitsToString(units: Uint16Array): string {
+  const parts: string[] = [];
+  for (let i = 0; i < units.length; i += 4096) {
+    parts.push(String.fromCharCode.apply(null, units.subarray(i, i + 4096) as unknown as number[]));
+  }
+  return parts.join("");
 }
 
 /**
@@ -106,47 +148,45 @@ export function escapeView(text: string, final: boolean): EscapeView | null {
   let i = text.indexOf("\\");
   if (i < 0) return null;
   const n = text.length;
-  const parts: string[] = [];
-  /** The start of each view unit, grown as needed. */
-  let start = new Int32Array(n + 1);
+  // A view is never longer than its text: the longest unit pair, from `\u{10FFFF}`, takes 10.
+  const units = new Uint16Array(n);
+  const start = new Int32Array(n + 1);
   let v = 0;
   let from = 0;
   let tail = n;
   let changed = false;
-  const literal = (upTo: number) => {
-    if (upTo <= from) return;
-    parts.push(text.slice(from, upTo));
-    for (let k = from; k < upTo; k++) start[v++] = k;
-  };
   while (i >= 0) {
-    const esc = escapeAt(text, i);
-    if (esc === "short" && !final) {
+    const got = readEscape(text, i);
+    if (got === -1 && !final) {
       tail = i;
       break;
     }
-    if (esc === null || esc === "short") {
+    if (got !== 1) {
       i = text.indexOf("\\", i + 1);
       continue;
     }
     changed = true;
-    literal(i);
-    parts.push(esc.ch);
+    for (let k = from; k < i; k++) {
+      units[v] = text.charCodeAt(k);
+      start[v++] = k;
+    }
+    units[v] = escHigh;
+    start[v++] = i;
     // `\u{1F600}` decodes to two code units from the one escape.
-    for (let k = 0; k < esc.ch.length; k++) {
-      if (v + 1 >= start.length) {
-        const grown = new Int32Array(start.length * 2);
-        grown.set(start);
-        start = grown;
-      }
+    if (escUnits === 2) {
+      units[v] = escLow;
       start[v++] = i;
     }
-    from = i + esc.length;
+    from = i + escLength;
     i = text.indexOf("\\", from);
   }
   if (!changed && tail === n) return null;
-  literal(n);
+  for (let k = from; k < n; k++) {
+    units[v] = text.charCodeAt(k);
+    start[v++] = k;
+  }
   start[v] = n;
-  return { view: parts.join(""), start: start.subarray(0, v + 1), tail };
+  return { view: unitsToString(units.subarray(0, v)), start: start.subarray(0, v + 1), tail };
 }
 
 /** Where in the text the span of view unit `k` ends (a whole escape). */

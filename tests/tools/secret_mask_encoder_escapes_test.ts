@@ -36,17 +36,29 @@ const allEscape = (s: string) =>
   Array.from({ length: s.length }, (_, i) => hex4(s.charCodeAt(i))).join("");
 /** PHP's json_encode: `/` as `\/`. */
 const phpEscape = (s: string) => JSON.stringify(s).slice(1, -1).replace(/\//g, "\\/");
+/** Every non-alphanumeric ASCII character as `\xHH` (C, Python repr, shell `$'…'`). */
+const xEscape = (s: string) =>
+  [...s].map((c) =>
+    /[A-Za-z0-9]/.test(c) || c.charCodeAt(0) > 0x7f
+      ? c
+      : "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0")
+  ).join("");
+/** Every code point as `\u{X}` (JavaScript, Rust, Swift). */
+const braceEscape = (s: string) =>
+  [...s].map((c) => `\\u{${c.codePointAt(0)!.toString(16)}}`).join("");
 /** The text inside another JSON string. */
 const again = (s: string) => JSON.stringify(s).slice(1, -1);
 
-/** Undo JSON string escapes in `s`, `levels` times (as a reader of the output would). */
+/** Undo JSON string escapes (and `\\xHH`, `\\u{X}`) in `s`, `levels` times (as a reader of the output would). */
 function decode(s: string, levels: number): string {
   let t = s;
   for (let i = 0; i < levels; i++) {
     t = t.replace(
-      /\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g,
+      /\\(u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|["\\/bfnrt])/g,
       (_, e: string) =>
-        e[0] === "u"
+        e[0] === "u" && e[1] === "{"
+          ? String.fromCodePoint(parseInt(e.slice(2, -1), 16))
+          : e[0] === "u" || e[0] === "x"
           ? String.fromCharCode(parseInt(e.slice(1), 16))
           : ({ b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" } as Record<string, string>)[e] ?? e,
     );
@@ -71,6 +83,8 @@ const CASES: { name: string; value: string; key: string; spell: (s: string) => s
   { name: "every character as \\uXXXX", value: MIXED, key: "MIX", spell: allEscape },
   { name: "PHP (\\/)", value: MIXED, key: "MIX", spell: phpEscape },
   { name: "a surrogate pair's escapes", value: EMOJI, key: "EMO", spell: pythonEscape },
+  { name: "\\xHH", value: MIXED, key: "MIX", spell: xEscape },
+  { name: "\\u{X}", value: EMOJI, key: "EMO", spell: braceEscape },
   { name: "Go, doubly escaped", value: GO_VALUE, key: "GO", spell: (s) => again(goEscape(s)) },
   { name: ".NET, doubly escaped", value: MIXED, key: "MIX", spell: (s) => again(dotnetEscape(s)) },
 ];
