@@ -145,43 +145,44 @@ function unitsToString(units: Uint16Array): string {
  * cuts short is kept as it is and its start is given as `tail`.
  */
 export function escapeView(text: string, final: boolean): EscapeView | null {
-  let i = text.indexOf("\\");
-  if (i < 0) return null;
+  const first = text.indexOf("\\");
+  if (first < 0) return null;
   const n = text.length;
-  // A view is never longer than its text: the longest unit pair, from `\u{10FFFF}`, takes 10.
+  // A view is never longer than its text (`\u{10FFFF}`, the longest pair, takes 10).
   const units = new Uint16Array(n);
   const start = new Int32Array(n + 1);
-  let v = 0;
-  let from = 0;
+  for (let k = 0; k < first; k++) {
+    units[k] = text.charCodeAt(k);
+    start[k] = k;
+  }
+  let v = first;
+  let i = first;
   let tail = n;
   let changed = false;
-  while (i >= 0) {
-    const got = readEscape(text, i);
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    const got = c === 0x5c ? readEscape(text, i) : 0;
+    if (got === 1) {
+      changed = true;
+      units[v] = escHigh;
+      start[v++] = i;
+      // `\u{1F600}` decodes to two code units from the one escape.
+      if (escUnits === 2) {
+        units[v] = escLow;
+        start[v++] = i;
+      }
+      i += escLength;
+      continue;
+    }
     if (got === -1 && !final) {
       tail = i;
       break;
     }
-    if (got !== 1) {
-      i = text.indexOf("\\", i + 1);
-      continue;
-    }
-    changed = true;
-    for (let k = from; k < i; k++) {
-      units[v] = text.charCodeAt(k);
-      start[v++] = k;
-    }
-    units[v] = escHigh;
-    start[v++] = i;
-    // `\u{1F600}` decodes to two code units from the one escape.
-    if (escUnits === 2) {
-      units[v] = escLow;
-      start[v++] = i;
-    }
-    from = i + escLength;
-    i = text.indexOf("\\", from);
+    units[v] = c;
+    start[v++] = i++;
   }
   if (!changed && tail === n) return null;
-  for (let k = from; k < n; k++) {
+  for (let k = tail; k < n; k++) {
     units[v] = text.charCodeAt(k);
     start[v++] = k;
   }
