@@ -50,7 +50,7 @@ export const DIRECT_SECCOMP_FD = 3;
  * (`$1` of them, then fd, path and inode of each: `pinnedRootArgs`), each
  * checked to be its inode (see `WS_OPEN`), and become bwrap (the rest).
  */
-const OPEN_AND_EXEC = `${WS_OPEN}
+export const OPEN_AND_EXEC = `${WS_OPEN}
 exec 3<"$0" || exit 126
 n=$1
 shift

@@ -54,6 +54,18 @@ const live = new Map<string, { count: number; hold: RegistryHold }>();
 /** Sessions open in this process: while there is one, stand-ins no sandbox uses stay held. */
 let keepers = 0;
 
+/** Whether a session keeps stand-ins now (so a sandbox may outlive its command). */
+export function standInsKept(): boolean {
+  return keepers > 0;
+}
+
+let beforeLetGo: (() => Promise<void>) | undefined;
+
+/** Run `fn` when the last session keeping stand-ins ends, before they are let go. */
+export function beforeStandInsEnd(fn: () => Promise<void>): void {
+  beforeLetGo = fn;
+}
+
 /** The last pending hold or release of each path: they run one after another. */
 const pending = new Map<string, Promise<unknown>>();
 
@@ -211,6 +223,8 @@ export function keepStandIns(): StandInKeeping {
       if (ended) return left;
       ended = true;
       if (--keepers > 0) return left;
+      // The sandboxes kept for sessions (_pool.ts) let go of theirs first.
+      await beforeLetGo?.().catch(() => {});
       const idle = [...live.entries()].filter(([, e]) => e.count === 0).map(([p]) => p);
       left = await serialized(idle, async () => {
         const last: RegistryHold[] = [];

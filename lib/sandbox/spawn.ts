@@ -20,7 +20,9 @@
  * @module
  */
 import { PenguinError } from "../protocol/errors.ts";
-import { type SandboxedProcess, startSupervised } from "./_process.ts";
+import { type HandleOptions, type SandboxedProcess, startSupervised } from "./_process.ts";
+import { LAUNCHER_PATH, launcherArgv, launcherBinary } from "./_launcher.ts";
+import { retireIdle, runPooled } from "./_pool.ts";
 import {
   DIRECT_SECCOMP_FD,
   directShellPath,
@@ -28,7 +30,13 @@ import {
   startDirect,
 } from "./_direct.ts";
 import { defaultSignalsForChildren } from "./_child_signals.ts";
-import { holdPlaceholders, releaseOnExit, StalePlanError } from "./_placeholders.ts";
+import {
+  beforeStandInsEnd,
+  holdPlaceholders,
+  releaseOnExit,
+  StalePlanError,
+  standInsKept,
+} from "./_placeholders.ts";
 import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos } from "./git_nested.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
@@ -79,19 +87,31 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Grace between SIGTERM and SIGKILL; default 1000 ms. */
   killGraceMs?: number;
+  /**
+   * Run in a sandbox kept for the session (`_pool.ts`) when one can be:
+   * bubblewrap's direct path, merged output read through `onOutput`, and a
+   * session keeping stand-ins. Otherwise (and when its start fails) the
+   * command gets a sandbox of its own, as without it.
+   */
+  reuse?: boolean;
 }
 
 /** How bubblewrap is started; tests pin it to reach each path. */
-const launch: { direct?: boolean | undefined; detached?: boolean | undefined } = {};
+const launch: {
+  direct?: boolean | undefined;
+  detached?: boolean | undefined;
+  pool?: boolean | undefined;
+} = {};
 
 /**
  * Pin how bubblewrap is started (tests only): `direct` false takes the
  * supervised path, `detached` decides the direct path's session; undefined
  * restores the default for that field.
  */
-export function _pinLaunch(pin: { direct?: boolean; detached?: boolean }): void {
+export function _pinLaunch(pin: { direct?: boolean; detached?: boolean; pool?: boolean }): void {
   launch.direct = pin.direct;
   launch.detached = pin.detached;
+  launch.pool = pin.pool;
 }
 
 /**
@@ -288,6 +308,8 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       }
     }
   };
+  const pooled = await tryPooled(opts, { plan, command, report, handle: common });
+  if (pooled !== undefined) return pooled;
   await hold();
   // Once it has ended, a repository the command made that would run its code is disarmed.
   const release = async () => {
@@ -389,6 +411,103 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     tellUser(`Cannot start ${what}: the sandbox failed to set up: ${said}. ${common.hint}`);
     return undefined;
   });
+}
+
+/** Set once a launcher refused to run here (it would be dumpable): no pool for this process. */
+let poolBroken = false;
+beforeStandInsEnd(retireIdle);
+
+/** What {@linkcode tryPooled} needs of the start under way. */
+interface PoolContext {
+  plan: SandboxPlan;
+  command: string[];
+  report: { bash?: string | undefined; bwrap?: string | undefined; disableUserns: boolean };
+  handle: Omit<HandleOptions, "sandbox">;
+}
+
+/** Thrown by a pooled start whose plan went stale: the command takes the per-command path. */
+class PoolFallback extends Error {}
+
+/**
+ * Run the command in a sandbox kept for the session (see `_pool.ts`), or
+ * undefined when it cannot (then nothing has run and the caller starts a
+ * sandbox of its own).
+ */
+async function tryPooled(
+  opts: SpawnOptions,
+  ctx: PoolContext,
+): Promise<SandboxedProcess | undefined> {
+  if (!opts.reuse || launch.pool === false || poolBroken || !opts.onOutput) return undefined;
+  if ((opts.stdio ?? "merged") !== "merged" || opts.stdin === "inherit") return undefined;
+  if (!standInsKept()) return undefined;
+  const { plan, report } = ctx;
+  const bash = report.bash!;
+  const bwrap = report.bwrap!;
+  const maxProcesses = opts.policy.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  if ([...ctx.command, plan.cwd].some((a) => a.includes("\0"))) return undefined;
+  const sh = directShell(opts);
+  const filter = await seccompFile(plan.roots);
+  if (sh === undefined || filter === undefined) return undefined;
+  if ((plan.rootIds?.length ?? 0) > DIRECT_ROOT_FDS.length) return undefined;
+  const bin = await launcherBinary(bash);
+  if (bin === undefined) return undefined;
+  // The sandbox is what this command's own would be, with the launcher as its init and the
+  // working directory left to the launcher.
+  const args = bwrapArgv({ ...plan, cwd: "/" }, launcherArgv(maxProcesses), {
+    seccompFd: DIRECT_SECCOMP_FD,
+    commandIsInit: true,
+    disableUserns: report.disableUserns,
+    ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
+    ...(plan.rootIds ? { rootFds: DIRECT_ROOT_FDS.slice(0, plan.rootIds.length) } : {}),
+  });
+  args.splice(args.indexOf("--"), 0, "--ro-bind", bin, LAUNCHER_PATH);
+  const roots = pinnedRoots(plan, DIRECT_ROOT_FDS);
+  const env = envAsData(plan.env, { PATH: DEFAULT_PATH });
+  const detached = launch.detached ?? hasControllingTerminal();
+  const key = JSON.stringify([bwrap, args, roots, env, filter, detached]);
+  try {
+    return await runPooled({
+      key,
+      argv: ctx.command,
+      cwd: plan.cwd,
+      stdin: opts.stdin === "null" ? "null" : "piped",
+      bash,
+      handle: { ...ctx.handle, sandbox: "bwrap" },
+      keep: standInsKept,
+      start: async () => {
+        let release;
+        try {
+          release = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
+        } catch (err) {
+          if (err instanceof StalePlanError) throw new PoolFallback();
+          throw err;
+        }
+        return {
+          bash,
+          sh,
+          bwrap,
+          args,
+          filter,
+          roots,
+          env,
+          detached,
+          release,
+        };
+      },
+      after: async () => {
+        if (!plan.gitRepos) return;
+        for (const { root, skip } of gitWalkRoots(plan.roots)) {
+          await disarmNewRepos(root, plan.gitRepos, plan.roots, skip);
+        }
+      },
+    });
+  } catch (err) {
+    if (err instanceof PoolFallback) return undefined;
+    if (!(err instanceof PenguinError)) throw err;
+    if (/would be dumpable/.test(err.message)) poolBroken = true;
+    // Nothing ran: the command gets a sandbox of its own, which reports what fails.
+    return undefined;
+  }
 }
 
 /** The roots of `plan` its launcher opens and checks for bwrap: the workspace, then the others on `fds`. */

@@ -132,6 +132,8 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
       notify();
     },
     killGraceMs: KILL_GRACE_MS,
+    // In the session's sandbox when one is kept (one sandbox start per session, not per command).
+    reuse: true,
   });
 
   let exit: ExitStatus | undefined;

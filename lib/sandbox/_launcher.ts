@@ -1,0 +1,221 @@
+/**
+ * The launcher: a small bash program that runs as the init (PID 1) of a
+ * bubblewrap sandbox kept for a session, and starts each command penguin
+ * sends it, one at a time, in place of a new sandbox per command
+ * (`_pool.ts` keeps the sandboxes; `_supervisor.ts` has the per-command
+ * wrapper it replaces).
+ *
+ * It is started by bwrap exactly as the wrapper is (same mounts, seccomp
+ * filter, namespaces, `no_new_privs`), so every command it starts inherits
+ * them; nothing is ever added from outside the sandbox. It applies the
+ * process limit and builds the commands' environment once, as the wrapper
+ * does, reports {@linkcode READY} on stderr (then stderr goes to
+ * `/dev/null`), and then reads requests from its stdin, each a list of
+ * NUL-terminated fields (never shell text):
+ *
+ *     <sync token>  (omitted before the first request)
+ *     <nonce> <next sync token> <cwd> <stdin: 1 piped, 0 null> <argc> <argv…>
+ *
+ * For each request it prints `<nonce>` and a newline on stdout (the start
+ * acknowledgement: signals may now be sent), starts the command in a process
+ * group of its own, in `cwd`, with stderr merged into stdout (its own
+ * stdout, read by penguin) and no other descriptor, waits for it, kills
+ * every other process of the PID namespace (`kill -KILL -1`, which spares
+ * only the init) until `/proc` shows none, and only then prints
+ * `<nonce> <exit status>` and a newline: the end of the command's output
+ * and its status. A command's stdin is the launcher's stdin; input it left
+ * unread is skipped up to the next request's sync token, which only the
+ * previous request carried.
+ *
+ * Why a command cannot forge the end of its output, steal a request or keep
+ * a process past its status: the launcher is not dumpable. bwrap starts it
+ * from a copy of bash that nobody may read (mode 0111, {@linkcode launcherBinary}),
+ * and the kernel marks a process that executed an unreadable file
+ * non-dumpable (measured, as root and as another user): its
+ * `/proc/1/{fd,mem,environ}` are closed to the commands and `ptrace` is
+ * refused, so the nonces and sync tokens, which exist only in its memory
+ * and in the pipe it has already read, stay secret. It refuses to run (exit
+ * 125, before the ready line) when its binary is readable or
+ * `fs.suid_dumpable` is 1 (then the mark would not be set).
+ *
+ * Signals: penguin signals the init from outside (`LAUNCHER_SIGNALLER`),
+ * as SIGUSR1 (for SIGINT), SIGALRM (SIGQUIT), SIGTERM and SIGHUP; while a
+ * command runs the launcher forwards them to its process group, between
+ * commands it ignores them. The hard kill SIGKILLs the init, which ends the
+ * whole sandbox (the next command gets a new one).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { INIT_OF, READY } from "./_supervisor.ts";
+import { privateRunDir } from "./_standin_registry.ts";
+
+export { READY };
+
+/** Where the launcher binary is bound inside the sandbox (read-only; bwrap's own `/dev` tmpfs). */
+export const LAUNCHER_PATH = "/dev/.penguin-launcher";
+
+/**
+ * The launcher. `$1` RLIMIT_NPROC or `-`, `$2` its own binary's path inside
+ * the sandbox (checked to be unreadable).
+ */
+export const LAUNCHER = `d=/proc/$$/fd
+[ -d "$d" ] || d=/dev/fd
+for f in "$d"/*; do
+  n=\${f##*/}
+  case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
+done
+unset d f n
+sd=
+read -r sd 2>/dev/null </proc/sys/fs/suid_dumpable
+if [ -r "$2" ] || [ "$sd" = 1 ]; then
+  printf '%s\\n' "penguin-launcher: this process would be dumpable (its binary is readable or fs.suid_dumpable is 1)" >&2
+  exit 125
+fi
+unset sd
+if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
+mapfile -d '' __PSA </proc/self/environ
+for __PSV in "\${__PSA[@]}"; do
+  case $__PSV in __PSE_*) ;; *) unset "\${__PSV%%=*}" 2>/dev/null ;; esac
+done
+unset __PSA
+for __PSV in "\${!__PSE_@}"; do
+  __PSW=\${!__PSV}
+  unset "$__PSV"
+  export "\${__PSW%%=*}=\${__PSW#*=}"
+done
+unset __PSV __PSW
+exec 9<> <(:)
+trap '' USR1 ALRM TERM HUP
+printf '%s\\n' '${READY}' >&2
+exec 2>/dev/null
+c= pend= hit= tok= f= nonce= cwd= inp= n= rc= r=
+fwd() {
+  hit=1
+  if [ -z "$c" ]; then pend=$1; else kill -s "$1" -- "-$c" 2>/dev/null; fi
+}
+others() {
+  local p
+  for p in /proc/[0-9]*; do [ "$p" = /proc/1 ] || return 0; done
+  return 1
+}
+while :; do
+  if [ -n "$tok" ]; then
+    while :; do
+      IFS= read -r -d '' f || exit 0
+      case $f in *"$tok") break ;; esac
+    done
+  fi
+  IFS= read -r -d '' nonce || exit 0
+  IFS= read -r -d '' tok || exit 0
+  IFS= read -r -d '' cwd || exit 0
+  IFS= read -r -d '' inp || exit 0
+  IFS= read -r -d '' n || exit 0
+  case $n in ''|*[!0-9]*) exit 125 ;; esac
+  a=()
+  while [ "$n" -gt 0 ]; do
+    IFS= read -r -d '' f || exit 0
+    a+=("$f")
+    n=$((n - 1))
+  done
+  case $nonce in ''|*[!0-9a-f]*) exit 125 ;; esac
+  pend= c=
+  trap 'fwd INT' USR1
+  trap 'fwd QUIT' ALRM
+  trap 'fwd TERM' TERM
+  trap 'fwd HUP' HUP
+  printf '%s\\n' "$nonce"
+  set -m
+  if [ "$inp" = 1 ]; then
+    ( unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- &
+  else
+    ( unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- </dev/null &
+  fi
+  c=$!
+  set +m
+  if [ -n "$pend" ]; then fwd "$pend"; fi
+  while :; do
+    hit=
+    wait "$c"
+    rc=$?
+    [ -n "$hit" ] || break
+  done
+  trap '' USR1 ALRM TERM HUP
+  c=
+  while others; do
+    kill -s KILL -1 2>/dev/null
+    read -r -t 0.002 -u 9 f
+  done
+  unset a
+  printf '%s %s\\n' "$nonce" "$rc"
+done
+`;
+
+/** The launcher's argv inside the sandbox. */
+export function launcherArgv(maxProcesses: number | undefined): string[] {
+  const limit = maxProcesses !== undefined && maxProcesses > 0 ? String(maxProcesses) : "-";
+  return [LAUNCHER_PATH, "-c", LAUNCHER, "penguin-launcher", limit, LAUNCHER_PATH];
+}
+
+/**
+ * The signaller of a launcher's sandbox: `$1` bwrap's host PID, `$2` the
+ * signal to send the init (`USR1`, `ALRM`, `TERM`, `HUP`, or `KILL` for the
+ * hard kill). Exits as `_direct.ts`'s signaller does: 0 sent, 3 bwrap is no
+ * longer penguin's child, 4 bwrap has no init.
+ */
+export const LAUNCHER_SIGNALLER = `b=$1 sig=$2 line= init=
+${INIT_OF}
+read -r line 2>/dev/null <"/proc/$b/stat" || exit 3
+set -- \${line##*) }
+[ "$2" = "$PPID" ] && [ "$1" != Z ] || exit 3
+initof "$b" || exit 4
+read -r line 2>/dev/null <"/proc/$init/stat" || exit 4
+set -- \${line##*) }
+[ "$2" = "$b" ] || exit 4
+kill -s "$sig" "$init"
+`;
+
+let binary: Promise<string | undefined> | undefined;
+
+/**
+ * The launcher binary: a copy of `bash` (the file at `bash`) that nobody may
+ * read (mode 0111), in penguin's private run directory (hidden from every
+ * sandbox), made once per bash file (named by its device, inode, size and
+ * modification time). Undefined when none can be made.
+ */
+export function launcherBinary(bash: string): Promise<string | undefined> {
+  binary ??= makeBinary(bash);
+  binary.then((b) => {
+    if (b === undefined) binary = undefined;
+  });
+  return binary;
+}
+
+async function makeBinary(bash: string): Promise<string | undefined> {
+  try {
+    const src = await Deno.stat(bash);
+    if (!src.isFile) return undefined;
+    const id = [src.dev, src.ino, src.size, src.mtime?.getTime() ?? 0].join("-");
+    const run = await privateRunDir();
+    const dir = join(run, `launcher-${id}`);
+    const path = join(dir, "bash");
+    const uid = Deno.uid();
+    const ok = async () => {
+      const info = await Deno.lstat(path).catch(() => undefined);
+      return info !== undefined && info.isFile && info.size === src.size &&
+        (uid === null || info.uid === uid) && ((info.mode ?? 0) & 0o7777) === 0o111;
+    };
+    if (await ok()) return path;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    // Made in a temporary directory and renamed into place: no sandbox starts half a copy.
+    const tmp = await Deno.makeTempDir({ dir: run, prefix: ".launcher-tmp-" });
+    await Deno.copyFile(bash, join(tmp, "bash"));
+    await Deno.chmod(join(tmp, "bash"), 0o111);
+    await Deno.rename(tmp, dir).catch(async () => {
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    });
+    return await ok() ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
