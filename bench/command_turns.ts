@@ -28,6 +28,7 @@ import { cpuTicks, otherWork } from "./_cpu_share.ts";
 import { addModel } from "../lib/state/mod.ts";
 import { bwrapArgv, createPolicy, detectSandbox, resolvePlan } from "../lib/sandbox/mod.ts";
 import { builtinTools, executeTool } from "../lib/tools/mod.ts";
+import { keepStandIns } from "../lib/sandbox/_placeholders.ts";
 import { toolCall } from "../lib/protocol/builders.ts";
 import { denoDir, penguinArgv, REPO } from "../tests/support/cli.ts";
 
@@ -67,6 +68,8 @@ async function spawnCost(): Promise<void> {
     hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
   });
   const tool = builtinTools().get("exec_command")!;
+  // As in a session, which keeps stand-ins (and, from 0.1.0 on, a sandbox with a launcher).
+  const keeping = keepStandIns();
   let n = 0;
   const viaTool = async () => {
     const t = performance.now();
@@ -105,6 +108,7 @@ async function spawnCost(): Promise<void> {
   console.log(`    exec_command echo hi:          median ${ms(median(a))}, p90 ${ms(p90(a))}`);
   console.log(`    bare bwrap bash -c 'echo hi':  median ${ms(median(b))}, p90 ${ms(p90(b))}`);
   console.log(`    ratio (medians): ${(median(a) / median(b)).toFixed(2)}x (target <= 1.5x)`);
+  await keeping.end();
 }
 
 interface Times {

@@ -78,7 +78,13 @@ export interface PoolFacts {
   live: number;
   idle: number;
   pids: number[];
+  /** Sandboxes started and commands run in them since the process started. */
+  started: number;
+  commands: number;
 }
+
+let started = 0;
+let commands = 0;
 
 /** The live sandboxes (tests). */
 export function poolFacts(): PoolFacts {
@@ -87,6 +93,8 @@ export function poolFacts(): PoolFacts {
     live: live.length,
     idle: live.filter((l) => !l.busy).length,
     pids: live.map((l) => l.child.pid),
+    started,
+    commands,
   };
 }
 
@@ -160,6 +168,7 @@ async function startLive(key: string, s: SandboxStart, what: string): Promise<Li
     if (!live.busy) void retire(live);
   });
   pool.add(live);
+  started++;
   return live;
 }
 
@@ -300,6 +309,7 @@ async function request(
   ];
   live.token = next;
   live.runs++;
+  commands++;
   try {
     await live.writer.write(encoder.encode(fields.map((f) => f + "\0").join("")));
   } catch {
