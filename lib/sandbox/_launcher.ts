@@ -16,6 +16,14 @@
  *     <sync token>  (omitted before the first request)
  *     <nonce> <next sync token> <cwd> <stdin: 1 piped, 0 null> <argc> <argv…>
  *
+ * Before each request it compares its mount table (`/proc/self/mountinfo`)
+ * with the one it started with and exits (124, before acknowledging, so the
+ * command is started in a new sandbox) when they differ: a mount point
+ * renamed or removed from outside is detached in every other mount namespace
+ * (the kernel does so lazily since Linux 3.18), and a kept sandbox would
+ * otherwise go on without that protection while its plan still looks the
+ * same.
+ *
  * For each request it prints `<nonce>` and a newline on stdout (the start
  * acknowledgement: signals may now be sent), starts the command in a process
  * group of its own, in `cwd`, with stderr merged into stdout (its own
@@ -86,6 +94,8 @@ for __PSV in "\${!__PSE_@}"; do
 done
 unset __PSV __PSW
 exec 9<> <(:)
+mnt() { local -a l; mapfile -t l </proc/self/mountinfo; printf -v "$1" '%s\\n' "\${l[@]}"; }
+mnt mounts
 trap '' USR1 ALRM TERM HUP
 printf '%s\\n' '${READY}' >&2
 exec 2>/dev/null
@@ -119,6 +129,8 @@ while :; do
     n=$((n - 1))
   done
   case $nonce in ''|*[!0-9a-f]*) exit 125 ;; esac
+  mnt now
+  [ "$now" = "$mounts" ] || exit 124
   pend= c=
   trap 'fwd INT' USR1
   trap 'fwd QUIT' ALRM

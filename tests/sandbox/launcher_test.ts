@@ -232,3 +232,27 @@ Deno.test({
     assert.equal(next.pid, k.child.pid);
   }),
 });
+
+Deno.test({
+  name:
+    "a kept sandbox whose mounts changed since it started is not reused: a protection detached from outside holds again",
+  ignore: !bwrap,
+  fn: inSession(async (policy, ws) => {
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    // The first command settles the stand-ins; the second runs in the sandbox kept from then on.
+    await run(policy, "true");
+    const a = await run(policy, "echo $$");
+    // From outside, the user replaces .git by a copy: the kernel detaches the read-only bind of
+    // the old one in every other mount namespace, the kept sandbox's included. The plan of the
+    // next command is the same (a .git, read-only), so only the mounts tell.
+    await Deno.rename(join(ws, ".git"), join(ws, "old-git"));
+    await Deno.mkdir(join(ws, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const b = await run(policy, "printf hostile > .git/hooks/pre-commit; echo rc=$?; echo $$");
+    assert.notEqual(a.pid, b.pid, "a new sandbox, with the protection mounted again");
+    assert.match(b.out, /rc=[1-9]/, b.out);
+    const hook = await Deno.readTextFile(join(ws, ".git", "hooks", "pre-commit")).catch(() => "");
+    assert.equal(hook, "");
+  }),
+});
