@@ -40,7 +40,7 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { INIT_OF, type PinnedRoot, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
+import { CHECKED_INIT, type PinnedRoot, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
@@ -69,16 +69,35 @@ exec "$@"`;
  * more).
  */
 export const SIGNALLER = `b=$1 sig=$2 line= init=
-${INIT_OF}
-read -r line 2>/dev/null <"/proc/$b/stat" || exit 3
-set -- \${line##*) }
-[ "$2" = "$PPID" ] && [ "$1" != Z ] || exit 3
-initof "$b" || exit 4
-read -r line 2>/dev/null <"/proc/$init/stat" || exit 4
-set -- \${line##*) }
-[ "$2" = "$b" ] || exit 4
+${CHECKED_INIT}
 if [ "$sig" = KILL ]; then kill -s KILL "$init"; else kill -s "$sig" -- "-$init"; fi
 `;
+
+/**
+ * Run a signaller script (`SIGNALLER`, or the launcher's) as
+ * `bash -c <script> penguin-signal <bwrap PID> <signal>`, with an empty
+ * environment but `PATH`; its exit code (1 when it could not be run).
+ */
+export async function runSignaller(
+  bash: string,
+  script: string,
+  bwrapPid: number,
+  sig: string,
+): Promise<number> {
+  try {
+    const run = await new Deno.Command(bash, {
+      args: ["-c", script, "penguin-signal", String(bwrapPid), sig],
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return run.code;
+  } catch {
+    return 1;
+  }
+}
 
 /** Options of {@linkcode startDirect}. */
 export interface DirectOptions extends HandleOptions {
@@ -171,24 +190,10 @@ export async function startDirect(opts: DirectOptions): Promise<SandboxedProcess
       // Already gone.
     }
   };
-  const signaller = async (sig: string): Promise<number> => {
-    try {
-      const run = await new Deno.Command(opts.bash, {
-        args: ["-c", SIGNALLER, "penguin-signal", String(child.pid), sig],
-        clearEnv: true,
-        env: { PATH: "/usr/bin:/bin" },
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      return run.code;
-    } catch {
-      return 1;
-    }
-  };
   // One signaller at a time, so signals arrive in the order they were sent.
   let queue: Promise<unknown> = Promise.resolve();
-  const send = (sig: string) => queue = queue.then(() => signaller(sig));
+  const send = (sig: string) =>
+    queue = queue.then(() => runSignaller(opts.bash, SIGNALLER, child.pid, sig));
   return await handleFor(raw, {
     soft: (sig) => void send(sig.slice(3)),
     // No init to kill (bwrap is still starting it, or it is gone): killing bwrap takes the

@@ -55,7 +55,7 @@
  * @module
  */
 import { join } from "node:path";
-import { INIT_OF, READY } from "./_supervisor.ts";
+import { CHECKED_INIT, CLOSE_FDS, ENV_FROM_DATA, READY } from "./_supervisor.ts";
 import { privateRunDir } from "./_standin_registry.ts";
 
 export { READY };
@@ -67,13 +67,7 @@ export const LAUNCHER_PATH = "/dev/.penguin-launcher";
  * The launcher. `$1` RLIMIT_NPROC or `-`, `$2` its own binary's path inside
  * the sandbox (checked to be unreadable).
  */
-export const LAUNCHER = `d=/proc/$$/fd
-[ -d "$d" ] || d=/dev/fd
-for f in "$d"/*; do
-  n=\${f##*/}
-  case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
-done
-unset d f n
+export const LAUNCHER = `${CLOSE_FDS}
 sd=
 read -r sd 2>/dev/null </proc/sys/fs/suid_dumpable
 if [ -r "$2" ] || [ "$sd" = 1 ]; then
@@ -82,17 +76,7 @@ if [ -r "$2" ] || [ "$sd" = 1 ]; then
 fi
 unset sd
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
-mapfile -d '' __PSA </proc/self/environ
-for __PSV in "\${__PSA[@]}"; do
-  case $__PSV in __PSE_*) ;; *) unset "\${__PSV%%=*}" 2>/dev/null ;; esac
-done
-unset __PSA
-for __PSV in "\${!__PSE_@}"; do
-  __PSW=\${!__PSV}
-  unset "$__PSV"
-  export "\${__PSW%%=*}=\${__PSW#*=}"
-done
-unset __PSV __PSW
+${ENV_FROM_DATA}
 exec 9<> <(:)
 mnt() { local -a l; mapfile -t l </proc/self/mountinfo; printf -v "$1" '%s\\n' "\${l[@]}"; }
 mnt mounts
@@ -176,14 +160,7 @@ export function launcherArgv(maxProcesses: number | undefined): string[] {
  * longer penguin's child, 4 bwrap has no init.
  */
 export const LAUNCHER_SIGNALLER = `b=$1 sig=$2 line= init=
-${INIT_OF}
-read -r line 2>/dev/null <"/proc/$b/stat" || exit 3
-set -- \${line##*) }
-[ "$2" = "$PPID" ] && [ "$1" != Z ] || exit 3
-initof "$b" || exit 4
-read -r line 2>/dev/null <"/proc/$init/stat" || exit 4
-set -- \${line##*) }
-[ "$2" = "$b" ] || exit 4
+${CHECKED_INIT}
 kill -s "$sig" "$init"
 `;
 

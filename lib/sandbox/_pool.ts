@@ -27,7 +27,7 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { OPEN_AND_EXEC } from "./_direct.ts";
+import { OPEN_AND_EXEC, runSignaller } from "./_direct.ts";
 import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
 import { type PinnedRoot, pinnedRootArgs } from "./_supervisor.ts";
 
@@ -385,20 +385,8 @@ function outputUntilEnd(
 }
 
 /** Signal a sandbox's init from outside (see `LAUNCHER_SIGNALLER`); the signaller's exit code. */
-async function signalInit(bash: string, bwrapPid: number, sig: string): Promise<number> {
-  try {
-    const run = await new Deno.Command(bash, {
-      args: ["-c", LAUNCHER_SIGNALLER, "penguin-signal", String(bwrapPid), sig],
-      clearEnv: true,
-      env: { PATH: "/usr/bin:/bin" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return run.code;
-  } catch {
-    return 1;
-  }
+function signalInit(bash: string, bwrapPid: number, sig: string): Promise<number> {
+  return runSignaller(bash, LAUNCHER_SIGNALLER, bwrapPid, sig);
 }
 
 /** Send the request; undefined when the launcher never acknowledged it. */

@@ -87,6 +87,54 @@ initof() {
   [ -n "$init" ]
 }`;
 
+/**
+ * bash (with {@linkcode INIT_OF}), the checks of a signaller run by penguin:
+ * with `b` bwrap's host PID, exits 3 unless bwrap is still the signaller's
+ * parent's (penguin's) child and not a zombie (gone, its PID possibly
+ * reused), 4 when bwrap has no init (yet, or any more) or the init found is
+ * not bwrap's child; else `init` is the init's host PID. Uses `line` and
+ * the positional parameters.
+ */
+export const CHECKED_INIT = `${INIT_OF}
+read -r line 2>/dev/null <"/proc/$b/stat" || exit 3
+set -- \${line##*) }
+[ "$2" = "$PPID" ] && [ "$1" != Z ] || exit 3
+initof "$b" || exit 4
+read -r line 2>/dev/null <"/proc/$init/stat" || exit 4
+set -- \${line##*) }
+[ "$2" = "$b" ] || exit 4`;
+
+/**
+ * bash, run first inside a sandbox (by the wrapper and the launcher): close
+ * every descriptor above 2 (listed from `/proc/$$/fd`, else `/dev/fd`).
+ */
+export const CLOSE_FDS = `d=/proc/$$/fd
+[ -d "$d" ] || d=/dev/fd
+for f in "$d"/*; do
+  n=\${f##*/}
+  case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
+done
+unset d f n`;
+
+/**
+ * bash, run inside a sandbox (by the wrapper and the launcher): build the
+ * command's environment from the inert `__PSE_<n>=NAME=VALUE` variables
+ * {@linkcode envAsData} made, unsetting every variable the shell was started
+ * with (so nothing of the starter's own environment is left) and exporting
+ * the pairs.
+ */
+export const ENV_FROM_DATA = `mapfile -d '' __PSA </proc/self/environ
+for __PSV in "\${__PSA[@]}"; do
+  case $__PSV in __PSE_*) ;; *) unset "\${__PSV%%=*}" 2>/dev/null ;; esac
+done
+unset __PSA
+for __PSV in "\${!__PSE_@}"; do
+  __PSW=\${!__PSV}
+  unset "$__PSV"
+  export "\${__PSW%%=*}=\${__PSW#*=}"
+done
+unset __PSV __PSW`;
+
 /** The fd the workspace directory reaches bwrap on (`--bind-fd 5`), on both launch paths. */
 export const WORKSPACE_FD = 5;
 
@@ -269,26 +317,10 @@ exit "$rc"
  * a command line.
  */
 export const WRAPPER = `if [ "$2" = 2 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&7 7>&-; fi
-d=/proc/$$/fd
-[ -d "$d" ] || d=/dev/fd
-for f in "$d"/*; do
-  n=\${f##*/}
-  case $n in 0|1|2|*[!0-9]*) ;; *) eval "exec $n>&-" ;; esac
-done
-unset d f n
+${CLOSE_FDS}
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
 if [ "$3" = 1 ]; then
-  mapfile -d '' __PSA </proc/self/environ
-  for __PSV in "\${__PSA[@]}"; do
-    case $__PSV in __PSE_*) ;; *) unset "\${__PSV%%=*}" 2>/dev/null ;; esac
-  done
-  unset __PSA
-  for __PSV in "\${!__PSE_@}"; do
-    __PSW=\${!__PSV}
-    unset "$__PSV"
-    export "\${__PSW%%=*}=\${__PSW#*=}"
-  done
-  unset __PSV __PSW
+${ENV_FROM_DATA}
 fi
 if [ "$2" = 1 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&1; fi
 if [ "$3" = 1 ]; then
