@@ -24,8 +24,10 @@
  * A text that holds a backslash is also matched as it decodes: JSON and
  * JavaScript string escapes in any encoder's spelling (`\u0026`, `\u003C`,
  * `\u00e4`, `\/`, every character as `\uXXXX`, surrogate pairs, `\xHH`; see
- * lib/tools/_escape_view.ts), two levels deep (JSON text, and JSON text held
- * in a JSON string), by the same rule. A match there masks the whole escapes
+ * lib/tools/_escape_view.ts), up to {@linkcode ESCAPE_LEVELS} levels deep
+ * (JSON text, JSON text held in a JSON string, and so on), by the same rule;
+ * each decoded view is read as a terminal shows it too (below), so
+ * `Ab<C\u001b[1md&E/` (coloured text as a JSON encoder writes it) is one run. A match there masks the whole escapes
  * it comes from, never part of one, and never a plain `"` of the text (the
  * match is split around it), so masked JSON text still decodes.
 
@@ -304,12 +306,16 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     return { hits, stop: text.length };
   };
 
-  const scan = (text: string, final: boolean) => scanDecoded(scanRaw, text, final, ESCAPE_LEVELS);
+  const scan = (text: string, final: boolean) => scanShown(scanRaw, text, final, ESCAPE_LEVELS);
   return { entries, shortest, scan };
 }
 
-/** How many levels of string escapes are decoded: JSON text, and JSON text held in a JSON string. */
-const ESCAPE_LEVELS = 2;
+/**
+ * How many levels of string escapes are decoded at most: JSON text, JSON text held in a JSON
+ * string, and so on. A level is decoded only while the one before it decoded something and still
+ * holds a backslash, so each costs one pass over a text no longer than the one before.
+ */
+export const ESCAPE_LEVELS = 8;
 
 type Scan = (text: string, final: boolean) => { hits: Hit[]; stop: number };
 
@@ -336,7 +342,8 @@ function scanDecoded(
   }
   const outer = scanRaw(text, final);
   if (ev === null) return outer;
-  const inner = scanDecoded(scanRaw, ev.view, final, levels - 1);
+  // A view may hold terminal sequences its escapes spelled (`\u001b[1m`): matched as shown too.
+  const inner = scanShown(scanRaw, ev.view, final, levels - 1);
   let stop = spanStartAt(ev, outer.stop);
   if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
   // A match of the text covers whole escapes too, so what is left stays text that decodes.
@@ -354,6 +361,36 @@ function scanDecoded(
     }
   }
   return { hits: joinHits(widened, mapped, stop), stop: stopBefore(widened, mapped, stop) };
+}
+
+/**
+ * The matches of `text` as a terminal shows it (escape sequences, control and invisible
+ * characters skipped, as the masker reads raw text) and of its decoded views, in `text`'s
+ * positions; its plain matches too (a sequence's contents). A match in the shown text covers the
+ * text from its first to its last character. Not final, a sequence the end of the text cuts short
+ * is held from where it starts.
+ */
+function scanShown(
+  scanRaw: Scan,
+  text: string,
+  final: boolean,
+  levels: number,
+): { hits: Hit[]; stop: number } {
+  if (!hasIgnorable(text)) return scanDecoded(scanRaw, text, final, levels);
+  const tv = terminalView(text, final);
+  const plain = scanRaw(text, final);
+  const inner = scanDecoded(scanRaw, tv.view, final, levels);
+  const shown = inner.hits.map((h) => {
+    const at = tv.map[h.at]!;
+    return { at, length: tv.map[h.at + h.length - 1]! + 1 - at, marker: h.marker };
+  });
+  let stop = Math.min(plain.stop, inner.stop < tv.view.length ? tv.map[inner.stop]! : tv.tail);
+  if (stop < text.length) {
+    for (const h of [...plain.hits, ...shown]) {
+      if (h.at < stop && h.at + h.length === stop) stop = h.at;
+    }
+  }
+  return { hits: joinHits(plain.hits, shown, stop), stop: stopBefore(plain.hits, shown, stop) };
 }
 
 /**
@@ -530,6 +567,10 @@ interface MaskerState {
   str: string;
   /** A high surrogate that ended the last chunk: read with the next one. */
   carry: string;
+  /** What a string sequence that ends well is output as (its contents masked, or as it is). */
+  seqText: (text: string) => string;
+  /** Where in `raw` the last sequence began (the held tail of a terminal view). */
+  seqStart: number;
 }
 
 function toMap(s: MaskerState): number[] {
@@ -570,7 +611,7 @@ function openString(s: MaskerState, c: string): void {
 
 function endString(s: MaskerState, terminator: string): void {
   s.state = "ground";
-  s.raw += maskPlainWhole(s.matcher, s.str + terminator);
+  s.raw += s.seqText(s.str + terminator);
   s.str = "";
 }
 
@@ -619,6 +660,11 @@ function groundStep(s: MaskerState, m: number[], chunk: string, i: number): numb
     s.raw += chunk.slice(i, j);
     s.view += chunk.slice(i, j);
     return j;
+  }
+  if (
+    c === 0x1b || c === 0x9b || c === 0x9d || c === 0x90 || c === 0x98 || c === 0x9e || c === 0x9f
+  ) {
+    s.seqStart = s.raw.length;
   }
   if (c === 0x1b) enterSeq(s, "esc", ch);
   else if (c === 0x9b) enterSeq(s, "csi", ch);
@@ -686,6 +732,7 @@ function strEscStep(s: MaskerState, chunk: string, i: number): number {
     return i + 1;
   }
   releaseString(s); // that ESC starts something new; `c` is read afresh
+  s.seqStart = s.raw.length;
   enterSeq(s, "esc", "\x1b");
   return i;
 }
@@ -744,6 +791,48 @@ function flushText(s: MaskerState): string {
   return out;
 }
 
+/** A matcher of no secrets, for a terminal view (which masks nothing). */
+const NO_MATCHER: Matcher = {
+  entries: [],
+  shortest: Infinity,
+  scan: (text) => ({ hits: [], stop: text.length }),
+};
+
+/** A masker that masks nothing: a terminal view keeps its text as it is. */
+const AS_IS: SecretMasker = { push: (text) => text, flush: () => "", held: 0, active: false };
+
+/**
+ * What a terminal shows of `text` (read as the masker reads raw text, see
+ * {@linkcode readChunk}), with the index in `text` of each of its code units.
+ * Not final, a sequence the end of the text cuts short is not read: `tail` is
+ * where it begins (the text's length otherwise).
+ */
+function terminalView(
+  text: string,
+  final: boolean,
+): { view: string; map: number[]; tail: number } {
+  const s: MaskerState = {
+    matcher: NO_MATCHER,
+    active: true,
+    inner: AS_IS,
+    raw: "",
+    view: "",
+    map: [],
+    state: "ground",
+    str: "",
+    carry: "",
+    seqText: (t) => t,
+    seqStart: 0,
+  };
+  readChunk(s, text);
+  let tail = text.length;
+  if (s.state !== "ground") {
+    if (!final) tail = s.seqStart;
+    else if (s.state === "str" || s.state === "str_esc") releaseString(s);
+  }
+  return { view: s.view, map: s.map ?? [], tail };
+}
+
 /**
  * The matchers made lately, by the secrets' content: a matcher is read-only
  * once made, and making one (the window table and its 64 KiB filter) cost far
@@ -796,6 +885,8 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
     state: "ground",
     str: "",
     carry: "",
+    seqText: (text) => maskPlainWhole(matcher, text),
+    seqStart: 0,
   };
   return {
     push: (text) => pushText(s, text),
