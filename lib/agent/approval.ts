@@ -189,7 +189,7 @@ export function withCommandPolicy(approve: ApproveFn, policy: CommandPolicy): Ap
   return (call) => {
     const v = policyVerdict(call, policy);
     return v.forbidden
-      ? { decision: "forbidden", reason: `policy rule "${v.rule.name}"` }
+      ? { decision: "forbidden", reason: v.reason ?? `policy rule "${v.rule.name}"` }
       : approve(call);
   };
 }

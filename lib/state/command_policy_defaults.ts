@@ -25,8 +25,10 @@ export interface CommandPolicyRule {
 /**
  * Start of a command word: line start or a shell separator, then an optional
  * directory prefix, so `sudo rm`, `env rm`, `/bin/rm` and `(rm` all match.
+ * The prefix holds no `(`: each start then scans only its own word, so a
+ * run of `(((…` costs linear, not quadratic, time.
  */
-const CMD = String.raw`(?:^|[\s;&|(])(?:[^\s;&|]*/)?`;
+const CMD = String.raw`(?:^|[\s;&|(])(?:[^\s;&|(]*/)?`;
 
 /** Rest of the same simple command (stops at a separator or newline). */
 const SAME_CMD = String.raw`[^;&|\n]*`;
@@ -59,8 +61,10 @@ export const FACTORY_COMMAND_POLICY_RULES: readonly Readonly<CommandPolicyRule>[
   },
   {
     name: "fork-bomb",
+    // The name starts a word (lookbehind): without it every position inside
+    // a long word was tried, each scanning to the word's end (quadratic).
     pattern: String
-      .raw`([^\s(){}|;&]+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\}\s*;?\s*\1(?![^\s;&|])`,
+      .raw`(?<![^\s(){}|;&])([^\s(){}|;&]+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\}\s*;?\s*\1(?![^\s;&|])`,
     description: "a shell fork bomb such as :(){ :|:& };:",
   },
   {

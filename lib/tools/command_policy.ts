@@ -11,6 +11,13 @@
  * Commands computed at run time (`X=rm; $X`, `eval`, base64) are out of
  * scope; the OS sandbox is the boundary, this is a speed bump.
  *
+ * Bounded work: regex rules can cost time growing with the square of the
+ * text (a rule retried at every `rm` of `rm rm rm …`, each scanning to the
+ * end of the command), and a test runs on the main thread, where no signal
+ * is acted on meanwhile. So a text longer than {@link POLICY_TEXT_MAX}
+ * characters (after collapsing whitespace) is refused outright while any rule
+ * is enabled, with a reason telling the model to write it to a file first.
+ *
  * @module
  */
 import type {
@@ -47,8 +54,25 @@ export function effectivePolicy(
   };
 }
 
-/** The verdict on one tool call. */
-export type PolicyVerdict = { forbidden: true; rule: CommandPolicyRule } | { forbidden: false };
+/** The verdict on one tool call; `reason`, when set, says why in words. */
+export type PolicyVerdict =
+  | { forbidden: true; rule: CommandPolicyRule; reason?: string }
+  | { forbidden: false };
+
+/** The longest command text (whitespace collapsed) the rules are tried on. */
+export const POLICY_TEXT_MAX = 32 * 1024;
+
+/** The stand-in rule a text longer than {@link POLICY_TEXT_MAX} meets. */
+export const TOO_LONG_RULE: Readonly<CommandPolicyRule> = Object.freeze({
+  name: "command-too-long",
+  pattern: "",
+  description: `command text longer than ${POLICY_TEXT_MAX} characters, too long to check`,
+});
+
+/** The reason given for {@link TOO_LONG_RULE}. */
+export const TOO_LONG_REASON = `the command policy checks at most ${POLICY_TEXT_MAX} ` +
+  "characters of command text and this one is longer; write long text to a file " +
+  "with write_file first, then run or feed that file";
 
 /** The argument holding shell text, per tool name. */
 export const POLICY_ARGUMENTS: Readonly<Record<string, string>> = Object.freeze({
@@ -89,13 +113,18 @@ export function commandVariants(cmd: string): string[] {
   return unquoted === literal ? [literal] : [literal, unquoted];
 }
 
-/** The first enabled rule matching `cmd`, or undefined. */
+/**
+ * The first enabled rule matching `cmd`, or undefined; {@link TOO_LONG_RULE}
+ * when `cmd` is too long to check and any rule is enabled.
+ */
 export function matchCommand(
   cmd: string,
   rules: readonly CommandPolicyRule[],
 ): CommandPolicyRule | undefined {
   const variants = commandVariants(cmd);
   if (variants[0] === "") return undefined;
+  const tooLong = variants.some((v) => v.length > POLICY_TEXT_MAX);
+  if (tooLong && rules.some((r) => r.enabled !== false)) return TOO_LONG_RULE;
   for (const rule of rules) {
     if (rule.enabled === false) continue;
     const re = compileRule(rule.pattern);
@@ -129,6 +158,7 @@ export function policyVerdict(
   const text = (args as Record<string, unknown>)[key];
   if (typeof text !== "string" || text === INTERRUPT_CHARS) return { forbidden: false };
   const rule = matchCommand(text, rules);
+  if (rule === TOO_LONG_RULE) return { forbidden: true, rule, reason: TOO_LONG_REASON };
   return rule ? { forbidden: true, rule } : { forbidden: false };
 }
 
