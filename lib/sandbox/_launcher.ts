@@ -46,6 +46,13 @@
  * 125, before the ready line) when its binary is readable or
  * `fs.suid_dumpable` is 1 (then the mark would not be set).
  *
+ * With a process limit, the launcher starts the process-count guard of
+ * `_proc_guard.ts` beside each command (RLIMIT_NPROC does not hold for
+ * root) and waits for whichever ends first (`wait -n`); a guard that ends
+ * first (tripped, or killed by the command) makes it kill every other
+ * process and report the command's SIGKILL status. The guard is killed by
+ * the teardown above at the latest.
+ *
  * Signals: penguin signals the init from outside (`LAUNCHER_SIGNALLER`),
  * as SIGUSR1 (for SIGINT), SIGALRM (SIGQUIT), SIGTERM and SIGHUP; while a
  * command runs the launcher forwards them to its process group, between
@@ -57,6 +64,7 @@
 import { join } from "node:path";
 import { CHECKED_INIT, CLOSE_FDS, ENV_FROM_DATA, READY } from "./_supervisor.ts";
 import { privateRunDir } from "./_standin_registry.ts";
+import { GUARD_STOPPED, PROC_GUARD } from "./_proc_guard.ts";
 
 export { READY };
 
@@ -83,7 +91,8 @@ mnt mounts
 trap '' USR1 ALRM TERM HUP
 printf '%s\\n' '${READY}' >&2
 exec 2>/dev/null
-c= pend= hit= tok= f= nonce= cwd= inp= n= rc= r=
+c= pend= hit= tok= f= nonce= cwd= inp= n= rc= r= w= g=
+${PROC_GUARD}
 fwd() {
   hit=1
   if [ -z "$c" ]; then pend=$1; else kill -s "$1" -- "-$c" 2>/dev/null; fi
@@ -129,13 +138,21 @@ while :; do
   fi
   c=$!
   set +m
+  w=
+  if [ "$1" != - ]; then guard "$1" </dev/null & w=$!; fi
   if [ -n "$pend" ]; then fwd "$pend"; fi
   while :; do
-    hit=
-    wait "$c"
+    hit= g=
+    if [ -n "$w" ]; then wait -n -p g "$c" "$w"; else wait "$c"; fi
     rc=$?
     [ -n "$hit" ] || break
   done
+  if [ -n "$w" ] && [ "$g" = "$w" ]; then
+    [ "$rc" = 0 ] || printf '%s\\n' '${GUARD_STOPPED}'
+    kill -s KILL -1 2>/dev/null
+    wait "$c"
+    rc=$?
+  fi
   trap '' USR1 ALRM TERM HUP
   c=
   while others; do

@@ -47,6 +47,8 @@
  * @module
  */
 
+import { GUARD_STOPPED, PROC_GUARD } from "./_proc_guard.ts";
+
 /** The line the wrapper prints on the control channel once the sandbox is set up. */
 export const READY = "penguin-sandbox: ready";
 
@@ -315,6 +317,15 @@ exit "$rc"
  * it was started with and exports the pairs, so nothing of the
  * supervisor's own environment reaches the command, and no value shows on
  * a command line.
+ *
+ * As the init with a process limit, it also runs the process-count guard
+ * of `_proc_guard.ts` beside the command (RLIMIT_NPROC does not hold for
+ * root): both are its background children, the command with SIGINT and
+ * SIGQUIT restored (bash ignores them in background jobs) and the
+ * wrapper's stdin, and it waits for whichever ends first. The command
+ * ending first gives the status; the guard ending first (tripped, or
+ * killed by the command) kills the namespace and gives the command's
+ * SIGKILL status.
  */
 export const WRAPPER = `if [ "$2" = 2 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&7 7>&-; fi
 ${CLOSE_FDS}
@@ -324,9 +335,21 @@ ${ENV_FROM_DATA}
 fi
 if [ "$2" = 1 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&1; fi
 if [ "$3" = 1 ]; then
+  l=$1
   shift 3
   exec 3>&2 2>/dev/null
-  "$@" 2>&3 3>&-
+  if [ "$l" = - ]; then "$@" 2>&3 3>&-; exit; fi
+${PROC_GUARD}
+  ( exec 9<> <(:); guard "$l" ) </dev/null 3>&- &
+  w=$!
+  ( trap - INT QUIT; exec "$@" ) 0<&0 2>&3 3>&- &
+  c=$!
+  wait -n -p g "$c" "$w"
+  rc=$?
+  [ "$g" = "$c" ] && exit "$rc"
+  [ "$rc" = 0 ] || printf '%s\\n' '${GUARD_STOPPED}'
+  kill -s KILL -1
+  wait "$c"
   exit
 fi
 shift 3

@@ -1,0 +1,132 @@
+// The process-count guard (lib/sandbox/_proc_guard.ts): RLIMIT_NPROC does not hold for root, so a
+// command that starts more processes than the policy's limit is stopped by the guard beside it, in
+// a sandbox per command and in the sandbox kept for a session, with a line saying so, and nothing
+// it started is left. Bounded: 114 processes at most, against a limit of 64.
+import assert from "node:assert/strict";
+import { type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
+import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
+import { poolFacts } from "../../lib/sandbox/_pool.ts";
+import { GUARD_STOPPED, guardMessage } from "../../lib/sandbox/_proc_guard.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
+import { withPolicyWorkspace } from "./_helpers.ts";
+import { eventually, pidsWithArg, uniqueSleep } from "../tools/_process_probes.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
+
+useTestRunDir();
+
+const LIMIT = 64;
+const root = Deno.uid() === 0;
+
+/**
+ * Fork LIMIT + 50 `sleep <s>` (perl: no retry loop when fork fails, as it does for a user the
+ * kernel holds to the limit), then, only if every fork succeeded, hang in a short sleep.
+ */
+function bomb(s: string): string {
+  return `perl -e 'my $n = 0; for (1..${LIMIT + 50}) { my $p = fork; last unless defined $p; ` +
+    `if (!$p) { exec "sleep", "${s}"; exit 1 } $n++ } print "forked=$n\\n"; ` +
+    `exec "sleep", "20" if $n == ${LIMIT + 50}'`;
+}
+
+async function run(policy: SandboxPolicy, shell: string, reuse: boolean) {
+  let out = "";
+  // With onOutput, as the command tool runs them: only then is the kept sandbox used.
+  const child: SandboxedProcess = await spawnSandboxed({
+    shell,
+    policy,
+    reuse,
+    onOutput: (chunk) => void (out += chunk),
+  });
+  const status = await child.status;
+  await child.outputClosed;
+  return { out, status, pid: child.pid };
+}
+
+async function assertStopped(r: Awaited<ReturnType<typeof run>>, s: string) {
+  const held = /forked=(\d+)/.exec(r.out);
+  if (root || !held || Number(held[1]) === LIMIT + 50) {
+    // Root (or a user the limit did not hold): the guard stopped it.
+    assert.ok(r.out.includes(guardMessage(LIMIT)), r.out);
+    assert.ok(r.status.code === 137 || r.status.signal === "SIGKILL", JSON.stringify(r.status));
+  }
+  assert.ok(
+    await eventually(() => pidsWithArg(s).length === 0),
+    "nothing the command started is left",
+  );
+}
+
+function limited(policy: SandboxPolicy): SandboxPolicy {
+  return { ...policy, maxProcesses: LIMIT };
+}
+
+Deno.test({
+  name: "a command over the process limit is stopped in a sandbox of its own, also as root",
+  ignore: !bwrap,
+  fn: () =>
+    withPolicyWorkspace(async (policy) => {
+      const s = uniqueSleep();
+      await assertStopped(await run(limited(policy), bomb(s), false), s);
+      // An ordinary command keeps its status.
+      const ok = await run(limited(policy), "echo fine; exit 3", false);
+      assert.equal(ok.out, "fine\n");
+      assert.deepEqual(ok.status, { code: 3, signal: null });
+    }),
+});
+
+Deno.test({
+  name: "a command over the process limit is stopped in the kept sandbox, which goes on",
+  ignore: !bwrap,
+  fn: () =>
+    withPolicyWorkspace(async (base) => {
+      const policy = limited(base);
+      const keeping = keepStandIns();
+      try {
+        await run(policy, "true", true);
+        const s = uniqueSleep();
+        const r = await run(policy, bomb(s), true);
+        assert.equal(poolFacts().live, 1, "run in the kept sandbox");
+        await assertStopped(r, s);
+        const next = await run(policy, "echo /proc/[0-9]*; exit 5", true);
+        assert.equal(next.pid, r.pid, "the same sandbox");
+        assert.match(
+          next.out,
+          /^\/proc\/1 \/proc\/\d+ \/proc\/\d+\n$/,
+          "the launcher, the guard, this command",
+        );
+        assert.deepEqual(next.status, { code: 5, signal: null });
+      } finally {
+        await keeping.end();
+      }
+    }),
+});
+
+// The guard is the init's other child; a command that kills it is killed with everything it started.
+const KILL_GUARD =
+  `for f in /proc/[0-9]*/stat; do read -r l < "$f" || continue; set -- \${l##*) }; ` +
+  `p=\${l%% *}; [ "$2" = 1 ] && [ "$p" != $$ ] && kill -9 "$p"; done; sleep `;
+
+for (const reuse of [false, true]) {
+  Deno.test({
+    name: `a command that kills the guard is killed (${reuse ? "kept sandbox" : "own sandbox"})`,
+    ignore: !bwrap,
+    fn: () =>
+      withPolicyWorkspace(async (base) => {
+        const policy = limited(base);
+        const keeping = reuse ? keepStandIns() : undefined;
+        try {
+          if (reuse) await run(policy, "true", true);
+          const s = uniqueSleep();
+          const r = await run(policy, KILL_GUARD + s, reuse);
+          if (reuse) assert.equal(poolFacts().live, 1, "run in the kept sandbox");
+          assert.ok(r.out.includes(GUARD_STOPPED), r.out);
+          assert.ok(
+            r.status.code === 137 || r.status.signal === "SIGKILL",
+            JSON.stringify(r.status),
+          );
+          assert.ok(await eventually(() => pidsWithArg(s).length === 0), "the sleep is gone");
+        } finally {
+          await keeping?.end();
+        }
+      }),
+  });
+}
