@@ -231,7 +231,8 @@ wsopen() {
  * once nothing the command started is left, fork bombs included, however
  * long the kernel takes on a loaded machine.
  *
- * This teardown, not a process count, is what contains a fork bomb when
+ * This teardown ends a fork bomb with its command; while the command runs,
+ * the process-count guard of `_proc_guard.ts` holds it to the limit when
  * penguin runs as root (the kernel exempts uid 0 from RLIMIT_NPROC): a
  * cgroup pids limit would need a delegated cgroup v2 pids controller, which
  * hosts on cgroup v1 or hybrid hierarchies (this one included) do not have.

@@ -112,7 +112,10 @@ export interface SandboxPolicy {
   revealWritable?: string[];
   /** Environment allowlist and vault. */
   env: SandboxEnv;
-  /** RLIMIT_NPROC inside the sandbox (a fork-bomb brake); not enforced for root. Default 2048. */
+  /**
+   * Process limit inside the sandbox (a fork-bomb brake): RLIMIT_NPROC, and for root, which the
+   * kernel exempts from it, the process-count guard of `_proc_guard.ts`. Default 2048.
+   */
   maxProcesses?: number;
   /** Use this bubblewrap binary instead of searching for one (tests, unusual installs). */
   bwrapPath?: string;

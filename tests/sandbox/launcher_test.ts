@@ -106,7 +106,11 @@ Deno.test({
     const next = await run(policy, "echo /proc/[0-9]*");
     assert.equal(next.pid, r.pid);
     // (The third: the process-count guard of _proc_guard.ts, alive while a command runs.)
-    assert.match(next.out, /^\/proc\/1 \/proc\/\d+ \/proc\/\d+\n$/, "only the launcher, its guard and this command");
+    assert.match(
+      next.out,
+      /^\/proc\/1 \/proc\/\d+ \/proc\/\d+\n$/,
+      "only the launcher, its guard and this command",
+    );
   }),
 });
 
