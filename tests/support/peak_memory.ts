@@ -49,7 +49,9 @@ function ancestors(pid: number): number[] {
  * from a process whose command line mentions `ancestorMark` (e.g. the
  * test's own data root), so processes of other tests are not counted. Of a
  * chain of such processes (a launcher passing the argument on, as bwrap
- * does) only the last is kept: the one that does the work.
+ * does) only the last is kept: the one that does the work. A fork that
+ * still has its parent's command line (a subshell of the sandbox's init,
+ * such as its process-count guard) is not a worker and is left out.
  */
 export function descendantsWithArg(arg: string, ancestorMark: string): number[] {
   const found = new Map<number, number[]>();
@@ -58,6 +60,8 @@ export function descendantsWithArg(arg: string, ancestorMark: string): number[] 
     const pid = Number(e.name);
     if (!cmdline(pid).includes(arg)) continue;
     const up = ancestors(pid);
+    const own = cmdline(pid).join("\0");
+    if (up[0] !== undefined && cmdline(up[0]).join("\0") === own) continue;
     if (up.some((p) => cmdline(p).some((a) => a.includes(ancestorMark)))) found.set(pid, up);
   }
   const launchers = new Set([...found.values()].flat());
