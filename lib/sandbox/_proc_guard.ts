@@ -9,8 +9,9 @@
  * `guard N` runs as a child of the sandbox's init (the wrapper of
  * `_supervisor.ts` or the launcher of `_launcher.ts`), ignoring the signals
  * penguin forwards. Every 30 ms (`read -t` on fd 9, a pipe nobody writes:
- * no `sleep` process) it counts `/proc/[0-9]*`, which in the sandbox's PID
- * namespace is the namespace's processes only; a glob, no process started.
+ * no `sleep` process) it counts the `/proc/<pid>/task/<tid>` entries, the threads of
+ * the namespace's processes (every thread takes a host PID, so a thread bomb
+ * counts as a fork bomb does); a glob, no process started.
  * When the count exceeds N plus the init and itself, it prints
  * {@linkcode guardMessage} on stdout (the command's output, before anything
  * is killed, so the line is in the pipe before the command's status) and
@@ -47,7 +48,7 @@ export const PROC_GUARD = `guard() {
   local x
   while :; do
     read -r -t 0.03 -u 9 x
-    p=(/proc/[0-9]*)
+    p=(/proc/[0-9]*/task/[0-9]*)
     [ "\${#p[@]}" -gt $(($1 + 2)) ] && break
   done
   printf '%s\\n' "${guardMessage("$1")}"

@@ -130,3 +130,23 @@ for (const reuse of [false, true]) {
       }),
   });
 }
+
+Deno.test({
+  name: "threads count against the process limit: one process with too many threads is stopped",
+  ignore: !bwrap || !(await Deno.stat("/usr/bin/python3").then(() => true, () => false)),
+  fn: () =>
+    withPolicyWorkspace(async (policy) => {
+      // Every thread takes a host PID. Threads by clone(2) with CLONE_THREAD are not forks, so
+      // a count of processes alone never sees them. python3 starts them plainly.
+      const s = uniqueSleep();
+      const threads = `exec -a ${s} python3 -c 'import threading, time
+ts = [threading.Thread(target=time.sleep, args=(20,), daemon=True) for _ in range(${LIMIT + 50})]
+[t.start() for t in ts]
+print("threads", threading.active_count(), flush=True)
+time.sleep(20)'`;
+      const r = await run(limited(policy), threads, false);
+      assert.ok(r.out.includes(guardMessage(LIMIT)), r.out);
+      assert.ok(r.status.code === 137 || r.status.signal === "SIGKILL", JSON.stringify(r.status));
+      assert.ok(await eventually(() => pidsWithArg(s).length === 0), "nothing is left");
+    }),
+});
