@@ -81,10 +81,13 @@ export interface PoolFacts {
   /** Sandboxes started and commands run in them since the process started. */
   started: number;
   commands: number;
+  /** Requests a launcher ended without acknowledging (the command then went to a new sandbox). */
+  unacknowledged: number;
 }
 
 let started = 0;
 let commands = 0;
+let unacknowledged = 0;
 
 /** The live sandboxes (tests). */
 export function poolFacts(): PoolFacts {
@@ -95,6 +98,7 @@ export function poolFacts(): PoolFacts {
     pids: live.map((l) => l.child.pid),
     started,
     commands,
+    unacknowledged,
   };
 }
 
@@ -273,6 +277,7 @@ export async function runPooled(cmd: PooledCommand): Promise<SandboxedProcess> {
     const started = await send(live, cmd);
     if (started !== undefined) return started;
     // It died before it acknowledged: the command did not run. A new sandbox, once.
+    unacknowledged++;
     live.busy = false;
     void retire(live);
     if (attempt >= 1 || fresh) {

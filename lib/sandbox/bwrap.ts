@@ -65,6 +65,28 @@ function depth(path: string): number {
   return path.split("/").filter((s) => s !== "").length;
 }
 
+const within = (path: string, root: string) =>
+  root === "/" || path === root || path.startsWith(root + "/");
+
+/**
+ * Whether a hidden directory needs a mount of its own: `/tmp` is a fresh
+ * tmpfs, so a path under it is seen only where a bind (a root, a pinned or
+ * protected path, a reveal) shows it or lies inside it. Left out, the other
+ * penguin processes' run directories and data roots under `/tmp`, which come
+ * and go, no longer change a kept sandbox's arguments (and its key).
+ */
+function shownUnderTmp(plan: SandboxPlan): (path: string) => boolean {
+  const binds = [
+    ...plan.roots,
+    ...(plan.pinned ?? []),
+    ...(plan.pinnedTry ?? []),
+    ...plan.protect,
+    ...(plan.protectTry ?? []),
+    ...(plan.reveals ?? []).map((r) => r.target),
+  ];
+  return (path) => !within(path, "/tmp") || binds.some((b) => within(path, b) || within(b, path));
+}
+
 /**
  * The ordered mount arguments for `plan` (after `--ro-bind / / --dev /dev --proc /proc`),
  * the workspace bound from `workspaceFd` when given (see {@linkcode BwrapOptions}).
@@ -91,7 +113,9 @@ export function bwrapMountArgs(
   };
   const ops: MountOp[] = [{ path: "/tmp", rank: 0, args: ["--tmpfs", "/tmp"] }];
   const late: string[] = [];
+  const shown = shownUnderTmp(plan);
   for (const p of [...plan.hideDirs, ...(plan.privateDirs ?? [])]) {
+    if (!shown(p)) continue;
     ops.push({ path: p, rank: 1, args: ["--tmpfs", p] });
     late.push("--remount-ro", p);
   }

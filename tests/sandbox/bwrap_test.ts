@@ -113,6 +113,32 @@ Deno.test("a workspace under /tmp is bound after the private /tmp", () => {
   assert.ok(at(argv, "--bind", "/tmp/ws", "/tmp/ws") > at(argv, "--tmpfs", "/tmp"));
 });
 
+Deno.test("a hidden directory under the private /tmp gets a mount only where a bind shows it", () => {
+  const args = bwrapMountArgs(plan({
+    roots: ["/tmp/ws"],
+    hideDirs: ["/tmp/other-root", "/tmp/ws/data", "/home/u/.ssh"],
+    privateDirs: ["/tmp/penguin-0", "/tmp/ws/run", "/tmp/pinned/run", "/tmp/a"],
+    pinned: ["/tmp/pinned"],
+    protect: ["/tmp/a/b/c"],
+  }));
+  const tmpfs = args.flatMap((a, i) => args[i - 1] === "--tmpfs" ? [a] : []);
+  // /tmp/a holds a protected bind: hidden, so the bind shows only itself.
+  assert.deepEqual(tmpfs.sort(), [
+    "/home/u/.ssh",
+    "/tmp",
+    "/tmp/a",
+    "/tmp/pinned/run",
+    "/tmp/ws/data",
+    "/tmp/ws/run",
+  ]);
+  assert.ok(!args.includes("/tmp/other-root") && !args.includes("/tmp/penguin-0"));
+});
+
+Deno.test("a workspace of /tmp itself keeps every hidden directory under it", () => {
+  const args = bwrapMountArgs(plan({ roots: ["/tmp"], privateDirs: ["/tmp/penguin-0"] }));
+  assert.ok(args.includes("/tmp/penguin-0"));
+});
+
 Deno.test("mount arguments sort parents before children whatever the input order", () => {
   const args = bwrapMountArgs(
     plan({ roots: ["/a/b/c"], hideDirs: ["/a/b/c/d", "/a"], hideFiles: ["/a/b/f"] }),

@@ -13,6 +13,7 @@ import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { withPolicyWorkspace } from "./_helpers.ts";
 import { pidsWithArg, uniqueSleep, within } from "../tools/_process_probes.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
+import { evalInRunDir } from "./_run_dir_eval.ts";
 
 // The launcher binary and the stand-ins of this test process are its own.
 useTestRunDir();
@@ -200,18 +201,46 @@ Deno.test({
 });
 
 Deno.test({
+  name: "another penguin process starting between commands keeps the session's sandbox",
+  ignore: !bwrap,
+  fn: inSession(async (policy) => {
+    await run(policy, "true");
+    const a = await run(policy, "echo $$");
+    // Another penguin with a run directory of its own under /tmp (noted for every plan to hide):
+    // outside every root, the private /tmp hides it already, and the sandbox stays the same.
+    const other = await Deno.makeTempDir({ prefix: "penguin-other-run-" });
+    try {
+      const registry = new URL("../../lib/sandbox/_standin_registry.ts", import.meta.url).href;
+      await evalInRunDir(
+        `import { privateRunDir } from ${JSON.stringify(registry)}; await privateRunDir();`,
+        other,
+      );
+      const b = await run(policy, `ls -A ${other} 2>&1; echo $$`);
+      assert.equal(b.pid, a.pid, "the same sandbox");
+      assert.match(b.out, /No such file or directory/);
+    } finally {
+      await Deno.remove(other, { recursive: true });
+    }
+  }),
+});
+
+Deno.test({
   name: "input a command left unread never reaches the launcher or the next command",
   ignore: !bwrap,
   fn: inSession(async (policy) => {
     await run(policy, "true");
+    const unacknowledged = poolFacts().unacknowledged;
     const r = await start(policy, "echo ready; read -r line; echo got $line");
     await within(r.seen("ready"), 30_000, "the command");
     // One line read, the rest left in the pipe (as if for a command that ended).
     assert.ok(await r.child.write("first\n3\0\0\0echo\0stolen\0leftover\n"));
     assert.deepEqual(await r.child.status, { code: 0, signal: null });
     const next = await run(policy, "echo ok; read -r -t 0 && echo pending; echo end");
-    assert.equal(next.pid, r.child.pid);
     assert.equal(next.out, "ok\nend\n");
+    // Read as a request, the leftover would have ended the launcher before it acknowledged the
+    // next one. (Not the PIDs: a run directory another penguin process notes meanwhile changes
+    // every plan, and the next command then gets a new sandbox.)
+    assert.equal(poolFacts().unacknowledged, unacknowledged);
   }),
 });
 
