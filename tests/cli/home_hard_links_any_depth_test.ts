@@ -6,9 +6,8 @@
 // writable.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { item } from "../support/model_server.ts";
+import { outputsOf, runCalls, withHomeBase } from "../support/home_run.ts";
 
 const KEY = "TokDeepSshKeyAnyDepthZZ";
 const reverse = (s: string) => [...s].reverse().join("");
@@ -39,59 +38,14 @@ async function plantLinks(home: string, ws: string): Promise<Record<string, stri
   return texts;
 }
 
-/** The tool outputs the model was shown, by call id. */
-function outputsOf(body: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (v === null || typeof v !== "object") return;
-    const o = v as Record<string, unknown>;
-    const id = o["call_id"] ?? o["tool_call_id"] ?? o["tool_use_id"];
-    const text = o["output"] ?? o["content"];
-    if (typeof id === "string" && text !== undefined) {
-      out[id] = typeof text === "string" ? text : JSON.stringify(text);
-    }
-    Object.values(o).forEach(visit);
-  };
-  visit(body);
-  return out;
-}
-
-/** One run in `ws` with `home` as HOME and the tool calls given; returns the model's 2nd request. */
-async function runIn(
-  base: string,
-  home: string,
-  ws: string,
-  calls: ReturnType<typeof item.toolCall>[],
-  extra: string[],
-): Promise<unknown> {
-  const server = await startModelServer({ turns: [turn.of(...calls), turn.text("done")] });
-  try {
-    const root = join(base, "data");
-    await addServerModel(root, server);
-    const r = await runCli(["--root", root, "run", "--workspace", ws, ...extra, "-m", "go"], {
-      env: { HOME: home },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    return server.requests[1]!.body;
-  } finally {
-    await server.close();
-  }
-}
-
 const WRITES = "rev key; for f in vimrc post-checkout plain; do " +
   'echo "touch /tmp/PWNED" >> $f 2>/dev/null && echo "wrote $f" || echo "refused $f"; done';
 
 Deno.test("run: second names of ~/.vimrc, an init.templateDir hook and a deep ~/.ssh key are read-only or hidden to commands", async () => {
-  const base = await visibleTempDir("penguin-hldeep-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
-    await Deno.mkdir(ws, { recursive: true });
-    const texts = await plantLinks(home, ws);
+  await withHomeBase("penguin-hldeep-", async (run) => {
+    const texts = await plantLinks(run.home, run.ws);
     const call = item.toolCall("exec_command", { cmd: WRITES }, { id: "c1" });
-    const body = JSON.stringify(await runIn(base, home, ws, [call], []));
+    const body = JSON.stringify(await runCalls(run, [call]));
     assert.ok(body.includes("wrote plain"), said(body));
     for (const f of ["vimrc", "post-checkout"]) {
       assert.ok(body.includes(`refused ${f}`), said(body));
@@ -100,18 +54,12 @@ Deno.test("run: second names of ~/.vimrc, an init.templateDir hook and a deep ~/
     for (const [path, text] of Object.entries(texts)) {
       assert.equal(await Deno.readTextFile(path), text, path);
     }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("run --sandbox off: file tools refuse the second names of ~/.vimrc, an init.templateDir hook and a deep key", async () => {
-  const base = await visibleTempDir("penguin-hldeep-ft-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
-    await Deno.mkdir(ws, { recursive: true });
-    const texts = await plantLinks(home, ws);
+  await withHomeBase("penguin-hldeep-ft-", async (run) => {
+    const texts = await plantLinks(run.home, run.ws);
     const write = (f: string, id: string) =>
       item.toolCall("write_file", { file_path: f, content: "touch /tmp/X\n" }, { id });
     const calls = [
@@ -120,7 +68,7 @@ Deno.test("run --sandbox off: file tools refuse the second names of ~/.vimrc, an
       write("post-checkout", "w2"),
       write("plain", "w3"),
     ];
-    const sent = await runIn(base, home, ws, calls, ["--sandbox", "off"]);
+    const sent = await runCalls({ ...run, flags: ["--sandbox", "off"] }, calls);
     assert.ok(!JSON.stringify(sent).includes(KEY), "the key reached the model");
     const out = outputsOf(sent);
     assert.match(out["r1"] ?? "", /Refusing to read "key": .*other name .*key/);
@@ -133,7 +81,5 @@ Deno.test("run --sandbox off: file tools refuse the second names of ~/.vimrc, an
     for (const [path, text] of Object.entries(texts)) {
       assert.equal(await Deno.readTextFile(path), text, path);
     }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });

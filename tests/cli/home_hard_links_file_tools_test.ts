@@ -7,39 +7,16 @@
 // changing the other one.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { item } from "../support/model_server.ts";
+import { outputsOf, runCalls, withHomeBase } from "../support/home_run.ts";
 
 const KEY = "TokSshKeyFileToolLinkQQ";
 const BASHRC = "export B=1\n";
 
-/** The tool outputs the model was shown, by call id. */
-function outputsOf(body: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (v === null || typeof v !== "object") return;
-    const o = v as Record<string, unknown>;
-    const id = o["call_id"] ?? o["tool_call_id"] ?? o["tool_use_id"];
-    const text = o["output"] ?? o["content"];
-    if (typeof id === "string" && text !== undefined) {
-      out[id] = typeof text === "string" ? text : JSON.stringify(text);
-    }
-    Object.values(o).forEach(visit);
-  };
-  visit(body);
-  return out;
-}
-
 for (const sandbox of ["workspace-write", "off"]) {
   Deno.test(`run --sandbox ${sandbox}: file tools refuse the other names of ~/.ssh/id_ed25519 and ~/.bashrc in the workspace`, async () => {
-    const base = await visibleTempDir("penguin-hlfile-");
-    try {
-      const home = join(base, "home");
-      const ws = join(base, "ws");
+    await withHomeBase("penguin-hlfile-", async ({ root, home, ws }) => {
       await Deno.mkdir(join(home, ".ssh"), { recursive: true });
-      await Deno.mkdir(ws, { recursive: true });
       const key = join(home, ".ssh", "id_ed25519");
       const bashrc = join(home, ".bashrc");
       await Deno.writeTextFile(key, `${KEY}\n`);
@@ -49,58 +26,39 @@ for (const sandbox of ["workspace-write", "off"]) {
       // Two names of an ordinary workspace file: not protected, and a write must not reach `b`.
       await Deno.writeTextFile(join(ws, "a"), "one\n");
       await Deno.link(join(ws, "a"), join(ws, "b"));
-      const server = await startModelServer({
-        turns: [
-          turn.of(
-            item.toolCall("read_file", { file_path: "id_ed25519" }, { id: "r1" }),
-            item.toolCall("write_file", { file_path: "bashrc", content: "touch /tmp/X\n" }, {
-              id: "w1",
-            }),
-            item.toolCall("edit_file", {
-              file_path: "bashrc",
-              old_string: "export B=1",
-              new_string: "touch /tmp/X",
-            }, { id: "e1" }),
-            item.toolCall("write_file", { file_path: "a", content: "two\n" }, { id: "w2" }),
-            item.toolCall("edit_file", { file_path: "b", old_string: "one", new_string: "three" }, {
-              id: "e2",
-            }),
-          ),
-          turn.text("done"),
-        ],
-      });
-      try {
-        const root = join(base, "data");
-        await addServerModel(root, server);
-        const r = await runCli(
-          ["--root", root, "run", "--workspace", ws, "--sandbox", sandbox, "-m", "go"],
-          { env: { HOME: home } },
-        );
-        assert.equal(r.code, 0, r.stderr);
-        assert.equal(server.requests.length, 2);
-        const body = JSON.stringify(server.requests[1]!.body);
-        assert.ok(!body.includes(KEY), "the key reached the model");
-        const out = outputsOf(server.requests[1]!.body);
-        // In the OS sandbox the name is covered by /dev/null already (the tool host sees a device).
-        assert.match(
-          out["r1"] ?? "",
-          sandbox === "off"
-            ? /Refusing to read "id_ed25519": .*other name .*id_ed25519/
-            : /Cannot read "id_ed25519": it is not a regular file/,
-        );
-        assert.match(out["w1"] ?? "", /Refusing to write "bashrc": .*other name .*\.bashrc/);
-        assert.match(out["e1"] ?? "", /Refusing to edit "bashrc": .*other name .*\.bashrc/);
-        assert.match(out["w2"] ?? "", /Overwrote "a"/);
-        assert.equal(await Deno.readTextFile(bashrc), BASHRC);
-        assert.equal((await Deno.stat(bashrc)).nlink, 2, "the host's .bashrc lost its other name");
-        assert.equal(await Deno.readTextFile(join(ws, "a")), "two\n");
-        assert.match(out["e2"] ?? "", /Replaced 1 occurrence in "b"/);
-        assert.equal(await Deno.readTextFile(join(ws, "b")), "three\n");
-      } finally {
-        await server.close();
-      }
-    } finally {
-      await Deno.remove(base, { recursive: true });
-    }
+      const sent = await runCalls({ root, home, ws, flags: ["--sandbox", sandbox] }, [
+        item.toolCall("read_file", { file_path: "id_ed25519" }, { id: "r1" }),
+        item.toolCall("write_file", { file_path: "bashrc", content: "touch /tmp/X\n" }, {
+          id: "w1",
+        }),
+        item.toolCall("edit_file", {
+          file_path: "bashrc",
+          old_string: "export B=1",
+          new_string: "touch /tmp/X",
+        }, { id: "e1" }),
+        item.toolCall("write_file", { file_path: "a", content: "two\n" }, { id: "w2" }),
+        item.toolCall("edit_file", { file_path: "b", old_string: "one", new_string: "three" }, {
+          id: "e2",
+        }),
+      ]);
+      const body = JSON.stringify(sent);
+      assert.ok(!body.includes(KEY), "the key reached the model");
+      const out = outputsOf(sent);
+      // In the OS sandbox the name is covered by /dev/null already (the tool host sees a device).
+      assert.match(
+        out["r1"] ?? "",
+        sandbox === "off"
+          ? /Refusing to read "id_ed25519": .*other name .*id_ed25519/
+          : /Cannot read "id_ed25519": it is not a regular file/,
+      );
+      assert.match(out["w1"] ?? "", /Refusing to write "bashrc": .*other name .*\.bashrc/);
+      assert.match(out["e1"] ?? "", /Refusing to edit "bashrc": .*other name .*\.bashrc/);
+      assert.match(out["w2"] ?? "", /Overwrote "a"/);
+      assert.equal(await Deno.readTextFile(bashrc), BASHRC);
+      assert.equal((await Deno.stat(bashrc)).nlink, 2, "the host's .bashrc lost its other name");
+      assert.equal(await Deno.readTextFile(join(ws, "a")), "two\n");
+      assert.match(out["e2"] ?? "", /Replaced 1 occurrence in "b"/);
+      assert.equal(await Deno.readTextFile(join(ws, "b")), "three\n");
+    });
   });
 }

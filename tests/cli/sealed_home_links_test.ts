@@ -5,29 +5,18 @@
 // directly in the workspace is refused by name.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
-import { runInHomeWorkspace } from "./_sealed_home.ts";
+import { item } from "../support/model_server.ts";
+import { outputsOf, runCalls, runRefused } from "../support/home_run.ts";
+import { visibleTempDir } from "../support/roots.ts";
 import { startupTextPaths } from "../../lib/sandbox/_source_lines.ts";
 
-/** The tool results in a request body (what the model was shown of its command). */
-function toolOutput(body: string): string {
-  const messages =
-    (JSON.parse(body) as { messages: { role: string; content: unknown }[] }).messages;
-  return JSON.stringify(messages.filter((m) => m.role === "tool").map((m) => m.content));
-}
-
-/** One command of the model, then a text answer; returns what the model was shown of it. */
+/** One command of the model in a sealed home, then a text answer; returns what it was shown. */
 async function runOnce(base: string, home: string, cmd: string): Promise<string> {
-  const server = await startModelServer({
-    turns: [turn.of(item.toolCall("exec_command", { cmd }, { id: "c1" })), turn.text("done")],
-  });
-  try {
-    return toolOutput(await runInHomeWorkspace(join(base, "data"), home, server));
-  } finally {
-    await server.close();
-  }
+  const body = await runCalls(
+    { root: join(base, "data"), home, ws: home, flags: ["--allow-home-workspace"] },
+    [item.toolCall("exec_command", { cmd }, { id: "c1" })],
+  );
+  return outputsOf(body)["c1"] ?? "";
 }
 
 Deno.test("run: a sealed home's sourced file through a link in a subdirectory cannot be re-pointed", async () => {
@@ -84,20 +73,10 @@ Deno.test("run: a link directly in the workspace on the way to a sourced file is
     await Deno.writeTextFile(join(ws, "shell-v2", "env.sh"), "export E=1\n");
     await Deno.symlink("shell-v2", join(ws, "shell"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/dotfiles/shell/env.sh\n");
-    const server = await startModelServer({ turns: [turn.text("done")] });
-    try {
-      const root = join(base, "data");
-      await addServerModel(root, server);
-      const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-        env: { HOME: home },
-      });
-      assert.notEqual(r.code, 0, r.stdout);
-      assert.match(r.stderr, /symbolic link "[^"]*\/dotfiles\/shell"/);
-      assert.ok(r.stderr.includes(join(home, ".bashrc")), r.stderr);
-      assert.ok(r.stderr.includes("real path"), r.stderr);
-    } finally {
-      await server.close();
-    }
+    const stderr = await runRefused({ root: join(base, "data"), home, ws });
+    assert.match(stderr, /symbolic link "[^"]*\/dotfiles\/shell"/);
+    assert.ok(stderr.includes(join(home, ".bashrc")), stderr);
+    assert.ok(stderr.includes("real path"), stderr);
   } finally {
     await Deno.remove(base, { recursive: true });
   }

@@ -9,9 +9,14 @@
 //   the model cannot create it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { item } from "../support/model_server.ts";
+import {
+  type HomeBase,
+  outputsOf,
+  runCalls,
+  runRefused,
+  withHomeBase,
+} from "../support/home_run.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 import { startupFacts } from "../../lib/tools/_startup_refusal.ts";
 
@@ -28,89 +33,31 @@ async function chain(home: string, dir: string, n: number): Promise<void> {
   await Deno.writeTextFile(join(home, ".bashrc"), `. ${join(dir, "k1.sh")}\n`);
 }
 
-/** The tool outputs the model was shown, by call id. */
-function outputsOf(body: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (v === null || typeof v !== "object") return;
-    const o = v as Record<string, unknown>;
-    const id = o["call_id"] ?? o["tool_call_id"] ?? o["tool_use_id"];
-    const text = o["output"] ?? o["content"];
-    if (typeof id === "string" && text !== undefined) {
-      out[id] = typeof text === "string" ? text : JSON.stringify(text);
-    }
-    Object.values(o).forEach(visit);
-  };
-  visit(body);
-  return out;
-}
-
 Deno.test("run: a chain of sourced workspace files longer than penguin reads is refused by name", async () => {
-  const base = await visibleTempDir("penguin-rc-chain-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
-    await chain(home, ws, 70);
-    const server = await startModelServer({ turns: [turn.text("done")] });
-    try {
-      const root = join(base, "data");
-      await addServerModel(root, server);
-      const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-        env: { HOME: home },
-      });
-      assert.notEqual(r.code, 0, r.stdout);
-      // .bashrc and k1 … k63 are the 64 files read: following stopped at k64, sourced by k63.
-      assert.ok(r.stderr.includes("stopped following the shell startup files"), r.stderr);
-      assert.ok(r.stderr.includes(`"${join(ws, "k64.sh")}"`), r.stderr);
-      assert.ok(r.stderr.includes(`sourced or named by "${join(ws, "k63.sh")}"`), r.stderr);
-      assert.ok(r.stderr.includes("shorten the chain"), r.stderr);
-      assert.equal(server.requests.length, 0);
-    } finally {
-      await server.close();
-    }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  await withHomeBase("penguin-rc-chain-", async (run) => {
+    await chain(run.home, run.ws, 70);
+    const stderr = await runRefused(run);
+    // .bashrc and k1 … k63 are the 64 files read: following stopped at k64, sourced by k63.
+    assert.ok(stderr.includes("stopped following the shell startup files"), stderr);
+    assert.ok(stderr.includes(`"${join(run.ws, "k64.sh")}"`), stderr);
+    assert.ok(stderr.includes(`sourced or named by "${join(run.ws, "k63.sh")}"`), stderr);
+    assert.ok(stderr.includes("shorten the chain"), stderr);
+  });
 });
 
 Deno.test("run: a long chain that has left every writable root is let be", async () => {
-  const base = await visibleTempDir("penguin-rc-chain-out-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
-    const shared = join(base, "system");
+  await withHomeBase("penguin-rc-chain-out-", async (run) => {
     // The chain leaves the workspace early: what lies past the cap is not the model's to change.
-    await Deno.mkdir(ws, { recursive: true });
-    await chain(home, shared, 70);
-    const server = await startModelServer({
-      turns: [
-        turn.of(item.toolCall("exec_command", { cmd: "echo r''an" }, { id: "c1" })),
-        turn.text("done"),
-      ],
-    });
-    try {
-      const root = join(base, "data");
-      await addServerModel(root, server);
-      const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-        env: { HOME: home },
-      });
-      assert.equal(r.code, 0, r.stderr);
-      assert.equal(server.requests.length, 2);
-      assert.ok(outputsOf(server.requests[1]!.body)["c1"]?.includes("ran"), r.stderr);
-    } finally {
-      await server.close();
-    }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+    await chain(run.home, join(run.base, "system"), 70);
+    const body = await runCalls(run, [
+      item.toolCall("exec_command", { cmd: "echo r''an" }, { id: "c1" }),
+    ]);
+    assert.ok(outputsOf(body)["c1"]?.includes("ran"), JSON.stringify(body));
+  });
 });
 
 Deno.test("file tools: a chain past the cap that reaches the workspace refuses every write", async () => {
-  const base = await visibleTempDir("penguin-rc-chain-ft-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
+  await withHomeBase("penguin-rc-chain-ft-", async ({ base, home, ws }) => {
     await chain(home, ws, 70);
     const wsReal = await Deno.realPath(ws);
     const facts = await startupFacts(wsReal, [home], []);
@@ -120,9 +67,7 @@ Deno.test("file tools: a chain past the cap that reaches the workspace refuses e
     const other = join(base, "other");
     await Deno.mkdir(other);
     assert.equal((await startupFacts(await Deno.realPath(other), [home], [])).refusal, undefined);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 /**
@@ -131,45 +76,27 @@ Deno.test("file tools: a chain past the cap that reaches the workspace refuses e
  * write_file; returns the outputs and the path.
  */
 async function sharedEnvRun(
-  base: string,
+  run: HomeBase,
   name: string,
   bashrc: (py: string, ws: string) => string,
   wsFiles: (py: string) => Record<string, string> = () => ({}),
 ): Promise<{ out: Record<string, string>; target: string }> {
-  const home = join(base, "home");
-  const ws = join(base, "ws");
-  const root = join(base, "data");
-  const py = join(root, "default_project", "agents", "default_agent", "shared_env", "py");
-  await Deno.mkdir(home, { recursive: true });
-  await Deno.mkdir(ws, { recursive: true });
+  const py = join(run.root, "default_project", "agents", "default_agent", "shared_env", "py");
   await Deno.mkdir(py, { recursive: true });
-  for (const [f, text] of Object.entries(wsFiles(py))) await Deno.writeTextFile(join(ws, f), text);
-  await Deno.writeTextFile(join(home, ".bashrc"), bashrc(py, ws));
-  const target = join(py, name);
-  const server = await startModelServer({
-    turns: [
-      turn.of(
-        item.toolCall("exec_command", {
-          cmd: `(printf x > '${target}') 2>&1 && echo wr''ote; echo tr''ied`,
-        }, { id: "c1" }),
-        item.toolCall("write_file", { file_path: target, content: "touch /tmp/pwned\n" }, {
-          id: "w1",
-        }),
-      ),
-      turn.text("done"),
-    ],
-  });
-  try {
-    await addServerModel(root, server);
-    const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-      env: { HOME: home },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    return { out: outputsOf(server.requests[1]!.body), target };
-  } finally {
-    await server.close();
+  for (const [f, text] of Object.entries(wsFiles(py))) {
+    await Deno.writeTextFile(join(run.ws, f), text);
   }
+  await Deno.writeTextFile(join(run.home, ".bashrc"), bashrc(py, run.ws));
+  const target = join(py, name);
+  const body = await runCalls(run, [
+    item.toolCall("exec_command", {
+      cmd: `(printf x > '${target}') 2>&1 && echo wr''ote; echo tr''ied`,
+    }, { id: "c1" }),
+    item.toolCall("write_file", { file_path: target, content: "touch /tmp/pwned\n" }, {
+      id: "w1",
+    }),
+  ]);
+  return { out: outputsOf(body), target };
 }
 
 /** Whether anything is at `p` on the host. */
@@ -183,10 +110,9 @@ async function existsOnHost(p: string): Promise<boolean> {
 }
 
 Deno.test("run: a missing file ~/.bashrc names in shared_env (data root outside HOME) cannot be made", async () => {
-  const base = await visibleTempDir("penguin-rc-se-missing-");
-  try {
+  await withHomeBase("penguin-rc-se-missing-", async (run) => {
     const { out, target } = await sharedEnvRun(
-      base,
+      run,
       "pg.sh",
       (py) => `PROMPT_COMMAND=". ${join(py, "pg.sh")}"\n`,
     );
@@ -194,16 +120,13 @@ Deno.test("run: a missing file ~/.bashrc names in shared_env (data root outside 
     assert.ok(!out["c1"]!.includes("wrote"), out["c1"]);
     assert.match(out["w1"] ?? "", /Refusing to write|Failed to write/);
     assert.equal(await existsOnHost(target), false);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("run: a missing shared_env file named by PROMPT_COMMAND in a sourced file cannot be made", async () => {
-  const base = await visibleTempDir("penguin-rc-se-prompt-");
-  try {
+  await withHomeBase("penguin-rc-se-prompt-", async (run) => {
     const { out, target } = await sharedEnvRun(
-      base,
+      run,
       "pc.sh",
       (_py, ws) => `. ${join(ws, "e.sh")}\n`,
       (py) => ({ "e.sh": `PROMPT_COMMAND=". ${join(py, "pc.sh")}"\n` }),
@@ -212,7 +135,5 @@ Deno.test("run: a missing shared_env file named by PROMPT_COMMAND in a sourced f
     assert.ok(!out["c1"]!.includes("wrote"), out["c1"]);
     assert.match(out["w1"] ?? "", /Refusing to write|Failed to write/);
     assert.equal(await existsOnHost(target), false);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });

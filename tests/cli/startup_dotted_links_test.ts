@@ -5,40 +5,22 @@
 // change it when it exists; through a chain of two links too, and with the home as workspace.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { item } from "../support/model_server.ts";
+import { outputsOf, runCalls, withHomeBase } from "../support/home_run.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 
 useTestRunDir();
-
-/** The text of the tool outputs in a request body. */
-function toolOutput(body: unknown): string {
-  const messages = (body as { messages: { role: string; content: unknown }[] }).messages;
-  return JSON.stringify(messages.filter((m) => m.role === "tool").map((m) => m.content));
-}
 
 /**
  * One task with `ws` as workspace and `home` as HOME (the home sealed when it is the
  * workspace) whose model runs `cmd` once; returns what the model was shown of it.
  */
 async function runCmd(base: string, home: string, ws: string, cmd: string): Promise<string> {
-  const server = await startModelServer({
-    turns: [turn.of(item.toolCall("exec_command", { cmd }, { id: "c1" })), turn.text("done")],
-  });
-  try {
-    const root = join(base, "data");
-    await addServerModel(root, server);
-    const flags = ws === home ? ["--allow-home-workspace"] : [];
-    const r = await runCli(["--root", root, "run", "--workspace", ws, ...flags, "-m", "go"], {
-      env: { HOME: home },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    return toolOutput(server.requests[1]!.body);
-  } finally {
-    await server.close();
-  }
+  const flags = ws === home ? ["--allow-home-workspace"] : [];
+  const body = await runCalls({ root: join(base, "data"), home, ws, flags }, [
+    item.toolCall("exec_command", { cmd }, { id: "c1" }),
+  ]);
+  return outputsOf(body)["c1"] ?? "";
 }
 
 /** Whether `p` exists (a dangling link counts). */
@@ -46,27 +28,10 @@ async function exists(p: string): Promise<boolean> {
   return await Deno.lstat(p).then(() => true, () => false);
 }
 
-/** A temp base holding `home` and `ws`, removed after `fn`. */
-async function withBase(
-  prefix: string,
-  fn: (home: string, ws: string, base: string) => Promise<void>,
-): Promise<void> {
-  const base = await visibleTempDir(prefix);
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
-    await Deno.mkdir(home);
-    await Deno.mkdir(ws);
-    await fn(home, ws, base);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-}
-
 // The words echoed are split in the commands, so only their output holds them whole.
 
 Deno.test("run: `. ~/a/../b.sh` with `~/a` a link into the workspace: the missing b.sh stays missing", async () => {
-  await withBase("penguin-dotted-missing-", async (home, ws, base) => {
+  await withHomeBase("penguin-dotted-missing-", async ({ home, ws, base }) => {
     await Deno.mkdir(join(ws, "sub"));
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
@@ -77,7 +42,7 @@ Deno.test("run: `. ~/a/../b.sh` with `~/a` a link into the workspace: the missin
 });
 
 Deno.test("run: `. ~/a/../b.sh` with `~/a` a link into the workspace: an existing b.sh stays as it is", async () => {
-  await withBase("penguin-dotted-present-", async (home, ws, base) => {
+  await withHomeBase("penguin-dotted-present-", async ({ home, ws, base }) => {
     await Deno.mkdir(join(ws, "sub"));
     await Deno.writeTextFile(join(ws, "b.sh"), "export B=1\n");
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
@@ -97,7 +62,7 @@ Deno.test("run: `. ~/a/../b.sh` with `~/a` a link into the workspace: an existin
 });
 
 Deno.test("run: `. ~/a/../b.sh` with `~/a` leading to a missing workspace directory: neither is made", async () => {
-  await withBase("penguin-dotted-nodir-", async (home, ws, base) => {
+  await withHomeBase("penguin-dotted-nodir-", async ({ home, ws, base }) => {
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
     const out = await runCmd(
@@ -115,7 +80,7 @@ Deno.test("run: `. ~/a/../b.sh` with `~/a` leading to a missing workspace direct
 });
 
 Deno.test("run: `. ~/a/../b.sh` through two links into the workspace: the missing b.sh stays missing", async () => {
-  await withBase("penguin-dotted-chain-", async (home, ws, base) => {
+  await withHomeBase("penguin-dotted-chain-", async ({ home, ws, base }) => {
     await Deno.mkdir(join(ws, "p", "sub"), { recursive: true });
     await Deno.mkdir(join(home, "o"));
     await Deno.symlink(join(ws, "p"), join(home, "o", "l2"));
@@ -134,7 +99,7 @@ Deno.test("run: `. ~/a/../b.sh` through two links into the workspace: the missin
 });
 
 Deno.test("run: a sealed home's `. ~/a/../b.sh`, `~/a` a link to a subdirectory: b.sh and the directory stay missing", async () => {
-  await withBase("penguin-dotted-sealed-", async (home, _ws, base) => {
+  await withHomeBase("penguin-dotted-sealed-", async ({ home, base }) => {
     await Deno.mkdir(join(home, "w"));
     await Deno.symlink("w/sub", join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
@@ -152,7 +117,7 @@ Deno.test("run: a sealed home's `. ~/a/../b.sh`, `~/a` a link to a subdirectory:
 });
 
 Deno.test("run: a sealed home's existing `~/a/../b.sh` (`a` a link) is hidden and kept as it is", async () => {
-  await withBase("penguin-dotted-sealed-hide-", async (home, _ws, base) => {
+  await withHomeBase("penguin-dotted-sealed-hide-", async ({ home, base }) => {
     await Deno.mkdir(join(home, "w", "sub"), { recursive: true });
     await Deno.writeTextFile(join(home, "w", "b.sh"), "export T=sec''ret-b\n");
     await Deno.symlink("w/sub", join(home, "a"));
@@ -170,7 +135,7 @@ Deno.test("run: a sealed home's existing `~/a/../b.sh` (`a` a link) is hidden an
 });
 
 Deno.test("run: `. ~/dots/x.sh` with `~/dots` a link to a missing workspace directory: neither is made", async () => {
-  await withBase("penguin-dangling-dots-", async (home, ws, base) => {
+  await withHomeBase("penguin-dangling-dots-", async ({ home, ws, base }) => {
     await Deno.symlink(join(ws, "dotfiles"), join(home, "dots"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/dots/x.sh\n");
     const out = await runCmd(
@@ -185,7 +150,7 @@ Deno.test("run: `. ~/dots/x.sh` with `~/dots` a link to a missing workspace dire
 });
 
 Deno.test("run: what `<ws>/b.sh`, read for `. ~/a/../b.sh`, sources stays missing too", async () => {
-  await withBase("penguin-dotted-onward-", async (home, ws, base) => {
+  await withHomeBase("penguin-dotted-onward-", async ({ home, ws, base }) => {
     await Deno.mkdir(join(ws, "sub"));
     await Deno.writeTextFile(join(ws, "b.sh"), `. ${join(ws, "c.sh")}\n`);
     await Deno.symlink(join(ws, "sub"), join(home, "a"));

@@ -10,147 +10,77 @@
 //   neither a command nor write_file changes the hook.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { runCli } from "../support/cli.ts";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { item } from "../support/model_server.ts";
+import { outputsOf, runCalls, runRefused, withHomeBase } from "../support/home_run.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
-import { runInHomeWorkspace } from "./_sealed_home.ts";
 
 useTestRunDir();
 
-/** The tool outputs the model was shown, by call id. */
-function outputsOf(body: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (v === null || typeof v !== "object") return;
-    const o = v as Record<string, unknown>;
-    const id = o["call_id"] ?? o["tool_call_id"] ?? o["tool_use_id"];
-    const text = o["output"] ?? o["content"];
-    if (typeof id === "string" && text !== undefined) {
-      out[id] = typeof text === "string" ? text : JSON.stringify(text);
-    }
-    Object.values(o).forEach(visit);
-  };
-  visit(body);
-  return out;
-}
-
-/**
- * One task in the data root `root` with `ws` as workspace and `home` as HOME, whose first
- * response makes `calls`; returns the outputs the model was shown, by call id.
- */
-async function runWith(
-  root: string,
-  home: string,
-  ws: string,
-  calls: ReturnType<typeof item.toolCall>[],
-): Promise<Record<string, string>> {
-  const server = await startModelServer({ turns: [turn.of(...calls), turn.text("done")] });
-  try {
-    await addServerModel(root, server);
-    const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-      env: { HOME: home },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 2);
-    return outputsOf(server.requests[1]!.body);
-  } finally {
-    await server.close();
-  }
-}
-
 Deno.test("run: a sealed home's link on the way to ~/.bashrc itself cannot be re-pointed", async () => {
-  const base = await visibleTempDir("penguin-rc-own-link-");
-  try {
-    const home = join(base, "home");
+  await withHomeBase("penguin-rc-own-link-", async ({ root, home }) => {
     await Deno.mkdir(join(home, "proj", "df-v2"), { recursive: true });
     await Deno.writeTextFile(join(home, "proj", "df-v2", "bashrc"), "export RC=1\n");
     await Deno.symlink("df-v2", join(home, "proj", "dotfiles"));
     await Deno.symlink("proj/dotfiles/bashrc", join(home, ".bashrc"));
-    const server = await startModelServer({
-      turns: [
-        turn.of(item.toolCall("exec_command", {
-          // The words echoed are split in the command, so only its output holds them whole.
-          cmd: "cd ~/proj; mkdir -p evil; echo 'touch /tmp/pwned' > evil/bashrc; " +
-            "ln -sfn evil dotfiles && echo re''linked; rm dotfiles && echo re''moved; " +
-            "mv dotfiles d2 && echo mo''ved; echo tr''ied",
-        }, { id: "c1" })),
-        turn.text("done"),
-      ],
-    });
-    let shown: string;
-    try {
-      shown =
-        outputsOf(JSON.parse(await runInHomeWorkspace(join(base, "data"), home, server)))["c1"] ??
-          "";
-    } finally {
-      await server.close();
-    }
+    const body = await runCalls({ root, home, ws: home, flags: ["--allow-home-workspace"] }, [
+      item.toolCall("exec_command", {
+        // The words echoed are split in the command, so only its output holds them whole.
+        cmd: "cd ~/proj; mkdir -p evil; echo 'touch /tmp/pwned' > evil/bashrc; " +
+          "ln -sfn evil dotfiles && echo re''linked; rm dotfiles && echo re''moved; " +
+          "mv dotfiles d2 && echo mo''ved; echo tr''ied",
+      }, { id: "c1" }),
+    ]);
+    const shown = outputsOf(body)["c1"] ?? "";
     assert.ok(shown.includes("tried"), shown);
     for (const w of ["relinked", "removed", "moved"]) assert.ok(!shown.includes(w), shown);
     assert.equal(await Deno.readLink(join(home, "proj", "dotfiles")), "df-v2");
     assert.equal(await Deno.readTextFile(join(home, ".bashrc")), "export RC=1\n");
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("run: a link directly in the workspace on the way to ~/.bashrc itself is refused by name", async () => {
-  const base = await visibleTempDir("penguin-rc-own-root-link-");
-  try {
-    const home = join(base, "home");
+  await withHomeBase("penguin-rc-own-root-link-", async ({ base, root, home }) => {
     const ws = join(base, "dotfiles");
-    await Deno.mkdir(home, { recursive: true });
     await Deno.mkdir(join(ws, "v2"), { recursive: true });
     await Deno.writeTextFile(join(ws, "v2", "bashrc"), "export RC=1\n");
     await Deno.symlink("v2", join(ws, "current"));
     await Deno.symlink(join(ws, "current", "bashrc"), join(home, ".bashrc"));
-    const server = await startModelServer({ turns: [turn.text("done")] });
-    try {
-      const root = join(base, "data");
-      await addServerModel(root, server);
-      const r = await runCli(["--root", root, "run", "--workspace", ws, "-m", "go"], {
-        env: { HOME: home },
-      });
-      assert.notEqual(r.code, 0, r.stdout);
-      assert.ok(r.stderr.includes(`startup file "${join(home, ".bashrc")}"`), r.stderr);
-      assert.ok(r.stderr.includes(`symbolic link "${join(ws, "current")}"`), r.stderr);
-      assert.ok(r.stderr.includes("real path"), r.stderr);
-      assert.equal(server.requests.length, 0);
-    } finally {
-      await server.close();
-    }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+    const stderr = await runRefused({ root, home, ws });
+    assert.ok(stderr.includes(`startup file "${join(home, ".bashrc")}"`), stderr);
+    assert.ok(stderr.includes(`symbolic link "${join(ws, "current")}"`), stderr);
+    assert.ok(stderr.includes("real path"), stderr);
+  });
 });
 
 Deno.test("run: a file ~/.bashrc sources in the agent's shared_env is read-only to commands and file tools", async () => {
-  const base = await visibleTempDir("penguin-rc-shared-env-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
-    const root = join(base, "data");
-    const bin = join(root, "default_project", "agents", "default_agent", "shared_env", "py", "bin");
+  await withHomeBase("penguin-rc-shared-env-", async (run) => {
+    const bin = join(
+      run.root,
+      "default_project",
+      "agents",
+      "default_agent",
+      "shared_env",
+      "py",
+      "bin",
+    );
     const activate = join(bin, "activate");
-    await Deno.mkdir(home, { recursive: true });
-    await Deno.mkdir(ws, { recursive: true });
     await Deno.mkdir(bin, { recursive: true });
     await Deno.writeTextFile(activate, "export VIRTUAL_ENV=x\n");
-    await Deno.writeTextFile(join(home, ".bashrc"), `. ${activate}\n`);
+    await Deno.writeTextFile(join(run.home, ".bashrc"), `. ${activate}\n`);
     // A file of shared_env no startup file names stays the model's to write.
     const other = join(bin, "other.sh");
     await Deno.writeTextFile(other, "x\n");
-    const out = await runWith(root, home, ws, [
-      item.toolCall("exec_command", {
-        cmd: `(echo 'touch /tmp/pwned' >> '${activate}') 2>&1 && echo app''ended; ` +
-          `echo y > '${other}' && echo oth''er; echo tr''ied`,
-      }, { id: "c1" }),
-      item.toolCall("write_file", { file_path: activate, content: "touch /tmp/pwned\n" }, {
-        id: "w1",
-      }),
-    ]);
+    const out = outputsOf(
+      await runCalls(run, [
+        item.toolCall("exec_command", {
+          cmd: `(echo 'touch /tmp/pwned' >> '${activate}') 2>&1 && echo app''ended; ` +
+            `echo y > '${other}' && echo oth''er; echo tr''ied`,
+        }, { id: "c1" }),
+        item.toolCall("write_file", { file_path: activate, content: "touch /tmp/pwned\n" }, {
+          id: "w1",
+        }),
+      ]),
+    );
     assert.ok(out["c1"]?.includes("tried"), JSON.stringify(out));
     assert.ok(!out["c1"]!.includes("appended"), out["c1"]);
     assert.ok(out["c1"]!.includes("other"), out["c1"]);
@@ -158,21 +88,16 @@ Deno.test("run: a file ~/.bashrc sources in the agent's shared_env is read-only 
     assert.match(out["w1"] ?? "", /Refusing to write|Failed to write/);
     assert.equal(await Deno.readTextFile(activate), "export VIRTUAL_ENV=x\n");
     assert.equal(await Deno.readTextFile(other), "y\n");
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
 
 Deno.test("run: a hook of a hooksPath set through a non-matching includeIf keeps its workspace hard link read-only", async () => {
-  const base = await visibleTempDir("penguin-includeif-hook-");
-  try {
-    const home = join(base, "home");
-    const ws = join(base, "ws");
+  await withHomeBase("penguin-includeif-hook-", async (run) => {
+    const { base, home, ws } = run;
     const hooks = join(base, "company-hooks");
     const hook = join(hooks, "pre-commit");
     const text = "#!/bin/sh\necho company hook\n";
     await Deno.mkdir(join(home, "work"), { recursive: true });
-    await Deno.mkdir(ws, { recursive: true });
     await Deno.mkdir(hooks, { recursive: true });
     await Deno.writeTextFile(hook, text, { mode: 0o755 });
     await Deno.writeTextFile(
@@ -181,20 +106,20 @@ Deno.test("run: a hook of a hooksPath set through a non-matching includeIf keeps
     );
     await Deno.writeTextFile(join(home, ".gitconfig-work"), `[core]\n\thooksPath = ${hooks}\n`);
     await Deno.link(hook, join(ws, "pre-commit"));
-    const out = await runWith(join(base, "data"), home, ws, [
-      item.toolCall("exec_command", {
-        cmd: "(echo 'touch /tmp/pwned' >> pre-commit) 2>&1 && echo wr''ote; echo tr''ied",
-      }, { id: "c1" }),
-      item.toolCall("write_file", { file_path: "pre-commit", content: "touch /tmp/pwned\n" }, {
-        id: "w1",
-      }),
-    ]);
+    const out = outputsOf(
+      await runCalls(run, [
+        item.toolCall("exec_command", {
+          cmd: "(echo 'touch /tmp/pwned' >> pre-commit) 2>&1 && echo wr''ote; echo tr''ied",
+        }, { id: "c1" }),
+        item.toolCall("write_file", { file_path: "pre-commit", content: "touch /tmp/pwned\n" }, {
+          id: "w1",
+        }),
+      ]),
+    );
     assert.ok(out["c1"]?.includes("tried"), JSON.stringify(out));
     assert.ok(!out["c1"]!.includes("wrote"), out["c1"]);
     assert.match(out["w1"] ?? "", /Refusing to write.*another name \(a hard link\)/s);
     assert.equal(await Deno.readTextFile(hook), text);
     assert.equal((await Deno.stat(hook)).nlink, 2);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
+  });
 });
