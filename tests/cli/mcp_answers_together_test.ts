@@ -5,27 +5,18 @@
 // listener on the call's signal) they took penguin to 400–470 MB; one large
 // answer at a time, each collected before the next, stays under 300 MB.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { addServerModel } from "../support/roots.ts";
-import { addMcpServer } from "../../lib/state/mod.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { initDefaultAgent } from "../support/mcp.ts";
+import { item, turn } from "../support/model_server.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { type McpScriptRoot, mcpScriptRoot, mcpServerScript } from "./_mcp_script.ts";
 
 // MODE=bigtext: each tools/call answer is one line whose text is 16 Mi - 4 Ki characters.
 // MODE=biglist: tools/list names 250 tools, each with an output schema of ~64 000 characters
 // (a line of ~16 M characters).
-const SERVER = `
-import json, os, sys
-MODE = os.environ["MODE"]
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
+const SERVER = mcpServerScript(
+  `
 tool = {"name": "j", "description": "big", "inputSchema": {"type": "object", "properties": {}}}
-for line in sys.stdin:
-    m = json.loads(line); mid = m.get("id"); meth = m.get("method")
-    if mid is None: continue
-    if meth == "initialize":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "j", "version": "1"}}})
+`,
+  `
     elif meth == "tools/list" and MODE == "biglist":
         big = {"type": "object", "properties": {"p": {"type": "string", "description": "o" * 64000}}}
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [dict(tool, name="t%d" % i, outputSchema=big) for i in range(250)]}})
@@ -33,51 +24,25 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [tool]}})
     elif meth == "tools/call":
         send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "x" * (16 * 1024 * 1024 - 4096)}]}})
-    else:
-        send({"jsonrpc": "2.0", "id": mid, "result": {}})
-`;
+`,
+);
 
 const MB = 1024 * 1024;
 
-interface Setup {
-  root: string;
-  ws: string;
-  [Symbol.asyncDispose](): Promise<void>;
-}
-
 /** A data root whose agent has `servers` servers (the script above in `mode`) and a model that answers `first`, then text. */
-async function setup(
+function setup(
   mode: "bigtext" | "biglist",
   servers: number,
   first: ReturnType<typeof turn.of>,
-): Promise<Setup> {
-  // /var/tmp: the server's sandbox has a private /tmp.
-  const dir = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "penguin-mcpt-" });
-  const root = join(dir, "root");
-  const ws = join(dir, "ws");
-  await Deno.mkdir(ws);
-  const script = join(dir, "server.py");
-  await Deno.writeTextFile(script, SERVER);
-  const queue = [first, turn.text("all done")];
-  const server = await startModelServer({ handler: () => queue.shift(), maxRequests: 10 });
-  await addServerModel(root, server, { api_key: "sk-mcp-together-test-0123456789" });
-  const config = await initDefaultAgent(root);
-  for (let i = 0; i < servers; i++) {
-    await addMcpServer(config, i === 0 ? "j" : `k${i}`, {
-      command: "python3",
-      args: ["-u", script],
-      env: { MODE: mode },
-      connectTimeoutMs: 120_000,
-    });
-  }
-  return {
-    root,
-    ws,
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+): Promise<McpScriptRoot> {
+  return mcpScriptRoot({
+    prefix: "penguin-mcpt-",
+    script: SERVER,
+    names: Array.from({ length: servers }, (_, i) => i === 0 ? "j" : `k${i}`),
+    env: { MODE: mode },
+    apiKey: "sk-mcp-together-test-0123456789",
+    turns: [first, turn.text("all done")],
+  });
 }
 
 Deno.test({

@@ -3,21 +3,15 @@
 // description or schema is too large and the tools past the session's total, says so in
 // one line per server and reason, offers the model only what it kept, and stays small.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { addServerModel } from "../support/roots.ts";
-import { addMcpServer } from "../../lib/state/mod.ts";
-import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
-import { initDefaultAgent } from "../support/mcp.ts";
+import { turn } from "../support/model_server.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { mcpScriptRoot, mcpServerScript, mcpToolNames } from "./_mcp_script.ts";
 
 // MODE=many: NT tools t<i> with DL-character descriptions, in one tools/list answer.
 // MODE=large: tool "ok", "longdesc" (20 Ki description), "bigschema" (100 Ki schema), then
 // 80 tools w<i> with 15 Ki descriptions (more than 1 Mi characters together).
-const SERVER = `
-import json, os, sys
-MODE = os.environ["MODE"]
-def send(o):
-    sys.stdout.write(json.dumps(o) + "\\n"); sys.stdout.flush()
+const SERVER = mcpServerScript(
+  `
 def tool(name, desc, props=None):
     return {"name": name, "description": desc, "inputSchema": {"type": "object", "properties": props or {"a": {"type": "string"}}}}
 def tools():
@@ -26,16 +20,12 @@ def tools():
         return [tool("t%d" % i, "d%d " % i + "z" * d) for i in range(n)]
     big = {"p%d" % i: {"type": "string", "description": "q" * 100} for i in range(1000)}
     return [tool("ok", "fine"), tool("longdesc", "x" * 20480), tool("bigschema", "big", big)] + [tool("w%d" % i, "y" * 15360) for i in range(80)]
-for line in sys.stdin:
-    m = json.loads(line); mid = m.get("id"); meth = m.get("method")
-    if mid is None: continue
-    if meth == "initialize":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": {"name": "j", "version": "1"}}})
+`,
+  `
     elif meth == "tools/list":
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools()}})
-    else:
-        send({"jsonrpc": "2.0", "id": mid, "result": {}})
-`;
+`,
+);
 
 const MB = 1024 * 1024;
 
@@ -47,40 +37,22 @@ interface Run {
   offered: string[];
 }
 
-function toolNames(req: RecordedRequest): string[] {
-  const tools = (req.body as { tools?: { name?: string; function?: { name: string } }[] }).tools;
-  return (tools ?? []).map((t) => t.function?.name ?? t.name ?? "");
-}
-
 /** `penguin run` with server `j` (the script above with `env`) and a model that answers once. */
 async function runWith(env: Record<string, string>): Promise<Run> {
-  // /var/tmp: the server's sandbox has a private /tmp.
-  const dir = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "penguin-mcptl-" });
-  const server = await startModelServer({ turns: [turn.text("all done")] });
-  try {
-    const root = join(dir, "root");
-    const ws = join(dir, "ws");
-    await Deno.mkdir(ws);
-    const script = join(dir, "server.py");
-    await Deno.writeTextFile(script, SERVER);
-    await addServerModel(root, server, { api_key: "sk-mcp-tool-limits-0123456789" });
-    const config = await initDefaultAgent(root);
-    await addMcpServer(config, "j", {
-      command: "python3",
-      args: ["-u", script],
-      env,
-      connectTimeoutMs: 120_000,
-    });
-    const r = await runCliPeak(["--root", root, "run", "--workspace", ws, "-m", "go"], ws);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /all done/);
-    assert.equal(server.requests.length, 1);
-    const offered = toolNames(server.requests[0]!).filter((n) => n.startsWith("mcp__"));
-    return { stdout: r.stdout, stderr: r.stderr, peakBytes: r.peakBytes, offered };
-  } finally {
-    await server.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using s = await mcpScriptRoot({
+    prefix: "penguin-mcptl-",
+    script: SERVER,
+    names: ["j"],
+    env,
+    apiKey: "sk-mcp-tool-limits-0123456789",
+    turns: [turn.text("all done")],
+  });
+  const r = await runCliPeak(["--root", s.root, "run", "--workspace", s.ws, "-m", "go"], s.ws);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /all done/);
+  assert.equal(s.server.requests.length, 1);
+  const offered = mcpToolNames(s.server.requests[0]!);
+  return { stdout: r.stdout, stderr: r.stderr, peakBytes: r.peakBytes, offered };
 }
 
 Deno.test({
