@@ -11,11 +11,7 @@ import {
   LARGE_ANSWER_CHARS,
 } from "../../lib/mcp/answer_gate.ts";
 import { boundedFetch, type FetchLike } from "../../lib/mcp/bounded_fetch.ts";
-import { connectServer } from "../../lib/mcp/mod.ts";
-import { createPolicy } from "../../lib/sandbox/mod.ts";
-import { parseMcpServers } from "../../lib/state/mod.ts";
-import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
-import { createTestServer } from "../support/mcp_test_server.ts";
+import { withTestHttpServer } from "./_test_http_server.ts";
 
 /** Resolves after the next turn of the event loop. */
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -112,25 +108,7 @@ Deno.test("an HTTP body past the large size waits for the slot before more is re
 });
 
 Deno.test("a call leaves no listener on the caller's signal", async () => {
-  const ac = new AbortController();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
-    async (req) => {
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await createTestServer().connect(transport);
-      return await transport.handleRequest(req);
-    },
-  );
-  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-  const { servers } = parseMcpServers([{ name: "s", config: { url } }], "test");
-  const dir = await Deno.makeTempDir({ prefix: "penguin-mcpg-" });
-  try {
-    const conn = await connectServer(servers[0]!, {
-      policy: createPolicy({ workspace: dir, dataRoot: dir }),
-    });
+  await withTestHttpServer({ json: true, prefix: "penguin-mcpg-" }, async (conn) => {
     const signal = new AbortController().signal;
     let listeners = 0;
     const add = signal.addEventListener.bind(signal);
@@ -142,10 +120,5 @@ Deno.test("a call leaves no listener on the caller's signal", async () => {
     const result = await conn.callTool("echo", { message: "kept?" }, { signal, timeoutMs: 0 });
     assert.match(JSON.stringify(result), /echo: kept\?/);
     assert.equal(listeners, 0);
-    await conn.close();
-  } finally {
-    ac.abort();
-    await server.finished;
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -9,8 +9,7 @@ import { connectServer } from "../../lib/mcp/mod.ts";
 import { createPolicy } from "../../lib/sandbox/mod.ts";
 import { parseMcpServers } from "../../lib/state/mod.ts";
 import { startHostileMcpServer } from "../support/hostile_mcp_http.ts";
-import { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
-import { createTestServer } from "../support/mcp_test_server.ts";
+import { withTestHttpServer } from "./_test_http_server.ts";
 
 /** A base fetch answering `body` with `contentType`, recording each request's signal. */
 function fake(body: string | (() => ReadableStream<Uint8Array>), contentType: string) {
@@ -138,35 +137,12 @@ Deno.test("an interrupted call to a server whose answer never ends stops the HTT
 });
 
 Deno.test("a real server answering every request in an event stream works through the bounds", async () => {
-  const ac = new AbortController();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
-    async (req) => {
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: false,
-      });
-      await createTestServer().connect(transport);
-      return await transport.handleRequest(req);
-    },
-  );
-  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-  const { servers } = parseMcpServers([{ name: "s", config: { url } }], "test");
-  const dir = await Deno.makeTempDir({ prefix: "penguin-mcph-" });
-  try {
-    const conn = await connectServer(servers[0]!, {
-      policy: createPolicy({ workspace: dir, dataRoot: dir }),
-    });
+  await withTestHttpServer({ json: false, prefix: "penguin-mcph-" }, async (conn) => {
     assert.ok(conn.tools.some((t) => t.name === "echo"));
     const result = await conn.callTool("echo", { message: "streamed" }, {
       signal: new AbortController().signal,
       timeoutMs: 0,
     });
     assert.match(JSON.stringify(result), /echo: streamed/);
-    await conn.close();
-  } finally {
-    ac.abort();
-    await server.finished;
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
