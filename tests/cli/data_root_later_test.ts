@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO, runCli, withoutTerminal } from "../support/cli.ts";
+import { runCli } from "../support/cli.ts";
 
 const SECRET = "other-root-secret-4b1d";
 
@@ -40,29 +40,11 @@ Deno.test("a data root noted mid-session is hidden from the session's next comma
   });
   try {
     await addServerModel(root, server, { api_key: "sk-root-later-0123456789abcdef" });
-    const { command, args } = withoutTerminal([
-      Deno.execPath(),
-      ...penguinArgv(),
-      "--root",
-      root,
-      "run",
-      "--workspace",
-      ws,
-      "--approve",
-      "allow-all",
-      "-m",
-      "go",
-    ]);
-    const out = await new Deno.Command(command, {
-      args,
-      cwd: REPO,
-      env: penguinEnv(env),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const dec = new TextDecoder();
-    assert.equal(out.code, 0, dec.decode(out.stderr) + noted);
+    const r = await runCli(
+      ["--root", root, "run", "--workspace", ws, "--approve", "allow-all", "-m", "go"],
+      { env },
+    );
+    assert.equal(r.code, 0, r.stderr + noted);
     const bodies = server.requests.map((r) => JSON.stringify(r.body));
     assert.equal(bodies.length, 3);
     // The first command ran before `other` was noted: it saw the file (so the plan was made).

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO, withoutTerminal } from "../support/cli.ts";
+import { runCli } from "../support/cli.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { hostGit } from "../support/host_git.ts";
 import { exists } from "./_helpers.ts";
@@ -45,29 +45,11 @@ Deno.test("penguin run: a repository the user makes mid-session guards its hooks
   });
   try {
     await addServerModel(root, server, { api_key: "sk-init-later-0123456789abcdef" });
-    const { command, args } = withoutTerminal([
-      Deno.execPath(),
-      ...penguinArgv(),
-      "--root",
-      root,
-      "run",
-      "--workspace",
-      ws,
-      "--approve",
-      "allow-all",
-      "-m",
-      "go",
-    ]);
-    const out = await new Deno.Command(command, {
-      args,
-      cwd: REPO,
-      env: penguinEnv({ ...env, HOME: home }),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const dec = new TextDecoder();
-    assert.equal(out.code, 0, dec.decode(out.stderr) + init);
+    const r = await runCli(
+      ["--root", root, "run", "--workspace", ws, "--approve", "allow-all", "-m", "go"],
+      { env: { ...env, HOME: home } },
+    );
+    assert.equal(r.code, 0, r.stderr + init);
     const bodies = server.requests.map((r) => JSON.stringify(r.body));
     assert.equal(bodies.length, 3);
     assert.match(bodies[1]!, /first/);
