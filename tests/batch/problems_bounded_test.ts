@@ -4,31 +4,16 @@
 // and formatted. A penguin still running after KILL_AFTER seconds is
 // SIGKILLed, failing the test.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { CAN_MEASURE_PEAK } from "../support/peak_memory.ts";
+import { type BatchPeak, batchRunPeak } from "./_batch_run.ts";
 
 const MB = 1000 * 1000;
 const PEAK_LIMIT = 300 * MB;
 const KILL_AFTER = 120;
 
-async function batchRun(
-  name: string,
-  text: string,
-): Promise<{ code: number; stderr: string; peak: number }> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-probb-" });
-  try {
-    const file = join(dir, name);
-    await Deno.writeTextFile(file, text);
-    const r = await runCliPeak(
-      ["--root", join(dir, "root"), "batch", "run", file],
-      dir,
-      KILL_AFTER,
-    );
-    return { code: r.code, stderr: r.stderr, peak: r.peakBytes };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+/** `penguin batch run` of `text` as the task file `name`. */
+const batchRun = (name: string, text: string): Promise<BatchPeak> =>
+  batchRunPeak("penguin-probb-", KILL_AFTER, name, text);
 
 function assertBounded(r: { code: number; stderr: string; peak: number }): void {
   assert.equal(r.code, 2, r.stderr.slice(-2000));

@@ -3,29 +3,17 @@
 // seconds, and millions of `- {}` nodes are refused before they are parsed.
 // A penguin still running after KILL_AFTER seconds is SIGKILLed, failing the test.
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { CAN_MEASURE_PEAK } from "../support/peak_memory.ts";
+import { type BatchPeak, batchRunPeak } from "./_batch_run.ts";
 
 const MB = 1000 * 1000;
 const PEAK_LIMIT = 300 * MB;
 /** Generous: the bounded parse takes seconds; unbounded, this took minutes. */
 const KILL_AFTER = 90;
 
-async function batchRun(yaml: string): Promise<{ code: number; stderr: string; peak: number }> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-yamlb-" });
-  try {
-    const file = join(dir, "tasks.yaml");
-    await Deno.writeTextFile(file, yaml);
-    const r = await runCliPeak(
-      ["--root", join(dir, "root"), "batch", "run", file],
-      dir,
-      KILL_AFTER,
-    );
-    return { code: r.code, stderr: r.stderr, peak: r.peakBytes };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+/** `penguin batch run` of `yaml` as the task file. */
+const batchRun = (yaml: string): Promise<BatchPeak> =>
+  batchRunPeak("penguin-yamlb-", KILL_AFTER, "tasks.yaml", yaml);
 
 Deno.test({
   name: "batch run of a YAML task with a 90,000-key mapping ends at once, refused by its schema",
