@@ -15,7 +15,10 @@ useTestRunDir();
  * One task with `ws` as workspace and `home` as HOME (the home sealed when it is the
  * workspace) whose model runs `cmd` once; returns what the model was shown of it.
  */
-async function runCmd(base: string, home: string, ws: string, cmd: string): Promise<string> {
+async function runCmd(
+  { base, home, ws }: { base: string; home: string; ws: string },
+  cmd: string,
+): Promise<string> {
   const flags = ws === home ? ["--allow-home-workspace"] : [];
   const body = await runCalls({ root: join(base, "data"), home, ws, flags }, [
     item.toolCall("exec_command", { cmd }, { id: "c1" }),
@@ -35,7 +38,7 @@ Deno.test("run: `. ~/a/../b.sh` with `~/a` a link into the workspace: the missin
     await Deno.mkdir(join(ws, "sub"));
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
-    const out = await runCmd(base, home, ws, "printf x > b.sh && echo wr''ote; echo tr''ied");
+    const out = await runCmd({ base, home, ws }, "printf x > b.sh && echo wr''ote; echo tr''ied");
     assert.ok(out.includes("tried") && !out.includes("wrote"), out);
     assert.equal(await exists(join(ws, "b.sh")), false);
   });
@@ -48,9 +51,7 @@ Deno.test("run: `. ~/a/../b.sh` with `~/a` a link into the workspace: an existin
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
     const out = await runCmd(
-      base,
-      home,
-      ws,
+      { base, home, ws },
       "printf x > b.sh && echo wr''ote; mv b.sh c.sh && echo mo''ved; " +
         "mv sub s2 && echo re''named; echo tr''ied",
     );
@@ -65,11 +66,9 @@ Deno.test("run: `. ~/a/../b.sh` with `~/a` leading to a missing workspace direct
   await withHomeBase("penguin-dotted-nodir-", async ({ home, ws, base }) => {
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
+    // `mkdir -p` of the read-only stand-in succeeds; nothing can be made in it.
     const out = await runCmd(
-      base,
-      home,
-      ws,
-      // `mkdir -p` of the read-only stand-in succeeds; nothing can be made in it.
+      { base, home, ws },
       "mkdir -p sub && printf x > sub/c.sh && echo ma''de; printf x > b.sh && echo wr''ote; " +
         "echo tr''ied",
     );
@@ -87,9 +86,7 @@ Deno.test("run: `. ~/a/../b.sh` through two links into the workspace: the missin
     await Deno.symlink(join(home, "o", "l2", "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
     const out = await runCmd(
-      base,
-      home,
-      ws,
+      { base, home, ws },
       "printf x > p/b.sh && echo wr''ote; mv p p2 && echo mo''ved; echo tr''ied",
     );
     assert.ok(out.includes("tried"), out);
@@ -104,9 +101,7 @@ Deno.test("run: a sealed home's `. ~/a/../b.sh`, `~/a` a link to a subdirectory:
     await Deno.symlink("w/sub", join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
     const out = await runCmd(
-      base,
-      home,
-      home,
+      { base, home, ws: home },
       "cd ~/w && mkdir -p sub && printf x > sub/c.sh && echo ma''de; " +
         "printf x > b.sh && echo wr''ote; echo tr''ied",
     );
@@ -123,9 +118,7 @@ Deno.test("run: a sealed home's existing `~/a/../b.sh` (`a` a link) is hidden an
     await Deno.symlink("w/sub", join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
     const out = await runCmd(
-      base,
-      home,
-      home,
+      { base, home, ws: home },
       "cd ~/w && echo \"[$(cat b.sh)]\"; printf x > b.sh && echo wr''ote; echo tr''ied",
     );
     assert.ok(out.includes("tried") && !out.includes("wrote"), out);
@@ -139,9 +132,7 @@ Deno.test("run: `. ~/dots/x.sh` with `~/dots` a link to a missing workspace dire
     await Deno.symlink(join(ws, "dotfiles"), join(home, "dots"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/dots/x.sh\n");
     const out = await runCmd(
-      base,
-      home,
-      ws,
+      { base, home, ws },
       "mkdir -p dotfiles && printf x > dotfiles/x.sh && echo wr''ote; echo tr''ied",
     );
     assert.ok(out.includes("tried") && !out.includes("wrote"), out);
@@ -155,7 +146,7 @@ Deno.test("run: what `<ws>/b.sh`, read for `. ~/a/../b.sh`, sources stays missin
     await Deno.writeTextFile(join(ws, "b.sh"), `. ${join(ws, "c.sh")}\n`);
     await Deno.symlink(join(ws, "sub"), join(home, "a"));
     await Deno.writeTextFile(join(home, ".bashrc"), ". ~/a/../b.sh\n");
-    const out = await runCmd(base, home, ws, "printf x > c.sh && echo wr''ote; echo tr''ied");
+    const out = await runCmd({ base, home, ws }, "printf x > c.sh && echo wr''ote; echo tr''ied");
     assert.ok(out.includes("tried") && !out.includes("wrote"), out);
     assert.equal(await exists(join(ws, "c.sh")), false);
   });
