@@ -5,12 +5,25 @@
  * `\u00e4` in Python, `/` as `\/` in PHP, any character as `\uXXXX`), so a
  * secret is looked for in the text as it decodes, not in each spelling.
  *
- * Decoded are the JSON and JavaScript string escapes: `\"` `\\` `\/` `\'`
- * `\b` `\f` `\n` `\r` `\t`, `\uXXXX` (either hex case; a surrogate pair's two
- * escapes decode to its two code units, so to the code point), `\u{X…}` and
- * `\xHH`. Anything else after a backslash is kept as it is. Each view code
- * unit knows the span of the text it comes from (a whole escape, never part
- * of one), so a match in the view masks whole escapes of the text.
+ * Escapes are read two ways, as a reader of the output may:
+ *
+ * - as JavaScript reads a string literal (ECMA-262 EscapeSequence, with the
+ *   legacy forms): `\"` `\\` `\/` `\'` `\b` `\f` `\n` `\r` `\t` `\v`,
+ *   `\uXXXX` (either hex case; a surrogate pair's two escapes decode to its
+ *   two code units, so to the code point), `\u{X…}`, `\xHH`, `\0` and the
+ *   legacy octal escapes (`\7`, `\033`, `\101`, greedy up to `\377`), line
+ *   continuations (`\` before LF, CR, CR LF, U+2028 or U+2029: nothing), and
+ *   any other character after a backslash as itself (`\q` is `q`, `\8` is
+ *   `8`); a malformed `\x` or `\u` is kept as it is;
+ * - as C, shell `$'…'`, printf and Python read it: the same but `\a` (BEL),
+ *   `\e` `\E` (ESC), `\cX` (control-X), `\?`, octal of 1 to 3 digits,
+ *   `\xH`, `\u` with 1 to 4 hex digits and `\U` with 1 to 8; an unknown
+ *   escape is kept as it is (`\q` stays `\q`), `\` before U+2028 too.
+ *
+ * Each view code unit knows the span of the text it comes from (a whole
+ * escape, never part of one; a line continuation belongs to the unit after
+ * it), so a match in the view masks whole escapes of the text. Each reading
+ * is one pass over the text.
  *
  * @module
  */
@@ -33,6 +46,12 @@ export interface EscapeView {
    * decode differently once more of it comes.
    */
   tail: number;
+  /**
+   * Whether the text holds an escape that the other reading decodes
+   * differently (`\q`, `\a`, `\e`, `\cX`, `\U…`, `\xH`, `\477`, `\` before
+   * U+2028): then the other reading's view is worth a look too.
+   */
+  ambiguous: boolean;
 }
 
 function hexValue(c: number): number {
@@ -53,11 +72,16 @@ function hexAt(text: string, at: number, count: number): number {
   return v;
 }
 
-/** What {@linkcode readEscape} read: the escape's length and its one or two code units. */
+/** What {@linkcode readEscape} read: the escape's length and its zero, one or two code units. */
 let escLength = 0;
 let escUnits = 0;
 let escHigh = 0;
 let escLow = 0;
+/** Whether the last escape read is one the other reading spells differently. */
+let escAmbiguous = false;
+
+/** How escapes are read: see the module comment. */
+export type EscapeReading = "js" | "c";
 
 /** The code unit a one-character escape (`\n`, `\"`) stands for; -1 when it is none. */
 function simpleEscape(c: number): number {
@@ -77,6 +101,23 @@ function simpleEscape(c: number): number {
       return 0x0d;
     case 0x74: // t
       return 0x09;
+    case 0x76: // v
+      return 0x0b;
+    default:
+      return -1;
+  }
+}
+
+/** The code unit a C-reading-only escape (`\a`, `\e`, `\?`) stands for; -1 when it is none. */
+function cEscape(c: number): number {
+  switch (c) {
+    case 0x61: // a
+      return 0x07;
+    case 0x65: // e
+    case 0x45: // E
+      return 0x1b;
+    case 0x3f: // ?
+      return 0x3f;
     default:
       return -1;
   }
@@ -96,35 +137,124 @@ function setPoint(v: number, length: number): number {
   return 1;
 }
 
+/** A line continuation of `length` code units: it reads as nothing. */
+function setNothing(length: number): number {
+  escLength = length;
+  escUnits = 0;
+  return 1;
+}
+
+const isOctal = (c: number) => c >= 0x30 && c <= 0x37;
+
+/**
+ * The line continuation at `i` (a backslash before a line terminator): 1 when
+ * it is one, 0 when it is not, -1 when the text ends before it could be told.
+ */
+function readContinuation(text: string, i: number, js: boolean): number {
+  const next = text.charCodeAt(i + 1);
+  if (next === 0x0a) return setNothing(2);
+  if (next === 0x0d) {
+    if (i + 2 >= text.length) return -1;
+    return setNothing(text.charCodeAt(i + 2) === 0x0a ? 3 : 2);
+  }
+  if (next === 0x2028 || next === 0x2029) {
+    escAmbiguous = true;
+    return js ? setNothing(2) : 0;
+  }
+  return 0;
+}
+
+/**
+ * The octal escape at `i` (a backslash before an octal digit): JavaScript's
+ * legacy octal escapes (`\0`…`\377`, greedy, `\4`…`\7` taking one more digit
+ * at most) or, read as C, up to three digits (`\777`).
+ */
+function readOctal(text: string, i: number, js: boolean): number {
+  const n = text.length;
+  const most = js && text.charCodeAt(i + 1) > 0x33 ? 2 : 3;
+  let j = i + 1;
+  let v = 0;
+  while (j < n && j - i - 1 < most && isOctal(text.charCodeAt(j))) {
+    v = v * 8 + text.charCodeAt(j) - 0x30;
+    j++;
+  }
+  if (j === n && j - i - 1 < most) return -1;
+  if (most === 2 && j - i - 1 === 2 && isOctal(text.charCodeAt(j))) escAmbiguous = true;
+  return setPoint(v, j - i);
+}
+
+/** `\xHH` (read as C, `\xH` too), -1 when the text ends before it could be told. */
+function readHexByte(text: string, i: number, js: boolean): number {
+  const n = text.length;
+  if (i + 4 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
+  const v = hexAt(text, i + 2, 2);
+  if (v >= 0) return setPoint(v, 4);
+  const one = hexAt(text, i + 2, 1);
+  if (one >= 0) escAmbiguous = true;
+  return one < 0 || js ? 0 : setPoint(one, 3);
+}
+
+/** `\u{X…}` (1 to 6 hex digits, at most U+10FFFF). */
+function readBraced(text: string, i: number): number {
+  const n = text.length;
+  let j = i + 3;
+  while (j < n && j - i - 3 <= 6 && hexValue(text.charCodeAt(j)) >= 0) j++;
+  if (j === n) return j - i - 3 <= 6 ? -1 : 0;
+  const digits = j - i - 3;
+  if (text.charCodeAt(j) !== 0x7d || digits === 0 || digits > 6) return 0;
+  const v = hexAt(text, i + 3, digits);
+  return v > 0x10ffff ? 0 : setPoint(v, j - i + 1);
+}
+
+/**
+ * `\uXXXX`, or read as C, `\u` with 1 to 4 hex digits and `\U` with 1 to 8
+ * (at most U+10FFFF).
+ */
+function readHexPoint(text: string, i: number, most: number, js: boolean): number {
+  const n = text.length;
+  let j = i + 2;
+  while (j < n && j - i - 2 < most && hexValue(text.charCodeAt(j)) >= 0) j++;
+  const digits = j - i - 2;
+  if (j === n && digits < most) return -1;
+  if (digits === most && most === 4) return setPoint(hexAt(text, i + 2, 4), 6);
+  if (digits > 0) escAmbiguous = true;
+  if (js || digits === 0) return 0;
+  const v = hexAt(text, i + 2, digits);
+  return v > 0x10ffff ? 0 : setPoint(v, j - i);
+}
+
 /**
  * The escape at `i` (a backslash) of `text`: 1 when it is one (what it
  * decodes to is left in `esc…`), 0 when it is not, -1 when the text ends
  * before it could be told.
  */
-function readEscape(text: string, i: number): number {
-  const n = text.length;
-  if (i + 1 >= n) return -1;
+function readEscape(text: string, i: number, js: boolean): number {
+  escAmbiguous = false;
+  if (i + 1 >= text.length) return -1;
   const next = text.charCodeAt(i + 1);
   const simple = simpleEscape(next);
   if (simple >= 0) return setPoint(simple, 2);
-  if (next === 0x78) { // x
-    if (i + 4 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
-    const v = hexAt(text, i + 2, 2);
-    return v < 0 ? 0 : setPoint(v, 4);
+  if (isOctal(next)) return readOctal(text, i, js);
+  if (next === 0x78) return readHexByte(text, i, js); // x
+  if (next === 0x75) { // u
+    if (i + 2 >= text.length) return -1;
+    return text.charCodeAt(i + 2) === 0x7b ? readBraced(text, i) : readHexPoint(text, i, 4, js);
   }
-  if (next !== 0x75) return 0; // u
-  if (text.charCodeAt(i + 2) === 0x7b) { // {
-    let j = i + 3;
-    while (j < n && j - i - 3 <= 6 && hexValue(text.charCodeAt(j)) >= 0) j++;
-    if (j === n) return j - i - 3 <= 6 ? -1 : 0;
-    const digits = j - i - 3;
-    if (text.charCodeAt(j) !== 0x7d || digits === 0 || digits > 6) return 0;
-    const v = hexAt(text, i + 3, digits);
-    return v > 0x10ffff ? 0 : setPoint(v, j - i + 1);
+  const line = readContinuation(text, i, js);
+  if (line !== 0) return line;
+  // What is left is JavaScript's identity escape (`\q` is `q`); read as C, a few more letters
+  // decode (`\a`, `\e`, `\cX`, `\U…`) and the rest is kept as it is.
+  if (next === 0x2028 || next === 0x2029) return 0;
+  escAmbiguous = true;
+  if (js) return setPoint(next, 2);
+  if (next === 0x55) return readHexPoint(text, i, 8, js); // U
+  if (next === 0x63) { // c
+    if (i + 2 >= text.length) return -1;
+    const x = text.charCodeAt(i + 2);
+    return x < 0x80 ? setPoint(x === 0x3f ? 0x7f : x & 0x1f, 3) : 0;
   }
-  if (i + 6 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
-  const v = hexAt(text, i + 2, 4);
-  return v < 0 ? 0 : setPoint(v, 6);
+  const c = cEscape(next);
+  return c < 0 ? 0 : setPoint(c, 2);
 }
 
 /**
@@ -140,13 +270,18 @@ function unitsToString(units: Uint16Array): string {
 }
 
 /**
- * The decoded view of `text`, or `null` when it decodes to itself and no
- * escape is cut short at its end. Not final: an escape the end of the text
- * cuts short is kept as it is and its start is given as `tail`.
+ * The decoded view of `text` in one reading, or `null` when it decodes to
+ * itself and no escape is cut short at its end. Not final: an escape the end
+ * of the text cuts short is kept as it is and its start is given as `tail`.
  */
-export function escapeView(text: string, final: boolean): EscapeView | null {
+export function escapeView(
+  text: string,
+  final: boolean,
+  reading: EscapeReading = "js",
+): EscapeView | null {
   const first = text.indexOf("\\");
   if (first < 0) return null;
+  const js = reading === "js";
   const n = text.length;
   // A view is never longer than its text (`\u{10FFFF}`, the longest pair, takes 10).
   const units = new Uint16Array(n);
@@ -159,17 +294,25 @@ export function escapeView(text: string, final: boolean): EscapeView | null {
   let i = first;
   let tail = n;
   let changed = false;
+  let ambiguous = false;
+  // Where a line continuation read as nothing began: the next unit's span takes it in.
+  let from = -1;
   while (i < n) {
     const c = text.charCodeAt(i);
-    const got = c === 0x5c ? readEscape(text, i) : 0;
+    const got = c === 0x5c ? readEscape(text, i, js) : 0;
+    if (c === 0x5c) ambiguous ||= escAmbiguous;
     if (got === 1) {
       changed = true;
-      units[v] = escHigh;
-      start[v++] = i;
+      const at = from < 0 ? i : from;
+      from = escUnits === 0 ? at : -1;
+      if (escUnits > 0) {
+        units[v] = escHigh;
+        start[v++] = at;
+      }
       // `\u{1F600}` decodes to two code units from the one escape.
       if (escUnits === 2) {
         units[v] = escLow;
-        start[v++] = i;
+        start[v++] = at;
       }
       i += escLength;
       continue;
@@ -179,15 +322,20 @@ export function escapeView(text: string, final: boolean): EscapeView | null {
       break;
     }
     units[v] = c;
-    start[v++] = i++;
+    start[v++] = from < 0 ? i : from;
+    from = -1;
+    i++;
   }
   if (!changed && tail === n) return null;
   for (let k = tail; k < n; k++) {
     units[v] = text.charCodeAt(k);
-    start[v++] = k;
+    start[v++] = from < 0 ? k : from;
+    from = -1;
   }
+  // Continuations at the very end: the last unit's span takes them in (the text's length ends it).
   start[v] = n;
-  return { view: unitsToString(units.subarray(0, v)), start: start.subarray(0, v + 1), tail };
+  const view = unitsToString(units.subarray(0, v));
+  return { view, start: start.subarray(0, v + 1), tail, ambiguous };
 }
 
 /** Where in the text the span of view unit `k` ends (a whole escape). */
@@ -197,7 +345,7 @@ export function spanEnd(ev: EscapeView, k: number): number {
 }
 
 /** The view unit whose span holds text position `p` (the last of two that start there). */
-function unitAt(ev: EscapeView, p: number): number {
+export function unitAt(ev: EscapeView, p: number): number {
   const s = ev.start;
   let lo = 0;
   let hi = s.length - 2;
@@ -211,12 +359,12 @@ function unitAt(ev: EscapeView, p: number): number {
 
 /** Where the escape holding text position `p` starts (`p` itself when none holds it). */
 export function spanStartAt(ev: EscapeView, p: number): number {
-  if (p >= ev.start[ev.start.length - 1]!) return p;
-  return ev.start[unitAt(ev, p)]!;
+  if (p >= ev.start[ev.start.length - 1]! || ev.view.length === 0) return p;
+  return Math.min(p, ev.start[unitAt(ev, p)]!);
 }
 
 /** Where the escape holding text position `end - 1` ends (`end` itself when none holds it). */
 export function spanEndAt(ev: EscapeView, end: number): number {
-  if (end <= 0) return end;
+  if (end <= 0 || ev.view.length === 0) return end;
   return Math.max(end, spanEnd(ev, unitAt(ev, end - 1)));
 }

@@ -62,7 +62,15 @@
  */
 
 import { HAS_INVISIBLE, invisibleLength, splitTrailingSurrogate } from "../display/invisible.ts";
-import { type EscapeView, escapeView, spanEnd, spanEndAt, spanStartAt } from "./_escape_view.ts";
+import {
+  type EscapeReading,
+  type EscapeView,
+  escapeView,
+  spanEnd,
+  spanEndAt,
+  spanStartAt,
+  unitAt,
+} from "./_escape_view.ts";
 
 /** Shortest value that is masked; shorter ones are left alone. */
 export const MIN_SECRET_LENGTH = 6;
@@ -320,7 +328,54 @@ export const ESCAPE_LEVELS = 8;
 type Scan = (text: string, final: boolean) => { hits: Hit[]; stop: number };
 
 /**
- * The matches of `text` and of its decoded views (up to `levels` deep: see
+ * Which readings of escapes a scan decodes with: both until a text is met that they read
+ * differently, then each on its own from there down (two chains of views, not a tree).
+ */
+type Readings = EscapeReading | "both";
+
+/**
+ * The decoded views of `text` in `readings`, each with the readings its own views go on with:
+ * one view while both readings agree on it.
+ */
+function viewsOf(
+  text: string,
+  final: boolean,
+  readings: Readings,
+): { ev: EscapeView; readings: Readings }[] {
+  const ev = escapeView(text, final, readings === "c" ? "c" : "js");
+  if (ev === null) return [];
+  if (readings !== "both" || !ev.ambiguous) return [{ ev, readings }];
+  // The C reading may keep the text as it is (`\` + U+2028): it is still read the C way, its
+  // invisible characters dropped (see `continuationAt`).
+  const c = escapeView(text, final, "c") ?? asIs(text);
+  return [{ ev, readings: "js" }, { ev: c, readings: "c" }];
+}
+
+/**
+ * Where a match of `text` that ends at `end` ends once widened to whole escapes, but for an
+ * identity escape it ends at the backslash of (`\;` read as JavaScript): what is left reads the
+ * same either way. Not for the quotes and the backslash, whose escapes keep a string whole.
+ */
+function hitEnd(ev: EscapeView, text: string, end: number): number {
+  const wide = spanEndAt(ev, end);
+  const c = text.charCodeAt(end);
+  if (
+    wide !== end + 1 || end === 0 || text.charCodeAt(end - 1) !== 0x5c ||
+    c === 0x22 || c === 0x27 || c === 0x5c || spanStartAt(ev, end - 1) !== end - 1
+  ) return wide;
+  const k = ev.view.length > 0 ? unitAt(ev, end - 1) : -1;
+  return k >= 0 && ev.view.charCodeAt(k) === c ? end : wide;
+}
+
+/** `text` as a view of itself. */
+function asIs(text: string): EscapeView {
+  const start = new Int32Array(text.length + 1);
+  for (let k = 0; k <= text.length; k++) start[k] = k;
+  return { view: text, start, tail: text.length, ambiguous: false };
+}
+
+/**
+ * The matches of `text` and of its decoded views (up to `levels` deep, in each reading: see
  * lib/tools/_escape_view.ts), in `text`'s positions. A match in a view
  * covers the whole escapes it comes from. Matches that overlap are joined
  * (the first one's marker). Not final, the first undecided position is the
@@ -332,27 +387,32 @@ function scanDecoded(
   text: string,
   final: boolean,
   levels: number,
+  readings: Readings = "both",
 ): { hits: Hit[]; stop: number } {
   if (levels === 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
-  const ev = escapeView(text, final);
+  const views = viewsOf(text, final, readings);
   // An escape cut short at the end: the text before it is scanned as text that goes on (a
   // secret may begin right before it), and the rest is held.
-  if (ev !== null && ev.tail < text.length) {
-    return scanDecoded(scanRaw, text.slice(0, ev.tail), false, levels);
-  }
+  const tail = Math.min(text.length, ...views.map((v) => v.ev.tail));
+  if (tail < text.length) return scanDecoded(scanRaw, text.slice(0, tail), false, levels, readings);
   const outer = scanRaw(text, final);
-  if (ev === null) return outer;
-  // A view may hold terminal sequences its escapes spelled (`\u001b[1m`): matched as shown too.
-  const inner = scanShown(scanRaw, ev.view, final, levels - 1);
-  let stop = spanStartAt(ev, outer.stop);
-  if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
-  // A match of the text covers whole escapes too, so what is left stays text that decodes.
-  const widened = outer.hits.map((h) => {
-    const at = spanStartAt(ev, h.at);
-    return { at, length: spanEndAt(ev, h.at + h.length) - at, marker: h.marker };
-  });
+  if (views.length === 0) return outer;
+  let stop = outer.stop;
+  let widened = outer.hits;
   const mapped: Hit[] = [];
-  for (const h of inner.hits) mapHit(ev, h, mapped);
+  for (const { ev, readings: next } of views) {
+    // A view may hold terminal sequences its escapes spelled (`\u001b[1m`): matched as shown too.
+    const inner = scanShown(scanRaw, ev.view, final, levels - 1, next);
+    stop = spanStartAt(ev, stop);
+    if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
+    // A match of the text covers whole escapes too, so what is left stays text that decodes.
+    widened = widened.map((h) => {
+      const at = spanStartAt(ev, h.at);
+      return { at, length: hitEnd(ev, text, h.at + h.length) - at, marker: h.marker };
+    });
+    for (const h of inner.hits) mapHit(ev, h, mapped);
+  }
+  mapped.sort((x, y) => x.at - y.at);
   // Not final, a match that ends where the held text begins may still grow (a view's match past
   // an escape not read yet): it is held too.
   if (stop < text.length) {
@@ -375,11 +435,12 @@ function scanShown(
   text: string,
   final: boolean,
   levels: number,
+  readings: Readings = "both",
 ): { hits: Hit[]; stop: number } {
-  if (!hasIgnorable(text)) return scanDecoded(scanRaw, text, final, levels);
-  const tv = terminalView(text, final);
+  if (!hasIgnorable(text)) return scanDecoded(scanRaw, text, final, levels, readings);
+  const tv = terminalView(text, final, readings !== "c");
   const plain = scanRaw(text, final);
-  const inner = scanDecoded(scanRaw, tv.view, final, levels);
+  const inner = scanDecoded(scanRaw, tv.view, final, levels, readings);
   const shown = inner.hits.map((h) => {
     const at = tv.map[h.at]!;
     return { at, length: tv.map[h.at + h.length - 1]! + 1 - at, marker: h.marker };
@@ -549,6 +610,8 @@ type SeqState = "ground" | "esc" | "esc_inter" | "csi" | "str" | "str_esc";
 /** What the masker's steps share: the held raw text, its view and the map between them. */
 interface MaskerState {
   matcher: Matcher;
+  /** Whether U+2028 and U+2029 after a backslash stay in the view (see `continuationAt`). */
+  continuations?: boolean;
   active: boolean;
   /** The contents of escape sequences, masked as plain text. */
   inner: SecretMasker;
@@ -649,10 +712,21 @@ function readChunk(s: MaskerState, chunk: string): void {
   }
 }
 
+/**
+ * Whether `c` is U+2028 or U+2029 right after a backslash: a line continuation
+ * (JavaScript's, which reads as nothing), kept in the view for the escape reader
+ * unless the view is read only the C way (lib/tools/_escape_view.ts), where it
+ * is dropped as the invisible character it is.
+ */
+function continuationAt(s: MaskerState, c: number): boolean {
+  return (c === 0x2028 || c === 0x2029) && s.continuations !== false &&
+    s.raw.charCodeAt(s.raw.length - 1) === 0x5c;
+}
+
 function groundStep(s: MaskerState, m: number[], chunk: string, i: number): number {
   const c = chunk.charCodeAt(i);
   const ch = chunk[i]!;
-  const skip = ignorableAt(chunk, i);
+  const skip = continuationAt(s, c) ? 0 : ignorableAt(chunk, i);
   if (skip === 0) {
     let j = i + 1;
     while (j < chunk.length && ignorableAt(chunk, j) === 0) j++;
@@ -810,8 +884,10 @@ const AS_IS: SecretMasker = { push: (text) => text, flush: () => "", held: 0, ac
 function terminalView(
   text: string,
   final: boolean,
+  continuations: boolean,
 ): { view: string; map: number[]; tail: number } {
   const s: MaskerState = {
+    continuations,
     matcher: NO_MATCHER,
     active: true,
     inner: AS_IS,
