@@ -343,7 +343,11 @@ function viewsOf(
   readings: Readings,
 ): { ev: EscapeView; readings: Readings }[] {
   const ev = escapeView(text, final, readings === "c" ? "c" : "js");
-  if (ev === null) return [];
+  if (ev === null) {
+    // JavaScript reads nothing here (`\x1W` is no escape to it): C may.
+    const c = readings === "both" ? escapeView(text, final, "c") : null;
+    return c === null ? [] : [{ ev: c, readings: "c" }];
+  }
   if (readings !== "both" || !ev.ambiguous) return [{ ev, readings }];
   // The C reading may keep the text as it is (`\` + U+2028): it is still read the C way, its
   // invisible characters dropped (see `continuationAt`).
