@@ -23,8 +23,9 @@
  *
  * A text that holds a backslash is also matched as it decodes: JSON and
  * JavaScript string escapes in any encoder's spelling (`\u0026`, `\u003C`,
- * `\u00e4`, `\/`, every character as `\uXXXX`, surrogate pairs, `\xHH`; see
- * lib/tools/_escape_view.ts), up to {@linkcode ESCAPE_LEVELS} levels deep
+ * `\u00e4`, `\/`, every character as `\uXXXX`, surrogate pairs, `\xHH`, `\v`, octal, line
+ * continuations, identity escapes), and as C and shell `$'…'` read escapes where that differs
+ * (`\a`, `\e`, `\cX`; see lib/tools/_escape_view.ts), up to {@linkcode ESCAPE_LEVELS} levels deep
  * (JSON text, JSON text held in a JSON string, and so on), by the same rule;
  * each decoded view is read as a terminal shows it too (below), so
  * `Ab<C\u001b[1md&E/` (coloured text as a JSON encoder writes it) is one run. A match there masks the whole escapes
