@@ -68,16 +68,6 @@ export function createAnswerGate(slots = 1, collect: () => void = () => {}): Ans
       given = true;
       held--;
       collect();
-      {
-        const m = Deno.memoryUsage();
-        Deno.writeTextFileSync(
-          "/tmp/mcpbudget/gate.log",
-          `release ${performance.now() | 0} rss=${m.rss >> 20} heap=${m.heapUsed >> 20}/${
-            m.heapTotal >> 20
-          } ext=${m.external >> 20} waiting=${waiting.length}\n`,
-          { append: true },
-        );
-      }
       const next = waiting.shift();
       if (next) next(grant());
     };
