@@ -1,6 +1,6 @@
 /**
  * The current-secrets mask of the commands that show or export a trace
- * (`trace show`, `trace export`, `sessions show`) and of the listings
+ * (`trace show`, `trace export`, `trace diff`, `sessions show`) and of the listings
  * (`sessions list`, `sessions tree`): see
  * lib/agent/display_mask.ts. A secret that could not be read is said on
  * stderr, not skipped silently.

@@ -13,6 +13,7 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared, positiveInteger } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { SESSION_TARGET_HELP, untilPipeCloses } from "./trace_common.ts";
+import { currentSecretsMaskValue } from "./_display_mask.ts";
 
 const LIMIT: Flag<number> = {
   name: "limit",
@@ -112,7 +113,13 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const limit = flagValue(p, LIMIT) ?? 200;
   const a = await one(p.positionals[0]!, ctx);
   const b = await one(p.positionals[1]!, ctx);
-  const report = await diffSessions(a, b, limit);
+  // Compared as recorded; shown, as every trace view, with the current secrets masked.
+  const report = await currentSecretsMaskValue(
+    "trace diff",
+    await diffSessions(a, b, limit),
+    [...a.files, ...b.files].map((f) => f.path),
+    ctx,
+  );
   const same = report.a.after.messages === 0 && report.b.after.messages === 0;
   return await untilPipeCloses(() => {
     ctx.io.out(
