@@ -69,7 +69,7 @@ const within = (path: string, root: string) =>
   root === "/" || path === root || path.startsWith(root + "/");
 
 /**
- * Whether a hidden directory needs a mount of its own: `/tmp` is a fresh
+ * Whether a hidden directory or file needs a mount of its own: `/tmp` is a fresh
  * tmpfs, so a path under it is seen only where a bind (a root, a pinned or
  * protected path, a reveal) shows it or lies inside it. Left out, the other
  * penguin processes' run directories and data roots under `/tmp`, which come
@@ -120,6 +120,7 @@ export function bwrapMountArgs(
     late.push("--remount-ro", p);
   }
   for (const p of plan.hideFiles) {
+    if (!shown(p)) continue;
     ops.push({ path: p, rank: 1, args: ["--ro-bind", "/dev/null", p] });
   }
   for (const p of plan.roots) {

@@ -113,13 +113,14 @@ Deno.test("a workspace under /tmp is bound after the private /tmp", () => {
   assert.ok(at(argv, "--bind", "/tmp/ws", "/tmp/ws") > at(argv, "--tmpfs", "/tmp"));
 });
 
-Deno.test("a hidden directory under the private /tmp gets a mount only where a bind shows it", () => {
+Deno.test("a hidden directory or file under the private /tmp gets a mount only where a bind shows it", () => {
   const args = bwrapMountArgs(plan({
     roots: ["/tmp/ws"],
     hideDirs: ["/tmp/other-root", "/tmp/ws/data", "/home/u/.ssh"],
     privateDirs: ["/tmp/penguin-0", "/tmp/ws/run", "/tmp/pinned/run", "/tmp/a"],
     pinned: ["/tmp/pinned"],
     protect: ["/tmp/a/b/c"],
+    hideFiles: ["/tmp/other.env", "/tmp/ws/.env"],
   }));
   const tmpfs = args.flatMap((a, i) => args[i - 1] === "--tmpfs" ? [a] : []);
   // /tmp/a holds a protected bind: hidden, so the bind shows only itself.
@@ -132,6 +133,8 @@ Deno.test("a hidden directory under the private /tmp gets a mount only where a b
     "/tmp/ws/run",
   ]);
   assert.ok(!args.includes("/tmp/other-root") && !args.includes("/tmp/penguin-0"));
+  assert.ok(!args.includes("/tmp/other.env"));
+  assert.ok(args.join(" ").includes("--ro-bind /dev/null /tmp/ws/.env"));
 });
 
 Deno.test("a workspace of /tmp itself keeps every hidden directory under it", () => {
