@@ -8,7 +8,11 @@
  * machine's input history). A snapshot leaves them out; an import skips
  * them when an archive holds them, and keeps the agent's own. The MCP
  * servers' `env` and header values in `system_config.yaml` are secrets too:
- * the snapshot's copy has them emptied (lib/state/snapshot_secrets.ts).
+ * the snapshot's copy has them emptied (lib/state/snapshot_secrets.ts), and
+ * so are the telemetry header values and endpoint credentials
+ * (lib/state/snapshot_telemetry.ts). Every other secret value penguin knows
+ * is masked in every file packed, or the file left out when it is binary
+ * (lib/state/snapshot_mask.ts).
  *
  * Whether message contents go to telemetry (`telemetry.include_content`)
  * never comes from a snapshot: an import takes it out of the archive's
@@ -51,7 +55,9 @@ import {
 import type { AgentPaths } from "./paths.ts";
 import { dropIncludeContent, snapshotReach } from "./snapshot_reach.ts";
 import { parseSystemConfig } from "./system_config.ts";
+import { maskFile, secretInName, type TextMask } from "./snapshot_mask.ts";
 import { withoutMcpSecrets } from "./snapshot_secrets.ts";
+import { withoutTelemetrySecrets } from "./snapshot_telemetry.ts";
 import { readUntrustedBytes } from "./untrusted_file.ts";
 
 /** Largest snapshot accepted or written: files, bytes unpacked, bytes of the archive file. */
@@ -142,6 +148,7 @@ async function collect(
   stateDir: string,
   limits: SnapshotLimits,
   onFile: ((files: number, bytes: number) => void) | undefined,
+  mask: TextMask | undefined,
 ): Promise<{ entries: PackEntry[]; files: number; skipped: SkippedEntry[] }> {
   const entries: PackEntry[] = [];
   const skipped: SkippedEntry[] = [];
@@ -159,6 +166,11 @@ async function collect(
       const local = staysLocal(relPath);
       if (local !== undefined) {
         if (!LOCAL_FILES.includes(relPath)) skipped.push({ path: archived, reason: local });
+        continue;
+      }
+      const named = mask === undefined ? undefined : secretInName(name, mask);
+      if (named !== undefined) {
+        skipped.push({ path: mask!(archived), reason: named });
         continue;
       }
       const meta = {
@@ -190,17 +202,8 @@ async function collect(
           continue;
         }
         if (read.truncated) throw tooBig();
-        let body = read.bytes;
-        if (relPath === "system_config.yaml") {
-          const stripped = withoutMcpSecrets(new TextDecoder().decode(body), abs);
-          if (stripped.removed.length > 0) {
-            body = new TextEncoder().encode(stripped.text);
-            skipped.push({
-              path: archived,
-              reason: `MCP secrets left out (values emptied): ${stripped.removed.join(", ")}`,
-            });
-          }
-        }
+        const body = packedBody(relPath, abs, read.bytes, mask, skipped);
+        if (body === undefined) continue;
         files++;
         bytes += body.length;
         onFile?.(files, bytes);
@@ -219,15 +222,85 @@ async function collect(
 }
 
 /**
+ * The bytes to pack of file `relPath` (read from `abs`): `system_config.yaml`
+ * without its MCP and telemetry credentials, every file through `mask`;
+ * undefined when the file is left out. What was changed or left out is
+ * pushed on `skipped`.
+ */
+function packedBody(
+  relPath: string,
+  abs: string,
+  bytes: Uint8Array,
+  mask: TextMask | undefined,
+  skipped: SkippedEntry[],
+): Uint8Array | undefined {
+  const archived = `${TOP}/${relPath}`;
+  let body = bytes;
+  if (relPath === "system_config.yaml") {
+    const mcp = withoutMcpSecrets(new TextDecoder().decode(body), abs);
+    if (mcp.removed.length > 0) {
+      skipped.push({
+        path: archived,
+        reason: `MCP secrets left out (values emptied): ${mcp.removed.join(", ")}`,
+      });
+    }
+    const telemetry = withoutTelemetrySecrets(mcp.text, abs);
+    if (telemetry.removed.length > 0) {
+      skipped.push({
+        path: archived,
+        reason: `telemetry credentials left out (header values emptied, URLs cut to ` +
+          `scheme://host:port): ${telemetry.removed.join(", ")}`,
+      });
+    }
+    if (mcp.removed.length + telemetry.removed.length > 0) {
+      body = new TextEncoder().encode(telemetry.text);
+    }
+  }
+  if (mask === undefined) return body;
+  const masked = maskFile(body, mask);
+  if (masked.kind === "left_out") {
+    skipped.push({ path: archived, reason: masked.reason });
+    return undefined;
+  }
+  if (masked.kind === "same") return body;
+  if (relPath === "system_config.yaml") checkMaskedConfig(masked.body, abs);
+  skipped.push({
+    path: archived,
+    reason: masked.markers.length > 0
+      ? `secret values masked (written as ${masked.markers.join(", ")})`
+      : "secret values masked",
+  });
+  return masked.body;
+}
+
+/** Refuses the snapshot when masking a secret in `system_config.yaml` left it unreadable. */
+function checkMaskedConfig(body: Uint8Array, abs: string): void {
+  try {
+    const v = parseSystemConfig(new TextDecoder().decode(body), abs).version;
+    if (typeof v === "number" && Number.isInteger(v) && v >= 1) return;
+  } catch {
+    // Reported below.
+  }
+  throw new PenguinError(
+    "config",
+    `Cannot snapshot "${abs}": it holds a secret value (a vault value or an API key), and the ` +
+      `file masked no longer reads as a configuration; take the value out of it`,
+  );
+}
+
+/**
  * Write the snapshot of the agent's `agent_state/` at `version` (the
  * agent's current version), unless that version's archive exists. `onFile`
- * is told the files and bytes read so far after each file.
+ * is told the files and bytes read so far after each file. `mask` (every
+ * secret value penguin knows replaced by its marker) is applied to every
+ * file and name packed (lib/state/snapshot_mask.ts).
  */
 export async function snapshotAgent(
   paths: AgentPaths,
   version: number,
   limits: SnapshotLimits = SNAPSHOT_LIMITS,
   onFile?: (files: number, bytes: number) => void,
+  mask?: TextMask,
 ): Promise<SnapshotResult> {
   const path = snapshotPath(paths, version);
   if (await exists(path, { followLinks: false, strict: true })) {
@@ -237,7 +310,7 @@ export async function snapshotAgent(
   if (!stateInfo?.isDirectory) {
     throw new PenguinError("not_found", `Cannot snapshot: "${paths.agentState}" does not exist`);
   }
-  const { entries, files, skipped } = await collect(paths.agentState, limits, onFile);
+  const { entries, files, skipped } = await collect(paths.agentState, limits, onFile, mask);
   const root: PackEntry = {
     header: {
       name: `${TOP}/`,

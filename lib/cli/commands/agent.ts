@@ -61,7 +61,10 @@ memory, schedules…) into <agent>/snapshots/v<version>.tar.gz, where version
 is the "version" of its system_config.yaml. Every .vault.toml (and any
 .project_config.toml) is left out at any depth, and so is the chat input
 history; symbolic links are left out and reported. Permission bits are
-kept. A version is packed once: when its archive exists it is not repacked
+kept. Every vault value and API key penguin knows is masked in every text
+file packed ([redacted:vault:NAME]); a binary file or a name holding one
+is left out. MCP env and header values, telemetry header values and the
+credentials of their URLs are emptied (URLs cut to scheme://host:port). A version is packed once: when its archive exists it is not repacked
 (raise "version" in system_config.yaml to take a new snapshot).
 
 Flags:
@@ -140,6 +143,9 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
     );
   }
   const version = resolveSystemConfig(parseSystemConfig(text, paths.systemConfig)).version;
+  // Loaded when used: the masker is no part of the other commands' startup.
+  const { snapshotTextMask } = await import("../../agent/snapshot_known_secrets.ts");
+  const mask = await snapshotTextMask(ref, Deno.env.toObject());
   const progress = stderrProgress(ctx.io);
   const done = await snapshotAgent(
     paths,
@@ -149,6 +155,7 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
       progress.show(
         `packing ${files} file${files === 1 ? "" : "s"}, ${(bytes / 1024 / 1024).toFixed(1)} MiB`,
       ),
+    mask,
   ).finally(() => progress.done());
   if (!done.created) {
     ctx.io.out(
