@@ -115,6 +115,8 @@ export interface SkippedEntry {
   path: string;
   /** Why, in words. */
   reason: string;
+  /** Packed all the same, changed as `reason` says (secrets masked or emptied). */
+  packed?: boolean;
 }
 
 /** The outcome of {@linkcode snapshotAgent}. */
@@ -242,6 +244,7 @@ function packedBody(
       skipped.push({
         path: archived,
         reason: `MCP secrets left out (values emptied): ${mcp.removed.join(", ")}`,
+        packed: true,
       });
     }
     const telemetry = withoutTelemetrySecrets(mcp.text, abs);
@@ -250,6 +253,7 @@ function packedBody(
         path: archived,
         reason: `telemetry credentials left out (header values emptied, URLs cut to ` +
           `scheme://host:port): ${telemetry.removed.join(", ")}`,
+        packed: true,
       });
     }
     if (mcp.removed.length + telemetry.removed.length > 0) {
@@ -269,6 +273,7 @@ function packedBody(
     reason: masked.markers.length > 0
       ? `secret values masked (written as ${masked.markers.join(", ")})`
       : "secret values masked",
+    packed: true,
   });
   return masked.body;
 }

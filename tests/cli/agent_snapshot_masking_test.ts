@@ -77,7 +77,7 @@ Deno.test("agent snapshot masks every known secret in the files packed, leaves o
     });
     assert.match(
       r.stderr,
-      /skipped agent_state\/memory\/user\/MEMORY\.md: secret values masked \(written as \[redacted:vault:ATK_V\]\)/,
+      /packed agent_state\/memory\/user\/MEMORY\.md: secret values masked \(written as \[redacted:vault:ATK_V\]\)/,
     );
     assert.match(r.stderr, /memory\/user\/blob\.bin: a binary file holding a secret value/);
     assert.match(r.stderr, /note-\[redacted:vault:ATK_V\]\.md: its name holds a secret value/);

@@ -163,7 +163,7 @@ Deno.test("agent snapshot leaves MCP env and header values out, keeping their na
     const r = await ok(["--root", root, "agent", "snapshot"]);
     assert.match(
       r.stderr,
-      /agent_state\/system_config\.yaml: MCP secrets left out \(values emptied\): files\.GH_TOKEN, api\.Authorization/,
+      /packed agent_state\/system_config\.yaml: MCP secrets left out \(values emptied\): files\.GH_TOKEN, api\.Authorization/,
     );
     const { config: packed } = await packedText(root);
     assertNoPiece(packed, "the snapshot's system_config.yaml");

@@ -127,7 +127,9 @@ function agentRef(ctx: CommandContext, p: Parsed): AgentRef {
 }
 
 function reportSkipped(ctx: CommandContext, skipped: readonly SkippedEntry[]): void {
-  for (const s of skipped) ctx.io.err(safeText(`penguin: skipped ${s.path}: ${s.reason}\n`));
+  for (const s of skipped) {
+    ctx.io.err(safeText(`penguin: ${s.packed ? "packed" : "skipped"} ${s.path}: ${s.reason}\n`));
+  }
 }
 
 async function snapshotCommand(args: string[], ctx: CommandContext): Promise<number> {
