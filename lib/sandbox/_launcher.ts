@@ -46,12 +46,13 @@
  * 125, before the ready line) when its binary is readable or
  * `fs.suid_dumpable` is 1 (then the mark would not be set).
  *
- * With a process limit, the launcher starts the process-count guard of
- * `_proc_guard.ts` beside each command (RLIMIT_NPROC does not hold for
- * root) and waits for whichever ends first (`wait -n`); a guard that ends
- * first (tripped, or killed by the command) makes it kill every other
- * process and report the command's SIGKILL status. The guard is killed by
- * the teardown above at the latest.
+ * With a process limit, the launcher runs the process-count guard of
+ * `_proc_guard.ts` itself while each command runs (RLIMIT_NPROC does not
+ * hold for root): as the namespace's init it cannot be stopped or killed
+ * by the command. A command the guard stopped reports SIGKILL's status.
+ * While a command runs the launcher also ignores the other signals bash
+ * would end on (`GUARD_IGNORED`), restored just before the next command is
+ * started.
  *
  * Signals: penguin signals the init from outside (`LAUNCHER_SIGNALLER`),
  * as SIGUSR1 (for SIGINT), SIGALRM (SIGQUIT), SIGTERM and SIGHUP; while a
@@ -64,7 +65,7 @@
 import { join } from "node:path";
 import { CHECKED_INIT, CLOSE_FDS, ENV_FROM_DATA, READY } from "./_supervisor.ts";
 import { privateRunDir } from "./_standin_registry.ts";
-import { GUARD_STOPPED, PROC_GUARD } from "./_proc_guard.ts";
+import { GUARD_IGNORED, PROC_GUARD } from "./_proc_guard.ts";
 
 export { READY };
 
@@ -91,7 +92,7 @@ mnt mounts
 trap '' USR1 ALRM TERM HUP
 printf '%s\\n' '${READY}' >&2
 exec 2>/dev/null
-c= pend= hit= tok= f= nonce= cwd= inp= n= rc= r= w= g=
+c= pend= hit= tok= f= nonce= cwd= inp= n= rc= r=
 ${PROC_GUARD}
 fwd() {
   hit=1
@@ -130,6 +131,7 @@ while :; do
   trap 'fwd TERM' TERM
   trap 'fwd HUP' HUP
   printf '%s\\n' "$nonce"
+  trap - ${GUARD_IGNORED}
   set -m
   if [ "$inp" = 1 ]; then
     ( unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- &
@@ -138,21 +140,15 @@ while :; do
   fi
   c=$!
   set +m
-  w=
-  if [ "$1" != - ]; then guard "$1" </dev/null & w=$!; fi
+  trap '' ${GUARD_IGNORED}
   if [ -n "$pend" ]; then fwd "$pend"; fi
+  if [ "$1" != - ]; then guard "$1" "$c"; fi
   while :; do
-    hit= g=
-    if [ -n "$w" ]; then wait -n -p g "$c" "$w"; else wait "$c"; fi
+    hit=
+    wait "$c"
     rc=$?
     [ -n "$hit" ] || break
   done
-  if [ -n "$w" ] && [ "$g" = "$w" ]; then
-    [ "$rc" = 0 ] || printf '%s\\n' '${GUARD_STOPPED}'
-    kill -s KILL -1 2>/dev/null
-    wait "$c"
-    rc=$?
-  fi
   trap '' USR1 ALRM TERM HUP
   c=
   while others; do

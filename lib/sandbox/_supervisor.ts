@@ -47,7 +47,7 @@
  * @module
  */
 
-import { GUARD_STOPPED, PROC_GUARD } from "./_proc_guard.ts";
+import { GUARD_IGNORED, PROC_GUARD } from "./_proc_guard.ts";
 
 /** The line the wrapper prints on the control channel once the sandbox is set up. */
 export const READY = "penguin-sandbox: ready";
@@ -319,14 +319,15 @@ exit "$rc"
  * supervisor's own environment reaches the command, and no value shows on
  * a command line.
  *
- * As the init with a process limit, it also runs the process-count guard
- * of `_proc_guard.ts` beside the command (RLIMIT_NPROC does not hold for
- * root): both are its background children, the command with SIGINT and
- * SIGQUIT restored (bash ignores them in background jobs) and the
- * wrapper's stdin, and it waits for whichever ends first. The command
- * ending first gives the status; the guard ending first (tripped, or
- * killed by the command) kills the namespace and gives the command's
- * SIGKILL status.
+ * As the init with a process limit, it starts the command as its
+ * background child (SIGINT and SIGQUIT restored: bash ignores them in
+ * background jobs; the wrapper's stdin) and, until the command ends, runs
+ * the process-count guard of `_proc_guard.ts` itself (RLIMIT_NPROC does not
+ * hold for root; only the init cannot be stopped by the command), then
+ * exits with the command's status: SIGKILL's (137) when the guard tripped.
+ * Once the command is started the init ignores the signals bash would end
+ * on (`GUARD_IGNORED`, SIGHUP, SIGTERM, SIGUSR1, SIGALRM): the supervisor
+ * signals the init's process group, and the command may signal the init.
  */
 export const WRAPPER = `if [ "$2" = 2 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&7 7>&-; fi
 ${CLOSE_FDS}
@@ -341,15 +342,11 @@ if [ "$3" = 1 ]; then
   exec 3>&2 2>/dev/null
   if [ "$l" = - ]; then "$@" 2>&3 3>&-; exit; fi
 ${PROC_GUARD}
-  ( exec 9<> <(:); guard "$l" ) </dev/null 3>&- &
-  w=$!
-  ( trap - INT QUIT; exec "$@" ) 0<&0 2>&3 3>&- &
+  exec 9<> <(:)
+  ( trap - INT QUIT; exec "$@" ) 0<&0 2>&3 3>&- 9<&- &
   c=$!
-  wait -n -p g "$c" "$w"
-  rc=$?
-  [ "$g" = "$c" ] && exit "$rc"
-  [ "$rc" = 0 ] || printf '%s\\n' '${GUARD_STOPPED}'
-  kill -s KILL -1
+  trap '' HUP TERM USR1 ALRM ${GUARD_IGNORED}
+  guard "$l" "$c"
   wait "$c"
   exit
 fi

@@ -1,5 +1,5 @@
 // The process-count guard (lib/sandbox/_proc_guard.ts): RLIMIT_NPROC does not hold for root, so a
-// command that starts more processes than the policy's limit is stopped by the guard beside it, in
+// command that starts more processes than the policy's limit is stopped by the sandbox's init, in
 // a sandbox per command and in the sandbox kept for a session, with a line saying so, and nothing
 // it started is left. Bounded: 114 processes at most, against a limit of 64.
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod
 import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { poolFacts } from "../../lib/sandbox/_pool.ts";
-import { GUARD_STOPPED, guardMessage } from "../../lib/sandbox/_proc_guard.ts";
+import { guardMessage } from "../../lib/sandbox/_proc_guard.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { withPolicyWorkspace } from "./_helpers.ts";
 import { eventually, pidsWithArg, uniqueSleep } from "../tools/_process_probes.ts";
@@ -90,8 +90,8 @@ Deno.test({
         assert.equal(next.pid, r.pid, "the same sandbox");
         assert.match(
           next.out,
-          /^\/proc\/1 \/proc\/\d+ \/proc\/\d+\n$/,
-          "the launcher, the guard, this command",
+          /^\/proc\/1 \/proc\/\d+\n$/,
+          "the launcher (counting), this command",
         );
         assert.deepEqual(next.status, { code: 5, signal: null });
       } finally {
@@ -100,35 +100,73 @@ Deno.test({
     }),
 });
 
-// The guard is the init's other child; a command that kills it is killed with everything it started.
-const KILL_GUARD =
-  `for f in /proc/[0-9]*/stat; do read -r l < "$f" || continue; set -- \${l##*) }; ` +
-  `p=\${l%% *}; [ "$2" = 1 ] && [ "$p" != $$ ] && kill -9 "$p"; done; sleep `;
+// The guard runs in the sandbox's init, which the kernel shields from SIGSTOP and SIGKILL sent from
+// inside its PID namespace. The command stops the init (ignored), every process whose parent is the
+// init but itself (a guard beside it, if there were one), then everything else (`kill -STOP -1`
+// spares only the init and the caller), and then starts more than the limit.
+const STOP_ALL =
+  `kill -STOP 1 2>/dev/null; for f in /proc/[0-9]*/stat; do read -r l < "$f" || continue; ` +
+  `set -- \${l##*) }; p=\${l%% *}; [ "$2" = 1 ] && [ "$p" != $$ ] && kill -STOP "$p"; done; ` +
+  `kill -STOP -1 2>/dev/null; echo stopped; `;
+
+// The command renames itself (its name in /proc/<pid>/stat) with ") " and a newline, which a
+// line-by-line reading of its stat would take for the end of its name, waits past the guard's
+// periodic look at that file (every 32nd round, within 2 s), then starts more than the limit.
+function renamed(s: string): string {
+  return `exec perl -e 'open(my $f, ">", "/proc/self/comm") or die; syswrite($f, ") 9 Z\\nx"); ` +
+    `close $f; select(undef, undef, undef, 2); my $n = 0; for (1..${
+      LIMIT + 50
+    }) { my $p = fork; last unless defined $p; ` +
+    `if (!$p) { exec "sleep", "${s}"; exit 1 } $n++ } print "forked=$n\\n"; ` +
+    `exec "sleep", "20" if $n == ${LIMIT + 50}'`;
+}
+
+// The command sends the init every signal bash may end on (the launcher forwards SIGHUP, SIGTERM,
+// SIGUSR1 and SIGALRM to the command's group, so those only in a sandbox of its own), then starts
+// more than the limit: an init that ended on one would take the command with it before the guard
+// line.
+function signalsInit(reuse: boolean): string {
+  const own = reuse ? "" : " HUP TERM USR1 ALRM";
+  return `for g in INT QUIT ILL TRAP ABRT BUS FPE USR2 SEGV PIPE XCPU XFSZ VTALRM SYS${own}; ` +
+    `do kill -s $g 1 || exit 9; done; `;
+}
 
 for (const reuse of [false, true]) {
-  Deno.test({
-    name: `a command that kills the guard is killed (${reuse ? "kept sandbox" : "own sandbox"})`,
-    ignore: !bwrap,
-    fn: () =>
-      withPolicyWorkspace(async (base) => {
-        const policy = limited(base);
-        const keeping = reuse ? keepStandIns() : undefined;
-        try {
-          if (reuse) await run(policy, "true", true);
-          const s = uniqueSleep();
-          const r = await run(policy, KILL_GUARD + s, reuse);
-          if (reuse) assert.equal(poolFacts().live, 1, "run in the kept sandbox");
-          assert.ok(r.out.includes(GUARD_STOPPED), r.out);
-          assert.ok(
-            r.status.code === 137 || r.status.signal === "SIGKILL",
-            JSON.stringify(r.status),
-          );
-          assert.ok(await eventually(() => pidsWithArg(s).length === 0), "the sleep is gone");
-        } finally {
-          await keeping?.end();
-        }
-      }),
-  });
+  const where = reuse ? "kept sandbox" : "own sandbox";
+  const attacks: [string, (s: string) => string][] = [
+    ["stops every other process", (s) => STOP_ALL + bomb(s)],
+    ["renames itself with a newline", renamed],
+    ["signals the init", (s) => signalsInit(reuse) + bomb(s)],
+  ];
+  for (const [what, shell] of attacks) {
+    Deno.test({
+      name: `a command that ${what} is still held to the process limit (${where})`,
+      ignore: !bwrap,
+      fn: () =>
+        withPolicyWorkspace(async (base) => {
+          const policy = limited(base);
+          const keeping = reuse ? keepStandIns() : undefined;
+          try {
+            if (reuse) await run(policy, "true", true);
+            const s = uniqueSleep();
+            const r = await run(policy, shell(s), reuse);
+            if (reuse) assert.equal(poolFacts().live, 1, "run in the kept sandbox");
+            assert.ok(r.out.includes(guardMessage(LIMIT)), r.out);
+            assert.ok(
+              r.status.code === 137 || r.status.signal === "SIGKILL",
+              JSON.stringify(r.status),
+            );
+            assert.deepEqual(pidsWithArg(s), [], "nothing it started outlives its status");
+            if (reuse) {
+              const next = await run(policy, "echo next", true);
+              assert.deepEqual([next.out, next.status.code], ["next\n", 0]);
+            }
+          } finally {
+            await keeping?.end();
+          }
+        }),
+    });
+  }
 }
 
 Deno.test({
