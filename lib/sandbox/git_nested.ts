@@ -39,6 +39,7 @@ import { CONVENTIONAL_HOOK_DIRS } from "./git_hook_scripts.ts";
 import { inside, isEmptyDir, ownHome } from "./_paths.ts";
 import { otherUserHomes } from "./_user_homes.ts";
 import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
+import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -86,31 +87,164 @@ export const DISARMED_SUFFIX = "-disarmed-by-penguin";
  * and so are the directories of `skip` (other roots, walked on their own).
  * A directory whose name is not UTF-8 is renamed first ({@linkcode renameUnaddressable}),
  * as penguin could not look inside it; `renamed` lists those.
+ *
+ * Another sandbox (a background command, another penguin on the same
+ * workspace) may rename directories while the walk runs, which would hide a
+ * subtree from it. So every directory is stamped before it is listed
+ * (`_walk_stamps.ts`), and after the walk every stamp is taken again: one
+ * directory gone or replaced walks the tree anew; one changed is listed again,
+ * the subdirectories that appeared in it walked. The result is `consistent`
+ * only when a whole round of stamps found nothing changed: then what was
+ * listed is what the tree held at one moment. After {@linkcode MAX_WALK_PASSES}
+ * passes without that, `consistent` is false and `repos` empty.
  */
 export async function findNestedRepos(
   workspace: string,
   maxEntries = MAX_WALKED_ENTRIES,
   skip: readonly string[] = [],
-): Promise<{ repos: NestedRepo[]; complete: boolean; renamed: Renamed[] }> {
-  const repos: NestedRepo[] = [];
+): Promise<{ repos: NestedRepo[]; complete: boolean; renamed: Renamed[]; consistent: boolean }> {
   const renamed: Renamed[] = [];
-  let level = [workspace];
-  const budget = { left: maxEntries };
-  // Level by level, each level's directories listed a few at a time.
+  if (!lstatOrNone(workspace)?.isDirectory) {
+    return { repos: [], complete: true, renamed, consistent: true };
+  }
+  const ctx = { workspace, skip, renamed, max: maxEntries, budget: { left: maxEntries } };
+  let walk = await freshWalk(ctx);
+  for (let pass = 1;; pass++) {
+    if (ctx.budget.left < 0) {
+      return { repos: walk.repos, complete: false, renamed, consistent: true };
+    }
+    const verdict = walk.gone ? "gone" : await recheck(walk, ctx);
+    if (verdict === "same") {
+      const repos = walk.repos.sort((a, b) => depth(a.entry) - depth(b.entry));
+      return { repos, complete: true, renamed, consistent: true };
+    }
+    if (pass >= MAX_WALK_PASSES) return { repos: [], complete: true, renamed, consistent: false };
+    if (verdict === "gone") walk = await freshWalk(ctx);
+    else await walkLevels(verdict, walk, ctx);
+  }
+}
+
+/** Walks (a first one, and every re-check after it) before a changing tree counts as inconsistent. */
+export const MAX_WALK_PASSES = 4;
+
+/**
+ * A test seam: run after each group of directories the walk listed. Tests
+ * rename directories there, as a concurrent command would.
+ */
+export const walkSeam: { afterLevel: (dirs: readonly string[]) => void | Promise<void> } = {
+  afterLevel: () => {},
+};
+
+/** What one walk of {@linkcode findNestedRepos} shares. */
+interface WalkContext {
+  workspace: string;
+  skip: readonly string[];
+  renamed: Renamed[];
+  /** Entries one walk may list (its re-checks included). */
+  max: number;
+  budget: { left: number };
+}
+
+/** A listed directory: its stamp before the listing, and what of the listing a re-check compares. */
+interface DirRecord {
+  path: string;
+  stamp: DirStamp;
+  subdirs: Set<string>;
+  shape: string;
+}
+
+/** One walk's findings. */
+interface Walk {
+  repos: NestedRepo[];
+  records: DirRecord[];
+  /** A directory vanished or was replaced between its parent's listing and its own. */
+  gone: boolean;
+}
+
+function depth(path: string): number {
+  return path.split(sep).length;
+}
+
+/** A new walk of the whole tree, with a fresh budget. */
+async function freshWalk(ctx: WalkContext): Promise<Walk> {
+  const walk: Walk = { repos: [], records: [], gone: false };
+  ctx.budget.left = ctx.max;
+  await walkLevels([ctx.workspace], walk, ctx);
+  return walk;
+}
+
+/** The `.git` entries and bare-repository parts of a listing, as text to compare. */
+function shapeOf(listing: Listing): string {
+  const kind = (
+    e: Deno.DirEntry,
+  ) => (e.isSymlink ? "l" : e.isDirectory ? "d" : e.isFile ? "f" : "o");
+  return [
+    ...listing.dotgits.map((e) => `g${e.name}:${kind(e)}`),
+    ...[...listing.repoParts.values()].map((e) => `p${e.name}:${kind(e)}`),
+  ].sort().join("/");
+}
+
+/** Walk down from `level`, level by level, each level's directories listed a few at a time. */
+async function walkLevels(level: string[], walk: Walk, ctx: WalkContext): Promise<void> {
   while (level.length > 0) {
     const next: string[] = [];
     for (let i = 0; i < level.length; i += WALK_WIDTH) {
+      const dirs = level.slice(i, i + WALK_WIDTH);
+      const stamps = await stampDirs(dirs);
       const listed = await Promise.all(
-        level.slice(i, i + WALK_WIDTH).map((d) => listDirRenaming(d, renamed, budget)),
+        dirs.map((d, k) => stamps[k] && listDirRenaming(d, ctx.renamed, ctx.budget)),
       );
-      if (budget.left < 0) return { repos, complete: false, renamed };
+      if (ctx.budget.left < 0) return;
       for (const [k, listing] of listed.entries()) {
-        await visit(level[i + k]!, listing, workspace, repos, next, skip);
+        if (listing === undefined) {
+          walk.gone = true;
+          return;
+        }
+        const path = dirs[k]!;
+        walk.records.push({
+          path,
+          stamp: stamps[k]!,
+          subdirs: new Set(listing.subdirs),
+          shape: shapeOf(listing),
+        });
+        await visit(path, listing, ctx.workspace, walk.repos, next, ctx.skip);
       }
+      await walkSeam.afterLevel(dirs);
     }
     level = next;
   }
-  return { repos, complete: true, renamed };
+}
+
+/**
+ * Stamp every listed directory again: `same` when none changed, `gone` when
+ * one is gone or replaced, or has lost a subdirectory, a `.git` or a part of a
+ * bare repository (the walk starts over); else the subdirectories that
+ * appeared in the changed ones (listed again, their records updated), to walk.
+ */
+async function recheck(walk: Walk, ctx: WalkContext): Promise<"same" | "gone" | string[]> {
+  const paths = walk.records.map((r) => r.path);
+  const now = await stampDirs(paths, (k) => walk.records[k]!.stamp.stamp.startsWith("ns:"));
+  const changed: number[] = [];
+  for (const [k, s] of now.entries()) {
+    const was = walk.records[k]!.stamp;
+    if (s === undefined || s.dev !== was.dev || s.ino !== was.ino) return "gone";
+    if (s.stamp !== was.stamp) changed.push(k);
+  }
+  if (changed.length === 0) return "same";
+  const appeared: string[] = [];
+  for (const k of changed) {
+    const rec = walk.records[k]!;
+    const listing = await listDirRenaming(rec.path, ctx.renamed, ctx.budget);
+    if (listing === undefined || shapeOf(listing) !== rec.shape) return "gone";
+    const subdirs = new Set(listing.subdirs);
+    for (const name of rec.subdirs) if (!subdirs.has(name)) return "gone";
+    for (const name of subdirs) {
+      const sub = join(rec.path, name);
+      if (!rec.subdirs.has(name) && !ctx.skip.includes(sub)) appeared.push(sub);
+    }
+    walk.records[k] = { ...rec, stamp: now[k]!, subdirs };
+  }
+  return appeared;
 }
 
 /** Directories listed at once by {@linkcode findNestedRepos}. */
@@ -135,8 +269,12 @@ interface Listing {
   unaddressable: boolean;
 }
 
-/** Read `dir` entry by entry, taking one from `budget.left` for each (stopping below 0). */
-async function listDir(dir: string, budget: { left: number }): Promise<Listing> {
+/**
+ * Read `dir` entry by entry, taking one from `budget.left` for each (stopping
+ * below 0); undefined when it is gone or no longer a directory (renamed away
+ * since its parent was listed). One that cannot be read otherwise lists empty.
+ */
+async function listDir(dir: string, budget: { left: number }): Promise<Listing | undefined> {
   const out: Listing = { repoParts: new Map(), dotgits: [], subdirs: [], unaddressable: false };
   try {
     for await (const e of Deno.readDir(dir)) {
@@ -148,8 +286,11 @@ async function listDir(dir: string, budget: { left: number }): Promise<Listing> 
         if (e.name.includes("\uFFFD")) out.unaddressable = true;
       }
     }
-  } catch {
-    // gone or unreadable
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    // unreadable: the stamps still tell whether it changed
   }
   return out;
 }
@@ -165,10 +306,10 @@ async function listDirRenaming(
   dir: string,
   renamed: Renamed[],
   budget: { left: number },
-): Promise<Listing> {
+): Promise<Listing | undefined> {
   const before = budget.left;
   const listing = await listDir(dir, budget);
-  if (!listing.unaddressable || budget.left < 0) return listing;
+  if (!listing?.unaddressable || budget.left < 0) return listing;
   renamed.push(...await renameUnaddressable(dir));
   budget.left = before;
   return await listDir(dir, budget);
@@ -637,11 +778,23 @@ const stuck = new Map<string, Stuck>();
 
 /**
  * Why no command may start: a repository a command armed that penguin could
- * not disarm ({@linkcode disarmNewRepos}) and that is still armed, or
- * undefined. One whose `.git` (or `HEAD`) is gone, or that is no longer armed,
+ * not disarm ({@linkcode disarmNewRepos}) and that is still armed, or an end
+ * walk that found the tree changing under it and, walked again now, still
+ * does (a settled one disarms what it finds), or undefined. One whose `.git` (or `HEAD`) is gone, or that is no longer armed,
  * is forgotten.
  */
 export async function undisarmedRepo(): Promise<string | undefined> {
+  for (const [root, u] of unsettled) {
+    if ((await disarmWalk(u.workspace, u.before, u.roots, u.skip)).consistent) {
+      unsettled.delete(root);
+      continue;
+    }
+    return `another command is changing the directories of "${root}" (a background command, ` +
+      `or another penguin working there) while penguin walks them for git repositories a ` +
+      `command made, so it could not see the tree settled and a repository made there could ` +
+      `go unchecked. No command runs until a walk sees it settled: wait for that command to ` +
+      `end (or stop it with kill_command), then try again`;
+  }
   for (const [target, s] of stuck) {
     const reason = lstatOrNone(target) === undefined
       ? undefined
@@ -685,10 +838,45 @@ export async function disarmNewRepos(
   roots: readonly string[],
   skip: readonly string[] = [],
 ): Promise<Disarmed[]> {
+  const { out, consistent } = await disarmWalk(workspace, before, roots, skip);
+  if (!consistent) {
+    // Walked again by the next plan, which refuses every command until it settles
+    // (`undisarmedRepo`). An earlier pending walk keeps its marks: a repository this
+    // command's plan took as existing may be one the earlier command made.
+    const was = unsettled.get(workspace);
+    const marks = was === undefined
+      ? before
+      : was.before.filter((m) => before.some((b) => b.entry === m.entry && b.id === m.id));
+    unsettled.set(workspace, { workspace, before: marks, roots, skip });
+  }
+  return out;
+}
+
+/** An end walk that found the tree changing under it, to be walked again. */
+interface Unsettled {
+  workspace: string;
+  before: readonly NestedRepoMark[];
+  roots: readonly string[];
+  skip: readonly string[];
+}
+
+/** End walks without a consistent view (this process), by root. */
+const unsettled = new Map<string, Unsettled>();
+
+/** {@linkcode disarmNewRepos}'s walk and disarm, and whether the walk saw the tree settled. */
+async function disarmWalk(
+  workspace: string,
+  before: readonly NestedRepoMark[],
+  roots: readonly string[],
+  skip: readonly string[],
+): Promise<{ out: Disarmed[]; consistent: boolean }> {
   const out: Disarmed[] = [];
+  let consistent = true;
   const known = new Map(before.map((b) => [b.entry, b.id]));
   try {
-    const { repos, renamed } = await findNestedRepos(workspace, Infinity, skip);
+    const walked = await findNestedRepos(workspace, Infinity, skip);
+    const { repos, renamed } = walked;
+    consistent = walked.consistent;
     for (const r of renamed) out.push({ ...r, why: UNADDRESSABLE_WHY });
     for (const repo of repos) {
       const id = known.get(repo.entry);
@@ -713,7 +901,7 @@ export async function disarmNewRepos(
   } catch {
     // The workspace is gone: nothing to disarm.
   }
-  return out;
+  return { out, consistent };
 }
 
 /** Why a directory was renamed by the walk. */

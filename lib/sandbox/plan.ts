@@ -25,6 +25,7 @@ import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS, CONVENTIONAL_KEY } from "./git_hook_scripts.ts";
 import {
   findNestedRepos,
+  MAX_WALK_PASSES,
   nestedGitDirs,
   nestedRepoLimit,
   type NestedRepoMark,
@@ -377,7 +378,18 @@ async function guardNestedRepos(
     if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
   };
   const limit = nestedRepoLimit();
-  const { repos, complete, renamed } = await findNestedRepos(workspace, limit, skip);
+  const { repos, complete, renamed, consistent } = await findNestedRepos(workspace, limit, skip);
+  if (!consistent) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the directories of "${workspace}" kept changing while penguin walked ` +
+        `them for git repositories to guard (it looked ${MAX_WALK_PASSES} times): another ` +
+        `command is renaming or removing directories there (a background command, or another ` +
+        `penguin on the same workspace), and a repository it hid would run unguarded. Wait ` +
+        `for that command to end (or stop it with kill_command), then try again, or run with ` +
+        `--sandbox read-only`,
+    );
+  }
   const stuck = renamed.find((r) => r.to === "");
   if (stuck !== undefined) {
     throw new PenguinError(
