@@ -56,7 +56,7 @@ import type { AgentPaths } from "./paths.ts";
 import { dropIncludeContent, snapshotReach } from "./snapshot_reach.ts";
 import { parseSystemConfig } from "./system_config.ts";
 import { maskFile, secretInName, type TextMask } from "./snapshot_mask.ts";
-import { withoutMcpSecrets } from "./snapshot_secrets.ts";
+import { refuseAliases, withoutMcpSecrets } from "./snapshot_secrets.ts";
 import { withoutTelemetrySecrets } from "./snapshot_telemetry.ts";
 import { readUntrustedBytes } from "./untrusted_file.ts";
 
@@ -239,6 +239,7 @@ function packedBody(
   const archived = `${TOP}/${relPath}`;
   let body = bytes;
   if (relPath === "system_config.yaml") {
+    refuseAliases(new TextDecoder().decode(body), abs);
     const mcp = withoutMcpSecrets(new TextDecoder().decode(body), abs);
     if (mcp.removed.length > 0) {
       skipped.push({

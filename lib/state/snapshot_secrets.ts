@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { isAlias, isMap, isScalar, isSeq, type parseDocument, type YAMLMap } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, type parseDocument, visit, type YAMLMap } from "yaml";
 import { parseYamlDocument, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { argSecrets, argsWithoutSecrets, elided } from "./mcp_arg_secrets.ts";
@@ -39,6 +39,34 @@ export interface StrippedConfig {
   text: string;
   /** `<server>.<NAME>` of every value left out (entries without a name show their index). */
   removed: string[];
+}
+
+/**
+ * Refuses a `system_config.yaml` that uses a YAML alias (`*name`) anywhere:
+ * the credentials penguin leaves out of a snapshot are looked up by their
+ * keys, and a value, a map or a whole section (`telemetry: *t`) reached
+ * through an alias would be packed as written.
+ */
+export function refuseAliases(text: string, file: string): void {
+  const doc = parseYamlDocument(text, file, { maxNodes: YAML_CONFIG_MAX_NODES });
+  let at: number | undefined;
+  let name = "";
+  visit(doc, {
+    Alias(_, node) {
+      at = node.range?.[0] ?? 0;
+      name = node.source;
+      return visit.BREAK;
+    },
+  });
+  if (at === undefined) return;
+  const line = text.slice(0, at).split("\n").length;
+  throw new PenguinError(
+    "config",
+    `Cannot snapshot "${file}": line ${line} uses the YAML alias *${name}, and penguin leaves ` +
+      `credentials (MCP env, headers and URLs, telemetry headers and endpoints) out of a ` +
+      `snapshot by their keys, which an alias hides. Write the values out in place of the ` +
+      `alias and snapshot again`,
+  );
 }
 
 /** `system_config.yaml` text with every MCP `env` and header value emptied. */

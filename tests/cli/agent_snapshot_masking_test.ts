@@ -193,3 +193,39 @@ Deno.test("agent snapshot refuses a system_config.yaml that masking a secret wou
     );
   });
 });
+
+Deno.test("agent snapshot refuses a system_config.yaml whose credentials an alias could hide (final13c rows 50, 57)", async () => {
+  const edits: ((text: string) => string)[] = [
+    // The whole telemetry section through an alias: penguin's telemetry reads it all the same.
+    (text) =>
+      text.replace(
+        /^version:/m,
+        `x-shared: &t\n  otlp:\n    endpoint: https://u:${TELEMETRY[0]}@c.example/v1\n` +
+          `    headers:\n      Authorization: Bearer ${TELEMETRY[3]}\ntelemetry: *t\nversion:`,
+      ),
+    // The MCP servers, a URL and a header inside.
+    (text) =>
+      text.replace(
+        /^version:/m,
+        `x-servers: &m\n  - name: api\n    config:\n` +
+          `      url: https://u:${TELEMETRY[1]}@mcp.example/mcp?k=${TELEMETRY[2]}\n` +
+          `      headers:\n        X-K: ${TELEMETRY[4]}\nversion:`,
+      ).replace(/^  mcpServers:.*$/m, "  mcpServers: *m"),
+  ];
+  for (const edit of edits) {
+    await withRoot(async (root) => {
+      await runCliOk(["--root", root, "skills", "list"]);
+      const config = join(stateDir(root), "system_config.yaml");
+      await Deno.writeTextFile(config, edit(await Deno.readTextFile(config)));
+      const r = await runCli(["--root", root, "agent", "snapshot"]);
+      assert.notEqual(r.code, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /Cannot snapshot ".*system_config\.yaml": line \d+ uses the YAML alias \*[tm],/,
+      );
+      assertNoPieceOf(r.stdout + r.stderr, [...TELEMETRY], "the refusal");
+      const made = await Array.fromAsync(Deno.readDir(agentDir(root)));
+      assert.ok(!made.some((x) => x.name === "snapshots"), "no snapshot written");
+    });
+  }
+});
