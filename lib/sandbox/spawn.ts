@@ -23,6 +23,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import { type HandleOptions, type SandboxedProcess, startSupervised } from "./_process.ts";
 import { LAUNCHER_PATH, launcherArgv, launcherBinary } from "./_launcher.ts";
 import { retireIdle, runPooled } from "./_pool.ts";
+import { initProgram, withInitBinds } from "./_init_binary.ts";
 import {
   DIRECT_SECCOMP_FD,
   directShellPath,
@@ -324,8 +325,10 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // Sharing penguin's stdio there is no control channel: bwrap's setup messages go to a log.
   const logged = !control && await newSetupLog() !== undefined;
   let setupLog: string | undefined;
-  // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
-  const inner = wrapperArgv(bash, command, {
+  // The wrapper is the sandbox's init: it sets the command's environment and outlives it. It runs
+  // from an unreadable bash, so the command cannot trace it (see _init_binary.ts).
+  const init = await initProgram(bash, maxProcesses, common);
+  const inner = wrapperArgv(init.bash, command, {
     maxProcesses,
     control: logged ? "log" : control,
     init: true,
@@ -335,13 +338,16 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // _supervisor.ts); more roots than `sh` can open take the supervised path (bash). Chosen for
   // each start: a plan made again may have more roots.
   const argv = (seccompFd: number, fds: readonly number[]) =>
-    bwrapArgv(plan, inner, {
-      seccompFd,
-      commandIsInit: true,
-      disableUserns: report.disableUserns,
-      ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
-      ...(plan.rootIds ? { rootFds: fds.slice(0, plan.rootIds.length) } : {}),
-    });
+    withInitBinds(
+      bwrapArgv(plan, inner, {
+        seccompFd,
+        commandIsInit: true,
+        disableUserns: report.disableUserns,
+        ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
+        ...(plan.rootIds ? { rootFds: fds.slice(0, plan.rootIds.length) } : {}),
+      }),
+      init.binds,
+    );
   const start = async () => {
     const sh = filter !== undefined && (plan.rootIds?.length ?? 0) <= DIRECT_ROOT_FDS.length
       ? directShell(opts)
