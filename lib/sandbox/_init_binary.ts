@@ -67,8 +67,8 @@ export async function initProgram(
   );
 }
 
-/** `args` (a bwrap command line) with `binds` inserted before the command (`--`). */
-export function withInitBinds(args: string[], binds: readonly string[]): string[] {
+/** `args` (a bwrap command line) with `binds` inserted before its command (`--`). */
+export function withInitBinds(binds: readonly string[], args: string[]): string[] {
   if (binds.length === 0) return args;
   const at = args.indexOf("--");
   return [...args.slice(0, at), ...binds, ...args.slice(at)];

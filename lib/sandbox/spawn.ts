@@ -23,7 +23,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import { type HandleOptions, type SandboxedProcess, startSupervised } from "./_process.ts";
 import { LAUNCHER_PATH, launcherArgv, launcherBinary } from "./_launcher.ts";
 import { retireIdle, runPooled } from "./_pool.ts";
-import { initProgram, withInitBinds } from "./_init_binary.ts";
+import { type InitProgram, initProgram, withInitBinds } from "./_init_binary.ts";
 import {
   DIRECT_SECCOMP_FD,
   directShellPath,
@@ -311,6 +311,8 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   };
   const pooled = await tryPooled(opts, { plan, command, report, handle: common });
   if (pooled !== undefined) return pooled;
+  // Its init runs from an unreadable bash (see _init_binary.ts); checked before anything is held.
+  const init = await initProgram(bash, maxProcesses, common);
   await hold();
   // Once it has ended, a repository the command made that would run its code is disarmed.
   const release = async () => {
@@ -325,9 +327,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // Sharing penguin's stdio there is no control channel: bwrap's setup messages go to a log.
   const logged = !control && await newSetupLog() !== undefined;
   let setupLog: string | undefined;
-  // The wrapper is the sandbox's init: it sets the command's environment and outlives it. It runs
-  // from an unreadable bash, so the command cannot trace it (see _init_binary.ts).
-  const init = await initProgram(bash, maxProcesses, common);
+  // The wrapper is the sandbox's init: it sets the command's environment and outlives it.
   const inner = wrapperArgv(init.bash, command, {
     maxProcesses,
     control: logged ? "log" : control,
@@ -338,16 +338,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   // _supervisor.ts); more roots than `sh` can open take the supervised path (bash). Chosen for
   // each start: a plan made again may have more roots.
   const argv = (seccompFd: number, fds: readonly number[]) =>
-    withInitBinds(
-      bwrapArgv(plan, inner, {
-        seccompFd,
-        commandIsInit: true,
-        disableUserns: report.disableUserns,
-        ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
-        ...(plan.rootIds ? { rootFds: fds.slice(0, plan.rootIds.length) } : {}),
-      }),
-      init.binds,
-    );
+    ownSandboxArgs(plan, inner, init, { seccompFd, fds, disableUserns: report.disableUserns });
   const start = async () => {
     const sh = filter !== undefined && (plan.rootIds?.length ?? 0) <= DIRECT_ROOT_FDS.length
       ? directShell(opts)
@@ -417,6 +408,28 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     tellUser(`Cannot start ${what}: the sandbox failed to set up: ${said}. ${common.hint}`);
     return undefined;
   });
+}
+
+/**
+ * The bwrap arguments of a sandbox of its own for `plan`, with the wrapper `inner` as its init
+ * (run from `init`), the seccomp filter on `seccompFd` and the other writable roots on `fds`.
+ */
+function ownSandboxArgs(
+  plan: SandboxPlan,
+  inner: string[],
+  init: InitProgram,
+  opts: { seccompFd: number; fds: readonly number[]; disableUserns: boolean },
+): string[] {
+  return withInitBinds(
+    init.binds,
+    bwrapArgv(plan, inner, {
+      seccompFd: opts.seccompFd,
+      commandIsInit: true,
+      disableUserns: opts.disableUserns,
+      ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
+      ...(plan.rootIds ? { rootFds: opts.fds.slice(0, plan.rootIds.length) } : {}),
+    }),
+  );
 }
 
 /** Set once a launcher refused to run here (it would be dumpable): no pool for this process. */
