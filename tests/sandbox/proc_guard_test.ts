@@ -55,8 +55,12 @@ async function assertStopped(r: Awaited<ReturnType<typeof run>>, s: string) {
   );
 }
 
+/**
+ * `policy` with the test's process limit (and without other processes' data roots, which come and
+ * go in every plan and would give the kept sandbox's next command a new one).
+ */
 function limited(policy: SandboxPolicy): SandboxPolicy {
-  return { ...policy, maxProcesses: LIMIT };
+  return { ...policy, maxProcesses: LIMIT, hideOtherDataRoots: false };
 }
 
 Deno.test({
