@@ -64,7 +64,6 @@
 
 import { HAS_INVISIBLE, invisibleLength, splitTrailingSurrogate } from "../display/invisible.ts";
 import {
-  type EscapeReading,
   type EscapeView,
   escapeView,
   spanEnd,
@@ -315,7 +314,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     return { hits, stop: text.length };
   };
 
-  const scan = (text: string, final: boolean) => scanShown(scanRaw, text, final, ESCAPE_LEVELS);
+  const scan = (text: string, final: boolean) => scanAllReadings(scanRaw, text, final);
   return { entries, shortest, scan };
 }
 
@@ -329,31 +328,98 @@ export const ESCAPE_LEVELS = 8;
 type Scan = (text: string, final: boolean) => { hits: Hit[]; stop: number };
 
 /**
- * Which readings of escapes a scan decodes with: both until a text is met that they read
- * differently, then each on its own from there down (two chains of views, not a tree).
+ * Distinct decoded views a scan reads at one level at most. Each level reads every view of the
+ * level before in both readings where they differ, so any sequence of readings is covered; views
+ * with the same text are read once (the two readings of ordinary text converge after a level).
+ * A text that needs more is masked line by line (see {@linkcode ESCAPE_READINGS_MARKER}).
  */
-type Readings = EscapeReading | "both";
+export const MAX_VIEWS_PER_LEVEL = 16;
 
 /**
- * The decoded views of `text` in `readings`, each with the readings its own views go on with:
- * one view while both readings agree on it.
+ * What replaces each line that holds a backslash, when the escapes of the text scanned read more
+ * than {@linkcode MAX_VIEWS_PER_LEVEL} different ways at one level: too many to check, so the
+ * lines that could spell a secret are not shown (fail closed).
  */
-function viewsOf(
+export const ESCAPE_READINGS_MARKER = "[redacted:escapes:too_many_readings]";
+
+/** One scan's decoded views so far, by level and key: each is scanned once. */
+interface ViewScans {
+  scanRaw: Scan;
+  /** By levels left: the scans of the views met at that level, by final, shown form and text. */
+  seen: Map<string, { hits: Hit[]; stop: number }>[];
+}
+
+/** Thrown when a level holds more than MAX_VIEWS_PER_LEVEL views: the scan fails closed. */
+const TOO_MANY_VIEWS = Symbol("too many escape readings");
+
+/**
+ * The matches of `text` and of its decoded views in every sequence of readings, up to
+ * {@linkcode ESCAPE_LEVELS} deep; past {@linkcode MAX_VIEWS_PER_LEVEL} views at a level, the
+ * lines of `text` that hold a backslash are masked whole.
+ */
+function scanAllReadings(
+  scanRaw: Scan,
   text: string,
   final: boolean,
-  readings: Readings,
-): { ev: EscapeView; readings: Readings }[] {
-  const ev = escapeView(text, final, readings === "c" ? "c" : "js");
-  if (ev === null) {
-    // JavaScript reads nothing here (`\x1W` is no escape to it): C may.
-    const c = readings === "both" ? escapeView(text, final, "c") : null;
-    return c === null ? [] : [{ ev: c, readings: "c" }];
+): { hits: Hit[]; stop: number } {
+  const ctx: ViewScans = { scanRaw, seen: [] };
+  try {
+    return scanShown(ctx, text, final, ESCAPE_LEVELS, true);
+  } catch (e) {
+    if (e !== TOO_MANY_VIEWS) throw e;
+    return scanLines(scanRaw, text, final);
   }
-  if (readings !== "both" || !ev.ambiguous) return [{ ev, readings }];
-  // The C reading may keep the text as it is (`\` + U+2028): it is still read the C way, its
-  // invisible characters dropped (see `continuationAt`).
-  const c = escapeView(text, final, "c") ?? asIs(text);
-  return [{ ev, readings: "js" }, { ev: c, readings: "c" }];
+}
+
+/**
+ * The fail-closed scan: matches of `text` as a terminal shows it (no escape decoded), and each
+ * line that holds a backslash as a whole. Not final, the last line (it may go on) is held.
+ */
+function scanLines(scanRaw: Scan, text: string, final: boolean): { hits: Hit[]; stop: number } {
+  const plain = scanShown({ scanRaw, seen: [] }, text, final, 0, true);
+  let stop = plain.stop;
+  if (!final && stop > 0) stop = text.lastIndexOf("\n", stop - 1) + 1;
+  const lines: Hit[] = [];
+  for (let at = 0; at < stop;) {
+    const nl = text.indexOf("\n", at);
+    const end = nl < 0 || nl > stop ? stop : nl;
+    const slash = text.indexOf("\\", at);
+    if (slash >= 0 && slash < end) {
+      lines.push({ at, length: end - at, marker: ESCAPE_READINGS_MARKER });
+    }
+    at = end + 1;
+  }
+  // The line marker first: where a secret's match and a line overlap, the line's reason shows.
+  return { hits: joinHits(lines, plain.hits, stop), stop: stopBefore(lines, plain.hits, stop) };
+}
+
+/** Whether `text` holds a backslash before U+2028 or U+2029 (a line continuation to JavaScript). */
+function holdsLineContinuation(text: string): boolean {
+  return text.includes("\\\u2028") || text.includes("\\\u2029");
+}
+
+/**
+ * The decoded views of `text` that the next level reads: its JavaScript reading and, where it
+ * differs, its C reading, each shown as a terminal shows it. A view holding `\` before U+2028 is
+ * shown both with it (a later JavaScript reading takes it as a line continuation) and without it
+ * (the invisible character it is to a C reading and a terminal), and so is `text` itself when
+ * the C reading keeps it as it is.
+ */
+function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean }[] {
+  const out: { ev: EscapeView; cont: boolean }[] = [];
+  const add = (ev: EscapeView) => {
+    out.push({ ev, cont: true });
+    if (holdsLineContinuation(ev.view)) out.push({ ev, cont: false });
+  };
+  const js = escapeView(text, final, "js");
+  // JavaScript reads nothing here (`\x1W` is no escape to it): C may.
+  const c = js === null || js.ambiguous ? escapeView(text, final, "c") : null;
+  if (js !== null) add(js);
+  if (c !== null && (js === null || c.view !== js.view)) add(c);
+  if (js !== null && js.ambiguous && c === null && holdsLineContinuation(text)) {
+    out.push({ ev: asIs(text), cont: false });
+  }
+  return out;
 }
 
 /**
@@ -388,26 +454,26 @@ function asIs(text: string): EscapeView {
  * escape cut short at the end; a match reaching past it is left for later.
  */
 function scanDecoded(
-  scanRaw: Scan,
+  ctx: ViewScans,
   text: string,
   final: boolean,
   levels: number,
-  readings: Readings = "both",
 ): { hits: Hit[]; stop: number } {
+  const scanRaw = ctx.scanRaw;
   if (levels === 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
-  const views = viewsOf(text, final, readings);
+  const views = viewsOf(text, final);
   // An escape cut short at the end: the text before it is scanned as text that goes on (a
   // secret may begin right before it), and the rest is held.
   const tail = Math.min(text.length, ...views.map((v) => v.ev.tail));
-  if (tail < text.length) return scanDecoded(scanRaw, text.slice(0, tail), false, levels, readings);
+  if (tail < text.length) return scanDecoded(ctx, text.slice(0, tail), false, levels);
   const outer = scanRaw(text, final);
   if (views.length === 0) return outer;
   let stop = outer.stop;
   let widened = outer.hits;
   const mapped: Hit[] = [];
-  for (const { ev, readings: next } of views) {
+  for (const { ev, cont } of views) {
     // A view may hold terminal sequences its escapes spelled (`\u001b[1m`): matched as shown too.
-    const inner = scanShown(scanRaw, ev.view, final, levels - 1, next);
+    const inner = scanShownOnce(ctx, ev.view, final, levels - 1, cont);
     stop = spanStartAt(ev, stop);
     if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
     // A match of the text covers whole escapes too, so what is left stays text that decodes.
@@ -436,16 +502,16 @@ function scanDecoded(
  * is held from where it starts.
  */
 function scanShown(
-  scanRaw: Scan,
+  ctx: ViewScans,
   text: string,
   final: boolean,
   levels: number,
-  readings: Readings = "both",
+  cont: boolean,
 ): { hits: Hit[]; stop: number } {
-  if (!hasIgnorable(text)) return scanDecoded(scanRaw, text, final, levels, readings);
-  const tv = terminalView(text, final, readings !== "c");
-  const plain = scanRaw(text, final);
-  const inner = scanDecoded(scanRaw, tv.view, final, levels, readings);
+  if (!hasIgnorable(text)) return scanDecoded(ctx, text, final, levels);
+  const tv = terminalView(text, final, cont);
+  const plain = ctx.scanRaw(text, final);
+  const inner = scanDecoded(ctx, tv.view, final, levels);
   const shown = inner.hits.map((h) => {
     const at = tv.map[h.at]!;
     return { at, length: tv.map[h.at + h.length - 1]! + 1 - at, marker: h.marker };
@@ -457,6 +523,28 @@ function scanShown(
     }
   }
   return { hits: joinHits(plain.hits, shown, stop), stop: stopBefore(plain.hits, shown, stop) };
+}
+
+/**
+ * {@linkcode scanShown} of a view met at `levels` levels left, once per distinct view of the
+ * scan: a view met again (another sequence of readings that spells the same text) reuses the
+ * first scan. Throws {@linkcode TOO_MANY_VIEWS} past {@linkcode MAX_VIEWS_PER_LEVEL} of them.
+ */
+function scanShownOnce(
+  ctx: ViewScans,
+  text: string,
+  final: boolean,
+  levels: number,
+  cont: boolean,
+): { hits: Hit[]; stop: number } {
+  const seen = ctx.seen[levels] ??= new Map();
+  const key = (final ? "f" : "-") + (cont ? "c" : "-") + text;
+  const known = seen.get(key);
+  if (known !== undefined) return known;
+  if (seen.size >= MAX_VIEWS_PER_LEVEL) throw TOO_MANY_VIEWS;
+  const got = scanShown(ctx, text, final, levels, cont);
+  seen.set(key, got);
+  return got;
 }
 
 /**
