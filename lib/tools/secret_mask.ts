@@ -26,7 +26,9 @@
  * `\u00e4`, `\/`, every character as `\uXXXX`, surrogate pairs, `\xHH`, `\v`, octal, line
  * continuations, identity escapes), and as C and shell `$'…'` read escapes where that differs
  * (`\a`, `\e`, `\cX`; see lib/tools/_escape_view.ts), up to {@linkcode ESCAPE_LEVELS} levels deep
- * (JSON text, JSON text held in a JSON string, and so on), by the same rule;
+ * (JSON text, JSON text held in a JSON string, and so on), by the same rule, each level in both
+ * readings where they differ (any mix of readings; at most {@linkcode MAX_VIEWS_PER_LEVEL} distinct
+ * views a level, past which the text's lines holding a backslash are masked whole);
  * each decoded view is read as a terminal shows it too (below), so
  * `Ab<C\u001b[1md&E/` (coloured text as a JSON encoder writes it) is one run. A match there masks the whole escapes
  * it comes from, never part of one, and never a plain `"` of the text (the
