@@ -73,12 +73,58 @@ export interface DetectOptions {
 
 const cache = new Map<string, Promise<SandboxReport>>();
 
+/** Where bubblewrap was looked for and found, per `bwrapPath` (the probe's answer and the workspace check's). */
+const locations = new Map<string, Promise<BwrapLocation>>();
+
+/** The bubblewrap binary in use (the explicit one, else the first found), and where it was looked for. */
+export interface BwrapLocation {
+  /** The binary, when there is one. */
+  path?: string;
+  /** Every place looked at. */
+  looked: string[];
+}
+
+/** The bubblewrap `detectSandbox()` uses when given none (tests only; undefined: search). */
+let pinnedBwrap: string | undefined;
+
+/**
+ * Make `detectSandbox()` without a `bwrapPath` use `path` (tests only: a
+ * bubblewrap that waits or fails); undefined restores the search. Forgets
+ * every cached report.
+ */
+export function _pinDefaultBwrap(path: string | undefined): void {
+  pinnedBwrap = path;
+  cache.clear();
+  locations.clear();
+}
+
+/**
+ * The bubblewrap binary {@linkcode detectSandbox} probes and commands run
+ * (Linux only: none elsewhere), without starting anything: cached per
+ * process and `bwrapPath`, shared with the probe, so both name one binary.
+ */
+export function locateBwrap(opts: DetectOptions = {}): Promise<BwrapLocation> {
+  if (Deno.build.os !== "linux") return Promise.resolve({ looked: [] });
+  const explicit = opts.bwrapPath ?? pinnedBwrap;
+  const key = opts.bwrapPath ?? "";
+  const hit = locations.get(key);
+  if (hit && !opts.refresh) return hit;
+  const found = explicit
+    ? isExecutable(explicit).then((ok) => ({
+      ...(ok ? { path: explicit } : {}),
+      looked: [explicit],
+    }))
+    : findBwrap();
+  locations.set(key, found);
+  return found;
+}
+
 /** Probe the machine (cached per process and `bwrapPath`). Never throws. */
 export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> {
   const key = opts.bwrapPath ?? "";
   const hit = cache.get(key);
   if (hit && !opts.refresh) return hit;
-  const report = probe(opts.bwrapPath).catch((err): SandboxReport => ({
+  const report = probe(opts).catch((err): SandboxReport => ({
     usable: false,
     kind: "none",
     checks: [{
@@ -93,7 +139,7 @@ export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> 
   return report;
 }
 
-async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
+async function probe(opts: DetectOptions): Promise<SandboxReport> {
   // Long because: the probe steps in the order they depend on each other (bash, platform, bwrap,
   // namespaces, the confined run, the network), each adding to one report.
   const checks: SandboxCheck[] = [];
@@ -121,9 +167,7 @@ async function probe(bwrapPath: string | undefined): Promise<SandboxReport> {
     return report;
   }
 
-  const found = bwrapPath
-    ? { path: (await isExecutable(bwrapPath)) ? bwrapPath : undefined, looked: [bwrapPath] }
-    : await findBwrap();
+  const found = await locateBwrap(opts);
   const f = await facts(bash, found.path);
   report.setpriv = f.get("setpriv");
   if (!found.path) {

@@ -54,7 +54,7 @@ import {
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
-import { detectSandbox } from "./detect.ts";
+import { detectSandbox, locateBwrap } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
 import { gitWalkRoots, isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
@@ -170,9 +170,8 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
     return homeRefusal({ dir: ws, root: ws, why: `a directory holding ${startup}` }, ws).message;
   }
   if (policy.mode === "off") return undefined;
-  const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
-  if (!report.usable || report.kind !== "bwrap" || !report.bwrap) return undefined;
-  const bwrap = report.bwrap;
+  const bwrap = (await locateBwrap(bwrapOf(policy))).path;
+  if (bwrap === undefined) return undefined;
   const root = plan.roots.find((r) => isInside(bwrap, r));
   if (plan.writableRoots && root !== undefined) return ownBinaryMessage(root, bwrap);
   return undefined;
@@ -201,14 +200,23 @@ function ownBinaryMessage(root: string, bwrap: string): string {
     `or --sandbox read-only`;
 }
 
-/** Why a writable workspace of `policy` cannot be sandboxed: it holds bwrap itself. */
+/** The detection options of `policy`: its own bubblewrap, if it names one. */
+function bwrapOf(policy: SandboxPolicy): { bwrapPath?: string } {
+  return policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {};
+}
+
+/**
+ * Why a writable workspace of `policy` cannot be sandboxed: it holds bwrap itself. Only where the
+ * binary lies counts, not whether it works: the probe (`detect.ts`) is not waited for, so that it
+ * runs beside the session's first request (the session's warm-up starts it); every command awaits
+ * it (`spawnSandboxed`), and one it fails stops there.
+ */
 async function ownBinaryInside(policy: SandboxPolicy): Promise<string | undefined> {
   if (policy.mode !== "workspace-write") return undefined;
   const ws = await Deno.realPath(policy.workspace).catch(() => undefined);
   if (ws === undefined) return undefined;
-  const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
-  if (!report.usable || report.kind !== "bwrap" || !report.bwrap) return undefined;
-  return isInside(report.bwrap, ws) ? ownBinaryMessage(ws, report.bwrap) : undefined;
+  const bwrap = (await locateBwrap(bwrapOf(policy))).path;
+  return bwrap !== undefined && isInside(bwrap, ws) ? ownBinaryMessage(ws, bwrap) : undefined;
 }
 
 /**

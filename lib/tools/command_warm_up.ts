@@ -1,7 +1,8 @@
 /**
  * The first command's set-up, started ahead: when a session opens, the work
- * a penguin process does once before its first command (the shell
- * snapshot's login shell, `login_env.ts`; the walks for credential files in
+ * a penguin process does once before its first command (the sandbox probe,
+ * `detect.ts`, which the session's first request no longer waits for; the
+ * shell snapshot's login shell, `login_env.ts`; the walks for credential files in
  * the shown toolchains and for other names of protected files, and the
  * rest of the plan the command runs in, `plan.ts`; the seccomp filter file,
  * made for the login shell's sandbox) starts in the background, so that
