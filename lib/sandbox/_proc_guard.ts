@@ -19,8 +19,11 @@
  * host PID, so a thread bomb counts as a fork bomb does; a glob, no process
  * started), and checks whether C has ended: `/proc/C` gone (bash reaps its
  * children as soon as the read returns). Every 32nd round it also reads
- * `/proc/C/stat` and ends on a zombie C (not reaped) or a C with another
- * start time (its PID reused); the file is read whole (`read -d ''`): the
+ * `/proc/C/stat` and ends on a C with another start time (its PID reused)
+ * or on a zombie C (not reaped) that has no other thread: a command whose
+ * main thread ended (`pthread_exit`) shows as a zombie while its other
+ * threads run on and fork, so the count goes on while any is left
+ * (`/proc/C/task`); the file is read whole (`read -d ''`): the
  * command names itself and may put `) ` or a newline in its name, which
  * only the last `) ` of the file is sure to follow.
  *
@@ -76,7 +79,7 @@ export const GUARD_IGNORED =
  */
 export const PROC_GUARD = `guard() {
   local IFS=$' \\t\\n' l= x st n=0
-  local -a p s d=(0.001 0.001 0.002 0.002 0.003 0.004 0.006 0.009 0.013 0.02)
+  local -a p s t d=(0.001 0.001 0.002 0.002 0.003 0.004 0.006 0.009 0.013 0.02)
   read -r -d '' l 2>/dev/null <"/proc/$2/stat"
   s=(\${l##*) })
   st=\${s[19]}
@@ -93,6 +96,10 @@ export const PROC_GUARD = `guard() {
     l=
     read -r -d '' l 2>/dev/null <"/proc/$2/stat"
     s=(\${l##*) })
-    [ -z "$l" ] || { [ "\${s[0]}" != Z ] && [ "\${s[19]}" = "$st" ]; } || return
+    [ -n "$l" ] || continue
+    [ "\${s[19]}" = "$st" ] || return
+    [ "\${s[0]}" = Z ] || continue
+    t=(/proc/$2/task/[0-9]*)
+    [ "\${#t[@]}" -gt 1 ] || return
   done
 }`;

@@ -135,12 +135,60 @@ function signalsInit(reuse: boolean): string {
     `do kill -s $g 1 || exit 9; done; `;
 }
 
+// The command's main thread ends (`pthread_exit`) while another thread lives on: the command's
+// process shows as a zombie in /proc/<pid>/stat, which the guard took for its end. The thread waits
+// until the init has gone through 200 more rounds (its voluntary context switches, one at least per
+// round: past the guard's look at that file every 32nd round; an init that stopped counting stops
+// switching, and the thread then gives up waiting), then starts more than the limit.
+function mainThreadEnds(s: string): string {
+  const py = `
+import ctypes, os, threading, time
+def switches():
+    for line in open("/proc/1/status"):
+        if line.startswith("voluntary_ctxt_switches"):
+            return int(line.split()[1])
+def state():
+    return open("/proc/%d/stat" % os.getpid()).read().rsplit(") ", 1)[1][0]
+def work():
+    while state() != "Z":
+        time.sleep(0.01)
+    first = last = switches()
+    still = 0
+    while last - first < 200 and still < 300:
+        time.sleep(0.01)
+        now = switches()
+        still = still + 1 if now == last else 0
+        last = now
+    n = 0
+    for _ in range(${LIMIT + 50}):
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", "${s}"])
+        n += 1
+    print("forked=%d" % n, flush=True)
+    time.sleep(20)
+threading.Thread(target=work).start()
+ctypes.CDLL(None).pthread_exit(None)
+`;
+  return `exec python3 -c '${py}'`;
+}
+
+const python = ["/usr/bin/python3", "/bin/python3"].some((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
 for (const reuse of [false, true]) {
   const where = reuse ? "kept sandbox" : "own sandbox";
   const attacks: [string, (s: string) => string][] = [
     ["stops every other process", (s) => STOP_ALL + bomb(s)],
     ["renames itself with a newline", renamed],
     ["signals the init", (s) => signalsInit(reuse) + bomb(s)],
+    ...(python
+      ? [["ends its main thread", mainThreadEnds] as [string, (s: string) => string]]
+      : []),
   ];
   for (const [what, shell] of attacks) {
     Deno.test({
