@@ -8,6 +8,7 @@ import { denoDir, runCli, testHome } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { hasTmux, type Pane, penguinScript, startPane } from "../support/tmux.ts";
 import type { Sandbox } from "../agent/_support.ts";
+import { assertNoPieceOf, setVault } from "../support/secrets.ts";
 
 const sidOf = (stderr: string) => /^Session: (session-\S+)$/m.exec(stderr)?.[1];
 
@@ -236,4 +237,26 @@ Deno.test("/resume <id> in a piped chat continues that session; /resume alone sa
     assert.ok(last.includes("alpha: count the files") && last.includes("and then?"), last);
     assert.match(r.stdout, new RegExp(`penguin chat --resume ${s.alpha} `));
   }, { visible: true });
+});
+
+Deno.test({
+  name: "the resume picker shows titles with the secrets known now masked, as sessions list does",
+  ignore: !hasTmux,
+  async fn() {
+    // Attack pass final13c-secimp row 63: a prompt held W before W went into the vault.
+    const W = "Wm3Tn8Rk5Pq2Zx7Bv4Lc9Hd6Fy1Gs0J";
+    await withModelRoot({ handler: HANDLER, maxRequests: 5 }, async (sb) => {
+      await runIn(sb, sb.workspace, `T1:${W}`);
+      await setVault(sb.root, "LATE_W", W);
+      const { pane, done } = await pickerPane(sb, sb.workspace);
+      try {
+        const screen = await pane.waitFor(/session\(s\)\s*$/m, "the picker");
+        assert.match(screen, /T1:\[redacted/);
+        assertNoPieceOf(screen, [W], "the picker");
+        await pane.keys("Escape");
+      } finally {
+        await done();
+      }
+    }, { visible: true });
+  },
 });

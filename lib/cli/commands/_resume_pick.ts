@@ -18,15 +18,27 @@ export const NO_PICKER_TERMINAL =
   "chat: --resume without an id picks from a list, which needs a terminal: give a session id " +
   "(penguin sessions list lists them) or --resume latest";
 
-/** The sessions the picker offers: this workspace's user sessions (`all`: every workspace's). */
+/**
+ * The sessions the picker offers: this workspace's user sessions (`all`:
+ * every workspace's), their titles and workspaces masked with the secrets
+ * known now, as `sessions list` shows them; `warn` gets a line for each
+ * agent whose secrets could not be read.
+ */
 export async function resumeCandidates(
   agent: Agent,
   all: boolean,
   cwd: string = Deno.cwd(),
+  warn: (line: string) => void = () => {},
 ): Promise<PickerRow[]> {
   const rows = await listSessions(agent.ref);
   const { rows: kept } = await selectSessions(rows, all ? {} : { workspace: cwd });
-  if (kept.length > 0) return kept;
+  if (kept.length > 0) {
+    // Loaded when used, as the views' mask: no part of chat's startup without a picker.
+    const { displayMaskValue } = await import("../../agent/display_mask.ts");
+    const masked = await displayMaskValue(kept, kept.map((r) => r.latestPath), agent.ref);
+    for (const p of masked.problems) warn(`chat: ${p}`);
+    return masked.value;
+  }
   throw new PenguinError(
     "not_found",
     all
@@ -46,6 +58,8 @@ export interface PickResumeOptions {
   color: boolean;
   /** The directory whose workspace is "this workspace". */
   cwd?: string;
+  /** Where a secret that could not be read for masking is said. */
+  warn?: (line: string) => void;
 }
 
 /** Let the person pick a session to resume; null when they cancelled. */
@@ -55,7 +69,7 @@ export async function pickResume(
   io: PickerIo,
 ): Promise<string | null> {
   const cwd = opts.cwd ?? Deno.cwd();
-  const rows = await resumeCandidates(agent, opts.all, cwd);
+  const rows = await resumeCandidates(agent, opts.all, cwd, opts.warn);
   const title = opts.all
     ? "Resume a session (every workspace):"
     : `Resume a session of ${await realDir(cwd)}:`;

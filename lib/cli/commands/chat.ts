@@ -502,7 +502,12 @@ async function resumeCommand(chat: Chat, rest: string[]): Promise<void> {
   }
   let target: string | null = !all && rest.length === 1 ? rest[0]! : null;
   if (target === null) {
-    const rows = await resumeCandidates(chat.agent, all, chat.session.workspaceDir);
+    const rows = await resumeCandidates(
+      chat.agent,
+      all,
+      chat.session.workspaceDir,
+      (line) => r.line(`[warn] ${line}`, "plain"),
+    );
     const title = all
       ? "Resume a session (every workspace):"
       : `Resume a session of ${chat.session.workspaceDir}:`;
@@ -744,7 +749,12 @@ async function pickAtStart(agent: Agent, opts: ChatOptions, io: CommandContext["
   try {
     return await pickResume(
       agent,
-      { all: opts.all, columns: terminalColumns(), color: io.color },
+      {
+        all: opts.all,
+        columns: terminalColumns(),
+        color: io.color,
+        warn: (line) => io.err(`${line}\n`),
+      },
       { write: io.out, read: keys },
     );
   } finally {
