@@ -210,7 +210,7 @@ Deno.test("agent snapshot refuses a system_config.yaml whose credentials an alia
         `x-servers: &m\n  - name: api\n    config:\n` +
           `      url: https://u:${TELEMETRY[1]}@mcp.example/mcp?k=${TELEMETRY[2]}\n` +
           `      headers:\n        X-K: ${TELEMETRY[4]}\nversion:`,
-      ).replace(/^  mcpServers:.*$/m, "  mcpServers: *m"),
+      ).replace(/^ {2}mcpServers:.*$/m, "  mcpServers: *m"),
   ];
   for (const edit of edits) {
     await withRoot(async (root) => {
