@@ -54,11 +54,12 @@ import {
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
-import { detectSandbox, locateBwrap } from "./detect.ts";
+import { detectSandbox, locateBwrap, type SandboxReport } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
 import { gitWalkRoots, isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
 import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
+import { takeShare } from "./_process_budget.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
 
@@ -257,23 +258,11 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   }
 
   let plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
-  const stdio = opts.stdio ?? "merged";
-  const control = stdio === "merged";
+  const control = (opts.stdio ?? "merged") === "merged";
   const command = opts.shell !== undefined
     ? [bash, "--noprofile", "--norc", "-c", opts.shell]
     : opts.argv!;
-  const common = {
-    bash,
-    setpriv: report.setpriv,
-    cwd: plan.cwd,
-    stdin: opts.stdin ?? "piped",
-    stdio,
-    onOutput: opts.onOutput,
-    signal: opts.signal,
-    killGraceMs: opts.killGraceMs ?? 1000,
-    describe: what,
-    hint: `Run "penguin sandbox check" for details, ${OPT_OUT}.`,
-  } as const;
+  const common = commonOptions(opts, { bash, setpriv: report.setpriv, cwd: plan.cwd, what });
 
   if (policy.mode === "off") {
     return await startSupervised({
@@ -284,7 +273,56 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       sandbox: "none",
     });
   }
-  const maxProcesses = policy.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  // Its part of this process's budget, for its life (see _process_budget.ts).
+  const share = await takeShare(policy.maxProcesses ?? DEFAULT_MAX_PROCESSES, what);
+  let child: SandboxedProcess;
+  try {
+    child = await startConfined(opts, { report, plan, command, common, maxProcesses: share.limit });
+  } catch (err) {
+    share.release();
+    throw err;
+  }
+  return releaseOnExit(child, () => Promise.resolve(share.release()));
+}
+
+/** The options every way of starting the command shares. */
+function commonOptions(
+  opts: SpawnOptions,
+  at: { bash: string; setpriv: string | undefined; cwd: string; what: string },
+) {
+  return {
+    bash: at.bash,
+    setpriv: at.setpriv,
+    cwd: at.cwd,
+    stdin: opts.stdin ?? "piped",
+    stdio: opts.stdio ?? "merged",
+    onOutput: opts.onOutput,
+    signal: opts.signal,
+    killGraceMs: opts.killGraceMs ?? 1000,
+    describe: at.what,
+    hint: `Run "penguin sandbox check" for details, ${OPT_OUT}.`,
+  } as const;
+}
+
+/** What {@linkcode startConfined} needs of the start under way. */
+interface ConfinedContext {
+  report: SandboxReport;
+  plan: SandboxPlan;
+  command: string[];
+  common: ReturnType<typeof commonOptions>;
+  maxProcesses: number;
+}
+
+/** Start the command under bubblewrap or Seatbelt, held to `ctx.maxProcesses` processes. */
+async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<SandboxedProcess> {
+  // Long because: the start in its order (kept sandbox, else a sandbox of its own with its
+  // stand-ins, retried when a planned path went away), each step a few lines on shared locals.
+  const { policy } = opts;
+  const { report, command, common, maxProcesses } = ctx;
+  const bash = common.bash;
+  let plan = ctx.plan;
+  const what = common.describe;
+  const control = (opts.stdio ?? "merged") === "merged";
   if (report.kind === "seatbelt") {
     const inner = wrapperArgv(bash, command, { maxProcesses, control });
     return await startSupervised({
@@ -317,7 +355,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
       }
     }
   };
-  const pooled = await tryPooled(opts, { plan, command, report, handle: common });
+  const pooled = await tryPooled(opts, { plan, command, report, handle: common, maxProcesses });
   if (pooled !== undefined) return pooled;
   // Its init runs from an unreadable bash (see _init_binary.ts); checked before anything is held.
   const init = await initProgram(bash, maxProcesses, common);
@@ -450,6 +488,8 @@ interface PoolContext {
   command: string[];
   report: { bash?: string | undefined; bwrap?: string | undefined; disableUserns: boolean };
   handle: Omit<HandleOptions, "sandbox">;
+  /** The process limit it runs with (the command's share of the budget). */
+  maxProcesses: number;
 }
 
 /** Thrown by a pooled start whose plan went stale: the command takes the per-command path. */
@@ -470,7 +510,7 @@ async function tryPooled(
   const { plan, report } = ctx;
   const bash = report.bash!;
   const bwrap = report.bwrap!;
-  const maxProcesses = opts.policy.maxProcesses ?? DEFAULT_MAX_PROCESSES;
+  const maxProcesses = ctx.maxProcesses;
   if ([...ctx.command, plan.cwd].some((a) => a.includes("\0"))) return undefined;
   const sh = directShell(opts);
   const filter = await seccompFile(plan.roots);

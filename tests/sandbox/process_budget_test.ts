@@ -1,0 +1,135 @@
+// The process budget (lib/sandbox/_process_budget.ts): the process limits of the commands one
+// penguin runs at once add up to at most its budget. With a small budget forced, commands that
+// hold (a `read` on stdin, released by the test) use it up; the next gets the floor, then one is
+// refused with an error saying why; a command's share comes back when its status is reported,
+// whether it ended, was killed or its signal aborted it. In a sandbox of its own and in the kept
+// sandbox. Bounded: at most 5 sandboxes of `read`.
+import assert from "node:assert/strict";
+import { type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
+import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
+import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
+import { poolFacts } from "../../lib/sandbox/_pool.ts";
+import { _pinBudget, budgetFacts, MIN_SHARE } from "../../lib/sandbox/_process_budget.ts";
+import { PenguinError } from "../../lib/protocol/errors.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
+import { withPolicyWorkspace } from "./_helpers.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
+
+useTestRunDir();
+
+/** The policy's limit; the budget is twice it, so half of it is kept for commands at the floor. */
+const WANTED = 200;
+const TOTAL = 2 * WANTED;
+
+interface Holding {
+  child: SandboxedProcess;
+  /** The process limit the command runs with (`ulimit -u` inside). */
+  limit: number;
+}
+
+/** Start a command that prints its limit and waits for a line on stdin; resolves once it printed. */
+async function hold(
+  policy: SandboxPolicy,
+  reuse: boolean,
+  signal?: AbortSignal,
+): Promise<Holding> {
+  let out = "";
+  const { promise: printed, resolve } = Promise.withResolvers<void>();
+  const child = await spawnSandboxed({
+    shell: "ulimit -u; read -r x; echo done",
+    policy,
+    reuse,
+    ...(signal ? { signal } : {}),
+    onOutput: (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolve();
+    },
+  });
+  await Promise.race([printed, child.status]);
+  const limit = Number(out.split("\n")[0]);
+  assert.ok(Number.isInteger(limit), `the command printed its limit: ${JSON.stringify(out)}`);
+  return { child, limit };
+}
+
+async function refused(policy: SandboxPolicy, reuse: boolean): Promise<PenguinError> {
+  try {
+    const child = await spawnSandboxed({ shell: "true", policy, reuse, onOutput: () => {} });
+    await child.kill();
+  } catch (err) {
+    assert.ok(err instanceof PenguinError, String(err));
+    return err;
+  }
+  assert.fail("the command past the budget started");
+}
+
+for (const reuse of [false, true]) {
+  const where = reuse ? "kept sandbox" : "own sandbox";
+  Deno.test({
+    name: `commands running at once share one process budget (${where})`,
+    ignore: !bwrap,
+    fn: () =>
+      withPolicyWorkspace(async (base) => {
+        const policy = { ...base, maxProcesses: WANTED, hideOtherDataRoots: false };
+        const keeping = reuse ? keepStandIns() : undefined;
+        const running: Holding[] = [];
+        _pinBudget(TOTAL);
+        try {
+          // The first has its policy's limit: it leaves the half kept for commands at the floor.
+          running.push(await hold(policy, reuse));
+          assert.equal(running[0]!.limit, WANTED);
+          if (reuse) {
+            assert.deepEqual(poolFacts().pids, [running[0]!.child.pid], "the kept sandbox");
+          }
+          // The next get the floor, while it fits: 200 + 3 × 64 = 392 of 400.
+          for (let i = 0; i < 3; i++) running.push(await hold(policy, reuse));
+          assert.deepEqual(running.map((r) => r.limit), [WANTED, MIN_SHARE, MIN_SHARE, MIN_SHARE]);
+          assert.deepEqual(budgetFacts(), { total: TOTAL, held: 392, commands: 4 });
+
+          // 8 left: refused, saying what holds the budget and what to do.
+          const err = await refused(policy, reuse);
+          assert.match(err.message, /4 commands are running with 392 processes allowed in all/);
+          assert.match(err.message, /may hold 400 at once/);
+          assert.match(err.message, /wait for one to end or kill one/);
+          assert.equal(budgetFacts().held, 392, "a refused command holds nothing");
+
+          // One ends: its share comes back once its status is reported.
+          const ended = running.pop()!;
+          await ended.child.write("\n");
+          assert.deepEqual(await ended.child.status, { code: 0, signal: null });
+          assert.equal(budgetFacts().held, 392 - MIN_SHARE);
+          running.push(await hold(policy, reuse));
+          assert.equal(running[3]!.limit, MIN_SHARE);
+
+          // One killed: the same.
+          const killed = running.pop()!;
+          await killed.child.kill(0);
+          assert.equal(budgetFacts().held, 392 - MIN_SHARE);
+
+          // One whose signal aborts it (a timeout): the same.
+          const abort = new AbortController();
+          running.push(await hold(policy, reuse, abort.signal));
+          assert.equal(budgetFacts().held, 392);
+          abort.abort();
+          await running.pop()!.child.status;
+          assert.equal(budgetFacts().held, 392 - MIN_SHARE);
+
+          // The first ends: a new one has the policy's limit again.
+          const first = running.shift()!;
+          await first.child.write("\n");
+          await first.child.status;
+          assert.equal(budgetFacts().held, 2 * MIN_SHARE);
+          running.push(await hold(policy, reuse));
+          assert.equal(
+            running.at(-1)!.limit,
+            WANTED - 2 * MIN_SHARE,
+            "what fits above the kept half",
+          );
+        } finally {
+          for (const r of running) await r.child.kill(0);
+          _pinBudget(undefined);
+          await keeping?.end();
+        }
+        assert.deepEqual(budgetFacts().held, 0, "nothing is held once every command ended");
+      }),
+  });
+}
