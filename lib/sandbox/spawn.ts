@@ -257,7 +257,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     );
   }
 
-  let plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
+  const plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
   const control = (opts.stdio ?? "merged") === "merged";
   const command = opts.shell !== undefined
     ? [bash, "--noprofile", "--norc", "-c", opts.shell]

@@ -133,3 +133,21 @@ for (const reuse of [false, true]) {
       }),
   });
 }
+
+Deno.test({
+  name: "the budget is read from the machine: at most half its PIDs, and enough for a command",
+  ignore: !bwrap,
+  fn: () =>
+    withPolicyWorkspace(async (policy) => {
+      const child = await spawnSandboxed({ shell: "ulimit -u", policy, onOutput: () => {} });
+      await child.status;
+      const { total } = budgetFacts();
+      const read = (p: string) => Number(Deno.readTextFileSync(p).trim());
+      const ceiling = Math.min(
+        read("/proc/sys/kernel/pid_max"),
+        read("/proc/sys/kernel/threads-max"),
+      );
+      assert.ok(total !== undefined && total <= ceiling / 2, `${total} of ${ceiling}`);
+      assert.ok(total >= MIN_SHARE, `${total}`);
+    }),
+});
