@@ -74,6 +74,13 @@ import {
   unitAt,
 } from "./_escape_view.ts";
 
+/**
+ * Characters the masking has decoded (each escape reading of a text counts its length) and
+ * scanned for secrets (each text or view searched counts its length), since the process began.
+ * A test seam: tests bound the work of masking a text by these counts, not by time.
+ */
+export const maskWork: { decoded: number; scanned: number } = { decoded: 0, scanned: 0 };
+
 /** Shortest value that is masked; shorter ones are left alone. */
 export const MIN_SECRET_LENGTH = 6;
 
@@ -285,6 +292,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
    * that could still begin or extend a match stays undecided.
    */
   const scanRaw = (text: string, final: boolean): { hits: Hit[]; stop: number } => {
+    maskWork.scanned += text.length;
     const hits: Hit[] = [];
     let p = 0;
     let h = text.length >= FRAGMENT_LENGTH ? windowHash(text, 0) : 0;
@@ -408,6 +416,7 @@ function holdsLineContinuation(text: string): boolean {
  * the C reading keeps it as it is.
  */
 function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean }[] {
+  maskWork.decoded += text.length;
   const out: { ev: EscapeView; cont: boolean }[] = [];
   const add = (ev: EscapeView) => {
     out.push({ ev, cont: true });
@@ -415,6 +424,7 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
   };
   const js = escapeView(text, final, "js");
   // JavaScript reads nothing here (`\x1W` is no escape to it): C may.
+  if (js === null || js.ambiguous) maskWork.decoded += text.length;
   const c = js === null || js.ambiguous ? escapeView(text, final, "c") : null;
   if (js !== null) add(js);
   if (c !== null && (js === null || c.view !== js.view)) add(c);
@@ -464,20 +474,24 @@ function scanDecoded(
   const scanRaw = ctx.scanRaw;
   if (levels === 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
   const views = viewsOf(text, final);
-  // An escape cut short at the end: the text before it is scanned as text that goes on (a
-  // secret may begin right before it), and the rest is held.
+  // An escape cut short at the end (only when not final): the text before it, and each view's
+  // units before it, are scanned as text that goes on (a secret may begin right before it), and
+  // the rest is held. The views are those of the whole text, whose escapes before the cut are
+  // read as they are: decoding the text before the cut again would find its last escape cut
+  // short in turn, and so on back through a run of such escapes (`\u00\u00…`), each time anew.
   const tail = Math.min(text.length, ...views.map((v) => v.ev.tail));
-  if (tail < text.length) return scanDecoded(ctx, text.slice(0, tail), false, levels);
-  const outer = scanRaw(text, final);
+  const outer = scanRaw(tail < text.length ? text.slice(0, tail) : text, final);
   if (views.length === 0) return outer;
   let stop = outer.stop;
   let widened = outer.hits;
   const mapped: Hit[] = [];
   for (const { ev, cont } of views) {
+    const whole = unitsWithin(ev, tail);
+    const view = whole < ev.view.length ? ev.view.slice(0, whole) : ev.view;
     // A view may hold terminal sequences its escapes spelled (`\u001b[1m`): matched as shown too.
-    const inner = scanShownOnce(ctx, ev.view, final, levels - 1, cont);
+    const inner = scanShownOnce(ctx, view, final, levels - 1, cont);
     stop = spanStartAt(ev, stop);
-    if (inner.stop < ev.view.length) stop = Math.min(stop, ev.start[inner.stop]!);
+    stop = Math.min(stop, ev.start[Math.min(inner.stop, whole)]!);
     // A match of the text covers whole escapes too, so what is left stays text that decodes.
     widened = widened.map((h) => {
       const at = spanStartAt(ev, h.at);
@@ -494,6 +508,14 @@ function scanDecoded(
     }
   }
   return { hits: joinHits(widened, mapped, stop), stop: stopBefore(widened, mapped, stop) };
+}
+
+/** How many units of `ev` come from text before `end`: each unit whose span ends by then. */
+function unitsWithin(ev: EscapeView, end: number): number {
+  let k = ev.view.length;
+  // Only the few units of an escape cut short (at most ten characters) lie past `end`.
+  while (k > 0 && spanEnd(ev, k - 1) > end) k--;
+  return k;
 }
 
 /**
