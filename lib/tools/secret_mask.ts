@@ -486,6 +486,9 @@ function scanDecoded(
   let widened = outer.hits;
   const mapped: Hit[] = [];
   for (const { ev, cont } of views) {
+    // A reading that decodes nothing here (JavaScript's of `\u00\u00`, its tail cut short) reads
+    // this very text a level down: what that finds, this level finds already.
+    if (cont && ev.view === text) continue;
     const whole = unitsWithin(ev, tail);
     const view = whole < ev.view.length ? ev.view.slice(0, whole) : ev.view;
     // A view may hold terminal sequences its escapes spelled (`\u001b[1m`): matched as shown too.

@@ -19,12 +19,13 @@ const MARK = "[redacted:vault:ATK_V]";
 const SECRETS: Secret[] = [{ kind: "vault", name: "ATK_V", value: VALUE }];
 const RUN = 256 * 1024;
 /**
- * Characters decoded and scanned per character of output at most: each of the
- * {@linkcode ESCAPE_LEVELS} levels reads a text in two readings and scans it and its views, with
- * the held tail read again with each piece. Before the fix, the count grew with the square of the
- * output (past this bound by the second piece).
+ * Characters decoded and scanned per character of output at most: a run of these escapes reads
+ * in two readings at a level or two, with the held tail read again with each piece (measured:
+ * 2 to 2.7). Before the fix the count grew with the square of the output, past this bound with
+ * the first piece; and a reading that decoded nothing was read again at each of the
+ * {@linkcode ESCAPE_LEVELS} levels (16 per character).
  */
-const PER_CHAR = 3 * ESCAPE_LEVELS;
+const PER_CHAR = ESCAPE_LEVELS;
 
 const SPELLINGS = ["\\u00", "\\u0", "\\u000", "\\x0", "\\7", "\\\\u00", "\\U000", "\\u{00"];
 
