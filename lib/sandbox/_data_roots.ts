@@ -45,12 +45,13 @@ function readList(path: string): string[] {
  * The data roots noted so far (absolute, in the order first used): this
  * process's list, then those of the other run directories a penguin of the
  * user keeps (`privateRunDirs()`: one started with another `PENGUIN_RUN_DIR`
- * notes its roots there). None from a list that cannot be read.
+ * notes its roots there), or `runDirs` when the caller has just read them
+ * (a plan reads them once). None from a list that cannot be read.
  */
-export async function knownDataRoots(): Promise<string[]> {
+export async function knownDataRoots(runDirs?: readonly string[]): Promise<string[]> {
   const own = await listPath().then(readList, () => []);
   const out = new Set(own);
-  for (const dir of await privateRunDirs().catch(() => [])) {
+  for (const dir of runDirs ?? await privateRunDirs().catch(() => [])) {
     for (const r of readList(join(dir, FILE))) out.add(r);
   }
   return [...out];
@@ -180,15 +181,18 @@ function realDir(path: string): SeenRoot | undefined {
  * those `skip` leaves out (given the path noted and its real path). A root
  * seen holding a project before is taken without a listing while it is the
  * same directory (real path, device, inode); any other is looked at again.
+ * `runDirs`: the run directories whose lists are read, when the caller has
+ * just read them (`privateRunDirs()` otherwise).
  */
 export async function dataRootsToHide(
   own: string | undefined,
   skip: (noted: string, real: string) => boolean,
+  runDirs?: readonly string[],
 ): Promise<{ noted: string; real: string }[]> {
-  let known = await knownDataRoots();
+  let known = await knownDataRoots(runDirs);
   if (own !== undefined && !known.includes(resolve(own))) {
     await rememberDataRoot(own);
-    known = await knownDataRoots();
+    known = await knownDataRoots(runDirs);
   }
   const out: { noted: string; real: string }[] = [];
   for (const p of known) {

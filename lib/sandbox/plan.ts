@@ -537,9 +537,13 @@ export async function resolvePlan(
   const workspace = await mustBeDir("workspace", policy.workspace);
   const workspaceId = await checkWorkspaceId(policy, workspace);
   // This process's run directory, and every other one a penguin of the user keeps.
-  const runDirs = [await privateRunDir().catch(() => undefined), ...await privateRunDirs()];
+  // Read once for the plan: the data roots' lists and the hidden directories come from it too.
+  const otherRunDirs = await privateRunDirs();
+  const runDirs = [await privateRunDir().catch(() => undefined), ...otherRunDirs];
+  const realRunDirs = new Map<string, string>();
   for (const dir of runDirs) {
     const run = dir === undefined ? undefined : await real(dir);
+    if (run && dir !== undefined) realRunDirs.set(dir, run.path);
     if (run && isInside(workspace, run.path)) {
       throw new PenguinError(
         "runtime",
@@ -597,12 +601,16 @@ export async function resolvePlan(
   // traces and logs are no business of this one's commands. One that holds a root of this plan
   // (a workspace chosen inside another data root) cannot be hidden without hiding the root.
   const shown = [...roots, ...(policy.reveal ?? [])];
-  const others = policy.hideOtherDataRoots === false ? [] : (await dataRootsToHide(
+  const otherRoots = policy.hideOtherDataRoots === false ? [] : await dataRootsToHide(
     policy.dataRoot,
     (p, realPath) =>
       policy.hide.includes(p) ||
       shown.some((root) => isInside(root, p) || isInside(root, realPath)),
-  )).map((r) => r.noted);
+    otherRunDirs,
+  );
+  const others = otherRoots.map((r) => r.noted);
+  // Their real paths were just resolved (directories all): not looked up again below.
+  const otherReal = new Map(otherRoots.map((r) => [r.noted, r.real]));
   if (policy.hideOtherDataRoots === false && policy.dataRoot) {
     await rememberDataRoot(policy.dataRoot);
   }
@@ -615,8 +623,9 @@ export async function resolvePlan(
     !roots.some((root) => isInside(p, root)) &&
     !home.reveals.some((rv) => isInside(p, rv.source) || isInside(p, rv.target));
   for (const p of hide) {
-    if (await absent(p)) continue;
-    const r = await real(p);
+    const known = otherReal.get(p);
+    if (known === undefined && await absent(p)) continue;
+    const r = known === undefined ? await real(p) : { path: known, info: { isDirectory: true } };
     if (!r || r.path === "/") continue;
     const list = r.info.isDirectory ? hideDirs : hideFiles;
     if (!covered(r.path) && !list.includes(r.path)) list.push(r.path);
@@ -631,9 +640,9 @@ export async function resolvePlan(
   // directories above them in a writable root pinned, so that no command can rename its way
   // to a forged one.
   const privateDirs: string[] = [];
-  for (const dir of await privateRunDirs()) {
-    const r = await real(dir);
-    if (r && !privateDirs.includes(r.path)) privateDirs.push(r.path);
+  for (const dir of otherRunDirs) {
+    const r = realRunDirs.get(dir);
+    if (r !== undefined && !privateDirs.includes(r)) privateDirs.push(r);
   }
   // A path the git guard (or the home rule) names inside a hidden one (a hook's word,
   // `core.hooksPath = ../.ssh`) is out of every command's reach already; bound there, it would
