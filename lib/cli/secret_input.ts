@@ -25,11 +25,13 @@ function dropLastChar(bytes: number[]): void {
 /** Read one line from the terminal on stdin without echo, after writing `prompt` to stderr. */
 async function promptNoEcho(prompt: string, what: string): Promise<string> {
   const enc = new TextEncoder();
-  Deno.stderr.writeSync(enc.encode(prompt));
   const bytes: number[] = [];
   const buf = new Uint8Array(256);
+  // Raw before the prompt shows: a Ctrl-C typed at the prompt is then a byte read here (a
+  // cancel), never the terminal's SIGINT to the whole foreground group.
   Deno.stdin.setRaw(true);
   try {
+    Deno.stderr.writeSync(enc.encode(prompt));
     for (;;) {
       const n = await Deno.stdin.read(buf);
       if (n === null) break;
