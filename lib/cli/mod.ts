@@ -15,6 +15,7 @@ import { resolveDataRoot } from "../state/root.ts";
 import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 import { escapeC1 } from "./json.ts";
+import { takeSessionEndReport } from "../sandbox/session_end_report.ts";
 
 /**
  * An Io over the process's stdout and stderr. Once stdout's reader has gone
@@ -267,13 +268,18 @@ async function printHelpFor(words: string[], io: Io, pointer: HelpPointer): Prom
  */
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const pointer: HelpPointer = { words: [] };
+  let code: number;
   try {
-    return await dispatch(argv, io, pointer);
+    code = await dispatch(argv, io, pointer);
   } catch (err) {
     // A reader that went away (`| head`) got all it wanted: not an error.
     if (io.stdoutClosed?.()) return 0;
-    return reportError(err, io, pointer.words);
+    code = reportError(err, io, pointer.words);
   }
+  // What a session's end left for the user (an armed repository penguin could not disarm…).
+  const ended = takeSessionEndReport();
+  for (const line of ended.lines) io.err(`${shown(line)}\n`);
+  return ended.failed && code === 0 ? 1 : code;
 }
 
 /** An error message for the terminal: its lines, with control characters shown as `\xNN`. */

@@ -40,6 +40,8 @@ import { inside, isEmptyDir, ownHome } from "./_paths.ts";
 import { otherUserHomes } from "./_user_homes.ts";
 import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
 import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
+import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
+import { noteSessionEnd } from "./session_end_report.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -102,26 +104,53 @@ export async function findNestedRepos(
   workspace: string,
   maxEntries = MAX_WALKED_ENTRIES,
   skip: readonly string[] = [],
-): Promise<{ repos: NestedRepo[]; complete: boolean; renamed: Renamed[]; consistent: boolean }> {
+): Promise<NestedRepoWalk> {
   const renamed: Renamed[] = [];
   if (!lstatOrNone(workspace)?.isDirectory) {
-    return { repos: [], complete: true, renamed, consistent: true };
+    return { repos: [], complete: true, renamed, consistent: true, tooLong: [] };
   }
   const ctx = { workspace, skip, renamed, max: maxEntries, budget: { left: maxEntries } };
   let walk = await freshWalk(ctx);
   for (let pass = 1;; pass++) {
+    const tooLong = walk.tooLong;
     if (ctx.budget.left < 0) {
-      return { repos: walk.repos, complete: false, renamed, consistent: true };
+      return { repos: walk.repos, complete: false, renamed, consistent: true, tooLong };
     }
     const verdict = walk.gone ? "gone" : await recheck(walk, ctx);
     if (verdict === "same") {
       const repos = walk.repos.sort((a, b) => depth(a.entry) - depth(b.entry));
-      return { repos, complete: true, renamed, consistent: true };
+      return { repos, complete: true, renamed, consistent: true, tooLong };
     }
-    if (pass >= MAX_WALK_PASSES) return { repos: [], complete: true, renamed, consistent: false };
+    if (pass >= MAX_WALK_PASSES) {
+      return { repos: [], complete: true, renamed, consistent: false, tooLong };
+    }
     if (verdict === "gone") walk = await freshWalk(ctx);
     else await walkLevels(verdict, walk, ctx);
   }
+}
+
+/** What {@linkcode findNestedRepos} found. */
+export interface NestedRepoWalk {
+  repos: NestedRepo[];
+  /** The walk listed every entry (within its limit). */
+  complete: boolean;
+  renamed: Renamed[];
+  /** What was listed is what the tree held at one moment. */
+  consistent: boolean;
+  /**
+   * Directories whose path is longer than the system's limit ({@linkcode PATH_MAX_BYTES}):
+   * penguin cannot look inside them by path, so a repository there is neither guarded nor
+   * checked. Not walked; the rest of the tree is.
+   */
+  tooLong: string[];
+}
+
+/** The longest path (in bytes, its terminating NUL included) the system resolves: Linux's `PATH_MAX`. */
+export const PATH_MAX_BYTES = 4096;
+
+/** Whether the system refuses `path` for its length (ENAMETOOLONG). */
+function pathTooLong(path: string): boolean {
+  return new TextEncoder().encode(path).length >= PATH_MAX_BYTES;
 }
 
 /** Walks (a first one, and every re-check after it) before a changing tree counts as inconsistent. */
@@ -159,6 +188,8 @@ interface Walk {
   records: DirRecord[];
   /** A directory vanished or was replaced between its parent's listing and its own. */
   gone: boolean;
+  /** Directories not walked: their path is too long ({@linkcode NestedRepoWalk.tooLong}). */
+  tooLong: string[];
 }
 
 function depth(path: string): number {
@@ -167,7 +198,7 @@ function depth(path: string): number {
 
 /** A new walk of the whole tree, with a fresh budget. */
 async function freshWalk(ctx: WalkContext): Promise<Walk> {
-  const walk: Walk = { repos: [], records: [], gone: false };
+  const walk: Walk = { repos: [], records: [], gone: false, tooLong: [] };
   ctx.budget.left = ctx.max;
   await walkLevels([ctx.workspace], walk, ctx);
   return walk;
@@ -187,6 +218,9 @@ function shapeOf(listing: Listing): string {
 /** Walk down from `level`, level by level, each level's directories listed a few at a time. */
 async function walkLevels(level: string[], walk: Walk, ctx: WalkContext): Promise<void> {
   while (level.length > 0) {
+    // Neither gone nor walked: a path the system refuses for its length is reported.
+    for (const d of level) if (pathTooLong(d)) walk.tooLong.push(d);
+    level = level.filter((d) => !pathTooLong(d));
     const next: string[] = [];
     for (let i = 0; i < level.length; i += WALK_WIDTH) {
       const dirs = level.slice(i, i + WALK_WIDTH);
@@ -838,6 +872,7 @@ export async function disarmNewRepos(
   roots: readonly string[],
   skip: readonly string[] = [],
 ): Promise<Disarmed[]> {
+  // A path too long to look into is refused by the next plan's walk, with its cause.
   const { out, consistent } = await disarmWalk(workspace, before, roots, skip);
   if (!consistent) {
     // Walked again by the next plan, which refuses every command until it settles
@@ -863,45 +898,159 @@ interface Unsettled {
 /** End walks without a consistent view (this process), by root. */
 const unsettled = new Map<string, Unsettled>();
 
-/** {@linkcode disarmNewRepos}'s walk and disarm, and whether the walk saw the tree settled. */
+/**
+ * The repositories a walk of `workspace` takes as the user's unchanged ones
+ * (not checked): those of `before` (the plan's findings; none given: no
+ * limit) that are also in the root's trusted set (`_repo_trust.ts`), when a
+ * session of this process recorded one.
+ */
+async function knownMarks(
+  workspace: string,
+  before: readonly NestedRepoMark[] | undefined,
+): Promise<Map<string, string>> {
+  const trusted = await trustedRepos(workspace).catch(() => [] as NestedRepoMark[]);
+  const marks = trusted === undefined
+    ? before ?? []
+    : trusted.filter((t) => before === undefined || before.some((b) => sameMark(b, t)));
+  return new Map(marks.map((m) => [m.entry, m.id]));
+}
+
+function sameMark(a: NestedRepoMark, b: NestedRepoMark): boolean {
+  return a.entry === b.entry && a.id === b.id;
+}
+
+/** Rename the `.git` (a bare repository's `HEAD`) of the armed `repo` aside; `to` empty when that failed. */
+async function disarm(repo: NestedRepo, roots: readonly string[], why: string): Promise<Disarmed> {
+  const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;
+  let to = "";
+  try {
+    to = await renameAside(target);
+    stuck.delete(target);
+  } catch (err) {
+    // Refused by the next plan while it stays armed (`undisarmedRepo`).
+    stuck.set(target, { repo, roots, why, error: String(err) });
+  }
+  return { from: target, to, why };
+}
+
+/**
+ * {@linkcode disarmNewRepos}'s walk and disarm, whether the walk saw the tree
+ * settled, and the directories it could not enter for their path's length.
+ * A settled walk drops from the root's trusted set what it did not find as
+ * it was (`observeRepos`).
+ */
 async function disarmWalk(
   workspace: string,
-  before: readonly NestedRepoMark[],
+  before: readonly NestedRepoMark[] | undefined,
   roots: readonly string[],
   skip: readonly string[],
-): Promise<{ out: Disarmed[]; consistent: boolean }> {
+): Promise<{ out: Disarmed[]; consistent: boolean; tooLong: string[] }> {
   const out: Disarmed[] = [];
   let consistent = true;
-  const known = new Map(before.map((b) => [b.entry, b.id]));
+  let tooLong: string[] = [];
   try {
+    const known = await knownMarks(workspace, before);
     const walked = await findNestedRepos(workspace, Infinity, skip);
     const { repos, renamed } = walked;
     consistent = walked.consistent;
+    tooLong = walked.tooLong;
     for (const r of renamed) out.push({ ...r, why: UNADDRESSABLE_WHY });
+    const seen: NestedRepoMark[] = [];
     for (const repo of repos) {
       const id = known.get(repo.entry);
+      const now = id === undefined ? undefined : await repoIdentity(repo);
+      if (now !== undefined) seen.push({ entry: repo.entry, id: now });
       // One penguin cannot follow is checked every time: its identity may not cover what git reads.
-      if (
-        id !== undefined && id === await repoIdentity(repo) &&
-        await pointerProblem(repo) === undefined
-      ) continue;
+      if (id !== undefined && id === now && await pointerProblem(repo) === undefined) continue;
       const why = await armedReason(repo, roots).catch((err) => `it cannot be checked (${err})`);
-      if (why === undefined) continue;
-      const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;
-      let to = "";
-      try {
-        to = await renameAside(target);
-        stuck.delete(target);
-      } catch (err) {
-        // Refused by the next plan while it stays armed (`undisarmedRepo`).
-        stuck.set(target, { repo, roots, why, error: String(err) });
-      }
-      out.push({ from: target, to, why });
+      if (why !== undefined) out.push(await disarm(repo, roots, why));
+    }
+    if (consistent) {
+      await observeRepos(workspace, seen, { roots, skip, inSession: false }).catch(() => {});
     }
   } catch {
     // The workspace is gone: nothing to disarm.
   }
-  return { out, consistent };
+  return { out, consistent, tooLong };
+}
+
+/**
+ * At a plan: disarm every repository of `repos` (found by a settled walk,
+ * `marks` their identities) that is not in the root's trusted set `trusted`
+ * and is armed: one a command made and a walk missed (hidden, or left by a
+ * session that ended before its walk settled), or the user's own one that a
+ * command moved or changed. The ones kept, and those disarmed.
+ */
+export async function disarmUntrusted(
+  repos: readonly NestedRepo[],
+  marks: readonly NestedRepoMark[],
+  trusted: readonly NestedRepoMark[],
+  roots: readonly string[],
+): Promise<{ kept: NestedRepo[]; disarmed: Disarmed[] }> {
+  const kept: NestedRepo[] = [];
+  const disarmed: Disarmed[] = [];
+  for (const [i, repo] of repos.entries()) {
+    const ok = trusted.some((t) => sameMark(t, marks[i]!)) &&
+      await pointerProblem(repo) === undefined;
+    const why = ok
+      ? undefined
+      : await armedReason(repo, roots).catch((err) => `it cannot be checked (${err})`);
+    if (why === undefined) kept.push(repo);
+    else disarmed.push(await disarm(repo, roots, why));
+  }
+  return { kept, disarmed };
+}
+
+/**
+ * At the end of a session, once none of its commands runs: leave every root
+ * it used (`_repo_trust.ts`). The last session on a root walks it a last
+ * time and disarms what is armed and not the user's unchanged repository;
+ * when that walk cannot settle, meets a path too long to look into, or
+ * cannot disarm one, the root's record stays (the next penguin there checks
+ * it before any command) and `session_end_report.ts` says so.
+ */
+export async function endNestedRepoWatch(): Promise<void> {
+  const fail = (line: string) => noteSessionEnd(line, true);
+  await leaveRoots(async (l) => {
+    if (!l.last) return;
+    const { out, consistent, tooLong } = await disarmWalk(l.root, undefined, l.roots, l.skip);
+    for (const d of out) {
+      if (d.to !== "") {
+        noteSessionEnd(
+          `[penguin] renamed "${d.from}" to "${d.to}": ${d.why}, so the host's git would run ` +
+            `something a command chose. Look at it before you rename it back`,
+          false,
+        );
+      } else {
+        fail(
+          `[penguin] "${d.from}" would make git run something a command chose (${d.why}), and ` +
+            `penguin could not rename it aside: remove or rename it before you run git there`,
+        );
+      }
+    }
+    if (!consistent) {
+      fail(
+        `[penguin] the directories of "${l.root}" kept changing during penguin's last walk for ` +
+          `git repositories a command made, so one may be left armed there. Do not run git ` +
+          `below it until a penguin command there has run (it checks them first)`,
+      );
+    }
+    for (const dir of tooLong) fail(`[penguin] ${tooLongProblem(dir, l.root)}`);
+    const clean = consistent && tooLong.length === 0 && out.every((d) => d.to !== "");
+    if (clean) unsettled.delete(l.root);
+    await l.done(clean);
+  }).catch((err) =>
+    fail(`[penguin] could not check the workspace for git repositories a command armed: ${err}`)
+  );
+}
+
+/** Why a directory whose path is too long (`dir`, below `root`) keeps repositories from being checked. */
+export function tooLongProblem(dir: string, root: string): string {
+  const shown = dir.length > 200 ? `${dir.slice(0, 200)}…` : dir;
+  return `the directory "${shown}" below "${root}" has a path longer than the system's limit ` +
+    `(${PATH_MAX_BYTES} bytes), so penguin cannot look inside it for git repositories (the ` +
+    `host's git would run what their configuration names). Move or rename it so its path is ` +
+    `shorter (shorten the directory names on the way), or remove it`;
 }
 
 /** Why a directory was renamed by the walk. */

@@ -15,6 +15,7 @@ import {
   type Placeholder,
   standInGeneration,
   standInPaths,
+  standInsKept,
   sweepStandIns,
 } from "./_placeholders.ts";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
@@ -24,16 +25,20 @@ import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts"
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS, CONVENTIONAL_KEY } from "./git_hook_scripts.ts";
 import {
+  disarmUntrusted,
   findNestedRepos,
   MAX_WALK_PASSES,
   nestedGitDirs,
+  type NestedRepo,
   nestedRepoLimit,
   type NestedRepoMark,
   repoIdentity,
   SCAN_LIMIT_VAR,
   symlinkedEntries,
+  tooLongProblem,
   undisarmedRepo,
 } from "./git_nested.ts";
+import { observeRepos } from "./_repo_trust.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
@@ -378,7 +383,8 @@ async function guardNestedRepos(
     if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
   };
   const limit = nestedRepoLimit();
-  const { repos, complete, renamed, consistent } = await findNestedRepos(workspace, limit, skip);
+  const walk = await findNestedRepos(workspace, limit, skip);
+  const { complete, renamed, consistent } = walk;
   if (!consistent) {
     throw new PenguinError(
       "runtime",
@@ -412,6 +418,13 @@ async function guardNestedRepos(
         `(every command then lists that many entries twice), or run with --sandbox read-only`,
     );
   }
+  if (walk.tooLong.length > 0) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: ${tooLongProblem(walk.tooLong[0]!, workspace)}`,
+    );
+  }
+  const repos = await untrustedDisarmed(workspace, walk.repos, roots, skip);
   for (const repo of repos) {
     if (out.protect.some((p) => isInside(repo.entry, p))) continue;
     if (repo.symlink) {
@@ -438,6 +451,36 @@ async function guardNestedRepos(
     repos.map(async (r) => ({ entry: r.entry, id: await repoIdentity(r) })),
   );
   return { protectTry, gitRepos };
+}
+
+/**
+ * `repos` (found by a settled, complete walk of the root `workspace`) less
+ * those disarmed now: armed ones not in the root's trusted set, the user's
+ * repositories as the session's start found them (`_repo_trust.ts`). Throws
+ * when one cannot be disarmed. In a session only; outside one, all of them.
+ */
+async function untrustedDisarmed(
+  workspace: string,
+  repos: NestedRepo[],
+  roots: string[],
+  skip: readonly string[],
+): Promise<NestedRepo[]> {
+  const marks = await Promise.all(
+    repos.map(async (r) => ({ entry: r.entry, id: await repoIdentity(r) })),
+  );
+  const trusted = await observeRepos(workspace, marks, { roots, skip, inSession: standInsKept() });
+  if (trusted === undefined) return repos;
+  const { kept, disarmed } = await disarmUntrusted(repos, marks, trusted, roots);
+  const failed = disarmed.find((d) => d.to === "");
+  if (failed !== undefined) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: "${failed.from}" would make git run something a command chose ` +
+        `(${failed.why}), and penguin could not rename it aside. Remove or rename it, then ` +
+        `try again`,
+    );
+  }
+  return kept;
 }
 
 /** Workspaces first seen by a plan, for policies made without a `workspaceId` (per process). */

@@ -39,7 +39,7 @@ import {
   standInsKept,
 } from "./_placeholders.ts";
 import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
-import { disarmNewRepos } from "./git_nested.ts";
+import { disarmNewRepos, endNestedRepoWatch } from "./git_nested.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
 import {
@@ -480,7 +480,11 @@ function ownSandboxArgs(
 
 /** Set once a launcher refused to run here (it would be dumpable): no pool for this process. */
 let poolBroken = false;
-beforeStandInsEnd(retireIdle);
+// Once no command of any session runs, the last walk for repositories they armed (git_nested.ts).
+beforeStandInsEnd(async () => {
+  await retireIdle().catch(() => {});
+  await endNestedRepoWatch();
+});
 
 /** What {@linkcode tryPooled} needs of the start under way. */
 interface PoolContext {

@@ -1,0 +1,213 @@
+/**
+ * The user's repositories below a writable root, as the penguin sessions
+ * working there at once share them (`git_nested.ts`): the record that tells
+ * the user's repositories from the ones a command made.
+ *
+ * The first session that plans a sandbox for a root while no other penguin
+ * session uses it takes the repositories its walk found (path and
+ * `repoIdentity`) as the user's: the trusted set. Sessions that join later,
+ * in this process or another one, inherit it. Every consistent walk of any
+ * of them drops from it each repository it did not find at its path with its
+ * identity (hidden, moved, changed): trust only shrinks, so a repository a
+ * command parked somewhere the walk does not look (inside a `.git`) and put
+ * back is checked like one it made.
+ *
+ * The record is `<run dir>/nested-repos/<sha-256 of the root>.json`, out of
+ * every sandbox's reach (the run directory is hidden from each), changed
+ * under an exclusive lock on `<key>.lock`. Each process using the root holds
+ * a shared `flock` on `<key>.active` while a session of it is open; the
+ * kernel drops it when the process dies. The last session out (it gets the
+ * exclusive lock) walks the root a last time (`endNestedRepoWatch` in
+ * `git_nested.ts`) and removes the record only when that walk settled and
+ * left nothing armed; otherwise the record stays, and the next penguin on
+ * that root keeps its trusted set instead of taking whatever is there now as
+ * the user's.
+ *
+ * Outside a session (`standInsKept` false: a command run on its own, most
+ * tests) nothing is recorded: the plan's own findings are all there is.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { lockFile } from "../state/_fs.ts";
+import { privateRunDir } from "./_standin_registry.ts";
+
+/** A repository as recorded: its entry and identity (`repoIdentity`). */
+export interface TrustMark {
+  entry: string;
+  id: string;
+}
+
+/** The record of one root. */
+interface TrustRecord {
+  root: string;
+  trusted: TrustMark[];
+}
+
+/** What this process holds for a root it joined. */
+interface Member {
+  /** The open `<key>.active`, share-locked. */
+  active: Deno.FsFile;
+  /** The writable roots and skipped directories of its last plan, for the last walk. */
+  roots: readonly string[];
+  skip: readonly string[];
+}
+
+/** Roots this process joined, by root. */
+const members = new Map<string, Member>();
+
+async function recordDir(): Promise<string> {
+  const dir = join(await privateRunDir(), "nested-repos");
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+async function keyOf(root: string): Promise<string> {
+  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(root));
+  return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Paths of `root`'s record files. */
+async function pathsOf(root: string) {
+  const dir = await recordDir();
+  const key = await keyOf(root);
+  return {
+    record: join(dir, `${key}.json`),
+    lock: join(dir, `${key}.lock`),
+    active: join(dir, `${key}.active`),
+  };
+}
+
+async function readRecord(path: string, root: string): Promise<TrustRecord | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw err;
+  }
+  const rec = JSON.parse(text) as TrustRecord;
+  if (rec.root !== root || !Array.isArray(rec.trusted)) {
+    throw new Error(`the record ${path} is not the record of "${root}"`);
+  }
+  return rec;
+}
+
+async function writeRecord(path: string, rec: TrustRecord): Promise<void> {
+  const tmp = `${path}.tmp`;
+  await Deno.writeTextFile(tmp, JSON.stringify(rec), { mode: 0o600 });
+  await Deno.rename(tmp, path);
+}
+
+/** Whether `found` holds `m` at its path with its identity. */
+function holds(found: readonly TrustMark[], m: TrustMark): boolean {
+  return found.some((f) => f.entry === m.entry && f.id === m.id);
+}
+
+/**
+ * The trusted set of `root` after a walk that found `found` (complete and
+ * settled; undefined: a walk that was not, which changes nothing). A process
+ * that has not joined the root joins it: alone there and without a record,
+ * it starts the record with `found`. Undefined outside a session.
+ */
+export async function observeRepos(
+  root: string,
+  found: readonly TrustMark[] | undefined,
+  ctx: { roots: readonly string[]; skip: readonly string[]; inSession: boolean },
+): Promise<TrustMark[] | undefined> {
+  const member = members.get(root);
+  if (member === undefined && !ctx.inSession) return undefined;
+  // A walk that did not settle joins nothing: its plan is refused.
+  if (member === undefined && found === undefined) return [];
+  const paths = await pathsOf(root);
+  const lock = await lockFile(paths.lock);
+  try {
+    let rec = await readRecord(paths.record, root);
+    if (member === undefined) {
+      const active = await Deno.open(paths.active, {
+        read: true,
+        write: true,
+        create: true,
+        mode: 0o600,
+      });
+      const alone = await active.tryLock(true).then((ok) => ok, () => false);
+      // Shared from now on (every joiner takes the record lock first, so none slips in).
+      await active.lock(false);
+      members.set(root, { active, roots: ctx.roots, skip: ctx.skip });
+      if (rec === undefined && !alone) rec = { root, trusted: [] };
+      if (rec === undefined) {
+        rec = { root, trusted: [...found!] };
+        await writeRecord(paths.record, rec);
+        return rec.trusted;
+      }
+    } else {
+      member.roots = ctx.roots;
+      member.skip = ctx.skip;
+      // Gone meanwhile (removed by hand): nothing is trusted any more.
+      rec ??= { root, trusted: [] };
+    }
+    if (found === undefined) return rec.trusted;
+    const kept = rec.trusted.filter((m) => holds(found, m));
+    if (kept.length !== rec.trusted.length || member === undefined) {
+      rec = { root, trusted: kept };
+      await writeRecord(paths.record, rec);
+    }
+    return rec.trusted;
+  } finally {
+    lock.close();
+  }
+}
+
+/** The trusted set of `root` (undefined when this process has not joined it). */
+export async function trustedRepos(root: string): Promise<TrustMark[] | undefined> {
+  if (!members.has(root)) return undefined;
+  const paths = await pathsOf(root);
+  const lock = await lockFile(paths.lock);
+  try {
+    return (await readRecord(paths.record, root))?.trusted ?? [];
+  } finally {
+    lock.close();
+  }
+}
+
+/** A root this process leaves, and whether it was the last session there. */
+export interface Leaving {
+  root: string;
+  roots: readonly string[];
+  skip: readonly string[];
+  /** Call with whether the last walk left the root clean (only for the last one out). */
+  done: (clean: boolean) => Promise<void>;
+  last: boolean;
+}
+
+/**
+ * Leave every root this process joined, one at a time through `each`: the
+ * last one out on a root is told so, holds the root's lock during `each`
+ * (no penguin joins meanwhile), and removes the record when `each` reports
+ * the root clean.
+ */
+export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<void> {
+  for (const [root, member] of [...members]) {
+    members.delete(root);
+    const paths = await pathsOf(root);
+    const lock = await lockFile(paths.lock);
+    try {
+      const last = await member.active.tryLock(true).then((ok) => ok, () => false);
+      let removed = false;
+      await each({
+        root,
+        roots: member.roots,
+        skip: member.skip,
+        last,
+        done: async (clean) => {
+          if (!last || !clean || removed) return;
+          removed = true;
+          await Deno.remove(paths.record).catch(() => {});
+        },
+      });
+    } finally {
+      member.active.close();
+      lock.close();
+    }
+  }
+}
