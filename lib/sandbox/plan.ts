@@ -32,6 +32,7 @@ import {
   type NestedRepo,
   nestedRepoLimit,
   type NestedRepoMark,
+  type NestedRepoWalk,
   repoIdentity,
   SCAN_LIMIT_VAR,
   symlinkedEntries,
@@ -384,18 +385,8 @@ async function guardNestedRepos(
   };
   const limit = nestedRepoLimit();
   const walk = await findNestedRepos(workspace, limit, skip);
-  const { complete, renamed, consistent } = walk;
-  if (!consistent) {
-    throw new PenguinError(
-      "runtime",
-      `Cannot sandbox: the directories of "${workspace}" kept changing while penguin walked ` +
-        `them for git repositories to guard (it looked ${MAX_WALK_PASSES} times): another ` +
-        `command is renaming or removing directories there (a background command, or another ` +
-        `penguin on the same workspace), and a repository it hid would run unguarded. Wait ` +
-        `for that command to end (or stop it with kill_command), then try again, or run with ` +
-        `--sandbox read-only`,
-    );
-  }
+  const { complete, renamed } = walk;
+  refuseUnsettled(walk, workspace);
   const stuck = renamed.find((r) => r.to === "");
   if (stuck !== undefined) {
     throw new PenguinError(
@@ -416,12 +407,6 @@ async function guardNestedRepos(
         `that unguarded. Use a smaller directory as ${what}, move large trees ` +
         `(node_modules, build output) out of it, set ${SCAN_LIMIT_VAR} to a larger number ` +
         `(every command then lists that many entries twice), or run with --sandbox read-only`,
-    );
-  }
-  if (walk.tooLong.length > 0) {
-    throw new PenguinError(
-      "runtime",
-      `Cannot sandbox: ${tooLongProblem(walk.tooLong[0]!, workspace)}`,
     );
   }
   const repos = await untrustedDisarmed(workspace, walk.repos, roots, skip);
@@ -451,6 +436,31 @@ async function guardNestedRepos(
     repos.map(async (r) => ({ entry: r.entry, id: await repoIdentity(r) })),
   );
   return { protectTry, gitRepos };
+}
+
+/**
+ * Throws when the walk of the root `workspace` saw no settled tree, or met a
+ * directory whose path is too long to look into: a repository there would go
+ * unguarded.
+ */
+function refuseUnsettled(walk: NestedRepoWalk, workspace: string): void {
+  if (!walk.consistent) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the directories of "${workspace}" kept changing while penguin walked ` +
+        `them for git repositories to guard (it looked ${MAX_WALK_PASSES} times): another ` +
+        `command is renaming or removing directories there (a background command, or another ` +
+        `penguin on the same workspace), and a repository it hid would run unguarded. Wait ` +
+        `for that command to end (or stop it with kill_command), then try again, or run with ` +
+        `--sandbox read-only`,
+    );
+  }
+  if (walk.tooLong.length > 0) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: ${tooLongProblem(walk.tooLong[0]!, workspace)}`,
+    );
+  }
 }
 
 /**
