@@ -175,6 +175,8 @@ export interface Leaving {
   root: string;
   roots: readonly string[];
   skip: readonly string[];
+  /** The trusted set (read when the lock was taken: the walk must not take it again). */
+  trusted: TrustMark[];
   /** Call with whether the last walk left the root clean (only for the last one out). */
   done: (clean: boolean) => Promise<void>;
   last: boolean;
@@ -188,14 +190,17 @@ export interface Leaving {
  */
 export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<void> {
   for (const [root, member] of [...members]) {
+    // Left first: the walk in `each` must not take the root's lock again (`trustedRepos`).
     members.delete(root);
     const paths = await pathsOf(root);
     const lock = await lockFile(paths.lock);
     try {
       const last = await member.active.tryLock(true).then((ok) => ok, () => false);
+      const trusted = (await readRecord(paths.record, root).catch(() => undefined))?.trusted ?? [];
       let removed = false;
       await each({
         root,
+        trusted,
         roots: member.roots,
         skip: member.skip,
         last,

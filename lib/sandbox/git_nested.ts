@@ -907,8 +907,9 @@ const unsettled = new Map<string, Unsettled>();
 async function knownMarks(
   workspace: string,
   before: readonly NestedRepoMark[] | undefined,
+  given?: readonly NestedRepoMark[],
 ): Promise<Map<string, string>> {
-  const trusted = await trustedRepos(workspace).catch(() => [] as NestedRepoMark[]);
+  const trusted = given ?? await trustedRepos(workspace).catch(() => [] as NestedRepoMark[]);
   const marks = trusted === undefined
     ? before ?? []
     : trusted.filter((t) => before === undefined || before.some((b) => sameMark(b, t)));
@@ -937,19 +938,21 @@ async function disarm(repo: NestedRepo, roots: readonly string[], why: string): 
  * {@linkcode disarmNewRepos}'s walk and disarm, whether the walk saw the tree
  * settled, and the directories it could not enter for their path's length.
  * A settled walk drops from the root's trusted set what it did not find as
- * it was (`observeRepos`).
+ * it was (`observeRepos`). `trusted`: the root's trusted set, read already
+ * (the last walk of a session, which holds the root's lock).
  */
 async function disarmWalk(
   workspace: string,
   before: readonly NestedRepoMark[] | undefined,
   roots: readonly string[],
   skip: readonly string[],
+  trusted?: readonly NestedRepoMark[],
 ): Promise<{ out: Disarmed[]; consistent: boolean; tooLong: string[] }> {
   const out: Disarmed[] = [];
   let consistent = true;
   let tooLong: string[] = [];
   try {
-    const known = await knownMarks(workspace, before);
+    const known = await knownMarks(workspace, before, trusted);
     const walked = await findNestedRepos(workspace, Infinity, skip);
     const { repos, renamed } = walked;
     consistent = walked.consistent;
@@ -1013,7 +1016,8 @@ export async function endNestedRepoWatch(): Promise<void> {
   const fail = (line: string) => noteSessionEnd(line, true);
   await leaveRoots(async (l) => {
     if (!l.last) return;
-    const { out, consistent, tooLong } = await disarmWalk(l.root, undefined, l.roots, l.skip);
+    const walk = await disarmWalk(l.root, undefined, l.roots, l.skip, l.trusted);
+    const { out, consistent, tooLong } = walk;
     for (const d of out) {
       if (d.to !== "") {
         noteSessionEnd(

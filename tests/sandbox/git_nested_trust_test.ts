@@ -98,6 +98,18 @@ Deno.test("a session ending unsettled says so, and the next penguin disarms befo
   });
 });
 
+Deno.test("the user's own armed repo stays as it is through the session's last walk", async () => {
+  await withBase(async (ws, runDir) => {
+    await Deno.mkdir(join(ws, "mine"));
+    await hostGit(ws, join(ws, "mine"), ["init", "-q"]);
+    await Deno.writeTextFile(join(ws, "mine/.git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
+    const seen = await session("plan", ws, runDir);
+    assert.match(String(seen.plan), /mine\/\.git/);
+    assert.deepEqual(seen.report, { lines: [], failed: false });
+    assert.ok(await exists(join(ws, "mine/.git/hooks/pre-commit")));
+  });
+});
+
 /** Make a chain of 25 directories with 200-byte names at `ws` (relative `cd`s, as a command can). */
 async function deepChain(ws: string): Promise<void> {
   const name = "d".repeat(200);
