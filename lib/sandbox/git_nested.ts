@@ -25,6 +25,12 @@
  *   `HEAD-disarmed-by-penguin`), so git no longer finds it. A plain
  *   repository (`git init`, `git clone`) is left alone.
  *
+ * In a session, what counts as the user's is decided once per root and shared
+ * by every session there (`_repo_trust.ts`): every walk, before and after a
+ * command, checks each repository not in that set, and the last session out
+ * walks once more ({@linkcode endNestedRepoWatch}). A subtree a command parks
+ * inside a `.git` (never walked) and puts back is checked then.
+ *
  * Not covered: while a command runs, a repository it made is on the disk as
  * it made it; a git command the user runs inside it at that moment reads it.
  *
