@@ -27,6 +27,7 @@
  */
 import { PenguinError } from "../protocol/errors.ts";
 import { LAUNCHER_PATH, launcherBinary } from "./_launcher.ts";
+import { hostFacts } from "./_proc_facts.ts";
 
 /** How the init of a sandbox of its own is started. */
 export interface InitProgram {
@@ -38,8 +39,10 @@ export interface InitProgram {
 
 /** Whether `fs.suid_dumpable` is 1, so an unreadable binary would not make its process non-dumpable. */
 async function dumpableAnyway(): Promise<boolean> {
-  const text = await Deno.readTextFile("/proc/sys/fs/suid_dumpable").catch(() => "");
-  return text.trim() === "1";
+  // Through bash: Deno refuses `/proc` reads under penguin's own permissions. Unknown (no
+  // bash, no /proc) counts as dumpable: the unreadable binary is then not relied on.
+  const { suidDumpable } = await hostFacts();
+  return suidDumpable !== "0" && suidDumpable !== "2";
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
- * What `/proc` says about penguin's own process.
+ * What `/proc` says about penguin's own process and about the machine.
  * Deno's permission set (anything short of `--allow-all`) refuses penguin
- * every `/proc/<pid>/…` and `/proc/self/…` read, so a short bash, which
- * penguin may run, reads them: for penguin's own process, its parent's
- * entries (the bash is penguin's child).
+ * every `/proc` read (`/proc/<pid>/…`, `/proc/self/…`, also `/proc/sys/…`
+ * and `/proc/loadavg`), so a short bash, which penguin may run, reads
+ * them: for penguin's own process, its parent's entries (the bash is
+ * penguin's child). Code that read them with Deno saw nothing under the
+ * shipped permissions (only the tests' `-A` let it through).
  *
  * @module
  */
@@ -36,6 +38,44 @@ async function bash(script: string, args: string[] = []): Promise<string | undef
   } catch {
     return undefined;
   }
+}
+
+/** What `/proc` says about the machine (each fact absent where it could not be read). */
+export interface HostFacts {
+  /** `kernel.pid_max`. */
+  pidMax?: number;
+  /** `kernel.threads-max`. */
+  threadsMax?: number;
+  /** The threads the machine runs (the total of `/proc/loadavg`'s 4th field). */
+  threads?: number;
+  /** `fs.suid_dumpable` as written (`0`, `1`, `2`). */
+  suidDumpable?: string;
+}
+
+const HOST = `for f in pid_max:/proc/sys/kernel/pid_max threads_max:/proc/sys/kernel/threads-max \\
+  suid_dumpable:/proc/sys/fs/suid_dumpable; do
+  v=; read -r v 2>/dev/null <"\${f#*:}" && echo "\${f%%:*} $v"
+done
+l=; read -r l 2>/dev/null </proc/loadavg && set -- $l && echo "threads \${4#*/}"
+true`;
+
+const positive = (v: string | undefined): number | undefined => {
+  const n = Number(v);
+  return v !== undefined && /^\d+$/.test(v) && n > 0 ? n : undefined;
+};
+
+/** The machine's facts, read when asked (they change: `threads`). */
+export async function hostFacts(): Promise<HostFacts> {
+  const facts: HostFacts = {};
+  for (const line of ((await bash(HOST)) ?? "").split("\n")) {
+    const [key, value] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
+    const n = positive(value);
+    if (key === "pid_max" && n !== undefined) facts.pidMax = n;
+    else if (key === "threads_max" && n !== undefined) facts.threadsMax = n;
+    else if (key === "threads" && n !== undefined) facts.threads = n;
+    else if (key === "suid_dumpable" && /^[0-2]$/.test(value)) facts.suidDumpable = value;
+  }
+  return facts;
 }
 
 /** The signal numbers of a `SigIgn` hex mask. */

@@ -25,6 +25,7 @@
  * @module
  */
 import { PenguinError } from "../protocol/errors.ts";
+import { hostFacts } from "./_proc_facts.ts";
 
 /** The smallest limit a command is given; one that cannot have it is refused. */
 export const MIN_SHARE = 64;
@@ -66,30 +67,16 @@ function heldNow(): number {
   return n;
 }
 
-async function readNumber(path: string): Promise<number | undefined> {
-  try {
-    const n = Number((await Deno.readTextFile(path)).trim());
-    return Number.isFinite(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Half the PIDs free on this machine, or null where `/proc` does not say. */
+/**
+ * Half the PIDs free on this machine, or null where `/proc` does not say.
+ * Read through bash (`_proc_facts.ts`): Deno refuses every `/proc` read
+ * under penguin's own permissions.
+ */
 async function readBudget(): Promise<number | null> {
-  const pidMax = await readNumber("/proc/sys/kernel/pid_max");
-  const threadsMax = await readNumber("/proc/sys/kernel/threads-max");
+  const { pidMax, threadsMax, threads } = await hostFacts();
   if (pidMax === undefined && threadsMax === undefined) return null;
   const ceiling = Math.min(pidMax ?? Infinity, threadsMax ?? Infinity);
-  // The 4th field of /proc/loadavg is "running/total", total the threads of the machine.
-  let used = 0;
-  try {
-    const field = (await Deno.readTextFile("/proc/loadavg")).split(" ")[3] ?? "";
-    used = Number(field.split("/")[1]) || 0;
-  } catch {
-    // Not counted: the ceiling alone.
-  }
-  return Math.max(0, Math.floor((ceiling - used) / 2));
+  return Math.max(0, Math.floor((ceiling - (threads ?? 0)) / 2));
 }
 
 /**
