@@ -107,11 +107,15 @@ export function createLineInput(
       if (interrupt) interrupt();
       else task?.abort();
     }),
-    listen("SIGTERM", () => {
-      terminated = true;
-      task?.abort();
-      interrupt?.();
-    }),
+    // SIGHUP (the terminal closed) and SIGQUIT end the chat as SIGTERM does: the session's end
+    // (its last look for armed repositories) still runs.
+    ...(["SIGTERM", "SIGHUP", "SIGQUIT"] as const).map((sig) =>
+      listen(sig, () => {
+        terminated = true;
+        task?.abort();
+        interrupt?.();
+      })
+    ),
   ];
   /** The next line of `from`, "eof" at its end, "interrupt" on Ctrl-C. */
   const readFrom = (from: { next(): Promise<string | null> }) =>

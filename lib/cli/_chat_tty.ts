@@ -308,7 +308,8 @@ function startReading(s: TtyState): (() => void)[] {
       onInterrupt(s);
       refresh(s);
     }),
-    listen("SIGTERM", () => terminate(s)),
+    // SIGHUP (the terminal closed) and SIGQUIT end the chat as SIGTERM does.
+    ...(["SIGTERM", "SIGHUP", "SIGQUIT"] as const).map((sig) => listen(sig, () => terminate(s))),
   ];
   (async () => {
     const dec = new TextDecoder();

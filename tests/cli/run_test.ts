@@ -302,6 +302,31 @@ Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorde
   });
 });
 
+for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
+  Deno.test(`${signal} mid-tool ends the session as SIGTERM does: its last walk disarms a planted repo`, async () => {
+    // Attack pass final14-concgit S3/S4: a hangup (terminal or ssh gone) or Ctrl-\ ended penguin at
+    // once, before the session's end, and an armed repository the command made stayed armed.
+    await scenario({
+      turns: [
+        turn.toolCall("exec_command", {
+          cmd: "git init -q R && git -C R config core.fsmonitor 'touch pwned' && echo begin; " +
+            "sleep 30",
+          description: "plant",
+        }),
+        turn.text("x"),
+      ],
+    }, async ({ sb }) => {
+      const records = await runAndSignal(sb, ["-m", "Wait."], signal, "partial_tool_call_output");
+      assert.deepEqual(ofKind(records, "abort").map((a) => a.reason), ["aborted by user"]);
+      await assert.rejects(Deno.lstat(join(sb.workspace, "R", ".git")), Deno.errors.NotFound);
+      const aside = (await Array.fromAsync(Deno.readDir(join(sb.workspace, "R")))).map((e) =>
+        e.name
+      );
+      assert.ok(aside.some((n) => n.startsWith(".git-disarmed")), aside.join(" "));
+    });
+  });
+}
+
 Deno.test("run retries a provider error after the 2 s backoff and then succeeds", async () => {
   await scenario(
     { turns: [turn.error(500), turn.text("Second time lucky.")] },

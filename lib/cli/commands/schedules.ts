@@ -198,7 +198,7 @@ async function runCommand(args: string[], ctx: CommandContext): Promise<number> 
     );
     scheduler.stop();
     wake?.();
-  });
+  }, { hangup: false });
   // SIGHUP (systemctl reload): read the schedule directory now.
   const onHangup = () => {
     rescan = true;
