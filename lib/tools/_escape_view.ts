@@ -17,8 +17,17 @@
  *   `8`); a malformed `\x` or `\u` is kept as it is;
  * - as C, shell `$'…'`, printf and Python read it: the same but `\a` (BEL),
  *   `\e` `\E` (ESC), `\cX` (control-X), `\?`, octal of 1 to 3 digits,
- *   `\xH`, `\u` with 1 to 4 hex digits and `\U` with 1 to 8; an unknown
- *   escape is kept as it is (`\q` stays `\q`), `\` before U+2028 too.
+ *   `\xH`, `\u` with 1 to 4 hex digits and `\U` with 1 to 8, printf `%b`'s
+ *   `\0NNN` (`\0` and up to three octal digits more), a C compiler's `\x0…`
+ *   with every hex digit, Python's `\N{NAME}` for the printable ASCII
+ *   characters (lib/tools/_ascii_char_names.ts); an unknown escape or name is
+ *   kept as it is (`\q` stays `\q`), `\` before U+2028 too.
+ *
+ * Both read `\u{…}` with any number of leading zeros (at most U+10FFFF). The
+ * readings of `\0NNN` and `\x0HH…` that C differs on are JavaScript's too
+ * (`\012` then `1`, `\x0a` then `1`), so the C reading loses none of them.
+ * Cut short by the end of a text not final, such an escape is held only
+ * while its digits are few (bounded work and a bounded held tail).
  *
  * Each view code unit knows the span of the text it comes from (a whole
  * escape, never part of one; a line continuation belongs to the unit after
@@ -27,6 +36,8 @@
  *
  * @module
  */
+
+import { asciiByName, LONGEST_ASCII_NAME } from "./_ascii_char_names.ts";
 
 /** A decoded view of a text. */
 export interface EscapeView {
@@ -79,6 +90,14 @@ let escHigh = 0;
 let escLow = 0;
 /** Whether the last escape read is one the other reading spells differently. */
 let escAmbiguous = false;
+/** Whether the text being read is final: an escape its end cuts short is read as it is. */
+let textFinal = false;
+
+/**
+ * Digits (zeros and all) of a `\u{…}` or C `\x0…` escape that the end of a text not final may cut
+ * short and still be held for more: past them, the escape is read as it is (see the module doc).
+ */
+const MOST_HELD_DIGITS = 16;
 
 /** How escapes are read: see the module comment. */
 export type EscapeReading = "js" | "c";
@@ -171,39 +190,92 @@ function readContinuation(text: string, i: number, js: boolean): number {
  */
 function readOctal(text: string, i: number, js: boolean): number {
   const n = text.length;
-  const most = js && text.charCodeAt(i + 1) > 0x33 ? 2 : 3;
+  const first = text.charCodeAt(i + 1);
+  // printf `%b` and `echo -e` read `\0` and up to three digits more (`\0121` is `Q`).
+  const most = js ? (first > 0x33 ? 2 : 3) : first === 0x30 ? 4 : 3;
   let j = i + 1;
   let v = 0;
   while (j < n && j - i - 1 < most && isOctal(text.charCodeAt(j))) {
     v = v * 8 + text.charCodeAt(j) - 0x30;
     j++;
   }
-  if (j === n && j - i - 1 < most) return -1;
-  if (most === 2 && j - i - 1 === 2 && isOctal(text.charCodeAt(j))) escAmbiguous = true;
+  const digits = j - i - 1;
+  // JavaScript (and C) read `\012` of `\0121` (the rest is `1`), printf `%b` all four digits.
+  if (js && first === 0x30 && digits === 3 && (j === n || isOctal(text.charCodeAt(j)))) {
+    escAmbiguous = true;
+  }
+  if (j === n && digits < most && !textFinal) return -1;
+  if (most === 2 && digits === 2 && isOctal(text.charCodeAt(j))) escAmbiguous = true;
   return setPoint(v, j - i);
 }
 
-/** `\xHH` (read as C, `\xH` too), -1 when the text ends before it could be told. */
+/**
+ * `\xHH` (read as C, `\xH` too, and every hex digit after `\x0`, as a C compiler reads them:
+ * `\x0051` is `Q`), -1 when the text ends before it could be told.
+ */
 function readHexByte(text: string, i: number, js: boolean): number {
   const n = text.length;
   if (i + 4 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
   const v = hexAt(text, i + 2, 2);
+  if (v >= 0 && text.charCodeAt(i + 2) === 0x30 && (i + 4 === n || hexAt(text, i + 4, 1) >= 0)) {
+    // printf, shell, Python and JavaScript read two digits, a C compiler all of them.
+    escAmbiguous = true;
+    if (!js) return readHexDigits(text, i, i + 2, 0);
+  }
   if (v >= 0) return setPoint(v, 4);
   const one = hexAt(text, i + 2, 1);
   if (one >= 0) escAmbiguous = true;
   return one < 0 || js ? 0 : setPoint(one, 3);
 }
 
-/** `\u{X…}` (1 to 6 hex digits, at most U+10FFFF). */
-function readBraced(text: string, i: number): number {
+/**
+ * The hex digits of the escape at `i` from `from`, all of them while their value is at most
+ * U+10FFFF (leading zeros as many as there are), then `close` (0 for none): C's `\x0…` and
+ * JavaScript's `\u{…}`. Cut short by the end of a text not final, held only while the digits
+ * are few (see {@linkcode MOST_HELD_DIGITS}).
+ */
+function readHexDigits(text: string, i: number, from: number, close: number): number {
   const n = text.length;
+  let j = from;
+  while (j < n && text.charCodeAt(j) === 0x30) j++;
+  const lead = j;
+  while (j < n && j - lead <= 6 && hexValue(text.charCodeAt(j)) >= 0) j++;
+  const significant = j - lead;
+  const v = significant > 6 ? -1 : hexAt(text, lead, significant);
+  if (j === n && v >= 0 && v <= 0x10ffff && !textFinal) {
+    return j - from <= MOST_HELD_DIGITS ? -1 : 0;
+  }
+  if (close !== 0 && (j === n || text.charCodeAt(j) !== close)) return 0;
+  if (j === from || v < 0 || v > 0x10ffff) return 0;
+  return setPoint(v, j - i + (close !== 0 ? 1 : 0));
+}
+
+/** `\u{X…}`: hex digits, as many leading zeros as there are, at most U+10FFFF. */
+function readBraced(text: string, i: number): number {
+  return readHexDigits(text, i, i + 3, 0x7d);
+}
+
+/**
+ * Python's `\N{NAME}` (read as C): the ASCII character a Unicode name names, either case (see
+ * lib/tools/_ascii_char_names.ts); a name not known there is kept as it is.
+ */
+function readNamed(text: string, i: number): number {
+  const n = text.length;
+  if (i + 2 >= n) return textFinal ? 0 : -1;
+  if (text.charCodeAt(i + 2) !== 0x7b) return 0;
   let j = i + 3;
-  while (j < n && j - i - 3 <= 6 && hexValue(text.charCodeAt(j)) >= 0) j++;
-  if (j === n) return j - i - 3 <= 6 ? -1 : 0;
-  const digits = j - i - 3;
-  if (text.charCodeAt(j) !== 0x7d || digits === 0 || digits > 6) return 0;
-  const v = hexAt(text, i + 3, digits);
-  return v > 0x10ffff ? 0 : setPoint(v, j - i + 1);
+  while (j < n && j - i - 3 <= LONGEST_ASCII_NAME && isNameChar(text.charCodeAt(j))) j++;
+  if (j - i - 3 > LONGEST_ASCII_NAME) return 0;
+  if (j === n) return textFinal ? 0 : -1;
+  if (text.charCodeAt(j) !== 0x7d) return 0;
+  const c = asciiByName(text.slice(i + 3, j));
+  return c < 0 ? 0 : setPoint(c, j - i + 1);
+}
+
+/** Whether `c` may be in a Unicode character name: an ASCII letter or digit, space or hyphen. */
+function isNameChar(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ||
+    c === 0x20 || c === 0x2d;
 }
 
 /**
@@ -248,6 +320,7 @@ function readEscape(text: string, i: number, js: boolean): number {
   escAmbiguous = true;
   if (js) return setPoint(next, 2);
   if (next === 0x55) return readHexPoint(text, i, 8, js); // U
+  if (next === 0x4e) return readNamed(text, i); // N
   if (next === 0x63) { // c
     if (i + 2 >= text.length) return -1;
     const x = text.charCodeAt(i + 2);
@@ -282,6 +355,7 @@ export function escapeView(
   const first = text.indexOf("\\");
   if (first < 0) return null;
   const js = reading === "js";
+  textFinal = final;
   const n = text.length;
   // A view is never longer than its text (`\u{10FFFF}`, the longest pair, takes 10).
   const units = new Uint16Array(n);
