@@ -57,3 +57,39 @@ Deno.test("penguin run: a vault value printed Go-escaped is masked in the output
     assertNoRun(stored.replaceAll(VALUE, ""), "the stored session");
   });
 });
+
+/** `text` read as printf `%b` reads it: each `\0NNN` (octal) is one character. */
+function printfB(text: string): string {
+  return text.replace(/\\+0([0-7]{1,3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+Deno.test("penguin run: a vault value printed as printf %b's \\0NNN escapes is masked in the output, the trace and the next request", async () => {
+  // Every character as `\0NNN`, as `printf '%b'` and `echo -e` read it (red team final14 row 26).
+  const spelled = [...VALUE].map((c) => "\\0" + c.charCodeAt(0).toString(8).padStart(3, "0"))
+    .join("");
+  assert.equal(printfB(spelled), VALUE, "the spelling reads as the value");
+  const requests: string[] = [];
+  await withModelRoot({
+    handler: (req, i) => {
+      requests.push(JSON.stringify(req.body));
+      if (i > 0) return turn.text("done");
+      return turn.of(item.toolCall("exec_command", {
+        description: "dump config",
+        cmd: `printf '%s\\n' 'XPF:${spelled}'`,
+      }, { id: "c1" }));
+    },
+    maxRequests: 5,
+  }, async (sb) => {
+    await setVault(sb.root, "DB_PW", VALUE);
+    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(requests.length >= 2, "the command's output went back to the model");
+    const next = requests[1]!;
+    assert.ok(next.includes("XPF:[redacted:vault:DB_PW]"), `the request masks the value: ${next}`);
+    assertNoRun(printfB(next), "the model request after the command");
+    assertNoRun(printfB(res.stdout + res.stderr), "run's output");
+    const stored = (await readAll(sb.root)).replaceAll(VALUE, "");
+    assert.ok(stored.includes("XPF:[redacted:vault:DB_PW]"), "the trace holds the marker");
+    assertNoRun(printfB(stored), "the stored session");
+  });
+});
