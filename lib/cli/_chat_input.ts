@@ -79,6 +79,14 @@ export function listen(sig: Deno.Signal, fn: () => void): () => void {
   }
 }
 
+/**
+ * Call `fn` on SIGTERM, SIGHUP (the terminal closed) and SIGQUIT, which end a chat alike: the
+ * session's end (its last look for armed repositories) still runs. Returns the removers.
+ */
+export function listenEnding(fn: () => void): (() => void)[] {
+  return (["SIGTERM", "SIGHUP", "SIGQUIT"] as const).map((sig) => listen(sig, fn));
+}
+
 /** The line confirming queued steering. */
 export function steeringNotice(text: string): string {
   return `» steering queued (delivered with the next turn): ${text}`;
@@ -107,15 +115,11 @@ export function createLineInput(
       if (interrupt) interrupt();
       else task?.abort();
     }),
-    // SIGHUP (the terminal closed) and SIGQUIT end the chat as SIGTERM does: the session's end
-    // (its last look for armed repositories) still runs.
-    ...(["SIGTERM", "SIGHUP", "SIGQUIT"] as const).map((sig) =>
-      listen(sig, () => {
-        terminated = true;
-        task?.abort();
-        interrupt?.();
-      })
-    ),
+    ...listenEnding(() => {
+      terminated = true;
+      task?.abort();
+      interrupt?.();
+    }),
   ];
   /** The next line of `from`, "eof" at its end, "interrupt" on Ctrl-C. */
   const readFrom = (from: { next(): Promise<string | null> }) =>

@@ -23,6 +23,7 @@ import {
   EXIT_PROMPT,
   type InputDeps,
   listen,
+  listenEnding,
   NOTE_PROMPT,
   PROMPT,
   PROMPT_REASONS,
@@ -308,8 +309,7 @@ function startReading(s: TtyState): (() => void)[] {
       onInterrupt(s);
       refresh(s);
     }),
-    // SIGHUP (the terminal closed) and SIGQUIT end the chat as SIGTERM does.
-    ...(["SIGTERM", "SIGHUP", "SIGQUIT"] as const).map((sig) => listen(sig, () => terminate(s))),
+    ...listenEnding(() => terminate(s)),
   ];
   (async () => {
     const dec = new TextDecoder();
