@@ -36,12 +36,13 @@
  *
  * @module
  */
-import { join, sep } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
 import { commondirOf, findGitLayout, GIT_GUARDED_ENTRIES } from "./git_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS } from "./git_hook_scripts.ts";
+import { MAX_MODULE_ENTRIES, moduleGitDirs } from "./git_modules.ts";
 import { inside, isEmptyDir, ownHome } from "./_paths.ts";
 import { otherUserHomes } from "./_user_homes.ts";
 import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
@@ -535,27 +536,10 @@ export async function armedReason(
   // `..` after it leaves the link's target) leads wherever the model wants after any check.
   const link = links.find((l) => roots.some((r) => inside(l, r)));
   if (link !== undefined) return `its git directory is named through the symbolic link ${link}`;
-  // A control file with another name (a hard link) can be changed through that name while
-  // the git directory is read-only, and no check sees it: armed whatever it holds now.
-  for (const dir of gitDirs) {
-    for (const path of await linkedControlFiles(dir)) {
-      return `${path} has another name (a hard link)`;
-    }
-  }
-  // A linked configuration, hooks directory or redirection leads to a file the model can
-  // change after any check: armed whatever it holds now.
-  for (const dir of gitDirs) {
-    for (const path of await symlinkedEntries(dir)) return `${path} is a symbolic link`;
-  }
-  for (const dir of gitDirs) {
-    try {
-      for (const e of listDirNow(join(dir, "hooks"))) {
-        if (!e.name.endsWith(".sample")) return `it has the hook ${join(dir, "hooks", e.name)}`;
-      }
-    } catch {
-      // no hooks directory
-    }
-  }
+  const inDirs = await gitDirsArmed(gitDirs);
+  if (inDirs !== undefined) return inDirs;
+  const inModules = await modulesArmed(repo, gitDirs, roots, home);
+  if (inModules !== undefined) return inModules;
   // A conventional hooks directory runs at the user's commit when their later shell's
   // configuration (another HOME) names it.
   for (const name of CONVENTIONAL_HOOK_DIRS) {
@@ -572,12 +556,89 @@ export async function armedReason(
   return undefined;
 }
 
+/**
+ * Why git would run something from one of the git directories `gitDirs`
+ * itself: a control file with another name (a hard link, changeable through
+ * that name while the git directory is read-only), a linked configuration,
+ * hooks directory or redirection (it leads to a file the model can change
+ * after any check), or a hook that is not a `.sample`. Armed whatever those
+ * hold now.
+ */
+async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefined> {
+  for (const dir of gitDirs) {
+    for (const path of linkedControlFiles(dir)) return `${path} has another name (a hard link)`;
+  }
+  for (const dir of gitDirs) {
+    for (const path of await symlinkedEntries(dir)) return `${path} is a symbolic link`;
+  }
+  for (const dir of gitDirs) {
+    try {
+      for (const e of listDirNow(join(dir, "hooks"))) {
+        if (!e.name.endsWith(".sample")) return `it has the hook ${join(dir, "hooks", e.name)}`;
+      }
+    } catch {
+      // no hooks directory
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why git would run something from a submodule git directory of `repo`
+ * (`git_modules.ts`: below `modules/` of one of `gitDirs`), which the
+ * user's `git submodule update` or `git status` in `repo` enters: one
+ * armed as a git directory of its own, a link where one could be, one that
+ * cannot be looked at, or more than penguin looks through.
+ */
+async function modulesArmed(
+  repo: NestedRepo,
+  gitDirs: readonly string[],
+  roots: readonly string[],
+  home: string | undefined,
+): Promise<string | undefined> {
+  for (const gitDir of gitDirs) {
+    const scan = moduleGitDirs(gitDir);
+    if (scan.overflow) {
+      return `${join(gitDir, "modules")} holds more than ${MAX_MODULE_ENTRIES} entries, too ` +
+        `many for penguin to check the submodule git directories there`;
+    }
+    if (scan.links.length > 0) return `${scan.links[0]} is a symbolic link`;
+    if (scan.unreadable.length > 0) return `${scan.unreadable[0]} cannot be read`;
+    for (const dir of scan.dirs) {
+      if (existsNow(join(dir, "commondir"))) {
+        return `the submodule git directory ${dir} names another one (commondir)`;
+      }
+      const module: NestedRepo = { workTree: dir, entry: dir, kind: "bare", symlink: false };
+      const why = await gitDirsArmed([dir]) ??
+        await configArmed(module, [dir], roots, home, moduleWorkTree(repo, dir));
+      if (why !== undefined) return `its submodule git directory ${dir} is armed: ${why}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The `core.worktree` value git writes into a submodule git directory `dir`
+ * of `repo` is allowed when it leads (from `dir`) to a directory inside
+ * `repo`'s work tree that is not inside a `.git`: the submodule's own work
+ * tree, where git would check it out anyway.
+ */
+function moduleWorkTree(repo: NestedRepo, dir: string): (value: string) => boolean {
+  return (value) => {
+    if (isAbsolute(value)) return false;
+    const to = resolve(dir, value);
+    if (!inside(to, repo.workTree) || to === repo.workTree) return false;
+    return !to.slice(repo.workTree.length + 1).split(sep).some((p) => p.toLowerCase() === ".git");
+  };
+}
+
 /** {@linkcode armedReason}'s look at the configuration git reads with the home `home`. */
 async function configArmed(
   repo: NestedRepo,
   gitDirs: string[],
   roots: readonly string[],
   home: string | undefined,
+  worktreeAllowed: (value: string) => boolean = () => false,
 ): Promise<string | undefined> {
   const config = await resolveGitConfig({
     workTree: repo.workTree,
@@ -597,6 +658,7 @@ async function configArmed(
   for (const e of config.entries) {
     if (!own.has(e.file)) continue;
     const row = execKeyOf(e.key);
+    if (row?.key === "core.worktree" && e.value !== null && worktreeAllowed(e.value)) continue;
     if (row && (!row.applies || row.applies(e.value))) return `${e.file} sets ${row.key}`;
     if (/^include(?:if\..*)?\.path$/s.test(e.key)) return `${e.file} includes ${e.value}`;
   }
@@ -749,13 +811,45 @@ export async function repoIdentity(repo: NestedRepo): Promise<string> {
   const id = (p: string) => Deno.lstat(p).then(fileId, () => "-");
   const target = (p: string) => Deno.stat(p).then(fileId, () => "-");
   const parts = [await id(repo.entry), ...await conventionalState(repo.workTree)];
-  for (const dir of await nestedGitDirs(repo).catch(() => [])) {
+  const gitDirs = await nestedGitDirs(repo).catch(() => [] as string[]);
+  for (const dir of gitDirs) {
     parts.push(dir, await id(dir));
     for (const name of ["config", "config.worktree", "hooks", "commondir", "gitdir"]) {
       parts.push(await id(join(dir, name)), await target(join(dir, name)));
     }
   }
+  for (const dir of gitDirs) parts.push(...await modulesIdentity(dir));
   return parts.join(" ");
+}
+
+/**
+ * What identifies the submodule git directories below `<gitDir>/modules/`
+ * (`git_modules.ts`) for {@linkcode repoIdentity}: each one's path and
+ * inode, its `config`, `config.worktree`, `hooks` and `commondir`, and each
+ * entry of its `hooks`; the links and unreadable directories found, and
+ * whether the look went past its limit. A submodule git directory made,
+ * replaced or given a hook changes it.
+ */
+async function modulesIdentity(gitDir: string): Promise<string[]> {
+  const id = (p: string) => Deno.lstat(p).then(fileId, () => "-");
+  const scan = moduleGitDirs(gitDir);
+  const parts = scan.overflow ? ["modules:overflow"] : [];
+  for (const l of scan.links) parts.push(`link:${l}`);
+  for (const u of scan.unreadable) parts.push(`unreadable:${u}`);
+  for (const dir of scan.dirs) {
+    parts.push(`module:${dir}`, await id(dir));
+    for (const name of ["config", "config.worktree", "hooks", "commondir"]) {
+      parts.push(await id(join(dir, name)));
+    }
+    const hooks = join(dir, "hooks");
+    try {
+      const names = listDirNow(hooks).map((e) => e.name).sort();
+      for (const name of names) parts.push(`hook:${name}`, await id(join(hooks, name)));
+    } catch {
+      // no hooks directory
+    }
+  }
+  return parts;
 }
 
 /**
