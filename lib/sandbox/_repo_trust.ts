@@ -23,6 +23,12 @@
  * that root keeps its trusted set instead of taking whatever is there now as
  * the user's.
  *
+ * A process joining a root also reads the records of the roots that contain
+ * it or lie inside it (a penguin that died without its last walk on a parent
+ * or a subdirectory): a repository in such a record's reach is trusted only
+ * when that record trusts it as it is now, so a session on a subdirectory
+ * does not take a repository a command made there for the user's.
+ *
  * Outside a session (`standInsKept` false: a command run on its own, most
  * tests) nothing is recorded: the plan's own findings are all there is.
  *
@@ -31,6 +37,7 @@
 import { join } from "node:path";
 import { lockFile } from "../state/_fs.ts";
 import { privateRunDir } from "./_standin_registry.ts";
+import { inside } from "./_paths.ts";
 
 /** A repository as recorded: its entry and identity (`repoIdentity`). */
 export interface TrustMark {
@@ -105,6 +112,41 @@ function holds(found: readonly TrustMark[], m: TrustMark): boolean {
 }
 
 /**
+ * The records of other roots that contain `root` or lie inside it: left by a
+ * penguin that died without its last walk (or kept by one working there
+ * now). One that cannot be read is skipped.
+ */
+async function relatedRecords(root: string): Promise<TrustRecord[]> {
+  const dir = await recordDir();
+  const out: TrustRecord[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.isFile || !e.name.endsWith(".json")) continue;
+    let rec: TrustRecord;
+    try {
+      rec = JSON.parse(await Deno.readTextFile(join(dir, e.name))) as TrustRecord;
+    } catch {
+      continue;
+    }
+    if (typeof rec?.root !== "string" || !Array.isArray(rec.trusted) || rec.root === root) continue;
+    if (inside(rec.root, root) || inside(root, rec.root)) out.push(rec);
+  }
+  return out;
+}
+
+/**
+ * The marks of `marks` that every record of `others` holds where it speaks:
+ * a repository below another record's root (its own `.git` aside, never
+ * walked there) is trusted only when that record trusts it as it is now.
+ */
+function heldByOthers(others: readonly TrustRecord[], marks: readonly TrustMark[]): TrustMark[] {
+  return marks.filter((m) =>
+    others.every((q) =>
+      !inside(m.entry, q.root) || m.entry === join(q.root, ".git") || holds(q.trusted, m)
+    )
+  );
+}
+
+/**
  * The trusted set of `root` after a walk that found `found` (complete and
  * settled; undefined: a walk that was not, which changes nothing). A process
  * that has not joined the root joins it: alone there and without a record,
@@ -134,12 +176,14 @@ export async function observeRepos(
       // Shared from now on (every joiner takes the record lock first, so none slips in).
       await active.lock(false);
       members.set(root, { active, roots: ctx.roots, skip: ctx.skip });
+      const others = await relatedRecords(root);
       if (rec === undefined && !alone) rec = { root, trusted: [] };
       if (rec === undefined) {
-        rec = { root, trusted: [...found!] };
+        rec = { root, trusted: heldByOthers(others, found!) };
         await writeRecord(paths.record, rec);
         return rec.trusted;
       }
+      rec = { root, trusted: heldByOthers(others, rec.trusted) };
     } else {
       member.roots = ctx.roots;
       member.skip = ctx.skip;

@@ -1,0 +1,84 @@
+// The record of the user's repositories left by a penguin that died without its last walk
+// (_repo_trust.ts, attack pass 14 S6), read by a later penguin on a subdirectory or a parent of
+// that root: an armed repo the dead session's command made is disarmed there, and the user's
+// own repo the record trusts is kept. Each session runs in a process of its own with the test's
+// run directory (PENGUIN_RUN_DIR), where the records live.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { hostGit } from "../support/host_git.ts";
+import { exists, visibleTempDir } from "./_helpers.ts";
+
+const DYING = new URL("./_dying_session.ts", import.meta.url).pathname;
+const SESSION = new URL("./_trust_session.ts", import.meta.url).pathname;
+
+async function withBase(fn: (ws: string, runDir: string) => Promise<void>): Promise<void> {
+  const base = await Deno.realPath(await visibleTempDir("penguin-subroot-"));
+  try {
+    const ws = join(base, "ws");
+    await Deno.mkdir(join(ws, "sub"), { recursive: true });
+    await fn(ws, join(base, "run"));
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+async function runIn(runDir: string, args: string[]): Promise<string> {
+  const res = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...args],
+    env: { PENGUIN_RUN_DIR: runDir },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(res.code, 0, new TextDecoder().decode(res.stderr));
+  return new TextDecoder().decode(res.stdout);
+}
+
+/** A session on `ws` that makes `armed` and dies; then one on `next` that plans and ends. */
+async function dieThenPlan(ws: string, runDir: string, armed: string, next: string) {
+  await runIn(runDir, [DYING, ws, armed]);
+  return await runIn(runDir, [SESSION, "plan", next]);
+}
+
+Deno.test("a session on a subdirectory disarms the repo a dead session's command made there", async () => {
+  await withBase(async (ws, runDir) => {
+    const seen = await dieThenPlan(ws, runDir, "sub/R", join(ws, "sub"));
+    assert.ok(await exists(join(ws, "sub/R/.git-disarmed-by-penguin")), seen);
+    assert.equal(await exists(join(ws, "sub/R/.git")), false);
+  });
+});
+
+Deno.test("a session on a parent disarms the repo a dead session's command made below it", async () => {
+  await withBase(async (ws, runDir) => {
+    const seen = await dieThenPlan(join(ws, "sub"), runDir, "R", ws);
+    assert.ok(await exists(join(ws, "sub/R/.git-disarmed-by-penguin")), seen);
+    assert.equal(await exists(join(ws, "sub/R/.git")), false);
+  });
+});
+
+Deno.test("the user's own armed repo the dead session's record trusts is kept", async () => {
+  await withBase(async (ws, runDir) => {
+    const mine = join(ws, "sub/mine");
+    await Deno.mkdir(mine);
+    await hostGit(ws, mine, ["init", "-q"]);
+    await Deno.writeTextFile(join(mine, ".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
+    const seen = await dieThenPlan(ws, runDir, "sub/R", join(ws, "sub"));
+    assert.match(seen, /sub\/mine\/\.git/);
+    assert.ok(await exists(join(mine, ".git/hooks/pre-commit")));
+    assert.ok(await exists(join(ws, "sub/R/.git-disarmed-by-penguin")), seen);
+  });
+});
+
+Deno.test("a record of an unrelated root (a sibling) changes nothing", async () => {
+  await withBase(async (ws, runDir) => {
+    const other = join(ws, "other");
+    await Deno.mkdir(other);
+    await runIn(runDir, [DYING, other, "R"]);
+    // The user's armed repo in sub, seen first by this session alone there: theirs.
+    await Deno.mkdir(join(ws, "sub/R"));
+    await hostGit(ws, join(ws, "sub/R"), ["init", "-q"]);
+    await hostGit(ws, join(ws, "sub/R"), ["config", "core.fsmonitor", "true"]);
+    const seen = await runIn(runDir, [SESSION, "plan", join(ws, "sub")]);
+    assert.match(seen, /sub\/R\/\.git/);
+    assert.ok(await exists(join(ws, "sub/R/.git")), seen);
+  });
+});
