@@ -92,7 +92,11 @@ for (const direct of [true, false]) {
         assert.deepEqual(await names(l.victim), [], "nothing landed outside");
         for (const o of outputs) {
           if (o.code === undefined) {
-            assert.match(o.out, /session started|no longer lies in the directory|failed to set up/);
+            // Or the walk for nested repositories refused a tree that kept changing under it.
+            assert.match(
+              o.out,
+              /session started|no longer lies in the directory|failed to set up|kept changing while penguin walked them|while penguin walks them for git repositories/,
+            );
           }
         }
       } finally {

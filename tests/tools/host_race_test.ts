@@ -95,9 +95,14 @@ Deno.test({
       await Deno.symlink(join(w.root, "notes.txt"), join(w.ws, "b"));
       const policy = createPolicy({ workspace: w.ws, dataRoot: w.root });
       const tools = confinedFileTools();
+      const read = tools.factories.read_file!(READ_FILE_DEFINITION);
+      // The tool host starts (and plans its sandbox) before the race, as in the write test below.
+      assert.match(
+        await text(read.run({ file_path: "a.txt" }, ctxFor(w, policy))),
+        /harmless/,
+      );
       const racer = await startRacer(policy, join(w.ws, "a.txt"), join(w.ws, "b"));
       try {
-        const read = tools.factories.read_file!(READ_FILE_DEFINITION);
         let normal = 0, swapped = 0, leaked = 0;
         // Read until both states were seen many times (bounded), so the race really ran.
         for (let i = 0; i < 3000 && (normal < 30 || swapped < 30); i++) {
@@ -125,9 +130,15 @@ Deno.test({
       await Deno.symlink(w.outside, join(w.ws, "e"));
       const policy = createPolicy({ workspace: w.ws, dataRoot: w.root });
       const tools = confinedFileTools();
+      const write = tools.factories.write_file!(WRITE_FILE_DEFINITION);
+      // The tool host starts (and plans its sandbox) before the race: a plan made while a command
+      // renames directories in a loop is refused (the nested-repository walk never settles).
+      assert.match(
+        await text(write.run({ file_path: "warm.txt", content: "x" }, ctxFor(w, policy))),
+        /Wrote|Created|bytes/,
+      );
       const racer = await startRacer(policy, join(w.ws, "d"), join(w.ws, "e"));
       try {
-        const write = tools.factories.write_file!(WRITE_FILE_DEFINITION);
         let written = 0, refused = 0;
         for (let i = 0; i < 3000 && (written < 30 || refused < 30); i++) {
           const out = await text(
