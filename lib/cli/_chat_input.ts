@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ENDING_SIGNALS } from "./_ending_signals.ts";
 import type { ToolCallMessage } from "../protocol/types.ts";
 import { type ApprovalVerdict, DENIAL_REASONS } from "../agent/approval.ts";
 import type { Renderer } from "./render/mod.ts";
@@ -80,11 +81,12 @@ export function listen(sig: Deno.Signal, fn: () => void): () => void {
 }
 
 /**
- * Call `fn` on SIGTERM, SIGHUP (the terminal closed) and SIGQUIT, which end a chat alike: the
- * session's end (its last look for armed repositories) still runs. Returns the removers.
+ * Call `fn` on every signal of `_ending_signals.ts` (SIGTERM, SIGHUP when the terminal closed,
+ * SIGQUIT, SIGALRM…), which end a chat alike: the session's end (its last look for armed
+ * repositories) still runs. Returns the removers.
  */
 export function listenEnding(fn: () => void): (() => void)[] {
-  return (["SIGTERM", "SIGHUP", "SIGQUIT"] as const).map((sig) => listen(sig, fn));
+  return ENDING_SIGNALS.map((sig) => listen(sig, fn));
 }
 
 /** The line confirming queued steering. */

@@ -36,10 +36,10 @@ async function chatThenSignal(sig: Deno.Signal): Promise<Deno.CommandStatus> {
   });
 }
 
-Deno.test("a piped chat ends on SIGHUP and SIGQUIT with the status SIGTERM gives it", async () => {
+Deno.test("a piped chat ends on SIGHUP, SIGQUIT and SIGALRM with the status SIGTERM gives it", async () => {
   const term = await chatThenSignal("SIGTERM");
   assert.equal(term.signal, null, "SIGTERM is handled");
-  for (const sig of ["SIGHUP", "SIGQUIT"] as const) {
+  for (const sig of ["SIGHUP", "SIGQUIT", "SIGALRM"] as const) {
     const st = await chatThenSignal(sig);
     assert.deepEqual([st.signal, st.code], [null, term.code], sig);
   }

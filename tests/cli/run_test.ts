@@ -302,10 +302,11 @@ Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorde
   });
 });
 
-for (const signal of ["SIGHUP", "SIGQUIT"] as const) {
+for (const signal of ["SIGHUP", "SIGQUIT", "SIGALRM", "SIGXCPU"] as const) {
   Deno.test(`${signal} mid-tool ends the session as SIGTERM does: its last walk disarms a planted repo`, async () => {
-    // Attack pass final14-concgit S3/S4: a hangup (terminal or ssh gone) or Ctrl-\ ended penguin at
-    // once, before the session's end, and an armed repository the command made stayed armed.
+    // Attack passes final14-concgit S3/S4 and final15 N9/N10: a hangup (terminal or ssh gone),
+    // Ctrl-\, SIGALRM or a CPU-time limit's SIGXCPU ended penguin at once, before the session's
+    // end, and an armed repository the command made stayed armed.
     await scenario({
       turns: [
         turn.toolCall("exec_command", {
