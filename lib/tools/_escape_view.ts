@@ -5,7 +5,7 @@
  * `\u00e4` in Python, `/` as `\/` in PHP, any character as `\uXXXX`), so a
  * secret is looked for in the text as it decodes, not in each spelling.
  *
- * Escapes are read two ways, as a reader of the output may:
+ * Escapes are read three ways, as a reader of the output may:
  *
  * - as JavaScript reads a string literal (ECMA-262 EscapeSequence, with the
  *   legacy forms): `\"` `\\` `\/` `\'` `\b` `\f` `\n` `\r` `\t` `\v`,
@@ -17,15 +17,19 @@
  *   `8`); a malformed `\x` or `\u` is kept as it is;
  * - as C, shell `$'…'`, printf and Python read it: the same but `\a` (BEL),
  *   `\e` `\E` (ESC), `\cX` (control-X), `\?`, octal of 1 to 3 digits,
- *   `\xH`, `\u` with 1 to 4 hex digits and `\U` with 1 to 8, printf `%b`'s
- *   `\0NNN` (`\0` and up to three octal digits more), a C compiler's `\x0…`
+ *   `\xH`, `\u` with 1 to 4 hex digits and `\U` with 1 to 8, a C compiler's `\x0…`
  *   with every hex digit, Python's `\N{NAME}` for the printable ASCII
  *   characters (lib/tools/_ascii_char_names.ts); an unknown escape or name is
- *   kept as it is (`\q` stays `\q`), `\` before U+2028 too.
+ *   kept as it is (`\q` stays `\q`), `\` before U+2028 too;
+ * - as printf `%b` and `echo -e` read it: the C reading but for `\0NNN`, `\0`
+ *   and up to three octal digits more (`\0121` is `Q`, where C, Python, bash
+ *   `$'…'` and printf's format string read `\012` then `1`). It differs from
+ *   the C reading only where `\0` has three octal digits after it
+ *   ({@linkcode EscapeView.printfDiffers}), so it is read only there.
  *
- * Both read `\u{…}` with any number of leading zeros (at most U+10FFFF). The
- * readings of `\0NNN` and `\x0HH…` that C differs on are JavaScript's too
- * (`\012` then `1`, `\x0a` then `1`), so the C reading loses none of them.
+ * All read `\u{…}` with any number of leading zeros (at most U+10FFFF). The
+ * reading of `\x0HH…` that C differs on is JavaScript's too (`\x0a` then
+ * `1`), so the C reading loses none of them.
  * Cut short by the end of a text not final, such an escape is held only
  * while its digits are few (bounded work and a bounded held tail).
  *
@@ -63,6 +67,11 @@ export interface EscapeView {
    * U+2028): then the other reading's view is worth a look too.
    */
   ambiguous: boolean;
+  /**
+   * Read as C or printf: whether the text holds `\0` and three octal digits more (`\0121`), or
+   * that cut short by the end of a text not final, which the C and printf readings read apart.
+   */
+  printfDiffers: boolean;
 }
 
 function hexValue(c: number): number {
@@ -90,8 +99,12 @@ let escHigh = 0;
 let escLow = 0;
 /** Whether the last escape read is one the other reading spells differently. */
 let escAmbiguous = false;
+/** Whether the last escape read is a `\0NN` that printf `%b` reads further than C does. */
+let escPrintf = false;
 /** Whether the text being read is final: an escape its end cuts short is read as it is. */
 let textFinal = false;
+/** Whether the text is being read as printf `%b` reads it (see {@linkcode readOctal}). */
+let readingPrintf = false;
 
 /**
  * Digits (zeros and all) of a `\u{…}` or C `\x0…` escape that the end of a text not final may cut
@@ -100,7 +113,7 @@ let textFinal = false;
 const MOST_HELD_DIGITS = 16;
 
 /** How escapes are read: see the module comment. */
-export type EscapeReading = "js" | "c";
+export type EscapeReading = "js" | "c" | "printf";
 
 /** The code unit a one-character escape (`\n`, `\"`) stands for; -1 when it is none. */
 function simpleEscape(c: number): number {
@@ -186,13 +199,14 @@ function readContinuation(text: string, i: number, js: boolean): number {
 /**
  * The octal escape at `i` (a backslash before an octal digit): JavaScript's
  * legacy octal escapes (`\0`…`\377`, greedy, `\4`…`\7` taking one more digit
- * at most) or, read as C, up to three digits (`\777`).
+ * at most) or, read as C, up to three digits (`\777`), or read as printf `%b`, up to four
+ * after `\0`.
  */
 function readOctal(text: string, i: number, js: boolean): number {
   const n = text.length;
   const first = text.charCodeAt(i + 1);
   // printf `%b` and `echo -e` read `\0` and up to three digits more (`\0121` is `Q`).
-  const most = js ? (first > 0x33 ? 2 : 3) : first === 0x30 ? 4 : 3;
+  const most = js ? (first > 0x33 ? 2 : 3) : first === 0x30 && readingPrintf ? 4 : 3;
   let j = i + 1;
   let v = 0;
   while (j < n && j - i - 1 < most && isOctal(text.charCodeAt(j))) {
@@ -201,9 +215,11 @@ function readOctal(text: string, i: number, js: boolean): number {
   }
   const digits = j - i - 1;
   // JavaScript (and C) read `\012` of `\0121` (the rest is `1`), printf `%b` all four digits.
-  if (js && first === 0x30 && digits === 3 && (j === n || isOctal(text.charCodeAt(j)))) {
-    escAmbiguous = true;
+  if (first === 0x30 && digits === 3 && (j === n || isOctal(text.charCodeAt(j)))) {
+    escAmbiguous = js;
+    escPrintf = true;
   }
+  if (first === 0x30 && digits === 4) escPrintf = true;
   if (j === n && digits < most && !textFinal) return -1;
   if (most === 2 && digits === 2 && isOctal(text.charCodeAt(j))) escAmbiguous = true;
   return setPoint(v, j - i);
@@ -302,6 +318,7 @@ function readHexPoint(text: string, i: number, most: number, js: boolean): numbe
  */
 function readEscape(text: string, i: number, js: boolean): number {
   escAmbiguous = false;
+  escPrintf = false;
   if (i + 1 >= text.length) return -1;
   const next = text.charCodeAt(i + 1);
   const simple = simpleEscape(next);
@@ -356,6 +373,7 @@ export function escapeView(
   if (first < 0) return null;
   const js = reading === "js";
   textFinal = final;
+  readingPrintf = reading === "printf";
   const n = text.length;
   // A view is never longer than its text (`\u{10FFFF}`, the longest pair, takes 10).
   const units = new Uint16Array(n);
@@ -369,12 +387,16 @@ export function escapeView(
   let tail = n;
   let changed = false;
   let ambiguous = false;
+  let printfDiffers = false;
   // Where a line continuation read as nothing began: the next unit's span takes it in.
   let from = -1;
   while (i < n) {
     const c = text.charCodeAt(i);
     const got = c === 0x5c ? readEscape(text, i, js) : 0;
-    if (c === 0x5c) ambiguous ||= escAmbiguous;
+    if (c === 0x5c) {
+      ambiguous ||= escAmbiguous;
+      printfDiffers ||= escPrintf;
+    }
     if (got === 1) {
       changed = true;
       const at = from < 0 ? i : from;
@@ -409,7 +431,7 @@ export function escapeView(
   // Continuations at the very end: the last unit's span takes them in (the text's length ends it).
   start[v] = n;
   const view = unitsToString(units.subarray(0, v));
-  return { view, start: start.subarray(0, v + 1), tail, ambiguous };
+  return { view, start: start.subarray(0, v + 1), tail, ambiguous, printfDiffers };
 }
 
 /** Where in the text the span of view unit `k` ends (a whole escape). */

@@ -25,9 +25,10 @@
  * JavaScript string escapes in any encoder's spelling (`\u0026`, `\u003C`,
  * `\u00e4`, `\/`, every character as `\uXXXX`, surrogate pairs, `\xHH`, `\v`, octal, line
  * continuations, identity escapes), and as C and shell `$'…'` read escapes where that differs
- * (`\a`, `\e`, `\cX`; see lib/tools/_escape_view.ts), up to {@linkcode ESCAPE_LEVELS} levels deep
- * (JSON text, JSON text held in a JSON string, and so on), by the same rule, each level in both
- * readings where they differ (any mix of readings; at most {@linkcode MAX_VIEWS_PER_LEVEL} distinct
+ * (`\a`, `\e`, `\cX`) and as printf `%b` reads them where that differs (`\0NNN`; see
+ * lib/tools/_escape_view.ts), up to {@linkcode ESCAPE_LEVELS} levels deep (JSON text, JSON text
+ * held in a JSON string, and so on), by the same rule, each level in every reading where they
+ * differ (any mix of readings; at most {@linkcode MAX_VIEWS_PER_LEVEL} distinct
  * views a level, past which the text's lines holding a backslash are masked whole);
  * each decoded view is read as a terminal shows it too (below), so
  * `Ab<C\u001b[1md&E/` (coloured text as a JSON encoder writes it) is one run. A match there masks the whole escapes
@@ -409,11 +410,11 @@ function holdsLineContinuation(text: string): boolean {
 }
 
 /**
- * The decoded views of `text` that the next level reads: its JavaScript reading and, where it
- * differs, its C reading, each shown as a terminal shows it. A view holding `\` before U+2028 is
- * shown both with it (a later JavaScript reading takes it as a line continuation) and without it
- * (the invisible character it is to a C reading and a terminal), and so is `text` itself when
- * the C reading keeps it as it is.
+ * The decoded views of `text` that the next level reads: its JavaScript reading and, where they
+ * differ, its C and printf `%b` readings, each shown as a terminal shows it. A view holding `\`
+ * before U+2028 is shown both with it (a later JavaScript reading takes it as a line
+ * continuation) and without it (the invisible character it is to a C reading and a terminal), and
+ * so is `text` itself when the C reading keeps it as it is.
  */
 function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean }[] {
   maskWork.decoded += text.length;
@@ -426,8 +427,12 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
   // JavaScript reads nothing here (`\x1W` is no escape to it): C may.
   if (js === null || js.ambiguous) maskWork.decoded += text.length;
   const c = js === null || js.ambiguous ? escapeView(text, final, "c") : null;
+  // printf `%b` reads `\0121` as one escape, C as `\012` then `1`.
+  if (c !== null && c.printfDiffers) maskWork.decoded += text.length;
+  const p = c !== null && c.printfDiffers ? escapeView(text, final, "printf") : null;
   if (js !== null) add(js);
   if (c !== null && (js === null || c.view !== js.view)) add(c);
+  if (p !== null && c !== null && p.view !== c.view && (js === null || p.view !== js.view)) add(p);
   if (js !== null && js.ambiguous && c === null && holdsLineContinuation(text)) {
     out.push({ ev: asIs(text), cont: false });
   }
@@ -454,7 +459,7 @@ function hitEnd(ev: EscapeView, text: string, end: number): number {
 function asIs(text: string): EscapeView {
   const start = new Int32Array(text.length + 1);
   for (let k = 0; k <= text.length; k++) start[k] = k;
-  return { view: text, start, tail: text.length, ambiguous: false };
+  return { view: text, start, tail: text.length, ambiguous: false, printfDiffers: false };
 }
 
 /**
