@@ -47,9 +47,9 @@ function marked(has: (name: string) => boolean): boolean {
 /**
  * The submodule git directories below `<gitDir>/modules/` at any depth, the
  * symbolic links found where one could be, and whether the look went past
- * `max` entries. A directory whose link count says it has no subdirectory
- * (2, on file systems that count them) is not listed: only the names that make a git directory are looked up, so a submodule's object store costs a look per
- * directory, not per object.
+ * `max` entries. Every directory is listed, whatever its link count: one
+ * without subdirectories (link count 2) may still hold a symbolic link git
+ * follows, so a submodule's loose objects count against `max` too.
  */
 export function moduleGitDirs(gitDir: string, max = MAX_MODULE_ENTRIES): ModuleScan {
   const out: ModuleScan = { dirs: [], links: [], unreadable: [], overflow: false };
@@ -94,10 +94,6 @@ function lookAt(
 ): Look | undefined {
   const info = lstatOrNone(dir);
   if (!info?.isDirectory) return undefined;
-  if (info.nlink === 2) {
-    const is = marked((n) => lstatOrNone(join(dir, n)) !== undefined);
-    return { marked: is, subdirs: [], links: [], cost: MARKS.length, unreadable: false };
-  }
   const out: Look = { marked: false, subdirs: [], links: [], cost: 0, unreadable: false };
   const names = new Set<string>();
   try {

@@ -146,3 +146,18 @@ Deno.test("a plan protects the user's repo's whole git dir, its modules/ include
     assert.ok((await findNestedRepos(r.ws)).repos.some((n) => n.entry === join(x, ".git")));
   });
 });
+
+Deno.test("a link that is the only entry of modules/ (its git dir parked in .git) is armed", async () => {
+  await withSubmodule(async (r, x) => {
+    // Attack pass 15 N2: modules/ then has no subdirectory (link count 2), yet git follows the link.
+    await Deno.mkdir(join(x, ".git/parked"));
+    await Deno.rename(join(x, ".git/modules/sub"), join(x, ".git/parked/sub"));
+    await hook(join(x, ".git/parked/sub/hooks/post-checkout"), r.marker);
+    await Deno.symlink("../parked/sub", join(x, ".git/modules/sub"));
+    assert.equal((await Deno.lstat(join(x, ".git/modules"))).nlink, 2);
+    assert.deepEqual(moduleGitDirs(join(x, ".git")).links, [join(x, ".git/modules/sub")]);
+    assert.match(String(await armedReason(dotgit(x), [r.ws], r.home)), /modules\/sub/);
+    const out = await disarmNewRepos(r.ws, [], [r.ws]);
+    assert.ok(out.some((d) => d.from === join(x, ".git") && d.to !== ""), JSON.stringify(out));
+  });
+});
