@@ -27,7 +27,8 @@
  * it or lie inside it (a penguin that died without its last walk on a parent
  * or a subdirectory): a repository in such a record's reach is trusted only
  * when that record trusts it as it is now, so a session on a subdirectory
- * does not take a repository a command made there for the user's.
+ * does not take a repository a command made there for the user's; that holds
+ * for the session root's own `.git` too (`ownGitTrusted`).
  *
  * Outside a session (`standInsKept` false: a command run on its own, most
  * tests) nothing is recorded: the plan's own findings are all there is.
@@ -144,6 +145,16 @@ function heldByOthers(others: readonly TrustRecord[], marks: readonly TrustMark[
       !inside(m.entry, q.root) || m.entry === join(q.root, ".git") || holds(q.trusted, m)
     )
   );
+}
+
+/**
+ * Whether the records of the roots containing `root` (`relatedRecords`) all
+ * trust `mark`, its own `.git`, as it is now. Its own walk never looks at it:
+ * without this, a repository a dead penguin's command made at `ws/R` would be
+ * taken as the user's by a session started on `ws/R` itself.
+ */
+export async function ownGitTrusted(root: string, mark: TrustMark): Promise<boolean> {
+  return heldByOthers(await relatedRecords(root), [mark]).length === 1;
 }
 
 /**

@@ -25,6 +25,7 @@ import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts"
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS, CONVENTIONAL_KEY } from "./git_hook_scripts.ts";
 import {
+  type Disarmed,
   disarmUntrusted,
   findNestedRepos,
   MAX_WALK_PASSES,
@@ -39,7 +40,7 @@ import {
   tooLongProblem,
   undisarmedRepo,
 } from "./git_nested.ts";
-import { observeRepos } from "./_repo_trust.ts";
+import { observeRepos, ownGitTrusted } from "./_repo_trust.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
@@ -325,6 +326,8 @@ async function protectedPaths(
     if (p === policyPath || !roots.some((r) => isInside(p, r))) continue;
     if (lstatOrNone(p)?.isSymlink === false) protect.push(p);
   }
+  // Before any guard looks at them: a root's own `.git` may be disarmed (renamed) here.
+  for (const { root } of gitWalkRoots(roots)) await disarmUntrustedOwnGit(root, roots);
   await guardGit(workspace, roots, git, out);
   await guardGitConfig(workspace, roots, git, out);
   const protectTry: string[] = [];
@@ -481,6 +484,12 @@ async function untrustedDisarmed(
   const trusted = await observeRepos(workspace, marks, { roots, skip, inSession: standInsKept() });
   if (trusted === undefined) return repos;
   const { kept, disarmed } = await disarmUntrusted(repos, marks, trusted, roots);
+  refuseUndisarmed(disarmed);
+  return kept;
+}
+
+/** Throws when one of `disarmed` could not be renamed aside. */
+function refuseUndisarmed(disarmed: readonly Disarmed[]): void {
   const failed = disarmed.find((d) => d.to === "");
   if (failed !== undefined) {
     throw new PenguinError(
@@ -490,7 +499,22 @@ async function untrustedDisarmed(
         `try again`,
     );
   }
-  return kept;
+}
+
+/**
+ * In a session: disarm the root's own `.git` when it is armed and a record of
+ * a root containing it (a penguin that died there without its last walk,
+ * `_repo_trust.ts`) does not trust it as it is now; a command of that session
+ * may have made it. Throws when it cannot be disarmed.
+ */
+async function disarmUntrustedOwnGit(root: string, roots: readonly string[]): Promise<void> {
+  const entry = join(root, ".git");
+  const info = lstatOrNone(entry);
+  if (!standInsKept() || info === undefined) return;
+  const repo: NestedRepo = { workTree: root, entry, kind: "dotgit", symlink: info.isSymlink };
+  const mark = { entry, id: await repoIdentity(repo) };
+  if (await ownGitTrusted(root, mark)) return;
+  refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
 }
 
 /** Workspaces first seen by a plan, for policies made without a `workspaceId` (per process). */

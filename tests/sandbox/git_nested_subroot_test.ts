@@ -82,3 +82,24 @@ Deno.test("a record of an unrelated root (a sibling) changes nothing", async () 
     assert.ok(await exists(join(ws, "sub/R/.git")), seen);
   });
 });
+
+Deno.test("a session on the dead session's armed repo itself disarms its own .git", async () => {
+  // Attack pass 15 N6: the root's own `.git` is never walked, so only the parent's record speaks.
+  await withBase(async (ws, runDir) => {
+    const seen = await dieThenPlan(ws, runDir, "R", join(ws, "R"));
+    assert.ok(await exists(join(ws, "R/.git-disarmed-by-penguin")), seen);
+    assert.equal(await exists(join(ws, "R/.git")), false);
+  });
+});
+
+Deno.test("a session on the user's armed repo the dead session's record trusts keeps its .git", async () => {
+  await withBase(async (ws, runDir) => {
+    const mine = join(ws, "mine");
+    await Deno.mkdir(mine);
+    await hostGit(ws, mine, ["init", "-q"]);
+    await hostGit(ws, mine, ["config", "core.fsmonitor", "true"]);
+    const seen = await dieThenPlan(ws, runDir, "sub/R", mine);
+    assert.ok(await exists(join(mine, ".git/config")), seen);
+    assert.equal(await exists(join(mine, ".git-disarmed-by-penguin")), false);
+  });
+});
