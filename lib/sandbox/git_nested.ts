@@ -37,6 +37,7 @@
  * @module
  */
 import { isAbsolute, join, resolve, sep } from "node:path";
+import { errorMessage } from "../protocol/errors.ts";
 import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
@@ -952,6 +953,8 @@ export interface Disarmed {
   /** Its new name. */
   to: string;
   why: string;
+  /** Why the rename failed (`to` empty). */
+  error?: string;
 }
 
 /**
@@ -1020,7 +1023,13 @@ function sameMark(a: NestedRepoMark, b: NestedRepoMark): boolean {
   return a.entry === b.entry && a.id === b.id;
 }
 
-/** Rename the `.git` (a bare repository's `HEAD`) of the armed `repo` aside; `to` empty when that failed. */
+/** A {@linkcode Disarmed}'s `to` when its target was gone before penguin renamed it. */
+const GONE_BEFORE_RENAME = "(gone before penguin renamed it)";
+
+/**
+ * Rename the `.git` (a bare repository's `HEAD`) of the armed `repo` aside; `to` empty when that
+ * failed, {@linkcode GONE_BEFORE_RENAME} when it was gone first.
+ */
 async function disarm(repo: NestedRepo, roots: readonly string[], why: string): Promise<Disarmed> {
   const target = repo.kind === "bare" ? join(repo.entry, "HEAD") : repo.entry;
   let to = "";
@@ -1028,8 +1037,16 @@ async function disarm(repo: NestedRepo, roots: readonly string[], why: string): 
     to = await renameAside(target);
     stuck.delete(target);
   } catch (err) {
+    if (lstatOrNone(target) === undefined) {
+      // Gone meanwhile (another walk of this root, of this penguin or another, renamed it aside
+      // first, or a command moved it): nothing is left to run at this path, and wherever it went
+      // the next walk finds it.
+      stuck.delete(target);
+      return { from: target, to: GONE_BEFORE_RENAME, why };
+    }
     // Refused by the next plan while it stays armed (`undisarmedRepo`).
     stuck.set(target, { repo, roots, why, error: String(err) });
+    return { from: target, to, why, error: errorMessage(err) };
   }
   return { from: target, to, why };
 }
@@ -1119,7 +1136,7 @@ export async function endNestedRepoWatch(): Promise<void> {
     const walk = await disarmWalk(l.root, undefined, l.roots, l.skip, l.trusted);
     const { out, consistent, tooLong } = walk;
     for (const d of out) {
-      if (d.to !== "") {
+      if (d.to !== "" && d.to !== GONE_BEFORE_RENAME) {
         noteSessionEnd(
           `[penguin] renamed "${d.from}" to "${d.to}": ${d.why}, so the host's git would run ` +
             `something a command chose. Look at it before you rename it back`,

@@ -495,7 +495,9 @@ function refuseUndisarmed(disarmed: readonly Disarmed[]): void {
     throw new PenguinError(
       "runtime",
       `Cannot sandbox: "${failed.from}" would make git run something a command chose ` +
-        `(${failed.why}), and penguin could not rename it aside. Remove or rename it, then ` +
+        `(${failed.why}), and penguin could not rename it aside${
+          failed.error ? ` (${failed.error})` : ""
+        }. Remove or rename it, then ` +
         `try again`,
     );
   }

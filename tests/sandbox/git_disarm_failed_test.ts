@@ -38,3 +38,31 @@ Deno.test("an armed repository penguin could not disarm stops every later comman
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("an armed repository renamed aside by another walk first is not taken for a failed disarm", async () => {
+  // CI (redteam gitconfig): a second disarm of the same `.git` found it renamed already, took the
+  // NotFound for a failure and refused the next command.
+  const base = await visibleTempDir("penguin-disarm-raced-");
+  const real = disarmRename.rename;
+  try {
+    const ws = join(base, "ws");
+    const p = join(ws, "p");
+    await Deno.mkdir(join(p, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
+    await Deno.writeTextFile(join(p, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho model\n");
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    // Another walk renames it first; this one's rename then finds nothing to rename.
+    disarmRename.rename = async (from, to) => {
+      await real(from, `${to}-other`);
+      throw new Deno.errors.NotFound(`rename '${from}'`);
+    };
+    const [d] = await disarmNewRepos(ws, [], [ws]);
+    disarmRename.rename = real;
+    assert.notEqual(d?.to, "", "not a failed disarm");
+    await assert.rejects(Deno.lstat(join(p, ".git")), Deno.errors.NotFound);
+    assert.ok((await resolvePlan(policy, ws)).roots.includes(ws), "the next command runs");
+  } finally {
+    disarmRename.rename = real;
+    await Deno.remove(base, { recursive: true });
+  }
+});
