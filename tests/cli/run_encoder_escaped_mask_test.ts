@@ -3,10 +3,7 @@
 // 8-character run of the value once the escapes are decoded (red team final10 row 32: the 8-char
 // suffix `&3xK<9pQ` reached all three, only JSON.stringify's spelling being masked).
 import assert from "node:assert/strict";
-import { item, turn } from "../support/model_server.ts";
-import { inRoot, runCli } from "../support/cli.ts";
-import { withModelRoot } from "../support/roots.ts";
-import { readAll, setVault } from "../support/secrets.ts";
+import { runPrintingVaultValue } from "../support/secrets.ts";
 
 const VALUE = "Tr0ub4dor&3xK<9pQ";
 /** VALUE as Go's encoder escapes it: an escape at least every 8 characters. */
@@ -31,31 +28,16 @@ function assertNoRun(text: string, where: string): void {
 }
 
 Deno.test("penguin run: a vault value printed Go-escaped is masked in the output, the trace and the next request", async () => {
-  const requests: string[] = [];
-  await withModelRoot({
-    handler: (req, i) => {
-      requests.push(JSON.stringify(req.body));
-      if (i > 0) return turn.text("done");
-      return turn.of(item.toolCall("exec_command", {
-        description: "dump config",
-        cmd: `printf '%s\\n' '{"DB_PASSWORD": "${GO_SPELLED}"}'`,
-      }, { id: "c1" }));
-    },
-    maxRequests: 5,
-  }, async (sb) => {
-    await setVault(sb.root, "DB_PW", VALUE);
-    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
-    assert.equal(res.code, 0, res.stderr);
-    assert.ok(requests.length >= 2, "the command's output went back to the model");
-    const next = requests[1]!;
-    assert.ok(next.includes("[redacted:vault:DB_PW]"), `the request masks the value: ${next}`);
-    assertNoRun(next, "the model request after the command");
-    assertNoRun(res.stdout + res.stderr, "run's output");
-    const stored = await readAll(sb.root);
-    assert.ok(stored.includes("[redacted:vault:DB_PW]"), "the trace holds the marker");
-    // The vault itself holds the value: only what is not the vault file is checked.
-    assertNoRun(stored.replaceAll(VALUE, ""), "the stored session");
-  });
+  const { out, next, stored } = await runPrintingVaultValue(
+    `printf '%s\\n' '{"DB_PASSWORD": "${GO_SPELLED}"}'`,
+    VALUE,
+  );
+  assert.ok(next.includes("[redacted:vault:DB_PW]"), `the request masks the value: ${next}`);
+  assertNoRun(next, "the model request after the command");
+  assertNoRun(out, "run's output");
+  assert.ok(stored.includes("[redacted:vault:DB_PW]"), "the trace holds the marker");
+  // The vault itself holds the value: only what is not the vault file is checked.
+  assertNoRun(stored, "the stored session");
 });
 
 /** `text` read as printf `%b` reads it: each `\0NNN` (octal) is one character. */
@@ -68,28 +50,13 @@ Deno.test("penguin run: a vault value printed as printf %b's \\0NNN escapes is m
   const spelled = [...VALUE].map((c) => "\\0" + c.charCodeAt(0).toString(8).padStart(3, "0"))
     .join("");
   assert.equal(printfB(spelled), VALUE, "the spelling reads as the value");
-  const requests: string[] = [];
-  await withModelRoot({
-    handler: (req, i) => {
-      requests.push(JSON.stringify(req.body));
-      if (i > 0) return turn.text("done");
-      return turn.of(item.toolCall("exec_command", {
-        description: "dump config",
-        cmd: `printf '%s\\n' 'XPF:${spelled}'`,
-      }, { id: "c1" }));
-    },
-    maxRequests: 5,
-  }, async (sb) => {
-    await setVault(sb.root, "DB_PW", VALUE);
-    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
-    assert.equal(res.code, 0, res.stderr);
-    assert.ok(requests.length >= 2, "the command's output went back to the model");
-    const next = requests[1]!;
-    assert.ok(next.includes("XPF:[redacted:vault:DB_PW]"), `the request masks the value: ${next}`);
-    assertNoRun(printfB(next), "the model request after the command");
-    assertNoRun(printfB(res.stdout + res.stderr), "run's output");
-    const stored = (await readAll(sb.root)).replaceAll(VALUE, "");
-    assert.ok(stored.includes("XPF:[redacted:vault:DB_PW]"), "the trace holds the marker");
-    assertNoRun(printfB(stored), "the stored session");
-  });
+  const { out, next, stored } = await runPrintingVaultValue(
+    `printf '%s\\n' 'XPF:${spelled}'`,
+    VALUE,
+  );
+  assert.ok(next.includes("XPF:[redacted:vault:DB_PW]"), `the request masks the value: ${next}`);
+  assertNoRun(printfB(next), "the model request after the command");
+  assertNoRun(printfB(out), "run's output");
+  assert.ok(stored.includes("XPF:[redacted:vault:DB_PW]"), "the trace holds the marker");
+  assertNoRun(printfB(stored), "the stored session");
 });

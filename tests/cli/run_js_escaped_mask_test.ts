@@ -4,10 +4,7 @@
 // JavaScript reads the text (red team final12 secimp rows 25-27, 30, 31: the escape view kept these
 // spellings as they were, so the value reached all three).
 import assert from "node:assert/strict";
-import { item, turn } from "../support/model_server.ts";
-import { inRoot, runCli } from "../support/cli.ts";
-import { withModelRoot } from "../support/roots.ts";
-import { readAll, setVault } from "../support/secrets.ts";
+import { runPrintingVaultValue } from "../support/secrets.ts";
 
 /** No quote, backslash or digit, so each spelling reads back as it in JavaScript. */
 const VALUE = "Kx<Wq&Pz/Mn>Rt~Ys%Lb";
@@ -51,33 +48,15 @@ function unjson(text: string): string {
 }
 
 Deno.test("penguin run: a vault value printed with JS escapes between its pieces is masked everywhere", async () => {
-  const requests: string[] = [];
   const script = Object.entries(SPELLED).map(([k, v]) => `${k}:${v}`).join("\n") + "\n";
-  await withModelRoot({
-    handler: (req, i) => {
-      requests.push(JSON.stringify(req.body));
-      if (i > 0) return turn.text("done");
-      return turn.of(item.toolCall("exec_command", {
-        description: "dump config",
-        cmd: `cat <<'EOF'\n${script}EOF`,
-      }, { id: "c1" }));
-    },
-    maxRequests: 5,
-  }, async (sb) => {
-    await setVault(sb.root, "DB_PW", VALUE);
-    // The spellings read as the value (the check below is not vacuous).
-    assert.equal(runsIn(script).length, 5 * (VALUE.length - 7), "each spelling reads as the value");
-    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
-    assert.equal(res.code, 0, res.stderr);
-    assert.ok(requests.length >= 2, "the command's output went back to the model");
-    const next = requests[1]!;
-    for (const label of Object.keys(SPELLED)) {
-      assert.ok(next.includes(`${label}:[redacted:vault:DB_PW]`), `${label} is masked`);
-    }
-    assert.deepEqual(runsIn(unjson(next)), [], "the model request after the command");
-    assert.deepEqual(runsIn(res.stdout + res.stderr), [], "run's output");
-    const stored = (await readAll(sb.root)).replaceAll(VALUE, "");
-    assert.ok(stored.includes("[redacted:vault:DB_PW]"), "the trace holds the marker");
-    assert.deepEqual(runsIn(unjson(stored)), [], "the stored session");
-  });
+  // The spellings read as the value (the check below is not vacuous).
+  assert.equal(runsIn(script).length, 5 * (VALUE.length - 7), "each spelling reads as the value");
+  const { out, next, stored } = await runPrintingVaultValue(`cat <<'EOF'\n${script}EOF`, VALUE);
+  for (const label of Object.keys(SPELLED)) {
+    assert.ok(next.includes(`${label}:[redacted:vault:DB_PW]`), `${label} is masked`);
+  }
+  assert.deepEqual(runsIn(unjson(next)), [], "the model request after the command");
+  assert.deepEqual(runsIn(out), [], "run's output");
+  assert.ok(stored.includes("[redacted:vault:DB_PW]"), "the trace holds the marker");
+  assert.deepEqual(runsIn(unjson(stored)), [], "the stored session");
 });

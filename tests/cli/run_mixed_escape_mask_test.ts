@@ -3,10 +3,7 @@
 // an 8-character piece of it, as it is or read level by level (red team final13c secimp rows 33,
 // 34: each chain of decoded views kept one reading, so the value reached the model and the trace).
 import assert from "node:assert/strict";
-import { item, turn } from "../support/model_server.ts";
-import { inRoot, runCli } from "../support/cli.ts";
-import { withModelRoot } from "../support/roots.ts";
-import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
+import { assertNoPieceOf, runPrintingVaultValue } from "../support/secrets.ts";
 import { ESCAPE_READINGS_MARKER } from "../../lib/tools/secret_mask.ts";
 import { allReadings, readMixed, spellMixed } from "../support/mixed_escapes.ts";
 
@@ -44,42 +41,24 @@ function assertHiddenIn(text: string, where: string): void {
 }
 
 Deno.test("penguin run: a vault value printed with C and JavaScript escapes mixed across levels is masked in the trace and the next request", async () => {
-  const requests: string[] = [];
   const script = Object.entries(SPELLED).map(([k, v]) => `${k}:${v}`).join("\n") + "\n";
-  await withModelRoot({
-    handler: (req, i) => {
-      requests.push(JSON.stringify(req.body));
-      if (i > 0) return turn.text("done");
-      return turn.of(item.toolCall("exec_command", {
-        description: "dump config",
-        cmd: `cat <<'EOF'\n${script}EOF`,
-      }, { id: "c1" }));
-    },
-    maxRequests: 5,
-  }, async (sb) => {
-    await setVault(sb.root, "DB_PW", VALUE);
-    for (const r of ["cj", "jc", "jcj"]) {
-      assert.equal(readMixed(SPELLED[r.toUpperCase()]!, r), VALUE, `${r} reads as the value`);
-    }
-    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
-    assert.equal(res.code, 0, res.stderr);
-    assert.ok(requests.length >= 2, "the command's output went back to the model");
-    const next = requests[1]!;
-    // Each line is masked: by the value's marker, or (the three spellings together read more ways
-    // than a level may hold) whole, by the marker naming why.
-    const messages = (JSON.parse(next) as { messages: { role: string; content: unknown }[] })
-      .messages;
-    const output = String(messages.find((m) => m.role === "tool")!.content);
-    assert.deepEqual(
-      output.trimEnd().split("\n").map((l) => l.replace(/^[A-Z]+:/, "")),
-      Object.keys(SPELLED).map(() =>
-        output.includes(ESCAPE_READINGS_MARKER) ? ESCAPE_READINGS_MARKER : "[redacted:vault:DB_PW]"
-      ),
-      output,
-    );
-    assertHiddenIn(next, "the model request after the command");
-    const stored = (await readAll(sb.root)).replaceAll(VALUE, "");
-    assert.ok(stored.includes(output.slice(0, 20)), "the trace holds the masked output");
-    assertHiddenIn(stored, "the stored session");
-  });
+  for (const r of ["cj", "jc", "jcj"]) {
+    assert.equal(readMixed(SPELLED[r.toUpperCase()]!, r), VALUE, `${r} reads as the value`);
+  }
+  const { next, stored } = await runPrintingVaultValue(`cat <<'EOF'\n${script}EOF`, VALUE);
+  // Each line is masked: by the value's marker, or (the three spellings together read more ways
+  // than a level may hold) whole, by the marker naming why.
+  const messages = (JSON.parse(next) as { messages: { role: string; content: unknown }[] })
+    .messages;
+  const output = String(messages.find((m) => m.role === "tool")!.content);
+  assert.deepEqual(
+    output.trimEnd().split("\n").map((l) => l.replace(/^[A-Z]+:/, "")),
+    Object.keys(SPELLED).map(() =>
+      output.includes(ESCAPE_READINGS_MARKER) ? ESCAPE_READINGS_MARKER : "[redacted:vault:DB_PW]"
+    ),
+    output,
+  );
+  assertHiddenIn(next, "the model request after the command");
+  assert.ok(stored.includes(output.slice(0, 20)), "the trace holds the masked output");
+  assertHiddenIn(stored, "the stored session");
 });

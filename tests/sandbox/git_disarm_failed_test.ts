@@ -9,16 +9,21 @@ import { disarmNewRepos, disarmRename } from "../../lib/sandbox/git_nested.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { visibleTempDir } from "./_helpers.ts";
 
+/** A workspace in `base` holding `p`, a repository with a hook, and a policy confining to it. */
+async function armedRepoIn(base: string) {
+  const ws = join(base, "ws");
+  const p = join(ws, "p");
+  await Deno.mkdir(join(p, ".git", "hooks"), { recursive: true });
+  await Deno.writeTextFile(join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
+  await Deno.writeTextFile(join(p, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho model\n");
+  return { ws, p, policy: createPolicy({ workspace: ws, home: "", hostEnv: {} }) };
+}
+
 Deno.test("an armed repository penguin could not disarm stops every later command", async () => {
   const base = await visibleTempDir("penguin-disarm-failed-");
   const real = disarmRename.rename;
   try {
-    const ws = join(base, "ws");
-    const p = join(ws, "p");
-    await Deno.mkdir(join(p, ".git", "hooks"), { recursive: true });
-    await Deno.writeTextFile(join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
-    await Deno.writeTextFile(join(p, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho model\n");
-    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    const { ws, p, policy } = await armedRepoIn(base);
     disarmRename.rename = () => Promise.reject(new Deno.errors.PermissionDenied("rename refused"));
     const [d] = await disarmNewRepos(ws, [], [ws]);
     assert.equal(d?.to, "");
@@ -45,12 +50,7 @@ Deno.test("an armed repository renamed aside by another walk first is not taken 
   const base = await visibleTempDir("penguin-disarm-raced-");
   const real = disarmRename.rename;
   try {
-    const ws = join(base, "ws");
-    const p = join(ws, "p");
-    await Deno.mkdir(join(p, ".git", "hooks"), { recursive: true });
-    await Deno.writeTextFile(join(p, ".git", "HEAD"), "ref: refs/heads/main\n");
-    await Deno.writeTextFile(join(p, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho model\n");
-    const policy = createPolicy({ workspace: ws, home: "", hostEnv: {} });
+    const { ws, p, policy } = await armedRepoIn(base);
     // Another walk renames it first; this one's rename then finds nothing to rename.
     disarmRename.rename = async (from, to) => {
       await real(from, `${to}-other`);

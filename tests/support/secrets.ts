@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCliOk } from "./cli.ts";
+import { inRoot, runCli, runCliOk } from "./cli.ts";
+import { withModelRoot } from "./roots.ts";
 import { item, type ModelServer, startModelServer, turn } from "./model_server.ts";
 
 /** Every file under `dir`, as text. */
@@ -86,5 +87,47 @@ export function startValueEchoingModel(value: string): Promise<ModelServer> {
       turn.of(item.toolCall("exec_command", { cmd: `echo out-${value}` }, { id: "c1" })),
       turn.text(`the answer is ${value}`),
     ],
+  });
+}
+
+/** What {@linkcode runPrintingVaultValue} saw. */
+export interface PrintedVaultValue {
+  /** run's stdout and stderr. */
+  out: string;
+  /** The request body that carried the command's output back to the model. */
+  next: string;
+  /** The text of every file of the data root, the vault's own value taken out. */
+  stored: string;
+}
+
+/**
+ * `penguin run` against a scripted model whose first turn runs `cmd` and whose second answers,
+ * with `value` in the vault as `DB_PW`: what run printed (it exits 0), what the model got next,
+ * and what was stored.
+ */
+export async function runPrintingVaultValue(
+  cmd: string,
+  value: string,
+): Promise<PrintedVaultValue> {
+  const requests: string[] = [];
+  return await withModelRoot({
+    handler: (req, i) => {
+      requests.push(JSON.stringify(req.body));
+      if (i > 0) return turn.text("done");
+      return turn.of(item.toolCall("exec_command", { description: "dump config", cmd }, {
+        id: "c1",
+      }));
+    },
+    maxRequests: 5,
+  }, async (sb) => {
+    await setVault(sb.root, "DB_PW", value);
+    const res = await runCli(inRoot(sb, "run", "-m", "dump the config"));
+    assert.equal(res.code, 0, res.stderr);
+    assert.ok(requests.length >= 2, "the command's output went back to the model");
+    return {
+      out: res.stdout + res.stderr,
+      next: requests[1]!,
+      stored: (await readAll(sb.root)).replaceAll(value, ""),
+    };
   });
 }
