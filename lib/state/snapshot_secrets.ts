@@ -69,8 +69,8 @@ export function refuseAliases(text: string, file: string): void {
   );
 }
 
-/** `system_config.yaml` text with every MCP `env` and header value emptied. */
-export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
+/** `system_config.yaml` (`file`) parsed to strip it; throws a config error naming the first problem. */
+export function parseForSnapshot(text: string, file: string): ReturnType<typeof parseDocument> {
   const doc = parseYamlDocument(text, file, { maxNodes: YAML_CONFIG_MAX_NODES });
   if (doc.errors.length > 0) {
     throw new PenguinError(
@@ -78,6 +78,12 @@ export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
       `Cannot snapshot "${file}": it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})`,
     );
   }
+  return doc;
+}
+
+/** `system_config.yaml` text with every MCP `env` and header value emptied. */
+export function withoutMcpSecrets(text: string, file: string): StrippedConfig {
+  const doc = parseForSnapshot(text, file);
   const servers = doc.getIn(["tools", "mcpServers"]);
   const removed: string[] = [];
   const values: string[] = [];

@@ -16,10 +16,9 @@
  * @module
  */
 import { isAlias, isMap, isScalar, type YAMLMap } from "yaml";
-import { parseYamlDocument, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { urlOrigin, urlSecretParts } from "./mcp_url_secrets.ts";
-import type { StrippedConfig } from "./snapshot_secrets.ts";
+import { parseForSnapshot, type StrippedConfig } from "./snapshot_secrets.ts";
 
 /** The comment written beside a telemetry URL cut to its origin. */
 export const TELEMETRY_URL_LEFT_OUT =
@@ -30,13 +29,7 @@ const CHECKED_LENGTH = 8;
 
 /** `system_config.yaml` text with the telemetry header values emptied and its URLs cut. */
 export function withoutTelemetrySecrets(text: string, file: string): StrippedConfig {
-  const doc = parseYamlDocument(text, file, { maxNodes: YAML_CONFIG_MAX_NODES });
-  if (doc.errors.length > 0) {
-    throw new PenguinError(
-      "config",
-      `Cannot snapshot "${file}": it is not valid YAML (${doc.errors[0]!.message.split("\n")[0]})`,
-    );
-  }
+  const doc = parseForSnapshot(text, file);
   let otlp = doc.getIn(["telemetry", "otlp"], true) as unknown;
   if (isAlias(otlp)) otlp = otlp.resolve(doc);
   if (!isMap(otlp)) return { text, removed: [] };
