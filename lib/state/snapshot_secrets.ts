@@ -42,19 +42,29 @@ export interface StrippedConfig {
 }
 
 /**
- * Refuses a `system_config.yaml` that uses a YAML alias (`*name`) anywhere:
- * the credentials penguin leaves out of a snapshot are looked up by their
- * keys, and a value, a map or a whole section (`telemetry: *t`) reached
- * through an alias would be packed as written.
+ * Refuses a `system_config.yaml` that uses a YAML alias (`*name`) or a merge
+ * key (`<<`, which a `%YAML 1.1` document applies) anywhere: the credentials
+ * penguin leaves out of a snapshot are looked up by their keys, and a value, a
+ * map or a whole section (`telemetry: *t`, `<<: {headers: …}`) reached through
+ * an alias or a merge would be packed as written. A quoted `"<<"` key is
+ * refused too: whether it merges depends on the reader.
  */
 export function refuseAliases(text: string, file: string): void {
   const doc = parseYamlDocument(text, file, { maxNodes: YAML_CONFIG_MAX_NODES });
   let at: number | undefined;
-  let name = "";
+  let what = "";
   visit(doc, {
     Alias(_, node) {
       at = node.range?.[0] ?? 0;
-      name = node.source;
+      what = `the YAML alias *${node.source}`;
+      return visit.BREAK;
+    },
+    Pair(_, pair) {
+      // A `%YAML 1.1` merge key's value is a symbol; a 1.2 document's plain `<<` a string.
+      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      if (typeof key !== "symbol" && key !== "<<") return;
+      at = pair.key.range?.[0] ?? 0;
+      what = "the YAML merge key <<";
       return visit.BREAK;
     },
   });
@@ -62,10 +72,10 @@ export function refuseAliases(text: string, file: string): void {
   const line = text.slice(0, at).split("\n").length;
   throw new PenguinError(
     "config",
-    `Cannot snapshot "${file}": line ${line} uses the YAML alias *${name}, and penguin leaves ` +
+    `Cannot snapshot "${file}": line ${line} uses ${what}, and penguin leaves ` +
       `credentials (MCP env, headers and URLs, telemetry headers and endpoints) out of a ` +
-      `snapshot by their keys, which an alias hides. Write the values out in place of the ` +
-      `alias and snapshot again`,
+      `snapshot by their keys, which an alias or a merge hides. Write the values out in place ` +
+      `of the ${what.startsWith("the YAML alias") ? "alias" : "merge"} and snapshot again`,
   );
 }
 

@@ -229,3 +229,43 @@ Deno.test("agent snapshot refuses a system_config.yaml whose credentials an alia
     });
   }
 });
+
+Deno.test("agent snapshot refuses a system_config.yaml that brings credentials in through a YAML merge key (final16 rows 33, 35, 36)", async () => {
+  // Short values: too short for the masker, so only the refusal keeps them out.
+  const short = ["hk12", "ek34", "pw56", "tk78"];
+  const edits: ((text: string) => string)[] = [
+    // %YAML 1.1 applies `<<`: the server really gets the header (penguin's loader merges it).
+    (text) =>
+      `%YAML 1.1\n---\n` +
+      text.replace(
+        /^ {2}mcpServers:.*$/m,
+        `  mcpServers:\n    - name: hdr\n      config:\n        url: https://mcp.example/\n` +
+          `        <<: {headers: {X-Api-Key: ${short[0]}}}\n    - name: envs\n` +
+          `      config:\n        command: /bin/true\n        <<: {env: {API_TOKEN: ${short[1]}}}`,
+      ),
+    // A whole telemetry section merged in at the top level.
+    (text) =>
+      `%YAML 1.1\n---\n` +
+      text.replace(
+        /^version:/m,
+        `<<: {telemetry: {otlp: {endpoint: "https://u:${short[2]}@c.example/v1", ` +
+          `headers: {Authorization: "Bearer ${short[3]}"}}}}\nversion:`,
+      ),
+  ];
+  for (const edit of edits) {
+    await withRoot(async (root) => {
+      await runCliOk(["--root", root, "skills", "list"]);
+      const config = join(stateDir(root), "system_config.yaml");
+      await Deno.writeTextFile(config, edit(await Deno.readTextFile(config)));
+      const r = await runCli(["--root", root, "agent", "snapshot"]);
+      assert.notEqual(r.code, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /Cannot snapshot ".*system_config\.yaml": line \d+ uses the YAML merge key <<,/,
+      );
+      for (const v of short) assert.ok(!(r.stdout + r.stderr).includes(v), `${v} shown`);
+      const made = await Array.fromAsync(Deno.readDir(agentDir(root)));
+      assert.ok(!made.some((x) => x.name === "snapshots"), "no snapshot written");
+    });
+  }
+});

@@ -65,9 +65,9 @@ kept. Every vault value and API key penguin knows is masked in every text
 file packed ([redacted:vault:NAME]); a binary file or a name holding one
 is left out. MCP env and header values, telemetry header values and the
 credentials of their URLs are emptied (URLs cut to scheme://host:port);
-a system_config.yaml using a YAML alias is refused. A version is packed
-once: when its archive exists it is not repacked (raise "version" in
-system_config.yaml to take a new snapshot).
+a system_config.yaml using a YAML alias or merge key (<<) is refused. A
+version is packed once: when its archive exists it is not repacked (raise
+"version" in system_config.yaml to take a new snapshot).
 
 Flags:
 ${flagHelp(AGENT_TARGET, 23)}
