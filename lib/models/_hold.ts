@@ -66,15 +66,21 @@ interface Merger {
 }
 
 function createMerger(out: ModelPayload[]): Merger {
-  /** Pieces of the last payload's field, while it is a run of deltas. */
+  /**
+   * Pieces of the last payload's field, while it is a run of deltas, and how
+   * many deltas the run merged: once its pieces are joined into one (past
+   * {@linkcode MAX_PIECES}) only the count tells that the payload is stale.
+   */
   let run: string[] = [];
+  let merged = 0;
   let field: Field | undefined;
   const close = () => {
     const last = out.at(-1);
-    if (run.length > 1 && last !== undefined && field !== undefined) {
+    if (merged > 1 && last !== undefined && field !== undefined) {
       out[out.length - 1] = { ...last, [field]: run.join("") } as ModelPayload;
     }
     run = [];
+    merged = 0;
     field = undefined;
   };
   return {
@@ -82,6 +88,7 @@ function createMerger(out: ModelPayload[]): Merger {
       const more = mergeable(out.at(-1), m);
       if (more !== undefined && more.field === field) {
         run.push(more.piece);
+        merged++;
         if (run.length >= MAX_PIECES) run = [run.join("")];
         return more.piece.length;
       }
@@ -90,6 +97,7 @@ function createMerger(out: ModelPayload[]): Merger {
       const own = mergeable(m, m);
       if (own === undefined) return 0;
       run = [own.piece];
+      merged = 1;
       field = own.field;
       return own.piece.length;
     },

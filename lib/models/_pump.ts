@@ -31,6 +31,8 @@ export interface PumpBounds {
   idleMs: number;
   /** The whole response's bound (default: a multiple of `idleMs`). */
   responseMs?: number | undefined;
+  /** The clock (default `performance.now`). */
+  now?: (() => number) | undefined;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function* pumpResponse(
   const { reader } = opened;
   const hold = createHold(pending);
   const intake = createIntake(opened.module, opened.response, translator, hold.add);
-  const clock = createResponseClock(bounds.idleMs, bounds.responseMs);
+  const clock = createResponseClock(bounds.idleMs, bounds.responseMs, bounds.now);
   const finished = () => translator.state.finish !== undefined;
   /** The next read, kept across a hand-on that interrupted the wait for it. */
   let next: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;

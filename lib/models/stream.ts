@@ -40,6 +40,12 @@ export interface StreamModelOptions {
    * idle timeout is stopped too (./_response_clock.ts).
    */
   responseTimeoutMs?: number;
+  /**
+   * The clock the response's time bounds read, in ms (default
+   * `performance.now`): a seam for tests that must not depend on how fast
+   * the machine is.
+   */
+  now?: () => number;
   /** The fetch implementation (default: global `fetch`). */
   fetch?: typeof fetch | undefined;
   /** Session-wide tool-call id set (default: a fresh one per request). */
@@ -68,6 +74,7 @@ export async function* streamModel(
     return yield* pumpResponse(opened, translator, guard, site, pending, {
       idleMs: opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       responseMs: opts.responseTimeoutMs,
+      now: opts.now,
     });
   }
 

@@ -48,15 +48,22 @@ function eventsThrough(protocol: WireProtocol, t: ScriptedTurn, needle: string):
   return at + 1;
 }
 
+/** How many events `protocol`'s encoder sends before the first text delta of a response. */
+function preamble(protocol: WireProtocol): number {
+  const encoder = ENCODERS.find((e) => e.protocol === protocol)!;
+  const events = encoder.encodeTurn(turn.text("QZ", { chunk: 1 }), "scripted-model");
+  return events.findIndex((e) => e.includes('"Q"'));
+}
+
 /**
  * An endless response: `protocol`'s events up to its first text delta, then
  * that delta for ever — with its text as sent (`"Q"`), or emptied (`""`: an
- * event without content).
+ * event without content). The server writes until the client is gone.
  */
 function endless(protocol: WireProtocol, text: "Q" | ""): ScriptedTurn {
   const encoder = ENCODERS.find((e) => e.protocol === protocol)!;
   const events = encoder.encodeTurn(turn.text("QZ", { chunk: 1 }), "scripted-model");
-  const at = events.findIndex((e) => e.includes('"Q"'));
+  const at = preamble(protocol);
   const repeated = events[at]!.replace('"Q"', JSON.stringify(text));
   return {
     items: [],
@@ -64,6 +71,63 @@ function endless(protocol: WireProtocol, text: "Q" | ""): ScriptedTurn {
       yield* events.slice(0, at);
       for (;;) yield repeated;
     },
+  };
+}
+
+/**
+ * A `fetch` whose response body is handed to the reader in reads the test
+ * chooses: read `i` holds exactly the next `reads[i]` server-sent events
+ * (whatever the network split), and `onRead(i)` runs as it is handed on;
+ * after the last, bytes pass as they come. Cancelling the body cancels the
+ * real one, so the connection closes.
+ */
+function readsOf(reads: number[], onRead: (i: number) => void): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const inner = res.body!.getReader();
+    let held = new Uint8Array(0);
+    let i = 0;
+    /** The end of the `n`th event in `held` (after its blank line, `\n\n` or `\r\n\r\n`), or -1. */
+    const endOf = (n: number): number => {
+      if (n === 0) return 0;
+      for (let at = 0; at + 1 < held.length; at++) {
+        if (held[at] !== 10) continue;
+        const blank = held[at + 1] === 10 ? 2 : held[at + 1] === 13 && held[at + 2] === 10 ? 3 : 0;
+        if (blank > 0 && --n === 0) return at + blank;
+      }
+      return -1;
+    };
+    const body = new ReadableStream<Uint8Array>({
+      async pull(ctl) {
+        if (i >= reads.length) {
+          if (held.length > 0) {
+            ctl.enqueue(held);
+            held = new Uint8Array(0);
+            return;
+          }
+          const r = await inner.read();
+          if (r.done) ctl.close();
+          else ctl.enqueue(r.value);
+          return;
+        }
+        let end = endOf(reads[i]!);
+        while (end < 0) {
+          const r = await inner.read();
+          if (r.done) throw new Error(`the response ended before read ${i} was complete`);
+          const more = new Uint8Array(held.length + r.value.length);
+          more.set(held);
+          more.set(r.value, held.length);
+          held = more;
+          end = endOf(reads[i]!);
+        }
+        const chunk = held.slice(0, end);
+        held = held.slice(end);
+        onRead(i++);
+        ctl.enqueue(chunk);
+      },
+      cancel: (reason) => inner.cancel(reason),
+    }, { highWaterMark: 0 });
+    return new Response(body, { status: res.status, headers: res.headers });
   };
 }
 
@@ -361,13 +425,21 @@ const CASES: Case[] = [
     name: "events without content for the idle timeout stop the response like an idle stream",
     turns: (p) => [endless(p, "")],
     async check(s, protocol) {
-      // Long enough that a loaded machine does not leave the stream idle that long.
-      const c = await collect(request(s, protocol), { idleTimeoutMs: 1000 });
+      // The clock moves past the bound only as the read of 10 empty events is handed on; the
+      // idle timeout is far beyond what a loaded machine leaves the stream idle.
+      let t = 0;
+      const c = await collect(request(s, protocol), {
+        idleTimeoutMs: 60_000,
+        now: () => t,
+        fetch: readsOf([preamble(protocol), 10], (i) => {
+          if (i === 1) t = 60_000;
+        }),
+      });
       assert.equal(c.outcome.status, "timeout");
       assert.equal(c.outcome.failure, "timeout");
       assert.match(
         c.outcome.error_message!,
-        /^timed out waiting for 127\.0\.0\.1:\d+ \(no content for 1 s\): the provider sent \d+ events in [\d.]+ s without any content \(text, reasoning or tool calls\); penguin stopped reading it as an idle stream$/,
+        /^timed out waiting for 127\.0\.0\.1:\d+ \(no content for 60 s\): the provider sent \d+ events in 60 s without any content \(text, reasoning or tool calls\); penguin stopped reading it as an idle stream$/,
       );
       assert.equal(c.usage, undefined);
       assert.deepEqual(c.completes, []);
@@ -379,21 +451,31 @@ const CASES: Case[] = [
     name: "a response that keeps streaming content is stopped at its overall time bound",
     turns: (p) => [endless(p, "Q")],
     async check(s, protocol) {
+      // The server streams until the client is gone. The first read holds exactly 512 text
+      // events (a run of held deltas is joined into one piece at 512), and the clock passes the
+      // bound as that read is handed on: the response stops right after it, whatever the speed.
+      let t = 0;
       const c = await collect(request(s, protocol), {
         idleTimeoutMs: 60_000,
         responseTimeoutMs: 300,
+        now: () => t,
+        fetch: readsOf([preamble(protocol) + 512], () => (t = 10_000)),
       });
       assert.equal(c.outcome.status, "timeout");
       assert.match(
         c.outcome.error_message!,
-        /\(response longer than 300 ms\): the response was still streaming after [\d.]+ m?s; penguin stopped reading it \(a response may take 30 × model\.timeoutMs/,
+        /\(response longer than 300 ms\): the response was still streaming after 10 s; penguin stopped reading it \(a response may take 30 × model\.timeoutMs/,
       );
       assertPartialDiscipline(c.messages);
       const text = c.completes.find((m) => m.type === "text") as {
         text: string;
         stop_reason: string;
       };
-      assert.match(text.text, /^Q+$/);
+      const deltas = c.messages.flatMap((m) =>
+        m.type === "partial_text" && m.event_type === "delta" ? [m.text] : []
+      );
+      assert.equal(deltas.join(""), "Q".repeat(512), "every text event read was streamed");
+      assert.equal(text.text, deltas.join(""));
       assert.equal(text.stop_reason, "timeout");
       await s.requests[0]!.disconnected;
       assert.equal(s.requests[0]!.clientGone, true);
