@@ -61,7 +61,8 @@ export function refuseAliases(text: string, file: string): void {
     },
     Pair(_, pair) {
       // A `%YAML 1.1` merge key's value is a symbol; a 1.2 document's plain `<<` a string.
-      const key = isScalar(pair.key) ? pair.key.value : undefined;
+      if (!isScalar(pair.key)) return;
+      const key = pair.key.value;
       if (typeof key !== "symbol" && key !== "<<") return;
       at = pair.key.range?.[0] ?? 0;
       what = "the YAML merge key <<";
