@@ -37,16 +37,24 @@ const FACTS =
   `for f in user/max_user_namespaces kernel/unprivileged_userns_clone kernel/apparmor_restrict_unprivileged_userns; do
   if [ -r "/proc/sys/$f" ]; then read -r v <"/proc/sys/$f" && printf 'sysctl:%s %s\\n' "$f" "$v"; fi
 done
-if [ -n "$1" ] && [ -x "$1" ]; then v=$("$1" --version 2>&1); printf 'bwrap-version %s\\n' "\${v%%$'\\n'*}"; fi
+if [ -n "$1" ] && [ -x "$1" ] && [ "$2" = version ]; then v=$("$1" --version 2>&1); printf 'bwrap-version %s\\n' "\${v%%$'\\n'*}"; fi
 sp=$(command -v setpriv) && "$sp" --help 2>&1 | grep -q -- --pdeathsig && printf 'setpriv %s\\n' "$sp"
 if [ -x ${SANDBOX_EXEC} ]; then printf 'sandbox-exec %s\\n' "$(${SANDBOX_EXEC} -p '(version 1)(allow default)' /usr/bin/true 2>&1 && echo works)"; fi
 exit 0
 `;
 
-/** Kernel and tool facts, gathered by one bash run (Deno may not read /proc/sys). */
-export async function facts(bash: string, bwrap: string | undefined): Promise<Map<string, string>> {
+/**
+ * Kernel and tool facts, gathered by one bash run (Deno may not read /proc/sys); bubblewrap's
+ * version (`bwrap-version`) only with `version`: it decides nothing (the probe tries
+ * `--disable-userns` instead) and costs a run of bwrap.
+ */
+export async function facts(
+  bash: string,
+  bwrap: string | undefined,
+  version = false,
+): Promise<Map<string, string>> {
   const out = await new Deno.Command(bash, {
-    args: ["-c", FACTS, "penguin-facts", bwrap ?? ""],
+    args: ["-c", FACTS, "penguin-facts", bwrap ?? "", version ? "version" : ""],
     clearEnv: true,
     env: { PATH: DEFAULT_PATH, LANG: "C" },
     stdin: "null",

@@ -69,6 +69,11 @@ export interface DetectOptions {
   bwrapPath?: string;
   /** Ignore the per-process cache. */
   refresh?: boolean;
+  /**
+   * Also ask bubblewrap for its version, shown in the check's detail (`penguin sandbox check`):
+   * nothing depends on it, so a command's probe does not run `bwrap --version`.
+   */
+  version?: boolean;
 }
 
 const cache = new Map<string, Promise<SandboxReport>>();
@@ -123,7 +128,7 @@ export function locateBwrap(opts: DetectOptions = {}): Promise<BwrapLocation> {
 export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> {
   const key = opts.bwrapPath ?? "";
   const hit = cache.get(key);
-  if (hit && !opts.refresh) return hit;
+  if (hit && !opts.refresh && !opts.version) return hit;
   const report = probe(opts).catch((err): SandboxReport => ({
     usable: false,
     kind: "none",
@@ -168,7 +173,7 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
   }
 
   const found = await locateBwrap(opts);
-  const f = await facts(bash, found.path);
+  const f = await facts(bash, found.path, opts.version === true);
   report.setpriv = f.get("setpriv");
   if (!found.path) {
     checks.push({
@@ -183,7 +188,9 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
     checks.push({
       name: "bubblewrap",
       status: "ok",
-      detail: `${found.path} (${f.get("bwrap-version") ?? "unknown version"})`,
+      detail: opts.version
+        ? `${found.path} (${f.get("bwrap-version") ?? "unknown version"})`
+        : found.path,
     });
   }
 

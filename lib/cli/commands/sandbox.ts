@@ -80,7 +80,7 @@ Exit code: 0 when the sandbox works, 1 when it does not.
 ${ENV_HELP}`,
   async run(args: string[], ctx: CommandContext): Promise<number> {
     const p = parseDeclared("sandbox check", args, CHECK_FLAGS, 0);
-    const report = await detectSandbox(bwrapOverride());
+    const report = await detectSandbox({ ...bwrapOverride(), version: true });
     if (bool(p, "json")) {
       const { usable, kind, failure, checks, seccomp } = report;
       const json = {
