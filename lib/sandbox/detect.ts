@@ -13,6 +13,7 @@ import { facts, findBash, findBwrap, isExecutable, runProbe } from "./_probe.ts"
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import { explainBwrapFailure, INSTALL_HINT, OPT_OUT } from "./_hints.ts";
 import { SECCOMP_BLOCKS, seccompArch } from "./seccomp.ts";
+import { forget, probeKey, recall, remember } from "./_probe_cache.ts";
 
 export { findBash, findBwrap } from "./_probe.ts";
 
@@ -67,7 +68,7 @@ export interface SandboxReport {
 export interface DetectOptions {
   /** Check this bubblewrap binary only. */
   bwrapPath?: string;
-  /** Ignore the per-process cache. */
+  /** Ignore the per-process cache and the answer remembered between processes (`_probe_cache.ts`). */
   refresh?: boolean;
   /**
    * Also ask bubblewrap for its version, shown in the check's detail (`penguin sandbox check`):
@@ -124,12 +125,15 @@ export function locateBwrap(opts: DetectOptions = {}): Promise<BwrapLocation> {
   return found;
 }
 
-/** Probe the machine (cached per process and `bwrapPath`). Never throws. */
+/**
+ * Probe the machine (cached per process and `bwrapPath`, and between
+ * processes as `_probe_cache.ts` says). Never throws.
+ */
 export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> {
   const key = opts.bwrapPath ?? "";
   const hit = cache.get(key);
   if (hit && !opts.refresh && !opts.version) return hit;
-  const report = probe(opts).catch((err): SandboxReport => ({
+  const report = probeOrRecall(opts).catch((err): SandboxReport => ({
     usable: false,
     kind: "none",
     checks: [{
@@ -141,6 +145,49 @@ export function detectSandbox(opts: DetectOptions = {}): Promise<SandboxReport> 
     disableUserns: false,
   }));
   cache.set(key, report);
+  return report;
+}
+
+/** Reports taken from the answer an earlier process remembered. */
+const recalled = new WeakSet<SandboxReport>();
+
+/**
+ * When `report` is a remembered answer (not this process's probe), forget it
+ * here and on disk and probe again: a sandbox that failed to start under it
+ * may have found the machine changed. The new report, or undefined when
+ * `report` was this process's own probe.
+ */
+export async function reprobeRemembered(
+  report: SandboxReport,
+  opts: DetectOptions = {},
+): Promise<SandboxReport | undefined> {
+  if (!recalled.has(report)) return undefined;
+  recalled.delete(report);
+  await forget();
+  return await detectSandbox({ ...opts, refresh: true });
+}
+
+/**
+ * The answer an earlier process remembered for this machine and these binaries, else a probe
+ * (remembered when it found everything working; always with `refresh` or `version`).
+ */
+async function probeOrRecall(opts: DetectOptions): Promise<SandboxReport> {
+  if (Deno.build.os !== "linux") return await probe(opts);
+  const [bash, found] = await Promise.all([findBash(), locateBwrap(opts)]);
+  const key = bash && found.path ? await probeKey(bash, found.path) : undefined;
+  if (bash && found.path && key !== undefined && !opts.refresh && !opts.version) {
+    const kept = await recall(key);
+    if (kept !== undefined) {
+      const report: SandboxReport = { ...kept, bash, bwrap: found.path };
+      recalled.add(report);
+      return report;
+    }
+  }
+  const report = await probe(opts);
+  // Only what the probe ran with: the key's binaries.
+  if (key !== undefined && report.bash === bash && report.bwrap === found.path) {
+    await remember(key, report);
+  }
   return report;
 }
 

@@ -54,7 +54,7 @@ import {
 import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
-import { detectSandbox, locateBwrap, type SandboxReport } from "./detect.ts";
+import { detectSandbox, locateBwrap, reprobeRemembered, type SandboxReport } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
 import { gitWalkRoots, isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
@@ -243,19 +243,11 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   }
   assertPolicyPaths(policy);
   const what = `${describe(opts)} (sandbox ${policy.mode})`;
-  const report = await detectSandbox(policy.bwrapPath ? { bwrapPath: policy.bwrapPath } : {});
+  const report = await detectSandbox(bwrapOf(policy));
   const bash = report.bash;
   if (!bash) throw new PenguinError("runtime", `Cannot run ${what}: bash is not installed`);
   await defaultSignalsForChildren();
-  if (policy.mode !== "off" && !report.usable) {
-    throw new PenguinError(
-      "runtime",
-      `Cannot run ${what}: ${
-        (report.failure ?? "the sandbox does not work here").replace(/\.$/, "")
-      }. ` +
-        `Run "penguin sandbox check" for details and fixes, ${OPT_OUT}.`,
-    );
-  }
+  if (policy.mode !== "off" && !report.usable) throw unusable(what, report);
 
   const plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
   const control = (opts.stdio ?? "merged") === "merged";
@@ -280,9 +272,26 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     child = await startConfined(opts, { report, plan, command, common, maxProcesses: share.limit });
   } catch (err) {
     share.release();
+    // Under an answer remembered by an earlier process, a sandbox that failed to set up has the
+    // machine probed again: when the probe now fails, its explanation is the one to give.
+    if (err instanceof PenguinError && /failed to set up/.test(err.message)) {
+      const again = await reprobeRemembered(report, bwrapOf(policy));
+      if (again !== undefined && !again.usable) throw unusable(what, again);
+    }
     throw err;
   }
   return releaseOnExit(child, () => Promise.resolve(share.release()));
+}
+
+/** The refusal of a command `what` when the probe found the sandbox not working. */
+function unusable(what: string, report: SandboxReport): PenguinError {
+  return new PenguinError(
+    "runtime",
+    `Cannot run ${what}: ${
+      (report.failure ?? "the sandbox does not work here").replace(/\.$/, "")
+    }. ` +
+      `Run "penguin sandbox check" for details and fixes, ${OPT_OUT}.`,
+  );
 }
 
 /** The options every way of starting the command shares. */
