@@ -5,7 +5,7 @@
  *
  * The answer is kept under a key of everything that decides it: the boot
  * (`/proc/sys/kernel/random/boot_id`), the kernel release, the user
- * namespace sysctls, the uid and gid, the architecture, Deno's version and
+ * namespace sysctls, the uid, the architecture, Deno's version and
  * penguin's executable, and the identity (device, inode, size, modification
  * and change time, mode) of the bubblewrap, bash and setpriv binaries. A key fact that cannot
  * be read means no cache.
@@ -115,6 +115,14 @@ async function kernelFacts(bash: string): Promise<Record<string, string> | undef
  */
 export async function probeKey(bash: string, bwrap: string): Promise<string | undefined> {
   if (Deno.build.os !== "linux") return undefined;
+  try {
+    return await keyOf(bash, bwrap);
+  } catch {
+    return undefined; // a fact penguin may not read (its permissions): no cache, the probe runs
+  }
+}
+
+async function keyOf(bash: string, bwrap: string): Promise<string | undefined> {
   const [kernel, bwrapId, bashId, selfId] = await Promise.all([
     kernelFacts(bash),
     identity(bwrap),
@@ -125,13 +133,12 @@ export async function probeKey(bash: string, bwrap: string): Promise<string | un
   // The setpriv the probe finds (on the same PATH), if any: one installed or replaced re-probes.
   const setpriv = kernel.setpriv === undefined ? null : await identity(kernel.setpriv);
   if (setpriv === undefined) return undefined;
-  const uid = Deno.uid(), gid = Deno.gid();
-  if (uid === null || gid === null) return undefined;
+  const uid = Deno.uid();
+  if (uid === null) return undefined;
   return JSON.stringify({
     format: FORMAT,
     kernel,
     uid,
-    gid,
     arch: Deno.build.arch,
     deno: Deno.version.deno,
     self: selfId,

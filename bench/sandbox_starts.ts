@@ -1,0 +1,95 @@
+// How many sandboxes a session starts: `deno run -A bench/sandbox_starts.ts [other checkout ...]`.
+//
+// For each checkout (this repository first), with a run directory of its own (`PENGUIN_RUN_DIR`,
+// empty at first) and a data root of its own, runs a 5-turn `penguin run` (five `exec_command`
+// `echo step-N`, then text) against the scripted model twice, each under
+// `strace -f -e trace=execve`, and counts the execs of bwrap: `bwrap --version` apart from the
+// sandboxes it starts. The second run is a second penguin process on the same machine: what a
+// process remembers from the first one shows there.
+import { join } from "node:path";
+import { startModelServer, turn } from "../tests/support/model_server.ts";
+import { denoDir, REPO } from "../tests/support/cli.ts";
+
+const CHECKOUTS = [REPO, ...Deno.args.map((p) => (p.endsWith("/") ? p : `${p}/`))];
+const base = await Deno.realPath(
+  await Deno.makeTempDir({ dir: "/var/tmp", prefix: "penguin-bench-starts-" }),
+);
+
+function taskArgv(checkout: string): string[] {
+  const task = JSON.parse(Deno.readTextFileSync(`${checkout}deno.json`)).tasks.penguin as string;
+  const words = task.split(/\s+/);
+  return [...words.slice(1, -1), "--config", `${checkout}deno.json`, `${checkout}main.ts`];
+}
+
+let n = 0;
+const server = await startModelServer({
+  maxRequests: 1_000_000,
+  handler: () => {
+    const i = n++ % 6;
+    return i < 5 ? turn.toolCall("exec_command", { cmd: `echo step-${i}` }) : turn.text("done");
+  },
+});
+
+for (const [i, c] of CHECKOUTS.entries()) {
+  const dir = join(base, `c${i}`);
+  const [home, ws, root, run] = ["home", "ws", "root", "run"].map((d) => join(dir, d));
+  for (const d of [home, ws]) await Deno.mkdir(d, { recursive: true });
+  const env = {
+    NO_COLOR: "1",
+    HOME: home,
+    DENO_DIR: denoDir(),
+    PATH: Deno.env.get("PATH") ?? "",
+    PENGUIN_RUN_DIR: run,
+  };
+  const penguin = async (args: string[], trace?: string) => {
+    const argv = [...taskArgv(c), ...args];
+    const out = await new Deno.Command(trace ? "strace" : Deno.execPath(), {
+      args: trace
+        ? [
+          "-f",
+          "-qq",
+          "-e",
+          "trace=execve",
+          "-s",
+          "256",
+          "-v",
+          "-o",
+          trace,
+          Deno.execPath(),
+          ...argv,
+        ]
+        : argv,
+      env,
+      clearEnv: true,
+      cwd: ws,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  };
+  await penguin([
+    ...["--root", root, "config", "model", "add", "--provider", "custom", "--model-id", "m"],
+    ...["--base-url", server.baseUrl("openai-chat"), "--api-key", "dummy"],
+    ...["--client-type", "openai-chat", "--context-window", "1000000", "--set-default"],
+  ]);
+  for (const round of [1, 2]) {
+    const log = join(dir, `strace-${round}.log`);
+    n = 0;
+    await penguin(
+      ["run", "--root", root, "--workspace", ws, "--approve", "allow-all", "-m", "go"],
+      log,
+    );
+    const execs = [
+      ...(await Deno.readTextFile(log)).matchAll(/execve\("([^"]*\/bwrap)", \[([^\]]*)/g),
+    ]
+      .map((m) => m[2]!);
+    const version = execs.filter((a) => /"--version"/.test(a)).length;
+    console.log(
+      `${c} run ${round}: bwrap --version ${version}, sandboxes ${execs.length - version}`,
+    );
+  }
+}
+server.close?.();
+if (!Deno.env.get("KEEP")) await Deno.remove(base, { recursive: true });
+else console.log(base);
