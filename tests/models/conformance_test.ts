@@ -366,7 +366,7 @@ const CASES: Case[] = [
       return [{ ...t, stall_after: eventsThrough(p, t, "nswer th") }];
     },
     async check(s, protocol) {
-      const c = await collect(request(s, protocol), { idleTimeoutMs: 150 });
+      const c = await collect(request(s, protocol), { idleTimeoutMs: 1_000 });
       assert.equal(c.outcome.status, "timeout");
       assert.match(c.outcome.error_message!, /idle timeout/);
       assert.equal(c.usage, undefined);
