@@ -16,14 +16,8 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { CompleteMessage, OmniMessage, ToolCallMessage } from "../protocol/types.ts";
 import type { ApprovalVerdict } from "./approval.ts";
 import { nextBackgroundReports } from "./background_reports.ts";
-import {
-  continueGoal,
-  type GoalLimits,
-  type GoalResult,
-  resolveGoalLimits,
-  runGoal,
-  startGoal,
-} from "./goal.ts";
+import type { GoalResult } from "./goal.ts";
+import { type GoalLimits, resolveGoalLimits } from "./goal_limits.ts";
 import { type RunOutcome, trackOutcome } from "./outcome.ts";
 import type { RunOptions, Session } from "./session.ts";
 import { withSkills } from "./skills_block.ts";
@@ -170,6 +164,8 @@ export async function runGoalRounds(
     );
   }
   const skills = o.skills ?? [];
+  // The goal loop (and GOAL.yaml's parser) is loaded only for a goal.
+  const { continueGoal, runGoal, startGoal } = await import("./goal.ts");
   const plan = o.message !== undefined
     ? await startGoal(session, withSkills(o.message, skills))
     : await continueGoal(session);

@@ -6,7 +6,7 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
-import { DEFAULT_BUDGET, DEFAULT_MAX_ROUNDS } from "../../agent/goal.ts";
+import { DEFAULT_BUDGET, DEFAULT_MAX_ROUNDS } from "../../agent/goal_limits.ts";
 import { formatTokens } from "../../display/numbers.ts";
 import { type Flag, positiveInteger } from "../args.ts";
 

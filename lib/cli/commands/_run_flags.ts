@@ -8,7 +8,7 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
 import { POLICY_FILE_HELP } from "./_workspace_policy.ts";
 import { BUDGET, GOAL, MAX_ROUNDS } from "./_goal_flags.ts";
-import { DEFAULT_BUDGET, DEFAULT_MAX_ROUNDS } from "../../agent/goal.ts";
+import { DEFAULT_BUDGET, DEFAULT_MAX_ROUNDS } from "../../agent/goal_limits.ts";
 import { formatTokens } from "../../display/numbers.ts";
 import {
   checkWorkspace,
