@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createAgent } from "../lib/agent/mod.ts";
 import { DEFAULT_COMPACTION_PROMPT } from "../lib/state/default_prompts.ts";
-import { loadSystemConfig, saveSystemConfig } from "../lib/state/system_config.ts";
+import { loadSystemConfig, saveSystemConfig } from "../lib/state/system_config_parse.ts";
 import { parseTraceFileName } from "../lib/trace/paths.ts";
 import {
   type RecordedRequest,

@@ -31,7 +31,10 @@ function sample(schema: Record<string, unknown> | undefined): unknown {
   }
 }
 
-const { servers } = parseMcpServers([{ name: "conformance", config: { url } }], "(conformance)");
+const { servers } = await parseMcpServers(
+  [{ name: "conformance", config: { url } }],
+  "(conformance)",
+);
 const conn = await connectServer(servers[0]!, { policy: createPolicy({ workspace: Deno.cwd() }) });
 try {
   console.log(`[${scenario}] connected; tools: ${conn.tools.map((t) => t.name).join(", ")}`);

@@ -189,14 +189,14 @@ async function sessionMemory(base: AgentBase, realWorkspace: string): Promise<Se
 }
 
 /** The agent's MCP servers minus the denied ones; configuration problems are warned. */
-function mcpServersOf(
+async function mcpServersOf(
   base: AgentBase,
   deny: "all" | readonly string[] | undefined,
   warn: (line: string) => void,
-): McpServerConfig[] {
+): Promise<McpServerConfig[]> {
   const entries = base.systemConfig.tools?.mcpServers ?? [];
   if (deny === "all" || entries.length === 0) return [];
-  const { servers, warnings } = parseMcpServers(entries, base.paths.systemConfig);
+  const { servers, warnings } = await parseMcpServers(entries, base.paths.systemConfig);
   for (const w of warnings) warn(`[penguin] ${w}`);
   return servers.filter((s) => !deny?.includes(s.name));
 }
@@ -259,7 +259,7 @@ export async function sessionParts(
     }),
     // Server logs lie under the data root, out of the model's sight (its commands read the
     // scratchpad); a server may log the token its entry gives it.
-    mcpToolSource(mcpServersOf(base, opts.mcpDeny, warn), {
+    mcpToolSource(await mcpServersOf(base, opts.mcpDeny, warn), {
       logDir: sessionMcpLogDir(ref, core.meta.session_id),
     }),
     ...(opts.tools ?? []),

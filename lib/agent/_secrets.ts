@@ -4,7 +4,7 @@
 import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { mcpSecrets } from "../mcp/secrets.ts";
-import { parseMcpServers } from "../state/mcp_servers.ts";
+import { mcpServerConfigs } from "../state/mcp_servers.ts";
 import type { ProjectConfig } from "../state/project_config_types.ts";
 import type { SystemConfig } from "../state/system_config.ts";
 import type { Secret } from "../tools/secret_mask.ts";
@@ -45,5 +45,5 @@ export function apiKeySecrets(
 export function agentMcpSecrets(systemConfig: SystemConfig): Secret[] {
   const entries = systemConfig.tools?.mcpServers ?? [];
   if (entries.length === 0) return [];
-  return mcpSecrets(parseMcpServers(entries, "system_config.yaml").servers);
+  return mcpSecrets(mcpServerConfigs(entries));
 }

@@ -11,7 +11,7 @@
  */
 import type { OmniMessage } from "../protocol/types.ts";
 import { agentPaths, type AgentRef } from "../state/paths.ts";
-import { loadSystemConfig } from "../state/system_config.ts";
+import { loadSystemConfig } from "../state/system_config_parse.ts";
 import { loadVault } from "../state/vault.ts";
 import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { maskRecord } from "./_mask_history.ts";

@@ -2,10 +2,11 @@
  * Error messages for malformed config files: the file path, the line (and
  * column when known) and what was expected. Parse errors come from
  * smol-toml / yaml; schema errors from zod issues mapped back to a line.
+ * The YAML locator is apart (_yaml_locator.ts): it needs the `yaml`
+ * library, which a start that parses no YAML does not load.
  *
  * @module
  */
-import { isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from "yaml";
 import { PenguinError } from "../protocol/errors.ts";
 import { parse as parseToml } from "smol-toml";
 
@@ -244,41 +245,5 @@ export function tomlLocator(src: string): Locator {
       if (pos) return pos;
     }
     return undefined;
-  };
-}
-
-// ---------------------------------------------------------------------------
-// YAML locator: walk the parsed document's nodes and map offsets to lines.
-
-/** A {@linkcode Locator} over a parsed YAML document. */
-export function yamlLocator(contents: unknown, lineCounter: LineCounter): Locator {
-  return (path) => {
-    let node: unknown = contents;
-    let offset: number | undefined = (node as Node | null)?.range?.[0];
-    let matched = 0;
-    for (let i = 0; i < path.length; i++) {
-      const seg = path[i];
-      const last = i === path.length - 1;
-      if (isMap(node)) {
-        const pair = (node.items as Pair[]).find((p) =>
-          (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(seg)
-        );
-        if (!pair) break;
-        matched++;
-        offset = (pair.key as Node | null)?.range?.[0] ?? offset;
-        node = pair.value;
-        const valueOffset = (node as Node | null)?.range?.[0];
-        if (last && valueOffset !== undefined && !isMap(node) && !isSeq(node)) offset = valueOffset;
-      } else if (isSeq(node) && typeof seg === "number") {
-        const item = node.items[seg];
-        if (item === undefined) break;
-        matched++;
-        node = item;
-        offset = (item as Node | null)?.range?.[0] ?? offset;
-      } else break;
-    }
-    if (offset === undefined || (matched === 0 && path.length > 0)) return undefined;
-    const lp = lineCounter.linePos(offset);
-    return { line: lp.line, column: lp.col };
   };
 }

@@ -175,6 +175,16 @@ export async function openRegularFile(
   }
 }
 
+/** The bytes of the file at `path`, or undefined when it does not exist (other failures throw). */
+export async function readBytesIfExists(path: string): Promise<Uint8Array | undefined> {
+  try {
+    return await Deno.readFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    throw fsFailure(err, "read", path) ?? err;
+  }
+}
+
 /** The file's text, or undefined when it does not exist. */
 export async function readTextIfExists(path: string): Promise<string | undefined> {
   try {

@@ -7,21 +7,18 @@
  * No skills library and no example benchmark are provisioned. An agent
  * without `system_config.yaml` is first checked, under the agent's state
  * lock, for an `agent import` interrupted between its renames (repaired:
- * see agent_state_swap.ts).
+ * see agent_state_swap.ts). An unchanged `system_config.yaml` is read
+ * from its parsed-config cache (system_config_cache.ts).
  *
  * @module
  */
-import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
+import { mkdirPrivate, readBytesIfExists, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 import { readAgentsMd } from "./agents_md.ts";
 import { lockAgentState, recoverAgentStateSwap } from "./agent_state_swap.ts";
 import { DEFAULT_AGENT_ID } from "./ids.ts";
 import { type AgentPaths, agentPaths, type AgentRef } from "./paths.ts";
-import {
-  defaultSystemConfig,
-  parseSystemConfig,
-  saveSystemConfig,
-  type SystemConfig,
-} from "./system_config.ts";
+import { defaultSystemConfig, type SystemConfig } from "./system_config.ts";
+import { systemConfigOf } from "./system_config_cache.ts";
 import type { BuiltinToolConfig } from "./system_config.ts";
 
 /** Built-in identity of `default_agent`. */
@@ -73,6 +70,8 @@ async function initAgent(
   }
   const identity = ref.agentId === DEFAULT_AGENT_ID ? DEFAULT_AGENT_PRESET : { name: ref.agentId };
   const cfg = defaultSystemConfig(identity, opts.builtinTools);
+  // The YAML writer is loaded only here, when an agent is created.
+  const { saveSystemConfig } = await import("./system_config_parse.ts");
   await saveSystemConfig(paths.systemConfig, cfg);
   created(paths.systemConfig);
   return cfg;
@@ -85,18 +84,18 @@ async function initAgent(
  */
 export async function loadOrInitAgent(ref: AgentRef, opts: InitOptions = {}): Promise<LoadedAgent> {
   const paths = agentPaths(ref);
-  let text = await readTextIfExists(paths.systemConfig);
+  let bytes = await readBytesIfExists(paths.systemConfig);
   let systemConfig: SystemConfig | undefined;
   let created = false;
   let recovered: string[] = [];
-  if (text === undefined) {
+  if (bytes === undefined) {
     // A new agent, or an `agent import` between its renames (or one that
     // died there): under the state lock, repaired first, then read again.
     const release = await lockAgentState(paths);
     try {
       recovered = await recoverAgentStateSwap(paths);
-      text = await readTextIfExists(paths.systemConfig);
-      if (text === undefined) {
+      bytes = await readBytesIfExists(paths.systemConfig);
+      if (bytes === undefined) {
         systemConfig = await initAgent(ref, paths, opts);
         created = true;
       }
@@ -104,7 +103,7 @@ export async function loadOrInitAgent(ref: AgentRef, opts: InitOptions = {}): Pr
       release();
     }
   }
-  systemConfig ??= parseSystemConfig(text!, paths.systemConfig);
+  systemConfig ??= await systemConfigOf(bytes!, paths.systemConfig);
   return {
     ref,
     paths,

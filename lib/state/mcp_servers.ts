@@ -29,15 +29,15 @@
  * written. A malformed entry never stops a session: {@linkcode parseMcpServers}
  * returns it as a warning, and the other servers still load.
  *
+ * Editing the file (`penguin mcp add|remove`) and locating an entry's line
+ * need the YAML library: they are in mcp_servers_yaml.ts and
+ * _mcp_entry_lines.ts, loaded only then.
+ *
  * @module
  */
 import { isAbsolute } from "node:path";
-import { Document, isMap, isSeq, LineCounter, YAMLMap, YAMLSeq } from "yaml";
-import { parseYamlDocument, YAML_CONFIG_MAX_NODES } from "./bounded_yaml.ts";
 import { z } from "zod";
 import { PenguinError } from "../protocol/errors.ts";
-import { type Locator, yamlLocator, yamlSyntaxError } from "./_config_errors.ts";
-import { writeFileAtomic } from "./_fs.ts";
 
 /** A server name: letters, digits, `_` and `-`, starting with a letter or digit. */
 export const MCP_SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -196,100 +196,52 @@ function parseEntry(entry: unknown): McpServerConfig | string {
   return { ...common, transport, url: c.url, headers: c.headers ?? {} };
 }
 
-/**
- * Read `tools.mcpServers`. Invalid entries and repeated names are skipped,
- * each with a warning naming the entry (`file` says where it came from).
- */
-export function parseMcpServers(entries: readonly unknown[], file: string): McpServersResult {
+/** The entries' valid servers, and why each other entry is skipped (by its index). */
+function checkMcpEntries(
+  entries: readonly unknown[],
+): { servers: McpServerConfig[]; skipped: { index: number; reason: string }[] } {
   const servers: McpServerConfig[] = [];
-  const warnings: string[] = [];
+  const skipped: { index: number; reason: string }[] = [];
   const seen = new Set<string>();
-  const at = entryLines(file);
-  entries.forEach((entry, i) => {
+  entries.forEach((entry, index) => {
     const server = parseEntry(entry);
-    if (typeof server === "string") {
-      warnings.push(`${at(i)}: tools.mcpServers[${i}]: ${server}; server skipped`);
-    } else if (seen.has(server.name)) {
-      warnings.push(
-        `${at(i)}: tools.mcpServers[${i}]: the name ${server.name} is used twice; server skipped`,
-      );
+    if (typeof server === "string") skipped.push({ index, reason: server });
+    else if (seen.has(server.name)) {
+      skipped.push({ index, reason: `the name ${server.name} is used twice` });
     } else {
       seen.add(server.name);
       servers.push(server);
     }
   });
-  return { servers, warnings };
+  return { servers, skipped };
+}
+
+/** The valid servers of `tools.mcpServers` (see {@linkcode parseMcpServers}), without warnings. */
+export function mcpServerConfigs(entries: readonly unknown[]): McpServerConfig[] {
+  return checkMcpEntries(entries).servers;
 }
 
 /**
- * `file:line` of entry i of `tools.mcpServers` in `file`, or `file` alone when
- * it cannot be read or located. The file is read (once) only when a warning
- * needs it.
+ * Read `tools.mcpServers`. Invalid entries and repeated names are skipped,
+ * each with a warning naming the entry (`file` says where it came from:
+ * the file is read, and its YAML parser loaded, only when a warning needs
+ * a line).
  */
-function entryLines(file: string): (i: number) => string {
-  let locate: Locator | undefined | null = null;
-  return (i) => {
-    if (locate === null) {
-      try {
-        const lineCounter = new LineCounter();
-        const doc = parseYamlDocument(Deno.readTextFileSync(file), file, {
-          lineCounter,
-          maxNodes: YAML_CONFIG_MAX_NODES,
-        });
-        locate = yamlLocator(doc.contents, lineCounter);
-      } catch {
-        locate = undefined;
-      }
-    }
-    const pos = locate?.(["tools", "mcpServers", i]);
-    return pos === undefined ? file : `${file}:${pos.line}`;
-  };
+export async function parseMcpServers(
+  entries: readonly unknown[],
+  file: string,
+): Promise<McpServersResult> {
+  const { servers, skipped } = checkMcpEntries(entries);
+  if (skipped.length === 0) return { servers, warnings: [] };
+  const at = await (await import("./_mcp_entry_lines.ts")).mcpEntryLines(file);
+  const warnings = skipped.map(({ index, reason }) =>
+    `${at(index)}: tools.mcpServers[${index}]: ${reason}; server skipped`
+  );
+  return { servers, warnings };
 }
 
-/** The `config` mapping written for a server by {@linkcode addMcpServer}. */
+/** The `config` mapping written for a server by `addMcpServer` (mcp_servers_yaml.ts). */
 export type McpServerEntryConfig = Record<string, unknown>;
-
-async function loadDocument(path: string): Promise<Document> {
-  const text = await Deno.readTextFile(path);
-  const doc = parseYamlDocument(text, path, {
-    lineCounter: new LineCounter(),
-    maxNodes: YAML_CONFIG_MAX_NODES,
-  });
-  if (doc.errors.length > 0) throw yamlSyntaxError(path, doc.errors[0]);
-  if (!isMap(doc.contents)) {
-    throw new PenguinError("config", `Cannot edit "${path}": expected a YAML mapping at the top`);
-  }
-  return doc;
-}
-
-/** `parent[key]`; when absent (or null) and `make` is given, set to what it makes first. */
-function childNode(parent: Document | YAMLMap, key: string, make?: () => unknown): unknown {
-  const value = parent.get(key);
-  if ((value !== undefined && value !== null) || make === undefined) return value ?? undefined;
-  parent.set(key, make());
-  return parent.get(key);
-}
-
-function serverList(doc: Document, path: string, create: boolean): YAMLSeq | undefined {
-  const tools = childNode(doc, "tools", create ? () => new YAMLMap() : undefined);
-  if (tools === undefined) return undefined;
-  if (!isMap(tools)) {
-    throw new PenguinError("config", `Cannot edit "${path}": tools is not a mapping`);
-  }
-  const list = childNode(tools, "mcpServers", create ? () => new YAMLSeq() : undefined);
-  if (list === undefined) return undefined;
-  if (!isSeq(list)) {
-    throw new PenguinError("config", `Cannot edit "${path}": tools.mcpServers is not a list`);
-  }
-  // The default file says `mcpServers: []`: entries added to it are written in block style
-  // (one key a line), not folded into that one-line flow list.
-  if (create) list.flow = false;
-  return list;
-}
-
-function entryName(item: unknown): unknown {
-  return isMap(item) ? item.get("name") : undefined;
-}
 
 /** The server an entry `{name, config}` describes; a usage error saying what is wrong otherwise. */
 export function checkMcpServer(name: string, config: McpServerEntryConfig): McpServerConfig {
@@ -306,36 +258,4 @@ export function checkMcpServer(name: string, config: McpServerEntryConfig): McpS
     throw new PenguinError("usage", `Invalid MCP server: ${server}`);
   }
   return server;
-}
-
-/**
- * Add (or replace) the server `name` in the config file at `path`, keeping
- * the rest of the file, comments included. Returns true when an entry of
- * that name was replaced.
- */
-export async function addMcpServer(
-  path: string,
-  name: string,
-  config: McpServerEntryConfig,
-): Promise<boolean> {
-  checkMcpServer(name, config);
-  const doc = await loadDocument(path);
-  const list = serverList(doc, path, true)!;
-  const node = doc.createNode({ name, config }, { flow: false });
-  const at = list.items.findIndex((item) => entryName(item) === name);
-  if (at >= 0) list.items[at] = node;
-  else list.items.push(node);
-  await writeFileAtomic(path, doc.toString({ lineWidth: 0 }), 0o644);
-  return at >= 0;
-}
-
-/** Remove the server `name` from the config file at `path`; false when there was none. */
-export async function removeMcpServer(path: string, name: string): Promise<boolean> {
-  const doc = await loadDocument(path);
-  const list = serverList(doc, path, false);
-  const at = list ? list.items.findIndex((item) => entryName(item) === name) : -1;
-  if (!list || at < 0) return false;
-  list.items.splice(at, 1);
-  await writeFileAtomic(path, doc.toString({ lineWidth: 0 }), 0o644);
-  return true;
 }

@@ -54,7 +54,7 @@ import {
 } from "./agent_state_swap.ts";
 import type { AgentPaths } from "./paths.ts";
 import { dropIncludeContent, snapshotReach } from "./snapshot_reach.ts";
-import { parseSystemConfig } from "./system_config.ts";
+import { parseSystemConfig } from "./system_config_parse.ts";
 import { maskFile, secretInName, type TextMask } from "./snapshot_mask.ts";
 import { refuseAliases, withoutMcpSecrets } from "./snapshot_secrets.ts";
 import { withoutTelemetrySecrets } from "./snapshot_telemetry.ts";

@@ -31,7 +31,7 @@
  * @module
  */
 import { parseYamlDocument, YAML_MAX_ALIAS_COUNT } from "./bounded_yaml.ts";
-import { parseMcpServers } from "./mcp_servers.ts";
+import { mcpServerConfigs } from "./mcp_servers.ts";
 import { parseScheduledTask } from "./schedule.ts";
 import type { SystemConfig } from "./system_config.ts";
 
@@ -46,7 +46,6 @@ export interface ReachFile {
 }
 
 /** Where the archive's config file is named in messages. */
-const CONFIG = "agent_state/system_config.yaml";
 
 /** Everything an archive sets up that reaches off the machine or runs programs, in words. */
 export function snapshotReach(config: SystemConfig, files: readonly ReachFile[]): string[] {
@@ -89,8 +88,7 @@ function telemetryReach(config: SystemConfig): string[] {
 
 /** Every MCP server of the archive's configuration, in words. */
 function mcpReach(entries: readonly unknown[]): string[] {
-  const { servers } = parseMcpServers(entries, CONFIG);
-  return servers.map((s) => {
+  return mcpServerConfigs(entries).map((s) => {
     const unasked = s.permission === "r"
       ? "; its tools are marked read-only, so --approve read-only runs them unasked"
       : "";

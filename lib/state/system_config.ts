@@ -3,14 +3,13 @@
  * keys are not filled in on load; they fall back at their use site through
  * {@linkcode resolveSystemConfig}. Unknown keys are kept.
  *
+ * Reading and writing the file (the YAML parser) and the schema are apart
+ * (system_config_parse.ts, _system_config_schema.ts): an agent's start reads its configuration from
+ * a cache when the file is unchanged (system_config_cache.ts), and then
+ * loads no YAML library.
+ *
  * @module
  */
-import { dirname } from "node:path";
-import { LineCounter, stringify } from "yaml";
-import { parseYamlDocument, YAML_CONFIG_MAX_NODES, YAML_MAX_ALIAS_COUNT } from "./bounded_yaml.ts";
-import { z } from "zod";
-import { schemaError, yamlLocator, yamlSyntaxError, zodProblems } from "./_config_errors.ts";
-import { mkdirPrivate, writeFileAtomic } from "./_fs.ts";
 import {
   DEFAULT_COMPACTION_PROMPT,
   DEFAULT_MEMORY_PROMPT,
@@ -36,62 +35,6 @@ export const AGENT_THINKING_LEVELS: readonly AgentThinkingLevel[] = [
   "xhigh",
   "max",
 ];
-
-const str = z.string({ error: "expected a string" });
-const int = z.number({ error: "expected an integer" }).int({ error: "expected an integer" });
-const bool = z.boolean({ error: "expected true or false" });
-const section = <T extends z.ZodRawShape>(shape: T) =>
-  z.looseObject(shape, { error: "expected a mapping" });
-const toggle = section({ enabled: bool.optional(), prompt: str.optional() });
-
-const schema = z.looseObject({
-  name: str.optional(),
-  description: str.optional(),
-  // Invalid versions are not an error: they read as 1 (see resolveSystemConfig).
-  version: z.unknown().optional(),
-  kernel_version: z.preprocess((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v), str)
-    .optional(),
-  system_prompt: z.string({
-    error: "expected a string (the system prompt template; the field is required)",
-  }),
-  max_turns: int.optional(),
-  model: section({
-    max_tokens: int.optional(),
-    thinking_level: z.enum(AGENT_THINKING_LEVELS as [AgentThinkingLevel, ...AgentThinkingLevel[]])
-      .optional(),
-    timeoutMs: z.number({ error: "expected a number of milliseconds" }).optional(),
-  }).optional(),
-  compaction: section({
-    max_context_length: int.optional(),
-    max_session_turns: int.optional(),
-    mode: z.unknown().optional(),
-    prompt: str.optional(),
-  }).optional(),
-  memory: section({
-    enabled: bool.optional(),
-    prompt: str.optional(),
-    workspace_prompt: str.optional(),
-  })
-    .optional(),
-  vault: toggle.optional(),
-  skills: toggle.optional(),
-  schedules: toggle.optional(),
-  telemetry: section({
-    otlp: section({
-      endpoint: str.optional(),
-      traces_endpoint: str.optional(),
-      headers: z.record(z.string(), str, { error: "expected a mapping of header names to strings" })
-        .optional(),
-    }).optional(),
-    include_content: bool.optional(),
-  }).optional(),
-  tools: section({
-    builtin: z.array(z.looseObject({ name: str }, { error: "expected a mapping with a name" }), {
-      error: "expected a list of tool settings",
-    }).optional(),
-    mcpServers: z.array(z.unknown(), { error: "expected a list of MCP servers" }).optional(),
-  }).optional(),
-}, { error: "expected a mapping with at least a system_prompt field" });
 
 /** One `tools.builtin` entry: a tool name plus its settings (description, parameters, permission, timeout overrides). */
 export interface BuiltinToolConfig {
@@ -312,41 +255,4 @@ export function defaultSystemConfig(
       ...cfg,
     }
     : cfg;
-}
-
-/** Parse and validate YAML `text`; `file` names the file in errors (with line and column). */
-export function parseSystemConfig(text: string, file: string): SystemConfig {
-  const lineCounter = new LineCounter();
-  const doc = parseYamlDocument(text, file, {
-    lineCounter,
-    prettyErrors: true,
-    maxNodes: YAML_CONFIG_MAX_NODES,
-  });
-  if (doc.errors.length > 0) throw yamlSyntaxError(file, doc.errors[0]);
-  const value = doc.toJS({ maxAliasCount: YAML_MAX_ALIAS_COUNT });
-  const result = schema.safeParse(value, { reportInput: true });
-  if (!result.success) {
-    throw schemaError(
-      file,
-      zodProblems(result.error.issues),
-      yamlLocator(doc.contents, lineCounter),
-    );
-  }
-  return result.data as SystemConfig;
-}
-
-/** Load the file at `path` (it must exist). */
-export async function loadSystemConfig(path: string): Promise<SystemConfig> {
-  return parseSystemConfig(await Deno.readTextFile(path), path);
-}
-
-/** Render `cfg` as YAML (multi-line strings as literal blocks, no line folding). */
-export function renderSystemConfig(cfg: SystemConfig): string {
-  return stringify(cfg, { lineWidth: 0 });
-}
-
-/** Write `cfg` to `path` atomically (mode 0644), creating parent dirs (0700). */
-export async function saveSystemConfig(path: string, cfg: SystemConfig): Promise<void> {
-  await mkdirPrivate(dirname(path));
-  await writeFileAtomic(path, renderSystemConfig(cfg), 0o644);
 }

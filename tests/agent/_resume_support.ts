@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { isComplete } from "../../lib/protocol/guards.ts";
 import type { CompleteMessage, OmniMessage } from "../../lib/protocol/types.ts";
-import { loadSystemConfig, saveSystemConfig } from "../../lib/state/system_config.ts";
+import { loadSystemConfig, saveSystemConfig } from "../../lib/state/system_config_parse.ts";
 import { DEFAULT_COMPACTION_PROMPT } from "../../lib/state/default_prompts.ts";
 import { type ModelServer, type ScriptedTurn, startModelServer } from "../support/model_server.ts";
 

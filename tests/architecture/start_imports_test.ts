@@ -28,6 +28,9 @@ const HEAVY: Record<string, string> = {
   "lib/sandbox/_workspace_policy_parse.ts":
     "penguin.jsonc's parser and zod schemas (built at import): only when a workspace has the file",
   "lib/inspect/markdown_html.ts": "Markdown as HTML: only for `trace export --format html`",
+  "npm:yaml":
+    "the YAML library (74 CommonJS files): only when a YAML file is parsed (a changed system_config.yaml, a goal, MCP warnings)",
+  "lib/agent/goal.ts": "the goal loop and GOAL.yaml's parser: only for --goal",
   "lib/tools/mod.ts": "the tool layer's barrel: import by name from the defining file",
   "lib/sandbox/mod.ts": "the sandbox's barrel (spawners, pager, detection): import by name",
 };
@@ -109,6 +112,8 @@ const DEFERRED = [
   "npm:marked",
   "npm:jsonc-parser",
   "lib/sandbox/_workspace_policy_parse.ts",
+  "npm:yaml",
+  "lib/agent/goal.ts",
 ];
 
 Deno.test("every deferred module is still in the graph deno compile bundles", async () => {

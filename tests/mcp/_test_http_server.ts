@@ -32,7 +32,7 @@ export async function withTestHttpServer(
     },
   );
   const url = `http://127.0.0.1:${server.addr.port}/mcp`;
-  const { servers } = parseMcpServers([{ name: "s", config: { url } }], "test");
+  const { servers } = await parseMcpServers([{ name: "s", config: { url } }], "test");
   const dir = await Deno.makeTempDir({ prefix: opts.prefix });
   try {
     const conn = await connectServer(servers[0]!, {

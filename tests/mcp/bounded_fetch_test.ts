@@ -118,7 +118,7 @@ Deno.test("a request leaves the pending map however its body ends", async () => 
 
 Deno.test("an interrupted call to a server whose answer never ends stops the HTTP response", async () => {
   await using hostile = startHostileMcpServer("trickle");
-  const { servers } = parseMcpServers([{ name: "t", config: { url: hostile.url } }], "test");
+  const { servers } = await parseMcpServers([{ name: "t", config: { url: hostile.url } }], "test");
   const dir = await Deno.makeTempDir({ prefix: "penguin-mcph-" });
   try {
     const policy = createPolicy({ workspace: dir, dataRoot: dir });

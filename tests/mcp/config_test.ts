@@ -8,8 +8,8 @@ import {
   removeMcpServer,
 } from "../../lib/state/mod.ts";
 
-Deno.test("a command means stdio, a url means Streamable HTTP, sse only when written", () => {
-  const { servers, warnings } = parseMcpServers([
+Deno.test("a command means stdio, a url means Streamable HTTP, sse only when written", async () => {
+  const { servers, warnings } = await parseMcpServers([
     { name: "files", config: { command: "npx", args: ["-y", "pkg"], env: { A: "1" } } },
     { name: "web", config: { url: "https://example.com/mcp", headers: { K: "v" } } },
     { name: "old", config: { transport: "sse", url: "http://127.0.0.1:9/sse" } },
@@ -28,8 +28,8 @@ Deno.test("a command means stdio, a url means Streamable HTTP, sse only when wri
   });
 });
 
-Deno.test("stdio servers have the network off unless their sandbox block turns it on", () => {
-  const { servers } = parseMcpServers([
+Deno.test("stdio servers have the network off unless their sandbox block turns it on", async () => {
+  const { servers } = await parseMcpServers([
     { name: "a", config: { command: "x" } },
     { name: "b", config: { command: "x", sandbox: { network: "on", writable: ["/srv/c"] } } },
     { name: "c", config: { command: "x", sandbox: { network: true } } },
@@ -47,8 +47,8 @@ Deno.test("stdio servers have the network off unless their sandbox block turns i
   );
 });
 
-Deno.test("invalid entries and repeated names are skipped with one warning each, naming the entry", () => {
-  const { servers, warnings } = parseMcpServers([
+Deno.test("invalid entries and repeated names are skipped with one warning each, naming the entry", async () => {
+  const { servers, warnings } = await parseMcpServers([
     { name: "ok", config: { command: "x" } },
     { name: "bad name", config: { command: "x" } },
     { name: "nothing", config: {} },

@@ -38,7 +38,7 @@ async function connect(
     ? await visibleTempDir("penguin-mcp-root-")
     : await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-mcp-root-" }));
   const policy = createPolicy({ workspace, dataRoot, ...policyExtra });
-  const { servers, warnings } = parseMcpServers(entries, "system_config.yaml");
+  const { servers, warnings } = await parseMcpServers(entries, "system_config.yaml");
   assert.deepEqual(warnings, []);
   const lines: string[] = [];
   const { connections, results } = await connectAll(servers, {

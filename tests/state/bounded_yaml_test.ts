@@ -7,7 +7,7 @@ import {
   YAML_CONFIG_MAX_NODES,
   YAML_MAX_CHARS,
 } from "../../lib/state/bounded_yaml.ts";
-import { parseSystemConfig } from "../../lib/state/system_config.ts";
+import { parseSystemConfig } from "../../lib/state/system_config_parse.ts";
 import { parseGoalFile } from "../../lib/state/goal_file.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { YAMLParseError } from "yaml";

@@ -5,12 +5,14 @@ import { DEFAULT_SYSTEM_PROMPT } from "../../lib/state/default_prompts.ts";
 import {
   defaultSystemConfig,
   KERNEL_VERSION,
+  resolveSystemConfig,
+} from "../../lib/state/system_config.ts";
+import {
   loadSystemConfig,
   parseSystemConfig,
   renderSystemConfig,
-  resolveSystemConfig,
   saveSystemConfig,
-} from "../../lib/state/system_config.ts";
+} from "../../lib/state/system_config_parse.ts";
 
 Deno.test("omitted keys fall back to the documented defaults at resolve time", () => {
   const cfg = parseSystemConfig("system_prompt: hello\n", "f");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseSystemConfig } from "../../lib/state/system_config.ts";
+import { parseSystemConfig } from "../../lib/state/system_config_parse.ts";
 import { parseOtlpHeaders, resolveTelemetry, TELEMETRY_ENV } from "../../lib/telemetry/config.ts";
 
 Deno.test("system_config.yaml's telemetry section is read and checked like the rest", () => {

@@ -385,7 +385,7 @@ async function configured(ctx: CommandContext, t: Target): Promise<McpServerConf
     agentInitOptions(),
   );
   const entries = agent.systemConfig.tools?.mcpServers ?? [];
-  const { servers, warnings } = parseMcpServers(entries, t.configPath);
+  const { servers, warnings } = await parseMcpServers(entries, t.configPath);
   for (const w of warnings) ctx.io.err(`penguin: warning: ${w}\n`);
   return servers;
 }
