@@ -302,9 +302,9 @@ Deno.test("SIGTERM mid-tool stops a long command: exit 1, aborted output recorde
   });
 });
 
-for (const signal of ["SIGHUP", "SIGQUIT", "SIGALRM", "SIGXCPU"] as const) {
+for (const signal of ["SIGHUP", "SIGQUIT", "SIGALRM", "SIGXCPU", "SIGABRT", "SIGIO"] as const) {
   Deno.test(`${signal} mid-tool ends the session as SIGTERM does: its last walk disarms a planted repo`, async () => {
-    // Attack passes final14-concgit S3/S4 and final15 N9/N10: a hangup (terminal or ssh gone),
+    // Attack passes final14-concgit S3/S4, final15 N9/N10, final16 G6–G8: a hangup (terminal or ssh gone),
     // Ctrl-\, SIGALRM or a CPU-time limit's SIGXCPU ended penguin at once, before the session's
     // end, and an armed repository the command made stayed armed.
     await scenario({
