@@ -72,6 +72,11 @@ export interface EscapeView {
    * that cut short by the end of a text not final, which the C and printf readings read apart.
    */
   printfDiffers: boolean;
+  /**
+   * Whether the text holds an escape that reads otherwise the wrapping way (octal past `\377`,
+   * `\x` with three hex digits or more, `\d…`, `\o…`, `\x{…}`, `\N{U+…}`).
+   */
+  wrapDiffers: boolean;
 }
 
 function hexValue(c: number): number {
@@ -105,6 +110,8 @@ let escPrintf = false;
 let textFinal = false;
 /** Whether the text is being read as printf `%b` reads it (see {@linkcode readOctal}). */
 let readingPrintf = false;
+/** Whether the text is being read the wrapping way (see {@linkcode EscapeReading}). */
+let readingWrap = false;
 
 /**
  * Digits (zeros and all) of a `\u{…}` or C `\x0…` escape that the end of a text not final may cut
@@ -112,8 +119,8 @@ let readingPrintf = false;
  */
 const MOST_HELD_DIGITS = 16;
 
-/** How escapes are read: see the module comment. */
-export type EscapeReading = "js" | "c" | "printf";
+/** How escapes are read: see the module comment (`wrap`: the C reading, numbers kept to a byte). */
+export type EscapeReading = "js" | "c" | "printf" | "wrap";
 
 /** The code unit a one-character escape (`\n`, `\"`) stands for; -1 when it is none. */
 function simpleEscape(c: number): number {
@@ -222,7 +229,8 @@ function readOctal(text: string, i: number, js: boolean): number {
   if (first === 0x30 && digits === 4) escPrintf = true;
   if (j === n && digits < most && !textFinal) return -1;
   if (most === 2 && digits === 2 && isOctal(text.charCodeAt(j))) escAmbiguous = true;
-  return setPoint(v, j - i);
+  // bash, printf (`%b` too), awk and C compilers keep the low 8 bits of `\521` (`Q`).
+  return setPoint(readingWrap || readingPrintf ? v & 0xff : v, j - i);
 }
 
 /**
@@ -231,6 +239,7 @@ function readOctal(text: string, i: number, js: boolean): number {
  */
 function readHexByte(text: string, i: number, js: boolean): number {
   const n = text.length;
+  if (readingWrap) return readWrappedRun(text, i, i + 2, 16);
   if (i + 4 > n) return hexAt(text, i + 2, n - i - 2) < 0 ? 0 : -1;
   const v = hexAt(text, i + 2, 2);
   if (v >= 0 && text.charCodeAt(i + 2) === 0x30 && (i + 4 === n || hexAt(text, i + 4, 1) >= 0)) {
@@ -337,7 +346,12 @@ function readEscape(text: string, i: number, js: boolean): number {
   escAmbiguous = true;
   if (js) return setPoint(next, 2);
   if (next === 0x55) return readHexPoint(text, i, 8, js); // U
+  if (readingWrap && next === 0x4e && text.startsWith("{U+", i + 2)) {
+    return readBracedRun(text, i, i + 5, 16);
+  }
   if (next === 0x4e) return readNamed(text, i); // N
+  if (readingWrap && next === 0x64) return readWrappedRun(text, i, i + 2, 10, 3); // d
+  if (readingWrap && next === 0x6f) return readWrappedRun(text, i, i + 2, 8, 3); // o
   if (next === 0x63) { // c
     if (i + 2 >= text.length) return -1;
     const x = text.charCodeAt(i + 2);
@@ -345,6 +359,77 @@ function readEscape(text: string, i: number, js: boolean): number {
   }
   const c = cEscape(next);
   return c < 0 ? 0 : setPoint(c, 2);
+}
+
+/** The value of digit `c` in `base`; -1 when it is not one. */
+function digitIn(c: number, base: number): number {
+  const d = hexValue(c);
+  return d < base ? d : -1;
+}
+
+/**
+ * Read the wrapping way: the digits of `base` from `from` (at most `most`; `{…}` read by
+ * {@linkcode readBracedRun}), as their value's low 8 bits: a C compiler's `\x0151` and `\x151`,
+ * GNU sed's `\d081` and `\o121`. Cut short by the end of a text not final, held only while the
+ * digits are few.
+ */
+function readWrappedRun(text: string, i: number, from: number, base: number, most = Infinity): number {
+  const n = text.length;
+  if (from < n && text.charCodeAt(from) === 0x7b) return readBracedRun(text, i, from + 1, base);
+  let j = from;
+  let v = 0;
+  while (j < n && j - from < most && digitIn(text.charCodeAt(j), base) >= 0) {
+    v = (v * base + digitIn(text.charCodeAt(j), base)) & 0xff;
+    j++;
+  }
+  if (j === n && j - from < most && !textFinal) return j - from <= MOST_HELD_DIGITS ? -1 : 0;
+  return j === from ? 0 : setPoint(v, j - i);
+}
+
+/** Perl's `\x{…}`, `\o{…}` and `\N{U+…}`: the digits of `base` from `from`, then `}`. */
+function readBracedRun(text: string, i: number, from: number, base: number): number {
+  const n = text.length;
+  let j = from;
+  let v = 0;
+  while (j < n && j - from <= MOST_HELD_DIGITS && digitIn(text.charCodeAt(j), base) >= 0) {
+    v = v * base + digitIn(text.charCodeAt(j), base);
+    j++;
+  }
+  if (j === n && !textFinal && j - from <= MOST_HELD_DIGITS) return -1;
+  if (j === from || j === n || text.charCodeAt(j) !== 0x7d || v > 0x10ffff) return 0;
+  return setPoint(v, j - i + 1);
+}
+
+/**
+ * Whether the escape at `i` (a backslash) reads otherwise the wrapping way: octal past `\377`,
+ * `\x` with three hex digits or more or a `{`, `\d` before a digit, `\o`, `\N{U+`.
+ */
+function wrapDiffersAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i + 1);
+  if (c >= 0x34 && c <= 0x37) return isOctal(text.charCodeAt(i + 2)) && isOctal(text.charCodeAt(i + 3));
+  if (c === 0x78) return text.charCodeAt(i + 2) === 0x7b || hexAt(text, i + 2, 3) >= 0;
+  if (c === 0x64) return digitIn(text.charCodeAt(i + 2), 10) >= 0;
+  if (c === 0x6f) return text.charCodeAt(i + 2) === 0x7b || isOctal(text.charCodeAt(i + 2));
+  return c === 0x4e && text.startsWith("{U+", i + 2);
+}
+
+/**
+ * The escape at `i` (a backslash) of `text` in one reading: its length and the code units it
+ * stands for (none for a line continuation); null when that reading reads no escape there or the
+ * end of a text not final cuts it short.
+ */
+export function escapeAt(
+  text: string,
+  i: number,
+  reading: EscapeReading,
+  final: boolean,
+): { length: number; units: number[] } | null {
+  textFinal = final;
+  readingPrintf = reading === "printf";
+  readingWrap = reading === "wrap";
+  if (readEscape(text, i, reading === "js") !== 1) return null;
+  const units = escUnits === 0 ? [] : escUnits === 1 ? [escHigh] : [escHigh, escLow];
+  return { length: escLength, units };
 }
 
 /**
@@ -374,6 +459,7 @@ export function escapeView(
   const js = reading === "js";
   textFinal = final;
   readingPrintf = reading === "printf";
+  readingWrap = reading === "wrap";
   const n = text.length;
   // A view is never longer than its text (`\u{10FFFF}`, the longest pair, takes 10).
   const units = new Uint16Array(n);
@@ -388,6 +474,7 @@ export function escapeView(
   let changed = false;
   let ambiguous = false;
   let printfDiffers = false;
+  let wrapDiffers = false;
   // Where a line continuation read as nothing began: the next unit's span takes it in.
   let from = -1;
   while (i < n) {
@@ -396,6 +483,10 @@ export function escapeView(
     if (c === 0x5c) {
       ambiguous ||= escAmbiguous;
       printfDiffers ||= escPrintf;
+      if (!wrapDiffers && wrapDiffersAt(text, i)) {
+        wrapDiffers = true;
+        ambiguous = true;
+      }
     }
     if (got === 1) {
       changed = true;
@@ -431,7 +522,7 @@ export function escapeView(
   // Continuations at the very end: the last unit's span takes them in (the text's length ends it).
   start[v] = n;
   const view = unitsToString(units.subarray(0, v));
-  return { view, start: start.subarray(0, v + 1), tail, ambiguous, printfDiffers };
+  return { view, start: start.subarray(0, v + 1), tail, ambiguous, printfDiffers, wrapDiffers };
 }
 
 /** Where in the text the span of view unit `k` ends (a whole escape). */

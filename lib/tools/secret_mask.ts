@@ -74,6 +74,7 @@ import {
   spanStartAt,
   unitAt,
 } from "./_escape_view.ts";
+import { createLattice, type Lattice } from "./_escape_lattice.ts";
 
 /**
  * Characters the masking has decoded (each escape reading of a text counts its length) and
@@ -325,7 +326,11 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
     return { hits, stop: text.length };
   };
 
-  const scan = (text: string, final: boolean) => scanAllReadings(scanRaw, text, final);
+  const lattice = createLattice(
+    entries.map((e) => ({ ...e, whole: e.value.length < FRAGMENT_SECRET_LENGTH })),
+    FRAGMENT_LENGTH,
+  );
+  const scan = (text: string, final: boolean) => scanAllReadings(scanRaw, lattice, text, final);
   return { entries, shortest, scan };
 }
 
@@ -356,6 +361,8 @@ export const ESCAPE_READINGS_MARKER = "[redacted:escapes:too_many_readings]";
 /** One scan's decoded views so far, by level and key: each is scanned once. */
 interface ViewScans {
   scanRaw: Scan;
+  /** Matches over every reading of the numeric escapes of a level (lib/tools/_escape_lattice.ts). */
+  lattice: Lattice;
   /** By levels left: the scans of the views met at that level, by final, shown form and text. */
   seen: Map<string, { hits: Hit[]; stop: number }>[];
 }
@@ -370,15 +377,16 @@ const TOO_MANY_VIEWS = Symbol("too many escape readings");
  */
 function scanAllReadings(
   scanRaw: Scan,
+  lattice: Lattice,
   text: string,
   final: boolean,
 ): { hits: Hit[]; stop: number } {
-  const ctx: ViewScans = { scanRaw, seen: [] };
+  const ctx: ViewScans = { scanRaw, lattice, seen: [] };
   try {
     return scanShown(ctx, text, final, ESCAPE_LEVELS, true);
   } catch (e) {
     if (e !== TOO_MANY_VIEWS) throw e;
-    return scanLines(scanRaw, text, final);
+    return scanLines(ctx, text, final);
   }
 }
 
@@ -386,8 +394,8 @@ function scanAllReadings(
  * The fail-closed scan: matches of `text` as a terminal shows it (no escape decoded), and each
  * line that holds a backslash as a whole. Not final, the last line (it may go on) is held.
  */
-function scanLines(scanRaw: Scan, text: string, final: boolean): { hits: Hit[]; stop: number } {
-  const plain = scanShown({ scanRaw, seen: [] }, text, final, 0, true);
+function scanLines(ctx: ViewScans, text: string, final: boolean): { hits: Hit[]; stop: number } {
+  const plain = scanShown({ ...ctx, seen: [] }, text, final, 0, true);
   let stop = plain.stop;
   if (!final && stop > 0) stop = text.lastIndexOf("\n", stop - 1) + 1;
   const lines: Hit[] = [];
@@ -430,9 +438,15 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
   // printf `%b` reads `\0121` as one escape, C as `\012` then `1`.
   if (c !== null && c.printfDiffers) maskWork.decoded += text.length;
   const p = c !== null && c.printfDiffers ? escapeView(text, final, "printf") : null;
-  if (js !== null) add(js);
-  if (c !== null && (js === null || c.view !== js.view)) add(c);
-  if (p !== null && c !== null && p.view !== c.view && (js === null || p.view !== js.view)) add(p);
+  // bash, printf, awk and C compilers keep a byte of `\521` and `\x151`; sed reads `\d081`.
+  if (c !== null && c.wrapDiffers) maskWork.decoded += text.length;
+  const w = c !== null && c.wrapDiffers ? escapeView(text, final, "wrap") : null;
+  const seen = new Set<string>();
+  for (const ev of [js, c, p, w]) {
+    if (ev === null || seen.has(ev.view)) continue;
+    seen.add(ev.view);
+    add(ev);
+  }
   if (js !== null && js.ambiguous && c === null && holdsLineContinuation(text)) {
     out.push({ ev: asIs(text), cont: false });
   }
@@ -459,7 +473,7 @@ function hitEnd(ev: EscapeView, text: string, end: number): number {
 function asIs(text: string): EscapeView {
   const start = new Int32Array(text.length + 1);
   for (let k = 0; k <= text.length; k++) start[k] = k;
-  return { view: text, start, tail: text.length, ambiguous: false, printfDiffers: false };
+  return { view: text, start, tail: text.length, ambiguous: false, printfDiffers: false, wrapDiffers: false };
 }
 
 /**
@@ -485,7 +499,14 @@ function scanDecoded(
   // read as they are: decoding the text before the cut again would find its last escape cut
   // short in turn, and so on back through a run of such escapes (`\u00\u00…`), each time anew.
   const tail = Math.min(text.length, ...views.map((v) => v.ev.tail));
-  const outer = scanRaw(tail < text.length ? text.slice(0, tail) : text, final);
+  const plain = scanRaw(tail < text.length ? text.slice(0, tail) : text, final);
+  // Each numeric escape read every way (lib/tools/_numeric_escape.ts), any mix of them.
+  const lat = ctx.lattice.scan(text, final);
+  maskWork.scanned += lat.walked;
+  const outer = lat.hits.length === 0 && lat.stop >= plain.stop ? plain : {
+    hits: joinHits(plain.hits, lat.hits, Math.min(plain.stop, lat.stop)),
+    stop: stopBefore(plain.hits, lat.hits, Math.min(plain.stop, lat.stop)),
+  };
   if (views.length === 0) return outer;
   let stop = outer.stop;
   let widened = outer.hits;
