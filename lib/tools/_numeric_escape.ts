@@ -13,8 +13,9 @@
  *   rest of the run is then plain text) or of all of a braced run, either that whole value or its
  *   low 8 bits.
  *
- * A run of more than {@linkcode MOST_NUMERIC_DIGITS} digits reads too many ways to follow: the
- * escape is masked whole instead (see lib/tools/_escape_lattice.ts).
+ * A run of more than {@linkcode MOST_NUMERIC_DIGITS} digits reads too many ways to follow: its
+ * backslash, marker and first digits, one more than that, are masked instead (the rest of the run
+ * is then plain digits; see lib/tools/_escape_lattice.ts).
  *
  * @module
  */
@@ -78,10 +79,9 @@ export function numericEscapeAt(text: string, i: number, final: boolean): Numeri
   while (j < n && j - from <= MOST_NUMERIC_DIGITS && digitValue(text.charCodeAt(j), m.base) >= 0) j++;
   const count = j - from;
   if (j === n && !final && count <= MOST_NUMERIC_DIGITS) return "cut";
-  if (count > MOST_NUMERIC_DIGITS) {
-    while (j < n && digitValue(text.charCodeAt(j), m.base) >= 0) j++;
-    return { digits: from, count: j - from, base: m.base, braced: false, end: j };
-  }
+  // Too long to follow: `end` takes one digit past the most, so that masking up to it leaves no
+  // escape (the rest of the run is plain digits), however long the run goes on.
+  if (count > MOST_NUMERIC_DIGITS) return { digits: from, count, base: m.base, braced: false, end: j };
   if (braced) {
     if (count > 0 && text.charCodeAt(j) === 0x7d) {
       return { digits: from, count, base: m.base, braced: true, end: j + 1 };
