@@ -373,7 +373,13 @@ function digitIn(c: number, base: number): number {
  * GNU sed's `\d081` and `\o121`. Cut short by the end of a text not final, held only while the
  * digits are few.
  */
-function readWrappedRun(text: string, i: number, from: number, base: number, most = Infinity): number {
+function readWrappedRun(
+  text: string,
+  i: number,
+  from: number,
+  base: number,
+  most = Infinity,
+): number {
   const n = text.length;
   if (from < n && text.charCodeAt(from) === 0x7b) return readBracedRun(text, i, from + 1, base);
   let j = from;
@@ -406,7 +412,9 @@ function readBracedRun(text: string, i: number, from: number, base: number): num
  */
 function wrapDiffersAt(text: string, i: number): boolean {
   const c = text.charCodeAt(i + 1);
-  if (c >= 0x34 && c <= 0x37) return isOctal(text.charCodeAt(i + 2)) && isOctal(text.charCodeAt(i + 3));
+  if (c >= 0x34 && c <= 0x37) {
+    return isOctal(text.charCodeAt(i + 2)) && isOctal(text.charCodeAt(i + 3));
+  }
   if (c === 0x78) return text.charCodeAt(i + 2) === 0x7b || hexAt(text, i + 2, 3) >= 0;
   if (c === 0x64) return digitIn(text.charCodeAt(i + 2), 10) >= 0;
   if (c === 0x6f) return text.charCodeAt(i + 2) === 0x7b || isOctal(text.charCodeAt(i + 2));

@@ -50,7 +50,9 @@ function digitValue(c: number, base: number): number {
 function markerAt(text: string, i: number): { base: number; skip: number; brace: boolean } | null {
   const c = text.charCodeAt(i + 1);
   if (c >= 0x30 && c <= 0x37) return { base: 8, skip: 1, brace: false };
-  if (c === 0x78 || c === 0x58 || c === 0x75 || c === 0x55) return { base: 16, skip: 2, brace: false };
+  if (c === 0x78 || c === 0x58 || c === 0x75 || c === 0x55) {
+    return { base: 16, skip: 2, brace: false };
+  }
   if (c === 0x6f) return { base: 8, skip: 2, brace: false };
   if (c === 0x64) return { base: 10, skip: 2, brace: false };
   if (c === 0x4e && text.startsWith("{U+", i + 2)) return { base: 16, skip: 5, brace: true };
@@ -62,7 +64,11 @@ function markerAt(text: string, i: number): { base: number; skip: number; brace:
  * of a text not final cuts it short (its run, at most {@linkcode MOST_NUMERIC_DIGITS} digits, may
  * go on, or its marker is not complete yet).
  */
-export function numericEscapeAt(text: string, i: number, final: boolean): NumericEscape | "cut" | null {
+export function numericEscapeAt(
+  text: string,
+  i: number,
+  final: boolean,
+): NumericEscape | "cut" | null {
   const n = text.length;
   // `\`, `\N`, `\N{U` at the end: the marker may still come.
   const rest = text.slice(i + 1, i + 5);
@@ -76,12 +82,16 @@ export function numericEscapeAt(text: string, i: number, final: boolean): Numeri
     from++;
   }
   let j = from;
-  while (j < n && j - from <= MOST_NUMERIC_DIGITS && digitValue(text.charCodeAt(j), m.base) >= 0) j++;
+  while (j < n && j - from <= MOST_NUMERIC_DIGITS && digitValue(text.charCodeAt(j), m.base) >= 0) {
+    j++;
+  }
   const count = j - from;
   if (j === n && !final && count <= MOST_NUMERIC_DIGITS) return "cut";
   // Too long to follow: `end` takes one digit past the most, so that masking up to it leaves no
   // escape (the rest of the run is plain digits), however long the run goes on.
-  if (count > MOST_NUMERIC_DIGITS) return { digits: from, count, base: m.base, braced: false, end: j };
+  if (count > MOST_NUMERIC_DIGITS) {
+    return { digits: from, count, base: m.base, braced: false, end: j };
+  }
   if (braced) {
     if (count > 0 && text.charCodeAt(j) === 0x7d) {
       return { digits: from, count, base: m.base, braced: true, end: j + 1 };

@@ -473,7 +473,14 @@ function hitEnd(ev: EscapeView, text: string, end: number): number {
 function asIs(text: string): EscapeView {
   const start = new Int32Array(text.length + 1);
   for (let k = 0; k <= text.length; k++) start[k] = k;
-  return { view: text, start, tail: text.length, ambiguous: false, printfDiffers: false, wrapDiffers: false };
+  return {
+    view: text,
+    start,
+    tail: text.length,
+    ambiguous: false,
+    printfDiffers: false,
+    wrapDiffers: false,
+  };
 }
 
 /**

@@ -27,7 +27,8 @@ const hex = (n: number) => n.toString(16);
 
 /** Each spelling, by the red team's row. */
 const SPELLINGS: Record<string, (s: string) => string> = {
-  "row 7: octal of code+256 (bash $'…', printf, awk)": (s) => each(s, (c) => `\\${oct(code(c) + 256)}`),
+  "row 7: octal of code+256 (bash $'…', printf, awk)": (s) =>
+    each(s, (c) => `\\${oct(code(c) + 256)}`),
   "row 8: printf %b \\0NNN of code+256": (s) => each(s, (c) => `\\0${oct(code(c) + 256)}`),
   "row 9: gcc \\x01HH": (s) => each(s, (c) => `\\x01${hex(code(c))}`),
   "row 10: gcc \\x0fffHH": (s) => each(s, (c) => `\\x0fff${hex(code(c))}`),
@@ -53,8 +54,7 @@ const SPELLINGS: Record<string, (s: string) => string> = {
         `\\d${code(c) + 256}`,
         `\\N{U+${hex(code(c))}}`,
         `\\u0${hex(code(c))}`,
-      ][i % 5]!
-    ),
+      ][i % 5]!),
 };
 
 function streamed(text: string, secrets: Secret[], size: number): string {
@@ -112,7 +112,11 @@ Deno.test("secret mask: ordinary escaped text is left as it is with several secr
   for (let i = 0; i < 400; i++) {
     const json = JSON.stringify({ id: i, text: words[i % words.length] })
       .replace(/[\u0080-\uffff]/g, (c) => `\\u${hex(code(c)).padStart(4, "0")}`);
-    lines.push(json, `\\033[${30 + (i % 8)}mcoloured\\033[0m`, `C:\\\\Users\\\\x${i}\\\\d${i}\\\\o1`);
+    lines.push(
+      json,
+      `\\033[${30 + (i % 8)}mcoloured\\033[0m`,
+      `C:\\\\Users\\\\x${i}\\\\d${i}\\\\o1`,
+    );
   }
   const text = lines.join("\n") + "\n";
   assert.equal(maskSecrets(text, secrets), text);
