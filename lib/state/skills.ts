@@ -18,7 +18,7 @@
  */
 import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { mkdirPrivate, openRegularFile, readUpTo } from "./_fs.ts";
+import { mkdirPrivate, openRegularFile, readOpenUpTo } from "./_fs.ts";
 import type { TarHeader } from "./_tar.ts";
 import { ArchiveFormatError, type Placement, unpackTarGz } from "./_unpack.ts";
 
@@ -145,6 +145,9 @@ function budget(source: string) {
 async function filesOfDir(source: string): Promise<SkillFile[]> {
   const out: SkillFile[] = [];
   const count = budget(source);
+  const tooLarge = () =>
+    refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
+  let read = 0;
   const walk = async (dir: string) => {
     for await (const e of Deno.readDir(dir)) {
       const abs = join(dir, e.name);
@@ -152,11 +155,14 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
       if (e.isSymlink) throw refuse(source, `${rel} is a symbolic link (skills hold plain files)`);
       if (e.isDirectory) await walk(abs);
       else if (e.isFile) {
-        count((await Deno.stat(abs)).size); // refused from its size before it is read
-        const data = await readUpTo(abs, SKILL_LIMITS.bytes);
-        if (data === undefined) {
-          throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
-        }
+        count(0); // one file more
+        // Opened only as a regular file (a FIFO swapped in is refused unopened), and read with
+        // what is left of the whole budget: a file that grows after it was looked at is refused
+        // by what is read, not by the size it had then (attack round 16 bounded S1).
+        using file = await openRegularFile(abs, { label: "Cannot install the skill from" });
+        const data = await readOpenUpTo(file, SKILL_LIMITS.bytes - read);
+        if (data === undefined) throw tooLarge();
+        read += data.length;
         out.push({ path: safePath(source, rel), data });
       } else throw refuse(source, `${rel} is not a regular file`);
     }
