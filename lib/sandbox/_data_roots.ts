@@ -8,7 +8,8 @@
  * logs or trust records. Noting is best effort: a run directory that cannot
  * be made leaves the list as it was.
  *
- * A plan reads the lists afresh each time (a few kilobytes), but looks at
+ * A plan looks at the lists each time, reading one again only when it
+ * changed (its stamp, `_file_stamps.ts`), and looks at
  * each noted root on the disk only when it has not seen it as a data root
  * before ({@linkcode dataRootsToHide}): one seen is checked to be the same
  * directory by its real path, device and inode, which takes no directory
@@ -20,6 +21,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
+import { settledStamp, stampNow } from "./_file_stamps.ts";
 
 const FILE = "data-roots";
 
@@ -32,13 +34,38 @@ function parseList(text: string): string[] {
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
 }
 
-/** The roots noted in the list at `path` (absolute, in the order first used); none when unreadable. */
+/** Lists as last read, by path, with the list's settled stamp then (`_file_stamps.ts`). */
+const lists = new Map<string, { stamp: string; roots: string[] }>();
+
+/**
+ * The roots noted in the list at `path` (absolute, in the order first used);
+ * none when unreadable. Read again only when the list is not the file last
+ * read there, unchanged since (device, inode, size and times): every plan
+ * looks at every list, and another penguin replaces one whole when it notes
+ * a root (a new inode).
+ */
 function readList(path: string): string[] {
+  let info: Deno.FileInfo;
   try {
-    return parseList(Deno.readTextFileSync(path));
+    info = Deno.statSync(path);
   } catch {
+    lists.delete(path);
     return [];
   }
+  const hit = lists.get(path);
+  if (hit !== undefined && hit.stamp === stampNow(info)) return [...hit.roots];
+  let roots: string[];
+  try {
+    roots = parseList(Deno.readTextFileSync(path));
+  } catch {
+    lists.delete(path);
+    return [];
+  }
+  // Stamped as it was before the read: a change during or after it shows in the next stamp.
+  const stamp = settledStamp(info);
+  if (stamp === undefined) lists.delete(path);
+  else lists.set(path, { stamp, roots });
+  return [...roots];
 }
 
 /**

@@ -33,7 +33,13 @@ import { PenguinError } from "../protocol/errors.ts";
 import { readUpTo } from "../state/_fs.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
-import { MAX_NAMED, MAX_NAMED_PER_FILE, startupTextPaths } from "./_source_lines.ts";
+import {
+  MAX_NAMED,
+  MAX_NAMED_PER_FILE,
+  type StartupTextPaths,
+  startupTextPaths,
+} from "./_source_lines.ts";
+import { settledStamp, stampNow } from "./_file_stamps.ts";
 import { existsNow, listDirNow, lstatOrNone, readTextNow, statOrNone } from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
 
@@ -367,8 +373,7 @@ export async function startupReferences(
       continue;
     }
     read++;
-    const bytes = await readUpTo(file, MAX_STARTUP_FILE).catch(() => undefined);
-    const found = startupTextPaths(new TextDecoder().decode(bytes), home, within);
+    const found = await startupTextOf(file, info, home, within);
     if (found.overflow) throw tooManyNames(file, MAX_NAMED_PER_FILE);
     for (const p of [...found.sourced, ...found.named, ...found.dotted]) {
       if (!namedBy.has(p)) namedBy.set(p, file);
@@ -408,6 +413,41 @@ export async function startupReferences(
     namedBy,
     unfollowed,
   };
+}
+
+/** A startup file's paths as last parsed, with the file's settled stamp then (`_file_stamps.ts`). */
+const parsedStartup = new Map<string, { stamp: string; found: StartupTextPaths }>();
+
+/** Startup files whose parse is kept at most (a bound on what a process holds). */
+const PARSED_KEPT = 256;
+
+/**
+ * The paths the startup file `file` (`info`: its `stat` just taken) sources
+ * and names ({@linkcode startupTextPaths}): parsed again only when the file
+ * is not the one last parsed for the same `home` and `within`, unchanged
+ * since (device, inode, size and times, `_file_stamps.ts`). A plan runs before
+ * every command and the startup files rarely change; one that a command can
+ * write (a link into a writable root) is stamped and compared all the same.
+ */
+async function startupTextOf(
+  file: string,
+  info: Deno.FileInfo,
+  home: string,
+  within: readonly string[],
+): Promise<StartupTextPaths> {
+  const key = JSON.stringify([file, home, within]);
+  const hit = parsedStartup.get(key);
+  if (hit !== undefined && hit.stamp === stampNow(info)) return hit.found;
+  const bytes = await readUpTo(file, MAX_STARTUP_FILE).catch(() => undefined);
+  const found = startupTextPaths(new TextDecoder().decode(bytes), home, within);
+  // Stamped as it was before the read: a change during or after it shows in the next stamp.
+  const stamp = settledStamp(info);
+  if (stamp === undefined) parsedStartup.delete(key);
+  else {
+    if (parsedStartup.size >= PARSED_KEPT) parsedStartup.clear();
+    parsedStartup.set(key, { stamp, found });
+  }
+  return found;
 }
 
 /** The named paths not sourced: the existing files among them, and the missing ones that could be made. */
@@ -526,11 +566,12 @@ export function expandHomePaths(
   patterns: readonly string[],
 ): string[] {
   const out: string[] = [];
+  const absent = absentFromHome(home, patterns);
   for (const rel of patterns) {
     const abs = join(home, rel);
     const last = basename(abs);
     if (!last.endsWith("*")) {
-      if (existsNow(abs)) out.push(abs);
+      if (!absent(rel) && existsNow(abs)) out.push(abs);
       continue;
     }
     const prefix = last.slice(0, -1);
@@ -543,6 +584,31 @@ export function expandHomePaths(
     }
   }
   return out;
+}
+
+/** Printable ASCII: a name no file system folds or normalizes beyond letter case. */
+const PLAIN_NAME = /^[\x20-\x7e]+$/;
+
+/**
+ * A cheap "certainly missing" test for the relative paths `patterns` under
+ * `home` (most of the forty toolchain paths are missing in a given home, and
+ * a failed look-up costs three times a found one): `home` is listed once, and
+ * a path whose first name is not in the listing (in any letter case) is
+ * missing. Answers false (look it up) whenever the listing cannot tell.
+ */
+function absentFromHome(home: string, patterns: readonly string[]): (rel: string) => boolean {
+  if (patterns.length < 4) return () => false;
+  let names: Set<string> | undefined;
+  try {
+    names = new Set(listDirNow(home).map((e) => e.name.toLowerCase()));
+  } catch {
+    return () => false;
+  }
+  return (rel) => {
+    const first = rel.split("/")[0]!;
+    if (first === "" || first === "." || first === ".." || !PLAIN_NAME.test(first)) return false;
+    return !names.has(first.toLowerCase());
+  };
 }
 
 /** Most entries listed per `*` directory of a secret pattern (a bound on plan time). */
