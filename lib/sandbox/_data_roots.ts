@@ -22,6 +22,7 @@
 import { dirname, join, resolve } from "node:path";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { settledStamp, stampNow } from "./_file_stamps.ts";
+import { statOrNone } from "./_look.ts";
 
 const FILE = "data-roots";
 
@@ -38,6 +39,13 @@ function parseList(text: string): string[] {
 const lists = new Map<string, { stamp: string; roots: string[] }>();
 
 /**
+ * Lists found missing, by path, with the settled stamp their directory had
+ * just before: while it has the same, no entry was made in it (a run
+ * directory without a list is common: one whose penguin noted no root).
+ */
+const absentLists = new Map<string, string>();
+
+/**
  * The roots noted in the list at `path` (absolute, in the order first used);
  * none when unreadable. Read again only when the list is not the file last
  * read there, unchanged since (device, inode, size and times): every plan
@@ -45,11 +53,18 @@ const lists = new Map<string, { stamp: string; roots: string[] }>();
  * a root (a new inode).
  */
 function readList(path: string): string[] {
+  // Its directory first: a list made after this look changes the directory's stamp.
+  const dir = lists.has(path) ? undefined : statOrNone(dirname(path));
+  const gone = absentLists.get(path);
+  if (gone !== undefined && dir !== undefined && stampNow(dir) === gone) return [];
+  absentLists.delete(path);
   let info: Deno.FileInfo;
   try {
     info = Deno.statSync(path);
-  } catch {
+  } catch (err) {
     lists.delete(path);
+    const stamp = dir === undefined ? undefined : settledStamp(dir);
+    if (err instanceof Deno.errors.NotFound && stamp !== undefined) absentLists.set(path, stamp);
     return [];
   }
   const hit = lists.get(path);

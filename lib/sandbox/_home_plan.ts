@@ -13,6 +13,7 @@ import { isStandInName } from "./_standin_ops.ts";
 import { sanitizedGitConfigFile } from "./git_identity.ts";
 import { credentialFilesIn } from "./_toolchain_creds.ts";
 import {
+  absentFromHome,
   accountHome,
   expandHomePaths,
   expandSecretPatterns,
@@ -391,13 +392,18 @@ async function guardStartupFiles(
 ): Promise<void> {
   const { out, roots } = ctx;
   for (const h of homes) {
-    const own = [...new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])].map((n) => join(h, n));
+    const names = [...new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])];
+    // Most are missing: the home listed once tells them without a failed look-up each.
+    const absent = absentFromHome(h, names);
     // The startup file's own path is resolved again by the host's next shell: the links on the
     // way to it (`~/.bashrc -> proj/dotfiles/bashrc`, `proj/dotfiles` a link) are held as well.
+    // A missing one meets what the way to the home meets: the first stands for them all.
+    const firstAbsent = names.find(absent);
+    const own = names.filter((n) => !absent(n) || n === firstAbsent).map((n) => join(h, n));
     guardWalks(own, ctx, ownLinkRefusal);
-    for (const name of new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])) {
+    for (const name of names) {
       const link = join(h, name);
-      if (!(lstatOrNone(link)?.isSymlink === true)) continue;
+      if (absent(name) || !(lstatOrNone(link)?.isSymlink === true)) continue;
       const real = await realOf(link);
       if (real === undefined || !roots.some((r) => inside(real, r) && real !== r)) continue;
       // Hidden where it lies (a sealed home's): a read-only bind over it would show it again.

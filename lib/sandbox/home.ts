@@ -596,7 +596,10 @@ const PLAIN_NAME = /^[\x20-\x7e]+$/;
  * a path whose first name is not in the listing (in any letter case) is
  * missing. Answers false (look it up) whenever the listing cannot tell.
  */
-function absentFromHome(home: string, patterns: readonly string[]): (rel: string) => boolean {
+export function absentFromHome(
+  home: string,
+  patterns: readonly string[],
+): (rel: string) => boolean {
   if (patterns.length < 4) return () => false;
   let names: Set<string> | undefined;
   try {

@@ -104,11 +104,15 @@ Deno.test("a data root another process notes between commands is hidden at the n
       const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
       const [a, b, c] = ["a", "b", "c"].map((n) => base + "/" + n);
       for (const r of [a, b, c]) project(r);
-      await roots.rememberDataRoot(a);
       const hidden = async () => (await plan()).hideDirs.filter((d) => [a, b, c].includes(d))
         .map((d) => d.slice(base.length + 1));
       const list = base + "/run/data-roots";
       const steps = {};
+      steps.none = await hidden();
+      steps.noneAgain = await hidden();
+      // The first root noted in this run directory: a list made where there was none.
+      Deno.writeTextFileSync(list + ".tmp", a + "\\n");
+      Deno.renameSync(list + ".tmp", list);
       steps.first = await hidden();
       steps.again = await hidden();
       // Another penguin notes b: a new list renamed over the old one.
@@ -122,6 +126,8 @@ Deno.test("a data root another process notes between commands is hidden at the n
       `,
     );
     assert.deepEqual(got, {
+      none: [],
+      noneAgain: [],
       first: ["a"],
       again: ["a"],
       renamed: ["a", "b"],
@@ -174,6 +180,27 @@ Deno.test("a toolchain directory made in the hidden home between commands is sho
     const [first, second] = got as string[][];
     assert.ok(first!.includes(".rustup") && !first!.includes(".cargo/bin"), JSON.stringify(first));
     assert.ok(second!.includes(".cargo/bin"), JSON.stringify(second));
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a home startup file linked into the workspace between commands is read-only at the next", async () => {
+  const base = await visibleTempDir("penguin-stamps-startup-link-");
+  try {
+    const got = await inRunDir(
+      base,
+      `${SESSION}
+      stamps.stampClockForTests(() => Date.now() + 60_000);
+      const dot = ws + "/dotfiles";
+      Deno.mkdirSync(dot);
+      Deno.writeTextFileSync(dot + "/zshrc", "# mine\\n");
+      const first = await held(dot + "/zshrc");
+      Deno.symlinkSync(dot + "/zshrc", home + "/.zshrc");
+      console.log(JSON.stringify([first, await held(dot + "/zshrc")]));
+      `,
+    );
+    assert.deepEqual(got, [false, true]);
   } finally {
     await Deno.remove(base, { recursive: true });
   }

@@ -128,11 +128,11 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
       `realPath ${join(home, ".gem", "credentials")}`,
       `realPath ${join(home, ".ssh")}`,
     ]);
-    // Listed five times in all: once for the secrets, once for the toolchain directories it
-    // shows, once by the walk for files with other names (lib/sandbox/_home_links_walk.ts), and
+    // Listed six times in all: once for the secrets, once for the toolchain directories it
+    // shows, once by the walk for files with other names (lib/sandbox/_home_links_walk.ts),
     // once by each of the last two to tell the missing toolchain paths without a look-up each
-    // (`expandHomePaths`).
-    assert.equal(calls.get(`readDir ${home}`), 5, `readDir ${home}`);
+    // (`expandHomePaths`), and once for the missing startup files (`guardStartupFiles`).
+    assert.equal(calls.get(`readDir ${home}`), 6, `readDir ${home}`);
     // Each existing one at most twice: by the plan's own rules, and again by the search for
     // files with other names (lib/sandbox/_protected_files.ts, _home_links_walk.ts).
     for (const k of secrets) assert.ok((calls.get(k) ?? 0) <= 2, `${k}: ${calls.get(k)}`);
