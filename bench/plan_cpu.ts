@@ -1,5 +1,8 @@
 // CPU per sandbox plan: `deno run -A bench/plan_cpu.ts [plans, default 60]`.
 //
+// Prints the file-system calls one plan makes (Deno's lstat, stat, realPath, readDir, readFile
+// and open, synchronous or not; readDir counted once per listing), then the CPU per plan.
+//
 // Resolves the plan of a `workspace-write` session (the user's real home, a
 // workspace with a `.git` and a `penguin.jsonc` in /var/tmp, stand-ins kept as
 // in a session) `plans` times after two warm-up plans, and prints the process
@@ -23,9 +26,40 @@ const policy = createPolicy({
   hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
 });
 const keeping = keepStandIns();
+
+/** Count the file-system calls (and how many failed) `fn` makes through Deno's API. */
+async function counting(fn: () => Promise<unknown>): Promise<{ calls: number; failed: number }> {
+  const names = ["lstat", "stat", "realPath", "readDir", "readTextFile", "readFile", "open"];
+  const d = Deno as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const saved = names.flatMap((n) => [n, `${n}Sync`]).map((n) => [n, d[n]!] as const);
+  const n = { calls: 0, failed: 0 };
+  for (const [name, f] of saved) {
+    d[name] = (...args: unknown[]) => {
+      n.calls++;
+      let r: unknown;
+      try {
+        r = f.apply(Deno, args);
+      } catch (err) {
+        n.failed++;
+        throw err;
+      }
+      if (r instanceof Promise) r.catch(() => n.failed++);
+      return r;
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    for (const [name, f] of saved) d[name] = f;
+  }
+  return n;
+}
+
 try {
   await resolvePlan(policy, ws);
   await resolvePlan(policy, ws);
+  const n = await counting(() => resolvePlan(policy, ws));
+  console.log(`one plan: ${n.calls} file-system calls, ${n.failed} of them failed`);
   const before = cpuUsage();
   const t = performance.now();
   for (let i = 0; i < plans; i++) await resolvePlan(policy, ws);

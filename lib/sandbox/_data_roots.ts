@@ -22,7 +22,7 @@
 import { dirname, join, resolve } from "node:path";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { settledStamp, stampNow } from "./_file_stamps.ts";
-import { statOrNone } from "./_look.ts";
+import { lstatOrNone, statOrNone } from "./_look.ts";
 
 const FILE = "data-roots";
 
@@ -217,6 +217,59 @@ function realDir(path: string): SeenRoot | undefined {
 }
 
 /**
+ * Noted roots found missing, by the path noted: the nearest directory above
+ * that existed (`dir`), the name below it on the way (`below`), and once
+ * that directory had a settled stamp (`_file_stamps.ts`), that stamp, taken
+ * before `below` was found missing. While the directory has the same stamp,
+ * no entry was made in it, so the root is missing still, whatever way leads
+ * to the directory now. (A test's or a benchmark's temporary roots stay
+ * noted in the lists of run directories no penguin rewrites.)
+ */
+const missingRoots = new Map<string, { dir: string; below: string; stamp?: string }>();
+
+/** Roots kept as missing at most (a bound on what a process holds). */
+const MISSING_KEPT = 4096;
+
+/**
+ * Note the root `p`, just found missing or no directory, in `missingRoots`
+ * when it is missing: where to look next time, and the stamp that settles it
+ * when its directory has one (`look`: the status of a directory in this plan).
+ */
+function noteMissing(p: string, look: (dir: string) => Deno.FileInfo | undefined): void {
+  let hint = missingRoots.get(p);
+  if (hint === undefined || look(hint.dir)?.isDirectory !== true) {
+    hint = undefined;
+    let below = p;
+    for (let dir = dirname(p); dir !== below; below = dir, dir = dirname(dir)) {
+      if (look(dir)?.isDirectory === true) {
+        hint = { dir, below };
+        break;
+      }
+    }
+  }
+  missingRoots.delete(p);
+  if (hint === undefined) return;
+  const info = look(hint.dir);
+  const stamp = info === undefined ? undefined : settledStamp(info);
+  // The name below it looked up after the stamp: made since the root was looked at, it is seen.
+  if (stamp !== undefined && lstatOrNone(hint.below) !== undefined) return;
+  if (missingRoots.size >= MISSING_KEPT) missingRoots.clear();
+  missingRoots.set(
+    p,
+    stamp === undefined ? { dir: hint.dir, below: hint.below } : { ...hint, stamp },
+  );
+}
+
+/** The status of a directory by path, each looked at once in one plan (undefined: not there). */
+function statusForOnePlan(): (dir: string) => Deno.FileInfo | undefined {
+  const got = new Map<string, Deno.FileInfo | undefined>();
+  return (dir) => {
+    if (!got.has(dir)) got.set(dir, statOrNone(dir));
+    return got.get(dir);
+  };
+}
+
+/**
  * The noted data roots to hide, each with its real path: the roots of
  * {@linkcode knownDataRoots} (`own`, this session's, noted first when the
  * list lacks it) that are directories holding a penguin project now, but
@@ -237,12 +290,18 @@ export async function dataRootsToHide(
     known = await knownDataRoots(runDirs);
   }
   const out: { noted: string; real: string }[] = [];
+  const look = statusForOnePlan();
   for (const p of known) {
+    const gone = missingRoots.get(p);
+    const info = gone?.stamp === undefined ? undefined : look(gone.dir);
+    if (info !== undefined && stampNow(info) === gone!.stamp) continue;
     const now = realDir(p);
     if (now === undefined) {
       seen.delete(p);
+      noteMissing(p, look);
       continue;
     }
+    missingRoots.delete(p);
     if (skip(p, now.real)) continue;
     const was = seen.get(p);
     if (was?.real !== now.real || was.dev !== now.dev || was.ino !== now.ino) {

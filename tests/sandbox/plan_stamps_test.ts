@@ -205,3 +205,31 @@ Deno.test("a home startup file linked into the workspace between commands is rea
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a noted data root made between commands is hidden at the next", async () => {
+  const base = await visibleTempDir("penguin-stamps-missing-root-");
+  try {
+    const got = await inRunDir(
+      base,
+      `${SESSION}
+      stamps.stampClockForTests(() => Date.now() + 60_000);
+      const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
+      const [a, deep] = [base + "/a", base + "/d/e/root"];
+      for (const r of [a, deep]) await roots.rememberDataRoot(r);
+      const hidden = async () => (await plan()).hideDirs.filter((d) => [a, deep].includes(d))
+        .map((d) => d.slice(base.length + 1));
+      const steps = [await hidden(), await hidden()];
+      project(a);
+      steps.push(await hidden());
+      Deno.mkdirSync(base + "/d");
+      steps.push(await hidden());
+      project(deep);
+      steps.push(await hidden());
+      console.log(JSON.stringify(steps));
+      `,
+    );
+    assert.deepEqual(got, [[], [], ["a"], ["a"], ["a", "d/e/root"]]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
