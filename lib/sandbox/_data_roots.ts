@@ -91,9 +91,10 @@ function readList(path: string): string[] {
  * (a plan reads them once). None from a list that cannot be read.
  */
 export async function knownDataRoots(runDirs?: readonly string[]): Promise<string[]> {
-  const own = await listPath().then(readList, () => []);
-  const out = new Set(own);
+  const ownPath = await listPath().catch(() => undefined);
+  const out = new Set(ownPath === undefined ? [] : readList(ownPath));
   for (const dir of runDirs ?? await privateRunDirs().catch(() => [])) {
+    if (join(dir, FILE) === ownPath) continue; // read just above
     for (const r of readList(join(dir, FILE))) out.add(r);
   }
   return [...out];

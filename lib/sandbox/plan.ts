@@ -208,6 +208,18 @@ function real(path: string): { path: string; info: Deno.FileInfo } | undefined {
   }
 }
 
+/** Like {@linkcode real}, without the `stat`: the real path of `path`, undefined where it is missing. */
+function realPathOf(path: string): { path: string } | undefined {
+  try {
+    return { path: Deno.realPathSync(path) };
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    throw err;
+  }
+}
+
 /** Printable ASCII: a name no file system folds or normalizes beyond letter case. */
 const PLAIN_NAME = /^[\x20-\x7e]+$/;
 
@@ -620,8 +632,9 @@ export async function resolvePlan(
   const otherRunDirs = await privateRunDirs();
   const runDirs = [await privateRunDir().catch(() => undefined), ...otherRunDirs];
   const realRunDirs = new Map<string, string>();
-  for (const dir of runDirs) {
-    const run = dir === undefined ? undefined : await real(dir);
+  for (const dir of new Set(runDirs)) {
+    // Its real path alone: the list of run directories holds directories only.
+    const run = dir === undefined ? undefined : realPathOf(dir);
     if (run && dir !== undefined) realRunDirs.set(dir, run.path);
     if (run && isInside(workspace, run.path)) {
       throw new PenguinError(

@@ -233,3 +233,32 @@ Deno.test("a noted data root made between commands is hidden at the next", async
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a plan resolves each run directory with one look-up", async () => {
+  const base = await visibleTempDir("penguin-stamps-run-dirs-");
+  try {
+    const got = await inRunDir(
+      base,
+      `${SESSION}
+      stamps.stampClockForTests(() => Date.now() + 60_000);
+      const run = base + "/run";
+      await roots.rememberDataRoot(base + "/a");
+      await plan();
+      const calls = [];
+      const d = Deno;
+      const saved = ["statSync", "realPathSync", "stat", "realPath"].map((n) => [n, d[n]]);
+      for (const [n, f] of saved) d[n] = (p, ...rest) => (calls.push(n + " " + p), f.call(d, p, ...rest));
+      const p = await plan();
+      for (const [n, f] of saved) d[n] = f;
+      console.log(JSON.stringify({ hidden: (p.privateDirs ?? []).includes(run),
+        calls: calls.filter((c) => c.endsWith(" " + run)) }));
+      `,
+    );
+    assert.deepEqual(got, {
+      hidden: true,
+      calls: [`realPathSync ${join(base, "run")}`],
+    });
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
