@@ -261,6 +261,58 @@ function noteMissing(p: string, look: (dir: string) => Deno.FileInfo | undefined
   );
 }
 
+/** Noted roots below a directory for it to be listed rather than each root looked up. */
+const LIST_AT_LEAST = 8;
+
+/** Printable ASCII: a name no file system folds or normalizes beyond letter case. */
+const PLAIN_NAME = /^[\x20-\x7e]+$/;
+
+/**
+ * A cheap "certainly missing" test for the noted roots `paths`, for one plan:
+ * a directory above {@linkcode LIST_AT_LEAST} of them or more (`/tmp`,
+ * `/var/tmp`) is listed once, and a root whose next name below it is not in
+ * the listing (in any letter case) is missing without a look-up of its own,
+ * which would fail, and a failed look-up costs three times a found one.
+ * Answers false (look it up) whenever no listing can tell.
+ */
+function absentByListing(paths: readonly string[]): (p: string) => boolean {
+  const count = new Map<string, number>();
+  for (const p of paths) {
+    for (let below = p, dir = dirname(p); dir !== below; below = dir, dir = dirname(dir)) {
+      count.set(dir, (count.get(dir) ?? 0) + 1);
+    }
+  }
+  const listings = new Map<string, Set<string> | "missing" | undefined>();
+  const listing = (dir: string) => {
+    if (!listings.has(dir)) {
+      try {
+        listings.set(dir, new Set([...Deno.readDirSync(dir)].map((e) => e.name.toLowerCase())));
+      } catch (err) {
+        const gone = err instanceof Deno.errors.NotFound ||
+          err instanceof Deno.errors.NotADirectory;
+        listings.set(dir, gone ? "missing" : undefined);
+      }
+    }
+    return listings.get(dir);
+  };
+  return (p) => {
+    const way: string[] = [];
+    for (let below = p, dir = dirname(p); dir !== below; below = dir, dir = dirname(dir)) {
+      way.unshift(dir);
+    }
+    for (const dir of way) {
+      if ((count.get(dir) ?? 0) < LIST_AT_LEAST) continue;
+      const names = listing(dir);
+      if (names === "missing") return true;
+      if (names === undefined) return false;
+      const next = p.slice(dir === "/" ? 1 : dir.length + 1).split("/")[0]!;
+      if (next === "." || next === ".." || !PLAIN_NAME.test(next)) return false;
+      if (!names.has(next.toLowerCase())) return true;
+    }
+    return false;
+  };
+}
+
 /** The status of a directory by path, each looked at once in one plan (undefined: not there). */
 function statusForOnePlan(): (dir: string) => Deno.FileInfo | undefined {
   const got = new Map<string, Deno.FileInfo | undefined>();
@@ -292,11 +344,12 @@ export async function dataRootsToHide(
   }
   const out: { noted: string; real: string }[] = [];
   const look = statusForOnePlan();
+  const absent = absentByListing(known);
   for (const p of known) {
     const gone = missingRoots.get(p);
     const info = gone?.stamp === undefined ? undefined : look(gone.dir);
     if (info !== undefined && stampNow(info) === gone!.stamp) continue;
-    const now = realDir(p);
+    const now = absent(p) ? undefined : realDir(p);
     if (now === undefined) {
       seen.delete(p);
       noteMissing(p, look);

@@ -262,3 +262,27 @@ Deno.test("a plan resolves each run directory with one look-up", async () => {
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a noted root made in a directory listed for many missing ones is hidden at the next command", async () => {
+  const base = await visibleTempDir("penguin-stamps-listed-roots-");
+  try {
+    const got = await inRunDir(
+      base,
+      `${SESSION}
+      const noted = Array.from({ length: 10 }, (_, i) => base + "/r" + i);
+      for (const r of noted) await roots.rememberDataRoot(r);
+      const hidden = async () => (await plan()).hideDirs.filter((d) => noted.includes(d))
+        .map((d) => d.slice(base.length + 1));
+      const steps = [await hidden()];
+      Deno.mkdirSync(noted[3] + "/p/agents", { recursive: true });
+      steps.push(await hidden());
+      Deno.mkdirSync(noted[7] + "/p/traces", { recursive: true });
+      steps.push(await hidden());
+      console.log(JSON.stringify(steps));
+      `,
+    );
+    assert.deepEqual(got, [[], ["r3"], ["r3", "r7"]]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
