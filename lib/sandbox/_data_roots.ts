@@ -264,29 +264,45 @@ function noteMissing(p: string, look: (dir: string) => Deno.FileInfo | undefined
 /** Noted roots below a directory for it to be listed rather than each root looked up. */
 const LIST_AT_LEAST = 8;
 
+/** About how many entries Deno lists in the time of one failed look-up (measured: 12). */
+const ENTRIES_PER_FAILED_LOOKUP = 12;
+
+/** Entries each directory held when `absentByListing` last listed it (a cost estimate only). */
+const listedSizes = new Map<string, number>();
+
 /** Printable ASCII: a name no file system folds or normalizes beyond letter case. */
 const PLAIN_NAME = /^[\x20-\x7e]+$/;
 
 /**
  * A cheap "certainly missing" test for the noted roots `paths`, for one plan:
- * a directory above {@linkcode LIST_AT_LEAST} of them or more (`/tmp`,
- * `/var/tmp`) is listed once, and a root whose next name below it is not in
- * the listing (in any letter case) is missing without a look-up of its own,
- * which would fail, and a failed look-up costs three times a found one.
- * Answers false (look it up) whenever no listing can tell.
+ * a directory above {@linkcode LIST_AT_LEAST} of them or more that have not
+ * been seen as data roots (`/var/tmp`, where benchmarks' and tests' roots
+ * were) is listed once, and a root whose next name below it is not in the
+ * listing (in any letter case) is missing without a look-up of its own,
+ * which would fail (and a failed look-up costs three times a found one). A
+ * directory that held too many entries for the roots below it the last time
+ * (`/tmp`) is not listed again. Answers false (look it up) whenever no
+ * listing can tell.
  */
 function absentByListing(paths: readonly string[]): (p: string) => boolean {
   const count = new Map<string, number>();
   for (const p of paths) {
+    if (seen.has(p)) continue; // a data root last time: most likely there still
     for (let below = p, dir = dirname(p); dir !== below; below = dir, dir = dirname(dir)) {
       count.set(dir, (count.get(dir) ?? 0) + 1);
     }
   }
+  const worth = (dir: string) => {
+    const n = count.get(dir) ?? 0;
+    return n >= LIST_AT_LEAST && n * ENTRIES_PER_FAILED_LOOKUP >= (listedSizes.get(dir) ?? 0);
+  };
   const listings = new Map<string, Set<string> | "missing" | undefined>();
   const listing = (dir: string) => {
     if (!listings.has(dir)) {
       try {
-        listings.set(dir, new Set([...Deno.readDirSync(dir)].map((e) => e.name.toLowerCase())));
+        const names = new Set([...Deno.readDirSync(dir)].map((e) => e.name.toLowerCase()));
+        listedSizes.set(dir, names.size);
+        listings.set(dir, names);
       } catch (err) {
         const gone = err instanceof Deno.errors.NotFound ||
           err instanceof Deno.errors.NotADirectory;
@@ -301,7 +317,7 @@ function absentByListing(paths: readonly string[]): (p: string) => boolean {
       way.unshift(dir);
     }
     for (const dir of way) {
-      if ((count.get(dir) ?? 0) < LIST_AT_LEAST) continue;
+      if (!worth(dir)) continue;
       const names = listing(dir);
       if (names === "missing") return true;
       if (names === undefined) return false;
