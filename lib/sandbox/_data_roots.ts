@@ -21,7 +21,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
-import { settledStamp, stampNow } from "./_file_stamps.ts";
+import { lookTime, settledStamp, stampNow } from "./_file_stamps.ts";
 import { lstatOrNone, statOrNone } from "./_look.ts";
 
 const FILE = "data-roots";
@@ -53,6 +53,7 @@ const absentLists = new Map<string, string>();
  * a root (a new inode).
  */
 function readList(path: string): string[] {
+  const at = lookTime();
   // Its directory first: a list made after this look changes the directory's stamp.
   const dir = lists.has(path) ? undefined : statOrNone(dirname(path));
   const gone = absentLists.get(path);
@@ -63,7 +64,7 @@ function readList(path: string): string[] {
     info = Deno.statSync(path);
   } catch (err) {
     lists.delete(path);
-    const stamp = dir === undefined ? undefined : settledStamp(dir);
+    const stamp = dir === undefined ? undefined : settledStamp(dir, at);
     if (err instanceof Deno.errors.NotFound && stamp !== undefined) absentLists.set(path, stamp);
     return [];
   }
@@ -77,7 +78,7 @@ function readList(path: string): string[] {
     return [];
   }
   // Stamped as it was before the read: a change during or after it shows in the next stamp.
-  const stamp = settledStamp(info);
+  const stamp = settledStamp(info, at);
   if (stamp === undefined) lists.delete(path);
   else lists.set(path, { stamp, roots });
   return [...roots];
@@ -234,9 +235,14 @@ const MISSING_KEPT = 4096;
 /**
  * Note the root `p`, just found missing or no directory, in `missingRoots`
  * when it is missing: where to look next time, and the stamp that settles it
- * when its directory has one (`look`: the status of a directory in this plan).
+ * when its directory has one (`look`: the status of a directory in this plan,
+ * all taken after `at`).
  */
-function noteMissing(p: string, look: (dir: string) => Deno.FileInfo | undefined): void {
+function noteMissing(
+  p: string,
+  look: (dir: string) => Deno.FileInfo | undefined,
+  at: number,
+): void {
   let hint = missingRoots.get(p);
   if (hint === undefined || look(hint.dir)?.isDirectory !== true) {
     hint = undefined;
@@ -251,7 +257,7 @@ function noteMissing(p: string, look: (dir: string) => Deno.FileInfo | undefined
   missingRoots.delete(p);
   if (hint === undefined) return;
   const info = look(hint.dir);
-  const stamp = info === undefined ? undefined : settledStamp(info);
+  const stamp = info === undefined ? undefined : settledStamp(info, at);
   // The name below it looked up after the stamp: made since the root was looked at, it is seen.
   if (stamp !== undefined && lstatOrNone(hint.below) !== undefined) return;
   if (missingRoots.size >= MISSING_KEPT) missingRoots.clear();
@@ -359,6 +365,8 @@ export async function dataRootsToHide(
     known = await knownDataRoots(runDirs);
   }
   const out: { noted: string; real: string }[] = [];
+  // Before every look of this plan: what a settled stamp is judged against.
+  const at = lookTime();
   const look = statusForOnePlan();
   const absent = absentByListing(known);
   for (const p of known) {
@@ -368,7 +376,7 @@ export async function dataRootsToHide(
     const now = absent(p) ? undefined : realDir(p);
     if (now === undefined) {
       seen.delete(p);
-      noteMissing(p, look);
+      noteMissing(p, look, at);
       continue;
     }
     missingRoots.delete(p);

@@ -25,8 +25,8 @@ export const SETTLE_MS = 2000;
 let clock: () => number = () => Date.now();
 
 /**
- * Tests only: the time `settledStamp` compares with (`undefined`: the real
- * clock), to stamp a file just written without waiting.
+ * Tests only: the clock of {@linkcode lookTime} (`undefined`: the real
+ * one), to stamp a file just written without waiting.
  */
 export function stampClockForTests(now?: () => number): void {
   clock = now ?? (() => Date.now());
@@ -39,16 +39,22 @@ export function stampNow(info: Deno.FileInfo): string {
     `${info.ctime?.getTime()}`;
 }
 
+/** The time to pass to {@linkcode settledStamp}: taken before the `stat` it judges. */
+export function lookTime(): number {
+  return clock();
+}
+
 /**
- * The stamp of `info` when its file was last changed long enough before now
- * that any later change will show in it; undefined otherwise (or where the
- * system reports no times or inode): nothing may be cached on it.
+ * The stamp of `info` (a `stat` taken after `lookedAt`, from
+ * {@linkcode lookTime}) when its file was last changed long enough before
+ * that look that any later change will show in it; undefined otherwise (or
+ * where the system reports no times or inode): nothing may be cached on it.
  */
-export function settledStamp(info: Deno.FileInfo): string | undefined {
+export function settledStamp(info: Deno.FileInfo, lookedAt: number): string | undefined {
   const m = info.mtime?.getTime();
   const c = info.ctime?.getTime();
   if (m === undefined || c === undefined || info.ino === null) return undefined;
-  const before = clock() - SETTLE_MS;
+  const before = lookedAt - SETTLE_MS;
   // The change time is floored to the second: the change itself may lie up to a second later.
   if (m > before || c + 1000 > before) return undefined;
   return stampNow(info);

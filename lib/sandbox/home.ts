@@ -39,7 +39,7 @@ import {
   type StartupTextPaths,
   startupTextPaths,
 } from "./_source_lines.ts";
-import { settledStamp, stampNow } from "./_file_stamps.ts";
+import { lookTime, settledStamp, stampNow } from "./_file_stamps.ts";
 import { existsNow, listDirNow, lstatOrNone, readTextNow, statOrNone } from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
 
@@ -346,6 +346,7 @@ export async function startupReferences(
   within: readonly string[] = [],
 ): Promise<StartupReferences> {
   const queue = STARTUP_TEXT_PATHS.map((n) => join(home, n));
+  const at = lookTime(); // before every file's stat
   const later: string[] = [];
   const seen = new Set<string>();
   const sourced: string[] = [];
@@ -373,7 +374,7 @@ export async function startupReferences(
       continue;
     }
     read++;
-    const found = await startupTextOf(file, info, home, within);
+    const found = await startupTextOf(file, info, at, home, within);
     if (found.overflow) throw tooManyNames(file, MAX_NAMED_PER_FILE);
     for (const p of [...found.sourced, ...found.named, ...found.dotted]) {
       if (!namedBy.has(p)) namedBy.set(p, file);
@@ -422,7 +423,7 @@ const parsedStartup = new Map<string, { stamp: string; found: StartupTextPaths }
 const PARSED_KEPT = 256;
 
 /**
- * The paths the startup file `file` (`info`: its `stat` just taken) sources
+ * The paths the startup file `file` (`info`: its `stat`, taken after `at`) sources
  * and names ({@linkcode startupTextPaths}): parsed again only when the file
  * is not the one last parsed for the same `home` and `within`, unchanged
  * since (device, inode, size and times, `_file_stamps.ts`). A plan runs before
@@ -432,6 +433,7 @@ const PARSED_KEPT = 256;
 async function startupTextOf(
   file: string,
   info: Deno.FileInfo,
+  at: number,
   home: string,
   within: readonly string[],
 ): Promise<StartupTextPaths> {
@@ -441,7 +443,7 @@ async function startupTextOf(
   const bytes = await readUpTo(file, MAX_STARTUP_FILE).catch(() => undefined);
   const found = startupTextPaths(new TextDecoder().decode(bytes), home, within);
   // Stamped as it was before the read: a change during or after it shows in the next stamp.
-  const stamp = settledStamp(info);
+  const stamp = settledStamp(info, at);
   if (stamp === undefined) parsedStartup.delete(key);
   else {
     if (parsedStartup.size >= PARSED_KEPT) parsedStartup.clear();
