@@ -32,7 +32,12 @@ const server = await startModelServer({
 
 for (const [i, c] of CHECKOUTS.entries()) {
   const dir = join(base, `c${i}`);
-  const [home, ws, root, run] = ["home", "ws", "root", "run"].map((d) => join(dir, d));
+  const [home, ws, root, run] = ["home", "ws", "root", "run"].map((d) => join(dir, d)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   for (const d of [home, ws]) await Deno.mkdir(d, { recursive: true });
   const env = {
     NO_COLOR: "1",
