@@ -37,9 +37,6 @@ export interface LatticeHit {
   marker: string;
 }
 
-/** The longest run ending at a position, by secret and place: its length and where it starts. */
-type States = Map<number, { len: number; start: number }>;
-
 /** A scanner of texts for secrets over their numeric escapes' readings. */
 export interface Lattice {
   /**
@@ -49,36 +46,120 @@ export interface Lattice {
   scan(text: string, final: boolean): { hits: LatticeHit[]; stop: number; walked: number };
 }
 
+/**
+ * The (secret, place) pairs of the secrets, by the code unit the secret holds there: the pairs of
+ * unit `u` are `pairFrom[u]` to `pairFrom[u + 1]` (flat typed arrays: the walk's inner loop reads
+ * them for every edge).
+ */
+interface Pairs {
+  pairFrom: Int32Array;
+  /** Where the pair's state is kept: secret * stride + place. */
+  key: Int32Array;
+  /** The place in the secret. */
+  place: Int32Array;
+  /** The pair's secret. */
+  secret: Int32Array;
+}
+
+function pairsOf(secrets: readonly LatticeSecret[], stride: number): Pairs {
+  const count = new Int32Array(0x10001);
+  for (const s of secrets) for (let j = 0; j < s.value.length; j++) count[s.value.charCodeAt(j)]!++;
+  const pairFrom = new Int32Array(0x10001);
+  for (let u = 0; u < 0x10000; u++) pairFrom[u + 1] = pairFrom[u]! + count[u]!;
+  const total = pairFrom[0x10000]!;
+  const key = new Int32Array(total);
+  const place = new Int32Array(total);
+  const secret = new Int32Array(total);
+  const next = pairFrom.slice(0, 0x10000);
+  // Secret by secret, place by place: a unit's pairs keep the order of the secrets and places.
+  secrets.forEach((s, e) => {
+    for (let j = 0; j < s.value.length; j++) {
+      const at = next[s.value.charCodeAt(j)]!++;
+      key[at] = e * stride + j;
+      place[at] = j;
+      secret[at] = e;
+    }
+  });
+  return { pairFrom, key, place, secret };
+}
+
 /** A lattice over `secrets`, pieces of `fragment` characters or more of the ones not `whole`. */
 export function createLattice(secrets: readonly LatticeSecret[], fragment: number): Lattice {
   const longest = Math.max(0, ...secrets.map((s) => s.value.length));
   const stride = longest + 1;
-  /** For each code unit, the (secret, place) pairs where a secret holds it, as secret * stride + place. */
-  const byUnit = new Map<number, number[]>();
-  secrets.forEach((s, e) => {
-    for (let j = 0; j < s.value.length; j++) {
-      const u = s.value.charCodeAt(j);
-      const list = byUnit.get(u);
-      if (list) list.push(e * stride + j);
-      else byUnit.set(u, [e * stride + j]);
-    }
-  });
+  let ctx: Ctx | undefined;
   return {
     scan(text, final) {
       if (secrets.length === 0 || text.indexOf("\\") < 0) {
         return { hits: [], stop: text.length, walked: 0 };
       }
-      return scanLattice({ secrets, fragment, longest, stride, byUnit }, text, final);
+      // Made on first use: most maskers never meet a numeric escape.
+      ctx ??= contextOf(secrets, fragment, longest, stride);
+      return scanLattice(ctx, text, final);
     },
   };
 }
+
+/**
+ * Positions whose pending states are kept in a ring (an edge longer than that, rare, goes to
+ * `far`): a numeric escape of {@linkcode MOST_NUMERIC_DIGITS} digits, its marker and braces fit.
+ */
+const RING = 64;
 
 interface Ctx {
   secrets: readonly LatticeSecret[];
   fragment: number;
   longest: number;
   stride: number;
-  byUnit: Map<number, number[]>;
+  pairs: Pairs;
+  /** Each secret's length, and 1 where it is matched only whole. */
+  length: Int32Array;
+  whole: Uint8Array;
+  /**
+   * The states at the position being walked, by key: `stamp[key] === gen` when the key has one,
+   * its run's length and start in `len` and `start`; `live` lists the keys that have one.
+   */
+  stamp: Int32Array;
+  len: Int32Array;
+  start: Int32Array;
+  live: Int32Array;
+  liveCount: number;
+  gen: number;
+  /**
+   * The states pending at the positions ahead, by position mod RING: (key, len, start) triples,
+   * `count[slot]` numbers of each.
+   */
+  ring: Int32Array[];
+  count: Int32Array;
+  /** Those pending more than RING positions ahead, by position. */
+  far: Map<number, number[]>;
+}
+
+function contextOf(
+  secrets: readonly LatticeSecret[],
+  fragment: number,
+  longest: number,
+  stride: number,
+): Ctx {
+  const keys = secrets.length * stride;
+  return {
+    secrets,
+    fragment,
+    longest,
+    stride,
+    pairs: pairsOf(secrets, stride),
+    length: Int32Array.from(secrets, (s) => s.value.length),
+    whole: Uint8Array.from(secrets, (s) => s.whole ? 1 : 0),
+    stamp: new Int32Array(keys),
+    len: new Int32Array(keys),
+    start: new Int32Array(keys),
+    live: new Int32Array(keys),
+    liveCount: 0,
+    gen: 0,
+    ring: Array.from({ length: RING }, () => new Int32Array(48)),
+    count: new Int32Array(RING),
+    far: new Map(),
+  };
 }
 
 /** The stretches of `text` around its numeric escapes, where a path may take one. */
@@ -113,6 +194,103 @@ function scanLattice(
   return { hits, stop, walked };
 }
 
+/** Make the states pending at `p` the current ones (kept per key: the longest run, then the earliest). */
+function enter(ctx: Ctx, p: number): void {
+  if (ctx.gen >= 0x7ffffffe) {
+    ctx.stamp.fill(0);
+    ctx.gen = 0;
+  }
+  ctx.gen++;
+  ctx.liveCount = 0;
+  const slot = p % RING;
+  if (ctx.count[slot]! > 0) {
+    take(ctx, ctx.ring[slot]!, ctx.count[slot]!);
+    ctx.count[slot] = 0;
+  }
+  if (ctx.far.size > 0) {
+    const list = ctx.far.get(p);
+    if (list !== undefined) {
+      take(ctx, list, list.length);
+      ctx.far.delete(p);
+    }
+  }
+}
+
+/** Take the first `n` numbers of `list`, (key, len, start) triples, into the current states. */
+function take(ctx: Ctx, list: Int32Array | number[], n: number): void {
+  const { stamp, len, start, live, gen } = ctx;
+  for (let i = 0; i < n; i += 3) {
+    const key = list[i]!;
+    const l = list[i + 1]!;
+    const s = list[i + 2]!;
+    if (stamp[key] !== gen) {
+      stamp[key] = gen;
+      len[key] = l;
+      start[key] = s;
+      live[ctx.liveCount++] = key;
+    } else if (l > len[key]! || (l === len[key] && s < start[key]!)) {
+      len[key] = l;
+      start[key] = s;
+    }
+  }
+}
+
+/** Add the state (key, len, start) pending at `t`, seen from `p`. */
+function pend(ctx: Ctx, p: number, t: number, key: number, l: number, s: number): void {
+  if (t - p < RING) {
+    const slot = t % RING;
+    const n = ctx.count[slot]!;
+    let buf = ctx.ring[slot]!;
+    if (n + 3 > buf.length) {
+      const grown = new Int32Array(buf.length * 2);
+      grown.set(buf);
+      ctx.ring[slot] = buf = grown;
+    }
+    buf[n] = key;
+    buf[n + 1] = l;
+    buf[n + 2] = s;
+    ctx.count[slot] = n + 3;
+    return;
+  }
+  let list = ctx.far.get(t);
+  if (list === undefined) ctx.far.set(t, list = []);
+  list.push(key, l, s);
+}
+
+/**
+ * Follow the edge from `p` to `t` that spells `unit`: each run of a secret at `p` that `unit`
+ * extends, or a run that `unit` starts, is pending at `t`; a run long enough is a match.
+ */
+function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[]): void {
+  const { pairs, stamp, len, start, length, whole, fragment } = ctx;
+  const from = pairs.pairFrom[unit]!;
+  const to = pairs.pairFrom[unit + 1]!;
+  if (from === to) return;
+  const gen = ctx.gen;
+  for (let i = from; i < to; i++) {
+    const key = pairs.key[i]!;
+    const j = pairs.place[i]!;
+    const e = pairs.secret[i]!;
+    const has = stamp[key] === gen;
+    const l = has ? len[key]! + 1 : 1;
+    const s = has ? start[key]! : p;
+    const isWhole = whole[e] === 1;
+    if (isWhole && l !== j + 1) continue;
+    pend(ctx, p, t, key + 1, l, s);
+    if (isWhole ? j + 1 === length[e] : l >= fragment) {
+      hits.push({ at: s, length: t - s, marker: ctx.secrets[e]!.marker });
+    }
+  }
+}
+
+/** Carry every state at `p` to `t` unchanged (a line continuation reads as nothing). */
+function carry(ctx: Ctx, p: number, t: number): void {
+  for (let i = 0; i < ctx.liveCount; i++) {
+    const key = ctx.live[i]!;
+    pend(ctx, p, t, key, ctx.len[key]!, ctx.start[key]!);
+  }
+}
+
 /**
  * Walk `text` from `from` to `to`, adding the matches found to `hits`; returns the first undecided
  * position (`text.length` when none).
@@ -125,69 +303,44 @@ function walkRegion(
   final: boolean,
   hits: LatticeHit[],
 ): number {
-  // Long because: one walk over the region, each position's edges relaxed in place.
-  const nodes = new Map<number, States>();
   let stop = text.length;
-  const relax = (cur: States | undefined, p: number, t: number, unit: number) => {
-    const list = ctx.byUnit.get(unit);
-    if (list === undefined) return;
-    for (const key of list) {
-      const e = Math.floor(key / ctx.stride);
-      const j = key - e * ctx.stride;
-      const s = ctx.secrets[e]!;
-      const prev = cur?.get(key);
-      const len = prev !== undefined ? prev.len + 1 : 1;
-      const start = prev !== undefined ? prev.start : p;
-      if (s.whole && len !== j + 1) continue;
-      put(nodes, t, key + 1, len, start);
-      if (s.whole ? j + 1 === s.value.length : len >= ctx.fragment) {
-        hits.push({ at: start, length: t - start, marker: s.marker });
-      }
-    }
-  };
   for (let p = from; p < to; p++) {
-    const cur = nodes.get(p);
-    nodes.delete(p);
-    relax(cur, p, p + 1, text.charCodeAt(p));
-    if (text.charCodeAt(p) !== 0x5c) continue;
+    enter(ctx, p);
+    const c = text.charCodeAt(p);
+    relax(ctx, p, p + 1, c, hits);
+    if (c !== 0x5c) continue;
     const esc = numericEscapeAt(text, p, final);
     if (esc === "cut") {
-      stop = Math.min(stop, p, startOfLive(ctx, cur));
+      stop = Math.min(stop, p, startOfLive(ctx));
       continue;
     }
     if (esc !== null && esc.count > MOST_NUMERIC_DIGITS) {
       hits.push({ at: p, length: esc.end - p, marker: LONG_NUMBER_MARKER });
       continue;
     }
-    if (esc !== null) forEachReading(text, esc, (end, unit) => relax(cur, p, end, unit));
+    if (esc !== null) forEachReading(text, esc, (end, unit) => relax(ctx, p, end, unit, hits));
     for (const reading of ["js", "c"] as const) {
       const got = escapeAt(text, p, reading, final);
       if (got === null) continue;
-      if (got.units.length === 0) {
-        for (const [key, st] of cur ?? []) put(nodes, p + got.length, key, st.len, st.start);
-      } else if (got.units.length === 1) relax(cur, p, p + got.length, got.units[0]!);
+      if (got.units.length === 0) carry(ctx, p, p + got.length);
+      else if (got.units.length === 1) relax(ctx, p, p + got.length, got.units[0]!, hits);
     }
   }
-  if (!final && to === text.length) stop = Math.min(stop, startOfLive(ctx, nodes.get(to)));
+  enter(ctx, to);
+  if (!final && to === text.length) stop = Math.min(stop, startOfLive(ctx));
+  // What is pending past the region is dropped: the next region starts afresh.
+  ctx.count.fill(0);
+  ctx.far.clear();
   return stop;
 }
 
-/** Where the earliest run that may still go on starts (Infinity for none). */
-function startOfLive(ctx: Ctx, states: States | undefined): number {
+/** Where the earliest run at the current position that may still go on starts (Infinity for none). */
+function startOfLive(ctx: Ctx): number {
   let at = Infinity;
-  for (const [key, st] of states ?? []) {
+  for (let i = 0; i < ctx.liveCount; i++) {
+    const key = ctx.live[i]!;
     const e = Math.floor(key / ctx.stride);
-    if (key - e * ctx.stride < ctx.secrets[e]!.value.length) at = Math.min(at, st.start);
+    if (key - e * ctx.stride < ctx.length[e]!) at = Math.min(at, ctx.start[key]!);
   }
   return at;
-}
-
-/** Keep the longer run (on a tie, the earlier start) for `key` at position `t`. */
-function put(nodes: Map<number, States>, t: number, key: number, len: number, start: number): void {
-  let at = nodes.get(t);
-  if (at === undefined) nodes.set(t, at = new Map());
-  const old = at.get(key);
-  if (old === undefined || len > old.len || (len === old.len && start < old.start)) {
-    at.set(key, { len, start });
-  }
 }
