@@ -235,26 +235,31 @@ function take(ctx: Ctx, list: Int32Array | number[], n: number): void {
   }
 }
 
-/** Add the state (key, len, start) pending at `t`, seen from `p`. */
-function pend(ctx: Ctx, p: number, t: number, key: number, l: number, s: number): void {
+/**
+ * The buffer of the states pending at `t` (seen from `p`), with room for `more` numbers after its
+ * `count[slot]`; the slot is `t % RING`, or -1 for an edge past the ring (the buffer is then a
+ * fresh one, to be added to `far` with {@linkcode pendFar}).
+ */
+function pendingBuffer(ctx: Ctx, p: number, t: number, more: number): Int32Array {
+  if (t - p >= RING) return new Int32Array(more);
+  const slot = t % RING;
+  const buf = ctx.ring[slot]!;
+  const need = ctx.count[slot]! + more;
+  if (need <= buf.length) return buf;
+  const grown = new Int32Array(Math.max(need, buf.length * 2));
+  grown.set(buf);
+  return ctx.ring[slot] = grown;
+}
+
+/** The buffer `buf` for `t`, its first `n` numbers written: they are pending at `t` now. */
+function pended(ctx: Ctx, p: number, t: number, buf: Int32Array, n: number): void {
   if (t - p < RING) {
-    const slot = t % RING;
-    const n = ctx.count[slot]!;
-    let buf = ctx.ring[slot]!;
-    if (n + 3 > buf.length) {
-      const grown = new Int32Array(buf.length * 2);
-      grown.set(buf);
-      ctx.ring[slot] = buf = grown;
-    }
-    buf[n] = key;
-    buf[n + 1] = l;
-    buf[n + 2] = s;
-    ctx.count[slot] = n + 3;
+    ctx.count[t % RING] = n;
     return;
   }
   let list = ctx.far.get(t);
   if (list === undefined) ctx.far.set(t, list = []);
-  list.push(key, l, s);
+  for (let i = 0; i < n; i++) list.push(buf[i]!);
 }
 
 /**
@@ -267,6 +272,8 @@ function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[])
   const to = pairs.pairFrom[unit + 1]!;
   if (from === to) return;
   const gen = ctx.gen;
+  const buf = pendingBuffer(ctx, p, t, 3 * (to - from));
+  let n = t - p < RING ? ctx.count[t % RING]! : 0;
   for (let i = from; i < to; i++) {
     const key = pairs.key[i]!;
     const j = pairs.place[i]!;
@@ -276,19 +283,29 @@ function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[])
     const s = has ? start[key]! : p;
     const isWhole = whole[e] === 1;
     if (isWhole && l !== j + 1) continue;
-    pend(ctx, p, t, key + 1, l, s);
+    buf[n] = key + 1;
+    buf[n + 1] = l;
+    buf[n + 2] = s;
+    n += 3;
     if (isWhole ? j + 1 === length[e] : l >= fragment) {
       hits.push({ at: s, length: t - s, marker: ctx.secrets[e]!.marker });
     }
   }
+  pended(ctx, p, t, buf, n);
 }
 
 /** Carry every state at `p` to `t` unchanged (a line continuation reads as nothing). */
 function carry(ctx: Ctx, p: number, t: number): void {
+  const buf = pendingBuffer(ctx, p, t, 3 * ctx.liveCount);
+  let n = t - p < RING ? ctx.count[t % RING]! : 0;
   for (let i = 0; i < ctx.liveCount; i++) {
     const key = ctx.live[i]!;
-    pend(ctx, p, t, key, ctx.len[key]!, ctx.start[key]!);
+    buf[n] = key;
+    buf[n + 1] = ctx.len[key]!;
+    buf[n + 2] = ctx.start[key]!;
+    n += 3;
   }
+  pended(ctx, p, t, buf, n);
 }
 
 /**

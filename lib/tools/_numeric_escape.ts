@@ -71,8 +71,10 @@ export function numericEscapeAt(
 ): NumericEscape | "cut" | null {
   const n = text.length;
   // `\`, `\N`, `\N{U` at the end: the marker may still come.
-  const rest = text.slice(i + 1, i + 5);
-  if (!final && rest.length < 4 && "N{U+".startsWith(rest)) return "cut";
+  if (!final && i + 5 > n) {
+    const rest = text.slice(i + 1, i + 5);
+    if ("N{U+".startsWith(rest)) return "cut";
+  }
   const m = markerAt(text, i);
   if (m === null) return null;
   let from = i + m.skip;

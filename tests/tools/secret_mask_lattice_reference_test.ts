@@ -103,3 +103,17 @@ Deno.test("secret mask lattice: the fast walk finds what the reference walk find
   // The texts are made to hold matches: most comparisons have some.
   assert.ok(withHits > compared / 2, `${withHits} of ${compared} with matches`);
 });
+
+Deno.test("secret mask lattice: the walk takes each character once, however dense the escapes", () => {
+  const rand = prng(7);
+  const secrets = secretsOf(rand);
+  const lattice = createLattice(secrets, 8);
+  let text = "";
+  while (text.length < 200_000) text += textOf(secrets, rand);
+  for (const final of [true, false]) {
+    const got = lattice.scan(text, final);
+    // Regions around escapes are joined, never walked twice: at most the text's length.
+    assert.ok(got.walked <= text.length, `walked ${got.walked} of ${text.length}`);
+    assert.ok(got.walked > text.length / 2, `walked ${got.walked}: the escapes are everywhere`);
+  }
+});
