@@ -104,3 +104,32 @@ export function procFacts(): Promise<ProcFacts> {
   });
   return self;
 }
+
+/**
+ * The start time (`/proc/<pid>/stat` field 22, clock ticks since boot) of
+ * each of `pids` that runs, as written; pids that do not run are absent.
+ * With `pids` empty, penguin's own (its key `0`). Undefined where `/proc`
+ * could not be read at all (no bash, not Linux): then nothing is known.
+ */
+export async function startTimes(
+  pids: readonly number[],
+): Promise<Map<number, string> | undefined> {
+  const out = await bash(STARTS, pids.length ? pids.map(String) : ["0"]);
+  if (out === undefined || !out.startsWith("ok\n")) return undefined;
+  const found = new Map<number, string>();
+  for (const line of out.split("\n").slice(1)) {
+    const m = /^(\d+) (\d+)$/.exec(line);
+    if (m) found.set(Number(m[1]), m[2]!);
+  }
+  return found;
+}
+
+// Field 22 of stat is the 20th after the command name, which ends at the last ") ".
+const STARTS = `[ -r /proc/self/stat ] || exit 1
+echo ok
+for p in "$@"; do
+  f=$p; [ "$p" = 0 ] && f=$PPID
+  l=; read -r l 2>/dev/null <"/proc/$f/stat" || continue
+  set -- \${l##*) }; echo "$p \${20}"
+done
+true`;

@@ -1,23 +1,32 @@
 /**
- * The process budget of this penguin process: the processes (threads)
- * that all its sandboxed commands running at once may hold together.
+ * The process budget of the user's penguin processes: the processes
+ * (threads) that all their sandboxed commands running at once may hold
+ * together, whichever penguin process started them.
  *
  * Each sandbox's init holds its command to the policy's `maxProcesses`
  * (`_proc_guard.ts`), but every command running at once has a sandbox of
  * its own (a session keeps up to 64 background commands), so the limits
  * add up: 16 commands of 2047 processes reach a common `kernel.pid_max`
- * (32768) and the whole machine then fails to fork. The budget is half of
- * the PIDs free when the first command starts: the smaller of
- * `kernel.pid_max` and `kernel.threads-max`, less the threads the machine
- * runs then (`/proc/loadavg`), halved. Read once per process.
+ * (32768) and the whole machine then fails to fork; and several penguin
+ * processes of the user (sessions, runs) each run commands too. The budget
+ * is half of the PIDs free to them: the smaller of `kernel.pid_max` and
+ * `kernel.threads-max`, less the threads the machine runs
+ * (`/proc/loadavg`) that penguin's commands do not hold, halved. What
+ * penguin's commands hold comes from the ledger (`_budget_ledger.ts`), which
+ * every penguin process of the user writes and reads: the threads of other
+ * penguins' commands do not shrink it. Read when this process's first
+ * command starts, and again before one is refused.
  *
- * A command takes a share of it for its life ({@linkcode takeShare}): its
- * policy's limit while that fits, leaving room for
+ * A command takes a share of it for its life ({@linkcode takeShare}),
+ * under the ledger's lock, of what neither this process's commands nor the
+ * other penguin processes' hold: its policy's limit while that fits, leaving room for
  * {@linkcode RESERVED_SHARES} more commands of {@linkcode MIN_SHARE};
  * past that, a smaller limit, never below {@linkcode MIN_SHARE} (a
  * command that cannot have even that is refused, with an error saying how
  * many commands run and hold how much). The share comes back when the
- * command's status is reported, and when it fails to start.
+ * command's status is reported, and when it fails to start. Where the
+ * ledger cannot be kept (no private run directory), the budget is this
+ * process's alone.
  *
  * Where `/proc` does not say (macOS), there is no budget: every command
  * gets its policy's limit.
@@ -26,6 +35,7 @@
  */
 import { PenguinError } from "../protocol/errors.ts";
 import { hostFacts } from "./_proc_facts.ts";
+import { type LedgerLock, lockLedger, lowerOwn } from "./_budget_ledger.ts";
 
 /** The smallest limit a command is given; one that cannot have it is refused. */
 export const MIN_SHARE = 64;
@@ -40,16 +50,37 @@ export interface Share {
   release(): void;
 }
 
-/** The budget once read (null: none here), and the limit each running command holds. */
-const state: { total?: number | null | undefined; held: Map<number, number> } = { held: new Map() };
+/** The machine's PID ceiling and threads, as read (null: `/proc` does not say). */
+interface Machine {
+  ceiling: number;
+  threads: number;
+}
+
+/**
+ * The budget once read (null: none here), the limit each running command
+ * holds, what the other penguin processes held at the last share taken, and
+ * how the ledger is kept: `pinned` (tests) forces the total; `ledger` is
+ * then the one ledger directory, or none (this process's budget alone).
+ */
+const state: {
+  total?: number | null | undefined;
+  held: Map<number, number>;
+  others: number;
+  pinned: boolean;
+  ledger?: string | undefined;
+} = { held: new Map(), others: 0, pinned: false };
 let nextId = 0;
 
 /**
  * Force the budget's total (tests only); undefined reads it from the
- * machine again at the next command. Shares already taken stay taken.
+ * machine again at the next command. Shares already taken stay taken. A
+ * forced budget is this process's alone, unless `ledgerDir` names the one
+ * ledger directory it shares with the processes given the same one.
  */
-export function _pinBudget(total: number | undefined): void {
+export function _pinBudget(total: number | undefined, ledgerDir?: string): void {
   state.total = total;
+  state.pinned = total !== undefined;
+  state.ledger = total !== undefined ? ledgerDir : undefined;
 }
 
 /** What the running commands hold (tests). */
@@ -61,22 +92,67 @@ export function budgetFacts(): { total: number | undefined; held: number; comman
   };
 }
 
+/** What the other penguin processes held when this one last took a share (tests). */
+export function othersFacts(): number {
+  return state.others;
+}
+
+/** Wait until every change of this process's ledger entry so far is written (tests). */
+export function _ledgerWritten(): Promise<void> {
+  return queue.then(() => {});
+}
+
 function heldNow(): number {
   let n = 0;
   for (const limit of state.held.values()) n += limit;
   return n;
 }
 
+/** In-process queue: one share taken or given back at a time, in order. */
+let queue: Promise<unknown> = Promise.resolve();
+
+function serialized<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => {});
+  return next;
+}
+
 /**
- * Half the PIDs free on this machine, or null where `/proc` does not say.
- * Read through bash (`_proc_facts.ts`): Deno refuses every `/proc` read
- * under penguin's own permissions.
+ * The machine's PID ceiling and threads, or null where `/proc` does not
+ * say. Read through bash (`_proc_facts.ts`): Deno refuses every `/proc`
+ * read under penguin's own permissions.
  */
-async function readBudget(): Promise<number | null> {
+async function readMachine(): Promise<Machine | null> {
   const { pidMax, threadsMax, threads } = await hostFacts();
   if (pidMax === undefined && threadsMax === undefined) return null;
-  const ceiling = Math.min(pidMax ?? Infinity, threadsMax ?? Infinity);
-  return Math.max(0, Math.floor((ceiling - (threads ?? 0)) / 2));
+  return { ceiling: Math.min(pidMax ?? Infinity, threadsMax ?? Infinity), threads: threads ?? 0 };
+}
+
+/**
+ * Half the PIDs free to penguin's commands: the threads running, less those
+ * penguin's commands may hold (`held`, they run within it), are not free.
+ */
+function budgetOf(machine: Machine, held: number): number {
+  return Math.max(0, Math.floor((machine.ceiling - Math.max(0, machine.threads - held)) / 2));
+}
+
+/** The limit a command wanting `wanted` gets, or undefined when none fits. */
+function grantOf(wanted: number, total: number, others: number): number | undefined {
+  const left = total - others - heldNow();
+  const reserve = Math.min(MIN_SHARE * RESERVED_SHARES, Math.floor(total / 2));
+  const floor = Math.min(wanted, MIN_SHARE);
+  const limit = Math.min(wanted, Math.max(left - reserve, floor));
+  return limit > left ? undefined : limit;
+}
+
+/** The ledger under its lock, or none: a forced budget without one, or no run directory. */
+async function openLedger(): Promise<LedgerLock | undefined> {
+  if (state.pinned && state.ledger === undefined) return undefined;
+  try {
+    return await lockLedger(state.ledger);
+  } catch {
+    return undefined; // no private run directory: this process's budget alone
+  }
 }
 
 /**
@@ -85,32 +161,59 @@ async function readBudget(): Promise<number | null> {
  * runtime {@linkcode PenguinError} about `what` when the budget left is
  * below {@linkcode MIN_SHARE} (or `wanted`, if smaller).
  */
-export async function takeShare(wanted: number, what: string): Promise<Share> {
-  if (wanted <= 0) return { limit: wanted, release: () => {} };
-  if (state.total === undefined) state.total = await readBudget();
-  const total = state.total;
-  if (total === null) return { limit: wanted, release: () => {} };
-  const held = heldNow();
-  const left = total - held;
-  const reserve = Math.min(MIN_SHARE * RESERVED_SHARES, Math.floor(total / 2));
-  const floor = Math.min(wanted, MIN_SHARE);
-  const limit = Math.min(wanted, Math.max(left - reserve, floor));
-  if (limit > left) {
-    const n = state.held.size;
-    throw new PenguinError(
-      "runtime",
-      `Cannot run ${what}: ${n} command${n === 1 ? " is" : "s are"} running with ${held} ` +
-        `processes allowed in all, and this penguin's commands may hold ${total} at once ` +
-        `(half the machine's free PIDs), too few left for ${floor} more; ` +
-        `wait for one to end or kill one`,
-    );
+export function takeShare(wanted: number, what: string): Promise<Share> {
+  if (wanted <= 0) return Promise.resolve({ limit: wanted, release: () => {} });
+  return serialized(() => take(wanted, what));
+}
+
+async function take(wanted: number, what: string): Promise<Share> {
+  let machine: Machine | null | undefined;
+  if (state.total === undefined) {
+    machine = await readMachine();
+    if (machine === null) state.total = null;
   }
-  const id = nextId++;
-  state.held.set(id, limit);
-  return {
-    limit,
-    release: () => {
-      state.held.delete(id);
-    },
-  };
+  if (state.total === null) return { limit: wanted, release: () => {} };
+  const ledger = await openLedger();
+  try {
+    const others = (await ledger?.othersHeld()) ?? 0;
+    state.others = others;
+    if (machine) state.total = budgetOf(machine, others + heldNow());
+    let limit = grantOf(wanted, state.total!, others);
+    if (limit === undefined && !state.pinned && !machine) {
+      // Read again before refusing: the machine may run fewer threads now.
+      machine = await readMachine();
+      if (machine) state.total = budgetOf(machine, others + heldNow());
+      limit = grantOf(wanted, state.total!, others);
+    }
+    if (limit === undefined) throw refusal(what, wanted, state.total!, others);
+    const id = nextId++;
+    state.held.set(id, limit);
+    await ledger?.write(heldNow()).catch(() => {});
+    return { limit, release: () => release(id) };
+  } finally {
+    ledger?.close();
+  }
+}
+
+/** Give a share back: this process's ledger entry is lowered in turn. */
+function release(id: number): void {
+  if (!state.held.delete(id)) return;
+  if (state.pinned && state.ledger === undefined) return;
+  const ledger = state.ledger;
+  serialized(() => lowerOwn(heldNow(), ledger).catch(() => {}));
+}
+
+function refusal(what: string, wanted: number, total: number, others: number): PenguinError {
+  const n = state.held.size;
+  const floor = Math.min(wanted, MIN_SHARE);
+  const elsewhere = others > 0
+    ? `, the commands of the user's other penguin processes may hold ${others} more,`
+    : "";
+  return new PenguinError(
+    "runtime",
+    `Cannot run ${what}: ${n} command${n === 1 ? " is" : "s are"} running with ${heldNow()} ` +
+      `processes allowed in all${elsewhere} and penguin's commands may hold ${total} at once ` +
+      `(half the machine's free PIDs), too few left for ${floor} more; ` +
+      `wait for one to end or kill one`,
+  );
 }

@@ -193,6 +193,15 @@ export async function privateRunDir(): Promise<string> {
 }
 
 /**
+ * The default run directory (`/tmp/penguin-<uid>`, or `~/.penguin/run`
+ * without a private `/tmp`): the same for every penguin process of the
+ * user whatever its `PENGUIN_RUN_DIR`. Rejects when neither can be made.
+ */
+export async function defaultRunDir(): Promise<string> {
+  return dirname(await defaultDir());
+}
+
+/**
  * Every directory a penguin process of this user may keep its run state in:
  * this process's, the default `/tmp/penguin-<uid>` and `~/.penguin/run`
  * when they exist (another penguin, started with another `PENGUIN_RUN_DIR`
