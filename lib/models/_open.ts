@@ -21,6 +21,20 @@ import type { RequestGuard } from "./_request_guard.ts";
 /** Histories with more content characters than this are sent as a streamed body. */
 const STREAM_BODY_CHARS = 8 * 1024 * 1024;
 
+/**
+ * Release the bytes of a sent request body (built for this request alone)
+ * now rather than at the next full garbage collection: fetch has taken its
+ * own copy by the time it settles. A long session sends a body the size of its
+ * whole history every turn, and V8 frees such buffers only when the one
+ * holding them is collected; a body that lived through two young
+ * collections (a turn's stream is read meanwhile) waits for a full one, which
+ * comes after some 64 MB of them.
+ */
+function releaseBody(bytes: Uint8Array<ArrayBuffer>): void {
+  if (bytes.buffer.resizable || bytes.buffer.detached) return;
+  bytes.buffer.transfer(0);
+}
+
 /** Most bytes of an HTTP error body read for its message. */
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -92,22 +106,23 @@ export async function openRequest(
   const early = guard.interrupted(host);
   if (early) return early;
   const doFetch = opts.fetch ?? fetch;
+  // A very large history is streamed rather than built as one string.
+  const streamed = http.json !== undefined && historyChars(req.history) > STREAM_BODY_CHARS;
+  const bytes = streamed ? undefined : http.bytes;
   let response: Response;
   guard.arm();
   try {
     response = await guard.race(doFetch(http.url, {
       method: "POST",
       headers: http.headers,
-      // A very large history is streamed rather than built as one string.
-      body: http.json !== undefined && historyChars(req.history) > STREAM_BODY_CHARS
-        ? jsonBodyStream(http.json)
-        : http.bytes ?? http.body,
+      body: streamed ? jsonBodyStream(http.json!) : bytes ?? http.body,
       signal: guard.signal,
     }));
   } catch (e) {
     return guard.interrupted(host) ?? classifyException(e, site.target);
   } finally {
     guard.disarm();
+    if (bytes !== undefined) releaseBody(bytes);
   }
   if (!response.body) {
     return { status: "malformed", error_message: "Streaming response yielded no events (no body)" };

@@ -168,3 +168,43 @@ Deno.test("jsonRequest takes the known bytes of an array's first elements as the
     assert.deepEqual(r.bytes, enc.encode(JSON.stringify(json)));
   }
 });
+
+Deno.test("a request's body bytes are released once fetch has settled, after the server read them whole", async () => {
+  const server = await startModelServer({ turns: [turn.text("ok"), turn.text("ok")] });
+  try {
+    const history: CompleteMessage[] = [
+      { type: "text", role: "user", text: "first — é".repeat(1000), stop_reason: "completed" },
+      { type: "text", role: "assistant", text: "reply", stop_reason: "completed" },
+      { type: "text", role: "user", text: "second", stop_reason: "completed" },
+    ];
+    const sent: unknown[] = [];
+    const recording: typeof fetch = (input, init) => {
+      sent.push(init?.body);
+      return fetch(input, init);
+    };
+    for (const tools of [[], [{ name: "t", description: "d", parameters: { type: "object" } }]]) {
+      for await (
+        const _ of streamModel({
+          endpoint: server.endpoint("openai-chat"),
+          system_prompt: "Sys — tem",
+          tools,
+          history,
+        }, { fetch: recording })
+      ) { /* drain */ }
+    }
+    assert.equal(sent.length, 2);
+    for (const body of sent) {
+      assert.ok(body instanceof Uint8Array, "sent as bytes");
+      assert.equal((body.buffer as ArrayBuffer).detached, true, "its buffer is released");
+      assert.equal(body.byteLength, 0);
+    }
+    for (const request of server.requests) {
+      const messages = (request.body as { messages: { role: string; content: string }[] }).messages;
+      assert.deepEqual(messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+      assert.equal(messages[1]!.content, "first — é".repeat(1000));
+      assert.equal(messages[3]!.content, "second");
+    }
+  } finally {
+    await server.close();
+  }
+});
