@@ -88,6 +88,17 @@ export interface PoolFacts {
 let started = 0;
 let commands = 0;
 let unacknowledged = 0;
+/** The keys of the last sandboxes started, by launcher PID (tests: why a sandbox was new). */
+const recentKeys = new Map<number, string>();
+
+/**
+ * The key a recent sandbox was started for, by its launcher's PID (tests): a
+ * command that got a new sandbox got it because its plan changed (another
+ * key) or because the old one could not go on (the same key).
+ */
+export function sandboxKeyOf(pid: number): string | undefined {
+  return recentKeys.get(pid);
+}
 
 /** The live sandboxes (tests). */
 export function poolFacts(): PoolFacts {
@@ -173,6 +184,8 @@ async function startLive(key: string, s: SandboxStart, what: string): Promise<Li
   });
   pool.add(live);
   started++;
+  recentKeys.set(child.pid, key);
+  if (recentKeys.size > 16) recentKeys.delete(recentKeys.keys().next().value!);
   return live;
 }
 
