@@ -110,15 +110,17 @@ Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", asyn
 
 Deno.test("spawning fails closed when bubblewrap breaks after detection", async () => {
   await withWorkspace(async (dir) => {
-    // Passes the probe, then fails for every later sandbox.
-    const flag = join(dir, "probed");
+    // Works through the probe (however many tries it takes under load), then fails for every
+    // later sandbox: the test breaks it once the detection is done.
+    const flag = join(dir, "broken");
     const fake = await fakeBwrap(
       dir,
       `#!/bin/bash\nif [ "$1" = --version ]; then exec /usr/bin/bwrap --version; fi\n` +
         `if [ -e ${flag} ]; then echo 'bwrap: Can not mount tmpfs on /newroot: Operation not permitted' >&2; exit 1; fi\n` +
-        `touch ${flag}; exec /usr/bin/bwrap "$@"\n`,
+        `exec /usr/bin/bwrap "$@"\n`,
     );
     assert.equal((await detectSandbox({ bwrapPath: fake })).usable, true);
+    await Deno.writeTextFile(flag, "");
     await assertFailsClosed(
       dir,
       fake,
