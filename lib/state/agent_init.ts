@@ -98,6 +98,9 @@ export async function loadOrInitAgent(ref: AgentRef, opts: InitOptions = {}): Pr
       if (bytes === undefined) {
         systemConfig = await initAgent(ref, paths, opts);
         created = true;
+        // The parsed-config cache filled now: the agent's next start reads it (and a later
+        // command that only reads changes nothing on disk).
+        await systemConfigOf(await Deno.readFile(paths.systemConfig), paths.systemConfig);
       }
     } finally {
       release();

@@ -15,7 +15,10 @@ async function agentWith(root: string, text: string) {
   await loadOrInitAgent(ref);
   const paths = agentPaths(ref);
   await Deno.writeTextFile(paths.systemConfig, text);
-  return { ref, paths, cache: systemConfigCachePath(paths.systemConfig) };
+  const cache = systemConfigCachePath(paths.systemConfig);
+  // The agent's creation cached its default configuration: each test starts with no cache.
+  await Deno.remove(cache);
+  return { ref, paths, cache };
 }
 
 /** The hex SHA-256 of `text`'s UTF-8 bytes. */
@@ -148,5 +151,17 @@ Deno.test("a file with a byte order mark and invalid UTF-8 reads as Deno.readTex
     for (let i = 0; i < 2; i++) {
       assert.equal((await loadOrInitAgent(ref)).systemConfig.system_prompt, expected.system_prompt);
     }
+  });
+});
+
+Deno.test("a new agent's configuration is cached as it is created", async () => {
+  await withRoot(async (root) => {
+    const ref = { root, projectId: "default_project", agentId: "default_agent" };
+    const made = await loadOrInitAgent(ref);
+    assert.equal(made.created, true);
+    const paths = agentPaths(ref);
+    const written = JSON.parse(await Deno.readTextFile(systemConfigCachePath(paths.systemConfig)));
+    assert.equal(written.sha256, await sha256(await Deno.readTextFile(paths.systemConfig)));
+    assert.deepEqual(written.config, (await loadOrInitAgent(ref)).systemConfig);
   });
 });
