@@ -16,6 +16,7 @@ import { commandHelp, groupHelp, mainHelp } from "./help.ts";
 import { TOOL_HOST_COMMAND } from "../tools/host/self.ts";
 import { escapeC1 } from "./json.ts";
 import { takeSessionEndReport } from "../sandbox/session_end_report.ts";
+import { releaseEndingHold } from "./_ending_hold.ts";
 
 /**
  * An Io over the process's stdout and stderr. Once stdout's reader has gone
@@ -279,6 +280,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   // What a session's end left for the user (an armed repository penguin could not disarm…).
   const ended = takeSessionEndReport();
   for (const line of ended.lines) io.err(`${shown(line)}\n`);
+  // Held since the session started ending (`_ending_hold.ts`): its end is told now.
+  releaseEndingHold();
   return ended.failed && code === 0 ? 1 : code;
 }
 

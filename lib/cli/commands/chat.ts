@@ -65,6 +65,7 @@ import { startTelemetry } from "./_telemetry.ts";
 import { resumeTarget } from "../../agent/resume_target.ts";
 import { NO_PICKER_TERMINAL, pickResume, resumeCandidates } from "./_resume_pick.ts";
 import { runPicker, stdinKeys } from "../_session_picker.ts";
+import { holdEnding } from "../_ending_hold.ts";
 
 /** Apply `<workspace>/penguin.jsonc` to the chat's flags (it may only narrow them) and its session options. */
 async function applyPolicy(opts: ChatOptions, workspace: string, pc: PolicyContext): Promise<void> {
@@ -852,6 +853,8 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
   try {
     await converse(chat);
   } finally {
+    // Until main() has told the end: a signal now must not cut the last walk short.
+    holdEnding(io.err);
     input.close();
     renderer.flush();
     await chat.session.dispose();

@@ -34,6 +34,7 @@ import { createPriceBook, type Price } from "../../inspect/pricing.ts";
 import { recordedCallIds, sessionFilesThrough } from "../../inspect/recorded_calls.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { addSignals } from "./_signals.ts";
+import { holdEnding } from "../_ending_hold.ts";
 import { offerFirstModel } from "./_first_model.ts";
 import { startTelemetry } from "./_telemetry.ts";
 import { HELP, parse, type RunFlags } from "./_run_flags.ts";
@@ -249,6 +250,8 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     },
     onGoalStart: (start) => renderer?.line(goalLine(start), "plain"),
     ending: () => {
+      // Until main() has told the end: a signal now must not cut the last walk short.
+      holdEnding(io.err);
       removeSignals();
       renderer?.endTask();
     },
