@@ -14,7 +14,11 @@
  *
  * The record is `<run dir>/nested-repos/<sha-256 of the root>.json`, out of
  * every sandbox's reach (the run directory is hidden from each), changed
- * under an exclusive lock on `<key>.lock`. Each process using the root holds
+ * under an exclusive lock on `<key>.lock`. Processes started with different
+ * run directories (`PENGUIN_RUN_DIR`) share a root all the same: each locks
+ * the root's `<key>.lock` in every record directory it knows of
+ * (`recordDirs`, in path order), trusts a repository only when every record
+ * of the root there trusts it, and counts the `.active` locks of them all. Each process using the root holds
  * a shared `flock` on `<key>.active` while a session of it is open; the
  * kernel drops it when the process dies. The last session out (it gets the
  * exclusive lock) walks the root a last time (`endNestedRepoWatch` in
@@ -37,8 +41,9 @@
  */
 import { join } from "node:path";
 import { lockFile } from "../state/_fs.ts";
-import { privateRunDir } from "./_standin_registry.ts";
+import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { inside } from "./_paths.ts";
+import { lstatOrNone, realPathOrNone } from "./_look.ts";
 
 /** A repository as recorded: its entry and identity (`repoIdentity`). */
 export interface TrustMark {
@@ -64,10 +69,27 @@ interface Member {
 /** Roots this process joined, by root. */
 const members = new Map<string, Member>();
 
+/** This process's record directory (`<run dir>/nested-repos`), made when missing. */
 async function recordDir(): Promise<string> {
   const dir = join(await privateRunDir(), "nested-repos");
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   return dir;
+}
+
+/**
+ * Every record directory: this process's and the existing ones of every other
+ * run directory (`privateRunDirs`: the default ones and every `PENGUIN_RUN_DIR`
+ * noted there), each once (by real path), in path order, so that penguin
+ * processes started with different run directories still share a root.
+ */
+async function recordDirs(): Promise<{ own: string; all: string[] }> {
+  const own = realPathOrNone(await recordDir()) ?? await recordDir();
+  const all = [own];
+  for (const runDir of await privateRunDirs().catch(() => [] as string[])) {
+    const dir = realPathOrNone(join(runDir, "nested-repos"));
+    if (dir !== undefined && !all.includes(dir) && lstatOrNone(dir)?.isDirectory) all.push(dir);
+  }
+  return { own, all: all.sort() };
 }
 
 async function keyOf(root: string): Promise<string> {
@@ -75,15 +97,95 @@ async function keyOf(root: string): Promise<string> {
   return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Paths of `root`'s record files. */
-async function pathsOf(root: string) {
-  const dir = await recordDir();
-  const key = await keyOf(root);
+/** The files of `root` in the record directory `dir`. */
+function filesIn(dir: string, key: string) {
   return {
     record: join(dir, `${key}.json`),
     lock: join(dir, `${key}.lock`),
     active: join(dir, `${key}.active`),
   };
+}
+
+/** `root`'s files in every record directory, this process's (`own`) first. */
+interface RootFiles {
+  own: ReturnType<typeof filesIn>;
+  others: ReturnType<typeof filesIn>[];
+}
+
+async function pathsOf(root: string): Promise<RootFiles> {
+  const { own, all } = await recordDirs();
+  const key = await keyOf(root);
+  return {
+    own: filesIn(own, key),
+    others: all.filter((d) => d !== own).map((d) => filesIn(d, key)),
+  };
+}
+
+/**
+ * Lock `root` in every record directory, in path order (every process takes
+ * them in the same order): this process's lock file is made when missing,
+ * another directory's is locked when it exists (a process there has used the
+ * root). Closing the returned files releases them.
+ */
+async function lockRoot(files: RootFiles): Promise<{ close(): void }> {
+  const paths = [files.own.lock, ...files.others.map((f) => f.lock)].sort();
+  const held: Deno.FsFile[] = [];
+  try {
+    for (const path of paths) {
+      if (path === files.own.lock) {
+        held.push(await lockFile(path));
+        continue;
+      }
+      let file: Deno.FsFile;
+      try {
+        file = await Deno.open(path, { read: true, write: true });
+      } catch {
+        continue; // none there: no process of that run directory used the root
+      }
+      held.push(file);
+      await file.lock(true);
+    }
+  } catch (err) {
+    for (const f of held) f.close();
+    throw err;
+  }
+  return { close: () => held.forEach((f) => f.close()) };
+}
+
+/** Whether a process of another run directory holds `root` (its `.active` is share-locked). */
+async function activeElsewhere(files: RootFiles): Promise<boolean> {
+  for (const f of files.others) {
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(f.active, { read: true });
+    } catch {
+      continue;
+    }
+    try {
+      if (!await file.tryLock(true).then((ok) => ok, () => false)) return true;
+    } finally {
+      file.close();
+    }
+  }
+  return false;
+}
+
+/**
+ * `root`'s trusted set as every record directory's record of it has it: a
+ * repository is trusted only when each record there trusts it (undefined:
+ * no record). This process's record must be readable; another one that is
+ * not is skipped.
+ */
+async function readMerged(files: RootFiles, root: string): Promise<TrustRecord | undefined> {
+  const recs: TrustRecord[] = [];
+  const own = await readRecord(files.own.record, root);
+  if (own) recs.push(own);
+  for (const f of files.others) {
+    const rec = await readRecord(f.record, root).catch(() => undefined);
+    if (rec) recs.push(rec);
+  }
+  if (recs.length === 0) return undefined;
+  return { root, trusted: recs[0]!.trusted.filter((m) => recs.every((r) => holds(r.trusted, m))) };
 }
 
 async function readRecord(path: string, root: string): Promise<TrustRecord | undefined> {
@@ -118,18 +220,27 @@ function holds(found: readonly TrustMark[], m: TrustMark): boolean {
  * now). One that cannot be read is skipped.
  */
 async function relatedRecords(root: string): Promise<TrustRecord[]> {
-  const dir = await recordDir();
   const out: TrustRecord[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    if (!e.isFile || !e.name.endsWith(".json")) continue;
-    let rec: TrustRecord;
+  for (const dir of (await recordDirs()).all) {
+    let names: string[];
     try {
-      rec = JSON.parse(await Deno.readTextFile(join(dir, e.name))) as TrustRecord;
+      names = (await Array.fromAsync(Deno.readDir(dir)))
+        .filter((e) => e.isFile && e.name.endsWith(".json")).map((e) => e.name);
     } catch {
       continue;
     }
-    if (typeof rec?.root !== "string" || !Array.isArray(rec.trusted) || rec.root === root) continue;
-    if (inside(rec.root, root) || inside(root, rec.root)) out.push(rec);
+    for (const name of names) {
+      let rec: TrustRecord;
+      try {
+        rec = JSON.parse(await Deno.readTextFile(join(dir, name))) as TrustRecord;
+      } catch {
+        continue;
+      }
+      if (typeof rec?.root !== "string" || !Array.isArray(rec.trusted) || rec.root === root) {
+        continue;
+      }
+      if (inside(rec.root, root) || inside(root, rec.root)) out.push(rec);
+    }
   }
   return out;
 }
@@ -173,17 +284,18 @@ export async function observeRepos(
   // A walk that did not settle joins nothing: its plan is refused.
   if (member === undefined && found === undefined) return [];
   const paths = await pathsOf(root);
-  const lock = await lockFile(paths.lock);
+  const lock = await lockRoot(paths);
   try {
-    let rec = await readRecord(paths.record, root);
+    let rec = await readMerged(paths, root);
     if (member === undefined) {
-      const active = await Deno.open(paths.active, {
+      const active = await Deno.open(paths.own.active, {
         read: true,
         write: true,
         create: true,
         mode: 0o600,
       });
-      const alone = await active.tryLock(true).then((ok) => ok, () => false);
+      const alone = await active.tryLock(true).then((ok) => ok, () => false) &&
+        !await activeElsewhere(paths);
       // Shared from now on (every joiner takes the record lock first, so none slips in).
       await active.lock(false);
       members.set(root, { active, roots: ctx.roots, skip: ctx.skip });
@@ -191,7 +303,7 @@ export async function observeRepos(
       if (rec === undefined && !alone) rec = { root, trusted: [] };
       if (rec === undefined) {
         rec = { root, trusted: heldByOthers(others, found!) };
-        await writeRecord(paths.record, rec);
+        await writeRecord(paths.own.record, rec);
         return rec.trusted;
       }
       rec = { root, trusted: heldByOthers(others, rec.trusted) };
@@ -205,7 +317,7 @@ export async function observeRepos(
     const kept = rec.trusted.filter((m) => holds(found, m));
     if (kept.length !== rec.trusted.length || member === undefined) {
       rec = { root, trusted: kept };
-      await writeRecord(paths.record, rec);
+      await writeRecord(paths.own.record, rec);
     }
     return rec.trusted;
   } finally {
@@ -217,9 +329,9 @@ export async function observeRepos(
 export async function trustedRepos(root: string): Promise<TrustMark[] | undefined> {
   if (!members.has(root)) return undefined;
   const paths = await pathsOf(root);
-  const lock = await lockFile(paths.lock);
+  const lock = await lockRoot(paths);
   try {
-    return (await readRecord(paths.record, root))?.trusted ?? [];
+    return (await readMerged(paths, root))?.trusted ?? [];
   } finally {
     lock.close();
   }
@@ -248,10 +360,11 @@ export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<v
     // Left first: the walk in `each` must not take the root's lock again (`trustedRepos`).
     members.delete(root);
     const paths = await pathsOf(root);
-    const lock = await lockFile(paths.lock);
+    const lock = await lockRoot(paths);
     try {
-      const last = await member.active.tryLock(true).then((ok) => ok, () => false);
-      const trusted = (await readRecord(paths.record, root).catch(() => undefined))?.trusted ?? [];
+      const last = await member.active.tryLock(true).then((ok) => ok, () => false) &&
+        !await activeElsewhere(paths);
+      const trusted = (await readMerged(paths, root).catch(() => undefined))?.trusted ?? [];
       let removed = false;
       await each({
         root,
@@ -262,7 +375,9 @@ export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<v
         done: async (clean) => {
           if (!last || !clean || removed) return;
           removed = true;
-          await Deno.remove(paths.record).catch(() => {});
+          for (const f of [paths.own, ...paths.others]) {
+            await Deno.remove(f.record).catch(() => {});
+          }
         },
       });
     } finally {
