@@ -39,7 +39,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { lockFile } from "../state/_fs.ts";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { inside } from "./_paths.ts";
@@ -266,6 +266,25 @@ function heldByOthers(others: readonly TrustRecord[], marks: readonly TrustMark[
  */
 export async function ownGitTrusted(root: string, mark: TrustMark): Promise<boolean> {
   return heldByOthers(await relatedRecords(root), [mark]).length === 1;
+}
+
+/**
+ * The directories whose `.git` a record of a root containing `root` speaks
+ * for although no walk of `root` looks at it: `root` itself and every
+ * directory above it, up to (not including) that record's root. A session
+ * started on `ws/R/sub` after a penguin on `ws` died there would otherwise
+ * take `R`, made by that penguin's command, for the user's. `root` first;
+ * none without such a record.
+ */
+export async function enclosingInReach(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const rec of await relatedRecords(root)) {
+    if (!inside(root, rec.root) || root === rec.root) continue;
+    for (let dir = root; dir !== rec.root && inside(dir, rec.root); dir = dirname(dir)) {
+      if (!out.includes(dir)) out.push(dir);
+    }
+  }
+  return out.sort((a, b) => b.length - a.length);
 }
 
 /**

@@ -40,7 +40,7 @@ import {
   tooLongProblem,
   undisarmedRepo,
 } from "./git_nested.ts";
-import { observeRepos, ownGitTrusted } from "./_repo_trust.ts";
+import { enclosingInReach, observeRepos, ownGitTrusted } from "./_repo_trust.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
@@ -516,19 +516,25 @@ function refuseUndisarmed(disarmed: readonly Disarmed[]): void {
 }
 
 /**
- * In a session: disarm the root's own `.git` when it is armed and a record of
- * a root containing it (a penguin that died there without its last walk,
- * `_repo_trust.ts`) does not trust it as it is now; a command of that session
- * may have made it. Throws when it cannot be disarmed.
+ * In a session: disarm the root's own `.git`, and the `.git` of every
+ * directory above it up to the root of a record containing it (a penguin
+ * that died there without its last walk, `_repo_trust.ts`
+ * `enclosingInReach`), when it is armed and that record does not trust it as
+ * it is now; a command of that session may have made it. Throws when one
+ * cannot be disarmed.
  */
 async function disarmUntrustedOwnGit(root: string, roots: readonly string[]): Promise<void> {
-  const entry = join(root, ".git");
-  const info = lstatOrNone(entry);
-  if (!standInsKept() || info === undefined) return;
-  const repo: NestedRepo = { workTree: root, entry, kind: "dotgit", symlink: info.isSymlink };
-  const mark = { entry, id: await repoIdentity(repo) };
-  if (await ownGitTrusted(root, mark)) return;
-  refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
+  if (!standInsKept()) return;
+  const dirs = [root, ...(await enclosingInReach(root)).filter((d) => d !== root)];
+  for (const dir of dirs) {
+    const entry = join(dir, ".git");
+    const info = lstatOrNone(entry);
+    if (info === undefined) continue;
+    const repo: NestedRepo = { workTree: dir, entry, kind: "dotgit", symlink: info.isSymlink };
+    const mark = { entry, id: await repoIdentity(repo) };
+    if (await ownGitTrusted(root, mark)) continue;
+    refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
+  }
 }
 
 /** Workspaces first seen by a plan, for policies made without a `workspaceId` (per process). */
