@@ -32,7 +32,8 @@
  * or a subdirectory): a repository in such a record's reach is trusted only
  * when that record trusts it as it is now, so a session on a subdirectory
  * does not take a repository a command made there for the user's; that holds
- * for the session root's own `.git` too (`ownGitTrusted`).
+ * for the `.git` of the session's root and of the directories above it too
+ * (`containingReach`).
  *
  * Outside a session (`standInsKept` false: a command run on its own, most
  * tests) nothing is recorded: the plan's own findings are all there is.
@@ -259,32 +260,52 @@ function heldByOthers(others: readonly TrustRecord[], marks: readonly TrustMark[
 }
 
 /**
- * Whether the records of the roots containing `root` (`relatedRecords`) all
- * trust `mark`, its own `.git`, as it is now. Its own walk never looks at it:
- * without this, a repository a dead penguin's command made at `ws/R` would be
- * taken as the user's by a session started on `ws/R` itself.
+ * The records of the roots that contain `root` (not `root`'s own), in every
+ * record directory: looked up by the key of each directory above it, so no
+ * record of an unrelated root is read. One that cannot be read is skipped.
  */
-export async function ownGitTrusted(root: string, mark: TrustMark): Promise<boolean> {
-  return heldByOthers(await relatedRecords(root), [mark]).length === 1;
+async function containingRecords(root: string): Promise<TrustRecord[]> {
+  const dirs = (await recordDirs()).all;
+  const out: TrustRecord[] = [];
+  for (let below = root, dir = dirname(root); dir !== below; below = dir, dir = dirname(dir)) {
+    const key = await keyOf(dir);
+    for (const d of dirs) {
+      const rec = await readRecord(join(d, `${key}.json`), dir).catch(() => undefined);
+      if (rec) out.push(rec);
+    }
+  }
+  return out;
+}
+
+/** What the records of the roots containing a session's root say about the `.git`s above it. */
+export interface ContainingReach {
+  /**
+   * The session's root and every directory above it up to (not including)
+   * the root of a record containing it, longest first: no walk of the
+   * session looks at their `.git`, which that record speaks for.
+   */
+  dirs: string[];
+  /** Whether every such record trusts `mark` (a `.git` of `dirs`) as it is now. */
+  trusts(mark: TrustMark): boolean;
 }
 
 /**
- * The directories whose `.git` a record of a root containing `root` speaks
- * for although no walk of `root` looks at it: `root` itself and every
- * directory above it, up to (not including) that record's root. A session
- * started on `ws/R/sub` after a penguin on `ws` died there would otherwise
- * take `R`, made by that penguin's command, for the user's. `root` first;
- * none without such a record.
+ * {@linkcode ContainingReach} of `root`. Without it, a repository a dead
+ * penguin's command made at `ws/R` would be taken as the user's by a session
+ * started on `ws/R` itself or below it (`ws/R/sub`).
  */
-export async function enclosingInReach(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const rec of await relatedRecords(root)) {
-    if (!inside(root, rec.root) || root === rec.root) continue;
-    for (let dir = root; dir !== rec.root && inside(dir, rec.root); dir = dirname(dir)) {
-      if (!out.includes(dir)) out.push(dir);
+export async function containingReach(root: string): Promise<ContainingReach> {
+  const records = await containingRecords(root);
+  const dirs = [root];
+  for (const rec of records) {
+    for (let dir = dirname(root); dir !== rec.root && inside(dir, rec.root); dir = dirname(dir)) {
+      if (!dirs.includes(dir)) dirs.push(dir);
     }
   }
-  return out.sort((a, b) => b.length - a.length);
+  return {
+    dirs: dirs.sort((a, b) => b.length - a.length),
+    trusts: (mark) => heldByOthers(records, [mark]).length === 1,
+  };
 }
 
 /**

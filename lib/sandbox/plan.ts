@@ -40,7 +40,7 @@ import {
   tooLongProblem,
   undisarmedRepo,
 } from "./git_nested.ts";
-import { enclosingInReach, observeRepos, ownGitTrusted } from "./_repo_trust.ts";
+import { containingReach, observeRepos } from "./_repo_trust.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
@@ -519,20 +519,20 @@ function refuseUndisarmed(disarmed: readonly Disarmed[]): void {
  * In a session: disarm the root's own `.git`, and the `.git` of every
  * directory above it up to the root of a record containing it (a penguin
  * that died there without its last walk, `_repo_trust.ts`
- * `enclosingInReach`), when it is armed and that record does not trust it as
+ * `containingReach`), when it is armed and that record does not trust it as
  * it is now; a command of that session may have made it. Throws when one
  * cannot be disarmed.
  */
 async function disarmUntrustedOwnGit(root: string, roots: readonly string[]): Promise<void> {
   if (!standInsKept()) return;
-  const dirs = [root, ...(await enclosingInReach(root)).filter((d) => d !== root)];
-  for (const dir of dirs) {
+  const reach = await containingReach(root);
+  for (const dir of reach.dirs) {
     const entry = join(dir, ".git");
     const info = lstatOrNone(entry);
     if (info === undefined) continue;
     const repo: NestedRepo = { workTree: dir, entry, kind: "dotgit", symlink: info.isSymlink };
     const mark = { entry, id: await repoIdentity(repo) };
-    if (await ownGitTrusted(root, mark)) continue;
+    if (reach.trusts(mark)) continue;
     refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
   }
 }
