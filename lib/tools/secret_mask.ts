@@ -358,6 +358,13 @@ export const MAX_VIEWS_PER_LEVEL = 16;
  */
 export const ESCAPE_READINGS_MARKER = "[redacted:escapes:too_many_readings]";
 
+/**
+ * What replaces each line that holds an escape, when the view {@linkcode ESCAPE_LEVELS} levels
+ * down still decodes (an escape there changes it): a secret may lie a level further down, so the
+ * lines that could spell one are not shown (fail closed).
+ */
+export const ESCAPE_DEPTH_MARKER = "[redacted:escapes:too_deep]";
+
 /** One scan's decoded views so far, by level and key: each is scanned once. */
 interface ViewScans {
   scanRaw: Scan;
@@ -369,6 +376,9 @@ interface ViewScans {
 
 /** Thrown when a level holds more than MAX_VIEWS_PER_LEVEL views: the scan fails closed. */
 const TOO_MANY_VIEWS = Symbol("too many escape readings");
+
+/** Thrown when the last level's view still decodes: the scan fails closed. */
+const TOO_DEEP = Symbol("escapes too deep");
 
 /**
  * The matches of `text` and of its decoded views in every sequence of readings, up to
@@ -385,8 +395,13 @@ function scanAllReadings(
   try {
     return scanShown(ctx, text, final, ESCAPE_LEVELS, true);
   } catch (e) {
-    if (e !== TOO_MANY_VIEWS) throw e;
-    return scanLines(ctx, text, final);
+    if (e !== TOO_MANY_VIEWS && e !== TOO_DEEP) throw e;
+    return scanLines(
+      ctx,
+      text,
+      final,
+      e === TOO_DEEP ? ESCAPE_DEPTH_MARKER : ESCAPE_READINGS_MARKER,
+    );
   }
 }
 
@@ -394,8 +409,14 @@ function scanAllReadings(
  * The fail-closed scan: matches of `text` as a terminal shows it (no escape decoded), and each
  * line that holds a backslash as a whole. Not final, the last line (it may go on) is held.
  */
-function scanLines(ctx: ViewScans, text: string, final: boolean): { hits: Hit[]; stop: number } {
-  const plain = scanShown({ ...ctx, seen: [] }, text, final, 0, true);
+function scanLines(
+  ctx: ViewScans,
+  text: string,
+  final: boolean,
+  marker: string,
+): { hits: Hit[]; stop: number } {
+  // Levels -1: nothing decoded, and no check of what would decode.
+  const plain = scanShown({ ...ctx, seen: [] }, text, final, -1, true);
   let stop = plain.stop;
   if (!final && stop > 0) stop = text.lastIndexOf("\n", stop - 1) + 1;
   const lines: Hit[] = [];
@@ -404,7 +425,7 @@ function scanLines(ctx: ViewScans, text: string, final: boolean): { hits: Hit[];
     const end = nl < 0 || nl > stop ? stop : nl;
     const slash = text.indexOf("\\", at);
     if (slash >= 0 && slash < end) {
-      lines.push({ at, length: end - at, marker: ESCAPE_READINGS_MARKER });
+      lines.push({ at, length: end - at, marker });
     }
     at = end + 1;
   }
@@ -454,6 +475,20 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
 }
 
 /**
+ * The scan of a view {@linkcode ESCAPE_LEVELS} levels down: plain, but throws
+ * {@linkcode TOO_DEEP} when a reading still decodes it (a secret may lie a level further down),
+ * and holds an escape the end of a text not final cuts short (it may complete into one that does).
+ */
+function scanLastLevel(scanRaw: Scan, text: string, final: boolean): { hits: Hit[]; stop: number } {
+  const views = viewsOf(text, final);
+  if (views.some((v) => v.ev.view !== text)) throw TOO_DEEP;
+  const tail = Math.min(text.length, ...views.map((v) => v.ev.tail));
+  if (tail === text.length) return scanRaw(text, final);
+  const plain = scanRaw(text.slice(0, tail), final);
+  return { hits: plain.hits, stop: stopBefore(plain.hits, [], Math.min(plain.stop, tail)) };
+}
+
+/**
  * Where a match of `text` that ends at `end` ends once widened to whole escapes, but for an
  * identity escape it ends at the backslash of (`\;` read as JavaScript): what is left reads the
  * same either way. Not for the quotes and the backslash, whose escapes keep a string whole.
@@ -498,7 +533,8 @@ function scanDecoded(
   levels: number,
 ): { hits: Hit[]; stop: number } {
   const scanRaw = ctx.scanRaw;
-  if (levels === 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
+  if (levels === 0 && text.indexOf("\\") >= 0) return scanLastLevel(scanRaw, text, final);
+  if (levels <= 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
   const views = viewsOf(text, final);
   // An escape cut short at the end (only when not final): the text before it, and each view's
   // units before it, are scanned as text that goes on (a secret may begin right before it), and
