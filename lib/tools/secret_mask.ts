@@ -75,6 +75,7 @@ import {
   unitAt,
 } from "./_escape_view.ts";
 import { createLattice, type Lattice } from "./_escape_lattice.ts";
+import { encodedForms } from "./_encoded_forms.ts";
 
 /**
  * Characters the masking has decoded (each escape reading of a text counts its length) and
@@ -131,6 +132,13 @@ export interface SecretMasker {
 interface Entry {
   value: string;
   marker: string;
+  /**
+   * The fewest characters of it that are masked: the whole value for one matched only whole,
+   * {@linkcode FRAGMENT_LENGTH} for a long secret, more for an encoded form (lib/tools/_encoded_forms.ts).
+   */
+  least: number;
+  /** Whether it is a secret's hex or base64 form rather than the secret. */
+  encoded: boolean;
 }
 
 /** One window of a long secret: which secret, and where in it the window starts. */
@@ -139,15 +147,29 @@ interface Window {
   offset: number;
 }
 
-/** The usable secrets: long enough, one per value (first wins), longest first. */
+/**
+ * The usable secrets (long enough, one per value: first wins), then their hex and base64 forms
+ * (lib/tools/_encoded_forms.ts), longest first.
+ */
 function entriesOf(secrets: readonly Secret[]): Entry[] {
   const seen = new Set<string>();
   const out: Entry[] = [];
-  for (const s of secrets) {
-    if (typeof s.value !== "string" || s.value.length < MIN_SECRET_LENGTH) continue;
+  const usable = secrets.filter((s) =>
+    typeof s.value === "string" && s.value.length >= MIN_SECRET_LENGTH
+  );
+  for (const s of usable) {
     if (seen.has(s.value)) continue;
     seen.add(s.value);
-    out.push({ value: s.value, marker: secretMarker(s) });
+    const pieces = s.value.length >= FRAGMENT_SECRET_LENGTH;
+    const least = pieces ? FRAGMENT_LENGTH : s.value.length;
+    out.push({ value: s.value, marker: secretMarker(s), least, encoded: false });
+  }
+  for (const e of [...out]) {
+    for (const form of encodedForms(e.value, e.least < e.value.length)) {
+      if (seen.has(form.value)) continue;
+      seen.add(form.value);
+      out.push({ value: form.value, marker: e.marker, least: form.least, encoded: true });
+    }
   }
   // Stable: equal lengths keep the order given.
   return out.sort((a, b) => b.value.length - a.value.length);
@@ -177,7 +199,6 @@ function windowsOf(
   const table = new Map<number, Window[]>();
   const filter = new Uint8Array(0x10000);
   for (const entry of entries) {
-    if (entry.value.length < FRAGMENT_SECRET_LENGTH) continue;
     for (let offset = 0; offset + FRAGMENT_LENGTH <= entry.value.length; offset++) {
       const h = windowHash(entry.value, offset);
       const list = table.get(h);
@@ -223,12 +244,14 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
   // Long because: the scan (a rolling hash over the text) and its per-position decision share the
   // window table and the short secrets' index.
   const entries = entriesOf(secrets);
-  const long = entries.filter((e) => e.value.length >= FRAGMENT_SECRET_LENGTH);
-  const short = entries.filter((e) => e.value.length < FRAGMENT_SECRET_LENGTH);
+  // Long: found through the window table (pieces of a secret, encoded forms); short: secrets
+  // matched only whole, by their first character.
+  const long = entries.filter((e) => e.encoded || e.least < e.value.length);
+  const short = entries.filter((e) => !e.encoded && e.least === e.value.length);
   const { table, filter } = windowsOf(long);
   const { shortByFirst, shortStart } = shortIndexOf(short);
   const shortest = Math.min(
-    long.length > 0 ? FRAGMENT_LENGTH : Infinity,
+    ...long.map((e) => e.least),
     ...short.map((e) => e.value.length),
   );
   const NO_WINDOWS: readonly Window[] = [];
@@ -257,6 +280,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
           }
           // Ran out of text while the secret goes on: more text may make it longer.
           if (!final && p + k === text.length && w.offset + k < v.length) undecided = true;
+          if (k < w.entry.least) continue; // too short a piece of this one
           if (k > bestLength) {
             bestEntry = w.entry;
             bestLength = k;
@@ -327,7 +351,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
   };
 
   const lattice = createLattice(
-    entries.map((e) => ({ ...e, whole: e.value.length < FRAGMENT_SECRET_LENGTH })),
+    entries.filter((e) => !e.encoded).map((e) => ({ ...e, whole: e.least === e.value.length })),
     FRAGMENT_LENGTH,
   );
   const scan = (text: string, final: boolean) => scanAllReadings(scanRaw, lattice, text, final);
