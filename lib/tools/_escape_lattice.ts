@@ -19,6 +19,7 @@
 
 import { escapeAt } from "./_escape_view.ts";
 import { forEachReading, MOST_NUMERIC_DIGITS, numericEscapeAt } from "./_numeric_escape.ts";
+import { mayHoldWebEscape, webEscapeAt } from "./_web_escape.ts";
 
 /** What replaces a numeric escape with more than {@linkcode MOST_NUMERIC_DIGITS} digits. */
 export const LONG_NUMBER_MARKER = "[redacted:escapes:long_number]";
@@ -90,7 +91,7 @@ export function createLattice(secrets: readonly LatticeSecret[], fragment: numbe
   let ctx: Ctx | undefined;
   return {
     scan(text, final) {
-      if (secrets.length === 0 || text.indexOf("\\") < 0) {
+      if (secrets.length === 0 || (text.indexOf("\\") < 0 && !mayHoldWebEscape(text))) {
         return { hits: [], stop: text.length, walked: 0 };
       }
       // Made on first use: most maskers never meet a numeric escape.
@@ -162,13 +163,36 @@ function contextOf(
   };
 }
 
-/** The stretches of `text` around its numeric escapes, where a path may take one. */
+/** Where the first `\`, `%` or `&` of `text` from `from` is (-1 for none). */
+function nextTokenStart(text: string, from: number, web: boolean): number {
+  if (!web) return text.indexOf("\\", from);
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c || c === 0x25 || c === 0x26) return i;
+  }
+  return -1;
+}
+
+/** Where the token at `i` (a `\`, `%` or `&`) ends, the text's length if cut short; -1: none. */
+function tokenEnd(text: string, i: number, final: boolean): number {
+  if (text.charCodeAt(i) !== 0x5c) {
+    const tok = webEscapeAt(text, i, final);
+    return tok === null ? -1 : tok === "cut" ? text.length : i + tok.length;
+  }
+  const esc = numericEscapeAt(text, i, final);
+  return esc === null ? -1 : esc === "cut" ? text.length : esc.end;
+}
+
+/**
+ * The stretches of `text` around its numeric escapes, percent-encodings and character references
+ * (lib/tools/_web_escape.ts), where a path may take one.
+ */
 function regionsOf(ctx: Ctx, text: string, final: boolean): [number, number][] {
   const out: [number, number][] = [];
-  for (let i = text.indexOf("\\"); i >= 0; i = text.indexOf("\\", i + 1)) {
-    const esc = numericEscapeAt(text, i, final);
-    if (esc === null) continue;
-    const end = esc === "cut" ? text.length : esc.end;
+  const web = mayHoldWebEscape(text);
+  for (let i = nextTokenStart(text, 0, web); i >= 0; i = nextTokenStart(text, i + 1, web)) {
+    const end = tokenEnd(text, i, final);
+    if (end < 0) continue;
     const from = Math.max(0, i - ctx.longest);
     const to = Math.min(text.length, end + ctx.longest);
     const last = out[out.length - 1];
@@ -325,6 +349,10 @@ function walkRegion(
     enter(ctx, p);
     const c = text.charCodeAt(p);
     relax(ctx, p, p + 1, c, hits);
+    if (c === 0x25 || c === 0x26) {
+      stop = Math.min(stop, walkWebEscape(ctx, text, p, final, hits));
+      continue;
+    }
     if (c !== 0x5c) continue;
     const esc = numericEscapeAt(text, p, final);
     if (esc === "cut") {
@@ -349,6 +377,25 @@ function walkRegion(
   ctx.count.fill(0);
   ctx.far.clear();
   return stop;
+}
+
+/**
+ * Follow the percent-encoding or character reference at `p`, if any; returns the first undecided
+ * position it makes (`text.length` when none).
+ */
+function walkWebEscape(
+  ctx: Ctx,
+  text: string,
+  p: number,
+  final: boolean,
+  hits: LatticeHit[],
+): number {
+  const tok = webEscapeAt(text, p, final);
+  if (tok === "cut") return Math.min(p, startOfLive(ctx));
+  if (tok === null) return text.length;
+  if (tok.long) hits.push({ at: p, length: tok.length, marker: LONG_NUMBER_MARKER });
+  else if (tok.point >= 0 && tok.point <= 0xffff) relax(ctx, p, p + tok.length, tok.point, hits);
+  return text.length;
 }
 
 /** Where the earliest run at the current position that may still go on starts (Infinity for none). */

@@ -76,6 +76,7 @@ import {
 } from "./_escape_view.ts";
 import { createLattice, type Lattice } from "./_escape_lattice.ts";
 import { encodedForms } from "./_encoded_forms.ts";
+import { mayHoldWebEscape, webView } from "./_web_escape.ts";
 
 /**
  * Characters the masking has decoded (each escape reading of a text counts its length) and
@@ -447,14 +448,22 @@ function scanLines(
   for (let at = 0; at < stop;) {
     const nl = text.indexOf("\n", at);
     const end = nl < 0 || nl > stop ? stop : nl;
-    const slash = text.indexOf("\\", at);
-    if (slash >= 0 && slash < end) {
+    if (holdsEscapeBefore(text, at, end)) {
       lines.push({ at, length: end - at, marker });
     }
     at = end + 1;
   }
   // The line marker first: where a secret's match and a line overlap, the line's reason shows.
   return { hits: joinHits(lines, plain.hits, stop), stop: stopBefore(lines, plain.hits, stop) };
+}
+
+/** Whether `text` holds a `\\`, `%` or `&` from `at` to `end`: what may start an escape. */
+function holdsEscapeBefore(text: string, at: number, end: number): boolean {
+  for (const c of ["\\", "%", "&"]) {
+    const i = text.indexOf(c, at);
+    if (i >= 0 && i < end) return true;
+  }
+  return false;
 }
 
 /** Whether `text` holds a backslash before U+2028 or U+2029 (a line continuation to JavaScript). */
@@ -486,8 +495,11 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
   // bash, printf, awk and C compilers keep a byte of `\521` and `\x151`; sed reads `\d081`.
   if (c !== null && c.wrapDiffers) maskWork.decoded += text.length;
   const w = c !== null && c.wrapDiffers ? escapeView(text, final, "wrap") : null;
+  // `%51`, `&#81;`, `&amp;`: a URL-encoded or HTML-escaped text (lib/tools/_web_escape.ts).
+  const web = mayHoldWebEscape(text) ? webView(text, final) : null;
+  if (web !== null) maskWork.decoded += text.length;
   const seen = new Set<string>();
-  for (const ev of [js, c, p, w]) {
+  for (const ev of [js, c, p, w, web]) {
     if (ev === null || seen.has(ev.view)) continue;
     seen.add(ev.view);
     add(ev);
@@ -557,8 +569,9 @@ function scanDecoded(
   levels: number,
 ): { hits: Hit[]; stop: number } {
   const scanRaw = ctx.scanRaw;
-  if (levels === 0 && text.indexOf("\\") >= 0) return scanLastLevel(scanRaw, text, final);
-  if (levels <= 0 || text.indexOf("\\") < 0) return scanRaw(text, final);
+  const escaped = text.indexOf("\\") >= 0 || mayHoldWebEscape(text);
+  if (levels === 0 && escaped) return scanLastLevel(scanRaw, text, final);
+  if (levels <= 0 || !escaped) return scanRaw(text, final);
   const views = viewsOf(text, final);
   // An escape cut short at the end (only when not final): the text before it, and each view's
   // units before it, are scanned as text that goes on (a secret may begin right before it), and

@@ -84,3 +84,20 @@ Deno.test("secret mask: escaped text that stops decoding within the levels is le
   assert.equal(maskSecrets(text, SECRETS), text);
   assert.equal(streamed(text, 7), text);
 });
+
+Deno.test("secret mask: a value URL-encoded one level past the last is masked with the depth marker", () => {
+  // `%2551` is `%51` a level down: each `25` one level more.
+  const spelled = [...VALUE].map((c) =>
+    "%" + "25".repeat(ESCAPE_LEVELS) + c.charCodeAt(0).toString(16)
+  ).join("");
+  const text = `q=${spelled}\n`;
+  assert.equal(maskSecrets(text, SECRETS), `${ESCAPE_DEPTH_MARKER}\n`);
+  for (const size of [1, 7, 64]) {
+    assert.ok(streamed(text, size).endsWith(`${ESCAPE_DEPTH_MARKER}\n`), `pieces of ${size}`);
+    assert.ok(!streamed(text, size).includes("%2525"), `pieces of ${size}`);
+  }
+  const once = [...VALUE].map((c) =>
+    "%" + "25".repeat(ESCAPE_LEVELS - 1) + c.charCodeAt(0).toString(16)
+  ).join("");
+  assert.equal(maskSecrets(`q=${once}\n`, SECRETS), `q=${MARK}\n`);
+});
