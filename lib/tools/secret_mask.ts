@@ -395,15 +395,14 @@ interface ViewScans {
   scanRaw: Scan;
   /** Matches over every reading of the numeric escapes of a level (lib/tools/_escape_lattice.ts). */
   lattice: Lattice;
+  /** Whether a view at the last level still decodes (the scan then fails closed). */
+  tooDeep: boolean;
   /** By levels left: the scans of the views met at that level, by final, shown form and text. */
   seen: Map<string, { hits: Hit[]; stop: number }>[];
 }
 
 /** Thrown when a level holds more than MAX_VIEWS_PER_LEVEL views: the scan fails closed. */
 const TOO_MANY_VIEWS = Symbol("too many escape readings");
-
-/** Thrown when the last level's view still decodes: the scan fails closed. */
-const TOO_DEEP = Symbol("escapes too deep");
 
 /**
  * The matches of `text` and of its decoded views in every sequence of readings, up to
@@ -416,17 +415,13 @@ function scanAllReadings(
   text: string,
   final: boolean,
 ): { hits: Hit[]; stop: number } {
-  const ctx: ViewScans = { scanRaw, lattice, seen: [] };
+  const ctx: ViewScans = { scanRaw, lattice, seen: [], tooDeep: false };
   try {
-    return scanShown(ctx, text, final, ESCAPE_LEVELS, true);
+    const got = scanShown(ctx, text, final, ESCAPE_LEVELS, true);
+    return ctx.tooDeep ? scanLines(ctx, text, final, ESCAPE_DEPTH_MARKER) : got;
   } catch (e) {
-    if (e !== TOO_MANY_VIEWS && e !== TOO_DEEP) throw e;
-    return scanLines(
-      ctx,
-      text,
-      final,
-      e === TOO_DEEP ? ESCAPE_DEPTH_MARKER : ESCAPE_READINGS_MARKER,
-    );
+    if (e !== TOO_MANY_VIEWS) throw e;
+    return scanLines(ctx, text, final, ESCAPE_READINGS_MARKER);
   }
 }
 
@@ -441,7 +436,7 @@ function scanLines(
   marker: string,
 ): { hits: Hit[]; stop: number } {
   // Levels -1: nothing decoded, and no check of what would decode.
-  const plain = scanShown({ ...ctx, seen: [] }, text, final, -1, true);
+  const plain = scanShown({ ...ctx, seen: [], tooDeep: false }, text, final, -1, true);
   let stop = plain.stop;
   if (!final && stop > 0) stop = text.lastIndexOf("\n", stop - 1) + 1;
   const lines: Hit[] = [];
@@ -511,16 +506,30 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
 }
 
 /**
- * The scan of a view {@linkcode ESCAPE_LEVELS} levels down: plain, but throws
- * {@linkcode TOO_DEEP} when a reading still decodes it (a secret may lie a level further down),
- * and holds an escape the end of a text not final cuts short (it may complete into one that does).
+ * The scan of a view {@linkcode ESCAPE_LEVELS} levels down: plain, but sets
+ * {@linkcode ViewScans.tooDeep} when a reading still decodes it outside its matches (a secret may lie a
+ * level further down; a secret that holds a backslash is matched as it is), and holds an escape the
+ * end of a text not final cuts short (it may complete into one that decodes).
  */
-function scanLastLevel(scanRaw: Scan, text: string, final: boolean): { hits: Hit[]; stop: number } {
+function scanLastLevel(
+  ctx: ViewScans,
+  text: string,
+  final: boolean,
+): { hits: Hit[]; stop: number } {
+  const scanRaw = ctx.scanRaw;
   const views = viewsOf(text, final);
-  if (views.some((v) => v.ev.view !== text)) throw TOO_DEEP;
   const tail = Math.min(text.length, ...views.map((v) => v.ev.tail));
-  if (tail === text.length) return scanRaw(text, final);
-  const plain = scanRaw(text.slice(0, tail), final);
+  const plain = scanRaw(tail < text.length ? text.slice(0, tail) : text, final);
+  if (views.some((v) => v.ev.view !== text)) {
+    let at = 0;
+    for (const h of [...plain.hits, { at: tail, length: 0 }]) {
+      const piece = text.slice(at, h.at);
+      const last = h.at === tail;
+      if (viewsOf(piece, last ? final : true).some((v) => v.ev.view !== piece)) ctx.tooDeep = true;
+      at = h.at + h.length;
+    }
+  }
+  if (tail === text.length) return plain;
   return { hits: plain.hits, stop: stopBefore(plain.hits, [], Math.min(plain.stop, tail)) };
 }
 
@@ -570,7 +579,7 @@ function scanDecoded(
 ): { hits: Hit[]; stop: number } {
   const scanRaw = ctx.scanRaw;
   const escaped = text.indexOf("\\") >= 0 || mayHoldWebEscape(text);
-  if (levels === 0 && escaped) return scanLastLevel(scanRaw, text, final);
+  if (levels === 0 && escaped) return scanLastLevel(ctx, text, final);
   if (levels <= 0 || !escaped) return scanRaw(text, final);
   const views = viewsOf(text, final);
   // An escape cut short at the end (only when not final): the text before it, and each view's
