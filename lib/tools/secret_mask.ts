@@ -35,6 +35,11 @@
  * it comes from, never part of one, and never a plain `"` of the text (the
  * match is split around it), so masked JSON text still decodes.
 
+ * URL percent-encoding and HTML character references are read like numeric escapes
+ * (lib/tools/_web_escape.ts), a secret's hex and base64 forms are matched as literal text with its
+ * marker (lib/tools/_encoded_forms.ts), and a text whose view {@linkcode ESCAPE_LEVELS} levels
+ * down still decodes is masked line by line ({@linkcode ESCAPE_DEPTH_MARKER}).
+ *
  * Matching runs on what a terminal shows: escape sequences (CSI, OSC, DCS
  * and the rest, 7-bit and C1, read as lib/display/terminal_text.ts reads
  * them), control characters (C0 but tab, newline and carriage return, DEL,
