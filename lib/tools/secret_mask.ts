@@ -478,7 +478,11 @@ function holdsLineContinuation(text: string): boolean {
  * continuation) and without it (the invisible character it is to a C reading and a terminal), and
  * so is `text` itself when the C reading keeps it as it is.
  */
-function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean }[] {
+function viewsOf(
+  text: string,
+  final: boolean,
+  top = false,
+): { ev: EscapeView; cont: boolean }[] {
   maskWork.decoded += text.length;
   const out: { ev: EscapeView; cont: boolean }[] = [];
   const add = (ev: EscapeView) => {
@@ -495,8 +499,14 @@ function viewsOf(text: string, final: boolean): { ev: EscapeView; cont: boolean 
   // bash, printf, awk and C compilers keep a byte of `\521` and `\x151`; sed reads `\d081`.
   if (c !== null && c.wrapDiffers) maskWork.decoded += text.length;
   const w = c !== null && c.wrapDiffers ? escapeView(text, final, "wrap") : null;
-  // `%51`, `&#81;`, `&amp;`: a URL-encoded or HTML-escaped text (lib/tools/_web_escape.ts).
-  const web = mayHoldWebEscape(text) ? webView(text, final) : null;
+  // `%51`, `&#81;`, `&amp;`: a URL-encoded or HTML-escaped text (lib/tools/_web_escape.ts), read
+  // as a view only where it adds no branch to the backslash readings (the output itself, or a view
+  // with no backslash: a URL-encoded JSON string, twice URL-encoded text); elsewhere the lattice
+  // reads those tokens at their level. Random escapes decode to `%` and hex often enough that a
+  // web view of every view overflows the views a level may hold.
+  const web = (top || text.indexOf("\\") < 0) && mayHoldWebEscape(text)
+    ? webView(text, final)
+    : null;
   if (web !== null) maskWork.decoded += text.length;
   const seen = new Set<string>();
   for (const ev of [js, c, p, w, web]) {
@@ -586,7 +596,7 @@ function scanDecoded(
   const escaped = text.indexOf("\\") >= 0 || mayHoldWebEscape(text);
   if (levels === 0 && escaped) return scanLastLevel(ctx, text, final);
   if (levels <= 0 || !escaped) return scanRaw(text, final);
-  const views = viewsOf(text, final);
+  const views = viewsOf(text, final, levels === ESCAPE_LEVELS);
   // An escape cut short at the end (only when not final): the text before it, and each view's
   // units before it, are scanned as text that goes on (a secret may begin right before it), and
   // the rest is held. The views are those of the whole text, whose escapes before the cut are

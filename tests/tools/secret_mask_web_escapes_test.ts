@@ -133,3 +133,31 @@ Deno.test("secret mask: ordinary URLs, HTML, base64 and hex are left as they are
   assert.equal(streamed(text, secrets, 4096), text);
   assert.equal(streamed(text, secrets, 61), text);
 });
+
+Deno.test("secret mask: random numeric escapes that decode to % and & are left as they are", () => {
+  // Decoded, random `\NNN`/`\xHHH`/`\dNNN`/`\uHHHH` hold `%`, `&` and hex digits everywhere: read as
+  // a further view each, they overflowed the views a level may hold (every line masked).
+  let seed = 5;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) / 0x1000000;
+  const digits = (base: number, n: number) =>
+    Array.from({ length: n }, () => Math.floor(rand() * base).toString(base)).join("");
+  const parts: string[] = [];
+  for (let i = 0; i < 12_000; i++) {
+    const r = rand();
+    parts.push(
+      r < 0.25
+        ? `\\${digits(8, 3)}`
+        : r < 0.5
+        ? `\\x${digits(16, 3)}`
+        : r < 0.7
+        ? `\\d${digits(10, 3)}`
+        : r < 0.9
+        ? `\\u${digits(16, 4)}`
+        : r < 0.95
+        ? "\n"
+        : " ",
+    );
+  }
+  const text = parts.join("") + "\n";
+  assert.equal(maskSecrets(text, SECRETS), text);
+});
