@@ -13,7 +13,7 @@
 import type { ApprovalVerdict } from "../agent/approval.ts";
 import type { ToolCallMessage } from "../protocol/types.ts";
 import { safeText } from "../display/terminal_text.ts";
-import { approvalDetails, type DisplayContext } from "./_approval_display.ts";
+import type { DisplayContext } from "./_approval_display.ts";
 import { answerVerdict, type PromptAnswer } from "./_approval_prompt.ts";
 import { createSessionRules, ruleFor, type SessionRules } from "./_approval_rules.ts";
 
@@ -78,6 +78,8 @@ export function createApprovalFlow(
       }
       const rule = ruleFor(call);
       const label = safeText(rule.label);
+      // The details' renderers (diffs, redaction) load with the first question, not at start.
+      const { approvalDetails } = await import("./_approval_display.ts");
       const lines = [
         ...await approvalDetails(call, display),
         `  y yes · a yes, and don't ask again this session for ${label} · n no, and tell the model`,

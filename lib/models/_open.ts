@@ -6,7 +6,7 @@
  * @module
  */
 import type { WireModule, WireRequest } from "./wire.ts";
-import { wireModule } from "./protocols/mod.ts";
+import { loadWireModule } from "./protocols/load.ts";
 import {
   classifyException,
   classifyHttpError,
@@ -76,7 +76,7 @@ export async function openRequest(
   let module: WireModule;
   let http;
   try {
-    module = opts.module ?? wireModule(req.endpoint.protocol);
+    module = opts.module ?? await loadWireModule(req.endpoint.protocol);
     http = module.buildRequest(req);
   } catch (e) {
     const ep = req.endpoint;

@@ -20,7 +20,7 @@ import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, openRegularFile, readOpenUpTo } from "./_fs.ts";
 import type { TarHeader } from "./_tar.ts";
-import { ArchiveFormatError, type Placement, unpackTarGz } from "./_unpack.ts";
+import type { Placement } from "./_unpack.ts";
 
 /** What a skill name must look like (it is a directory name and a word in prompts). */
 export const SKILL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -196,6 +196,8 @@ async function unpackArchive(source: string, stage: string): Promise<string[]> {
     paths.push(path);
     return { file: join(stage, ...path.split("/")), mode: 0o644 };
   };
+  // The tar and gzip readers load with the first archive installed, not with every session.
+  const { ArchiveFormatError, unpackTarGz } = await import("./_unpack.ts");
   let fits;
   try {
     // Tar headers add 1 MiB on top of the files' bytes.

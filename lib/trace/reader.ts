@@ -16,7 +16,7 @@ import { jsonCostProblem } from "../protocol/bounded_json.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
-import { validateMessage } from "../protocol/validate.ts";
+import type { validateMessage as ValidateMessage } from "../protocol/validate.ts";
 import { certainlyValid } from "./_fast_check.ts";
 import { decodeLine, openTrace, readLines } from "./lines.ts";
 
@@ -121,6 +121,10 @@ export async function* readTrace(
   // problem reporting; each handler is short.
   const strict = options.strict ?? false;
   const validate = options.validate ?? true;
+  // The message schemas (zod, built when their module loads) only for a reading that validates.
+  const validateMessage: typeof ValidateMessage | undefined = validate
+    ? (await import("../protocol/validate.ts")).validateMessage
+    : undefined;
   const onProblem = options.onProblem;
   const chunkSize = options.chunkSize ?? 1 << 20;
   const file = await openTrace(path);
@@ -171,7 +175,9 @@ export async function* readTrace(
     let kind: TraceProblemKind;
     let reason: string;
     if (parsed) {
-      if (!validate || certainlyValid(value)) return { line, message: value as OmniMessage };
+      if (!validateMessage || certainlyValid(value)) {
+        return { line, message: value as OmniMessage };
+      }
       const r = validateMessage(value);
       if (r.ok) return { line, message: r.message };
       kind = "invalid";

@@ -31,6 +31,22 @@ const HEAVY: Record<string, string> = {
   "npm:yaml":
     "the YAML library (74 CommonJS files): only when a YAML file is parsed (a changed system_config.yaml, a goal, MCP warnings)",
   "lib/agent/goal.ts": "the goal loop and GOAL.yaml's parser: only for --goal",
+  "lib/models/protocols/openai_responses.ts":
+    "a wire protocol the session may not speak: loaded for the first request that does",
+  "lib/models/protocols/anthropic_messages.ts":
+    "a wire protocol the session may not speak: loaded for the first request that does",
+  "lib/models/protocols/gemini.ts":
+    "a wire protocol the session may not speak: loaded for the first request that does",
+  "lib/models/protocols/openai_chat.ts":
+    "a wire protocol the session may not speak: loaded for the first request that does",
+  "lib/models/protocols/mod.ts": "the wire modules' barrel (every protocol): load one by its id",
+  "lib/cli/_approval_display.ts":
+    "an approval's details (diffs, redaction): only once a person is asked",
+  "lib/state/_unpack.ts": "the tar and gzip readers: only when a skill archive is installed",
+  "lib/cli/commands/config.ts": "the config command: only when a first model is added",
+  "lib/protocol/validate.ts":
+    "the message schemas (zod, built at import): only when a trace is read and validated",
+  "lib/inspect/recorded_calls.ts": "a trace's recorded calls: only when a session is resumed",
   "lib/tools/mod.ts": "the tool layer's barrel: import by name from the defining file",
   "lib/sandbox/mod.ts": "the sandbox's barrel (spawners, pager, detection): import by name",
 };
@@ -114,6 +130,15 @@ const DEFERRED = [
   "lib/sandbox/_workspace_policy_parse.ts",
   "npm:yaml",
   "lib/agent/goal.ts",
+  "lib/models/protocols/openai_responses.ts",
+  "lib/models/protocols/anthropic_messages.ts",
+  "lib/models/protocols/gemini.ts",
+  "lib/models/protocols/openai_chat.ts",
+  "lib/cli/_approval_display.ts",
+  "lib/state/_unpack.ts",
+  "lib/cli/commands/config.ts",
+  "lib/protocol/validate.ts",
+  "lib/inspect/recorded_calls.ts",
 ];
 
 Deno.test("every deferred module is still in the graph deno compile bundles", async () => {

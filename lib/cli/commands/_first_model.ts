@@ -15,7 +15,6 @@ import { addModel, loadProjectConfig, type ModelInput } from "../../state/projec
 import { resolveDataRoot } from "../../state/root.ts";
 import type { CommandContext } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
-import { seedNewEntry } from "./config.ts";
 
 /** Offer the recommended model when the project has none; resolves whether one was added. */
 export async function offerFirstModel(ctx: CommandContext, projectId?: string): Promise<boolean> {
@@ -36,6 +35,8 @@ export async function offerFirstModel(ctx: CommandContext, projectId?: string): 
   );
   if (!yes) return false;
   const input: ModelInput = { provider: m.provider, model_id: m.model_id };
+  // The config command's module (and what it imports) only once a model is added: not at every run.
+  const { seedNewEntry } = await import("./config.ts");
   seedNewEntry(input, ctx);
   await addModel(path, input, { setDefault: true });
   ctx.io.out(`Added model (provider=${m.provider}, model_id=${m.model_id}) as the default.\n`);

@@ -31,7 +31,6 @@ import type { Command, CommandContext } from "../command.ts";
 import { createRenderer, type Renderer, terminalMarkdown } from "../render/mod.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
 import { createPriceBook, type Price } from "../../inspect/pricing.ts";
-import { recordedCallIds, sessionFilesThrough } from "../../inspect/recorded_calls.ts";
 import { projectConfigPathOf } from "../../trace/layout.ts";
 import { addSignals } from "./_signals.ts";
 import { holdEnding } from "../_ending_hold.ts";
@@ -82,7 +81,11 @@ async function runRenderer(
     ...(io.color && io.isTty ? { markdown: await terminalMarkdown() } : {}),
   });
   // A resumed session's calls go on numbering after the ones it recorded (all its files).
+  // (The trace reader and its schemas load only then: a new session has nothing recorded.)
   if (session.resumedHistory !== undefined) {
+    const { recordedCallIds, sessionFilesThrough } = await import(
+      "../../inspect/recorded_calls.ts"
+    );
     renderer.startSession(await recordedCallIds(await sessionFilesThrough(session.tracePath)));
   }
   return renderer;
