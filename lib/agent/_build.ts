@@ -27,7 +27,7 @@ import type { SessionParts } from "./session.ts";
 import { builtinToolSource, openToolset } from "./toolset.ts";
 import type { ToolSource } from "../tools/source.ts";
 import { mcpToolSource } from "../mcp/source.ts";
-import { type McpServerConfig, parseMcpServers } from "../state/mcp_servers.ts";
+import type { McpServerConfig } from "../state/mcp_servers.ts";
 import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";
@@ -196,6 +196,7 @@ async function mcpServersOf(
 ): Promise<McpServerConfig[]> {
   const entries = base.systemConfig.tools?.mcpServers ?? [];
   if (deny === "all" || entries.length === 0) return [];
+  const { parseMcpServers } = await import("../state/mcp_servers.ts");
   const { servers, warnings } = await parseMcpServers(entries, base.paths.systemConfig);
   for (const w of warnings) warn(`[penguin] ${w}`);
   return servers.filter((s) => !deny?.includes(s.name));
@@ -285,7 +286,7 @@ export async function sessionParts(
     vault: core.vault,
     secrets: [
       ...apiKeySecrets(core.model, projectConfig, base.env),
-      ...agentMcpSecrets(base.systemConfig),
+      ...await agentMcpSecrets(base.systemConfig),
     ],
     commandPolicy: effectivePolicy(projectConfig.command_policy),
     processes: createProcessRegistry(),

@@ -3,8 +3,6 @@
 // lib/tools/secret_mask.ts for the marker format).
 import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
-import { mcpSecrets } from "../mcp/secrets.ts";
-import { mcpServerConfigs } from "../state/mcp_servers.ts";
 import type { ProjectConfig } from "../state/project_config_types.ts";
 import type { SystemConfig } from "../state/system_config.ts";
 import type { Secret } from "../tools/secret_mask.ts";
@@ -40,10 +38,15 @@ export function apiKeySecrets(
 /**
  * The `env` and header values of every MCP server entry of the agent's
  * configuration, used by the session or not (a server a workspace turns off
- * still holds the user's token). Invalid entries are left out.
+ * still holds the user's token). Invalid entries are left out. The entries'
+ * readers load only for an agent that has entries.
  */
-export function agentMcpSecrets(systemConfig: SystemConfig): Secret[] {
+export async function agentMcpSecrets(systemConfig: SystemConfig): Promise<Secret[]> {
   const entries = systemConfig.tools?.mcpServers ?? [];
   if (entries.length === 0) return [];
+  const [{ mcpSecrets }, { mcpServerConfigs }] = await Promise.all([
+    import("../mcp/secrets.ts"),
+    import("../state/mcp_servers.ts"),
+  ]);
   return mcpSecrets(mcpServerConfigs(entries));
 }

@@ -239,15 +239,15 @@ async function penguinSystemPrompt(
 }
 
 /** The vault values, API keys and MCP values of a session (what its tool outputs are masked of). */
-function promptSecrets(
+async function promptSecrets(
   base: AgentBase,
   model: ResolvedModel,
   vault: Record<string, string>,
-): Secret[] {
+): Promise<Secret[]> {
   return [
     ...vaultSecrets(vault),
     ...apiKeySecrets(model, base.projectConfig, base.env),
-    ...agentMcpSecrets(base.systemConfig),
+    ...await agentMcpSecrets(base.systemConfig),
   ];
 }
 
@@ -278,7 +278,7 @@ async function createSession(base: AgentBase, opts: SessionOptions): Promise<Ses
     provider: model.endpoint.provider,
     modelId: model.endpoint.model_id,
     vaultKeys: Object.keys(vault).sort(),
-    secrets: promptSecrets(base, model, vault),
+    secrets: await promptSecrets(base, model, vault),
   });
   const meta: SessionMeta = {
     session_id: sessionId,
@@ -349,7 +349,7 @@ async function openRecorded(
         provider: meta.provider,
         modelId: meta.model_id,
         vaultKeys: Object.keys(vault).sort(),
-        secrets: promptSecrets(base, model, vault),
+        secrets: await promptSecrets(base, model, vault),
       }),
     };
   }

@@ -22,7 +22,7 @@ export async function importSecrets(ref: AgentRef): Promise<Secret[]> {
   const paths = agentPaths(ref);
   const out = vaultSecrets(await loadVault(paths.vault));
   try {
-    out.push(...agentMcpSecrets(await loadSystemConfig(paths.systemConfig)));
+    out.push(...await agentMcpSecrets(await loadSystemConfig(paths.systemConfig)));
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }

@@ -47,6 +47,10 @@ const HEAVY: Record<string, string> = {
   "lib/protocol/validate.ts":
     "the message schemas (zod, built at import): only when a trace is read and validated",
   "lib/inspect/recorded_calls.ts": "a trace's recorded calls: only when a session is resumed",
+  "lib/mcp/_source_open.ts":
+    "connecting MCP servers (their tools, results, failure memory): only for configured servers",
+  "lib/state/mcp_servers.ts": "the MCP entries' reader: only for an agent that has entries",
+  "lib/mcp/secrets.ts": "the MCP entries' secrets: only for an agent that has entries",
   "lib/tools/mod.ts": "the tool layer's barrel: import by name from the defining file",
   "lib/sandbox/mod.ts": "the sandbox's barrel (spawners, pager, detection): import by name",
 };
@@ -139,6 +143,9 @@ const DEFERRED = [
   "lib/cli/commands/config.ts",
   "lib/protocol/validate.ts",
   "lib/inspect/recorded_calls.ts",
+  "lib/mcp/_source_open.ts",
+  "lib/state/mcp_servers.ts",
+  "lib/mcp/secrets.ts",
 ];
 
 Deno.test("every deferred module is still in the graph deno compile bundles", async () => {
