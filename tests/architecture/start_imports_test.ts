@@ -51,6 +51,7 @@ const HEAVY: Record<string, string> = {
     "connecting MCP servers (their tools, results, failure memory): only for configured servers",
   "lib/state/mcp_servers.ts": "the MCP entries' reader: only for an agent that has entries",
   "lib/mcp/secrets.ts": "the MCP entries' secrets: only for an agent that has entries",
+  "lib/agent/subagents/_child.ts": "a subagent's own state and stream: only once one is started",
   "lib/tools/mod.ts": "the tool layer's barrel: import by name from the defining file",
   "lib/sandbox/mod.ts": "the sandbox's barrel (spawners, pager, detection): import by name",
 };
@@ -146,6 +147,7 @@ const DEFERRED = [
   "lib/mcp/_source_open.ts",
   "lib/state/mcp_servers.ts",
   "lib/mcp/secrets.ts",
+  "lib/agent/subagents/_child.ts",
 ];
 
 Deno.test("every deferred module is still in the graph deno compile bundles", async () => {

@@ -25,13 +25,7 @@ import { type BackgroundNotice, formatBackgroundNotice } from "../../tools/backg
 import { tellNoticeListeners } from "../../tools/background_notice.ts";
 import type { ToolCallContext } from "../../tools/tool.ts";
 import type { ApproveFn } from "../approval.ts";
-import {
-  type Child,
-  type ChildInit,
-  type ChildSession,
-  createChild,
-  type TaskEnd,
-} from "./_child.ts";
+import type { Child, ChildInit, ChildSession, TaskEnd } from "./_child.ts";
 import { MAX_REGISTERED_SUBAGENTS, MAX_SUBAGENT_DEPTH } from "./definitions.ts";
 
 /** What the subagent tools are given: the call's context and the session's children registry. */
@@ -124,8 +118,11 @@ export interface ChildRegistry {
   bindRun(run: RunBinding | undefined): void;
   /** The parent run in progress, if any. */
   currentRun(): RunBinding | undefined;
-  /** A child wired to this registry's tap and notices (not registered yet). */
-  createChild(init: Omit<ChildInit, "tap" | "onTaskEnd">): Child;
+  /**
+   * A child wired to this registry's tap and notices (not registered yet). The child's code
+   * loads with the first child: a session that starts none does not load it.
+   */
+  createChild(init: Omit<ChildInit, "tap" | "onTaskEnd">): Promise<Child>;
   /** `subagent-<last 8 of sessionId>`, or a random one when that is taken. */
   newId(sessionId: string): string;
   /** Make `child` addressable by its id. */
@@ -302,7 +299,8 @@ export function createChildRegistry(opts: ChildRegistryOptions): ChildRegistry {
       run = r;
     },
     currentRun: () => run,
-    createChild: (init) => createChild({ ...init, tap, onTaskEnd }),
+    createChild: async (init) =>
+      (await import("./_child.ts")).createChild({ ...init, tap, onTaskEnd }),
     newId: (sessionId) => freeId(children, sessionId),
     register(child) {
       children.set(child.id, child);

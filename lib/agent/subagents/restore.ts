@@ -356,7 +356,7 @@ export async function restoreChildren(
   const plan = planRestore(facts, children);
   for (const c of plan.children) {
     if (registry.get(c.id)) continue;
-    const child = registry.createChild({
+    const child = await registry.createChild({
       id: c.id,
       sessionId: c.sessionId,
       agentId: c.agentId,

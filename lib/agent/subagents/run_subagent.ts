@@ -115,7 +115,7 @@ async function* runSubagent(
     return yield* fail(`the subagent could not be started: ${errorMessage(err)}`);
   }
   const sid = session.sessionId;
-  const child = registry.createChild({
+  const child = await registry.createChild({
     id: registry.newId(sid),
     sessionId: sid,
     agentId: args.agentId ?? spawner.agentId,
