@@ -10,13 +10,11 @@ import { dirname } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
 import { parseProjectConfig } from "./_project_config_parse.ts";
-import { renderProjectConfig } from "./_project_config_render.ts";
-import { spliceProjectConfig } from "./_project_config_splice.ts";
 import { factoryCommandPolicyRules } from "./command_policy_defaults.ts";
 import type { ModelEntry, ModelPricing, ModelRef, ProjectConfig } from "./project_config_types.ts";
 
 export * from "./project_config_types.ts";
-export { parseProjectConfig, renderProjectConfig };
+export { parseProjectConfig };
 
 /**
  * The config of a project that has no file yet: no models, no default,
@@ -48,8 +46,15 @@ export async function saveProjectConfig(path: string, cfg: ProjectConfig): Promi
   await writeFileAtomic(path, await nextText(path, cfg), 0o600);
 }
 
-/** The new file text: the current text spliced, or a full render when that cannot be done. */
+/**
+ * The new file text: the current text spliced, or a full render when that cannot be done. The
+ * splicer and renderer load with the first write: a command that only reads does not load them.
+ */
 async function nextText(path: string, cfg: ProjectConfig): Promise<string> {
+  const [{ renderProjectConfig }, { spliceProjectConfig }] = await Promise.all([
+    import("./_project_config_render.ts"),
+    import("./_project_config_splice.ts"),
+  ]);
   const text = await readTextIfExists(path);
   if (text !== undefined) {
     let before: ProjectConfig | undefined;

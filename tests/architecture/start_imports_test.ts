@@ -52,6 +52,8 @@ const HEAVY: Record<string, string> = {
   "lib/state/mcp_servers.ts": "the MCP entries' reader: only for an agent that has entries",
   "lib/mcp/secrets.ts": "the MCP entries' secrets: only for an agent that has entries",
   "lib/agent/subagents/_child.ts": "a subagent's own state and stream: only once one is started",
+  "lib/state/_project_config_splice.ts":
+    "the project configuration's editor: only when a command writes the file",
   "lib/tools/mod.ts": "the tool layer's barrel: import by name from the defining file",
   "lib/sandbox/mod.ts": "the sandbox's barrel (spawners, pager, detection): import by name",
 };
@@ -148,6 +150,7 @@ const DEFERRED = [
   "lib/state/mcp_servers.ts",
   "lib/mcp/secrets.ts",
   "lib/agent/subagents/_child.ts",
+  "lib/state/_project_config_splice.ts",
 ];
 
 Deno.test("every deferred module is still in the graph deno compile bundles", async () => {

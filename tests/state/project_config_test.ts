@@ -9,11 +9,11 @@ import {
   parseProjectConfig,
   type ProjectConfig,
   removeModel,
-  renderProjectConfig,
   saveProjectConfig,
   setDefaultModel,
   setVisionModel,
 } from "../../lib/state/project_config.ts";
+import { renderProjectConfig } from "../../lib/state/_project_config_render.ts";
 
 const withTemp = (fn: (dir: string) => Promise<void>) => withTempDir("penguin-pc-", fn);
 
