@@ -109,6 +109,11 @@ function holds(bytes: Uint8Array, needle: Uint8Array): boolean {
  */
 export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
+/** The message check of a reading that validates: the schemas (zod) load only then. */
+async function validatorFor(validate: boolean): Promise<typeof ValidateMessage | undefined> {
+  return validate ? (await import("../protocol/validate.ts")).validateMessage : undefined;
+}
+
 /**
  * Read the records of the trace at `path`, one at a time. Problems go to
  * `onProblem` (tolerant mode) or throw (strict mode).
@@ -120,11 +125,7 @@ export async function* readTrace(
   // Long because: one generator whose line handlers share the options, the line counters and the
   // problem reporting; each handler is short.
   const strict = options.strict ?? false;
-  const validate = options.validate ?? true;
-  // The message schemas (zod, built when their module loads) only for a reading that validates.
-  const validateMessage: typeof ValidateMessage | undefined = validate
-    ? (await import("../protocol/validate.ts")).validateMessage
-    : undefined;
+  const check = await validatorFor(options.validate ?? true);
   const onProblem = options.onProblem;
   const chunkSize = options.chunkSize ?? 1 << 20;
   const file = await openTrace(path);
@@ -175,10 +176,8 @@ export async function* readTrace(
     let kind: TraceProblemKind;
     let reason: string;
     if (parsed) {
-      if (!validateMessage || certainlyValid(value)) {
-        return { line, message: value as OmniMessage };
-      }
-      const r = validateMessage(value);
+      if (!check || certainlyValid(value)) return { line, message: value as OmniMessage };
+      const r = check(value);
       if (r.ok) return { line, message: r.message };
       kind = "invalid";
       reason = r.problem.message;
