@@ -38,12 +38,14 @@ const KNOWN = Symbol("known");
  * An HTTP request whose `body` is `JSON.stringify(json)`, computed on first
  * read. With `known`, so are its UTF-8 `bytes`, the elements `known` covers
  * taken as they are, not serialized again (its chunks must stay as they are).
+ * A function `known` is called when the bytes are first read (a streamed
+ * body never reads them).
  */
 export function jsonRequest(
   url: string,
   headers: Record<string, string>,
   json: Record<string, unknown>,
-  known?: KnownPrefix,
+  known?: KnownPrefix | (() => KnownPrefix | undefined),
 ): HttpRequest {
   if (known === undefined) {
     let text: string | undefined;
@@ -63,7 +65,11 @@ export function jsonRequest(
     headers,
     json,
     get bytes() {
-      return (bytes ??= knownBytes(json, known));
+      if (bytes !== undefined) return bytes;
+      const k = typeof known === "function" ? known() : known;
+      return (bytes = k === undefined
+        ? new TextEncoder().encode(JSON.stringify(json))
+        : knownBytes(json, k));
     },
     get body() {
       return (text ??= new TextDecoder().decode(this.bytes));

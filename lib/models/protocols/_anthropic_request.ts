@@ -8,6 +8,7 @@ import type { CompleteMessage, ToolSpec } from "../../protocol/types.ts";
 import { anthropicThinking } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
+import { elementBytes } from "../_element_bytes.ts";
 import { argumentsObject } from "./_tool_arguments.ts";
 import { roleRuns } from "./_role_runs.ts";
 
@@ -242,5 +243,8 @@ export function buildAnthropicRequest(req: WireRequest): HttpRequest {
   if (endpoint.api_key !== undefined && endpoint.api_key !== "") {
     headers["x-api-key"] = endpoint.api_key;
   }
-  return jsonRequest(endpointUrl(endpoint.base_url), headers, body);
+  // Each message is serialized once per conversation; the cache markers move, so the last ones again.
+  const head = req.history[0];
+  const known = head && (() => elementBytes(head, "anthropic-messages", "messages", messages));
+  return jsonRequest(endpointUrl(endpoint.base_url), headers, body, known);
 }

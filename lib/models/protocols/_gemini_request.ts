@@ -8,6 +8,7 @@ import type { CompleteMessage, ToolSpec } from "../../protocol/types.ts";
 import { geminiThinkingConfig } from "../shaping.ts";
 import type { HttpRequest, ThinkingLevel, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
+import { elementBytes } from "../_element_bytes.ts";
 import { argumentsObject } from "./_tool_arguments.ts";
 import { roleRuns } from "./_role_runs.ts";
 
@@ -193,7 +194,8 @@ export function buildGeminiRequest(req: WireRequest): HttpRequest {
   const { endpoint } = req;
   const body: Json = {};
   if (req.system_prompt !== "") body.systemInstruction = { parts: [{ text: req.system_prompt }] };
-  body.contents = geminiContents(req.history, !NO_SIGNATURE_MODEL.test(endpoint.model_id));
+  const contents = geminiContents(req.history, !NO_SIGNATURE_MODEL.test(endpoint.model_id));
+  body.contents = contents;
   if (req.tools.length > 0) {
     body.tools = [{ functionDeclarations: req.tools.map(functionDeclaration) }];
   }
@@ -208,5 +210,8 @@ export function buildGeminiRequest(req: WireRequest): HttpRequest {
   if (endpoint.api_key !== undefined && endpoint.api_key !== "") {
     headers["x-goog-api-key"] = endpoint.api_key;
   }
-  return jsonRequest(endpointUrl(endpoint.base_url, endpoint.model_id), headers, body);
+  // Each content is serialized once per conversation.
+  const head = req.history[0];
+  const known = head && (() => elementBytes(head, "gemini", "contents", contents));
+  return jsonRequest(endpointUrl(endpoint.base_url, endpoint.model_id), headers, body, known);
 }

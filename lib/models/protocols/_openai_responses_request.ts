@@ -19,6 +19,7 @@ import { responsesReasoning } from "../shaping.ts";
 import { outboundToolCallId } from "../tool_call_ids.ts";
 import type { HttpRequest, WireRequest } from "../wire.ts";
 import { jsonRequest } from "../_json_body.ts";
+import { elementBytes } from "../_element_bytes.ts";
 import { dataUrl, openAiHeaders } from "./_openai_common.ts";
 import { argumentsText } from "./_tool_arguments.ts";
 
@@ -111,11 +112,15 @@ export function buildResponsesRequest(req: WireRequest): HttpRequest {
   const ep = req.endpoint;
   const body: Json = { model: ep.model_id };
   if (req.system_prompt !== "") body.instructions = req.system_prompt;
-  body.input = responsesInput(req.history);
+  const input = responsesInput(req.history);
+  body.input = input;
   body.stream = true;
   body.store = false;
   if (req.tools.length > 0) body.tools = responsesTools(req.tools);
   if (req.max_tokens !== undefined && req.max_tokens > 0) body.max_output_tokens = req.max_tokens;
   Object.assign(body, responsesReasoning(req.thinking_level));
-  return jsonRequest(`${ep.base_url}/responses`, openAiHeaders(ep), body);
+  // Each input item is serialized once per conversation.
+  const head = req.history[0];
+  const known = head && (() => elementBytes(head, "openai-responses", "input", input));
+  return jsonRequest(`${ep.base_url}/responses`, openAiHeaders(ep), body, known);
 }
