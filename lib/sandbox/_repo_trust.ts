@@ -41,7 +41,9 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { lockFile } from "../state/_fs.ts";
+import { holdLock } from "./_held_lock.ts";
+import { indexRecord, keyOf, keysBelow, unindexRecord } from "./_repo_trust_index.ts";
+import { collectRecordGarbage } from "./_repo_trust_gc.ts";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { inside } from "./_paths.ts";
 import { lstatOrNone, realPathOrNone } from "./_look.ts";
@@ -93,11 +95,6 @@ async function recordDirs(): Promise<{ own: string; all: string[] }> {
   return { own, all: all.sort() };
 }
 
-async function keyOf(root: string): Promise<string> {
-  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(root));
-  return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** The files of `root` in the record directory `dir`. */
 function filesIn(dir: string, key: string) {
   return {
@@ -133,18 +130,11 @@ async function lockRoot(files: RootFiles): Promise<{ close(): void }> {
   const held: Deno.FsFile[] = [];
   try {
     for (const path of paths) {
-      if (path === files.own.lock) {
-        held.push(await lockFile(path));
-        continue;
-      }
-      let file: Deno.FsFile;
-      try {
-        file = await Deno.open(path, { read: true, write: true });
-      } catch {
-        continue; // none there: no process of that run directory used the root
-      }
-      held.push(file);
-      await file.lock(true);
+      // Another directory's lock file is locked only when it exists (a process there has used
+      // the root); one deleted meanwhile by the garbage collection is none.
+      const own = path === files.own.lock;
+      const file = await holdLock(path, { create: own, exclusive: true, wait: true });
+      if (typeof file !== "string") held.push(file);
     }
   } catch (err) {
     for (const f of held) f.close();
@@ -204,7 +194,9 @@ async function readRecord(path: string, root: string): Promise<TrustRecord | und
   return rec;
 }
 
+/** Write the record at `path`, its index entries first (`_repo_trust_index.ts`). */
 async function writeRecord(path: string, rec: TrustRecord): Promise<void> {
+  await indexRecord(dirname(path), rec.root);
   const tmp = `${path}.tmp`;
   await Deno.writeTextFile(tmp, JSON.stringify(rec), { mode: 0o600 });
   await Deno.rename(tmp, path);
@@ -221,26 +213,20 @@ function holds(found: readonly TrustMark[], m: TrustMark): boolean {
  * now). One that cannot be read is skipped.
  */
 async function relatedRecords(root: string): Promise<TrustRecord[]> {
-  const out: TrustRecord[] = [];
+  const out = await containingRecords(root);
   for (const dir of (await recordDirs()).all) {
-    let names: string[];
-    try {
-      names = (await Array.fromAsync(Deno.readDir(dir)))
-        .filter((e) => e.isFile && e.name.endsWith(".json")).map((e) => e.name);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
+    // The records of the roots inside `root`, by the index: no unrelated record is read.
+    for (const key of await keysBelow(dir, root)) {
       let rec: TrustRecord;
       try {
-        rec = JSON.parse(await Deno.readTextFile(join(dir, name))) as TrustRecord;
+        rec = JSON.parse(await Deno.readTextFile(join(dir, `${key}.json`))) as TrustRecord;
       } catch {
         continue;
       }
       if (typeof rec?.root !== "string" || !Array.isArray(rec.trusted) || rec.root === root) {
         continue;
       }
-      if (inside(rec.root, root) || inside(root, rec.root)) out.push(rec);
+      if (inside(rec.root, root)) out.push(rec);
     }
   }
   return out;
@@ -393,9 +379,22 @@ export interface Leaving {
  * Leave every root this process joined, one at a time through `each`: the
  * last one out on a root is told so, holds the root's lock during `each`
  * (no penguin joins meanwhile), and removes the record when `each` reports
- * the root clean.
+ * the root clean. Then, once per process, the record directories' garbage
+ * is collected (`_repo_trust_gc.ts`).
  */
 export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<void> {
+  await leaveEach(each);
+  // Once per process, at its end (off every plan's path): what killed penguins left.
+  if (!collected) {
+    collected = true;
+    await collectRecordGarbage((await recordDirs()).all).catch(() => {});
+  }
+}
+
+/** Whether this process collected the record directories' garbage (`leaveRoots`). */
+let collected = false;
+
+async function leaveEach(each: (l: Leaving) => Promise<void>): Promise<void> {
   for (const [root, member] of [...members]) {
     // Left first: the walk in `each` must not take the root's lock again (`trustedRepos`).
     members.delete(root);
@@ -417,6 +416,7 @@ export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<v
           removed = true;
           for (const f of [paths.own, ...paths.others]) {
             await Deno.remove(f.record).catch(() => {});
+            await unindexRecord(dirname(f.record), root).catch(() => {});
           }
         },
       });
