@@ -249,7 +249,7 @@ async function walkLevels(level: string[], walk: Walk, ctx: WalkContext): Promis
           subdirs: new Set(listing.subdirs),
           shape: shapeOf(listing),
         });
-        await visit(path, listing, ctx.workspace, walk.repos, next, ctx.skip);
+        visit(path, listing, ctx.workspace, walk.repos, next, ctx.skip);
       }
       await walkSeam.afterLevel(dirs);
     }
@@ -475,34 +475,54 @@ function executable(path: string): boolean {
   return info !== undefined && (info.isDirectory || ((info.mode ?? 0) & 0o111) !== 0);
 }
 
+/** An entry's kind as a directory listing or `lstat` gives it. */
+type EntryKind = Pick<Deno.DirEntry, "isFile" | "isDirectory" | "isSymlink">;
+
+/**
+ * Whether `dir` is a git directory, as git's is_git_directory judges it: HEAD, and objects and
+ * refs it can search (access X_OK): a directory, a link (git follows it) or an executable regular
+ * file. A commondir file naming the directory that has them counts whatever it names. `entry`
+ * gives the kind of one of `dir`'s entries (from a listing, or `lstat`).
+ */
+function isGitDir(dir: string, entry: (name: string) => EntryKind | undefined): boolean {
+  const head = entry("HEAD");
+  const searchable = (name: string) => {
+    const e = entry(name);
+    if (!e) return false;
+    if (e.isDirectory || e.isSymlink) return true;
+    return e.isFile && executable(join(dir, name));
+  };
+  const commondir = entry("commondir");
+  return head !== undefined && (head.isFile || head.isSymlink) &&
+    ((searchable("objects") && searchable("refs")) ||
+      (commondir !== undefined && (commondir.isFile || commondir.isSymlink)));
+}
+
+/**
+ * The repository that the directory `dir` itself is, when git would take it for one (a bare
+ * repository, or a git directory that is its own work tree through `core.worktree`), looked at
+ * by path; undefined otherwise.
+ */
+export function gitDirRepoAt(dir: string): NestedRepo | undefined {
+  const look = (name: string) => lstatOrNone(join(dir, name));
+  return isGitDir(dir, look)
+    ? { workTree: dir, entry: dir, kind: "bare", symlink: false }
+    : undefined;
+}
+
 /**
  * Record the repository `dir` is or holds; queue its subdirectories in `next`
  * (a bare repository's too: git finds a repository made inside one first).
  */
-async function visit(
+function visit(
   dir: string,
   listing: Listing,
   workspace: string,
   repos: NestedRepo[],
   next: string[],
   skip: readonly string[],
-): Promise<void> {
-  const entry = (name: string) => listing.repoParts.get(name);
-  // As git's is_git_directory: HEAD, and objects and refs it can search (access X_OK): a
-  // directory, a link (git follows it) or an executable regular file. A commondir file
-  // naming the directory that has them counts whatever it names.
-  const head = entry("HEAD");
-  const searchable = async (name: string) => {
-    const e = entry(name);
-    if (!e) return false;
-    if (e.isDirectory || e.isSymlink) return true;
-    return e.isFile && await executable(join(dir, name));
-  };
-  const commondir = entry("commondir");
-  const gitDir = head !== undefined && (head.isFile || head.isSymlink) &&
-    ((await searchable("objects") && await searchable("refs")) ||
-      (commondir !== undefined && (commondir.isFile || commondir.isSymlink)));
-  if (dir !== workspace && gitDir) {
+): void {
+  if (dir !== workspace && isGitDir(dir, (name) => listing.repoParts.get(name))) {
     repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
   }
   if (dir !== workspace) {

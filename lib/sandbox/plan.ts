@@ -28,6 +28,7 @@ import {
   type Disarmed,
   disarmUntrusted,
   findNestedRepos,
+  gitDirRepoAt,
   MAX_WALK_PASSES,
   nestedGitDirs,
   type NestedRepo,
@@ -529,11 +530,19 @@ async function disarmUntrustedOwnGit(root: string, roots: readonly string[]): Pr
   for (const dir of reach.dirs) {
     const entry = join(dir, ".git");
     const info = lstatOrNone(entry);
-    if (info === undefined) continue;
-    const repo: NestedRepo = { workTree: dir, entry, kind: "dotgit", symlink: info.isSymlink };
-    const mark = { entry, id: await repoIdentity(repo) };
-    if (reach.trusts(mark)) continue;
-    refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
+    // A directory that is itself a git directory (its own work tree through `core.worktree`,
+    // attack round 17 concgit #29, #30) is found by git there and below, as a `.git` is.
+    const repos: NestedRepo[] = [
+      ...(info === undefined
+        ? []
+        : [{ workTree: dir, entry, kind: "dotgit", symlink: info.isSymlink } as const]),
+      ...[gitDirRepoAt(dir)].filter((r) => r !== undefined),
+    ];
+    for (const repo of repos) {
+      const mark = { entry: repo.entry, id: await repoIdentity(repo) };
+      if (reach.trusts(mark)) continue;
+      refuseUndisarmed((await disarmUntrusted([repo], [mark], [], roots)).disarmed);
+    }
   }
 }
 

@@ -128,26 +128,16 @@ Deno.test("a session inside the user's armed repo the dead session's record trus
   });
 });
 
-Deno.test("a session inside the dead session's armed repo disarms the repo enclosing its root", async () => {
-  // Attack pass final16-concgit #24: no walk of ws/R/sub looks at R/.git, which encloses it.
-  await withBase(async (ws, runDir) => {
-    await runIn(runDir, [DYING, ws, "R"]);
-    await Deno.mkdir(join(ws, "R/sub/deeper"), { recursive: true });
-    const seen = await runIn(runDir, [SESSION, "plan", join(ws, "R/sub/deeper")]);
-    assert.ok(await exists(join(ws, "R/.git-disarmed-by-penguin")), seen);
-    assert.equal(await exists(join(ws, "R/.git")), false);
+for (const where of ["R/sub", "R"]) {
+  Deno.test(`a session on ${where} disarms a dead session's git directory that is its own work tree`, async () => {
+    // Attack round 17 concgit #29, #30: R is no `.git` holder but a git directory itself
+    // (`core.worktree=.`): git finds it in R and below, and its fsmonitor ran at `git status`.
+    await withBase(async (ws, runDir) => {
+      await runIn(runDir, [DYING, ws, "R", "gitdir"]);
+      await Deno.mkdir(join(ws, "R/sub"), { recursive: true });
+      const seen = await runIn(runDir, [SESSION, "plan", join(ws, where)]);
+      assert.ok(await exists(join(ws, "R/HEAD-disarmed-by-penguin")), seen);
+      assert.equal(await exists(join(ws, "R/HEAD")), false);
+    });
   });
-});
-
-Deno.test("a session inside the user's armed repo the dead session's record trusts keeps it", async () => {
-  await withBase(async (ws, runDir) => {
-    const mine = join(ws, "mine");
-    await Deno.mkdir(join(mine, "sub"), { recursive: true });
-    await hostGit(ws, mine, ["init", "-q"]);
-    await hostGit(ws, mine, ["config", "core.fsmonitor", "true"]);
-    await runIn(runDir, [DYING, ws, "R"]);
-    const seen = await runIn(runDir, [SESSION, "plan", join(mine, "sub")]);
-    assert.ok(await exists(join(mine, ".git/config")), seen);
-    assert.equal(await exists(join(mine, ".git-disarmed-by-penguin")), false);
-  });
-});
+}
