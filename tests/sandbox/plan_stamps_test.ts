@@ -23,7 +23,7 @@ await keeping.end();`;
   return JSON.parse(await evalInRunDir(script, join(base, "run")));
 }
 
-/** Code making a hidden home and a workspace under `base`, and `plan()` for them. */
+/** Code making a hidden home and a workspace under `base`, `plan()` for them, and helpers. */
 const SESSION = `
 const home = base + "/home";
 const ws = base + "/ws";
@@ -33,15 +33,34 @@ Deno.writeTextFileSync(ws + "/penguin.jsonc", "{}");
 const policy = sb.createPolicy({ workspace: ws, home, hostEnv: { PATH: "/usr/bin:/bin", HOME: home } });
 const plan = () => sb.resolvePlan(policy, ws);
 const held = async (p) => (await plan()).protect.includes(p);
+const settled = () => stamps.stampClockForTests(() => Date.now() + 60_000);
+const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
+const hiddenAmong = (dirs) => async () => (await plan()).hideDirs.filter((d) => dirs.includes(d))
+  .map((d) => d.slice(base.length + 1));
 `;
 
-Deno.test("a home startup file made or changed between commands is read again", async () => {
-  const base = await visibleTempDir("penguin-stamps-startup-");
+/**
+ * `body` run after SESSION in a temp dir of its own (named with `prefix`); `check` is given its
+ * JSON output and the dir.
+ */
+async function inSession(
+  prefix: string,
+  body: string,
+  check: (got: unknown, base: string) => void,
+): Promise<void> {
+  const base = await visibleTempDir(prefix);
   try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
-      stamps.stampClockForTests(() => Date.now() + 60_000);
+    check(await inRunDir(base, `${SESSION}\n${body}`), base);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+Deno.test("a home startup file made or changed between commands is read again", () =>
+  inSession(
+    "penguin-stamps-startup-",
+    `
+      settled();
       const hook = ws + "/hook.sh", other = ws + "/other-hook.sh";
       const steps = {};
       steps.before = await held(hook);
@@ -55,29 +74,25 @@ Deno.test("a home startup file made or changed between commands is read again", 
       Deno.renameSync(home + "/.bashrc.new", home + "/.bashrc");
       steps.replaced = [await held(hook), await held(other)];
       console.log(JSON.stringify(steps));
-      `,
-    );
-    const ws = join(base, "ws");
-    assert.deepEqual(got, {
-      before: false,
-      made: true,
-      again: true,
-      changed: [false, true],
-      replaced: [true, false],
-    }, `in ${ws}`);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got, base) => {
+      const ws = join(base, "ws");
+      assert.deepEqual(got, {
+        before: false,
+        made: true,
+        again: true,
+        changed: [false, true],
+        replaced: [true, false],
+      }, `in ${ws}`);
+    },
+  ));
 
-Deno.test("a startup file rewritten in the second of its stamp, same size and time, is read again", async () => {
-  const base = await visibleTempDir("penguin-stamps-tick-");
-  try {
+Deno.test("a startup file rewritten in the second of its stamp, same size and time, is read again", () =>
+  inSession(
+    "penguin-stamps-tick-",
     // The real clock: the file was changed just now, so its stamp may not be trusted (a change
     // in the same tick leaves size, times and inode as they were).
-    const got = await inRunDir(
-      base,
-      `${SESSION}
+    `
       const [a, b] = [ws + "/hook-a.sh", ws + "/hook-b.sh"];
       const rc = home + "/.bashrc";
       Deno.writeTextFileSync(rc, ". " + a + "\\n");
@@ -86,26 +101,18 @@ Deno.test("a startup file rewritten in the second of its stamp, same size and ti
       Deno.writeTextFileSync(rc, ". " + b + "\\n");
       Deno.utimeSync(rc, atime, mtime);
       console.log(JSON.stringify([first, await held(a), await held(b)]));
-      `,
-    );
-    assert.deepEqual(got, [true, false, true]);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => assert.deepEqual(got, [true, false, true]),
+  ));
 
-Deno.test("a data root another process notes between commands is hidden at the next", async () => {
-  const base = await visibleTempDir("penguin-stamps-roots-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
-      stamps.stampClockForTests(() => Date.now() + 60_000);
-      const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
+Deno.test("a data root another process notes between commands is hidden at the next", () =>
+  inSession(
+    "penguin-stamps-roots-",
+    `
+      settled();
       const [a, b, c] = ["a", "b", "c"].map((n) => base + "/" + n);
       for (const r of [a, b, c]) project(r);
-      const hidden = async () => (await plan()).hideDirs.filter((d) => [a, b, c].includes(d))
-        .map((d) => d.slice(base.length + 1));
+      const hidden = hiddenAmong([a, b, c]);
       const list = base + "/run/data-roots";
       const steps = {};
       steps.none = await hidden();
@@ -123,101 +130,80 @@ Deno.test("a data root another process notes between commands is hidden at the n
       Deno.writeTextFileSync(list, a + "\\n" + b + "\\n" + c + "\\n");
       steps.inPlace = await hidden();
       console.log(JSON.stringify(steps));
-      `,
-    );
-    assert.deepEqual(got, {
-      none: [],
-      noneAgain: [],
-      first: ["a"],
-      again: ["a"],
-      renamed: ["a", "b"],
-      inPlace: ["a", "b", "c"],
-    });
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => {
+      assert.deepEqual(got, {
+        none: [],
+        noneAgain: [],
+        first: ["a"],
+        again: ["a"],
+        renamed: ["a", "b"],
+        inPlace: ["a", "b", "c"],
+      });
+    },
+  ));
 
-Deno.test("a list of data roots rewritten in the second of its stamp, same size and time, is read again", async () => {
-  const base = await visibleTempDir("penguin-stamps-roots-tick-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
-      const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
+Deno.test("a list of data roots rewritten in the second of its stamp, same size and time, is read again", () =>
+  inSession(
+    "penguin-stamps-roots-tick-",
+    `
       const [a, b] = ["a", "b"].map((n) => base + "/" + n);
       for (const r of [a, b]) project(r);
       await roots.rememberDataRoot(a);
-      const hidden = async () => (await plan()).hideDirs.filter((d) => [a, b].includes(d))
-        .map((d) => d.slice(base.length + 1));
+      const hidden = hiddenAmong([a, b]);
       const list = base + "/run/data-roots";
       const first = await hidden();
       const { mtime, atime } = Deno.statSync(list);
       Deno.writeTextFileSync(list, b + "\\n");
       Deno.utimeSync(list, atime, mtime);
       console.log(JSON.stringify([first, await hidden()]));
-      `,
-    );
-    assert.deepEqual(got, [["a"], ["b"]]);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => assert.deepEqual(got, [["a"], ["b"]]),
+  ));
 
-Deno.test("a toolchain directory made in the hidden home between commands is shown at the next", async () => {
-  const base = await visibleTempDir("penguin-stamps-toolchain-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
+Deno.test("a toolchain directory made in the hidden home between commands is shown at the next", () =>
+  inSession(
+    "penguin-stamps-toolchain-",
+    `
       const shown = async () => ((await plan()).reveals ?? []).map((r) => r.target.slice(home.length + 1));
       Deno.mkdirSync(home + "/.rustup");
       const first = await shown();
       Deno.mkdirSync(home + "/.cargo/bin", { recursive: true });
       console.log(JSON.stringify([first, await shown()]));
-      `,
-    );
-    const [first, second] = got as string[][];
-    assert.ok(first!.includes(".rustup") && !first!.includes(".cargo/bin"), JSON.stringify(first));
-    assert.ok(second!.includes(".cargo/bin"), JSON.stringify(second));
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => {
+      const [first, second] = got as string[][];
+      assert.ok(
+        first!.includes(".rustup") && !first!.includes(".cargo/bin"),
+        JSON.stringify(first),
+      );
+      assert.ok(second!.includes(".cargo/bin"), JSON.stringify(second));
+    },
+  ));
 
-Deno.test("a home startup file linked into the workspace between commands is read-only at the next", async () => {
-  const base = await visibleTempDir("penguin-stamps-startup-link-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
-      stamps.stampClockForTests(() => Date.now() + 60_000);
+Deno.test("a home startup file linked into the workspace between commands is read-only at the next", () =>
+  inSession(
+    "penguin-stamps-startup-link-",
+    `
+      settled();
       const dot = ws + "/dotfiles";
       Deno.mkdirSync(dot);
       Deno.writeTextFileSync(dot + "/zshrc", "# mine\\n");
       const first = await held(dot + "/zshrc");
       Deno.symlinkSync(dot + "/zshrc", home + "/.zshrc");
       console.log(JSON.stringify([first, await held(dot + "/zshrc")]));
-      `,
-    );
-    assert.deepEqual(got, [false, true]);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => assert.deepEqual(got, [false, true]),
+  ));
 
-Deno.test("a noted data root made between commands is hidden at the next", async () => {
-  const base = await visibleTempDir("penguin-stamps-missing-root-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
-      stamps.stampClockForTests(() => Date.now() + 60_000);
-      const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
+Deno.test("a noted data root made between commands is hidden at the next", () =>
+  inSession(
+    "penguin-stamps-missing-root-",
+    `
+      settled();
       const [a, deep] = [base + "/a", base + "/d/e/root"];
       for (const r of [a, deep]) await roots.rememberDataRoot(r);
-      const hidden = async () => (await plan()).hideDirs.filter((d) => [a, deep].includes(d))
-        .map((d) => d.slice(base.length + 1));
+      const hidden = hiddenAmong([a, deep]);
       const steps = [await hidden(), await hidden()];
       project(a);
       steps.push(await hidden());
@@ -226,21 +212,15 @@ Deno.test("a noted data root made between commands is hidden at the next", async
       project(deep);
       steps.push(await hidden());
       console.log(JSON.stringify(steps));
-      `,
-    );
-    assert.deepEqual(got, [[], [], ["a"], ["a"], ["a", "d/e/root"]]);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => assert.deepEqual(got, [[], [], ["a"], ["a"], ["a", "d/e/root"]]),
+  ));
 
-Deno.test("a plan resolves each run directory with one look-up", async () => {
-  const base = await visibleTempDir("penguin-stamps-run-dirs-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
-      stamps.stampClockForTests(() => Date.now() + 60_000);
+Deno.test("a plan resolves each run directory with one look-up", () =>
+  inSession(
+    "penguin-stamps-run-dirs-",
+    `
+      settled();
       const run = base + "/run";
       await roots.rememberDataRoot(base + "/a");
       await plan();
@@ -252,37 +232,28 @@ Deno.test("a plan resolves each run directory with one look-up", async () => {
       for (const [n, f] of saved) d[n] = f;
       console.log(JSON.stringify({ hidden: (p.privateDirs ?? []).includes(run),
         calls: calls.filter((c) => c.endsWith(" " + run)) }));
-      `,
-    );
-    assert.deepEqual(got, {
-      hidden: true,
-      calls: [`realPathSync ${join(base, "run")}`],
-    });
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got, base) => {
+      assert.deepEqual(got, {
+        hidden: true,
+        calls: [`realPathSync ${join(base, "run")}`],
+      });
+    },
+  ));
 
-Deno.test("a noted root made in a directory listed for many missing ones is hidden at the next command", async () => {
-  const base = await visibleTempDir("penguin-stamps-listed-roots-");
-  try {
-    const got = await inRunDir(
-      base,
-      `${SESSION}
+Deno.test("a noted root made in a directory listed for many missing ones is hidden at the next command", () =>
+  inSession(
+    "penguin-stamps-listed-roots-",
+    `
       const noted = Array.from({ length: 10 }, (_, i) => base + "/r" + i);
       for (const r of noted) await roots.rememberDataRoot(r);
-      const hidden = async () => (await plan()).hideDirs.filter((d) => noted.includes(d))
-        .map((d) => d.slice(base.length + 1));
+      const hidden = hiddenAmong(noted);
       const steps = [await hidden()];
-      Deno.mkdirSync(noted[3] + "/p/agents", { recursive: true });
+      project(noted[3]);
       steps.push(await hidden());
       Deno.mkdirSync(noted[7] + "/p/traces", { recursive: true });
       steps.push(await hidden());
       console.log(JSON.stringify(steps));
-      `,
-    );
-    assert.deepEqual(got, [[], ["r3"], ["r3", "r7"]]);
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    `,
+    (got) => assert.deepEqual(got, [[], ["r3"], ["r3", "r7"]]),
+  ));
