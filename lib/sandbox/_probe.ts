@@ -14,6 +14,7 @@ import { isInside, resolvePlan } from "./plan.ts";
 import { holdPlaceholders } from "./_placeholders.ts";
 import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
+import { runFactScript } from "./_fact_script.ts";
 import { seccompEscapes } from "./seccomp.ts";
 import { isExecutable, pathDirs } from "./_executables.ts";
 
@@ -53,20 +54,11 @@ export async function facts(
   bwrap: string | undefined,
   version = false,
 ): Promise<Map<string, string>> {
-  const out = await new Deno.Command(bash, {
-    args: ["-c", FACTS, "penguin-facts", bwrap ?? "", version ? "version" : ""],
-    clearEnv: true,
-    env: { PATH: DEFAULT_PATH, LANG: "C" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).output();
-  const map = new Map<string, string>();
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    const sp = line.indexOf(" ");
-    if (sp > 0) map.set(line.slice(0, sp), line.slice(sp + 1));
-  }
-  return map;
+  const ran = await runFactScript(
+    bash,
+    ["-c", FACTS, "penguin-facts", bwrap ?? "", version ? "version" : ""],
+  );
+  return ran.facts;
 }
 
 /** Runs inside the probe sandbox; prints what it can observe. */

@@ -28,7 +28,7 @@
 import { dirname, join } from "node:path";
 import { readOpenUpTo } from "../state/_fs.ts";
 import { privateRunDir } from "./_standin_registry.ts";
-import { DEFAULT_PATH } from "./env.ts";
+import { runFactScript } from "./_fact_script.ts";
 
 /** The largest cache file read. */
 export const MAX_BYTES = 64 * 1024;
@@ -87,20 +87,15 @@ async function identity(path: string): Promise<string | undefined> {
 /** The kernel's facts of the key, read by bash (Deno may not read /proc). */
 async function kernelFacts(bash: string): Promise<Record<string, string> | undefined> {
   try {
-    const out = await new Deno.Command(bash, {
-      args: ["--noprofile", "--norc", "-c", KERNEL, "penguin-probe-key"],
-      clearEnv: true,
-      env: { PATH: DEFAULT_PATH, LANG: "C" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    if (!out.success) return undefined;
-    const facts: Record<string, string> = {};
-    for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-      const sp = line.indexOf(" ");
-      if (sp > 0) facts[line.slice(0, sp)] = line.slice(sp + 1);
-    }
+    const ran = await runFactScript(bash, [
+      "--noprofile",
+      "--norc",
+      "-c",
+      KERNEL,
+      "penguin-probe-key",
+    ]);
+    if (!ran.success) return undefined;
+    const facts: Record<string, string> = Object.fromEntries(ran.facts);
     if (pinnedBootId !== undefined) facts["kernel/random/boot_id"] = pinnedBootId;
     const boot = facts["kernel/random/boot_id"];
     return boot && facts["kernel/osrelease"] ? facts : undefined;
