@@ -110,6 +110,16 @@ function withProbe(fn: (dir: string, ledger: string) => Promise<void>): Promise<
   });
 }
 
+/** The script in the run directory `dir/run`, the budget forced to `total` with `ledger`. */
+function startInRun(dir: string, ledger: string, total: number): Penguin {
+  return start(dir, { PENGUIN_RUN_DIR: join(dir, "run") }, ledger, total);
+}
+
+/** End each of `penguins`, in turn. */
+async function endAll(penguins: Penguin[]): Promise<void> {
+  for (const p of penguins) await p.end();
+}
+
 const entries = (dir: string) =>
   [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => /^\d+-\d+$/.test(n)).sort();
 
@@ -126,8 +136,7 @@ Deno.test({
   ignore: !linux,
   fn: () =>
     withProbe(async (dir, ledger) => {
-      const env = { PENGUIN_RUN_DIR: join(dir, "run") };
-      const three = [0, 1, 2].map(() => start(dir, env, ledger, TOTAL));
+      const three = [0, 1, 2].map(() => startInRun(dir, ledger, TOTAL));
       try {
         // Each holds a share, then all take until refused, at once.
         for (const p of three) assert.equal(await p.ask("take 128"), "took 128");
@@ -145,7 +154,7 @@ Deno.test({
         assert.match(await three[2]!.ask("take 128"), /^took \d+$/);
         assert.equal(entries(ledger).length, 2, "an entry with nothing held is removed");
       } finally {
-        for (const p of three) await p.end();
+        await endAll(three);
       }
       assert.deepEqual(entries(ledger), [], "each entry is removed when its penguin exits");
     }),
@@ -156,15 +165,14 @@ Deno.test({
   ignore: !linux,
   fn: () =>
     withProbe(async (dir, ledger) => {
-      const env = { PENGUIN_RUN_DIR: join(dir, "run") };
       // 100: one share of 64 fits, a second does not.
-      const four = [0, 1, 2, 3].map(() => start(dir, env, ledger, 100));
+      const four = [0, 1, 2, 3].map(() => startInRun(dir, ledger, 100));
       try {
         const got = await Promise.all(four.map((p) => p.ask("take 64")));
         assert.equal(got.filter((l) => l === "took 64").length, 1, got.join("\n"));
         assert.equal(got.filter((l) => l.startsWith("took refused")).length, 3, got.join("\n"));
       } finally {
-        for (const p of four) await p.end();
+        await endAll(four);
       }
     }),
 });
@@ -180,7 +188,7 @@ Deno.test({
   ignore: !linux,
   fn: () =>
     withProbe(async (dir, ledger) => {
-      const p = start(dir, { PENGUIN_RUN_DIR: join(dir, "run") }, ledger, 100);
+      const p = startInRun(dir, ledger, 100);
       try {
         assert.match(await p.ask("facts"), /"held":0/, "loaded");
         // This test process plays another penguin in the middle of taking the last room.
@@ -219,7 +227,7 @@ Deno.test({
       const dead = `${ended.pid}-12345`;
       const reused = `${Deno.pid}-1`; // this pid, another start time
       for (const name of [dead, reused]) await Deno.writeTextFile(join(ledger, name), "900\n");
-      const p = start(dir, { PENGUIN_RUN_DIR: join(dir, "run") }, ledger, TOTAL);
+      const p = startInRun(dir, ledger, TOTAL);
       try {
         assert.equal(await p.ask("take 128"), "took 128");
         assert.equal(JSON.parse(await p.ask("facts")).others, 0);
@@ -236,7 +244,6 @@ Deno.test({
   fn: () =>
     withProbe(async (dir, ledger) => {
       const live = `${Deno.pid}-${ownStart()}`;
-      const env = { PENGUIN_RUN_DIR: join(dir, "run") };
       // Not entries: no count (a negative one would enlarge the budget), and no hang on a FIFO.
       const junk: Record<string, string> = {
         [live.replace("-", "-0")]: "-500\n", // another start time: not this process anyway
@@ -249,7 +256,7 @@ Deno.test({
       await Deno.writeTextFile(join(ledger, live), "-500\n");
       const fifo = await new Deno.Command("mkfifo", { args: [join(ledger, "1-1")] }).output();
       assert.ok(fifo.success);
-      const p = start(dir, env, ledger, TOTAL);
+      const p = startInRun(dir, ledger, TOTAL);
       try {
         assert.equal(await p.ask("take 128"), "took 128", "junk and a negative count ignored");
         assert.equal(JSON.parse(await p.ask("facts")).others, 0);
@@ -292,8 +299,7 @@ Deno.test({
         );
         assert.ok(facts.total <= ceiling / 2, `${facts.total} of ${ceiling}`);
       } finally {
-        await a.end();
-        await b.end();
+        await endAll([a, b]);
       }
       assert.deepEqual(entries(join(runA, "budget")), [], "removed when A exits");
     }),
