@@ -9,17 +9,12 @@
 import { join } from "node:path";
 import { startModelServer, turn } from "../tests/support/model_server.ts";
 import { denoDir, REPO } from "../tests/support/cli.ts";
+import { addModelArgv, checkoutsOf, quietCommand, taskArgv } from "./_checkouts.ts";
 
-const CHECKOUTS = [REPO, ...Deno.args.map((p) => (p.endsWith("/") ? p : `${p}/`))];
+const CHECKOUTS = checkoutsOf(REPO, Deno.args);
 const base = await Deno.realPath(
   await Deno.makeTempDir({ dir: "/var/tmp", prefix: "penguin-bench-starts-" }),
 );
-
-function taskArgv(checkout: string): string[] {
-  const task = JSON.parse(Deno.readTextFileSync(`${checkout}deno.json`)).tasks.penguin as string;
-  const words = task.split(/\s+/);
-  return [...words.slice(1, -1), "--config", `${checkout}deno.json`, `${checkout}main.ts`];
-}
 
 let n = 0;
 const server = await startModelServer({
@@ -48,36 +43,22 @@ for (const [i, c] of CHECKOUTS.entries()) {
   };
   const penguin = async (args: string[], trace?: string) => {
     const argv = [...taskArgv(c), ...args];
-    const out = await new Deno.Command(trace ? "strace" : Deno.execPath(), {
-      args: trace
-        ? [
-          "-f",
-          "-qq",
-          "-e",
-          "trace=execve",
-          "-s",
-          "256",
-          "-v",
-          "-o",
-          trace,
-          Deno.execPath(),
-          ...argv,
-        ]
-        : argv,
-      env,
-      clearEnv: true,
-      cwd: ws,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+    const out = await (trace
+      ? quietCommand(
+        "strace",
+        [
+          ...["-f", "-qq", "-e", "trace=execve", "-s", "256", "-v", "-o", trace],
+          ...[Deno.execPath(), ...argv],
+        ],
+        env,
+        ws,
+      )
+      : quietCommand(Deno.execPath(), argv, env, ws)).output();
+    if (!out.success) {
+      throw new Error(new TextDecoder().decode(out.stderr));
+    }
   };
-  await penguin([
-    ...["--root", root, "config", "model", "add", "--provider", "custom", "--model-id", "m"],
-    ...["--base-url", server.baseUrl("openai-chat"), "--api-key", "dummy"],
-    ...["--client-type", "openai-chat", "--context-window", "1000000", "--set-default"],
-  ]);
+  await penguin(addModelArgv(root, server.baseUrl("openai-chat")));
   for (const round of [1, 2]) {
     const log = join(dir, `strace-${round}.log`);
     n = 0;

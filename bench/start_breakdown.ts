@@ -19,10 +19,11 @@
 import { join } from "node:path";
 import { startModelServer, turn } from "../tests/support/model_server.ts";
 import { denoDir, REPO } from "../tests/support/cli.ts";
+import { addModelArgv, checkoutsOf, quietCommand, taskArgv } from "./_checkouts.ts";
 
 const ARGS = Deno.args.filter((a) => a !== "--no-strace");
 const RUNS = Number(ARGS[0] ?? 11);
-const CHECKOUTS = [REPO, ...ARGS.slice(1).map((p) => (p.endsWith("/") ? p : `${p}/`))];
+const CHECKOUTS = checkoutsOf(REPO, ARGS.slice(1));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const base = await Deno.realPath(
@@ -35,13 +36,6 @@ await Deno.mkdir(ws);
 const oneLine = join(base, "one.ts");
 await Deno.writeTextFile(oneLine, 'console.log("1");\n');
 const env = { NO_COLOR: "1", HOME: home, DENO_DIR: denoDir(), PATH: Deno.env.get("PATH") ?? "" };
-
-/** The argv of the `penguin` task of `checkout` (its flags, config and entry by absolute path). */
-function taskArgv(checkout: string): string[] {
-  const task = JSON.parse(Deno.readTextFileSync(`${checkout}deno.json`)).tasks.penguin as string;
-  const words = task.split(/\s+/);
-  return [...words.slice(1, -1), "--config", `${checkout}deno.json`, `${checkout}main.ts`];
-}
 
 let arrived: (() => void) | undefined;
 const server = await startModelServer({
@@ -57,15 +51,7 @@ const baseUrl = server.baseUrl("openai-chat");
 async function timed(args: string[], request = false): Promise<number> {
   const seen = request ? new Promise<number>((r) => (arrived = () => r(performance.now()))) : null;
   const t0 = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    env,
-    clearEnv: true,
-    cwd: ws,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = quietCommand(Deno.execPath(), args, env, ws).spawn();
   const out = await child.output();
   const t1 = performance.now();
   arrived = undefined;
@@ -79,12 +65,7 @@ const roots = new Map<string, string>();
 for (const [i, c] of CHECKOUTS.entries()) {
   const root = join(base, `root${i}`);
   roots.set(c, root);
-  await timed([
-    ...taskArgv(c),
-    ...["--root", root, "config", "model", "add", "--provider", "custom", "--model-id", "m"],
-    ...["--base-url", baseUrl, "--api-key", "dummy", "--client-type", "openai-chat"],
-    ...["--context-window", "1000000", "--set-default"],
-  ]);
+  await timed([...taskArgv(c), ...addModelArgv(root, baseUrl)]);
 }
 
 const phases: Record<string, (c: string) => string[]> = {
