@@ -4,19 +4,12 @@
 // final14-concgit S3/S4).
 import assert from "node:assert/strict";
 import { turn } from "../support/model_server.ts";
-import { inRoot, penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
+import { spawnChat } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 
 async function chatThenSignal(sig: Deno.Signal): Promise<Deno.CommandStatus> {
   return await withModelRoot({ turns: [turn.text("first answer")] }, async (sb) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), ...inRoot(sb, "chat")],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+    const child = spawnChat(sb, "null");
     const input = child.stdin.getWriter();
     await input.write(new TextEncoder().encode("hello\n"));
     // The answer printed: the chat waits for the next line (stdin stays open).

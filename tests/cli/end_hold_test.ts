@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { turn } from "../support/model_server.ts";
-import { inRoot, penguinArgv, penguinEnv, REPO, spawnCli } from "../support/cli.ts";
+import { inRoot, spawnChat, spawnCli } from "../support/cli.ts";
 import { withModelRoot } from "../support/roots.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 import type { Sandbox } from "../agent/_support.ts";
@@ -119,14 +119,7 @@ for (const [first, second] of [["SIGTERM", "SIGTERM"], ["SIGINT", "SIGINT"]] as 
 
 Deno.test("a piped chat: SIGALRM during its end after SIGTERM: the last walk still disarms", async () => {
   await withModelRoot({ turns: TURNS }, async (sb) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), ...inRoot(sb, "chat")],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = spawnChat(sb, "piped");
     const input = child.stdin.getWriter();
     const stderr = new Response(child.stderr).text();
     const stdout = new Response(child.stdout).text();

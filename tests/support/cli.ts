@@ -238,6 +238,25 @@ export function spawnCli(args: string[], stdin?: string): Deno.ChildProcess {
 }
 
 /**
+ * A piped `penguin chat` in a test's data root and workspace, as `spawnCli`
+ * runs it but with stdin piped and left open (the chat waits for lines);
+ * stderr `"piped"` or `"null"`.
+ */
+export function spawnChat(
+  sb: { root: string; workspace: string },
+  stderr: "piped" | "null",
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv(), ...inRoot(sb, "chat")],
+    cwd: REPO,
+    env: penguinEnv(),
+    stdin: "piped",
+    stdout: "piped",
+    stderr,
+  }).spawn();
+}
+
+/**
  * The argv of `penguin <command>` in a test's data root and workspace:
  * `--root <root> <command> --workspace <workspace> ...args`.
  */
