@@ -194,6 +194,30 @@ Deno.test("agent snapshot refuses a system_config.yaml that masking a secret wou
   });
 });
 
+/**
+ * Each of `edits` made to a new root's system_config.yaml: `agent snapshot` fails with `refusal`
+ * on stderr, writes no snapshot, and its output passes `unseen` (no credential in it).
+ */
+async function assertEditsRefused(
+  edits: ((text: string) => string)[],
+  refusal: RegExp,
+  unseen: (output: string) => void,
+): Promise<void> {
+  for (const edit of edits) {
+    await withRoot(async (root) => {
+      await runCliOk(["--root", root, "skills", "list"]);
+      const config = join(stateDir(root), "system_config.yaml");
+      await Deno.writeTextFile(config, edit(await Deno.readTextFile(config)));
+      const r = await runCli(["--root", root, "agent", "snapshot"]);
+      assert.notEqual(r.code, 0, r.stderr);
+      assert.match(r.stderr, refusal);
+      unseen(r.stdout + r.stderr);
+      const made = await Array.fromAsync(Deno.readDir(agentDir(root)));
+      assert.ok(!made.some((x) => x.name === "snapshots"), "no snapshot written");
+    });
+  }
+}
+
 Deno.test("agent snapshot refuses a system_config.yaml whose credentials an alias could hide (final13c rows 50, 57)", async () => {
   const edits: ((text: string) => string)[] = [
     // The whole telemetry section through an alias: penguin's telemetry reads it all the same.
@@ -212,22 +236,11 @@ Deno.test("agent snapshot refuses a system_config.yaml whose credentials an alia
           `      headers:\n        X-K: ${TELEMETRY[4]}\nversion:`,
       ).replace(/^ {2}mcpServers:.*$/m, "  mcpServers: *m"),
   ];
-  for (const edit of edits) {
-    await withRoot(async (root) => {
-      await runCliOk(["--root", root, "skills", "list"]);
-      const config = join(stateDir(root), "system_config.yaml");
-      await Deno.writeTextFile(config, edit(await Deno.readTextFile(config)));
-      const r = await runCli(["--root", root, "agent", "snapshot"]);
-      assert.notEqual(r.code, 0, r.stderr);
-      assert.match(
-        r.stderr,
-        /Cannot snapshot ".*system_config\.yaml": line \d+ uses the YAML alias \*[tm],/,
-      );
-      assertNoPieceOf(r.stdout + r.stderr, [...TELEMETRY], "the refusal");
-      const made = await Array.fromAsync(Deno.readDir(agentDir(root)));
-      assert.ok(!made.some((x) => x.name === "snapshots"), "no snapshot written");
-    });
-  }
+  await assertEditsRefused(
+    edits,
+    /Cannot snapshot ".*system_config\.yaml": line \d+ uses the YAML alias \*[tm],/,
+    (output) => assertNoPieceOf(output, [...TELEMETRY], "the refusal"),
+  );
 });
 
 Deno.test("agent snapshot refuses a system_config.yaml that brings credentials in through a YAML merge key (final16 rows 33, 35, 36)", async () => {
@@ -252,20 +265,11 @@ Deno.test("agent snapshot refuses a system_config.yaml that brings credentials i
           `headers: {Authorization: "Bearer ${short[3]}"}}}}\nversion:`,
       ),
   ];
-  for (const edit of edits) {
-    await withRoot(async (root) => {
-      await runCliOk(["--root", root, "skills", "list"]);
-      const config = join(stateDir(root), "system_config.yaml");
-      await Deno.writeTextFile(config, edit(await Deno.readTextFile(config)));
-      const r = await runCli(["--root", root, "agent", "snapshot"]);
-      assert.notEqual(r.code, 0, r.stderr);
-      assert.match(
-        r.stderr,
-        /Cannot snapshot ".*system_config\.yaml": line \d+ uses the YAML merge key <<,/,
-      );
-      for (const v of short) assert.ok(!(r.stdout + r.stderr).includes(v), `${v} shown`);
-      const made = await Array.fromAsync(Deno.readDir(agentDir(root)));
-      assert.ok(!made.some((x) => x.name === "snapshots"), "no snapshot written");
-    });
-  }
+  await assertEditsRefused(
+    edits,
+    /Cannot snapshot ".*system_config\.yaml": line \d+ uses the YAML merge key <<,/,
+    (output) => {
+      for (const v of short) assert.ok(!output.includes(v), `${v} shown`);
+    },
+  );
 });
