@@ -270,9 +270,6 @@ export async function otherRunDirs(): Promise<string[]> {
 /** The list of run directories set with `PENGUIN_RUN_DIR`, kept in a default run directory. */
 const RUN_DIRS_FILE = "run-dirs";
 
-/** Entries the list keeps at most (the most recently noted). */
-const MAX_RUN_DIRS = 1024;
-
 /** The run directories noted in `runDir`'s list (absolute paths); none when unreadable. */
 function notedRunDirs(runDir: string): string[] {
   let text = "";
@@ -308,7 +305,9 @@ async function noteRunDir(runDir: string): Promise<void> {
       if (d !== runDir && existsNow(d)) alive.push(d);
     }
     if (known.includes(runDir) && alive.length === known.length - 1) return;
-    const list = [...alive, runDir].slice(-MAX_RUN_DIRS);
+    // Every directory that still exists stays noted, however many: one dropped would no longer
+    // be hidden from other sessions (attack round 17 bounded L4b), nor its budget counted (L4).
+    const list = [...alive, runDir];
     const tmp = `${path}.${crypto.randomUUID()}.tmp`;
     await Deno.writeTextFile(tmp, list.map((d) => `${d}\n`).join(""), { mode: 0o600 });
     await Deno.rename(tmp, path);
