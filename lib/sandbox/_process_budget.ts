@@ -37,6 +37,14 @@ import { PenguinError } from "../protocol/errors.ts";
 import { hostFacts } from "./_proc_facts.ts";
 import { type LedgerLock, lockLedger, lowerOwn } from "./_budget_ledger.ts";
 
+/**
+ * The most the budget ever is, whatever the machine says: half of the usual `kernel.pid_max`
+ * (32768). Inside a PID namespace (a container) `/proc` may show the namespace's own ceiling
+ * (up to 4194304), not the host's, whose PIDs every process there takes too (attack round 17
+ * bounded L8: a budget of 96,369 against a host pid_max of 32768).
+ */
+export const MAX_BUDGET = 16384;
+
 /** The smallest limit a command is given; one that cannot have it is refused. */
 export const MIN_SHARE = 64;
 /** Commands of {@linkcode MIN_SHARE} the budget keeps room for before any gets less than its policy's limit. */
@@ -51,7 +59,7 @@ export interface Share {
 }
 
 /** The machine's PID ceiling and threads, as read (null: `/proc` does not say). */
-interface Machine {
+export interface Machine {
   ceiling: number;
   threads: number;
 }
@@ -132,8 +140,9 @@ async function readMachine(): Promise<Machine | null> {
  * Half the PIDs free to penguin's commands: the threads running, less those
  * penguin's commands may hold (`held`, they run within it), are not free.
  */
-function budgetOf(machine: Machine, held: number): number {
-  return Math.max(0, Math.floor((machine.ceiling - Math.max(0, machine.threads - held)) / 2));
+export function budgetOf(machine: Machine, held: number): number {
+  const half = Math.floor((machine.ceiling - Math.max(0, machine.threads - held)) / 2);
+  return Math.max(0, Math.min(MAX_BUDGET, half));
 }
 
 /** The limit a command wanting `wanted` gets, or undefined when none fits. */

@@ -9,7 +9,13 @@ import { type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod
 import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { poolFacts } from "../../lib/sandbox/_pool.ts";
-import { _pinBudget, budgetFacts, MIN_SHARE } from "../../lib/sandbox/_process_budget.ts";
+import {
+  _pinBudget,
+  budgetFacts,
+  budgetOf,
+  MAX_BUDGET,
+  MIN_SHARE,
+} from "../../lib/sandbox/_process_budget.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { withPolicyWorkspace } from "./_helpers.ts";
@@ -150,4 +156,15 @@ Deno.test({
       assert.ok(total !== undefined && total <= ceiling / 2, `${total} of ${ceiling}`);
       assert.ok(total >= MIN_SHARE, `${total}`);
     }),
+});
+
+Deno.test("the budget is never more than MAX_BUDGET, whatever ceiling /proc shows", () => {
+  // Attack round 17 bounded L8: inside a PID namespace /proc showed the namespace's own ceiling
+  // (4194304), and the budget was 96,369 against the host's 32768 PIDs.
+  assert.equal(budgetOf({ ceiling: 4_194_304, threads: 500 }, 0), MAX_BUDGET);
+  assert.equal(budgetOf({ ceiling: 192_000, threads: 0 }, 0), MAX_BUDGET);
+  // Below it, half of what is free, as before.
+  assert.equal(budgetOf({ ceiling: 32_768, threads: 1_000 }, 0), 15_884);
+  assert.equal(budgetOf({ ceiling: 32_768, threads: 1_000 }, 600), 16_184);
+  assert.equal(MAX_BUDGET, 16_384);
 });
