@@ -503,10 +503,11 @@ function viewsOf(
   // as a view only where it adds no branch to the backslash readings (the output itself, or a view
   // with no backslash: a URL-encoded JSON string, twice URL-encoded text); elsewhere the lattice
   // reads those tokens at their level. Random escapes decode to `%` and hex often enough that a
-  // web view of every view overflows the views a level may hold.
-  const web = (top || text.indexOf("\\") < 0) && mayHoldWebEscape(text)
-    ? webView(text, final)
-    : null;
+  // web view of every view overflows the views a level may hold. A backslash no reading decodes
+  // (cut short or unpaired at the end) adds no branch either, so it does not stop the web view:
+  // a chain of views ends only where nothing decodes, and the last level's check sees it all.
+  const decodes = [js, c, p, w].some((ev) => ev !== null && ev.view !== text);
+  const web = (top || !decodes) && mayHoldWebEscape(text) ? webView(text, final) : null;
   if (web !== null) maskWork.decoded += text.length;
   const seen = new Set<string>();
   for (const ev of [js, c, p, w, web]) {
