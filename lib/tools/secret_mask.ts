@@ -225,8 +225,11 @@ interface Matcher {
   entries: readonly Entry[];
   /** The fewest characters a match takes: a shorter text holds none. */
   shortest: number;
-  /** Decided matches from the start of `text`, and the first undecided position. */
-  scan(text: string, final: boolean): { hits: Hit[]; stop: number };
+  /**
+   * Decided matches from the start of `text`, and the first undecided position; `closed` when
+   * the scan failed closed (lines masked whole: too deep, or too many readings).
+   */
+  scan(text: string, final: boolean): { hits: Hit[]; stop: number; closed?: boolean };
 }
 
 /** The secrets matched whole, by their first code unit, and a filter of those units. */
@@ -419,14 +422,15 @@ function scanAllReadings(
   lattice: Lattice,
   text: string,
   final: boolean,
-): { hits: Hit[]; stop: number } {
+): { hits: Hit[]; stop: number; closed?: boolean } {
   const ctx: ViewScans = { scanRaw, lattice, seen: [], tooDeep: false };
   try {
     const got = scanShown(ctx, text, final, ESCAPE_LEVELS, true);
-    return ctx.tooDeep ? scanLines(ctx, text, final, ESCAPE_DEPTH_MARKER) : got;
+    if (!ctx.tooDeep) return got;
+    return { ...scanLines(ctx, text, final, ESCAPE_DEPTH_MARKER), closed: true };
   } catch (e) {
     if (e !== TOO_MANY_VIEWS) throw e;
-    return scanLines(ctx, text, final, ESCAPE_READINGS_MARKER);
+    return { ...scanLines(ctx, text, final, ESCAPE_READINGS_MARKER), closed: true };
   }
 }
 
@@ -885,6 +889,11 @@ interface MaskerState {
   seqText: (text: string) => string;
   /** Where in `raw` the last sequence began (the held tail of a terminal view). */
   seqStart: number;
+  /**
+   * Whether the held view is one line (no newline yet) that the last scan failed closed on: it is
+   * held until its line ends (or the flush), not scanned again with every chunk.
+   */
+  closedLine?: boolean;
 }
 
 function toMap(s: MaskerState): number[] {
@@ -1064,7 +1073,7 @@ function strEscStep(s: MaskerState, chunk: string, i: number): number {
 
 /** Output what is decided; with `force`, the held candidate is decided too (masked). */
 function decide(s: MaskerState, final: boolean, force = false): string {
-  const { hits, stop } = s.matcher.scan(s.view, final || force);
+  const { hits, stop, closed } = s.matcher.scan(s.view, final || force);
   if (force && s.view.length > 0 && (hits.length === 0 || hits[0]!.at > 0)) {
     // Fail closed: the characters that could still have joined a secret are masked.
     const upTo = hits.length === 0 ? s.view.length : hits[0]!.at;
@@ -1080,6 +1089,8 @@ function decide(s: MaskerState, final: boolean, force = false): string {
     s.map = s.map.slice(stop).map((x) => x - cut);
     if (s.raw.length === s.view.length) s.map = null;
   }
+  s.closedLine = closed === true && !final && !force && s.view.length > 0 &&
+    s.view.indexOf("\n") < 0;
   return out;
 }
 
@@ -1088,8 +1099,12 @@ function pushText(s: MaskerState, text: string): string {
   if (!s.active || text.length === 0) return text;
   const [chunk, rest] = splitTrailingSurrogate(s.carry + text);
   s.carry = rest;
+  const seen = s.view.length;
   readChunk(s, chunk);
-  let out = decide(s, false);
+  // A held line the scan failed closed on stays so until it ends (its lines are masked whole):
+  // scanning it again with each chunk made streaming it quadratic in its length.
+  const waiting = s.closedLine === true && s.view.indexOf("\n", seen) < 0;
+  let out = waiting ? "" : decide(s, false);
   if (s.raw.length + s.inner.held + s.str.length > MAX_HELD_CONTROLS && s.view.length > 0) {
     out += decide(s, false, true);
   }
@@ -1110,6 +1125,7 @@ function flushText(s: MaskerState): string {
     s.raw += s.inner.flush();
   }
   const out = decide(s, true);
+  s.closedLine = false;
   s.raw = "";
   s.view = "";
   s.map = null;
