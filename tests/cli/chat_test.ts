@@ -319,7 +319,12 @@ Deno.test({
         );
         await pane.keys("C-c");
         s = await pane.waitFor(/^\[current conversation interrupted\]\n>\s*$/m, "the interruption");
-        assert.match(s, /^\[abort\]: aborted by user\n\[current conversation interrupted\]$/m);
+        // On a loaded machine the stalled stream may have been retried meanwhile: Ctrl-C then
+        // lands in the reconnect backoff, an interruption all the same.
+        assert.match(
+          s,
+          /^\[abort\]: aborted (?:by user|during reconnect backoff)\n\[current conversation interrupted\]$/m,
+        );
 
         await pane.type("/exit");
         await pane.keys("Enter");

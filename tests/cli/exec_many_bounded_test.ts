@@ -31,7 +31,12 @@ Deno.test({
           ? turn.of(
             ...Array.from(
               { length: CALLS },
-              (_, i) => item.toolCall("exec_command", { cmd: CMD }, { id: `c${i}` }),
+              // The longest yield window: a command that outlives its window runs on in the
+              // background and gives its slot up, which a loaded machine would otherwise reach.
+              (_, i) =>
+                item.toolCall("exec_command", { cmd: CMD, yield_time_ms: 3_600_000 }, {
+                  id: `c${i}`,
+                }),
             ),
           )
           : turn.text("all done"),
