@@ -27,3 +27,15 @@ export async function evalInRunDir(script: string, runDir: string): Promise<stri
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   return new TextDecoder().decode(out.stdout);
 }
+
+/** `deno run -A <args>` with `PENGUIN_RUN_DIR` set to `runDir`; asserts it exits 0, returns its stdout. */
+export async function runScriptInRunDir(runDir: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...args],
+    env: { PENGUIN_RUN_DIR: runDir },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}

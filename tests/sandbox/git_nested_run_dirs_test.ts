@@ -6,20 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { exists, visibleTempDir } from "./_helpers.ts";
+import { runScriptInRunDir as runIn } from "./_run_dir_eval.ts";
 
 const DYING = new URL("./_dying_session.ts", import.meta.url).pathname;
 const SESSION = new URL("./_trust_session.ts", import.meta.url).pathname;
-
-async function runIn(runDir: string, args: string[]): Promise<string> {
-  const res = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...args],
-    env: { PENGUIN_RUN_DIR: runDir },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(res.code, 0, new TextDecoder().decode(res.stderr));
-  return new TextDecoder().decode(res.stdout);
-}
 
 Deno.test("a session in another run directory disarms the repo a dead session's command made", async () => {
   const base = await Deno.realPath(await visibleTempDir("penguin-rundirs-"));

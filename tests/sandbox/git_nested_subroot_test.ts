@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hostGit } from "../support/host_git.ts";
 import { exists, visibleTempDir } from "./_helpers.ts";
+import { runScriptInRunDir as runIn } from "./_run_dir_eval.ts";
 
 const DYING = new URL("./_dying_session.ts", import.meta.url).pathname;
 const SESSION = new URL("./_trust_session.ts", import.meta.url).pathname;
@@ -20,17 +21,6 @@ async function withBase(fn: (ws: string, runDir: string) => Promise<void>): Prom
   } finally {
     await Deno.remove(base, { recursive: true });
   }
-}
-
-async function runIn(runDir: string, args: string[]): Promise<string> {
-  const res = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...args],
-    env: { PENGUIN_RUN_DIR: runDir },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(res.code, 0, new TextDecoder().decode(res.stderr));
-  return new TextDecoder().decode(res.stdout);
 }
 
 /** A session on `ws` that makes `armed` and dies; then one on `next` that plans and ends. */

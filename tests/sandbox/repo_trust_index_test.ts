@@ -5,20 +5,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { visibleTempDir } from "./_helpers.ts";
+import { runScriptInRunDir as runIn } from "./_run_dir_eval.ts";
 
 const DYING = new URL("./_dying_session.ts", import.meta.url).pathname;
 const READS = new URL("./_trust_reads.ts", import.meta.url).pathname;
-
-async function runIn(runDir: string, args: string[]): Promise<string> {
-  const res = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...args],
-    env: { PENGUIN_RUN_DIR: runDir },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(res.code, 0, new TextDecoder().decode(res.stderr));
-  return new TextDecoder().decode(res.stdout);
-}
 
 async function keyOf(root: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(root));
