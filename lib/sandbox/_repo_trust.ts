@@ -180,6 +180,9 @@ async function readMerged(files: RootFiles, root: string): Promise<TrustRecord |
 }
 
 async function readRecord(path: string, root: string): Promise<TrustRecord | undefined> {
+  // Most looked for are missing (a plan looks for one per directory above its root): a failed
+  // `lstat` answers at once, where a failed read goes through the thread pool.
+  if (lstatOrNone(path) === undefined) return undefined;
   let text: string;
   try {
     text = await Deno.readTextFile(path);

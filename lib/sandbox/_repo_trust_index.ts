@@ -21,10 +21,20 @@
 import { dirname, join } from "node:path";
 import { holdLock } from "./_held_lock.ts";
 
+/** Keys computed by this process, by root (a plan asks for the same few every command). */
+const keys = new Map<string, string>();
+/** The most keys kept: past it the map starts again (a bound, not a figure any plan nears). */
+const MAX_KEYS = 4096;
+
 /** The sha-256 of `root`, hex: the record's file name without `.json`. */
 export async function keyOf(root: string): Promise<string> {
+  const known = keys.get(root);
+  if (known !== undefined) return known;
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(root));
-  return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const key = [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  if (keys.size >= MAX_KEYS) keys.clear();
+  keys.set(root, key);
+  return key;
 }
 
 /** A record's file name without `.json`. */

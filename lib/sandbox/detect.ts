@@ -15,6 +15,9 @@ import { explainBwrapFailure, INSTALL_HINT, OPT_OUT } from "./_hints.ts";
 import { SECCOMP_BLOCKS, seccompArch } from "./seccomp.ts";
 import { forget, probeKey, recall, remember } from "./_probe_cache.ts";
 
+/** The pauses before the probe is run again after a failure to start its sandbox. */
+const PROBE_RETRY_PAUSES_MS = [50, 500];
+
 export { findBash, findBwrap } from "./_probe.ts";
 
 /** Outcome of one check. */
@@ -252,9 +255,12 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
     report.disableUserns = false;
     run = await runProbe(bash, found.path, report.setpriv, false, false);
   }
-  if (!run.ok) {
-    // A namespace can fail to come up once under load (the kernel frees old ones late): the
-    // probe runs once more before it concludes anything from the failure.
+  // A namespace can fail to come up under load (the kernel frees old ones late, network
+  // namespaces on a work queue): the probe runs twice more, after a short pause each, before it
+  // concludes anything from the failure.
+  for (const pauseMs of PROBE_RETRY_PAUSES_MS) {
+    if (run.ok) break;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
     const again = await runProbe(bash, found.path, report.setpriv, false, report.disableUserns);
     if (again.ok) run = again;
   }

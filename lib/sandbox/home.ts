@@ -345,8 +345,10 @@ export async function startupReferences(
   limit = STARTUP_FILES_READ,
   within: readonly string[] = [],
 ): Promise<StartupReferences> {
-  const queue = STARTUP_TEXT_PATHS.map((n) => join(home, n));
-  const at = lookTime(); // before every file's stat
+  const at = lookTime(); // before every file's stat (and the home's listing)
+  // Most are missing: the home listed once tells them without a failed look-up each.
+  const absent = absentFromHome(home, STARTUP_TEXT_PATHS);
+  const queue = STARTUP_TEXT_PATHS.filter((n) => !absent(n)).map((n) => join(home, n));
   const later: string[] = [];
   const seen = new Set<string>();
   const sourced: string[] = [];

@@ -91,6 +91,24 @@ Deno.test("a bubblewrap that cannot isolate the network is reported as such", as
   });
 });
 
+Deno.test("a network namespace that fails twice under load does not make the probe fail", async () => {
+  await withWorkspace(async (dir) => {
+    // The first two starts with --unshare-net fail as a loaded kernel's may; the third works.
+    const count = join(dir, "net-starts");
+    const fake = await fakeBwrap(
+      dir,
+      '#!/bin/bash\nfor a; do if [ "$a" = --unshare-net ]; then echo x >> ' + count +
+        "; if [ $(wc -l < " + count + ") -le 2 ]; then " +
+        "echo 'bwrap: loopback: Failed RTM_NEWADDR: No buffer space available' >&2; exit 1; fi; fi; done\n" +
+        'exec /usr/bin/bwrap "$@"\n',
+    );
+    const report = await detectSandbox({ bwrapPath: fake, refresh: true });
+    assert.equal(report.usable, true, report.failure);
+    assert.equal(report.checks.find((c) => c.name === "network isolation")!.status, "ok");
+    assert.equal((await Deno.readTextFile(count)).split("\n").filter(Boolean).length, 3);
+  });
+});
+
 Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", async () => {
   await withWorkspace(async (ws) => {
     const policy = createPolicy({ workspace: ws, home: "", bwrapPath: "/nonexistent/bwrap" });
