@@ -103,20 +103,33 @@ export function credentialFilesIn(dirs: readonly string[]): Promise<string[]> {
   return hit;
 }
 
+/** Entries listed between two turns of the event loop (the walk runs beside a session's start). */
+const ENTRIES_PER_SLICE = 1024;
+
 async function walk(tops: readonly string[]): Promise<string[]> {
   const found: string[] = [];
   // Breadth first over every directory at once, so the budget goes to the shallow levels (where
-  // such files are kept) of all of them before the deep levels of any.
+  // such files are kept) of all of them before the deep levels of any. Each directory is listed
+  // synchronously (half the CPU of Deno's asynchronous listing, measured on 16,384 entries), and
+  // the event loop gets a turn every ENTRIES_PER_SLICE entries, so a request or a stream in
+  // flight is not held up. Below the tops (as given, which the kernel resolves), a child's path
+  // is its parent's and its name joined as text, as `join` would: the parent is already a
+  // normal path, and a listed name is never empty, `.`, `..` or holds a `/`.
   let budget = MAX_WALK_ENTRIES;
+  let sinceTurn = 0;
   let level = [...tops];
   for (let depth = 0; level.length > 0 && budget > 0; depth++) {
     const next: string[] = [];
     for (const dir of level) {
       if (budget <= 0) break;
+      const childOf = depth === 0
+        ? (name: string) => join(dir, name)
+        : (name: string) => dir === "/" ? `/${name}` : `${dir}/${name}`;
       try {
-        for await (const e of Deno.readDir(dir)) {
+        for (const e of Deno.readDirSync(dir)) {
           if (--budget < 0) break;
-          const path = join(dir, e.name);
+          sinceTurn++;
+          const path = childOf(e.name);
           const named = e.isDirectory
             ? depth <= MAX_DIR_DEPTH && isCredentialFileName(e.name, true)
             : isCredentialFileName(e.name);
@@ -125,6 +138,10 @@ async function walk(tops: readonly string[]): Promise<string[]> {
         }
       } catch {
         // Unreadable (or a file): nothing to show from it either.
+      }
+      if (sinceTurn >= ENTRIES_PER_SLICE) {
+        sinceTurn = 0;
+        await new Promise((resolve) => setTimeout(resolve, 0));
       }
     }
     level = next;

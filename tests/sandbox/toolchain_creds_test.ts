@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { credentialFilesIn, MAX_DIR_DEPTH } from "../../lib/sandbox/_toolchain_creds.ts";
+
+async function withTree(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "penguin-creds-walk-" }));
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function touch(path: string): Promise<void> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, "x");
+}
+
+Deno.test("the toolchain walk finds credential files at any depth, named as the tops are given", async () => {
+  await withTree(async (dir) => {
+    const pip = join(dir, "cache", "pip");
+    await touch(join(pip, ".netrc"));
+    await touch(join(pip, "a", "b", "c", "d", "e", "application_default_credentials.json"));
+    await touch(join(pip, "a", "netrc.py")); // code: not a credential file
+    await Deno.mkdir(join(pip, "credentials")); // a directory by its exact name, near the top
+    const deep = join(pip, "a", "b", "c", "d", "credentials"); // too deep for a directory
+    await Deno.mkdir(deep, { recursive: true });
+    await touch(join(deep, "readme.txt"));
+    // A top given with a trailing slash and a `..` step: walked as the kernel resolves it, its
+    // files named in normal form.
+    await Deno.mkdir(join(dir, "cache", "x"));
+    const found = await credentialFilesIn([`${join(dir, "cache", "x")}/../pip/`]);
+    assert.deepEqual(
+      found.sort(),
+      [
+        join(pip, ".netrc"),
+        join(pip, "a", "b", "c", "d", "e", "application_default_credentials.json"),
+        join(pip, "credentials"),
+      ].sort(),
+    );
+    assert.ok(MAX_DIR_DEPTH < 4);
+  });
+});
+
+Deno.test("the toolchain walk of a directory with many entries still finds a file in its first levels", async () => {
+  await withTree(async (dir) => {
+    // More entries than one slice of the walk (it yields to the event loop between slices).
+    const many = join(dir, "many");
+    await Deno.mkdir(many);
+    for (let i = 0; i < 1100; i++) await Deno.writeTextFile(join(many, `f${i}`), "");
+    await touch(join(dir, "npm", "sub", ".npmrc"));
+    const found = await credentialFilesIn([many, join(dir, "npm")]);
+    assert.deepEqual(found, [join(dir, "npm", "sub", ".npmrc")]);
+  });
+});
