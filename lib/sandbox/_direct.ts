@@ -41,6 +41,7 @@ import {
   toExitStatus,
 } from "./_process.ts";
 import { CHECKED_INIT, type PinnedRoot, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
+import { cgroupJoinEnv, JOIN_CGROUP } from "./_pids_cgroup.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
@@ -50,7 +51,8 @@ export const DIRECT_SECCOMP_FD = 3;
  * (`$1` of them, then fd, path and inode of each: `pinnedRootArgs`), each
  * checked to be its inode (see `WS_OPEN`), and become bwrap (the rest).
  */
-export const OPEN_AND_EXEC = `${WS_OPEN}
+export const OPEN_AND_EXEC = `${JOIN_CGROUP}
+${WS_OPEN}
 exec 3<"$0" || exit 126
 n=$1
 shift
@@ -165,7 +167,7 @@ export async function startDirect(opts: DirectOptions): Promise<SandboxedProcess
       ],
       cwd: opts.cwd,
       clearEnv: true,
-      env: opts.env,
+      env: { ...opts.env, ...cgroupJoinEnv() },
       stdin: opts.stdin === "piped" ? "piped" : "null",
       stdout: "piped",
       stderr: "piped",

@@ -30,6 +30,7 @@ import {
 import { OPEN_AND_EXEC, runSignaller } from "./_direct.ts";
 import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
 import { type PinnedRoot, pinnedRootArgs } from "./_supervisor.ts";
+import { cgroupJoinEnv } from "./_pids_cgroup.ts";
 
 /** Idle sandboxes kept per key. */
 export const MAX_IDLE = 2;
@@ -126,7 +127,7 @@ async function startLive(key: string, s: SandboxStart, what: string): Promise<Li
       args: ["-c", OPEN_AND_EXEC, s.filter, ...pinnedRootArgs(s.roots), s.bwrap, ...s.args],
       cwd: "/",
       clearEnv: true,
-      env: s.env,
+      env: { ...s.env, ...cgroupJoinEnv() },
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

@@ -6,6 +6,7 @@
  */
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { type PinnedRoot, READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
+import { cgroupJoinEnv } from "./_pids_cgroup.ts";
 
 /** How a child ended. */
 export interface ExitStatus {
@@ -303,7 +304,7 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
       args: start.args,
       cwd: opts.cwd,
       clearEnv: true,
-      env: opts.env,
+      env: { ...opts.env, ...cgroupJoinEnv() },
       stdin: opts.stdin,
       stdout: merged ? "piped" : "inherit",
       stderr: merged ? "piped" : "inherit",

@@ -36,6 +36,7 @@
 import { PenguinError } from "../protocol/errors.ts";
 import { hostFacts } from "./_proc_facts.ts";
 import { type LedgerLock, lockLedger, lowerOwn } from "./_budget_ledger.ts";
+import { cgroupShare } from "./_pids_cgroup.ts";
 
 /**
  * The most the budget ever is, whatever the machine says: half of the usual `kernel.pid_max`
@@ -145,9 +146,23 @@ export function budgetOf(machine: Machine, held: number): number {
   return Math.max(0, Math.min(MAX_BUDGET, half));
 }
 
+/**
+ * The part of a shared budget one penguin process never takes, kept for the user's other ones
+ * (a quarter of the budget, at most {@linkcode OTHERS_RESERVE}): without it one session's model
+ * (8 subagents of 64 background commands each) held the whole budget, and every other penguin of
+ * the user was refused every command (attack round 18, bounded #2).
+ */
+export const OTHERS_RESERVE = 16 * 64;
+
+/** The most this process's commands may hold in all of a budget of `total`. */
+function ownCeiling(total: number): number {
+  const shared = !state.pinned || state.ledger !== undefined;
+  return shared ? total - Math.min(OTHERS_RESERVE, Math.floor(total / 4)) : total;
+}
+
 /** The limit a command wanting `wanted` gets, or undefined when none fits. */
 function grantOf(wanted: number, total: number, others: number): number | undefined {
-  const left = total - others - heldNow();
+  const left = Math.min(total - others, ownCeiling(total)) - heldNow();
   const reserve = Math.min(MIN_SHARE * RESERVED_SHARES, Math.floor(total / 2));
   const floor = Math.min(wanted, MIN_SHARE);
   const limit = Math.min(wanted, Math.max(left - reserve, floor));
@@ -170,9 +185,19 @@ async function openLedger(): Promise<LedgerLock | undefined> {
  * runtime {@linkcode PenguinError} about `what` when the budget left is
  * below {@linkcode MIN_SHARE} (or `wanted`, if smaller).
  */
-export function takeShare(wanted: number, what: string): Promise<Share> {
-  if (wanted <= 0) return Promise.resolve({ limit: wanted, release: () => {} });
-  return serialized(() => take(wanted, what));
+export async function takeShare(wanted: number, what: string): Promise<Share> {
+  const share = wanted <= 0
+    ? { limit: wanted, release: () => {} }
+    : await serialized(() => take(wanted, what));
+  // The kernel's ceiling on this process's sandboxes follows the shares (`_pids_cgroup.ts`).
+  const end = cgroupShare(share.limit);
+  return {
+    limit: share.limit,
+    release: () => {
+      share.release();
+      end();
+    },
+  };
 }
 
 async function take(wanted: number, what: string): Promise<Share> {
@@ -218,11 +243,15 @@ function refusal(what: string, wanted: number, total: number, others: number): P
   const elsewhere = others > 0
     ? `, the commands of the user's other penguin processes may hold ${others} more,`
     : "";
+  const own = ownCeiling(total);
+  const ownPart = heldNow() + floor > own
+    ? `, of which one penguin process may hold ${own} (the rest is kept for the user's other ones)`
+    : "";
   return new PenguinError(
     "runtime",
     `Cannot run ${what}: ${n} command${n === 1 ? " is" : "s are"} running with ${heldNow()} ` +
       `processes allowed in all${elsewhere} and penguin's commands may hold ${total} at once ` +
-      `(half the machine's free PIDs), too few left for ${floor} more; ` +
+      `(half the machine's free PIDs)${ownPart}, too few left for ${floor} more; ` +
       `wait for one to end or kill one`,
   );
 }

@@ -48,6 +48,7 @@
  */
 
 import { GUARD_IGNORED, PROC_GUARD } from "./_proc_guard.ts";
+import { JOIN_CGROUP } from "./_pids_cgroup.ts";
 
 /** The line the wrapper prints on the control channel once the sandbox is set up. */
 export const READY = "penguin-sandbox: ready";
@@ -233,11 +234,13 @@ wsopen() {
  *
  * This teardown ends a fork bomb with its command; while the command runs,
  * the process-count guard of `_proc_guard.ts` holds it to the limit when
- * penguin runs as root (the kernel exempts uid 0 from RLIMIT_NPROC): a
- * cgroup pids limit would need a delegated cgroup v2 pids controller, which
- * hosts on cgroup v1 or hybrid hierarchies (this one included) do not have.
+ * penguin runs as root (the kernel exempts uid 0 from RLIMIT_NPROC), and
+ * where penguin can make a pids cgroup (`_pids_cgroup.ts`: root, a pids
+ * hierarchy), the script joins it first ({@linkcode JOIN_CGROUP}), so the
+ * kernel also refuses forks past what this penguin's commands may hold.
  */
-export const SUPERVISOR = `if [ "$1" != - ]; then
+export const SUPERVISOR = `${JOIN_CGROUP}
+if [ "$1" != - ]; then
   sp=$1; shift
   if [ "$1" = ns ]; then ds=KILL; else ds=USR2; fi
   exec "$sp" --pdeathsig "$ds" -- "$BASH" -c "$BASH_EXECUTION_STRING" "$0" - "$@"

@@ -18,6 +18,7 @@
  * @module
  */
 import { join } from "node:path";
+import { listDirNow } from "./_look.ts";
 
 /** Entries listed at most in one walk of the shown directories (all levels, all directories). */
 export const MAX_WALK_ENTRIES = 16384;
@@ -126,7 +127,7 @@ async function walk(tops: readonly string[]): Promise<string[]> {
         ? (name: string) => join(dir, name)
         : (name: string) => dir === "/" ? `/${name}` : `${dir}/${name}`;
       try {
-        for (const e of Deno.readDirSync(dir)) {
+        for (const e of listDirNow(dir)) {
           if (--budget < 0) break;
           sinceTurn++;
           const path = childOf(e.name);

@@ -161,6 +161,27 @@ Deno.test({
 });
 
 Deno.test({
+  name: "one penguin process cannot hold a shared budget whole: a quarter is kept for the others",
+  ignore: !linux,
+  fn: () =>
+    withProbe(async (dir, ledger) => {
+      // Attack round 18 bounded #2: one session's background commands held the whole budget.
+      const [hog, other] = [0, 1].map(() => startInRun(dir, ledger, TOTAL));
+      try {
+        const filled = Number((await hog!.ask("fill 64")).replace(/^filled /, ""));
+        assert.ok(filled <= TOTAL * 3 / 4 && filled > TOTAL * 3 / 4 - 64, `${filled}`);
+        assert.match(
+          await hog!.ask("take 64"),
+          /of which one penguin process may hold 750 \(the rest is kept for the user's other ones\)/,
+        );
+        assert.match(await other!.ask("take 128"), /^took \d+$/, "another penguin still runs one");
+      } finally {
+        await endAll([hog!, other!]);
+      }
+    }),
+});
+
+Deno.test({
   name: "of several penguins racing for the last room, one gets it",
   ignore: !linux,
   fn: () =>
