@@ -8,110 +8,102 @@
  * command to its limit, but it is a process like the bomb's: a fast fork bomb
  * (`x(){ x|x& };x`) made runnable processes by the thousand, the init got
  * too little of the CPU to count, and the machine's PIDs ran out (attack
- * round 18: every fork on the host failed). The cgroup's `pids.max` is what
- * this process's running commands may hold in all (their shares of the
- * process budget, `_process_budget.ts`) plus {@linkcode SLACK} for the
- * sandboxes' own processes and the ones that run no command; `max` while a
- * command without a limit runs. The kernel refuses a fork past it, so the
- * processes of all the user's penguins stay within the budget, half the
- * machine's free PIDs, however slowly the count runs.
+ * round 18: every fork on the host failed). The cgroup's `pids.max` is the
+ * most this process's commands may ever hold of the process budget
+ * (`_process_budget.ts`: the budget less the part kept for the user's other
+ * penguins) plus {@linkcode SLACK} for the sandboxes' own processes: the
+ * kernel refuses a fork past it, however the count is doing.
  *
- * The shell Deno spawns for a sandbox (the direct launcher or the
- * supervisor) writes its own PID into the cgroup's `cgroup.procs` first,
- * before it starts anything, from `__PSCG` in its environment (unset before
- * bwrap starts): everything it starts is in the cgroup. A cgroup that cannot
- * be joined fails the start (the command does not run). The cgroup is
- * `penguin-<pid>-<random>` under the hierarchy's root, made at the first
- * sandbox and removed when the process exits (one left by a killed penguin
- * is empty, and stays until the machine restarts). Where none can be made
- * (not root, no pids controller), only the count holds the limit.
+ * Deno's permission set refuses penguin every `/sys` access, so a short bash
+ * makes the cgroup when this process takes its first share (removing, on the
+ * way, the empty `penguin-*` cgroups of penguin processes that are gone), and
+ * another removes it when the process exits. The shell Deno spawns for each
+ * sandbox (the direct launcher or the supervisor) writes its own PID into the
+ * cgroup's `cgroup.procs` first, before it starts anything, from `__PSCG` in
+ * its environment (unset before bwrap starts): everything it starts is in the
+ * cgroup. A cgroup that cannot be joined fails the start (the command does
+ * not run). Where none can be made (not root, no pids controller), only the
+ * count holds the limit.
  *
  * @module
  */
-import { join } from "node:path";
+import { findBash } from "./_executables.ts";
+import { runFactScript } from "./_fact_script.ts";
 
-/** Processes allowed beyond the commands' shares: the sandboxes' own and the unlimited helpers'. */
+/** Processes allowed beyond the commands' part of the budget: the sandboxes' own. */
 export const SLACK = 512;
 
-/** Where a cgroup may be made: v1's `pids` hierarchy, v2's root. */
-const CANDIDATES = ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"] as const;
+/**
+ * bash: `$1` the ceiling. Finds a hierarchy root where a pids cgroup can be
+ * made (v1's `pids`, else v2's root with `pids` enabled for its children),
+ * removes the empty cgroups of penguin processes that are gone, makes
+ * `penguin-<penguin's pid>-<random>` with `pids.max` set, and prints
+ * `dir <path>`.
+ */
+const MAKE = `max=$1 base=
+if [ -e /sys/fs/cgroup/pids/cgroup.procs ] && [ ! -e /sys/fs/cgroup/pids/pids.max ]; then
+  base=/sys/fs/cgroup/pids
+elif [ -e /sys/fs/cgroup/cgroup.subtree_control ]; then
+  read -r sub 2>/dev/null </sys/fs/cgroup/cgroup.subtree_control
+  case " $sub " in *" pids "*) base=/sys/fs/cgroup ;; esac
+fi
+[ -n "$base" ] || exit 0
+for d in "$base"/penguin-*-*; do
+  [ -d "$d" ] || continue
+  p=\${d##*/penguin-}; p=\${p%%-*}
+  [ -d "/proc/$p" ] || rmdir "$d" 2>/dev/null
+done
+d=$base/penguin-$PPID-$RANDOM$RANDOM
+mkdir "$d" 2>/dev/null || exit 0
+if ! echo "$max" 2>/dev/null >"$d/pids.max"; then rmdir "$d"; exit 0; fi
+echo "dir $d"`;
 
 const state: {
-  tried: boolean;
+  tried?: Promise<string | undefined>;
   dir?: string | undefined;
-  /** Forced ceiling (tests): `pids.max` is this whatever the shares. */
   pinned?: number | undefined;
-  /** Processes the running commands' shares hold, and how many run without a limit. */
-  held: number;
-  unlimited: number;
-} = { tried: false, held: 0, unlimited: 0 };
+} = {};
 
-function readOrNone(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return undefined;
-  }
+/** Make the cgroup with the ceiling `n` whatever is asked (tests only; before its first share). */
+export function _pinCgroupCeiling(n: number): void {
+  state.pinned = n;
 }
 
-/** Whether `base` is a hierarchy root where a pids cgroup can be made and joined. */
-function usable(base: string): boolean {
-  if (readOrNone(join(base, "cgroup.procs")) === undefined) return false;
-  if (base.endsWith("/pids")) return readOrNone(join(base, "pids.max")) === undefined;
-  const controllers = readOrNone(join(base, "cgroup.controllers"));
-  const subtree = readOrNone(join(base, "cgroup.subtree_control"));
-  return controllers !== undefined && subtree !== undefined &&
-    /(^|\s)pids(\s|$)/.test(subtree);
+/**
+ * Make this process's cgroup with the ceiling `max` (once; later calls
+ * return the first answer). Undefined where none can be made.
+ */
+export function ensureCgroup(max: number): Promise<string | undefined> {
+  state.tried ??= make(state.pinned ?? max);
+  return state.tried;
 }
 
-function ceiling(): string {
-  if (state.pinned !== undefined) return String(state.pinned);
-  return state.unlimited > 0 ? "max" : String(state.held + SLACK);
-}
-
-/** Make this process's cgroup (once); undefined where none can be made. */
-function ensure(): string | undefined {
-  if (state.tried) return state.dir;
-  state.tried = true;
+async function make(max: number): Promise<string | undefined> {
   if (Deno.build.os !== "linux" || Deno.uid() !== 0) return undefined;
-  const base = CANDIDATES.find(usable);
-  if (base === undefined) return undefined;
-  const rand = [...crypto.getRandomValues(new Uint8Array(4))]
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
-  const dir = join(base, `penguin-${Deno.pid}-${rand}`);
+  const bash = await findBash();
+  if (bash === undefined) return undefined;
+  let dir: string | undefined;
   try {
-    Deno.mkdirSync(dir);
+    dir = (await runFactScript(bash, ["-c", MAKE, "penguin-cgroup", String(max)])).facts.get("dir");
   } catch {
     return undefined;
   }
-  try {
-    Deno.writeTextFileSync(join(dir, "pids.max"), ceiling());
-  } catch {
-    try {
-      Deno.removeSync(dir);
-    } catch {
-      // left empty
-    }
-    return undefined;
-  }
+  if (dir === undefined) return undefined;
+  state.dir = dir;
   globalThis.addEventListener("unload", () => {
     try {
-      Deno.removeSync(dir);
+      new Deno.Command(bash, {
+        args: ["-c", 'rmdir "$1" 2>/dev/null; true', "penguin-cgroup", dir],
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).outputSync();
     } catch {
-      // A sandbox still ending: the empty cgroup stays.
+      // Left empty: the next penguin to make its cgroup removes it.
     }
   });
-  state.dir = dir;
   return dir;
-}
-
-function apply(): void {
-  if (state.dir === undefined) return;
-  try {
-    Deno.writeTextFileSync(join(state.dir, "pids.max"), ceiling());
-  } catch {
-    // The cgroup went away (removed by hand): the next join fails the start.
-  }
 }
 
 /**
@@ -119,40 +111,12 @@ function apply(): void {
  * (`__PSCG`: the path of its `cgroup.procs`), or none where there is none.
  */
 export function cgroupJoinEnv(): Record<string, string> {
-  const dir = ensure();
-  return dir === undefined ? {} : { __PSCG: join(dir, "cgroup.procs") };
+  return state.dir === undefined ? {} : { __PSCG: `${state.dir}/cgroup.procs` };
 }
 
-/**
- * A command's share of `limit` processes starts (0 or less: a command without
- * a limit); returns its end. The ceiling is raised before the command starts
- * and lowered when its end is called.
- */
-export function cgroupShare(limit: number): () => void {
-  if (limit > 0) state.held += limit;
-  else state.unlimited++;
-  apply();
-  let ended = false;
-  return () => {
-    if (ended) return;
-    ended = true;
-    if (limit > 0) state.held -= limit;
-    else state.unlimited--;
-    apply();
-  };
-}
-
-/** This process's cgroup directory and its ceiling now (tests); undefined where there is none. */
-export function cgroupFacts(): { dir: string; max: string } | undefined {
-  const dir = ensure();
-  return dir === undefined ? undefined : { dir, max: ceiling() };
-}
-
-/** Force the ceiling (tests only); undefined goes back to the shares'. */
-export function _pinCgroupCeiling(n: number | undefined): void {
-  state.pinned = n;
-  ensure();
-  apply();
+/** This process's cgroup directory (tests); undefined where there is none (yet). */
+export function cgroupDir(): string | undefined {
+  return state.dir;
 }
 
 /**

@@ -36,7 +36,7 @@
 import { PenguinError } from "../protocol/errors.ts";
 import { hostFacts } from "./_proc_facts.ts";
 import { type LedgerLock, lockLedger, lowerOwn } from "./_budget_ledger.ts";
-import { cgroupShare } from "./_pids_cgroup.ts";
+import { ensureCgroup, SLACK } from "./_pids_cgroup.ts";
 
 /**
  * The most the budget ever is, whatever the machine says: half of the usual `kernel.pid_max`
@@ -186,18 +186,12 @@ async function openLedger(): Promise<LedgerLock | undefined> {
  * below {@linkcode MIN_SHARE} (or `wanted`, if smaller).
  */
 export async function takeShare(wanted: number, what: string): Promise<Share> {
-  const share = wanted <= 0
-    ? { limit: wanted, release: () => {} }
-    : await serialized(() => take(wanted, what));
-  // The kernel's ceiling on this process's sandboxes follows the shares (`_pids_cgroup.ts`).
-  const end = cgroupShare(share.limit);
-  return {
-    limit: share.limit,
-    release: () => {
-      share.release();
-      end();
-    },
-  };
+  if (wanted <= 0) return { limit: wanted, release: () => {} };
+  const share = await serialized(() => take(wanted, what));
+  // The kernel's ceiling on this process's sandboxes (`_pids_cgroup.ts`), made before the first
+  // command with a share starts: the most this process may ever hold, and the sandboxes' own.
+  if (typeof state.total === "number") await ensureCgroup(ownCeiling(state.total) + SLACK);
+  return share;
 }
 
 async function take(wanted: number, what: string): Promise<Share> {
