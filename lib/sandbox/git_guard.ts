@@ -29,7 +29,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { physicalPath } from "./git_path.ts";
 import { isEmptyDir, realDir } from "./_paths.ts";
@@ -157,10 +157,51 @@ function chompPointer(text: string): string {
  * (spaces kept); undefined when git would refuse it.
  */
 export function parseGitdirFile(text: string): string | undefined {
-  const body = chompPointer(text);
+  // git strips the newlines from the whole file, then reads it as a C string: a NUL ends it
+  // (`gitdir: ../X/evil\0junk` names `../X/evil`; attack round 18 concgit B1).
+  const body = cutAtNul(chompPointer(text));
   if (!body.startsWith("gitdir: ")) return undefined;
   const path = body.slice("gitdir: ".length);
   return path === "" ? undefined : path;
+}
+
+/** `text` up to its first NUL: what git, reading it as a C string, sees. */
+function cutAtNul(text: string): string {
+  const at = text.indexOf("\0");
+  return at < 0 ? text : text.slice(0, at);
+}
+
+/**
+ * Why a path a `.git` or `commondir` file names (`named`, as git reads it, from a file in
+ * `base`) may lead git elsewhere than penguin: through `/proc` or `/dev` (`/proc/self/cwd`,
+ * `/dev/fd/…`), which each process resolves to its own (attack round 18 concgit B2).
+ */
+export function readerDependentPointer(base: string, named: string): string | undefined {
+  const full = isAbsolute(named) ? named : join(base, named);
+  const norm = normalize(full);
+  for (const top of ["/proc", "/dev"]) {
+    if (full === top || full.startsWith(`${top}/`) || norm === top || norm.startsWith(`${top}/`)) {
+      return `names ${named}, a path each process resolves to its own (${top})`;
+    }
+  }
+  return undefined;
+}
+
+/** The path a pointer file names, as git reads it: the `.git` file's, or a `commondir`'s. */
+export async function pointerNamed(
+  file: string,
+  kind: "gitdir" | "commondir",
+): Promise<string | undefined> {
+  const text = await readSmall(file);
+  if (text === undefined) return undefined;
+  if (kind === "gitdir") return parseGitdirFile(text);
+  const common = cutAtNul(chompPointer(text));
+  return common === "" ? undefined : common;
+}
+
+/** {@linkcode pointedDir} for callers outside: the directory `named` leads to from `base`. */
+export function pointedDirOf(base: string, named: string): Promise<PointedDir> {
+  return pointedDir(base, named);
 }
 
 /** A directory a pointer file names, resolved as git resolves it, with the links on the way. */
@@ -182,7 +223,7 @@ async function pointedDir(base: string, named: string): Promise<PointedDir> {
 export async function commondirOf(gitDir: string): Promise<PointedDir | undefined> {
   const text = await readSmall(join(gitDir, "commondir"));
   if (text === undefined) return undefined;
-  const common = chompPointer(text);
+  const common = cutAtNul(chompPointer(text));
   if (common === "") return undefined;
   return await pointedDir(gitDir, common);
 }

@@ -36,12 +36,19 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
-import { commondirOf, findGitLayout, GIT_GUARDED_ENTRIES } from "./git_guard.ts";
+import {
+  commondirOf,
+  findGitLayout,
+  GIT_GUARDED_ENTRIES,
+  pointedDirOf,
+  pointerNamed,
+  readerDependentPointer,
+} from "./git_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS } from "./git_hook_scripts.ts";
 import { MAX_MODULE_ENTRIES, moduleGitDirs } from "./git_modules.ts";
 import { inside, isEmptyDir, ownHome } from "./_paths.ts";
@@ -752,6 +759,22 @@ export async function pointerProblem(repo: NestedRepo): Promise<string | undefin
     } catch {
       return `${f} names a path that is not UTF-8, which penguin cannot follow`;
     }
+    // Where git and penguin could read the pointer differently, it counts as armed (attack
+    // round 18 concgit B1, B2): a NUL (git stops there), a path through /proc or /dev (each
+    // process resolves its own), a directory penguin cannot find (git may, another way).
+    if (bytes.includes(0)) return `${f} holds a NUL byte`;
+    const kind = f === repo.entry && repo.kind === "dotgit" ? "gitdir" : "commondir";
+    const named = await pointerNamed(f, kind);
+    if (named === undefined) continue;
+    const base = dirname(f);
+    const odd = readerDependentPointer(base, named);
+    if (odd !== undefined) return `${f} ${odd}`;
+    const pointed = await pointedDirOf(base, named);
+    if (pointed.dir === undefined) {
+      return `${f} names ${named}, which is no directory penguin can find`;
+    }
+    const via = pointed.links.find((l) => readerDependentPointer("/", l) !== undefined);
+    if (via !== undefined) return `${f} names its directory through ${via}`;
   }
   return undefined;
 }
