@@ -927,12 +927,26 @@ async function guardGitDirs(
       if (parent === undefined) parents.set(up, parent = !!(await real(up))?.info.isDirectory);
       entries.push({ path, exists: info !== undefined, parent });
     }
+    // The directories on the way to a nested entry (`objects` of `objects/info`) are pinned too:
+    // renamed aside, `objects/info/alternates` was made anew under a new `objects` and the store
+    // moved back (attack round 18 concgit B3). One that is a link is a swappable way there.
+    const between = [
+      ...new Set(
+        GIT_GUARDED_ENTRIES.filter((e) => e.rel.includes("/")).map((e) =>
+          join(dir, e.rel.slice(0, e.rel.indexOf("/")))
+        ),
+      ),
+    ].map((path) => ({ path, info: standIns.has(path) ? undefined : lstatOrNone(path) }));
+    if (between.some((b) => b.info?.isSymlink)) symlinked = true;
     // A symlinked entry could be swapped for a real one: keep the whole directory read-only.
     if (symlinked) {
       if (!out.protect.includes(dir)) out.protect.push(dir);
       continue;
     }
     if (!roots.includes(dir)) out.pinned.push(dir);
+    for (const b of between) {
+      if (b.info?.isDirectory && !out.pinned.includes(b.path)) out.pinned.push(b.path);
+    }
     GIT_GUARDED_ENTRIES.forEach((e, i) => {
       const { path, exists, parent } = entries[i]!;
       if (exists) out.protect.push(path);

@@ -57,3 +57,35 @@ Deno.test("a sandboxed command cannot rename .git to plant a fresh hooks directo
     assert.equal(await Deno.readTextFile(join(ws, ".git", "HEAD")), "ok\n");
   });
 });
+
+Deno.test("a sandboxed command cannot rename .git/objects to plant objects/info/alternates", async () => {
+  // Attack round 18 concgit B3: `objects/info` is read-only (a stand-in when missing), but its
+  // parent was not pinned: renamed aside, a new `objects/info/alternates` pointed the user's
+  // repository at objects of the model's choice.
+  await withWorkspace(async (ws) => {
+    await Deno.mkdir(join(ws, ".git", "objects", "pack"), { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const policy = createPolicy({
+      workspace: ws,
+      home: "",
+      hostEnv: { PATH: "/usr/bin:/bin" },
+      git: "writable",
+    });
+    assert.ok((await resolvePlan(policy, ws)).pinned?.includes(join(ws, ".git", "objects")));
+    const child = await spawnSandboxed({
+      argv: [
+        "bash",
+        "-c",
+        "mv .git/objects .git/o; mkdir -p .git/objects/info; " +
+        "echo /elsewhere/objects > .git/objects/info/alternates; echo packed > .git/objects/pack/x",
+      ],
+      policy,
+      stdin: "null",
+    });
+    await collect(child);
+    assert.equal(await exists(join(ws, ".git", "o")), false, "objects was renamed");
+    assert.equal(await exists(join(ws, ".git", "objects", "info", "alternates")), false);
+    // The object store stays writable for git itself.
+    assert.equal(await Deno.readTextFile(join(ws, ".git", "objects", "pack", "x")), "packed\n");
+  });
+});
