@@ -8,16 +8,19 @@
  * command to its limit, but it is a process like the bomb's: a fast fork bomb
  * (`x(){ x|x& };x`) made runnable processes by the thousand, the init got
  * too little of the CPU to count, and the machine's PIDs ran out (attack
- * round 18: every fork on the host failed). The cgroup's `pids.max` is the
- * most this process's commands may ever hold of the process budget
- * (`_process_budget.ts`: the budget less the part kept for the user's other
- * penguins) plus {@linkcode SLACK} for the sandboxes' own processes: the
- * kernel refuses a fork past it, however the count is doing.
+ * round 18: every fork on the host failed). The cgroup's `pids.max` follows
+ * what this process's running commands may hold ({@linkcode ceilingFor}: their
+ * shares of the process budget, `_process_budget.ts`, at least
+ * {@linkcode FLOOR}, plus {@linkcode SLACK} for the sandboxes' own processes;
+ * `max` while a command without a limit runs): raised before a command whose
+ * share needs more starts, lowered after one ends. The kernel refuses a fork
+ * past it, however the count is doing.
  *
  * Deno's permission set refuses penguin every `/sys` access, so a short bash
  * makes the cgroup when this process takes its first share (removing, on the
- * way, the empty `penguin-*` cgroups of penguin processes that are gone), and
- * another removes it when the process exits. The shell Deno spawns for each
+ * way, the empty `penguin-*` cgroups of penguin processes that are gone),
+ * another changes its ceiling (only when the ceiling must change: one command
+ * at a time never does), and another removes it when the process exits. The shell Deno spawns for each
  * sandbox (the direct launcher or the supervisor) writes its own PID into the
  * cgroup's `cgroup.procs` first, before it starts anything, from `__PSCG` in
  * its environment (unset before bwrap starts): everything it starts is in the
@@ -32,6 +35,20 @@ import { runFactScript } from "./_fact_script.ts";
 
 /** Processes allowed beyond the commands' part of the budget: the sandboxes' own. */
 export const SLACK = 512;
+
+/**
+ * The commands' part of the ceiling is never set below this (the default `maxProcesses`), so
+ * one command at a time never changes it.
+ */
+export const FLOOR = 2048;
+
+/** The ceiling for commands holding `held` processes in all (`unlimited`: one has no limit). */
+export function ceilingFor(held: number, unlimited: boolean): string {
+  return unlimited ? "max" : String(Math.max(held, FLOOR) + SLACK);
+}
+
+/** bash: `$1` the cgroup, `$2` the ceiling to write. */
+const SET = `echo "$2" >"$1/pids.max"`;
 
 /**
  * bash: `$1` the ceiling. Finds a hierarchy root where a pids cgroup can be
@@ -62,7 +79,11 @@ const state: {
   tried?: Promise<string | undefined>;
   dir?: string | undefined;
   pinned?: number | undefined;
-} = {};
+  /** The ceiling last written (or being written). */
+  written?: string | undefined;
+  /** Writes of the ceiling, one at a time, in order. */
+  queue: Promise<unknown>;
+} = { queue: Promise.resolve() };
 
 /** Make the cgroup with the ceiling `n` whatever is asked (tests only; before its first share). */
 export function _pinCgroupCeiling(n: number): void {
@@ -73,23 +94,43 @@ export function _pinCgroupCeiling(n: number): void {
  * Make this process's cgroup with the ceiling `max` (once; later calls
  * return the first answer). Undefined where none can be made.
  */
-export function ensureCgroup(max: number): Promise<string | undefined> {
-  state.tried ??= make(state.pinned ?? max);
+export function ensureCgroup(max: string): Promise<string | undefined> {
+  state.tried ??= make(state.pinned !== undefined ? String(state.pinned) : max);
   return state.tried;
 }
 
-async function make(max: number): Promise<string | undefined> {
+/**
+ * Set the ceiling to `max` (a {@linkcode ceilingFor} value) once the cgroup
+ * exists, making it first if need be; resolves when written. Nothing happens
+ * where there is no cgroup, when the ceiling is pinned (tests) or already
+ * `max`.
+ */
+export async function setCeiling(max: string): Promise<void> {
+  const dir = await ensureCgroup(max);
+  if (dir === undefined || state.pinned !== undefined || state.written === max) return;
+  state.written = max;
+  const bash = await findBash();
+  if (bash === undefined) return;
+  const write = () =>
+    runFactScript(bash, ["-c", SET, "penguin-cgroup", dir, max]).then(() => {}, () => {});
+  const next = state.queue.then(write);
+  state.queue = next;
+  await next;
+}
+
+async function make(max: string): Promise<string | undefined> {
   if (Deno.build.os !== "linux" || Deno.uid() !== 0) return undefined;
   const bash = await findBash();
   if (bash === undefined) return undefined;
   let dir: string | undefined;
   try {
-    dir = (await runFactScript(bash, ["-c", MAKE, "penguin-cgroup", String(max)])).facts.get("dir");
+    dir = (await runFactScript(bash, ["-c", MAKE, "penguin-cgroup", max])).facts.get("dir");
   } catch {
     return undefined;
   }
   if (dir === undefined) return undefined;
   state.dir = dir;
+  state.written = max;
   globalThis.addEventListener("unload", () => {
     try {
       new Deno.Command(bash, {
@@ -130,3 +171,8 @@ export const JOIN_CGROUP = `if [ -n "\${__PSCG:-}" ]; then
   fi
 fi
 unset __PSCG`;
+
+/** Resolves once every change of the ceiling asked for so far is written (tests). */
+export function _cgroupWritten(): Promise<void> {
+  return state.queue.then(() => {});
+}

@@ -36,7 +36,7 @@
 import { PenguinError } from "../protocol/errors.ts";
 import { hostFacts } from "./_proc_facts.ts";
 import { type LedgerLock, lockLedger, lowerOwn } from "./_budget_ledger.ts";
-import { ensureCgroup, SLACK } from "./_pids_cgroup.ts";
+import { ceilingFor, setCeiling } from "./_pids_cgroup.ts";
 
 /**
  * The most the budget ever is, whatever the machine says: half of the usual `kernel.pid_max`
@@ -186,12 +186,32 @@ async function openLedger(): Promise<LedgerLock | undefined> {
  * below {@linkcode MIN_SHARE} (or `wanted`, if smaller).
  */
 export async function takeShare(wanted: number, what: string): Promise<Share> {
-  if (wanted <= 0) return { limit: wanted, release: () => {} };
-  const share = await serialized(() => take(wanted, what));
-  // The kernel's ceiling on this process's sandboxes (`_pids_cgroup.ts`), made before the first
-  // command with a share starts: the most this process may ever hold, and the sandboxes' own.
-  if (typeof state.total === "number") await ensureCgroup(ownCeiling(state.total) + SLACK);
-  return share;
+  const share = wanted <= 0
+    ? { limit: wanted, release: () => {} }
+    : await serialized(() => take(wanted, what));
+  // The kernel's ceiling on this process's sandboxes (`_pids_cgroup.ts`): raised, if this share
+  // needs it, before the command starts; lowered once it ended.
+  if (wanted <= 0) unlimited++;
+  await setCeiling(ceilingNow()).catch(() => {});
+  let ended = false;
+  return {
+    limit: share.limit,
+    release: () => {
+      if (ended) return;
+      ended = true;
+      share.release();
+      if (wanted <= 0) unlimited--;
+      void setCeiling(ceilingNow()).catch(() => {});
+    },
+  };
+}
+
+/** Commands running without a limit (`maxProcesses` 0). */
+let unlimited = 0;
+
+/** The cgroup ceiling for what the running commands hold now. */
+function ceilingNow(): string {
+  return ceilingFor(heldNow(), unlimited > 0);
 }
 
 async function take(wanted: number, what: string): Promise<Share> {

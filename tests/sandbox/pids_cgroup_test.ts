@@ -12,6 +12,7 @@ import { _pinBudget } from "../../lib/sandbox/_process_budget.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { withPolicyWorkspace } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
+import { cgroupsHere } from "./_cgroups.ts";
 
 useTestRunDir();
 // This process's budget alone (other penguins of the machine do not change the shares here), and
@@ -20,20 +21,6 @@ useTestRunDir();
 _pinBudget(8192);
 _pinCgroupCeiling(40);
 
-/** Whether this machine lets penguin make a pids cgroup (root, a pids hierarchy). */
-function cgroupsHere(): boolean {
-  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
-  try {
-    Deno.statSync("/sys/fs/cgroup/pids/cgroup.procs");
-    return true;
-  } catch {
-    try {
-      return /\bpids\b/.test(Deno.readTextFileSync("/sys/fs/cgroup/cgroup.subtree_control"));
-    } catch {
-      return false;
-    }
-  }
-}
 const ignore = !bwrap || !cgroupsHere();
 
 for (const reuse of [false, true]) {
