@@ -37,6 +37,8 @@ import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./se
 import type { ToolContext } from "./context.ts";
 import type { Tool, ToolEvent } from "./tool.ts";
 
+/** The note that stands for an image a tool returned whose data holds a secret. */
+export const SECRET_IMAGE_NOTE = "[image refused: its data holds a secret]";
 /** Status note of a call the user aborted. */
 export const ABORTED_NOTE = "[interrupted: tool aborted by user]";
 
@@ -385,6 +387,11 @@ export async function* executeTool(
   if (rest !== undefined) yield partialToolOutput("delta", id, rest);
   const { status, note } = verdict(self, ctx.signal, signals.timedOut(), timeoutMs);
   const notes = await closingNotes(call, sink, max, archiveLimit, self.note, note, warn);
+  // An image whose data holds a secret (a command wrote the value into a PNG a tool then read)
+  // is refused, as an MCP server's is: a data URL is not masked as text (attack round 18b).
+  const images = self.images.filter((u) => maskSecrets(u, secrets) === u);
+  for (let n = self.images.length - images.length; n > 0; n--) notes.push(SECRET_IMAGE_NOTE);
+  self.images = images;
   const noteText = maskSecrets(notes.join("\n"), secrets);
   const streamed = sink.streamed;
   if (noteText) yield partialToolOutput("delta", id, streamed ? `\n${noteText}` : noteText);
