@@ -11,6 +11,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { TraceObserver, TraceWriter } from "../trace/writer.ts";
 import { effectivePolicy } from "../tools/command_policy.ts";
 import { modelDescriber, type VisionDescriber } from "../tools/describe_image.ts";
+import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { createProcessRegistry } from "../tools/processes.ts";
 import type {
   AgentPaths,
@@ -163,6 +164,23 @@ function visionDescriber(
   }
 }
 
+/**
+ * `describer` refusing an image whose data holds a secret (a command wrote the value into the
+ * file): it would reach the vision model's provider as base64, which masking does not read as
+ * text (attack round 18b secrets; the session's own images are refused in `environment.ts`).
+ */
+function refusingSecretImages(describer: VisionDescriber, secrets: Secret[]): VisionDescriber {
+  return {
+    modelId: describer.modelId,
+    async *describe(imageUrl, prompt, signal) {
+      if (maskSecrets(imageUrl, secrets) !== imageUrl) {
+        return { status: "failed", message: "image refused: its data holds a secret" };
+      }
+      return yield* describer.describe(imageUrl, prompt, signal);
+    },
+  };
+}
+
 /** What differs between a new and a recorded session. */
 export interface SessionCore {
   meta: SessionMeta;
@@ -251,7 +269,13 @@ export async function sessionParts(
   }
   const warn = opts.warn ?? ((line: string) => console.error(line));
   for (const w of await workspaceWarnings(sandbox)) warn(`[penguin] warning: ${w}`);
-  const vision = visionDescriber(base, core.model, warn);
+  const secrets = [
+    ...apiKeySecrets(core.model, projectConfig, base.env),
+    ...await agentMcpSecrets(base.systemConfig),
+  ];
+  const describer = visionDescriber(base, core.model, warn);
+  const vision = describer &&
+    refusingSecretImages(describer, [...vaultSecrets(core.vault), ...secrets]);
   const toolset = await openToolset([
     builtinToolSource({
       ...(config.tools.builtin ? { builtin: config.tools.builtin } : {}),
@@ -284,10 +308,7 @@ export async function sessionParts(
     readOnlyRoots: [base.paths.skills],
     sandbox,
     vault: core.vault,
-    secrets: [
-      ...apiKeySecrets(core.model, projectConfig, base.env),
-      ...await agentMcpSecrets(base.systemConfig),
-    ],
+    secrets,
     commandPolicy: effectivePolicy(projectConfig.command_policy),
     processes: createProcessRegistry(),
     children,

@@ -163,3 +163,33 @@ Deno.test("a failed vision request fails describe_image, naming the status", asy
     assert.match(out, /\[describe_image: the vision model v request ended auth: .*bad key/);
   });
 });
+
+Deno.test("describe_image of an image holding a vault value asks the vision model nothing", async () => {
+  // Attack round 18b secrets: the value would reach the vision model's provider as base64.
+  const secret = "vlt7c3a91e2QdZ4b85f60Kw";
+  await scenario({}, [
+    turn.toolCall("describe_image", { source: "leak.png" }),
+    turn.text("Refused."),
+  ], async (sb, server, run) => {
+    const vault = await runCli([
+      "--root",
+      sb.root,
+      "config",
+      "vault",
+      "set",
+      "--key",
+      "MY_TOKEN",
+      "--value",
+      secret,
+    ]);
+    assert.equal(vault.code, 0, vault.stderr);
+    await Deno.writeFile(
+      join(sb.workspace, "leak.png"),
+      new Uint8Array([...PNG.slice(0, 8), ...new TextEncoder().encode(secret)]),
+    );
+    const r = await run("Describe leak.png");
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(server.requests.map((q) => q.model), ["m", "m"], "the vision model was asked");
+    assert.match(toolOutput(server.requests[1]!), /image refused: its data holds a secret/);
+  });
+});
