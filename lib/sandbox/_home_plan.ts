@@ -35,6 +35,7 @@ import { type ProtectedFiles, protectedWithOtherNames } from "./_protected_files
 import { PenguinError } from "../protocol/errors.ts";
 import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
+import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 
 /** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
@@ -436,7 +437,34 @@ async function guardStartupFiles(
       ctx,
       (path, link, dir) => linkInRootRefusal(namedBy.get(path), path, link, dir),
     );
+    await guardSshConfig(h, sealedHome, ctx);
   }
+}
+
+/**
+ * What ssh's configuration in the home `h` includes and names (`_ssh_config.ts`) is kept like
+ * what the startup files name: read-only (or held if missing) in a writable root, hidden in a
+ * sealed home; a directory an `Include` glob lists is read-only whole, so no file can be added
+ * to match.
+ */
+async function guardSshConfig(h: string, sealedHome: boolean, ctx: SealContext): Promise<void> {
+  const { paths, globDirs } = sshConfigReferences(h);
+  const inRoot = (p: string) => ctx.roots.some((r) => inside(p, r) && p !== r);
+  for (const p of paths) {
+    if (!inRoot(p) && !inRoot(dirname(p))) continue;
+    if (sealedHome && !ctx.showStartup && inside(p, h) && hideFile(p, ctx)) continue;
+    await holdMissing(p, true, ctx);
+  }
+  for (const d of globDirs) {
+    if (!inRoot(d)) continue;
+    if (existsNow(d)) protectInRoots((await realOf(d)) ?? d, ctx);
+    else await holdMissing(d, true, ctx);
+  }
+  guardWalks(
+    [...paths, ...globDirs].filter(inRoot),
+    ctx,
+    (path, link, dir) => linkInRootRefusal(undefined, path, link, dir),
+  );
 }
 
 /**

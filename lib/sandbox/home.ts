@@ -212,11 +212,6 @@ export const OTHER_STARTUP_PATHS: readonly string[] = [
   ".config/fish/conf.d",
   ".config/environment.d",
   ".config/plasma-workspace/env",
-  // ssh's configuration: what it includes and the programs it runs (`ProxyCommand`, `Match
-  // exec`, `LocalCommand`, `KnownHostsCommand`) run at the user's next `ssh` or `git fetch`
-  // (attack round 18 imports B7).
-  ".ssh/config",
-  ".ssh/config.d",
 ];
 
 /**

@@ -45,3 +45,42 @@ Deno.test("files ~/.ssh/config includes or runs from the workspace are read-only
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("ssh's glob and relative Includes and %d paths into the workspace are read-only too", async () => {
+  // Attack round 18c #20–#25: a file an `Include` glob would match could be added or changed, and
+  // `%d` (ssh's home) and an `Include` relative to ~/.ssh were not read.
+  useTestRunDir();
+  const base = await visibleTempDir("penguin-ssh-config-");
+  try {
+    const home = join(base, "home");
+    const ws = join(home, "proj");
+    await Deno.mkdir(join(ws, "ssh"), { recursive: true });
+    await Deno.mkdir(join(home, ".ssh"), { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(join(ws, "ssh", "a.conf"), "Host a\n");
+    await Deno.writeTextFile(join(ws, "m1.sh"), "#!/bin/sh\n");
+    await Deno.writeTextFile(join(ws, "m2.sh"), "#!/bin/sh\n");
+    await Deno.writeTextFile(
+      join(home, ".ssh", "config"),
+      `Include ~/proj/ssh/*.conf\nInclude extra\nMatch exec "%d/proj/m1.sh"\n`,
+      { mode: 0o600 },
+    );
+    await Deno.writeTextFile(join(home, ".ssh", "extra"), `Match exec "${ws}/m2.sh %h"\n`);
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      allowHomeWorkspace: true,
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    });
+    const shell = "echo evil >> ssh/a.conf; echo evil > ssh/b.conf; echo evil >> m1.sh; " +
+      "echo evil >> m2.sh; echo evil > other; echo end";
+    const out = (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
+    assert.match(out, /end/);
+    assert.equal(await Deno.readTextFile(join(ws, "ssh", "a.conf")), "Host a\n");
+    await assert.rejects(Deno.stat(join(ws, "ssh", "b.conf")), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(join(ws, "m1.sh")), "#!/bin/sh\n");
+    assert.equal(await Deno.readTextFile(join(ws, "m2.sh")), "#!/bin/sh\n");
+    assert.equal(await Deno.readTextFile(join(ws, "other")), "evil\n");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

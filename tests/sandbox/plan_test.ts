@@ -123,7 +123,9 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
     // ~/.ssh is also listed once for files with other names (lib/sandbox/_protected_files.ts).
     const reveal = (k: string) =>
       k.includes("/.local/lib") || k === `realPath ${join(home, ".gem")}` ||
-      k === `readDir ${join(home, ".gem")}` || k === `readDir ${join(home, ".ssh")}`;
+      k === `readDir ${join(home, ".gem")}` || k === `readDir ${join(home, ".ssh")}` ||
+      // ssh's configuration is read for what it includes and runs (lib/sandbox/_ssh_config.ts).
+      k === `readDir ${join(home, ".ssh", "config.d")}`;
     assert.deepEqual(secrets.filter((k) => !reveal(k)), [
       `realPath ${join(home, ".gem", "credentials")}`,
       `realPath ${join(home, ".ssh")}`,
