@@ -11,7 +11,11 @@
  * (at its top, or in its one top-level directory). Only regular files and
  * directories are taken: a symlink, a device, an absolute path, a path with
  * `..` or a backslash refuses the whole install, so a skill can never bring
- * in a file from outside itself. The skill directory is replaced whole,
+ * in a file from outside itself. A skill holds no git repository
+ * (lib/state/_git_shapes.ts): an archive holding a `.git` entry, or a
+ * directory laid out as a bare repository, is refused; from a directory (a
+ * `git clone` of the skill, say) they are left out and named in
+ * {@linkcode InstalledSkill.leftOut}. The skill directory is replaced whole,
  * atomically (the new tree is built beside it, then renamed into place).
  *
  * @module
@@ -19,6 +23,7 @@
 import { basename, join, relative } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, openRegularFile, readOpenUpTo } from "./_fs.ts";
+import { bareRepoDirs, dotGitIn, GIT_REPO_REASON } from "./_git_shapes.ts";
 import type { TarHeader } from "./_tar.ts";
 import type { Placement } from "./_unpack.ts";
 
@@ -142,8 +147,12 @@ function budget(source: string) {
   };
 }
 
-async function filesOfDir(source: string): Promise<SkillFile[]> {
-  const out: SkillFile[] = [];
+async function filesOfDir(
+  source: string,
+): Promise<{ files: SkillFile[]; leftOut: string[] }> {
+  let out: SkillFile[] = [];
+  const dirs: string[] = [];
+  const leftOut: string[] = [];
   const count = budget(source);
   const tooLarge = () =>
     refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
@@ -152,9 +161,15 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
     for await (const e of Deno.readDir(dir)) {
       const abs = join(dir, e.name);
       const rel = relative(source, abs);
+      if (dotGitIn(e.name) !== undefined) {
+        leftOut.push(rel); // a clone's own: never read
+        continue;
+      }
       if (e.isSymlink) throw refuse(source, `${rel} is a symbolic link (skills hold plain files)`);
-      if (e.isDirectory) await walk(abs);
-      else if (e.isFile) {
+      if (e.isDirectory) {
+        dirs.push(rel);
+        await walk(abs);
+      } else if (e.isFile) {
         count(0); // one file more
         // Opened only as a regular file (a FIFO swapped in is refused unopened), and read with
         // what is left of the whole budget: a file that grows after it was looked at is refused
@@ -168,7 +183,12 @@ async function filesOfDir(source: string): Promise<SkillFile[]> {
     }
   };
   await walk(source);
-  return out;
+  for (const repo of bareRepoDirs([...dirs, ...out.map((f) => f.path)])) {
+    if (repo === "") throw refuse(source, `it is laid out as ${GIT_REPO_REASON}`);
+    out = out.filter((f) => !f.path.startsWith(`${repo}/`));
+    leftOut.push(repo);
+  }
+  return { files: out, leftOut };
 }
 
 /**
@@ -180,10 +200,20 @@ async function unpackArchive(source: string, stage: string): Promise<string[]> {
   const count = budget(source);
   const seen = new Set<string>();
   const paths: string[] = [];
+  const dirs: string[] = [];
+  const noRepo = (path: string) => {
+    const git = dotGitIn(path);
+    if (git !== undefined) {
+      throw refuse(source, `${JSON.stringify(git)} is ${GIT_REPO_REASON}; a skill holds none`);
+    }
+  };
   const place = (e: TarHeader): Placement => {
     if (e.kind === "directory") {
       // Checked like files (a directory entry alone writes nothing); "./" is the top.
-      if (e.path.split("/").some((p) => p !== "" && p !== ".")) safePath(source, e.path);
+      if (e.path.split("/").some((p) => p !== "" && p !== ".")) {
+        dirs.push(safePath(source, e.path));
+        noRepo(dirs.at(-1)!);
+      }
       return undefined;
     }
     if (e.kind !== "file") {
@@ -191,6 +221,7 @@ async function unpackArchive(source: string, stage: string): Promise<string[]> {
     }
     count(e.size); // refused from its header, before its bytes
     const path = safePath(source, e.path);
+    noRepo(path);
     if (seen.has(path)) throw refuse(source, `${JSON.stringify(e.path)} appears twice`);
     seen.add(path);
     paths.push(path);
@@ -221,6 +252,15 @@ async function unpackArchive(source: string, stage: string): Promise<string[]> {
   }
   if (!fits) {
     throw refuse(source, `more than ${SKILL_LIMITS.bytes / 1024 / 1024} MiB once unpacked`);
+  }
+  const [repo] = bareRepoDirs([...dirs, ...paths]);
+  if (repo !== undefined) {
+    throw refuse(
+      source,
+      `${
+        JSON.stringify(repo === "" ? "./" : `${repo}/`)
+      } holds HEAD with objects or commondir, which makes it ${GIT_REPO_REASON}; a skill holds none`,
+    );
   }
   return paths;
 }
@@ -255,6 +295,8 @@ export interface InstalledSkill {
   files: number;
   /** An earlier skill of that name was replaced. */
   replaced: boolean;
+  /** What of a source directory was left out (paths inside it), and why: its git repositories. */
+  leftOut: { path: string; reason: string }[];
 }
 
 /**
@@ -290,8 +332,10 @@ export async function installSkill(
   try {
     await Deno.mkdir(stage, { mode: 0o700 });
     let paths: string[];
+    let leftOut: string[] = [];
     if (stat.isDirectory) {
-      const files = await filesOfDir(source);
+      const { files, leftOut: repos } = await filesOfDir(source);
+      leftOut = repos;
       for (const f of files) {
         const path = join(stage, ...f.path.split("/"));
         await Deno.mkdir(join(path, ".."), { recursive: true });
@@ -330,7 +374,12 @@ export async function installSkill(
     if (Deno.build.os !== "windows") await Deno.chmod(target, 0o755);
     await Deno.remove(stage, { recursive: true }).catch(() => {});
     if (replaced) await Deno.remove(old, { recursive: true }).catch(() => {});
-    return { skill: infoOf(chosen, target, text), files: paths.length, replaced };
+    return {
+      skill: infoOf(chosen, target, text),
+      files: paths.length,
+      replaced,
+      leftOut: leftOut.map((path) => ({ path, reason: GIT_REPO_REASON })),
+    };
   } catch (err) {
     await Deno.remove(stage, { recursive: true }).catch(() => {});
     throw err;

@@ -18,6 +18,12 @@
  * never comes from a snapshot: an import takes it out of the archive's
  * `system_config.yaml` and reports it.
  *
+ * An import never takes in a git repository (lib/state/_git_shapes.ts): every
+ * `.git` entry at any depth, and every directory laid out as a bare
+ * repository, is left out and reported (an `agent_state/` laid out as one
+ * refuses the archive). The host's git would run what its configuration and
+ * hooks name, and a session takes a repository it finds as the user's.
+ *
  * A snapshot holds plain files and directories only: a symbolic link or
  * other special file in `agent_state/` is left out (and reported). A
  * version is packed once: when `v<version>.tar.gz` exists it is not
@@ -43,6 +49,7 @@ import { basename, join, relative } from "node:path";
 import { packTar } from "modern-tar";
 import { PenguinError } from "../protocol/errors.ts";
 import { exists, fsFailure, mkdirPrivate } from "./_fs.ts";
+import { bareRepoDirs, dotGitIn, GIT_REPO_REASON } from "./_git_shapes.ts";
 import { gzip } from "./_gzip.ts";
 import type { TarHeader } from "./_tar.ts";
 import { ArchiveFormatError, type Placement, unpackTarGz } from "./_unpack.ts";
@@ -450,6 +457,7 @@ export async function readSnapshot(
   };
   try {
     await unpackInto(file, limits, out);
+    await leaveOutBareRepos(file, out);
     await checkConfig(file, out);
   } catch (err) {
     await discardSnapshot(out);
@@ -465,6 +473,7 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
   let bytes = 0;
   const tooBig = () => refuse(file, `it unpacks to more than ${limits.bytes / 1024 / 1024} MiB`);
   let heldTotal = 0;
+  const gitSkipped = new Set<string>();
   const place = (e: TarHeader): Placement => {
     const rel = relativeToTop(file, e.path);
     const shown = JSON.stringify(e.path);
@@ -483,6 +492,15 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
     const local = staysLocal(rel);
     if (local !== undefined) {
       out.skipped.push({ path: `${TOP}/${rel}`, reason: local });
+      return undefined;
+    }
+    const git = dotGitIn(rel);
+    if (git !== undefined) {
+      // Named once, with nothing under it unpacked.
+      if (!gitSkipped.has(git)) {
+        out.skipped.push({ path: `${TOP}/${git}`, reason: GIT_REPO_REASON });
+      }
+      gitSkipped.add(git);
       return undefined;
     }
     const at = join(out.dir, ...rel.split("/"));
@@ -558,6 +576,28 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
     throw err;
   }
   if (!fits) throw tooBig();
+}
+
+/**
+ * Take out of the unpacked tree every directory git would take for a bare
+ * repository (lib/state/_git_shapes.ts), named in `out.skipped`; refuses an
+ * archive whose `agent_state/` itself is one.
+ */
+async function leaveOutBareRepos(file: string, out: SnapshotArchive): Promise<void> {
+  const repos = bareRepoDirs([...out.dirs, ...out.files.map((f) => f.path)]);
+  if (repos.includes("")) {
+    throw refuse(
+      file,
+      `${TOP}/ itself holds HEAD with objects or commondir, which makes it ${GIT_REPO_REASON}`,
+    );
+  }
+  for (const repo of repos) {
+    await Deno.remove(join(out.dir, ...repo.split("/")), { recursive: true });
+    const kept = (p: string) => p !== repo && !p.startsWith(`${repo}/`);
+    out.dirs = out.dirs.filter(kept);
+    out.files = out.files.filter((f) => kept(f.path));
+    out.skipped.push({ path: `${TOP}/${repo}`, reason: GIT_REPO_REASON });
+  }
 }
 
 /** Check the unpacked `system_config.yaml` and take out what a snapshot never sets. */

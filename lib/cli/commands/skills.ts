@@ -7,6 +7,7 @@
 import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
+import { safeText } from "../../display/terminal_text.ts";
 import {
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
@@ -89,6 +90,9 @@ async function installCommand(args: string[], ctx: CommandContext): Promise<numb
   if (!source) throw new PenguinError("usage", `${cmd}: give a skill directory or .tar.gz file`);
   const { dir, agentId } = await skillsDir(ctx, p);
   const done = await installSkill(dir, resolve(source), str(p, "name"));
+  for (const left of done.leftOut) {
+    ctx.io.err(safeText(`penguin: skipped ${left.path}: ${left.reason}\n`));
+  }
   ctx.io.out(
     `${done.replaced ? "Replaced" : "Installed"} skill ${done.skill.name} (${done.files} file${
       done.files === 1 ? "" : "s"
