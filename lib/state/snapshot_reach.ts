@@ -3,9 +3,6 @@
  * programs, beyond the model's own commands, in words for the importer to
  * accept (see `penguin agent import`):
  *
- * - telemetry: the OTLP endpoint every session's spans go to
- *   (`telemetry.otlp.traces_endpoint` / `endpoint`) and the names of the
- *   headers sent with them;
  * - every MCP server: a stdio server's command line, cwd and env names (and
  *   what it may reach beyond the sandbox: network, writable directories, the
  *   workspace as its cwd), an HTTP server's URL and header names, and a server whose tools
@@ -21,8 +18,10 @@
  *   names what is safe to leave out rather than what runs: no list of
  *   interpreters (Makefile, `.awk`, `.R`, `.go`, Dockerfile…) is complete.
  *
- * Built-in tools whose permission the archive changes are listed by the
- * import command, which knows the tools' defaults.
+ * The telemetry endpoint and the built-in tools' settings are listed by the
+ * import command (`lib/cli/commands/agent.ts`), which resolves them as a
+ * session does: the endpoint through `lib/telemetry/config.ts`, the tools
+ * against their defaults.
  *
  * `telemetry.include_content` is never taken from a snapshot:
  * {@linkcode dropIncludeContent} removes it from the archive's
@@ -50,7 +49,6 @@ export interface ReachFile {
 /** Everything an archive sets up that reaches off the machine or runs programs, in words. */
 export function snapshotReach(config: SystemConfig, files: readonly ReachFile[]): string[] {
   return [
-    ...telemetryReach(config),
     ...mcpReach(config.tools?.mcpServers ?? []),
     ...scheduleReach(files),
     ...skillReach(files),
@@ -66,24 +64,6 @@ function commandLine(words: readonly string[]): string {
 
 function names(record: Record<string, string> | undefined): string[] {
   return Object.keys(record ?? {}).sort();
-}
-
-/** The telemetry export of the archive's configuration, in words. */
-function telemetryReach(config: SystemConfig): string[] {
-  const otlp = config.telemetry?.otlp;
-  const headers = names(otlp?.headers);
-  const withHeaders = headers.length > 0 ? ` with the headers ${headers.join(", ")}` : "";
-  const url = otlp?.traces_endpoint !== undefined
-    ? `${otlp.traces_endpoint} (telemetry.otlp.traces_endpoint)`
-    : otlp?.endpoint !== undefined
-    ? `${otlp.endpoint.replace(/\/+$/, "")}/v1/traces (telemetry.otlp.endpoint)`
-    : undefined;
-  if (url !== undefined) {
-    return [`telemetry sends the spans of every session to ${url}${withHeaders}`];
-  }
-  return headers.length > 0
-    ? [`telemetry.otlp.headers ${headers.join(", ")} go with every span export`]
-    : [];
 }
 
 /** Every MCP server of the archive's configuration, in words. */

@@ -14,9 +14,11 @@
  * truncation, the archive, the notes and the output; the tool's own view is
  * unchanged.
  *
- * Memory: only the forwarded head (at most `maxOutputLength` chars) and the
- * archive's rolling tail are held; the rest goes to the archive file as it
- * arrives, and a step's value is dropped once handled.
+ * Memory: only the forwarded head (at most `maxOutputLength` chars, and
+ * never more than {@linkcode HELD_OUTPUT_LIMIT}, also when `maxOutputLength`
+ * is `<= 0` or larger) and the archive's rolling tail are held; the rest goes
+ * to the archive file as it arrives, and a step's value is dropped once
+ * handled.
  *
  * @module
  */
@@ -41,6 +43,19 @@ import type { Tool, ToolEvent } from "./tool.ts";
 export const SECRET_IMAGE_NOTE = "[image refused: its data holds a secret]";
 /** Status note of a call the user aborted. */
 export const ABORTED_NOTE = "[interrupted: tool aborted by user]";
+
+/**
+ * The most characters of a call's output held and forwarded, whatever the
+ * tool's `maxOutputLength` (`<= 0` lifts only the tool's own cap): past it
+ * the output is truncated and archived like any other (8 Mi characters, the
+ * bound of a model response's text).
+ */
+export const HELD_OUTPUT_LIMIT = 8 * 1024 * 1024;
+
+/** The output cap of a tool whose definition sets `max`: at most {@linkcode HELD_OUTPUT_LIMIT}. */
+function heldOutputCap(max: number): number {
+  return max > 0 && max < HELD_OUTPUT_LIMIT ? max : HELD_OUTPUT_LIMIT;
+}
 
 /** Output of a call that produced no text and no notes. */
 export const NO_OUTPUT = "[no output]";
@@ -212,7 +227,7 @@ function outputSink(
     async accept(text) {
       if (text.length === 0) return undefined;
       produced += text.length;
-      if (max > 0 && produced > max && scratchpad !== undefined) {
+      if (produced > max && scratchpad !== undefined) {
         if (!archive) {
           archive = startArchive(scratchpad, call.name, call.tool_call_id, archiveLimit);
           onArchive?.(archive);
@@ -220,7 +235,7 @@ function outputSink(
         }
         await archive.append(text);
       }
-      const room = max > 0 ? max - streamed.length : Infinity;
+      const room = max - streamed.length;
       if (room <= 0) return undefined;
       const chunk = text.length > room ? text.slice(0, safeCut(text, room)) : text;
       if (chunk.length === 0) return undefined;
@@ -359,7 +374,8 @@ export async function* executeTool(
     return;
   }
   const args = JSON.parse(call.arguments) as Record<string, unknown>;
-  const { maxOutputLength: max, timeoutMs } = tool.definition;
+  const { timeoutMs } = tool.definition;
+  const max = heldOutputCap(tool.definition.maxOutputLength);
   // One signal for the tool: the user's abort or the timeout.
   const signals = callSignals(ctx.signal, timeoutMs, opts.abortGraceMs ?? DEFAULT_GRACE_MS);
   const masker = createSecretMasker(secrets);

@@ -71,7 +71,11 @@ export interface ToolDefinition {
   permission: ToolPermission;
   /** Wall-clock limit in ms; `<= 0` disables it. */
   timeoutMs: number;
-  /** Output cap in characters (head kept); `<= 0` disables it. */
+  /**
+   * Output cap in characters (head kept); `<= 0` lifts it. The output held
+   * never passes `HELD_OUTPUT_LIMIT` (8 Mi characters, lib/tools/environment.ts)
+   * either way.
+   */
   maxOutputLength: number;
   /** When false, a `description` parameter is removed from the schema offered to the model. */
   callDescription: boolean;

@@ -181,3 +181,80 @@ Deno.test(rootTest(
     assert.doesNotMatch(written, /include_content/);
   },
 ));
+
+Deno.test("agent import lists where a session sends the spans: an empty traces_endpoint counts as absent, so endpoint is listed and used", async () => {
+  const collector = startCollector();
+  try {
+    await withModelRoot({ turns: [turn.text("hello")] }, async (sb) => {
+      const src = await Deno.makeTempDir({ dir: sb.base });
+      const endpoint = `${collector.endpoint}/elsewhere`;
+      const config = `version: 5\nsystem_prompt: "x"\ntelemetry:\n  otlp:\n` +
+        `    traces_endpoint: ""\n    endpoint: ${endpoint}\n`;
+      const path = await archive(src, [file("agent_state/system_config.yaml", config)]);
+
+      const refused = await runCli(["--root", sb.root, "agent", "import", path]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.ok(
+        refused.stderr.includes(
+          `  telemetry sends the spans of every session to ${endpoint}/v1/traces ` +
+            `(telemetry.otlp.endpoint)\n`,
+        ),
+        refused.stderr,
+      );
+      const accepted = await runCli(["--root", sb.root, "agent", "import", path, "--yes"]);
+      assert.equal(accepted.code, 0, accepted.stderr);
+      const run = await runCli([...inRoot(sb, "run"), "-m", "hi"]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(collector.received.length >= 1, "the session exports its spans");
+      assert.deepEqual(
+        [...new Set(collector.received.map((r) => r.path))],
+        ["/elsewhere/v1/traces"],
+        "the spans go where the listing said",
+      );
+    });
+  } finally {
+    await collector.close();
+  }
+});
+
+Deno.test("agent import lists every tools.builtin limit and definition a snapshot changes; a snapshot of an agent's own defaults lists none", async () => {
+  await withModelRoot({ turns: [turn.text("hello")] }, async (sb) => {
+    // A real agent's config holds every built-in tool's defaults; its snapshot asks nothing.
+    const first = await runCli([...inRoot(sb, "run"), "-m", "hi"]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(
+      await Deno.readTextFile(join(stateOf(sb.root), "system_config.yaml")),
+      /maxOutputLength: 16000/,
+      "the agent's config writes the defaults out",
+    );
+    const packed = await runCli(["--root", sb.root, "agent", "snapshot"]);
+    assert.equal(packed.code, 0, packed.stderr);
+    const own = /: (\S+\.tar\.gz) \(/.exec(packed.stdout)?.[1];
+    assert.ok(own, packed.stdout);
+    const copied = await runCli(["--root", sb.root, "agent", "import", own, "--agent-id", "copy"]);
+    assert.equal(copied.code, 0, copied.stderr);
+    assert.doesNotMatch(copied.stderr, /sets up what sends data/);
+
+    const src = await Deno.makeTempDir({ dir: sb.base });
+    const config = `version: 7\nsystem_prompt: x\ntools:\n  builtin:\n` +
+      `    - {name: exec_command, maxOutputLength: 0, timeoutMs: 0}\n` +
+      `    - {name: read_file, description: "Read any file, ~/.ssh included."}\n` +
+      `    - {name: write_file, parameters: {type: object}, call_description: false}\n` +
+      `    - {name: edit_file, maxOutputLength: "0"}\n`;
+    const path = await archive(src, [file("agent_state/system_config.yaml", config)]);
+    const refused = await runCli(["--root", sb.root, "agent", "import", path, "--agent-id", "b4"]);
+    assert.equal(refused.code, 2, refused.stderr);
+    for (
+      const line of [
+        `built-in tool "exec_command": the snapshot sets timeoutMs 0 (no time limit; default ` +
+        `120000); maxOutputLength 0 (no output cap of its own; default 16000)`,
+        `built-in tool "read_file": the snapshot sets its description`,
+        `built-in tool "write_file": the snapshot sets its parameters`,
+      ]
+    ) assert.ok(refused.stderr.includes(`  ${line}`), `${line}\n---\n${refused.stderr}`);
+    assert.doesNotMatch(refused.stderr, /"edit_file"/, "a value a session ignores is no change");
+    assert.match(refused.stderr, /without confirmation \(stdin is not a terminal\); pass --yes/);
+    const b4 = join(sb.root, "default_project", "agents", "b4", "agent_state");
+    assert.equal(await Deno.stat(b4).catch(() => null), null, "nothing imported");
+  });
+});

@@ -340,7 +340,7 @@ Deno.test("truncation never splits a surrogate pair", async () => {
   });
 });
 
-Deno.test("maxOutputLength <= 0 disables truncation", async () => {
+Deno.test("maxOutputLength <= 0 lifts the tool's own cap", async () => {
   await withDirs(async (d) => {
     const big = "z".repeat(100_000);
     const r = await run(
@@ -351,6 +351,36 @@ Deno.test("maxOutputLength <= 0 disables truncation", async () => {
       d,
     );
     assert.equal(r.output, big);
+  });
+});
+
+Deno.test("held output stops at 8 Mi characters whatever maxOutputLength says (0 too); the rest is archived", async () => {
+  const HELD_OUTPUT_LIMIT = 8 * 1024 * 1024; // documented in docs/security.md, Bounded reads
+  await withDirs(async (d) => {
+    const chunk = "y".repeat(1024 * 1024);
+    const chunks = HELD_OUTPUT_LIMIT / chunk.length + 1;
+    const cases: [number, string][] = [[0, "call_0"], [-1, "call_neg"], [1e12, "call_big"]];
+    for (const [max, id] of cases) {
+      const r = await run(
+        fake(async function* () {
+          for (let i = 0; i < chunks; i++) yield { type: "delta", text: chunk };
+        }, { maxOutputLength: max }),
+        {},
+        d,
+        { id },
+      );
+      const file = join(
+        d.scratch,
+        "truncated-tool-output",
+        `fake-${await sha16(id)}.log`,
+      );
+      const notes = `\n[output truncated: exceeded ${HELD_OUTPUT_LIMIT} chars]\n` +
+        `[output archived (8 MiB limit; head and tail kept): ${file}]`;
+      assert.equal(r.output.length, HELD_OUTPUT_LIMIT + notes.length, `maxOutputLength ${max}`);
+      assert.ok(r.output.endsWith(notes), r.output.slice(HELD_OUTPUT_LIMIT));
+      assert.equal(r.status, "completed");
+      assert.ok((await Deno.stat(file)).size > 0, "the rest is in the archive");
+    }
   });
 });
 

@@ -9,11 +9,13 @@ import { PenguinError } from "../../protocol/errors.ts";
 import {
   agentPaths,
   type AgentRef,
+  type BuiltinToolConfig,
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
   parseSystemConfig,
   resolveDataRoot,
   resolveSystemConfig,
+  type SystemConfig,
   validateAgentId,
   validateProjectId,
 } from "../../state/mod.ts";
@@ -29,7 +31,9 @@ import {
 } from "../../state/snapshot.ts";
 import { serversNeedingUrl } from "../../state/snapshot_secrets.ts";
 import { liveSessions } from "../../trace/lock.ts";
-import { resolveToolDefinitions } from "../../agent/toolset.ts";
+import { definitionFromConfig, resolveToolDefinitions } from "../../agent/toolset.ts";
+import { resolveTelemetry } from "../../telemetry/config.ts";
+import type { ToolDefinition } from "../../tools/tool.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { AGENT_TARGET } from "./_common_flags.ts";
@@ -101,9 +105,11 @@ endpoint (and the headers sent to it), every MCP server (its command line
 or URL, and what it reaches beyond the sandbox), every scheduled task,
 enabled or not (with the workspace each would write in), skills that may
 run commands (any file but SKILL.md, text and images, and any executable
-file, #! file or file under scripts/ or bin/), and every tool permission
-it changes (permission: r runs a tool unasked under --approve
-read-only). Each is listed first; the refusal lists them too.
+file, #! file or file under scripts/ or bin/), and every built-in tool
+setting it changes from the tool's default: permission (r runs a tool
+unasked under --approve read-only), limits (timeoutMs or maxOutputLength
+0 lifts them) and definition (description, parameters). Each is listed
+first; the refusal lists them too.
 telemetry.include_content (message contents on the spans) is never
 taken from a snapshot: it is taken out and reported.
 
@@ -189,30 +195,97 @@ async function currentVersion(path: string): Promise<number | "unreadable" | und
 }
 
 /**
- * Every tool permission the archive's `tools.builtin` sets that differs from
- * the tool's default (the subagent tools and describe_image included), and
- * every permission it sets on a name that is no built-in tool, in words.
- * `r` is what matters (`--approve read-only` runs the tool unasked); `rw`
- * on a read-only tool only asks more, but it is a change the user accepts
- * like the others. A value other than `r` or `rw` changes nothing.
+ * Where the archive's telemetry sends every session's spans, resolved as a
+ * session resolves it (`resolveTelemetry`, without this machine's
+ * environment): an empty endpoint counts as absent, so what is listed is
+ * where the spans go. An endpoint that is not an http(s) URL turns the
+ * export off and is not listed; header names are, since an endpoint set in
+ * the environment gets them.
  */
-function approvalReach(archive: SnapshotArchive): string[] {
+function telemetryReach(config: SystemConfig): string[] {
+  const headers = Object.keys(config.telemetry?.otlp?.headers ?? {}).sort();
+  const resolved = resolveTelemetry(() => undefined, config, () => {});
+  if (resolved !== null) {
+    const withHeaders = headers.length > 0 ? ` with the headers ${headers.join(", ")}` : "";
+    return [
+      `telemetry sends the spans of every session to ${resolved.url} (${resolved.source})` +
+      withHeaders,
+    ];
+  }
+  return headers.length > 0
+    ? [`telemetry.otlp.headers ${headers.join(", ")} go with every span export`]
+    : [];
+}
+
+/**
+ * A `tools.builtin` permission (`r` or `rw`) that differs from the tool's
+ * default, or is set on a name that is no built-in tool, in words. `r` is
+ * what matters (`--approve read-only` runs the tool unasked); `rw` on a
+ * read-only tool only asks more, but it is a change the user accepts like
+ * the others. A value other than `r` or `rw` changes nothing.
+ */
+function permissionReach(entry: BuiltinToolConfig, base: ToolDefinition | undefined): string[] {
+  const set = entry["permission"];
+  if ((set !== "r" && set !== "rw") || base?.permission === set) return [];
+  const tool = base === undefined
+    ? `tools.builtin entry "${entry.name}" (no built-in tool of that name)`
+    : `built-in tool "${entry.name}"`;
+  return set === "r"
+    ? [`${tool} is marked read-only (permission: r), so --approve read-only runs it unasked`]
+    : [
+      `${tool} is marked permission: rw${
+        base === undefined ? "" : ` (its default is ${base.permission})`
+      }`,
+    ];
+}
+
+/**
+ * The limits and definition a `tools.builtin` entry changes, taken as a
+ * session takes them (`definitionFromConfig`), in words: `timeoutMs` and
+ * `maxOutputLength` (`<= 0` lifts the tool's own limit), its description,
+ * parameters, `call_description` and `forModel`.
+ */
+function settingsReach(entry: BuiltinToolConfig, base: ToolDefinition): string[] {
+  const def = definitionFromConfig(entry, base);
+  const changed: string[] = [];
+  if (def.timeoutMs !== base.timeoutMs) {
+    const none = def.timeoutMs <= 0 ? "no time limit; " : "";
+    changed.push(`timeoutMs ${def.timeoutMs} (${none}default ${base.timeoutMs})`);
+  }
+  if (def.maxOutputLength !== base.maxOutputLength) {
+    const none = def.maxOutputLength <= 0 ? "no output cap of its own; " : "";
+    changed.push(`maxOutputLength ${def.maxOutputLength} (${none}default ${base.maxOutputLength})`);
+  }
+  if (def.description !== base.description) changed.push("its description");
+  if (JSON.stringify(def.parameters) !== JSON.stringify(base.parameters)) {
+    changed.push("its parameters");
+  }
+  if (def.callDescription !== base.callDescription) {
+    changed.push(`call_description ${def.callDescription}`);
+  }
+  if (def.forModel !== base.forModel) changed.push(`forModel ${def.forModel ?? "any"}`);
+  return changed.length > 0
+    ? [`built-in tool "${entry.name}": the snapshot sets ${changed.join("; ")}`]
+    : [];
+}
+
+/**
+ * What the archive's `system_config.yaml` sets up that the snapshot's own
+ * listing (`archive.reach`) leaves to this command, in words: the telemetry
+ * endpoint first, and last every `tools.builtin` setting that differs from
+ * the tool's default (permissions, limits, definitions; the subagent tools
+ * and describe_image included).
+ */
+function configReach(archive: SnapshotArchive): { first: string[]; last: string[] } {
   const file = archive.files.find((f) => f.path === "system_config.yaml");
-  if (!file) return [];
+  if (!file) return { first: [], last: [] };
   const config = parseSystemConfig(new TextDecoder().decode(file.data), archive.source);
-  const defaults = new Map(resolveToolDefinitions().map((d) => [d.name, d.permission]));
-  return (config.tools?.builtin ?? []).flatMap((t) => {
-    const set = t["permission"];
-    if (set !== "r" && set !== "rw") return [];
-    const was = defaults.get(t.name);
-    if (was === set) return [];
-    const tool = was === undefined
-      ? `tools.builtin entry "${t.name}" (no built-in tool of that name)`
-      : `built-in tool "${t.name}"`;
-    return set === "r"
-      ? [`${tool} is marked read-only (permission: r), so --approve read-only runs it unasked`]
-      : [`${tool} is marked permission: rw${was === undefined ? "" : ` (its default is ${was})`}`];
+  const defaults = new Map(resolveToolDefinitions().map((d) => [d.name, d]));
+  const tools = (config.tools?.builtin ?? []).flatMap((t) => {
+    const base = defaults.get(t.name);
+    return [...permissionReach(t, base), ...(base ? settingsReach(t, base) : [])];
   });
+  return { first: telemetryReach(config), last: tools };
 }
 
 /**
@@ -243,7 +316,8 @@ async function importArchive(
 ): Promise<InstalledSnapshot | undefined> {
   for (const d of archive.dropped) ctx.io.err(safeText(`penguin: not imported: ${d}\n`));
   // What it sends off the machine or runs is asked first: a refusal without a terminal lists it.
-  const reach = [...archive.reach, ...approvalReach(archive)];
+  const { first, last } = configReach(archive);
+  const reach = [...first, ...archive.reach, ...last];
   if (reach.length > 0 && !bool(p, "yes") && !(await confirmReach(ctx, cmd, reach))) {
     ctx.io.out("Not imported.\n");
     return undefined;
