@@ -5,7 +5,9 @@
  * `key: value` lines are read one by one (a BOM and CRLF line ends are
  * fine): `name`, `description`, `short_description`, `version` (a natural
  * number, else 1) and `updated`. The directory name is the skill's name;
- * a missing or broken frontmatter leaves the description empty.
+ * a missing or broken frontmatter leaves the description empty. Listing reads
+ * only the first 64 KiB of each SKILL.md, and an install refuses a SKILL.md
+ * over 1 MiB.
  *
  * Installing takes a directory or a `.tar.gz` archive holding `SKILL.md`
  * (at its top, or in its one top-level directory). Only regular files and
@@ -49,14 +51,21 @@ export interface SkillInfo {
   dir: string;
 }
 
-/** The `key: value` lines of a leading `---` block (quotes around a value removed). */
+/**
+ * The `key: value` lines of a leading `---` block (quotes around a value
+ * removed). Only the block itself is looked at: line ends are normalised in
+ * it, never over the whole text (a SKILL.md of millions of `\r\n` lines cost
+ * ~1.5 GB that way).
+ */
 export function skillFrontmatter(text: string): Record<string, string> {
-  const body = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
-  if (!body.startsWith("---\n")) return {};
-  const end = body.indexOf("\n---", 3);
+  const start = text.startsWith("\uFEFF") ? 1 : 0;
+  const open = text.startsWith("---\r\n", start) ? 5 : text.startsWith("---\n", start) ? 4 : 0;
+  if (open === 0) return {};
+  const end = text.indexOf("\n---", start + 3);
   if (end < 0) return {};
   const out: Record<string, string> = {};
-  for (const line of body.slice(4, end).split("\n")) {
+  for (const raw of text.slice(start + open, end).split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$/.exec(line);
     if (m && !(m[1]! in out)) out[m[1]!] = m[2]!.trim().replace(/^(["'])(.*)\1$/, "$2");
   }
@@ -76,9 +85,31 @@ function infoOf(name: string, dir: string, text: string | undefined): SkillInfo 
   };
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+/** Bytes of a SKILL.md read for its frontmatter (by every run, `chat` and `skills list`). */
+export const SKILL_HEAD_BYTES = 64 * 1024;
+
+/**
+ * The largest SKILL.md `skills install` takes, as `agent import` does
+ * (`TEXT_BYTES` in ./snapshot.ts): the model reads it whole when it uses the skill.
+ */
+export const SKILL_MD_BYTES = 1024 * 1024;
+
+/** The start of the file at `path` as text (enough for the frontmatter). */
+async function headText(path: string): Promise<string> {
+  using f = await Deno.open(path, { read: true });
+  const buf = new Uint8Array(SKILL_HEAD_BYTES);
+  let got = 0;
+  while (got < buf.length) {
+    const n = await f.read(buf.subarray(got));
+    if (n === null) break;
+    got += n;
+  }
+  return new TextDecoder().decode(buf.subarray(0, got));
+}
+
+async function headIfExists(path: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    return await headText(path);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return undefined;
@@ -87,14 +118,18 @@ async function readIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-/** The installed skills of `skillsDir`, sorted by name (a missing directory has none). */
+/**
+ * The installed skills of `skillsDir`, sorted by name (a missing directory
+ * has none). Only the first {@linkcode SKILL_HEAD_BYTES} of each SKILL.md
+ * are read: a frontmatter past them is not seen.
+ */
 export async function listSkills(skillsDir: string): Promise<SkillInfo[]> {
   const out: SkillInfo[] = [];
   try {
     for await (const e of Deno.readDir(skillsDir)) {
       if (!e.isDirectory || !SKILL_NAME.test(e.name)) continue;
       const dir = join(skillsDir, e.name);
-      out.push(infoOf(e.name, dir, await readIfExists(join(dir, "SKILL.md"))));
+      out.push(infoOf(e.name, dir, await headIfExists(join(dir, "SKILL.md"))));
     }
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
@@ -274,19 +309,6 @@ function rooted(source: string, paths: string[]): { top?: string } {
   throw refuse(source, "no SKILL.md at its top (or in its one top-level directory)");
 }
 
-/** The start of the file at `path` as text (enough for the frontmatter). */
-async function headText(path: string): Promise<string> {
-  using f = await Deno.open(path, { read: true });
-  const buf = new Uint8Array(64 * 1024);
-  let got = 0;
-  while (got < buf.length) {
-    const n = await f.read(buf.subarray(got));
-    if (n === null) break;
-    got += n;
-  }
-  return new TextDecoder().decode(buf.subarray(0, got));
-}
-
 /** The outcome of {@linkcode installSkill}. */
 export interface InstalledSkill {
   /** The installed skill. */
@@ -345,6 +367,15 @@ export async function installSkill(
     } else paths = await unpackArchive(source, stage);
     const { top } = rooted(source, paths);
     const root = top === undefined ? stage : join(stage, top);
+    const size = (await Deno.stat(join(root, "SKILL.md"))).size;
+    if (size > SKILL_MD_BYTES) {
+      throw refuse(
+        source,
+        `its SKILL.md is ${size} bytes, over the ${
+          SKILL_MD_BYTES / 1024 / 1024
+        } MiB a SKILL.md may hold (the model reads it whole)`,
+      );
+    }
     const text = await headText(join(root, "SKILL.md"));
     const fm = skillFrontmatter(text);
     const fallback = top ?? basename(source).replace(/\.(tar\.gz|tgz)$/, "");

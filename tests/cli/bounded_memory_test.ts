@@ -3,8 +3,8 @@
 // whose model edits a 12 GiB sparse file or replaces 7.8 million matches,
 // `penguin skills install` / `penguin agent import` given a gzip bomb, `agent
 // import` of a snapshot holding 500 MiB of zeros (just under its limit), and
-// `penguin agent snapshot` of a state holding a 1 TiB sparse file (each peak
-// ≤ 300 MB).
+// `penguin agent snapshot` of a state holding a 1 TiB sparse file, and
+// `penguin skills list` of a 24 MiB SKILL.md (each peak ≤ 300 MB).
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
@@ -236,6 +236,36 @@ Deno.test({
       const left = (await Array.fromAsync(Deno.readDir(agent))).map((e) => e.name)
         .filter((n) => n.startsWith("."));
       assert.deepEqual(left.filter((n) => n !== ".import.lock"), [], "no unpack or stage left");
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "skills list reads only the head of a 24 MiB SKILL.md of CRLF lines: frontmatter shown, peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      // Placed as an older install or a snapshot might have left it (installs now refuse it).
+      const skill = join(
+        root,
+        "default_project",
+        "agents",
+        "default_agent",
+        "agent_state",
+        "skills",
+        "big",
+      );
+      await Deno.mkdir(skill, { recursive: true });
+      const head = "---\r\nname: big\r\ndescription: a large skill\r\n---\r\n";
+      const body = new Uint8Array(24 * 1024 * 1024);
+      body.set(new TextEncoder().encode(head));
+      for (let i = head.length; i + 3 <= body.length; i += 3) body.set([0x78, 0x0d, 0x0a], i);
+      await Deno.writeFile(join(skill, "SKILL.md"), body);
+      const r = await runCliPeak(["--root", root, "skills", "list", "--json"], root);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).skills[0].description, "a large skill");
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
     });
   },
 });

@@ -183,3 +183,30 @@ Deno.test("a skill archive with a name too long or a path given twice is refused
     assert.deepEqual(left.map((e) => e.name), [], "no skill and no stage left");
   });
 });
+
+Deno.test("skills install refuses a SKILL.md over 1 MiB, naming its size and the limit", async () => {
+  await withRoot(async (root, src) => {
+    const head = "---\nname: big\ndescription: a large skill\n---\n";
+    const fits = join(src, "fits.tar.gz");
+    await writeTarGz(fits, [{ name: "SKILL.md", data: head.padEnd(1024 * 1024, "x") }]);
+    const ok = await runCli(["--root", root, "skills", "install", fits]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^Installed skill big \(1 file\)/);
+
+    const big = join(src, "big.tar.gz");
+    await writeTarGz(big, [
+      { name: "big/SKILL.md", data: head + "x\r\n".repeat(700_000) },
+      { name: "big/notes.md", data: "n" },
+    ]);
+    const r = await runCli(["--root", root, "skills", "install", big]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /Cannot install the skill from ".*big\.tar\.gz": its SKILL\.md is 2100045 bytes, over the 1 MiB a SKILL\.md may hold/,
+    );
+    // Nothing replaced, nothing staged.
+    const names = (await Array.fromAsync(Deno.readDir(skillsDir(root)))).map((e) => e.name);
+    assert.deepEqual(names, ["big"]);
+    assert.equal((await Deno.stat(join(skillsDir(root), "big", "SKILL.md"))).size, 1024 * 1024);
+  });
+});
