@@ -46,7 +46,7 @@ details.out.bad{border-left-color:var(--bad)}.note{font-size:12.5px;margin:4px 0
 .md{word-break:break-word}.md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}.md p{margin:6px 0}
 .md h1,.md h2,.md h3,.md h4,.md h5,.md h6{margin:10px 0 6px;line-height:1.3}.md h1{font-size:19px}.md h2{font-size:17px}.md h3{font-size:15px}.md h4,.md h5,.md h6{font-size:14px}
 .md code,.md pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono","DejaVu Sans Mono",monospace;font-size:12.5px}
-.md code{background:var(--tool);padding:1px 4px;border-radius:4px}.md pre{background:var(--tool);padding:8px 10px;border-radius:6px;overflow-x:auto;white-space:pre}.md pre code{background:none;padding:0}
+.md code{background:var(--tool);padding:1px 4px;border-radius:4px}.md pre{background:var(--tool);padding:8px 10px;border-radius:6px;overflow-x:auto;white-space:pre}.md pre code{background:none;padding:0}.md pre.md-plain{background:none;padding:0;white-space:pre-wrap}
 .md blockquote{margin:6px 0;padding:2px 12px;border-left:3px solid var(--line);color:var(--mute)}
 .md table{border-collapse:collapse;margin:6px 0}.md th,.md td{border:1px solid var(--line);padding:3px 8px}.md th{background:var(--tool)}
 .md .al-right{text-align:right}.md .al-center{text-align:center}.md .al-left{text-align:left}.md .md-url,.md .md-img{color:var(--mute)}

@@ -14,8 +14,14 @@
  * - code (blocks and spans) is in `<code>`, literal (references stay as
  *   written), styled monospace by the page.
  *
+ * A text over {@linkcode MARKDOWN_MAX_CHARS}, or one `marked` fails on (its
+ * paragraph regex overflows V8's regexp stack on megabytes of short lines),
+ * is shown as escaped plain text in a `<pre>`, so one answer never stops the
+ * export.
+ *
  * @module
  */
+import { PenguinError } from "../protocol/errors.ts";
 import { esc } from "./_chart.ts";
 import { decodeEntities, lexBlocks, type Token, type Tokens } from "./markdown.ts";
 
@@ -146,7 +152,17 @@ function blocks(tokens: readonly Token[]): string {
   return tokens.map(block).join("");
 }
 
-/** `markdown` as sanitized HTML (see the module doc). */
+/** Longest text rendered as Markdown; a longer one is shown as plain text. */
+export const MARKDOWN_MAX_CHARS = 512 * 1024;
+
+/** `markdown` as sanitized HTML, or as escaped plain text when too long or unparsable (see the module doc). */
 export function markdownToHtml(markdown: string): string {
-  return blocks(lexBlocks(markdown));
+  const plain = () => `<pre class="md-plain">${esc(markdown)}</pre>`;
+  if (markdown.length > MARKDOWN_MAX_CHARS) return plain();
+  try {
+    return blocks(lexBlocks(markdown));
+  } catch (err) {
+    if (err instanceof PenguinError) throw err; // the lexer not loaded: penguin's own mistake
+    return plain();
+  }
 }

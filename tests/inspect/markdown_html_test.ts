@@ -1,6 +1,6 @@
 // The HTML export's Markdown: rendered from an allowlist, never passed through.
 import assert from "node:assert/strict";
-import { markdownToHtml } from "../../lib/inspect/markdown_html.ts";
+import { MARKDOWN_MAX_CHARS, markdownToHtml } from "../../lib/inspect/markdown_html.ts";
 import { loadMarkdownLexer } from "../../lib/inspect/markdown.ts";
 
 // marked loads on first use; the HTML export loads it before it renders.
@@ -84,4 +84,16 @@ Deno.test("hostile Markdown yields no element, attribute or URL the allowlist do
     html,
     /\[image: remote\]<\/span> <span class="md-url">\(https:\/\/evil\.example\/pixel\.png\)/,
   );
+});
+
+Deno.test("a text over the Markdown bound is shown as escaped plain text", () => {
+  const long = "# not a heading <script>\n".repeat(MARKDOWN_MAX_CHARS / 24 + 1);
+  assert.ok(long.length > MARKDOWN_MAX_CHARS);
+  assert.equal(
+    markdownToHtml(long),
+    `<pre class="md-plain">${
+      "# not a heading &lt;script&gt;\n".repeat(MARKDOWN_MAX_CHARS / 24 + 1)
+    }</pre>`,
+  );
+  assert.equal(markdownToHtml("# heading"), "<h1>heading</h1>");
 });
