@@ -1,11 +1,17 @@
 // One record of megabytes of short lines (a trace imported from elsewhere may hold records up to
-// 64 MiB): `trace export --format html` shows a text too long for Markdown as plain text instead
-// of failing in the Markdown lexer (attack round 18 imports B6).
+// 64 MiB): `trace show` shows a bounded part of each text and says how many lines it left out,
+// under a peak bound, and `trace export --format html` shows a text too long for Markdown as plain
+// text instead of failing in the Markdown lexer (attack round 18 imports B5, B6).
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BIG_SESSION } from "../support/big_trace.ts";
 import { REPO, runCli } from "../support/cli.ts";
+import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { withTempDir } from "../support/roots.ts";
+
+const MB = 1000 * 1000;
+/** The most `trace show` may hold at its peak (the bound of docs/security.md for one command). */
+const PEAK_LIMIT = 300 * MB;
 
 const SAMPLE = join(REPO, "samples", "plain", `${BIG_SESSION}_001.jsonl`);
 const TS = "2026-12-01T23:08:00.000Z";
@@ -28,6 +34,62 @@ const answer = (text: string) => ({
   role: "assistant",
   text,
   stop_reason: "completed",
+});
+
+Deno.test({
+  name: "trace show of a record of 6.6 million lines shows 2000, counts the rest, peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withTempDir("penguin-big-record-", async (dir) => {
+      const lines = 6_600_000;
+      const path = await writeTrace(dir, [
+        answer("x\r\n".repeat(lines)),
+        {
+          type: "tool_call",
+          role: "assistant",
+          name: "exec_command",
+          arguments: '{"cmd":"seq 3000000"}',
+          tool_call_id: "c_seq",
+          stop_reason: "completed",
+        },
+        {
+          type: "tool_call_output",
+          role: "user",
+          tool_call_id: "c_seq",
+          output: Array.from({ length: 3_000_000 }, (_, i) => i + 1).join("\n") + "\n",
+          stop_reason: "completed",
+        },
+        answer("after the big ones"),
+      ]);
+      const r = await runCliPeak(["trace", "show", path], dir);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `trace show peak ${Math.round(r.peakBytes / MB)} MB`);
+      const out = r.stdout.split("\n");
+      // The text: its first 2000 lines, then how many of the 6.6 million (and the empty one
+      // after the last line break) were left out.
+      const first = out.indexOf("x");
+      assert.deepEqual(out.slice(first, first + 2000), Array(2000).fill("x"));
+      assert.equal(
+        out[first + 2000],
+        `… ${lines + 1 - 2000} more lines not shown (trace export or --json shows them)`,
+      );
+      // The output collapses to its first and last 4 lines, counted whole.
+      const call = out.findLastIndex((l) => l.includes("exec_command ->"));
+      assert.match(out[call]!, /exec_command -> \(3000001 lines\)$/);
+      assert.deepEqual(out.slice(call + 1, call + 10), [
+        "  │ 1",
+        "  │ 2",
+        "  │ 3",
+        "  │ 4",
+        "  │ … 2999992 more lines (--verbose for full output)",
+        "  │ 2999997",
+        "  │ 2999998",
+        "  │ 2999999",
+        "  │ 3000000",
+      ]);
+      assert.ok(out.includes("after the big ones"), "the record after them is shown");
+    });
+  },
 });
 
 Deno.test("trace export --format html shows an 8 MB answer of short lines as plain text", async () => {

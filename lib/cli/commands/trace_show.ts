@@ -47,7 +47,9 @@ and retries with their reason, compactions, and subagent children as
 references, with the labels and number formats of "penguin run". Each request
 is framed by "── request N ──" lines; the closing line gives its latency and
 tokens. A file is streamed: output starts at once, and piping into a pager or
-head stops the read. Without a target, the latest session is shown.
+head stops the read. One text of a record shows at most 2000 lines (8 Mi
+characters), then "… N more lines not shown" (--json and "penguin trace
+export" show it whole). Without a target, the latest session is shown.
 
 Colour only when stdout is a terminal and NO_COLOR is unset. At a terminal the
 output goes through your pager: $PAGER, else "less -FRX" (which exits at once
