@@ -331,6 +331,8 @@ export async function installSkill(
   source: string,
   name?: string,
 ): Promise<InstalledSkill> {
+  // Long because: one install, in order: stat, unpack or copy (leaving out repositories), the
+  // size checks, the name and frontmatter checks, then the replace; each step may refuse.
   let stat: Deno.FileInfo;
   try {
     stat = await Deno.stat(source);

@@ -475,6 +475,8 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
   let heldTotal = 0;
   const gitSkipped = new Set<string>();
   const place = (e: TarHeader): Placement => {
+    // Long because: every rule an archive entry must meet (kind, path, git repositories, size,
+    // secrets) in the order they are checked, with the refusal each gives.
     const rel = relativeToTop(file, e.path);
     const shown = JSON.stringify(e.path);
     if (e.kind !== "file" && e.kind !== "directory") {
