@@ -2,9 +2,11 @@
 // the tests that must not share the user's. `deno test --parallel` runs every test module in one
 // process, so the environment is shared by all of them: a module that set its own directory and
 // removed it when it unloaded pulled it from under penguin subprocesses that other modules were
-// still starting. So there is one per test process, made by the first module that asks, and never
-// removed while the process runs (a few bytes in the temp directory).
-import { join } from "node:path";
+// still starting (an `unload` listener runs when its module's worker ends, not the process). So
+// there is one per test process, made by the first module that asks, and never removed while the
+// process runs; the next test process removes those of processes that are gone: one left behind
+// stays noted in the user's run-directory list, which every plan of every later penguin reads.
+import { dirname, join } from "node:path";
 
 const MARK = "penguin-test-run-";
 
@@ -14,5 +16,28 @@ export function useTestRunDir(): string {
   if (set !== undefined && set.includes(MARK)) return set;
   const dir = join(Deno.makeTempDirSync({ prefix: `${MARK}${Deno.pid}-` }));
   Deno.env.set("PENGUIN_RUN_DIR", dir);
+  sweepDeadRunDirs(dirname(dir));
   return dir;
+}
+
+/** Remove the run directories in `tmp` of test processes that no longer run. */
+function sweepDeadRunDirs(tmp: string): void {
+  for (const e of Deno.readDirSync(tmp)) {
+    const pid = e.name.startsWith(MARK) ? e.name.slice(MARK.length).split("-")[0] : undefined;
+    if (!e.isDirectory || pid === undefined || !/^\d+$/.test(pid) || alive(Number(pid))) continue;
+    try {
+      Deno.removeSync(join(tmp, e.name), { recursive: true });
+    } catch {
+      // Removed by another test process meanwhile, or not ours to remove.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch {
+    return Deno.build.os !== "linux"; // without /proc, nothing is known to be gone
+  }
 }
