@@ -44,7 +44,7 @@ import { dirname, join } from "node:path";
 import { holdLock } from "./_held_lock.ts";
 import { indexRecord, keyOf, keysBelow, unindexRecord } from "./_repo_trust_index.ts";
 import { collectRecordGarbage } from "./_repo_trust_gc.ts";
-import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
+import { currentPlanScope, privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { inside } from "./_paths.ts";
 import { lstatOrNone, realPathOrNone } from "./_look.ts";
 
@@ -86,6 +86,16 @@ async function recordDir(): Promise<string> {
  * processes started with different run directories still share a root.
  */
 async function recordDirs(): Promise<{ own: string; all: string[] }> {
+  // Within one plan, found once (`withPlanScope`): the list of run directories does not change there.
+  const scope = currentPlanScope();
+  const kept = scope?.memo.get("recordDirs") as { own: string; all: string[] } | undefined;
+  if (kept !== undefined) return { own: kept.own, all: [...kept.all] };
+  const found = await findRecordDirs();
+  scope?.memo.set("recordDirs", found);
+  return { own: found.own, all: [...found.all] };
+}
+
+async function findRecordDirs(): Promise<{ own: string; all: string[] }> {
   const own = realPathOrNone(await recordDir()) ?? await recordDir();
   const all = [own];
   for (const runDir of await privateRunDirs().catch(() => [] as string[])) {

@@ -37,6 +37,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
@@ -210,6 +211,8 @@ export async function defaultRunDir(): Promise<string> {
  * them all.
  */
 export async function privateRunDirs(): Promise<string[]> {
+  const held = planScope.getStore();
+  if (held !== undefined) return [...held.runDirs];
   const out: string[] = [];
   const own = await privateRunDir().catch(() => undefined);
   if (own) out.push(own);
@@ -231,6 +234,34 @@ export async function privateRunDirs(): Promise<string[]> {
     }
   }
   return out;
+}
+
+/** What one plan read once: the run directories, and what its callers made of them. */
+export interface PlanScope {
+  /** {@linkcode privateRunDirs} when the plan began. */
+  readonly runDirs: readonly string[];
+  /** Slots the modules that read the list keep what they derived from it in (the record directories). */
+  readonly memo: Map<string, unknown>;
+}
+
+const planScope = new AsyncLocalStorage<PlanScope>();
+
+/**
+ * Run `fn` with {@linkcode privateRunDirs} read once: every call inside it
+ * (the plan asks dozens of times, through the repository trust records and
+ * the budget ledger) answers the list read when it began. One plan works
+ * with one list, as it takes its locks in one order; the next plan reads
+ * it again.
+ */
+export async function withPlanScope<T>(fn: () => Promise<T>): Promise<T> {
+  if (planScope.getStore() !== undefined) return fn();
+  const runDirs = await privateRunDirs();
+  return planScope.run({ runDirs, memo: new Map() }, fn);
+}
+
+/** The scope of the plan being made, if any ({@linkcode withPlanScope}). */
+export function currentPlanScope(): PlanScope | undefined {
+  return planScope.getStore();
 }
 
 /**

@@ -57,6 +57,7 @@ import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "
 import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
 import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
+import { withPlanScope } from "./_standin_registry.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -1019,7 +1020,8 @@ export async function disarmNewRepos(
   skip: readonly string[] = [],
 ): Promise<Disarmed[]> {
   // A path too long to look into is refused by the next plan's walk, with its cause.
-  const { out, consistent } = await disarmWalk(workspace, before, roots, skip);
+  // One list of run directories for the walk's trust records (`withPlanScope`).
+  const { out, consistent } = await withPlanScope(() => disarmWalk(workspace, before, roots, skip));
   if (!consistent) {
     // Walked again by the next plan, which refuses every command until it settles
     // (`undisarmedRepo`). An earlier pending walk keeps its marks: a repository this

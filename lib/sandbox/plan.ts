@@ -18,7 +18,7 @@ import {
   standInsKept,
   sweepStandIns,
 } from "./_placeholders.ts";
-import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
+import { privateRunDir, privateRunDirs, withPlanScope } from "./_standin_registry.ts";
 import { dataRootsToHide, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
 import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts";
@@ -629,10 +629,19 @@ function checkRootId(
  * and extra directories that do not exist. With `opts.check`, a plan only to
  * see whether one can be made (see `HomeMountOptions`): never run a command in it.
  */
-export async function resolvePlan(
+export function resolvePlan(
   policy: SandboxPolicy,
   cwd: string,
   opts: HomeMountOptions = {},
+): Promise<SandboxPlan> {
+  // The run directories are read once for the whole plan (`withPlanScope`).
+  return withPlanScope(() => planIn(policy, cwd, opts));
+}
+
+async function planIn(
+  policy: SandboxPolicy,
+  cwd: string,
+  opts: HomeMountOptions,
 ): Promise<SandboxPlan> {
   // Long because: the plan's mounts in the order the sandbox applies them (workspace, revealed
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
