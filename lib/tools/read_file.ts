@@ -51,6 +51,7 @@ export function numberedLine(n: number, content: string): string {
 }
 
 interface Scan {
+  /** The window's lines, up to the first whose numbered row passes the output budget. */
   lines: string[];
   total: number;
   totalKnown: boolean;
@@ -65,6 +66,7 @@ async function scan(
   offset: number,
   limit: number,
   signal: AbortSignal,
+  budget: number,
 ): Promise<Scan> {
   // Long because: one read loop over the file that counts lines and keeps the requested window; its
   // counters stay locals of the loop.
@@ -85,7 +87,11 @@ async function scan(
   let kept = 0;
   let scanned = 0;
   let prev = -1;
-  const inWindow = () => done + 1 >= offset && done + 1 <= end;
+  // The rows kept so far, as the output will count them: past the budget no line is kept (only
+  // counted), so a call holds about its output whatever its `limit` (8 MiB of empty lines made
+  // 8 million strings, attack round 19 bounded #1).
+  let rowsChars = 0;
+  const inWindow = () => done + 1 >= offset && done + 1 <= end && rowsChars <= budget + 1;
   const keep = (buf: Uint8Array, from: number, to: number) => {
     if (kept >= LINE_BYTE_CAP) return;
     const take = Math.min(LINE_BYTE_CAP - kept, to - from);
@@ -97,6 +103,7 @@ async function scan(
       let text = decoder.decode(concatBytes(parts));
       if (text.endsWith("\r")) text = text.slice(0, -1);
       out.lines.push(text);
+      rowsChars += numberedLine(done + 1, text).length + 1;
     }
     done++;
     parts = [];
@@ -185,9 +192,11 @@ async function* runReadFile(
   if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
   if (size === 0) return yield { type: "delta", text: `"${p}" is an empty file (0 lines).` };
 
+  const max = definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET;
+  const budget = Math.max(1, max - NOTE_RESERVE);
   let s: Scan;
   try {
-    s = await scan(at.real, offset, limit, ctx.signal);
+    s = await scan(at.real, offset, limit, ctx.signal, budget);
   } catch (err) {
     return yield* fail(`Failed to read "${p}": ${errorMessage(err)}`);
   }
@@ -214,8 +223,6 @@ async function* runReadFile(
     );
   }
 
-  const max = definition.maxOutputLength > 0 ? definition.maxOutputLength : FALLBACK_BUDGET;
-  const budget = Math.max(1, max - NOTE_RESERVE);
   const rows: string[] = [];
   let used = 0;
   let last = offset - 1;

@@ -92,6 +92,55 @@ Deno.test({
 
 Deno.test({
   name:
+    "four read_file calls of 9 MiB of empty lines with a huge limit: cut to the output, tool host peak ≤ 300 MB",
+  ignore: !SANDBOX,
+  async fn() {
+    const peaks: number[] = [];
+    const seen = { root: "" };
+    const files = [1, 2, 3, 4].map((i) => `empty${i}.txt`);
+    const server = await startModelServer({
+      handler: (_req, index) => {
+        if (index === 0) {
+          return turn.of(
+            ...files.map((f, i) =>
+              item.toolCall("read_file", { file_path: f, limit: 100_000_000 }, { id: `c_read${i}` })
+            ),
+          );
+        }
+        for (const pid of descendantsWithArg("__tool-host", seen.root)) {
+          peaks.push(peakRss(pid) ?? 0);
+        }
+        return turn.text("done");
+      },
+    });
+    const sb = await makeRoot(server, { visible: true });
+    seen.root = sb.root;
+    try {
+      const lines = 9 * 1024 * 1024;
+      for (const f of files) {
+        await Deno.writeFile(join(sb.workspace, f), new Uint8Array(lines).fill(0x0a));
+      }
+      const r = await runCli(inRoot(sb, "run", "-m", "Read them."));
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(peaks.length >= 1, "a tool host of this run was alive");
+      for (const peak of peaks) {
+        assert.ok(peak > 0 && peak <= PEAK_LIMIT, `tool host peak ${peak / MB} MB`);
+      }
+      const outputs = toolOutputsById(server.requests);
+      for (let i = 0; i < files.length; i++) {
+        const out = outputs.get(`c_read${i}`)!;
+        assert.match(out, /^ {5}1\t\n {5}2\t\n/);
+        assert.match(out, /\[file has more than \d+ lines; showing 1-\d+ \(output limit reached\)/);
+      }
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name:
     "edit_file replace_all of 7.8 million one-line matches: written whole, summarized, tool host peak ≤ 300 MB",
   ignore: !SANDBOX,
   async fn() {
