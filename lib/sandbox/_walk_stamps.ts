@@ -54,14 +54,14 @@ export async function stampDirs(
   }
   if (want.length === 0) return out;
   const ctimes = await fineCtimes(want.map((k) => paths[k]!));
-  for (const k of want) {
+  for (const [j, k] of want.entries()) {
     const s = out[k]!;
     if (ctimes === undefined) {
       const info = lstatOrNone(paths[k]!);
       s.stamp = `m:${info?.mtime?.getTime()}:${info?.ctime?.getTime()}`;
       continue;
     }
-    const f = ctimes.get(paths[k]!);
+    const f = ctimes[j];
     out[k] = f === undefined || f.ino !== String(s.ino)
       ? undefined
       : { ...s, stamp: `ns:${f.ctime}` };
@@ -79,16 +79,20 @@ function statTool(): string | undefined {
 const ARGS_BYTES = 64 * 1024;
 
 /**
- * Inode and nanosecond ctime of each of `paths` (one missing where `stat`
- * could not look at it), or undefined when no GNU `stat` answers in that form.
+ * Inode and nanosecond ctime of each of `paths`, in order (undefined where
+ * `stat` could not look at it), or undefined when no GNU `stat` answers in
+ * that form. `stat` answers in the order of its arguments, leaving out the
+ * ones it cannot look at: each answer goes to the next path it names, so no
+ * second copy of the paths is kept.
  */
 async function fineCtimes(
   paths: readonly string[],
-): Promise<Map<string, { ino: string; ctime: string }> | undefined> {
+): Promise<({ ino: string; ctime: string } | undefined)[] | undefined> {
   const tool = statTool();
   if (tool === undefined) return undefined;
-  const out = new Map<string, { ino: string; ctime: string }>();
+  const out: ({ ino: string; ctime: string } | undefined)[] = paths.map(() => undefined);
   for (let i = 0; i < paths.length;) {
+    const first = i;
     const batch: string[] = [];
     for (let size = 0; i < paths.length && (batch.length === 0 || size < ARGS_BYTES); i++) {
       batch.push(paths[i]!);
@@ -108,11 +112,16 @@ async function fineCtimes(
     } catch {
       return undefined;
     }
+    let at = first;
     for (const rec of new TextDecoder().decode(stdout).split("\0")) {
       if (rec === "") continue;
       const m = /^(\d+) (\d+\.\d{9}) (.*)$/s.exec(rec);
       if (m === null) return undefined;
-      out.set(m[3]!, { ino: m[1]!, ctime: m[2]! });
+      let j = at;
+      while (j < i && paths[j] !== m[3]) j++;
+      if (j === i) continue; // not a path of this batch (none is): nothing taken from it
+      out[j] = { ino: m[1]!, ctime: m[2]! };
+      at = j + 1;
     }
   }
   return out;

@@ -166,7 +166,9 @@ export const PATH_MAX_BYTES = 4096;
 
 /** Whether the system refuses `path` for its length (ENAMETOOLONG). */
 function pathTooLong(path: string): boolean {
-  return new TextEncoder().encode(path).length >= PATH_MAX_BYTES;
+  // A UTF-16 unit is at most three bytes of UTF-8: most paths need no encoding to tell.
+  return path.length * 3 >= PATH_MAX_BYTES &&
+    new TextEncoder().encode(path).length >= PATH_MAX_BYTES;
 }
 
 /** Walks (a first one, and every re-check after it) before a changing tree counts as inconsistent. */
@@ -190,11 +192,22 @@ interface WalkContext {
   budget: { left: number };
 }
 
+/**
+ * A directory to list: `name` in the directory of the walk's record `parent`,
+ * or (`parent` -1) the whole path `name`. A walk keeps its directories so, not
+ * as paths: a command's tree of long names (30,000 directories at 3.5 KB
+ * paths) held as paths took penguin past 800 MB (attack round 19, bounded #2).
+ */
+interface DirRef {
+  parent: number;
+  name: string;
+}
+
 /** A listed directory: its stamp before the listing, and what of the listing a re-check compares. */
-interface DirRecord {
-  path: string;
+interface DirRecord extends DirRef {
   stamp: DirStamp;
-  subdirs: Set<string>;
+  /** Its subdirectories' names (undefined: none). */
+  subdirs: readonly string[] | undefined;
   shape: string;
 }
 
@@ -202,6 +215,8 @@ interface DirRecord {
 interface Walk {
   repos: NestedRepo[];
   records: DirRecord[];
+  /** Paths of recent records ({@linkcode recordPath}). */
+  paths: Map<number, string>;
   /** A directory vanished or was replaced between its parent's listing and its own. */
   gone: boolean;
   /** Directories not walked: their path is too long ({@linkcode NestedRepoWalk.tooLong}). */
@@ -212,11 +227,38 @@ function depth(path: string): number {
   return path.split(sep).length;
 }
 
+/**
+ * `name` (one entry a listing gave: no `/`, never `.` or `..`) in the
+ * directory `dir` (a normalized absolute path): `join` without its
+ * normalization, which costs a pass over the whole path each time.
+ */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
+}
+
+/** The path of `ref`, built from its parents' records. */
+function pathOf(walk: Walk, ref: DirRef): string {
+  return ref.parent < 0 ? ref.name : childPath(recordPath(walk, ref.parent), ref.name);
+}
+
+/** The path of the walk's record `k` (the recent ones are kept: siblings share a parent). */
+function recordPath(walk: Walk, k: number): string {
+  const kept = walk.paths.get(k);
+  if (kept !== undefined) return kept;
+  const path = pathOf(walk, walk.records[k]!);
+  if (walk.paths.size >= KEPT_PATHS) walk.paths.clear();
+  walk.paths.set(k, path);
+  return path;
+}
+
+/** Record paths a walk keeps at most ({@linkcode recordPath}). */
+const KEPT_PATHS = 256;
+
 /** A new walk of the whole tree, with a fresh budget. */
 async function freshWalk(ctx: WalkContext): Promise<Walk> {
-  const walk: Walk = { repos: [], records: [], gone: false, tooLong: [] };
+  const walk: Walk = { repos: [], records: [], paths: new Map(), gone: false, tooLong: [] };
   ctx.budget.left = ctx.max;
-  await walkLevels([ctx.workspace], walk, ctx);
+  await walkLevels([{ parent: -1, name: ctx.workspace }], walk, ctx);
   return walk;
 }
 
@@ -232,34 +274,42 @@ function shapeOf(listing: Listing): string {
 }
 
 /** Walk down from `level`, level by level, each level's directories listed a few at a time. */
-async function walkLevels(level: string[], walk: Walk, ctx: WalkContext): Promise<void> {
+async function walkLevels(level: DirRef[], walk: Walk, ctx: WalkContext): Promise<void> {
   while (level.length > 0) {
-    // Neither gone nor walked: a path the system refuses for its length is reported.
-    for (const d of level) if (pathTooLong(d)) walk.tooLong.push(d);
-    level = level.filter((d) => !pathTooLong(d));
-    const next: string[] = [];
-    for (let i = 0; i < level.length; i += WALK_WIDTH) {
-      const dirs = level.slice(i, i + WALK_WIDTH);
-      const stamps = await stampDirs(dirs);
-      const listed = await Promise.all(
-        dirs.map((d, k) => stamps[k] && listDirRenaming(d, ctx.renamed, ctx.budget)),
-      );
-      if (ctx.budget.left < 0) return;
-      for (const [k, listing] of listed.entries()) {
-        if (listing === undefined) {
-          walk.gone = true;
-          return;
-        }
-        const path = dirs[k]!;
-        walk.records.push({
-          path,
-          stamp: stamps[k]!,
-          subdirs: new Set(listing.subdirs),
-          shape: shapeOf(listing),
-        });
-        visit(path, listing, ctx.workspace, walk.repos, next, ctx.skip);
+    const next: DirRef[] = [];
+    // Stamped a chunk at a time (one `stat` run for many), each before it is listed; listed a few
+    // at a time.
+    for (let c = 0; c < level.length; c += STAMP_WIDTH) {
+      const refs: DirRef[] = [];
+      const paths: string[] = [];
+      for (const ref of level.slice(c, c + STAMP_WIDTH)) {
+        const path = pathOf(walk, ref);
+        // Neither gone nor walked: a path the system refuses for its length is reported.
+        if (pathTooLong(path)) walk.tooLong.push(path);
+        else refs.push(ref), paths.push(path);
       }
-      await walkSeam.afterLevel(dirs);
+      const stamps = await stampDirs(paths);
+      for (let i = 0; i < paths.length; i += WALK_WIDTH) {
+        const dirs = paths.slice(i, i + WALK_WIDTH);
+        const listed = await Promise.all(
+          dirs.map((d, k) => stamps[i + k] && listDirRenaming(d, ctx.renamed, ctx.budget)),
+        );
+        if (ctx.budget.left < 0) return;
+        for (const [k, listing] of listed.entries()) {
+          if (listing === undefined) {
+            walk.gone = true;
+            return;
+          }
+          walk.records.push({
+            ...refs[i + k]!,
+            stamp: stamps[i + k]!,
+            subdirs: listing.subdirs.length > 0 ? listing.subdirs : undefined,
+            shape: shapeOf(listing),
+          });
+          visit(dirs[k]!, walk.records.length - 1, listing, ctx, walk.repos, next);
+        }
+        await walkSeam.afterLevel(dirs);
+      }
     }
     level = next;
   }
@@ -271,34 +321,56 @@ async function walkLevels(level: string[], walk: Walk, ctx: WalkContext): Promis
  * bare repository (the walk starts over); else the subdirectories that
  * appeared in the changed ones (listed again, their records updated), to walk.
  */
-async function recheck(walk: Walk, ctx: WalkContext): Promise<"same" | "gone" | string[]> {
-  const paths = walk.records.map((r) => r.path);
-  const now = await stampDirs(paths, (k) => walk.records[k]!.stamp.stamp.startsWith("ns:"));
-  const changed: number[] = [];
-  for (const [k, s] of now.entries()) {
-    const was = walk.records[k]!.stamp;
-    if (s === undefined || s.dev !== was.dev || s.ino !== was.ino) return "gone";
-    if (s.stamp !== was.stamp) changed.push(k);
+async function recheck(walk: Walk, ctx: WalkContext): Promise<"same" | "gone" | DirRef[]> {
+  const changed = new Map<number, DirStamp>();
+  // A chunk of records at a time: only one chunk's paths are built at once.
+  for (let from = 0; from < walk.records.length; from += RECHECK_CHUNK) {
+    const paths: string[] = [];
+    for (let k = from; k < Math.min(from + RECHECK_CHUNK, walk.records.length); k++) {
+      paths.push(recordPath(walk, k));
+    }
+    const now = await stampDirs(
+      paths,
+      (j) => walk.records[from + j]!.stamp.stamp.startsWith("ns:"),
+    );
+    for (const [j, s] of now.entries()) {
+      const was = walk.records[from + j]!.stamp;
+      if (s === undefined || s.dev !== was.dev || s.ino !== was.ino) return "gone";
+      if (s.stamp !== was.stamp) changed.set(from + j, s);
+    }
   }
-  if (changed.length === 0) return "same";
-  const appeared: string[] = [];
-  for (const k of changed) {
+  if (changed.size === 0) return "same";
+  const appeared: DirRef[] = [];
+  for (const [k, stamp] of changed) {
     const rec = walk.records[k]!;
-    const listing = await listDirRenaming(rec.path, ctx.renamed, ctx.budget);
+    const path = recordPath(walk, k);
+    const listing = await listDirRenaming(path, ctx.renamed, ctx.budget);
     if (listing === undefined || shapeOf(listing) !== rec.shape) return "gone";
     const subdirs = new Set(listing.subdirs);
-    for (const name of rec.subdirs) if (!subdirs.has(name)) return "gone";
+    for (const name of rec.subdirs ?? []) if (!subdirs.has(name)) return "gone";
+    const had = new Set(rec.subdirs);
     for (const name of subdirs) {
-      const sub = join(rec.path, name);
-      if (!rec.subdirs.has(name) && !ctx.skip.includes(sub)) appeared.push(sub);
+      if (!had.has(name) && !ctx.skip.includes(childPath(path, name))) {
+        appeared.push({ parent: k, name });
+      }
     }
-    walk.records[k] = { ...rec, stamp: now[k]!, subdirs };
+    walk.records[k] = {
+      ...rec,
+      stamp,
+      subdirs: listing.subdirs.length > 0 ? listing.subdirs : undefined,
+    };
   }
   return appeared;
 }
 
+/** Records stamped at once by a re-check. */
+const RECHECK_CHUNK = 1024;
+
 /** Directories listed at once by {@linkcode findNestedRepos}. */
 const WALK_WIDTH = 16;
+
+/** Directories stamped at once by {@linkcode findNestedRepos}, before they are listed. */
+const STAMP_WIDTH = 64;
 
 /** The names of a directory's entries that make it a bare repository to git. */
 const REPO_NAMES = new Set(["HEAD", "objects", "refs", "commondir"]);
@@ -524,12 +596,13 @@ export function gitDirRepoAt(dir: string): NestedRepo | undefined {
  */
 function visit(
   dir: string,
+  record: number,
   listing: Listing,
-  workspace: string,
+  ctx: { workspace: string; skip: readonly string[] },
   repos: NestedRepo[],
-  next: string[],
-  skip: readonly string[],
+  next: DirRef[],
 ): void {
+  const { workspace, skip } = ctx;
   if (dir !== workspace && isGitDir(dir, (name) => listing.repoParts.get(name))) {
     repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
   }
@@ -539,8 +612,7 @@ function visit(
     }
   }
   for (const name of listing.subdirs) {
-    const sub = join(dir, name);
-    if (!skip.includes(sub)) next.push(sub);
+    if (!skip.includes(childPath(dir, name))) next.push({ parent: record, name });
   }
 }
 
