@@ -44,9 +44,10 @@ import { dirname, join } from "node:path";
 import { holdLock } from "./_held_lock.ts";
 import { indexRecord, keyOf, keysBelow, unindexRecord } from "./_repo_trust_index.ts";
 import { collectRecordGarbage } from "./_repo_trust_gc.ts";
-import { currentPlanScope, privateRunDir, privateRunDirs } from "./_standin_registry.ts";
+import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
+import { currentPlanScope, forgetInPlan, memoInPlan } from "./_plan_scope.ts";
 import { inside } from "./_paths.ts";
-import { lstatOrNone, realPathOrNone } from "./_look.ts";
+import { listDirNow, lstatOrNone, realPathOrNone } from "./_look.ts";
 
 /** A repository as recorded: its entry and identity (`repoIdentity`). */
 export interface TrustMark {
@@ -87,11 +88,7 @@ async function recordDir(): Promise<string> {
  */
 async function recordDirs(): Promise<{ own: string; all: string[] }> {
   // Within one plan, found once (`withPlanScope`): the list of run directories does not change there.
-  const scope = currentPlanScope();
-  const kept = scope?.memo.get("recordDirs") as { own: string; all: string[] } | undefined;
-  if (kept !== undefined) return { own: kept.own, all: [...kept.all] };
-  const found = await findRecordDirs();
-  scope?.memo.set("recordDirs", found);
+  const found = await memoInPlan("recordDirs", findRecordDirs);
   return { own: found.own, all: [...found.all] };
 }
 
@@ -213,6 +210,24 @@ async function writeRecord(path: string, rec: TrustRecord): Promise<void> {
   const tmp = `${path}.tmp`;
   await Deno.writeTextFile(tmp, JSON.stringify(rec), { mode: 0o600 });
   await Deno.rename(tmp, path);
+  forgetInPlan(`recordNames:${dirname(path)}`);
+}
+
+/**
+ * The names in the record directory `dir`, listed once per plan scope (and
+ * again after this process writes a record there); every name, one that
+ * cannot be listed included, outside a scope or when the listing fails.
+ */
+function recordNamesOf(dir: string): { has(name: string): boolean } {
+  if (currentPlanScope() === undefined) return { has: () => true };
+  const names = memoInPlan(`recordNames:${dir}`, () => {
+    try {
+      return new Set(listDirNow(dir).map((e) => e.name));
+    } catch {
+      return undefined;
+    }
+  });
+  return names ?? { has: () => true };
 }
 
 /** Whether `found` holds `m` at its path with its identity. */
@@ -269,6 +284,9 @@ async function containingRecords(root: string): Promise<TrustRecord[]> {
   for (let below = root, dir = dirname(root); dir !== below; below = dir, dir = dirname(dir)) {
     const key = await keyOf(dir);
     for (const d of dirs) {
+      // Most directories above a root have no record: within a plan, the record directory's
+      // listing says so without a failed look-up each (one per directory and record directory).
+      if (!recordNamesOf(d).has(`${key}.json`)) continue;
       const rec = await readRecord(join(d, `${key}.json`), dir).catch(() => undefined);
       if (rec) out.push(rec);
     }

@@ -37,9 +37,9 @@
  *
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { dirname, join } from "node:path";
 import { privateTmpDir } from "./_private_tmp.ts";
+import { currentPlanScope, runInPlanScope } from "./_plan_scope.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
 import { isEmptyDir } from "./_paths.ts";
 import { lockFile, tryOpen } from "../state/_fs.ts";
@@ -211,7 +211,7 @@ export async function defaultRunDir(): Promise<string> {
  * them all.
  */
 export async function privateRunDirs(): Promise<string[]> {
-  const held = planScope.getStore();
+  const held = currentPlanScope();
   if (held !== undefined) return [...held.runDirs];
   const out: string[] = [];
   const own = await privateRunDir().catch(() => undefined);
@@ -236,16 +236,6 @@ export async function privateRunDirs(): Promise<string[]> {
   return out;
 }
 
-/** What one plan read once: the run directories, and what its callers made of them. */
-export interface PlanScope {
-  /** {@linkcode privateRunDirs} when the plan began. */
-  readonly runDirs: readonly string[];
-  /** Slots the modules that read the list keep what they derived from it in (the record directories). */
-  readonly memo: Map<string, unknown>;
-}
-
-const planScope = new AsyncLocalStorage<PlanScope>();
-
 /**
  * Run `fn` with {@linkcode privateRunDirs} read once: every call inside it
  * (the plan asks dozens of times, through the repository trust records and
@@ -254,14 +244,8 @@ const planScope = new AsyncLocalStorage<PlanScope>();
  * it again.
  */
 export async function withPlanScope<T>(fn: () => Promise<T>): Promise<T> {
-  if (planScope.getStore() !== undefined) return fn();
-  const runDirs = await privateRunDirs();
-  return planScope.run({ runDirs, memo: new Map() }, fn);
-}
-
-/** The scope of the plan being made, if any ({@linkcode withPlanScope}). */
-export function currentPlanScope(): PlanScope | undefined {
-  return planScope.getStore();
+  if (currentPlanScope() !== undefined) return fn();
+  return runInPlanScope(await privateRunDirs(), fn);
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 import { inside, ownHome } from "./_paths.ts";
 import { otherUserHomes } from "./_user_homes.ts";
 import { existsNow, statOrNone } from "./_look.ts";
+import { memoInPlan } from "./_plan_scope.ts";
 
 export type { ExecTarget };
 
@@ -81,9 +82,13 @@ export function enclosingRepos(
   const out: string[] = [];
   for (let dir = dirname(workspaceReal);; dir = dirname(dir)) {
     if (ceilings.includes(dir)) break;
-    const info = statOrNone(dir);
+    // Looked at once per plan (`_plan_scope.ts`): each writable root's walk, for each home, goes
+    // through the same directories above the data root.
+    const info = memoInPlan(`stat:${dir}`, () => statOrNone(dir));
     if (!info || (!across && dev !== undefined && info.dev !== dev)) break;
-    if (existsNow(join(dir, ".git"))) out.push(dir);
+    if (memoInPlan(`exists:${join(dir, ".git")}`, () => existsNow(join(dir, ".git")))) {
+      out.push(dir);
+    }
     if (dir === dirname(dir)) break;
   }
   return out;

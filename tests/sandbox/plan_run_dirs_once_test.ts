@@ -47,3 +47,56 @@ Deno.test("a session's plan and its after-command walk each read the run-directo
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a plan looks at each directory above its writable roots once", async () => {
+  const base = await visibleTempDir("penguin-plan-above-");
+  try {
+    const ws = join(base, "ws");
+    const deep = join(base, "data", "p", "agents", "a");
+    const extra = ["scratch", "memory", "shared"].map((n) => join(deep, n));
+    for (const d of [join(ws, ".git", "hooks"), ...extra]) await Deno.mkdir(d, { recursive: true });
+    await Deno.writeTextFile(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
+    const out = await evalInRunDir(
+      `import { createPolicy, resolvePlan } from "${LIB}mod.ts";
+      import "${LIB}spawn.ts";
+      import { keepStandIns } from "${LIB}_placeholders.ts";
+      const keeping = keepStandIns();
+      const policy = createPolicy({ workspace: ${JSON.stringify(ws)}, mode: "workspace-write",
+        extraWritable: ${JSON.stringify(extra)}, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+      await resolvePlan(policy, policy.workspace);
+      const above = ${JSON.stringify(join(deep, ".git"))};
+      let gitAbove = 0, missingRecords = 0;
+      for (const name of ["lstatSync", "statSync"]) {
+        const orig = Deno[name];
+        Deno[name] = (p) => {
+          const path = String(p);
+          if (path === above) gitAbove++;
+          try {
+            return orig(p);
+          } catch (err) {
+            if (path.includes("/nested-repos/") && path.endsWith(".json")) missingRecords++;
+            throw err;
+          }
+        };
+      }
+      await resolvePlan(policy, policy.workspace);
+      console.log(JSON.stringify({ gitAbove, missingRecords }));
+      await keeping.end();`,
+      join(base, "run"),
+    );
+    const got = JSON.parse(out.trim().split("\n").at(-1)!) as {
+      gitAbove: number;
+      missingRecords: number;
+    };
+    // Three roots below it, each for the user's home and the account's: looked at once.
+    assert.equal(got.gitAbove, 1, `"${join(deep, ".git")}" looked at ${got.gitAbove} times`);
+    // Only the records of the four roots themselves, in each of the three record directories, are
+    // looked up one by one (under their locks, as they are then); none of the directories above.
+    assert.ok(
+      got.missingRecords <= 4 * 3,
+      `${got.missingRecords} failed look-ups of trust records`,
+    );
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
