@@ -58,6 +58,7 @@ import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
 import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 import { withPlanScope } from "./_standin_registry.ts";
+import { gitDirTrap } from "./_git_dir_traps.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -671,6 +672,10 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
   }
   for (const dir of gitDirs) {
     for (const path of await symlinkedEntries(dir)) return `${path} is a symbolic link`;
+  }
+  for (const dir of gitDirs) {
+    const trap = gitDirTrap(dir);
+    if (trap !== undefined) return trap;
   }
   for (const dir of gitDirs) {
     try {

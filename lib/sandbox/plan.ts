@@ -21,6 +21,7 @@ import {
 import { privateRunDir, privateRunDirs, withPlanScope } from "./_standin_registry.ts";
 import { dataRootsToHide, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
+import { type OwnGitLinks, ownGitLinks } from "./git_own_links.ts";
 import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts";
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS, CONVENTIONAL_KEY } from "./git_hook_scripts.ts";
@@ -105,6 +106,12 @@ export interface SandboxPlan {
    * path that is not the same repository any more. Absent: not looked for.
    */
   gitRepos?: NestedRepoMark[];
+  /**
+   * The workspace's own git directories when commands may write them
+   * (`--git-writable`), with the links they held: a link a command makes there
+   * is renamed aside once it has ended (`git_own_links.ts`).
+   */
+  ownGit?: OwnGitLinks;
   /** Directories to hide (an empty tmpfs over them): the data root, the home directory, credentials. */
   hideDirs: string[];
   /**
@@ -278,6 +285,17 @@ async function mustBeDir(what: string, path: string): Promise<string> {
   return r.path;
 }
 
+/** What {@linkcode protectedPaths} found. */
+interface ProtectedPaths {
+  protect: string[];
+  pinned: string[];
+  pinnedTry: string[];
+  placeholders: Placeholder[];
+  protectTry: string[];
+  gitRepos: NestedRepoMark[];
+  ownGit?: OwnGitLinks;
+}
+
 /**
  * The workspace's protected paths: its confinement policy (read-only to the
  * commands it confines; a missing one gets an inert stand-in, since a policy
@@ -289,16 +307,7 @@ async function protectedPaths(
   workspace: string,
   roots: string[],
   git: GitAccess,
-): Promise<
-  {
-    protect: string[];
-    pinned: string[];
-    pinnedTry: string[];
-    placeholders: Placeholder[];
-    protectTry: string[];
-    gitRepos: NestedRepoMark[];
-  }
-> {
+): Promise<ProtectedPaths> {
   const protect: string[] = [];
   const pinned: string[] = [];
   const pinnedTry: string[] = [];
@@ -332,7 +341,7 @@ async function protectedPaths(
       protect.push(policyFile.path);
     }
   }
-  const out = { protect, pinned, pinnedTry, placeholders, standIns };
+  const out: GitGuardOut = { protect, pinned, pinnedTry, placeholders, standIns };
   // Stand-ins of other sessions inside these roots (a session whose workspace lies in this one):
   // read-only here too, so this session's commands cannot remove what the other one mounts.
   for (const p of standIns) {
@@ -357,7 +366,15 @@ async function protectedPaths(
     for (const p of nested.protectTry) if (!protectTry.includes(p)) protectTry.push(p);
     gitRepos.push(...nested.gitRepos);
   }
-  return { protect, pinned, pinnedTry, placeholders, protectTry, gitRepos };
+  return {
+    protect,
+    pinned,
+    pinnedTry,
+    placeholders,
+    protectTry,
+    gitRepos,
+    ...(out.ownGit ? { ownGit: out.ownGit } : {}),
+  };
 }
 
 /**
@@ -683,6 +700,7 @@ async function planIn(
   const pinnedTry: string[] = [];
   const placeholders: Placeholder[] = [];
   let gitRepos: NestedRepoMark[] | undefined;
+  let ownGit: OwnGitLinks | undefined;
   const protectTry: string[] = [];
   if (writableRoots) {
     // Stand-ins a killed penguin left are removed first (the registry still tells them apart).
@@ -699,6 +717,7 @@ async function planIn(
         pinnedTry.push(...found.pinnedTry);
         placeholders.push(...found.placeholders);
         gitRepos = found.gitRepos;
+        ownGit = found.ownGit;
         protectTry.push(...found.protectTry);
         break;
       }
@@ -815,6 +834,7 @@ async function planIn(
     ...(placeholders.length > 0 ? { placeholders } : {}),
     ...(home.reveals.length > 0 ? { reveals: home.reveals } : {}),
     ...(gitRepos ? { gitRepos } : {}),
+    ...(ownGit ? { ownGit } : {}),
     ...(protectTry.length > 0 ? { protectTry } : {}),
     ...(pinnedTry.length > 0 ? { pinnedTry } : {}),
     hideDirs,
@@ -829,6 +849,8 @@ async function planIn(
 }
 
 interface GitGuardOut {
+  /** The workspace's own git directories, when commands may write them, and their links. */
+  ownGit?: OwnGitLinks;
   protect: string[];
   pinned: string[];
   /** Directories on the way to a nested repository's targets, pinned if still there. */
@@ -884,6 +906,10 @@ async function guardGit(
     out.protect.push(layout.dotGit);
   }
   await guardGitDirs(layout.gitDirs, roots, access, out);
+  if (access === "writable") {
+    const writable = layout.gitDirs.filter((d) => roots.some((r) => isInside(d, r)));
+    if (writable.length > 0) out.ownGit = ownGitLinks(writable);
+  }
 }
 
 /**

@@ -40,6 +40,7 @@ import {
 } from "./_placeholders.ts";
 import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos, endNestedRepoWatch } from "./git_nested.ts";
+import { disarmOwnGitLinks } from "./git_own_links.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
 import {
@@ -372,6 +373,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   // Once it has ended, a repository the command made that would run its code is disarmed.
   const release = async () => {
     await releaseStandIns();
+    if (plan.ownGit) await disarmOwnGitLinks(plan.ownGit);
     if (plan.gitRepos) {
       // Below every writable root, not only the workspace (see gitWalkRoots).
       for (const { root, skip } of gitWalkRoots(plan.roots)) {
@@ -575,6 +577,7 @@ async function tryPooled(
         };
       },
       after: async () => {
+        if (plan.ownGit) await disarmOwnGitLinks(plan.ownGit);
         if (!plan.gitRepos) return;
         for (const { root, skip } of gitWalkRoots(plan.roots)) {
           await disarmNewRepos(root, plan.gitRepos, plan.roots, skip);
