@@ -286,6 +286,10 @@ export async function sessionParts(
     // scratchpad); a server may log the token its entry gives it.
     mcpToolSource(await mcpServersOf(base, opts.mcpDeny, warn), {
       logDir: sessionMcpLogDir(ref, core.meta.session_id),
+      // Every secret of the session, not only the servers' own: a server started in the
+      // workspace may show one a command wrote there in its tool list or its errors (attack
+      // round 19 mcpsecrets #12, #13).
+      secrets: [...vaultSecrets(core.vault), ...secrets],
     }),
     ...(opts.tools ?? []),
   ], {

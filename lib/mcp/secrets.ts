@@ -26,8 +26,9 @@ const SCHEMED = /^([A-Za-z][A-Za-z0-9_-]*)\s+(\S.*)$/s;
 
 /** The value of header `value` to mask: its credential when it has a scheme word, else all of it. */
 export function headerSecretValue(value: string): string {
+  // Trimmed as fetch sends it: " key " written by hand reached a server, and the model, as "key".
   const m = SCHEMED.exec(value.trim());
-  return m ? m[2]!.trim() : value;
+  return m ? m[2]!.trim() : value.trim();
 }
 
 /** The secrets of `servers`, in configuration order (env before headers). */

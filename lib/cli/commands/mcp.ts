@@ -415,8 +415,15 @@ async function probe(
   try {
     const policy = createPolicy({ workspace, dataRoot: t.root });
     const warnings: string[] = [];
-    // A server's env and header values are secrets wherever they show, its own errors included.
-    const secrets = mcpSecrets(servers);
+    // A server's env and header values are secrets wherever they show, its own errors included;
+    // so are the vault's, the API keys and every other server entry's: a server started in the
+    // workspace may print a file a command wrote one into (attack round 19 mcpsecrets #12, #13).
+    const { snapshotSecrets } = await import("../../agent/snapshot_known_secrets.ts");
+    const known = await snapshotSecrets(
+      { root: t.root, projectId: t.projectId, agentId: t.agentId },
+      Deno.env.toObject(),
+    ).catch(() => []);
+    const secrets = [...mcpSecrets(servers), ...known];
     const mask = (text: string) => maskSecrets(text, secrets);
     // Connecting can take seconds: a spinner on stderr when it is a terminal (never with --json).
     const spinner = ctx.io.errIsTty && !bool(p, "json") && servers.length > 0
@@ -459,7 +466,7 @@ async function probe(
             description: tool.definition.description,
           })),
           ...(stderr.trim()
-            ? { stderrTail: stderr.trimEnd().split("\n").slice(-10).join("\n") }
+            ? { stderrTail: mask(stderr.trimEnd().split("\n").slice(-10).join("\n")) }
             : {}),
           ...(hint !== undefined ? { hint: mask(hint) } : {}),
         } satisfies Probe;
