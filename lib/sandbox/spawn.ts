@@ -41,6 +41,7 @@ import {
 import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos, endNestedRepoWatch } from "./git_nested.ts";
 import { disarmOwnGitLinks } from "./git_own_links.ts";
+import { relativePathWarning } from "./_path_warnings.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
 import {
@@ -193,7 +194,19 @@ export async function workspaceWarnings(policy: SandboxPolicy): Promise<string[]
   const ws = await Deno.realPath(policy.workspace).catch(() => undefined);
   if (ws === undefined || warned.has(ws)) return [];
   warned.add(ws);
-  return await pythonImportWarnings(ws, await findGitLayout(ws)).catch(() => []);
+  const out: string[] = await pythonImportWarnings(ws, await findGitLayout(ws)).catch(() => []);
+  const path = relativePathWarning(policy.env.host?.["PATH"] ?? hostPath());
+  if (path !== undefined) out.push(path);
+  return out;
+}
+
+/** penguin's own PATH, where it may read it. */
+function hostPath(): string | undefined {
+  try {
+    return Deno.env.get("PATH");
+  } catch {
+    return undefined;
+  }
 }
 
 function ownBinaryMessage(root: string, bwrap: string): string {
