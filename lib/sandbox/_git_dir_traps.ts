@@ -21,11 +21,14 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { existsNow, listDirNow, lstatOrNone } from "./_look.ts";
 
 /** Entries of a git directory looked at, its object store aside. */
 export const MAX_GIT_DIR_ENTRIES = 50_000;
+
+/** The directories of a git directory that hold other git directories. */
+const OTHER_GIT_DIRS = new Set(["modules", "worktrees"]);
 
 /** The state directories of an operation in progress whose todo may hold `exec` lines. */
 const SEQUENCE_DIRS = ["rebase-merge", "rebase-apply", "sequencer"];
@@ -61,7 +64,6 @@ function linkIn(dir: string): string | undefined {
  */
 export function gitDirLinks(dir: string, most = Infinity): { links: string[]; over: boolean } {
   const queue = [dir];
-  const objects = join(dir, "objects");
   const links: string[] = [];
   let seen = 0;
   while (queue.length > 0 && links.length < most) {
@@ -78,10 +80,13 @@ export function gitDirLinks(dir: string, most = Infinity): { links: string[]; ov
       if (e.isSymlink) {
         links.push(path);
       } else if (e.isDirectory) {
-        // Below the object store's top only `info/` and `pack/`: its other directories hold
-        // objects alone, which git never opens to write.
-        if (at !== objects || e.name === "info" || e.name === "pack") queue.push(path);
-      } else if (e.isFile && at !== join(objects, "pack") && multiplyLinked(path)) {
+        // Below an object store's top (any `objects/`: one of a git directory parked inside this
+        // one too) only `info/` and `pack/`: its other directories hold objects alone, which git
+        // never opens to write. `modules/` and `worktrees/` hold git
+        // directories of their own, each looked at as one (`git_nested.ts`).
+        if (at === dir && OTHER_GIT_DIRS.has(e.name)) continue;
+        if (basename(at) !== "objects" || e.name === "info" || e.name === "pack") queue.push(path);
+      } else if (e.isFile && !at.endsWith("/objects/pack") && multiplyLinked(path)) {
         // Packs a local clone made are hard links to the original's: read, never written.
         links.push(path);
       }
