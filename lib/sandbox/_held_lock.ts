@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { lstatOrNone } from "./_look.ts";
 
 /** How {@linkcode holdLock} opens and locks. */
 export interface HoldOptions {
@@ -37,25 +38,24 @@ export async function holdLock(
   path: string,
   opts: HoldOptions,
 ): Promise<Deno.FsFile | "none" | "busy"> {
+  // Opened, tried and checked synchronously: each asynchronous call is a round trip through
+  // Deno's thread pool, and a plan takes a lock per writable root and record directory (issue
+  // 32). Only a lock another holder keeps is waited for asynchronously: a synchronous wait would
+  // stop this process, the other holder maybe among its own tasks.
   for (;;) {
-    let file: Deno.FsFile;
-    try {
-      file = await Deno.open(path, { read: true, write: true, create: opts.create, mode: 0o600 });
-    } catch (err) {
-      if (!opts.create && err instanceof Deno.errors.NotFound) return "none";
-      throw err;
-    }
+    const file = openLockFile(path, opts.create);
+    if (file === "none") return file;
     let same = false;
     try {
       await lockSeam.afterOpen(path);
-      if (opts.wait) await file.lock(opts.exclusive);
-      else if (!await file.tryLock(opts.exclusive).then((ok) => ok, () => false)) {
-        file.close();
-        return "busy";
+      if (!tryLockNow(file, opts.exclusive)) {
+        if (!opts.wait) {
+          file.close();
+          return "busy";
+        }
+        await file.lock(opts.exclusive);
       }
-      const held = await file.stat();
-      const now = await Deno.lstat(path).catch(() => undefined);
-      same = now !== undefined && now.dev === held.dev && now.ino === held.ino;
+      same = namesFile(path, file);
     } catch (err) {
       file.close();
       throw err;
@@ -64,4 +64,30 @@ export async function holdLock(
     // Deleted (and maybe made again) between the open and the lock: that file is no lock.
     file.close();
   }
+}
+
+/** `path` opened for a lock; "none" when it is missing and not to be made. */
+function openLockFile(path: string, create: boolean): Deno.FsFile | "none" {
+  try {
+    return Deno.openSync(path, { read: true, write: true, create, mode: 0o600 });
+  } catch (err) {
+    if (!create && err instanceof Deno.errors.NotFound) return "none";
+    throw err;
+  }
+}
+
+/** Whether the lock on `file` was taken at once (false: another holder keeps it). */
+function tryLockNow(file: Deno.FsFile, exclusive: boolean): boolean {
+  try {
+    return file.tryLockSync(exclusive);
+  } catch {
+    return false; // an error is taken as busy: the asynchronous lock says what it is
+  }
+}
+
+/** Whether `path` still names the open `file` (device and inode). */
+function namesFile(path: string, file: Deno.FsFile): boolean {
+  const held = file.statSync();
+  const now = lstatOrNone(path);
+  return now !== undefined && now.dev === held.dev && now.ino === held.ino;
 }
