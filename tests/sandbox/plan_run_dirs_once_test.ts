@@ -65,7 +65,9 @@ Deno.test("a plan looks at each directory above its writable roots once", async 
         extraWritable: ${JSON.stringify(extra)}, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
       await resolvePlan(policy, policy.workspace);
       const above = ${JSON.stringify(join(deep, ".git"))};
-      let gitAbove = 0, missingRecords = 0;
+      let gitAbove = 0, missingRecords = 0, asyncOpens = 0;
+      const open = Deno.open;
+      Deno.open = (...a) => { asyncOpens++; return open(...a); };
       for (const name of ["lstatSync", "statSync"]) {
         const orig = Deno[name];
         Deno[name] = (p) => {
@@ -80,13 +82,14 @@ Deno.test("a plan looks at each directory above its writable roots once", async 
         };
       }
       await resolvePlan(policy, policy.workspace);
-      console.log(JSON.stringify({ gitAbove, missingRecords }));
+      console.log(JSON.stringify({ gitAbove, missingRecords, asyncOpens }));
       await keeping.end();`,
       join(base, "run"),
     );
     const got = JSON.parse(out.trim().split("\n").at(-1)!) as {
       gitAbove: number;
       missingRecords: number;
+      asyncOpens: number;
     };
     // Three roots below it, each for the user's home and the account's: looked at once.
     assert.equal(got.gitAbove, 1, `"${join(deep, ".git")}" looked at ${got.gitAbove} times`);
@@ -96,6 +99,9 @@ Deno.test("a plan looks at each directory above its writable roots once", async 
       got.missingRecords <= 4 * 3,
       `${got.missingRecords} failed look-ups of trust records`,
     );
+    // The trust records' locks (one per root and record directory) are opened synchronously:
+    // each asynchronous open is a round trip through Deno's thread pool.
+    assert.ok(got.asyncOpens <= 4, `${got.asyncOpens} asynchronous opens in one plan`);
   } finally {
     await Deno.remove(base, { recursive: true });
   }
