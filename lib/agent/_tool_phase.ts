@@ -17,15 +17,20 @@ import type {
   ToolCallOutputMessage,
 } from "../protocol/types.ts";
 import { denialOutput } from "../tools/command_policy.ts";
-import type { ToolExecutionItem } from "../tools/environment.ts";
+import type { ResponseImages, ToolExecutionItem } from "../tools/environment.ts";
 import type { MergeQueue } from "./_queue.ts";
 import { type ApproveFn, decide } from "./approval.ts";
 import { createFileCallOrder } from "./_file_call_order.ts";
 
-/** Runs one approved tool call: its partials, forwarded child messages, then its complete output. */
+/**
+ * Runs one approved tool call: its partials, forwarded child messages, then
+ * its complete output. `responseImages` is shared by the calls of one model
+ * response: the images they return together are bounded (`executeTool`).
+ */
 export type ToolExecutor = (
   call: ToolCallMessage,
   signal: AbortSignal | undefined,
+  responseImages: ResponseImages,
 ) => AsyncIterable<ToolExecutionItem>;
 
 /** What the tool phase is given. */
@@ -82,6 +87,7 @@ export function createToolPhase(
   const outputs = new Map<string, ToolCallOutputMessage>();
   const executions = new Set<Promise<void>>();
   const fileOrder = createFileCallOrder();
+  const responseImages: ResponseImages = { id: crypto.randomUUID(), bytes: 0 };
   let approving = false;
   let held: Held[] = [];
 
@@ -110,7 +116,7 @@ export function createToolPhase(
   async function executeOne(call: ToolCallMessage): Promise<void> {
     let done = false;
     try {
-      for await (const item of ctx.execute(call, signal)) {
+      for await (const item of ctx.execute(call, signal, responseImages)) {
         if (item.type === "forwarded") {
           emitTool({ envelope: item.message });
           continue;

@@ -28,6 +28,7 @@ import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
 import { buildCarryOver } from "./carry_over.ts";
+import { windowImages } from "./_image_window.ts";
 import { downgradeGoalRound, maxTurnsText, userSteeringText } from "./markers.ts";
 import type { RunOutcome } from "./outcome.ts";
 import { createRetryWaits, exhaustionReason, turnWithRetries } from "./_retry.ts";
@@ -173,6 +174,7 @@ function wireContext(
   reset(): void;
 } {
   let wire: CompleteMessage[] = state.history.map(toWire);
+  windowImages(wire, state.history, []);
   // Computed when first needed: a resumed history can be large, and the
   // clamp uses it only while no request has completed.
   let historyEstimate: number | undefined = state.history.length === 0 ? 0 : undefined;
@@ -184,6 +186,7 @@ function wireContext(
       wire.push(toWire(m));
       if (historyEstimate !== undefined) historyEstimate += estimateMessageTokens(m);
     }
+    windowImages(wire, state.history, []);
   }
 
   function maxTokensFor(input: readonly CompleteMessage[]): number | undefined {
@@ -211,7 +214,7 @@ function wireContext(
     input: readonly CompleteMessage[],
     thinkingLevel?: ThinkingLevel,
   ): EngineRequest {
-    const req: EngineRequest = { history: [...wire, ...input.map(toWire)] };
+    const req: EngineRequest = { history: windowImages(wire, state.history, input.map(toWire)) };
     const level = thinkingLevel ?? settings.thinkingLevel;
     if (level !== undefined) req.thinking_level = level;
     const max_tokens = maxTokensFor(input);

@@ -395,7 +395,7 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
     }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }));
   const engine: Engine = createEngine({
     request,
-    execute: (call, signal) =>
+    execute: (call, signal, responseImages) =>
       executeTool(toolset.tools.get(call.name), modelMasking.realCall(call), {
         workspace: parts.workspace,
         scratchpad: parts.scratchpad,
@@ -406,7 +406,7 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
         sandbox: parts.sandbox,
         vault: parts.vault,
         ...(parts.secrets ? { secrets: parts.secrets } : {}),
-      }, { warn }),
+      }, { warn, responseImages }),
     record,
     recorded: () => live.recorded(),
     warn,

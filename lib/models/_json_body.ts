@@ -10,7 +10,7 @@
 // its UTF-8 bytes on (`KnownPrefix`): a long session's body then costs its new
 // messages plus one copy of bytes, not a serialization (and an encoding) of
 // the whole history every turn.
-import { concatBytes } from "../protocol/bytes.ts";
+import { concatBytes, encodeJoined } from "../protocol/bytes.ts";
 import type { CompleteMessage } from "../protocol/types.ts";
 import type { HttpRequest } from "./wire.ts";
 
@@ -85,11 +85,10 @@ function knownBytes(json: Record<string, unknown>, known: KnownPrefix): Uint8Arr
     if (p === KNOWN) into = after;
     else into.push(p);
   }
-  const enc = new TextEncoder();
-  const parts = into === after
-    ? [enc.encode(before.join("")), ...known.chunks, enc.encode(after.join(""))]
-    : [enc.encode(before.join(""))];
-  return concatBytes(parts);
+  // Each side encoded from its pieces: joined first, a message holding an image would be copied
+  // once more as one flat string.
+  if (into === before) return encodeJoined(before);
+  return concatBytes([encodeJoined(before), ...known.chunks, encodeJoined(after)]);
 }
 
 /**
@@ -120,7 +119,8 @@ function* pieces(
     yield "[";
     if (skip > 0) yield KNOWN;
     for (let i = skip; i < v.length; i++) {
-      yield (i > 0 ? "," : "") + (JSON.stringify(v[i]) ?? "null");
+      if (i > 0) yield ",";
+      yield JSON.stringify(v[i]) ?? "null";
     }
     yield "]";
   }
@@ -140,6 +140,15 @@ export function joinedFrom(holder: object, key: string, parts: readonly string[]
   let keys = JOINED.get(holder);
   if (keys === undefined) JOINED.set(holder, keys = new Map());
   keys.set(key, parts);
+}
+
+/**
+ * The JSON text of `value` (plain JSON data) in pieces of about 64 Ki
+ * characters at most, however long one of its strings: to write a large
+ * message without building its whole text.
+ */
+export function jsonPieces(value: unknown): Generator<string> {
+  return valuePieces(value);
 }
 
 /**

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { concatBytes } from "../protocol/bytes.ts";
 import { errorMessage } from "../protocol/errors.ts";
+import { RESPONSE_IMAGES_NOTE } from "../protocol/image_data.ts";
 import { readFileBounded } from "./_bounded_read.ts";
 import { isNotFound } from "./_files.ts";
 import { IMAGE_MAX_BYTES } from "./file_limits.ts";
@@ -58,6 +59,11 @@ export function formatBytes(n: number): string {
 /** `data:<mime>;base64,<…>`. */
 export function imageDataUrl(image: LoadedImage): string {
   return `data:${image.mime};base64,${image.bytes.toBase64()}`;
+}
+
+/** The memory an image of `size` bytes takes as it is loaded: its bytes and its base64 data URL. */
+export function imageMemoryBytes(size: number): number {
+  return size + Math.ceil(size / 3) * 4;
 }
 
 const LIMIT_TEXT = `${MAX_IMAGE_BYTES / (1024 * 1024)} MB`;
@@ -149,6 +155,15 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
       }, over the ${LIMIT_TEXT} limit.`,
     };
   }
+  // Past what the images of the call's response may be together, the image is not read at all.
+  if (ctx.claimImage && !(await ctx.claimImage(info.size))) {
+    return { ok: false, message: RESPONSE_IMAGES_NOTE };
+  }
+  // The bytes and their data URL, held from the tool host's memory budget: calls reading large
+  // images at once wait for each other instead of adding up (attack round 19).
+  if (ctx.holdMemory && !(await ctx.holdMemory(imageMemoryBytes(info.size)))) {
+    throw ctx.signal.reason;
+  }
   let bytes: Uint8Array;
   try {
     const read = await readFileBounded(at.real, MAX_IMAGE_BYTES, ctx.signal);
@@ -166,6 +181,13 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return { ok: false, message: `Cannot read image "${source}": ${errorMessage(err)}.` };
+  }
+  // A file that grew while read (within the limit) holds its share anew.
+  if (
+    ctx.holdMemory && bytes.length > info.size &&
+    !(await ctx.holdMemory(imageMemoryBytes(bytes.length)))
+  ) {
+    throw ctx.signal.reason;
   }
   return accept(source, bytes);
 }

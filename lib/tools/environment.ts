@@ -37,6 +37,11 @@ import type {
 import { ARCHIVE_LIMIT_BYTES, type ArchiveWriter, safeCut, startArchive } from "./_archive.ts";
 import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./secret_mask.ts";
 import type { ToolContext } from "./context.ts";
+import {
+  imageDataBytes,
+  RESPONSE_IMAGES_MAX_BYTES,
+  RESPONSE_IMAGES_NOTE,
+} from "../protocol/image_data.ts";
 import type { Tool, ToolEvent } from "./tool.ts";
 
 /** The note that stands for an image a tool returned whose data holds a secret. */
@@ -96,6 +101,43 @@ export interface ExecuteOptions {
   warn?: (line: string) => void;
   /** Called with the archive writer when one starts (tests observe its bounded memory). */
   onArchive?: (writer: ArchiveWriter) => void;
+  /**
+   * The image data the calls of this call's model response returned so far,
+   * shared by them: an image past {@linkcode RESPONSE_IMAGES_MAX_BYTES} in
+   * all is left out with {@linkcode RESPONSE_IMAGES_NOTE}. Absent: no bound.
+   */
+  responseImages?: ResponseImages;
+}
+
+/** The images of one model response's tool calls, shared by the calls. */
+export interface ResponseImages {
+  /** Names the response to the tools (`responseId`): a tool host bounds its images before reading them. */
+  id: string;
+  /** Bytes of image data the calls returned so far. */
+  bytes: number;
+}
+
+/**
+ * The images a completed call delivers: those within what the calls of its
+ * response may return together (in the order they come), the rest each
+ * replaced by a note.
+ */
+function imagesWithin(
+  images: string[],
+  response: ResponseImages | undefined,
+  notes: string[],
+): string[] {
+  if (response === undefined) return images;
+  const kept: string[] = [];
+  for (const url of images) {
+    const bytes = imageDataBytes(url);
+    if (response.bytes + bytes > RESPONSE_IMAGES_MAX_BYTES) notes.push(RESPONSE_IMAGES_NOTE);
+    else {
+      response.bytes += bytes;
+      kept.push(url);
+    }
+  }
+  return kept;
 }
 
 const DEFAULT_GRACE_MS = 2000;
@@ -385,7 +427,9 @@ export async function* executeTool(
   let iterator: AsyncIterator<ToolEvent> | undefined;
   let open = true; // false once the tool finished, threw or was abandoned
   try {
-    iterator = tool.run(args, { ...ctx, toolCallId: id, signal: signals.signal })[
+    const responseId = opts.responseImages?.id;
+    const runCtx = { ...ctx, toolCallId: id, signal: signals.signal };
+    iterator = tool.run(args, responseId === undefined ? runCtx : { ...runCtx, responseId })[
       Symbol.asyncIterator
     ]();
     open = yield* pumpTool(iterator, call, signals, (t) => sink.accept(masker.push(t)), self, warn);
@@ -407,7 +451,9 @@ export async function* executeTool(
   // is refused, as an MCP server's is: a data URL is not masked as text (attack round 18b).
   const images = self.images.filter((u) => maskSecrets(u, secrets) === u);
   for (let n = self.images.length - images.length; n > 0; n--) notes.push(SECRET_IMAGE_NOTE);
-  self.images = images;
+  // Images cost memory many times over on their way to the model (the trace, the request body):
+  // what the calls of one response return together is bounded (attack round 19).
+  self.images = status === "completed" ? imagesWithin(images, opts.responseImages, notes) : [];
   const noteText = maskSecrets(notes.join("\n"), secrets);
   const streamed = sink.streamed;
   if (noteText) yield partialToolOutput("delta", id, streamed ? `\n${noteText}` : noteText);

@@ -96,6 +96,12 @@ export interface ToolCallContext {
   toolCallId: string;
   /** Aborted on user abort or timeout; tools must stop promptly when it fires. */
   signal: AbortSignal;
+  /**
+   * The model response the call belongs to, the same for all its calls: a
+   * tool host bounds the images they return together before reading them
+   * (`FileToolContext.claimImage`).
+   */
+  responseId?: string;
 }
 
 /** What the file tools are given. Paths are real (symlink-free) absolute paths. */
@@ -158,6 +164,14 @@ export interface FileToolContext extends ToolCallContext {
    * first. Absent outside a worker pool: nothing to wait for.
    */
   holdMemory?: (bytes: number) => Promise<boolean>;
+  /**
+   * Claim `bytes` of image data from what the calls of the call's model
+   * response (`responseId`) may return together
+   * (`RESPONSE_IMAGES_MAX_BYTES`, lib/protocol/image_data.ts); `false` when
+   * the image would pass it: it is not read. Absent outside a worker pool:
+   * `executeTool` bounds the images as they come.
+   */
+  claimImage?: (bytes: number) => Promise<boolean>;
 }
 
 /** One item a tool yields while it runs. */

@@ -12,6 +12,7 @@
  * @module
  */
 import { join } from "node:path";
+import { encodeJoined } from "../protocol/bytes.ts";
 import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isRecordable } from "../protocol/guards.ts";
 import type { OmniMessage } from "../protocol/types.ts";
@@ -193,7 +194,6 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
   const lock: SessionLock | null = options.heldLock ??
     (options.lock === false ? null : await acquireSessionLock(tracesDir, sessionId));
 
-  const enc = new TextEncoder();
   let file: Deno.FsFile | null = null;
   let probed = false; // torn-tail probe done for the current index
   let torn = false; // the current file's tail lacks its "\n"
@@ -238,7 +238,8 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
     return f;
   }
 
-  async function writeRecord(line: string, sync: boolean): Promise<void> {
+  /** Write one record: `json`, the JSON text of a message, and its newline. */
+  async function writeRecord(json: string, sync: boolean): Promise<void> {
     const path = currentPath();
     if (closed) {
       throw new PenguinError("runtime", `Cannot append to trace "${path}": the writer is closed`);
@@ -253,7 +254,9 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         { cause: err },
       );
     }
-    const data = enc.encode(torn ? "\n" + line : line);
+    // Encoded in parts: `json + "\n"` would be flattened into a copy of a large record (an image).
+    const data = encodeJoined(torn ? ["\n", json, "\n"] : [json, "\n"]);
+    const size = data.length;
     let off = 0;
     let stalled = false;
     try {
@@ -280,11 +283,12 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       file = null;
       throw new PenguinError(
         "runtime",
-        `Cannot append to trace "${path}": ${
-          errorMessage(err)
-        } after ${off} of ${data.length} bytes`,
+        `Cannot append to trace "${path}": ${errorMessage(err)} after ${off} of ${size} bytes`,
         { cause: err },
       );
+    } finally {
+      // Freed now, not at a later collection: a record holding an image is megabytes.
+      data.buffer.transfer(0);
     }
     torn = false;
     if (sync) await syncTrace(f, path);
@@ -302,9 +306,9 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
     },
     append(msg: OmniMessage): Promise<boolean> {
       if (!isRecordable(msg)) return Promise.resolve(false);
-      let line: string;
+      let json: string;
       try {
-        line = JSON.stringify(msg) + "\n";
+        json = JSON.stringify(msg);
       } catch (err) {
         return Promise.reject(
           new PenguinError(
@@ -320,7 +324,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
       return enqueue(async () => {
         if (failure !== undefined) throw failure;
         try {
-          await writeRecord(line, sync);
+          await writeRecord(json, sync);
         } catch (err) {
           if (options.stopAfterFailure) failure = err;
           throw err;

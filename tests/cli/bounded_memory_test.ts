@@ -4,7 +4,8 @@
 // `penguin skills install` / `penguin agent import` given a gzip bomb, `agent
 // import` of a snapshot holding 500 MiB of zeros (just under its limit), and
 // `penguin agent snapshot` of a state holding a 1 TiB sparse file, and
-// `penguin skills list` of a 24 MiB SKILL.md (each peak ≤ 300 MB).
+// `penguin skills list` of a 24 MiB SKILL.md, and 24 read_image calls of 4.7 MB PNGs in one
+// response (each peak ≤ 300 MB).
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
@@ -13,6 +14,7 @@ import { inRoot, mcpAddArgs, runCli, runCliOk } from "../support/cli.ts";
 import { makeRoot, withRoot } from "../support/roots.ts";
 import { toolOutputsById } from "../agent/_subagent_support.ts";
 import { writeTarGz } from "../support/tar_stream.ts";
+import { filesUnder } from "../support/files_under.ts";
 import {
   CAN_MEASURE_PEAK,
   descendantsWithArg,
@@ -177,6 +179,150 @@ Deno.test({
       assert.equal(after.length, size);
       assert.equal(new TextDecoder().decode(after.subarray(0, 6)), "b\nb\nb\n");
       assert.ok(!after.includes(0x61), "every a was replaced");
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
+/** The PNG chunk `type` holding `data`, with its length and CRC. */
+function pngChunk(type: string, data: Uint8Array): Uint8Array {
+  const name = new TextEncoder().encode(type);
+  let c = ~0;
+  for (const part of [name, data]) {
+    for (const b of part) {
+      c ^= b;
+      for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+    }
+  }
+  const out = new Uint8Array(12 + data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, data.length);
+  out.set(name, 4);
+  out.set(data, 8);
+  view.setUint32(8 + data.length, ~c >>> 0);
+  return out;
+}
+
+/** A real RGB PNG of `w` × `h` random pixels: it does not compress, so it is about 3 × w × h bytes. */
+async function noisePng(w: number, h: number): Promise<Uint8Array> {
+  const raw = new Uint8Array(h * (1 + w * 3)); // each scanline: filter 0, then its pixels
+  for (let y = 0; y < h; y++) {
+    crypto.getRandomValues(raw.subarray(y * (1 + w * 3) + 1, (y + 1) * (1 + w * 3)));
+  }
+  const deflated = new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate"));
+  const idat = new Uint8Array(await new Response(deflated).arrayBuffer());
+  const ihdr = new Uint8Array(13);
+  new DataView(ihdr.buffer).setUint32(0, w);
+  new DataView(ihdr.buffer).setUint32(4, h);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", idat),
+    pngChunk("IEND", new Uint8Array()),
+  ];
+  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (png.set(p, at), at + p.length), 0);
+  return png;
+}
+
+// Attack round 19: read_image read at most 5 MiB a call, but nothing bounded a response's calls
+// together; 24 of them took penguin to 675–774 MB and the tool host to 510–534 MB.
+Deno.test({
+  name:
+    "24 read_image calls of 4.7 MB PNGs in one response: 4 images sent, the rest a note, peaks ≤ 300 MB",
+  ignore: !SANDBOX || !CAN_MEASURE_PEAK,
+  async fn() {
+    const CALLS = 24, FILES = 8;
+    const hostPeaks: number[] = [];
+    const seen = { root: "" };
+    const server = await startModelServer({
+      handler: (_req, index) => {
+        if (index === 0) {
+          return turn.of(
+            ...Array.from(
+              { length: CALLS },
+              (_, i) =>
+                item.toolCall("read_image", { source: `i${i % FILES}.png` }, { id: `c${i}` }),
+            ),
+          );
+        }
+        for (const pid of descendantsWithArg("__tool-host", seen.root)) {
+          hostPeaks.push(peakRss(pid) ?? 0);
+        }
+        return turn.text("done");
+      },
+    });
+    const sb = await makeRoot(server, { visible: true });
+    seen.root = sb.root;
+    try {
+      const png = await noisePng(1024, 1600);
+      assert.ok(png.length > 4.6 * MB && png.length < 5 * 1024 * 1024, `${png.length} bytes`);
+      for (let i = 0; i < FILES; i++) await Deno.writeFile(join(sb.workspace, `i${i}.png`), png);
+      const r = await runCliPeak(inRoot(sb, "run", "-m", "Look at the images."), sb.base);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+      assert.ok(hostPeaks.length >= 1, "a tool host of this run was alive");
+      for (const peak of hostPeaks) {
+        assert.ok(peak > 0 && peak <= PEAK_LIMIT, `tool host peak ${peak / MB} MB`);
+      }
+      // Four images fit in the 20 MiB the images of a response may be together; the others
+      // answer the note, and the request carries those four alone.
+      const outputs = [...toolOutputsById(server.requests).values()];
+      assert.equal(outputs.length, CALLS);
+      const omitted = outputs.filter((o) =>
+        o.includes("[image omitted: the images of this response passed 20 MiB; read fewer at once]")
+      );
+      assert.equal(omitted.length, CALLS - 4, outputs.join("\n"));
+      const body = JSON.stringify(server.requests[1]!.body);
+      assert.equal(body.match(/data:image\/png;base64,/g)?.length, 4);
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
+  },
+});
+
+// Each request resends the history: past 20 MiB of images, older tool outputs go without theirs.
+Deno.test({
+  name:
+    "read_image over two responses: the next request keeps the newest 20 MiB of images, the trace all",
+  ignore: !SANDBOX,
+  async fn() {
+    const server = await startModelServer({
+      turns: [0, 1].map((t) =>
+        turn.of(
+          ...[0, 1, 2, 3].map((i) =>
+            item.toolCall("read_image", { source: `i${i}.png` }, { id: `c${t}${i}` })
+          ),
+        )
+      ).concat([turn.text("done")]),
+    });
+    const sb = await makeRoot(server, { visible: true });
+    try {
+      const png = await noisePng(1024, 1600);
+      for (let i = 0; i < 4; i++) await Deno.writeFile(join(sb.workspace, `i${i}.png`), png);
+      const r = await runCli(inRoot(sb, "run", "-m", "Look at the images."));
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(server.requests.length, 3);
+      const images = (body: unknown) =>
+        JSON.stringify(body).match(/data:image\/png;base64,/g)?.length ?? 0;
+      assert.deepEqual(server.requests.map((q) => images(q.body)), [0, 4, 4]);
+      const outputs = toolOutputsById([server.requests[2]!]);
+      for (let i = 0; i < 4; i++) {
+        assert.match(
+          outputs.get(`c0${i}`)!,
+          /\[image omitted: later images in the conversation passed 20 MiB; read it again to see it\]$/,
+        );
+        assert.doesNotMatch(outputs.get(`c1${i}`)!, /image omitted/);
+      }
+      let traced = 0;
+      for (const f of await filesUnder(sb.root)) {
+        if (f.endsWith(".jsonl")) traced += images(await Deno.readTextFile(f));
+      }
+      assert.equal(traced, 8, "the trace keeps every image");
     } finally {
       await server.close();
       await sb.cleanup();

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { modelMsg, toolCall, userText } from "../../lib/protocol/builders.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { executeTool } from "../../lib/tools/environment.ts";
+import { executeTool, type ResponseImages } from "../../lib/tools/environment.ts";
+import { imageDataBytes, RESPONSE_IMAGES_NOTE } from "../../lib/protocol/image_data.ts";
 import type { ArchiveWriter } from "../../lib/tools/_archive.ts";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
 import type { Secret } from "../../lib/tools/secret_mask.ts";
@@ -304,6 +305,31 @@ Deno.test("images arrive in one delta before stop, only when the call completes"
     );
     assert.equal(failed.final.images, undefined);
     assert.equal(failed.output, "[no output]");
+  });
+});
+
+// Attack round 19: the images of one response's calls are bounded together, not only per call.
+Deno.test("the images of one response pass 20 MiB together: later ones are a note, not sent", async () => {
+  await withDirs(async (d) => {
+    // 9 MiB of image data each: two fit in the response's 20 MiB, the third does not.
+    const img = `data:image/png;base64,${"A".repeat(12 * 1024 * 1024)}`;
+    const tool = fake(async function* (_args, ctx) {
+      assert.equal(ctx.responseId, "r1");
+      yield { type: "delta", text: "image/png, 9.00 MB" };
+      yield { type: "images", images: [img] };
+    });
+    const response: ResponseImages = { id: "r1", bytes: 0 };
+    const outs = [];
+    for (let i = 0; i < 3; i++) outs.push(await run(tool, {}, d, { responseImages: response }));
+    assert.deepEqual(outs.map((o) => o.final.images?.length ?? 0), [1, 1, 0]);
+    assert.equal(response.bytes, 18 * 1024 * 1024);
+    assert.equal(outs[2]!.status, "completed");
+    assert.equal(outs[2]!.output, `image/png, 9.00 MB\n${RESPONSE_IMAGES_NOTE}`);
+    assert.ok(outs[2]!.partials.every((p) => p.images === undefined));
+    // Another response starts afresh; a call outside any response is not bounded.
+    const next = await run(tool, {}, d, { responseImages: { id: "r1", bytes: 0 } });
+    assert.equal(next.final.images?.length, 1);
+    assert.equal(imageDataBytes(img), 9 * 1024 * 1024);
   });
 });
 

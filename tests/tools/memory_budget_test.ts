@@ -1,7 +1,9 @@
 // The file memory budget of the tool worker pool (lib/tools/worker/_memory_budget.ts): shares are
 // granted in order while they fit, a call's new share replaces its old one, an abort or a release
 // stops the waiting, and a share larger than the budget is capped so a call alone always runs.
+// Also the image claims of each model response (lib/tools/worker/_image_claims.ts).
 import assert from "node:assert/strict";
+import { createImageClaims } from "../../lib/tools/worker/_image_claims.ts";
 import { createMemoryBudget } from "../../lib/tools/worker/_memory_budget.ts";
 
 const never = new AbortController().signal;
@@ -82,4 +84,14 @@ Deno.test("a call growing its share goes first in line: it holds its file alread
   b.release(1);
   await other;
   assert.deepEqual(order, [1, 2]);
+});
+
+Deno.test("image claims: a response's images up to the bound, each response apart, none without one", () => {
+  const claims = createImageClaims(10);
+  assert.equal(claims.claim("r1", 6), true);
+  assert.equal(claims.claim("r1", 5), false, "past the bound: nothing claimed");
+  assert.equal(claims.claim("r1", 4), true);
+  assert.equal(claims.claim("r1", 1), false);
+  assert.equal(claims.claim("r2", 10), true);
+  assert.equal(claims.claim(undefined, 1e9), true, "a call outside a response is not bounded here");
 });

@@ -7,14 +7,21 @@
  *
  * @module
  */
+import { jsonPieces } from "../../models/_json_body.ts";
 import type { HostMessage, WorkerMessage } from "../worker/_protocol.ts";
 
 /** Marks a protocol line on the host's output (record separator + tag). */
 export const HOST_LINE_PREFIX = "\u001epenguin-tool-host:";
 
-/** Encode a host → penguin message as one line. */
-export function encodeReply(m: WorkerMessage): string {
-  return `${HOST_LINE_PREFIX}${JSON.stringify(m)}\n`;
+/**
+ * Encode a host → penguin message as one line, in pieces of about 64 Ki
+ * characters to write one after the other: a line holding an image (7 M
+ * characters) is never built whole, nor its bytes.
+ */
+export function* encodeReply(m: WorkerMessage): Generator<string> {
+  yield HOST_LINE_PREFIX;
+  yield* jsonPieces(m);
+  yield "\n";
 }
 
 /** Encode a penguin → host message as one line. */
@@ -22,19 +29,31 @@ export function encodeRequest(m: HostMessage): string {
   return `${JSON.stringify(m)}\n`;
 }
 
-/** Splits a text stream into lines; `push` returns the complete lines seen so far. */
+/**
+ * Splits a text stream into lines; `push` returns the complete lines seen so
+ * far. A line arriving in many chunks is kept as its chunks and joined once
+ * it ends: appending each chunk to the rest and splitting that again would
+ * copy the whole line so far at every chunk (a 7 MB image line in 64 KiB
+ * chunks made some 400 MB of garbage strings).
+ */
 export function lineSplitter(): { push(text: string): string[]; end(): string[] } {
-  let rest = "";
+  let parts: string[] = [];
   return {
     push(text) {
-      rest += text;
-      const parts = rest.split("\n");
-      rest = parts.pop()!;
-      return parts;
+      const lines: string[] = [];
+      let from = 0;
+      for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", from)) {
+        parts.push(text.slice(from, nl));
+        lines.push(parts.length === 1 ? parts[0]! : parts.join(""));
+        parts = [];
+        from = nl + 1;
+      }
+      if (from < text.length) parts.push(from === 0 ? text : text.slice(from));
+      return lines;
     },
     end() {
-      const last = rest;
-      rest = "";
+      const last = parts.join("");
+      parts = [];
       return last === "" ? [] : [last];
     },
   };

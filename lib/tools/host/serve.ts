@@ -22,8 +22,8 @@ import { decodeRequest, encodeReply, lineSplitter } from "./_wire.ts";
 export interface ToolHostIo {
   /** Requests, one JSON line each. */
   input: ReadableStream<Uint8Array>;
-  /** Write one reply line; must not interleave with other writes. */
-  write(line: string): void;
+  /** Write one reply line, given in pieces; must not interleave with other writes. */
+  write(line: Iterable<string>): void;
 }
 
 /** Serve tool calls until the input ends. */

@@ -24,6 +24,8 @@ export interface WorkerToolContext {
   sessionId: string;
   /** The call being executed. */
   toolCallId: string;
+  /** The model response the call belongs to (its images are bounded together). */
+  responseId?: string;
   /** Git access of the file tools (the session sandbox's `git`); absent: read-only. */
   git?: GitAccess;
   /** More real directories the file tools may read and write (the sandbox's `revealWritable`). */
@@ -60,7 +62,9 @@ export type HostMessage =
   /** Abort call `id` with `reason`. */
   | { type: "abort"; id: number; reason: WireError }
   /** Answer to call `id`'s `hold`: `ok` once the share is held, false when the call aborted first. */
-  | { type: "held"; id: number; ok: boolean };
+  | { type: "held"; id: number; ok: boolean }
+  /** Answer to call `id`'s `claim`: whether its image fits what its response may return. */
+  | { type: "claimed"; id: number; ok: boolean };
 
 /** Worker → host. */
 export type WorkerMessage =
@@ -73,7 +77,9 @@ export type WorkerMessage =
   /** Call `id` threw `error`. */
   | { type: "error"; id: number; error: WireError }
   /** Call `id` asks to hold `bytes` of the pool's file memory budget (`./_memory_budget.ts`). */
-  | { type: "hold"; id: number; bytes: number };
+  | { type: "hold"; id: number; bytes: number }
+  /** Call `id` claims `bytes` of image data of its response (`./_image_claims.ts`). */
+  | { type: "claim"; id: number; bytes: number };
 
 /** Reduce any thrown value to a {@linkcode WireError}. */
 export function toWireError(err: unknown): WireError {

@@ -37,6 +37,7 @@ import { type HostMessage, toWireError, type WorkerMessage } from "./_protocol.t
 import { callEvents, callInbox, type CallMessage, type RunToolCall } from "./_call_messages.ts";
 import { onAbort } from "../../protocol/abort.ts";
 import { createMemoryBudget, type MemoryBudget } from "./_memory_budget.ts";
+import { createImageClaims, type ImageClaims } from "./_image_claims.ts";
 
 /** Default idle time before an unused worker is terminated (ms). */
 export const DEFAULT_WORKER_IDLE_MS = 30_000;
@@ -247,6 +248,8 @@ interface PoolState {
   waiting: (() => void)[];
   /** The file memory the calls hold, shared by every worker. */
   memory: MemoryBudget;
+  /** The image data each model response's calls claimed. */
+  images: ImageClaims;
 }
 
 function kill(s: PoolState, slot: Slot, why: string): void {
@@ -381,6 +384,7 @@ export async function runRequest(
       ...(readOnly.length > 0 ? { readOnlyRoots: readOnly } : {}),
       sessionId: ctx.sessionId,
       toolCallId: ctx.toolCallId,
+      ...(ctx.responseId !== undefined ? { responseId: ctx.responseId } : {}),
       ...gitOf(ctx),
       ...revealWritableOf(ctx),
       ...gitTargets,
@@ -417,6 +421,8 @@ async function* run(
     if (m.type === "hold") {
       heldMost = Math.max(heldMost, m.bytes);
       void s.memory.hold(id, m.bytes, signal).then((ok) => send({ type: "held", id, ok }));
+    } else if (m.type === "claim") {
+      send({ type: "claimed", id, ok: s.images.claim(ctx.responseId, m.bytes) });
     } else inbox.push(m);
   };
   let finished = false;
@@ -460,6 +466,7 @@ export function createToolWorkerPool(
     maxWorkers: Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS),
     waiting: [],
     memory: createMemoryBudget(opts.fileMemoryBudget),
+    images: createImageClaims(),
   };
   return {
     run: (definition, args, ctx) => run(s, definition, args, ctx),

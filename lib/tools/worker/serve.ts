@@ -38,12 +38,19 @@ export function serveTools(
       const factory = Object.hasOwn(factories, m.tool) ? factories[m.tool] : undefined;
       if (!factory) throw new Error(`the tool worker does not serve "${m.tool}"`);
       const tool = factory(m.definition);
-      const holdMemory = (bytes: number) =>
+      // A call waits for one answer at a time: a share of the memory budget, or an image claim.
+      const ask = (type: "hold" | "claim") => (bytes: number) =>
         new Promise<boolean>((resolve) => {
           holding.set(m.id, resolve);
-          post({ type: "hold", id: m.id, bytes });
+          post({ type, id: m.id, bytes });
         });
-      for await (const event of tool.run(m.args, { ...m.ctx, signal: ctl.signal, holdMemory })) {
+      const ctx = {
+        ...m.ctx,
+        signal: ctl.signal,
+        holdMemory: ask("hold"),
+        claimImage: ask("claim"),
+      };
+      for await (const event of tool.run(m.args, ctx)) {
         post({ type: "event", id: m.id, event });
       }
       post({ type: "done", id: m.id });
@@ -60,7 +67,7 @@ export function serveTools(
     const m = e.data;
     if (m.type === "run") void run(m);
     else if (m.type === "abort") running.get(m.id)?.abort(fromWireError(m.reason));
-    else if (m.type === "held") {
+    else if (m.type === "held" || m.type === "claimed") {
       const resolve = holding.get(m.id);
       holding.delete(m.id);
       resolve?.(m.ok);
