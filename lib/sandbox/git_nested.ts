@@ -57,6 +57,7 @@ import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "
 import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
 import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
+import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
 
@@ -667,6 +668,8 @@ export async function armedReason(
  * hold now.
  */
 async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefined> {
+  const index = indexesProblem(gitDirs); // a checkout writes its paths unverified (git_index.ts)
+  if (index !== undefined) return index;
   for (const dir of gitDirs) {
     for (const path of linkedControlFiles(dir)) return `${path} has another name (a hard link)`;
   }

@@ -43,6 +43,7 @@ import {
   undisarmedRepo,
 } from "./git_nested.ts";
 import { containingReach, observeRepos } from "./_repo_trust.ts";
+import { undisarmedIndex, watchOwnIndexes } from "./git_own_index.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
@@ -112,6 +113,11 @@ export interface SandboxPlan {
    * is renamed aside once it has ended (`git_own_links.ts`).
    */
   ownGit?: OwnGitLinks;
+  /**
+   * The workspace's own git directories whose index commands may write (`--git-writable`, inside
+   * a writable root): read after each command (`git_own_index.ts`). Absent: none.
+   */
+  gitIndexDirs?: string[];
   /** Directories to hide (an empty tmpfs over them): the data root, the home directory, credentials. */
   hideDirs: string[];
   /**
@@ -664,7 +670,7 @@ async function planIn(
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
   const writableRoots = policy.mode === "workspace-write";
   // An armed repository a command left that penguin could not disarm: the user's git would run it.
-  const armed = await undisarmedRepo();
+  const armed = await undisarmedRepo() ?? await undisarmedIndex();
   if (armed !== undefined) throw new PenguinError("runtime", `Cannot sandbox: ${armed}`);
   const workspace = await mustBeDir("workspace", policy.workspace);
   const workspaceId = await checkWorkspaceId(policy, workspace);
@@ -701,6 +707,7 @@ async function planIn(
   const placeholders: Placeholder[] = [];
   let gitRepos: NestedRepoMark[] | undefined;
   let ownGit: OwnGitLinks | undefined;
+  let gitIndexDirs: string[] = [];
   const protectTry: string[] = [];
   if (writableRoots) {
     // Stand-ins a killed penguin left are removed first (the registry still tells them apart).
@@ -722,6 +729,7 @@ async function planIn(
         break;
       }
     }
+    gitIndexDirs = await writableGitDirs(workspace, roots, policy.git ?? "read-only");
   }
 
   const home = await homeMounts(policy, roots, writableRoots, opts);
@@ -835,6 +843,7 @@ async function planIn(
     ...(home.reveals.length > 0 ? { reveals: home.reveals } : {}),
     ...(gitRepos ? { gitRepos } : {}),
     ...(ownGit ? { ownGit } : {}),
+    ...(gitIndexDirs.length > 0 ? { gitIndexDirs } : {}),
     ...(protectTry.length > 0 ? { protectTry } : {}),
     ...(pinnedTry.length > 0 ? { pinnedTry } : {}),
     hideDirs,
@@ -924,6 +933,23 @@ async function linkedEntryTargets(dir: string): Promise<string[]> {
     if (r && !out.includes(r.path)) out.push(r.path);
   }
   return out;
+}
+
+/**
+ * The git directories of the workspace whose index commands may write (`access` writable, inside
+ * `roots`), watched until the session ends (`git_own_index.ts`).
+ */
+async function writableGitDirs(
+  workspace: string,
+  roots: readonly string[],
+  access: GitAccess,
+): Promise<string[]> {
+  if (access !== "writable") return [];
+  const dirs = (await findGitLayout(workspace)).gitDirs.filter((d) =>
+    roots.some((r) => isInside(d, r))
+  );
+  watchOwnIndexes(dirs);
+  return dirs;
 }
 
 /** The mounts that keep the git directories `gitDirs` from being changed beyond `access`. */

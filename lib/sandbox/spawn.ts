@@ -42,6 +42,7 @@ import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos, endNestedRepoWatch } from "./git_nested.ts";
 import { disarmOwnGitLinks } from "./git_own_links.ts";
 import { relativePathWarning } from "./_path_warnings.ts";
+import { disarmOwnIndexes, endOwnIndexWatch } from "./git_own_index.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
 import {
@@ -393,6 +394,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
         await disarmNewRepos(root, plan.gitRepos, plan.roots, skip);
       }
     }
+    await disarmOwnIndexes(plan.gitIndexDirs ?? []);
   };
   // Sharing penguin's stdio there is no control channel: bwrap's setup messages go to a log.
   const logged = !control && await newSetupLog() !== undefined;
@@ -508,6 +510,7 @@ let poolBroken = false;
 beforeStandInsEnd(async () => {
   await retireIdle().catch(() => {});
   await endNestedRepoWatch();
+  await endOwnIndexWatch();
 });
 
 /** What {@linkcode tryPooled} needs of the start under way. */
@@ -591,6 +594,7 @@ async function tryPooled(
       },
       after: async () => {
         if (plan.ownGit) await disarmOwnGitLinks(plan.ownGit);
+        await disarmOwnIndexes(plan.gitIndexDirs ?? []);
         if (!plan.gitRepos) return;
         for (const { root, skip } of gitWalkRoots(plan.roots)) {
           await disarmNewRepos(root, plan.gitRepos, plan.roots, skip);
