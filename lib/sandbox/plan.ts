@@ -826,6 +826,19 @@ async function planIn(
         `hiding that directory), or run with --sandbox read-only`,
     );
   }
+  // A writable root inside a path kept read-only would open it again (mounts go on by depth): a
+  // `writable_roots` entry `.git/hooks` let commands write the user's hooks (attack round 19
+  // imports B2).
+  const reopened = reopenedReadOnly(roots.slice(1), [...protect, ...protectTry]);
+  if (reopened !== undefined) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the writable root "${reopened.root}" lies in "${reopened.kept}", which ` +
+        `penguin keeps read-only to commands (git or the user's shell would run what they write ` +
+        `there); a writable root there would let them write it. Remove it from writable_roots in ` +
+        `${WORKSPACE_POLICY_FILE}, or run with --sandbox read-only`,
+    );
+  }
   const env = buildChildEnv({
     host: policy.env.host ?? Deno.env.toObject(),
     allow: policy.env.allow,
@@ -855,6 +868,18 @@ async function planIn(
     cwd: cwd === policy.workspace ? workspace : await mustBeDir("working directory", cwd),
     env,
   };
+}
+
+/** The first of `roots` that is, or lies in, one of `readOnly`, with that path. */
+function reopenedReadOnly(
+  roots: readonly string[],
+  readOnly: readonly string[],
+): { root: string; kept: string } | undefined {
+  for (const root of roots) {
+    const kept = readOnly.find((p) => isInside(root, p));
+    if (kept !== undefined) return { root, kept };
+  }
+  return undefined;
 }
 
 interface GitGuardOut {

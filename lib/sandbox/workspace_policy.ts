@@ -39,7 +39,9 @@
  * - `writable_roots` outside the workspace add write access; even trusted
  *   they apply only with the flag `--grant-writable-roots`, else the run
  *   stops with a config error pointing at the entry. Roots inside the
- *   workspace are already writable and need nothing.
+ *   workspace need trust too: the workspace is writable already, and one
+ *   inside a path penguin keeps read-only would re-open it (a plan refuses
+ *   that even from a trusted file, `plan.ts`).
  * - `home_readable` shows more paths of the home directory, which is hidden
  *   from commands except its toolchains (`home.ts`), read-only. Entries must
  *   lie in the home directory and outside penguin's data root and the home
@@ -368,13 +370,16 @@ export function wideningSettings(policy: WorkspacePolicy): WideningSetting[] {
     );
   }
   for (const e of policy.rootEntries) {
-    if (!e.outside) continue;
     add(
       ["writable_roots", e.index],
       `"writable_roots": [${JSON.stringify(policy.file.writable_roots?.[e.index] ?? e.real)}]`,
-      `commands may write ${
-        JSON.stringify(e.real)
-      }, outside the workspace (also needs --grant-writable-roots)`,
+      e.outside
+        ? `commands may write ${
+          JSON.stringify(e.real)
+        }, outside the workspace (also needs --grant-writable-roots)`
+        // Inside the workspace it adds nothing, or re-opens what penguin keeps read-only
+        // there (attack round 19 imports B2): a widening either way.
+        : `commands may write ${JSON.stringify(e.real)} as a root of its own`,
     );
   }
   return out;
@@ -537,10 +542,10 @@ export function applyWorkspacePolicy(
 }
 
 /**
- * `writable_roots`: roots inside the workspace always apply (they add
- * nothing); outside ones only from a trusted file and with
- * `--grant-writable-roots` (refused without it), and are ignored with a
- * warning each from an untrusted one.
+ * `writable_roots`: only from a trusted file, those outside the workspace
+ * only with `--grant-writable-roots` (refused without it); each is ignored
+ * with a warning from an untrusted one, inside the workspace too (one there
+ * re-opened what penguin keeps read-only, attack round 19 imports B2).
  */
 function applyWritableRoots(
   out: EffectivePolicy,
@@ -555,8 +560,6 @@ function applyWritableRoots(
     for (const w of widening) {
       if (w.key[0] === "writable_roots") out.notes.push(ignoredNote(policy, w));
     }
-    out.extraWritable = policy.rootEntries.filter((e) => !e.outside).map((e) => e.real)
-      .filter((p, i, all) => all.indexOf(p) === i);
     return;
   }
   const first = policy.rootEntries.find((e) => e.outside);

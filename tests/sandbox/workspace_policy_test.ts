@@ -281,22 +281,26 @@ Deno.test("keeping commands off the network with --sandbox off is refused, not i
   });
 });
 
-const e0 = (e: EffectivePolicy) => e.notes[0] ?? "";
 
-Deno.test("writable roots outside the workspace are ignored from an untrusted file, even with --grant-writable-roots", async () => {
+Deno.test("writable roots are ignored from an untrusted file, inside the workspace too, even with --grant-writable-roots", async () => {
   await withWs(async (ws, outside) => {
     await Deno.mkdir(join(ws, "inner"));
     const text = `{\n  "writable_roots": ["inner", "../outside"]\n}`;
     for (const grantWritableRoots of [false, true]) {
       const e = await effective(ws, text, { grantWritableRoots });
-      assert.deepEqual(e.extraWritable, [join(ws, "inner")]);
-      assert.equal(e.notes.length, 1);
+      // One inside re-opened what penguin keeps read-only there (attack round 19 imports B2).
+      assert.deepEqual(e.extraWritable, []);
+      assert.equal(e.notes.length, 2);
       assert.match(
         e.notes[0]!,
+        /line 2, column 22: "writable_roots": \["inner"\] is ignored \(commands may write ".*\/inner" as a root of its own.*penguin trust/,
+      );
+      assert.match(
+        e.notes[1]!,
         /line 2, column 31: "writable_roots": \["\.\.\/outside"\] is ignored \(commands may write ".*\/outside", outside the workspace.*penguin trust/,
       );
     }
-    assert.ok(e0(await effective(ws, text)).includes(`may write "${outside}"`));
+    assert.ok((await effective(ws, text)).notes[1]!.includes(`may write "${outside}"`));
   });
 });
 
@@ -314,8 +318,8 @@ Deno.test("writable roots outside the workspace of a trusted file need --grant-w
     const e = await effective(ws, text, { grantWritableRoots: true }, [], "trusted");
     assert.deepEqual(e.extraWritable, [join(ws, "inner"), outside]);
     assert.match(e.notes.join("\n"), new RegExp(`may also write ${outside}`));
-    // Roots inside the workspace need nothing.
-    const inner = await effective(ws, '{ "writable_roots": ["inner"] }');
+    // Roots inside the workspace need trust, but not the flag.
+    const inner = await effective(ws, '{ "writable_roots": ["inner"] }', {}, [], "trusted");
     assert.deepEqual(inner.extraWritable, [join(ws, "inner")]);
   });
 });
@@ -384,7 +388,7 @@ Deno.test("the widening settings of a file are listed with their lines, and its 
     assert.equal(policy.path, join(ws, WORKSPACE_POLICY_FILE));
     assert.deepEqual(
       wideningSettings(policy).map((w) => [w.key, w.position?.line]),
-      [[["git"], 3], [["network"], 4], [["writable_roots", 1], 5]],
+      [[["git"], 3], [["network"], 4], [["writable_roots", 0], 5], [["writable_roots", 1], 5]],
     );
     await Deno.writeTextFile(
       join(ws, WORKSPACE_POLICY_FILE),
