@@ -10,15 +10,27 @@
  * @module
  */
 import type { OmniMessage } from "../protocol/types.ts";
-import { agentPaths, type AgentRef } from "../state/paths.ts";
+import { agentPaths, type AgentRef, projectConfigPath } from "../state/paths.ts";
+import { loadProjectConfig } from "../state/project_config.ts";
+import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import { loadSystemConfig } from "../state/system_config_parse.ts";
 import { loadVault } from "../state/vault.ts";
 import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { maskRecord } from "./_mask_history.ts";
 import { agentMcpSecrets } from "./_secrets.ts";
 
-/** The vault values and MCP values of the agent `ref` (none when it is not initialized). */
-export async function importSecrets(ref: AgentRef): Promise<Secret[]> {
+/**
+ * The vault values, MCP values and API keys of the agent `ref` (none of the
+ * agent's when it is not initialized): the project's inline `api_key`s and
+ * the provider `*_API_KEY` values of `env` (penguin's environment), as a
+ * session masks them. Without the keys, an imported or older trace holding
+ * one kept it on disk and printed it in every view (attack round 19 imports
+ * B1).
+ */
+export async function importSecrets(
+  ref: AgentRef,
+  env: Readonly<Record<string, string>> = ownEnv(),
+): Promise<Secret[]> {
   const paths = agentPaths(ref);
   const out = vaultSecrets(await loadVault(paths.vault));
   try {
@@ -26,7 +38,47 @@ export async function importSecrets(ref: AgentRef): Promise<Secret[]> {
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
+  out.push(...await projectKeySecrets(ref), ...envKeySecrets(env));
   return out;
+}
+
+/** penguin's environment, where it may read it. */
+function ownEnv(): Record<string, string> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
+}
+
+/** The inline `api_key`s of the project of `ref` (none without a project config). */
+async function projectKeySecrets(ref: AgentRef): Promise<Secret[]> {
+  let models;
+  try {
+    models = (await loadProjectConfig(projectConfigPath(ref))).models;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
+  return models.filter((m) => m.api_key).map((m) => ({
+    kind: "api_key" as const,
+    name: m.provider,
+    value: m.api_key!,
+  }));
+}
+
+const KEY_ENV = /_API_KEY$/;
+
+/** The provider key values of `env`: each catalog key variable and any other `*_API_KEY`. */
+function envKeySecrets(env: Readonly<Record<string, string>>): Secret[] {
+  const names = new Set<string>();
+  for (const g of PROVIDER_GROUPS) if (g.api_key_env) names.add(g.api_key_env);
+  for (const name of Object.keys(env)) if (KEY_ENV.test(name)) names.add(name);
+  return [...names].sort().filter((n) => env[n]).map((name) => ({
+    kind: "api_key" as const,
+    name,
+    value: env[name]!,
+  }));
 }
 
 /**

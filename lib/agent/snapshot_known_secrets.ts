@@ -15,40 +15,25 @@
  *
  * @module
  */
-import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../state/ids.ts";
 import type { AgentRef } from "../state/paths.ts";
-import { projectConfigPath } from "../state/paths.ts";
-import { loadProjectConfig } from "../state/project_config.ts";
 import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { importSecrets } from "./import_mask.ts";
-
-const KEY_ENV = /_API_KEY$/;
 
 /** Every secret value known for a snapshot of agent `ref`, with penguin's environment `env`. */
 export async function snapshotSecrets(
   ref: AgentRef,
   env: Readonly<Record<string, string>>,
 ): Promise<Secret[]> {
-  const out = await importSecrets(ref);
+  const out = await importSecrets(ref, env);
   if (ref.projectId !== DEFAULT_PROJECT_ID || ref.agentId !== DEFAULT_AGENT_ID) {
     out.push(
       ...await importSecrets({
         root: ref.root,
         projectId: DEFAULT_PROJECT_ID,
         agentId: DEFAULT_AGENT_ID,
-      }),
+      }, env),
     );
-  }
-  for (const entry of (await loadProjectConfig(projectConfigPath(ref))).models) {
-    if (entry.api_key) out.push({ kind: "api_key", name: entry.provider, value: entry.api_key });
-  }
-  const names = new Set<string>();
-  for (const g of PROVIDER_GROUPS) if (g.api_key_env) names.add(g.api_key_env);
-  for (const name of Object.keys(env)) if (KEY_ENV.test(name)) names.add(name);
-  for (const name of [...names].sort()) {
-    const value = env[name];
-    if (value) out.push({ kind: "api_key", name, value });
   }
   return out;
 }
