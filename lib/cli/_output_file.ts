@@ -6,7 +6,46 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { PenguinError } from "../protocol/errors.ts";
+
+/**
+ * Refuse `path` when it goes through a symbolic link below the current
+ * directory (the workspace, typically, where a command may have made one):
+ * `-o report.md` linked to `~/.ssh/authorized_keys`, or `-o out/r.md` with
+ * `out` linked to the home directory, wrote there (attack round 19 imports
+ * B3). Links above the current directory are the user's own (`/dev/stdout`
+ * from a project directory is written).
+ */
+function refuseLinkOnTheWay(path: string): void {
+  let cwd: string;
+  try {
+    cwd = Deno.cwd();
+  } catch {
+    return;
+  }
+  if (cwd === "/") return;
+  const rel = relative(cwd, resolve(path));
+  if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return;
+  let at = cwd;
+  for (const part of rel.split(sep)) {
+    at = join(at, part);
+    let link = false;
+    try {
+      link = Deno.lstatSync(at).isSymlink;
+    } catch {
+      return; // missing from here on: nothing to follow
+    }
+    if (link) {
+      throw new PenguinError(
+        "usage",
+        `Cannot write "${path}": "${at}" is a symbolic link, and penguin does not write ` +
+          `through a link in the current directory (a command may have made it to lead elsewhere). ` +
+          `Remove the link, or name a path without it`,
+      );
+    }
+  }
+}
 
 async function realOrSelf(path: string): Promise<string> {
   try {
@@ -40,6 +79,7 @@ async function moveIntoPlace(tmp: string, target: string, info?: Deno.FileInfo):
 
 /** Write `text` to `path` whole or not at all (see the module doc). */
 export async function writeOutputFile(path: string, text: string): Promise<void> {
+  refuseLinkOnTheWay(path);
   const target = await realOrSelf(path);
   const info = await Deno.stat(target).catch(() => undefined);
   if (info !== undefined && !info.isFile) return await Deno.writeTextFile(target, text);
@@ -70,6 +110,7 @@ export interface OutputFile {
  * is written directly.
  */
 export async function openOutputFile(path: string): Promise<OutputFile> {
+  refuseLinkOnTheWay(path);
   const target = await realOrSelf(path);
   const info = await Deno.stat(target).catch(() => undefined);
   const direct = info !== undefined && !info.isFile;
