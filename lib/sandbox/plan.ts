@@ -826,19 +826,7 @@ async function planIn(
         `hiding that directory), or run with --sandbox read-only`,
     );
   }
-  // A writable root inside a path kept read-only would open it again (mounts go on by depth): a
-  // `writable_roots` entry `.git/hooks` let commands write the user's hooks (attack round 19
-  // imports B2).
-  const reopened = reopenedReadOnly(roots.slice(1), [...protect, ...protectTry]);
-  if (reopened !== undefined) {
-    throw new PenguinError(
-      "runtime",
-      `Cannot sandbox: the writable root "${reopened.root}" lies in "${reopened.kept}", which ` +
-        `penguin keeps read-only to commands (git or the user's shell would run what they write ` +
-        `there); a writable root there would let them write it. Remove it from writable_roots in ` +
-        `${WORKSPACE_POLICY_FILE}, or run with --sandbox read-only`,
-    );
-  }
+  refuseReopened(roots.slice(1), [...protect, ...protectTry]);
   const env = buildChildEnv({
     host: policy.env.host ?? Deno.env.toObject(),
     allow: policy.env.allow,
@@ -870,16 +858,24 @@ async function planIn(
   };
 }
 
-/** The first of `roots` that is, or lies in, one of `readOnly`, with that path. */
-function reopenedReadOnly(
-  roots: readonly string[],
-  readOnly: readonly string[],
-): { root: string; kept: string } | undefined {
+/**
+ * Refuse a writable root of `roots` that is, or lies in, a path of
+ * `readOnly`: bound writable over it (mounts go on by depth), it would open
+ * it again (a `writable_roots` entry `.git/hooks` let commands write the
+ * user's hooks, attack round 19 imports B2).
+ */
+function refuseReopened(roots: readonly string[], readOnly: readonly string[]): void {
   for (const root of roots) {
     const kept = readOnly.find((p) => isInside(root, p));
-    if (kept !== undefined) return { root, kept };
+    if (kept === undefined) continue;
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the writable root "${root}" lies in "${kept}", which penguin keeps ` +
+        `read-only to commands (git or the user's shell would run what they write there); a ` +
+        `writable root there would let them write it. Remove it from writable_roots in ` +
+        `${WORKSPACE_POLICY_FILE}, or run with --sandbox read-only`,
+    );
   }
-  return undefined;
 }
 
 interface GitGuardOut {

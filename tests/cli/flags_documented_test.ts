@@ -166,6 +166,7 @@ const NOT_PENGUIN_FLAGS = new Set([
   "show-signature",
   "web",
   "trailer",
+  "hard",
   // MCP servers' own arguments, in docs/security.md's rule for which argument values are secrets
   "stdio",
   "token",
