@@ -31,6 +31,26 @@ export function headerSecretValue(value: string): string {
   return m ? m[2]!.trim() : value.trim();
 }
 
+/**
+ * The password of a `Basic` header value (base64 of `user:password`), which
+ * a server may print decoded; undefined for another value or an empty one.
+ */
+export function basicPassword(value: string): string | undefined {
+  const m = SCHEMED.exec(value.trim());
+  if (!m || m[1]!.toLowerCase() !== "basic") return undefined;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(atob(m[2]!.trim()), (c) => c.charCodeAt(0)),
+    );
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(":");
+  const password = colon < 0 ? decoded : decoded.slice(colon + 1);
+  return password === "" ? undefined : password;
+}
+
 /** The secrets of `servers`, in configuration order (env before headers). */
 export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
   const out: Secret[] = [];
@@ -45,6 +65,10 @@ export function mcpSecrets(servers: readonly McpServerConfig[]): Secret[] {
     } else {
       for (const [key, value] of Object.entries(server.headers)) {
         out.push({ kind: "mcp", name: `${server.name}.${key}`, value: headerSecretValue(value) });
+        const password = basicPassword(value);
+        if (password !== undefined) {
+          out.push({ kind: "mcp", name: `${server.name}.${key}`, value: password });
+        }
       }
       for (const s of urlSecretParts(server.url)) {
         if (s.mask) out.push({ kind: "mcp", name: `${server.name}.${s.where}`, value: s.value });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addMcpServer, DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
-import { headerSecretValue } from "../../lib/mcp/secrets.ts";
+import { basicPassword, headerSecretValue, mcpSecrets } from "../../lib/mcp/secrets.ts";
 import { type ScriptedTurn, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { assertNoPieceOf, readAll, setVault } from "../support/secrets.ts";
@@ -62,4 +62,22 @@ Deno.test("mcp test: a failing server's stderr quoting a vault value is masked",
 Deno.test("a header value written with spaces around it is masked as fetch sends it, trimmed", () => {
   assert.equal(headerSecretValue(" Yp7v2j4Q9 "), "Yp7v2j4Q9");
   assert.equal(headerSecretValue("Bearer  tok-123456789 "), "tok-123456789");
+});
+
+Deno.test("a Basic header's password is a secret too, decoded as a server may print it", () => {
+  const value = `Basic ${btoa("alice:s3cr3t-Passw0rd-771")}`;
+  assert.equal(basicPassword(value), "s3cr3t-Passw0rd-771");
+  assert.equal(basicPassword("Bearer abc"), undefined);
+  assert.equal(basicPassword("Basic !!notbase64"), undefined);
+  const secrets = mcpSecrets(
+    [
+      {
+        name: "h",
+        transport: "http",
+        url: "http://127.0.0.1:1/mcp",
+        headers: { Authorization: value },
+      },
+    ] as unknown as Parameters<typeof mcpSecrets>[0],
+  );
+  assert.ok(secrets.some((s) => s.value === "s3cr3t-Passw0rd-771"), JSON.stringify(secrets));
 });
