@@ -78,8 +78,11 @@ function parseHeader(c: Cursor): string {
     // Legacy [section.subsection]: both lower-cased.
     return name.toLowerCase();
   }
-  if (c.peek() !== " " && c.peek() !== "\t") throw new SyntaxError_("bad section header");
-  c.skipBlanks();
+  // git's isspace: a CR or even a newline separates the name from its subsection too (a header
+  // `[filter\r"x"]` that penguin refused, git read, attack round 20 concgit R1).
+  const space = (ch: string | undefined) => ch === " " || ch === "\t" || ch === "\r" || ch === "\n";
+  if (!space(c.peek())) throw new SyntaxError_("bad section header");
+  while (space(c.peek())) c.next();
   if (c.next() !== '"') throw new SyntaxError_("bad section header (expected a quoted subsection)");
   let sub = "";
   for (;;) {

@@ -60,6 +60,7 @@ import { noteSessionEnd } from "./session_end_report.ts";
 import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
+import { renameInDir } from "./_pinned_rename.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -764,6 +765,9 @@ async function configArmed(
   for (const f of config.files) {
     if (f.state === "unreadable" && own.has(f.path)) return `${f.path} cannot be read`;
   }
+  // What penguin cannot read as git does may hide a key git runs (attack round 20 concgit R1).
+  const unread = config.errors.find((e) => [...own].some((f) => e.startsWith(`${f}:`)));
+  if (unread !== undefined) return `its configuration has what penguin cannot read (${unread})`;
   for (const e of config.entries) {
     if (!own.has(e.file)) continue;
     const row = execKeyOf(e.key);
@@ -1011,7 +1015,8 @@ function fileId(i: Deno.FileInfo): string {
  * rename fail (root, whom tests run as, passes every permission check).
  */
 export const disarmRename: { rename: (from: string, to: string) => Promise<void> } = {
-  rename: (from, to) => Deno.rename(from, to),
+  // By name in its directory as penguin checked it: a link swapped in above it is not followed.
+  rename: (from, to) => renameInDir(from, to),
 };
 
 /** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */

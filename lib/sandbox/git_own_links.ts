@@ -15,6 +15,7 @@
 import { gitDirLinks } from "./_git_dir_traps.ts";
 import { DISARMED_SUFFIX } from "./git_nested.ts";
 import { existsNow } from "./_look.ts";
+import { renameInDir } from "./_pinned_rename.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 
 /** The workspace's own writable git directories and the links they held before a command. */
@@ -63,22 +64,19 @@ export async function disarmOwnGitLinks(
   return out;
 }
 
-/** Rename `path` to a free `<path>-disarmed-by-penguin[-n]`, else remove it; its new name, "" when neither worked. */
+/** Rename `path` to a free `<path>-disarmed-by-penguin[-n]` (never removed); its new name, "" when that failed. */
 async function renameAside(path: string): Promise<string> {
   for (let n = 0; n < 100; n++) {
     const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
     if (existsNow(to)) continue;
     try {
-      await Deno.rename(path, to);
+      // By name in its directory as it is now: a link swapped in above it is not followed
+      // (removing or renaming by path once took the user's ~/.ssh/authorized_keys, round 20 R4).
+      await renameInDir(path, to);
       return to;
     } catch {
-      break;
+      return "";
     }
   }
-  try {
-    await Deno.remove(path);
-    return "(removed)";
-  } catch {
-    return "";
-  }
+  return "";
 }

@@ -250,3 +250,16 @@ Deno.test("resolver: GIT_CONFIG_COUNT/KEY/VALUE and GIT_CONFIG_PARAMETERS come l
       ["alias.st", "!./st", "GIT_CONFIG_PARAMETERS"],
     ]);
   }));
+
+Deno.test("a section header whose subsection follows a CR or a newline is read as git reads it", () => {
+  // Attack round 20 concgit R1: penguin refused `[filter\r"x"]`, git read it, and the key it
+  // hid (a clean filter, an fsmonitor through includeIf) ran at the user's git status.
+  for (const sep of ["\r", "\n", " \r\t"]) {
+    const parsed = parseGitConfig(`[filter${sep}"x"]\n\tclean = sh run.sh\n`, "/c");
+    assert.deepEqual(parsed.errors, [], JSON.stringify(sep));
+    assert.deepEqual(parsed.entries.map((e) => [e.key, e.value]), [[
+      "filter.x.clean",
+      "sh run.sh",
+    ]]);
+  }
+});

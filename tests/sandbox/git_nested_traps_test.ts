@@ -58,3 +58,15 @@ Deno.test("penguin run: a nested repository stopped in a rebase with an exec lin
     );
     assert.equal(await exists(join(w.ws, "lib", ".git-disarmed-by-penguin")), true);
   }));
+
+Deno.test("penguin run: a nested repository whose config penguin cannot read is disarmed", () =>
+  withWorld(async (w) => {
+    // What penguin reads otherwise than git may hide a key git runs (round 20 concgit R1).
+    const { outputs } = await attack(w, [
+      exec(
+        `${repo} && printf '[core]\\n\\tbare = false\\n[bad\\001header]\\n' >> .git/config && echo planted`,
+      ),
+    ]);
+    assert.match(outputs, /planted/);
+    assert.equal(await exists(join(w.ws, "lib", ".git-disarmed-by-penguin")), true);
+  }));
