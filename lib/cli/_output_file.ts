@@ -8,6 +8,7 @@
  */
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { renameInDir } from "../sandbox/pinned_rename.ts";
 
 /**
  * Refuse `path` when it goes through a symbolic link below the current
@@ -17,16 +18,16 @@ import { PenguinError } from "../protocol/errors.ts";
  * B3). Links above the current directory are the user's own (`/dev/stdout`
  * from a project directory is written).
  */
-function refuseLinkOnTheWay(path: string): void {
+function refuseLinkOnTheWay(path: string): boolean {
   let cwd: string;
   try {
     cwd = Deno.cwd();
   } catch {
-    return;
+    return false;
   }
-  if (cwd === "/") return;
+  if (cwd === "/") return false;
   const rel = relative(cwd, resolve(path));
-  if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return;
+  if (rel === "" || rel.startsWith("..") || rel.startsWith(sep)) return false;
   let at = cwd;
   for (const part of rel.split(sep)) {
     at = join(at, part);
@@ -34,7 +35,7 @@ function refuseLinkOnTheWay(path: string): void {
     try {
       link = Deno.lstatSync(at).isSymlink;
     } catch {
-      return; // missing from here on: nothing to follow
+      return true; // missing from here on: nothing to follow
     }
     if (link) {
       throw new PenguinError(
@@ -45,6 +46,27 @@ function refuseLinkOnTheWay(path: string): void {
       );
     }
   }
+  return true;
+}
+
+/**
+ * Where `-o path` is written, and how the written file takes its place: a
+ * path below the current directory (checked free of links just before) is
+ * taken as it is, never resolved again, and the file is renamed onto it by
+ * name in its directory as checked ({@linkcode renameInDir}): a rename
+ * replaces a link a command swaps in meanwhile instead of following it, and
+ * a directory swapped for a link refuses it (attack round 20 imports G1: a
+ * link flipped in between the check and the write took `~/.bashrc`).
+ */
+async function placeOf(path: string): Promise<{ target: string; pinned: boolean }> {
+  if (refuseLinkOnTheWay(path)) return { target: resolve(path), pinned: true };
+  return { target: await realOrSelf(path), pinned: false };
+}
+
+/** The file there now, for a pinned place without following a link (a link counts as none). */
+async function infoOf(target: string, pinned: boolean): Promise<Deno.FileInfo | undefined> {
+  const info = await (pinned ? Deno.lstat(target) : Deno.stat(target)).catch(() => undefined);
+  return pinned && info?.isSymlink ? undefined : info;
 }
 
 async function realOrSelf(path: string): Promise<string> {
@@ -65,12 +87,18 @@ function tmpBeside(target: string): string {
 }
 
 /** Rename the written `tmp` to `target`, with the mode `target` had; `tmp` is removed on failure. */
-async function moveIntoPlace(tmp: string, target: string, info?: Deno.FileInfo): Promise<void> {
+async function moveIntoPlace(
+  tmp: string,
+  target: string,
+  info: Deno.FileInfo | undefined,
+  pinned: boolean,
+): Promise<void> {
   try {
     if (info?.mode != null && Deno.build.os !== "windows") {
       await Deno.chmod(tmp, info.mode & 0o7777);
     }
-    await Deno.rename(tmp, target);
+    if (pinned) await renameInDir(tmp, target, { replace: true });
+    else await Deno.rename(tmp, target);
   } catch (err) {
     await Deno.remove(tmp).catch(() => {});
     throw err;
@@ -79,10 +107,12 @@ async function moveIntoPlace(tmp: string, target: string, info?: Deno.FileInfo):
 
 /** Write `text` to `path` whole or not at all (see the module doc). */
 export async function writeOutputFile(path: string, text: string): Promise<void> {
-  refuseLinkOnTheWay(path);
-  const target = await realOrSelf(path);
-  const info = await Deno.stat(target).catch(() => undefined);
-  if (info !== undefined && !info.isFile) return await Deno.writeTextFile(target, text);
+  const { target, pinned } = await placeOf(path);
+  const info = await infoOf(target, pinned);
+  if (info !== undefined && !info.isFile) {
+    if (pinned) throw notRegular(path);
+    return await Deno.writeTextFile(target, text);
+  }
   const tmp = tmpBeside(target);
   try {
     await Deno.writeTextFile(tmp, text, { createNew: true });
@@ -90,7 +120,15 @@ export async function writeOutputFile(path: string, text: string): Promise<void>
     await Deno.remove(tmp).catch(() => {});
     throw err;
   }
-  await moveIntoPlace(tmp, target, info);
+  await moveIntoPlace(tmp, target, info, pinned);
+}
+
+function notRegular(path: string): PenguinError {
+  return new PenguinError(
+    "usage",
+    `Cannot write "${path}": it is not a regular file, and penguin writes only a regular file ` +
+      `in the current directory. Name another path`,
+  );
 }
 
 /** A file being written piece by piece by {@linkcode openOutputFile}. */
@@ -110,10 +148,10 @@ export interface OutputFile {
  * is written directly.
  */
 export async function openOutputFile(path: string): Promise<OutputFile> {
-  refuseLinkOnTheWay(path);
-  const target = await realOrSelf(path);
-  const info = await Deno.stat(target).catch(() => undefined);
+  const { target, pinned } = await placeOf(path);
+  const info = await infoOf(target, pinned);
   const direct = info !== undefined && !info.isFile;
+  if (direct && pinned) throw notRegular(path);
   const tmp = direct ? target : tmpBeside(target);
   const file = await Deno.open(tmp, direct ? { write: true } : { write: true, createNew: true });
   const enc = new TextEncoder();
@@ -131,7 +169,7 @@ export async function openOutputFile(path: string): Promise<OutputFile> {
     async commit() {
       close();
       if (direct) return;
-      await moveIntoPlace(tmp, target, info);
+      await moveIntoPlace(tmp, target, info, pinned);
     },
     async abort() {
       close();

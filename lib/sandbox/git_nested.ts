@@ -60,7 +60,7 @@ import { noteSessionEnd } from "./session_end_report.ts";
 import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
-import { renameInDir } from "./_pinned_rename.ts";
+import { renameInDir } from "./pinned_rename.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {

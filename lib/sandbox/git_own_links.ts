@@ -15,7 +15,7 @@
 import { gitDirLinks } from "./_git_dir_traps.ts";
 import { DISARMED_SUFFIX } from "./git_nested.ts";
 import { existsNow } from "./_look.ts";
-import { renameInDir } from "./_pinned_rename.ts";
+import { renameInDir } from "./pinned_rename.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 
 /** The workspace's own writable git directories and the links they held before a command. */

@@ -20,8 +20,13 @@ import { findBash } from "./_executables.ts";
 const RENAME_IN_DIR = `cd -P -- "$1" 2>/dev/null || exit 3
 [ "$(pwd -P)" = "$1" ] || exit 4
 { [ -e "$2" ] || [ -L "$2" ]; } || exit 5
-{ [ -e "$3" ] || [ -L "$3" ]; } && exit 6
-mv -n -T -- "$2" "$3" 2>/dev/null || exit 7
+if [ "$4" = replace ]; then
+  [ -d "$3" ] && [ ! -L "$3" ] && exit 6
+  mv -f -T -- "$2" "$3" 2>/dev/null || exit 7
+else
+  { [ -e "$3" ] || [ -L "$3" ]; } && exit 6
+  mv -n -T -- "$2" "$3" 2>/dev/null || exit 7
+fi
 { [ -e "$2" ] || [ -L "$2" ]; } && exit 7
 exit 0`;
 
@@ -36,15 +41,31 @@ const WHY: Record<number, string> = {
 /**
  * Rename `from` to `to`, both in one directory, by name within that
  * directory as it is now; rejects (saying why) when the directory's path no
- * longer leads to it, or the rename did not happen.
+ * longer leads to it, or the rename did not happen. `replace`: an existing
+ * `to` (a file, or a link, which is replaced, not followed) gives way; a
+ * directory never does.
  */
-export async function renameInDir(from: string, to: string): Promise<void> {
+export async function renameInDir(
+  from: string,
+  to: string,
+  opts: { replace?: boolean } = {},
+): Promise<void> {
   const dir = dirname(from);
   if (dirname(to) !== dir) throw new Error(`"${from}" and "${to}" are not in one directory`);
   const bash = await findBash();
   if (bash === undefined) throw new Error(`cannot rename "${from}": no bash to do it safely`);
   const out = await new Deno.Command(bash, {
-    args: ["--noprofile", "--norc", "-c", RENAME_IN_DIR, "bash", dir, basename(from), basename(to)],
+    args: [
+      "--noprofile",
+      "--norc",
+      "-c",
+      RENAME_IN_DIR,
+      "bash",
+      dir,
+      basename(from),
+      basename(to),
+      opts.replace ? "replace" : "keep",
+    ],
     clearEnv: true,
     env: { LC_ALL: "C", PATH: "/usr/bin:/bin" },
     stdin: "null",
