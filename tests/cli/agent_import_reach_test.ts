@@ -258,3 +258,18 @@ Deno.test("agent import lists every tools.builtin limit and definition a snapsho
     assert.equal(await Deno.stat(b4).catch(() => null), null, "nothing imported");
   });
 });
+
+Deno.test("agent import shows a URL's control characters as escapes, so a hidden host shows", async () => {
+  // Attack round 20 imports I6-I9: `http://good.example<ESC>]0;@127.0.0.1/<BEL>` was listed as
+  // `http://good.example` (the OSC sequence dropped whole), while it connects to 127.0.0.1.
+  await withRoot(async (root) => {
+    const src = await Deno.makeTempDir({ dir: root });
+    const config = `version: 2\nsystem_prompt: "x"\ntools:\n  mcpServers:\n` +
+      `    - name: web\n      config:\n        url: "http://good.example\\e]0;@127.0.0.1:9/\\a"\n`;
+    const path = await archive(src, [file("agent_state/system_config.yaml", config)]);
+    const refused = await runCli(["--root", root, "agent", "import", path]);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /connects to http:\/\/good\.example\\x1b\]0;@127\.0\.0\.1:9/);
+    assert.doesNotMatch(refused.stderr, /\x1b/);
+  });
+});

@@ -35,7 +35,7 @@ import { definitionFromConfig, resolveToolDefinitions } from "../../agent/toolse
 import { resolveTelemetry } from "../../telemetry/config.ts";
 import type { ToolDefinition } from "../../tools/tool.ts";
 import { bool, type Flag, flagHelp, type Parsed, parseDeclared, str } from "../args.ts";
-import { safeText } from "../../display/terminal_text.ts";
+import { escapeControls, safeText } from "../../display/terminal_text.ts";
 import { AGENT_TARGET } from "./_common_flags.ts";
 import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
@@ -295,7 +295,9 @@ function configReach(archive: SnapshotArchive): { first: string[]; last: string[
  * terminal: refused, listing them.
  */
 async function confirmReach(ctx: CommandContext, cmd: string, reach: string[]): Promise<boolean> {
-  const list = safeText(reach.map((m) => `  ${m}\n`).join(""));
+  // Controls shown as escapes, never dropped: a URL `http://good.example<ESC>]0;@evil/<BEL>`
+  // showed as good.example while it connects to evil (attack round 20 imports I6-I9).
+  const list = reach.map((m) => `  ${escapeControls(m)}\n`).join("");
   return await confirmed(
     ctx,
     `The snapshot sets up what sends data off this machine or runs programs:\n${list}` +
