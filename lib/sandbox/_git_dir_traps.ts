@@ -51,6 +51,9 @@ function linkIn(dir: string): string | undefined {
   if (over) return `${dir} holds more than ${MAX_GIT_DIR_ENTRIES} entries outside its object store`;
   const path = links[0];
   if (path === undefined) return undefined;
+  if (path.includes("\uFFFD")) {
+    return `${path} has a name that is not UTF-8, which penguin cannot look into`;
+  }
   return lstatOrNone(path)?.isSymlink
     ? `${path} is a symbolic link, which the user's git would write through`
     : `${path} has another name (a hard link), which the user's git would write through`;
@@ -60,9 +63,13 @@ function linkIn(dir: string): string | undefined {
  * The symbolic links and multiply-linked files below the git directory `dir`
  * (its object store aside, but for the top, `info/` and `pack/`; a local
  * clone's hard-linked packs aside), at most `most` of them; `over` when it
- * holds more than {@linkcode MAX_GIT_DIR_ENTRIES} entries.
+ * holds more than `maxEntries` entries (default {@linkcode MAX_GIT_DIR_ENTRIES}).
  */
-export function gitDirLinks(dir: string, most = Infinity): { links: string[]; over: boolean } {
+export function gitDirLinks(
+  dir: string,
+  most = Infinity,
+  maxEntries = MAX_GIT_DIR_ENTRIES,
+): { links: string[]; over: boolean } {
   const queue = [dir];
   const links: string[] = [];
   let seen = 0;
@@ -75,9 +82,13 @@ export function gitDirLinks(dir: string, most = Infinity): { links: string[]; ov
       continue; // gone or unreadable: git cannot write through it either
     }
     for (const e of entries) {
-      if (++seen > MAX_GIT_DIR_ENTRIES) return { links, over: true };
+      if (++seen > maxEntries) return { links, over: true };
       const path = join(at, e.name);
-      if (e.isSymlink) {
+      // A name that is not UTF-8 (read with U+FFFD) cannot be looked into or renamed by it: a
+      // reflog link below such a directory went unseen (attack round 20 concgit R3).
+      if (e.name.includes("\uFFFD")) {
+        links.push(path);
+      } else if (e.isSymlink) {
         links.push(path);
       } else if (e.isDirectory) {
         // Below an object store's top (any `objects/`: one of a git directory parked inside this

@@ -99,6 +99,9 @@ function lookAt(
   try {
     for (const e of Deno.readDirSync(dir)) {
       out.cost++;
+      // A name that is not UTF-8 (read with U+FFFD) cannot be opened by it: a submodule git
+      // directory there would go unchecked while git finds it (attack round 20 concgit R2).
+      if (e.name.includes("\uFFFD")) out.unreadable = true;
       if (MARKS.includes(e.name)) names.add(e.name);
       if (e.isSymlink) out.links.push(e.name);
       else if (e.isDirectory) out.subdirs.push(e.name);

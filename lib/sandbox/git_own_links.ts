@@ -5,63 +5,99 @@
  * file outside the workspace, which the user's next `git commit`, `git
  * fetch` or `git stash` writes through (`logs/refs/stash` → `~/.bashrc`:
  * the stash subject the model chose ran in the user's next shell, attack
- * round 19 concgit R4). So the links in it are taken before each command
- * (`plan.ts`), and every link found after it that was not there before is
- * renamed aside (`<name>-disarmed-by-penguin`) and said at the session end.
- * The user's own links stay.
+ * round 19 concgit R4). So every link in it outside the entries commands
+ * cannot write (`hooks`, `info`, `config`…: the user's own links stay there)
+ * is renamed aside (`<name>-disarmed-by-penguin`) before and after each
+ * command, and said at the session end.
  *
  * @module
  */
-import { gitDirLinks } from "./_git_dir_traps.ts";
+import { relative } from "node:path";
+import { gitDirLinks, MAX_GIT_DIR_ENTRIES } from "./_git_dir_traps.ts";
+import { GIT_GUARDED_ENTRIES } from "./git_guard.ts";
 import { DISARMED_SUFFIX } from "./git_nested.ts";
 import { existsNow } from "./_look.ts";
 import { renameInDir } from "./pinned_rename.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 
-/** The workspace's own writable git directories and the links they held before a command. */
+/** The workspace's own git directories that commands may write. */
 export interface OwnGitLinks {
   gitDirs: readonly string[];
-  before: readonly string[];
 }
 
-/** The links of `gitDirs` now, to compare after a command. */
+/** What {@linkcode disarmOwnGitLinks} must look through for `gitDirs`. */
 export function ownGitLinks(gitDirs: readonly string[]): OwnGitLinks {
-  return { gitDirs: [...gitDirs], before: gitDirs.flatMap((d) => gitDirLinks(d).links) };
+  return { gitDirs: [...gitDirs] };
 }
 
 /**
- * After a command: rename aside every link of `own`'s git directories that
- * was not there before it; the renamed ones (`to` empty when neither renaming
- * nor removing it worked, said as a failure at the session end).
+ * Whether `path` lies in an entry of the git directory `dir` that commands
+ * cannot write whatever the git access (`GIT_GUARDED_ENTRIES`: `hooks`,
+ * `info`, `config`…): a link there is the user's (a shared hooks directory).
+ */
+function guarded(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return GIT_GUARDED_ENTRIES.some((e) => rel === e.rel || rel.startsWith(`${e.rel}/`));
+}
+
+/** Why no command may start: a link penguin could not rename, or a git directory it could not look through. */
+let stuck: string | undefined;
+/** The git directories of the check that found it. */
+let stuckOwn: OwnGitLinks | undefined;
+
+/**
+ * Before and after each command: rename aside every link of `own`'s git
+ * directories outside their guarded entries (a link left by a session whose
+ * penguin was killed counts as well as one a command just made, round 20
+ * concgit R6); the renamed ones, each said at the session end. One that
+ * cannot be renamed, or a git directory too large to look through (a
+ * command can fill it to hide a link, R5), stops every later command
+ * ({@linkcode undisarmedOwnLink}).
  */
 export async function disarmOwnGitLinks(
   own: OwnGitLinks,
 ): Promise<{ from: string; to: string }[]> {
   const out: { from: string; to: string }[] = [];
+  stuck = undefined;
+  stuckOwn = own;
   for (const dir of own.gitDirs) {
-    const { links, over } = gitDirLinks(dir);
+    // Every entry: a command can fill the git directory to push a link past any limit (round 20
+    // concgit R5); listing costs less than making.
+    const { links, over } = gitDirLinks(dir, Infinity, Infinity);
     if (over) {
-      noteSessionEnd(
-        `[penguin] could not look through "${dir}" for links a command made (too many entries); ` +
-          `look for symbolic links in it before you run git there`,
-        true,
-      );
+      stuck = `"${dir}" holds more than ${MAX_GIT_DIR_ENTRIES} entries outside its object store, ` +
+        `so penguin cannot look through it for links a command made (your git would write ` +
+        `through one). No command runs until it holds fewer; or run without --git-writable`;
+      noteSessionEnd(`[penguin] ${stuck}`, true);
     }
     for (const from of links) {
-      if (own.before.includes(from)) continue;
+      // One renamed aside already stays so (git writes no file of that name but for a branch
+      // named so, which the user would have to make).
+      if (guarded(dir, from) || /-disarmed-by-penguin(-\d+)?$/.test(from)) continue;
       const to = await renameAside(from);
       out.push({ from, to });
+      if (to === "") {
+        stuck = `"${from}" is a link (or a name penguin cannot use) in your git directory, which ` +
+          `your git would write through, and penguin could not rename it aside. No command runs ` +
+          `until it is gone: remove it`;
+      }
       noteSessionEnd(
         to === ""
-          ? `[penguin] could not rename "${from}", a link a command made in your git directory, ` +
-            `which your git would write through: remove it before you run git there`
-          : `[penguin] renamed "${from}" to "${to}": a command made it a link in your git ` +
-            `directory, which your git would write through to the file it leads to`,
+          ? `[penguin] could not rename "${from}", a link in your git directory, which your git ` +
+            `would write through: remove it before you run git there`
+          : `[penguin] renamed "${from}" to "${to}": it was a link in your git directory, which ` +
+            `your git would write through to the file it leads to`,
         to === "",
       );
     }
   }
   return out;
+}
+
+/** Why no command may start ({@linkcode disarmOwnGitLinks}, tried again now), or undefined. */
+export async function undisarmedOwnLink(): Promise<string | undefined> {
+  if (stuck !== undefined && stuckOwn !== undefined) await disarmOwnGitLinks(stuckOwn);
+  return stuck;
 }
 
 /** Rename `path` to a free `<path>-disarmed-by-penguin[-n]` (never removed); its new name, "" when that failed. */

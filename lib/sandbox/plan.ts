@@ -21,7 +21,12 @@ import {
 import { privateRunDir, privateRunDirs, withPlanScope } from "./_standin_registry.ts";
 import { dataRootsToHide, rememberDataRoot } from "./_data_roots.ts";
 import { findGitLayout, GIT_GUARDED_ENTRIES, type GitAccess } from "./git_guard.ts";
-import { type OwnGitLinks, ownGitLinks } from "./git_own_links.ts";
+import {
+  disarmOwnGitLinks,
+  type OwnGitLinks,
+  ownGitLinks,
+  undisarmedOwnLink,
+} from "./git_own_links.ts";
 import { type HomeMountOptions, homeMounts, type Reveal } from "./_home_plan.ts";
 import { type ExecTarget, gitConfigTargets } from "./git_config_guard.ts";
 import { CONVENTIONAL_HOOK_DIRS, CONVENTIONAL_KEY } from "./git_hook_scripts.ts";
@@ -670,7 +675,7 @@ async function planIn(
   // and hidden paths, protected files and their stand-ins); each step reads the previous ones.
   const writableRoots = policy.mode === "workspace-write";
   // An armed repository a command left that penguin could not disarm: the user's git would run it.
-  const armed = await undisarmedRepo() ?? await undisarmedIndex();
+  const armed = await undisarmedRepo() ?? await undisarmedIndex() ?? await undisarmedOwnLink();
   if (armed !== undefined) throw new PenguinError("runtime", `Cannot sandbox: ${armed}`);
   const workspace = await mustBeDir("workspace", policy.workspace);
   const workspaceId = await checkWorkspaceId(policy, workspace);
@@ -938,7 +943,11 @@ async function guardGit(
   await guardGitDirs(layout.gitDirs, roots, access, out);
   if (access === "writable") {
     const writable = layout.gitDirs.filter((d) => roots.some((r) => isInside(d, r)));
-    if (writable.length > 0) out.ownGit = ownGitLinks(writable);
+    if (writable.length > 0) {
+      out.ownGit = ownGitLinks(writable);
+      // Links a killed session's command left count too: renamed before this command starts.
+      await disarmOwnGitLinks(out.ownGit);
+    }
   }
 }
 

@@ -70,3 +70,22 @@ Deno.test("penguin run: a nested repository whose config penguin cannot read is 
     assert.match(outputs, /planted/);
     assert.equal(await exists(join(w.ws, "lib", ".git-disarmed-by-penguin")), true);
   }));
+
+Deno.test("penguin run: a nested repository with a name penguin cannot open in its git directory is disarmed", () =>
+  withWorld(async (w) => {
+    // Attack round 20 concgit R2, R3: a reflog link below a directory whose name is not UTF-8,
+    // and a submodule git directory so named, went unchecked (Deno cannot open such a name).
+    const victim = join(w.base, "bashrc");
+    await Deno.writeTextFile(victim, "the user's rc\n");
+    const { outputs } = await attack(w, [
+      exec(
+        `${repo} && mkdir -p .git/logs/refs/heads/$'\\xff' && ` +
+          `ln -s ${victim} .git/logs/refs/heads/$'\\xff'/b && cd .. && ` +
+          `git init -q sub && mkdir -p sub/.git/modules/$'\\xfe' && cp -r sub/.git/hooks sub/.git/modules/$'\\xfe'/ && ` +
+          `echo planted`,
+      ),
+    ]);
+    assert.match(outputs, /planted/);
+    assert.equal(await exists(join(w.ws, "lib", ".git-disarmed-by-penguin")), true, "lib");
+    assert.equal(await exists(join(w.ws, "sub", ".git-disarmed-by-penguin")), true, "sub");
+  }));

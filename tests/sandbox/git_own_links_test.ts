@@ -10,7 +10,7 @@ import { collect, exists } from "./_helpers.ts";
 import { visibleTempDir } from "../support/roots.ts";
 import { hostGit } from "../support/host_git.ts";
 
-Deno.test("--git-writable: a link a command makes in .git is renamed aside, the user's own stays", async () => {
+Deno.test("--git-writable: a link a command makes in .git is renamed aside", async () => {
   const base = await visibleTempDir("penguin-own-links-");
   try {
     const ws = join(base, "ws");
@@ -21,10 +21,6 @@ Deno.test("--git-writable: a link a command makes in .git is renamed aside, the 
     await hostGit(home, ws, ["commit", "--allow-empty", "-qm", "one"]);
     const victim = join(base, "authorized_keys");
     await Deno.writeTextFile(victim, "the user's key\n");
-    // The user's own link (a shared description, say) is theirs to keep.
-    await Deno.writeTextFile(join(base, "description"), "mine\n");
-    await Deno.remove(join(ws, ".git", "description")).catch(() => {});
-    await Deno.symlink(join(base, "description"), join(ws, ".git", "description"));
     const policy = createPolicy({
       workspace: ws,
       home: "",
@@ -52,10 +48,43 @@ Deno.test("--git-writable: a link a command makes in .git is renamed aside, the 
         `${name} renamed aside`,
       );
     }
-    assert.equal((await Deno.lstat(join(ws, ".git", "description"))).isSymlink, true);
-    assert.equal(await exists(join(ws, ".git", "description-disarmed-by-penguin")), false);
     const report = takeSessionEndReport().lines.join("\n");
-    assert.match(report, /COMMIT_EDITMSG.*a command made it a link in your git directory/);
+    assert.match(report, /COMMIT_EDITMSG.*it was a link in your git directory/);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("--git-writable: a link left in .git before the session (a killed penguin's) is renamed before the first command", async () => {
+  // Attack round 20 concgit R6: a link a command made while penguin was SIGKILLed was taken as
+  // the user's by the next session.
+  const base = await visibleTempDir("penguin-own-links-left-");
+  try {
+    const ws = join(base, "ws");
+    const home = join(base, "home");
+    await Deno.mkdir(ws);
+    await Deno.mkdir(home);
+    await hostGit(home, ws, ["init", "-q"]);
+    const victim = join(base, "bashrc");
+    await Deno.writeTextFile(victim, "the user's rc\n");
+    await Deno.mkdir(join(ws, ".git", "logs", "refs"), { recursive: true });
+    await Deno.symlink(victim, join(ws, ".git", "logs", "refs", "stash"));
+    const policy = createPolicy({
+      workspace: ws,
+      home: "",
+      hostEnv: { PATH: "/usr/bin:/bin" },
+      git: "writable",
+    });
+    const r = await collect(
+      await spawnSandboxed({ argv: ["bash", "-c", "echo ran"], policy, stdin: "null" }),
+    );
+    assert.match(r.out, /ran/);
+    assert.equal(
+      (await Deno.lstat(join(ws, ".git", "logs", "refs", "stash-disarmed-by-penguin"))).isSymlink,
+      true,
+    );
+    assert.equal(await exists(join(ws, ".git", "logs", "refs", "stash")), false);
+    takeSessionEndReport();
   } finally {
     await Deno.remove(base, { recursive: true });
   }

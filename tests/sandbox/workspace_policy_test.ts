@@ -281,7 +281,6 @@ Deno.test("keeping commands off the network with --sandbox off is refused, not i
   });
 });
 
-
 Deno.test("writable roots are ignored from an untrusted file, inside the workspace too, even with --grant-writable-roots", async () => {
   await withWs(async (ws, outside) => {
     await Deno.mkdir(join(ws, "inner"));
