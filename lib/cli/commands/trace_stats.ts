@@ -14,6 +14,7 @@ import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
 import { didYouMeanText } from "../suggest.ts";
 import { sessionsOf, TARGET_HELP, targetsOrLatest, untilPipeCloses } from "./trace_common.ts";
+import { currentSecretsMaskValue } from "./_display_mask.ts";
 
 const FLAGS: readonly Flag<unknown>[] = [
   {
@@ -122,7 +123,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   const sessions = await sessionsOf("trace stats", targetsOrLatest(p.positionals), ctx)
     .finally(() => progress.done());
   const problems = new Map<string, { count: number; lines: number[] }>();
-  const report = await collectStats(sessions, {
+  const collected = await collectStats(sessions, {
     onSession: (done, total) => progress.show(`reading session ${done + 1}/${total}`),
     by: by as StatsGroup,
     since,
@@ -140,6 +141,14 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
     },
   });
   progress.done();
+  // Tool names, models and error texts come from the traces: masked with the secrets known now,
+  // as every other view masks them (attack round 20 mcpsecrets #1).
+  const report = await currentSecretsMaskValue(
+    "trace stats",
+    collected,
+    sessions.flatMap((s) => s.files.map((f) => f.path)),
+    ctx,
+  );
   for (const [file, { count, lines }] of problems) {
     const more = count > lines.length ? ", …" : "";
     ctx.io.err(
