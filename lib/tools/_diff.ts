@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { finderOf } from "./_find_text.ts";
 import { contentLines } from "./_files.ts";
 
 /** Context lines on each side of a change. */
@@ -226,7 +227,9 @@ export function replacementHunks(
   const regions: { a: number; b: number; sites: number; first: number; end: number }[] = [];
   let scanPos = 0;
   let scanLine = 1;
-  for (let at = content.indexOf(oldString); at !== -1;) {
+  // Linear whatever the pattern (`_find_text.ts`).
+  const find = finderOf(content, oldString);
+  for (let at = find.next(0); at !== -1;) {
     const a = scanLine + newlines(content, scanPos, at);
     const end = at + oldString.length;
     // A match ending in a newline joins its line to the next when the replacement does not: include it.
@@ -247,7 +250,7 @@ export function replacementHunks(
       regions.push({ a, b, sites: 1, first: at, end });
     }
     if (!replaceAll) break;
-    at = content.indexOf(oldString, end);
+    at = find.next(end);
   }
   const out: { hunk: Hunk; sites: number }[] = [];
   let shift = 0; // new-minus-old line count of earlier regions

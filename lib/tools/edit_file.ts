@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { fail, filePathArg } from "./_args.ts";
+import { finderOf } from "./_find_text.ts";
 import { renderHunk, replacementHunks } from "./_diff.ts";
 import { readFileBounded } from "./_bounded_read.ts";
 import { isNotFound, plural } from "./_files.ts";
@@ -49,6 +50,7 @@ function withReplacements(
   oldString: string,
   newString: string,
   limit: number,
+  signal: AbortSignal,
 ): Uint8Array {
   const enc = new TextEncoder();
   const newBytes = enc.encode(newString);
@@ -57,21 +59,35 @@ function withReplacements(
   let pos = 0;
   let prev = 0;
   let n = 0;
-  for (let at = content.indexOf(oldString); at !== -1 && n < limit; n++) {
+  const find = finderOf(content, oldString, signal);
+  for (let at = find.next(0); at !== -1 && n < limit; n++) {
     pos += enc.encodeInto(content.slice(prev, at), out.subarray(pos)).written;
     out.set(newBytes, pos);
     pos += newBytes.length;
     prev = at + oldString.length;
-    at = content.indexOf(oldString, prev);
+    at = find.next(prev);
   }
   pos += enc.encodeInto(content.slice(prev), out.subarray(pos)).written;
   if (pos !== out.length) throw new Error("edit_file: the edited text has an unexpected size");
   return out;
 }
 
-function countOccurrences(text: string, needle: string): number {
+/**
+ * The size in bytes of a file of `size` bytes with `n` occurrences of
+ * `oldString` replaced by `newString`: the result is bounded too, and
+ * replace_all of a short string by a long one multiplies the size. In bytes:
+ * `€` is one character of three (a 4 MiB file became 48 MiB, attack round
+ * 20 bounded #1).
+ */
+function editedBytes(size: number, n: number, oldString: string, newString: string): number {
+  const enc = new TextEncoder();
+  return size + n * (enc.encode(newString).length - enc.encode(oldString).length);
+}
+
+function countOccurrences(text: string, needle: string, signal: AbortSignal): number {
+  const find = finderOf(text, needle, signal);
   let n = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) n++;
+  for (let at = find.next(0); at !== -1; at = find.next(at + needle.length)) n++;
   return n;
 }
 
@@ -146,7 +162,7 @@ async function* runEditFile(
   }
   if (ctx.signal.aborted) return yield { type: "result", status: "aborted" };
 
-  const count = countOccurrences(content, oldString);
+  const count = countOccurrences(content, oldString, ctx.signal);
   if (count === 0) {
     const crlf = content.includes("\r\n")
       ? " Note: the file uses CRLF (\\r\\n) line endings — a multi-line old_string must include the \\r characters."
@@ -160,8 +176,7 @@ async function* runEditFile(
       `old_string occurs ${count} times in "${p}". Add surrounding context to make it unique, or set replace_all to true to replace every occurrence.`,
     );
   }
-  // The result is bounded too: replace_all of a short string by a long one multiplies the size.
-  const grown = content.length + (replaceAll ? count : 1) * (newString.length - oldString.length);
+  const grown = editedBytes(bytes.length, replaceAll ? count : 1, oldString, newString);
   if (grown > EDIT_FILE_MAX_BYTES) {
     return yield* fail(
       `Cannot edit "${p}": the edited text would be ${
@@ -176,7 +191,14 @@ async function* runEditFile(
   ) {
     return yield { type: "result", status: "aborted" };
   }
-  const updated = withReplacements(content, bytes, oldString, newString, replaceAll ? count : 1);
+  const updated = withReplacements(
+    content,
+    bytes,
+    oldString,
+    newString,
+    replaceAll ? count : 1,
+    ctx.signal,
+  );
   try {
     await writeFileAtomic(at.real, updated, mode);
   } catch (err) {

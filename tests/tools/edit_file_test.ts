@@ -188,3 +188,17 @@ Deno.test("edit_file rejects bad arguments naming the parameter", async () => {
     assert.equal(await Deno.readTextFile(join(d.ws, "f.txt")), "a\n");
   });
 });
+
+Deno.test("edit_file bounds the edited file in bytes, not characters", async () => {
+  // Attack round 20 bounded #1: every `a` of 4 MiB replaced by `€€€€` (12 bytes, 4 characters)
+  // passed a check in characters (16 MiB) and wrote 48 MiB.
+  await withDirs(async (d) => {
+    const text = "a".repeat(4 * 1024 * 1024);
+    const r = await replaceAllInFile(d, text, "a", "€€€€");
+    assert.match(
+      r.output,
+      /^Cannot edit "f\.txt": the edited text would be .* or more; edit_file writes files up to 16 MiB/,
+    );
+    assert.equal((await Deno.stat(join(d.ws, "f.txt"))).size, text.length, "the file is intact");
+  });
+});

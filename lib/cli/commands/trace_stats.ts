@@ -99,6 +99,8 @@ function parseWhen(flag: string, value: string | undefined, endOfDay: boolean): 
 }
 
 async function run(args: string[], ctx: CommandContext): Promise<number> {
+  // Long because: the flags checked, the sessions read and masked, then printed in the form
+  // asked; each step uses the ones before.
   const p = parseDeclared("trace stats", args, FLAGS);
   if (bool(p, "help")) {
     ctx.io.out(HELP);
