@@ -90,23 +90,33 @@ export interface StdioLaunch {
 }
 
 /**
- * The argv that runs the server with its environment and its stderr
- * redirected, without any shell parsing of the user's command: `sh -c`
- * gets a fixed script, everything else is a separate argument.
+ * The argv that runs the server with its stderr redirected, without any
+ * shell parsing of the user's command: `sh -c` gets a fixed script,
+ * everything else is a separate argument. Its environment is no part of it
+ * ({@linkcode withServerEnv}): an argument is in the process list, which
+ * every user of the machine reads (`env TOKEN=…` was, attack round 20
+ * mcpsecrets #3).
  */
 export function launchArgv(launch: StdioLaunch): string[] {
-  const pairs = Object.entries(launch.env).map(([k, v]) => `${k}=${v}`);
   return [
     "/bin/sh",
     "-c",
     'log=$1; shift; exec "$@" 2>>"$log"',
     "mcp-server",
     launch.stderrLog ?? "/dev/null",
-    "env",
-    ...pairs,
     launch.command,
     ...launch.args,
   ];
+}
+
+/**
+ * `policy` with the server's `env` given to its process the way vault
+ * values are given to commands: through the sandbox's environment, which
+ * only this user reads, never its arguments.
+ */
+export function withServerEnv(policy: SandboxPolicy, env: Record<string, string>): SandboxPolicy {
+  if (Object.keys(env).length === 0) return policy;
+  return { ...policy, env: { ...policy.env, vault: { ...policy.env.vault, ...env } } };
 }
 
 /** How long a failed write waits for the server's exit status, to report how it ended. */
@@ -185,7 +195,7 @@ export function sandboxedStdioTransport(launch: StdioLaunch): BoundedTransport {
       if (child) throw new Error("the stdio transport is already started");
       child = await spawnSandboxed({
         argv: launchArgv(launch),
-        policy: launch.policy,
+        policy: withServerEnv(launch.policy, launch.env),
         ...(launch.cwd !== undefined ? { cwd: launch.cwd } : {}),
         stdin: "piped",
         killGraceMs: 500,

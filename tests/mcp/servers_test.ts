@@ -2,7 +2,14 @@
 import assert from "node:assert/strict";
 import { visibleTempDir } from "../support/roots.ts";
 import { join } from "node:path";
-import { closeAll, connectAll, type McpConnection, mcpTools } from "../../lib/mcp/mod.ts";
+import {
+  closeAll,
+  connectAll,
+  launchArgv,
+  type McpConnection,
+  mcpTools,
+} from "../../lib/mcp/mod.ts";
+import { withServerEnv } from "../../lib/mcp/stdio_transport.ts";
 import { createPolicy, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { parseMcpServers } from "../../lib/state/mod.ts";
 import type { Tool, ToolEvent } from "../../lib/tools/mod.ts";
@@ -241,4 +248,20 @@ Deno.test("a stdio server starts in the read-only root, not the workspace the mo
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a stdio server's env values are not in its arguments, which every user's ps shows", () => {
+  // Attack round 20 mcpsecrets #3: `env TOKEN=…` was part of the launcher's and bwrap's argv.
+  const policy = createPolicy({ workspace: "/tmp", home: "", hostEnv: {} });
+  const launch = {
+    command: "server",
+    args: ["--flag"],
+    env: { API_TOKEN: "tok-5f0e1d2c3b4a" },
+    policy,
+    stderrLog: "/dev/null",
+  };
+  const argv = launchArgv(launch);
+  assert.ok(!argv.join(" ").includes("tok-5f0e1d2c3b4a"), argv.join(" "));
+  assert.deepEqual(argv.slice(-2), ["server", "--flag"]);
+  assert.equal(withServerEnv(policy, launch.env).env.vault["API_TOKEN"], "tok-5f0e1d2c3b4a");
 });
