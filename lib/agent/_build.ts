@@ -29,7 +29,7 @@ import { builtinToolSource, openToolset } from "./toolset.ts";
 import type { ToolSource } from "../tools/source.ts";
 import { mcpToolSource } from "../mcp/source.ts";
 import type { McpServerConfig } from "../state/mcp_servers.ts";
-import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
+import { agentMcpSecrets, apiKeySecrets, otherAgentSecrets } from "./_secrets.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import { subagentToolFactories } from "./subagents/tools.ts";
 import { compactionSettings } from "./compaction.ts";
@@ -272,6 +272,7 @@ export async function sessionParts(
   const secrets = [
     ...apiKeySecrets(core.model, projectConfig, base.env),
     ...await agentMcpSecrets(base.systemConfig),
+    ...await otherAgentSecrets(ref),
   ];
   const describer = visionDescriber(base, core.model, warn);
   const vision = describer &&

@@ -6,6 +6,7 @@ import type { ResolvedModel } from "../models/resolve.ts";
 import type { ProjectConfig } from "../state/project_config_types.ts";
 import type { SystemConfig } from "../state/system_config.ts";
 import type { Secret } from "../tools/secret_mask.ts";
+import { type AgentRef, agentsDir } from "../state/paths.ts";
 
 const KEY_ENV = /_API_KEY$/;
 
@@ -50,3 +51,31 @@ export async function agentMcpSecrets(systemConfig: SystemConfig): Promise<Secre
   ]);
   return mcpSecrets(mcpServerConfigs(entries));
 }
+
+/**
+ * The vault and MCP values of the project's other agents: a subagent may
+ * run as one of them (`run_subagent` with `agent_id`), whose commands get its
+ * vault and write what they like into the shared workspace, which the
+ * parent reads (attack round 20 mcpsecrets #2). One whose state cannot be
+ * read adds nothing.
+ */
+export async function otherAgentSecrets(ref: AgentRef): Promise<Secret[]> {
+  const out: Secret[] = [];
+  const dir = agentsDir(ref);
+  let names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory && e.name !== ref.agentId) names.push(e.name);
+    }
+  } catch {
+    return out;
+  }
+  const { importSecrets } = await import("./import_mask.ts");
+  for (const agentId of names.sort().slice(0, MAX_OTHER_AGENTS)) {
+    out.push(...await importSecrets({ ...ref, agentId }, {}).catch(() => [] as Secret[]));
+  }
+  return out;
+}
+
+/** Other agents whose secrets a session masks at most (a bound on its start). */
+const MAX_OTHER_AGENTS = 64;

@@ -58,7 +58,7 @@ import { prepareMemory, renderPromptSections } from "./prompt_sections.ts";
 import type { SessionMemory } from "../state/memory.ts";
 import { openSession, type Session } from "./session.ts";
 import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
-import { agentMcpSecrets, apiKeySecrets } from "./_secrets.ts";
+import { agentMcpSecrets, apiKeySecrets, otherAgentSecrets } from "./_secrets.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { type ResumeOptions, resumeRecorded } from "./resume.ts";
 import type { RecordedSession } from "./recorded.ts";
@@ -248,6 +248,7 @@ async function promptSecrets(
     ...vaultSecrets(vault),
     ...apiKeySecrets(model, base.projectConfig, base.env),
     ...await agentMcpSecrets(base.systemConfig),
+    ...await otherAgentSecrets(base.ref),
   ];
 }
 
