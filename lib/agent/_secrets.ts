@@ -5,8 +5,9 @@ import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import type { ProjectConfig } from "../state/project_config_types.ts";
 import type { SystemConfig } from "../state/system_config.ts";
-import type { Secret } from "../tools/secret_mask.ts";
-import { type AgentRef, agentsDir } from "../state/paths.ts";
+import { type Secret, vaultSecrets } from "../tools/secret_mask.ts";
+import { agentPaths, type AgentRef, agentsDir } from "../state/paths.ts";
+import { loadVault } from "../state/vault.ts";
 
 const KEY_ENV = /_API_KEY$/;
 
@@ -53,26 +54,30 @@ export async function agentMcpSecrets(systemConfig: SystemConfig): Promise<Secre
 }
 
 /**
- * The vault and MCP values of the project's other agents: a subagent may
- * run as one of them (`run_subagent` with `agent_id`), whose commands get its
- * vault and write what they like into the shared workspace, which the
- * parent reads (attack round 20 mcpsecrets #2). One whose state cannot be
- * read adds nothing.
+ * The vault values of the project's other agents: a subagent may run as one
+ * of them (`run_subagent` with `agent_id`), whose commands get its vault and
+ * write what they like into the shared workspace, which the parent reads
+ * (attack round 20 mcpsecrets #2). Their MCP values are not read here: that
+ * takes parsing their configurations at every start. One whose vault cannot
+ * be read adds nothing.
  */
 export async function otherAgentSecrets(ref: AgentRef): Promise<Secret[]> {
   const out: Secret[] = [];
-  const dir = agentsDir(ref);
   let names: string[] = [];
   try {
-    for await (const e of Deno.readDir(dir)) {
+    for await (const e of Deno.readDir(agentsDir(ref))) {
       if (e.isDirectory && e.name !== ref.agentId) names.push(e.name);
     }
   } catch {
     return out;
   }
-  const { importSecrets } = await import("./import_mask.ts");
-  for (const agentId of names.sort().slice(0, MAX_OTHER_AGENTS)) {
-    out.push(...await importSecrets({ ...ref, agentId }, {}).catch(() => [] as Secret[]));
+  names = names.sort().slice(0, MAX_OTHER_AGENTS);
+  for (const agentId of names) {
+    try {
+      out.push(...vaultSecrets(await loadVault(agentPaths({ ...ref, agentId }).vault)));
+    } catch {
+      // unreadable, or not an agent: nothing known
+    }
   }
   return out;
 }
