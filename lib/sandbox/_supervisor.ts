@@ -288,10 +288,14 @@ while [ "$nr" -gt 0 ]; do
   shift 3
   nr=$((nr - 1))
 done
+# bash reports a job that has ended ("[1]+ Exit 1 ...") on its own stderr, which is the
+# sandbox's setup output: from here on that goes nowhere, and the command gets the original (60).
+exec 60>&2 2>/dev/null
 set -m
-if [ "$log" = - ]; then "$@" 0<&0 & else "$@" 0<&0 7>&2 2>"$log" & fi
+if [ "$log" = - ]; then "$@" 0<&0 2>&60 60>&- & else "$@" 0<&0 7>&60 2>"$log" 60>&- & fi
 c=$!
 set +m
+exec 60>&-
 trap '' INT QUIT TSTP TTIN TTOU
 exec 4<&-
 for f in $rfds; do eval "exec $f<&-"; done

@@ -126,7 +126,7 @@ Deno.test({
         for (const [i, out] of outputs.entries()) {
           assert.ok(
             out.includes(`Cannot run "touch ran${i}" (sandbox workspace-write): ${failure}`),
-            out,
+            `${out}\n(the probe said: ${failure})`,
           );
           assert.match(out, /Run "penguin sandbox check" for details and fixes/);
           const ran = await Deno.lstat(join(session.workspaceDir, `ran${i}`)).then(
