@@ -1020,7 +1020,7 @@ export const disarmRename: { rename: (from: string, to: string) => Promise<void>
 };
 
 /** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
-async function renameAside(path: string): Promise<string> {
+export async function renameAside(path: string): Promise<string> {
   for (let n = 0;; n++) {
     const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
     if (existsNow(to)) continue;

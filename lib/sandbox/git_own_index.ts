@@ -16,7 +16,7 @@
 import { dirname, join } from "node:path";
 import { existsNow } from "./_look.ts";
 import { indexProblem } from "./git_index.ts";
-import { DISARMED_SUFFIX, disarmRename } from "./git_nested.ts";
+import { renameAside } from "./git_nested.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 
 /** The git directories whose index commands of this process could write. */
@@ -28,16 +28,6 @@ const stuck = new Map<string, { why: string; error: string }>();
 /** Watch the indexes of `gitDirs` (writable to commands) until the session ends. */
 export function watchOwnIndexes(gitDirs: readonly string[]): void {
   for (const dir of gitDirs) watched.add(dir);
-}
-
-/** Rename `path` to the first free `<path><suffix>[-n]`; the new path. */
-async function renameAside(path: string): Promise<string> {
-  for (let n = 0;; n++) {
-    const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
-    if (existsNow(to)) continue;
-    await disarmRename.rename(path, to);
-    return to;
-  }
 }
 
 /**

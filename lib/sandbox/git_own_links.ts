@@ -15,9 +15,7 @@
 import { relative } from "node:path";
 import { gitDirLinks, MAX_GIT_DIR_ENTRIES } from "./_git_dir_traps.ts";
 import { GIT_GUARDED_ENTRIES } from "./git_guard.ts";
-import { DISARMED_SUFFIX } from "./git_nested.ts";
-import { existsNow } from "./_look.ts";
-import { renameInDir } from "./pinned_rename.ts";
+import { renameAside } from "./git_nested.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
 
 /** The workspace's own git directories that commands may write. */
@@ -74,7 +72,7 @@ export async function disarmOwnGitLinks(
       // One renamed aside already stays so (git writes no file of that name but for a branch
       // named so, which the user would have to make).
       if (guarded(dir, from) || /-disarmed-by-penguin(-\d+)?$/.test(from)) continue;
-      const to = await renameAside(from);
+      const to = await renameAsideOrNone(from);
       out.push({ from, to });
       if (to === "") {
         stuck = `"${from}" is a link (or a name penguin cannot use) in your git directory, which ` +
@@ -100,19 +98,9 @@ export async function undisarmedOwnLink(): Promise<string | undefined> {
   return stuck;
 }
 
-/** Rename `path` to a free `<path>-disarmed-by-penguin[-n]` (never removed); its new name, "" when that failed. */
-async function renameAside(path: string): Promise<string> {
-  for (let n = 0; n < 100; n++) {
-    const to = `${path}${DISARMED_SUFFIX}${n === 0 ? "" : `-${n}`}`;
-    if (existsNow(to)) continue;
-    try {
-      // By name in its directory as it is now: a link swapped in above it is not followed
-      // (removing or renaming by path once took the user's ~/.ssh/authorized_keys, round 20 R4).
-      await renameInDir(path, to);
-      return to;
-    } catch {
-      return "";
-    }
-  }
-  return "";
+/** `path` renamed aside as a disarmed repository is (never removed); its new name, "" when that failed. */
+function renameAsideOrNone(path: string): Promise<string> {
+  // By name in its directory as it is now: a link swapped in above it is not followed
+  // (removing or renaming by path once took the user's ~/.ssh/authorized_keys, round 20 R4).
+  return renameAside(path).catch(() => "");
 }
