@@ -50,9 +50,11 @@
  * `_proc_guard.ts` itself while each command runs (RLIMIT_NPROC does not
  * hold for root): as the namespace's init it cannot be stopped or killed
  * by the command. A command the guard stopped reports SIGKILL's status.
- * While a command runs the launcher also ignores the other signals bash
- * would end on (`GUARD_IGNORED`), restored just before the next command is
- * started.
+ * The launcher also ignores the other signals bash would end on
+ * (`GUARD_IGNORED`) from its start; each command's subshell restores them
+ * before it runs the command. (Restored in the launcher itself between the
+ * fork and the command, they left a moment in which a command that signalled
+ * the init at once ended it, and the kept sandbox with it.)
  *
  * Signals: penguin signals the init from outside (`LAUNCHER_SIGNALLER`),
  * as SIGUSR1 (for SIGINT), SIGALRM (SIGQUIT), SIGTERM and SIGHUP; while a
@@ -89,7 +91,7 @@ ${ENV_FROM_DATA}
 exec 9<> <(:)
 mnt() { local -a l; mapfile -t l </proc/self/mountinfo; printf -v "$1" '%s\\n' "\${l[@]}"; }
 mnt mounts
-trap '' USR1 ALRM TERM HUP
+trap '' USR1 ALRM TERM HUP ${GUARD_IGNORED}
 printf '%s\\n' '${READY}' >&2
 exec 2>/dev/null
 c= pend= hit= tok= f= nonce= cwd= inp= n= rc= r=
@@ -131,16 +133,14 @@ while :; do
   trap 'fwd TERM' TERM
   trap 'fwd HUP' HUP
   printf '%s\\n' "$nonce"
-  trap - ${GUARD_IGNORED}
   set -m
   if [ "$inp" = 1 ]; then
-    ( unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- &
+    ( trap - ${GUARD_IGNORED}; unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- &
   else
-    ( unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- </dev/null &
+    ( trap - ${GUARD_IGNORED}; unset OLDPWD; cd -P -- "$cwd" 2>/dev/null || { printf '%s\\n' "penguin: cannot enter the directory $cwd"; exit 126; }; exec "\${a[@]}" ) 2>&1 9<&- </dev/null &
   fi
   c=$!
   set +m
-  trap '' ${GUARD_IGNORED}
   if [ -n "$pend" ]; then fwd "$pend"; fi
   if [ "$1" != - ]; then guard "$1" "$c"; fi
   while :; do

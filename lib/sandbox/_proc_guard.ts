@@ -47,9 +47,10 @@
  * handlers for its terminating signals (measured, bash 5.2: SIGINT, SIGSEGV,
  * SIGUSR2, …), and the kernel delivers a signal the init handles, also one
  * a command sends it. So while the guard runs the init ignores
- * {@linkcode GUARD_IGNORED} (and every signal it does not trap), set only
- * after the command is started, which therefore still starts with them at
- * their defaults.
+ * {@linkcode GUARD_IGNORED} (and every signal it does not trap), set before
+ * the command is forked; the command's subshell restores them, so it still
+ * starts with them at their defaults. (Set after the fork, they left a moment
+ * in which a command that signalled the init at once ended it.)
  *
  * A cgroup `pids.max` would be stronger but needs a delegated cgroup v2
  * pids controller, which many hosts (cgroup v1 or hybrid) lack.

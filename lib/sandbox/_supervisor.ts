@@ -332,9 +332,10 @@ exit "$rc"
  * the process-count guard of `_proc_guard.ts` itself (RLIMIT_NPROC does not
  * hold for root; only the init cannot be stopped by the command), then
  * exits with the command's status: SIGKILL's (137) when the guard tripped.
- * Once the command is started the init ignores the signals bash would end
- * on (`GUARD_IGNORED`, SIGHUP, SIGTERM, SIGUSR1, SIGALRM): the supervisor
- * signals the init's process group, and the command may signal the init.
+ * Before the command is started the init ignores the signals bash would end
+ * on (`GUARD_IGNORED`, SIGHUP, SIGTERM, SIGUSR1, SIGALRM), which the
+ * command's subshell restores: the supervisor signals the init's process
+ * group, and the command may signal the init, also at once.
  */
 export const WRAPPER = `if [ "$2" = 2 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&7 7>&-; fi
 ${CLOSE_FDS}
@@ -350,9 +351,9 @@ if [ "$3" = 1 ]; then
   if [ "$l" = - ]; then "$@" 2>&3 3>&-; exit; fi
 ${PROC_GUARD}
   exec 9<> <(:)
-  ( trap - INT QUIT; exec "$@" ) 0<&0 2>&3 3>&- 9<&- &
-  c=$!
   trap '' HUP TERM USR1 ALRM ${GUARD_IGNORED}
+  ( trap - INT QUIT HUP TERM USR1 ALRM ${GUARD_IGNORED}; exec "$@" ) 0<&0 2>&3 3>&- 9<&- &
+  c=$!
   guard "$l" "$c"
   wait "$c"
   exit
