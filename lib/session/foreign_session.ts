@@ -10,7 +10,7 @@ import { isJsonCostRefusal, parseJsonBounded } from "../protocol/bounded_json.ts
 import { PenguinError } from "../protocol/errors.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { LineProblem, LossEntry } from "./import_report.ts";
-import { garbageCollector } from "../state/_gc.ts";
+import { COLLECT_EVERY_BYTES, collectorEvery, garbageCollector } from "../state/_gc.ts";
 
 /** The harnesses penguin imports from. */
 export type Harness = "codex" | "claude" | "pi";
@@ -193,10 +193,13 @@ function* fileLines(
     heldLength = 0;
     return (line === 1 ? first : rest).decode(whole);
   };
+  // A pass makes garbage fast (each line parsed and dropped): collected as it goes.
+  const collected = collectorEvery(COLLECT_EVERY_BYTES);
   while (left > 0) {
     const n = file.readSync(buf.subarray(0, Math.min(buf.length, left)));
     if (n === null || n === 0) break;
     left -= n;
+    collected(n);
     let start = 0;
     for (let nl = buf.indexOf(10); nl !== -1 && nl < n; nl = buf.indexOf(10, start)) {
       yield { line, raw: take(buf.subarray(start, nl)), last: false };

@@ -22,13 +22,18 @@ import { formatSize } from "../protocol/format_size.ts";
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { parseJsonBounded } from "../protocol/bounded_json.ts";
-import type { EventMsgEnvelope, ModelMsgEnvelope, SessionMeta } from "../protocol/types.ts";
+import type {
+  EventMsgEnvelope,
+  ModelMsgEnvelope,
+  OmniMessage,
+  SessionMeta,
+} from "../protocol/types.ts";
 import { newSessionId } from "../state/ids.ts";
 import { agentStateDir, tracesDir as agentTracesDir } from "../state/paths.ts";
 import { dateDirName, listSessionFiles, traceFilePath } from "../trace/paths.ts";
 import { formatProblem } from "../trace/reader.ts";
 import { validateTraceFiles } from "../trace/validate.ts";
-import { openTraceWriter } from "../trace/writer.ts";
+import { writeNewTrace } from "../trace/write_new.ts";
 import {
   type ForeignSession,
   type ForeignText,
@@ -368,6 +373,16 @@ interface Planned {
   pointer?: (r: ModelMsgEnvelope | EventMsgEnvelope) => ModelMsgEnvelope | EventMsgEnvelope;
 }
 
+/** The trace of `p`: its session_meta, then its records. */
+async function* withMeta(p: Planned): AsyncGenerator<OmniMessage> {
+  yield {
+    timestamp: p.s.startedAt || new Date().toISOString(),
+    type: "session_meta",
+    payload: p.meta,
+  };
+  yield* recordsOf(p);
+}
+
 /** The records of `p` in order: held, or read back from its spool. */
 async function* recordsOf(p: Planned): AsyncGenerator<ModelMsgEnvelope | EventMsgEnvelope> {
   yield* p.records;
@@ -414,24 +429,8 @@ async function plan(
 /** Write each planned trace into `staging` and validate them; returns their paths. */
 async function stage(staging: string, family: readonly Planned[]): Promise<string[]> {
   for (const p of family) {
-    // Synced once, below, not at every request's end: a staged file is renamed only once whole.
-    const w = await openTraceWriter({
-      tracesDir: staging,
-      sessionId: p.id,
-      dateDir: p.dateDir,
-      lock: false,
-      fsync: "never",
-    });
-    try {
-      await w.append({
-        timestamp: p.s.startedAt || new Date().toISOString(),
-        type: "session_meta",
-        payload: p.meta,
-      });
-      for await (const r of recordsOf(p)) await w.append(r);
-    } finally {
-      await w.close();
-    }
+    // Written whole (a new file in a private directory, no lock) and synced once, below.
+    await writeNewTrace(traceFilePath(staging, p.dateDir, p.id, 1), withMeta(p), false);
   }
   const staged = family.map((p) => traceFilePath(staging, p.dateDir, p.id, 1));
   const v = await validateTraceFiles(staged);

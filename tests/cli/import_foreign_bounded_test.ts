@@ -11,7 +11,7 @@ import { readAll } from "../support/secrets.ts";
 import { rootTest } from "../support/root_test.ts";
 
 const MB = 1000 * 1000;
-const MAX_PEAK = 200 * MB;
+const MAX_PEAK = 160 * MB;
 const LAST = "LAST-LINE-MARK-41c9";
 
 /** A Claude Code session of small lines (a user prompt, then an answer with a tool call), ~`bytes`. */
