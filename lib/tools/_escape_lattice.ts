@@ -24,11 +24,15 @@ import { mayHoldWebEscape, webEscapeAt } from "./_web_escape.ts";
 /** What replaces a numeric escape with more than {@linkcode MOST_NUMERIC_DIGITS} digits. */
 export const LONG_NUMBER_MARKER = "[redacted:escapes:long_number]";
 
-/** A secret to look for: whole only (`whole`), or any piece of `fragment` characters or more. */
+/**
+ * A secret to look for: whole only (`whole`), or any piece of `least` characters or more
+ * (default: the lattice's `fragment`).
+ */
 export interface LatticeSecret {
   value: string;
   marker: string;
   whole: boolean;
+  least?: number;
 }
 
 /** A match in the text: where, how long, and its marker. */
@@ -113,9 +117,10 @@ interface Ctx {
   longest: number;
   stride: number;
   pairs: Pairs;
-  /** Each secret's length, and 1 where it is matched only whole. */
+  /** Each secret's length, 1 where it is matched only whole, and its fewest piece characters. */
   length: Int32Array;
   whole: Uint8Array;
+  least: Int32Array;
   /**
    * The states at the position being walked, by key: `stamp[key] === gen` when the key has one,
    * its run's length and start in `len` and `start`; `live` lists the keys that have one.
@@ -151,6 +156,7 @@ function contextOf(
     pairs: pairsOf(secrets, stride),
     length: Int32Array.from(secrets, (s) => s.value.length),
     whole: Uint8Array.from(secrets, (s) => s.whole ? 1 : 0),
+    least: Int32Array.from(secrets, (s) => s.least ?? fragment),
     stamp: new Int32Array(keys),
     len: new Int32Array(keys),
     start: new Int32Array(keys),
@@ -291,7 +297,7 @@ function pended(ctx: Ctx, p: number, t: number, buf: Int32Array, n: number): voi
  * extends, or a run that `unit` starts, is pending at `t`; a run long enough is a match.
  */
 function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[]): void {
-  const { pairs, stamp, len, start, length, whole, fragment } = ctx;
+  const { pairs, stamp, len, start, length, whole, least } = ctx;
   const from = pairs.pairFrom[unit]!;
   const to = pairs.pairFrom[unit + 1]!;
   if (from === to) return;
@@ -311,7 +317,7 @@ function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[])
     buf[n + 1] = l;
     buf[n + 2] = s;
     n += 3;
-    if (isWhole ? j + 1 === length[e] : l >= fragment) {
+    if (isWhole ? j + 1 === length[e] : l >= least[e]!) {
       hits.push({ at: s, length: t - s, marker: ctx.secrets[e]!.marker });
     }
   }

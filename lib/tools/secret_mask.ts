@@ -154,7 +154,24 @@ interface Window {
 }
 
 /**
- * The usable secrets (long enough, one per value: first wins), then their hex and base64 forms
+ * `value`'s UTF-8 bytes, one character each (U+0000–U+00FF), without the characters the matcher
+ * does not see in text (controls, the soft hyphen); undefined for an ASCII value (its bytes are
+ * its characters).
+ */
+function byteReading(value: string): string | undefined {
+  // deno-lint-ignore no-control-regex
+  if (!/[^\u0000-\u007f]/.test(value)) return undefined;
+  let out = "";
+  for (const b of new TextEncoder().encode(value)) {
+    if (b < 0x20 || (b >= 0x7f && b <= 0x9f) || b === 0xad) continue;
+    out += String.fromCharCode(b);
+  }
+  return out;
+}
+
+/**
+ * The usable secrets (long enough, one per value: first wins), their byte readings
+ * ({@linkcode byteReading}), then the hex and base64 forms of the secrets
  * (lib/tools/_encoded_forms.ts), longest first.
  */
 function entriesOf(secrets: readonly Secret[]): Entry[] {
@@ -169,6 +186,22 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     const pieces = s.value.length >= FRAGMENT_SECRET_LENGTH;
     const least = pieces ? FRAGMENT_LENGTH : s.value.length;
     out.push({ value: s.value, marker: secretMarker(s), least, encoded: false });
+  }
+  for (const e of [...out]) {
+    // A non-ASCII secret's UTF-8 bytes read one character a byte: what its bytes escaped one by
+    // one decode to (`%C3%BC`, `\xc3\xbc`, `\303\274`, `&#xC3;&#xBC;`), and what text decoded as
+    // Latin-1 shows; matched as the secret is, through every escape reading.
+    const bytes = byteReading(e.value);
+    if (bytes !== undefined && !seen.has(bytes) && bytes.length >= MIN_SECRET_LENGTH) {
+      seen.add(bytes);
+      // A piece of it counts as a piece of the secret from twice as long: 16 bytes hold at least
+      // 5 characters (8 characters of the secret may be as few bytes as 8, and `M%C3%BCnchen` in a
+      // URL is no secret).
+      const least = e.least < e.value.length
+        ? Math.min(2 * FRAGMENT_LENGTH, bytes.length)
+        : bytes.length;
+      out.push({ value: bytes, marker: e.marker, least, encoded: false });
+    }
   }
   for (const e of [...out]) {
     for (const form of encodedForms(e.value, e.least < e.value.length)) {
