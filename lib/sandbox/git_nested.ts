@@ -61,6 +61,7 @@ import { indexesProblem } from "./git_index.ts";
 import { withPlanScope } from "./_standin_registry.ts";
 import { gitDirTrap } from "./_git_dir_traps.ts";
 import { renameInDir } from "./pinned_rename.ts";
+import { collectorEvery } from "../state/_gc.ts";
 
 /** A repository below the workspace root. */
 export interface NestedRepo {
@@ -278,6 +279,7 @@ function shapeOf(listing: Listing): string {
 
 /** Walk down from `level`, level by level, each level's directories listed a few at a time. */
 async function walkLevels(level: DirRef[], walk: Walk, ctx: WalkContext): Promise<void> {
+  const collected = collectorEvery(COLLECT_EVERY_DIRS);
   while (level.length > 0) {
     const next: DirRef[] = [];
     // Stamped a chunk at a time (one `stat` run for many), each before it is listed; listed a few
@@ -292,6 +294,7 @@ async function walkLevels(level: DirRef[], walk: Walk, ctx: WalkContext): Promis
         else refs.push(ref), paths.push(path);
       }
       const stamps = await stampDirs(paths);
+      collected(paths.length);
       for (let i = 0; i < paths.length; i += WALK_WIDTH) {
         const dirs = paths.slice(i, i + WALK_WIDTH);
         const listed = await Promise.all(
@@ -326,8 +329,10 @@ async function walkLevels(level: DirRef[], walk: Walk, ctx: WalkContext): Promis
  */
 async function recheck(walk: Walk, ctx: WalkContext): Promise<"same" | "gone" | DirRef[]> {
   const changed = new Map<number, DirStamp>();
+  const collected = collectorEvery(COLLECT_EVERY_DIRS);
   // A chunk of records at a time: only one chunk's paths are built at once.
   for (let from = 0; from < walk.records.length; from += RECHECK_CHUNK) {
+    collected(RECHECK_CHUNK);
     const paths: string[] = [];
     for (let k = from; k < Math.min(from + RECHECK_CHUNK, walk.records.length); k++) {
       paths.push(recordPath(walk, k));
@@ -365,6 +370,13 @@ async function recheck(walk: Walk, ctx: WalkContext): Promise<"same" | "gone" | 
   }
   return appeared;
 }
+
+/**
+ * A walk or a re-check runs a full garbage collection every this many
+ * directories: each makes paths, `lstat` results and listings that die at
+ * once, and V8 let such a heap grow far past what the walk keeps.
+ */
+const COLLECT_EVERY_DIRS = 65_536;
 
 /** Records stamped at once by a re-check. */
 const RECHECK_CHUNK = 1024;
