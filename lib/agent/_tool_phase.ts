@@ -21,6 +21,7 @@ import type { ResponseImages, ToolExecutionItem } from "../tools/environment.ts"
 import type { MergeQueue } from "./_queue.ts";
 import { type ApproveFn, decide } from "./approval.ts";
 import { createFileCallOrder } from "./_file_call_order.ts";
+import { holdImages } from "../tools/image_ledger.ts";
 
 /**
  * Runs one approved tool call: its partials, forwarded child messages, then
@@ -81,8 +82,7 @@ export function createToolPhase(
   queue: MergeQueue<OmniMessage>,
   emit: (msg: OmniMessage) => void,
 ): ToolPhase {
-  // Long because: one closure-based phase whose functions share the queue, the pending items,
-  // outputs and running calls; each function is short.
+  // Long because: one closure over the queue, held items, outputs and calls; each part is short.
   const { signal } = ctx;
   const outputs = new Map<string, ToolCallOutputMessage>();
   const executions = new Set<Promise<void>>();
@@ -184,6 +184,7 @@ export function createToolPhase(
       await Promise.all([...executions]);
     },
     outputsFor(calls) {
+      holdImages(responseImages, 0); // the turn is over: its images go to the history's count
       const out: ToolCallOutputMessage[] = [];
       const seen = new Set<string>();
       for (const call of calls) {

@@ -29,6 +29,7 @@ import type { ThinkingLevel } from "../models/wire.ts";
 import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
 import { buildCarryOver } from "./carry_over.ts";
 import { windowImages } from "./_image_window.ts";
+import { holdImages } from "../tools/image_ledger.ts";
 import { downgradeGoalRound, maxTurnsText, userSteeringText } from "./markers.ts";
 import type { RunOutcome } from "./outcome.ts";
 import { createRetryWaits, exhaustionReason, turnWithRetries } from "./_retry.ts";
@@ -146,6 +147,8 @@ export interface Engine {
   commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
   /** Drop the committed context and its counters (a completed compaction); session tokens stay. */
   resetContext(): void;
+  /** Let go of what the process-wide count of images held counts for this conversation (its end). */
+  releaseImages(): void;
   /** Wait `ms` before a retry ("retry now" ends it early); false when `signal` aborted it. */
   retryWait(ms: number, signal?: AbortSignal): Promise<boolean>;
 }
@@ -172,9 +175,13 @@ function wireContext(
   commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
   requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
   reset(): void;
+  /** Let go of the images counted for this conversation (the session ends). */
+  release(): void;
 } {
   let wire: CompleteMessage[] = state.history.map(toWire);
-  windowImages(wire, state.history, []);
+  // This conversation in the process-wide count of images held (lib/tools/image_ledger.ts).
+  const holder = {};
+  windowImages(wire, state.history, [], holder);
   // Computed when first needed: a resumed history can be large, and the
   // clamp uses it only while no request has completed.
   let historyEstimate: number | undefined = state.history.length === 0 ? 0 : undefined;
@@ -186,7 +193,7 @@ function wireContext(
       wire.push(toWire(m));
       if (historyEstimate !== undefined) historyEstimate += estimateMessageTokens(m);
     }
-    windowImages(wire, state.history, []);
+    windowImages(wire, state.history, [], holder);
   }
 
   function maxTokensFor(input: readonly CompleteMessage[]): number | undefined {
@@ -214,7 +221,9 @@ function wireContext(
     input: readonly CompleteMessage[],
     thinkingLevel?: ThinkingLevel,
   ): EngineRequest {
-    const req: EngineRequest = { history: windowImages(wire, state.history, input.map(toWire)) };
+    const req: EngineRequest = {
+      history: windowImages(wire, state.history, input.map(toWire), holder),
+    };
     const level = thinkingLevel ?? settings.thinkingLevel;
     if (level !== undefined) req.thinking_level = level;
     const max_tokens = maxTokensFor(input);
@@ -228,10 +237,12 @@ function wireContext(
     reset() {
       state.history.length = 0;
       wire = [];
+      holdImages(holder, 0);
       historyEstimate = 0;
       state.lastRequestTotal = 0;
       state.sessionTurns = 0;
     },
+    release: () => holdImages(holder, 0),
   };
 }
 
@@ -520,6 +531,7 @@ export function createEngine(
     requestFor,
     commit,
     resetContext: () => context.reset(),
+    releaseImages: () => context.release(),
     retryWait: (ms, signal) => waits.wait(ms, signal),
   };
 }

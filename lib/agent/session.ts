@@ -701,6 +701,9 @@ export function openSession(parts: SessionParts): Session {
     onBackgroundMessage: (fn) => children.onMessage(fn),
     backgroundTasks: () => backgroundTasks(parts.processes, children),
     hasRunningBackgroundSubagents: () => children.hasRunningBackground(),
-    dispose: () => disposeLive(live, standIns, warmUp),
+    dispose: async () => {
+      await disposeLive(live, standIns, warmUp);
+      engine.releaseImages();
+    },
   };
 }

@@ -29,6 +29,22 @@ export const RESPONSE_IMAGES_NOTE = `[image omitted: the images of this response
  */
 export const HISTORY_IMAGES_MAX_BYTES = 20 * MiB;
 
+/**
+ * Image data all the conversations of one penguin process may hold together
+ * (decoded bytes): the images in their history windows and those the calls of
+ * their running responses returned. One conversation alone never reaches it
+ * (a full window and a full response); a session with subagents shares it, so
+ * eight subagents reading images no longer hold eight windows and eight
+ * responses' worth (attack round 20 bounded repro02: ~900 MB).
+ */
+export const PROCESS_IMAGES_MAX_BYTES = HISTORY_IMAGES_MAX_BYTES + RESPONSE_IMAGES_MAX_BYTES;
+
+/** The note that stands for an image past what the process's conversations may hold together. */
+export const PROCESS_IMAGES_NOTE =
+  `[image omitted: the images of this session and its subagents passed ${
+    PROCESS_IMAGES_MAX_BYTES / MiB
+  } MiB; read it again once fewer are held]`;
+
 /** The bytes an image stands for: what a base64 `data:` URL decodes to, else the URL's length. */
 export function imageDataBytes(url: string): number {
   if (!url.startsWith("data:")) return url.length;

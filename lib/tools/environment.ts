@@ -39,9 +39,12 @@ import { createSecretMasker, maskSecrets, type Secret, vaultSecrets } from "./se
 import type { ToolContext } from "./context.ts";
 import {
   imageDataBytes,
+  PROCESS_IMAGES_MAX_BYTES,
+  PROCESS_IMAGES_NOTE,
   RESPONSE_IMAGES_MAX_BYTES,
   RESPONSE_IMAGES_NOTE,
 } from "../protocol/image_data.ts";
+import { holdImages, imagesHeldBesides } from "./image_ledger.ts";
 import type { Tool, ToolEvent } from "./tool.ts";
 
 /** The note that stands for an image a tool returned whose data holds a secret. */
@@ -119,8 +122,9 @@ export interface ResponseImages {
 
 /**
  * The images a completed call delivers: those within what the calls of its
- * response may return together (in the order they come), the rest each
- * replaced by a note.
+ * response may return together and what the process's other conversations
+ * leave of {@linkcode PROCESS_IMAGES_MAX_BYTES} (in the order they come), the
+ * rest each replaced by a note.
  */
 function imagesWithin(
   images: string[],
@@ -132,11 +136,15 @@ function imagesWithin(
   for (const url of images) {
     const bytes = imageDataBytes(url);
     if (response.bytes + bytes > RESPONSE_IMAGES_MAX_BYTES) notes.push(RESPONSE_IMAGES_NOTE);
-    else {
+    else if (response.bytes + bytes > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
+      notes.push(PROCESS_IMAGES_NOTE);
+    } else {
       response.bytes += bytes;
       kept.push(url);
     }
   }
+  // Counted for the process's other conversations until the response's calls are all done.
+  holdImages(response, response.bytes);
   return kept;
 }
 

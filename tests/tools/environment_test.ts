@@ -3,7 +3,13 @@ import { join } from "node:path";
 import { modelMsg, toolCall, userText } from "../../lib/protocol/builders.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { executeTool, type ResponseImages } from "../../lib/tools/environment.ts";
-import { imageDataBytes, RESPONSE_IMAGES_NOTE } from "../../lib/protocol/image_data.ts";
+import {
+  imageDataBytes,
+  PROCESS_IMAGES_MAX_BYTES,
+  PROCESS_IMAGES_NOTE,
+  RESPONSE_IMAGES_NOTE,
+} from "../../lib/protocol/image_data.ts";
+import { holdImages, imagesHeldBesides } from "../../lib/tools/image_ledger.ts";
 import type { ArchiveWriter } from "../../lib/tools/_archive.ts";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
 import type { Secret } from "../../lib/tools/secret_mask.ts";
@@ -327,9 +333,41 @@ Deno.test("the images of one response pass 20 MiB together: later ones are a not
     assert.equal(outs[2]!.output, `image/png, 9.00 MB\n${RESPONSE_IMAGES_NOTE}`);
     assert.ok(outs[2]!.partials.every((p) => p.images === undefined));
     // Another response starts afresh; a call outside any response is not bounded.
-    const next = await run(tool, {}, d, { responseImages: { id: "r1", bytes: 0 } });
+    holdImages(response, 0); // its calls are done (the tool phase lets go when they all are)
+    const fresh: ResponseImages = { id: "r1", bytes: 0 };
+    const next = await run(tool, {}, d, { responseImages: fresh });
     assert.equal(next.final.images?.length, 1);
     assert.equal(imageDataBytes(img), 9 * 1024 * 1024);
+    holdImages(fresh, 0);
+  });
+});
+
+// Attack round 20 (bounded repro02): each subagent had its own response and window bounds.
+Deno.test("an image past what the process's other conversations leave is a note, until they let go", async () => {
+  await withDirs(async (d) => {
+    const img = `data:image/png;base64,${"A".repeat(12 * 1024 * 1024)}`; // 9 MiB
+    const tool = fake(async function* () {
+      yield { type: "delta", text: "image/png, 9.00 MB" };
+      yield { type: "images", images: [img] };
+    });
+    const other = {}; // another conversation: its window and running response
+    holdImages(other, PROCESS_IMAGES_MAX_BYTES - 8 * 1024 * 1024);
+    try {
+      const response: ResponseImages = { id: "p1", bytes: 0 };
+      const refused = await run(tool, {}, d, { responseImages: response });
+      assert.equal(refused.final.images, undefined);
+      assert.equal(refused.output, `image/png, 9.00 MB\n${PROCESS_IMAGES_NOTE}`);
+      assert.equal(response.bytes, 0);
+      holdImages(other, 0);
+      const kept = await run(tool, {}, d, { responseImages: response });
+      assert.equal(kept.final.images?.length, 1);
+      // What this response holds now counts for every other conversation.
+      assert.equal(imagesHeldBesides(other), 9 * 1024 * 1024);
+      holdImages(response, 0);
+      assert.equal(imagesHeldBesides(other), 0);
+    } finally {
+      holdImages(other, 0);
+    }
   });
 });
 
