@@ -17,6 +17,9 @@ import type { CommandPolicyRule } from "../state/command_policy_defaults.ts";
 import { resolveDataRoot } from "../state/root.ts";
 import { trustStatus } from "../state/trust.ts";
 import { safeText } from "../display/terminal_text.ts";
+import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
+import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../state/ids.ts";
+import { otherAgentSecrets } from "./_secrets.ts";
 import { homeSecrets, type SandboxMode } from "../sandbox/policy.ts";
 import {
   applyWorkspacePolicy,
@@ -64,6 +67,44 @@ export interface LoadedPolicy {
  * the trust store of the data root `root` (`--root`, else the default).
  */
 export async function loadPolicy(workspace: string, root?: string): Promise<LoadedPolicy> {
+  try {
+    return await loadPolicyUnmasked(workspace, root);
+  } catch (err) {
+    // The file is the model's to write: what its error quotes from it may be a secret.
+    if (!(err instanceof PenguinError)) throw err;
+    const masked = maskSecrets(err.message, await rootSecrets(root));
+    if (masked === err.message) throw err;
+    throw new PenguinError(err.kind, masked);
+  }
+}
+
+/**
+ * The secrets penguin knows in the data root `root`: the default agent's
+ * (vault, MCP values, API keys) and the other agents' vault values. What
+ * penguin prints of a `penguin.jsonc` is masked with them: a command may
+ * have written a vault value into one (attack round 21 secrets A22).
+ */
+async function rootSecrets(root: string | undefined): Promise<Secret[]> {
+  try {
+    const ref = {
+      root: resolveDataRoot({ root, anyKind: true }),
+      projectId: DEFAULT_PROJECT_ID,
+      agentId: DEFAULT_AGENT_ID,
+    };
+    // Loaded only here (it parses the agent's YAML configuration): most runs never need it.
+    const { importSecrets } = await import("./import_mask.ts");
+    return [...await importSecrets(ref), ...await otherAgentSecrets(ref)];
+  } catch {
+    return [];
+  }
+}
+
+/** `text` (what penguin prints of a `penguin.jsonc`) masked with the secrets of the data root `root`. */
+export async function maskPolicyText(text: string, root: string | undefined): Promise<string> {
+  return maskSecrets(text, await rootSecrets(root));
+}
+
+async function loadPolicyUnmasked(workspace: string, root?: string): Promise<LoadedPolicy> {
   const protectedPaths: string[] = [];
   let dataRoot: string | undefined;
   try {
@@ -90,7 +131,9 @@ export async function effectivePolicy(
 ): Promise<EffectivePolicy> {
   const { policy, trust } = await loadPolicy(workspace, opts.root);
   const eff = applyWorkspacePolicy(flags, policy, trust);
-  for (const note of eff.notes) opts.warn(`[penguin] ${safeText(note)}\n`);
+  // Read only when there is something to say: most runs have no note.
+  const secrets = eff.notes.length > 0 ? await rootSecrets(opts.root) : [];
+  for (const note of eff.notes) opts.warn(`[penguin] ${safeText(maskSecrets(note, secrets))}\n`);
   return eff;
 }
 

@@ -5,7 +5,12 @@
  *
  * @module
  */
-export { effectivePolicy, type LoadedPolicy, loadPolicy } from "../../agent/workspace_policy.ts";
+export {
+  effectivePolicy,
+  type LoadedPolicy,
+  loadPolicy,
+  maskPolicyText,
+} from "../../agent/workspace_policy.ts";
 
 /** The penguin.jsonc paragraph of the help of `run`, `chat` and `sandbox run`. */
 export const POLICY_FILE_HELP =

@@ -23,7 +23,7 @@ import { safeText } from "../../display/terminal_text.ts";
 import { bool, type Flag, flagHelp, parseDeclared } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
-import { loadPolicy } from "./_workspace_policy.ts";
+import { loadPolicy, maskPolicyText } from "./_workspace_policy.ts";
 
 const LIST: Flag<boolean> = {
   name: "list",
@@ -124,7 +124,8 @@ async function trustFile(arg: string | undefined, ctx: CommandContext): Promise<
     `Trusted. Any change to the file makes it untrusted again; ` +
       `\`penguin trust --revoke ${shellWord(policy.path)}\` forgets it now.`,
   );
-  ctx.io.out(safeText(out.join("\n")) + "\n");
+  // The file is the model's to write: a setting may hold a secret a command put there.
+  ctx.io.out(safeText(await maskPolicyText(out.join("\n"), ctx.root)) + "\n");
   return 0;
 }
 
