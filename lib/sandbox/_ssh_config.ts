@@ -21,7 +21,7 @@
  * @module
  */
 import { isAbsolute, join, normalize } from "node:path";
-import { listDirNow, readTextNow, statOrNone } from "./_look.ts";
+import { listDirNow, readRegularTextNow } from "./_look.ts";
 
 /** Files read at most. */
 export const MAX_FILES = 64;
@@ -95,14 +95,8 @@ export function sshConfigReferences(home: string): SshReferences {
     if (read.has(path)) continue;
     read.add(path);
     paths.add(path);
-    const info = statOrNone(path);
-    if (!info?.isFile || info.size > MAX_FILE_BYTES) continue;
-    let text: string;
-    try {
-      text = readTextNow(path);
-    } catch {
-      continue;
-    }
+    const text = readRegularTextNow(path, MAX_FILE_BYTES);
+    if (text === undefined) continue;
     for (const raw of text.split("\n")) {
       const line = raw.trim();
       if (line === "" || line.startsWith("#")) continue;

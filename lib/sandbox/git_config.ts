@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { readRegularNow } from "./_look.ts";
 import { dirname, isAbsolute, join } from "node:path";
 import { type ConfigEntry, gitBoolean, parseGitConfig } from "./git_config_parse.ts";
 import { physicalPath } from "./git_path.ts";
@@ -108,18 +109,10 @@ function ownEnv(name: string): string | undefined {
 }
 
 function readConfigFile(path: string): string | undefined | "unreadable" {
-  try {
-    const info = Deno.statSync(path);
-    if (!info.isFile || info.size > MAX_CONFIG_BYTES) {
-      return info.isDirectory ? undefined : "unreadable";
-    }
-    return Deno.readTextFileSync(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      return undefined;
-    }
-    return "unreadable";
-  }
+  // Opened without blocking and checked as opened: a FIFO swapped in after a look cannot hang penguin.
+  const r = readRegularNow(path, MAX_CONFIG_BYTES);
+  if (r === "missing" || r === "directory") return undefined;
+  return r instanceof Uint8Array ? new TextDecoder().decode(r) : "unreadable";
 }
 
 /** {@linkcode gitPrefixes} by `PATH`: the programs on it do not move while penguin runs. */

@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { readRegularTextNow } from "./_look.ts";
 import { isAbsolute, join, normalize } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { physicalPath } from "./git_path.ts";
@@ -133,15 +134,9 @@ function statOrUndefined(path: string): Deno.FileInfo | undefined {
 /** git refuses a `.git` file larger than this (4 × PATH_MAX); penguin reads up to it and more. */
 const MAX_POINTER_BYTES = 1 << 20;
 
-async function readSmall(path: string): Promise<string | undefined> {
-  try {
-    using file = await Deno.open(path);
-    const info = await file.stat();
-    if (!info.isFile || info.size > MAX_POINTER_BYTES) return undefined;
-    return new TextDecoder().decode(await new Response(file.readable).arrayBuffer());
-  } catch {
-    return undefined;
-  }
+function readSmall(path: string): Promise<string | undefined> {
+  // Opened without blocking: a FIFO named `commondir` hung the walk after a command.
+  return Promise.resolve(readRegularTextNow(path, MAX_POINTER_BYTES));
 }
 
 /** `text` without its trailing newlines and carriage returns: all git strips from a pointer file. */

@@ -25,7 +25,7 @@
  */
 import { isAbsolute, join } from "node:path";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { lstatOrNone, readTextNow } from "./_look.ts";
+import { lstatOrNone, readRegularTextNow } from "./_look.ts";
 
 /** An index (or shared index) larger than this is not read: it counts as a problem. */
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
@@ -479,15 +479,18 @@ function hashOf(gitDir: string): { hash: number; unsure: boolean } {
   const configs = [join(gitDir, "config"), join(gitDir, "config.worktree")];
   try {
     if (lstatOrNone(join(gitDir, "commondir")) !== undefined) {
-      const common = readTextNow(join(gitDir, "commondir")).replace(/[\r\n]+$/, "");
+      // Read without blocking: a FIFO named `commondir` must not stop penguin.
+      const read = readRegularTextNow(join(gitDir, "commondir"), MAX_CONFIG_BYTES, false);
+      if (read === undefined) return { hash: 20, unsure: true };
+      const common = read.replace(/[\r\n]+$/, "");
       configs.push(join(isAbsolute(common) ? common : join(gitDir, common), "config"));
     }
     let text = "";
     for (const c of configs) {
-      const info = lstatOrNone(c);
-      if (info === undefined) continue;
-      if (!info.isFile || info.size > MAX_CONFIG_BYTES) return { hash: 20, unsure: true };
-      text += readTextNow(c);
+      if (lstatOrNone(c) === undefined) continue;
+      const read = readRegularTextNow(c, MAX_CONFIG_BYTES, false);
+      if (read === undefined) return { hash: 20, unsure: true };
+      text += read;
     }
     if (!/objectformat/i.test(text)) return { hash: 20, unsure: false };
     return { hash: /objectformat\s*=\s*"?sha256/i.test(text) ? 32 : 20, unsure: true };

@@ -53,7 +53,14 @@ import { CONVENTIONAL_HOOK_DIRS } from "./git_hook_scripts.ts";
 import { MAX_MODULE_ENTRIES, moduleGitDirs } from "./git_modules.ts";
 import { inside, isEmptyDir, ownHome } from "./_paths.ts";
 import { otherUserHomes } from "./_user_homes.ts";
-import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
+import {
+  existsNow,
+  listDirNow,
+  lstatOrNone,
+  readRegularNow,
+  realPathOrNone,
+  statOrNone,
+} from "./_look.ts";
 import { type DirStamp, stampDirs } from "./_walk_stamps.ts";
 import { leaveRoots, observeRepos, trustedRepos } from "./_repo_trust.ts";
 import { noteSessionEnd } from "./session_end_report.ts";
@@ -824,15 +831,10 @@ export function linkedControlFiles(dir: string): string[] {
 }
 
 /** A file's bytes, up to 1 MiB more than git reads; undefined when not a regular file. */
-async function readBytes(path: string): Promise<Uint8Array | undefined> {
-  try {
-    using file = await Deno.open(path);
-    const info = await file.stat();
-    if (!info.isFile || info.size > 1 << 20) return undefined;
-    return new Uint8Array(await new Response(file.readable).arrayBuffer());
-  } catch {
-    return undefined;
-  }
+function readBytes(path: string): Promise<Uint8Array | undefined> {
+  // Opened without blocking: a FIFO put in the file's place cannot stop the walk.
+  const r = readRegularNow(path, 1 << 20);
+  return Promise.resolve(r instanceof Uint8Array ? r : undefined);
 }
 
 /**
