@@ -301,7 +301,7 @@ async function guardOtherNames(
   const outside = await outsideWithOtherNames(policy, roots, out, opts);
   hiddenFiles.push(...outside.secret);
   readOnly.push(...outside.kept);
-  const skip = (dir: string) => out.hidden.some((h) => inside(dir, h));
+  const skip = (dir: string) => coveredByHidden(dir, out.hidden, roots);
   const hidden = await otherNames(hiddenFiles, roots, skip);
   for (const name of hidden.names) {
     if (!out.hiddenFiles.includes(name)) out.hiddenFiles.push(name);
@@ -408,7 +408,7 @@ async function guardStartupFiles(
       const real = await realOf(link);
       if (real === undefined || !roots.some((r) => inside(real, r) && real !== r)) continue;
       // Hidden where it lies (a sealed home's): a read-only bind over it would show it again.
-      if (out.hiddenFiles.includes(real) || out.hidden.some((d) => inside(real, d))) continue;
+      if (out.hiddenFiles.includes(real) || coveredByHidden(real, out.hidden, roots)) continue;
       protectInRoots(real, ctx);
     }
     const sealedHome = sealedDirs.includes(h);
@@ -587,18 +587,62 @@ async function showInHiddenHome(
   // The startup files only for the login shell of the shell snapshot: users export tokens there.
   const defaults = policy.showStartupFiles ? HOME_READABLE_DEFAULTS : TOOLCHAIN_PATHS;
   const wanted = [...await expandHomePaths(h.lexical, defaults), ...h.more];
+  const named = new Set(h.more);
+  const hiddenNow = () => [...policy.hide, ...out.hidden, ...out.hideMore];
   for (const target of wanted) {
     const source = await realOf(target);
     if (source === undefined || source === "/") continue;
     // Inside a root it is visible anyway, and a root's contents are the model's to plant.
     if (roots.some((r) => inside(target, r) || inside(source, r))) continue;
     if (allHidden(target) || allHidden(source)) continue;
+    // Shown elsewhere than where it lies, nothing hidden inside it would be hidden there: never the
+    // home, a directory holding it, or one holding a hidden path (attack round 21 concgit break 1).
+    if (source !== target && hiddenNow().some((x) => inside(x, source))) continue;
+    // A path penguin.jsonc names is shown only where it leads without a symbolic link in the
+    // home: a link on the way may be a model's (another session's workspace), made at any time.
+    if (named.has(target) && linkInHome(target, h)) continue;
     if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
   }
   // Git finds the user's identity at ~/.gitconfig: a sanitized copy, never the real file.
   if (h.lexical === policy.home) {
     await showSanitizedGitConfig(h.lexical, join(h.real, ".gitconfig"), out);
   }
+}
+
+/**
+ * Whether commands cannot see `p` because a hidden directory covers it: the
+ * deepest of the hidden directories and the roots holding `p` is a hidden one.
+ * A root inside a hidden directory (a workspace in the hidden home,
+ * `~/dotfiles`) is mounted over it, and what lies in the root is the model's
+ * to write (attack round 21 concgit break 2: `~/.gitconfig` linking into
+ * `~/dotfiles` was left writable, as "hidden").
+ */
+export function coveredByHidden(
+  p: string,
+  hidden: readonly string[],
+  roots: readonly string[],
+): boolean {
+  let deepest = -1;
+  let covered = false;
+  for (const d of hidden) {
+    if (inside(p, d) && d.length >= deepest) [deepest, covered] = [d.length, true];
+  }
+  for (const r of roots) {
+    if (inside(p, r) && r.length > deepest) [deepest, covered] = [r.length, false];
+  }
+  return covered;
+}
+
+/** Whether the way from the home `h` to `target` (in it) passes a symbolic link. */
+function linkInHome(target: string, h: { lexical: string; real: string }): boolean {
+  if (!inside(target, h.lexical)) return true;
+  const rest = target.slice(h.lexical.length).split(sep).filter((x) => x !== "");
+  let at = h.real;
+  for (const name of rest) {
+    at = join(at, name);
+    if (lstatOrNone(at)?.isSymlink !== false) return true;
+  }
+  return false;
 }
 
 /** A sealed home other than `$HOME`: its credentials are hidden like those of `$HOME`. */
