@@ -69,8 +69,8 @@ const metaFileSchema = z.object({ toolUseId: z.string() }).passthrough();
 export interface ClaudeSubagentFile {
   /** The transcript path. */
   file: string;
-  /** Its text. */
-  text: string;
+  /** Its text, or the file to read it from line by line. */
+  text: ForeignText;
   /** The parsed `.meta.json` (null when missing). */
   meta: unknown;
 }

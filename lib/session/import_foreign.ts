@@ -42,7 +42,7 @@ import {
   splitJsonLines,
 } from "./foreign_session.ts";
 import { openSpool, type Spool } from "./_import_spool.ts";
-import { looksLikeClaude, parseClaude } from "./import_claude.ts";
+import { type ClaudeSubagentFile, looksLikeClaude, parseClaude } from "./import_claude.ts";
 import { looksLikeCodex, parseCodex } from "./import_codex.ts";
 import { looksLikePi, parsePi } from "./import_pi.ts";
 import { formatLineProblem, type LossEntry } from "./import_report.ts";
@@ -206,9 +206,9 @@ async function readHead(path: string, size: number): Promise<string> {
 /** The subagent transcripts Claude Code keeps next to a session file. */
 async function claudeSubagents(
   file: string,
-): Promise<Array<{ file: string; text: string; meta: unknown }>> {
+): Promise<ClaudeSubagentFile[]> {
   const dir = join(dirname(file), basename(file, ".jsonl"), "subagents");
-  const out: Array<{ file: string; text: string; meta: unknown }> = [];
+  const out: ClaudeSubagentFile[] = [];
   let names: string[];
   try {
     names = [];
@@ -227,7 +227,9 @@ async function claudeSubagents(
     } catch {
       meta = null;
     }
-    out.push({ file: path, text: await readText(path), meta });
+    // Not read here: one is parsed, line by line, only when an Agent call of the session names it
+    // (eight 60 MB transcripts read whole took the import to 750 MB, attack round 21 bounded #1).
+    out.push({ file: path, text: await sizedFile(path), meta });
   }
   return out;
 }

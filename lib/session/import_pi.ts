@@ -79,7 +79,14 @@ interface PiParse {
 /** Convert the text of a pi session file (see the module doc); with `sink`, its records go there. */
 export function parsePi(text: ForeignText, file: string, sink?: RecordSink): ForeignSession {
   const p = startForeignParse(text, file, "pi", "unknown", sink);
-  const [head, ...rest] = p.lines;
+  // Each pass parses the lines again and keeps only what it needs: the entries' ids and parents
+  // first, then the branch's entries one at a time (a 62 MB session of 400,000 entries held
+  // whole, several times over, took the import to 486 MB; attack round 21 bounded #3).
+  let head: ForeignLine | undefined;
+  for (const l of p.lines) {
+    head = l;
+    break;
+  }
   const h = headerSchema.safeParse(head?.value);
   if (!head || !h.success) {
     p.bad(
@@ -91,13 +98,29 @@ export function parsePi(text: ForeignText, file: string, sink?: RecordSink): For
     p.s.cwd = h.data.cwd;
     p.s.startedAt = h.data.timestamp ?? "";
   }
-  const entries = parseEntries(head && h.success ? rest : p.lines, p.bad);
+  const skip = head && h.success ? head.line : undefined;
+  const nodes = entryNodes(p.lines, skip, p.bad);
+  const path = branchToLastLeaf(nodes, file, p.loss);
   const cx: PiParse = { p, modelSet: false };
-  for (const e of branchToLastLeaf(entries, file, p.loss)) {
+  const each = (e: Entry) => {
     const ts = e.timestamp ?? p.s.startedAt;
     if (p.s.startedAt === "") p.s.startedAt = ts;
     piEntry(cx, e, { ts, line: e.line });
+  };
+  const place = new Map(path.map((line, i) => [line, i]));
+  const inFileOrder = path.every((line, i) => i === 0 || line > path[i - 1]!);
+  // In file order (pi appends a child after its parent), each is converted as it is reached;
+  // otherwise the branch's entries are gathered and converted in the branch's order.
+  const gathered: Entry[] = [];
+  for (const { line, value } of p.lines) {
+    if (!place.has(line)) continue;
+    const e = entrySchema.safeParse(value);
+    if (!e.success) continue;
+    const entry = { ...e.data, line };
+    if (inFileOrder) each(entry);
+    else gathered[place.get(line)!] = entry;
   }
+  if (!inFileOrder) { for (const e of gathered) if (e) each(e); }
   return finishForeignParse(p);
 }
 
@@ -197,37 +220,50 @@ function toolResult(p: ForeignParse, msg: Message, parts: readonly Part[], at: A
   p.t.output(msg.toolCallId, text, msg.isError === true, at);
 }
 
-function parseEntries(
+/** What the branch search keeps of an entry: its id, its parent and its line. */
+interface EntryNode {
+  id: string;
+  parentId: string | null;
+  line: number;
+}
+
+/** The entries of `lines` (but the header at line `skip`) as nodes; a malformed one is reported. */
+function entryNodes(
   lines: Iterable<ForeignLine>,
+  skip: number | undefined,
   bad: (line: number, reason: string) => void,
-): Entry[] {
-  const out: Entry[] = [];
+): EntryNode[] {
+  const out: EntryNode[] = [];
   for (const { line, value } of lines) {
+    if (line === skip) continue;
     const e = entrySchema.safeParse(value);
     if (!e.success) bad(line, `not a pi session entry: ${issue(e.error)}`);
-    else out.push({ ...e.data, line });
+    else out.push({ id: e.data.id, parentId: e.data.parentId, line });
   }
   return out;
 }
 
-/** The entries from the root to the last entry; the entries off that path are reported per branch. */
+/**
+ * The lines of the entries from the root to the last entry, in that order; the entries off that
+ * path are reported per branch.
+ */
 function branchToLastLeaf(
-  entries: readonly Entry[],
+  entries: readonly EntryNode[],
   file: string,
   loss: LossBook,
-): Entry[] {
+): number[] {
   const last = entries.at(-1);
   if (!last) return [];
   const byId = new Map(entries.map((e) => [e.id, e]));
   const onPath = new Set<string>();
-  const path: Entry[] = [];
+  const path: number[] = [];
   for (
-    let e: Entry | undefined = last;
+    let e: EntryNode | undefined = last;
     e && !onPath.has(e.id);
     e = e.parentId ? byId.get(e.parentId) : undefined
   ) {
     onPath.add(e.id);
-    path.push(e);
+    path.push(e.line);
   }
   path.reverse();
   // Each entry off the path whose parent is on it (or missing) starts a dropped branch.
@@ -237,7 +273,7 @@ function branchToLastLeaf(
     const parent = e.parentId ? branchOf.get(e.parentId) : undefined;
     branchOf.set(e.id, parent ?? e.id);
   }
-  const sizes = new Map<string, Entry[]>();
+  const sizes = new Map<string, EntryNode[]>();
   for (const e of entries) {
     const b = branchOf.get(e.id);
     if (b === undefined) continue;

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { collectorEvery } from "../state/_gc.ts";
 import { basename } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
@@ -169,8 +170,11 @@ async function checkFile(
     if (p.kind === "torn_tail") torn = true;
     lines = p.line;
   };
+  // Each record is parsed and dropped: a long trace makes garbage fast, collected as it goes.
+  const collected = collectorEvery(COLLECT_EVERY_RECORDS);
   for await (const rec of readTrace(file, { onProblem })) {
     records++;
+    collected(1);
     lines = rec.line;
     if (facts.head.length < 2) facts.head.push(rec);
     facts.last = rec;
@@ -272,6 +276,9 @@ async function validateGroup(
   }
   return checked.map((c) => ({ file: c.path, records: c.records, ...sortFindings(c.findings) }));
 }
+
+/** Records of one file validated between two full garbage collections. */
+const COLLECT_EVERY_RECORDS = 65_536;
 
 /**
  * Validate trace files and directories of them; every problem is reported
