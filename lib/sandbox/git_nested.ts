@@ -105,6 +105,15 @@ export function nestedRepoLimit(): number {
   return Number.isSafeInteger(n) && n > 0 ? n : MAX_WALKED_ENTRIES;
 }
 
+/**
+ * Repositories below a root that a plan guards at most: each adds read-only
+ * binds to the sandbox's arguments and checks to every plan, and 20,000 bare
+ * repositories one command made (60,000 directories) took penguin past 450 MB
+ * and minutes a command, then past the kernel's argument limit (attack round
+ * 21 bounded #4). Past it the plan refuses, saying so.
+ */
+export const MAX_GUARDED_REPOS = 1000;
+
 /** The suffix given to a disarmed `.git` or `HEAD`. */
 export const DISARMED_SUFFIX = "-disarmed-by-penguin";
 
@@ -131,15 +140,19 @@ export async function findNestedRepos(
   workspace: string,
   maxEntries = MAX_WALKED_ENTRIES,
   skip: readonly string[] = [],
+  maxRepos = Infinity,
 ): Promise<NestedRepoWalk> {
   const renamed: Renamed[] = [];
   if (!lstatOrNone(workspace)?.isDirectory) {
     return { repos: [], complete: true, renamed, consistent: true, tooLong: [] };
   }
-  const ctx = { workspace, skip, renamed, max: maxEntries, budget: { left: maxEntries } };
+  const ctx = { workspace, skip, renamed, max: maxEntries, budget: { left: maxEntries }, maxRepos };
   let walk = await freshWalk(ctx);
   for (let pass = 1;; pass++) {
     const tooLong = walk.tooLong;
+    if (walk.repos.length > maxRepos) {
+      return { repos: [], complete: false, renamed, consistent: true, tooLong, tooManyRepos: true };
+    }
     if (ctx.budget.left < 0) {
       return { repos: walk.repos, complete: false, renamed, consistent: true, tooLong };
     }
@@ -164,6 +177,8 @@ export interface NestedRepoWalk {
   renamed: Renamed[];
   /** What was listed is what the tree held at one moment. */
   consistent: boolean;
+  /** The walk stopped past its limit of repositories (`maxRepos`); `repos` is then empty. */
+  tooManyRepos?: boolean;
   /**
    * Directories whose path is longer than the system's limit ({@linkcode PATH_MAX_BYTES}):
    * penguin cannot look inside them by path, so a repository there is neither guarded nor
@@ -201,6 +216,8 @@ interface WalkContext {
   /** Entries one walk may list (its re-checks included). */
   max: number;
   budget: { left: number };
+  /** Repositories the walk may find before it stops ({@linkcode NestedRepoWalk.tooManyRepos}). */
+  maxRepos: number;
 }
 
 /**
@@ -321,6 +338,7 @@ async function walkLevels(level: DirRef[], walk: Walk, ctx: WalkContext): Promis
           });
           visit(dirs[k]!, walk.records.length - 1, listing, ctx, walk.repos, next);
         }
+        if (walk.repos.length > ctx.maxRepos) return;
         await walkSeam.afterLevel(dirs);
       }
     }

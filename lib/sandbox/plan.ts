@@ -35,6 +35,7 @@ import {
   disarmUntrusted,
   findNestedRepos,
   gitDirRepoAt,
+  MAX_GUARDED_REPOS,
   MAX_WALK_PASSES,
   nestedGitDirs,
   type NestedRepo,
@@ -428,8 +429,9 @@ async function guardNestedRepos(
     if (!out.protect.some((q) => isInside(p, q))) protectTry.push(p);
   };
   const limit = nestedRepoLimit();
-  const walk = await findNestedRepos(workspace, limit, skip);
+  const walk = await findNestedRepos(workspace, limit, skip, MAX_GUARDED_REPOS);
   const { complete, renamed } = walk;
+  if (walk.tooManyRepos) throw tooManyReposRefusal(workspace, roots);
   refuseUnsettled(walk, workspace);
   const stuck = renamed.find((r) => r.to === "");
   if (stuck !== undefined) {
@@ -480,6 +482,19 @@ async function guardNestedRepos(
     repos.map(async (r) => ({ entry: r.entry, id: await repoIdentity(r) })),
   );
   return { protectTry, gitRepos };
+}
+
+/** The refusal when the root `workspace` holds more repositories than a plan guards. */
+function tooManyReposRefusal(workspace: string, roots: readonly string[]): PenguinError {
+  const what = workspace === roots[0] ? "the workspace" : "the writable root";
+  return new PenguinError(
+    "runtime",
+    `Cannot sandbox: "${workspace}" holds more than ${MAX_GUARDED_REPOS} git repositories, the ` +
+      `most penguin guards below ${what} (it keeps what each one's configuration names ` +
+      `read-only to commands; the host's git would run it). Remove the repositories a command ` +
+      `made (\`find "${workspace}" -name .git -o -name HEAD\` lists them), use a smaller ` +
+      `directory as ${what}, or run with --sandbox read-only`,
+  );
 }
 
 /**
