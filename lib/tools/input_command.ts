@@ -45,6 +45,10 @@ const schema = z.object({
   ),
 });
 
+/** The note when the command had not taken all of `chars` by the end of the window. */
+export const UNREAD_NOTE =
+  "[the command has not read all of chars yet; the rest is written as it reads its input]";
+
 /** The note of a session still running after a poll. */
 export function stillRunningNote(id: string): string {
   return `[process still running with process_id ${id}]`;
@@ -114,9 +118,15 @@ const runInput = onFoundSession(async function* (
     );
   }
 
+  // The write is not awaited before the window: a command that does not read its input (a full
+  // pipe) held the call to the tool's timeout, whatever yield_time_ms said (attack round 21).
+  let unwritten = false;
   if (session.exit === undefined) {
     if (chars === CTRL_C) session.interrupt();
-    else if (chars !== "") await session.write(chars);
+    else if (chars !== "") {
+      unwritten = true;
+      void session.write(chars).finally(() => unwritten = false);
+    }
   }
   const windowMs = clampYield(
     args.yield_time_ms,
@@ -132,7 +142,7 @@ const runInput = onFoundSession(async function* (
     return yield {
       type: "result",
       status: "completed",
-      note: stillRunningNote(id),
+      note: unwritten ? `${UNREAD_NOTE}\n${stillRunningNote(id)}` : stillRunningNote(id),
       process: processFacts(session, "running"),
     };
   }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { ExecutionContext } from "../../lib/tools/mod.ts";
 import { call, procId, withSession } from "./_command_helpers.ts";
+import { UNREAD_NOTE } from "../../lib/tools/input_command.ts";
 import { eventually, pidsWithArg, uniqueSleep, within } from "./_process_probes.ts";
 
 /** Start `cmd` so that it outlives a 250 ms window; returns its id. */
@@ -116,5 +117,35 @@ Deno.test("an abort ends only the poll: the command keeps running", async () => 
     assert.equal(r.status, "aborted");
     assert.deepEqual(processes.ids(), [id]);
     assert.ok(pidsWithArg(nap).length > 0, "the sleep must survive an aborted poll");
+  });
+});
+
+// Attack round 21 (bounded A05b): a command that does not read its input held input_command until
+// the tool's timeout, whatever yield_time_ms said; later input queued behind it.
+Deno.test("input a command does not read yet ends at the window, and is written as it reads", async () => {
+  await withSession(async ({ ctx }) => {
+    const big = "x".repeat(1024 * 1024);
+    const total = big.length + "tail\n".length;
+    // The command reads only once the test lets it (a file in the workspace), then counts.
+    const id = await background(
+      ctx,
+      `while [ ! -e go ]; do sleep 0.05; done; head -c ${total} | wc -c`,
+    );
+    const r = await call(ctx, "input_command", {
+      description: "feed",
+      process_id: id,
+      chars: big,
+      yield_time_ms: 250,
+    });
+    assert.equal(r.status, "completed");
+    assert.ok(r.output.includes(UNREAD_NOTE), r.output.slice(-300));
+    assert.ok(r.output.endsWith(`[process still running with process_id ${id}]`), r.output);
+    // Later input goes after it, in order, once the command reads.
+    await Deno.writeTextFile(join(ctx.workspace, "go"), "");
+    let seen = (await feed(ctx, id, "tail\n", "more")).output;
+    for (let i = 0; i < 200 && !seen.includes(String(total)); i++) {
+      seen += (await poll(ctx, id)).output;
+    }
+    assert.match(seen, new RegExp(`\\b${total}\\b`), seen.slice(-300));
   });
 });
