@@ -33,7 +33,7 @@ import { inside, realOf } from "./_paths.ts";
 import { multiLinkFilesIn, otherNames, WALK_BUDGET } from "./_hard_links.ts";
 import { type ProtectedFiles, protectedWithOtherNames } from "./_protected_files.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import { existsNow, listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
+import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
@@ -411,6 +411,16 @@ async function guardStartupFiles(
       if (out.hiddenFiles.includes(real) || coveredByHidden(real, out.hidden, roots)) continue;
       protectInRoots(real, ctx);
     }
+    // What a startup directory holds that links into a root (`~/.ssh/config`, `~/.config/git/config`,
+    // `~/.bashrc.d/x.sh` -> `~/dotfiles/...`) is read-only there too (attack round 22 concgit 2–4).
+    for (const name of names) {
+      const dir = join(h, name);
+      if (absent(name) || lstatOrNone(dir)?.isDirectory !== true) continue;
+      for (const real of linksIntoRoots(dir, roots)) {
+        if (out.hiddenFiles.includes(real) || coveredByHidden(real, out.hidden, roots)) continue;
+        protectInRoots(real, ctx);
+      }
+    }
     const sealedHome = sealedDirs.includes(h);
     // Paths named in a writable root (the agent's shared_env outside the home) count like the
     // home's: a missing one is held there.
@@ -631,6 +641,38 @@ export function coveredByHidden(
     if (inside(p, r) && r.length > deepest) [deepest, covered] = [r.length, false];
   }
   return covered;
+}
+
+/** Entries a startup directory's look for links into a root reads at most. */
+const STARTUP_DIR_ENTRIES = 4096;
+
+/**
+ * The real paths in `roots` (not a root itself) that the symbolic links below
+ * the directory `dir` lead to, three levels down at most, within
+ * {@linkcode STARTUP_DIR_ENTRIES} entries.
+ */
+function linksIntoRoots(dir: string, roots: readonly string[]): string[] {
+  const out: string[] = [];
+  let left = STARTUP_DIR_ENTRIES;
+  const queue: Array<{ path: string; depth: number }> = [{ path: dir, depth: 1 }];
+  while (queue.length > 0 && left > 0) {
+    const { path, depth } = queue.shift()!;
+    let entries: Deno.DirEntry[];
+    try {
+      entries = listDirNow(path);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (--left < 0) break;
+      const p = join(path, e.name);
+      if (e.isSymlink) {
+        const real = realPathOrNone(p);
+        if (real !== undefined && roots.some((r) => inside(real, r) && real !== r)) out.push(real);
+      } else if (e.isDirectory && depth < 3) queue.push({ path: p, depth: depth + 1 });
+    }
+  }
+  return out;
 }
 
 /** Whether the way from the home `h` to `target` (in it) passes a symbolic link. */

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { readRegularTextNow } from "./_look.ts";
 import { join } from "node:path";
 import { parseGitConfig } from "./git_config_parse.ts";
 import { privateRunDir } from "./_standin_registry.ts";
@@ -69,15 +70,9 @@ export function sanitizeGitConfig(texts: readonly { text: string; file: string }
   return out;
 }
 
-async function readSmall(path: string): Promise<string | undefined> {
-  try {
-    const info = await Deno.stat(path);
-    if (!info.isFile || info.size > MAX_CONFIG_BYTES) return undefined;
-    const text = await Deno.readTextFile(path);
-    return text.length > MAX_CONFIG_BYTES ? undefined : text;
-  } catch {
-    return undefined;
-  }
+function readSmall(path: string): Promise<string | undefined> {
+  // Opened without blocking: a FIFO swapped in for the file must not stop the plan (attack round 22).
+  return Promise.resolve(readRegularTextNow(path, MAX_CONFIG_BYTES));
 }
 
 /**

@@ -30,7 +30,6 @@
  */
 import { basename, dirname, join, normalize } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
-import { readUpTo } from "../state/_fs.ts";
 import { HOME_SECRET_PATTERNS } from "./policy.ts";
 import { inside, realOf } from "./_paths.ts";
 import {
@@ -40,7 +39,14 @@ import {
   startupTextPaths,
 } from "./_source_lines.ts";
 import { lookTime, settledStamp, stampNow } from "./_file_stamps.ts";
-import { existsNow, listDirNow, lstatOrNone, readTextNow, statOrNone } from "./_look.ts";
+import {
+  existsNow,
+  listDirNow,
+  lstatOrNone,
+  readRegularNow,
+  readTextNow,
+  statOrNone,
+} from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
 
 /** The flag that lets a workspace be or contain a home directory. */
@@ -340,11 +346,19 @@ function tooManyNames(file: string, limit: number): PenguinError {
  * Throws when a file names more than `MAX_NAMED_PER_FILE` paths, or all
  * together more than {@linkcode MAX_NAMED}.
  */
-export async function startupReferences(
+export function startupReferences(
   home: string,
   limit = STARTUP_FILES_READ,
   within: readonly string[] = [],
 ): Promise<StartupReferences> {
+  return Promise.resolve(startupReferencesNow(home, limit, within));
+}
+
+function startupReferencesNow(
+  home: string,
+  limit: number,
+  within: readonly string[],
+): StartupReferences {
   const at = lookTime(); // before every file's stat (and the home's listing)
   // Most are missing: the home listed once tells them without a failed look-up each.
   const absent = absentFromHome(home, STARTUP_TEXT_PATHS);
@@ -376,7 +390,7 @@ export async function startupReferences(
       continue;
     }
     read++;
-    const found = await startupTextOf(file, info, at, home, within);
+    const found = startupTextOf(file, info, at, home, within);
     if (found.overflow) throw tooManyNames(file, MAX_NAMED_PER_FILE);
     for (const p of [...found.sourced, ...found.named, ...found.dotted]) {
       if (!namedBy.has(p)) namedBy.set(p, file);
@@ -432,17 +446,19 @@ const PARSED_KEPT = 256;
  * every command and the startup files rarely change; one that a command can
  * write (a link into a writable root) is stamped and compared all the same.
  */
-async function startupTextOf(
+function startupTextOf(
   file: string,
   info: Deno.FileInfo,
   at: number,
   home: string,
   within: readonly string[],
-): Promise<StartupTextPaths> {
+): StartupTextPaths {
   const key = JSON.stringify([file, home, within]);
   const hit = parsedStartup.get(key);
   if (hit !== undefined && hit.stamp === stampNow(info)) return hit.found;
-  const bytes = await readUpTo(file, MAX_STARTUP_FILE).catch(() => undefined);
+  // Opened without blocking: a FIFO swapped in for the file must not stop the plan (attack round 22).
+  const read = readRegularNow(file, MAX_STARTUP_FILE);
+  const bytes = read instanceof Uint8Array ? read : undefined;
   const found = startupTextPaths(new TextDecoder().decode(bytes), home, within);
   // Stamped as it was before the read: a change during or after it shows in the next stamp.
   const stamp = settledStamp(info, at);

@@ -127,3 +127,40 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "what a startup directory holds that links into the workspace is read-only to commands",
+  ignore: !SANDBOX,
+  async fn() {
+    // Attack round 22 (concgit 2–4): only the startup names themselves were looked at, not the
+    // files of a real `~/.ssh`, `~/.config/git` or `~/.bashrc.d` linking into a workspace.
+    const base = await visibleTempDir("penguin-startup-dir-links-");
+    try {
+      const home = join(base, "home");
+      const ws = join(base, "ws");
+      await Deno.mkdir(ws, { recursive: true });
+      const links: Record<string, string> = {
+        ".config/git/config": "gitcfg",
+        ".ssh/config": "sshcfg",
+        ".ssh/config.d/extra": "sshextra",
+        ".bashrc.d/x.sh": "x.sh",
+      };
+      for (const [at, name] of Object.entries(links)) {
+        await Deno.writeTextFile(join(ws, name), "original\n");
+        await Deno.mkdir(join(home, at, ".."), { recursive: true });
+        await Deno.symlink(join(ws, name), join(home, at));
+      }
+      await session(
+        home,
+        join(base, "data"),
+        ws,
+        Object.values(links).map((n) => `echo evil >> ${n}`).join("; ") + "; true",
+      );
+      for (const name of Object.values(links)) {
+        assert.equal(await Deno.readTextFile(join(ws, name)), "original\n", name);
+      }
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
