@@ -110,3 +110,17 @@ export function maskReport<T>(value: T, secrets: readonly Secret[]): T {
   };
   return walk(value) as T;
 }
+
+/**
+ * Every secret penguin knows for the agent `ref`: its own ({@linkcode importSecrets}) and the
+ * vault values of the project's other agents. What the CLI prints of files a model's commands
+ * can write (memory, skills) is masked with them (attack round 22 secrets A04, A05).
+ */
+export async function knownSecrets(ref: AgentRef): Promise<Secret[]> {
+  const { otherAgentSecrets } = await import("./_secrets.ts");
+  try {
+    return [...await importSecrets(ref), ...await otherAgentSecrets(ref)];
+  } catch {
+    return await otherAgentSecrets(ref).catch(() => []);
+  }
+}

@@ -95,8 +95,9 @@ export interface SectionInputs {
   /** Workspace memory directory, when the workspace has a memory scope. */
   workspaceMemoryDir?: string;
   /**
-   * Applied to each memory index before it is injected: the model writes
-   * them, and may have written a vault value or an API key there (its
+   * Applied to each memory index and to the skill list before they are
+   * injected: the model writes the indexes (and may have written a skill the
+   * user installed), and may have put a vault value or an API key there (its
    * commands see the vault), which would otherwise reach the request and the
    * trace unmasked. Default: the text as it is.
    */
@@ -107,12 +108,15 @@ export interface SectionInputs {
 export async function renderPromptSections(input: SectionInputs): Promise<PromptSections> {
   const { config, paths } = input;
   const vaultKeys = input.vaultKeys.map((k) => `- ${k}`).join("\n") || "(no vault keys are set)";
-  const skillMetadata = (await skillList(paths.skills)).join("\n") || "(no skills are installed)";
+  const mask = input.mask ?? ((text: string) => text);
+  // Masked too: a skill's description comes from a SKILL.md the user installed, which may be a
+  // folder the model wrote (attack round 22 secrets A04).
+  const skillMetadata = mask((await skillList(paths.skills)).join("\n")) ||
+    "(no skills are installed)";
   const fill = (prompt: string, placeholder: string, value: string) =>
     prompt.split(placeholder).join(value);
   let memory = "";
   if (config.memory.enabled) {
-    const mask = input.mask ?? ((text: string) => text);
     const user = memoryIndexText(mask(await readIndex(paths.userMemory) ?? ""));
     memory = fill(config.memory.prompt, "{{USER_MEMORY_INDEX}}", user);
     if (input.workspaceMemoryDir) {

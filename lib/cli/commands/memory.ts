@@ -12,6 +12,7 @@ import { exists } from "../../state/_fs.ts";
 import {
   type AgentPaths,
   agentPaths,
+  type AgentRef,
   clearMemoryScope,
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
@@ -31,6 +32,8 @@ import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
 import { formatTable, printHelp } from "./_config_common.ts";
 import { safeText } from "../../display/terminal_text.ts";
+import { maskSecrets } from "../../tools/secret_mask.ts";
+import { knownSecrets } from "../../agent/import_mask.ts";
 
 const WORKSPACE: Flag = {
   name: "workspace",
@@ -100,13 +103,23 @@ ${flagHelp(CLEAR_FLAGS, 23)}
 interface Target {
   paths: AgentPaths;
   agentId: string;
+  ref: AgentRef;
 }
 
 function target(ctx: CommandContext, p: Parsed): Target {
   const root = resolveDataRoot({ root: ctx.root });
   const projectId = validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID);
   const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
-  return { paths: agentPaths({ root, projectId, agentId }), agentId };
+  return {
+    paths: agentPaths({ root, projectId, agentId }),
+    agentId,
+    ref: { root, projectId, agentId },
+  };
+}
+
+/** `text` masked with the secrets of the agent `t`: memory is what the model's commands write. */
+async function masked(t: Target, text: string): Promise<string> {
+  return maskSecrets(text, await knownSecrets(t.ref));
 }
 
 /** The real path of a `--workspace` (as given, resolved, when it no longer exists). */
@@ -164,7 +177,7 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
         })),
       })),
     };
-    ctx.io.out(JSON.stringify(out, null, 2) + "\n");
+    ctx.io.out(await masked(t, JSON.stringify(out, null, 2)) + "\n");
     return 0;
   }
   if (rows.length === 0) {
@@ -177,7 +190,8 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
     table.push([scope, MEMORY_INDEX, "", `index, ${r.lines} line${r.lines === 1 ? "" : "s"}`]);
     for (const x of r.topics) table.push([scope, x.file, x.updatedAt, x.description]);
   }
-  ctx.io.out(safeText(formatTable(table.map((row) => row.map((c) => c.replace(/\s+/g, " "))))));
+  const text = formatTable(table.map((row) => row.map((c) => c.replace(/\s+/g, " "))));
+  ctx.io.out(safeText(await masked(t, text)));
   return 0;
 }
 
@@ -197,7 +211,7 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
   if (!r.ok) {
     throw new PenguinError(r.missing ? "not_found" : "runtime", `memory show: ${r.message}`);
   }
-  const text = safeText(r.text);
+  const text = safeText(await masked(t, r.text));
   if (text.trim() === "") {
     // Nothing printed looked like a failure: say so (on stderr, stdout stays the file's text).
     ctx.io.err(

@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { maskSecrets } from "../../tools/secret_mask.ts";
+import { knownSecrets } from "../../agent/import_mask.ts";
 import { agentInitOptions } from "../../agent/builtin_tool_config.ts";
 import { resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
@@ -74,12 +76,14 @@ ${flagHelp(AGENT_TARGET, 23)}
 async function skillsDir(
   ctx: CommandContext,
   p: Parsed,
-): Promise<{ dir: string; agentId: string }> {
+): Promise<{ dir: string; agentId: string; mask: (text: string) => string }> {
   const root = resolveDataRoot({ root: ctx.root });
   const projectId = validateProjectId(str(p, "project-id") ?? DEFAULT_PROJECT_ID);
   const agentId = validateAgentId(str(p, "agent-id") ?? DEFAULT_AGENT_ID);
   const agent = await loadOrInitAgent({ root, projectId, agentId }, agentInitOptions());
-  return { dir: agent.paths.skills, agentId };
+  // A skill may be a folder a model wrote: what is printed of it is masked (attack round 22 A04).
+  const secrets = await knownSecrets({ root, projectId, agentId });
+  return { dir: agent.paths.skills, agentId, mask: (text) => maskSecrets(text, secrets) };
 }
 
 async function installCommand(args: string[], ctx: CommandContext): Promise<number> {
@@ -88,23 +92,29 @@ async function installCommand(args: string[], ctx: CommandContext): Promise<numb
   if (bool(p, "help")) return printHelp(ctx, INSTALL_HELP);
   const source = p.positionals[0];
   if (!source) throw new PenguinError("usage", `${cmd}: give a skill directory or .tar.gz file`);
-  const { dir, agentId } = await skillsDir(ctx, p);
-  const done = await installSkill(dir, resolve(source), str(p, "name"));
-  for (const left of done.leftOut) {
-    ctx.io.err(safeText(`penguin: skipped ${left.path}: ${left.reason}\n`));
+  const { dir, agentId, mask } = await skillsDir(ctx, p);
+  let done;
+  try {
+    done = await installSkill(dir, resolve(source), str(p, "name"));
+  } catch (err) {
+    if (!(err instanceof PenguinError)) throw err;
+    throw new PenguinError(err.kind, mask(err.message));
   }
-  ctx.io.out(
+  for (const left of done.leftOut) {
+    ctx.io.err(safeText(mask(`penguin: skipped ${left.path}: ${left.reason}\n`)));
+  }
+  ctx.io.out(mask(
     `${done.replaced ? "Replaced" : "Installed"} skill ${done.skill.name} (${done.files} file${
       done.files === 1 ? "" : "s"
     }) for agent ${agentId}.\n`,
-  );
+  ));
   return 0;
 }
 
 async function listCommand(args: string[], ctx: CommandContext): Promise<number> {
   const p = parseDeclared("skills list", args, LIST_FLAGS, 0);
   if (bool(p, "help")) return printHelp(ctx, LIST_HELP);
-  const { dir, agentId } = await skillsDir(ctx, p);
+  const { dir, agentId, mask } = await skillsDir(ctx, p);
   const skills = await listSkills(dir);
   if (bool(p, "json")) {
     const out = {
@@ -117,14 +127,14 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
         path: s.dir,
       })),
     };
-    ctx.io.out(JSON.stringify(out, null, 2) + "\n");
+    ctx.io.out(mask(JSON.stringify(out, null, 2)) + "\n");
   } else if (skills.length === 0) {
     ctx.io.out(
       `Agent ${agentId} has no skills. Install one with: penguin skills install <dir | file.tar.gz>\n`,
     );
   } else {
     const rows = skills.map((s) => [s.name, String(s.version), s.description]);
-    ctx.io.out(formatTable([["NAME", "VERSION", "DESCRIPTION"], ...rows]));
+    ctx.io.out(mask(formatTable([["NAME", "VERSION", "DESCRIPTION"], ...rows])));
   }
   return 0;
 }
