@@ -19,10 +19,11 @@
  *
  * @module
  */
+import { listDirInPlan } from "./_plan_scope.ts";
 import { join } from "node:path";
 import { expandHomePaths, TOOLCHAIN_PATHS } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
-import { listDirNow, lstatOrNone } from "./_look.ts";
+import { lstatOrNone } from "./_look.ts";
 
 /** How many directory entries one walk of a home reads at the most. */
 export const HOME_WALK_BUDGET = 100_000;
@@ -85,7 +86,7 @@ async function walk(
     if (skip.has(dir) || roots.some((r) => inside(dir, r)) || !onDevs(lstatOrNone(dir))) continue;
     let entries: Deno.DirEntry[];
     try {
-      entries = listDirNow(dir);
+      entries = listDirInPlan(dir);
     } catch {
       continue; // unreadable or gone
     }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { listDirInPlan } from "./_plan_scope.ts";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { homeSecrets, type SandboxPolicy } from "./policy.ts";
 import { type Placeholder, standInPaths } from "./_placeholders.ts";
@@ -659,7 +660,7 @@ function linksIntoRoots(dir: string, roots: readonly string[]): string[] {
     const { path, depth } = queue.shift()!;
     let entries: Deno.DirEntry[];
     try {
-      entries = listDirNow(path);
+      entries = listDirInPlan(path);
     } catch {
       continue;
     }

@@ -47,3 +47,12 @@ export function memoInPlan<T>(key: string, compute: () => T): T {
 export function forgetInPlan(key: string): void {
   scope.getStore()?.memo.delete(key);
 }
+
+/**
+ * The entries of the directory `path`, listed once per plan scope (outside one, at each call):
+ * several looks of one plan read the same home directories (`~/.ssh` for its links into roots,
+ * for files with other names, for the walk of home links). Throws as `Deno.readDirSync` does.
+ */
+export function listDirInPlan(path: string): Deno.DirEntry[] {
+  return memoInPlan(`listDir:${path}`, () => [...Deno.readDirSync(path)]);
+}

@@ -27,12 +27,13 @@
  *
  * @module
  */
+import { listDirInPlan } from "./_plan_scope.ts";
 import { isAbsolute, join } from "node:path";
 import { type ResolvedGitConfig, resolveGitConfig } from "./git_config.ts";
 import { findGitLayout } from "./git_guard.ts";
 import { STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
-import { listDirNow, lstatOrNone, statOrNone } from "./_look.ts";
+import { lstatOrNone, statOrNone } from "./_look.ts";
 import { homeLinks } from "./_home_links_walk.ts";
 
 /** How many directory entries one search reads at the most. */
@@ -261,7 +262,7 @@ function newSearch(devs: ReadonlySet<number>, roots: readonly string[]): Search 
       if (!onRootDevice(lstatOrNone(dir)) || roots.some((r) => inside(dir, r))) continue;
       let entries: Deno.DirEntry[];
       try {
-        entries = listDirNow(dir);
+        entries = listDirInPlan(dir);
       } catch {
         continue;
       }
