@@ -19,7 +19,6 @@ import { trustStatus } from "../state/trust.ts";
 import { safeText } from "../display/terminal_text.ts";
 import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../state/ids.ts";
-import { otherAgentSecrets } from "./_secrets.ts";
 import { homeSecrets, type SandboxMode } from "../sandbox/policy.ts";
 import {
   applyWorkspacePolicy,
@@ -92,8 +91,8 @@ async function rootSecrets(root: string | undefined): Promise<Secret[]> {
       agentId: DEFAULT_AGENT_ID,
     };
     // Loaded only here (it parses the agent's YAML configuration): most runs never need it.
-    const { importSecrets } = await import("./import_mask.ts");
-    return [...await importSecrets(ref), ...await otherAgentSecrets(ref)];
+    const { knownSecrets } = await import("./import_mask.ts");
+    return await knownSecrets(ref);
   } catch {
     return [];
   }
