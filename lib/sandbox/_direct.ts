@@ -40,7 +40,7 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { CHECKED_INIT, type PinnedRoot, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
+import { CHECKED_INIT, type PinnedPath, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
 import { cgroupJoinEnv, JOIN_CGROUP } from "./_pids_cgroup.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
@@ -114,7 +114,7 @@ export interface DirectOptions extends HandleOptions {
   /** The seccomp filter file (see `_seccomp_file.ts`). */
   filter: string;
   /** The roots to open and check for bwrap's `--bind-fd` (`plan.workspaceId`, `plan.rootIds`); on `DIRECT_ROOT_FDS` besides the workspace. */
-  roots?: readonly PinnedRoot[] | undefined;
+  roots?: readonly PinnedPath[] | undefined;
   /** bwrap's environment (the wrapper rebuilds the command's from it). */
   env: Record<string, string>;
   /** Directory bwrap starts in. */

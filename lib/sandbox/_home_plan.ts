@@ -39,12 +39,36 @@ import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 
-/** A read-only bind of `source` at `target` (they differ when a symlink in the home leads elsewhere). */
+/**
+ * A read-only bind of `source` at `target` (they differ when a symlink in the
+ * home leads elsewhere). The sandbox's launcher opens `source` and checks
+ * that it is still a `kind` reached with no symbolic link on the way before
+ * bwrap binds what it opened (`_supervisor.ts`): a directory on the way may
+ * be another session's workspace, whose model can swap it for a link at any
+ * time (attack round 22).
+ */
 export interface Reveal {
   /** Real path of what is shown. */
   source: string;
   /** Where it is shown: its path in the home directory. */
   target: string;
+  /** What `source` was when the plan was made. */
+  kind: "dir" | "file";
+}
+
+/** The reveal of `source` at `target`, or undefined when it is neither a directory nor a file now. */
+function revealOf(source: string, target: string): Reveal | undefined {
+  const info = lstatOrNone(source);
+  if (info?.isDirectory) return { source, target, kind: "dir" };
+  if (info?.isFile) return { source, target, kind: "file" };
+  return undefined;
+}
+
+/** Add the reveal of `source` at `target` to `out` unless something is shown there already. */
+function addReveal(out: HomeMounts, source: string, target: string): void {
+  if (out.reveals.some((r) => r.target === target)) return;
+  const r = revealOf(source, target);
+  if (r !== undefined) out.reveals.push(r);
 }
 
 /** What {@linkcode homeMounts} adds to a plan. */
@@ -612,7 +636,7 @@ async function showInHiddenHome(
     // A path penguin.jsonc names is shown only where it leads without a symbolic link in the
     // home: a link on the way may be a model's (another session's workspace), made at any time.
     if (named.has(target) && linkInHome(target, h)) continue;
-    if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
+    addReveal(out, source, target);
   }
   // Git finds the user's identity at ~/.gitconfig: a sanitized copy, never the real file.
   if (h.lexical === policy.home) {
@@ -841,7 +865,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
         if (roots.some((r) => inside(source, r)) && !inside(source, real)) {
           protectInRoots(source, ctx);
         }
-        if (!out.reveals.some((r) => r.target === target)) out.reveals.push({ source, target });
+        addReveal(out, source, target);
       }
     } else {
       if (!out.hiddenFiles.includes(real)) out.hiddenFiles.push(real);
@@ -873,8 +897,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
  */
 async function showSanitizedGitConfig(home: string, target: string, out: HomeMounts) {
   const source = await sanitizedGitConfigFile(home);
-  if (source === undefined || out.reveals.some((r) => r.target === target)) return;
-  out.reveals.push({ source, target });
+  if (source !== undefined) addReveal(out, source, target);
 }
 
 /** A shown top-level link of a sealed home: what it leads to in a writable root stays read-only. */

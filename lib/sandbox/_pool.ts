@@ -29,7 +29,7 @@ import {
 } from "./_process.ts";
 import { OPEN_AND_EXEC, runSignaller } from "./_direct.ts";
 import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
-import { type PinnedRoot, pinnedRootArgs } from "./_supervisor.ts";
+import { type PinnedPath, pinnedRootArgs } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
 
 /** Idle sandboxes kept per key. */
@@ -44,7 +44,7 @@ export interface SandboxStart {
   bwrap: string;
   args: string[];
   filter: string;
-  roots: readonly PinnedRoot[];
+  roots: readonly PinnedPath[];
   env: Record<string, string>;
   detached: boolean;
   /** Let go of what the sandbox holds for its lifetime (its stand-ins). */

@@ -5,7 +5,7 @@
  * @module
  */
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
-import { type PinnedRoot, READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
+import { type PinnedPath, READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
 
 /** How a child ended. */
@@ -70,7 +70,7 @@ export interface StartOptions {
    */
   seccomp?: boolean | string;
   /** The roots the supervisor opens and checks for bwrap's `--bind-fd` (the workspace on fd 5). */
-  roots?: readonly PinnedRoot[] | undefined;
+  roots?: readonly PinnedPath[] | undefined;
   /**
    * With inherited stdio: the file bwrap's setup messages go to until the
    * wrapper writes its ready line there (see `SUPERVISOR` in `_supervisor.ts`).

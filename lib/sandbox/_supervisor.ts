@@ -142,27 +142,33 @@ unset __PSV __PSW`;
 export const WORKSPACE_FD = 5;
 
 /**
- * The fds the other writable roots reach bwrap on, in order: those `sh`
+ * The fds the other writable roots and the reveals reach bwrap on, in order: those `sh`
  * (dash) can name (one digit; 3, 4 and 7 carry the seccomp filter and the
  * setup log's stderr), then more that only bash can, so a plan with more
- * than {@linkcode DIRECT_ROOT_FDS} has other roots takes the supervised path.
+ * than {@linkcode DIRECT_ROOT_FDS} of them takes the supervised path.
  */
 export const ROOT_FDS: readonly number[] = [
   6,
   8,
   9,
-  ...Array.from({ length: 40 }, (_, i) => 10 + i),
+  ...Array.from({ length: 202 }, (_, i) => 10 + i),
 ];
 
 /**
- * The fds the other writable roots reach bwrap on from the direct path's
+ * The fds the other writable roots and the reveals reach bwrap on from the direct path's
  * `sh` (`_direct.ts`), which can name one digit only: those of
  * {@linkcode ROOT_FDS} it can, then 4 and 7, which carry the seccomp filter
  * and the setup log's stderr on the supervised path only (the direct path
- * has no setup log, and its filter is on 3). A plan with more other roots
- * takes the supervised path. The wrapper closes them all inside the sandbox.
+ * has no setup log, and its filter is on 3). A plan with more takes
+ * {@linkcode DIRECT_MORE_FDS} with bash as its `sh`. The wrapper closes them all inside the sandbox.
  */
 export const DIRECT_ROOT_FDS: readonly number[] = [6, 8, 9, 4, 7];
+
+/** {@linkcode DIRECT_ROOT_FDS}, then fds from 10 on, which bash (not dash) can name. */
+export const DIRECT_MORE_FDS: readonly number[] = [
+  ...DIRECT_ROOT_FDS,
+  ...Array.from({ length: 200 }, (_, i) => 10 + i),
+];
 
 /** A writable root the launcher opens on `fd` and checks to be inode `ino` before bwrap binds it. */
 export interface PinnedRoot {
@@ -171,9 +177,32 @@ export interface PinnedRoot {
   ino: number;
 }
 
-/** The launcher arguments for `roots`: their count, then fd, path and inode of each. */
-export function pinnedRootArgs(roots: readonly PinnedRoot[]): string[] {
-  return [String(roots.length), ...roots.flatMap((r) => [String(r.fd), r.path, String(r.ino)])];
+/**
+ * A path shown read-only (a plan's reveal) the launcher opens on `fd`, checking that it is a
+ * `kind` at `path` with no link on the way, before bwrap binds it.
+ */
+export interface PinnedReveal {
+  fd: number;
+  path: string;
+  kind: "dir" | "file";
+}
+
+/** What a launcher opens and checks for bwrap's `--bind-fd` and `--ro-bind-fd`. */
+export type PinnedPath = PinnedRoot | PinnedReveal;
+
+/**
+ * The launcher arguments for `pins`: their count, then fd, path and, for a root its inode,
+ * for a reveal `d` or `f` (see {@linkcode WS_OPEN}).
+ */
+export function pinnedRootArgs(pins: readonly PinnedPath[]): string[] {
+  return [
+    String(pins.length),
+    ...pins.flatMap((p) => [
+      String(p.fd),
+      p.path,
+      "ino" in p ? String(p.ino) : p.kind === "dir" ? "d" : "f",
+    ]),
+  ];
 }
 
 /**
@@ -186,16 +215,40 @@ export function pinnedRootArgs(roots: readonly PinnedRoot[]): string[] {
  * descriptor, so the directory checked is the one bound whatever happens
  * to PATH meanwhile. penguin has checked the device and inode of PATH just
  * before (`plan.ts`).
+ *
+ * With `d` or `f` for INO, PATH is a path shown read-only (a reveal), which
+ * may lie in a directory another session's model can write: a directory is
+ * entered (`cd -P`, which never blocks on a FIFO) and must be PATH itself
+ * (`$PWD`, the kernel's path of the directory entered, so no link was on
+ * the way), then opened as `.`; a file's directory is checked that way,
+ * then the file opened by its name there, which must not be a link and must
+ * be the file opened (`-ef`). Anything else refuses the command: what is
+ * bound is what lies at PATH, never what a link made meanwhile leads to.
  */
-export const WS_OPEN = `rootopen() {
+export const WS_OPEN = `revopen() {
+  if [ "$3" = d ]; then
+    cd -P -- "$2" 2>/dev/null && [ "$PWD" = "$2" ] && eval "exec $1<." && cd / && return 0
+  else
+    rd=\${2%/*} rn=./\${2##*/}
+    cd -P -- "\${rd:-/}" 2>/dev/null && [ "$PWD" = "\${rd:-/}" ] && [ -f "$rn" ] && [ ! -h "$rn" ] &&
+      eval "exec $1<\\"\\$rn\\"" && [ ! -h "$rn" ] && [ "$rn" -ef "/proc/self/fd/$1" ] && cd / && return 0
+  fi
+  cd /
+  rw=file
+  [ "$3" = d ] && rw=directory
+  printf '%s\\n' "penguin: \\"$2\\", shown read-only to commands, is no longer the $rw the plan checked (it or a directory on its way was renamed or replaced by a link); the command did not run" >&2
+  return 1
+}
+rootopen() {
   case $1 in *[!0-9]*|'') return 1 ;; esac
-  eval "exec $1<\"\$2\"" || return 1
+  case $3 in d|f) revopen "$@"; return ;; esac
+  eval "exec $1<\\"\\$2\\"" || return 1
   wi=
   while read -r wk wv; do [ "$wk" = ino: ] && wi=$wv; done </proc/self/fdinfo/$1
   if [ -z "$wi" ] && [ "/proc/self/fd/$1" -ef "$2" ]; then wi=$3; fi
   [ "$wi" = "$3" ] && return 0
   if [ "$1" = ${WORKSPACE_FD} ]; then ww="the workspace"; else ww="the writable root"; fi
-  printf '%s\n' "penguin: $ww \"$2\" is no longer the directory the session started in (it or one of its parent directories was renamed or replaced by a link); the command did not run" >&2
+  printf '%s\\n' "penguin: $ww \\"$2\\" is no longer the directory the session started in (it or one of its parent directories was renamed or replaced by a link); the command did not run" >&2
   return 1
 }
 wsopen() {
@@ -397,7 +450,7 @@ export function supervisorArgs(
     /** Feed bwrap's `--seccomp 4`: from `__PSF` (`true`) or from this file (a path). */
     seccomp?: boolean | string | undefined;
     /** Open and check these roots (the workspace on fd {@linkcode WORKSPACE_FD}) for bwrap's `--bind-fd`. */
-    roots?: readonly PinnedRoot[] | undefined;
+    roots?: readonly PinnedPath[] | undefined;
     /** Start the job with its stderr on this file until the wrapper reports ready (see {@linkcode SUPERVISOR}). */
     setupLog?: string | undefined;
   },

@@ -47,6 +47,12 @@ export interface BwrapOptions {
    */
   workspaceFd?: number;
   /**
+   * The caller opened and checked `plan.reveals` on these descriptors, in order
+   * (`_supervisor.ts`): each is bound read-only from its descriptor (`--ro-bind-fd`), never by
+   * a path another session's model may re-point meanwhile.
+   */
+  revealFds?: readonly number[];
+  /**
    * The caller opened the plan's other roots (`plan.rootIds`, in order) on
    * these descriptors and checked them: each is bound from its descriptor,
    * and mounts whose source lies in it take the source through it, as for
@@ -95,6 +101,7 @@ export function bwrapMountArgs(
   plan: SandboxPlan,
   workspaceFd?: number,
   rootFds?: readonly number[],
+  revealFds?: readonly number[],
 ): string[] {
   // Each root bound from a descriptor, by path; the deepest one holding a source gives it.
   const fds = new Map<string, number>();
@@ -135,9 +142,14 @@ export function bwrapMountArgs(
     ops.push({ path: p, rank: 2, args: ["--bind-try", src(p), p] });
   }
   for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", src(p), p] });
-  for (const r of plan.reveals ?? []) {
-    ops.push({ path: r.target, rank: 3, args: ["--ro-bind", src(r.source), r.target] });
-  }
+  const reveals = plan.reveals ?? [];
+  const revealFd = revealFds?.length === reveals.length ? revealFds : undefined;
+  reveals.forEach((r, i) => {
+    const args = revealFd !== undefined
+      ? ["--ro-bind-fd", String(revealFd[i]), r.target]
+      : ["--ro-bind", src(r.source), r.target];
+    ops.push({ path: r.target, rank: 3, args });
+  });
   for (const p of plan.protectTry ?? []) {
     ops.push({ path: p, rank: 3, args: ["--ro-bind-try", src(p), p] });
   }
@@ -179,7 +191,12 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
     args.push("--ro-bind-try", p, p);
   }
   args.push(
-    ...bwrapMountArgs(plan, plan.workspaceId ? opts.workspaceFd : undefined, opts.rootFds),
+    ...bwrapMountArgs(
+      plan,
+      plan.workspaceId ? opts.workspaceFd : undefined,
+      opts.rootFds,
+      opts.revealFds,
+    ),
   );
   args.push("--cap-drop", "ALL", "--chdir", plan.cwd);
   if (opts.commandIsInit) args.push("--as-pid-1");

@@ -46,9 +46,10 @@ import { disarmOwnIndexes, endOwnIndexWatch } from "./git_own_index.ts";
 import { pythonImportWarnings } from "./git_config_guard.ts";
 import { findGitLayout } from "./git_guard.ts";
 import {
+  DIRECT_MORE_FDS,
   DIRECT_ROOT_FDS,
   envAsData,
-  type PinnedRoot,
+  type PinnedPath,
   ROOT_FDS,
   SECCOMP_FD,
   WORKSPACE_FD,
@@ -106,17 +107,25 @@ const launch: {
   direct?: boolean | undefined;
   detached?: boolean | undefined;
   pool?: boolean | undefined;
+  afterPlan?: ((plan: SandboxPlan) => Promise<void>) | undefined;
 } = {};
 
 /**
  * Pin how bubblewrap is started (tests only): `direct` false takes the
- * supervised path, `detached` decides the direct path's session; undefined
- * restores the default for that field.
+ * supervised path, `detached` decides the direct path's session, `afterPlan`
+ * runs between the plan and the start (what another session's model may do
+ * in that moment); undefined restores the default for that field.
  */
-export function _pinLaunch(pin: { direct?: boolean; detached?: boolean; pool?: boolean }): void {
+export function _pinLaunch(pin: {
+  direct?: boolean;
+  detached?: boolean;
+  pool?: boolean;
+  afterPlan?: (plan: SandboxPlan) => Promise<void>;
+}): void {
   launch.direct = pin.direct;
   launch.detached = pin.detached;
   launch.pool = pin.pool;
+  launch.afterPlan = pin.afterPlan;
 }
 
 /**
@@ -379,6 +388,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
       }
     }
   };
+  await launch.afterPlan?.(plan);
   const pooled = await tryPooled(opts, { plan, command, report, handle: common, maxProcesses });
   if (pooled !== undefined) return pooled;
   // Its init runs from an unreadable bash (see _init_binary.ts); checked before anything is held.
@@ -412,17 +422,15 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   const argv = (seccompFd: number, fds: readonly number[]) =>
     ownSandboxArgs(plan, inner, init, { seccompFd, fds, disableUserns: report.disableUserns });
   const start = async () => {
-    const sh = filter !== undefined && (plan.rootIds?.length ?? 0) <= DIRECT_ROOT_FDS.length
-      ? directShell(opts)
-      : undefined;
-    if (sh !== undefined && filter !== undefined) {
+    const direct = filter === undefined ? undefined : directLaunch(plan, opts, bash);
+    if (direct !== undefined && filter !== undefined) {
       return await startDirect({
         ...common,
-        sh,
+        sh: direct.sh,
         bwrap,
-        args: argv(DIRECT_SECCOMP_FD, DIRECT_ROOT_FDS),
+        args: argv(DIRECT_SECCOMP_FD, direct.fds),
         filter,
-        roots: pinnedRoots(plan, DIRECT_ROOT_FDS),
+        roots: pinnedRoots(plan, direct.fds),
         env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
@@ -499,7 +507,7 @@ function ownSandboxArgs(
       commandIsInit: true,
       disableUserns: opts.disableUserns,
       ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
-      ...(plan.rootIds ? { rootFds: opts.fds.slice(0, plan.rootIds.length) } : {}),
+      ...pinnedFdOptions(plan, opts.fds),
     }),
   );
 }
@@ -543,10 +551,10 @@ async function tryPooled(
   const bwrap = report.bwrap!;
   const maxProcesses = ctx.maxProcesses;
   if ([...ctx.command, plan.cwd].some((a) => a.includes("\0"))) return undefined;
-  const sh = directShell(opts);
   const filter = await seccompFile(plan.roots);
-  if (sh === undefined || filter === undefined) return undefined;
-  if ((plan.rootIds?.length ?? 0) > DIRECT_ROOT_FDS.length) return undefined;
+  const direct = directLaunch(plan, opts, bash);
+  if (direct === undefined || filter === undefined) return undefined;
+  const { sh, fds } = direct;
   const bin = await launcherBinary(bash);
   if (bin === undefined) return undefined;
   // The sandbox is what this command's own would be, with the launcher as its init and the
@@ -556,10 +564,10 @@ async function tryPooled(
     commandIsInit: true,
     disableUserns: report.disableUserns,
     ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
-    ...(plan.rootIds ? { rootFds: DIRECT_ROOT_FDS.slice(0, plan.rootIds.length) } : {}),
+    ...pinnedFdOptions(plan, fds),
   });
   args.splice(args.indexOf("--"), 0, "--ro-bind", bin, LAUNCHER_PATH);
-  const roots = pinnedRoots(plan, DIRECT_ROOT_FDS);
+  const roots = pinnedRoots(plan, fds);
   const env = envAsData(plan.env, { PATH: DEFAULT_PATH });
   const detached = launch.detached ?? hasControllingTerminal();
   const key = JSON.stringify([bwrap, args, roots, env, filter, detached]);
@@ -610,13 +618,63 @@ async function tryPooled(
   }
 }
 
-/** The roots of `plan` its launcher opens and checks for bwrap: the workspace, then the others on `fds`. */
-function pinnedRoots(plan: SandboxPlan, fds: readonly number[]): PinnedRoot[] {
-  const out: PinnedRoot[] = [];
+/** How many paths the launcher of `plan` opens for bwrap besides the workspace: the other roots, then the reveals. */
+function pinCount(plan: SandboxPlan): number {
+  return (plan.rootIds?.length ?? 0) + (plan.reveals?.length ?? 0);
+}
+
+/**
+ * The direct path's shell and fds for `plan`: `sh` (dash) while its pinned paths fit the fds
+ * one digit names, else bash, which names more; undefined when the direct path cannot be taken.
+ */
+function directLaunch(
+  plan: SandboxPlan,
+  opts: SpawnOptions,
+  bash: string,
+): { sh: string; fds: readonly number[] } | undefined {
+  const sh = directShell(opts);
+  const n = pinCount(plan);
+  if (sh === undefined || n > DIRECT_MORE_FDS.length) return undefined;
+  return n <= DIRECT_ROOT_FDS.length
+    ? { sh, fds: DIRECT_ROOT_FDS }
+    : { sh: bash, fds: DIRECT_MORE_FDS };
+}
+
+/** bwrap's `rootFds` and `revealFds` for `plan` when its launcher opens them on `fds`. */
+function pinnedFdOptions(
+  plan: SandboxPlan,
+  fds: readonly number[],
+): { rootFds?: number[]; revealFds?: number[] } {
+  const roots = plan.rootIds?.length ?? 0;
+  const reveals = plan.reveals?.length ?? 0;
+  return {
+    ...(plan.rootIds ? { rootFds: fds.slice(0, roots) } : {}),
+    ...(reveals > 0 ? { revealFds: fds.slice(roots, roots + reveals) } : {}),
+  };
+}
+
+/**
+ * What the launcher of `plan` opens and checks for bwrap: the workspace, then the other roots
+ * and the reveals on `fds`, in that order.
+ */
+function pinnedRoots(plan: SandboxPlan, fds: readonly number[]): PinnedPath[] {
+  if (pinCount(plan) > fds.length) {
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: the plan binds ${pinCount(plan)} writable roots and home paths shown ` +
+        `read-only, more than the ${fds.length} the sandbox can open; name fewer in penguin.jsonc ` +
+        `(home_readable, writable_roots)`,
+    );
+  }
+  const out: PinnedPath[] = [];
   if (plan.workspaceId) {
     out.push({ fd: WORKSPACE_FD, path: plan.roots[0]!, ino: plan.workspaceId.ino });
   }
-  (plan.rootIds ?? []).forEach((id, i) => out.push({ fd: fds[i]!, path: id.path, ino: id.ino }));
+  const ids = plan.rootIds ?? [];
+  ids.forEach((id, i) => out.push({ fd: fds[i]!, path: id.path, ino: id.ino }));
+  (plan.reveals ?? []).forEach((r, i) =>
+    out.push({ fd: fds[ids.length + i]!, path: r.source, kind: r.kind })
+  );
   return out;
 }
 

@@ -61,7 +61,11 @@ Deno.test("a linked toolchain directory is shown at its home path, its credentia
     const plan = await resolvePlan(policy, ws);
     // (The account's own home from /etc/passwd is hidden too, its toolchains shown: not these.)
     const ours = (plan.reveals ?? []).filter((r) => r.target.startsWith(base + "/"));
-    assert.deepEqual(ours, [{ source: join(base, "gems"), target: join(home, ".gem") }]);
+    assert.deepEqual(ours, [{
+      source: join(base, "gems"),
+      target: join(home, ".gem"),
+      kind: "dir",
+    }]);
     const out = await sh(
       policy,
       `cat ~/.gem/specs/a.txt; cat ~/.gem/credentials ${base}/gems/credentials ~/notes.txt 2>&1`,

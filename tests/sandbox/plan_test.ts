@@ -115,7 +115,11 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
     assert.deepEqual(own(plan!.hideDirs), [home]);
     assert.deepEqual(plan!.hideFiles, [join(home, ".gem", "credentials")]);
     const reveals = (plan!.reveals ?? []).filter((r) => r.target.startsWith(dir + "/"));
-    assert.deepEqual(reveals, [{ source: join(home, ".gem"), target: join(home, ".gem") }]);
+    assert.deepEqual(reveals, [{
+      source: join(home, ".gem"),
+      target: join(home, ".gem"),
+      kind: "dir",
+    }]);
     const secrets = [...calls].filter(([k]) => k.includes(home + "/.")).map(([k]) => k).sort();
     // The listing of home, and a look-up for each secret that exists: nothing for
     // the missing ones, not even those below a directory home lacks (.cargo/credentials).

@@ -49,7 +49,11 @@ export async function startPane(command: string, columns = 100, rows = 40): Prom
         if (pattern.test(last)) return last;
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error(`timed out waiting for ${what}; the screen shows:\n${last}`);
+      // Trailing blank rows dropped: a log's excerpt of the failure then ends with the screen.
+      const shown = last.replace(/\s+$/, "");
+      throw new Error(
+        `timed out waiting for ${what}; the screen shows:\n${shown}\n(end of screen)`,
+      );
     },
     keys: async (...keys) => void await tmux("send-keys", "-t", "t", ...keys),
     type: async (text) => void await tmux("send-keys", "-t", "t", "-l", text),
