@@ -208,6 +208,40 @@ Deno.test("pi: a tree with branches imports the branch to the last entry and nam
   assert.match(dropped[0]!.reason, /leaf is /);
 });
 
+Deno.test("pi: past 50 dropped branches the loss report counts the others together", () => {
+  const ts = "2026-12-01T10:00:00.000Z";
+  const line = (id: string, parentId: string | null, role: string, text: string) =>
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: ts,
+      message: { role, content: [{ type: "text", text }] },
+    }) + "\n";
+  let text = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: ts, cwd: "/w" }) +
+    "\n" + line("root", null, "user", "first");
+  // 60 one-entry branches off the root, two of them with a child, then the imported reply.
+  for (let i = 0; i < 60; i++) text += line(`b${i}`, "root", "assistant", `dropped ${i}`);
+  text += line("c1", "b1", "user", "below b1") + line("c55", "b55", "user", "below b55");
+  text += line("last", "root", "assistant", "kept");
+  const s = parsePi(text, "star.jsonl");
+  const named = s.loss.filter((l) => l.kind.startsWith("branch "));
+  assert.equal(named.length, 50);
+  assert.deepEqual(named[1], {
+    kind: "branch b1",
+    count: 2,
+    example: "star.jsonl:4",
+    reason: named[1]!.reason,
+  });
+  assert.match(named[1]!.reason, /its leaf is c1\)/);
+  const more = s.loss.filter((l) => l.kind === "more branches");
+  assert.equal(more.length, 1);
+  // b50…b59 and c55, below b55.
+  assert.equal(more[0]!.count, 11);
+  assert.match(more[0]!.reason, /one of 10 more branches .*the first 50 are named/);
+  assert.deepEqual(perPrompt(s).map((g) => g.prompt), ["first"]);
+});
+
 Deno.test("malformed lines are file:line problems; the rest still converts", async () => {
   const sc = MANIFEST.find((m) => m.harness === "codex" && m.scenario === "02-resume")!;
   const path = join(PEERS, sc.files[0]!.path);
