@@ -34,8 +34,17 @@ export interface Spool {
   counts: SpoolCounts;
   /** The records in order, each subagent pointer through `pointer` (then masked). */
   read(pointer: (r: Rec) => Rec): AsyncGenerator<Rec>;
-  /** Remove the spool. */
+  /** Write out what is buffered and close the file (a subagent's, once parsed). */
+  close(): void;
+  /** Remove the spool (the first one: its children's too). */
   remove(): Promise<void>;
+  /**
+   * A spool beside this one for a subagent's records (opened at once: parsers are synchronous),
+   * masked the same way, removed with this one.
+   */
+  child(): Spool;
+  /** The spool {@linkcode child} made that `taken` is (what a parser kept of it), if any. */
+  childOf(taken: unknown): Spool | undefined;
 }
 
 /** Written in pieces of about this many characters. */
@@ -46,8 +55,32 @@ const isPointer = (r: Rec) => r.type === "event_msg" && r.payload.type === "suba
 /** A new spool in a private temporary directory; `mask` is applied to every record. */
 export async function openSpool(mask?: RecordMask): Promise<Spool> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-import-" });
-  const path = join(dir, "records.jsonl");
-  const file = await Deno.open(path, { write: true, create: true, truncate: true, mode: 0o600 });
+  const children = new Set<Spool>();
+  const kin: Kin = {
+    child() {
+      const s = spoolFile(join(dir, `child-${children.size + 1}.jsonl`), mask, kin, () => {
+        return Promise.resolve();
+      });
+      children.add(s);
+      return s;
+    },
+    childOf: (taken) => [...children].find((c) => c === taken),
+  };
+  const removeAll = () => Deno.remove(dir, { recursive: true }).catch(() => {});
+  return spoolFile(join(dir, "records.jsonl"), mask, kin, removeAll);
+}
+
+/** What every spool of one import shares: making and finding the subagents' spools. */
+type Kin = Pick<Spool, "child" | "childOf">;
+
+/** The spool writing `path`; `removed` runs once it is closed, to remove it. */
+function spoolFile(
+  path: string,
+  mask: RecordMask | undefined,
+  kin: Kin,
+  removed: () => Promise<void>,
+): Spool {
+  const file = Deno.openSync(path, { write: true, create: true, truncate: true, mode: 0o600 });
   const enc = new TextEncoder();
   const counts: SpoolCounts = { records: 0, toolCalls: 0, messages: 0, masked: 0 };
   let buf = "";
@@ -88,13 +121,15 @@ export async function openSpool(mask?: RecordMask): Promise<Spool> {
         yield isPointer(r) ? masked(pointer(r)) : r;
       }
     },
+    close,
     async remove() {
       try {
         close();
       } finally {
-        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        await removed();
       }
     },
+    ...kin,
   };
 }
 

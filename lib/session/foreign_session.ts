@@ -65,6 +65,16 @@ export interface ForeignChild {
   toolCallId: string;
   /** The child session. */
   session: ForeignSession;
+  /** Where its records went as they were made (then `session.records` is empty). */
+  spool?: ChildSpool;
+}
+
+/** Where a subagent's records go while its transcript is parsed (see `_import_spool.ts`). */
+export interface ChildSpool {
+  /** Takes each record. */
+  sink: RecordSink;
+  /** The transcript is parsed: nothing more comes. */
+  close(): void;
 }
 
 /**

@@ -21,7 +21,13 @@ import {
   textParts,
 } from "./_foreign_parse.ts";
 import { type At, cacheSplitUsage } from "./_transcript.ts";
-import type { ForeignChild, ForeignSession, ForeignText, RecordSink } from "./foreign_session.ts";
+import type {
+  ChildSpool,
+  ForeignChild,
+  ForeignSession,
+  ForeignText,
+  RecordSink,
+} from "./foreign_session.ts";
 
 const blockSchema = z.object({ type: z.string() }).passthrough();
 const lineSchema = z.object({
@@ -118,6 +124,8 @@ interface ClaudeParse {
   calls: Map<string, string>;
   /** Subagent transcripts by the Agent call that spawned them. */
   byCall: Map<string, ClaudeSubagentFile>;
+  /** Where each subagent's records go (else they are held). */
+  childSpool: (() => ChildSpool) | undefined;
 }
 
 /**
@@ -125,7 +133,9 @@ interface ClaudeParse {
  * the transcripts found next to it; each one named by an Agent call of this
  * session becomes a child. `asChild` parses a subagent transcript itself:
  * its first prompt is the parent's. With `sink`, the session's records go
- * there as they are made (its children's stay in their sessions).
+ * there as they are made; with `childSpool`, each child's go to a spool of
+ * its own (else they stay in their sessions: eight 60 MB subagent
+ * transcripts held at once took an import to 759 MB, attack round 22).
  */
 export function parseClaude(
   text: ForeignText,
@@ -133,6 +143,7 @@ export function parseClaude(
   subagents: readonly ClaudeSubagentFile[] = [],
   asChild = false,
   sink?: RecordSink,
+  childSpool?: () => ChildSpool,
 ): ForeignSession {
   const p = startForeignParse(text, file, "claude", "anthropic", sink);
   const byCall = new Map<string, ClaudeSubagentFile>();
@@ -140,7 +151,14 @@ export function parseClaude(
     const m = metaFileSchema.safeParse(sub.meta);
     if (m.success) byCall.set(m.data.toolUseId, sub);
   }
-  const cx: ClaudeParse = { p, asChild, firstPrompt: true, calls: new Map(), byCall };
+  const cx: ClaudeParse = {
+    p,
+    asChild,
+    firstPrompt: true,
+    calls: new Map(),
+    byCall,
+    childSpool,
+  };
   let lastTs = "";
   const offPath = linesOffPath(p.lines);
   for (const { line, value } of p.lines) {
@@ -268,8 +286,20 @@ function toolResult(cx: ClaudeParse, b: unknown, at: At): void {
     );
   }
   if (child) {
-    const c = parseClaude(child.text, child.file, [], true);
-    p.s.children.push({ toolCallId: tr.data.tool_use_id, session: c } satisfies ForeignChild);
+    const spool = cx.childSpool?.();
+    let c: ForeignSession;
+    try {
+      c = parseClaude(child.text, child.file, [], true, spool?.sink);
+    } finally {
+      spool?.close();
+    }
+    p.s.children.push(
+      {
+        toolCallId: tr.data.tool_use_id,
+        session: c,
+        ...(spool ? { spool } : {}),
+      } satisfies ForeignChild,
+    );
     p.t.pointer(c.id, at);
   }
   p.t.output(tr.data.tool_use_id, text, tr.data.is_error === true, at);

@@ -234,13 +234,17 @@ async function claudeSubagents(
   return out;
 }
 
-/** Parse one file with the parser of `harness` (its records to `sink` when given). */
+/**
+ * Parse one file with the parser of `harness`, its records (and each subagent's, to a spool of
+ * its own beside it) to `spool` when given.
+ */
 async function parseFile(
   file: string,
   harness: Harness,
   text: ForeignText,
-  sink?: RecordSink,
+  spool?: Spool,
 ): Promise<ForeignSession> {
+  const sink: RecordSink | undefined = spool?.sink;
   switch (harness) {
     case "codex":
       return parseCodex(text, file, sink);
@@ -250,7 +254,7 @@ async function parseFile(
       // A subagent transcript given alone imports as a session of its own.
       return claudeParentOf(file) !== null
         ? parseClaude(text, file, [], true, sink)
-        : parseClaude(text, file, await claudeSubagents(file), false, sink);
+        : parseClaude(text, file, await claudeSubagents(file), false, sink, spool?.child);
   }
 }
 
@@ -324,7 +328,7 @@ export async function importForeign(
       }
       // The session's records go to a spool on disk as they are made, masked there.
       spool = await openSpool(options.mask);
-      const s = await parseFile(f, harness, source, spool.sink);
+      const s = await parseFile(f, harness, source, spool);
       const problems = allProblems(s);
       if (s.id === "") {
         problems.unshift(
@@ -466,9 +470,15 @@ async function writeFamily(
   const ws = scope.workspace;
   const top = await plan(tracesDir, agentState, ws, taken, s);
   const children = await Promise.all(
-    s.children.map((c) =>
-      plan(tracesDir, agentState, ws, taken, c.session, { id: top.id, toolCallId: c.toolCallId })
-    ),
+    s.children.map(async (c) => {
+      const p = await plan(tracesDir, agentState, ws, taken, c.session, {
+        id: top.id,
+        toolCallId: c.toolCallId,
+      });
+      // Spooled as parsed (see `_import_spool.ts`): read back when its trace is written.
+      const own = spool?.childOf(c.spool);
+      return own ? Object.assign(p, { spool: own }) : p;
+    }),
   );
   // The parent's pointers name the children by their foreign ids until now.
   const childIds = new Map(children.map((c) => [c.s.id, c.id]));
@@ -499,7 +509,7 @@ async function writeFamily(
   } finally {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
   }
-  masked += spool?.counts.masked ?? 0;
+  for (const p of [top, ...children]) masked += p.spool?.counts.masked ?? 0;
   const done = (p: Planned): ForeignImported => ({
     sessionId: p.id,
     originalId: p.s.id,

@@ -179,6 +179,91 @@ Deno.test(rootTest(
   },
 ));
 
+/** A small Claude Code session whose `n` Agent calls (`agent-call-<i>`) each return an answer. */
+async function writeClaudeWithAgents(path: string, n: number): Promise<void> {
+  const base = {
+    sessionId: "aaaaaaaa-2222-3333-4444-555555555555",
+    cwd: "/tmp",
+    isSidechain: false,
+  };
+  const lines: unknown[] = [{
+    ...base,
+    type: "user",
+    uuid: "p-0",
+    parentUuid: null,
+    timestamp: "2026-12-01T10:00:00.000Z",
+    message: { role: "user", content: "delegate" },
+  }];
+  for (let i = 0; i < n; i++) {
+    lines.push({
+      ...base,
+      type: "assistant",
+      uuid: `a-${i}`,
+      parentUuid: i === 0 ? "p-0" : `r-${i - 1}`,
+      timestamp: "2026-12-01T10:00:01.000Z",
+      message: {
+        id: `m-${i}`,
+        role: "assistant",
+        content: [{
+          type: "tool_use",
+          id: `agent-call-${i}`,
+          name: "Agent",
+          input: { description: "d", prompt: "sub" },
+        }],
+      },
+    }, {
+      ...base,
+      type: "user",
+      uuid: `r-${i}`,
+      parentUuid: `a-${i}`,
+      timestamp: "2026-12-01T10:00:02.000Z",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: `agent-call-${i}`, content: `done ${i}` }],
+      },
+    });
+  }
+  await Deno.writeTextFile(path, lines.map((l) => JSON.stringify(l) + "\n").join(""));
+}
+
+Deno.test(rootTest(
+  "sessions import --from claude of four 40 MB subagent transcripts Agent calls name: each spooled, peak ≤ 200 MB",
+  !CAN_MEASURE_PEAK,
+  async (root) => {
+    // Attack round 22 bounded: eight named 61 MB transcripts were each converted in memory and
+    // held until the family was written (759 MB).
+    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
+    const id = "aaaaaaaa-2222-3333-4444-555555555555";
+    const subs = join(dir, id, "subagents");
+    await Deno.mkdir(subs, { recursive: true });
+    const file = join(dir, `${id}.jsonl`);
+    await writeClaudeWithAgents(file, 4);
+    const counts: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      counts.push(await writeClaude(join(subs, `agent-${i}.jsonl`), 40 * MB));
+      await Deno.writeTextFile(
+        join(subs, `agent-${i}.meta.json`),
+        JSON.stringify({ agentType: "general-purpose", toolUseId: `agent-call-${i}` }),
+      );
+    }
+    try {
+      const r = await runCliPeak(
+        ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", dir],
+        root,
+      );
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /Imported Claude Code session .* and 4 subagent session\(s\)/);
+      assert.ok(r.peakBytes <= 200 * MB, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      // Every child's trace is whole: its last line is there.
+      const traces = join(root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
+      const all = await readAll(traces);
+      assert.equal(all.split(LAST).length - 1, 4, "each child's last prompt is imported");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+));
+
 Deno.test(rootTest(
   "sessions import --from claude does not read subagent transcripts no Agent call names, peak ≤ 200 MB",
   !CAN_MEASURE_PEAK,

@@ -14,6 +14,9 @@ import { assertNoPieceOf, readAll } from "../support/secrets.ts";
 
 const V = "Qm7Zr2Kx9Wc4Lp8Tn3Hv6Bd1Fs5Gj0Ya";
 const PI_FIXTURE = "/work/shared/fixtures/peer-sessions/pi/01-rich/sessions";
+const CLAUDE_SUBAGENT =
+  "/work/shared/fixtures/peer-sessions/claude/03-subagent/projects/-tmp-peer-GpixSI-work";
+const CLAUDE_ID = "e2b9f5d7-f8ce-4956-bee6-7bf301a3f6f1";
 
 async function firstJsonl(dir: string): Promise<string> {
   for await (const e of Deno.readDir(dir)) {
@@ -92,5 +95,33 @@ Deno.test("sessions import masks a vault value planted in a pi session's call id
     const file = join(sb.workspace, "..", "pi-session.jsonl");
     await Deno.writeTextFile(file, planted);
     await importAndCheck(cli, sb.root, sb.workspace, file);
+  }, { visible: true });
+});
+
+Deno.test("sessions import masks a vault value planted in a Claude Code subagent's transcript", async () => {
+  await withModelRoot({ turns: [] }, async (sb) => {
+    const cli = async (args: string[]) => {
+      const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
+      assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+      return r;
+    };
+    // The session and its subagent's transcript, the value planted in the child alone: its
+    // records go to a spool of their own as they are converted, masked there.
+    const dir = join(sb.workspace, "..", "claude-copy");
+    await Deno.mkdir(join(dir, CLAUDE_ID, "subagents"), { recursive: true });
+    await Deno.copyFile(
+      join(CLAUDE_SUBAGENT, `${CLAUDE_ID}.jsonl`),
+      join(dir, `${CLAUDE_ID}.jsonl`),
+    );
+    const subs = join(CLAUDE_SUBAGENT, CLAUDE_ID, "subagents");
+    for await (const e of Deno.readDir(subs)) {
+      const text = await Deno.readTextFile(join(subs, e.name));
+      const planted = text.replaceAll("4 distinct items", `4 distinct items ${V}`);
+      if (e.name.endsWith(".jsonl")) assert.ok(planted.includes(V), "V planted in the child");
+      await Deno.writeTextFile(join(dir, CLAUDE_ID, "subagents", e.name), planted);
+    }
+    await importAndCheck(cli, sb.root, sb.workspace, join(dir, `${CLAUDE_ID}.jsonl`));
+    const traces = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
+    assert.match(await readAll(traces), /4 distinct items \[redacted:vault:OLD_V\]/);
   }, { visible: true });
 });
