@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { concatBytes } from "../protocol/bytes.ts";
 import { errorMessage } from "../protocol/errors.ts";
-import { RESPONSE_IMAGES_NOTE } from "../protocol/image_data.ts";
+import { PROCESS_IMAGES_NOTE, RESPONSE_IMAGES_NOTE } from "../protocol/image_data.ts";
 import { readFileBounded } from "./_bounded_read.ts";
 import { isNotFound } from "./_files.ts";
 import { IMAGE_MAX_BYTES } from "./file_limits.ts";
@@ -156,8 +156,9 @@ async function fromPath(source: string, ctx: FileToolContext): Promise<ImageLoad
     };
   }
   // Past what the images of the call's response may be together, the image is not read at all.
-  if (ctx.claimImage && !(await ctx.claimImage(info.size))) {
-    return { ok: false, message: RESPONSE_IMAGES_NOTE };
+  const claim = ctx.claimImage ? await ctx.claimImage(info.size) : true;
+  if (claim !== true) {
+    return { ok: false, message: claim === "process" ? PROCESS_IMAGES_NOTE : RESPONSE_IMAGES_NOTE };
   }
   // The bytes and their data URL, held from the tool host's memory budget: calls reading large
   // images at once wait for each other instead of adding up (attack round 19).

@@ -45,7 +45,7 @@ import {
   RESPONSE_IMAGES_NOTE,
 } from "../protocol/image_data.ts";
 import { holdImages, imagesHeldBesides } from "./image_ledger.ts";
-import type { Tool, ToolEvent } from "./tool.ts";
+import type { ImageClaim, Tool, ToolEvent } from "./tool.ts";
 
 /** The note that stands for an image a tool returned whose data holds a secret. */
 export const SECRET_IMAGE_NOTE = "[image refused: its data holds a secret]";
@@ -118,6 +118,45 @@ export interface ResponseImages {
   id: string;
   /** Bytes of image data the calls returned so far. */
   bytes: number;
+  /**
+   * Bytes the calls still running claimed before reading them (`claimImage`): counted for the
+   * process's other conversations until the call delivers them, so images read at once by many
+   * conversations (background subagents) never pass the process bound on their way.
+   */
+  reserved?: number;
+}
+
+/** What `response` counts for the process's other conversations: returned and claimed. */
+const countedOf = (response: ResponseImages) => response.bytes + (response.reserved ?? 0);
+
+/**
+ * A call's claims of image data before a tool reads it (`FileToolContext.claimImage`): granted
+ * while the response's images and the process's stay within their bounds; `settle` gives back
+ * what the call claimed once it has ended (what it delivered is counted by `imagesWithin`).
+ */
+function imageClaims(response: ResponseImages) {
+  let claimed = 0;
+  let settled = false;
+  return {
+    claim(bytes: number): Promise<ImageClaim> {
+      if (settled) return Promise.resolve("response");
+      const after = countedOf(response) + bytes;
+      if (after > RESPONSE_IMAGES_MAX_BYTES) return Promise.resolve("response");
+      if (after > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
+        return Promise.resolve("process");
+      }
+      claimed += bytes;
+      response.reserved = (response.reserved ?? 0) + bytes;
+      holdImages(response, countedOf(response));
+      return Promise.resolve(true);
+    },
+    settle(): void {
+      settled = true;
+      response.reserved = (response.reserved ?? 0) - claimed;
+      claimed = 0;
+      holdImages(response, countedOf(response));
+    },
+  };
 }
 
 /**
@@ -135,8 +174,8 @@ function imagesWithin(
   const kept: string[] = [];
   for (const url of images) {
     const bytes = imageDataBytes(url);
-    if (response.bytes + bytes > RESPONSE_IMAGES_MAX_BYTES) notes.push(RESPONSE_IMAGES_NOTE);
-    else if (response.bytes + bytes > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
+    if (countedOf(response) + bytes > RESPONSE_IMAGES_MAX_BYTES) notes.push(RESPONSE_IMAGES_NOTE);
+    else if (countedOf(response) + bytes > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
       notes.push(PROCESS_IMAGES_NOTE);
     } else {
       response.bytes += bytes;
@@ -144,7 +183,7 @@ function imagesWithin(
     }
   }
   // Counted for the process's other conversations until the response's calls are all done.
-  holdImages(response, response.bytes);
+  holdImages(response, countedOf(response));
   return kept;
 }
 
@@ -434,12 +473,17 @@ export async function* executeTool(
   const self: SelfReport = { images: [] };
   let iterator: AsyncIterator<ToolEvent> | undefined;
   let open = true; // false once the tool finished, threw or was abandoned
+  // What a tool claims before reading an image (a tool host asks across its wire).
+  const claims = opts.responseImages ? imageClaims(opts.responseImages) : undefined;
   try {
     const responseId = opts.responseImages?.id;
     const runCtx = { ...ctx, toolCallId: id, signal: signals.signal };
-    iterator = tool.run(args, responseId === undefined ? runCtx : { ...runCtx, responseId })[
-      Symbol.asyncIterator
-    ]();
+    iterator = tool.run(
+      args,
+      responseId === undefined || claims === undefined
+        ? runCtx
+        : { ...runCtx, responseId, claimImage: claims.claim },
+    )[Symbol.asyncIterator]();
     open = yield* pumpTool(iterator, call, signals, (t) => sink.accept(masker.push(t)), self, warn);
     // (abandoned: still open, left to clean up below)
   } catch (err) {
@@ -457,6 +501,9 @@ export async function* executeTool(
   const notes = await closingNotes(call, sink, max, archiveLimit, self.note, note, warn);
   // An image whose data holds a secret (a command wrote the value into a PNG a tool then read)
   // is refused, as an MCP server's is: a data URL is not masked as text (attack round 18b).
+  // The claims give way to what was delivered (a tool still running after an abort delivers
+  // nothing more: its claims go too).
+  claims?.settle();
   const images = self.images.filter((u) => maskSecrets(u, secrets) === u);
   for (let n = self.images.length - images.length; n > 0; n--) notes.push(SECRET_IMAGE_NOTE);
   // Images cost memory many times over on their way to the model (the trace, the request body):

@@ -167,12 +167,19 @@ export interface FileToolContext extends ToolCallContext {
   /**
    * Claim `bytes` of image data from what the calls of the call's model
    * response (`responseId`) may return together
-   * (`RESPONSE_IMAGES_MAX_BYTES`, lib/protocol/image_data.ts); `false` when
-   * the image would pass it: it is not read. Absent outside a worker pool:
+   * (`RESPONSE_IMAGES_MAX_BYTES`, lib/protocol/image_data.ts) and what the
+   * process's conversations may hold (`PROCESS_IMAGES_MAX_BYTES`): the bound
+   * it would pass when it would, and the image is not read. Absent:
    * `executeTool` bounds the images as they come.
    */
-  claimImage?: (bytes: number) => Promise<boolean>;
+  claimImage?: (bytes: number) => Promise<ImageClaim>;
 }
+
+/**
+ * The answer to an image claim: granted, or the bound it would pass: what the images of the
+ * call's response may be together, or what the process's conversations may hold together.
+ */
+export type ImageClaim = true | "response" | "process";
 
 /** One item a tool yields while it runs. */
 export type ToolEvent =

@@ -81,6 +81,7 @@ export function decodeRequest(line: string): HostMessage | undefined {
       return m as HostMessage;
     }
     if (m.type === "abort") return m as HostMessage;
+    if (m.type === "claimed" && typeof m.ok === "boolean") return m as HostMessage;
     return undefined;
   } catch {
     return undefined;

@@ -239,13 +239,19 @@ async function* run(
   const proc = await acquire(s, policy);
   const id = s.nextId++;
   const inbox = callInbox();
-  proc.sinks.set(id, (m) => inbox.push(m));
   let finished = false;
   const send = async (m: HostMessage) => {
     if (proc.dead) return;
     const child = await proc.child;
     await child.write(encodeRequest(m));
   };
+  // An image the host is about to read is claimed here, in penguin's process-wide ledger.
+  const answerClaim = async (bytes: number) => {
+    const c = ctx.claimImage ? await ctx.claimImage(bytes).catch(() => "response" as const) : true;
+    const bound = c === "process" ? { bound: c } : {};
+    await send({ type: "claimed", id, ok: c === true, ...bound }).catch(() => {});
+  };
+  proc.sinks.set(id, (m) => m.type === "claim" ? void answerClaim(m.bytes) : inbox.push(m));
   const abortCall = () => void send({ type: "abort", id, reason: toWireError(ctx.signal.reason) });
   let stopListening = () => {};
   try {

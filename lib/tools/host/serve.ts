@@ -17,6 +17,7 @@ import { FILE_WORKER_URL } from "../worker/file_worker_url.ts";
 import { createToolWorkerPool } from "../worker/pool.ts";
 import { fromWireError, type HostMessage, toWireError } from "../worker/_protocol.ts";
 import { decodeRequest, encodeReply, lineSplitter } from "./_wire.ts";
+import type { ImageClaim } from "../tool.ts";
 
 /** Where the host reads requests and writes replies. */
 export interface ToolHostIo {
@@ -31,12 +32,32 @@ export async function serveToolHost(io: ToolHostIo): Promise<void> {
   const pool = createToolWorkerPool(FILE_WORKER_URL, { name: "penguin-tool-host" });
   const running = new Map<number, AbortController>();
   const calls = new Set<Promise<void>>();
+  // A call's image claim waiting for penguin's answer (one at a time per call).
+  const claims = new Map<number, (answer: ImageClaim) => void>();
+
+  /** Ask penguin whether call `id` may read `bytes` of image data (its process-wide bound). */
+  function claimImage(id: number, signal: AbortSignal, bytes: number): Promise<ImageClaim> {
+    if (signal.aborted) return Promise.resolve("response");
+    const { promise, resolve } = Promise.withResolvers<ImageClaim>();
+    claims.set(id, resolve);
+    const off = () => resolve("response");
+    signal.addEventListener("abort", off, { once: true });
+    io.write(encodeReply({ type: "claim", id, bytes }));
+    return promise.finally(() => {
+      claims.delete(id);
+      signal.removeEventListener("abort", off);
+    });
+  }
 
   async function run(m: Extract<HostMessage, { type: "run" }>): Promise<void> {
     const ctl = new AbortController();
     running.set(m.id, ctl);
     try {
-      const ctx = { ...m.ctx, signal: ctl.signal };
+      const ctx = {
+        ...m.ctx,
+        signal: ctl.signal,
+        claimImage: (bytes: number) => claimImage(m.id, ctl.signal, bytes),
+      };
       for await (const event of pool.run(m.definition, m.args, ctx)) {
         io.write(encodeReply({ type: "event", id: m.id, event }));
       }
@@ -58,6 +79,7 @@ export async function serveToolHost(io: ToolHostIo): Promise<void> {
       calls.add(p);
       p.finally(() => calls.delete(p));
     } else if (m.type === "abort") running.get(m.id)?.abort(fromWireError(m.reason));
+    else if (m.type === "claimed") claims.get(m.id)?.(m.ok ? true : m.bound ?? "response");
   };
   try {
     for await (const text of io.input.pipeThrough(new TextDecoderStream())) {

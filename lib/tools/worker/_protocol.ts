@@ -63,8 +63,11 @@ export type HostMessage =
   | { type: "abort"; id: number; reason: WireError }
   /** Answer to call `id`'s `hold`: `ok` once the share is held, false when the call aborted first. */
   | { type: "held"; id: number; ok: boolean }
-  /** Answer to call `id`'s `claim`: whether its image fits what its response may return. */
-  | { type: "claimed"; id: number; ok: boolean };
+  /**
+   * Answer to call `id`'s `claim`: whether its image fits what its response may return, and
+   * what the process's conversations may hold together (`bound: "process"` when that refused).
+   */
+  | { type: "claimed"; id: number; ok: boolean; bound?: "process" };
 
 /** Worker → host. */
 export type WorkerMessage =

@@ -422,7 +422,17 @@ async function* run(
       heldMost = Math.max(heldMost, m.bytes);
       void s.memory.hold(id, m.bytes, signal).then((ok) => send({ type: "held", id, ok }));
     } else if (m.type === "claim") {
-      send({ type: "claimed", id, ok: s.images.claim(ctx.responseId, m.bytes) });
+      // The response's bound here, then the caller's (penguin's process-wide ledger, asked across
+      // the tool host's wire): an image read by many conversations at once never passes it.
+      if (!s.images.claim(ctx.responseId, m.bytes)) send({ type: "claimed", id, ok: false });
+      else if (!ctx.claimImage) send({ type: "claimed", id, ok: true });
+      else {
+        ctx.claimImage(m.bytes).then(
+          (c) =>
+            send({ type: "claimed", id, ok: c === true, ...(c === "process" ? { bound: c } : {}) }),
+          () => send({ type: "claimed", id, ok: false }),
+        );
+      }
     } else inbox.push(m);
   };
   let finished = false;

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { FileToolContext, ToolFactory } from "../tool.ts";
+import type { FileToolContext, ImageClaim, ToolFactory } from "../tool.ts";
 import { fromWireError, type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 
 /** The worker global scope, typed narrowly (this module is type-checked with the window lib). */
@@ -28,7 +28,7 @@ export function serveTools(
 ): void {
   const scope = globalThis as unknown as WorkerScope;
   const running = new Map<number, AbortController>();
-  const holding = new Map<number, (ok: boolean) => void>();
+  const holding = new Map<number, (answer: { ok: boolean; bound?: "process" }) => void>();
   const post = (m: WorkerMessage) => scope.postMessage(m);
 
   async function run(m: Extract<HostMessage, { type: "run" }>): Promise<void> {
@@ -39,16 +39,19 @@ export function serveTools(
       if (!factory) throw new Error(`the tool worker does not serve "${m.tool}"`);
       const tool = factory(m.definition);
       // A call waits for one answer at a time: a share of the memory budget, or an image claim.
-      const ask = (type: "hold" | "claim") => (bytes: number) =>
-        new Promise<boolean>((resolve) => {
+      const ask = (type: "hold" | "claim", bytes: number) =>
+        new Promise<{ ok: boolean; bound?: "process" }>((resolve) => {
           holding.set(m.id, resolve);
           post({ type, id: m.id, bytes });
         });
       const ctx = {
         ...m.ctx,
         signal: ctl.signal,
-        holdMemory: ask("hold"),
-        claimImage: ask("claim"),
+        holdMemory: async (bytes: number) => (await ask("hold", bytes)).ok,
+        claimImage: async (bytes: number): Promise<ImageClaim> => {
+          const a = await ask("claim", bytes);
+          return a.ok ? true : a.bound ?? "response";
+        },
       };
       for await (const event of tool.run(m.args, ctx)) {
         post({ type: "event", id: m.id, event });
@@ -58,7 +61,7 @@ export function serveTools(
       post({ type: "error", id: m.id, error: toWireError(err) });
     } finally {
       running.delete(m.id);
-      holding.get(m.id)?.(false);
+      holding.get(m.id)?.({ ok: false });
       holding.delete(m.id);
     }
   }
@@ -70,7 +73,7 @@ export function serveTools(
     else if (m.type === "held" || m.type === "claimed") {
       const resolve = holding.get(m.id);
       holding.delete(m.id);
-      resolve?.(m.ok);
+      resolve?.(m);
     }
   });
   post({ type: "ready" });
