@@ -34,7 +34,14 @@ import { inside, realOf } from "./_paths.ts";
 import { multiLinkFilesIn, otherNames, WALK_BUDGET } from "./_hard_links.ts";
 import { type ProtectedFiles, protectedWithOtherNames } from "./_protected_files.ts";
 import { PenguinError } from "../protocol/errors.ts";
-import { existsNow, listDirNow, lstatOrNone, realPathOrNone, statOrNone } from "./_look.ts";
+import {
+  existsNow,
+  listDirNow,
+  lstatOrNone,
+  openableNow,
+  realPathOrNone,
+  statOrNone,
+} from "./_look.ts";
 import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
@@ -56,12 +63,14 @@ export interface Reveal {
   kind: "dir" | "file";
 }
 
-/** The reveal of `source` at `target`, or undefined when it is neither a directory nor a file now. */
+/**
+ * The reveal of `source` at `target`, or undefined when it is neither a directory nor a file
+ * now, or one the launcher could not open (a directory it cannot list, a file it cannot read:
+ * shown, it would refuse every command).
+ */
 function revealOf(source: string, target: string): Reveal | undefined {
-  const info = lstatOrNone(source);
-  if (info?.isDirectory) return { source, target, kind: "dir" };
-  if (info?.isFile) return { source, target, kind: "file" };
-  return undefined;
+  const kind = openableNow(source);
+  return kind === undefined ? undefined : { source, target, kind };
 }
 
 /** Add the reveal of `source` at `target` to `out` unless something is shown there already. */

@@ -103,6 +103,37 @@ export function readRegularNow(
   }
 }
 
+/**
+ * What `path` is when this process can open it as the sandbox's launcher
+ * will (a directory it can list, a regular file it can read; the last
+ * component not followed, without blocking on a FIFO), else undefined.
+ */
+export function openableNow(path: string): "dir" | "file" | undefined {
+  const info = lstatOrNone(path);
+  if (info?.isDirectory) {
+    try {
+      Deno.readDirSync(path);
+      return "dir";
+    } catch {
+      return undefined;
+    }
+  }
+  if (!info?.isFile) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    return fstatSync(fd).isFile() ? "file" : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** {@linkcode readRegularNow} as UTF-8 text (undefined for anything but such a file). */
 export function readRegularTextNow(
   path: string,
