@@ -14,7 +14,7 @@
  */
 import type { CompleteMessage, OmniMessage } from "../protocol/types.ts";
 import { maskSecrets, type Secret } from "../tools/secret_mask.ts";
-import { maskArguments } from "./_mask_json.ts";
+import { holdsSecretNumber, maskArguments } from "./_mask_json.ts";
 import type { EngineState } from "./engine.ts";
 
 /**
@@ -81,7 +81,12 @@ function maskDropFidelity(value: unknown, mask: (s: string) => string): unknown 
   }
   if (value === null || typeof value !== "object") return maskDeep(value, mask);
   const out = maskEntries(value, mask, valueMasker(value, mask, (v) => maskDropFidelity(v, mask)));
-  if (out === undefined) return value;
+  const fidelity = (value as { fidelity?: unknown }).fidelity;
+  if (out === undefined) {
+    if (fidelity === undefined || !holdsSecretNumber(fidelity, mask)) return value;
+    const { fidelity: _dropped, ...rest } = value as Record<string, unknown>;
+    return rest;
+  }
   delete out.fidelity;
   return out;
 }

@@ -72,3 +72,20 @@ export function maskArguments(args: string, mask: (s: string) => string): string
   if (r.changed) return JSON.stringify(r.value);
   return numbers !== args ? JSON.stringify(parsed) : args;
 }
+
+/**
+ * Whether a number in `value` (at any depth) spells a secret as its decimal digits: a digits-only
+ * vault value the model learned came back as a number of an opaque payload, which masking, made
+ * for strings, never looked at (attack round 23 secrets B4). Such a payload is dropped.
+ */
+export function holdsSecretNumber(value: unknown, mask: (s: string) => string): boolean {
+  if (typeof value === "number") {
+    const text = String(value);
+    return mask(text) !== text;
+  }
+  if (Array.isArray(value)) return value.some((v) => holdsSecretNumber(v, mask));
+  if (value !== null && typeof value === "object") {
+    return Object.values(value).some((v) => holdsSecretNumber(v, mask));
+  }
+  return false;
+}

@@ -38,7 +38,7 @@ import type { ModelStreamItem } from "../models/outcome.ts";
 import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import { createSecretMasker, maskSecrets, type Secret } from "../tools/secret_mask.ts";
 import { createJsonStringMasker } from "./_mask_json_stream.ts";
-import { maskArguments, maskJson } from "./_mask_json.ts";
+import { holdsSecretNumber, maskArguments, maskJson } from "./_mask_json.ts";
 
 /** The masking of one session's model streams. */
 export interface ModelMasking {
@@ -71,7 +71,7 @@ function maskComplete(
   }
   const fidelity = (msg as { fidelity?: unknown }).fidelity;
   if (fidelity === undefined) return out;
-  if (out !== msg || maskJson(fidelity, mask).changed) {
+  if (out !== msg || maskJson(fidelity, mask).changed || holdsSecretNumber(fidelity, mask)) {
     const { fidelity: _dropped, ...rest } = out as CompleteMessage & { fidelity?: unknown };
     return rest as CompleteMessage;
   }

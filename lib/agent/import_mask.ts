@@ -112,6 +112,19 @@ export function maskReport<T>(value: T, secrets: readonly Secret[]): T {
 }
 
 /**
+ * What `penguin sessions import` masks for the agent `ref`: its own secrets
+ * ({@linkcode importSecrets}) and the vault values of the project's other
+ * agents, as a session masks them: an import into `--agent-id other` of a
+ * file holding the default agent's vault value kept it (attack round 23
+ * secrets B9). Unlike {@linkcode knownSecrets}, a secret that cannot be read
+ * fails the import.
+ */
+export async function projectImportSecrets(ref: AgentRef): Promise<Secret[]> {
+  const { otherAgentSecrets } = await import("./_secrets.ts");
+  return [...await importSecrets(ref), ...await otherAgentSecrets(ref)];
+}
+
+/**
  * Every secret penguin knows for the agent `ref`: its own ({@linkcode importSecrets}) and the
  * vault values of the project's other agents. What the CLI prints of files a model's commands
  * can write (memory, skills) is masked with them (attack round 22 secrets A04, A05).

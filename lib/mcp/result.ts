@@ -10,7 +10,9 @@
  *   carry a secret to the trace and the provider in it; another image is
  *   refused with `[image refused: its mimeType is not image/<subtype>]`, and
  *   one whose base64 `data` holds a secret (masking it would corrupt the
- *   image) with `[image refused: its data holds a secret]`;
+ *   image) with `[image refused: its data holds a secret]`, one whose data
+ *   is not standard base64 (whitespace taken out) with
+ *   `[image refused: its data is not base64]`;
  * - audio becomes `[audio content: <mime>]`;
  * - a resource link becomes `[resource: <uri>] <description>`;
  * - an embedded text resource becomes its text, a binary one
@@ -45,6 +47,12 @@ const IMAGE_MIME = /^image\/[a-z0-9.+-]{1,40}$/;
 /** The note of an image refused for its `mimeType`. */
 export const REFUSED_IMAGE_NOTE = "[image refused: its mimeType is not image/<subtype>]";
 
+/** Standard base64 (no line breaks: they are taken out first). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The note of an image whose `data` is not base64. */
+export const NOT_BASE64_NOTE = "[image refused: its data is not base64]";
+
 /** The note of an image refused because its data spells a secret. */
 export const SECRET_IMAGE_NOTE = "[image refused: its data holds a secret]";
 
@@ -57,10 +65,14 @@ function renderBlock(
     case "text":
       return str(block.text) ?? "";
     case "image": {
-      const data = str(block.data);
+      const given = str(block.data);
       const mime = str(block.mimeType) ?? "image/png";
-      if (data === undefined) return undefined;
+      if (given === undefined) return undefined;
       if (!IMAGE_MIME.test(mime) || mask(mime) !== mime) return REFUSED_IMAGE_NOTE;
+      // The data as the model gets it, checked as such: base64 broken by whitespace hid a secret
+      // from the check, and a decoder reads through it (attack round 23 secrets B8).
+      const data = given.replace(/[\t\n\f\r ]+/g, "");
+      if (!BASE64.test(data)) return NOT_BASE64_NOTE;
       if (mask(data) !== data) return SECRET_IMAGE_NOTE;
       images.push(`data:${mime};base64,${data}`);
       return undefined;

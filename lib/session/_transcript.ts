@@ -105,14 +105,22 @@ interface TranscriptState {
   answered: Set<string>;
 }
 
+/**
+ * A foreign time with at most millisecond digits: a fraction of 16 digits spelled a digits-only
+ * secret, which masking then made no timestamp at all (attack round 23 secrets B7).
+ */
+export function foreignTime(ts: string): string {
+  return ts.replace(/(\.\d{3})\d+/, "$1");
+}
+
 function event(st: TranscriptState, payload: EventPayload, ts: string): void {
   st.lastTs = ts;
-  st.put({ timestamp: ts, type: "event_msg", payload });
+  st.put({ timestamp: foreignTime(ts), type: "event_msg", payload });
 }
 
 function model(st: TranscriptState, payload: CompleteMessage, ts: string): void {
   st.lastTs = ts;
-  st.put({ timestamp: ts, type: "model_msg", payload });
+  st.put({ timestamp: foreignTime(ts), type: "model_msg", payload });
 }
 
 function sessionUsage(st: TranscriptState, request: TokenCounts, ts: string): void {

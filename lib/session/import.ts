@@ -37,7 +37,7 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isPartial } from "../protocol/guards.ts";
-import type { OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
+import type { EventMsgEnvelope, OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
 import { isSessionId, newSessionId, randomHex8 } from "../state/ids.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { acquireSessionLock, releaseSessionLock } from "../trace/lock.ts";
@@ -335,9 +335,22 @@ async function write(
 function maskedMeta(meta: SessionMetaEnvelope, mask: RecordMask | undefined): SessionMetaEnvelope {
   const out = mask ? mask(meta) as SessionMetaEnvelope : meta;
   if (out === meta) return meta;
-  const kept = { session_id: meta.payload.session_id };
-  if ("parent" in meta.payload) Object.assign(kept, { parent: meta.payload.parent });
-  return { ...out, payload: { ...out.payload, ...kept } };
+  // Its own id is penguin's choice (one holding a secret was not kept, see `chooseId`). The
+  // parent's is masked like every other string: unchanged unless it holds a secret, and its
+  // tool-call id pairs with the parent's call, masked alike (attack round 23 secrets B2).
+  return { ...out, payload: { ...out.payload, session_id: meta.payload.session_id } };
+}
+
+/** `text` masked by `mask` as a string of a record is (itself when there is no mask). */
+function maskedText(mask: RecordMask | undefined, text: string): string {
+  if (!mask) return text;
+  const probe: OmniMessage = {
+    timestamp: "",
+    type: "event_msg",
+    payload: { type: "notice", text } as unknown as EventMsgEnvelope["payload"],
+  };
+  const out = mask(probe);
+  return out === probe ? text : String((out.payload as unknown as { text: unknown }).text);
 }
 
 /** Copy the kept lines of `s`, rewriting the pointers to renamed sessions and the masked records. */
@@ -351,10 +364,12 @@ async function copyRewritten(
     if (!s.pointers.has(line)) rewrites.push([line, JSON.stringify(m)]);
   }
   for (const [line, m] of s.pointers) {
-    // It names the child by the id it gets here (its recorded one unless renamed), never masked.
+    // It names the child by the id it gets here: a renamed one's new id, else its recorded one
+    // as masked (unchanged unless it holds a secret: a child not imported with it, whose id the
+    // pointer alone keeps; attack round 23 secrets B3).
     const from = (m.payload as { session_id: string }).session_id;
-    const to = renames.get(from) ?? from;
     const base = s.masked.get(line) ?? m;
+    const to = renames.get(from) ?? (base.payload as { session_id: string }).session_id;
     if (to === from && base === m) continue;
     rewrites.push([
       line,
@@ -453,7 +468,7 @@ export async function importTraces(
   const renames = new Map<string, string>();
   const planned = new Set<string>();
   for (const original of groups.keys()) {
-    const id = await chooseId(tracesDir, original, now, planned);
+    const id = await chooseId(tracesDir, original, now, planned, options.mask);
     planned.add(id);
     renames.set(original, id);
   }
@@ -547,17 +562,26 @@ async function withRotationSiblings(given: string[], report: ImportReport): Prom
   return out.filter((f) => !refused.has(f));
 }
 
-/** The id `original` imports as: itself when usable and free, else a fresh one. */
+/**
+ * The id `original` imports as: itself when usable, free and holding no secret (an id names
+ * the session's files and every view prints it), else a fresh one.
+ */
 async function chooseId(
   tracesDir: string,
   original: string,
   now: Date,
   planned: ReadonlySet<string>,
+  mask: RecordMask | undefined,
 ): Promise<string> {
-  let id = usableId(original) ? original : freshId(original, now);
+  const clean = maskedText(mask, original) === original;
+  let id = usableId(original) && clean
+    ? original
+    : clean
+    ? freshId(original, now)
+    : newSessionId(now);
   for (let attempt = 0; attempt < 16; attempt++) {
     if (!planned.has(id) && (await listSessionFiles(tracesDir, id)).length === 0) return id;
-    id = freshId(original, now);
+    id = clean ? freshId(original, now) : newSessionId(now);
   }
   return id;
 }

@@ -42,6 +42,7 @@ import {
   splitJsonLines,
 } from "./foreign_session.ts";
 import { openSpool, type Spool } from "./_import_spool.ts";
+import { foreignTime } from "./_transcript.ts";
 import { type ClaudeSubagentFile, looksLikeClaude, parseClaude } from "./import_claude.ts";
 import { looksLikeCodex, parseCodex } from "./import_codex.ts";
 import { looksLikePi, parsePi } from "./import_pi.ts";
@@ -377,15 +378,19 @@ interface Planned {
   spool?: Spool;
   /** What spooled subagent pointers become (their children's penguin ids). */
   pointer?: (r: ModelMsgEnvelope | EventMsgEnvelope) => ModelMsgEnvelope | EventMsgEnvelope;
+  /** The session_meta's time once set (masked, or now for a file without one). */
+  metaTimestamp?: string;
+}
+
+/** The time of `p`'s session_meta: the file's first (as masked), else now. */
+function metaTime(p: Planned): string {
+  return p.metaTimestamp ??
+    (p.s.startedAt ? foreignTime(p.s.startedAt) : (p.metaTimestamp = new Date().toISOString()));
 }
 
 /** The trace of `p`: its session_meta, then its records. */
 async function* withMeta(p: Planned): AsyncGenerator<OmniMessage> {
-  yield {
-    timestamp: p.s.startedAt || new Date().toISOString(),
-    type: "session_meta",
-    payload: p.meta,
-  };
+  yield { timestamp: metaTime(p), type: "session_meta", payload: p.meta };
   yield* recordsOf(p);
 }
 
@@ -539,12 +544,19 @@ function maskPlanned(family: Planned[], mask: RecordMask): number {
       if (m !== r) changed++;
       return m;
     });
-    const env = { timestamp: "", type: "session_meta" as const, payload: p.meta };
+    // The session_meta as written (`withMeta`), its time the file's first: a digits-only secret
+    // in a fraction of a second stayed raw (attack round 23 secrets B7).
+    const env = { timestamp: metaTime(p), type: "session_meta" as const, payload: p.meta };
     const m = mask(env);
     if (m !== env) {
+      // Its own id and its parent's are penguin's; the parent's tool-call id is the foreign
+      // Agent call's, masked as that call is in the parent (attack round 23 secrets B1).
       const meta: SessionMeta = { ...(m.payload as SessionMeta), session_id: p.meta.session_id };
-      if ("parent" in p.meta) meta.parent = p.meta.parent;
+      const own = p.meta.parent as { session_id?: unknown } | undefined;
+      const masked = meta.parent as Record<string, unknown> | undefined;
+      if (own && masked) meta.parent = { ...masked, session_id: own.session_id };
       p.meta = meta;
+      p.metaTimestamp = m.timestamp;
       changed++;
     }
   }

@@ -82,3 +82,31 @@ Deno.test("an image whose base64 data spells a secret, whole or in part, is refu
   assert.equal(r.text, Array(2).fill("[image refused: its data holds a secret]").join("\n"));
   assert.ok(!JSON.stringify(r).includes(V.slice(4, 16)));
 });
+
+Deno.test("an image's base64 broken by whitespace is checked joined; data not base64 is refused (round 23 B8)", () => {
+  const V = "VxWXWjDlRXEEk9tq2lm7rv4w";
+  const mask = (t: string) => t.replaceAll(V.slice(4, 16), "[redacted:vault:ATK_V]");
+  // A newline every 8 characters, a space every 6: each piece alone holds no secret.
+  const wrapped = V.match(/.{1,8}/g)!.join("\n");
+  const spaced = `AAAA${V}AAAA`.match(/.{1,6}/g)!.join(" ");
+  const r = renderCallResult({
+    content: [
+      { type: "image", data: wrapped, mimeType: "image/png" },
+      { type: "image", data: spaced, mimeType: "image/png" },
+      { type: "image", data: "iVBO\r\nRw0K\tGgo=", mimeType: "image/png" },
+      { type: "image", data: "iVBORw0K-_go", mimeType: "image/png" },
+      { type: "image", data: "iVB=ORw0", mimeType: "image/png" },
+    ],
+  }, mask);
+  assert.deepEqual(r.images, ["data:image/png;base64,iVBORw0KGgo="]);
+  assert.equal(
+    r.text,
+    [
+      "[image refused: its data holds a secret]",
+      "[image refused: its data holds a secret]",
+      "[image refused: its data is not base64]",
+      "[image refused: its data is not base64]",
+    ].join("\n"),
+  );
+  assert.ok(!JSON.stringify(r).includes(V.slice(4, 16)));
+});

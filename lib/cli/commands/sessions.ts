@@ -48,7 +48,7 @@ import { didYouMeanText } from "../suggest.ts";
 import { skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
-import { importRecordMask, importSecrets, maskReport } from "../../agent/import_mask.ts";
+import { importRecordMask, maskReport, projectImportSecrets } from "../../agent/import_mask.ts";
 import { currentSecretsMask, currentSecretsMaskValue } from "./_display_mask.ts";
 import type { CompactionResult } from "../../agent/compaction.ts";
 import { builtinToolPreviews } from "../../agent/tool_previews.ts";
@@ -521,10 +521,13 @@ async function importCommand(args: string[], ctx: CommandContext): Promise<numbe
   }
   const progress = stderrProgress(ctx.io, bool(p, "json"));
   const all = p.positionals.length;
+  // Every imported record is masked with the secrets known now (an old trace may hold one), the
+  // other agents' vault values too, and so is every name printed while it runs.
+  const secrets = await projectImportSecrets(scope), mask = importRecordMask(secrets);
   const onFile = (offset: number) => (done: number, _total: number, file: string) =>
-    progress.show(`importing ${offset + done + 1}/${all} ${basename(file)}`);
-  // Every imported record is masked with the secrets known now (an old trace may hold one).
-  const secrets = await importSecrets(scope), mask = importRecordMask(secrets);
+    progress.show(
+      maskReport(`importing ${offset + done + 1}/${all} ${basename(file)}`, secrets),
+    );
   let report: Awaited<ReturnType<typeof importTraces>>;
   let foreign: Awaited<ReturnType<typeof importForeign>> | null;
   try {
@@ -702,7 +705,15 @@ async function deleteCommand(args: string[], ctx: CommandContext): Promise<numbe
     ctx.io.out("Not deleted.\n");
     return 1;
   }
-  const done = await deleteSession({ ...scope, session });
+  // What it names comes from the traces (a pointer's child id): masked with the secrets known
+  // now, as every view is (attack round 23 secrets B5).
+  const done = await currentSecretsMaskValue(
+    "sessions delete",
+    await deleteSession({ ...scope, session }),
+    [],
+    ctx,
+    scope,
+  );
   if (bool(p, "json")) {
     json(ctx, done);
     return 0;
