@@ -126,6 +126,8 @@ interface ClaudeParse {
   byCall: Map<string, ClaudeSubagentFile>;
   /** Where each subagent's records go (else they are held). */
   childSpool: (() => ChildSpool) | undefined;
+  /** The subagent transcripts already imported as a child (each is once). */
+  used: Set<string>;
 }
 
 /**
@@ -158,6 +160,7 @@ export function parseClaude(
     calls: new Map(),
     byCall,
     childSpool,
+    used: new Set(),
   };
   let lastTs = "";
   const offPath = linesOffPath(p.lines);
@@ -285,7 +288,15 @@ function toolResult(cx: ClaudeParse, b: unknown, at: At): void {
       "the subagent's own messages are not next to the session; its answer (the tool output) is kept",
     );
   }
-  if (child) {
+  if (child && cx.used.has(child.file)) {
+    // Named again (many tool_result blocks of one call): one child, not a copy per block
+    // (attack round 23 bounded A02: 100 copies of one transcript).
+    lost(
+      "subagent transcript named again",
+      "the transcript is imported once, as the child of the first result that names it",
+    );
+  } else if (child) {
+    cx.used.add(child.file);
     const spool = cx.childSpool?.();
     let c: ForeignSession;
     try {

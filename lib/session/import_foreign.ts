@@ -181,12 +181,8 @@ async function sizedFile(path: string): Promise<{ path: string; size: number }> 
   return { path, size: info.size };
 }
 
-async function readText(path: string): Promise<string> {
-  const { size } = await sizedFile(path);
-  const bytes = await readUpTo(path, size);
-  if (bytes === undefined) throw new Error(`"${path}" grew while it was read`);
-  return new TextDecoder().decode(bytes);
-}
+/** The largest subagent `.meta.json` read (Claude Code's hold a few fields). */
+const META_MAX_BYTES = 64 * 1024;
 
 /** What `detectFormat` looks at: the first line, or the first MiB when that is longer. */
 async function readHead(path: string, size: number): Promise<string> {
@@ -223,8 +219,16 @@ async function claudeSubagents(
     const path = join(dir, name);
     let meta: unknown = null;
     try {
+      // Only its `toolUseId` is kept, from a file of at most META_MAX_BYTES: 60 MB metas beside
+      // every transcript were read whole and held (attack round 23 bounded A01).
       const metaPath = path.replace(/\.jsonl$/, ".meta.json");
-      meta = parseJsonBounded(await readText(metaPath), `"${metaPath}"`);
+      const bytes = await readUpTo(metaPath, META_MAX_BYTES);
+      const parsed = bytes === undefined
+        ? undefined
+        : parseJsonBounded(new TextDecoder().decode(bytes), `"${metaPath}"`) as
+          | { toolUseId?: unknown }
+          | undefined;
+      meta = typeof parsed?.toolUseId === "string" ? { toolUseId: parsed.toolUseId } : null;
     } catch {
       meta = null;
     }

@@ -36,14 +36,39 @@ export interface LossBook {
   entries(): LossEntry[];
 }
 
-/** A new, empty {@linkcode LossBook}. */
+/** Kinds named one by one at most; the records of the others are counted together. */
+export const MAX_LOSS_KINDS = 200;
+
+/** Characters of a kind (it may come from the file: a record's `type`) kept at most. */
+const MAX_KIND_CHARS = 120;
+
+/** The kind the records past {@linkcode MAX_LOSS_KINDS} kinds are counted under. */
+export const MORE_LOSS_KINDS = "records of more kinds";
+
+/**
+ * A new, empty {@linkcode LossBook}. Past {@linkcode MAX_LOSS_KINDS} kinds,
+ * every record of a new kind counts under {@linkcode MORE_LOSS_KINDS}: a file
+ * of 1.4 million lines each of a type of its own made as many entries
+ * (attack round 23 bounded A04).
+ */
 export function createLossBook(): LossBook {
   const byKind = new Map<string, LossEntry>();
   return {
-    note(kind, file, line, reason) {
-      const e = byKind.get(kind);
+    note(given, file, line, reason) {
+      const kind = given.length > MAX_KIND_CHARS ? `${given.slice(0, MAX_KIND_CHARS - 1)}…` : given;
+      const e = byKind.get(kind) ??
+        (byKind.size >= MAX_LOSS_KINDS ? byKind.get(MORE_LOSS_KINDS) : undefined);
       if (e) e.count++;
-      else byKind.set(kind, { kind, count: 1, example: `${file}:${line}`, reason });
+      else if (byKind.size < MAX_LOSS_KINDS) {
+        byKind.set(kind, { kind, count: 1, example: `${file}:${line}`, reason });
+      } else {
+        byKind.set(MORE_LOSS_KINDS, {
+          kind: MORE_LOSS_KINDS,
+          count: 1,
+          example: `${file}:${line}`,
+          reason: `records of kinds past the first ${MAX_LOSS_KINDS} named, not imported`,
+        });
+      }
     },
     entries: () => [...byKind.values()].map((e) => ({ ...e })),
   };

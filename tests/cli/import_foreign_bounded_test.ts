@@ -9,6 +9,7 @@ import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../lib/state/mod.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { readAll } from "../support/secrets.ts";
 import { rootTest } from "../support/root_test.ts";
+import { runCli } from "../support/cli.ts";
 
 const MB = 1000 * 1000;
 const MAX_PEAK = 160 * MB;
@@ -350,3 +351,47 @@ for (const shape of ["chain", "star"] as const) {
     },
   ));
 }
+
+Deno.test(rootTest(
+  "sessions import --from claude reads a subagent's .meta.json only up to 64 KiB",
+  false,
+  async (root) => {
+    // Attack round 23 bounded A01: 60 MB metas beside each transcript were read whole and held.
+    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
+    const id = "aaaaaaaa-2222-3333-4444-555555555555";
+    const subs = join(dir, id, "subagents");
+    await Deno.mkdir(subs, { recursive: true });
+    const file = join(dir, `${id}.jsonl`);
+    await writeClaudeWithAgents(file, 2);
+    for (let i = 0; i < 2; i++) {
+      await writeClaude(join(subs, `agent-${i}.jsonl`), 4096);
+      // The first one's meta is padded past 64 KiB: not read, its transcript not linked.
+      const pad = i === 0 ? { pad: "x".repeat(70 * 1024) } : {};
+      await Deno.writeTextFile(
+        join(subs, `agent-${i}.meta.json`),
+        JSON.stringify({ toolUseId: `agent-call-${i}`, ...pad }),
+      );
+    }
+    try {
+      const r = await runCli(
+        [
+          "--root",
+          root,
+          "sessions",
+          "import",
+          file,
+          "--from",
+          "claude",
+          "--workspace",
+          dir,
+          "--verbose",
+        ],
+      );
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.equal(r.stdout.split("Imported subagent ").length - 1, 1, r.stdout);
+      assert.match(r.stdout, /subagent transcript not linked to an Agent call ×1 .*agent-0\.jsonl/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+));

@@ -312,3 +312,75 @@ Deno.test("Claude Code: a rewound turn left as a branch is reported; the chain t
   ]]);
   assert.deepEqual(s.problems, []);
 });
+
+Deno.test("Claude Code: a transcript named by many results of one Agent call is one child", () => {
+  const c = {
+    sessionId: "s",
+    cwd: "/w",
+    isSidechain: false,
+    timestamp: "2026-12-01T10:00:00.000Z",
+  };
+  const results = Array.from({ length: 5 }, (_, i) => ({
+    type: "tool_result",
+    tool_use_id: "agent-call",
+    content: `done ${i}`,
+  }));
+  const text = [
+    { ...c, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "go" } },
+    {
+      ...c,
+      type: "assistant",
+      uuid: "a1",
+      parentUuid: "u1",
+      message: {
+        id: "m1",
+        role: "assistant",
+        content: [{ type: "tool_use", id: "agent-call", name: "Agent", input: { prompt: "x" } }],
+      },
+    },
+    {
+      ...c,
+      type: "user",
+      uuid: "u2",
+      parentUuid: "a1",
+      message: { role: "user", content: results },
+    },
+  ].map((l) => JSON.stringify(l) + "\n").join("");
+  const child = [
+    {
+      ...c,
+      isSidechain: true,
+      type: "user",
+      uuid: "c1",
+      parentUuid: null,
+      message: { role: "user", content: "x" },
+    },
+  ].map((l) => JSON.stringify(l) + "\n").join("");
+  const s = parseClaude(text, "main.jsonl", [
+    { file: "agent-1.jsonl", text: child, meta: { toolUseId: "agent-call" } },
+  ]);
+  assert.equal(s.children.length, 1);
+  const again = s.loss.find((l) => l.kind === "subagent transcript named again");
+  assert.equal(again?.count, 4);
+});
+
+Deno.test("the loss report names 200 kinds at most; records of more kinds count together", () => {
+  const c = {
+    sessionId: "s",
+    cwd: "/w",
+    isSidechain: false,
+    timestamp: "2026-12-01T10:00:00.000Z",
+  };
+  const lines = [
+    { ...c, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "go" } },
+  ];
+  // 300 bookkeeping lines, each of a type of its own (one with a very long name).
+  for (let i = 0; i < 300; i++) {
+    lines.push({ ...c, type: i === 0 ? "k".repeat(5000) : `kind-${i}` } as never);
+  }
+  const s = parseClaude(lines.map((l) => JSON.stringify(l) + "\n").join(""), "kinds.jsonl");
+  assert.equal(s.loss.length, 201); // 200 named, then the one for the others
+  assert.ok(s.loss.every((l) => l.kind.length <= 120), "a kind's name is cut");
+  const more = s.loss.find((l) => l.kind === "records of more kinds");
+  assert.equal(more?.count, 100);
+});
