@@ -84,7 +84,8 @@ function accept(source: string, bytes: Uint8Array, claimed?: string): ImageLoad 
   return { ok: true, image: { mime, bytes } };
 }
 
-async function fromUrl(source: string, url: URL, signal: AbortSignal): Promise<ImageLoad> {
+async function fromUrl(source: string, url: URL, ctx: FileToolContext): Promise<ImageLoad> {
+  const signal = ctx.signal;
   const tooLarge = (size: string) => ({
     ok: false as const,
     message: `Cannot read image "${source}": it is ${size}, over the ${LIMIT_TEXT} limit.`,
@@ -109,6 +110,16 @@ async function fromUrl(source: string, url: URL, signal: AbortSignal): Promise<I
   if (Number.isFinite(declared) && declared > MAX_IMAGE_BYTES) {
     await res.body?.cancel().catch(() => {});
     return tooLarge(formatBytes(declared));
+  }
+  // Claimed before the body is read, as a file's size is (what it declares, else the most it may
+  // be): URL images fetched at once by many calls were read whole, none of them counted (attack
+  // round 23 bounded A05).
+  const claim = ctx.claimImage
+    ? await ctx.claimImage(Number.isFinite(declared) ? declared : MAX_IMAGE_BYTES)
+    : true;
+  if (claim !== true) {
+    await res.body?.cancel().catch(() => {});
+    return { ok: false, message: claim === "process" ? PROCESS_IMAGES_NOTE : RESPONSE_IMAGES_NOTE };
   }
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -226,7 +237,7 @@ export function loadImage(source: string, ctx: FileToolContext): Promise<ImageLo
           `(--network off), for URLs too; use an image file in the workspace, or run with --network on.`,
       });
     }
-    return fromUrl(source, url, ctx.signal);
+    return fromUrl(source, url, ctx);
   }
   return fromPath(source, ctx);
 }

@@ -13,7 +13,7 @@ import { PROCESS_IMAGES_MAX_BYTES, PROCESS_IMAGES_NOTE } from "../../lib/protoco
 import { createPolicy } from "../../lib/sandbox/mod.ts";
 import { executeTool, type ResponseImages } from "../../lib/tools/environment.ts";
 import { holdImages, imagesHeldBesides } from "../../lib/tools/image_ledger.ts";
-import { READ_IMAGE_DEFINITION } from "../../lib/tools/mod.ts";
+import { createReadImageTool, READ_IMAGE_DEFINITION } from "../../lib/tools/mod.ts";
 import type { ImageClaim } from "../../lib/tools/tool.ts";
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { BWRAP_USABLE } from "../sandbox/_bwrap.ts";
@@ -145,6 +145,49 @@ Deno.test("a granted image claim counts for the other conversations until the ca
     assert.equal(imagesHeldBesides(other), 0);
   } finally {
     holdImages(other, 0);
+    await Deno.remove(ws, { recursive: true });
+  }
+});
+
+Deno.test("read_image of a URL claims the image before it reads the body (round 23 bounded A05)", async () => {
+  const ws = await visibleTempDir("penguin-image-claims-");
+  const other = {};
+  const body = png();
+  let served = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    served++;
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": "image/png" },
+    });
+  });
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/a.png`;
+    const read = createReadImageTool(READ_IMAGE_DEFINITION);
+    const call = async (response: ResponseImages, id: string) => {
+      let final: ToolCallOutputMessage | undefined;
+      for await (
+        const item of executeTool(
+          read,
+          toolCall("read_image", JSON.stringify({ source: url }), id),
+          { workspace: ws, sessionId: "s" },
+          { warn: () => {}, responseImages: response },
+        )
+      ) if (item.type === "tool_call_output") final = item;
+      return final!;
+    };
+    holdImages(other, PROCESS_IMAGES_MAX_BYTES - 1 * MiB);
+    const response: ResponseImages = { id: "u1", bytes: 0 };
+    const refused = await call(response, "u-c1");
+    assert.equal(refused.output, PROCESS_IMAGES_NOTE);
+    assert.equal(refused.images, undefined);
+    holdImages(other, 0);
+    const kept = await call(response, "u-c2");
+    assert.equal(kept.images?.length, 1, kept.output);
+    assert.equal(served, 2);
+    holdImages(response, 0);
+  } finally {
+    holdImages(other, 0);
+    await server.shutdown();
     await Deno.remove(ws, { recursive: true });
   }
 });
