@@ -7,7 +7,13 @@
  * @module
  */
 import type { OmniMessage } from "../protocol/types.ts";
-import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
+import {
+  keepProblem,
+  problemsLeftOut,
+  readTrace,
+  skippedLinesNotice,
+  type TraceProblem,
+} from "../trace/reader.ts";
 import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
 import { findRelative, type SessionFiles } from "../trace/session_files.ts";
@@ -93,7 +99,7 @@ export async function showSessions(
       const problems: TraceProblem[] = [];
       for await (
         const { message } of readTrace(file.path, {
-          onProblem: (p) => problems.push(p),
+          onProblem: keepProblem(problems),
           mask: options.mask,
         })
       ) {
@@ -119,7 +125,7 @@ export async function showSessions(
           await showOne(child, depth + 1, id);
         }
       }
-      const notice = skippedLinesNotice(file.path, problems);
+      const notice = skippedLinesNotice(file.path, problems, problemsLeftOut(problems, file.path));
       if (notice) {
         flush();
         options.err(notice + "\n");

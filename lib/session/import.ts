@@ -48,7 +48,7 @@ import {
   parseTraceFileName,
   traceFilePath,
 } from "../trace/paths.ts";
-import { formatProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
+import { formatProblem, keepProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import { findRelative } from "../trace/session_files.ts";
 import { alreadyExists, copyLines, createTraceFile } from "./_copy.ts";
 import type { ImportWorkspace } from "./import_workspace.ts";
@@ -188,7 +188,7 @@ async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
     let first = true;
     for await (
       const { line, message: m } of readTrace(source, {
-        onProblem: (p) => s.problems.push(p),
+        onProblem: keepProblem(s.problems),
       })
     ) {
       s.lastLine = line;

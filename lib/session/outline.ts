@@ -20,7 +20,7 @@ import type {
   SessionMeta,
   TokenCounts,
 } from "../protocol/types.ts";
-import { readTrace, type TraceProblem } from "../trace/reader.ts";
+import { keepProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import type { LocatedSession } from "./locate.ts";
 
@@ -228,7 +228,7 @@ export async function buildOutline(
     for await (
       const { line, message: m } of readTrace(f.path, {
         mask: options.mask,
-        onProblem: (p) => out.problems.push(p),
+        onProblem: keepProblem(out.problems),
       })
     ) {
       if (m.origin !== undefined && m.origin.length > 0) continue;

@@ -25,7 +25,13 @@ import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { eventMsg } from "../protocol/builders.ts";
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
 import { resolveWorkspace } from "../state/workspace.ts";
-import { readTrace, skippedLinesNotice, type TraceProblem } from "../trace/reader.ts";
+import {
+  keepProblem,
+  problemsLeftOut,
+  readTrace,
+  skippedLinesNotice,
+  type TraceProblem,
+} from "../trace/reader.ts";
 import { acquireSessionLock, releaseSessionLock, type SessionLock } from "../trace/lock.ts";
 import { listSessionFiles, type TraceFileRef } from "../trace/paths.ts";
 import { locateSession, peekHead, type SessionScope } from "./locate.ts";
@@ -169,7 +175,7 @@ async function load(
   }
   const problems: TraceProblem[] = [];
   const replay = createReplay();
-  for await (const rec of readTrace(latest.path, { onProblem: (p) => problems.push(p) })) {
+  for await (const rec of readTrace(latest.path, { onProblem: keepProblem(problems) })) {
     replay.push(rec.message);
     options.observe?.(rec.message);
   }
@@ -206,7 +212,7 @@ async function load(
     },
     replay: result,
     problems,
-    notice: skippedLinesNotice(latest.path, problems),
+    notice: skippedLinesNotice(latest.path, problems, problemsLeftOut(problems, latest.path)),
   };
 }
 

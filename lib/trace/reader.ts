@@ -262,14 +262,45 @@ export async function readTraceFile(
   return { records, messages: records.map((r) => r.message), problems };
 }
 
+/** Problems a reader's list keeps at most ({@linkcode keepProblem}); the others are counted. */
+export const MAX_KEPT_PROBLEMS = 1000;
+
+/** Problems past {@linkcode MAX_KEPT_PROBLEMS} of a list, counted by file. */
+const overflow = new WeakMap<readonly TraceProblem[], Map<string, number>>();
+
+/**
+ * An `onProblem` that adds to `list` up to {@linkcode MAX_KEPT_PROBLEMS} problems and counts the
+ * others (see {@linkcode problemTotal}): a 30 MB trace of a million broken lines kept a million
+ * problems for a one-line notice (attack round 23 bounded A17).
+ */
+export function keepProblem(list: TraceProblem[]): (p: TraceProblem) => void {
+  return (p) => {
+    if (list.length < MAX_KEPT_PROBLEMS) return void list.push(p);
+    let byFile = overflow.get(list);
+    if (!byFile) overflow.set(list, byFile = new Map());
+    byFile.set(p.file, (byFile.get(p.file) ?? 0) + 1);
+  };
+}
+
+/** How many problems of `file` were left out of `list` ({@linkcode keepProblem}). */
+export function problemsLeftOut(list: readonly TraceProblem[], file: string): number {
+  return overflow.get(list)?.get(file) ?? 0;
+}
+
 /**
  * The one-line diagnostic for skipped lines, e.g.
  * `[trace] skipped 3 malformed line(s) [2, 5, 9] in /x.jsonl`, listing at most
- * 20 line numbers; null when nothing was skipped.
+ * 20 line numbers; null when nothing was skipped. `leftOut`: more skipped
+ * lines not in `problems` ({@linkcode problemsLeftOut}).
  */
-export function skippedLinesNotice(path: string, problems: readonly TraceProblem[]): string | null {
-  if (problems.length === 0) return null;
+export function skippedLinesNotice(
+  path: string,
+  problems: readonly TraceProblem[],
+  leftOut = 0,
+): string | null {
+  const total = problems.length + leftOut;
+  if (total === 0) return null;
   const shown = problems.slice(0, 20).map((p) => p.line).join(", ");
-  const more = problems.length > 20 ? ", …" : "";
-  return `[trace] skipped ${problems.length} malformed line(s) [${shown}${more}] in ${path}`;
+  const more = total > 20 ? ", …" : "";
+  return `[trace] skipped ${total} malformed line(s) [${shown}${more}] in ${path}`;
 }

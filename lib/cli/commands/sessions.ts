@@ -45,7 +45,7 @@ import { resolveDataRoot } from "../../state/root.ts";
 import { selectSessions } from "../../session/select.ts";
 import { agentsDir } from "../../state/paths.ts";
 import { didYouMeanText } from "../suggest.ts";
-import { skippedLinesNotice } from "../../trace/reader.ts";
+import { problemsLeftOut, skippedLinesNotice } from "../../trace/reader.ts";
 import { safeText } from "../../display/terminal_text.ts";
 import { createAgent } from "../../agent/agent.ts";
 import { importRecordMask, maskReport, projectImportSecrets } from "../../agent/import_mask.ts";
@@ -259,7 +259,11 @@ async function showCommand(args: string[], ctx: CommandContext): Promise<number>
   const mask = await currentSecretsMask("sessions show", files, ctx, scope);
   const outline = await buildOutline(located, { preview: bool(p, "json") ? 2000 : 300, mask });
   for (const f of located.files) {
-    const notice = skippedLinesNotice(f.path, outline.problems.filter((x) => x.file === f.path));
+    const notice = skippedLinesNotice(
+      f.path,
+      outline.problems.filter((x) => x.file === f.path),
+      problemsLeftOut(outline.problems, f.path),
+    );
     if (notice) ctx.io.err(notice + "\n");
   }
   if (bool(p, "json")) {

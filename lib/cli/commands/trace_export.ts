@@ -9,7 +9,12 @@ import { loadOutline, writeExport } from "../../inspect/export_stream.ts";
 import { writeOtlp } from "../../telemetry/export_file.ts";
 import { currentSecretsMask } from "./_display_mask.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
-import { skippedLinesNotice, type TraceProblem } from "../../trace/reader.ts";
+import {
+  keepProblem,
+  problemsLeftOut,
+  skippedLinesNotice,
+  type TraceProblem,
+} from "../../trace/reader.ts";
 import { bool, type Flag, flagHelp, parseDeclared, str } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { didYouMeanText } from "../suggest.ts";
@@ -147,7 +152,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       format,
       (write) =>
         writeOtlp(sessions[0]!, {
-          onProblem: (pr) => problems.push(pr),
+          onProblem: keepProblem(problems),
           children: !bool(p, "no-children"),
           redact: !bool(p, "no-redact"),
           includeContent: bool(p, "include-content"),
@@ -159,7 +164,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   }
   // Read twice, never whole: the outline (facts, family, requests), then the items as written.
   const outline = await loadOutline(sessions[0]!, {
-    onProblem: (pr) => problems.push(pr),
+    onProblem: keepProblem(problems),
     children: !bool(p, "no-children"),
     mask,
   });
@@ -244,7 +249,11 @@ function noticeSkipped(
   problems: TraceProblem[],
 ): void {
   for (const f of files) {
-    const notice = skippedLinesNotice(f.path, problems.filter((pr) => pr.file === f.path));
+    const notice = skippedLinesNotice(
+      f.path,
+      problems.filter((pr) => pr.file === f.path),
+      problemsLeftOut(problems, f.path),
+    );
     if (notice) ctx.io.err(notice + "\n");
   }
 }
