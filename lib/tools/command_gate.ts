@@ -67,6 +67,39 @@ export function createCommandGate(max: number = MAX_RUNNING_COMMANDS): CommandGa
   };
 }
 
+/**
+ * Sandboxed commands one penguin process starts or runs at once, across its
+ * sessions: a session's subagents are sessions of their own, and twelve of
+ * them ran about a hundred commands at once, their output streaming through
+ * penguin (attack round 23 bounded B10: 574 MB).
+ */
+export const MAX_PROCESS_COMMANDS = 16;
+
+/** The process's gate ({@linkcode MAX_PROCESS_COMMANDS}), taken after a session's own slot. */
+export const processCommandGate: CommandGate = createCommandGate(MAX_PROCESS_COMMANDS);
+
+/**
+ * Take a slot of `owner`'s gate, then one of the process's ({@linkcode processCommandGate}),
+ * always in that order; resolves the function that gives both back, or undefined when `signal`
+ * aborted first (nothing held then).
+ */
+export async function enterCommandGates(
+  owner: object | undefined,
+  signal: AbortSignal,
+): Promise<(() => void) | undefined> {
+  const own = await commandGateOf(owner).enter(signal);
+  if (own === undefined) return undefined;
+  const shared = await processCommandGate.enter(signal);
+  if (shared === undefined) {
+    own();
+    return undefined;
+  }
+  return () => {
+    shared();
+    own();
+  };
+}
+
 /** Gates by owner: a session's process registry (or whatever stands for the session). */
 const gates = new WeakMap<object, CommandGate>();
 /** The gate of calls with no owner to share one (one for the process). */

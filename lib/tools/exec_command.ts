@@ -31,7 +31,7 @@ import {
 } from "../display/tool_preview.ts";
 import type { CommandToolContext } from "./command_context.ts";
 import { resolveWorkspacePath } from "./workspace_path.ts";
-import { commandGateOf } from "./command_gate.ts";
+import { enterCommandGates } from "./command_gate.ts";
 
 /** Default yield window of exec_command (ms). */
 export const EXEC_DEFAULT_YIELD_MS = 60_000;
@@ -86,13 +86,13 @@ async function workingDirectory(
   return { ok: true, cwd: at.real };
 }
 
-/** Run one call once it holds a slot of its session's {@linkcode commandGateOf} gate. */
+/** Run one call once it holds a slot of its session's gate and of the process's (`command_gate.ts`). */
 async function* runExec(
   args: z.infer<typeof schema>,
   ctx: CommandToolContext,
   definition: ToolDefinition,
 ): AsyncGenerator<ToolEvent> {
-  const leave = await commandGateOf(ctx.processes).enter(ctx.signal);
+  const leave = await enterCommandGates(ctx.processes, ctx.signal);
   if (leave === undefined || ctx.signal.aborted) {
     leave?.();
     return yield { type: "result", status: "aborted" };
