@@ -95,6 +95,8 @@ interface TranscriptState {
   put: RecordSink;
   /** The time of the latest record. */
   lastTs: string | undefined;
+  /** The time the latest record was written with (a valid one). */
+  lastTime?: string;
   /** The request open now. */
   open: { key: string | undefined; usage: TokenCounts | null; lastTs: string } | null;
   lastClosedHadUsage: boolean;
@@ -113,14 +115,30 @@ export function foreignTime(ts: string): string {
   return ts.replace(/(\.\d{3})\d+/, "$1");
 }
 
+/** The time of a record with none a trace accepts, before any record had one. */
+const NO_TIME = "1970-01-01T00:00:00.000Z";
+
+/**
+ * The time a record made at `ts` is written with: `ts` (see {@linkcode foreignTime}), or when it
+ * is no time at all (a line without `timestamp`), the last record's, else {@linkcode NO_TIME}: a
+ * transcript of lines without times was converted whole and then refused as "a bug in the
+ * importer", every record invalid (attack round 23 bounded B8).
+ */
+function recordTime(st: TranscriptState, ts: string): string {
+  const t = foreignTime(ts);
+  const time = t !== "" && !Number.isNaN(Date.parse(t)) ? t : st.lastTime ?? NO_TIME;
+  st.lastTime = time;
+  return time;
+}
+
 function event(st: TranscriptState, payload: EventPayload, ts: string): void {
   st.lastTs = ts;
-  st.put({ timestamp: foreignTime(ts), type: "event_msg", payload });
+  st.put({ timestamp: recordTime(st, ts), type: "event_msg", payload });
 }
 
 function model(st: TranscriptState, payload: CompleteMessage, ts: string): void {
   st.lastTs = ts;
-  st.put({ timestamp: foreignTime(ts), type: "model_msg", payload });
+  st.put({ timestamp: recordTime(st, ts), type: "model_msg", payload });
 }
 
 function sessionUsage(st: TranscriptState, request: TokenCounts, ts: string): void {

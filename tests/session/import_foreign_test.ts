@@ -384,3 +384,31 @@ Deno.test("the loss report names 200 kinds at most; records of more kinds count 
   const more = s.loss.find((l) => l.kind === "records of more kinds");
   assert.equal(more?.count, 100);
 });
+
+Deno.test("Claude Code: lines without a timestamp get the last record's time, else the epoch", () => {
+  const c = { sessionId: "s", cwd: "/w", isSidechain: false };
+  const lines = [
+    { ...c, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "go" } },
+    {
+      ...c,
+      type: "assistant",
+      uuid: "a1",
+      parentUuid: "u1",
+      timestamp: "2026-12-01T10:00:01.000Z",
+      message: { id: "m1", role: "assistant", content: [{ type: "text", text: "ok" }] },
+    },
+    {
+      ...c,
+      type: "user",
+      uuid: "u2",
+      parentUuid: "a1",
+      message: { role: "user", content: "and?" },
+    },
+  ];
+  const s = parseClaude(lines.map((l) => JSON.stringify(l) + "\n").join(""), "untimed.jsonl");
+  const times = s.records.map((r) => r.timestamp);
+  assert.ok(times.length > 0);
+  assert.ok(times.every((t) => !Number.isNaN(Date.parse(t))), times.join(" "));
+  assert.equal(times[0], "1970-01-01T00:00:00.000Z");
+  assert.equal(times.at(-1), "2026-12-01T10:00:01.000Z");
+});
