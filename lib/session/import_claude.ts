@@ -82,6 +82,13 @@ export interface ClaudeSubagentFile {
 }
 
 const CONVERSATION = new Set(["user", "assistant"]);
+/**
+ * Subagent transcripts one import converts as children at most: each is a trace of its own,
+ * staged, validated and written, and ten thousand took 93 s and 373 MB, twenty thousand did not
+ * end (attack round 23 bounded B3).
+ */
+export const MAX_CHILDREN = 1000;
+
 /** Claude Code's subagent tools (`Task` in older versions). */
 const SUBAGENT_TOOLS = new Set(["Agent", "Task"]);
 
@@ -128,6 +135,8 @@ interface ClaudeParse {
   childSpool: (() => ChildSpool) | undefined;
   /** The subagent transcripts already imported as a child (each is once). */
   used: Set<string>;
+  /** Those named past {@linkcode MAX_CHILDREN}, not imported. */
+  pastLimit: Set<string>;
 }
 
 /**
@@ -161,6 +170,7 @@ export function parseClaude(
     byCall,
     childSpool,
     used: new Set(),
+    pastLimit: new Set(),
   };
   let lastTs = "";
   const offPath = linesOffPath(p.lines);
@@ -188,6 +198,8 @@ export function parseClaude(
   const named = new Set(p.s.children.map((c) => c.toolCallId));
   for (const sub of subagents) {
     const m = metaFileSchema.safeParse(sub.meta);
+    // One past the limit was named (and noted there).
+    if (cx.pastLimit.has(sub.file)) continue;
     if (!m.success || !named.has(m.data.toolUseId)) {
       p.loss.note(
         "subagent transcript not linked to an Agent call",
@@ -288,7 +300,14 @@ function toolResult(cx: ClaudeParse, b: unknown, at: At): void {
       "the subagent's own messages are not next to the session; its answer (the tool output) is kept",
     );
   }
-  if (child && cx.used.has(child.file)) {
+  if (child && !cx.used.has(child.file) && cx.used.size >= MAX_CHILDREN) {
+    cx.pastLimit.add(child.file);
+    lost(
+      "subagent transcript past the limit",
+      `only the first ${MAX_CHILDREN} subagent transcripts are imported as children; its answer ` +
+        `(the tool output) is kept`,
+    );
+  } else if (child && cx.used.has(child.file)) {
     // Named again (many tool_result blocks of one call): one child, not a copy per block
     // (attack round 23 bounded A02: 100 copies of one transcript).
     lost(

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { CompleteMessage } from "../../lib/protocol/types.ts";
 import { detectFormat, type ForeignSession, type Harness } from "../../lib/session/mod.ts";
-import { parseClaude } from "../../lib/session/import_claude.ts";
+import { MAX_CHILDREN, parseClaude } from "../../lib/session/import_claude.ts";
 import { parseCodex } from "../../lib/session/import_codex.ts";
 import { parsePi } from "../../lib/session/import_pi.ts";
 import { resumeTrace } from "../../lib/session/replay.ts";
@@ -411,4 +411,59 @@ Deno.test("Claude Code: lines without a timestamp get the last record's time, el
   assert.ok(times.every((t) => !Number.isNaN(Date.parse(t))), times.join(" "));
   assert.equal(times[0], "1970-01-01T00:00:00.000Z");
   assert.equal(times.at(-1), "2026-12-01T10:00:01.000Z");
+});
+
+Deno.test("Claude Code: past MAX_CHILDREN subagent transcripts, the others keep only their answers", () => {
+  const c = {
+    sessionId: "s",
+    cwd: "/w",
+    isSidechain: false,
+    timestamp: "2026-12-01T10:00:00.000Z",
+  };
+  const n = MAX_CHILDREN + 3;
+  const calls = Array.from({ length: n }, (_, i) => ({
+    type: "tool_use",
+    id: `call-${i}`,
+    name: "Agent",
+    input: { prompt: "x" },
+  }));
+  const results = Array.from({ length: n }, (_, i) => ({
+    type: "tool_result",
+    tool_use_id: `call-${i}`,
+    content: `done ${i}`,
+  }));
+  const text = [
+    { ...c, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "go" } },
+    {
+      ...c,
+      type: "assistant",
+      uuid: "a1",
+      parentUuid: "u1",
+      message: { id: "m1", role: "assistant", content: calls },
+    },
+    {
+      ...c,
+      type: "user",
+      uuid: "u2",
+      parentUuid: "a1",
+      message: { role: "user", content: results },
+    },
+  ].map((l) => JSON.stringify(l) + "\n").join("");
+  const child = JSON.stringify({
+    ...c,
+    isSidechain: true,
+    type: "user",
+    uuid: "c1",
+    parentUuid: null,
+    message: { role: "user", content: "x" },
+  }) + "\n";
+  const subs = Array.from({ length: n }, (_, i) => ({
+    file: `agent-${i}.jsonl`,
+    text: child,
+    meta: { toolUseId: `call-${i}` },
+  }));
+  const s = parseClaude(text, "many.jsonl", subs);
+  assert.equal(s.children.length, MAX_CHILDREN);
+  assert.equal(s.loss.find((l) => l.kind === "subagent transcript past the limit")?.count, 3);
+  assert.equal(s.loss.find((l) => l.kind.startsWith("subagent transcript not linked")), undefined);
 });
