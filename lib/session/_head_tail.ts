@@ -8,6 +8,7 @@ import { splitGoalRound } from "../protocol/goal_round_marker.ts";
 import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import type { TokenCounts } from "../protocol/types.ts";
 import { readAt, textLines, textLinesFromEnd } from "../trace/lines.ts";
+import { collectorEvery } from "../state/_gc.ts";
 
 const NL = 0x0a;
 const dec = new TextDecoder();
@@ -20,6 +21,33 @@ const HEAD_CAP = 16 * 1024 * 1024;
 const HEAD_SOFT = 1024 * 1024;
 /** The tail window stops doubling here. */
 const TAIL_CAP = 8 * 1024 * 1024;
+
+/**
+ * Bytes the looks of one process read and inspect at once, together: a listing looks at 32
+ * sessions at a time, and 40 traces whose first and last lines were 20 MB took `sessions list` to
+ * 1038 MB (attack round 23 bounded B7). A look larger than this runs alone.
+ */
+export const LOOK_BUDGET = 48 * 1024 * 1024;
+
+let lookBytes = 0;
+const lookWaiters: (() => void)[] = [];
+/** Large looks leave large strings V8 frees only in a full collection: one every 32 MiB of them. */
+const collected = collectorEvery(32 * 1024 * 1024);
+
+/** Run `fn`, which reads and inspects `bytes` of a file, within {@linkcode LOOK_BUDGET}. */
+async function withinLookBudget<T>(bytes: number, fn: () => Promise<T>): Promise<T> {
+  while (lookBytes > 0 && lookBytes + bytes > LOOK_BUDGET) {
+    await new Promise<void>((resolve) => lookWaiters.push(resolve));
+  }
+  lookBytes += bytes;
+  try {
+    return await fn();
+  } finally {
+    lookBytes -= bytes;
+    if (bytes >= 1024 * 1024) collected(bytes);
+    for (const wake of lookWaiters.splice(0)) wake();
+  }
+}
 
 type Obj = Record<string, unknown>;
 
@@ -142,10 +170,12 @@ export function headOf(text: string, complete: boolean): Head {
 export async function readHead(file: Deno.FsFile, size: number): Promise<Head> {
   let want = Math.min(size, WINDOW);
   while (true) {
-    const bytes = await readAt(file, 0, want);
-    const complete = bytes.length >= size;
-    const head = headOf(dec.decode(bytes), complete);
-    const firstDone = bytes.indexOf(NL) !== -1 || complete;
+    const { head, complete, firstDone } = await withinLookBudget(want, async () => {
+      const bytes = await readAt(file, 0, want);
+      const complete = bytes.length >= size;
+      const firstDone = bytes.indexOf(NL) !== -1 || complete;
+      return { head: headOf(dec.decode(bytes), complete), complete, firstDone };
+    });
     if (complete || head.done || want >= HEAD_CAP || (firstDone && want >= HEAD_SOFT)) return head;
     want = Math.min(size, want * 4, firstDone ? HEAD_SOFT : HEAD_CAP);
   }
@@ -186,7 +216,10 @@ export async function readTail(file: Deno.FsFile, size: number): Promise<Tail> {
   let want = Math.min(size, WINDOW);
   while (true) {
     const from = size - want;
-    const tail = tailOf(dec.decode(await readAt(file, from, want)), from === 0);
+    const tail = await withinLookBudget(
+      want,
+      async () => tailOf(dec.decode(await readAt(file, from, want)), from === 0),
+    );
     if ((tail.usage !== null && tail.lastTimestamp !== null) || from === 0 || want >= TAIL_CAP) {
       return tail;
     }
