@@ -19,6 +19,7 @@ import type { OmniMessage } from "../protocol/types.ts";
 import type { validateMessage as ValidateMessage } from "../protocol/validate.ts";
 import { certainlyValid } from "./_fast_check.ts";
 import { decodeLine, openTrace, readLines } from "./lines.ts";
+import { collectorEvery } from "../state/_gc.ts";
 
 /** What is wrong with one line (or, for `structure`, with the file). */
 export type TraceProblemKind = "torn_tail" | "malformed" | "invalid" | "structure";
@@ -114,6 +115,11 @@ async function validatorFor(validate: boolean): Promise<typeof ValidateMessage |
   return validate ? (await import("../protocol/validate.ts")).validateMessage : undefined;
 }
 
+/** Lines at least this long count toward {@linkcode largeLines}. */
+const LARGE_LINE_BYTES = 1024 * 1024;
+/** The process's collector after large lines read (one every 32 MiB of them). */
+const largeLines = collectorEvery(32 * 1024 * 1024);
+
 /**
  * Read the records of the trace at `path`, one at a time. Problems go to
  * `onProblem` (tolerant mode) or throw (strict mode).
@@ -143,6 +149,10 @@ export async function* readTrace(
     own: boolean,
   ): TraceRecord | null => {
     if (bytes.length === 0 || (bytes[0] !== 0x7b && isBlank(bytes))) return null;
+    // What the records before a large one left (their text, parsed and rendered by the reader's
+    // caller) is freed only in a full collection: one before the line once 32 MiB of large lines
+    // went by (attack round 23 bounded B9: two 60 MB records took an export to 650 MB).
+    if (bytes.length >= LARGE_LINE_BYTES) largeLines(bytes.length);
     if (needleBytes !== undefined && !holds(bytes, needleBytes)) {
       if (own) (bytes.buffer as ArrayBuffer).transfer(0);
       return null;

@@ -105,3 +105,66 @@ Deno.test("trace export --format html shows an 8 MB answer of short lines as pla
     assert.ok(page.includes("<p>a <strong>bold</strong> answer</p>"), "a short one is Markdown");
   });
 });
+
+// Attack round 23 bounded B9: what each 60 MB record left (its text parsed, rendered, encoded)
+// waited for a full collection; two took `trace export` to 650 MB, now about 330.
+Deno.test({
+  name: "trace export of two 60 MB records collects between them, peak ≤ 420 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "penguin-big-records-" });
+    try {
+      const root = join(dir, "root");
+      const traces = join(
+        root,
+        "default_project",
+        "agents",
+        "default_agent",
+        "traces",
+        "2026-12-01",
+      );
+      await Deno.mkdir(traces, { recursive: true });
+      const id = "session-2026-12-01-10-00-00-00000002";
+      const ts = "2026-12-01T10:00:00.000Z";
+      using f = await Deno.open(join(traces, `${id}_001.jsonl`), { write: true, create: true });
+      const enc = new TextEncoder();
+      const line = (o: unknown) => enc.encode(JSON.stringify(o) + "\n");
+      await f.write(line({
+        timestamp: ts,
+        type: "session_meta",
+        payload: {
+          session_id: id,
+          provider: "custom",
+          model_id: "m",
+          model_context_window: "unknown",
+          system_prompt: "s",
+          agent_state: "/x",
+          workspace: "/tmp",
+        },
+      }));
+      const text = "line of text\n".repeat(Math.floor(60 * MB / 13));
+      for (let i = 0; i < 2; i++) {
+        await f.write(
+          line({ timestamp: ts, type: "event_msg", payload: { type: "request_begin" } }),
+        );
+        await f.write(line({
+          timestamp: ts,
+          type: "model_msg",
+          payload: { type: "text", role: "assistant", text, stop_reason: "completed" },
+        }));
+        await f.write(line({
+          timestamp: ts,
+          type: "event_msg",
+          payload: { type: "request_end", status: "completed" },
+        }));
+      }
+      const out = join(dir, "x.md");
+      const r = await runCliPeak(["--root", root, "trace", "export", id, "-o", out], dir);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok((await Deno.stat(out)).size > 100 * MB);
+      assert.ok(r.peakBytes <= 420 * MB, `trace export peak ${Math.round(r.peakBytes / MB)} MB`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
