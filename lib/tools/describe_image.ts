@@ -18,6 +18,7 @@ import { userText } from "../protocol/builders.ts";
 import type { ImageUrlMessage } from "../protocol/types.ts";
 import type { ModelEndpoint } from "../models/wire.ts";
 import { formatBytes, imageSourceArg } from "./_image_source.ts";
+import { PROCESS_IMAGES_NOTE, RESPONSE_IMAGES_NOTE } from "../protocol/image_data.ts";
 import { filePreview } from "../display/tool_preview.ts";
 import { type DefinedTool, defineTool, type ToolDeclaration } from "./define.ts";
 import type { FileToolContext, Tool, ToolDefinition, ToolEvent } from "./tool.ts";
@@ -166,6 +167,17 @@ function declaration(deps?: DescribeImageDeps): ToolDeclaration<Args, FileToolCo
       const loaded = await load(deps.readImage, args.source, ctx);
       if (!loaded.ok) {
         yield { type: "delta", text: loaded.text };
+        return yield { type: "result", status: "failed" };
+      }
+      // The request to the vision model holds the data URL again, as JSON text and as its
+      // encoded bytes, until it is answered: claimed too, as the image was (twelve subagents
+      // describing at once took penguin to 489 MB, attack round 23 bounded B6).
+      const inFlight = ctx.claimImage ? await ctx.claimImage(2 * loaded.url.length, true) : true;
+      if (inFlight !== true) {
+        yield {
+          type: "delta",
+          text: inFlight === "process" ? PROCESS_IMAGES_NOTE : RESPONSE_IMAGES_NOTE,
+        };
         return yield { type: "result", status: "failed" };
       }
       const prompt = args.prompt?.trim() || DEFAULT_DESCRIBE_PROMPT;

@@ -124,10 +124,15 @@ export interface ResponseImages {
    * conversations (background subagents) never pass the process bound on their way.
    */
   reserved?: number;
+  /** Bytes claimed for the process's bound alone (held while a call runs, never returned). */
+  inFlight?: number;
 }
 
-/** What `response` counts for the process's other conversations: returned and claimed. */
+/** What counts against what `response`'s calls may return together: returned and claimed. */
 const countedOf = (response: ResponseImages) => response.bytes + (response.reserved ?? 0);
+
+/** What `response` counts for the process's other conversations: that, and what is in flight. */
+const heldOf = (response: ResponseImages) => countedOf(response) + (response.inFlight ?? 0);
 
 /**
  * A call's claims of image data before a tool reads it (`FileToolContext.claimImage`): granted
@@ -136,25 +141,34 @@ const countedOf = (response: ResponseImages) => response.bytes + (response.reser
  */
 function imageClaims(response: ResponseImages) {
   let claimed = 0;
+  let inFlight = 0;
   let settled = false;
   return {
-    claim(bytes: number): Promise<ImageClaim> {
+    claim(bytes: number, processOnly = false): Promise<ImageClaim> {
       if (settled) return Promise.resolve("response");
-      const after = countedOf(response) + bytes;
-      if (after > RESPONSE_IMAGES_MAX_BYTES) return Promise.resolve("response");
-      if (after > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
+      if (!processOnly && countedOf(response) + bytes > RESPONSE_IMAGES_MAX_BYTES) {
+        return Promise.resolve("response");
+      }
+      if (heldOf(response) + bytes > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
         return Promise.resolve("process");
       }
-      claimed += bytes;
-      response.reserved = (response.reserved ?? 0) + bytes;
-      holdImages(response, countedOf(response));
+      if (processOnly) {
+        inFlight += bytes;
+        response.inFlight = (response.inFlight ?? 0) + bytes;
+      } else {
+        claimed += bytes;
+        response.reserved = (response.reserved ?? 0) + bytes;
+      }
+      holdImages(response, heldOf(response));
       return Promise.resolve(true);
     },
     settle(): void {
       settled = true;
       response.reserved = (response.reserved ?? 0) - claimed;
+      response.inFlight = (response.inFlight ?? 0) - inFlight;
       claimed = 0;
-      holdImages(response, countedOf(response));
+      inFlight = 0;
+      holdImages(response, heldOf(response));
     },
   };
 }
@@ -175,7 +189,7 @@ function imagesWithin(
   for (const url of images) {
     const bytes = imageDataBytes(url);
     if (countedOf(response) + bytes > RESPONSE_IMAGES_MAX_BYTES) notes.push(RESPONSE_IMAGES_NOTE);
-    else if (countedOf(response) + bytes > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
+    else if (heldOf(response) + bytes > PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(response)) {
       notes.push(PROCESS_IMAGES_NOTE);
     } else {
       response.bytes += bytes;
@@ -183,7 +197,7 @@ function imagesWithin(
     }
   }
   // Counted for the process's other conversations until the response's calls are all done.
-  holdImages(response, countedOf(response));
+  holdImages(response, heldOf(response));
   return kept;
 }
 

@@ -169,10 +169,12 @@ export interface FileToolContext extends ToolCallContext {
    * response (`responseId`) may return together
    * (`RESPONSE_IMAGES_MAX_BYTES`, lib/protocol/image_data.ts) and what the
    * process's conversations may hold (`PROCESS_IMAGES_MAX_BYTES`): the bound
-   * it would pass when it would, and the image is not read. Absent:
-   * `executeTool` bounds the images as they come.
+   * it would pass when it would, and the image is not read. `processOnly`:
+   * image data held meanwhile that never reaches the conversation (a
+   * describe request in flight), held against the process's bound alone.
+   * Absent: `executeTool` bounds the images as they come.
    */
-  claimImage?: (bytes: number) => Promise<ImageClaim>;
+  claimImage?: (bytes: number, processOnly?: boolean) => Promise<ImageClaim>;
 }
 
 /**

@@ -13,7 +13,12 @@ import { PROCESS_IMAGES_MAX_BYTES, PROCESS_IMAGES_NOTE } from "../../lib/protoco
 import { createPolicy } from "../../lib/sandbox/mod.ts";
 import { executeTool, type ResponseImages } from "../../lib/tools/environment.ts";
 import { holdImages, imagesHeldBesides } from "../../lib/tools/image_ledger.ts";
-import { createReadImageTool, READ_IMAGE_DEFINITION } from "../../lib/tools/mod.ts";
+import {
+  createDescribeImageTool,
+  createReadImageTool,
+  DESCRIBE_IMAGE_DEFINITION,
+  READ_IMAGE_DEFINITION,
+} from "../../lib/tools/mod.ts";
 import type { ImageClaim } from "../../lib/tools/tool.ts";
 import { confinedFileTools } from "../../lib/tools/worker/mod.ts";
 import { BWRAP_USABLE } from "../sandbox/_bwrap.ts";
@@ -188,6 +193,65 @@ Deno.test("read_image of a URL claims the image before it reads the body (round 
   } finally {
     holdImages(other, 0);
     await server.shutdown();
+    await Deno.remove(ws, { recursive: true });
+  }
+});
+
+Deno.test("describe_image holds its request's image data against the process's bound while it runs (round 23 B6)", async () => {
+  const ws = await visibleTempDir("penguin-image-claims-");
+  const other = {};
+  try {
+    await Deno.writeFile(join(ws, "a.png"), png());
+    let asked = 0;
+    let release!: () => void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    let seen!: () => void;
+    const inModel = new Promise<void>((resolve) => (seen = resolve));
+    const describe = createDescribeImageTool({
+      readImage: createReadImageTool(READ_IMAGE_DEFINITION),
+      describer: {
+        modelId: "vision",
+        async *describe() {
+          asked++;
+          seen();
+          await answered;
+          yield "a picture";
+          return undefined;
+        },
+      },
+    }, DESCRIBE_IMAGE_DEFINITION);
+    const run = (response: ResponseImages, id: string) =>
+      (async () => {
+        let final: ToolCallOutputMessage | undefined;
+        for await (
+          const item of executeTool(
+            describe,
+            toolCall("describe_image", '{"source":"a.png"}', id),
+            { workspace: ws, sessionId: "s" },
+            { warn: () => {}, responseImages: response },
+          )
+        ) if (item.type === "tool_call_output") final = item;
+        return final!;
+      })();
+    const response: ResponseImages = { id: "d1", bytes: 0 };
+    const first = run(response, "d-c1");
+    await inModel;
+    // The image (2 MiB) and twice its data URL: counted for the other conversations meanwhile.
+    assert.ok(imagesHeldBesides(other) > 7 * MiB, `${imagesHeldBesides(other)}`);
+    // A second describe of another conversation, with no room left, does not reach the model.
+    holdImages(other, PROCESS_IMAGES_MAX_BYTES - imagesHeldBesides(other) - 3 * MiB);
+    const refused = await run({ id: "d2", bytes: 0 }, "d-c2");
+    assert.match(refused.output, /\[image omitted: the images of this session and its subagents/);
+    assert.equal(asked, 1);
+    release();
+    const done = await first;
+    assert.match(done.output, /a picture/);
+    // Nothing it claimed is held once it ended (it returned no image).
+    holdImages(other, 0);
+    assert.equal(imagesHeldBesides(other), 0);
+    holdImages(response, 0);
+  } finally {
+    holdImages(other, 0);
     await Deno.remove(ws, { recursive: true });
   }
 });
