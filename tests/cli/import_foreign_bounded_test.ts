@@ -395,3 +395,48 @@ Deno.test(rootTest(
     }
   },
 ));
+
+Deno.test(rootTest(
+  "sessions import --from claude of 1000 children into a root of 1000 traces lists the root once, peak ≤ 300 MB",
+  !CAN_MEASURE_PEAK,
+  async (root) => {
+    // Attack round 23 bounded B11: each child listed every trace of the root to choose its id, all
+    // at once: 2,000 children into a root of 2,000 traces took 832 MB and 38 s.
+    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
+    const id = "aaaaaaaa-2222-3333-4444-555555555555";
+    const subs = join(dir, id, "subagents");
+    await Deno.mkdir(subs, { recursive: true });
+    const file = join(dir, `${id}.jsonl`);
+    await writeClaudeWithAgents(file, 1000);
+    const child = join(dir, "child.jsonl");
+    await writeClaude(child, 2000);
+    for (let i = 0; i < 1000; i++) {
+      await Deno.link(child, join(subs, `agent-${i}.jsonl`));
+      await Deno.writeTextFile(
+        join(subs, `agent-${i}.meta.json`),
+        JSON.stringify({ toolUseId: `agent-call-${i}` }),
+      );
+    }
+    try {
+      const args = [
+        "--root",
+        root,
+        "sessions",
+        "import",
+        file,
+        "--from",
+        "claude",
+        "--workspace",
+        dir,
+      ];
+      const first = await runCli(args);
+      assert.equal(first.code, 0, first.stderr);
+      const r = await runCliPeak([...args, "--again"], root);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /and 1000 subagent session\(s\)/);
+      assert.ok(r.peakBytes <= 300 * MB, `peak ${Math.round(r.peakBytes / MB)} MB`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+));
