@@ -12,6 +12,7 @@ import { homeSecrets, type SandboxPolicy } from "./policy.ts";
 import { type Placeholder, standInPaths } from "./_placeholders.ts";
 import { isStandInName } from "./_standin_ops.ts";
 import { sanitizedGitConfigFile } from "./git_identity.ts";
+import { shownCopyOf } from "./_shown_copies.ts";
 import { credentialFilesIn } from "./_toolchain_creds.ts";
 import {
   absentFromHome,
@@ -66,17 +67,30 @@ export interface Reveal {
 /**
  * The reveal of `source` at `target`, or undefined when it is neither a directory nor a file
  * now, or one the launcher could not open (a directory it cannot list, a file it cannot read:
- * shown, it would refuse every command).
+ * shown, it would refuse every command). A file is shown as penguin's copy of it
+ * (`_shown_copies.ts`), unless it is penguin's own (`own`: the sanitized `~/.gitconfig`).
  */
-function revealOf(source: string, target: string): Reveal | undefined {
+async function revealOf(
+  source: string,
+  target: string,
+  own: boolean,
+): Promise<Reveal | undefined> {
   const kind = openableNow(source);
-  return kind === undefined ? undefined : { source, target, kind };
+  if (kind === "dir" || (kind === "file" && own)) return { source, target, kind };
+  if (kind !== "file") return undefined;
+  const copy = await shownCopyOf(source);
+  return copy === undefined ? undefined : { source: copy, target, kind };
 }
 
 /** Add the reveal of `source` at `target` to `out` unless something is shown there already. */
-function addReveal(out: HomeMounts, source: string, target: string): void {
+async function addReveal(
+  out: HomeMounts,
+  source: string,
+  target: string,
+  own = false,
+): Promise<void> {
   if (out.reveals.some((r) => r.target === target)) return;
-  const r = revealOf(source, target);
+  const r = await revealOf(source, target, own);
   if (r !== undefined) out.reveals.push(r);
 }
 
@@ -642,10 +656,17 @@ async function showInHiddenHome(
     // Shown elsewhere than where it lies, nothing hidden inside it would be hidden there: never the
     // home, a directory holding it, or one holding a hidden path (attack round 21 concgit break 1).
     if (source !== target && hiddenNow().some((x) => inside(x, source))) continue;
-    // A path penguin.jsonc names is shown only where it leads without a symbolic link in the
-    // home: a link on the way may be a model's (another session's workspace), made at any time.
-    if (named.has(target) && linkInHome(target, h)) continue;
-    addReveal(out, source, target);
+    // Where it lies with no link below the home, from the same look as `source`: a link on the
+    // way may be a model's (another session's workspace), made at any time. A path penguin.jsonc
+    // names is shown only there (a second look for links let one swapped in between pass, attack
+    // round 23 concgit break 2); a toolchain path may lead out of the home too (`~/.cargo ->
+    // /opt/cargo`), never elsewhere in it (`~/go/bin -> ../.bashrc` by a session whose workspace
+    // is `~/go`, break 4).
+    const inPlace = inside(target, h.lexical)
+      ? join(h.real, relative(h.lexical, target))
+      : undefined;
+    if (source !== inPlace && (named.has(target) || inside(source, h.real))) continue;
+    await addReveal(out, source, target);
   }
   // Git finds the user's identity at ~/.gitconfig: a sanitized copy, never the real file.
   if (h.lexical === policy.home) {
@@ -707,18 +728,6 @@ function linksIntoRoots(dir: string, roots: readonly string[]): string[] {
     }
   }
   return out;
-}
-
-/** Whether the way from the home `h` to `target` (in it) passes a symbolic link. */
-function linkInHome(target: string, h: { lexical: string; real: string }): boolean {
-  if (!inside(target, h.lexical)) return true;
-  const rest = target.slice(h.lexical.length).split(sep).filter((x) => x !== "");
-  let at = h.real;
-  for (const name of rest) {
-    at = join(at, name);
-    if (lstatOrNone(at)?.isSymlink !== false) return true;
-  }
-  return false;
 }
 
 /** A sealed home other than `$HOME`: its credentials are hidden like those of `$HOME`. */
@@ -874,7 +883,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
         if (roots.some((r) => inside(source, r)) && !inside(source, real)) {
           protectInRoots(source, ctx);
         }
-        addReveal(out, source, target);
+        await addReveal(out, source, target);
       }
     } else {
       if (!out.hiddenFiles.includes(real)) out.hiddenFiles.push(real);
@@ -906,7 +915,7 @@ async function seal(dir: string, loaded: readonly string[], ctx: SealContext): P
  */
 async function showSanitizedGitConfig(home: string, target: string, out: HomeMounts) {
   const source = await sanitizedGitConfigFile(home);
-  if (source !== undefined) addReveal(out, source, target);
+  if (source !== undefined) await addReveal(out, source, target, true);
 }
 
 /** A shown top-level link of a sealed home: what it leads to in a writable root stays read-only. */

@@ -56,8 +56,10 @@ export type StandInResult =
  * compare (one `stat` for all), then per operation: the operation, the name,
  * and the device and inode the name must have ("" for none; for `file`, the
  * random part of the temporary file's name). The parent is entered and
- * checked once (`cd -P`, then `$PWD`, which `cd -P` sets from the kernel's
- * working directory); every operation of the group acts there. One line of
+ * checked once (`cd -P`, then `$PWD` after `cd -P /proc/self/fd/8` of a
+ * descriptor of it: the kernel's path, whatever the shell; bash's own `cd -P`
+ * sets `$PWD` from its look before its `chdir`); every operation of the
+ * group acts there. One line of
  * output per operation, then `ids <dev> <ino> <name>` for the names made
  * (one `stat` for all), and the temporary files go (one `rm`).
  */
@@ -67,7 +69,9 @@ while [ "$#" -ge 3 ]; do
   dir=$1 n=$2 look=$3
   shift 3
   ok= before= made= tmps=
-  if cd -P -- "$dir" 2>/dev/null && [ "$PWD" = "$dir" ]; then ok=1; fi
+  if cd -P -- "$dir" 2>/dev/null && exec 8<. && cd -P /proc/self/fd/8 2>/dev/null &&
+    [ "$PWD" = "$dir" ]; then ok=1; fi
+  exec 8<&-
   if [ -n "$ok" ] && [ -n "$look" ]; then before=$(stat -c '%d %i %n' -- $look 2>/dev/null); fi
   while [ "$n" -gt 0 ]; do
     op=$1 name=$2 want=$3

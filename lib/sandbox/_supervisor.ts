@@ -218,16 +218,22 @@ export function pinnedRootArgs(pins: readonly PinnedPath[]): string[] {
  *
  * With `d` or `f` for INO, PATH is a path shown read-only (a reveal), which
  * may lie in a directory another session's model can write: a directory is
- * entered (`cd -P`, which never blocks on a FIFO) and must be PATH itself
- * (`$PWD`, the kernel's path of the directory entered, so no link was on
- * the way), then opened as `.`; a file's directory is checked that way,
- * then the file opened by its name there, which must not be a link and must
- * be the file opened (`-ef`). Anything else refuses the command: what is
- * bound is what lies at PATH, never what a link made meanwhile leads to.
+ * entered (`cd -P`, which never blocks on a FIFO) and opened as `.`, and the
+ * kernel's path of the descriptor opened (`cd -P /proc/self/fd/N`, `$PWD`)
+ * must be PATH. bash sets `$PWD` from its own look at the name, before its
+ * `chdir`: a directory swapped for a link in between passed a check of the
+ * name alone (attack round 23 concgit break 1); the descriptor's path is
+ * the kernel's, whatever the shell. A file (`f`) is one penguin copied into
+ * its private run directory (`_shown_copies.ts`): its directory is checked
+ * that way, then the file opened by its name there, which must not be a
+ * link and must be the file opened (`-ef`). Anything else refuses the
+ * command: what is bound is what lies at PATH, never what a link made
+ * meanwhile leads to.
  */
 export const WS_OPEN = `revopen() {
   if [ "$3" = d ]; then
-    cd -P -- "$2" 2>/dev/null && [ "$PWD" = "$2" ] && eval "exec $1<." && cd / && return 0
+    cd -P -- "$2" 2>/dev/null && [ "$PWD" = "$2" ] && eval "exec $1<." &&
+      cd -P "/proc/self/fd/$1" 2>/dev/null && [ "$PWD" = "$2" ] && cd / && return 0
   else
     rd=\${2%/*} rn=./\${2##*/}
     cd -P -- "\${rd:-/}" 2>/dev/null && [ "$PWD" = "\${rd:-/}" ] && [ -f "$rn" ] && [ ! -h "$rn" ] &&

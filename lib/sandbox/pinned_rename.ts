@@ -7,8 +7,11 @@
  * `.git`, and one that replaced `.git/logs` by a link to `~/.ssh` had it
  * rename `authorized_keys` (attack round 19 concgit R4, R7).
  *
- * A bash started in the directory (`cd -P`, then its physical path checked
- * against the one penguin looked at) renames the entry by its name alone:
+ * A bash started in the directory (`cd -P`, then the kernel's path of the
+ * directory it entered, through a descriptor of it, checked against the one
+ * penguin looked at: bash's own `$PWD` and `pwd -P` come from its look at
+ * the name before its `chdir`, attack round 23 concgit) renames the entry
+ * by its name alone:
  * the shell's working directory is the directory penguin checked, whatever
  * its path leads to afterwards.
  *
@@ -18,7 +21,9 @@ import { basename, dirname } from "node:path";
 import { findBash } from "./_executables.ts";
 
 const RENAME_IN_DIR = `cd -P -- "$1" 2>/dev/null || exit 3
-[ "$(pwd -P)" = "$1" ] || exit 4
+exec 8<. || exit 3
+cd -P /proc/self/fd/8 2>/dev/null && [ "$PWD" = "$1" ] || exit 4
+exec 8<&-
 { [ -e "$2" ] || [ -L "$2" ]; } || exit 5
 if [ "$4" = replace ]; then
   [ -d "$3" ] && [ ! -L "$3" ] && exit 6

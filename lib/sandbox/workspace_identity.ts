@@ -120,7 +120,9 @@ function resolveTrusted(path: string): { path: string } | { problem: string } {
  * lies (`pwd -P`, the kernel's path of its working directory) and that
  * directory's device and inode (of `.`, not looked up by path again).
  */
-const PROBE = 'cd -P -- "$1" || exit 3; pwd -P; stat -c "%d %i" . 2>/dev/null || stat -f "%d %i" .';
+const PROBE = 'cd -P -- "$1" || exit 3; exec 3<. || exit 3; ' +
+  'if [ -d /proc/self/fd ] && cd -P /proc/self/fd/3 2>/dev/null; then printf "%s\\n" "$PWD"; ' +
+  'else pwd -P; fi; stat -c "%d %i" . 2>/dev/null || stat -f "%d %i" .';
 
 /**
  * The same for several directories in one shell: each is entered in turn,
@@ -131,7 +133,10 @@ const PROBE = 'cd -P -- "$1" || exit 3; pwd -P; stat -c "%d %i" . 2>/dev/null ||
  */
 const PROBE_MANY = `n=3
 for d; do
-  if cd -P -- "$d" 2>/dev/null && eval "exec $n<."; then pwd -P; else echo; fi
+  if cd -P -- "$d" 2>/dev/null && eval "exec $n<."; then
+    if [ -d /proc/self/fd ] && cd -P "/proc/self/fd/$n" 2>/dev/null; then printf '%s\\n' "$PWD"
+    else pwd -P; fi
+  else echo; fi
   n=$((n + 1))
 done
 i=3 fds=

@@ -618,3 +618,33 @@ Deno.test("a sealed home: second names of a secret directory's files are hidden,
     assert.doesNotMatch(await Deno.readTextFile(join(home, ".local", "bin", "mytool")), /PWNED/);
   });
 });
+
+Deno.test("a toolchain path linking elsewhere in the home is not shown; one linking out of it is (round 23 break 4)", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    await put(join(home, ".bashrc"), "export TOKEN=bashrc-SECRET\n");
+    await put(join(home, "projC", ".env"), "API_KEY=projC-SECRET\n");
+    await put(join(base, "opt", "gobin", "tool"), "tool-visible\n");
+    await Deno.mkdir(ws);
+    await Deno.mkdir(join(home, "go"));
+    // A session whose workspace is ~/go made these links (no race: they stay).
+    const policy = policyOf(ws, home);
+    for (
+      const [to, shownAs] of [
+        ["../.bashrc", undefined],
+        ["../projC", undefined],
+        [join(base, "opt", "gobin"), join(base, "opt", "gobin")],
+      ] as const
+    ) {
+      await Deno.remove(join(home, "go", "bin")).catch(() => {});
+      await Deno.symlink(to, join(home, "go", "bin"));
+      const plan = await resolvePlan(policy, ws);
+      const reveal = plan.reveals?.find((r) => r.target === join(home, "go", "bin"));
+      assert.equal(reveal?.source, shownAs, `${to}: ${JSON.stringify(plan.reveals)}`);
+      const out = await sh(policy, `cat ~/go/bin ~/go/bin/.env ~/go/bin/tool 2>&1`);
+      assert.doesNotMatch(out, /SECRET/);
+      if (shownAs) assert.match(out, /tool-visible/);
+    }
+  });
+});

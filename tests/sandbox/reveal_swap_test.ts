@@ -1,9 +1,10 @@
 // A home path shown read-only (penguin.jsonc `home_readable`, a toolchain directory) may lie in
 // a directory another session's model can write (that session's workspace, `~/projA`). Between
 // this session's plan and bwrap's bind, that model swaps it for a link to the home (attack round
-// 22, concgit): the launcher opens each shown path itself, checks that it still lies there with no
-// link on the way, and bwrap binds what was opened. The swap refuses the command; the hidden home
-// never shows. Each launch: the direct path's sh, the direct path's bash (more than five opened
+// 22, concgit): the launcher opens each shown directory itself, checks that the descriptor lies
+// at its path (the kernel's path, not bash's `$PWD`, round 23), and bwrap binds what was opened;
+// a shown file is bound as penguin's copy of it (round 23). The swap refuses the command; the
+// hidden home never shows. Each launch: the direct path's sh, the direct path's bash (more than five opened
 // paths), the supervised path, and the sandbox kept for a session.
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
+import { WS_OPEN } from "../../lib/sandbox/_supervisor.ts";
 
 useTestRunDir();
 
@@ -108,19 +110,24 @@ for (const launch of ["sh", "bash", "supervised", "kept"] as const) {
           });
           const after = await run(policy, look, launch);
           _pinLaunch({});
-          assert.ok(
-            planned?.reveals?.some((r) =>
-              r.source === shown && r.kind === (kind === "directory" ? "dir" : "file")
-            ),
-            JSON.stringify(planned?.reveals),
-          );
+          // A directory is bound from a descriptor the launcher checked; a file, from penguin's
+          // copy of it (`_shown_copies.ts`), which no model can reach.
+          const reveal = planned?.reveals?.find((r) => r.target === shown);
+          assert.ok(reveal, JSON.stringify(planned?.reveals));
+          assert.equal(reveal.kind, kind === "directory" ? "dir" : "file");
+          if (kind === "directory") assert.equal(reveal.source, shown);
+          else assert.notEqual(reveal.source, shown);
           // Never the key: the start is refused (the launcher's words), or, the plan made again
-          // once the start failed, the command runs without the swapped path.
+          // once the start failed, the command runs without the swapped path; a file shows the
+          // copy taken when the plan was made.
           assert.doesNotMatch(after.out, new RegExp(SECRET));
-          if (after.code === null) {
+          if (kind === "file") {
+            assert.equal(after.code, 0, after.out);
+            assert.match(after.out, /notes-visible/);
+          } else if (after.code === null) {
             assert.match(
               after.out,
-              /shown read-only to commands, is no longer the (directory|file) the plan checked/,
+              /shown read-only to commands, is no longer the directory the plan checked/,
             );
           } else {
             assert.match(after.out, /No such file or directory/);
@@ -139,3 +146,33 @@ for (const launch of ["sh", "bash", "supervised", "kept"] as const) {
     });
   }
 }
+
+Deno.test({
+  name: "the launcher checks the descriptor it opened, not bash's $PWD of the name (round 23)",
+  ignore: !bwrap,
+  async fn() {
+    const base = await visibleTempDir("penguin-reveal-pwd-");
+    try {
+      const planned = join(base, "docs");
+      const other = join(base, "home");
+      await Deno.mkdir(planned);
+      await Deno.mkdir(other);
+      // bash's `cd -P` sets $PWD from its look at the name, then enters it: a directory swapped for
+      // a link in between is entered while $PWD names the planned one. The first `cd` here does
+      // exactly that, deterministically.
+      const lie = `cd() { if [ -z "$lied" ]; then lied=1; builtin cd -P -- "$OTHER" || return; ` +
+        `PWD=$3; return 0; fi; builtin cd "$@"; }`;
+      const out = await new Deno.Command("bash", {
+        args: ["-c", `${lie}\n${WS_OPEN}\nrootopen 8 "$1" d && echo OPENED`, "bash", planned],
+        env: { OTHER: other },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.doesNotMatch(text, /OPENED/);
+      assert.match(text, /is no longer the directory the plan checked/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
