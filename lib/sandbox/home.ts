@@ -218,6 +218,9 @@ export const OTHER_STARTUP_PATHS: readonly string[] = [
   ".config/fish/conf.d",
   ".config/environment.d",
   ".config/plasma-workspace/env",
+  // readline's: a macro bound to Return adds a command to the user's next interactive line
+  // (attack rounds 22 and 23, concgit a10d and c11b).
+  ".inputrc",
 ];
 
 /**

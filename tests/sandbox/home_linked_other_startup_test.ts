@@ -7,7 +7,7 @@ import { createPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
 
-Deno.test("a .bash_logout or fish config.fish the home links into the workspace is read-only", async () => {
+Deno.test("a .bash_logout, fish config.fish or .inputrc the home links into the workspace is read-only", async () => {
   useTestRunDir();
   const base = await visibleTempDir("penguin-linked-other-");
   try {
@@ -17,6 +17,8 @@ Deno.test("a .bash_logout or fish config.fish the home links into the workspace 
     await Deno.mkdir(join(home, ".config", "fish"), { recursive: true });
     await Deno.writeTextFile(join(ws, "shell", "logout"), "# logout\n");
     await Deno.writeTextFile(join(ws, "shell", "config.fish"), "# fish\n");
+    await Deno.writeTextFile(join(ws, "shell", "inputrc"), "# readline\n");
+    await Deno.symlink(join(ws, "shell", "inputrc"), join(home, ".inputrc"));
     await Deno.symlink(join(ws, "shell", "logout"), join(home, ".bash_logout"));
     await Deno.symlink(
       join(ws, "shell", "config.fish"),
@@ -27,11 +29,13 @@ Deno.test("a .bash_logout or fish config.fish the home links into the workspace 
       home,
       hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
     });
-    const shell = "for f in logout config.fish other; do echo evil >> shell/$f; done; echo end";
+    const shell =
+      "for f in logout config.fish inputrc other; do echo evil >> shell/$f; done; echo end";
     const out = (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
     assert.match(out, /end/);
     assert.equal(await Deno.readTextFile(join(ws, "shell", "logout")), "# logout\n");
     assert.equal(await Deno.readTextFile(join(ws, "shell", "config.fish")), "# fish\n");
+    assert.equal(await Deno.readTextFile(join(ws, "shell", "inputrc")), "# readline\n");
     assert.equal(await Deno.readTextFile(join(ws, "shell", "other")), "evil\n");
   } finally {
     await Deno.remove(base, { recursive: true });
