@@ -56,6 +56,32 @@ export function readTextNow(path: string): string {
   return Deno.readTextFileSync(path);
 }
 
+/**
+ * Open `path` without blocking and, as `O_NOFOLLOW` would, never through a
+ * symbolic link at its end: Deno checks a path against the permissions
+ * penguin runs with (anything but `-A`) by opening its resolved form, so
+ * `O_NOFOLLOW` is not honoured there, and a file swapped for a link in a
+ * tight loop had penguin read the link's target, `~/.ssh/id_rsa` included
+ * (attack round 23 concgit; the tests, run with `-A`, never saw it). What
+ * was opened (`fstat`) must be what the name is, not through a link, now
+ * (`lstat`): same device and inode. Throws an error with `code` `ELOOP`
+ * otherwise, as the kernel's `O_NOFOLLOW` does.
+ */
+export function openNoFollowNow(path: string, flags: number): number {
+  const fd = openSync(path, flags & ~constants.O_NOFOLLOW);
+  try {
+    const opened = fstatSync(fd);
+    const named = Deno.lstatSync(path);
+    if (named.isSymlink || named.dev !== opened.dev || named.ino !== opened.ino) {
+      throw Object.assign(new Error(`"${path}" is a symbolic link`), { code: "ELOOP" });
+    }
+    return fd;
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
 /** What {@linkcode readRegularNow} found instead of a regular file's bytes. */
 export type NotRead = "missing" | "directory" | "other" | "too-large" | "unreadable";
 
@@ -74,8 +100,8 @@ export function readRegularNow(
 ): Uint8Array | NotRead {
   let fd: number;
   try {
-    const flags = constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW);
-    fd = openSync(path, flags);
+    const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+    fd = follow ? openSync(path, flags) : openNoFollowNow(path, flags);
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return "missing";
@@ -121,7 +147,7 @@ export function openableNow(path: string): "dir" | "file" | undefined {
   if (!info?.isFile) return undefined;
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    fd = openNoFollowNow(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }

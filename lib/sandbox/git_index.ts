@@ -24,8 +24,8 @@
  * @module
  */
 import { isAbsolute, join } from "node:path";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { lstatOrNone, readRegularTextNow } from "./_look.ts";
+import { closeSync, constants, fstatSync, readSync } from "node:fs";
+import { lstatOrNone, openNoFollowNow, readRegularTextNow } from "./_look.ts";
 
 /** An index (or shared index) larger than this is not read: it counts as a problem. */
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
@@ -436,7 +436,7 @@ function openIndex(
   indexSeam.afterLook(path);
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openNoFollowNow(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     throw new Malformed(`it cannot be read (${err instanceof Error ? err.message : err})`);
   }
