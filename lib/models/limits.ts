@@ -32,6 +32,16 @@ export const MAX_RESPONSE_TOOL_ARGUMENTS = 4 * MiB;
 /** Characters of assistant text one response may stream, over all its text segments (8 MiB). */
 export const MAX_RESPONSE_TEXT = 8 * MiB;
 
+/**
+ * Characters of text, reasoning and tool-call arguments the responses one
+ * penguin process reads at once may keep together (32 MiB): the bounds above
+ * hold for each response, and a session's background subagents read theirs
+ * at once (twelve answering 7.9 MB each took penguin to 873 MB, attack round
+ * 23 bounded B10). Past it the response that passed it fails, as past the
+ * bounds of one response.
+ */
+export const MAX_PROCESS_RESPONSES = 32 * MiB;
+
 /** Characters of reasoning one response may stream, over all its thinking blocks (8 MiB). */
 export const MAX_RESPONSE_THINKING = 8 * MiB;
 

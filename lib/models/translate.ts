@@ -41,8 +41,10 @@ import { createToolCallIds, type ToolCallIds } from "./tool_call_ids.ts";
 import type { FinishReason, WireDelta } from "./wire.ts";
 import { TextBuffer } from "./_text_buffer.ts";
 import { jsonShape } from "../protocol/json_shape.ts";
+import { createHolderLedger } from "../protocol/holder_ledger.ts";
 import {
   jsonProblemError,
+  MAX_PROCESS_RESPONSES,
   MAX_RESPONSE_FIDELITY,
   MAX_RESPONSE_MESSAGES,
   MAX_RESPONSE_TEXT,
@@ -128,6 +130,29 @@ interface Run {
   seg: Segment | undefined;
   calls: OpenCall[];
   kept: Kept;
+}
+
+/** What the responses this process reads keep now, each its text, reasoning and arguments. */
+const running = createHolderLedger();
+
+/**
+ * Count what `r` keeps in {@linkcode running}; false (the request stopped, as past a limit of
+ * one response) once the responses read at once keep more than {@linkcode MAX_PROCESS_RESPONSES}.
+ */
+function withinProcess(r: Run): boolean {
+  const mine = r.kept.text + r.kept.thinking + r.kept.args;
+  running.hold(r, mine);
+  const all = running.heldBesides(r) + mine;
+  if (all <= MAX_PROCESS_RESPONSES) return true;
+  r.state.error ??= {
+    message:
+      `The model responses this penguin is reading hold more than ${
+        mib(MAX_PROCESS_RESPONSES)
+      } of text, reasoning and arguments together (a session and its subagents); penguin stopped ` +
+      `reading this one at ${formatSize(all)} (a limit on what they may hold at once)`,
+    code: TOO_LARGE_CODE,
+  };
+  return false;
 }
 
 /**
@@ -308,6 +333,7 @@ function text(
   if (!countFidelity(r, f)) return;
   r.kept.text += d.text.length;
   if (r.kept.text > MAX_RESPONSE_TEXT) return tooLarge(r, "text", MAX_RESPONSE_TEXT, r.kept.text);
+  if (!withinProcess(r)) return;
   endAllCalls(r, "completed", out);
   if (r.seg?.kind === "thinking") closeSegment(r, "completed", out);
   if (
@@ -342,6 +368,7 @@ function thinking(
   if (r.kept.thinking > MAX_RESPONSE_THINKING) {
     return tooLarge(r, "reasoning", MAX_RESPONSE_THINKING, r.kept.thinking);
   }
+  if (!withinProcess(r)) return;
   endAllCalls(r, "completed", out);
   if (r.seg?.kind === "text") closeSegment(r, "completed", out);
   if (r.seg?.kind === "thinking" && hasF && conflicts(r.seg.fidelity, f)) {
@@ -394,6 +421,7 @@ function toolCallArgs(
     return;
   }
   r.kept.args += d.args.length;
+  if (!withinProcess(r)) return;
   call.args.append(d.args);
   out.push(partialToolCall("delta", call.id, "", d.args));
 }
@@ -462,6 +490,8 @@ function push(r: Run, d: WireDelta): ModelPayload[] {
  * gets `failed` when the finish reason was `length` or unknown).
  */
 function close(r: Run, status: StopReason): ModelPayload[] {
+  // The response is read: what it keeps goes to the conversation, out of the process's count.
+  running.hold(r, 0);
   const out: ModelPayload[] = [];
   const truncated = status === "completed" &&
     (r.state.finish === "length" || r.state.finish === "other");
