@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { rootTest } from "../support/root_test.ts";
+import { sessionMetaRecord } from "../support/trace_meta.ts";
 
 const MB = 1000 * 1000;
 
@@ -16,19 +17,7 @@ Deno.test(rootTest(
     const traces = join(root, "default_project", "agents", "default_agent", "traces", "2026-12-01");
     await Deno.mkdir(traces, { recursive: true });
     const src = join(root, "..", `big-${crypto.randomUUID()}.jsonl`);
-    const meta = {
-      timestamp: "2026-12-01T10:00:00.000Z",
-      type: "session_meta",
-      payload: {
-        session_id: "session-2026-12-01-10-00-00-00000000",
-        provider: "custom",
-        model_id: "m",
-        model_context_window: "unknown",
-        system_prompt: "s",
-        agent_state: "/x",
-        workspace: "/tmp",
-      },
-    };
+    const meta = sessionMetaRecord("session-2026-12-01-10-00-00-00000000");
     const last = {
       timestamp: "2026-12-01T10:00:01.000Z",
       type: "event_msg",

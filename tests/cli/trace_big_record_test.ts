@@ -8,6 +8,7 @@ import { BIG_SESSION } from "../support/big_trace.ts";
 import { REPO, runCli } from "../support/cli.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { withTempDir } from "../support/roots.ts";
+import { sessionMetaRecord } from "../support/trace_meta.ts";
 
 const MB = 1000 * 1000;
 /** The most `trace show` may hold at its peak (the bound of docs/security.md for one command). */
@@ -129,19 +130,7 @@ Deno.test({
       using f = await Deno.open(join(traces, `${id}_001.jsonl`), { write: true, create: true });
       const enc = new TextEncoder();
       const line = (o: unknown) => enc.encode(JSON.stringify(o) + "\n");
-      await f.write(line({
-        timestamp: ts,
-        type: "session_meta",
-        payload: {
-          session_id: id,
-          provider: "custom",
-          model_id: "m",
-          model_context_window: "unknown",
-          system_prompt: "s",
-          agent_state: "/x",
-          workspace: "/tmp",
-        },
-      }));
+      await f.write(line(sessionMetaRecord(id, ts)));
       const text = "line of text\n".repeat(Math.floor(60 * MB / 13));
       for (let i = 0; i < 2; i++) {
         await f.write(

@@ -13,6 +13,7 @@ import {
   skippedLinesNotice,
   type TraceProblem,
 } from "../../lib/trace/reader.ts";
+import { sessionMetaRecord } from "../support/trace_meta.ts";
 
 const BROKEN = 3000;
 
@@ -20,19 +21,7 @@ async function brokenTrace(root: string): Promise<{ id: string; file: string }> 
   const dir = join(root, "default_project", "agents", "default_agent", "traces", "2026-12-01");
   await Deno.mkdir(dir, { recursive: true });
   const id = "session-2026-12-01-10-00-00-00000001";
-  const meta = {
-    timestamp: "2026-12-01T10:00:00.000Z",
-    type: "session_meta",
-    payload: {
-      session_id: id,
-      provider: "custom",
-      model_id: "m",
-      model_context_window: "unknown",
-      system_prompt: "s",
-      agent_state: "/x",
-      workspace: "/tmp",
-    },
-  };
+  const meta = sessionMetaRecord(id);
   const bad = JSON.stringify({ timestamp: "", type: "event_msg", payload: { type: "n" } });
   const file = join(dir, `${id}_001.jsonl`);
   await Deno.writeTextFile(
