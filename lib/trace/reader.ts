@@ -117,7 +117,11 @@ async function validatorFor(validate: boolean): Promise<typeof ValidateMessage |
 
 /** Lines at least this long count toward {@linkcode largeLines}. */
 const LARGE_LINE_BYTES = 1024 * 1024;
-/** The process's collector after large lines read (one every 32 MiB of them). */
+/**
+ * The process's collector after large lines read (one every 32 MiB of them): what the records
+ * before a large one left (their text, parsed and rendered by the reader's caller) is freed only
+ * in a full collection (attack round 23 bounded B9: two 60 MB records took an export to 650 MB).
+ */
 const largeLines = collectorEvery(32 * 1024 * 1024);
 
 /**
@@ -139,9 +143,8 @@ export async function* readTrace(
   const mask = options.mask;
   const needleBytes = needle === undefined ? undefined : new TextEncoder().encode(needle);
 
-  // Handle one line given as bytes; returns the record, or null when it was skipped.
-  // `own`: `bytes` is a buffer of its own (not a view into the read buffer),
-  // released right after decoding so a huge line's bytes do not wait for GC.
+  // One line as bytes: the record, or null when skipped. `own`: a buffer of its own (not a view
+  // into the read buffer), released right after decoding so a huge line's bytes do not wait for GC.
   const handleBytes = (
     bytes: Uint8Array,
     line: number,
@@ -149,9 +152,6 @@ export async function* readTrace(
     own: boolean,
   ): TraceRecord | null => {
     if (bytes.length === 0 || (bytes[0] !== 0x7b && isBlank(bytes))) return null;
-    // What the records before a large one left (their text, parsed and rendered by the reader's
-    // caller) is freed only in a full collection: one before the line once 32 MiB of large lines
-    // went by (attack round 23 bounded B9: two 60 MB records took an export to 650 MB).
     if (bytes.length >= LARGE_LINE_BYTES) largeLines(bytes.length);
     if (needleBytes !== undefined && !holds(bytes, needleBytes)) {
       if (own) (bytes.buffer as ArrayBuffer).transfer(0);

@@ -508,6 +508,8 @@ async function gatherImportFiles(p: Parsed, from: Harness | undefined): Promise<
 }
 
 async function importCommand(args: string[], ctx: CommandContext): Promise<number> {
+  // Long because: one command in its order (files sorted by harness, the secrets and progress,
+  // both imports, the masked report as text or JSON); each step a few lines on shared locals.
   const p = parse("sessions import", args, ctx, IMPORT_HELP, IMPORT_FLAGS);
   if (!p) return 0;
   const scope = scopeOf(ctx, p);
