@@ -78,6 +78,10 @@ export async function* runTurn(ctx: TurnContext): AsyncGenerator<OmniMessage, Tu
     let firstChunkMs: number | undefined;
     try {
       emit(eventMsg({ type: "request_begin" }));
+      // What the request sends (the prompt above all) is on disk before it goes: a process killed
+      // while the model answers keeps the prompt it was answering (the stream starts on the
+      // first read below).
+      if (ctx.recorded) await ctx.recorded();
       began = performance.now();
       for await (const item of ctx.stream) {
         if (item.kind === "usage") {
