@@ -180,6 +180,26 @@ Deno.test(rootTest(
   },
 ));
 
+/** A Claude Code session's place beside `root`: `<dir>/<id>.jsonl` and `<dir>/<id>/subagents/`. */
+async function claudeFamily(root: string): Promise<{ dir: string; subs: string; file: string }> {
+  const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
+  const id = "aaaaaaaa-2222-3333-4444-555555555555";
+  const subs = join(dir, id, "subagents");
+  await Deno.mkdir(subs, { recursive: true });
+  return { dir, subs, file: join(dir, `${id}.jsonl`) };
+}
+
+/** The `.meta.json` beside subagent transcript `i`, naming the Agent call `agent-call-<i>`. */
+async function writeMeta(subs: string, i: number, extra: object = {}): Promise<void> {
+  const meta = { toolUseId: `agent-call-${i}`, ...extra };
+  await Deno.writeTextFile(join(subs, `agent-${i}.meta.json`), JSON.stringify(meta));
+}
+
+/** `sessions import <file> --from claude --workspace <dir>` into `root`. */
+function importClaude(root: string, file: string, dir: string): string[] {
+  return ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", dir];
+}
+
 /** A small Claude Code session whose `n` Agent calls (`agent-call-<i>`) each return an answer. */
 async function writeClaudeWithAgents(path: string, n: number): Promise<void> {
   const base = {
@@ -233,23 +253,16 @@ Deno.test(rootTest(
   async (root) => {
     // Attack round 22 bounded: eight named 61 MB transcripts were each converted in memory and
     // held until the family was written (759 MB).
-    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
-    const id = "aaaaaaaa-2222-3333-4444-555555555555";
-    const subs = join(dir, id, "subagents");
-    await Deno.mkdir(subs, { recursive: true });
-    const file = join(dir, `${id}.jsonl`);
+    const { dir, subs, file } = await claudeFamily(root);
     await writeClaudeWithAgents(file, 4);
     const counts: number[] = [];
     for (let i = 0; i < 4; i++) {
       counts.push(await writeClaude(join(subs, `agent-${i}.jsonl`), 40 * MB));
-      await Deno.writeTextFile(
-        join(subs, `agent-${i}.meta.json`),
-        JSON.stringify({ agentType: "general-purpose", toolUseId: `agent-call-${i}` }),
-      );
+      await writeMeta(subs, i, { agentType: "general-purpose" });
     }
     try {
       const r = await runCliPeak(
-        ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", dir],
+        importClaude(root, file, dir),
         root,
       );
       assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -271,16 +284,12 @@ Deno.test(rootTest(
   async (root) => {
     // Red team round 21 bounded #1: eight 60 MB transcripts beside a session were read whole at
     // once (750 MB peak), though none was imported.
-    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
-    const id = "aaaaaaaa-2222-3333-4444-555555555555";
-    const subs = join(dir, id, "subagents");
-    await Deno.mkdir(subs, { recursive: true });
-    const file = join(dir, `${id}.jsonl`);
+    const { dir, subs, file } = await claudeFamily(root);
     await writeClaude(file, 1 * MB);
     for (let i = 0; i < 4; i++) await writeClaude(join(subs, `agent-${i}.jsonl`), 40 * MB);
     try {
       const r = await runCliPeak(
-        ["--root", root, "sessions", "import", file, "--from", "claude", "--workspace", dir],
+        importClaude(root, file, dir),
         root,
       );
       assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -357,36 +366,16 @@ Deno.test(rootTest(
   false,
   async (root) => {
     // Attack round 23 bounded A01: 60 MB metas beside each transcript were read whole and held.
-    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
-    const id = "aaaaaaaa-2222-3333-4444-555555555555";
-    const subs = join(dir, id, "subagents");
-    await Deno.mkdir(subs, { recursive: true });
-    const file = join(dir, `${id}.jsonl`);
+    const { dir, subs, file } = await claudeFamily(root);
     await writeClaudeWithAgents(file, 2);
     for (let i = 0; i < 2; i++) {
       await writeClaude(join(subs, `agent-${i}.jsonl`), 4096);
       // The first one's meta is padded past 64 KiB: not read, its transcript not linked.
       const pad = i === 0 ? { pad: "x".repeat(70 * 1024) } : {};
-      await Deno.writeTextFile(
-        join(subs, `agent-${i}.meta.json`),
-        JSON.stringify({ toolUseId: `agent-call-${i}`, ...pad }),
-      );
+      await writeMeta(subs, i, pad);
     }
     try {
-      const r = await runCli(
-        [
-          "--root",
-          root,
-          "sessions",
-          "import",
-          file,
-          "--from",
-          "claude",
-          "--workspace",
-          dir,
-          "--verbose",
-        ],
-      );
+      const r = await runCli([...importClaude(root, file, dir), "--verbose"]);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.equal(r.stdout.split("Imported subagent ").length - 1, 1, r.stdout);
       assert.match(r.stdout, /subagent transcript not linked to an Agent call ×1 .*agent-0\.jsonl/);
@@ -402,33 +391,16 @@ Deno.test(rootTest(
   async (root) => {
     // Attack round 23 bounded B11: each child listed every trace of the root to choose its id, all
     // at once: 2,000 children into a root of 2,000 traces took 832 MB and 38 s.
-    const dir = join(root, "..", `claude-${crypto.randomUUID()}`);
-    const id = "aaaaaaaa-2222-3333-4444-555555555555";
-    const subs = join(dir, id, "subagents");
-    await Deno.mkdir(subs, { recursive: true });
-    const file = join(dir, `${id}.jsonl`);
+    const { dir, subs, file } = await claudeFamily(root);
     await writeClaudeWithAgents(file, 1000);
     const child = join(dir, "child.jsonl");
     await writeClaude(child, 2000);
     for (let i = 0; i < 1000; i++) {
       await Deno.link(child, join(subs, `agent-${i}.jsonl`));
-      await Deno.writeTextFile(
-        join(subs, `agent-${i}.meta.json`),
-        JSON.stringify({ toolUseId: `agent-call-${i}` }),
-      );
+      await writeMeta(subs, i);
     }
     try {
-      const args = [
-        "--root",
-        root,
-        "sessions",
-        "import",
-        file,
-        "--from",
-        "claude",
-        "--workspace",
-        dir,
-      ];
+      const args = importClaude(root, file, dir);
       const first = await runCli(args);
       assert.equal(first.code, 0, first.stderr);
       const r = await runCliPeak([...args, "--again"], root);

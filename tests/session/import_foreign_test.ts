@@ -313,30 +313,25 @@ Deno.test("Claude Code: a rewound turn left as a branch is reported; the chain t
   assert.deepEqual(s.problems, []);
 });
 
-Deno.test("Claude Code: a transcript named by many results of one Agent call is one child", () => {
-  const c = {
-    sessionId: "s",
-    cwd: "/w",
-    isSidechain: false,
-    timestamp: "2026-12-01T10:00:00.000Z",
-  };
-  const results = Array.from({ length: 5 }, (_, i) => ({
-    type: "tool_result",
-    tool_use_id: "agent-call",
-    content: `done ${i}`,
-  }));
-  const text = [
+/** A Claude Code session's fields shared by every line of these tests. */
+const CLAUDE_LINE = {
+  sessionId: "s",
+  cwd: "/w",
+  isSidechain: false,
+  timestamp: "2026-12-01T10:00:00.000Z",
+};
+
+/** A Claude Code session: a prompt, one message of `calls` (Agent calls) and one of `results`. */
+function claudeAgentTurn(calls: unknown[], results: unknown[]): string {
+  const c = CLAUDE_LINE;
+  return [
     { ...c, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "go" } },
     {
       ...c,
       type: "assistant",
       uuid: "a1",
       parentUuid: "u1",
-      message: {
-        id: "m1",
-        role: "assistant",
-        content: [{ type: "tool_use", id: "agent-call", name: "Agent", input: { prompt: "x" } }],
-      },
+      message: { id: "m1", role: "assistant", content: calls },
     },
     {
       ...c,
@@ -346,16 +341,27 @@ Deno.test("Claude Code: a transcript named by many results of one Agent call is 
       message: { role: "user", content: results },
     },
   ].map((l) => JSON.stringify(l) + "\n").join("");
-  const child = [
-    {
-      ...c,
-      isSidechain: true,
-      type: "user",
-      uuid: "c1",
-      parentUuid: null,
-      message: { role: "user", content: "x" },
-    },
-  ].map((l) => JSON.stringify(l) + "\n").join("");
+}
+
+/** A subagent transcript of one prompt. */
+const CLAUDE_CHILD = JSON.stringify({
+  ...CLAUDE_LINE,
+  isSidechain: true,
+  type: "user",
+  uuid: "c1",
+  parentUuid: null,
+  message: { role: "user", content: "x" },
+}) + "\n";
+
+Deno.test("Claude Code: a transcript named by many results of one Agent call is one child", () => {
+  const results = Array.from({ length: 5 }, (_, i) => ({
+    type: "tool_result",
+    tool_use_id: "agent-call",
+    content: `done ${i}`,
+  }));
+  const call = { type: "tool_use", id: "agent-call", name: "Agent", input: { prompt: "x" } };
+  const text = claudeAgentTurn([call], results);
+  const child = CLAUDE_CHILD;
   const s = parseClaude(text, "main.jsonl", [
     { file: "agent-1.jsonl", text: child, meta: { toolUseId: "agent-call" } },
   ]);
@@ -414,12 +420,6 @@ Deno.test("Claude Code: lines without a timestamp get the last record's time, el
 });
 
 Deno.test("Claude Code: past MAX_CHILDREN subagent transcripts, the others keep only their answers", () => {
-  const c = {
-    sessionId: "s",
-    cwd: "/w",
-    isSidechain: false,
-    timestamp: "2026-12-01T10:00:00.000Z",
-  };
   const n = MAX_CHILDREN + 3;
   const calls = Array.from({ length: n }, (_, i) => ({
     type: "tool_use",
@@ -432,31 +432,8 @@ Deno.test("Claude Code: past MAX_CHILDREN subagent transcripts, the others keep 
     tool_use_id: `call-${i}`,
     content: `done ${i}`,
   }));
-  const text = [
-    { ...c, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "go" } },
-    {
-      ...c,
-      type: "assistant",
-      uuid: "a1",
-      parentUuid: "u1",
-      message: { id: "m1", role: "assistant", content: calls },
-    },
-    {
-      ...c,
-      type: "user",
-      uuid: "u2",
-      parentUuid: "a1",
-      message: { role: "user", content: results },
-    },
-  ].map((l) => JSON.stringify(l) + "\n").join("");
-  const child = JSON.stringify({
-    ...c,
-    isSidechain: true,
-    type: "user",
-    uuid: "c1",
-    parentUuid: null,
-    message: { role: "user", content: "x" },
-  }) + "\n";
+  const text = claudeAgentTurn(calls, results);
+  const child = CLAUDE_CHILD;
   const subs = Array.from({ length: n }, (_, i) => ({
     file: `agent-${i}.jsonl`,
     text: child,
