@@ -42,6 +42,7 @@ import {
 } from "../state/system_config.ts";
 import { dateDirName } from "../trace/paths.ts";
 import { pinnedWorkspace } from "../sandbox/workspace_identity.ts";
+import { apiKeyEnv } from "../sandbox/api_key_env.ts";
 import { defaultWarn } from "../protocol/errors.ts";
 import {
   type AgentBase,
@@ -160,6 +161,8 @@ function setupFlags(root: string | undefined, projectId: string): string {
  * ```
  */
 export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
+  // Read beside the configuration: every `*_API_KEY`, which `Deno.env` shows only in part.
+  const keys = opts.env ? undefined : apiKeyEnv();
   const env = opts.env ?? Deno.env.toObject();
   const root = resolveDataRoot({ root: opts.root, env: (n) => env[n] });
   const ref: AgentRef = {
@@ -182,7 +185,7 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   };
   const base: AgentBase = {
     ...shared,
-    env,
+    env: keys ? { ...await keys, ...env } : env,
     configPath,
     setupFlags: setupFlags(opts.root !== undefined ? root : undefined, ref.projectId),
   };

@@ -15,6 +15,7 @@ import { loadProjectConfig } from "../state/project_config.ts";
 import { PROVIDER_GROUPS } from "../models/catalog.ts";
 import { loadSystemConfig } from "../state/system_config_parse.ts";
 import { loadVault } from "../state/vault.ts";
+import { envWithApiKeys } from "../sandbox/api_key_env.ts";
 import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { maskRecord } from "./_mask_history.ts";
 import { agentMcpSecrets } from "./_secrets.ts";
@@ -29,8 +30,9 @@ import { agentMcpSecrets } from "./_secrets.ts";
  */
 export async function importSecrets(
   ref: AgentRef,
-  env: Readonly<Record<string, string>> = ownEnv(),
+  env?: Readonly<Record<string, string>>,
 ): Promise<Secret[]> {
+  env ??= await envWithApiKeys();
   const paths = agentPaths(ref);
   const out = vaultSecrets(await loadVault(paths.vault));
   try {
@@ -40,15 +42,6 @@ export async function importSecrets(
   }
   out.push(...await projectKeySecrets(ref), ...envKeySecrets(env));
   return out;
-}
-
-/** penguin's environment, where it may read it. */
-function ownEnv(): Record<string, string> {
-  try {
-    return Deno.env.toObject();
-  } catch {
-    return {};
-  }
 }
 
 /** The inline `api_key`s of the project of `ref` (none without a project config). */

@@ -15,10 +15,20 @@ import { findBash } from "./_executables.ts";
 export interface ProcFacts {
   /** Signal numbers penguin ignores (`SigIgn` of `/proc/<pid>/status`). */
   ignored?: Set<number>;
+  /**
+   * The `*_API_KEY` variables penguin was started with (`/proc/<pid>/environ`):
+   * its permission set lets it read only the variables `deno.json` names, and
+   * names only by prefix (`Deno.env.toObject()` leaves every other one out).
+   */
+  apiKeys: Record<string, string>;
 }
 
+// Records end in NUL (a variable's value may hold newlines).
 const SELF = `p=$PPID
-while read -r k v; do [ "$k" = SigIgn: ] && echo "sigign $v"; done 2>/dev/null <"/proc/$p/status"
+while read -r k v; do [ "$k" = SigIgn: ] && printf 'sigign %s\\0' "$v"; done 2>/dev/null <"/proc/$p/status"
+while IFS= read -r -d '' kv; do
+  case "\${kv%%=*}" in *_API_KEY) printf 'key %s\\0' "$kv" ;; esac
+done 2>/dev/null <"/proc/$p/environ"
 true`;
 
 async function bash(script: string, args: string[] = []): Promise<string | undefined> {
@@ -92,12 +102,17 @@ let self: Promise<ProcFacts> | undefined;
 /** Penguin's own process (read once; empty where there is no `/proc` or no bash). */
 export function procFacts(): Promise<ProcFacts> {
   self ??= bash(SELF).then((text) => {
-    const facts: ProcFacts = {};
-    for (const line of (text ?? "").split("\n")) {
-      const [key, value] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
+    const facts: ProcFacts = { apiKeys: {} };
+    for (const record of (text ?? "").split("\0")) {
+      const [key, value] = [
+        record.slice(0, record.indexOf(" ")),
+        record.slice(record.indexOf(" ") + 1),
+      ];
       if (key === "sigign") {
         const set = signalsOfMask(value);
         if (set) facts.ignored = set;
+      } else if (key === "key" && value.includes("=")) {
+        facts.apiKeys[value.slice(0, value.indexOf("="))] = value.slice(value.indexOf("=") + 1);
       }
     }
     return facts;

@@ -5,7 +5,7 @@
 // where the flag works, so this one runs its reads in a child under the permission set itself.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO } from "../support/cli.ts";
+import { repoModule, runUnderPermissionSet } from "../support/permission_probe.ts";
 import { visibleTempDir } from "./_helpers.ts";
 
 Deno.test("reads that must not follow a link refuse one under penguin's own permission set", async () => {
@@ -14,10 +14,9 @@ Deno.test("reads that must not follow a link refuse one under penguin's own perm
     await Deno.writeTextFile(join(dir, "secret"), "SECRET-CONTENT\n");
     await Deno.writeTextFile(join(dir, "plain"), "plain\n");
     await Deno.symlink(join(dir, "secret"), join(dir, "link"));
-    const script = join(dir, "probe.ts");
-    await Deno.writeTextFile(
-      script,
-      `import { openableNow, readRegularNow } from ${JSON.stringify(`${REPO}lib/sandbox/_look.ts`)};
+    const out = await runUnderPermissionSet(
+      dir,
+      `import { openableNow, readRegularNow } from ${repoModule("lib/sandbox/_look.ts")};
 const show = (r: unknown) => r instanceof Uint8Array ? new TextDecoder().decode(r).trim() : String(r);
 console.log(JSON.stringify({
   link: show(readRegularNow(${JSON.stringify(join(dir, "link"))}, 1000, false)),
@@ -27,13 +26,8 @@ console.log(JSON.stringify({
 }));
 `,
     );
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "-P=penguin", "--no-prompt", "--config", `${REPO}deno.json`, script],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const text = out.stdout;
+    assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(JSON.parse(text), {
       link: "other",
       plain: "plain",

@@ -31,6 +31,7 @@ import {
 } from "../../state/snapshot.ts";
 import { serversNeedingUrl } from "../../state/snapshot_secrets.ts";
 import { liveSessions } from "../../trace/lock.ts";
+import { envWithApiKeys } from "../../sandbox/api_key_env.ts";
 import { definitionFromConfig, resolveToolDefinitions } from "../../agent/toolset.ts";
 import { resolveTelemetry } from "../../telemetry/config.ts";
 import type { ToolDefinition } from "../../tools/tool.ts";
@@ -155,7 +156,7 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
   const version = resolveSystemConfig(parseSystemConfig(text, paths.systemConfig)).version;
   // Loaded when used: the masker is no part of the other commands' startup.
   const { snapshotTextMask } = await import("../../agent/snapshot_known_secrets.ts");
-  const mask = await snapshotTextMask(ref, Deno.env.toObject());
+  const mask = await snapshotTextMask(ref, await envWithApiKeys());
   const progress = stderrProgress(ctx.io);
   const done = await snapshotAgent(
     paths,

@@ -20,6 +20,7 @@ import { urlShown } from "../../state/mcp_url_secrets.ts";
 import { shownArgs } from "../../state/mcp_arg_secrets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { createPolicy, isInside, type SandboxPolicy } from "../../sandbox/mod.ts";
+import { envWithApiKeys } from "../../sandbox/api_key_env.ts";
 import {
   DEFAULT_AGENT_ID,
   DEFAULT_PROJECT_ID,
@@ -421,7 +422,7 @@ async function probe(
     const { snapshotSecrets } = await import("../../agent/snapshot_known_secrets.ts");
     const known = await snapshotSecrets(
       { root: t.root, projectId: t.projectId, agentId: t.agentId },
-      Deno.env.toObject(),
+      await envWithApiKeys(),
     ).catch(() => []);
     const secrets = [...mcpSecrets(servers), ...known];
     const mask = (text: string) => maskSecrets(text, secrets);
