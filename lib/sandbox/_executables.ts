@@ -21,26 +21,48 @@ export function pathDirs(): string[] {
   return (Deno.env.get("PATH") ?? "").split(":").filter((d) => d.startsWith("/"));
 }
 
-/** The bash {@linkcode findBash} found, once per process. */
-let bash: Promise<string | undefined> | undefined;
+/** The programs {@linkcode findBash} and {@linkcode findSh} found, once per process. */
+const found = new Map<string, string | undefined>();
 
 /**
- * The bash Deno's `--allow-run=bash` resolved at startup: the first `bash`
- * on the parent's PATH (Deno compares spawn paths literally). Looked up
- * once per process, as Deno does: a `bash` a command writes later into a
- * directory on PATH (an activated `.venv/bin` in the workspace) is never
- * the one penguin runs on the host (attack round 24 perms B5: looked up
- * again for every use, it ran 16 times in a three-command session under
+ * The `name` (bash, sh) Deno's `--allow-run=<name>` resolved at startup:
+ * the first on the parent's PATH, else in /usr/bin or /bin (Deno compares
+ * spawn paths literally, so penguin must run that one, and no other).
+ * Looked up once per process, as Deno does: a `bash` a command writes later
+ * into a directory on PATH (an activated `.venv/bin` in the workspace) is
+ * never the one penguin runs on the host (attack round 24 perms B5: looked
+ * up again for every use, it ran 16 times in a three-command session under
  * `-A`).
  */
-export function findBash(): Promise<string | undefined> {
-  bash ??= lookUpBash();
-  return bash;
+function startupProgram(name: string): string | undefined {
+  if (!found.has(name)) {
+    found.set(
+      name,
+      [...pathDirs(), "/usr/bin", "/bin"].map((d) => join(d, name)).find(isExecutableNow),
+    );
+  }
+  return found.get(name);
 }
 
-async function lookUpBash(): Promise<string | undefined> {
-  for (const d of [...pathDirs(), "/usr/bin", "/bin"]) {
-    if (await isExecutable(join(d, "bash"))) return join(d, "bash");
+function isExecutableNow(path: string): boolean {
+  try {
+    const s = Deno.statSync(path);
+    return s.isFile && ((s.mode ?? 0o755) & 0o111) !== 0;
+  } catch {
+    return false;
   }
-  return undefined;
+}
+
+/** The bash penguin runs on the host (see {@linkcode startupProgram}). */
+export function findBash(): Promise<string | undefined> {
+  return Promise.resolve(startupProgram("bash"));
+}
+
+/**
+ * The `sh` penguin runs on the host (see {@linkcode startupProgram}): with
+ * another `sh` first on the user's PATH, Deno refused `/usr/bin/sh`, and
+ * every session failed to start (attack round 24 perms a04).
+ */
+export function findSh(): string | undefined {
+  return startupProgram("sh");
 }

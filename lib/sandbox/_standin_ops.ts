@@ -28,6 +28,7 @@
  */
 import { basename, dirname } from "node:path";
 import { tryOpen } from "../state/_fs.ts";
+import { findSh } from "./_executables.ts";
 
 /** One operation on the stand-in at `path` (absolute, its parent a real path; `rm0`: an empty file). */
 export type StandInOp =
@@ -178,7 +179,9 @@ export async function applyStandInOps(ops: readonly StandInOp[]): Promise<StandI
       args.push(o.op, basename(o.path), want);
     }
   }
-  const out = await new Deno.Command("sh", {
+  const sh = findSh();
+  if (sh === undefined) throw new Error("no sh to run the stand-in operations with");
+  const out = await new Deno.Command(sh, {
     args: ["-c", SCRIPT, "sh", ...args],
     clearEnv: true,
     env: { PATH: "/usr/bin:/bin", LC_ALL: "C" },

@@ -25,6 +25,7 @@
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
+import { findSh } from "./_executables.ts";
 
 /** A directory's real path and identity, as recorded by {@linkcode workspaceIdentity}. */
 export interface WorkspaceId {
@@ -84,7 +85,13 @@ function resolveTrusted(path: string): { path: string } | { problem: string } {
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(next);
-    } catch {
+    } catch (err) {
+      if (err instanceof Deno.errors.NotCapable) {
+        return {
+          problem: `penguin may not look at "${next}": its permission set refuses /proc, /sys ` +
+            `and most of /dev`,
+        };
+      }
       return { problem: `"${next}" does not exist` };
     }
     if (info.isSymlink) {
@@ -157,8 +164,10 @@ export function pinShells(): number {
 /** The output of `sh -c script sh args…` (an empty PATH but the system's), or undefined when it failed. */
 function shell(script: string, args: readonly string[]): string | undefined {
   probes++;
+  const sh = findSh();
+  if (sh === undefined) return undefined;
   try {
-    const out = new Deno.Command("sh", {
+    const out = new Deno.Command(sh, {
       args: ["-c", script, "sh", ...args],
       clearEnv: true,
       env: { PATH: "/usr/bin:/bin" },

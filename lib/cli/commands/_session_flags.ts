@@ -204,7 +204,14 @@ export async function requireWorkspace(command: string, dir: string): Promise<vo
   let isDir: boolean;
   try {
     isDir = (await Deno.stat(dir)).isDirectory;
-  } catch {
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new PenguinError(
+        "usage",
+        `${command}: penguin may not look at the workspace ${dir}: its permission set refuses ` +
+          `/proc, /sys and most of /dev; choose a directory elsewhere`,
+      );
+    }
     throw new PenguinError("usage", `${command}: the workspace does not exist: ${dir}`);
   }
   if (!isDir) {
