@@ -128,6 +128,12 @@ export interface HomeMountOptions {
    * any command runs; the plans commands run in await the same walks.
    */
   check?: boolean;
+  /**
+   * Real paths the plan hides besides the homes: the other data roots and
+   * penguin's run directories. A toolchain path leading out of the home may
+   * lead neither into nor over one of them.
+   */
+  hiddenElsewhere?: readonly string[];
 }
 
 /** The `PATH` directories of the host and of the child environment. */
@@ -208,7 +214,10 @@ export async function homeMounts(
   // npmrc, a python's pip.conf): found by listing the version directories.
   for (const h of hiddenHomes) out.hideMore.push(...await expandSecretPatterns(h.lexical));
   const allHidden = (p: string) => isHidden(p) || out.hideMore.some((h) => inside(p, h));
-  for (const h of hiddenHomes) await showInHiddenHome(h, policy, roots, allHidden, out);
+  const elsewhere = [...hiddenHomes.map((h) => h.real), ...opts.hiddenElsewhere ?? []];
+  for (const h of hiddenHomes) {
+    await showInHiddenHome(h, policy, roots, { allHidden, elsewhere }, out);
+  }
   // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
@@ -636,9 +645,10 @@ async function showInHiddenHome(
   h: { lexical: string; real: string; more: readonly string[] },
   policy: SandboxPolicy,
   roots: readonly string[],
-  allHidden: (p: string) => boolean,
+  hidden: { allHidden: (p: string) => boolean; elsewhere: readonly string[] },
   out: HomeMounts,
 ): Promise<void> {
+  const { allHidden, elsewhere } = hidden;
   if (roots.some((r) => inside(h.real, r))) return;
   out.hidden.push(h.real);
   out.hiddenHomes.push(h.real);
@@ -666,6 +676,11 @@ async function showInHiddenHome(
       ? join(h.real, relative(h.lexical, target))
       : undefined;
     if (source !== inPlace && (named.has(target) || inside(source, h.real))) continue;
+    // Out of the home, never into or over what a plan hides there: the account's own home, the
+    // other data roots, penguin's run directories (attack round 24 concgit 1: `~/go/bin` linked
+    // to another data root by a session whose workspace is `~/go` showed its keys and traces).
+    const hides = (x: string) => inside(source, x) || inside(x, source);
+    if (source !== inPlace && (elsewhere.some(hides) || hiddenNow().some(hides))) continue;
     await addReveal(out, source, target);
   }
   // Git finds the user's identity at ~/.gitconfig: a sanitized copy, never the real file.

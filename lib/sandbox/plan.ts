@@ -667,6 +667,33 @@ function checkRootId(
 }
 
 /**
+ * This process's run directory and every other one a penguin of the user
+ * keeps, with their real paths; refused when the workspace lies in one.
+ * Read once for the plan: the data roots' lists and the hidden directories
+ * come from it too.
+ */
+async function runDirsOutside(
+  workspace: string,
+): Promise<{ otherRunDirs: string[]; realRunDirs: Map<string, string> }> {
+  const otherRunDirs = await privateRunDirs();
+  const runDirs = [await privateRunDir().catch(() => undefined), ...otherRunDirs];
+  const realRunDirs = new Map<string, string>();
+  for (const dir of new Set(runDirs)) {
+    // Its real path alone: the list of run directories holds directories only.
+    const run = dir === undefined ? undefined : realPathOf(dir);
+    if (run && dir !== undefined) realRunDirs.set(dir, run.path);
+    if (run && isInside(workspace, run.path)) {
+      throw new PenguinError(
+        "runtime",
+        `Cannot sandbox: the workspace "${workspace}" lies in penguin's private run directory ` +
+          `"${run.path}", which no command may reach; choose another workspace`,
+      );
+    }
+  }
+  return { otherRunDirs, realRunDirs };
+}
+
+/**
  * Resolve `policy` for a child started in `cwd`. Throws a runtime error when
  * the workspace or cwd is missing; silently skips hide entries, scratchpad
  * and extra directories that do not exist. With `opts.check`, a plan only to
@@ -694,23 +721,7 @@ async function planIn(
   if (armed !== undefined) throw new PenguinError("runtime", `Cannot sandbox: ${armed}`);
   const workspace = await mustBeDir("workspace", policy.workspace);
   const workspaceId = await checkWorkspaceId(policy, workspace);
-  // This process's run directory, and every other one a penguin of the user keeps.
-  // Read once for the plan: the data roots' lists and the hidden directories come from it too.
-  const otherRunDirs = await privateRunDirs();
-  const runDirs = [await privateRunDir().catch(() => undefined), ...otherRunDirs];
-  const realRunDirs = new Map<string, string>();
-  for (const dir of new Set(runDirs)) {
-    // Its real path alone: the list of run directories holds directories only.
-    const run = dir === undefined ? undefined : realPathOf(dir);
-    if (run && dir !== undefined) realRunDirs.set(dir, run.path);
-    if (run && isInside(workspace, run.path)) {
-      throw new PenguinError(
-        "runtime",
-        `Cannot sandbox: the workspace "${workspace}" lies in penguin's private run directory ` +
-          `"${run.path}", which no command may reach; choose another workspace`,
-      );
-    }
-  }
+  const { otherRunDirs, realRunDirs } = await runDirsOutside(workspace);
   const roots = [workspace];
   const rootIds: WorkspaceId[] = [];
   for (const p of writableRootPaths(policy)) {
@@ -752,14 +763,6 @@ async function planIn(
     gitIndexDirs = await writableGitDirs(workspace, roots, policy.git ?? "read-only");
   }
 
-  const home = await homeMounts(policy, roots, writableRoots, opts);
-  for (const p of home.protect) if (!protect.includes(p)) protect.push(p);
-  for (const p of home.pinned) if (!pinned.includes(p)) pinned.push(p);
-  for (const p of home.placeholders) {
-    if (!placeholders.some((q) => q.path === p.path)) placeholders.push(p);
-  }
-  const hideDirs: string[] = [...home.hidden];
-  const hideFiles: string[] = [...home.hiddenFiles];
   // Every data root penguin has used is hidden, not only this session's: another root's vault,
   // traces and logs are no business of this one's commands. One that holds a root of this plan
   // (a workspace chosen inside another data root) cannot be hidden without hiding the root.
@@ -774,6 +777,21 @@ async function planIn(
   const others = otherRoots.map((r) => r.noted);
   // Their real paths were just resolved (directories all): not looked up again below.
   const otherReal = new Map(otherRoots.map((r) => [r.noted, r.real]));
+  const home = await homeMounts(policy, roots, writableRoots, {
+    ...opts,
+    hiddenElsewhere: [
+      ...realRunDirs.values(),
+      ...otherRoots.map((r) => r.real),
+      ...policy.dataRoot ? [(await real(policy.dataRoot))?.path ?? policy.dataRoot] : [],
+    ],
+  });
+  for (const p of home.protect) if (!protect.includes(p)) protect.push(p);
+  for (const p of home.pinned) if (!pinned.includes(p)) pinned.push(p);
+  for (const p of home.placeholders) {
+    if (!placeholders.some((q) => q.path === p.path)) placeholders.push(p);
+  }
+  const hideDirs: string[] = [...home.hidden];
+  const hideFiles: string[] = [...home.hiddenFiles];
   if (policy.hideOtherDataRoots === false && policy.dataRoot) {
     await rememberDataRoot(policy.dataRoot);
   }

@@ -13,6 +13,8 @@ import {
 import { applyWorkspacePolicy, loadWorkspacePolicy } from "../../lib/sandbox/workspace_policy.ts";
 import { PenguinError } from "../../lib/protocol/errors.ts";
 import { accountHome } from "../../lib/sandbox/home.ts";
+import { rememberDataRoot } from "../../lib/sandbox/_data_roots.ts";
+import { privateRunDir } from "../../lib/sandbox/_standin_registry.ts";
 import { resolveWorkspacePath } from "../../lib/tools/workspace_path.ts";
 import { collect, exists, visibleTempDir } from "./_helpers.ts";
 
@@ -618,6 +620,50 @@ Deno.test("a sealed home: second names of a secret directory's files are hidden,
     assert.doesNotMatch(await Deno.readTextFile(join(home, ".local", "bin", "mytool")), /PWNED/);
   });
 });
+
+Deno.test("a toolchain path linking out of the home never leads into what plans hide elsewhere (round 24 concgit 1)", async () => {
+  await withBase(async (base) => {
+    const home = join(base, "home");
+    const ws = join(base, "ws");
+    const otherRoot = join(base, "other-data-root");
+    await put(
+      join(otherRoot, "default_project", ".project_config.toml"),
+      'api_key = "root-SECRET"\n',
+    );
+    await rememberDataRoot(otherRoot);
+    await Deno.mkdir(ws);
+    await Deno.mkdir(join(home, "go"), { recursive: true });
+    const account = await accountHome();
+    const accountDir = account === undefined ? undefined : await firstDirIn(account);
+    const targets = [
+      join(otherRoot, "default_project"),
+      otherRoot,
+      await privateRunDir(),
+      ...accountDir !== undefined && account !== home ? [accountDir] : [],
+    ];
+    // A session whose workspace is ~/go made the link, at any time before.
+    const policy = policyOf(ws, home);
+    for (const to of targets) {
+      await Deno.remove(join(home, "go", "bin")).catch(() => {});
+      await Deno.symlink(to, join(home, "go", "bin"));
+      const plan = await resolvePlan(policy, ws);
+      const reveal = plan.reveals?.find((r) => r.target === join(home, "go", "bin"));
+      assert.equal(reveal, undefined, `${to}: ${JSON.stringify(reveal)}`);
+    }
+    const out = await sh(policy, `cat ~/go/bin/.project_config.toml 2>&1; ls ~/go/bin 2>&1`);
+    assert.doesNotMatch(out, /SECRET/);
+  });
+});
+
+/** A directory in `dir` (the first listed), if any. */
+async function firstDirIn(dir: string): Promise<string | undefined> {
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isDirectory) return join(dir, e.name);
+  } catch {
+    // unreadable: none
+  }
+  return undefined;
+}
 
 Deno.test("a toolchain path linking elsewhere in the home is not shown; one linking out of it is (round 23 break 4)", async () => {
   await withBase(async (base) => {
