@@ -29,7 +29,7 @@
  */
 import { join } from "node:path";
 import { lockFile } from "../state/_fs.ts";
-import { startTimes } from "./_proc_facts.ts";
+import { ownProcessKey, startTimes } from "./_proc_facts.ts";
 import { defaultRunDir, privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 
 /** Ledger files read at most, over every run directory. */
@@ -58,13 +58,8 @@ export interface LedgerLock {
   close(): void;
 }
 
-let ownKey: Promise<string> | undefined;
-
 /** This process's entry name: pid and start time (`0` where `/proc` does not say). */
-function key(): Promise<string> {
-  ownKey ??= startTimes([]).then((m) => `${Deno.pid}-${m?.get(0) ?? "0"}`);
-  return ownKey;
-}
+const key = ownProcessKey;
 
 /** The ledger of every penguin process of the user, or the one directory `pinned` (tests). */
 async function placeOf(pinned: string | undefined): Promise<Place> {

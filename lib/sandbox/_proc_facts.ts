@@ -148,3 +148,15 @@ for p in "$@"; do
   set -- \${l##*) }; echo "$p \${20}"
 done
 true`;
+
+let ownKey: Promise<string> | undefined;
+
+/**
+ * This process as `<pid>-<start time>`, unique across pid reuse: what names
+ * the files a process keeps in the shared run directories, so that another
+ * process can tell whether their owner still runs ({@linkcode startTimes}).
+ */
+export function ownProcessKey(): Promise<string> {
+  ownKey ??= startTimes([]).then((m) => `${Deno.pid}-${m?.get(0) ?? "0"}`);
+  return ownKey;
+}

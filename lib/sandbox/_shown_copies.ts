@@ -12,14 +12,31 @@
  * way swapped for a link at that moment still leads the read elsewhere, to
  * a file of the same name.
  *
+ * The copies are the process's own (`<run dir>/shown/<pid>-<start>/`): at
+ * most {@linkcode MAX_SHOWN_COPIES}, the least recently used removed past
+ * that (a sandbox binds its copy when it starts, and the bind outlives the
+ * file), all removed when the process exits, and those of a process that
+ * no longer runs by the next one. They were kept forever, one per content:
+ * a model rewriting a shown file left a megabyte in `/tmp` (often memory)
+ * for every command of another session (attack round 24 concgit 2).
+ *
  * @module
  */
 import { join } from "node:path";
 import { lstatOrNone, readRegularNow } from "./_look.ts";
+import { ownProcessKey, startTimes } from "./_proc_facts.ts";
 import { privateRunDir } from "./_standin_registry.ts";
 
 /** The largest home file shown (as a copy). */
 export const MAX_SHOWN_FILE_BYTES = 1024 * 1024;
+
+/** The most copies a process keeps at once. */
+export const MAX_SHOWN_COPIES = 64;
+
+/** This process's copies, least recently used first. */
+const copies = new Set<string>();
+
+let own: Promise<string> | undefined;
 
 /** The copy of the file `source` commands are shown, or undefined when it cannot be shown. */
 export async function shownCopyOf(source: string): Promise<string | undefined> {
@@ -32,15 +49,71 @@ export async function shownCopyOf(source: string): Promise<string | undefined> {
       await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
     );
     const hash = [...digest.subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const dir = await privateRunDir();
-    const path = join(dir, `shown-${hash}${runnable ? "-x" : ""}`);
+    const dir = await (own ??= ownCopiesDir());
+    const path = join(dir, `${hash}${runnable ? "-x" : ""}`);
+    copies.delete(path);
+    copies.add(path);
     if (lstatOrNone(path)?.isFile) return path;
     // Written beside and renamed into place: no sandbox binds half a file.
-    const tmp = join(dir, `.shown-${crypto.randomUUID()}`);
+    const tmp = join(dir, `.${crypto.randomUUID()}`);
     await Deno.writeFile(tmp, bytes, { mode: runnable ? 0o700 : 0o600 });
     await Deno.rename(tmp, path);
+    for (const old of copies) {
+      if (copies.size <= MAX_SHOWN_COPIES) break;
+      copies.delete(old);
+      await Deno.remove(old).catch(() => {});
+    }
     return path;
   } catch {
     return undefined;
+  }
+}
+
+/** How many copies this process keeps now (for tests). */
+export function shownCopies(): number {
+  return copies.size;
+}
+
+/**
+ * This process's directory of copies, made now, removed when the process
+ * exits; the directories of processes that no longer run are removed first.
+ */
+async function ownCopiesDir(): Promise<string> {
+  const run = await privateRunDir();
+  const top = join(run, "shown");
+  await Deno.mkdir(top, { recursive: true, mode: 0o700 });
+  await sweepDead(top);
+  // Where earlier versions kept every copy, for good.
+  for await (const e of Deno.readDir(run)) {
+    if (e.isFile && /^shown-[0-9a-f]{24}(-x)?$/.test(e.name)) {
+      await Deno.remove(join(run, e.name)).catch(() => {});
+    }
+  }
+  const dir = join(top, await ownProcessKey());
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // gone already
+    }
+  });
+  return dir;
+}
+
+/** Remove the copies of every process that no longer runs (unknown where `/proc` is unreadable). */
+async function sweepDead(top: string): Promise<void> {
+  const owners: { name: string; pid: number; start: string }[] = [];
+  for await (const e of Deno.readDir(top)) {
+    const m = /^(\d+)-(\d+)$/.exec(e.name);
+    if (m && e.isDirectory) owners.push({ name: e.name, pid: Number(m[1]), start: m[2]! });
+  }
+  if (owners.length === 0) return;
+  const starts = await startTimes([...new Set(owners.map((o) => o.pid))]);
+  if (starts === undefined) return;
+  for (const o of owners) {
+    const start = starts.get(o.pid);
+    if (start !== undefined && (start === o.start || o.start === "0")) continue;
+    await Deno.remove(join(top, o.name), { recursive: true }).catch(() => {});
   }
 }
