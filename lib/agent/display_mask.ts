@@ -47,38 +47,38 @@ export function agentOfTrace(file: string): AgentRef | undefined {
 
 /**
  * The mask for showing or exporting `files` (trace paths): the secrets of
- * the agents they lie under and of `fallback` (the data root's default
- * agent).
+ * the agents they lie under and of `agents` (the data root's default agent,
+ * and the one a command names).
  */
 export async function displayRecordMask(
   files: readonly string[],
-  fallback: AgentRef,
+  agents: readonly AgentRef[],
 ): Promise<DisplayMask> {
-  const { secrets, problems } = await displaySecrets(files, fallback);
+  const { secrets, problems } = await displaySecrets(files, agents);
   return { mask: importRecordMask(secrets), problems };
 }
 
 /**
  * For listings built from trace files (`sessions list`, `sessions tree`):
  * `value` (plain JSON data) with every string masked with the secrets of
- * the agents `files` lie under and of `fallback`; and the problems met.
+ * the agents `files` lie under and of `agents`; and the problems met.
  */
 export async function displayMaskValue<T>(
   value: T,
   files: readonly string[],
-  fallback: AgentRef,
+  agents: readonly AgentRef[],
 ): Promise<{ value: T; problems: string[] }> {
-  const { secrets, problems } = await displaySecrets(files, fallback);
+  const { secrets, problems } = await displaySecrets(files, agents);
   return { value: maskReport(value, secrets), problems };
 }
 
-/** The secrets of the agents `files` lie under and of `fallback`, and the agents that could not be read. */
+/** The secrets of the agents `files` lie under and of `agents`, and the agents that could not be read. */
 async function displaySecrets(
   files: readonly string[],
-  fallback: AgentRef,
+  agents: readonly AgentRef[],
 ): Promise<{ secrets: Secret[]; problems: string[] }> {
   const refs = new Map<string, AgentRef>();
-  for (const ref of [fallback, ...files.map(agentOfTrace)]) {
+  for (const ref of [...agents, ...files.map(agentOfTrace)]) {
     if (ref) refs.set(JSON.stringify([ref.root, ref.projectId, ref.agentId]), ref);
   }
   const secrets: Secret[] = [];

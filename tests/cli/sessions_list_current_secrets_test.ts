@@ -40,3 +40,31 @@ Deno.test("sessions list and sessions tree mask a session title with the secrets
     }
   }, { visible: true });
 });
+
+Deno.test("sessions list, tree and delete of another agent mask with the default agent's secrets too (round 24 secrets B1)", async () => {
+  await withModelRoot({ turns: [turn.text("done")] }, async (sb) => {
+    const cli = async (args: string[]) => {
+      const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
+      assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stderr}`);
+      return r.stdout + r.stderr;
+    };
+    const other = ["--agent-id", "other"];
+    await cli(["run", ...other, "--workspace", sb.workspace, "-m", `deploy with ${V} now`]);
+    const before = await cli(["sessions", "list", ...other, "--all"]);
+    const sid = /session-[0-9-]+[0-9a-f]{8}/.exec(before)?.[0];
+    assert.ok(sid, before);
+    // A value of the data root's default agent's vault, set after the session ran.
+    await cli(["config", "vault", "set", "--key", "LATER_V", "--value", V]);
+    for (
+      const args of [
+        ["sessions", "list", ...other, "--all"],
+        ["sessions", "list", ...other, "--all", "--json"],
+        ["sessions", "tree", ...other, sid],
+        ["sessions", "delete", ...other, sid, "--yes"],
+      ]
+    ) {
+      const out = await cli(args);
+      assertNoPieceOf(out, [V], args.join(" "));
+    }
+  }, { visible: true });
+});

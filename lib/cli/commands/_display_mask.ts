@@ -15,7 +15,7 @@ import type { CommandContext } from "../command.ts";
 
 /**
  * The record mask for showing `files`, with the secrets of the agents they
- * lie under and of `agent` (default: the data root's default agent); each
+ * lie under, of the data root's default agent and of `agent`; each
  * secret that could not be read is named on stderr under `command`.
  */
 export async function currentSecretsMask(
@@ -24,23 +24,18 @@ export async function currentSecretsMask(
   ctx: CommandContext,
   agent?: AgentRef,
 ): Promise<((message: OmniMessage) => OmniMessage) | undefined> {
-  const fallback = agent ?? {
-    root: resolveDataRoot({ root: ctx.root }),
-    projectId: DEFAULT_PROJECT_ID,
-    agentId: DEFAULT_AGENT_ID,
-  };
   // Loaded when used: the MCP secrets' module is no part of the offline views' startup.
   const { displayRecordMask } = await import("../../agent/display_mask.ts");
-  const { mask, problems } = await displayRecordMask(files, fallback);
+  const { mask, problems } = await displayRecordMask(files, agentsToMask(ctx, agent));
   for (const p of problems) ctx.io.err(`${command}: ${p}\n`);
   return mask;
 }
 
 /**
  * `value` (a listing's rows) with every string masked with the secrets of
- * the agents `files` lie under and of `agent` (default: the data root's
- * default agent); each secret that could not be read is named on stderr
- * under `command`.
+ * the agents `files` lie under, of the data root's default agent and of
+ * `agent`; each secret that could not be read is named on stderr under
+ * `command`.
  */
 export async function currentSecretsMaskValue<T>(
   command: string,
@@ -49,13 +44,23 @@ export async function currentSecretsMaskValue<T>(
   ctx: CommandContext,
   agent?: AgentRef,
 ): Promise<T> {
-  const fallback = agent ?? {
+  const { displayMaskValue } = await import("../../agent/display_mask.ts");
+  const masked = await displayMaskValue(value, files, agentsToMask(ctx, agent));
+  for (const p of masked.problems) ctx.io.err(`${command}: ${p}\n`);
+  return masked.value;
+}
+
+/**
+ * The data root's default agent, and `agent` when a command names one: a
+ * named agent's secrets are added to the default agent's, never in their
+ * place (attack round 24 secrets B1: `sessions list --agent-id other`
+ * printed a value of the default agent's vault).
+ */
+export function agentsToMask(ctx: CommandContext, agent?: AgentRef): AgentRef[] {
+  const fallback = {
     root: resolveDataRoot({ root: ctx.root }),
     projectId: DEFAULT_PROJECT_ID,
     agentId: DEFAULT_AGENT_ID,
   };
-  const { displayMaskValue } = await import("../../agent/display_mask.ts");
-  const masked = await displayMaskValue(value, files, fallback);
-  for (const p of masked.problems) ctx.io.err(`${command}: ${p}\n`);
-  return masked.value;
+  return agent ? [fallback, agent] : [fallback];
 }

@@ -9,6 +9,7 @@
  */
 import type { Agent } from "../../agent/mod.ts";
 import { PenguinError } from "../../protocol/errors.ts";
+import { DEFAULT_AGENT_ID, DEFAULT_PROJECT_ID } from "../../state/ids.ts";
 import { listSessions } from "../../session/list.ts";
 import { realDir, selectSessions } from "../../session/select.ts";
 import { type PickerIo, type PickerRow, runPicker } from "../_session_picker.ts";
@@ -35,7 +36,8 @@ export async function resumeCandidates(
   if (kept.length > 0) {
     // Loaded when used, as the views' mask: no part of chat's startup without a picker.
     const { displayMaskValue } = await import("../../agent/display_mask.ts");
-    const masked = await displayMaskValue(kept, kept.map((r) => r.latestPath), agent.ref);
+    const root = { ...agent.ref, projectId: DEFAULT_PROJECT_ID, agentId: DEFAULT_AGENT_ID };
+    const masked = await displayMaskValue(kept, kept.map((r) => r.latestPath), [root, agent.ref]);
     for (const p of masked.problems) warn(`chat: ${p}`);
     return masked.value;
   }
