@@ -102,6 +102,7 @@ export async function copyLines(
   select: (line: number) => boolean,
   lastLine: number,
   sink: Sink,
+  opts: CopyChecks = {},
 ): Promise<number> {
   if (lastLine < 1) return 0;
   const file = await Deno.open(src, { read: true });
@@ -113,12 +114,28 @@ export async function copyLines(
     run = null;
   };
   try {
+    if (opts.expect) sameFile(src, opts.expect, await file.stat());
     let copied = 0;
     for await (const batch of readLines(file, { decode: false, chunkSize: CHUNK })) {
       for (const line of batch) {
         if (line.no > lastLine) break;
         if (!select(line.no)) continue;
         copied++;
+        const instead = opts.check &&
+          opts.check(
+            line.kind === "long"
+              ? await line.read()
+              : line.kind === "bytes"
+              ? line.bytes
+              : enc.encode(line.text),
+            line.no,
+          );
+        if (instead !== undefined) {
+          await flush();
+          await sink.write(instead);
+          await sink.write(NEWLINE);
+          continue;
+        }
         if (line.kind === "bytes" && !line.own) {
           const withNl = withNewline(line.bytes);
           if (withNl !== null) {
@@ -142,6 +159,33 @@ export async function copyLines(
     return copied;
   } finally {
     file.close();
+  }
+}
+
+/** What {@linkcode copyLines} checks before it copies a line's bytes. */
+export interface CopyChecks {
+  /**
+   * The file as it was read before (device, inode, size, modification and
+   * change times): a file that is another one now is not copied.
+   */
+  expect?: Deno.FileInfo | undefined;
+  /**
+   * The bytes to write instead of line `no`'s (`bytes`, its line end left
+   * out), or undefined to copy them as they are; throw to stop the copy.
+   */
+  check?: ((bytes: Uint8Array, no: number) => Uint8Array | undefined) | undefined;
+}
+
+/** Throw unless `now` is the file `before` described. */
+export function sameFile(src: string, before: Deno.FileInfo, now: Deno.FileInfo): void {
+  const same = now.dev === before.dev && now.ino === before.ino && now.size === before.size &&
+    now.mtime?.getTime() === before.mtime?.getTime() &&
+    now.ctime?.getTime() === before.ctime?.getTime();
+  if (!same) {
+    throw new PenguinError(
+      "runtime",
+      `"${src}" changed while it was read; import it again once nothing writes it`,
+    );
   }
 }
 

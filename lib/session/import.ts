@@ -50,7 +50,7 @@ import {
 } from "../trace/paths.ts";
 import { formatProblem, keepProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import { findRelative } from "../trace/session_files.ts";
-import { alreadyExists, copyLines, createTraceFile } from "./_copy.ts";
+import { alreadyExists, copyLines, createTraceFile, sameFile } from "./_copy.ts";
 import type { ImportWorkspace } from "./import_workspace.ts";
 import { listSessions } from "./list.ts";
 import type { SessionScope } from "./locate.ts";
@@ -165,6 +165,8 @@ interface Scanned {
   moves: number[];
   /** Kept lines the mask changed: line → the masked record. */
   masked: Map<number, OmniMessage>;
+  /** The file as it was when the scan began and ended (the copy checks it is that file still). */
+  info?: Deno.FileInfo;
 }
 
 function problem(file: string, line: number, reason: string): TraceProblem {
@@ -185,6 +187,7 @@ async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
     masked: new Map(),
   };
   try {
+    const before = await Deno.stat(source);
     let first = true;
     for await (
       const { line, message: m } of readTrace(source, {
@@ -224,6 +227,8 @@ async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
       }
     }
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
+    sameFile(source, before, await Deno.stat(source));
+    s.info = before;
   } catch (err) {
     const directory = err instanceof Deno.errors.IsADirectory ||
       (err instanceof Error && err.cause instanceof Deno.errors.IsADirectory);
@@ -315,7 +320,7 @@ async function write(
       let records = 1;
       await createTraceFile(path, async (sink) => {
         await sink.text(JSON.stringify(written) + "\n");
-        records += await copyRewritten(s, renames, sink);
+        records += await copyRewritten(s, renames, sink, mask);
       });
       out.push({
         source: s.source,
@@ -358,7 +363,9 @@ async function copyRewritten(
   s: Scanned,
   renames: ReadonlyMap<string, string>,
   sink: Parameters<typeof copyLines>[3],
+  mask: RecordMask | undefined,
 ): Promise<number> {
+  const checks = { expect: s.info, check: mask && rawLineCheck(s.source, mask) };
   const rewrites: Array<[number, string]> = [];
   for (const [line, m] of s.masked) {
     if (!s.pointers.has(line)) rewrites.push([line, JSON.stringify(m)]);
@@ -381,14 +388,41 @@ async function copyRewritten(
   let from = 1;
   for (const [line, text] of rewrites) {
     const start = from;
-    copied += await copyLines(s.source, (l) => l >= start && s.keep.has(l), line - 1, sink);
+    copied += await copyLines(s.source, (l) => l >= start && s.keep.has(l), line - 1, sink, checks);
     await sink.text(text + "\n");
     copied++;
     from = line + 1;
   }
   const start = from;
-  copied += await copyLines(s.source, (l) => l >= start && s.keep.has(l), s.lastLine, sink);
+  copied += await copyLines(s.source, (l) => l >= start && s.keep.has(l), s.lastLine, sink, checks);
   return copied;
+}
+
+/**
+ * The check of a line copied as it is: its bytes, not only the record the
+ * scan parsed from them, hold no secret. A line whose first copy of a key
+ * held a vault value parsed clean (the last copy wins) and was copied with
+ * it (attack round 24 secrets B2). One that does is written as its record,
+ * parsed now and masked; one that is no record now (the file was rewritten
+ * in place since the scan) stops the import.
+ */
+function rawLineCheck(
+  source: string,
+  mask: RecordMask,
+): (bytes: Uint8Array, no: number) => Uint8Array | undefined {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  return (bytes, no) => {
+    const text = decoder.decode(bytes);
+    if (maskedText(mask, text) === text) return undefined;
+    let record: OmniMessage;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      throw new PenguinError("runtime", `${source}:${no}: changed while it was imported`);
+    }
+    return encoder.encode(JSON.stringify(mask(record)));
+  };
 }
 
 /**

@@ -81,6 +81,31 @@ Deno.test("sessions import masks a vault value in a penguin trace's call id and 
   }, { visible: true });
 });
 
+Deno.test("sessions import masks a vault value in a line's first copy of a duplicated key (round 24 secrets B2)", async () => {
+  await withModelRoot({ turns: [turn.text("done")] }, async (sb) => {
+    const cli = async (args: string[]) => {
+      const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
+      assert.equal(r.code, 0, `penguin ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+      return r;
+    };
+    await cli(["run", "--workspace", sb.workspace, "-m", "go"]);
+    const traces = join(sb.root, DEFAULT_PROJECT_ID, "agents", DEFAULT_AGENT_ID, "traces");
+    const recorded = await Deno.readTextFile(await firstJsonl(traces));
+    // The parsed record holds the last copy of "text" ("done"): the first, with V, is in the bytes.
+    const planted = recorded.replace(
+      '"text":"done"',
+      `"text":"the password is ${V}","text":"done"`,
+    );
+    assert.notEqual(planted, recorded);
+    const old = join(sb.workspace, "..", "dup-key-trace.jsonl");
+    await Deno.writeTextFile(old, planted);
+    await cli(["config", "vault", "set", "--key", "OLD_V", "--value", V]);
+    await cli(["sessions", "import", old, "--workspace", sb.workspace, "--again"]);
+    assertNoPieceOf(await readAll(traces), [V], "the trace files");
+    await cli(["trace", "validate", "--strict", traces]);
+  }, { visible: true });
+});
+
 Deno.test("sessions import masks a vault value planted in a pi session's call id and text", async () => {
   await withModelRoot({ turns: [] }, async (sb) => {
     const cli = async (args: string[]) => {

@@ -35,3 +35,45 @@ Deno.test("copyLines copies the selected lines up to the last one, a line longer
   assert.deepEqual(await copied(source, (l) => l === 3, 9), { text: `{"c":3}\n`, count: 1 });
   assert.deepEqual(await copied(source, () => true, 0), { text: "", count: 0 });
 });
+
+Deno.test("copyLines copies nothing of a file that is not the one read before (round 24 secrets B3)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const src = join(dir, "src.jsonl");
+    await Deno.writeTextFile(src, `{"a":1}\n`);
+    const before = await Deno.stat(src);
+    // Swapped for another file by rename since it was read.
+    await Deno.writeTextFile(join(dir, "other.jsonl"), `{"a":"SECRET"}\n`);
+    await Deno.rename(join(dir, "other.jsonl"), src);
+    const dest = join(dir, "out", "dest.jsonl");
+    await assert.rejects(
+      createTraceFile(dest, async (sink) => {
+        await copyLines(src, () => true, 1, sink, { expect: before });
+      }),
+      /changed while it was read/,
+    );
+    await assert.rejects(Deno.stat(dest), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("copyLines writes what the check gives instead of a line's bytes", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const src = join(dir, "src.jsonl");
+    await Deno.writeTextFile(src, `{"a":1}\n{"b":"SECRET"}\n{"c":3}\n`);
+    const dest = join(dir, "out", "dest.jsonl");
+    const enc = new TextEncoder();
+    const dec = new TextDecoder();
+    await createTraceFile(dest, async (sink) => {
+      await copyLines(src, () => true, 3, sink, {
+        check: (bytes) =>
+          dec.decode(bytes).includes("SECRET") ? enc.encode(`{"b":"[redacted]"}`) : undefined,
+      });
+    });
+    assert.equal(await Deno.readTextFile(dest), `{"a":1}\n{"b":"[redacted]"}\n{"c":3}\n`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
