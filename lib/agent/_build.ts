@@ -168,6 +168,8 @@ function visionDescriber(
  * `describer` refusing an image whose data holds a secret (a command wrote the value into the
  * file): it would reach the vision model's provider as base64, which masking does not read as
  * text (attack round 18b secrets; the session's own images are refused in `environment.ts`).
+ * The prompt, the model's words, goes to that provider masked, as a subagent's does (attack
+ * round 24 secrets B4: a value the model learned reversed reached the vision request).
  */
 function refusingSecretImages(describer: VisionDescriber, secrets: Secret[]): VisionDescriber {
   return {
@@ -176,7 +178,7 @@ function refusingSecretImages(describer: VisionDescriber, secrets: Secret[]): Vi
       if (maskSecrets(imageUrl, secrets) !== imageUrl) {
         return { status: "failed", message: "image refused: its data holds a secret" };
       }
-      return yield* describer.describe(imageUrl, prompt, signal);
+      return yield* describer.describe(imageUrl, maskSecrets(prompt, secrets), signal);
     },
   };
 }

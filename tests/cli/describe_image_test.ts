@@ -6,6 +6,7 @@ import { addModel, setVisionModel } from "../../lib/state/project_config.ts";
 import { type RecordedRequest, startModelServer, turn } from "../support/model_server.ts";
 import { runCli } from "../support/cli.ts";
 import { type Sandbox, withModelRoot } from "../support/roots.ts";
+import { assertNoPieceOf } from "../support/secrets.ts";
 
 type Server = Awaited<ReturnType<typeof startModelServer>>;
 
@@ -191,5 +192,26 @@ Deno.test("describe_image of an image holding a vault value asks the vision mode
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(server.requests.map((q) => q.model), ["m", "m"], "the vision model was asked");
     assert.match(toolOutput(server.requests[1]!), /image refused: its data holds a secret/);
+  });
+});
+
+Deno.test("describe_image's question reaches the vision model masked (round 24 secrets B4)", async () => {
+  // The model learned the value some way (reversed, a documented limit) and asks with it.
+  const secret = "vlt7c3a91e2QdZ4b85f60Kw";
+  await scenario({}, [
+    turn.toolCall("describe_image", { source: "pic.png", prompt: `Is ${secret} written here?` }),
+    turn.text("Done."),
+  ], async (sb, server, run) => {
+    const vault = await runCli(
+      ["--root", sb.root, "config", "vault", "set", "--key", "MY_TOKEN", "--value", secret],
+    );
+    assert.equal(vault.code, 0, vault.stderr);
+    const r = await run("Describe pic.png");
+    assert.equal(r.code, 0, r.stderr);
+    const vision = server.requests.find((q) => q.model === "v");
+    assert.ok(vision, "the vision model was asked");
+    const sent = JSON.stringify(vision.body);
+    assert.ok(sent.includes("[redacted:vault:MY_TOKEN]"), sent);
+    assertNoPieceOf(sent, [secret], "the vision request");
   });
 });
