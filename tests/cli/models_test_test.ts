@@ -213,3 +213,30 @@ Deno.test("models test shows an HTTP error's status and the provider's own messa
     assert.match(r.stderr, /is failing or overloaded: try again later/);
   });
 });
+
+Deno.test("models test masks a provider's echo of the configured key, in the table and --json (round 24 secrets B6)", async () => {
+  const key = "sk-Mt4Wm9Xe2Rt6Yu1Io8Pa3Sd7Fg5";
+  const server = await startModelServer({
+    handler: (req) =>
+      turn.error(401, {
+        error: { message: `Incorrect API key provided: ${req.headers["authorization"]}` },
+      }),
+  });
+  try {
+    await withRoot(async (root) => {
+      await add(root, [
+        ...["--provider", "ollama", "--model-id", "tiny"],
+        ...["--base-url", server.baseUrl("openai-chat"), "--api-key", key],
+      ]);
+      for (const json of [[], ["--json"]]) {
+        const r = await runCli(modelsTestArgs(root, "ollama", "tiny", ...json));
+        assert.equal(r.code, 1, r.stderr);
+        assert.ok(everythingSent(server).includes(key), "the key went to the provider");
+        assert.ok(r.stdout.includes("[redacted:api_key:"), r.stdout);
+        assert.ok(!(r.stdout + r.stderr).includes(key.slice(3, 11)), r.stdout + r.stderr);
+      }
+    });
+  } finally {
+    await server.close();
+  }
+});

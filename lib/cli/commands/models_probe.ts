@@ -5,6 +5,7 @@
  * @module
  */
 import { PenguinError } from "../../protocol/errors.ts";
+import { DEFAULT_AGENT_ID } from "../../state/ids.ts";
 import { userText } from "../../protocol/builders.ts";
 import { loadProjectConfig, type ModelRef } from "../../state/project_config.ts";
 import { resolveModel } from "../../models/resolve.ts";
@@ -176,7 +177,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       "models test: --model-id and --provider must be given together (or --all)",
     );
   }
-  const { path } = projectTarget(ctx, p);
+  const { path, root, projectId } = projectTarget(ctx, p);
   const cfg = await loadProjectConfig(path);
   let refs: ModelRef[];
   if (all) {
@@ -215,8 +216,13 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       return r;
     }
   }));
-  if (bool(p, "json")) ctx.io.out(JSON.stringify(results, null, 2) + "\n");
-  else printResults(ctx, results);
+  // A provider may echo what it was sent, the key among it (a 401 body, an error in the stream):
+  // printed masked, as a session masks it (attack round 24 secrets B6).
+  const { currentSecretsMaskValue } = await import("./_display_mask.ts");
+  const agent = { root, projectId, agentId: DEFAULT_AGENT_ID };
+  const shown = await currentSecretsMaskValue("models test", results, [], ctx, agent);
+  if (bool(p, "json")) ctx.io.out(JSON.stringify(shown, null, 2) + "\n");
+  else printResults(ctx, shown);
   return results.every((r) => r.status === "completed") ? 0 : 1;
 }
 
