@@ -13,7 +13,9 @@
 import { basename } from "node:path";
 import { type Conversation, type ConvItem, loadConversation } from "./conversation.ts";
 import { htmlPage } from "./export_html.ts";
-import { loadMarkdownLexer } from "./markdown.ts";
+import { decodeEntities, loadMarkdownLexer } from "./markdown.ts";
+import { markdownToHtml } from "./markdown_html.ts";
+import { maskedText } from "../protocol/record_mask.ts";
 import { markdownHead, markdownItem, subagentHeading } from "./export_md.ts";
 import { redactConversation, redactItem } from "./redact.ts";
 import type { OmniMessage } from "../protocol/types.ts";
@@ -96,17 +98,32 @@ async function writeHtml(
   const view = shown(conv, opts.redact);
   await write(htmlPage.head(view));
   const main = htmlPage.timeline(view, "");
-  await eachItem(conv, opts, (it) => write(main.item(it)));
+  const safe = (it: ConvItem) => rejoinedMasked(it, opts.mask);
+  await eachItem(conv, opts, (it) => write(main.item(safe(it))));
   await write(main.end() + "</main>");
   const subs = conv.subagents ?? [];
   for (const [i, sub] of subs.entries()) {
     const subView = shown(sub, opts.redact);
     await write(htmlPage.subagentHead(subView, i === 0));
     const t = htmlPage.timeline(subView, `${subView.session.session_id}-`);
-    await eachItem(sub, opts, (it) => write(t.item(it)));
+    await eachItem(sub, opts, (it) => write(t.item(safe(it))));
     await write(t.end() + htmlPage.subagentEnd());
   }
   await write(htmlPage.tail(view, subs.length > 0));
+}
+
+/**
+ * `it` as the page may show it: an answer whose rendered text (its Markdown's
+ * markup gone: `**`, backticks, links) holds a secret is shown as that text,
+ * masked. Masked as written, the markup had kept pieces of a value apart,
+ * each too short to mask, and the page joined them again (attack round 24
+ * secrets B5: `Md7Zr2**Kx9Wc4**Lp8Tn3` showed and copied whole).
+ */
+function rejoinedMasked(it: ConvItem, mask: RecordMask): ConvItem {
+  if (mask === undefined || it.kind !== "assistant") return it;
+  const shownText = decodeEntities(markdownToHtml(it.text).replace(/<[^>]*>/g, ""));
+  const masked = maskedText(mask, shownText);
+  return masked === shownText ? it : { ...it, text: masked };
 }
 
 /** `conv` and its subagents, depth first, as JSON.stringify visits them. */

@@ -37,7 +37,8 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isPartial } from "../protocol/guards.ts";
-import type { EventMsgEnvelope, OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
+import type { OmniMessage, SessionMetaEnvelope } from "../protocol/types.ts";
+import { maskedText, type RecordMask } from "../protocol/record_mask.ts";
 import { isSessionId, newSessionId, randomHex8 } from "../state/ids.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { acquireSessionLock, releaseSessionLock } from "../trace/lock.ts";
@@ -59,7 +60,7 @@ import type { SessionScope } from "./locate.ts";
  * A transform of each imported record (masking the secrets known at import):
  * the same object when it leaves the record alone.
  */
-export type RecordMask = (record: OmniMessage) => OmniMessage;
+export type { RecordMask };
 
 /** What every import takes: penguin's ({@linkcode importTraces}) and a foreign one. */
 export interface ImportCommonOptions extends SessionScope {
@@ -344,18 +345,6 @@ function maskedMeta(meta: SessionMetaEnvelope, mask: RecordMask | undefined): Se
   // parent's is masked like every other string: unchanged unless it holds a secret, and its
   // tool-call id pairs with the parent's call, masked alike (attack round 23 secrets B2).
   return { ...out, payload: { ...out.payload, session_id: meta.payload.session_id } };
-}
-
-/** `text` masked by `mask` as a string of a record is (itself when there is no mask). */
-function maskedText(mask: RecordMask | undefined, text: string): string {
-  if (!mask) return text;
-  const probe: OmniMessage = {
-    timestamp: "",
-    type: "event_msg",
-    payload: { type: "notice", text } as unknown as EventMsgEnvelope["payload"],
-  };
-  const out = mask(probe);
-  return out === probe ? text : String((out.payload as unknown as { text: unknown }).text);
 }
 
 /** Copy the kept lines of `s`, rewriting the pointers to renamed sessions and the masked records. */
