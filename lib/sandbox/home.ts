@@ -221,6 +221,15 @@ export const OTHER_STARTUP_PATHS: readonly string[] = [
   // readline's: a macro bound to Return adds a command to the user's next interactive line
   // (attack rounds 22 and 23, concgit a10d and c11b).
   ".inputrc",
+  // What editors, debuggers, database shells, multiplexers and interpreters run when the user
+  // starts them (`:!cmd`, `shell`, `\!`, `run-shell`, code): a dotfiles workspace linking one
+  // let the model's text run at the user's next `vim`, `gdb`, `psql`, `tmux` (attack round 24
+  // concgit c08a).
+  ...[".vimrc", ".gvimrc", ".exrc", ".config/nvim/init.vim", ".config/nvim/init.lua"],
+  ...[".emacs", ".emacs.el", ".emacs.d/init.el", ".gdbinit", ".config/gdb/gdbinit"],
+  ...[".lldbinit", ".psqlrc", ".sqliterc", ".tmux.conf", ".config/tmux/tmux.conf"],
+  ...[".screenrc", ".mailcap", ".Rprofile", ".ghci", ".irbrc", ".pryrc"],
+  ...[".julia/config/startup.jl", ".ipython/profile_default/startup", ".curlrc", ".wgetrc"],
 ];
 
 /**

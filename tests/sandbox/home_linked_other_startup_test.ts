@@ -41,3 +41,42 @@ Deno.test("a .bash_logout, fish config.fish or .inputrc the home links into the 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("an editor's, debugger's or multiplexer's startup file the home links into the workspace is read-only", async () => {
+  // Attack round 24 concgit c08a: each runs commands when the user next starts the program.
+  useTestRunDir();
+  const base = await visibleTempDir("penguin-linked-rc-");
+  try {
+    const home = join(base, "home");
+    const ws = join(base, "dotfiles");
+    await Deno.mkdir(join(ws, "rc"), { recursive: true });
+    await Deno.mkdir(join(home, ".config", "nvim"), { recursive: true });
+    const links: Record<string, string> = {
+      vimrc: ".vimrc",
+      "init.lua": ".config/nvim/init.lua",
+      gdbinit: ".gdbinit",
+      psqlrc: ".psqlrc",
+      "tmux.conf": ".tmux.conf",
+    };
+    for (const [file, name] of Object.entries(links)) {
+      await Deno.writeTextFile(join(ws, "rc", file), `# ${file}\n`);
+      await Deno.symlink(join(ws, "rc", file), join(home, name));
+    }
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    });
+    const shell = `for f in ${
+      Object.keys(links).join(" ")
+    } other; do echo evil >> rc/$f; done; echo end`;
+    const out = (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
+    assert.match(out, /end/);
+    for (const file of Object.keys(links)) {
+      assert.equal(await Deno.readTextFile(join(ws, "rc", file)), `# ${file}\n`, file);
+    }
+    assert.equal(await Deno.readTextFile(join(ws, "rc", "other")), "evil\n");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
