@@ -14,6 +14,8 @@ import {
 import { bool, type Flag, flagHelp, parseDeclared } from "../args.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { stderrProgress } from "../render/progress.ts";
+import { maskedText } from "../../protocol/record_mask.ts";
+import { currentSecretsMask } from "./_display_mask.ts";
 
 const VALIDATE_FLAGS: readonly Flag<unknown>[] = [
   {
@@ -104,15 +106,23 @@ async function validateCommand(args: string[], ctx: CommandContext): Promise<num
       `penguin: no *.jsonl files found in ${paths.map((p) => JSON.stringify(p)).join(", ")}\n`,
     );
   }
+  // A problem quotes what the file holds (a pointer's id): shown masked with the secrets known now,
+  // as every other trace view (attack round 24 secrets A24).
+  const recordMask = await currentSecretsMask("trace validate", files, ctx);
+  const mask = (text: string) => maskedText(recordMask, text);
   // On a terminal, stderr counts the files checked; it is erased before any line is printed.
   const progress = stderrProgress(ctx.io, json);
   let checked = 0;
   const onFile = json ? undefined : (f: FileValidation) => {
     checked++;
     if (f.problems.length > 0 || f.warnings.length > 0) progress.done();
-    if (f.problems.length > 0) ctx.io.out(f.problems.map((p) => formatProblem(p) + "\n").join(""));
+    if (f.problems.length > 0) {
+      ctx.io.out(mask(f.problems.map((p) => formatProblem(p) + "\n").join("")));
+    }
     if (f.warnings.length > 0) {
-      ctx.io.out(f.warnings.map((p) => `${p.file}:${p.line}: warning: ${p.reason}\n`).join(""));
+      ctx.io.out(
+        mask(f.warnings.map((p) => `${p.file}:${p.line}: warning: ${p.reason}\n`).join("")),
+      );
     }
     if (checked < files.length) progress.show(`validating ${checked + 1}/${files.length}`);
   };
@@ -126,7 +136,9 @@ async function validateCommand(args: string[], ctx: CommandContext): Promise<num
   };
   if (report.warnings.length > 0) summary.warnings = report.warnings.length;
   if (json) {
-    ctx.io.out(JSON.stringify({ ok: report.ok, summary, files: report.files }, null, 2) + "\n");
+    ctx.io.out(
+      mask(JSON.stringify({ ok: report.ok, summary, files: report.files }, null, 2)) + "\n",
+    );
   } else {
     const warned = report.warnings.length > 0
       ? `, ${plural(report.warnings.length, "warning")}`
