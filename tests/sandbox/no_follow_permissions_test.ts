@@ -38,3 +38,39 @@ console.log(JSON.stringify({
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a no-follow open never opens what a link names (a FIFO's writer stays waiting)", async () => {
+  // Where Deno honours O_NOFOLLOW (-A) the link is refused by the kernel: its target, which may be a
+  // device whose opening alone does something, is not opened first and checked after (attack
+  // round 24 perms a19). Opening a FIFO for reading is what lets a waiting writer go on.
+  const { openNoFollowNow } = await import("../../lib/sandbox/_look.ts");
+  const { closeSync, constants, openSync, readSync } = await import("node:fs");
+  const dir = await visibleTempDir("penguin-nofollow-fifo-");
+  try {
+    const fifo = join(dir, "fifo");
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.ok(made.success);
+    await Deno.symlink(fifo, join(dir, "link"));
+    const writer = new Deno.Command("sh", {
+      args: ["-c", 'exec 3>"$0"; echo hi >&3', fifo],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    assert.throws(
+      () => openNoFollowNow(join(dir, "link"), constants.O_RDONLY | constants.O_NONBLOCK),
+      (err: { code?: string }) => err.code === "ELOOP",
+    );
+    // Still waiting: the first reader is this one, and it reads what the writer then writes.
+    const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      assert.equal((await writer.status).code, 0);
+      const buf = new Uint8Array(16);
+      const n = readSync(fd, buf, 0, buf.length, null);
+      assert.equal(new TextDecoder().decode(buf.subarray(0, n)), "hi\n");
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
