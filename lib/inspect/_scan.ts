@@ -7,7 +7,8 @@
 // in full (they are small), tool_list_ready is skipped, and every line that
 // does not have the canonical shape goes through JSON.parse. Memory stays flat:
 // a line longer than LONG_LINE is never gathered unless the slow path needs it.
-import { formatProblem, type TraceProblem } from "../trace/reader.ts";
+import { formatProblem, MAX_RECORD_BYTES, type TraceProblem } from "../trace/reader.ts";
+import { formatSize } from "../protocol/format_size.ts";
 import { openTrace, readLines } from "../trace/lines.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import { fast, type LiteRecord, slow } from "./_scan_record.ts";
@@ -68,7 +69,19 @@ export async function scanTrace(
           const head = await l.read(0, EDGE);
           if (isBlank(head)) continue;
           const tail = await l.read(Math.max(0, l.size - EDGE), l.size);
-          finish(fast(head, tail, l.no) ?? slow(await l.read(), l.no), l.no, l.terminated);
+          const rec = fast(head, tail, l.no);
+          if (rec !== null) finish(rec, l.no, l.terminated);
+          // Read whole only within the record bound: a sparse or hostile tail of gigabytes cost
+          // its size in memory (attack round 24 bounded R14: 4 GiB, 4.3 GB and a crash).
+          else if (l.size > MAX_RECORD_BYTES) {
+            problem(
+              l.no,
+              "malformed",
+              `a record of ${formatSize(l.size)}, over the ${
+                formatSize(MAX_RECORD_BYTES)
+              } a record may hold (not read)`,
+            );
+          } else finish(slow(await l.read(), l.no), l.no, l.terminated);
         }
       }
     }

@@ -1,0 +1,74 @@
+// Trace commands given a hostile trace stay bounded (attack round 24 bounded): what they keep per
+// record is counted past a limit, and a line past the record bound is not read, whatever command
+// reads it. Real `penguin` processes; peaks as /usr/bin/time would report them.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withRoot } from "../support/roots.ts";
+import { runCli } from "../support/cli.ts";
+import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { sessionMetaRecord } from "../support/trace_meta.ts";
+
+const MB = 1000 * 1000;
+const PEAK_LIMIT = 300 * MB;
+const ID = "session-2026-12-01-10-00-00-0badc0de";
+
+/** A trace of session ID in `root`'s traces: its meta, then `lines`; its path. */
+async function writeTrace(root: string, lines: Iterable<string>): Promise<string> {
+  const dir = join(root, "default_project", "agents", "default_agent", "traces", "2026-12-01");
+  await Deno.mkdir(dir, { recursive: true });
+  const path = join(dir, `${ID}_001.jsonl`);
+  using f = await Deno.open(path, { write: true, createNew: true });
+  const enc = new TextEncoder();
+  let batch = JSON.stringify(sessionMetaRecord(ID)) + "\n";
+  for (const line of lines) {
+    batch += line + "\n";
+    if (batch.length > 1 << 20) {
+      await f.write(enc.encode(batch));
+      batch = "";
+    }
+  }
+  await f.write(enc.encode(batch));
+  return path;
+}
+
+function* pointers(n: number): Generator<string> {
+  for (let i = 0; i < n; i++) {
+    yield JSON.stringify({
+      timestamp: "2026-12-01T10:00:01.000Z",
+      type: "event_msg",
+      payload: {
+        type: "subagent",
+        session_id: `session-2026-12-01-10-00-00-${(i + 1).toString(16).padStart(8, "0")}`,
+      },
+    });
+  }
+}
+
+Deno.test("trace validate looks for the children of 1000 pointers of a file and counts the others (R1)", async () => {
+  await withRoot(async (root) => {
+    const path = await writeTrace(root, pointers(5000));
+    const r = await runCli(["--root", root, "trace", "validate", path]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout.split("no trace of the child session").length - 1, 1000);
+    assert.match(r.stdout, /the children of 4000 more pointer\(s\) not looked for/);
+  });
+});
+
+Deno.test({
+  name: "trace stats of a trace whose tail is a 1 GiB line reports it unread, peak ≤ 300 MB (R14)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      const path = await writeTrace(root, []);
+      {
+        // A sparse tail of 1 GiB, no newline: the file's length, none of its disk.
+        using f = await Deno.open(path, { write: true });
+        const { size } = await f.stat();
+        await f.truncate(size + 1024 ** 3);
+      }
+      const r = await runCliPeak(["--root", root, "trace", "stats", path], root);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      assert.match(r.stderr, /skipped 1 malformed line\(s\) \[2\]/);
+    });
+  },
+});
