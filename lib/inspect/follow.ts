@@ -12,7 +12,8 @@ import { sleep } from "../protocol/sleep.ts";
 import { exists } from "../state/_fs.ts";
 import { parseMessageLine } from "../protocol/validate.ts";
 import { nextShardPath } from "../trace/layout.ts";
-import { followLines, type LineFollower } from "../trace/lines.ts";
+import { followLines, type LineFollower, MAX_LINE_BYTES } from "../trace/lines.ts";
+import { formatSize } from "../protocol/format_size.ts";
 import type { Style } from "../display/palette.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { createRenderer } from "./render.ts";
@@ -65,7 +66,16 @@ export async function followTrace(path: string, options: FollowOptions): Promise
   // Print the complete lines appended since the last look; true when anything came in.
   const drain = async (): Promise<boolean> => {
     const got = await lines.read();
-    for (const { no, text } of got.lines) {
+    for (const { no, text, skipped } of got.lines) {
+      if (skipped !== undefined) {
+        options.err(
+          `[trace] skipped line ${no} of ${current}: a record of ${
+            formatSize(skipped)
+          }, over the ` +
+            `${formatSize(MAX_LINE_BYTES)} a record may hold (not read)\n`,
+        );
+        continue;
+      }
       if (text.trim() === "") continue;
       const r = parseMessageLine(text);
       if (!r.ok) {

@@ -38,6 +38,7 @@ export {
   type LineFollower,
   linesWith,
   type LongLine,
+  MAX_LINE_BYTES,
   openTrace,
   readAt,
   readFirstLine,

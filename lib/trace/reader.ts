@@ -18,7 +18,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import type { validateMessage as ValidateMessage } from "../protocol/validate.ts";
 import { certainlyValid } from "./_fast_check.ts";
-import { decodeLine, openTrace, readLines } from "./lines.ts";
+import { decodeLine, MAX_LINE_BYTES, openTrace, readLines } from "./lines.ts";
 import { collectorEvery } from "../state/_gc.ts";
 
 /** What is wrong with one line (or, for `structure`, with the file). */
@@ -108,7 +108,7 @@ function holds(bytes: Uint8Array, needle: Uint8Array): boolean {
  * arguments stop at 2 MiB, command output is archived past its cap, an image
  * at 5 MiB); a file from elsewhere (`sessions import`) may.
  */
-export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+export const MAX_RECORD_BYTES = MAX_LINE_BYTES;
 
 /** The message check of a reading that validates: the schemas (zod) load only then. */
 async function validatorFor(validate: boolean): Promise<typeof ValidateMessage | undefined> {

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { modelMsg, PenguinError, userText } from "../../lib/protocol/mod.ts";
 import {
+  type FollowedLine,
   followLines,
   forEachLine,
   type Line,
   linesWith,
+  MAX_LINE_BYTES,
   readFirstLine,
   readLines,
   type ReadLinesOptions,
@@ -206,6 +208,52 @@ Deno.test("following a file another writer appends to returns only complete line
     } finally {
       follower.close();
       writer.close();
+    }
+  });
+});
+
+Deno.test("following a line past MAX_LINE_BYTES counts it, keeps none of it, and goes on after its newline", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "t.jsonl");
+    await Deno.writeTextFile(path, "first\n");
+    const follower = await followLines(path);
+    try {
+      assert.deepEqual((await follower.read()).lines, [{ no: 1, text: "first" }]);
+      // A sparse line of MAX_LINE_BYTES + 1 bytes (zeros), not yet ended.
+      {
+        using f = await Deno.open(path, { write: true });
+        await f.truncate(6 + MAX_LINE_BYTES + 1);
+      }
+      while ((await follower.read()).bytes > 0) { /* the rest of the long line */ }
+      assert.equal(follower.pending(), MAX_LINE_BYTES + 1);
+      await Deno.writeTextFile(path, "\nnext\n", { append: true });
+      const got: FollowedLine[] = (await follower.read()).lines;
+      assert.deepEqual(got, [
+        { no: 2, text: "", skipped: MAX_LINE_BYTES + 1 },
+        { no: 3, text: "next" },
+      ]);
+    } finally {
+      follower.close();
+    }
+  });
+});
+
+Deno.test("following a long backlog returns it in reads of about 8 MiB of lines", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "t.jsonl");
+    const line = "x".repeat(1023);
+    await Deno.writeTextFile(path, `${line}\n`.repeat(20 * 1024)); // 20 MiB
+    const follower = await followLines(path);
+    try {
+      const counts: number[] = [];
+      for (let r = await follower.read(); r.bytes > 0; r = await follower.read()) {
+        counts.push(r.lines.length);
+      }
+      assert.equal(counts.reduce((a, b) => a + b, 0), 20 * 1024);
+      assert.ok(counts.length >= 3, `reads: ${counts.join(", ")}`);
+      assert.ok(Math.max(...counts) <= 9 * 1024, `reads: ${counts.join(", ")}`);
+    } finally {
+      follower.close();
     }
   });
 });
