@@ -33,14 +33,18 @@ export const MAX_RESPONSE_TOOL_ARGUMENTS = 4 * MiB;
 export const MAX_RESPONSE_TEXT = 8 * MiB;
 
 /**
- * Characters of text, reasoning and tool-call arguments the responses one
- * penguin process reads at once may keep together (32 MiB): the bounds above
- * hold for each response, and a session's background subagents read theirs
- * at once (twelve answering 7.9 MB each took penguin to 873 MB, attack round
- * 23 bounded B10). Past it the response that passed it fails, as past the
- * bounds of one response.
+ * Characters of text, reasoning, tool-call arguments and opaque payloads
+ * (signatures, encrypted reasoning) the responses one penguin process reads
+ * at once may keep together (16 MiB): the bounds above hold for each
+ * response, and a session's background subagents read theirs at once
+ * (twelve answering 7.9 MB each took penguin to 873 MB, attack round 23
+ * bounded B10). Each kept character costs the process about ten bytes on
+ * its way (events, the turn's queue, masking, the trace): at 32 MiB four
+ * subagents reached 386 MB, and opaque payloads, not counted, eight 15 MB
+ * signatures 546 MB (attack round 24 bounded R5, R10). Past it the response
+ * that passed it fails, as past the bounds of one response.
  */
-export const MAX_PROCESS_RESPONSES = 32 * MiB;
+export const MAX_PROCESS_RESPONSES = 16 * MiB;
 
 /** Characters of reasoning one response may stream, over all its thinking blocks (8 MiB). */
 export const MAX_RESPONSE_THINKING = 8 * MiB;

@@ -140,7 +140,7 @@ const running = createHolderLedger();
  * one response) once the responses read at once keep more than {@linkcode MAX_PROCESS_RESPONSES}.
  */
 function withinProcess(r: Run): boolean {
-  const mine = r.kept.text + r.kept.thinking + r.kept.args;
+  const mine = r.kept.text + r.kept.thinking + r.kept.args + r.kept.fidelity;
   running.hold(r, mine);
   const all = running.heldBesides(r) + mine;
   if (all <= MAX_PROCESS_RESPONSES) return true;
@@ -148,7 +148,8 @@ function withinProcess(r: Run): boolean {
     message:
       `The model responses this penguin is reading hold more than ${
         mib(MAX_PROCESS_RESPONSES)
-      } of text, reasoning and arguments together (a session and its subagents); penguin stopped ` +
+      } of text, reasoning, arguments and opaque payloads together (a session and its subagents); ` +
+      `penguin stopped ` +
       `reading this one at ${formatSize(all)} (a limit on what they may hold at once)`,
     code: TOO_LARGE_CODE,
   };
@@ -219,7 +220,7 @@ function manyValues(): { message: string; code: string } {
 function countFidelity(r: Run, f: Fidelity): boolean {
   if (Object.keys(f).length === 0) return true;
   r.kept.fidelity += JSON.stringify(f).length;
-  if (r.kept.fidelity <= MAX_RESPONSE_FIDELITY) return true;
+  if (r.kept.fidelity <= MAX_RESPONSE_FIDELITY) return withinProcess(r);
   tooLarge(r, "signatures and other opaque payloads", MAX_RESPONSE_FIDELITY);
   return false;
 }

@@ -1,5 +1,5 @@
-// The responses one penguin process reads at once keep at most 32 MiB of text, reasoning and
-// arguments together: each response's own bounds (8 MiB of text…) hold per session, and a
+// The responses one penguin process reads at once keep at most 16 MiB of text, reasoning,
+// arguments and opaque payloads together: each response's own bounds (8 MiB of text…) hold per session, and a
 // session's background subagents read theirs at once (attack round 23 bounded B10: twelve
 // answering 7.9 MB each took penguin to 873 MB). The response that passes it stops, as past a
 // bound of its own; one read (closed) no longer counts.
@@ -10,7 +10,7 @@ import { MAX_PROCESS_RESPONSES, MAX_RESPONSE_TEXT } from "../../lib/models/limit
 Deno.test("responses read at once keep at most MAX_PROCESS_RESPONSES together", () => {
   const each = MAX_RESPONSE_TEXT - 1024 * 1024; // 7 MiB: under one response's bound
   const text = "x".repeat(each);
-  const count = Math.floor(MAX_PROCESS_RESPONSES / each); // 4 fit together
+  const count = Math.floor(MAX_PROCESS_RESPONSES / each); // 2 fit together
   const open = Array.from({ length: count }, () => createTranslator());
   for (const t of open) {
     t.push({ type: "text", text });
@@ -19,7 +19,7 @@ Deno.test("responses read at once keep at most MAX_PROCESS_RESPONSES together", 
   const next = createTranslator();
   next.push({ type: "text", text });
   assert.equal(next.state.error?.code, "penguin_too_large");
-  assert.match(next.state.error.message, /responses this penguin is reading hold more than 32 MiB/);
+  assert.match(next.state.error.message, /responses this penguin is reading hold more than 16 MiB/);
   next.close("failed");
   // One of them read to its end: its text is the conversation's now, and another response fits.
   open.shift()!.close("completed");
@@ -31,4 +31,18 @@ Deno.test("responses read at once keep at most MAX_PROCESS_RESPONSES together", 
   alone.push({ type: "text", text });
   assert.equal(alone.state.error, undefined);
   alone.close("completed");
+});
+
+Deno.test("opaque payloads count with the text toward MAX_PROCESS_RESPONSES (round 24 bounded R10)", () => {
+  // Eight subagents each answering a 15 MB signature (under one response's 16 MiB) took penguin to
+  // 546 MB: the payloads were outside the count.
+  const signature = "s".repeat(MAX_PROCESS_RESPONSES / 2);
+  const first = createTranslator();
+  first.push({ type: "thinking", thinking: "t", fidelity: { signature } });
+  assert.equal(first.state.error, undefined);
+  const second = createTranslator();
+  second.push({ type: "thinking", thinking: "t", fidelity: { signature } });
+  assert.equal(second.state.error?.code, "penguin_too_large");
+  assert.match(second.state.error.message, /arguments and opaque payloads together/);
+  for (const t of [first, second]) t.close("completed");
 });
