@@ -8,6 +8,7 @@
  * @module
  */
 import type { LiteRecord } from "./_scan_record.ts";
+import { shortText } from "../protocol/short_text.ts";
 import {
   type Agg,
   aggAbort,
@@ -146,7 +147,12 @@ function dayOf(ts: number): string {
   return d;
 }
 
+/** Rows a grouping keeps at most; past them the others count as one, `(other)`. */
+const MAX_GROUPS = 1000;
+
 function group(run: StatsRun, key: string): Agg {
+  if (key.length > 200) key = shortText(key, 200);
+  if (!run.groups.has(key) && run.groups.size >= MAX_GROUPS) key = "(other)";
   let a = run.groups.get(key);
   if (!a) {
     a = newAgg(key);

@@ -72,3 +72,45 @@ Deno.test({
     });
   },
 });
+
+function* toolCalls(n: number): Generator<string> {
+  for (let i = 0; i < n; i++) {
+    yield JSON.stringify({
+      timestamp: "2026-12-01T10:00:01.000Z",
+      type: "model_msg",
+      payload: {
+        type: "tool_call",
+        role: "assistant",
+        tool_call_id: `c${i}`,
+        name: `tool_${i}`,
+        arguments: "{}",
+        stop_reason: "completed",
+      },
+    });
+    yield JSON.stringify({
+      timestamp: "2026-12-01T10:00:01.000Z",
+      type: "model_msg",
+      payload: {
+        type: "tool_call_output",
+        role: "user",
+        tool_call_id: `c${i}`,
+        output: "ok",
+        stop_reason: "completed",
+      },
+    });
+  }
+}
+
+Deno.test("trace stats keeps 200 tool rows and 1000 groups; the others count as one (R7)", async () => {
+  await withRoot(async (root) => {
+    const path = await writeTrace(root, toolCalls(3000));
+    const byTool = await runCli(["--root", root, "trace", "stats", path, "--by", "tool", "--json"]);
+    assert.equal(byTool.code, 0, byTool.stderr);
+    assert.ok(byTool.stdout.includes('"(other)"'), "groups past 1000 count as one");
+    assert.ok(!byTool.stdout.includes('"tool_2999"'), "no group of its own past the limit");
+    const bySession = await runCli(["--root", root, "trace", "stats", path, "--json"]);
+    assert.equal(bySession.code, 0, bySession.stderr);
+    assert.ok(bySession.stdout.includes('"(other tools)"'), "tools past 200 count as one");
+    assert.ok(!bySession.stdout.includes('"tool_2999"'), "no tool row of its own past the limit");
+  });
+});
