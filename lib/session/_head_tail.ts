@@ -9,6 +9,7 @@ import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import type { TokenCounts } from "../protocol/types.ts";
 import { readAt, textLines, textLinesFromEnd } from "../trace/lines.ts";
 import { collectorEvery } from "../state/_gc.ts";
+import { shortText } from "../protocol/short_text.ts";
 
 const NL = 0x0a;
 const dec = new TextDecoder();
@@ -25,9 +26,11 @@ const TAIL_CAP = 8 * 1024 * 1024;
 /**
  * Bytes the looks of one process read and inspect at once, together: a listing looks at 32
  * sessions at a time, and 40 traces whose first and last lines were 20 MB took `sessions list` to
- * 1038 MB (attack round 23 bounded B7). A look larger than this runs alone.
+ * 1038 MB (attack round 23 bounded B7). A look larger than this runs alone. A byte read costs
+ * about four on its way (the bytes, the text, the line cut, the parsed string): at 48 MiB, three
+ * 15 MB metas at once took a listing to 340 MB (round 24 bounded R4).
  */
-export const LOOK_BUDGET = 48 * 1024 * 1024;
+export const LOOK_BUDGET = 16 * 1024 * 1024;
 
 let lookBytes = 0;
 const lookWaiters: (() => void)[] = [];
@@ -92,6 +95,35 @@ export interface Head {
   done: boolean;
 }
 
+/** The longest string, and the most items of a list, a compacted head keeps. */
+const KEEP_CHARS = 4096;
+const KEEP_ITEMS = 64;
+
+/** `v` with every string cut to KEEP_CHARS and every list to KEEP_ITEMS, copied; 8 levels deep. */
+function compactValue(v: unknown, depth = 0): unknown {
+  if (typeof v === "string") return v.length > KEEP_CHARS ? shortText(v, KEEP_CHARS) : v;
+  if (typeof v !== "object" || v === null) return v;
+  if (depth >= 8) return null;
+  if (Array.isArray(v)) return v.slice(0, KEEP_ITEMS).map((x) => compactValue(x, depth + 1));
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v).slice(0, KEEP_ITEMS)) out[k] = compactValue(x, depth + 1);
+  return out;
+}
+
+/**
+ * `head` as a listing keeps it: what it shows, nothing of a size a trace
+ * chooses (a meta of 15 MB, a prompt of 1 MB); see lib/protocol/short_text.ts.
+ */
+export function compactHead(head: Head): Head {
+  return {
+    ...head,
+    first: head.first && compactValue(head.first) as Obj,
+    prompt: head.prompt &&
+      { text: shortText(head.prompt.text, KEEP_CHARS), timestamp: head.prompt.timestamp },
+    userText: head.userText && shortText(head.userText, KEEP_CHARS),
+  };
+}
+
 // Index of the quote closing the JSON string whose content starts at `from`.
 function stringEnd(s: string, from: number): number {
   for (let i = s.indexOf('"', from); i !== -1; i = s.indexOf('"', i + 1)) {
@@ -115,12 +147,21 @@ export function parseHeadLine(text: string): Obj | null {
     const from = k + PROMPT_KEY.length;
     const end = stringEnd(text, from);
     if (end !== -1) {
+      if (text.length - (end - from) > MAX_META_CHARS) return null;
       const rec = parseObject(text.slice(0, from) + text.slice(end));
       if (rec !== null) return rec;
     }
   }
-  return parseObject(text);
+  return text.length > MAX_META_CHARS ? null : parseObject(text);
 }
+
+/**
+ * The longest first line parsed, its system prompt left out: a session_meta
+ * holds ids, paths and the tool list, never megabytes besides its prompt. A
+ * longer one is no usable meta (a 15 MB workspace, parsed for each session
+ * listed, cost a listing 60 MB a look: attack round 24 bounded R4).
+ */
+const MAX_META_CHARS = 4 * 1024 * 1024;
 
 /**
  * Inspect the lines of `text` (a file's start; `complete` when it is the

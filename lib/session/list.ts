@@ -16,11 +16,13 @@
  */
 import type { Lineage, TokenCounts } from "../protocol/types.ts";
 import { openRegularFile } from "../state/_fs.ts";
+import { shortText } from "../protocol/short_text.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import { forEachLine } from "../trace/lines.ts";
 import {
+  compactHead,
   type Head,
   headOf,
   payloadOf,
@@ -87,6 +89,32 @@ export interface ListOptions {
 
 const WHOLE = 2 * WINDOW;
 const FIRST_PROMPT_CHARS = 500;
+/** The longest id (session, provider, model) and path a row keeps. */
+const ID_CHARS = 256;
+const PATH_CHARS = 4096;
+
+/** `v` as a row keeps it: a string cut to `max`, else null. */
+function cut(v: unknown, max: number): string | null {
+  return typeof v === "string" ? shortText(v, max) : null;
+}
+
+/** The fields of a lineage a listing uses, cut. */
+function shownLineage(l: Lineage): Lineage {
+  return {
+    parent_session_id: cut(l.parent_session_id, ID_CHARS) ?? "",
+    trace_index: l.trace_index,
+    line: l.line,
+    kind: l.kind === "clone" ? "clone" : "fork",
+  };
+}
+
+/** Where an imported session came from, cut. */
+function shownImport(i: { path: unknown; session_id: unknown }): {
+  path: string;
+  session_id: string;
+} {
+  return { path: cut(i.path, PATH_CHARS) ?? "", session_id: cut(i.session_id, ID_CHARS) ?? "" };
+}
 
 const dec = new TextDecoder();
 
@@ -144,7 +172,7 @@ async function look(
       const text = dec.decode(buf.subarray(0, n));
       const firstNl = text.indexOf("\n");
       return {
-        head: wantHead ? headOf(text, true) : undefined,
+        head: wantHead ? compactHead(headOf(text, true)) : undefined,
         tail: wantTail ? tailOf(text, true) : undefined,
         turns: countTurns(text, firstNl === -1 ? text.length : firstNl),
       };
@@ -153,7 +181,9 @@ async function look(
     const out: FileLook = { turns: null };
     if (wantHead) {
       const head = headOf(dec.decode(buf), false);
-      out.head = head.done ? head : await readHead(file, size);
+      // Compacted before the next look: 24 looks waiting for the tail's turn each held a 15 MB
+      // meta (attack round 24 bounded R4).
+      out.head = compactHead(head.done ? head : await readHead(file, size));
     }
     if (wantTail) out.tail = await readTail(file, size);
     return out;
@@ -185,11 +215,14 @@ async function summarize(
     : null;
   const rec = head?.first ?? null;
   const meta = rec?.type === "session_meta" ? payloadOf(rec) : null;
+  // Every kept string cut to what a listing shows, in a string of its own: a row kept the whole
+  // field (a 15 MB workspace, a lineage object of any size, a 1 MB prompt behind a 48-character
+  // column) and 40 such sessions took `sessions list` to 801 MB (attack round 24 bounded R4).
   const lineage = meta?.lineage && typeof meta.lineage === "object"
-    ? meta.lineage as Lineage
+    ? shownLineage(meta.lineage as Lineage)
     : null;
   const imported = meta?.imported_from && typeof meta.imported_from === "object"
-    ? meta.imported_from as { path: string; session_id: string }
+    ? shownImport(meta.imported_from as { path: unknown; session_id: unknown })
     : null;
   const source = str(meta?.source);
   const prompt = head?.prompt?.text ?? (source === "subagent" ? head?.userText ?? null : null);
@@ -201,14 +234,14 @@ async function summarize(
     latestPath: latest.path,
     created: meta ? str(rec?.timestamp) : null,
     lastActivity: tail?.lastTimestamp ?? null,
-    provider: str(meta?.provider),
-    modelId: str(meta?.model_id),
-    workspace: str(meta?.workspace),
+    provider: cut(meta?.provider, ID_CHARS),
+    modelId: cut(meta?.model_id, ID_CHARS),
+    workspace: cut(meta?.workspace, PATH_CHARS),
     turns,
     tokens: tail?.usage?.session.total ?? null,
     tokenCounts: tail?.usage?.session ?? null,
-    firstPrompt: prompt === null ? null : prompt.slice(0, FIRST_PROMPT_CHARS),
-    source,
+    firstPrompt: prompt === null ? null : shortText(prompt, FIRST_PROMPT_CHARS),
+    source: source === null ? null : shortText(source, ID_CHARS),
     lineage,
     parent: lineage ? str(lineage.parent_session_id) : null,
     importedFrom: imported,

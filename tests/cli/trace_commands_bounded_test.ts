@@ -114,3 +114,27 @@ Deno.test("trace stats keeps 200 tool rows and 1000 groups; the others count as 
     assert.ok(!bySession.stdout.includes('"tool_2999"'), "no tool row of its own past the limit");
   });
 });
+
+Deno.test({
+  name:
+    "sessions list of 24 sessions whose meta holds a 15 MB workspace keeps none of it, peak ≤ 300 MB (R4)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      const dir = join(root, "default_project", "agents", "default_agent", "traces", "2026-12-01");
+      await Deno.mkdir(dir, { recursive: true });
+      const meta = sessionMetaRecord(ID);
+      (meta.payload as Record<string, unknown>).workspace = `/w/${"x".repeat(15 * MB)}`;
+      const first = join(dir, `${ID}_001.jsonl`);
+      await Deno.writeTextFile(first, JSON.stringify(meta) + "\n");
+      for (let i = 1; i < 24; i++) {
+        const id = `session-2026-12-01-10-00-00-${i.toString(16).padStart(8, "0")}`;
+        await Deno.link(first, join(dir, `${id}_001.jsonl`));
+      }
+      const r = await runCliPeak(["--root", root, "sessions", "list", "--all"], root);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      assert.equal(r.stdout.split("session-2026-12-01-10-00-00-").length - 1, 24, r.stdout);
+    });
+  },
+});
