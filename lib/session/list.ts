@@ -108,12 +108,18 @@ function shownLineage(l: Lineage): Lineage {
   };
 }
 
-/** Where an imported session came from, cut. */
-function shownImport(i: { path: unknown; session_id: unknown }): {
-  path: string;
-  session_id: string;
-} {
-  return { path: cut(i.path, PATH_CHARS) ?? "", session_id: cut(i.session_id, ID_CHARS) ?? "" };
+/**
+ * Where an imported session came from (a penguin trace's `path` and
+ * `session_id`, another harness's `harness`, `id`, `version`, `file`…):
+ * its first 16 plain fields, strings cut.
+ */
+function shownImport(i: Record<string, unknown>): { path: string; session_id: string } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(i).slice(0, 16)) {
+    if (typeof v === "string") out[k] = shortText(v, PATH_CHARS);
+    else if (typeof v === "number" || typeof v === "boolean") out[k] = v;
+  }
+  return out as { path: string; session_id: string };
 }
 
 const dec = new TextDecoder();
@@ -222,7 +228,7 @@ async function summarize(
     ? shownLineage(meta.lineage as Lineage)
     : null;
   const imported = meta?.imported_from && typeof meta.imported_from === "object"
-    ? shownImport(meta.imported_from as { path: unknown; session_id: unknown })
+    ? shownImport(meta.imported_from as Record<string, unknown>)
     : null;
   const source = str(meta?.source);
   const prompt = head?.prompt?.text ?? (source === "subagent" ? head?.userText ?? null : null);

@@ -138,3 +138,54 @@ Deno.test({
     });
   },
 });
+
+Deno.test("sessions import of a trace of 5000 pointers to missing children looks for 1000, counts the rest (R3)", async () => {
+  await withRoot(async (root) => {
+    const src = join(root, "..", `src-${crypto.randomUUID()}`);
+    await Deno.mkdir(src);
+    try {
+      const path = await writeTrace(src, pointers(5000));
+      const ws = await Deno.makeTempDir({ dir: root });
+      const r = await runCli(["--root", root, "sessions", "import", path, "--workspace", ws]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(
+        r.stdout + r.stderr,
+        /4000 more subagent pointer\(s\) past the first 1000 children/,
+      );
+    } finally {
+      await Deno.remove(src, { recursive: true });
+    }
+  });
+});
+
+Deno.test({
+  name:
+    "sessions import of 30 pointers carrying 8 MB each keeps their ids only, peak ≤ 300 MB (R2)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      const src = join(root, "..", `src-${crypto.randomUUID()}`);
+      await Deno.mkdir(src);
+      try {
+        const pad = "p".repeat(8 * MB);
+        const heavy = function* () {
+          for (const line of pointers(30)) {
+            const rec = JSON.parse(line);
+            rec.payload.extra = pad;
+            yield JSON.stringify(rec);
+          }
+        };
+        const path = await writeTrace(src, heavy());
+        const ws = await Deno.makeTempDir({ dir: root });
+        const r = await runCliPeak(
+          ["--root", root, "sessions", "import", path, "--workspace", ws],
+          root,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      } finally {
+        await Deno.remove(src, { recursive: true });
+      }
+    });
+  },
+});
