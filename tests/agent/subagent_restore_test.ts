@@ -6,7 +6,10 @@ import {
   LOST_COMMAND_DETAIL,
   parentFacts,
   planRestore,
+  restoreChildren,
 } from "../../lib/agent/subagents/mod.ts";
+import type { ChildRegistry } from "../../lib/agent/subagents/registry.ts";
+import { join } from "node:path";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 
@@ -327,4 +330,48 @@ Deno.test("the PenguinHarness subagent fixture: the foreground child answered, n
     new Map([[facts.pointers[0]!, { ...progress, agentId: "default_agent" }]]),
   );
   assert.deepEqual(plan, { children: [], notices: [] });
+});
+
+Deno.test("restore lists an agent's traces directory once, however many pointers the parent holds", async () => {
+  // Attack round 24 bounded R15: listed once a pointer, 30,000 pointers beside 3000 sessions sent
+  // a resumed session's request nothing in 150 s.
+  const dir = await Deno.makeTempDir();
+  try {
+    const traces = join(dir, "traces");
+    const day = join(traces, "2026-01-01");
+    await Deno.mkdir(day, { recursive: true });
+    const parent = join(day, "session-2026-01-01-00-00-00-00000001_001.jsonl");
+    const s = script().meta("session-2026-01-01-00-00-00-00000001");
+    for (let i = 0; i < 50; i++) {
+      s.out.push({
+        timestamp: "2026-01-01T00:00:01.000Z",
+        type: "event_msg",
+        payload: {
+          type: "subagent",
+          session_id: `session-2026-01-01-00-00-00-${i}`.padEnd(36, "f"),
+        },
+      } as OmniMessage);
+    }
+    await Deno.writeTextFile(parent, s.out.map((m) => JSON.stringify(m) + "\n").join(""));
+    let listings = 0;
+    const registry = {
+      parentSessionId: "session-2026-01-01-00-00-00-00000001",
+      get: () => undefined,
+      queueNotice: () => {},
+      createChild: () => Promise.reject(new Error("no child to restore")),
+      register: () => {},
+    } as unknown as ChildRegistry;
+    const plan = await restoreChildren(registry, {
+      parentFiles: [parent],
+      agentId: "default_agent",
+      tracesDir: () => {
+        listings++;
+        return traces;
+      },
+    });
+    assert.deepEqual(plan.children, []);
+    assert.equal(listings, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

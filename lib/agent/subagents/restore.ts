@@ -38,7 +38,8 @@
 import type { OmniMessage } from "../../protocol/types.ts";
 import { defaultWarn, errorMessage } from "../../protocol/errors.ts";
 import type { ThinkingLevel } from "../../models/wire.ts";
-import { listSessionFiles } from "../../trace/paths.ts";
+import type { TraceFileRef } from "../../trace/paths.ts";
+import { sessionFilesIn } from "../../trace/layout.ts";
 import { readTrace } from "../../trace/reader.ts";
 import {
   legacyRunningProcessId,
@@ -335,10 +336,18 @@ export async function restoreChildren(
     if (a && /^[A-Za-z0-9_-]+$/.test(a)) agents.add(a);
   }
   const children = new Map<string, ChildFacts>();
+  // Each agent's traces directory listed once, not once a pointer: 30,000 pointers beside 3000
+  // sessions sent no request in 150 s (attack round 24 bounded R15).
+  const listed = new Map<string, Promise<Map<string, TraceFileRef[]>>>();
+  const filesOf = async (agentId: string, sid: string) => {
+    let byId = listed.get(agentId);
+    if (byId === undefined) listed.set(agentId, byId = sessionFilesIn(source.tracesDir(agentId)));
+    return (await byId).get(sid) ?? [];
+  };
   for (const sid of facts.pointers) {
     try {
       for (const agentId of agents) {
-        const files = await listSessionFiles(source.tracesDir(agentId), sid);
+        const files = await filesOf(agentId, sid);
         if (files.length === 0) continue;
         const progress = progressCollector();
         for (const f of files) {
