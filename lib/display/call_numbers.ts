@@ -27,15 +27,25 @@ function scopeOf(origin?: readonly string[]): string {
   return origin && origin.length > 0 ? origin[origin.length - 1]! : "";
 }
 
+/**
+ * The most call ids a scope remembers: past it the oldest is forgotten (an
+ * output of a call that old is numbered anew). A view of a trace of 600,000
+ * calls kept every id (attack round 24 bounded R9).
+ */
+export const MAX_NUMBERED_IDS = 65_536;
+
 /** Create an empty numbering. */
 export function createCallNumbers(): CallNumbers {
-  let scopes = new Map<string, Map<string, number>>();
+  let scopes = new Map<string, { ids: Map<string, number>; next: number }>();
   const of = (id: string, origin?: readonly string[]): number => {
     const scope = scopeOf(origin);
-    let ids = scopes.get(scope);
-    if (!ids) scopes.set(scope, ids = new Map());
-    let n = ids.get(id);
-    if (n === undefined) ids.set(id, n = ids.size + 1);
+    let s = scopes.get(scope);
+    if (!s) scopes.set(scope, s = { ids: new Map(), next: 1 });
+    let n = s.ids.get(id);
+    if (n === undefined) {
+      s.ids.set(id, n = s.next++);
+      if (s.ids.size > MAX_NUMBERED_IDS) s.ids.delete(s.ids.keys().next().value!);
+    }
     return n;
   };
   return {

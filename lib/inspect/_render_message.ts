@@ -22,6 +22,7 @@ import type { Style } from "../display/palette.ts";
 import { createSafeTextStream, escapeControls, safeText } from "../display/terminal_text.ts";
 import { parseToolArgs, toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
+import { MAX_NUMBERED_IDS } from "../display/call_numbers.ts";
 
 /** How `trace show` says to see a collapsed output whole. */
 export const FULL_HINT = "--verbose";
@@ -203,6 +204,9 @@ function toolCallLines(p: ToolCallMessage, c: MessageContext): string[] {
   const s = c.style;
   const id = p.tool_call_id;
   c.names.set(id, escapeControls(p.name));
+  // The oldest forgotten past a bound (attack round 24 bounded R9: `trace show` of 600,000
+  // unanswered calls kept every name).
+  if (c.names.size > MAX_NUMBERED_IDS) c.names.delete(c.names.keys().next().value!);
   // Arguments are shown, never cleaned: control characters in them appear as \xNN.
   const preview = toolCallPreview(p.name, p.arguments, {
     final: true,

@@ -11,7 +11,7 @@
  */
 import { basename } from "node:path";
 import type { OmniMessage, SessionMeta } from "../protocol/types.ts";
-import { createCallNumbers } from "../display/call_numbers.ts";
+import { createCallNumbers, MAX_NUMBERED_IDS } from "../display/call_numbers.ts";
 import { readTrace, type TraceProblem } from "../trace/reader.ts";
 import { parseTraceFileName } from "../trace/paths.ts";
 import { parseTimestamp } from "./format.ts";
@@ -135,7 +135,13 @@ export interface Conversation {
     files: string[];
   };
   /** Parent, forks and subagent children. */
-  family: { parent: Relative | null; forks: Relative[]; children: Relative[] };
+  family: {
+    parent: Relative | null;
+    forks: Relative[];
+    children: Relative[];
+    /** Pointers past the first {@linkcode MAX_FAMILY_CHILDREN} children: counted, not looked up. */
+    more_children?: number;
+  };
   /** Per request. */
   requests: RequestSummary[];
   /** The timeline. */
@@ -179,11 +185,16 @@ interface ConversationPass {
   names: Map<string, string>;
   /** The calls' short numbers. */
   numbers: ReturnType<typeof createCallNumbers>;
+  /** The children the pointers name, the first {@linkcode MAX_FAMILY_CHILDREN}. */
   childIds: string[];
+  moreChildren: number;
   /** The request begun and not yet ended. */
   open: RequestSummary | null;
   inCompaction: boolean;
 }
+
+/** The children of a session a view looks up at most (a trace of 600,000 pointers: 553 MB). */
+export const MAX_FAMILY_CHILDREN = 1000;
 
 function pushItem(pass: ConversationPass, time: string, item: Record<string, unknown>): void {
   pass.fresh.push({ time, request: pass.requests.length, ...item } as ConvItem);
@@ -207,6 +218,9 @@ function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknow
   } else if (type === "tool_call") {
     const id = String(p.tool_call_id);
     pass.names.set(id, String(p.name));
+    // The oldest forgotten past a bound (600,000 calls never answered kept every name: attack
+    // round 24 bounded R9).
+    if (pass.names.size > MAX_NUMBERED_IDS) pass.names.delete(pass.names.keys().next().value!);
     push(t, {
       kind: "tool_call",
       id,
@@ -311,7 +325,8 @@ function addEvent(pass: ConversationPass, t: string, p: Record<string, unknown>)
       });
       return;
     case "subagent":
-      pass.childIds.push(String(p.session_id));
+      if (pass.childIds.length < MAX_FAMILY_CHILDREN) pass.childIds.push(String(p.session_id));
+      else pass.moreChildren++;
       push(t, { kind: "subagent", session_id: String(p.session_id) });
       return;
     case "tool_list_ready":
@@ -340,6 +355,7 @@ export async function loadConversation(
     names: new Map(),
     numbers: createCallNumbers(),
     childIds: [],
+    moreChildren: 0,
     open: null,
     inCompaction: false,
   };
@@ -387,6 +403,7 @@ export async function loadConversation(
   const family = options.family === false
     ? { parent: null, forks: [], children: [] }
     : await findFamily(firstPath, sessionId, lineage, childIds);
+  if (pass.moreChildren > 0) family.more_children = pass.moreChildren;
   const subagents: Conversation[] = [];
   if (options.children !== false) {
     const seen = options.seen ?? new Set<string>();

@@ -198,6 +198,7 @@ function headerOf(conv: Conversation): { facts: [string, string][]; famItems: st
     ...(fam.parent ? [relative({ ...fam.parent, relation: "parent" })] : []),
     ...fam.forks.map(relative),
     ...fam.children.map(relative),
+    ...(fam.more_children ? [`<li>and ${fam.more_children} more subagent pointer(s)</li>`] : []),
   ];
   return { facts, famItems };
 }

@@ -148,6 +148,7 @@ export function markdownHead(conv: Conversation): string {
   }
   for (const f of fam.forks) famLines.push(`- ${f.relation}: ${inlineCode(f.session_id)}`);
   for (const c of fam.children) famLines.push(`- subagent: ${inlineCode(c.session_id)}`);
+  if (fam.more_children) famLines.push(`- and ${fam.more_children} more subagent pointer(s)`);
   if (famLines.length > 0) out += `**Family**\n\n${famLines.join("\n")}\n\n`;
   return out + "---\n\n";
 }

@@ -311,7 +311,20 @@ function onUserText(b: BuilderState, s: SessionState, t: string, p: Payload, out
   }
 }
 
-function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload): void {
+/**
+ * Tool spans open at once, span ids and run_subagent calls a session keeps at most: past them the
+ * oldest open call's span ends `unfinished` and the oldest ids are forgotten. A trace of 300,000
+ * calls never answered kept a span open for each: 622 MB (attack round 24 bounded R16).
+ */
+const MAX_OPEN_TOOLS = 4096;
+const MAX_KEPT_IDS = 65_536;
+
+/** Forget the oldest entries of `kept` past `max` (in insertion order). */
+function bounded<K>(kept: Map<K, unknown> | Set<K>, max: number): void {
+  while (kept.size > max) kept.delete(kept.keys().next().value!);
+}
+
+function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
   const id = String(p.tool_call_id);
   const name = String(p.name);
   s.toolCallCount++;
@@ -329,8 +342,23 @@ function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload): vo
   const preferred = spanIdOf(s.meta.session_id, "tool", id);
   const spanId = s.usedIds.has(preferred) ? freshId(s, "tool", id, t) : preferred;
   s.usedIds.add(spanId);
+  bounded(s.usedIds, MAX_KEPT_IDS);
   s.toolSpanIds.set(id, spanId);
-  if (name === "run_subagent" || name === "input_subagent") s.subagentCalls.push(id);
+  bounded(s.toolSpanIds, MAX_KEPT_IDS);
+  if (name === "run_subagent" || name === "input_subagent") {
+    s.subagentCalls.push(id);
+    if (s.subagentCalls.length > MAX_OPEN_TOOLS) s.subagentCalls.shift();
+  }
+  if (s.tools.size >= MAX_OPEN_TOOLS) {
+    const [oldId, old] = s.tools.entries().next().value!;
+    s.tools.delete(oldId);
+    old.attrs["penguin.tool.status"] = "unfinished";
+    old.error ??= {
+      type: "unfinished",
+      message: `more than ${MAX_OPEN_TOOLS} tool calls open at once; this one's span ended here`,
+    };
+    out.push(finish(b, s, old, t));
+  }
   s.tools.set(id, {
     spanId,
     parentSpanId: (s.task ?? s.root).spanId,
@@ -368,7 +396,7 @@ function onToolOutput(b: BuilderState, s: SessionState, t: string, p: Payload, o
 function onModel(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
   const type = p.type;
   if (type === "text" && p.role === "user") return onUserText(b, s, t, p, out);
-  if (type === "tool_call") return onToolCall(b, s, t, p);
+  if (type === "tool_call") return onToolCall(b, s, t, p, out);
   if (type === "tool_call_output") return onToolOutput(b, s, t, p, out);
   if ((type === "text" || type === "thinking") && p.role === "assistant" && s.request) {
     if (b.content) {

@@ -304,30 +304,41 @@ async function validateGroup(
         }
       }
     }
-    for (const ptr of cur.facts.pointers) {
-      if ((await findRelative(cur.path, ptr.id, relatives)) === null) {
-        cur.findings.push({
-          file: cur.path,
-          line: ptr.line,
-          kind: "structure",
-          reason: `subagent: no trace of the child session ${
-            JSON.stringify(ptr.id)
-          } found in the traces directory tree of this file`,
-        });
-      }
-    }
-    if (cur.facts.unchecked > 0) {
-      cur.findings.push({
-        file: cur.path,
-        line: cur.facts.last?.line ?? 0,
+    cur.findings.push(...await childFindings(cur.path, cur.facts, relatives));
+  }
+  return checked.map((c) => ({ file: c.path, records: c.records, ...sortFindings(c.findings) }));
+}
+
+/** The pointers of `facts` whose child has no trace in the tree of `path`, and those not looked at. */
+async function childFindings(
+  path: string,
+  facts: FileFacts,
+  relatives: RelativesCache,
+): Promise<CheckFinding[]> {
+  const out: CheckFinding[] = [];
+  for (const ptr of facts.pointers) {
+    if ((await findRelative(path, ptr.id, relatives)) === null) {
+      out.push({
+        file: path,
+        line: ptr.line,
         kind: "structure",
-        warning: true,
-        reason: `subagent: the children of ${cur.facts.unchecked} more pointer(s) not looked ` +
-          `for (the first ${MAX_FINDINGS} are)`,
+        reason: `subagent: no trace of the child session ${
+          JSON.stringify(ptr.id)
+        } found in the traces directory tree of this file`,
       });
     }
   }
-  return checked.map((c) => ({ file: c.path, records: c.records, ...sortFindings(c.findings) }));
+  if (facts.unchecked > 0) {
+    out.push({
+      file: path,
+      line: facts.last?.line ?? 0,
+      kind: "structure",
+      warning: true,
+      reason: `subagent: the children of ${facts.unchecked} more pointer(s) not looked ` +
+        `for (the first ${MAX_FINDINGS} are)`,
+    });
+  }
+  return out;
 }
 
 /** Records of one file validated between two full garbage collections. */

@@ -189,3 +189,27 @@ Deno.test({
     });
   },
 });
+
+Deno.test("trace export names 1000 children of a trace's pointers and counts the others (R9)", async () => {
+  await withRoot(async (root) => {
+    const path = await writeTrace(root, pointers(1005));
+    const r = await runCli(["--root", root, "trace", "export", path, "--format", "md"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.split("- subagent: ").length - 1, 1000);
+    assert.match(r.stdout, /- and 5 more subagent pointer\(s\)/);
+  });
+});
+
+Deno.test("trace export --format otlp keeps 4096 tool spans open; older ones end unfinished (R16)", async () => {
+  await withRoot(async (root) => {
+    function* unanswered(): Generator<string> {
+      let n = 0;
+      for (const line of toolCalls(4106)) if (n++ % 2 === 0) yield line; // the calls alone
+    }
+    const path = await writeTrace(root, unanswered());
+    const r = await runCli(["--root", root, "trace", "export", path, "--format", "otlp"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.split("more than 4096 tool calls open at once").length - 1, 10);
+    assert.equal(r.stdout.split("the trace ends before the tool's output").length - 1, 4096);
+  });
+});
