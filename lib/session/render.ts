@@ -207,7 +207,10 @@ export function formatOutline(o: SessionOutline, width = 100): string {
   if (origin !== null) lines.push(`  imported   from ${origin}`);
   if (o.problems.length > 0) lines.push(`  skipped    ${o.problems.length} damaged line(s)`);
   lines.push("");
-  let file = o.files[0]?.index ?? 1;
+  if (o.itemsLeftOut > 0) {
+    lines.push(`  (${o.itemsLeftOut} earlier entries not shown: the last ${o.items.length} are)`);
+  }
+  let file = o.items[0]?.file ?? o.files[0]?.index ?? 1;
   for (const it of o.items) {
     if (it.file !== file) {
       file = it.file;

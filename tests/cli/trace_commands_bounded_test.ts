@@ -213,3 +213,24 @@ Deno.test("trace export --format otlp keeps 4096 tool spans open; older ones end
     assert.equal(r.stdout.split("the trace ends before the tool's output").length - 1, 4096);
   });
 });
+
+Deno.test("sessions show of 12,000 tool calls keeps the last 10,000 entries and says so (R8)", async () => {
+  await withRoot(async (root) => {
+    await writeTrace(root, toolCalls(6000)); // a call and its output each
+    for (const json of [false, true]) {
+      const r = await runCli([
+        ...["--root", root, "sessions", "show", ID],
+        ...json ? ["--json"] : [],
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      if (json) {
+        const o = JSON.parse(r.stdout);
+        assert.equal(o.items.length, 10_000);
+        assert.equal(o.items_left_out, 2000);
+      } else {
+        assert.match(r.stdout, /\(2000 earlier entries not shown: the last 10000 are\)/);
+        assert.ok(r.stdout.includes("tool_5999"), "the last call is shown");
+      }
+    }
+  });
+});
