@@ -169,10 +169,11 @@ function declaration(deps?: DescribeImageDeps): ToolDeclaration<Args, FileToolCo
         yield { type: "delta", text: loaded.text };
         return yield { type: "result", status: "failed" };
       }
-      // The request to the vision model holds the data URL again, as JSON text and as its
-      // encoded bytes, until it is answered: claimed too, as the image was (twelve subagents
-      // describing at once took penguin to 489 MB, attack round 23 bounded B6).
-      const inFlight = ctx.claimImage ? await ctx.claimImage(2 * loaded.url.length, true) : true;
+      // The request to the vision model holds the data URL again, as JSON text, as its encoded
+      // bytes and as the runtime's copy it sends, until it is answered: claimed too, as the image
+      // was (twelve subagents describing at once took penguin to 489 MB, attack round 23 bounded
+      // B6; claimed twice, still 312–371 MB, round 24 R11).
+      const inFlight = ctx.claimImage ? await ctx.claimImage(3 * loaded.url.length, true) : true;
       if (inFlight !== true) {
         yield {
           type: "delta",
