@@ -18,6 +18,7 @@
  */
 import { existsNow, lstatOrNone } from "./_look.ts";
 import { findBash } from "./_executables.ts";
+import { statThroughServer } from "./_stat_server.ts";
 
 /** A directory's identity and change stamp at one look. */
 export interface DirStamp {
@@ -100,24 +101,27 @@ async function fineCtimes(
       batch.push(paths[i]!);
       size += paths[i]!.length + 1;
     }
-    let stdout: Uint8Array;
-    try {
-      // Through bash: penguin's permission set runs bash, not `stat` (attack round 24 perms B4:
-      // spawned directly, it was refused and every stamp fell back to whole-second ones).
-      const res = await new Deno.Command(bash, {
-        args: ["-c", 'exec "$0" "$@"', tool, "--printf=%i %.9Z %n\\0", "--", ...batch],
-        clearEnv: true,
-        env: { LC_ALL: "C" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      stdout = res.stdout;
-    } catch {
-      return undefined;
+    // From the bash this process keeps (a spawn a look cost a turn 20 to 35 ms), else one spawned
+    // now. Through bash: penguin's permission set runs bash, not `stat` (attack round 24 perms
+    // B4: spawned directly, it was refused and every stamp fell back to whole-second ones).
+    let text = await statThroughServer(tool, batch);
+    if (text === undefined) {
+      try {
+        const res = await new Deno.Command(bash, {
+          args: ["-c", 'exec "$0" "$@"', tool, "--printf=%i %.9Z %n\\0", "--", ...batch],
+          clearEnv: true,
+          env: { LC_ALL: "C" },
+          stdin: "null",
+          stdout: "piped",
+          stderr: "null",
+        }).output();
+        text = new TextDecoder().decode(res.stdout);
+      } catch {
+        return undefined;
+      }
     }
     let at = first;
-    for (const rec of new TextDecoder().decode(stdout).split("\0")) {
+    for (const rec of text.split("\0")) {
       if (rec === "") continue;
       const m = /^(\d+) (\d+\.\d{9}) (.*)$/s.exec(rec);
       if (m === null) return undefined;
