@@ -100,6 +100,12 @@ export interface AgentBase {
   projectConfig: ProjectConfig;
   /** Environment (keys, data root, commands). */
   env: Record<string, string>;
+  /**
+   * Every `*_API_KEY` of penguin's environment (`lib/sandbox/api_key_env.ts`), read beside the
+   * session's start and awaited only where the secrets are listed: read before the agent, a bash
+   * spawned then held the first request back by about 35 ms.
+   */
+  apiKeys: Promise<Record<string, string>>;
   /** Path of `.project_config.toml`, for messages. */
   configPath: string;
   /** Flags that make a `penguin config …` line reach this project (` --root …`, ` --project-id …`). */
@@ -272,7 +278,7 @@ export async function sessionParts(
   const warn = opts.warn ?? ((line: string) => console.error(line));
   for (const w of await workspaceWarnings(sandbox)) warn(`[penguin] warning: ${w}`);
   const secrets = [
-    ...apiKeySecrets(core.model, projectConfig, base.env),
+    ...apiKeySecrets(core.model, projectConfig, { ...await base.apiKeys, ...base.env }),
     ...await agentMcpSecrets(base.systemConfig),
     ...await otherAgentSecrets(ref),
   ];

@@ -161,8 +161,8 @@ function setupFlags(root: string | undefined, projectId: string): string {
  * ```
  */
 export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
-  // Read beside the configuration: every `*_API_KEY`, which `Deno.env` shows only in part.
-  const keys = opts.env ? undefined : apiKeyEnv();
+  // Read beside the session's start: every `*_API_KEY`, which `Deno.env` shows only in part.
+  const apiKeys = opts.env ? Promise.resolve({}) : apiKeyEnv();
   const env = opts.env ?? Deno.env.toObject();
   const root = resolveDataRoot({ root: opts.root, env: (n) => env[n] });
   const ref: AgentRef = {
@@ -185,7 +185,8 @@ export async function createAgent(opts: AgentOptions = {}): Promise<Agent> {
   };
   const base: AgentBase = {
     ...shared,
-    env: keys ? { ...await keys, ...env } : env,
+    env,
+    apiKeys,
     configPath,
     setupFlags: setupFlags(opts.root !== undefined ? root : undefined, ref.projectId),
   };
@@ -249,7 +250,7 @@ async function promptSecrets(
 ): Promise<Secret[]> {
   return [
     ...vaultSecrets(vault),
-    ...apiKeySecrets(model, base.projectConfig, base.env),
+    ...apiKeySecrets(model, base.projectConfig, { ...await base.apiKeys, ...base.env }),
     ...await agentMcpSecrets(base.systemConfig),
     ...await otherAgentSecrets(base.ref),
   ];
