@@ -11,6 +11,7 @@
  */
 import type { OmniMessage } from "../protocol/types.ts";
 import { short3 } from "./labels.ts";
+import { forgetOldest } from "../protocol/forget_oldest.ts";
 
 /** The numbers given so far, per session scope. */
 export interface CallNumbers {
@@ -44,7 +45,7 @@ export function createCallNumbers(): CallNumbers {
     let n = s.ids.get(id);
     if (n === undefined) {
       s.ids.set(id, n = s.next++);
-      if (s.ids.size > MAX_NUMBERED_IDS) s.ids.delete(s.ids.keys().next().value!);
+      forgetOldest(s.ids, MAX_NUMBERED_IDS);
     }
     return n;
   };

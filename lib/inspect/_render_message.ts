@@ -23,6 +23,7 @@ import { createSafeTextStream, escapeControls, safeText } from "../display/termi
 import { parseToolArgs, toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import { MAX_NUMBERED_IDS } from "../display/call_numbers.ts";
+import { forgetOldest } from "../protocol/forget_oldest.ts";
 
 /** How `trace show` says to see a collapsed output whole. */
 export const FULL_HINT = "--verbose";
@@ -206,7 +207,7 @@ function toolCallLines(p: ToolCallMessage, c: MessageContext): string[] {
   c.names.set(id, escapeControls(p.name));
   // The oldest forgotten past a bound (attack round 24 bounded R9: `trace show` of 600,000
   // unanswered calls kept every name).
-  if (c.names.size > MAX_NUMBERED_IDS) c.names.delete(c.names.keys().next().value!);
+  forgetOldest(c.names, MAX_NUMBERED_IDS);
   // Arguments are shown, never cleaned: control characters in them appear as \xNN.
   const preview = toolCallPreview(p.name, p.arguments, {
     final: true,

@@ -20,6 +20,7 @@ import { toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
 import { findRelative, readSessionMeta, type SessionFiles } from "../trace/session_files.ts";
+import { forgetOldest } from "../protocol/forget_oldest.ts";
 
 /** One timeline item. `request` is the request it belongs to (0 before the first). */
 /** The one-line preview of a tool call in exports (at most 120 characters). */
@@ -220,7 +221,7 @@ function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknow
     pass.names.set(id, String(p.name));
     // The oldest forgotten past a bound (600,000 calls never answered kept every name: attack
     // round 24 bounded R9).
-    if (pass.names.size > MAX_NUMBERED_IDS) pass.names.delete(pass.names.keys().next().value!);
+    forgetOldest(pass.names, MAX_NUMBERED_IDS);
     push(t, {
       kind: "tool_call",
       id,

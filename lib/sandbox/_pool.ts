@@ -31,6 +31,7 @@ import { OPEN_AND_EXEC, runSignaller } from "./_direct.ts";
 import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
 import { type PinnedPath, pinnedRootArgs } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
+import { forgetOldest } from "../protocol/forget_oldest.ts";
 
 /** Idle sandboxes kept per key. */
 export const MAX_IDLE = 2;
@@ -186,7 +187,7 @@ async function startLive(key: string, s: SandboxStart, what: string): Promise<Li
   pool.add(live);
   started++;
   recentKeys.set(child.pid, key);
-  if (recentKeys.size > 16) recentKeys.delete(recentKeys.keys().next().value!);
+  forgetOldest(recentKeys, 16);
   return live;
 }
 

@@ -23,6 +23,7 @@ import type {
 import { keepProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import type { LocatedSession } from "./locate.ts";
+import { forgetOldest } from "../protocol/forget_oldest.ts";
 
 /** What an outline entry is. */
 export type OutlineKind =
@@ -162,7 +163,7 @@ function modelItem(
       };
     case "tool_call":
       callNames.set(p.tool_call_id, p.name);
-      if (callNames.size > MAX_OUTLINE_ITEMS) callNames.delete(callNames.keys().next().value!);
+      forgetOldest(callNames, MAX_OUTLINE_ITEMS);
       return {
         ...base,
         kind: "tool_call",

@@ -37,6 +37,7 @@ import {
   STATUS_CODE,
   traceIdOf,
 } from "./otlp_json.ts";
+import { forgetOldest } from "../protocol/forget_oldest.ts";
 
 /** Options of {@linkcode createSpanBuilder}. */
 export interface SpanBuilderOptions {
@@ -319,11 +320,6 @@ function onUserText(b: BuilderState, s: SessionState, t: string, p: Payload, out
 const MAX_OPEN_TOOLS = 4096;
 const MAX_KEPT_IDS = 65_536;
 
-/** Forget the oldest entries of `kept` past `max` (in insertion order). */
-function bounded<K>(kept: Map<K, unknown> | Set<K>, max: number): void {
-  while (kept.size > max) kept.delete(kept.keys().next().value!);
-}
-
 function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
   const id = String(p.tool_call_id);
   const name = String(p.name);
@@ -342,9 +338,9 @@ function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload, out
   const preferred = spanIdOf(s.meta.session_id, "tool", id);
   const spanId = s.usedIds.has(preferred) ? freshId(s, "tool", id, t) : preferred;
   s.usedIds.add(spanId);
-  bounded(s.usedIds, MAX_KEPT_IDS);
+  forgetOldest(s.usedIds, MAX_KEPT_IDS);
   s.toolSpanIds.set(id, spanId);
-  bounded(s.toolSpanIds, MAX_KEPT_IDS);
+  forgetOldest(s.toolSpanIds, MAX_KEPT_IDS);
   if (name === "run_subagent" || name === "input_subagent") {
     s.subagentCalls.push(id);
     if (s.subagentCalls.length > MAX_OPEN_TOOLS) s.subagentCalls.shift();

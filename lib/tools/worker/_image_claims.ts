@@ -9,6 +9,7 @@
  * @module
  */
 import { RESPONSE_IMAGES_MAX_BYTES } from "../../protocol/image_data.ts";
+import { forgetOldest } from "../../protocol/forget_oldest.ts";
 
 /** Responses whose claims are remembered at most (the oldest is forgotten first). */
 const REMEMBERED_RESPONSES = 64;
@@ -29,7 +30,7 @@ export function createImageClaims(total: number = RESPONSE_IMAGES_MAX_BYTES): Im
       if (before + bytes > total) return false;
       claimed.delete(responseId); // the newest last
       claimed.set(responseId, before + bytes);
-      if (claimed.size > REMEMBERED_RESPONSES) claimed.delete(claimed.keys().next().value!);
+      forgetOldest(claimed, REMEMBERED_RESPONSES);
       return true;
     },
   };
