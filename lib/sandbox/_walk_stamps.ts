@@ -77,6 +77,9 @@ function statTool(): string | undefined {
   return ["/usr/bin/stat", "/bin/stat"].find((p) => existsNow(p));
 }
 
+/** The longest look (its paths' bytes) the kept `stat` process answers. */
+const SERVER_LOOK_BYTES = 16 * 1024;
+
 /** Arguments' total length per `stat` run (well below the kernel's limit). */
 const ARGS_BYTES = 64 * 1024;
 
@@ -97,14 +100,17 @@ async function fineCtimes(
   for (let i = 0; i < paths.length;) {
     const first = i;
     const batch: string[] = [];
-    for (let size = 0; i < paths.length && (batch.length === 0 || size < ARGS_BYTES); i++) {
+    let size = 0;
+    for (; i < paths.length && (batch.length === 0 || size < ARGS_BYTES); i++) {
       batch.push(paths[i]!);
       size += paths[i]!.length + 1;
     }
     // From the bash this process keeps (a spawn a look cost a turn 20 to 35 ms), else one spawned
     // now. Through bash: penguin's permission set runs bash, not `stat` (attack round 24 perms
     // B4: spawned directly, it was refused and every stamp fell back to whole-second ones).
-    let text = await statThroughServer(tool, batch);
+    // The kept process answers a look of short paths; a look of long ones (a tree of deep paths,
+    // megabytes a walk) runs `stat` itself, whose wait lets the walk's garbage be collected.
+    let text = size <= SERVER_LOOK_BYTES ? await statThroughServer(tool, batch) : undefined;
     if (text === undefined) {
       try {
         const res = await new Deno.Command(bash, {
