@@ -160,3 +160,24 @@ export function ownProcessKey(): Promise<string> {
   ownKey ??= startTimes([]).then((m) => `${Deno.pid}-${m?.get(0) ?? "0"}`);
   return ownKey;
 }
+
+let instanceKey: Promise<string> | undefined;
+
+/**
+ * This isolate as `<pid>-<start time>-<8 hex>`: {@linkcode ownProcessKey}
+ * and a random part, for what an isolate keeps and removes when it unloads.
+ * Isolates of one process share its pid (Workers; test modules run with
+ * `deno test --parallel`): named by the process alone, one isolate's exit
+ * removed the files another still used (a login profile's copy gone before
+ * the login shell started).
+ */
+export function ownInstanceKey(): Promise<string> {
+  instanceKey ??= ownProcessKey().then((k) => `${k}-${crypto.randomUUID().slice(0, 8)}`);
+  return instanceKey;
+}
+
+/** The pid and start time of a key {@linkcode ownInstanceKey} or {@linkcode ownProcessKey} made. */
+export function parseInstanceKey(name: string): { pid: number; start: string } | undefined {
+  const m = /^(\d{1,10})-(\d{1,20})(?:-[0-9a-f]{8})?$/.exec(name);
+  return m ? { pid: Number(m[1]), start: m[2]! } : undefined;
+}

@@ -12,7 +12,8 @@
  * way swapped for a link at that moment still leads the read elsewhere, to
  * a file of the same name.
  *
- * The copies are the process's own (`<run dir>/shown/<pid>-<start>/`): at
+ * The copies are the isolate's own (`<run dir>/shown/<pid>-<start>-<8 hex>/`,
+ * `ownInstanceKey`: Workers share the process's pid): at
  * most {@linkcode MAX_SHOWN_COPIES}, the least recently used removed past
  * that (a sandbox binds its copy when it starts, and the bind outlives the
  * file), all removed when the process exits, and those of a process that
@@ -24,7 +25,7 @@
  */
 import { join } from "node:path";
 import { lstatOrNone, readRegularNow } from "./_look.ts";
-import { ownProcessKey, startTimes } from "./_proc_facts.ts";
+import { ownInstanceKey, parseInstanceKey, startTimes } from "./_proc_facts.ts";
 import { privateRunDir } from "./_standin_registry.ts";
 
 /** The largest home file shown (as a copy). */
@@ -89,7 +90,7 @@ async function ownCopiesDir(): Promise<string> {
       await Deno.remove(join(run, e.name)).catch(() => {});
     }
   }
-  const dir = join(top, await ownProcessKey());
+  const dir = join(top, await ownInstanceKey());
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   globalThis.addEventListener("unload", () => {
     try {
@@ -105,8 +106,8 @@ async function ownCopiesDir(): Promise<string> {
 async function sweepDead(top: string): Promise<void> {
   const owners: { name: string; pid: number; start: string }[] = [];
   for await (const e of Deno.readDir(top)) {
-    const m = /^(\d+)-(\d+)$/.exec(e.name);
-    if (m && e.isDirectory) owners.push({ name: e.name, pid: Number(m[1]), start: m[2]! });
+    const owner = parseInstanceKey(e.name);
+    if (owner && e.isDirectory) owners.push({ name: e.name, ...owner });
   }
   if (owners.length === 0) return;
   const starts = await startTimes([...new Set(owners.map((o) => o.pid))]);

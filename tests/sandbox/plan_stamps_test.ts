@@ -34,6 +34,12 @@ const policy = sb.createPolicy({ workspace: ws, home, hostEnv: { PATH: "/usr/bin
 const plan = () => sb.resolvePlan(policy, ws);
 const held = async (p) => (await plan()).protect.includes(p);
 const settled = () => stamps.stampClockForTests(() => Date.now() + 60_000);
+let ages = 0;
+// Dated back, each time to a second of its own: a later change shows as a new stamp.
+const aged = (p) => {
+  const t = new Date(Date.now() - 3_600_000 - 1000 * ++ages);
+  Deno.utimeSync(p, t, t);
+};
 const project = (r) => Deno.mkdirSync(r + "/p/agents", { recursive: true });
 const hiddenAmong = (dirs) => async () => (await plan()).hideDirs.filter((d) => dirs.includes(d))
   .map((d) => d.slice(base.length + 1));
@@ -116,6 +122,7 @@ Deno.test("a data root another process notes between commands is hidden at the n
       const list = base + "/run/data-roots";
       const steps = {};
       steps.none = await hidden();
+      aged(base + "/run");
       steps.noneAgain = await hidden();
       // The first root noted in this run directory: a list made where there was none.
       Deno.writeTextFileSync(list + ".tmp", a + "\\n");
@@ -204,10 +211,16 @@ Deno.test("a noted data root made between commands is hidden at the next", () =>
       const [a, deep] = [base + "/a", base + "/d/e/root"];
       for (const r of [a, deep]) await roots.rememberDataRoot(r);
       const hidden = hiddenAmong([a, deep]);
+      // The clock says every stamp settled, so each directory changed next is dated back first:
+      // two changes in one tick of the file system's clock would leave the same stamp.
+      aged(base);
       const steps = [await hidden(), await hidden()];
       project(a);
+      aged(base);
       steps.push(await hidden());
       Deno.mkdirSync(base + "/d");
+      aged(base);
+      aged(base + "/d");
       steps.push(await hidden());
       project(deep);
       steps.push(await hidden());

@@ -93,3 +93,64 @@ console.log(JSON.stringify({ copy: copy !== undefined, left, top }));
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("an isolate ending in the same process leaves another isolate's copies in place", async () => {
+  // `deno test --parallel` runs test modules as isolates of one process, which share its pid, and
+  // runs each module's `unload` when that module is done: with copies named by the process alone,
+  // the first module to end removed every other module's (a login profile's copy gone before the
+  // login shell bound it, so the snapshot missed what the profile exports).
+  const dir = await visibleTempDir("penguin-shown-copies-");
+  try {
+    const run = join(dir, "run");
+    await Deno.mkdir(run, { mode: 0o700 });
+    // Two signals: B has its copy (A ends only then), A has unloaded (B looks only then).
+    const [bCopied, aUnloaded] = [join(dir, "b-copied"), join(dir, "a-unloaded")];
+    for (const fifo of [bCopied, aUnloaded]) {
+      assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+    }
+    const module = (name: string, body: string) =>
+      Deno.writeTextFile(
+        join(dir, `${name}_test.ts`),
+        `import { shownCopyOf } from ${repoModule("lib/sandbox/_shown_copies.ts")};
+const file = ${JSON.stringify(join(dir, name + ".txt"))};
+Deno.writeTextFileSync(file, ${JSON.stringify(name)} + " notes\\n");
+${body}`,
+      );
+    // A's signal is sent from its own unload, after the copies' (listeners run in order).
+    await module(
+      "a",
+      `Deno.test("a", async () => {
+  await shownCopyOf(file);
+  await Deno.readTextFile(${JSON.stringify(bCopied)});
+  globalThis.addEventListener("unload", () => Deno.writeTextFileSync(${
+        JSON.stringify(aUnloaded)
+      }, "done"));
+});`,
+    );
+    await module(
+      "b",
+      `Deno.test("b", async () => {
+  const copy = await shownCopyOf(file);
+  await Deno.writeTextFile(${JSON.stringify(bCopied)}, "done");
+  await Deno.readTextFile(${JSON.stringify(aUnloaded)});
+  let text = "gone";
+  try {
+    text = copy === undefined ? "none" : Deno.readTextFileSync(copy);
+  } catch { /* removed */ }
+  console.log("B-COPY " + JSON.stringify(text));
+});`,
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["test", "-A", "--no-check", "--no-config", "--parallel", "a_test.ts", "b_test.ts"],
+      cwd: dir,
+      env: { PENGUIN_RUN_DIR: run, DENO_JOBS: "2", NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+    assert.match(text, /B-COPY "b notes\\n"/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
