@@ -29,6 +29,8 @@ export interface Intake {
    * (a limit, or an error the translator stopped at).
    */
   read(bytes: Uint8Array): { events: number; progressed: boolean; over: boolean };
+  /** Characters of the server-sent event under way (read since the last one ended). */
+  assembling(): number;
   /** The stream ended: the outcome from what came (a limit passed, a body that does not parse, …). */
   end(target: RequestTarget): ModelOutcome;
 }
@@ -47,9 +49,11 @@ export function createIntake(
   const sse = ctype.includes("event-stream") || !ctype.includes("json");
   const wire = module.createParser();
   const events: SseEvent[] = [];
+  let sinceEvent = 0;
   let tooLarge: string | undefined;
   const framer = createParser({
     onEvent: (m: EventSourceMessage) => {
+      sinceEvent = 0;
       events.push(m.event === undefined ? { data: m.data } : { event: m.event, data: m.data });
     },
     onError: (e) => {
@@ -128,10 +132,15 @@ export function createIntake(
     read(bytes) {
       if (!sse) return readBody(bytes);
       progressed = false;
-      framer.feed(decoder.decode(bytes, { stream: true }));
+      const text = decoder.decode(bytes, { stream: true });
+      // Counted before the feed: an event ending in this read sets it back to 0 (what follows
+      // that end in the read is not counted, at most one read).
+      sinceEvent += text.length;
+      framer.feed(text);
       const n = drain();
       return { events: n, progressed, over: stopped || tooLarge !== undefined };
     },
+    assembling: () => sinceEvent,
     end(target) {
       if (tooLarge !== undefined) {
         return classifyStreamError({ message: tooLarge, code: TOO_LARGE_CODE }, target);

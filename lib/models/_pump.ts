@@ -21,6 +21,7 @@ import type { OpenedRequest, RequestSite } from "./_open.ts";
 import type { RequestGuard } from "./_request_guard.ts";
 import { createIntake, finalOutcome } from "./_intake.ts";
 import { createHold, WAKE } from "./_hold.ts";
+import { claimEventRoom, type EventRoomClaim, LARGE_EVENT } from "./_event_room.ts";
 
 export { coalesce } from "./_hold.ts";
 import { createResponseClock } from "./_response_clock.ts";
@@ -55,9 +56,24 @@ export async function* pumpResponse(
   const finished = () => translator.state.finish !== undefined;
   /** The next read, kept across a hand-on that interrupted the wait for it. */
   let next: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  /** The room for a large event (./_event_room.ts), held while one is under way. */
+  let room: EventRoomClaim | undefined;
   try {
     for (;;) {
       let got: ReadableStreamReadResult<Uint8Array> | typeof WAKE;
+      if (next === undefined && room === undefined && intake.assembling() > LARGE_EVENT) {
+        room = claimEventRoom();
+        // Waiting for the room is not the server being idle, and holds no delta from the display.
+        clock.pause();
+        for (const m of hold.take()) yield { kind: "message", message: m };
+        try {
+          await guard.race(room.granted);
+        } catch (e) {
+          return guard.interrupted(site.host) ?? classifyException(e, site.target);
+        } finally {
+          clock.resume();
+        }
+      }
       guard.arm();
       try {
         if (next === undefined) {
@@ -74,6 +90,10 @@ export async function* pumpResponse(
         next = undefined;
         if (got.done) break;
         const r = intake.read(got.value);
+        if (room !== undefined && intake.assembling() <= LARGE_EVENT) {
+          room.release();
+          room = undefined;
+        }
         if (r.over) break;
         const late = clock.step(r.events, r.progressed, site.host);
         if (late) return finished() ? finalOutcome(translator, true, site.target) : late;
@@ -86,6 +106,7 @@ export async function* pumpResponse(
       if (guard.userAborted) break;
     }
   } finally {
+    room?.release();
     hold.dispose();
   }
   const stop = guard.interrupted(site.host);
