@@ -28,6 +28,7 @@ import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
 import { buildCarryOver } from "./carry_over.ts";
+import { contextChars, contextTooLarge, MAX_CONTEXT_CHARS } from "./context_size.ts";
 import { windowImages } from "./_image_window.ts";
 import { holdImages } from "../tools/image_ledger.ts";
 import { downgradeGoalRound, maxTurnsText, userSteeringText } from "./markers.ts";
@@ -149,6 +150,8 @@ export interface Engine {
   resetContext(): void;
   /** Let go of what the process-wide count of images held counts for this conversation (its end). */
   releaseImages(): void;
+  /** Characters the committed context keeps, as penguin measures them (./context_size.ts). */
+  contextChars(): number;
   /** Wait `ms` before a retry ("retry now" ends it early); false when `signal` aborted it. */
   retryWait(ms: number, signal?: AbortSignal): Promise<boolean>;
 }
@@ -177,7 +180,11 @@ function wireContext(
   reset(): void;
   /** Let go of the images counted for this conversation (the session ends). */
   release(): void;
+  /** Characters the committed context keeps (./context_size.ts). */
+  chars(): number;
 } {
+  // Long because: one closure over the committed context; commit, the request and the reset share
+  // the wire copy, the two size counts and the image holder.
   let wire: CompleteMessage[] = state.history.map(toWire);
   // This conversation in the process-wide count of images held (lib/tools/image_ledger.ts).
   const holder = {};
@@ -185,6 +192,8 @@ function wireContext(
   // Computed when first needed: a resumed history can be large, and the
   // clamp uses it only while no request has completed.
   let historyEstimate: number | undefined = state.history.length === 0 ? 0 : undefined;
+  // Likewise: counted as messages are committed once first asked for.
+  let kept: number | undefined = state.history.length === 0 ? 0 : undefined;
   const clampWarned = new Set<number>();
 
   function commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void {
@@ -192,6 +201,7 @@ function wireContext(
       state.history.push(m);
       wire.push(toWire(m));
       if (historyEstimate !== undefined) historyEstimate += estimateMessageTokens(m);
+      if (kept !== undefined) kept += contextChars(m);
     }
     windowImages(wire, state.history, [], holder);
   }
@@ -239,10 +249,12 @@ function wireContext(
       wire = [];
       holdImages(holder, 0);
       historyEstimate = 0;
+      kept = 0;
       state.lastRequestTotal = 0;
       state.sessionTurns = 0;
     },
     release: () => holdImages(holder, 0),
+    chars: () => kept ??= state.history.reduce((n, m) => n + contextChars(m), 0),
   };
 }
 
@@ -334,6 +346,8 @@ interface TaskSteps {
   injected(): AsyncGenerator<OmniMessage, CompleteMessage[]>;
   /** Whether steering waits for the next turn. */
   steeringQueued(): boolean;
+  /** Characters the committed context keeps (./context_size.ts). */
+  contextChars(): number;
 }
 
 /** One task of an engine: its input recorded, then turns until it ends (see `Engine.run`). */
@@ -419,6 +433,12 @@ async function* runEngineTask(
       if (verdict.action === "replace") base = verdict.input;
       if (verdict.action === "continue") stash = verdict.stash ?? [];
     }
+    // Compaction had its turn: a context still past the bound is not sent again.
+    const chars = steps.contextChars();
+    if (chars > MAX_CONTEXT_CHARS) {
+      state.carryOver = [...stash, ...base];
+      return yield* stop("failed", contextTooLarge(chars));
+    }
     const extra = yield* injected();
     if (base.length === 0 && extra.length === 0) {
       if (stash.length > 0) state.carryOver = stash;
@@ -491,6 +511,7 @@ export function createEngine(
     maxTurnsNotice,
     injected,
     steeringQueued: () => steering.length > 0,
+    contextChars: () => context.chars(),
   };
 
   return {
@@ -532,6 +553,7 @@ export function createEngine(
     commit,
     resetContext: () => context.reset(),
     releaseImages: () => context.release(),
+    contextChars: () => context.chars(),
     retryWait: (ms, signal) => waits.wait(ms, signal),
   };
 }

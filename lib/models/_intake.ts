@@ -133,9 +133,7 @@ export function createIntake(
       if (!sse) return readBody(bytes);
       progressed = false;
       const text = decoder.decode(bytes, { stream: true });
-      // Counted before the feed: an event ending in this read sets it back to 0 (what follows
-      // that end in the read is not counted, at most one read).
-      sinceEvent += text.length;
+      sinceEvent += text.length; // an event ending in the feed sets it to 0 (the rest uncounted)
       framer.feed(text);
       const n = drain();
       return { events: n, progressed, over: stopped || tooLarge !== undefined };

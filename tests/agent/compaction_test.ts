@@ -18,7 +18,8 @@ import {
 import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
-import { type ModelServer, turn } from "../support/model_server.ts";
+import { item, type ModelServer, turn } from "../support/model_server.ts";
+import { MAX_CONTEXT_CHARS } from "../../lib/agent/context_size.ts";
 import { assertGoodTrace, collect, makeRoot, ofKind, type Sandbox, tracesDir } from "./_support.ts";
 import {
   assertContext,
@@ -244,6 +245,33 @@ Deno.test("context trigger at a task boundary keeps the summary for the next run
     ]);
     assert.equal(ofKind(second!, "tool_list_ready").length, 1);
     await assertGoodTrace(sb.root, session.sessionId);
+  });
+});
+
+Deno.test("a context past MAX_CONTEXT_CHARS stops the task after its turn, the provider counting no tokens", async () => {
+  // A model answering 7.9 MB a turn and calling a tool to go on, its provider counting no tokens:
+  // the context, kept in memory and sent whole each time, grew without bound.
+  const big = "T".repeat(7_900_000);
+  // The turn whose answer takes the context past the bound is the last.
+  const turns = Math.ceil(MAX_CONTEXT_CHARS / big.length);
+  const main = Array.from({ length: turns + 2 }, (_, i) => ({
+    ...turn.of(item.text(big), item.toolCall("no_such_tool", {}, { id: `c${i}` })),
+    usage: { input: 5, output: 5 },
+    chunk: 1024 * 1024,
+  }));
+  const server = await compactionAwareServer(main);
+  await withScene(server, { compaction: {} }, async ({ session }) => {
+    const stream = await run(session, "Talk.");
+    assert.equal(
+      events(stream, "compaction_begin").length,
+      0,
+      "the provider's count never triggers it",
+    );
+    const aborts = events(stream, "abort");
+    assert.equal(aborts.length, 1);
+    assert.match(String(aborts[0]!.reason), /context holds 3\d\.\d MiB .* more than the 32 MiB/);
+    assert.equal(server.requests.length, turns, "no request sent past the bound");
+    await session.dispose();
   });
 });
 
