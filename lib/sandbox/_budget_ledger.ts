@@ -3,10 +3,9 @@
  * of every penguin process of the user hold, so that all of them share one
  * budget instead of each having its own.
  *
- * Each penguin process that holds shares keeps one file, `budget/<pid>-<start>-<8 hex>`
+ * Each penguin process that holds shares keeps one file, `budget/<pid>-<start>`
  * in its private run directory (`start`: its start time, `/proc/<pid>/stat`
- * field 22, so a reused pid is not taken for it; the random part: one per
- * isolate, `ownInstanceKey`), holding the processes its
+ * field 22, so a reused pid is not taken for it), holding the processes its
  * running commands may hold in all, as decimal digits. It is rewritten (a new
  * file renamed over it) on every change, removed when that total falls to 0
  * and when the process exits. The files of every run directory a penguin of
@@ -30,7 +29,7 @@
  */
 import { join } from "node:path";
 import { lockFile } from "../state/_fs.ts";
-import { ownInstanceKey, parseInstanceKey, startTimes } from "./_proc_facts.ts";
+import { ownProcessKey, startTimes } from "./_proc_facts.ts";
 import { defaultRunDir, privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 
 /** Ledger files read at most, over every run directory. */
@@ -39,6 +38,8 @@ export const MAX_ENTRIES = 1024;
 export const MAX_ENTRY_BYTES = 32;
 /** What one entry counts for at most (a share is at most a policy's limit). */
 export const MAX_HELD = 1 << 22;
+
+const ENTRY = /^(\d{1,10})-(\d{1,20})$/;
 
 /** Where a ledger lives: this process's directory, the lock, every directory summed. */
 interface Place {
@@ -58,10 +59,12 @@ export interface LedgerLock {
 }
 
 /**
- * This isolate's entry name: pid, start time (`0` where `/proc` does not say) and a random part
- * (the isolates of one process, Workers, each keep an entry of their own).
+ * This process's entry name: pid and start time (`0` where `/proc` does not say). Per process,
+ * not per isolate as the shown copies are (`_shown_copies.ts`): only penguin's main isolate runs
+ * commands (its Workers run file tools); the test modules `deno test --parallel` runs as
+ * isolates of one process share this entry, so each has the budget a penguin process has.
  */
-const key = ownInstanceKey;
+const key = ownProcessKey;
 
 /** The ledger of every penguin process of the user, or the one directory `pinned` (tests). */
 async function placeOf(pinned: string | undefined): Promise<Place> {
@@ -91,14 +94,14 @@ interface Entry {
 
 /** The entry at `path` named `name`, or undefined when it is not one. */
 async function readEntry(path: string, name: string): Promise<Entry | undefined> {
-  const owner = parseInstanceKey(name);
-  if (!owner) return undefined;
+  const m = ENTRY.exec(name);
+  if (!m) return undefined;
   try {
     const info = await Deno.lstat(path);
     if (!info.isFile || info.size > MAX_ENTRY_BYTES) return undefined;
     const text = await Deno.readTextFile(path);
     if (!/^\d{1,12}\n?$/.test(text)) return undefined;
-    return { path, ...owner, held: Math.min(Number(text), MAX_HELD) };
+    return { path, pid: Number(m[1]), start: m[2]!, held: Math.min(Number(text), MAX_HELD) };
   } catch {
     return undefined;
   }
