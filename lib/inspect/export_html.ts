@@ -21,8 +21,9 @@ import {
   compactionEndLabel,
   failedRequestLabel,
 } from "../display/labels.ts";
-import { formatClock, formatTime } from "./format.ts";
-import { markdownToHtml } from "./markdown_html.ts";
+import { formatClock, formatTime, lineCount } from "./format.ts";
+import { markdownHtmlPieces } from "./markdown_html.ts";
+import { joinPieces, type MappedText, type Piece } from "./_pieces.ts";
 
 const CSS = `
 :root{--bg:#fff;--fg:#1d1d1f;--mute:#6e6e73;--line:#e3e3e8;--user:#f0f6ff;--tool:#f6f6f8;--bad:#c62828;--ok:#2e7d32;--warn:#b26a00}
@@ -66,41 +67,54 @@ const CSP =
 
 const IMAGE_DATA = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/;
 
-function lines(text: string): number {
-  return text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-}
-
 function statusClass(s: string): string {
   return s === "completed" ? "ok" : "bad";
 }
 
-function renderItem(it: ConvItem): string {
-  // Long by design: one case per conversation item kind, each a few lines of HTML.
+/** `text` escaped, slice by slice when written (see ./_pieces.ts). */
+function escaped(text: string): MappedText {
+  return { text, map: esc };
+}
+
+/** The HTML of one item in pieces, a long text among them whole (see ./_pieces.ts). */
+function renderItemPieces(it: ConvItem): Piece[] {
   switch (it.kind) {
     case "user":
-      return `<div class="msg user"><div class="who">user${
-        it.sender ? ` · ${esc(it.sender)}` : ""
-      }</div><div class="text">${esc(it.text)}</div></div>`;
+      return [
+        `<div class="msg user"><div class="who">user${
+          it.sender ? ` · ${esc(it.sender)}` : ""
+        }</div><div class="text">`,
+        escaped(it.text),
+        "</div></div>",
+      ];
     case "assistant":
-      return `<div class="msg assistant"><div class="who">assistant${
-        it.stop_reason !== "completed" ? ` · <span class="bad">${esc(it.stop_reason)}</span>` : ""
-      }</div><div class="md">${markdownToHtml(it.text)}</div></div>`;
+      return [
+        `<div class="msg assistant"><div class="who">assistant${
+          it.stop_reason !== "completed" ? ` · <span class="bad">${esc(it.stop_reason)}</span>` : ""
+        }</div><div class="md">`,
+        ...markdownHtmlPieces(it.text),
+        "</div></div>",
+      ];
     case "thinking":
-      return it.text === ""
-        ? `<div class="note">(thinking: encrypted or empty)</div>`
-        : `<details class="thinking"><summary>thinking · ${lines(it.text)} lines</summary><pre>${
-          esc(it.text)
-        }</pre></details>`;
+      return it.text === "" ? [`<div class="note">(thinking: encrypted or empty)</div>`] : [
+        `<details class="thinking"><summary>thinking · ${lineCount(it.text)} lines</summary><pre>`,
+        escaped(it.text),
+        "</pre></details>",
+      ];
     case "tool_call": {
       const args = parseToolArgs(it.arguments);
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
-      return `<div class="call" id="call-${esc(it.id)}"><span class="name">${esc(it.name)}</span> ${
-        esc(it.preview.slice(it.name.length))
-      } <span class="note">· #${it.n}${
-        it.stop_reason !== "completed"
-          ? ` · <span class="bad">not dispatched: ${esc(it.stop_reason)}</span>`
-          : ""
-      }</span><pre class="args">${esc(body)}</pre></div>`;
+      return [
+        `<div class="call" id="call-${esc(it.id)}"><span class="name">${esc(it.name)}</span> ${
+          esc(it.preview.slice(it.name.length))
+        } <span class="note">· #${it.n}${
+          it.stop_reason !== "completed"
+            ? ` · <span class="bad">not dispatched: ${esc(it.stop_reason)}</span>`
+            : ""
+        }</span><pre class="args">`,
+        escaped(body),
+        "</pre></div>",
+      ];
     }
     case "tool_output": {
       const imgs = it.images.map((u) =>
@@ -108,14 +122,32 @@ function renderItem(it: ConvItem): string {
           ? `<img class="shot" alt="tool output image" src="${esc(u)}">`
           : `<div class="note">[image ${esc(u.slice(0, 60))}…]</div>`
       ).join("");
-      return `<details class="out${it.stop_reason === "completed" ? "" : " bad"}" data-call="${
-        esc(it.id)
-      }"><summary>#${it.n} ${esc(it.name)} output · ${lines(it.output)} lines · <span class="${
-        statusClass(it.stop_reason)
-      }">${esc(it.stop_reason)}</span>${
-        it.images.length ? ` · ${it.images.length} image(s)` : ""
-      }</summary><pre>${esc(it.output)}</pre>${imgs}</details>`;
+      return [
+        `<details class="out${it.stop_reason === "completed" ? "" : " bad"}" data-call="${
+          esc(it.id)
+        }"><summary>#${it.n} ${esc(it.name)} output · ${
+          lineCount(it.output)
+        } lines · <span class="${statusClass(it.stop_reason)}">${esc(it.stop_reason)}</span>${
+          it.images.length ? ` · ${it.images.length} image(s)` : ""
+        }</summary><pre>`,
+        escaped(it.output),
+        `</pre>${imgs}</details>`,
+      ];
     }
+    default:
+      return [renderLine(it)];
+  }
+}
+
+/** An item without a long text of its own. */
+type LineItem = Exclude<
+  ConvItem,
+  { kind: "user" | "assistant" | "thinking" | "tool_call" | "tool_output" }
+>;
+
+/** The HTML of an item without a long text of its own. */
+function renderLine(it: LineItem): string {
+  switch (it.kind) {
     case "approval":
       return `<div class="note ${it.decision === "allow" ? "ok" : "bad"}">${
         esc(approvalLabel(it.decision))
@@ -215,8 +247,8 @@ export const htmlPage = {
     const { facts, famItems } = headerOf(conv);
     return pageHead(conv, facts, famItems);
   },
-  /** A timeline (ids `<prefix>req-<n>`): `item` per item in order, then `end`. */
-  timeline(conv: Conversation, prefix: string): { item(it: ConvItem): string; end(): string } {
+  /** A timeline (ids `<prefix>req-<n>`): `item` (or `itemPieces`) per item in order, then `end`. */
+  timeline(conv: Conversation, prefix: string): Timeline {
     return createTimeline(conv, prefix);
   },
   /** What goes between the main timeline and the first subagent (`first`), or between two. */
@@ -256,11 +288,18 @@ export function renderHtml(conv: Conversation): string {
   return out + htmlPage.tail(conv, subs.length > 0);
 }
 
+/** A timeline of a page, written item by item. */
+interface Timeline {
+  /** The HTML of the next item (and of the request section it opens). */
+  item(it: ConvItem): string;
+  /** The same in pieces, a long text among them whole (see ./_pieces.ts). */
+  itemPieces(it: ConvItem): Piece[];
+  /** What closes the timeline. */
+  end(): string;
+}
+
 /** A timeline, one section per request (ids `<prefix>req-<n>`), in pieces. */
-function createTimeline(
-  conv: Conversation,
-  prefix: string,
-): { item(it: ConvItem): string; end(): string } {
+function createTimeline(conv: Conversation, prefix: string): Timeline {
   let cur = -1;
   let sections = 0;
   const open = (n: number): string => {
@@ -280,16 +319,18 @@ function createTimeline(
       esc(prefix)
     }req-${n}"><div class="rhead${bad}">${esc(head)}</div>`;
   };
+  const itemPieces = (it: ConvItem): Piece[] => {
+    let out = "";
+    if (it.request !== cur) {
+      if (cur >= 0) out += "</section>";
+      cur = it.request;
+      out += open(cur);
+    }
+    return [out, ...renderItemPieces(it)];
+  };
   return {
-    item(it: ConvItem): string {
-      let out = "";
-      if (it.request !== cur) {
-        if (cur >= 0) out += "</section>";
-        cur = it.request;
-        out += open(cur);
-      }
-      return out + renderItem(it);
-    },
+    item: (it) => joinPieces(itemPieces(it)),
+    itemPieces,
     end(): string {
       return cur >= 0 ? "</section>" : "";
     },

@@ -15,14 +15,24 @@ import {
   compactionEndLabel,
   failedRequestLabel,
 } from "../display/labels.ts";
-import { formatClock, formatTime } from "./format.ts";
+import { formatClock, formatTime, lineCount } from "./format.ts";
+import { joinPieces, type Piece } from "./_pieces.ts";
 
-/** A code fence longer than any backtick run in `text`. */
-function fence(text: string, lang = ""): string {
+/** The longest run of backticks in `text`. */
+function longestBackticks(text: string): number {
   let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  const f = "`".repeat(Math.max(3, longest + 1));
-  return `${f}${lang}\n${text.endsWith("\n") ? text : text + "\n"}${f}\n`;
+  for (let at = text.indexOf("`"); at !== -1; at = text.indexOf("`", at)) {
+    const from = at;
+    while (text.charCodeAt(at) === 0x60) at++;
+    longest = Math.max(longest, at - from);
+  }
+  return longest;
+}
+
+/** `text` in a code fence longer than any backtick run in it. */
+function fence(text: string, lang = ""): Piece[] {
+  const f = "`".repeat(Math.max(3, longestBackticks(text) + 1));
+  return [`${f}${lang}\n`, text, text.endsWith("\n") ? "" : "\n", `${f}\n`];
 }
 
 function escHtml(text: string): string {
@@ -35,36 +45,45 @@ function inlineCode(text: string): string {
   return `${ticks}${ticks.length > 1 ? " " : ""}${t}${ticks.length > 1 ? " " : ""}${ticks}`;
 }
 
-function details(summary: string, body: string): string {
-  return `<details><summary>${escHtml(summary)}</summary>\n\n${body}\n</details>\n`;
+function details(summary: string, body: Piece[]): Piece[] {
+  return [`<details><summary>${escHtml(summary)}</summary>\n\n`, ...body, "\n</details>\n"];
 }
 
-function lineCount(text: string): number {
-  return text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-}
+/** Each line of a slice of a text after its first quoted (its first gets `> ` before it). */
+const quoteLines = (slice: string) => slice.replaceAll("\n", "\n> ");
 
 /** The Markdown of one timeline item. */
 export function markdownItem(it: ConvItem): string {
+  return joinPieces(markdownItemPieces(it));
+}
+
+/** The Markdown of one timeline item in pieces, a long text among them whole (see ./_pieces.ts). */
+export function markdownItemPieces(it: ConvItem): Piece[] {
   switch (it.kind) {
     case "user": {
       const who = it.sender ? `User (${it.sender})` : "User";
-      return `**${who}:**\n\n${it.text.split("\n").map((l) => `> ${l}`).join("\n")}\n`;
+      return [`**${who}:**\n\n> `, { text: it.text, map: quoteLines }, "\n"];
     }
     case "assistant":
-      return `**Assistant:**${
-        it.stop_reason !== "completed" ? ` _(ended: ${it.stop_reason})_` : ""
-      }\n\n${it.text}\n`;
+      return [
+        `**Assistant:**${
+          it.stop_reason !== "completed" ? ` _(ended: ${it.stop_reason})_` : ""
+        }\n\n`,
+        it.text,
+        "\n",
+      ];
     case "thinking":
       return it.text === ""
-        ? "_(thinking: encrypted or empty)_\n"
+        ? ["_(thinking: encrypted or empty)_\n"]
         : details(`Thinking (${lineCount(it.text)} lines)`, fence(it.text, "text"));
     case "tool_call": {
       const args = parseToolArgs(it.arguments);
       const body = args ? JSON.stringify(args, null, 2) : it.arguments;
       const status = it.stop_reason !== "completed" ? ` _(not dispatched: ${it.stop_reason})_` : "";
-      return `**Tool call #${it.n}** ${inlineCode(it.preview)}${status}\n\n${
-        fence(body, args ? "json" : "text")
-      }`;
+      return [
+        `**Tool call #${it.n}** ${inlineCode(it.preview)}${status}\n\n`,
+        ...fence(body, args ? "json" : "text"),
+      ];
     }
     case "tool_output": {
       const images = it.images.length > 0 ? `, ${it.images.length} image(s)` : "";
@@ -73,6 +92,20 @@ export function markdownItem(it: ConvItem): string {
         fence(it.output, "text"),
       );
     }
+    default:
+      return [markdownLine(it)];
+  }
+}
+
+/** An item without a long text of its own. */
+type LineItem = Exclude<
+  ConvItem,
+  { kind: "user" | "assistant" | "thinking" | "tool_call" | "tool_output" }
+>;
+
+/** The Markdown of an item without a long text of its own. */
+function markdownLine(it: LineItem): string {
+  switch (it.kind) {
     case "approval":
       return `${escHtml(approvalLabel(it.decision))} (#${it.n})\n`;
     case "request_begin":

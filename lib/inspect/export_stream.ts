@@ -4,9 +4,10 @@
  * passes over the files: the outline ({@linkcode loadOutline}: the facts,
  * family and request summaries the page's head and chart need, items
  * dropped), then the items again, each rendered (and redacted) and handed to
- * `write` at once. The output is byte for byte what the whole-conversation
- * renderers (export_md.ts, export_html.ts, `JSON.stringify(conv, null, 2)`)
- * make.
+ * `write` at once, in pieces: a long text slice by slice, escaped a slice at
+ * a time (./_pieces.ts), never joined to its markup or copied whole. The
+ * output is byte for byte what the whole-conversation renderers
+ * (export_md.ts, export_html.ts, `JSON.stringify(conv, null, 2)`) make.
  *
  * @module
  */
@@ -14,9 +15,10 @@ import { basename } from "node:path";
 import { type Conversation, type ConvItem, loadConversation } from "./conversation.ts";
 import { htmlPage } from "./export_html.ts";
 import { decodeEntities, loadMarkdownLexer } from "./markdown.ts";
-import { markdownToHtml } from "./markdown_html.ts";
+import { MARKDOWN_MAX_CHARS, markdownToHtml } from "./markdown_html.ts";
 import { maskedText } from "../protocol/record_mask.ts";
-import { markdownHead, markdownItem, subagentHeading } from "./export_md.ts";
+import { markdownHead, markdownItemPieces, subagentHeading } from "./export_md.ts";
+import { type Piece, SLICE_CHARS, writePieces } from "./_pieces.ts";
 import { redactConversation, redactItem } from "./redact.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import type { TraceProblem } from "../trace/reader.ts";
@@ -83,7 +85,8 @@ async function writeMarkdown(
   await write(sub ? "\n\n---\n\n" + subagentHeading(head) : head);
   let first = true;
   await eachItem(conv, opts, async (it) => {
-    await write((first ? "" : "\n") + markdownItem(it));
+    if (!first) await write("\n");
+    await writePieces(markdownItemPieces(it), write);
     first = false;
   });
   for (const child of conv.subagents ?? []) await writeMarkdown(child, opts, write, true);
@@ -99,14 +102,14 @@ async function writeHtml(
   await write(htmlPage.head(view));
   const main = htmlPage.timeline(view, "");
   const safe = (it: ConvItem) => rejoinedMasked(it, opts.mask);
-  await eachItem(conv, opts, (it) => write(main.item(safe(it))));
+  await eachItem(conv, opts, (it) => writePieces(main.itemPieces(safe(it)), write));
   await write(main.end() + "</main>");
   const subs = conv.subagents ?? [];
   for (const [i, sub] of subs.entries()) {
     const subView = shown(sub, opts.redact);
     await write(htmlPage.subagentHead(subView, i === 0));
     const t = htmlPage.timeline(subView, `${subView.session.session_id}-`);
-    await eachItem(sub, opts, (it) => write(t.item(safe(it))));
+    await eachItem(sub, opts, (it) => writePieces(t.itemPieces(safe(it)), write));
     await write(t.end() + htmlPage.subagentEnd());
   }
   await write(htmlPage.tail(view, subs.length > 0));
@@ -121,7 +124,11 @@ async function writeHtml(
  */
 function rejoinedMasked(it: ConvItem, mask: RecordMask): ConvItem {
   if (mask === undefined || it.kind !== "assistant") return it;
-  const shownText = decodeEntities(markdownToHtml(it.text).replace(/<[^>]*>/g, ""));
+  // A text too long for Markdown shows as itself (escaped plain text): no markup to take off, and
+  // no rendered copy of tens of MB made to find that out.
+  const shownText = it.text.length > MARKDOWN_MAX_CHARS
+    ? it.text
+    : decodeEntities(markdownToHtml(it.text).replace(/<[^>]*>/g, ""));
   const masked = maskedText(mask, shownText);
   return masked === shownText ? it : { ...it, text: masked };
 }
@@ -131,6 +138,33 @@ function preorder(conv: Conversation, out: Conversation[] = []): Conversation[] 
   out.push(conv);
   for (const c of conv.subagents ?? []) preorder(c, out);
   return out;
+}
+
+/** A slice of a string value as JSON writes it, without the quotes (character by character). */
+const jsonEscaped = (slice: string) => JSON.stringify(slice).slice(1, -1);
+
+/**
+ * `value` as `JSON.stringify(value, null, 2)` writes it, in pieces: a string
+ * longer than {@linkcode SLICE_CHARS} is escaped slice by slice as it is
+ * written, not stringified whole (see ./_pieces.ts). In the document, such a
+ * string is a marker no trace text can hold (a fresh nonce) until it is cut there.
+ */
+function jsonPieces(value: unknown): Piece[] {
+  const nonce = crypto.randomUUID();
+  const long: string[] = [];
+  const text = JSON.stringify(
+    value,
+    (_key, v) =>
+      typeof v === "string" && v.length > SLICE_CHARS
+        ? `penguin-long-${nonce}-${long.push(v) - 1}`
+        : v,
+    2,
+  );
+  // Cut with the marker's number captured: the JSON around, then a number, and so on.
+  const parts = text.split(new RegExp(`"penguin-long-${nonce}-(\\d+)"`));
+  return parts.flatMap((part, i): Piece[] =>
+    i % 2 === 0 ? [part] : ['"', { text: long[Number(part)]!, map: jsonEscaped }, '"']
+  );
 }
 
 async function writeJson(
@@ -158,9 +192,13 @@ async function writeJson(
     const indent = before.slice(before.lastIndexOf("\n") + 1).match(/^ */)![0];
     const inner = indent + "  ";
     let n = 0;
+    const indented = (slice: string) => slice.replaceAll("\n", "\n" + inner);
     await eachItem(node, opts, async (it) => {
-      const json = JSON.stringify(it, null, 2).replaceAll("\n", "\n" + inner);
-      await write(`${n++ === 0 ? "[\n" : ",\n"}${inner}${json}`);
+      // A long string's escaping holds no line break: only the JSON around it is indented.
+      const json = jsonPieces(it).map((p) =>
+        typeof p === "string" ? { text: p, map: indented } : p
+      );
+      await writePieces([`${n++ === 0 ? "[\n" : ",\n"}${inner}`, ...json], write);
     });
     await write(n === 0 ? "[]" : `\n${indent}]`);
   }
@@ -178,9 +216,9 @@ export async function writeExport(
   options: View,
   write: (text: string) => Promise<void>,
 ): Promise<void> {
-  // A record of tens of MB leaves its text several times over (rendered, escaped, encoded), which
-  // V8 frees only in a full collection: one every 32 MiB written (attack round 23 bounded B9: one
-  // 60 MB record took an export to 460 MB, two to 650 MB).
+  // A record of tens of MB leaves its slices behind (escaped, encoded), which V8 frees only in a
+  // full collection: one every 32 MiB written (attack round 23 bounded B9: one 60 MB record took
+  // an export to 460 MB, two to 650 MB).
   const collected = collectorEvery(32 * 1024 * 1024);
   const counted = async (text: string) => {
     await write(text);

@@ -6,6 +6,18 @@
  * @module
  */
 
+/**
+ * How many lines `text` holds: its line breaks, and one more for a last line
+ * without one (0 for ""). Counted in place: a text of millions of lines is
+ * not split into as many strings.
+ */
+export function lineCount(text: string): number {
+  if (text === "") return 0;
+  let breaks = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) breaks++;
+  return text.endsWith("\n") ? breaks : breaks + 1;
+}
+
 /** `2026-11-29 19:26:10Z` from an ISO timestamp (shown as given when unparseable). */
 export function formatTime(iso: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso);

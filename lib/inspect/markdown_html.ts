@@ -24,6 +24,7 @@
 import { PenguinError } from "../protocol/errors.ts";
 import { esc } from "./_chart.ts";
 import { decodeEntities, lexBlocks, type Token, type Tokens } from "./markdown.ts";
+import { joinPieces, type Piece } from "./_pieces.ts";
 
 /** Escaped text of a token: references decoded first, then escaped once. */
 const text = (s: string) => esc(decodeEntities(s));
@@ -157,12 +158,30 @@ export const MARKDOWN_MAX_CHARS = 512 * 1024;
 
 /** `markdown` as sanitized HTML, or as escaped plain text when too long or unparsable (see the module doc). */
 export function markdownToHtml(markdown: string): string {
-  const plain = () => `<pre class="md-plain">${esc(markdown)}</pre>`;
-  if (markdown.length > MARKDOWN_MAX_CHARS) return plain();
+  return joinPieces(markdownHtmlPieces(markdown));
+}
+
+/**
+ * {@linkcode markdownToHtml} in pieces: a text too long for Markdown is its
+ * plain text escaped slice by slice when written (see ./_pieces.ts), never
+ * escaped whole.
+ */
+export function markdownHtmlPieces(markdown: string): Piece[] {
+  if (markdown.length > MARKDOWN_MAX_CHARS) return plainPieces(markdown);
+  return [markdownHtmlShort(markdown)];
+}
+
+/** `text` as escaped plain text, in pieces. */
+function plainPieces(text: string): Piece[] {
+  return [`<pre class="md-plain">`, { text, map: esc }, "</pre>"];
+}
+
+/** `markdown` (at most {@linkcode MARKDOWN_MAX_CHARS}) as sanitized HTML. */
+function markdownHtmlShort(markdown: string): string {
   try {
     return blocks(lexBlocks(markdown));
   } catch (err) {
     if (err instanceof PenguinError) throw err; // the lexer not loaded: penguin's own mistake
-    return plain();
+    return joinPieces(plainPieces(markdown));
   }
 }

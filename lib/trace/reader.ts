@@ -118,11 +118,26 @@ async function validatorFor(validate: boolean): Promise<typeof ValidateMessage |
 /** Lines at least this long count toward {@linkcode largeLines}. */
 const LARGE_LINE_BYTES = 1024 * 1024;
 /**
- * The process's collector after large lines read (one every 32 MiB of them): what the records
- * before a large one left (their text, parsed and rendered by the reader's caller) is freed only
- * in a full collection (attack round 23 bounded B9: two 60 MB records took an export to 650 MB).
+ * The process's collector around large lines (one every 32 MiB of them, counted before a line is
+ * decoded and again after it is parsed): what the records before a large one left (their text,
+ * parsed and rendered by the reader's caller) is freed only in a full collection (attack round 23
+ * bounded B9: two 60 MB records took an export to 650 MB), and so is the decoded line once parsed,
+ * which else stays beside its record while the caller renders it (attack round 24 bounded R12).
  */
 const largeLines = collectorEvery(32 * 1024 * 1024);
+
+/** Count a line of `size` bytes, just read into a record, toward {@linkcode largeLines}. */
+function afterLine(size: number): void {
+  if (size >= LARGE_LINE_BYTES) largeLines(size);
+}
+
+/** The problem of a line of `size` bytes over {@linkcode MAX_RECORD_BYTES}, at `line` of `file`. */
+function tooLargeProblem(file: string, size: number, line: number): TraceProblem {
+  const reason = `a record of ${formatSize(size)}, over the ${
+    formatSize(MAX_RECORD_BYTES)
+  } a record may hold (not read)`;
+  return { file, line, kind: "malformed", reason };
+}
 
 /**
  * Read the records of the trace at `path`, one at a time. Problems go to
@@ -204,21 +219,11 @@ export async function* readTrace(
       kind = "malformed";
       reason = `not valid JSON (${parseError})`;
     }
-    const problem: TraceProblem = { file: path, line, kind, reason: clean(reason) };
-    if (strict) throw new PenguinError("data", formatProblem(problem));
-    onProblem?.(problem);
-    return null;
+    return report({ file: path, line, kind, reason: clean(reason) });
   };
 
-  const tooLarge = (size: number, line: number): null => {
-    const problem: TraceProblem = {
-      file: path,
-      line,
-      kind: "malformed",
-      reason: `a record of ${formatSize(size)}, over the ${
-        formatSize(MAX_RECORD_BYTES)
-      } a record may hold (not read)`,
-    };
+  // A problem thrown (strict mode) or handed on; the line is skipped.
+  const report = (problem: TraceProblem): null => {
     if (strict) throw new PenguinError("data", formatProblem(problem));
     onProblem?.(problem);
     return null;
@@ -228,19 +233,24 @@ export async function* readTrace(
     for await (const batch of readLines(file, { chunkSize })) {
       for (const l of batch) {
         let rec: TraceRecord | null;
+        let size = 0; // of a line read as bytes
         if (l.kind === "text") {
           const t = l.text;
           if (t === "" || (t.charCodeAt(0) !== 0x7b && t.trim() === "")) continue;
           if (needle !== undefined && !t.includes(needle)) continue;
           rec = handleText(t, t.length, l.no, true);
         } else if (l.kind === "bytes") {
+          size = l.bytes.length;
           rec = handleBytes(l.bytes, l.no, l.terminated, l.own);
         } else if (l.size > MAX_RECORD_BYTES) {
           // Not read: a sparse file or a hostile one would cost its whole size in memory.
-          rec = tooLarge(l.size, l.no);
+          rec = report(tooLargeProblem(path, l.size, l.no));
         } else {
+          size = l.size;
           rec = handleBytes(await l.read(), l.no, l.terminated, true);
         }
+        // Here, not in handleBytes: the decoded line is no local of a live frame any more.
+        afterLine(size);
         if (rec) yield mask ? { ...rec, message: mask(rec.message) } : rec;
       }
     }

@@ -7,6 +7,7 @@
 import { familyRoot } from "../../inspect/family.ts";
 import { loadOutline, writeExport } from "../../inspect/export_stream.ts";
 import { writeOtlp } from "../../telemetry/export_file.ts";
+import { MIN_SLICE_CHARS, textSlices } from "../../inspect/_pieces.ts";
 import { currentSecretsMask } from "./_display_mask.ts";
 import { errorMessage, PenguinError } from "../../protocol/errors.ts";
 import {
@@ -187,7 +188,7 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
   );
 }
 
-/** Pieces are gathered up to this many characters before a write. */
+/** Pieces are gathered up to this many characters before a write; a longer one goes in slices. */
 const FLUSH_AT = 256 * 1024;
 
 async function emitStream(
@@ -200,6 +201,15 @@ async function emitStream(
   let buf = "";
   const batched = (sink: (text: string) => Promise<void>) => ({
     write: async (text: string) => {
+      if (text.length >= MIN_SLICE_CHARS) {
+        // Passed on, never kept: it may be a slice of a long text, a view of all of it. Nor
+        // joined to what waits, or encoded whole when long: a copy of tens of MB either way.
+        const b = buf;
+        buf = "";
+        if (b !== "") await sink(b);
+        for (const slice of textSlices(text, FLUSH_AT)) await sink(slice);
+        return;
+      }
       buf += text;
       if (buf.length < FLUSH_AT) return;
       const b = buf;

@@ -1,0 +1,107 @@
+// `trace export` of a record near the 64 MiB record bound (a trace imported from elsewhere may
+// hold one): a long text is escaped, encoded and written a slice at a time, never joined to its
+// markup or copied whole, and the decoded line is freed once parsed, so one 60 MB record costs an
+// export about twice its size (attack round 24 bounded R12: an answer took md and html to 325 MB,
+// json to 400 MB; a tool output took md and html to 520 MB, a user text md to 840 MB). Real
+// `penguin` processes; peaks as /usr/bin/time would report them.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withRoot } from "../support/roots.ts";
+import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
+import { sessionMetaRecord } from "../support/trace_meta.ts";
+
+const MB = 1000 * 1000;
+/** What exporting one 60 MB record may cost at the peak: under the 300 MB line, with room. */
+const PEAK_LIMIT = 260 * MB;
+const ID = "session-2026-12-01-10-00-00-0b16c0de";
+const TS = "2026-12-01T10:00:00.000Z";
+/** 60 MB of short lines: the text of each large record. */
+const TEXT = "line of text\n".repeat(Math.floor(60 * MB / 13));
+
+/** A trace of session ID in `root`'s traces: its meta, then one request of `payloads` (model_msg). */
+async function writeTrace(root: string, payloads: Record<string, unknown>[]): Promise<void> {
+  const dir = join(root, "default_project", "agents", "default_agent", "traces", "2026-12-01");
+  await Deno.mkdir(dir, { recursive: true });
+  using f = await Deno.open(join(dir, `${ID}_001.jsonl`), { write: true, createNew: true });
+  const enc = new TextEncoder();
+  const record = (type: string, payload: unknown) =>
+    f.write(enc.encode(JSON.stringify({ timestamp: TS, type, payload }) + "\n"));
+  await f.write(enc.encode(JSON.stringify(sessionMetaRecord(ID)) + "\n"));
+  await record("event_msg", { type: "request_begin" });
+  for (const p of payloads) await record("model_msg", p);
+  await record("event_msg", { type: "request_end", status: "completed" });
+}
+
+/** Export the session in `format` to a file: its size, its last bytes, and the peak. */
+async function exportPeak(
+  root: string,
+  format: "md" | "html" | "json",
+): Promise<{ size: number; tail: string; peakMB: number }> {
+  const out = join(root, `export.${format}`);
+  const r = await runCliPeak(
+    ["--root", root, "trace", "export", ID, "--format", format, "-o", out],
+    root,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const bytes = await Deno.readFile(out);
+  await Deno.remove(out);
+  const tail = new TextDecoder().decode(bytes.subarray(bytes.length - 200));
+  return { size: bytes.length, tail, peakMB: Math.round(r.peakBytes / MB) };
+}
+
+const ENDS = { md: /_request 1 completed[^\n]*_\n$/, html: /<\/html>\n$/, json: /\n\}\n$/ };
+
+Deno.test({
+  name: "trace export of one 60 MB answer, as md, html and json: whole, peak ≤ 260 MB (R12)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      await writeTrace(root, [
+        { type: "text", role: "assistant", text: TEXT, stop_reason: "completed" },
+      ]);
+      for (const format of ["md", "html", "json"] as const) {
+        const r = await exportPeak(root, format);
+        assert.ok(r.size > TEXT.length, `${format}: ${r.size} bytes, the text is ${TEXT.length}`);
+        assert.match(r.tail, ENDS[format], `${format} is complete`);
+        assert.ok(r.peakMB * MB <= PEAK_LIMIT, `${format}: peak ${r.peakMB} MB`);
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "trace export of a 60 MB user text and a 60 MB tool output, as md and html: peak ≤ 260 MB (R12)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    await withRoot(async (root) => {
+      await writeTrace(root, [
+        { type: "text", role: "user", text: TEXT, stop_reason: "completed" },
+        {
+          type: "tool_call",
+          role: "assistant",
+          tool_call_id: "c1",
+          name: "exec_command",
+          arguments: '{"cmd":"cat log"}',
+          stop_reason: "completed",
+        },
+        {
+          type: "tool_call_output",
+          role: "user",
+          tool_call_id: "c1",
+          output: TEXT,
+          stop_reason: "completed",
+        },
+      ]);
+      for (const format of ["md", "html"] as const) {
+        const r = await exportPeak(root, format);
+        assert.ok(
+          r.size > 2 * TEXT.length,
+          `${format}: ${r.size} bytes, each text is ${TEXT.length}`,
+        );
+        assert.match(r.tail, ENDS[format], `${format} is complete`);
+        assert.ok(r.peakMB * MB <= PEAK_LIMIT, `${format}: peak ${r.peakMB} MB`);
+      }
+    });
+  },
+});
