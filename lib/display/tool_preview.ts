@@ -83,9 +83,28 @@ export function readField(json: string, name: string): Field | null {
   return null;
 }
 
+/**
+ * Characters of a field's value, or of the arguments, a preview reads: past them the value ends
+ * with `…` (so nothing after them can pass unseen as the end), and no more of it is built. A
+ * 50 MB argument was built one character at a time, and collapsed whole, for 120 characters
+ * shown (a trace's `export` of it took 1.6 GB).
+ */
+export const PREVIEW_READ_MAX = 16 * 1024;
+
+/** Whether the JSON string whose text starts at `from` closes (an unescaped `"` follows). */
+function closes(json: string, from: number): boolean {
+  for (let q = json.indexOf('"', from); q !== -1; q = json.indexOf('"', q + 1)) {
+    let slashes = 0;
+    while (json[q - 1 - slashes] === "\\") slashes++;
+    if (slashes % 2 === 0) return true;
+  }
+  return false;
+}
+
 function readString(json: string, start: number): Field {
   let out = "";
   for (let i = start; i < json.length; i++) {
+    if (out.length >= PREVIEW_READ_MAX) return { value: `${out}…`, complete: closes(json, i) };
     const ch = json[i]!;
     if (ch === '"') return { value: out, complete: true };
     if (ch !== "\\") {
@@ -323,6 +342,8 @@ function payloadLine(
 }
 
 function genericArgs(argsJson: string): string {
-  const t = singleLine(argsJson);
+  const t = argsJson.length > PREVIEW_READ_MAX
+    ? `${singleLine(argsJson.slice(0, PREVIEW_READ_MAX))}…`
+    : singleLine(argsJson);
   return t === "{}" ? "" : cap(t);
 }

@@ -187,11 +187,14 @@ function rawLines(text: string, full: boolean, style: Style): string[] {
 }
 
 function argLines(args: string, full: boolean, style: Style): string[] {
-  const a = parseToolArgs(args);
+  // Past ARGS_SPLIT_WHOLE the raw text, collapsed: not parsed into a copy of itself first.
+  const a = args.length > ARGS_SPLIT_WHOLE ? null : parseToolArgs(args);
   if (!a) return rawLines(args, full, style);
   const out: string[] = [];
   for (const [k, v] of Object.entries(a)) {
-    if (typeof v === "string" && v.includes("\n")) {
+    // A value of many lines, or one line past ARGS_SPLIT_WHOLE (shown whole, a 50 MB one took
+    // `trace show` to 480 MB), is a block, collapsed unless shown in full.
+    if (typeof v === "string" && (v.includes("\n") || v.length > ARGS_SPLIT_WHOLE)) {
       out.push(`${k}: |`);
       for (const l of rawLines(v, full, style)) out.push(`  ${l}`);
     } else {

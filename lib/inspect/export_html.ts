@@ -13,7 +13,6 @@
 import { esc, requestChart } from "./_chart.ts";
 import type { Conversation, ConvItem, Relative } from "./conversation.ts";
 import { formatDuration, formatTokens } from "../display/numbers.ts";
-import { parseToolArgs } from "../display/tool_preview.ts";
 import {
   abortLabel,
   approvalLabel,
@@ -21,7 +20,7 @@ import {
   compactionEndLabel,
   failedRequestLabel,
 } from "../display/labels.ts";
-import { formatClock, formatTime, lineCount } from "./format.ts";
+import { argumentsBody, formatClock, formatTime, lineCount } from "./format.ts";
 import { markdownHtmlPieces } from "./markdown_html.ts";
 import { joinPieces, type MappedText, type Piece } from "./_pieces.ts";
 
@@ -102,8 +101,7 @@ function renderItemPieces(it: ConvItem): Piece[] {
         "</pre></details>",
       ];
     case "tool_call": {
-      const args = parseToolArgs(it.arguments);
-      const body = args ? JSON.stringify(args, null, 2) : it.arguments;
+      const { body } = argumentsBody(it.arguments);
       return [
         `<div class="call" id="call-${esc(it.id)}"><span class="name">${esc(it.name)}</span> ${
           esc(it.preview.slice(it.name.length))

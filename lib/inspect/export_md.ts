@@ -7,7 +7,6 @@
  */
 import type { Conversation, ConvItem } from "./conversation.ts";
 import { formatDuration, formatTokens } from "../display/numbers.ts";
-import { parseToolArgs } from "../display/tool_preview.ts";
 import {
   abortLabel,
   approvalLabel,
@@ -15,7 +14,7 @@ import {
   compactionEndLabel,
   failedRequestLabel,
 } from "../display/labels.ts";
-import { formatClock, formatTime, lineCount } from "./format.ts";
+import { argumentsBody, formatClock, formatTime, lineCount } from "./format.ts";
 import { joinPieces, type Piece } from "./_pieces.ts";
 
 /** The longest run of backticks in `text`. */
@@ -77,12 +76,11 @@ export function markdownItemPieces(it: ConvItem): Piece[] {
         ? ["_(thinking: encrypted or empty)_\n"]
         : details(`Thinking (${lineCount(it.text)} lines)`, fence(it.text, "text"));
     case "tool_call": {
-      const args = parseToolArgs(it.arguments);
-      const body = args ? JSON.stringify(args, null, 2) : it.arguments;
+      const { body, json } = argumentsBody(it.arguments);
       const status = it.stop_reason !== "completed" ? ` _(not dispatched: ${it.stop_reason})_` : "";
       return [
         `**Tool call #${it.n}** ${inlineCode(it.preview)}${status}\n\n`,
-        ...fence(body, args ? "json" : "text"),
+        ...fence(body, json ? "json" : "text"),
       ];
     }
     case "tool_output": {

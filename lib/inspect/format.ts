@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { parseToolArgs } from "../display/tool_preview.ts";
 
 /**
  * How many lines `text` holds: its line breaks, and one more for a last line
@@ -66,4 +67,18 @@ export function firstLine(text: string, max = 120): string {
 export function breaksMarked(text: string, max = 120): string {
   const flat = text.replace(/\r?\n/g, " ⏎ ");
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
+}
+
+/** Arguments longer than this are shown as they came, not parsed and indented again. */
+export const INDENT_ARGUMENTS_MAX = 1024 * 1024;
+
+/**
+ * A tool call's arguments as an export shows them: indented JSON when they parse, else as they
+ * came; past {@linkcode INDENT_ARGUMENTS_MAX} characters as they came (the parse and the indented
+ * copy of 50 MB of arguments took an export past 300 MB).
+ */
+export function argumentsBody(raw: string): { body: string; json: boolean } {
+  if (raw.length > INDENT_ARGUMENTS_MAX) return { body: raw, json: false };
+  const args = parseToolArgs(raw);
+  return args ? { body: JSON.stringify(args, null, 2), json: true } : { body: raw, json: false };
 }

@@ -15,6 +15,7 @@ import {
   renderHistory,
 } from "../../lib/cli/render/mod.ts";
 import { paletteFor, toolCallPreview, type ToolPreviews } from "../../lib/display/mod.ts";
+import { PREVIEW_READ_MAX, readField } from "../../lib/display/tool_preview.ts";
 
 // ---------------------------------------------------------------------------
 // Message builders with a controllable clock (timestamps drive elapsed time).
@@ -244,6 +245,39 @@ Deno.test("tool call previews follow the documented forms", () => {
       previews: builtinToolPreviews,
     }),
     `run_subagent <- ${"p".repeat(120)}…`,
+  );
+});
+
+Deno.test("a preview reads PREVIEW_READ_MAX characters of a field: padding cannot hide what follows", () => {
+  // The value is cut where the preview stops reading, and marked as cut: a command padded past it
+  // with blanks shows `…`, not a short harmless command.
+  const padded = `echo hi${" ".repeat(PREVIEW_READ_MAX)}; rm -rf ~`;
+  const final = { final: true, previews: builtinToolPreviews };
+  assert.equal(
+    toolCallPreview("exec_command", JSON.stringify({ cmd: padded }), final),
+    "exec_command <- $ echo hi …",
+  );
+  // The generic form of an unknown tool's long arguments, likewise.
+  const generic = toolCallPreview(
+    "x",
+    JSON.stringify({ a: " ".repeat(PREVIEW_READ_MAX) + "z" }),
+    final,
+  );
+  assert.equal(generic, 'x {"a":"…');
+  // A long field read in part still says whether it has closed (a streamed one has not).
+  const long = "c".repeat(PREVIEW_READ_MAX + 10);
+  const open = readField(`{"cmd":"${long}`, "cmd")!;
+  const closed = readField(`{"cmd":"${long}\\\\"}`, "cmd")!;
+  assert.deepEqual([open.complete, open.value.length, open.value.at(-1)], [
+    false,
+    PREVIEW_READ_MAX + 1,
+    "…",
+  ]);
+  assert.equal(closed.complete, true);
+  assert.equal(
+    readField(`{"cmd":"${long}\\\\\\"`, "cmd")!.complete,
+    false,
+    "an escaped quote does not close it",
   );
 });
 

@@ -105,3 +105,36 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "trace export and show of 50 MB tool-call arguments: the preview reads 16 KiB, peak ≤ 260 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // The one-line preview built a field's value a character at a time and collapsed whitespace
+    // over all the arguments, to show 120 characters: export 1.6 GB, show 915 MB.
+    const long = "x ".repeat(25 * MB);
+    await withRoot(async (root) => {
+      const call = (id: string, name: string, args: string) => ({
+        type: "tool_call",
+        role: "assistant",
+        tool_call_id: id,
+        name,
+        arguments: args,
+        stop_reason: "completed",
+      });
+      await writeTrace(root, [
+        call("c1", "exec_command", JSON.stringify({ description: "d", cmd: `echo ${long}` })),
+        call("c2", "no_such_tool", JSON.stringify({ data: long })),
+      ]);
+      const r = await exportPeak(root, "md");
+      assert.match(r.tail, ENDS.md, "md is complete");
+      assert.ok(r.peakMB * MB <= PEAK_LIMIT, `md: peak ${r.peakMB} MB`);
+      const show = await runCliPeak(["--root", root, "trace", "show", ID], root);
+      assert.equal(show.code, 0, show.stderr);
+      // Each call's line is its preview, cut and marked as cut.
+      assert.match(show.stdout, /\$ echo x x x[ x]*…/);
+      assert.ok(show.peakBytes <= PEAK_LIMIT, `show: peak ${Math.round(show.peakBytes / MB)} MB`);
+    });
+  },
+});
