@@ -15,11 +15,16 @@
  *
  * Merging as they come, not when handed on, keeps one payload object per
  * run of deltas instead of one per event: objects that live for the whole
- * hold would outlive V8's young generation and pile up in the old one.
+ * hold would outlive V8's young generation and pile up in the old one. A
+ * run's text grows in a {@linkcode TextBuffer} (flat blocks, each character
+ * copied once before the run is joined), not by joining the run so far anew
+ * every few hundred deltas, which copied a 64 Ki-character run of one-character
+ * deltas about 64 times.
  *
  * @module
  */
 import type { ModelPayload } from "../protocol/types.ts";
+import { TextBuffer } from "./_text_buffer.ts";
 
 /** Longest time a partial delta waits for the consumer. */
 export const HOLD_MS = 50;
@@ -29,9 +34,6 @@ const MAX_WAITING = 256;
 
 /** Characters of held deltas that go to the consumer at once. */
 const MAX_HELD_CHARS = 64 * 1024;
-
-/** Pieces of a run joined into one flat string once there are this many. */
-const MAX_PIECES = 512;
 
 /** What {@linkcode Hold.wait} resolves to when the held payloads are due. */
 export const WAKE: unique symbol = Symbol("hold over");
@@ -67,19 +69,18 @@ interface Merger {
 
 function createMerger(out: ModelPayload[]): Merger {
   /**
-   * Pieces of the last payload's field, while it is a run of deltas, and how
-   * many deltas the run merged: once its pieces are joined into one (past
-   * {@linkcode MAX_PIECES}) only the count tells that the payload is stale.
+   * The text of the last payload's field, while it is a run of deltas, and
+   * how many deltas the run merged (one: the payload is its own text).
    */
-  let run: string[] = [];
+  const run = new TextBuffer();
   let merged = 0;
   let field: Field | undefined;
   const close = () => {
     const last = out.at(-1);
     if (merged > 1 && last !== undefined && field !== undefined) {
-      out[out.length - 1] = { ...last, [field]: run.join("") } as ModelPayload;
+      out[out.length - 1] = { ...last, [field]: run.text() } as ModelPayload;
     }
-    run = [];
+    run.clear();
     merged = 0;
     field = undefined;
   };
@@ -87,16 +88,15 @@ function createMerger(out: ModelPayload[]): Merger {
     push(m) {
       const more = mergeable(out.at(-1), m);
       if (more !== undefined && more.field === field) {
-        run.push(more.piece);
+        run.append(more.piece);
         merged++;
-        if (run.length >= MAX_PIECES) run = [run.join("")];
         return more.piece.length;
       }
       close();
       out.push(m);
       const own = mergeable(m, m);
       if (own === undefined) return 0;
-      run = [own.piece];
+      run.append(own.piece);
       merged = 1;
       field = own.field;
       return own.piece.length;

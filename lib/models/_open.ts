@@ -17,6 +17,7 @@ import { displayUrl, failureHeadline, hostOf } from "./failure.ts";
 import { historyChars, jsonBodyStream } from "./_json_body.ts";
 import type { ModelOutcome } from "./outcome.ts";
 import type { RequestGuard } from "./_request_guard.ts";
+import { type BodyReader, bodyReader } from "./_body_reader.ts";
 
 /** Histories with more content characters than this are sent as a streamed body. */
 const STREAM_BODY_CHARS = 8 * 1024 * 1024;
@@ -45,7 +46,7 @@ export interface RequestSite {
   /** Its host, once built. */
   host?: string | undefined;
   /** The response body reader, once there is one. */
-  reader?: ReadableStreamDefaultReader<Uint8Array>;
+  reader?: BodyReader;
 }
 
 /** An open 2xx response. */
@@ -55,7 +56,7 @@ export interface OpenedRequest {
   /** The response. */
   response: Response;
   /** Its body reader (also in the {@linkcode RequestSite}). */
-  reader: ReadableStreamDefaultReader<Uint8Array>;
+  reader: BodyReader;
 }
 
 /** How to open: the fetch implementation and a wire module override. */
@@ -127,7 +128,7 @@ export async function openRequest(
   if (!response.body) {
     return { status: "malformed", error_message: "Streaming response yielded no events (no body)" };
   }
-  const reader = response.body.getReader();
+  const reader = bodyReader(response.body);
   site.reader = reader;
   if (response.ok) return { module, response, reader };
 
@@ -143,7 +144,7 @@ export async function openRequest(
 
 /** The start of an error response's body (at most {@linkcode MAX_ERROR_BODY} chars; what arrived before a failure). */
 async function readErrorBody(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
+  reader: BodyReader,
   guard: RequestGuard,
 ): Promise<string> {
   const decoder = new TextDecoder();

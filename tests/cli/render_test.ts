@@ -16,6 +16,7 @@ import {
 } from "../../lib/cli/render/mod.ts";
 import { paletteFor, toolCallPreview, type ToolPreviews } from "../../lib/display/mod.ts";
 import { PREVIEW_READ_MAX, readField } from "../../lib/display/tool_preview.ts";
+import { garbageCollector } from "../../lib/state/_gc.ts";
 
 // ---------------------------------------------------------------------------
 // Message builders with a controllable clock (timestamps drive elapsed time).
@@ -480,6 +481,49 @@ Deno.test("child-session messages show tool calls and approvals tagged with the 
       "[#1] run_subagent ->\n  │ done\n" +
       "[stats] context 1k (+1k) · tokens 1.5k (+1.5k) · 0ms (+0ms)\n",
   );
+});
+
+/** `n` times `c` as one flat string (`repeat` shares the halves of a rope, which costs nothing to keep). */
+const flatText = (n: number, c: string) =>
+  new TextDecoder().decode(new Uint8Array(n).fill(c.charCodeAt(0)));
+
+/** A text message or partial of the child session `origin`. */
+const childText = (origin: string[], type: "start" | "delta" | "text", text = "") =>
+  model(
+    type === "text" ? { type, role: "assistant", text, stop_reason: "completed" } : {
+      type: "partial_text",
+      role: "assistant",
+      event_type: type,
+      text,
+      stop_reason: "completed",
+    },
+    origin,
+  );
+
+Deno.test("a subagent's text beside the segment holding the screen is not kept meanwhile", () => {
+  // Queued behind the holder, every delta and answer of subagents streaming beside it stayed in
+  // memory until it ended: four subagents of 7.9 MB took penguin to 285-369 MB (with other causes).
+  const gc = garbageCollector();
+  const o = ["session-2026-01-01-00-00-00-abcdef12"];
+  const { r, out } = harness();
+  const [start, delta, stop, done] = outputStream("call_aaa", "a1\n");
+  r.push(start!);
+  gc();
+  const before = Deno.memoryUsage().heapUsed;
+  r.push(childText(o, "start"));
+  let chars = 0;
+  for (let i = 0; i < 400; i++) {
+    const text = flatText(10_000 + i, "c");
+    chars += text.length;
+    r.push(childText(o, "delta", text));
+  }
+  r.push(childText(o, "text", flatText(chars, "d")));
+  r.push(completeCall("call_653", "exec_command", JSON.stringify({ cmd: "ls" }), o));
+  gc();
+  const kept = Deno.memoryUsage().heapUsed - before;
+  assert.ok(kept < 1_000_000, `${kept} bytes kept for ${2 * chars} characters`);
+  for (const m of [delta!, stop!, done!]) r.push(m);
+  assert.equal(out(), "[#1] ->\n  │ a1\n[agent-f12 #1] exec_command <- $ ls\n");
 });
 
 Deno.test("a streaming segment holds the screen; other segments queue until its stop", () => {

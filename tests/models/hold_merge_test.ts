@@ -1,9 +1,12 @@
 /**
  * Merging held deltas (lib/models/_hold.ts) keeps every character: a run
- * of deltas whose pieces were joined into one (at 512 and every 511 after)
- * still hands on the whole run, so the deltas a consumer sees add up to
- * the complete message at whatever point the run is handed on or the
- * response is stopped.
+ * of deltas whose pieces were joined into one (at 512 and every 511 after,
+ * before runs grew in flat blocks) still hands on the whole run, so the
+ * deltas a consumer sees add up to the complete message at whatever point
+ * the run is handed on or the response is stopped. And a long run of tiny
+ * deltas is merged copying each character a few times, not joining the run
+ * so far anew every 511 deltas (about 64 times the text for a held run of
+ * 64 Ki one-character deltas).
  *
  * @module
  */
@@ -46,4 +49,27 @@ Deno.test("held deltas taken or disposed of right after the 512th hand on all 51
     assert.equal(streamed(out), "Q".repeat(512), end);
     hold.dispose();
   }
+});
+
+Deno.test("a held run of 60 000 one-character deltas copies its text a few times, not 60", () => {
+  const pending: ModelPayload[] = [];
+  const hold = createHold(pending);
+  const join = Array.prototype.join;
+  let copied = 0;
+  Array.prototype.join = function (this: unknown[], separator?: string): string {
+    const joined = join.call(this, separator);
+    copied += joined.length;
+    return joined;
+  };
+  let out: ModelPayload[];
+  try {
+    hold.add([partialText("start")]);
+    for (let i = 0; i < 60_000; i++) hold.add([partialText("delta", "Q")]);
+    out = hold.take();
+  } finally {
+    Array.prototype.join = join;
+    hold.dispose();
+  }
+  assert.equal(streamed(out), "Q".repeat(60_000));
+  assert.ok(copied <= 3 * 60_000, `${copied} characters copied for 60000`);
 });

@@ -12,7 +12,8 @@
  *
  * Concurrency: a streaming segment (the model's text/thinking/tool-call
  * stream, or one tool's output stream) holds the screen from its first
- * fragment to its `stop`; other messages queue and keep their order. A
+ * fragment to its `stop`; other messages queue and keep their order (a
+ * child's messages that draw nothing and count nothing are not kept). A
  * prompt ({@linkcode Renderer.beginPrompt}) or {@linkcode Renderer.pause}
  * locks the screen entirely until released.
  *
@@ -270,6 +271,21 @@ function nestedLine(msg: OmniMessage, screen: Screen, autoApprovals: boolean): v
   }
 }
 
+/**
+ * A subagent's message that draws nothing ({@linkcode nestedLine}) and counts
+ * nothing (its token usage counts): it need not queue behind the segment
+ * holding the screen. Queued, every text delta and answer of subagents that
+ * stream beside the one holding it stayed in memory until that one ended.
+ */
+function inert(msg: OmniMessage): boolean {
+  if (!msg.origin || msg.origin.length === 0) return false;
+  if (msg.type === "model_msg") return msg.payload.type !== "tool_call";
+  if (msg.type === "event_msg") {
+    return msg.payload.type !== "approval_decision" && msg.payload.type !== "token_usage";
+  }
+  return true;
+}
+
 /** The options of the history drawn when a session is resumed. */
 function historyOptions(
   opts: RendererOptions,
@@ -372,6 +388,7 @@ function flush(s: RendererState) {
 
 /** Queue or draw one message (see `Renderer.push`). */
 function push(s: RendererState, msg: OmniMessage) {
+  if (inert(msg)) return render(s, msg);
   // Fast paths keep the cost per message constant. Invariant: while the
   // screen is unlocked, nothing queued belongs to the segment holding it.
   if (!locked(s) && !s.draining) {
