@@ -7,7 +7,9 @@
  * with every request — grew by up to a response's bounds each turn: 18
  * turns of a 7.9 MB text took one session to 450 MB. Past
  * {@linkcode MAX_CONTEXT_CHARS} a task stops after its turn instead of
- * sending the context again (`/compact` or a new session goes on).
+ * sending the context again (`/compact` or a new session goes on); a turn
+ * that ends the task ends it as it would (a resumed session's first task
+ * sends what the user resumed, whatever its size).
  *
  * Not a compaction trigger of its own: a compaction sends the whole context
  * once more, and eight subagents each compacting a 15 MB context at once

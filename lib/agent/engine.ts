@@ -433,16 +433,16 @@ async function* runEngineTask(
       if (verdict.action === "replace") base = verdict.input;
       if (verdict.action === "continue") stash = verdict.stash ?? [];
     }
-    // Compaction had its turn: a context still past the bound is not sent again.
-    const chars = steps.contextChars();
-    if (chars > MAX_CONTEXT_CHARS) {
-      state.carryOver = [...stash, ...base];
-      return yield* stop("failed", contextTooLarge(chars));
-    }
     const extra = yield* injected();
     if (base.length === 0 && extra.length === 0) {
       if (stash.length > 0) state.carryOver = stash;
       return { kind: "completed" };
+    }
+    // Compaction had its turn: a context still past the bound is not sent again by this task.
+    const chars = steps.contextChars();
+    if (chars > MAX_CONTEXT_CHARS) {
+      state.carryOver = [...stash, ...base, ...extra];
+      return yield* stop("failed", contextTooLarge(chars));
     }
     nextInput = [...stash, ...base, ...extra];
   }
