@@ -242,9 +242,11 @@ function holds(found: readonly TrustMark[], m: TrustMark): boolean {
  */
 async function relatedRecords(root: string): Promise<TrustRecord[]> {
   const out = await containingRecords(root);
-  for (const dir of (await recordDirs()).all) {
-    // The records of the roots inside `root`, by the index: no unrelated record is read.
-    for (const key of await keysBelow(dir, root)) {
+  const { own, all } = await recordDirs();
+  for (const dir of all) {
+    // The records of the roots inside `root`, by the index: no unrelated record is read. Only
+    // this process's own directory is indexed when it is not yet (see `keysBelow`).
+    for (const key of await keysBelow(dir, root, dir === own)) {
       let rec: TrustRecord;
       try {
         rec = JSON.parse(await Deno.readTextFile(join(dir, `${key}.json`))) as TrustRecord;
@@ -418,7 +420,8 @@ export async function leaveRoots(each: (l: Leaving) => Promise<void>): Promise<v
   // Once per process, at its end (off every plan's path): what killed penguins left.
   if (!collected) {
     collected = true;
-    await collectRecordGarbage((await recordDirs()).all).catch(() => {});
+    const { own, all } = await recordDirs();
+    await collectRecordGarbage(all, own).catch(() => {});
   }
 }
 

@@ -17,6 +17,11 @@
  * stays, with its `.lock` and `.active`. Index entries whose record is gone
  * are removed under that record's lock the same way.
  *
+ * Only this process's record directory gets a `.lock` made: in another
+ * penguin's run directory, which that penguin (or a test) may be removing,
+ * nothing is created, and a key without its `.lock` there is left to the
+ * processes of that directory.
+ *
  * Bounded: at most {@linkcode MAX_KEYS} roots (picked at random among the
  * candidates, so that successive runs get through all of them) per run.
  *
@@ -70,17 +75,20 @@ function shuffled<T>(items: T[]): T[] {
 }
 
 /**
- * Run `fn` holding `key`'s `.lock` (made when missing) and `.active` (when
- * there) in `dir` exclusively, then remove both unless `fn` says to keep
- * them. Nothing happens when a process holds either. True when removed.
+ * Run `fn` holding `key`'s `.lock` (made when missing, in this process's own
+ * directory only) and `.active` (when there) in `dir` exclusively, then
+ * remove both unless `fn` says to keep them. Nothing happens when a process
+ * holds either, or when `.lock` is missing from another process's directory.
+ * True when removed.
  */
 async function withRootIdle(
   dir: string,
+  own: boolean,
   key: string,
   fn: () => Promise<"keep" | "remove">,
 ): Promise<boolean> {
   const lock = await holdLock(join(dir, `${key}.lock`), {
-    create: true,
+    create: own,
     exclusive: true,
     wait: false,
   });
@@ -118,9 +126,13 @@ async function recordRoot(dir: string, key: string): Promise<string | undefined>
   }
 }
 
-/** Collect `key`'s garbage in `dir` (see the module doc), counting down `budget.left`. */
+/**
+ * Collect `key`'s garbage in `dir` (this process's own record directory when
+ * `own`; see the module doc), counting down `budget.left`.
+ */
 async function collectKey(
   dir: string,
+  own: boolean,
   key: string,
   files: KeyFiles,
   out: Collected,
@@ -132,7 +144,7 @@ async function collectKey(
     for (const { name } of shuffled(names)) {
       if (!/^[0-9a-f]{64}$/.test(name) || budget.left-- <= 0) continue;
       // Under the entry's record's lock: a writer writes the entry before the record.
-      await withRootIdle(dir, name, async () => {
+      await withRootIdle(dir, own, name, async () => {
         if (await Deno.lstat(join(dir, `${name}.json`)).then(() => true, () => false)) {
           return "keep";
         }
@@ -144,7 +156,7 @@ async function collectKey(
     await Deno.remove(below).catch(() => {}); // only when empty
   }
   if (!files.record && !files.lockish) return;
-  const removed = await withRootIdle(dir, key, async () => {
+  const removed = await withRootIdle(dir, own, key, async () => {
     const record = join(dir, `${key}.json`);
     if (!await Deno.lstat(record).then(() => true, () => false)) return "remove";
     const root = await recordRoot(dir, key);
@@ -163,10 +175,12 @@ async function collectKey(
 
 /**
  * Remove the garbage of the record directories `dirs` (see the module doc),
- * at most `max` keys in all. A directory that cannot be listed is skipped.
+ * `own` being this process's, at most `max` keys in all. A directory that
+ * cannot be listed is skipped.
  */
 export async function collectRecordGarbage(
   dirs: readonly string[],
+  own: string,
   max = MAX_KEYS,
 ): Promise<Collected> {
   const out: Collected = { records: 0, idle: 0, entries: 0 };
@@ -180,7 +194,7 @@ export async function collectRecordGarbage(
     }
     for (const key of shuffled([...keys.keys()])) {
       if (budget.left-- <= 0) return out;
-      await collectKey(dir, key, keys.get(key)!, out, budget).catch(() => {});
+      await collectKey(dir, dir === own, key, keys.get(key)!, out, budget).catch(() => {});
     }
   }
   return out;

@@ -82,11 +82,17 @@ export async function unindexRecord(dir: string, root: string): Promise<void> {
 
 /**
  * The keys of the records of the roots inside `root` (not `root`'s own) in
- * `dir`, the directory indexed first when it is not yet. Entries whose
- * record is gone are among them: the reader skips them.
+ * `dir`, the directory indexed first when it is not yet and `mayIndex` (it
+ * is this process's own). Another penguin's directory not indexed yet is
+ * only read, every record of it: nothing is written in a run directory its
+ * penguin (or a test) may be removing meanwhile. Entries whose record is
+ * gone are among them: the reader skips them.
  */
-export async function keysBelow(dir: string, root: string): Promise<string[]> {
-  if (!await ensureIndexed(dir).then(() => true, () => false)) {
+export async function keysBelow(dir: string, root: string, mayIndex: boolean): Promise<string[]> {
+  const indexed = mayIndex
+    ? await ensureIndexed(dir).then(() => true, () => false)
+    : await Deno.lstat(join(dir, MARKER)).then(() => true, () => false);
+  if (!indexed) {
     // Not indexed and cannot be (not writable…): every record, as before the index.
     return (await Array.fromAsync(Deno.readDir(dir)).catch(() => [])).map((e) => e.name)
       .filter((n) => n.endsWith(".json") && KEY.test(n.slice(0, -5))).map((n) => n.slice(0, -5));

@@ -86,7 +86,7 @@ Deno.test("the record of a root that is gone is removed, with its index and lock
     assert.ok((await indexEntries(dir)).includes(g));
     await Deno.remove(join(base, "gone"), { recursive: true });
 
-    const collected = await collectRecordGarbage([dir]);
+    const collected = await collectRecordGarbage([dir], dir);
     assert.equal(collected.records, 1);
     for (const suffix of [".json", ".lock", ".active"]) {
       assert.equal(await there(join(dir, g + suffix)), false, suffix);
@@ -116,7 +116,7 @@ Deno.test("lock files of a root without a record are removed; a held .active nev
     ];
     try {
       for (const h of holders) assert.equal(await h.line(), "held");
-      await collectRecordGarbage([dir]);
+      await collectRecordGarbage([dir], dir);
       assert.ok(await there(join(dir, `${g}.json`)), "the held root's record");
       for (const key of [g, idle]) {
         assert.ok(await there(join(dir, `${key}.active`)), `${key}.active`);
@@ -126,7 +126,7 @@ Deno.test("lock files of a root without a record are removed; a held .active nev
       for (const h of holders) await h.end();
     }
     // Once they are gone, so is the garbage.
-    await collectRecordGarbage([dir]);
+    await collectRecordGarbage([dir], dir);
     for (const path of [`${g}.json`, `${g}.active`, `${idle}.active`, `${idle}.lock`]) {
       assert.equal(await there(join(dir, path)), false, path);
     }
@@ -145,7 +145,7 @@ Deno.test("a lock file removed between another process's open and flock is opene
     try {
       assert.equal(await joiner.line(), "opened");
       // ...while the collection (nothing holds the root) removes it.
-      assert.equal((await collectRecordGarbage([dir])).idle, 1);
+      assert.equal((await collectRecordGarbage([dir], dir)).idle, 1);
       assert.equal(await there(lock), false);
       await joiner.go();
       // The joiner holds the file at the path, not the removed one.
@@ -160,5 +160,28 @@ Deno.test("a lock file removed between another process's open and flock is opene
     } finally {
       await joiner.end();
     }
+  });
+});
+
+Deno.test("another penguin's record directory gets no file made in it by the collection", async () => {
+  await withBase(async (base, runDir, dir) => {
+    const gone = join(base, "gone");
+    await Deno.mkdir(gone);
+    await runIn(runDir, [DYING, gone]);
+    await Deno.remove(gone);
+    const g = await keyOf(gone);
+    // The record of a root that is gone, without its .lock (as another penguin, removing its run
+    // directory, has left it at that moment).
+    await Deno.remove(join(dir, `${g}.lock`));
+    const before = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+
+    const collected = await collectRecordGarbage([dir], join(base, "own", "nested-repos"));
+    assert.equal(collected.records, 0, "left to the processes of that directory");
+    const after = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
+    assert.deepEqual(after, before, "nothing made there");
+
+    // Its own processes collect it (the .lock is made there).
+    assert.equal((await collectRecordGarbage([dir], dir)).records, 1);
+    assert.equal(await there(join(dir, `${g}.json`)), false);
   });
 });

@@ -9,25 +9,11 @@ import { runScriptInRunDir as runIn } from "./_run_dir_eval.ts";
 
 const DYING = new URL("./_dying_session.ts", import.meta.url).pathname;
 const READS = new URL("./_trust_reads.ts", import.meta.url).pathname;
+const SESSION = new URL("./_trust_session.ts", import.meta.url).pathname;
 
 async function keyOf(root: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(root));
   return [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/**
- * Remove `dir`, again if need be: another test's penguin may collect the record directories it
- * knows of (this run directory among them) while it is removed, writing into it meanwhile.
- */
-async function removeAgainIfWritten(dir: string): Promise<void> {
-  for (let tries = 5; tries > 0; tries--) {
-    try {
-      await Deno.remove(dir, { recursive: true });
-      return;
-    } catch (err) {
-      if (tries === 1 || err instanceof Deno.errors.NotFound) throw err;
-    }
-  }
 }
 
 Deno.test("a plan reads the records related to its root, not the 5,000 others", async () => {
@@ -57,6 +43,45 @@ Deno.test("a plan reads the records related to its root, not the 5,000 others", 
     const others = reads.filter((p) => unrelated.has(p));
     assert.equal(others.length, 0, `${others.length} unrelated records read`);
   } finally {
-    await removeAgainIfWritten(base);
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+/** The names below `dir`, relative, sorted. */
+async function listing(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    out.push(prefix + e.name);
+    if (e.isDirectory) out.push(...await listing(join(dir, e.name), `${prefix}${e.name}/`));
+  }
+  return out.sort();
+}
+
+Deno.test("another run directory's records not yet indexed are read there, nothing written", async () => {
+  const base = await Deno.realPath(await visibleTempDir("penguin-trustidx-"));
+  try {
+    const ws = join(base, "ws");
+    await Deno.mkdir(join(ws, "sub"), { recursive: true });
+    // A (run directory a) on ws/sub: its command made an armed R, and A died; its record stays.
+    await runIn(join(base, "a"), [DYING, join(ws, "sub"), "R"]);
+    // a's index is not there (written before the index, or a's removal took it first).
+    const dir = join(base, "a", "nested-repos");
+    for await (const e of Deno.readDir(dir)) {
+      if (e.name === "indexed" || e.name.endsWith(".below")) {
+        await Deno.remove(join(dir, e.name), { recursive: true });
+      }
+    }
+    const before = await listing(join(base, "a"));
+
+    // B (run directory b) plans on ws: A's record of ws/sub is read, and R disarmed...
+    const seen = await runIn(join(base, "b"), [SESSION, "plan", ws]);
+    assert.ok(
+      await Deno.lstat(join(ws, "sub/R/.git-disarmed-by-penguin")).then(() => true, () => false),
+      seen,
+    );
+    // ...and nothing is made in a, which its penguin (or a test) may be removing meanwhile.
+    assert.deepEqual(await listing(join(base, "a")), before);
+  } finally {
+    await Deno.remove(base, { recursive: true });
   }
 });
