@@ -75,6 +75,12 @@ export type ConvItem =
     | { kind: "event"; type: string; payload: Record<string, unknown> }
   );
 
+/** An item without a long text of its own: one line of an export. */
+export type LineItem = Exclude<
+  ConvItem,
+  { kind: "user" | "assistant" | "thinking" | "tool_call" | "tool_output" }
+>;
+
 /** Token counts of one request. */
 export interface RequestTokens {
   /** Cached input. */

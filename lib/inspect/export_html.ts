@@ -11,7 +11,7 @@
  * @module
  */
 import { esc, requestChart } from "./_chart.ts";
-import type { Conversation, ConvItem, Relative } from "./conversation.ts";
+import type { Conversation, ConvItem, LineItem, Relative } from "./conversation.ts";
 import { formatDuration, formatTokens } from "../display/numbers.ts";
 import {
   abortLabel,
@@ -136,12 +136,6 @@ function renderItemPieces(it: ConvItem): Piece[] {
       return [renderLine(it)];
   }
 }
-
-/** An item without a long text of its own. */
-type LineItem = Exclude<
-  ConvItem,
-  { kind: "user" | "assistant" | "thinking" | "tool_call" | "tool_output" }
->;
 
 /** The HTML of an item without a long text of its own. */
 function renderLine(it: LineItem): string {

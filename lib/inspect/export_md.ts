@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Conversation, ConvItem } from "./conversation.ts";
+import type { Conversation, ConvItem, LineItem } from "./conversation.ts";
 import { formatDuration, formatTokens } from "../display/numbers.ts";
 import {
   abortLabel,
@@ -94,12 +94,6 @@ export function markdownItemPieces(it: ConvItem): Piece[] {
       return [markdownLine(it)];
   }
 }
-
-/** An item without a long text of its own. */
-type LineItem = Exclude<
-  ConvItem,
-  { kind: "user" | "assistant" | "thinking" | "tool_call" | "tool_output" }
->;
 
 /** The Markdown of an item without a long text of its own. */
 function markdownLine(it: LineItem): string {
