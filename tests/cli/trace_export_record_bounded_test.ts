@@ -51,6 +51,18 @@ async function exportPeak(
 
 const ENDS = { md: /_request 1 completed[^\n]*_\n$/, html: /<\/html>\n$/, json: /\n\}\n$/ };
 
+/** Export in `format`: the file is whole (more than `minSize` bytes, its end there), the peak under the limit. */
+async function assertBoundedExport(
+  root: string,
+  format: "md" | "html" | "json",
+  minSize: number,
+): Promise<void> {
+  const r = await exportPeak(root, format);
+  assert.ok(r.size > minSize, `${format}: ${r.size} bytes, the texts are ${minSize}`);
+  assert.match(r.tail, ENDS[format], `${format} is complete`);
+  assert.ok(r.peakMB * MB <= PEAK_LIMIT, `${format}: peak ${r.peakMB} MB`);
+}
+
 Deno.test({
   name: "trace export of one 60 MB answer, as md, html and json: whole, peak ≤ 260 MB (R12)",
   ignore: !CAN_MEASURE_PEAK,
@@ -60,10 +72,7 @@ Deno.test({
         { type: "text", role: "assistant", text: TEXT, stop_reason: "completed" },
       ]);
       for (const format of ["md", "html", "json"] as const) {
-        const r = await exportPeak(root, format);
-        assert.ok(r.size > TEXT.length, `${format}: ${r.size} bytes, the text is ${TEXT.length}`);
-        assert.match(r.tail, ENDS[format], `${format} is complete`);
-        assert.ok(r.peakMB * MB <= PEAK_LIMIT, `${format}: peak ${r.peakMB} MB`);
+        await assertBoundedExport(root, format, TEXT.length);
       }
     });
   },
@@ -94,13 +103,7 @@ Deno.test({
         },
       ]);
       for (const format of ["md", "html"] as const) {
-        const r = await exportPeak(root, format);
-        assert.ok(
-          r.size > 2 * TEXT.length,
-          `${format}: ${r.size} bytes, each text is ${TEXT.length}`,
-        );
-        assert.match(r.tail, ENDS[format], `${format} is complete`);
-        assert.ok(r.peakMB * MB <= PEAK_LIMIT, `${format}: peak ${r.peakMB} MB`);
+        await assertBoundedExport(root, format, 2 * TEXT.length);
       }
     });
   },
@@ -127,9 +130,7 @@ Deno.test({
         call("c1", "exec_command", JSON.stringify({ description: "d", cmd: `echo ${long}` })),
         call("c2", "no_such_tool", JSON.stringify({ data: long })),
       ]);
-      const r = await exportPeak(root, "md");
-      assert.match(r.tail, ENDS.md, "md is complete");
-      assert.ok(r.peakMB * MB <= PEAK_LIMIT, `md: peak ${r.peakMB} MB`);
+      await assertBoundedExport(root, "md", 0);
       const show = await runCliPeak(["--root", root, "trace", "show", ID], root);
       assert.equal(show.code, 0, show.stderr);
       // Each call's line is its preview, cut and marked as cut.
