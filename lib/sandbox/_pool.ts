@@ -56,7 +56,9 @@ interface Live {
   key: string;
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
-  reader: ReadableStreamDefaultReader<Uint8Array>;
+  reader: ReadableStreamBYOBReader;
+  /** The buffer its output is read into, reused from read to read (empty once lost to an error). */
+  readBuffer: ArrayBuffer;
   /** Sync token the next request starts with (undefined before the first). */
   token: string | undefined;
   busy: boolean;
@@ -72,6 +74,9 @@ interface Live {
 }
 
 const pool = new Set<Live>();
+const NOTHING = new Uint8Array(0);
+/** Bytes read from a sandbox's output at a time. */
+const READ_BYTES = 64 * 1024;
 let latestKey: string | undefined;
 const encoder = new TextEncoder();
 
@@ -154,7 +159,7 @@ async function startLive(key: string, s: SandboxStart, what: string): Promise<Li
   // The launcher's stderr goes to /dev/null after the ready line: nothing more to read.
   await errs.cancel().catch(() => {});
   const writer = child.stdin.getWriter();
-  const reader = child.stdout.getReader();
+  const reader = child.stdout.getReader({ mode: "byob" });
   if (!ready) {
     await writer.close().catch(() => {});
     await reader.cancel().catch(() => {});
@@ -171,6 +176,7 @@ async function startLive(key: string, s: SandboxStart, what: string): Promise<Li
     child,
     writer,
     reader,
+    readBuffer: new ArrayBuffer(READ_BYTES),
     token: undefined,
     busy: false,
     dead: false,
@@ -311,6 +317,41 @@ interface Pending {
   more: () => Promise<boolean>;
 }
 
+/**
+ * The next bytes of a sandbox's output, read into its reused buffer (a view
+ * of it, valid until the next read); undefined at its end or on an error.
+ */
+async function readLive(live: Live): Promise<Uint8Array | undefined> {
+  const buffer = live.readBuffer.byteLength > 0 ? live.readBuffer : new ArrayBuffer(READ_BYTES);
+  live.readBuffer = new ArrayBuffer(0); // the read takes it over until it returns it
+  try {
+    const { done, value } = await live.reader.read(new Uint8Array(buffer));
+    if (value) live.readBuffer = value.buffer as ArrayBuffer;
+    return done || !value || value.length === 0 ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Copy what fits of `bytes` into the buffer of the read waiting on `c`; how many bytes it took. */
+function deliver(c: ReadableByteStreamController, bytes: Uint8Array): number {
+  const view = c.byobRequest?.view;
+  if (!view) {
+    c.enqueue(bytes.slice());
+    return bytes.length;
+  }
+  const n = Math.min(view.byteLength, bytes.length);
+  new Uint8Array(view.buffer, view.byteOffset, n).set(bytes.subarray(0, n));
+  c.byobRequest!.respond(n);
+  return n;
+}
+
+/** Close `c`, ending the read waiting on it. */
+function closeBytes(c: ReadableByteStreamController): void {
+  c.close();
+  c.byobRequest?.respond(0);
+}
+
 /** Write the request and read the acknowledgement; undefined when the launcher never gave it. */
 async function request(
   live: Live,
@@ -339,9 +380,12 @@ async function request(
   const p: Pending = {
     buf: new Uint8Array(0),
     more: async () => {
-      const r = await live.reader.read().catch(() => ({ done: true, value: undefined }));
-      if (r.done || !r.value) return false;
-      p.buf = concat(p.buf, r.value);
+      // The read refills the sandbox's buffer: what is left of the last read is copied out first.
+      const kept = p.buf.length > 0 ? p.buf.slice() : NOTHING;
+      p.buf = kept;
+      const got = await readLive(live);
+      if (got === undefined) return false;
+      p.buf = concat(kept, got);
       return true;
     },
   };
@@ -368,27 +412,35 @@ function outputUntilEnd(
   finish: (st: ExitStatus) => Promise<void>,
   killed: () => boolean,
 ): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
+  // A byte stream: each read's bytes are copied into the reader's own buffer (the sandbox's is
+  // refilled by the next read), so streaming output allocates no buffer per read; a fresh one
+  // per read left a dead 64 KiB buffer behind each for a collection to free (attack round 24).
+  return new ReadableStream({
+    type: "bytes",
+    autoAllocateChunkSize: READ_BYTES,
     pull: async (c) => {
       for (;;) {
         const at = indexOf(p.buf, end);
         const nl = at >= 0 ? p.buf.indexOf(10, at + end.length) : -1;
         if (nl >= 0) {
-          if (at > 0) c.enqueue(p.buf.slice(0, at));
-          const code = Number(new TextDecoder().decode(p.buf.subarray(at + end.length, nl)));
+          if (at > 0) {
+            // The output before the marker, as much as the read takes; the marker waits.
+            p.buf = p.buf.subarray(deliver(c, p.buf.subarray(0, at)));
+            return;
+          }
+          const code = Number(new TextDecoder().decode(p.buf.subarray(end.length, nl)));
           p.buf = new Uint8Array(0);
-          c.close();
+          closeBytes(c);
           return await finish(toExitStatus({ code, signal: null, success: code === 0 }));
         }
         // Keep back what could be the start of the end marker.
         const safe = at >= 0 ? at : p.buf.length - heldBack(p.buf, end);
         if (safe > 0) {
-          c.enqueue(p.buf.slice(0, safe));
-          p.buf = p.buf.slice(safe);
+          p.buf = p.buf.subarray(deliver(c, p.buf.subarray(0, safe)));
           return;
         }
         if (await p.more()) continue;
-        if (p.buf.length > 0) c.enqueue(p.buf);
+        if (p.buf.length > 0) c.enqueue(p.buf.slice());
         p.buf = new Uint8Array(0);
         const st = toExitStatus(await live.exited);
         live.dead = true;
@@ -397,7 +449,7 @@ function outputUntilEnd(
             "\npenguin: the sandbox ended before the command's status arrived\n",
           ));
         }
-        c.close();
+        closeBytes(c);
         return await finish(st.code === 0 && st.signal === null ? { code: 125, signal: null } : st);
       }
     },

@@ -5,19 +5,30 @@
  *
  * The text goes to the file as it arrives, so memory stays bounded whatever
  * the output size: the file holds the exact text up to its size limit; past
- * it, the file is cut back to a UTF-8-safe head and only a rolling tail is
- * kept in memory, written after a gap marker when the call ends.
+ * it, only a UTF-8-safe head of the file is kept, the rest passes through a
+ * ring of the last bytes kept in the file past the limit
+ * (`_archive_tail.ts`), and when the call ends that tail is moved after a
+ * gap marker and the file cut there. The text is encoded through one block
+ * and written at once, synchronously: a write into the page cache costs
+ * less than handing it to a thread, and a writer waiting for threads fell
+ * behind a fast command (its unread output was dropped) while the output
+ * it held waited in the heap. A writer holds two blocks of memory, whatever
+ * the output size.
  *
  * @module
  */
 import { join } from "node:path";
 import { splitTrailingSurrogate } from "../display/invisible.ts";
+import { type FileAt, type FileTail, fileTail, readInto, writeAt } from "./_archive_tail.ts";
 
 /** Largest archive file: one byte below read_file's 8 MiB scan cap, so read_file can reach EOF. */
 export const ARCHIVE_LIMIT_BYTES = 8 * 1024 * 1024 - 1;
 
 /** Written between head and tail when the output exceeded the file limit. */
 export const ARCHIVE_GAP_MARKER = "\n[archive middle truncated]\n";
+
+/** Largest block an archive encodes and copies through (bytes; at most an eighth of its limit). */
+const BLOCK_BYTES = 64 * 1024;
 
 const encoder = new TextEncoder();
 
@@ -50,26 +61,26 @@ export type ArchiveResult =
 /**
  * An archive file being written as the output arrives. Everything up to the
  * size limit goes to the file at once. When the output outgrows the limit
- * the file is cut back to its head, the rest only passes through a
- * fixed-size ring of the last bytes, and {@linkcode ArchiveWriter.finish}
- * appends the gap marker and that tail.
+ * only the file's head is kept, the rest passes through a fixed-size ring
+ * of the last bytes kept in the file, and {@linkcode ArchiveWriter.finish}
+ * puts the gap marker and that tail after the head.
  */
 export interface ArchiveWriter {
   /**
-   * Append the next piece of the tool's (masked) text; resolves when the
-   * caller may go on. Never rejects: a failure is kept for `finish`.
+   * Write the next piece of the tool's (masked) text; resolves once it is
+   * in the file (at once but for the first, which creates the file). Never
+   * rejects: a failure is kept for `finish`.
    */
   append(text: string): Promise<void>;
   /** Complete and close the file; the path, or the error code of the first failure. */
   finish(): Promise<ArchiveResult>;
-  /** Bytes of output held in memory: the tail ring once the limit was passed (fixed), else 0. */
-  readonly heldBytes: number;
   /**
-   * Bytes appended but not yet written: `append` returns before its write
-   * completes unless more than min(1 MiB, limit / 8) bytes are waiting.
+   * Bytes of memory the writer holds for the output: its block and, once the
+   * limit was passed, its copy block; at most 128 KiB (a quarter of the limit
+   * for a small one), whatever the output size.
    */
-  readonly pendingBytes: number;
-  /** Bytes in the file so far. */
+  readonly heldBytes: number;
+  /** Bytes of the head in the file so far (the tail's ring past the limit not counted). */
   readonly fileBytes: number;
 }
 
@@ -89,81 +100,6 @@ async function assertRealDir(dir: string): Promise<void> {
 function errorCode(err: unknown): string {
   const code = (err as { code?: unknown }).code;
   return typeof code === "string" ? code : (err as Error).name || "UNKNOWN";
-}
-
-async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < data.length) off += await file.write(data.subarray(off));
-}
-
-async function readFully(file: Deno.FsFile, into: Uint8Array): Promise<number> {
-  let got = 0;
-  while (got < into.length) {
-    const n = await file.read(into.subarray(got));
-    if (n === null) break;
-    got += n;
-  }
-  return got;
-}
-
-/** A ring of the last `cap` bytes written to it. */
-class TailRing {
-  #ring: Uint8Array;
-  #pos = 0;
-  #len = 0;
-  #scratch = new Uint8Array(64 * 1024);
-
-  constructor(cap: number) {
-    this.#ring = new Uint8Array(cap);
-  }
-
-  get size(): number {
-    return this.#ring.length;
-  }
-
-  push(bytes: Uint8Array): void {
-    const cap = this.#ring.length;
-    if (bytes.length >= cap) {
-      this.#ring.set(bytes.subarray(bytes.length - cap));
-      this.#pos = 0;
-      this.#len = cap;
-      return;
-    }
-    const first = Math.min(bytes.length, cap - this.#pos);
-    this.#ring.set(bytes.subarray(0, first), this.#pos);
-    if (first < bytes.length) this.#ring.set(bytes.subarray(first), 0);
-    this.#pos = (this.#pos + bytes.length) % cap;
-    this.#len = Math.min(cap, this.#len + bytes.length);
-  }
-
-  /** Encode `text` into the ring through a reused buffer (no per-chunk allocation). */
-  pushText(text: string): void {
-    let rest = text;
-    while (rest.length > 0) {
-      const { read, written } = encoder.encodeInto(rest, this.#scratch);
-      this.push(this.#scratch.subarray(0, written));
-      rest = rest.slice(read);
-    }
-  }
-
-  /** The held bytes in order, starting on a code point. */
-  bytes(): Uint8Array {
-    const cap = this.#ring.length;
-    // Until the ring is full nothing has wrapped: the bytes are its start.
-    const out = this.#len < cap
-      ? this.#ring.slice(0, this.#len)
-      : concat(this.#ring.subarray(this.#pos), this.#ring.subarray(0, this.#pos));
-    let from = 0;
-    while (from < out.length && (out[from]! & 0xc0) === 0x80) from++;
-    return out.subarray(from);
-  }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /**
@@ -201,15 +137,12 @@ async function createArchiveFile(
   return opened;
 }
 
-/** Cut the file `f` to at most `headBudget` bytes, on a code point boundary; returns its new size. */
-async function cutHead(f: Deno.FsFile, headBudget: number): Promise<number> {
+/** Where to cut the file `f` to keep at most `headBudget` bytes of head, on a code point boundary. */
+function headCut(f: FileAt, headBudget: number): number {
   const from = Math.max(0, headBudget - 3);
   const probe = new Uint8Array(4);
-  await f.seek(from, Deno.SeekMode.Start);
-  const window = probe.subarray(0, await readFully(f, probe));
-  const size = from + codePointCut(window, headBudget - from);
-  await f.truncate(size);
-  return size;
+  const window = probe.subarray(0, readInto(f, from, probe));
+  return from + codePointCut(window, headBudget - from);
 }
 
 /** Close `file`, if any; one already closed is fine. */
@@ -221,16 +154,70 @@ function closeQuietly(file: Deno.FsFile | undefined): void {
   }
 }
 
-/** A tail ring of `tailBudget` bytes seeded with the last bytes of the `written` in `f`. */
-async function seededTail(f: Deno.FsFile, written: number, tailBudget: number): Promise<TailRing> {
-  const ring = new TailRing(tailBudget);
-  const fromFile = Math.min(written, tailBudget);
-  if (fromFile > 0) {
-    const seed = new Uint8Array(fromFile);
-    await f.seek(written - fromFile, Deno.SeekMode.Start);
-    ring.push(seed.subarray(0, await readFully(f, seed)));
-  }
-  return ring;
+/** Where an archive's bytes go in its file: the head up to the limit, then the tail's ring. */
+interface ArchiveLayout {
+  /** Put the next bytes of the output in the file. */
+  write(f: FileAt, bytes: Uint8Array): void;
+  /** After the output: put the gap marker and the tail after the head and cut the file there. */
+  close(f: FileAt): void;
+  /** Whether the output passed the limit. */
+  readonly truncated: boolean;
+  /** Bytes of the head in the file. */
+  readonly headBytes: number;
+  /** Bytes of its copy block (once the output passed the limit). */
+  readonly heldBytes: number;
+}
+
+/** The layout of an archive of at most `limit` bytes (gap marker included), copying through blocks of `blockBytes`. */
+function archiveLayout(limit: number, blockBytes: number): ArchiveLayout {
+  const headBudget = Math.floor((limit - GAP_BYTES) / 2);
+  const tailBudget = limit - GAP_BYTES - headBudget;
+  let written = 0; // bytes of the head in the file
+  let tail: FileTail | undefined; // set once the output passed the limit: its ring, past `limit`
+  let copyBlock: Uint8Array | undefined;
+
+  /** The output just passed the limit with `bytes`: seed the tail from the file, keep only the head there. */
+  const overflow = (f: FileAt, bytes: Uint8Array) => {
+    copyBlock = new Uint8Array(blockBytes);
+    // The ring lies past the limit: clear of the head, and of where `close` moves the tail to.
+    const ring = fileTail(f, limit, tailBudget, copyBlock);
+    ring.seed(Math.max(0, written - tailBudget), written);
+    ring.push(bytes);
+    if (written > headBudget) written = headCut(f, headBudget);
+    else if (written < headBudget) {
+      const room = codePointCut(bytes, headBudget - written);
+      writeAt(f, written, bytes.subarray(0, room));
+      written += room;
+    }
+    tail = ring;
+  };
+
+  return {
+    write(f, bytes) {
+      if (bytes.length === 0) return;
+      if (tail) return tail.push(bytes);
+      if (written + bytes.length <= limit) {
+        writeAt(f, written, bytes);
+        written += bytes.length;
+        return;
+      }
+      overflow(f, bytes);
+    },
+    close(f) {
+      if (!tail) return;
+      writeAt(f, written, encoder.encode(ARCHIVE_GAP_MARKER));
+      f.file.truncateSync(tail.moveTo(written + GAP_BYTES));
+    },
+    get truncated() {
+      return tail !== undefined;
+    },
+    get headBytes() {
+      return written;
+    },
+    get heldBytes() {
+      return copyBlock?.length ?? 0;
+    },
+  };
 }
 
 /**
@@ -245,59 +232,43 @@ export function startArchive(
   toolCallId: string,
   limitBytes: number = ARCHIVE_LIMIT_BYTES,
 ): ArchiveWriter {
-  // Long because: one closure-based archive writer whose methods share the file, its size and the
-  // limit; each method is short.
+  // Long because: one closure-based archive writer whose methods share the file, its layout and
+  // the appends waiting for the file; each method is short.
   const limit = Math.max(limitBytes, GAP_BYTES + 2);
-  const headBudget = Math.floor((limit - GAP_BYTES) / 2);
-  const tailBudget = limit - GAP_BYTES - headBudget;
-  let file: Deno.FsFile | undefined;
+  const blockBytes = Math.max(4, Math.min(BLOCK_BYTES, Math.floor(limit / 8))); // 4: any code point
+  const layout = archiveLayout(limit, blockBytes);
+  let opening: Promise<FileAt> | undefined;
+  let file: FileAt | undefined;
   let path: string | undefined;
   let failed: string | undefined;
-  let written = 0; // bytes in the file
-  let tail: TailRing | undefined; // set once the output passed the limit
+  let block: Uint8Array | undefined; // what the text is encoded into
   let carry = ""; // a high surrogate waiting for its low half
-  // Writes run behind `append` in order; at most `pendingLimit` bytes wait for them.
-  const pendingLimit = Math.min(1024 * 1024, Math.floor(limit / 8));
-  let queue: Promise<void> = Promise.resolve();
-  let queued = 0;
+  // Appends made while the file is being created wait for it, in order.
+  let chain: Promise<void> = Promise.resolve();
+  let chained = 0;
 
-  const open = async (): Promise<Deno.FsFile> => {
-    if (file) return file;
-    const dir = join(scratchpad, "truncated-tool-output");
-    const name = await archiveFileName(toolName, toolCallId);
-    path = join(dir, name);
-    file = await createArchiveFile(scratchpad, dir, name);
-    return file;
-  };
+  const open = (): Promise<FileAt> =>
+    opening ??= (async () => {
+      const dir = join(scratchpad, "truncated-tool-output");
+      const name = await archiveFileName(toolName, toolCallId);
+      path = join(dir, name);
+      file = { file: await createArchiveFile(scratchpad, dir, name), at: 0 };
+      return file;
+    })();
 
-  /** The output just passed the limit with `bytes`: seed the tail from the file, keep only the head there. */
-  const overflow = async (f: Deno.FsFile, bytes: Uint8Array) => {
-    const ring = await seededTail(f, written, tailBudget);
-    ring.push(bytes);
-    if (written > headBudget) written = await cutHead(f, headBudget);
-    else if (written < headBudget) {
-      await f.seek(written, Deno.SeekMode.Start);
-      const room = codePointCut(bytes, headBudget - written);
-      await writeAll(f, bytes.subarray(0, room));
-      written += room;
+  /** Write `text` to `f` through the block; a failure is kept. */
+  const writeText = (f: FileAt, text: string) => {
+    if (failed !== undefined) return;
+    try {
+      block ??= new Uint8Array(blockBytes);
+      for (let rest = text; rest.length > 0;) {
+        const { read, written } = encoder.encodeInto(rest, block);
+        layout.write(f, block.subarray(0, written));
+        rest = rest.slice(read);
+      }
+    } catch (err) {
+      failed = errorCode(err);
     }
-    await f.seek(written, Deno.SeekMode.Start);
-    tail = ring;
-  };
-
-  const writeBytes = async (bytes: Uint8Array) => {
-    if (bytes.length === 0) return;
-    if (tail) {
-      tail.push(bytes);
-      return;
-    }
-    const f = await open();
-    if (written + bytes.length <= limit) {
-      await writeAll(f, bytes);
-      written += bytes.length;
-      return;
-    }
-    await overflow(f, bytes);
   };
 
   return {
@@ -305,54 +276,45 @@ export function startArchive(
       if (failed !== undefined || text.length === 0) return Promise.resolve();
       const [piece, rest] = splitTrailingSurrogate(carry + text);
       carry = rest;
-      if (tail && queued === 0) {
-        tail.pushText(piece);
+      if (file !== undefined && chained === 0) {
+        writeText(file, piece);
         return Promise.resolve();
       }
-      const bytes = encoder.encode(piece);
-      queued += bytes.length;
-      queue = queue.then(async () => {
+      chained++;
+      chain = chain.then(async () => {
         try {
-          if (failed === undefined) await writeBytes(bytes);
+          writeText(file ?? await open(), piece);
         } catch (err) {
-          failed = errorCode(err);
+          failed ??= errorCode(err);
         } finally {
-          queued -= bytes.length;
+          chained--;
         }
       });
-      // The caller goes on while the file catches up, unless too much is waiting.
-      return queued > pendingLimit ? queue : Promise.resolve();
+      return chain;
     },
     async finish() {
-      await queue;
+      await chain;
       try {
         if (failed === undefined) {
-          const rest = carry;
+          const f = file ?? await open();
+          writeText(f, carry);
           carry = "";
-          await writeBytes(encoder.encode(rest));
-          const f = await open();
-          if (tail) {
-            await writeAll(f, encoder.encode(ARCHIVE_GAP_MARKER));
-            await writeAll(f, tail.bytes());
-          }
+          if (failed === undefined) layout.close(f);
         }
       } catch (err) {
-        failed = errorCode(err);
+        failed ??= errorCode(err);
       } finally {
-        closeQuietly(file);
+        closeQuietly(file?.file);
         file = undefined;
       }
       if (failed !== undefined) return { ok: false, code: failed };
-      return { ok: true, path: path!, truncated: tail !== undefined };
+      return { ok: true, path: path!, truncated: layout.truncated };
     },
     get heldBytes() {
-      return tail?.size ?? 0;
-    },
-    get pendingBytes() {
-      return queued;
+      return (block?.length ?? 0) + layout.heldBytes;
     },
     get fileBytes() {
-      return written;
+      return layout.headBytes;
     },
   };
 }

@@ -7,14 +7,20 @@
  * across a few collections is moved to V8's old generation, so a buffer of
  * strings filled by a fast producer grows the heap far beyond its own size
  * (a command printing a gigabyte would cost hundreds of MB of RSS). Bytes
- * live outside the heap and are freed as soon as they are dropped or taken.
+ * live outside the heap and are freed as soon as they are dropped or taken;
+ * the arrays of large pieces are kept to encode the next ones into
+ * (`_spare_bytes.ts`), so streaming output leaves no dead array per piece.
  *
  * @module
  */
 import { safeCut } from "./_archive.ts";
+import { type SpareBytes, spareBytes } from "./_spare_bytes.ts";
 
 /** Unread output kept per command session (characters). */
 export const DEFAULT_BUFFER_LIMIT = 1024 * 1024;
+
+/** The most UTF-8 bytes of output {@linkcode OutputBuffer.takeNext} decodes at a time. */
+export const TAKE_MAX_BYTES = 16 * 1024;
 
 /** The line put before taken output when older text was dropped. */
 export function droppedMarker(chars: number): string {
@@ -32,13 +38,21 @@ export interface OutputBuffer {
    * in (never joined, so no large string is built for output that streams on).
    */
   takeChunks(): string[];
+  /**
+   * The next unread piece, of at most {@linkcode TAKE_MAX_BYTES} bytes (the
+   * drop marker and a newline first, when text was dropped), removed from the
+   * buffer; undefined when nothing is unread. Only that piece is decoded, and
+   * kept small: a reader holds the last piece it took while it writes it on,
+   * and 16 commands' pieces of 64 KiB held across collections were moved to
+   * V8's old generation by the hundred MB (attack round 24).
+   */
+  takeNext(): string | undefined;
   /** Unread characters held. */
   readonly size: number;
   /** Characters dropped since the last `take`. */
   readonly dropped: number;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** One appended piece: its UTF-8 bytes and its length in UTF-16 units. */
@@ -47,77 +61,126 @@ interface Piece {
   chars: number;
 }
 
+/** What a buffer holds. */
+interface Held {
+  cap: number;
+  pieces: Piece[];
+  size: number; // chars in `pieces` plus `carry`
+  dropped: number;
+  carry: string; // a trailing high surrogate waiting for its low half
+  spare: SpareBytes;
+}
+
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+/** Drop the oldest characters beyond the cap. */
+function trim(h: Held): void {
+  while (h.size > h.cap && h.pieces.length > 0) {
+    const first = h.pieces[0]!;
+    const excess = h.size - h.cap;
+    if (first.chars <= excess) {
+      h.pieces.shift();
+      h.spare.give(first.bytes);
+      h.size -= first.chars;
+      h.dropped += first.chars;
+      continue;
+    }
+    if (first.bytes.length === first.chars) {
+      // ASCII: one byte per char, no pair to split.
+      h.pieces[0] = { bytes: first.bytes.subarray(excess), chars: first.chars - excess };
+      h.size -= excess;
+      h.dropped += excess;
+      continue;
+    }
+    // Cut inside the first piece, never between the halves of a surrogate pair.
+    const text = decoder.decode(first.bytes);
+    let cut = excess;
+    const code = text.charCodeAt(cut);
+    if (code >= 0xdc00 && code <= 0xdfff) cut++;
+    const rest = text.slice(cut);
+    h.pieces[0] = { bytes: h.spare.encode(rest), chars: rest.length };
+    h.spare.give(first.bytes);
+    h.size -= cut;
+    h.dropped += cut;
+  }
+}
+
+/** Take the next piece of at most {@linkcode TAKE_MAX_BYTES} (see `OutputBuffer.takeNext`). */
+function takeNext(h: Held): string | undefined {
+  if (h.dropped > 0) {
+    const marker = `${droppedMarker(h.dropped)}\n`;
+    h.dropped = 0;
+    return marker;
+  }
+  const first = h.pieces[0];
+  if (first !== undefined) {
+    if (first.bytes.length > TAKE_MAX_BYTES) {
+      // Its start, cut on a code point (the bytes are well-formed UTF-8); the rest stays.
+      let cut = TAKE_MAX_BYTES;
+      while ((first.bytes[cut]! & 0xc0) === 0x80) cut--;
+      const text = decoder.decode(first.bytes.subarray(0, cut));
+      h.pieces[0] = { bytes: first.bytes.subarray(cut), chars: first.chars - text.length };
+      h.size -= text.length;
+      return text;
+    }
+    h.pieces.shift();
+    h.size -= first.chars;
+    const text = decoder.decode(first.bytes);
+    h.spare.give(first.bytes);
+    return text;
+  }
+  if (!h.carry) return undefined;
+  const rest = h.carry;
+  h.size -= rest.length;
+  h.carry = "";
+  return rest;
+}
+
+/** Take everything unread, in the pieces it was appended in (see `OutputBuffer.takeChunks`). */
+function takeChunks(h: Held): string[] {
+  const out = h.pieces.map((p) => decoder.decode(p.bytes));
+  if (h.carry) out.push(h.carry);
+  if (h.dropped > 0) out.unshift(`${droppedMarker(h.dropped)}\n`);
+  for (const p of h.pieces) h.spare.give(p.bytes);
+  h.pieces = [];
+  h.size = 0;
+  h.dropped = 0;
+  h.carry = "";
+  return out;
+}
 
 /** A buffer keeping at most `limit` unread characters (at least 1). */
 export function createOutputBuffer(limit: number = DEFAULT_BUFFER_LIMIT): OutputBuffer {
-  const cap = Math.max(1, Math.floor(limit));
-  let pieces: Piece[] = [];
-  let size = 0; // chars in `pieces` plus `carry`
-  let dropped = 0;
-  let carry = ""; // a trailing high surrogate waiting for its low half
-
-  const trim = () => {
-    while (size > cap && pieces.length > 0) {
-      const first = pieces[0]!;
-      const excess = size - cap;
-      if (first.chars <= excess) {
-        pieces.shift();
-        size -= first.chars;
-        dropped += first.chars;
-        continue;
-      }
-      if (first.bytes.length === first.chars) {
-        // ASCII: one byte per char, no pair to split.
-        pieces[0] = { bytes: first.bytes.subarray(excess), chars: first.chars - excess };
-        size -= excess;
-        dropped += excess;
-        continue;
-      }
-      // Cut inside the first piece, never between the halves of a surrogate pair.
-      const text = decoder.decode(first.bytes);
-      let cut = excess;
-      const code = text.charCodeAt(cut);
-      if (code >= 0xdc00 && code <= 0xdfff) cut++;
-      const rest = text.slice(cut);
-      pieces[0] = { bytes: encoder.encode(rest), chars: rest.length };
-      size -= cut;
-      dropped += cut;
-    }
+  const h: Held = {
+    cap: Math.max(1, Math.floor(limit)),
+    pieces: [],
+    size: 0,
+    dropped: 0,
+    carry: "",
+    spare: spareBytes(),
   };
-
-  const takeChunks = (): string[] => {
-    const out = pieces.map((p) => decoder.decode(p.bytes));
-    if (carry) out.push(carry);
-    if (dropped > 0) out.unshift(`${droppedMarker(dropped)}\n`);
-    pieces = [];
-    size = 0;
-    dropped = 0;
-    carry = "";
-    return out;
-  };
-
   return {
     append(text: string) {
       if (text.length === 0) return;
-      let piece = carry + text;
-      size -= carry.length;
-      carry = "";
+      let piece = h.carry + text;
+      h.size -= h.carry.length;
+      h.carry = "";
       if (isHigh(piece.charCodeAt(piece.length - 1))) {
-        carry = piece.slice(-1);
+        h.carry = piece.slice(-1);
         piece = piece.slice(0, -1);
       }
-      if (piece.length > 0) pieces.push({ bytes: encoder.encode(piece), chars: piece.length });
-      size += piece.length + carry.length;
-      if (size > cap) trim();
+      if (piece.length > 0) h.pieces.push({ bytes: h.spare.encode(piece), chars: piece.length });
+      h.size += piece.length + h.carry.length;
+      if (h.size > h.cap) trim(h);
     },
-    take: () => takeChunks().join(""),
-    takeChunks,
+    take: () => takeChunks(h).join(""),
+    takeChunks: () => takeChunks(h),
+    takeNext: () => takeNext(h),
     get size() {
-      return size;
+      return h.size;
     },
     get dropped() {
-      return dropped;
+      return h.dropped;
     },
   };
 }

@@ -149,6 +149,22 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
 
   const changed = () => new Promise<void>((resolve) => wake.push(resolve));
 
+  /**
+   * What is unread when the command has ended, piece by piece: no more than
+   * was unread then (what a straggler holding the pipe adds later is left).
+   */
+  async function* unreadAtExit(): AsyncGenerator<ToolEvent, void, undefined> {
+    let owed = buffer.size;
+    for (;;) {
+      const marker = buffer.dropped > 0; // the drop marker comes first, and is not owed text
+      if (!marker && owed <= 0) return;
+      const text = buffer.takeNext();
+      if (text === undefined) return;
+      if (!marker) owed -= text.length;
+      yield { type: "delta", text };
+    }
+  }
+
   async function* follow(
     windowMs: number,
     signal?: AbortSignal,
@@ -159,14 +175,18 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
     signal?.addEventListener("abort", onAbort);
     try {
       for (;;) {
-        const finished = exit !== undefined;
-        const pieces = buffer.takeChunks();
-        for (const text of pieces) yield { type: "delta", text };
-        if (finished) return "exited";
+        if (exit !== undefined) {
+          yield* unreadAtExit();
+          return "exited";
+        }
+        // One small piece at a time (`takeNext`): the rest stays bytes until its turn, and
+        // pieces taken together waited as strings long enough to reach V8's old generation.
+        const text = buffer.takeNext();
+        if (text !== undefined) yield { type: "delta", text };
         if (signal?.aborted) return "aborted";
         const left = deadline - Date.now();
         if (left <= 0) return "window";
-        if (pieces.length > 0) continue; // suspended at the yield: look again before waiting
+        if (text !== undefined) continue; // suspended at the yield: look again before waiting
         const timer = new AbortController();
         const abort = new Promise<void>((resolve) => (aborted = resolve));
         await Promise.race([changed(), sleep(left, timer.signal), abort]);

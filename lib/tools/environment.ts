@@ -16,9 +16,9 @@
  *
  * Memory: only the forwarded head (at most `maxOutputLength` chars, and
  * never more than {@linkcode HELD_OUTPUT_LIMIT}, also when `maxOutputLength`
- * is `<= 0` or larger) and the archive's rolling tail are held; the rest goes
- * to the archive file as it arrives, and a step's value is dropped once
- * handled.
+ * is `<= 0` or larger) and the archive writer's two blocks are held; the rest
+ * goes to the archive file as it arrives (its tail too, `_archive_tail.ts`),
+ * and a step's value is dropped once handled.
  *
  * @module
  */

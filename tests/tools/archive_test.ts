@@ -1,8 +1,8 @@
 // The truncation archive writer: exact up to its limit, then a UTF-8-safe head, the gap
 // marker and the tail; bounded memory whatever the output size.
 import assert from "node:assert/strict";
-import { ARCHIVE_GAP_MARKER, startArchive } from "../../lib/tools/_archive.ts";
-import { createOutputBuffer } from "../../lib/tools/_output_buffer.ts";
+import { ARCHIVE_GAP_MARKER, ARCHIVE_LIMIT_BYTES, startArchive } from "../../lib/tools/_archive.ts";
+import { createOutputBuffer, TAKE_MAX_BYTES } from "../../lib/tools/_output_buffer.ts";
 import { withDirs } from "./_support.ts";
 
 const encoder = new TextEncoder();
@@ -102,4 +102,53 @@ Deno.test("a link planted as the archive directory is not written through", asyn
       "nothing was created where the link points",
     );
   });
+});
+
+Deno.test("an archive of 40 MB streamed in 64 KiB pieces holds two blocks of memory, its tail kept in the file", async () => {
+  await withDirs(async (d) => {
+    const piece = "0123456789abcdef".repeat(4096); // 64 KiB
+    const pieces = 640; // 40 MiB, five times the default limit
+    const w = startArchive(d.scratch, "exec_command", "call_long");
+    let held = 0;
+    for (let i = 0; i < pieces; i++) {
+      await w.append(i === pieces - 1 ? piece.slice(0, -4) + "end\n" : piece);
+      held = Math.max(held, w.heldBytes);
+    }
+    // A tail ring in memory was half the archive limit: 4 MiB a call (attack round 24 R6).
+    assert.ok(held <= 128 * 1024, `held ${held} bytes`);
+    const r = await w.finish();
+    assert.ok(r.ok && r.truncated);
+    const data = await Deno.readFile(r.path);
+    const gap = encoder.encode(ARCHIVE_GAP_MARKER).length;
+    assert.equal(data.length, ARCHIVE_LIMIT_BYTES);
+    const text = new TextDecoder().decode(data);
+    const head = Math.floor((ARCHIVE_LIMIT_BYTES - gap) / 2);
+    const tail = ARCHIVE_LIMIT_BYTES - gap - head;
+    const enough = piece.repeat(Math.ceil(head / piece.length) + 1); // more than head or tail
+    assert.equal(text.slice(0, head), enough.slice(0, head));
+    assert.equal(text.slice(head, head + gap), ARCHIVE_GAP_MARKER);
+    const end = (enough.slice(0, -4) + "end\n").slice(-tail);
+    assert.ok(text.slice(head + gap) === end, "the tail is the output's end");
+  });
+});
+
+Deno.test("the unread buffer gives its text back in pieces of at most TAKE_MAX_BYTES, cut on code points", () => {
+  const b = createOutputBuffer(1024 * 1024);
+  const text = "aé企🐧".repeat(20_000); // 200,000 bytes in one piece
+  b.append(text);
+  b.append("tail");
+  const pieces: string[] = [];
+  for (let p = b.takeNext(); p !== undefined; p = b.takeNext()) pieces.push(p);
+  assert.equal(pieces.join(""), text + "tail");
+  assert.equal(b.size, 0);
+  for (const p of pieces) {
+    assert.ok(encoder.encode(p).length <= TAKE_MAX_BYTES);
+    assert.ok(!/[\uD800-\uDBFF]$/.test(p), "no piece ends in half a pair");
+  }
+  // Dropped text is reported first, once.
+  const small = createOutputBuffer(4);
+  small.append("abcdef");
+  assert.equal(small.takeNext(), "[... 2 chars of earlier output dropped ...]\n");
+  assert.equal(small.takeNext(), "cdef");
+  assert.equal(small.takeNext(), undefined);
 });
