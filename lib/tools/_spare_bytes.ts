@@ -3,9 +3,10 @@
  * encode its next output into. A command's output arrives in pieces of up to
  * 64 KiB, held as bytes until read: a fresh array per piece leaves a dead one
  * behind each, and with 16 commands streaming at once tens of MB of them
- * piled up between collections (attack round 24). A buffer keeps every large
- * array it is done with, so it never holds more arrays than it once held
- * unread together (its limit bounds that), and they go with it.
+ * piled up between collections (attack round 24). A buffer keeps the large
+ * arrays it is done with, up to {@linkcode MAX_SPARE_BYTES}: a reader that
+ * keeps up needs a few, and a buffer its reader left (a session idle or
+ * ended, up to 64 of them) pins no more than that.
  *
  * @module
  */
@@ -13,13 +14,17 @@
 /** Arrays smaller than this are neither kept nor encoded into (bytes). */
 export const SPARE_MIN_BYTES = 16 * 1024;
 
+/** The most bytes of arrays one set keeps (about the unread output of a buffer at its limit). */
+export const MAX_SPARE_BYTES = 1024 * 1024;
+
 /** Spare arrays for encoding text. */
 export interface SpareBytes {
   /** `text` as UTF-8: in a kept array when one holds it, else in a new one. */
   encode(text: string): Uint8Array;
   /**
    * Keep the array under `bytes` (its whole buffer, which nothing else may
-   * use any more) for a later {@linkcode SpareBytes.encode}.
+   * use any more) for a later {@linkcode SpareBytes.encode}, unless the set
+   * holds {@linkcode MAX_SPARE_BYTES} with it.
    */
   give(bytes: Uint8Array): void;
   /** Bytes of the arrays kept. */
@@ -50,7 +55,7 @@ export function spareBytes(): SpareBytes {
     },
     give(bytes) {
       const array = new Uint8Array(bytes.buffer as ArrayBuffer);
-      if (array.length < SPARE_MIN_BYTES) return;
+      if (array.length < SPARE_MIN_BYTES || held + array.length > MAX_SPARE_BYTES) return;
       kept.push(array);
       held += array.length;
     },
