@@ -70,6 +70,7 @@
  * @module
  */
 
+import { collectorEvery } from "../state/_gc.ts";
 import { HAS_INVISIBLE, invisibleLength, splitTrailingSurrogate } from "../display/invisible.ts";
 import {
   type EscapeView,
@@ -1276,13 +1277,77 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
   };
 }
 
+/**
+ * The longest text masked in one scan: a longer one is masked a slice at a
+ * time. One scan lists every match before the text is rebuilt around them,
+ * and a 60 MB text that is one secret over and over holds millions (attack
+ * round 24: `trace show` at 599 MB); slices this small also leave only
+ * young garbage behind, collected at once.
+ */
+export const MASK_SLICE_CHARS = 64 * 1024;
+
+/**
+ * The process's collector after texts masked in slices (one every 32 MiB of
+ * them): the slices' masked pieces, joined into the result, are garbage V8
+ * frees only in a full collection, and a view going on to render the text
+ * piled its own allocations on top of them (a 60 MB text: 57 MB of pieces).
+ */
+const afterSliced = collectorEvery(32 * 1024 * 1024);
+
 /** `text` with every secret (and every long enough piece of a long one) replaced by its marker. */
 export function maskSecrets(text: string, secrets: readonly Secret[]): string {
   const matcher = matcherOf(secrets);
   // Too short to hold a match, or nothing a terminal hides: no masker state is needed.
   if (text.length < matcher.shortest) return text;
-  if (!hasIgnorable(text)) return maskPlainWhole(matcher, text);
+  if (!hasIgnorable(text)) {
+    return text.length <= MASK_SLICE_CHARS
+      ? maskPlainWhole(matcher, text)
+      : maskPlainSliced(matcher, text);
+  }
   const masker = createSecretMasker(secrets);
   if (!masker.active) return text;
-  return masker.push(text) + masker.flush();
+  const out: string[] = [];
+  for (const slice of slicesOf(text)) out.push(masker.push(slice));
+  out.push(masker.flush());
+  const masked = out.join("");
+  out.length = 0;
+  afterSliced(text.length);
+  return masked;
+}
+
+/** `text` in slices of at most {@linkcode MASK_SLICE_CHARS}, never between a surrogate pair's halves. */
+function* slicesOf(text: string): Generator<string> {
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(text.length, at + MASK_SLICE_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    yield text.slice(at, end);
+    at = end;
+  }
+}
+
+/**
+ * A long `text` masked as plain text a slice at a time: `text` itself when
+ * nothing matched, and its part before the first match kept as it is.
+ */
+function maskPlainSliced(matcher: Matcher, text: string): string {
+  let out: string[] | undefined; // from the first slice with a match on
+  let pending = "";
+  let at = 0;
+  for (const slice of slicesOf(text)) {
+    const chunk = pending + slice;
+    const { hits, stop } = matcher.scan(chunk, false);
+    if (hits.length > 0) out ??= [text.slice(0, at - pending.length)];
+    out?.push(replaceHits(chunk, hits, stop));
+    pending = chunk.slice(stop);
+    at += slice.length;
+  }
+  const { hits } = matcher.scan(pending, true);
+  if (hits.length > 0) out ??= [text.slice(0, text.length - pending.length)];
+  if (out === undefined) return text;
+  out.push(replaceHits(pending, hits, pending.length));
+  const masked = out.join("");
+  out.length = 0;
+  afterSliced(text.length);
+  return masked;
 }
