@@ -137,6 +137,41 @@ async function load(
   return { ok: true, url };
 }
 
+/** What a request to the vision model holds of an image of `bytes` bytes: its data URL, three times. */
+function inFlightBytes(bytes: number): number {
+  return 3 * (4 * Math.ceil(bytes / 3) + DATA_URL_HEADER_CHARS);
+}
+
+/** The most characters of a data URL before its base64 (`data:<type>;base64,`). */
+const DATA_URL_HEADER_CHARS = 64;
+
+/**
+ * `ctx` whose image claims (read_image's, made before it reads the image)
+ * claim, first, what the request to the vision model will hold of that
+ * image ({@linkcode inFlightBytes}, for the process's bound alone): a call
+ * the process has no room for is refused before it reads anything. Claimed
+ * only once read, the images of twelve subagents describing at once were
+ * read and encoded, then refused, their copies left to the next full
+ * collection: 347–361 MB (attack round 24 bounded R11). `inFlight`: what
+ * was claimed so.
+ */
+function claimingInFlight(ctx: FileToolContext): { ctx: FileToolContext; inFlight: number } {
+  const claim = ctx.claimImage;
+  const out = { ctx, inFlight: 0 };
+  if (!claim) return out;
+  out.ctx = {
+    ...ctx,
+    claimImage: async (bytes, processOnly) => {
+      const need = inFlightBytes(bytes);
+      const held = await claim(need, true);
+      if (held !== true) return held;
+      out.inFlight += need;
+      return await claim(bytes, processOnly);
+    },
+  };
+  return out;
+}
+
 /** `image/png, 1.2 KB` of a data URL. */
 function headerOf(url: string): string {
   const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
@@ -164,16 +199,18 @@ function declaration(deps?: DescribeImageDeps): ToolDeclaration<Args, FileToolCo
         yield { type: "delta", text: "describe_image needs a vision model; none is configured." };
         return yield { type: "result", status: "failed" };
       }
-      const loaded = await load(deps.readImage, args.source, ctx);
+      // The request to the vision model holds the data URL again, as JSON text, as its encoded
+      // bytes and as the runtime's copy it sends, until it is answered: claimed too, as the image
+      // is, and with it, before the image is read (see `claimingInFlight`).
+      const claims = claimingInFlight(ctx);
+      const loaded = await load(deps.readImage, args.source, claims.ctx);
       if (!loaded.ok) {
         yield { type: "delta", text: loaded.text };
         return yield { type: "result", status: "failed" };
       }
-      // The request to the vision model holds the data URL again, as JSON text, as its encoded
-      // bytes and as the runtime's copy it sends, until it is answered: claimed too, as the image
-      // was (twelve subagents describing at once took penguin to 489 MB, attack round 23 bounded
-      // B6; claimed twice, still 312–371 MB, round 24 R11).
-      const inFlight = ctx.claimImage ? await ctx.claimImage(3 * loaded.url.length, true) : true;
+      // What the read did not claim already (a tool that claims nothing, a file that grew).
+      const short = 3 * loaded.url.length - claims.inFlight;
+      const inFlight = ctx.claimImage && short > 0 ? await ctx.claimImage(short, true) : true;
       if (inFlight !== true) {
         yield {
           type: "delta",
