@@ -19,8 +19,9 @@ import type { ModelOutcome, ModelStreamItem } from "./outcome.ts";
 import type { Translator } from "./translate.ts";
 import type { OpenedRequest, RequestSite } from "./_open.ts";
 import type { RequestGuard } from "./_request_guard.ts";
-import { createIntake, finalOutcome } from "./_intake.ts";
+import { createIntake, finalOutcome, type Intake } from "./_intake.ts";
 import { createHold, WAKE } from "./_hold.ts";
+import { largeGarbage } from "../state/_gc.ts";
 import { claimEventRoom, type EventRoomClaim, LARGE_EVENT } from "./_event_room.ts";
 
 export { coalesce } from "./_hold.ts";
@@ -34,6 +35,19 @@ export interface PumpBounds {
   responseMs?: number | undefined;
   /** The clock (default `performance.now`). */
   now?: (() => number) | undefined;
+}
+
+/**
+ * Whether the large event under way, which held `held` before this read was
+ * parsed, has ended: then its size counts as garbage (its bytes, text and
+ * parse, ../state/_gc.ts).
+ */
+function eventEnded(intake: Intake, held: number, largest: { held: number }): boolean {
+  largest.held = Math.max(largest.held, held);
+  if (intake.assembling() > LARGE_EVENT) return false;
+  largeGarbage(largest.held);
+  largest.held = 0;
+  return true;
 }
 
 /**
@@ -58,6 +72,8 @@ export async function* pumpResponse(
   let next: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   /** The room for a large event (./_event_room.ts), held while one is under way. */
   let room: EventRoomClaim | undefined;
+  /** The most the large event under way has held (counted once it has ended). */
+  const largest = { held: 0 };
   try {
     for (;;) {
       let got: ReadableStreamReadResult<Uint8Array> | typeof WAKE;
@@ -89,8 +105,9 @@ export async function* pumpResponse(
       if (got !== WAKE) {
         next = undefined;
         if (got.done) break;
+        const before = intake.assembling();
         const r = intake.read(got.value);
-        if (room !== undefined && intake.assembling() <= LARGE_EVENT) {
+        if (room !== undefined && eventEnded(intake, before + got.value.length, largest)) {
           room.release();
           room = undefined;
         }

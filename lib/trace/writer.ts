@@ -21,6 +21,7 @@ import { mkdirPrivate } from "../state/_fs.ts";
 import { acquireSessionLock, releaseSessionLock, type SessionLock } from "./lock.ts";
 import { cutTornTail, tornTailNotice } from "./_torn_tail.ts";
 import { assertSessionId, dateDirName, traceFilePath, tracesDirOf } from "./paths.ts";
+import { largeGarbage } from "../state/_gc.ts";
 
 /**
  * When the writer calls fsync: `"commit"` after `request_end` and
@@ -325,6 +326,7 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         if (failure !== undefined) throw failure;
         try {
           await writeRecord(json, sync);
+          largeGarbage(json.length); // its text and bytes, once a record of megabytes is written
         } catch (err) {
           if (options.stopAfterFailure) failure = err;
           throw err;

@@ -1,0 +1,106 @@
+// Large objects made garbage are counted toward one full collection every 32 MiB of them
+// (`largeGarbage`, lib/state/_gc.ts): a server-sent event of megabytes once it is parsed, a trace
+// record of megabytes once it is written (attack round 24 bounded R10: eight subagents answering a
+// 15 MB signature at once grew the heap to several times what was alive, 389-514 MB).
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fullCollections, LARGE_GARBAGE_MIN, largeGarbage } from "../../lib/state/_gc.ts";
+import { openTraceWriter } from "../../lib/trace/writer.ts";
+import { streamModel } from "../../lib/models/stream.ts";
+import type { WireRequest } from "../../lib/models/wire.ts";
+import { ENCODERS, item, turn } from "../support/model_server.ts";
+
+const MiB = 1024 * 1024;
+
+Deno.test("large objects made garbage run a full collection every 32 MiB of them, small ones never", () => {
+  const before = fullCollections();
+  for (let i = 0; i < 1000; i++) largeGarbage(LARGE_GARBAGE_MIN - 1);
+  assert.equal(fullCollections(), before, "objects under 1 MiB are not counted");
+  for (let i = 0; i < 32; i++) largeGarbage(4 * MiB);
+  const ran = fullCollections() - before;
+  assert.ok(ran >= 3 && ran <= 4, `${ran} collections for 128 MiB`);
+});
+
+Deno.test("a trace writer counts the records of megabytes it wrote", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "penguin-large-garbage-" });
+  try {
+    const w = await openTraceWriter({
+      tracesDir: dir,
+      sessionId: "session-2026-12-06-10-00-00-0a0b0c0d",
+      dateDir: "2026-12-06",
+      fsync: "never",
+    });
+    const before = fullCollections();
+    for (let i = 0; i < 12; i++) {
+      await w.append({
+        timestamp: "2026-12-06T10:00:00.000Z",
+        type: "model_msg",
+        payload: {
+          type: "text",
+          role: "assistant",
+          text: "x".repeat(4 * MiB),
+          stop_reason: "completed",
+        },
+      });
+    }
+    await w.close();
+    assert.ok(fullCollections() > before, "48 MiB of records written, no collection");
+    assert.ok((await Deno.stat(join(dir, "2026-12-06"))).isDirectory);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a response's large events are counted once each has ended", async () => {
+  const encoder = ENCODERS.find((e) => e.protocol === "anthropic-messages")!;
+  const body = new TextEncoder().encode(
+    encoder.encodeTurn(
+      turn.of(
+        ...Array.from(
+          { length: 2 },
+          (_, i) => item.thinking(`t${i}`, { signature: "S".repeat(3 * MiB) }),
+        ),
+        item.text("done"),
+      ),
+      "m",
+    ).join(""),
+  );
+  const request: WireRequest = {
+    endpoint: {
+      provider: "scripted",
+      model_id: "m",
+      protocol: "anthropic-messages",
+      base_url: "http://127.0.0.1:9/v1",
+      api_key: "sk-test",
+    },
+    system_prompt: "",
+    tools: [],
+    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
+  };
+  const fetch = () => {
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (at >= body.length) return c.close();
+        c.enqueue(body.subarray(at, at += 256 * 1024));
+      },
+    });
+    return Promise.resolve(
+      new Response(stream, { headers: { "content-type": "text/event-stream" } }),
+    );
+  };
+  const before = fullCollections();
+  // Six responses of two 3 MiB signatures each (within what a response may hold): 36 MiB.
+  for (let i = 0; i < 6; i++) {
+    let end: unknown;
+    for await (const x of streamModel(request, { fetch, idleTimeoutMs: 0 })) {
+      if (x.kind === "end") {
+        end = x.outcome.status === "completed"
+          ? "completed"
+          : JSON.stringify(x.outcome).slice(0, 300);
+      }
+    }
+    assert.equal(end, "completed");
+  }
+  assert.ok(fullCollections() > before, "36 MiB of large events read, no collection");
+});
