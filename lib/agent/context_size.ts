@@ -22,13 +22,14 @@
  * @module
  */
 import type { CompleteMessage } from "../protocol/types.ts";
+import { jsonLength } from "../protocol/json_length.ts";
 
 /** Characters of committed context past which a task stops after its turn (32 MiB). */
 export const MAX_CONTEXT_CHARS = 32 * 1024 * 1024;
 
 /** Characters one message keeps in the context (see the module doc). */
 export function contextChars(m: CompleteMessage): number {
-  let n = "fidelity" in m && m.fidelity !== undefined ? JSON.stringify(m.fidelity).length : 0;
+  let n = "fidelity" in m && m.fidelity !== undefined ? jsonLength(m.fidelity) : 0;
   switch (m.type) {
     case "text":
       return n + m.text.length;

@@ -42,6 +42,7 @@ import type { FinishReason, WireDelta } from "./wire.ts";
 import { TextBuffer } from "./_text_buffer.ts";
 import { jsonShape } from "../protocol/json_shape.ts";
 import { createHolderLedger } from "../protocol/holder_ledger.ts";
+import { jsonLength } from "../protocol/json_length.ts";
 import {
   jsonProblemError,
   MAX_PROCESS_RESPONSES,
@@ -219,7 +220,7 @@ function manyValues(): { message: string; code: string } {
 /** Count `f` against the fidelity limit; false when it is passed. */
 function countFidelity(r: Run, f: Fidelity): boolean {
   if (Object.keys(f).length === 0) return true;
-  r.kept.fidelity += JSON.stringify(f).length;
+  r.kept.fidelity += jsonLength(f); // not stringified: a signature may be megabytes
   if (r.kept.fidelity <= MAX_RESPONSE_FIDELITY) return withinProcess(r);
   tooLarge(r, "signatures and other opaque payloads", MAX_RESPONSE_FIDELITY);
   return false;
