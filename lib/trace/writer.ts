@@ -180,6 +180,50 @@ async function syncTrace(f: Deno.FsFile, path: string): Promise<void> {
   }
 }
 
+const encoder = new TextEncoder();
+
+/** Records of at least this many characters are encoded and written a slice at a time. */
+const SLICED_RECORD_CHARS = 1024 * 1024;
+/** Characters encoded at a time into a sliced record's block (at most 3 bytes each). */
+const SLICE_CHARS = 256 * 1024;
+
+/**
+ * The UTF-8 bytes of `parts` joined, in the pieces to write one after the
+ * other: one array for a short record, else one block of
+ * {@linkcode SLICE_CHARS} characters' bytes at a time, reused (each piece must
+ * be written before the next is asked for). Every array is let go of once
+ * written, not at a later collection: a record holding an image or a
+ * signature is megabytes.
+ */
+function* recordBytes(parts: readonly string[]): Generator<Uint8Array> {
+  const chars = parts.reduce((n, p) => n + p.length, 0);
+  if (chars < SLICED_RECORD_CHARS) {
+    // Encoded in parts: `json + "\n"` would be flattened into a copy of the record.
+    const data = encodeJoined(parts);
+    try {
+      yield data;
+    } finally {
+      data.buffer.transfer(0);
+    }
+    return;
+  }
+  const block = new Uint8Array(new ArrayBuffer(3 * SLICE_CHARS));
+  try {
+    for (const part of parts) {
+      for (let at = 0; at < part.length;) {
+        let end = Math.min(part.length, at + SLICE_CHARS);
+        const last = part.charCodeAt(end - 1);
+        if (end < part.length && last >= 0xd800 && last <= 0xdbff) end--; // not between a pair
+        const { written } = encoder.encodeInto(part.slice(at, end), block);
+        yield block.subarray(0, written);
+        at = end;
+      }
+    }
+  } finally {
+    block.buffer.transfer(0);
+  }
+}
+
 /**
  * Open the trace writer of a session. Takes the session lock unless
  * `lock: false`; throws a PenguinError of kind "locked" when another live
@@ -255,19 +299,23 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         { cause: err },
       );
     }
-    // Encoded in parts: `json + "\n"` would be flattened into a copy of a large record (an image).
-    const data = encodeJoined(torn ? ["\n", json, "\n"] : [json, "\n"]);
-    const size = data.length;
     let off = 0;
     let stalled = false;
+    let size = 0;
     try {
-      while (off < data.length) {
-        const n = await f.write(data.subarray(off));
-        if (n <= 0) {
-          stalled = true;
-          throw new Error("the write made no progress");
+      // A large record is encoded and written a slice at a time through one block, not as one
+      // copy of its bytes (a 15 MB signature: 15 MB more per record, attack round 24 R10).
+      for (const data of recordBytes(torn ? ["\n", json, "\n"] : [json, "\n"])) {
+        for (let at = 0; at < data.length;) {
+          const n = await f.write(data.subarray(at));
+          if (n <= 0) {
+            stalled = true;
+            throw new Error("the write made no progress");
+          }
+          at += n;
+          off += n;
         }
-        off += n;
+        size += data.length;
       }
     } catch (err) {
       // Part of the record reached the file (or we cannot tell): that torn
@@ -287,9 +335,6 @@ export async function openTraceWriter(options: TraceWriterOptions): Promise<Trac
         `Cannot append to trace "${path}": ${errorMessage(err)} after ${off} of ${size} bytes`,
         { cause: err },
       );
-    } finally {
-      // Freed now, not at a later collection: a record holding an image is megabytes.
-      data.buffer.transfer(0);
     }
     torn = false;
     if (sync) await syncTrace(f, path);
