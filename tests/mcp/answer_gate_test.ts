@@ -4,7 +4,7 @@
 // read further while another answer holds the slot; and a call leaves no listener on the
 // caller's signal (the SDK's listener kept every answer alive for the session).
 import assert from "node:assert/strict";
-import { garbageCollector } from "../../lib/state/_gc.ts";
+import { fullCollections, garbageCollector } from "../../lib/state/_gc.ts";
 import {
   createAnswerDesk,
   createAnswerGate,
@@ -68,8 +68,16 @@ Deno.test("a desk hands the slot to its taker, else gives it back on the next tu
 
 Deno.test("the process's collector runs a collection", () => {
   const collect = garbageCollector();
+  const before = fullCollections();
+  // 64 MB of garbage in the heap, freed only by a collection.
+  let garbage: number[] | undefined = new Array(8 * 1024 * 1024).fill(0.5);
+  const held = Deno.memoryUsage().heapUsed;
+  garbage = undefined;
   collect();
-  assert.match(collect.toString(), /native code/);
+  assert.equal(garbage, undefined);
+  assert.equal(fullCollections(), before + 1);
+  const freed = held - Deno.memoryUsage().heapUsed;
+  assert.ok(freed > 32 * 1024 * 1024, `a collection freed ${freed} bytes of 64 MB of garbage`);
 });
 
 Deno.test("an HTTP body past the large size waits for the slot before more is read", async () => {
