@@ -38,6 +38,11 @@ export function garbageCollector(): () => void {
   return collector;
 }
 
+/** Whether the process's collector has been looked for yet (tests). */
+export function collectorFound(): boolean {
+  return collector !== undefined;
+}
+
 /** How many full collections the process's collector has run (tests). */
 export function fullCollections(): number {
   return collections;
@@ -50,13 +55,14 @@ export function fullCollections(): number {
  * without, 120 MB with one every 8 MiB.
  */
 export function collectorEvery(bytes: number): (handled: number) => void {
-  const collect = garbageCollector();
   let since = 0;
   return (handled) => {
     since += handled;
     if (since < bytes) return;
     since = 0;
-    collect();
+    // Found at the first collection, not when made: finding it makes a V8 context, which a
+    // process that never collects (most runs: no object of megabytes) does not pay for.
+    garbageCollector()();
   };
 }
 

@@ -104,3 +104,24 @@ Deno.test("a response's large events are counted once each has ended", async () 
   }
   assert.ok(fullCollections() > before, "36 MiB of large events read, no collection");
 });
+
+Deno.test("a process that never collects never looks for the collector (a V8 context)", async () => {
+  const gc = new URL("../../lib/state/_gc.ts", import.meta.url).href;
+  const writer = new URL("../../lib/trace/writer.ts", import.meta.url).href;
+  const mask = new URL("../../lib/tools/secret_mask.ts", import.meta.url).href;
+  const script = `
+    const { collectorFound, fullCollections, largeGarbage } = await import(${JSON.stringify(gc)});
+    await import(${JSON.stringify(writer)});
+    await import(${JSON.stringify(mask)});
+    const before = collectorFound();
+    for (let i = 0; i < 9; i++) largeGarbage(4 * 1024 * 1024);
+    console.log(JSON.stringify({ before, after: collectorFound(), ran: fullCollections() }));`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const r = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.deepEqual(r, { before: false, after: true, ran: 1 });
+});
