@@ -10,33 +10,16 @@
 import assert from "node:assert/strict";
 import { streamModel } from "../../lib/models/stream.ts";
 import type { ModelStreamItem } from "../../lib/models/outcome.ts";
-import type { WireRequest } from "../../lib/models/wire.ts";
 import { eventRoomWaiting, LARGE_EVENT } from "../../lib/models/_event_room.ts";
-import { ENCODERS, item, turn } from "../support/model_server.ts";
+import { signedBody, signedRequest } from "../support/signed_stream.ts";
 
 const CHUNK = 256 * 1024;
 
-function request(): WireRequest {
-  return {
-    endpoint: {
-      provider: "scripted",
-      model_id: "m",
-      protocol: "anthropic-messages",
-      base_url: "http://127.0.0.1:9/v1",
-      api_key: "sk-test",
-    },
-    system_prompt: "",
-    tools: [],
-    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
-  };
-}
+const request = signedRequest;
 
 /** A response signed with `signature`, cut into CHUNK-sized reads. */
 function chunksOf(signature: string): Uint8Array[] {
-  const encoder = ENCODERS.find((e) => e.protocol === "anthropic-messages")!;
-  const bytes = new TextEncoder().encode(
-    encoder.encodeTurn(turn.of(item.thinking("t", { signature }), item.text("done")), "m").join(""),
-  );
+  const bytes = new TextEncoder().encode(signedBody([signature]));
   const out: Uint8Array[] = [];
   for (let at = 0; at < bytes.length; at += CHUNK) out.push(bytes.subarray(at, at + CHUNK));
   return out;

@@ -3,10 +3,9 @@
 // made 15 MB of garbage each time (attack round 24 bounded R10).
 import assert from "node:assert/strict";
 import { streamModel } from "../../lib/models/stream.ts";
-import type { WireRequest } from "../../lib/models/wire.ts";
 import { contextChars } from "../../lib/agent/context_size.ts";
 import type { CompleteMessage } from "../../lib/protocol/types.ts";
-import { ENCODERS, item, turn } from "../support/model_server.ts";
+import { signedBody, signedRequest } from "../support/signed_stream.ts";
 
 const MiB = 1024 * 1024;
 const SIGNATURE = "S".repeat(4 * MiB);
@@ -29,23 +28,8 @@ async function largeStringifies(fn: () => Promise<void> | void): Promise<number[
 }
 
 Deno.test("a response's 4 MiB signature is counted without being stringified", async () => {
-  const encoder = ENCODERS.find((e) => e.protocol === "anthropic-messages")!;
-  const body = encoder.encodeTurn(
-    turn.of(item.thinking("t", { signature: SIGNATURE }), item.text("done")),
-    "m",
-  ).join("");
-  const request: WireRequest = {
-    endpoint: {
-      provider: "scripted",
-      model_id: "m",
-      protocol: "anthropic-messages",
-      base_url: "http://127.0.0.1:9/v1",
-      api_key: "sk-test",
-    },
-    system_prompt: "",
-    tools: [],
-    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
-  };
+  const body = signedBody([SIGNATURE]);
+  const request = signedRequest();
   const fetch = () =>
     Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
   let signed: CompleteMessage | undefined;

@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { fullCollections, LARGE_GARBAGE_MIN, largeGarbage } from "../../lib/state/_gc.ts";
 import { openTraceWriter } from "../../lib/trace/writer.ts";
 import { streamModel } from "../../lib/models/stream.ts";
-import type { WireRequest } from "../../lib/models/wire.ts";
-import { ENCODERS, item, turn } from "../support/model_server.ts";
+import { signedBody, signedRequest } from "../support/signed_stream.ts";
 
 const MiB = 1024 * 1024;
 
@@ -52,31 +51,8 @@ Deno.test("a trace writer counts the records of megabytes it wrote", async () =>
 });
 
 Deno.test("a response's large events are counted once each has ended", async () => {
-  const encoder = ENCODERS.find((e) => e.protocol === "anthropic-messages")!;
-  const body = new TextEncoder().encode(
-    encoder.encodeTurn(
-      turn.of(
-        ...Array.from(
-          { length: 2 },
-          (_, i) => item.thinking(`t${i}`, { signature: "S".repeat(3 * MiB) }),
-        ),
-        item.text("done"),
-      ),
-      "m",
-    ).join(""),
-  );
-  const request: WireRequest = {
-    endpoint: {
-      provider: "scripted",
-      model_id: "m",
-      protocol: "anthropic-messages",
-      base_url: "http://127.0.0.1:9/v1",
-      api_key: "sk-test",
-    },
-    system_prompt: "",
-    tools: [],
-    history: [{ type: "text", role: "user", text: "hi", stop_reason: "completed" }],
-  };
+  const body = new TextEncoder().encode(signedBody(["S".repeat(3 * MiB), "S".repeat(3 * MiB)]));
+  const request = signedRequest();
   const fetch = () => {
     let at = 0;
     const stream = new ReadableStream<Uint8Array>({
