@@ -35,14 +35,42 @@ export function withPolicyWorkspace(
   );
 }
 
-/** Read all output and the status. */
+/**
+ * How long {@linkcode collect} waits for a command to end before it kills it
+ * and fails: far beyond what any test's command takes, so it fires only on a
+ * command that would never end (a signal lost on its way), which would
+ * otherwise hang the whole suite with nothing said.
+ */
+export const COLLECT_LIMIT_MS = 120_000;
+
+/**
+ * Read all output and the status. A command still running after
+ * `limitMs` ({@linkcode COLLECT_LIMIT_MS}) is killed, and `collect` throws
+ * with the output it had read.
+ */
 export async function collect(
   child: SandboxedProcess,
+  limitMs = COLLECT_LIMIT_MS,
 ): Promise<{ out: string; code: number; signal: string | null }> {
   let out = "";
-  for await (const chunk of child.output) out += chunk;
-  const { code, signal } = await child.status;
-  return { out, code, signal };
+  let hung = false;
+  const watchdog = setTimeout(() => {
+    hung = true;
+    void child.kill(0);
+  }, limitMs);
+  try {
+    for await (const chunk of child.output) out += chunk;
+    const { code, signal } = await child.status;
+    if (hung) {
+      throw new Error(
+        `the command did not end within ${limitMs / 1000} s and was killed; ` +
+          `its output: ${JSON.stringify(out.slice(-2000))}`,
+      );
+    }
+    return { out, code, signal };
+  } finally {
+    clearTimeout(watchdog);
+  }
 }
 
 /** Read output until it contains `marker` (bounded by the child's lifetime); returns what was read. */

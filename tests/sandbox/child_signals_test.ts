@@ -47,6 +47,11 @@ Deno.test({
       assert.deepEqual(lines.map((l) => l.name), ["direct", "supervised", "off"]);
       for (const l of lines) {
         // The helper itself was started with them ignored (else this test proves nothing)…
+        assert.match(
+          l.selfIgnored,
+          /^[0-9a-f]{16}$/,
+          `the helper's own SigIgn: ${JSON.stringify(l)}`,
+        );
         assert.deepEqual(
           [1, 2, 3].filter((n) => signalsOfMask(l.selfIgnored)!.has(n)),
           [1, 2, 3],

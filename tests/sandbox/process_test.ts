@@ -162,6 +162,21 @@ Deno.test("under bubblewrap the sandbox's init is the wrapper and the command it
   });
 });
 
+Deno.test("a command that never ends fails the test's collect with its output, and is killed", async () => {
+  await withPolicyWorkspace(async (policy) => {
+    const tag = `1000.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    const child = await spawnSandboxed({
+      shell: `echo started; sleep ${tag}`,
+      policy: { ...policy, mode: "off" },
+    });
+    await assert.rejects(
+      () => collect(child, 300),
+      /did not end within 0\.3 s and was killed; its output: "started\\n"/,
+    );
+    assert.ok(await eventually(() => pidsWithArg(tag).length === 0), "the sleep is gone");
+  });
+});
+
 /** Signals a command traps itself: the trap prints `said` and exits `code`. */
 const TRAPPED: { signal: "SIGINT" | "SIGQUIT"; trap: string; said: RegExp; code: number }[] = [
   { signal: "SIGINT", trap: "trap 'echo caught; exit 5' INT", said: /caught/, code: 5 },
