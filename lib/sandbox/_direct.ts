@@ -42,6 +42,7 @@ import {
 } from "./_process.ts";
 import { CHECKED_INIT, type PinnedPath, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
 import { cgroupJoinEnv, JOIN_CGROUP } from "./_pids_cgroup.ts";
+import { runSignaller } from "./_signaller.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
@@ -74,32 +75,6 @@ export const SIGNALLER = `b=$1 sig=$2 line= init=
 ${CHECKED_INIT}
 if [ "$sig" = KILL ]; then kill -s KILL "$init"; else kill -s "$sig" -- "-$init"; fi
 `;
-
-/**
- * Run a signaller script (`SIGNALLER`, or the launcher's) as
- * `bash -c <script> penguin-signal <bwrap PID> <signal>`, with an empty
- * environment but `PATH`; its exit code (1 when it could not be run).
- */
-export async function runSignaller(
-  bash: string,
-  script: string,
-  bwrapPid: number,
-  sig: string,
-): Promise<number> {
-  try {
-    const run = await new Deno.Command(bash, {
-      args: ["-c", script, "penguin-signal", String(bwrapPid), sig],
-      clearEnv: true,
-      env: { PATH: "/usr/bin:/bin" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return run.code;
-  } catch {
-    return 1;
-  }
-}
 
 /** Options of {@linkcode startDirect}. */
 export interface DirectOptions extends HandleOptions {

@@ -27,7 +27,8 @@ import {
   type SandboxedProcess,
   toExitStatus,
 } from "./_process.ts";
-import { OPEN_AND_EXEC, runSignaller } from "./_direct.ts";
+import { OPEN_AND_EXEC } from "./_direct.ts";
+import { runSignaller } from "./_signaller.ts";
 import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
 import { type PinnedPath, pinnedRootArgs } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";

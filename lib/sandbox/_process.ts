@@ -7,6 +7,7 @@
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { type PinnedPath, READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
+import { runSignaller, SENT, supervisedSignaller } from "./_signaller.ts";
 
 /** How a child ended. */
 export interface ExitStatus {
@@ -333,8 +334,19 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
     stderr: merged ? child.stderr : null,
     status: child.status.then(toExitStatus),
   };
+  // A soft signal goes to the command's process group by a signaller (Linux), in order; the
+  // supervisor is asked to forward it only when the signaller did not find the command.
+  const script = Deno.build.os === "linux" ? supervisedSignaller(opts.kind) : undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const soft = (sig: Exclude<ForwardSignal, "SIGKILL">) => {
+    if (script === undefined) return send(WIRE[sig]);
+    queue = queue.then(async () => {
+      const code = await runSignaller(opts.bash, script, child.pid, sig.slice(3));
+      if (code !== SENT) send(WIRE[sig]);
+    });
+  };
   return await handleFor(raw, {
-    soft: (sig) => send(WIRE[sig]),
+    soft,
     hard: () => send("SIGUSR2"),
     last: () => send("SIGKILL"),
     // bash can miss a trapped signal that lands just as its `wait` begins (seen once: a kill()

@@ -8,7 +8,9 @@
  * starts the job (bwrap, sandbox-exec, or the command itself) in its own
  * process group, forwards
  * SIGINT (sent as SIGUSR1), SIGQUIT (as SIGALRM), SIGTERM and SIGHUP to the
- * sandboxed command's process group, hard-kills everything on SIGUSR2, and
+ * sandboxed command's process group (on Linux only when penguin's own
+ * signaller, `_signaller.ts`, did not find the command), hard-kills
+ * everything on SIGUSR2, and
  * exits with the job's status. It ignores a real SIGINT, SIGQUIT and the
  * terminal stop signals: unless it shares penguin's terminal (then it has
  * a session of its own) it is in penguin's process group, which a terminal
