@@ -42,7 +42,7 @@ import {
 } from "./_process.ts";
 import { CHECKED_INIT, type PinnedPath, pinnedRootArgs, WS_OPEN } from "./_supervisor.ts";
 import { cgroupJoinEnv, JOIN_CGROUP } from "./_pids_cgroup.ts";
-import { runSignaller } from "./_signaller.ts";
+import { NO_COMMAND, signallerInOrder } from "./_signaller.ts";
 
 /** The fd bwrap reads the seccomp filter from on the direct path (`--seccomp 3`). */
 export const DIRECT_SECCOMP_FD = 3;
@@ -167,15 +167,12 @@ export async function startDirect(opts: DirectOptions): Promise<SandboxedProcess
       // Already gone.
     }
   };
-  // One signaller at a time, so signals arrive in the order they were sent.
-  let queue: Promise<unknown> = Promise.resolve();
-  const send = (sig: string) =>
-    queue = queue.then(() => runSignaller(opts.bash, SIGNALLER, child.pid, sig));
+  const send = signallerInOrder(opts.bash, SIGNALLER, child.pid);
   return await handleFor(raw, {
     soft: (sig) => void send(sig.slice(3)),
     // No init to kill (bwrap is still starting it, or it is gone): killing bwrap takes the
     // sandbox down through the init's death signal.
-    hard: () => void send("KILL").then((code) => code === 4 && last()),
+    hard: () => void send("KILL").then((code) => code === NO_COMMAND && last()),
     last,
   }, opts);
 }

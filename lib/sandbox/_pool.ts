@@ -28,7 +28,7 @@ import {
   toExitStatus,
 } from "./_process.ts";
 import { OPEN_AND_EXEC } from "./_direct.ts";
-import { runSignaller } from "./_signaller.ts";
+import { NO_COMMAND, signallerInOrder } from "./_signaller.ts";
 import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
 import { type PinnedPath, pinnedRootArgs } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
@@ -457,11 +457,6 @@ function outputUntilEnd(
   });
 }
 
-/** Signal a sandbox's init from outside (see `LAUNCHER_SIGNALLER`); the signaller's exit code. */
-function signalInit(bash: string, bwrapPid: number, sig: string): Promise<number> {
-  return runSignaller(bash, LAUNCHER_SIGNALLER, bwrapPid, sig);
-}
-
 /** Send the request; undefined when the launcher never acknowledged it. */
 async function send(live: Live, cmd: PooledCommand): Promise<SandboxedProcess | undefined> {
   const nonce = hex(16);
@@ -488,9 +483,7 @@ async function send(live: Live, cmd: PooledCommand): Promise<SandboxedProcess | 
       await live.writer.close().catch(() => {});
     },
   });
-  let queue: Promise<unknown> = Promise.resolve();
-  const sendSig = (sig: string) =>
-    queue = queue.then(() => active ? signalInit(cmd.bash, live.child.pid, sig) : 0);
+  const sendSig = signallerInOrder(cmd.bash, LAUNCHER_SIGNALLER, live.child.pid, () => active);
   const last = () => {
     live.dead = true;
     try {
@@ -511,7 +504,7 @@ async function send(live: Live, cmd: PooledCommand): Promise<SandboxedProcess | 
     hard: () => {
       hardAsked = true;
       live.dead = true;
-      void sendSig("KILL").then((code) => code === 4 && last());
+      void sendSig("KILL").then((code) => code === NO_COMMAND && last());
     },
     last,
   }, cmd.handle);

@@ -7,7 +7,7 @@
 import { errorMessage, PenguinError } from "../protocol/errors.ts";
 import { type PinnedPath, READY, supervisorCommand, type SupervisorKind } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
-import { runSignaller, SENT, supervisedSignaller } from "./_signaller.ts";
+import { SENT, signallerInOrder, SUPERVISED_SIGNALLER } from "./_signaller.ts";
 
 /** How a child ended. */
 export interface ExitStatus {
@@ -336,14 +336,12 @@ export async function startSupervised(opts: StartOptions): Promise<SandboxedProc
   };
   // A soft signal goes to the command's process group by a signaller (Linux), in order; the
   // supervisor is asked to forward it only when the signaller did not find the command.
-  const script = Deno.build.os === "linux" ? supervisedSignaller(opts.kind) : undefined;
-  let queue: Promise<unknown> = Promise.resolve();
+  const direct = Deno.build.os === "linux"
+    ? signallerInOrder(opts.bash, SUPERVISED_SIGNALLER[opts.kind], child.pid)
+    : undefined;
   const soft = (sig: Exclude<ForwardSignal, "SIGKILL">) => {
-    if (script === undefined) return send(WIRE[sig]);
-    queue = queue.then(async () => {
-      const code = await runSignaller(opts.bash, script, child.pid, sig.slice(3));
-      if (code !== SENT) send(WIRE[sig]);
-    });
+    if (direct === undefined) return send(WIRE[sig]);
+    void direct(sig.slice(3)).then((code) => code === SENT || send(WIRE[sig]));
   };
   return await handleFor(raw, {
     soft,

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { KIDS, type SupervisorKind } from "./_supervisor.ts";
+import { INIT_OF, type SupervisorKind } from "./_supervisor.ts";
 
 /** A signaller's exit code when the signal was sent. */
 export const SENT = 0;
@@ -25,12 +25,12 @@ export const NOT_OURS = 3;
 export const NO_COMMAND = 4;
 
 /**
- * bash (with {@linkcode KIDS}): `leaderof PID` sets `lead` to the child of
+ * bash (with `INIT_OF` and its `kids`): `leaderof PID` sets `lead` to the child of
  * PID that leads a process group of its own and is not a zombie (the job a
  * supervisor started with `set -m`; a process substitution's child does
  * not lead one); false when there is none.
  */
-const LEADER_OF = `${KIDS}
+const LEADER_OF = `${INIT_OF}
 leaderof() {
   local k ks f
   lead=
@@ -58,12 +58,10 @@ leaderof() {
  * With `ns` the job is bwrap, whose only child is the sandbox's init, whose
  * process group holds the command (the init itself ignores the signal).
  */
-export function supervisedSignaller(kind: SupervisorKind): string {
+function supervisedSignaller(kind: SupervisorKind): string {
   const deliver = kind === "group"
     ? `kill -s "$sig" -- "-$lead"`
-    : `read -r init 2>/dev/null <"/proc/$lead/task/$lead/children" || init=$(kids "$lead")
-init=\${init%%[!0-9]*}
-[ -n "$init" ] || exit ${NO_COMMAND}
+    : `initof "$lead" || exit ${NO_COMMAND}
 read -r line 2>/dev/null <"/proc/$init/stat" || exit ${NO_COMMAND}
 set -- \${line##*) }
 [ "$2" = "$lead" ] && [ "$1" != Z ] || exit ${NO_COMMAND}
@@ -77,6 +75,12 @@ leaderof "$s" || exit ${NO_COMMAND}
 ${deliver}
 `;
 }
+
+/** {@linkcode supervisedSignaller} of each kind, built once. */
+export const SUPERVISED_SIGNALLER: Readonly<Record<SupervisorKind, string>> = {
+  group: supervisedSignaller("group"),
+  ns: supervisedSignaller("ns"),
+};
 
 /**
  * Run a signaller script as `bash -c <script> penguin-signal <PID> <signal>`,
@@ -102,4 +106,24 @@ export async function runSignaller(
   } catch {
     return 1;
   }
+}
+
+/**
+ * Send signals through `script` for the child `pid` one signaller at a time,
+ * so they arrive in the order they were sent; each call's promise is that
+ * signaller's exit code ({@linkcode SENT} without running one once `live`
+ * says the child is no longer worth signalling).
+ */
+export function signallerInOrder(
+  bash: string,
+  script: string,
+  pid: number,
+  live: () => boolean = () => true,
+): (sig: string) => Promise<number> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (sig) => {
+    const sent = queue.then(() => live() ? runSignaller(bash, script, pid, sig) : SENT);
+    queue = sent;
+    return sent;
+  };
 }
