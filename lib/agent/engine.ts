@@ -28,7 +28,15 @@ import { outboundToolCallId } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { type ApproveFn, DENIAL_REASONS } from "./approval.ts";
 import { buildCarryOver } from "./carry_over.ts";
-import { contextChars, contextTooLarge, MAX_CONTEXT_CHARS } from "./context_size.ts";
+import {
+  contextBesides,
+  contextChars,
+  contextTooLarge,
+  holdContext,
+  MAX_CONTEXT_CHARS,
+  MAX_PROCESS_CONTEXT_CHARS,
+  processContextTooLarge,
+} from "./context_size.ts";
 import { windowImages } from "./_image_window.ts";
 import { holdImages } from "../tools/image_ledger.ts";
 import { downgradeGoalRound, maxTurnsText, userSteeringText } from "./markers.ts";
@@ -148,8 +156,8 @@ export interface Engine {
   commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
   /** Drop the committed context and its counters (a completed compaction); session tokens stay. */
   resetContext(): void;
-  /** Let go of what the process-wide count of images held counts for this conversation (its end). */
-  releaseImages(): void;
+  /** Let go of what the process-wide counts of images and context hold for this conversation (its end). */
+  releaseHeld(): void;
   /** Characters the committed context keeps, as penguin measures them (./context_size.ts). */
   contextChars(): number;
   /** Wait `ms` before a retry ("retry now" ends it early); false when `signal` aborted it. */
@@ -178,10 +186,12 @@ function wireContext(
   commit(input: readonly CompleteMessage[], output: readonly CompleteMessage[]): void;
   requestFor(input: readonly CompleteMessage[], thinkingLevel?: ThinkingLevel): EngineRequest;
   reset(): void;
-  /** Let go of the images counted for this conversation (the session ends). */
+  /** Let go of the images and context counted for this conversation (the session ends). */
   release(): void;
   /** Characters the committed context keeps (./context_size.ts). */
   chars(): number;
+  /** Characters the process's other live conversations keep. */
+  besides(): number;
 } {
   // Long because: one closure over the committed context; commit, the request and the reset share
   // the wire copy, the two size counts and the image holder.
@@ -204,6 +214,11 @@ function wireContext(
       if (kept !== undefined) kept += contextChars(m);
     }
     windowImages(wire, state.history, [], holder);
+    holdContext(holder, chars());
+  }
+
+  function chars(): number {
+    return kept ??= state.history.reduce((n, m) => n + contextChars(m), 0);
   }
 
   function maxTokensFor(input: readonly CompleteMessage[]): number | undefined {
@@ -250,11 +265,16 @@ function wireContext(
       holdImages(holder, 0);
       historyEstimate = 0;
       kept = 0;
+      holdContext(holder, 0);
       state.lastRequestTotal = 0;
       state.sessionTurns = 0;
     },
-    release: () => holdImages(holder, 0),
-    chars: () => kept ??= state.history.reduce((n, m) => n + contextChars(m), 0),
+    release() {
+      holdImages(holder, 0);
+      holdContext(holder, 0);
+    },
+    chars,
+    besides: () => contextBesides(holder),
   };
 }
 
@@ -348,6 +368,8 @@ interface TaskSteps {
   steeringQueued(): boolean;
   /** Characters the committed context keeps (./context_size.ts). */
   contextChars(): number;
+  /** Characters the process's other live conversations keep. */
+  contextBesides(): number;
 }
 
 /** One task of an engine: its input recorded, then turns until it ends (see `Engine.run`). */
@@ -440,9 +462,11 @@ async function* runEngineTask(
     }
     // Compaction had its turn: a context still past the bound is not sent again by this task.
     const chars = steps.contextChars();
-    if (chars > MAX_CONTEXT_CHARS) {
+    const all = chars + steps.contextBesides();
+    if (chars > MAX_CONTEXT_CHARS || all > MAX_PROCESS_CONTEXT_CHARS) {
       state.carryOver = [...stash, ...base, ...extra];
-      return yield* stop("failed", contextTooLarge(chars));
+      const why = chars > MAX_CONTEXT_CHARS ? contextTooLarge(chars) : processContextTooLarge(all);
+      return yield* stop("failed", why);
     }
     nextInput = [...stash, ...base, ...extra];
   }
@@ -512,6 +536,7 @@ export function createEngine(
     injected,
     steeringQueued: () => steering.length > 0,
     contextChars: () => context.chars(),
+    contextBesides: () => context.besides(),
   };
 
   return {
@@ -552,7 +577,7 @@ export function createEngine(
     requestFor,
     commit,
     resetContext: () => context.reset(),
-    releaseImages: () => context.release(),
+    releaseHeld: () => context.release(),
     contextChars: () => context.chars(),
     retryWait: (ms, signal) => waits.wait(ms, signal),
   };

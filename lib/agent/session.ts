@@ -703,7 +703,7 @@ export function openSession(parts: SessionParts): Session {
     hasRunningBackgroundSubagents: () => children.hasRunningBackground(),
     dispose: async () => {
       await disposeLive(live, standIns, warmUp);
-      engine.releaseImages();
+      engine.releaseHeld();
     },
   };
 }

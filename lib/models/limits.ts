@@ -51,10 +51,15 @@ export const MAX_RESPONSE_THINKING = 8 * MiB;
 
 /**
  * Characters (as JSON) of opaque provider payloads — signatures, encrypted
- * reasoning, reasoning details — one response may carry (16 MiB). Under it
- * they are kept byte for byte.
+ * reasoning, reasoning details — one response may carry (4 MiB). Under it
+ * they are kept byte for byte. Real payloads are small: the recorded ones
+ * are under 4 KB, and encrypted reasoning of a response's longest output
+ * (about 128k tokens) well under 1 MiB. Each kept payload is held by its
+ * session and costs several times its size on its way in (the event, its
+ * parse, the trace record): at 16 MiB, eight subagents each answering a
+ * 15 MB signature took penguin to 285-317 MB (attack round 24 bounded R10).
  */
-export const MAX_RESPONSE_FIDELITY = 16 * MiB;
+export const MAX_RESPONSE_FIDELITY = 4 * MiB;
 
 /**
  * Tool calls one response may make. Each call that completes runs (file

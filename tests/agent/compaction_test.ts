@@ -19,7 +19,7 @@ import { listSessionFiles } from "../../lib/trace/paths.ts";
 import { readTraceFile } from "../../lib/trace/reader.ts";
 import type { OmniMessage } from "../../lib/protocol/types.ts";
 import { item, type ModelServer, turn } from "../support/model_server.ts";
-import { MAX_CONTEXT_CHARS } from "../../lib/agent/context_size.ts";
+import { MAX_CONTEXT_CHARS, MAX_PROCESS_CONTEXT_CHARS } from "../../lib/agent/context_size.ts";
 import { assertGoodTrace, collect, makeRoot, ofKind, type Sandbox, tracesDir } from "./_support.ts";
 import {
   assertContext,
@@ -272,6 +272,51 @@ Deno.test("a context past MAX_CONTEXT_CHARS stops the task after its turn, the p
     assert.match(String(aborts[0]!.reason), /context holds 3\d\.\d MiB .* more than the 32 MiB/);
     assert.equal(server.requests.length, turns, "no request sent past the bound");
     await session.dispose();
+  });
+});
+
+Deno.test("the sessions of one process keep at most MAX_PROCESS_CONTEXT_CHARS of context together", async () => {
+  // Attack round 25: eight subagents taking four turns of a 3.9 MB signature each, every session
+  // under its own 32 MiB, took penguin to 640 MB: each sends its whole context every turn.
+  const big = "T".repeat(7_900_000);
+  const grow = (i: number) => ({
+    ...turn.of(item.text(big), item.toolCall("no_such_tool", {}, { id: `g${i}` })),
+    usage: { input: 5, output: 5 },
+    chunk: 1024 * 1024,
+  });
+  const firstTurns = Math.floor(MAX_CONTEXT_CHARS / big.length); // 4: under its own bound
+  const first = await compactionAwareServer([
+    ...Array.from({ length: firstTurns }, (_, i) => grow(i)),
+    turn.text("first done"),
+  ]);
+  const keptFirst = firstTurns * big.length;
+  // The second session's turn that takes the two past the process's bound is its last.
+  const secondTurns = Math.floor((MAX_PROCESS_CONTEXT_CHARS - keptFirst) / big.length) + 1;
+  assert.ok(secondTurns * big.length < MAX_CONTEXT_CHARS, "the second stays under its own bound");
+  const second = await compactionAwareServer([
+    ...Array.from({ length: secondTurns + 2 }, (_, i) => grow(100 + i)),
+  ]);
+  await withScene(first, { compaction: {} }, async (a) => {
+    const outA = await run(a.session, "Grow.");
+    assert.equal(events(outA, "abort").length, 0, "the first session stays under every bound");
+    await withScene(second, { compaction: {} }, async (b) => {
+      const outB = await run(b.session, "Grow too.");
+      const aborts = events(outB, "abort");
+      assert.equal(aborts.length, 1);
+      assert.match(
+        String(aborts[0]!.reason),
+        /sessions this penguin runs .* hold \d+\.\d MiB of context together, more than the 48 MiB/,
+      );
+      assert.equal(second.requests.length, secondTurns, "no request sent past the process's bound");
+      // The first session ends: what it kept no longer counts, and the second goes on to its own
+      // bound (one more turn fits under 32 MiB, the next passes it).
+      await a.session.dispose();
+      const again = events(await run(b.session, "Go on."), "abort");
+      assert.equal(again.length, 1);
+      assert.match(String(again[0]!.reason), /more than the 32 MiB penguin keeps of one session/);
+      assert.equal(second.requests.length, secondTurns + 2);
+      await b.session.dispose();
+    });
   });
 });
 

@@ -4,9 +4,9 @@
 // ≤ 300 MB, and what passes a limit (lib/models/limits.ts) stops the request instead of being kept.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startModelServer, turn } from "../support/model_server.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
 import type { ScriptedTurn } from "../support/model_server.ts";
-import { makeRoot } from "../support/roots.ts";
+import { addServerModel, makeRoot } from "../support/roots.ts";
 import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import { runCli } from "../support/cli.ts";
 
@@ -174,5 +174,69 @@ Deno.test({
       assert.match(r.stdout + r.stderr, /more than 4 MiB of tool-call arguments over its calls/);
       assert.equal(r.requests, 1, "a response past a limit is not retried");
     });
+  },
+});
+
+Deno.test({
+  name:
+    "eight subagents each answering a 15 MB signature: each request stops past 4 MiB of opaque payloads, peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Attack round 24 bounded R10: under the earlier 16 MiB bound each signature was kept, and the
+    // eight at once took penguin to 285-317 MB.
+    const signature = "S".repeat(15_000_000);
+    const children = 8;
+    let parentTurns = 0;
+    const server = await startModelServer({
+      handler: (rec) => {
+        const body = rec.body as { messages?: { role: string; content: unknown }[] };
+        const asked = JSON.stringify(body.messages?.find((m) => m.role === "user")?.content ?? "");
+        if (/SUB-/.test(asked)) {
+          return turn.of(item.thinking("t", { signature }), item.text("done"));
+        }
+        if (parentTurns++ > 0) return turn.text("ok");
+        return turn.of(
+          ...Array.from(
+            { length: children },
+            (_, i) =>
+              item.toolCall("run_subagent", { description: "d", prompt: `SUB-${i}` }, {
+                id: `p${i}`,
+              }),
+          ),
+        );
+      },
+      maxRequests: 40,
+    });
+    const sb = await makeRoot(server, { visible: true });
+    try {
+      await addServerModel(
+        sb.root,
+        server,
+        { model_id: "claude-sonnet-4-6" },
+        "anthropic-messages",
+      );
+      const r = await runCliPeak(
+        ["--root", sb.root, "run", "--workspace", sb.workspace, "-m", "go"],
+        sb.base,
+      );
+      assertPeak({ ...r, requests: 0, root: sb.root, workspace: sb.workspace });
+      const last = JSON.stringify(server.requests.at(-1)?.body ?? "");
+      const refused = last.match(/more than 4 MiB of signatures and other opaque payloads/g) ?? [];
+      assert.equal(
+        refused.length,
+        children,
+        `each subagent's request stopped: ${last.slice(0, 2000)}`,
+      );
+      assert.equal(
+        last.includes(signature.slice(0, 4096)),
+        false,
+        "no signature reached the parent",
+      );
+      const v = await runCli(["--root", sb.root, "trace", "validate", sb.root]);
+      assert.equal(v.code, 0, v.stdout + v.stderr);
+    } finally {
+      await server.close();
+      await sb.cleanup();
+    }
   },
 });

@@ -164,7 +164,7 @@ Deno.test("openai-chat parser: arguments before the name stop being kept past 2 
   ]);
 });
 
-Deno.test("openai-chat parser: reasoning_details past 16 MiB stop the response", () => {
+Deno.test("openai-chat parser: reasoning_details past 4 MiB stop the response", () => {
   const p = createChatParser();
   const data = "d".repeat(MiB);
   let error: WireDelta | undefined;
@@ -176,7 +176,7 @@ Deno.test("openai-chat parser: reasoning_details past 16 MiB stop the response",
   }
   assert.ok(error && error.type === "error");
   assert.equal(error.code, TOO_LARGE_CODE);
-  assert.match(error.message, /more than 16 MiB of reasoning details/);
+  assert.match(error.message, /more than 4 MiB of reasoning details/);
 });
 
 Deno.test("one server-sent event past 32 MiB fails the request without retry", async () => {
