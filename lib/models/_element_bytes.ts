@@ -18,9 +18,25 @@
  * @module
  */
 import type { KnownPrefix } from "./_json_body.ts";
+import { createHolderLedger } from "../protocol/holder_ledger.ts";
 
 /** Most bytes remembered for one array; elements past them are serialized each time. */
 const KEPT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Most bytes remembered over every conversation of the process (16 MiB): a
+ * session's subagents are conversations too, and eight of them each keeping
+ * 8 MiB held 64 MiB beside their histories (attack round 25).
+ */
+export const PROCESS_KEPT_BYTES = 16 * 1024 * 1024;
+
+/** What each conversation remembers, in bytes. */
+const keptLedger = createHolderLedger();
+
+/** Bytes the conversations of the process remember now (tests). */
+export function rememberedBytes(): number {
+  return keptLedger.heldBesides(undefined);
+}
 
 /** The tokens of an element's value: structure markers, keys and primitives, in JSON order. */
 type Tokens = readonly unknown[];
@@ -117,7 +133,9 @@ export function elementBytes(
   const before = last?.slot === slot ? last.elements : [];
   const now: (Kept | undefined)[] = [];
   const chunks: Uint8Array[] = [];
+  const room = Math.min(KEPT_BYTES, PROCESS_KEPT_BYTES - keptLedger.heldBesides(conversation));
   let keptBytes = 0;
+  let rememberedNow = 0;
   for (let i = 0; i < elements.length; i++) {
     const v = elements[i];
     const old = before[i];
@@ -134,8 +152,11 @@ export function elementBytes(
     if (i > 0) chunks.push(COMMA);
     chunks.push(bytes);
     if (kept !== undefined) keptBytes += bytes.length;
-    now.push(kept !== undefined && keptBytes <= KEPT_BYTES ? kept : undefined);
+    const keep = kept !== undefined && keptBytes <= room;
+    if (keep) rememberedNow += bytes.length;
+    now.push(keep ? kept : undefined);
   }
   remembered.set(conversation, { slot, elements: now });
+  keptLedger.hold(conversation, rememberedNow);
   return { key, count: elements.length, chunks };
 }

@@ -13,6 +13,7 @@
 import { concatBytes, encodeJoined } from "../protocol/bytes.ts";
 import type { CompleteMessage } from "../protocol/types.ts";
 import type { HttpRequest } from "./wire.ts";
+import { jsonLength } from "../protocol/json_length.ts";
 
 /** Bytes per chunk of a streamed body (about). */
 const CHUNK_CHARS = 64 * 1024;
@@ -232,10 +233,14 @@ export function jsonBodyStream(value: Record<string, unknown>): ReadableStream<U
   }, { highWaterMark: 0 });
 }
 
-/** Characters of content in a history (texts, arguments, outputs, inline data): a cheap size bound. */
+/**
+ * Characters of content in a history (texts, arguments, outputs, inline
+ * data, opaque payloads as JSON): a cheap size bound.
+ */
 export function historyChars(history: readonly CompleteMessage[]): number {
   let n = 0;
   for (const m of history) {
+    if ("fidelity" in m && m.fidelity !== undefined) n += jsonLength(m.fidelity);
     switch (m.type) {
       case "text":
         n += m.text.length;

@@ -18,9 +18,7 @@ import { historyChars, jsonBodyStream } from "./_json_body.ts";
 import type { ModelOutcome } from "./outcome.ts";
 import type { RequestGuard } from "./_request_guard.ts";
 import { type BodyReader, bodyReader } from "./_body_reader.ts";
-
-/** Histories with more content characters than this are sent as a streamed body. */
-const STREAM_BODY_CHARS = 8 * 1024 * 1024;
+import { claimWholeBody } from "./_body_room.ts";
 
 /**
  * Release the bytes of a sent request body (built for this request alone)
@@ -107,8 +105,9 @@ export async function openRequest(
   const early = guard.interrupted(host);
   if (early) return early;
   const doFetch = opts.fetch ?? fetch;
-  // A very large history is streamed rather than built as one string.
-  const streamed = http.json !== undefined && historyChars(req.history) > STREAM_BODY_CHARS;
+  // A very large history, or one the process has no room to build whole, is streamed.
+  const whole = http.json === undefined ? () => {} : claimWholeBody(historyChars(req.history));
+  const streamed = whole === undefined;
   const bytes = streamed ? undefined : http.bytes;
   let response: Response;
   guard.arm();
@@ -124,6 +123,7 @@ export async function openRequest(
   } finally {
     guard.disarm();
     if (bytes !== undefined) releaseBody(bytes);
+    whole?.();
   }
   if (!response.body) {
     return { status: "malformed", error_message: "Streaming response yielded no events (no body)" };
