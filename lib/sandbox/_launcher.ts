@@ -66,7 +66,7 @@
  */
 import { join } from "node:path";
 import { CHECKED_INIT, CLOSE_FDS, ENV_FROM_DATA, READY } from "./_supervisor.ts";
-import { privateRunDir } from "./_standin_registry.ts";
+import { ownProcessDir } from "./_shown_copies.ts";
 import { GUARD_IGNORED, PROC_GUARD } from "./_proc_guard.ts";
 
 export { READY };
@@ -181,9 +181,14 @@ let binary: Promise<string | undefined> | undefined;
 
 /**
  * The launcher binary: a copy of `bash` (the file at `bash`) that nobody may
- * read (mode 0111), in penguin's private run directory (hidden from every
- * sandbox), made once per bash file (named by its device, inode, size and
- * modification time). Undefined when none can be made.
+ * read (mode 0111), made once per process in its own directory of the
+ * private run directory (hidden from every sandbox, named for this process
+ * alone: `_shown_copies.ts` `ownProcessDir`). Copies shared between
+ * processes were taken as they were found, judged by size, owner and mode:
+ * a model that made a later penguin's run directory before it was first
+ * used planted its own program there, which then ran as the init of every
+ * sandbox of that penguin (attack round 25 concgit c21). Undefined when none
+ * can be made.
  */
 export function launcherBinary(bash: string): Promise<string | undefined> {
   binary ??= makeBinary(bash);
@@ -197,26 +202,22 @@ async function makeBinary(bash: string): Promise<string | undefined> {
   try {
     const src = await Deno.stat(bash);
     if (!src.isFile) return undefined;
-    const id = [src.dev, src.ino, src.size, src.mtime?.getTime() ?? 0].join("-");
-    const run = await privateRunDir();
-    const dir = join(run, `launcher-${id}`);
-    const path = join(dir, "bash");
-    const uid = Deno.uid();
-    const ok = async () => {
-      const info = await Deno.lstat(path).catch(() => undefined);
-      return info !== undefined && info.isFile && info.size === src.size &&
-        (uid === null || info.uid === uid) && ((info.mode ?? 0) & 0o7777) === 0o111;
-    };
-    if (await ok()) return path;
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-    // Made in a temporary directory and renamed into place: no sandbox starts half a copy.
-    const tmp = await Deno.makeTempDir({ dir: run, prefix: ".launcher-tmp-" });
-    await Deno.copyFile(bash, join(tmp, "bash"));
-    await Deno.chmod(join(tmp, "bash"), 0o111);
-    await Deno.rename(tmp, dir).catch(async () => {
-      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    const dir = await ownProcessDir();
+    const path = join(dir, "launcher-bash");
+    // Copied beside and renamed into place: no sandbox starts half a copy.
+    const tmp = join(dir, `.launcher-${crypto.randomUUID()}`);
+    await Deno.copyFile(bash, tmp);
+    await Deno.chmod(tmp, 0o111);
+    await Deno.rename(tmp, path).catch(async (e) => {
+      await Deno.remove(tmp).catch(() => {});
+      throw e;
     });
-    return await ok() ? path : undefined;
+    const info = await Deno.lstat(path);
+    const uid = Deno.uid();
+    return info.isFile && info.size === src.size && (uid === null || info.uid === uid) &&
+        ((info.mode ?? 0) & 0o7777) === 0o111
+      ? path
+      : undefined;
   } catch {
     return undefined;
   }

@@ -50,7 +50,7 @@ export async function shownCopyOf(source: string): Promise<string | undefined> {
       await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
     );
     const hash = [...digest.subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const dir = await (own ??= ownCopiesDir());
+    const dir = await ownProcessDir();
     const path = join(dir, `${hash}${runnable ? "-x" : ""}`);
     copies.delete(path);
     copies.add(path);
@@ -76,6 +76,14 @@ export function shownCopies(): number {
 }
 
 /**
+ * This process's private directory (its shown copies, its launcher copy):
+ * made under a name no other process knows, removed when the process exits.
+ */
+export function ownProcessDir(): Promise<string> {
+  return own ??= ownCopiesDir();
+}
+
+/**
  * This process's directory of copies, made now, removed when the process
  * exits; the directories of processes that no longer run are removed first.
  */
@@ -84,10 +92,13 @@ async function ownCopiesDir(): Promise<string> {
   const top = join(run, "shown");
   await Deno.mkdir(top, { recursive: true, mode: 0o700 });
   await sweepDead(top);
-  // Where earlier versions kept every copy, for good.
+  // Where earlier versions kept every copy, and the launcher copies they shared, for good.
   for await (const e of Deno.readDir(run)) {
-    if (e.isFile && /^shown-[0-9a-f]{24}(-x)?$/.test(e.name)) {
-      await Deno.remove(join(run, e.name)).catch(() => {});
+    if (
+      (e.isFile && /^shown-[0-9a-f]{24}(-x)?$/.test(e.name)) ||
+      (e.isDirectory && /^launcher-\d+-\d+-\d+-\d+$/.test(e.name))
+    ) {
+      await Deno.remove(join(run, e.name), { recursive: true }).catch(() => {});
     }
   }
   const dir = join(top, await ownInstanceKey());

@@ -434,22 +434,10 @@ async function stateOf(record: StandInRecord): Promise<"missing" | "stand-in" | 
  * a FIFO after the look at it.
  */
 async function holdsExactly(path: string, content: string): Promise<boolean> {
-  const want = new TextEncoder().encode(content);
   const file = await tryOpen(path, { read: true, write: true });
   if (file === null) return false;
   try {
-    const info = await file.stat();
-    if (!info.isFile || info.size !== want.length) return false;
-    const got = new Uint8Array(want.length + 1);
-    let n = 0;
-    while (n < got.length) {
-      const r = await file.read(got.subarray(n));
-      if (r === null) break;
-      n += r;
-    }
-    return n === want.length && want.every((b, i) => b === got[i]);
-  } catch {
-    return false;
+    return await readsExactly(file, content);
   } finally {
     file.close();
   }
@@ -734,8 +722,34 @@ function parentExists(path: string): boolean {
 async function isStandIn(file: Deno.FsFile, record: StandInRecord): Promise<boolean> {
   const info = await file.stat().catch(() => undefined);
   if (!info) return false;
-  if (record.ids) return sameIds(idsOf(info), record.ids);
+  if (record.ids) {
+    // The content too: identities can be read by anyone who may stat the file, and a record a
+    // model forged (in a run directory it made before a penguin used it) named a user's file
+    // outside every workspace, which the sweep removed (attack round 25 concgit c09).
+    return sameIds(idsOf(info), record.ids) &&
+      (record.kind !== "file" || await readsExactly(file, record.content ?? ""));
+  }
   return await sameFile(file, record.path) && await stateOf(record) === "stand-in";
+}
+
+/** Whether the open regular `file` holds exactly `content` (read from its start). */
+async function readsExactly(file: Deno.FsFile, content: string): Promise<boolean> {
+  const want = new TextEncoder().encode(content);
+  try {
+    const info = await file.stat();
+    if (!info.isFile || info.size !== want.length) return false;
+    await file.seek(0, Deno.SeekMode.Start);
+    const got = new Uint8Array(want.length + 1);
+    let n = 0;
+    while (n < got.length) {
+      const r = await file.read(got.subarray(n));
+      if (r === null) break;
+      n += r;
+    }
+    return n === want.length && want.every((b, i) => b === got[i]);
+  } catch {
+    return false;
+  }
 }
 
 /**
