@@ -33,9 +33,14 @@ export function localTime(iso: string | null, seconds = false): string {
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
 
-/** `text` on one line (whitespace runs collapsed, control characters dropped), cut to `max` characters with `…`. */
+/**
+ * `text` on one line (whitespace runs and control characters made one space), cut to `max`
+ * characters with `…`. A control character separates what is on either side of it, as the
+ * masker counts it: dropped, it joined pieces of a secret too short to mask each, and the view
+ * showed the whole value (attack round 25 secrets B5).
+ */
 export function flatLine(text: string, max: number): string {
-  const flat = text.replace(CONTROL, "").replace(/\s+/g, " ").trim();
+  const flat = text.replace(CONTROL, " ").replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : flat.slice(0, Math.max(0, max - 1)) + "…";
 }
 
