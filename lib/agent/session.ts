@@ -65,7 +65,7 @@ import {
 } from "./compaction.ts";
 import type { Toolset } from "./toolset.ts";
 import { createModelMasking } from "./_mask_model.ts";
-import { maskEngineState } from "./_mask_history.ts";
+import { maskEngineState, maskRecord } from "./_mask_history.ts";
 import { foldImages } from "./attachments.ts";
 import { type ChildRegistry, createChildRegistry } from "./subagents/registry.ts";
 import {
@@ -673,7 +673,15 @@ export function openSession(parts: SessionParts): Session {
     get traceFailure() {
       return st.traceFailure;
     },
-    ...(parts.resumedHistory ? { resumedHistory: parts.resumedHistory } : {}),
+    // Masked with today's secrets as the context is: a value set since the session ran was drawn
+    // in clear by `chat --resume` (attack round 25 secrets B7).
+    ...(parts.resumedHistory
+      ? {
+        resumedHistory: secrets.length === 0
+          ? parts.resumedHistory
+          : parts.resumedHistory.map((r) => maskRecord(r, (t) => maskSecrets(t, secrets))),
+      }
+      : {}),
     toolPermission: toolset.permissionOf,
     toolArgumentError: toolset.argumentError,
     maskSecrets: (text) => maskSecrets(text, secrets),
