@@ -824,7 +824,11 @@ async function chatWith(ctx: CommandContext, opts: ChatOptions, agent: Agent): P
     autoApprovals: false,
     toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
-    ...(io.color && io.isTty ? { markdown: await terminalMarkdown() } : {}),
+    ...(io.color && io.isTty
+      ? {
+        markdown: { ...await terminalMarkdown(), mask: (t: string) => chat.session.maskSecrets(t) },
+      }
+      : {}),
   });
   // A resumed session's calls go on numbering after the ones it recorded (all its files).
   if (history !== undefined) {

@@ -78,7 +78,9 @@ async function runRenderer(
     stats: { kind: "totals", price: await priceOf(ctx, session) },
     toolPreviews: builtinToolPreviews,
     // Markdown only on a colour terminal; NO_COLOR or a pipe keeps the text raw.
-    ...(io.color && io.isTty ? { markdown: await terminalMarkdown() } : {}),
+    ...(io.color && io.isTty
+      ? { markdown: { ...await terminalMarkdown(), mask: (t: string) => session.maskSecrets(t) } }
+      : {}),
   });
   // A resumed session's calls go on numbering after the ones it recorded (all its files).
   // (The trace reader and its schemas load only then: a new session has nothing recorded.)

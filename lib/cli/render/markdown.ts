@@ -53,6 +53,22 @@ export function visibleWidth(text: string): number {
 export interface MarkdownOptions {
   /** Terminal columns (code backgrounds and rules span them; default 80). */
   columns?: number;
+  /** The session's secret masker (see {@linkcode guarded}). */
+  mask?: (text: string) => string;
+}
+
+/**
+ * `rendered`, or the text it shows masked and drawn plain when showing it
+ * joins what masking kept apart: markup takes no cells on screen, so pieces
+ * of a secret too short to mask each, separated by `**` in the text the
+ * masker saw, showed as the whole value in bold (attack round 25 secrets
+ * B6).
+ */
+function guarded(rendered: string, mask: ((text: string) => string) | undefined): string {
+  if (!mask || rendered === "") return rendered;
+  const shown = rendered.replace(OWN_CODES, "");
+  const masked = mask(shown);
+  return masked === shown ? rendered : masked;
 }
 
 /** Untrusted leaf text: references decoded, then made terminal-safe, tabs expanded. */
@@ -213,7 +229,8 @@ function blocks(tokens: readonly Token[], columns: number, tight: boolean): stri
 export function renderMarkdown(text: string, opts: MarkdownOptions = {}): string {
   const clean = safeText(text);
   if (clean.trim() === "") return clean;
-  return blocks(lexBlocks(clean), opts.columns ?? 80, false);
+  const columns = opts.columns ?? 80;
+  return lexBlocks(clean).map((t) => guarded(block(t, columns, false), opts.mask)).join("");
 }
 
 /** Streams Markdown to a terminal; see the module doc. */
@@ -232,6 +249,8 @@ export interface MarkdownStreamOptions {
   columns?: () => number;
   /** Terminal rows now: a table taller than this stays as written (default 24). */
   rows?: () => number;
+  /** The session's secret masker: a block whose shown text it would mask is drawn masked, plain. */
+  mask?: (text: string) => string;
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})([^`]*)$/;
@@ -272,7 +291,8 @@ export function createMarkdownStream(opts: MarkdownStreamOptions = {}): Markdown
     tableRows = 0;
     if (rows < 0) return ""; // drawn raw, too tall to redraw
     const toks = lexBlocks(src);
-    return `${rows > 0 ? `\x1b[${rows}A` : ""}\r\x1b[J${blocks(toks, columns(), false)}`;
+    const drawn = guarded(blocks(toks, columns(), false), opts.mask);
+    return `${rows > 0 ? `\x1b[${rows}A` : ""}\r\x1b[J${drawn}`;
   };
 
   const renderLine = (line: string): string => {
@@ -316,7 +336,7 @@ export function createMarkdownStream(opts: MarkdownStreamOptions = {}): Markdown
       return out + line + "\n";
     }
     out += finishTable();
-    return out + renderLine(line);
+    return out + guarded(renderLine(line), opts.mask);
   };
 
   return {

@@ -303,7 +303,14 @@ function historyOptions(
     // A collapsed output of the history can be expanded as a live one can.
     fullOutputHint: (id) => screen.hintFor(id),
     onCollapsed: (o) => screen.keepCollapsed(o),
-    ...(markdown ? { markdown: { columns: markdown.columns?.() ?? 80 } } : {}),
+    ...(markdown
+      ? {
+        markdown: {
+          columns: markdown.columns?.() ?? 80,
+          ...(markdown.mask ? { mask: markdown.mask } : {}),
+        },
+      }
+      : {}),
   };
 }
 
