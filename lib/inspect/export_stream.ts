@@ -130,7 +130,17 @@ function rejoinedMasked(it: ConvItem, mask: RecordMask): ConvItem {
     ? it.text
     : decodeEntities(markdownToHtml(it.text).replace(/<[^>]*>/g, ""));
   const masked = maskedText(mask, shownText);
-  return masked === shownText ? it : { ...it, text: masked };
+  return masked === shownText ? it : { ...it, text: literalMarkdown(masked) };
+}
+
+/**
+ * `text` as Markdown that shows exactly it: every ASCII punctuation mark
+ * escaped. The shown text put back as Markdown made markup of what the
+ * model had escaped (`\*\*`), which joined the pieces once more (attack
+ * round 25 secrets B1).
+ */
+function literalMarkdown(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, "\\$&");
 }
 
 /** `conv` and its subagents, depth first, as JSON.stringify visits them. */

@@ -10,6 +10,11 @@ import { assertNoPieceOf } from "../support/secrets.ts";
 const V = "Md7Zr2Kx9Wc4Lp8Tn3Hv6Bd1";
 const bold = `${V.slice(0, 6)}**${V.slice(6, 12)}**${V.slice(12, 18)}**${V.slice(18)}**`;
 const code = `${V.slice(0, 6)}\`${V.slice(6, 12)}\`${V.slice(12, 18)}\`${V.slice(18)}\``;
+/** Markup the model escaped: shown as `**`, it became markup again once the shown text was put
+ * back as Markdown (attack round 25 secrets B1). */
+const escaped = `${V.slice(0, 6)}\\*\\*${V.slice(6, 12)}\\*\\*${V.slice(12, 18)}\\*\\*${
+  V.slice(18)
+}\\*\\*`;
 
 /** What a browser shows of `html`: tags gone, the references it uses decoded. */
 function visible(html: string): string {
@@ -20,7 +25,7 @@ function visible(html: string): string {
 
 Deno.test("trace export --format html shows no secret its Markdown rendering joins from pieces", async () => {
   await withModelRoot({
-    turns: [turn.text(`bold: ${bold}\n\ncode: ${code}\n\nand the rest`)],
+    turns: [turn.text(`bold: ${bold}\n\ncode: ${code}\n\nescaped: ${escaped}\n\nand the rest`)],
   }, async (sb) => {
     const cli = async (args: string[]) => {
       const r = await runCli(["--root", sb.root, ...args], { env: { NO_COLOR: "1" } });
