@@ -121,15 +121,18 @@ export async function copyLines(
         if (line.no > lastLine) break;
         if (!select(line.no)) continue;
         copied++;
-        const instead = opts.check &&
-          opts.check(
-            line.kind === "long"
-              ? await line.read()
-              : line.kind === "bytes"
-              ? line.bytes
-              : enc.encode(line.text),
-            line.no,
-          );
+        // A long line checked is copied from the bytes the check read, never read again: the file
+        // rewritten in place between two reads had unchecked bytes copied (attack round 25
+        // secrets B2: a secret imported unmasked).
+        const checked = !opts.check
+          ? undefined
+          : line.kind === "long"
+          ? await line.read()
+          : line.kind === "bytes"
+          ? line.bytes
+          : enc.encode(line.text);
+        const instead = checked && opts.check?.(checked, line.no);
+        const longRead = line.kind === "long" ? checked : undefined;
         if (instead !== undefined) {
           await flush();
           await sink.write(instead);
@@ -146,7 +149,11 @@ export async function copyLines(
           }
         }
         await flush();
-        if (line.kind === "long") {
+        if (longRead !== undefined) {
+          for (let at = 0; at < longRead.length; at += CHUNK) {
+            await sink.write(longRead.subarray(at, Math.min(longRead.length, at + CHUNK)));
+          }
+        } else if (line.kind === "long") {
           for (let at = 0; at < line.size; at += CHUNK) {
             await sink.write(await line.read(at, Math.min(line.size, at + CHUNK)));
           }

@@ -77,3 +77,35 @@ Deno.test("copyLines writes what the check gives instead of a line's bytes", asy
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("copyLines copies a long line from the bytes its check read, not from a second read (round 25 secrets B2)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const src = join(dir, "src.jsonl");
+    const clean = `{"text":"${"0".repeat(3_000_000)}"}`;
+    await Deno.writeTextFile(src, `{"a":1}\n${clean}\n{"c":3}\n`);
+    const dest = join(dir, "out", "dest.jsonl");
+    const secret = "SECRET-VALUE-0123456789";
+    // The check passes the clean line, and the file is rewritten in place (same size, same inode)
+    // at that moment, as a racing writer would: what is copied is what was checked.
+    const check = (bytes: Uint8Array, line: number) => {
+      const text = new TextDecoder().decode(bytes);
+      assert.equal(text.includes(secret), false, `line ${line} checked with the secret`);
+      if (line === 2) {
+        const f = Deno.openSync(src, { write: true });
+        f.seekSync(8 + 1_000_000, Deno.SeekMode.Start);
+        f.writeSync(new TextEncoder().encode(secret));
+        f.close();
+      }
+      return undefined;
+    };
+    await createTraceFile(dest, async (sink) => {
+      await copyLines(src, () => true, 3, sink, { check });
+    });
+    const out = await Deno.readTextFile(dest);
+    assert.equal(out.includes(secret), false, "bytes never checked were copied");
+    assert.equal(out, `{"a":1}\n${clean}\n{"c":3}\n`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
