@@ -31,7 +31,7 @@ Deno.test("renderMarkdown draws a block that would show a secret masked and plai
   const out = renderMarkdown(`bold: ${split}\n\nnext paragraph **kept bold**\n`, { mask });
   assert.equal(out.replace(SGR, "").includes(VALUE.slice(0, 8)), false, out);
   assert.match(out, /bold: \[redacted:vault:DB_PW\]/);
-  assert.match(out, /\x1b\[1mkept bold\x1b\[22m/, "other blocks keep their Markdown");
+  assert.ok(out.includes("\x1b[1mkept bold\x1b[22m"), "other blocks keep their Markdown");
   // Without a masker (no session secrets), the block renders as before.
   assert.match(renderMarkdown(`bold: ${split}\n`).replace(SGR, ""), new RegExp(VALUE.slice(0, 12)));
 });
@@ -74,7 +74,10 @@ Deno.test({
         const screen = await pane.waitFor(/To continue this conversation/, "the run's end");
         assert.match(screen, /bold: \[redacted:vault:DB_PW\]/, screen);
         assert.equal(screen.includes(VALUE.slice(0, 8)), false, screen);
-        assert.match(await pane.screen({ escapes: true }), /\x1b\[1mhere/, "Markdown is drawn");
+        assert.ok(
+          (await pane.screen({ escapes: true })).includes("\x1b[1mhere"),
+          "Markdown is drawn",
+        );
       } finally {
         await pane.close();
         await Deno.remove(script.path).catch(() => {});
