@@ -25,6 +25,7 @@ import {
   SEALED_DIRS,
   SEALED_SHOWN,
   sealedHomes,
+  STARTUP_DIRS,
   STARTUP_FILES_READ,
   STARTUP_NAMES,
   STARTUP_TEXT_PATHS,
@@ -329,6 +330,19 @@ async function guardOtherNames(
     const real = await realOf(p);
     if (real !== undefined && inRoots(real) && !hiddenFiles.includes(real)) hiddenFiles.push(real);
   }
+  // What a secret directory outside the roots holds that links into one (a dotfiles manager's
+  // `~/.ssh/id_ed25519 -> ~/dotfiles/ssh/id_ed25519`, `~/.kube/config -> …`): hidden where it
+  // lies, as the directory is. Read and rewritten there, the key reached the model and the kube
+  // config's `exec` ran at the user's next `kubectl` (attack round 25 concgit c08, c12, c19).
+  for (const real of secretLinksIntoRoots(secrets, roots)) {
+    if (statOrNone(real)?.isDirectory === true) {
+      if (!out.hidden.includes(real)) out.hidden.push(real);
+    } else {
+      if (!hiddenFiles.includes(real)) hiddenFiles.push(real);
+      if (!out.hiddenFiles.includes(real)) out.hiddenFiles.push(real);
+    }
+    ctx.pinLater.push(real);
+  }
   const readOnly = out.protect.filter((p) =>
     inRoots(p) && !out.placeholders.some((h) => h.path === p)
   );
@@ -450,7 +464,7 @@ async function guardStartupFiles(
 ): Promise<void> {
   const { out, roots } = ctx;
   for (const h of homes) {
-    const names = [...new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS])];
+    const names = [...new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS, ...STARTUP_DIRS])];
     // Most are missing: the home listed once tells them without a failed look-up each.
     const absent = absentFromHome(h, names);
     // The startup file's own path is resolved again by the host's next shell: the links on the
@@ -467,6 +481,18 @@ async function guardStartupFiles(
       // Hidden where it lies (a sealed home's): a read-only bind over it would show it again.
       if (out.hiddenFiles.includes(real) || coveredByHidden(real, out.hidden, roots)) continue;
       protectInRoots(real, ctx);
+    }
+    // One lying in place in a writable root (a workspace that is a home subdirectory holding it:
+    // `~/.config/nvim`, `~/.config/tmux`, `~/.bashrc.d`) is read-only there too: only links were
+    // guarded, and the user's next `nvim`, `tmux` or shell ran what the model wrote (attack
+    // round 25 concgit c24, c25).
+    for (const name of names) {
+      const path = join(h, name);
+      const info = absent(name) ? undefined : lstatOrNone(path);
+      if (info === undefined || info.isSymlink) continue;
+      if (!roots.some((r) => inside(path, r))) continue;
+      if (out.hiddenFiles.includes(path) || coveredByHidden(path, out.hidden, roots)) continue;
+      protectInRoots(path, ctx);
     }
     // What a startup directory holds that links into a root (`~/.ssh/config`, `~/.config/git/config`,
     // `~/.bashrc.d/x.sh` -> `~/dotfiles/...`) is read-only there too (attack round 22 concgit 2–4).
@@ -740,6 +766,39 @@ function linksIntoRoots(dir: string, roots: readonly string[]): string[] {
         const real = realPathOrNone(p);
         if (real !== undefined && roots.some((r) => inside(real, r) && real !== r)) out.push(real);
       } else if (e.isDirectory && depth < 3) queue.push({ path: p, depth: depth + 1 });
+    }
+  }
+  return out;
+}
+
+/**
+ * The names of `~/.config` that hold credentials, whose links into a root
+ * are hidden (the rest of `~/.config`, editors' and shells' settings a
+ * dotfiles workspace holds, stays visible there).
+ */
+const CONFIG_SECRETS = [
+  ...["gh", "gcloud", "rclone", "hub", "op", "doctl", "netlify", "heroku", "glab-cli"],
+  ...["containers", "git/credentials", "Code/User/globalStorage", "github-copilot"],
+];
+
+/**
+ * The real paths in `roots` that the secret directories of `secrets` (those
+ * outside every root) hold links to, up to three levels down; for
+ * `~/.config`, only in its {@linkcode CONFIG_SECRETS}.
+ */
+function secretLinksIntoRoots(secrets: readonly string[], roots: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const p of secrets) {
+    if (roots.some((r) => inside(p, r) || inside(r, p))) continue;
+    const dirs = p.endsWith("/.config") ? CONFIG_SECRETS.map((n) => join(p, n)) : [p];
+    for (const d of dirs) {
+      const info = lstatOrNone(d);
+      if (info === undefined) continue;
+      if (info.isSymlink) {
+        // A whole secret directory linked into a root: hidden where it lies.
+        const real = realPathOrNone(d);
+        if (real !== undefined && roots.some((r) => inside(real, r) && real !== r)) out.push(real);
+      } else if (info.isDirectory) out.push(...linksIntoRoots(d, roots));
     }
   }
   return out;

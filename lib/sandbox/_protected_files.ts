@@ -31,7 +31,7 @@ import { listDirInPlan } from "./_plan_scope.ts";
 import { isAbsolute, join } from "node:path";
 import { type ResolvedGitConfig, resolveGitConfig } from "./git_config.ts";
 import { findGitLayout } from "./git_guard.ts";
-import { STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
+import { STARTUP_DIRS, STARTUP_TEXT_PATHS, startupReferences } from "./home.ts";
 import { inside, realOf } from "./_paths.ts";
 import { lstatOrNone, statOrNone } from "./_look.ts";
 import { homeLinks } from "./_home_links_walk.ts";
@@ -139,7 +139,11 @@ async function keptFiles(q: ProtectedQuery, search: Search, out: string[]): Prom
   for (const home of q.homes) {
     const refs = await startupReferences(home);
     await search.paths(
-      [...STARTUP_TEXT_PATHS.map((n) => join(home, n)), ...refs.sourced, ...refs.named],
+      [
+        ...[...STARTUP_TEXT_PATHS, ...STARTUP_DIRS].map((n) => join(home, n)),
+        ...refs.sourced,
+        ...refs.named,
+      ],
       out,
     );
     await search.paths(q.pathDirs.filter((d) => inside(d, home) && d !== home), out);

@@ -230,6 +230,23 @@ export const OTHER_STARTUP_PATHS: readonly string[] = [
   ...[".lldbinit", ".psqlrc", ".sqliterc", ".tmux.conf", ".config/tmux/tmux.conf"],
   ...[".screenrc", ".mailcap", ".Rprofile", ".ghci", ".irbrc", ".pryrc"],
   ...[".julia/config/startup.jl", ".ipython/profile_default/startup", ".curlrc", ".wgetrc"],
+  // The other files the same programs read at start: less's `#env` (`LESSOPEN=|cmd`, run by
+  // git's pager), emacs's early init, bash's completions, a prompt's commands (starship's
+  // `[custom]`), and the directory a `~/.bashrc` loop sources (attack round 25 concgit c11, c25).
+  ...[".lesskey", ".config/lesskey", ".emacs.d/early-init.el", ".bash_completion"],
+  ...[".config/starship.toml", ".bashrc.d"],
+];
+
+/**
+ * Directories of startup files, read-only as a whole where they lie in a
+ * writable root like the files above, but not read for what they source and
+ * name: an editor's plugin tree holds thousands of files. vim's and neovim's
+ * (a vimrc there, every plugin run at start), emacs's, bash's completions,
+ * fish's functions and tmux's (attack round 25 concgit c11, c25).
+ */
+export const STARTUP_DIRS: readonly string[] = [
+  ...[".vim", ".config/nvim", ".config/emacs", ".local/share/bash-completion"],
+  ...[".config/fish/functions", ".config/tmux"],
 ];
 
 /**

@@ -62,7 +62,12 @@ import { detectSandbox, locateBwrap, reprobeRemembered, type SandboxReport } fro
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
 import { gitWalkRoots, isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
-import { assertPolicyPaths, DEFAULT_MAX_PROCESSES, type SandboxPolicy } from "./policy.ts";
+import {
+  assertPolicyPaths,
+  DEFAULT_MAX_PROCESSES,
+  homeSecrets,
+  type SandboxPolicy,
+} from "./policy.ts";
 import { takeShare } from "./_process_budget.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
@@ -175,6 +180,8 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
     if (err instanceof PenguinError) return err.message.replace(/^Cannot sandbox: /, "");
     throw err;
   }
+  const secret = secretHolding(policy, plan.roots[0]!);
+  if (secret !== undefined) return secret;
   // A directory holding startup files (a copy of a home, a dotfiles repository the home links
   // to) is asked about once, when a session starts: the model could create such a file later.
   const startup = policy.allowHomeWorkspace ? undefined : await startupFileIn(plan.roots[0]!);
@@ -187,6 +194,33 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   if (bwrap === undefined) return undefined;
   const root = plan.roots.find((r) => isInside(bwrap, r));
   if (plan.writableRoots && root !== undefined) return ownBinaryMessage(root, bwrap);
+  return undefined;
+}
+
+/**
+ * Why the workspace `ws` cannot be one: it is a directory of the home that
+ * penguin hides from commands as credentials (`~/.ssh`, `~/.aws`,
+ * `~/.config`, …), or lies inside one (`~/.ssh/config.d`; `~/.config` is
+ * the exception: its other entries stay hidden beside a workspace inside
+ * it). Hidden entries are hidden below a workspace, never the workspace
+ * itself: `~/.config` showed the gh and rclone tokens it holds, `~/.ssh`
+ * its keys (attack round 25 concgit c06b, c06c).
+ */
+function secretHolding(policy: SandboxPolicy, ws: string): string | undefined {
+  if (policy.home === undefined) return undefined;
+  let home = policy.home;
+  try {
+    home = Deno.realPathSync(home);
+  } catch {
+    // a home that is not there holds nothing
+  }
+  const config = `${home}/.config`;
+  for (const secret of homeSecrets(home)) {
+    if (ws !== secret && (secret === config || !isInside(ws, secret))) continue;
+    return `the workspace "${ws}" ${ws === secret ? "is" : "lies inside"} "${secret}", which ` +
+      "penguin hides from the model's commands as credentials; use a project directory as the " +
+      "workspace (copy there what the task needs)";
+  }
   return undefined;
 }
 

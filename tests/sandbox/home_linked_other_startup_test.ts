@@ -80,3 +80,75 @@ Deno.test("an editor's, debugger's or multiplexer's startup file the home links 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("less's lesskey, vim's directory, a prompt's config and bash completions linked into the workspace are read-only", async () => {
+  // Attack round 25 concgit c11: less's `#env LESSOPEN=|cmd` ran at the user's next `git log`,
+  // `~/.vim/plugin/*.vim` at the next `vim`; none of them was on the list.
+  useTestRunDir();
+  const base = await visibleTempDir("penguin-linked-rc2-");
+  try {
+    const home = join(base, "home");
+    const ws = join(base, "dotfiles");
+    await Deno.mkdir(join(ws, "rc", "vim", "plugin"), { recursive: true });
+    await Deno.mkdir(join(home, ".config"), { recursive: true });
+    const files: Record<string, string> = {
+      lesskey: ".lesskey",
+      "starship.toml": ".config/starship.toml",
+      bash_completion: ".bash_completion",
+      "early-init.el": ".emacs.d/early-init.el",
+    };
+    await Deno.mkdir(join(home, ".emacs.d"));
+    for (const [file, name] of Object.entries(files)) {
+      await Deno.writeTextFile(join(ws, "rc", file), `# ${file}\n`);
+      await Deno.symlink(join(ws, "rc", file), join(home, name));
+    }
+    await Deno.writeTextFile(join(ws, "rc", "vim", "vimrc"), '" vimrc\n');
+    await Deno.symlink(join(ws, "rc", "vim"), join(home, ".vim"));
+    const policy = createPolicy({
+      workspace: ws,
+      home,
+      hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+    });
+    const shell = `for f in ${Object.keys(files).join(" ")} other; do echo evil >> rc/$f; done; ` +
+      `echo evil >> rc/vim/vimrc; echo 'call system("x")' > rc/vim/plugin/a.vim; echo end`;
+    const out = (await collect(await spawnSandboxed({ shell, policy, stdin: "null" }))).out;
+    assert.match(out, /end/);
+    for (const file of Object.keys(files)) {
+      assert.equal(await Deno.readTextFile(join(ws, "rc", file)), `# ${file}\n`, file);
+    }
+    assert.equal(await Deno.readTextFile(join(ws, "rc", "vim", "vimrc")), '" vimrc\n');
+    await assert.rejects(Deno.stat(join(ws, "rc", "vim", "plugin", "a.vim")), Deno.errors.NotFound);
+    assert.equal(await Deno.readTextFile(join(ws, "rc", "other")), "evil\n");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a startup file lying in place in a workspace that is a home subdirectory is read-only", async () => {
+  // Attack round 25 concgit c24, c25: with the workspace `~/.config/nvim` or `~/.config/tmux`,
+  // only links were guarded; the files in place were written, and the user's next `nvim` or
+  // `tmux` ran what the model wrote.
+  useTestRunDir();
+  const base = await visibleTempDir("penguin-inplace-rc-");
+  try {
+    const home = join(base, "home");
+    for (const [dir, file] of [[".config/nvim", "init.lua"], [".config/tmux", "tmux.conf"]]) {
+      const ws = join(home, dir!);
+      await Deno.mkdir(join(ws, "lua"), { recursive: true });
+      await Deno.writeTextFile(join(ws, file!), `-- ${file}\n`);
+      const policy = createPolicy({
+        workspace: ws,
+        home,
+        hostEnv: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home },
+      });
+      const shell = `echo evil >> ${file}; echo evil >> lua/other.lua; echo end`;
+      const run = await spawnSandboxed({ shell, policy, stdin: "null" }).then(
+        async (p) => (await collect(p)).out,
+        (e: Error) => `refused: ${e.message}`,
+      );
+      assert.equal(await Deno.readTextFile(join(ws, file!)), `-- ${file}\n`, `${dir}: ${run}`);
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
