@@ -1172,7 +1172,21 @@ function guardGitPath(
     if (root !== undefined && cover !== root) pinWayTo(cover, root, out, tryList);
     return;
   }
-  if (root === undefined || root === path) return;
+  if (root === undefined) return;
+  if (root === path) {
+    if (how === "pin") return;
+    // A root's top level cannot be bound read-only: the plan went on with it writable, and the
+    // model's `pre-commit` in the workspace `~/.githooks` ran at the user's next host `git
+    // commit` (attack round 25 concgit c29).
+    throw new PenguinError(
+      "runtime",
+      `Cannot sandbox: ${root === roots[0] ? "the workspace" : "the writable root"} "${root}" ` +
+        `is what git ${t.use === "run" ? "runs" : "reads"} (${
+          t.why ?? `${t.key} = ${t.value}`
+        }), which must stay read-only to commands. Use another directory, or run with ` +
+        `--sandbox read-only`,
+    );
+  }
   let cur = root;
   let missingAt: string | undefined;
   const between: string[] = [];
