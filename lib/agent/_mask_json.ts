@@ -41,21 +41,55 @@ export function maskJson(
   return { value, changed: false };
 }
 
-/** A JSON string literal, or a JSON number literal (group 1). */
-const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+/** A JSON number literal, matched where it starts. */
+const JSON_NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
  * JSON text with every number literal whose decimal text holds a secret
  * replaced by its masked text as a JSON string (`"n": 7301…` becomes
  * `"n": "[redacted:…]"`). Done on the text: parsing first would round a long
- * number and hide the secret from the masker.
+ * number and hide the secret from the masker. Strings are skipped by a scan,
+ * not a regular expression: one whose alternation backtracked per character
+ * overflowed the stack on a string of 10 MB, and `trace show` stopped with
+ * an internal error (attack round 25 bounded C8).
  */
 function maskJsonNumbers(json: string, mask: (s: string) => string): string {
-  return json.replace(JSON_TOKEN, (token, number: string | undefined) => {
-    if (number === undefined) return token;
+  const pieces: string[] = [];
+  let last = 0;
+  let i = 0;
+  while (i < json.length) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: to its closing quote, escapes skipped.
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+      i++;
+      continue;
+    }
+    if (c !== 0x2d && (c < 0x30 || c > 0x39)) {
+      i++;
+      continue;
+    }
+    JSON_NUMBER.lastIndex = i;
+    const m = JSON_NUMBER.exec(json);
+    if (m === null) {
+      i++;
+      continue;
+    }
+    const number = m[0];
     const masked = mask(number);
-    return masked === number ? token : JSON.stringify(masked);
-  });
+    if (masked !== number) {
+      pieces.push(json.slice(last, i), JSON.stringify(masked));
+      last = i + number.length;
+    }
+    i += number.length;
+  }
+  if (last === 0) return json;
+  pieces.push(json.slice(last));
+  return pieces.join("");
 }
 
 /** Tool-call arguments with the secrets masked inside their JSON strings and numbers (as text when not JSON). */

@@ -69,6 +69,13 @@ export const MAX_RESPONSE_FIDELITY = 4 * MiB;
  */
 export const MAX_RESPONSE_TOOL_CALLS = 256;
 
+/**
+ * Characters of a tool call's name, id or wire key (1024). Real names are
+ * at most 64 (OpenAI) to a few hundred (an MCP server's prefix) characters,
+ * ids a few dozen.
+ */
+export const MAX_TOOL_CALL_NAME = 1024;
+
 /** Messages (text segments, thinking blocks, tool calls) one response may produce. */
 export const MAX_RESPONSE_MESSAGES = 4096;
 

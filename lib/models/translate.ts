@@ -54,6 +54,7 @@ import {
   MAX_RESPONSE_TOOL_ARGUMENTS,
   MAX_RESPONSE_TOOL_CALLS,
   MAX_TOOL_ARGUMENTS,
+  MAX_TOOL_CALL_NAME,
   mib,
   TOO_LARGE_CODE,
 } from "./limits.ts";
@@ -223,6 +224,23 @@ function countFidelity(r: Run, f: Fidelity): boolean {
   r.kept.fidelity += jsonLength(f); // not stringified: a signature may be megabytes
   if (r.kept.fidelity <= MAX_RESPONSE_FIDELITY) return withinProcess(r);
   tooLarge(r, "signatures and other opaque payloads", MAX_RESPONSE_FIDELITY);
+  return false;
+}
+
+/**
+ * Whether a call's name, id and wire key are within {@linkcode MAX_TOOL_CALL_NAME}; else the
+ * request stops. No response bound counted them: a hundred calls named with a megabyte each took
+ * penguin to 394 MB, megabyte ids to 4.3 GB (attack round 25 bounded C18).
+ */
+function shortNames(r: Run, key: string, id: string, name: string): boolean {
+  const longest = Math.max(key.length, id.length, name.length);
+  if (longest <= MAX_TOOL_CALL_NAME) return true;
+  r.state.error ??= {
+    message: `The model's response has a tool call whose name or id is longer than ` +
+      `${MAX_TOOL_CALL_NAME} characters (${longest}); penguin stopped reading it (a limit on ` +
+      "what one response may hold)",
+    code: TOO_LARGE_CODE,
+  };
   return false;
 }
 
@@ -398,6 +416,7 @@ function toolCallStart(
   closeSegment(r, "completed", out);
   const dup = r.calls.find((c) => c.key === d.key);
   if (dup) endCall(r, dup, "completed", out);
+  if (!shortNames(r, d.key, d.id, d.name)) return;
   if (!countFidelity(r, d.fidelity ?? {}) || !countCall(r)) return;
   const call = openCall(r, d.key, d.id, d.name, d.fidelity ?? {}, out);
   if (d.oversize) oversizeCall(r, call);
@@ -411,7 +430,7 @@ function toolCallArgs(
   if (d.args === "") return;
   let call = r.calls.find((c) => c.key === d.key);
   if (!call) {
-    if (!countCall(r)) return;
+    if (!shortNames(r, d.key, d.key, "") || !countCall(r)) return;
     call = openCall(r, d.key, d.key, "", {}, out);
   }
   if (call.oversize) return;

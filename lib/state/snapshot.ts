@@ -491,6 +491,12 @@ async function unpackInto(file: string, limits: SnapshotLimits, out: SnapshotArc
     }
     if (seen.has(rel)) throw refuse(file, `${shown} appears twice`);
     seen.add(rel);
+    // Every entry counts, directories and entries left out too: only files were counted, and
+    // 500,000 directories in a 4.4 MB archive took an import 100 s and 350 MB (attack round 25
+    // bounded C13).
+    if (seen.size > 2 * limits.files) {
+      throw refuse(file, `it holds more than ${2 * limits.files} entries (files and directories)`);
+    }
     const local = staysLocal(rel);
     if (local !== undefined) {
       out.skipped.push({ path: `${TOP}/${rel}`, reason: local });

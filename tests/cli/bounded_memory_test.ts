@@ -462,3 +462,33 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "agent import of a snapshot of 50,000 directories is refused, naming the entry limit, peak ≤ 300 MB",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Attack round 25 bounded C13: only files were counted; 500,000 directories in a 4.4 MB
+    // archive took an import 100 s and 350 MB.
+    await withRoot(async (root) => {
+      const archive = join(root, "dirs.tar.gz");
+      await writeTarGz(archive, [
+        { name: "agent_state/", data: "", type: "5" },
+        { name: "agent_state/system_config.yaml", data: 'version: 99\nsystem_prompt: "p"\n' },
+        ...Array.from({ length: 50_000 }, (_, i) => ({
+          name: `agent_state/d${i}/`,
+          data: "",
+          type: "5",
+        })),
+      ]);
+      const r = await runCliPeak(["--root", root, "agent", "import", archive, "--yes"], root);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /it holds more than 40000 entries \(files and directories\)/);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `penguin peak ${r.peakBytes / MB} MB`);
+      const agent = join(root, "default_project", "agents", "default_agent");
+      const left = (await Array.fromAsync(Deno.readDir(agent))).map((e) => e.name)
+        .filter((n) => n.startsWith(".") && n !== ".import.lock");
+      assert.deepEqual(left, [], "no unpack left");
+    });
+  },
+});

@@ -13,6 +13,7 @@ import {
   MAX_RESPONSE_FIDELITY,
   MAX_RESPONSE_TEXT,
   MAX_TOOL_ARGUMENTS,
+  MAX_TOOL_CALL_NAME,
   TOO_LARGE_CODE,
 } from "../../lib/models/limits.ts";
 import { item, type ScriptedTurn, turn, withModelServer } from "../support/model_server.ts";
@@ -38,6 +39,35 @@ interface Case {
 const SIGNATURE = "sig/" + "Zm9v+/=".repeat(150_000) + "\u00e9";
 
 const CASES: Case[] = [
+  {
+    // Attack round 25 bounded C18: names and ids counted against no bound (a hundred calls named
+    // with a megabyte each: 394 MB; megabyte ids: 4.3 GB).
+    name: "a call named past 1024 characters stops the request; the calls before are kept",
+    turn: turn.of(
+      item.toolCall("write_file", content("a", 3), { id: "c_ok" }),
+      item.toolCall("w".repeat(MAX_TOOL_CALL_NAME + 1), content("b", 3), { id: "c_long" }),
+    ),
+    check(c) {
+      assert.equal(c.outcome.status, "failed");
+      assert.equal(c.outcome.permanent, true);
+      assert.match(
+        c.outcome.error_message!,
+        /a tool call whose name or id is longer than 1024 characters \(1025\)/,
+      );
+      assert.deepEqual(calls(c).map((m) => m.name), ["write_file"]);
+    },
+  },
+  {
+    name: "a call whose id passes 1024 characters stops the request",
+    turn: turn.of(
+      item.toolCall("write_file", content("a", 3), { id: "c".repeat(MAX_TOOL_CALL_NAME + 1) }),
+    ),
+    check(c) {
+      assert.equal(c.outcome.status, "failed");
+      assert.match(c.outcome.error_message!, /name or id is longer than 1024 characters/);
+      assert.equal(calls(c).length, 0);
+    },
+  },
   {
     name: "a call's arguments past 2 MiB stop the request; the call fails, nothing after is read",
     turn: {
