@@ -53,7 +53,7 @@ const EVENT_COPIES = 3;
 function eventEnded(intake: Intake, held: number, largest: { held: number }): boolean {
   largest.held = Math.max(largest.held, held);
   if (intake.assembling() > LARGE_EVENT) return false;
-  largeGarbage(EVENT_COPIES * largest.held);
+  largeGarbage(EVENT_COPIES * largest.held, LARGE_EVENT);
   largest.held = 0;
   return true;
 }

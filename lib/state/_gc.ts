@@ -84,7 +84,13 @@ export const LARGE_GARBAGE_MIN = 1024 * 1024;
  */
 const large = collectorEvery(4 * COLLECT_EVERY_BYTES);
 
-/** Count an object of `size` bytes or characters just made garbage (smaller than {@linkcode LARGE_GARBAGE_MIN}: not counted). */
-export function largeGarbage(size: number): void {
-  if (size >= LARGE_GARBAGE_MIN) large(size);
+/**
+ * Count an object of `size` bytes or characters just made garbage (smaller
+ * than `min`, by default {@linkcode LARGE_GARBAGE_MIN}: not counted). V8
+ * keeps objects from about 128 KiB in its large-object space, freed only by
+ * a full collection: a caller that knows its objects are that large (a
+ * server-sent event's copies) gives a lower `min`.
+ */
+export function largeGarbage(size: number, min = LARGE_GARBAGE_MIN): void {
+  if (size >= min) large(size);
 }

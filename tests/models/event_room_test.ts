@@ -13,7 +13,7 @@ import type { ModelStreamItem } from "../../lib/models/outcome.ts";
 import { eventRoomWaiting, LARGE_EVENT } from "../../lib/models/_event_room.ts";
 import { signedBody, signedRequest } from "../support/signed_stream.ts";
 
-const CHUNK = 256 * 1024;
+const CHUNK = LARGE_EVENT / 4;
 
 const request = signedRequest;
 

@@ -107,3 +107,33 @@ Deno.test("a process that never collects never looks for the collector (a V8 con
   const r = JSON.parse(new TextDecoder().decode(out.stdout));
   assert.deepEqual(r, { before: false, after: true, ran: 1 });
 });
+
+Deno.test("events between 64 KiB and 1 MiB count toward the collector too (round 25 bounded C3)", async () => {
+  // Eight subagents streaming events of 1,000,000 bytes (just under the earlier 1 MiB bound) took
+  // penguin to 461-575 MB: neither the event room nor the collector saw them.
+  const sigs = Array.from({ length: 12 }, (_, i) => String.fromCharCode(97 + i).repeat(300_000));
+  const body = new TextEncoder().encode(signedBody(sigs));
+  const request = signedRequest();
+  const fetch = () => {
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (at >= body.length) return c.close();
+        c.enqueue(body.subarray(at, at += 64 * 1024)); // as network reads come
+      },
+    });
+    return Promise.resolve(
+      new Response(stream, { headers: { "content-type": "text/event-stream" } }),
+    );
+  };
+  const before = fullCollections();
+  // Four responses of twelve 300 KB events: 14 MB of events, three copies each.
+  for (let i = 0; i < 4; i++) {
+    let end: unknown;
+    for await (const x of streamModel(request, { fetch, idleTimeoutMs: 0 })) {
+      if (x.kind === "end") end = x.outcome.status;
+    }
+    assert.equal(end, "completed");
+  }
+  assert.ok(fullCollections() > before, "14 MB of 300 KB events read, no collection");
+});
