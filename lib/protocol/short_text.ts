@@ -13,6 +13,11 @@ export function shortText(text: string, max: number): string {
   return copied(`${text.slice(0, Math.max(0, max - 1))}…`);
 }
 
+/** `text` cut to at most `max` characters (no mark), in a string of its own when cut. */
+export function cutText(text: string, max: number): string {
+  return text.length <= max ? text : copied(text.slice(0, max));
+}
+
 /** A flat copy of `text`, sharing no storage with it. */
 function copied(text: string): string {
   return new TextDecoder().decode(new TextEncoder().encode(text));

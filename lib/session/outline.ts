@@ -24,6 +24,7 @@ import { keepProblem, readTrace, type TraceProblem } from "../trace/reader.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import type { LocatedSession } from "./locate.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
+import { cutText } from "../protocol/short_text.ts";
 
 /** What an outline entry is. */
 export type OutlineKind =
@@ -119,9 +120,14 @@ export function wholeBlockTag(text: string): string | null {
   return t.endsWith(`[/${tag}]`) || t.endsWith(`</${tag}>`) ? tag : null;
 }
 
-function cut(s: string, limit: number): string {
-  return s.length <= limit ? s : s.slice(0, limit);
-}
+/**
+ * `s` cut to `limit`, copied when cut: a slice kept the whole record's string alive for as long
+ * as the outline (attack round 25 bounded C4: `sessions show` of 0.9 MB tool outputs, 741 MB).
+ */
+const cut = cutText;
+
+/** Characters of a timestamp, a tool's name or a call id an outline keeps. */
+const NAME_CHARS = 256;
 
 /** The outline item of a shown event. */
 function eventItem(
@@ -162,12 +168,12 @@ function modelItem(
         chars: p.thinking.length,
       };
     case "tool_call":
-      callNames.set(p.tool_call_id, p.name);
+      callNames.set(cut(p.tool_call_id, NAME_CHARS), cut(p.name, NAME_CHARS));
       forgetOldest(callNames, MAX_OUTLINE_ITEMS);
       return {
         ...base,
         kind: "tool_call",
-        name: p.name,
+        name: cut(p.name, NAME_CHARS),
         toolCallId: p.tool_call_id,
         text: cut(p.arguments, limit),
         chars: p.arguments.length,
@@ -182,7 +188,7 @@ function modelItem(
         chars: p.output.length,
         status: p.stop_reason,
       };
-      const name = callNames.get(p.tool_call_id);
+      const name = callNames.get(cut(p.tool_call_id, NAME_CHARS));
       if (name !== undefined) item.name = name;
       return item;
     }
@@ -253,8 +259,9 @@ export async function buildOutline(
       })
     ) {
       if (m.origin !== undefined && m.origin.length > 0) continue;
-      out.lastActivity = m.timestamp;
-      const base = { file: f.index, line, timestamp: m.timestamp };
+      const timestamp = cut(m.timestamp, NAME_CHARS);
+      out.lastActivity = timestamp;
+      const base = { file: f.index, line, timestamp };
       if (m.type === "session_meta") {
         if (out.meta === null) {
           out.meta = m.payload;

@@ -196,3 +196,27 @@ Deno.test("countTurns counts completed requests outside compaction spans", () =>
   ]);
   assert.equal(countTurns(text), 2);
 });
+
+Deno.test("a row keeps at most 64 characters of each timestamp, however long the trace's are", async () => {
+  // Attack round 25 bounded C10: a 3.9 MB timestamp on the last record of each of 100 sessions was
+  // kept whole by every row, and `sessions list` reached 532 MB.
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("cccccccc");
+    const long = "2026-01-02T03:04:05.000Z" + "9".repeat(100_000);
+    const msgs = [
+      { ...s.meta(id, { workspace: "/work/x" }), timestamp: long },
+      s.user("go"),
+      { ...s.say("done"), timestamp: long },
+    ];
+    await putTrace(tracesOf(root), "2026-01-02", id, 1, jsonl(msgs));
+    const [row] = await listSessions(scope(root));
+    assert.ok(row);
+    assert.ok(row.created !== null && row.created.length <= 64, `created ${row.created?.length}`);
+    assert.ok(
+      row.lastActivity !== null && row.lastActivity.length <= 64,
+      `last activity ${row.lastActivity?.length}`,
+    );
+    assert.ok(row.lastActivity.startsWith("2026-01-02T03:04:05"));
+  });
+});

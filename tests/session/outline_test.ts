@@ -103,3 +103,30 @@ Deno.test("wholeBlockTag recognises square and legacy blocks only when whole", (
   assert.equal(wholeBlockTag("[user_steering]\nx\n[/user_steering] and more"), null);
   assert.equal(wholeBlockTag("plain"), null);
 });
+
+Deno.test("an outline keeps at most 256 characters of a tool's name and a call id", async () => {
+  // Attack round 25 bounded C4: names and slices kept whole records alive; `sessions show` of
+  // 0.9 MB tool names reached 1592 MB.
+  await withRoot(async (root) => {
+    const s = new Script();
+    const id = sid("e5e5e5e5");
+    const name = "n".repeat(100_000);
+    const callId = "c".repeat(100_000);
+    await s.put(tracesOf(root), id, [
+      s.meta(id),
+      s.user("go"),
+      s.begin(),
+      s.call(callId, "completed", name),
+      s.end(),
+      s.out(callId),
+    ]);
+    const o = await outlineOf(root, id);
+    const calls = o.items.filter((i) => i.name !== undefined);
+    assert.ok(calls.length >= 1, JSON.stringify(o.items.map((i) => i.kind)));
+    for (const item of o.items) {
+      assert.ok((item.name ?? "").length <= 256, `name ${item.name?.length}`);
+      assert.ok(item.timestamp.length <= 256, `timestamp ${item.timestamp.length}`);
+    }
+    assert.ok(calls.every((i) => i.name === "n".repeat(256)), "the output is named by its call");
+  });
+});
