@@ -24,6 +24,7 @@ import { parseToolArgs, toolCallPreview } from "../display/tool_preview.ts";
 import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import { MAX_NUMBERED_IDS } from "../display/call_numbers.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
+import { cutText } from "../protocol/short_text.ts";
 
 /** How `trace show` says to see a collapsed output whole. */
 export const FULL_HINT = "--verbose";
@@ -204,15 +205,21 @@ function argLines(args: string, full: boolean, style: Style): string[] {
   return out;
 }
 
+/**
+ * Characters of a tool's name or a call id a view keeps and shows (copied when cut): kept whole,
+ * megabyte names took `trace show` to 881 MB (attack round 25 bounded C15).
+ */
+const SHOWN_NAME_CHARS = 256;
+
 function toolCallLines(p: ToolCallMessage, c: MessageContext): string[] {
   const s = c.style;
-  const id = p.tool_call_id;
-  c.names.set(id, escapeControls(p.name));
+  const id = cutText(p.tool_call_id, SHOWN_NAME_CHARS);
+  c.names.set(id, escapeControls(cutText(p.name, SHOWN_NAME_CHARS)));
   // The oldest forgotten past a bound (attack round 24 bounded R9: `trace show` of 600,000
   // unanswered calls kept every name).
   forgetOldest(c.names, MAX_NUMBERED_IDS);
   // Arguments are shown, never cleaned: control characters in them appear as \xNN.
-  const preview = toolCallPreview(p.name, p.arguments, {
+  const preview = toolCallPreview(cutText(p.name, SHOWN_NAME_CHARS), p.arguments, {
     final: true,
     max: PREVIEW_MAX,
     previews: builtinToolPreviews,
@@ -227,7 +234,7 @@ function toolCallLines(p: ToolCallMessage, c: MessageContext): string[] {
 
 function toolOutputLines(p: ToolCallOutputMessage, c: MessageContext): string[] {
   const s = c.style;
-  const id = p.tool_call_id;
+  const id = cutText(p.tool_call_id, SHOWN_NAME_CHARS);
   const name = c.names.get(id) ?? "?";
   const { body, lines } = collapsedLines(p.output, c.full, s);
   const status = p.stop_reason === "completed" ? "" : ` ${s.red(`[${p.stop_reason}]`)}`;

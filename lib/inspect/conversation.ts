@@ -21,6 +21,10 @@ import { builtinToolPreviews } from "../agent/tool_previews.ts";
 import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
 import { findRelative, readSessionMeta, type SessionFiles } from "../trace/session_files.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
+import { cutText } from "../protocol/short_text.ts";
+
+/** Characters of a tool's name or a call id a view keeps (copied when cut). */
+const SHOWN_NAME_CHARS = 256;
 
 /** One timeline item. `request` is the request it belongs to (0 before the first). */
 /** The one-line preview of a tool call in exports (at most 120 characters). */
@@ -223,8 +227,11 @@ function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknow
   } else if (type === "thinking") {
     push(t, { kind: "thinking", text: String(p.thinking), stop_reason: stop });
   } else if (type === "tool_call") {
-    const id = String(p.tool_call_id);
-    pass.names.set(id, String(p.name));
+    // Names and ids as a view keeps them, cut and copied: kept whole, megabyte names took the
+    // exports to 676 MB and the OTLP export to 1056 MB (attack round 25 bounded C15).
+    const id = cutText(String(p.tool_call_id), SHOWN_NAME_CHARS);
+    const name = cutText(String(p.name), SHOWN_NAME_CHARS);
+    pass.names.set(id, name);
     // The oldest forgotten past a bound (600,000 calls never answered kept every name: attack
     // round 24 bounded R9).
     forgetOldest(pass.names, MAX_NUMBERED_IDS);
@@ -232,13 +239,13 @@ function addModelMsg(pass: ConversationPass, t: string, p: Record<string, unknow
       kind: "tool_call",
       id,
       n: pass.numbers.of(id),
-      name: String(p.name),
+      name,
       arguments: String(p.arguments),
-      preview: toolPreview(String(p.name), String(p.arguments)),
+      preview: toolPreview(name, String(p.arguments)),
       stop_reason: stop,
     });
   } else if (type === "tool_call_output") {
-    const id = String(p.tool_call_id);
+    const id = cutText(String(p.tool_call_id), SHOWN_NAME_CHARS);
     push(t, {
       kind: "tool_output",
       id,
@@ -310,8 +317,8 @@ function addEvent(pass: ConversationPass, t: string, p: Record<string, unknown>)
     case "approval_decision":
       push(t, {
         kind: "approval",
-        id: String(p.tool_call_id),
-        n: pass.numbers.of(String(p.tool_call_id)),
+        id: cutText(String(p.tool_call_id), SHOWN_NAME_CHARS),
+        n: pass.numbers.of(cutText(String(p.tool_call_id), SHOWN_NAME_CHARS)),
         decision: String(p.decision),
       });
       return;

@@ -38,6 +38,7 @@ import {
   traceIdOf,
 } from "./otlp_json.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
+import { cutText } from "../protocol/short_text.ts";
 
 /** Options of {@linkcode createSpanBuilder}. */
 export interface SpanBuilderOptions {
@@ -320,9 +321,15 @@ function onUserText(b: BuilderState, s: SessionState, t: string, p: Payload, out
 const MAX_OPEN_TOOLS = 4096;
 const MAX_KEPT_IDS = 65_536;
 
+/**
+ * Characters of a tool's name or a call id a span keeps (copied when cut): kept whole in every
+ * span, megabyte names took the OTLP export to 1056 MB (attack round 25 bounded C15).
+ */
+const SPAN_NAME_CHARS = 256;
+
 function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
-  const id = String(p.tool_call_id);
-  const name = String(p.name);
+  const id = cutText(String(p.tool_call_id), SPAN_NAME_CHARS);
+  const name = cutText(String(p.name), SPAN_NAME_CHARS);
   s.toolCallCount++;
   if (s.request) {
     s.request.toolCalls++;
@@ -374,7 +381,7 @@ function onToolCall(b: BuilderState, s: SessionState, t: string, p: Payload, out
 }
 
 function onToolOutput(b: BuilderState, s: SessionState, t: string, p: Payload, out: OtlpSpan[]) {
-  const id = String(p.tool_call_id);
+  const id = cutText(String(p.tool_call_id), SPAN_NAME_CHARS);
   const tool = s.tools.get(id);
   if (!tool) return;
   s.tools.delete(id);
@@ -470,7 +477,7 @@ function onRequestEnd(b: BuilderState, s: SessionState, t: string, p: Payload, o
 }
 
 function onApproval(s: SessionState, p: Payload): void {
-  const tool = s.tools.get(String(p.tool_call_id));
+  const tool = s.tools.get(cutText(String(p.tool_call_id), SPAN_NAME_CHARS));
   if (!tool) return;
   tool.attrs["penguin.tool.approval"] = String(p.decision);
   if (p.decision !== "allow") tool.error = errorOf(`approval_${String(p.decision)}`, p.reason);

@@ -234,3 +234,53 @@ Deno.test("sessions show of 12,000 tool calls keeps the last 10,000 entries and 
     }
   });
 });
+
+Deno.test({
+  name:
+    "trace show, stats and the exports of 300 calls named with 0.9 MB each keep names cut, peak ≤ 300 MB (round 25 C15)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Kept whole (and interned with their bytes by the stats scan), such names took `trace show`
+    // to 881 MB, `trace stats` to 819 MB and the OTLP export to 1056 MB.
+    await withRoot(async (root) => {
+      const name = "n".repeat(900_000);
+      await writeTrace(
+        root,
+        (function* () {
+          for (let i = 0; i < 300; i++) {
+            yield JSON.stringify({
+              timestamp: "2026-12-01T10:00:01.000Z",
+              type: "model_msg",
+              payload: {
+                type: "tool_call",
+                role: "assistant",
+                name: name + i,
+                arguments: "{}",
+                tool_call_id: `c${i}`,
+                stop_reason: "completed",
+              },
+            });
+          }
+        })(),
+      );
+      const out = join(root, "out");
+      for (
+        const args of [
+          ["trace", "show", ID],
+          ["trace", "stats", ID, "--by", "tool"],
+          ["trace", "export", ID, "--format", "json", "-o", `${out}.json`],
+          ["trace", "export", ID, "--format", "otlp", "-o", `${out}.otlp.json`],
+        ]
+      ) {
+        const r = await runCliPeak(["--root", root, ...args], root);
+        assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr.slice(0, 500)}`);
+        assert.ok(r.peakBytes <= PEAK_LIMIT, `${args.join(" ")}: peak ${r.peakBytes / MB} MB`);
+        assert.equal(
+          r.stdout.includes("n".repeat(2000)),
+          false,
+          `${args.join(" ")} shows a name whole`,
+        );
+      }
+    });
+  },
+});
