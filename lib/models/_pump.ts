@@ -130,11 +130,14 @@ export async function* pumpResponse(
       }
       if (guard.userAborted) break;
     }
+    const stop = guard.interrupted(site.host);
+    if (stop) return finished() ? finalOutcome(translator, true, site.target) : stop;
+    // Within the room still: a plain body is parsed here.
+    return intake.end(site.target);
   } finally {
+    // A large event (or plain body) the response ended within is garbage once read too.
+    if (room !== undefined) largeGarbage(EVENT_COPIES * largest.held, LARGE_EVENT);
     room?.release();
     hold.dispose();
   }
-  const stop = guard.interrupted(site.host);
-  if (stop) return finished() ? finalOutcome(translator, true, site.target) : stop;
-  return intake.end(site.target);
 }

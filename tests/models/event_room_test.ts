@@ -136,3 +136,62 @@ Deno.test("a response stopped while it waits for the room leaves the queue, and 
   const endA = (await first).at(-1);
   assert.equal(endA?.kind === "end" && endA.outcome.status, "completed");
 });
+
+Deno.test("a plain JSON body past LARGE_EVENT takes the room as a large event does (round 25 C11)", async () => {
+  // Eight non-streamed bodies of 30 MB at once went past the room: 431 MB.
+  const sig = "D".repeat(3 * LARGE_EVENT);
+  const holdAt = Math.ceil((2 * LARGE_EVENT) / CHUNK);
+  let letGo = () => {};
+  const gate = new Promise<void>((resolve) => letGo = resolve);
+  let held = () => {};
+  const aHeld = new Promise<void>((resolve) => held = resolve);
+  const first = collect(streamModel(request(), {
+    fetch: bodyOf(chunksOf(sig), { n: 0 }, { at: holdAt, gate, held }),
+    idleTimeoutMs: 0,
+  }));
+  await aHeld;
+  const text = "J".repeat(3 * LARGE_EVENT);
+  const json = new TextEncoder().encode(JSON.stringify({
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "m",
+    content: [{ type: "text", text }],
+    stop_reason: "end_turn",
+    usage: { input_tokens: 1, output_tokens: 1 },
+  }));
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at < json.length; at += CHUNK) chunks.push(json.subarray(at, at + CHUNK));
+  const reads = { n: 0 };
+  const jsonFetch: typeof fetch = () =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(c) {
+            if (reads.n < chunks.length) c.enqueue(chunks[reads.n++]!);
+            else c.close();
+          },
+        }, { highWaterMark: 0 }),
+        { headers: { "content-type": "application/json" } },
+      ),
+    );
+  let bDone = false;
+  const second = collect(streamModel(request(), { fetch: jsonFetch, idleTimeoutMs: 0 }))
+    .finally(() => bDone = true);
+  while (eventRoomWaiting() === 0 && !bDone) await new Promise((r) => setTimeout(r, 0));
+  assert.equal(bDone, false, "the body was read to its end while A's large event was under way");
+  assert.equal(eventRoomWaiting(), 1);
+  assert.ok(reads.n < chunks.length, `B read ${reads.n} of ${chunks.length} chunks`);
+  letGo();
+  const [itemsA, itemsB] = await Promise.all([first, second]);
+  for (const items of [itemsA, itemsB]) {
+    const end = items.at(-1);
+    assert.equal(end?.kind === "end" && end.outcome.status, "completed");
+  }
+  const answer = itemsB.find((i) => i.kind === "message" && i.message.type === "text");
+  assert.equal(
+    answer?.kind === "message" && answer.message.type === "text" && answer.message.text,
+    text,
+  );
+  assert.equal(eventRoomWaiting(), 0);
+});
