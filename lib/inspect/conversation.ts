@@ -22,6 +22,7 @@ import { relativesDirOf, walkTraceFiles } from "../trace/layout.ts";
 import { findRelative, readSessionMeta, type SessionFiles } from "../trace/session_files.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
 import { cutText } from "../protocol/short_text.ts";
+import { maskedText } from "../protocol/record_mask.ts";
 
 /** Characters of a tool's name or a call id a view keeps (copied when cut). */
 const SHOWN_NAME_CHARS = 256;
@@ -393,6 +394,9 @@ export async function loadConversation(
   };
 
   for (const file of session.files) {
+    // Paths masked as the records are: a file is named after its session's id, which may hold a
+    // value set as a secret since (attack round 25 secrets B3).
+    const shownPath = maskedText(options.mask, file.path);
     for await (
       const { message } of readTrace(file.path, {
         mask: options.mask,
@@ -402,7 +406,7 @@ export async function loadConversation(
         },
       })
     ) {
-      if (message.origin === undefined) add(message, file.path);
+      if (message.origin === undefined) add(message, shownPath);
       if (options.onItem && fresh.length > 0) {
         for (const it of fresh.splice(0)) await options.onItem(it);
       }

@@ -70,9 +70,18 @@ async function eachItem(
   });
 }
 
-/** The outline as it is rendered (redacted unless `redact` is false). */
-function shown(conv: Conversation, redact: boolean): Conversation {
-  return redact ? redactConversation(conv) : conv;
+/**
+ * The outline as it is rendered (redacted unless `redact` is false), its files' paths masked as
+ * the records are: a file is named after its session's id, which may hold a value set as a secret
+ * since (attack round 25 secrets B3). Only for what is shown: the items are read from `conv`.
+ */
+function shown(conv: Conversation, redact: boolean, mask?: RecordMask): Conversation {
+  const out = redact ? redactConversation(conv) : conv;
+  if (mask === undefined) return out;
+  const files = out.session.files.map((f) => maskedText(mask, f));
+  return files.every((f, i) => f === out.session.files[i])
+    ? out
+    : { ...out, session: { ...out.session, files } };
 }
 
 async function writeMarkdown(
@@ -81,7 +90,7 @@ async function writeMarkdown(
   write: (text: string) => Promise<void>,
   sub: boolean,
 ): Promise<void> {
-  const head = markdownHead(shown(conv, opts.redact));
+  const head = markdownHead(shown(conv, opts.redact, opts.mask));
   await write(sub ? "\n\n---\n\n" + subagentHeading(head) : head);
   let first = true;
   await eachItem(conv, opts, async (it) => {
@@ -98,7 +107,7 @@ async function writeHtml(
   write: (text: string) => Promise<void>,
 ): Promise<void> {
   await loadMarkdownLexer();
-  const view = shown(conv, opts.redact);
+  const view = shown(conv, opts.redact, opts.mask);
   await write(htmlPage.head(view));
   const main = htmlPage.timeline(view, "");
   const safe = (it: ConvItem) => rejoinedMasked(it, opts.mask);
@@ -106,7 +115,7 @@ async function writeHtml(
   await write(main.end() + "</main>");
   const subs = conv.subagents ?? [];
   for (const [i, sub] of subs.entries()) {
-    const subView = shown(sub, opts.redact);
+    const subView = shown(sub, opts.redact, opts.mask);
     await write(htmlPage.subagentHead(subView, i === 0));
     const t = htmlPage.timeline(subView, `${subView.session.session_id}-`);
     await eachItem(sub, opts, (it) => writePieces(t.itemPieces(safe(it)), write));
@@ -189,7 +198,7 @@ async function writeJson(
     const mark = `penguin-items-${nonce}-${at.i++}`;
     const subs = c.subagents?.map((s) => withMarks(s, at));
     return {
-      ...shown(c, opts.redact),
+      ...shown(c, opts.redact, opts.mask),
       items: mark as unknown as ConvItem[],
       ...(subs ? { subagents: subs } : {}),
     };

@@ -16,6 +16,7 @@ import {
 } from "../trace/reader.ts";
 import type { Style } from "../display/palette.ts";
 import { createRenderer } from "./render.ts";
+import { maskedText } from "../protocol/record_mask.ts";
 import { findRelative, type SessionFiles } from "../trace/session_files.ts";
 
 /** Options of {@linkcode showSessions}. */
@@ -104,7 +105,9 @@ export async function showSessions(
         })
       ) {
         if (gate) gate(message);
-        else write(renderer.record(message, file.path));
+        // The file's path masked as its records are: it is named after the session's id, which
+        // may hold a value set as a secret since (attack round 25 secrets B3).
+        else write(renderer.record(message, maskedText(options.mask, file.path)));
         if (
           options.children && message.type === "event_msg" &&
           message.payload.type === "subagent"

@@ -25,6 +25,7 @@ import type { TraceFileRef } from "../trace/paths.ts";
 import type { LocatedSession } from "./locate.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
 import { cutText } from "../protocol/short_text.ts";
+import { maskedText } from "../protocol/record_mask.ts";
 
 /** What an outline entry is. */
 export type OutlineKind =
@@ -229,8 +230,12 @@ export async function buildOutline(
   // (compaction, request, prefix lines) and the call names.
   const limit = options.preview ?? 2000;
   const out: SessionOutline = {
-    sessionId: session.sessionId,
-    files: session.files,
+    // Masked as the records are: an imported session's id may hold a value set as a secret since
+    // (attack round 25 secrets B3).
+    sessionId: options.mask ? maskedText(options.mask, session.sessionId) : session.sessionId,
+    files: options.mask
+      ? session.files.map((f) => ({ ...f, path: maskedText(options.mask, f.path) }))
+      : session.files,
     meta: null,
     created: null,
     items: [],
