@@ -167,6 +167,12 @@ interface Scanned {
    * attack round 24 bounded R2).
    */
   pointers: Map<number, string>;
+  /**
+   * Pointer lines whose ids were not kept: past {@linkcode KEPT_POINTER_IDS} distinct ids (each
+   * kept one costs its id, 600,000 pointers of 250-character ids took an import to 482 MB,
+   * attack round 25 bounded C6). No child past the first {@linkcode MAX_CHILDREN} is brought.
+   */
+  pointersPast: number;
   /** `workspace_moved` lines, left out. */
   moves: number[];
   /** Kept lines the mask changed (masked again as they are copied). */
@@ -189,10 +195,12 @@ async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
     problems: [],
     fatal: null,
     pointers: new Map(),
+    pointersPast: 0,
     moves: [],
     masked: new Set(),
   };
   const keep = keepProblem(s.problems);
+  const pointerIds = new Set<string>();
   try {
     const before = await Deno.stat(source);
     let first = true;
@@ -228,7 +236,13 @@ async function scan(source: string, mask?: RecordMask): Promise<Scanned> {
           m.type === "event_msg" && m.payload.type === "subagent" &&
           typeof m.payload.session_id === "string" &&
           m.payload.session_id.length <= MAX_CHILD_ID
-        ) s.pointers.set(line, m.payload.session_id);
+        ) {
+          const id = m.payload.session_id;
+          if (pointerIds.has(id) || pointerIds.size < KEPT_POINTER_IDS) {
+            pointerIds.add(id);
+            s.pointers.set(line, id);
+          } else s.pointersPast++;
+        }
       }
     }
     if (first) s.fatal = `${source}: no records (expected a session_meta first)`;
@@ -480,6 +494,9 @@ const MAX_CHILD_ID = 256;
 /** The most children (and grandchildren) one import brings along, and missing ones it names. */
 const MAX_CHILDREN = 1000;
 
+/** Distinct child ids one imported file's pointers keep (twice the children brought). */
+const KEPT_POINTER_IDS = 2 * MAX_CHILDREN;
+
 /**
  * Bring the children of the `accepted` sessions along, breadth first
  * (grandchildren too): at most {@linkcode MAX_CHILDREN}, each looked for once,
@@ -499,6 +516,7 @@ async function bringChildren(
   let past = 0;
   for (let i = 0; i < accepted.length; i++) {
     const s = accepted[i]!;
+    past += s.pointersPast;
     for (const id of s.pointers.values()) {
       if (ids.has(id) || childOf.has(id) || missing.has(id)) continue;
       if (childOf.size + missing.size >= MAX_CHILDREN) {

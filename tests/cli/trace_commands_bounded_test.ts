@@ -284,3 +284,44 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "sessions import of 600,000 pointers with 250-character ids keeps 2000 of them, peak ≤ 300 MB (round 25 C6)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Every pointer's id was kept for the copy: 482 MB.
+    await withRoot(async (root) => {
+      const src = join(root, "..", `src-${crypto.randomUUID()}`);
+      await Deno.mkdir(src);
+      try {
+        const path = await writeTrace(
+          src,
+          (function* () {
+            const pad = "p".repeat(250 - 37);
+            for (let i = 0; i < 600_000; i++) {
+              yield JSON.stringify({
+                timestamp: "2026-12-01T10:00:01.000Z",
+                type: "event_msg",
+                payload: {
+                  type: "subagent",
+                  session_id: `${pad}${i.toString(16).padStart(37, "0")}`,
+                },
+              });
+            }
+          })(),
+        );
+        const ws = await Deno.makeTempDir({ dir: root });
+        const r = await runCliPeak(
+          ["--root", root, "sessions", "import", path, "--workspace", ws],
+          root,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);
+        assert.match(r.stdout + r.stderr, /599000 more subagent pointer\(s\) past the first 1000/);
+      } finally {
+        await Deno.remove(src, { recursive: true });
+      }
+    });
+  },
+});
