@@ -69,6 +69,8 @@ export interface StatsReport {
   bytes: number;
   /** Lines skipped as malformed. */
   skipped: number;
+  /** `subagent` pointers whose children were not followed (past 1000 of a session). */
+  pointersNotFollowed: number;
 }
 
 /**
@@ -120,6 +122,7 @@ export async function collectStats(
   const rows: StatsRow[] = [];
   let bytes = 0;
   let skipped = 0;
+  let pointersNotFollowed = 0;
   const onProblem = (p: TraceProblem) => {
     skipped++;
     options.onProblem?.(p);
@@ -138,6 +141,7 @@ export async function collectStats(
       bytes += (await scanTrace(file.path, onRecord, { onProblem })).bytes;
     }
     for (const a of scan.touched) aggEndSession(a);
+    pointersNotFollowed += scan.pointersPast;
     if (run.by === "session" && scan.agg.sessions > 0) rows.push(aggRow(scan.agg));
     if (options.children === false) continue;
     // Children not among the targets follow their parent.
@@ -147,5 +151,5 @@ export async function collectStats(
   if (run.by !== "session") {
     for (const k of [...run.groups.keys()].sort()) rows.push(aggRow(run.groups.get(k)!));
   }
-  return { by: run.by, rows, total: aggRow(run.total), bytes, skipped };
+  return { by: run.by, rows, total: aggRow(run.total), bytes, skipped, pointersNotFollowed };
 }

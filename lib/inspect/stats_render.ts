@@ -71,6 +71,10 @@ export function renderStatsText(report: StatsReport, style: Style): string {
   if (rows.length > 0) out += "\n";
   out += renderTotal(report.total, style);
   if (report.skipped > 0) out += `  skipped: ${report.skipped} malformed line(s)\n`;
+  if (report.pointersNotFollowed > 0) {
+    out += `  not followed: the children of ${report.pointersNotFollowed} subagent pointer(s) ` +
+      `past the first 1000 of a session\n`;
+  }
   return out;
 }
 

@@ -325,3 +325,37 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "trace stats of 600,000 pointers with 250-character ids follows 1000 and counts the rest, peak ≤ 300 MB (round 25 C7)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Every pointer's id was kept and looked for: 384 MB in 22 s.
+    await withRoot(async (root) => {
+      const pad = "p".repeat(250 - 37);
+      await writeTrace(
+        root,
+        (function* () {
+          for (let i = 0; i < 600_000; i++) {
+            yield JSON.stringify({
+              timestamp: "2026-12-01T10:00:01.000Z",
+              type: "event_msg",
+              payload: {
+                type: "subagent",
+                session_id: `${pad}${i.toString(16).padStart(37, "0")}`,
+              },
+            });
+          }
+        })(),
+      );
+      const r = await runCliPeak(["--root", root, "trace", "stats", ID], root);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);
+      assert.match(
+        r.stdout,
+        /not followed: the children of 599000 subagent pointer\(s\) past the first 1000/,
+      );
+    });
+  },
+});
