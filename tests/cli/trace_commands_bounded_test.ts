@@ -31,6 +31,18 @@ async function writeTrace(root: string, lines: Iterable<string>): Promise<string
   return path;
 }
 
+/** `n` pointers to distinct missing children, each id 250 characters long. */
+function* longPointers(n: number): Generator<string> {
+  const pad = "p".repeat(250 - 37);
+  for (let i = 0; i < n; i++) {
+    yield JSON.stringify({
+      timestamp: "2026-12-01T10:00:01.000Z",
+      type: "event_msg",
+      payload: { type: "subagent", session_id: `${pad}${i.toString(16).padStart(37, "0")}` },
+    });
+  }
+}
+
 function* pointers(n: number): Generator<string> {
   for (let i = 0; i < n; i++) {
     yield JSON.stringify({
@@ -295,22 +307,7 @@ Deno.test({
       const src = join(root, "..", `src-${crypto.randomUUID()}`);
       await Deno.mkdir(src);
       try {
-        const path = await writeTrace(
-          src,
-          (function* () {
-            const pad = "p".repeat(250 - 37);
-            for (let i = 0; i < 600_000; i++) {
-              yield JSON.stringify({
-                timestamp: "2026-12-01T10:00:01.000Z",
-                type: "event_msg",
-                payload: {
-                  type: "subagent",
-                  session_id: `${pad}${i.toString(16).padStart(37, "0")}`,
-                },
-              });
-            }
-          })(),
-        );
+        const path = await writeTrace(src, longPointers(600_000));
         const ws = await Deno.makeTempDir({ dir: root });
         const r = await runCliPeak(
           ["--root", root, "sessions", "import", path, "--workspace", ws],
@@ -333,22 +330,7 @@ Deno.test({
   async fn() {
     // Every pointer's id was kept and looked for: 384 MB in 22 s.
     await withRoot(async (root) => {
-      const pad = "p".repeat(250 - 37);
-      await writeTrace(
-        root,
-        (function* () {
-          for (let i = 0; i < 600_000; i++) {
-            yield JSON.stringify({
-              timestamp: "2026-12-01T10:00:01.000Z",
-              type: "event_msg",
-              payload: {
-                type: "subagent",
-                session_id: `${pad}${i.toString(16).padStart(37, "0")}`,
-              },
-            });
-          }
-        })(),
-      );
+      await writeTrace(root, longPointers(600_000));
       const r = await runCliPeak(["--root", root, "trace", "stats", ID], root);
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.peakBytes <= PEAK_LIMIT, `peak ${Math.round(r.peakBytes / MB)} MB`);

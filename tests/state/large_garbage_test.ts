@@ -50,23 +50,28 @@ Deno.test("a trace writer counts the records of megabytes it wrote", async () =>
   }
 });
 
-Deno.test("a response's large events are counted once each has ended", async () => {
-  const body = new TextEncoder().encode(
-    signedBody(["S".repeat(2 * MiB), "S".repeat(2 * MiB - 1024)]),
-  );
-  const request = signedRequest();
-  const fetch = () => {
+/** A fetch answering a server-sent event stream of `body`, read `size` bytes at a time (as network reads come). */
+function chunkedFetch(body: Uint8Array, size: number): () => Promise<Response> {
+  return () => {
     let at = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(c) {
         if (at >= body.length) return c.close();
-        c.enqueue(body.subarray(at, at += 256 * 1024));
+        c.enqueue(body.subarray(at, at += size));
       },
     });
     return Promise.resolve(
       new Response(stream, { headers: { "content-type": "text/event-stream" } }),
     );
   };
+}
+
+Deno.test("a response's large events are counted once each has ended", async () => {
+  const body = new TextEncoder().encode(
+    signedBody(["S".repeat(2 * MiB), "S".repeat(2 * MiB - 1024)]),
+  );
+  const request = signedRequest();
+  const fetch = chunkedFetch(body, 256 * 1024);
   const before = fullCollections();
   // Three responses of two 2 MiB signatures each (within what a response may hold): 12 MiB of
   // events, each leaving three copies of itself (the framer's buffer, its data, the parse): 36 MiB.
@@ -114,18 +119,7 @@ Deno.test("events between 64 KiB and 1 MiB count toward the collector too (round
   const sigs = Array.from({ length: 12 }, (_, i) => String.fromCharCode(97 + i).repeat(300_000));
   const body = new TextEncoder().encode(signedBody(sigs));
   const request = signedRequest();
-  const fetch = () => {
-    let at = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(c) {
-        if (at >= body.length) return c.close();
-        c.enqueue(body.subarray(at, at += 64 * 1024)); // as network reads come
-      },
-    });
-    return Promise.resolve(
-      new Response(stream, { headers: { "content-type": "text/event-stream" } }),
-    );
-  };
+  const fetch = chunkedFetch(body, 64 * 1024);
   const before = fullCollections();
   // Four responses of twelve 300 KB events: 14 MB of events, three copies each.
   for (let i = 0; i < 4; i++) {
