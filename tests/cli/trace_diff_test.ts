@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../support/cli.ts";
+import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 import type { TraceBuilder } from "../inspect/_support.ts";
 import { sid, traceBuilder, tracesDay, withTempDir } from "../inspect/_support.ts";
 
@@ -113,4 +114,30 @@ Deno.test("penguin trace diff of a session with itself reports no divergence (ex
     const bad = await runCli(["trace", "diff", path]);
     assert.equal(bad.code, 2);
   });
+});
+
+Deno.test({
+  name:
+    "trace diff of two sessions sharing a 40 MB tool output compares it in place, peak ≤ 300 MB (round 25 C12)",
+  ignore: !CAN_MEASURE_PEAK,
+  async fn() {
+    // Each message's canonical JSON text was built to compare them, and each output split into
+    // its lines to count them: a 66 MB record took `trace diff` to 676 MB.
+    await withTempDir(async (root) => {
+      const big = "line of output\n".repeat(2_700_000); // 40 MB of short lines
+      const shared = (b: Builder) =>
+        b.meta().tools().user("dump it")
+          .begin().call("exec_command", { cmd: "cat big" }, "call_1").usage(1, 2, 3).end()
+          .output("call_1", big);
+      const a = shared(traceBuilder(sid("cccc3333"))).begin().text("A.").usage(1, 2, 3).end();
+      const b = shared(traceBuilder(sid("dddd4444"))).begin().text("B.").usage(1, 2, 3).end();
+      const day = await tracesDay(root);
+      await Deno.writeTextFile(join(day, `${sid("cccc3333")}_001.jsonl`), a.jsonl());
+      await Deno.writeTextFile(join(day, `${sid("dddd4444")}_001.jsonl`), b.jsonl());
+      const r = await runCliPeak(["trace", "diff", "--root", root, "cccc3333", "dddd4444"], root);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stdout, /^common prefix: 3 model message\(s\)$/m, r.stdout);
+      assert.ok(r.peakBytes <= 300 * 1000 * 1000, `peak ${Math.round(r.peakBytes / 1e6)} MB`);
+    });
+  },
 });
