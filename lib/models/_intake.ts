@@ -29,7 +29,11 @@ export interface Intake {
    * (a limit, or an error the translator stopped at).
    */
   read(bytes: Uint8Array): { events: number; progressed: boolean; over: boolean };
-  /** Characters of the server-sent event under way (read since the last one ended), or bytes of a plain body read. */
+  /**
+   * Characters of the server-sent event under way (read since the last one ended), or bytes of
+   * a plain body read: a body is held whole until it ends, so it takes the room for large events
+   * as one does (eight bodies of 30 MB at once went past it: 431 MB, attack round 25 bounded C11).
+   */
   assembling(): number;
   /** The stream ended: the outcome from what came (a limit passed, a body that does not parse, …). */
   end(target: RequestTarget): ModelOutcome;
@@ -138,10 +142,7 @@ export function createIntake(
       const n = drain();
       return { events: n, progressed, over: stopped || tooLarge !== undefined };
     },
-    // A plain JSON body is one event: held whole until it ends, so it takes the room for large
-    // events as one does (eight bodies of 30 MB at once went past it: 431 MB, attack round 25
-    // bounded C11).
-    assembling: () => sse ? sinceEvent : bodyBytes,
+    assembling: () => sse ? sinceEvent : bodyBytes, // a body is one event (round 25 C11)
     end(target) {
       if (tooLarge !== undefined) {
         return classifyStreamError({ message: tooLarge, code: TOO_LARGE_CODE }, target);
