@@ -4,7 +4,10 @@
 // fetch, a response's pieces waited for 64 Ki characters and so outlived V8's young generation,
 // a held run was joined anew every 511 deltas, and the display kept the text of every subagent
 // streaming beside the one holding the screen. Here two subagents answer 2 MB each in
-// 8-character events: 197-217 MB before, about 140 MB now.
+// 8-character events: 197-217 MB before, about 140 MB when this test was written, 161-167 MB
+// at eddee82 and after (the runtime and the modules loaded grew; measured alone, idle machine).
+// The bound stays under the 197 MB the causes above cost, with room for a loaded machine's
+// collections: at 170 MB a CI run failed at 172.
 import assert from "node:assert/strict";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { makeRoot } from "../support/roots.ts";
@@ -12,12 +15,12 @@ import { CAN_MEASURE_PEAK, runCliPeak } from "../support/peak_memory.ts";
 
 const MB = 1000 * 1000;
 /** The most penguin may hold at its peak. */
-const PEAK_LIMIT = 170 * MB;
+const PEAK_LIMIT = 190 * MB;
 /** Characters each subagent answers. */
 const ANSWER = 2_000_000;
 
 Deno.test({
-  name: "two subagents answering 2 MB in 8-character events: penguin peak ≤ 170 MB",
+  name: "two subagents answering 2 MB in 8-character events: penguin peak ≤ 190 MB",
   ignore: !CAN_MEASURE_PEAK,
   async fn() {
     const answer = "T".repeat(ANSWER);
