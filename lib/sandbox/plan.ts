@@ -1248,8 +1248,19 @@ function pinWayTo(path: string, root: string, out: GitGuardOut, tryList?: string
   pinAll(between, out, tryList);
 }
 
-/** Whether a path `plan` mounts, hides or protects no longer exists. */
-export function planPathVanished(plan: SandboxPlan): boolean {
+/**
+ * The path a bubblewrap setup message names (`Can't mkdir parents for /x: Read-only file
+ * system`): the text between the verb and the last `: ` of its line.
+ */
+const SETUP_MESSAGE_PATH = /\bCan't [a-z ]+? (\/[^\n]*?): [^:\n]+$/m;
+
+/**
+ * Whether a path `plan` mounts, hides or protects no longer exists, or the setup message `said`
+ * (bubblewrap's own) names a path that no longer does; a path the plan knew to be missing is no
+ * news. The message counts because a directory removed with its parent (another penguin's run
+ * directory, a test's temp dir) fails the mount at its parent, whichever list held it.
+ */
+export function planPathVanished(plan: SandboxPlan, said = ""): boolean {
   const paths = [
     ...plan.roots,
     ...plan.hideDirs,
@@ -1257,9 +1268,14 @@ export function planPathVanished(plan: SandboxPlan): boolean {
     ...plan.hideFiles,
     ...plan.protect,
     ...(plan.pinned ?? []),
+    ...(plan.reveals ?? []).map((r) => r.source),
   ];
+  // Missing when planned: the stand-ins of missing protected paths (made while the sandbox runs)
+  // and the paths a tmpfs takes the place of.
+  const known = new Set([...(plan.placeholders ?? []).map((p) => p.path), ...plan.protectMissing]);
   for (const p of paths) {
-    if (!existsNow(p)) return true;
+    if (!known.has(p) && !existsNow(p)) return true;
   }
-  return false;
+  const named = SETUP_MESSAGE_PATH.exec(said)?.[1];
+  return named !== undefined && !known.has(named) && !existsNow(named);
 }

@@ -495,7 +495,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
       // repository deleted meanwhile): bwrap could not set up. Plan again, a few times (a
       // clean-up removing many directories can take one away at each attempt).
       const again = attempt < VANISHED_RETRIES && err instanceof PenguinError &&
-        /failed to set up/.test(err.message) && await planPathVanished(plan);
+        /failed to set up/.test(err.message) && planPathVanished(plan, err.message);
       if (!again) throw err;
       plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
       await hold();
@@ -508,7 +508,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   return chainAttempts(releaseOnExit(child, release), async (_status, stopped) => {
     const said = setupLog === undefined ? undefined : await takeSetupLog(setupLog);
     if (said === undefined || stopped) return undefined;
-    if (restarts++ < VANISHED_RETRIES && await planPathVanished(plan)) {
+    if (restarts++ < VANISHED_RETRIES && planPathVanished(plan, said)) {
       plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
       await hold();
       try {

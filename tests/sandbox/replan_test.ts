@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, detectSandbox, resolvePlan, spawnSandboxed } from "../../lib/sandbox/mod.ts";
+import { planPathVanished } from "../../lib/sandbox/plan.ts";
 import { collect, visibleTempDir } from "./_helpers.ts";
 import { evalInRunDir } from "./_run_dir_eval.ts";
 import { knownDataRoots, rememberDataRoot } from "../../lib/sandbox/_data_roots.ts";
@@ -210,4 +211,31 @@ Deno.test({
       await Deno.remove(base, { recursive: true });
     }
   },
+});
+
+Deno.test("a setup failure naming a path that is gone counts as a vanished path, whichever list held it", async () => {
+  const base = await visibleTempDir("penguin-replan-named-");
+  const ws = join(base, "ws");
+  await Deno.mkdir(ws);
+  try {
+    const policy = createPolicy({ workspace: ws, home: "", hostEnv: { PATH: "/usr/bin:/bin" } });
+    const plan = await resolvePlan(policy, ws);
+    const gone = join(base, "removed-with-its-parent", "run");
+    const said = (p: string) => `bwrap: Can't mkdir parents for ${p}: Read-only file system`;
+    // The protected .git and penguin.jsonc are missing: their stand-ins are made at the start.
+    assert.equal(planPathVanished(plan), false, "every path the plan found is there");
+    assert.equal(planPathVanished(plan, said(gone)), true, "the path bwrap named is gone");
+    assert.equal(planPathVanished(plan, said(ws)), false, "the path bwrap named is there");
+    // A path the plan knew to be missing (a tmpfs in its place, a stand-in) is no news.
+    assert.equal(planPathVanished({ ...plan, protectMissing: [gone] }, said(gone)), false);
+    assert.ok(plan.placeholders?.some((p) => p.path === join(ws, ".git")), "a stand-in is planned");
+    assert.equal(planPathVanished(plan, said(join(ws, ".git"))), false);
+    assert.equal(
+      planPathVanished(plan, `bwrap: Can't find source path ${gone}: No such file`),
+      true,
+    );
+    assert.equal(planPathVanished(plan, "bwrap: setting up uid map: Permission denied"), false);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
 });
