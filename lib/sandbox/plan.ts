@@ -1249,6 +1249,25 @@ function pinWayTo(path: string, root: string, out: GitGuardOut, tryList?: string
 }
 
 /**
+ * `plan` without the hidden paths that are gone by now, looked up just before the sandbox starts.
+ * What another penguin keeps (its run directory, its data root) goes away whenever it ends, and
+ * bubblewrap fails to hide a directory removed with its parent (it makes the mount point's
+ * parents on a read-only root); on a loaded machine the plan is often a second old when bubblewrap
+ * starts. A path gone is nothing to hide, as a path missing when planned is (`--tmpfs` is for
+ * what exists); one made again at that path later is the next plan's, as any made while the
+ * command runs.
+ */
+export function withoutGoneHidden(plan: SandboxPlan): SandboxPlan {
+  const hideDirs = plan.hideDirs.filter(existsNow);
+  const hideFiles = plan.hideFiles.filter(existsNow);
+  const privateDirs = plan.privateDirs?.filter(existsNow);
+  const same = hideDirs.length === plan.hideDirs.length &&
+    hideFiles.length === plan.hideFiles.length &&
+    privateDirs?.length === plan.privateDirs?.length;
+  return same ? plan : { ...plan, hideDirs, hideFiles, ...(privateDirs ? { privateDirs } : {}) };
+}
+
+/**
  * The path a bubblewrap setup message names (`Can't mkdir parents for /x: Read-only file
  * system`): the text between the verb and the last `: ` of its line.
  */

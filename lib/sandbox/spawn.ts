@@ -61,7 +61,14 @@ import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox, locateBwrap, reprobeRemembered, type SandboxReport } from "./detect.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
-import { gitWalkRoots, isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
+import {
+  gitWalkRoots,
+  isInside,
+  planPathVanished,
+  resolvePlan,
+  type SandboxPlan,
+  withoutGoneHidden,
+} from "./plan.ts";
 import {
   assertPolicyPaths,
   DEFAULT_MAX_PROCESSES,
@@ -423,7 +430,13 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
     }
   };
   await launch.afterPlan?.(plan);
-  const pooled = await tryPooled(opts, { plan, command, report, handle: common, maxProcesses });
+  const pooled = await tryPooled(opts, {
+    plan: withoutGoneHidden(plan),
+    command,
+    report,
+    handle: common,
+    maxProcesses,
+  });
   if (pooled !== undefined) return pooled;
   // Its init runs from an unreadable bash (see _init_binary.ts); checked before anything is held.
   const init = await initProgram(bash, maxProcesses, common);
@@ -456,6 +469,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   const argv = (seccompFd: number, fds: readonly number[]) =>
     ownSandboxArgs(plan, inner, init, { seccompFd, fds, disableUserns: report.disableUserns });
   const start = async () => {
+    plan = withoutGoneHidden(plan);
     const direct = filter === undefined ? undefined : directLaunch(plan, opts, bash);
     if (direct !== undefined && filter !== undefined) {
       return await startDirect({

@@ -1,10 +1,12 @@
 // A clean-up removing many directories while a command starts (other data roots, a red team's temp
 // directories): each attempt may find another hidden path gone before bubblewrap gets to it, and
-// penguin plans again until one holds, a bounded number of times, instead of failing the command.
+// penguin plans again until one holds, a bounded number of times, instead of failing the command;
+// a hidden path already gone when the sandbox starts is left out at once.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createPolicy, detectSandbox, spawnSandboxed } from "../../lib/sandbox/mod.ts";
-import { collect, visibleTempDir } from "./_helpers.ts";
+import { collect, exists, visibleTempDir } from "./_helpers.ts";
+import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
 
 const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
 
@@ -41,6 +43,48 @@ Deno.test({
       assert.equal(r.code, 0, r.out);
       assert.match(r.out, /^ran$/m);
     } finally {
+      (Deno as { Command: typeof Deno.Command }).Command = Real;
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "hidden directories gone by the time the sandbox starts are left out: one start, no new plan",
+  ignore: !bwrap,
+  async fn() {
+    const base = await visibleTempDir("penguin-replan-gone-");
+    const ws = join(base, "ws");
+    await Deno.mkdir(ws);
+    // Another penguin's run directory and data root, removed with their parent when it ends.
+    const other = join(base, "other");
+    const gone = [join(other, "run"), join(other, "root")];
+    for (const d of gone) await Deno.mkdir(d, { recursive: true });
+    const Real = Deno.Command;
+    let starts = 0;
+    class Counting extends Real {
+      constructor(cmd: string | URL, opts?: Deno.CommandOptions) {
+        if (JSON.stringify([cmd, opts?.args ?? []]).includes("bwrap")) starts++;
+        super(cmd, opts);
+      }
+    }
+    (Deno as { Command: typeof Deno.Command }).Command = Counting;
+    _pinLaunch({ afterPlan: () => Deno.remove(other, { recursive: true }) });
+    try {
+      const policy = createPolicy({
+        workspace: ws,
+        home: "",
+        hostEnv: { PATH: "/usr/bin:/bin" },
+        hide: gone,
+      });
+      const r = await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" }));
+      assert.equal(await exists(other), false, "the directories went away after the plan");
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /^ran$/m);
+      assert.equal(starts, 1, "bubblewrap started once");
+    } finally {
+      _pinLaunch({});
       (Deno as { Command: typeof Deno.Command }).Command = Real;
       await Deno.remove(base, { recursive: true });
     }
