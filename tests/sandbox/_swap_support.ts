@@ -6,6 +6,7 @@
  */
 import { type SandboxPolicy, spawnSandboxed } from "../../lib/sandbox/mod.ts";
 import { collect } from "./_helpers.ts";
+import { readUntil } from "../support/child_lines.ts";
 
 /** What a command refused for a swapped workspace or root says. */
 export const SWAP_REFUSED = /session started (with|in)/;
@@ -14,6 +15,8 @@ export const SWAP_REFUSED = /session started (with|in)/;
 export interface Swapper {
   /** Its stdout: a `swapping` line once it swaps, the number of exchanges when it ends. */
   lines: ReadableStreamDefaultReader<string>;
+  /** Returns once it swaps (its `swapping` line read): a test then runs against a moving tree. */
+  swapping(): Promise<void>;
   /** Ask it to stop and read the rest of its output: the number of exchanges it made. */
   stop(): Promise<number>;
   /** Stop it (whatever happened before) and reap it. */
@@ -41,6 +44,10 @@ export function startSwapper(
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   return {
     lines,
+    swapping: async () => {
+      const head = await readUntil(lines, "swapping");
+      if (!head.includes("swapping")) throw new Error(`the swapper did not start: ${head}`);
+    },
     stop: async () => {
       await Deno.writeTextFile(stopFile, "");
       let tail = "";

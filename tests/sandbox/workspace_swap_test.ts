@@ -69,7 +69,8 @@ for (const ancestor of [false, true]) {
     fn: async () => {
       const l = await layout(ancestor);
       try {
-        assert.equal((await run(l.policy, "echo x > before")).code, 0);
+        const before = await run(l.policy, "echo x > before");
+        assert.equal(before.code, 0, before.out);
         // The swap a renaming process makes, held: the name now leads to the victim.
         await Deno.rename(join(l.dir, l.name), join(l.dir, "moved"));
         await Deno.rename(join(l.dir, "swap"), join(l.dir, l.name));
@@ -94,11 +95,12 @@ for (const ancestor of [false, true]) {
       // A's session: its stand-ins are kept from its first command until it ends.
       const session = keepStandIns();
       try {
+        await swapper.swapping();
         const outputs: { out: string; code?: number }[] = [];
         for (let i = 0; i < 30; i++) {
           outputs.push(await run(l.policy, `echo x > PWN-${i}; mkdir .git && echo MADE-GIT`));
         }
-        assert.ok(await swapper.stop() > 0, "the swapper ran");
+        assert.ok(await swapper.stop() > 0, `the swapper ran; first output: ${outputs[0]?.out}`);
         // A ends once the swapping has stopped: its stand-ins go, none is left in its workspace
         // (nor named as left).
         await session.end();

@@ -84,6 +84,7 @@ for (const direct of [true, false]) {
       const stop = join(l.base, "stop");
       const swapper = startSwapper(l.outer, "shared", "swap", stop, 2000000);
       try {
+        await swapper.swapping();
         const outputs: { out: string; code?: number }[] = [];
         for (let i = 0; i < 30; i++) {
           outputs.push(await run(l.policy, `echo x > ../shared/PWN-${i}`));
