@@ -29,6 +29,8 @@ export interface SpareBytes {
   give(bytes: Uint8Array): void;
   /** Bytes of the arrays kept. */
   readonly heldBytes: number;
+  /** Let every kept array go (the process holds too much unread output). */
+  clear(): void;
 }
 
 const encoder = new TextEncoder();
@@ -61,6 +63,10 @@ export function spareBytes(): SpareBytes {
     },
     get heldBytes() {
       return held;
+    },
+    clear() {
+      kept.length = 0;
+      held = 0;
     },
   };
 }
