@@ -122,6 +122,19 @@ export async function readAt(
   return off === length ? out : out.subarray(0, off);
 }
 
+/**
+ * The line made of `pieces` (copies of their own, `total` bytes) and `last`, decoded. The pieces
+ * and the joined line are freed at once, not left for a full collection: a line of 64 MiB was
+ * three times its size in bytes (attack round 25 bounded C5).
+ */
+function decodeJoined(pieces: Uint8Array[], total: number, last: Uint8Array): string {
+  if (pieces.length === 0) return lenient.decode(dropCr(last));
+  const line = concat([...pieces, last], total + last.length);
+  const text = lenient.decode(dropCr(line));
+  for (const b of [...pieces, line]) (b.buffer as ArrayBuffer).transfer(0);
+  return text;
+}
+
 function concat(pieces: Uint8Array[], total: number): Uint8Array {
   if (pieces.length === 1) return pieces[0]!;
   const out = new Uint8Array(total);
@@ -495,6 +508,7 @@ export async function followLines(
           const end = nl < 0 ? n : nl;
           if (overLen > 0 || partialLen + end - start > MAX_LINE_BYTES) {
             overLen = (overLen || partialLen) + end - start;
+            for (const b of partial) (b.buffer as ArrayBuffer).transfer(0);
             partial = [];
             partialLen = 0;
             if (nl < 0) break;
@@ -510,16 +524,12 @@ export async function followLines(
             partialLen += n - start;
             break;
           }
-          let line: Uint8Array = view.subarray(start, nl);
-          if (partialLen > 0) {
-            partial.push(line);
-            line = concat(partial, partialLen + line.length);
-            partial = [];
-            partialLen = 0;
-          }
+          const text = decodeJoined(partial, partialLen, view.subarray(start, nl));
           lineNo++;
-          gathered += line.length;
-          if (!skipPartial) lines.push({ no: lineNo, text: lenient.decode(dropCr(line)) });
+          gathered += partialLen + nl - start;
+          partial = [];
+          partialLen = 0;
+          if (!skipPartial) lines.push({ no: lineNo, text });
           skipPartial = false;
           start = nl + 1;
         }

@@ -351,3 +351,27 @@ Deno.test("readLines starts where the file stands, and long lines read from the 
     }
   });
 });
+
+Deno.test("a followed line that spans several reads comes whole, characters cut by the reads included", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, "t.jsonl");
+    // 3.5 MiB of 2-, 3- and 4-byte characters: reads of 1 MiB end inside them.
+    const long = "é€😀".repeat(400_000);
+    await Deno.writeTextFile(path, `${long}\nafter\n`);
+    const follower = await followLines(path);
+    try {
+      const got: FollowedLine[] = [];
+      for (let r = await follower.read(); r.bytes > 0; r = await follower.read()) {
+        got.push(...r.lines);
+      }
+      assert.equal(got.length, 2);
+      assert.ok(got[0]!.text === long, "the long line is whole");
+      assert.deepEqual(got[1], { no: 2, text: "after" });
+      // The read buffer is still the follower's own: later lines are read right.
+      await Deno.writeTextFile(path, "later\n", { append: true });
+      assert.deepEqual((await follower.read()).lines, [{ no: 3, text: "later" }]);
+    } finally {
+      follower.close();
+    }
+  });
+});
