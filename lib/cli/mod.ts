@@ -18,6 +18,9 @@ import { escapeC1 } from "./json.ts";
 import { takeSessionEndReport } from "../sandbox/session_end_report.ts";
 import { releaseEndingHold } from "./_ending_hold.ts";
 
+/** The most UTF-16 units of a text {@linkcode processIo} encodes at once. */
+const WRITE_CHARS = 256 * 1024;
+
 /**
  * An Io over the process's stdout and stderr. Once stdout's reader has gone
  * (`penguin … | head`), every write to it throws Deno.errors.BrokenPipe and
@@ -32,10 +35,22 @@ export function processIo(): Io {
   const errIsTty = Deno.stderr.isTerminal();
   const noColor = Deno.env.get("NO_COLOR") !== undefined && Deno.env.get("NO_COLOR") !== "";
   let closed = false;
+  // Encoded a slice at a time into one array: a text of tens of MB (a record printed whole) is
+  // not copied again whole as bytes.
+  const bytes = new Uint8Array(WRITE_CHARS * 3);
   const writeAll = (f: typeof Deno.stdout, text: string) => {
-    const data = enc.encode(text);
-    let off = 0;
-    while (off < data.length) off += f.writeSync(data.subarray(off));
+    for (let at = 0; at < text.length;) {
+      let end = Math.min(text.length, at + WRITE_CHARS);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      const { written } = enc.encodeInto(
+        at === 0 && end === text.length ? text : text.slice(at, end),
+        bytes,
+      );
+      let off = 0;
+      while (off < written) off += f.writeSync(bytes.subarray(off, written));
+      at = end;
+    }
   };
   return {
     out: (t) => {
