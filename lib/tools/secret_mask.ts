@@ -1287,12 +1287,21 @@ export function createSecretMasker(secrets: readonly Secret[]): SecretMasker {
 export const MASK_SLICE_CHARS = 64 * 1024;
 
 /**
- * The process's collector after texts masked in slices (one every 32 MiB of
- * them): the slices' masked pieces, joined into the result, are garbage V8
- * frees only in a full collection, and a view going on to render the text
- * piled its own allocations on top of them (a 60 MB text: 57 MB of pieces).
+ * The process's collector after masked texts (one every 32 MiB of them): the
+ * slices' masked pieces, joined into the result, are garbage V8 frees only in
+ * a full collection, and a view going on to render the text piled its own
+ * allocations on top of them (a 60 MB text: 57 MB of pieces).
  */
-const afterSliced = collectorEvery(32 * 1024 * 1024);
+const afterMasked = collectorEvery(32 * 1024 * 1024);
+
+/**
+ * The collector inside a long text masked a slice at a time (one every 4 MiB
+ * of its slices): a slice's reading of escapes (`%NN`, `\xNN`) leaves several
+ * times its size behind, moved to the old generation by the slices after it.
+ * Counted only once the whole text was masked, 60 MB of a secret in `%NN`
+ * escapes took an export to 467 MB (attack round 25 bounded C9).
+ */
+const amidLong = collectorEvery(4 * 1024 * 1024);
 
 /** `text` with every secret (and every long enough piece of a long one) replaced by its marker. */
 export function maskSecrets(text: string, secrets: readonly Secret[]): string {
@@ -1307,11 +1316,15 @@ export function maskSecrets(text: string, secrets: readonly Secret[]): string {
   const masker = createSecretMasker(secrets);
   if (!masker.active) return text;
   const out: string[] = [];
-  for (const slice of slicesOf(text)) out.push(masker.push(slice));
+  const long = text.length > MASK_SLICE_CHARS;
+  for (const slice of slicesOf(text)) {
+    out.push(masker.push(slice));
+    if (long) amidLong(slice.length);
+  }
   out.push(masker.flush());
   const masked = out.join("");
   out.length = 0;
-  afterSliced(text.length);
+  afterMasked(text.length);
   return masked;
 }
 
@@ -1341,6 +1354,7 @@ function maskPlainSliced(matcher: Matcher, text: string): string {
     out?.push(replaceHits(chunk, hits, stop));
     pending = chunk.slice(stop);
     at += slice.length;
+    if (out !== undefined) amidLong(slice.length);
   }
   const { hits } = matcher.scan(pending, true);
   if (hits.length > 0) out ??= [text.slice(0, text.length - pending.length)];
@@ -1348,6 +1362,6 @@ function maskPlainSliced(matcher: Matcher, text: string): string {
   out.push(replaceHits(pending, hits, pending.length));
   const masked = out.join("");
   out.length = 0;
-  afterSliced(text.length);
+  afterMasked(text.length);
   return masked;
 }
