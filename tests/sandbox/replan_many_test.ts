@@ -10,6 +10,23 @@ import { _pinLaunch } from "../../lib/sandbox/spawn.ts";
 
 const bwrap = Deno.build.os === "linux" && (await detectSandbox()).kind === "bwrap";
 
+/** `fn` run with `onStart` called as each start of bubblewrap (through sh or the supervisor) is spawned. */
+async function onBwrapStarts<T>(onStart: () => void, fn: () => Promise<T>): Promise<T> {
+  const Real = Deno.Command;
+  class Hooked extends Real {
+    constructor(cmd: string | URL, opts?: Deno.CommandOptions) {
+      if (JSON.stringify([cmd, opts?.args ?? []]).includes("bwrap")) onStart();
+      super(cmd, opts);
+    }
+  }
+  (Deno as { Command: typeof Deno.Command }).Command = Hooked;
+  try {
+    return await fn();
+  } finally {
+    (Deno as { Command: typeof Deno.Command }).Command = Real;
+  }
+}
+
 Deno.test({
   name: "four hidden directories removed one per start attempt: the command still runs",
   ignore: !bwrap,
@@ -19,18 +36,11 @@ Deno.test({
     await Deno.mkdir(ws);
     const gone = [1, 2, 3, 4].map((i) => join(base, `other-data-root-${i}`));
     for (const d of gone) await Deno.mkdir(d);
-    // Each start spawns bubblewrap (through sh or the supervisor) after its plan: one goes then.
-    const Real = Deno.Command;
+    // Each start spawns bubblewrap after its plan: one goes then.
     let removed = 0;
-    class Removing extends Real {
-      constructor(cmd: string | URL, opts?: Deno.CommandOptions) {
-        if (removed < gone.length && JSON.stringify([cmd, opts?.args ?? []]).includes("bwrap")) {
-          Deno.removeSync(gone[removed++]!);
-        }
-        super(cmd, opts);
-      }
-    }
-    (Deno as { Command: typeof Deno.Command }).Command = Removing;
+    const goOne = () => {
+      if (removed < gone.length) Deno.removeSync(gone[removed++]!);
+    };
     try {
       const policy = createPolicy({
         workspace: ws,
@@ -38,12 +48,15 @@ Deno.test({
         hostEnv: { PATH: "/usr/bin:/bin" },
         hide: gone,
       });
-      const r = await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" }));
+      const r = await onBwrapStarts(
+        goOne,
+        async () =>
+          await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" })),
+      );
       assert.equal(removed, gone.length, "every directory went away during a start");
       assert.equal(r.code, 0, r.out);
       assert.match(r.out, /^ran$/m);
     } finally {
-      (Deno as { Command: typeof Deno.Command }).Command = Real;
       await Deno.remove(base, { recursive: true });
     }
   },
@@ -61,15 +74,7 @@ Deno.test({
     const other = join(base, "other");
     const gone = [join(other, "run"), join(other, "root")];
     for (const d of gone) await Deno.mkdir(d, { recursive: true });
-    const Real = Deno.Command;
     let starts = 0;
-    class Counting extends Real {
-      constructor(cmd: string | URL, opts?: Deno.CommandOptions) {
-        if (JSON.stringify([cmd, opts?.args ?? []]).includes("bwrap")) starts++;
-        super(cmd, opts);
-      }
-    }
-    (Deno as { Command: typeof Deno.Command }).Command = Counting;
     _pinLaunch({ afterPlan: () => Deno.remove(other, { recursive: true }) });
     try {
       const policy = createPolicy({
@@ -78,14 +83,17 @@ Deno.test({
         hostEnv: { PATH: "/usr/bin:/bin" },
         hide: gone,
       });
-      const r = await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" }));
+      const r = await onBwrapStarts(
+        () => starts++,
+        async () =>
+          await collect(await spawnSandboxed({ shell: "echo ran", policy, stdin: "null" })),
+      );
       assert.equal(await exists(other), false, "the directories went away after the plan");
       assert.equal(r.code, 0, r.out);
       assert.match(r.out, /^ran$/m);
       assert.equal(starts, 1, "bubblewrap started once");
     } finally {
       _pinLaunch({});
-      (Deno as { Command: typeof Deno.Command }).Command = Real;
       await Deno.remove(base, { recursive: true });
     }
   },
