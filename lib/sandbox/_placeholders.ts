@@ -34,6 +34,7 @@ import {
   retryStrays,
   StalePlanError,
   type StandInRecord,
+  sweepHeldElsewhere,
   sweepRegistry,
 } from "./_standin_registry.ts";
 
@@ -235,6 +236,8 @@ export function keepStandIns(): StandInKeeping {
           last.push(entry.hold);
         }
         const stuck = await letGo(last);
+        // Another penguin's stand-ins this one held while it ended are nobody's now.
+        if (swept !== undefined) await sweepHeldElsewhere(swept);
         // Strays of earlier releases (a command's, while the directory was moved) too.
         return [...new Set([...stuck, ...await retryStrays()])];
       });
@@ -306,8 +309,12 @@ async function take(
  * what was created. Never rejects.
  */
 export function sweepStandIns(accept: (p: StandInRecord) => boolean): Promise<void> {
+  swept = accept;
   return sweepRegistry(accept);
 }
+
+/** The shapes the process's sweep took for stand-ins, for the end of its last session. */
+let swept: ((p: StandInRecord) => boolean) | undefined;
 
 /** `child`, with `release` run once it has exited and before its status resolves. */
 export function releaseOnExit(

@@ -344,9 +344,12 @@ async function keyOf(path: string): Promise<string> {
 let queue: Promise<unknown> = Promise.resolve();
 
 /** Run `fn` holding the registry's exclusive lock; bumps the generation when `fn` says so. */
-function locked<T>(fn: (dir: string) => Promise<{ value: T; changed: boolean }>): Promise<T> {
+function locked<T>(
+  fn: (dir: string) => Promise<{ value: T; changed: boolean }>,
+  at?: string,
+): Promise<T> {
   const run = async () => {
-    const d = await registryDir();
+    const d = at ?? await registryDir();
     const lock = await lockFile(join(d, "registry.lock"));
     try {
       const { value, changed } = await fn(d);
@@ -897,6 +900,7 @@ export async function lockProtected(paths: readonly string[]): Promise<() => voi
       const file = await openForLock(path);
       if (!file) continue;
       files.push(file);
+      if (heldAsUsers.size < MAX_SWEPT) heldAsUsers.add(path);
       await file.lock(false);
       if (!await sameFile(file, path)) throw new StalePlanError(path);
     }
@@ -947,5 +951,54 @@ export async function sweepRegistry(accept: (r: StandInRecord) => boolean): Prom
     });
   } catch {
     // A sweep that cannot run leaves the stand-ins for the next one.
+  }
+}
+
+/**
+ * The registries of the user's other run directories (the default ones and those other penguin
+ * processes noted as their `PENGUIN_RUN_DIR`): private directories of this user only.
+ */
+async function otherRegistries(): Promise<string[]> {
+  const own = await registryDir().catch(() => undefined);
+  const uid = Deno.uid();
+  const out: string[] = [];
+  for (const run of await privateRunDirs()) {
+    const d = join(run, "stand-ins");
+    const info = lstatOrNone(d);
+    if (d === own || out.includes(d) || !info?.isDirectory) continue;
+    if ((uid !== null && info.uid !== uid) || ((info.mode ?? 0) & 0o077) !== 0) continue;
+    out.push(d);
+  }
+  return out;
+}
+
+/**
+ * The paths this process share-locked as the user's files ({@linkcode lockProtected}): any of
+ * them may be a stand-in of another penguin, recorded in another run directory's registry.
+ */
+const heldAsUsers = new Set<string>();
+
+/**
+ * Remove what this process held as the user's files and another run directory's registry records
+ * as its stand-in, once no process holds it: a penguin with another `PENGUIN_RUN_DIR` made it and
+ * ended while this one's command had it mounted, and no later penguin of this run directory would
+ * ever remove it (attack round 25 concgit c01: an empty `.git` and an inert `penguin.jsonc` left
+ * in the workspace after both sessions ended). Only such paths are looked at, and only while
+ * still exactly what was created and of a shape `accept` takes. Never rejects.
+ */
+export async function sweepHeldElsewhere(accept: (r: StandInRecord) => boolean): Promise<void> {
+  if (heldAsUsers.size === 0) return;
+  try {
+    const keys = await Promise.all([...heldAsUsers].map((p) => keyOf(p)));
+    for (const d of await otherRegistries()) {
+      const here = keys.filter((k) => readRecord(d, k) !== undefined);
+      if (here.length === 0) continue;
+      await locked(async () => {
+        await removeStandIns(d, await unheldByPath(d, here), accept, false);
+        return { value: undefined, changed: true };
+      }, d);
+    }
+  } catch {
+    // Left for a later penguin of that run directory.
   }
 }
