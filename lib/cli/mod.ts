@@ -6,6 +6,7 @@
  */
 import { VERSION } from "../version.ts";
 import { PenguinError } from "../protocol/errors.ts";
+import { pairSafeSlices } from "../protocol/pair_safe_slices.ts";
 import { escapeControls } from "../display/terminal_text.ts";
 import type { Command, CommandContext, Io } from "./command.ts";
 import { allCommands, commandsFor } from "./registry.ts";
@@ -39,17 +40,10 @@ export function processIo(): Io {
   // not copied again whole as bytes.
   const bytes = new Uint8Array(WRITE_CHARS * 3);
   const writeAll = (f: typeof Deno.stdout, text: string) => {
-    for (let at = 0; at < text.length;) {
-      let end = Math.min(text.length, at + WRITE_CHARS);
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      const { written } = enc.encodeInto(
-        at === 0 && end === text.length ? text : text.slice(at, end),
-        bytes,
-      );
+    for (const slice of pairSafeSlices(text, WRITE_CHARS)) {
+      const { written } = enc.encodeInto(slice, bytes);
       let off = 0;
       while (off < written) off += f.writeSync(bytes.subarray(off, written));
-      at = end;
     }
   };
   return {

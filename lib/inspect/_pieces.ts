@@ -15,6 +15,8 @@
  * @module
  */
 
+import { pairSafeEnd } from "../protocol/pair_safe_slices.ts";
+
 /** A text written through `map`, slice by slice (`map` works character by character). */
 export interface MappedText {
   /** The text, as the record holds it. */
@@ -52,9 +54,11 @@ export function* textSlices(text: string, max: number = SLICE_CHARS): Generator<
   const count = Math.ceil(text.length / max);
   let start = 0;
   for (let i = 1; i <= count; i++) {
-    let end = i === count ? text.length : Math.round((i * text.length) / count);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    const end = pairSafeEnd(
+      text,
+      start,
+      Math.max(start + 1, Math.round((i * text.length) / count)),
+    );
     yield text.slice(start, end);
     start = end;
   }

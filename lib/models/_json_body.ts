@@ -14,6 +14,7 @@ import { concatBytes, encodeJoined } from "../protocol/bytes.ts";
 import type { CompleteMessage } from "../protocol/types.ts";
 import type { HttpRequest } from "./wire.ts";
 import { jsonLength } from "../protocol/json_length.ts";
+import { pairSafeSlices } from "../protocol/pair_safe_slices.ts";
 
 /** Bytes per chunk of a streamed body (about). */
 const CHUNK_CHARS = 64 * 1024;
@@ -198,12 +199,8 @@ function* valuePieces(value: unknown): Generator<string> {
 function* stringPieces(parts: string | readonly string[]): Generator<string> {
   yield '"';
   for (const text of typeof parts === "string" ? [parts] : parts) {
-    for (let at = 0; at < text.length;) {
-      let end = Math.min(text.length, at + CHUNK_CHARS);
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      yield JSON.stringify(text.slice(at, end)).slice(1, -1);
-      at = end;
+    for (const slice of pairSafeSlices(text, CHUNK_CHARS)) {
+      yield JSON.stringify(slice).slice(1, -1);
     }
   }
   yield '"';

@@ -14,6 +14,7 @@
  * @module
  */
 import { safeCut } from "./_archive.ts";
+import { isHighSurrogate as isHigh } from "../protocol/pair_safe_slices.ts";
 import { type SpareBytes, spareBytes } from "./_spare_bytes.ts";
 
 /** Unread output kept per command session (characters). */
@@ -166,8 +167,6 @@ function trimBytes(h: Held, target: number): void {
     h.dropped += chars;
   }
 }
-
-const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
 /** Drop the oldest characters beyond the cap. */
 function trim(h: Held): void {

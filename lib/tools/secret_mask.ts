@@ -71,6 +71,7 @@
  */
 
 import { collectorEvery } from "../state/_gc.ts";
+import { pairSafeSlices } from "../protocol/pair_safe_slices.ts";
 import { HAS_INVISIBLE, invisibleLength, splitTrailingSurrogate } from "../display/invisible.ts";
 import {
   type EscapeView,
@@ -1329,14 +1330,8 @@ export function maskSecrets(text: string, secrets: readonly Secret[]): string {
 }
 
 /** `text` in slices of at most {@linkcode MASK_SLICE_CHARS}, never between a surrogate pair's halves. */
-function* slicesOf(text: string): Generator<string> {
-  for (let at = 0; at < text.length;) {
-    let end = Math.min(text.length, at + MASK_SLICE_CHARS);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    yield text.slice(at, end);
-    at = end;
-  }
+function slicesOf(text: string): Generator<string> {
+  return pairSafeSlices(text, MASK_SLICE_CHARS);
 }
 
 /**

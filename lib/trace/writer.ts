@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { encodeJoined } from "../protocol/bytes.ts";
 import { defaultWarn, errorMessage, PenguinError } from "../protocol/errors.ts";
 import { isRecordable } from "../protocol/guards.ts";
+import { pairSafeSlices } from "../protocol/pair_safe_slices.ts";
 import type { OmniMessage } from "../protocol/types.ts";
 import { FILE_MODE, lastByte } from "./_fs.ts";
 import { mkdirPrivate } from "../state/_fs.ts";
@@ -210,13 +211,9 @@ function* recordBytes(parts: readonly string[]): Generator<Uint8Array> {
   const block = new Uint8Array(new ArrayBuffer(3 * SLICE_CHARS));
   try {
     for (const part of parts) {
-      for (let at = 0; at < part.length;) {
-        let end = Math.min(part.length, at + SLICE_CHARS);
-        const last = part.charCodeAt(end - 1);
-        if (end < part.length && last >= 0xd800 && last <= 0xdbff) end--; // not between a pair
-        const { written } = encoder.encodeInto(part.slice(at, end), block);
+      for (const slice of pairSafeSlices(part, SLICE_CHARS)) {
+        const { written } = encoder.encodeInto(slice, block);
         yield block.subarray(0, written);
-        at = end;
       }
     }
   } finally {
