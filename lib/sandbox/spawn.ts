@@ -431,7 +431,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   };
   await launch.afterPlan?.(plan);
   const pooled = await tryPooled(opts, {
-    plan: withoutGoneHidden(plan),
+    plan,
     command,
     report,
     handle: common,
@@ -594,7 +594,9 @@ async function tryPooled(
   if (!opts.reuse || launch.pool === false || poolBroken || !opts.onOutput) return undefined;
   if ((opts.stdio ?? "merged") !== "merged" || opts.stdin === "inherit") return undefined;
   if (!standInsKept()) return undefined;
-  const { plan, report } = ctx;
+  const { report } = ctx;
+  // As at every start (see withoutGoneHidden): checked only once the pool is the way taken.
+  const plan = withoutGoneHidden(ctx.plan);
   const bash = report.bash!;
   const bwrap = report.bwrap!;
   const maxProcesses = ctx.maxProcesses;
