@@ -47,6 +47,36 @@ export function printJson(
   io.out(JSON.stringify(snakeKeys(value, verbatim), null, 2) + "\n");
 }
 
+/** Items of an array written in one part at most (see {@linkcode printJsonArray}). */
+const PART_ITEMS = 500;
+
+/**
+ * Print `items` as {@linkcode printJson} would print the array, in parts
+ * of a few hundred items: the text of 60,000 listing rows (some 60 MB) is
+ * never held whole, nor the snake_case copy of every row at once.
+ */
+export function printJsonArray(
+  io: Io,
+  items: readonly unknown[],
+  verbatim: ReadonlySet<string> = new Set(),
+): void {
+  if (items.length === 0) {
+    io.out("[]\n");
+    return;
+  }
+  let part = "[\n";
+  for (let i = 0; i < items.length; i++) {
+    // An item the array form writes as null (undefined, a function) is written so here too.
+    const text = JSON.stringify(snakeKeys(items[i], verbatim), null, 2) ?? "null";
+    part += `  ${text.replaceAll("\n", "\n  ")}${i + 1 < items.length ? "," : ""}\n`;
+    if ((i + 1) % PART_ITEMS === 0) {
+      io.out(part);
+      part = "";
+    }
+  }
+  io.out(`${part}]\n`);
+}
+
 /** DEL and the C1 controls, which `JSON.stringify` leaves raw. */
 const C1 = /[\u007f-\u009f]/g;
 

@@ -99,7 +99,9 @@ export {
   formatSessionList,
   formatTree,
   localTime,
+  sessionListParts,
   shortCount,
+  treeParts,
 } from "./render.ts";
 export {
   firedSlots,

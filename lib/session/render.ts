@@ -49,13 +49,6 @@ function shortPath(p: string | null, max: number): string {
   return p.length <= max ? p : "…" + p.slice(p.length - max + 1);
 }
 
-function table(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") +
-    "\n";
-}
-
 function promptLabel(s: SessionSummary, max = 48): string {
   let label = s.firstPrompt === null ? "-" : flatLine(s.firstPrompt, max);
   if (s.lineage) {
@@ -81,18 +74,32 @@ export function ageOf(iso: string | null, now = Date.now()): string {
   return days < 14 ? `${days}d` : `${Math.floor(days / 7)}w`;
 }
 
-/** One column of the listing: its heading and each row's cell. */
+/** One column of the listing: its heading, how a row's cell reads, and its width (set once known). */
 interface Column {
   head: string;
-  cells: string[];
+  cell: (s: SessionSummary) => string;
+  width?: number;
+}
+
+/** The width of `c`: its longest cell or heading (measured once, over every row). */
+function columnWidth(c: Column, rows: readonly SessionSummary[]): number {
+  if (c.width === undefined) {
+    let w = c.head.length;
+    for (const r of rows) w = Math.max(w, c.cell(r).length);
+    c.width = w;
+  }
+  return c.width;
 }
 
 /** The width of `cols` laid out side by side, two spaces apart, plus the two before the next. */
-function widthOf(cols: readonly Column[]): number {
-  return cols.reduce((w, c) => w + Math.max(c.head.length, ...c.cells.map((x) => x.length)) + 2, 0);
+function widthOf(cols: readonly Column[], rows: readonly SessionSummary[]): number {
+  return cols.reduce((w, c) => w + columnWidth(c, rows) + 2, 0);
 }
 
 const MIN_PROMPT = 20;
+
+/** Rows of a listing written in one part at most (see {@linkcode sessionListParts}). */
+const PART_ROWS = 1000;
 
 /**
  * The `sessions list` table (an AGENT column when `withAgent`). With
@@ -107,11 +114,26 @@ export function formatSessionList(
   width?: number,
   now = Date.now(),
 ): string {
-  if (rows.length === 0) return "No sessions.\n";
-  const col = (head: string, cell: (s: SessionSummary) => string): Column => ({
-    head,
-    cells: rows.map(cell),
-  });
+  return [...sessionListParts(rows, withAgent, width, now)].join("");
+}
+
+/**
+ * {@linkcode formatSessionList} in parts of whole lines, to be written one
+ * after the other: the table of 60,000 sessions is never held as one text.
+ * Only the columns of the layout chosen are measured, and no cell is kept:
+ * each is made again as its line is written.
+ */
+export function* sessionListParts(
+  rows: SessionSummary[],
+  withAgent = false,
+  width?: number,
+  now = Date.now(),
+): Generator<string> {
+  if (rows.length === 0) {
+    yield "No sessions.\n";
+    return;
+  }
+  const col = (head: string, cell: (s: SessionSummary) => string): Column => ({ head, cell });
   const model = (max: number) => (s: SessionSummary) =>
     s.provider && s.modelId ? cut(max < 40 ? s.modelId : `${s.provider}/${s.modelId}`, max) : "-";
   const id = col("ID", (s) => s.sessionId);
@@ -122,9 +144,11 @@ export function formatSessionList(
   const turns = col("TURNS", (s) => (s.turns === null ? "?" : String(s.turns)));
   const tokens = col("TOKENS", (s) => shortCount(s.tokens));
   const ws = (max: number) => col("WORKSPACE", (s) => shortPath(s.workspace, max));
+  const wide = col("MODEL", model(99));
+  const ws40 = ws(40);
   const layouts: Column[][] = [
-    [id, ...agent, created, last, col("MODEL", model(99)), ws(40), turns, tokens],
-    [id, ...agent, age, col("MODEL", model(99)), ws(40), turns, tokens],
+    [id, ...agent, created, last, wide, ws40, turns, tokens],
+    [id, ...agent, age, wide, ws40, turns, tokens],
     [id, ...agent, age, col("MODEL", model(20)), ws(24), turns, tokens],
     [id, ...agent, age, col("MODEL", model(16)), turns, tokens],
   ];
@@ -132,14 +156,22 @@ export function formatSessionList(
   let promptMax = 48;
   if (width !== undefined) {
     // One column spare: a line as wide as the terminal wraps on some of them.
-    const room = (c: Column[]) => width - 1 - widthOf(c);
+    const room = (c: Column[]) => width - 1 - widthOf(c, rows);
     cols = layouts.find((c) => room(c) >= MIN_PROMPT) ?? layouts[layouts.length - 1]!;
     promptMax = Math.max(MIN_PROMPT, room(cols));
   }
-  const prompt = col("FIRST PROMPT", (s) => flatLine(promptLabel(s, promptMax), promptMax));
-  const all = [...cols, prompt];
-  const grid = [all.map((c) => c.head), ...rows.map((_, i) => all.map((c) => c.cells[i]!))];
-  return table(grid) + `${rows.length} session(s)\n`;
+  const all = [...cols, col("FIRST PROMPT", (s) => flatLine(promptLabel(s, promptMax), promptMax))];
+  const widths = all.map((c) => columnWidth(c, rows));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  let part = line(all.map((c) => c.head)) + "\n";
+  for (let i = 0; i < rows.length; i++) {
+    part += line(all.map((c) => c.cell(rows[i]!))) + "\n";
+    if ((i + 1) % PART_ROWS === 0) {
+      yield part;
+      part = "";
+    }
+  }
+  yield part + `${rows.length} session(s)\n`;
 }
 
 function itemLine(it: OutlineItem, width: number): string | null {
@@ -237,13 +269,38 @@ function nodeLabel(n: TreeNode): string {
 
 /** The `sessions tree` text. */
 export function formatTree(forest: TreeNode[]): string {
-  if (forest.length === 0) return "No sessions.\n";
-  const out: string[] = [];
-  const walk = (n: TreeNode, prefix: string, last: boolean, top: boolean) => {
-    out.push(top ? nodeLabel(n) : `${prefix}${last ? "└─ " : "├─ "}${nodeLabel(n)}`);
+  return [...treeParts(forest)].join("");
+}
+
+/** {@linkcode formatTree} in parts of whole lines (at most {@linkcode PART_ROWS} each), to be written one after the other. */
+export function* treeParts(forest: TreeNode[]): Generator<string> {
+  if (forest.length === 0) {
+    yield "No sessions.\n";
+    return;
+  }
+  let part = "";
+  let lines = 0;
+  // Depth first without recursion: a fork chain thousands deep is a tree too.
+  const stack: { n: TreeNode; prefix: string; last: boolean; top: boolean }[] = [];
+  for (let i = forest.length - 1; i >= 0; i--) {
+    stack.push({ n: forest[i]!, prefix: "", last: true, top: true });
+  }
+  while (stack.length > 0) {
+    const { n, prefix, last, top } = stack.pop()!;
+    part += (top ? nodeLabel(n) : `${prefix}${last ? "└─ " : "├─ "}${nodeLabel(n)}`) + "\n";
+    if (++lines % PART_ROWS === 0) {
+      yield part;
+      part = "";
+    }
     const next = top ? "" : prefix + (last ? "   " : "│  ");
-    n.children.forEach((c, i) => walk(c, next, i === n.children.length - 1, false));
-  };
-  for (const r of forest) walk(r, "", true, true);
-  return out.join("\n") + "\n";
+    for (let i = n.children.length - 1; i >= 0; i--) {
+      stack.push({
+        n: n.children[i]!,
+        prefix: next,
+        last: i === n.children.length - 1,
+        top: false,
+      });
+    }
+  }
+  if (part !== "") yield part;
 }

@@ -11,8 +11,7 @@
  */
 import { subagentChildren } from "./_subagents.ts";
 import { isOwnChild } from "./delete.ts";
-import { sessionFilesIn } from "../trace/layout.ts";
-import { listSessions, type SessionSummary } from "./list.ts";
+import { listSessions, listSessionsWithFiles, type SessionSummary } from "./list.ts";
 import { locateSession, type SessionScope } from "./locate.ts";
 import { tracesDir as agentTracesDir } from "../state/paths.ts";
 import { PenguinError } from "../protocol/errors.ts";
@@ -42,22 +41,23 @@ export interface TreeOptions extends SessionScope {
 export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
   // Long because: three passes over the same rows and maps (subagent claims, fork and clone edges,
   // nesting); split, each pass would take all the maps as arguments.
-  const rows = await listSessions({ ...options, allAgents: false });
-  const files = await sessionFilesIn(agentTracesDir(options));
+  const { rows, files } = await listSessionsWithFiles({ ...options, allAgents: false });
   const byId = new Map(rows.map((r) => [r.sessionId, r]));
   const parentOf = new Map<string, { parent: string; relation: TreeRelation }>();
 
   // Subagent edges: the closest-created claimant not newer than the child.
   const claims = new Map<string, string[]>();
-  for (const r of rows) {
-    for (const f of files.get(r.sessionId) ?? []) {
-      for (const child of await subagentChildren(f.path)) {
-        const list = claims.get(child) ?? [];
-        if (!list.includes(r.sessionId)) list.push(r.sessionId);
-        claims.set(child, list);
-      }
+  const scans = rows.flatMap((r) =>
+    (files.get(r.sessionId) ?? []).map((f) => ({ id: r.sessionId, path: f.path }))
+  );
+  const found = await childrenOfAll(scans.map((s) => s.path));
+  scans.forEach((s, i) => {
+    for (const child of found[i]!) {
+      const list = claims.get(child) ?? [];
+      if (!list.includes(s.id)) list.push(s.id);
+      claims.set(child, list);
     }
-  }
+  });
   for (const [child, parents] of claims) {
     const childCreated = byId.get(child)?.created ?? null;
     const own = parents.filter((p) => isOwnChild(byId.get(p)?.created ?? null, childCreated));
@@ -129,6 +129,26 @@ export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
 }
 
 /** The session id `session` names; a session only named by others (not on disk) stays as given. */
+/** Trace files scanned for subagent events at once. */
+const SCANS_AT_ONCE = 16;
+/** The read buffer each scan reuses from one file to the next. */
+const SCAN_BUFFER = 256 * 1024;
+
+/** The children each of `paths` names ({@linkcode subagentChildren}), scanned a few at a time. */
+async function childrenOfAll(paths: readonly string[]): Promise<string[][]> {
+  const out = new Array<string[]>(paths.length);
+  let next = 0;
+  const worker = async () => {
+    const buf = new Uint8Array(SCAN_BUFFER);
+    while (next < paths.length) {
+      const i = next++;
+      out[i] = await subagentChildren(paths[i]!, buf);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SCANS_AT_ONCE, paths.length) }, worker));
+  return out;
+}
+
 async function treeTarget(
   scope: SessionScope,
   session: string,

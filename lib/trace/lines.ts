@@ -394,15 +394,16 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number, to: num
  * `marker`, without their LF, found by searching each read buffer for the
  * marker rather than cutting every line: for rare, short records in large
  * files. A line that runs past a read buffer and is longer than `maxLength`
- * bytes is skipped unread. Each line is a view valid until the next is asked for.
+ * bytes is skipped unread. Each line is a view valid until the next is asked for. Reads go
+ * into `chunk`: a new buffer of that size, or a buffer the caller reuses from file to file.
  */
 export async function* linesWith(
   file: Deno.FsFile,
   marker: Uint8Array,
   maxLength: number,
-  chunkSize = 1 << 20,
+  chunk: number | Uint8Array = 1 << 20,
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const buf = new Uint8Array(chunkSize);
+  const buf = typeof chunk === "number" ? new Uint8Array(chunk) : chunk;
   let carry: Uint8Array | null = new Uint8Array(0); // a short unfinished line; null while skipping a long one
   while (true) {
     const n = await file.read(buf);

@@ -19,8 +19,6 @@ import {
   forkSession,
   formatForeignImport,
   formatOutline,
-  formatSessionList,
-  formatTree,
   type Harness,
   HARNESSES,
   importedForeign,
@@ -31,9 +29,11 @@ import {
   listSessions,
   locateSession,
   planDelete,
+  sessionListParts,
   type SessionScope,
   sessionTree,
   type TreeNode,
+  treeParts,
 } from "../../session/mod.ts";
 import {
   DEFAULT_AGENT_ID,
@@ -69,7 +69,7 @@ import { type Command, type CommandContext, commandGroup } from "../command.ts";
 import { confirmed } from "./_confirm.ts";
 import { WORKSPACE } from "./_session_flags.ts";
 import { discoverImports } from "./_import_discover.ts";
-import { printJson } from "../json.ts";
+import { printJson, printJsonArray } from "../json.ts";
 
 /** The flags every `sessions` command takes: which agent's sessions, and JSON output. */
 const SCOPE_FLAGS: readonly Flag<unknown>[] = [
@@ -201,9 +201,9 @@ async function listCommand(args: string[], ctx: CommandContext): Promise<number>
     ctx,
     scope,
   );
-  if (bool(p, "json")) json(ctx, rows);
+  if (bool(p, "json")) printJsonArray(ctx.io, rows, VERBATIM);
   else {
-    ctx.io.out(safeText(formatSessionList(rows, all, listWidth(ctx))));
+    for (const part of sessionListParts(rows, all, listWidth(ctx))) ctx.io.out(safeText(part));
     const notes = [
       ...(omitted > 0 ? [`${omitted} older (--limit <n>)`] : []),
       ...(hidden > 0 ? [`${hidden} with no turn or of a subagent (--all)`] : []),
@@ -758,8 +758,8 @@ async function treeCommand(args: string[], ctx: CommandContext): Promise<number>
     nodes.flatMap((n) => [...(n.summary ? [n.summary.latestPath] : []), ...paths(n.children)]);
   // Titles come from the traces: masked with the secrets known now, as sessions show.
   const forest = await currentSecretsMaskValue("sessions tree", found, paths(found), ctx, scope);
-  if (bool(p, "json")) json(ctx, forest);
-  else ctx.io.out(safeText(formatTree(forest)));
+  if (bool(p, "json")) printJsonArray(ctx.io, forest, VERBATIM);
+  else for (const part of treeParts(forest)) ctx.io.out(safeText(part));
   return 0;
 }
 
