@@ -22,6 +22,13 @@ import type { MergeQueue } from "./_queue.ts";
 import { type ApproveFn, decide } from "./approval.ts";
 import { createFileCallOrder } from "./_file_call_order.ts";
 import { holdImages } from "../tools/image_ledger.ts";
+import { largeGarbage } from "../state/_gc.ts";
+
+/**
+ * Copies of a call's arguments left as garbage once it has run: its parse, what went to the tool
+ * host and back (text and bytes), the checks' views.
+ */
+const CALL_COPIES = 4;
 
 /**
  * Runs one approved tool call: its partials, forwarded child messages, then
@@ -139,6 +146,8 @@ export function createToolPhase(
       );
       emitTool({ payload: failed });
       answer(failed);
+    } finally {
+      largeGarbage(CALL_COPIES * call.arguments.length);
     }
   }
 
