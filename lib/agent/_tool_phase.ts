@@ -194,15 +194,23 @@ export function createToolPhase(
     },
     outputsFor(calls) {
       holdImages(responseImages, 0); // the turn is over: its images go to the history's count
-      const out: ToolCallOutputMessage[] = [];
-      const seen = new Set<string>();
-      for (const call of calls) {
-        if (seen.has(call.tool_call_id)) continue;
-        seen.add(call.tool_call_id);
-        const o = outputs.get(call.tool_call_id);
-        if (o) out.push(o);
-      }
-      return out;
+      return outputsInOrder(calls, outputs);
     },
   };
+}
+
+/** The output of each of `calls` that has one, in the calls' order, each call once. */
+function outputsInOrder(
+  calls: readonly ToolCallMessage[],
+  outputs: ReadonlyMap<string, ToolCallOutputMessage>,
+): ToolCallOutputMessage[] {
+  const out: ToolCallOutputMessage[] = [];
+  const seen = new Set<string>();
+  for (const call of calls) {
+    if (seen.has(call.tool_call_id)) continue;
+    seen.add(call.tool_call_id);
+    const o = outputs.get(call.tool_call_id);
+    if (o) out.push(o);
+  }
+  return out;
 }
