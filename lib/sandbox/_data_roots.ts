@@ -35,6 +35,15 @@ function parseList(text: string): string[] {
   return [...new Set(text.split("\n").filter((l) => l.startsWith("/")))];
 }
 
+/** The roots in the list at `path` as the file holds them now ([] when there is none; undefined when it cannot be read). */
+function listOnDisk(path: string): string[] | undefined {
+  try {
+    return parseList(Deno.readTextFileSync(path));
+  } catch (err) {
+    return err instanceof Deno.errors.NotFound ? [] : undefined;
+  }
+}
+
 /** Lists as last read, by path, with the list's settled stamp then (`_file_stamps.ts`). */
 const lists = new Map<string, { stamp: string; roots: string[] }>();
 
@@ -154,8 +163,11 @@ export async function rememberDataRoot(root: string): Promise<void> {
       mode: 0o600,
     });
     await lock.lock(true);
-    const known = readList(path);
-    if (known.includes(abs)) return;
+    // Read from the file itself, not through the caches: a rewrite based on a stale view (a list
+    // another penguin made since, under a directory stamp that looked the same) would drop every
+    // root noted meanwhile. A list that cannot be read is left as it is.
+    const known = listOnDisk(path);
+    if (known === undefined || known.includes(abs)) return;
     const list = [...keptRoots(known), abs].slice(-MAX_ROOTS);
     const tmp = `${path}.${crypto.randomUUID()}.tmp`;
     await Deno.writeTextFile(tmp, list.map((r) => `${r}\n`).join(""), { mode: 0o600 });

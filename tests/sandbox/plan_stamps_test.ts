@@ -210,6 +210,10 @@ Deno.test("a noted data root made between commands is hidden at the next", () =>
       settled();
       const [a, deep] = [base + "/a", base + "/d/e/root"];
       for (const r of [a, deep]) await roots.rememberDataRoot(r);
+      // Both noted: the lists read afterwards are read from the file (a view cached as settled by
+      // the moved clock could be as old as the run directory's last change).
+      const noted = await roots.knownDataRoots([]);
+      if (noted.join() !== [a, deep].join()) throw new Error("noted: " + JSON.stringify(noted));
       const hidden = hiddenAmong([a, deep]);
       // The clock says every stamp settled, so each directory changed next is dated back first:
       // two changes in one tick of the file system's clock would leave the same stamp.
@@ -234,6 +238,30 @@ Deno.test("a noted data root made between commands is hidden at the next", () =>
       const { steps, seen } = got as { steps: unknown; seen: unknown };
       assert.deepEqual(steps, [[], [], ["a"], ["a"], ["a", "d/e/root"]], JSON.stringify(seen));
     },
+  ));
+
+Deno.test("a list rewritten under its lock keeps a root another penguin noted meanwhile", () =>
+  inSession(
+    "penguin-stamps-rewrite-",
+    `
+      settled();
+      const run = base + "/run";
+      const list = run + "/data-roots";
+      const t = new Date(Date.now() - 3_600_000);
+      // A root noted and its list removed: the lock stays (opening it changes nothing).
+      await roots.rememberDataRoot(base + "/w");
+      Deno.removeSync(list);
+      Deno.utimeSync(run, t, t);
+      const first = await roots.knownDataRoots([]); // no list: kept as absent under the dir's stamp
+      // Another penguin of this run directory writes a list, and the directory's times read as
+      // they did (a change within the same millisecond of the file system's clock).
+      Deno.writeTextFileSync(list, base + "/x\\n");
+      Deno.utimeSync(run, t, t);
+      await roots.rememberDataRoot(base + "/y");
+      const now = Deno.readTextFileSync(list).split("\\n").filter((l) => l !== "");
+      console.log(JSON.stringify([first, now.map((l) => l.slice(base.length + 1))]));
+    `,
+    (got) => assert.deepEqual(got, [[], ["x", "y"]]),
   ));
 
 Deno.test("a plan resolves each run directory with one look-up", () =>
