@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { createPolicy, type SandboxedProcess, type SandboxPolicy } from "../../lib/sandbox/mod.ts";
 import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { keepStandIns } from "../../lib/sandbox/_placeholders.ts";
-import { poolFacts, sandboxKeyOf } from "../../lib/sandbox/_pool.ts";
+import { poolFacts } from "../../lib/sandbox/_pool.ts";
+import { assertSameUnlessReplanned } from "./_same_sandbox.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { withPolicyWorkspace } from "./_helpers.ts";
 import { pidsWithArg, uniqueSleep, within } from "../tools/_process_probes.ts";
@@ -65,20 +66,6 @@ function inSession(fn: (policy: SandboxPolicy, ws: string) => Promise<void>): ()
       }
       assert.equal(poolFacts().live, 0, "every kept sandbox retires with the session");
     });
-}
-
-/**
- * The second command ran in the first one's sandbox, or in a new one only because its plan
- * changed (another penguin process of the machine — a parallel test — noted a run directory or
- * data root that every plan then hides): never because the kept sandbox could not go on, and
- * never because of `notIn`, a path whose noting must leave the plan as it was.
- */
-function assertSameUnlessReplanned(first: number, second: number, notIn?: string): void {
-  if (second === first) return;
-  const [a, b] = [sandboxKeyOf(first), sandboxKeyOf(second)];
-  assert.ok(a !== undefined && b !== undefined, "both sandboxes' keys are known");
-  assert.notEqual(b, a, "a new sandbox for the same plan: the kept one could not go on");
-  if (notIn !== undefined) assert.ok(!b.includes(notIn), `the plan changed for ${notIn}`);
 }
 
 Deno.test({
