@@ -105,7 +105,7 @@ export function credentialFilesIn(dirs: readonly string[]): Promise<string[]> {
 }
 
 /** Entries listed between two turns of the event loop (the walk runs beside a session's start). */
-const ENTRIES_PER_SLICE = 1024;
+const ENTRIES_PER_SLICE = 128;
 
 async function walk(tops: readonly string[]): Promise<string[]> {
   const found: string[] = [];

@@ -53,3 +53,29 @@ Deno.test("the toolchain walk of a directory with many entries still finds a fil
     assert.deepEqual(found, [join(dir, "npm", "sub", ".npmrc")]);
   });
 });
+
+Deno.test("the toolchain walk gives the event loop a turn every 128 entries", async () => {
+  await withTree(async (dir) => {
+    // Sixteen directories of 64 entries: 1024 entries, listed a directory at a time.
+    for (let d = 0; d < 16; d++) {
+      const sub = join(dir, `d${d}`);
+      await Deno.mkdir(sub);
+      for (let i = 0; i < 64; i++) await Deno.writeTextFile(join(sub, `f${i}`), "");
+    }
+    // A task beside the walk (a request being built) that takes a turn whenever it is given one.
+    let done = false;
+    let turns = 0;
+    const beside = (async () => {
+      while (!done) {
+        turns++;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    })();
+    const found = await credentialFilesIn([dir]);
+    done = true;
+    await beside;
+    assert.deepEqual(found, []);
+    // 1040 entries (16 directories and their files): a turn after every 128 of them at least.
+    assert.ok(turns >= 8, `${turns} turns beside a walk of 1040 entries`);
+  });
+});
