@@ -22,6 +22,7 @@ import { agentsWithTraces, sessionFilesIn } from "../trace/layout.ts";
 import type { TraceFileRef } from "../trace/paths.ts";
 import { forEachLine } from "../trace/lines.ts";
 import { collectorEvery, garbageCollector } from "../state/_gc.ts";
+import { pooled } from "./_pooled.ts";
 import {
   compactHead,
   type Head,
@@ -271,25 +272,6 @@ async function summarize(
   };
 }
 
-/** Run `fn` over `items` with at most `limit` in flight, keeping order; each worker has its own buffer. */
-async function pooled<T, R>(
-  items: T[],
-  limit: number,
-  fn: (t: T, buf: Uint8Array) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    const buf = new Uint8Array(WHOLE + 1);
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!, buf);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
 /**
  * List the sessions of an agent (or of every agent of the project), newest
  * first (by creation time, then id).
@@ -318,6 +300,7 @@ export async function listSessionsWithFiles(
   const rows = await pooled(
     jobs,
     options.concurrency ?? 32,
+    WHOLE + 1,
     (j, buf) => summarize(projectId, j.agentId, j.sessionId, j.files, buf),
   );
   // And once at the end of a long listing: what the caller builds on the rows (a table, a tree)

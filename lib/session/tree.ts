@@ -10,6 +10,7 @@
  * @module
  */
 import { subagentChildren } from "./_subagents.ts";
+import { pooled } from "./_pooled.ts";
 import { isOwnChild } from "./delete.ts";
 import { listSessions, listSessionsWithFiles, type SessionSummary } from "./list.ts";
 import { locateSession, type SessionScope } from "./locate.ts";
@@ -50,7 +51,13 @@ export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
   const scans = rows.flatMap((r) =>
     (files.get(r.sessionId) ?? []).map((f) => ({ id: r.sessionId, path: f.path }))
   );
-  const found = await childrenOfAll(scans.map((s) => s.path));
+  // The children each file names, a few files at a time, each scan's read buffer reused.
+  const found = await pooled(
+    scans,
+    SCANS_AT_ONCE,
+    SCAN_BUFFER,
+    (s, buf) => subagentChildren(s.path, buf),
+  );
   scans.forEach((s, i) => {
     for (const child of found[i]!) {
       const list = claims.get(child) ?? [];
@@ -133,21 +140,6 @@ export async function sessionTree(options: TreeOptions): Promise<TreeNode[]> {
 const SCANS_AT_ONCE = 16;
 /** The read buffer each scan reuses from one file to the next. */
 const SCAN_BUFFER = 256 * 1024;
-
-/** The children each of `paths` names ({@linkcode subagentChildren}), scanned a few at a time. */
-async function childrenOfAll(paths: readonly string[]): Promise<string[][]> {
-  const out = new Array<string[]>(paths.length);
-  let next = 0;
-  const worker = async () => {
-    const buf = new Uint8Array(SCAN_BUFFER);
-    while (next < paths.length) {
-      const i = next++;
-      out[i] = await subagentChildren(paths[i]!, buf);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(SCANS_AT_ONCE, paths.length) }, worker));
-  return out;
-}
 
 async function treeTarget(
   scope: SessionScope,
