@@ -2,6 +2,7 @@
 // array: the bytes written are exactly the text's UTF-8, a surrogate pair at a slice's edge
 // included, and nothing of a long text is dropped or repeated.
 import assert from "node:assert/strict";
+import { denoEval } from "../support/deno_eval.ts";
 
 const mod = new URL("../../lib/cli/mod.ts", import.meta.url).href;
 
@@ -17,13 +18,8 @@ const io = processIo();
 io.out(text);
 io.out("");
 io.out("end");`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", script],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const stdout = await denoEval(script);
   const want = new TextEncoder().encode(text + "end");
-  assert.equal(out.stdout.length, want.length);
-  assert.ok(out.stdout.every((b, i) => b === want[i]), "the same bytes");
+  assert.equal(stdout.length, want.length);
+  assert.ok(stdout.every((b, i) => b === want[i]), "the same bytes");
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { denoEval } from "../support/deno_eval.ts";
 
 /** Import lines for `seccompFile` and `seccompProgram`, for a script run by `evalInRunDir`. */
 export const SECCOMP_IMPORTS = `
@@ -18,14 +19,7 @@ export const SECCOMP_IMPORTS = `
 
 /** `deno eval` `script` with `PENGUIN_RUN_DIR` set to `runDir`; asserts it exits 0, returns its stdout. */
 export async function evalInRunDir(script: string, runDir: string): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", script],
-    env: { PENGUIN_RUN_DIR: runDir },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
+  return new TextDecoder().decode(await denoEval(script, { PENGUIN_RUN_DIR: runDir }));
 }
 
 /** `deno run -A <args>` with `PENGUIN_RUN_DIR` set to `runDir`; asserts it exits 0, returns its stdout. */

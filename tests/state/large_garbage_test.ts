@@ -3,6 +3,7 @@
 // record of megabytes once it is written (attack round 24 bounded R10: eight subagents answering a
 // 15 MB signature at once grew the heap to several times what was alive, 389-514 MB).
 import assert from "node:assert/strict";
+import { denoEval } from "../support/deno_eval.ts";
 import { join } from "node:path";
 import { fullCollections, LARGE_GARBAGE_MIN, largeGarbage } from "../../lib/state/_gc.ts";
 import { openTraceWriter } from "../../lib/trace/writer.ts";
@@ -103,13 +104,7 @@ Deno.test("a process that never collects never looks for the collector (a V8 con
     const before = collectorFound();
     for (let i = 0; i < 9; i++) largeGarbage(4 * 1024 * 1024);
     console.log(JSON.stringify({ before, after: collectorFound(), ran: fullCollections() }));`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", script],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const r = JSON.parse(new TextDecoder().decode(out.stdout));
+  const r = JSON.parse(new TextDecoder().decode(await denoEval(script)));
   assert.deepEqual(r, { before: false, after: true, ran: 1 });
 });
 
