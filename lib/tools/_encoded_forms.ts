@@ -30,10 +30,15 @@ export const FRAGMENT_HEX_DIGITS = 16;
 /** Fewest characters of a secret's base64 form that are masked (60 bits). */
 export const FRAGMENT_BASE64_CHARS = 10;
 
-/** One encoded form: its text, and the fewest characters of it that are masked. */
+/**
+ * One encoded form: its text, the fewest characters of it that are masked, and where in it a
+ * masked piece ends at the earliest (past the encoding of the secret's public prefix, see
+ * lib/tools/_public_prefix.ts).
+ */
 export interface EncodedForm {
   value: string;
   least: number;
+  reach: number;
 }
 
 /** The UTF-8 bytes of `s` as a binary string (one character a byte). */
@@ -43,40 +48,55 @@ function binary(bytes: Uint8Array): string {
   return out;
 }
 
-/** The base64 runs of `bytes` at alignments 0, 1 and 2 that depend only on them. */
-function base64Runs(bytes: Uint8Array): { run: string; stable: number }[] {
+/**
+ * The base64 runs of `bytes` at alignments 0, 1 and 2 that depend only on them, with how many
+ * of their first characters hold a bit of the first `known` bytes.
+ */
+function base64Runs(
+  bytes: Uint8Array,
+  known: number,
+): { run: string; stable: number; public: number }[] {
   const n = bytes.length;
-  const runs: { run: string; stable: number }[] = [];
+  const runs: { run: string; stable: number; public: number }[] = [];
   for (let a = 0; a < 3; a++) {
     const enc = btoa("\0".repeat(a) + binary(bytes));
     // Character c holds bits [6c, 6c + 6) of the stream, the secret bits [8a, 8a + 8n).
     const first = Math.ceil((8 * a) / 6);
     const end = Math.floor((8 * a + 8 * n) / 6);
     // Alone (alignment 0, nothing after it), the rest of the encoding and its padding are its too.
-    runs.push({ run: a === 0 ? enc : enc.slice(first, end), stable: end - first });
+    const publicChars = known === 0 ? 0 : Math.ceil((8 * a + 8 * known) / 6) - first;
+    runs.push({
+      run: a === 0 ? enc : enc.slice(first, end),
+      stable: end - first,
+      public: publicChars,
+    });
   }
   return runs;
 }
 
 /**
  * The hex and base64 forms of `secret`; with `pieces`, a piece of a form long enough is masked
- * too, otherwise only a form whole.
+ * too, otherwise only a form whole. A piece must go on past the encoding of the secret's first
+ * `publicPrefix` characters by the piece's least (lib/tools/_public_prefix.ts).
  */
-export function encodedForms(secret: string, pieces: boolean): EncodedForm[] {
+export function encodedForms(secret: string, pieces: boolean, publicPrefix = 0): EncodedForm[] {
   const bytes = new TextEncoder().encode(secret);
+  const known = new TextEncoder().encode(secret.slice(0, publicPrefix)).length;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   const out: EncodedForm[] = [];
   for (const value of [hex, hex.toUpperCase()]) {
-    out.push({ value, least: pieces ? FRAGMENT_HEX_DIGITS : value.length });
+    const least = pieces ? FRAGMENT_HEX_DIGITS : value.length;
+    out.push({ value, least, reach: Math.min(2 * known + least, value.length) });
   }
-  for (const { run, stable } of base64Runs(bytes)) {
+  for (const { run, stable, public: publicChars } of base64Runs(bytes, known)) {
     const least = pieces ? FRAGMENT_BASE64_CHARS : stable;
     // Shorter than a window of the matcher: too short to tell from chance (a 6-byte value's
     // unaligned runs), left out.
     if (stable < 8) continue;
-    out.push({ value: run, least });
+    const reach = Math.min(publicChars + least, stable);
+    out.push({ value: run, least, reach });
     const urlSafe = run.replaceAll("+", "-").replaceAll("/", "_");
-    if (urlSafe !== run) out.push({ value: urlSafe, least });
+    if (urlSafe !== run) out.push({ value: urlSafe, least, reach });
   }
   return out;
 }

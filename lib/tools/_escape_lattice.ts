@@ -26,13 +26,15 @@ export const LONG_NUMBER_MARKER = "[redacted:escapes:long_number]";
 
 /**
  * A secret to look for: whole only (`whole`), or any piece of `least` characters or more
- * (default: the lattice's `fragment`).
+ * (default: the lattice's `fragment`) that ends at place `reach` of the value or later (default
+ * 0: anywhere; lib/tools/_public_prefix.ts).
  */
 export interface LatticeSecret {
   value: string;
   marker: string;
   whole: boolean;
   least?: number;
+  reach?: number;
 }
 
 /** A match in the text: where, how long, and its marker. */
@@ -121,6 +123,8 @@ interface Ctx {
   length: Int32Array;
   whole: Uint8Array;
   least: Int32Array;
+  /** Where in each secret a piece must end at the earliest. */
+  reach: Int32Array;
   /**
    * The states at the position being walked, by key: `stamp[key] === gen` when the key has one,
    * its run's length and start in `len` and `start`; `live` lists the keys that have one.
@@ -157,6 +161,7 @@ function contextOf(
     length: Int32Array.from(secrets, (s) => s.value.length),
     whole: Uint8Array.from(secrets, (s) => s.whole ? 1 : 0),
     least: Int32Array.from(secrets, (s) => s.least ?? fragment),
+    reach: Int32Array.from(secrets, (s) => s.reach ?? 0),
     stamp: new Int32Array(keys),
     len: new Int32Array(keys),
     start: new Int32Array(keys),
@@ -297,7 +302,7 @@ function pended(ctx: Ctx, p: number, t: number, buf: Int32Array, n: number): voi
  * extends, or a run that `unit` starts, is pending at `t`; a run long enough is a match.
  */
 function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[]): void {
-  const { pairs, stamp, len, start, length, whole, least } = ctx;
+  const { pairs, stamp, len, start, length, whole, least, reach } = ctx;
   const from = pairs.pairFrom[unit]!;
   const to = pairs.pairFrom[unit + 1]!;
   if (from === to) return;
@@ -317,7 +322,7 @@ function relax(ctx: Ctx, p: number, t: number, unit: number, hits: LatticeHit[])
     buf[n + 1] = l;
     buf[n + 2] = s;
     n += 3;
-    if (isWhole ? j + 1 === length[e] : l >= least[e]!) {
+    if (isWhole ? j + 1 === length[e] : l >= least[e]! && j + 1 >= reach[e]!) {
       hits.push({ at: s, length: t - s, marker: ctx.secrets[e]!.marker });
     }
   }

@@ -83,6 +83,7 @@ import {
 } from "./_escape_view.ts";
 import { createLattice, type Lattice } from "./_escape_lattice.ts";
 import { encodedForms } from "./_encoded_forms.ts";
+import { publicPrefixLength } from "./_public_prefix.ts";
 import { mayHoldWebEscape, webView } from "./_web_escape.ts";
 
 /**
@@ -145,6 +146,12 @@ interface Entry {
    * {@linkcode FRAGMENT_LENGTH} for a long secret, more for an encoded form (lib/tools/_encoded_forms.ts).
    */
   least: number;
+  /**
+   * Where in the value a masked piece ends at the earliest: past the secret's public prefix by
+   * `least` (lib/tools/_public_prefix.ts), so that no piece made mostly of the public prefix
+   * makes the masker an oracle for the next character. 0 for a value matched only whole.
+   */
+  reach: number;
   /** Whether it is a secret's hex or base64 form rather than the secret. */
   encoded: boolean;
 }
@@ -187,7 +194,8 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     seen.add(s.value);
     const pieces = s.value.length >= FRAGMENT_SECRET_LENGTH;
     const least = pieces ? FRAGMENT_LENGTH : s.value.length;
-    out.push({ value: s.value, marker: secretMarker(s), least, encoded: false });
+    const reach = pieces ? publicPrefixLength(s.value, least) + least : 0;
+    out.push({ value: s.value, marker: secretMarker(s), least, reach, encoded: false });
   }
   for (const e of [...out]) {
     // A non-ASCII secret's UTF-8 bytes read one character a byte: what its bytes escaped one by
@@ -202,18 +210,26 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
       const least = e.least < e.value.length
         ? Math.min(2 * FRAGMENT_LENGTH, bytes.length)
         : bytes.length;
-      out.push({ value: bytes, marker: e.marker, least, encoded: false });
+      const known = publicBytes(e);
+      const reach = known === 0 ? 0 : Math.min(known + least, bytes.length);
+      out.push({ value: bytes, marker: e.marker, least, reach, encoded: false });
     }
   }
   for (const e of [...out]) {
-    for (const form of encodedForms(e.value, e.least < e.value.length)) {
+    for (const form of encodedForms(e.value, e.least < e.value.length, publicBytes(e))) {
       if (seen.has(form.value)) continue;
       seen.add(form.value);
-      out.push({ value: form.value, marker: e.marker, least: form.least, encoded: true });
+      const { value, least, reach } = form;
+      out.push({ value, marker: e.marker, least, reach, encoded: true });
     }
   }
   // Stable: equal lengths keep the order given.
   return out.sort((a, b) => b.value.length - a.value.length);
+}
+
+/** How many leading characters of `e` (a secret or its byte reading) are its public prefix. */
+function publicBytes(e: Entry): number {
+  return e.reach === 0 ? 0 : e.reach - e.least;
 }
 
 const HASH_BASE = 0x01000193;
@@ -325,6 +341,7 @@ function createMatcher(secrets: readonly Secret[]): Matcher {
           // Ran out of text while the secret goes on: more text may make it longer.
           if (!final && p + k === text.length && w.offset + k < v.length) undecided = true;
           if (k < w.entry.least) continue; // too short a piece of this one
+          if (w.offset + k < w.entry.reach) continue; // mostly the public prefix
           if (k > bestLength) {
             bestEntry = w.entry;
             bestLength = k;

@@ -70,7 +70,7 @@ Deno.test("run: MCP env and header values and pieces of secrets are masked on ev
     );
     await Deno.writeTextFile(
       join(sb.workspace, "tokens.txt"),
-      `mcp-prefix=${MCP_TOKEN.slice(0, 12)}\nhdr-suffix=${HEADER_TOKEN.slice(-16)}\n` +
+      `mcp-prefix=${MCP_TOKEN.slice(0, 16)}\nhdr-suffix=${HEADER_TOKEN.slice(-16)}\n` +
         `vault-middle=${VAULT_TOKEN.slice(4, 14)}\nmcp-whole=${MCP_TOKEN}\n`,
     );
     queue.push(

@@ -10,13 +10,15 @@ import {
   secretMarker,
   vaultSecrets,
 } from "../../lib/tools/secret_mask.ts";
+import { publicPrefixLength } from "../../lib/tools/_public_prefix.ts";
 
 const TOKEN: Secret = { kind: "vault", name: "MY_TOKEN", value: "tok-9f8e7d6c5b4a" };
 const KEY: Secret = { kind: "api_key", name: "OPENAI_API_KEY", value: "sk-proj-Zx9QwErTyUiOp" };
 
 /**
  * Leftmost-longest replacement, one position at a time, by brute force: the reference the
- * masker must equal. A value of 12+ characters matches by any run of 8+ of its characters.
+ * masker must equal. A value of 12+ characters matches by any run of 8+ of its characters
+ * that ends 8 or more characters past the value's public prefix (lib/tools/_public_prefix.ts).
  */
 function reference(text: string, secrets: readonly Secret[]): string {
   const seen = new Set<string>();
@@ -32,8 +34,13 @@ function reference(text: string, secrets: readonly Secret[]): string {
     for (const s of usable) {
       let n = 0;
       if (s.value.length >= FRAGMENT_SECRET_LENGTH) {
+        // A piece counts when it ends 8 characters or more past the public prefix.
+        const reach = publicPrefixLength(s.value, FRAGMENT_LENGTH) + FRAGMENT_LENGTH;
         for (let len = Math.min(s.value.length, text.length - i); len >= FRAGMENT_LENGTH; len--) {
-          if (s.value.includes(text.slice(i, i + len))) {
+          const piece = text.slice(i, i + len);
+          let o = s.value.indexOf(piece);
+          while (o >= 0 && o + len < reach) o = s.value.indexOf(piece, o + 1);
+          if (o >= 0) {
             n = len;
             break;
           }
@@ -85,9 +92,10 @@ Deno.test("a longer secret wins over a shorter one it contains, even when split 
   const out = m.push("a prefix-inner1") + m.push("-suf") + m.push("fix b") + m.flush();
   assert.equal(out, "a [redacted:vault:OUTER] b");
   const m2 = createSecretMasker([inner, outer]);
-  // "prefix-inner1-" is 14 characters of OUTER: masked as a piece of it, which is longer.
-  const out2 = m2.push("a prefix-inner1") + m2.push("-nope") + m2.flush();
-  assert.equal(out2, "a [redacted:vault:OUTER]nope");
+  // "-inner1-suffix" is 14 characters of OUTER reaching its end: masked as a piece of it, which
+  // is longer. ("prefix-inner1-" is only its public prefix: a guess at it proves nothing.)
+  const out2 = m2.push("a no-inner1") + m2.push("-suffix") + m2.flush();
+  assert.equal(out2, "a no[redacted:vault:OUTER]");
   // Alone, "inner1" is too short to be a piece of OUTER: INNER's own marker.
   const m3 = createSecretMasker([inner, outer]);
   const out3 = m3.push("x inner1") + m3.push(" y") + m3.flush();
@@ -180,7 +188,7 @@ Deno.test("vaultSecrets names each value by its key; duplicates mask under the f
 });
 
 Deno.test("a piece of 8+ characters of a 12+ character secret is masked: prefix, suffix, middle", () => {
-  const secret: Secret = { kind: "vault", name: "API_TOKEN", value: "vlt-7c3a91e2d4b85f60" };
+  const secret: Secret = { kind: "vault", name: "API_TOKEN", value: "7c3a91e2d4b85f60e1aa" };
   const v = secret.value;
   const marker = "[redacted:vault:API_TOKEN]";
   assert.equal(maskSecrets(`p=${v.slice(0, 12)}.`, [secret]), `p=${marker}.`);
@@ -245,7 +253,8 @@ Deno.test("a piece at the end of a megabyte of output, among 200 long secrets, i
   }
   const v = secrets[150]!.value;
   const filler = "lorem ipsum dolor sit amet ".repeat(40_000);
-  const out = maskSecrets(filler + v.slice(2, 12), secrets);
+  // Past the public prefix "secret-" by 8 characters or more.
+  const out = maskSecrets(filler + v.slice(9, 19), secrets);
   assert.equal(out, filler + "[redacted:vault:K150]");
 });
 
@@ -330,7 +339,9 @@ Deno.test("with escape sequences, any chunking masks like the whole text and a t
     assert.equal(out, whole, `chunked ${JSON.stringify(text)}`);
     const shown = safeText(whole).replaceAll("\\x", "\n");
     for (const s of secrets.slice(0, 2)) {
-      for (let k = 0; k + FRAGMENT_LENGTH <= s.value.length; k++) {
+      // Every piece that ends 8 characters or more past the public prefix ("XYZ-abcabc-").
+      const from = publicPrefixLength(s.value, FRAGMENT_LENGTH);
+      for (let k = from; k + FRAGMENT_LENGTH <= s.value.length; k++) {
         const piece = s.value.slice(k, k + FRAGMENT_LENGTH);
         assert.ok(!shown.includes(piece), `${JSON.stringify(text)} shows ${piece}`);
       }
