@@ -35,6 +35,7 @@ import type { TraceWriter } from "../trace/writer.ts";
 import { toolCallPreview } from "../display/tool_preview.ts";
 import type { ResolvedModel } from "../models/resolve.ts";
 import { streamModel } from "../models/stream.ts";
+import type { ModelStreamItem } from "../models/outcome.ts";
 import { createToolCallIds, type ToolCallIds } from "../models/tool_call_ids.ts";
 import { estimatePromptTokens } from "../models/shaping.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
@@ -376,8 +377,26 @@ function liveRecorder(parts: SessionParts, warn: (line: string) => void): Live {
   };
 }
 
-/** The engine and the compactor of a live session, over its model, tools and trace. */
-function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
+/** `items` as they come; `onCall` runs at each fragment of a tool call among them. */
+async function* noticingCalls(
+  items: AsyncIterable<ModelStreamItem>,
+  onCall: () => void,
+): AsyncGenerator<ModelStreamItem> {
+  for await (const item of items) {
+    const type = item.kind === "message" ? item.message.type : undefined;
+    if (type === "partial_tool_call" || type === "tool_call") onCall();
+    yield item;
+  }
+}
+
+/**
+ * The engine and the compactor of a live session, over its model, tools and trace; `onCall`
+ * runs as the model streams a tool call.
+ */
+function liveEngine(
+  live: Live,
+  onCall: () => void,
+): { engine: Engine; compactor: Compactor } {
   const { parts, children, record, warn } = live;
   const { toolset, meta } = parts;
   const secrets = secretsOf(parts);
@@ -385,14 +404,17 @@ function liveEngine(live: Live): { engine: Engine; compactor: Compactor } {
   // The model's own output (text, reasoning, calls, errors) is masked like tool output (./_mask_model.ts).
   const modelMasking = createModelMasking(secrets, toolCallIds);
   const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
-    modelMasking.mask(streamModel({
-      endpoint: parts.model.endpoint,
-      system_prompt: meta.system_prompt,
-      tools: toolset.specs,
-      history: req.history,
-      ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
-      ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
-    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }));
+    noticingCalls(
+      modelMasking.mask(streamModel({
+        endpoint: parts.model.endpoint,
+        system_prompt: meta.system_prompt,
+        tools: toolset.specs,
+        history: req.history,
+        ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
+        ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
+      }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds })),
+      onCall,
+    );
   const engine: Engine = createEngine({
     request,
     execute: (call, signal, responseImages) =>
@@ -642,18 +664,20 @@ export function openSession(parts: SessionParts): Session {
   const { writer, toolset, meta } = parts;
   const secrets = secretsOf(parts);
   const live = liveRecorder(parts, warn);
-  const { engine, compactor } = liveEngine(live);
+  // The first command's set-up waits for the model's first tool call (see command_warm_up.ts).
+  const called = Promise.withResolvers<void>();
+  const { engine, compactor } = liveEngine(live, called.resolve);
   const { children, metaMessage, st } = live;
   // Stand-ins made for its commands stay until it ends, not made and removed per command.
   const standIns = keepStandIns();
-  // The first command's set-up starts now, in the background (see command_warm_up.ts).
+  // The first command's set-up, in the background once the model begins a tool call.
   const warmUp = toolset.tools.has("exec_command")
     ? warmUpCommands({
       workspace: parts.workspace,
       scratchpad: parts.scratchpad,
       sandbox: parts.sandbox,
       vault: parts.vault,
-    })
+    }, { after: called.promise })
     : undefined;
   const pendingRecords = [...(parts.pendingRecords ?? [])];
   return {

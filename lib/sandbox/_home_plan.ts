@@ -122,11 +122,12 @@ export interface HomeMounts {
 /** Options of {@linkcode homeMounts}. */
 export interface HomeMountOptions {
   /**
-   * Only what can refuse the plan is awaited: the walk for credential files
-   * in the shown toolchains (which never refuses one) is started, not awaited,
-   * and the mounts leave those files out; so is the walk of the hidden homes
-   * for files with other names (`_protected_files.ts`). For a check before
-   * any command runs; the plans commands run in await the same walks.
+   * Only what can refuse the plan is looked at: the walk for credential files
+   * in the shown toolchains (which never refuses one) is not made, and the
+   * mounts leave those files out; nor is the walk of the hidden homes for
+   * files with other names (`_protected_files.ts`). For a check before any
+   * command runs, which must not hold up the session's first request; the
+   * plans commands run in make the walks (once per process).
    */
   check?: boolean;
   /**
@@ -222,9 +223,12 @@ export async function homeMounts(
   // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
-  const walk = credentialFilesIn(out.reveals.map((r) => r.target).filter(isDir));
-  // A check leaves the walk running for the plans to come, which await the same one.
-  for (const p of opts.check ? [] : await walk) if (!allHidden(p)) out.hideMore.push(p);
+  // A check does not walk: the walk would hold up the session's first request, and the plans
+  // of its commands (the warm-up's first, once the request is answered) walk once for all.
+  if (!opts.check) {
+    const walk = await credentialFilesIn(out.reveals.map((r) => r.target).filter(isDir));
+    for (const p of walk) if (!allHidden(p)) out.hideMore.push(p);
+  }
   if (!writableRoots) {
     await hideOutsideSecretNames(policy, roots, out, opts);
     return out;
@@ -287,10 +291,8 @@ async function hideSealedToolchainCredentials(
   const shown = ctx.showStartup ? [...HOME_READABLE_DEFAULTS, ...SEALED_SHOWN] : TOOLCHAIN_PATHS;
   const dirs = ctx.sealedDirs.flatMap((h) => expandHomePaths(h, shown))
     .filter((p) => !ctx.isHidden(p));
-  if (dirs.length === 0) return;
-  const walk = credentialFilesIn(dirs);
-  if (opts.check) return;
-  for (const p of await walk) {
+  if (dirs.length === 0 || opts.check) return;
+  for (const p of await credentialFilesIn(dirs)) {
     if (!ctx.isHidden(p)) ctx.out.hideMore.push(p);
   }
 }

@@ -62,9 +62,9 @@ export interface ProtectedFiles {
 /** Options of {@linkcode protectedWithOtherNames}. */
 export interface ProtectedOptions {
   /**
-   * Only the named files (see the module) are awaited; the walk of the
-   * homes is started, not awaited, for the plans to come. For a check
-   * before any command runs.
+   * Only the named files (see the module) are looked for; the homes are not
+   * walked (the plans of commands walk them). For a check before any
+   * command runs, which must not hold up the session's first request.
    */
   check?: boolean;
 }
@@ -83,11 +83,11 @@ export async function protectedWithOtherNames(
   }
   if (devs.size === 0) return { secret: [], kept: [] };
   const named = await namedWithOtherNames(q, devs);
+  if (opts.check) return named;
   const walks = q.homes.map(async (home) => {
     const templates = (await gitFiles(home)).templates;
     return homeLinks(home, templates, devs, q.roots);
   });
-  if (opts.check) return named;
   const found: ProtectedFiles = { secret: [...named.secret], kept: [...named.kept] };
   const walked = await Promise.all(walks);
   if (walked.every(({ files }) => files.length === 0)) return found;

@@ -181,7 +181,7 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   if (bwrapProblem !== undefined) return bwrapProblem;
   let plan;
   try {
-    // What could refuse the workspace; the walk for credential files goes on meanwhile.
+    // What could refuse the workspace (the walks for credential files wait for the commands).
     plan = await resolvePlan(policy, policy.workspace, { check: true });
   } catch (err) {
     if (err instanceof PenguinError) return err.message.replace(/^Cannot sandbox: /, "");

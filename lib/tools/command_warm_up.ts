@@ -7,7 +7,11 @@
  * rest of the plan the command runs in, `plan.ts`; the seccomp filter file,
  * made for the login shell's sandbox) starts in the background, so that
  * neither the session's first model request nor its first command waits
- * for it.
+ * for it. The session starts it once the model begins its first tool call
+ * (`after`): begun beside the first request, its processes and walks held
+ * up the request on a machine of two cores by about 20 ms, and a session
+ * whose model calls no tool has nothing to set up (nor a login shell to
+ * stop at its end).
  *
  * Nothing is decided here: every step is the one the first command takes,
  * with the same policy (`commandPolicy`), and each leaves only its
@@ -32,16 +36,28 @@ export interface CommandWarmUp {
   stop(): Promise<void>;
 }
 
+/** Options of {@linkcode warmUpCommands}. */
+export interface WarmUpOptions {
+  /** Begin only once this resolves (default: at once); a stop before then begins nothing. */
+  after?: Promise<void>;
+}
+
 /**
  * Start the set-up of the commands `ctx` would run (exec_command's context:
  * the session's sandbox policy and vault) in the background.
  */
 export function warmUpCommands(
   ctx: Pick<CommandToolContext, "sandbox" | "workspace" | "scratchpad" | "vault">,
+  opts: WarmUpOptions = {},
 ): CommandWarmUp {
   const abort = new AbortController();
   const policy = commandPolicy(ctx);
+  const stopped = new Promise<void>((resolve) =>
+    abort.signal.addEventListener("abort", () => resolve(), { once: true })
+  );
   const done = (async () => {
+    if (opts.after !== undefined) await Promise.race([opts.after, stopped]);
+    if (abort.signal.aborted) return;
     // The login shell runs in a sandbox of its own: its plan starts the credential walk (or
     // awaits the one the session's workspace check started) and makes the seccomp file.
     const login = await loginEnvironment(policy, { signal: abort.signal });

@@ -113,6 +113,11 @@ export interface ScriptedTurn {
   delay_ms?: number | undefined;
   /** Send this many events, then hold the connection open (until the client goes or `max_hold_ms`). */
   stall_after?: number;
+  /**
+   * Send `events` events, then wait until `until` settles (or the client goes) before the rest:
+   * the response has begun, and the test decides when it goes on.
+   */
+  hold_after?: { events: number; until: Promise<unknown> };
   /** Send this many events, then cut the connection without finishing. */
   disconnect_after?: number;
   /** Replace the event at this 0-based position with a malformed (non-JSON) chunk. */

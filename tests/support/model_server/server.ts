@@ -143,12 +143,18 @@ export function startModelServer(opts: ModelServerOptions = {}): Promise<ModelSe
       turn.disconnect_after ?? Infinity,
     );
     let i = 0;
+    let held = false;
     // Pull-based, one event per pull: an event is handed to the socket before
     // the next pull, so a scripted disconnect or stall happens after exactly
     // `limit` events have been delivered.
     const body = new ReadableStream<Uint8Array>({
       async pull(c) {
         if (cancelled) return;
+        if (turn.hold_after !== undefined && i === turn.hold_after.events && !held) {
+          held = true;
+          await Promise.race([turn.hold_after.until.catch(() => {}), rec.disconnected]);
+          if (cancelled) return;
+        }
         if (i < limit) {
           c.enqueue(enc.encode(i === turn.malformed_at ? MALFORMED_CHUNK : events[i]!));
           i++;
