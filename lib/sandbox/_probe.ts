@@ -10,7 +10,7 @@ import { startSupervised } from "./_process.ts";
 import { SECCOMP_FD, wrapperArgv } from "./_supervisor.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { DEFAULT_PATH } from "./env.ts";
-import { isInside, resolvePlan } from "./plan.ts";
+import { isInside, planPathVanished, resolvePlan, type SandboxPlan } from "./plan.ts";
 import { holdPlaceholders } from "./_placeholders.ts";
 import { createPolicy, DEFAULT_MAX_PROCESSES } from "./policy.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
@@ -81,6 +81,9 @@ export interface ProbeRun {
   error?: string;
 }
 
+/** Plans of the probe retried when a path they name went away before bwrap got to it. */
+const VANISHED_RETRIES = 3;
+
 /** Run the probe under the full bwrap flag set (seccomp filter included) in a fresh temp workspace. */
 export async function runProbe(
   bash: string,
@@ -91,7 +94,6 @@ export async function runProbe(
 ): Promise<ProbeRun> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
   const started = performance.now();
-  let release = async () => {};
   try {
     const policy = createPolicy({
       workspace: dir,
@@ -101,26 +103,54 @@ export async function runProbe(
     });
     // The probe tests the machine: other data roots come and go, and are no concern of it.
     policy.hideOtherDataRoots = false;
-    const plan = await resolvePlan(policy, dir, { check: true }); // only its own script runs
-    // The fresh workspace has no .git: a stand-in, not kept for a session (the directory goes).
-    release = await holdPlaceholders(plan.placeholders ?? [], [], { keep: false });
-    const inner = wrapperArgv(bash, [bash, "-c", PROBE], {
+    for (let attempt = 0;; attempt++) {
+      const plan = await resolvePlan(policy, dir, { check: true }); // only its own script runs
+      const run = await probeOnce({ bash, bwrap, setpriv, disableUserns, dir, plan });
+      // A path of the plan removed meanwhile (another process's directory) tells nothing of the
+      // machine: plan again.
+      if (run.ok || attempt >= VANISHED_RETRIES || !planPathVanished(plan, run.error)) {
+        return { ...run, ms: performance.now() - started };
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** One start of the probe sandbox for `plan`. */
+async function probeOnce(o: {
+  bash: string;
+  bwrap: string;
+  setpriv: string | undefined;
+  disableUserns: boolean;
+  dir: string;
+  plan: SandboxPlan;
+}): Promise<ProbeRun> {
+  // The fresh workspace has no .git: a stand-in, not kept for a session (the directory goes).
+  let release = async () => {};
+  try {
+    release = await holdPlaceholders(o.plan.placeholders ?? [], [], { keep: false });
+    const inner = wrapperArgv(o.bash, [o.bash, "-c", PROBE], {
       maxProcesses: DEFAULT_MAX_PROCESSES,
       control: true,
       init: true,
     });
     let text = "";
     const child = await startSupervised({
-      bash,
-      setpriv,
+      bash: o.bash,
+      setpriv: o.setpriv,
       kind: "ns",
       job: [
-        bwrap,
-        ...bwrapArgv(plan, inner, { seccompFd: SECCOMP_FD, commandIsInit: true, disableUserns }),
+        o.bwrap,
+        ...bwrapArgv(o.plan, inner, {
+          seccompFd: SECCOMP_FD,
+          commandIsInit: true,
+          disableUserns: o.disableUserns,
+        }),
       ],
       seccomp: true,
       env: { PATH: DEFAULT_PATH, __PSE_0: `PATH=${DEFAULT_PATH}`, __PSF: seccompEscapes() },
-      cwd: dir,
+      cwd: o.dir,
       stdin: "null",
       stdio: "merged",
       onOutput: (t) => text += t,
@@ -136,20 +166,19 @@ export async function runProbe(
       const eq = line.indexOf("=");
       if (eq > 0) values.set(line.slice(0, eq), line.slice(eq + 1));
     }
-    const ms = performance.now() - started;
     if (status.code !== 0) {
       return {
         ok: false,
-        ms,
+        ms: 0,
         values,
         error: `probe exited with code ${status.code}: ${text.trim()}`,
       };
     }
-    return { ok: true, ms, values };
+    return { ok: true, ms: 0, values };
   } catch (err) {
     return {
       ok: false,
-      ms: performance.now() - started,
+      ms: 0,
       values: new Map(),
       error: errorMessage(err).replace(
         /^Cannot start the sandbox probe: (the sandbox failed to set up: )?/,
@@ -159,6 +188,5 @@ export async function runProbe(
     };
   } finally {
     await release();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }

@@ -18,6 +18,9 @@ import { forget, probeKey, recall, remember } from "./_probe_cache.ts";
 /** The pauses before the probe is run again after a failure to start its sandbox. */
 const PROBE_RETRY_PAUSES_MS = [50, 500];
 
+/** Bubblewrap's errors that tell of a namespace (or its loopback) it could not create. */
+const NETNS_ERROR = /namespace|loopback|RTM_NEW|netlink|network|Operation not permitted/i;
+
 export { findBash, findBwrap } from "./_probe.ts";
 
 /** Outcome of one check. */
@@ -167,7 +170,11 @@ export async function reprobeRemembered(
   if (!recalled.has(report)) return undefined;
   recalled.delete(report);
   await forget();
-  return await detectSandbox({ ...opts, refresh: true });
+  const again = await detectSandbox({ ...opts, refresh: true });
+  // A failing answer is not kept for this process: the next command probes once more, so one
+  // failure under load does not refuse every later command of a long session.
+  if (!again.usable) cache.delete(opts.bwrapPath ?? "");
+  return again;
 }
 
 /**
@@ -267,8 +274,15 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
   let netError: string | undefined;
   if (!run.ok) {
     const withNet = await runProbe(bash, found.path, report.setpriv, true, report.disableUserns);
-    if (withNet.ok) netError = run.error ?? "failed";
-    else {
+    // Only an error about namespaces means the machine lacks a network namespace; a run without
+    // network that failed otherwise (a path gone under load) is tried once more.
+    if (withNet.ok && !NETNS_ERROR.test(run.error ?? "")) {
+      run = await runProbe(bash, found.path, report.setpriv, false, report.disableUserns);
+    }
+    if (!run.ok && withNet.ok && NETNS_ERROR.test(run.error ?? "")) {
+      netError = run.error ?? "failed";
+      run = withNet;
+    } else if (!run.ok) {
       const hint = explainBwrapFailure(run.error ?? "");
       checks.push({
         name: "sandbox start",
@@ -286,7 +300,6 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
       fail(`bubblewrap cannot set up a sandbox: ${run.error}`);
       return finish(report);
     }
-    run = withNet;
   }
   checks.push({
     name: "sandbox start",

@@ -59,6 +59,7 @@ import { seccompFile } from "./_seccomp_file.ts";
 import { OPT_OUT } from "./_hints.ts";
 import { bwrapArgv } from "./bwrap.ts";
 import { detectSandbox, locateBwrap, reprobeRemembered, type SandboxReport } from "./detect.ts";
+import { mayBeTheMachine } from "./_setup_failure.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
 import {
@@ -339,7 +340,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     share.release();
     // Under an answer remembered by an earlier process, a sandbox that failed to set up has the
     // machine probed again: when the probe now fails, its explanation is the one to give.
-    if (err instanceof PenguinError && /failed to set up/.test(err.message)) {
+    if (err instanceof PenguinError && mayBeTheMachine(err.message)) {
       const again = await reprobeRemembered(report, bwrapOf(policy));
       if (again !== undefined && !again.usable) throw unusable(what, again);
     }

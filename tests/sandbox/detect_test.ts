@@ -109,6 +109,58 @@ Deno.test("a network namespace that fails twice under load does not make the pro
   });
 });
 
+Deno.test("a run without network failing three times for another reason is not taken for a missing network namespace", async () => {
+  await withWorkspace(async (dir) => {
+    // The first three starts with --unshare-net fail as when a path of the plan went away
+    // meanwhile (nothing about namespaces); the fourth works.
+    const count = join(dir, "net-starts");
+    const fake = await fakeBwrap(
+      dir,
+      '#!/bin/bash\nfor a; do if [ "$a" = --unshare-net ]; then echo x >> ' + count +
+        "; if [ $(wc -l < " + count + ") -le 3 ]; then " +
+        'echo "bwrap: Can\'t find source path /gone/run-dir: No such file or directory" >&2; ' +
+        "exit 1; fi; fi; done\n" +
+        'exec /usr/bin/bwrap "$@"\n',
+    );
+    const report = await detectSandbox({ bwrapPath: fake, refresh: true });
+    assert.equal(report.usable, true, report.failure);
+    assert.equal(report.checks.find((c) => c.name === "network isolation")!.status, "ok");
+    assert.equal((await Deno.readTextFile(count)).split("\n").filter(Boolean).length, 4);
+  });
+});
+
+Deno.test("a run without network failing three times, not for a path or namespace, is tried once more", async () => {
+  await withWorkspace(async (dir) => {
+    const count = join(dir, "net-starts");
+    const fake = await fakeBwrap(
+      dir,
+      '#!/bin/bash\nfor a; do if [ "$a" = --unshare-net ]; then echo x >> ' + count +
+        "; if [ $(wc -l < " + count + ") -le 3 ]; then " +
+        "echo 'bwrap: fork: Resource temporarily unavailable' >&2; exit 1; fi; fi; done\n" +
+        'exec /usr/bin/bwrap "$@"\n',
+    );
+    const report = await detectSandbox({ bwrapPath: fake, refresh: true });
+    assert.equal(report.usable, true, report.failure);
+    assert.equal((await Deno.readTextFile(count)).split("\n").filter(Boolean).length, 4);
+  });
+});
+
+Deno.test("a run without network that keeps failing for another reason is reported as that reason", async () => {
+  await withWorkspace(async (dir) => {
+    const fake = await fakeBwrap(
+      dir,
+      '#!/bin/bash\nfor a; do if [ "$a" = --unshare-net ]; then ' +
+        'echo "bwrap: Can\'t find source path /gone/run-dir: No such file or directory" >&2; ' +
+        "exit 1; fi; done\n" +
+        'exec /usr/bin/bwrap "$@"\n',
+    );
+    const report = await detectSandbox({ bwrapPath: fake, refresh: true });
+    assert.equal(report.usable, false);
+    assert.match(report.failure ?? "", /cannot set up a sandbox: .*\/gone\/run-dir/);
+    assert.doesNotMatch(report.failure ?? "", /network namespace/);
+  });
+});
+
 Deno.test("spawning fails closed when bubblewrap is missing: nothing runs", async () => {
   await withWorkspace(async (ws) => {
     const policy = createPolicy({ workspace: ws, home: "", bwrapPath: "/nonexistent/bwrap" });

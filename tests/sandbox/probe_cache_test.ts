@@ -206,3 +206,38 @@ fixtureTest(
     await assert.rejects(Deno.lstat(f.cache), Deno.errors.NotFound, "the stale answer is gone");
   },
 );
+
+fixtureTest(
+  "a probe again that fails is not kept: the next command of the process probes once more",
+  async (f) => {
+    const flag = join(f.run, "..", "broken");
+    await f.rewrite(
+      `if [ -e ${JSON.stringify(flag)} ]; then echo 'bwrap: Creating new namespace failed: ` +
+        `Operation not permitted' >&2; exit 1; fi\nexec /usr/bin/bwrap "$@"`,
+    );
+    assert.deepEqual(await f.detect(), WORKS);
+    await Deno.writeTextFile(flag, "");
+    await withWorkspace(async (ws) => {
+      const out = await evalInRunDir(
+        `import { createPolicy, spawnSandboxed } from ${lib("mod.ts")};
+        const policy = createPolicy({ workspace: ${JSON.stringify(ws)}, home: "",
+          bwrapPath: ${JSON.stringify(f.fake)} });
+        const once = async (cmd) => {
+          try {
+            const c = await spawnSandboxed({ shell: cmd, policy });
+            console.log("started", (await c.status).code);
+          } catch (e) { console.log("refused", e.message.slice(0, 60)); }
+        };
+        await once("touch first");
+        await Deno.remove(${JSON.stringify(flag)});
+        await once("touch second");`,
+        f.run,
+      );
+      const [first, second] = out.trim().split("\n");
+      assert.match(first!, /^refused /);
+      assert.equal(second, "started 0", "the machine works again: so does the next command");
+      await assert.rejects(Deno.lstat(join(ws, "first")), Deno.errors.NotFound);
+      await Deno.lstat(join(ws, "second"));
+    });
+  },
+);
