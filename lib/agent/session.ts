@@ -377,14 +377,18 @@ function liveRecorder(parts: SessionParts, warn: (line: string) => void): Live {
   };
 }
 
-/** `items` as they come; `onCall` runs at each fragment of a tool call among them. */
+/** `items` as they come; `onCall` runs at the first fragment of a tool call among them. */
 async function* noticingCalls(
   items: AsyncIterable<ModelStreamItem>,
   onCall: () => void,
 ): AsyncGenerator<ModelStreamItem> {
+  let seen = false;
   for await (const item of items) {
-    const type = item.kind === "message" ? item.message.type : undefined;
-    if (type === "partial_tool_call" || type === "tool_call") onCall();
+    const type = !seen && item.kind === "message" ? item.message.type : undefined;
+    if (type === "partial_tool_call" || type === "tool_call") {
+      seen = true;
+      onCall();
+    }
     yield item;
   }
 }
@@ -403,18 +407,23 @@ function liveEngine(
   const toolCallIds = parts.toolCallIds ?? createToolCallIds();
   // The model's own output (text, reasoning, calls, errors) is masked like tool output (./_mask_model.ts).
   const modelMasking = createModelMasking(secrets, toolCallIds);
-  const request = (req: EngineRequest, signal: AbortSignal | undefined) =>
-    noticingCalls(
-      modelMasking.mask(streamModel({
-        endpoint: parts.model.endpoint,
-        system_prompt: meta.system_prompt,
-        tools: toolset.specs,
-        history: req.history,
-        ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
-        ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
-      }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds })),
-      onCall,
-    );
+  // `onCall` is wanted once: the streams after the first call are not looked at.
+  let waiting = true;
+  const notice = () => {
+    waiting = false;
+    onCall();
+  };
+  const request = (req: EngineRequest, signal: AbortSignal | undefined) => {
+    const stream = modelMasking.mask(streamModel({
+      endpoint: parts.model.endpoint,
+      system_prompt: meta.system_prompt,
+      tools: toolset.specs,
+      history: req.history,
+      ...(req.thinking_level !== undefined ? { thinking_level: req.thinking_level } : {}),
+      ...(req.max_tokens !== undefined ? { max_tokens: req.max_tokens } : {}),
+    }, { signal, idleTimeoutMs: parts.idleTimeoutMs, toolCallIds }));
+    return waiting ? noticingCalls(stream, notice) : stream;
+  };
   const engine: Engine = createEngine({
     request,
     execute: (call, signal, responseImages) =>

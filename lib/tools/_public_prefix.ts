@@ -17,9 +17,10 @@
  * to three leading words of a letter and up to nine letters or digits, each
  * ended by `-`, `_` or `.` (`tok_`, `sk-or-v1-`), at most
  * {@linkcode MAX_PUBLIC_PREFIX} characters; a JSON Web Token's header (up to its
- * first `.`, which is mostly `{"alg":"HS256","typ":"JWT"}` encoded) is public too. A random secret may begin like that
- * by chance: then a few of its characters more are treated as public, which
- * leaves a shorter piece of it unmasked, never a guess easier.
+ * first `.`, which is mostly `{"alg":"HS256","typ":"JWT"}` encoded) is public too.
+ * A random secret may begin like that by chance: then a few of its characters
+ * more are treated as public, which leaves a shorter piece of it unmasked, never
+ * a guess easier.
  *
  * @module
  */

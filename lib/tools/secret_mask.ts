@@ -152,6 +152,8 @@ interface Entry {
    * makes the masker an oracle for the next character. 0 for a value matched only whole.
    */
   reach: number;
+  /** How many leading characters of the value are the secret's public prefix (0: none, or whole only). */
+  prefix: number;
   /** Whether it is a secret's hex or base64 form rather than the secret. */
   encoded: boolean;
 }
@@ -194,8 +196,9 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
     seen.add(s.value);
     const pieces = s.value.length >= FRAGMENT_SECRET_LENGTH;
     const least = pieces ? FRAGMENT_LENGTH : s.value.length;
-    const reach = pieces ? publicPrefixLength(s.value, least) + least : 0;
-    out.push({ value: s.value, marker: secretMarker(s), least, reach, encoded: false });
+    const prefix = pieces ? publicPrefixLength(s.value, least) : 0;
+    const reach = pieces ? prefix + least : 0;
+    out.push({ value: s.value, marker: secretMarker(s), least, reach, prefix, encoded: false });
   }
   for (const e of [...out]) {
     // A non-ASCII secret's UTF-8 bytes read one character a byte: what its bytes escaped one by
@@ -210,26 +213,23 @@ function entriesOf(secrets: readonly Secret[]): Entry[] {
       const least = e.least < e.value.length
         ? Math.min(2 * FRAGMENT_LENGTH, bytes.length)
         : bytes.length;
-      const known = publicBytes(e);
-      const reach = known === 0 ? 0 : Math.min(known + least, bytes.length);
-      out.push({ value: bytes, marker: e.marker, least, reach, encoded: false });
+      // The prefix's own bytes, as the reading keeps them.
+      const prefix = e.prefix === 0 ? 0 : byteReading(e.value.slice(0, e.prefix))?.length ??
+        e.prefix;
+      const reach = e.reach === 0 ? 0 : Math.min(prefix + least, bytes.length);
+      out.push({ value: bytes, marker: e.marker, least, reach, prefix, encoded: false });
     }
   }
   for (const e of [...out]) {
-    for (const form of encodedForms(e.value, e.least < e.value.length, publicBytes(e))) {
+    for (const form of encodedForms(e.value, e.least < e.value.length, e.prefix)) {
       if (seen.has(form.value)) continue;
       seen.add(form.value);
       const { value, least, reach } = form;
-      out.push({ value, marker: e.marker, least, reach, encoded: true });
+      out.push({ value, marker: e.marker, least, reach, prefix: 0, encoded: true });
     }
   }
   // Stable: equal lengths keep the order given.
   return out.sort((a, b) => b.value.length - a.value.length);
-}
-
-/** How many leading characters of `e` (a secret or its byte reading) are its public prefix. */
-function publicBytes(e: Entry): number {
-  return e.reach === 0 ? 0 : e.reach - e.least;
 }
 
 const HASH_BASE = 0x01000193;
