@@ -13,6 +13,7 @@ import { effectivePolicy } from "../tools/command_policy.ts";
 import { modelDescriber, type VisionDescriber } from "../tools/describe_image.ts";
 import { maskSecrets, type Secret, vaultSecrets } from "../tools/secret_mask.ts";
 import { createProcessRegistry } from "../tools/processes.ts";
+import { prepareArchiveDir } from "../tools/archive_dir.ts";
 import type {
   AgentPaths,
   AgentRef,
@@ -241,6 +242,7 @@ export async function sessionParts(
   const scratchpad = sessionScratchpadDir(ref, core.meta.session_id);
   await Deno.mkdir(scratchpad, { recursive: true, mode: 0o700 });
   const realScratchpad = await Deno.realPath(scratchpad);
+  await prepareArchiveDir(realScratchpad);
   const children = core.children ??
     createChildRegistry({
       parentSessionId: core.meta.session_id,

@@ -51,6 +51,7 @@ import {
 import { containingReach, observeRepos } from "./_repo_trust.ts";
 import { undisarmedIndex, watchOwnIndexes } from "./git_own_index.ts";
 import { existsNow, lstatOrNone, statOrNone } from "./_look.ts";
+import { TRUNCATED_OUTPUT_DIR } from "../state/paths.ts";
 import { dropHidden, hiddenBindProblem, type HiddenView, isHidden } from "./_hidden_binds.ts";
 
 export type { Placeholder, Reveal };
@@ -740,6 +741,14 @@ async function planIn(
   let ownGit: OwnGitLinks | undefined;
   let gitIndexDirs: string[] = [];
   const protectTry: string[] = [];
+  // The scratchpad's directory where penguin itself saves a tool's long output: read-only, so
+  // no command can swap it for a link and have penguin create files wherever that leads
+  // (attack round 26 A16). The session makes it before its first command.
+  const archive = policy.scratchpad && join(policy.scratchpad, TRUNCATED_OUTPUT_DIR);
+  const archiveInfo = archive ? lstatOrNone(archive) : undefined;
+  if (writableRoots && archive && archiveInfo?.isDirectory && !archiveInfo.isSymlink) {
+    protect.push(archive);
+  }
   if (writableRoots) {
     // Stand-ins a killed penguin left are removed first (the registry still tells them apart).
     await (swept ??= sweepStandIns(isStandInShape));

@@ -117,9 +117,12 @@ export function sessionScratchpadDir(ref: AgentRef, sessionId: string): string {
   return join(scratchpadDir(ref), validateSessionId(sessionId));
 }
 
+/** The scratchpad's directory of a tool's long output, saved whole by penguin. */
+export const TRUNCATED_OUTPUT_DIR = "truncated-tool-output";
+
 /** `<agent>/scratchpad/<sessionId>/truncated-tool-output` (mode 0700 when created). */
 export function truncatedOutputDir(ref: AgentRef, sessionId: string): string {
-  return join(sessionScratchpadDir(ref, sessionId), "truncated-tool-output");
+  return join(sessionScratchpadDir(ref, sessionId), TRUNCATED_OUTPUT_DIR);
 }
 
 /**

@@ -18,6 +18,7 @@
  * @module
  */
 import { join } from "node:path";
+import { TRUNCATED_OUTPUT_DIR } from "../state/paths.ts";
 import { splitTrailingSurrogate } from "../display/invisible.ts";
 import { type FileAt, type FileTail, fileTail, readInto, writeAt } from "./_archive_tail.ts";
 
@@ -116,7 +117,7 @@ async function createArchiveFile(
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   // The model can write the scratchpad: a link planted as the archive directory would
   // have penguin write the output wherever it points.
-  const real = join(await Deno.realPath(scratchpad), "truncated-tool-output");
+  const real = join(await Deno.realPath(scratchpad), TRUNCATED_OUTPUT_DIR);
   await assertRealDir(real);
   const opened = await Deno.open(join(real, name), {
     write: true,
@@ -249,7 +250,7 @@ export function startArchive(
 
   const open = (): Promise<FileAt> =>
     opening ??= (async () => {
-      const dir = join(scratchpad, "truncated-tool-output");
+      const dir = join(scratchpad, TRUNCATED_OUTPUT_DIR);
       const name = await archiveFileName(toolName, toolCallId);
       path = join(dir, name);
       file = { file: await createArchiveFile(scratchpad, dir, name), at: 0 };

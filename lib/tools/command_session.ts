@@ -14,7 +14,7 @@
  */
 import { sleep } from "../protocol/sleep.ts";
 import type { ExitStatus, SandboxPolicy } from "../sandbox/mod.ts";
-import { createOutputBuffer, DEFAULT_BUFFER_LIMIT } from "./_output_buffer.ts";
+import { createOutputBuffer, DEFAULT_BUFFER_LIMIT, type OutputBuffer } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
 import { createSecretMasker, type Secret } from "./secret_mask.ts";
 import type { ToolEvent } from "./tool.ts";
@@ -102,6 +102,22 @@ export function exitVerdict(
 }
 
 /**
+ * What is unread in `buffer` when the command has ended, piece by piece: no more than was
+ * unread then (what a straggler holding the pipe adds later is left).
+ */
+async function* unreadAtExit(buffer: OutputBuffer): AsyncGenerator<ToolEvent, void, undefined> {
+  let owed = buffer.size;
+  for (;;) {
+    const marker = buffer.dropped > 0; // the drop marker comes first, and is not owed text
+    if (!marker && owed <= 0) return;
+    const text = buffer.takeNext();
+    if (text === undefined) return;
+    if (!marker) owed -= text.length;
+    yield { type: "delta", text };
+  }
+}
+
+/**
  * Spawn `cmd` under the sandbox and start collecting its output. Throws the
  * sandbox's runtime error (with its fix-it message) when it cannot start;
  * nothing runs then.
@@ -149,34 +165,28 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
 
   const changed = () => new Promise<void>((resolve) => wake.push(resolve));
 
-  /**
-   * What is unread when the command has ended, piece by piece: no more than
-   * was unread then (what a straggler holding the pipe adds later is left).
-   */
-  async function* unreadAtExit(): AsyncGenerator<ToolEvent, void, undefined> {
-    let owed = buffer.size;
-    for (;;) {
-      const marker = buffer.dropped > 0; // the drop marker comes first, and is not owed text
-      if (!marker && owed <= 0) return;
-      const text = buffer.takeNext();
-      if (text === undefined) return;
-      if (!marker) owed -= text.length;
-      yield { type: "delta", text };
-    }
-  }
+  // What the masker holds in case it starts a secret is decided as if the output ended here
+  // before the model sees the output so far: held back, it told the model which of its guesses
+  // (`sk-proj-` and more, no newline) start a secret (attack round 26 B-holdback-oracle).
+  const settle = (): boolean => {
+    if (exit !== undefined || masker.held === 0) return false;
+    buffer.append(masker.flush());
+    return true;
+  };
 
   async function* follow(
     windowMs: number,
     signal?: AbortSignal,
   ): AsyncGenerator<ToolEvent, FollowEnd, undefined> {
     const deadline = Date.now() + Math.max(0, windowMs);
+    let settled = false;
     let aborted: (() => void) | undefined;
     const onAbort = () => aborted?.();
     signal?.addEventListener("abort", onAbort);
     try {
       for (;;) {
         if (exit !== undefined) {
-          yield* unreadAtExit();
+          yield* unreadAtExit(buffer);
           return "exited";
         }
         // One small piece at a time (`takeNext`): the rest stays bytes until its turn, and
@@ -185,7 +195,11 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
         if (text !== undefined) yield { type: "delta", text };
         if (signal?.aborted) return "aborted";
         const left = deadline - Date.now();
-        if (left <= 0) return "window";
+        if (left <= 0) {
+          // What was held goes out with this window (once: output may keep coming).
+          if (!settled && (settled = settle())) continue;
+          return "window";
+        }
         if (text !== undefined) continue; // suspended at the yield: look again before waiting
         const timer = new AbortController();
         const abort = new Promise<void>((resolve) => (aborted = resolve));
@@ -213,7 +227,10 @@ export async function startCommand(opts: StartCommandOptions): Promise<CommandSe
       return buffer.size;
     },
     done,
-    take: () => buffer.take(),
+    take: () => {
+      settle();
+      return buffer.take();
+    },
     follow,
     write: (chars) => exit ? Promise.resolve(false) : child.write(chars),
     interrupt: () => child.signal("SIGINT"),
