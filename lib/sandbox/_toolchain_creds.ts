@@ -87,6 +87,47 @@ export function isCredentialFileName(name: string, isDirectory = false): boolean
   return lower.includes("credential") || lower.includes("netrc");
 }
 
+/**
+ * Configuration files a toolchain reads that hold credentials only sometimes: Maven's global
+ * `conf/settings.xml` (server passwords) and Gradle's `init.d` scripts (repository credentials),
+ * which an SDK manager keeps inside the shown directories (`~/.sdkman/candidates/maven/<v>/conf`,
+ * attack round 26 B15). Hidden only when their text names one ({@linkcode CONFIG_SECRET}): an
+ * empty `settings.xml` would stop every Maven build.
+ */
+function mayHoldCredentials(dir: string, name: string): boolean {
+  const lower = name.toLowerCase();
+  if (lower === "settings.xml") return true;
+  return /(^|\/)init\.d$/.test(dir) && /\.gradle(\.kts)?$/.test(lower);
+}
+
+/** What a configuration file holding a credential says (XML elements, Groovy and Kotlin names). */
+const CONFIG_SECRET = /<(password|privateKey|passphrase)>|password|passphrase|secret|token|apiKey/i;
+
+/** Largest configuration file read for {@linkcode CONFIG_SECRET} (past it: hidden unread). */
+const CONFIG_READ_LIMIT = 256 * 1024;
+
+/** Whether the configuration file at `path` names a credential (or is too large to tell). */
+function holdsCredentials(path: string): boolean {
+  try {
+    const f = Deno.openSync(path, { read: true });
+    try {
+      const buf = new Uint8Array(CONFIG_READ_LIMIT + 1);
+      let n = 0;
+      for (;;) {
+        const got = f.readSync(buf.subarray(n));
+        if (got === null || got === 0) break;
+        n += got;
+        if (n > CONFIG_READ_LIMIT) return true;
+      }
+      return CONFIG_SECRET.test(new TextDecoder().decode(buf.subarray(0, n)));
+    } finally {
+      f.close();
+    }
+  } catch {
+    return false; // unreadable to penguin: unreadable to its commands too
+  }
+}
+
 const cache = new Map<string, Promise<string[]>>();
 
 /**
@@ -136,6 +177,7 @@ async function walk(tops: readonly string[]): Promise<string[]> {
             : isCredentialFileName(e.name);
           if (named) found.push(path);
           else if (e.isDirectory) next.push(path);
+          else if (mayHoldCredentials(dir, e.name) && holdsCredentials(path)) found.push(path);
         }
       } catch {
         // Unreadable (or a file): nothing to show from it either.

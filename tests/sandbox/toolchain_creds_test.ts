@@ -79,3 +79,43 @@ Deno.test("the toolchain walk gives the event loop a turn every 128 entries", as
     assert.ok(turns >= 8, `${turns} turns beside a walk of 1040 entries`);
   });
 });
+
+Deno.test("Maven settings and Gradle init scripts inside a toolchain are hidden when they name a credential", async () => {
+  await withTree(async (dir) => {
+    // As an SDK manager keeps them (attack round 26 B15).
+    const maven = join(dir, "sdkman", "candidates", "maven", "3.9.6", "conf");
+    const gradle = join(dir, "sdkman", "candidates", "gradle", "8.5", "init.d");
+    await Deno.mkdir(maven, { recursive: true });
+    await Deno.mkdir(gradle, { recursive: true });
+    const secretSettings = join(maven, "settings.xml");
+    await Deno.writeTextFile(
+      secretSettings,
+      "<settings><servers><server><id>n</id><password>MAVENpw</password></server></servers></settings>",
+    );
+    const repoInit = join(gradle, "repo.gradle");
+    await Deno.writeTextFile(
+      repoInit,
+      "allprojects { repositories { maven { credentials { password = 'GRADLEpw' } } } }",
+    );
+    const plainInit = join(gradle, "plain.gradle.kts");
+    await Deno.writeTextFile(plainInit, "allprojects { repositories { mavenCentral() } }");
+    const otherSettings = join(
+      dir,
+      "sdkman",
+      "candidates",
+      "maven",
+      "3.9.5",
+      "conf",
+      "settings.xml",
+    );
+    await Deno.mkdir(join(otherSettings, ".."), { recursive: true });
+    await Deno.writeTextFile(
+      otherSettings,
+      "<settings><localRepository>/r</localRepository></settings>",
+    );
+    // A Gradle script outside an init.d is a project's build file, left alone.
+    await Deno.writeTextFile(join(dir, "sdkman", "build.gradle"), "password = 'x'");
+    const found = await credentialFilesIn([join(dir, "sdkman")]);
+    assert.deepEqual(found.sort(), [repoInit, secretSettings].sort());
+  });
+});
