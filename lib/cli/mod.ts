@@ -207,9 +207,16 @@ async function dispatchCommand(
     return 0;
   }
   pointer.words = command.path;
+  const args = g.rest.slice(consumed);
+  const { guardDataRoot } = await import("./_root_gate.ts");
+  const after = await guardDataRoot({ path: command.path, args, root: g.root, io });
   const ctx: CommandContext = { io };
   if (g.root !== undefined) ctx.root = g.root;
-  return await command.run(g.rest.slice(consumed), ctx);
+  try {
+    return await command.run(args, ctx);
+  } finally {
+    await after().catch(() => {}); // a mark not written is asked about next time
+  }
 }
 
 /** The longest leading part of `words` that names a group of commands, and its members. */

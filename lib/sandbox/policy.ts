@@ -271,6 +271,15 @@ export function runtimeSecrets(env: Record<string, string>): string[] {
   return [...dirs].flatMap((d) => RUNTIME_SECRETS.map((p) => join(d, p)));
 }
 
+/**
+ * The directory of the key that marks penguin's data roots (`lib/state/root_mark.ts`) when
+ * `PENGUIN_KEY_DIR` puts it outside `~/.penguin` (hidden with the home secrets).
+ */
+function keyDirOf(env: Record<string, string>): string[] {
+  const dir = env["PENGUIN_KEY_DIR"];
+  return dir && isAbsolute(dir) && resolve(dir) !== "/" ? [resolve(dir)] : [];
+}
+
 /** Inputs of {@linkcode createPolicy}. */
 export interface PolicyOptions {
   /** Workspace directory (resolved against the cwd). */
@@ -329,6 +338,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     ...(opts.dataRoot ? [resolve(opts.dataRoot)] : []),
     ...(home ? homeSecrets(resolve(home)) : []),
     ...runtimeSecrets(hostEnv ?? Deno.env.toObject()),
+    ...keyDirOf(hostEnv ?? Deno.env.toObject()),
     ...(opts.hide ?? []).map((p) => resolve(p)),
   ];
   const policy: SandboxPolicy = {

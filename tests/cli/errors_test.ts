@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { addModel } from "../../lib/state/project_config.ts";
 import type { WireProtocol } from "../../lib/models/wire.ts";
 import { type ScriptedTurn, startModelServer, turn } from "../support/model_server.ts";
-import { inRoot, penguinArgv, REPO, runCli } from "../support/cli.ts";
+import { inRoot, markTestRoot, penguinArgv, REPO, runCli } from "../support/cli.ts";
 import { assertGoodTrace, ofKind, tracesDir } from "../agent/_support.ts";
 import { detectSandbox } from "../../lib/sandbox/detect.ts";
 import { filesUnder } from "../support/files_under.ts";
@@ -35,6 +35,7 @@ async function rootFor(baseUrl: string, protocol: WireProtocol = "openai-chat"):
     client_type: protocol,
     api_key: "sk-test",
   }, { setDefault: true });
+  await markTestRoot(root);
   return {
     root,
     workspace: await Deno.realPath(workspace),

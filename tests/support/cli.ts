@@ -2,6 +2,7 @@
 // (deno.json "permissions.penguin"), exactly the flags the binary is built with.
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { processDir } from "./run_dir.ts";
 
 /** Repository root. */
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -20,6 +21,11 @@ export interface CliOptions {
   stdin?: string;
   /** Drop the inherited environment (PATH is kept; HOME is the test HOME). */
   clearEnv?: boolean;
+  /**
+   * Take the data root penguin runs with as the user's before it runs, when the test made it
+   * (default): see {@linkcode adoptTestRoot}. False for tests of penguin's own look at a root.
+   */
+  adopt?: boolean;
 }
 
 // deno-lint-ignore no-control-regex
@@ -83,9 +89,40 @@ export function denoDir(): string {
   return cacheDir = JSON.parse(new TextDecoder().decode(out.stdout)).denoDir as string;
 }
 
-/** The environment of a penguin subprocess: no colour, the test HOME, Deno's cache, then `extra`. */
+/**
+ * The directory of the key penguin under test marks its data roots with
+ * (lib/state/root_mark.ts): one per test process, whatever HOME a test gives
+ * penguin, so a root a test made and marked ({@linkcode markTestRoot}) is
+ * penguin's to every penguin it starts.
+ */
+export function testKeyDir(): string {
+  // One per test process, never removed while it runs (modules of one process share the
+  // environment; see run_dir.ts).
+  return processDir("PENGUIN_KEY_DIR", "penguin-test-keys-");
+}
+
+// Every penguin a test starts, with the test process's environment or penguinEnv's, marks and
+// checks data roots with the one key of this test process.
+testKeyDir();
+
+/** Mark `root` (made by a test through the state library) as penguin's, as penguin would. */
+export async function markTestRoot(root: string): Promise<void> {
+  const { markDataRoot } = await import("../../lib/state/root_mark.ts");
+  await markDataRoot(root, { keyDir: testKeyDir() });
+}
+
+/**
+ * The environment of a penguin subprocess: no colour, the test HOME, Deno's cache, the test's
+ * root key ({@linkcode testKeyDir}), then `extra`.
+ */
 export function penguinEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { NO_COLOR: "1", HOME: testHome(), DENO_DIR: denoDir(), ...extra };
+  return {
+    NO_COLOR: "1",
+    HOME: testHome(),
+    DENO_DIR: denoDir(),
+    PENGUIN_KEY_DIR: testKeyDir(),
+    ...extra,
+  };
 }
 
 /** `setsid`, when there is one: it runs a command without a controlling terminal. */
@@ -105,9 +142,35 @@ export function withoutTerminal(argv: string[]): { command: string; args: string
   return SETSID ? { command: SETSID, args: argv } : { command: argv[0]!, args: argv.slice(1) };
 }
 
+/**
+ * Mark the data root `args` and `env` name for penguin (`--root`, else `PENGUIN_HOME`, else
+ * `$HOME/.penguin/data`) as penguin's when it holds something and carries no mark: a root the
+ * test filled through the state library (or copied from a fixture) is the user's, as if adopted
+ * with `penguin trust --data-root`. Empty and missing roots are left to penguin.
+ */
+export async function adoptTestRoot(
+  args: string[],
+  env: Record<string, string>,
+  cwd = REPO,
+): Promise<void> {
+  const at = args.findIndex((a) => a === "--root" || a.startsWith("--root="));
+  const given = at < 0
+    ? undefined
+    : args[at]!.startsWith("--root=")
+    ? args[at]!.slice("--root=".length)
+    : args[at + 1];
+  const root = given ?? env.PENGUIN_HOME ?? `${env.HOME ?? testHome()}/.penguin/data`;
+  const dir = root.startsWith("/") ? root : `${cwd.replace(/\/?$/, "/")}${root}`;
+  const entries = await Array.fromAsync(Deno.readDir(dir)).catch(() => []);
+  if (entries.length === 0 || entries.some((e) => e.name === ".root_mark")) return;
+  const { markDataRoot } = await import("../../lib/state/root_mark.ts");
+  await markDataRoot(dir, { keyDir: env.PENGUIN_KEY_DIR ?? testKeyDir() });
+}
+
 /** Run `penguin <args>` without a controlling terminal and collect its output (HOME is {@linkcode testHome} unless `env` sets it). */
 export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = penguinEnv(opts.env);
+  if (opts.adopt !== false) await adoptTestRoot(args, env, opts.cwd);
   if (opts.clearEnv) {
     const path = Deno.env.get("PATH");
     if (path !== undefined && env.PATH === undefined) env.PATH = path;

@@ -8,7 +8,7 @@
  * @module
  */
 import { join } from "node:path";
-import { penguinArgv, penguinEnv, REPO, runText } from "./cli.ts";
+import { adoptTestRoot, penguinArgv, penguinEnv, REPO, runText } from "./cli.ts";
 import { hostHas } from "./host_tools.ts";
 
 /** A process's peak resident set in bytes (VmHWM), or undefined when it is gone. */
@@ -103,6 +103,7 @@ export async function runCliPeak(
   killAfterSeconds?: number,
 ): Promise<PeakRun> {
   const report = join(dir, `peak-${crypto.randomUUID()}`);
+  await adoptTestRoot(args, penguinEnv()); // a root the test filled is the user's (see runCli)
   // With killAfterSeconds, `timeout` SIGKILLs a penguin still running then (exit 137).
   const cut = killAfterSeconds === undefined
     ? []

@@ -5,7 +5,7 @@
  * @module
  */
 import { join } from "node:path";
-import { penguinArgv, penguinEnv, REPO } from "./cli.ts";
+import { adoptTestRoot, penguinArgv, penguinEnv, REPO } from "./cli.ts";
 import { hostHas } from "./host_tools.ts";
 
 const SCRIPT = "/usr/bin/script";
@@ -28,6 +28,7 @@ export async function runUnderScript(
   shellTail = "",
 ): Promise<{ code: number; log: string }> {
   const log = join(dir, logName);
+  await adoptTestRoot(args, penguinEnv()); // a root the test filled is the user's (see runCli)
   const command = [Deno.execPath(), ...penguinArgv(), ...args].map(shellQuote).join(" ") +
     shellTail;
   const r = await new Deno.Command(SCRIPT, {

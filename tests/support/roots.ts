@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { WireProtocol } from "../../lib/models/wire.ts";
 import { addModel, type ModelInput } from "../../lib/state/project_config.ts";
 import { type ModelServer, type ModelServerOptions, withModelServer } from "./model_server.ts";
+import { markTestRoot } from "./cli.ts";
 
 /** Run `fn` with a new empty directory, removed afterwards. */
 export async function withTempDir<T>(
@@ -81,6 +82,8 @@ export async function addServerModel(
     client_type: protocol,
     ...extra,
   }, { setDefault: true });
+  // Made by the test as penguin would make it: penguin's, marked (lib/state/root_mark.ts).
+  await markTestRoot(root);
 }
 
 /** Options of {@linkcode makeRoot}. */

@@ -12,18 +12,27 @@ const MARK = "penguin-test-run-";
 
 /** Point `PENGUIN_RUN_DIR` at this test process's run directory (made on first use) and return it. */
 export function useTestRunDir(): string {
-  const set = Deno.env.get("PENGUIN_RUN_DIR");
-  if (set !== undefined && set.includes(MARK)) return set;
-  const dir = join(Deno.makeTempDirSync({ prefix: `${MARK}${Deno.pid}-` }));
-  Deno.env.set("PENGUIN_RUN_DIR", dir);
-  sweepDeadRunDirs(dirname(dir));
+  return processDir("PENGUIN_RUN_DIR", MARK);
+}
+
+/**
+ * The directory of this test process that the environment variable `name` names (made in the
+ * temp directory with the prefix `mark` and the process id on first use, the variable set), as
+ * {@linkcode useTestRunDir} makes the run directory; those of gone test processes are removed.
+ */
+export function processDir(name: string, mark: string): string {
+  const set = Deno.env.get(name);
+  if (set !== undefined && set.includes(mark)) return set;
+  const dir = join(Deno.makeTempDirSync({ prefix: `${mark}${Deno.pid}-` }));
+  Deno.env.set(name, dir);
+  sweepDeadDirs(dirname(dir), mark);
   return dir;
 }
 
-/** Remove the run directories in `tmp` of test processes that no longer run. */
-function sweepDeadRunDirs(tmp: string): void {
+/** Remove the directories named `mark<pid>-…` in `tmp` of test processes that no longer run. */
+function sweepDeadDirs(tmp: string, mark: string): void {
   for (const e of Deno.readDirSync(tmp)) {
-    const pid = e.name.startsWith(MARK) ? e.name.slice(MARK.length).split("-")[0] : undefined;
+    const pid = e.name.startsWith(mark) ? e.name.slice(mark.length).split("-")[0] : undefined;
     if (!e.isDirectory || pid === undefined || !/^\d+$/.test(pid) || alive(Number(pid))) continue;
     try {
       Deno.removeSync(join(tmp, e.name), { recursive: true });

@@ -1,7 +1,7 @@
 // A detached tmux server of its own: a real pseudo-terminal for the CLI, read
 // back with capture-pane and waited on by screen content (never by time);
 // keys, text, raw bytes and bracketed pastes go in with send-keys/paste-buffer.
-import { penguinArgv, REPO } from "./cli.ts";
+import { adoptTestRoot, penguinArgv, penguinEnv, REPO, testKeyDir } from "./cli.ts";
 import { hostHas } from "./host_tools.ts";
 
 /** Where tmux is expected (Debian's package). */
@@ -85,8 +85,12 @@ export async function penguinScript(
   env: Record<string, string>,
   opts: { stdinCommand?: string; cwd?: string } = {},
 ): Promise<{ command: string; path: string }> {
+  // A root the test filled is the user's (see runCli).
+  await adoptTestRoot(args, { ...penguinEnv(), ...env }, opts.cwd);
   const path = `${dir}/../penguin-pane-${crypto.randomUUID().slice(0, 8)}.sh`;
-  const exports = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
+  // The key that marks the test's data roots as penguin's (see testKeyDir), whatever HOME.
+  const exports = Object.entries({ PENGUIN_KEY_DIR: testKeyDir(), ...env })
+    .map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
   const argv = [Deno.execPath(), ...penguinArgv(), ...args].map(shellQuote).join(" ");
   const pipe = opts.stdinCommand ? `${opts.stdinCommand} | ` : "";
   await Deno.writeTextFile(

@@ -12,6 +12,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { listTrust, recordTrust, revokeTrust, sha256Hex } from "../../state/trust.ts";
+import { markDataRoot, rootEntries, rootStatus } from "../../state/root_mark.ts";
 import {
   at,
   readWorkspacePolicyBytes,
@@ -35,9 +36,14 @@ const REVOKE: Flag<boolean> = {
   type: "boolean",
   help: "forget the trust of <path> (default: ./penguin.jsonc)",
 };
-const TRUST_FLAGS: readonly Flag<unknown>[] = [LIST, REVOKE];
+const DATA_ROOT: Flag<boolean> = {
+  name: "data-root",
+  type: "boolean",
+  help: "adopt the data root (--root, else PENGUIN_HOME, else ~/.penguin/data) as penguin's",
+};
+const TRUST_FLAGS: readonly Flag<unknown>[] = [LIST, REVOKE, DATA_ROOT];
 
-const HELP = `Usage: penguin trust [<path>] | --list | --revoke [<path>]
+const HELP = `Usage: penguin trust [<path>] | --list | --revoke [<path>] | --data-root
 
 Trust a workspace's penguin.jsonc (<path> is the file or its workspace;
 default: the current directory's). A penguin.jsonc may only narrow what
@@ -49,6 +55,12 @@ records the file's path with the SHA-256 of its content in the data root
 file changes it is untrusted again: penguin warns and ignores its widening
 settings until you review it and run penguin trust again. The same content
 at another path (a copy in a subdirectory) is not trusted.
+
+penguin trust --data-root adopts a data root penguin did not make (one an
+older penguin or PenguinHarness made, or one you copied or moved): penguin
+marks each root it makes, and acts with an unmarked one that holds anything
+only once you adopt it, since a root decides where your API keys are sent
+and which programs penguin starts. It lists what the root holds, then marks it.
 
 Flags:
 ${flagHelp(TRUST_FLAGS, 14)}
@@ -169,6 +181,36 @@ async function revoke(arg: string | undefined, ctx: CommandContext): Promise<num
   return 0;
 }
 
+/** `trust --data-root`: what the root holds, then its mark. */
+async function adoptRoot(ctx: CommandContext): Promise<number> {
+  const root = resolveDataRoot({ root: ctx.root });
+  const status = await rootStatus(root);
+  if (status === "missing") {
+    throw new PenguinError(
+      "not_found",
+      `trust --data-root: there is no data root at ${JSON.stringify(root)} (penguin makes and ` +
+        "marks one when a command first needs it)",
+    );
+  }
+  if (status === "unknown") {
+    throw new PenguinError(
+      "config",
+      "trust --data-root: penguin has nowhere to keep its key (set HOME or PENGUIN_KEY_DIR)",
+    );
+  }
+  if (status === "marked") {
+    ctx.io.out(safeText(`The data root ${root} is already penguin's.`) + "\n");
+    return 0;
+  }
+  const entries = await rootEntries(root);
+  const out = [`Data root ${root}`];
+  out.push(entries.length === 0 ? "  (empty)" : `  holds: ${entries.join(", ")}`);
+  await markDataRoot(root);
+  out.push("Adopted: penguin acts with it from now on.");
+  ctx.io.out(safeText(out.join("\n")) + "\n");
+  return 0;
+}
+
 async function run(args: string[], ctx: CommandContext): Promise<number> {
   const p = parseDeclared("trust", args, TRUST_FLAGS, 1);
   if (bool(p, "help")) return printHelp(ctx, HELP);
@@ -178,6 +220,15 @@ async function run(args: string[], ctx: CommandContext): Promise<number> {
       throw new PenguinError("usage", "trust: --list takes no path and no --revoke");
     }
     return await listTrusted(ctx);
+  }
+  if (bool(p, DATA_ROOT.name)) {
+    if (bool(p, REVOKE.name) || arg !== undefined) {
+      throw new PenguinError(
+        "usage",
+        "trust: --data-root takes no path (give the root with --root)",
+      );
+    }
+    return await adoptRoot(ctx);
   }
   if (bool(p, REVOKE.name)) return await revoke(arg, ctx);
   return await trustFile(arg, ctx);

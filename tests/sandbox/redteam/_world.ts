@@ -8,7 +8,7 @@ import { addModel } from "../../../lib/state/project_config.ts";
 import { startModelServer, turn } from "../../support/model_server.ts";
 import type { ScriptedTurn } from "../../support/model_server.ts";
 import { item } from "../../support/model_server.ts";
-import { penguinArgv, REPO } from "../../support/cli.ts";
+import { markTestRoot, penguinArgv, REPO, testKeyDir } from "../../support/cli.ts";
 import { visibleTempDir } from "../_helpers.ts";
 
 /** One tool call of an attempt. */
@@ -292,6 +292,7 @@ export async function runSession(
     client_type: "openai-chat",
     api_key: world.secrets.config,
   }, { setDefault: true });
+  await markTestRoot(world.root);
   world.originals.set(world.projectConfig, await Deno.readTextFile(world.projectConfig));
   const vault = join(world.agentState, ".vault.toml");
   await Deno.writeTextFile(vault, `# ${world.secrets.vault}\n`);
@@ -324,6 +325,7 @@ export async function runSession(
       DEEPSEEK_API_KEY: world.secrets.deepseek,
       OPENAI_API_KEY: world.secrets.openai,
       PENGUIN_RT_SECRET: world.secrets.penguinVar,
+      PENGUIN_KEY_DIR: testKeyDir(),
       AWS_SECRET_ACCESS_KEY: world.secrets.aws,
       ...opts.env,
     },

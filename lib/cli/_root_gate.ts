@@ -1,0 +1,126 @@
+/**
+ * The data root a command acts with is one penguin made, or one the user
+ * adopted (`lib/state/root_mark.ts`): a root a model's command prepared must
+ * not decide where the user's keys go or what runs on the host.
+ *
+ * Before a command that acts with the root (runs a model, starts an MCP
+ * server, writes a setting or a secret), its root is looked at: a missing one
+ * is made and marked, an empty one is marked, a marked one is used; any other
+ * is asked about on a terminal (y marks it) and refused without one, naming
+ * `penguin trust --data-root`. Commands that only read what a root holds
+ * (traces, listings, help) are let through unmarked.
+ *
+ * @module
+ */
+import { PenguinError } from "../protocol/errors.ts";
+import { resolveDataRoot } from "../state/root.ts";
+import { markDataRoot, rootEntries, rootStatus } from "../state/root_mark.ts";
+import { mkdirPrivate } from "../state/_fs.ts";
+import { safeText } from "../display/terminal_text.ts";
+import { readStdinLine } from "./line_reader.ts";
+import type { Io } from "./command.ts";
+
+/** Commands (or groups, by their first words) that only read what a data root holds. */
+const READ_ONLY: readonly (readonly string[])[] = [
+  ["trace"],
+  ["trust"],
+  ["sessions", "list"],
+  ["sessions", "show"],
+  ["sessions", "tree"],
+  ["sandbox", "check"],
+  ["models", "list"],
+  ["config", "model", "list"],
+  ["config", "vault", "list"],
+  ["skills", "list"],
+  ["schedules", "list"],
+  ["memory", "list"],
+  ["memory", "show"],
+  ["batch", "k8s"],
+  ["batch", "report"],
+];
+
+/** Whether the command at `path` with `args` acts with its data root (given `--root`: `rooted`). */
+function actsWithRoot(path: readonly string[], args: readonly string[], rooted: boolean): boolean {
+  // The demo keeps to a directory of its own unless given a root.
+  if (path[0] === "demo") return rooted;
+  // `trust` records a file's trust in the root; listing, or adopting the root, reads it only.
+  if (path[0] === "trust") return !args.some((a) => a === "--data-root" || a === "--list");
+  return !READ_ONLY.some((p) => p.every((w, i) => path[i] === w));
+}
+
+/** How a root not made by penguin is named in a message: its entries, a few. */
+function holding(entries: string[]): string {
+  const shown = entries.slice(0, 6).map((e) => safeText(e)).join(", ");
+  return entries.length > 6 ? `${shown} and ${entries.length - 6} more` : shown;
+}
+
+/** What the command at `path` runs with and after: `--root`, its arguments, where to ask. */
+export interface GateInput {
+  path: readonly string[];
+  args: readonly string[];
+  root: string | undefined;
+  io: Io;
+}
+
+/**
+ * Make sure the data root of a command that acts with it is penguin's: made
+ * and marked when missing, marked when empty, asked about on a terminal
+ * otherwise. Throws a usage error when the user says no or cannot be asked.
+ * A root that cannot be resolved is left to the command to report. Resolves
+ * to what to do once the command has run: a root a read-only command made
+ * (it was missing) is marked then.
+ */
+export async function guardDataRoot(input: GateInput): Promise<() => Promise<void>> {
+  const nothing = async () => {};
+  let path: string;
+  try {
+    path = resolveDataRoot({ root: input.root });
+  } catch {
+    return nothing;
+  }
+  let status = await rootStatus(path);
+  if (!actsWithRoot(input.path, input.args, input.root !== undefined)) {
+    if (status !== "missing") return nothing;
+    // Made by this command while it ran (no model runs in it): penguin's.
+    return async () => {
+      const now = await rootStatus(path);
+      if ((now === "empty" || now === "foreign") && (await Deno.stat(path)).isDirectory) {
+        await markDataRoot(path);
+      }
+    };
+  }
+  if (status === "missing") {
+    // One that cannot be made (a read-only parent) is the command's to report, at its write.
+    if (!await mkdirPrivate(path).then(() => true, () => false)) return nothing;
+    status = await rootStatus(path);
+  }
+  if (status === "marked" || status === "unknown") return nothing;
+  if (status === "empty") {
+    // Nothing in it to trust; one that cannot be marked (read-only) is asked about once it holds
+    // something, and the command reports its own write.
+    await markDataRoot(path).catch(() => {});
+    return nothing;
+  }
+  const io = input.io;
+  const entries = await rootEntries(path).catch(() => []);
+  const what = `penguin did not make the data root "${safeText(path)}" (it carries no mark of ` +
+    `yours) and it holds ${holding(entries)}`;
+  const why = "A data root decides where your API keys are sent and which programs penguin " +
+    "starts on this machine; one a model's command prepared must not be taken silently";
+  if (Deno.stdin.isTerminal()) {
+    io.err(`${what}.\n${why}.\nUse it as yours from now on? [y/N] `);
+    const answer = (await readStdinLine()).trim().toLowerCase();
+    if (answer === "y" || answer === "yes") {
+      await markDataRoot(path);
+      return nothing;
+    }
+    throw new PenguinError("usage", `Not using the data root "${safeText(path)}"`);
+  }
+  throw new PenguinError(
+    "usage",
+    `Cannot use the data root: ${what}. ${why}. If it is yours (made by an older penguin, by ` +
+      `PenguinHarness or copied by you), adopt it once: penguin --root ${
+        JSON.stringify(path)
+      } trust --data-root`,
+  );
+}
