@@ -69,10 +69,3 @@ export async function initProgram(
       `limit. Set fs.suid_dumpable to 0 or 2, or run penguin as another user. ${opts.hint}`,
   );
 }
-
-/** `args` (a bwrap command line) with `binds` inserted before its command (`--`). */
-export function withInitBinds(binds: readonly string[], args: string[]): string[] {
-  if (binds.length === 0) return args;
-  const at = args.indexOf("--");
-  return [...args.slice(0, at), ...binds, ...args.slice(at)];
-}

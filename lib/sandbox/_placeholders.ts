@@ -34,7 +34,7 @@ import {
   retryStrays,
   StalePlanError,
   type StandInRecord,
-  sweepHeldElsewhere,
+  sweepHeldAsUsers,
   sweepRegistry,
 } from "./_standin_registry.ts";
 
@@ -237,7 +237,7 @@ export function keepStandIns(): StandInKeeping {
         }
         const stuck = await letGo(last);
         // Another penguin's stand-ins this one held while it ended are nobody's now.
-        if (swept !== undefined) await sweepHeldElsewhere(swept);
+        if (swept !== undefined) await sweepHeldAsUsers(swept);
         // Strays of earlier releases (a command's, while the directory was moved) too.
         return [...new Set([...stuck, ...await retryStrays()])];
       });

@@ -146,6 +146,7 @@ async function probeOnce(o: {
           seccompFd: SECCOMP_FD,
           commandIsInit: true,
           disableUserns: o.disableUserns,
+          sizeTmpfs: o.disableUserns,
         }),
       ],
       seccomp: true,

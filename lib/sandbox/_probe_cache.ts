@@ -35,7 +35,7 @@ export const MAX_BYTES = 64 * 1024;
 /** The file's name in the run directory. */
 export const CACHE_FILE = "probe.json";
 /** Bumped when what the probe checks, or the report's shape, changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** What the cache holds of a report (bash and bwrap are found again, and are in the key). */
 export interface RememberedReport {

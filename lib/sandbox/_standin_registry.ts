@@ -979,18 +979,20 @@ async function otherRegistries(): Promise<string[]> {
 const heldAsUsers = new Set<string>();
 
 /**
- * Remove what this process held as the user's files and another run directory's registry records
- * as its stand-in, once no process holds it: a penguin with another `PENGUIN_RUN_DIR` made it and
- * ended while this one's command had it mounted, and no later penguin of this run directory would
- * ever remove it (attack round 25 concgit c01: an empty `.git` and an inert `penguin.jsonc` left
- * in the workspace after both sessions ended). Only such paths are looked at, and only while
- * still exactly what was created and of a shape `accept` takes. Never rejects.
+ * Remove what this process held as the user's files and a registry of the user's records as
+ * another penguin's stand-in, once no process holds it: that penguin made it and ended while this
+ * one's command had it mounted, so it could not remove it, and nothing would until a later
+ * penguin's sweep (attack round 25 concgit c01, another `PENGUIN_RUN_DIR`: never; round 26 A11, a
+ * session on a directory inside this one's workspace, same run directory: an empty `.git` and an
+ * inert `penguin.jsonc` left in the workspace after both sessions ended). Only such paths are
+ * looked at, and only while still exactly what was created and of a shape `accept` takes. Never
+ * rejects.
  */
-export async function sweepHeldElsewhere(accept: (r: StandInRecord) => boolean): Promise<void> {
+export async function sweepHeldAsUsers(accept: (r: StandInRecord) => boolean): Promise<void> {
   if (heldAsUsers.size === 0) return;
   try {
     const keys = await Promise.all([...heldAsUsers].map((p) => keyOf(p)));
-    for (const d of await otherRegistries()) {
+    for (const d of [await registryDir(), ...await otherRegistries()]) {
       const here = keys.filter((k) => readRecord(d, k) !== undefined);
       if (here.length === 0) continue;
       await locked(async () => {

@@ -25,6 +25,16 @@ export interface BwrapOptions {
   /** Pass `--disable-userns` (bubblewrap 0.8+). Default true. */
   disableUserns?: boolean;
   /**
+   * Bound the writable tmpfs mounts (`/tmp`, `/dev/shm`) with `--size` (bubblewrap 0.8+, not
+   * setuid): {@linkcode TMP_BYTES}, {@linkcode SHM_BYTES}. Default true.
+   */
+  sizeTmpfs?: boolean;
+  /**
+   * Penguin's own binds (its launcher at `/dev/.penguin-launcher`), mounted after the plan's and
+   * before `/dev` turns read-only.
+   */
+  ownBinds?: readonly string[];
+  /**
    * Install the seccomp filter bwrap reads from this file descriptor
    * (`--seccomp FD`); the caller writes `seccompProgram()` there.
    */
@@ -60,6 +70,16 @@ export interface BwrapOptions {
    */
   rootFds?: readonly number[];
 }
+
+/**
+ * The size of a sandbox's private `/tmp`. A tmpfs's pages belong to no process, so the kernel's
+ * out-of-memory killer never picks the command filling one: unbounded (half the machine's memory
+ * each, by default), a command filling `/tmp` and `/dev/shm` had the host's own processes killed.
+ * Larger temporary data belongs in the workspace.
+ */
+export const TMP_BYTES = 1024 * 1024 * 1024;
+/** The size of a sandbox's `/dev/shm` (POSIX shared memory, semaphores). */
+export const SHM_BYTES = 256 * 1024 * 1024;
 
 interface MountOp {
   path: string;
@@ -102,6 +122,7 @@ export function bwrapMountArgs(
   workspaceFd?: number,
   rootFds?: readonly number[],
   revealFds?: readonly number[],
+  sizeTmpfs = true,
 ): string[] {
   // Each root bound from a descriptor, by path; the deepest one holding a source gives it.
   const fds = new Map<string, number>();
@@ -118,7 +139,11 @@ export function bwrapMountArgs(
     const rel = p.slice(root.length).replace(/^\/+/, "");
     return `/proc/self/fd/${fds.get(root)}${rel === "" ? "" : "/" + rel}`;
   };
-  const ops: MountOp[] = [{ path: "/tmp", rank: 0, args: ["--tmpfs", "/tmp"] }];
+  const sized = (bytes: number) => sizeTmpfs ? ["--size", String(bytes)] : [];
+  const ops: MountOp[] = [
+    { path: "/tmp", rank: 0, args: [...sized(TMP_BYTES), "--tmpfs", "/tmp"] },
+    { path: "/dev/shm", rank: 0, args: [...sized(SHM_BYTES), "--tmpfs", "/dev/shm"] },
+  ];
   const late: string[] = [];
   const shown = shownUnderTmp(plan);
   for (const p of [...plan.hideDirs, ...(plan.privateDirs ?? [])]) {
@@ -196,7 +221,12 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
       plan.workspaceId ? opts.workspaceFd : undefined,
       opts.rootFds,
       opts.revealFds,
+      opts.sizeTmpfs ?? true,
     ),
+    ...(opts.ownBinds ?? []),
+    // The rest of /dev (bwrap's own tmpfs) is read-only: no store beside the bounded ones.
+    "--remount-ro",
+    "/dev",
   );
   args.push("--cap-drop", "ALL", "--chdir", plan.cwd);
   if (opts.commandIsInit) args.push("--as-pid-1");

@@ -258,7 +258,8 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
   if (!found.path) return finish(report);
 
   let run = await runProbe(bash, found.path, report.setpriv, false, true);
-  if (!run.ok && /--disable-userns/.test(run.error ?? "")) {
+  // Both came with bubblewrap 0.8.0; a setuid bubblewrap refuses --size.
+  if (!run.ok && /--disable-userns|--size/.test(run.error ?? "")) {
     report.disableUserns = false;
     run = await runProbe(bash, found.path, report.setpriv, false, false);
   }
@@ -442,7 +443,8 @@ function hardeningChecks(
       : {
         name: "nested user namespaces",
         status: "warn",
-        detail: "allowed inside: this bubblewrap has no --disable-userns (needs 0.8.0+)",
+        detail:
+          "allowed inside, and /tmp unbounded: this bubblewrap has no --disable-userns or --size (needs 0.8.0+, not setuid)",
         fix: "upgrade bubblewrap",
       },
   );

@@ -23,7 +23,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import { type HandleOptions, type SandboxedProcess, startSupervised } from "./_process.ts";
 import { LAUNCHER_PATH, launcherArgv, launcherBinary } from "./_launcher.ts";
 import { retireIdle, runPooled } from "./_pool.ts";
-import { type InitProgram, initProgram, withInitBinds } from "./_init_binary.ts";
+import { type InitProgram, initProgram } from "./_init_binary.ts";
 import {
   DIRECT_SECCOMP_FD,
   directShellPath,
@@ -549,16 +549,16 @@ function ownSandboxArgs(
   init: InitProgram,
   opts: { seccompFd: number; fds: readonly number[]; disableUserns: boolean },
 ): string[] {
-  return withInitBinds(
-    init.binds,
-    bwrapArgv(plan, inner, {
-      seccompFd: opts.seccompFd,
-      commandIsInit: true,
-      disableUserns: opts.disableUserns,
-      ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
-      ...pinnedFdOptions(plan, opts.fds),
-    }),
-  );
+  return bwrapArgv(plan, inner, {
+    seccompFd: opts.seccompFd,
+    commandIsInit: true,
+    disableUserns: opts.disableUserns,
+    // Came with --disable-userns (bubblewrap 0.8.0): the probe takes both or neither.
+    sizeTmpfs: opts.disableUserns,
+    ownBinds: init.binds,
+    ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
+    ...pinnedFdOptions(plan, opts.fds),
+  });
 }
 
 /** Set once a launcher refused to run here (it would be dumpable): no pool for this process. */
@@ -614,10 +614,11 @@ async function tryPooled(
     seccompFd: DIRECT_SECCOMP_FD,
     commandIsInit: true,
     disableUserns: report.disableUserns,
+    sizeTmpfs: report.disableUserns,
+    ownBinds: ["--ro-bind", bin, LAUNCHER_PATH],
     ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
     ...pinnedFdOptions(plan, fds),
   });
-  args.splice(args.indexOf("--"), 0, "--ro-bind", bin, LAUNCHER_PATH);
   const roots = pinnedRoots(plan, fds);
   const env = envAsData(plan.env, { PATH: DEFAULT_PATH });
   const detached = launch.detached ?? hasControllingTerminal();
@@ -639,17 +640,7 @@ async function tryPooled(
           if (err instanceof StalePlanError) throw new PoolFallback();
           throw err;
         }
-        return {
-          bash,
-          sh,
-          bwrap,
-          args,
-          filter,
-          roots,
-          env,
-          detached,
-          release,
-        };
+        return { bash, sh, bwrap, args, filter, roots, env, detached, release };
       },
       after: async () => {
         if (plan.ownGit) await disarmOwnGitLinks(plan.ownGit);

@@ -174,3 +174,45 @@ for (const order of ORDERS) {
     }
   });
 }
+
+Deno.test("a session inside another one's workspace leaves no stand-in once both ended", async () => {
+  // A works in ws/sub and ends while B, on ws, runs a command with A's stand-ins mounted as the
+  // user's files: B removes them at its end (attack round 26 A11: they stayed until a later
+  // penguin's sweep).
+  const base = await visibleTempDir("penguin-nested-sessions-");
+  const ws = join(base, "ws");
+  const sub = join(ws, "sub");
+  await Deno.mkdir(sub, { recursive: true });
+  await mkfifo(join(sub, "a-up"));
+  await mkfifo(join(sub, "a-go"));
+  await mkfifo(join(ws, "b-up"));
+  await mkfifo(join(ws, "b-go"));
+  const aDone = gate();
+  const bDone = gate();
+  const a = await session("echo up > a-up; cat a-go > /dev/null", aDone.wait);
+  const b = await session("echo up > b-up; cat b-go > /dev/null", bDone.wait);
+  const made = [join(sub, ".git"), join(sub, "penguin.jsonc")];
+  try {
+    await configure(join(base, "data-a"), a);
+    await configure(join(base, "data-b"), b);
+    const inner = startRun(join(base, "data-a"), sub);
+    assert.equal(await readFifo(join(sub, "a-up")), "up\n");
+    for (const p of made) assert.equal(await exists(p), true, `A's stand-in ${p}`);
+    const outer = startRun(join(base, "data-b"), ws);
+    assert.equal(await readFifo(join(ws, "b-up")), "up\n");
+    await releaseFifo(join(sub, "a-go"));
+    aDone.raise();
+    await finish(inner);
+    for (const p of made) assert.equal(await exists(p), true, `${p} stays while B runs`);
+    await releaseFifo(join(ws, "b-go"));
+    bDone.raise();
+    await finish(outer);
+    for (const p of made) assert.equal(await exists(p), false, `${p} is left`);
+  } finally {
+    aDone.raise();
+    bDone.raise();
+    await a.close();
+    await b.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -5,6 +5,7 @@ import {
   bwrapMountArgs,
   type SandboxPlan,
 } from "../../lib/sandbox/mod.ts";
+import { SHM_BYTES, TMP_BYTES } from "../../lib/sandbox/bwrap.ts";
 
 function plan(over: Partial<SandboxPlan> = {}): SandboxPlan {
   return {
@@ -125,6 +126,7 @@ Deno.test("a hidden directory or file under the private /tmp gets a mount only w
   const tmpfs = args.flatMap((a, i) => args[i - 1] === "--tmpfs" ? [a] : []);
   // /tmp/a holds a protected bind: hidden, so the bind shows only itself.
   assert.deepEqual(tmpfs.sort(), [
+    "/dev/shm",
     "/home/u/.ssh",
     "/tmp",
     "/tmp/a",
@@ -147,10 +149,16 @@ Deno.test("mount arguments sort parents before children whatever the input order
     plan({ roots: ["/a/b/c"], hideDirs: ["/a/b/c/d", "/a"], hideFiles: ["/a/b/f"] }),
   );
   assert.deepEqual(args, [
+    "--size",
+    String(TMP_BYTES),
     "--tmpfs",
     "/tmp",
     "--tmpfs",
     "/a",
+    "--size",
+    String(SHM_BYTES),
+    "--tmpfs",
+    "/dev/shm",
     "--ro-bind",
     "/dev/null",
     "/a/b/f",
@@ -164,6 +172,21 @@ Deno.test("mount arguments sort parents before children whatever the input order
     "--remount-ro",
     "/a",
   ]);
+});
+
+Deno.test("/tmp and /dev/shm are sized, and /dev turns read-only after penguin's own binds", () => {
+  const own = ["--ro-bind", "/run/launcher", "/dev/.penguin-launcher"];
+  const argv = bwrapArgv(plan(), ["x"], { ownBinds: own });
+  assert.ok(at(argv, "--size", String(TMP_BYTES), "--tmpfs", "/tmp") >= 0);
+  assert.ok(
+    at(argv, "--size", String(SHM_BYTES), "--tmpfs", "/dev/shm") > at(argv, "--dev", "/dev"),
+  );
+  assert.ok(at(argv, ...own, "--remount-ro", "/dev") > at(argv, "--tmpfs", "/dev/shm"));
+  assert.ok(at(argv, "--remount-ro", "/dev") < argv.indexOf("--"));
+  // Bubblewrap before 0.8.0, or setuid: no --size.
+  const old = bwrapArgv(plan(), ["x"], { sizeTmpfs: false });
+  assert.ok(!old.includes("--size"));
+  assert.ok(at(old, "--tmpfs", "/dev/shm") >= 0 && at(old, "--remount-ro", "/dev") >= 0);
 });
 
 Deno.test("the environment goes on the command line or, with envFd, through --args", () => {

@@ -240,3 +240,27 @@ Deno.test("spawning fails closed when the seccomp filter cannot be loaded: nothi
     );
   });
 });
+
+Deno.test("a bubblewrap refusing --size (setuid, or before 0.8.0) is used without it, and said so", async () => {
+  await withWorkspace(async (dir) => {
+    const fake = await fakeBwrap(
+      dir,
+      '#!/bin/bash\nfor a; do if [ "$a" = --size ]; then ' +
+        "echo 'bwrap: The --size option is not permitted in setuid mode' >&2; exit 1; fi; done\n" +
+        'exec /usr/bin/bwrap "$@"\n',
+    );
+    const report = await detectSandbox({ bwrapPath: fake });
+    assert.equal(report.usable, true, JSON.stringify(report.checks));
+    assert.equal(report.disableUserns, false);
+    const nested = report.checks.find((c) => c.name === "nested user namespaces")!;
+    assert.equal(nested.status, "warn");
+    assert.match(nested.detail, /\/tmp unbounded/);
+    // Commands run, with the flags this bubblewrap takes.
+    const ws = join(dir, "ws");
+    await Deno.mkdir(ws);
+    const policy = createPolicy({ workspace: ws, home: "", bwrapPath: fake });
+    const child = await spawnSandboxed({ shell: "touch ran", policy, stdin: "null" });
+    assert.equal((await child.status).code, 0);
+    assert.equal(await exists(join(ws, "ran")), true);
+  });
+});
