@@ -84,9 +84,8 @@ export async function guardDataRoot(input: GateInput): Promise<() => Promise<voi
     // Made by this command while it ran (no model runs in it): penguin's.
     return async () => {
       const now = await rootStatus(path);
-      if ((now === "empty" || now === "foreign") && (await Deno.stat(path)).isDirectory) {
-        await markDataRoot(path);
-      }
+      // (A file there is "foreign" too: nothing to mark in it.)
+      if (now === "empty" || now === "foreign") await markDataRoot(path).catch(() => {});
     };
   }
   if (status === "missing") {

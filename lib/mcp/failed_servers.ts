@@ -11,6 +11,7 @@
  */
 import { dirname, join } from "node:path";
 import type { McpServerConfig } from "../state/mod.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** Longest wait at session start for a server that failed in the previous run. */
 export const RETRY_GRACE_MS = 1000;
@@ -30,7 +31,7 @@ export async function serverFingerprint(server: McpServerConfig): Promise<string
     : [server.transport, server.url, server.headers];
   const bytes = new TextEncoder().encode(JSON.stringify(facts));
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(digest.subarray(0, 16));
 }
 
 /** The servers that failed last time: name → fingerprint (an unreadable file: none). */

@@ -33,6 +33,7 @@ import { LAUNCHER_SIGNALLER, READY } from "./_launcher.ts";
 import { type PinnedPath, pinnedRootArgs } from "./_supervisor.ts";
 import { cgroupJoinEnv } from "./_pids_cgroup.ts";
 import { forgetOldest } from "../protocol/forget_oldest.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** Idle sandboxes kept per key. */
 export const MAX_IDLE = 2;
@@ -123,7 +124,7 @@ export function poolFacts(): PoolFacts {
 
 function hex(bytes: number): string {
   const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return hexOf(b);
 }
 
 /** Start a sandbox and wait for its launcher's ready line; throws the sandbox's diagnostics. */

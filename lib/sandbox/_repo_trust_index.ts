@@ -20,6 +20,7 @@
  */
 import { dirname, join } from "node:path";
 import { holdLock } from "./_held_lock.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** Keys computed by this process, by root (a plan asks for the same few every command). */
 const keys = new Map<string, string>();
@@ -31,7 +32,7 @@ export async function keyOf(root: string): Promise<string> {
   const known = keys.get(root);
   if (known !== undefined) return known;
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(root));
-  const key = [...new Uint8Array(hash)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const key = hexOf(hash);
   if (keys.size >= MAX_KEYS) keys.clear();
   keys.set(root, key);
   return key;

@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { seccompProgram } from "./seccomp.ts";
 import { isInside } from "./plan.ts";
 import { privateRunDir } from "./_standin_registry.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 let exposed = false;
 let swept = false;
@@ -39,7 +40,7 @@ function sharedDir(): Promise<{ dir: string; program: Uint8Array }> {
 async function locate(): Promise<{ dir: string; program: Uint8Array }> {
   const program = seccompProgram();
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", program as BufferSource));
-  const hash = [...digest.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hash = hexOf(digest.subarray(0, 8));
   return { dir: join(await privateRunDir(), `seccomp-${hash}`), program };
 }
 

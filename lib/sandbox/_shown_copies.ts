@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { lstatOrNone, readRegularNow } from "./_look.ts";
 import { ownInstanceKey, parseInstanceKey, startTimes } from "./_proc_facts.ts";
 import { privateRunDir } from "./_standin_registry.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** The largest home file shown (as a copy). */
 export const MAX_SHOWN_FILE_BYTES = 1024 * 1024;
@@ -49,7 +50,7 @@ export async function shownCopyOf(source: string): Promise<string | undefined> {
     const digest = new Uint8Array(
       await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
     );
-    const hash = [...digest.subarray(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hash = hexOf(digest.subarray(0, 12));
     const dir = await ownProcessDir();
     const path = join(dir, `${hash}${runnable ? "-x" : ""}`);
     copies.delete(path);

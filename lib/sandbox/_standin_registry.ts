@@ -51,6 +51,7 @@ import {
   readTextNow,
   realPathOrNone,
 } from "./_look.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** A stand-in as recorded: where, what, and once created, which file it is. */
 export interface StandInRecord {
@@ -336,8 +337,7 @@ async function noteRunDir(runDir: string): Promise<void> {
 /** The registry key of `path`: a hash, so any path makes a plain file name. */
 async function keyOf(path: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(path));
-  return [...new Uint8Array(digest).subarray(0, 16)]
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(new Uint8Array(digest).subarray(0, 16));
 }
 
 /** In-process queue in front of the registry lock (one open lock file at a time). */

@@ -17,6 +17,7 @@ import { readRegularTextNow } from "./_look.ts";
 import { join } from "node:path";
 import { parseGitConfig } from "./git_config_parse.ts";
 import { privateRunDir } from "./_standin_registry.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** The keys kept (lower-cased, as the parser returns them); every other key is dropped. */
 export const SAFE_GIT_KEYS: readonly string[] = [
@@ -91,7 +92,7 @@ export async function sanitizedGitConfigFile(home: string): Promise<string | und
   try {
     const bytes = new TextEncoder().encode(content);
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-    const hash = [...digest.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hash = hexOf(digest.subarray(0, 8));
     const dir = await privateRunDir();
     const path = join(dir, `gitconfig-${hash}`);
     const now = await Deno.readTextFile(path).catch(() => undefined);

@@ -26,6 +26,7 @@
 import { isAbsolute, join } from "node:path";
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { lstatOrNone, openNoFollowNow, readRegularTextNow } from "./_look.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** An index (or shared index) larger than this is not read: it counts as a problem. */
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
@@ -220,7 +221,7 @@ function readExtensions(
       if (size < hash) throw new Malformed("its link extension is truncated");
       const oid = src.at(data, hash);
       if (oid.some((b) => b !== 0)) {
-        shared = [...oid].map((b) => b.toString(16).padStart(2, "0")).join("");
+        shared = hexOf(oid);
       }
     } else if (sameBytes(sig, EXT.reuc)) {
       bad ??= readResolveUndo(src, data, data + size, hash);

@@ -23,6 +23,7 @@ import {
   UNTRUSTED_READ_LIMIT,
   type UntrustedRead,
 } from "./untrusted_file.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** The index file of a memory scope. */
 export const MEMORY_INDEX = "MEMORY.md";
@@ -63,7 +64,7 @@ export async function workspaceMemoryKey(realWorkspace: string): Promise<string>
   const base = basename(realWorkspace).replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "")
     .slice(0, 40).replace(/-+$/, "").toLowerCase() || "workspace";
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(realWorkspace));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = hexOf(digest);
   return `${base}-${hex.slice(0, 8)}`;
 }
 

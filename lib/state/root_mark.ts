@@ -24,6 +24,7 @@
 import { join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { mkdirPrivate, readUpTo, writeFileAtomic } from "./_fs.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** The mark's file name in a data root. */
 export const ROOT_MARK_FILE = ".root_mark";
@@ -81,7 +82,7 @@ async function readOrMakeKey(dir: string, create: boolean): Promise<CryptoKey | 
   if (hex === undefined && create) {
     await mkdirPrivate(dir);
     const bytes = crypto.getRandomValues(new Uint8Array(32));
-    const fresh = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    const fresh = hexOf(bytes);
     try {
       const f = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
       try {
@@ -130,7 +131,7 @@ async function markOf(key: CryptoKey, root: string): Promise<string> {
   const info = await Deno.stat(real);
   const text = `${real}\0${info.dev}\0${info.ino ?? 0}`;
   const sig = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text));
-  const hex = Array.from(new Uint8Array(sig), (b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = hexOf(sig);
   return `${MARK_PREFIX}${hex}\n`;
 }
 

@@ -27,6 +27,7 @@ import { VERSION } from "../version.ts";
 import { readUpTo, writeFileAtomic } from "./_fs.ts";
 import { systemConfigSchema } from "./_system_config_schema.ts";
 import type { SystemConfig } from "./system_config.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** The cache's layout; a change of layout changes the number. */
 const FORMAT = 1;
@@ -48,7 +49,7 @@ export function systemConfigCachePath(systemConfig: string): string {
 /** The hex SHA-256 of `bytes`. */
 async function sha256(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(digest);
 }
 
 /** The cached configuration for content `hash`, or undefined when there is none that fits. */

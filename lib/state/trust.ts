@@ -17,6 +17,7 @@
 import { parseJsonBounded } from "../protocol/bounded_json.ts";
 import { join } from "node:path";
 import { fsFailure, mkdirPrivate, readTextIfExists, writeFileAtomic } from "./_fs.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** The directory of the trust store under a data root. */
 export const TRUST_DIR = ".trust";
@@ -40,7 +41,7 @@ export function trustDir(root: string): string {
 }
 
 function hex(buf: ArrayBuffer): string {
-  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return hexOf(buf);
 }
 
 /** SHA-256 of `bytes` as lowercase hex. */

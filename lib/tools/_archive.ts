@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { TRUNCATED_OUTPUT_DIR } from "../state/paths.ts";
 import { splitTrailingSurrogate } from "../display/invisible.ts";
 import { type FileAt, type FileTail, fileTail, readInto, writeAt } from "./_archive_tail.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** Largest archive file: one byte below read_file's 8 MiB scan cap, so read_file can reach EOF. */
 export const ARCHIVE_LIMIT_BYTES = 8 * 1024 * 1024 - 1;
@@ -324,6 +325,6 @@ export function startArchive(
 export async function archiveFileName(toolName: string, toolCallId: string): Promise<string> {
   const safe = toolName.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 48) || "tool";
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(toolCallId)));
-  const hex = Array.from(digest.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = hexOf(digest.subarray(0, 8));
   return `${safe}-${hex}.log`;
 }

@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { hexOf } from "../protocol/hex.ts";
 
 /** Fewest hex digits of a secret's hex that are masked (8 bytes). */
 export const FRAGMENT_HEX_DIGITS = 16;
@@ -82,7 +83,7 @@ function base64Runs(
 export function encodedForms(secret: string, pieces: boolean, publicPrefix = 0): EncodedForm[] {
   const bytes = new TextEncoder().encode(secret);
   const known = new TextEncoder().encode(secret.slice(0, publicPrefix)).length;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const hex = hexOf(bytes);
   const out: EncodedForm[] = [];
   for (const value of [hex, hex.toUpperCase()]) {
     const least = pieces ? FRAGMENT_HEX_DIGITS : value.length;

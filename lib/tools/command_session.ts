@@ -18,6 +18,7 @@ import { createOutputBuffer, DEFAULT_BUFFER_LIMIT, type OutputBuffer } from "./_
 import { taskLabel } from "./background_notice.ts";
 import { createSecretMasker, type Secret } from "./secret_mask.ts";
 import type { ToolEvent } from "./tool.ts";
+import { hexOf } from "../protocol/hex.ts";
 
 /** After the foreground process exits, wait at most this long for the rest of its output. */
 export const POST_EXIT_DRAIN_MS = 50;
@@ -82,7 +83,7 @@ export interface StartCommandOptions {
 export function newProcessId(taken: (id: string) => boolean = () => false): string {
   for (;;) {
     const bytes = crypto.getRandomValues(new Uint8Array(4));
-    const id = `proc-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+    const id = `proc-${hexOf(bytes)}`;
     if (!taken(id)) return id;
   }
 }

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { addModelCli, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
-import { hasScript, shellQuote } from "../support/pty_script.ts";
+import { addModelCli, runCli } from "../support/cli.ts";
+import { hasScript, runUnderScript } from "../support/pty_script.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { addModel } from "../../lib/state/project_config.ts";
 
@@ -221,24 +221,9 @@ for (const where of ["home", "PENGUIN_KEY_DIR"] as const) {
   });
 }
 
-/** `penguin <args>` on a terminal (util-linux `script`) answering `answer`: exit code and what it showed. */
-async function onTerminal(dir: string, args: string[], answer: string) {
-  const log = join(dir, `tty-${crypto.randomUUID()}.log`);
-  const command = [Deno.execPath(), ...penguinArgv(), ...args].map(shellQuote).join(" ");
-  const child = new Deno.Command("/usr/bin/script", {
-    args: ["-q", "-e", "-c", command, log],
-    cwd: REPO,
-    env: penguinEnv({ SHELL: "/bin/sh" }),
-    stdin: "piped",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(answer));
-  await w.close();
-  const { code } = await child.status;
-  return { code, log: await Deno.readTextFile(log) };
-}
+/** `penguin <args>` on a terminal answering `answer`, the root left as it is: code and what it showed. */
+const onTerminal = (dir: string, args: string[], answer: string) =>
+  runUnderScript(dir, `tty-${crypto.randomUUID()}.log`, args, { input: answer, adopt: false });
 
 Deno.test({
   name: "on a terminal, penguin asks about a root it did not make: y adopts it, anything else not",

@@ -16,7 +16,7 @@ async function onTerminal(
   args: string[],
 ): Promise<{ code: number; terminal: string; stdout: string }> {
   const out = join(dir, "stdout.txt");
-  const r = await runUnderScript(dir, "terminal.log", args, ` > ${shellQuote(out)}`);
+  const r = await runUnderScript(dir, "terminal.log", args, { shellTail: ` > ${shellQuote(out)}` });
   return { code: r.code, terminal: r.log, stdout: await Deno.readTextFile(out) };
 }
 
