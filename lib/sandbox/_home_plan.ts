@@ -15,6 +15,7 @@ import { sanitizedGitConfigFile } from "./git_identity.ts";
 import { shownCopyOf } from "./_shown_copies.ts";
 import { credentialFilesIn } from "./_toolchain_creds.ts";
 import {
+  absentAmong,
   absentFromHome,
   accountHome,
   expandHomePaths,
@@ -790,11 +791,16 @@ const CONFIG_SECRETS = [
  */
 function secretLinksIntoRoots(secrets: readonly string[], roots: readonly string[]): string[] {
   const out: string[] = [];
-  for (const p of secrets) {
-    if (roots.some((r) => inside(p, r) || inside(r, p))) continue;
+  const outside = secrets.filter((p) => !roots.some((r) => inside(p, r) || inside(r, p)));
+  const named = outside.flatMap((p) =>
+    p.endsWith("/.config") ? CONFIG_SECRETS.map((n) => join(p, n)) : [p]
+  );
+  // Most are missing (a hundred and more names): their directories listed once tell them.
+  const absent = absentAmong(named);
+  for (const p of outside) {
     const dirs = p.endsWith("/.config") ? CONFIG_SECRETS.map((n) => join(p, n)) : [p];
     for (const d of dirs) {
-      const info = lstatOrNone(d);
+      const info = absent(d) ? undefined : lstatOrNone(d);
       if (info === undefined) continue;
       if (info.isSymlink) {
         // A whole secret directory linked into a root: hidden where it lies.

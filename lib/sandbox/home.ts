@@ -663,6 +663,48 @@ export function absentFromHome(
   };
 }
 
+/** Most entries a directory may have to be listed by {@linkcode absentAmong} instead of looked up. */
+const ABSENT_LISTING_LIMIT = 4096;
+
+/**
+ * The same "certainly missing" test for absolute `paths` (a plan's hide list: a hundred and more
+ * names, most missing, in a few directories): each directory holding four or more of them is
+ * listed once, and a path whose name is not in its directory's listing (in any letter case) is
+ * missing. Answers false (look it up) whenever the listing cannot tell: a directory holding
+ * fewer, one that cannot be listed or holds more than {@linkcode ABSENT_LISTING_LIMIT} entries,
+ * a name that is not plain ASCII.
+ */
+export function absentAmong(paths: readonly string[]): (path: string) => boolean {
+  const wanted = new Map<string, number>();
+  for (const p of paths) wanted.set(dirname(p), (wanted.get(dirname(p)) ?? 0) + 1);
+  const listings = new Map<string, Set<string> | undefined>();
+  const listing = (dir: string): Set<string> | undefined => {
+    if (listings.has(dir)) return listings.get(dir);
+    let names: Set<string> | undefined = new Set();
+    try {
+      for (const e of Deno.readDirSync(dir)) {
+        if (names.size >= ABSENT_LISTING_LIMIT) {
+          names = undefined;
+          break;
+        }
+        names.add(e.name.toLowerCase());
+      }
+    } catch {
+      names = undefined;
+    }
+    listings.set(dir, names);
+    return names;
+  };
+  return (path) => {
+    const dir = dirname(path);
+    const name = basename(path);
+    if ((wanted.get(dir) ?? 0) < 4 || dir === path || !PLAIN_NAME.test(name)) return false;
+    if (name === "." || name === "..") return false;
+    const names = listing(dir);
+    return names !== undefined && !names.has(name.toLowerCase());
+  };
+}
+
 /** Most entries listed per `*` directory of a secret pattern (a bound on plan time). */
 const PATTERN_DIR_LIMIT = 512;
 
