@@ -681,6 +681,16 @@ export function absentAmong(paths: readonly string[]): (path: string) => boolean
   const listing = (dir: string): Set<string> | undefined => {
     if (listings.has(dir)) return listings.get(dir);
     let names: Set<string> | undefined = new Set();
+    // A directory its parent's listing lacks (`~/.config` in a home without one) holds nothing:
+    // not listed, not even in a failed look-up.
+    const up = dirname(dir);
+    if (up !== dir && (wanted.get(up) ?? 0) >= 4 && PLAIN_NAME.test(basename(dir))) {
+      const above = listing(up);
+      if (above !== undefined && !above.has(basename(dir).toLowerCase())) {
+        listings.set(dir, names);
+        return names;
+      }
+    }
     try {
       for (const e of Deno.readDirSync(dir)) {
         if (names.size >= ABSENT_LISTING_LIMIT) {

@@ -14,7 +14,8 @@ Deno.test("absentAmong answers missing only for names its directory's listing la
     const names = [".netrc", "config", ".dangling", ".aws", ".ssh", "caf\u00e9"].map((n) =>
       join(dir, n)
     );
-    const absent = absentAmong([...names, join(dir, "sub", "x")]);
+    const inMissing = ["a", "b", "c", "d"].map((n) => join(dir, "none", n));
+    const absent = absentAmong([...names, join(dir, "sub", "x"), ...inMissing]);
     assert.equal(absent(join(dir, ".netrc")), false, "a file there");
     assert.equal(absent(join(dir, "config")), false, "there as Config: a case-folding system");
     assert.equal(absent(join(dir, ".dangling")), false, "a dangling link is there");
@@ -22,6 +23,7 @@ Deno.test("absentAmong answers missing only for names its directory's listing la
     assert.equal(absent(join(dir, ".ssh")), true);
     assert.equal(absent(join(dir, "caf\u00e9")), false, "not plain ASCII: looked up");
     assert.equal(absent(join(dir, "sub", "x")), false, "one name in its directory: looked up");
+    assert.equal(absent(inMissing[0]!), true, "in a directory its parent's listing lacks");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
