@@ -159,6 +159,8 @@ const NOT_PENGUIN_FLAGS = new Set([
   "rm",
   // bubblewrap's and git's, and a generic `--opt=path`, in docs/confinement.md and docs/security.md
   "bind-fd",
+  "size",
+  "disable-userns",
   "continue",
   "opt",
   "install",
