@@ -20,7 +20,10 @@ import { safeText } from "../display/terminal_text.ts";
 import { readStdinLine } from "./line_reader.ts";
 import type { Io } from "./command.ts";
 
-/** Commands (or groups, by their first words) that only read what a data root holds. */
+/**
+ * Commands (or groups, by their first words) that only read what a data root holds, and write
+ * nothing in it (`skills list` and `schedules list` make the agent's directories: not here).
+ */
 const READ_ONLY: readonly (readonly string[])[] = [
   ["trace"],
   ["trust"],
@@ -31,8 +34,6 @@ const READ_ONLY: readonly (readonly string[])[] = [
   ["models", "list"],
   ["config", "model", "list"],
   ["config", "vault", "list"],
-  ["skills", "list"],
-  ["schedules", "list"],
   ["memory", "list"],
   ["memory", "show"],
   ["batch", "k8s"],
@@ -54,6 +55,28 @@ function holding(entries: string[]): string {
   return entries.length > 6 ? `${shown} and ${entries.length - 6} more` : shown;
 }
 
+/**
+ * Refuse a data root that lies in a directory the commands of a running penguin may write (see
+ * `lib/sandbox/_live_roots.ts`): made, marked or adopted now, it would be open to them (attack
+ * round 27 c07). Its note in the list of data roots (made before this, at dispatch) hides it from
+ * every sandbox planned after it.
+ */
+export async function refuseWhereCommandsWrite(root: string, verb: string): Promise<void> {
+  const { liveRootsHolding } = await import("../sandbox/_live_roots.ts");
+  const held = await liveRootsHolding(root);
+  if (held.length === 0) return;
+  const { pid, roots } = held[0]!;
+  const where = roots.find((r) => root === r || root.startsWith(r === "/" ? "/" : r + "/")) ??
+    roots[0]!;
+  throw new PenguinError(
+    "usage",
+    `Cannot ${verb} the data root "${safeText(root)}": it lies in "${safeText(where)}", which ` +
+      `the commands of a running penguin (pid ${pid}) may write, so they could change what it ` +
+      `holds (its models, keys and MCP servers). Use a data root outside that directory, or run ` +
+      `this again once that penguin has ended`,
+  );
+}
+
 /** What the command at `path` runs with and after: `--root`, its arguments, where to ask. */
 export interface GateInput {
   path: readonly string[];
@@ -66,39 +89,35 @@ export interface GateInput {
  * Make sure the data root of a command that acts with it is penguin's: made
  * and marked when missing, marked when empty, asked about on a terminal
  * otherwise. Throws a usage error when the user says no or cannot be asked.
- * A root that cannot be resolved is left to the command to report. Resolves
- * to what to do once the command has run: a root a read-only command made
- * (it was missing) is marked then.
+ * A root that cannot be resolved is left to the command to report; a command
+ * that only reads its root is let through, and makes and marks nothing.
  */
-export async function guardDataRoot(input: GateInput): Promise<() => Promise<void>> {
-  const nothing = async () => {};
+export async function guardDataRoot(input: GateInput): Promise<void> {
   let path: string;
   try {
     path = resolveDataRoot({ root: input.root });
   } catch {
-    return nothing;
+    return;
   }
+  // A command that only reads a root makes and marks nothing: what it finds missing may be made
+  // by a model's command while it runs (attack round 27 c14: listings run while a command kept
+  // making `ws/later` with its own config had it marked once they ended).
+  if (!actsWithRoot(input.path, input.args, input.root !== undefined)) return;
   let status = await rootStatus(path);
-  if (!actsWithRoot(input.path, input.args, input.root !== undefined)) {
-    if (status !== "missing") return nothing;
-    // Made by this command while it ran (no model runs in it): penguin's.
-    return async () => {
-      const now = await rootStatus(path);
-      // (A file there is "foreign" too: nothing to mark in it.)
-      if (now === "empty" || now === "foreign") await markDataRoot(path).catch(() => {});
-    };
-  }
+  if (status === "marked" || status === "unknown") return;
+  // About to be made, marked or adopted: not where a running command could change it.
+  await refuseWhereCommandsWrite(path, "use");
   if (status === "missing") {
     // One that cannot be made (a read-only parent) is the command's to report, at its write.
-    if (!await mkdirPrivate(path).then(() => true, () => false)) return nothing;
+    if (!await mkdirPrivate(path).then(() => true, () => false)) return;
     status = await rootStatus(path);
   }
-  if (status === "marked" || status === "unknown") return nothing;
+  if (status === "marked" || status === "unknown") return;
   if (status === "empty") {
     // Nothing in it to trust; one that cannot be marked (read-only) is asked about once it holds
     // something, and the command reports its own write.
     await markDataRoot(path).catch(() => {});
-    return nothing;
+    return;
   }
   const io = input.io;
   const entries = await rootEntries(path).catch(() => []);
@@ -111,7 +130,7 @@ export async function guardDataRoot(input: GateInput): Promise<() => Promise<voi
     const answer = (await readStdinLine()).trim().toLowerCase();
     if (answer === "y" || answer === "yes") {
       await markDataRoot(path);
-      return nothing;
+      return;
     }
     throw new PenguinError("usage", `Not using the data root "${safeText(path)}"`);
   }

@@ -209,14 +209,10 @@ async function dispatchCommand(
   pointer.words = command.path;
   const args = g.rest.slice(consumed);
   const { guardDataRoot } = await import("./_root_gate.ts");
-  const after = await guardDataRoot({ path: command.path, args, root: g.root, io });
+  await guardDataRoot({ path: command.path, args, root: g.root, io });
   const ctx: CommandContext = { io };
   if (g.root !== undefined) ctx.root = g.root;
-  try {
-    return await command.run(args, ctx);
-  } finally {
-    await after().catch(() => {}); // a mark not written is asked about next time
-  }
+  return await command.run(args, ctx);
 }
 
 /** The longest leading part of `words` that names a group of commands, and its members. */

@@ -23,6 +23,7 @@ import { dirname, join, resolve } from "node:path";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { lookTime, settledStamp, stampNow } from "./_file_stamps.ts";
 import { lstatOrNone, statOrNone } from "./_look.ts";
+import { ROOT_MARK_FILE } from "../state/root_mark.ts";
 
 const FILE = "data-roots";
 
@@ -186,8 +187,13 @@ export async function rememberDataRoot(root: string): Promise<void> {
  */
 const PROJECT_MARKS = [".project_config.toml", "agents", "traces"];
 
-/** Whether `dir` holds a penguin project (one of its first 64 directories has a {@linkcode PROJECT_MARKS} entry). */
+/**
+ * Whether `dir` holds a penguin project (one of its first 64 directories has a
+ * {@linkcode PROJECT_MARKS} entry) or carries penguin's mark (`.root_mark`: made or adopted as a
+ * root, maybe nothing in it yet; open to a command, what it planted there would be trusted).
+ */
 export function looksLikeDataRoot(dir: string): boolean {
+  if (exists(join(dir, ROOT_MARK_FILE))) return true;
   let seen = 0;
   try {
     for (const e of Deno.readDirSync(dir)) {

@@ -224,7 +224,8 @@ export function bwrapArgv(plan: SandboxPlan, command: string[], opts: BwrapOptio
       opts.sizeTmpfs ?? true,
     ),
     ...(opts.ownBinds ?? []),
-    // The rest of /dev (bwrap's own tmpfs) is read-only: no store beside the bounded ones.
+    // The rest of /dev (bwrap's own tmpfs) is read-only: no unbounded tmpfs there (what is still
+    // unbounded: docs/security.md "Memory-backed files").
     "--remount-ro",
     "/dev",
   );

@@ -24,6 +24,7 @@ import { type HandleOptions, type SandboxedProcess, startSupervised } from "./_p
 import { LAUNCHER_PATH, launcherArgv, launcherBinary } from "./_launcher.ts";
 import { retireIdle, runPooled } from "./_pool.ts";
 import { type InitProgram, initProgram } from "./_init_binary.ts";
+import { noteLiveRoots } from "./_live_roots.ts";
 import {
   DIRECT_SECCOMP_FD,
   directShellPath,
@@ -315,6 +316,8 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   await defaultSignalsForChildren();
   if (policy.mode !== "off" && !report.usable) throw unusable(what, report);
 
+  // Before the plan reads the data roots: a root made later in these directories is refused.
+  await noteLiveRoots(policy);
   const plan = await resolvePlan(policy, opts.cwd ?? policy.workspace);
   const control = (opts.stdio ?? "merged") === "merged";
   const command = opts.shell !== undefined

@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startModelServer, turn } from "../support/model_server.ts";
-import { addModelCli, runCli } from "../support/cli.ts";
+import { addModelCli, runCli, spawnCli } from "../support/cli.ts";
+import { readUntil } from "../support/child_lines.ts";
+import { PENGUIN_TRACES } from "../support/penguin_traces.ts";
+import { rootStatus } from "../../lib/state/root_mark.ts";
 import { hasScript, runUnderScript } from "../support/pty_script.ts";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { addModel } from "../../lib/state/project_config.ts";
@@ -255,4 +258,38 @@ Deno.test({
       await Deno.remove(base, { recursive: true });
     }
   },
+});
+
+Deno.test("a read-only command marks no root a model's command made while it ran", async () => {
+  // Attack round 27 c14: `sessions list` found `ws/later` missing; a model's command made it with
+  // its own config meanwhile; the listing, once ended, marked it, and the user's next
+  // `--root ws/later run` sent the prompt and key to the model's endpoint.
+  const base = await visibleTempDir("penguin-foreign-root-");
+  try {
+    const later = join(base, "later");
+    const trace = join(base, "t.jsonl");
+    await Deno.copyFile(join(PENGUIN_TRACES, "01-simple.jsonl"), trace);
+    // A read-only command that runs until stopped: it prints the file, then waits for records.
+    const follow = spawnCli(["--root", later, "trace", "follow", "--interval", "50", trace]);
+    const err = follow.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    assert.match(await readUntil(err, "Ctrl-C to stop"), /following/);
+    // The model's command, meanwhile.
+    await Deno.mkdir(join(later, "default_project"), { recursive: true });
+    await Deno.writeTextFile(
+      join(later, "default_project", ".project_config.toml"),
+      await configText("http://127.0.0.1:9/v1"),
+    );
+    follow.kill("SIGINT");
+    assert.equal((await follow.status).code, 0);
+    await err.cancel();
+    await follow.stdout.cancel();
+    assert.equal(await rootStatus(later), "foreign", "the root the model made is not marked");
+    const run = await runCli(["--root", later, "run", "--workspace", base, "-m", "hi"], {
+      adopt: false,
+    });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, REFUSED);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
 });

@@ -102,3 +102,26 @@ Deno.test("a rewrite of the list drops missing roots but the most recently noted
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a noted root that carries penguin's mark is hidden while it holds nothing yet", async () => {
+  // Attack round 27 c07: a root made and marked, still empty, was open to a command started
+  // after it; what the command planted there would have been trusted as the user's.
+  const base = await visibleTempDir("penguin-roots-marked-");
+  try {
+    const got = await inRunDir(
+      base,
+      `
+      const [marked, plain] = ["marked", "plain"].map((n) => base + "/" + n);
+      Deno.mkdirSync(marked);
+      Deno.writeTextFileSync(marked + "/.root_mark", "x");
+      Deno.mkdirSync(plain);
+      for (const r of [marked, plain]) await m.rememberDataRoot(r);
+      const hidden = await m.dataRootsToHide(undefined, (p) => !p.startsWith(base + "/"));
+      console.log(JSON.stringify(hidden.map((h) => h.noted.slice(base.length + 1))));
+      `,
+    );
+    assert.deepEqual(got, ["marked"]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -13,6 +13,7 @@ import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { listTrust, recordTrust, revokeTrust, sha256Hex } from "../../state/trust.ts";
 import { markDataRoot, rootEntries, rootStatus } from "../../state/root_mark.ts";
+import { refuseWhereCommandsWrite } from "../_root_gate.ts";
 import {
   at,
   readWorkspacePolicyBytes,
@@ -202,6 +203,7 @@ async function adoptRoot(ctx: CommandContext): Promise<number> {
     ctx.io.out(safeText(`The data root ${root} is already penguin's.`) + "\n");
     return 0;
   }
+  await refuseWhereCommandsWrite(root, "adopt");
   const entries = await rootEntries(root);
   const out = [`Data root ${root}`];
   out.push(entries.length === 0 ? "  (empty)" : `  holds: ${entries.join(", ")}`);

@@ -1,0 +1,77 @@
+// A data root made inside the workspace of a running session is open to the commands that session
+// started before the root existed: a background command rewrote the project config of a root the
+// user made meanwhile (`--root ws/later config model add`), and the user's next run sent the
+// prompt and key to the model's endpoint (attack round 27 c07). Penguin refuses to make, mark or
+// adopt a root where a running penguin's commands may write; once that penguin has ended, it may.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { addServerModel, visibleTempDir } from "../support/roots.ts";
+import { item, startModelServer, turn } from "../support/model_server.ts";
+import { modelAddArgs, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { rootStatus } from "../../lib/state/root_mark.ts";
+
+async function mkfifo(path: string): Promise<void> {
+  assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
+}
+
+Deno.test("a data root is not made, marked or adopted inside the workspace of a running session", async () => {
+  const base = await visibleTempDir("penguin-root-live-ws-");
+  const ws = join(base, "ws");
+  await Deno.mkdir(ws);
+  await mkfifo(join(ws, "up"));
+  await mkfifo(join(ws, "go"));
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  const server = await startModelServer({
+    handler: async (_rec, i) => {
+      if (i === 0) {
+        return turn.of(item.toolCall("exec_command", {
+          cmd: "echo up > up; cat go > /dev/null",
+          yield_time_ms: 1000,
+        }, { id: "c1" }));
+      }
+      await released;
+      return turn.text("done");
+    },
+    maxRequests: 10,
+  });
+  const session = new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv(), "--root", join(base, "data"), "run", "--workspace", ws, "-m", "go"],
+    cwd: REPO,
+    env: penguinEnv(),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  try {
+    await addServerModel(join(base, "data"), server);
+    const child = session.spawn();
+    assert.equal(await Deno.readTextFile(join(ws, "up")), "up\n");
+    // The session's command runs: a root made in its workspace now is refused.
+    const later = join(ws, "later");
+    const add = modelAddArgs(later, "custom", "m", "--base-url", "http://127.0.0.1:9/v1");
+    const refused = await runCli(add, { adopt: false });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /Cannot use the data root .*a running penguin \(pid \d+\)/s);
+    assert.notEqual(await rootStatus(later), "marked");
+    // Nor is one the user (or the model) made there adopted.
+    await Deno.mkdir(join(later, "default_project"), { recursive: true });
+    const adopt = await runCli(["--root", later, "trust", "--data-root"], { adopt: false });
+    assert.equal(adopt.code, 2, adopt.stderr);
+    assert.match(adopt.stderr, /Cannot adopt the data root/);
+    assert.equal(await rootStatus(later), "foreign");
+    // Once the session has ended, the root may be made there.
+    await Deno.writeTextFile(join(ws, "go"), "go\n");
+    release();
+    const out = await child.output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    await Deno.remove(later, { recursive: true });
+    const ok = await runCli(add, { adopt: false });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(await rootStatus(later), "marked");
+  } finally {
+    release();
+    await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
