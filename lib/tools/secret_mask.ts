@@ -50,7 +50,8 @@
  * its first to its last character, the sequences between them included;
  * the contents of the sequences are masked as plain text too. A possible
  * match held behind more than {@linkcode MAX_HELD_CONTROLS} characters of
- * such sequences is decided then, failing closed (its characters masked).
+ * such sequences is decided then, as at the end of the output (a secret whose characters lie that
+ * far apart is masked only in pieces of {@linkcode FRAGMENT_LENGTH} characters or more).
  *
  * The masker is streaming: a value split across chunks is still found, and
  * the text held back between chunks is only a tail that could still become
@@ -1123,16 +1124,15 @@ function strEscStep(s: MaskerState, chunk: string, i: number): number {
   return i;
 }
 
-/** Output what is decided; with `force`, the held candidate is decided too (masked). */
+/**
+ * Output what is decided; with `force`, the held candidate is decided too, as the end of the
+ * output would decide it (the fragment rule). Masking it whenever it was a piece of some secret,
+ * whatever its length, told the model which of its guesses (`sk-proj-` and a few characters, then
+ * 64 Ki characters of sequences) continue a secret it cannot read, one character a turn (attack
+ * round 27 d01).
+ */
 function decide(s: MaskerState, final: boolean, force = false): string {
   const { hits, stop, closed } = s.matcher.scan(s.view, final || force);
-  if (force && s.view.length > 0 && (hits.length === 0 || hits[0]!.at > 0)) {
-    // Fail closed: the characters that could still have joined a secret are masked.
-    const upTo = hits.length === 0 ? s.view.length : hits[0]!.at;
-    const piece = s.view.slice(0, upTo);
-    const owner = s.matcher.entries.find((e) => e.value.includes(piece));
-    if (owner) hits.unshift({ at: 0, length: upTo, marker: owner.marker });
-  }
   const cut = stop < s.view.length ? rawAt(s, stop) : s.raw.length;
   const out = replaceHits(s.raw, hits, cut, (i) => rawAt(s, i));
   s.raw = s.raw.slice(cut);

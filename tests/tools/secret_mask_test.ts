@@ -349,7 +349,7 @@ Deno.test("with escape sequences, any chunking masks like the whole text and a t
   }
 });
 
-Deno.test("a possible secret held behind endless control sequences is decided, masked, within a bound", () => {
+Deno.test("a possible secret held behind endless control sequences is decided within a bound, as at the end", () => {
   const secret: Secret = { kind: "vault", name: "V", value: "Vx1Aw7OCq9Lm2Np4" };
   const m = createSecretMasker([secret]);
   let out = m.push(secret.value.slice(0, 5));
@@ -357,9 +357,33 @@ Deno.test("a possible secret held behind endless control sequences is decided, m
     out += m.push("\x1b[0m");
     assert.ok(m.held <= MAX_HELD_CONTROLS + 4);
   }
-  out += m.push(secret.value.slice(5, 10)) + m.flush();
-  assert.ok(out.startsWith("[redacted:vault:V]\x1b[0m"), out.slice(0, 40));
-  assert.ok(!out.includes(secret.value.slice(0, 5)));
+  // Five characters never tell a secret (the fragment rule): shown as the end would show them.
+  assert.ok(out.startsWith("Vx1Aw\x1b[0m"), out.slice(0, 40));
+  out += m.push(secret.value.slice(5, 13)) + m.flush();
+  assert.ok(!out.includes(secret.value.slice(5, 13)), "the next eight are masked");
+});
+
+Deno.test("a forced decision tells no guess that continues a secret from one that does not", () => {
+  // Attack round 27 d01: `G <guess>` then 80 Ki characters of sequences, no newline; the forced
+  // decision masked the guess only when it continued the key (any piece of it, however short),
+  // and the model read the key a character a turn. Now it is decided as the end would decide it:
+  // by the fragment rule, which needs eight unknown characters right at once.
+  const key: Secret = { kind: "api_key", name: "custom", value: "sk-proj-Qm7vX2kP9wLr4TzA" };
+  const same = (right: string, wrong: string, filler: string) => {
+    const shown = (guess: string) => {
+      const m = createSecretMasker([key]);
+      const out = m.push(`G ${guess}`) + m.push(filler);
+      return out.replaceAll(guess, "<guess>");
+    };
+    return shown(right) === shown(wrong);
+  };
+  const fillers = ["\x1b[0m".repeat(20_000), "\u200b".repeat(70_000), "\u00ad".repeat(70_000)];
+  for (const [i, filler] of fillers.entries()) {
+    assert.ok(same("sk-proj-Q", "sk-proj-X", filler), `the first character past the prefix (${i})`);
+    assert.ok(same("sk-proj-Qm7", "sk-proj-Qm8", filler), `the third (${i})`);
+    assert.ok(same("Qm7vX2k", "Qm7vX2j", filler), `seven characters (${i})`);
+    assert.ok(same("P", "Z", filler), `one character (${i})`);
+  }
 });
 
 Deno.test("a secret whose pieces are separated by invisible characters is masked, however chunked", () => {
