@@ -100,8 +100,21 @@ function mayHoldCredentials(dir: string, name: string): boolean {
   return /(^|\/)init\.d$/.test(dir) && /\.gradle(\.kts)?$/.test(lower);
 }
 
-/** What a configuration file holding a credential says (XML elements, Groovy and Kotlin names). */
-const CONFIG_SECRET = /<(password|privateKey|passphrase)>|password|passphrase|secret|token|apiKey/i;
+/**
+ * What a configuration file holding a credential says (XML elements, Groovy and Kotlin names):
+ * a password, secret, token or key by name, an HTTP authorization header (`Authorization`,
+ * Gradle's `HttpHeaderCredentials`, a `Bearer` or `Basic` value), or a URL with a password
+ * (`https://user:pass@host`) (attack round 27 d08: the last three were read).
+ */
+const CONFIG_SECRET = new RegExp(
+  [
+    "<(password|privateKey|passphrase)>",
+    "password|passphrase|secret|token|api_?key|credential",
+    "authorization|\\b(bearer|basic)\\s+[A-Za-z0-9+/=._~-]{8,}",
+    "[a-z][a-z0-9+.-]*://[^\\s/@:]*:[^\\s/@]+@",
+  ].join("|"),
+  "i",
+);
 
 /** Largest configuration file read for {@linkcode CONFIG_SECRET} (past it: hidden unread). */
 const CONFIG_READ_LIMIT = 256 * 1024;

@@ -119,3 +119,38 @@ Deno.test("Maven settings and Gradle init scripts inside a toolchain are hidden 
     assert.deepEqual(found.sort(), [repoInit, secretSettings].sort());
   });
 });
+
+Deno.test("a toolchain's settings or init script holding a header or URL credential is hidden too", async () => {
+  await withTree(async (dir) => {
+    // Attack round 27 d08: a Maven header, a Gradle header credential, a password in a URL.
+    const maven = join(dir, "sdkman", "candidates", "maven", "3.9.6", "conf");
+    const gradle = join(dir, "sdkman", "candidates", "gradle", "8.5", "init.d");
+    await Deno.mkdir(maven, { recursive: true });
+    await Deno.mkdir(gradle, { recursive: true });
+    const header = join(maven, "settings.xml");
+    await Deno.writeTextFile(
+      header,
+      "<settings><servers><server><id>n</id><configuration><httpHeaders><property>" +
+        "<name>Authorization</name><value>Basic dXNlcjpMRUFLbXZu</value></property>" +
+        "</httpHeaders></configuration></server></servers></settings>",
+    );
+    const headerInit = join(gradle, "header.gradle");
+    await Deno.writeTextFile(
+      headerInit,
+      "allprojects { repositories { maven { credentials(HttpHeaderCredentials) " +
+        "{ name = 'X-Auth'; value = 'Bearer LEAKgradle13abcdef' } } } }",
+    );
+    const urlInit = join(gradle, "url.gradle.kts");
+    await Deno.writeTextFile(
+      urlInit,
+      'allprojects { repositories { maven { url = uri("https://u:LEAKurl14@repo.example/m2") } } }',
+    );
+    const plainUrl = join(gradle, "mirror.gradle.kts");
+    await Deno.writeTextFile(
+      plainUrl,
+      'allprojects { repositories { maven { url = uri("https://repo.example/m2") } } }',
+    );
+    const found = await credentialFilesIn([join(dir, "sdkman")]);
+    assert.deepEqual(found.sort(), [header, headerInit, urlInit].sort());
+  });
+});
