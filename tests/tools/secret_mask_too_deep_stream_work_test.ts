@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   createSecretMasker,
   ESCAPE_DEPTH_MARKER,
+  maskSecrets,
   maskWork,
   type Secret,
 } from "../../lib/tools/secret_mask.ts";
@@ -46,3 +47,17 @@ for (const size of [1, 7, 64]) {
     assertNoReadingLeaks(out, VALUE, `pieces of ${size}`);
   });
 }
+
+Deno.test("secret mask: a 2 MB too-deep line of whole text (a model's answer, a trace) is masked with linear work", () => {
+  // Attack round 27 d11: the whole-text path (maskSecrets, in 64 Ki slices) scanned the held line
+  // again with each slice: 8 MiB of model text took ten minutes and 600 MB.
+  const unit = "\\\\u005c\\\\x5c%5c&#92;\\134";
+  const line = unit.repeat(Math.ceil(2_000_000 / unit.length));
+  const text = `${line}\nplain after\n`;
+  const before = { ...maskWork };
+  const out = maskSecrets(text, SECRETS);
+  const work = maskWork.decoded - before.decoded + maskWork.scanned - before.scanned;
+  assert.ok(work <= PER_CHAR * text.length + START, `work ${work} for ${text.length} characters`);
+  assert.ok(out.endsWith("\nplain after\n"), out.slice(-40));
+  assert.ok(!out.includes(line.slice(0, 64)), "the line failed closed");
+});
