@@ -56,7 +56,9 @@ Deno.test({
           await Deno.stat(join(sb.workspace, "one.txt"));
           await pane.type("go on");
           await pane.keys("Enter");
-          s = await pane.waitFor(/^Back again\.$/m, "the next task");
+          // The prompt back after the task's stats: a Ctrl-D sent while the task still ended was
+          // lost under load (the chat then never exited).
+          s = await pane.waitFor(/^Back again\.\n\[stats\] .*\n>\s*$/m, "the next task");
           console.log(`--- screen: chat approvals ---\n${s}`);
           await pane.keys("C-d");
           s = await pane.waitFor(/^\[exited \d+\]$/m, "chat to exit");
