@@ -7,6 +7,7 @@ import type { ToolCallIds } from "../models/tool_call_ids.ts";
 import type { ThinkingLevel } from "../models/wire.ts";
 import { createPolicy, type WorkspaceId } from "../sandbox/policy.ts";
 import { workspaceProblem, workspaceWarnings } from "../sandbox/spawn.ts";
+import { noteLiveRoots } from "../sandbox/_live_roots.ts";
 import { PenguinError } from "../protocol/errors.ts";
 import type { TraceObserver, TraceWriter } from "../trace/writer.ts";
 import { effectivePolicy } from "../tools/command_policy.ts";
@@ -272,6 +273,9 @@ export async function sessionParts(
     vault: core.vault,
     hostEnv: base.env,
   });
+  // Its file tools write there as its commands do: noted before anything runs (a data root made
+  // in these directories meanwhile is refused, lib/sandbox/_live_roots.ts).
+  await noteLiveRoots(sandbox);
   // A workspace where no command can run fails now, before the first request.
   const problem = await workspaceProblem(sandbox);
   if (problem !== undefined) {

@@ -75,3 +75,46 @@ Deno.test("a data root is not made, marked or adopted inside the workspace of a 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a session that has run no command yet counts too: its file tools write its workspace", async () => {
+  const base = await visibleTempDir("penguin-root-live-ws-");
+  const ws = join(base, "ws");
+  await Deno.mkdir(ws);
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  let asked!: () => void;
+  const waiting = new Promise<void>((r) => asked = r);
+  const server = await startModelServer({
+    handler: async () => {
+      asked();
+      await released;
+      return turn.text("done");
+    },
+    maxRequests: 4,
+  });
+  try {
+    await addServerModel(join(base, "data"), server);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [...penguinArgv(), "--root", join(base, "data"), "run", "--workspace", ws, "-m", "go"],
+      cwd: REPO,
+      env: penguinEnv(),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // The session waits for its first answer: no command has run, a write_file could come next.
+    await waiting;
+    const later = join(ws, "later");
+    const add = modelAddArgs(later, "custom", "m", "--base-url", "http://127.0.0.1:9/v1");
+    const refused = await runCli(add, { adopt: false });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /Cannot use the data root .*a running penguin/s);
+    release();
+    const out = await child.output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  } finally {
+    release();
+    await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
