@@ -12,9 +12,10 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
 import { resolveDataRoot } from "../state/root.ts";
-import { markDataRoot, rootEntries, rootStatus } from "../state/root_mark.ts";
+import { markDataRoot, ROOT_MARK_FILE, rootEntries, rootStatus } from "../state/root_mark.ts";
 import { mkdirPrivate } from "../state/_fs.ts";
 import { safeText } from "../display/terminal_text.ts";
 import { readStdinLine } from "./line_reader.ts";
@@ -77,6 +78,22 @@ export async function refuseWhereCommandsWrite(root: string, verb: string): Prom
   );
 }
 
+/**
+ * Mark `root` as penguin's ({@linkcode markDataRoot}), then check again where running commands
+ * write: a sandbox that noted its directories after the check before it, and so planned before
+ * the mark, does not hide a root that held nothing yet; one that noted them later plans after the
+ * mark, which hides it (`lib/sandbox/_data_roots.ts`). Refused then, the mark is taken back.
+ */
+export async function markWhereNoCommandWrites(root: string, verb: string): Promise<void> {
+  await markDataRoot(root);
+  try {
+    await refuseWhereCommandsWrite(root, verb);
+  } catch (err) {
+    await Deno.remove(join(root, ROOT_MARK_FILE)).catch(() => {});
+    throw err;
+  }
+}
+
 /** What the command at `path` runs with and after: `--root`, its arguments, where to ask. */
 export interface GateInput {
   path: readonly string[];
@@ -105,7 +122,8 @@ export async function guardDataRoot(input: GateInput): Promise<void> {
   if (!actsWithRoot(input.path, input.args, input.root !== undefined)) return;
   let status = await rootStatus(path);
   if (status === "marked" || status === "unknown") return;
-  // About to be made, marked or adopted: not where a running command could change it.
+  // About to be made, marked or adopted: not where a running command could change it (checked
+  // again once marked).
   await refuseWhereCommandsWrite(path, "use");
   if (status === "missing") {
     // One that cannot be made (a read-only parent) is the command's to report, at its write.
@@ -116,7 +134,9 @@ export async function guardDataRoot(input: GateInput): Promise<void> {
   if (status === "empty") {
     // Nothing in it to trust; one that cannot be marked (read-only) is asked about once it holds
     // something, and the command reports its own write.
-    await markDataRoot(path).catch(() => {});
+    await markWhereNoCommandWrites(path, "use").catch((err) => {
+      if (err instanceof PenguinError) throw err;
+    });
     return;
   }
   const io = input.io;
@@ -129,7 +149,7 @@ export async function guardDataRoot(input: GateInput): Promise<void> {
     io.err(`${what}.\n${why}.\nUse it as yours from now on? [y/N] `);
     const answer = (await readStdinLine()).trim().toLowerCase();
     if (answer === "y" || answer === "yes") {
-      await markDataRoot(path);
+      await markWhereNoCommandWrites(path, "adopt");
       return;
     }
     throw new PenguinError("usage", `Not using the data root "${safeText(path)}"`);

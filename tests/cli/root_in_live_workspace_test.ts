@@ -9,6 +9,9 @@ import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
 import { modelAddArgs, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
 import { rootStatus } from "../../lib/state/root_mark.ts";
+import { markWhereNoCommandWrites } from "../../lib/cli/_root_gate.ts";
+import { noteLiveRoots } from "../../lib/sandbox/_live_roots.ts";
+import { createPolicy } from "../../lib/sandbox/policy.ts";
 
 async function mkfifo(path: string): Promise<void> {
   assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
@@ -115,6 +118,26 @@ Deno.test("a session that has run no command yet counts too: its file tools writ
   } finally {
     release();
     await server.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a sandbox that notes its directories between the check and the mark has the mark taken back", async () => {
+  // Review of round 27's fix: the gate checked, then marked; a sandbox planned in between did not
+  // hide the root (empty, unmarked at its plan) and its commands could fill the marked root.
+  const base = await visibleTempDir("penguin-root-live-ws-");
+  const ws = join(base, "ws");
+  const later = join(ws, "later");
+  await Deno.mkdir(later, { recursive: true });
+  try {
+    // This process's own sandbox, noted after a check that found nothing.
+    await noteLiveRoots(createPolicy({ workspace: ws, home: "", hostEnv: {} }));
+    await assert.rejects(
+      markWhereNoCommandWrites(later, "use"),
+      /Cannot use the data root .*a running penguin/s,
+    );
+    assert.equal(await rootStatus(later), "empty", "the mark was taken back");
+  } finally {
     await Deno.remove(base, { recursive: true });
   }
 });

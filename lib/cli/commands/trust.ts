@@ -12,8 +12,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { PenguinError } from "../../protocol/errors.ts";
 import { resolveDataRoot } from "../../state/root.ts";
 import { listTrust, recordTrust, revokeTrust, sha256Hex } from "../../state/trust.ts";
-import { markDataRoot, rootEntries, rootStatus } from "../../state/root_mark.ts";
-import { refuseWhereCommandsWrite } from "../_root_gate.ts";
+import { rootEntries, rootStatus } from "../../state/root_mark.ts";
+import { markWhereNoCommandWrites, refuseWhereCommandsWrite } from "../_root_gate.ts";
 import {
   at,
   readWorkspacePolicyBytes,
@@ -207,7 +207,7 @@ async function adoptRoot(ctx: CommandContext): Promise<number> {
   const entries = await rootEntries(root);
   const out = [`Data root ${root}`];
   out.push(entries.length === 0 ? "  (empty)" : `  holds: ${entries.join(", ")}`);
-  await markDataRoot(root);
+  await markWhereNoCommandWrites(root, "adopt");
   out.push("Adopted: penguin acts with it from now on.");
   ctx.io.out(safeText(out.join("\n")) + "\n");
   return 0;
