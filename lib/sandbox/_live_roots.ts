@@ -68,9 +68,10 @@ export async function noteLiveRoots(policy: SandboxPolicy): Promise<void> {
   const fresh = roots.filter((r) => !mine.roots.has(r));
   if (fresh.length === 0) return await written;
   for (const r of fresh) mine.roots.add(r);
+  // Only what exists now: a plan skips a hidden path that is missing, so a command may make it.
   for (const h of policy.hide) {
-    const real = realOrParent(h);
-    if ([...mine.roots].some((r) => inside(real, r))) mine.hidden.add(real);
+    const real = realPathOrNone(h);
+    if (real !== undefined && [...mine.roots].some((r) => inside(real, r))) mine.hidden.add(real);
   }
   const text = JSON.stringify({ roots: [...mine.roots], hidden: [...mine.hidden] });
   written = written.then(() => writeEntry(text)).catch(() => {});
@@ -112,21 +113,32 @@ export async function liveRootsHolding(path: string): Promise<LiveRoots[]> {
       const m = ENTRY.exec(name);
       const entry = m ? readEntry(join(dir, name)) : undefined;
       if (!m || entry === undefined) continue;
-      const holds = entry.roots.some((r) => inside(real, r)) &&
-        !entry.hidden.some((h) => inside(real, h));
-      if (holds) found.push({ ...entry, pid: Number(m[1]), start: m[2]!, file: join(dir, name) });
+      found.push({ ...entry, pid: Number(m[1]), start: m[2]!, file: join(dir, name) });
     }
   }
-  if (found.length === 0) return [];
-  const starts = await startTimes([...new Set(found.map((f) => f.pid))]);
-  if (starts === undefined) return found.map(({ pid, roots, hidden }) => ({ pid, roots, hidden }));
+  // Every entry's process looked up at once: those gone are removed, so entries left by killed
+  // penguins never pile up past what is read.
+  const starts = found.length === 0
+    ? new Map<number, string>()
+    : await startTimes([...new Set(found.map((f) => f.pid))]);
   const out: LiveRoots[] = [];
   for (const f of found) {
-    if (starts.get(f.pid) === f.start || f.start === "0") {
-      out.push({ pid: f.pid, roots: f.roots, hidden: f.hidden });
-    } else await Deno.remove(f.file).catch(() => {});
+    const live = starts === undefined || starts.get(f.pid) === f.start || f.start === "0";
+    if (!live) await Deno.remove(f.file).catch(() => {});
+    else if (holds(f, real)) out.push({ pid: f.pid, roots: f.roots, hidden: f.hidden });
   }
   return out;
+}
+
+/**
+ * Whether `real` lies in a root of `entry` that its process's commands may write: not inside a
+ * path it hides within that root (a root inside a hidden path, such as the agent's memory inside
+ * a hidden data root, is written all the same).
+ */
+function holds(entry: { roots: string[]; hidden: string[] }, real: string): boolean {
+  return entry.roots.some((r) =>
+    inside(real, r) && !entry.hidden.some((h) => h !== r && inside(h, r) && inside(real, h))
+  );
 }
 
 /** The names of the regular files in `dir` (none when it cannot be listed). */

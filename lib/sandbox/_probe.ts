@@ -91,6 +91,7 @@ export async function runProbe(
   setpriv: string | undefined,
   network: boolean,
   disableUserns: boolean,
+  sizeTmpfs = true,
 ): Promise<ProbeRun> {
   const dir = await Deno.makeTempDir({ prefix: "penguin-sandbox-probe-" });
   const started = performance.now();
@@ -105,7 +106,7 @@ export async function runProbe(
     policy.hideOtherDataRoots = false;
     for (let attempt = 0;; attempt++) {
       const plan = await resolvePlan(policy, dir, { check: true }); // only its own script runs
-      const run = await probeOnce({ bash, bwrap, setpriv, disableUserns, dir, plan });
+      const run = await probeOnce({ bash, bwrap, setpriv, disableUserns, sizeTmpfs, dir, plan });
       // A path of the plan removed meanwhile (another process's directory) tells nothing of the
       // machine: plan again.
       if (run.ok || attempt >= VANISHED_RETRIES || !planPathVanished(plan, run.error)) {
@@ -123,6 +124,7 @@ async function probeOnce(o: {
   bwrap: string;
   setpriv: string | undefined;
   disableUserns: boolean;
+  sizeTmpfs: boolean;
   dir: string;
   plan: SandboxPlan;
 }): Promise<ProbeRun> {
@@ -146,7 +148,7 @@ async function probeOnce(o: {
           seccompFd: SECCOMP_FD,
           commandIsInit: true,
           disableUserns: o.disableUserns,
-          sizeTmpfs: o.disableUserns,
+          sizeTmpfs: o.sizeTmpfs,
         }),
       ],
       seccomp: true,

@@ -12,7 +12,7 @@
  *
  * A remembered answer cannot drop a protection: only a report that found
  * everything working with the strongest flags is kept (usable, every check
- * ok or warn, `--disable-userns` taken, the seccomp filter installed), and
+ * ok or warn, `--disable-userns` and `--size` taken, the seccomp filter installed), and
  * the schema refuses any other. A stale one (a sysctl or AppArmor profile
  * changed within the boot) at worst lets a command's sandbox fail to start,
  * with bubblewrap's own error.
@@ -52,6 +52,7 @@ interface Report {
   usable: boolean;
   kind: string;
   disableUserns: boolean;
+  sizeTmpfs?: boolean | undefined;
   checks: { name: string; status: string; detail: string; fix?: string | undefined }[];
   setpriv?: string | undefined;
   seccomp?: { installed: boolean; arch: string | null; blocks: string[] } | undefined;
@@ -146,6 +147,7 @@ async function keyOf(bash: string, bwrap: string): Promise<string | undefined> {
 /** Whether `report` may be remembered: everything works, with the strongest flags. */
 export function rememberable(report: Report): boolean {
   return report.usable && report.kind === "bwrap" && report.disableUserns &&
+    report.sizeTmpfs !== false &&
     report.seccomp?.installed === true && report.checks.every((c) => c.status !== "fail");
 }
 

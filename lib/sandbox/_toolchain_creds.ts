@@ -104,14 +104,16 @@ function mayHoldCredentials(dir: string, name: string): boolean {
  * What a configuration file holding a credential says (XML elements, Groovy and Kotlin names):
  * a password, secret, token or key by name, an HTTP authorization header (`Authorization`,
  * Gradle's `HttpHeaderCredentials`, a `Bearer` or `Basic` value), or a URL with a password
- * (`https://user:pass@host`) (attack round 27 d08: the last three were read).
+ * (`https://user:pass@host`, a token alone) (attack round 27 d08: the last three were read).
  */
 const CONFIG_SECRET = new RegExp(
   [
     "<(password|privateKey|passphrase)>",
-    "password|passphrase|secret|token|api_?key|credential",
+    "passw(or)?d|passphrase|secret|token|api[-_]?key|credential",
     "authorization|\\b(bearer|basic)\\s+[A-Za-z0-9+/=._~-]{8,}",
-    "[a-z][a-z0-9+.-]*://[^\\s/@:]*:[^\\s/@]+@",
+    // A URL's user information of eight characters or more (`user:pass@`, a token alone); the
+    // scheme's length bounded, or a long run of letters made the match quadratic.
+    "\\b[a-z][a-z0-9+.-]{0,31}://[^\\s/@]{8,256}@",
   ].join("|"),
   "i",
 );

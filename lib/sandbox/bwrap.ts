@@ -25,7 +25,7 @@ export interface BwrapOptions {
   /** Pass `--disable-userns` (bubblewrap 0.8+). Default true. */
   disableUserns?: boolean;
   /**
-   * Bound the writable tmpfs mounts (`/tmp`, `/dev/shm`) with `--size` (bubblewrap 0.8+, not
+   * Bound the writable tmpfs mounts (`/tmp`, `/dev/shm`) with `--size` (bubblewrap 0.7+, not
    * setuid): {@linkcode TMP_BYTES}, {@linkcode SHM_BYTES}. Default true.
    */
   sizeTmpfs?: boolean;

@@ -66,6 +66,8 @@ export interface SandboxReport {
   setpriv?: string | undefined;
   /** Whether bwrap takes `--disable-userns`. */
   disableUserns: boolean;
+  /** Whether bwrap takes `--size` for its tmpfs mounts (not in setuid mode). */
+  sizeTmpfs?: boolean;
   /** The seccomp filter, once a bubblewrap probe has run. */
   seccomp?: SeccompReport;
 }
@@ -201,6 +203,16 @@ async function probeOrRecall(opts: DetectOptions): Promise<SandboxReport> {
   return report;
 }
 
+/** The arguments of a probe run with the flags `report` has found this bubblewrap takes. */
+function probeArgs(
+  bash: string,
+  bwrap: string,
+  report: SandboxReport,
+  network: boolean,
+): Parameters<typeof runProbe> {
+  return [bash, bwrap, report.setpriv, network, report.disableUserns, report.sizeTmpfs !== false];
+}
+
 async function probe(opts: DetectOptions): Promise<SandboxReport> {
   // Long because: the probe steps in the order they depend on each other (bash, platform, bwrap,
   // namespaces, the confined run, the network), each adding to one report.
@@ -257,11 +269,15 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
   if (userns.status === "fail") fail(`user namespaces are ${userns.detail}`);
   if (!found.path) return finish(report);
 
-  let run = await runProbe(bash, found.path, report.setpriv, false, true);
-  // Both came with bubblewrap 0.8.0; a setuid bubblewrap refuses --size.
-  if (!run.ok && /--disable-userns|--size/.test(run.error ?? "")) {
-    report.disableUserns = false;
-    run = await runProbe(bash, found.path, report.setpriv, false, false);
+  report.sizeTmpfs = true;
+  let run = await runProbe(bash, found.path, report.setpriv, false, true, true);
+  // Each flag dropped when this bubblewrap refuses it: an older one has neither (or only --size),
+  // a setuid one refuses --size alone and keeps --disable-userns.
+  for (let i = 0; i < 2 && !run.ok; i++) {
+    if (/--disable-userns/.test(run.error ?? "")) report.disableUserns = false;
+    else if (/--size/.test(run.error ?? "")) report.sizeTmpfs = false;
+    else break;
+    run = await runProbe(...probeArgs(bash, found.path, report, false));
   }
   // A namespace can fail to come up under load (the kernel frees old ones late, network
   // namespaces on a work queue): the probe runs twice more, after a short pause each, before it
@@ -269,16 +285,16 @@ async function probe(opts: DetectOptions): Promise<SandboxReport> {
   for (const pauseMs of PROBE_RETRY_PAUSES_MS) {
     if (run.ok) break;
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    const again = await runProbe(bash, found.path, report.setpriv, false, report.disableUserns);
+    const again = await runProbe(...probeArgs(bash, found.path, report, false));
     if (again.ok) run = again;
   }
   let netError: string | undefined;
   if (!run.ok) {
-    const withNet = await runProbe(bash, found.path, report.setpriv, true, report.disableUserns);
+    const withNet = await runProbe(...probeArgs(bash, found.path, report, true));
     // Only an error about namespaces means the machine lacks a network namespace; a run without
     // network that failed otherwise (a path gone under load) is tried once more.
     if (withNet.ok && !NETNS_ERROR.test(run.error ?? "")) {
-      run = await runProbe(bash, found.path, report.setpriv, false, report.disableUserns);
+      run = await runProbe(...probeArgs(bash, found.path, report, false));
     }
     if (!run.ok && withNet.ok && NETNS_ERROR.test(run.error ?? "")) {
       netError = run.error ?? "failed";
@@ -426,7 +442,10 @@ function networkCheck(
   };
 }
 
-/** Checks on optional hardening: nested user namespaces, the sandbox's lifetime, the process limit. */
+/**
+ * Checks on optional hardening: nested user namespaces, bounded memory-backed files, the
+ * sandbox's lifetime, the process limit.
+ */
 function hardeningChecks(
   report: SandboxReport,
   v: Map<string, string>,
@@ -443,9 +462,21 @@ function hardeningChecks(
       : {
         name: "nested user namespaces",
         status: "warn",
-        detail:
-          "allowed inside, and /tmp unbounded: this bubblewrap has no --disable-userns or --size (needs 0.8.0+, not setuid)",
+        detail: "allowed inside: this bubblewrap has no --disable-userns (needs 0.8.0+)",
         fix: "upgrade bubblewrap",
+      },
+    report.sizeTmpfs !== false
+      ? {
+        name: "memory-backed files",
+        status: "ok",
+        detail: "/tmp 1 GiB, /dev/shm 256 MiB (--size)",
+      }
+      : {
+        name: "memory-backed files",
+        status: "warn",
+        detail: "/tmp and /dev/shm unbounded: this bubblewrap takes no --size (needs 0.7.0+, " +
+          "not setuid)",
+        fix: "upgrade bubblewrap, or install it without the setuid bit",
       },
   );
   const sh = directShellPath();

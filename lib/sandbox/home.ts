@@ -693,7 +693,9 @@ export function absentAmong(paths: readonly string[]): (path: string) => boolean
     }
     try {
       for (const e of Deno.readDirSync(dir)) {
-        if (names.size >= ABSENT_LISTING_LIMIT) {
+        // A name beyond plain ASCII may fold to a plain one on a case-folding directory (`.ſsh`
+        // is `.ssh` there): such a listing tells nothing.
+        if (names.size >= ABSENT_LISTING_LIMIT || !PLAIN_NAME.test(e.name)) {
           names = undefined;
           break;
         }

@@ -471,7 +471,12 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   // _supervisor.ts); more roots than `sh` can open take the supervised path (bash). Chosen for
   // each start: a plan made again may have more roots.
   const argv = (seccompFd: number, fds: readonly number[]) =>
-    ownSandboxArgs(plan, inner, init, { seccompFd, fds, disableUserns: report.disableUserns });
+    ownSandboxArgs(plan, inner, init, {
+      seccompFd,
+      fds,
+      disableUserns: report.disableUserns,
+      sizeTmpfs: report.sizeTmpfs !== false,
+    });
   const start = async () => {
     plan = withoutGoneHidden(plan);
     const direct = filter === undefined ? undefined : directLaunch(plan, opts, bash);
@@ -550,14 +555,13 @@ function ownSandboxArgs(
   plan: SandboxPlan,
   inner: string[],
   init: InitProgram,
-  opts: { seccompFd: number; fds: readonly number[]; disableUserns: boolean },
+  opts: { seccompFd: number; fds: readonly number[]; disableUserns: boolean; sizeTmpfs: boolean },
 ): string[] {
   return bwrapArgv(plan, inner, {
     seccompFd: opts.seccompFd,
     commandIsInit: true,
     disableUserns: opts.disableUserns,
-    // Came with --disable-userns (bubblewrap 0.8.0): the probe takes both or neither.
-    sizeTmpfs: opts.disableUserns,
+    sizeTmpfs: opts.sizeTmpfs,
     ownBinds: init.binds,
     ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
     ...pinnedFdOptions(plan, opts.fds),
@@ -577,7 +581,12 @@ beforeStandInsEnd(async () => {
 interface PoolContext {
   plan: SandboxPlan;
   command: string[];
-  report: { bash?: string | undefined; bwrap?: string | undefined; disableUserns: boolean };
+  report: {
+    bash?: string | undefined;
+    bwrap?: string | undefined;
+    disableUserns: boolean;
+    sizeTmpfs?: boolean | undefined;
+  };
   handle: Omit<HandleOptions, "sandbox">;
   /** The process limit it runs with (the command's share of the budget). */
   maxProcesses: number;
@@ -617,7 +626,7 @@ async function tryPooled(
     seccompFd: DIRECT_SECCOMP_FD,
     commandIsInit: true,
     disableUserns: report.disableUserns,
-    sizeTmpfs: report.disableUserns,
+    sizeTmpfs: report.sizeTmpfs !== false,
     ownBinds: ["--ro-bind", bin, LAUNCHER_PATH],
     ...(plan.workspaceId ? { workspaceFd: WORKSPACE_FD } : {}),
     ...pinnedFdOptions(plan, fds),

@@ -29,6 +29,19 @@ Deno.test("absentAmong answers missing only for names its directory's listing la
   }
 });
 
+Deno.test("absentAmong looks up every name of a directory holding a name beyond plain ASCII", async () => {
+  // On a case-folding directory `.\u017Fsh` is `.ssh`: its listing cannot tell `.ssh` missing.
+  const dir = await Deno.makeTempDir({ prefix: "penguin-absent-among-" });
+  try {
+    await Deno.mkdir(join(dir, ".\u017Fsh"));
+    const absent = absentAmong([".ssh", ".aws", ".gnupg", ".netrc"].map((n) => join(dir, n)));
+    assert.equal(absent(join(dir, ".ssh")), false);
+    assert.equal(absent(join(dir, ".aws")), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("absentAmong looks up every name of a directory it cannot list", () => {
   const gone = "/nonexistent-penguin-dir";
   const absent = absentAmong(["a", "b", "c", "d"].map((n) => join(gone, n)));

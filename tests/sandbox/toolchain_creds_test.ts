@@ -145,12 +145,16 @@ Deno.test("a toolchain's settings or init script holding a header or URL credent
       urlInit,
       'allprojects { repositories { maven { url = uri("https://u:LEAKurl14@repo.example/m2") } } }',
     );
+    const keyHeader = join(gradle, "key.gradle");
+    await Deno.writeTextFile(keyHeader, "// X-API-Key header set below\nallprojects { }");
+    const tokenUrl = join(gradle, "token.gradle");
+    await Deno.writeTextFile(tokenUrl, 'maven { url "https://ghp_abcdefgh1234@repo.example/m2" }');
     const plainUrl = join(gradle, "mirror.gradle.kts");
     await Deno.writeTextFile(
       plainUrl,
       'allprojects { repositories { maven { url = uri("https://repo.example/m2") } } }',
     );
     const found = await credentialFilesIn([join(dir, "sdkman")]);
-    assert.deepEqual(found.sort(), [header, headerInit, urlInit].sort());
+    assert.deepEqual(found.sort(), [header, headerInit, urlInit, keyHeader, tokenUrl].sort());
   });
 });
