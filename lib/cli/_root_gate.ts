@@ -67,13 +67,17 @@ export async function refuseWhereCommandsWrite(root: string, verb: string): Prom
   const held = await liveRootsHolding(root);
   if (held.length === 0) return;
   const { pid, roots } = held[0]!;
-  const where = roots.find((r) => root === r || root.startsWith(r === "/" ? "/" : r + "/")) ??
-    roots[0]!;
+  const within = (p: string, dir: string) =>
+    p === dir || p.startsWith(dir === "/" ? "/" : dir + "/");
+  const holder = roots.find((r) => within(root, r));
+  const where = holder !== undefined
+    ? `it lies in "${safeText(holder)}"`
+    : `it holds "${safeText(roots.find((r) => within(r, root)) ?? roots[0]!)}"`;
   throw new PenguinError(
     "usage",
-    `Cannot ${verb} the data root "${safeText(root)}": it lies in "${safeText(where)}", which ` +
+    `Cannot ${verb} the data root "${safeText(root)}": ${where}, a directory ` +
       `the commands of a running penguin (pid ${pid}) may write, so they could change what it ` +
-      `holds (its models, keys and MCP servers). Use a data root outside that directory, or run ` +
+      `holds (its models, keys and MCP servers). Use a data root elsewhere, or run ` +
       `this again once that penguin has ended`,
   );
 }

@@ -131,13 +131,15 @@ export async function liveRootsHolding(path: string): Promise<LiveRoots[]> {
 }
 
 /**
- * Whether `real` lies in a root of `entry` that its process's commands may write: not inside a
- * path it hides within that root (a root inside a hidden path, such as the agent's memory inside
- * a hidden data root, is written all the same).
+ * Whether `real` lies in a root of `entry` that its process's commands may write (not inside a
+ * path it hides within that root: a root inside a hidden path, such as the agent's memory inside
+ * a hidden data root, is written all the same), or holds one (a session in `R/default_project`
+ * writes what would be the project of a root `R`), but one inside a path it hides.
  */
 function holds(entry: { roots: string[]; hidden: string[] }, real: string): boolean {
   return entry.roots.some((r) =>
-    inside(real, r) && !entry.hidden.some((h) => h !== r && inside(h, r) && inside(real, h))
+    (inside(real, r) && !entry.hidden.some((h) => h !== r && inside(h, r) && inside(real, h))) ||
+    (inside(r, real) && !entry.hidden.some((h) => inside(r, h)))
   );
 }
 

@@ -141,3 +141,21 @@ Deno.test("a sandbox that notes its directories between the check and the mark h
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a data root is not made over the workspace of a running session either", async () => {
+  // A session in `R/default_project` writes what would be the project of a root `R` (its config).
+  const base = await visibleTempDir("penguin-root-live-ws-");
+  const root = join(base, "r");
+  const ws = join(root, "default_project");
+  await Deno.mkdir(ws, { recursive: true });
+  try {
+    await noteLiveRoots(createPolicy({ workspace: ws, home: "", hostEnv: {} }));
+    await assert.rejects(
+      markWhereNoCommandWrites(root, "use"),
+      /Cannot use the data root .*: it holds ".*default_project", a directory the commands of a running penguin/s,
+    );
+    assert.equal(await rootStatus(root), "foreign", "not marked");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
