@@ -90,6 +90,11 @@ export async function refuseWhereCommandsWrite(root: string, verb: string): Prom
  */
 export async function markWhereNoCommandWrites(root: string, verb: string): Promise<void> {
   await markDataRoot(root);
+  await checkMarked(root, verb);
+}
+
+/** The check after the mark of {@linkcode markWhereNoCommandWrites}, the mark removed if refused. */
+async function checkMarked(root: string, verb: string): Promise<void> {
   try {
     await refuseWhereCommandsWrite(root, verb);
   } catch (err) {
@@ -138,9 +143,7 @@ export async function guardDataRoot(input: GateInput): Promise<void> {
   if (status === "empty") {
     // Nothing in it to trust; one that cannot be marked (read-only) is asked about once it holds
     // something, and the command reports its own write.
-    await markWhereNoCommandWrites(path, "use").catch((err) => {
-      if (err instanceof PenguinError) throw err;
-    });
+    if (await markDataRoot(path).then(() => true, () => false)) await checkMarked(path, "use");
     return;
   }
   const io = input.io;
