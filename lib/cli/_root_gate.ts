@@ -18,6 +18,7 @@ import { resolveDataRoot } from "../state/root.ts";
 import { markDataRoot, ROOT_MARK_FILE, rootEntries, rootStatus } from "../state/root_mark.ts";
 import { mkdirPrivate } from "../state/_fs.ts";
 import { safeText } from "../display/terminal_text.ts";
+import { inside } from "../sandbox/_paths.ts";
 import { readStdinLine } from "./line_reader.ts";
 import type { Io } from "./command.ts";
 
@@ -67,12 +68,10 @@ export async function refuseWhereCommandsWrite(root: string, verb: string): Prom
   const held = await liveRootsHolding(root);
   if (held.length === 0) return;
   const { pid, roots } = held[0]!;
-  const within = (p: string, dir: string) =>
-    p === dir || p.startsWith(dir === "/" ? "/" : dir + "/");
-  const holder = roots.find((r) => within(root, r));
+  const holder = roots.find((r) => inside(root, r));
   const where = holder !== undefined
     ? `it lies in "${safeText(holder)}"`
-    : `it holds "${safeText(roots.find((r) => within(r, root)) ?? roots[0]!)}"`;
+    : `it holds "${safeText(roots.find((r) => inside(r, root)) ?? roots[0]!)}"`;
   throw new PenguinError(
     "usage",
     `Cannot ${verb} the data root "${safeText(root)}": ${where}, a directory ` +

@@ -17,6 +17,18 @@ async function mkfifo(path: string): Promise<void> {
   assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
 }
 
+/** `penguin --root <base>/data run --workspace <ws> -m go`, running. */
+function startSession(base: string, ws: string): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [...penguinArgv(), "--root", join(base, "data"), "run", "--workspace", ws, "-m", "go"],
+    cwd: REPO,
+    env: penguinEnv(),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
 Deno.test("a data root is not made, marked or adopted inside the workspace of a running session", async () => {
   const base = await visibleTempDir("penguin-root-live-ws-");
   const ws = join(base, "ws");
@@ -38,17 +50,9 @@ Deno.test("a data root is not made, marked or adopted inside the workspace of a 
     },
     maxRequests: 10,
   });
-  const session = new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), "--root", join(base, "data"), "run", "--workspace", ws, "-m", "go"],
-    cwd: REPO,
-    env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
   try {
     await addServerModel(join(base, "data"), server);
-    const child = session.spawn();
+    const child = startSession(base, ws);
     assert.equal(await Deno.readTextFile(join(ws, "up")), "up\n");
     // The session's command runs: a root made in its workspace now is refused.
     const later = join(ws, "later");
@@ -97,14 +101,7 @@ Deno.test("a session that has run no command yet counts too: its file tools writ
   });
   try {
     await addServerModel(join(base, "data"), server);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [...penguinArgv(), "--root", join(base, "data"), "run", "--workspace", ws, "-m", "go"],
-      cwd: REPO,
-      env: penguinEnv(),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = startSession(base, ws);
     // The session waits for its first answer: no command has run, a write_file could come next.
     await waiting;
     const later = join(ws, "later");
