@@ -32,6 +32,7 @@
  */
 import { findBash } from "./_executables.ts";
 import { runFactScript } from "./_fact_script.ts";
+import { memoryJoinEnv } from "./_memory_cgroup.ts";
 
 /** Processes allowed beyond the commands' part of the budget: the sandboxes' own. */
 export const SLACK = 512;
@@ -148,11 +149,15 @@ async function make(max: string): Promise<string | undefined> {
 }
 
 /**
- * The environment entry that makes a sandbox's launcher join the cgroup
- * (`__PSCG`: the path of its `cgroup.procs`), or none where there is none.
+ * The environment entries that make a sandbox's launcher join the cgroups
+ * (`__PSCG`: the path of the pids cgroup's `cgroup.procs`; `__PMCG`: the
+ * memory cgroup's, `_memory_cgroup.ts`), none for one that is not there.
  */
 export function cgroupJoinEnv(): Record<string, string> {
-  return state.dir === undefined ? {} : { __PSCG: `${state.dir}/cgroup.procs` };
+  return {
+    ...(state.dir === undefined ? {} : { __PSCG: `${state.dir}/cgroup.procs` }),
+    ...memoryJoinEnv(),
+  };
 }
 
 /** This process's cgroup directory (tests); undefined where there is none (yet). */
@@ -162,7 +167,8 @@ export function cgroupDir(): string | undefined {
 
 /**
  * sh (dash and bash alike), the first lines of a sandbox's launcher: join the
- * cgroup `__PSCG` names, if any, or fail the start with exit status 125.
+ * cgroups `__PSCG` and `__PMCG` name, if any, or fail the start with exit
+ * status 125.
  */
 export const JOIN_CGROUP = `if [ -n "\${__PSCG:-}" ]; then
   if ! echo $$ 2>/dev/null >"$__PSCG"; then
@@ -170,7 +176,13 @@ export const JOIN_CGROUP = `if [ -n "\${__PSCG:-}" ]; then
     exit 125
   fi
 fi
-unset __PSCG`;
+if [ -n "\${__PMCG:-}" ]; then
+  if ! echo $$ 2>/dev/null >"$__PMCG"; then
+    echo "penguin: cannot join the memory-limit cgroup ($__PMCG); the command did not run" >&2
+    exit 125
+  fi
+fi
+unset __PSCG __PMCG`;
 
 /** Resolves once every change of the ceiling asked for so far is written (tests). */
 export function _cgroupWritten(): Promise<void> {

@@ -19,6 +19,12 @@ export interface ExitStatus {
    * `exit 143` also reads as SIGTERM.
    */
   signal: string | null;
+  /**
+   * Set when the command was killed after the kernel's out-of-memory killer
+   * acted in penguin's memory cgroup (`_memory_cgroup.ts`): the bound it
+   * reached, in bytes.
+   */
+  memoryBound?: number;
 }
 
 /** Signals that are forwarded to the command's process group. SIGKILL means "hard-kill everything". */

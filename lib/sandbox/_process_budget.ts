@@ -37,6 +37,7 @@ import { PenguinError } from "../protocol/errors.ts";
 import { hostFacts } from "./_proc_facts.ts";
 import { type LedgerLock, lockLedger, lowerOwn } from "./_budget_ledger.ts";
 import { ceilingFor, setCeiling } from "./_pids_cgroup.ts";
+import { ensureMemoryCgroup } from "./_memory_cgroup.ts";
 
 /**
  * The most the budget ever is, whatever the machine says: half of the usual `kernel.pid_max`
@@ -190,9 +191,13 @@ export async function takeShare(wanted: number, what: string): Promise<Share> {
     ? { limit: wanted, release: () => {} }
     : await serialized(() => take(wanted, what));
   // The kernel's ceiling on this process's sandboxes (`_pids_cgroup.ts`): raised, if this share
-  // needs it, before the command starts; lowered once it ended.
+  // needs it, before the command starts; lowered once it ended. The memory cgroup
+  // (`_memory_cgroup.ts`) is made with the first share, beside it.
   if (wanted <= 0) unlimited++;
-  await setCeiling(ceilingNow()).catch(() => {});
+  await Promise.all([
+    setCeiling(ceilingNow()).catch(() => {}),
+    ensureMemoryCgroup().catch(() => undefined),
+  ]);
   let ended = false;
   return {
     limit: share.limit,

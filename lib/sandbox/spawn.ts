@@ -78,6 +78,8 @@ import {
   type SandboxPolicy,
 } from "./policy.ts";
 import { takeShare } from "./_process_budget.ts";
+import { memoryKillsSeen } from "./_memory_cgroup.ts";
+import { withMemoryVerdict } from "./_memory_verdict.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
 
@@ -336,6 +338,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
   }
   // Its part of this process's budget, for its life (see _process_budget.ts).
   const share = await takeShare(policy.maxProcesses ?? DEFAULT_MAX_PROCESSES, what);
+  const kills = memoryKillsSeen();
   let child: SandboxedProcess;
   try {
     child = await startConfined(opts, { report, plan, command, common, maxProcesses: share.limit });
@@ -349,7 +352,7 @@ export async function spawnSandboxed(opts: SpawnOptions): Promise<SandboxedProce
     }
     throw err;
   }
-  return releaseOnExit(child, () => Promise.resolve(share.release()));
+  return releaseOnExit(withMemoryVerdict(child, kills), () => Promise.resolve(share.release()));
 }
 
 /** The refusal of a command `what` when the probe found the sandbox not working. */

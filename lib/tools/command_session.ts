@@ -88,16 +88,35 @@ export function newProcessId(taken: (id: string) => boolean = () => false): stri
   }
 }
 
-/** `exit code N` or `terminated by signal SIG`. */
+/** `exit code N` or `terminated by signal SIG` (and why, when penguin's memory bound was reached). */
 export function describeExit(status: ExitStatus): string {
-  return status.signal ? `terminated by signal ${status.signal}` : `exit code ${status.code}`;
+  return status.signal
+    ? `terminated by signal ${status.signal}${memoryReason(status)}`
+    : `exit code ${status.code}`;
+}
+
+/**
+ * Why a command was killed when the kernel stopped it at penguin's memory bound
+ * (`lib/sandbox/_memory_cgroup.ts`), else nothing.
+ */
+function memoryReason(status: ExitStatus): string {
+  if (status.memoryBound === undefined) return "";
+  const mib = status.memoryBound / (1024 * 1024);
+  const size = mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${Math.round(mib)} MiB`;
+  return `: the kernel stopped it when penguin's commands reached their memory bound (${size}; ` +
+    "files in /tmp and /dev/shm count; put large temporary data in the workspace)";
 }
 
 /** The note and status of a finished command: nothing on exit 0, else `[exit code: N]` / `[terminated by signal SIG]`. */
 export function exitVerdict(
   status: ExitStatus,
 ): { status: "completed" | "failed"; note?: string } {
-  if (status.signal) return { status: "failed", note: `[terminated by signal ${status.signal}]` };
+  if (status.signal) {
+    return {
+      status: "failed",
+      note: `[terminated by signal ${status.signal}${memoryReason(status)}]`,
+    };
+  }
   if (status.code !== 0) return { status: "failed", note: `[exit code: ${status.code}]` };
   return { status: "completed" };
 }

@@ -12,3 +12,14 @@ export function cgroupsHere(): boolean {
     }
   }
 }
+
+/** Whether this machine lets penguin make a memory cgroup (root, a cgroup v1 memory hierarchy). */
+export function memoryCgroupsHere(): boolean {
+  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
+  try {
+    Deno.statSync("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    return true;
+  } catch {
+    return false;
+  }
+}
