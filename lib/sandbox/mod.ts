@@ -60,6 +60,7 @@ export {
   type SandboxReport,
   type SeccompReport,
 } from "./detect.ts";
+export { withCgroupChecks } from "./cgroup_checks.ts";
 export {
   type ExitStatus,
   type ForwardSignal,

@@ -14,6 +14,7 @@
  */
 import { sleep } from "../protocol/sleep.ts";
 import type { ExitStatus, SandboxPolicy } from "../sandbox/mod.ts";
+import { sizeOf } from "../sandbox/cgroup_checks.ts";
 import { createOutputBuffer, DEFAULT_BUFFER_LIMIT, type OutputBuffer } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
 import { createSecretMasker, type Secret } from "./secret_mask.ts";
@@ -101,9 +102,9 @@ export function describeExit(status: ExitStatus): string {
  */
 function memoryReason(status: ExitStatus): string {
   if (status.memoryBound === undefined) return "";
-  const mib = status.memoryBound / (1024 * 1024);
-  const size = mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${Math.round(mib)} MiB`;
-  return `: the kernel stopped it when penguin's commands reached their memory bound (${size}; ` +
+  return `: the kernel stopped it when penguin's commands reached their memory bound (${
+    sizeOf(status.memoryBound)
+  }; ` +
     "files in /tmp and /dev/shm count; put large temporary data in the workspace)";
 }
 

@@ -5,6 +5,7 @@ import { penguinArgv, penguinEnv, runCli } from "../support/cli.ts";
 import { alive, eventually, exists, pidsWithArg, SANDBOX_CHECKS } from "./_helpers.ts";
 import { withWorkspace } from "../support/roots.ts";
 import { readUntil } from "../support/child_lines.ts";
+import { cgroupsHere, memoryCgroupsHere } from "./_cgroups.ts";
 
 Deno.test("sandbox check prints every check and exits 0 when the sandbox works", async () => {
   const r = await runCli(["sandbox", "check"]);
@@ -17,6 +18,22 @@ Deno.test("sandbox check prints every check and exits 0 when the sandbox works",
     /system call filter\s+seccomp \((x86_64|aarch64)\) refuses socket\(AF_UNIX\)/,
   );
   assert.match(r.stdout, /^Sandbox: bubblewrap; /m);
+});
+
+Deno.test("sandbox check tells the kernel's bounds on commands: processes and memory", async () => {
+  const r = await runCli(["sandbox", "check"]);
+  assert.equal(r.code, 0, r.stderr);
+  if (memoryCgroupsHere()) {
+    assert.match(
+      r.stdout,
+      /^ {2}ok\s+memory bound\s+\d+(\.\d)? (GiB|MiB) for all penguin commands of the machine together \(memory cgroup \/sys\/fs\/cgroup\/memory\/.*penguin\)$/m,
+    );
+  } else {
+    assert.match(r.stdout, /^ {2}warn\s+memory bound\s+none beyond the sizes of \/tmp/m);
+  }
+  if (cgroupsHere()) {
+    assert.match(r.stdout, /^ {2}ok\s+process limit\s+pids cgroup: the kernel refuses a fork/m);
+  }
 });
 
 Deno.test("sandbox check --json prints the report", async () => {

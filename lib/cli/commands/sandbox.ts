@@ -12,6 +12,7 @@ import {
   isInside,
   type SandboxReport,
   spawnSandboxed,
+  withCgroupChecks,
 } from "../../sandbox/mod.ts";
 import { bool, type Flag, flagHelp, flagValue, parseDeclared } from "../args.ts";
 import { JSON_OUTPUT } from "./_common_flags.ts";
@@ -69,8 +70,10 @@ Probe whether commands for the model can run sandboxed on this machine:
 bubblewrap present, user namespaces allowed, a trivial command runs under
 the full flag set and is confined (read-only root, no capabilities, private
 PID and network namespaces, the seccomp filter that refuses Unix sockets,
-io_uring and the kernel keyrings). Prints each check as ok, warn or FAIL with
-the fix for each problem, then the sandbox penguin will use.
+io_uring and the kernel keyrings), and the kernel's bounds on what commands
+hold (a pids and a memory cgroup as root, made as a command would make them).
+Prints each check as ok, warn or FAIL with the fix for each problem, then the
+sandbox penguin will use.
 
 Flags:
 ${flagHelp(CHECK_FLAGS, 12)}
@@ -80,7 +83,9 @@ Exit code: 0 when the sandbox works, 1 when it does not.
 ${ENV_HELP}`,
   async run(args: string[], ctx: CommandContext): Promise<number> {
     const p = parseDeclared("sandbox check", args, CHECK_FLAGS, 0);
-    const report = await detectSandbox({ ...bwrapOverride(), version: true });
+    const report = await withCgroupChecks(
+      await detectSandbox({ ...bwrapOverride(), version: true }),
+    );
     if (bool(p, "json")) {
       const { usable, kind, failure, checks, seccomp } = report;
       const json = {
