@@ -20,6 +20,7 @@ import { safeText } from "../display/terminal_text.ts";
 import { redactSecrets } from "../inspect/redact.ts";
 import { renderHunk, replacementHunks } from "../tools/_diff.ts";
 import { contentLines } from "../tools/_files.ts";
+import { openRegularFile, readOpenUpTo } from "../state/_fs.ts";
 
 /** Lines of a new file's content shown before the count of the rest. */
 export const WRITE_LINES_SHOWN = 40;
@@ -90,16 +91,22 @@ function writeLines(args: Record<string, unknown>, ctx: DisplayContext): string[
   return out;
 }
 
-/** The file's text when `path` resolves inside the workspace and is small text; else null. */
+/**
+ * The file's text when `path` resolves inside the workspace and is small text (at most
+ * `CONTEXT_READ_MAX` bytes, read no further); else null.
+ */
 async function currentText(path: string, workspace: string): Promise<string | null> {
   try {
     const root = await Deno.realPath(workspace);
     const real = await Deno.realPath(isAbsolute(path) ? path : join(workspace, path));
     const rel = relative(root, real);
     if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-    const info = await Deno.stat(real);
-    if (!info.isFile || info.size > CONTEXT_READ_MAX) return null;
-    return new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(real));
+    // Opened, then measured and read with a bound: a command may swap a huge (sparse) file in
+    // after any look at the path (attack round 28 h03: a whole read took penguin to 690 MB).
+    using file = await openRegularFile(real);
+    const bytes = await readOpenUpTo(file, CONTEXT_READ_MAX);
+    if (bytes === undefined) return null;
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return null;
   }
