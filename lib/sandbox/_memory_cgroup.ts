@@ -55,6 +55,8 @@ done </proc/self/cgroup
 [ -n "$own" ] && [ -d "$base$own" ] && base=$base$own
 p=$base/penguin
 if mkdir "$p" 2>/dev/null; then
+  # Older kernels count a child in its parent only with use_hierarchy (always on since 6.1).
+  echo 1 2>/dev/null >"$p/memory.use_hierarchy"
   lim= tot=
   while read -r k v _; do
     [ "$k" = hierarchical_memory_limit ] && lim=$v
