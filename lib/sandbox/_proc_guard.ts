@@ -52,6 +52,11 @@
  * starts with them at their defaults. (Set after the fork, they left a moment
  * in which a command that signalled the init at once ended it.)
  *
+ * Each round also counts the ptys of the sandbox's devpts instance
+ * (`/dev/pts/<n>`): past {@linkcode PTY_MAX} it prints
+ * {@linkcode ptyGuardMessage} and kills as above (the kernel's pool of ptys is
+ * shared by every sandbox of the machine).
+ *
  * A cgroup `pids.max` would be stronger but needs a delegated cgroup v2
  * pids controller, which many hosts (cgroup v1 or hybrid) lack.
  *
@@ -61,6 +66,21 @@
 /** The line a command stopped by the guard gets in its output. */
 export function guardMessage(limit: number | string): string {
   return `[penguin: the command started more than ${limit} processes; everything it started was killed]`;
+}
+
+/**
+ * Pseudo-terminals one sandbox may hold at once. Every sandbox has a devpts
+ * instance of its own, but the kernel counts the ptys of all of them against
+ * one machine-wide pool (`kernel.pty.max` less `kernel.pty.reserve`, 3,072 by
+ * default): one command took them all, and other sessions' commands got none
+ * while it ran (attack round 27 c13). At 32 each, even a session's 64
+ * background commands together leave a third of the pool.
+ */
+export const PTY_MAX = 32;
+
+/** The line a command stopped for holding too many pseudo-terminals gets in its output. */
+export function ptyGuardMessage(): string {
+  return `[penguin: the command opened more than ${PTY_MAX} pseudo-terminals; everything it started was killed]`;
 }
 
 /**
@@ -80,7 +100,7 @@ export const GUARD_IGNORED =
  */
 export const PROC_GUARD = `guard() {
   local IFS=$' \\t\\n' l= x st n=0
-  local -a p s t d=(0.001 0.001 0.002 0.002 0.003 0.004 0.006 0.009 0.013 0.02)
+  local -a p q s t d=(0.001 0.001 0.002 0.002 0.003 0.004 0.006 0.009 0.013 0.02)
   read -r -d '' l 2>/dev/null <"/proc/$2/stat"
   s=(\${l##*) })
   st=\${s[19]}
@@ -90,6 +110,12 @@ export const PROC_GUARD = `guard() {
     p=(/proc/[0-9]*/task/[0-9]*)
     if [ "\${#p[@]}" -gt $(($1 + 1)) ]; then
       printf '%s\\n' "${guardMessage("$1")}"
+      while kill -s KILL -1 2>/dev/null; do read -r -t 0.002 -u 9 x; done
+      return
+    fi
+    q=(/dev/pts/[0-9]*)
+    if [ "\${#q[@]}" -gt ${PTY_MAX} ]; then
+      printf '%s\\n' "${ptyGuardMessage()}"
       while kill -s KILL -1 2>/dev/null; do read -r -t 0.002 -u 9 x; done
       return
     fi
