@@ -86,6 +86,9 @@ export function serverPolicy(
     ...base,
     network: server.sandbox.network,
     extraWritable: writable,
+    // The log directory lies in the data root, which the plan hides where it lies inside a root
+    // (a root kept in the workspace): shown writable there too, as the agent's memory is.
+    ...(logDir ? { revealWritable: [...(base.revealWritable ?? []), logDir] } : {}),
     ...(readable.length > 0 ? { homeReadable: readable } : {}),
     env: { ...base.env, vault: {} },
   };

@@ -61,6 +61,7 @@ export {
   type SeccompReport,
 } from "./detect.ts";
 export { withCgroupChecks } from "./cgroup_checks.ts";
+export { makePrivateTempDir } from "./private_temp_dir.ts";
 export {
   type ExitStatus,
   type ForwardSignal,

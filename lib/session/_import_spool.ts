@@ -11,6 +11,7 @@ import { concatBytes } from "../protocol/bytes.ts";
 import type { EventMsgEnvelope, ModelMsgEnvelope } from "../protocol/types.ts";
 import type { RecordSink } from "./foreign_session.ts";
 import type { RecordMask } from "./import.ts";
+import { makePrivateTempDir } from "../sandbox/private_temp_dir.ts";
 
 type Rec = ModelMsgEnvelope | EventMsgEnvelope;
 
@@ -54,7 +55,8 @@ const isPointer = (r: Rec) => r.type === "event_msg" && r.payload.type === "suba
 
 /** A new spool in a private temporary directory; `mask` is applied to every record. */
 export async function openSpool(mask?: RecordMask): Promise<Spool> {
-  const dir = await Deno.makeTempDir({ prefix: "penguin-import-" });
+  // Out of every sandbox's view: a session working in /tmp could rewrite a spooled record.
+  const dir = await makePrivateTempDir("import-");
   const children = new Set<Spool>();
   const kin: Kin = {
     child() {

@@ -134,6 +134,19 @@ export function sessionMcpLogDir(ref: AgentRef, sessionId: string): string {
   return join(agentDir(ref), "mcp_logs", validateSessionId(sessionId));
 }
 
+/**
+ * A new `<agent>/mcp_logs/probe-<random>` (0700): the stderr logs of the
+ * servers `mcp add` and `mcp test` start. In the data root, which every other
+ * session's sandbox hides, as a session's own logs are; never in the host's
+ * `/tmp`, where a session working in `/tmp` read a server's token (attack
+ * round 28 e19).
+ */
+export async function makeProbeMcpLogDir(ref: AgentRef): Promise<string> {
+  const parent = join(agentDir(ref), "mcp_logs");
+  await Deno.mkdir(parent, { recursive: true, mode: 0o700 });
+  return await Deno.makeTempDir({ dir: parent, prefix: "probe-" });
+}
+
 /** `<agent>/workspaces` (temporary workspaces live here). */
 export function workspacesDir(ref: AgentRef): string {
   return join(agentDir(ref), "workspaces");

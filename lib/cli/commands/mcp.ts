@@ -20,6 +20,7 @@ import { urlShown } from "../../state/mcp_url_secrets.ts";
 import { shownArgs } from "../../state/mcp_arg_secrets.ts";
 import { PenguinError } from "../../protocol/errors.ts";
 import { createPolicy, isInside, type SandboxPolicy } from "../../sandbox/mod.ts";
+import { makeProbeMcpLogDir } from "../../state/paths.ts";
 import { envWithApiKeys } from "../../sandbox/api_key_env.ts";
 import {
   DEFAULT_AGENT_ID,
@@ -412,7 +413,7 @@ async function probe(
   const dir = resolve(str(p, "workspace") ?? Deno.cwd());
   await requireWorkspace(cmd, dir);
   const workspace = await Deno.realPath(dir);
-  const logDir = await Deno.makeTempDir({ prefix: "penguin-mcp-" });
+  const logDir = await makeProbeMcpLogDir(t);
   try {
     const policy = createPolicy({ workspace, dataRoot: t.root });
     const warnings: string[] = [];
