@@ -102,6 +102,26 @@ async function writeEntry(text: string): Promise<void> {
  * made or marked; its real path, or its deepest existing parent's) outside what they hide.
  */
 export async function liveRootsHolding(path: string): Promise<LiveRoots[]> {
+  return await liveEntries(path, holds);
+}
+
+/**
+ * The running processes' entries that let commands write `path` or anything in it (a root that
+ * holds it, or one inside it, hidden or not): what penguin is about to read on the host, file by
+ * file, from a tree a command could change under it (swap a file for a link to a secret between
+ * a look and a read: attack round 28 g12, g13).
+ */
+export async function liveWritersOf(path: string): Promise<LiveRoots[]> {
+  return await liveEntries(
+    path,
+    (entry, real) => entry.roots.some((r) => inside(real, r) || inside(r, real)),
+  );
+}
+
+async function liveEntries(
+  path: string,
+  matches: (entry: { roots: string[]; hidden: string[] }, real: string) => boolean,
+): Promise<LiveRoots[]> {
   const real = realOrParent(path);
   const found: (LiveRoots & { file: string; start: string })[] = [];
   let seen = 0;
@@ -125,7 +145,7 @@ export async function liveRootsHolding(path: string): Promise<LiveRoots[]> {
   for (const f of found) {
     const live = starts === undefined || starts.get(f.pid) === f.start || f.start === "0";
     if (!live) await Deno.remove(f.file).catch(() => {});
-    else if (holds(f, real)) out.push({ pid: f.pid, roots: f.roots, hidden: f.hidden });
+    else if (matches(f, real)) out.push({ pid: f.pid, roots: f.roots, hidden: f.hidden });
   }
   return out;
 }

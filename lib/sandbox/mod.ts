@@ -62,6 +62,7 @@ export {
 } from "./detect.ts";
 export { withCgroupChecks } from "./cgroup_checks.ts";
 export { makePrivateTempDir } from "./private_temp_dir.ts";
+
 export {
   type ExitStatus,
   type ForwardSignal,

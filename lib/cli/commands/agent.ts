@@ -154,6 +154,9 @@ async function snapshotCommand(args: string[], ctx: CommandContext): Promise<num
     );
   }
   const version = resolveSystemConfig(parseSystemConfig(text, paths.systemConfig)).version;
+  // What a running session's commands may change (its memory) is not read from under them.
+  const { refuseWhereCommandsWrite } = await import("../../sandbox/live_writers.ts");
+  await refuseWhereCommandsWrite(paths.agentState, `Cannot snapshot agent ${ref.agentId}`);
   // Loaded when used: the masker is no part of the other commands' startup.
   const { snapshotTextMask } = await import("../../agent/snapshot_known_secrets.ts");
   const mask = await snapshotTextMask(ref, await envWithApiKeys());

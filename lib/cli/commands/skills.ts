@@ -93,6 +93,9 @@ async function installCommand(args: string[], ctx: CommandContext): Promise<numb
   const source = p.positionals[0];
   if (!source) throw new PenguinError("usage", `${cmd}: give a skill directory or .tar.gz file`);
   const { dir, agentId, mask } = await skillsDir(ctx, p);
+  // Not read from under a running session's commands, which could swap its files for links.
+  const { refuseWhereCommandsWrite } = await import("../../sandbox/live_writers.ts");
+  await refuseWhereCommandsWrite(resolve(source), `${cmd}: cannot install "${source}"`);
   let done;
   try {
     done = await installSkill(dir, resolve(source), str(p, "name"));
