@@ -272,6 +272,36 @@ export function runtimeSecrets(env: Record<string, string>): string[] {
 }
 
 /**
+ * The machine's own secrets that the read-only root would show a command of penguin running as
+ * root (attack round 28 f: `/etc/shadow` was read): the password hashes and the SSH host keys.
+ * For another user they are unreadable anyway; hidden all the same.
+ */
+export const SYSTEM_SECRETS: readonly string[] = [
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/security/opasswd",
+];
+
+let systemSecretsFound: string[] | undefined;
+
+/** {@linkcode SYSTEM_SECRETS} and the SSH host keys of `/etc/ssh` (looked up once per process). */
+export function systemSecrets(): string[] {
+  if (systemSecretsFound !== undefined) return systemSecretsFound;
+  const keys: string[] = [];
+  try {
+    for (const e of Deno.readDirSync("/etc/ssh")) {
+      if (/^ssh_host_.*_key$/.test(e.name)) keys.push(join("/etc/ssh", e.name));
+    }
+  } catch {
+    // No /etc/ssh (or not readable): nothing of it to hide.
+  }
+  systemSecretsFound = [...SYSTEM_SECRETS, ...keys.sort()];
+  return systemSecretsFound;
+}
+
+/**
  * The directory of the key that marks penguin's data roots (`lib/state/root_mark.ts`) when
  * `PENGUIN_KEY_DIR` puts it outside `~/.penguin` (hidden with the home secrets).
  */
@@ -339,6 +369,7 @@ export function createPolicy(opts: PolicyOptions): SandboxPolicy {
     ...(home ? homeSecrets(resolve(home)) : []),
     ...runtimeSecrets(hostEnv ?? Deno.env.toObject()),
     ...keyDirOf(hostEnv ?? Deno.env.toObject()),
+    ...systemSecrets(),
     ...(opts.hide ?? []).map((p) => resolve(p)),
   ];
   const policy: SandboxPolicy = {

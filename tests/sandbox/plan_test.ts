@@ -5,6 +5,12 @@ import { createPolicy, homeSecrets, parseSandboxMode, resolvePlan } from "../../
 import { bwrapMountArgs } from "../../lib/sandbox/bwrap.ts";
 import { accountHome } from "../../lib/sandbox/home.ts";
 import { CONVENTIONAL_HOOK_DIRS } from "../../lib/sandbox/git_hook_scripts.ts";
+import { systemSecrets } from "../../lib/sandbox/policy.ts";
+
+/** Hidden files but the machine's own secrets, which every plan hides. */
+function ownFiles(files: string[]): string[] {
+  return files.filter((p) => !systemSecrets().includes(p));
+}
 
 /** The conventional hook directories at the top of the repository `ws`, held while missing. */
 const hookDirs = (ws: string) => CONVENTIONAL_HOOK_DIRS.map((n) => join(ws, n));
@@ -39,7 +45,7 @@ Deno.test("resolvePlan hides the home directory whole when it is outside the wor
     const plan = await resolvePlan(policy, join(dir, "ws"));
     // The secrets lie under the tmpfs over the home: no mount of their own.
     assert.deepEqual(own(plan.hideDirs), [home]);
-    assert.deepEqual(plan.hideFiles, []);
+    assert.deepEqual(ownFiles(plan.hideFiles), []);
   });
 });
 
@@ -51,9 +57,11 @@ Deno.test("resolvePlan hides only the secrets that exist in a home that is the w
     const policy = createPolicy({ workspace: home, home, hostEnv: {}, allowHomeWorkspace: true });
     const plan = await resolvePlan(policy, home);
     assert.deepEqual(own(plan.hideDirs), [join(home, ".ssh")]);
-    assert.deepEqual(plan.hideFiles, [join(home, ".netrc")]);
+    assert.deepEqual(ownFiles(plan.hideFiles), [join(home, ".netrc")]);
     // Only those that exist: other penguin data roots noted on this machine are hidden too.
-    assert.ok(homeSecrets(home).length > own(plan.hideDirs).length + plan.hideFiles.length);
+    assert.ok(
+      homeSecrets(home).length > own(plan.hideDirs).length + ownFiles(plan.hideFiles).length,
+    );
   });
 });
 
@@ -113,7 +121,7 @@ Deno.test("resolvePlan lists a home once instead of looking up each missing secr
     });
     // ~/.ssh lies under the hidden home; ~/.gem is a toolchain shown again, its credentials not.
     assert.deepEqual(own(plan!.hideDirs), [home]);
-    assert.deepEqual(plan!.hideFiles, [join(home, ".gem", "credentials")]);
+    assert.deepEqual(ownFiles(plan!.hideFiles), [join(home, ".gem", "credentials")]);
     const reveals = (plan!.reveals ?? []).filter((r) => r.target.startsWith(dir + "/"));
     assert.deepEqual(reveals, [{
       source: join(home, ".gem"),
@@ -351,7 +359,7 @@ Deno.test("resolvePlan hides no Unix sockets: the seccomp filter refuses them in
     try {
       const plan = await resolvePlan(createPolicy({ workspace: ws, home: "", hostEnv: {} }), ws);
       // The seccomp filter refuses socket(AF_UNIX) instead (see seccomp_test.ts).
-      assert.deepEqual(plan.hideFiles, []);
+      assert.deepEqual(ownFiles(plan.hideFiles), []);
     } finally {
       listener.close();
     }
