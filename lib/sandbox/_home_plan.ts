@@ -48,6 +48,7 @@ import {
 import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
+import { xdgConfigHomes, xdgStartupPaths } from "./_xdg_config.ts";
 
 /**
  * A read-only bind of `source` at `target` (they differ when a symlink in the
@@ -260,6 +261,7 @@ export async function homeMounts(
   // what the startup files source (`. ~/dotfiles/aliases.sh`): read-only, or held if missing.
   const startupHomes = [...new Set([...(homeDir ? [home!] : []), ...sealed.map((s) => s.dir)])];
   await guardStartupFiles(startupHomes, sealed.map((s) => s.dir), ctx);
+  await guardXdgStartup(xdgConfigHomes(policy.env, policy.home), ctx);
   await guardOtherNames(ctx, [...hidePaths, ...out.hideMore], policy, opts);
   // Last, once every hidden and read-only path is known (a pinned directory inside one would
   // show it again, writable).
@@ -534,6 +536,55 @@ async function guardStartupFiles(
       (path, link, dir) => linkInRootRefusal(namedBy.get(path), path, link, dir),
     );
     await guardSshConfig(h, sealedHome, ctx);
+  }
+}
+
+/**
+ * The startup files of the relocated configuration directories `dirs`
+ * (`$XDG_CONFIG_HOME`, `_xdg_config.ts`) that lie in a writable root, or
+ * lead into one: kept like the home's own (read-only where they are, what a
+ * startup directory holds that links into a root read-only too), a missing
+ * one held by a stand-in, the links on the way to each held like those to a
+ * startup file of the home (attack round 28 f07: the model appended to
+ * `$XDG_CONFIG_HOME/fish/config.fish` and made an autostart entry and a
+ * systemd user unit in a dotfiles workspace). A directory outside every
+ * root is listed once: its missing entries need no look-up.
+ */
+async function guardXdgStartup(dirs: readonly string[], ctx: SealContext): Promise<void> {
+  const { out, roots } = ctx;
+  for (const dir of dirs) {
+    const paths = xdgStartupPaths(dir);
+    const real = realPathOrNone(dir) ?? await realParent(dir);
+    const inRoot = real !== undefined && roots.some((r) => inside(real, r));
+    const absent = inRoot ? () => false : absentFromHome(dir, paths.map((p) => p.entry.rel));
+    const own: string[] = [];
+    for (const { path, entry } of paths) {
+      if (absent(entry.rel)) continue;
+      own.push(path);
+      const { target, missingAt } = walkAsKernel(path);
+      if (target === undefined) continue;
+      const kept = (p: string) =>
+        out.hiddenFiles.includes(p) || coveredByHidden(p, out.hidden, roots);
+      // What it holds that links into a root (`fish/conf.d/a.fish -> ~/dotfiles/a.fish`).
+      if (missingAt === undefined && statOrNone(target)?.isDirectory === true) {
+        for (const link of linksIntoRoots(target, roots)) {
+          if (!kept(link)) protectInRoots(link, ctx);
+        }
+      }
+      if (!roots.some((r) => inside(target, r)) || kept(target)) continue;
+      // A workspace that is one (`$XDG_CONFIG_HOME/nvim`) is read-only whole, as the home's is.
+      if (roots.includes(target)) {
+        if (missingAt === undefined) protectInRoots(target, ctx);
+        continue;
+      }
+      if (missingAt !== undefined) {
+        if (!entry.holdMissing) continue;
+        // A link's missing target that the rest then leaves is held as a directory.
+        if (!inside(target, missingAt)) await holdAt(missingAt, "dir", true, ctx);
+      }
+      await holdAt(target, entry.kind, true, ctx);
+    }
+    guardWalks(own, ctx, ownLinkRefusal);
   }
 }
 

@@ -150,6 +150,10 @@ export const STARTUP_NAMES: readonly string[] = [
   ".gitconfig",
   ".config/git",
   ".config/fish",
+  // What a desktop session and systemd's user manager run at the next login (attack round 28 f07).
+  ".config/autostart",
+  ".config/systemd/user",
+  ".config/environment.d",
   ".ssh",
 ];
 
@@ -246,8 +250,22 @@ export const OTHER_STARTUP_PATHS: readonly string[] = [
  */
 export const STARTUP_DIRS: readonly string[] = [
   ...[".vim", ".config/nvim", ".config/emacs", ".local/share/bash-completion"],
-  ...[".config/fish/functions", ".config/tmux"],
+  ...[".config/fish/functions", ".config/fish/completions", ".config/tmux"],
+  // A desktop session's autostart entries and systemd's user units: each runs a command at the
+  // user's next login (attack round 28 f07).
+  ...[".config/autostart", ".config/systemd/user"],
 ];
+
+/**
+ * The entries of the startup lists that are directories: a stand-in for a
+ * missing one is an empty directory, not an empty file.
+ */
+export const STARTUP_DIRECTORY_ENTRIES: ReadonlySet<string> = new Set([
+  ...STARTUP_DIRS,
+  ...[".config/git", ".config/fish", ".config/fish/conf.d", ".config/environment.d"],
+  ...[".config/plasma-workspace/env", ".bashrc.d", ".profile.d", ".ssh"],
+  ".ipython/profile_default/startup",
+]);
 
 /**
  * Every file whose text is read for what it sources and names

@@ -28,6 +28,7 @@
 import { detectSandbox } from "./detect.ts";
 import { spawnSandboxed } from "./spawn.ts";
 import type { SandboxPolicy } from "./policy.ts";
+import { noteLoginCapture } from "./_login_values.ts";
 
 /** How long the login shell may take to start before the snapshot is given up (ms). */
 export const LOGIN_TIMEOUT_MS = 10_000;
@@ -68,6 +69,8 @@ export function loginEnvironment(
       settled: false,
     };
     cache.set(key, started);
+    // The file tools read what it exports (`$XDG_CONFIG_HOME`) from here.
+    noteLoginCapture(policy.home, started.env);
     started.env.then((env) => {
       started.settled = true;
       if (env === undefined && cache.get(key) === started) cache.delete(key);

@@ -63,6 +63,7 @@ import { detectSandbox, locateBwrap, reprobeRemembered, type SandboxReport } fro
 import { mayBeTheMachine } from "./_setup_failure.ts";
 import { DEFAULT_PATH } from "./env.ts";
 import { homeRefusal, startupFileIn } from "./home.ts";
+import { xdgConfigHomes, xdgStartupFileIn } from "./_xdg_config.ts";
 import {
   gitWalkRoots,
   isInside,
@@ -195,7 +196,9 @@ export async function workspaceProblem(policy: SandboxPolicy): Promise<string | 
   if (secret !== undefined) return secret;
   // A directory holding startup files (a copy of a home, a dotfiles repository the home links
   // to) is asked about once, when a session starts: the model could create such a file later.
-  const startup = policy.allowHomeWorkspace ? undefined : await startupFileIn(plan.roots[0]!);
+  // So is one holding the user's relocated configuration (`$XDG_CONFIG_HOME/fish`, attack round 28 f07).
+  const startup = policy.allowHomeWorkspace ? undefined : await startupFileIn(plan.roots[0]!) ??
+    xdgStartupFileIn(plan.roots[0]!, xdgConfigHomes(policy.env, policy.home));
   if (startup !== undefined) {
     const ws = plan.roots[0]!;
     return homeRefusal({ dir: ws, root: ws, why: `a directory holding ${startup}` }, ws).message;

@@ -31,12 +31,17 @@ import { isInside } from "../sandbox/plan.ts";
 import { lstatOrNone, statOrNone } from "../sandbox/_look.ts";
 import { errorMessage } from "../protocol/errors.ts";
 import {
+  absentFromHome,
   sealedHomes,
+  STARTUP_DIRECTORY_ENTRIES,
+  STARTUP_DIRS,
   STARTUP_FILES_READ,
+  STARTUP_NAMES,
   STARTUP_TEXT_PATHS,
   type StartupReferences,
   startupReferences,
 } from "../sandbox/home.ts";
+import { xdgStartupPaths } from "../sandbox/_xdg_config.ts";
 import { unfollowedInRoots, unfollowedWriteRefusal } from "../sandbox/_startup_cap.ts";
 
 /** At most this many links followed in one resolution (the kernel's `ELOOP` limit). */
@@ -180,6 +185,12 @@ export interface StartupTarget {
   target?: string;
   /** Whether it is sourced (else named anywhere). */
   sourced: boolean;
+  /**
+   * Set for a startup file itself (`~/.config/fish/config.fish`, or one in
+   * `$XDG_CONFIG_HOME`) rather than a path one names: `dir` for a directory
+   * of them, which refuses what lies in it too.
+   */
+  startup?: "file" | "dir";
 }
 
 /**
@@ -206,8 +217,9 @@ export async function startupFacts(
   wsReal: string,
   homes: readonly string[],
   sealed: readonly string[],
+  xdgDirs: readonly string[] = [],
 ): Promise<StartupFacts> {
-  const targets: StartupTarget[] = [];
+  const targets: StartupTarget[] = ownStartupTargets(wsReal, homes, sealed, xdgDirs);
   for (const h of homes) {
     const read = await cachedStartupReferences(h, wsReal);
     if ("error" in read) {
@@ -231,14 +243,63 @@ export async function startupFacts(
 }
 
 /**
+ * The startup files themselves of `homes` and of the relocated configuration
+ * directories `xdgDirs` (`$XDG_CONFIG_HOME`, `lib/sandbox/_xdg_config.ts`)
+ * that lie in the workspace `wsReal` or lead into it, existing or missing:
+ * the command sandbox keeps them read-only there or holds them with a
+ * stand-in (attack round 28 f07: `config/fish/config.fish`,
+ * `config/autostart/x.desktop` of a dotfiles workspace). Of a `sealed` home,
+ * only those a link leads elsewhere. A home's entry whose first name the
+ * home's listing lacks needs no look-up.
+ */
+function ownStartupTargets(
+  wsReal: string,
+  homes: readonly string[],
+  sealed: readonly string[],
+  xdgDirs: readonly string[],
+): StartupTarget[] {
+  const out: StartupTarget[] = [];
+  const add = (named: string, kind: "file" | "dir", look: boolean, moved = false) => {
+    const target = look ? kernelTarget(named) : normalize(named);
+    if (moved && target === normalize(named)) return;
+    if (!isInside(named, wsReal) && (target === undefined || !isInside(target, wsReal))) return;
+    out.push({ named, ...(target !== undefined ? { target } : {}), sourced: false, startup: kind });
+  };
+  const names = [...new Set([...STARTUP_NAMES, ...STARTUP_TEXT_PATHS, ...STARTUP_DIRS])];
+  const kindOf = (n: string) => STARTUP_DIRECTORY_ENTRIES.has(n) ? "dir" : "file";
+  for (const h of homes) {
+    const absent = absentFromHome(h, names);
+    // A sealed home's own are refused where they lie by its rule (`workspace_path.ts`): only
+    // where a link leads them elsewhere counts here.
+    const linkedOnly = sealed.includes(h);
+    for (const n of names) {
+      if (linkedOnly && absent(n)) continue;
+      add(join(h, n), kindOf(n), !absent(n), linkedOnly);
+    }
+  }
+  for (const dir of xdgDirs) {
+    for (const { path, entry } of xdgStartupPaths(dir)) add(path, entry.kind, true);
+  }
+  return out;
+}
+
+/**
  * Why `real` may not be written as a path the startup files source or name
  * (existing or missing, in any spelling, through links), given their
  * {@linkcode StartupFacts}, or undefined.
  */
 export function startupRefusal(real: string, facts: StartupFacts): string | undefined {
   if (facts.refusal !== undefined) return facts.refusal;
-  const hit = facts.targets.find((t) => real === t.named || real === t.target);
+  const hit = facts.targets.find((t) =>
+    real === t.named || real === t.target ||
+    (t.startup === "dir" && (isInside(real, t.named) || (t.target && isInside(real, t.target))))
+  );
   if (hit === undefined) return undefined;
+  if (hit.startup !== undefined) {
+    return `${hit.named} is ${
+      hit.startup === "dir" ? "a directory of startup files" : "a startup file"
+    } of the user's shell, desktop session or programs, so it is read-only to the model`;
+  }
   return `${hit.named} is ${hit.sourced ? "sourced" : "named"} by a shell startup file of the ` +
     `home directory, so it is read-only to the model`;
 }
@@ -262,9 +323,11 @@ function tooManyForFileTools(home: string, error: string): string {
 export async function startupFactsFor(
   workspace: string,
   home: string | undefined,
+  xdgDirs: readonly string[] = [],
 ): Promise<StartupFacts | undefined> {
   const wsReal = await Deno.realPath(workspace).catch(() => undefined);
   if (wsReal === undefined) return undefined;
   const sealed = (await sealedHomes([wsReal], wsReal, home).catch(() => [])).map((h) => h.dir);
-  return await startupFacts(wsReal, [...new Set([...sealed, ...(home ? [home] : [])])], sealed);
+  const homes = [...new Set([...sealed, ...(home ? [home] : [])])];
+  return await startupFacts(wsReal, homes, sealed, xdgDirs);
 }

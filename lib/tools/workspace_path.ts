@@ -51,6 +51,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { errorMessage } from "../protocol/errors.ts";
 import { type StartupFacts, startupFacts, startupRefusal } from "./_startup_refusal.ts";
+import { xdgConfigHomes } from "../sandbox/_xdg_config.ts";
 import { HOME_SECRET_PATTERNS, HOME_SECRETS } from "../sandbox/policy.ts";
 import {
   HOME_READABLE_DEFAULTS,
@@ -539,7 +540,12 @@ async function homeRefusal(
   // What the startup files source (`. ~/dotfiles/aliases.sh`) or name (`. <(cat ~/f)`) runs in
   // the user's next shell.
   const facts = roots.startupFacts ??
-    await startupFacts(wsReal, [...new Set([...homes, ...(home ? [home] : [])])], homes);
+    await startupFacts(
+      wsReal,
+      [...new Set([...homes, ...(home ? [home] : [])])],
+      homes,
+      xdgConfigHomes(undefined, home),
+    );
   const startup = startupRefusal(real, facts);
   if (startup !== undefined) return startup;
   for (const dir of homes) {

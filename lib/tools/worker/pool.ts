@@ -33,6 +33,8 @@ import { type ProtectedFileId, protectedFileIds } from "../../sandbox/protected_
 import type { SandboxPolicy } from "../../sandbox/policy.ts";
 import type { FileToolContext, ToolDefinition, ToolEvent } from "../tool.ts";
 import { type StartupFacts, startupFactsFor } from "../_startup_refusal.ts";
+import { xdgConfigHomes } from "../../sandbox/_xdg_config.ts";
+import { loginValues } from "../../sandbox/_login_values.ts";
 import { type HostMessage, toWireError, type WorkerMessage } from "./_protocol.ts";
 import { callEvents, callInbox, type CallMessage, type RunToolCall } from "./_call_messages.ts";
 import { onAbort } from "../../protocol/abort.ts";
@@ -211,8 +213,12 @@ export async function startupFactsOf(
   ctx: FileToolContext,
 ): Promise<{ startupFacts?: StartupFacts }> {
   if (ctx.startupFacts !== undefined) return { startupFacts: ctx.startupFacts };
-  const policy = ctx.sandbox as Partial<Pick<SandboxPolicy, "home">> | undefined;
-  const facts = await startupFactsFor(ctx.workspace, policy?.home ?? hostEnv("HOME"));
+  const policy = ctx.sandbox as Partial<Pick<SandboxPolicy, "home" | "env">> | undefined;
+  const home = policy?.home ?? hostEnv("HOME");
+  // What the user's startup files export (`~/.profile`), as the shell snapshot found it.
+  const exported = await loginValues(policy?.home, "XDG_CONFIG_HOME");
+  const xdg = xdgConfigHomes(policy?.env, home, exported);
+  const facts = await startupFactsFor(ctx.workspace, home, xdg);
   return facts === undefined ? {} : { startupFacts: facts };
 }
 
