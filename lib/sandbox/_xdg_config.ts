@@ -90,12 +90,14 @@ export function xdgConfigHomes(
   const host = env?.host !== undefined ? env.host["XDG_CONFIG_HOME"] : ownEnv("XDG_CONFIG_HOME");
   const values = [host, env?.login?.["XDG_CONFIG_HOME"], ...more];
   const usual = home !== undefined && isAbsolute(home) ? join(home, ".config") : undefined;
-  const usualReal = usual !== undefined ? realPathOrNone(usual) : undefined;
+  // Unset (the usual case): nothing is looked up.
+  let usualReal: string | undefined | null = null;
   const out: string[] = [];
   for (const v of values) {
     if (v === undefined || !isAbsolute(v) || v.includes("\0")) continue;
     const dir = normalize(v).replace(/(.)\/+$/, "$1");
     if (dir === usual || out.includes(dir)) continue;
+    if (usualReal === null) usualReal = usual !== undefined ? realPathOrNone(usual) : undefined;
     if (usualReal !== undefined && realPathOrNone(dir) === usualReal) continue;
     out.push(dir);
   }
