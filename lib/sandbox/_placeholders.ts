@@ -23,6 +23,7 @@
  * @module
  */
 import type { ExitStatus, SandboxedProcess } from "./_process.ts";
+import type { LockBusyError } from "./_lock_open.ts";
 import {
   holdInRegistry,
   lockProtected,
@@ -135,7 +136,9 @@ export function livePlaceholders(): ReadonlySet<string> {
  * this process or another) and share-lock the other `protect`ed paths, and
  * return the function that lets go of them. Paths that exist and are not
  * stand-ins are the user's: they are left alone. Rejects with
- * `StalePlanError` when the plan's look at the disk went stale meanwhile.
+ * `StalePlanError` when the plan's look at the disk went stale meanwhile, and
+ * with `LockBusyError` when another process keeps a path locked (never
+ * waited for).
  */
 export async function holdPlaceholders(
   placeholders: readonly Placeholder[],
@@ -259,12 +262,13 @@ export function keepStandIns(): StandInKeeping {
  * Take each of `placeholders`: join the ones this process holds already
  * (putting back one removed meanwhile), and hold the others in the registry
  * all at once; what is held goes on `held`. The staleness of the plan, if
- * it went stale.
+ * it went stale, or the stand-in another process keeps locked (the command
+ * is refused: see `_lock_open.ts`).
  */
 async function take(
   placeholders: readonly Placeholder[],
   held: Placeholder[],
-): Promise<StalePlanError | undefined> {
+): Promise<StalePlanError | LockBusyError | undefined> {
   const fresh: Placeholder[] = [];
   for (const p of placeholders) {
     const entry = live.get(p.path);
@@ -281,7 +285,7 @@ async function take(
   if (fresh.length === 0) return undefined;
   for (const p of fresh) begin(p.path);
   try {
-    const { holds, stale } = await holdInRegistry(fresh);
+    const { holds, stale, busy } = await holdInRegistry(fresh);
     for (const [i, hold] of holds.entries()) {
       if (hold) {
         live.set(hold.path, { count: 1, hold });
@@ -296,7 +300,8 @@ async function take(
         held.push(p);
       }
     }
-    return stale;
+    // Refused rather than planned again: a command keeps the lock as long as it likes.
+    return busy ?? stale;
   } finally {
     for (const p of fresh) end(p.path);
   }

@@ -28,7 +28,15 @@
  * records apart (another `HOME`, another user) still never remove what the
  * other has mounted. The model cannot take an exclusive lock to stop that:
  * every path its sandbox mounts is share-locked by its penguin before the
- * sandbox starts, and stays so until it ends.
+ * sandbox starts, and stays so until it ends. A command of a session whose
+ * workspace holds the path can (a session on `ws`, the stand-ins of one on
+ * `ws/sub`): so penguin never waits for a lock on a stand-in or protected
+ * path, nor for its open (a FIFO swapped in), least of all holding the
+ * registry's lock: it tries, and refuses the command with a
+ * {@linkcode LockBusyError} naming the path when it cannot have it at once
+ * (`_lock_open.ts`; attack round 28 E e01, e02, e12, e13). A stand-in such a
+ * command still holds when its penguin ends stays recorded, and a later
+ * sweep removes it once no process holds it.
  *
  * Every change of the records (create, remove, drop) happens under one
  * exclusive lock on `registry.lock`, and bumps the `generation` file, so a
@@ -43,6 +51,7 @@ import { currentPlanScope, runInPlanScope } from "./_plan_scope.ts";
 import { applyStandInOps, type StandInOp, writeContent } from "./_standin_ops.ts";
 import { isEmptyDir } from "./_paths.ts";
 import { lockFile, tryOpen } from "../state/_fs.ts";
+import { LockBusyError, openForLock, shareLockNoWait } from "./_lock_open.ts";
 import {
   existsNow,
   listDirNow,
@@ -469,22 +478,6 @@ async function dropRecord(d: string, key: string): Promise<void> {
   await Deno.remove(join(d, `${key}.json`)).catch(() => {});
 }
 
-/**
- * Open the directory or regular file at `path` for a lock (read-only: a
- * lock needs no more), or undefined when it is missing or anything else.
- * The open file must be what `path` names after the lock is taken: see
- * {@linkcode sameFile}.
- */
-async function openForLock(path: string): Promise<Deno.FsFile | undefined> {
-  const info = lstatOrNone(path);
-  if (!info || !(info.isDirectory || info.isFile)) return undefined;
-  try {
-    return await Deno.open(path, { read: true });
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether `file` is still the file at `path` (not removed or replaced since it was opened). */
 async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
   const [a, b] = await Promise.all([
@@ -494,11 +487,20 @@ async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
   return a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
 }
 
-/** Share-lock the stand-in at `path` for this process; undefined when it is gone meanwhile. */
+/**
+ * Share-lock the stand-in at `path` for this process; undefined when it is
+ * gone meanwhile. Never waits on another holder: {@linkcode LockBusyError}
+ * when one keeps it exclusively (see `_lock_open.ts`).
+ */
 async function shareLock(path: string): Promise<Deno.FsFile | undefined> {
   const file = await openForLock(path);
   if (!file) return undefined;
-  await file.lock(false);
+  try {
+    await shareLockNoWait(file, path);
+  } catch (err) {
+    file.close();
+    throw err;
+  }
   if (await sameFile(file, path)) return file;
   file.close();
   return undefined;
@@ -522,15 +524,22 @@ export interface StandInWant {
 const strays = new Set<string>();
 
 /** What making a stand-in gave: see {@linkcode makeStandIns}. */
-type Made = Deno.FsFile | "exists" | "moved" | { stray: { dev: number; ino: number } };
+type Made =
+  | Deno.FsFile
+  | "exists"
+  | "moved"
+  | { stray: { dev: number; ino: number } }
+  | { busy: Deno.FsFile };
 
 /**
  * Make the stand-ins of `wants` (recorded already) inside their parents,
  * in one shell (see `_standin_ops.ts`), and share-lock each one made. Per
  * want: the held file, `exists` (someone made the name meanwhile), `moved`
- * (its parent no longer lies at its path: nothing made), or a `stray`: made,
+ * (its parent no longer lies at its path: nothing made), a `stray`: made,
  * but its path led elsewhere right after, and its parent had moved again
- * when it was taken back (it is left where it was made, to be removed later).
+ * when it was taken back (it is left where it was made, to be removed later),
+ * or `busy`: made and open, but another process (a command of a session whose
+ * workspace holds it) locked it first, exclusively: not waited for.
  */
 async function makeStandIns(wants: readonly StandInWant[]): Promise<Made[]> {
   const results = await applyStandInOps(wants.map((w) => ({ op: w.kind, path: w.path })));
@@ -561,8 +570,8 @@ async function makeStandIns(wants: readonly StandInWant[]): Promise<Made[]> {
       out.push("moved");
       continue;
     }
-    await file.lock(false);
-    out.push(file);
+    if (await shareLockNoWait(file, w.path).then(() => true, () => false)) out.push(file);
+    else out.push({ busy: file });
   }
   for (const [j, r] of (await applyStandInOps(undo)).entries()) {
     if (r.result === "moved" || r.result === "failed") {
@@ -592,6 +601,16 @@ export interface HoldOutcome {
   holds: (RegistryHold | undefined)[];
   /** The plan went stale: a stand-in it took for one was removed, or a parent moved. */
   stale?: StalePlanError;
+  /** A stand-in another process keeps locked exclusively (see `_lock_open.ts`): refuse. */
+  busy?: LockBusyError;
+}
+
+/** The record of the stand-in `p`, with its identity once created. */
+function recordOf(p: StandInWant, ids?: FileIds): StandInRecord {
+  const record: StandInRecord = { path: p.path, kind: p.kind };
+  if (ids) record.ids = ids;
+  if (p.kind === "file") record.content = p.content ?? "";
+  return record;
 }
 
 /**
@@ -608,6 +627,7 @@ export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutco
     const holds: (RegistryHold | undefined)[] = wants.map(() => undefined);
     const making: { i: number; key: string; before: StandInRecord | undefined }[] = [];
     let stale: string | undefined;
+    let busy: LockBusyError | undefined;
     for (const [i, p] of wants.entries()) {
       const key = await keyOf(p.path);
       const recorded = await readRecord(d, key);
@@ -616,17 +636,27 @@ export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutco
         (!recorded && await Deno.lstat(p.path).then(() => false, () => true));
       if (!missing && state !== "stand-in") continue;
       if (!missing) {
-        const ref = await shareLock(p.path);
+        const ref = await shareLock(p.path).catch((err) => {
+          if (err instanceof LockBusyError) busy = err;
+          else throw err;
+        });
+        if (busy) break;
         // Removed meanwhile by a holder whose records are kept elsewhere: plan again.
         if (ref) holds[i] = { path: p.path, key, ref };
         else stale ??= p.path;
         continue;
       }
       // Recorded before it exists: a crash between the two leaves a record, never an orphan.
-      const record: StandInRecord = { path: p.path, kind: p.kind };
-      if (p.kind === "file") record.content = p.content ?? "";
-      await writeRecord(d, key, record);
+      await writeRecord(d, key, recordOf(p));
       making.push({ i, key, before: recorded });
+    }
+    if (busy) {
+      // The command is refused: nothing is made, and the records go back to what they were.
+      for (const m of making) {
+        if (m.before) await writeRecord(d, m.key, m.before);
+        else await dropRecord(d, m.key);
+      }
+      return { value: { holds, busy }, changed: making.length > 0 };
     }
     let moved: string | undefined;
     const made = await makeStandIns(making.map((m) => wants[m.i]!));
@@ -649,16 +679,18 @@ export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutco
       } else if ("stray" in file) {
         await keepStray(d, m.key, p, file.stray);
         moved ??= p.path;
+      } else if ("busy" in file) {
+        // Made, but a command locked it first: recorded (a sweep removes it once no process
+        // holds it), not held, and the command is refused.
+        await writeRecord(d, m.key, recordOf(p, idsOf(await file.busy.stat())));
+        file.busy.close();
+        busy ??= new LockBusyError(p.path, "locked");
       } else {
-        const ids = idsOf(await file.stat());
-        const record: StandInRecord = { path: p.path, kind: p.kind };
-        if (ids) record.ids = ids;
-        if (p.kind === "file") record.content = p.content ?? "";
-        await writeRecord(d, m.key, record);
+        await writeRecord(d, m.key, recordOf(p, idsOf(await file.stat())));
         holds[m.i] = { path: p.path, key: m.key, ref: file };
       }
     }
-    const out: HoldOutcome = { holds };
+    const out: HoldOutcome = busy ? { holds, busy } : { holds };
     if (moved !== undefined) out.stale = new StalePlanError(moved, true);
     else if (stale !== undefined) out.stale = new StalePlanError(stale);
     return { value: out, changed: making.length > 0 };
@@ -668,11 +700,15 @@ export function holdInRegistry(wants: readonly StandInWant[]): Promise<HoldOutco
 /**
  * Put a held stand-in back when someone removed it meanwhile (a `git clean`,
  * a test resetting the workspace): bubblewrap needs a source to mount. Made
- * inside its parent, never through a path that leads elsewhere now.
+ * inside its parent, never through a path that leads elsewhere now. Rejects
+ * with {@linkcode LockBusyError} when another process keeps what stands there
+ * now locked exclusively: the hold keeps what it had, and the command is
+ * refused.
  */
-export function restoreInRegistry(hold: RegistryHold, p: StandInWant): Promise<void> {
-  return locked(async (d) => {
-    if (await sameFile(hold.ref, p.path)) return { value: undefined, changed: false };
+export async function restoreInRegistry(hold: RegistryHold, p: StandInWant): Promise<void> {
+  const busy = await locked(async (d) => {
+    const none = { value: undefined, changed: false };
+    if (await sameFile(hold.ref, p.path)) return none;
     if (existsNow(p.path)) {
       // The lock follows what replaced it, so that no other penguin removes it while mounted.
       const ref = await shareLock(p.path);
@@ -680,30 +716,34 @@ export function restoreInRegistry(hold: RegistryHold, p: StandInWant): Promise<v
         hold.ref.close();
         hold.ref = ref;
       }
-      return { value: undefined, changed: false };
+      return none;
     }
     // Still linked where it was made: the path leads elsewhere for now (a directory on the way
     // moved). Its record stays as it is; another one made now would take its place.
     const held = await hold.ref.stat().catch(() => undefined);
-    if (held && (held.nlink ?? 1) > 0) return { value: undefined, changed: false };
+    if (held && (held.nlink ?? 1) > 0) return none;
     const before = await readRecord(d, hold.key);
-    const record: StandInRecord = { path: p.path, kind: p.kind };
-    if (p.kind === "file") record.content = p.content ?? "";
-    await writeRecord(d, hold.key, record);
+    await writeRecord(d, hold.key, recordOf(p));
     const [file] = await makeStandIns([p]);
+    let busy: LockBusyError | undefined;
     if (file !== undefined && typeof file !== "string" && "stray" in file) {
       await keepStray(d, hold.key, p, file.stray);
     } else if (file === undefined || typeof file === "string") {
       if (before) await writeRecord(d, hold.key, before);
       else await dropRecord(d, hold.key);
+    } else if ("busy" in file) {
+      // Recorded for a later sweep; the hold keeps the file it had, so the next try locks again.
+      await writeRecord(d, hold.key, recordOf(p, idsOf(await file.busy.stat())));
+      file.busy.close();
+      busy = new LockBusyError(p.path, "locked");
     } else {
-      const ids = idsOf(await file.stat());
-      await writeRecord(d, hold.key, ids ? { ...record, ids } : record);
+      await writeRecord(d, hold.key, recordOf(p, idsOf(await file.stat())));
       hold.ref.close();
       hold.ref = file;
     }
-    return { value: undefined, changed: true };
+    return { value: busy, changed: true };
   });
+  if (busy) throw busy;
 }
 
 /** A record being let go: the file taken for its stand-in (exclusively locked), if any. */
@@ -831,7 +871,12 @@ async function unheldByPath(d: string, keys: readonly string[]): Promise<Letting
       strays.delete(key);
       continue;
     }
-    const file = await openForLock(record.path);
+    // One that cannot be opened at once is taken for held: it is looked at again later.
+    const file = await openForLock(record.path).catch((err) => {
+      if (err instanceof LockBusyError) return null;
+      throw err;
+    });
+    if (file === null) continue;
     if (file && !await file.tryLock(true).then((ok) => ok, () => false)) {
       file.close(); // another process holds it
       continue;
@@ -888,7 +933,10 @@ export async function retryStrays(): Promise<string[]> {
  * the user's file (another `HOME`, another user), and the lock keeps that
  * one from removing it while this sandbox mounts it. Rejects with
  * {@linkcode StalePlanError} when a path was removed or replaced before
- * its lock was taken (its holder let go meanwhile): plan again.
+ * its lock was taken (its holder let go meanwhile): plan again; with
+ * {@linkcode LockBusyError} when another process keeps one locked
+ * exclusively (a command of a session whose workspace holds it can), or it
+ * could not be opened at once: never waited for (attack round 28 E e02).
  */
 export async function lockProtected(paths: readonly string[]): Promise<() => void> {
   const files: Deno.FsFile[] = [];
@@ -901,7 +949,7 @@ export async function lockProtected(paths: readonly string[]): Promise<() => voi
       if (!file) continue;
       files.push(file);
       if (heldAsUsers.size < MAX_SWEPT) heldAsUsers.add(path);
-      await file.lock(false);
+      await shareLockNoWait(file, path);
       if (!await sameFile(file, path)) throw new StalePlanError(path);
     }
   } catch (err) {
