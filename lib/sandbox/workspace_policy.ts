@@ -59,7 +59,7 @@
  *
  * @module
  */
-import { readUpTo } from "../state/_fs.ts";
+import { readRegularNow, statOrNone } from "./_look.ts";
 import { formatSize } from "../protocol/format_size.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import { PenguinError } from "../protocol/errors.ts";
@@ -174,42 +174,30 @@ export const WORKSPACE_POLICY_MAX_BYTES = 1024 * 1024;
  * The bytes of the workspace policy at `path`, read with a bound, or
  * undefined when there is none. Throws a config error for a file that is not
  * a regular file (a FIFO or device would block the read) or holds more than
- * {@linkcode WORKSPACE_POLICY_MAX_BYTES}.
+ * {@linkcode WORKSPACE_POLICY_MAX_BYTES}. Opened without blocking and
+ * checked as opened: a FIFO a command swaps in after a look at the path
+ * stopped penguin at the open (attack round 28 E e13).
  */
-export async function readWorkspacePolicyBytes(path: string): Promise<Uint8Array | undefined> {
+export function readWorkspacePolicyBytes(path: string): Promise<Uint8Array | undefined> {
   const refuse = (why: string) =>
     new PenguinError("config", `Cannot read ${JSON.stringify(path)}: ${why}`);
-  try {
-    const info = await Deno.stat(path);
-    if (!info.isFile) {
-      throw refuse(
-        `it is ${
-          info.isDirectory ? "a directory" : "not a regular file"
-        }; a workspace policy must be a regular file`,
-      );
-    }
-    const bytes = info.size > WORKSPACE_POLICY_MAX_BYTES
-      ? undefined
-      : await readUpTo(path, WORKSPACE_POLICY_MAX_BYTES);
-    if (bytes === undefined) {
-      throw refuse(
-        `it holds ${formatSize(info.size)}; a workspace policy may hold at most ${
-          formatSize(WORKSPACE_POLICY_MAX_BYTES)
-        }`,
-      );
-    }
-    return bytes;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    if (err instanceof PenguinError) throw err;
-    throw new PenguinError(
-      "config",
-      `Cannot read ${JSON.stringify(path)}: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
+  const got = readRegularNow(path, WORKSPACE_POLICY_MAX_BYTES);
+  if (got instanceof Uint8Array) return Promise.resolve(got);
+  if (got === "missing") return Promise.resolve(undefined);
+  if (got === "too-large") {
+    const size = statOrNone(path)?.size;
+    return Promise.reject(refuse(
+      `it holds ${size === undefined ? "more" : formatSize(size)}; a workspace policy may hold ` +
+        `at most ${formatSize(WORKSPACE_POLICY_MAX_BYTES)}`,
+    ));
   }
+  return Promise.reject(refuse(
+    got === "unreadable"
+      ? "it cannot be opened for reading (permission denied?)"
+      : `it is ${
+        got === "directory" ? "a directory" : "not a regular file"
+      }; a workspace policy must be a regular file`,
+  ));
 }
 
 export async function loadWorkspacePolicy(
