@@ -49,6 +49,7 @@ import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 import { xdgConfigHomes, xdgStartupPaths } from "./_xdg_config.ts";
+import { relocatedXdgDirs } from "./_xdg_hidden.ts";
 
 /**
  * A read-only bind of `source` at `target` (they differ when a symlink in the
@@ -222,6 +223,7 @@ export async function homeMounts(
   for (const h of hiddenHomes) {
     await showInHiddenHome(h, policy, roots, { allHidden, elsewhere }, out);
   }
+  await hideRelocatedXdg(policy, roots, homes.map((h) => h.dir), out);
   // Credential files planted at any depth in the shown toolchains (`.cache/pip/.netrc`). Only
   // the directories are walked (a file holds no entries and costs the walk nothing), so the
   // plans that show the startup files too (the shell snapshot's) share the walk of commands'.
@@ -766,6 +768,36 @@ async function showInHiddenHome(
   // Git finds the user's identity at ~/.gitconfig: a sanitized copy, never the real file.
   if (h.lexical === policy.home) {
     await showSanitizedGitConfig(h.lexical, join(h.real, ".gitconfig"), out);
+  }
+}
+
+/**
+ * Hide the XDG base directories moved out of the home (`_xdg_hidden.ts`; attack round 28 f14),
+ * showing the toolchains in them read-only where they lie (a link elsewhere is not followed). One
+ * in a root is the model's like the rest of the root (a dotfiles workspace; its startup files are
+ * kept read-only by `guardXdgStartup`), but in a home that lies in a root (`homesInRoots`, a
+ * sealed home), where it is what the home's hidden dot-directories would be; a root inside one is
+ * mounted over it.
+ */
+async function hideRelocatedXdg(
+  policy: SandboxPolicy,
+  roots: readonly string[],
+  homesInRoots: readonly string[],
+  out: HomeMounts,
+): Promise<void> {
+  const env = policy.env.host ?? Deno.env.toObject();
+  for (const x of relocatedXdgDirs(env, policy.home)) {
+    const real = await realOf(x.dir);
+    if (real === undefined || real === "/" || roots.includes(real)) continue;
+    if (!isDir(real)) continue;
+    const inRoot = roots.some((r) => inside(real, r));
+    if (inRoot && !homesInRoots.some((h) => inside(real, h))) continue;
+    if (!out.hideMore.includes(real)) out.hideMore.push(real);
+    for (const target of x.toolchains) {
+      const source = await realOf(target);
+      if (source === undefined || source !== join(real, relative(x.dir, target))) continue;
+      await addReveal(out, source, target);
+    }
   }
 }
 

@@ -1,0 +1,74 @@
+// The XDG base directories a user moved out of the home are hidden like the home
+// (lib/sandbox/_xdg_hidden.ts): with $XDG_CONFIG_HOME, $XDG_DATA_HOME and $XDG_STATE_HOME set to
+// directories elsewhere, a command read gh's token, git's credential store, a keyring and a shell
+// history there (attack round 28 f14). The toolchains of the home's list that lie in them (mise's
+// installs, pip's cache) stay readable, and a workspace inside one is the model's as ever.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createPolicy } from "../../lib/sandbox/policy.ts";
+import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
+import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
+import { visibleTempDir } from "./_helpers.ts";
+import { useTestRunDir } from "../support/run_dir.ts";
+
+useTestRunDir();
+
+async function put(path: string, text: string): Promise<void> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+async function run(shell: string, policy: ReturnType<typeof createPolicy>): Promise<string> {
+  let out = "";
+  const child = await spawnSandboxed({
+    shell,
+    policy: { ...policy, hideOtherDataRoots: false },
+    onOutput: (chunk) => void (out += chunk),
+  });
+  await child.status;
+  return out;
+}
+
+Deno.test({
+  name: "relocated XDG directories are hidden, their toolchains shown, a workspace in one kept",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-xdg-hidden-");
+    try {
+      const home = join(base, "home");
+      const cfg = join(base, "xdg", "config");
+      const data = join(base, "xdg", "data");
+      const state = join(base, "xdg", "state");
+      const ws = join(cfg, "project");
+      await Deno.mkdir(home, { recursive: true });
+      await Deno.mkdir(ws, { recursive: true });
+      await put(join(cfg, "gh", "hosts.yml"), "oauth_token: gho_xdgsecret1\n");
+      await put(join(cfg, "git", "credentials"), "https://u:xdgsecret2@example.com\n");
+      await put(join(data, "keyrings", "login.keyring"), "xdgsecret3\n");
+      await put(join(state, "bash", "history"), "export TOKEN=xdgsecret4\n");
+      await put(join(data, "mise", "installs", "tool", "bin", "tool"), "toolchain-ok\n");
+      const policy = createPolicy({
+        workspace: ws,
+        home,
+        hostEnv: {
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: home,
+          XDG_CONFIG_HOME: cfg,
+          XDG_DATA_HOME: data,
+          XDG_STATE_HOME: state,
+        },
+      });
+      const out = await run(
+        `cat ${cfg}/gh/hosts.yml ${cfg}/git/credentials ${data}/keyrings/login.keyring ` +
+          `${state}/bash/history 2>/dev/null; cat ${data}/mise/installs/tool/bin/tool; ` +
+          "echo mine > here.txt && cat here.txt",
+        policy,
+      );
+      assert.doesNotMatch(out, /xdgsecret/, out);
+      assert.match(out, /toolchain-ok/);
+      assert.match(out, /mine/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
