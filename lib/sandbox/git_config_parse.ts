@@ -14,6 +14,12 @@
  *   characters, escapes `\n` `\t` `\b` `\\` `\"`, and `\` at the end of a
  *   line continues the value on the next one.
  * - `#` and `;` start a comment outside quotes.
+ * - A NUL byte: git keeps it inside a subsection or a value, then uses the
+ *   key and the value as C strings, so both end at the first NUL
+ *   (`[core "fsmonitor\0"] x = ./p` is `core.fsmonitor = ./p` to git).
+ *   Keys and values are cut there as git cuts them, and the file is reported
+ *   in `errors` as well: text that reads as one thing and runs as another is
+ *   never taken as plain (attack round 28 f01).
  *
  * A line git would reject is reported in `errors` and skipped; parsing goes on
  * at the next line (git refuses to run with such a file, so what follows can
@@ -153,6 +159,14 @@ export function parseGitConfig(text: string, file: string): ParsedConfig {
   const c = new Cursor(text.startsWith("\ufeff") ? text.slice(1) : text);
   const entries: ConfigEntry[] = [];
   const errors: string[] = [];
+  const nul = c.text.indexOf("\0");
+  if (nul >= 0) {
+    const line = c.text.slice(0, nul).split("\n").length;
+    errors.push(
+      `${file}:${line}: a NUL byte, where git ends the key or value it is in (what git reads ` +
+        `there is not what the text says)`,
+    );
+  }
   let section: string | undefined;
   while (c.pos < c.text.length) {
     const line = c.line;
@@ -189,7 +203,8 @@ export function parseGitConfig(text: string, file: string): ParsedConfig {
       } else if (after === "#" || after === ";") {
         c.skipLine();
       } else throw new SyntaxError_("bad variable name");
-      entries.push({ key: `${section}.${name.toLowerCase()}`, value, file, line });
+      const key = cutAtNul(`${section}.${name.toLowerCase()}`);
+      entries.push({ key, value: value === null ? null : cutAtNul(value), file, line });
     } catch (err) {
       if (!(err instanceof SyntaxError_)) throw err;
       errors.push(`${file}:${line}: ${err.message}`);
@@ -197,6 +212,12 @@ export function parseGitConfig(text: string, file: string): ParsedConfig {
     }
   }
   return { entries, errors };
+}
+
+/** `s` up to its first NUL, as git's C strings end there. */
+function cutAtNul(s: string): string {
+  const at = s.indexOf("\0");
+  return at < 0 ? s : s.slice(0, at);
 }
 
 /** Git's reading of a boolean value, or undefined when it is not one. */

@@ -263,3 +263,44 @@ Deno.test("a section header whose subsection follows a CR or a newline is read a
     ]]);
   }
 });
+
+Deno.test("a NUL byte ends a key or a value where git ends it, and is reported", () => {
+  // Attack round 28 f01: `[core "fsmonitor\0"]` kept the NUL in penguin's key
+  // (`core.fsmonitor\0.x`, in no table) while git read `core.fsmonitor`.
+  const p = parseGitConfig(
+    '[core]\n\tbare = false\n[core "fsmonitor\0"]\n\tx = ./evil.sh\n[core\t"pager\0x"]\n\ty = p\n' +
+      '[include "path\0"]\n\tz = ../inc.cfg\n[alias]\n\tst = "!./st.sh\0 and more"\n',
+    "/c",
+  );
+  assert.deepEqual(p.entries.map((e) => [e.key, e.value]), [
+    ["core.bare", "false"],
+    ["core.fsmonitor", "./evil.sh"],
+    ["core.pager", "p"],
+    ["include.path", "../inc.cfg"],
+    ["alias.st", "!./st.sh"],
+  ]);
+  assert.equal(p.errors.length, 1, p.errors.join("\n"));
+  assert.match(p.errors[0]!, /^\/c:3: a NUL byte/);
+  assert.equal(execKeyOf(p.entries[1]!.key)?.key, "core.fsmonitor");
+  // Only in a comment: still reported (a file that reads two ways is never plain).
+  assert.equal(parseGitConfig("[a]\n# \0\nx = 1\n", "/d").errors.length, 1);
+});
+
+Deno.test("resolver: an include hidden behind a NUL is followed, its keys read", () =>
+  withLayout(async (l) => {
+    await l.put("inc.cfg", "[core]\n\tfsmonitor = ./evil.sh\n");
+    await l.put("ws/.git/config", '[include "path\0"]\n\tx = ../../inc.cfg\n');
+    const c = await resolveGitConfig({
+      workTree: l.ws,
+      gitDirs: [join(l.ws, ".git")],
+      gitDir: join(l.ws, ".git"),
+      home: l.home,
+      env: () => undefined,
+    });
+    const targets = await gitExecTargets(c, l.ws, l.home);
+    assert.ok(
+      targets.some((t) => t.key === "core.fsmonitor" && t.path === join(l.ws, "evil.sh")),
+      JSON.stringify(targets),
+    );
+    assert.ok(c.errors.some((e) => e.includes("a NUL byte")), c.errors.join("\n"));
+  }));
