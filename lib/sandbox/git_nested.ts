@@ -2,7 +2,9 @@
  * Repositories below the workspace root (and below every other writable root:
  * `plan.ts` walks each, see `gitWalkRoots`): a `.git` (directory, `gitdir:` file
  * or symlink) at any depth, or a directory git takes for a bare repository
- * (`HEAD`, `objects/` and `refs/`). The host's git reads such a repository's
+ * (`HEAD`, `objects/` and `refs/`), the root itself included: git asks whether
+ * the directory it runs in is one before it walks up, so a root a command made
+ * one is disarmed whatever it holds ({@linkcode rootGitDirReason}). The host's git reads such a repository's
  * configuration, and runs what it names, whenever the user (or a shell prompt,
  * or an editor scanning for repositories) runs git inside it, and the outer
  * repository's `git status` enters it when the outer index records it as a
@@ -643,7 +645,12 @@ function visit(
   next: DirRef[],
 ): void {
   const { workspace, skip } = ctx;
-  if (dir !== workspace && isGitDir(dir, (name) => listing.repoParts.get(name))) {
+  // The root too: git asks whether the directory it runs in is a git directory before it walks
+  // up, so a root a command made one (`HEAD`, `objects/`, `refs/`, `config` with
+  // `core.worktree=.`) is the repository of the user's next git command there, and in a package
+  // directory of the user's repository it comes before the user's `../.git` (attack round 28 f03,
+  // f04). Only the root's own `.git` is the root guard's (`git_guard.ts`).
+  if (isGitDir(dir, (name) => listing.repoParts.get(name))) {
     repos.push({ workTree: dir, entry: dir, kind: "bare", symlink: false });
   }
   if (dir !== workspace) {
@@ -670,6 +677,7 @@ export async function armedReason(
   home: string | undefined = ownHome(),
 ): Promise<string | undefined> {
   if (repo.symlink) return `${repo.entry} is a symbolic link`;
+  if (roots.includes(repo.entry)) return rootGitDirReason(repo.entry);
   const pointer = await pointerProblem(repo);
   if (pointer !== undefined) return pointer;
   const { gitDirs, links } = await nestedLayout(repo);
@@ -695,6 +703,19 @@ export async function armedReason(
     if (why !== undefined) return why;
   }
   return undefined;
+}
+
+/**
+ * Why a writable root that is itself a git directory, and not the user's as
+ * the session found it, is disarmed whatever it holds: git takes it for the
+ * repository of the root and of every directory below it without a `.git` of
+ * its own, ahead of any repository above it, and what a command made there is
+ * the model's repository in the user's place.
+ */
+export function rootGitDirReason(root: string): string {
+  return `the writable root ${root} itself is a git directory (HEAD with objects and refs, or ` +
+    `with commondir) that was not there as it is now when the session started; git takes it ` +
+    `for the repository of every directory there, ahead of the user's`;
 }
 
 /**

@@ -467,6 +467,17 @@ async function guardNestedRepos(
           `(git follows that the same way), or run with --sandbox read-only`,
       );
     }
+    if (repo.entry === workspace) {
+      // The root is itself a git directory the user had (`git_nested.ts`): what configures or
+      // redirects git there is read-only, not the whole root. The root's configuration guards
+      // above cover its work tree.
+      for (const e of GIT_GUARDED_ENTRIES) add(join(workspace, e.rel));
+      for (const dir of await nestedGitDirs(repo)) {
+        if (dir !== workspace) add(dir);
+        for (const p of await linkedEntryTargets(dir)) add(p);
+      }
+      continue;
+    }
     const dirs = repo.kind === "bare"
       ? await nestedGitDirs(repo)
       : await findGitLayout(repo.workTree).then((layout) => {
