@@ -151,6 +151,20 @@ export const GIT_EXEC_KEYS: readonly ExecKey[] = [
   { key: "url.*.insteadOf", kind: "setting", when: "rewrites URLs (into ext:: too)" },
   { key: "url.*.pushInsteadOf", kind: "setting", when: "rewrites push URLs (into ext:: too)" },
   { key: "remote.*.vcs", kind: "setting", when: "fetch, push (runs git-remote-<vcs>)" },
+  // Other programs that read the repository's configuration and run what it names (attack
+  // round 28 f02): git-lfs through the user's global lfs filter, git-annex, git-svn, git-secrets.
+  { key: "lfs.extension.*.clean", kind: "command", when: "add, status, diff (git-lfs filter)" },
+  { key: "lfs.extension.*.smudge", kind: "command", when: "checkout (git-lfs filter)" },
+  { key: "lfs.customtransfer.*.path", kind: "command", when: "git-lfs push, pull, checkout" },
+  { key: "lfs.standalonetransferagent", kind: "setting", when: "git-lfs runs a custom agent" },
+  { key: "lfs.*.standalonetransferagent", kind: "setting", when: "git-lfs runs a custom agent" },
+  { key: "annex.*-command", kind: "command", when: "git-annex (get, add, commit…)" },
+  { key: "annex.*-hook", kind: "command", when: "git-annex hook special remotes" },
+  { key: "remote.*.annex-*-command", kind: "command", when: "git-annex special remotes" },
+  { key: "remote.*.annex-*-options", kind: "command", when: "git-annex ssh, rsync (-e cmd)" },
+  { key: "remote.*.annex-rsync-transport", kind: "command", when: "git-annex rsync remotes" },
+  { key: "svn.authorsProg", kind: "command", when: "git svn fetch, clone" },
+  { key: "secrets.providers", kind: "command", when: "git-secrets scans (commit hooks)" },
 ];
 
 /** `pattern` (with `*`) as a whole-key test; keys compare without case. */

@@ -43,6 +43,7 @@ import { errorMessage } from "../protocol/errors.ts";
 import { findBash } from "./_executables.ts";
 import { resolveGitConfig } from "./git_config.ts";
 import { execKeyOf, gitExecTargets } from "./git_exec_keys.ts";
+import { isInertKey } from "./git_inert_keys.ts";
 import {
   commondirOf,
   findGitLayout,
@@ -668,8 +669,11 @@ function visit(
  * it is a plain repository: a symlinked `.git`, a hook that is not a
  * `.sample`, a non-empty conventional hooks directory at its top
  * (`git_hook_scripts.ts`), a key of `GIT_EXEC_KEYS` or an include in its own
- * configuration, or any key (its own, the user's global ones for every home
- * of `_user_homes.ts`, the system ones) naming an existing path inside `roots`.
+ * configuration, a key of its own configuration outside `INERT_KEYS`
+ * (`git_inert_keys.ts`), or any key (its own, the user's global ones for every
+ * home of `_user_homes.ts`, the system ones) naming an existing path inside
+ * `roots`. A root that is itself a git directory is armed whatever it holds
+ * ({@linkcode rootGitDirReason}).
  */
 export async function armedReason(
   repo: NestedRepo,
@@ -832,6 +836,17 @@ async function configArmed(
     if (row?.key === "core.worktree" && e.value !== null && worktreeAllowed(e.value)) continue;
     if (row && (!row.applies || row.applies(e.value))) return `${e.file} sets ${row.key}`;
     if (/^include(?:if\..*)?\.path$/s.test(e.key)) return `${e.file} includes ${e.value}`;
+  }
+  // What no table can list (programs besides git read `.git/config` and run what it names:
+  // git-lfs, git-annex; attack round 28 f02): a repository a command made keeps only settings
+  // known to run nothing.
+  const repoFiles = new Set(
+    config.files.filter((f) => f.scope === "repository").map((f) => f.path),
+  );
+  for (const e of config.entries) {
+    if (!repoFiles.has(e.file) || isInertKey(e.key, e.value)) continue;
+    if (e.key === "core.worktree" && e.value !== null && worktreeAllowed(e.value)) continue;
+    return `${e.file} sets ${e.key}, which is not among the settings penguin knows to run nothing`;
   }
   for (const t of await gitExecTargets(config, repo.workTree, home)) {
     const via = t.links?.find((l) => roots.some((r) => inside(l, r)));
