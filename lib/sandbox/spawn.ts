@@ -41,6 +41,7 @@ import {
 } from "./_placeholders.ts";
 import { chainAttempts, newSetupLog, takeSetupLog } from "./_setup_log.ts";
 import { disarmNewRepos, endNestedRepoWatch } from "./git_nested.ts";
+import { type RootGitWatch, watchRootGits } from "./root_git_watch.ts";
 import { disarmOwnGitLinks } from "./git_own_links.ts";
 import { relativePathWarning } from "./_path_warnings.ts";
 import { disarmOwnIndexes, endOwnIndexWatch } from "./git_own_index.ts";
@@ -428,10 +429,12 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   // keeps another penguin from removing them (see _placeholders.ts). A plan that went stale
   // meanwhile (a stand-in it took for the user's file was removed) is made again.
   let releaseStandIns!: () => Promise<void>;
+  let rootGits: RootGitWatch | undefined;
   const hold = async () => {
     for (let attempt = 0;; attempt++) {
       try {
         releaseStandIns = await holdPlaceholders(plan.placeholders ?? [], plan.protect);
+        rootGits = watchRootGits(plan.roots);
         return;
       } catch (err) {
         if (!(err instanceof StalePlanError) || attempt >= 4) throw err;
@@ -453,6 +456,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
   await hold();
   // Once it has ended, a repository the command made that would run its code is disarmed.
   const release = async () => {
+    await rootGits?.check();
     await releaseStandIns();
     if (plan.ownGit) await disarmOwnGitLinks(plan.ownGit);
     if (plan.gitRepos) {
@@ -641,6 +645,9 @@ async function tryPooled(
   const env = envAsData(plan.env, { PATH: DEFAULT_PATH });
   const detached = launch.detached ?? hasControllingTerminal();
   const key = JSON.stringify([bwrap, args, roots, env, filter, detached]);
+  // What lies at the roots' `.git` stand-ins as this command starts (again once a new sandbox
+  // has made them), checked once it has ended (`root_git_watch.ts`).
+  let rootGits = watchRootGits(plan.roots);
   try {
     return await runPooled({
       key,
@@ -658,9 +665,11 @@ async function tryPooled(
           if (err instanceof StalePlanError) throw new PoolFallback();
           throw err;
         }
+        rootGits = watchRootGits(plan.roots);
         return { bash, sh, bwrap, args, filter, roots, env, detached, release };
       },
       after: async () => {
+        await rootGits.check();
         if (plan.ownGit) await disarmOwnGitLinks(plan.ownGit);
         await disarmOwnIndexes(plan.gitIndexDirs ?? []);
         if (!plan.gitRepos) return;
