@@ -2,11 +2,16 @@
  * The data roots penguin has used on this machine. Any penguin command that
  * opens a data root (`--root`, `PENGUIN_HOME` or the default) notes it in
  * `data-roots` in penguin's private run directory (`privateRunDir()`, which
- * every plan hides), and every plan hides each root noted in the list of any
- * run directory (`privateRunDirs()`) that still exists:
- * a session of one root cannot read another root's vault, traces, server
- * logs or trust records. Noting is best effort: a run directory that cannot
- * be made leaves the list as it was.
+ * every plan hides) and in `data-roots` in penguin's key directory
+ * (`rootKeyDir()`: `PENGUIN_KEY_DIR`, else `~/.penguin`, hidden from every
+ * sandbox with the key), and every plan hides each root noted in either
+ * list or in the list of any run directory (`privateRunDirs()`) that still
+ * exists: a session of one root cannot read another root's vault, traces,
+ * server logs or trust records. The run directory lies in `/tmp`, which a
+ * reboot clears; the key directory's list stays, so a root kept inside a
+ * workspace stays hidden from the sessions of other roots after a reboot
+ * (attack round 28 E e03). Noting is best effort: a directory that cannot
+ * be made leaves its list as it was.
  *
  * A plan looks at the lists each time, reading one again only when it
  * changed (its stamp, `_file_stamps.ts`), and looks at
@@ -23,12 +28,26 @@ import { dirname, join, resolve } from "node:path";
 import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { lookTime, settledStamp, stampNow } from "./_file_stamps.ts";
 import { lstatOrNone, statOrNone } from "./_look.ts";
-import { ROOT_MARK_FILE } from "../state/root_mark.ts";
+import { ROOT_MARK_FILE, rootKeyDir } from "../state/root_mark.ts";
 
 const FILE = "data-roots";
 
 async function listPath(): Promise<string> {
   return join(await privateRunDir(), FILE);
+}
+
+/**
+ * The list kept in penguin's key directory, which a reboot does not clear;
+ * undefined without one (no `HOME`, no `PENGUIN_KEY_DIR`, or an environment
+ * that cannot be read).
+ */
+function keptListPath(): string | undefined {
+  try {
+    const dir = rootKeyDir();
+    return dir === undefined ? undefined : join(dir, FILE);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The roots in the text of a list (absolute, in the order first noted, each once). */
@@ -96,14 +115,17 @@ function readList(path: string): string[] {
 
 /**
  * The data roots noted so far (absolute, in the order first used): this
- * process's list, then those of the other run directories a penguin of the
- * user keeps (`privateRunDirs()`: one started with another `PENGUIN_RUN_DIR`
- * notes its roots there), or `runDirs` when the caller has just read them
- * (a plan reads them once). None from a list that cannot be read.
+ * process's list, the key directory's, then those of the other run
+ * directories a penguin of the user keeps (`privateRunDirs()`: one started
+ * with another `PENGUIN_RUN_DIR` notes its roots there), or `runDirs` when
+ * the caller has just read them (a plan reads them once). None from a list
+ * that cannot be read.
  */
 export async function knownDataRoots(runDirs?: readonly string[]): Promise<string[]> {
   const ownPath = await listPath().catch(() => undefined);
   const out = new Set(ownPath === undefined ? [] : readList(ownPath));
+  const kept = keptListPath();
+  if (kept !== undefined) { for (const r of readList(kept)) out.add(r); }
   for (const dir of runDirs ?? await privateRunDirs().catch(() => [])) {
     if (join(dir, FILE) === ownPath) continue; // read just above
     for (const r of readList(join(dir, FILE))) out.add(r);
@@ -139,20 +161,34 @@ function keptRoots(known: readonly string[]): string[] {
 }
 
 /**
- * Note `root` as a data root penguin uses. A root already in the list is
- * left as it is (nothing is written). Otherwise the list is rewritten (a new
- * file renamed over the old one) with `root` at its end, without the roots
- * that are gone (but the most recently noted, {@linkcode RECENT_MISSING_KEPT},
- * which may be about to be made) and with at most {@linkcode MAX_ROOTS}
- * entries, under an exclusive lock so that no process drops another's new
- * entry.
+ * Note `root` as a data root penguin uses, in this process's run directory's
+ * list and in the key directory's ({@linkcode noteIn}).
  */
 export async function rememberDataRoot(root: string): Promise<void> {
   const abs = resolve(root);
   if (abs === "/" || abs.includes("\n")) return;
+  const own = await listPath().catch(() => undefined);
+  if (own !== undefined) await noteIn(own, abs);
+  const kept = keptListPath();
+  if (kept !== undefined) await noteIn(kept, abs, true);
+}
+
+/**
+ * Note the root `abs` in the list at `path` (its directory made private
+ * first when `makeDir`: the key directory may not exist yet). A root already
+ * in the list is left as it is (nothing is written). Otherwise the list is
+ * rewritten (a new file renamed over the old one) with `abs` at its end,
+ * without the roots that are gone (but the most recently noted,
+ * {@linkcode RECENT_MISSING_KEPT}, which may be about to be made) and with at
+ * most {@linkcode MAX_ROOTS} entries, under an exclusive lock so that no
+ * process drops another's new entry. Best effort: never rejects.
+ */
+async function noteIn(path: string, abs: string, makeDir = false): Promise<void> {
   let lock: Deno.FsFile | undefined;
   try {
-    const path = await listPath();
+    if (makeDir && lstatOrNone(dirname(path)) === undefined) {
+      await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    }
     // Noted already: a list is only ever replaced whole, so a read sees one complete version.
     if (readList(path).includes(abs)) return;
     // One writer at a time (an exclusive lock beside the list): a rewrite must not drop a root
@@ -174,7 +210,7 @@ export async function rememberDataRoot(root: string): Promise<void> {
     await Deno.writeTextFile(tmp, list.map((r) => `${r}\n`).join(""), { mode: 0o600 });
     await Deno.rename(tmp, path);
   } catch {
-    // Best effort: without a run directory there is no list (and no plan either).
+    // Best effort: without its directory there is no list (and without a run directory, no plan).
   } finally {
     lock?.close();
   }
@@ -378,7 +414,12 @@ export async function dataRootsToHide(
   runDirs?: readonly string[],
 ): Promise<{ noted: string; real: string }[]> {
   let known = await knownDataRoots(runDirs);
-  if (own !== undefined && !known.includes(resolve(own))) {
+  const kept = keptListPath();
+  const inKeyDir = kept === undefined ? undefined : new Set(readList(kept));
+  if (
+    own !== undefined &&
+    (!known.includes(resolve(own)) || inKeyDir?.has(resolve(own)) === false)
+  ) {
     await rememberDataRoot(own);
     known = await knownDataRoots(runDirs);
   }
@@ -411,6 +452,11 @@ export async function dataRootsToHide(
       seen.set(p, now);
     }
     out.push({ noted: p, real: now.real });
+  }
+  // A root noted only in a run directory's list (by a penguin before the key directory kept one,
+  // or under another HOME) is kept too: the next reboot must not show it again.
+  if (kept !== undefined && inKeyDir !== undefined) {
+    for (const r of out) if (!inKeyDir.has(r.noted)) await noteIn(kept, r.noted, true);
   }
   return out;
 }
