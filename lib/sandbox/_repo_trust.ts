@@ -14,7 +14,14 @@
  *
  * The record is `<run dir>/nested-repos/<sha-256 of the root>.json`, out of
  * every sandbox's reach (the run directory is hidden from each), changed
- * under an exclusive lock on `<key>.lock`. Processes started with different
+ * under an exclusive lock on `<key>.lock`. Each process writes it also in
+ * the kept record directory, `nested-repos/` in penguin's key directory
+ * (`PENGUIN_KEY_DIR`, else `~/.penguin`, hidden from every sandbox with the
+ * key; `keptRecordDir`), and reads it there as another record directory:
+ * the run directory lies in `/tmp`, which a reboot clears, and a penguin
+ * killed mid-command before a reboot would otherwise leave the next one
+ * nothing to tell the user's repositories from the ones its command made
+ * (attack round 28 E e08). Processes started with different
  * run directories (`PENGUIN_RUN_DIR`) share a root all the same: each locks
  * the root's `<key>.lock` in every record directory it knows of
  * (`recordDirs`, in path order), trusts a repository only when every record
@@ -48,6 +55,7 @@ import { privateRunDir, privateRunDirs } from "./_standin_registry.ts";
 import { currentPlanScope, forgetInPlan, memoInPlan } from "./_plan_scope.ts";
 import { inside } from "./_paths.ts";
 import { listDirNow, lstatOrNone, realPathOrNone } from "./_look.ts";
+import { rootKeyDir } from "../state/root_mark.ts";
 
 /** A repository as recorded: its entry and identity (`repoIdentity`). */
 export interface TrustMark {
@@ -81,25 +89,60 @@ async function recordDir(): Promise<string> {
 }
 
 /**
- * Every record directory: this process's and the existing ones of every other
- * run directory (`privateRunDirs`: the default ones and every `PENGUIN_RUN_DIR`
- * noted there), each once (by real path), in path order, so that penguin
- * processes started with different run directories still share a root.
+ * The kept record directory, `<key dir>/nested-repos` (private, made when
+ * missing), by its real path: a reboot does not clear it. Undefined without
+ * a key directory or when it cannot be made (the records are then kept in
+ * the run directory only, as before).
  */
-async function recordDirs(): Promise<{ own: string; all: string[] }> {
-  // Within one plan, found once (`withPlanScope`): the list of run directories does not change there.
-  const found = await memoInPlan("recordDirs", findRecordDirs);
-  return { own: found.own, all: [...found.all] };
+async function keptRecordDir(): Promise<string | undefined> {
+  let keyDir: string | undefined;
+  try {
+    keyDir = rootKeyDir();
+  } catch {
+    return undefined;
+  }
+  if (keyDir === undefined) return undefined;
+  const dir = join(keyDir, "nested-repos");
+  try {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch {
+    return undefined;
+  }
+  const real = realPathOrNone(dir);
+  return real !== undefined && lstatOrNone(real)?.isDirectory ? real : undefined;
 }
 
-async function findRecordDirs(): Promise<{ own: string; all: string[] }> {
+/** The record directories: this process's (`own`), the kept one, and all of them in path order. */
+interface RecordDirs {
+  own: string;
+  kept: string | undefined;
+  all: string[];
+}
+
+/**
+ * Every record directory: this process's, the kept one ({@linkcode keptRecordDir})
+ * and the existing ones of every other run directory (`privateRunDirs`: the
+ * default ones and every `PENGUIN_RUN_DIR` noted there), each once (by real
+ * path), in path order, so that penguin processes started with different run
+ * directories still share a root.
+ */
+async function recordDirs(): Promise<RecordDirs> {
+  // Within one plan, found once (`withPlanScope`): the list of run directories does not change there.
+  const found = await memoInPlan("recordDirs", findRecordDirs);
+  return { own: found.own, kept: found.kept, all: [...found.all] };
+}
+
+async function findRecordDirs(): Promise<RecordDirs> {
   const own = realPathOrNone(await recordDir()) ?? await recordDir();
   const all = [own];
+  const found = await keptRecordDir();
+  const kept = found === own ? undefined : found;
+  if (kept !== undefined) all.push(kept);
   for (const runDir of await privateRunDirs().catch(() => [] as string[])) {
     const dir = realPathOrNone(join(runDir, "nested-repos"));
     if (dir !== undefined && !all.includes(dir) && lstatOrNone(dir)?.isDirectory) all.push(dir);
   }
-  return { own, all: all.sort() };
+  return { own, kept, all: all.sort() };
 }
 
 /** The files of `root` in the record directory `dir`. */
@@ -114,14 +157,17 @@ function filesIn(dir: string, key: string) {
 /** `root`'s files in every record directory, this process's (`own`) first. */
 interface RootFiles {
   own: ReturnType<typeof filesIn>;
+  /** In the kept record directory (also among `others`): written with `own`'s. */
+  kept: ReturnType<typeof filesIn> | undefined;
   others: ReturnType<typeof filesIn>[];
 }
 
 async function pathsOf(root: string): Promise<RootFiles> {
-  const { own, all } = await recordDirs();
+  const { own, kept, all } = await recordDirs();
   const key = await keyOf(root);
   return {
     own: filesIn(own, key),
+    kept: kept === undefined ? undefined : filesIn(kept, key),
     others: all.filter((d) => d !== own).map((d) => filesIn(d, key)),
   };
 }
@@ -138,8 +184,9 @@ async function lockRoot(files: RootFiles): Promise<{ close(): void }> {
   try {
     for (const path of paths) {
       // Another directory's lock file is locked only when it exists (a process there has used
-      // the root); one deleted meanwhile by the garbage collection is none.
-      const own = path === files.own.lock;
+      // the root); one deleted meanwhile by the garbage collection is none. The kept directory's
+      // is made, as this process's: the record is written there too.
+      const own = path === files.own.lock || path === files.kept?.lock;
       const file = await holdLock(path, { create: own, exclusive: true, wait: true });
       if (typeof file !== "string") held.push(file);
     }
@@ -204,8 +251,24 @@ async function readRecord(path: string, root: string): Promise<TrustRecord | und
   return rec;
 }
 
+/**
+ * Write the record in this process's record directory and in the kept one
+ * ({@linkcode writeRecordAt}); a kept record that cannot be written is
+ * removed: an old one could still trust a repository the walks have dropped
+ * since (without one, a reboot leaves the next penguin what it left before).
+ */
+async function writeRecord(files: RootFiles, rec: TrustRecord): Promise<void> {
+  await writeRecordAt(files.own.record, rec);
+  if (files.kept === undefined) return;
+  try {
+    await writeRecordAt(files.kept.record, rec);
+  } catch {
+    await Deno.remove(files.kept.record).catch(() => {});
+  }
+}
+
 /** Write the record at `path`, its index entries first (`_repo_trust_index.ts`). */
-async function writeRecord(path: string, rec: TrustRecord): Promise<void> {
+async function writeRecordAt(path: string, rec: TrustRecord): Promise<void> {
   await indexRecord(dirname(path), rec.root);
   const tmp = `${path}.tmp`;
   await Deno.writeTextFile(tmp, JSON.stringify(rec), { mode: 0o600 });
@@ -242,11 +305,11 @@ function holds(found: readonly TrustMark[], m: TrustMark): boolean {
  */
 async function relatedRecords(root: string): Promise<TrustRecord[]> {
   const out = await containingRecords(root);
-  const { own, all } = await recordDirs();
+  const { own, kept, all } = await recordDirs();
   for (const dir of all) {
     // The records of the roots inside `root`, by the index: no unrelated record is read. Only
-    // this process's own directory is indexed when it is not yet (see `keysBelow`).
-    for (const key of await keysBelow(dir, root, dir === own)) {
+    // this process's own directories are indexed when they are not yet (see `keysBelow`).
+    for (const key of await keysBelow(dir, root, dir === own || dir === kept)) {
       let rec: TrustRecord;
       try {
         rec = JSON.parse(await Deno.readTextFile(join(dir, `${key}.json`))) as TrustRecord;
@@ -362,7 +425,7 @@ export async function observeRepos(
       if (rec === undefined && !alone) rec = { root, trusted: [] };
       if (rec === undefined) {
         rec = { root, trusted: heldByOthers(others, found!) };
-        await writeRecord(paths.own.record, rec);
+        await writeRecord(paths, rec);
         return rec.trusted;
       }
       rec = { root, trusted: heldByOthers(others, rec.trusted) };
@@ -376,7 +439,7 @@ export async function observeRepos(
     const kept = rec.trusted.filter((m) => holds(found, m));
     if (kept.length !== rec.trusted.length || member === undefined) {
       rec = { root, trusted: kept };
-      await writeRecord(paths.own.record, rec);
+      await writeRecord(paths, rec);
     }
     return rec.trusted;
   } finally {
