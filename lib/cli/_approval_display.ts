@@ -20,7 +20,7 @@ import { safeText } from "../display/terminal_text.ts";
 import { redactSecrets } from "../inspect/redact.ts";
 import { renderHunk, replacementHunks } from "../tools/_diff.ts";
 import { contentLines } from "../tools/_files.ts";
-import { openRegularFile, readOpenUpTo } from "../state/_fs.ts";
+import { readRegularNow } from "../sandbox/_look.ts";
 
 /** Lines of a new file's content shown before the count of the rest. */
 export const WRITE_LINES_SHOWN = 40;
@@ -101,11 +101,11 @@ async function currentText(path: string, workspace: string): Promise<string | nu
     const real = await Deno.realPath(isAbsolute(path) ? path : join(workspace, path));
     const rel = relative(root, real);
     if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-    // Opened, then measured and read with a bound: a command may swap a huge (sparse) file in
-    // after any look at the path (attack round 28 h03: a whole read took penguin to 690 MB).
-    using file = await openRegularFile(real);
-    const bytes = await readOpenUpTo(file, CONTEXT_READ_MAX);
-    if (bytes === undefined) return null;
+    // Opened without blocking, then measured and read with a bound, as opened: a command may swap
+    // a huge (sparse) file or a FIFO in after any look at the path (attack round 28 h03: a whole
+    // read took penguin to 690 MB; h04b: the open of a FIFO hung the approval for good).
+    const bytes = readRegularNow(real, CONTEXT_READ_MAX);
+    if (!(bytes instanceof Uint8Array)) return null;
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return null;
