@@ -61,6 +61,11 @@ const ARMING: [string, string][] = [
   ["remote.origin.url", "evil::example.com/r"],
   ["submodule.s.update", "!./ext.sh"],
   ["some.unknown", "value"],
+  // A partial clone fetches what it lacks from its remote at the user's `git status`: a URL
+  // carrying the workspace's secrets left past --network off (attack round 28 f19, f20).
+  ["extensions.partialClone", "origin"],
+  ["remote.origin.promisor", "true"],
+  ["remote.origin.partialCloneFilter", "blob:none"],
 ];
 
 Deno.test("a nested repository with any other key is armed", async (t) => {
