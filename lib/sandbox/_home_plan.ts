@@ -785,8 +785,12 @@ async function hideRelocatedXdg(
   homesInRoots: readonly string[],
   out: HomeMounts,
 ): Promise<void> {
-  const env = policy.env.host ?? Deno.env.toObject();
-  for (const x of relocatedXdgDirs(env, policy.home)) {
+  // The policy's host environment may carry only what commands get: penguin's own counts too.
+  const found = [
+    ...relocatedXdgDirs(policy.env.host ?? {}, policy.home),
+    ...relocatedXdgDirs(Deno.env.toObject(), policy.home),
+  ];
+  for (const x of found) {
     const real = await realOf(x.dir);
     if (real === undefined || real === "/" || roots.includes(real)) continue;
     if (!isDir(real)) continue;

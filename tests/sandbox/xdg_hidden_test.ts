@@ -10,6 +10,7 @@ import { spawnSandboxed } from "../../lib/sandbox/spawn.ts";
 import { BWRAP_USABLE as bwrap } from "./_bwrap.ts";
 import { visibleTempDir } from "./_helpers.ts";
 import { useTestRunDir } from "../support/run_dir.ts";
+import { runCli } from "../support/cli.ts";
 
 useTestRunDir();
 
@@ -67,6 +68,29 @@ Deno.test({
       assert.doesNotMatch(out, /xdgsecret/, out);
       assert.match(out, /toolchain-ok/);
       assert.match(out, /mine/);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "penguin's own XDG_DATA_HOME and XDG_STATE_HOME are hidden from a command it runs",
+  ignore: !bwrap,
+  fn: async () => {
+    const base = await visibleTempDir("penguin-xdg-hidden-cli-");
+    try {
+      const data = join(base, "data");
+      const state = join(base, "state");
+      const ws = join(base, "ws");
+      await Deno.mkdir(ws);
+      await put(join(data, "keyrings", "login.keyring"), "xdgsecret5\n");
+      await put(join(state, "bash", "history"), "export T=xdgsecret6\n");
+      const r = await runCli(
+        ["sandbox", "run", "--workspace", ws, "--", "sh", "-c", `cat ${data}/*/* ${state}/*/*`],
+        { cwd: ws, env: { XDG_DATA_HOME: data, XDG_STATE_HOME: state } },
+      );
+      assert.doesNotMatch(r.stdout + r.stderr, /xdgsecret/);
     } finally {
       await Deno.remove(base, { recursive: true });
     }
