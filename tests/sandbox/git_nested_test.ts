@@ -271,6 +271,8 @@ Deno.test("penguin run: global config named by XDG_CONFIG_HOME, GIT_CONFIG_GLOBA
       },
     ];
     const o = await runSession(w, () => [steps], {
+      // A workspace holding $XDG_CONFIG_HOME/git is refused without it (attack round 28 f07).
+      extraArgs: ["--allow-home-workspace"],
       env: {
         XDG_CONFIG_HOME: join(w.ws, "dotfiles"),
         GIT_CONFIG_GLOBAL: join(w.ws, "g.gitconfig"),
