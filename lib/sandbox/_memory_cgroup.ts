@@ -34,6 +34,7 @@
  */
 import { findBash } from "./_executables.ts";
 import { runFactScript } from "./_fact_script.ts";
+import { removeCgroupAtExit } from "./_cgroup_exit.ts";
 
 /** The share of the memory penguin's cgroup may use that all penguin commands may hold. */
 export const BOUND_NUMERATOR = 3;
@@ -139,19 +140,7 @@ async function make(): Promise<MemoryCgroup | undefined> {
   const bound = Number(facts.get("bound"));
   if (dir === undefined || !Number.isSafeInteger(bound)) return undefined;
   state.made = { dir, bound, ...(state.pinned === undefined ? {} : { pinned: state.pinned }) };
-  globalThis.addEventListener("unload", () => {
-    try {
-      new Deno.Command(bash, {
-        args: ["-c", 'rmdir "$1" 2>/dev/null; true', "penguin-memory", dir],
-        clearEnv: true,
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).outputSync();
-    } catch {
-      // Left empty: the next penguin to make its cgroup removes it.
-    }
-  });
+  removeCgroupAtExit(bash, dir);
   return state.made;
 }
 

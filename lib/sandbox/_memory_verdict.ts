@@ -5,7 +5,7 @@
  * @module
  */
 import { memoryCgroup, memoryKillsNow } from "./_memory_cgroup.ts";
-import type { ExitStatus, SandboxedProcess } from "./_process.ts";
+import { type ExitStatus, type SandboxedProcess, withStatus } from "./_process.ts";
 
 /**
  * `child` whose exit status tells, when the command was killed (SIGKILL)
@@ -21,22 +21,5 @@ export function withMemoryVerdict(child: SandboxedProcess, since: number): Sandb
     if (kills === undefined || kills <= since) return s;
     return { ...s, memoryBound: made.pinned ?? made.bound };
   });
-  return {
-    pid: child.pid,
-    sandbox: child.sandbox,
-    output: child.output,
-    outputClosed: child.outputClosed,
-    status,
-    write: (chars) => child.write(chars),
-    closeStdin: () => child.closeStdin(),
-    signal: (sig) => child.signal(sig),
-    kill: async (graceMs) => {
-      await child.kill(graceMs);
-      return await status;
-    },
-    [Symbol.asyncDispose]: async () => {
-      await child.kill();
-      await status.catch(() => {});
-    },
-  };
+  return withStatus(child, status);
 }

@@ -32,6 +32,7 @@
  */
 import { findBash } from "./_executables.ts";
 import { runFactScript } from "./_fact_script.ts";
+import { removeCgroupAtExit } from "./_cgroup_exit.ts";
 import { memoryJoinEnv } from "./_memory_cgroup.ts";
 
 /** Processes allowed beyond the commands' part of the budget: the sandboxes' own. */
@@ -132,19 +133,7 @@ async function make(max: string): Promise<string | undefined> {
   if (dir === undefined) return undefined;
   state.dir = dir;
   state.written = max;
-  globalThis.addEventListener("unload", () => {
-    try {
-      new Deno.Command(bash, {
-        args: ["-c", 'rmdir "$1" 2>/dev/null; true', "penguin-cgroup", dir],
-        clearEnv: true,
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).outputSync();
-    } catch {
-      // Left empty: the next penguin to make its cgroup removes it.
-    }
-  });
+  removeCgroupAtExit(bash, dir);
   return dir;
 }
 

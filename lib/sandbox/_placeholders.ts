@@ -22,7 +22,7 @@
  *
  * @module
  */
-import type { ExitStatus, SandboxedProcess } from "./_process.ts";
+import { type ExitStatus, type SandboxedProcess, withStatus } from "./_process.ts";
 import type { LockBusyError } from "./_lock_open.ts";
 import {
   holdInRegistry,
@@ -336,22 +336,5 @@ export function releaseOnExit(
       throw err;
     },
   );
-  return {
-    pid: child.pid,
-    sandbox: child.sandbox,
-    output: child.output,
-    outputClosed: child.outputClosed,
-    status,
-    write: (chars) => child.write(chars),
-    closeStdin: () => child.closeStdin(),
-    signal: (sig) => child.signal(sig),
-    kill: async (graceMs) => {
-      await child.kill(graceMs);
-      return await status;
-    },
-    [Symbol.asyncDispose]: async () => {
-      await child.kill();
-      await status.catch(() => {});
-    },
-  };
+  return withStatus(child, status);
 }

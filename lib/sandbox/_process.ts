@@ -27,6 +27,34 @@ export interface ExitStatus {
   memoryBound?: number;
 }
 
+/**
+ * `child` with `status` in place of its own (a promise derived from it: a
+ * release run first, a reason added); `kill` and disposal resolve with it.
+ */
+export function withStatus(
+  child: SandboxedProcess,
+  status: Promise<ExitStatus>,
+): SandboxedProcess {
+  return {
+    pid: child.pid,
+    sandbox: child.sandbox,
+    output: child.output,
+    outputClosed: child.outputClosed,
+    status,
+    write: (chars) => child.write(chars),
+    closeStdin: () => child.closeStdin(),
+    signal: (sig) => child.signal(sig),
+    kill: async (graceMs) => {
+      await child.kill(graceMs);
+      return await status;
+    },
+    [Symbol.asyncDispose]: async () => {
+      await child.kill();
+      await status.catch(() => {});
+    },
+  };
+}
+
 /** Signals that are forwarded to the command's process group. SIGKILL means "hard-kill everything". */
 export type ForwardSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGQUIT" | "SIGKILL";
 

@@ -4,9 +4,8 @@
 // not only in-process (attack round 27: c02, c04, c05, c06, c15).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { addServerModel, visibleTempDir } from "../support/roots.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
+import { visibleTempDir } from "../support/roots.ts";
+import { heldRun } from "../support/run_session.ts";
 import { BWRAP_USABLE as bwrap } from "../sandbox/_bwrap.ts";
 import { memoryCgroupsHere } from "../sandbox/_cgroups.ts";
 
@@ -33,45 +32,10 @@ Deno.test({
     const base = await visibleTempDir("penguin-memcg-run-");
     const ws = join(base, "ws");
     await Deno.mkdir(ws);
-    for (const f of ["up", "go"]) {
-      assert.ok((await new Deno.Command("mkfifo", { args: [join(ws, f)] }).output()).success);
-    }
     const marker = `memcg-${crypto.randomUUID()}`;
-    let release!: () => void;
-    const released = new Promise<void>((r) => release = r);
-    const server = await startModelServer({
-      handler: async (_rec, i) => {
-        if (i === 0) {
-          return turn.of(item.toolCall("exec_command", {
-            cmd: `echo up > up; cat go > /dev/null # ${marker}`,
-            yield_time_ms: 1000,
-          }, { id: "c1" }));
-        }
-        await released;
-        return turn.text("done");
-      },
-      maxRequests: 10,
-    });
+    const held = await heldRun(join(base, "data"), ws, marker);
     try {
-      await addServerModel(join(base, "data"), server);
-      const child = new Deno.Command(Deno.execPath(), {
-        args: [
-          ...penguinArgv(),
-          "--root",
-          join(base, "data"),
-          "run",
-          "--workspace",
-          ws,
-          "-m",
-          "go",
-        ],
-        cwd: REPO,
-        env: penguinEnv(),
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      assert.equal(await Deno.readTextFile(join(ws, "up")), "up\n");
+      const child = held.child;
       const pids = pidsMentioning(marker).filter((p) => p !== Deno.pid);
       assert.ok(pids.length > 0, "the command runs");
       for (const pid of pids) {
@@ -85,13 +49,10 @@ Deno.test({
         ) * 1024;
         assert.ok(bound < total, `the shared bound ${bound} is below the machine's ${total}`);
       }
-      await Deno.writeTextFile(join(ws, "go"), "go\n");
-      release();
-      const out = await child.output();
+      const out = await held.end();
       assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     } finally {
-      release();
-      await server.close();
+      await held.close();
       await Deno.remove(base, { recursive: true });
     }
   },

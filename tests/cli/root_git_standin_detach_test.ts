@@ -7,23 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
 import { item, startModelServer, turn } from "../support/model_server.ts";
-import { penguinArgv, penguinEnv, REPO } from "../support/cli.ts";
+import { mkfifo, startRun } from "../support/run_session.ts";
 import { hostGit } from "../support/host_git.ts";
-
-async function mkfifo(path: string): Promise<void> {
-  assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
-}
-
-function start(root: string, ws: string, task: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), "--root", root, "run", "--workspace", ws, "-m", task],
-    cwd: REPO,
-    env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
 
 Deno.test("a .git made in place of a session's stand-in while its command ran is set aside", async () => {
   const base = await visibleTempDir("penguin-root-git-detach-");
@@ -75,10 +60,10 @@ Deno.test("a .git made in place of a session's stand-in while its command ran is
   try {
     await addServerModel(root, server);
     // A's sandbox starts before B's stand-ins exist; B's mounts them read-only.
-    const a = start(root, ws, "A-task");
+    const a = startRun(root, ws, "A-task");
     running.push(a);
     assert.equal(await Deno.readTextFile(join(ws, "up_a")), "up\n");
-    const b = start(root, sub, "B-task");
+    const b = startRun(root, sub, "B-task");
     running.push(b);
     assert.equal(await Deno.readTextFile(join(sub, "up_b")), "up\n");
     // A removes B's stand-in (B's mount of it is detached); B's command makes a real .git.

@@ -6,54 +6,20 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addServerModel, visibleTempDir } from "../support/roots.ts";
-import { item, startModelServer, turn } from "../support/model_server.ts";
-import { modelAddArgs, penguinArgv, penguinEnv, REPO, runCli } from "../support/cli.ts";
+import { startModelServer, turn } from "../support/model_server.ts";
+import { modelAddArgs, runCli } from "../support/cli.ts";
+import { heldRun, startRunIn } from "../support/run_session.ts";
 import { rootStatus } from "../../lib/state/root_mark.ts";
 import { markWhereNoCommandWrites } from "../../lib/cli/_root_gate.ts";
 import { noteLiveRoots } from "../../lib/sandbox/_live_roots.ts";
 import { createPolicy } from "../../lib/sandbox/policy.ts";
 
-async function mkfifo(path: string): Promise<void> {
-  assert.ok((await new Deno.Command("mkfifo", { args: [path] }).output()).success);
-}
-
-/** `penguin --root <base>/data run --workspace <ws> -m go`, running. */
-function startSession(base: string, ws: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [...penguinArgv(), "--root", join(base, "data"), "run", "--workspace", ws, "-m", "go"],
-    cwd: REPO,
-    env: penguinEnv(),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
-
 Deno.test("a data root is not made, marked or adopted inside the workspace of a running session", async () => {
   const base = await visibleTempDir("penguin-root-live-ws-");
   const ws = join(base, "ws");
   await Deno.mkdir(ws);
-  await mkfifo(join(ws, "up"));
-  await mkfifo(join(ws, "go"));
-  let release!: () => void;
-  const released = new Promise<void>((r) => release = r);
-  const server = await startModelServer({
-    handler: async (_rec, i) => {
-      if (i === 0) {
-        return turn.of(item.toolCall("exec_command", {
-          cmd: "echo up > up; cat go > /dev/null",
-          yield_time_ms: 1000,
-        }, { id: "c1" }));
-      }
-      await released;
-      return turn.text("done");
-    },
-    maxRequests: 10,
-  });
+  const held = await heldRun(join(base, "data"), ws);
   try {
-    await addServerModel(join(base, "data"), server);
-    const child = startSession(base, ws);
-    assert.equal(await Deno.readTextFile(join(ws, "up")), "up\n");
     // The session's command runs: a root made in its workspace now is refused.
     const later = join(ws, "later");
     const add = modelAddArgs(later, "custom", "m", "--base-url", "http://127.0.0.1:9/v1");
@@ -68,17 +34,14 @@ Deno.test("a data root is not made, marked or adopted inside the workspace of a 
     assert.match(adopt.stderr, /Cannot adopt the data root/);
     assert.equal(await rootStatus(later), "foreign");
     // Once the session has ended, the root may be made there.
-    await Deno.writeTextFile(join(ws, "go"), "go\n");
-    release();
-    const out = await child.output();
+    const out = await held.end();
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     await Deno.remove(later, { recursive: true });
     const ok = await runCli(add, { adopt: false });
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal(await rootStatus(later), "marked");
   } finally {
-    release();
-    await server.close();
+    await held.close();
     await Deno.remove(base, { recursive: true });
   }
 });
@@ -101,7 +64,7 @@ Deno.test("a session that has run no command yet counts too: its file tools writ
   });
   try {
     await addServerModel(join(base, "data"), server);
-    const child = startSession(base, ws);
+    const child = startRunIn(base, ws);
     // The session waits for its first answer: no command has run, a write_file could come next.
     await waiting;
     const later = join(ws, "later");
