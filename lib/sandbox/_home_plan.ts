@@ -49,7 +49,7 @@ import { walkAsKernel } from "./_link_walk.ts";
 import { sshConfigReferences } from "./_ssh_config.ts";
 import { unfollowedInRoots, unfollowedRefusal } from "./_startup_cap.ts";
 import { xdgConfigHomes, xdgStartupPaths } from "./_xdg_config.ts";
-import { relocatedXdgDirs } from "./_xdg_hidden.ts";
+import { ownXdgEnv, relocatedXdgDirs } from "./_xdg_hidden.ts";
 
 /**
  * A read-only bind of `source` at `target` (they differ when a symlink in the
@@ -788,7 +788,7 @@ async function hideRelocatedXdg(
   // The policy's host environment may carry only what commands get: penguin's own counts too.
   const found = [
     ...relocatedXdgDirs(policy.env.host ?? {}, policy.home),
-    ...relocatedXdgDirs(Deno.env.toObject(), policy.home),
+    ...relocatedXdgDirs(ownXdgEnv(), policy.home),
   ];
   for (const x of found) {
     const real = await realOf(x.dir);

@@ -25,6 +25,11 @@ const XDG_VARS: readonly (readonly [string, string])[] = [
   ["XDG_CACHE_HOME", ".cache/"],
 ];
 
+/** penguin's own values of the XDG variables (read one by one: the plan runs before every command). */
+export function ownXdgEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(XDG_VARS.map(([name]) => [name, Deno.env.get(name)]));
+}
+
 /** Directories never hidden as a relocated XDG directory, nor anything in them. */
 const SYSTEM_DIRS = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/proc", "/sys", "/dev"];
 

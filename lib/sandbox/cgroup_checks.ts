@@ -9,12 +9,7 @@
 import type { SandboxCheck, SandboxReport } from "./detect.ts";
 import { ceilingFor, ensureCgroup } from "./_pids_cgroup.ts";
 import { ensureMemoryCgroup } from "./_memory_cgroup.ts";
-
-/** A size in bytes as `N MiB` or `N.N GiB`. */
-export function sizeOf(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${Math.round(mib)} MiB`;
-}
+import { formatSize } from "../protocol/format_size.ts";
 
 /**
  * `report` with its "process limit" check told from the pids cgroup (as root,
@@ -42,7 +37,7 @@ export async function withCgroupChecks(report: SandboxReport): Promise<SandboxRe
       ? {
         name: "memory bound",
         status: "ok",
-        detail: `${sizeOf(memory.bound)} for all penguin commands of the machine together ` +
+        detail: `${formatSize(memory.bound)} for all penguin commands of the machine together ` +
           `(memory cgroup ${memory.dir.replace(/\/[^/]+$/, "")})`,
       }
       : {

@@ -14,7 +14,7 @@
  */
 import { sleep } from "../protocol/sleep.ts";
 import type { ExitStatus, SandboxPolicy } from "../sandbox/mod.ts";
-import { sizeOf } from "../sandbox/cgroup_checks.ts";
+import { formatSize } from "../protocol/format_size.ts";
 import { createOutputBuffer, DEFAULT_BUFFER_LIMIT, type OutputBuffer } from "./_output_buffer.ts";
 import { taskLabel } from "./background_notice.ts";
 import { createSecretMasker, type Secret } from "./secret_mask.ts";
@@ -103,7 +103,7 @@ export function describeExit(status: ExitStatus): string {
 function memoryReason(status: ExitStatus): string {
   if (status.memoryBound === undefined) return "";
   return `: the kernel stopped it when penguin's commands reached their memory bound (${
-    sizeOf(status.memoryBound)
+    formatSize(status.memoryBound)
   }; ` +
     "files in /tmp and /dev/shm count; put large temporary data in the workspace)";
 }
