@@ -22,7 +22,9 @@
  * renamed or removed from outside is detached in every other mount namespace
  * (the kernel does so lazily since Linux 3.18), and a kept sandbox would
  * otherwise go on without that protection while its plan still looks the
- * same.
+ * same. It also checks that every mount its plan made inside the roots is
+ * in the table (`_mount_watch.ts`): one detached before the launcher read
+ * its table is missing from both.
  *
  * For each request it prints `<nonce>` and a newline on stdout (the start
  * acknowledgement: signals may now be sent), starts the command in a process
@@ -68,6 +70,7 @@ import { join } from "node:path";
 import { CHECKED_INIT, CLOSE_FDS, ENV_FROM_DATA, READY } from "./_supervisor.ts";
 import { ownProcessDir } from "./_shown_copies.ts";
 import { GUARD_IGNORED, PROC_GUARD } from "./_proc_guard.ts";
+import { WATCH_FROM_DATA } from "./_mount_watch.ts";
 
 export { READY };
 
@@ -87,6 +90,7 @@ if [ -r "$2" ] || [ "$sd" = 1 ]; then
 fi
 unset sd
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
+${WATCH_FROM_DATA}
 ${ENV_FROM_DATA}
 exec 9<> <(:)
 mnt() { local -a l; mapfile -t l </proc/self/mountinfo; printf -v "$1" '%s\\n' "\${l[@]}"; }
@@ -127,6 +131,7 @@ while :; do
   case $nonce in ''|*[!0-9a-f]*) exit 125 ;; esac
   mnt now
   [ "$now" = "$mounts" ] || exit 124
+  mheld || exit 124
   pend= c=
   trap 'fwd INT' USR1
   trap 'fwd QUIT' ALRM

@@ -57,11 +57,17 @@
  * {@linkcode ptyGuardMessage} and kills as above (the kernel's pool of ptys is
  * shared by every sandbox of the machine).
  *
+ * Each round also checks that the sandbox's mounts inside its roots are all
+ * still there (`mheld` of `_mount_watch.ts`): one removed from outside
+ * prints {@linkcode mountGoneMessage} and kills as above.
+ *
  * A cgroup `pids.max` would be stronger but needs a delegated cgroup v2
  * pids controller, which many hosts (cgroup v1 or hybrid) lack.
  *
  * @module
  */
+
+import { mountGoneMessage, MOUNTS_HELD } from "./_mount_watch.ts";
 
 /** The line a command stopped by the guard gets in its output. */
 export function guardMessage(limit: number | string): string {
@@ -98,7 +104,8 @@ export const GUARD_IGNORED =
  * Bash function `guard N C` (see the module doc), for the init of a PID
  * namespace; needs fd 9 open on a pipe nobody writes, and C the init's child.
  */
-export const PROC_GUARD = `guard() {
+export const PROC_GUARD = `${MOUNTS_HELD}
+guard() {
   local IFS=$' \\t\\n' l= x st n=0
   local -a p q s t d=(0.001 0.001 0.002 0.002 0.003 0.004 0.006 0.009 0.013 0.02)
   read -r -d '' l 2>/dev/null <"/proc/$2/stat"
@@ -116,6 +123,11 @@ export const PROC_GUARD = `guard() {
     q=(/dev/pts/[0-9]*)
     if [ "\${#q[@]}" -gt ${PTY_MAX} ]; then
       printf '%s\\n' "${ptyGuardMessage()}"
+      while kill -s KILL -1 2>/dev/null; do read -r -t 0.002 -u 9 x; done
+      return
+    fi
+    if ! mheld; then
+      printf '%s\\n' "${mountGoneMessage("$__PWG", true)}"
       while kill -s KILL -1 2>/dev/null; do read -r -t 0.002 -u 9 x; done
       return
     fi

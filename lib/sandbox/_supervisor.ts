@@ -50,6 +50,7 @@
  */
 
 import { GUARD_IGNORED, PROC_GUARD } from "./_proc_guard.ts";
+import { mountGoneMessage, WATCH_FROM_DATA } from "./_mount_watch.ts";
 import { JOIN_CGROUP } from "./_pids_cgroup.ts";
 
 /** The line the wrapper prints on the control channel once the sandbox is set up. */
@@ -402,6 +403,7 @@ export const WRAPPER = `if [ "$2" = 2 ]; then printf '%s\\n' '${READY}' >&2; exe
 ${CLOSE_FDS}
 if [ "$1" != - ]; then ulimit -u "$1" 2>/dev/null; fi
 if [ "$3" = 1 ]; then
+${WATCH_FROM_DATA}
 ${ENV_FROM_DATA}
 fi
 if [ "$2" = 1 ]; then printf '%s\\n' '${READY}' >&2; exec 2>&1; fi
@@ -409,8 +411,9 @@ if [ "$3" = 1 ]; then
   l=$1
   shift 3
   exec 3>&2 2>/dev/null
-  if [ "$l" = - ]; then "$@" 2>&3 3>&-; exit; fi
 ${PROC_GUARD}
+  if ! mheld; then printf '%s\\n' "${mountGoneMessage("$__PWG", false)}"; exit 126; fi
+  if [ "$l" = - ]; then "$@" 2>&3 3>&-; exit; fi
   exec 9<> <(:)
   trap '' HUP TERM USR1 ALRM ${GUARD_IGNORED}
   ( trap - INT QUIT HUP TERM USR1 ALRM ${GUARD_IGNORED}; exec "$@" ) 0<&0 2>&3 3>&- 9<&- &

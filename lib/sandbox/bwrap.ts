@@ -85,6 +85,8 @@ interface MountOp {
   path: string;
   rank: number;
   args: string[];
+  /** A `-try` mount: bwrap skips it when its source is missing. */
+  optional?: boolean;
 }
 
 function depth(path: string): number {
@@ -124,6 +126,32 @@ export function bwrapMountArgs(
   revealFds?: readonly number[],
   sizeTmpfs = true,
 ): string[] {
+  const { ops, late } = mountOps(plan, workspaceFd, rootFds, revealFds, sizeTmpfs);
+  // Array.prototype.sort is stable, so equal keys keep their input order.
+  ops.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank);
+  return [...ops.flatMap((o) => o.args), ...late];
+}
+
+/**
+ * Where the plan mounts something inside one of its roots, every mount bwrap is sure to make
+ * (not the `-try` ones): a directory another penguin session may have writable, so that a
+ * command there can rename or remove the mount point and detach the mount (see
+ * `_mount_watch.ts`).
+ */
+export function mountPointsInRoots(plan: SandboxPlan): string[] {
+  const points = mountOps(plan).ops
+    .filter((o) => !o.optional && plan.roots.some((r) => within(o.path, r)))
+    .map((o) => o.path);
+  return [...new Set(points)];
+}
+
+function mountOps(
+  plan: SandboxPlan,
+  workspaceFd?: number,
+  rootFds?: readonly number[],
+  revealFds?: readonly number[],
+  sizeTmpfs = true,
+): { ops: MountOp[]; late: string[] } {
   // Each root bound from a descriptor, by path; the deepest one holding a source gives it.
   const fds = new Map<string, number>();
   if (workspaceFd !== undefined) fds.set(plan.roots[0]!, workspaceFd);
@@ -164,7 +192,7 @@ export function bwrapMountArgs(
   }
   for (const p of plan.pinned ?? []) ops.push({ path: p, rank: 2, args: ["--bind", src(p), p] });
   for (const p of plan.pinnedTry ?? []) {
-    ops.push({ path: p, rank: 2, args: ["--bind-try", src(p), p] });
+    ops.push({ path: p, rank: 2, args: ["--bind-try", src(p), p], optional: true });
   }
   for (const p of plan.protect) ops.push({ path: p, rank: 3, args: ["--ro-bind", src(p), p] });
   const reveals = plan.reveals ?? [];
@@ -176,15 +204,13 @@ export function bwrapMountArgs(
     ops.push({ path: r.target, rank: 3, args });
   });
   for (const p of plan.protectTry ?? []) {
-    ops.push({ path: p, rank: 3, args: ["--ro-bind-try", src(p), p] });
+    ops.push({ path: p, rank: 3, args: ["--ro-bind-try", src(p), p], optional: true });
   }
   for (const p of plan.protectMissing) {
     ops.push({ path: p, rank: 3, args: ["--tmpfs", p] });
     late.push("--remount-ro", p);
   }
-  // Array.prototype.sort is stable, so equal keys keep their input order.
-  ops.sort((a, b) => depth(a.path) - depth(b.path) || a.rank - b.rank);
-  return [...ops.flatMap((o) => o.args), ...late];
+  return { ops, late };
 }
 
 /** `--setenv NAME VALUE` for every variable of `env`, sorted by name. */

@@ -82,6 +82,7 @@ import {
 import { takeShare } from "./_process_budget.ts";
 import { memoryKillsSeen } from "./_memory_cgroup.ts";
 import { withMemoryVerdict } from "./_memory_verdict.ts";
+import { mountWatchEnv } from "./_mount_watch_env.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import { seccompEscapes } from "./seccomp.ts";
 
@@ -498,7 +499,7 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
         args: argv(DIRECT_SECCOMP_FD, direct.fds),
         filter,
         roots: pinnedRoots(plan, direct.fds),
-        env: envAsData(plan.env, { PATH: DEFAULT_PATH }),
+        env: envAsData(plan.env, { PATH: DEFAULT_PATH, ...mountWatchEnv(plan) }),
         detached: launch.detached ?? hasControllingTerminal(),
         sandbox: "bwrap",
       });
@@ -512,7 +513,9 @@ async function startConfined(opts: SpawnOptions, ctx: ConfinedContext): Promise<
       roots: pinnedRoots(plan, ROOT_FDS),
       env: envAsData(
         plan.env,
-        filter ? { PATH: DEFAULT_PATH } : { PATH: DEFAULT_PATH, __PSF: seccompEscapes() },
+        filter
+          ? { PATH: DEFAULT_PATH, ...mountWatchEnv(plan) }
+          : { PATH: DEFAULT_PATH, __PSF: seccompEscapes(), ...mountWatchEnv(plan) },
       ),
       sandbox: "bwrap",
     });
@@ -642,7 +645,7 @@ async function tryPooled(
     ...pinnedFdOptions(plan, fds),
   });
   const roots = pinnedRoots(plan, fds);
-  const env = envAsData(plan.env, { PATH: DEFAULT_PATH });
+  const env = envAsData(plan.env, { PATH: DEFAULT_PATH, ...mountWatchEnv(plan) });
   const detached = launch.detached ?? hasControllingTerminal();
   const key = JSON.stringify([bwrap, args, roots, env, filter, detached]);
   // What lies at the roots' `.git` stand-ins as this command starts (again once a new sandbox
