@@ -25,11 +25,31 @@ export interface InertKey {
   inert?: (value: string | null) => boolean;
 }
 
+/** The URL schemes git handles itself or with the helpers it ships (`git-remote-http` …). */
+const GIT_SCHEMES = new Set([
+  "git",
+  "ssh",
+  "git+ssh",
+  "ssh+git",
+  "file",
+  "http",
+  "https",
+  "ftp",
+  "ftps",
+]);
+
 /**
  * A URL that names no transport helper: not `<helper>::<address>` (`ext::`
- * runs its command; any other helper is a `git-remote-<helper>` program).
+ * runs its command; any other helper is a `git-remote-<helper>` program), and
+ * no `<scheme>://` but those git ships (another scheme runs a
+ * `git-remote-<scheme>` program at the user's `git fetch`: attack round 29
+ * j02). A path or `host:path` stays plain.
  */
-const plainUrl = (v: string | null) => v !== null && !v.includes("::");
+const plainUrl = (v: string | null) => {
+  if (v === null || v.includes("::")) return false;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(v)?.[1];
+  return scheme === undefined || GIT_SCHEMES.has(scheme);
+};
 
 /** A `submodule.<name>.update` mode that runs nothing (`!command` runs the command). */
 const plainUpdate = (v: string | null) =>

@@ -439,7 +439,11 @@ interface Listing {
  * below 0); undefined when it is gone or no longer a directory (renamed away
  * since its parent was listed). One that cannot be read otherwise lists empty.
  */
-async function listDir(dir: string, budget: { left: number }): Promise<Listing | undefined> {
+async function listDir(
+  dir: string,
+  budget: { left: number },
+  retried = false,
+): Promise<Listing | undefined> {
   const out: Listing = { repoParts: new Map(), dotgits: [], subdirs: [], unaddressable: false };
   try {
     for await (const e of Deno.readDir(dir)) {
@@ -455,9 +459,31 @@ async function listDir(dir: string, budget: { left: number }): Promise<Listing |
     if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
       return undefined;
     }
+    // A directory of penguin's user that it may not list (a command's `chmod 111`) still lets
+    // git reach a repository inside by its path (attack round 29 j07): made listable, it is read.
+    if (err instanceof Deno.errors.PermissionDenied && !retried && madeListable(dir)) {
+      return await listDir(dir, budget, true);
+    }
     // unreadable: the stamps still tell whether it changed
   }
   return out;
+}
+
+/**
+ * Give the owner read and search permission on `dir` when it is penguin's user's; whether it
+ * changed. Nothing else is changed, and nobody else's directory.
+ */
+function madeListable(dir: string): boolean {
+  try {
+    const info = Deno.lstatSync(dir);
+    const uid = Deno.uid();
+    if (!info.isDirectory || uid === null || info.uid !== uid || info.mode === null) return false;
+    if ((info.mode & 0o500) === 0o500) return false;
+    Deno.chmodSync(dir, (info.mode & 0o7777) | 0o500);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -592,7 +618,7 @@ export async function renameUnaddressable(dir: string): Promise<Renamed[]> {
   return out;
 }
 
-/** Whether `path`, a regular file, has an execute bit (git's `access(path, X_OK)` passes). */
+/** Whether `path`, not a directory, has an execute bit (git's `access(path, X_OK)` passes). */
 function executable(path: string): boolean {
   const info = statOrNone(path);
   return info !== undefined && (info.isDirectory || ((info.mode ?? 0) & 0o111) !== 0);
@@ -602,23 +628,25 @@ function executable(path: string): boolean {
 type EntryKind = Pick<Deno.DirEntry, "isFile" | "isDirectory" | "isSymlink">;
 
 /**
- * Whether `dir` is a git directory, as git's is_git_directory judges it: HEAD, and objects and
- * refs it can search (access X_OK): a directory, a link (git follows it) or an executable regular
- * file. A commondir file naming the directory that has them counts whatever it names. `entry`
+ * Whether `dir` is a git directory, as git's is_git_directory judges it: HEAD (not a directory),
+ * and objects and refs it can search (access X_OK): a directory, a link (git follows it) or
+ * anything else with an execute bit. A commondir file naming the directory that has them counts whatever it names. `entry`
  * gives the kind of one of `dir`'s entries (from a listing, or `lstat`).
  */
 function isGitDir(dir: string, entry: (name: string) => EntryKind | undefined): boolean {
   const head = entry("HEAD");
+  // Any other kind with an execute bit passes git's test too: a FIFO named `objects` (attack
+  // round 29 j01), a socket, a device.
   const searchable = (name: string) => {
     const e = entry(name);
     if (!e) return false;
     if (e.isDirectory || e.isSymlink) return true;
-    return e.isFile && executable(join(dir, name));
+    return executable(join(dir, name));
   };
   const commondir = entry("commondir");
-  return head !== undefined && (head.isFile || head.isSymlink) &&
+  return head !== undefined && !head.isDirectory &&
     ((searchable("objects") && searchable("refs")) ||
-      (commondir !== undefined && (commondir.isFile || commondir.isSymlink)));
+      (commondir !== undefined && !commondir.isDirectory));
 }
 
 /**
@@ -748,8 +776,12 @@ async function gitDirsArmed(gitDirs: readonly string[]): Promise<string | undefi
       for (const e of listDirNow(join(dir, "hooks"))) {
         if (!e.name.endsWith(".sample")) return `it has the hook ${join(dir, "hooks", e.name)}`;
       }
-    } catch {
-      // no hooks directory
+    } catch (err) {
+      // Only a missing one is no hooks directory: one penguin may not list (a command's
+      // `chmod 111`) still lets git run a hook by its name (attack round 29 j08).
+      if (!(err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory)) {
+        return `its hooks directory ${join(dir, "hooks")} cannot be listed (${errorMessage(err)})`;
+      }
     }
   }
   return undefined;

@@ -59,6 +59,10 @@ const ARMING: [string, string][] = [
   ["remote.origin.annex-cost-command", "./ext.sh"],
   ["pull.twohead", "evil"],
   ["remote.origin.url", "evil::example.com/r"],
+  // Another scheme runs git-remote-<scheme> at the user's `git fetch` (attack round 29 j02).
+  ["remote.origin.url", "evil://example.com/r"],
+  ["remote.origin.pushurl", "ext://sh -c x"],
+  ["submodule.s.url", "x-helper://host/r"],
   ["submodule.s.update", "!./ext.sh"],
   ["some.unknown", "value"],
   // A partial clone fetches what it lacks from its remote at the user's `git status`: a URL
@@ -88,6 +92,13 @@ Deno.test("inert keys: values that run something are not inert", () => {
   assert.ok(isInertKey("Remote.Origin.URL".toLowerCase(), "/srv/r.git"));
   assert.ok(!isInertKey("remote.origin.url", "ext::sh -c x"));
   assert.ok(!isInertKey("remote.origin.url", null));
+  for (const url of ["ssh://h/r", "git://h/r", "file:///srv/r", "git+ssh://h/r", "ftps://h/r"]) {
+    assert.ok(isInertKey("remote.origin.url", url), url);
+  }
+  assert.ok(isInertKey("remote.origin.url", "git@github.com:o/r.git"));
+  assert.ok(isInertKey("remote.origin.url", "../r"));
+  assert.ok(!isInertKey("remote.origin.url", "ext://sh -c x"));
+  assert.ok(!isInertKey("remote.origin.url", "persistent-https://h/r"));
   assert.ok(isInertKey("submodule.a.update", "checkout"));
   assert.ok(!isInertKey("submodule.a.update", "!sh x"));
   assert.ok(!isInertKey("remote.origin.uploadpack", "x"));
